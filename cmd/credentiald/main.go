@@ -1,0 +1,147 @@
+// Command credentiald serves the credential issuing API and carries the operator commands.
+package main
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/google/uuid"
+
+	"github.com/certhub/credentiald/internal/accounts"
+	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/app"
+	"github.com/certhub/credentiald/internal/config"
+	"github.com/certhub/credentiald/internal/logging"
+)
+
+const usage = `usage: credentiald [command]
+
+commands:
+  serve                 serve the API (the default)
+  migrate               apply the database migrations and exit
+  account create        create an account with its owner
+      -email E -name N -account-name A [-plan free|pro|business|unlimited]
+      the password is read from $CREDENTIALD_PASSWORD, or from standard input
+  account set-plan      change an account's plan
+      -account ID -plan P
+
+Configuration comes from the environment; see the README.`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "credentiald:", describe(err))
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) error {
+	cfg, err := config.FromOS()
+	if err != nil {
+		return err
+	}
+	logger := logging.New(os.Stderr, cfg.LogLevel)
+	cmd := "serve"
+	if len(args) > 0 {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "serve":
+		return app.Serve(ctx, cfg, logger, nil)
+	case "migrate":
+		_, closeDB, err := app.Database(ctx, cfg, logger)
+		if err != nil {
+			return err
+		}
+		closeDB()
+		fmt.Fprintln(stdout, "migrations applied")
+		return nil
+	case "account":
+		if len(args) == 0 {
+			return fmt.Errorf("account: want create or set-plan\n%s", usage)
+		}
+		st, closeDB, err := app.Database(ctx, cfg, logger)
+		if err != nil {
+			return err
+		}
+		defer closeDB()
+		svc := accounts.New(st)
+		switch args[0] {
+		case "create":
+			return accountCreate(ctx, svc, args[1:], stdin, stdout)
+		case "set-plan":
+			return accountSetPlan(ctx, svc, args[1:], stdout)
+		}
+		return fmt.Errorf("account %s: unknown command\n%s", args[0], usage)
+	case "help", "-h", "--help":
+		fmt.Fprintln(stdout, usage)
+		return nil
+	}
+	return fmt.Errorf("unknown command %q\n%s", cmd, usage)
+}
+
+func accountCreate(ctx context.Context, svc *accounts.Service, args []string, stdin io.Reader, stdout io.Writer) error {
+	fs := flag.NewFlagSet("account create", flag.ContinueOnError)
+	email := fs.String("email", "", "owner's email")
+	name := fs.String("name", "", "owner's name")
+	accountName := fs.String("account-name", "", "account (organisation) name")
+	plan := fs.String("plan", "free", "plan: free, pro, business or unlimited")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	password := os.Getenv("CREDENTIALD_PASSWORD")
+	if password == "" {
+		line, err := bufio.NewReader(stdin).ReadString('\n')
+		if err != nil && line == "" {
+			return fmt.Errorf("account create: no password: set CREDENTIALD_PASSWORD or pipe it on standard input")
+		}
+		password = strings.TrimRight(line, "\r\n")
+	}
+	acc, usr, err := svc.Create(ctx, accounts.CreateParams{Email: *email, Password: password, Name: *name, AccountName: *accountName, Plan: *plan})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "account %s (%s, plan %s) created with owner %s <%s>\n", acc.ID, acc.Name, acc.Plan, usr.Name, usr.Email)
+	return nil
+}
+
+func accountSetPlan(ctx context.Context, svc *accounts.Service, args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("account set-plan", flag.ContinueOnError)
+	id := fs.String("account", "", "account id")
+	plan := fs.String("plan", "", "plan: free, pro, business or unlimited")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	accountID, err := uuid.Parse(*id)
+	if err != nil {
+		return fmt.Errorf("account set-plan: -account must be an account id (UUID)")
+	}
+	acc, err := svc.SetPlan(ctx, accountID, *plan)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "account %s is now on plan %s\n", acc.ID, acc.Plan)
+	return nil
+}
+
+// describe shows an application error as its message and details, never a stack of causes.
+func describe(err error) string {
+	e, ok := apperr.As(err)
+	if !ok {
+		return err.Error()
+	}
+	s := e.Message
+	for _, d := range e.Details {
+		s += fmt.Sprintf("\n  %s: %s", d.Field, d.Message)
+	}
+	return s
+}

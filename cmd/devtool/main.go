@@ -1,0 +1,60 @@
+// Command devtool holds the development tasks the Makefile runs: a private PostgreSQL cluster
+// for tests, and the contract coverage report.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/certhub/credentiald/internal/devpg"
+	"github.com/certhub/credentiald/internal/testkit/coverage"
+)
+
+const usage = `usage: devtool <command>
+  pg-start -dir DIR   start (or reuse) a private PostgreSQL cluster and print its URL
+  pg-stop -dir DIR    stop that cluster
+  contract-coverage   print which operations and responses the last test run observed`
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, usage)
+		os.Exit(2)
+	}
+	if err := run(os.Args[1], os.Args[2:]); err != nil {
+		fmt.Fprintln(os.Stderr, "devtool:", err)
+		os.Exit(1)
+	}
+}
+
+func run(cmd string, args []string) error {
+	fs := flag.NewFlagSet(cmd, flag.ExitOnError)
+	dir := fs.String("dir", ".data/postgres-test", "cluster folder")
+	ephemeral := fs.Bool("ephemeral", true, "fsync off (test clusters)")
+	covDir := fs.String("coverage-dir", coverage.DefaultDir(), "where test runs record observed responses")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	ctx := context.Background()
+	switch cmd {
+	case "pg-start":
+		c, err := devpg.Start(ctx, *dir, devpg.Options{Ephemeral: *ephemeral})
+		if err != nil {
+			return err
+		}
+		fmt.Println(c.URL())
+		return nil
+	case "pg-stop":
+		return devpg.StopDir(ctx, *dir)
+	case "contract-coverage":
+		report, err := coverage.Report(*covDir)
+		if err != nil {
+			return err
+		}
+		fmt.Print(report)
+		return nil
+	default:
+		return fmt.Errorf("unknown command %q\n%s", cmd, usage)
+	}
+}

@@ -1,0 +1,101 @@
+// Package app wires the service together: database (a private cluster by default),
+// migrations, HTTP server, and a graceful shutdown.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"path/filepath"
+	"time"
+
+	"github.com/certhub/credentiald/internal/config"
+	"github.com/certhub/credentiald/internal/devpg"
+	"github.com/certhub/credentiald/internal/httpapi"
+	"github.com/certhub/credentiald/internal/store"
+)
+
+// Database opens the configured database, or starts the private cluster under DataDir when
+// DATABASE_URL is unset, and applies the migrations. The returned close function stops
+// whatever was started.
+func Database(ctx context.Context, cfg config.Config, logger *slog.Logger) (*store.Store, func(), error) {
+	url := cfg.DatabaseURL
+	stopCluster := func() {}
+	if url == "" {
+		dir := filepath.Join(cfg.DataDir, "postgres")
+		cluster, err := devpg.Start(ctx, dir, devpg.Options{})
+		if err != nil {
+			return nil, nil, fmt.Errorf("DATABASE_URL is unset and the private cluster in %s did not start: %w", dir, err)
+		}
+		logger.InfoContext(ctx, "using the private PostgreSQL cluster", "dir", cluster.Dir, "port", cluster.Port)
+		url = cluster.URL()
+		stopCluster = func() {
+			if err := cluster.Stop(); err != nil {
+				logger.Error("stopping the private cluster", "error", err)
+			}
+		}
+	}
+	st, err := store.Open(ctx, url)
+	if err != nil {
+		stopCluster()
+		return nil, nil, err
+	}
+	if err := st.Migrate(ctx, logger); err != nil {
+		st.Close()
+		stopCluster()
+		return nil, nil, err
+	}
+	return st, func() { st.Close(); stopCluster() }, nil
+}
+
+// Serve runs the API until ctx is cancelled, then drains requests for up to 20 seconds.
+// ready, when not nil, receives the listening address.
+func Serve(ctx context.Context, cfg config.Config, logger *slog.Logger, ready chan<- net.Addr) error {
+	st, closeDB, err := Database(ctx, cfg, logger)
+	if err != nil {
+		return err
+	}
+	defer closeDB()
+
+	handler, err := httpapi.New(httpapi.Options{Logger: logger, Readiness: st})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		WriteTimeout:      120 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	logger.InfoContext(ctx, "listening", "addr", ln.Addr().String(), "site_url", cfg.SiteURL.String())
+	if ready != nil {
+		ready <- ln.Addr()
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	logger.Info("stopped")
+	return nil
+}

@@ -1,0 +1,135 @@
+// Package apperr defines the one application error type. Its codes are the contract's
+// `error.code` values; the HTTP edge maps each code to a status in one table.
+package apperr
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+)
+
+// Code is a stable error code of the contract.
+type Code string
+
+// The contract's error codes.
+const (
+	ValidationError       Code = "VALIDATION_ERROR"
+	InvalidAPIKey         Code = "INVALID_API_KEY"
+	InvalidCredentials    Code = "INVALID_CREDENTIALS"
+	TwoFactorRequired     Code = "TWO_FACTOR_REQUIRED"
+	CreditLimit           Code = "CREDIT_LIMIT"
+	InsufficientScope     Code = "INSUFFICIENT_SCOPE"
+	APIKeyNotAllowed      Code = "API_KEY_NOT_ALLOWED"
+	NotFound              Code = "NOT_FOUND"
+	MethodNotAllowed      Code = "METHOD_NOT_ALLOWED"
+	AlreadyIssued         Code = "ALREADY_ISSUED"
+	IdempotencyInProgress Code = "IDEMPOTENCY_IN_PROGRESS"
+	Conflict              Code = "CONFLICT"
+	AttendeeHasCerts      Code = "ATTENDEE_HAS_CERTIFICATES"
+	AttendeeHasBadges     Code = "ATTENDEE_HAS_BADGES"
+	PayloadTooLarge       Code = "PAYLOAD_TOO_LARGE"
+	IdempotencyKeyReused  Code = "IDEMPOTENCY_KEY_REUSED"
+	RateLimited           Code = "RATE_LIMITED"
+	Internal              Code = "INTERNAL"
+	NotImplemented        Code = "NOT_IMPLEMENTED"
+)
+
+var statuses = map[Code]int{
+	ValidationError:       http.StatusBadRequest,
+	InvalidAPIKey:         http.StatusUnauthorized,
+	InvalidCredentials:    http.StatusUnauthorized,
+	TwoFactorRequired:     http.StatusUnauthorized,
+	CreditLimit:           http.StatusPaymentRequired,
+	InsufficientScope:     http.StatusForbidden,
+	APIKeyNotAllowed:      http.StatusForbidden,
+	NotFound:              http.StatusNotFound,
+	MethodNotAllowed:      http.StatusMethodNotAllowed,
+	AlreadyIssued:         http.StatusConflict,
+	IdempotencyInProgress: http.StatusConflict,
+	Conflict:              http.StatusConflict,
+	AttendeeHasCerts:      http.StatusConflict,
+	AttendeeHasBadges:     http.StatusConflict,
+	PayloadTooLarge:       http.StatusRequestEntityTooLarge,
+	IdempotencyKeyReused:  http.StatusUnprocessableEntity,
+	RateLimited:           http.StatusTooManyRequests,
+	Internal:              http.StatusInternalServerError,
+	NotImplemented:        http.StatusNotImplemented,
+}
+
+// Status is the HTTP status of a code; an unknown code is an internal error.
+func (c Code) Status() int {
+	if s, ok := statuses[c]; ok {
+		return s
+	}
+	return http.StatusInternalServerError
+}
+
+// Detail names one input at fault, as `error.details[]` does.
+type Detail struct {
+	Field   string
+	Message string
+}
+
+// Existing names the certificate behind ALREADY_ISSUED.
+type Existing struct {
+	ID                string
+	CertificateNumber string
+	VerificationCode  string
+}
+
+// Credits carries the figures behind CREDIT_LIMIT. Limit and Remaining are nil when unlimited.
+type Credits struct {
+	Limit     *int
+	Used      int
+	Remaining *int
+	ResetsAt  string
+}
+
+// Error is an expected failure, shown to the client as it is.
+type Error struct {
+	Code     Code
+	Message  string
+	Details  []Detail
+	Required string    // INSUFFICIENT_SCOPE: the missing scope
+	Existing *Existing // ALREADY_ISSUED
+	Credits  *Credits  // CREDIT_LIMIT
+	Location string    // a Location header to send along, if any
+	Cause    error     // logged, never shown
+}
+
+func (e *Error) Error() string {
+	if e.Cause != nil {
+		return fmt.Sprintf("%s: %s: %v", e.Code, e.Message, e.Cause)
+	}
+	return fmt.Sprintf("%s: %s", e.Code, e.Message)
+}
+
+func (e *Error) Unwrap() error { return e.Cause }
+
+// New returns an error with a code and a message for people.
+func New(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// Invalid returns a VALIDATION_ERROR naming one field.
+func Invalid(field, message string) *Error {
+	return &Error{Code: ValidationError, Message: "The request is not valid.", Details: []Detail{{Field: field, Message: message}}}
+}
+
+// NotFoundf returns a NOT_FOUND error.
+func NotFoundf(format string, args ...any) *Error { return New(NotFound, format, args...) }
+
+// As finds an *Error in err's chain.
+func As(err error) (*Error, bool) {
+	var e *Error
+	ok := errors.As(err, &e)
+	return e, ok
+}
+
+// CodeOf returns the code of err, or Internal when err is not an application error.
+func CodeOf(err error) Code {
+	if e, ok := As(err); ok {
+		return e.Code
+	}
+	return Internal
+}

@@ -1,0 +1,91 @@
+// Package config reads the service's configuration from the environment.
+package config
+
+import (
+	"fmt"
+	"log/slog"
+	"net/netip"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/certhub/credentiald/internal/logging"
+)
+
+// Config is the service's configuration. See the README's configuration table.
+type Config struct {
+	Addr        string
+	DatabaseURL string // empty: a private PostgreSQL cluster under DataDir
+	SiteURL     *url.URL
+	LogLevel    slog.Level
+	RedisURL    string
+	SMTPURL     string
+	DataDir     string
+
+	SignupEnabled bool
+	// TrustedProxies are the peers whose X-Forwarded-For is believed.
+	TrustedProxies []netip.Prefix
+	// WebhookAllowInsecureTargets allows http and loopback webhook targets: for development only.
+	WebhookAllowInsecureTargets bool
+}
+
+// FromEnv reads the configuration through getenv (os.Getenv in production).
+func FromEnv(getenv func(string) string) (Config, error) {
+	c := Config{
+		Addr:        orDefault(getenv("ADDR"), ":8080"),
+		DatabaseURL: getenv("DATABASE_URL"),
+		RedisURL:    getenv("REDIS_URL"),
+		SMTPURL:     getenv("SMTP_URL"),
+		DataDir:     orDefault(getenv("DATA_DIR"), ".data"),
+	}
+	var err error
+	site := orDefault(getenv("SITE_URL"), "http://localhost:8080")
+	if c.SiteURL, err = url.Parse(strings.TrimRight(site, "/")); err != nil || c.SiteURL.Host == "" ||
+		(c.SiteURL.Scheme != "http" && c.SiteURL.Scheme != "https") {
+		return c, fmt.Errorf("SITE_URL %q: want an absolute http(s) URL", site)
+	}
+	if c.LogLevel, err = logging.ParseLevel(getenv("LOG_LEVEL")); err != nil {
+		return c, err
+	}
+	if c.SignupEnabled, err = parseBool(getenv, "SIGNUP_ENABLED", true); err != nil {
+		return c, err
+	}
+	if c.WebhookAllowInsecureTargets, err = parseBool(getenv, "WEBHOOK_ALLOW_INSECURE_TARGETS", false); err != nil {
+		return c, err
+	}
+	for _, s := range strings.FieldsFunc(getenv("TRUSTED_PROXIES"), func(r rune) bool { return r == ',' || r == ' ' }) {
+		p, err := netip.ParsePrefix(s)
+		if err != nil {
+			addr, aerr := netip.ParseAddr(s)
+			if aerr != nil {
+				return c, fmt.Errorf("TRUSTED_PROXIES: %q is neither a CIDR nor an address", s)
+			}
+			p = netip.PrefixFrom(addr, addr.BitLen())
+		}
+		c.TrustedProxies = append(c.TrustedProxies, p.Masked())
+	}
+	return c, nil
+}
+
+// FromOS reads the configuration from the process environment.
+func FromOS() (Config, error) { return FromEnv(os.Getenv) }
+
+func orDefault(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
+
+func parseBool(getenv func(string) string, name string, def bool) (bool, error) {
+	v := getenv(name)
+	if v == "" {
+		return def, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, fmt.Errorf("%s %q: want true or false", name, v)
+	}
+	return b, nil
+}

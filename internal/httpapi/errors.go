@@ -1,0 +1,102 @@
+package httpapi
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/certhub/credentiald/gen/api"
+	"github.com/certhub/credentiald/internal/apperr"
+)
+
+// errNotImplemented is what an operation of the contract answers until it is built.
+var errNotImplemented = apperr.New(apperr.NotImplemented, "This operation is documented but not built yet.")
+
+// httpErrorCodes maps Echo's own errors (routing, body limits, binding) to contract codes.
+var httpErrorCodes = map[int]apperr.Code{
+	http.StatusBadRequest:            apperr.ValidationError,
+	http.StatusNotFound:              apperr.NotFound,
+	http.StatusMethodNotAllowed:      apperr.MethodNotAllowed,
+	http.StatusRequestEntityTooLarge: apperr.PayloadTooLarge,
+	http.StatusUnauthorized:          apperr.InvalidAPIKey,
+	http.StatusTooManyRequests:       apperr.RateLimited,
+}
+
+var httpErrorMessages = map[apperr.Code]string{
+	apperr.ValidationError:  "The request is not valid.",
+	apperr.NotFound:         "No such resource.",
+	apperr.MethodNotAllowed: "This method is not allowed on this path.",
+	apperr.PayloadTooLarge:  "The request body is too large.",
+	apperr.InvalidAPIKey:    "The key or token is missing, wrong, expired or revoked.",
+	apperr.RateLimited:      "Too many requests.",
+	apperr.Internal:         "Internal error.",
+}
+
+// toAppError turns any error a handler or middleware returned into an application error.
+// Unexpected errors become INTERNAL; their cause is kept for the log only.
+func toAppError(err error) *apperr.Error {
+	if e, ok := apperr.As(err); ok {
+		return e
+	}
+	var he *echo.HTTPError
+	if errors.As(err, &he) {
+		if e, ok := apperr.As(he.Internal); ok {
+			return e
+		}
+		if code, ok := httpErrorCodes[he.Code]; ok {
+			return &apperr.Error{Code: code, Message: httpErrorMessages[code], Cause: err}
+		}
+	}
+	return &apperr.Error{Code: apperr.Internal, Message: httpErrorMessages[apperr.Internal], Cause: err}
+}
+
+// errorHandler writes every failure in the contract's envelope and logs it: 5xx as errors
+// with their cause, 4xx as warnings.
+func errorHandler(logger *slog.Logger) echo.HTTPErrorHandler {
+	return func(err error, c echo.Context) {
+		e := toAppError(err)
+		status := e.Code.Status()
+		ctx := c.Request().Context()
+		if status >= 500 && e.Code != apperr.NotImplemented {
+			logger.ErrorContext(ctx, "request failed", "status", status, "code", e.Code, "error", err)
+		} else {
+			logger.WarnContext(ctx, "request refused", "status", status, "code", e.Code, "message", e.Message)
+		}
+		if c.Response().Committed {
+			return
+		}
+		if e.Location != "" {
+			c.Response().Header().Set(echo.HeaderLocation, e.Location)
+		}
+		if c.Request().Method == http.MethodHead {
+			_ = c.NoContent(status)
+			return
+		}
+		if werr := c.JSON(status, envelope(e)); werr != nil {
+			logger.ErrorContext(ctx, "writing error response", "error", werr)
+		}
+	}
+}
+
+// envelope renders an application error as the contract's error body.
+func envelope(e *apperr.Error) api.Error {
+	body := api.ErrorBody{Code: api.ErrorCode(e.Code), Message: e.Message}
+	if len(e.Details) > 0 {
+		details := make([]api.ErrorDetail, len(e.Details))
+		for i, d := range e.Details {
+			details[i] = api.ErrorDetail{Field: d.Field, Message: d.Message}
+		}
+		body.Details = &details
+	}
+	if e.Required != "" {
+		r := api.ErrorBodyRequired(e.Required)
+		body.Required = &r
+	}
+	if x := e.Existing; x != nil {
+		body.Existing = &api.ExistingCertificate{CertificateNumber: x.CertificateNumber, VerificationCode: x.VerificationCode}
+		_ = body.Existing.Id.UnmarshalText([]byte(x.ID))
+	}
+	return api.Error{Error: body}
+}

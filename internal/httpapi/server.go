@@ -1,0 +1,68 @@
+// Package httpapi is the HTTP edge: the Echo server, its middleware and the handlers that
+// implement the generated strict interface by calling the domain services.
+package httpapi
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/certhub/credentiald/gen/api"
+	"github.com/certhub/credentiald/internal/spec"
+	"github.com/certhub/credentiald/openapi"
+)
+
+const apiPrefix = "/api/v1"
+
+// Readiness reports whether the service can serve: database reachable, migrations applied.
+type Readiness interface {
+	Ready(ctx context.Context) error
+}
+
+// Options are the server's dependencies.
+type Options struct {
+	Logger    *slog.Logger
+	Readiness Readiness
+	// StrictMiddlewares wrap every operation; tests use them to provoke failures.
+	StrictMiddlewares []api.StrictMiddlewareFunc
+}
+
+// Server implements the contract's operations.
+type Server struct {
+	logger *slog.Logger
+}
+
+var _ api.StrictServerInterface = (*Server)(nil)
+
+// New builds the HTTP handler of the service.
+func New(opts Options) (*echo.Echo, error) {
+	doc, err := spec.Load()
+	if err != nil {
+		return nil, err
+	}
+	logger := opts.Logger
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = errorHandler(logger)
+	e.Use(requestID, accessLog(logger), recoverPanics, limitBody, validateRequests(doc))
+
+	e.GET("/openapi/v1.json", func(c echo.Context) error {
+		return c.Blob(http.StatusOK, "application/json", openapi.Document)
+	})
+	e.GET("/healthz", func(c echo.Context) error {
+		return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
+	})
+	e.GET("/readyz", func(c echo.Context) error {
+		if err := opts.Readiness.Ready(c.Request().Context()); err != nil {
+			logger.WarnContext(c.Request().Context(), "not ready", "error", err)
+			return c.JSON(http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
+		}
+		return c.JSON(http.StatusOK, map[string]string{"status": "ready"})
+	})
+
+	srv := &Server{logger: logger}
+	api.RegisterHandlersWithBaseURL(e, api.NewStrictHandler(srv, opts.StrictMiddlewares), apiPrefix)
+	return e, nil
+}

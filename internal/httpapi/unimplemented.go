@@ -1,0 +1,299 @@
+package httpapi
+
+import (
+	"context"
+
+	"github.com/certhub/credentiald/gen/api"
+)
+
+// The operations below are in the contract but not built yet: each answers 501
+// NOT_IMPLEMENTED in the error envelope. An operation leaves this file when it is built,
+// and the README's status table follows.
+
+func (s *Server) GetAnalyticsDashboard(context.Context, api.GetAnalyticsDashboardRequestObject) (api.GetAnalyticsDashboardResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) GetEventAnalytics(context.Context, api.GetEventAnalyticsRequestObject) (api.GetEventAnalyticsResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) ListApiKeys(context.Context, api.ListApiKeysRequestObject) (api.ListApiKeysResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) CreateApiKey(context.Context, api.CreateApiKeyRequestObject) (api.CreateApiKeyResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) DeleteApiKey(context.Context, api.DeleteApiKeyRequestObject) (api.DeleteApiKeyResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) ListAttendees(context.Context, api.ListAttendeesRequestObject) (api.ListAttendeesResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) CreateAttendee(context.Context, api.CreateAttendeeRequestObject) (api.CreateAttendeeResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) CountAttendees(context.Context, api.CountAttendeesRequestObject) (api.CountAttendeesResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) ImportAttendees(context.Context, api.ImportAttendeesRequestObject) (api.ImportAttendeesResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) DeleteAttendee(context.Context, api.DeleteAttendeeRequestObject) (api.DeleteAttendeeResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) GetAttendee(context.Context, api.GetAttendeeRequestObject) (api.GetAttendeeResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) UpdateAttendee(context.Context, api.UpdateAttendeeRequestObject) (api.UpdateAttendeeResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) Login(context.Context, api.LoginRequestObject) (api.LoginResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) Logout(context.Context, api.LogoutRequestObject) (api.LogoutResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) GetMe(context.Context, api.GetMeRequestObject) (api.GetMeResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) RefreshSession(context.Context, api.RefreshSessionRequestObject) (api.RefreshSessionResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) Register(context.Context, api.RegisterRequestObject) (api.RegisterResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) DisableTwoFactor(context.Context, api.DisableTwoFactorRequestObject) (api.DisableTwoFactorResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) EnableTwoFactor(context.Context, api.EnableTwoFactorRequestObject) (api.EnableTwoFactorResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) SetupTwoFactor(context.Context, api.SetupTwoFactorRequestObject) (api.SetupTwoFactorResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) ListBadges(context.Context, api.ListBadgesRequestObject) (api.ListBadgesResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) CreateBadge(context.Context, api.CreateBadgeRequestObject) (api.CreateBadgeResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) DeleteBadge(context.Context, api.DeleteBadgeRequestObject) (api.DeleteBadgeResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) GetBadge(context.Context, api.GetBadgeRequestObject) (api.GetBadgeResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) UpdateBadge(context.Context, api.UpdateBadgeRequestObject) (api.UpdateBadgeResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) ListBadgeAssertions(context.Context, api.ListBadgeAssertionsRequestObject) (api.ListBadgeAssertionsResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) IssueBadge(context.Context, api.IssueBadgeRequestObject) (api.IssueBadgeResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) GetBranding(context.Context, api.GetBrandingRequestObject) (api.GetBrandingResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) UpdateBranding(context.Context, api.UpdateBrandingRequestObject) (api.UpdateBrandingResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) GenerateCertificate(context.Context, api.GenerateCertificateRequestObject) (api.GenerateCertificateResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) DeleteCertificate(context.Context, api.DeleteCertificateRequestObject) (api.DeleteCertificateResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) GetCertificate(context.Context, api.GetCertificateRequestObject) (api.GetCertificateResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) DownloadCertificate(context.Context, api.DownloadCertificateRequestObject) (api.DownloadCertificateResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) RegenerateCertificate(context.Context, api.RegenerateCertificateRequestObject) (api.RegenerateCertificateResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) RevokeCertificate(context.Context, api.RevokeCertificateRequestObject) (api.RevokeCertificateResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) SendCertificate(context.Context, api.SendCertificateRequestObject) (api.SendCertificateResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) GetCredits(context.Context, api.GetCreditsRequestObject) (api.GetCreditsResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) ListEmailDeliveries(context.Context, api.ListEmailDeliveriesRequestObject) (api.ListEmailDeliveriesResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) SendBulkEmail(context.Context, api.SendBulkEmailRequestObject) (api.SendBulkEmailResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) ListEvents(context.Context, api.ListEventsRequestObject) (api.ListEventsResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) CreateEvent(context.Context, api.CreateEventRequestObject) (api.CreateEventResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) ExportEventAttendees(context.Context, api.ExportEventAttendeesRequestObject) (api.ExportEventAttendeesResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) DeleteEvent(context.Context, api.DeleteEventRequestObject) (api.DeleteEventResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) GetEvent(context.Context, api.GetEventRequestObject) (api.GetEventResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) UpdateEvent(context.Context, api.UpdateEventRequestObject) (api.UpdateEventResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) ListEventAttendees(context.Context, api.ListEventAttendeesRequestObject) (api.ListEventAttendeesResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) ListEventCertificates(context.Context, api.ListEventCertificatesRequestObject) (api.ListEventCertificatesResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) BulkGenerateCertificates(context.Context, api.BulkGenerateCertificatesRequestObject) (api.BulkGenerateCertificatesResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) CreateBulkGenerationJob(context.Context, api.CreateBulkGenerationJobRequestObject) (api.CreateBulkGenerationJobResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) GetBulkGenerationJob(context.Context, api.GetBulkGenerationJobRequestObject) (api.GetBulkGenerationJobResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) GetEventRegistration(context.Context, api.GetEventRegistrationRequestObject) (api.GetEventRegistrationResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) UpdateEventRegistration(context.Context, api.UpdateEventRegistrationRequestObject) (api.UpdateEventRegistrationResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) ListSystemTemplates(context.Context, api.ListSystemTemplatesRequestObject) (api.ListSystemTemplatesResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) ListTemplates(context.Context, api.ListTemplatesRequestObject) (api.ListTemplatesResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) CreateTemplate(context.Context, api.CreateTemplateRequestObject) (api.CreateTemplateResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) DeleteTemplate(context.Context, api.DeleteTemplateRequestObject) (api.DeleteTemplateResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) GetTemplate(context.Context, api.GetTemplateRequestObject) (api.GetTemplateResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) UpdateTemplate(context.Context, api.UpdateTemplateRequestObject) (api.UpdateTemplateResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) DuplicateTemplate(context.Context, api.DuplicateTemplateRequestObject) (api.DuplicateTemplateResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) PreviewTemplate(context.Context, api.PreviewTemplateRequestObject) (api.PreviewTemplateResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) VerifyCredential(context.Context, api.VerifyCredentialRequestObject) (api.VerifyCredentialResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) GetVerificationBadgePng(context.Context, api.GetVerificationBadgePngRequestObject) (api.GetVerificationBadgePngResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) GetVerificationBadgeSvg(context.Context, api.GetVerificationBadgeSvgRequestObject) (api.GetVerificationBadgeSvgResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) GetVerificationCertificatePdf(context.Context, api.GetVerificationCertificatePdfRequestObject) (api.GetVerificationCertificatePdfResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) GetVerificationPreview(context.Context, api.GetVerificationPreviewRequestObject) (api.GetVerificationPreviewResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) GetVerificationQr(context.Context, api.GetVerificationQrRequestObject) (api.GetVerificationQrResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) ListWebhooks(context.Context, api.ListWebhooksRequestObject) (api.ListWebhooksResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) CreateWebhook(context.Context, api.CreateWebhookRequestObject) (api.CreateWebhookResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) DeleteWebhook(context.Context, api.DeleteWebhookRequestObject) (api.DeleteWebhookResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) UpdateWebhook(context.Context, api.UpdateWebhookRequestObject) (api.UpdateWebhookResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) ListWebhookDeliveries(context.Context, api.ListWebhookDeliveriesRequestObject) (api.ListWebhookDeliveriesResponseObject, error) {
+	return nil, errNotImplemented
+}
+
+func (s *Server) TestWebhook(context.Context, api.TestWebhookRequestObject) (api.TestWebhookResponseObject, error) {
+	return nil, errNotImplemented
+}

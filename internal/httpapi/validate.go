@@ -1,0 +1,168 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/labstack/echo/v4"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+	oapimw "github.com/oapi-codegen/echo-middleware"
+
+	"github.com/certhub/credentiald/internal/apperr"
+)
+
+// validateRequests checks every API request against the contract: parameters, body, unknown
+// fields. A mismatch answers 400 VALIDATION_ERROR with one detail per problem.
+func validateRequests(doc *openapi3.T) echo.MiddlewareFunc {
+	// The validator matches paths without servers. Its Prefix option validates a clone of the
+	// request that shares (and so consumes) the body, so give it a copy of the document whose
+	// paths carry the prefix instead.
+	clone := *doc
+	clone.Paths = openapi3.NewPaths()
+	for path, item := range doc.Paths.Map() {
+		clone.Paths.Set(apiPrefix+path, item)
+	}
+	return oapimw.OapiRequestValidatorWithOptions(&clone, &oapimw.Options{
+		DoNotValidateServers: true,
+		Skipper:              func(c echo.Context) bool { return !isAPIPath(c.Request().URL.Path) },
+		Options: openapi3filter.Options{
+			MultiError: true,
+			// Credentials are checked by the authentication middleware, not here.
+			AuthenticationFunc: func(context.Context, *openapi3filter.AuthenticationInput) error { return nil },
+		},
+		MultiErrorHandler: func(me openapi3.MultiError) *echo.HTTPError {
+			return &echo.HTTPError{Code: 400, Internal: validationError(me)}
+		},
+		ErrorHandler: func(c echo.Context, he *echo.HTTPError) error {
+			if he.Internal == nil {
+				he.Internal = validationError(he)
+			}
+			return he
+		},
+	})
+}
+
+// validationError turns kin-openapi's findings into a VALIDATION_ERROR with details.
+func validationError(err error) *apperr.Error {
+	var he *echo.HTTPError
+	if errors.As(err, &he) && he.Code != 400 {
+		code := httpErrorCodes[he.Code]
+		if code == "" {
+			code = apperr.Internal
+		}
+		return &apperr.Error{Code: code, Message: httpErrorMessages[code], Cause: err}
+	}
+	e := &apperr.Error{Code: apperr.ValidationError, Message: "The request is not valid.", Cause: err}
+	collectDetails(err, "", &e.Details)
+	if len(e.Details) == 0 {
+		e.Details = []apperr.Detail{{Field: "request", Message: firstLine(err.Error())}}
+	}
+	return e
+}
+
+// collectDetails walks kin-openapi's error tree by concrete type: each RequestError names
+// its input, and the JSON Schema leaves below it name the exact location and rule.
+func collectDetails(err error, field string, out *[]apperr.Detail) {
+	switch e := err.(type) {
+	case nil:
+	case openapi3.MultiError:
+		for _, sub := range e {
+			collectDetails(sub, field, out)
+		}
+	case *openapi3filter.RequestError:
+		f := "body"
+		if e.Parameter != nil {
+			f = e.Parameter.In + "." + e.Parameter.Name
+		}
+		if e.Err == nil {
+			*out = append(*out, apperr.Detail{Field: f, Message: friendly(firstLine(e.Reason))})
+			return
+		}
+		collectDetails(e.Err, f, out)
+	case *openapi3.SchemaError:
+		// In 3.1 mode the JSON Schema 2020-12 leaf hides behind Unwrap.
+		if inner := errors.Unwrap(e); inner != nil {
+			collectDetails(inner, field, out)
+			return
+		}
+		*out = append(*out, apperr.Detail{Field: joinPointer(field, e.JSONPointer()), Message: friendly(e.Reason)})
+	case *jsonschema.ValidationError:
+		schemaLeaves(e, field, out)
+	case *openapi3filter.ParseError:
+		msg := "could not be parsed"
+		if field == "body" {
+			msg = "is not valid JSON, or not of the declared content type"
+		}
+		*out = append(*out, apperr.Detail{Field: field, Message: msg})
+	default:
+		if inner := errors.Unwrap(err); inner != nil {
+			collectDetails(inner, field, out)
+			return
+		}
+		if field == "" {
+			field = "request"
+		}
+		*out = append(*out, apperr.Detail{Field: field, Message: friendly(firstLine(err.Error()))})
+	}
+}
+
+var english = message.NewPrinter(language.English)
+
+// schemaLeaves reports the innermost JSON Schema failures, one detail per offending field.
+func schemaLeaves(ve *jsonschema.ValidationError, field string, out *[]apperr.Detail) {
+	if len(ve.Causes) > 0 {
+		for _, c := range ve.Causes {
+			schemaLeaves(c, field, out)
+		}
+		return
+	}
+	at := joinPointer(field, ve.InstanceLocation)
+	switch k := ve.ErrorKind.(type) {
+	case *kind.AdditionalProperties:
+		for _, p := range k.Properties {
+			*out = append(*out, apperr.Detail{Field: at + "." + p, Message: "is not a known field"})
+		}
+	case *kind.Required:
+		for _, p := range k.Missing {
+			*out = append(*out, apperr.Detail{Field: at + "." + p, Message: "is required"})
+		}
+	case *kind.Format:
+		*out = append(*out, apperr.Detail{Field: at, Message: "must be a valid " + k.Want})
+	default:
+		*out = append(*out, apperr.Detail{Field: at, Message: friendly(ve.ErrorKind.LocalizedString(english))})
+	}
+}
+
+// joinPointer appends a JSON location to a field name: body.rows[0].cols.
+func joinPointer(field string, location []string) string {
+	for _, p := range location {
+		if _, err := strconv.Atoi(p); err == nil {
+			field += "[" + p + "]"
+		} else {
+			field += "." + p
+		}
+	}
+	return field
+}
+
+func friendly(msg string) string {
+	if strings.Contains(msg, "doesn't match the format \"uuid\"") || strings.Contains(msg, "not a valid UUID") {
+		return "must be a UUID"
+	}
+	if strings.Contains(msg, "value is required but missing") {
+		return "is required"
+	}
+	return msg
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return strings.TrimSpace(line)
+}

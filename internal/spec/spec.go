@@ -1,0 +1,66 @@
+// Package spec loads the published contract once, for the request validator, the scope
+// checks and the contract tests: one document, one reading of it.
+package spec
+
+import (
+	"context"
+	"fmt"
+	"net/mail"
+	"regexp"
+	"sync"
+
+	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/certhub/credentiald/openapi"
+)
+
+var (
+	once   sync.Once
+	doc    *openapi3.T
+	docErr error
+)
+
+var uuidPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+
+type emailFormat struct{}
+
+func (emailFormat) Validate(v string) error {
+	a, err := mail.ParseAddress(v)
+	if err != nil || a.Address != v {
+		return fmt.Errorf("not a valid email address")
+	}
+	return nil
+}
+
+type uuidFormat struct{}
+
+func (uuidFormat) Validate(v string) error {
+	if !uuidPattern.MatchString(v) {
+		return fmt.Errorf("not a valid UUID")
+	}
+	return nil
+}
+
+// Load returns the parsed, validated document. kin-openapi checks `uuid` and `email` only
+// with validators defined, so Load defines them first.
+func Load() (*openapi3.T, error) {
+	once.Do(func() {
+		openapi3.DefineStringFormatValidator("uuid", uuidFormat{})
+		openapi3.DefineStringFormatValidator("email", emailFormat{})
+		loader := openapi3.NewLoader()
+		doc, docErr = loader.LoadFromData(openapi.Document)
+		if docErr == nil {
+			docErr = doc.Validate(context.Background())
+		}
+	})
+	return doc, docErr
+}
+
+// MustLoad is Load for callers that cannot go on without the contract.
+func MustLoad() *openapi3.T {
+	d, err := Load()
+	if err != nil {
+		panic(fmt.Sprintf("openapi/v1.json: %v", err))
+	}
+	return d
+}
