@@ -15,8 +15,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/internal/accounts"
-	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/app"
+	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/config"
 	"github.com/certhub/credentiald/internal/logging"
 )

@@ -9,11 +9,11 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/labstack/echo/v4"
+	oapimw "github.com/oapi-codegen/echo-middleware"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
-	oapimw "github.com/oapi-codegen/echo-middleware"
 
 	"github.com/certhub/credentiald/internal/apperr"
 )

@@ -1,0 +1,269 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"mime/multipart"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+
+	"github.com/certhub/credentiald/gen/api"
+	"github.com/certhub/credentiald/internal/spec"
+	"github.com/certhub/credentiald/internal/testkit"
+	"github.com/certhub/credentiald/internal/testkit/contract"
+	"github.com/certhub/credentiald/openapi"
+)
+
+func TestMain(m *testing.M) { testkit.Main(m) }
+
+type errorBody struct {
+	Error struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+		Details []struct {
+			Field   string `json:"field"`
+			Message string `json:"message"`
+		} `json:"details"`
+	} `json:"error"`
+}
+
+func decodeError(t *testing.T, r *contract.Response) errorBody {
+	t.Helper()
+	var e errorBody
+	r.JSON(t, &e)
+	return e
+}
+
+func TestDocumentIsServedByteForByte(t *testing.T) {
+	t.Parallel()
+	env := testkit.NewServer(t)
+	res := env.Client.Get("/openapi/v1.json")
+	if res.StatusCode != http.StatusOK || !bytes.Equal(res.Body, openapi.Document) {
+		t.Fatalf("status %d, %d bytes; want 200 and the %d bytes of openapi/v1.json", res.StatusCode, len(res.Body), len(openapi.Document))
+	}
+}
+
+func TestHealthAndReadinessAnswerOnAMigratedDatabase(t *testing.T) {
+	t.Parallel()
+	env := testkit.NewServer(t)
+	for _, path := range []string{"/healthz", "/readyz"} {
+		if res := env.Client.Get(path); res.StatusCode != http.StatusOK {
+			t.Errorf("%s: %d %s", path, res.StatusCode, res.Body)
+		}
+	}
+}
+
+// Every operation of the document is routed, validated and answered in the envelope. The
+// operations not built yet answer 501 NOT_IMPLEMENTED, which the document lists for them.
+func TestEveryOperationOfTheContractIsServed(t *testing.T) {
+	t.Parallel()
+	env := testkit.NewServer(t)
+	doc := spec.MustLoad()
+	count := 0
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			count++
+			t.Run(op.OperationID, func(t *testing.T) {
+				req := sampleRequest(t, env, method, path, op)
+				res := env.Client.Do(req)
+				if res.StatusCode >= 500 && res.StatusCode != http.StatusNotImplemented {
+					t.Fatalf("%d %s", res.StatusCode, res.Body)
+				}
+				if res.StatusCode == http.StatusBadRequest {
+					t.Fatalf("the sample request built from the document was refused: %s", res.Body)
+				}
+			})
+		}
+	}
+	if count != 72 {
+		t.Fatalf("the document has %d operations, want 72 (65 of the specification, 7 extensions)", count)
+	}
+}
+
+// sampleRequest builds a valid request for op from the document alone: path parameters,
+// required query parameters, and the request body's example.
+func sampleRequest(t *testing.T, env *testkit.Env, method, path string, op *openapi3.Operation) *http.Request {
+	t.Helper()
+	query := []string{}
+	for _, p := range op.Parameters {
+		switch p.Value.In {
+		case "path":
+			value := uuid.NewString()
+			if p.Value.Name == "code" {
+				value = "7K2M9QXRT4VZ"
+			}
+			path = strings.ReplaceAll(path, "{"+p.Value.Name+"}", value)
+		case "query":
+			if p.Value.Required {
+				query = append(query, p.Value.Name+"="+uuid.NewString())
+			}
+		}
+	}
+	if len(query) > 0 {
+		path += "?" + strings.Join(query, "&")
+	}
+	var body any
+	contentType := ""
+	if rb := op.RequestBody; rb != nil && rb.Value.Required {
+		if mt := rb.Value.Content.Get("application/json"); mt != nil {
+			raw, err := json.Marshal(mt.Schema.Value.Example)
+			if err != nil || mt.Schema.Value.Example == nil {
+				t.Fatalf("the request body of %s has no example", op.OperationID)
+			}
+			body = raw
+		} else if rb.Value.Content.Get("multipart/form-data") != nil {
+			var buf bytes.Buffer
+			w := multipart.NewWriter(&buf)
+			f, _ := w.CreateFormFile("file", "attendees.csv")
+			_, _ = f.Write([]byte("firstName,lastName,email\nAda,Lovelace,ada@example.org\n"))
+			_ = w.Close()
+			body, contentType = buf.Bytes(), w.FormDataContentType()
+		}
+	}
+	req := env.Client.Request(strings.ToUpper(method), "/api/v1"+path, body)
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	return req
+}
+
+func TestInvalidRequestsAnswer400WithDetails(t *testing.T) {
+	t.Parallel()
+	env := testkit.NewServer(t)
+	event := map[string]any{"name": "Go Conference", "eventDate": "2026-11-12T09:00:00Z", "templateId": uuid.NewString()}
+	with := func(k string, v any) map[string]any {
+		m := map[string]any{}
+		for key, val := range event {
+			m[key] = val
+		}
+		m[k] = v
+		return m
+	}
+	cases := []struct {
+		name       string
+		method     string
+		path       string
+		body       any
+		wantFields []string
+	}{
+		{"unknown field", "POST", "/api/v1/events", with("colour", "red"), []string{"body.colour"}},
+		{"wrong type", "POST", "/api/v1/events", with("name", 42), []string{"body.name"}},
+		{"bad timestamp", "POST", "/api/v1/events", with("eventDate", "12/11/2026"), []string{"body.eventDate"}},
+		{"bad uuid in body", "POST", "/api/v1/events", with("templateId", "abc"), []string{"body.templateId"}},
+		{"missing required fields", "POST", "/api/v1/attendees", map[string]any{"firstName": "Ada"}, []string{"body.eventId", "body.lastName", "body.email"}},
+		{"bad uuid in path", "GET", "/api/v1/events/not-a-uuid", nil, []string{"path.id"}},
+		{"page size out of range", "GET", "/api/v1/events?pageSize=101", nil, []string{"query.pageSize"}},
+		{"page zero", "GET", "/api/v1/events?page=0", nil, []string{"query.page"}},
+		{"malformed JSON", "POST", "/api/v1/events", []byte(`{"name":`), []string{"body"}},
+		{"nested layout error", "POST", "/api/v1/templates", map[string]any{"name": "T", "layout": map[string]any{
+			"rows": []any{map[string]any{"height": 10, "cols": []any{map[string]any{"size": 13, "content": map[string]any{"type": "spacer"}}}}}}},
+			[]string{"body.layout.rows[0].cols[0].size"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			res := env.Client.Do(env.Client.Request(tc.method, tc.path, tc.body))
+			if res.StatusCode != http.StatusBadRequest {
+				t.Fatalf("status %d, want 400: %s", res.StatusCode, res.Body)
+			}
+			e := decodeError(t, res)
+			got := map[string]bool{}
+			for _, d := range e.Error.Details {
+				got[d.Field] = true
+			}
+			for _, f := range tc.wantFields {
+				if !got[f] {
+					t.Errorf("details %+v do not name %s", e.Error.Details, f)
+				}
+			}
+		})
+	}
+}
+
+func TestOversizeBodiesAnswer413(t *testing.T) {
+	t.Parallel()
+	env := testkit.NewServer(t)
+	big := []byte(`{"name":"` + strings.Repeat("a", 1<<20) + `"}`)
+
+	declared := env.Client.Request("POST", "/api/v1/events", big)
+	if res := env.Client.Do(declared); res.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Fatalf("declared length: status %d, want 413", res.StatusCode)
+	}
+	chunked := env.Client.Request("POST", "/api/v1/events", nil)
+	chunked.Body, chunked.ContentLength = readCloser{bytes.NewReader(big)}, -1
+	chunked.Header.Set("Content-Type", "application/json")
+	res := env.Client.Do(chunked)
+	if res.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Fatalf("unknown length: status %d, want 413: %s", res.StatusCode, res.Body)
+	}
+	if e := decodeError(t, res); e.Error.Code != "PAYLOAD_TOO_LARGE" {
+		t.Fatalf("code %s", e.Error.Code)
+	}
+}
+
+type readCloser struct{ *bytes.Reader }
+
+func (readCloser) Close() error { return nil }
+
+func TestUnknownRoutesAndMethodsAnswerInTheEnvelope(t *testing.T) {
+	t.Parallel()
+	env := testkit.NewServer(t)
+	cases := []struct {
+		method, path string
+		status       int
+		code         string
+	}{
+		{"GET", "/api/v1/nothing-here", 404, "NOT_FOUND"},
+		{"GET", "/not-api", 404, "NOT_FOUND"},
+		{"PATCH", "/api/v1/events", 405, "METHOD_NOT_ALLOWED"},
+	}
+	for _, tc := range cases {
+		res := env.Client.Do(env.Client.Request(tc.method, tc.path, nil))
+		if e := decodeError(t, res); res.StatusCode != tc.status || e.Error.Code != tc.code {
+			t.Errorf("%s %s: %d %s, want %d %s", tc.method, tc.path, res.StatusCode, e.Error.Code, tc.status, tc.code)
+		}
+	}
+}
+
+func TestPanicAnswers500InternalAndLogsTheCauseOnly(t *testing.T) {
+	t.Parallel()
+	const secret = "connection string postgres://admin:hunter2@db"
+	env := testkit.NewServer(t, testkit.WithStrictMiddleware(func(f api.StrictHandlerFunc, operationID string) api.StrictHandlerFunc {
+		return func(ctx echo.Context, request interface{}) (interface{}, error) {
+			if operationID == "ListEvents" {
+				panic(secret)
+			}
+			return f(ctx, request)
+		}
+	}))
+	req := env.Client.Request("GET", "/api/v1/events", nil)
+	req.Header.Set("X-Request-Id", "req-panic-1")
+	res := env.Client.Do(req)
+	if e := decodeError(t, res); res.StatusCode != 500 || e.Error.Code != "INTERNAL" {
+		t.Fatalf("%d %s, want 500 INTERNAL", res.StatusCode, res.Body)
+	}
+	if strings.Contains(string(res.Body), "hunter2") {
+		t.Fatalf("the answer leaks the cause: %s", res.Body)
+	}
+	if res.Header.Get("X-Request-Id") != "req-panic-1" {
+		t.Fatalf("X-Request-Id %q", res.Header.Get("X-Request-Id"))
+	}
+	logs := env.Logs()
+	if !strings.Contains(logs, "hunter2") || !strings.Contains(logs, `"request_id":"req-panic-1"`) {
+		t.Fatalf("the cause and the request id are not logged:\n%s", logs)
+	}
+}
+
+func TestReadinessFailsWhenTheDatabaseIsGone(t *testing.T) {
+	t.Parallel()
+	env := testkit.NewServer(t)
+	env.Store.Close()
+	res := env.Client.Get("/readyz")
+	if res.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("status %d, want 503", res.StatusCode)
+	}
+}

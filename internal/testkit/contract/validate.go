@@ -1,0 +1,176 @@
+// Package contract checks HTTP answers against openapi/v1.json. Every answer a test receives
+// goes through Validate (the Client does it for every request): an answer the document does
+// not describe is an error.
+package contract
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
+
+	"github.com/certhub/credentiald/internal/spec"
+	"github.com/certhub/credentiald/internal/testkit/coverage"
+	"github.com/certhub/credentiald/openapi"
+)
+
+const apiPrefix = "/api/v1"
+
+var (
+	routerOnce sync.Once
+	router     routers.Router
+	doc        *openapi3.T
+	routerErr  error
+)
+
+func load() error {
+	routerOnce.Do(func() {
+		for _, media := range []string{"application/pdf", "image/png", "image/svg+xml", "text/csv"} {
+			openapi3filter.RegisterBodyDecoder(media, openapi3filter.FileBodyDecoder)
+		}
+		if doc, routerErr = spec.Load(); routerErr != nil {
+			return
+		}
+		// Route on the full path: a copy of the document whose paths carry the prefix.
+		clone := *doc
+		clone.Servers = nil
+		clone.Paths = openapi3.NewPaths()
+		for path, item := range doc.Paths.Map() {
+			clone.Paths.Set(apiPrefix+path, item)
+		}
+		router, routerErr = gorillamux.NewRouter(&clone)
+	})
+	return routerErr
+}
+
+// Validate checks one exchange: the answer's status must be documented for the operation,
+// its headers and body must match, an error body must carry one of the codes the response
+// lists in x-error-codes, and a 204 must have no body. Paths outside the API are the
+// service's infrastructure and are held to their own fixed shapes.
+func Validate(req *http.Request, res *http.Response, body []byte) error {
+	if err := load(); err != nil {
+		return err
+	}
+	if !strings.HasPrefix(req.URL.Path, apiPrefix+"/") {
+		return validateInfrastructure(req, res, body)
+	}
+	route, params, err := router.FindRoute(req)
+	if err != nil {
+		// Not an operation: the answer must be the envelope's 404 or 405.
+		if res.StatusCode != http.StatusNotFound && res.StatusCode != http.StatusMethodNotAllowed {
+			return fmt.Errorf("%s %s is no operation of the contract, yet answered %d", req.Method, req.URL.Path, res.StatusCode)
+		}
+		return validateErrorBody(body, []string{"NOT_FOUND", "METHOD_NOT_ALLOWED"})
+	}
+	op := route.Operation
+	key, response := documentedResponse(op, res.StatusCode)
+	if response == nil {
+		return fmt.Errorf("%s answered %d, which the contract does not document for it", op.OperationID, res.StatusCode)
+	}
+	input := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: &openapi3filter.RequestValidationInput{
+			Request: req, PathParams: params, Route: route,
+			Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc},
+		},
+		Status:  res.StatusCode,
+		Header:  res.Header,
+		Body:    io.NopCloser(bytes.NewReader(body)),
+		Options: &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
+	}
+	if err := openapi3filter.ValidateResponse(context.Background(), input); err != nil {
+		return fmt.Errorf("%s %d does not match the contract: %w", op.OperationID, res.StatusCode, err)
+	}
+	if res.StatusCode == http.StatusNoContent && len(body) > 0 {
+		return fmt.Errorf("%s answered 204 with a body of %d bytes", op.OperationID, len(body))
+	}
+	if codes := errorCodes(response); codes != nil {
+		if err := validateErrorBody(body, codes); err != nil {
+			return fmt.Errorf("%s %d: %w", op.OperationID, res.StatusCode, err)
+		}
+	}
+	coverage.Record(coverage.Observation{OperationID: op.OperationID, Status: key})
+	return nil
+}
+
+// documentedResponse finds the response the document gives for status: exact, then range, then default.
+func documentedResponse(op *openapi3.Operation, status int) (string, *openapi3.Response) {
+	for _, key := range []string{strconv.Itoa(status), fmt.Sprintf("%dXX", status/100), "default"} {
+		if r := op.Responses.Value(key); r != nil && r.Value != nil {
+			return key, r.Value
+		}
+	}
+	return "", nil
+}
+
+func errorCodes(r *openapi3.Response) []string {
+	raw, ok := r.Extensions["x-error-codes"].([]any)
+	if !ok {
+		return nil
+	}
+	codes := make([]string, 0, len(raw))
+	for _, c := range raw {
+		codes = append(codes, fmt.Sprint(c))
+	}
+	return codes
+}
+
+// validateErrorBody checks the envelope against the Error schema and the allowed codes.
+func validateErrorBody(body []byte, codes []string) error {
+	var v any
+	if err := json.Unmarshal(body, &v); err != nil {
+		return fmt.Errorf("error body is not JSON: %w", err)
+	}
+	schema := doc.Components.Schemas["Error"].Value
+	if err := schema.VisitJSON(v); err != nil {
+		return fmt.Errorf("error body does not match the Error schema: %w", err)
+	}
+	var env struct {
+		Error struct {
+			Code string `json:"code"`
+		} `json:"error"`
+	}
+	_ = json.Unmarshal(body, &env)
+	if !slices.Contains(codes, env.Error.Code) {
+		return fmt.Errorf("error.code %q is not one the response documents (%s)", env.Error.Code, strings.Join(codes, ", "))
+	}
+	return nil
+}
+
+// validateInfrastructure holds the paths outside the API to their fixed answers.
+func validateInfrastructure(req *http.Request, res *http.Response, body []byte) error {
+	switch req.URL.Path {
+	case "/openapi/v1.json":
+		if res.StatusCode == http.StatusOK && !bytes.Equal(body, openapi.Document) {
+			return errors.New("/openapi/v1.json is not the committed document byte for byte")
+		}
+	case "/healthz", "/readyz":
+		var v struct {
+			Status string `json:"status"`
+		}
+		if err := json.Unmarshal(body, &v); err != nil || v.Status == "" {
+			return fmt.Errorf("%s answered %q, want a JSON status", req.URL.Path, body)
+		}
+		return nil
+	default:
+		if res.StatusCode == http.StatusNotFound || res.StatusCode == http.StatusMethodNotAllowed {
+			return validateErrorBody(body, []string{"NOT_FOUND", "METHOD_NOT_ALLOWED"})
+		}
+		return fmt.Errorf("%s is neither an operation of the contract nor a known infrastructure path", req.URL.Path)
+	}
+	if !strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") {
+		return fmt.Errorf("%s answered Content-Type %q", req.URL.Path, res.Header.Get("Content-Type"))
+	}
+	return nil
+}
