@@ -1,0 +1,43 @@
+package config
+
+import (
+	"strings"
+	"testing"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestDefaults(t *testing.T) {
+	c, err := FromEnv(env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Addr != ":8080" || c.SiteURL.String() != "http://localhost:8080" || !c.SignupEnabled || c.WebhookAllowInsecureTargets || c.DatabaseURL != "" {
+		t.Fatalf("%+v", c)
+	}
+}
+
+func TestTrustedProxiesAcceptCIDRsAndAddresses(t *testing.T) {
+	c, err := FromEnv(env(map[string]string{"TRUSTED_PROXIES": "10.0.0.0/8, 192.168.1.7 ::1"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := []string{}
+	for _, p := range c.TrustedProxies {
+		got = append(got, p.String())
+	}
+	if strings.Join(got, " ") != "10.0.0.0/8 192.168.1.7/32 ::1/128" {
+		t.Fatalf("%v", got)
+	}
+}
+
+func TestBadValuesAreRefusedWithTheirName(t *testing.T) {
+	for name, value := range map[string]string{
+		"SITE_URL": "localhost:8080", "LOG_LEVEL": "loud", "SIGNUP_ENABLED": "maybe",
+		"WEBHOOK_ALLOW_INSECURE_TARGETS": "yes please", "TRUSTED_PROXIES": "not-an-ip",
+	} {
+		if _, err := FromEnv(env(map[string]string{name: value})); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s=%q: %v", name, value, err)
+		}
+	}
+}
