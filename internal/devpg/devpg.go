@@ -73,6 +73,14 @@ func Start(ctx context.Context, dir string, opts Options) (*Cluster, error) {
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return nil, err
 	}
+	if c.asUser != nil {
+		// The server runs as postgres: every folder above the cluster must let it through.
+		if err := c.run(ctx, "pg_ctl", "--version"); err == nil {
+			if exec.CommandContext(ctx, "runuser", "-u", "postgres", "--", "test", "-x", filepath.Dir(dir)).Run() != nil {
+				return nil, fmt.Errorf("the postgres OS user cannot reach %s: put the checkout where other users can traverse, or set DATABASE_URL", filepath.Dir(dir))
+			}
+		}
+	}
 	unlock, err := lockFile(dir + ".lock")
 	if err != nil {
 		return nil, err
