@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 )
 
 // Code is a stable error code of the contract.
@@ -82,7 +83,7 @@ type Credits struct {
 	Limit     *int
 	Used      int
 	Remaining *int
-	ResetsAt  string
+	ResetsAt  time.Time
 }
 
 // Error is an expected failure, shown to the client as it is.
@@ -115,9 +116,6 @@ func New(code Code, format string, args ...any) *Error {
 func Invalid(field, message string) *Error {
 	return &Error{Code: ValidationError, Message: "The request is not valid.", Details: []Detail{{Field: field, Message: message}}}
 }
-
-// NotFoundf returns a NOT_FOUND error.
-func NotFoundf(format string, args ...any) *Error { return New(NotFound, format, args...) }
 
 // As finds an *Error in err's chain.
 func As(err error) (*Error, bool) {

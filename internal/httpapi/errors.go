@@ -94,6 +94,9 @@ func envelope(e *apperr.Error) api.Error {
 		r := api.ErrorBodyRequired(e.Required)
 		body.Required = &r
 	}
+	if c := e.Credits; c != nil {
+		body.Credits = &api.CreditFigures{Limit: c.Limit, Used: c.Used, Remaining: c.Remaining, ResetsAt: c.ResetsAt.UTC()}
+	}
 	if x := e.Existing; x != nil {
 		body.Existing = &api.ExistingCertificate{CertificateNumber: x.CertificateNumber, VerificationCode: x.VerificationCode}
 		_ = body.Existing.Id.UnmarshalText([]byte(x.ID))

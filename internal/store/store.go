@@ -57,9 +57,6 @@ func (s *Store) Close() {
 	s.pool.Close()
 }
 
-// Pool exposes the pool to the job queue, which brings its own driver.
-func (s *Store) Pool() *pgxpool.Pool { return s.pool }
-
 // WithTx runs fn in one transaction: committed when fn returns nil, rolled back otherwise.
 // The rollback uses a context of its own, so it survives the cancellation of ctx.
 func (s *Store) WithTx(ctx context.Context, fn func(q *db.Queries) error) (err error) {

@@ -104,7 +104,7 @@ func setup() error {
 	ctx := context.Background()
 	raw := os.Getenv("TEST_DATABASE_URL")
 	if raw == "" {
-		c, err := devpg.Start(ctx, filepath.Join(moduleRoot(), ".data", "postgres-test"), devpg.Options{Ephemeral: true})
+		c, err := devpg.Start(ctx, filepath.Join(coverage.ModuleRoot(), ".data", "postgres-test"), devpg.Options{Ephemeral: true})
 		if err != nil {
 			return err
 		}
@@ -188,14 +188,4 @@ func randomHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
-}
-
-func moduleRoot() string {
-	dir, _ := os.Getwd()
-	for d := dir; d != filepath.Dir(d); d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return d
-		}
-	}
-	return dir
 }

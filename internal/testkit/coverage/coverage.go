@@ -40,13 +40,19 @@ func DefaultDir() string {
 	if d := os.Getenv("CONTRACT_COVERAGE_DIR"); d != "" {
 		return d
 	}
+	return filepath.Join(ModuleRoot(), ".data", "contract-coverage")
+}
+
+// ModuleRoot is the nearest folder above the working directory holding go.mod (tests run in
+// their package's folder), or the working directory itself.
+func ModuleRoot() string {
 	dir, _ := os.Getwd()
 	for d := dir; d != filepath.Dir(d); d = filepath.Dir(d) {
 		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return filepath.Join(d, ".data", "contract-coverage")
+			return d
 		}
 	}
-	return filepath.Join(dir, ".data", "contract-coverage")
+	return dir
 }
 
 // Flush writes this process's observations to a file of its own in dir.
