@@ -21,3 +21,15 @@ SELECT EXISTS (SELECT 1 FROM plans WHERE code = @code);
 
 -- name: FindUserByEmail :one
 SELECT * FROM users WHERE email = lower(btrim(@email::text));
+
+-- name: GetUserProfile :one
+SELECT u.id, u.account_id, u.email, u.name, u.role, u.totp_enabled,
+       a.name AS account_name, a.plan AS account_plan
+FROM users u JOIN accounts a ON a.id = u.account_id
+WHERE u.account_id = @account_id AND u.id = @id;
+
+-- name: GetUser :one
+SELECT * FROM users WHERE account_id = @account_id AND id = @id;
+
+-- name: FindAccountOwner :one
+SELECT * FROM users WHERE account_id = @account_id AND role = 'owner';

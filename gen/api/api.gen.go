@@ -5635,29 +5635,6 @@ func (response ListApiKeys500JSONResponse) VisitListApiKeysResponse(w http.Respo
 	return err
 }
 
-type ListApiKeys501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response ListApiKeys501JSONResponse) VisitListApiKeysResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type CreateApiKeyRequestObject struct {
 	Body *CreateApiKeyJSONRequestBody
 }
@@ -5837,29 +5814,6 @@ func (response CreateApiKey500JSONResponse) VisitCreateApiKeyResponse(w http.Res
 	return err
 }
 
-type CreateApiKey501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response CreateApiKey501JSONResponse) VisitCreateApiKeyResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type DeleteApiKeyRequestObject struct {
 	Id Id `json:"id"`
 }
@@ -6027,29 +5981,6 @@ func (response DeleteApiKey500JSONResponse) VisitDeleteApiKeyResponse(w http.Res
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteApiKey501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response DeleteApiKey501JSONResponse) VisitDeleteApiKeyResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7684,29 +7615,6 @@ func (response Login500JSONResponse) VisitLoginResponse(w http.ResponseWriter) e
 	return err
 }
 
-type Login501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response Login501JSONResponse) VisitLoginResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type LogoutRequestObject struct {
 	Body *LogoutJSONRequestBody
 }
@@ -7878,29 +7786,6 @@ func (response Logout500JSONResponse) VisitLogoutResponse(w http.ResponseWriter)
 	return err
 }
 
-type Logout501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response Logout501JSONResponse) VisitLogoutResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetMeRequestObject struct {
 }
 
@@ -8029,29 +7914,6 @@ func (response GetMe500JSONResponse) VisitGetMeResponse(w http.ResponseWriter) e
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetMe501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response GetMe501JSONResponse) VisitGetMeResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8217,29 +8079,6 @@ func (response RefreshSession500JSONResponse) VisitRefreshSessionResponse(w http
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type RefreshSession501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response RefreshSession501JSONResponse) VisitRefreshSessionResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8428,29 +8267,6 @@ func (response Register500JSONResponse) VisitRegisterResponse(w http.ResponseWri
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type Register501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response Register501JSONResponse) VisitRegisterResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8645,29 +8461,6 @@ func (response DisableTwoFactor500JSONResponse) VisitDisableTwoFactorResponse(w 
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DisableTwoFactor501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response DisableTwoFactor501JSONResponse) VisitDisableTwoFactorResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8874,29 +8667,6 @@ func (response EnableTwoFactor500JSONResponse) VisitEnableTwoFactorResponse(w ht
 	return err
 }
 
-type EnableTwoFactor501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response EnableTwoFactor501JSONResponse) VisitEnableTwoFactorResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type SetupTwoFactorRequestObject struct {
 }
 
@@ -9048,29 +8818,6 @@ func (response SetupTwoFactor500JSONResponse) VisitSetupTwoFactorResponse(w http
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type SetupTwoFactor501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response SetupTwoFactor501JSONResponse) VisitSetupTwoFactorResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10763,29 +10510,6 @@ func (response GetBranding500JSONResponse) VisitGetBrandingResponse(w http.Respo
 	return err
 }
 
-type GetBranding501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response GetBranding501JSONResponse) VisitGetBrandingResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type UpdateBrandingRequestObject struct {
 	Body *UpdateBrandingJSONRequestBody
 }
@@ -10961,29 +10685,6 @@ func (response UpdateBranding500JSONResponse) VisitUpdateBrandingResponse(w http
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateBranding501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response UpdateBranding501JSONResponse) VisitUpdateBrandingResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -22712,123 +22413,123 @@ var swaggerSpec = []string{
 	"oFQzZw51ldUrnUxReclYmKn1koPPJpHe41zoPIPYn4IBHoYMcSWWSf1FfeYA6nux8F0DV1QkmsDu0C9d",
 	"z3cW+fI2JHlFV/e88G6gGKl0GtuCui8cuxYXaC7h64uBr/pxIVQ5j4Llvx28u0Gsqg3J0OLuTSEvwNU7",
 	"pCu95gLcNfGnQJs4wZ5UC42Pm6N0RCPb70uk4jXQHSGFWco1InH501kXpU4xhJgUQEI8JMirYhLrTVJn",
-	"ObFRcbkyMoONUnNrBvhXNLXv87eOJLqL7xw+doUFJo+lJMpvi7klvURsZmg8xd3RI8XctiafZFmmPId9",
-	"r7QlImYkzVpSdZZyhSmS6UvFI84MqwSQXiYsqgf25NNUKbLevmboE50PZYI5UrlQCBxL3bXXp960lm1H",
-	"g0Rk8VARAhIookTHsE9DYZK2EjSRk34ygNCXzJp/K/quCnEROU1tERzS/qGP6Ysxs507w6dTc5WuRrII",
-	"osyLJ6B3h6bahKtct8UIJ+WGSgnoCSSgLOodFvjmBk59Cr0upZeQDdG3hZaaNC12XwUqbbHn4DPWyp2W",
-	"anJ8sJ8Ad3TfMe6spq9deJUcxeg4L6++ktu0vT490kMARcnRz8nR369Wo8lyE1aO7pPnqjBX1h3omnaX",
-	"VHmQebpFPJA1bS7n2BfKMXLpB8rttuB7OmnFLm0n0cT1qEpTSWnp3YlyZLFXDBDxs7lGj3Rhn09zFaXj",
-	"+rFO4tgzNt+e8Roh1LjvJXUslE/WhkCiqvrMV0LMe7tSQ0zzaygih1sfxCIdJHoHGAfgjIByaWXAW8S4",
-	"8Xspni/R54sy1H73Wk3T8yRuwIT318E5XS7sU1o2OohTd+RKSNsXiFR/W5OIdim9nMqRljc9pfiyO2uF",
-	"du7ajvySZms8Vn65jc9zpJpTk/sbMgTGUMc4uZCjqvLW4UiynKCsiglHhGOB75E/BXu9OP1oD/w70H/d",
-	"kuhP7S2jft03tt84yfiQAkwEBb0oM2uvBq4JAoJBwqGr/flg7N4OPU85G46Mp9YA+0j7oGHthHja+aBw",
-	"aASVJGZSwmqKduwM3Cfay+iwrjwyKQMvVf1+wOiEJ+8dvtiV3KZ3YgHi5V2AR3X6smJX7q34vKCK/Og2",
-	"2Yqcjc6+EdUTpMSKR6EMIMh8jBgwFwFq+TEHpvTePJ8j+fNZqAFXTTUZ7ZKckhrJ5wm049AXOIBMHMhJ",
-	"V6OgHkRc6hmQjPJWma+6SV7PA5ffO0D9K/AhJg6wzwTqCiSqXDAEx5p7V5JRL9TunlM2fmpzve45kxej",
-	"PKVKMferPQ41RVtxICqU4bTzYasC74qG/W0cAcaOn4jvu7Xkl8b6r4Ph668LHAZ2yeUoyYlJFtrsdltX",
-	"Z63W7c/Nzu1pq929OL84bXZbnYpdHb5rhVaBEfU9ng7LoszEYTlRuAJDxj0HMcglORU/Flu6MvjsKbT5",
-	"KKLwBRU31AC9ubPvOZkf3zTP3rY6vW+WLSQQWqFNCiYXkEbO2ijz57d4dbQlk4nzVNaRIRJbPibqT2qW",
-	"LYXN0vn1aXn9rQpD3JTRkzugUDyJSKhzlWzO67u7AkpnVHhi5bbEmlKx/XYwSrPStq9wQjE68OkQk/lW",
-	"XklZOvK7AV7Uk/xUAWKJW6/6y/WxCiDQiROULfRG5cRoAELt6M8cFxc1ht2A0aVs+5kwyLhidekdImXA",
-	"4upAtL5iG8V6n7ZbZ62r7kXzMq3S/sYoGRoDNmUgqvdhAsuBmNAqFyhQiSD0MZ08ixzMoyB6aOpKbEHH",
-	"3cGwskpvzspIdbf72/XtefO0e92+bbf+8f6ibdxJvxd1N59gclZFK7rfwYGUOn86eEiAwuj40Ekl1sic",
-	"KKZA15yLw6cIyNJj2NmRQkOx0plynFd6R4XL0FCcmISRavo/8FTykOiCsXSlLoMjnl8MVTCgGWsODjiV",
-	"1oNARC7bEt9qCRW6HEMRy9hOUGKIxDu0y4DNvLI7ZcRmGbG5zKtHBzaCkOtce3OO3GXcxdCAIT5aoNxR",
-	"oa5OdJot9bI+dRrqEfU9lXKCCxpwMKHsTuVegsSLslvqLFM6VNNkYOL2YbaSFmhGYHZ1R2d3W3dSKoTf",
-	"qUJoDoaZ+80U+QPMoxR+qRxjkatTyJEH9hgKOUpR/WRE/Zj297d267mLsc1TC+PkaN+h7hfRxnep4Rlg",
-	"TG4nCul6DA0xF7pk2VxtT1fXJ0lkvvEIZAiBwIc6X4DKVqhi9vUJIyU+DjCpgeP6a9A7vb46v7w47fZ0",
-	"JI3yNIyKfwl4h0gNNGMB0ITbyCaqYaC8DqMs/HQwAP0pcClRiZXUhFY8pcyMd3U+6eafKXCm8AFlSnE6",
-	"Js2CdvnVknl+PE15gh1vdoJJVeb8+v3VWers6syhcWqSKWDCBfR9TefbOJBW6jB7ysRz+K7Ol2TnPiVO",
-	"W4tp55SSgY91fvrv8CjSGGidGUUNDsnJJCa0OlD5ZA5MuY/ntUiaQcS1lXd0fswr5r6ulbIbXS+owxQr",
-	"8ZMOBiW4P1c2hxI8VjSmdENGkluyiIzpYLAtI6aFNLoax6KYKTLAbBzZSEQYaNkXApPLSt3ZncT4IpQU",
-	"S4Y+qmp9zqUqfZU6WhyTNEldCTxVIis9wydDMV3k/JmsNW2z3KdytUtrTQmH3zAckh2goQK4BdZnlbqT",
-	"A6iy8XWvuzeAI5chAfba56fg1dGLn5TPEXfAK13whe9ra4A2AeRIJkks4pMBoppkGg93BEdxJx3ZZXmf",
-	"9OWByzcDEm/QEOdwmGbozYFCx+lsL2WEbm9RAq03usdVnaS/rGRYahJlJqwylcTO0wT3I3aJON3wzzz/",
-	"YosBF+TBWpevF+ezUkPbkR6i2n4m7UP1XSCJbmmKeRa+LxPlmkS5GixWxgo7EEE/2n5c/RL80P1E+LGj",
-	"iPq2KR+2p0ORdeWrfV2xTKjL+z39rKHrtXGOmCl6xaIbfF0RQRcm4yaaeb/k+zJO8jliomPK3Zj158RE",
-	"N2POUO8DLrDvR6r5ejmWFisIQyS2CQJPKAKUQn8JAs8QLL0m3y8OkT6uv1YVUdPcvxG/Lw6d3pDnvzNt",
-	"o4SaryonUHklUhzT2ijwobt1VeYgkeXnmjpNAe/oxSgRuGrFiWsaU4I4wMT1Q0/pAhsXHShoMG0mE1gH",
-	"Jp2v0b4az7k0tJYy15dkmdWg8INtIlhXAssClTJAzL+ovSYqSb6HhUr0QNDEnxpDRpyOwtFe2AD6fpWy",
-	"qjFXnNgZK8BkROMbWp3ALcY6XWjdlHLUpebNmxfGOJIUTydUAHckjyFvJ9Khmtn6wqFT4C00DqhAxJ3+",
-	"iqa7FSfV8j2TTKm3Lo2qqxavjNdKglrgwynyluFa8kn8RVmbYV2YPtrMaf203Tq76N5eXry76Kb81q+o",
-	"AIjQcDgy0KIrXEtAIGhiYdxJbPqcQG5QJ/Er15/2VA5vnWVaVcveiqf7joeY9Y23l+q7co9P0cinryRz",
-	"6sVZ693Ndbd1dfr77cXV7U37+m271UknmWkCA+v69FHhET0L/Ku/RsUvlYWThYSoAFtDZPbBKAF7K0S9",
-	"7THNxBHmr0vPsUK4HNBrXrZbzbPfby86nfffW6aZuZQTLVDFqaTXZ8OIxKPtkfqvrd9v2633ndZZJoI2",
-	"l4wkHKp4VO3kTHQ9B1W7dzuxsav2uohak6l9t+Ro7e63lc5XSaKRCgUEza2Ysoaxh0ESVY/INe+858p6",
-	"o6DzHjGdqxpTAgI4RA7ApoYGV3oNJuDm7Jw/mefqEIk30QR2aVUxfZQOq2UClFVumfoJbcYcmjwq4Gla",
-	"LBXvTljLXDDZ3LUD/d40r3ODPvmFUcnWZaayL/9OZ2MUkee8XWfiYIiIZPUF9tL3HHGVOEnr/jXQTG5y",
-	"WJyzxWoUeBTpmmR9n7p3yoQAiYtOAAQegwMB+silY5PJxVhere/XM4Pas2pEs8qVE/RPp8n7axhGn8Tk",
-	"aQ3xrRn1M9k+rZEsQkhtIgV7lDnG7J1j8DTGb0dHjQoqqcdkhTT3heoqMNLss56BpQn1WzWhxnZJHw2E",
-	"tuWMKRGjp7KPrt9/afz8mo2fGevU3FpR6cs+CO6hj9MHX2RQ11UjpRYs0Djw5U97hkTQA+YCk2FP54Xq",
-	"RQW3e/smA/Y6Bs3tV6T6guc6U/cqbXx15lttF9REz14RzzSrc0hGM0qJK5X8IqQMVxkaIIaIi/KqkX7j",
-	"BbeyTDXPUFwag0tjcGkM3twY7Kb0mUg7tAT3+bbgXNXJGIVTyuLWQ5pSPS8ObNpMXysY3tQ0Cqq6ElSR",
-	"Tsp2Nquj6je0FqwmxBDklKhUNqCnR+zd9qe36lOmXX3uUCDKOKfS3e5Zaj9uDSC2XQMy1fj8mKbt8/+T",
-	"m0dKA3LJ/M8R37Qtzrf8bWfEggOPToiUz+fnQaEhERwIOoHMU9pU9Anoh+4dEmDvpfLI1WXYTHKkgVIU",
-	"1am8BbvwHHiJBvK0GBN4gzTEmPfeIQ/DrlYXs+/P6pG5erwtqdycnWeEjlPdT/UM84ByHOnAizjefGJ/",
-	"UZpQv6GoqW9H3IkwRQLMzdn57gCPoeV3Z21UZYhIkgMDRsdqUFFuzMTWZtvOPCjgCbhDKOCAhOO+yUau",
-	"E2mGXF2sxTdxVpCpVkVsvt8qcC64UEvWoRTRSoQrEW73vgAGU57Q6HOgAWY+0CVXrA0NRpgM5+BS5IB0",
-	"VK+DkLgjSIbqBtgDHBFP4RtHLiUemKD+iNK7XQiC82xNesBbAbJdVNOQg7NcAB5LwCwBswyk3xnQSnbb",
-	"geUsH2Il+s0H2Jb2rNa17VwcqOrkM47YPiZ3Wp7U0u9TiojzIFXOa/uS4dHWgE6t7Bny8T1i00VQ948Q",
-	"hchTB5FnXi+t+aW0+GWDmKLuXWGY9odamPkYC31j7QBf0pcCJxZRauxEEteLgD4iHmTa8Qrsve+e7j9l",
-	"BIkZ8S4DSEwXZfxIGT+yQm5SxUeJS6LNwoZkF3l8q7CsA3No4W3mKi9iXfcxF/Yhi/NSl2PZ/V8hYtOK",
-	"UyFwjCqNinItu/Dm+FeF2Mtzq8pvyhrndhrkAoqQV5x1hIyO/vbxq0splJpFmVGoTN2+uwRBuhyqZyNG",
-	"hHiKClc24GsMlMpItR/6d4XL521RC3oT+nd68LuxD3XsPlaKFDna1Rh46IvlOlWpRn0datR3bxIy2hTR",
-	"Xu8/cFutWhOibIVKtTpfOrvaOFOi7mChoKaH8HWXllGTKOWTUj7ZoXwS8UnM8vrBPJ63OG9BTZm42Hsv",
-	"cgi48HpAqhzqXiz2EjCBklEJep1HEPApF2gcv7URRCyuUqMmuyMpRrWty3E8U9l4NYJFUot6YU5leDuq",
-	"aBH3xu+VflSlwPPFl8UxEs/KeDcr3Rx8Nmadx4M4bdEBeggoE9szS8UtzxN1dIdqDk0redJqQk9LT+QG",
-	"ilEReUagB3Hg8vulTp/xiwW8PU87Hxqghz1HSYVXcIwcH5p/KJXXMTDVFI4ld2oTlP3kSjmbOfZ14in1",
-	"UA8EfmjyP1A/HBPtoosE9KCAcuFPwICycejDqo/vEHCR7+tqPwFDA/wQZ8D9oVe6oZZ+9F+p3qfgIsmz",
-	"BiAHp50PdvHQGEXmIWIakzKYuCSw7rj+2so4CSYj7CMr+noEOYBkmhOndmKX2jIhbfJDshPhUA8/Eg53",
-	"FKPXjabt6BJjyZ4QTzszRMXG1GxL21J5Rf91ROhtKmNtKyBvsZFoiMQ2Gbz+dFpbafgpxYZnCL9bl60X",
-	"1xfb9tGtczxuyNk7MgbplJDPlPqshJXSmPOtVQbbpjUH24acJ7TgxJdV69tvvsaqXtFsy9utUsj5kup5",
-	"JVfiecnol8DLMtNIKlriGZwX1Y1U+qb/y0Ca7TgnnmbtwpXHp4rFLWGshLEvE8bmefYsRrK53odzwKxA",
-	"/u0bxKpxrgAaCpeOUQ1EPuGQIcADRIS6oulP5X9OLKNoALmOE9PhFwOIfXMfk05Su9MUAf3Qv3s7mySA",
-	"f+UVCa1ZPVFQbrrLZc6VZfXB79OI/iXWgXvGcm+Fq7qVddvKdLxlOt4yHe/m6XhtwUgFuYYBEBQc1uv5",
-	"tdpCX5dJkYu/TsKWpeLlwZ+0zxekb5Gj5ibHymRE/cizABNTKNO9GzJ5zNRAJ2T3+B5xwBAXkAl+Agi6",
-	"R0x7H3ApLup61hyICXZ3XM5FezdZchGm5Bfa/5LuMOTgfqH9hSLi0bZ7WznopvRbLeXApEpLUrvVFvz+",
-	"pH0Tso95BBA8rhXxl86PQVkkeJ1YJR9AQDFR7joAiy0Jg1sbzkz9lsjTquSRJfVeIjr5VF6wVRqVjjwP",
-	"VWHW6LiMTnVJq09/4B98/pP2L7Rr4Q5M5vGxLD8omsd7O0f1ciPQL3Lmu72LK3DUlnbs0o79HCm/d4lA",
-	"TiErN0NDzAWLz8un9E1s231/aX6K9uA6SAhMhryEkBJCviwIsdkXcEOmX48P43YQYBcpXGeZ/3kqXpcw",
-	"VLo5fttujtuBMNvnUQfYV6MA+/muSG0EPZWELQ7G54CPcBBEdwWq9jFi99hFNXBFBQjgEBMVTr6WuTTu",
-	"ZpEfU0cNvxuPfofoEnVyibkoUx2WmTVW8MHJZLGwOTYh3XlMm+YDw7bL+bWbJNP4gQM6IUn3DiBW2p2T",
-	"meEpDxzJXcgD/SnovW11wQxQ9HbI1TY/Z+ScbFVbfwqgK/A9Ans9VYR9X3aOSfxwAH0un8Ydyy7zPAz1",
-	"FykPQxOq3qfUR5B8hdkNo4UsfRLLxEG7g7ct4ZqzreyFScuLU/5EY9xR1p+o+WdN/BMNYpHEEr1Tpv/5",
-	"6oCkzOZjsvnEILQmBtk6Ufx01SQWqipFRpqSOKWTW0Se2MqdxCpZoUqgYQH2PKRkEPlM+zNrkaQBtAwD",
-	"MOECQW9/U8lrca4LCxV3lO5CZwco01iUaSy+lkLTWwKXOeksmj6nQApBfEYV25GSNURiy2xef1KJpdRb",
-	"yguk57iD3hAHFt8dxXWttpL0dPlxr++WNseB3WlOz5olo8ShslRgeeW0S83qwAs1cy4IFT2lAVaJ8OLM",
-	"0JTNqFiYCGpnj96ZghSNd8vC09Oae05pMC1NPaXs9fWoYRHb7RSMAobuMZpssYrOUjXMdPkli2A3eohr",
-	"B4MH3mBpcujs+zkVyyp4DIfoINDQsLC15M0Cuaa7qvgs8RBDHgjgEDXAzdm52tSbq7emcEHTdVEgeir7",
-	"M2Ic9OIueqUNq/Qg+krEOVNfP4K5jV0QVFr16cFnl3pofjjGb5Td6SjMVAApJB7oQ2+IAORc/kAJP7FT",
-	"HRMqwEBHZ0ra1Lk+GuBFXSdrxyQUSP3T9VXdaOh5DHFeA6fX7U5DpY6mDA+xzgp9E/Z97DYAoVLwMSjO",
-	"ZwFZzykB+pUR+UMm1/xuTWV2b6vnzijB6huWqFLMr+hkCqBF/Bb/21SUx9sHilFr5uzN5fLj+rGJtLa4",
-	"fCXOGyJhj+ON7PJGneG7Z8AdyhYa49RniZfkdYAIUDPkCfyBPrxDHsCkFCm+Uy59owhAU8zezdXb/dV5",
-	"lN8/NY927p+SR/n98O8PY78gn0Zvl7xa8uouebXzYTVetfnP6Mf5oYQ0JIIDQSeQqRInwKMTInUU0A/d",
-	"OyTA3ktLHN6vgYTHM8L1Jnxu57ZU2vmm3O7Mxha4OFBivKB3iIABo2M9X1OYW9dOPgEwWQHFoVgAjojH",
-	"U6HategdpG0uec6+IuXnO4YPl4gMpd50ePTTLFx8egaTRy5E2W5DN2fnZfWpEsc2w7HTNEGtgmLGkFBQ",
-	"L9giHt3EFoyvVjW4uXprzI5R3VMbv0qh4vtkxnZkiLaIYRWO/IvNZcQ1We0fbDvHfd4RPKBsDNPnsIcG",
-	"MPRFpVHRfIRIOJYz139J5ebTOofzdpjY2bUO8o82kPtYsv93yv5m/6MTwS5bqq6mFkPBBPVHlN4tKLW/",
-	"eUhu1EdjDAkcojnRe79FI9mh5dv00Qn78RTLuNwycG3FwDVDz4BbZGQHscWUPO9iLMMQC4LYpPb2vn0J",
-	"xiEXIOQI/Nzt3nTUPRhDnPr3COjgegoCdVZHN1rr+oAv51XtAmTmuKMYONP6s4bA6c69HMhY6CWlvzoB",
-	"PY5choROwj1SgdQjzAElLiq9p8pAua8mkaOm+z6SEKMTgWyGdLbQsTRQbgfwpbtK4KsMVisdfb7F2DNb",
-	"ONlYNtlKzrLlvKlDSzbmzZ3JI88aWLKiIFK67ZQ+hl9JLP4IkuF2IWtGyDgwV4J4m1UTV7JrnCUD+B6q",
-	"s6ZnPS0zCZUC0pdU3TCFNT9w4NncuVXgEUjbdbYUHLIcc2SH21VvjnaFCguzC42S2dbknHqxW4djKlqU",
-	"ylWJHU9rDEHEU8FkXMzUjV8HLAr0jdh9fg5DVYgNEy6g7+vLnr3eZ44Fug2Z/3gAA3xwf9jblzwSMr/S",
-	"qJhHisHNoGeMFpCP+hQyTxmYA8SqOvPQAA9DplMgmlvYJoH+VGCX57hldeSUPYlcOoIDE4GGGqA42DMY",
-	"p8zW+3aLGuzyGpRQECAa+AhMRhQw5CJ8j7I30lE7cVWxnJHpvnUciZjQKhcoABwPSVU7ZUZthGIkW47t",
-	"rTMLhYdYQF+7p3CwZ7l77uvGRwgzK0jFaly/ltPoz3Riz0m1oxzYOAgY4srPbYR0cTFmN8gg8TTy5FUz",
-	"w2SotmEMydQqhwtFbIuO2rELIeS3lXYysGeVKmY7+/E7SsTIV/HDHhYg5HBod21q+OZ8aHsaxW59fePZ",
-	"Z7XQkn/nfK9TG1t7kpsL2W5I2zgXjySVFdR8mMRDzX6r/ShSd7NOjlOFaSl1TZtDxXhIkGeSghEq4nft",
-	"NmI4mv3+OhIXuL6SMNmXAfQ8DkxEvORZNoCuKqnsxj3Y6/QgEFHcpBDFvkfOd6qcLwR15ERMKWbji9id",
-	"BqgBsoJGrwaaZAqOHh4AJHyCGIDuHaETH0mWOgGq6uQEc5T2AsUcMCQYRh6AA4EYODSurw54af7FHfCi",
-	"Hv1bUcsRGNGQcbD3UjHNOBBc1QCkAvoOOKwDDgQeIxoKgKA72q+BZkqoVPc+EyzcEfIAHQyiruuq8rQc",
-	"itUqBIxOZkW5lBPtWbKSS9LbKhIGd5h4sR+rFjWS3fvPakfverVlzrG0IctZTaBTjSgHlsccsIz3wTsB",
-	"2NPA6gPoMsqjneEN4GHuyqMnzpbAI2fdArOI+lg4EeM61KiEIfbyXHWyI39P8APgyKXE446ub2rKQMoz",
-	"A4qQoRpooz+RK8A99EPEwZgySX1Q7ukATWKSon6RzejiMeICjoOF8wgk6TDZ0n/9Ua++/vT3fysymR4f",
-	"waOXr/69B/4ORugB/PyueVrt/Nw8evkK0AHofQzr9ReuiEag/kQ1/ZTBiSrmqh/25EGdyt+eVqb0zWeB",
-	"6XaiVSw6XTMFOWtYHXz6/Or4MW/uO7IC5zKj5p8ituD//M+cHG4JfnmmFmAsbc5zTs8VOuWn9vtKSigx",
-	"d0PM1TJPibcl3pZ4+6x4qxnxibBWY2cxnGXont6VQLsp0LbNMpZIWyJtibTPibSGE58Iag18FsNabuZZ",
-	"Au36QNvRmFiibImyJco+H8pKNnwiiJWoWQxf7zGalKLspgj7Qa9iibElxpYY+5wYqxnxiVBWY+d8nLU9",
-	"WUqEXQNhzXJ25fqV2Fpia4mtT46tFgvuEFVTPn9z8PTx8X8FAAD//w==",
+	"ObFRcbkyMoONUnNrBvhXNLXv87eOJLqL7xw+doUFJo+lJMonZO5VuFRufMQvhlhTbBo9Ulxqq+RJumTK",
+	"c/jwSpsUYo7QPCJ1YCkgmGqXvtQg4hSvSpLoZeKbemBPPk3VFOvta8480YlNJpgjldSEwLFUQnt96k1r",
+	"2XY0t0emC+XqLzk+ylgM+zQUJvsqQRM56SfjdH1brBmxoi+dEBeR99MWuTzt6PmYvuEy27kzoDk1d+Jq",
+	"JIuwxrx4Anp3aKptscoHW4xwUjeoFGWeQJTJwtdhgW9u4NSn0OtSegnZEH2hsKdpzOLbVTDPFkQOPmOt",
+	"bmk5I8cr+gkARPcdA8hqGtSFV8lRVY7zMt0rSUpb0NMjPQRQlKz5nKz5heoZKxlIFH1twpPRVe1c7eDK",
+	"ul5c06SRqrwxT2yPB7KmOeMc+0L5HC79QHm0FnxP54PYpVkimrgeVWmFKI2oWzYqaHXFYq8YIOJnc+0J",
+	"6Zo5n+aqLsf1Y50fsWfMqT3jkEFoVLc/LhGh3J02BBJVMGe+WmDe25ViYJpfQzU43PogFmkF0TvA+NZm",
+	"JI1LK7ncIsaN30vxfIk+X5QN9MvWM54A5pqeJ3EDJry/Ds7pSlyf0rLRQZwVI1dC2r5ApPrbmkS0S+nl",
+	"VI60vEQpxZed8fWp9pvajvySZms8Vi6vjc9zpJpTk1YbMgTGUIcPuZCjqnKE4UiynKCsiglHhGOB75E/",
+	"BXu9OLNnD/w70H/dkuhP7Yiift031tg4f/eQAkwEBb0o6WmvBq4JAoJBwqGrXeVg7DkOPU/58Y2ME9QA",
+	"+0i7d2Ht33fa+aBwaASVJGayrWqKduzk1ifageewrpwdKQMvVWl8wOiEJ+8dvtiV3KZ3YgHi5d0tRyXw",
+	"smJX7oXzvHiF/MAx2YqcjU5sEZXqo8QK9aAMIMh8jBgwpnm1/JgDU9VunjuP/Pks1ICrppqMdkm6Ro3k",
+	"8wTacegLHEAmDuSkq1G8DCIu9QxIRimhzFfdJGXmgcvvHaD+FfgQEwfYZwJ1BRJVLhiCY829K8moF2p3",
+	"zykbP7UBXfecSTlRnlKlmPvVHoeaoq0QCxUlcNr5sFWBd0UL/TaOAGOQT8T33ZrkS6v718Hw9dcFDgO7",
+	"mnGUP8Tk4Wx2u62rs1br9udm5/a01e5enF+cNrutTsUuvN61opbAiPoeT0c8UWZCnJwoEoAh4/mCGOSS",
+	"nIofiy1ddHv2FNp8FFFkgArJaYDe3Nn3nMyPb5pnb1ud3jfLFhIIraghBZMLSCNnbZT58xvyrY2vjrZk",
+	"MnGeyjoyRGLLx0T9Sc2ypbBZ+pU+La+/VRF+mzJ6cgcUiicRCXUakM15fXdXQOlkBU+s3JZYUyq23w5G",
+	"aVba9hVOKEYHPh1iMt/KKylLB1U3wIt6kvopQCxxtFV/uT5Wvvk6J4Gyhd6odBMNQKgdWJnj4qLGsBsw",
+	"upRtPxMGGZ+qLr1DpIwFXB2I1ldsozDq03brrHXVvWheplXa3xglQ2PApgxEpTRMzDYQE1rlAgUqx4I+",
+	"ppNnkct3FJ8OTcmGLei4OxhWVunNWRmp7nZ/u749b552r9u37dY/3l+0jV/o96Lu5hNMzqpoRfdrclxO",
+	"HSQdPCRAgW18eqSST2SOBlPEas4N4FMELekx7OxsoKFY6XA4zitPoyJRaChOTFJFNf0feCrBRnRTWDo3",
+	"l3EHW/RxVvysOWQOQzuV1oNARM5/ibez5Hlde6CIrWon7D5E4h3aZXRiXo2ZMjzx+wlPPNVRfCDkOkPc",
+	"nENwGZswNGCIjxboTVSoWwmdHEq9rM+BhnpEfU8lSuCCBhxMKLtTGYMg8aKcjDo3ko5LNHmDuH28rKRg",
+	"mRGY7dnRadrWnZS61neqaxmEn7k6TJE/wDxKPJfKjBV5EYUceWCPoZCjFNVPRtSPaX9/axeKuxjbPI0r",
+	"Tun1HapVEW183cqTQbjEgl9IjWJoiLnQFbPmKlK6uDtJ4smN1xxDCAQ+1FHuKlmeijTXR4WUwTjApAaO",
+	"669B7/T66vzy4rTb09Emyhsvqj0l4B0iNdCMRTITkiKbqIaB8syLksDTwQD0p8ClROX1URNa8bgxM97V",
+	"QaObf6bgksInjakE6ZjkANotVsvK+TEn5VF0vNlRJJWL8+v3V2epQ6gzh8apSQGACRfQ9zWdb+NkWanD",
+	"7HERz+G7OiiSnfuUODYtpp1TSgY+1unRv+YzRYOZBf5FdfnkiBETWh2odCYHpmzE81rtzCDiGr07Ogjm",
+	"FQVf15LXjWzp6lTESiCkg0GJ0s+Vg+BbRoHFdopuyEhytxPRIx0MtmXosyBDl2dYFOlDBpiNI/ODCAMt",
+	"jUJgciKpm6aTGCiEkivJ0EdVrSq5VKVBUmDvmOQ7yv79VAmR9AyfDI7S5fGf2BDSNst9Kle7NISUuPY1",
+	"4BrZAawppFpgoVVJGTmAKj1b97p7AzhyGRJgr31+Cl4dvfhJubxwB7zSpTz4vla0tXadIyskoXBPhmxq",
+	"kmlg2xGuxJ10ZJfl5cmXhxJfHre/QUOcwyqaMzfneB3vsb3UA7q9RYmY3ugeV3W2/bKSKqlJlBmVypQE",
+	"O8yopBPA9iN2iTjd8M88P1WLARfkU1qXrxfnRVJD25FmoNp+Jn1A9V0gPWpp5XgWvv/uXdujzKkaLFbG",
+	"CtuhXT/afnz2EvzQ/UT4saPI7Lap8LSnQ1p1caJ9XVRKqJvqPf2soUtqcY6YqUvEoutqnbRe147iJip2",
+	"v+T7Mt7uOWJrY8rdmPXnxNY2Y85Q7wMusO9HOvZ6uXoWKwhDJLYJAk8oApRCfwkCzxB0uybfLw61Pa6/",
+	"VkUr09y/Eb8vDsHdkOe/M22jhJqvKrfMN3NJ8QSY1kaBD92tqzIHiSw/19RpaixHL0YJpVUrTlx2lhLE",
+	"ASauH3pKF9g4eX1Bg2kzmcA6MOl8jfbVeM6lobWUub4ky6wGhR9sE8G6ElgWqJQBYv6N6zVRydY9LFTC",
+	"AIIm/tQYMuK0Bo72VAbQ96uUVY254sTOfAAmIxpftepEYDHW6VrYptqergZu3rwwxpGkvjWhArgjeQx5",
+	"O5EO1czWFw6dAm+hcUAFIu70VzTdrTiplu+ZZEq9dWlUXbW+YLxWEtQCH06RtwzXkk/iL8oc/+vC9NFm",
+	"jt2n7dbZRff28uLdRTfl231FBUCEhsORgRZdhFgCAkETC+NOYtPnBEa13RPfa/1pT+WC1tmKVUHjrXiD",
+	"73iIWf9xe6m+KxfyFI18+koycF6ctd7dXHdbV6e/315c3d60r9+2W510spImMLCuTx8VQtCzwL/6a1TW",
+	"UFk4WUiIiiY1RGYfjBKwt0LU2x7TTNBc/rr0HCvMyQG95mW71Tz7/fai03n/vWUsmUs50QJVnEp6fTYM",
+	"vzvaHqn/2vr9tt1632mdZcJFc8lIwqEKvtRux0TXBVBVWbcTCLpqr4uoNZnad0uO1u5+W2lhlSQaqVBA",
+	"0NzKG2sYexgkURWCXPPOe66sNwo67xHTOY8xJSCAQ+QAbGoxcKXXYAJuzs75k7mgDpF4E01gl1YV00fp",
+	"efodpu14iwToJ0QWs1ryqIDLaLHcrDvhEXNTZLPJDhR107xOFvnkNz8lf5YZr54ACqJblo3hQJ68dgWB",
+	"gyEikmcXWDDfc8RV3h6tjddAM7lbYXHKEKtR4FGkq031fereKaUeEhedAAg8BgcC9JFLxyaRiLGFWt+v",
+	"Z5i0Z9WIZpV7cuufTpP31zBVPokR0hriWzPqZ7JGWiNZBHXaaAn2KHOMITrHBGnM0Y6OrBRUUo9JE2hu",
+	"8NTlXKRrZ331SqPmt2rUjC2FPhoIbV0ZUyJGT2WxXL//0hz5NZsjM/aiuVWA0tdvENxDH6cPvsjEresB",
+	"Sr1UoHHgy5/2DImgB8wFJsOezmbUi0op9/ZNbuN1TIzbrzX0Bc91pqJR2hzqzLejLqh2nb20nWlWpzCM",
+	"ZpQSVyr55SUZrjI0QAwRF+XVmfzGSyllmWqe6bY0z5bm2dI8u7l51k3pM5F2aAnu862zuaqTMdOmlMWt",
+	"Bxmlel4carSZvlYw4KhpFFR1Sadij5QRbFZH1W9oLVhNiCHIKVHpXkBPj9i77U9v1adMO9/coUCUkUel",
+	"A9yzVPXbGkBsu7pfqvH5UUbb5/8nN4+UluCS+Z8j4mhbnG95wM6IBQcenRApn8/PTEJDIjgQdAKZp7Sp",
+	"6BPQD907JMDeS+UjqwtsmbxDA6UoqlN5C3bhOfASDeRpMSbwBmmIMe+9Qx6GphJ/9v1ZPTJXj7cllZuz",
+	"84zQcar7qZ5hHlCOIx14EcebT+wvShPqNxTH9O2IOxGmSIC5OTvfHeAxtPzurI2qDBFJcroqvxxUlD8y",
+	"sbXZtjMPCngC7hAKOCDhuG9yaOtkkyFXF2vxTZwV9qlVEZvvtwqcCy7UknUoRbQS4UqE233EpcGUJzT6",
+	"HGiAmQ90yRVrQ4MRJsM5uBR5Eh3V6yAk7giSoboB9gBHxFP4xpFLiQcmqD+i9G4XguA8W5Me8FaAbBc1",
+	"IOTgLBeAxxIwS8AsQ9t3BrSS3XZgOcuHWIl+8wG2pX2ddWk1Fweq7vSMa7SPyZ2WJ7X0+5Qi4jxIlfPa",
+	"vmR4tDWgUyt7hnx8j9h0EdT9I0Qh8tRB5JnXS2t+KS1+2SCmqHtXGKb9oRbmIsZC31g7uqC+AicWUWrs",
+	"RBLXVIA+Ih5k2vEK7L3vnu4/ZUyHGfEuQzpMF2VExzcS0fE02UIVHyUuiTYLG5Jd5PGtAqUOzKGFt5k9",
+	"vIh13cdc2IcszksmjmX3f4WITStOhcAxqjQqyrXswpvjXxViL8+tKr8pa5zbaZALKEJecdYRMjr628ev",
+	"LslPahZljp8ymfruUvboIp6ejRgR4ikqXNmArzFQKiPVfujfFa4Vt0Ut6E3o3+nB78Y+1LH7WClS5GhX",
+	"Y+ChL5brVKUa9XWoUd+9SchoU0R7vf/AbbVqTYiyFSrV6nzp7Grj3IW6g4WCmh7C113sRU2ilE9K+WSH",
+	"8knEJzHL6wfzeN7ivAVVXuIS5b3IIeDC6wGpcqh7sdhLwARKRoXTdWY/wKdcoHH81kYQsbhujJrsjqQY",
+	"1bYukPFMxc7VCBZJLeqFOfXM7aiiRdwbv1f6UZUCzxdfqMZIPCvj3ax0c/DZmHUeD+JEQgfoIaBMbM8s",
+	"Fbc8T9TRHao5NK10RqsJPS09kRsoRkXkGYEexIHL75c6fcYvFvD2PO18aIAe9hwlFV7BMXJ8aP6hVF7H",
+	"wFRTOJbcqU1Q9pMr5Wzm2NeJp9RDPRD4ocn/QP1wTLSLLhLQgwLKhT8BA8rGoQ+rPr5DwEW+r+vvBAwN",
+	"8EOck/aHXumGWvrRf6V6n4KLJPMZgBycdj7Y5TxjFJmHiGlMymDiksC64/prKwckmIywj6zo6xHkAJJp",
+	"TpzaiV38yoS0yQ/JToRDPfxIONxRjF43mraji34le0I87cwQlf9Ssy1tS+UV/dcRobepjLWtgLzFRqIh",
+	"Ettk8PrTaW2l4acUG54h/G5dtl5c8WvbR7dO1rghZ+/IGKRzOz5T6rMSVkpjzrdWq2ub1hxsG3Ke0IIT",
+	"X1atb7/5GutsRbMtb7dKIedLqrCVXInnpYdfAi/LTCOpaIlncF5UN1Lpm/4vA2m245x4mrULVx6fKha3",
+	"hLESxr5MGJvn2bMYyeZ6H84BswL5t28Qq8a5AmgoXDpGNRD5hEOGAA8QEeqKpj+V/zmxjKIB5DpOTIdf",
+	"DCD2zX1MOkntTlME9EP/7u1skgD+ldcItGb1REG56S6XOVeW9QC/TyP6l1iZ7RkLsBWus1ZWUivT8Zbp",
+	"eMt0vJun47UFIxXkGgZAUHBYr+dXTwt9XSZFLv46CVuWipcHf9I+X5C+RY6amxwrkxH1I88CTEzpSvdu",
+	"yOQxUwOdkN3je8QBQ1xAJvgJIOgeMe19wKW4qCtMcyAm2N1xORft3WTJRZiSX2j/S7rDkIP7hfYXiohH",
+	"2+5t5aCb0m+1lAOTKi1JNVVb8PuT9k3IPuYRQPC4VsRfOj8GZZHgdWKVfAABxUS56wAstiQMbm04M/Vb",
+	"Ik+rkkeW1HuJ6ORTecFWaVQ68jxUpVKj4zI61SWtPv2Bf/D5T9q/0K6FOzCZx8ey/KBoHu/tHNXLjUC/",
+	"yJnv9i6uwFFb2rFLO/ZzpPzeJQI5hazcDA0xFyw+L5/SN7Ft9/2l+Snag+sgITAZ8hJCSgj5siDEZl/A",
+	"DZl+PT6M20GAXaRwnWX+5yldXcJQ6eb4bbs5bgfCbJ9HHWBfjQLs57sitRH0VBK2OBifAz7CQRDdFaja",
+	"x4jdYxfVwBUVIIBDTFQ4+Vrm0ribRX5MHTX8bjz6HaJL1Mkl5qJMdVhm1ljBByeTxcLm2IR05zFtmg8M",
+	"2y7n126STOMHDuiEJN07gFhpd05mhqc8cCR3IQ/0p6D3ttUFM0DR2yFX2/yckXOyVW39KYCuwPcI7PVU",
+	"EfZ92Tkm8cMB9Ll8Gncsu8zzMNRfpDwMTah6n1IfQfIVZjeMFrL0SSwTB+0O3raEa862shcmLS9O+RON",
+	"cUdZf6LmnzXxTzSIRRJL9E6Z/uerA5Iym4/J5hOD0JoYZOtE8dNVk1ioqhQZaUrilE5uEXliK3cSq2SF",
+	"KoGGBdjzkJJB5DPtz6xFkgbQMgzAhAsEvf1NJa/FuS4sVNxRugudHaBMY1GmsfhaCk1vCVzmpLNo+pwC",
+	"KQTxGVVsR0rWEIkts3n9SSWWUm8pL5Ce4w56QxxYfHcU17XaStLT5ce9vlvaHAd2pzk9a5aMEofKUoHl",
+	"ldMuNasDL9TMuSBU9JQGWCXCizNDUzajYmEiqJ09emcKUjTeLQtPT2vuOaXBtDT1lLLX16OGRWy3UzAK",
+	"GLrHaLLFKjpL1TDT5Zcsgt3oIa4dDB54g6XJobPv51Qsq+AxHKKDQEPDwtaSNwvkmu6q4rPEQwx5IIBD",
+	"1AA3Z+dqU2+u3prCBU3XRYHoqezPiHHQi7volTas0oPoKxHnTH39COY2dkFQadWnB59d6qH54Ri/UXan",
+	"ozBTAaSQeKAPvSECkHP5AyX8xE51TKgAAx2dKWlT5/pogBd1nawdk1Ag9U/XV3WjoecxxHkNnF63Ow2V",
+	"OpoyPMQ6K/RN2Pex2wCESsHHoDifBWQ9pwToV0bkD5lc87s1ldm9rZ47owSrb1iiSjG/opMpgBbxW/xv",
+	"U1Eebx8oRq2ZszeXy4/rxybS2uLylThviIQ9jjeyyxt1hu+eAXcoW2iMU58lXpLXASJAzZAn8Af68A55",
+	"AJNSpPhOufSNIgBNMXs3V2/3V+dRfv/UPNq5f0oe5ffDvz+M/YJ8Gr1d8mrJq7vk1c6H1XjV5j+jH+eH",
+	"EtKQCA4EnUCmSpwAj06I1FFAP3TvkAB7Ly1xeL8GEh7PCNeb8Lmd21Jp55tyuzMbW+DiQInxgt4hAgaM",
+	"jvV8TWFuXTv5BMBkBRSHYgE4Ih5PhWrXoneQtrnkOfuKlJ/vGD5cIjKUetPh0U+zcPHpGUweuRBluw3d",
+	"nJ2X1adKHNsMx07TBLUKihlDQkG9YIt4dBNbML5a1eDm6q0xO0Z1T238KoWK75MZ25Eh2iKGVTjyLzaX",
+	"EddktX+w7Rz3eUfwgLIxTJ/DHhrA0BeVRkXzESLhWM5c/yWVm0/rHM7bYWJn1zrIP9pA7mPJ/t8p+5v9",
+	"j04Eu2ypuppaDAUT1B9Rereg1P7mIblRH40xJHCI5kTv/RaNZIeWb9NHJ+zHUyzjcsvAtRUD1ww9A26R",
+	"kR3EFlPyvIuxDEMsCGKT2tv79iUYh1yAkCPwc7d701H3YAxx6t8joIPrKQjUWR3daK3rA76cV7ULkJnj",
+	"jmLgTOvPGgKnO/dyIGOhl5T+6gT0OHIZEjoJ90gFUo8wB5S4qPSeKgPlvppEjpru+0hCjE4EshnS2ULH",
+	"0kC5HcCX7iqBrzJYrXT0+RZjz2zhZGPZZCs5y5bzpg4t2Zg3dyaPPGtgyYqCSOm2U/oYfiWx+CNIhtuF",
+	"rBkh48BcCeJtVk1cya5xlgzge6jOmp71tMwkVApIX1J1wxTW/MCBZ3PnVoFHIG3X2VJwyHLMkR1uV705",
+	"2hUqLMwuNEpmW5Nz6sVuHY6paFEqVyV2PK0xBBFPBZNxMVM3fh2wKNA3Yvf5OQxVITZMuIC+ry979nqf",
+	"ORboNmT+4wEM8MH9YW9f8kjI/EqjYh4pBjeDnjFaQD7qU8g8ZWAOEKvqzEMDPAyZToFobmGbBPpTgV2e",
+	"45bVkVP2JHLpCA5MBBpqgOJgz2CcMlvv2y1qsMtrUEJBgGjgIzAZUcCQi/A9yt5IR+3EVcVyRqb71nEk",
+	"YkKrXKAAcDwkVe2UGbURipFsOba3ziwUHmIBfe2ewsGe5e65rxsfIcysIBWrcf1aTqM/04k9J9WOcmDj",
+	"IGCIKz+3EdLFxZjdIIPE08iTV80Mk6HahjEkU6scLhSxLTpqxy6EkN9W2snAnlWqmO3sx+8oESNfxQ97",
+	"WICQw6Hdtanhm/Oh7WkUu/X1jWef1UJL/p3zvU5tbO1Jbi5kuyFt41w8klRWUPNhEg81+632o0jdzTo5",
+	"ThWmpdQ1bQ4V4yFBnkkKRqiI37XbiOFo9vvrSFzg+krCZF8G0PM4MBHxkmfZALqqpLIb92Cv04NARHGT",
+	"QhT7HjnfqXK+ENSREzGlmI0vYncaoAbIChq9GmiSKTh6eACQ8AliALp3hE58JFnqBKiqkxPMUdoLFHPA",
+	"kGAYeQAOBGLg0Li+OuCl+Rd3wIt69G9FLUdgREPGwd5LxTTjQHBVA5AK6DvgsA44EHiMaCgAgu5ovwaa",
+	"KaFS3ftMsHBHyAN0MIi6rqvK03IoVqsQMDqZFeVSTrRnyUouSW+rSBjcYeLFfqxa1Eh27z+rHb3r1ZY5",
+	"x9KGLGc1gU41ohxYHnPAMt4H7wRgTwOrD6DLKI92hjeAh7krj544WwKPnHULzCLqY+FEjOtQoxKG2Mtz",
+	"1cmO/D3BD4AjlxKPO7q+qSkDKc8MKEKGaqCN/kSuAPfQDxEHY8ok9UG5pwM0iUmK+kU2o4vHiAs4DhbO",
+	"I5Ckw2RL//VHvfr609//rchkenwEj16++vce+DsYoQfw87vmabXzc/Po5StAB6D3MazXX7giGoH6E9X0",
+	"UwYnqpirftiTB3Uqf3tamdI3nwWm24lWseh0zRTkrGF18Onzq+PHvLnvyAqcy4yaf4rYgv/zP3NyuCX4",
+	"5ZlagLG0Oc85PVfolJ/a7yspocTcDTFXyzwl3pZ4W+Lts+KtZsQnwlqNncVwlqF7elcC7aZA2zbLWCJt",
+	"ibQl0j4n0hpOfCKoNfBZDGu5mWcJtOsDbUdjYomyJcqWKPt8KCvZ8IkgVqJmMXy9x2hSirKbIuwHvYol",
+	"xpYYW2Lsc2KsZsQnQlmNnfNx1vZkKRF2DYQ1y9mV61dia4mtJbY+ObZaLLhDVE35/M3B08fH/xUAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -77,6 +77,29 @@ func (q *Queries) CreateUser(ctx context.Context, arg CreateUserParams) (User, e
 	return i, err
 }
 
+const findAccountOwner = `-- name: FindAccountOwner :one
+SELECT id, account_id, email, name, password_hash, role, totp_secret, totp_enabled, totp_last_step, created_at, updated_at FROM users WHERE account_id = $1 AND role = 'owner'
+`
+
+func (q *Queries) FindAccountOwner(ctx context.Context, accountID uuid.UUID) (User, error) {
+	row := q.db.QueryRow(ctx, findAccountOwner, accountID)
+	var i User
+	err := row.Scan(
+		&i.ID,
+		&i.AccountID,
+		&i.Email,
+		&i.Name,
+		&i.PasswordHash,
+		&i.Role,
+		&i.TotpSecret,
+		&i.TotpEnabled,
+		&i.TotpLastStep,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+	)
+	return i, err
+}
+
 const findUserByEmail = `-- name: FindUserByEmail :one
 SELECT id, account_id, email, name, password_hash, role, totp_secret, totp_enabled, totp_last_step, created_at, updated_at FROM users WHERE email = lower(btrim($1::text))
 `
@@ -113,6 +136,73 @@ func (q *Queries) GetAccount(ctx context.Context, id uuid.UUID) (Account, error)
 		&i.Plan,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+	)
+	return i, err
+}
+
+const getUser = `-- name: GetUser :one
+SELECT id, account_id, email, name, password_hash, role, totp_secret, totp_enabled, totp_last_step, created_at, updated_at FROM users WHERE account_id = $1 AND id = $2
+`
+
+type GetUserParams struct {
+	AccountID uuid.UUID
+	ID        uuid.UUID
+}
+
+func (q *Queries) GetUser(ctx context.Context, arg GetUserParams) (User, error) {
+	row := q.db.QueryRow(ctx, getUser, arg.AccountID, arg.ID)
+	var i User
+	err := row.Scan(
+		&i.ID,
+		&i.AccountID,
+		&i.Email,
+		&i.Name,
+		&i.PasswordHash,
+		&i.Role,
+		&i.TotpSecret,
+		&i.TotpEnabled,
+		&i.TotpLastStep,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+	)
+	return i, err
+}
+
+const getUserProfile = `-- name: GetUserProfile :one
+SELECT u.id, u.account_id, u.email, u.name, u.role, u.totp_enabled,
+       a.name AS account_name, a.plan AS account_plan
+FROM users u JOIN accounts a ON a.id = u.account_id
+WHERE u.account_id = $1 AND u.id = $2
+`
+
+type GetUserProfileParams struct {
+	AccountID uuid.UUID
+	ID        uuid.UUID
+}
+
+type GetUserProfileRow struct {
+	ID          uuid.UUID
+	AccountID   uuid.UUID
+	Email       string
+	Name        string
+	Role        string
+	TotpEnabled bool
+	AccountName string
+	AccountPlan string
+}
+
+func (q *Queries) GetUserProfile(ctx context.Context, arg GetUserProfileParams) (GetUserProfileRow, error) {
+	row := q.db.QueryRow(ctx, getUserProfile, arg.AccountID, arg.ID)
+	var i GetUserProfileRow
+	err := row.Scan(
+		&i.ID,
+		&i.AccountID,
+		&i.Email,
+		&i.Name,
+		&i.Role,
+		&i.TotpEnabled,
+		&i.AccountName,
+		&i.AccountPlan,
 	)
 	return i, err
 }

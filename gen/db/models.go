@@ -183,6 +183,10 @@ type EmailDelivery struct {
 	NextAttemptAt    time.Time
 	SentAt           *time.Time
 	CreatedAt        time.Time
+	ToName           string
+	FromName         string
+	ReplyTo          *string
+	UpdatedAt        time.Time
 }
 
 type Event struct {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"net/mail"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
@@ -64,5 +65,14 @@ func appendLength(details []apperr.Detail, field, v string) []apperr.Detail {
 	if n := utf8.RuneCountInString(strings.TrimSpace(v)); n < 1 || n > 100 {
 		return append(details, apperr.Detail{Field: field, Message: "must be 1 to 100 characters"})
 	}
+	if hasControl(v) {
+		return append(details, apperr.Detail{Field: field, Message: "must not contain control characters"})
+	}
 	return details
+}
+
+// hasControl reports line breaks and other control characters: names end up in email headers
+// and on certificates, where they have no place.
+func hasControl(s string) bool {
+	return strings.IndexFunc(s, unicode.IsControl) >= 0
 }

@@ -47,11 +47,12 @@ func TestCreateAccountRefusesBadInputAndTakenEmails(t *testing.T) {
 		wantCode  apperr.Code
 		wantField string
 	}{
-		{"email taken, in another case", func(p *accounts.CreateParams) { p.Email = "GRACE@example.org" }, apperr.Conflict, "body.email"},
+		{"email taken, in another case", func(p *accounts.CreateParams) { p.Email = "GRACE@example.org" }, apperr.Conflict, "email"},
 		{"not an email", func(p *accounts.CreateParams) { p.Email = "grace" }, apperr.ValidationError, "email"},
 		{"short password", func(p *accounts.CreateParams) { p.Email = "g2@example.org"; p.Password = "short" }, apperr.ValidationError, "password"},
 		{"blank account name", func(p *accounts.CreateParams) { p.Email = "g3@example.org"; p.AccountName = "  " }, apperr.ValidationError, "accountName"},
 		{"unknown plan", func(p *accounts.CreateParams) { p.Email = "g4@example.org"; p.Plan = "gold" }, apperr.ValidationError, "plan"},
+		{"line break in a name", func(p *accounts.CreateParams) { p.Email = "g5@example.org"; p.Name = "Eve\r\nBcc: victim@example.org" }, apperr.ValidationError, "name"},
 	}
 	for _, tc := range cases {
 		p := valid

@@ -14,7 +14,6 @@ import (
 
 	"github.com/certhub/credentiald/internal/config"
 	"github.com/certhub/credentiald/internal/devpg"
-	"github.com/certhub/credentiald/internal/httpapi"
 	"github.com/certhub/credentiald/internal/store"
 )
 
@@ -60,16 +59,22 @@ func Serve(ctx context.Context, cfg config.Config, logger *slog.Logger, ready ch
 	}
 	defer closeDB()
 
-	handler, err := httpapi.New(httpapi.Options{Logger: logger, Readiness: st})
+	svc, err := Build(ctx, cfg, st, logger, Overrides{})
 	if err != nil {
 		return err
 	}
+	defer svc.Close()
+	workers, stopWorkers := context.WithCancel(context.WithoutCancel(ctx))
+	workersDone := make(chan struct{})
+	go func() { defer close(workersDone); svc.Email.Run(workers) }()
+	defer func() { stopWorkers(); <-workersDone }()
+
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return err
 	}
 	srv := &http.Server{
-		Handler:           handler,
+		Handler:           svc.Handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
 		WriteTimeout:      120 * time.Second,

@@ -1,4 +1,5 @@
-// Package auth holds credentials: password hashing now; sessions, tokens and keys later.
+// Package auth is identity and access: password hashing, access tokens, sessions, two-step
+// sign-in, API keys, and the principal a request acts as.
 package auth
 
 import (

@@ -21,7 +21,12 @@ type Config struct {
 	LogLevel    slog.Level
 	RedisURL    string
 	SMTPURL     string
-	DataDir     string
+	// MailFrom is the sender of outbound email ("Name <address>").
+	MailFrom string
+	DataDir  string
+	// JWTSigningKey is the base64 Ed25519 seed that signs access tokens; empty: a key is
+	// generated once and kept in the database.
+	JWTSigningKey string
 
 	SignupEnabled bool
 	// TrustedProxies are the peers whose X-Forwarded-For is believed.
@@ -38,12 +43,18 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		RedisURL:    getenv("REDIS_URL"),
 		SMTPURL:     getenv("SMTP_URL"),
 		DataDir:     orDefault(getenv("DATA_DIR"), ".data"),
+		MailFrom:    getenv("MAIL_FROM"),
+
+		JWTSigningKey: getenv("JWT_SIGNING_KEY"),
 	}
 	var err error
 	site := orDefault(getenv("SITE_URL"), "http://localhost:8080")
 	if c.SiteURL, err = url.Parse(strings.TrimRight(site, "/")); err != nil || c.SiteURL.Host == "" ||
 		(c.SiteURL.Scheme != "http" && c.SiteURL.Scheme != "https") {
 		return c, fmt.Errorf("SITE_URL %q: want an absolute http(s) URL", site)
+	}
+	if c.MailFrom == "" {
+		c.MailFrom = "credentiald <no-reply@" + c.SiteURL.Hostname() + ">"
 	}
 	if c.LogLevel, err = logging.ParseLevel(getenv("LOG_LEVEL")); err != nil {
 		return c, err

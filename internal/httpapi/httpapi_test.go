@@ -63,6 +63,10 @@ func TestHealthAndReadinessAnswerOnAMigratedDatabase(t *testing.T) {
 func TestEveryOperationOfTheContractIsServed(t *testing.T) {
 	t.Parallel()
 	env := testkit.NewServer(t)
+	session := testkit.SignUp(t, env)
+	// The examples of these bodies are valid, but name a refresh token or a password that is
+	// not this session's: the operation refuses them, after validation.
+	refusedByMeaning := map[string]bool{"logout": true, "createApiKey": true}
 	doc := spec.MustLoad()
 	count := 0
 	for path, item := range doc.Paths.Map() {
@@ -70,11 +74,11 @@ func TestEveryOperationOfTheContractIsServed(t *testing.T) {
 			count++
 			t.Run(op.OperationID, func(t *testing.T) {
 				req := sampleRequest(t, env, method, path, op)
-				res := env.Client.Do(req)
+				res := session.Client.Do(req)
 				if res.StatusCode >= 500 && res.StatusCode != http.StatusNotImplemented {
 					t.Fatalf("%d %s", res.StatusCode, res.Body)
 				}
-				if res.StatusCode == http.StatusBadRequest {
+				if res.StatusCode == http.StatusBadRequest && !refusedByMeaning[op.OperationID] {
 					t.Fatalf("the sample request built from the document was refused: %s", res.Body)
 				}
 			})
@@ -135,6 +139,7 @@ func sampleRequest(t *testing.T, env *testkit.Env, method, path string, op *open
 func TestInvalidRequestsAnswer400WithDetails(t *testing.T) {
 	t.Parallel()
 	env := testkit.NewServer(t)
+	client := testkit.SignUp(t, env).Client
 	event := map[string]any{"name": "Go Conference", "eventDate": "2026-11-12T09:00:00Z", "templateId": uuid.NewString()}
 	with := func(k string, v any) map[string]any {
 		m := map[string]any{}
@@ -166,7 +171,7 @@ func TestInvalidRequestsAnswer400WithDetails(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			res := env.Client.Do(env.Client.Request(tc.method, tc.path, tc.body))
+			res := client.Do(client.Request(tc.method, tc.path, tc.body))
 			if res.StatusCode != http.StatusBadRequest {
 				t.Fatalf("status %d, want 400: %s", res.StatusCode, res.Body)
 			}
@@ -187,16 +192,17 @@ func TestInvalidRequestsAnswer400WithDetails(t *testing.T) {
 func TestOversizeBodiesAnswer413(t *testing.T) {
 	t.Parallel()
 	env := testkit.NewServer(t)
+	client := testkit.SignUp(t, env).Client
 	big := []byte(`{"name":"` + strings.Repeat("a", 1<<20) + `"}`)
 
-	declared := env.Client.Request("POST", "/api/v1/events", big)
-	if res := env.Client.Do(declared); res.StatusCode != http.StatusRequestEntityTooLarge {
+	declared := client.Request("POST", "/api/v1/events", big)
+	if res := client.Do(declared); res.StatusCode != http.StatusRequestEntityTooLarge {
 		t.Fatalf("declared length: status %d, want 413", res.StatusCode)
 	}
-	chunked := env.Client.Request("POST", "/api/v1/events", nil)
+	chunked := client.Request("POST", "/api/v1/events", nil)
 	chunked.Body, chunked.ContentLength = readCloser{bytes.NewReader(big)}, -1
 	chunked.Header.Set("Content-Type", "application/json")
-	res := env.Client.Do(chunked)
+	res := client.Do(chunked)
 	if res.StatusCode != http.StatusRequestEntityTooLarge {
 		t.Fatalf("unknown length: status %d, want 413: %s", res.StatusCode, res.Body)
 	}
@@ -240,9 +246,10 @@ func TestPanicAnswers500InternalAndLogsTheCauseOnly(t *testing.T) {
 			return f(ctx, request)
 		}
 	}))
-	req := env.Client.Request("GET", "/api/v1/events", nil)
+	client := testkit.SignUp(t, env).Client
+	req := client.Request("GET", "/api/v1/events", nil)
 	req.Header.Set("X-Request-Id", "req-panic-1")
-	res := env.Client.Do(req)
+	res := client.Do(req)
 	if e := decodeError(t, res); res.StatusCode != 500 || e.Error.Code != "INTERNAL" {
 		t.Fatalf("%d %s, want 500 INTERNAL", res.StatusCode, res.Body)
 	}

@@ -4,12 +4,17 @@ package httpapi
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
+	"net/netip"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/certhub/credentiald/gen/api"
+	"github.com/certhub/credentiald/internal/accounts"
+	"github.com/certhub/credentiald/internal/auth"
+	"github.com/certhub/credentiald/internal/ratelimit"
 	"github.com/certhub/credentiald/internal/spec"
 	"github.com/certhub/credentiald/openapi"
 )
@@ -25,13 +30,26 @@ type Readiness interface {
 type Options struct {
 	Logger    *slog.Logger
 	Readiness Readiness
+	Auth      *auth.Service
+	Accounts  *accounts.Service
+	// Limiter counts requests per client address; TrustedProxies are the peers whose
+	// X-Forwarded-For is believed.
+	Limiter        ratelimit.Limiter
+	TrustedProxies []netip.Prefix
+	SignupEnabled  bool
+	// KickEmail, when set, wakes the email worker after a request recorded a message.
+	KickEmail func()
 	// StrictMiddlewares wrap every operation; tests use them to provoke failures.
 	StrictMiddlewares []api.StrictMiddlewareFunc
 }
 
 // Server implements the contract's operations.
 type Server struct {
-	logger *slog.Logger
+	logger        *slog.Logger
+	auth          *auth.Service
+	accounts      *accounts.Service
+	signupEnabled bool
+	kickEmail     func()
 }
 
 var _ api.StrictServerInterface = (*Server)(nil)
@@ -42,11 +60,22 @@ func New(opts Options) (*echo.Echo, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opts.Auth == nil || opts.Accounts == nil || opts.Limiter == nil || opts.Readiness == nil {
+		return nil, errors.New("httpapi: Auth, Accounts, Limiter and Readiness are required")
+	}
+	ops, err := indexOperations(doc)
+	if err != nil {
+		return nil, err
+	}
 	logger := opts.Logger
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = errorHandler(logger)
-	e.Use(requestID, accessLog(logger), recoverPanics, limitBody, validateRequests(doc))
+	e.Use(requestID, accessLog(logger), recoverPanics,
+		rateLimit(opts.Limiter, opts.TrustedProxies, logger),
+		limitBody,
+		authenticate(ops, opts.Auth),
+		validateRequests(doc))
 
 	e.GET("/openapi/v1.json", func(c echo.Context) error {
 		return c.Blob(http.StatusOK, "application/json", openapi.Document)
@@ -62,7 +91,11 @@ func New(opts Options) (*echo.Echo, error) {
 		return c.JSON(http.StatusOK, map[string]string{"status": "ready"})
 	})
 
-	srv := &Server{logger: logger}
+	kick := opts.KickEmail
+	if kick == nil {
+		kick = func() {}
+	}
+	srv := &Server{logger: logger, auth: opts.Auth, accounts: opts.Accounts, signupEnabled: opts.SignupEnabled, kickEmail: kick}
 	api.RegisterHandlersWithBaseURL(e, api.NewStrictHandler(srv, opts.StrictMiddlewares), apiPrefix)
 	return e, nil
 }

@@ -18,18 +18,6 @@ func (s *Server) GetEventAnalytics(context.Context, api.GetEventAnalyticsRequest
 	return nil, errNotImplemented
 }
 
-func (s *Server) ListApiKeys(context.Context, api.ListApiKeysRequestObject) (api.ListApiKeysResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-func (s *Server) CreateApiKey(context.Context, api.CreateApiKeyRequestObject) (api.CreateApiKeyResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-func (s *Server) DeleteApiKey(context.Context, api.DeleteApiKeyRequestObject) (api.DeleteApiKeyResponseObject, error) {
-	return nil, errNotImplemented
-}
-
 func (s *Server) ListAttendees(context.Context, api.ListAttendeesRequestObject) (api.ListAttendeesResponseObject, error) {
 	return nil, errNotImplemented
 }
@@ -58,38 +46,6 @@ func (s *Server) UpdateAttendee(context.Context, api.UpdateAttendeeRequestObject
 	return nil, errNotImplemented
 }
 
-func (s *Server) Login(context.Context, api.LoginRequestObject) (api.LoginResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-func (s *Server) Logout(context.Context, api.LogoutRequestObject) (api.LogoutResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-func (s *Server) GetMe(context.Context, api.GetMeRequestObject) (api.GetMeResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-func (s *Server) RefreshSession(context.Context, api.RefreshSessionRequestObject) (api.RefreshSessionResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-func (s *Server) Register(context.Context, api.RegisterRequestObject) (api.RegisterResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-func (s *Server) DisableTwoFactor(context.Context, api.DisableTwoFactorRequestObject) (api.DisableTwoFactorResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-func (s *Server) EnableTwoFactor(context.Context, api.EnableTwoFactorRequestObject) (api.EnableTwoFactorResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-func (s *Server) SetupTwoFactor(context.Context, api.SetupTwoFactorRequestObject) (api.SetupTwoFactorResponseObject, error) {
-	return nil, errNotImplemented
-}
-
 func (s *Server) ListBadges(context.Context, api.ListBadgesRequestObject) (api.ListBadgesResponseObject, error) {
 	return nil, errNotImplemented
 }
@@ -115,14 +71,6 @@ func (s *Server) ListBadgeAssertions(context.Context, api.ListBadgeAssertionsReq
 }
 
 func (s *Server) IssueBadge(context.Context, api.IssueBadgeRequestObject) (api.IssueBadgeResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-func (s *Server) GetBranding(context.Context, api.GetBrandingRequestObject) (api.GetBrandingResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-func (s *Server) UpdateBranding(context.Context, api.UpdateBrandingRequestObject) (api.UpdateBrandingResponseObject, error) {
 	return nil, errNotImplemented
 }
 

@@ -97,6 +97,60 @@ func (s *Store) FindUserByEmail(ctx context.Context, email string) (User, error)
 	return userFrom(u), nil
 }
 
+// Credentials are what signing in checks a user against. They never leave the auth rules.
+type Credentials struct {
+	User         User
+	PasswordHash string
+	TOTPSecret   string // empty until two-step sign-in is set up
+	TOTPEnabled  bool
+}
+
+// FindCredentialsByEmail returns the credentials of the user with email.
+func (s *Store) FindCredentialsByEmail(ctx context.Context, email string) (Credentials, error) {
+	u, err := s.q.FindUserByEmail(ctx, email)
+	if err != nil {
+		return Credentials{}, mapError(err)
+	}
+	return credentialsFrom(u), nil
+}
+
+// FindCredentials returns the credentials of a user of an account.
+func (s *Store) FindCredentials(ctx context.Context, accountID, userID uuid.UUID) (Credentials, error) {
+	u, err := s.q.GetUser(ctx, db.GetUserParams{AccountID: accountID, ID: userID})
+	if err != nil {
+		return Credentials{}, mapError(err)
+	}
+	return credentialsFrom(u), nil
+}
+
+func credentialsFrom(u db.User) Credentials {
+	c := Credentials{User: userFrom(u), PasswordHash: u.PasswordHash, TOTPEnabled: u.TotpEnabled}
+	if u.TotpSecret != nil {
+		c.TOTPSecret = *u.TotpSecret
+	}
+	return c
+}
+
+// Profile is a user with the account it works in.
+type Profile struct {
+	User             User
+	TwoFactorEnabled bool
+	Account          Account
+}
+
+// FindProfile returns a user of an account with that account.
+func (s *Store) FindProfile(ctx context.Context, accountID, userID uuid.UUID) (Profile, error) {
+	r, err := s.q.GetUserProfile(ctx, db.GetUserProfileParams{AccountID: accountID, ID: userID})
+	if err != nil {
+		return Profile{}, mapError(err)
+	}
+	return Profile{
+		User:             User{ID: r.ID, AccountID: r.AccountID, Email: r.Email, Name: r.Name, Role: r.Role},
+		TwoFactorEnabled: r.TotpEnabled,
+		Account:          Account{ID: r.AccountID, Name: r.AccountName, Plan: r.AccountPlan},
+	}, nil
+}
+
 func accountFrom(a db.Account) Account {
 	return Account{ID: a.ID, Name: a.Name, Plan: a.Plan, CreatedAt: a.CreatedAt}
 }

@@ -81,7 +81,7 @@ func (s *Store) WithTx(ctx context.Context, fn func(q *db.Queries) error) (err e
 var constraintErrors = map[string]func() *apperr.Error{
 	"users_email_key": func() *apperr.Error {
 		e := apperr.New(apperr.Conflict, "A user with this email already exists.")
-		e.Details = []apperr.Detail{{Field: "body.email", Message: "is already registered"}}
+		e.Details = []apperr.Detail{{Field: "email", Message: "is already registered"}}
 		return e
 	},
 	"accounts_plan_fkey": func() *apperr.Error { return apperr.Invalid("plan", "unknown plan") },

@@ -2,53 +2,85 @@ package testkit
 
 import (
 	"bytes"
+	"context"
 	"log/slog"
 	"net/http/httptest"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/certhub/credentiald/gen/api"
-	"github.com/certhub/credentiald/internal/httpapi"
+	"github.com/certhub/credentiald/internal/app"
+	"github.com/certhub/credentiald/internal/config"
+	"github.com/certhub/credentiald/internal/email"
 	"github.com/certhub/credentiald/internal/logging"
+	"github.com/certhub/credentiald/internal/ratelimit"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/testkit/contract"
 )
 
 // Env is the service running over a fresh database, with a validating client.
 type Env struct {
-	URL    string
-	Store  *store.Store
-	Client *contract.Client
-	logs   *syncBuffer
+	URL     string
+	Store   *store.Store
+	Client  *contract.Client
+	Service *app.Service
+	Config  config.Config
+	logs    *syncBuffer
 }
 
 // Logs returns everything the service logged so far.
 func (e *Env) Logs() string { return e.logs.String() }
 
+type settings struct {
+	cfg config.Config
+	ov  app.Overrides
+}
+
 // Option changes how NewServer builds the service.
-type Option func(*httpapi.Options)
+type Option func(*settings)
 
 // WithStrictMiddleware wraps every operation, for tests that provoke failures.
 func WithStrictMiddleware(m api.StrictMiddlewareFunc) Option {
-	return func(o *httpapi.Options) { o.StrictMiddlewares = append(o.StrictMiddlewares, m) }
+	return func(s *settings) { s.ov.StrictMiddlewares = append(s.ov.StrictMiddlewares, m) }
 }
 
-// NewServer starts the service on a fresh database.
+// WithConfig changes the configuration the service starts with.
+func WithConfig(f func(*config.Config)) Option { return func(s *settings) { f(&s.cfg) } }
+
+// WithClock makes the service read the time from now.
+func WithClock(now func() time.Time) Option { return func(s *settings) { s.ov.Now = now } }
+
+// WithLimiter replaces the in-memory rate limiter.
+func WithLimiter(l ratelimit.Limiter) Option { return func(s *settings) { s.ov.Limiter = l } }
+
+// WithEmailSender replaces the .eml folder the email worker writes to.
+func WithEmailSender(e email.Sender) Option { return func(s *settings) { s.ov.EmailSender = e } }
+
+// NewServer starts the service on a fresh database. Its configuration is the default one, with
+// its data folder in a temporary directory.
 func NewServer(t testing.TB, opts ...Option) *Env {
 	t.Helper()
 	st, _ := Store(t)
 	logs := &syncBuffer{}
-	o := httpapi.Options{Logger: logging.New(logs, slog.LevelDebug), Readiness: st}
-	for _, opt := range opts {
-		opt(&o)
-	}
-	handler, err := httpapi.New(o)
+	cfg, err := config.FromEnv(func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(handler)
+	cfg.DataDir = t.TempDir()
+	s := settings{cfg: cfg}
+	for _, opt := range opts {
+		opt(&s)
+	}
+	logger := logging.New(logs, slog.LevelDebug)
+	svc, err := app.Build(context.Background(), s.cfg, st, logger, s.ov)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(svc.Close)
+	srv := httptest.NewServer(svc.Handler)
 	t.Cleanup(srv.Close)
-	return &Env{URL: srv.URL, Store: st, Client: contract.NewClient(t, srv.URL), logs: logs}
+	return &Env{URL: srv.URL, Store: st, Client: contract.NewClient(t, srv.URL), Service: svc, Config: s.cfg, logs: logs}
 }
 
 type syncBuffer struct {

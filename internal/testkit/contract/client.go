@@ -23,6 +23,14 @@ func NewClient(t testing.TB, base string) *Client {
 	return &Client{t: t, base: base, http: &http.Client{}, Header: http.Header{}}
 }
 
+// WithBearer returns a copy of the client that sends token as its credential.
+func (c *Client) WithBearer(token string) *Client {
+	cp := *c
+	cp.Header = c.Header.Clone()
+	cp.Header.Set("Authorization", "Bearer "+token)
+	return &cp
+}
+
 // Response is a validated answer with its body read.
 type Response struct {
 	*http.Response

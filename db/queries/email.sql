@@ -1,0 +1,37 @@
+-- name: EnqueueEmail :one
+INSERT INTO email_deliveries (id, account_id, kind, certificate_id, badge_assertion_id,
+                              to_address, to_name, from_name, reply_to, subject, body_text)
+VALUES (@id, @account_id, @kind, sqlc.narg(certificate_id), sqlc.narg(badge_assertion_id),
+        @to_address, @to_name, @from_name, sqlc.narg(reply_to), @subject, @body_text)
+RETURNING *;
+
+-- ClaimDueEmails takes a batch of due messages for one worker. Claiming counts an attempt and
+-- moves next_attempt_at past a lease: if the worker dies, the message is due again after it.
+-- name: ClaimDueEmails :many
+UPDATE email_deliveries
+SET attempts = attempts + 1,
+    next_attempt_at = now() + make_interval(secs => @lease_seconds::double precision),
+    updated_at = now()
+WHERE id IN (
+    SELECT id FROM email_deliveries
+    WHERE status = 'queued' AND next_attempt_at <= now()
+    ORDER BY next_attempt_at, id
+    LIMIT @batch_size
+    FOR UPDATE SKIP LOCKED
+)
+RETURNING *;
+
+-- name: MarkEmailSent :exec
+UPDATE email_deliveries SET status = 'sent', sent_at = now(), last_error = NULL, updated_at = now()
+WHERE id = @id;
+
+-- name: RetryEmailLater :exec
+UPDATE email_deliveries SET last_error = @last_error, next_attempt_at = @next_attempt_at, updated_at = now()
+WHERE id = @id;
+
+-- name: MarkEmailFailed :exec
+UPDATE email_deliveries SET status = 'failed', last_error = @last_error, updated_at = now()
+WHERE id = @id;
+
+-- name: GetEmailDelivery :one
+SELECT * FROM email_deliveries WHERE account_id = @account_id AND id = @id;

@@ -1,0 +1,182 @@
+package auth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/store"
+)
+
+// APIKeyPrefix starts every API key.
+const APIKeyPrefix = "cis_live_"
+
+// RecentSignIn is how long after the password sign-in a session may create keys without
+// giving the password (or a code) again.
+const RecentSignIn = 5 * time.Minute
+
+// Scopes are the API key scopes of the contract.
+var Scopes = []string{
+	"events:read", "events:write", "attendees:read", "attendees:write", "templates:read", "templates:write",
+	"certificates:generate", "certificates:read", "certificates:write", "badges:read", "badges:write",
+	"analytics:read", "webhooks:manage",
+}
+
+// NewAPIKeyParams describe a key to create.
+type NewAPIKeyParams struct {
+	Name            string
+	Scopes          []string
+	ExpiresInDays   *int
+	CurrentPassword string
+	TwoFactorCode   string
+}
+
+// CreateAPIKey creates a key for the principal's account and returns it with the full key,
+// which is never available again. The session must have signed in recently, or the request
+// must prove it again with the password or a code. The owner is emailed about the new key.
+func (s *Service) CreateAPIKey(ctx context.Context, p Principal, n NewAPIKeyParams) (store.APIKey, string, error) {
+	if err := validateNewKey(n); err != nil {
+		return store.APIKey{}, "", err
+	}
+	if err := s.confirmRecentSignIn(ctx, p, n.CurrentPassword, n.TwoFactorCode); err != nil {
+		return store.APIKey{}, "", err
+	}
+	creator, err := s.store.FindProfile(ctx, p.AccountID, p.UserID)
+	if err != nil {
+		return store.APIKey{}, "", err
+	}
+	full := APIKeyPrefix + randomToken(32)
+	var expires *time.Time
+	if n.ExpiresInDays != nil {
+		t := s.now().Add(time.Duration(*n.ExpiresInDays) * 24 * time.Hour).UTC()
+		expires = &t
+	}
+	key, err := s.store.CreateAPIKey(ctx, store.NewAPIKey{
+		AccountID: p.AccountID, CreatedBy: p.UserID, Name: strings.TrimSpace(n.Name), Scopes: n.Scopes,
+		Prefix: full[:12], Hash: hashToken(full), ExpiresAt: expires,
+	}, func(owner store.User, k store.APIKey) store.OutboundEmail {
+		return newKeyNotice(owner, creator, k)
+	})
+	if err != nil {
+		return store.APIKey{}, "", err
+	}
+	return key, full, nil
+}
+
+func validateNewKey(n NewAPIKeyParams) error {
+	var details []apperr.Detail
+	if l := len([]rune(strings.TrimSpace(n.Name))); l < 1 || l > 100 {
+		details = append(details, apperr.Detail{Field: "body.name", Message: "must be 1 to 100 characters"})
+	}
+	if len(n.Scopes) == 0 {
+		details = append(details, apperr.Detail{Field: "body.scopes", Message: "must name at least one scope"})
+	}
+	for i, sc := range n.Scopes {
+		if !slices.Contains(Scopes, sc) {
+			details = append(details, apperr.Detail{Field: fmt.Sprintf("body.scopes[%d]", i), Message: "is not a known scope"})
+		} else if slices.Index(n.Scopes, sc) != i {
+			details = append(details, apperr.Detail{Field: fmt.Sprintf("body.scopes[%d]", i), Message: "is named twice"})
+		}
+	}
+	if d := n.ExpiresInDays; d != nil && (*d < 1 || *d > 365) {
+		details = append(details, apperr.Detail{Field: "body.expiresInDays", Message: "must be 1 to 365"})
+	}
+	if len(details) > 0 {
+		return &apperr.Error{Code: apperr.ValidationError, Message: "The request is not valid.", Details: details}
+	}
+	return nil
+}
+
+// confirmRecentSignIn passes a session that signed in within RecentSignIn; otherwise the
+// password or a two-step code must be given again. Whatever is given must be right.
+func (s *Service) confirmRecentSignIn(ctx context.Context, p Principal, password, code string) error {
+	if password == "" && code == "" {
+		if s.now().Sub(p.AuthenticatedAt) <= RecentSignIn {
+			return nil
+		}
+		return apperr.Invalid("body.currentPassword",
+			"is required: the session signed in more than 5 minutes ago (or send twoFactorCode)")
+	}
+	creds, err := s.store.FindCredentials(ctx, p.AccountID, p.UserID)
+	if err != nil {
+		return err
+	}
+	if password != "" {
+		if ok, err := VerifyPassword(ctx, password, creds.PasswordHash); err != nil {
+			return err
+		} else if !ok {
+			return apperr.Invalid("body.currentPassword", "is not correct")
+		}
+	}
+	if code != "" {
+		if !creds.TOTPEnabled {
+			return apperr.Invalid("body.twoFactorCode", "two-step sign-in is not on for this user: send currentPassword")
+		}
+		if ok, err := s.acceptTOTP(ctx, creds, code); err != nil {
+			return err
+		} else if !ok {
+			return apperr.Invalid("body.twoFactorCode", "is not the current code of the authenticator, or was used already")
+		}
+	}
+	return nil
+}
+
+func newKeyNotice(owner store.User, creator store.Profile, k store.APIKey) store.OutboundEmail {
+	expiry := "never expires"
+	if k.ExpiresAt != nil {
+		expiry = "expires on " + k.ExpiresAt.UTC().Format("2 January 2006, 15:04 UTC")
+	}
+	body := fmt.Sprintf(`Hello %s,
+
+a new API key was created for %s.
+
+  Name:       %s
+  Starts with: %s
+  Scopes:     %s
+  Created by: %s
+  Created at: %s
+  It %s.
+
+If you did not expect this key, delete it at once (DELETE /api/v1/api-keys/%s) and change
+your password.
+`, owner.Name, creator.Account.Name, k.Name, k.Prefix, strings.Join(k.Scopes, ", "), creator.User.Email,
+		k.CreatedAt.UTC().Format("2 January 2006, 15:04 UTC"), expiry, k.ID)
+	return store.OutboundEmail{
+		AccountID: k.AccountID, Kind: "api_key_created", ToAddress: owner.Email, ToName: owner.Name,
+		Subject: "A new API key was created for " + creator.Account.Name, BodyText: body,
+	}
+}
+
+// ListAPIKeys returns the account's active keys, newest first.
+func (s *Service) ListAPIKeys(ctx context.Context, p Principal) ([]store.APIKey, error) {
+	return s.store.ListActiveAPIKeys(ctx, p.AccountID)
+}
+
+// DeleteAPIKey deletes a key of the principal's account; it answers 401 from then on.
+func (s *Service) DeleteAPIKey(ctx context.Context, p Principal, id uuid.UUID) error {
+	return s.store.DeleteAPIKey(ctx, p.AccountID, id)
+}
+
+// lastUsedPrecision: a key's lastUsedAt is written at most this often.
+const lastUsedPrecision = time.Minute
+
+func (s *Service) authenticateKey(ctx context.Context, key string) (Principal, error) {
+	k, err := s.store.FindActiveAPIKey(ctx, hashToken(key))
+	if errors.Is(err, store.ErrNoSuchKey) {
+		return Principal{}, unauthenticated(err)
+	} else if err != nil {
+		return Principal{}, err
+	}
+	if k.LastUsedAt == nil || s.now().Sub(*k.LastUsedAt) >= lastUsedPrecision {
+		if err := s.store.TouchAPIKey(ctx, k.ID); err != nil {
+			return Principal{}, err
+		}
+	}
+	return Principal{AccountID: k.AccountID, KeyID: k.ID, Scopes: k.Scopes}, nil
+}

@@ -1,0 +1,181 @@
+package auth
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/store"
+)
+
+// RefreshTokenTTL is the lifetime of a refresh token; each refresh hands out a new one.
+const RefreshTokenTTL = 30 * 24 * time.Hour
+
+// Service applies the rules of signing in, sessions, two-step sign-in and API keys.
+type Service struct {
+	store  *store.Store
+	keys   *Keyring
+	issuer string // shown by authenticator apps
+	now    func() time.Time
+	// dummyHash makes an unknown email cost what a wrong password costs.
+	dummyHash string
+}
+
+// NewService returns the service. issuer names the service in authenticator apps.
+func NewService(ctx context.Context, st *store.Store, keys *Keyring, issuer string) (*Service, error) {
+	dummy, err := HashPassword(ctx, "not a password anyone has: "+randomToken(16))
+	if err != nil {
+		return nil, err
+	}
+	return &Service{store: st, keys: keys, issuer: issuer, now: keys.now, dummyHash: dummy}, nil
+}
+
+// Tokens are what a sign-in or refresh hands out.
+type Tokens struct {
+	AccessToken  string
+	RefreshToken string
+	ExpiresAt    time.Time // of the access token
+}
+
+// Credentials at login.
+type LoginParams struct {
+	Email, Password             string
+	TwoFactorCode, RecoveryCode string
+}
+
+var errWrongCredentials = apperr.New(apperr.InvalidCredentials, "The email, password or code is wrong.")
+
+// Login checks email and password (and the second step when the user has it on) and starts a
+// session.
+func (s *Service) Login(ctx context.Context, p LoginParams) (Tokens, error) {
+	creds, err := s.store.FindCredentialsByEmail(ctx, p.Email)
+	if apperr.CodeOf(err) == apperr.NotFound {
+		// Spend the same time as a wrong password, so that timing does not tell who has an account.
+		_, _ = VerifyPassword(ctx, p.Password, s.dummyHash)
+		return Tokens{}, errWrongCredentials
+	} else if err != nil {
+		return Tokens{}, err
+	}
+	ok, err := VerifyPassword(ctx, p.Password, creds.PasswordHash)
+	if err != nil {
+		return Tokens{}, err
+	}
+	if !ok {
+		return Tokens{}, errWrongCredentials
+	}
+	if creds.TOTPEnabled {
+		switch {
+		case p.TwoFactorCode != "":
+			if ok, err := s.acceptTOTP(ctx, creds, p.TwoFactorCode); err != nil {
+				return Tokens{}, err
+			} else if !ok {
+				return Tokens{}, errWrongCredentials
+			}
+		case p.RecoveryCode != "":
+			if ok, err := s.store.UseRecoveryCode(ctx, creds.User.ID, hashRecoveryCode(p.RecoveryCode)); err != nil {
+				return Tokens{}, err
+			} else if !ok {
+				return Tokens{}, errWrongCredentials
+			}
+		default:
+			return Tokens{}, apperr.New(apperr.TwoFactorRequired, "This account uses two-step sign-in: send twoFactorCode or recoveryCode.")
+		}
+	}
+	return s.StartSession(ctx, creds.User)
+}
+
+// StartSession begins a session for a user who has just proven who they are.
+func (s *Service) StartSession(ctx context.Context, u store.User) (Tokens, error) {
+	refresh, grant := s.newRefreshToken()
+	sess, err := s.store.CreateSession(ctx, u.AccountID, u.ID, s.now(), grant)
+	if err != nil {
+		return Tokens{}, err
+	}
+	access, exp, err := s.keys.Issue(ctx, u.ID, u.AccountID, sess.ID)
+	if err != nil {
+		return Tokens{}, err
+	}
+	return Tokens{AccessToken: access, RefreshToken: refresh, ExpiresAt: exp}, nil
+}
+
+var errBadRefresh = apperr.New(apperr.InvalidAPIKey, "The refresh token is unknown, expired or already used.")
+
+// Refresh exchanges a refresh token for a new pair. A token that was already exchanged revokes
+// its session: whoever holds either copy must sign in again.
+func (s *Service) Refresh(ctx context.Context, refreshToken string) (Tokens, error) {
+	refresh, grant := s.newRefreshToken()
+	sess, err := s.store.RotateRefreshToken(ctx, hashToken(refreshToken), grant)
+	if errors.Is(err, store.ErrRefreshInvalid) || errors.Is(err, store.ErrRefreshReused) {
+		return Tokens{}, &apperr.Error{Code: errBadRefresh.Code, Message: errBadRefresh.Message, Cause: err}
+	} else if err != nil {
+		return Tokens{}, err
+	}
+	access, exp, err := s.keys.Issue(ctx, sess.UserID, sess.AccountID, sess.ID)
+	if err != nil {
+		return Tokens{}, err
+	}
+	return Tokens{AccessToken: access, RefreshToken: refresh, ExpiresAt: exp}, nil
+}
+
+// Logout ends the principal's session; refreshToken must be one of that session's.
+func (s *Service) Logout(ctx context.Context, p Principal, refreshToken string) error {
+	err := s.store.RevokeSessionWithToken(ctx, p.SessionID, hashToken(refreshToken))
+	if errors.Is(err, store.ErrRefreshInvalid) {
+		return apperr.Invalid("body.refreshToken", "is not a refresh token of this session")
+	}
+	return err
+}
+
+// Me returns the principal's user and account.
+func (s *Service) Me(ctx context.Context, p Principal) (store.Profile, error) {
+	return s.store.FindProfile(ctx, p.AccountID, p.UserID)
+}
+
+// Authenticate resolves a bearer credential (an API key or an access token) to a principal.
+// Every failure is the same 401; the reason goes to the log only.
+func (s *Service) Authenticate(ctx context.Context, bearer string) (Principal, error) {
+	if strings.HasPrefix(bearer, APIKeyPrefix) {
+		return s.authenticateKey(ctx, bearer)
+	}
+	claims, err := s.keys.Verify(ctx, bearer)
+	if err != nil {
+		return Principal{}, unauthenticated(err)
+	}
+	sess, err := s.store.FindActiveSession(ctx, claims.SessionID, claims.AccountID, claims.UserID)
+	if apperr.CodeOf(err) == apperr.NotFound {
+		return Principal{}, unauthenticated(errors.New("session ended"))
+	} else if err != nil {
+		return Principal{}, err
+	}
+	return Principal{AccountID: sess.AccountID, UserID: sess.UserID, SessionID: sess.ID, AuthenticatedAt: sess.AuthenticatedAt}, nil
+}
+
+func unauthenticated(cause error) *apperr.Error {
+	return &apperr.Error{Code: apperr.InvalidAPIKey, Message: "The key or token is missing, wrong, expired or revoked.", Cause: cause}
+}
+
+func (s *Service) newRefreshToken() (string, store.RefreshGrant) {
+	tok := "rt_" + randomToken(32)
+	return tok, store.RefreshGrant{Hash: hashToken(tok), ExpiresAt: s.now().Add(RefreshTokenTTL)}
+}
+
+// randomToken returns n random bytes in URL-safe base64.
+func randomToken(n int) string {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		panic(err) // crypto/rand does not fail on supported platforms
+	}
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// hashToken hashes a high-entropy secret (refresh token, API key): a fast hash suffices, and
+// lets the database find the row by it.
+func hashToken(tok string) []byte {
+	sum := sha256.Sum256([]byte(tok))
+	return sum[:]
+}

@@ -1,0 +1,137 @@
+package email
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"time"
+
+	"github.com/certhub/credentiald/internal/store"
+)
+
+// Worker sends the recorded messages that are due.
+type Worker struct {
+	Store    *store.Store
+	Sender   Sender
+	Composer Composer
+	Logger   *slog.Logger
+	// MaxAttempts before a temporarily failing message is given up (default 8).
+	MaxAttempts int
+	// Backoff is the wait after the n-th failed attempt (default: 30 s doubling, at most 1 h,
+	// with jitter).
+	Backoff func(attempt int) time.Duration
+	// Poll is how often the worker looks for due messages when nobody kicks it (default 2 s).
+	Poll time.Duration
+
+	kick chan struct{}
+}
+
+const (
+	claimBatch = 20
+	// claimLease: a message claimed by a worker that then dies is due again after this.
+	claimLease = 5 * time.Minute
+)
+
+func defaultBackoff(attempt int) time.Duration {
+	d := 30 * time.Second << min(attempt-1, 7)
+	d = min(d, time.Hour)
+	return d/2 + rand.N(d/2+1)
+}
+
+func (w *Worker) init() {
+	if w.MaxAttempts == 0 {
+		w.MaxAttempts = 8
+	}
+	if w.Backoff == nil {
+		w.Backoff = defaultBackoff
+	}
+	if w.Poll == 0 {
+		w.Poll = 2 * time.Second
+	}
+	if w.kick == nil {
+		w.kick = make(chan struct{}, 1)
+	}
+}
+
+// Kick asks the worker to look for due messages now.
+func (w *Worker) Kick() {
+	w.init()
+	select {
+	case w.kick <- struct{}{}:
+	default:
+	}
+}
+
+// Run sends due messages until ctx ends.
+func (w *Worker) Run(ctx context.Context) {
+	w.init()
+	t := time.NewTicker(w.Poll)
+	defer t.Stop()
+	for {
+		for {
+			n, err := w.RunOnce(ctx)
+			if err != nil && ctx.Err() == nil {
+				w.Logger.ErrorContext(ctx, "email worker", "error", err)
+			}
+			if n < claimBatch || err != nil {
+				break
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-w.kick:
+		}
+	}
+}
+
+// RunOnce claims one batch of due messages and tries each once. It returns how many it claimed.
+func (w *Worker) RunOnce(ctx context.Context) (int, error) {
+	w.init()
+	batch, err := w.Store.ClaimDueEmails(ctx, claimBatch, claimLease)
+	if err != nil {
+		return 0, err
+	}
+	for _, d := range batch {
+		if err := w.deliver(ctx, d); err != nil {
+			return len(batch), err
+		}
+	}
+	return len(batch), nil
+}
+
+// deliver tries one message and records the outcome. Only a failure to record is returned.
+func (w *Worker) deliver(ctx context.Context, d store.EmailDelivery) error {
+	err := w.send(ctx, d)
+	// Record the outcome even when ctx was cancelled mid-send.
+	rec, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	log := w.Logger.With("delivery_id", d.ID, "kind", d.Kind, "attempt", d.Attempts)
+	switch {
+	case err == nil:
+		log.InfoContext(ctx, "email sent")
+		return w.Store.MarkEmailSent(rec, d.ID)
+	case isPermanent(err):
+		log.WarnContext(ctx, "email failed for good", "error", err)
+		return w.Store.MarkEmailFailed(rec, d.ID, err.Error())
+	case d.Attempts >= w.MaxAttempts:
+		log.WarnContext(ctx, "email given up", "error", err)
+		return w.Store.MarkEmailFailed(rec, d.ID, fmt.Sprintf("gave up after %d attempts: %v", d.Attempts, err))
+	default:
+		next := time.Now().Add(w.Backoff(d.Attempts))
+		log.InfoContext(ctx, "email will be retried", "error", err, "next_attempt_at", next)
+		return w.Store.RetryEmailLater(rec, d.ID, err.Error(), next)
+	}
+}
+
+func (w *Worker) send(ctx context.Context, d store.EmailDelivery) error {
+	m, err := w.Composer.Compose(d)
+	if err != nil {
+		return err
+	}
+	sendCtx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	return w.Sender.Send(sendCtx, d, m)
+}

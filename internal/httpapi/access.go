@@ -1,0 +1,178 @@
+package httpapi
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/labstack/echo/v4"
+
+	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/auth"
+	"github.com/certhub/credentiald/internal/ratelimit"
+)
+
+// operation is what the access checks need to know of one operation of the contract.
+type operation struct {
+	ID          string
+	Public      bool     // security: []
+	SessionOnly bool     // x-session-only
+	Scopes      []string // x-required-scopes: any one suffices
+}
+
+// operations indexes the contract's operations by method and Echo route, read from the
+// document itself so that enforcement and documentation cannot drift apart.
+type operations map[string]operation
+
+func routeKey(method, route string) string { return method + " " + route }
+
+// echoRoute turns /events/{id} into /api/v1/events/:id, as Echo names the route.
+func echoRoute(path string) string {
+	var b strings.Builder
+	b.WriteString(apiPrefix)
+	for _, seg := range strings.Split(strings.TrimPrefix(path, "/"), "/") {
+		b.WriteByte('/')
+		if name, ok := strings.CutPrefix(seg, "{"); ok {
+			b.WriteString(":" + strings.TrimSuffix(name, "}"))
+		} else {
+			b.WriteString(seg)
+		}
+	}
+	return b.String()
+}
+
+func indexOperations(doc *openapi3.T) (operations, error) {
+	ops := operations{}
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			o := operation{ID: op.OperationID}
+			o.Public = op.Security != nil && len(*op.Security) == 0
+			if v, ok := op.Extensions["x-session-only"].(bool); ok {
+				o.SessionOnly = v
+			}
+			if raw, ok := op.Extensions["x-required-scopes"].([]any); ok {
+				for _, s := range raw {
+					o.Scopes = append(o.Scopes, fmt.Sprint(s))
+				}
+			}
+			if !o.Public && !o.SessionOnly && len(o.Scopes) == 0 {
+				return nil, fmt.Errorf("operation %s needs credentials but declares neither x-required-scopes nor x-session-only", o.ID)
+			}
+			ops[routeKey(method, echoRoute(path))] = o
+		}
+	}
+	return ops, nil
+}
+
+// Authenticator resolves a bearer credential to a principal.
+type Authenticator interface {
+	Authenticate(ctx context.Context, bearer string) (auth.Principal, error)
+}
+
+// authenticate checks the credentials of every operation that needs them, then what the
+// operation asks of them: a session, or an API key with one of its scopes.
+func authenticate(ops operations, authn Authenticator) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			op, ok := ops[routeKey(c.Request().Method, c.Path())]
+			if !ok || op.Public {
+				return next(c)
+			}
+			c.Response().Header().Set("WWW-Authenticate", `Bearer realm="credentiald"`)
+			bearer, found := strings.CutPrefix(c.Request().Header.Get(echo.HeaderAuthorization), "Bearer ")
+			if !found || strings.TrimSpace(bearer) == "" {
+				return apperr.New(apperr.InvalidAPIKey, "Send an API key or an access token as `Authorization: Bearer <token>`.")
+			}
+			ctx := c.Request().Context()
+			p, err := authn.Authenticate(ctx, strings.TrimSpace(bearer))
+			if err != nil {
+				return err
+			}
+			c.Response().Header().Del("WWW-Authenticate")
+			if op.SessionOnly && !p.IsSession() {
+				return apperr.New(apperr.APIKeyNotAllowed, "This operation needs a signed-in session; API keys cannot use it.")
+			}
+			if !p.Allows(op.Scopes) {
+				return &apperr.Error{Code: apperr.InsufficientScope, Required: op.Scopes[0],
+					Message: "The API key lacks the scope " + strings.Join(op.Scopes, " or ") + "."}
+			}
+			c.SetRequest(c.Request().WithContext(auth.WithPrincipal(ctx, p)))
+			return next(c)
+		}
+	}
+}
+
+// principal returns the caller of an operation that needs credentials; the authenticate
+// middleware guarantees one.
+func principal(ctx context.Context) auth.Principal {
+	p, ok := auth.PrincipalFrom(ctx)
+	if !ok {
+		panic("operation reached without a principal: is it public in the contract?")
+	}
+	return p
+}
+
+// limitsFor names the limits a request counts against, beyond the global one.
+func limitsFor(method, route string) []ratelimit.Limit {
+	limits := []ratelimit.Limit{ratelimit.Global}
+	switch routeKey(method, route) {
+	case routeKey(http.MethodPost, apiPrefix+"/auth/login"), routeKey(http.MethodPost, apiPrefix+"/auth/register"):
+		limits = append(limits, ratelimit.SignIn)
+	case routeKey(http.MethodGet, apiPrefix+"/verify/:code"), routeKey(http.MethodGet, "/verify/:code"):
+		limits = append(limits, ratelimit.Verification)
+	case routeKey(http.MethodGet, apiPrefix+"/certificates/:id/download"),
+		routeKey(http.MethodGet, apiPrefix+"/verify/:code/certificate.pdf"):
+		limits = append(limits, ratelimit.Download)
+	}
+	return limits
+}
+
+// rateLimit counts each API request against its limits per client address, answers the most
+// constrained one in RateLimit-* headers, and refuses with 429 and Retry-After when a bucket is
+// empty. If the limiter itself fails (Redis away), requests pass and the failure is logged: an
+// outage of the limiter does not become an outage of the API.
+func rateLimit(limiter ratelimit.Limiter, trusted []netip.Prefix, logger *slog.Logger) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			req := c.Request()
+			if !isAPIPath(req.URL.Path) && !strings.HasPrefix(req.URL.Path, "/verify/") {
+				return next(c)
+			}
+			client := ratelimit.ClientAddr(req, trusted).String()
+			var shown, denied *ratelimit.Result
+			for _, l := range limitsFor(req.Method, c.Path()) {
+				r, err := limiter.Take(req.Context(), l, client)
+				if err != nil {
+					logger.ErrorContext(req.Context(), "rate limiter unavailable; request let through", "error", err)
+					continue
+				}
+				if !r.Allowed && (denied == nil || r.RetryAfter > denied.RetryAfter) {
+					denied = &r
+				}
+				if shown == nil || r.Remaining < shown.Remaining {
+					shown = &r
+				}
+			}
+			h := c.Response().Header()
+			if denied != nil {
+				shown = denied
+				h.Set("Retry-After", strconv.Itoa(denied.RetryAfterSeconds()))
+			}
+			if shown != nil {
+				h.Set("RateLimit-Limit", strconv.Itoa(shown.Limit.Burst))
+				h.Set("RateLimit-Remaining", strconv.Itoa(shown.Remaining))
+				h.Set("RateLimit-Reset", strconv.Itoa(shown.ResetSeconds()))
+			}
+			if denied != nil {
+				return apperr.New(apperr.RateLimited, "Too many requests: wait %d seconds (limit %q: %d per %s).",
+					denied.RetryAfterSeconds(), denied.Limit.Name, denied.Limit.Burst, denied.Limit.Period)
+			}
+			return next(c)
+		}
+	}
+}

@@ -1,0 +1,124 @@
+package httpapi
+
+import (
+	"context"
+
+	openapi_types "github.com/oapi-codegen/runtime/types"
+
+	"github.com/certhub/credentiald/gen/api"
+	"github.com/certhub/credentiald/internal/accounts"
+	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/auth"
+)
+
+func (s *Server) Register(ctx context.Context, req api.RegisterRequestObject) (api.RegisterResponseObject, error) {
+	if !s.signupEnabled {
+		return nil, apperr.New(apperr.NotFound, "Sign-up is switched off on this installation.")
+	}
+	b := req.Body
+	_, user, err := s.accounts.Create(ctx, accounts.CreateParams{
+		Email: string(b.Email), Password: b.Password, Name: b.Name, AccountName: b.AccountName,
+	})
+	if err != nil {
+		return nil, inBody(err)
+	}
+	tokens, err := s.auth.StartSession(ctx, user)
+	if err != nil {
+		return nil, err
+	}
+	return api.Register201JSONResponse{Body: api.SessionTokensEnvelope{Data: sessionTokens(tokens)}}, nil
+}
+
+func (s *Server) Login(ctx context.Context, req api.LoginRequestObject) (api.LoginResponseObject, error) {
+	b := req.Body
+	tokens, err := s.auth.Login(ctx, auth.LoginParams{Email: string(b.Email), Password: b.Password,
+		TwoFactorCode: deref(b.TwoFactorCode), RecoveryCode: deref(b.RecoveryCode)})
+	if err != nil {
+		return nil, err
+	}
+	return api.Login200JSONResponse{Body: api.SessionTokensEnvelope{Data: sessionTokens(tokens)}}, nil
+}
+
+func (s *Server) RefreshSession(ctx context.Context, req api.RefreshSessionRequestObject) (api.RefreshSessionResponseObject, error) {
+	tokens, err := s.auth.Refresh(ctx, req.Body.RefreshToken)
+	if err != nil {
+		return nil, err
+	}
+	return api.RefreshSession200JSONResponse{Body: api.SessionTokensEnvelope{Data: sessionTokens(tokens)}}, nil
+}
+
+func (s *Server) Logout(ctx context.Context, req api.LogoutRequestObject) (api.LogoutResponseObject, error) {
+	if err := s.auth.Logout(ctx, principal(ctx), req.Body.RefreshToken); err != nil {
+		return nil, err
+	}
+	return api.Logout204Response{}, nil
+}
+
+func (s *Server) GetMe(ctx context.Context, _ api.GetMeRequestObject) (api.GetMeResponseObject, error) {
+	p, err := s.auth.Me(ctx, principal(ctx))
+	if err != nil {
+		return nil, err
+	}
+	return api.GetMe200JSONResponse{Body: api.UserProfileEnvelope{Data: api.UserProfile{
+		Id: p.User.ID, Email: openapi_types.Email(p.User.Email), Name: p.User.Name,
+		Role: api.UserRole(p.User.Role), TwoFactorEnabled: p.TwoFactorEnabled,
+		Account: api.AccountSummary{Id: p.Account.ID, Name: p.Account.Name, Plan: api.Plan(p.Account.Plan)},
+	}}}, nil
+}
+
+func (s *Server) SetupTwoFactor(ctx context.Context, _ api.SetupTwoFactorRequestObject) (api.SetupTwoFactorResponseObject, error) {
+	setup, err := s.auth.SetupTOTP(ctx, principal(ctx))
+	if err != nil {
+		return nil, err
+	}
+	return api.SetupTwoFactor200JSONResponse{Body: api.TwoFactorSetupEnvelope{Data: api.TwoFactorSetup{
+		Secret: setup.Secret, OtpauthUrl: setup.OtpauthURL}}}, nil
+}
+
+func (s *Server) EnableTwoFactor(ctx context.Context, req api.EnableTwoFactorRequestObject) (api.EnableTwoFactorResponseObject, error) {
+	codes, err := s.auth.EnableTOTP(ctx, principal(ctx), req.Body.Code)
+	if err != nil {
+		return nil, err
+	}
+	return api.EnableTwoFactor200JSONResponse{Body: api.RecoveryCodesEnvelope{Data: api.RecoveryCodes{RecoveryCodes: codes}}}, nil
+}
+
+func (s *Server) DisableTwoFactor(ctx context.Context, req api.DisableTwoFactorRequestObject) (api.DisableTwoFactorResponseObject, error) {
+	if err := s.auth.DisableTOTP(ctx, principal(ctx), req.Body.CurrentPassword, req.Body.Code); err != nil {
+		return nil, err
+	}
+	return api.DisableTwoFactor204Response{}, nil
+}
+
+func sessionTokens(t auth.Tokens) api.SessionTokens {
+	return api.SessionTokens{AccessToken: t.AccessToken, RefreshToken: t.RefreshToken, ExpiresAt: t.ExpiresAt.UTC()}
+}
+
+// inBody names the fields of a domain validation error as the request body's.
+func inBody(err error) error {
+	if e, ok := apperr.As(err); ok && len(e.Details) > 0 {
+		for i, d := range e.Details {
+			if d.Field != "" && !hasLocation(d.Field) {
+				e.Details[i].Field = "body." + d.Field
+			}
+		}
+	}
+	return err
+}
+
+func hasLocation(field string) bool {
+	for _, p := range []string{"body.", "query.", "path.", "header.", "file."} {
+		if len(field) >= len(p) && field[:len(p)] == p {
+			return true
+		}
+	}
+	return false
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}

@@ -1,0 +1,146 @@
+// Package ratelimit enforces request limits per client address with token buckets (GCRA: one
+// timestamp of state per key), in memory for one instance or in Redis for several.
+package ratelimit
+
+import (
+	"context"
+	"math"
+	"net/http"
+	"net/netip"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Limit is a token bucket: Burst tokens, refilled at Burst per Period.
+type Limit struct {
+	Name   string
+	Burst  int
+	Period time.Duration
+}
+
+func (l Limit) interval() time.Duration { return l.Period / time.Duration(l.Burst) }
+
+// The service's limits, per client address.
+var (
+	Global       = Limit{Name: "global", Burst: 100, Period: time.Minute}
+	SignIn       = Limit{Name: "signin", Burst: 30, Period: 5 * time.Minute}
+	Verification = Limit{Name: "verify", Burst: 30, Period: time.Minute}
+	Download     = Limit{Name: "download", Burst: 5, Period: time.Minute}
+)
+
+// Result is the state of one bucket after a request.
+type Result struct {
+	Limit      Limit
+	Allowed    bool
+	Remaining  int
+	Reset      time.Duration // until the bucket is full again
+	RetryAfter time.Duration // until the next request is allowed, when denied
+}
+
+// ResetSeconds and RetryAfterSeconds round up, so that a client waiting that long succeeds.
+func (r Result) ResetSeconds() int      { return ceilSeconds(r.Reset) }
+func (r Result) RetryAfterSeconds() int { return max(1, ceilSeconds(r.RetryAfter)) }
+
+func ceilSeconds(d time.Duration) int { return int(math.Ceil(d.Seconds())) }
+
+// Limiter takes one token from the bucket of key under l.
+type Limiter interface {
+	Take(ctx context.Context, l Limit, key string) (Result, error)
+}
+
+// gcra decides one request: tat is the bucket's theoretical arrival time (zero when unknown).
+// It returns the result and the new tat to store when allowed.
+func gcra(l Limit, tat, now time.Time) (Result, time.Time) {
+	t, tau := l.interval(), l.Period
+	if tat.Before(now) {
+		tat = now
+	}
+	next := tat.Add(t)
+	if allowAt := next.Add(-tau); now.Before(allowAt) {
+		return Result{Limit: l, Allowed: false, Remaining: 0, Reset: tat.Sub(now), RetryAfter: allowAt.Sub(now)}, tat
+	}
+	return resultAfter(l, next.Sub(now)), next
+}
+
+// resultAfter is an allowed request's result, given how far the new tat lies ahead of now.
+func resultAfter(l Limit, ahead time.Duration) Result {
+	remaining := int((l.Period - ahead) / l.interval())
+	return Result{Limit: l, Allowed: true, Remaining: max(0, remaining), Reset: ahead}
+}
+
+// Memory is a Limiter for one instance.
+type Memory struct {
+	now func() time.Time
+
+	mu     sync.Mutex
+	tats   map[string]time.Time
+	swept  time.Time
+	period time.Duration
+}
+
+// NewMemory returns an in-memory limiter; now may be nil (time.Now).
+func NewMemory(now func() time.Time) *Memory {
+	if now == nil {
+		now = time.Now
+	}
+	return &Memory{now: now, tats: map[string]time.Time{}}
+}
+
+// Take implements Limiter.
+func (m *Memory) Take(_ context.Context, l Limit, key string) (Result, error) {
+	now := m.now()
+	k := l.Name + ":" + key
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if now.Sub(m.swept) > time.Minute {
+		// Forget buckets that are full again: their state equals no state.
+		for k, tat := range m.tats {
+			if tat.Before(now) {
+				delete(m.tats, k)
+			}
+		}
+		m.swept = now
+	}
+	res, tat := gcra(l, m.tats[k], now)
+	if res.Allowed {
+		m.tats[k] = tat
+	}
+	return res, nil
+}
+
+// ClientAddr is the address limits are counted against: the TCP peer, or, when the peer is a
+// trusted proxy, the nearest untrusted address in X-Forwarded-For (read from the right, since
+// the left part is whatever the client chose to send).
+func ClientAddr(r *http.Request, trusted []netip.Prefix) netip.Addr {
+	peer, err := netip.ParseAddrPort(r.RemoteAddr)
+	if err != nil {
+		return netip.Addr{}
+	}
+	addr := peer.Addr().Unmap()
+	if !isTrusted(addr, trusted) {
+		return addr
+	}
+	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
+	for i := len(hops) - 1; i >= 0; i-- {
+		hop, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
+		if err != nil {
+			break // a malformed hop: trust nothing to its left
+		}
+		hop = hop.Unmap()
+		if !isTrusted(hop, trusted) {
+			return hop
+		}
+		addr = hop
+	}
+	return addr
+}
+
+func isTrusted(a netip.Addr, trusted []netip.Prefix) bool {
+	for _, p := range trusted {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,98 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/certhub/credentiald/gen/db"
+)
+
+// OutboundEmail is a message to record for the email worker.
+type OutboundEmail struct {
+	AccountID        uuid.UUID
+	Kind             string // certificate, badge, api_key_created, notice
+	CertificateID    *uuid.UUID
+	BadgeAssertionID *uuid.UUID
+	ToAddress        string
+	ToName           string
+	FromName         string
+	ReplyTo          *string
+	Subject          string
+	BodyText         string
+}
+
+// EmailDelivery is a recorded message and how its delivery went.
+type EmailDelivery struct {
+	OutboundEmail
+	ID            uuid.UUID
+	Status        string // queued, sent, failed
+	Attempts      int
+	LastError     *string
+	NextAttemptAt time.Time
+	SentAt        *time.Time
+	CreatedAt     time.Time
+}
+
+func enqueueEmail(ctx context.Context, q *db.Queries, m OutboundEmail) (EmailDelivery, error) {
+	row, err := q.EnqueueEmail(ctx, db.EnqueueEmailParams{ID: newID(), AccountID: m.AccountID, Kind: m.Kind,
+		CertificateID: m.CertificateID, BadgeAssertionID: m.BadgeAssertionID, ToAddress: m.ToAddress,
+		ToName: m.ToName, FromName: m.FromName, ReplyTo: m.ReplyTo, Subject: m.Subject, BodyText: m.BodyText})
+	return emailDeliveryFrom(row), err
+}
+
+// EnqueueEmail records one message on its own (a caller with a cause to commit alongside uses
+// the transaction of that cause instead).
+func (s *Store) EnqueueEmail(ctx context.Context, m OutboundEmail) (EmailDelivery, error) {
+	d, err := enqueueEmail(ctx, s.q, m)
+	return d, mapError(err)
+}
+
+// ClaimDueEmails takes up to batch due messages, each for lease: a worker that dies leaves them
+// due again once the lease has passed.
+func (s *Store) ClaimDueEmails(ctx context.Context, batch int, lease time.Duration) ([]EmailDelivery, error) {
+	rows, err := s.q.ClaimDueEmails(ctx, db.ClaimDueEmailsParams{LeaseSeconds: lease.Seconds(), BatchSize: int32(batch)})
+	if err != nil {
+		return nil, mapError(err)
+	}
+	out := make([]EmailDelivery, len(rows))
+	for i, r := range rows {
+		out[i] = emailDeliveryFrom(r)
+	}
+	return out, nil
+}
+
+// MarkEmailSent records a delivered message.
+func (s *Store) MarkEmailSent(ctx context.Context, id uuid.UUID) error {
+	return mapError(s.q.MarkEmailSent(ctx, id))
+}
+
+// RetryEmailLater records a temporary failure and when to try again.
+func (s *Store) RetryEmailLater(ctx context.Context, id uuid.UUID, reason string, at time.Time) error {
+	return mapError(s.q.RetryEmailLater(ctx, db.RetryEmailLaterParams{ID: id, LastError: &reason, NextAttemptAt: at}))
+}
+
+// MarkEmailFailed records a message that will not be delivered.
+func (s *Store) MarkEmailFailed(ctx context.Context, id uuid.UUID, reason string) error {
+	return mapError(s.q.MarkEmailFailed(ctx, db.MarkEmailFailedParams{ID: id, LastError: &reason}))
+}
+
+// FindEmailDelivery returns a message of the account.
+func (s *Store) FindEmailDelivery(ctx context.Context, accountID, id uuid.UUID) (EmailDelivery, error) {
+	r, err := s.q.GetEmailDelivery(ctx, db.GetEmailDeliveryParams{AccountID: accountID, ID: id})
+	if err != nil {
+		return EmailDelivery{}, mapError(err)
+	}
+	return emailDeliveryFrom(r), nil
+}
+
+func emailDeliveryFrom(r db.EmailDelivery) EmailDelivery {
+	return EmailDelivery{
+		OutboundEmail: OutboundEmail{AccountID: r.AccountID, Kind: r.Kind, CertificateID: r.CertificateID,
+			BadgeAssertionID: r.BadgeAssertionID, ToAddress: r.ToAddress, ToName: r.ToName, FromName: r.FromName,
+			ReplyTo: r.ReplyTo, Subject: r.Subject, BodyText: r.BodyText},
+		ID: r.ID, Status: r.Status, Attempts: int(r.Attempts), LastError: r.LastError,
+		NextAttemptAt: r.NextAttemptAt, SentAt: r.SentAt, CreatedAt: r.CreatedAt,
+	}
+}
