@@ -22,9 +22,13 @@ import (
 // AccessTokenTTL is the lifetime of an access token.
 const AccessTokenTTL = 15 * time.Minute
 
-// keyRefreshInterval bounds how often the keyring rereads the keys after seeing an unknown kid,
-// and how stale its view of the active key may get.
-const keyRefreshInterval = 30 * time.Second
+// keyRefreshInterval bounds how stale the keyring's view of the active key may get;
+// unknownKeyRefresh bounds how often a token it cannot verify makes it reread the keys (another
+// instance may have rotated them), so that garbage tokens cannot hammer the database.
+const (
+	keyRefreshInterval = 30 * time.Second
+	unknownKeyRefresh  = time.Second
+)
 
 // AccessClaims are what an access token says.
 type AccessClaims struct {
@@ -161,9 +165,9 @@ func (k *Keyring) reload(ctx context.Context) error {
 	return nil
 }
 
-func (k *Keyring) maybeReload(ctx context.Context) {
+func (k *Keyring) maybeReload(ctx context.Context, maxAge time.Duration) {
 	k.mu.RLock()
-	stale := k.now().Sub(k.loadedAt) > keyRefreshInterval
+	stale := k.now().Sub(k.loadedAt) > maxAge
 	k.mu.RUnlock()
 	if stale {
 		_ = k.reload(ctx) // keep the current view if the database is briefly away
@@ -172,7 +176,7 @@ func (k *Keyring) maybeReload(ctx context.Context) {
 
 // Issue signs an access token for a session.
 func (k *Keyring) Issue(ctx context.Context, userID, accountID, sessionID uuid.UUID) (string, time.Time, error) {
-	k.maybeReload(ctx)
+	k.maybeReload(ctx, keyRefreshInterval)
 	now := k.now().Truncate(time.Second)
 	exp := now.Add(AccessTokenTTL)
 	tok, err := jwt.NewBuilder().
@@ -205,7 +209,7 @@ func (k *Keyring) Verify(ctx context.Context, token string) (AccessClaims, error
 	claims, err := k.verify(token)
 	if err != nil {
 		// Perhaps another instance rotated the key: reread (rate-limited) and try once more.
-		k.maybeReload(ctx)
+		k.maybeReload(ctx, unknownKeyRefresh)
 		if claims, err = k.verify(token); err != nil {
 			return AccessClaims{}, fmt.Errorf("%w: %v", errInvalidToken, err)
 		}

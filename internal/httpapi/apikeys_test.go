@@ -1,0 +1,168 @@
+package httpapi_test
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/certhub/credentiald/internal/testkit"
+)
+
+type createdKey struct {
+	Data struct {
+		ID         string     `json:"id"`
+		Key        string     `json:"key"`
+		Prefix     string     `json:"prefix"`
+		Scopes     []string   `json:"scopes"`
+		ExpiresAt  *time.Time `json:"expiresAt"`
+		LastUsedAt *time.Time `json:"lastUsedAt"`
+	} `json:"data"`
+}
+
+func TestAPIKeyLifecycle(t *testing.T) {
+	t.Parallel()
+	env := testkit.NewServer(t)
+	acct := testkit.SignUp(t, env)
+
+	res := acct.Client.Post("/api/v1/api-keys", map[string]any{"name": "CRM sync", "scopes": []string{"events:read", "attendees:write"}, "expiresInDays": 90})
+	var k createdKey
+	res.JSON(t, &k)
+	if res.StatusCode != 200 || !regexp.MustCompile(`^cis_live_[A-Za-z0-9_-]{43}$`).MatchString(k.Data.Key) || k.Data.Prefix != k.Data.Key[:12] {
+		t.Fatalf("create: %d %s", res.StatusCode, res.Body)
+	}
+	if k.Data.ExpiresAt == nil || time.Until(*k.Data.ExpiresAt) < 89*24*time.Hour || time.Until(*k.Data.ExpiresAt) > 90*24*time.Hour {
+		t.Fatalf("expiresAt %v is not 90 days ahead", k.Data.ExpiresAt)
+	}
+
+	key := env.Client.WithBearer(k.Data.Key)
+	if res := key.Get("/api/v1/events"); res.StatusCode == 401 || res.StatusCode == 403 {
+		t.Fatalf("a key with events:read on GET /events: %d %s", res.StatusCode, res.Body)
+	}
+	res = key.Get("/api/v1/templates")
+	if e := wantError(t, res, 403, res.StatusCode, "INSUFFICIENT_SCOPE"); !strings.Contains(string(res.Body), `"required":"templates:read"`) {
+		t.Fatalf("no required scope: %+v %s", e, res.Body)
+	}
+	res = key.Get("/api/v1/auth/me")
+	wantError(t, res, 403, res.StatusCode, "API_KEY_NOT_ALLOWED")
+	res = key.Post("/api/v1/api-keys", map[string]any{"name": "escalate", "scopes": []string{"webhooks:manage"}})
+	wantError(t, res, 403, res.StatusCode, "API_KEY_NOT_ALLOWED")
+
+	res = acct.Client.Get("/api/v1/api-keys")
+	var list struct {
+		Data []map[string]any `json:"data"`
+	}
+	res.JSON(t, &list)
+	if len(list.Data) != 1 || list.Data[0]["id"] != k.Data.ID || list.Data[0]["lastUsedAt"] == nil {
+		t.Fatalf("list: %s", res.Body)
+	}
+	if strings.Contains(string(res.Body), k.Data.Key) {
+		t.Fatal("the list shows the key")
+	}
+
+	if res := acct.Client.Delete("/api/v1/api-keys/" + k.Data.ID); res.StatusCode != 204 {
+		t.Fatalf("delete: %d %s", res.StatusCode, res.Body)
+	}
+	res = key.Get("/api/v1/events")
+	wantError(t, res, 401, res.StatusCode, "INVALID_API_KEY")
+	res = acct.Client.Delete("/api/v1/api-keys/" + k.Data.ID)
+	wantError(t, res, 404, res.StatusCode, "NOT_FOUND")
+	if res := acct.Client.Get("/api/v1/api-keys"); string(res.Body) != `{"data":[]}`+"\n" {
+		t.Fatalf("list after delete: %s", res.Body)
+	}
+}
+
+func TestAnExpiredKeyAnswers401AndIsNotListed(t *testing.T) {
+	t.Parallel()
+	clock := &testkit.Clock{}
+	clock.Advance(-49 * time.Hour) // the key is made two days ago, valid for one
+	env := testkit.NewServer(t, testkit.WithClock(clock.Now))
+	acct := testkit.SignUp(t, env)
+	res := acct.Client.Post("/api/v1/api-keys", map[string]any{"name": "short-lived", "scopes": []string{"events:read"}, "expiresInDays": 1})
+	var k createdKey
+	res.JSON(t, &k)
+	res = env.Client.WithBearer(k.Data.Key).Get("/api/v1/events")
+	wantError(t, res, 401, res.StatusCode, "INVALID_API_KEY")
+	if res := acct.Client.Get("/api/v1/api-keys"); strings.Contains(string(res.Body), k.Data.ID) {
+		t.Fatalf("an expired key is listed: %s", res.Body)
+	}
+}
+
+func TestCreatingAKeyNeedsARecentSignInOrThePassword(t *testing.T) {
+	t.Parallel()
+	clock := &testkit.Clock{}
+	env := testkit.NewServer(t, testkit.WithClock(clock.Now))
+	acct := testkit.SignUp(t, env)
+	clock.Advance(6 * time.Minute)
+	body := func(extra ...string) map[string]any {
+		b := map[string]any{"name": "late", "scopes": []string{"events:read"}}
+		for i := 0; i < len(extra); i += 2 {
+			b[extra[i]] = extra[i+1]
+		}
+		return b
+	}
+	before, _ := env.Store.Fingerprint(t.Context())
+	for name, b := range map[string]map[string]any{
+		"nothing":        body(),
+		"wrong password": body("currentPassword", "wrong password"),
+	} {
+		res := acct.Client.Post("/api/v1/api-keys", b)
+		if e := wantError(t, res, 400, res.StatusCode, "VALIDATION_ERROR"); e.Error.Details[0].Field != "body.currentPassword" {
+			t.Fatalf("%s: details %+v", name, e.Error.Details)
+		}
+	}
+	res := acct.Client.Post("/api/v1/api-keys", body("twoFactorCode", "123456"))
+	wantError(t, res, 400, res.StatusCode, "VALIDATION_ERROR")
+	if after, _ := env.Store.Fingerprint(t.Context()); after != before {
+		t.Fatal("a refused key creation changed the database")
+	}
+	// A refresh does not renew the window; the password does.
+	if res := acct.Client.Post("/api/v1/api-keys", body("currentPassword", testkit.Password)); res.StatusCode != 200 {
+		t.Fatalf("with the password: %d %s", res.StatusCode, res.Body)
+	}
+}
+
+func TestKeyCreationRefusesUnknownScopesAndBadExpiry(t *testing.T) {
+	t.Parallel()
+	env := testkit.NewServer(t)
+	acct := testkit.SignUp(t, env)
+	for name, b := range map[string]map[string]any{
+		"unknown scope":   {"name": "k", "scopes": []string{"events:read", "admin:all"}},
+		"no scope":        {"name": "k", "scopes": []string{}},
+		"repeated scope":  {"name": "k", "scopes": []string{"events:read", "events:read"}},
+		"expiry too long": {"name": "k", "scopes": []string{"events:read"}, "expiresInDays": 366},
+		"expiry zero":     {"name": "k", "scopes": []string{"events:read"}, "expiresInDays": 0},
+	} {
+		res := acct.Client.Post("/api/v1/api-keys", b)
+		if res.StatusCode != 400 {
+			t.Errorf("%s: %d %s", name, res.StatusCode, res.Body)
+		}
+	}
+}
+
+// The owner hears of every new key, through the email worker, without the key itself.
+func TestTheOwnerIsEmailedAboutEveryNewKey(t *testing.T) {
+	t.Parallel()
+	env := testkit.NewServer(t)
+	acct := testkit.SignUp(t, env)
+	key, _ := acct.APIKey(t, "events:read")
+	if n, err := env.Service.Email.RunOnce(t.Context()); err != nil || n != 1 {
+		t.Fatalf("email worker: %d messages, %v", n, err)
+	}
+	files, _ := filepath.Glob(filepath.Join(env.Config.DataDir, "outbox", "*.eml"))
+	if len(files) != 1 {
+		t.Fatalf("outbox: %v", files)
+	}
+	raw, _ := os.ReadFile(files[0])
+	msg := string(raw)
+	for _, want := range []string{"To: \"Owner", acct.Email, "Subject: A new API key was created", key[:12], "events:read"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the message lacks %q:\n%s", want, msg)
+		}
+	}
+	if strings.Contains(msg, key[12:]) {
+		t.Fatal("the message contains the secret part of the key")
+	}
+}

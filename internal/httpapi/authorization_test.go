@@ -1,0 +1,98 @@
+package httpapi_test
+
+import (
+	"fmt"
+	"net/netip"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/certhub/credentiald/internal/auth"
+	"github.com/certhub/credentiald/internal/config"
+	"github.com/certhub/credentiald/internal/spec"
+	"github.com/certhub/credentiald/internal/testkit"
+	"github.com/certhub/credentiald/internal/testkit/contract"
+)
+
+// Every operation of the document, with the credentials it does not accept: a key without the
+// operation's scope gets 403 INSUFFICIENT_SCOPE naming it, a key on a session-only operation
+// gets 403 API_KEY_NOT_ALLOWED, and neither changes anything. A key with the scope gets through.
+func TestEveryOperationEnforcesItsDocumentedCredentials(t *testing.T) {
+	t.Parallel()
+	// Many requests from one test: each operation comes from its own address through a trusted
+	// proxy, so that the global rate limit does not interfere.
+	env := testkit.NewServer(t, testkit.WithConfig(func(c *config.Config) {
+		c.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
+	}))
+	acct := testkit.SignUp(t, env)
+	keyWith := map[string]*contract.Client{}
+	for _, sc := range auth.Scopes {
+		_, keyWith[sc] = acct.APIKey(t, sc)
+	}
+	_, allScopes := acct.APIKey(t, auth.Scopes...)
+
+	doc := spec.MustLoad()
+	checked := 0
+	n := 0
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			n++
+			addr := fmt.Sprintf("198.51.100.%d", n)
+			send := func(c *contract.Client) *contract.Response {
+				req := sampleRequest(t, env, method, path, op)
+				req.Header.Set("X-Forwarded-For", addr)
+				return c.Do(req)
+			}
+			var scopes []string
+			if raw, ok := op.Extensions["x-required-scopes"].([]any); ok {
+				for _, s := range raw {
+					scopes = append(scopes, s.(string))
+				}
+			}
+			sessionOnly, _ := op.Extensions["x-session-only"].(bool)
+			t.Run(op.OperationID, func(t *testing.T) {
+				before, err := env.Store.Fingerprint(t.Context())
+				if err != nil {
+					t.Fatal(err)
+				}
+				switch {
+				case sessionOnly:
+					res := send(allScopes)
+					wantError(t, res, 403, res.StatusCode, "API_KEY_NOT_ALLOWED")
+				case len(scopes) > 0:
+					other := auth.Scopes[0]
+					for _, sc := range auth.Scopes {
+						if !slices.Contains(scopes, sc) {
+							other = sc
+							break
+						}
+					}
+					res := send(keyWith[other])
+					wantError(t, res, 403, res.StatusCode, "INSUFFICIENT_SCOPE")
+					if want := `"required":"` + scopes[0] + `"`; !strings.Contains(string(res.Body), want) {
+						t.Fatalf("the answer does not name %s: %s", want, res.Body)
+					}
+				default:
+					// Login and refresh may answer 401 for what they check; only the
+					// credential check asks for a bearer token (WWW-Authenticate).
+					if res := send(env.Client); res.Header.Get("WWW-Authenticate") != "" {
+						t.Fatalf("a public operation asked for credentials: %s", res.Body)
+					}
+					return
+				}
+				if after, _ := env.Store.Fingerprint(t.Context()); after != before {
+					t.Fatal("a refused request changed the database")
+				}
+				checked++
+				if len(scopes) > 0 {
+					if res := send(keyWith[scopes[0]]); res.StatusCode == 401 || res.StatusCode == 403 {
+						t.Fatalf("a key with %s was refused: %d %s", scopes[0], res.StatusCode, res.Body)
+					}
+				}
+			})
+		}
+	}
+	if checked < 60 {
+		t.Fatalf("only %d operations need credentials; the document lost its security", checked)
+	}
+}

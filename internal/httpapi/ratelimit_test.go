@@ -1,0 +1,134 @@
+package httpapi_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/netip"
+	"strconv"
+	"testing"
+
+	"github.com/certhub/credentiald/internal/config"
+	"github.com/certhub/credentiald/internal/ratelimit"
+	"github.com/certhub/credentiald/internal/testkit"
+	"github.com/certhub/credentiald/internal/testkit/contract"
+)
+
+func login(c *contract.Client, email string) *contract.Response {
+	return c.Post("/api/v1/auth/login", map[string]string{"email": email, "password": "wrong password"})
+}
+
+func TestEveryAnswerCarriesRateLimitHeaders(t *testing.T) {
+	t.Parallel()
+	env := testkit.NewServer(t)
+	acct := testkit.SignUp(t, env)
+	for name, res := range map[string]*contract.Response{
+		"200": acct.Client.Get("/api/v1/auth/me"),
+		"401": env.Client.Get("/api/v1/auth/me"),
+		"404": env.Client.Get("/api/v1/nothing"),
+	} {
+		limit, _ := strconv.Atoi(res.Header.Get("RateLimit-Limit"))
+		remaining, err := strconv.Atoi(res.Header.Get("RateLimit-Remaining"))
+		if limit != 100 || err != nil || remaining >= 100 || res.Header.Get("RateLimit-Reset") == "" {
+			t.Errorf("%s: RateLimit-Limit %q Remaining %q Reset %q", name, res.Header.Get("RateLimit-Limit"),
+				res.Header.Get("RateLimit-Remaining"), res.Header.Get("RateLimit-Reset"))
+		}
+	}
+	// Login shows its own, more constrained limit.
+	res := login(env.Client, acct.Email)
+	if res.Header.Get("RateLimit-Limit") != "30" {
+		t.Fatalf("login: RateLimit-Limit %q, want 30", res.Header.Get("RateLimit-Limit"))
+	}
+}
+
+func TestLoginIsLimitedTo30AttemptsPer5Minutes(t *testing.T) {
+	t.Parallel()
+	env := testkit.NewServer(t)
+	acct := testkit.SignUp(t, env) // registering counts as a sign-in attempt too
+	for i := 2; i <= 30; i++ {
+		if res := login(env.Client, acct.Email); res.StatusCode != 401 {
+			t.Fatalf("attempt %d: %d", i, res.StatusCode)
+		}
+	}
+	res := login(env.Client, acct.Email)
+	wantError(t, res, 429, res.StatusCode, "RATE_LIMITED")
+	if ra, err := strconv.Atoi(res.Header.Get("Retry-After")); err != nil || ra < 1 || ra > 10 {
+		t.Fatalf("Retry-After %q", res.Header.Get("Retry-After"))
+	}
+	if res.Header.Get("RateLimit-Remaining") != "0" {
+		t.Fatalf("RateLimit-Remaining %q", res.Header.Get("RateLimit-Remaining"))
+	}
+	// A made-up X-Forwarded-For from an untrusted peer changes nothing.
+	req := env.Client.Request("POST", "/api/v1/auth/login", map[string]string{"email": acct.Email, "password": "x"})
+	req.Header.Set("X-Forwarded-For", "198.51.100.77")
+	if res := env.Client.Do(req); res.StatusCode != 429 {
+		t.Fatalf("a spoofed address escaped the limit: %d", res.StatusCode)
+	}
+	// Other operations still work: only the global limit applies to them.
+	if res := acct.Client.Get("/api/v1/auth/me"); res.StatusCode != 200 {
+		t.Fatalf("me: %d", res.StatusCode)
+	}
+}
+
+func TestTheGlobalLimitIs100PerMinutePerClient(t *testing.T) {
+	t.Parallel()
+	env := testkit.NewServer(t, testkit.WithConfig(func(c *config.Config) {
+		c.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
+	}))
+	from := func(addr string) *contract.Response {
+		req := env.Client.Request("GET", "/api/v1/auth/me", nil)
+		req.Header.Set("X-Forwarded-For", addr)
+		return env.Client.Do(req)
+	}
+	for i := 1; i <= 100; i++ {
+		if res := from("198.51.100.1"); res.StatusCode != 401 {
+			t.Fatalf("request %d: %d", i, res.StatusCode)
+		}
+	}
+	res := from("198.51.100.1")
+	wantError(t, res, 429, res.StatusCode, "RATE_LIMITED")
+	if res.Header.Get("Retry-After") == "" {
+		t.Fatal("no Retry-After")
+	}
+	if res := from("198.51.100.2"); res.StatusCode != 401 {
+		t.Fatalf("another client behind the trusted proxy: %d", res.StatusCode)
+	}
+}
+
+// Two instances of the service with one Redis enforce one sign-in limit.
+func TestInstancesShareTheLimitThroughRedis(t *testing.T) {
+	t.Parallel()
+	url := testkit.Redis(t)
+	limiter := func() ratelimit.Limiter {
+		r, err := ratelimit.NewRedis(context.Background(), url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = r.Close() })
+		return r
+	}
+	// Each server gets a trusted proxy and a client address of this test's own, since a
+	// shared TEST_REDIS_URL may hold other tests' buckets.
+	trust := testkit.WithConfig(func(c *config.Config) {
+		c.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
+	})
+	a := testkit.NewServer(t, testkit.WithLimiter(limiter()), trust)
+	b := testkit.NewServer(t, testkit.WithLimiter(limiter()), trust)
+	client := fmt.Sprintf("2001:db8::%x:%x", rand.N(0x10000), rand.N(0x10000))
+	attempt := func(env *testkit.Env) *contract.Response {
+		req := env.Client.Request("POST", "/api/v1/auth/login", map[string]string{"email": "x@example.org", "password": "x"})
+		req.Header.Set("X-Forwarded-For", client)
+		return env.Client.Do(req)
+	}
+	for i := range 30 {
+		env := a
+		if i%2 == 1 {
+			env = b
+		}
+		if res := attempt(env); res.StatusCode != 401 {
+			t.Fatalf("attempt %d: %d %s", i+1, res.StatusCode, res.Body)
+		}
+	}
+	res := attempt(a)
+	wantError(t, res, 429, res.StatusCode, "RATE_LIMITED")
+}

@@ -1,0 +1,203 @@
+package httpapi_test
+
+import (
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/certhub/credentiald/internal/config"
+	"github.com/certhub/credentiald/internal/testkit"
+)
+
+type tokens struct {
+	Data struct {
+		AccessToken  string    `json:"accessToken"`
+		RefreshToken string    `json:"refreshToken"`
+		ExpiresAt    time.Time `json:"expiresAt"`
+	} `json:"data"`
+}
+
+func wantError(t *testing.T, res interface {
+	JSON(testing.TB, any)
+}, status, got int, code string) errorBody {
+	t.Helper()
+	var e errorBody
+	res.JSON(t, &e)
+	if got != status || e.Error.Code != code {
+		t.Fatalf("got %d %s (%s), want %d %s", got, e.Error.Code, e.Error.Message, status, code)
+	}
+	return e
+}
+
+func TestRegisterLoginMeAndLogout(t *testing.T) {
+	t.Parallel()
+	env := testkit.NewServer(t)
+	acct := testkit.SignUp(t, env)
+
+	res := acct.Client.Get("/api/v1/auth/me")
+	var me struct {
+		Data struct {
+			Email, Name, Role string
+			TwoFactorEnabled  bool
+			Account           struct{ Name, Plan string }
+		}
+	}
+	res.JSON(t, &me)
+	if res.StatusCode != 200 || me.Data.Email != acct.Email || me.Data.Role != "owner" || me.Data.Account.Plan != "free" || me.Data.TwoFactorEnabled {
+		t.Fatalf("me: %d %s", res.StatusCode, res.Body)
+	}
+
+	res = env.Client.Post("/api/v1/auth/login", map[string]string{"email": strings.ToUpper(acct.Email), "password": testkit.Password})
+	var login tokens
+	res.JSON(t, &login)
+	if res.StatusCode != 200 || login.Data.AccessToken == "" || !strings.HasPrefix(login.Data.RefreshToken, "rt_") {
+		t.Fatalf("login: %d %s", res.StatusCode, res.Body)
+	}
+	if d := time.Until(login.Data.ExpiresAt); d < 14*time.Minute || d > 15*time.Minute {
+		t.Fatalf("expiresAt %s is not 15 minutes ahead", login.Data.ExpiresAt)
+	}
+	session := env.Client.WithBearer(login.Data.AccessToken)
+
+	res = session.Post("/api/v1/auth/logout", map[string]string{"refreshToken": login.Data.RefreshToken})
+	if res.StatusCode != http.StatusNoContent {
+		t.Fatalf("logout: %d %s", res.StatusCode, res.Body)
+	}
+	res = session.Get("/api/v1/auth/me")
+	wantError(t, res, 401, res.StatusCode, "INVALID_API_KEY")
+	res = env.Client.Post("/api/v1/auth/refresh", map[string]string{"refreshToken": login.Data.RefreshToken})
+	wantError(t, res, 401, res.StatusCode, "INVALID_API_KEY")
+	// The other session of the account is untouched.
+	if res := acct.Client.Get("/api/v1/auth/me"); res.StatusCode != 200 {
+		t.Fatalf("the registration's session ended with the other one: %d", res.StatusCode)
+	}
+}
+
+func TestLoginRefusesWrongPasswordsAndUnknownEmailsAlike(t *testing.T) {
+	t.Parallel()
+	env := testkit.NewServer(t)
+	acct := testkit.SignUp(t, env)
+	for _, body := range []map[string]string{
+		{"email": acct.Email, "password": "wrong password"},
+		{"email": "nobody@example.org", "password": testkit.Password},
+	} {
+		res := env.Client.Post("/api/v1/auth/login", body)
+		e := wantError(t, res, 401, res.StatusCode, "INVALID_CREDENTIALS")
+		if strings.Contains(e.Error.Message, "nobody") || strings.Contains(strings.ToLower(e.Error.Message), "no such user") {
+			t.Fatalf("the message tells whether the account exists: %s", e.Error.Message)
+		}
+	}
+}
+
+func TestRegisterRefusesATakenEmailAndSwitchedOffSignUp(t *testing.T) {
+	t.Parallel()
+	env := testkit.NewServer(t)
+	acct := testkit.SignUp(t, env)
+	res := env.Client.Post("/api/v1/auth/register", map[string]string{
+		"email": strings.ToUpper(acct.Email), "password": testkit.Password, "name": "Other", "accountName": "Other"})
+	e := wantError(t, res, 409, res.StatusCode, "CONFLICT")
+	if len(e.Error.Details) != 1 || e.Error.Details[0].Field != "body.email" {
+		t.Fatalf("details %+v", e.Error.Details)
+	}
+
+	closed := testkit.NewServer(t, testkit.WithConfig(func(c *config.Config) { c.SignupEnabled = false }))
+	res = closed.Client.Post("/api/v1/auth/register", map[string]string{
+		"email": "new@example.org", "password": testkit.Password, "name": "New", "accountName": "New"})
+	wantError(t, res, 404, res.StatusCode, "NOT_FOUND")
+}
+
+func TestRefreshRotatesAndAReusedTokenRevokesTheSession(t *testing.T) {
+	t.Parallel()
+	env := testkit.NewServer(t)
+	acct := testkit.SignUp(t, env)
+
+	res := env.Client.Post("/api/v1/auth/refresh", map[string]string{"refreshToken": acct.RefreshToken})
+	var next tokens
+	res.JSON(t, &next)
+	if res.StatusCode != 200 || next.Data.RefreshToken == acct.RefreshToken {
+		t.Fatalf("refresh: %d %s", res.StatusCode, res.Body)
+	}
+	fresh := env.Client.WithBearer(next.Data.AccessToken)
+	if res := fresh.Get("/api/v1/auth/me"); res.StatusCode != 200 {
+		t.Fatalf("the new access token: %d", res.StatusCode)
+	}
+	// The old refresh token again: someone holds a copy. The whole session ends.
+	res = env.Client.Post("/api/v1/auth/refresh", map[string]string{"refreshToken": acct.RefreshToken})
+	wantError(t, res, 401, res.StatusCode, "INVALID_API_KEY")
+	for name, c := range map[string]func() int{
+		"new access token": func() int { return fresh.Get("/api/v1/auth/me").StatusCode },
+		"old access token": func() int { return acct.Client.Get("/api/v1/auth/me").StatusCode },
+		"new refresh token": func() int {
+			return env.Client.Post("/api/v1/auth/refresh", map[string]string{"refreshToken": next.Data.RefreshToken}).StatusCode
+		},
+	} {
+		if got := c(); got != 401 {
+			t.Errorf("%s after reuse: %d, want 401", name, got)
+		}
+	}
+}
+
+func TestConcurrentRefreshesWithOneTokenSucceedOnce(t *testing.T) {
+	t.Parallel()
+	env := testkit.NewServer(t)
+	acct := testkit.SignUp(t, env)
+	const n = 10
+	statuses := make([]int, n)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			statuses[i] = env.Client.Post("/api/v1/auth/refresh", map[string]string{"refreshToken": acct.RefreshToken}).StatusCode
+		}()
+	}
+	close(start)
+	wg.Wait()
+	ok := 0
+	for _, s := range statuses {
+		switch s {
+		case 200:
+			ok++
+		case 401:
+		default:
+			t.Fatalf("status %d", s)
+		}
+	}
+	if ok != 1 {
+		t.Fatalf("%d of %d concurrent refreshes with one token succeeded, want exactly 1 (%v)", ok, n, statuses)
+	}
+}
+
+func TestAccessTokensAreCheckedForSignatureAndExpiry(t *testing.T) {
+	t.Parallel()
+	clock := &testkit.Clock{}
+	env := testkit.NewServer(t, testkit.WithClock(clock.Now))
+	acct := testkit.SignUp(t, env)
+	parts := strings.Split(acct.AccessToken, ".")
+	if len(parts) != 3 {
+		t.Fatalf("not a JWS: %s", acct.AccessToken)
+	}
+	sig := []byte(parts[2])
+	sig[5] ^= 1
+	for name, tok := range map[string]string{
+		"tampered signature": parts[0] + "." + parts[1] + "." + string(sig),
+		"no signature":       parts[0] + "." + parts[1] + ".",
+		"garbage":            "not-a-token",
+		"unknown API key":    "cis_live_" + strings.Repeat("A", 43),
+	} {
+		res := env.Client.WithBearer(tok).Get("/api/v1/auth/me")
+		if res.StatusCode != 401 {
+			t.Errorf("%s: %d, want 401", name, res.StatusCode)
+		}
+	}
+	if res := env.Client.Get("/api/v1/auth/me"); res.StatusCode != 401 || res.Header.Get("WWW-Authenticate") == "" {
+		t.Errorf("no credentials: %d, WWW-Authenticate %q", res.StatusCode, res.Header.Get("WWW-Authenticate"))
+	}
+	clock.Advance(16 * time.Minute)
+	if res := acct.Client.Get("/api/v1/auth/me"); res.StatusCode != 401 {
+		t.Fatalf("an expired access token: %d, want 401", res.StatusCode)
+	}
+}

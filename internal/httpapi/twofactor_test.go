@@ -1,0 +1,164 @@
+package httpapi_test
+
+import (
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/certhub/credentiald/internal/auth"
+	"github.com/certhub/credentiald/internal/testkit"
+	"github.com/certhub/credentiald/internal/testkit/contract"
+)
+
+func totp(t *testing.T, secret string, at time.Time) string {
+	t.Helper()
+	code, err := auth.TOTPCode(secret, auth.TOTPStep(at))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return code
+}
+
+// enableTwoFactor sets up and enables two-step sign-in; it returns the secret and the
+// recovery codes.
+func enableTwoFactor(t *testing.T, session *contract.Client, clock *testkit.Clock) (string, []string) {
+	t.Helper()
+	res := session.Post("/api/v1/auth/two-factor/setup", nil)
+	var setup struct {
+		Data struct{ Secret, OtpauthUrl string }
+	}
+	res.JSON(t, &setup)
+	if res.StatusCode != 200 {
+		t.Fatalf("setup: %d %s", res.StatusCode, res.Body)
+	}
+	u, err := url.Parse(setup.Data.OtpauthUrl)
+	if err != nil || u.Scheme != "otpauth" || u.Query().Get("secret") != setup.Data.Secret {
+		t.Fatalf("otpauthUrl %q", setup.Data.OtpauthUrl)
+	}
+	res = session.Post("/api/v1/auth/two-factor/enable", map[string]string{"code": totp(t, setup.Data.Secret, clock.Now())})
+	var enabled struct {
+		Data struct{ RecoveryCodes []string }
+	}
+	res.JSON(t, &enabled)
+	if res.StatusCode != 200 || len(enabled.Data.RecoveryCodes) != 10 {
+		t.Fatalf("enable: %d %s", res.StatusCode, res.Body)
+	}
+	return setup.Data.Secret, enabled.Data.RecoveryCodes
+}
+
+func TestTwoStepSignIn(t *testing.T) {
+	t.Parallel()
+	clock := &testkit.Clock{}
+	env := testkit.NewServer(t, testkit.WithClock(clock.Now))
+	acct := testkit.SignUp(t, env)
+	secret, recovery := enableTwoFactor(t, acct.Client, clock)
+	login := func(extra map[string]string) (int, errorBody) {
+		body := map[string]string{"email": acct.Email, "password": testkit.Password}
+		for k, v := range extra {
+			body[k] = v
+		}
+		res := env.Client.Post("/api/v1/auth/login", body)
+		var e errorBody
+		if res.StatusCode != 200 {
+			res.JSON(t, &e)
+		}
+		return res.StatusCode, e
+	}
+
+	if status, e := login(nil); status != 401 || e.Error.Code != "TWO_FACTOR_REQUIRED" {
+		t.Fatalf("without a code: %d %s", status, e.Error.Code)
+	}
+	if status, e := login(map[string]string{"password": "wrong password"}); status != 401 || e.Error.Code != "INVALID_CREDENTIALS" {
+		t.Fatalf("a wrong password must not reveal two-step sign-in: %d %s", status, e.Error.Code)
+	}
+	// The code that enabled two-step sign-in was used already (RFC 6238 section 5.2).
+	if status, e := login(map[string]string{"twoFactorCode": totp(t, secret, clock.Now())}); status != 401 || e.Error.Code != "INVALID_CREDENTIALS" {
+		t.Fatalf("the enabling code again: %d %s", status, e.Error.Code)
+	}
+	clock.Advance(30 * time.Second)
+	if status, _ := login(map[string]string{"twoFactorCode": totp(t, secret, clock.Now())}); status != 200 {
+		t.Fatalf("a fresh code: %d", status)
+	}
+	if status, _ := login(map[string]string{"recoveryCode": strings.ToUpper(recovery[3])}); status != 200 {
+		t.Fatalf("a recovery code: %d", status)
+	}
+	if status, e := login(map[string]string{"recoveryCode": recovery[3]}); status != 401 || e.Error.Code != "INVALID_CREDENTIALS" {
+		t.Fatalf("a spent recovery code: %d %s", status, e.Error.Code)
+	}
+	if res := acct.Client.Get("/api/v1/auth/me"); !strings.Contains(string(res.Body), `"twoFactorEnabled":true`) {
+		t.Fatalf("me: %s", res.Body)
+	}
+
+	// Setting up again while on is a conflict; disabling needs the password and a code.
+	res := acct.Client.Post("/api/v1/auth/two-factor/setup", nil)
+	wantError(t, res, 409, res.StatusCode, "CONFLICT")
+	clock.Advance(30 * time.Second)
+	res = acct.Client.Post("/api/v1/auth/two-factor/disable", map[string]string{"currentPassword": "wrong password", "code": totp(t, secret, clock.Now())})
+	if e := wantError(t, res, 400, res.StatusCode, "VALIDATION_ERROR"); e.Error.Details[0].Field != "body.currentPassword" {
+		t.Fatalf("details %+v", e.Error.Details)
+	}
+	res = acct.Client.Post("/api/v1/auth/two-factor/disable", map[string]string{"currentPassword": testkit.Password, "code": totp(t, secret, clock.Now())})
+	if res.StatusCode != 204 {
+		t.Fatalf("disable: %d %s", res.StatusCode, res.Body)
+	}
+	if status, _ := login(nil); status != 200 {
+		t.Fatalf("login after disabling: %d", status)
+	}
+	if status, _ := login(map[string]string{"recoveryCode": recovery[4]}); status != 200 {
+		t.Fatalf("a recovery code of a disabled setup is ignored, the password suffices: %d", status)
+	}
+}
+
+func TestEnableRefusesAWrongCodeAndAMissingSetup(t *testing.T) {
+	t.Parallel()
+	env := testkit.NewServer(t)
+	acct := testkit.SignUp(t, env)
+	res := acct.Client.Post("/api/v1/auth/two-factor/enable", map[string]string{"code": "123456"})
+	wantError(t, res, 409, res.StatusCode, "CONFLICT")
+	acct.Client.Post("/api/v1/auth/two-factor/setup", nil)
+	res = acct.Client.Post("/api/v1/auth/two-factor/enable", map[string]string{"code": "000000"})
+	if e := wantError(t, res, 400, res.StatusCode, "VALIDATION_ERROR"); e.Error.Details[0].Field != "body.code" {
+		t.Fatalf("details %+v", e.Error.Details)
+	}
+	res = acct.Client.Post("/api/v1/auth/two-factor/disable", map[string]string{"currentPassword": testkit.Password, "code": "000000"})
+	wantError(t, res, 409, res.StatusCode, "CONFLICT")
+}
+
+// Ten logins racing with one fresh code: the code works exactly once.
+func TestATOTPCodeIsAcceptedOnceUnderRaces(t *testing.T) {
+	t.Parallel()
+	clock := &testkit.Clock{}
+	env := testkit.NewServer(t, testkit.WithClock(clock.Now))
+	acct := testkit.SignUp(t, env)
+	secret, _ := enableTwoFactor(t, acct.Client, clock)
+	clock.Advance(30 * time.Second)
+	code := totp(t, secret, clock.Now())
+	const n = 10
+	statuses := make([]int, n)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			statuses[i] = env.Client.Post("/api/v1/auth/login", map[string]string{
+				"email": acct.Email, "password": testkit.Password, "twoFactorCode": code}).StatusCode
+		}()
+	}
+	close(start)
+	wg.Wait()
+	ok := 0
+	for _, s := range statuses {
+		if s == 200 {
+			ok++
+		} else if s != 401 {
+			t.Fatalf("status %d", s)
+		}
+	}
+	if ok != 1 {
+		t.Fatalf("%d of %d logins with one code succeeded, want 1 (%v)", ok, n, statuses)
+	}
+}
