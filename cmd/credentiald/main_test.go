@@ -53,20 +53,23 @@ func TestAccountCommandsCreateAndChangePlan(t *testing.T) {
 }
 
 // The real binary serves on :0, answers, and stops cleanly on SIGTERM.
-func TestBinaryServesAndShutsDownGracefully(t *testing.T) {
-	t.Parallel()
+// startBinary builds credentiald and serves it on a fresh database; it returns the address and
+// the JSON log lines.
+func startBinary(t *testing.T, env ...string) (*exec.Cmd, string, <-chan map[string]any) {
+	t.Helper()
 	bin := filepath.Join(t.TempDir(), "credentiald")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
 	cmd := exec.Command(bin, "serve")
-	cmd.Env = append(os.Environ(), "DATABASE_URL="+testkit.Database(t), "ADDR=127.0.0.1:0")
+	cmd.Env = append(os.Environ(), "DATABASE_URL="+testkit.Database(t), "ADDR=127.0.0.1:0", "DATA_DIR="+t.TempDir())
+	cmd.Env = append(cmd.Env, env...)
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
-	lines := make(chan map[string]any, 100)
+	lines := make(chan map[string]any, 1000)
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
@@ -77,21 +80,26 @@ func TestBinaryServesAndShutsDownGracefully(t *testing.T) {
 		}
 		close(lines)
 	}()
-	addr := ""
 	timeout := time.After(30 * time.Second)
-	for addr == "" {
+	for {
 		select {
 		case m, ok := <-lines:
 			if !ok {
 				t.Fatal("the server exited before listening")
 			}
 			if m["msg"] == "listening" {
-				addr, _ = m["addr"].(string)
+				addr, _ := m["addr"].(string)
+				return cmd, addr, lines
 			}
 		case <-timeout:
 			t.Fatal("the server did not start listening")
 		}
 	}
+}
+
+func TestBinaryServesAndShutsDownGracefully(t *testing.T) {
+	t.Parallel()
+	cmd, addr, lines := startBinary(t)
 	client := contract.NewClient(t, "http://"+addr)
 	if res := client.Get("/readyz"); res.StatusCode != 200 {
 		t.Fatalf("readyz: %d", res.StatusCode)
@@ -108,5 +116,41 @@ func TestBinaryServesAndShutsDownGracefully(t *testing.T) {
 	}
 	if err := cmd.Wait(); err != nil || !stopped {
 		t.Fatalf("exit: %v, logged stopped: %v", err, stopped)
+	}
+}
+
+// The README's quickstart, run as written against the real binary.
+func TestReadmeQuickstartWorksAsWritten(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(readme), "<!-- quickstart:begin -->\n```sh\n")
+	block, _, ok2 := strings.Cut(block, "```\n<!-- quickstart:end -->")
+	if !ok || !ok2 {
+		t.Fatal("the README has no quickstart block between its markers")
+	}
+	_, addr, lines := startBinary(t)
+	go func() {
+		for range lines {
+		}
+	}()
+	script := strings.Replace(block, "make run &\n", "", 1)
+	cmd := exec.Command("bash", "-euo", "pipefail", "-c", script)
+	cmd.Env = append(os.Environ(), "BASE=http://"+addr)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("quickstart: %v\n%s", err, out)
+	}
+	for _, want := range []string{
+		`"accessToken":"`, `"key":"cis_live_`, `"code":"INSUFFICIENT_SCOPE"`, `"required":"templates:read"`,
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the quickstart's output lacks %s:\n%s", want, out)
+		}
+	}
+	if strings.Count(string(out), "INVALID_API_KEY") > 0 {
+		t.Errorf("a quickstart call was refused its credentials:\n%s", out)
 	}
 }
