@@ -144,7 +144,8 @@ func TestReadmeQuickstartWorksAsWritten(t *testing.T) {
 		t.Fatalf("quickstart: %v\n%s", err, out)
 	}
 	for _, want := range []string{
-		`"accessToken":"`, `"key":"cis_live_`, `"code":"INSUFFICIENT_SCOPE"`, `"required":"templates:read"`,
+		`"accessToken":"`, `"key":"cis_live_`, `{"data":[],"meta":{"page":1,"pageSize":20,"total":0}}`,
+		`"code":"INSUFFICIENT_SCOPE"`, `"required":"templates:read"`,
 	} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("the quickstart's output lacks %s:\n%s", want, out)

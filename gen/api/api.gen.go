@@ -13062,29 +13062,6 @@ func (response ListEvents500JSONResponse) VisitListEventsResponse(w http.Respons
 	return err
 }
 
-type ListEvents501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response ListEvents501JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type CreateEventRequestObject struct {
 	Body *CreateEventJSONRequestBody
 }
@@ -13285,29 +13262,6 @@ func (response CreateEvent500JSONResponse) VisitCreateEventResponse(w http.Respo
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateEvent501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response CreateEvent501JSONResponse) VisitCreateEventResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -13716,29 +13670,6 @@ func (response DeleteEvent500JSONResponse) VisitDeleteEventResponse(w http.Respo
 	return err
 }
 
-type DeleteEvent501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response DeleteEvent501JSONResponse) VisitDeleteEventResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetEventRequestObject struct {
 	Id Id `json:"id"`
 }
@@ -13914,29 +13845,6 @@ func (response GetEvent500JSONResponse) VisitGetEventResponse(w http.ResponseWri
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetEvent501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response GetEvent501JSONResponse) VisitGetEventResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -14140,29 +14048,6 @@ func (response UpdateEvent500JSONResponse) VisitUpdateEventResponse(w http.Respo
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateEvent501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response UpdateEvent501JSONResponse) VisitUpdateEventResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -15512,29 +15397,6 @@ func (response GetEventRegistration500JSONResponse) VisitGetEventRegistrationRes
 	return err
 }
 
-type GetEventRegistration501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response GetEventRegistration501JSONResponse) VisitGetEventRegistrationResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type UpdateEventRegistrationRequestObject struct {
 	Id   Id `json:"id"`
 	Body *UpdateEventRegistrationJSONRequestBody
@@ -15734,29 +15596,6 @@ func (response UpdateEventRegistration500JSONResponse) VisitUpdateEventRegistrat
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateEventRegistration501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response UpdateEventRegistration501JSONResponse) VisitUpdateEventRegistrationResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -22489,62 +22328,62 @@ var swaggerSpec = []string{
 	"6aKMQflGYlCeJ7+p4qPEJdFmYUOyizy+VWjXgTm08DbznRexrvuYC/uQxXnpz7Hs/q8QsWnFqRA4RpVG",
 	"RbmWXXhz/KtC7OW5VeU3ZY1zOw1yAUXIK846QkZHf/v01aUlSs2izEpUpn/fXZIhXc3VsxEjQjxFhSsb",
 	"8DUGSmWk2g/9+4WFcXekBb0L/Xs9+N3Yhzp2HytFihztagw89MVynapUo74ONeq7NwkZbYpor/cfuK1W",
-	"rQlRtkKlWp0vnV1tnG1Rd7BQUNND+LrL06hJlPJJKZ/sUD6J+CRmef1gHs9bnLegLk1cq74XOQRceD0T",
-	"2k9o4iVgAiWjwv06FyHgUy7QOH5rI4hYXOlGTXZHUoxqW5f0eKGq92oEi6QW9cKcwvZ2VNEi7o3fK/2o",
-	"SoHniy+tYySelfFuVro5+GzMOk8HceqjA/QYUCa2Z5aKW54n6ugO1RyaVgKm1YSelp7IDRSjIvKMQI/i",
-	"wOUPS50+4xcLeHuedn5rgB72HCUVXsExcnxo/qFUXsfAVFM4ltypTVD2kyvlbObY14mn1EM9EPihyf9A",
-	"/XBMtIsuEtCDAsqFPwEDysahD6s+vkfARb6vKwYFDA3wY5xF94de6YZa+tF/pXqfgoskVxuAHJx2frML",
-	"kMYoMg8R05iUwcQlgXUzhdixj6zo6xHkAJJpTpzaiV2uy4S0yQ/JToRDPfxIONxRjF43mrajy5Qle0I8",
-	"7cwQFSxTsy1tS+UV/dcRobepjLWtgLzFRqIhEttk8PrzaW2l4acUG14g/G5dtl5co2zbR7dO1rghZ+/I",
-	"GKRzO75Q6rMSVkpjzrdWXWyb1hxsG3Ke0YITX1atb7/5GiuDRbMtb7dKIedLqgmWXInnJbRfAi/LTCOp",
-	"aIkXcF5UN1Lpm/4vA2m245x4mrULV56eKxa3hLESxr5MGJvn2bMYyeZ6H84BswL5t28Qq8a5AmgoXDpG",
-	"NRD5hEOGAA8QEeqKpj+V/zmxjKIB5DpOTIdfDCD2zX1MOkntTlME9EP//v1skgD+lVc1tGb1TEG56S6X",
-	"OVeWFQy/TyP6l1hL7gVLxhWuDFfWfivT8ZbpeMt0vJun47UFIxXkGgZAUHBYr+fXewt9XSZFLv46CVuW",
-	"ipcH/6R9viB9ixw1NzlWVMkq41mAiSm26d4PmTxmaqATsgf8gDhgiAvIBD8BBD0gpr0PuBQXdU1sDsQE",
-	"uzsu56K9myy5CFPyC+1/SXcYcnC/0P5CEfFo272tHHRT+q2WcmBSpSWp/2oLfv+kfROyj3kEEDyuFfGX",
-	"zo9BWSR4nVglH0BAMVHuOgCLLQmDWxvOTP2WyNOq5JEl9V4iOvlUXrBVGpWOPA9VcdfouIxOdUmrz3/g",
-	"H3z+J+1faNfCHZjM42NZflA0j/d2jurlRqBf5Mx3exdX4Kgt7dilHfslUn7vEoGcQlZuhoaYCxafl8/p",
-	"m9i2+/7S/BTtwXWQEJgMeQkhJYR8WRBisy/ghky/Hh/G7SDALlK4zjL/y5SuLmGodHP8tt0ctwNhts+j",
-	"DrCvRgH2812R2gh6KglbHIzPAR/hIIjuClTtY8QesItq4IoKEMAhJiqcfC1zadzNIj+mjhp+Nx79DtEl",
-	"6uQSc1GmOiwza6zgg5PJYmFzbEK685g2zQeGbZfzazdJpvEDB3RCku4dQKy0Oyczw1MeOJK7kAf6U9B7",
-	"3+qCGaDo7ZCrbX7OyDnZqrb+FEBX4AcE9nqqCPu+7ByT+OEA+lw+jTuWXeZ5GOovUh6GJlS9T6mPIPkK",
-	"sxtGC1n6JJaJg3YHb1vCNWdb2QuTlhen/InGuKOsP1HzL5r4JxrEIokleqdM//PVAUmZzcdk84lBaE0M",
-	"snWi+OmqSSxUVYqMNCVxSie3iDyxlTuJVbJClUDDAux5SMkg8pn2Z9YiSQNoGQZgwgWC3v6mktfiXBcW",
-	"Ku4o3YXODlCmsSjTWHwthaa3BC5z0lk0fU6BFIL4jCq2IyVriMSW2bz+rBJLqbeUF0gvcQe9IQ4svjuK",
-	"61ptJenp8uNe3y1tjgO705xeNEtGiUNlqcDyymmXmtWBF2rmXBAqekoDrBLhxZmhKZtRsTAR1M4evTMF",
-	"KRrvloWn5zX3nNJgWpp6Stnr61HDIrbbKRgFDD1gNNliFZ2lapjp8ksWwW70ENcOBg+8wdLk0Nn3cyqW",
-	"VfAYDtFBoKFhYWvJmwVyTXdV8VniIYY8EMAhaoCbs3O1qTdX703hgqbrokD0VPZnxDjoxV30ShtW6UH0",
-	"lYhzpr5+BHMbuyCotOrTg88u9dD8cIzfKbvXUZipAFJIPNCH3hAByLn8gRJ+Yqc6JlSAgY7OlLSpc300",
-	"wKu6TtaOSSiQ+qfrq7rR0PMY4rwGTq/bnYZKHU0ZHmKdFfom7PvYbQBCpeBjUJzPArKeUwL0KyPyb5lc",
-	"87s1ldm9rZ47owSrb1iiSjG/opMpgBbxW/xvU1Eebx8oRq2ZszeXy4/rxybS2uLylThviIQ9jneyyxt1",
-	"hu+eAXcoW2iMU58lXpLXASJAzZAn8Af68B55AJNSpPhOufSdIgBNMXs3V+/3V+dR/vDcPNp5eE4e5Q/D",
-	"vz+O/YJ8Gr1d8mrJq7vk1c5vq/GqzX9GP84PJaQhERwIOoFMlTgBHp0QqaOAfujeIwH2Xlvi8H4NJDye",
-	"Ea434XM7t6XSzjfldmc2tsDFgRLjBb1HBAwYHev5msLcunbyCYDJCigOxQJwRDyeCtWuRe8gbXPJc/YV",
-	"KT/fMXy8RGQo9abDo59m4eLTC5g8ciHKdhu6OTsvq0+VOLYZjp2mCWoVFDOGhIJ6wRbx6Ca2YHy1qsHN",
-	"1Xtjdozqntr4VQoV3ycztiNDtEUMq3DkX2wuI67Jav9g2znu847gAWVjmD6HPTSAoS8qjYrmI0TCsZy5",
-	"/ksqN5/WOZy3w8TOrnWQf7SB3MeS/b9T9jf7H50IdtlSdTW1GAomqD+i9H5Bqf3NQ3KjPhpjSOAQzYne",
-	"+z0ayQ4t36aPTtiPp1jG5ZaBaysGrhl6BtwiIzuILabkeRdjGYZYEMQmtbfb9iUYh1yAkCPwc7d701H3",
-	"YAxx6j8goIPrKQjUWR3daK3rA76cV7ULkJnjjmLgTOsvGgKnO/dyIGOhl5T+6gT0OHIZEjoJ90gFUo8w",
-	"B5S4qPSeKgPlvppEjpru+0hCjE4EshnS2ULH0kC5HcCX7iqBrzJYrXT0+RZjz2zhZGPZZCs5y5bzpg4t",
-	"2Zg3dyaPvGhgyYqCSOm2U/oYfiWx+CNIhtuFrBkh48BcCeJtVk1cya5xlgzge6jOmp71tMwkVApIX1J1",
-	"wxTW/MCBZ3PnVoFHIG3X2VJwyHLMkR1uV7052hUqLMwuNEpmW5Nz6sVuHY6paFEqVyV2PK8xBBFPBZNx",
-	"MVM3fh2wKNA3Yg/5OQxVITZMuIC+ry979nqfORboLmT+0wEM8MHDYW9f8kjI/EqjYh4pBjeDnjFaQD7q",
-	"U8g8ZWAOEKvqzEMDPAyZToFobmGbBPpTgV2e45bVkVP2JHLpCA5MBBpqgOJgz2CcMlvv2y1qsMtrUEJB",
-	"gGjgIzAZUcCQi/ADyt5IR+3EVcVyRqb71nEkYkKrXKAAcDwkVe2UGbURipFsOba3ziwUHmIBfe2ewsGe",
-	"5e65rxsfIcysIBWrcf1aTqM/04k9J9WOcmDjIGCIKz+3EdLFxZjdIIPE08iTV80Mk6HahjEkU6scLhSx",
-	"LTpqxy6EkN9W2snAnlWqmO3sxx8oESNfxQ97WICQw6Hdtanhm/Oh7WkUu/X1jWef1UJL/p3zvU5tbO1J",
-	"bi5kuyFt41w8klRWUPNhEg81+632o0jdzTo5ThWmpdQ1bQ4V4yFBnkkKRqiI37XbiOFo9vvrSFzg+krC",
-	"ZF8G0PM4MBHxkmfZALqqpLIb92Cv06NARHGTQhT7HjnfqXK+ENSREzGlmI0vYncaoAbIChq9GmiSKTh6",
-	"fASQ8AliALr3hE58JFnqBKiqkxPMUdoLFHPAkGAYeQAOBGLg0Li+OuC1+Rd3wKt69G9FLUdgREPGwd5r",
-	"xTTjQHBVA5AK6DvgsA44EHiMaCgAgu5ovwaaKaFS3ftMsHBHyAN0MIi6rqvK03IoVqsQMDqZFeVSTrRn",
-	"yUouSW+rSBjcY+LFfqxa1Eh27z+rHb3r1ZY5x9KGLGc1gU41ohxYnnLAMt4H7wRgTwOrD6DLKI92hjeA",
-	"h7krj544WwKPnHULzCLqY+FEjOtQoxKG2Mtz1cmO/JbgR8CRS4nHHV3f1JSBlGcGFCFDNdBG/0SuAA/Q",
-	"DxEHY8ok9UG5pwM0iUmK+kU2o4vHiAs4DhbOI5Ckw2RL/+vPevXtp7//W5HJ9PgIHr1+8+898HcwQo/g",
-	"5w/N02rn5+bR6zeADkDvY1ivv3JFNAL1J6rppwxOVDFX/bAnD+pU/va0MqVvPgtMtxOtYtHpminIWcPq",
-	"4NPnN8dPeXPfkRU4lxk1/xSxBf/nf+bkcEvwyzO1AGNpc55zeq7QKT+131dSQom5G2KulnlKvC3xtsTb",
-	"F8VbzYjPhLUaO4vhLEMP9L4E2k2Btm2WsUTaEmlLpH1JpDWc+ExQa+CzGNZyM88SaNcH2o7GxBJlS5Qt",
-	"UfblUFay4TNBrETNYvj6gNGkFGU3Rdjf9CqWGFtibImxL4mxmhGfCWU1ds7HWduTpUTYNRDWLGdXrl+J",
-	"rSW2ltj67NhqseAOUTXl8zcHT5+e/r8AAAD//w==",
+	"rQlRtkKlWp0vnV1tnG1Rd7BQUNND+LrL06hJlPLJ9yifrC5oRAQf865+MI95LRZaUGAmLjrfi272L7ye",
+	"idEnNLnuNxGPUQV+nVQQ8CkXaBy/tRGvLy5Zoya7I3FEta1rc7xQ+Xo1gkXih3phToV6OzxoERvG75UO",
+	"UaXksnvQiordGBlkZeCalTcOPhtDy9NBnIzoAD0GlIntGYrilucJH7pDNYemlRJpNTGkpSdyA8WoiIQh",
+	"0KM4cPnDUjfM+MUC/pennd8aoIc9R8lpV3CMHB+afygl1DF40xSOJQlqo5D95Eq5fzn2Bd8p9VAPBH5o",
+	"MjJQPxwT7TSLBPSggHLhT8CAsnHow6qP7xFwke/rGj4BQwP8GOe1/aFXOoaWnu1fqSam4CLJngYgB6ed",
+	"3+ySoDGKzEPENCZlMHFJqNtMaXTsIyseegQ5gGSaEzl2YhfQMkFm8kOyEylPDz+S8nYUNdeNpu3owmHJ",
+	"nhBPuxdEJcTUbEtrT3lp/kzCUhT8tqmwtK1Yt8X2lyES2+TU+vPpUaVNpTz/N8jLuDZ/Lq7jte3DVCc0",
+	"3JBFd2Rn0fkPXyg9WIkPpZ3kS02ZuFVDCbZtJM9oHIlvZtY3jXyNZbCi2ZZXOaXY8SUVwEruf/Oyty+B",
+	"l2VWh1RowAt46qlbm/S19peBNNvxxDvNmlwrT88VeFrCWAljXyaMzXNjWYxkc13t5oBZgWTTN4hV48B4",
+	"GgqXjlENRA7QkCHAA0SEuv3oT+V/Tix7YwC5DorSsQYDiH1z1ZHOyLrTePh+6N+/n42I5195CT9rVs8U",
+	"gZrucpknYVmu7/u0T3+JhdNesD5a4TJoZaGzMvdsmXu2zD27ee5ZWzBSEZ1hAAQFh/V6fnGz0Nc1QeTi",
+	"r5OdZKl4efBP2ucLcpXIUXOTUETVZzKX9piYypLu/ZDJY6YGOiF7wA+IA4a4gEzwE0DQA2L6Yp9LcVEX",
+	"gOZATLC749ol2nHIkoswJb/Q/pd0GSEH9wvtLxQRj7bd28oRJqVvZykHJiVJkmKntuD3T9o38emYRwDB",
+	"48IIf+lkEJRFgteJVd8ABBQT5QkDsNiSMLi14cwUK4mcmEoeWVLcJKKTT2UsVKVR6cjzUFUyjY7L6FSX",
+	"tPr8B/7B53/S/oX22tuByTw+luUHRZNWb+eoXm4E+kXOfLd3cQWO2tKOXdqxXyK/9S4RyClk5WZoiLlg",
+	"8Xn5nN6CbbvvL81z0B5cBwmByZCXEFJCyI4cCW0+BNzQ29fjVbgdVt5F4tFZLn6ZgsslnpSOh1+J4+F2",
+	"sMj2QtRh4dUoLHy+c1AbQU/lAItDyDngIxwEkfVeld5F7AG7qAauqAABHGKigqDXMmDG3SzyLOqo4Xfj",
+	"0e8QJqJOLjEXZaa9MvHUCl4xmdwLNscmpDuPadN8YNh2Ob92kxQQP3BAJyTp3gHEyvpyMjM85RMjuQt5",
+	"oD8FvfetLpgBit4Oudrm54zAki2q6k8BdAV+QGCvp2qA78vOMYkfDqDP5dO4Y9llns+f/iLl82fisvuU",
+	"+giSrzC5XrSQpZdgmVdvd/C2JVxztpU8L2l5caKaaIw7ylUTNf+i6WqiQSySWKJ3yqQ1Xx2QfPc3RlHq",
+	"mhiE1sQgWyeKn66asUEVRchIUxKndCaHyDdaOXhYFRNUBS4swJ6HlAwin2kPYy2SNICWYQAmXCDo7W8q",
+	"eS1O7GCh4o5yO+gI+jJnQ5mz4Wupc7wlcJmT8qHpcwqkEMRnVLEdKVlDJLbM5vVnlVhKvaW80nmJW+EN",
+	"cWDxJVBcVmkrqTqXH/f6kmhzHNid5vSiCShKHCor1X3XlepMrovdaVYHXqiZc0Hw5ikNsMr6FuczpmxG",
+	"xcJEUDvn8c4UpGi8Wxaentfcc0qDaWnqKWWvr0cNi9hup2AUMPSA0WSLRVyWqmGmyy9ZBLvRQ1w7PDvw",
+	"BkszIWffzymYVcFjOEQHgYaGha0lbxZIrNxVtU+JhxjyQACHqAFuzs7Vpt5cvTfp9puuiwLRU6mOEeOg",
+	"F3fRK21YpSvQVyLOmfLuEcxt7IKgcohPDz671EPzAyR+p+xex0WmQjoh8UAfekMEIOfyB0r4iZ3Xl1AB",
+	"BjpeUtKmzr7RAK/qOjM5JqFA6p+ur8oWQ89jiPMaOL1udxoqTzJleIh1CuSbsO9jtwEIlYKPQXE+C8h6",
+	"TgnQr4zIv2USq+/WVGb3tno2ixKsvmGJKsX8ik6mAFrEb/G/TUV5vH2gGLVmzt5cLj+uH5vYZ4vLV+K8",
+	"IRL2ON7JLm/UGb57BtyhbKExTn2WeEleB4gANUOewB/ow3vkAUxKkeI75dJ3igA0xezdXL3fX51H+cNz",
+	"82jn4Tl5lD8M//449gvyafR2yaslr+6SVzu/rcarNv8Z/Tg/uI+GRHAg6AQyVc8DeHRCpI4C+qF7jwTY",
+	"e22Jw/s1kPB4RrjehM/tbJNKO9+U253Z2AIXB0qMF/QeETBgdKzna+pC69K9JwAmK6A4FAvAEfF4Kni6",
+	"Fr2DtM0lz9lXpPx8x/DxEpGh1JsOj36ahYtPL2DyyIUo223o5uy8LLVU4thmOHaaJqhVUMwYEgrqBVvE",
+	"o5vYgvHVqgY3V++N2TGq1mnjVylUfJ/M2I4M0RYxrMKRf7G5jLgmq/2Dbee4zzuCB5SNYfoc9tAAhr6o",
+	"NCqajxAJx3Lm+i+p3Hxa53DeDhM7u9ZB/tEGch9L9v9O2d/sf3Qi2DU61dXUYiiYoP6I0vsFld43D8mN",
+	"+miMIYFDNCd67/doJDu0fJs+OmE/nmIZl1sGrq0YuGboGXCLjOwgtpiS512MZRhiQRCb1N5u25dgHHIB",
+	"Qo7Az93uTUfdgzHEqf+AgA6upyBQZ3V0o7WuD/hyXtUuQGaOO4qBM62/aAic7tzLgYyFXlL6qxPQ48hl",
+	"SOi02CMVSD3CHFDiotJ7qgyU+2pSK2q67yMJMToRyGZIZwsdSwPldgBfuqsEvspgtdLR51uMPbOFk41l",
+	"k60kH1vOmzq0ZGPe3Jk88qKBJSsKIqXbTulj+JXE4o8gGW4XsmaEjANzJYi3WcdwJbvGWTKA76FeanrW",
+	"0zKTUCkgfUn1BlNY8wMHns2dWwUegbRdZ0vBIcsxR3a4XfXmaFeosDC70CiZbU3OqRe7dTimxkSpXJXY",
+	"8bzGEEQ8FUzGxUwl93XAokDfiD3k5zBUpdEw4QL6vr7s2et95ligu5D5TwcwwAcPh719ySMh8yuNinmk",
+	"GNwMesZoAfmoTyHzlIE5QKyqMw8N8DBkOgWiuYVtEuhPBXZ5jltWR07Zk8ilIzgwEWioAYqDPYNxymy9",
+	"b7eowS6vQQkFAaKBj8BkRAFDLsIPKHsjHbUT1/nKGZnuW8eRiAmtcoECwPGQVLVTZtRGKEay5djeOrNQ",
+	"eIgF9LV7Cgd7lrvnvm58hDCzglSsxvVrOY3+TCf2nFQ7yoGNg4AhrvzcRkiX+2J2gwwSTyNPXn0xTIZq",
+	"G8aQTK0CtVDEtuioHbs0QX5baScDe1ap8rKzH3+gRIx8FT/sYQFCDod216aqbs6HtqdR7NbXN559Vgst",
+	"+XfO9zq1sbUnubmQ7Ya0jXPxSFJZQc2HSTzU7LfajyJ1N+vkOFWYllLXtDlUjIcEeSYpGKEiftduI4aj",
+	"2e+vI3GB6ysJk30ZQM/jwETES55lA+iqIsdu3IO9To8CEcVNClHse+R8p8r5QlBHTsQURza+iN1pgBog",
+	"K2j0aqBJpuDo8RFAwieIAejeEzrxkWSpE6DqQE4wR2kvUMwBQ4Jh5AE4EIiBQ+P66oDX5l/cAa/q0b8V",
+	"tRyBEQ0ZB3uvFdOMA8FVVT4qoO+AwzrgQOAxoqEACLqj/RpopoRKde8zwcIdIQ/QwSDquq5qQcuhWK1C",
+	"wOhkVpRLOdGeJSu5JL2tImFwj4kX+7FqUSPZvf+sdvSuV1vmHEsbspzVBDrViHJgecoBy3gfvBOAPQ2s",
+	"PoAuozzaGd4AHuauPHribAk8ctYtMIuoj4UTMa5DjUoYYi/PVSc78luCHwFHLiUed3TFUVOYUZ4ZUIQM",
+	"1UAb/RO5AjxAP0QcjCmT1Aflng7QJCYp6hfZjC4eIy7gOFg4j0CSDpMt/a8/69W3n/7+b0Um0+MjePT6",
+	"zb/3wN/BCD2Cnz80T6udn5tHr98AOgC9j2G9/soV0QjUn6imnzI4UeVV9cOePKhT+dvTypS++Sww3U60",
+	"ikWna6YgZw2rg0+f3xw/5c19R1bgXGbU/FPEFvyf/5mTwy3BL89U54ulzXnO6blCp/zUfl9JCSXmboi5",
+	"WuYp8bbE2xJvXxRvNSM+E9Zq7CyGsww90PsSaDcF2rZZxhJpS6QtkfYlkdZw4jNBrYHPYljLzTxLoF0f",
+	"aDsaE0uULVG2RNmXQ1nJhs8EsRI1i+HrA0aTUpTdFGF/06tYYmyJsSXGviTGakZ8JpTV2DkfZ21PlhJh",
+	"10BYs5xduX4ltpbYWmLrs2OrxYI7RNWUz98cPH16+v8CAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

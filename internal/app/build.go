@@ -14,6 +14,7 @@ import (
 	"github.com/certhub/credentiald/internal/auth"
 	"github.com/certhub/credentiald/internal/config"
 	"github.com/certhub/credentiald/internal/email"
+	"github.com/certhub/credentiald/internal/events"
 	"github.com/certhub/credentiald/internal/httpapi"
 	"github.com/certhub/credentiald/internal/ratelimit"
 	"github.com/certhub/credentiald/internal/store"
@@ -24,6 +25,7 @@ type Service struct {
 	Handler  *echo.Echo
 	Auth     *auth.Service
 	Accounts *accounts.Service
+	Events   *events.Service
 	Email    *email.Worker
 	closers  []func()
 }
@@ -45,7 +47,7 @@ type Overrides struct {
 
 // Build assembles the service from the configuration.
 func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog.Logger, o Overrides) (*Service, error) {
-	svc := &Service{Accounts: accounts.New(st)}
+	svc := &Service{Accounts: accounts.New(st), Events: events.New(st)}
 	var seed []byte
 	if cfg.JWTSigningKey != "" {
 		var err error
@@ -94,7 +96,7 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 		Composer: email.Composer{From: from, Domain: cfg.SiteURL.Hostname()}}
 
 	svc.Handler, err = httpapi.New(httpapi.Options{
-		Logger: logger, Readiness: st, Auth: svc.Auth, Accounts: svc.Accounts,
+		Logger: logger, Readiness: st, Auth: svc.Auth, Accounts: svc.Accounts, Events: svc.Events,
 		Limiter: limiter, TrustedProxies: cfg.TrustedProxies, SignupEnabled: cfg.SignupEnabled,
 		KickEmail: svc.Email.Kick, StrictMiddlewares: o.StrictMiddlewares,
 	})

@@ -114,27 +114,7 @@ func (s *Server) SendBulkEmail(context.Context, api.SendBulkEmailRequestObject) 
 	return nil, errNotImplemented
 }
 
-func (s *Server) ListEvents(context.Context, api.ListEventsRequestObject) (api.ListEventsResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-func (s *Server) CreateEvent(context.Context, api.CreateEventRequestObject) (api.CreateEventResponseObject, error) {
-	return nil, errNotImplemented
-}
-
 func (s *Server) ExportEventAttendees(context.Context, api.ExportEventAttendeesRequestObject) (api.ExportEventAttendeesResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-func (s *Server) DeleteEvent(context.Context, api.DeleteEventRequestObject) (api.DeleteEventResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-func (s *Server) GetEvent(context.Context, api.GetEventRequestObject) (api.GetEventResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-func (s *Server) UpdateEvent(context.Context, api.UpdateEventRequestObject) (api.UpdateEventResponseObject, error) {
 	return nil, errNotImplemented
 }
 
@@ -155,14 +135,6 @@ func (s *Server) CreateBulkGenerationJob(context.Context, api.CreateBulkGenerati
 }
 
 func (s *Server) GetBulkGenerationJob(context.Context, api.GetBulkGenerationJobRequestObject) (api.GetBulkGenerationJobResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-func (s *Server) GetEventRegistration(context.Context, api.GetEventRegistrationRequestObject) (api.GetEventRegistrationResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-func (s *Server) UpdateEventRegistration(context.Context, api.UpdateEventRegistrationRequestObject) (api.UpdateEventRegistrationResponseObject, error) {
 	return nil, errNotImplemented
 }
 

@@ -1,11 +1,16 @@
 package testkit
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"sync/atomic"
 	"testing"
 
+	"github.com/google/uuid"
+
+	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/testkit/contract"
 )
 
@@ -14,6 +19,7 @@ const Password = "correct horse battery staple"
 
 // Account is a registered account with a signed-in session.
 type Account struct {
+	ID           uuid.UUID
 	Email        string
 	AccessToken  string
 	RefreshToken string
@@ -38,8 +44,26 @@ func SignUp(t testing.TB, env *Env) *Account {
 		Data struct{ AccessToken, RefreshToken string }
 	}
 	res.JSON(t, &body)
-	return &Account{Email: email, AccessToken: body.Data.AccessToken, RefreshToken: body.Data.RefreshToken,
+	a := &Account{Email: email, AccessToken: body.Data.AccessToken, RefreshToken: body.Data.RefreshToken,
 		Client: env.Client.WithBearer(body.Data.AccessToken)}
+	var me struct {
+		Data struct{ Account struct{ ID uuid.UUID } }
+	}
+	a.Client.Get("/api/v1/auth/me").JSON(t, &me)
+	a.ID = me.Data.Account.ID
+	return a
+}
+
+// Template stores a plain template in the account and returns its id.
+func (a *Account) Template(t testing.TB, env *Env) uuid.UUID {
+	t.Helper()
+	id, err := env.Store.CreateTemplate(context.Background(), store.NewTemplate{AccountID: &a.ID, Name: "Plain",
+		PageSize: "A4", Orientation: "landscape",
+		Layout: json.RawMessage(`{"rows":[{"height":40,"cols":[{"size":12,"content":{"type":"text","text":"{{recipient.fullName}}"}}]}]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
 }
 
 // APIKey creates a key with scopes for the account and returns a client that sends it.

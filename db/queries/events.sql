@@ -1,0 +1,50 @@
+-- TemplateUsable reports whether an event of the account may use a template: one of the
+-- account's own, or a system template.
+-- name: TemplateUsable :one
+SELECT EXISTS (
+    SELECT 1 FROM templates WHERE id = @id AND (account_id = @account_id::uuid OR account_id IS NULL)
+);
+
+-- name: CreateEvent :one
+INSERT INTO events (id, account_id, name, description, event_date, location, template_id, certificate_validity_days)
+VALUES (@id, @account_id, @name, sqlc.narg(description), @event_date, sqlc.narg(location), @template_id,
+        sqlc.narg(certificate_validity_days))
+RETURNING *;
+
+-- name: GetEvent :one
+SELECT * FROM events WHERE account_id = @account_id AND id = @id;
+
+-- name: ListEvents :many
+SELECT * FROM events WHERE account_id = @account_id
+ORDER BY created_at DESC, id DESC
+LIMIT @page_size OFFSET @page_offset;
+
+-- name: CountEvents :one
+SELECT count(*) FROM events WHERE account_id = @account_id;
+
+-- name: UpdateEvent :one
+UPDATE events SET name = @name, description = sqlc.narg(description), event_date = @event_date,
+    location = sqlc.narg(location), template_id = @template_id,
+    certificate_validity_days = sqlc.narg(certificate_validity_days), updated_at = now()
+WHERE account_id = @account_id AND id = @id
+RETURNING *;
+
+-- name: UpdateEventRegistration :one
+UPDATE events SET registration_enabled = @enabled, registration_opens_at = sqlc.narg(opens_at),
+    registration_closes_at = sqlc.narg(closes_at), registration_capacity = sqlc.narg(capacity),
+    registration_message = sqlc.narg(message), updated_at = now()
+WHERE account_id = @account_id AND id = @id
+RETURNING *;
+
+-- LockEvent holds an event while it is deleted, so that no certificate is issued meanwhile.
+-- name: LockEvent :one
+SELECT id FROM events WHERE account_id = @account_id AND id = @id FOR UPDATE;
+
+-- name: CountIssuedCertificatesOfEvent :one
+SELECT count(*) FROM certificates WHERE account_id = @account_id AND event_id = @event_id AND status <> 'draft';
+
+-- name: DeleteDraftCertificatesOfEvent :exec
+DELETE FROM certificates WHERE account_id = @account_id AND event_id = @event_id AND status = 'draft';
+
+-- name: DeleteEvent :exec
+DELETE FROM events WHERE account_id = @account_id AND id = @id;
