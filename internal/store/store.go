@@ -85,6 +85,10 @@ var constraintErrors = map[string]func() *apperr.Error{
 		return e
 	},
 	"accounts_plan_fkey": func() *apperr.Error { return apperr.Invalid("plan", "unknown plan") },
+	// Deleting an event (and its attendees) whose attendees hold badges: assertions are kept.
+	"badge_assertions_account_id_attendee_id_fkey": func() *apperr.Error {
+		return apperr.New(apperr.Conflict, "Attendees of this event were issued badges; issued badges are never erased.")
+	},
 }
 
 // mapError is the one place where driver errors become domain errors.
