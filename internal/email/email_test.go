@@ -204,14 +204,14 @@ func TestAMessageClaimedByADeadWorkerIsSentAfterItsLease(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	d := f.enqueue(t, store.OutboundEmail{ToAddress: "ada@example.org", Subject: "Lease", BodyText: "x"})
-	claimed, err := f.store.ClaimDueEmails(context.Background(), 10, 50*time.Millisecond)
+	claimed, err := f.store.ClaimDueEmails(context.Background(), 10, time.Second)
 	if err != nil || len(claimed) != 1 {
 		t.Fatalf("claim: %v %v", claimed, err)
 	}
 	if n, _ := f.worker.RunOnce(context.Background()); n != 0 {
 		t.Fatal("a message under lease was claimed twice")
 	}
-	time.Sleep(100 * time.Millisecond)
+	time.Sleep(1200 * time.Millisecond) // the lease runs out
 	f.run(t)
 	if s := f.status(t, d.ID); s.Status != "sent" || s.Attempts != 2 {
 		t.Fatalf("after the lease: %+v", s)

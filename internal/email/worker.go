@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"sync"
 	"time"
 
 	"github.com/certhub/credentiald/internal/store"
@@ -24,6 +25,7 @@ type Worker struct {
 	// Poll is how often the worker looks for due messages when nobody kicks it (default 2 s).
 	Poll time.Duration
 
+	once sync.Once
 	kick chan struct{}
 }
 
@@ -39,19 +41,20 @@ func defaultBackoff(attempt int) time.Duration {
 	return d/2 + rand.N(d/2+1)
 }
 
+// init applies the defaults once: Kick comes from request goroutines while Run may start.
 func (w *Worker) init() {
-	if w.MaxAttempts == 0 {
-		w.MaxAttempts = 8
-	}
-	if w.Backoff == nil {
-		w.Backoff = defaultBackoff
-	}
-	if w.Poll == 0 {
-		w.Poll = 2 * time.Second
-	}
-	if w.kick == nil {
+	w.once.Do(func() {
+		if w.MaxAttempts == 0 {
+			w.MaxAttempts = 8
+		}
+		if w.Backoff == nil {
+			w.Backoff = defaultBackoff
+		}
+		if w.Poll == 0 {
+			w.Poll = 2 * time.Second
+		}
 		w.kick = make(chan struct{}, 1)
-	}
+	})
 }
 
 // Kick asks the worker to look for due messages now.

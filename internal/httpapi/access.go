@@ -169,8 +169,8 @@ func rateLimit(limiter ratelimit.Limiter, trusted []netip.Prefix, logger *slog.L
 				h.Set("RateLimit-Reset", strconv.Itoa(shown.ResetSeconds()))
 			}
 			if denied != nil {
-				return apperr.New(apperr.RateLimited, "Too many requests: wait %d seconds (limit %q: %d per %s).",
-					denied.RetryAfterSeconds(), denied.Limit.Name, denied.Limit.Burst, denied.Limit.Period)
+				return apperr.New(apperr.RateLimited, "Too many requests: wait %d seconds (limit %q: %d per %d seconds).",
+					denied.RetryAfterSeconds(), denied.Limit.Name, denied.Limit.Burst, int(denied.Limit.Period.Seconds()))
 			}
 			return next(c)
 		}

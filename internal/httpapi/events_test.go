@@ -58,6 +58,8 @@ func TestEventLifecycle(t *testing.T) {
 	if res.StatusCode != 200 || !strings.Contains(string(res.Body), `"capacity":300`) {
 		t.Fatalf("registration: %d %s", res.StatusCode, res.Body)
 	}
+	res = acct.Client.Put(path+"/registration", map[string]any{"enabled": true, "capacity": 3_000_000_000})
+	wantError(t, res, 400, res.StatusCode, "VALIDATION_ERROR")
 	res = acct.Client.Put(path+"/registration", map[string]any{"enabled": true, "opensAt": "2026-11-10T00:00:00Z", "closesAt": "2026-10-01T00:00:00Z"})
 	if e := wantError(t, res, 400, res.StatusCode, "VALIDATION_ERROR"); e.Error.Details[0].Field != "body.closesAt" {
 		t.Fatalf("details %+v", e.Error.Details)

@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/certhub/credentiald/internal/config"
 	"github.com/certhub/credentiald/internal/ratelimit"
@@ -43,7 +44,9 @@ func TestEveryAnswerCarriesRateLimitHeaders(t *testing.T) {
 
 func TestLoginIsLimitedTo30AttemptsPer5Minutes(t *testing.T) {
 	t.Parallel()
-	env := testkit.NewServer(t)
+	clock := &testkit.Clock{}
+	clock.Stop() // no token comes back while the test runs, however slow the machine
+	env := testkit.NewServer(t, testkit.WithClock(clock.Now))
 	acct := testkit.SignUp(t, env) // registering counts as a sign-in attempt too
 	for i := 2; i <= 30; i++ {
 		if res := login(env.Client, acct.Email); res.StatusCode != 401 {
@@ -72,7 +75,9 @@ func TestLoginIsLimitedTo30AttemptsPer5Minutes(t *testing.T) {
 
 func TestTheGlobalLimitIs100PerMinutePerClient(t *testing.T) {
 	t.Parallel()
-	env := testkit.NewServer(t, testkit.WithConfig(func(c *config.Config) {
+	clock := &testkit.Clock{}
+	clock.Stop() // one token comes back every 0.6 s of real time otherwise
+	env := testkit.NewServer(t, testkit.WithClock(clock.Now), testkit.WithConfig(func(c *config.Config) {
 		c.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
 	}))
 	from := func(addr string) *contract.Response {
@@ -92,6 +97,13 @@ func TestTheGlobalLimitIs100PerMinutePerClient(t *testing.T) {
 	}
 	if res := from("198.51.100.2"); res.StatusCode != 401 {
 		t.Fatalf("another client behind the trusted proxy: %d", res.StatusCode)
+	}
+	clock.Advance(600 * time.Millisecond) // 100 a minute: one request back every 0.6 s
+	if res := from("198.51.100.1"); res.StatusCode != 401 {
+		t.Fatalf("after the refill interval: %d", res.StatusCode)
+	}
+	if res := from("198.51.100.1"); res.StatusCode != 429 {
+		t.Fatalf("two requests came back, not one: %d", res.StatusCode)
 	}
 }
 

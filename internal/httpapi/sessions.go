@@ -2,6 +2,8 @@ package httpapi
 
 import (
 	"context"
+	"slices"
+	"strings"
 
 	openapi_types "github.com/oapi-codegen/runtime/types"
 
@@ -107,12 +109,8 @@ func inBody(err error) error {
 }
 
 func hasLocation(field string) bool {
-	for _, p := range []string{"body.", "query.", "path.", "header.", "file."} {
-		if len(field) >= len(p) && field[:len(p)] == p {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc([]string{"body.", "query.", "path.", "header.", "file."},
+		func(p string) bool { return strings.HasPrefix(field, p) })
 }
 
 func deref[T any](p *T) T {

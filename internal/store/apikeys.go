@@ -61,11 +61,7 @@ func (s *Store) ListActiveAPIKeys(ctx context.Context, accountID uuid.UUID) ([]A
 	if err != nil {
 		return nil, mapError(err)
 	}
-	keys := make([]APIKey, len(rows))
-	for i, r := range rows {
-		keys[i] = apiKeyFrom(r)
-	}
-	return keys, nil
+	return convert(rows, apiKeyFrom), nil
 }
 
 // DeleteAPIKey deletes a key of the account; it answers 401 from then on.

@@ -56,11 +56,7 @@ func (s *Store) ClaimDueEmails(ctx context.Context, batch int, lease time.Durati
 	if err != nil {
 		return nil, mapError(err)
 	}
-	out := make([]EmailDelivery, len(rows))
-	for i, r := range rows {
-		out[i] = emailDeliveryFrom(r)
-	}
-	return out, nil
+	return convert(rows, emailDeliveryFrom), nil
 }
 
 // MarkEmailSent records a delivered message.

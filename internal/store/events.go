@@ -99,11 +99,7 @@ func (s *Store) ListEvents(ctx context.Context, accountID uuid.UUID, p Page) ([]
 	if err != nil {
 		return nil, 0, mapError(err)
 	}
-	out := make([]Event, len(rows))
-	for i, r := range rows {
-		out[i] = eventFrom(r)
-	}
-	return out, int(total), nil
+	return convert(rows, eventFrom), int(total), nil
 }
 
 // UpdateEvent replaces an event's fields.

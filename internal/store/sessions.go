@@ -49,7 +49,8 @@ func (s *Store) CreateSession(ctx context.Context, accountID, userID uuid.UUID, 
 	if err != nil {
 		return Session{}, err
 	}
-	return sessionFrom(out.ID, out.AccountID, out.UserID, out.AuthenticatedAt, out.ExpiresAt), nil
+	return Session{ID: out.ID, AccountID: out.AccountID, UserID: out.UserID, AuthenticatedAt: out.AuthenticatedAt,
+		ExpiresAt: out.ExpiresAt}, nil
 }
 
 // RotateRefreshToken exchanges the refresh token with hash presented for next, in one
@@ -98,8 +99,8 @@ func (s *Store) RotateRefreshToken(ctx context.Context, presented []byte, next R
 }
 
 // RevokeSessionWithToken ends a session, given the hash of one of its refresh tokens (current or
-// rotated). It reports ErrRefreshInvalid when the token belongs to no session of the account's
-// user, and succeeds without change when the session already ended.
+// rotated). It reports ErrRefreshInvalid when the token is not one of that session's, and
+// succeeds without change when the session already ended.
 func (s *Store) RevokeSessionWithToken(ctx context.Context, sessionID uuid.UUID, refreshHash []byte) error {
 	return s.WithTx(ctx, func(q *db.Queries) error {
 		rt, err := q.LockRefreshToken(ctx, refreshHash)
@@ -120,10 +121,6 @@ func (s *Store) FindActiveSession(ctx context.Context, id, accountID, userID uui
 		return Session{}, mapError(err)
 	}
 	return Session{ID: r.ID, AccountID: r.AccountID, UserID: r.UserID, AuthenticatedAt: r.AuthenticatedAt}, nil
-}
-
-func sessionFrom(id, accountID, userID uuid.UUID, authAt, expiresAt time.Time) Session {
-	return Session{ID: id, AccountID: accountID, UserID: userID, AuthenticatedAt: authAt, ExpiresAt: expiresAt}
 }
 
 // SigningKey is an Ed25519 private key (its 32-byte seed) that signs access tokens.
@@ -175,11 +172,7 @@ func (s *Store) VerifyingSigningKeys(ctx context.Context, retiredAfter time.Time
 	if err != nil {
 		return nil, mapError(err)
 	}
-	keys := make([]SigningKey, len(rows))
-	for i, r := range rows {
-		keys[i] = signingKeyFrom(r)
-	}
-	return keys, nil
+	return convert(rows, signingKeyFrom), nil
 }
 
 func signingKeyFrom(k db.SigningKey) SigningKey {
@@ -187,6 +180,15 @@ func signingKeyFrom(k db.SigningKey) SigningKey {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// convert turns generated rows into domain values.
+func convert[R, V any](rows []R, f func(R) V) []V {
+	out := make([]V, len(rows))
+	for i, r := range rows {
+		out[i] = f(r)
+	}
+	return out
+}
 
 // notFound is the answer for a resource that is not in the caller's account.
 func notFound(what string) *apperr.Error { return apperr.New(apperr.NotFound, "No such %s.", what) }

@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -50,12 +49,3 @@ func Redis(t testing.TB) string {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
-
-// Clock is a settable clock for the service: the real time plus an offset.
-type Clock struct{ offset atomic.Int64 }
-
-// Now is the clock's time.
-func (c *Clock) Now() time.Time { return time.Now().Add(time.Duration(c.offset.Load())) }
-
-// Advance moves the clock by d.
-func (c *Clock) Advance(d time.Duration) { c.offset.Add(int64(d)) }

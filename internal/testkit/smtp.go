@@ -1,7 +1,6 @@
 package testkit
 
 import (
-	"fmt"
 	"io"
 	"net"
 	"sync"
@@ -97,6 +96,3 @@ func (ss *smtpSession) Data(r io.Reader) error {
 	ss.srv.messages = append(ss.srv.messages, ss.mail)
 	return nil
 }
-
-// String names the server in failure messages.
-func (s *SMTP) String() string { return fmt.Sprintf("SMTP server at %s", s.Addr) }
