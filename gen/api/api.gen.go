@@ -6141,29 +6141,6 @@ func (response ListAttendees500JSONResponse) VisitListAttendeesResponse(w http.R
 	return err
 }
 
-type ListAttendees501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response ListAttendees501JSONResponse) VisitListAttendeesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type CreateAttendeeRequestObject struct {
 	Body *CreateAttendeeJSONRequestBody
 }
@@ -6368,29 +6345,6 @@ func (response CreateAttendee500JSONResponse) VisitCreateAttendeeResponse(w http
 	return err
 }
 
-type CreateAttendee501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response CreateAttendee501JSONResponse) VisitCreateAttendeeResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type CountAttendeesRequestObject struct {
 	Params CountAttendeesParams
 }
@@ -6543,29 +6497,6 @@ func (response CountAttendees500JSONResponse) VisitCountAttendeesResponse(w http
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CountAttendees501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response CountAttendees501JSONResponse) VisitCountAttendeesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6773,29 +6704,6 @@ func (response ImportAttendees500JSONResponse) VisitImportAttendeesResponse(w ht
 	return err
 }
 
-type ImportAttendees501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response ImportAttendees501JSONResponse) VisitImportAttendeesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type DeleteAttendeeRequestObject struct {
 	Id Id `json:"id"`
 }
@@ -6999,29 +6907,6 @@ func (response DeleteAttendee500JSONResponse) VisitDeleteAttendeeResponse(w http
 	return err
 }
 
-type DeleteAttendee501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response DeleteAttendee501JSONResponse) VisitDeleteAttendeeResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetAttendeeRequestObject struct {
 	Id Id `json:"id"`
 }
@@ -7197,29 +7082,6 @@ func (response GetAttendee500JSONResponse) VisitGetAttendeeResponse(w http.Respo
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetAttendee501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response GetAttendee501JSONResponse) VisitGetAttendeeResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7423,29 +7285,6 @@ func (response UpdateAttendee500JSONResponse) VisitUpdateAttendeeResponse(w http
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateAttendee501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response UpdateAttendee501JSONResponse) VisitUpdateAttendeeResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -13453,29 +13292,6 @@ func (response ExportEventAttendees500JSONResponse) VisitExportEventAttendeesRes
 	return err
 }
 
-type ExportEventAttendees501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response ExportEventAttendees501JSONResponse) VisitExportEventAttendeesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type DeleteEventRequestObject struct {
 	Id Id `json:"id"`
 }
@@ -14228,29 +14044,6 @@ func (response ListEventAttendees500JSONResponse) VisitListEventAttendeesRespons
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListEventAttendees501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response ListEventAttendees501JSONResponse) VisitListEventAttendeesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -22067,323 +21860,329 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id Id) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P3bduM4lj8IvwqWqtdKexUlyw5HZIa8evWnsOVIZzpslyRndnZG/C2IhCSUKYAJgJZV8fli5maeZa7n",
-	"cuaup99rFg4kQYqSqJMdB9ZFZZgicdz7h7039uFzxaXjgBJEBK80PldGCHqIqX+eUiIQEWeYB5RjgSmR",
-	"Tz3EXYYD/WelB4WA7miMiOiBPY9OiE+hx/cBZaCHiY8J6jlggsUIQDDAPgIEjlGt4lS4O0JjKFsU0wBV",
-	"GhUuGCbDytOTU7nw0DigsvM2Cnw4RV5Oz4KFqAcmI0SAGGEOMAdihAAXlCEPQMIniAE6AJAABJmPEQMM",
-	"/RUiLvR41MtwjEAv7s6dVn9F0156eIiE40rjz4rsr/LJyRnuJXVh/vI0PY8hzuUwZHcMcRoyV81fjgUz",
-	"OTPZsN3hgLIxFJVGJWS4ytAAMURcVMnruQ0FusRjLNT/zfbf1hPmAPo+nSAPYKIGMsHEo5NoWGPKBXAp",
-	"4YJBTJAHfNkaECMoAAwCHyMvvSRjTPBYrko9HhQmAg0RS4+qjcYQEznY+SPz0UDoYUFhxrVuZxzlLEEH",
-	"uZR4HIREYN+ePJPv89X6QoJNmwOB2Px+BAUTiAXoowFlcssFm2IyXLzlC/t9cioBZHCMhGHM1gMi4sI7",
-	"x37uSK6JPwVQCEQ8hAztYQ6Q/OpE0T4NBcDCSb8Efb080HVpSMQP5gu1Qli2+1eI2LTiVCQHVxoVpEdR",
-	"ySfdEHu5FGvGfgPFSH6gGg7kHzntFmGRef1ceHOax5u3HKPFr2g6u/yHkgSOXr8GAcNEwL6PgDuCDLpy",
-	"+xzAXRogT75jLbYDGBqjcR9J6Do6BiMaMl4DTcAU/mUAq0+9qQE4jXmU4SEm0I9QT72ewJqoRjDaAAo1",
-	"TwAkVIwQSzd1fHQUb7Y+B5Jly2Bkmmvg4yUiQ7mjR69fO5Kao78PJe0KgZhs83/9+fHj41G9+vHj44+t",
-	"T3//t9zl/YX25+7dP9Vvm23fDRyinE2r9iFHHgjgEAESyp2YR/fyldT0PTSAoS/UZMfwUTPyYV3+z0k4",
-	"+zAXUeRoOvhfOSO6EGjMQYCYGtOiwajvcwd0VE+PaOlwfkMMD7A+zU6plzMs+w3gUg+BPRdyVMWEIyKl",
-	"hAe0Hw82vXvy7cUomNDRm+NFZFSvvm1W/wtW/1XNp6In2QsPKOFIAeY76JnzRv7larlG/lOdbnoyB//k",
-	"+gRHj3Ac+GrqiDHK9CdyLSq/NS8vzprdi+uru1a7fd2uOJUx4lxRVKWrDngtYGAOCBXgAfrYOwE9DwmI",
-	"fd4DPpZH3kQedYKCAX6sqWVPluDfGBpUGpW/HSRS2YH+lR+01GjU7NJ7sl7PoKemV5Nz6zVALzs5JQZZ",
-	"4mB80FZjYSNvtOaLg4xoYp/U1ZRcUKiR5ItMQ+bML9iIfFuu32NVzb0q586lcDezs5+eHCkAD3zsbkg0",
-	"p9dX55cXp90cYtHS4A8ccAEFAh5FeveUtKZO7S3SR4HOsiQRDf27IoV4vyQJnFPWx56HyGY0cHHVuT0/",
-	"vzi9aF117zqn1zetGWpo3lyAezQFPnTvjSYjJQWlLym53exNBJ+9rZHG6j1n6WR2et8VxeTsrqSdCyIP",
-	"LOhvSjrdVvuqeZkimCYBIUGPAXIF8oA67WvgiooRJkN5BDD0gKCPvBOjdpqzwQPYQ0TgAUYcYBFpgz4d",
-	"bgdodjCsWVLTy/GdEZihAUlWV1Sc05B4m5HV1XX37vz69uosRVdXFPDQHcWnRbQVRk3ZCpEs6yO74/FI",
-	"v6stT/bH7PmF3MkxIgJtYecvPtxctj60rrqts5mDiAaIafEec+BRN9Sdgn4olLzQD7EvwBSJrR1AxXvM",
-	"ow1rLt8dhdj7+Empk1OfQq9L6SVkWs9dn1Bumn9cXjfP7rrX13eXzfb7WZlFWQ/Qo4uQpwUHbTjcOwQf",
-	"8DswoAz80rm+csBhXT2gDLyuO/V6HTA64ep3CE47vwE8DigT+1sjqG2PK0t2MyvzXRHeLF1I0usgzjEl",
-	"18SfbkZ2zZuLu19bf9xJ+m5eXl7/PoNRmFuQQdQmQ8DxkCCvigngeiQnAJJYtp1ADkKOvC2R2CYjyBJT",
-	"zny/K3LK229JUF1KP0AyjS4KNiOqdrPburu8+HAxc+JRCsaQTCNplJ9o871Sg4xJX6pAyvRfVbb/LWle",
-	"63ScpR17Wt8s0Zh7l2p88bLw4+SKJpfaUoQgyeyWwFCMKMP/2lSwurhSVqQ7Q9Azp6VEAcqAoPdISTpj",
-	"zDkmQwdMGJX/QY+BVK/lOww90PutodVaXc8qXqnZfWf6V3pnPyXboibf1KpLJxyPIVPHH/Q8dWMO/Rsm",
-	"TwqBZUsD6HPkVALr0ecK9gpcXERG9M+zPwQ+JMuI40a+o83ikfH9T30Tppo1jSSX27T/T+SqbWkG2Nxy",
-	"rTAllyEokNcUqZl5UKCqwGOUNz1NgbyZc4N7Ffp+dM+vSZmgB8QM0ar7yQV9/Bl14lRI6PuK5wsuuQ+5",
-	"uOUF5pHXx/z9YmiAH2eneY4ZF+DwyLotjC7o79HUUWIpQy4dEsyVPUXU8gatbHeasAQa82WU0ZGvy+9M",
-	"Q5AxOF1IKqaDeCKOtd32PqbWbz5pnaqPreuZhXRmwa8bMoaIuIGcTyjz1AUTY8gVYEQZR6CvLoymyZgu",
-	"yBmc8krjbT2+kjptfwB8StxkWo0/9QU0bzAE5azjO/LGhGGB1N5mqD07kBkCRshDXkLCRjw0AqM85ceU",
-	"ISBGkIDXYIxJKBAHcEhTpB1E7Tv2Rdnh0U/Zm7J5vBXNf8ZfQOpGWumRzKUcMWY4LL5GfPXm9eJrxIT0",
-	"7WGay8dFw1yXcseYXOgPDjNk7FRCgv8KkflZsBBJSp/Qc+gKyvJvODv4serhIRb6enPA6Fjbp0IxQkRI",
-	"gUCuVRDIZcncSn76/OYp/1rb5qY0I81njUvMRYs8IF9OdBlnZCYRui7iHCDzuRprimo9KGDhtTanwDKY",
-	"UG3mzscw0TOcI2OI/dTr+kneq8bRpMhRMJDgfDUP0lc4T+a2MUYCRnuSv0Qphnpdr+f0kDlRGEJVOSqg",
-	"3wABxIyDPSi0y9dRfd8BIVcuKpgAgcaBDxX0cND7/DlCvlo0tNqvrT+ennoGDuyhHdXjrZvKGfIl1/lP",
-	"OTQSBt5qm513RiXOQ8mOWQvvxNQQL3f6+EoGsYiM1z6zDHVW/kk5+v+Z5zXKhtbIG5X64dujwWtYr/7o",
-	"HqLqj94rWH3bP0LV48Fr+Kb/o/uT9/YwNcFG5RfK//v/tCfaqHz47//H95UHj01ZkrchmVYalaY7RmoN",
-	"0yw3n39SXj7H2+SnFc8Jm41W/PQ7Z7IMxxRklkWcsPPjaeGpFJ0qK59DF8qwe07ZeMUTaYB926r+AXkY",
-	"dnUvAj2KA5c/VLKTPe385oDb7nn1J7D37vpD5Iu774Ce0wO9k55SzWEfcBRAJuHHAVo7BUz5qeqJnYCI",
-	"pIzZGhLPtlvXliKkGvyiZYl8415Q0Ii3NCtqaOZdqujCIfog38slCdPGoiW4VQdAUWjPbPQIkiHSNw4D",
-	"jHyPg4AhrtxuexF/9xytCJhfHO3i6ZrPJiPqIzCGQQ30DHv2gAsJoULqhUR7As45UWrjEEnMT50sWkC2",
-	"x364RcwvcfyFcHyGgN9Bb/gM8rUrlWCGlzKiGs5p9HJ2tT9vbpzB41xH3jMoILhtX0Smk74cB1Avg70h",
-	"IkgBrGZBQglS9zJD/IDIfq45BXMeIu+UhtokvMhRf4HNhwsoQm5Hk0BX4AftDisURn3K6VzAYVofnn0j",
-	"g5ErC9FORbmKYjGNjAOzuv2f8RzjbVpgH7L3w6KXaMfMrDL9xkuUXvFVhHNFcU3OJXlrGluBEyL2LSi+",
-	"Kqoq+G7KsrkbQ6VeslU2nSEXB9jccyzi43b8ovpK3Q2sNZUFLGBuHypxB7nM8JDjm15AI4y2yrH32F6A",
-	"nJZnqHHGtJmsxHJSfHmpKsMazy1bpc+C1RiTyCEqOpk50uuLyC1kfjaWLiPP1I9/mt/A3BP2RRUefcYX",
-	"1nbU6xeSgNcwVSTcooziBYwSR3IQHBGvpeVJ1ebTfKRNH21LQW4MHyMzr5EQV7L6WgOzImTMvM33fUp9",
-	"lHNTZo957kJ/IWz+Mty9psKkDnelyOqzHfARVDchmMt/Bugk+iGlJSlMzyhCtmBqgUblRutZyJPqs/zY",
-	"pSQKqZ1RAt7DBwQgENC/T+KWOgGC90r40fLYnxVunnzKSk8SPWbvh7YkMqfAazH6zRGOb67eA8pA57f3",
-	"wDNyshNbFY5evwG/4nfAQy71kHcCMtIy7Mt1rKVR9NXx29dHb1L3ILLlhhrAwV5Ahv9//jD8+PHvj2N/",
-	"/6QPOXpz7Pypg7fq1bd/P/j093//XHeOrFuTRZep6SVYqibOyM+pA2S5lhkjzlG9EMbMiNLWpVl+9N1y",
-	"0VpNPZfvGCSe8ZJY4UBVqv05o+N5qvf8XVCftlHgT7t0BXNBLoHKU4lFQ8hEPqrfAB/RCQGUAJchFR4A",
-	"fX5ie4qrABWjyYW+X8ue7wvn4tMh3YxBXoYTAobHkE1Pqa99j6zu/qbjIs9hdZC+h8xrZ4L6HAu0oYyU",
-	"kraTLU2aNwudGbeTocIMaS2i9peVvyKWKy6CmS+0WXHFQbdTZ55pCUAOoLYTNgAkgI6xENp1S+6LNjwC",
-	"zIHrI8g0mWbthQn7V5oE+lOBXeiDDnUxElNwKgel9CHl5pHm+opr/Zq5wrKZOqfhLBU0Kn87PD9u/fjW",
-	"opdGZSREwBsHBxkbZgliJYjtCMRmmTb0788h9rVD6O6sSLED6ULMMYMJGYpcPOcpJ5WoyU8LJhW3s6Kp",
-	"2FhclrqgKgPKk+X7usxKY9ICRO/PG/t7I42+iCpr5LuFmmzGDq01zAZAD4gl6Vgis7S624lzsUAdrw8s",
-	"bAV7x/W6xoXEOeywXtfJFZ5LafYYHIg8hTmDOAwFUm9Tr/MGIFThHRaO/KcCVvWvCeqPKL23DO2xxj1P",
-	"Qdc5Imbfju5fLrwFax+v9A88vrBJ+dTNzRKyhAS5GttqN8cxoBTT5RMMylHotVWycGPWiZ7XGr/HQbDi",
-	"2Drmm6Weo3qkSSdOtBKfCq3yy8p7s5teXPIL/ftfaP8ZPN4k6uYgUFfdQiuf4nodDDT08xR8LJv7L7Rv",
-	"zpwZJMnS0ErOPzErLL5OG2CC+WjN+4aVrk6WjyVgVBJUkVctdlryooBMbO065a8QaU5jISH6bbmtPhL5",
-	"XGeZSajQWQqWpD9b4G0X35fotuz1chZgQEy96Yu+ZGFSRLCAzV4cJiSrr4oN68hhK4qYuxPbUmJnQRnu",
-	"F9pfQ3x7UTlsA3GrvlWJ62sUmDoJEu5Qi3rEXCyIFovJ3LyXEoYW6lJRw3nkbLeyWw5OOrpSeemsKESd",
-	"r6jV7laP6kdvqpLijo9yIX4duWKFE/3L8XHI62F9ZwftE9BGkC/zWsq+HXkoRKezHv4dJndaRXcqPAwQ",
-	"48jT5yGDofyvysqonGjUuX3Xn95pK1PFkV19cpYMYXPvjIJ6REd/MAMsS/dxHQ+lpVkJb8K+j13gU3of",
-	"BiqKae+UUfd+QJkH+pCjV0cOyM1TuLCz21wnggJOJ7NMu9jLJBGkUghkLW3aY2WpV0oO+c6h0dkZr+J0",
-	"ZVHEmUn+jDyV43VFVCwiZ83v7Ex+HWGW9sdOWM8+zb34u3xJGI8RF3Ac5CQsPj8Fr169egvkO5bsMIJB",
-	"gIi2pK4RtZKM2O7dmS87LlmE5zqLNjm9Zj1x44ns6oDaAN9W9ztLL1M+Gszh+BgRctAitUpLSONF9aFF",
-	"ElYRuv7Kqfn7ossle7kVs32xoLijdaLosv5qaXmmSCv1ytOmGsy6knYmjvsBMYY9c18cqXH2nULkn7JG",
-	"yoRFymamMINaxx4YUd/joA/dezUeD/lYqeDqOiD/CmAlUTJD3ClZKZeKl1CqurF9DtllNYnFGM++fmnl",
-	"5f0jl1yD7NRL0uq7raX0Z6A0u6fCBLfIB//roriZ6X/z4gQrZKmw7ROLzSE5+uIKhoZvTP5Oa9exTh2v",
-	"zBJq7CAinoHn424KMzyXY/r6uT098a+T1aVodGYEpR0Ij98CF2bXaBlVzNyT6hsW46xdOPrMavI3jCbP",
-	"cnxbHRVm5gf1zTfAztnJl6aAjZjTqWjKWDu9zo7YOR5VLjnQkOzeA2gFr4f5hGss5t9xtsT7vGJoyglJ",
-	"jugeTWugjUTICPIAJS5yzMDgEGKSyaXmYn4nEf4u8S2+q376/OrIyUuvVmZq3GKmRr2RS2n8ZQ3MKW5b",
-	"lUl/116onbCfCq9b5XRxo4jkWRuWSwlHbihfMO7WfLkn2BoQUDifhodV0hIvDyx+T1JSsgfsIsAnWLgj",
-	"5OmH1goBOhgAOBCIgUPtTagiKgUaB0IlqoaA6cqdK3KfzrZZmAvM5rViySLPO7bggYtcllsxFA+JZFv9",
-	"+wqoNRlx5BaFrDXuwcN1r6NDdatrVjqboSNOw5BHuSnymXcxHC/lakz3JUBIHhasgiceFud4GDH5ChDi",
-	"5xfs1U3quo9jSsToREd1qQM9JOorE7UzAyg5saRyIlYy7cLfcCT4Qrwg6FEAF/qIeNCMFOzddk/3QR8N",
-	"MeFFFQanEhbwqc1siF4786k9RWvo8/drSzsl5azGWlsSIIapl3XjUh5ch4dy4DNJZY+fqvofR/lYUjwF",
-	"eIYgtjUlm2J2tu1m3cx0nU3J4KXhR5FiYaw5g3zUp5B5UVzlqmSscibwi4Lu7naUZ+FvkhDHop/EBeML",
-	"BAMwOp4hr9xjfQQLyVyCFmrO1lnbxtszQxEqZ4VRAKxFAPrqLqpvpskX6PZ0OgofQS6UWJFKsX2Yx3cV",
-	"XZU4O6QCE5UqNl+R19RqqzXK29dc+nDSJBb1G2+IvdvZOeQsczEmeFEmzuHJwvzcss2Yaxi3pNi9fOv7",
-	"qcRPiwxReaJ5QatY7qerKzQrJNGOAycW+iuIHXrCprYvMcTxUG9wbqo+WiQt+RJv0ouYz+xdNYwa9W5Z",
-	"3GJSsRcuXh17n5YS6YuyWppd1uOyl3dAyMzimV0Q8mg2L36Max/jBQFjxQKXZi2ByvU9WUzQUg5BJjTR",
-	"0aUW1LWMLqwmKICzFWUdAAmfIMb1wRpliprdmkLh9Woq76g3S1TzQ+mTb3YcQ+8mCstyYTLSQ5VtSFV9",
-	"z/GT18mwACU59d7BHiSe/EkFIejN4lLzZAhgAUbID/h+I129vmAwqZrVmRpVHtlvFMKTillLT/fncAxJ",
-	"lSHoqbS96FFqDoq2auADnJqMyifAo6rOaAAZR7V8v4qILhataE4Z7IZVTzuyx6s62yoti+G8dMEZ85eu",
-	"NmPXn5lTkCZxm4tfSR5Er9jyWiNK7JV9br5OPYsa0LJd9Ir5Kx5jJP9Ev5tAf94YQ5IOCFw/CUTCGbMS",
-	"uJD764AxdEeYIGvHFeDIxmvghtEhg2NtueNCQUfKmscF6JkB9OztyTJKxckp9RY9OW23zlpX3YvmZafi",
-	"VLq/X9+dN0+71+27dusftxdtVX1QvnPR1VXo1Kc5xeHzq2DaVZs/tLo/X59lXmhetlvNsz/uLjqdW/Xg",
-	"4qz14ea627o6/ePu4urupn39vt3qyLHFde6dSrPbbV2dtVp3Pzc7d6etdvfi/OK02W11sr+9a569V0/z",
-	"asPaXcmht1u3HTWGTPFFq6L5TA3beYeNwY5Vk/Uj38u/k8IkCIVUwUzgY69PvWlNyWQ9B/T+ChGb1gI4",
-	"RB38LySfBFCMatiT/9S5+WsXHhoHVCDiTqu/oqn8ZYB9VGN08uePn0xbVvYlZeVJusmd61wk+z0BXX2/",
-	"FCAa+KhIzn+5Bks4aw1XBgskfstkvcszKtmYkrqQTBmZDhcamXZ5SYKMnwHavr5iXOgW9z/3DnJR2G6T",
-	"xFmkoteAKuPFp1yg8SoRvFsqv5ObAjxZW2s1MsFt88hplVg0RcaxKn4Gp6t756BCJqEVrFZF00sUNVo9",
-	"g+nHzBqvYcYptCtfTlWzWYJZu8CZamr9UobzwPTHV/UZPWpCgQen2uMA+vc8xWGN6B6henjUrb9t1OuN",
-	"ev2/bMZrVN4h5mOS5Ld9T8FpnBMXyO8rW4mCWXBErJUYdZOEuGvguw3cxVPyrZupdoPIFwO6Nsxazc2l",
-	"1pe15yiRYzX2+gLsNw8mN8Dz2m1kr5vUJUrlEVVkks4cGuh2lqUOLVGqRKlnRakca8/qNsfZzIoq+2qU",
-	"Bwj6DEFvqqMVZ+GhmJtvQVVgzQomhZJJ5C3gxRgO0alVz36FKyYfD0kq1LPiIiK0l6+xi/hI+dHHzxke",
-	"jvIDSbaQjn73iWpnqipZyVvGhYxYQnu6Z9+2NySgTLSR/Ht1r8O4TNt8vp6fvcuODYum9eGi07m4en93",
-	"ftG6PLNsWK0PzYvLilNRxp3rq/e5e8roZHZHLzFBQF9UR9feA+wjnfHY1DTEHPjytcOU6n+0VC+RHSb1",
-	"W+MArEWGjWi910jXCT2viN7G1F6ukDszSwKL03GmV1dd4PAYsiixIjUoAwgyH6cXHuxR4k9VfjPQk+2e",
-	"hYGvrTC9/Xz/nrnrr1fETuIXT37Z2r+oqJkigsISp/Zi2KymmN6nxBcmczixECWO+rMHkpTFkgp2e3FO",
-	"XRBy5O3nB9CXZczKMmbrlTFzMuRalCe+HGtOLseubdC5pENMNqjwDT2YqY4QQM4nlElNxaWMIVeAEWVc",
-	"MriUYaaVbdbiTjqzvo4fpho4PPppqeDPkEsfEJvmX79dk9j9TSACOCZDH1VDjkD0nbqC41kZ7ijV7095",
-	"gtiEnkNXzL33w49VDw+xUO1r/wEFpqEYISIkL1AGYBBkHPW1M+2bPOEv6wRgFjxeujm0QkOxBrEwNGCI",
-	"j7r0HslxMXH30+DQraMfvVf9N/B4UEdv3SPvdf8n+CN6Mzj06u4skaTbSKt0r98s2dmsiGW3lTfTayax",
-	"JlY4Y00AEo+7UEm/8rBlEOcrArENZLWTNDAy7awCnkrRbK7rUqr7Yb7innYENemPsxdXSoylA6DgB0CX",
-	"US6lLx/InviK4lOgi5/Gg4z6zVvmGxggFk0lWuTmccWpXLa63VY7f22NE3h6FgOGUEPFqlmOqTCKLQgY",
-	"bYBDp16vn4B+yDFBnDfAYV0/iT3BVUZ/9W/7Xlw2rSFbnk/ma5XW1nyWO8x/sKIaaXoi/2hrJjdAYx92",
-	"4LZ9OXt4bFeFzaqEf7GC+mDe/rZtsWUdDXCZF2GmMPfC0tvL7o+jdqyvIjVsztzio2JVH3WW/TbraK2L",
-	"6bjoBCDojsCEsnse+0/Pr5Jsp2VOpWSuLxEP0gNaOt0X1XPSC19Y0GlrzP8eTq82GmIuEFsnF52+Z19U",
-	"22q+5Gcs2E0Pgkv6gHzoorXkwdQgZo4rOI7BkaBJ7BmwJx9QNoQEc4WW+xkxrEi9/Q0kUZI72u4IST2W",
-	"/cBVAaw1hrSJhFtfWeyLXRvsPZhPY0ytdAcJgclwVRR0YQBdLKbFArQsQSfOOF/Im8anfE11HhEVEZof",
-	"/2yZIFe4+aABIusMJrtvZmRJg9ZEnWRlF5sN8/bwhaE9h6hWQPjZrzevR8hNS6mrxGU3iDFlv5LkkJBg",
-	"ch9Y7x69arx+23j99r8qFqXpRJMxbVU6CIEpDQEmIL4ojGnItFav1g+76mpR3S4+lXy2dT7LJ7cdZ8LP",
-	"E891qr+1hBh9K6LPzzHmPEC+OAEMxQ5QdsK8mdHnSDTRNUu6Wv3cbH2JaSNSU6Kpr7VinwpV59DJRKxd",
-	"+R590J1KBxHvXejft3RR0NWtfaumG6bEn94SFWGTX8wmFeu1vJ7N7O22Xdhmo+I1q9euWSXblb0QSxIK",
-	"d+5xkHYgju5IlJiGPMD1KTsIfX+adzGSl5ZsjtNBhiLWuDk0cVTbKhOWGXsSpWU+LziJF5Vf8ha1sPjS",
-	"QZxjSpRax1dO1CNHH2uX6bn98nsX7LW8s05z3/DR4WswxiQUiJ8AjogHIAe9ZihGlOF/qSOtAd5JwYaB",
-	"j2G9/soVsmX1Tx0yskqirpb8aRrxqx4pUA0WT56RVZ8zdvkA/hUix0zuVV15ZDnGPi/VrwhFTDOAqUw3",
-	"HEClQVJSIL7AXuHMeOzZL93YF6ZPm8SKUyYeEihCtqaPTewV82x+LWRhtexUqkjhF3wzYxfl0ZoUdpch",
-	"81TpTgBdxNZb25lhqbY2MNl2jTizzUxhO4xnKRxMP6Xh0svzaO6X+u1F4So0fUG0qFX7Lilze7PYjTa6",
-	"G5FnqAp0meNbMaBMQauUFarKDyYTF8PznSh2FwkTuwqYcaeug+yli3dmlfiXaJveQfd+yGhIvJXjk1eo",
-	"x76pex/4MNe57+jHt2+O6q92g4JPC1bulPrhmKy8ajFAFWGiCM8k9Rpyz4T6YU+MlBPXBPkDMYpzS5r8",
-	"eokl4mjxzWaGLLkms2i4nxauQzwlD8uxjTGBQtPGGAaBCdU2+z7P7cpyPnUqf7F5LyYXgo51esw7qbNH",
-	"rhNB+7wPUoeIVEsfxfwtehTW9phtnhqjvzDZBilB14NK489l2223tcxDzVqqZS8ny7XszZm1WvpBaq2e",
-	"PtkUsVJoU6YgTBxHC4yeJ+Vc0Dx2QM8CvZ58GHsSOKCn0VI9lmphxpaYHF2MTrjaD5f60T9i+u1TPzYf",
-	"DigR+oh5dRRTwmlad24qywYkroXz6s2YXw+Pnj45lRFSV8WN47pc1byek96OjuPePn+OPbZqUl2VtPX0",
-	"VKyrV3O7ikIkGHQR+JkGgTIfGSGucjqCmFlAGPNY3M9PuuG4PfPmXyx55Tgz6SSKoPI7Zfd8RFM6euY8",
-	"a6RdROKjvtI8zrvmimSmpUVt1w+12FTyWTFy4lnlovzICzPjRbj/okpYLGEX1r8yu7PiZQadqJPVVWc+",
-	"B5QACA6PqvpvMGTYq4EbH7poRH0PMd4AvRT3Ro4RT089J/1T5Ccx+0vC8voXbaUjM0+kmJd+EsX5RE/t",
-	"nP/a4T7vl8jtM++3WDmPftTm9dRobC+bWsj86Hlk/62NkYByf2q/tv54euqdAEimJn9MlKXnuF5P3Jzj",
-	"OHXMAYcPWvTLJiq0xdciFGMJvDowoXg64aiJNp2kTaCvF9o/c2IT+GIS/WLcZBM2W9c1Nmrh5eMx589l",
-	"xyGZ8RIw9IDRZD25qKNkGa0bRbpqYAHOSSIuDbDKAQyF5Btz2ZqRh3j6UsIWC2YjJ7Ou85a3WOV//rfw",
-	"HvJ/2f5ejcr//N///X/9z//+//4flaenmfM66XkVV7b1yqdsNTJysWUs78U85TGCwPmTKXAVmCkwwBCq",
-	"ylkC/QYIIGYc7MXKc33fAaHKy60UxcieoezV89HZaI/20I7qaT0nO9o3x2nRJm8B2Na9GZc6FaW8G1d0",
-	"HLJ9H1f6dHbuRZ4kYNHWEXOrGWRWP8qMESN9oXe08DRLJPuZDGrquSSyMfZ9PEbC1BBBj64fcvyAPlh3",
-	"V0nAdH02b20GYk2Pjp7kIpDdWuh7xCcnaX8VDgS8V2HBmMWQm0HXSCcxnZTKZ6l8lsrntpTPxFL2kkHq",
-	"mlmtxqJ60DklXoydPOn3b9orLB1mVMR2njCq1ZyC6whL376xzLzHOenAsYA+dosNXSPBzHUJehQ6SNiW",
-	"PwEP3ZERKXJV2KzZvl4khUTmYk4NqOhVYeZli4aiOLEzXa1knRxM2r/r+O1R/dVbSTEhYyrpzKpe2u5z",
-	"harljHELwX7ZxJyZLhw9v4Wb0CJb2YOXW9m85KQLZ9xBIgxWRC8qAjnEW5YTe9YzPzYODnrgtn2p9EMI",
-	"TAxUOp9fXhGg+cWN3kGOXh2B7nX3JipwtHT+pi3HHvLy5XhZY2J6ZwrbNm45YjeMDrC/+k2/CgxYNrCm",
-	"fq0TjsdQo8cGalDBW/65t/WM+kuPdrkibfmeHY7bmu+ZnHcZHk3ICAMzzZiRxNEVy7bmRUnLJpGV6Kpt",
-	"Vjs6+uiEKJFkjNRJnieT/GZXxVjHGTGJ+lzV1lLY02QMh+i2SGWyBYRIMrmV8joS86veRt7Aq/kcZb0z",
-	"SJRcKZ5S3k5KXXRVN8SNcmeskRRj3fQWWd5dljQib32Mk/6KNbbokC6ioZVS5oYrNZSvr+iKedGwPm1k",
-	"9ZqNfIu//YFrH2aAo6zIXMW4BmHfx652Zk6vFCkUtTvXp45lgjMWsxzbdSiHI7v6tFq+ldXqdts3WLdr",
-	"1E+MM6hYSJpOuxJNxSBDzhrPWcjZweXt2OwR8KKnX86JVPgQNMUW106TmymV2P6QFLXMVEHHOXWqahaZ",
-	"KIiojIQIeOPgQIWJ1KyY3QMrWcKsGjLf7vO6QHrHtEE3r4R77uBNUZacUu/ph1Fy5kWzn438WDHQI8zT",
-	"WX7udm86SllhiFP/AZMhUF6Xgho8A9DzGOI8U4Vas2HKkHD8U0pVUxv1H42Dg6Xsmqp0uoAGt1F5KzLQ",
-	"vHZ2UN031PGaH/gKdTvR8rJYSUX+Ners4jnFFHr/We3o+sHVaF174AH6YbHM8z7koqkXdr363ehxo+8Z",
-	"4gElHEUVfXKLfatclJEjJnKRnOUP3Dg5zISvHx0X6TCpwbRgU2cPwAART7eo4p6iw3ZeuaZchSze1vm1",
-	"wpIlzS7xzAwyaxhRYoqMl9UayzDmix5yWZBY9YT7ciqOzczkmR0lZmDkRc68OBi0JqTIkXcElkXhy6Lw",
-	"31hZ9gX8+MWUYd+o/nrOx1+On13uzNZ1uTONdREXrfUcp4ruRNzFmfwmKzFG0L0UTiWvcAHHwSy8tM9P",
-	"watXr94C+Y6VwXgEgwAR7de2RtSVLdIkvTvF1/QMrpyXcFG6bRsn18mXn/l+ccYaM5dNPGVOVS1EblJH",
-	"K7eYQNc2nOMKY3TBMSZ224eLHCpSV1zy+x5gqKqTiXAA44OmKs+V1EEDiQd0UXeABY9KhgJ1W5AfxVdq",
-	"6V+Wlj7rKCdPNYbFtCMRyPh+q+D6Zijbz6l21ry5UBU093ou5ndSpL2r1Wq9fVP1TEdxp0Lpwd4vv3dV",
-	"xjOFc4pGVB/JGOWwtVsrJgMaRfRBXcU5TuoW4DlJ3W4uAA+DgDIx68epUhKnU1fs3Zyd7ytyVnfW0Nf5",
-	"vVVElJ0HXMUmaFJ01Os+EgCSKSUm9+VUvj6ufSQfyd/+Bk4pke9iSvhHUgXvIEfRPjZA7zPHAt2FzH86",
-	"gAE+eDjs1cAvnesrk69JToUDKPkJjpF/Cjk6ATGGchAj9m331OSS/6/eCVD2TtD7448//qh++FA9O+ud",
-	"AKzMZgOMGAe3txdnvCaHY45WORLwUSHyx0oD1Go18NQ7AQEcYiJlFuBjLrgcN+h9VDqFfE1+EsAh+lhx",
-	"zL86+F/mL5VC9WMFPPXAnqrZCFSwWU97ARw6wIo9O6zVDut1J/LwA0f1E0DQBHEBlDvpvhqqqjYZjVSp",
-	"sdEYXOqZXg0S6z9Mrd2Plf+Qf0UIbv6MCtuaP00934+V/wBP4KlXAz3ZaE8FQ6gSpiegZ9pTD3t/yo7V",
-	"JmV6Bk+fejXQgu7I1DjVhgizgpKQVMZlgAVwIQEuZGwqBfLeY1W9X1U/99SUzXkB+tTDiAOd1R+E5J7Q",
-	"CYnOgr3jej2nZvC+ISTzraQhkzRLEvShCvLdOz58BXozFUN7ZsFVBgozfDlO2U6vrWImxlhU1f/3HPtR",
-	"W3IlwWTYU5yR+oUj0Yu96ZWztJSfBYOYKAIbYwFgEPgYeSfg+Ogt6NnVSXvWCJBg02pTKje9GlDN6/lp",
-	"XOmH7r08jQI5ah9LASbmt8N6HTC9qCrXrkopEg9qMqI+klB2AjgekiomYK93AEMxOvDpEBM5V/0nM/kq",
-	"e/vgVV31ZOUnSSXA9Sm9DwMuX4v6OwFxnT7wOn5aA11JG6kBS0qTA+ue3oAAIeYAM1IikZJLUhAs5HJP",
-	"4y8I6P1n9ZyyCWQe8uS/ekmQj2xENgrl2g9UWWoPRE0EjD5Oa6AzoqEpcKAKC5q9QQzstZGH+T7oIxAS",
-	"hqA70sV9kxWVRIYEECNGw+FI0YCSWhRbYw58OhwiT1HXdYC0BYqrCs/9EPsCTBWUKoJ7XT8EvUwV2t6J",
-	"sfJpk5YuWKLGTonOO0ujVuXSYF9yGea68QiQm4n3EabkIymcRsYxFbeVw7IiNbmS65x9agF6j9UIk6qq",
-	"DDXvqVA3Yk0iAQ39hjx6JiPsjux+CUIe1+FdBJ1YXY7hFHhUZ5IRIylPKE4x6Ueh79MJr4GmakQeHjQU",
-	"VlHsJErsVW4BbXPeKNCqRTPpRVMzY1DZHRpAS5RjqJICJxsvRlCo4SeDluOX40n1nlNyWXfUVHnhMBk6",
-	"YMKo/I+5e5RrbyQ21ZzkG7VlSbuHclapYtG9iER+Q0yORR4P5IqapSOg93CowJ+hMX3QfbhGNh8jKF+X",
-	"q+mhgCEX6vpt0UZirmaPPHmMRL9H6yLZJBoXBL0z84KKvDYljStOxccuIlzJ68lZrir7qOdtNKhKcZ9h",
-	"JCCbJnKQ/fDJcv+OL9KAFIbkFM1VgSQsfQXKtbD0cFgxCQphgCuNyqvaYc041I6UcHgQp3g78CAf9SnU",
-	"Lo/DPD+3rpQMdICnlfhcC+0OUDVNHY083EmQ0knBKo+hJQW2THnrq7LhEpQx9WQ3HpxytbPJlBsJwSlM",
-	"tbhJUbXmgF46c53yqo23VOWWGyK7Smk0c7kyDI6RQEz75OfdW3hwCvZuu6f7idxj8kCBPhpQhkBPUNUl",
-	"lh8pGSrZVClFRaIzLFAa98mZKQgF8wchqAen87oVdKVOPyXXD4pOjur1TF4OdeDr3Tv4p/F6SNpfZBWJ",
-	"lzvegNi6pFSGTMKtXytORfOSGklGipnXmfniIH5dv/3kVHJknsKNJF9kGuJIrNCIfFtN9Vgva95n8fIf",
-	"vINeZH5Qnxwu/+SWQHM0Ik9/9Gr5R+eU9bHnIaXqHx+9Xf5Fl9IPkEzN6NS1/usiM7ogUr+Fvv6gwHyu",
-	"qLiQeuIYESFnZGm6ik1tHffPT5J6uXEGbVRicgNKs+GS2uFQuTfEBFj55FRmDnWVii2dAVO5NlmYqZXJ",
-	"g88m++HTXOg8g9ifAi23cSW2SqVTfeYA6nuxxlQDV1Qk6tvu0C9dqHkW+fI2JHlFl2298G6gGKkcKNuC",
-	"ui8cuxZX3i7h64uBr/pxIVQ5jzIcfDt4d4NYVVv/ocXdm0JegKv3SJfwzQW4a+JPgbZLgz2pFhrHREfp",
-	"iEa235dIxbW+LDFL+bMkfpo6VabUKYYQkxro+ZCLW468pjDSu0ulahzZ9SL1eyli4iFBXhWTWL+Sus2J",
-	"jZ7LlZYZDJUaXjPAv8pV2SHi6C6+c5jZFWaYJKWSeJ8RBFbhZrnxEV8ZYk2xc/RIcbOtuie5sCnP4dcr",
-	"bXqIOULziNSVpSBhyp1K/kvsY0ri6GWC13pgTz5NFZXr7WsOPtFZayaYI5WxhsCxVFZ7fepNa9l2pAI+",
-	"2/hs29r0gDngEuLGIRegj4AKQdUGVdMLFvuOErDsCcVzSTAIc5BYf7RGf/wK3LYvqxwOEHBHkEFXijxg",
-	"7+j1G8Ag8egY9LHg+w7ggiqThQI/uZydn5tV+doI8tEJ6AUMDfCjAi91xab93o6sVvVAIsuOCl+Rb0dZ",
-	"uGGfhsJkFCZoIkf8bACnPSA0/lT0RSriIvLo2yK4pZ2Xn9K3toaKd4avp8bPQ41kEcSaF09A7x5N9f2C",
-	"iisQI5zUyyolvWeQ9LKofVjgmxs49Sn0upReQjZEXyjaaxqz+HYVqLfltIPPWGujWgzL8fR/BgDRfccA",
-	"spqCeeFVcjS547zqDUrQ1BcM6ZEeAihK1nxJ1vxC1bCV7EeKvjbhycj9YK7ydGVdma9p8UlVk5mnrcQD",
-	"WdPac459ofxol36gvLQLvqdznOzSahNNXI+qNNKUNuYt21y0lmaxVwwQ8bO55pZ0HahPczW24/qxdgfo",
-	"GWtzzzgZEWq8PZOyJ8qFb0MgUUWg5qsF5r1dKQam+TVUg8OtD2KRVhC9A4y/eEbSuLQSJi5i3Pi9FM+X",
-	"6PNFmYi/bD3jGWCu6XkSN2DC++vgnK4u9yktGx3EmV5yJaTtC0Sqv61JRLuUXk7lSMs7plJ82Rlfn2q3",
-	"su3IL2m2xmPlxt34PEeqOTWp4iFDYAx1SJwLOaoqSyxHkuUEZVVMOCIcC/yA/CnY68XZanvg34H+645E",
-	"f2o/HfXrvjFCxznphxRgIijoRYl8ezVwTRAQDBIOXe1JCONoCOh5ys1xZHzEBthHsQmaUAFOO78pHBpB",
-	"JYmZDMKaoh07YfuJ9m86rCsHXsrA67pTr9cBoxOevHf4aldym96JBYiXd/UelXXMil259/HzYnDygyFl",
-	"K3I2OllLVH6SEit8iTKAIPMxYsAY8NXyYw5MpcZ53k7y57NQA66aajLaJSlINZLPE2jHoS9wAJk4kJOu",
-	"RjFgiLjUMyAZpTkzX3WTNLAHLn9wgPpX4ENMHGCfCdQVSFS5YAiONfeuJKNeqN09p2z83AZ03XMmjUp5",
-	"SpVi7ld7HGqKtsKGVOTLaee3rQq8K1rot3EEGIN8Ir7v1iRfWt2/Doavvy1wGNgVuqOcOCa3bLPbbV2d",
-	"tVp3Pzc7d6etdvfi/OK02W11rAhbndUmIlEwor7H01F8lJmwPScKlGDIOAYhBrkkp+LHYksXkp89hTYf",
-	"RRQ4ocLMGqA3d/Y9J/Pju+bZ+1an982yhQRCKxJOweQC0shZG2X+/IZcj+Oroy2ZTJznso4MkdjyMVF/",
-	"VrNsKWyWbrfPy+vvVQDkpoye3AGF4llEQp3aZnNe390VUDoBxzMrtyXWlIrtt4NRmpW2fYUTR9kvsPKO",
-	"kHuvw6GjGhpgD7IhJUfYU25mUWoEbQ10aRw9DcdIZzVS/rUqVjhuY9+R7xAnCZMPOdKmWDGhVS5QEOcD",
-	"kECZdSXeg7pogypygVWANQp0ULqLlAucoxJ1vDl69RPgSBmHwevakQoQ7zHk0gfEpqYtjsnQVyPYr4Hf",
-	"TVA2wmKEWEMHLXd/v747b552r9t37dY/bi/aKi4+O6k4GOIBQZ/LqSn79cyElNdpDXQEZMLy5G6o7c2m",
-	"a3FAyzvrNB1wGLtA64wpEDA0YIiPopdNKOu+MkNLRNBJBBoqD0KUhi6VNyEnX4P6+EalvmkAQu144RzX",
-	"JEU7uzlELmXbL3R2GF+4rlzXMsR19QNkfYNElB3gtN06a111L5qXaVPE74rhNNRQFnOeSUWQsJpsTotX",
-	"ybPIVT9KuwBN+Zgt2CZ2MKyssSJnZXpOPjJ9T2aKfILJWRVtoPiaHM5TAkAHDwlQYBuf+qmcKpkj3RTU",
-	"yz/TW8QzR3TkMh67n8Vnz4k8JdXxolCwF8frUIL0+1BE3//A00cRT4Xz6KChdGNxdJHO5mVuaQEiHt/X",
-	"cTVJ02ZUOuddqheTtcb2FgfX6sg1X/NoZkq44AJOk2ip54s21Luxs1OShmKlY/I4r2iYWhQaihObLpLF",
-	"n7/g5flXRs5s5qWvkE1zyBxocyqtR4GI4ujF/voS/XRFmCLW1p2w+xCJD2iXYcV5lb/KuOLvJ674VEfa",
-	"qjNtgTiwjE3MWTpfSrgeAC71WSiVemLie6MjGHFtrZTSgDocHIAeoSt8lRANmFIMXB8n6rTnwKRAk8JC",
-	"yJHJ1xgd6UhyeEYsETROz6Tu8QmdnAAsgEeR9uBiiKBJXISCiFjDVtJJ7+a60wVxYF0PQH6vMrhoBZkK",
-	"dW2ov7bkioYes+/pmQgacDCh7F5lPJNSiEkErEOVdby0yXuWGv5KmrQZgaG+HQkLbd1JqVR/p0q1OcBm",
-	"7vbTdiTMI5NeKrNf5OYXcuSBPcXCKarXiTwN7e9v7cZ/F2Obp1rHKQm/Q/05oo2vW0s2CJfYVAvpy1Fm",
-	"2QVWcBUixI2BVid8MG6tDCEQ+FAnq1C5IlQqCH1UyPOIS2UTKEdtqUhNVD4zeUyYs4rFllplwl1moN2v",
-	"KfdorhVyeQqqBN2YqP8y6qdSVBzX34Le6fXV+eXFaddKShvXWRTwHpEaaMaCrglVU6MLA+WxGxU8oYMB",
-	"6E/jNLZqHVc85cxC7+p8082/UNBZ4QPOVD12TNIQ7S6vRZ78WLTyBDze7ASUKtv59e3VWers68yhcWpS",
-	"g2DCBfR9TefbONBW6jB7SsVz+K7Op2TnPiUOj4tp55SSgY91KZCv+SjTYGadOUUtJMnJJia0OlDXpgem",
-	"RNL8M07nlUpd9Oprxkj1k3vSiC89pXJkxcgsThGlbl31L5Ka55xLOfek8nyTvKBNwi5TrjpepPKpS1yT",
-	"2x8yBDzMXZWC/dmMu2ZV4wL7OzrZ4vbPdH+bGny7eVfSg0F57LxUspVvGdYWm7O6IcthfToYbMsebGGg",
-	"rq00HwKbEbZlVErlZTIf7CSknRSGNCtejjIwgRrkOBIgDDRuSfmajSNjkggDrVukkfgkHpBQ4joZ+qiq",
-	"FV8bFx2T60xd1jwXKup1fjZQbJGVMbG+RaUj8SUqzVolun4V6Ep2AK4KqeZja1ulCOYAqmyYynnPCHR7",
-	"kaOe8lTjDnijq4HxfS0nFkDSZ0M2Nck0sO0IV+JOOrLL8qbvy0OJL4/b36EhzmEVzZmbc7wOr9tephfd",
-	"3qK8d+90j6vGNnxZOezUJMoEdmUGmB0msNNpxvsRu0ScbvhnXliAxYAL0tety9eL09Cpoe1IM1Btv5A+",
-	"oPoukI26tLW8CN9/95FEUaJqDRYrY4UdP6QfbT8dxhL80P1E+LGjRBhtU29wT8f06FJ5+7rEoVB+B3v6",
-	"WUMXeOQcMVMlj0XOB7qEiq5kyE0Sgv2S78vw5pdIZRBT7sasPyeVQTPmDPU+4AL7fqRjr5cabbGCMERi",
-	"myDwjCJAKfSXIPACOQ7W5PvFmQ2O629VCeU092/E74szHmzI89+ZtlFCzVeVyuubuaR4Bkxro8CH7tZV",
-	"mYNElp9r6mypC9b4xSjMULXixEXQKUEcYOL6oad0gY1rhRQ0mDaTCawDk87XaF+N51waWkuZ60uyzGpQ",
-	"+ME2EawrgWWBShkgFgRwEVXbwsNCuZETNPGnxpARZ5FxtAM4gL5fpaxqzBUndqIZMBnR+KpV512MsU7X",
-	"djW1XxVS9cybF8Y4IgWgXhTkrVzTh+vWxl4iHaqZrS8cOgXeQuOACkTc6a9oultxUi3fC8mUeuvSqLpq",
-	"Fdt4rSSoBT6cyoEvxrXkk/iLsqTKujB9tJm//Gm7dXbRvbu8+HDRTbnMX1EBEKHhcGSgRZfEl4BA0MTC",
-	"uJPY9DmB3KBO4tKuP+3pfE8qObwqr78VJ/sdDzHrlm8v1XflmZ+ikU9fScLji7PWh5vrbuvq9I+7i6u7",
-	"m/b1+3ark84x1AQG1vXpoyIzehb4V3+NqsgqCycLCVGxwYbI7INRAvZWiHrbY5oJgcxfl55jubQ6oNe8",
-	"bLeaZ3/cXXQ6t99boqG5lBMtUMWppNdnw2DKo+2R+q+tP+7ardtO6ywT/JtLRhIOld+zdjsmugyL8nXe",
-	"Tljvqr0uotZkat8tOVq7+21l4VaSaKRCAUFzCx2tYexhkERFX3LNO7dcWW8UdD4gplPMY0pAAIfIAdgk",
-	"u9RJqTABN2fn/NlcUIdIvIsmsEuriumj9Dz9DnPMvEcC9BMii1kteVTAZXTOhZEx2xorgmnR5IgdUR/V",
-	"QM+nQ2oyznlIBd9I3gc3V++lQNP57T2gAwAFGFMuwNHrN+BX/O4E9Caoz7FASa46SADsc+qHAoGREMEe",
-	"3we37csTU361SAT9c3G1uduyGXsHpgXTvM4m/Ox3VSWilAnlngG8onuhjQFMygp2iZmDISKSZxfYXG85",
-	"4io0WtsPaqCZ3AaxOGWN1WiSzKrvU/demSEgcdEJgMBjcCBxzKVjA5fGemt9v54p1Z5VI5pVrqyhfzpN",
-	"3l/DuPosZlNriO/NqF/IfmqNZBHUaTMr2KPMMabzHKOpMaA7OhZUUEk9JgunuXNU14mRdSDrXViaYb9V",
-	"M2xs2/TRQGh70JgSMXouG+v6/ZcG1K/ZgJqxcM0tE5e+MITgAfo4ffBFRnldMFZl9UDjwJc/7RkSQY+Y",
-	"C0yGPZ1NqxfV2u/tmyTq6xhFt1+M7gue60zJu7QB15lv+c1wYjScvGvmmWZ1Cs1oRilxpZJff5jhKkMD",
-	"xBBxUV4h4m+81l6WqeYZm0uDcmlQLg3KmxuU3ZQ+E2mHluA+356cqzoZw3JKWdx6WFSq58XBUZvpawVD",
-	"pJpGQVXXiipaShnBZnVU/YbWgtWEGIKcEp1Wp6dH7N31p3fqU6bdhe5RIMpYqdJl70XKvm4NILZd/jXV",
-	"+Py4qO3z/7ObR0pLcMn8LxEjtS3Ot3x2Z8SCA49OiJTP5+dSmUkXHX0C+qF7jwTYe628enWiaJMpaaAU",
-	"RXUqb8EuPAdeooE8L8YE3iANMea9D8jDsKvVxez7s3pkrh5vSyo3Z+cZoeNU91M9wzygHEc68CKON5/Y",
-	"X5Qm1G8o8urbEXciTJEAc3N2vjvAY2j53VkbVRkikuR0uRc5qCjjZWJrs21nHhTwBNwjFHBAwnHfJFPX",
-	"6TFDri7W4ps4K1BVqyI2328VOBdcqCXrUIpoJcKVCLf7GFGDKc9o9DnQADMf6JIr1oYGI+UAlYtLkSfR",
-	"Ub0OQuKOIBkiz1SMIJ7CN45cSjwwQf0Rpfe7EATn2Zr0gLcCZLsoBiIHZ7kAPJWAWQJmGYy/M6CV7LYD",
-	"y1k+xEr0W1DgWHtnmyoROFD1k2acuX1M7uNqElLxe0YRcR6kynltXzI82hrQqZU9Qz5+QGy6COr+EaIQ",
-	"eeog8szrpTW/lBa/bBBT1L0rDNP+UAuzJ2Ohb6wdUw9O1zw3lBo7kcRVIKCPiAeZdrwCe7fd0/3njEIx",
-	"I95lEIrpooxB+UZiUJ4nv6nio8Ql0WZhQ7KLPL5VaNeBObTwNvOdF7Gu+5gL+5DFeenPsez+rxCxacWp",
-	"EDhGlUZFuZZdeHP8q0Ls5blV5TdljXM7DXIBRcgrzjpCRkd/+/TVpSVKzaLMSlSmf99dkiFdzdWzESNC",
-	"PEWFKxvwNQZKZaTaD/37hYVxd6QFvQv9ez343diHOnYfK0WKHO1qDDz0xXKdqlSjvg416rs3CRltimiv",
-	"9x+4rVatCVG2QqVanS+dXW2cbVF3sFBQ00P4usvTqEmU8sn3KJ+sLmhEBB/zrn4wj3ktFlpQYCYuOt+L",
-	"bvYvvJ6J0Sc0ue43EY9RBX6dVBDwKRdoHL+1Ea8vLlmjJrsjcUS1rWtzvFD5ejWCReKHemFOhXo7PGgR",
-	"G8bvlQ5RpeSye9CKit0YGWRl4JqVNw4+G0PL00GcjOgAPQaUie0ZiuKW5wkfukM1h6aVEmk1MaSlJ3ID",
-	"xaiIhCHQozhw+cNSN8z4xQL+l6ed3xqghz1HyWlXcIwcH5p/KCXUMXjTFI4lCWqjkP3kSrl/OfYF3yn1",
-	"UA8EfmgyMlA/HBPtNIsE9KCAcuFPwICycejDqo/vEXCR7+saPgFDA/wY57X9oVc6hpae7V+pJqbgIsme",
-	"BiAHp53f7JKgMYrMQ8Q0JmUwcUmo20xpdOwjKx56BDmAZJoTOXZiF9AyQWbyQ7ITKU8PP5LydhQ1142m",
-	"7ejCYcmeEE+7F0QlxNRsS2tPeWn+TMJSFPy2qbC0rVi3xfaXIRLb5NT68+lRpU2lPP83yMu4Nn8uruO1",
-	"7cNUJzTckEV3ZGfR+Q9fKD1YiQ+lneRLTZm4VUMJtm0kz2gciW9m1jeNfI1lsKLZllc5pdjxJRXASu5/",
-	"87K3L4GXZVaHVGjAC3jqqVub9LX2l4E02/HEO82aXCtPzxV4WsJYCWNfJozNc2NZjGRzXe3mgFmBZNM3",
-	"iFXjwHgaCpeOUQ1EDtCQIcADRIS6/ehP5X9OLHtjALkOitKxBgOIfXPVkc7IutN4+H7o37+fjYjnX3kJ",
-	"P2tWzxSBmu5ymSdhWa7v+7RPf4mF016wPlrhMmhlobMy92yZe7bMPbt57llbMFIRnWEABAWH9Xp+cbPQ",
-	"1zVB5OKvk51kqXh58E/a5wtylchRc5NQRNVnMpf2mJjKku79kMljpgY6IXvAD4gDhriATPATQNADYvpi",
-	"n0txUReA5kBMsLvj2iXacciSizAlv9D+l3QZIQf3C+0vFBGPtt3byhEmpW9nKQcmJUmSYqe24PdP2jfx",
-	"6ZhHAMHjwgh/6WQQlEWC14lV3wAEFBPlCQOw2JIwuLXhzBQriZyYSh5ZUtwkopNPZSxUpVHpyPNQVTKN",
-	"jsvoVJe0+vwH/sHnf9L+hfba24HJPD6W5QdFk1Zv56hebgT6Rc58t3dxBY7a0o5d2rFfIr/1LhHIKWTl",
-	"ZmiIuWDxefmc3oJtu+8vzXPQHlwHCYHJkJcQUkLIjhwJbT4E3NDb1+NVuB1W3kXi0VkufpmCyyWelI6H",
-	"X4nj4XawyPZC1GHh1SgsfL5zUBtBT+UAi0PIOeAjHASR9V6V3kXsAbuoBq6oAAEcYqKCoNcyYMbdLPIs",
-	"6qjhd+PR7xAmok4uMRdlpr0y8dQKXjGZ3As2xyakO49p03xg2HY5v3aTFBA/cEAnJOneAcTK+nIyMzzl",
-	"EyO5C3mgPwW9960umAGK3g652ubnjMCSLarqTwF0BX5AYK+naoDvy84xiR8OoM/l07hj2WWez5/+IuXz",
-	"Z+Ky+5T6CJKvMLletJCll2CZV2938LYlXHO2lTwvaXlxoppojDvKVRM1/6LpaqJBLJJYonfKpDVfHZB8",
-	"9zdGUeqaGITWxCBbJ4qfrpqxQRVFyEhTEqd0JofIN1o5eFgVE1QFLizAnoeUDCKfaQ9jLZI0gJZhACZc",
-	"IOjtbyp5LU7sYKHijnI76Aj6MmdDmbPha6lzvCVwmZPyoelzCqQQxGdUsR0pWUMktszm9WeVWEq9pbzS",
-	"eYlb4Q1xYPElUFxWaSupOpcf9/qSaHMc2J3m9KIJKEocKivVfdeV6kyui91pVgdeqJlzQfDmKQ2wyvoW",
-	"5zOmbEbFwkRQO+fxzhSkaLxbFp6e19xzSoNpaeopZa+vRw2L2G6nYBQw9IDRZItFXJaqYabLL1kEu9FD",
-	"XDs8O/AGSzMhZ9/PKZhVwWM4RAeBhoaFrSVvFkis3FW1T4mHGPJAAIeoAW7OztWm3ly9N+n2m66LAtFT",
-	"qY4R46AXd9ErbVilK9BXIs6Z8u4RzG3sgqByiE8PPrvUQ/MDJH6n7F7HRaZCOiHxQB96QwQg5/IHSviJ",
-	"ndeXUAEGOl5S0qbOvtEAr+o6MzkmoUDqn66vyhZDz2OI8xo4vW53GipPMmV4iHUK5Juw72O3AQiVgo9B",
-	"cT4LyHpOCdCvjMi/ZRKr79ZUZve2ejaLEqy+YYkqxfyKTqYAWsRv8b9NRXm8faAYtWbO3lwuP64fm9hn",
-	"i8tX4rwhEvY43skub9QZvnsG3KFsoTFOfZZ4SV4HiAA1Q57AH+jDe+QBTEqR4jvl0neKADTF7N1cvd9f",
-	"nUf5w3PzaOfhOXmUPwz//jj2C/Jp9HbJqyWv7pJXO7+txqs2/xn9OD+4j4ZEcCDoBDJVzwN4dEKkjgL6",
-	"oXuPBNh7bYnD+zWQ8HhGuN6Ez+1sk0o735TbndnYAhcHSowX9B4RMGB0rOdr6kLr0r0nACYroDgUC8AR",
-	"8XgqeLoWvYO0zSXP2Vek/HzH8PESkaHUmw6PfpqFi08vYPLIhSjbbejm7LwstVTi2GY4dpomqFVQzBgS",
-	"CuoFW8Sjm9iC8dWqBjdX743ZMarWaeNXKVR8n8zYjgzRFjGswpF/sbmMuCar/YNt57jPO4IHlI1h+hz2",
-	"0ACGvqg0KpqPEAnHcub6L6ncfFrncN4OEzu71kH+0QZyH0v2/07Z3+x/dCLYNTrV1dRiKJig/ojS+wWV",
-	"3jcPyY36aIwhgUM0J3rv92gkO7R8mz46YT+eYhmXWwaurRi4ZugZcIuM7CC2mJLnXYxlGGJBEJvU3m7b",
-	"l2AccgFCjsDP3e5NR92DMcSp/4CADq6nIFBndXSjta4P+HJe1S5AZo47ioEzrb9oCJzu3MuBjIVeUvqr",
-	"E9DjyGVI6LTYIxVIPcIcUOKi0nuqDJT7alIrarrvIwkxOhHIZkhnCx1LA+V2AF+6qwS+ymC10tHnW4w9",
-	"s4WTjWWTrSQfW86bOrRkY97cmTzyooElKwoipdtO6WP4lcTijyAZbheyZoSMA3MliLdZx3Alu8ZZMoDv",
-	"oV5qetbTMpNQKSB9SfUGU1jzAweezZ1bBR6BtF1nS8EhyzFHdrhd9eZoV6iwMLvQKJltTc6pF7t1OKbG",
-	"RKlcldjxvMYQRDwVTMbFTCX3dcCiQN+IPeTnMFSl0TDhAvq+vuzZ633mWKC7kPlPBzDABw+HvX3JIyHz",
-	"K42KeaQY3Ax6xmgB+ahPIfOUgTlArKozDw3wMGQ6BaK5hW0S6E8FdnmOW1ZHTtmTyKUjODARaKgBioM9",
-	"g3HKbL1vt6jBLq9BCQUBooGPwGREAUMuwg8oeyMdtRPX+coZme5bx5GICa1ygQLA8ZBUtVNm1EYoRrLl",
-	"2N46s1B4iAX0tXsKB3uWu+e+bnyEMLOCVKzG9Ws5jf5MJ/acVDvKgY2DgCGu/NxGSJf7YnaDDBJPI09e",
-	"fTFMhmobxpBMrQK1UMS26KgduzRBfltpJwN7VqnysrMff6BEjHwVP+xhAUIOh3bXpqpuzoe2p1Hs1tc3",
-	"nn1WCy35d873OrWxtSe5uZDthrSNc/FIUllBzYdJPNTst9qPInU36+Q4VZiWUte0OVSMhwR5JikYoSJ+",
-	"124jhqPZ768jcYHrKwmTfRlAz+PARMRLnmUD6Koix27cg71OjwIRxU0KUex75HynyvlCUEdOxBRHNr6I",
-	"3WmAGiAraPRqoEmm4OjxEUDCJ4gB6N4TOvGRZKkToOpATjBHaS9QzAFDgmHkATgQiIFD4/rqgNfmX9wB",
-	"r+rRvxW1HIERDRkHe68V04wDwVVVPiqg74DDOuBA4DGioQAIuqP9GmimhEp17zPBwh0hD9DBIOq6rmpB",
-	"y6FYrULA6GRWlEs50Z4lK7kkva0iYXCPiRf7sWpRI9m9/6x29K5XW+YcSxuynNUEOtWIcmB5ygHLeB+8",
-	"E4A9Daw+gC6jPNoZ3gAe5q48euJsCTxy1i0wi6iPhRMxrkONShhiL89VJzvyW4IfAUcuJR53dMVRU5hR",
-	"nhlQhAzVQBv9E7kCPEA/RByMKZPUB+WeDtAkJinqF9mMLh4jLuA4WDiPQJIOky39rz/r1bef/v5vRSbT",
-	"4yN49PrNv/fA38EIPYKfPzRPq52fm0ev3wA6AL2PYb3+yhXRCNSfqKafMjhR5VX1w548qFP529PKlL75",
-	"LDDdTrSKRadrpiBnDauDT5/fHD/lzX1HVuBcZtT8U8QW/J//mZPDLcEvz1Tni6XNec7puUKn/NR+X0kJ",
-	"JeZuiLla5inxtsTbEm9fFG81Iz4T1mrsLIazDD3Q+xJoNwXatlnGEmlLpC2R9iWR1nDiM0Gtgc9iWMvN",
-	"PEugXR9oOxoTS5QtUbZE2ZdDWcmGzwSxEjWL4esDRpNSlN0UYX/Tq1hibImxJca+JMZqRnwmlNXYOR9n",
-	"bU+WEmHXQFiznF25fiW2lthaYuuzY6vFgjtE1ZTP3xw8fXr6/wIAAP//",
+	"7L1bd9s4tj/4VbDU/7XKXk3JsuOkKvI66/wVW065KrHdllJ16lTyNyESktCmABYAWlZn/DDzMp9lnudx",
+	"5u3M+V6zcCEJUpRE3exc2A9dMUXiuvcPe2/sy+eaR8chJYgIXmt9ro0Q9BFT/zylRCAizjAPKccCUyKf",
+	"+oh7DIf6z5oLhYDeaIyIcMGeTyckoNDn+4Ay4GISYIJcB0ywGAEIBjhAgMAxatScGvdGaAxli2Iaolqr",
+	"xgXDZFh7fHRqFz4ah1R2foPCAE6RX9CzYBFywWSECBAjzAHmQIwQ4IIy5ANI+AQxQAcAEoAgCzBigKG/",
+	"IsSFHo96GY4RcJPuvGn9VzR1s8NDJBrXWn/WZH+1T07BcN9RDxYvT9v3GeJcDkN2xxCnEfPU/OVYMJMz",
+	"kw3bHQ4oG0NRa9UihusMDRBDxEO1op5voEDv8BgL9X+z/d/oCXMAg4BOkA8wUQOZYOLTSTysMeUCeJRw",
+	"wSAmyAeBbA2IERQAhmGAkZ9dkjEmeCxXpZkMChOBhohlR3WDxhATOdj5IwvQQOhhQWHGtW5nHBUsQRd5",
+	"lPgcRETgwJ48k+/z1fpCgk3bA4HY/H4EBROIBeijAWVyywWbYjJcvOUL+310aiFkcIyEYczOPSLiwj/H",
+	"QeFIrkgwBVAIRHyEDO1hDpD86kTRPo0EwMLJvgQDvTzQ82hExA/mC7VCWLb7V4TYtObUJAfXWjWkR1Er",
+	"Jt0I+4UUa8Z+DcVIfqAaDuUfBe2WYZF5/Vz4c5rHm7ecoMWvaDq7/IeSBI5evgQhw0TAfoCAN4IMenL7",
+	"HMA9GiJfvmMttgMYGqNxH0noOjoGIxox3gBtwBT+5QCrT/2pATiNeZThISYwiFFPvZ7CmqjHMNoCCjVP",
+	"ACRUjBDLNnV8dJRstj4H0mXLYWSWa+DDO0SGckePXr50JDXHfx9K2hUCMdnm//rz48eHo2b948eHHzuf",
+	"/v4/Cpf3F9qfu3f/VL9ttn3XcIgKNq3ehxz5IIRDBEgkd2Ie3ctXMtP30QBGgVCTHcMHzciHTfk/J+Xs",
+	"w0JEkaPp4n8VjOhCoDEHIWJqTIsGo74vHNBRMzuipcP5DTE8wPo0O6V+wbDsN4BHfQT2PMhRHROOiJQS",
+	"7tF+Mtjs7sm3F6NgSkevjheRUbP+ul3/T1j/V72Yih5lLzykhCMFmG+gb84b+Zen5Rr5T3W66ckc/JPr",
+	"Exw9wHEYqKkjxijTn8i1qP3Wfndx1u5dXF3edm5urm5qTm2MOFcUVeupA14LGJgDQgW4hwH2T4DrIwFx",
+	"wF0QYHnkTeRRJygY4IeGWvZ0Cf4HQ4Naq/a3g1QqO9C/8oOOGo2aXXZP1usZuGp6DTk3twXc/OSUGGSJ",
+	"g8lBW0+EjaLRmi8OcqKJfVLXM3JBqUbSL3INmTO/ZCPybbl+D3U197qcO5fC3czOfnp0pAA8CLC3IdGc",
+	"Xl2ev7s47RUQi5YGf+CACygQ8CnSu6ekNXVqb5E+SnSWJ4l46N8VKST7JUngnLI+9n1ENqOBi8vuh/Pz",
+	"i9OLzmXvtnt6dd2ZoYb29QW4Q1MQQO/OaDJSUlD6kpLbzd7E8OlujTRW7zlPJ7PT+64opmB3Je1cEHlg",
+	"wWBT0ul1bi7b7zIE0yYgIughRJ5APlCnfQNcUjHCZCiPAIbuEQyQf2LUTnM2+AD7iAg8wIgDLGJtMKDD",
+	"7QDNDoY1S2p6Ob4zAjM0IMnqkopzGhF/M7K6vOrdnl99uDzL0NUlBTzyRslpEW+FUVO2QiTL+sjveDLS",
+	"72rL0/0xe34hd3KMiEBb2PmL99fvOu87l73O2cxBREPEtHiPOfCpF+lOQT8SSl7oRzgQYIrE1g6g8j0W",
+	"0YY1l++OQux9/KTUyWlAod+j9B1kWs9dn1Cu23+8u2qf3faurm7ftW/ezsosynqAHjyEfC04aMPh3iF4",
+	"j9+AAWXgl+7VpQMOm+oBZeBl02k2m4DRCVe/Q3Da/Q3gcUiZ2N8aQW17XHmym1mZ74rwZulCkl4XcY4p",
+	"uSLBdDOya19f3P7a+eNW0nf73bur32cwCnMLMojaZAg4HhLk1zEBXI/kBECSyLYTyEHEkb8lEttkBHli",
+	"Kpjvd0VORfstCapH6XtIpvFFwWZEddPudW7fXby/mDnxKAVjSKaxNMpPtPleqUHGpC9VIGX6ryvb/5Y0",
+	"r3U6ztOOPa1vlmjMvUs9uXhZ+HF6RVNIbRlCkGT2gcBIjCjD/9pUsLq4VFakW0PQM6elRAHKgKB3SEk6",
+	"Y8w5JkMHTBiV/0EPoVSv5TsM3dO7raHVWl3PKl6Z2X1n+ld2Zz+l26Im39aqSzcajyFTxx/0fXVjDoNr",
+	"Jk8KgWVLAxhw5NRC69HnGvZLXFzERvTPsz+EASTLiONavqPN4rHx/U99E6aaNY2kl9u0/0/kqW1ph9jc",
+	"cq0wJY8hKJDfFpmZ+VCgusBjVDQ9TYG8XXCDexkFQXzPr0mZoHvEDNGq+8kFffwZd+LUSBQEiudLLnkA",
+	"ufjAS8yjqI/5+8XQAD/MTvMcMy7A4ZF1Wxhf0N+hqaPEUoY8OiSYK3uKaBQNWtnuNGEJNObLKKMrX5ff",
+	"mYYgY3C6kFRMB8lEHGu77X3MrN980jpVH1vXMwvpzIJfL2IMEXENOZ9Q5qsLJsaQJ8CIMo5AX10YTdMx",
+	"XZAzOOW11utmciV1evMe8Cnx0mm1/tQX0LzFEJSzTu7IWxOGBVJ7m6P2/EBmCBghH/kpCRvx0AiM8pQf",
+	"U4aAGEECXoIxJpFAHMAhzZB2GLfv2Bdlh0c/5W/K5vFWPP8ZfwGpG2mlRzKXcsSY4bDkGvHFq5eLrxFT",
+	"0reHaS4fFw1zXcodY3KhPzjMkbFTiwj+K0LmZ8EiJCl9Qs+hJygrvuHs4oe6j4dY6OvNAaNjbZ+KxAgR",
+	"IQUCuVZhKJcldyv56fOrx+JrbZubsow0nzXeYS465B4FcqLLOCM3icjzEOcAmc/VWDNU60MBS6+1OQWW",
+	"wYRqs3A+home4BwZQxxkXtdPil41jiZljoKBBOfLeZC+wnkyt40xEjDek+IlyjDUy2azoIfcicIQqstR",
+	"Af0GCCFmHOxBoV2+jpr7Doi4clHBBAg0DgOooIcD9/PnGPka8dAav3b+eHx0DRzYQztqJls3lTPkS67z",
+	"HwtoJAr91Ta76IxKnYfSHbMW3kmoIVnu7PGVDmIRGa99ZhnqrP2TcvQ/zfMGZUNr5K1a8/D10eAlbNZ/",
+	"9A5R/Uf/Bay/7h+h+vHgJXzV/9H7yX99mJlgq/YL5f/1f9kTbdXe/9f/GwTKg8emLMnbkExrrVrbGyO1",
+	"hlmWm88/GS+f423y04rnhM1GK376nTNZjmNKMssiTtj58bTwVIpPlZXPoQtl2D2nbLziiTTAgW1Vf498",
+	"DHu6F4EexIHH72v5yZ52f3PAh955/Sew9+bqfeyLu+8A13GBe+Iq1Rz2AUchZBJ+HKC1U8CUn6qe2AmI",
+	"ScqYrSHxbbt1YylCqsEvWpbYN+4ZBY1kS/OihmbepYouHKL38r1CkjBtLFqCD+oAKAvtuY0eQTJE+sZh",
+	"gFHgcxAyxJXbrRvzt+toRcD84mgXT898NhnRAIExDBvANezpAg8SQoXUC4n2BJxzojTGEZKYnzlZtIBs",
+	"j/1wi5hf4fgz4fgMAb+B/vAJ5GtPKsEML2VENZzT+OX8an/e3DiDx4WOvGdQQPDh5iI2nfTlOIB6GewN",
+	"EUEKYDULEkqQupcZ4ntE9gvNKZjzCPmnNNIm4UWO+gtsPlxAEXE7mgR6At9rd1ihMOpTQecCDrP68Owb",
+	"OYxcWYh2aspVFItpbByY1e3/TOaYbNMC+5C9Hxa9xDtmZpXrN1mi7IqvIpwrimtzLslb09gKnBCzb0nx",
+	"VVFVyXczls3dGCr1kq2y6Qx5OMTmnmMRH98kL6qv1N3AWlNZwALm9qGWdFDIDPcFvuklNMJ4qxx7j+0F",
+	"KGh5hhpnTJvpSiwnxeeXqnKs8dSyVfYsWI0xiRyiopOZI725iNwiFuRj6XLyTPP4p/kNzD1hn1Xh0Wd8",
+	"aW1HvX4hCXgNU0XKLcooXsIocSQHwRHxO1qeVG0+zkfa7NG2FOTG8CE28xoJcSWrrzUwK0LGzNt836c0",
+	"QAU3ZfaY5y70F8Lmz8PdaypM6nBXiqw+2wEfQXUTgrn8Z4hO4h8yWpLC9JwiZAumFmjUrrWehXypPsuP",
+	"PUrikNoZJeAtvEcAAgGDuzRuqRsieKeEHy2P/Vnj5smnvPQk0WP2fmhLInMGvBaj3xzh+PryLaAMdH97",
+	"C3wjJzuJVeHo5SvwK34DfORRH/knICctw75cx0YWRV8cv3559CpzDyJbbqkBHOyFZPi/8fvhx49/fxgH",
+	"+yd9yNGrY+dPHbzVrL/++8Gnv//b56ZzZN2aLLpMzS7BUjVxRn7OHCDLtcwEcY6apTBmRpS2Ls2Ko++W",
+	"i9Zq6oV8xyDxjZfECgeqUu3PGR3PU73n74L69AaFwbRHVzAXFBKoPJVYPIRc5KP6DfARnRBACfAYUuEB",
+	"MOAntqe4ClAxmlwUBI38+b5wLgEd0s0Y5Hk4IWR4DNn0lAba98jq7m86LvIc1gfZe8iidiaoz7FAG8pI",
+	"GWk73dK0ebPQuXE7OSrMkdYian9e+StmufIimPlCmxVXHPRN5swzLQHIAdR2whaABNAxFkK7bsl90YZH",
+	"gDnwAgSZJtO8vTBl/1qbwGAqsAcD0KUeRmIKTuWglD6k3DyyXF/zrF9zV1g2Uxc0nKeCVu1vh+fHnR9f",
+	"W/TSqo2ECHnr4CBnw6xArAKxHYHYLNNGwd05xIF2CN2dFSlxIF2IOWYwEUOxi+c85aQWN/lpwaSSdlY0",
+	"FRuLy1IXVGVAebR8X5dZaUxagPj9eWN/a6TRZ1FljXy3UJPN2aG1htkC6B6xNB1LbJZWdztJLhao4/WB",
+	"ha1g77jZ1LiQOocdNps6ucJTKc0+gwNRpDDnEIehUOpt6nXeAoQqvMPCkf9UwKr+NUH9EaV3lqE90bjn",
+	"Keg6R8Ts2/H9y4W/YO2Tlf6BJxc2GZ+6uVlClpAgV2Nb7eY4AZRyunyKQQUKvbZKlm7MOtGLWuN3OAxX",
+	"HFvXfLPUc1SPNO3EiVfiU6lVfl55b3bTy0t+UXD3C+0/gcebRN0CBOqpW2jlU9xsgoGGfp6Bj2Vz/4X2",
+	"zZkzgyR5GlrJ+SdhhcXXaQNMMB+ted+w0tXJ8rGEjEqCKvOqxU5LXhSQia1dp/wVIc1pLCJEvy23NUCi",
+	"mOssMwkVOkvBkvRnC7ztkvsS3Za9Xs4CDEioN3vRly5MhggWsNmzw4Rk9VWxYR05bEURc3diW0bsLCnD",
+	"/UL7a4hvzyqHbSBuNbcqcX2NAlM3RcIdalEPmIsF0WIJmZv3MsLQQl0qbriInO1WdsvBaUeXKi+dFYWo",
+	"8xV1bnr1o+bRq7qkuOOjQohfR65Y4UT/cnwcinpY39lB+wTcIMiXeS3l3449FOLTWQ//FpNbraI7NR6F",
+	"iHHk6/OQwUj+V2VlVE406ty+7U9vtZWp5siuPjlLhrC5d0ZJPaKrP5gBlqX7uI6H0tKshNdRP8AeCCi9",
+	"i0IVxbR3yqh3N6DMB33I0YsjBxTmKVzY2YdCJ4ISTiezTLvYyyQVpDIIZC1t1mNlqVdKAfnOodHZGa/i",
+	"dGVRxJlJ/ox8leN1RVQsI2fN7+xMfh1jlvbHTlnPPs395LtiSRiPERdwHBYkLD4/BS9evHgN5DuW7DCC",
+	"YYiItqSuEbWSjtju3ZkvOy5ZhKc6izY5vWY9cZOJ7OqA2gDfVvc7yy5TMRrM4fgEEQrQIrNKS0jjWfWh",
+	"RRJWGbr+yqn5+6LLJXu5FbN9uaC4o3Wi6PL+all5pkwrzdrjphrMupJ2Lo77HjGGfXNfHKtx9p1C7J+y",
+	"RsqERcpmrjCDWkcXjGjgc9CH3p0aj48CrFRwdR1QfAWwkiiZI+6MrFRIxUsoVd3YPoXssprEYoxnX7+0",
+	"8vz+kUuuQXbqJWn1faOl9CegNLun0gS3yAf/66K4mel/8+IEK2WpsO0Ti80hBfriCoaGb0z+zmrXiU6d",
+	"rMwSauwiIp6A55NuSjM8l2P6+rk9O/Gvk9WlaHRmBKUdCI/fAhfm12gZVczck+obFuOsXTr6zGryN4wm",
+	"T3J8Wx2VZuZ79c03wM75yVemgI2Y06lpylg7vc6O2DkZVSE50Ijs3gNoBa+H+YRrLObfcbbEu6JiaMoJ",
+	"SY7oDk0b4AaJiBHkA0o85JiBwSHEJJdLzcP8ViL8bepbfFv/9PnFkVOUXq3K1LjFTI16I5fS+PMamDPc",
+	"tiqT/q69ULtRPxNet8rp4sURybM2LI8SjrxIvmDcrflyT7A1IKB0Pg0fq6QlfhFY/J6mpGT32EOAT7Dw",
+	"RsjXD60VAnQwAHAgEAOH2ptQRVQKNA6FSlQNAdOVO1fkPp1tszQXmM3rJJJFkXdsyQMXeaywYigeEsm2",
+	"+vcVUGsy4sgrC1lr3INH615HR+pW16x0PkNHkoahiHIz5DPvYjhZytWY7kuAkCIsWAVPfCzO8TBm8hUg",
+	"JCgu2Kub1HUfx5SI0YmO6lIHekTUVyZqZwZQCmJJ5USsZNqlv+FI8IV4QdCDAB4MEPGhGSnY+9A73Qd9",
+	"NMSEl1UYnFpUwqc2tyF67cyn9hStoc/fry3tlJSzWmttSYgYpn7ejUt5cB0eyoHPJJU9fqzrfxwVY0n5",
+	"FOA5gtjWlGyK2dm2m3Uz03U2JYPnhh9FiqWx5gzyUZ9C5sdxlauSscqZwC9KurvbUZ6lv0lDHMt+khSM",
+	"LxEMwOh4hrwKj/URLCVzCVqqOVtnvTHenjmKUDkrjAJgLQLQV3dxfTNNvkC3p9NRBAhyocSKTIrtwyK+",
+	"q+mqxPkhlZioVLH5irymVlutUdG+FtKHkyWxuN9kQ+zdzs+hYJnLMcGzMnEBT5bm545txlzDuCXF7uVb",
+	"388kflpkiCoSzUtaxQo/XV2hWSGJdhI4sdBfQezQEzazfakhjkd6gwtT9dEyacmXeJNeJHxm76ph1Lh3",
+	"y+KWkIq9cMnq2Pu0lEifldWy7LIelz2/A0JuFk/sglBEs0XxY1z7GC8IGCsXuDRrCVSu7+ligo5yCDKh",
+	"iY4utaCuZXRhNUEBnK0o6wBI+AQxrg/WOFPU7NaUCq9XU3lD/Vmimh9Kn36z4xh6L1VYlguTsR6qbEOq",
+	"6nuBn7xOhgUoKaj3DvYg8eVPKghBbxaXmidDAAswQkHI91vZ6vUlg0nVrM7UqIrIfqMQnkzMWna6P0dj",
+	"SOoMQV+l7UUPUnNQtNUA7+HUZFQ+AT5VdUZDyDhqFPtVxHSxaEULymC3rHrasT1e1dlWaVkM52ULzpi/",
+	"dLUZu/7MnII0qdtc8kr6IH7FltdacWKv/HPzdeZZ3ICW7eJXzF/JGGP5J/7dBPrz1hiSbEDg+kkgUs6Y",
+	"lcCF3F8HjKE3wgRZO64ARzbeANeMDhkca8sdFwo6MtY8LoBrBuDa25NnlJpTUOotfnJ60znrXPYu2u+6",
+	"NafW+/3q9rx92ru6ub3p/OPDxY2qPijfuejpKnTq04Li8MVVMO2qze87vZ+vznIvtN/ddNpnf9xedLsf",
+	"1IOLs87766te5/L0j9uLy9vrm6u3N52uHFtS596ptXu9zuVZp3P7c7t7e9q56V2cX5y2e51u/rc37bO3",
+	"6mlRbVi7Kzn0m86HrhpDrviiVdF8pobtvMPGYMeqyfpR4BffSWESRkKqYCbw0e1Tf9pQMpnrAPevCLFp",
+	"I4RD1MX/QvJJCMWogX35T52bv3Hho3FIBSLetP4rmspfBjhADUYnf/74ybRlZV9SVp60m8K5zkWy31PQ",
+	"1fdLIaJhgMrk/JdrsISz1nBlsEDit1zWuyKjko0pmQvJjJHpcKGRaZeXJMj4GaDt6yvGhW5x/3PvIBeF",
+	"7bZJkkUqfg2oMl58ygUarxLBu6XyO4UpwNO1tVYjF9w2j5xWiUVTZJyo4mdwurp3DiplElrBalU2vURZ",
+	"o9UTmH7MrPEaZpxSu/LlVDWbJZi1C5ypptYvZTgPTH980ZzRoyYU+HCqPQ5gcMczHNaK7xHqh0e95utW",
+	"s9lqNv/TZrxW7Q1iASZpftu3FJwmOXGB/L62lSiYBUfEWolRN0mIuwa+28BdPiXfuplqN4h8MaBrw6zV",
+	"3FxqfV57jhI5VmOvL8B+c29yAzyt3Ub2ukldokweUUUm2cyhoW5nWerQCqUqlHpSlCqw9qxuc5zNrKiy",
+	"r8Z5gGDAEPSnOlpxFh7KufmWVAXWrGBSKplE0QJejOEQnVr17Fe4YgrwkGRCPWseIkJ7+Rq7SICUH33y",
+	"nOHhqDiQZAvp6HefqHamqpKVvGVcyogltKd7/m17Q0LKxA2Sf6/udZiUaZvP1/Ozd9mxYfG03l90uxeX",
+	"b2/PLzrvziwbVud9++Jdzakp487V5dvCPWV0Mruj7zBBQF9Ux9feAxwgnfHY1DTEHATytcOM6n+0VC+R",
+	"Hab1W5MArEWGjXi910jXCX2/jN7G1F6ukDszTwKL03FmV1dd4PAEsiixIjUoAwiyAGcXHuxREkxVfjPg",
+	"ynbPojDQVhh3v9i/Z+766xWxk/glk1+29s8qamaIoLTEqb0YNqsppvcp9YXJHU4sQqmj/uyBJGWxtILd",
+	"XpJTF0Qc+fvFAfRVGbOqjNl6ZcycHLmW5Ykvx5pTyLFrG3Te0SEmG1T4hj7MVUcIIecTyqSm4lHGkCfA",
+	"iDIuGVzKMNPaNmtxp51ZXycPMw0cHv20VPBnyKP3iE2Lr9+uSOL+JhABHJNhgOoRRyD+Tl3B8bwMd5Tp",
+	"96ciQWxCz6En5t774Ye6j4dYqPa1/4AC00iMEBGSFygDMAxzjvramfZVkfCXdwIwC54s3RxaoZFYg1gY",
+	"GjDERz16h+S4mLj9aXDoNdGP/ov+K3g8aKLX3pH/sv8T/BG9Ghz6TW+WSLJtZFW6l6+W7GxexLLbKprp",
+	"FZNYkyiciSYAic89qKRfedgyiIsVgcQGstpJGhqZdlYBz6RoNtd1GdX9sFhxzzqCmvTH+YsrJcbSAVDw",
+	"A6DHKJfSVwBkT3xF8SnUxU+TQcb9Fi3zNQwRi6cSL3L7uObU3nV6vc5N8doaJ/DsLAYMoZaKVbMcU2Ec",
+	"WxAy2gKHTrPZPAH9iGOCOG+Bw6Z+kniCq4z+6t/2vbhsWkO2PJ/M1yqtrfmscJj/YGU10uxE/nGjmdwA",
+	"jX3YgQ8372YPj+2qsHmV8C9WUh8s2t8bW2xZRwNc5kWYK8y9sPT2svvjuB3rq1gNmzO35KhY1Ued5b/N",
+	"O1rrYjoeOgEIeiMwoeyOJ/7T86sk22mZMymZm0vEg+yAlk73WfWc7MKXFnRuNOZ/D6fXDRpiLhBbJxed",
+	"vmdfVNtqvuRnLNhtH4J39B4F0ENryYOZQcwcV3CcgCNBk8QzYE8+oGwICeYKLfdzYliZevsbSKKkcLS9",
+	"EZJ6LPuBqwJYawxpEwm3ubLYl7g22Hswn8aYWukuEgKT4aoo6MEQelhMywVoWYJOknG+lDdNQPma6jwi",
+	"KiK0OP7ZMkGucPNBQ0TWGUx+38zI0gatiTrpyi42Gxbt4TNDewFRrYDws19vXo+Qm5YyV4nLbhATyn4h",
+	"ySElwfQ+sNk7etF6+br18vV/1ixK04kmE9qqdRECUxoBTEByUZjQkGmtWW8e9tTVorpdfKz4bOt8Vkxu",
+	"O86EXySe61R/awkx+lZEn59jzHmIAnECGEocoOyEeTOjL5Bo4muWbLX6udn6UtNGrKbEU19rxT6Vqs6h",
+	"k4lYu/I9+qA7tS4i/psouOvooqCrW/tWTTdMSTD9QFSETXExm0ys1/J6NrO323Zhm42K16xeu2aVbFf2",
+	"QixJKNy9w2HWgTi+I1FiGvIB16fsIAqCadHFSFFasjlOBzmKWOPm0MRRbatMWG7saZSW+bzkJJ5Vfila",
+	"1NLiSxdxjilRah1fOVGPHH2iXWbn9svvPbDX8c+67X3DR4cvwRiTSCB+AjgiPoAcuO1IjCjD/1JHWgu8",
+	"kYINAx+jZvOFJ2TL6p86ZGSVRF0d+dM05lc9UqAaLJ88I68+5+zyIfwrQo6Z3Ium8shyjH1eql8xiphm",
+	"AFOZbjiASoOkpER8gb3CufHYs1+6sc9MnzaJladMPCRQRGxNH5vEK+bJ/FrIwmrZmVSRIij5Zs4uyuM1",
+	"Ke0uQ+ap0t0Qeoitt7Yzw1JtbWCy7RlxZpuZwnYYz1I6mH5Ko6WX5/Hc3+m3F4Wr0OwF0aJW7buk3O3N",
+	"Yjfa+G5EnqEq0GWOb8WAMgWtUlaoKz+YXFwML3ai2F0kTOIqYMaduQ6yly7ZmVXiX+JtegO9uyGjEfFX",
+	"jk9eoR77pu594P1c576jH1+/Omq+2A0KPi5YuVMaRGOy8qolAFWGiWI8k9RryD0X6od9MVJOXBMUDMQo",
+	"yS1p8uulloijxTebObLkmszi4X5auA7JlHwsxzbGBApNG2MYhiZU2+z7PLcry/nUqf3F5r2YXgg61ukx",
+	"76TOH7lODO3zPsgcIlItfRDzt+hBWNtjtnlqjP7CZBukBF0Naq0/l2233dYyDzVrqZa9nC7Xsjdn1mrp",
+	"B5m1evxkU8RKoU25gjBJHC0wep6Uc0H72AGuBXqufJh4EjjA1WipHku1MGdLTI8uRidc7YdHg/gfCf32",
+	"aZCYDweUCH3EvDhKKOE0qzu3lWUDEs/CefVmwq+HR4+fnNoIqavi1nFTrmpRz2lvR8dJb58/Jx5bDamu",
+	"Stp6fCzX1Yu5XcUhEgx6CPxMw1CZj4wQVzsdQcwsIEx4LOnnJ91w0p558y+WvnKcm3QaRVD7nbI7PqIZ",
+	"HT13nrWyLiLJUV9rHxddc8Uy09KituuHWmwq+awYOfGkclFx5IWZ8SLcf1YlLJGwS+tfud1Z8TKDTtTJ",
+	"6qkznwNKAASHR3X9Nxgy7DfAdQA9NKKBjxhvATfDvbFjxOOj62R/iv0kZn9JWV7/oq10ZOaJFPOyT+I4",
+	"n/ipnfNfO9wX/RK7fRb9lijn8Y/avJ4Zje1l04hYED+P7b+NMRJQ7k/j184fj4/uCYBkavLHxFl6jpvN",
+	"1M05iVPHHHB4r0W/fKJCW3wtQzGWwKsDE8qnE46buKGTrAn05UL7Z0FsAl9Mol+Mm2zKZuu6xsYtPH88",
+	"5vy57DgkM1kChu4xmqwnF3WVLKN1o1hXDS3AOUnFpQFWOYChkHxjLltz8hDPXkrYYsFs5GTedd7yFqv9",
+	"9/8e3UH+L9vfq1X77//nv/7v//4//r//s/b4OHNepz2v4sq2XvmUrUZGLraMFb1YpDzGEDh/MiWuAnMF",
+	"BhhCdTlLoN8AIcSMg71EeW7uOyBSebmVohjbM5S9ej46G+3RHtpRM6vn5Ef76jgr2hQtANu6N+NSp6KM",
+	"d+OKjkO27+NKn87OvcyTFCxudMTcagaZ1Y8yY8TIXugdLTzNUsl+JoOaei6JbIyDAI+RMDVE0IMXRBzf",
+	"o/fW3VUaMN2czVubg1jTo6MnuQhktxb6HvPJSdZfhQMB71RYMGYJ5ObQNdZJTCeV8lkpn5XyuS3lM7WU",
+	"PWeQumZWq7G4HnRBiRdjJ0/7/Zv2CsuGGZWxnaeMajWn4DrG0tevLDPvcUE6cCxggL1yQ9dIMHNdgh6E",
+	"DhK25U/AI29kRIpCFTZvtm+WSSGRu5hTAyp7VZh72aKhOE7sTFcrWScHk/bvOn591HzxWlJMxJhKOrOq",
+	"l7b3VKFqBWPcQrBfPjFnrgtHz2/hJnTIVvbg+Va2KDnpwhl3kYjCFdGLilAO8QMriD1zzY+tgwMXfLh5",
+	"p/RDCEwMVDafX1ERoPnFjd5Ajl4cgd5V7zoucLR0/qYtxx7y8uV4XmNidmdK2zY+cMSuGR3gYPWbfhUY",
+	"sGxgbf1aNxqPoUaPDdSgkrf8c2/rGQ2WHu1yRW7ke3Y4bme+Z3LRZXg8ISMMzDRjRpJEVyzbmmclLZtE",
+	"VqKrG7Pa8dFHJ0SJJGOkTvIimeQ3uyrGOs6IadTnqraW0p4mYzhEH8pUJltAiCSXW6moIzG/6m3sDbya",
+	"z1HeO4PEyZWSKRXtpNRFV3VD3Ch3xhpJMdZNb5Hn3WVJI4rWxzjpr1hjiw7pIhpaKWVutFJDxfqKrpgX",
+	"D+vTRlav2ci35NsfuPZhBjjOisxVjGsY9QPsaWfm7EqRUlG7c33qWC44YzHLsV2Hcjiyq0+r5VtZrW63",
+	"fYP1YY36iUkGFQtJs2lX4qkYZChY4zkLOTu4oh2bPQKe9fQrOJFKH4Km2OLaaXJzpRJv3qdFLXNV0HFB",
+	"naqGRSYKImojIULeOjhQYSINK2b3wEqWMKuGzLf7vCyR3jFr0C0q4V44eFOUpaDUe/ZhnJx50exnIz9W",
+	"DPSIinSWn3u9665SVhjiNLjHZAiU16WgBs8A9H2GOM9VodZsmDEkHP+UUdXURv176+BgKbtmKp0uoMFt",
+	"VN6KDTQvnR1U9410vOZ7vkLdTrS8LFZakX+NOrt4TjEF9z/qXV0/uB6vqwvuYRCVyzwfQC7aemHXq9+N",
+	"Hjb6niEeUsJRXNGnsNi3ykUZO2IiD8lZ/sCNk8NM+PrRcZkO0xpMCzZ19gAMEfF1iyruKT5s55VrKlTI",
+	"km2dXyssXdL8Es/MILeGMSVmyHhZrbEcYz7rIZcHiVVPuC+n4tjMTJ7YUWIGRp7lzEuCQRtCihxFR2BV",
+	"FL4qCv+NlWVfwI9fTBn2jeqvF3z85fjZFc5sXZc701gPcdFZz3Gq7E4kXZzJb/ISYwzdS+FU8goXcBzO",
+	"wsvN+Sl48eLFayDfsTIYj2AYIqL92taIurJFmrR3p/yansGV8xIuSrdt4+Q6+fJz3y/OWGPmsomnzKmq",
+	"hchN6mjlFhPq2oZzXGGMLjjGxG77cJFDReaKS37vAobqOpkIBzA5aOryXMkcNJD4QBd1B1jwuGQoULcF",
+	"xVF8lZb+ZWnps45y8lRjWEy7EoGM77cKrm9Hsv2Camft6wtVQXPP9TC/lSLtbaPRcPdN1TMdxZ0JpQd7",
+	"v/zeUxnPFM4pGlF9pGOUw9ZurZgMaBzRB3UV5ySpW4jnJHW7vgA8CkPKxKwfp0pJnE1dsXd9dr6vyFnd",
+	"WcNA5/dWEVF2HnAVm6BJ0VGvB0gASKaUmNyXU/n6uPGRfCR/+xs4pUS+iynhH0kdvIEcxfvYAu5njgW6",
+	"jVjweABDfHB/6DbAL92rS5OvSU6FAyj5CY5RcAo5OgEJhnKQIPaH3qnJJf+f7glQ9k7g/vHHH3/U37+v",
+	"n525JwArs9kAI8bBhw8XZ7whh2OOVjkS8FEh8sdaCzQaDfDonoAQDjGRMgsIMBdcjhu4H5VOIV+Tn4Rw",
+	"iD7WHPOvLv6X+UulUP1YA48u2FM1G4EKNnO1F8ChA6zYs8NG47DZdGIPP3DUPAEETRAXQLmT7quhqmqT",
+	"8UiVGhuPwaO+6dUgsf7D1Nr9WPt3+VeM4ObPuLCt+dPU8/1Y+3fwCB7dBnBlo64KhlAlTE+Aa9pTD90/",
+	"Zcdqk3I9g8dPbgN0oDcyNU61IcKsoCQklXEZYAE8SIAHGZtKgdx9qKv36+pnV03ZnBegT32MONBZ/UFE",
+	"7gidkPgs2DtuNgtqBu8bQjLfShoySbMkQR+qIN+948MXwJ2pGOqaBVcZKMzw5ThlO+6NipkYY1FX/+86",
+	"9qMbyZUEk6GrOCPzC0fCTbzplbO0lJ8Fg5goAhtjAWAYBhj5J+D46DVw7eqkrjUCJNi03pbKjdsAqnk9",
+	"P40r/ci7k6dRKEcdYCnAJPx22GwCphdV5dpVKUWSQU1GNEASyk4Ax0NSxwTsuQcwEqODgA4xkXPVfzKT",
+	"r9LdBy+aqicrP0kmAW5A6V0Ucvla3N8JSOr0gZfJ0wboSdrIDFhSmhxY7/QahAgxB5iREomUXJKCYBGX",
+	"e5p8QYD7H/VzyiaQ+ciX/3LTIB/ZiGwUyrUfqLLUPoibCBl9mDZAd0QjU+BAFRY0e4MY2LtBPub7oI9A",
+	"RBiC3kgX901XVBIZEkCMGI2GI0UDSmpRbI05COhwiHxFXVch0hYorio89yMcCDBVUKoI7mXzELi5KrTu",
+	"ibHyaZOWLliixk6JzjtL41bl0uBAchnmuvEYkNup9xGm5CMpnUbGMRW3lcOyIjW5kuucfWoB3Id6jEl1",
+	"VYaauyrUjViTSEFDvyGPnskIeyO7X4KQz3V4F0EnVpdjOAU+1ZlkxEjKE4pTTPpRGAR0whugrRqRhweN",
+	"hFUUO40Se1FYQNucNwq0GvFM3HhqZgwqu0MLaIlyDFVS4HTjxQgKNfx00HL8cjyZ3gtKLuuO2iovHCZD",
+	"B0wYlf8xd49y7Y3EppqTfKO2LG33UM4qUyzajUnkN8TkWOTxQC6pWToC3PtDBf4Mjem97sMzsvkYQfm6",
+	"XE0fhQx5UNdvizcSczV75MtjJP49XhfJJvG4IHDPzAsq8tqUNK45tQB7iHAlr6dnuarso57foEFdivsM",
+	"IwHZNJWD7IePlvt3cpEGpDAkp2iuCiRh6StQroWl+8OaSVAIQ1xr1V40DhvGoXakhMODJMXbgQ/5qE+h",
+	"dnkcFvm59aRkoAM8rcTnWmh3gKpp6mjk4U6KlE4GVnkCLRmwZcpbX5UNl6CMqS+78eGUq51Np9xKCU5h",
+	"qsVNiqo1B7jZzHXKqzbZUpVbbojsKqXxzOXKMDhGAjHtk190b+HDKdj70DvdT+UekwcK9NGAMgRcQVWX",
+	"WH6kZKh0U6UUFYvOsERp3EdnpiAULB6EoD6czutW0JU6/ZRePyg6OWo2c3k51IGvd+/gn8brIW1/kVUk",
+	"We5kAxLrklIZcgm3fq05Nc1LaiQ5KWZeZ+aLg+R1/fajUyuQeUo3kn6Ra4gjsUIj8m011WO9rEWfJct/",
+	"8Ab6sflBfXK4/JMPBJqjEfn6oxfLPzqnrI99HylV//jo9fIvepS+h2RqRqeu9V+WmdEFkfotDPQHJeZz",
+	"ScWF1BPHiAg5I0vTVWxq67h/fpLUy40zaKuWkBtQmg2X1A6Hyr0hIcDaJ6c2c6irVGzZDJjKtcnCTK1M",
+	"Hnw22Q8f50LnGcTBFGi5jSuxVSqd6jMH0MBPNKYGuKQiVd92h37ZQs2zyFe0IekrumzrhX8NxUjlQNkW",
+	"1H3h2LW48nYFX18MfDWPS6HKeZzh4NvBu2vE6tr6Dy3u3hTyQly/Q7qEbyHAXZFgCrRdGuxJtdA4JjpK",
+	"RzSy/b5EKq71ZYlZyp8l9dPUqTKlTjGEmDSAG0AuPnDkt4WR3j0qVePYrher30sREw8J8uuYJPqV1G1O",
+	"bPRcrrTMYKjU8Noh/lWuyg4RR3fxncPMrjDDJCmVxPuEILAKN8uNj/nKEGuGneNHiptt1T3NhU15Ab9e",
+	"atNDwhGaR6SuLAUJU+5U8l9qH1MSh5sLXnPBnnyaKSrn7msOPtFZayaYI5WxhsCxVFbdPvWnjXw7UgGf",
+	"bXy2bW16wBxwCXHjiAvQR0CFoGqDqukFi31HCVj2hJK5pBiEOUitP1qjP34BPty8q3M4QMAbQQY9KfKA",
+	"vaOXrwCDxKdj0MeC7zuAC6pMFgr85HJ2f27X5WsjyEcnwA0ZGuAHBV7qik37vR1ZreqBxJYdFb4i346z",
+	"cMM+jYTJKEzQRI74yQBOe0Bo/Knpi1TERezRt0VwyzovP2ZvbQ0V7wxfT42fhxrJIog1L54A9w5N9f2C",
+	"iisQI5zWy6okvSeQ9PKofVjim2s4DSj0e5S+g2yIvlC01zRm8e0qUG/LaQefsdZGtRhW4On/BACi+04A",
+	"ZDUF88KvFWhyx0XVG5SgqS8YsiM9BFBUrPmcrPmFqmEr2Y8UfW3Ck7H7wVzl6dK6Ml/T4pOpJjNPW0kG",
+	"sqa15xwHQvnRLv1AeWmXfE/nONml1SaeuB5VZaT5vmzMq6tbFp8knJ48m2s3yRZ0+jRX9TpuHut7fdeY",
+	"jV3jLUSocdtM65coX7wNEUFVc5ov35v3diXhm+bXkPEPtz6IReJ9/A4wjt85keGdlflwEQcm72WYt4KR",
+	"L8rW++0oDG3flwAAUyZeB7B0vbdPWWnlIMm9UiizbF9EUf1tTUbZpTxxKkda3fpUAkUJjV57bG1Hosjy",
+	"Jx4rD+nW5zlyxqnJwg4ZAmOoo808yFFdGTk5krwjKKtjwhHhWOB7FEzBnpskgnXBvwH91y2J/9QuMOrX",
+	"fWPfTdK9DynARFDgxjly3Qa4IggIBgmHnnbSg0mgAfR95UE4Uu5XPyuKAzDAkCPeAu4Q3yOiOjpwB5Qh",
+	"PYQBZSAZoANcHjFi3oFjHEwvk7finLQOcJU1ta39LN0DV/6l31E/NMCbAJI7EGBi3G3xkFCmTAqwrx2W",
+	"5G+gzxC84wATjn0EIPBQEIA+8ugYAVUxRfnkMTrRuDemDAFCSR2NQzFVbyvHOW2K1hzmAAj6TPm3/RVR",
+	"gRSA9qcCGRc7qJoQ4EPvvP4TGJucqmCAA/38tPtbxurtyl8ajE7+vPzk7svhqFdjm7n5RPUygkriNCmP",
+	"k+GkGeZPtEPWYVN5HFMGXjadZrMpJ8jT9w5f7Eo+1fS94EAo8hWI61DmxctCB4J5QUPF0ZuyFTkbnV0m",
+	"rpdJiRVvJUkKsgAjBsyNg1p+zIEpLTnPPUv+fBbp80hNNR3tkpyp+qCbJ7iPo0DgEDJxICddj4PWEPGo",
+	"b86QOC+b+aqX5q098Pi9A9S/wgBi4gD7yKSeQKLOBUNwrDFxJVn8Qu3uOWXjp7b4655zeV+qQ7wS559f",
+	"WtCkaQUsqZib0+5vWxXsV7wb2AaWm6uAVE3Z7WVAZe//Oji3+boEqtu1weNsPCarbbvX61yedTq3P7e7",
+	"t6edm97F+cVpu9fpWrG9Op9OTKJgRAOfZ+MHpcilAgadOERDSl3KJQkxyCU5lT/fOrqE/exxsvko4pAN",
+	"FeDWAu7c2btO7sc37bO3na77zbKFBEIrBk/B5ALSKFgbZa/9om+ftmTjcZ7KnDNEYst433xSg3Al/lWe",
+	"u2sy7VsVDLkpx6bXSJF4EiFNp7nZnGl3d4uUTcbxxHpjBRqVzvgFgo3miW3fAiWh8wvsyyPk3ekY57gw",
+	"BtiDbEjJEfaV71ic70BbzDyahETDMdKpipTTrAoATtrYd+Q7xElj3yOOtLlSTGidCxQmQf4S8fL+wXtQ",
+	"V2JQlSuwippGoY4095Dya3NU9o1XRy9+AhwpszR42ThSUd8uQx69R2xq2uKYDAM1gv0G+N1EWiMsRoi1",
+	"dCRy7/er2/P2ae/q5vam848PFzcq2D0/qSTC4R7BgMupKcv5zISUK2kDdAVkwnLPbqntzedgcUDHP+u2",
+	"HXCY+DXrNCgQMDRgiI/il0186r4y1UrW1pkBWiq5QZxbLpMMoSAJg/r4WuWzaQFC7SDgAn8jRTu7OQ3e",
+	"ybaf6RAwDm49ua5V3OrqJ8H6un4c8n960znrXPYu2u+yWv7viuE01FCWcJ7JL5CymmxOy0nps9j/Ps6l",
+	"AE1NmC2o/TsYVt4OULAyrlOMTN+TBaCYYApWRev+X5NEkBEAunhIgALb5NTPJErJHemmSl7xmd4hvjmi",
+	"Yz/wxBUtOXtO5CmpjheFgm4ShEMJ0u9DEX//A88eRTx7W6kigbKNJSFDOkWXuR8GiPh8XwfLpE2bUelE",
+	"dpleTCoa2wUcXKkj13zN45kp4YILOE1DoJ4uhFDvxs5OSRqJlY7J46JKYGpRaCRObLpIF3/+glfnXxUO",
+	"s5lqo5BNc8gcaHNqnQeBiOLoxU74Ev10mZcy9s+dsPsQifdol7HCReW8qmDh7ydY+FSHz6ozbYE4sIxN",
+	"zFk6X0q4GgAu9VkolXpignbjIxhxbXaU0oA6HByAHqAnApXlDJj6ClwfJ+q058DkNZPCQsSRScIYH+lI",
+	"cnhOLBE0ybmkrsgJnZwALIBPkfZyYoigSVJZgohEw1bSiXt91e2BJFrOBZDfqbQsWkGmAgqTtjcjV7T0",
+	"mANfz0TQkIMJZXcqjZmUQkx2Xx1/rIOgTTKzzPBX0qTNCAz17UhYuNGdVEr1d6pUmwNs5to8a0fCPDbp",
+	"ZdL1xa5wEUc+2FMsnKF6nZ3T0P7+1i7TdzG2eap1kmfwO9SfY9r4urVkg3CpTbWUvhyni11gBVfhQtwY",
+	"aHUWB+P6yRACYQB1BgqVAELld9BHhTyPuFQ2gXIRl4rURCUpk8eEOatYYqlVJtxlBtr9hnLM5lohl6eg",
+	"yrqNifovo0Em78Rx8zVwT68uz99dnPasTLNJ8UQB7xBpgHYi6JqwNTW6KFRerXEVEzoYgP40yU2r1nHF",
+	"U84s9K7ON938MwWglT7gTCljx2QC0Y76WuQpjkurTsDjzU5AqbKdX324PMucfd05NE5Nvg9MuIBBoOl8",
+	"GwfaSh3mT6lkDt/V+ZTu3KfUl3Ax7ZxSMgiwru/xNR9lGsysM6eshSQ92cSE1gfq2vTA1D2af8bpZFGZ",
+	"i159zRirfnJPWsmlp1SOrDiSxXmf1K2r/kVS85xzqeCeVJ5vkhe0SdhjyufGj1U+dYlrEvZDhoCPuafy",
+	"qj+ZcdesalI1f0cnW9L+me5vU4Nvr+hKejCojp3nyqDyLcPaYnNWL2IFrE8Hg23Zgy0M1AWT5kNgO8a2",
+	"nEqpvEzmg52EtJPSkGbFlFEGJlCDHEcCRKHGLSlfs3FsTBJRqHWLLBKfJAMSSlwnwwDVteJr46JjEpip",
+	"y5qnQkW9zk8Gih2yMiY2t6h0pL5ElVmrQtevAl3JDsBVIdV8bL1ReX85gCrFpXLeMwLdXuyopzzVuANe",
+	"6RJffF/LiSWQ9MmQTU0yC2w7wpWkk67ssrrp+/JQ4svj9jdoiAtYRXPm5hyvI9e2lyxGt7comd0b3eOq",
+	"QQpfVmI6NYkqK11V+WQnlQDs3OH9mF1iTjf8My8swGLABans1uXrxSnp1NB2pBmotp9JH1B9l0gxXdla",
+	"noXvv2zR/gnwIs4+rcFiZayw44f0o+1nmliCH7qfGD92lGPixhQR3NMxPbr+3b6uWyiU38GeftbSVRs5",
+	"R8yUvmOx84Gui6LLE3IT379f8X0VcPy0pdF0coGEcjdm/TnJBdoJZ6j3ARc4CGIde730YYsVhCES2wSB",
+	"JxQBKqG/AoGnBQGVrGBNvl+couC4+VrVRc5y/0b8vjh1wYY8/51pGxXUfFVZsr6ZS4onwLQbFAbQ27oq",
+	"c5DK8nNNnR11wZq8GIcZqlacpLI5JYgDTLwg8pUusHEBkJIG03Y6gXVg0vka7avJnCtDayVzfUmWWQ0K",
+	"P9gmgnUlsDxQKQPEggAuoupc+FgoN3KCJsHUGDKSLDKOdgAHMAjqlNWNueLETjQDJiOaXLXqlIYJ1umC",
+	"raagq0Iq17x5YYwjUgBy4yBv5Zo+XLfg9RLpUM1sfeHQKfEWGodUIOJNf0XT3YqTavmeSabUW5dF1VVL",
+	"0yZrJUEtDOBUDnwxrqWfJF9U5VXWhemjzfzlT286Zxe923cX7y96GZf5SyoAIjQajgy06Dr3EhAImlgY",
+	"d5KYPieQG9RJXdr1p67O96QSqKua+Vtxst/xEPNu+fZSfVee+Rka+fSV5BK+OOu8v77qdS5P/7i9uLy9",
+	"vrl6e9PpZnMMtYGBdX36qMgM1wL/+q9xaVhl4WQRISo22BCZfTBKwN4KUW97TDMhkMXr4jqWS6sD3Pa7",
+	"m0777I/bi273w/eWaGgu5cQLVHNq2fXZMJjyaHuk/mvnj9ubzodu5ywX/FtIRhIOld+zdjsmugCM8nXe",
+	"Tljvqr0uotZ0at8tOVq7++mb0qCUJBqrUEDQwhJLaxh7GCRxYZRC884Hrqw3CjrvEdPZ2zElIIRD5ABs",
+	"kl3qpFSYgOuzc/5kLqhDJN7EE9ilVcX0UXmefoc5Zt4iAfopkSWslj4q4TI658LImG2NFcG0aHLEjmiA",
+	"GsAN6JCajHM+UsE3kvfB9eVbKdB0f3sL6ABAAcaUC3D08hX4Fb85Ae4E9TkWKM1VBwmAfU6DSCAwEiLc",
+	"4/vgw827E1OKtUwE/VNxtbnbshl7B6YF07zOJvzkd1UVolQJ5Z4AvOJ7oY0BTMoKdvWWgyEikmcX2Fw/",
+	"cMRVaLS2H6hSgfFtEEtS1liNpsms+gH17pQZAhIPnQAIfAYHwtQe1HBprLfW9+uZUu1ZteJZFcoa+qfT",
+	"9P01jKtPYja1hvjWjPqZ7KfWSBZBnTazgj3KHGM6LzCaGgO6o2NBBZXUY7JwmjtHdZ0YWwfy3oWVGfZb",
+	"NcMmts0ADYS2B40pEaOnsrGu339lQP2aDag5C9fcCmzZC0MI7mGAswdfbJTXRVVVVg80DgP5054hEfSA",
+	"ucBk6OpsWm5cd9/dN0nU1zGKbr/O2xc815lqclkDrjPf8pvjxHg4RdfMM83qFJrxjDLiSq24Ri/DdYYG",
+	"iCHioaJivd94Gbs8U80zNlcG5cqgXBmUNzcoexl9JtYOLcF9vj25UHUyhuWMsrj1sKhMz4uDozbT10qG",
+	"SLWNgqquFVW0lDKCzeqo+g2tBasJMQQ5JTqtjqtH7N/2p7fqU6bdhe5QKKpYqcpl7zlipbYHENsuyJpp",
+	"fH5c1Pb5/8nNI5UluGL+54iR2hbnWz67M2LBgU8nRMrn83OpzKSLjj8B/ci7QwLsvVRevTpRtMmUNFCK",
+	"ojqVt2AXngMv8UCeFmNCf5CFGPPee+Rj2NPqYv79WT2yUI+3JZXrs/Oc0HGq+6mfYR5SjmMdeBHHm0/s",
+	"LyoT6jcUefXtiDsxpkiAuT473x3gMbT87uwG1RkikuR0uRc5qDjjZWprs21nPhTwBNwhFHJAonHfJFPX",
+	"6TEjri7Wkps4K1BVqyI2328VOBdcqKXrUIloFcJVCLf7GFGDKU9o9DnQADMf6NIr1pYGI+UAVYhLsSfR",
+	"UbMJIuKNIBki31SMIL7CN448SnwwQf0RpXe7EATn2Zr0gLcCZLsoBiIHZ7kAPFaAWQFmFYy/M6CV7LYD",
+	"y1kxxEr0W1DgWHtnmyoROFT1k2acuQNM7pJqElLxe0IRcR6kynltXzI82hrQqZU9QwG+R2y6COr+EaEI",
+	"+eog8s3rlTW/kha/bBBT1L0rDNP+UAuzJ2Ohb6wdUw9O1zw3lJo4kSRVIGCAiA+ZdrwCex96p/tPGYVi",
+	"RrzLIBTTRRWD8o3EoDxNflPFR6lLos3ChmQXeXyr0K4Dc2jhbeY7L2NdDzAX9iGLi9KfY9n9XxFi05pT",
+	"I3CMaq2aci278Of4V0XYL3KrKm7KGud2GuQCiojXnHWEjK7+9vGrS0uUmUWVlahK/767JEO6mqtvI0aM",
+	"eIoKVzbgawyUyki9HwV3Cwvj7kgLehMFd3rwu7EPde0+VooUOdrVGHgUiOU6VaVGfR1q1HdvEjLaFNFe",
+	"7z9wW61aE6JshUq1Ol86u9w426LuYKGgpofwdZenUZOo5JPvUT5ZXdCICT7hXf1gHvNaLLSgwExSdN6N",
+	"b/YvfNfE6BOaXvebiMe4Ar9OKgj4lAs0Tt7aiNcXl6xRk92ROKLa1rU5nql8vRrBIvFDvTCnQr0dHrSI",
+	"DZP3KoeoSnLZPWjFxW6MDLIycM3KGwefjaHl8SBJRnSAHkLKxPYMRUnL84QP3aGaQ9tKibSaGNLRE7mG",
+	"YlRGwhDoQRx4/H6pG2byYgn/y9Pub47Kl8DoRPmzJo5eWKdfosxHyuw9BRPEEIC+j/wWcLHvKNHuEo6R",
+	"E0DzD6W3Ogai2sKxhEdtR7KfXCqPMce+EzylPnJBGEQmiQMNojHRfrZIQB8KqPZqj1MmkL/fyOizugcX",
+	"6Bn2TcqGeEJZ+TcbEdoCrooZdR2AAo7iXJVSfnVNzghdQt/cS7pydOZdV11JuicAjUOhyYhGQr7QAKco",
+	"CDjgAjIVh6mzDPyb6wD37/L/6vL//qfrAAH7svnTG1W8KGRogB+ShL4/uIBTIEZQqNM2lCTJRwhJaQAG",
+	"kZTL5YDHDdAVDMGxSlqgwj8ljQL1uvZghgL2IVdb24fCGyHj6CeXmhMY8hEVlfdtFT7wzIdGRxNuAsIA",
+	"cnDa/c0uoJpg7rzzI4vguRNkSWDgTCF5HCArenwEOYBkWhBnd2KXGzMhefJDshOZWA8/lol3FGPYi6ft",
+	"6DJr6Z4QXztjxAXX1Gwr21jlYvBEKBGHCm4qWm4rMnCxtWqIxDY5tfl0WmdlgaoO8g2yWK7Nn4urnm37",
+	"MNXpHzdk0R1ZpXS2yGdKplbhQ2VV+lITTG7VrIRti9ITmpKSe6z1DUlfY9GweLbVxVclduzipsy69i5K",
+	"Wr8EJ5aZDzIREc/goKguq7K3+V8GZGzHAfE0b9StPT5VvG2FRxUefUnlC5d77yxGsrkehnPArESO7WvE",
+	"6sk1EY2ER8eoAWK/b8gQ4CEi6goE9KfyPyeW4TCEXMeC6RCLAcSBuejIJqLdaRqAfhTcvZ1NBMC/8sqF",
+	"1qyeKPA22+UyB8qqSuH3aWj+EuvFPWNZuNLV36r6blXK3SrlbpVyd/OUu7ZgpHxfohAICg6bzeKablGg",
+	"S6HIxV8nKctS8fLgn7TPF6RokaPmJo+KKktlbt+NW1IfendDJo+ZBuhG7B7fIw4YUq42/AQQdI+YvqHn",
+	"UlzUda85EBPs7bhki3Z+suQiTMkvtP8l3SrIwf1C+wtFxKNt97ZyYE3l0lrJgWkllrTGqy34/ZP2jScf",
+	"5jFA8KQexF86BwZlseB1YpV1ACHFRLm0ACy2JAxubTgzNVpib6SKR5bUdInp5FMVAlZr1bryPFQFXOPj",
+	"Mj7VJa0+/YF/8PmftH+h3e92YDJPjmXlrFsyV/d2jurlRqBf5Mx3e6lW4qit7NiVHfs50nrvEoGcUlZu",
+	"hoaYC5acl0/p9ndj9/2luQDag+siITAZ8gpCKgjZkUegzYeAG3r7etwDt8PKu8i3OsvFz1NnusKTyoPw",
+	"K/Eg3A4W2e6EOhq+HkfDz3cOukHQV6nPksh5DvgIh2FsvVcVhxG7xx5qgEsqQAiHmKjY77UMmEk3izyL",
+	"umr4vWT0O4SJuJN3mIsqwWCVb2sFr5hcygmbY1PSnce0WT4wbLucX3tp5osfOKATknbvxMHCKiL6ZGZ4",
+	"yidGchfyQX8K3LedHpgBCneHXG3zc05gydeSDaYAegLfI7DnqtLn+7JzTJKHAxhw+TTpWHZZ5POnv8j4",
+	"/Jlw9D6lAYLkK8wpGC9k5SVYpRPcHbxtCdecbeUMTFtenJ8nHuOOUvTEzT9rlp54EIsklvidKlfPVwck",
+	"3/2NUZyxJwGhNTHI1omSp6umXlC1IHLSlMQpnZIh9o1WDh5WahdVeAwLsOcjJYPIZ9rDWIskLaBlGIAJ",
+	"Fwj6+5tKXoszNFiouKMkDToUvkq+UCVf+FrKO28JXObkbmgHnJq8R3lVbEdK1hCJLbN580kllkpvqa50",
+	"nuNWeEMcWHwJlFST2kqG0uXHvb4k2hwHdqc5PWsmiQqHqgJ933WBPpO0Ynea1YEfaeZcELx5SkOs0rcl",
+	"aZwpm1GxMBHUTvW8MwUpHu+WhaenNfec0nBamXoq2evrUcNittspGIUM3WM02WLtmqVqmOnySxbBrvUQ",
+	"1w7PDv3B0gTQ+fcL6oTV8BgO0UGooWFha+mbJfJJ91TJV+IjhnwQwiFqgeuzc7Wp15dvTZWBtuehULgq",
+	"0TFiHLhJF25lw6pcgb4Scc5UtY9hbmMXBJUHfXrw2aM+mh8g8TtldzouMhPSCYkP+tAfIgA5lz9Qwk/s",
+	"BL2ECjDQ8ZKSNnX2jRZ40dTZ1TGJBFL/9AJVrRn6PkOcN8Dp1U23pRIeU4aHWOcyvo76AfZagFAp+BgU",
+	"57OArOeUAv3KiPxbLjn8bk1ldm+rZ7OowOoblqgyzK/oZAqgRfwW/9tUVMTbB4pRG+bsLeTy4+axiX22",
+	"uHwlzhsiYY/jjezyWp3hu2fAHcoWGuPUZ6mX5FWICFAz5Cn8gT68Qz7ApBIpvlMufaMIQFPM3vXl2/3V",
+	"eZTfPzWPdu+fkkf5/fDvD+OgJJ/Gb1e8WvHqLnm1+9tqvGrzn9GPi4P7aEQEB4JOIPN1SRw6IVJHAf3I",
+	"u0MC7L20xOH9Bkh5PCdcb8LndrZJpZ1vyu3ObGyBh0Mlxgt6h4iu8qPma8ph64rFJwCmK6A4FAvAEfF5",
+	"Jni6Eb+DtM2lyNlXZPx8x/DhHSJDqTcdHv00CxefnsHkUQhRttvQ9dl5VfyowrHNcOw0S1CroJgxJJTU",
+	"C7aIR9eJBeOrVQ2uL98as2NcpNTGr0qo+D6Z8SY2RFvEsApH/sXmMuKarPYPtp3jvugIHlA2htlz2EcD",
+	"GAWi1qppPkIkGsuZ67+kcvNpncN5O0zs7FoH+ccNkPtYsf93yv5m/+MTwa4zqq6mFkPBBPVHlN4tKHC/",
+	"eUhu3EdrDAkcojnRe7/HI9mh5dv00Y36yRSruNwqcG3FwDVDz4BbZGQHsSWUPO9iLMcQC4LYpPb24eYd",
+	"GEdcgIgj8HOvd91V92AMcRrcI6CD6ykI1Vkd32it6wO+nFe1C5CZ445i4EzrzxoCpzv3CyBjoZeU/uoE",
+	"uBx5DAmdFnukAqlHmANKPFR5T1WBcl9NakVN930kIUYnAtkM6WyhY2mg3A7gS3eVwlcVrFY5+nyLsWe2",
+	"cLKxbLKV5GPLeVOHlmzMmzuTR541sGRFQaRy26l8DL+SWPwRJMPtQtaMkHFgrgTxNusYrmTXOEsH8D0U",
+	"Ps3OelplEqoEpC+p3mAGa37gwLe5c6vAI5C262wpOGQ55sgOt6veHO0KFRZmFxqls23IObmJW4djakxU",
+	"ylWFHU9rDEHEV8FkXMyUZF8HLEr0jdh9cQ5DVRoNEy5gEOjLnj33M8cC3UYseDyAIT64P3T3JY9ELKi1",
+	"auaRYnAz6BmjBeSjPoXMVwbmELG6zjw0wMOI6RSI5ha2TWAwFdjjBW5ZXTllXyKXjuDARKChBigO9gzG",
+	"KbP1vt2iBruiBiUUhIiGAQKTEQUMeQjfo/yNdNxOUuerYGS6bx1HIia0zgUKAcdDUtdOmXEbkRjJlhN7",
+	"68xC4SEWMNDuKRzsWe6e+7rxEcLMClKxGtevFTT6M53Yc1LtKAc2DkKGuPJzGyFd7ovZDTJIfI08RfXF",
+	"MBmqbRhDMrUK1EKR2KLjduzSBMVtZZ0M7FllysvOfvyeEjEKVPywjwWIOBzaXZuqugUf2p5GiVtf33j2",
+	"WS105N8F3+vUxtaeFOZCthvSNs7FI8lkBTUfpvFQs99qP4rM3axT4FRhWspc0xZQMR4S5JukYISK5F27",
+	"jQSOZr+/isUFrq8kTPZlAH2fAxMRL3mWDaCnihx7SQ/2Oj0IRBQ3KUSx75GLnSrnC0FdORFTHNn4Ivam",
+	"IWqBvKDhNkCbTMHRwwOAhE8QA9C7I3QSIMlSJ0DVgZxgjrJeoJgDhgTDyAdwIBADh8b11QEvzb+4A140",
+	"438rajkCIxoxDvZeKqYZh4KrqnxUwMABh03AgcBjRCMBEPRG+w3QzgiV6t5ngoU3Qj6gg0HcdVPVgpZD",
+	"sVqFgNHJrCiXcaI9S1dySXpbRcLgDhM/8WPVoka6e/9R7+pdr3fMOZY1ZDmrCXSqEeXA8lgAlsk++CcA",
+	"+xpYAwA9Rnm8M7wFfMw9efQk2RJ47KxbYhZxHwsnYlyHWrUown6Rq05+5B8IfgAceZT43NEVR01hRnlm",
+	"QBEx1AA36J/IE+AeBhHiYEyZpD4o93SAJglJ0aDMZvTwGHEBx+HCeYSSdJhs6X/92ay//vT3/1FmMi4f",
+	"waOXr/7NBX8HI/QAfn7fPq13f24fvXwF6AC4H6Nm84Un4hGoP1FDP2Vwosqr6oeuPKgz+duzypS++Swx",
+	"3W68imWna6YgZw3rg0+fXx0/Fs19R1bgQmbU/FPGFvwf/1GQwy3FL99U50ukzXnO6YVCp/zUfl9JCRXm",
+	"boi5Wuap8LbC2wpvnxVvNSM+EdZq7CyHswzd07sKaDcF2huzjBXSVkhbIe1zIq3hxCeCWgOf5bCWm3lW",
+	"QLs+0HY1JlYoW6FshbLPh7KSDZ8IYiVqlsPXe4wmlSi7KcL+plexwtgKYyuMfU6M1Yz4RCirsXM+ztqe",
+	"LBXCroGwZjl7cv0qbK2wtcLWJ8dWiwV3iKoZn785ePr4+P8HAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -9,6 +9,46 @@ import (
 	"context"
 )
 
+// iteratorForCopyAttendees implements pgx.CopyFromSource.
+type iteratorForCopyAttendees struct {
+	rows                 []CopyAttendeesParams
+	skippedFirstNextCall bool
+}
+
+func (r *iteratorForCopyAttendees) Next() bool {
+	if len(r.rows) == 0 {
+		return false
+	}
+	if !r.skippedFirstNextCall {
+		r.skippedFirstNextCall = true
+		return true
+	}
+	r.rows = r.rows[1:]
+	return len(r.rows) > 0
+}
+
+func (r iteratorForCopyAttendees) Values() ([]interface{}, error) {
+	return []interface{}{
+		r.rows[0].ID,
+		r.rows[0].AccountID,
+		r.rows[0].EventID,
+		r.rows[0].FirstName,
+		r.rows[0].LastName,
+		r.rows[0].Email,
+		r.rows[0].Metadata,
+		r.rows[0].CreatedAt,
+		r.rows[0].UpdatedAt,
+	}, nil
+}
+
+func (r iteratorForCopyAttendees) Err() error {
+	return nil
+}
+
+func (q *Queries) CopyAttendees(ctx context.Context, arg []CopyAttendeesParams) (int64, error) {
+	return q.db.CopyFrom(ctx, []string{"attendees"}, []string{"id", "account_id", "event_id", "first_name", "last_name", "email", "metadata", "created_at", "updated_at"}, &iteratorForCopyAttendees{rows: arg})
+}
+
 // iteratorForInsertRecoveryCodes implements pgx.CopyFromSource.
 type iteratorForInsertRecoveryCodes struct {
 	rows                 []InsertRecoveryCodesParams

@@ -11,6 +11,7 @@ import (
 
 	"github.com/certhub/credentiald/gen/api"
 	"github.com/certhub/credentiald/internal/accounts"
+	"github.com/certhub/credentiald/internal/attendees"
 	"github.com/certhub/credentiald/internal/auth"
 	"github.com/certhub/credentiald/internal/config"
 	"github.com/certhub/credentiald/internal/email"
@@ -22,12 +23,13 @@ import (
 
 // Service is the assembled service over an open store: the HTTP handler and the workers.
 type Service struct {
-	Handler  *echo.Echo
-	Auth     *auth.Service
-	Accounts *accounts.Service
-	Events   *events.Service
-	Email    *email.Worker
-	closers  []func()
+	Handler   *echo.Echo
+	Auth      *auth.Service
+	Accounts  *accounts.Service
+	Events    *events.Service
+	Attendees *attendees.Service
+	Email     *email.Worker
+	closers   []func()
 }
 
 // Close releases what Build opened (the Redis connection, if any).
@@ -47,7 +49,7 @@ type Overrides struct {
 
 // Build assembles the service from the configuration.
 func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog.Logger, o Overrides) (*Service, error) {
-	svc := &Service{Accounts: accounts.New(st), Events: events.New(st)}
+	svc := &Service{Accounts: accounts.New(st), Events: events.New(st), Attendees: attendees.New(st)}
 	var seed []byte
 	if cfg.JWTSigningKey != "" {
 		var err error
@@ -96,7 +98,7 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 		Composer: email.Composer{From: from, Domain: cfg.SiteURL.Hostname()}}
 
 	svc.Handler, err = httpapi.New(httpapi.Options{
-		Logger: logger, Readiness: st, Auth: svc.Auth, Accounts: svc.Accounts, Events: svc.Events,
+		Logger: logger, Readiness: st, Auth: svc.Auth, Accounts: svc.Accounts, Events: svc.Events, Attendees: svc.Attendees,
 		Limiter: limiter, TrustedProxies: cfg.TrustedProxies, SignupEnabled: cfg.SignupEnabled,
 		KickEmail: svc.Email.Kick, StrictMiddlewares: o.StrictMiddlewares,
 	})

@@ -13,6 +13,7 @@ import (
 
 	"github.com/certhub/credentiald/gen/api"
 	"github.com/certhub/credentiald/internal/accounts"
+	"github.com/certhub/credentiald/internal/attendees"
 	"github.com/certhub/credentiald/internal/auth"
 	"github.com/certhub/credentiald/internal/events"
 	"github.com/certhub/credentiald/internal/ratelimit"
@@ -34,6 +35,7 @@ type Options struct {
 	Auth      *auth.Service
 	Accounts  *accounts.Service
 	Events    *events.Service
+	Attendees *attendees.Service
 	// Limiter counts requests per client address; TrustedProxies are the peers whose
 	// X-Forwarded-For is believed.
 	Limiter        ratelimit.Limiter
@@ -51,6 +53,7 @@ type Server struct {
 	auth          *auth.Service
 	accounts      *accounts.Service
 	events        *events.Service
+	attendees     *attendees.Service
 	signupEnabled bool
 	kickEmail     func()
 }
@@ -63,8 +66,8 @@ func New(opts Options) (*echo.Echo, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opts.Auth == nil || opts.Accounts == nil || opts.Events == nil || opts.Limiter == nil || opts.Readiness == nil {
-		return nil, errors.New("httpapi: Auth, Accounts, Events, Limiter and Readiness are required")
+	if opts.Auth == nil || opts.Accounts == nil || opts.Events == nil || opts.Attendees == nil || opts.Limiter == nil || opts.Readiness == nil {
+		return nil, errors.New("httpapi: Auth, Accounts, Events, Attendees, Limiter and Readiness are required")
 	}
 	ops, err := indexOperations(doc)
 	if err != nil {
@@ -98,7 +101,7 @@ func New(opts Options) (*echo.Echo, error) {
 	if kick == nil {
 		kick = func() {}
 	}
-	srv := &Server{logger: logger, auth: opts.Auth, accounts: opts.Accounts, events: opts.Events, signupEnabled: opts.SignupEnabled, kickEmail: kick}
+	srv := &Server{logger: logger, auth: opts.Auth, accounts: opts.Accounts, events: opts.Events, attendees: opts.Attendees, signupEnabled: opts.SignupEnabled, kickEmail: kick}
 	api.RegisterHandlersWithBaseURL(e, api.NewStrictHandler(srv, opts.StrictMiddlewares), apiPrefix)
 	return e, nil
 }

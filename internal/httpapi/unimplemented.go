@@ -18,34 +18,6 @@ func (s *Server) GetEventAnalytics(context.Context, api.GetEventAnalyticsRequest
 	return nil, errNotImplemented
 }
 
-func (s *Server) ListAttendees(context.Context, api.ListAttendeesRequestObject) (api.ListAttendeesResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-func (s *Server) CreateAttendee(context.Context, api.CreateAttendeeRequestObject) (api.CreateAttendeeResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-func (s *Server) CountAttendees(context.Context, api.CountAttendeesRequestObject) (api.CountAttendeesResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-func (s *Server) ImportAttendees(context.Context, api.ImportAttendeesRequestObject) (api.ImportAttendeesResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-func (s *Server) DeleteAttendee(context.Context, api.DeleteAttendeeRequestObject) (api.DeleteAttendeeResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-func (s *Server) GetAttendee(context.Context, api.GetAttendeeRequestObject) (api.GetAttendeeResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-func (s *Server) UpdateAttendee(context.Context, api.UpdateAttendeeRequestObject) (api.UpdateAttendeeResponseObject, error) {
-	return nil, errNotImplemented
-}
-
 func (s *Server) ListBadges(context.Context, api.ListBadgesRequestObject) (api.ListBadgesResponseObject, error) {
 	return nil, errNotImplemented
 }
@@ -111,14 +83,6 @@ func (s *Server) ListEmailDeliveries(context.Context, api.ListEmailDeliveriesReq
 }
 
 func (s *Server) SendBulkEmail(context.Context, api.SendBulkEmailRequestObject) (api.SendBulkEmailResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-func (s *Server) ExportEventAttendees(context.Context, api.ExportEventAttendeesRequestObject) (api.ExportEventAttendeesResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-func (s *Server) ListEventAttendees(context.Context, api.ListEventAttendeesRequestObject) (api.ListEventAttendeesResponseObject, error) {
 	return nil, errNotImplemented
 }
 

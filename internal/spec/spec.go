@@ -25,11 +25,16 @@ var uuidPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]
 type emailFormat struct{}
 
 func (emailFormat) Validate(v string) error {
-	a, err := mail.ParseAddress(v)
-	if err != nil || a.Address != v {
+	if !IsEmail(v) {
 		return fmt.Errorf("not a valid email address")
 	}
 	return nil
+}
+
+// IsEmail reports whether v is a bare email address, the contract's `email` format.
+func IsEmail(v string) bool {
+	a, err := mail.ParseAddress(v)
+	return err == nil && a.Address == v
 }
 
 type uuidFormat struct{}

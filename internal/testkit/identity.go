@@ -66,6 +66,19 @@ func (a *Account) Template(t testing.TB, env *Env) uuid.UUID {
 	return id
 }
 
+// Event creates an event named name through the API and returns its id.
+func (a *Account) Event(t testing.TB, env *Env, name string) uuid.UUID {
+	t.Helper()
+	res := a.Client.Post("/api/v1/events", map[string]any{"name": name, "eventDate": "2026-11-12T09:00:00Z",
+		"templateId": a.Template(t, env).String()})
+	if res.StatusCode != http.StatusCreated {
+		t.Fatalf("create event: %d %s", res.StatusCode, res.Body)
+	}
+	var body struct{ Data struct{ ID uuid.UUID } }
+	res.JSON(t, &body)
+	return body.Data.ID
+}
+
 // APIKey creates a key with scopes for the account and returns a client that sends it.
 func (a *Account) APIKey(t testing.TB, scopes ...string) (key string, c *contract.Client) {
 	t.Helper()

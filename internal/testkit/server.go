@@ -61,13 +61,14 @@ func WithEmailSender(e email.Sender) Option { return func(s *settings) { s.ov.Em
 // its data folder in a temporary directory.
 func NewServer(t testing.TB, opts ...Option) *Env {
 	t.Helper()
-	st, _ := Store(t)
+	st, dbURL := Store(t)
 	logs := &syncBuffer{}
 	cfg, err := config.FromEnv(func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg.DataDir = t.TempDir()
+	cfg.DatabaseURL = dbURL
 	s := settings{cfg: cfg}
 	for _, opt := range opts {
 		opt(&s)

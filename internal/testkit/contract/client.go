@@ -3,8 +3,11 @@ package contract
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
+	"mime/multipart"
 	"net/http"
+	"net/textproto"
 	"testing"
 )
 
@@ -120,6 +123,30 @@ func (c *Client) Put(path string, body any) *Response {
 func (c *Client) Delete(path string) *Response {
 	c.t.Helper()
 	return c.Do(c.Request(http.MethodDelete, path, nil))
+}
+
+// Upload posts a multipart/form-data body with one file field and validates the answer.
+func (c *Client) Upload(path, field, filename string, content []byte) *Response {
+	c.t.Helper()
+	var buf bytes.Buffer
+	w := multipart.NewWriter(&buf)
+	h := textproto.MIMEHeader{}
+	h.Set("Content-Disposition", fmt.Sprintf(`form-data; name=%q; filename=%q`, field, filename))
+	h.Set("Content-Type", "text/csv")
+	part, err := w.CreatePart(h)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	_, _ = part.Write(content)
+	if err := w.Close(); err != nil {
+		c.t.Fatal(err)
+	}
+	req, err := http.NewRequest(http.MethodPost, c.base+path, &buf)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", w.FormDataContentType())
+	return c.Do(req)
 }
 
 func truncate(b []byte) string {

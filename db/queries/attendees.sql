@@ -1,0 +1,79 @@
+-- name: EventExists :one
+SELECT EXISTS (SELECT 1 FROM events WHERE account_id = @account_id AND id = @id);
+
+-- LockEventShared keeps an event from being deleted while attendees are added to it, and
+-- serialises imports into one event (so skipDuplicates sees every earlier import).
+-- name: LockEventForAttendees :one
+SELECT id FROM events WHERE account_id = @account_id AND id = @id FOR NO KEY UPDATE;
+
+-- name: CreateAttendee :one
+INSERT INTO attendees (id, account_id, event_id, first_name, last_name, email, metadata)
+VALUES (@id, @account_id, @event_id, @first_name, @last_name, @email, @metadata)
+RETURNING *;
+
+-- name: GetAttendee :one
+SELECT * FROM attendees WHERE account_id = @account_id AND id = @id;
+
+-- name: ListAttendees :many
+SELECT * FROM attendees
+WHERE account_id = @account_id AND (sqlc.narg(event_id)::uuid IS NULL OR event_id = sqlc.narg(event_id))
+ORDER BY created_at DESC, id DESC
+LIMIT @page_size OFFSET @page_offset;
+
+-- name: CountAttendees :one
+SELECT count(*) FROM attendees
+WHERE account_id = @account_id AND (sqlc.narg(event_id)::uuid IS NULL OR event_id = sqlc.narg(event_id));
+
+-- name: UpdateAttendee :one
+UPDATE attendees SET
+    first_name = coalesce(sqlc.narg(first_name), first_name),
+    last_name  = coalesce(sqlc.narg(last_name), last_name),
+    email      = coalesce(sqlc.narg(email), email),
+    metadata   = coalesce(sqlc.narg(metadata), metadata),
+    updated_at = now()
+WHERE account_id = @account_id AND id = @id
+RETURNING *;
+
+-- LockAttendee holds an attendee while it is deleted, so no certificate or badge is issued meanwhile.
+-- name: LockAttendee :one
+SELECT id FROM attendees WHERE account_id = @account_id AND id = @id FOR UPDATE;
+
+-- name: AttendeeHoldings :one
+SELECT
+    (SELECT count(*) FROM certificates c WHERE c.account_id = @account_id AND c.attendee_id = @id AND c.status <> 'draft') AS certificates,
+    (SELECT count(*) FROM badge_assertions b WHERE b.account_id = @account_id AND b.attendee_id = @id) AS badges;
+
+-- name: DeleteDraftCertificatesOfAttendee :exec
+DELETE FROM certificates WHERE account_id = @account_id AND attendee_id = @id AND status = 'draft';
+
+-- name: DeleteAttendee :exec
+DELETE FROM attendees WHERE account_id = @account_id AND id = @id;
+
+-- name: EventAttendeeEmails :many
+SELECT email_normalized FROM attendees WHERE event_id = @event_id;
+
+-- name: CopyAttendees :copyfrom
+INSERT INTO attendees (id, account_id, event_id, first_name, last_name, email, metadata, created_at, updated_at)
+VALUES (@id, @account_id, @event_id, @first_name, @last_name, @email, @metadata, @created_at, @updated_at);
+
+-- name: EventMetadataKeys :many
+SELECT DISTINCT k::text AS key FROM attendees, jsonb_object_keys(metadata) AS k
+WHERE event_id = @event_id ORDER BY 1;
+
+-- ExportAttendees reads one batch of an event's attendees, oldest first, after a keyset position,
+-- with the certificate that best describes each: the valid one, else the newest issued, else a draft.
+-- name: ExportAttendees :many
+SELECT a.id, a.first_name, a.last_name, a.email, a.metadata, a.created_at,
+       coalesce(c.status, '')::text AS certificate_status, c.expires_at AS certificate_expires_at,
+       coalesce(c.certificate_number, '')::text AS certificate_number,
+       coalesce(c.verification_code, '')::text AS verification_code
+FROM attendees a
+LEFT JOIN LATERAL (
+    SELECT status, expires_at, certificate_number, verification_code FROM certificates
+    WHERE certificates.attendee_id = a.id AND certificates.event_id = a.event_id
+    ORDER BY (status = 'issued') DESC, (status = 'draft') ASC, issued_at DESC NULLS LAST, created_at DESC
+    LIMIT 1
+) c ON true
+WHERE a.event_id = @event_id AND (a.created_at, a.id) > (@after_created_at::timestamptz, @after_id::uuid)
+ORDER BY a.created_at, a.id
+LIMIT @batch_size;

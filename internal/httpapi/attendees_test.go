@@ -1,0 +1,219 @@
+package httpapi_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/certhub/credentiald/internal/testkit"
+)
+
+type attendeeBody struct {
+	Data struct {
+		ID        string            `json:"id"`
+		EventID   string            `json:"eventId"`
+		FirstName string            `json:"firstName"`
+		LastName  string            `json:"lastName"`
+		Email     string            `json:"email"`
+		Metadata  map[string]string `json:"metadata"`
+	} `json:"data"`
+}
+
+type attendeePage struct {
+	Data []struct {
+		ID, FirstName, Email string
+		Metadata             map[string]string
+	}
+	Meta struct{ Page, PageSize, Total int }
+}
+
+func TestAttendeeLifecycle(t *testing.T) {
+	t.Parallel()
+	env := testkit.NewServer(t)
+	acct := testkit.SignUp(t, env)
+	event := acct.Event(t, env, "Go Conference").String()
+
+	res := acct.Client.Post("/api/v1/attendees", map[string]any{"eventId": event, "firstName": " José ", "lastName": "Müller",
+		"email": "jose@example.org", "metadata": map[string]string{"company": "Acme"}})
+	var a attendeeBody
+	res.JSON(t, &a)
+	if res.StatusCode != 201 || a.Data.FirstName != "José" || a.Data.Metadata["company"] != "Acme" ||
+		res.Header.Get("Location") != "/api/v1/attendees/"+a.Data.ID {
+		t.Fatalf("create: %d %s", res.StatusCode, res.Body)
+	}
+	path := "/api/v1/attendees/" + a.Data.ID
+
+	// An update changes what it names; metadata, when present, replaces the map.
+	res = acct.Client.Put(path, map[string]any{"email": "jose.mueller@example.org", "metadata": map[string]string{"track": "Go"}})
+	a = attendeeBody{}
+	res.JSON(t, &a)
+	if res.StatusCode != 200 || a.Data.Email != "jose.mueller@example.org" || a.Data.LastName != "Müller" ||
+		len(a.Data.Metadata) != 1 || a.Data.Metadata["track"] != "Go" {
+		t.Fatalf("update: %d %s", res.StatusCode, res.Body)
+	}
+	res = acct.Client.Put(path, map[string]any{"eventId": uuid.NewString()})
+	wantError(t, res, 400, res.StatusCode, "VALIDATION_ERROR")
+	res = acct.Client.Put(path, map[string]any{"firstName": "   "})
+	if e := wantError(t, res, 400, res.StatusCode, "VALIDATION_ERROR"); e.Error.Details[0].Field != "body.firstName" {
+		t.Fatalf("details %+v", e.Error.Details)
+	}
+
+	if res := acct.Client.Get(path); res.StatusCode != 200 || !strings.Contains(string(res.Body), `"track":"Go"`) {
+		t.Fatalf("get: %d %s", res.StatusCode, res.Body)
+	}
+	if res := acct.Client.Delete(path); res.StatusCode != 204 {
+		t.Fatalf("delete: %d %s", res.StatusCode, res.Body)
+	}
+	res = acct.Client.Get(path)
+	wantError(t, res, 404, res.StatusCode, "NOT_FOUND")
+}
+
+func TestAttendeeCreateRefusesBadInput(t *testing.T) {
+	t.Parallel()
+	env := testkit.NewServer(t)
+	acct := testkit.SignUp(t, env)
+	event := acct.Event(t, env, "E").String()
+	before, _ := env.Store.Fingerprint(t.Context())
+	for name, body := range map[string]map[string]any{
+		"bad email":     {"eventId": event, "firstName": "A", "lastName": "B", "email": "not-an-email"},
+		"blank name":    {"eventId": event, "firstName": " ", "lastName": "B", "email": "a@example.org"},
+		"control chars": {"eventId": event, "firstName": "A\u0007", "lastName": "B", "email": "a@example.org"},
+		"unknown field": {"eventId": event, "firstName": "A", "lastName": "B", "email": "a@example.org", "role": "x"},
+		"long name":     {"eventId": event, "firstName": strings.Repeat("x", 101), "lastName": "B", "email": "a@example.org"},
+		"21 metadata": {"eventId": event, "firstName": "A", "lastName": "B", "email": "a@example.org", "metadata": func() map[string]string {
+			m := map[string]string{}
+			for i := range 21 {
+				m[fmt.Sprint("k", i)] = "v"
+			}
+			return m
+		}()},
+	} {
+		res := acct.Client.Post("/api/v1/attendees", body)
+		if res.StatusCode != 400 {
+			t.Errorf("%s: %d %s", name, res.StatusCode, res.Body)
+		}
+	}
+	res := acct.Client.Post("/api/v1/attendees", map[string]any{"eventId": uuid.NewString(), "firstName": "A", "lastName": "B", "email": "a@example.org"})
+	if e := wantError(t, res, 404, res.StatusCode, "NOT_FOUND"); e.Error.Details[0].Field != "body.eventId" {
+		t.Fatalf("details %+v", e.Error.Details)
+	}
+	if after, _ := env.Store.Fingerprint(t.Context()); after != before {
+		t.Fatal("a refused create changed the database")
+	}
+}
+
+func TestAttendeesListCountAndEventFilter(t *testing.T) {
+	t.Parallel()
+	env := testkit.NewServer(t)
+	acct := testkit.SignUp(t, env)
+	first, second := acct.Event(t, env, "First").String(), acct.Event(t, env, "Second").String()
+	for i := 1; i <= 3; i++ {
+		acct.Client.Post("/api/v1/attendees", map[string]any{"eventId": first, "firstName": fmt.Sprint("F", i), "lastName": "L", "email": fmt.Sprintf("f%d@example.org", i)})
+	}
+	acct.Client.Post("/api/v1/attendees", map[string]any{"eventId": second, "firstName": "S", "lastName": "L", "email": "s@example.org"})
+
+	var page attendeePage
+	acct.Client.Get("/api/v1/attendees?pageSize=2").JSON(t, &page)
+	if page.Meta.Total != 4 || len(page.Data) != 2 || page.Data[0].FirstName != "S" || page.Data[1].FirstName != "F3" {
+		t.Fatalf("all: %+v", page)
+	}
+	acct.Client.Get("/api/v1/attendees?eventId=" + first + "&page=2&pageSize=2").JSON(t, &page)
+	if page.Meta.Total != 3 || len(page.Data) != 1 || page.Data[0].FirstName != "F1" {
+		t.Fatalf("filtered: %+v", page)
+	}
+	acct.Client.Get("/api/v1/events/" + second + "/attendees").JSON(t, &page)
+	if page.Meta.Total != 1 || page.Data[0].FirstName != "S" {
+		t.Fatalf("event attendees: %+v", page)
+	}
+	for q, want := range map[string]string{"": "4", "?eventId=" + first: "3", "?eventId=" + uuid.NewString(): "0"} {
+		if res := acct.Client.Get("/api/v1/attendees/count" + q); string(res.Body) != `{"data":`+want+"}\n" {
+			t.Errorf("count%s: %s", q, res.Body)
+		}
+	}
+	res := acct.Client.Get("/api/v1/events/" + uuid.NewString() + "/attendees")
+	wantError(t, res, 404, res.StatusCode, "NOT_FOUND")
+	res = acct.Client.Get("/api/v1/attendees?pageSize=101")
+	wantError(t, res, 400, res.StatusCode, "VALIDATION_ERROR")
+}
+
+func TestAttendeeWithIssuedCredentialsIsKept(t *testing.T) {
+	t.Parallel()
+	env := testkit.NewServer(t)
+	acct := testkit.SignUp(t, env)
+	event := acct.Event(t, env, "E")
+	add := func(email string) string {
+		var a attendeeBody
+		acct.Client.Post("/api/v1/attendees", map[string]any{"eventId": event, "firstName": "A", "lastName": "B", "email": email}).JSON(t, &a)
+		return a.Data.ID
+	}
+	certified, badged, drafted := add("c@example.org"), add("b@example.org"), add("d@example.org")
+	// Issuance arrives with its own issue; until then the rows are arranged directly.
+	certificate := func(attendee, status, code string) {
+		testkit.SQL(t, env, `INSERT INTO verification_codes (code, kind) VALUES ($1, 'certificate')`, code)
+		testkit.SQL(t, env, `INSERT INTO certificates (account_id, event_id, attendee_id, template_id, certificate_number,
+			verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, issued_at)
+			SELECT e.account_id, e.id, $2, e.template_id, $3, $3, $4, 'A', 'B', 'x@example.org', '{}',
+			       CASE WHEN $4 = 'draft' THEN NULL ELSE now() END
+			FROM events e WHERE e.id = $1`, event, attendee, code, status)
+	}
+	certificate(certified, "issued", "CODE1")
+	certificate(drafted, "draft", "CODE2")
+	testkit.SQL(t, env, `INSERT INTO badges (id, account_id, name) VALUES ($1, $2, 'Speaker')`, uuid.New(), acct.ID)
+	testkit.SQL(t, env, `INSERT INTO verification_codes (code, kind) VALUES ('CODE3', 'badge_assertion')`)
+	testkit.SQL(t, env, `INSERT INTO badge_assertions (account_id, badge_id, attendee_id, verification_code, recipient_first_name, recipient_last_name, recipient_email)
+		SELECT account_id, id, $1, 'CODE3', 'A', 'B', 'b@example.org' FROM badges WHERE account_id = $2`, badged, acct.ID)
+
+	before, _ := env.Store.Fingerprint(t.Context())
+	res := acct.Client.Delete("/api/v1/attendees/" + certified)
+	wantError(t, res, 409, res.StatusCode, "ATTENDEE_HAS_CERTIFICATES")
+	res = acct.Client.Delete("/api/v1/attendees/" + badged)
+	wantError(t, res, 409, res.StatusCode, "ATTENDEE_HAS_BADGES")
+	res = acct.Client.Delete("/api/v1/events/" + event.String())
+	wantError(t, res, 409, res.StatusCode, "CONFLICT")
+	if after, _ := env.Store.Fingerprint(t.Context()); after != before {
+		t.Fatal("a refused delete changed the database")
+	}
+	// A draft is not issued: the attendee goes, and the draft with them.
+	if res := acct.Client.Delete("/api/v1/attendees/" + drafted); res.StatusCode != 204 {
+		t.Fatalf("delete with a draft: %d %s", res.StatusCode, res.Body)
+	}
+}
+
+func TestAttendeesOfAnotherAccountAreNotFound(t *testing.T) {
+	t.Parallel()
+	env := testkit.NewServer(t)
+	alice, bob := testkit.SignUp(t, env), testkit.SignUp(t, env)
+	bobsEvent := bob.Event(t, env, "Bob's").String()
+	var a attendeeBody
+	bob.Client.Post("/api/v1/attendees", map[string]any{"eventId": bobsEvent, "firstName": "A", "lastName": "B", "email": "a@example.org"}).JSON(t, &a)
+	path := "/api/v1/attendees/" + a.Data.ID
+
+	before, _ := env.Store.Fingerprint(t.Context())
+	for _, res := range []interface {
+		JSON(testing.TB, any)
+	}{
+		alice.Client.Get(path),
+		alice.Client.Put(path, map[string]any{"firstName": "Mallory"}),
+		alice.Client.Delete(path),
+		alice.Client.Get("/api/v1/events/" + bobsEvent + "/attendees"),
+		alice.Client.Get("/api/v1/events/" + bobsEvent + "/attendees/export"),
+		alice.Client.Post("/api/v1/attendees", map[string]any{"eventId": bobsEvent, "firstName": "M", "lastName": "M", "email": "m@example.org"}),
+		alice.Client.Upload("/api/v1/attendees/import?eventId="+bobsEvent, "file", "a.csv", []byte("firstName,lastName,email\nM,M,m@example.org\n")),
+	} {
+		var e errorBody
+		res.JSON(t, &e)
+		if e.Error.Code != "NOT_FOUND" {
+			t.Errorf("want NOT_FOUND, got %+v", e)
+		}
+	}
+	var page attendeePage
+	alice.Client.Get("/api/v1/attendees?eventId=" + bobsEvent).JSON(t, &page)
+	if page.Meta.Total != 0 {
+		t.Fatalf("alice lists bob's attendees: %+v", page)
+	}
+	if after, _ := env.Store.Fingerprint(t.Context()); after != before {
+		t.Fatal("another account's request changed the database")
+	}
+}

@@ -1,0 +1,21 @@
+package testkit
+
+import (
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// SQL runs a statement on the test's database, for arranging states the API cannot reach yet
+// (for example a certificate before issuance exists). Tests assert through the API, never here.
+func SQL(t testing.TB, env *Env, query string, args ...any) {
+	t.Helper()
+	conn, err := pgx.Connect(t.Context(), env.Config.DatabaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(t.Context())
+	if _, err := conn.Exec(t.Context(), query, args...); err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+}
