@@ -1,0 +1,107 @@
+package render
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"image"
+	"image/png"
+	"strings"
+	"sync"
+
+	"github.com/srwiley/oksvg"
+	"github.com/srwiley/rasterx"
+
+	_ "image/jpeg" // a PNG data URI occasionally holds a JPEG; decoding it is harmless
+)
+
+// asset is a decoded image: the pixels for the PNG and PNG bytes for the PDF.
+type asset struct {
+	img image.Image
+	png []byte
+}
+
+const (
+	maxImagePixels = 16 << 20 // refuses decompression bombs
+	svgRasterSide  = 1200     // px of the longer side an SVG is rasterised to
+)
+
+var (
+	assetsMu sync.Mutex
+	assets   = map[[32]byte]*asset{}
+)
+
+// decodeDataURI decodes a PNG or SVG data URI, caching the result: templates and logos repeat.
+func decodeDataURI(uri string) (*asset, error) {
+	key := sha256.Sum256([]byte(uri))
+	assetsMu.Lock()
+	a := assets[key]
+	assetsMu.Unlock()
+	if a != nil {
+		return a, nil
+	}
+	meta, payload, ok := strings.Cut(uri, ",")
+	if !ok || !strings.HasSuffix(meta, ";base64") {
+		return nil, errors.New("not a base64 data URI")
+	}
+	raw, err := base64.StdEncoding.DecodeString(payload)
+	if err != nil {
+		return nil, errors.New("the data URI's base64 is not valid")
+	}
+	switch strings.TrimSuffix(strings.TrimPrefix(meta, "data:"), ";base64") {
+	case "image/png":
+		a, err = decodePNG(raw)
+	case "image/svg+xml":
+		a, err = decodeSVG(raw)
+	default:
+		err = errors.New("only PNG and SVG images are supported")
+	}
+	if err != nil {
+		return nil, err
+	}
+	assetsMu.Lock()
+	if len(assets) >= 256 {
+		clear(assets)
+	}
+	assets[key] = a
+	assetsMu.Unlock()
+	return a, nil
+}
+
+func decodePNG(raw []byte) (*asset, error) {
+	cfg, err := png.DecodeConfig(bytes.NewReader(raw))
+	if err != nil {
+		return nil, errors.New("the image is not a valid PNG")
+	}
+	if cfg.Width*cfg.Height > maxImagePixels || cfg.Width == 0 || cfg.Height == 0 {
+		return nil, fmt.Errorf("the image is %dx%d pixels; at most %d pixels are accepted", cfg.Width, cfg.Height, maxImagePixels)
+	}
+	img, err := png.Decode(bytes.NewReader(raw))
+	if err != nil {
+		return nil, errors.New("the image is not a valid PNG")
+	}
+	return &asset{img: img, png: raw}, nil
+}
+
+func decodeSVG(raw []byte) (*asset, error) {
+	icon, err := oksvg.ReadIconStream(bytes.NewReader(raw), oksvg.IgnoreErrorMode)
+	if err != nil {
+		return nil, errors.New("the image is not a valid SVG")
+	}
+	w, h := icon.ViewBox.W, icon.ViewBox.H
+	if w <= 0 || h <= 0 {
+		return nil, errors.New("the SVG has no viewBox size")
+	}
+	scale := svgRasterSide / max(w, h)
+	pw, ph := max(1, int(w*scale)), max(1, int(h*scale))
+	icon.SetTarget(0, 0, float64(pw), float64(ph))
+	rgba := image.NewRGBA(image.Rect(0, 0, pw, ph))
+	icon.Draw(rasterx.NewDasher(pw, ph, rasterx.NewScannerGV(pw, ph, rgba, rgba.Bounds())), 1)
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, rgba); err != nil {
+		return nil, err
+	}
+	return &asset{img: rgba, png: buf.Bytes()}, nil
+}

@@ -1,0 +1,235 @@
+// Package render turns a certificate template (rows of columns on a 12-column grid, the model
+// of maroto v2) with its placeholders filled into a PDF, through maroto, and into a PNG of the
+// same page, through Go's image libraries. Both come from one computed plan, so they agree.
+// Preview, issuance, downloads and verification all render through this package.
+package render
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Layout is a template's page: an optional background and rows of columns.
+type Layout struct {
+	Background *Background `json:"background,omitempty"`
+	Rows       []Row       `json:"rows"`
+}
+
+// Background fills the page behind the rows.
+type Background struct {
+	Color  string  `json:"color,omitempty"`
+	Image  string  `json:"image,omitempty"`
+	Border *Border `json:"border,omitempty"`
+}
+
+// Border is a frame drawn around the page.
+type Border struct {
+	Color string  `json:"color,omitempty"`
+	Width float64 `json:"width,omitempty"` // mm
+	Style string  `json:"style,omitempty"` // single, double, ornate
+}
+
+// Row is a band of the page, Height millimetres tall.
+type Row struct {
+	Height float64 `json:"height"`
+	Cols   []Col   `json:"cols"`
+}
+
+// Col is a column of a row, Size twelfths of the page wide.
+type Col struct {
+	Size    int     `json:"size"`
+	Content Content `json:"content"`
+}
+
+// Content is what a column shows; Type says which fields apply.
+type Content struct {
+	Type     string  `json:"type"` // text, image, logo, qr, signature, spacer
+	Text     string  `json:"text,omitempty"`
+	FontSize float64 `json:"fontSize,omitempty"`
+	Bold     bool    `json:"bold,omitempty"`
+	Italic   bool    `json:"italic,omitempty"`
+	Font     string  `json:"font,omitempty"` // sans, serif
+	Color    string  `json:"color,omitempty"`
+	Align    string  `json:"align,omitempty"`
+	Image    string  `json:"image,omitempty"`
+	Name     string  `json:"name,omitempty"`
+	Title    string  `json:"title,omitempty"`
+}
+
+// Page is a sheet size in millimetres.
+type Page struct{ Width, Height float64 }
+
+// Margin is the space around the rows, in millimetres.
+const Margin = 15.0
+
+// PageOf returns the sheet of a paper size ("A4", "LETTER") in an orientation.
+func PageOf(size, orientation string) Page {
+	p := Page{Width: 210, Height: 297}
+	if size == "LETTER" {
+		p = Page{Width: 215.9, Height: 279.4}
+	}
+	if orientation != "portrait" {
+		p.Width, p.Height = p.Height, p.Width
+	}
+	return p
+}
+
+// Template is what is rendered: a layout on a page.
+type Template struct {
+	Page   Page
+	Layout Layout
+}
+
+// ParseLayout decodes a stored layout.
+func ParseLayout(raw []byte) (Layout, error) {
+	var l Layout
+	if err := json.Unmarshal(raw, &l); err != nil {
+		return l, fmt.Errorf("render: layout: %w", err)
+	}
+	return l, nil
+}
+
+// Data fills the placeholders.
+type Data struct {
+	Recipient       Recipient
+	Event           Event
+	Certificate     Certificate
+	IssuerName      string
+	IssuerLogo      string // data URI of the branding logo, or ""
+	VerificationURL string
+	Metadata        map[string]string
+}
+
+// Recipient is the person a certificate is for.
+type Recipient struct{ FirstName, LastName, Email string }
+
+// Event is the event a certificate is for.
+type Event struct {
+	Name     string
+	Date     time.Time
+	Location string
+}
+
+// Certificate is the issued credential's own data.
+type Certificate struct {
+	Number    string
+	IssuedAt  time.Time
+	ExpiresAt *time.Time
+}
+
+// Placeholders is every placeholder a template may use, besides attendee.metadata.KEY.
+var Placeholders = []string{
+	"recipient.firstName", "recipient.lastName", "recipient.fullName", "event.name", "event.date",
+	"event.location", "certificate.number", "certificate.issuedAt", "certificate.expiresAt",
+	"issuer.name", "verification.url",
+}
+
+const metadataPrefix = "attendee.metadata."
+
+var placeholderPattern = regexp.MustCompile(`\{\{\s*([^{}]*?)\s*\}\}`)
+
+// Problem is a finding about a layout, located by its JSON path below the layout.
+type Problem struct{ Path, Message string }
+
+// Check finds what would keep a layout from rendering as meant: unknown or unclosed
+// placeholders, rows taller than the page, images that cannot be decoded.
+func Check(t Template) []Problem {
+	var out []Problem
+	known := map[string]bool{}
+	for _, p := range Placeholders {
+		known[p] = true
+	}
+	total := 0.0
+	for i, row := range t.Layout.Rows {
+		total += row.Height
+		width := 0
+		for j, col := range row.Cols {
+			width += col.Size
+			path := fmt.Sprintf("rows[%d].cols[%d].content", i, j)
+			for _, text := range []string{col.Content.Text, col.Content.Name, col.Content.Title} {
+				for _, m := range placeholderPattern.FindAllStringSubmatch(text, -1) {
+					name := m[1]
+					if known[name] || (strings.HasPrefix(name, metadataPrefix) && len(name) > len(metadataPrefix)) {
+						continue
+					}
+					out = append(out, Problem{path, fmt.Sprintf("unknown placeholder {{%s}}; known: %s, attendee.metadata.KEY", name, strings.Join(Placeholders, ", "))})
+				}
+				rest := placeholderPattern.ReplaceAllString(text, "")
+				if strings.Contains(rest, "{{") || strings.Contains(rest, "}}") {
+					out = append(out, Problem{path, "a placeholder is not closed: write {{name}}"})
+				}
+			}
+			for _, img := range []string{col.Content.Image} {
+				if img == "" {
+					continue
+				}
+				if _, err := decodeDataURI(img); err != nil {
+					out = append(out, Problem{path + ".image", err.Error()})
+				}
+			}
+		}
+		if width > 12 {
+			out = append(out, Problem{fmt.Sprintf("rows[%d].cols", i), fmt.Sprintf("the columns are %d twelfths wide; a row holds 12", width)})
+		}
+	}
+	if room := t.Page.Height - 2*Margin; total > room+0.01 {
+		out = append(out, Problem{"rows", fmt.Sprintf("the rows are %.1f mm tall; the page holds %.1f mm between its margins", total, room)})
+	}
+	if bg := t.Layout.Background; bg != nil && bg.Image != "" {
+		if _, err := decodeDataURI(bg.Image); err != nil {
+			out = append(out, Problem{"background.image", err.Error()})
+		}
+	}
+	return out
+}
+
+// fill replaces the placeholders of text with d's values.
+func fill(text string, d *Data) string {
+	if !strings.Contains(text, "{{") {
+		return text
+	}
+	return placeholderPattern.ReplaceAllStringFunc(text, func(m string) string {
+		name := placeholderPattern.FindStringSubmatch(m)[1]
+		if key, ok := strings.CutPrefix(name, metadataPrefix); ok {
+			return d.Metadata[key]
+		}
+		switch name {
+		case "recipient.firstName":
+			return d.Recipient.FirstName
+		case "recipient.lastName":
+			return d.Recipient.LastName
+		case "recipient.fullName":
+			return strings.TrimSpace(d.Recipient.FirstName + " " + d.Recipient.LastName)
+		case "event.name":
+			return d.Event.Name
+		case "event.date":
+			return longDate(d.Event.Date)
+		case "event.location":
+			return d.Event.Location
+		case "certificate.number":
+			return d.Certificate.Number
+		case "certificate.issuedAt":
+			return longDate(d.Certificate.IssuedAt)
+		case "certificate.expiresAt":
+			if d.Certificate.ExpiresAt == nil {
+				return "no expiry"
+			}
+			return longDate(*d.Certificate.ExpiresAt)
+		case "issuer.name":
+			return d.IssuerName
+		case "verification.url":
+			return d.VerificationURL
+		}
+		return ""
+	})
+}
+
+func longDate(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format("2 January 2006")
+}

@@ -1,0 +1,143 @@
+package render
+
+import (
+	"fmt"
+	"image/color"
+	"time"
+
+	"github.com/johnfercher/maroto/v2"
+	"github.com/johnfercher/maroto/v2/pkg/components/code"
+	"github.com/johnfercher/maroto/v2/pkg/components/col"
+	"github.com/johnfercher/maroto/v2/pkg/components/image"
+	"github.com/johnfercher/maroto/v2/pkg/components/line"
+	"github.com/johnfercher/maroto/v2/pkg/components/row"
+	"github.com/johnfercher/maroto/v2/pkg/components/text"
+	"github.com/johnfercher/maroto/v2/pkg/config"
+	"github.com/johnfercher/maroto/v2/pkg/consts/align"
+	"github.com/johnfercher/maroto/v2/pkg/consts/extension"
+	"github.com/johnfercher/maroto/v2/pkg/consts/fontstyle"
+	"github.com/johnfercher/maroto/v2/pkg/consts/orientation"
+	"github.com/johnfercher/maroto/v2/pkg/core"
+	"github.com/johnfercher/maroto/v2/pkg/core/entity"
+	"github.com/johnfercher/maroto/v2/pkg/props"
+)
+
+// backgroundDPI is the resolution of the page background (colour, image and border) in PDFs.
+const backgroundDPI = 150
+
+// PDF renders the template filled with d as a one-page PDF.
+func PDF(t Template, d Data) ([]byte, error) {
+	p, err := t.plan(&d)
+	if err != nil {
+		return nil, err
+	}
+	fams, _ := loadFonts()
+	// Only the faces the page uses are embedded (maroto parses every font it is given).
+	faces := map[*face]bool{fams["sans"].faces[regular]: true}
+	for f := range p.faces {
+		faces[f] = true
+	}
+	fonts := make([]*entity.CustomFont, 0, len(faces))
+	for f := range faces {
+		fonts = append(fonts, &entity.CustomFont{Family: f.family, Style: pdfStyle(f.style), Bytes: f.data})
+	}
+	created := d.Certificate.IssuedAt
+	if created.IsZero() {
+		created = time.Now()
+	}
+	b := config.NewBuilder().
+		WithDimensions(t.Page.Width, t.Page.Height).
+		WithLeftMargin(0).WithTopMargin(0).WithRightMargin(0).WithBottomMargin(0).
+		WithMaxGridSize(gridUnits).
+		WithCustomFonts(fonts).
+		WithDefaultFont(&props.Font{Family: "sans", Style: fontstyle.Normal, Size: 12}).
+		WithDisableAutoPageBreak(true).
+		WithCreationDate(created.UTC()).
+		WithCreator("credentiald", false).
+		WithTitle(d.Event.Name, true)
+	if t.Page.Width > t.Page.Height {
+		b = b.WithOrientation(orientation.Horizontal)
+	}
+	if p.background != nil {
+		bg, err := backgroundPNG(p, backgroundDPI)
+		if err != nil {
+			return nil, err
+		}
+		b = b.WithBackgroundImage(bg, extension.Png)
+	}
+	m := maroto.New(b.Build())
+	m.AddRows(row.New(Margin))
+	for _, r := range p.rows {
+		cols := []core.Col{col.New(p.marginUnits)}
+		used := p.marginUnits
+		for _, c := range r.cols {
+			cols = append(cols, pdfCol(c, r.height))
+			used += c.units
+		}
+		if rest := gridUnits - used; rest > 0 {
+			cols = append(cols, col.New(rest))
+		}
+		m.AddRows(row.New(r.height).Add(cols...))
+	}
+	doc, err := m.Generate()
+	if err != nil {
+		return nil, fmt.Errorf("render: pdf: %w", err)
+	}
+	return doc.GetBytes(), nil
+}
+
+func pdfCol(c plannedCol, height float64) core.Col {
+	out := col.New(c.units)
+	for _, it := range c.items {
+		switch it := it.(type) {
+		case textLine:
+			sizeMM := it.size * 25.4 / 72
+			out.Add(text.New(it.text, props.Text{Family: it.face.family, Style: pdfStyle(it.face.style), Size: it.size,
+				Top: it.baseline - sizeMM, Left: padding, Right: padding, Align: pdfAlign(it.align), Color: pdfColor(it.color)}))
+		case imageItem:
+			out.Add(image.NewFromBytes(it.asset.png, extension.Png, rectFor(it.x, it.y, it.w, it.h, c.width, height)))
+		case qrItem:
+			out.Add(code.NewQr(it.value, rectFor(it.x, it.y, it.side, it.side, c.width, height)))
+		case lineItem:
+			out.Add(line.New(props.Line{Color: pdfColor(it.color), Thickness: it.thickness,
+				OffsetPercent: it.y / height * 100, SizePercent: it.widthPercent}))
+		}
+	}
+	return out
+}
+
+// rectFor expresses a box as maroto's Rect: maroto scales an image to Percent of its cell
+// (by width, or by height for a taller image), so the percent is derived from the size wanted.
+func rectFor(x, y, w, h, cellW, cellH float64) props.Rect {
+	percent := w / cellW * 100
+	if h/w > cellH/cellW {
+		percent = h / cellH * 100
+	}
+	return props.Rect{Left: x, Top: y, Percent: percent}
+}
+
+func pdfStyle(s style) fontstyle.Type {
+	switch s {
+	case bold:
+		return fontstyle.Bold
+	case italic:
+		return fontstyle.Italic
+	case boldItalic:
+		return fontstyle.BoldItalic
+	}
+	return fontstyle.Normal
+}
+
+func pdfAlign(a string) align.Type {
+	switch a {
+	case "left":
+		return align.Left
+	case "right":
+		return align.Right
+	}
+	return align.Center
+}
+
+func pdfColor(c color.RGBA) *props.Color {
+	return &props.Color{Red: int(c.R), Green: int(c.G), Blue: int(c.B)}
+}

@@ -1,0 +1,289 @@
+package render
+
+import (
+	"fmt"
+	"image/color"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/image/font/sfnt"
+)
+
+// The plan places everything in millimetres, relative to its cell; the PDF and the PNG
+// backends draw the same plan.
+
+const (
+	padding        = 2.0  // mm between a cell's edge and its content
+	lineSpacing    = 1.25 // line height as a multiple of the font size
+	maxQRSide      = 40.0 // mm
+	signatureBlock = 12.0 // mm under a signature: line, name and title
+)
+
+type plan struct {
+	page        Page
+	marginUnits int
+	background  *plannedBackground
+	rows        []plannedRow
+	faces       map[*face]bool // every face a text uses
+}
+
+type plannedBackground struct {
+	key    string
+	color  color.RGBA
+	image  *asset
+	border *Border
+	bcolor color.RGBA
+}
+
+type plannedRow struct {
+	y, height float64 // mm from the page's top edge
+	cols      []plannedCol
+}
+
+type plannedCol struct {
+	x, width float64 // mm from the page's left edge
+	units    int     // grid units
+	items    []any   // textLine, imageItem, qrItem, lineItem
+}
+
+type textLine struct {
+	face     *face
+	size     float64 // pt
+	color    color.RGBA
+	align    string
+	text     string
+	baseline float64 // mm below the cell's top
+	width    float64 // mm, measured
+}
+
+type imageItem struct {
+	asset      *asset
+	x, y, w, h float64
+}
+
+type qrItem struct {
+	value      string
+	x, y, side float64
+}
+
+type lineItem struct {
+	y, widthPercent, thickness float64
+	color                      color.RGBA
+}
+
+func (t Template) plan(d *Data) (*plan, error) {
+	fams, err := loadFonts()
+	if err != nil {
+		return nil, err
+	}
+	p := &plan{page: t.Page, faces: map[*face]bool{}}
+	if bg := t.Layout.Background; bg != nil {
+		pb := &plannedBackground{key: backgroundKey(t.Page, bg), color: parseColor(bg.Color, color.RGBA{255, 255, 255, 255}), border: bg.Border}
+		if bg.Image != "" {
+			if pb.image, err = decodeDataURI(bg.Image); err != nil {
+				return nil, fmt.Errorf("background image: %w", err)
+			}
+		}
+		if bg.Border != nil {
+			pb.bcolor = parseColor(bg.Border.Color, color.RGBA{0x1f, 0x2a, 0x44, 255})
+		}
+		p.background = pb
+	}
+	// Columns sit on a grid of gridUnits across the whole page (maroto's model), the side
+	// margins included, so that the PDF and the PNG place them identically.
+	unit := t.Page.Width / gridUnits
+	p.marginUnits = int(Margin/unit + 0.5)
+	content := gridUnits - 2*p.marginUnits
+	y := Margin
+	for _, row := range t.Layout.Rows {
+		pr := plannedRow{y: y, height: row.Height}
+		twelfths, prev := 0, 0
+		for _, col := range row.Cols {
+			twelfths += col.Size
+			cum := (content*twelfths + 6) / 12
+			pc := plannedCol{x: float64(p.marginUnits+prev) * unit, width: float64(cum-prev) * unit, units: cum - prev}
+			prev = cum
+			if err := p.place(&pc, row.Height, col.Content, d, fams); err != nil {
+				return nil, err
+			}
+			pr.cols = append(pr.cols, pc)
+		}
+		p.rows = append(p.rows, pr)
+		y += row.Height
+	}
+	return p, nil
+}
+
+// gridUnits is the number of grid columns across the page.
+const gridUnits = 1200
+
+func (p *plan) place(pc *plannedCol, height float64, c Content, d *Data, fams map[string]*family) error {
+	switch c.Type {
+	case "text":
+		size := c.FontSize
+		if size == 0 {
+			size = 12
+		}
+		p.text(pc, 0, height, fill(c.Text, d), c.Font, styleOf(c.Bold, c.Italic), size,
+			parseColor(c.Color, color.RGBA{0, 0, 0, 255}), alignOr(c.Align), fams)
+	case "image", "logo":
+		uri := c.Image
+		if c.Type == "logo" {
+			uri = d.IssuerLogo
+		}
+		if uri == "" {
+			return nil
+		}
+		a, err := decodeDataURI(uri)
+		if err != nil {
+			return fmt.Errorf("%s: %w", c.Type, err)
+		}
+		pc.items = append(pc.items, fitImage(a, padding, padding, pc.width-2*padding, height-2*padding, alignOr(c.Align)))
+	case "qr":
+		side := min(pc.width, height) - 2*padding
+		side = min(side, maxQRSide)
+		if side <= 0 || d.VerificationURL == "" {
+			return nil
+		}
+		x := alignX(alignOr(c.Align), pc.width, side)
+		pc.items = append(pc.items, qrItem{value: d.VerificationURL, x: x, y: (height - side) / 2, side: side})
+	case "signature":
+		imageRoom := height - signatureBlock - padding
+		if c.Image != "" && imageRoom > 2 {
+			a, err := decodeDataURI(c.Image)
+			if err != nil {
+				return fmt.Errorf("signature: %w", err)
+			}
+			pc.items = append(pc.items, fitImage(a, padding, padding, pc.width-2*padding, imageRoom, "center"))
+		}
+		top := max(0, height-signatureBlock)
+		pc.items = append(pc.items, lineItem{y: top + 1, widthPercent: 70, thickness: 0.3, color: color.RGBA{0x33, 0x33, 0x33, 255}})
+		p.text(pc, top+1.5, 6, fill(c.Name, d), "sans", bold, 10.5, color.RGBA{0x22, 0x22, 0x22, 255}, "center", fams)
+		p.text(pc, top+6.5, 5, fill(c.Title, d), "sans", regular, 8.5, color.RGBA{0x55, 0x55, 0x55, 255}, "center", fams)
+	case "spacer", "":
+	default:
+		return fmt.Errorf("unknown content type %q", c.Type)
+	}
+	return nil
+}
+
+// text wraps s to the column's width and centres the block vertically in [top, top+height).
+func (p *plan) text(pc *plannedCol, top, height float64, s, preferred string, st style, size float64, col color.RGBA, align string, fams map[string]*family) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return
+	}
+	if preferred != "serif" {
+		preferred = "sans"
+	}
+	f := chooseFamily(fams, preferred, st, s)
+	p.faces[f] = true
+	var buf sfnt.Buffer
+	width := pc.width - 2*padding
+	lines := wrap(s, width, func(t string) float64 { return f.measure(t, size, &buf) })
+	sizeMM := size * 25.4 / 72
+	lh := sizeMM * lineSpacing
+	blockTop := top + (height-float64(len(lines))*lh)/2
+	for i, line := range lines {
+		w := f.measure(line, size, &buf)
+		baseline := blockTop + float64(i)*lh + (lh-sizeMM)/2 + sizeMM*0.8
+		pc.items = append(pc.items, textLine{face: f, size: size, color: col, align: align, text: line, baseline: baseline, width: w})
+	}
+}
+
+// wrap breaks s into lines no wider than width: at spaces, and inside words (CJK text has no
+// spaces) only when a word alone is too wide.
+func wrap(s string, width float64, measure func(string) float64) []string {
+	var lines []string
+	for _, para := range strings.Split(s, "\n") {
+		line := ""
+		for _, word := range strings.Fields(para) {
+			candidate := word
+			if line != "" {
+				candidate = line + " " + word
+			}
+			if measure(candidate) <= width || line == "" && measure(word) <= width {
+				line = candidate
+				continue
+			}
+			if line != "" {
+				lines = append(lines, line)
+				line = ""
+			}
+			for measure(word) > width && utf8.RuneCountInString(word) > 1 {
+				cut := breakAt(word, width, measure)
+				lines = append(lines, word[:cut])
+				word = word[cut:]
+			}
+			line = word
+		}
+		if line != "" {
+			lines = append(lines, line)
+		}
+	}
+	return lines
+}
+
+func breakAt(word string, width float64, measure func(string) float64) int {
+	cut := 0
+	for i, r := range word {
+		end := i + utf8.RuneLen(r)
+		if measure(word[:end]) > width {
+			break
+		}
+		cut = end
+	}
+	if cut == 0 {
+		_, n := utf8.DecodeRuneInString(word)
+		cut = n
+	}
+	return cut
+}
+
+// fitImage scales an image into a box keeping its proportions, aligned horizontally and
+// centred vertically.
+func fitImage(a *asset, x, y, w, h float64, align string) imageItem {
+	b := a.img.Bounds()
+	ratio := float64(b.Dy()) / float64(b.Dx())
+	iw, ih := w, w*ratio
+	if ih > h {
+		ih, iw = h, h/ratio
+	}
+	ix := x + (w-iw)/2
+	switch align {
+	case "left":
+		ix = x
+	case "right":
+		ix = x + w - iw
+	}
+	return imageItem{asset: a, x: ix, y: y + (h-ih)/2, w: iw, h: ih}
+}
+
+func alignX(align string, width, inner float64) float64 {
+	switch align {
+	case "left":
+		return padding
+	case "right":
+		return width - padding - inner
+	}
+	return (width - inner) / 2
+}
+
+func alignOr(a string) string {
+	if a == "" {
+		return "center"
+	}
+	return a
+}
+
+func parseColor(hex string, def color.RGBA) color.RGBA {
+	if len(hex) != 7 || hex[0] != '#' {
+		return def
+	}
+	v, err := strconv.ParseUint(hex[1:], 16, 32)
+	if err != nil {
+		return def
+	}
+	return color.RGBA{uint8(v >> 16), uint8(v >> 8), uint8(v), 255}
+}

@@ -1,0 +1,230 @@
+package render
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"sync"
+
+	"github.com/boombuler/barcode/qr"
+	"golang.org/x/image/draw"
+	"golang.org/x/image/font"
+	"golang.org/x/image/font/opentype"
+	"golang.org/x/image/math/fixed"
+)
+
+// PreviewDPI is the resolution of PNG previews: an A4 page is 1754 x 1240 pixels.
+const PreviewDPI = 150
+
+// PNG renders the template filled with d as a PNG of the page at dpi dots per inch.
+func PNG(t Template, d Data, dpi float64) ([]byte, error) {
+	img, err := Image(t, d, dpi)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	enc := png.Encoder{CompressionLevel: png.BestSpeed}
+	if err := enc.Encode(&buf, img); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// Image renders the template filled with d into pixels at dpi dots per inch.
+func Image(t Template, d Data, dpi float64) (*image.RGBA, error) {
+	p, err := t.plan(&d)
+	if err != nil {
+		return nil, err
+	}
+	px := func(mm float64) float64 { return mm * dpi / 25.4 }
+	img := image.NewRGBA(image.Rect(0, 0, int(px(t.Page.Width)+0.5), int(px(t.Page.Height)+0.5)))
+	if p.background != nil {
+		bg, err := backgroundImage(p, dpi)
+		if err != nil {
+			return nil, err
+		}
+		draw.Draw(img, img.Bounds(), bg, image.Point{}, draw.Src)
+	} else {
+		draw.Draw(img, img.Bounds(), image.White, image.Point{}, draw.Src)
+	}
+	faces := map[faceKey]font.Face{}
+	defer func() {
+		for _, f := range faces {
+			_ = f.Close()
+		}
+	}()
+	for _, r := range p.rows {
+		for _, c := range r.cols {
+			for _, it := range c.items {
+				switch it := it.(type) {
+				case textLine:
+					k := faceKey{it.face, it.size}
+					ff := faces[k]
+					if ff == nil {
+						if ff, err = opentype.NewFace(it.face.font, &opentype.FaceOptions{Size: it.size, DPI: dpi, Hinting: font.HintingNone}); err != nil {
+							return nil, err
+						}
+						faces[k] = ff
+					}
+					x := c.x + padding
+					switch it.align {
+					case "center":
+						x = c.x + (c.width-it.width)/2
+					case "right":
+						x = c.x + c.width - padding - it.width
+					}
+					dr := font.Drawer{Dst: img, Src: image.NewUniform(it.color), Face: ff,
+						Dot: fixed.Point26_6{X: fixed.Int26_6(px(x) * 64), Y: fixed.Int26_6(px(r.y+it.baseline) * 64)}}
+					dr.DrawString(it.text)
+				case imageItem:
+					dst := image.Rect(int(px(c.x+it.x)), int(px(r.y+it.y)), int(px(c.x+it.x+it.w)), int(px(r.y+it.y+it.h)))
+					draw.CatmullRom.Scale(img, dst, it.asset.img, it.asset.img.Bounds(), draw.Over, nil)
+				case qrItem:
+					if err := drawQR(img, it.value, px(c.x+it.x), px(r.y+it.y), px(it.side)); err != nil {
+						return nil, err
+					}
+				case lineItem:
+					w := c.width * it.widthPercent / 100
+					x0 := c.x + (c.width-w)/2
+					y := r.y + it.y
+					fillRect(img, px(x0), px(y-it.thickness/2), px(x0+w), px(y+it.thickness/2), it.color)
+				}
+			}
+		}
+	}
+	return img, nil
+}
+
+type faceKey struct {
+	f    *face
+	size float64
+}
+
+func drawQR(img *image.RGBA, value string, x, y, side float64) error {
+	code, err := qr.Encode(value, qr.M, qr.Auto)
+	if err != nil {
+		return fmt.Errorf("render: qr: %w", err)
+	}
+	// Whole pixels per module keep the modules even, so that scanners read the code.
+	n := code.Bounds().Dx()
+	module := max(1, int(side)/n)
+	x0 := int(x + (side-float64(module*n))/2)
+	y0 := int(y + (side-float64(module*n))/2)
+	fillRect(img, x, y, x+side, y+side, color.RGBA{255, 255, 255, 255})
+	black := image.NewUniform(color.Black)
+	for j := range n {
+		for i := range n {
+			if r, _, _, _ := code.At(i, j).RGBA(); r == 0 {
+				draw.Draw(img, image.Rect(x0+i*module, y0+j*module, x0+(i+1)*module, y0+(j+1)*module), black, image.Point{}, draw.Src)
+			}
+		}
+	}
+	return nil
+}
+
+func fillRect(img *image.RGBA, x0, y0, x1, y1 float64, c color.RGBA) {
+	r := image.Rect(int(x0+0.5), int(y0+0.5), int(x1+0.5), int(y1+0.5))
+	if r.Dx() == 0 && x1 > x0 {
+		r.Max.X++
+	}
+	if r.Dy() == 0 && y1 > y0 {
+		r.Max.Y++
+	}
+	draw.Draw(img, r, image.NewUniform(c), image.Point{}, draw.Over)
+}
+
+var (
+	backgroundsMu  sync.Mutex
+	backgrounds    = map[string]*image.RGBA{}
+	backgroundPNGs = map[string][]byte{}
+)
+
+// backgroundImage draws the page's background colour, image and border, cached: a template's
+// background is the same on every certificate.
+func backgroundImage(p *plan, dpi float64) (*image.RGBA, error) {
+	key := fmt.Sprintf("%s|%g", p.background.key, dpi)
+	backgroundsMu.Lock()
+	img := backgrounds[key]
+	backgroundsMu.Unlock()
+	if img != nil {
+		return img, nil
+	}
+	px := func(mm float64) float64 { return mm * dpi / 25.4 }
+	img = image.NewRGBA(image.Rect(0, 0, int(px(p.page.Width)+0.5), int(px(p.page.Height)+0.5)))
+	bg := p.background
+	draw.Draw(img, img.Bounds(), image.NewUniform(bg.color), image.Point{}, draw.Src)
+	if bg.image != nil {
+		draw.CatmullRom.Scale(img, img.Bounds(), bg.image.img, bg.image.img.Bounds(), draw.Over, nil)
+	}
+	if b := bg.border; b != nil {
+		w := b.Width
+		if w <= 0 {
+			w = 1.2
+		}
+		frame := func(inset, width float64) {
+			x0, y0, x1, y1 := px(inset), px(inset), px(p.page.Width-inset), px(p.page.Height-inset)
+			t := px(width)
+			fillRect(img, x0, y0, x1, y0+t, bg.bcolor)
+			fillRect(img, x0, y1-t, x1, y1, bg.bcolor)
+			fillRect(img, x0, y0, x0+t, y1, bg.bcolor)
+			fillRect(img, x1-t, y0, x1, y1, bg.bcolor)
+		}
+		const outer = 7.0
+		frame(outer, w)
+		if b.Style == "double" || b.Style == "ornate" {
+			frame(outer+w+1.5, max(0.35, w/3))
+		}
+		if b.Style == "ornate" {
+			// A square at each corner, straddling both frames.
+			s := w + 5
+			for _, c := range [][2]float64{{outer - 1.5, outer - 1.5}, {p.page.Width - outer + 1.5 - s, outer - 1.5},
+				{outer - 1.5, p.page.Height - outer + 1.5 - s}, {p.page.Width - outer + 1.5 - s, p.page.Height - outer + 1.5 - s}} {
+				fillRect(img, px(c[0]), px(c[1]), px(c[0]+s), px(c[1]+s), bg.bcolor)
+				fillRect(img, px(c[0]+1.2), px(c[1]+1.2), px(c[0]+s-1.2), px(c[1]+s-1.2), bg.color)
+				fillRect(img, px(c[0]+2.2), px(c[1]+2.2), px(c[0]+s-2.2), px(c[1]+s-2.2), bg.bcolor)
+			}
+		}
+	}
+	backgroundsMu.Lock()
+	if len(backgrounds) >= 32 {
+		clear(backgrounds)
+		clear(backgroundPNGs)
+	}
+	backgrounds[key] = img
+	backgroundsMu.Unlock()
+	return img, nil
+}
+
+// backgroundPNG is backgroundImage encoded for the PDF, cached likewise.
+func backgroundPNG(p *plan, dpi float64) ([]byte, error) {
+	key := fmt.Sprintf("%s|%g", p.background.key, dpi)
+	backgroundsMu.Lock()
+	b := backgroundPNGs[key]
+	backgroundsMu.Unlock()
+	if b != nil {
+		return b, nil
+	}
+	img, err := backgroundImage(p, dpi)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		return nil, err
+	}
+	backgroundsMu.Lock()
+	backgroundPNGs[key] = buf.Bytes()
+	backgroundsMu.Unlock()
+	return buf.Bytes(), nil
+}
+
+func backgroundKey(page Page, bg *Background) string {
+	border := Border{}
+	if bg.Border != nil {
+		border = *bg.Border
+	}
+	return fmt.Sprintf("%gx%g|%s|%x|%+v", page.Width, page.Height, bg.Color, sha256.Sum256([]byte(bg.Image)), border)
+}
