@@ -5,7 +5,7 @@ PG_TEST_DIR ?= .data/postgres-test
 COVERAGE_DIR = .data/contract-coverage
 
 .DEFAULT_GOAL := help
-.PHONY: help run build test bench generate lint check contract-coverage clean
+.PHONY: help run build test bench generate lint check contract-coverage docs clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -31,6 +31,9 @@ test: ## Run every test against a real PostgreSQL (private cluster unless TEST_D
 bench: ## Run the benchmarks (speed and memory are measured here, never in tests)
 	@url=$${TEST_DATABASE_URL:-$$($(GO) run ./cmd/devtool pg-start -dir $(PG_TEST_DIR))} && \
 		TEST_DATABASE_URL=$$url $(GO) test -run '^$$' -bench . -benchmem ./...
+
+docs: ## Render the system templates' previews into docs/ (shown in the README)
+	@$(GO) run ./cmd/devtool template-previews -out docs
 
 contract-coverage: ## Print which operations and documented responses the last `make test` observed
 	@$(GO) run ./cmd/devtool contract-coverage

@@ -7,3 +7,9 @@ import "embed"
 //
 //go:embed migrations/*.sql
 var Migrations embed.FS
+
+// SystemTemplates holds the read-only templates every account can use, one JSON file each;
+// the store writes them at migration time under their fixed ids.
+//
+//go:embed system-templates/*.json
+var SystemTemplates embed.FS

@@ -15,7 +15,8 @@ import (
 const usage = `usage: devtool <command>
   pg-start -dir DIR   start (or reuse) a private PostgreSQL cluster and print its URL
   pg-stop -dir DIR    stop that cluster
-  contract-coverage   print which operations and responses the last test run observed`
+  contract-coverage   print which operations and responses the last test run observed
+  template-previews -out DIR   render each system template as DIR/template-NAME.png`
 
 func main() {
 	if len(os.Args) < 2 {
@@ -32,6 +33,7 @@ func run(cmd string, args []string) error {
 	fs := flag.NewFlagSet(cmd, flag.ExitOnError)
 	dir := fs.String("dir", ".data/postgres-test", "cluster folder")
 	ephemeral := fs.Bool("ephemeral", true, "fsync off (test clusters)")
+	out := fs.String("out", "docs", "folder for template previews")
 	covDir := fs.String("coverage-dir", coverage.DefaultDir(), "where test runs record observed responses")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -54,6 +56,8 @@ func run(cmd string, args []string) error {
 		}
 		fmt.Print(report)
 		return nil
+	case "template-previews":
+		return templatePreviews(*out)
 	default:
 		return fmt.Errorf("unknown command %q\n%s", cmd, usage)
 	}

@@ -436,6 +436,42 @@ func (e IssuedBadgeAssertionStatus) Valid() bool {
 	}
 }
 
+// Defines values for LogoContentAlign.
+const (
+	LogoContentAlignCenter LogoContentAlign = "center"
+	LogoContentAlignLeft   LogoContentAlign = "left"
+	LogoContentAlignRight  LogoContentAlign = "right"
+)
+
+// Valid indicates whether the value is a known member of the LogoContentAlign enum.
+func (e LogoContentAlign) Valid() bool {
+	switch e {
+	case LogoContentAlignCenter:
+		return true
+	case LogoContentAlignLeft:
+		return true
+	case LogoContentAlignRight:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for LogoContentType.
+const (
+	LogoContentTypeLogo LogoContentType = "logo"
+)
+
+// Valid indicates whether the value is a known member of the LogoContentType enum.
+func (e LogoContentType) Valid() bool {
+	switch e {
+	case LogoContentTypeLogo:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Orientation.
 const (
 	OrientationLandscape Orientation = "landscape"
@@ -664,6 +700,27 @@ func (e SpacerContentType) Valid() bool {
 	}
 }
 
+// Defines values for TemplateBorderStyle.
+const (
+	TemplateBorderStyleDouble TemplateBorderStyle = "double"
+	TemplateBorderStyleOrnate TemplateBorderStyle = "ornate"
+	TemplateBorderStyleSingle TemplateBorderStyle = "single"
+)
+
+// Valid indicates whether the value is a known member of the TemplateBorderStyle enum.
+func (e TemplateBorderStyle) Valid() bool {
+	switch e {
+	case TemplateBorderStyleDouble:
+		return true
+	case TemplateBorderStyleOrnate:
+		return true
+	case TemplateBorderStyleSingle:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for TextContentAlign.
 const (
 	TextContentAlignCenter TextContentAlign = "center"
@@ -679,6 +736,24 @@ func (e TextContentAlign) Valid() bool {
 	case TextContentAlignLeft:
 		return true
 	case TextContentAlignRight:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TextContentFont.
+const (
+	TextContentFontSans  TextContentFont = "sans"
+	TextContentFontSerif TextContentFont = "serif"
+)
+
+// Valid indicates whether the value is a known member of the TextContentFont enum.
+func (e TextContentFont) Valid() bool {
+	switch e {
+	case TextContentFontSans:
+		return true
+	case TextContentFontSerif:
 		return true
 	default:
 		return false
@@ -1712,6 +1787,18 @@ type LoginRequest struct {
 	TwoFactorCode *string `json:"twoFactorCode,omitempty"`
 }
 
+// LogoContent The issuer's logo from `PUT /branding`, fitted to the cell; nothing while no logo is set.
+type LogoContent struct {
+	Align *LogoContentAlign `json:"align,omitempty"`
+	Type  LogoContentType   `json:"type"`
+}
+
+// LogoContentAlign defines model for LogoContent.Align.
+type LogoContentAlign string
+
+// LogoContentType defines model for LogoContent.Type.
+type LogoContentType string
+
 // LogoutRequest defines model for LogoutRequest.
 type LogoutRequest struct {
 	RefreshToken string `json:"refreshToken"`
@@ -1735,7 +1822,7 @@ type PaperSize string
 // Plan free: 12 credentials a month; pro: 1,000; business: 10,000; unlimited: no limit.
 type Plan string
 
-// QrContent QR code of the verification URL.
+// QrContent QR code of the verification URL, square, as large as the cell allows up to 40 mm.
 type QrContent struct {
 	Align *QrContentAlign `json:"align,omitempty"`
 	Type  QrContentType   `json:"type"`
@@ -1859,7 +1946,7 @@ type SessionTokensEnvelope struct {
 	Data SessionTokens `json:"data"`
 }
 
-// SignatureContent defines model for SignatureContent.
+// SignatureContent A signature line with `name` (bold) and `title` under it, and `image` (a scanned signature) above it when given; `name` and `title` may hold placeholders. The line and texts take the bottom 12 mm of the row.
 type SignatureContent struct {
 	Image *string              `json:"image,omitempty"`
 	Name  string               `json:"name"`
@@ -1885,7 +1972,7 @@ type Template struct {
 	Description *string            `json:"description"`
 	Id          openapi_types.UUID `json:"id"`
 
-	// Layout Rows of columns on a 12-column grid. Placeholders: `{{recipient.firstName}}`, `{{recipient.lastName}}`, `{{recipient.fullName}}`, `{{event.name}}`, `{{event.date}}`, `{{event.location}}`, `{{certificate.number}}`, `{{certificate.issuedAt}}`, `{{certificate.expiresAt}}`, `{{issuer.name}}`, `{{verification.url}}`, `{{attendee.metadata.KEY}}`; any other answers 400 when the template is saved.
+	// Layout Rows of columns on a 12-column grid. Placeholders: `{{recipient.firstName}}`, `{{recipient.lastName}}`, `{{recipient.fullName}}`, `{{event.name}}`, `{{event.date}}`, `{{event.location}}`, `{{certificate.number}}`, `{{certificate.issuedAt}}`, `{{certificate.expiresAt}}`, `{{issuer.name}}`, `{{verification.url}}`, `{{attendee.metadata.KEY}}`; any other (or an unclosed `{{`) answers 400 when the template is saved, naming the content in `details`. Rows are laid out from the top margin down; the page has 15 mm margins, and the rows' heights must fit between them (A4 landscape: 180 mm; A4 portrait: 267 mm; LETTER landscape: 185.9 mm; LETTER portrait: 249.4 mm). A row's column sizes add up to at most 12. Images must decode (PNG, or SVG with a viewBox).
 	Layout      TemplateLayout `json:"layout"`
 	Name        string         `json:"name"`
 	Orientation Orientation    `json:"orientation"`
@@ -1896,13 +1983,27 @@ type Template struct {
 	UpdatedAt time.Time `json:"updatedAt"`
 }
 
-// TemplateBackground defines model for TemplateBackground.
+// TemplateBackground Fills the whole page behind the rows: `color`, then `image` stretched to the page, then `border`.
 type TemplateBackground struct {
-	Color *string `json:"color,omitempty"`
+	// Border A frame around the page, 7 mm from its edge. `double` adds a thin inner line; `ornate` adds corner ornaments to it.
+	Border *TemplateBorder `json:"border,omitempty"`
+	Color  *string         `json:"color,omitempty"`
 
 	// Image PNG or SVG data URI, at most 2 MiB decoded.
 	Image *string `json:"image,omitempty"`
 }
+
+// TemplateBorder A frame around the page, 7 mm from its edge. `double` adds a thin inner line; `ornate` adds corner ornaments to it.
+type TemplateBorder struct {
+	Color *string              `json:"color,omitempty"`
+	Style *TemplateBorderStyle `json:"style,omitempty"`
+
+	// Width Line width in millimetres.
+	Width *float32 `json:"width,omitempty"`
+}
+
+// TemplateBorderStyle defines model for TemplateBorder.Style.
+type TemplateBorderStyle string
 
 // TemplateColumn defines model for TemplateColumn.
 type TemplateColumn struct {
@@ -1922,7 +2023,7 @@ type TemplateCreateRequest struct {
 	Active      *bool   `json:"active,omitempty"`
 	Description *string `json:"description,omitempty"`
 
-	// Layout Rows of columns on a 12-column grid. Placeholders: `{{recipient.firstName}}`, `{{recipient.lastName}}`, `{{recipient.fullName}}`, `{{event.name}}`, `{{event.date}}`, `{{event.location}}`, `{{certificate.number}}`, `{{certificate.issuedAt}}`, `{{certificate.expiresAt}}`, `{{issuer.name}}`, `{{verification.url}}`, `{{attendee.metadata.KEY}}`; any other answers 400 when the template is saved.
+	// Layout Rows of columns on a 12-column grid. Placeholders: `{{recipient.firstName}}`, `{{recipient.lastName}}`, `{{recipient.fullName}}`, `{{event.name}}`, `{{event.date}}`, `{{event.location}}`, `{{certificate.number}}`, `{{certificate.issuedAt}}`, `{{certificate.expiresAt}}`, `{{issuer.name}}`, `{{verification.url}}`, `{{attendee.metadata.KEY}}`; any other (or an unclosed `{{`) answers 400 when the template is saved, naming the content in `details`. Rows are laid out from the top margin down; the page has 15 mm margins, and the rows' heights must fit between them (A4 landscape: 180 mm; A4 portrait: 267 mm; LETTER landscape: 185.9 mm; LETTER portrait: 249.4 mm). A row's column sizes add up to at most 12. Images must decode (PNG, or SVG with a viewBox).
 	Layout      TemplateLayout `json:"layout"`
 	Name        string         `json:"name"`
 	Orientation *Orientation   `json:"orientation,omitempty"`
@@ -1934,8 +2035,9 @@ type TemplateEnvelope struct {
 	Data Template `json:"data"`
 }
 
-// TemplateLayout Rows of columns on a 12-column grid. Placeholders: `{{recipient.firstName}}`, `{{recipient.lastName}}`, `{{recipient.fullName}}`, `{{event.name}}`, `{{event.date}}`, `{{event.location}}`, `{{certificate.number}}`, `{{certificate.issuedAt}}`, `{{certificate.expiresAt}}`, `{{issuer.name}}`, `{{verification.url}}`, `{{attendee.metadata.KEY}}`; any other answers 400 when the template is saved.
+// TemplateLayout Rows of columns on a 12-column grid. Placeholders: `{{recipient.firstName}}`, `{{recipient.lastName}}`, `{{recipient.fullName}}`, `{{event.name}}`, `{{event.date}}`, `{{event.location}}`, `{{certificate.number}}`, `{{certificate.issuedAt}}`, `{{certificate.expiresAt}}`, `{{issuer.name}}`, `{{verification.url}}`, `{{attendee.metadata.KEY}}`; any other (or an unclosed `{{`) answers 400 when the template is saved, naming the content in `details`. Rows are laid out from the top margin down; the page has 15 mm margins, and the rows' heights must fit between them (A4 landscape: 180 mm; A4 portrait: 267 mm; LETTER landscape: 185.9 mm; LETTER portrait: 249.4 mm). A row's column sizes add up to at most 12. Images must decode (PNG, or SVG with a viewBox).
 type TemplateLayout struct {
+	// Background Fills the whole page behind the rows: `color`, then `image` stretched to the page, then `border`.
 	Background *TemplateBackground `json:"background,omitempty"`
 	Rows       []TemplateRow       `json:"rows"`
 }
@@ -1983,7 +2085,7 @@ type TemplateUpdateRequest struct {
 	Active      *bool   `json:"active,omitempty"`
 	Description *string `json:"description,omitempty"`
 
-	// Layout Rows of columns on a 12-column grid. Placeholders: `{{recipient.firstName}}`, `{{recipient.lastName}}`, `{{recipient.fullName}}`, `{{event.name}}`, `{{event.date}}`, `{{event.location}}`, `{{certificate.number}}`, `{{certificate.issuedAt}}`, `{{certificate.expiresAt}}`, `{{issuer.name}}`, `{{verification.url}}`, `{{attendee.metadata.KEY}}`; any other answers 400 when the template is saved.
+	// Layout Rows of columns on a 12-column grid. Placeholders: `{{recipient.firstName}}`, `{{recipient.lastName}}`, `{{recipient.fullName}}`, `{{event.name}}`, `{{event.date}}`, `{{event.location}}`, `{{certificate.number}}`, `{{certificate.issuedAt}}`, `{{certificate.expiresAt}}`, `{{issuer.name}}`, `{{verification.url}}`, `{{attendee.metadata.KEY}}`; any other (or an unclosed `{{`) answers 400 when the template is saved, naming the content in `details`. Rows are laid out from the top margin down; the page has 15 mm margins, and the rows' heights must fit between them (A4 landscape: 180 mm; A4 portrait: 267 mm; LETTER landscape: 185.9 mm; LETTER portrait: 249.4 mm). A row's column sizes add up to at most 12. Images must decode (PNG, or SVG with a viewBox).
 	Layout      TemplateLayout `json:"layout"`
 	Name        string         `json:"name"`
 	Orientation *Orientation   `json:"orientation,omitempty"`
@@ -1992,19 +2094,25 @@ type TemplateUpdateRequest struct {
 
 // TextContent defines model for TextContent.
 type TextContent struct {
-	Align    *TextContentAlign `json:"align,omitempty"`
-	Bold     *bool             `json:"bold,omitempty"`
-	Color    *string           `json:"color,omitempty"`
-	FontSize *float32          `json:"fontSize,omitempty"`
-	Italic   *bool             `json:"italic,omitempty"`
+	Align *TextContentAlign `json:"align,omitempty"`
+	Bold  *bool             `json:"bold,omitempty"`
+	Color *string           `json:"color,omitempty"`
 
-	// Text Text with placeholders such as `{{recipient.fullName}}`.
+	// Font Typeface for Latin, Greek and Cyrillic text (DejaVu Sans or Serif). Text in a script the typeface lacks (Chinese, Japanese, Korean) is set in an embedded font that has it, chosen per text.
+	Font     *TextContentFont `json:"font,omitempty"`
+	FontSize *float32         `json:"fontSize,omitempty"`
+	Italic   *bool            `json:"italic,omitempty"`
+
+	// Text Text with placeholders such as `{{recipient.fullName}}`. Lines wrap at spaces to the column's width (inside a word only when the word alone is too wide); `\n` starts a new line. The block is centred vertically in its row.
 	Text string          `json:"text"`
 	Type TextContentType `json:"type"`
 }
 
 // TextContentAlign defines model for TextContent.Align.
 type TextContentAlign string
+
+// TextContentFont Typeface for Latin, Greek and Cyrillic text (DejaVu Sans or Serif). Text in a script the typeface lacks (Chinese, Japanese, Korean) is set in an embedded font that has it, chosen per text.
+type TextContentFont string
 
 // TextContentType defines model for TextContent.Type.
 type TextContentType string
@@ -2769,6 +2877,40 @@ func (t *TemplateContent) MergeSpacerContent(v SpacerContent) error {
 	return err
 }
 
+// AsLogoContent returns the union data inside the TemplateContent as a LogoContent
+func (t TemplateContent) AsLogoContent() (LogoContent, error) {
+	var body LogoContent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromLogoContent overwrites any union data inside the TemplateContent as the provided LogoContent
+func (t *TemplateContent) FromLogoContent(v LogoContent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"logo"}`))
+	t.union = b
+	return err
+}
+
+// MergeLogoContent performs a merge with any union data inside the TemplateContent, using the provided LogoContent
+func (t *TemplateContent) MergeLogoContent(v LogoContent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"logo"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
 func (t TemplateContent) Discriminator() (string, error) {
 	var discriminator struct {
 		Discriminator string `json:"type"`
@@ -2785,6 +2927,8 @@ func (t TemplateContent) ValueByDiscriminator() (interface{}, error) {
 	switch discriminator {
 	case "image":
 		return t.AsImageContent()
+	case "logo":
+		return t.AsLogoContent()
 	case "qr":
 		return t.AsQrContent()
 	case "signature":
@@ -15525,29 +15669,6 @@ func (response ListSystemTemplates500JSONResponse) VisitListSystemTemplatesRespo
 	return err
 }
 
-type ListSystemTemplates501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response ListSystemTemplates501JSONResponse) VisitListSystemTemplatesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type ListTemplatesRequestObject struct {
 	Params ListTemplatesParams
 }
@@ -15700,29 +15821,6 @@ func (response ListTemplates500JSONResponse) VisitListTemplatesResponse(w http.R
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListTemplates501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response ListTemplates501JSONResponse) VisitListTemplatesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -15904,29 +16002,6 @@ func (response CreateTemplate500JSONResponse) VisitCreateTemplateResponse(w http
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateTemplate501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response CreateTemplate501JSONResponse) VisitCreateTemplateResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -16125,29 +16200,6 @@ func (response DeleteTemplate500JSONResponse) VisitDeleteTemplateResponse(w http
 	return err
 }
 
-type DeleteTemplate501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response DeleteTemplate501JSONResponse) VisitDeleteTemplateResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetTemplateRequestObject struct {
 	Id Id `json:"id"`
 }
@@ -16323,29 +16375,6 @@ func (response GetTemplate500JSONResponse) VisitGetTemplateResponse(w http.Respo
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetTemplate501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response GetTemplate501JSONResponse) VisitGetTemplateResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -16576,29 +16605,6 @@ func (response UpdateTemplate500JSONResponse) VisitUpdateTemplateResponse(w http
 	return err
 }
 
-type UpdateTemplate501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response UpdateTemplate501JSONResponse) VisitUpdateTemplateResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type DuplicateTemplateRequestObject struct {
 	Id Id `json:"id"`
 }
@@ -16776,29 +16782,6 @@ func (response DuplicateTemplate500JSONResponse) VisitDuplicateTemplateResponse(
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DuplicateTemplate501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response DuplicateTemplate501JSONResponse) VisitDuplicateTemplateResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -17036,29 +17019,6 @@ func (response PreviewTemplate500JSONResponse) VisitPreviewTemplateResponse(w ht
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type PreviewTemplate501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response PreviewTemplate501JSONResponse) VisitPreviewTemplateResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -21860,329 +21820,348 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id Id) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L1bd9s4tj/4VbDU/7XKXk3JsuOkKvI66/wVW065KrHdllJ16lTyNyESktCmABYAWlZn/DDzMp9lnudx",
-	"5u3M+V6zcCEJUpRE3exc2A9dMUXiuvcPe2/sy+eaR8chJYgIXmt9ro0Q9BFT/zylRCAizjAPKccCUyKf",
-	"+oh7DIf6z5oLhYDeaIyIcMGeTyckoNDn+4Ay4GISYIJcB0ywGAEIBjhAgMAxatScGvdGaAxli2Iaolqr",
-	"xgXDZFh7fHRqFz4ah1R2foPCAE6RX9CzYBFywWSECBAjzAHmQIwQ4IIy5ANI+AQxQAcAEoAgCzBigKG/",
-	"IsSFHo96GY4RcJPuvGn9VzR1s8NDJBrXWn/WZH+1T07BcN9RDxYvT9v3GeJcDkN2xxCnEfPU/OVYMJMz",
-	"kw3bHQ4oG0NRa9UihusMDRBDxEO1op5voEDv8BgL9X+z/d/oCXMAg4BOkA8wUQOZYOLTSTysMeUCeJRw",
-	"wSAmyAeBbA2IERQAhmGAkZ9dkjEmeCxXpZkMChOBhohlR3WDxhATOdj5IwvQQOhhQWHGtW5nHBUsQRd5",
-	"lPgcRETgwJ48k+/z1fpCgk3bA4HY/H4EBROIBeijAWVyywWbYjJcvOUL+310aiFkcIyEYczOPSLiwj/H",
-	"QeFIrkgwBVAIRHyEDO1hDpD86kTRPo0EwMLJvgQDvTzQ82hExA/mC7VCWLb7V4TYtObUJAfXWjWkR1Er",
-	"Jt0I+4UUa8Z+DcVIfqAaDuUfBe2WYZF5/Vz4c5rHm7ecoMWvaDq7/IeSBI5evgQhw0TAfoCAN4IMenL7",
-	"HMA9GiJfvmMttgMYGqNxH0noOjoGIxox3gBtwBT+5QCrT/2pATiNeZThISYwiFFPvZ7CmqjHMNoCCjVP",
-	"ACRUjBDLNnV8dJRstj4H0mXLYWSWa+DDO0SGckePXr50JDXHfx9K2hUCMdnm//rz48eHo2b948eHHzuf",
-	"/v4/Cpf3F9qfu3f/VL9ttn3XcIgKNq3ehxz5IIRDBEgkd2Ie3ctXMtP30QBGgVCTHcMHzciHTfk/J+Xs",
-	"w0JEkaPp4n8VjOhCoDEHIWJqTIsGo74vHNBRMzuipcP5DTE8wPo0O6V+wbDsN4BHfQT2PMhRHROOiJQS",
-	"7tF+Mtjs7sm3F6NgSkevjheRUbP+ul3/T1j/V72Yih5lLzykhCMFmG+gb84b+Zen5Rr5T3W66ckc/JPr",
-	"Exw9wHEYqKkjxijTn8i1qP3Wfndx1u5dXF3edm5urm5qTm2MOFcUVeupA14LGJgDQgW4hwH2T4DrIwFx",
-	"wF0QYHnkTeRRJygY4IeGWvZ0Cf4HQ4Naq/a3g1QqO9C/8oOOGo2aXXZP1usZuGp6DTk3twXc/OSUGGSJ",
-	"g8lBW0+EjaLRmi8OcqKJfVLXM3JBqUbSL3INmTO/ZCPybbl+D3U197qcO5fC3czOfnp0pAA8CLC3IdGc",
-	"Xl2ev7s47RUQi5YGf+CACygQ8CnSu6ekNXVqb5E+SnSWJ4l46N8VKST7JUngnLI+9n1ENqOBi8vuh/Pz",
-	"i9OLzmXvtnt6dd2ZoYb29QW4Q1MQQO/OaDJSUlD6kpLbzd7E8OlujTRW7zlPJ7PT+64opmB3Je1cEHlg",
-	"wWBT0ul1bi7b7zIE0yYgIughRJ5APlCnfQNcUjHCZCiPAIbuEQyQf2LUTnM2+AD7iAg8wIgDLGJtMKDD",
-	"7QDNDoY1S2p6Ob4zAjM0IMnqkopzGhF/M7K6vOrdnl99uDzL0NUlBTzyRslpEW+FUVO2QiTL+sjveDLS",
-	"72rL0/0xe34hd3KMiEBb2PmL99fvOu87l73O2cxBREPEtHiPOfCpF+lOQT8SSl7oRzgQYIrE1g6g8j0W",
-	"0YY1l++OQux9/KTUyWlAod+j9B1kWs9dn1Cu23+8u2qf3faurm7ftW/ezsosynqAHjyEfC04aMPh3iF4",
-	"j9+AAWXgl+7VpQMOm+oBZeBl02k2m4DRCVe/Q3Da/Q3gcUiZ2N8aQW17XHmym1mZ74rwZulCkl4XcY4p",
-	"uSLBdDOya19f3P7a+eNW0nf73bur32cwCnMLMojaZAg4HhLk1zEBXI/kBECSyLYTyEHEkb8lEttkBHli",
-	"Kpjvd0VORfstCapH6XtIpvFFwWZEddPudW7fXby/mDnxKAVjSKaxNMpPtPleqUHGpC9VIGX6ryvb/5Y0",
-	"r3U6ztOOPa1vlmjMvUs9uXhZ+HF6RVNIbRlCkGT2gcBIjCjD/9pUsLq4VFakW0PQM6elRAHKgKB3SEk6",
-	"Y8w5JkMHTBiV/0EPoVSv5TsM3dO7raHVWl3PKl6Z2X1n+ld2Zz+l26Im39aqSzcajyFTxx/0fXVjDoNr",
-	"Jk8KgWVLAxhw5NRC69HnGvZLXFzERvTPsz+EASTLiONavqPN4rHx/U99E6aaNY2kl9u0/0/kqW1ph9jc",
-	"cq0wJY8hKJDfFpmZ+VCgusBjVDQ9TYG8XXCDexkFQXzPr0mZoHvEDNGq+8kFffwZd+LUSBQEiudLLnkA",
-	"ufjAS8yjqI/5+8XQAD/MTvMcMy7A4ZF1Wxhf0N+hqaPEUoY8OiSYK3uKaBQNWtnuNGEJNObLKKMrX5ff",
-	"mYYgY3C6kFRMB8lEHGu77X3MrN980jpVH1vXMwvpzIJfL2IMEXENOZ9Q5qsLJsaQJ8CIMo5AX10YTdMx",
-	"XZAzOOW11utmciV1evMe8Cnx0mm1/tQX0LzFEJSzTu7IWxOGBVJ7m6P2/EBmCBghH/kpCRvx0AiM8pQf",
-	"U4aAGEECXoIxJpFAHMAhzZB2GLfv2Bdlh0c/5W/K5vFWPP8ZfwGpG2mlRzKXcsSY4bDkGvHFq5eLrxFT",
-	"0reHaS4fFw1zXcodY3KhPzjMkbFTiwj+K0LmZ8EiJCl9Qs+hJygrvuHs4oe6j4dY6OvNAaNjbZ+KxAgR",
-	"IQUCuVZhKJcldyv56fOrx+JrbZubsow0nzXeYS465B4FcqLLOCM3icjzEOcAmc/VWDNU60MBS6+1OQWW",
-	"wYRqs3A+home4BwZQxxkXtdPil41jiZljoKBBOfLeZC+wnkyt40xEjDek+IlyjDUy2azoIfcicIQqstR",
-	"Af0GCCFmHOxBoV2+jpr7Doi4clHBBAg0DgOooIcD9/PnGPka8dAav3b+eHx0DRzYQztqJls3lTPkS67z",
-	"HwtoJAr91Ta76IxKnYfSHbMW3kmoIVnu7PGVDmIRGa99ZhnqrP2TcvQ/zfMGZUNr5K1a8/D10eAlbNZ/",
-	"9A5R/Uf/Bay/7h+h+vHgJXzV/9H7yX99mJlgq/YL5f/1f9kTbdXe/9f/GwTKg8emLMnbkExrrVrbGyO1",
-	"hlmWm88/GS+f423y04rnhM1GK376nTNZjmNKMssiTtj58bTwVIpPlZXPoQtl2D2nbLziiTTAgW1Vf498",
-	"DHu6F4EexIHH72v5yZ52f3PAh955/Sew9+bqfeyLu+8A13GBe+Iq1Rz2AUchZBJ+HKC1U8CUn6qe2AmI",
-	"ScqYrSHxbbt1YylCqsEvWpbYN+4ZBY1kS/OihmbepYouHKL38r1CkjBtLFqCD+oAKAvtuY0eQTJE+sZh",
-	"gFHgcxAyxJXbrRvzt+toRcD84mgXT898NhnRAIExDBvANezpAg8SQoXUC4n2BJxzojTGEZKYnzlZtIBs",
-	"j/1wi5hf4fgz4fgMAb+B/vAJ5GtPKsEML2VENZzT+OX8an/e3DiDx4WOvGdQQPDh5iI2nfTlOIB6GewN",
-	"EUEKYDULEkqQupcZ4ntE9gvNKZjzCPmnNNIm4UWO+gtsPlxAEXE7mgR6At9rd1ihMOpTQecCDrP68Owb",
-	"OYxcWYh2aspVFItpbByY1e3/TOaYbNMC+5C9Hxa9xDtmZpXrN1mi7IqvIpwrimtzLslb09gKnBCzb0nx",
-	"VVFVyXczls3dGCr1kq2y6Qx5OMTmnmMRH98kL6qv1N3AWlNZwALm9qGWdFDIDPcFvuklNMJ4qxx7j+0F",
-	"KGh5hhpnTJvpSiwnxeeXqnKs8dSyVfYsWI0xiRyiopOZI725iNwiFuRj6XLyTPP4p/kNzD1hn1Xh0Wd8",
-	"aW1HvX4hCXgNU0XKLcooXsIocSQHwRHxO1qeVG0+zkfa7NG2FOTG8CE28xoJcSWrrzUwK0LGzNt836c0",
-	"QAU3ZfaY5y70F8Lmz8PdaypM6nBXiqw+2wEfQXUTgrn8Z4hO4h8yWpLC9JwiZAumFmjUrrWehXypPsuP",
-	"PUrikNoZJeAtvEcAAgGDuzRuqRsieKeEHy2P/Vnj5smnvPQk0WP2fmhLInMGvBaj3xzh+PryLaAMdH97",
-	"C3wjJzuJVeHo5SvwK34DfORRH/knICctw75cx0YWRV8cv3559CpzDyJbbqkBHOyFZPi/8fvhx49/fxgH",
-	"+yd9yNGrY+dPHbzVrL/++8Gnv//b56ZzZN2aLLpMzS7BUjVxRn7OHCDLtcwEcY6apTBmRpS2Ls2Ko++W",
-	"i9Zq6oV8xyDxjZfECgeqUu3PGR3PU73n74L69AaFwbRHVzAXFBKoPJVYPIRc5KP6DfARnRBACfAYUuEB",
-	"MOAntqe4ClAxmlwUBI38+b5wLgEd0s0Y5Hk4IWR4DNn0lAba98jq7m86LvIc1gfZe8iidiaoz7FAG8pI",
-	"GWk73dK0ebPQuXE7OSrMkdYian9e+StmufIimPlCmxVXHPRN5swzLQHIAdR2whaABNAxFkK7bsl90YZH",
-	"gDnwAgSZJtO8vTBl/1qbwGAqsAcD0KUeRmIKTuWglD6k3DyyXF/zrF9zV1g2Uxc0nKeCVu1vh+fHnR9f",
-	"W/TSqo2ECHnr4CBnw6xArAKxHYHYLNNGwd05xIF2CN2dFSlxIF2IOWYwEUOxi+c85aQWN/lpwaSSdlY0",
-	"FRuLy1IXVGVAebR8X5dZaUxagPj9eWN/a6TRZ1FljXy3UJPN2aG1htkC6B6xNB1LbJZWdztJLhao4/WB",
-	"ha1g77jZ1LiQOocdNps6ucJTKc0+gwNRpDDnEIehUOpt6nXeAoQqvMPCkf9UwKr+NUH9EaV3lqE90bjn",
-	"Keg6R8Ts2/H9y4W/YO2Tlf6BJxc2GZ+6uVlClpAgV2Nb7eY4AZRyunyKQQUKvbZKlm7MOtGLWuN3OAxX",
-	"HFvXfLPUc1SPNO3EiVfiU6lVfl55b3bTy0t+UXD3C+0/gcebRN0CBOqpW2jlU9xsgoGGfp6Bj2Vz/4X2",
-	"zZkzgyR5GlrJ+SdhhcXXaQNMMB+ted+w0tXJ8rGEjEqCKvOqxU5LXhSQia1dp/wVIc1pLCJEvy23NUCi",
-	"mOssMwkVOkvBkvRnC7ztkvsS3Za9Xs4CDEioN3vRly5MhggWsNmzw4Rk9VWxYR05bEURc3diW0bsLCnD",
-	"/UL7a4hvzyqHbSBuNbcqcX2NAlM3RcIdalEPmIsF0WIJmZv3MsLQQl0qbriInO1WdsvBaUeXKi+dFYWo",
-	"8xV1bnr1o+bRq7qkuOOjQohfR65Y4UT/cnwcinpY39lB+wTcIMiXeS3l3449FOLTWQ//FpNbraI7NR6F",
-	"iHHk6/OQwUj+V2VlVE406ty+7U9vtZWp5siuPjlLhrC5d0ZJPaKrP5gBlqX7uI6H0tKshNdRP8AeCCi9",
-	"i0IVxbR3yqh3N6DMB33I0YsjBxTmKVzY2YdCJ4ISTiezTLvYyyQVpDIIZC1t1mNlqVdKAfnOodHZGa/i",
-	"dGVRxJlJ/ox8leN1RVQsI2fN7+xMfh1jlvbHTlnPPs395LtiSRiPERdwHBYkLD4/BS9evHgN5DuW7DCC",
-	"YYiItqSuEbWSjtju3ZkvOy5ZhKc6izY5vWY9cZOJ7OqA2gDfVvc7yy5TMRrM4fgEEQrQIrNKS0jjWfWh",
-	"RRJWGbr+yqn5+6LLJXu5FbN9uaC4o3Wi6PL+all5pkwrzdrjphrMupJ2Lo77HjGGfXNfHKtx9p1C7J+y",
-	"RsqERcpmrjCDWkcXjGjgc9CH3p0aj48CrFRwdR1QfAWwkiiZI+6MrFRIxUsoVd3YPoXssprEYoxnX7+0",
-	"8vz+kUuuQXbqJWn1faOl9CegNLun0gS3yAf/66K4mel/8+IEK2WpsO0Ti80hBfriCoaGb0z+zmrXiU6d",
-	"rMwSauwiIp6A55NuSjM8l2P6+rk9O/Gvk9WlaHRmBKUdCI/fAhfm12gZVczck+obFuOsXTr6zGryN4wm",
-	"T3J8Wx2VZuZ79c03wM75yVemgI2Y06lpylg7vc6O2DkZVSE50Ijs3gNoBa+H+YRrLObfcbbEu6JiaMoJ",
-	"SY7oDk0b4AaJiBHkA0o85JiBwSHEJJdLzcP8ViL8bepbfFv/9PnFkVOUXq3K1LjFTI16I5fS+PMamDPc",
-	"tiqT/q69ULtRPxNet8rp4sURybM2LI8SjrxIvmDcrflyT7A1IKB0Pg0fq6QlfhFY/J6mpGT32EOAT7Dw",
-	"RsjXD60VAnQwAHAgEAOH2ptQRVQKNA6FSlQNAdOVO1fkPp1tszQXmM3rJJJFkXdsyQMXeaywYigeEsm2",
-	"+vcVUGsy4sgrC1lr3INH615HR+pW16x0PkNHkoahiHIz5DPvYjhZytWY7kuAkCIsWAVPfCzO8TBm8hUg",
-	"JCgu2Kub1HUfx5SI0YmO6lIHekTUVyZqZwZQCmJJ5USsZNqlv+FI8IV4QdCDAB4MEPGhGSnY+9A73Qd9",
-	"NMSEl1UYnFpUwqc2tyF67cyn9hStoc/fry3tlJSzWmttSYgYpn7ejUt5cB0eyoHPJJU9fqzrfxwVY0n5",
-	"FOA5gtjWlGyK2dm2m3Uz03U2JYPnhh9FiqWx5gzyUZ9C5sdxlauSscqZwC9KurvbUZ6lv0lDHMt+khSM",
-	"LxEMwOh4hrwKj/URLCVzCVqqOVtnvTHenjmKUDkrjAJgLQLQV3dxfTNNvkC3p9NRBAhyocSKTIrtwyK+",
-	"q+mqxPkhlZioVLH5irymVlutUdG+FtKHkyWxuN9kQ+zdzs+hYJnLMcGzMnEBT5bm545txlzDuCXF7uVb",
-	"388kflpkiCoSzUtaxQo/XV2hWSGJdhI4sdBfQezQEzazfakhjkd6gwtT9dEyacmXeJNeJHxm76ph1Lh3",
-	"y+KWkIq9cMnq2Pu0lEifldWy7LIelz2/A0JuFk/sglBEs0XxY1z7GC8IGCsXuDRrCVSu7+ligo5yCDKh",
-	"iY4utaCuZXRhNUEBnK0o6wBI+AQxrg/WOFPU7NaUCq9XU3lD/Vmimh9Kn36z4xh6L1VYlguTsR6qbEOq",
-	"6nuBn7xOhgUoKaj3DvYg8eVPKghBbxaXmidDAAswQkHI91vZ6vUlg0nVrM7UqIrIfqMQnkzMWna6P0dj",
-	"SOoMQV+l7UUPUnNQtNUA7+HUZFQ+AT5VdUZDyDhqFPtVxHSxaEULymC3rHrasT1e1dlWaVkM52ULzpi/",
-	"dLUZu/7MnII0qdtc8kr6IH7FltdacWKv/HPzdeZZ3ICW7eJXzF/JGGP5J/7dBPrz1hiSbEDg+kkgUs6Y",
-	"lcCF3F8HjKE3wgRZO64ARzbeANeMDhkca8sdFwo6MtY8LoBrBuDa25NnlJpTUOotfnJ60znrXPYu2u+6",
-	"NafW+/3q9rx92ru6ub3p/OPDxY2qPijfuejpKnTq04Li8MVVMO2qze87vZ+vznIvtN/ddNpnf9xedLsf",
-	"1IOLs87766te5/L0j9uLy9vrm6u3N52uHFtS596ptXu9zuVZp3P7c7t7e9q56V2cX5y2e51u/rc37bO3",
-	"6mlRbVi7Kzn0m86HrhpDrviiVdF8pobtvMPGYMeqyfpR4BffSWESRkKqYCbw0e1Tf9pQMpnrAPevCLFp",
-	"I4RD1MX/QvJJCMWogX35T52bv3Hho3FIBSLetP4rmspfBjhADUYnf/74ybRlZV9SVp60m8K5zkWy31PQ",
-	"1fdLIaJhgMrk/JdrsISz1nBlsEDit1zWuyKjko0pmQvJjJHpcKGRaZeXJMj4GaDt6yvGhW5x/3PvIBeF",
-	"7bZJkkUqfg2oMl58ygUarxLBu6XyO4UpwNO1tVYjF9w2j5xWiUVTZJyo4mdwurp3DiplElrBalU2vURZ",
-	"o9UTmH7MrPEaZpxSu/LlVDWbJZi1C5ypptYvZTgPTH980ZzRoyYU+HCqPQ5gcMczHNaK7xHqh0e95utW",
-	"s9lqNv/TZrxW7Q1iASZpftu3FJwmOXGB/L62lSiYBUfEWolRN0mIuwa+28BdPiXfuplqN4h8MaBrw6zV",
-	"3FxqfV57jhI5VmOvL8B+c29yAzyt3Ub2ukldokweUUUm2cyhoW5nWerQCqUqlHpSlCqw9qxuc5zNrKiy",
-	"r8Z5gGDAEPSnOlpxFh7KufmWVAXWrGBSKplE0QJejOEQnVr17Fe4YgrwkGRCPWseIkJ7+Rq7SICUH33y",
-	"nOHhqDiQZAvp6HefqHamqpKVvGVcyogltKd7/m17Q0LKxA2Sf6/udZiUaZvP1/Ozd9mxYfG03l90uxeX",
-	"b2/PLzrvziwbVud9++Jdzakp487V5dvCPWV0Mruj7zBBQF9Ux9feAxwgnfHY1DTEHATytcOM6n+0VC+R",
-	"Hab1W5MArEWGjXi910jXCX2/jN7G1F6ukDszTwKL03FmV1dd4PAEsiixIjUoAwiyAGcXHuxREkxVfjPg",
-	"ynbPojDQVhh3v9i/Z+766xWxk/glk1+29s8qamaIoLTEqb0YNqsppvcp9YXJHU4sQqmj/uyBJGWxtILd",
-	"XpJTF0Qc+fvFAfRVGbOqjNl6ZcycHLmW5Ykvx5pTyLFrG3Te0SEmG1T4hj7MVUcIIecTyqSm4lHGkCfA",
-	"iDIuGVzKMNPaNmtxp51ZXycPMw0cHv20VPBnyKP3iE2Lr9+uSOL+JhABHJNhgOoRRyD+Tl3B8bwMd5Tp",
-	"96ciQWxCz6En5t774Ye6j4dYqPa1/4AC00iMEBGSFygDMAxzjvramfZVkfCXdwIwC54s3RxaoZFYg1gY",
-	"GjDERz16h+S4mLj9aXDoNdGP/ov+K3g8aKLX3pH/sv8T/BG9Ghz6TW+WSLJtZFW6l6+W7GxexLLbKprp",
-	"FZNYkyiciSYAic89qKRfedgyiIsVgcQGstpJGhqZdlYBz6RoNtd1GdX9sFhxzzqCmvTH+YsrJcbSAVDw",
-	"A6DHKJfSVwBkT3xF8SnUxU+TQcb9Fi3zNQwRi6cSL3L7uObU3nV6vc5N8doaJ/DsLAYMoZaKVbMcU2Ec",
-	"WxAy2gKHTrPZPAH9iGOCOG+Bw6Z+kniCq4z+6t/2vbhsWkO2PJ/M1yqtrfmscJj/YGU10uxE/nGjmdwA",
-	"jX3YgQ8372YPj+2qsHmV8C9WUh8s2t8bW2xZRwNc5kWYK8y9sPT2svvjuB3rq1gNmzO35KhY1Ued5b/N",
-	"O1rrYjoeOgEIeiMwoeyOJ/7T86sk22mZMymZm0vEg+yAlk73WfWc7MKXFnRuNOZ/D6fXDRpiLhBbJxed",
-	"vmdfVNtqvuRnLNhtH4J39B4F0ENryYOZQcwcV3CcgCNBk8QzYE8+oGwICeYKLfdzYliZevsbSKKkcLS9",
-	"EZJ6LPuBqwJYawxpEwm3ubLYl7g22Hswn8aYWukuEgKT4aoo6MEQelhMywVoWYJOknG+lDdNQPma6jwi",
-	"KiK0OP7ZMkGucPNBQ0TWGUx+38zI0gatiTrpyi42Gxbt4TNDewFRrYDws19vXo+Qm5YyV4nLbhATyn4h",
-	"ySElwfQ+sNk7etF6+br18vV/1ixK04kmE9qqdRECUxoBTEByUZjQkGmtWW8e9tTVorpdfKz4bOt8Vkxu",
-	"O86EXySe61R/awkx+lZEn59jzHmIAnECGEocoOyEeTOjL5Bo4muWbLX6udn6UtNGrKbEU19rxT6Vqs6h",
-	"k4lYu/I9+qA7tS4i/psouOvooqCrW/tWTTdMSTD9QFSETXExm0ys1/J6NrO323Zhm42K16xeu2aVbFf2",
-	"QixJKNy9w2HWgTi+I1FiGvIB16fsIAqCadHFSFFasjlOBzmKWOPm0MRRbatMWG7saZSW+bzkJJ5Vfila",
-	"1NLiSxdxjilRah1fOVGPHH2iXWbn9svvPbDX8c+67X3DR4cvwRiTSCB+AjgiPoAcuO1IjCjD/1JHWgu8",
-	"kYINAx+jZvOFJ2TL6p86ZGSVRF0d+dM05lc9UqAaLJ88I68+5+zyIfwrQo6Z3Ium8shyjH1eql8xiphm",
-	"AFOZbjiASoOkpER8gb3CufHYs1+6sc9MnzaJladMPCRQRGxNH5vEK+bJ/FrIwmrZmVSRIij5Zs4uyuM1",
-	"Ke0uQ+ap0t0Qeoitt7Yzw1JtbWCy7RlxZpuZwnYYz1I6mH5Ko6WX5/Hc3+m3F4Wr0OwF0aJW7buk3O3N",
-	"Yjfa+G5EnqEq0GWOb8WAMgWtUlaoKz+YXFwML3ai2F0kTOIqYMaduQ6yly7ZmVXiX+JtegO9uyGjEfFX",
-	"jk9eoR77pu594P1c576jH1+/Omq+2A0KPi5YuVMaRGOy8qolAFWGiWI8k9RryD0X6od9MVJOXBMUDMQo",
-	"yS1p8uulloijxTebObLkmszi4X5auA7JlHwsxzbGBApNG2MYhiZU2+z7PLcry/nUqf3F5r2YXgg61ukx",
-	"76TOH7lODO3zPsgcIlItfRDzt+hBWNtjtnlqjP7CZBukBF0Naq0/l2233dYyDzVrqZa9nC7Xsjdn1mrp",
-	"B5m1evxkU8RKoU25gjBJHC0wep6Uc0H72AGuBXqufJh4EjjA1WipHku1MGdLTI8uRidc7YdHg/gfCf32",
-	"aZCYDweUCH3EvDhKKOE0qzu3lWUDEs/CefVmwq+HR4+fnNoIqavi1nFTrmpRz2lvR8dJb58/Jx5bDamu",
-	"Stp6fCzX1Yu5XcUhEgx6CPxMw1CZj4wQVzsdQcwsIEx4LOnnJ91w0p558y+WvnKcm3QaRVD7nbI7PqIZ",
-	"HT13nrWyLiLJUV9rHxddc8Uy09KituuHWmwq+awYOfGkclFx5IWZ8SLcf1YlLJGwS+tfud1Z8TKDTtTJ",
-	"6qkznwNKAASHR3X9Nxgy7DfAdQA9NKKBjxhvATfDvbFjxOOj62R/iv0kZn9JWV7/oq10ZOaJFPOyT+I4",
-	"n/ipnfNfO9wX/RK7fRb9lijn8Y/avJ4Zje1l04hYED+P7b+NMRJQ7k/j184fj4/uCYBkavLHxFl6jpvN",
-	"1M05iVPHHHB4r0W/fKJCW3wtQzGWwKsDE8qnE46buKGTrAn05UL7Z0FsAl9Mol+Mm2zKZuu6xsYtPH88",
-	"5vy57DgkM1kChu4xmqwnF3WVLKN1o1hXDS3AOUnFpQFWOYChkHxjLltz8hDPXkrYYsFs5GTedd7yFqv9",
-	"9/8e3UH+L9vfq1X77//nv/7v//4//r//s/b4OHNepz2v4sq2XvmUrUZGLraMFb1YpDzGEDh/MiWuAnMF",
-	"BhhCdTlLoN8AIcSMg71EeW7uOyBSebmVohjbM5S9ej46G+3RHtpRM6vn5Ef76jgr2hQtANu6N+NSp6KM",
-	"d+OKjkO27+NKn87OvcyTFCxudMTcagaZ1Y8yY8TIXugdLTzNUsl+JoOaei6JbIyDAI+RMDVE0IMXRBzf",
-	"o/fW3VUaMN2czVubg1jTo6MnuQhktxb6HvPJSdZfhQMB71RYMGYJ5ObQNdZJTCeV8lkpn5XyuS3lM7WU",
-	"PWeQumZWq7G4HnRBiRdjJ0/7/Zv2CsuGGZWxnaeMajWn4DrG0tevLDPvcUE6cCxggL1yQ9dIMHNdgh6E",
-	"DhK25U/AI29kRIpCFTZvtm+WSSGRu5hTAyp7VZh72aKhOE7sTFcrWScHk/bvOn591HzxWlJMxJhKOrOq",
-	"l7b3VKFqBWPcQrBfPjFnrgtHz2/hJnTIVvbg+Va2KDnpwhl3kYjCFdGLilAO8QMriD1zzY+tgwMXfLh5",
-	"p/RDCEwMVDafX1ERoPnFjd5Ajl4cgd5V7zoucLR0/qYtxx7y8uV4XmNidmdK2zY+cMSuGR3gYPWbfhUY",
-	"sGxgbf1aNxqPoUaPDdSgkrf8c2/rGQ2WHu1yRW7ke3Y4bme+Z3LRZXg8ISMMzDRjRpJEVyzbmmclLZtE",
-	"VqKrG7Pa8dFHJ0SJJGOkTvIimeQ3uyrGOs6IadTnqraW0p4mYzhEH8pUJltAiCSXW6moIzG/6m3sDbya",
-	"z1HeO4PEyZWSKRXtpNRFV3VD3Ch3xhpJMdZNb5Hn3WVJI4rWxzjpr1hjiw7pIhpaKWVutFJDxfqKrpgX",
-	"D+vTRlav2ci35NsfuPZhBjjOisxVjGsY9QPsaWfm7EqRUlG7c33qWC44YzHLsV2Hcjiyq0+r5VtZrW63",
-	"fYP1YY36iUkGFQtJs2lX4qkYZChY4zkLOTu4oh2bPQKe9fQrOJFKH4Km2OLaaXJzpRJv3qdFLXNV0HFB",
-	"naqGRSYKImojIULeOjhQYSINK2b3wEqWMKuGzLf7vCyR3jFr0C0q4V44eFOUpaDUe/ZhnJx50exnIz9W",
-	"DPSIinSWn3u9665SVhjiNLjHZAiU16WgBs8A9H2GOM9VodZsmDEkHP+UUdXURv176+BgKbtmKp0uoMFt",
-	"VN6KDTQvnR1U9410vOZ7vkLdTrS8LFZakX+NOrt4TjEF9z/qXV0/uB6vqwvuYRCVyzwfQC7aemHXq9+N",
-	"Hjb6niEeUsJRXNGnsNi3ykUZO2IiD8lZ/sCNk8NM+PrRcZkO0xpMCzZ19gAMEfF1iyruKT5s55VrKlTI",
-	"km2dXyssXdL8Es/MILeGMSVmyHhZrbEcYz7rIZcHiVVPuC+n4tjMTJ7YUWIGRp7lzEuCQRtCihxFR2BV",
-	"FL4qCv+NlWVfwI9fTBn2jeqvF3z85fjZFc5sXZc701gPcdFZz3Gq7E4kXZzJb/ISYwzdS+FU8goXcBzO",
-	"wsvN+Sl48eLFayDfsTIYj2AYIqL92taIurJFmrR3p/yansGV8xIuSrdt4+Q6+fJz3y/OWGPmsomnzKmq",
-	"hchN6mjlFhPq2oZzXGGMLjjGxG77cJFDReaKS37vAobqOpkIBzA5aOryXMkcNJD4QBd1B1jwuGQoULcF",
-	"xVF8lZb+ZWnps45y8lRjWEy7EoGM77cKrm9Hsv2Camft6wtVQXPP9TC/lSLtbaPRcPdN1TMdxZ0JpQd7",
-	"v/zeUxnPFM4pGlF9pGOUw9ZurZgMaBzRB3UV5ySpW4jnJHW7vgA8CkPKxKwfp0pJnE1dsXd9dr6vyFnd",
-	"WcNA5/dWEVF2HnAVm6BJ0VGvB0gASKaUmNyXU/n6uPGRfCR/+xs4pUS+iynhH0kdvIEcxfvYAu5njgW6",
-	"jVjweABDfHB/6DbAL92rS5OvSU6FAyj5CY5RcAo5OgEJhnKQIPaH3qnJJf+f7glQ9k7g/vHHH3/U37+v",
-	"n525JwArs9kAI8bBhw8XZ7whh2OOVjkS8FEh8sdaCzQaDfDonoAQDjGRMgsIMBdcjhu4H5VOIV+Tn4Rw",
-	"iD7WHPOvLv6X+UulUP1YA48u2FM1G4EKNnO1F8ChA6zYs8NG47DZdGIPP3DUPAEETRAXQLmT7quhqmqT",
-	"8UiVGhuPwaO+6dUgsf7D1Nr9WPt3+VeM4ObPuLCt+dPU8/1Y+3fwCB7dBnBlo64KhlAlTE+Aa9pTD90/",
-	"Zcdqk3I9g8dPbgN0oDcyNU61IcKsoCQklXEZYAE8SIAHGZtKgdx9qKv36+pnV03ZnBegT32MONBZ/UFE",
-	"7gidkPgs2DtuNgtqBu8bQjLfShoySbMkQR+qIN+948MXwJ2pGOqaBVcZKMzw5ThlO+6NipkYY1FX/+86",
-	"9qMbyZUEk6GrOCPzC0fCTbzplbO0lJ8Fg5goAhtjAWAYBhj5J+D46DVw7eqkrjUCJNi03pbKjdsAqnk9",
-	"P40r/ci7k6dRKEcdYCnAJPx22GwCphdV5dpVKUWSQU1GNEASyk4Ax0NSxwTsuQcwEqODgA4xkXPVfzKT",
-	"r9LdBy+aqicrP0kmAW5A6V0Ucvla3N8JSOr0gZfJ0wboSdrIDFhSmhxY7/QahAgxB5iREomUXJKCYBGX",
-	"e5p8QYD7H/VzyiaQ+ciX/3LTIB/ZiGwUyrUfqLLUPoibCBl9mDZAd0QjU+BAFRY0e4MY2LtBPub7oI9A",
-	"RBiC3kgX901XVBIZEkCMGI2GI0UDSmpRbI05COhwiHxFXVch0hYorio89yMcCDBVUKoI7mXzELi5KrTu",
-	"ibHyaZOWLliixk6JzjtL41bl0uBAchnmuvEYkNup9xGm5CMpnUbGMRW3lcOyIjW5kuucfWoB3Id6jEl1",
-	"VYaauyrUjViTSEFDvyGPnskIeyO7X4KQz3V4F0EnVpdjOAU+1ZlkxEjKE4pTTPpRGAR0whugrRqRhweN",
-	"hFUUO40Se1FYQNucNwq0GvFM3HhqZgwqu0MLaIlyDFVS4HTjxQgKNfx00HL8cjyZ3gtKLuuO2iovHCZD",
-	"B0wYlf8xd49y7Y3EppqTfKO2LG33UM4qUyzajUnkN8TkWOTxQC6pWToC3PtDBf4Mjem97sMzsvkYQfm6",
-	"XE0fhQx5UNdvizcSczV75MtjJP49XhfJJvG4IHDPzAsq8tqUNK45tQB7iHAlr6dnuarso57foEFdivsM",
-	"IwHZNJWD7IePlvt3cpEGpDAkp2iuCiRh6StQroWl+8OaSVAIQ1xr1V40DhvGoXakhMODJMXbgQ/5qE+h",
-	"dnkcFvm59aRkoAM8rcTnWmh3gKpp6mjk4U6KlE4GVnkCLRmwZcpbX5UNl6CMqS+78eGUq51Np9xKCU5h",
-	"qsVNiqo1B7jZzHXKqzbZUpVbbojsKqXxzOXKMDhGAjHtk190b+HDKdj70DvdT+UekwcK9NGAMgRcQVWX",
-	"WH6kZKh0U6UUFYvOsERp3EdnpiAULB6EoD6czutW0JU6/ZRePyg6OWo2c3k51IGvd+/gn8brIW1/kVUk",
-	"We5kAxLrklIZcgm3fq05Nc1LaiQ5KWZeZ+aLg+R1/fajUyuQeUo3kn6Ra4gjsUIj8m011WO9rEWfJct/",
-	"8Ab6sflBfXK4/JMPBJqjEfn6oxfLPzqnrI99HylV//jo9fIvepS+h2RqRqeu9V+WmdEFkfotDPQHJeZz",
-	"ScWF1BPHiAg5I0vTVWxq67h/fpLUy40zaKuWkBtQmg2X1A6Hyr0hIcDaJ6c2c6irVGzZDJjKtcnCTK1M",
-	"Hnw22Q8f50LnGcTBFGi5jSuxVSqd6jMH0MBPNKYGuKQiVd92h37ZQs2zyFe0IekrumzrhX8NxUjlQNkW",
-	"1H3h2LW48nYFX18MfDWPS6HKeZzh4NvBu2vE6tr6Dy3u3hTyQly/Q7qEbyHAXZFgCrRdGuxJtdA4JjpK",
-	"RzSy/b5EKq71ZYlZyp8l9dPUqTKlTjGEmDSAG0AuPnDkt4WR3j0qVePYrher30sREw8J8uuYJPqV1G1O",
-	"bPRcrrTMYKjU8Noh/lWuyg4RR3fxncPMrjDDJCmVxPuEILAKN8uNj/nKEGuGneNHiptt1T3NhU15Ab9e",
-	"atNDwhGaR6SuLAUJU+5U8l9qH1MSh5sLXnPBnnyaKSrn7msOPtFZayaYI5WxhsCxVFbdPvWnjXw7UgGf",
-	"bXy2bW16wBxwCXHjiAvQR0CFoGqDqukFi31HCVj2hJK5pBiEOUitP1qjP34BPty8q3M4QMAbQQY9KfKA",
-	"vaOXrwCDxKdj0MeC7zuAC6pMFgr85HJ2f27X5WsjyEcnwA0ZGuAHBV7qik37vR1ZreqBxJYdFb4i346z",
-	"cMM+jYTJKEzQRI74yQBOe0Bo/Knpi1TERezRt0VwyzovP2ZvbQ0V7wxfT42fhxrJIog1L54A9w5N9f2C",
-	"iisQI5zWy6okvSeQ9PKofVjim2s4DSj0e5S+g2yIvlC01zRm8e0qUG/LaQefsdZGtRhW4On/BACi+04A",
-	"ZDUF88KvFWhyx0XVG5SgqS8YsiM9BFBUrPmcrPmFqmEr2Y8UfW3Ck7H7wVzl6dK6Ml/T4pOpJjNPW0kG",
-	"sqa15xwHQvnRLv1AeWmXfE/nONml1SaeuB5VZaT5vmzMq6tbFp8knJ48m2s3yRZ0+jRX9TpuHut7fdeY",
-	"jV3jLUSocdtM65coX7wNEUFVc5ov35v3diXhm+bXkPEPtz6IReJ9/A4wjt85keGdlflwEQcm72WYt4KR",
-	"L8rW++0oDG3flwAAUyZeB7B0vbdPWWnlIMm9UiizbF9EUf1tTUbZpTxxKkda3fpUAkUJjV57bG1Hosjy",
-	"Jx4rD+nW5zlyxqnJwg4ZAmOoo808yFFdGTk5krwjKKtjwhHhWOB7FEzBnpskgnXBvwH91y2J/9QuMOrX",
-	"fWPfTdK9DynARFDgxjly3Qa4IggIBgmHnnbSg0mgAfR95UE4Uu5XPyuKAzDAkCPeAu4Q3yOiOjpwB5Qh",
-	"PYQBZSAZoANcHjFi3oFjHEwvk7finLQOcJU1ta39LN0DV/6l31E/NMCbAJI7EGBi3G3xkFCmTAqwrx2W",
-	"5G+gzxC84wATjn0EIPBQEIA+8ugYAVUxRfnkMTrRuDemDAFCSR2NQzFVbyvHOW2K1hzmAAj6TPm3/RVR",
-	"gRSA9qcCGRc7qJoQ4EPvvP4TGJucqmCAA/38tPtbxurtyl8ajE7+vPzk7svhqFdjm7n5RPUygkriNCmP",
-	"k+GkGeZPtEPWYVN5HFMGXjadZrMpJ8jT9w5f7Eo+1fS94EAo8hWI61DmxctCB4J5QUPF0ZuyFTkbnV0m",
-	"rpdJiRVvJUkKsgAjBsyNg1p+zIEpLTnPPUv+fBbp80hNNR3tkpyp+qCbJ7iPo0DgEDJxICddj4PWEPGo",
-	"b86QOC+b+aqX5q098Pi9A9S/wgBi4gD7yKSeQKLOBUNwrDFxJVn8Qu3uOWXjp7b4655zeV+qQ7wS559f",
-	"WtCkaQUsqZib0+5vWxXsV7wb2AaWm6uAVE3Z7WVAZe//Oji3+boEqtu1weNsPCarbbvX61yedTq3P7e7",
-	"t6edm97F+cVpu9fpWrG9Op9OTKJgRAOfZ+MHpcilAgadOERDSl3KJQkxyCU5lT/fOrqE/exxsvko4pAN",
-	"FeDWAu7c2btO7sc37bO3na77zbKFBEIrBk/B5ALSKFgbZa/9om+ftmTjcZ7KnDNEYst433xSg3Al/lWe",
-	"u2sy7VsVDLkpx6bXSJF4EiFNp7nZnGl3d4uUTcbxxHpjBRqVzvgFgo3miW3fAiWh8wvsyyPk3ekY57gw",
-	"BtiDbEjJEfaV71ic70BbzDyahETDMdKpipTTrAoATtrYd+Q7xElj3yOOtLlSTGidCxQmQf4S8fL+wXtQ",
-	"V2JQlSuwippGoY4095Dya3NU9o1XRy9+AhwpszR42ThSUd8uQx69R2xq2uKYDAM1gv0G+N1EWiMsRoi1",
-	"dCRy7/er2/P2ae/q5vam848PFzcq2D0/qSTC4R7BgMupKcv5zISUK2kDdAVkwnLPbqntzedgcUDHP+u2",
-	"HXCY+DXrNCgQMDRgiI/il0186r4y1UrW1pkBWiq5QZxbLpMMoSAJg/r4WuWzaQFC7SDgAn8jRTu7OQ3e",
-	"ybaf6RAwDm49ua5V3OrqJ8H6un4c8n960znrXPYu2u+yWv7viuE01FCWcJ7JL5CymmxOy0nps9j/Ps6l",
-	"AE1NmC2o/TsYVt4OULAyrlOMTN+TBaCYYApWRev+X5NEkBEAunhIgALb5NTPJErJHemmSl7xmd4hvjmi",
-	"Yz/wxBUtOXtO5CmpjheFgm4ShEMJ0u9DEX//A88eRTx7W6kigbKNJSFDOkWXuR8GiPh8XwfLpE2bUelE",
-	"dpleTCoa2wUcXKkj13zN45kp4YILOE1DoJ4uhFDvxs5OSRqJlY7J46JKYGpRaCRObLpIF3/+glfnXxUO",
-	"s5lqo5BNc8gcaHNqnQeBiOLoxU74Ev10mZcy9s+dsPsQifdol7HCReW8qmDh7ydY+FSHz6ozbYE4sIxN",
-	"zFk6X0q4GgAu9VkolXpignbjIxhxbXaU0oA6HByAHqAnApXlDJj6ClwfJ+q058DkNZPCQsSRScIYH+lI",
-	"cnhOLBE0ybmkrsgJnZwALIBPkfZyYoigSVJZgohEw1bSiXt91e2BJFrOBZDfqbQsWkGmAgqTtjcjV7T0",
-	"mANfz0TQkIMJZXcqjZmUQkx2Xx1/rIOgTTKzzPBX0qTNCAz17UhYuNGdVEr1d6pUmwNs5to8a0fCPDbp",
-	"ZdL1xa5wEUc+2FMsnKF6nZ3T0P7+1i7TdzG2eap1kmfwO9SfY9r4urVkg3CpTbWUvhyni11gBVfhQtwY",
-	"aHUWB+P6yRACYQB1BgqVAELld9BHhTyPuFQ2gXIRl4rURCUpk8eEOatYYqlVJtxlBtr9hnLM5lohl6eg",
-	"yrqNifovo0Em78Rx8zVwT68uz99dnPasTLNJ8UQB7xBpgHYi6JqwNTW6KFRerXEVEzoYgP40yU2r1nHF",
-	"U84s9K7ON938MwWglT7gTCljx2QC0Y76WuQpjkurTsDjzU5AqbKdX324PMucfd05NE5Nvg9MuIBBoOl8",
-	"GwfaSh3mT6lkDt/V+ZTu3KfUl3Ax7ZxSMgiwru/xNR9lGsysM6eshSQ92cSE1gfq2vTA1D2af8bpZFGZ",
-	"i159zRirfnJPWsmlp1SOrDiSxXmf1K2r/kVS85xzqeCeVJ5vkhe0SdhjyufGj1U+dYlrEvZDhoCPuafy",
-	"qj+ZcdesalI1f0cnW9L+me5vU4Nvr+hKejCojp3nyqDyLcPaYnNWL2IFrE8Hg23Zgy0M1AWT5kNgO8a2",
-	"nEqpvEzmg52EtJPSkGbFlFEGJlCDHEcCRKHGLSlfs3FsTBJRqHWLLBKfJAMSSlwnwwDVteJr46JjEpip",
-	"y5qnQkW9zk8Gih2yMiY2t6h0pL5ElVmrQtevAl3JDsBVIdV8bL1ReX85gCrFpXLeMwLdXuyopzzVuANe",
-	"6RJffF/LiSWQ9MmQTU0yC2w7wpWkk67ssrrp+/JQ4svj9jdoiAtYRXPm5hyvI9e2lyxGt7comd0b3eOq",
-	"QQpfVmI6NYkqK11V+WQnlQDs3OH9mF1iTjf8My8swGLABans1uXrxSnp1NB2pBmotp9JH1B9l0gxXdla",
-	"noXvv2zR/gnwIs4+rcFiZayw44f0o+1nmliCH7qfGD92lGPixhQR3NMxPbr+3b6uWyiU38GeftbSVRs5",
-	"R8yUvmOx84Gui6LLE3IT379f8X0VcPy0pdF0coGEcjdm/TnJBdoJZ6j3ARc4CGIde730YYsVhCES2wSB",
-	"JxQBKqG/AoGnBQGVrGBNvl+couC4+VrVRc5y/0b8vjh1wYY8/51pGxXUfFVZsr6ZS4onwLQbFAbQ27oq",
-	"c5DK8nNNnR11wZq8GIcZqlacpLI5JYgDTLwg8pUusHEBkJIG03Y6gXVg0vka7avJnCtDayVzfUmWWQ0K",
-	"P9gmgnUlsDxQKQPEggAuoupc+FgoN3KCJsHUGDKSLDKOdgAHMAjqlNWNueLETjQDJiOaXLXqlIYJ1umC",
-	"raagq0Iq17x5YYwjUgBy4yBv5Zo+XLfg9RLpUM1sfeHQKfEWGodUIOJNf0XT3YqTavmeSabUW5dF1VVL",
-	"0yZrJUEtDOBUDnwxrqWfJF9U5VXWhemjzfzlT286Zxe923cX7y96GZf5SyoAIjQajgy06Dr3EhAImlgY",
-	"d5KYPieQG9RJXdr1p67O96QSqKua+Vtxst/xEPNu+fZSfVee+Rka+fSV5BK+OOu8v77qdS5P/7i9uLy9",
-	"vrl6e9PpZnMMtYGBdX36qMgM1wL/+q9xaVhl4WQRISo22BCZfTBKwN4KUW97TDMhkMXr4jqWS6sD3Pa7",
-	"m0777I/bi273w/eWaGgu5cQLVHNq2fXZMJjyaHuk/mvnj9ubzodu5ywX/FtIRhIOld+zdjsmugCM8nXe",
-	"Tljvqr0uotZ0at8tOVq7++mb0qCUJBqrUEDQwhJLaxh7GCRxYZRC884Hrqw3CjrvEdPZ2zElIIRD5ABs",
-	"kl3qpFSYgOuzc/5kLqhDJN7EE9ilVcX0UXmefoc5Zt4iAfopkSWslj4q4TI658LImG2NFcG0aHLEjmiA",
-	"GsAN6JCajHM+UsE3kvfB9eVbKdB0f3sL6ABAAcaUC3D08hX4Fb85Ae4E9TkWKM1VBwmAfU6DSCAwEiLc",
-	"4/vgw827E1OKtUwE/VNxtbnbshl7B6YF07zOJvzkd1UVolQJ5Z4AvOJ7oY0BTMoKdvWWgyEikmcX2Fw/",
-	"cMRVaLS2H6hSgfFtEEtS1liNpsms+gH17pQZAhIPnQAIfAYHwtQe1HBprLfW9+uZUu1ZteJZFcoa+qfT",
-	"9P01jKtPYja1hvjWjPqZ7KfWSBZBnTazgj3KHGM6LzCaGgO6o2NBBZXUY7JwmjtHdZ0YWwfy3oWVGfZb",
-	"NcMmts0ADYS2B40pEaOnsrGu339lQP2aDag5C9fcCmzZC0MI7mGAswdfbJTXRVVVVg80DgP5054hEfSA",
-	"ucBk6OpsWm5cd9/dN0nU1zGKbr/O2xc815lqclkDrjPf8pvjxHg4RdfMM83qFJrxjDLiSq24Ri/DdYYG",
-	"iCHioaJivd94Gbs8U80zNlcG5cqgXBmUNzcoexl9JtYOLcF9vj25UHUyhuWMsrj1sKhMz4uDozbT10qG",
-	"SLWNgqquFVW0lDKCzeqo+g2tBasJMQQ5JTqtjqtH7N/2p7fqU6bdhe5QKKpYqcpl7zlipbYHENsuyJpp",
-	"fH5c1Pb5/8nNI5UluGL+54iR2hbnWz67M2LBgU8nRMrn83OpzKSLjj8B/ci7QwLsvVRevTpRtMmUNFCK",
-	"ojqVt2AXngMv8UCeFmNCf5CFGPPee+Rj2NPqYv79WT2yUI+3JZXrs/Oc0HGq+6mfYR5SjmMdeBHHm0/s",
-	"LyoT6jcUefXtiDsxpkiAuT473x3gMbT87uwG1RkikuR0uRc5qDjjZWprs21nPhTwBNwhFHJAonHfJFPX",
-	"6TEjri7Wkps4K1BVqyI2328VOBdcqKXrUIloFcJVCLf7GFGDKU9o9DnQADMf6NIr1pYGI+UAVYhLsSfR",
-	"UbMJIuKNIBki31SMIL7CN448SnwwQf0RpXe7EATn2Zr0gLcCZLsoBiIHZ7kAPFaAWQFmFYy/M6CV7LYD",
-	"y1kxxEr0W1DgWHtnmyoROFT1k2acuQNM7pJqElLxe0IRcR6kynltXzI82hrQqZU9QwG+R2y6COr+EaEI",
-	"+eog8s3rlTW/kha/bBBT1L0rDNP+UAuzJ2Ohb6wdUw9O1zw3lJo4kSRVIGCAiA+ZdrwCex96p/tPGYVi",
-	"RrzLIBTTRRWD8o3EoDxNflPFR6lLos3ChmQXeXyr0K4Dc2jhbeY7L2NdDzAX9iGLi9KfY9n9XxFi05pT",
-	"I3CMaq2aci278Of4V0XYL3KrKm7KGud2GuQCiojXnHWEjK7+9vGrS0uUmUWVlahK/767JEO6mqtvI0aM",
-	"eIoKVzbgawyUyki9HwV3Cwvj7kgLehMFd3rwu7EPde0+VooUOdrVGHgUiOU6VaVGfR1q1HdvEjLaFNFe",
-	"7z9wW61aE6JshUq1Ol86u9w426LuYKGgpofwdZenUZOo5JPvUT5ZXdCICT7hXf1gHvNaLLSgwExSdN6N",
-	"b/YvfNfE6BOaXvebiMe4Ar9OKgj4lAs0Tt7aiNcXl6xRk92ROKLa1rU5nql8vRrBIvFDvTCnQr0dHrSI",
-	"DZP3KoeoSnLZPWjFxW6MDLIycM3KGwefjaHl8SBJRnSAHkLKxPYMRUnL84QP3aGaQ9tKibSaGNLRE7mG",
-	"YlRGwhDoQRx4/H6pG2byYgn/y9Pub47Kl8DoRPmzJo5eWKdfosxHyuw9BRPEEIC+j/wWcLHvKNHuEo6R",
-	"E0DzD6W3Ogai2sKxhEdtR7KfXCqPMce+EzylPnJBGEQmiQMNojHRfrZIQB8KqPZqj1MmkL/fyOizugcX",
-	"6Bn2TcqGeEJZ+TcbEdoCrooZdR2AAo7iXJVSfnVNzghdQt/cS7pydOZdV11JuicAjUOhyYhGQr7QAKco",
-	"CDjgAjIVh6mzDPyb6wD37/L/6vL//qfrAAH7svnTG1W8KGRogB+ShL4/uIBTIEZQqNM2lCTJRwhJaQAG",
-	"kZTL5YDHDdAVDMGxSlqgwj8ljQL1uvZghgL2IVdb24fCGyHj6CeXmhMY8hEVlfdtFT7wzIdGRxNuAsIA",
-	"cnDa/c0uoJpg7rzzI4vguRNkSWDgTCF5HCArenwEOYBkWhBnd2KXGzMhefJDshOZWA8/lol3FGPYi6ft",
-	"6DJr6Z4QXztjxAXX1Gwr21jlYvBEKBGHCm4qWm4rMnCxtWqIxDY5tfl0WmdlgaoO8g2yWK7Nn4urnm37",
-	"MNXpHzdk0R1ZpXS2yGdKplbhQ2VV+lITTG7VrIRti9ITmpKSe6z1DUlfY9GweLbVxVclduzipsy69i5K",
-	"Wr8EJ5aZDzIREc/goKguq7K3+V8GZGzHAfE0b9StPT5VvG2FRxUefUnlC5d77yxGsrkehnPArESO7WvE",
-	"6sk1EY2ER8eoAWK/b8gQ4CEi6goE9KfyPyeW4TCEXMeC6RCLAcSBuejIJqLdaRqAfhTcvZ1NBMC/8sqF",
-	"1qyeKPA22+UyB8qqSuH3aWj+EuvFPWNZuNLV36r6blXK3SrlbpVyd/OUu7ZgpHxfohAICg6bzeKablGg",
-	"S6HIxV8nKctS8fLgn7TPF6RokaPmJo+KKktlbt+NW1IfendDJo+ZBuhG7B7fIw4YUq42/AQQdI+YvqHn",
-	"UlzUda85EBPs7bhki3Z+suQiTMkvtP8l3SrIwf1C+wtFxKNt97ZyYE3l0lrJgWkllrTGqy34/ZP2jScf",
-	"5jFA8KQexF86BwZlseB1YpV1ACHFRLm0ACy2JAxubTgzNVpib6SKR5bUdInp5FMVAlZr1bryPFQFXOPj",
-	"Mj7VJa0+/YF/8PmftH+h3e92YDJPjmXlrFsyV/d2jurlRqBf5Mx3e6lW4qit7NiVHfs50nrvEoGcUlZu",
-	"hoaYC5acl0/p9ndj9/2luQDag+siITAZ8gpCKgjZkUegzYeAG3r7etwDt8PKu8i3OsvFz1NnusKTyoPw",
-	"K/Eg3A4W2e6EOhq+HkfDz3cOukHQV6nPksh5DvgIh2FsvVcVhxG7xx5qgEsqQAiHmKjY77UMmEk3izyL",
-	"umr4vWT0O4SJuJN3mIsqwWCVb2sFr5hcygmbY1PSnce0WT4wbLucX3tp5osfOKATknbvxMHCKiL6ZGZ4",
-	"yidGchfyQX8K3LedHpgBCneHXG3zc05gydeSDaYAegLfI7DnqtLn+7JzTJKHAxhw+TTpWHZZ5POnv8j4",
-	"/Jlw9D6lAYLkK8wpGC9k5SVYpRPcHbxtCdecbeUMTFtenJ8nHuOOUvTEzT9rlp54EIsklvidKlfPVwck",
-	"3/2NUZyxJwGhNTHI1omSp6umXlC1IHLSlMQpnZIh9o1WDh5WahdVeAwLsOcjJYPIZ9rDWIskLaBlGIAJ",
-	"Fwj6+5tKXoszNFiouKMkDToUvkq+UCVf+FrKO28JXObkbmgHnJq8R3lVbEdK1hCJLbN580kllkpvqa50",
-	"nuNWeEMcWHwJlFST2kqG0uXHvb4k2hwHdqc5PWsmiQqHqgJ933WBPpO0Ynea1YEfaeZcELx5SkOs0rcl",
-	"aZwpm1GxMBHUTvW8MwUpHu+WhaenNfec0nBamXoq2evrUcNittspGIUM3WM02WLtmqVqmOnySxbBrvUQ",
-	"1w7PDv3B0gTQ+fcL6oTV8BgO0UGooWFha+mbJfJJ91TJV+IjhnwQwiFqgeuzc7Wp15dvTZWBtuehULgq",
-	"0TFiHLhJF25lw6pcgb4Scc5UtY9hbmMXBJUHfXrw2aM+mh8g8TtldzouMhPSCYkP+tAfIgA5lz9Qwk/s",
-	"BL2ECjDQ8ZKSNnX2jRZ40dTZ1TGJBFL/9AJVrRn6PkOcN8Dp1U23pRIeU4aHWOcyvo76AfZagFAp+BgU",
-	"57OArOeUAv3KiPxbLjn8bk1ldm+rZ7OowOoblqgyzK/oZAqgRfwW/9tUVMTbB4pRG+bsLeTy4+axiX22",
-	"uHwlzhsiYY/jjezyWp3hu2fAHcoWGuPUZ6mX5FWICFAz5Cn8gT68Qz7ApBIpvlMufaMIQFPM3vXl2/3V",
-	"eZTfPzWPdu+fkkf5/fDvD+OgJJ/Gb1e8WvHqLnm1+9tqvGrzn9GPi4P7aEQEB4JOIPN1SRw6IVJHAf3I",
-	"u0MC7L20xOH9Bkh5PCdcb8LndrZJpZ1vyu3ObGyBh0Mlxgt6h4iu8qPma8ph64rFJwCmK6A4FAvAEfF5",
-	"Jni6Eb+DtM2lyNlXZPx8x/DhHSJDqTcdHv00CxefnsHkUQhRttvQ9dl5VfyowrHNcOw0S1CroJgxJJTU",
-	"C7aIR9eJBeOrVQ2uL98as2NcpNTGr0qo+D6Z8SY2RFvEsApH/sXmMuKarPYPtp3jvugIHlA2htlz2EcD",
-	"GAWi1qppPkIkGsuZ67+kcvNpncN5O0zs7FoH+ccNkPtYsf93yv5m/+MTwa4zqq6mFkPBBPVHlN4tKHC/",
-	"eUhu3EdrDAkcojnRe7/HI9mh5dv00Y36yRSruNwqcG3FwDVDz4BbZGQHsSWUPO9iLMcQC4LYpPb24eYd",
-	"GEdcgIgj8HOvd91V92AMcRrcI6CD6ykI1Vkd32it6wO+nFe1C5CZ445i4EzrzxoCpzv3CyBjoZeU/uoE",
-	"uBx5DAmdFnukAqlHmANKPFR5T1WBcl9NakVN930kIUYnAtkM6WyhY2mg3A7gS3eVwlcVrFY5+nyLsWe2",
-	"cLKxbLKV5GPLeVOHlmzMmzuTR541sGRFQaRy26l8DL+SWPwRJMPtQtaMkHFgrgTxNusYrmTXOEsH8D0U",
-	"Ps3OelplEqoEpC+p3mAGa37gwLe5c6vAI5C262wpOGQ55sgOt6veHO0KFRZmFxqls23IObmJW4djakxU",
-	"ylWFHU9rDEHEV8FkXMyUZF8HLEr0jdh9cQ5DVRoNEy5gEOjLnj33M8cC3UYseDyAIT64P3T3JY9ELKi1",
-	"auaRYnAz6BmjBeSjPoXMVwbmELG6zjw0wMOI6RSI5ha2TWAwFdjjBW5ZXTllXyKXjuDARKChBigO9gzG",
-	"KbP1vt2iBruiBiUUhIiGAQKTEQUMeQjfo/yNdNxOUuerYGS6bx1HIia0zgUKAcdDUtdOmXEbkRjJlhN7",
-	"68xC4SEWMNDuKRzsWe6e+7rxEcLMClKxGtevFTT6M53Yc1LtKAc2DkKGuPJzGyFd7ovZDTJIfI08RfXF",
-	"MBmqbRhDMrUK1EKR2KLjduzSBMVtZZ0M7FllysvOfvyeEjEKVPywjwWIOBzaXZuqugUf2p5GiVtf33j2",
-	"WS105N8F3+vUxtaeFOZCthvSNs7FI8lkBTUfpvFQs99qP4rM3axT4FRhWspc0xZQMR4S5JukYISK5F27",
-	"jQSOZr+/isUFrq8kTPZlAH2fAxMRL3mWDaCnihx7SQ/2Oj0IRBQ3KUSx75GLnSrnC0FdORFTHNn4Ivam",
-	"IWqBvKDhNkCbTMHRwwOAhE8QA9C7I3QSIMlSJ0DVgZxgjrJeoJgDhgTDyAdwIBADh8b11QEvzb+4A140",
-	"438rajkCIxoxDvZeKqYZh4KrqnxUwMABh03AgcBjRCMBEPRG+w3QzgiV6t5ngoU3Qj6gg0HcdVPVgpZD",
-	"sVqFgNHJrCiXcaI9S1dySXpbRcLgDhM/8WPVoka6e/9R7+pdr3fMOZY1ZDmrCXSqEeXA8lgAlsk++CcA",
-	"+xpYAwA9Rnm8M7wFfMw9efQk2RJ47KxbYhZxHwsnYlyHWrUown6Rq05+5B8IfgAceZT43NEVR01hRnlm",
-	"QBEx1AA36J/IE+AeBhHiYEyZpD4o93SAJglJ0aDMZvTwGHEBx+HCeYSSdJhs6X/92ay//vT3/1FmMi4f",
-	"waOXr/7NBX8HI/QAfn7fPq13f24fvXwF6AC4H6Nm84Un4hGoP1FDP2Vwosqr6oeuPKgz+duzypS++Swx",
-	"3W68imWna6YgZw3rg0+fXx0/Fs19R1bgQmbU/FPGFvwf/1GQwy3FL99U50ukzXnO6YVCp/zUfl9JCRXm",
-	"boi5Wuap8LbC2wpvnxVvNSM+EdZq7CyHswzd07sKaDcF2huzjBXSVkhbIe1zIq3hxCeCWgOf5bCWm3lW",
-	"QLs+0HY1JlYoW6FshbLPh7KSDZ8IYiVqlsPXe4wmlSi7KcL+plexwtgKYyuMfU6M1Yz4RCirsXM+ztqe",
-	"LBXCroGwZjl7cv0qbK2wtcLWJ8dWiwV3iKoZn785ePr4+P8HAAD//w==",
+	"7L1bU+NIvjj4VTI8J6IhRjaGoqq7TJz4/11gqummgMGm+/Tpqj9KS2k7BzlTnZnCeGp52H3Zz7LP+7j7",
+	"dvZ8r428SErJsi0bG+qieZguZCmvv/v1c82j45ASRASvtT7XRgj6iKl/HlMiEBEnmIeUY4EpkU99xD2G",
+	"Q/1nzYVCQG80RkS4YMenExJQ6PNdQBlwMQkwQa4DJliMAAQDHCBA4Bg1ak6NeyM0hnJEMQ1RrVXjgmEy",
+	"rD0+OrUzH41DKie/RmEAp8gvmFmwCLlgMkIEiBHmAHMgRghwQRnyASR8ghigAwAJQJAFGDHA0F8R4kKv",
+	"R70Mxwi4yXTetP4rmrrZ5SESjWutP2tyvtonp2C559SDxcfT9n2GOJfLkNMxxGnEPLV/uRbM5M7kwPaE",
+	"A8rGUNRatYjhOkMDxBDxUK1o5mso0DkeY6H+b3b+a71hDmAQ0AnyASZqIRNMfDqJlzWmXACPEi4YxAT5",
+	"IJCjATGCAsAwDDDys0cyxgSP5ak0k0VhItAQseyqrtEYYiIXO39lARoIvSwozLrWnYyjgiPoIo8Sn4OI",
+	"CBzYm2fyfb7aXEiwaXsgEJs/j6BgArEAfTSgTF65YFNMhouvfOG8j04thAyOkTCI2blHRJz5pzgoXMkl",
+	"CaYACoGIj5CBPcwBkl8dKdinkQBYONmXYKCPB3oejYj4wXyhTgjLcf+KEJvWnJrE4FqrhvQqasWgG2G/",
+	"EGLN2q+gGMkP1MCh/KNg3DIoMm+eM3/O8PjpIyfU4lc0nT3+fQkCB69fg5BhImA/QMAbQQY9eX0O4B4N",
+	"kS/fsQ7bAQyN0biPJOk6OAQjGjHeAG3AFP3LEaw+9aeGwGmaRxkeYgKDmOqp11OyJuoxGW0BRTWPACRU",
+	"jBDLDnV4cJBctuYD6bHlaGQWa+DDOSJDeaMHr187Eprjv/cl7AqBmBzzf/358ePDQbP+8ePDj51Pf/+3",
+	"wuP9hfbn3t0/1W9Pu74rOEQFl1bvQ458EMIhAiSSNzEP7uUrme37aACjQKjNjuGDRuT9pvyfk2L2fiFF",
+	"kavp4n8VrOhMoDEHIWJqTYsWo74vXNBBM7uipcv5DTE8wJqbHVO/YFn2G8CjPgI7HuSojglHREoJ92g3",
+	"WWz29uTbi6lgCkdvDheBUbP+tl3/T1j/V70Yih7lLDykhCNFMN9B3/Ab+Zen5Rr5T8Xd9Gb2/sk1B0cP",
+	"cBwGauuIMcr0J/Isar+1z89O2r2zy4vbzvX15XXNqY0R5wqiaj3F4LWAgTkgVIB7GGD/CLg+EhAH3AUB",
+	"lixvIlmdoGCAHxrq2NMj+DeGBrVW7W97qVS2p3/lex21GrW77J2sNzNw1fYacm9uC7j5zSkxyBIHE0Zb",
+	"T4SNotWaL/ZyoonNqesZuaDUIOkXuYEMzy85iHxbnt9DXe29LvfOpXA3c7OfHh0pAA8C7D0RaI4vL07P",
+	"z457BcCipcEfOOACCgR8ivTtKWlNce0NwkeJyfIgES/9uwKF5L4kCJxS1se+j8jTYODsontzenp2fNa5",
+	"6N12jy+vOjPQ0L46A3doCgLo3RlNRkoKSl9Scru5m5h8uhsDjdVnzsPJ7Pa+K4gpuF0JO2dEMiwYPBV0",
+	"ep3ri/Z5BmDaBEQEPYTIE8gHits3wAUVI0yGkgUwdI9ggPwjo3Ya3uAD7CMi8AAjDrCItcGADjdDaLaw",
+	"rFlQ08fxnQGYgQEJVhdUnNKI+E8Dq4vL3u3p5c3FSQauLijgkTdKuEV8FUZN2QiQLJsjf+PJSr+rK0/v",
+	"x9z5mbzJMSICbeDmzz5cnXc+dC56nZMZRkRDxLR4jznwqRfpSUE/Ekpe6Ec4EGCKxMYYUPkZi2DD2st3",
+	"ByH2PX5S6uQ0oNDvUXoOmdZz1weUq/Yf55ftk9ve5eXtefv6/azMoqwH6MFDyNeCgzYc7uyDD/gdGFAG",
+	"fuleXjhgv6keUAZeN51mswkYnXD1OwTH3d8AHoeUid2NAdSm15UHu5mT+a4AbxYuJOh1EeeYkksSTJ8G",
+	"du2rs9tfO3/cSvhun59f/j5DozC3SAZRlwwBx0OC/DomgOuVHAFIEtl2AjmIOPI3BGJPWUEemAr2+12B",
+	"U9F9S4DqUfoBkmnsKHgaUF23e53b87MPZzMcj1IwhmQaS6P8SJvvlRpkTPpSBVKm/7qy/W9I81pn4jzs",
+	"2Nv6ZoHG+F3qieNl4cepi6YQ2jKAIMHshsBIjCjD/3qqYHV2oaxItwagZ7ilpAKUAUHvkJJ0xphzTIYO",
+	"mDAq/4MeQqley3cYuqd3G6NWa009q3hldved6V/Zm/2UXovafFurLt1oPIZMsT/o+8pjDoMrJjmFwHKk",
+	"AQw4cmqh9ehzDfslHBexEf3z7A9hAMky4LiS72izeGx8/1N7wtSwZpDUuU37/0SeupZ2iI2Xa4UteQxB",
+	"gfy2yOzMhwLVBR6jou1pCOTtAg/uRRQEsZ9fgzJB94gZoFX+yQVz/BlP4tRIFAQK50seeQC5uOEl9lE0",
+	"x/z7YmiAH2a3eYoZF2D/wPIWxg76OzR1lFjKkEeHBHNlTxGNokUr250GLIHGfBlkdOXr8jszEGQMTheC",
+	"ipkg2YhjXbd9j5nzmw9ax+pjyz2zEM4s8utFjCEiriDnE8p85WBiDHkCjCjjCPSVw2iarumMnMApr7Xe",
+	"NhOX1PH1B8CnxEu31fpTO6B5iyEod534yFsThgVSd5uD9vxCZgAYIR/5KQgb8dAIjJLLjylDQIwgAa/B",
+	"GJNIIA7gkGZAO4zHd2xH2f7BT3lP2Tzcivc/Ey8gdSOt9EjkUoEYMxiWuBFfvXm92I2Ygr69TON8XLTM",
+	"dSF3jMmZ/mA/B8ZOLSL4rwiZnwWLkIT0CT2FnqCs2MPZxQ91Hw+x0O7NAaNjbZ+KxAgRIQUCeVZhKI8l",
+	"55X89PnNY7Fb28amLCLNR41zzEWH3KNAbnQZZuQ2EXke4hwg87laawZqfShg6bM2XGAZmVBjFu7HINEz",
+	"8JExxEHmdf2k6FUTaFKGFQwkcb6YR9JX4CdzxxgjAeM7KT6iDEK9bjYLZshxFIZQXa4K6DdACDHjYAcK",
+	"HfJ10Nx1QMRViAomQKBxGEBFejhwP3+OKV8jXlrj184fj4+uIQf20g6aydVN5Q75Enf+YwGMRKG/2mUX",
+	"8ag0eCi9MevgnQQakuPOsq90EYvAeG2eZaCz9k/K0f80zxuUDa2Vt2rN/bcHg9ewWf/R20f1H/1XsP62",
+	"f4Dqh4PX8E3/R+8n/+1+ZoOt2i+U/9f/ZW+0VfvwX/9vEKgIHhuyJG5DMq21am1vjNQZZlFuPv5konwO",
+	"N4lPK/IJG41W/PQ7R7IcxpRElkWYsHX2tJArxVxlZT50pgy7p5SNV+RIAxzYVvUPyMewp2cR6EHsefy+",
+	"lt/scfc3B9z0Tus/gZ13lx/iWNxdB7iOC9wjV6nmsA84CiGT5McBWjsFTMWp6o0dgRikjNkaEt+2WzeW",
+	"Uki1+EXHEsfGvaCgkVxpXtTQyLtU0YVD9EG+VwgSZoxFR3CjGEBZ0p676BEkQ6Q9DgOMAp+DkCGuwm7d",
+	"GL9dRysC5hdHh3h65rPJiAYIjGHYAK5BTxd4kBAqpF5IdCTgHI7SGEdI0vwMZ9ECsr32/Q3S/IqOvxAd",
+	"nwHgd9AfPoN87UklmOGliKiWcxy/nD/tz083zuBxYSDvCRQQ3FyfxaaTvlwHUC+DnSEiSBFYjYKEEqT8",
+	"MkN8j8huoTkFcx4h/5hG2iS8KFB/gc2HCygibmeTQE/gex0OKxSN+lQwuYDDrD48+0aORq4sRDs1FSqK",
+	"xTQ2Dszq9n8me0yuaYF9yL4PC17iGzO7ys2bHFH2xFcRzhXEtTmX4K1hbAVMiNG3pPiqoKrkuxnL5nYM",
+	"lfrIVrl0hjwcYuPnWITH18mL6ivlG1hrKwtQwHgfaskEhchwXxCbXkIjjK/Kse/YPoCCkWegcca0mZ7E",
+	"clB8eakqhxrPLVtlecFqiEnkEhWczLD05iJwi1iQz6XLyTPNw5/mDzCXw76owqN5fGltR71+JgF4DVNF",
+	"ii3KKF7CKHEgF8ER8TtanlRjPs6ntFnWtpTIjeFDbOY1EuJKVl9rYVaGjNm3+b5PaYAKPGX2muce9BeC",
+	"5i+D3WsqTIq5K0VW83bAR1B5QjCX/wzRUfxDRktSND2nCNmCqUU0aldaz0K+VJ/lxx4lcUrtjBLwHt4j",
+	"AIGAwV2at9QNEbxTwo+Wx/6scfPkU156ktRj1j+0IZE5Q7wWU785wvHVxXtAGej+9h74Rk52EqvCwes3",
+	"4Ff8DvjIoz7yj0BOWoZ9eY6NLBV9dfj29cGbjB9EjtxSC9jbCcnwf+P3w48f//4wDnaP+pCjN4fOnzp5",
+	"q1l/+/e9T3//989N58DymixypmaPYKmaOCM/ZxjIci0zoTgHzVI0ZkaUtpxmxdl3y0VrtfVCvGOQ+CZK",
+	"YgWGqlT7U0bH81Tv+begPr1GYTDt0RXMBYUAKrkSi5eQy3xUvwE+ohMCKAEeQyo9AAb8yI4UVwkqRpOL",
+	"gqCR5+8L9xLQIX0agrwMJoQMjyGbHtNAxx5Z0/1N50Wewvog64csGmeC+hwL9EQZKSNtp1eaDm8OOrdu",
+	"JweFOdBaBO0vK3/FKFdeBDNfaLPiiou+zvA8MxKAHEBtJ2wBSAAdYyF06Ja8F214BJgDL0CQaTDN2wtT",
+	"9K+1CQymAnswAF3qYSSm4FguSulDKswji/U1z/o158Kykbpg4DwUtGp/2z897Pz41oKXVm0kRMhbe3s5",
+	"G2ZFxCoitiUiNou0UXB3CnGgA0K3Z0VKAkgX0hyzmIihOMRznnJSi4f8tGBTyTgrmoqNxWVpCKoyoDxa",
+	"sa/LrDSmLED8/ry1vzfS6Iuoska+W6jJ5uzQWsNsAXSPWFqOJTZLK99OUosF6nx9YNFWsHPYbGq6kAaH",
+	"7TeburjCcynNPoMDUaQw5ygOQ6HU29TrvAUIVfQOC0f+UxFW9a8J6o8ovbMM7YnGPU9B1zUiZt+O/S9n",
+	"/oKzT076B544bDIxdXOrhCwBQa7WtprnOCEo5XT5lAYVKPTaKll6MIujF43G73AYrri2rvlmaeSoXmk6",
+	"iROfxKdSp/yy8t7spZeX/KLg7hfaf4aIN0l1CyhQT3mhVUxxswkGmvTzDPlYtvdfaN/wnBlKkoehlYJ/",
+	"ElRY7E4bYIL5aE1/w0quk+VrCRmVAFXmVQudlrwoIBMbc6f8FSGNaSwiRL8trzVAohjrLDMJFbpKwZLy",
+	"Zwui7RJ/iR7LPi9nAQ1IoDfr6EsPJgMEC9DsxcmERPVVacM6ctiKIub2xLaM2FlShvuF9tcQ315UDnuC",
+	"uNXcqMT1NQpM3ZQSblGLesBcLMgWS8DcvJcRhhbqUvHAReBsj7JdDE4nulB16awsRF2vqHPdqx80D97U",
+	"JcQdHhSS+HXkihU4+pcT41A0w/rBDjom4BpBvixqKf92HKEQc2e9/FtMbrWK7tR4FCLGka/5IYOR/K+q",
+	"yqiCaBTfvu1Pb7WVqebIqT45S5bw9OiMknpEV38wQ1iW3uM6EUpLqxJeRf0AeyCg9C4KVRbTzjGj3t2A",
+	"Mh/0IUevDhxQWKdw4WQ3hUEEJYJOZpF2cZRJKkhlKJB1tNmIlaVRKQXgOwdGZ3e8StCVBREnpvgz8lWN",
+	"1xWpYhk5a/5kJ/LrmGbpeOwU9Wxu7iffFUvCeIy4gOOwoGDx6TF49erVWyDfsWSHEQxDRLQldY2slXTF",
+	"9uzOfNlxySE8Fy96CveajcRNNrItBvUE+rZ63Fn2mIqpwRyMTyhCAbXInNIS0HhRfWiRhFUGrr9yaP6+",
+	"4HLJXW7EbF8uKe5gnSy6fLxaVp4pM0qz9vhUDWZdSTuXx32PGMO+8RfHapztU4jjU9YombBI2cw1ZlDn",
+	"6IIRDXwO+tC7U+vxUYCVCq7cAcUugJVEyRxwZ2SlQiheAqnKY/scsstqEosxnn390srLx0cucYNsNUrS",
+	"mvtaS+nPAGn2TKUBblEM/tcFcTPb/+bFCVbKUmHbJxabQwr0xRUMDd+Y/J3VrhOdOjmZJdDYRUQ8A84n",
+	"05RGeC7X9PVje3bjXyeqS9HoxAhKWxAevwUszJ/RMqiY8ZNqD4sJ1i6dfWYN+RtGk2dh39ZEpZH5Xn3z",
+	"DaBzfvOVKeBJyOnUNGSsXV5nS+icrKoQHGhEth8BtELUw3zANRbz77ha4l1RMzQVhCRXdIemDXCNRMQI",
+	"8gElHnLMwuAQYpKrpeZhfisp/G0aW3xb//T51YFTVF6tqtS4wUqN+iKXwvjLGpgz2LYqkv6uo1C7UT+T",
+	"XrcKd/HijORZG5ZHCUdeJF8w4dZ8eSTYGiSgdD0NH6uiJX4Rsfg9LUnJ7rGHAJ9g4Y2Qrx9aJwToYADg",
+	"QCAG9nU0ocqoFGgcClWoGgKmO3euiH262mZpLDCX10kki6Lo2JIMF3mssGMoHhKJtvr3FajWZMSRV5Zk",
+	"reEHj9Z1R0fKq2tOOl+hIynDUAS5GfCZ5xhOjnI1pPsSSEgRLViFnvhYnOJhjOQrkJCguGGvHlL3fRxT",
+	"IkZHOqtLMfSIqK9M1s4MQSnIJZUbsYppl/6GI8EX0guCHgTwYICID81Kwc5N73gX9NEQE15WYXBqUYmY",
+	"2tyF6LMzn9pbtJY+/742dFNSzmqtdSUhYpj6+TAuFcG1vy8XPlNU9vCxrv9xUExLypcAzwHEprZkQ8zW",
+	"rt2cm9mu81QweGnyo0CxNK05gXzUp5D5cV7lqmCsaibws5Lh7naWZ+lv0hTHsp8kDeNLJAMwOp4Br0K2",
+	"PoKlZC5BSw1n66zXJtozBxGqZoVRAKxDANp1F/c30+AL9Hi6HEWAIBdKrMiU2N4vwrua7kqcX1KJjUoV",
+	"m6+Ia+q01RkV3WshfDhZEIvnTS7Evu38HgqOuRwSvCgSF+BkaXzu2GbMNYxbUuxefvX9TOGnRYaoItG8",
+	"pFWs8NPVFZoVimgniRML4xXEFiNhM9eXGuJ4pC+4sFQfLVOWfEk06VmCZ/atGkSNZ7csbgmo2AeXnI59",
+	"T0uB9EVRLYsu62HZywcg5HbxzCEIRTBblD/GdYzxgoSxcolLs5ZAFfqeHiboqIAgk5ro6FYLyi2jG6sJ",
+	"CuBsR1kHQMIniHHNWONKUbNXUyq9Xm3lHfVngWp+Kn36zZZz6L1UYVkuTMZ6qLINqa7vBXHyuhgWoKSg",
+	"3zvYgcSXP6kkBH1ZXGqeDAEswAgFId9tZbvXl0wmVbs6UasqAvsnpfBkctay2/05GkNSZwj6qmwvepCa",
+	"g4KtBvgAp6ai8hHwqeozGkLGUaM4riKGi0UnWtAGu2X1047t8arPtirLYjAv23DG/KW7zdj9Z+Y0pEnD",
+	"5pJX0gfxK7a81ooLe+Wfm68zz+IBtGwXv2L+StYYyz/x7ybRn7fGkGQTAtcvApFixqwELuT9OmAMvREm",
+	"yLpxRXDk4A1wxeiQwbG23HGhSEfGmscFcM0CXPt68ohScwpavcVPjq87J52L3ln7vFtzar3fL29P28e9",
+	"y+vb684/bs6uVfdB+c5ZT3ehU58WNIcv7oJpd23+0On9fHmSe6F9ft1pn/xxe9bt3qgHZyedD1eXvc7F",
+	"8R+3Zxe3V9eX7687Xbm2pM+9U2v3ep2Lk07n9ud29/a4c907Oz07bvc63fxv79on79XTot6w9lRy6ded",
+	"m65aQ675otXRfKaH7TxmY2jHqsX6UeAX+6QwCSMhVTCT+Oj2qT9tKJnMdYD7V4TYtBHCIerifyH5JIRi",
+	"1MC+/Keuzd8489E4pAIRb1r/FU3lLwMcoAajkz9//GTGsqovKStPOk3hXudSst9Toqv9SyGiYYDK1PyX",
+	"Z7AEs9YIZbCIxG+5qndFRiWbpmQckhkj0/5CI9M2nSTIxBmgzesrJoRu8fxzfZCL0nbbJKkiFb8GVBsv",
+	"PuUCjVfJ4N1Q+53CEuDp2VqnkUtumwdOq+SiKTBOVPETOF09OgeVMgmtYLUqW16irNHqGUw/Ztd4DTNO",
+	"qVv5crqazQLM2g3O1FDrtzKcR0x/fNWc0aMmFPhwqiMOYHDHMxjWiv0I9f2DXvNtq9lsNZv/aSNeq/YO",
+	"sQCTtL7tewqOk5q4QH5f20gWzAIWsVZh1KcUxF2DvtuEu3xJvnUr1T4h88UQXZvMWsPNhdaXtecokWM1",
+	"9PoC7Df3pjbA89pt5KxP6UuUqSOqwCRbOTTU4ywrHVpRqYpKPSuVKrD2rG5znK2sqKqvxnWAYMAQ9Kc6",
+	"W3GWPJQL8y2pCqzZwaRUMYmiAzwbwyE6tvrZr+BiCvCQZFI9ax4iQkf5GrtIgFQcffKc4eGoOJFkA+Xo",
+	"t1+odqarklW8ZVzKiCV0pHv+bftCQsrENZJ/rx51mLRpm4/X86t32blh8bY+nHW7Zxfvb0/POucnlg2r",
+	"86F9dl5zasq4c3nxvvBOGZ3M3ug5JghoR3Xs9h7gAOmKx6anIeYgkK/tZ1T/g6V6iZww7d+aJGAtMmzE",
+	"571GuU7o+2X0NqbucoXamXkQWFyOM3u6yoHDE5JFiZWpQRlAkAU4e/Bgh5JgquqbAVeOexKFgbbCuLvF",
+	"8T1zz1+fiF3EL9n8srN/UVEzAwSlJU4dxfC0nmL6ntJYmBxzYhFKA/VnGZKUxdIOdjtJTV0QceTvFifQ",
+	"V23MqjZm67Uxc3LgWhYnvhxrTiHGrm3QOadDTJ7Q4Rv6MNcdIYScTyiTmopHGUOeACPKuERwKcNMa5vs",
+	"xZ1OZn2dPMwMsH/w01LBnyGP3iM2LXa/XZIk/E0gAjgmwwDVI45A/J1ywfG8DHeQmfenIkFsQk+hJ+b6",
+	"/fBD3cdDLNT4On5AEdNIjBAREhcoAzAMc4H6Opj2TZHwlw8CMAeeHN0cWKFlxewCV5Sq7/cDBwEdUr0H",
+	"9+qmB/bijh+uAwZaUxdUxxiiIDgChIoRJkMwGUlGT6j+HnPAkZhFpc0K9HkBWTWiKCcfzzvASKyBbQwN",
+	"GOKjHr1D8jiZuP1psO810Y/+q/4beDhoorfegf+6/xP8Eb0Z7PtNbxbLsmNkdeLXb5agRl5Gtccq2ukl",
+	"k8Q60diT84PE5x5U6oOUVhjExQefGJFWE0VCoxTMWjAyNa6NvzNj+9gvtnxkI2lN/ei850/pAXQAFP0G",
+	"0GOUS/E1AHImvqL8Geruscki43mLjvkKhojFW4kPuX1Yc2rnnV6vc118tiaKPruLAUOopZL9rMheGCdn",
+	"hIy2wL7TbDaPQD/imCDOW2C/qZ8kofSqJYL6tx1YIIfWiCoZvPla1QU2nxUu8x9sPVrzj2tNJQ2ltqUF",
+	"cHN97gD+VwQZcgDkIIBsiOQ/YnKjm9ZzEIWSCB02wXj83DTmL/YECnNtC4rr6NzL4jZzrdAXNjtf5rGP",
+	"x7G+ihXfOXtLmPOqWQEs/20+tF23L/LQEUDQG4EJZXc8iVif35faLoSdKYLdXCKQZRe0dLsvqllmD760",
+	"aHmtmcT3wO6u0RBzgdg61f90ZMOibmLzZW3jM2j7EJzTexRAD60lgWcWMcPf4DihpgRNkliMHfmAsiEk",
+	"mCvyupsTfPdLmNqfIPuTwtVKUTPiStCUL6yxpKfoFM2VBe0kmMS+g/kwxtRJd5EQmAxXpYIeDKGHxbRc",
+	"SpwlGSU1/kvFLwWUr2lAQUTl4BZnnFtG3xV8TTREZJ3F5O/NrCwd0Nqok57sYkNt0R2+MGkvAKoVKPzs",
+	"10/vAMnNSBnn7TKfbQLZryQ4pCCYemCbvYNXrddvW6/f/mfNgjRd2jOBrVoXITClEcAEJK7ZBIbMaM16",
+	"c7+nnLnKn/tY4dnG8awY3Lbce6BIPNfFFdcSYrQfSvPPMeY8RIE4AgwlIWd2icKZ1RdINLFjK9PeuTm3",
+	"PmJqTIrVlHjra53Yp1L9UHT5FutWvseof6fWRcR/FwV3Hd2GdXX76qoFnikJpjdE5TQVtw/KZNct7yA0",
+	"G09gtxJ6Urug1bsFrVJfzD6IJSWcu3c4zIZsx14pJaYhH3DNZQdREEyLXFFFheDmhHnkIGINX63JXNtU",
+	"Y7bc2tO8OPN5yU28qPxSdKilxZcu4hxTotQ6vnJpJLn6RLvM7u2X33tgp+OfdNu7Bo/2X4MxJpFA/Ahw",
+	"RHwAOXDbkRhRhv+lWFoLvJOCDQMfo2bzlSfkyOqfOklnldJoHfnTNMZXvVKgBixfriSvPuc8ISH8K0KO",
+	"2dyrpoqBc4xHRKpfMRUxwwCmagtxAJUGSUmJjA77hHPrsXe/9GJfGD5tECsPmXhIoIgYWs8E2gY8HkDH",
+	"oOjACKloumCnTwN/F0DiA1dgESAXREQFrKiUUx+4KrDHBTsQcA8SIslgPNwugH16r/IklUt/iO8ROYqH",
+	"tsccQx1sBpRkL/+FGG8AqZ6rJcl3BXoQHAh4p4PV+lQIOgb7B2A8jqHXFNvKnnwSZ/VskVJkYf/1TPFR",
+	"EZR8M2f3Tc64dAAWmWcq6IbQQ2y9iLiZZamxnmCS7hlxbZO157aYIVW6PMOURkvDMeK9n+u3FyVA0azH",
+	"bNGotnMt585aHJgdO4ukjKBSp+ZE6wwo08iHoF9XkVW5TCteHJazvdyqJPjErDvjH7OPLrmZVTKq4mt6",
+	"B727IaMR8VckuKc4CLTxYjKiAVJ+P9BHI0z8mIrxFnA9GlDmOvIRScgsFwyZWoTa7S0/jt/pU+Yj5s6S",
+	"QP1DWfh7p99WZRsDXSzAopN/+7NZf9uun8L6YE60wJqhreDD3MDWgx/fvjlovtoOvX5cdMfJwa3EUAdM",
+	"avFQAYd1Sz9KVqViGbDgAPlD1ACuT6O+ZIHQ96XEI0aYAEwIYorzHQGXMgJF/IJHmfxJPhvLy5NggAsi",
+	"G5KbS9X5v+2fHrQPD7NBH2Vuk4tpkDMNaNnNsg0kD/R2FJ6RbMWidMAJ9uWtWgPuNw6coqhZ9SbABIxx",
+	"EOAxEiwJmNGaymvbW944mKkLtehyj2kQjcnK5SoSPlkGl2K2Ko/RUN1cDnO8QzFBwUCMeE6WSQ1+B4sj",
+	"DnLUkWtqFy/308JzSLbkY7m2MSZQaPAZwzA0NSgMUs+LJ7Wi6h0d+jLnVTswyKn9xea9l7r0HUvcmSc6",
+	"52VgJ5ZF5n2QkXqcmpQu51/mg7Au0gDE1HjhhCm4Sgm6HNRafy4DDHusZUG61qEuezk9rmVvzpzV0g8y",
+	"Z7Xsbft+Hz/ZcLZSJmiuf1ZSdgAYoqFIX/vQkQQy4eiufJjEDTnA1aKAeixYhHKOgFQukzxX3Z1Hg/gf",
+	"CVZIHSi2CQ0oEVp+enWQQM1x1vDVVmZJSDxLiFFvJlRg/+Dxk1MbIRXn0TpsyjMtmjmd7eAwme3z5yTA",
+	"tTGIgkDC4eNjualezZ0qzihj0EPgZxqGyvZrNJTa8QhiZjGHBB+TeX7SAyfjmTf/Yukrh7lNp0lXtd8p",
+	"u+MjmjGw5YS1VjYgLJFja+3DIh91rBAs7QG+fmbaU8X6FRPNnlXoL05UMztexE1e1IKSqI+ljSe521nR",
+	"E0knil97SpLggBIAwf5BXf8Nhgz7DXBlmTRawM1gbxzV9PjoOtmf4iCn2V9SlNe/aBM7mXkidZjskzgt",
+	"Mn5qt0jRAlPRL3GUfNFviWUt/lH7xjKrsWPqGhEL4uex86YxRgLK+2n82vnj8dE9ApBMTbmtHcp0tTPl",
+	"vvTlZ+5uUurssNlMc0WSYh+YAw7vke8AAseYDHW4niZMUtByTSEwtwHU/UGGQACxD2gk0mhpQUMwhmyI",
+	"CfDphBwlYjwYQa4stGPzO9eGsFhz+wFoCsfBOOICDLAAfSQmSC9zDHbahymHaoH9n5pgPD4C7UMQx7i2",
+	"wMGbH9VDHZeZff114639m/XR4dvGIRiPdxugLVfyAzdwCST15VJ/MJGKscq1f9AASsYwa9XKF9i5unjv",
+	"xIqaMgZCcI/R5B192C3QLTNqcCn9Mv1Cp8yVL3QfD3FNJ1lX0euFfqKCrDm+mBp8MQkcKUVbN2kjHuHl",
+	"KwXM38uWiwUkR8CQBOT1RNCuEhu15SK2ednm6qNUMh1gVZ0eCkmMTFBKTvTkWeetLYHN5vTnk7qsqNra",
+	"f//v0R3k/7LjYlu1//5//uv//u//4//7P2uPjzOiUTrzKiG/6zX22mjO/mILe9GLRdp/zG3mb6ZEyETO",
+	"oMcQqstdAv0GCCFmHOwkpq3mrgMi1TFCafqxXVT59eYzQqP+20s7aGbVz/xq3xxmpciiA2Abj/peGnyZ",
+	"iQJfMcDSjhFf6dPZvZd5khKLa53LvZJtKFidlRkrVDbw4WAhN0uVqJnanup5gcEMPXhBxPE9+mD5+NNS",
+	"Hs1mkeXMJrFmRkdvchGR3VhRlhhPjrJxfakPELOE5Oaoa6z+mUkqPb/S8ys9f1N6fmrAfMnyKRpZrcHM",
+	"nEXNx2Z9ITp6dnVfiETUnCsEknz7qFatNw3RQCKYFBTPocDEAe8ZQndKVTyeMkmdPRXSAHZO0D/hbxHo",
+	"QsKV1iX15d0GkAete4jpkTVNjAdW9ZLBzvEIE8SRA36BIdT/+pUyBMmuSXpVIxCAxn3k+5KEUiJHgkLp",
+	"sVg4wBtRjohqriTXY+fimb1xuaLCS0jplu3MObBYy9s3ltvisKBvBxYwwF65m9SEccYLLQ9K6am2OA54",
+	"5I2MhFVoPGmAc3l2YMJgKFVi5S/gSTqxYss/cOOC2sGEYx8BCCaU+UAXEIlND+oRDChRxgdBqfwI7R4B",
+	"9+NH4gIuIBNxNFOACdKBLf2AencqSB0RwZBqgqKSeYKpvDQsuOUDypKqZRWpclEZ6tjKxonkXrYQP047",
+	"P9HNz9Yp6aiDlw/fHjRfvZVoHjGmatitmoLkPVfme8EaN1A7IF/nOzeFo/e38BI6ZCN38HInW1TrfOGO",
+	"u0hE4Yosh4pQLvGGFWRiu+bH1t6eC26uzxWthsBkBGfLAxf1FJzfK/Ed5OjVAehd9q7ifolL92/Gcuwl",
+	"Lz+OlzW2Z2+mtEHqhiN2xegAB6uHeamst2ULa+vXutF4DDX1eILuWjLEa26oFqPBUnlMnsi1fM+u7tGZ",
+	"n3ZTFAkVb8hIcDPDmJUkqYPLruZFQcsGkZXg6tqcdsz66IQoOXKMlLxRJMP8ZjfZWifSPq2BsKqBrHSY",
+	"4RgO0U2ZRqcLAJHkSjUWTSTmN9GPU11WCzjNh+aRuFZjsqWim/ShWDlp/0mluNaosbVutaw87i6rQVV0",
+	"PiYDbcWWnXRIF8HQShX4o5UGKlYydQPeeFmfnmSqnE3rTr79gesEHSlq6yYLXBVwCKN+gD2dqZM9KVKq",
+	"JMXcgGqWyzxcjHJs23mKjpzq02rl21SqxlrV227WaMecFGSzKGm2ilu8FUMZCs54zkHOLq7oxmZZwIty",
+	"vwKOVJoJmt7Na1fdz3Vevv6Q9sjO8oMGLmh72bDARJGI2kiIkLf29lQOZMMqSLFnlQ6aVUPmG+tel6gW",
+	"nbXCFzCz4sWbHm/2o3uMJjPvxb0eFu1+Nq1xxSzGqEhn+bnXu+oqZYUhToN7TIbaFiGooWcA+j5DnCNe",
+	"oMFkDAmHP2VUNXVR/6O1t7cUXTON0xfA4CYaeRbG+c7ps7tylkekixF84Cu0AUfLu2yipA3/Gm378Zze",
+	"TO5/1LuI3WMP1eNzdcE9DKJyjWwCyEVbH+xaEhJBD0/6niEeUsJR3CAwnxHBuAD7qrR1HP6MPCR3+QM3",
+	"4T4ztVkODstMmLZ0XHCpswwwRKrKoOK2nodiZjuv+2OhQpZc6/zWo+mR5o94Zge5M4whMQPGy1qX5hDz",
+	"RZlcnkisyuG+nAamMzt55uiWGTLyIjwvqXTQEFLkKGKBZqHdqJ9h7pvK85O44UXyhVPdPJWXas++teRA",
+	"X9vJ/aKs699j3wHXRB3wCTZ5XfKhdUKADgYADgRiYL8JNAUCMRnR/iHjJli1rMuspLQqs8qDeUlb2cqZ",
+	"f4v1zYVUOCOszE0ULIKdzAWukiBYAOZfAqXNoN2q1Nb++MsJjizc2bpxkmawHuKis160W9mbSKY4kd/k",
+	"JcaYdC8lpxJXuIDjcJa8XJ8eg1evXr0F8h2rIcIIhiEiOhhxjZRbW6RJZ3fKn+kJXLlK76LuHTadXKf9",
+	"Tu77xeXYzF6eEt50rForc9OJQsUyhbpV8pz4JaMLjjGxx95fFAWTcXHJ713AUF1XyuIAJoymLvlKhtFA",
+	"4ku1Ekm2InjcgRwob0FxCnelpX9ZWvpsdKPkagyLaVdSIBOwryrHtKM4BTfXPLV9daYacu+4Hua3UqS9",
+	"bTQa7q5poqpLlGTqxICdX37vqcwARecUjKg50jXKZetYZEwGNM6jhZ7IdAcI8ZyKpVdngEdhSJmYDb5V",
+	"HQ6ydZl2rk5Odc0S5bOGgW4XksR2JGXDpLKpQVHncARIAEimlJhK0FOVstH4SD6Sv/0NHFMi38WU8I+k",
+	"Dt5BjuJ7bAH3M8cC3UYseNyDId6733cb4Jfu5YUpRii3onNNPDhGwTHk6AgkNJSDhGLf9I5NBZb/dI+A",
+	"sncC948//vij/uFD/eTEPQJYmc0GGDEObm7OTnhDLsewVrkS8FFR5I+1Fmg0GuDRPQIhHGIiZRYQYC50",
+	"Moj7UekU8jX5SQiH6GPNMf/q4n+Zv1RB8Y818OiCHdUCGqhkTFdHAew7wMrN3G809ptNJw7LBAfNI0DQ",
+	"BKlEGMbFrlqqal4dr1SpsfEaPOqbWQ0l1n+YjJ2Ptf8h/4opuPkz7pNv/tT9YOS74BE8ug3gykFdFQ6l",
+	"OqIfpRlA8qH7p5xYXVJuZvD4yW2ADvRGpmW6NkSYE9RBQj6SxBJ4kAAPMqYid9yHunq/rn521ZYNvwB9",
+	"6mPEgW4SBCJyR+iExLxg57DZBG6+s7q7awDJfKvylXRFSAnQ+6puws7h/ivgzjQgd82Bq/JKZvlynXIc",
+	"91oluoyxqKv/dx370bXESoLJ0BTqsX/hSLhJCoSKcJfys2AQEwVgYywADMMAI/8IHB68Ba7d7Ny1VoAE",
+	"m9bbUrlR4VhjyXfk/jRd6UfeneRGoVx1gKUAk+DbfrMJmD5UVXle1ctKFqULa7Svzo5UNaI6JmDH3YOR",
+	"GO0FdIiJ3Kv+k5lizO4ueNVUM1nFtzLl4ANK76KQy9fi+Y5A0vYXvE6e6vCu7IJVYNgIgd7xFQgRYiq/",
+	"StdIhkwCRkQEi7i80+QLAtz/qJ9SNoHMR778l5vGnMlB5KBQnv0ADyMmwcEMETL6MG2A7ohGpl+S6lNs",
+	"7gYxsHONfMx3QR+BiDAEvZHEDMc6UQlkSAAxYjQajpIMN43WWPXlGCJfQddliLQFigNCBehHOBBgqkip",
+	"ArjXzX3g5prau0fGyqdNWrr/mVo7JbqoOo1HlUeDA4llmOvBY4LcTqOPMCUfSekaaY48R4ZMop8ENXmS",
+	"6/A+dQDuQz2mSXXu0RBxV6WCEmsTKdHQb0jWMxlhb2TPSxDyuU5/JOjImnIMp8CnukyabnCiMMXU1tZt",
+	"CBqgrQaRzINGIp3Lypd8Bdyzi+7N6enZ8VnnonfbPb686riG3yii1Yh34sZbM2tQpX1aQEuUY6gq3qcX",
+	"ryJK5fLTRcv1y/VkZm9fnd3+2vnjVoJD+/z88vfOiZ6orYqeYjJ0wIRR+R/je5RnbyQ2NZzEG3Vl6bj7",
+	"cle6S58Z341B5DfE5FokeyAXpjeMRKz7fUX8GRrTez2HZ2TzMYLydXmaPgoZ8qBuBxtfJOZq98iXbCT+",
+	"PT4XiSbxuiBwT8wLqjKB7vQnxaQAe4hwJa+nvFyVPFHPr9GgLsV9hpGAbJrKQfbDRytmP3GkASkMyS0a",
+	"V4EELO0C5VpYut+vmeq7MMS1Vu1VY79hoqBHSjjcS+qX7vmQj/oU6pDHYVGcW09KBjoB2moDooV2R6WM",
+	"ckdTHu6klNLJkFWekJYMsWUqxeIeSbwLEcPUl9P4cMrVzaZbbqUAp2iqhU0KqjUGuNmyrCq1KrlSVTh1",
+	"iOym5/HO5ckwOEYCMZ1IUeS38OEU7Nz0jndTuccUOQR9NKAMAVdQNSWWHykZKr1UKUXFojMs0Wn/0Znp",
+	"LwmLFyGoD6fzphV0pUk/pe4HBScHzWauGo5i+Pr29v5poh7S8RdZRZLjTi4gsS4plSFXTfLXmlPTuKRW",
+	"kpNi5k1mvthLXtdvPzq1Apmn9CDpF7mBOBIrDCLfVls91Mda9Fly/HvvoB+bH9Qn+8s/uSHQsEbk649e",
+	"Lf/olLI+9n2kVP3Dg7fLv+hR+gGSqVmdcuu/LrOjMyL1WxjoD0rs54KKM6knjhERckeWpqvQ1NZx//wk",
+	"oZebYNBWLQE3oDQbLqEdDlV4QwKAtU9ObYapqzqj2fLOKrTJoplamdz7bEr7Ps4lnScQB1Og5TauxFap",
+	"dKrPHEADP9GYGuCCilR92x71U/a59ABmKF/RhaSv6C7wZ/4VFCNVIWhTpO4Lp13ZUzuB04xxvCJfXwz5",
+	"ah6WoiqncVmKb4feXSFW19Z/aGH3U0leiOt3aMrnErhLEkyBtkuDHakWmsBER+mIRrbflZTK1PmVNEvF",
+	"s6RxmroOtNQphhCTBnADyMUNR35bGOndo1I1ju16sfq9lGLiIUF+HZNEv5K6zZFNPZcrLTM0VGp47RD/",
+	"Kk9lixRHT/Gdk5lt0QxTgVsC7zMSgVWwWV58jFcGWDPoHD9S2Gyr7mmjB8oL8PVCmx4SjNA4InVlKUiY",
+	"7ukS/1L7mJI43FzymqtqNrmZHrXursbgI13VaYI5UrWbTH0mt0/9aSM/jlTAZwefHVubHlSyKxG6jlEf",
+	"AZU3rA2qZhYsdh0lYNkbSvaS0iDMQWr90Rr94Stwc31e53CAgDeCDHpS5AE7B6/fAAaJT8egjwXfdQAX",
+	"VJksFPGTx9n9uV2Xr40gHx0BN2RogB8U8VIuNh33dmCNqhcSW3ZU+op8O24xAfs0EqZcPkETueJnI3A6",
+	"AkLTn5p2pCIu4oi+DRK3bPDyY9Zra6B4a/T12MR5qJUsIrHmxSPg3qGp9i+ovAIxwmkzyErSewZJL0+1",
+	"90t8cwWnAYV+j9JzyIboC6X2GsYsvF2F1Nty2t5nrLVRLYYVRPo/AwHRcycEZDUF88yvFWhyh0WtiZSg",
+	"qR0M2ZXuAygq1HxJ1PxC1bCV7EcKvp6Ck3H4wVzl6cJyma9p8cm0SpunrSQLWdPac4oDoeJol36gorRL",
+	"vqcL02zTahNvXK+qMtJ8Xzbm1dUtC08STE+ezbWbZLsVfpqreh02D7Vf3zVmY9dECxFqwjbT5lwqFu+J",
+	"FEG1Kpwv35v3tiXhm+HXkPH3N76IReJ9/A4wgd85keHcKle5CAOT9zLIW5GRL8rW++0oDG3flwQApki8",
+	"DsHSzUw/ZaWVvaT2SqHMsnkRRc23MRllm/LEsVxp5fWpBIoSGr2O2NqMRJHFTzxWEdKtz3PkjGPTpQAy",
+	"BMZQZ5t5kKO6MnJyJHFHUFbHhCPCscD3KJiCHTep3uuCfwf6r1sS/6lDYNSvu8a+m7RDGFKAiaDAjQsb",
+	"uw1wSRAQDBIOPR2kB5NEA9XgiuggrQb4WUEcgAGGHPEWcFX3SDXRnjugDOklDCgDyQId4PJItcaS78Ax",
+	"DqYXyVtxIWEHuMqa2tZxlu6eK//S76gfGuBdAMmdKtWnTwsPCWXKpAD7OmBJdaXsMwTvOEhKA3ooCEAf",
+	"eXSMTDVBU4pf070xZQgQSupoHIqpelsFzmlTtMYwB0DQZyq+7a+ICqQIaH8qkAmxg2oIAW56p/WfwDhu",
+	"hjnAgX5+3P0tY/V25S8NRid/XnxyVWcA9WpsMzefqFlGUEmcpk51spy018KRDsjab6qIY8rA66bTbDZV",
+	"14P0vf1X25JPNXwvYAhFsQJxk+W8eFkYQDAvaag4e1OOomtrQhwkzaApsfKtJEhBFmDEgPE4qOPHHJi+",
+	"yfPCs+TPJ5HmR2qr6WqXFLrVjG6e4D6OAoFDyMSe3HQ9TlpDxKO+4SFxXTbzVS8tNrzn8XtHFQndCwOI",
+	"iQNslkk9gUSdC4bgWNPElWTxM3W7p5SNn9vir2fO1X2pmHglzr+8tKBB00pYUjk3x93fNirYr+gb2AQt",
+	"N66AVE3ZrjOgsvd/HZjbfFuCqlt5skk1HlPVtt3rdS5OOp3bn9vd2+POde/s9Oy43et0rdxeXU8nBlHV",
+	"dpxn8welyKUSBp04RUNKXSokCTHIJTiV528q2a2InTx9FXHKhkpwawF37u5dJ/fju/bJ+07X/WbRQhJC",
+	"KwdPkckFoFFwNspe+0V7nzZk43Gey5wzRGLD9L75rAbhSvyrInfXRNr3KhnyqRibupEi8SxCmi5z83Sk",
+	"3Z4XKVuM45n1xopoVDrjF0hsNE5s2guUpM4vsC+PkHfHTaNUHbALdiAbUnKA/SPdx1XXO9AWM48mKdFw",
+	"jHSpIhU0qxKAkzF2HfkOcdLc94gjba4UE1rnAoVJkr+kePn44B2oOzGozhVYZU2jUGeae0jFtTmq+sab",
+	"g1c/AY6UWRq8bhyorG+XIY/eIzY1Y3FMhoFawW4D/G4yrREWI8RaOhO59/vl7Wn7uHd5fXvd+cfN2bVK",
+	"ds9vKslwuEcw4HJrynI+syEVStoA3biFjKHrLXW9+RosDuj4J922o9rT6rhmXQYFAoYGDPFR/LLJT91V",
+	"plqJ2royQEsVN4hry2WKIRQUYVAfX6l6Ni1AqJ0EXBBvpGBnO9zgXI79QkzABLj15LlWeaurc4L1df04",
+	"5f/4unPSueidtc+zWv7vCuE0qaEswTxTXyBFNTmclpPSZ3H8fVxLAZqeMBtQ+7ewrLwdoOBkXKeYMn1P",
+	"FoBigCk4Fa37f00SQUYA6OIhAYrYJlw/Uyglx9JNa8Nint4hvmHRcRx4EoqW8J4jySUVe1FU0E2ScChB",
+	"+n0o4u9/4FlWxLPeSpUJlB0sSRnSJbqMfxgg4vNdnSyTDm1WpQvZZWYxpWjsEHBwqViu+ZrHO1PCBRdw",
+	"mqZAPV8Kob6NrXFJGomV2ORhUScwdSg0Ekc2XKSHP//AK/5XpcM8TbVRlE1jyBzS5tQ6DwIRhdGLg/Al",
+	"9dNtXsrYP7eC7kMkPqBt5goXtfOqkoW/n2ThY50+q3jaAnFgGZoYXjpfSrgcAC71WSiVemKSdmMWjLg2",
+	"O0ppQDEHB6AH6IlAVTkDpr8C1+xEcXsOTF0zKSxEHJkijDFLRxLDc2KJoEnNJeUiJ3RyBLAAPkU6yokh",
+	"giZJZwkiEg1bSSfu1WW3B5JsORdAfqfKsmgFmQooTNnejFzR0msOfL0TQUMOJpTdqTJmUgox1X11/rFO",
+	"gjbFzDLLX0mTNisw0LclYeFaT1Ip1d+pUm0Y2IzbPGtHwjw26WXK9cWhcBFHPthRKJyBel2d08D+7sac",
+	"6dtY2zzVOqkz+B3qzzFsfN1asqFwqU21lL4cl4tdYAVX6ULcGGh1FQcT+skQAmEAdQUKVQBC1XfQrELy",
+	"Iy6VTaBCxKUiNVFFyiSbMLyKJZZaZcJdZqDdbajAbK4VcskFVdVtTNR/GQ0ydScOm2+Be3x5cXp+dtyz",
+	"Ks0mzRMFvEOkAdqJoGvS1tTqolBFtcZdTOhgAPrTpDatOscVuZw56G3xNz38CyWglWZwppWxYyqB6EB9",
+	"LfIU56VVHPDwaRxQqmynlzcXJxne150D49TU+8CECxgEGs43wdBWmjDPpZI9fFf8Kb25T2ks4WLYOaZk",
+	"EGDd3+NrZmWamFk8p6yFJOVsYkLrA+U23TN9j+bzOF0sKuPo1W7GWPWTd9JKnJ5SObLySBbXfVJeV/2L",
+	"hOY5fKnATyr5m8QFbRL2mIq58WOVTzlxTcF+yBDwMfdUXfVnM+6aU0265m+JsyXjn+j5nmrw7RW5pAeD",
+	"iu28VAWVb5msLTZn9SJWgPp0MNiUPdiigbph0nwS2I5pW06lVFEm84mdJGlHpUmalVNGGZhATeQ4EiAK",
+	"Nd2S8jUbx8YkEYVat8hS4qNkQUKJ62QYoLpWfG266JgCZspZ81xUUZ/zsxHFDlmZJjY3qHSksUSVWaui",
+	"rl8FdSVbIK6KUs2nrdeq7i8HUJW4VMF7RqDbiQP1VKQad8Ab3eKL72o5sQQlfTbKpjaZJWxboivJJF05",
+	"ZeXp+/KoxJeH7e/QEBegisbMp2O8zlzbXLEYPd6iYnbv9IyrJil8WYXp1CaqqnRV55OtdAKwa4f3Y3SJ",
+	"Md3gz7y0AAsBF5SyWxevF5ekU0vbkmagxn4hfUDNXaLEdGVreRG8/7JF+2egF3H1aU0sVqYVdv6QfrT5",
+	"ShNL6IeeJ6YfW6oxcW2aCO7onB7d/25X9y0UKu5gRz9r6a6NnCNmWt+xOPhA90XR7Qm5ye/frfC+Sjh+",
+	"3tZourhAArlPRv05xQXaCWao9wEXOAhiHXu98mGLFYQhEpskAs8oAlRCf0UEnpcIqGIFa+L94hIFh823",
+	"qi9yFvufhO+LSxc8Eee/M22jIjVfVZWsb8ZJ8Qw07RqFAfQ2rsrspbL8XFNnRzlYkxfjNEM1ipN0NqcE",
+	"cYCJF0S+0gWe3ACkpMG0nW5gHTLpfI321WTPlaG1krm+JMusJgo/2CaCdSWwPKFSBogFCVxE9bnwsVBh",
+	"5ARNgqkxZCRVZBwdAA5gENQpqxtzxZFdaAZMRjRxteqShgmt0w1bTUNXRalc8+aZMY5IAciNk7xVaPpw",
+	"3YbXS6RDtbP1hUOnxFtoHFKBiDf9FU23K06q43shmVJfXZaqrtqaNjkrSdTCAE7lwhfTtfST5Iuqvcq6",
+	"ZPrgafHyx9edk7Pe7fnZh7NeJmT+ggqACI2GI0NadJ97SRAImlg07igxfU4gN1QnDWnXn7q63pMqoK56",
+	"5m8kyH7LS8yH5dtH9V1F5mdg5NNXUkv47KTz4eqy17k4/uP27OL26vry/XWnm60x1AaGrGvuozIzXIv4",
+	"13+NW8MqCyeLCFG5wQbIbMYoCfZGgHrTa5pJgSw+F9exQlod4LbPrzvtkz9uz7rdm++t0NBcyIkPqObU",
+	"sufzxGTKg82B+q+dP26vOzfdzkku+bcQjCQ5VHHPOuyY6AYwKtZ5M2m9q866CFrTrX234Gjd7qdvSoNS",
+	"kmisQgFBC1ssrWHsYZDEjVEKzTs3XFlvFOm8R0xXb8eUgBAOkQOwKXapi1JhAq5OTvmzhaAOkXgXb2Cb",
+	"VhUzRxV5+h3WmHmPBOinQJagWvqoRMjoHIeRMdsaK4IZ0dSIHdEANYAb0CE1Fed8pJJvJO6Dq4v3UqDp",
+	"/vYe0AGAAowpF+Dg9RvwK353BNwJ6nMsUFqrDhIA+5wGkUBgJES4w3fBzfX5kWnFWiaD/rmw2vi2bMTe",
+	"gmnBDK+rCT+7r6qiKFVBuWcgXrFf6MkETMoKdveWvSEiEmcX2FxvOOIqNVrbD1SrwNgbxJKSNdagaTGr",
+	"fkC9O2WGgMRDRwACn8GBML0HNbk01lvr+/VMqfauWvGuCmUN/dNx+v4axtVnMZtaS3xvVv1C9lNrJYtI",
+	"nTazgh3KHGM6LzCaGgO6o3NBBZXQY6pwGp+jcifG1oF8dGFlhv1WzbCJbTNAA6HtQWNKxOi5bKzrz18Z",
+	"UL9mA2rOwjW3A1vWYQjBPQxwlvHFRnndVFVV9UDjMJA/7RgQQQ+YC0yGrq6m5cZ9991dU0R9HaPo5vu8",
+	"fcF7nekmlzXgOvMtvzlMjJdT5GaeGVaX0Ix3lBFXasU9ehmuMzRADBEPFTXr/cbb2OWRap6xuTIoVwbl",
+	"yqD8dIOyl9FnYu3QEtzn25MLVSdjWM4oixtPi8rMvDg56mn6WskUqbZRUJVbUWVLKSPYrI6q39BasNoQ",
+	"Q5BTosvquHrF/m1/eqs+ZTpc6A6FosqVqkL2XiJXanMEYtMNWTODz8+L2jz+P7t5pLIEV8j/EjlSm8J8",
+	"K2Z3RizY8+mESPl8fi2VmXLR8SegH3l3SICd1yqqVxeKNpWSBkpRVFx5A3bhOeQlXsjz0pjQH2RJjHnv",
+	"A/Ix7Gl1Mf/+rB5ZqMfbksrVyWlO6DjW89RPMA8px7EOvAjjzSf2F5UJ9RvKvPp2xJ2YpkgCc3Vyuj2C",
+	"x9By39k1qjNEJMjpdi9yUXHFy9TWZtvOfCjgEbhDKOSAROO+Kaauy2NGXDnWEk+claiqVREb7zdKOBc4",
+	"1NJzqES0isJVFG77OaKGpjyj0WdPE5j5hC51sbY0MVIBUIV0KY4kOmg2QUS8ESRD5JuOEcRX9I0jjxIf",
+	"TFB/ROndNgTBebYmveCNELJtNAORi7NCAB4rglkRzCoZf2uEVqLbFixnxSRWUr8FDY51dLbpEoFD1T9p",
+	"Jpg7wOQu6SYhFb9nFBHnkVS5r81LhgcbI3TqZE9QgO8Rmy4idf+IUIR8xYh883plza+kxS+biCno3hYN",
+	"0/FQC6snY6E91o7pB6d7nhtITYJIki4QMEDEh0wHXoGdm97x7nNmoZgVbzMJxUxR5aB8Izkoz1PfVOFR",
+	"GpJoo7AB2UUR3yq1a88wLbzJeudlrOsB5sJmsrio/DmW0/8VITatOTUCx6jWqqnQsjN/TnxVhP2isKri",
+	"oax1bmZALqCIeM1ZR8jo6m8fv7qyRJldVFWJqvLv2ysypLu5+jbFiCmegsKVDfiaBkplpN6PgruFjXG3",
+	"pAW9i4I7vfjt2Ie69hwrZYocbGsNPArEcp2qUqO+DjXquzcJGW2K6Kj3H7itVq1JomyFSo06Xzq7eHK1",
+	"RT3BQkFNL+Hrbk+jNlHJJ9+jfLK6oBEDfIK7+sE85LVQaEGDmaTpvBt79s981+ToE5q6+03GY9yBXxcV",
+	"BHzKBRonbz0J1xe3rFGb3ZI4osbWvTleqH29WsEi8UO9MKdDvZ0etAgNk/eqgKhKctk+0Yqb3RgZZGXC",
+	"NStv7H02hpbHvaQY0R56CCkTmzMUJSPPEz70hGoPbask0mpiSEdv5AqKURkJQ6AHsefx+6VhmMmLJeIv",
+	"j7u/OapeAqMTFc+aBHphXX6JMh8ps/cUTBBDAPo+8lvAxb6jRLsLOEZOAM0/lN7qGBLVFo4lPGo7kv3k",
+	"QkWMObZP8Jj6yAVhEJkiDjSIxkTH2SIBfSiguqsdTplA/m4jo8/qGVygd9g3JRviDWXl32xGaAu4KmfU",
+	"dQAKOIprVUr51TU1I3QLfeOXdOXqzLuuckm6RwCNQ6HBiEZCvtAAxygIOOACMpWHqasM/LvrAPfv8v/q",
+	"8v/+p+sAAfty+ONr1bwoZGiAH5KCvj+4gFMgRlAobhtKkOQjhKQ0AINIyuVyweMG6AqG4FgVLVDpnxJG",
+	"gXpdRzBDAfuQq6vtQ+GNkAn0k0fNCQz5iIoq+rZKH3hhptHRgJsQYQA5OO7+ZjdQTWjuPP6RpeA5DrIk",
+	"MXCmkTwOkJU9PoIcQDItyLM7stuNmZQ8+SHZikyslx/LxFvKMezF23Z0m7X0ToivgzHihmtqt5VtrAox",
+	"eCYqEacKPlW03FRm4GJr1RCJTWJq8/m0zsoCVTHyJ1SxXBs/F3c92zQz1eUfn4iiW7JK6WqRL1RMraIP",
+	"lVXpSy0wuVGzErYtSs9oSkr8WOsbkr7GpmHxbivHVyV2bMNTZrm9i4rWL6ETy8wHmYyIFwhQVM6qrDf/",
+	"yyAZmwlAPM4bdWuPz5VvW9Gjih59Se0Ll0fvLKZkcyMM5xCzEjW2rxCrJ24iGgmPjlEDxHHfkCHAQ0SU",
+	"CwT0p/I/R5bhMIRc54LpFIsBxIFxdGQL0W61DEA/Cu7ezxYC4F9550JrV8+UeJudclkAZdWl8Ps0NH+J",
+	"/eJesC1c6e5vVX+3quRuVXK3Krn79JK7tmCkYl+iEAgK9pvN4p5uUaBbocjDX6coy1Lxcu+ftM8XlGiR",
+	"q+amjopqS2W87yYsqQ+9uyGTbKYBuhG7x/eIA4ZUqA0/AgTdI6Y99FyKi7rvNQdigr0tt2zRwU+WXIQp",
+	"+YX2vySvglzcL7S/UEQ82PRsKyfWVCGtlRyYdmJJe7zagt8/ad9E8mEeEwie9IP4S9fAoCwWvI6stg4g",
+	"pJiokBaAxYaEwY0tZ6ZHSxyNVOHIkp4uMZx8qlLAaq1aV/JD1cA1ZpcxV5ew+vwMf+/zP2n/TIffbcFk",
+	"nrBlFaxbslb3Zlj1ciPQL3Ln23WqlWC1lR27smO/RFnvbVIgp5SVm6Eh5oIl/PI5w/6u7bm/tBBAe3Fd",
+	"JAQmQ16RkIqEbCki0MZDwA28fT3hgZtB5W3UW53F4pfpM13RkyqC8CuJINwMLbLDCXU2fD3Ohp8fHHSN",
+	"oK9KnyWZ8xzwEQ7D2HqvOg4jdo891AAXVIAQDjFRud9rGTCTaRZFFnXV8nvJ6rdIJuJJzjEXVYHB77Oe",
+	"Ra52hI16KQzOw74sQBv8W454vbSExQ8c0AlJp3firF+V2nw0szwV3CLRBPmgPwXu+04PzGC8u0X0tBEz",
+	"J3nkm8IGUwA9ge8R2HFVD/NdOTkmycMBDLh8mkwspywK3tNfZIL3TF55n9IAQfIVFgeMD7IK96vq7pSg",
+	"UxsiUM6mqvilIy+umBOvcUtFc+LhX7RuTryIRTJE/E5VPeerowjfXjGchJqsSUxsdSN5umpVA9VmISff",
+	"SIKjqx3EYccqdsKqmqJ6emEBdnykpAL5TAfvaiGhBbRUATDhAkF/96my0OLiBxZ521L9A51lXtU1qOoa",
+	"PHddg01RiTn1DdoBp6Y2UF7L2ZL+MkRiw/jafFYZolIJKrfHUwohPBWhF3s8ktZJGynHuZwBa4/I0xF6",
+	"e0rJi5ZNqAhK1Y3umyq1sD2lZc+PNJYtSDk8piFWRceS4sOUzWgvmAhqFyjemu4Rr3fD4szzmkSOaTit",
+	"zCGVNPQCGk6MP1ulKiFD9xhNFrU7173OJcVIaEjqeVWh6KpmKoAcQHB1cqrJhvrj4j3Y2X/dBH6Id03t",
+	"9LbnoVC4qnyrHNfFYzhEeyEZuoDeIwZcG6FDf+A2wOUYC4H8eLYBRoHPgYB3CPhoAKNA8JbVQrPtQ3BO",
+	"75EkyY5VkvJjrasHUP7qjzUgqA+n+g3bfGN6tB93rnv1P/744496U/5vX7/YZ5D4mAx/4DpxhqkK8KrQ",
+	"Y0CH1FH/cv/8tfPHJ1dFuSPojYD7+XOcQNSIa/Q2fu388fi4LT+YudgvWfS80ktcOwc79AdLqzzn3y9o",
+	"BlZLIHDpaOmbJYpG91RfV4k9yAchHKJWgh0SMZaiQ2VNq+J9nluMNT3oY67w5DgDVbV8uvfZoz6an87w",
+	"O2V3Oosxk4ApKWkf+kMEIOfyB0r4kV1Ol1ABBjq7UQKZrpXRAq+auhY6JpFA6p9eoBgD9H2GOG+A48vr",
+	"bkuVJ6YMD7GuPHwV9QPstQChUuAz5JjPUla9p5Rir0xaf8uVct+u0c6ebfXaExXV+YYzEjLIr+BkCqAF",
+	"/Bb+21BUhNt7ClEbhokWYvlh89BkKltYvhLmDZGw1/FOTnmlmPH2EXCLQoKmceqzVLK+DBEBaoc8JX+g",
+	"D++QDzCpZIPvFEvfKQDQELNzdfF+d3Uc5ffPjaPd++fEUX4//PvDOCiJp/HbFa5WuLpNXO3+thqu2vhn",
+	"FN3iVDwaEcGBoBPIfN3Ahk6IVDZAP/LukAA7ry1xeLcBUhzPCddPwXO7NqRSs5+K7c6sISq27wh6h4ju",
+	"yaP2a5pX6/7CRwCmJ6AwFAvAEfF5JtW5Eb+DtPGkKKJXZIJ5x/DhHJGh1Jv2D36aJRefXsB2UUiibFPW",
+	"1clp1aqoomNPo2PHWYBahYoZQ0JJvWCD9OgqsWB8tarB1cV7Yz+MW4ra9KsSKr5PZLyOLcoWMKyCkX+x",
+	"uYi4Jqr9g22G3Rex4AFlY5jlw8bjU2vVNB4hEo3lzvVfUrn5tA5z3gwSO9vWQf5xDeQ9Vuj/naK/uf+Y",
+	"I9hdQZWPaTEpmKD+iNK7Be3on55AG8/RGkMCh2hOit7v8Uq2aPk2c3SjfrLFKov2m8lOe67a8gaeAbfA",
+	"yE5wSyB5nmMshxALEtyk9nZzfQ7GERcg4gj83OtddZUfjCFOg3sEdCo8BaHi1bFHa91o9OW4qkOfzB63",
+	"lB9nRn/R9Dg9uV9AMhZGh+mvjoDLkceQ0EWsRypbeoQ5oMRDVdRYlUT31RRC1HDfR5LE6LIdT6N0ttCx",
+	"NPduC+RLT5WSryr/rYrY+YbwNcmCs4WTJ8smGykVthw3dW7Mk3Fza/LIi2bGrCiIVGE7VbDg10GyjkeQ",
+	"DDdLsmaEjD3jEsSb7Dq4kl3jJF3A99CmNLvraVUuqBKQvqTugBla8wMHvo2dGyU8Amm7zoYKGC2nOXLC",
+	"zao3B9uiCgsrD43S3TbkntwkrMMxHSEq5aqiHc9rDEHEV7l3XMw0UF+HWJSYG7H74kKFqpEZJlzAINDO",
+	"nh33M8cC3UYseNyDId6733d3JY5ELKi1auaRQnCz6BmjBeSjPoXMVwbmELG6TpMb4GHEdJ1D44VtExhM",
+	"BfZ4QVhWV27Zl5RLZ3BgItBQEygOdgyNU2brXXtETeyKBpSkIEQ0DBCYjChgyEP4HuU90vE4SVeugpXp",
+	"uXUeiZjQOhcoBBwPSV0HZcZjRGIkR07srTMHhYdYwECHp3CwY4V77urBRwgzK0nFGly/VjDoz3Ri70mN",
+	"owLYOAgZ4irObYRMjqE9oMk/LBjyzHQMkNcwhmRqtZOFIrFFx+PYjQSKx8oGGdi7yjSDnf34AyViFKi8",
+	"aR8LEHE4tKc2PXALPrQjjZKwvr6J7LNG6Mi/C77XhYitOymsXGwPpG2ci1eSKf1pPkzzoWa/1XEUGd+s",
+	"UxBUYUbKuGkLoBgPCfJNBiuhInnXHiMhR7PfX8biAtcuCVMrGUDf58BUApA4ywbQUy2JvWQG+5weBCIK",
+	"mxRFsf3IxUGV84WgrtyIaWVsYhF70xC1QF7QcBugTabg4OEBQMIniAHo3RE6CZBEqSOgujZOMEfZKFDM",
+	"AUOCYeQDOBCIgX0T+uqA1+Zf3AGvmvG/FbQcgBGNGAc7rxXSjEPBVQ89KmDggP0m4EDgMaKRUPm8uw3Q",
+	"zgiVyu8zwcIbIR/QwSCeuqk6N8ulWKNCwOhkVpTLBNGepCe5pIatAmFwh4mfxLFqUSO9vf+od/Wt1zuG",
+	"j2UNWc5qAp0aRAWwPBYQy+Qe/COAfU1YAwA9Rnl8M7wFfMw9yXqSKhE8DtYtsYt4joUbMaFDrVoUYb8o",
+	"VCe/8huCHwBHHiU+d3R/UNNGUfIMKCKGGuAa/RN5AtzDIEIcjCmT0AflnQ7QJAEpGpS5jB4eIy7gOFy4",
+	"j1CCDpMj/a8/m/W3n/7+b2U24/IRPHj95t9d8HcwQg/g5w/t43r35/bB6zeADoD7MWo2X3kiXoH6EzX0",
+	"UwYnqhmqfuhKRp2ptp5VprTns8R2u/Eplt2u2YLcNawPPn1+c/hYtPctWYELkVHjTxlb8H/8R0E1uZR+",
+	"+aaXXiJtzgtOLxQ65af2+0pKqGjuE2mulnkqelvR24revii91Yj4TLRW085ydJahe3pXEdqnEtprc4wV",
+	"pa0obUVpX5LSGkx8JlJryGc5WsvNPitCuz6h7WqaWFHZispWVPblqKxEw2cisZJqlqOv9xhNKlH2qRT2",
+	"N32KFY2taGxFY1+SxmpEfCYqq2nnfDprR7JUFHYNCmuOsyfPr6KtFW2taOuz01YLBbdIVTMxf3Po6ePj",
+	"/x8AAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -11,9 +11,26 @@ import (
 	"github.com/google/uuid"
 )
 
+const countTemplates = `-- name: CountTemplates :one
+SELECT count(*) FROM templates
+WHERE account_id = $1 AND ($2::boolean IS NULL OR active = $2)
+`
+
+type CountTemplatesParams struct {
+	AccountID *uuid.UUID
+	Active    *bool
+}
+
+func (q *Queries) CountTemplates(ctx context.Context, arg CountTemplatesParams) (int64, error) {
+	row := q.db.QueryRow(ctx, countTemplates, arg.AccountID, arg.Active)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const createTemplate = `-- name: CreateTemplate :one
-INSERT INTO templates (id, account_id, name, description, page_size, orientation, layout)
-VALUES ($1, $2, $3, $4, $5, $6, $7)
+INSERT INTO templates (id, account_id, name, description, active, page_size, orientation, layout)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
 RETURNING id, account_id, name, description, active, page_size, orientation, layout, created_at, updated_at
 `
 
@@ -22,6 +39,7 @@ type CreateTemplateParams struct {
 	AccountID   *uuid.UUID
 	Name        string
 	Description *string
+	Active      bool
 	PageSize    string
 	Orientation string
 	Layout      []byte
@@ -33,6 +51,7 @@ func (q *Queries) CreateTemplate(ctx context.Context, arg CreateTemplateParams) 
 		arg.AccountID,
 		arg.Name,
 		arg.Description,
+		arg.Active,
 		arg.PageSize,
 		arg.Orientation,
 		arg.Layout,
@@ -51,4 +70,253 @@ func (q *Queries) CreateTemplate(ctx context.Context, arg CreateTemplateParams) 
 		&i.UpdatedAt,
 	)
 	return i, err
+}
+
+const deleteTemplate = `-- name: DeleteTemplate :exec
+DELETE FROM templates WHERE account_id = $1 AND id = $2
+`
+
+type DeleteTemplateParams struct {
+	AccountID *uuid.UUID
+	ID        uuid.UUID
+}
+
+func (q *Queries) DeleteTemplate(ctx context.Context, arg DeleteTemplateParams) error {
+	_, err := q.db.Exec(ctx, deleteTemplate, arg.AccountID, arg.ID)
+	return err
+}
+
+const getTemplate = `-- name: GetTemplate :one
+SELECT id, account_id, name, description, active, page_size, orientation, layout, created_at, updated_at FROM templates WHERE id = $1 AND (account_id = $2::uuid OR account_id IS NULL)
+`
+
+type GetTemplateParams struct {
+	ID        uuid.UUID
+	AccountID uuid.UUID
+}
+
+// GetTemplate returns one of the account's templates or a system template.
+func (q *Queries) GetTemplate(ctx context.Context, arg GetTemplateParams) (Template, error) {
+	row := q.db.QueryRow(ctx, getTemplate, arg.ID, arg.AccountID)
+	var i Template
+	err := row.Scan(
+		&i.ID,
+		&i.AccountID,
+		&i.Name,
+		&i.Description,
+		&i.Active,
+		&i.PageSize,
+		&i.Orientation,
+		&i.Layout,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+	)
+	return i, err
+}
+
+const listSystemTemplates = `-- name: ListSystemTemplates :many
+SELECT id, account_id, name, description, active, page_size, orientation, layout, created_at, updated_at FROM templates WHERE account_id IS NULL ORDER BY name
+`
+
+func (q *Queries) ListSystemTemplates(ctx context.Context) ([]Template, error) {
+	rows, err := q.db.Query(ctx, listSystemTemplates)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []Template
+	for rows.Next() {
+		var i Template
+		if err := rows.Scan(
+			&i.ID,
+			&i.AccountID,
+			&i.Name,
+			&i.Description,
+			&i.Active,
+			&i.PageSize,
+			&i.Orientation,
+			&i.Layout,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const listTemplates = `-- name: ListTemplates :many
+SELECT id, account_id, name, description, active, page_size, orientation, layout, created_at, updated_at FROM templates
+WHERE account_id = $1 AND ($2::boolean IS NULL OR active = $2)
+ORDER BY created_at DESC, id DESC
+LIMIT $4 OFFSET $3
+`
+
+type ListTemplatesParams struct {
+	AccountID  *uuid.UUID
+	Active     *bool
+	PageOffset int32
+	PageSize   int32
+}
+
+func (q *Queries) ListTemplates(ctx context.Context, arg ListTemplatesParams) ([]Template, error) {
+	rows, err := q.db.Query(ctx, listTemplates,
+		arg.AccountID,
+		arg.Active,
+		arg.PageOffset,
+		arg.PageSize,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []Template
+	for rows.Next() {
+		var i Template
+		if err := rows.Scan(
+			&i.ID,
+			&i.AccountID,
+			&i.Name,
+			&i.Description,
+			&i.Active,
+			&i.PageSize,
+			&i.Orientation,
+			&i.Layout,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const lockTemplate = `-- name: LockTemplate :one
+SELECT id, account_id, name, description, active, page_size, orientation, layout, created_at, updated_at FROM templates WHERE id = $1 AND (account_id = $2::uuid OR account_id IS NULL) FOR UPDATE
+`
+
+type LockTemplateParams struct {
+	ID        uuid.UUID
+	AccountID uuid.UUID
+}
+
+func (q *Queries) LockTemplate(ctx context.Context, arg LockTemplateParams) (Template, error) {
+	row := q.db.QueryRow(ctx, lockTemplate, arg.ID, arg.AccountID)
+	var i Template
+	err := row.Scan(
+		&i.ID,
+		&i.AccountID,
+		&i.Name,
+		&i.Description,
+		&i.Active,
+		&i.PageSize,
+		&i.Orientation,
+		&i.Layout,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+	)
+	return i, err
+}
+
+const templateUses = `-- name: TemplateUses :one
+SELECT
+    (SELECT count(*) FROM events e WHERE e.template_id = $1) AS events,
+    (SELECT count(*) FROM certificates c WHERE c.template_id = $1) AS certificates
+`
+
+type TemplateUsesRow struct {
+	Events       int64
+	Certificates int64
+}
+
+func (q *Queries) TemplateUses(ctx context.Context, id uuid.UUID) (TemplateUsesRow, error) {
+	row := q.db.QueryRow(ctx, templateUses, id)
+	var i TemplateUsesRow
+	err := row.Scan(&i.Events, &i.Certificates)
+	return i, err
+}
+
+const updateTemplate = `-- name: UpdateTemplate :one
+UPDATE templates SET name = $1, description = $2, active = $3, page_size = $4,
+    orientation = $5, layout = $6, updated_at = now()
+WHERE account_id = $7 AND id = $8
+RETURNING id, account_id, name, description, active, page_size, orientation, layout, created_at, updated_at
+`
+
+type UpdateTemplateParams struct {
+	Name        string
+	Description *string
+	Active      bool
+	PageSize    string
+	Orientation string
+	Layout      []byte
+	AccountID   *uuid.UUID
+	ID          uuid.UUID
+}
+
+func (q *Queries) UpdateTemplate(ctx context.Context, arg UpdateTemplateParams) (Template, error) {
+	row := q.db.QueryRow(ctx, updateTemplate,
+		arg.Name,
+		arg.Description,
+		arg.Active,
+		arg.PageSize,
+		arg.Orientation,
+		arg.Layout,
+		arg.AccountID,
+		arg.ID,
+	)
+	var i Template
+	err := row.Scan(
+		&i.ID,
+		&i.AccountID,
+		&i.Name,
+		&i.Description,
+		&i.Active,
+		&i.PageSize,
+		&i.Orientation,
+		&i.Layout,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+	)
+	return i, err
+}
+
+const upsertSystemTemplate = `-- name: UpsertSystemTemplate :exec
+INSERT INTO templates (id, account_id, name, description, active, page_size, orientation, layout)
+VALUES ($1, NULL, $2, $3, true, $4, $5, $6)
+ON CONFLICT (id) DO UPDATE SET name = excluded.name, description = excluded.description,
+    page_size = excluded.page_size, orientation = excluded.orientation, layout = excluded.layout,
+    updated_at = now()
+WHERE templates.account_id IS NULL AND (templates.name, templates.description, templates.page_size, templates.orientation, templates.layout)
+    IS DISTINCT FROM (excluded.name, excluded.description, excluded.page_size, excluded.orientation, excluded.layout)
+`
+
+type UpsertSystemTemplateParams struct {
+	ID          uuid.UUID
+	Name        string
+	Description *string
+	PageSize    string
+	Orientation string
+	Layout      []byte
+}
+
+// UpsertSystemTemplate writes a system template under its fixed id.
+func (q *Queries) UpsertSystemTemplate(ctx context.Context, arg UpsertSystemTemplateParams) error {
+	_, err := q.db.Exec(ctx, upsertSystemTemplate,
+		arg.ID,
+		arg.Name,
+		arg.Description,
+		arg.PageSize,
+		arg.Orientation,
+		arg.Layout,
+	)
+	return err
 }

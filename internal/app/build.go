@@ -19,6 +19,7 @@ import (
 	"github.com/certhub/credentiald/internal/httpapi"
 	"github.com/certhub/credentiald/internal/ratelimit"
 	"github.com/certhub/credentiald/internal/store"
+	"github.com/certhub/credentiald/internal/templates"
 )
 
 // Service is the assembled service over an open store: the HTTP handler and the workers.
@@ -28,6 +29,7 @@ type Service struct {
 	Accounts  *accounts.Service
 	Events    *events.Service
 	Attendees *attendees.Service
+	Templates *templates.Service
 	Email     *email.Worker
 	closers   []func()
 }
@@ -49,7 +51,8 @@ type Overrides struct {
 
 // Build assembles the service from the configuration.
 func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog.Logger, o Overrides) (*Service, error) {
-	svc := &Service{Accounts: accounts.New(st), Events: events.New(st), Attendees: attendees.New(st)}
+	svc := &Service{Accounts: accounts.New(st), Events: events.New(st), Attendees: attendees.New(st),
+		Templates: templates.New(st, cfg.SiteURL.String(), o.Now)}
 	var seed []byte
 	if cfg.JWTSigningKey != "" {
 		var err error
@@ -98,7 +101,7 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 		Composer: email.Composer{From: from, Domain: cfg.SiteURL.Hostname()}}
 
 	svc.Handler, err = httpapi.New(httpapi.Options{
-		Logger: logger, Readiness: st, Auth: svc.Auth, Accounts: svc.Accounts, Events: svc.Events, Attendees: svc.Attendees,
+		Logger: logger, Readiness: st, Auth: svc.Auth, Accounts: svc.Accounts, Events: svc.Events, Attendees: svc.Attendees, Templates: svc.Templates,
 		Limiter: limiter, TrustedProxies: cfg.TrustedProxies, SignupEnabled: cfg.SignupEnabled,
 		KickEmail: svc.Email.Kick, StrictMiddlewares: o.StrictMiddlewares,
 	})

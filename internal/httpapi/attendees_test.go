@@ -119,11 +119,11 @@ func TestAttendeesListCountAndEventFilter(t *testing.T) {
 	if page.Meta.Total != 4 || len(page.Data) != 2 || page.Data[0].FirstName != "S" || page.Data[1].FirstName != "F3" {
 		t.Fatalf("all: %+v", page)
 	}
-	acct.Client.Get("/api/v1/attendees?eventId=" + first + "&page=2&pageSize=2").JSON(t, &page)
+	acct.Client.Get("/api/v1/attendees?eventId="+first+"&page=2&pageSize=2").JSON(t, &page)
 	if page.Meta.Total != 3 || len(page.Data) != 1 || page.Data[0].FirstName != "F1" {
 		t.Fatalf("filtered: %+v", page)
 	}
-	acct.Client.Get("/api/v1/events/" + second + "/attendees").JSON(t, &page)
+	acct.Client.Get("/api/v1/events/"+second+"/attendees").JSON(t, &page)
 	if page.Meta.Total != 1 || page.Data[0].FirstName != "S" {
 		t.Fatalf("event attendees: %+v", page)
 	}
@@ -209,7 +209,7 @@ func TestAttendeesOfAnotherAccountAreNotFound(t *testing.T) {
 		}
 	}
 	var page attendeePage
-	alice.Client.Get("/api/v1/attendees?eventId=" + bobsEvent).JSON(t, &page)
+	alice.Client.Get("/api/v1/attendees?eventId="+bobsEvent).JSON(t, &page)
 	if page.Meta.Total != 0 {
 		t.Fatalf("alice lists bob's attendees: %+v", page)
 	}

@@ -61,7 +61,7 @@ func TestImportMatchesHeadersAndReportsRejectedRows(t *testing.T) {
 	}
 
 	var page attendeePage
-	acct.Client.Get("/api/v1/attendees?eventId=" + event).JSON(t, &page)
+	acct.Client.Get("/api/v1/attendees?eventId="+event).JSON(t, &page)
 	if page.Meta.Total != 4 {
 		t.Fatalf("attendees after import: %+v", page)
 	}

@@ -30,7 +30,8 @@ func requestID(next echo.HandlerFunc) echo.HandlerFunc {
 			id = uuid.Must(uuid.NewV7()).String()
 		}
 		c.Response().Header().Set(headerRequestID, id)
-		c.SetRequest(c.Request().WithContext(logging.WithRequestID(c.Request().Context(), id)))
+		ctx := logging.WithRequestID(c.Request().Context(), id)
+		c.SetRequest(c.Request().WithContext(withAccept(ctx, c.Request().Header.Get("Accept"))))
 		return next(c)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/certhub/credentiald/internal/events"
 	"github.com/certhub/credentiald/internal/ratelimit"
 	"github.com/certhub/credentiald/internal/spec"
+	"github.com/certhub/credentiald/internal/templates"
 	"github.com/certhub/credentiald/openapi"
 )
 
@@ -36,6 +37,7 @@ type Options struct {
 	Accounts  *accounts.Service
 	Events    *events.Service
 	Attendees *attendees.Service
+	Templates *templates.Service
 	// Limiter counts requests per client address; TrustedProxies are the peers whose
 	// X-Forwarded-For is believed.
 	Limiter        ratelimit.Limiter
@@ -54,6 +56,7 @@ type Server struct {
 	accounts      *accounts.Service
 	events        *events.Service
 	attendees     *attendees.Service
+	templates     *templates.Service
 	signupEnabled bool
 	kickEmail     func()
 }
@@ -66,8 +69,8 @@ func New(opts Options) (*echo.Echo, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opts.Auth == nil || opts.Accounts == nil || opts.Events == nil || opts.Attendees == nil || opts.Limiter == nil || opts.Readiness == nil {
-		return nil, errors.New("httpapi: Auth, Accounts, Events, Attendees, Limiter and Readiness are required")
+	if opts.Auth == nil || opts.Accounts == nil || opts.Events == nil || opts.Attendees == nil || opts.Templates == nil || opts.Limiter == nil || opts.Readiness == nil {
+		return nil, errors.New("httpapi: Auth, Accounts, Events, Attendees, Templates, Limiter and Readiness are required")
 	}
 	ops, err := indexOperations(doc)
 	if err != nil {
@@ -101,7 +104,7 @@ func New(opts Options) (*echo.Echo, error) {
 	if kick == nil {
 		kick = func() {}
 	}
-	srv := &Server{logger: logger, auth: opts.Auth, accounts: opts.Accounts, events: opts.Events, attendees: opts.Attendees, signupEnabled: opts.SignupEnabled, kickEmail: kick}
+	srv := &Server{logger: logger, auth: opts.Auth, accounts: opts.Accounts, events: opts.Events, attendees: opts.Attendees, templates: opts.Templates, signupEnabled: opts.SignupEnabled, kickEmail: kick}
 	api.RegisterHandlersWithBaseURL(e, api.NewStrictHandler(srv, opts.StrictMiddlewares), apiPrefix)
 	return e, nil
 }

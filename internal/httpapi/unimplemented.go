@@ -102,38 +102,6 @@ func (s *Server) GetBulkGenerationJob(context.Context, api.GetBulkGenerationJobR
 	return nil, errNotImplemented
 }
 
-func (s *Server) ListSystemTemplates(context.Context, api.ListSystemTemplatesRequestObject) (api.ListSystemTemplatesResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-func (s *Server) ListTemplates(context.Context, api.ListTemplatesRequestObject) (api.ListTemplatesResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-func (s *Server) CreateTemplate(context.Context, api.CreateTemplateRequestObject) (api.CreateTemplateResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-func (s *Server) DeleteTemplate(context.Context, api.DeleteTemplateRequestObject) (api.DeleteTemplateResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-func (s *Server) GetTemplate(context.Context, api.GetTemplateRequestObject) (api.GetTemplateResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-func (s *Server) UpdateTemplate(context.Context, api.UpdateTemplateRequestObject) (api.UpdateTemplateResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-func (s *Server) DuplicateTemplate(context.Context, api.DuplicateTemplateRequestObject) (api.DuplicateTemplateResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-func (s *Server) PreviewTemplate(context.Context, api.PreviewTemplateRequestObject) (api.PreviewTemplateResponseObject, error) {
-	return nil, errNotImplemented
-}
-
 func (s *Server) VerifyCredential(context.Context, api.VerifyCredentialRequestObject) (api.VerifyCredentialResponseObject, error) {
 	return nil, errNotImplemented
 }

@@ -233,3 +233,22 @@ func longDate(t time.Time) string {
 	}
 	return t.UTC().Format("2 January 2006")
 }
+
+// MetadataKeys lists the attendee.metadata keys a layout's texts use.
+func MetadataKeys(l Layout) []string {
+	var keys []string
+	seen := map[string]bool{}
+	for _, row := range l.Rows {
+		for _, col := range row.Cols {
+			for _, text := range []string{col.Content.Text, col.Content.Name, col.Content.Title} {
+				for _, m := range placeholderPattern.FindAllStringSubmatch(text, -1) {
+					if key, ok := strings.CutPrefix(m[1], metadataPrefix); ok && key != "" && !seen[key] {
+						seen[key] = true
+						keys = append(keys, key)
+					}
+				}
+			}
+		}
+	}
+	return keys
+}

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
 	"github.com/google/uuid"
@@ -150,26 +149,6 @@ func (s *Store) DeleteEvent(ctx context.Context, accountID, id uuid.UUID) error 
 		}
 		return q.DeleteEvent(ctx, db.DeleteEventParams{AccountID: accountID, ID: id})
 	})
-}
-
-// NewTemplate is a template to store.
-type NewTemplate struct {
-	AccountID   *uuid.UUID // nil: a system template
-	Name        string
-	Description *string
-	PageSize    string
-	Orientation string
-	Layout      json.RawMessage
-}
-
-// CreateTemplate stores a template and returns its id.
-func (s *Store) CreateTemplate(ctx context.Context, t NewTemplate) (uuid.UUID, error) {
-	row, err := s.q.CreateTemplate(ctx, db.CreateTemplateParams{ID: newID(), AccountID: t.AccountID, Name: t.Name,
-		Description: t.Description, PageSize: t.PageSize, Orientation: t.Orientation, Layout: t.Layout})
-	if err != nil {
-		return uuid.Nil, mapError(err)
-	}
-	return row.ID, nil
 }
 
 func eventFrom(r db.Event) Event {

@@ -48,6 +48,9 @@ func (s *Store) Migrate(ctx context.Context, logger *slog.Logger) error {
 	for _, v := range res.Versions {
 		logger.InfoContext(ctx, "job queue migration applied", "version", v.Version)
 	}
+	if err := seedSystemTemplates(ctx, q); err != nil {
+		return fmt.Errorf("writing the system templates: %w", err)
+	}
 	return nil
 }
 

@@ -161,21 +161,27 @@ func ensureTemplate(ctx context.Context) error {
 	return err
 }
 
-// migrationsHash names the template by its content, so a changed migration builds a new one.
+// migrationsHash names the template by its content (migrations and the system templates
+// written with them), so a changed file builds a new one.
 func migrationsHash() (string, error) {
 	h := sha256.New()
-	err := fs.WalkDir(dbfiles.Migrations, ".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := fs.ReadFile(dbfiles.Migrations, path)
+	for _, files := range []fs.FS{dbfiles.Migrations, dbfiles.SystemTemplates} {
+		err := fs.WalkDir(files, ".", func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			b, err := fs.ReadFile(files, path)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(h, "%s\x00%s\x00", path, b)
+			return nil
+		})
 		if err != nil {
-			return err
+			return "", err
 		}
-		fmt.Fprintf(h, "%s\x00%s\x00", path, b)
-		return nil
-	})
-	return hex.EncodeToString(h.Sum(nil))[:16], err
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16], nil
 }
 
 func withDatabase(u *url.URL, name string) string {

@@ -1,0 +1,59 @@
+package render
+
+import (
+	"encoding/json"
+	"io/fs"
+	"path"
+	"strings"
+	"testing"
+
+	dbfiles "github.com/certhub/credentiald/db"
+)
+
+// One page per iteration: the figures in the README are ns/op of these.
+func BenchmarkRenderPDF(b *testing.B) {
+	for name, tmpl := range benchTemplates(b) {
+		for _, r := range []Recipient{names[0], names[4]} {
+			b.Run(name+"/"+r.LastName, func(b *testing.B) {
+				d := sample(r)
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := PDF(tmpl, d); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+func BenchmarkRenderPNG(b *testing.B) {
+	for name, tmpl := range benchTemplates(b) {
+		b.Run(name, func(b *testing.B) {
+			d := sample(names[0])
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := PNG(tmpl, d, PreviewDPI); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func benchTemplates(b *testing.B) map[string]Template {
+	out := map[string]Template{"plain": plainTemplate()}
+	files, _ := fs.Glob(dbfiles.SystemTemplates, "system-templates/*.json")
+	for _, f := range files {
+		raw, _ := dbfiles.SystemTemplates.ReadFile(f)
+		var t struct {
+			PageSize, Orientation string
+			Layout                Layout
+		}
+		if err := json.Unmarshal(raw, &t); err != nil {
+			b.Fatal(err)
+		}
+		out[strings.TrimSuffix(path.Base(f), ".json")] = Template{Page: PageOf(t.PageSize, t.Orientation), Layout: t.Layout}
+	}
+	return out
+}

@@ -1,0 +1,210 @@
+// Package templates holds the rules of certificate templates: an account's own, which it may
+// change, and the read-only system templates every account may use or copy.
+package templates
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/google/uuid"
+
+	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/render"
+	"github.com/certhub/credentiald/internal/store"
+)
+
+// Service applies the template rules.
+type Service struct {
+	store   *store.Store
+	siteURL string
+	now     func() time.Time
+}
+
+// New returns the service; siteURL roots the verification links of previews.
+func New(s *store.Store, siteURL string, now func() time.Time) *Service {
+	if now == nil {
+		now = time.Now
+	}
+	return &Service{store: s, siteURL: strings.TrimSuffix(siteURL, "/"), now: now}
+}
+
+// Fields are what creating or replacing a template sets.
+type Fields struct {
+	Name        string
+	Description *string
+	Active      *bool
+	PageSize    string // "" means A4
+	Orientation string // "" means landscape
+	Layout      json.RawMessage
+}
+
+// Create validates f and stores a template in the account.
+func (s *Service) Create(ctx context.Context, accountID uuid.UUID, f Fields) (store.Template, error) {
+	n, err := check(f)
+	if err != nil {
+		return store.Template{}, err
+	}
+	n.AccountID = &accountID
+	return s.store.InsertTemplate(ctx, n)
+}
+
+// Get returns one of the account's templates or a system template.
+func (s *Service) Get(ctx context.Context, accountID, id uuid.UUID) (store.Template, error) {
+	return s.store.FindTemplate(ctx, accountID, id)
+}
+
+// List returns a page of the account's own templates and their total.
+func (s *Service) List(ctx context.Context, accountID uuid.UUID, active *bool, p store.Page) ([]store.Template, int, error) {
+	return s.store.ListTemplates(ctx, accountID, active, p)
+}
+
+// ListSystem returns the read-only system templates.
+func (s *Service) ListSystem(ctx context.Context) ([]store.Template, error) {
+	return s.store.ListSystemTemplates(ctx)
+}
+
+// Replace validates f and replaces one of the account's templates with it.
+func (s *Service) Replace(ctx context.Context, accountID, id uuid.UUID, f Fields) (store.Template, error) {
+	n, err := check(f)
+	if err != nil {
+		return store.Template{}, err
+	}
+	return s.store.UpdateTemplate(ctx, accountID, id, n)
+}
+
+// Delete removes one of the account's templates that nothing uses.
+func (s *Service) Delete(ctx context.Context, accountID, id uuid.UUID) error {
+	return s.store.DeleteTemplate(ctx, accountID, id)
+}
+
+// Duplicate copies one of the account's templates, or a system template, into the account.
+func (s *Service) Duplicate(ctx context.Context, accountID, id uuid.UUID) (store.Template, error) {
+	src, err := s.store.FindTemplate(ctx, accountID, id)
+	if err != nil {
+		return store.Template{}, err
+	}
+	name := []rune(src.Name + " (copy)")
+	if len(name) > 200 {
+		name = name[:200]
+	}
+	active := true
+	return s.store.InsertTemplate(ctx, store.NewTemplate{AccountID: &accountID, Name: string(name), Description: src.Description,
+		Active: &active, PageSize: src.PageSize, Orientation: src.Orientation, Layout: src.Layout})
+}
+
+// Sample is the data a preview fills the placeholders with; empty fields take defaults.
+type Sample struct {
+	FirstName, LastName, Email string
+	EventName, EventLocation   string
+	EventDate                  *time.Time
+	Metadata                   map[string]string
+}
+
+// Format is what a preview renders to.
+type Format int
+
+// The preview formats.
+const (
+	PDF Format = iota
+	PNG
+)
+
+// Preview renders a template with sample data.
+func (s *Service) Preview(ctx context.Context, accountID, id uuid.UUID, sample Sample, format Format) ([]byte, error) {
+	t, err := s.store.FindTemplate(ctx, accountID, id)
+	if err != nil {
+		return nil, err
+	}
+	b, err := s.store.FindBranding(ctx, accountID)
+	if err != nil {
+		return nil, err
+	}
+	tmpl, err := ForRendering(t)
+	if err != nil {
+		return nil, err
+	}
+	now := s.now().UTC()
+	d := render.Data{
+		Recipient:       render.Recipient{FirstName: or(sample.FirstName, "Ada"), LastName: or(sample.LastName, "Lovelace"), Email: or(sample.Email, "ada@example.org")},
+		Event:           render.Event{Name: or(sample.EventName, "Sample Event"), Date: now, Location: or(sample.EventLocation, "")},
+		Certificate:     render.Certificate{Number: fmt.Sprintf("CERT-%d-000001", now.Year()), IssuedAt: now},
+		IssuerName:      or(deref(b.IssuerName), "Your Organisation"),
+		IssuerLogo:      deref(b.Logo),
+		VerificationURL: s.siteURL + "/verify/SAMPLE0000000",
+		Metadata:        sampleMetadata(tmpl.Layout, sample.Metadata),
+	}
+	if sample.EventDate != nil {
+		d.Event.Date = *sample.EventDate
+	}
+	if format == PNG {
+		return render.PNG(tmpl, d, render.PreviewDPI)
+	}
+	return render.PDF(tmpl, d)
+}
+
+// ForRendering turns a stored template into what the renderer draws.
+func ForRendering(t store.Template) (render.Template, error) {
+	layout, err := render.ParseLayout(t.Layout)
+	if err != nil {
+		return render.Template{}, err
+	}
+	return render.Template{Page: render.PageOf(t.PageSize, t.Orientation), Layout: layout}, nil
+}
+
+// sampleMetadata shows each metadata placeholder the sample does not fill as [KEY].
+func sampleMetadata(l render.Layout, given map[string]string) map[string]string {
+	out := map[string]string{}
+	for _, key := range render.MetadataKeys(l) {
+		out[key] = "[" + key + "]"
+	}
+	for k, v := range given {
+		out[k] = v
+	}
+	return out
+}
+
+// check validates f and applies the defaults.
+func check(f Fields) (store.NewTemplate, error) {
+	var details []apperr.Detail
+	name := strings.TrimSpace(f.Name)
+	if name == "" {
+		details = append(details, apperr.Detail{Field: "body.name", Message: "must not be blank"})
+	} else if strings.IndexFunc(name, unicode.IsControl) >= 0 {
+		details = append(details, apperr.Detail{Field: "body.name", Message: "must not contain control characters"})
+	}
+	if f.Description != nil && strings.TrimSpace(*f.Description) == "" {
+		f.Description = nil
+	}
+	n := store.NewTemplate{Name: name, Description: f.Description, Active: f.Active, PageSize: or(f.PageSize, "A4"),
+		Orientation: or(f.Orientation, "landscape"), Layout: f.Layout}
+	layout, err := render.ParseLayout(f.Layout)
+	if err != nil {
+		details = append(details, apperr.Detail{Field: "body.layout", Message: "is not a valid layout"})
+	} else {
+		for _, p := range render.Check(render.Template{Page: render.PageOf(n.PageSize, n.Orientation), Layout: layout}) {
+			details = append(details, apperr.Detail{Field: "body.layout." + p.Path, Message: p.Message})
+		}
+	}
+	if len(details) > 0 {
+		return n, &apperr.Error{Code: apperr.ValidationError, Message: "The template is not valid.", Details: details}
+	}
+	return n, nil
+}
+
+func or(v, def string) string {
+	if strings.TrimSpace(v) == "" {
+		return def
+	}
+	return v
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
