@@ -21,9 +21,13 @@ WHERE id IN (
 )
 RETURNING *;
 
--- name: MarkEmailSent :exec
+-- name: MarkEmailSent :one
 UPDATE email_deliveries SET status = 'sent', sent_at = now(), last_error = NULL, updated_at = now()
-WHERE id = @id;
+WHERE id = @id
+RETURNING *;
+
+-- name: GetCertificateByID :one
+SELECT * FROM certificates WHERE id = @id;
 
 -- name: RetryEmailLater :exec
 UPDATE email_deliveries SET last_error = @last_error, next_attempt_at = @next_attempt_at, updated_at = now()

@@ -10979,29 +10979,6 @@ func (response GenerateCertificate500JSONResponse) VisitGenerateCertificateRespo
 	return err
 }
 
-type GenerateCertificate501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response GenerateCertificate501JSONResponse) VisitGenerateCertificateResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type DeleteCertificateRequestObject struct {
 	Id Id `json:"id"`
 }
@@ -11371,29 +11348,6 @@ func (response GetCertificate500JSONResponse) VisitGetCertificateResponse(w http
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetCertificate501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response GetCertificate501JSONResponse) VisitGetCertificateResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12458,29 +12412,6 @@ func (response GetCredits500JSONResponse) VisitGetCreditsResponse(w http.Respons
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetCredits501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response GetCredits501JSONResponse) VisitGetCreditsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -14368,29 +14299,6 @@ func (response ListEventCertificates500JSONResponse) VisitListEventCertificatesR
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListEventCertificates501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response ListEventCertificates501JSONResponse) VisitListEventCertificatesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -22088,80 +21996,80 @@ var swaggerSpec = []string{
 	"nTazgh3KHGM6LzCaGgO6o3NBBZXQY6pwGp+jcifG1oF8dGFlhv1WzbCJbTNAA6HtQWNKxOi5bKzrz18Z",
 	"UL9mA2rOwjW3A1vWYQjBPQxwlvHFRnndVFVV9UDjMJA/7RgQQQ+YC0yGrq6m5cZ9991dU0R9HaPo5vu8",
 	"fcF7nekmlzXgOvMtvzlMjJdT5GaeGVaX0Ix3lBFXasU9ehmuMzRADBEPFTXr/cbb2OWRap6xuTIoVwbl",
-	"yqD8dIOyl9FnYu3QEtzn25MLVSdjWM4oixtPi8rMvDg56mn6WskUqbZRUJVbUWVLKSPYrI6q39BasNoQ",
-	"Q5BTosvquHrF/m1/eqs+ZTpc6A6FosqVqkL2XiJXanMEYtMNWTODz8+L2jz+P7t5pLIEV8j/EjlSm8J8",
-	"K2Z3RizY8+mESPl8fi2VmXLR8SegH3l3SICd1yqqVxeKNpWSBkpRVFx5A3bhOeQlXsjz0pjQH2RJjHnv",
-	"A/Ix7Gl1Mf/+rB5ZqMfbksrVyWlO6DjW89RPMA8px7EOvAjjzSf2F5UJ9RvKvPp2xJ2YpkgCc3Vyuj2C",
-	"x9By39k1qjNEJMjpdi9yUXHFy9TWZtvOfCjgEbhDKOSAROO+Kaauy2NGXDnWEk+claiqVREb7zdKOBc4",
-	"1NJzqES0isJVFG77OaKGpjyj0WdPE5j5hC51sbY0MVIBUIV0KY4kOmg2QUS8ESRD5JuOEcRX9I0jjxIf",
-	"TFB/ROndNgTBebYmveCNELJtNAORi7NCAB4rglkRzCoZf2uEVqLbFixnxSRWUr8FDY51dLbpEoFD1T9p",
-	"Jpg7wOQu6SYhFb9nFBHnkVS5r81LhgcbI3TqZE9QgO8Rmy4idf+IUIR8xYh883plza+kxS+biCno3hYN",
-	"0/FQC6snY6E91o7pB6d7nhtITYJIki4QMEDEh0wHXoGdm97x7nNmoZgVbzMJxUxR5aB8Izkoz1PfVOFR",
-	"GpJoo7AB2UUR3yq1a88wLbzJeudlrOsB5sJmsrio/DmW0/8VITatOTUCx6jWqqnQsjN/TnxVhP2isKri",
-	"oax1bmZALqCIeM1ZR8jo6m8fv7qyRJldVFWJqvLv2ysypLu5+jbFiCmegsKVDfiaBkplpN6PgruFjXG3",
-	"pAW9i4I7vfjt2Ie69hwrZYocbGsNPArEcp2qUqO+DjXquzcJGW2K6Kj3H7itVq1JomyFSo06Xzq7eHK1",
-	"RT3BQkFNL+Hrbk+jNlHJJ9+jfLK6oBEDfIK7+sE85LVQaEGDmaTpvBt79s981+ToE5q6+03GY9yBXxcV",
-	"BHzKBRonbz0J1xe3rFGb3ZI4osbWvTleqH29WsEi8UO9MKdDvZ0etAgNk/eqgKhKctk+0Yqb3RgZZGXC",
-	"NStv7H02hpbHvaQY0R56CCkTmzMUJSPPEz70hGoPbask0mpiSEdv5AqKURkJQ6AHsefx+6VhmMmLJeIv",
-	"j7u/OapeAqMTFc+aBHphXX6JMh8ps/cUTBBDAPo+8lvAxb6jRLsLOEZOAM0/lN7qGBLVFo4lPGo7kv3k",
-	"QkWMObZP8Jj6yAVhEJkiDjSIxkTH2SIBfSiguqsdTplA/m4jo8/qGVygd9g3JRviDWXl32xGaAu4KmfU",
-	"dQAKOIprVUr51TU1I3QLfeOXdOXqzLuuckm6RwCNQ6HBiEZCvtAAxygIOOACMpWHqasM/LvrAPfv8v/q",
-	"8v/+p+sAAfty+ONr1bwoZGiAH5KCvj+4gFMgRlAobhtKkOQjhKQ0AINIyuVyweMG6AqG4FgVLVDpnxJG",
-	"gXpdRzBDAfuQq6vtQ+GNkAn0k0fNCQz5iIoq+rZKH3hhptHRgJsQYQA5OO7+ZjdQTWjuPP6RpeA5DrIk",
-	"MXCmkTwOkJU9PoIcQDItyLM7stuNmZQ8+SHZikyslx/LxFvKMezF23Z0m7X0ToivgzHihmtqt5VtrAox",
-	"eCYqEacKPlW03FRm4GJr1RCJTWJq8/m0zsoCVTHyJ1SxXBs/F3c92zQz1eUfn4iiW7JK6WqRL1RMraIP",
-	"lVXpSy0wuVGzErYtSs9oSkr8WOsbkr7GpmHxbivHVyV2bMNTZrm9i4rWL6ETy8wHmYyIFwhQVM6qrDf/",
-	"yyAZmwlAPM4bdWuPz5VvW9Gjih59Se0Ll0fvLKZkcyMM5xCzEjW2rxCrJ24iGgmPjlEDxHHfkCHAQ0SU",
-	"CwT0p/I/R5bhMIRc54LpFIsBxIFxdGQL0W61DEA/Cu7ezxYC4F9550JrV8+UeJudclkAZdWl8Ps0NH+J",
-	"/eJesC1c6e5vVX+3quRuVXK3Krn79JK7tmCkYl+iEAgK9pvN4p5uUaBbocjDX6coy1Lxcu+ftM8XlGiR",
-	"q+amjopqS2W87yYsqQ+9uyGTbKYBuhG7x/eIA4ZUqA0/AgTdI6Y99FyKi7rvNQdigr0tt2zRwU+WXIQp",
-	"+YX2vySvglzcL7S/UEQ82PRsKyfWVCGtlRyYdmJJe7zagt8/ad9E8mEeEwie9IP4S9fAoCwWvI6stg4g",
-	"pJiokBaAxYaEwY0tZ6ZHSxyNVOHIkp4uMZx8qlLAaq1aV/JD1cA1ZpcxV5ew+vwMf+/zP2n/TIffbcFk",
-	"nrBlFaxbslb3Zlj1ciPQL3Ln23WqlWC1lR27smO/RFnvbVIgp5SVm6Eh5oIl/PI5w/6u7bm/tBBAe3Fd",
-	"JAQmQ16RkIqEbCki0MZDwA28fT3hgZtB5W3UW53F4pfpM13RkyqC8CuJINwMLbLDCXU2fD3Ohp8fHHSN",
-	"oK9KnyWZ8xzwEQ7D2HqvOg4jdo891AAXVIAQDjFRud9rGTCTaRZFFnXV8nvJ6rdIJuJJzjEXVYHB77Oe",
-	"Ra52hI16KQzOw74sQBv8W454vbSExQ8c0AlJp3firF+V2nw0szwV3CLRBPmgPwXu+04PzGC8u0X0tBEz",
-	"J3nkm8IGUwA9ge8R2HFVD/NdOTkmycMBDLh8mkwspywK3tNfZIL3TF55n9IAQfIVFgeMD7IK96vq7pSg",
-	"UxsiUM6mqvilIy+umBOvcUtFc+LhX7RuTryIRTJE/E5VPeerowjfXjGchJqsSUxsdSN5umpVA9VmISff",
-	"SIKjqx3EYccqdsKqmqJ6emEBdnykpAL5TAfvaiGhBbRUATDhAkF/96my0OLiBxZ521L9A51lXtU1qOoa",
-	"PHddg01RiTn1DdoBp6Y2UF7L2ZL+MkRiw/jafFYZolIJKrfHUwohPBWhF3s8ktZJGynHuZwBa4/I0xF6",
-	"e0rJi5ZNqAhK1Y3umyq1sD2lZc+PNJYtSDk8piFWRceS4sOUzWgvmAhqFyjemu4Rr3fD4szzmkSOaTit",
-	"zCGVNPQCGk6MP1ulKiFD9xhNFrU7173OJcVIaEjqeVWh6KpmKoAcQHB1cqrJhvrj4j3Y2X/dBH6Id03t",
-	"9LbnoVC4qnyrHNfFYzhEeyEZuoDeIwZcG6FDf+A2wOUYC4H8eLYBRoHPgYB3CPhoAKNA8JbVQrPtQ3BO",
-	"75EkyY5VkvJjrasHUP7qjzUgqA+n+g3bfGN6tB93rnv1P/744496U/5vX7/YZ5D4mAx/4DpxhqkK8KrQ",
-	"Y0CH1FH/cv/8tfPHJ1dFuSPojYD7+XOcQNSIa/Q2fu388fi4LT+YudgvWfS80ktcOwc79AdLqzzn3y9o",
-	"BlZLIHDpaOmbJYpG91RfV4k9yAchHKJWgh0SMZaiQ2VNq+J9nluMNT3oY67w5DgDVbV8uvfZoz6an87w",
-	"O2V3Oosxk4ApKWkf+kMEIOfyB0r4kV1Ol1ABBjq7UQKZrpXRAq+auhY6JpFA6p9eoBgD9H2GOG+A48vr",
-	"bkuVJ6YMD7GuPHwV9QPstQChUuAz5JjPUla9p5Rir0xaf8uVct+u0c6ebfXaExXV+YYzEjLIr+BkCqAF",
-	"/Bb+21BUhNt7ClEbhokWYvlh89BkKltYvhLmDZGw1/FOTnmlmPH2EXCLQoKmceqzVLK+DBEBaoc8JX+g",
-	"D++QDzCpZIPvFEvfKQDQELNzdfF+d3Uc5ffPjaPd++fEUX4//PvDOCiJp/HbFa5WuLpNXO3+thqu2vhn",
-	"FN3iVDwaEcGBoBPIfN3Ahk6IVDZAP/LukAA7ry1xeLcBUhzPCddPwXO7NqRSs5+K7c6sISq27wh6h4ju",
-	"yaP2a5pX6/7CRwCmJ6AwFAvAEfF5JtW5Eb+DtPGkKKJXZIJ5x/DhHJGh1Jv2D36aJRefXsB2UUiibFPW",
-	"1clp1aqoomNPo2PHWYBahYoZQ0JJvWCD9OgqsWB8tarB1cV7Yz+MW4ra9KsSKr5PZLyOLcoWMKyCkX+x",
-	"uYi4Jqr9g22G3Rex4AFlY5jlw8bjU2vVNB4hEo3lzvVfUrn5tA5z3gwSO9vWQf5xDeQ9Vuj/naK/uf+Y",
-	"I9hdQZWPaTEpmKD+iNK7Be3on55AG8/RGkMCh2hOit7v8Uq2aPk2c3SjfrLFKov2m8lOe67a8gaeAbfA",
-	"yE5wSyB5nmMshxALEtyk9nZzfQ7GERcg4gj83OtddZUfjCFOg3sEdCo8BaHi1bFHa91o9OW4qkOfzB63",
-	"lB9nRn/R9Dg9uV9AMhZGh+mvjoDLkceQ0EWsRypbeoQ5oMRDVdRYlUT31RRC1HDfR5LE6LIdT6N0ttCx",
-	"NPduC+RLT5WSryr/rYrY+YbwNcmCs4WTJ8smGykVthw3dW7Mk3Fza/LIi2bGrCiIVGE7VbDg10GyjkeQ",
-	"DDdLsmaEjD3jEsSb7Dq4kl3jJF3A99CmNLvraVUuqBKQvqTugBla8wMHvo2dGyU8Amm7zoYKGC2nOXLC",
-	"zao3B9uiCgsrD43S3TbkntwkrMMxHSEq5aqiHc9rDEHEV7l3XMw0UF+HWJSYG7H74kKFqpEZJlzAINDO",
-	"nh33M8cC3UYseNyDId6733d3JY5ELKi1auaRQnCz6BmjBeSjPoXMVwbmELG6TpMb4GHEdJ1D44VtExhM",
-	"BfZ4QVhWV27Zl5RLZ3BgItBQEygOdgyNU2brXXtETeyKBpSkIEQ0DBCYjChgyEP4HuU90vE4SVeugpXp",
-	"uXUeiZjQOhcoBBwPSV0HZcZjRGIkR07srTMHhYdYwECHp3CwY4V77urBRwgzK0nFGly/VjDoz3Ri70mN",
-	"owLYOAgZ4irObYRMjqE9oMk/LBjyzHQMkNcwhmRqtZOFIrFFx+PYjQSKx8oGGdi7yjSDnf34AyViFKi8",
-	"aR8LEHE4tKc2PXALPrQjjZKwvr6J7LNG6Mi/C77XhYitOymsXGwPpG2ci1eSKf1pPkzzoWa/1XEUGd+s",
-	"UxBUYUbKuGkLoBgPCfJNBiuhInnXHiMhR7PfX8biAtcuCVMrGUDf58BUApA4ywbQUy2JvWQG+5weBCIK",
-	"mxRFsf3IxUGV84WgrtyIaWVsYhF70xC1QF7QcBugTabg4OEBQMIniAHo3RE6CZBEqSOgujZOMEfZKFDM",
-	"AUOCYeQDOBCIgX0T+uqA1+Zf3AGvmvG/FbQcgBGNGAc7rxXSjEPBVQ89KmDggP0m4EDgMaKRUPm8uw3Q",
-	"zgiVyu8zwcIbIR/QwSCeuqk6N8ulWKNCwOhkVpTLBNGepCe5pIatAmFwh4mfxLFqUSO9vf+od/Wt1zuG",
-	"j2UNWc5qAp0aRAWwPBYQy+Qe/COAfU1YAwA9Rnl8M7wFfMw9yXqSKhE8DtYtsYt4joUbMaFDrVoUYb8o",
-	"VCe/8huCHwBHHiU+d3R/UNNGUfIMKCKGGuAa/RN5AtzDIEIcjCmT0AflnQ7QJAEpGpS5jB4eIy7gOFy4",
-	"j1CCDpMj/a8/m/W3n/7+b2U24/IRPHj95t9d8HcwQg/g5w/t43r35/bB6zeADoD7MWo2X3kiXoH6EzX0",
-	"UwYnqhmqfuhKRp2ptp5VprTns8R2u/Eplt2u2YLcNawPPn1+c/hYtPctWYELkVHjTxlb8H/8R0E1uZR+",
-	"+aaXXiJtzgtOLxQ65af2+0pKqGjuE2mulnkqelvR24revii91Yj4TLRW085ydJahe3pXEdqnEtprc4wV",
-	"pa0obUVpX5LSGkx8JlJryGc5WsvNPitCuz6h7WqaWFHZispWVPblqKxEw2cisZJqlqOv9xhNKlH2qRT2",
-	"N32KFY2taGxFY1+SxmpEfCYqq2nnfDprR7JUFHYNCmuOsyfPr6KtFW2taOuz01YLBbdIVTMxf3Po6ePj",
-	"/x8AAP//",
+	"b9agvI5l2MsoJrGaZ0ng8w3DhTqQsRBntL6N5zdlZl6c5fQ0xatkrlPbaJrKP6jSnpQ1a1bZ1G9odVZt",
+	"iCHIKdH1cVy9Yv+2P71VnzId93OHQlElPVWxdy+R9LQ5ArHpzqqZwecnOG0e/5/dzlGZdCvkf0qL1Y2h",
+	"sBVFO8Pf93w6IVJinl/dZKaAc/wJ6EfeHRJg57WKs9Wlm03tooFS3RR73YCldg6diBfyvMQi9AdZWmHe",
+	"+4B8DHtagcu/P6vZFWrWtshxdXKakx6O9Tz1E8xDynGslS5CXfOJ/UVl1PyGcqG+HbklpimSwFydnG6P",
+	"4DG03Jt1jeoMEQlyugGLXFRcgzK1ftnWLB8KeATuEAo5ING4b8qb64KVEVeursQ3ZqWOap3CxvuNEs4F",
+	"Lq70HCpZq6JwFYXbftamoSnPaL3Z0wRmPqFLnZ4tTYxUSFIhXYpjew6aTRARbwTJEPmmhwPxFX3jyKPE",
+	"BxPUH1F6tw1BcJ7RSC94I4RsG+055OIsp/xjRTArglmlx2+N0Ep024IJrJjESuq3oOWwjpc2fRtwqDoa",
+	"zYRXB5jcJf0dpOL3jCLiPJIq97V5yfBgY4ROnewJCvA9YtNFpO4fEYqQrxiRb16vzPKVtPhlEzEF3dui",
+	"YTpCaWE9Yyy0D9kxHdp0F3IDqUlYR9KXAQaI+JDpUCiwc9M73n3OvBCz4m2mhZgpqqyQ77HzsEGINNrP",
+	"xkUDe4uCqVXW1J7hPniTpcTLmMkDzIXNLXFRZXEsp/8rQmxac2oEjlGtVVNRW2f+nNClCPtFEUvFQ1nr",
+	"3MyAXEAR8ZqzjrTQ1d8+fnUVfzK7qAr+VJXVt1e/RzdK9W2KEVM8BYUrW+I1DZRaRb0fBXcLe85uSZ15",
+	"FwV3evHbMfR07TlWSsI42NYaeBSI5cpRpQ99HfrQd2/bMWoR0QHlP3BbP1qTRNmakRp1vnR28eRChnqC",
+	"hYKaXsLX3flFbaKST75H+WR1QSMG+AR39YN5yGuh0ILeLUk/dzd20Z/5rkl/JzT125tkwri5va7XB/iU",
+	"CzRO3noSri/uBqM2uyVxRI2t2168UGd4tYJF4od6YU7zdzvzZhEaJu9VkU2V5PIsxiDtDteUa2XCNStv",
+	"7H02hpbHvaTOzx56CCkTmzMUJSPPEz70hGoPbava0GpiSEdv5AqKURkJQ6AHsefx+6XxlMmLJQIpj7u/",
+	"OaoUAaMTFZiaRGxhXdmIMh8p+/UUTBBDAPo+8lvAxb6jRLsLOEZOAM0/lN7qGBLVFo4lPGo7kv3kQoV+",
+	"ObZz75j6yAVhEJn6CDSIxkQHzCIBfSiguqsdTplA/m4jo8/qGVygd9g31RDiDWXl32yyZQu4Kh3TdQAK",
+	"OIrLQEr51TXlGHR3euNgdOXqzLuu8i26RwCNQ6HBiEZCvtAAxygIOOACMpXiqBP4/911gPt3+X91+X//",
+	"03WAgH05/PG16gsUMjTAD0mt3B9cwCkQIygUtw0lSPIRQlIagEEk5XK54HEDdAVDcKzqAajMSgmjQL2u",
+	"Q5GhgH3I1dX2ofBGyETsyaPmBIZ8REUVRlsF9L8w0+howE2IMIAcHHd/s3uTJjR3Hv/IUvAcB1mSqjfT",
+	"ox0HyErMHkEOIJkWZL4d2Z28TJKc/JBsRSbWy49l4i1l/fXibTu6g1l6J8TXURVxLzO128o2VsUKPBOV",
+	"iJP3nipabipXb7G1aojEJjG1+XxaZ2WBqhj5UzLz1sXPxQ3FNs1MdWXFJ6LolqxSuhDjC9Upq+hDZVX6",
+	"Ums3btSshG2L0jOakhI/1vqGpK+xH1e828rxVYkd2/CUWW7vonrwS+jEMvNBJrXhBQIUlbMq683/MkjG",
+	"ZgIQj/NG3drjcyXOVvSookdbpkfzwnAWk6S5oYJzqFKJOtRXiNUTfw+NhEfHqAHiAG7IEOAhIsqXAfpT",
+	"+Z8jywIYQq6zs3TSwwDiwHgsssVat5qY34+Cu/ezqfn8K+/uZ+3qmVJhs1Mui4SsOvl9nxbjL7Gn2gu2",
+	"TivdIa3qgVaVpa3K0lZ9zp7e58wWjFQQSxQCQcF+s1nc9ywKdLsQefjrlElZKl7u/ZP2+YKiKXLV3FQ2",
+	"Ua2bjBvdxBf1oXc3ZJLNNEA3Yvf4HnHAkIqZ4UeAoHvEtKudS3FR94bmQEywt+W2JjqKyZKLMCW/0P6X",
+	"5B6Qi/uF9heKiAebnm3lDJkqNrWSA9NuJWkfVFvw+yftm5A8zGMCwZOeCX/pqhSUxYLXkdX6AIQUExWb",
+	"ArDYkDC4seXM9DGJw4oqHFnS9ySGk09VLletVetKfqianMbsMubqElafn+Hvff4n7Z/pOLot2L4Ttqyi",
+	"bkuWwd4Mq15uBPpF7ny73rESrLYySFcG6eelQbrQ9jYpkFPKys3QEHPBEn75nPF71/bcX1osn724LhIC",
+	"kyGvSEhFQrYU2mfjIeAG3r6eOL/NoPI2KqDOYvHL9GKu6EkVCviVhAJuhhbZcYE6rb0ep7XPj/K5RtBX",
+	"NcySFHgO+AiHYWy9V115EbvHHmqACypACIeYqCTutQyYyTSLQoS6avm9ZPVbJBPxJOeYi6rk3/dZmCJX",
+	"BMJGvRQG52FfFqAN/i1HvF5ai+IHDuiEpNM7cfquylE+mlmeCm6RaIJ80J8C932nB2Yw3t0ietqImZM8",
+	"8o1TgymAnsD3COy4qs/3rpwck+ThAAZcPk0mllMWReHpLzJReCZBvE9pgCD5Cqv8xQdZxe1VBXRK0KkN",
+	"EShnU+X40pEXl76J17il6jfx8C9aACdexCIZIn6nKoPz1VGEb6+qTUJN1iQmtrqRPF21PIFqfJCTbyTB",
+	"0WUL4rBjFTthlT9RXbawADs+UlKBfKaDd7WQ0AJaqgCYcIGgv/tUWWhxFQOLvG2pkIFOF68KFFQFCp67",
+	"QMGmqMScQgXtgFNT5Cev5WxJfxkisWF8bT6rDFGpBJXb40m9hp+I0Is9Hkkzo43U1VzOgLVH5OkIvT2l",
+	"5EXrH1QEpeoP903VTNie0rLnRxrLFqQcHtMQq+phSRVhyma0F0wEtSsNb033iNe7YXHmeU0ixzScVuaQ",
+	"Shp6AQ0nxp+tUpWQoXuMJosakOvu45JiJDQk9byqUHRV/BRADiC4OjnVZEP9cfEe7Oy/bgI/xLumCHrb",
+	"81AoXFWHVY7r4jEcor2QDF1A7xEDro3QoT9wG+ByjIVAfjzbAKPA50DAOwR8NIBRIHjLamrZ9iE4p/dI",
+	"kmTHqi35sdbVAyh/9ccaENSHU/2Gbb4xXdOPO9e9+h9//PFHvSn/t69f7DNIfEyGP3CdOMNUKXdVsTGg",
+	"Q+qof7l//tr545OrotwR9EbA/fw5TiBqxMV2G792/nh83JYfzFzslyx6Xuklrp2DHfqDpeWa8+8XdPWq",
+	"JRC4dLT0zRLVn3uq06rEHuSDEA5RK8EOiRhL0aGyplXxPs8txpqu8DFXeHKcgSo/Pt377FEfzU9n+J2y",
+	"O53FmEnAlJS0D/0hApBz+QMl/Miui0uoAAOd3SiBTNfKaIFXTV3UHJNIIPVPL1CMAfo+Q5w3wPHldbel",
+	"6gxThodYlxC+ivoB9lqAUCnwGXLMZymr3lNKsVcmrb/larJv12hnz7Z67YmK6nzDGQkZ5FdwMgXQAn4L",
+	"/20oKsLtPYWoDcNEC7H8sHloMpUtLF8J84ZI2Ot4J6e8Usx4+wi4RSFB0zj1WSpZX4aIALVDnpI/0Id3",
+	"yAeYVLLBd4ql7xQAaIjZubp4v7s6jvL758bR7v1z4ii/H/79YRyUxNP47QpXK1zdJq52f1sNV238M4pu",
+	"cSoejYjgQNAJZL7uREMnRCoboB95d0iAndeWOLzbACmO54Trp+C5XeRRqdlPxXZn1hAV23cEvUNEN9dR",
+	"+zVdqHWj4CMA0xNQGIoF4Ij4PJPq3IjfQdp4UhTRKzLBvGP4cI7IUOpN+wc/zZKLTy9guygkUbYp6+rk",
+	"tOo5VNGxp9Gx4yxArULFjCGhpF6wQXp0lVgwvlrV4OrivbEfxr1BbfpVCRXfJzJexxZlCxhWwci/2FxE",
+	"XBPV/sE2w+6LWPCAsjHM8mHj8am1ahqPEInGcuf6L6ncfFqHOW8GiZ1t6yD/uAbyHiv0/07R39x/zBHs",
+	"9p7Kx7SYFExQf0Tp3YK+8k9PoI3naI0hgUM0J0Xv93glW7R8mzm6UT/ZYpVF+81kpz1DTR6V1GbgGXAL",
+	"jOwEtwSS5znGcgixIMFNam831+dgHHEBIo7Az73eVVf5wRjiNLhHQKfCUxAqXh17tNaNRl+Oqzr0yexx",
+	"S/lxZvQXTY/Tk/sFJGNhdJj+6gi4HHkMCV3EeqSypUeYA0o8VEWNVUl0X00hRA33fSRJjC7b8TRKZwsd",
+	"S3PvtkC+9FQp+ary36qInW8IX5MsOFs4ebJsspFSYctxU+fGPBk3tyaPvGhmzIqCSBW2UwULfh0k63gE",
+	"yXCzJGtGyNgzLkG8yfaBK9k1TtIFfA/9RrO7nlblgioB6Quy4GRpzQ8c+DZ2bpTwCKTtOhsqYLSc5sgJ",
+	"N6veHGyLKiysPDRKd9uQe3KTsA7HdISolKuKdjyvMQQRX+XecTHTCX0dYlFibsTuiwsVqkZmmHABg0A7",
+	"e3bczxwLdBux4HEPhnjvft/dlTgSsaDWqplHCsHNomeMFpCP+hQyXxmYQ8TqOk1ugIcR03UOjRe2TWAw",
+	"FdjjBWFZXbllX1IuncGBiUBDTaA42DE0Tpmtd+0RNbErGlCSghDRMEBgMqKAIQ/he5T3SMfjJF25Clam",
+	"59Z5JGJC61ygEHA8JHUdlBmPEYmRHDmxt84cFB5iAQMdnsLBjhXuuasHHyHMrCQVa3D9WsGgP9OJvSc1",
+	"jgpg4yBkiKs4txEyOYb2gCb/sGDIM9MxQF7DGJKp1U4WisQWHY9jNxIoHisbZGDvKtMMdvbjD5SIUaDy",
+	"pn0sQMTh0J7a9MAt+NCONErC+vomss8aoSP/LvheFyK27qSwcrE9kLZxLl5JpvSn+TDNh5r9VsdRZHyz",
+	"TkFQhRkp46YtgGI8JMg3GayEiuRde4yEHM1+fxmLC1y7JEytZAB9nwNTCUDiLBtAT7Uk9pIZ7HN6EIgo",
+	"bFIUxfYjFwdVzheCunIjppWxiUXsTUPUAnlBw22ANpmCg4cHAAmfIAagd0foJEASpY6A6to4wRxlo0Ax",
+	"BwwJhpEP4EAgBvZN6KsDXpt/cQe8asb/VtByAEY0YhzsvFZIMw4FVz30qICBA/abgAOBx4hGQuXz7jZA",
+	"OyNUKr/PBAtvhHxAB4N46qbq3CyXYo0KAaOTWVEuE0R7kp7kkhq2CoTBHSZ+EseqRY309v6j3tW3Xu8Y",
+	"PpY1ZDmrCXRqEBXA8lhALJN78I8A9jVhDQD0GOXxzfAW8DH3JOtJqkTwOFi3xC7iORZuxIQOtWpRhP2i",
+	"UJ38ym8IfgAceZT43NH9QU0bRckzoIgYaoBr9E/kCXAPgwhxMKZMQh+UdzpAkwSkaFDmMnp4jLiA43Dh",
+	"PkIJOkyO9L/+bNbffvr7v5XZjMtH8OD1m393wd/BCD2Anz+0j+vdn9sHr98AOgDux6jZfOWJeAXqT9TQ",
+	"TxmcqGao+qErGXWm2npWmdKezxLb7canWHa7Zgty17A++PT5zeFj0d63ZAUuREaNP2Vswf/xHwXV5FL6",
+	"5Zteeom0OS84vVDolJ/a7yspoaK5T6S5Wuap6G1Fbyt6+6L0ViPiM9FaTTvL0VmG7uldRWifSmivzTFW",
+	"lLaitBWlfUlKazDxmUitIZ/laC03+6wI7fqEtqtpYkVlKypbUdmXo7ISDZ+JxEqqWY6+3mM0qUTZp1LY",
+	"3/QpVjS2orEVjX1JGqsR8ZmorKad8+msHclSUdg1KKw5zp48v4q2VrS1oq3PTlstFNwiVc3E/M2hp4+P",
+	"/38AAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -133,6 +133,40 @@ func (q *Queries) EnqueueEmail(ctx context.Context, arg EnqueueEmailParams) (Ema
 	return i, err
 }
 
+const getCertificateByID = `-- name: GetCertificateByID :one
+SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at FROM certificates WHERE id = $1
+`
+
+func (q *Queries) GetCertificateByID(ctx context.Context, id uuid.UUID) (Certificate, error) {
+	row := q.db.QueryRow(ctx, getCertificateByID, id)
+	var i Certificate
+	err := row.Scan(
+		&i.ID,
+		&i.AccountID,
+		&i.EventID,
+		&i.AttendeeID,
+		&i.TemplateID,
+		&i.CertificateNumber,
+		&i.VerificationCode,
+		&i.Status,
+		&i.RecipientFirstName,
+		&i.RecipientLastName,
+		&i.RecipientEmail,
+		&i.Snapshot,
+		&i.RecipientTokenHash,
+		&i.IssuedAt,
+		&i.ExpiresAt,
+		&i.RevokedAt,
+		&i.RevocationReason,
+		&i.RevocationReasonCode,
+		&i.FirstViewedAt,
+		&i.FirstVerifiedAt,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+	)
+	return i, err
+}
+
 const getEmailDelivery = `-- name: GetEmailDelivery :one
 SELECT id, account_id, kind, certificate_id, badge_assertion_id, to_address, subject, body_text, status, attempts, last_error, next_attempt_at, sent_at, created_at, to_name, from_name, reply_to, updated_at FROM email_deliveries WHERE account_id = $1 AND id = $2
 `
@@ -183,14 +217,36 @@ func (q *Queries) MarkEmailFailed(ctx context.Context, arg MarkEmailFailedParams
 	return err
 }
 
-const markEmailSent = `-- name: MarkEmailSent :exec
+const markEmailSent = `-- name: MarkEmailSent :one
 UPDATE email_deliveries SET status = 'sent', sent_at = now(), last_error = NULL, updated_at = now()
 WHERE id = $1
+RETURNING id, account_id, kind, certificate_id, badge_assertion_id, to_address, subject, body_text, status, attempts, last_error, next_attempt_at, sent_at, created_at, to_name, from_name, reply_to, updated_at
 `
 
-func (q *Queries) MarkEmailSent(ctx context.Context, id uuid.UUID) error {
-	_, err := q.db.Exec(ctx, markEmailSent, id)
-	return err
+func (q *Queries) MarkEmailSent(ctx context.Context, id uuid.UUID) (EmailDelivery, error) {
+	row := q.db.QueryRow(ctx, markEmailSent, id)
+	var i EmailDelivery
+	err := row.Scan(
+		&i.ID,
+		&i.AccountID,
+		&i.Kind,
+		&i.CertificateID,
+		&i.BadgeAssertionID,
+		&i.ToAddress,
+		&i.Subject,
+		&i.BodyText,
+		&i.Status,
+		&i.Attempts,
+		&i.LastError,
+		&i.NextAttemptAt,
+		&i.SentAt,
+		&i.CreatedAt,
+		&i.ToName,
+		&i.FromName,
+		&i.ReplyTo,
+		&i.UpdatedAt,
+	)
+	return i, err
 }
 
 const retryEmailLater = `-- name: RetryEmailLater :exec

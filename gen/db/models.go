@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5/pgtype"
 )
 
 type Account struct {
@@ -22,7 +21,7 @@ type Account struct {
 type AnalyticsDaily struct {
 	AccountID     uuid.UUID
 	EventID       uuid.UUID
-	Day           pgtype.Date
+	Day           time.Time
 	Issued        int32
 	BadgesIssued  int32
 	Views         int32
@@ -164,7 +163,7 @@ type CertificateCounter struct {
 
 type CreditUsage struct {
 	AccountID uuid.UUID
-	Period    pgtype.Date
+	Period    time.Time
 	Used      int32
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/certhub/credentiald/internal/accounts"
 	"github.com/certhub/credentiald/internal/attendees"
 	"github.com/certhub/credentiald/internal/auth"
+	"github.com/certhub/credentiald/internal/certificates"
 	"github.com/certhub/credentiald/internal/config"
 	"github.com/certhub/credentiald/internal/email"
 	"github.com/certhub/credentiald/internal/events"
@@ -24,14 +25,15 @@ import (
 
 // Service is the assembled service over an open store: the HTTP handler and the workers.
 type Service struct {
-	Handler   *echo.Echo
-	Auth      *auth.Service
-	Accounts  *accounts.Service
-	Events    *events.Service
-	Attendees *attendees.Service
-	Templates *templates.Service
-	Email     *email.Worker
-	closers   []func()
+	Handler      *echo.Echo
+	Auth         *auth.Service
+	Accounts     *accounts.Service
+	Events       *events.Service
+	Attendees    *attendees.Service
+	Templates    *templates.Service
+	Certificates *certificates.Service
+	Email        *email.Worker
+	closers      []func()
 }
 
 // Close releases what Build opened (the Redis connection, if any).
@@ -52,7 +54,8 @@ type Overrides struct {
 // Build assembles the service from the configuration.
 func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog.Logger, o Overrides) (*Service, error) {
 	svc := &Service{Accounts: accounts.New(st), Events: events.New(st), Attendees: attendees.New(st),
-		Templates: templates.New(st, cfg.SiteURL.String(), o.Now)}
+		Templates:    templates.New(st, cfg.SiteURL.String(), o.Now),
+		Certificates: certificates.New(st, cfg.SiteURL.String(), o.Now, nil)}
 	var seed []byte
 	if cfg.JWTSigningKey != "" {
 		var err error
@@ -98,10 +101,12 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 		return nil, err
 	}
 	svc.Email = &email.Worker{Store: st, Sender: sender, Logger: logger,
-		Composer: email.Composer{From: from, Domain: cfg.SiteURL.Hostname()}}
+		Composer:    email.Composer{From: from, Domain: cfg.SiteURL.Hostname()},
+		Attachments: svc.Certificates.Attachments}
+	svc.Certificates.SetKick(svc.Email.Kick)
 
 	svc.Handler, err = httpapi.New(httpapi.Options{
-		Logger: logger, Readiness: st, Auth: svc.Auth, Accounts: svc.Accounts, Events: svc.Events, Attendees: svc.Attendees, Templates: svc.Templates,
+		Logger: logger, Readiness: st, Auth: svc.Auth, Accounts: svc.Accounts, Events: svc.Events, Attendees: svc.Attendees, Templates: svc.Templates, Certificates: svc.Certificates,
 		Limiter: limiter, TrustedProxies: cfg.TrustedProxies, SignupEnabled: cfg.SignupEnabled,
 		KickEmail: svc.Email.Kick, StrictMiddlewares: o.StrictMiddlewares,
 	})

@@ -1,6 +1,7 @@
 package email
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -8,8 +9,16 @@ import (
 	"sync"
 	"time"
 
+	gomail "github.com/wneessen/go-mail"
+
 	"github.com/certhub/credentiald/internal/store"
 )
+
+// Attachment is a file sent with a message.
+type Attachment struct {
+	Name, ContentType string
+	Data              []byte
+}
 
 // Worker sends the recorded messages that are due.
 type Worker struct {
@@ -22,6 +31,9 @@ type Worker struct {
 	// Backoff is the wait after the n-th failed attempt (default: 30 s doubling, at most 1 h,
 	// with jitter).
 	Backoff func(attempt int) time.Duration
+	// Attachments, when set, returns the files a message carries (a certificate's PDF), made
+	// when the message is sent.
+	Attachments func(ctx context.Context, d store.EmailDelivery) ([]Attachment, error)
 	// Poll is how often the worker looks for due messages when nobody kicks it (default 2 s).
 	Poll time.Duration
 
@@ -133,6 +145,17 @@ func (w *Worker) send(ctx context.Context, d store.EmailDelivery) error {
 	m, err := w.Composer.Compose(d)
 	if err != nil {
 		return err
+	}
+	if w.Attachments != nil {
+		files, err := w.Attachments(ctx, d)
+		if err != nil {
+			return err
+		}
+		for _, f := range files {
+			if err := m.AttachReader(f.Name, bytes.NewReader(f.Data), gomail.WithFileContentType(gomail.ContentType(f.ContentType))); err != nil {
+				return &PermanentError{fmt.Errorf("attachment %s: %w", f.Name, err)}
+			}
+		}
 	}
 	sendCtx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()

@@ -15,6 +15,7 @@ import (
 	"github.com/certhub/credentiald/internal/accounts"
 	"github.com/certhub/credentiald/internal/attendees"
 	"github.com/certhub/credentiald/internal/auth"
+	"github.com/certhub/credentiald/internal/certificates"
 	"github.com/certhub/credentiald/internal/events"
 	"github.com/certhub/credentiald/internal/ratelimit"
 	"github.com/certhub/credentiald/internal/spec"
@@ -31,13 +32,14 @@ type Readiness interface {
 
 // Options are the server's dependencies.
 type Options struct {
-	Logger    *slog.Logger
-	Readiness Readiness
-	Auth      *auth.Service
-	Accounts  *accounts.Service
-	Events    *events.Service
-	Attendees *attendees.Service
-	Templates *templates.Service
+	Logger       *slog.Logger
+	Readiness    Readiness
+	Auth         *auth.Service
+	Accounts     *accounts.Service
+	Events       *events.Service
+	Attendees    *attendees.Service
+	Templates    *templates.Service
+	Certificates *certificates.Service
 	// Limiter counts requests per client address; TrustedProxies are the peers whose
 	// X-Forwarded-For is believed.
 	Limiter        ratelimit.Limiter
@@ -57,6 +59,7 @@ type Server struct {
 	events        *events.Service
 	attendees     *attendees.Service
 	templates     *templates.Service
+	certificates  *certificates.Service
 	signupEnabled bool
 	kickEmail     func()
 }
@@ -69,8 +72,8 @@ func New(opts Options) (*echo.Echo, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opts.Auth == nil || opts.Accounts == nil || opts.Events == nil || opts.Attendees == nil || opts.Templates == nil || opts.Limiter == nil || opts.Readiness == nil {
-		return nil, errors.New("httpapi: Auth, Accounts, Events, Attendees, Templates, Limiter and Readiness are required")
+	if opts.Auth == nil || opts.Accounts == nil || opts.Events == nil || opts.Attendees == nil || opts.Templates == nil || opts.Certificates == nil || opts.Limiter == nil || opts.Readiness == nil {
+		return nil, errors.New("httpapi: Auth, Accounts, Events, Attendees, Templates, Certificates, Limiter and Readiness are required")
 	}
 	ops, err := indexOperations(doc)
 	if err != nil {
@@ -104,7 +107,7 @@ func New(opts Options) (*echo.Echo, error) {
 	if kick == nil {
 		kick = func() {}
 	}
-	srv := &Server{logger: logger, auth: opts.Auth, accounts: opts.Accounts, events: opts.Events, attendees: opts.Attendees, templates: opts.Templates, signupEnabled: opts.SignupEnabled, kickEmail: kick}
+	srv := &Server{logger: logger, auth: opts.Auth, accounts: opts.Accounts, events: opts.Events, attendees: opts.Attendees, templates: opts.Templates, certificates: opts.Certificates, signupEnabled: opts.SignupEnabled, kickEmail: kick}
 	api.RegisterHandlersWithBaseURL(e, api.NewStrictHandler(srv, opts.StrictMiddlewares), apiPrefix)
 	return e, nil
 }

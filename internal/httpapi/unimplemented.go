@@ -46,15 +46,7 @@ func (s *Server) IssueBadge(context.Context, api.IssueBadgeRequestObject) (api.I
 	return nil, errNotImplemented
 }
 
-func (s *Server) GenerateCertificate(context.Context, api.GenerateCertificateRequestObject) (api.GenerateCertificateResponseObject, error) {
-	return nil, errNotImplemented
-}
-
 func (s *Server) DeleteCertificate(context.Context, api.DeleteCertificateRequestObject) (api.DeleteCertificateResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-func (s *Server) GetCertificate(context.Context, api.GetCertificateRequestObject) (api.GetCertificateResponseObject, error) {
 	return nil, errNotImplemented
 }
 
@@ -74,19 +66,11 @@ func (s *Server) SendCertificate(context.Context, api.SendCertificateRequestObje
 	return nil, errNotImplemented
 }
 
-func (s *Server) GetCredits(context.Context, api.GetCreditsRequestObject) (api.GetCreditsResponseObject, error) {
-	return nil, errNotImplemented
-}
-
 func (s *Server) ListEmailDeliveries(context.Context, api.ListEmailDeliveriesRequestObject) (api.ListEmailDeliveriesResponseObject, error) {
 	return nil, errNotImplemented
 }
 
 func (s *Server) SendBulkEmail(context.Context, api.SendBulkEmailRequestObject) (api.SendBulkEmailResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-func (s *Server) ListEventCertificates(context.Context, api.ListEventCertificatesRequestObject) (api.ListEventCertificatesResponseObject, error) {
 	return nil, errNotImplemented
 }
 

@@ -59,9 +59,28 @@ func (s *Store) ClaimDueEmails(ctx context.Context, batch int, lease time.Durati
 	return convert(rows, emailDeliveryFrom), nil
 }
 
-// MarkEmailSent records a delivered message.
+// MarkEmailSent records a delivered message. A certificate's delivery email writes the
+// certificate.sent event to the outbox in the same transaction.
 func (s *Store) MarkEmailSent(ctx context.Context, id uuid.UUID) error {
-	return mapError(s.q.MarkEmailSent(ctx, id))
+	return s.WithTx(ctx, func(q *db.Queries) error {
+		d, err := q.MarkEmailSent(ctx, id)
+		if err != nil || d.Kind != "certificate" || d.CertificateID == nil {
+			return err
+		}
+		c, err := q.GetCertificateByID(ctx, *d.CertificateID)
+		if err != nil {
+			return err
+		}
+		at := time.Now().UTC()
+		if d.SentAt != nil {
+			at = d.SentAt.UTC()
+		}
+		cert := certificateFrom(c, at)
+		return (&Tx{q: q}).Outbox(ctx, d.AccountID, "certificate.sent", at, map[string]any{
+			"eventType": "certificate.sent", "timestamp": at.Format(time.RFC3339),
+			"data": map[string]any{"certificateId": cert.ID, "certificateNumber": cert.Number, "eventId": cert.EventID,
+				"attendeeId": cert.AttendeeID, "status": cert.Status, "verificationCode": cert.VerificationCode, "emailDeliveryId": d.ID}})
+	})
 }
 
 // RetryEmailLater records a temporary failure and when to try again.

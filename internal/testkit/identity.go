@@ -79,6 +79,18 @@ func (a *Account) Event(t testing.TB, env *Env, name string) uuid.UUID {
 	return body.Data.ID
 }
 
+// Attendee adds an attendee to an event through the API and returns its id.
+func (a *Account) Attendee(t testing.TB, event uuid.UUID, first, last, email string) uuid.UUID {
+	t.Helper()
+	res := a.Client.Post("/api/v1/attendees", map[string]any{"eventId": event, "firstName": first, "lastName": last, "email": email})
+	if res.StatusCode != http.StatusCreated {
+		t.Fatalf("create attendee: %d %s", res.StatusCode, res.Body)
+	}
+	var body struct{ Data struct{ ID uuid.UUID } }
+	res.JSON(t, &body)
+	return body.Data.ID
+}
+
 // APIKey creates a key with scopes for the account and returns a client that sends it.
 func (a *Account) APIKey(t testing.TB, scopes ...string) (key string, c *contract.Client) {
 	t.Helper()

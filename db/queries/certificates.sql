@@ -1,0 +1,98 @@
+-- LockAttendeeForIssue holds an attendee while a certificate is issued to them: concurrent
+-- issuances for one attendee run one after the other.
+-- name: LockAttendeeForIssue :one
+SELECT a.*, e.name AS event_name, e.event_date, e.location AS event_location,
+       e.certificate_validity_days, e.template_id AS event_template_id
+FROM attendees a JOIN events e ON e.id = a.event_id
+WHERE a.account_id = @account_id AND a.id = @attendee_id
+FOR UPDATE OF a;
+
+-- ExpireLapsedCertificate marks an issued certificate past its expiry as expired, so that a new
+-- one can be issued (at most one issued certificate per attendee, event and template).
+-- name: ExpireLapsedCertificates :exec
+UPDATE certificates SET status = 'expired', updated_at = now()
+WHERE attendee_id = @attendee_id AND event_id = @event_id AND template_id = @template_id
+  AND status = 'issued' AND expires_at IS NOT NULL AND expires_at <= @now::timestamptz;
+
+-- name: FindCertificateFor :one
+SELECT * FROM certificates
+WHERE attendee_id = @attendee_id AND event_id = @event_id AND template_id = @template_id AND status = @status;
+
+-- SpendCredit takes one credit of the account's month, unless the plan's limit is reached:
+-- no row comes back then. The conflicting row is locked and re-checked, so concurrent spends
+-- never pass the limit.
+-- name: SpendCredit :one
+INSERT INTO credit_usage AS u (account_id, period, used)
+SELECT a.id, @period::date, 1 FROM accounts a JOIN plans p ON p.code = a.plan
+WHERE a.id = @account_id AND coalesce(p.monthly_credits, 2147483647) >= 1
+ON CONFLICT (account_id, period) DO UPDATE SET used = u.used + 1
+WHERE u.used < (SELECT coalesce(p.monthly_credits, 2147483647) FROM accounts a JOIN plans p ON p.code = a.plan WHERE a.id = u.account_id)
+RETURNING used;
+
+-- name: CreditFigures :one
+SELECT a.plan, p.monthly_credits AS monthly_limit,
+       coalesce((SELECT used FROM credit_usage u WHERE u.account_id = a.id AND u.period = @period::date), 0)::integer AS used
+FROM accounts a JOIN plans p ON p.code = a.plan
+WHERE a.id = @account_id;
+
+-- name: NextCertificateNumber :one
+INSERT INTO certificate_counters AS c (account_id, last_number) VALUES (@account_id, 1)
+ON CONFLICT (account_id) DO UPDATE SET last_number = c.last_number + 1
+RETURNING last_number;
+
+-- name: RegisterVerificationCode :execrows
+INSERT INTO verification_codes (code, kind) VALUES (@code, @kind) ON CONFLICT DO NOTHING;
+
+-- name: InsertCertificate :one
+INSERT INTO certificates (id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code,
+    status, recipient_first_name, recipient_last_name, recipient_email, snapshot, issued_at, expires_at)
+VALUES (@id, @account_id, @event_id, @attendee_id, @template_id, @certificate_number, @verification_code,
+    @status, @recipient_first_name, @recipient_last_name, @recipient_email, @snapshot, sqlc.narg(issued_at), sqlc.narg(expires_at))
+RETURNING *;
+
+-- IssueDraft turns a draft into the issued certificate, keeping its number and code.
+-- name: IssueDraft :one
+UPDATE certificates SET status = 'issued', recipient_first_name = @recipient_first_name,
+    recipient_last_name = @recipient_last_name, recipient_email = @recipient_email, snapshot = @snapshot,
+    issued_at = @issued_at, expires_at = sqlc.narg(expires_at), updated_at = now()
+WHERE id = @id AND status = 'draft'
+RETURNING *;
+
+-- name: GetCertificate :one
+SELECT * FROM certificates WHERE account_id = @account_id AND id = @id;
+
+-- name: LockCertificate :one
+SELECT * FROM certificates WHERE account_id = @account_id AND id = @id FOR UPDATE;
+
+-- name: ListEventCertificates :many
+SELECT * FROM certificates WHERE account_id = @account_id AND event_id = @event_id
+ORDER BY created_at DESC, id DESC
+LIMIT @page_size OFFSET @page_offset;
+
+-- name: CountEventCertificates :one
+SELECT count(*) FROM certificates WHERE account_id = @account_id AND event_id = @event_id;
+
+-- name: RevokeCertificate :one
+UPDATE certificates SET status = 'revoked', revoked_at = @revoked_at, revocation_reason = sqlc.narg(reason),
+    revocation_reason_code = @reason_code, updated_at = now()
+WHERE id = @id AND status IN ('issued', 'expired')
+RETURNING *;
+
+-- name: DeleteDraftCertificate :exec
+DELETE FROM certificates WHERE id = @id AND status = 'draft';
+
+-- name: ReplaceSnapshot :one
+UPDATE certificates SET snapshot = @snapshot, recipient_first_name = @recipient_first_name,
+    recipient_last_name = @recipient_last_name, recipient_email = @recipient_email, updated_at = now()
+WHERE id = @id
+RETURNING *;
+
+-- name: SetRecipientToken :exec
+UPDATE certificates SET recipient_token_hash = @token_hash WHERE id = @id;
+
+-- name: InsertOutboxEvent :exec
+INSERT INTO outbox_events (id, account_id, event_type, payload, occurred_at)
+VALUES (@id, @account_id, @event_type, @payload, @occurred_at);
+
+-- name: ListOutboxEvents :many
+SELECT * FROM outbox_events WHERE account_id = @account_id ORDER BY occurred_at, id;

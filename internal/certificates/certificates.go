@@ -1,0 +1,276 @@
+// Package certificates issues certificates and carries out what follows: the snapshot a
+// certificate is rendered from, the outbox events, the delivery email with its PDF.
+package certificates
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/email"
+	"github.com/certhub/credentiald/internal/render"
+	"github.com/certhub/credentiald/internal/store"
+	"github.com/certhub/credentiald/internal/templates"
+)
+
+// Service issues and manages certificates.
+type Service struct {
+	store   *store.Store
+	siteURL string
+	now     func() time.Time
+	kick    func() // wakes the email worker
+}
+
+// New returns the service. siteURL roots verification links; kick, when set, wakes the email
+// worker after a message was recorded.
+func New(s *store.Store, siteURL string, now func() time.Time, kick func()) *Service {
+	if now == nil {
+		now = time.Now
+	}
+	if kick == nil {
+		kick = func() {}
+	}
+	return &Service{store: s, siteURL: strings.TrimSuffix(siteURL, "/"), now: now, kick: kick}
+}
+
+// SetKick sets the function that wakes the email worker (it is built after the service).
+func (s *Service) SetKick(kick func()) { s.kick = kick }
+
+// Now is the service's clock.
+func (s *Service) Now() time.Time { return s.now() }
+
+// GenerateParams asks for one certificate.
+type GenerateParams struct {
+	AccountID, EventID, AttendeeID, TemplateID uuid.UUID
+	SendEmail                                  bool
+	ExpiresAt                                  *time.Time
+	Draft                                      bool
+}
+
+// Generate issues one certificate (see store.IssueCertificate for the rules).
+func (s *Service) Generate(ctx context.Context, p GenerateParams) (store.Certificate, error) {
+	now := s.now()
+	if p.ExpiresAt != nil && !p.ExpiresAt.After(now) {
+		return store.Certificate{}, apperr.Invalid("body.expiresAt", "must be in the future")
+	}
+	sent := false
+	c, err := s.store.IssueCertificate(ctx, store.Issue{AccountID: p.AccountID, EventID: p.EventID, AttendeeID: p.AttendeeID,
+		TemplateID: p.TemplateID, Now: now, ExpiresAt: p.ExpiresAt, Draft: p.Draft, Snapshot: s.snapshot,
+		Effects: func(ctx context.Context, tx *store.Tx, src store.IssueSource, c store.Certificate) error {
+			if err := tx.Outbox(ctx, c.AccountID, "certificate.issued", now, eventBody("certificate.issued", now, eventData(c))); err != nil {
+				return err
+			}
+			if !p.SendEmail {
+				return nil
+			}
+			sent = true
+			_, err := s.recordEmail(ctx, tx, snapshotOf(c), c)
+			return err
+		}})
+	if err != nil {
+		return store.Certificate{}, err
+	}
+	if sent {
+		s.kick()
+	}
+	return c, nil
+}
+
+// Get returns a certificate of the account.
+func (s *Service) Get(ctx context.Context, accountID, id uuid.UUID) (store.Certificate, error) {
+	return s.store.FindCertificate(ctx, accountID, id, s.now())
+}
+
+// ListOfEvent returns a page of an event's certificates; another account's event is 404.
+func (s *Service) ListOfEvent(ctx context.Context, accountID, eventID uuid.UUID, p store.Page) ([]store.Certificate, int, error) {
+	ok, err := s.store.EventExists(ctx, accountID, eventID)
+	if err != nil {
+		return nil, 0, err
+	}
+	if !ok {
+		e := apperr.New(apperr.NotFound, "No such event.")
+		e.Details = []apperr.Detail{{Field: "path.id", Message: "names no event of this account"}}
+		return nil, 0, e
+	}
+	return s.store.ListEventCertificates(ctx, accountID, eventID, p, s.now())
+}
+
+// Credits returns the account's credit figures for this month.
+func (s *Service) Credits(ctx context.Context, accountID uuid.UUID) (store.Credits, error) {
+	return s.store.Credits(ctx, accountID, s.now())
+}
+
+// VerificationURL is the public page of a certificate.
+func (s *Service) VerificationURL(code string) string { return s.siteURL + "/verify/" + code }
+
+// Snapshot is what a certificate is rendered from, frozen at issuance until regenerate.
+type Snapshot struct {
+	Template struct {
+		ID          uuid.UUID       `json:"id"`
+		Name        string          `json:"name"`
+		PageSize    string          `json:"pageSize"`
+		Orientation string          `json:"orientation"`
+		Layout      json.RawMessage `json:"layout"`
+	} `json:"template"`
+	Recipient struct {
+		FirstName string `json:"firstName"`
+		LastName  string `json:"lastName"`
+		Email     string `json:"email"`
+	} `json:"recipient"`
+	Event struct {
+		Name     string    `json:"name"`
+		Date     time.Time `json:"date"`
+		Location string    `json:"location,omitempty"`
+	} `json:"event"`
+	Issuer struct {
+		Name    string `json:"name"`
+		Website string `json:"website,omitempty"`
+		Logo    string `json:"logo,omitempty"`
+		// Email sender details, so that resending says what the first email said.
+		EmailFromName string `json:"emailFromName,omitempty"`
+		EmailReplyTo  string `json:"emailReplyTo,omitempty"`
+	} `json:"issuer"`
+	Metadata map[string]string `json:"metadata,omitempty"`
+}
+
+func (s *Service) snapshot(src store.IssueSource, _ store.Certificate) (json.RawMessage, error) {
+	var snap Snapshot
+	t := src.Template
+	snap.Template.ID, snap.Template.Name, snap.Template.PageSize, snap.Template.Orientation, snap.Template.Layout =
+		t.ID, t.Name, t.PageSize, t.Orientation, t.Layout
+	a := src.Attendee
+	snap.Recipient.FirstName, snap.Recipient.LastName, snap.Recipient.Email = a.FirstName, a.LastName, a.Email
+	snap.Event.Name, snap.Event.Date, snap.Event.Location = src.Event.Name, src.Event.EventDate.UTC(), deref(src.Event.Location)
+	b := src.Branding
+	snap.Issuer.Name, snap.Issuer.Website, snap.Issuer.Logo = deref(b.IssuerName), deref(b.Website), deref(b.Logo)
+	snap.Issuer.EmailFromName, snap.Issuer.EmailReplyTo = deref(b.EmailFromName), deref(b.EmailReplyTo)
+	snap.Metadata = a.Metadata
+	return json.Marshal(snap)
+}
+
+func snapshotOf(c store.Certificate) Snapshot {
+	var snap Snapshot
+	_ = json.Unmarshal(c.Snapshot, &snap) // written by snapshot above
+	return snap
+}
+
+// PDF renders a certificate from its snapshot.
+func (s *Service) PDF(c store.Certificate) ([]byte, error) {
+	t, d, err := s.renderInput(c)
+	if err != nil {
+		return nil, err
+	}
+	return render.PDF(t, d)
+}
+
+// PNG renders a certificate's page from its snapshot.
+func (s *Service) PNG(c store.Certificate) ([]byte, error) {
+	t, d, err := s.renderInput(c)
+	if err != nil {
+		return nil, err
+	}
+	return render.PNG(t, d, render.PreviewDPI)
+}
+
+func (s *Service) renderInput(c store.Certificate) (render.Template, render.Data, error) {
+	snap := snapshotOf(c)
+	t, err := templates.ForRendering(store.Template{PageSize: snap.Template.PageSize, Orientation: snap.Template.Orientation, Layout: snap.Template.Layout})
+	if err != nil {
+		return render.Template{}, render.Data{}, err
+	}
+	d := render.Data{
+		Recipient:       render.Recipient{FirstName: snap.Recipient.FirstName, LastName: snap.Recipient.LastName, Email: snap.Recipient.Email},
+		Event:           render.Event{Name: snap.Event.Name, Date: snap.Event.Date, Location: snap.Event.Location},
+		Certificate:     render.Certificate{Number: c.Number, ExpiresAt: c.ExpiresAt},
+		IssuerName:      snap.Issuer.Name,
+		IssuerLogo:      snap.Issuer.Logo,
+		VerificationURL: s.VerificationURL(c.VerificationCode),
+		Metadata:        snap.Metadata,
+	}
+	if c.IssuedAt != nil {
+		d.Certificate.IssuedAt = *c.IssuedAt
+	}
+	return t, d, nil
+}
+
+// recordEmail records the delivery email of a certificate in tx, with a fresh recipient token
+// in its link (only the token's hash is kept on the certificate).
+func (s *Service) recordEmail(ctx context.Context, tx *store.Tx, snap Snapshot, c store.Certificate) (store.EmailDelivery, error) {
+	var raw [32]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return store.EmailDelivery{}, err
+	}
+	token := base64.RawURLEncoding.EncodeToString(raw[:])
+	hash := sha256.Sum256([]byte(token))
+	if err := tx.SetRecipientToken(ctx, c.ID, hash[:]); err != nil {
+		return store.EmailDelivery{}, err
+	}
+	issuer := snap.Issuer.Name
+	if issuer == "" {
+		issuer = "The organisers"
+	}
+	link := s.VerificationURL(c.VerificationCode) + "?t=" + token
+	body := fmt.Sprintf("Hello %s,\n\nyour certificate for %s is attached (%s).\n\nAnyone can verify it at:\n%s\n\n%s\n",
+		c.FirstName, snap.Event.Name, c.Number, link, issuer)
+	m := store.OutboundEmail{AccountID: c.AccountID, Kind: "certificate", CertificateID: &c.ID, ToAddress: c.Email,
+		ToName: strings.TrimSpace(c.FirstName + " " + c.LastName), FromName: firstOf(snap.Issuer.EmailFromName, snap.Issuer.Name),
+		Subject: "Your certificate: " + snap.Event.Name, BodyText: body}
+	if snap.Issuer.EmailReplyTo != "" {
+		rt := snap.Issuer.EmailReplyTo
+		m.ReplyTo = &rt
+	}
+	return tx.Email(ctx, m)
+}
+
+// eventBody is the shape every outbox event is delivered in.
+func eventBody(eventType string, at time.Time, data any) map[string]any {
+	return map[string]any{"eventType": eventType, "timestamp": at.UTC().Format(time.RFC3339), "data": data}
+}
+
+func eventData(c store.Certificate) map[string]any {
+	return map[string]any{"certificateId": c.ID, "certificateNumber": c.Number, "eventId": c.EventID,
+		"attendeeId": c.AttendeeID, "status": c.Status, "verificationCode": c.VerificationCode}
+}
+
+func firstOf(vs ...string) string {
+	for _, v := range vs {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+// Attachments renders the PDF a certificate's delivery email carries, when it is sent.
+func (s *Service) Attachments(ctx context.Context, d store.EmailDelivery) ([]email.Attachment, error) {
+	if d.Kind != "certificate" || d.CertificateID == nil {
+		return nil, nil
+	}
+	c, err := s.store.FindCertificate(ctx, d.AccountID, *d.CertificateID, s.now())
+	if err != nil {
+		return nil, err
+	}
+	if c.Status == "revoked" || c.Status == "draft" {
+		return nil, &email.PermanentError{Err: fmt.Errorf("certificate %s is %s", c.Number, c.Status)}
+	}
+	pdf, err := s.PDF(c)
+	if err != nil {
+		return nil, err
+	}
+	return []email.Attachment{{Name: c.Number + ".pdf", ContentType: "application/pdf", Data: pdf}}, nil
+}

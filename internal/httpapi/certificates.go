@@ -1,0 +1,60 @@
+package httpapi
+
+import (
+	"context"
+
+	openapi_types "github.com/oapi-codegen/runtime/types"
+
+	"github.com/certhub/credentiald/gen/api"
+	"github.com/certhub/credentiald/internal/certificates"
+	"github.com/certhub/credentiald/internal/store"
+)
+
+func (s *Server) GenerateCertificate(ctx context.Context, req api.GenerateCertificateRequestObject) (api.GenerateCertificateResponseObject, error) {
+	b := req.Body
+	c, err := s.certificates.Generate(ctx, certificates.GenerateParams{AccountID: principal(ctx).AccountID, EventID: b.EventId,
+		AttendeeID: b.AttendeeId, TemplateID: b.TemplateId, SendEmail: b.SendEmail == nil || *b.SendEmail, ExpiresAt: b.ExpiresAt})
+	if err != nil {
+		return nil, err
+	}
+	return api.GenerateCertificate200JSONResponse{Body: api.CertificateEnvelope{Data: s.certificate(c)}}, nil
+}
+
+func (s *Server) GetCertificate(ctx context.Context, req api.GetCertificateRequestObject) (api.GetCertificateResponseObject, error) {
+	c, err := s.certificates.Get(ctx, principal(ctx).AccountID, req.Id)
+	if err != nil {
+		return nil, err
+	}
+	return api.GetCertificate200JSONResponse{Body: api.CertificateEnvelope{Data: s.certificate(c)}}, nil
+}
+
+func (s *Server) ListEventCertificates(ctx context.Context, req api.ListEventCertificatesRequestObject) (api.ListEventCertificatesResponseObject, error) {
+	page := pageOf(req.Params.Page, req.Params.PageSize)
+	list, total, err := s.certificates.ListOfEvent(ctx, principal(ctx).AccountID, req.Id, page)
+	if err != nil {
+		return nil, err
+	}
+	return api.ListEventCertificates200JSONResponse{Body: api.CertificatePage{Data: convertAll(list, s.certificate), Meta: pageMeta(page, total)}}, nil
+}
+
+func (s *Server) GetCredits(ctx context.Context, _ api.GetCreditsRequestObject) (api.GetCreditsResponseObject, error) {
+	c, err := s.certificates.Credits(ctx, principal(ctx).AccountID)
+	if err != nil {
+		return nil, err
+	}
+	return api.GetCredits200JSONResponse{Body: api.CreditsEnvelope{Data: api.Credits{Period: c.Period.Format("2006-01"),
+		Plan: api.Plan(c.Plan), Limit: c.Limit, Used: c.Used, Remaining: c.Remaining, ResetsAt: c.ResetsAt}}}, nil
+}
+
+func (s *Server) certificate(c store.Certificate) api.Certificate {
+	out := api.Certificate{Id: c.ID, CertificateNumber: c.Number, VerificationCode: c.VerificationCode,
+		Status: api.CertificateStatus(c.Status), EventId: c.EventID, AttendeeId: c.AttendeeID, TemplateId: c.TemplateID,
+		Recipient: api.Recipient{FirstName: c.FirstName, LastName: c.LastName, Email: openapi_types.Email(c.Email)},
+		IssuedAt:  utc(c.IssuedAt), ExpiresAt: utc(c.ExpiresAt), RevokedAt: utc(c.RevokedAt), RevocationReason: c.RevocationReason,
+		VerificationUrl: s.certificates.VerificationURL(c.VerificationCode), CreatedAt: c.CreatedAt.UTC(), UpdatedAt: c.UpdatedAt.UTC()}
+	if c.RevocationReasonCode != nil {
+		code := api.CertificateRevocationReasonCode(*c.RevocationReasonCode)
+		out.RevocationReasonCode = &code
+	}
+	return out
+}

@@ -1,0 +1,281 @@
+package httpapi_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/certhub/credentiald/internal/testkit"
+	"github.com/certhub/credentiald/internal/testkit/pdftext"
+)
+
+type certificateBody struct {
+	Data struct {
+		ID, CertificateNumber, VerificationCode, Status, VerificationURL string
+		EventID, AttendeeID, TemplateID                                  string
+		IssuedAt, ExpiresAt                                              *time.Time
+		Recipient                                                        struct{ FirstName, LastName, Email string }
+	}
+}
+
+// issuing is an account with an event (valid 365 days) on its own template.
+type issuing struct {
+	env      *testkit.Env
+	acct     *testkit.Account
+	event    uuid.UUID
+	template uuid.UUID
+}
+
+func newIssuing(t *testing.T, opts ...testkit.Option) issuing {
+	env := testkit.NewServer(t, opts...)
+	acct := testkit.SignUp(t, env)
+	tmpl := acct.Template(t, env)
+	res := acct.Client.Post("/api/v1/events", map[string]any{"name": "Go Conference", "eventDate": "2026-11-12T09:00:00Z",
+		"templateId": tmpl, "certificateValidityDays": 365})
+	var ev eventBody
+	res.JSON(t, &ev)
+	return issuing{env: env, acct: acct, event: uuid.MustParse(ev.Data.ID), template: tmpl}
+}
+
+func (s issuing) generate(attendee uuid.UUID, extra map[string]any) map[string]any {
+	body := map[string]any{"eventId": s.event, "templateId": s.template, "attendeeId": attendee, "sendEmail": false}
+	for k, v := range extra {
+		body[k] = v
+	}
+	return body
+}
+
+func TestGenerateIssuesOnceAndSpendsOneCredit(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	ada := s.acct.Attendee(t, s.event, "Łukasz", "Żółć", "lukasz@example.org")
+	_, issuer := s.acct.APIKey(t, "certificates:generate", "certificates:read")
+
+	res := issuer.Post("/api/v1/certificates/generate", s.generate(ada, nil))
+	var c certificateBody
+	res.JSON(t, &c)
+	year := time.Now().UTC().Year()
+	if res.StatusCode != 200 || c.Data.Status != "valid" || c.Data.CertificateNumber != fmt.Sprintf("CERT-%d-000001", year) ||
+		len(c.Data.VerificationCode) != 13 || c.Data.Recipient.LastName != "Żółć" || c.Data.IssuedAt == nil || c.Data.ExpiresAt == nil {
+		t.Fatalf("generate: %d %s", res.StatusCode, res.Body)
+	}
+	if d := c.Data.ExpiresAt.Sub(*c.Data.IssuedAt); d != 365*24*time.Hour {
+		t.Fatalf("validity: %v", d)
+	}
+	if !strings.HasSuffix(c.Data.VerificationURL, "/verify/"+c.Data.VerificationCode) {
+		t.Fatalf("verificationUrl: %s", c.Data.VerificationURL)
+	}
+
+	// The same attendee, event and template again: 409 with the existing one, nothing spent.
+	res = issuer.Post("/api/v1/certificates/generate", s.generate(ada, nil))
+	var e struct {
+		Error struct {
+			Code     string
+			Existing struct{ ID, CertificateNumber, VerificationCode string }
+		}
+	}
+	res.JSON(t, &e)
+	if res.StatusCode != 409 || e.Error.Code != "ALREADY_ISSUED" || e.Error.Existing.ID != c.Data.ID ||
+		res.Header.Get("Location") != "/api/v1/certificates/"+c.Data.ID {
+		t.Fatalf("again: %d %s %v", res.StatusCode, res.Body, res.Header)
+	}
+	if res := s.acct.Client.Get("/api/v1/credits"); !strings.Contains(string(res.Body), `"used":1`) || !strings.Contains(string(res.Body), `"remaining":11`) {
+		t.Fatalf("credits: %s", res.Body)
+	}
+
+	if res := issuer.Get("/api/v1/certificates/" + c.Data.ID); res.StatusCode != 200 {
+		t.Fatalf("get: %d %s", res.StatusCode, res.Body)
+	}
+	var page struct {
+		Data []struct{ ID string }
+		Meta struct{ Total int }
+	}
+	s.acct.Client.Get("/api/v1/events/" + s.event.String() + "/certificates").JSON(t, &page)
+	if page.Meta.Total != 1 || page.Data[0].ID != c.Data.ID {
+		t.Fatalf("event certificates: %+v", page)
+	}
+
+	// The issuance is in the outbox, written with it.
+	events, err := s.env.Store.OutboxEvents(t.Context(), s.acct.ID)
+	if err != nil || len(events) != 1 || events[0].EventType != "certificate.issued" ||
+		!strings.Contains(string(events[0].Payload), c.Data.VerificationCode) {
+		t.Fatalf("outbox: %+v %v", events, err)
+	}
+	// An event with an issued certificate stays.
+	res = s.acct.Client.Delete("/api/v1/events/" + s.event.String())
+	wantError(t, res, 409, res.StatusCode, "CONFLICT")
+}
+
+func TestGenerateRefusesWhatItCannotIssue(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	other := testkit.SignUp(t, s.env)
+	otherEvent := other.Event(t, s.env, "Other")
+	stranger := other.Attendee(t, otherEvent, "M", "M", "m@example.org")
+	ada := s.acct.Attendee(t, s.event, "Ada", "Lovelace", "ada@example.org")
+	before, _ := s.env.Store.Fingerprint(t.Context())
+	for name, c := range map[string]struct {
+		body   map[string]any
+		status int
+		field  string
+	}{
+		"another account's attendee": {s.generate(stranger, nil), 404, "body.attendeeId"},
+		"attendee of another event":  {map[string]any{"eventId": otherEvent, "templateId": s.template, "attendeeId": ada}, 404, "body.attendeeId"},
+		"unknown template":           {s.generate(ada, map[string]any{"templateId": uuid.New()}), 404, "body.templateId"},
+		"expiry in the past":         {s.generate(ada, map[string]any{"expiresAt": "2020-01-01T00:00:00Z"}), 400, "body.expiresAt"},
+		"no attendee":                {map[string]any{"eventId": s.event, "templateId": s.template}, 400, "body"},
+	} {
+		res := s.acct.Client.Post("/api/v1/certificates/generate", c.body)
+		var e errorBody
+		res.JSON(t, &e)
+		if res.StatusCode != c.status || len(e.Error.Details) == 0 || !strings.HasPrefix(e.Error.Details[0].Field, c.field) {
+			t.Errorf("%s: %d %s", name, res.StatusCode, res.Body)
+		}
+	}
+	if after, _ := s.env.Store.Fingerprint(t.Context()); after != before {
+		t.Fatal("a refused generate changed the database")
+	}
+}
+
+// 20 simultaneous generates for 20 attendees with 12 credits left: exactly 12 issued.
+func TestConcurrentGeneratesNeverOverspend(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	attendees := make([]uuid.UUID, 20)
+	for i := range attendees {
+		attendees[i] = s.acct.Attendee(t, s.event, "A", fmt.Sprint(i), fmt.Sprintf("a%d@example.org", i))
+	}
+	counts := testkit.Race(20, func(i int) int {
+		return s.acct.Client.Post("/api/v1/certificates/generate", s.generate(attendees[i], nil)).StatusCode
+	})
+	if counts[200] != 12 || counts[402] != 8 {
+		t.Fatalf("statuses: %v", counts)
+	}
+	var credits struct{ Data struct{ Used, Remaining int } }
+	s.acct.Client.Get("/api/v1/credits").JSON(t, &credits)
+	var page struct{ Meta struct{ Total int } }
+	s.acct.Client.Get("/api/v1/events/" + s.event.String() + "/certificates").JSON(t, &page)
+	if credits.Data.Used != 12 || credits.Data.Remaining != 0 || page.Meta.Total != 12 {
+		t.Fatalf("used %d, remaining %d, certificates %d", credits.Data.Used, credits.Data.Remaining, page.Meta.Total)
+	}
+	res := s.acct.Client.Post("/api/v1/certificates/generate", s.generate(attendees[0], nil))
+	var e struct {
+		Error struct {
+			Code    string
+			Credits struct {
+				Limit, Used, Remaining *int
+				ResetsAt               time.Time
+			}
+		}
+	}
+	res.JSON(t, &e)
+	if res.StatusCode != 402 && res.StatusCode != 409 {
+		t.Fatalf("after: %d %s", res.StatusCode, res.Body)
+	}
+}
+
+// 10 simultaneous generates for one attendee: exactly one certificate, one credit.
+func TestConcurrentGeneratesForOneAttendeeIssueOnce(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	ada := s.acct.Attendee(t, s.event, "Ada", "Lovelace", "ada@example.org")
+	counts := testkit.Race(10, func(int) int {
+		return s.acct.Client.Post("/api/v1/certificates/generate", s.generate(ada, nil)).StatusCode
+	})
+	if counts[200] != 1 || counts[409] != 9 {
+		t.Fatalf("statuses: %v", counts)
+	}
+	if res := s.acct.Client.Get("/api/v1/credits"); !strings.Contains(string(res.Body), `"used":1`) {
+		t.Fatalf("credits: %s", res.Body)
+	}
+}
+
+func TestCreditLimitAnswers402WithFigures(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	testkit.SQL(t, s.env, `INSERT INTO credit_usage (account_id, period, used) VALUES ($1, date_trunc('month', now() AT TIME ZONE 'UTC')::date, 12)`, s.acct.ID)
+	ada := s.acct.Attendee(t, s.event, "Ada", "Lovelace", "ada@example.org")
+	before, _ := s.env.Store.Fingerprint(t.Context())
+	res := s.acct.Client.Post("/api/v1/certificates/generate", s.generate(ada, nil))
+	var e struct {
+		Error struct {
+			Code    string
+			Credits struct {
+				Limit, Used, Remaining *int
+				ResetsAt               time.Time
+			}
+		}
+	}
+	res.JSON(t, &e)
+	now := time.Now().UTC()
+	next := time.Date(now.Year(), now.Month()+1, 1, 0, 0, 0, 0, time.UTC)
+	cr := e.Error.Credits
+	if res.StatusCode != 402 || e.Error.Code != "CREDIT_LIMIT" || *cr.Limit != 12 || *cr.Used != 12 || *cr.Remaining != 0 || !cr.ResetsAt.Equal(next) {
+		t.Fatalf("402: %d %s", res.StatusCode, res.Body)
+	}
+	if after, _ := s.env.Store.Fingerprint(t.Context()); after != before {
+		t.Fatal("a refused generate changed the database")
+	}
+}
+
+// An expired certificate reads as expired and no longer blocks a new one.
+func TestExpiredCertificateDoesNotBlockANewOne(t *testing.T) {
+	t.Parallel()
+	clock := &testkit.Clock{}
+	s := newIssuing(t, testkit.WithClock(clock.Now))
+	ada := s.acct.Attendee(t, s.event, "Ada", "Lovelace", "ada@example.org")
+	// An API key outlives the session's access token across the clock's jump.
+	_, client := s.acct.APIKey(t, "certificates:generate", "certificates:read")
+	var first certificateBody
+	client.Post("/api/v1/certificates/generate", s.generate(ada, map[string]any{"expiresAt": clock.Now().Add(time.Hour)})).JSON(t, &first)
+	clock.Advance(2 * time.Hour)
+	var got certificateBody
+	client.Get("/api/v1/certificates/" + first.Data.ID).JSON(t, &got)
+	if got.Data.Status != "expired" {
+		t.Fatalf("status after expiry: %s", got.Data.Status)
+	}
+	res := client.Post("/api/v1/certificates/generate", s.generate(ada, nil))
+	var second certificateBody
+	res.JSON(t, &second)
+	if res.StatusCode != 200 || second.Data.ID == first.Data.ID || second.Data.Status != "valid" {
+		t.Fatalf("reissue: %d %s", res.StatusCode, res.Body)
+	}
+	client.Get("/api/v1/certificates/" + first.Data.ID).JSON(t, &got)
+	if got.Data.Status != "expired" {
+		t.Fatalf("the first one now reads %s", got.Data.Status)
+	}
+}
+
+// The delivery email carries the verification link with a recipient token and the PDF.
+func TestGenerateSendsTheCertificateByEmail(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	ada := s.acct.Attendee(t, s.event, "Дмитрий", "Шостакович", "dmitri@example.org")
+	var c certificateBody
+	s.acct.Client.Post("/api/v1/certificates/generate", s.generate(ada, map[string]any{"sendEmail": true})).JSON(t, &c)
+	if _, err := s.env.Service.Email.RunOnce(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(s.env.Config.DataDir, "outbox", "*.eml"))
+	var msg string
+	for _, f := range files {
+		raw, _ := os.ReadFile(f)
+		if strings.Contains(string(raw), "dmitri@example.org") {
+			msg = string(raw)
+		}
+	}
+	if !strings.Contains(msg, "/verify/"+c.Data.VerificationCode+"?t=") || !strings.Contains(msg, "application/pdf") ||
+		!strings.Contains(msg, c.Data.CertificateNumber+".pdf") {
+		t.Fatalf("message:\n%.2000s", msg)
+	}
+	events, _ := s.env.Store.OutboxEvents(t.Context(), s.acct.ID)
+	if len(events) != 2 || events[1].EventType != "certificate.sent" {
+		t.Fatalf("outbox: %+v", events)
+	}
+	_ = pdftext.Text
+}
