@@ -95,7 +95,7 @@ func TestGenerateIssuesOnceAndSpendsOneCredit(t *testing.T) {
 		Data []struct{ ID string }
 		Meta struct{ Total int }
 	}
-	s.acct.Client.Get("/api/v1/events/" + s.event.String() + "/certificates").JSON(t, &page)
+	s.acct.Client.Get("/api/v1/events/"+s.event.String()+"/certificates").JSON(t, &page)
 	if page.Meta.Total != 1 || page.Data[0].ID != c.Data.ID {
 		t.Fatalf("event certificates: %+v", page)
 	}
@@ -159,7 +159,7 @@ func TestConcurrentGeneratesNeverOverspend(t *testing.T) {
 	var credits struct{ Data struct{ Used, Remaining int } }
 	s.acct.Client.Get("/api/v1/credits").JSON(t, &credits)
 	var page struct{ Meta struct{ Total int } }
-	s.acct.Client.Get("/api/v1/events/" + s.event.String() + "/certificates").JSON(t, &page)
+	s.acct.Client.Get("/api/v1/events/"+s.event.String()+"/certificates").JSON(t, &page)
 	if credits.Data.Used != 12 || credits.Data.Remaining != 0 || page.Meta.Total != 12 {
 		t.Fatalf("used %d, remaining %d, certificates %d", credits.Data.Used, credits.Data.Remaining, page.Meta.Total)
 	}
@@ -235,7 +235,7 @@ func TestExpiredCertificateDoesNotBlockANewOne(t *testing.T) {
 	client.Post("/api/v1/certificates/generate", s.generate(ada, map[string]any{"expiresAt": clock.Now().Add(time.Hour)})).JSON(t, &first)
 	clock.Advance(2 * time.Hour)
 	var got certificateBody
-	client.Get("/api/v1/certificates/" + first.Data.ID).JSON(t, &got)
+	client.Get("/api/v1/certificates/"+first.Data.ID).JSON(t, &got)
 	if got.Data.Status != "expired" {
 		t.Fatalf("status after expiry: %s", got.Data.Status)
 	}
@@ -245,7 +245,7 @@ func TestExpiredCertificateDoesNotBlockANewOne(t *testing.T) {
 	if res.StatusCode != 200 || second.Data.ID == first.Data.ID || second.Data.Status != "valid" {
 		t.Fatalf("reissue: %d %s", res.StatusCode, res.Body)
 	}
-	client.Get("/api/v1/certificates/" + first.Data.ID).JSON(t, &got)
+	client.Get("/api/v1/certificates/"+first.Data.ID).JSON(t, &got)
 	if got.Data.Status != "expired" {
 		t.Fatalf("the first one now reads %s", got.Data.Status)
 	}
