@@ -106,7 +106,7 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 	svc.Certificates.SetKick(svc.Email.Kick)
 
 	svc.Handler, err = httpapi.New(httpapi.Options{
-		Logger: logger, Readiness: st, Auth: svc.Auth, Accounts: svc.Accounts, Events: svc.Events, Attendees: svc.Attendees, Templates: svc.Templates, Certificates: svc.Certificates,
+		Logger: logger, Readiness: st, Auth: svc.Auth, Accounts: svc.Accounts, Events: svc.Events, Attendees: svc.Attendees, Templates: svc.Templates, Certificates: svc.Certificates, Idempotency: st,
 		Limiter: limiter, TrustedProxies: cfg.TrustedProxies, SignupEnabled: cfg.SignupEnabled,
 		KickEmail: svc.Email.Kick, StrictMiddlewares: o.StrictMiddlewares,
 	})

@@ -23,6 +23,7 @@ type operation struct {
 	Public      bool     // security: []
 	SessionOnly bool     // x-session-only
 	Scopes      []string // x-required-scopes: any one suffices
+	Idempotent  bool     // declares the Idempotency-Key header
 }
 
 // operations indexes the contract's operations by method and Echo route, read from the
@@ -58,6 +59,11 @@ func indexOperations(doc *openapi3.T) (operations, error) {
 			if raw, ok := op.Extensions["x-required-scopes"].([]any); ok {
 				for _, s := range raw {
 					o.Scopes = append(o.Scopes, fmt.Sprint(s))
+				}
+			}
+			for _, p := range op.Parameters {
+				if p.Value != nil && p.Value.In == "header" && p.Value.Name == headerIdempotencyKey {
+					o.Idempotent = true
 				}
 			}
 			if !o.Public && !o.SessionOnly && len(o.Scopes) == 0 {

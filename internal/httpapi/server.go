@@ -19,6 +19,7 @@ import (
 	"github.com/certhub/credentiald/internal/events"
 	"github.com/certhub/credentiald/internal/ratelimit"
 	"github.com/certhub/credentiald/internal/spec"
+	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/templates"
 	"github.com/certhub/credentiald/openapi"
 )
@@ -40,6 +41,8 @@ type Options struct {
 	Attendees    *attendees.Service
 	Templates    *templates.Service
 	Certificates *certificates.Service
+	// Idempotency remembers the answers of requests sent with an Idempotency-Key.
+	Idempotency *store.Store
 	// Limiter counts requests per client address; TrustedProxies are the peers whose
 	// X-Forwarded-For is believed.
 	Limiter        ratelimit.Limiter
@@ -72,8 +75,8 @@ func New(opts Options) (*echo.Echo, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opts.Auth == nil || opts.Accounts == nil || opts.Events == nil || opts.Attendees == nil || opts.Templates == nil || opts.Certificates == nil || opts.Limiter == nil || opts.Readiness == nil {
-		return nil, errors.New("httpapi: Auth, Accounts, Events, Attendees, Templates, Certificates, Limiter and Readiness are required")
+	if opts.Auth == nil || opts.Accounts == nil || opts.Events == nil || opts.Attendees == nil || opts.Templates == nil || opts.Certificates == nil || opts.Idempotency == nil || opts.Limiter == nil || opts.Readiness == nil {
+		return nil, errors.New("httpapi: Auth, Accounts, Events, Attendees, Templates, Certificates, Idempotency, Limiter and Readiness are required")
 	}
 	ops, err := indexOperations(doc)
 	if err != nil {
@@ -87,7 +90,8 @@ func New(opts Options) (*echo.Echo, error) {
 		rateLimit(opts.Limiter, opts.TrustedProxies, logger),
 		limitBody,
 		authenticate(ops, opts.Auth),
-		validateRequests(doc))
+		validateRequests(doc),
+		idempotency(ops, opts.Idempotency, logger))
 
 	e.GET("/openapi/v1.json", func(c echo.Context) error {
 		return c.Blob(http.StatusOK, "application/json", openapi.Document)

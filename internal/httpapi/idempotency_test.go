@@ -1,0 +1,121 @@
+package httpapi_test
+
+import (
+	"crypto/sha256"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/certhub/credentiald/internal/testkit"
+)
+
+func (s issuing) post(key string, body map[string]any) *http.Request {
+	req := s.acct.Client.Request(http.MethodPost, "/api/v1/certificates/generate", body)
+	if key != "" {
+		req.Header.Set("Idempotency-Key", key)
+	}
+	return req
+}
+
+func (s issuing) certificates(t *testing.T) (issued, used int) {
+	t.Helper()
+	var page struct{ Meta struct{ Total int } }
+	s.acct.Client.Get("/api/v1/events/" + s.event.String() + "/certificates").JSON(t, &page)
+	var credits struct{ Data struct{ Used int } }
+	s.acct.Client.Get("/api/v1/credits").JSON(t, &credits)
+	return page.Meta.Total, credits.Data.Used
+}
+
+func TestIdempotencyKeyReplaysTheFirstAnswer(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	ada := s.acct.Attendee(t, s.event, "Ada", "Lovelace", "ada@example.org")
+	body := s.generate(ada, nil)
+	first := s.acct.Client.Do(s.post("order-42", body))
+	again := s.acct.Client.Do(s.post("order-42", body))
+	if first.StatusCode != 200 || again.StatusCode != 200 || again.Header.Get("Idempotent-Replayed") != "true" ||
+		first.Header.Get("Idempotent-Replayed") != "" || string(first.Body) != string(again.Body) {
+		t.Fatalf("first %d %v\nagain %d %v %s", first.StatusCode, first.Header, again.StatusCode, again.Header, again.Body)
+	}
+	if issued, used := s.certificates(t); issued != 1 || used != 1 {
+		t.Fatalf("issued %d, used %d", issued, used)
+	}
+	// The same key with another body is refused; another account's same key is its own.
+	other := s.generate(ada, map[string]any{"sendEmail": true})
+	res := s.acct.Client.Do(s.post("order-42", other))
+	if e := wantError(t, res, 422, res.StatusCode, "IDEMPOTENCY_KEY_REUSED"); e.Error.Details[0].Field != "header.Idempotency-Key" {
+		t.Fatalf("details: %+v", e.Error.Details)
+	}
+	// Keys are checked by the contract: printable, 1 to 255 characters.
+	res = s.acct.Client.Do(s.post(strings.Repeat("k", 256), body))
+	wantError(t, res, 400, res.StatusCode, "VALIDATION_ERROR")
+}
+
+// 10 simultaneous requests with one key: the operation runs once.
+func TestConcurrentRequestsWithOneKeyExecuteOnce(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	ada := s.acct.Attendee(t, s.event, "Ada", "Lovelace", "ada@example.org")
+	body := s.generate(ada, nil)
+	var replayed atomic.Int32
+	counts := testkit.Race(10, func(int) int {
+		res := s.acct.Client.Do(s.post("same-key", body))
+		if res.Header.Get("Idempotent-Replayed") == "true" {
+			replayed.Add(1)
+		}
+		return res.StatusCode
+	})
+	if counts[200]+counts[409] != 10 || counts[200] < 1 || counts[200]-int(replayed.Load()) != 1 {
+		t.Fatalf("statuses %v, replayed %d", counts, replayed.Load())
+	}
+	if issued, used := s.certificates(t); issued != 1 || used != 1 {
+		t.Fatalf("issued %d, used %d", issued, used)
+	}
+}
+
+// A failed request is not remembered: once the cause is fixed, the same key runs.
+func TestAFailedRequestIsNotRemembered(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	testkit.SQL(t, s.env, `INSERT INTO credit_usage (account_id, period, used) VALUES ($1, date_trunc('month', now() AT TIME ZONE 'UTC')::date, 12)`, s.acct.ID)
+	ada := s.acct.Attendee(t, s.event, "Ada", "Lovelace", "ada@example.org")
+	body := s.generate(ada, nil)
+	res := s.acct.Client.Do(s.post("retry-me", body))
+	wantError(t, res, 402, res.StatusCode, "CREDIT_LIMIT")
+	testkit.SQL(t, s.env, `UPDATE accounts SET plan = 'pro' WHERE id = $1`, s.acct.ID)
+	res = s.acct.Client.Do(s.post("retry-me", body))
+	if res.StatusCode != 200 || res.Header.Get("Idempotent-Replayed") != "" {
+		t.Fatalf("retry: %d %v %s", res.StatusCode, res.Header, res.Body)
+	}
+}
+
+// A request that holds its key answers 409 to a second one; a process that died mid-request
+// leaves a lease that lapses, and the retry then runs.
+func TestAKeyHeldByADeadProcessLapses(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	ada := s.acct.Attendee(t, s.event, "Ada", "Lovelace", "ada@example.org")
+	body := s.generate(ada, nil)
+	raw, _ := json.Marshal(body)
+	fp := sha256.Sum256(append([]byte("POST\n/api/v1/certificates/generate\n"), raw...))
+
+	// Another instance is running this request right now.
+	if _, err := s.env.Store.ClaimIdempotencyKey(t.Context(), s.acct.ID, "held", fp[:], time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	res := s.acct.Client.Do(s.post("held", body))
+	wantError(t, res, 409, res.StatusCode, "IDEMPOTENCY_IN_PROGRESS")
+
+	// That instance died: its lease has run out.
+	testkit.SQL(t, s.env, `UPDATE idempotency_keys SET locked_until = now() - interval '1 second' WHERE key = 'held'`)
+	res = s.acct.Client.Do(s.post("held", body))
+	if res.StatusCode != 200 {
+		t.Fatalf("after the lease lapsed: %d %s", res.StatusCode, res.Body)
+	}
+	if issued, used := s.certificates(t); issued != 1 || used != 1 {
+		t.Fatalf("issued %d, used %d", issued, used)
+	}
+}
