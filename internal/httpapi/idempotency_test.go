@@ -23,7 +23,7 @@ func (s issuing) post(key string, body map[string]any) *http.Request {
 func (s issuing) certificates(t *testing.T) (issued, used int) {
 	t.Helper()
 	var page struct{ Meta struct{ Total int } }
-	s.acct.Client.Get("/api/v1/events/" + s.event.String() + "/certificates").JSON(t, &page)
+	s.acct.Client.Get("/api/v1/events/"+s.event.String()+"/certificates").JSON(t, &page)
 	var credits struct{ Data struct{ Used int } }
 	s.acct.Client.Get("/api/v1/credits").JSON(t, &credits)
 	return page.Meta.Total, credits.Data.Used
