@@ -274,3 +274,66 @@ func (s *Service) Attachments(ctx context.Context, d store.EmailDelivery) ([]ema
 	}
 	return []email.Attachment{{Name: c.Number + ".pdf", ContentType: "application/pdf", Data: pdf}}, nil
 }
+
+// Revoke revokes a certificate and writes certificate.revoked; revoking a revoked one answers
+// it unchanged, with no second event.
+func (s *Service) Revoke(ctx context.Context, accountID, id uuid.UUID, reason *string, code string) (store.Certificate, error) {
+	if code == "" {
+		code = "other"
+	}
+	if reason != nil && strings.TrimSpace(*reason) == "" {
+		reason = nil
+	}
+	return s.revoke(ctx, accountID, id, reason, code)
+}
+
+func (s *Service) revoke(ctx context.Context, accountID, id uuid.UUID, reason *string, code string) (store.Certificate, error) {
+	now := s.now().UTC()
+	return s.store.RevokeCertificate(ctx, store.Revocation{AccountID: accountID, ID: id, Reason: reason, ReasonCode: code, Now: now,
+		Effects: func(ctx context.Context, tx *store.Tx, c store.Certificate) error {
+			data := eventData(c)
+			data["revokedAt"], data["reason"], data["reasonCode"] = now.Format(time.RFC3339), reason, code
+			return tx.Outbox(ctx, c.AccountID, "certificate.revoked", now, eventBody("certificate.revoked", now, data))
+		}})
+}
+
+// Delete removes a draft; an issued certificate is never erased: it is revoked with reason
+// code deleted_by_issuer and kept.
+func (s *Service) Delete(ctx context.Context, accountID, id uuid.UUID) error {
+	deleted, err := s.store.DeleteDraft(ctx, accountID, id)
+	if err != nil || deleted {
+		return err
+	}
+	_, err = s.revoke(ctx, accountID, id, nil, "deleted_by_issuer")
+	return err
+}
+
+// Regenerate re-renders a certificate from the current attendee and template data.
+func (s *Service) Regenerate(ctx context.Context, accountID, id uuid.UUID) (store.Certificate, error) {
+	return s.store.RegenerateCertificate(ctx, accountID, id, s.now(), s.snapshot)
+}
+
+// Download renders a certificate's PDF; a draft is not issued and answers 409.
+func (s *Service) Download(ctx context.Context, accountID, id uuid.UUID) (store.Certificate, []byte, error) {
+	c, err := s.Get(ctx, accountID, id)
+	if err != nil {
+		return c, nil, err
+	}
+	if c.Status == "draft" {
+		return c, nil, apperr.New(apperr.Conflict, "A draft is not issued; issue it to download its PDF.")
+	}
+	pdf, err := s.PDF(c)
+	return c, pdf, err
+}
+
+// Send records the delivery email of a certificate (link with a fresh recipient token, PDF
+// attached when sent).
+func (s *Service) Send(ctx context.Context, accountID, id uuid.UUID) (store.EmailDelivery, error) {
+	d, err := s.store.SendCertificate(ctx, accountID, id, s.now(), func(ctx context.Context, tx *store.Tx, c store.Certificate) (store.EmailDelivery, error) {
+		return s.recordEmail(ctx, tx, snapshotOf(c), c)
+	})
+	if err == nil {
+		s.kick()
+	}
+	return d, err
+}

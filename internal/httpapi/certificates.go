@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 
 	openapi_types "github.com/oapi-codegen/runtime/types"
@@ -57,4 +58,59 @@ func (s *Server) certificate(c store.Certificate) api.Certificate {
 		out.RevocationReasonCode = &code
 	}
 	return out
+}
+
+func (s *Server) RevokeCertificate(ctx context.Context, req api.RevokeCertificateRequestObject) (api.RevokeCertificateResponseObject, error) {
+	var reason *string
+	code := ""
+	if b := req.Body; b != nil {
+		reason = b.Reason
+		if b.ReasonCode != nil {
+			code = string(*b.ReasonCode)
+		}
+	}
+	c, err := s.certificates.Revoke(ctx, principal(ctx).AccountID, req.Id, reason, code)
+	if err != nil {
+		return nil, err
+	}
+	return api.RevokeCertificate200JSONResponse{Body: api.CertificateEnvelope{Data: s.certificate(c)}}, nil
+}
+
+func (s *Server) DeleteCertificate(ctx context.Context, req api.DeleteCertificateRequestObject) (api.DeleteCertificateResponseObject, error) {
+	if err := s.certificates.Delete(ctx, principal(ctx).AccountID, req.Id); err != nil {
+		return nil, err
+	}
+	return api.DeleteCertificate204Response{}, nil
+}
+
+func (s *Server) RegenerateCertificate(ctx context.Context, req api.RegenerateCertificateRequestObject) (api.RegenerateCertificateResponseObject, error) {
+	c, err := s.certificates.Regenerate(ctx, principal(ctx).AccountID, req.Id)
+	if err != nil {
+		return nil, err
+	}
+	return api.RegenerateCertificate200JSONResponse{Body: api.CertificateEnvelope{Data: s.certificate(c)}}, nil
+}
+
+func (s *Server) DownloadCertificate(ctx context.Context, req api.DownloadCertificateRequestObject) (api.DownloadCertificateResponseObject, error) {
+	c, pdf, err := s.certificates.Download(ctx, principal(ctx).AccountID, req.Id)
+	if err != nil {
+		return nil, err
+	}
+	disposition := `attachment; filename="` + c.Number + `.pdf"`
+	return api.DownloadCertificate200ApplicationpdfResponse{Body: bytes.NewReader(pdf), ContentLength: int64(len(pdf)),
+		Headers: api.DownloadCertificate200ResponseHeaders{ContentDisposition: &disposition}}, nil
+}
+
+func (s *Server) SendCertificate(ctx context.Context, req api.SendCertificateRequestObject) (api.SendCertificateResponseObject, error) {
+	d, err := s.certificates.Send(ctx, principal(ctx).AccountID, req.Id)
+	if err != nil {
+		return nil, err
+	}
+	return api.SendCertificate202JSONResponse{Body: api.EmailDeliveryEnvelope{Data: emailDelivery(d)}}, nil
+}
+
+func emailDelivery(d store.EmailDelivery) api.EmailDelivery {
+	return api.EmailDelivery{Id: d.ID, CertificateId: d.CertificateID, BadgeAssertionId: d.BadgeAssertionID,
+		To: openapi_types.Email(d.ToAddress), Subject: d.Subject, Status: api.EmailDeliveryStatus(d.Status), Attempts: d.Attempts,
+		LastError: d.LastError, SentAt: utc(d.SentAt), CreatedAt: d.CreatedAt.UTC()}
 }

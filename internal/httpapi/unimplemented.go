@@ -46,26 +46,6 @@ func (s *Server) IssueBadge(context.Context, api.IssueBadgeRequestObject) (api.I
 	return nil, errNotImplemented
 }
 
-func (s *Server) DeleteCertificate(context.Context, api.DeleteCertificateRequestObject) (api.DeleteCertificateResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-func (s *Server) DownloadCertificate(context.Context, api.DownloadCertificateRequestObject) (api.DownloadCertificateResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-func (s *Server) RegenerateCertificate(context.Context, api.RegenerateCertificateRequestObject) (api.RegenerateCertificateResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-func (s *Server) RevokeCertificate(context.Context, api.RevokeCertificateRequestObject) (api.RevokeCertificateResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-func (s *Server) SendCertificate(context.Context, api.SendCertificateRequestObject) (api.SendCertificateResponseObject, error) {
-	return nil, errNotImplemented
-}
-
 func (s *Server) ListEmailDeliveries(context.Context, api.ListEmailDeliveriesRequestObject) (api.ListEmailDeliveriesResponseObject, error) {
 	return nil, errNotImplemented
 }

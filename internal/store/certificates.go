@@ -372,3 +372,111 @@ func deref[T any](p *T) T {
 	}
 	return *p
 }
+
+// Revocation revokes a certificate.
+type Revocation struct {
+	AccountID, ID uuid.UUID
+	Reason        *string
+	ReasonCode    string
+	Now           time.Time
+	// Effects writes the certificate.revoked event; not called when nothing changed.
+	Effects func(ctx context.Context, tx *Tx, c Certificate) error
+}
+
+// RevokeCertificate revokes an issued (valid or expired) certificate and keeps it. Revoking a
+// revoked one changes nothing; a draft answers 409.
+func (s *Store) RevokeCertificate(ctx context.Context, r Revocation) (Certificate, error) {
+	var out Certificate
+	err := s.WithTx(ctx, func(q *db.Queries) error {
+		cur, err := q.LockCertificate(ctx, db.LockCertificateParams{AccountID: r.AccountID, ID: r.ID})
+		if err != nil {
+			return notFoundAs(err, "certificate")
+		}
+		switch cur.Status {
+		case "draft":
+			return apperr.New(apperr.Conflict, "A draft is not issued and cannot be revoked; delete it instead.")
+		case "revoked":
+			out = certificateFrom(cur, r.Now)
+			return nil
+		}
+		row, err := q.RevokeCertificate(ctx, db.RevokeCertificateParams{ID: r.ID, RevokedAt: &r.Now, Reason: r.Reason, ReasonCode: &r.ReasonCode})
+		if err != nil {
+			return err
+		}
+		out = certificateFrom(row, r.Now)
+		if r.Effects != nil {
+			return r.Effects(ctx, &Tx{q: q}, out)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// DeleteDraft removes a draft certificate; it reports false for any other status.
+func (s *Store) DeleteDraft(ctx context.Context, accountID, id uuid.UUID) (bool, error) {
+	deleted := false
+	err := s.WithTx(ctx, func(q *db.Queries) error {
+		cur, err := q.LockCertificate(ctx, db.LockCertificateParams{AccountID: accountID, ID: id})
+		if err != nil {
+			return notFoundAs(err, "certificate")
+		}
+		if cur.Status != "draft" {
+			return nil
+		}
+		deleted = true
+		return q.DeleteDraftCertificate(ctx, id)
+	})
+	return deleted, err
+}
+
+// RegenerateCertificate rebuilds a valid or expired certificate's snapshot from the current
+// attendee, event, template and branding; number and code stay, no credit is used.
+func (s *Store) RegenerateCertificate(ctx context.Context, accountID, id uuid.UUID, now time.Time,
+	snapshot func(src IssueSource, c Certificate) (json.RawMessage, error)) (Certificate, error) {
+	var out Certificate
+	err := s.WithTx(ctx, func(q *db.Queries) error {
+		cur, err := q.LockCertificate(ctx, db.LockCertificateParams{AccountID: accountID, ID: id})
+		if err != nil {
+			return notFoundAs(err, "certificate")
+		}
+		if cur.Status == "revoked" || cur.Status == "draft" {
+			return apperr.New(apperr.Conflict, "A %s certificate cannot be regenerated.", cur.Status)
+		}
+		src, err := issueSource(ctx, q, Issue{AccountID: accountID, EventID: cur.EventID, AttendeeID: cur.AttendeeID, TemplateID: cur.TemplateID})
+		if err != nil {
+			return err
+		}
+		c := certificateFrom(cur, now)
+		snap, err := snapshot(src, c)
+		if err != nil {
+			return err
+		}
+		row, err := q.ReplaceSnapshot(ctx, db.ReplaceSnapshotParams{ID: id, Snapshot: snap, RecipientFirstName: src.Attendee.FirstName,
+			RecipientLastName: src.Attendee.LastName, RecipientEmail: src.Attendee.Email})
+		if err != nil {
+			return err
+		}
+		out = certificateFrom(row, now)
+		return nil
+	})
+	return out, err
+}
+
+// SendCertificate records the delivery email of a valid or expired certificate through
+// record, in one transaction with the certificate locked.
+func (s *Store) SendCertificate(ctx context.Context, accountID, id uuid.UUID, now time.Time,
+	record func(ctx context.Context, tx *Tx, c Certificate) (EmailDelivery, error)) (EmailDelivery, error) {
+	var out EmailDelivery
+	err := s.WithTx(ctx, func(q *db.Queries) error {
+		cur, err := q.LockCertificate(ctx, db.LockCertificateParams{AccountID: accountID, ID: id})
+		if err != nil {
+			return notFoundAs(err, "certificate")
+		}
+		if cur.Status == "revoked" || cur.Status == "draft" {
+			return apperr.New(apperr.Conflict, "A %s certificate is not sent.", cur.Status)
+		}
+		out, err = record(ctx, &Tx{q: q}, certificateFrom(cur, now))
+		return err
+	})
+	return out, err
+}
