@@ -39,3 +39,34 @@ WHERE id = @id;
 
 -- name: GetEmailDelivery :one
 SELECT * FROM email_deliveries WHERE account_id = @account_id AND id = @id;
+
+-- ListCredentialEmails lists the deliveries of certificates and badges (not account notices),
+-- newest first, with the contract's filters.
+-- name: ListCredentialEmails :many
+SELECT d.* FROM email_deliveries d LEFT JOIN certificates c ON c.id = d.certificate_id
+WHERE d.account_id = @account_id AND d.kind IN ('certificate', 'badge')
+  AND (sqlc.narg(event_id)::uuid IS NULL OR c.event_id = sqlc.narg(event_id))
+  AND (sqlc.narg(certificate_id)::uuid IS NULL OR d.certificate_id = sqlc.narg(certificate_id))
+  AND (sqlc.narg(status)::text IS NULL OR d.status = sqlc.narg(status))
+ORDER BY d.created_at DESC, d.id DESC
+LIMIT @page_size OFFSET @page_offset;
+
+-- name: CountCredentialEmails :one
+SELECT count(*) FROM email_deliveries d LEFT JOIN certificates c ON c.id = d.certificate_id
+WHERE d.account_id = @account_id AND d.kind IN ('certificate', 'badge')
+  AND (sqlc.narg(event_id)::uuid IS NULL OR c.event_id = sqlc.narg(event_id))
+  AND (sqlc.narg(certificate_id)::uuid IS NULL OR d.certificate_id = sqlc.narg(certificate_id))
+  AND (sqlc.narg(status)::text IS NULL OR d.status = sqlc.narg(status));
+
+-- SendableCertificates lists an event's valid certificates (all, or those named), each with
+-- whether it was already emailed (sent, or queued to be).
+-- name: SendableCertificates :many
+SELECT c.*, EXISTS (
+    SELECT 1 FROM email_deliveries d WHERE d.certificate_id = c.id AND d.status IN ('sent', 'queued')
+) AS emailed
+FROM certificates c
+WHERE c.account_id = @account_id AND c.event_id = @event_id AND c.status = 'issued'
+  AND (c.expires_at IS NULL OR c.expires_at > @now::timestamptz)
+  AND (sqlc.narg(ids)::uuid[] IS NULL OR c.id = ANY (sqlc.narg(ids)::uuid[]))
+ORDER BY c.created_at, c.id
+FOR UPDATE OF c;

@@ -73,6 +73,33 @@ func (q *Queries) ClaimDueEmails(ctx context.Context, arg ClaimDueEmailsParams) 
 	return items, nil
 }
 
+const countCredentialEmails = `-- name: CountCredentialEmails :one
+SELECT count(*) FROM email_deliveries d LEFT JOIN certificates c ON c.id = d.certificate_id
+WHERE d.account_id = $1 AND d.kind IN ('certificate', 'badge')
+  AND ($2::uuid IS NULL OR c.event_id = $2)
+  AND ($3::uuid IS NULL OR d.certificate_id = $3)
+  AND ($4::text IS NULL OR d.status = $4)
+`
+
+type CountCredentialEmailsParams struct {
+	AccountID     uuid.UUID
+	EventID       *uuid.UUID
+	CertificateID *uuid.UUID
+	Status        *string
+}
+
+func (q *Queries) CountCredentialEmails(ctx context.Context, arg CountCredentialEmailsParams) (int64, error) {
+	row := q.db.QueryRow(ctx, countCredentialEmails,
+		arg.AccountID,
+		arg.EventID,
+		arg.CertificateID,
+		arg.Status,
+	)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const enqueueEmail = `-- name: EnqueueEmail :one
 INSERT INTO email_deliveries (id, account_id, kind, certificate_id, badge_assertion_id,
                               to_address, to_name, from_name, reply_to, subject, body_text)
@@ -202,6 +229,73 @@ func (q *Queries) GetEmailDelivery(ctx context.Context, arg GetEmailDeliveryPara
 	return i, err
 }
 
+const listCredentialEmails = `-- name: ListCredentialEmails :many
+SELECT d.id, d.account_id, d.kind, d.certificate_id, d.badge_assertion_id, d.to_address, d.subject, d.body_text, d.status, d.attempts, d.last_error, d.next_attempt_at, d.sent_at, d.created_at, d.to_name, d.from_name, d.reply_to, d.updated_at FROM email_deliveries d LEFT JOIN certificates c ON c.id = d.certificate_id
+WHERE d.account_id = $1 AND d.kind IN ('certificate', 'badge')
+  AND ($2::uuid IS NULL OR c.event_id = $2)
+  AND ($3::uuid IS NULL OR d.certificate_id = $3)
+  AND ($4::text IS NULL OR d.status = $4)
+ORDER BY d.created_at DESC, d.id DESC
+LIMIT $6 OFFSET $5
+`
+
+type ListCredentialEmailsParams struct {
+	AccountID     uuid.UUID
+	EventID       *uuid.UUID
+	CertificateID *uuid.UUID
+	Status        *string
+	PageOffset    int32
+	PageSize      int32
+}
+
+// ListCredentialEmails lists the deliveries of certificates and badges (not account notices),
+// newest first, with the contract's filters.
+func (q *Queries) ListCredentialEmails(ctx context.Context, arg ListCredentialEmailsParams) ([]EmailDelivery, error) {
+	rows, err := q.db.Query(ctx, listCredentialEmails,
+		arg.AccountID,
+		arg.EventID,
+		arg.CertificateID,
+		arg.Status,
+		arg.PageOffset,
+		arg.PageSize,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []EmailDelivery
+	for rows.Next() {
+		var i EmailDelivery
+		if err := rows.Scan(
+			&i.ID,
+			&i.AccountID,
+			&i.Kind,
+			&i.CertificateID,
+			&i.BadgeAssertionID,
+			&i.ToAddress,
+			&i.Subject,
+			&i.BodyText,
+			&i.Status,
+			&i.Attempts,
+			&i.LastError,
+			&i.NextAttemptAt,
+			&i.SentAt,
+			&i.CreatedAt,
+			&i.ToName,
+			&i.FromName,
+			&i.ReplyTo,
+			&i.UpdatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const markEmailFailed = `-- name: MarkEmailFailed :exec
 UPDATE email_deliveries SET status = 'failed', last_error = $1, updated_at = now()
 WHERE id = $2
@@ -263,4 +357,100 @@ type RetryEmailLaterParams struct {
 func (q *Queries) RetryEmailLater(ctx context.Context, arg RetryEmailLaterParams) error {
 	_, err := q.db.Exec(ctx, retryEmailLater, arg.LastError, arg.NextAttemptAt, arg.ID)
 	return err
+}
+
+const sendableCertificates = `-- name: SendableCertificates :many
+SELECT c.id, c.account_id, c.event_id, c.attendee_id, c.template_id, c.certificate_number, c.verification_code, c.status, c.recipient_first_name, c.recipient_last_name, c.recipient_email, c.snapshot, c.recipient_token_hash, c.issued_at, c.expires_at, c.revoked_at, c.revocation_reason, c.revocation_reason_code, c.first_viewed_at, c.first_verified_at, c.created_at, c.updated_at, EXISTS (
+    SELECT 1 FROM email_deliveries d WHERE d.certificate_id = c.id AND d.status IN ('sent', 'queued')
+) AS emailed
+FROM certificates c
+WHERE c.account_id = $1 AND c.event_id = $2 AND c.status = 'issued'
+  AND (c.expires_at IS NULL OR c.expires_at > $3::timestamptz)
+  AND ($4::uuid[] IS NULL OR c.id = ANY ($4::uuid[]))
+ORDER BY c.created_at, c.id
+FOR UPDATE OF c
+`
+
+type SendableCertificatesParams struct {
+	AccountID uuid.UUID
+	EventID   uuid.UUID
+	Now       time.Time
+	Ids       []uuid.UUID
+}
+
+type SendableCertificatesRow struct {
+	ID                   uuid.UUID
+	AccountID            uuid.UUID
+	EventID              uuid.UUID
+	AttendeeID           uuid.UUID
+	TemplateID           uuid.UUID
+	CertificateNumber    string
+	VerificationCode     string
+	Status               string
+	RecipientFirstName   string
+	RecipientLastName    string
+	RecipientEmail       string
+	Snapshot             []byte
+	RecipientTokenHash   []byte
+	IssuedAt             *time.Time
+	ExpiresAt            *time.Time
+	RevokedAt            *time.Time
+	RevocationReason     *string
+	RevocationReasonCode *string
+	FirstViewedAt        *time.Time
+	FirstVerifiedAt      *time.Time
+	CreatedAt            time.Time
+	UpdatedAt            time.Time
+	Emailed              bool
+}
+
+// SendableCertificates lists an event's valid certificates (all, or those named), each with
+// whether it was already emailed (sent, or queued to be).
+func (q *Queries) SendableCertificates(ctx context.Context, arg SendableCertificatesParams) ([]SendableCertificatesRow, error) {
+	rows, err := q.db.Query(ctx, sendableCertificates,
+		arg.AccountID,
+		arg.EventID,
+		arg.Now,
+		arg.Ids,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []SendableCertificatesRow
+	for rows.Next() {
+		var i SendableCertificatesRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.AccountID,
+			&i.EventID,
+			&i.AttendeeID,
+			&i.TemplateID,
+			&i.CertificateNumber,
+			&i.VerificationCode,
+			&i.Status,
+			&i.RecipientFirstName,
+			&i.RecipientLastName,
+			&i.RecipientEmail,
+			&i.Snapshot,
+			&i.RecipientTokenHash,
+			&i.IssuedAt,
+			&i.ExpiresAt,
+			&i.RevokedAt,
+			&i.RevocationReason,
+			&i.RevocationReasonCode,
+			&i.FirstViewedAt,
+			&i.FirstVerifiedAt,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.Emailed,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }

@@ -337,3 +337,29 @@ func (s *Service) Send(ctx context.Context, accountID, id uuid.UUID) (store.Emai
 	}
 	return d, err
 }
+
+// SendBulk records the delivery emails of an event's valid certificates (or of those named).
+func (s *Service) SendBulk(ctx context.Context, accountID, eventID uuid.UUID, ids []uuid.UUID, onlyUnsent bool) (queued, skipped int, err error) {
+	ok, err := s.store.EventExists(ctx, accountID, eventID)
+	if err != nil {
+		return 0, 0, err
+	}
+	if !ok {
+		e := apperr.New(apperr.NotFound, "No such event.")
+		e.Details = []apperr.Detail{{Field: "body.eventId", Message: "names no event of this account"}}
+		return 0, 0, e
+	}
+	queued, skipped, err = s.store.SendCertificates(ctx, accountID, eventID, ids, onlyUnsent, s.now(),
+		func(ctx context.Context, tx *store.Tx, c store.Certificate) (store.EmailDelivery, error) {
+			return s.recordEmail(ctx, tx, snapshotOf(c), c)
+		})
+	if err == nil && queued > 0 {
+		s.kick()
+	}
+	return queued, skipped, err
+}
+
+// Deliveries lists the account's certificate and badge emails.
+func (s *Service) Deliveries(ctx context.Context, accountID uuid.UUID, f store.EmailFilter, p store.Page) ([]store.EmailDelivery, int, error) {
+	return s.store.ListCredentialEmails(ctx, accountID, f, p)
+}

@@ -46,14 +46,6 @@ func (s *Server) IssueBadge(context.Context, api.IssueBadgeRequestObject) (api.I
 	return nil, errNotImplemented
 }
 
-func (s *Server) ListEmailDeliveries(context.Context, api.ListEmailDeliveriesRequestObject) (api.ListEmailDeliveriesResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-func (s *Server) SendBulkEmail(context.Context, api.SendBulkEmailRequestObject) (api.SendBulkEmailResponseObject, error) {
-	return nil, errNotImplemented
-}
-
 func (s *Server) BulkGenerateCertificates(context.Context, api.BulkGenerateCertificatesRequestObject) (api.BulkGenerateCertificatesResponseObject, error) {
 	return nil, errNotImplemented
 }

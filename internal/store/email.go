@@ -111,3 +111,56 @@ func emailDeliveryFrom(r db.EmailDelivery) EmailDelivery {
 		NextAttemptAt: r.NextAttemptAt, SentAt: r.SentAt, CreatedAt: r.CreatedAt,
 	}
 }
+
+// EmailFilter narrows a list of credential deliveries.
+type EmailFilter struct {
+	EventID, CertificateID *uuid.UUID
+	Status                 *string
+}
+
+// ListCredentialEmails returns a page of the account's certificate and badge deliveries,
+// newest first, and their total.
+func (s *Store) ListCredentialEmails(ctx context.Context, accountID uuid.UUID, f EmailFilter, p Page) ([]EmailDelivery, int, error) {
+	rows, err := s.q.ListCredentialEmails(ctx, db.ListCredentialEmailsParams{AccountID: accountID, EventID: f.EventID,
+		CertificateID: f.CertificateID, Status: f.Status, PageSize: p.limit(), PageOffset: p.offset()})
+	if err != nil {
+		return nil, 0, mapError(err)
+	}
+	n, err := s.q.CountCredentialEmails(ctx, db.CountCredentialEmailsParams{AccountID: accountID, EventID: f.EventID,
+		CertificateID: f.CertificateID, Status: f.Status})
+	if err != nil {
+		return nil, 0, mapError(err)
+	}
+	return convert(rows, emailDeliveryFrom), int(n), nil
+}
+
+// SendCertificates records, in one transaction, the delivery email of each valid certificate
+// of an event (or of those named), skipping those already emailed when onlyUnsent is set.
+func (s *Store) SendCertificates(ctx context.Context, accountID, eventID uuid.UUID, ids []uuid.UUID, onlyUnsent bool, now time.Time,
+	record func(ctx context.Context, tx *Tx, c Certificate) (EmailDelivery, error)) (queued, skipped int, err error) {
+	err = s.WithTx(ctx, func(q *db.Queries) error {
+		rows, err := q.SendableCertificates(ctx, db.SendableCertificatesParams{AccountID: accountID, EventID: eventID, Now: now, Ids: ids})
+		if err != nil {
+			return err
+		}
+		if ids != nil {
+			skipped = len(ids) - len(rows)
+		}
+		for _, r := range rows {
+			if onlyUnsent && r.Emailed {
+				skipped++
+				continue
+			}
+			c := certificateFrom(db.Certificate{ID: r.ID, AccountID: r.AccountID, EventID: r.EventID, AttendeeID: r.AttendeeID,
+				TemplateID: r.TemplateID, CertificateNumber: r.CertificateNumber, VerificationCode: r.VerificationCode, Status: r.Status,
+				RecipientFirstName: r.RecipientFirstName, RecipientLastName: r.RecipientLastName, RecipientEmail: r.RecipientEmail,
+				Snapshot: r.Snapshot, IssuedAt: r.IssuedAt, ExpiresAt: r.ExpiresAt, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}, now)
+			if _, err := record(ctx, &Tx{q: q}, c); err != nil {
+				return err
+			}
+			queued++
+		}
+		return nil
+	})
+	return queued, skipped, err
+}
