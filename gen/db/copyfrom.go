@@ -49,6 +49,39 @@ func (q *Queries) CopyAttendees(ctx context.Context, arg []CopyAttendeesParams) 
 	return q.db.CopyFrom(ctx, []string{"attendees"}, []string{"id", "account_id", "event_id", "first_name", "last_name", "email", "metadata", "created_at", "updated_at"}, &iteratorForCopyAttendees{rows: arg})
 }
 
+// iteratorForInsertBulkJobItems implements pgx.CopyFromSource.
+type iteratorForInsertBulkJobItems struct {
+	rows                 []InsertBulkJobItemsParams
+	skippedFirstNextCall bool
+}
+
+func (r *iteratorForInsertBulkJobItems) Next() bool {
+	if len(r.rows) == 0 {
+		return false
+	}
+	if !r.skippedFirstNextCall {
+		r.skippedFirstNextCall = true
+		return true
+	}
+	r.rows = r.rows[1:]
+	return len(r.rows) > 0
+}
+
+func (r iteratorForInsertBulkJobItems) Values() ([]interface{}, error) {
+	return []interface{}{
+		r.rows[0].JobID,
+		r.rows[0].AttendeeID,
+	}, nil
+}
+
+func (r iteratorForInsertBulkJobItems) Err() error {
+	return nil
+}
+
+func (q *Queries) InsertBulkJobItems(ctx context.Context, arg []InsertBulkJobItemsParams) (int64, error) {
+	return q.db.CopyFrom(ctx, []string{"bulk_job_items"}, []string{"job_id", "attendee_id"}, &iteratorForInsertBulkJobItems{rows: arg})
+}
+
 // iteratorForInsertRecoveryCodes implements pgx.CopyFromSource.
 type iteratorForInsertRecoveryCodes struct {
 	rows                 []InsertRecoveryCodesParams

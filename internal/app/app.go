@@ -68,6 +68,17 @@ func Serve(ctx context.Context, cfg config.Config, logger *slog.Logger, ready ch
 	workersDone := make(chan struct{})
 	go func() { defer close(workersDone); svc.Email.Run(workers) }()
 	defer func() { stopWorkers(); <-workersDone }()
+	if err := svc.Bulk.Start(workers); err != nil {
+		return fmt.Errorf("starting the job queue: %w", err)
+	}
+	defer func() {
+		// Jobs finish the attendee in hand; the rest resumes after the next start.
+		stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
+		defer cancel()
+		if err := svc.Bulk.Stop(stopCtx); err != nil {
+			_ = svc.Bulk.StopAndCancel(context.WithoutCancel(ctx))
+		}
+	}()
 
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/certhub/credentiald/internal/accounts"
 	"github.com/certhub/credentiald/internal/attendees"
 	"github.com/certhub/credentiald/internal/auth"
+	"github.com/certhub/credentiald/internal/bulk"
 	"github.com/certhub/credentiald/internal/certificates"
 	"github.com/certhub/credentiald/internal/config"
 	"github.com/certhub/credentiald/internal/email"
@@ -32,6 +33,8 @@ type Service struct {
 	Attendees    *attendees.Service
 	Templates    *templates.Service
 	Certificates *certificates.Service
+	Bulk         *bulk.Service
+	Logger       *slog.Logger
 	Email        *email.Worker
 	closers      []func()
 }
@@ -53,7 +56,7 @@ type Overrides struct {
 
 // Build assembles the service from the configuration.
 func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog.Logger, o Overrides) (*Service, error) {
-	svc := &Service{Accounts: accounts.New(st), Events: events.New(st), Attendees: attendees.New(st),
+	svc := &Service{Logger: logger, Accounts: accounts.New(st), Events: events.New(st), Attendees: attendees.New(st),
 		Templates:    templates.New(st, cfg.SiteURL.String(), o.Now),
 		Certificates: certificates.New(st, cfg.SiteURL.String(), o.Now, nil)}
 	var seed []byte
@@ -104,9 +107,13 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 		Composer:    email.Composer{From: from, Domain: cfg.SiteURL.Hostname()},
 		Attachments: svc.Certificates.Attachments}
 	svc.Certificates.SetKick(svc.Email.Kick)
+	if svc.Bulk, err = bulk.New(st, svc.Certificates, logger); err != nil {
+		svc.Close()
+		return nil, err
+	}
 
 	svc.Handler, err = httpapi.New(httpapi.Options{
-		Logger: logger, Readiness: st, Auth: svc.Auth, Accounts: svc.Accounts, Events: svc.Events, Attendees: svc.Attendees, Templates: svc.Templates, Certificates: svc.Certificates, Idempotency: st,
+		Logger: logger, Readiness: st, Auth: svc.Auth, Accounts: svc.Accounts, Events: svc.Events, Attendees: svc.Attendees, Templates: svc.Templates, Certificates: svc.Certificates, Bulk: svc.Bulk, Idempotency: st,
 		Limiter: limiter, TrustedProxies: cfg.TrustedProxies, SignupEnabled: cfg.SignupEnabled,
 		KickEmail: svc.Email.Kick, StrictMiddlewares: o.StrictMiddlewares,
 	})

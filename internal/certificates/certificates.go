@@ -53,6 +53,8 @@ type GenerateParams struct {
 	SendEmail                                  bool
 	ExpiresAt                                  *time.Time
 	Draft                                      bool
+	// Also writes, in the issuing transaction, the caller's record of the outcome.
+	Also func(ctx context.Context, tx *store.Tx, c store.Certificate) error
 }
 
 // Generate issues one certificate (see store.IssueCertificate for the rules).
@@ -63,7 +65,7 @@ func (s *Service) Generate(ctx context.Context, p GenerateParams) (store.Certifi
 	}
 	sent := false
 	c, err := s.store.IssueCertificate(ctx, store.Issue{AccountID: p.AccountID, EventID: p.EventID, AttendeeID: p.AttendeeID,
-		TemplateID: p.TemplateID, Now: now, ExpiresAt: p.ExpiresAt, Draft: p.Draft, Snapshot: s.snapshot,
+		TemplateID: p.TemplateID, Now: now, ExpiresAt: p.ExpiresAt, Draft: p.Draft, Snapshot: s.snapshot, Also: p.Also,
 		Effects: func(ctx context.Context, tx *store.Tx, src store.IssueSource, c store.Certificate) error {
 			if err := tx.Outbox(ctx, c.AccountID, "certificate.issued", now, eventBody("certificate.issued", now, eventData(c))); err != nil {
 				return err

@@ -38,11 +38,11 @@ func TestSendBulkAndTheDeliveriesList(t *testing.T) {
 		Data []struct{ CertificateID, Status string }
 		Meta struct{ Total int }
 	}
-	s.acct.Client.Get("/api/v1/email/deliveries?eventId=" + s.event.String()).JSON(t, &page)
+	s.acct.Client.Get("/api/v1/email/deliveries?eventId="+s.event.String()).JSON(t, &page)
 	if page.Meta.Total != 3 {
 		t.Fatalf("deliveries: %+v", page)
 	}
-	s.acct.Client.Get("/api/v1/email/deliveries?certificateId=" + ids[0] + "&status=queued").JSON(t, &page)
+	s.acct.Client.Get("/api/v1/email/deliveries?certificateId="+ids[0]+"&status=queued").JSON(t, &page)
 	if page.Meta.Total != 2 || page.Data[0].CertificateID != ids[0] {
 		t.Fatalf("filtered: %+v", page)
 	}
@@ -53,7 +53,7 @@ func TestSendBulkAndTheDeliveriesList(t *testing.T) {
 	if page.Meta.Total != 3 {
 		t.Fatalf("sent: %+v", page)
 	}
-	s.acct.Client.Get("/api/v1/email/deliveries?eventId=" + uuid.NewString()).JSON(t, &page)
+	s.acct.Client.Get("/api/v1/email/deliveries?eventId="+uuid.NewString()).JSON(t, &page)
 	if page.Meta.Total != 0 {
 		t.Fatalf("another event: %+v", page)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/certhub/credentiald/internal/accounts"
 	"github.com/certhub/credentiald/internal/attendees"
 	"github.com/certhub/credentiald/internal/auth"
+	"github.com/certhub/credentiald/internal/bulk"
 	"github.com/certhub/credentiald/internal/certificates"
 	"github.com/certhub/credentiald/internal/events"
 	"github.com/certhub/credentiald/internal/ratelimit"
@@ -41,6 +42,7 @@ type Options struct {
 	Attendees    *attendees.Service
 	Templates    *templates.Service
 	Certificates *certificates.Service
+	Bulk         *bulk.Service
 	// Idempotency remembers the answers of requests sent with an Idempotency-Key.
 	Idempotency *store.Store
 	// Limiter counts requests per client address; TrustedProxies are the peers whose
@@ -63,6 +65,7 @@ type Server struct {
 	attendees     *attendees.Service
 	templates     *templates.Service
 	certificates  *certificates.Service
+	bulk          *bulk.Service
 	signupEnabled bool
 	kickEmail     func()
 }
@@ -75,8 +78,8 @@ func New(opts Options) (*echo.Echo, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opts.Auth == nil || opts.Accounts == nil || opts.Events == nil || opts.Attendees == nil || opts.Templates == nil || opts.Certificates == nil || opts.Idempotency == nil || opts.Limiter == nil || opts.Readiness == nil {
-		return nil, errors.New("httpapi: Auth, Accounts, Events, Attendees, Templates, Certificates, Idempotency, Limiter and Readiness are required")
+	if opts.Auth == nil || opts.Accounts == nil || opts.Events == nil || opts.Attendees == nil || opts.Templates == nil || opts.Certificates == nil || opts.Bulk == nil || opts.Idempotency == nil || opts.Limiter == nil || opts.Readiness == nil {
+		return nil, errors.New("httpapi: Auth, Accounts, Events, Attendees, Templates, Certificates, Bulk, Idempotency, Limiter and Readiness are required")
 	}
 	ops, err := indexOperations(doc)
 	if err != nil {
@@ -111,7 +114,7 @@ func New(opts Options) (*echo.Echo, error) {
 	if kick == nil {
 		kick = func() {}
 	}
-	srv := &Server{logger: logger, auth: opts.Auth, accounts: opts.Accounts, events: opts.Events, attendees: opts.Attendees, templates: opts.Templates, certificates: opts.Certificates, signupEnabled: opts.SignupEnabled, kickEmail: kick}
+	srv := &Server{logger: logger, auth: opts.Auth, accounts: opts.Accounts, events: opts.Events, attendees: opts.Attendees, templates: opts.Templates, certificates: opts.Certificates, bulk: opts.Bulk, signupEnabled: opts.SignupEnabled, kickEmail: kick}
 	api.RegisterHandlersWithBaseURL(e, api.NewStrictHandler(srv, opts.StrictMiddlewares), apiPrefix)
 	return e, nil
 }

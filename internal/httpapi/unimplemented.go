@@ -46,18 +46,6 @@ func (s *Server) IssueBadge(context.Context, api.IssueBadgeRequestObject) (api.I
 	return nil, errNotImplemented
 }
 
-func (s *Server) BulkGenerateCertificates(context.Context, api.BulkGenerateCertificatesRequestObject) (api.BulkGenerateCertificatesResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-func (s *Server) CreateBulkGenerationJob(context.Context, api.CreateBulkGenerationJobRequestObject) (api.CreateBulkGenerationJobResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-func (s *Server) GetBulkGenerationJob(context.Context, api.GetBulkGenerationJobRequestObject) (api.GetBulkGenerationJobResponseObject, error) {
-	return nil, errNotImplemented
-}
-
 func (s *Server) VerifyCredential(context.Context, api.VerifyCredentialRequestObject) (api.VerifyCredentialResponseObject, error) {
 	return nil, errNotImplemented
 }

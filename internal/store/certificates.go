@@ -53,6 +53,9 @@ type Issue struct {
 	// Effects writes, in the issuing transaction, what follows from the issuance: the outbox
 	// event and the delivery email. It is not called for drafts.
 	Effects func(ctx context.Context, tx *Tx, src IssueSource, c Certificate) error
+	// Also writes, in the same transaction, what the caller records of the outcome (a bulk
+	// job's item); it is called for drafts too.
+	Also func(ctx context.Context, tx *Tx, c Certificate) error
 }
 
 // Tx is a transaction handed to callbacks that must write in it.
@@ -123,9 +126,10 @@ func (s *Store) IssueCertificate(ctx context.Context, in Issue) (Certificate, er
 		if in.Draft {
 			if hasDraft {
 				out = certificateFrom(draft, in.Now)
-				return nil
+			} else if err := s.insertCertificate(ctx, q, in, src, "draft", &out); err != nil {
+				return err
 			}
-			return s.insertCertificate(ctx, q, in, src, "draft", &out)
+			return in.also(ctx, q, out)
 		}
 		if err := spendCredit(ctx, q, in.AccountID, in.Now); err != nil {
 			return err
@@ -147,11 +151,20 @@ func (s *Store) IssueCertificate(ctx context.Context, in Issue) (Certificate, er
 			return err
 		}
 		if in.Effects != nil {
-			return in.Effects(ctx, &Tx{q: q}, src, out)
+			if err := in.Effects(ctx, &Tx{q: q}, src, out); err != nil {
+				return err
+			}
 		}
-		return nil
+		return in.also(ctx, q, out)
 	})
 	return out, err
+}
+
+func (in Issue) also(ctx context.Context, q *db.Queries, c Certificate) error {
+	if in.Also == nil {
+		return nil
+	}
+	return in.Also(ctx, &Tx{q: q}, c)
 }
 
 func issueSource(ctx context.Context, q *db.Queries, in Issue) (IssueSource, error) {

@@ -19,3 +19,17 @@ func SQL(t testing.TB, env *Env, query string, args ...any) {
 		t.Fatalf("%s: %v", query, err)
 	}
 }
+
+// QueryRow reads one row from the test's database into dest, for assertions the API cannot
+// express (such as "no attendee holds two certificates").
+func QueryRow(t testing.TB, env *Env, query string, args []any, dest ...any) {
+	t.Helper()
+	conn, err := pgx.Connect(t.Context(), env.Config.DatabaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(t.Context())
+	if err := conn.QueryRow(t.Context(), query, args...).Scan(dest...); err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+}

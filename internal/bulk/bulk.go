@@ -1,0 +1,239 @@
+// Package bulk issues certificates for many attendees of an event: synchronously for up to 100,
+// or as a background job on River that survives restarts and never issues, charges or emails
+// anyone twice (each attendee's issuance and its record on the job commit together).
+package bulk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+
+	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/certificates"
+	"github.com/certhub/credentiald/internal/store"
+)
+
+// MaxSync is the most attendees one synchronous request issues for.
+const MaxSync = 100
+
+// Service runs bulk issuance.
+type Service struct {
+	store  *store.Store
+	certs  *certificates.Service
+	river  *river.Client[pgx.Tx]
+	logger *slog.Logger
+	// RunFor bounds one run of a job; the job then yields and continues in its next run, so
+	// that no run outlasts River's job timeout.
+	RunFor time.Duration
+}
+
+// New returns the service with its job-queue client; Start begins working jobs.
+func New(st *store.Store, certs *certificates.Service, logger *slog.Logger) (*Service, error) {
+	s := &Service{store: st, certs: certs, logger: logger, RunFor: 20 * time.Second}
+	workers := river.NewWorkers()
+	river.AddWorker(workers, &worker{s: s})
+	c, err := river.NewClient(riverpgxv5.New(st.Pool()), &river.Config{
+		Queues:  map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 2}},
+		Workers: workers,
+		Logger:  logger,
+		// A job whose process died mid-run is taken up again after this.
+		RescueStuckJobsAfter: 2 * time.Minute,
+		JobTimeout:           time.Minute,
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.river = c
+	return s, nil
+}
+
+// Start works queued jobs until Stop.
+func (s *Service) Start(ctx context.Context) error { return s.river.Start(ctx) }
+
+// Stop lets running jobs finish their current attendee and stops.
+func (s *Service) Stop(ctx context.Context) error { return s.river.Stop(ctx) }
+
+// StopAndCancel stops at once, cancelling running jobs (they resume after a restart).
+func (s *Service) StopAndCancel(ctx context.Context) error { return s.river.StopAndCancel(ctx) }
+
+// Request is what to issue for an event.
+type Request struct {
+	AccountID, EventID uuid.UUID
+	AttendeeIDs        []uuid.UUID // nil: every attendee without a valid certificate
+	TemplateID         *uuid.UUID  // nil: the event's
+	SendEmail, Draft   bool
+}
+
+// Skipped is an attendee who already held a valid certificate.
+type Skipped struct {
+	AttendeeID uuid.UUID
+	Existing   apperr.Existing
+}
+
+// Failed is an attendee who could not be issued.
+type Failed struct {
+	AttendeeID    uuid.UUID
+	Code, Message string
+}
+
+// Result is the outcome of a synchronous bulk issuance, per attendee.
+type Result struct {
+	Issued  []store.Certificate
+	Skipped []Skipped
+	Failed  []Failed
+}
+
+// Generate issues for up to MaxSync attendees, one by one (credits are spent one at a time;
+// those past the limit fail with CREDIT_LIMIT).
+func (s *Service) Generate(ctx context.Context, r Request) (Result, error) {
+	tmpl, err := s.template(ctx, r)
+	if err != nil {
+		return Result{}, err
+	}
+	ids := r.AttendeeIDs
+	if ids == nil {
+		if ids, err = s.store.AttendeesWithoutValid(ctx, r.AccountID, r.EventID, tmpl, s.certs.Now()); err != nil {
+			return Result{}, err
+		}
+		if len(ids) > MaxSync {
+			return Result{}, apperr.Invalid("body.attendeeIds", fmt.Sprintf("%d attendees hold no valid certificate; name at most %d, or start a job", len(ids), MaxSync))
+		}
+	}
+	res := Result{Issued: []store.Certificate{}, Skipped: []Skipped{}, Failed: []Failed{}}
+	for _, a := range ids {
+		c, err := s.certs.Generate(ctx, certificates.GenerateParams{AccountID: r.AccountID, EventID: r.EventID, AttendeeID: a,
+			TemplateID: tmpl, SendEmail: r.SendEmail, Draft: r.Draft})
+		if err == nil {
+			res.Issued = append(res.Issued, c)
+			continue
+		}
+		e, ok := apperr.As(err)
+		switch {
+		case !ok || e.Code == apperr.Internal:
+			return Result{}, err
+		case e.Code == apperr.AlreadyIssued:
+			res.Skipped = append(res.Skipped, Skipped{AttendeeID: a, Existing: *e.Existing})
+		default:
+			res.Failed = append(res.Failed, Failed{AttendeeID: a, Code: string(e.Code), Message: e.Message})
+		}
+	}
+	return res, nil
+}
+
+// template resolves the request's template: the one named (the account's, or a system one),
+// or the event's. The event must be the account's.
+func (s *Service) template(ctx context.Context, r Request) (uuid.UUID, error) {
+	ev, err := s.store.FindEvent(ctx, r.AccountID, r.EventID)
+	if err != nil {
+		return uuid.Nil, err
+	}
+	if r.TemplateID == nil {
+		return ev.TemplateID, nil
+	}
+	if _, err := s.store.FindTemplate(ctx, r.AccountID, *r.TemplateID); err != nil {
+		if e, ok := apperr.As(err); ok && e.Code == apperr.NotFound {
+			e.Details = []apperr.Detail{{Field: "body.templateId", Message: "names no template of this account and no system template"}}
+		}
+		return uuid.Nil, err
+	}
+	return *r.TemplateID, nil
+}
+
+// CreateJob records a background job for the event and queues it, in one transaction.
+func (s *Service) CreateJob(ctx context.Context, r Request) (store.BulkJob, error) {
+	tmpl, err := s.template(ctx, r)
+	if err != nil {
+		return store.BulkJob{}, err
+	}
+	return s.store.CreateBulkJob(ctx, store.NewBulkJob{AccountID: r.AccountID, EventID: r.EventID, TemplateID: tmpl,
+		SendEmail: r.SendEmail, Draft: r.Draft, AttendeeIDs: r.AttendeeIDs, Now: s.certs.Now()},
+		func(ctx context.Context, tx pgx.Tx, jobID uuid.UUID) error {
+			_, err := s.river.InsertTx(ctx, tx, jobArgs{JobID: jobID}, nil)
+			return err
+		})
+}
+
+// Job returns a job of an event of the account.
+func (s *Service) Job(ctx context.Context, accountID, eventID, id uuid.UUID) (store.BulkJob, error) {
+	return s.store.FindBulkJob(ctx, accountID, eventID, id)
+}
+
+type jobArgs struct {
+	JobID uuid.UUID `json:"jobId"`
+}
+
+func (jobArgs) Kind() string { return "bulk_generate_certificates" }
+
+type worker struct {
+	river.WorkerDefaults[jobArgs]
+	s *Service
+}
+
+const itemBatch = 100
+
+// Work processes a job's pending attendees. Each issuance records its item in the same
+// transaction; skips and failures are recorded after (they changed nothing). A run that is
+// cancelled or dies leaves the rest pending, and the next run (after a restart, River retries
+// or rescues the job) goes on from there.
+func (w *worker) Work(ctx context.Context, job *river.Job[jobArgs]) error {
+	s := w.s
+	j, err := s.store.BulkJobByID(ctx, job.Args.JobID)
+	if err != nil {
+		return err
+	}
+	if j.Status == "completed" || j.Status == "failed" {
+		return nil
+	}
+	if err := s.store.StartBulkJob(ctx, j.ID); err != nil {
+		return err
+	}
+	deadline := time.Now().Add(s.RunFor)
+	for {
+		ids, err := s.store.PendingBulkJobItems(ctx, j.ID, itemBatch)
+		if err != nil {
+			return err
+		}
+		if len(ids) == 0 {
+			return s.store.FinishBulkJob(ctx, j.ID, "completed")
+		}
+		for _, a := range ids {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if err := s.process(ctx, j, a); err != nil {
+				return err
+			}
+		}
+		if time.Now().After(deadline) {
+			return river.JobSnooze(0)
+		}
+	}
+}
+
+func (s *Service) process(ctx context.Context, j store.BulkJob, attendee uuid.UUID) error {
+	_, err := s.certs.Generate(ctx, certificates.GenerateParams{AccountID: j.AccountID, EventID: j.EventID, AttendeeID: attendee,
+		TemplateID: j.TemplateID, SendEmail: j.SendEmail, Draft: j.Draft,
+		Also: func(ctx context.Context, tx *store.Tx, c store.Certificate) error {
+			return s.store.RecordJobItem(ctx, tx, store.JobItemOutcome{JobID: j.ID, AttendeeID: attendee, Outcome: "issued", CertificateID: &c.ID})
+		}})
+	if err == nil {
+		return nil
+	}
+	e, ok := apperr.As(err)
+	if !ok || e.Code == apperr.Internal || errors.Is(err, context.Canceled) {
+		return err
+	}
+	o := store.JobItemOutcome{JobID: j.ID, AttendeeID: attendee, Outcome: "failed", Code: string(e.Code), Message: e.Message}
+	if e.Code == apperr.AlreadyIssued {
+		id := uuid.MustParse(e.Existing.ID)
+		o = store.JobItemOutcome{JobID: j.ID, AttendeeID: attendee, Outcome: "skipped", CertificateID: &id}
+	}
+	return s.store.RecordJobItem(ctx, nil, o)
+}

@@ -1,0 +1,71 @@
+package httpapi
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+
+	"github.com/certhub/credentiald/gen/api"
+	"github.com/certhub/credentiald/internal/bulk"
+	"github.com/certhub/credentiald/internal/store"
+)
+
+func (s *Server) BulkGenerateCertificates(ctx context.Context, req api.BulkGenerateCertificatesRequestObject) (api.BulkGenerateCertificatesResponseObject, error) {
+	r := bulk.Request{AccountID: principal(ctx).AccountID, EventID: req.Id, SendEmail: true}
+	if b := req.Body; b != nil {
+		r.AttendeeIDs, r.TemplateID = deref(b.AttendeeIds), b.TemplateId
+		r.SendEmail = b.SendEmail == nil || *b.SendEmail
+		r.Draft = b.Draft != nil && *b.Draft
+	}
+	res, err := s.bulk.Generate(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	out := api.BulkGenerateResult{Issued: convertAll(res.Issued, s.certificate), Skipped: make([]api.BulkSkipped, len(res.Skipped)),
+		Failed: make([]api.BulkFailed, len(res.Failed))}
+	for i, sk := range res.Skipped {
+		out.Skipped[i] = api.BulkSkipped{AttendeeId: sk.AttendeeID, Existing: api.ExistingCertificate{
+			Id: uuid.MustParse(sk.Existing.ID), CertificateNumber: sk.Existing.CertificateNumber, VerificationCode: sk.Existing.VerificationCode}}
+	}
+	for i, f := range res.Failed {
+		out.Failed[i] = api.BulkFailed{AttendeeId: f.AttendeeID, Error: api.BulkFailureError{Code: api.ErrorCode(f.Code), Message: f.Message}}
+	}
+	return api.BulkGenerateCertificates200JSONResponse{Body: api.BulkGenerateResultEnvelope{Data: out}}, nil
+}
+
+func (s *Server) CreateBulkGenerationJob(ctx context.Context, req api.CreateBulkGenerationJobRequestObject) (api.CreateBulkGenerationJobResponseObject, error) {
+	r := bulk.Request{AccountID: principal(ctx).AccountID, EventID: req.Id, SendEmail: true}
+	if b := req.Body; b != nil {
+		r.AttendeeIDs, r.TemplateID = deref(b.AttendeeIds), b.TemplateId
+		r.SendEmail = b.SendEmail == nil || *b.SendEmail
+		r.Draft = b.Draft != nil && *b.Draft
+	}
+	j, err := s.bulk.CreateJob(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	return api.CreateBulkGenerationJob202JSONResponse{Body: api.BulkJobEnvelope{Data: bulkJob(j)},
+		Headers: api.CreateBulkGenerationJob202ResponseHeaders{Location: jobLocation(j)}}, nil
+}
+
+func (s *Server) GetBulkGenerationJob(ctx context.Context, req api.GetBulkGenerationJobRequestObject) (api.GetBulkGenerationJobResponseObject, error) {
+	j, err := s.bulk.Job(ctx, principal(ctx).AccountID, req.Id, req.JobId)
+	if err != nil {
+		return nil, err
+	}
+	return api.GetBulkGenerationJob200JSONResponse{Body: api.BulkJobEnvelope{Data: bulkJob(j)}}, nil
+}
+
+func jobLocation(j store.BulkJob) string {
+	return apiPrefix + "/events/" + j.EventID.String() + "/certificates/generate/jobs/" + j.ID.String()
+}
+
+func bulkJob(j store.BulkJob) api.BulkJob {
+	errs := make([]api.BulkJobError, len(j.Errors))
+	for i, e := range j.Errors {
+		errs[i] = api.BulkJobError{AttendeeId: e.AttendeeID, Code: api.ErrorCode(e.Code), Message: e.Message}
+	}
+	return api.BulkJob{Id: j.ID, EventId: j.EventID, Status: api.BulkJobStatus(j.Status), Total: j.Total, Processed: j.Processed,
+		Issued: j.Issued, Skipped: j.Skipped, Failed: j.Failed, Errors: errs, CreatedAt: j.CreatedAt.UTC(),
+		StartedAt: utc(j.StartedAt), FinishedAt: utc(j.FinishedAt)}
+}

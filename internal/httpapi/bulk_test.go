@@ -1,0 +1,193 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/certhub/credentiald/internal/bulk"
+	"github.com/certhub/credentiald/internal/store"
+	"github.com/certhub/credentiald/internal/testkit"
+)
+
+type bulkResult struct {
+	Data struct {
+		Issued  []struct{ ID, AttendeeID, Status string }
+		Skipped []struct {
+			AttendeeID string
+			Existing   struct{ ID string }
+		}
+		Failed []struct {
+			AttendeeID string
+			Error      struct{ Code, Message string }
+		}
+	}
+}
+
+func TestBulkGenerateReportsEachAttendee(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	testkit.SQL(t, s.env, `INSERT INTO credit_usage (account_id, period, used) VALUES ($1, date_trunc('month', now() AT TIME ZONE 'UTC')::date, 9)`, s.acct.ID)
+	var ids []uuid.UUID
+	for i := range 5 {
+		ids = append(ids, s.acct.Attendee(t, s.event, "A", fmt.Sprint(i), fmt.Sprintf("a%d@example.org", i)))
+	}
+	var first certificateBody
+	s.acct.Client.Post("/api/v1/certificates/generate", s.generate(ids[0], nil)).JSON(t, &first)
+
+	// 2 credits left for 4 attendees without a certificate; one named attendee is unknown.
+	path := "/api/v1/events/" + s.event.String() + "/certificates/generate"
+	res := s.acct.Client.Post(path, map[string]any{"attendeeIds": append(ids, uuid.New()), "sendEmail": false})
+	var out bulkResult
+	res.JSON(t, &out)
+	if res.StatusCode != 200 || len(out.Data.Issued) != 2 || len(out.Data.Skipped) != 1 || len(out.Data.Failed) != 3 {
+		t.Fatalf("bulk: %d %s", res.StatusCode, res.Body)
+	}
+	if out.Data.Skipped[0].Existing.ID != first.Data.ID {
+		t.Fatalf("skipped: %+v", out.Data.Skipped)
+	}
+	codes := map[string]int{}
+	for _, f := range out.Data.Failed {
+		codes[f.Error.Code]++
+	}
+	if codes["CREDIT_LIMIT"] != 2 || codes["NOT_FOUND"] != 1 {
+		t.Fatalf("failures: %+v", out.Data.Failed)
+	}
+
+	// Drafts use no credit; issuing an attendee who holds a draft turns the draft into the certificate.
+	testkit.SQL(t, s.env, `UPDATE accounts SET plan = 'pro' WHERE id = $1`, s.acct.ID)
+	extra := s.acct.Attendee(t, s.event, "D", "Raft", "draft@example.org")
+	res = s.acct.Client.Post(path, map[string]any{"attendeeIds": []uuid.UUID{extra}, "draft": true})
+	res.JSON(t, &out)
+	if len(out.Data.Issued) != 1 || out.Data.Issued[0].Status != "draft" {
+		t.Fatalf("draft: %s", res.Body)
+	}
+	draft := out.Data.Issued[0].ID
+	res = s.acct.Client.Get("/api/v1/certificates/" + draft + "/download")
+	wantError(t, res, 409, res.StatusCode, "CONFLICT")
+	var c certificateBody
+	s.acct.Client.Post("/api/v1/certificates/generate", s.generate(extra, nil)).JSON(t, &c)
+	if c.Data.ID != draft || c.Data.Status != "valid" {
+		t.Fatalf("the draft did not become the certificate: %+v", c.Data)
+	}
+
+	// More than 100 attendees without a certificate: name them, or start a job.
+	var csv bytes.Buffer
+	csv.WriteString("firstName,lastName,email\n")
+	for i := range 101 {
+		fmt.Fprintf(&csv, "B,%d,b%d@example.org\n", i, i)
+	}
+	s.acct.Client.Upload("/api/v1/attendees/import?eventId="+s.event.String(), "file", "b.csv", csv.Bytes())
+	res = s.acct.Client.Post(path, map[string]any{})
+	if e := wantError(t, res, 400, res.StatusCode, "VALIDATION_ERROR"); e.Error.Details[0].Field != "body.attendeeIds" {
+		t.Fatalf("details: %+v", e.Error.Details)
+	}
+}
+
+type jobBody struct {
+	Data struct {
+		ID, Status                                string
+		Total, Processed, Issued, Skipped, Failed int
+		Errors                                    []struct{ AttendeeID, Code string }
+	}
+}
+
+// waitForJob watches the job in the database (polling through the API would spend the
+// client's rate limit), then reads it once through the API.
+func waitForJob(t *testing.T, s issuing, path string, done func(store.BulkJob) bool) jobBody {
+	t.Helper()
+	id := uuid.MustParse(path[strings.LastIndex(path, "/")+1:])
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		j, err := s.env.Store.FindBulkJob(t.Context(), s.acct.ID, s.event, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if done(j) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job: %+v", j)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	var j jobBody
+	s.acct.Client.Get(path).JSON(t, &j)
+	return j
+}
+
+// A job for 2,000 attendees stopped midway finishes after a restart: 2,000 certificates,
+// 2,000 credits, 2,000 emails, nobody twice.
+func TestABulkJobSurvivesARestart(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	testkit.SQL(t, s.env, `UPDATE accounts SET plan = 'business' WHERE id = $1`, s.acct.ID)
+	var csv bytes.Buffer
+	csv.WriteString("firstName,lastName,email\n")
+	for i := range 2000 {
+		fmt.Fprintf(&csv, "Ada,%d,ada%d@example.org\n", i, i)
+	}
+	if res := s.acct.Client.Upload("/api/v1/attendees/import?eventId="+s.event.String(), "file", "a.csv", csv.Bytes()); res.StatusCode != 200 {
+		t.Fatalf("import: %s", res.Body)
+	}
+	res := s.acct.Client.Post("/api/v1/events/"+s.event.String()+"/certificates/generate/jobs", map[string]any{"sendEmail": true})
+	var j jobBody
+	res.JSON(t, &j)
+	if res.StatusCode != 202 || j.Data.Status != "queued" || j.Data.Total != 2000 {
+		t.Fatalf("create job: %d %s", res.StatusCode, res.Body)
+	}
+	path := res.Header.Get("Location")
+	// A second job for the event while this one waits: 409 pointing at it.
+	again := s.acct.Client.Post("/api/v1/events/"+s.event.String()+"/certificates/generate/jobs", map[string]any{})
+	wantError(t, again, 409, again.StatusCode, "CONFLICT")
+	if again.Header.Get("Location") != path {
+		t.Fatalf("409 Location %q, want %q", again.Header.Get("Location"), path)
+	}
+
+	first := s.env.Service.Bulk
+	if err := first.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	waitForJob(t, s, path, func(j store.BulkJob) bool { return j.Processed >= 300 })
+	if err := first.StopAndCancel(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var midway jobBody
+	s.acct.Client.Get(path).JSON(t, &midway)
+	if midway.Data.Status == "completed" || midway.Data.Processed >= 2000 {
+		t.Fatalf("the job was not stopped midway: %+v", midway.Data)
+	}
+
+	// The service starts again: a new job-queue client over the same database.
+	second, err := bulk.New(s.env.Store, s.env.Service.Certificates, s.env.Service.Logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := second.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = second.Stop(context.Background()) })
+	done := waitForJob(t, s, path, func(j store.BulkJob) bool { return j.Status == "completed" })
+	if done.Data.Processed != 2000 || done.Data.Issued != 2000 || done.Data.Skipped != 0 || done.Data.Failed != 0 {
+		t.Fatalf("finished job: %+v (midway %d)", done.Data, midway.Data.Processed)
+	}
+	issued, used := s.certificates(t)
+	var emails struct{ Meta struct{ Total int } }
+	s.acct.Client.Get("/api/v1/email/deliveries?eventId="+s.event.String()).JSON(t, &emails)
+	if issued != 2000 || used != 2000 || emails.Meta.Total != 2000 {
+		t.Fatalf("certificates %d, credits %d, emails %d", issued, used, emails.Meta.Total)
+	}
+	var dup int
+	testkit.QueryRow(t, s.env, `SELECT count(*) - count(DISTINCT attendee_id) FROM certificates WHERE event_id = $1`, []any{s.event}, &dup)
+	if dup != 0 {
+		t.Fatalf("%d attendees hold two certificates", dup)
+	}
+	if !strings.HasSuffix(path, "/jobs/"+j.Data.ID) {
+		t.Fatalf("Location %s", path)
+	}
+}
