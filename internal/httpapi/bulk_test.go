@@ -191,3 +191,32 @@ func TestABulkJobSurvivesARestart(t *testing.T) {
 		t.Fatalf("Location %s", path)
 	}
 }
+
+// A draft job's drafts go with their event: deleting it answers 204, not a conflict of keys.
+func TestAnEventWithDraftsFromAJobCanBeDeleted(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	for i := range 3 {
+		s.acct.Attendee(t, s.event, "A", fmt.Sprint(i), fmt.Sprintf("a%d@example.org", i))
+	}
+	res := s.acct.Client.Post("/api/v1/events/"+s.event.String()+"/certificates/generate/jobs", map[string]any{"draft": true})
+	path := res.Header.Get("Location")
+	if err := s.env.Service.Bulk.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.env.Service.Bulk.Stop(context.Background()) })
+	done := waitForJob(t, s, path, func(j store.BulkJob) bool { return j.Status == "completed" })
+	if done.Data.Issued != 3 {
+		t.Fatalf("job: %+v", done.Data)
+	}
+	if _, used := s.certificates(t); used != 0 {
+		t.Fatalf("drafts used %d credits", used)
+	}
+	// Another account cannot see the job.
+	other := testkit.SignUp(t, s.env)
+	res = other.Client.Get(path)
+	wantError(t, res, 404, res.StatusCode, "NOT_FOUND")
+	if res := s.acct.Client.Delete("/api/v1/events/" + s.event.String()); res.StatusCode != 204 {
+		t.Fatalf("delete: %d %s", res.StatusCode, res.Body)
+	}
+}
