@@ -89,6 +89,7 @@ func TestCertificateDownloadRegenerateRevokeAndSend(t *testing.T) {
 	if strings.Join(kinds, ",") != "certificate.issued,certificate.revoked" {
 		t.Fatalf("outbox: %v", kinds)
 	}
+	checkOutbox(t, events)
 	if res := s.acct.Client.Get("/api/v1/credits"); !strings.Contains(string(res.Body), `"used":1`) {
 		t.Fatalf("regenerate used a credit: %s", res.Body)
 	}

@@ -277,5 +277,6 @@ func TestGenerateSendsTheCertificateByEmail(t *testing.T) {
 	if len(events) != 2 || events[1].EventType != "certificate.sent" {
 		t.Fatalf("outbox: %+v", events)
 	}
+	checkOutbox(t, events)
 	_ = pdftext.Text
 }
