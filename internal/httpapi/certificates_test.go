@@ -100,12 +100,19 @@ func TestGenerateIssuesOnceAndSpendsOneCredit(t *testing.T) {
 		t.Fatalf("event certificates: %+v", page)
 	}
 
+	// sendEmail false held the email back.
+	var deliveries struct{ Meta struct{ Total int } }
+	s.acct.Client.Get("/api/v1/email/deliveries").JSON(t, &deliveries)
+	if deliveries.Meta.Total != 0 {
+		t.Fatalf("sendEmail false recorded %d emails", deliveries.Meta.Total)
+	}
 	// The issuance is in the outbox, written with it.
 	events, err := s.env.Store.OutboxEvents(t.Context(), s.acct.ID)
 	if err != nil || len(events) != 1 || events[0].EventType != "certificate.issued" ||
 		!strings.Contains(string(events[0].Payload), c.Data.VerificationCode) {
 		t.Fatalf("outbox: %+v %v", events, err)
 	}
+	checkOutbox(t, events)
 	// An event with an issued certificate stays.
 	res = s.acct.Client.Delete("/api/v1/events/" + s.event.String())
 	wantError(t, res, 409, res.StatusCode, "CONFLICT")
