@@ -104,8 +104,8 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 		return nil, err
 	}
 	svc.Email = &email.Worker{Store: st, Sender: sender, Logger: logger,
-		Composer:    email.Composer{From: from, Domain: cfg.SiteURL.Hostname()},
-		Attachments: svc.Certificates.Attachments}
+		Composer: email.Composer{From: from, Domain: cfg.SiteURL.Hostname()},
+		Prepare:  svc.Certificates.PrepareEmail}
 	svc.Certificates.SetKick(svc.Email.Kick)
 	if svc.Bulk, err = bulk.New(st, svc.Certificates, logger); err != nil {
 		svc.Close()

@@ -203,25 +203,19 @@ func (s *Service) renderInput(c store.Certificate) (render.Template, render.Data
 	return t, d, nil
 }
 
-// recordEmail records the delivery email of a certificate in tx, with a fresh recipient token
-// in its link (only the token's hash is kept on the certificate).
+// linkMarker stands in the recorded body for the verification link: the link carries a
+// recipient token, made when the email is sent, so that the token never rests in the database
+// (only its hash does, on the certificate).
+const linkMarker = "[[verification-link]]"
+
+// recordEmail records the delivery email of a certificate in tx.
 func (s *Service) recordEmail(ctx context.Context, tx *store.Tx, snap Snapshot, c store.Certificate) (store.EmailDelivery, error) {
-	var raw [32]byte
-	if _, err := rand.Read(raw[:]); err != nil {
-		return store.EmailDelivery{}, err
-	}
-	token := base64.RawURLEncoding.EncodeToString(raw[:])
-	hash := sha256.Sum256([]byte(token))
-	if err := tx.SetRecipientToken(ctx, c.ID, hash[:]); err != nil {
-		return store.EmailDelivery{}, err
-	}
 	issuer := snap.Issuer.Name
 	if issuer == "" {
 		issuer = "The organisers"
 	}
-	link := s.VerificationURL(c.VerificationCode) + "?t=" + token
 	body := fmt.Sprintf("Hello %s,\n\nyour certificate for %s is attached (%s).\n\nAnyone can verify it at:\n%s\n\n%s\n",
-		c.FirstName, snap.Event.Name, c.Number, link, issuer)
+		c.FirstName, snap.Event.Name, c.Number, linkMarker, issuer)
 	m := store.OutboundEmail{AccountID: c.AccountID, Kind: "certificate", CertificateID: &c.ID, ToAddress: c.Email,
 		ToName: strings.TrimSpace(c.FirstName + " " + c.LastName), FromName: firstOf(snap.Issuer.EmailFromName, snap.Issuer.Name),
 		Subject: "Your certificate: " + snap.Event.Name, BodyText: body}
@@ -258,8 +252,10 @@ func deref(p *string) string {
 	return *p
 }
 
-// Attachments renders the PDF a certificate's delivery email carries, when it is sent.
-func (s *Service) Attachments(ctx context.Context, d store.EmailDelivery) ([]email.Attachment, error) {
+// PrepareEmail completes a certificate's delivery email as it is sent: a fresh recipient token
+// goes into its link (its hash onto the certificate, replacing an earlier one), and the PDF is
+// rendered from the snapshot and attached.
+func (s *Service) PrepareEmail(ctx context.Context, d *store.EmailDelivery) ([]email.Attachment, error) {
 	if d.Kind != "certificate" || d.CertificateID == nil {
 		return nil, nil
 	}
@@ -274,6 +270,16 @@ func (s *Service) Attachments(ctx context.Context, d store.EmailDelivery) ([]ema
 	if err != nil {
 		return nil, err
 	}
+	var raw [32]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return nil, err
+	}
+	token := base64.RawURLEncoding.EncodeToString(raw[:])
+	hash := sha256.Sum256([]byte(token))
+	if err := s.store.SetRecipientToken(ctx, c.ID, hash[:]); err != nil {
+		return nil, err
+	}
+	d.BodyText = strings.ReplaceAll(d.BodyText, linkMarker, s.VerificationURL(c.VerificationCode)+"?t="+token)
 	return []email.Attachment{{Name: c.Number + ".pdf", ContentType: "application/pdf", Data: pdf}}, nil
 }
 

@@ -31,9 +31,10 @@ type Worker struct {
 	// Backoff is the wait after the n-th failed attempt (default: 30 s doubling, at most 1 h,
 	// with jitter).
 	Backoff func(attempt int) time.Duration
-	// Attachments, when set, returns the files a message carries (a certificate's PDF), made
-	// when the message is sent.
-	Attachments func(ctx context.Context, d store.EmailDelivery) ([]Attachment, error)
+	// Prepare, when set, completes a message as it is sent: it may fill in the body (a link
+	// with a secret that must not rest in the database) and returns the files it carries (a
+	// certificate's PDF).
+	Prepare func(ctx context.Context, d *store.EmailDelivery) ([]Attachment, error)
 	// Poll is how often the worker looks for due messages when nobody kicks it (default 2 s).
 	Poll time.Duration
 
@@ -142,19 +143,20 @@ func (w *Worker) deliver(ctx context.Context, d store.EmailDelivery) error {
 }
 
 func (w *Worker) send(ctx context.Context, d store.EmailDelivery) error {
+	var files []Attachment
+	if w.Prepare != nil {
+		var err error
+		if files, err = w.Prepare(ctx, &d); err != nil {
+			return err
+		}
+	}
 	m, err := w.Composer.Compose(d)
 	if err != nil {
 		return err
 	}
-	if w.Attachments != nil {
-		files, err := w.Attachments(ctx, d)
-		if err != nil {
-			return err
-		}
-		for _, f := range files {
-			if err := m.AttachReader(f.Name, bytes.NewReader(f.Data), gomail.WithFileContentType(gomail.ContentType(f.ContentType))); err != nil {
-				return &PermanentError{fmt.Errorf("attachment %s: %w", f.Name, err)}
-			}
+	for _, f := range files {
+		if err := m.AttachReader(f.Name, bytes.NewReader(f.Data), gomail.WithFileContentType(gomail.ContentType(f.ContentType))); err != nil {
+			return &PermanentError{fmt.Errorf("attachment %s: %w", f.Name, err)}
 		}
 	}
 	sendCtx, cancel := context.WithTimeout(ctx, time.Minute)

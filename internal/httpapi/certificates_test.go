@@ -1,9 +1,15 @@
 package httpapi_test
 
 import (
+	"crypto/sha256"
 	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/mail"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -280,10 +286,47 @@ func TestGenerateSendsTheCertificateByEmail(t *testing.T) {
 		!strings.Contains(msg, c.Data.CertificateNumber+".pdf") {
 		t.Fatalf("message:\n%.2000s", msg)
 	}
+	// The token is made as the email is sent: the recorded body holds none, the certificate
+	// holds its hash.
+	m := regexp.MustCompile(`\?t=([A-Za-z0-9_-]{43})`).FindStringSubmatch(plainText(t, msg))
+	if m == nil {
+		t.Fatalf("no token in:\n%.2000s", msg)
+	}
+	var body string
+	var hash []byte
+	testkit.QueryRow(t, s.env, `SELECT d.body_text, c.recipient_token_hash FROM email_deliveries d JOIN certificates c ON c.id = d.certificate_id WHERE c.id = $1`,
+		[]any{c.Data.ID}, &body, &hash)
+	if sum := sha256.Sum256([]byte(m[1])); strings.Contains(body, m[1]) || string(hash) != string(sum[:]) {
+		t.Fatalf("the stored body holds the token, or the certificate not its hash:\n%s", body)
+	}
 	events, _ := s.env.Store.OutboxEvents(t.Context(), s.acct.ID)
 	if len(events) != 2 || events[1].EventType != "certificate.sent" {
 		t.Fatalf("outbox: %+v", events)
 	}
 	checkOutbox(t, events)
 	_ = pdftext.Text
+}
+
+// plainText returns the decoded text/plain part of a MIME message.
+func plainText(t *testing.T, raw string) string {
+	t.Helper()
+	msg, err := mail.ReadMessage(strings.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, params, err := mime.ParseMediaType(msg.Header.Get("Content-Type"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := multipart.NewReader(msg.Body, params["boundary"])
+	for {
+		p, err := parts.NextPart()
+		if err != nil {
+			t.Fatalf("no text/plain part: %v", err)
+		}
+		if strings.HasPrefix(p.Header.Get("Content-Type"), "text/plain") {
+			b, _ := io.ReadAll(p) // the reader undoes quoted-printable
+			return string(b)
+		}
+	}
 }

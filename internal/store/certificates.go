@@ -340,8 +340,8 @@ func (t *Tx) Email(ctx context.Context, m OutboundEmail) (EmailDelivery, error) 
 }
 
 // SetRecipientToken stores the hash of the token the delivery email's link carries.
-func (t *Tx) SetRecipientToken(ctx context.Context, certificateID uuid.UUID, hash []byte) error {
-	return t.q.SetRecipientToken(ctx, db.SetRecipientTokenParams{ID: certificateID, TokenHash: hash})
+func (s *Store) SetRecipientToken(ctx context.Context, certificateID uuid.UUID, hash []byte) error {
+	return mapError(s.q.SetRecipientToken(ctx, db.SetRecipientTokenParams{ID: certificateID, TokenHash: hash}))
 }
 
 // OutboxEvent is an event waiting in (or dispatched from) the outbox.
