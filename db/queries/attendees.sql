@@ -1,6 +1,3 @@
--- name: EventExists :one
-SELECT EXISTS (SELECT 1 FROM events WHERE account_id = @account_id AND id = @id);
-
 -- LockEventShared keeps an event from being deleted while attendees are added to it, and
 -- serialises imports into one event (so skipDuplicates sees every earlier import).
 -- name: LockEventForAttendees :one

@@ -158,22 +158,6 @@ func (q *Queries) EventAttendeeEmails(ctx context.Context, eventID uuid.UUID) ([
 	return items, nil
 }
 
-const eventExists = `-- name: EventExists :one
-SELECT EXISTS (SELECT 1 FROM events WHERE account_id = $1 AND id = $2)
-`
-
-type EventExistsParams struct {
-	AccountID uuid.UUID
-	ID        uuid.UUID
-}
-
-func (q *Queries) EventExists(ctx context.Context, arg EventExistsParams) (bool, error) {
-	row := q.db.QueryRow(ctx, eventExists, arg.AccountID, arg.ID)
-	var exists bool
-	err := row.Scan(&exists)
-	return exists, err
-}
-
 const eventMetadataKeys = `-- name: EventMetadataKeys :many
 SELECT DISTINCT k::text AS key FROM attendees, jsonb_object_keys(metadata) AS k
 WHERE event_id = $1 ORDER BY 1

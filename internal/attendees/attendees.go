@@ -55,7 +55,7 @@ func (s *Service) List(ctx context.Context, accountID uuid.UUID, eventID *uuid.U
 
 // ListOfEvent is List for one event that must exist: another account's event is 404.
 func (s *Service) ListOfEvent(ctx context.Context, accountID, eventID uuid.UUID, p store.Page) ([]store.Attendee, int, error) {
-	if err := s.eventExists(ctx, accountID, eventID, "path.id"); err != nil {
+	if err := s.store.RequireEvent(ctx, accountID, eventID, "path.id"); err != nil {
 		return nil, 0, err
 	}
 	return s.store.ListAttendees(ctx, accountID, &eventID, p)
@@ -93,19 +93,6 @@ func (s *Service) Update(ctx context.Context, accountID, id uuid.UUID, c store.A
 // Delete removes an attendee who holds no issued certificate and no badge.
 func (s *Service) Delete(ctx context.Context, accountID, id uuid.UUID) error {
 	return s.store.DeleteAttendee(ctx, accountID, id)
-}
-
-func (s *Service) eventExists(ctx context.Context, accountID, eventID uuid.UUID, field string) error {
-	ok, err := s.store.EventExists(ctx, accountID, eventID)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		e := apperr.New(apperr.NotFound, "No such event.")
-		e.Details = []apperr.Detail{{Field: field, Message: "names no event of this account"}}
-		return e
-	}
-	return nil
 }
 
 func invalid(details []apperr.Detail) error {

@@ -34,12 +34,12 @@ func newEvent(b *testing.B, st *store.Store) (uuid.UUID, uuid.UUID) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	tmpl, err := st.CreateTemplate(ctx, store.NewTemplate{AccountID: &acct.ID, Name: "T", PageSize: "A4", Orientation: "landscape",
+	tmpl, err := st.InsertTemplate(ctx, store.NewTemplate{AccountID: &acct.ID, Name: "T", PageSize: "A4", Orientation: "landscape",
 		Layout: json.RawMessage(`{"rows":[{"height":40,"cols":[{"size":12,"content":{"type":"text","text":"x"}}]}]}`)})
 	if err != nil {
 		b.Fatal(err)
 	}
-	ev, err := st.CreateEvent(ctx, acct.ID, store.EventFields{Name: "E", EventDate: time.Now(), TemplateID: tmpl})
+	ev, err := st.CreateEvent(ctx, acct.ID, store.EventFields{Name: "E", EventDate: time.Now(), TemplateID: tmpl.ID})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -14,9 +14,16 @@ import (
 // exportColumns are the fixed columns of an export; one column per metadata key follows.
 var exportColumns = []string{"id", "firstName", "lastName", "email", "createdAt", "certificateStatus", "certificateNumber", "verificationCode"}
 
-// CheckExport answers 404 unless the account has the event: call it before the answer starts.
-func (s *Service) CheckExport(ctx context.Context, accountID, eventID uuid.UUID) error {
-	return s.eventExists(ctx, accountID, eventID, "path.eventId")
+// ExportStream checks the event is the account's (404 otherwise, before any answer starts) and
+// returns its CSV as a stream written while it is read. Closing the reader (the client is gone)
+// stops the writer; a failure after the start ends the stream with that error.
+func (s *Service) ExportStream(ctx context.Context, accountID, eventID uuid.UUID) (io.ReadCloser, error) {
+	if err := s.store.RequireEvent(ctx, accountID, eventID, "path.eventId"); err != nil {
+		return nil, err
+	}
+	pr, pw := io.Pipe()
+	go func() { _ = pw.CloseWithError(s.Export(ctx, eventID, pw)) }()
+	return pr, nil
 }
 
 // Export writes an event's attendees as CSV, oldest first, reading the database in batches from

@@ -137,10 +137,7 @@ func (s *Service) template(ctx context.Context, r Request) (uuid.UUID, error) {
 	if r.TemplateID == nil {
 		return ev.TemplateID, nil
 	}
-	if _, err := s.store.FindTemplate(ctx, r.AccountID, *r.TemplateID); err != nil {
-		if e, ok := apperr.As(err); ok && e.Code == apperr.NotFound {
-			e.Details = []apperr.Detail{{Field: "body.templateId", Message: "names no template of this account and no system template"}}
-		}
+	if err := s.store.RequireTemplate(ctx, r.AccountID, *r.TemplateID, "body.templateId"); err != nil {
 		return uuid.Nil, err
 	}
 	return *r.TemplateID, nil

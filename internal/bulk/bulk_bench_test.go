@@ -39,7 +39,7 @@ func setup(b *testing.B) fixture {
 	if _, err := accts.SetPlan(ctx, a.ID, "unlimited"); err != nil {
 		b.Fatal(err)
 	}
-	tmpl, err := st.CreateTemplate(ctx, store.NewTemplate{AccountID: &a.ID, Name: "T", PageSize: "A4", Orientation: "landscape",
+	tmpl, err := st.InsertTemplate(ctx, store.NewTemplate{AccountID: &a.ID, Name: "T", PageSize: "A4", Orientation: "landscape",
 		Layout: json.RawMessage(`{"rows":[{"height":40,"cols":[{"size":12,"content":{"type":"text","text":"{{recipient.fullName}}"}}]}]}`)})
 	if err != nil {
 		b.Fatal(err)
@@ -50,7 +50,7 @@ func setup(b *testing.B) fixture {
 	if err != nil {
 		b.Fatal(err)
 	}
-	return fixture{st: st, certs: certs, bulk: bs, account: a.ID, tmpl: tmpl}
+	return fixture{st: st, certs: certs, bulk: bs, account: a.ID, tmpl: tmpl.ID}
 }
 
 // event creates an event with n attendees and returns it with their ids.

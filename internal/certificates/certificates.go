@@ -3,6 +3,7 @@
 package certificates
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -93,14 +94,8 @@ func (s *Service) Get(ctx context.Context, accountID, id uuid.UUID) (store.Certi
 
 // ListOfEvent returns a page of an event's certificates; another account's event is 404.
 func (s *Service) ListOfEvent(ctx context.Context, accountID, eventID uuid.UUID, p store.Page) ([]store.Certificate, int, error) {
-	ok, err := s.store.EventExists(ctx, accountID, eventID)
-	if err != nil {
+	if err := s.store.RequireEvent(ctx, accountID, eventID, "path.id"); err != nil {
 		return nil, 0, err
-	}
-	if !ok {
-		e := apperr.New(apperr.NotFound, "No such event.")
-		e.Details = []apperr.Detail{{Field: "path.id", Message: "names no event of this account"}}
-		return nil, 0, e
 	}
 	return s.store.ListEventCertificates(ctx, accountID, eventID, p, s.now())
 }
@@ -210,14 +205,11 @@ const linkMarker = "[[verification-link]]"
 
 // recordEmail records the delivery email of a certificate in tx.
 func (s *Service) recordEmail(ctx context.Context, tx *store.Tx, snap Snapshot, c store.Certificate) (store.EmailDelivery, error) {
-	issuer := snap.Issuer.Name
-	if issuer == "" {
-		issuer = "The organisers"
-	}
+	issuer := cmp.Or(snap.Issuer.Name, "The organisers")
 	body := fmt.Sprintf("Hello %s,\n\nyour certificate for %s is attached (%s).\n\nAnyone can verify it at:\n%s\n\n%s\n",
 		c.FirstName, snap.Event.Name, c.Number, linkMarker, issuer)
 	m := store.OutboundEmail{AccountID: c.AccountID, Kind: "certificate", CertificateID: &c.ID, ToAddress: c.Email,
-		ToName: strings.TrimSpace(c.FirstName + " " + c.LastName), FromName: firstOf(snap.Issuer.EmailFromName, snap.Issuer.Name),
+		ToName: strings.TrimSpace(c.FirstName + " " + c.LastName), FromName: cmp.Or(snap.Issuer.EmailFromName, snap.Issuer.Name),
 		Subject: "Your certificate: " + snap.Event.Name, BodyText: body}
 	if snap.Issuer.EmailReplyTo != "" {
 		rt := snap.Issuer.EmailReplyTo
@@ -234,15 +226,6 @@ func eventBody(eventType string, at time.Time, data any) map[string]any {
 func eventData(c store.Certificate) map[string]any {
 	return map[string]any{"certificateId": c.ID, "certificateNumber": c.Number, "eventId": c.EventID,
 		"attendeeId": c.AttendeeID, "status": c.Status, "verificationCode": c.VerificationCode}
-}
-
-func firstOf(vs ...string) string {
-	for _, v := range vs {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 func deref(p *string) string {
@@ -348,14 +331,8 @@ func (s *Service) Send(ctx context.Context, accountID, id uuid.UUID) (store.Emai
 
 // SendBulk records the delivery emails of an event's valid certificates (or of those named).
 func (s *Service) SendBulk(ctx context.Context, accountID, eventID uuid.UUID, ids []uuid.UUID, onlyUnsent bool) (queued, skipped int, err error) {
-	ok, err := s.store.EventExists(ctx, accountID, eventID)
-	if err != nil {
+	if err := s.store.RequireEvent(ctx, accountID, eventID, "body.eventId"); err != nil {
 		return 0, 0, err
-	}
-	if !ok {
-		e := apperr.New(apperr.NotFound, "No such event.")
-		e.Details = []apperr.Detail{{Field: "body.eventId", Message: "names no event of this account"}}
-		return 0, 0, e
 	}
 	queued, skipped, err = s.store.SendCertificates(ctx, accountID, eventID, ids, onlyUnsent, s.now(),
 		func(ctx context.Context, tx *store.Tx, c store.Certificate) (store.EmailDelivery, error) {

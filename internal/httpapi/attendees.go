@@ -118,22 +118,14 @@ func filePart(r *multipart.Reader) (io.Reader, error) {
 }
 
 func (s *Server) ExportEventAttendees(ctx context.Context, req api.ExportEventAttendeesRequestObject) (api.ExportEventAttendeesResponseObject, error) {
-	if err := s.attendees.CheckExport(ctx, principal(ctx).AccountID, req.EventId); err != nil {
+	// The generated handler copies the stream into the answer and closes it when done.
+	csv, err := s.attendees.ExportStream(ctx, principal(ctx).AccountID, req.EventId)
+	if err != nil {
 		return nil, err
 	}
-	// The CSV is written into a pipe while the answer is sent: the generated handler closes the
-	// reader when it is done (or the client is gone), which ends the writer.
-	pr, pw := io.Pipe()
-	go func() {
-		err := s.attendees.Export(ctx, req.EventId, pw)
-		if err != nil && !errors.Is(err, io.ErrClosedPipe) {
-			s.logger.ErrorContext(ctx, "attendee export failed after the answer started", "event_id", req.EventId, "error", err)
-		}
-		_ = pw.CloseWithError(err)
-	}()
 	name := "attendees-" + req.EventId.String() + ".csv"
 	disposition := "attachment; filename=\"" + name + "\"; filename*=UTF-8''" + url.PathEscape(name)
-	return api.ExportEventAttendees200TextcsvResponse{Body: pr,
+	return api.ExportEventAttendees200TextcsvResponse{Body: csv,
 		Headers: api.ExportEventAttendees200ResponseHeaders{ContentDisposition: &disposition}}, nil
 }
 

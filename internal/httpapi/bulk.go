@@ -11,12 +11,7 @@ import (
 )
 
 func (s *Server) BulkGenerateCertificates(ctx context.Context, req api.BulkGenerateCertificatesRequestObject) (api.BulkGenerateCertificatesResponseObject, error) {
-	r := bulk.Request{AccountID: principal(ctx).AccountID, EventID: req.Id, SendEmail: true}
-	if b := req.Body; b != nil {
-		r.AttendeeIDs, r.TemplateID = deref(b.AttendeeIds), b.TemplateId
-		r.SendEmail = b.SendEmail == nil || *b.SendEmail
-		r.Draft = b.Draft != nil && *b.Draft
-	}
+	r := bulkRequest(ctx, req.Id, api.BulkJobRequest(deref(req.Body)))
 	res, err := s.bulk.Generate(ctx, r)
 	if err != nil {
 		return nil, err
@@ -34,13 +29,7 @@ func (s *Server) BulkGenerateCertificates(ctx context.Context, req api.BulkGener
 }
 
 func (s *Server) CreateBulkGenerationJob(ctx context.Context, req api.CreateBulkGenerationJobRequestObject) (api.CreateBulkGenerationJobResponseObject, error) {
-	r := bulk.Request{AccountID: principal(ctx).AccountID, EventID: req.Id, SendEmail: true}
-	if b := req.Body; b != nil {
-		r.AttendeeIDs, r.TemplateID = deref(b.AttendeeIds), b.TemplateId
-		r.SendEmail = b.SendEmail == nil || *b.SendEmail
-		r.Draft = b.Draft != nil && *b.Draft
-	}
-	j, err := s.bulk.CreateJob(ctx, r)
+	j, err := s.bulk.CreateJob(ctx, bulkRequest(ctx, req.Id, deref(req.Body)))
 	if err != nil {
 		return nil, err
 	}
@@ -54,6 +43,13 @@ func (s *Server) GetBulkGenerationJob(ctx context.Context, req api.GetBulkGenera
 		return nil, err
 	}
 	return api.GetBulkGenerationJob200JSONResponse{Body: api.BulkJobEnvelope{Data: bulkJob(j)}}, nil
+}
+
+// bulkRequest applies the contract's defaults: sendEmail true, draft false, the attendees
+// without a valid certificate, the event's template. Both bulk bodies have this shape.
+func bulkRequest(ctx context.Context, eventID uuid.UUID, b api.BulkJobRequest) bulk.Request {
+	return bulk.Request{AccountID: principal(ctx).AccountID, EventID: eventID, AttendeeIDs: deref(b.AttendeeIds),
+		TemplateID: b.TemplateId, SendEmail: b.SendEmail == nil || *b.SendEmail, Draft: b.Draft != nil && *b.Draft}
 }
 
 func jobLocation(j store.BulkJob) string {

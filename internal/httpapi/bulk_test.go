@@ -76,6 +76,12 @@ func TestBulkGenerateReportsEachAttendee(t *testing.T) {
 		t.Fatalf("the draft did not become the certificate: %+v", c.Data)
 	}
 
+	// The same attendee twice is refused by the contract, before anything is written.
+	res = s.acct.Client.Post(path, map[string]any{"attendeeIds": []uuid.UUID{extra, extra}})
+	wantError(t, res, 400, res.StatusCode, "VALIDATION_ERROR")
+	res = s.acct.Client.Post(path+"/jobs", map[string]any{"attendeeIds": []uuid.UUID{extra, extra}})
+	wantError(t, res, 400, res.StatusCode, "VALIDATION_ERROR")
+
 	// More than 100 attendees without a certificate: name them, or start a job.
 	var csv bytes.Buffer
 	csv.WriteString("firstName,lastName,email\n")

@@ -17,7 +17,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/internal/testkit"
-	"github.com/certhub/credentiald/internal/testkit/pdftext"
 )
 
 type certificateBody struct {
@@ -176,20 +175,6 @@ func TestConcurrentGeneratesNeverOverspend(t *testing.T) {
 	if credits.Data.Used != 12 || credits.Data.Remaining != 0 || page.Meta.Total != 12 {
 		t.Fatalf("used %d, remaining %d, certificates %d", credits.Data.Used, credits.Data.Remaining, page.Meta.Total)
 	}
-	res := s.acct.Client.Post("/api/v1/certificates/generate", s.generate(attendees[0], nil))
-	var e struct {
-		Error struct {
-			Code    string
-			Credits struct {
-				Limit, Used, Remaining *int
-				ResetsAt               time.Time
-			}
-		}
-	}
-	res.JSON(t, &e)
-	if res.StatusCode != 402 && res.StatusCode != 409 {
-		t.Fatalf("after: %d %s", res.StatusCode, res.Body)
-	}
 }
 
 // 10 simultaneous generates for one attendee: exactly one certificate, one credit.
@@ -304,7 +289,6 @@ func TestGenerateSendsTheCertificateByEmail(t *testing.T) {
 		t.Fatalf("outbox: %+v", events)
 	}
 	checkOutbox(t, events)
-	_ = pdftext.Text
 }
 
 // plainText returns the decoded text/plain part of a MIME message.

@@ -162,10 +162,7 @@ func Check(t Template) []Problem {
 					out = append(out, Problem{path, "a placeholder is not closed: write {{name}}"})
 				}
 			}
-			for _, img := range []string{col.Content.Image} {
-				if img == "" {
-					continue
-				}
+			if img := col.Content.Image; img != "" {
 				if _, err := decodeDataURI(img); err != nil {
 					out = append(out, Problem{path + ".image", err.Error()})
 				}

@@ -42,11 +42,7 @@ func (s *Store) CreateAttendee(ctx context.Context, accountID, eventID uuid.UUID
 	var row db.Attendee
 	err := s.WithTx(ctx, func(q *db.Queries) error {
 		if _, err := q.LockEventForAttendees(ctx, db.LockEventForAttendeesParams{AccountID: accountID, ID: eventID}); err != nil {
-			e := notFoundAs(err, "event")
-			if ae, ok := apperr.As(e); ok && ae.Code == apperr.NotFound {
-				ae.Details = []apperr.Detail{{Field: "body.eventId", Message: "names no event of this account"}}
-			}
-			return e
+			return notFoundAt(err, "event", "body.eventId", noSuchEvent)
 		}
 		var err error
 		row, err = q.CreateAttendee(ctx, db.CreateAttendeeParams{ID: newID(), AccountID: accountID, EventID: eventID,
@@ -81,12 +77,6 @@ func (s *Store) ListAttendees(ctx context.Context, accountID uuid.UUID, eventID 
 func (s *Store) CountAttendees(ctx context.Context, accountID uuid.UUID, eventID *uuid.UUID) (int, error) {
 	n, err := s.q.CountAttendees(ctx, db.CountAttendeesParams{AccountID: accountID, EventID: eventID})
 	return int(n), mapError(err)
-}
-
-// EventExists reports whether the account has the event.
-func (s *Store) EventExists(ctx context.Context, accountID, eventID uuid.UUID) (bool, error) {
-	ok, err := s.q.EventExists(ctx, db.EventExistsParams{AccountID: accountID, ID: eventID})
-	return ok, mapError(err)
 }
 
 // UpdateAttendee changes the fields c sets.
@@ -136,11 +126,7 @@ func (s *Store) ImportAttendees(ctx context.Context, accountID, eventID uuid.UUI
 	var added int
 	err := s.WithTx(ctx, func(q *db.Queries) error {
 		if _, err := q.LockEventForAttendees(ctx, db.LockEventForAttendeesParams{AccountID: accountID, ID: eventID}); err != nil {
-			e := notFoundAs(err, "event")
-			if ae, ok := apperr.As(e); ok && ae.Code == apperr.NotFound {
-				ae.Details = []apperr.Detail{{Field: "query.eventId", Message: "names no event of this account"}}
-			}
-			return e
+			return notFoundAt(err, "event", "query.eventId", noSuchEvent)
 		}
 		emails, err := q.EventAttendeeEmails(ctx, eventID)
 		if err != nil {

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/google/uuid"
@@ -57,7 +58,7 @@ func (s *Store) CreateBulkJob(ctx context.Context, in NewBulkJob, enqueue func(c
 			e := apperr.New(apperr.Conflict, "A job for this event is already queued or running; follow it at Location.")
 			e.Location = "/api/v1/events/" + in.EventID.String() + "/certificates/generate/jobs/" + active.String()
 			return e
-		} else if apperr.CodeOf(mapError(err)) != apperr.NotFound {
+		} else if !errors.Is(err, pgx.ErrNoRows) {
 			return err
 		}
 		ids := in.AttendeeIDs

@@ -4,10 +4,12 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/certhub/credentiald/gen/db"
 	"github.com/certhub/credentiald/internal/apperr"
@@ -114,13 +116,13 @@ func (s *Store) IssueCertificate(ctx context.Context, in Issue) (Certificate, er
 		key.Status = "issued"
 		if cur, err := q.FindCertificateFor(ctx, key); err == nil {
 			return alreadyIssued(cur)
-		} else if apperr.CodeOf(mapError(err)) != apperr.NotFound {
+		} else if !errors.Is(err, pgx.ErrNoRows) {
 			return err
 		}
 		key.Status = "draft"
 		draft, err := q.FindCertificateFor(ctx, key)
 		hasDraft := err == nil
-		if err != nil && apperr.CodeOf(mapError(err)) != apperr.NotFound {
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 			return err
 		}
 		if in.Draft {
@@ -170,11 +172,7 @@ func (in Issue) also(ctx context.Context, q *db.Queries, c Certificate) error {
 func issueSource(ctx context.Context, q *db.Queries, in Issue) (IssueSource, error) {
 	a, err := q.LockAttendeeForIssue(ctx, db.LockAttendeeForIssueParams{AccountID: in.AccountID, AttendeeID: in.AttendeeID})
 	if err != nil {
-		e := notFoundAs(err, "attendee")
-		if ae, ok := apperr.As(e); ok && ae.Code == apperr.NotFound {
-			ae.Details = []apperr.Detail{{Field: "body.attendeeId", Message: "names no attendee of this account"}}
-		}
-		return IssueSource{}, e
+		return IssueSource{}, notFoundAt(err, "attendee", "body.attendeeId", "names no attendee of this account")
 	}
 	if a.EventID != in.EventID {
 		e := apperr.New(apperr.NotFound, "The attendee is not on this event.")
@@ -183,17 +181,13 @@ func issueSource(ctx context.Context, q *db.Queries, in Issue) (IssueSource, err
 	}
 	t, err := q.GetTemplate(ctx, db.GetTemplateParams{AccountID: in.AccountID, ID: in.TemplateID})
 	if err != nil {
-		e := notFoundAs(err, "template")
-		if ae, ok := apperr.As(e); ok && ae.Code == apperr.NotFound {
-			ae.Details = []apperr.Detail{{Field: "body.templateId", Message: "names no template of this account and no system template"}}
-		}
-		return IssueSource{}, e
+		return IssueSource{}, notFoundAt(err, "template", "body.templateId", noSuchTemplate)
 	}
 	br, err := q.GetBranding(ctx, in.AccountID)
 	var b Branding
 	if err == nil {
 		b = brandingFrom(br)
-	} else if apperr.CodeOf(mapError(err)) != apperr.NotFound {
+	} else if !errors.Is(err, pgx.ErrNoRows) {
 		return IssueSource{}, err
 	}
 	return IssueSource{
@@ -253,7 +247,7 @@ func fillIssue(c *Certificate, in Issue, src IssueSource) {
 func spendCredit(ctx context.Context, q *db.Queries, accountID uuid.UUID, now time.Time) error {
 	if _, err := q.SpendCredit(ctx, db.SpendCreditParams{AccountID: accountID, Period: monthOf(now)}); err == nil {
 		return nil
-	} else if apperr.CodeOf(mapError(err)) != apperr.NotFound {
+	} else if !errors.Is(err, pgx.ErrNoRows) {
 		return err
 	}
 	c, err := creditsOf(ctx, q, accountID, now)

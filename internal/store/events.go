@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/certhub/credentiald/gen/db"
 	"github.com/certhub/credentiald/internal/apperr"
@@ -50,15 +51,13 @@ type EventFields struct {
 	CertificateValidityDays *int
 }
 
-func (s *Store) templateUsable(ctx context.Context, q *db.Queries, accountID, templateID uuid.UUID) error {
+func (s *Store) templateUsable(ctx context.Context, q *db.Queries, accountID, templateID uuid.UUID, field string) error {
 	ok, err := q.TemplateUsable(ctx, db.TemplateUsableParams{AccountID: accountID, ID: templateID})
 	if err != nil {
-		return err
+		return mapError(err)
 	}
 	if !ok {
-		e := notFound("template")
-		e.Details = []apperr.Detail{{Field: "body.templateId", Message: "names no template of this account and no system template"}}
-		return e
+		return notFoundAt(pgx.ErrNoRows, "template", field, noSuchTemplate)
 	}
 	return nil
 }
@@ -67,7 +66,7 @@ func (s *Store) templateUsable(ctx context.Context, q *db.Queries, accountID, te
 func (s *Store) CreateEvent(ctx context.Context, accountID uuid.UUID, f EventFields) (Event, error) {
 	var row db.Event
 	err := s.WithTx(ctx, func(q *db.Queries) error {
-		if err := s.templateUsable(ctx, q, accountID, f.TemplateID); err != nil {
+		if err := s.templateUsable(ctx, q, accountID, f.TemplateID, "body.templateId"); err != nil {
 			return err
 		}
 		var err error
@@ -108,7 +107,7 @@ func (s *Store) UpdateEvent(ctx context.Context, accountID, id uuid.UUID, f Even
 		if _, err := q.LockEvent(ctx, db.LockEventParams{AccountID: accountID, ID: id}); err != nil {
 			return notFoundAs(err, "event")
 		}
-		if err := s.templateUsable(ctx, q, accountID, f.TemplateID); err != nil {
+		if err := s.templateUsable(ctx, q, accountID, f.TemplateID, "body.templateId"); err != nil {
 			return err
 		}
 		var err error
@@ -157,6 +156,32 @@ func eventFrom(r db.Event) Event {
 		Registration: Registration{Enabled: r.RegistrationEnabled, OpensAt: r.RegistrationOpensAt,
 			ClosesAt: r.RegistrationClosesAt, Capacity: intPtr(r.RegistrationCapacity), Message: r.RegistrationMessage},
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+}
+
+// notFoundAt is notFoundAs with a detail naming the input that pointed at the missing row.
+func notFoundAt(err error, what, field, message string) error {
+	e := notFoundAs(err, what)
+	if ae, ok := apperr.As(e); ok && ae.Code == apperr.NotFound {
+		ae.Details = []apperr.Detail{{Field: field, Message: message}}
+	}
+	return e
+}
+
+const (
+	noSuchEvent    = "names no event of this account"
+	noSuchTemplate = "names no template of this account and no system template"
+)
+
+// RequireEvent answers NOT_FOUND, naming field, unless the account has the event.
+func (s *Store) RequireEvent(ctx context.Context, accountID, eventID uuid.UUID, field string) error {
+	_, err := s.q.GetEvent(ctx, db.GetEventParams{AccountID: accountID, ID: eventID})
+	return notFoundAt(err, "event", field, noSuchEvent)
+}
+
+// RequireTemplate answers NOT_FOUND, naming field, unless the account may use the template
+// (one of its own, or a system template).
+func (s *Store) RequireTemplate(ctx context.Context, accountID, templateID uuid.UUID, field string) error {
+	return s.templateUsable(ctx, s.q, accountID, templateID, field)
 }
 
 // notFoundAs maps a missing row to NOT_FOUND naming what was looked for.

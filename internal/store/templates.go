@@ -42,12 +42,6 @@ type NewTemplate struct {
 	Layout      json.RawMessage
 }
 
-// CreateTemplate stores a template and returns its id.
-func (s *Store) CreateTemplate(ctx context.Context, t NewTemplate) (uuid.UUID, error) {
-	row, err := s.InsertTemplate(ctx, t)
-	return row.ID, err
-}
-
 // InsertTemplate stores a template and returns it.
 func (s *Store) InsertTemplate(ctx context.Context, t NewTemplate) (Template, error) {
 	active := t.Active == nil || *t.Active

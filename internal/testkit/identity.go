@@ -57,13 +57,13 @@ func SignUp(t testing.TB, env *Env) *Account {
 // Template stores a plain template in the account and returns its id.
 func (a *Account) Template(t testing.TB, env *Env) uuid.UUID {
 	t.Helper()
-	id, err := env.Store.CreateTemplate(context.Background(), store.NewTemplate{AccountID: &a.ID, Name: "Plain",
+	tmpl, err := env.Store.InsertTemplate(context.Background(), store.NewTemplate{AccountID: &a.ID, Name: "Plain",
 		PageSize: "A4", Orientation: "landscape",
 		Layout: json.RawMessage(`{"rows":[{"height":40,"cols":[{"size":12,"content":{"type":"text","text":"{{recipient.fullName}}"}}]}]}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return id
+	return tmpl.ID
 }
 
 // Event creates an event named name through the API and returns its id.
