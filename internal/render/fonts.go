@@ -1,8 +1,11 @@
 package render
 
 import (
+	"bytes"
+	"compress/gzip"
 	"embed"
 	"fmt"
+	"io"
 	"sync"
 	"unicode"
 
@@ -44,9 +47,13 @@ type face struct {
 	style  style
 	data   []byte
 	font   *sfnt.Font
+	// pdf says whether the PDF library may set text in this face. Faces it cannot take (too
+	// large to embed per document, or holding glyphs beyond the Basic Multilingual Plane only)
+	// are drawn into the PDF as images at print resolution.
+	pdf bool
 }
 
-// family is a set of faces; CJK families use one file for every style.
+// family is a set of faces; CJK and symbol families use one file for every style.
 type family struct {
 	name  string
 	faces [4]*face
@@ -55,13 +62,16 @@ type family struct {
 var familyFiles = []struct {
 	name  string
 	files [4]string
+	pdf   bool
 }{
-	{"sans", [4]string{"DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSans-Oblique.ttf", "DejaVuSans-BoldOblique.ttf"}},
-	{"serif", [4]string{"DejaVuSerif.ttf", "DejaVuSerif-Bold.ttf", "DejaVuSerif-Italic.ttf", "DejaVuSerif-BoldItalic.ttf"}},
+	{"sans", [4]string{"DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSans-Oblique.ttf", "DejaVuSans-BoldOblique.ttf"}, true},
+	{"serif", [4]string{"DejaVuSerif.ttf", "DejaVuSerif-Bold.ttf", "DejaVuSerif-Italic.ttf", "DejaVuSerif-BoldItalic.ttf"}, true},
 	// Chinese, and Korean; broad CJK coverage.
-	{"cjk", [4]string{"DroidSansFallbackFull.ttf", "DroidSansFallbackFull.ttf", "DroidSansFallbackFull.ttf", "DroidSansFallbackFull.ttf"}},
+	{"cjk", [4]string{"DroidSansFallbackFull.ttf", "DroidSansFallbackFull.ttf", "DroidSansFallbackFull.ttf", "DroidSansFallbackFull.ttf"}, true},
 	// Japanese forms, for texts that hold kana.
-	{"ja", [4]string{"ipag.ttf", "ipag.ttf", "ipag.ttf", "ipag.ttf"}},
+	{"ja", [4]string{"ipag.ttf", "ipag.ttf", "ipag.ttf", "ipag.ttf"}, true},
+	// Emoji (monochrome outlines), mathematical alphanumerics and other symbols.
+	{"symbols", [4]string{"Symbola.ttf", "Symbola.ttf", "Symbola.ttf", "Symbola.ttf"}, false},
 }
 
 var (
@@ -91,7 +101,7 @@ func loadFonts() (map[string]*family, error) {
 					}
 					parsed[file], data[file] = f, b
 				}
-				fam.faces[st] = &face{family: ff.name, style: style(st), data: data[file], font: parsed[file]}
+				fam.faces[st] = &face{family: ff.name, style: style(st), data: data[file], font: parsed[file], pdf: ff.pdf}
 			}
 			families[ff.name] = fam
 		}
@@ -99,47 +109,57 @@ func loadFonts() (map[string]*family, error) {
 	return families, fontsErr
 }
 
-// covers reports how many of text's runes the face has a glyph for.
-func (f *face) covers(text string, buf *sfnt.Buffer) (covered, total int) {
-	for _, r := range text {
-		if unicode.IsSpace(r) || unicode.IsControl(r) {
-			continue
+// CJK ideographs beyond the Basic Multilingual Plane (Extensions B to F) come from Hanazono
+// Mincho B: 30 MB, kept compressed in the binary and opened the first time a text needs it.
+//
+//go:embed fonts/HanaMinB.ttf.gz
+var hanaMinB []byte
+
+var (
+	extendedOnce sync.Once
+	extendedFace *face
+)
+
+// extendedCJK returns the face for ideographs beyond the BMP, or nil when it cannot be read
+// (the characters then render as a replacement glyph).
+func extendedCJK() *face {
+	extendedOnce.Do(func() {
+		zr, err := gzip.NewReader(bytes.NewReader(hanaMinB))
+		if err != nil {
+			return
 		}
-		total++
-		if i, err := f.font.GlyphIndex(buf, r); err == nil && i != 0 {
-			covered++
+		b, err := io.ReadAll(zr)
+		if err != nil {
+			return
 		}
-	}
-	return covered, total
+		f, err := sfnt.Parse(b)
+		if err != nil {
+			return
+		}
+		extendedFace = &face{family: "cjk-ext", data: b, font: f}
+	})
+	return extendedFace
 }
 
-// chooseFamily picks the family for a text: the preferred one when it has every glyph;
-// otherwise, for Japanese kana the Japanese font, then the broad CJK font; otherwise the
-// family that has the most glyphs. A text always renders in one family, so every character
-// of a name comes out in one consistent face.
-func chooseFamily(fams map[string]*family, preferred string, st style, text string) *face {
-	var buf sfnt.Buffer
-	pref := fams[preferred]
-	if pref == nil {
-		pref = fams["sans"]
+// has reports whether the face has a real glyph (not .notdef) for r.
+func (f *face) has(r rune, buf *sfnt.Buffer) bool {
+	i, err := f.font.GlyphIndex(buf, r)
+	return err == nil && i != 0
+}
+
+// advance returns r's advance width in ems.
+func (f *face) advance(r rune, buf *sfnt.Buffer) float64 {
+	i, err := f.font.GlyphIndex(buf, r)
+	if err != nil {
+		return 0
 	}
-	order := []*family{pref}
-	if hasKana(text) {
-		order = append(order, fams["ja"], fams["cjk"])
-	} else {
-		order = append(order, fams["cjk"], fams["ja"])
+	upem := int(f.font.UnitsPerEm())
+	// One pixel per font unit: the advance comes back in font units.
+	adv, err := f.font.GlyphAdvance(buf, i, fixed.I(upem), font.HintingNone)
+	if err != nil {
+		return 0
 	}
-	best, bestCovered := pref.faces[st], -1
-	for _, fam := range order {
-		c, total := fam.faces[st].covers(text, &buf)
-		if c == total {
-			return fam.faces[st]
-		}
-		if c > bestCovered {
-			best, bestCovered = fam.faces[st], c
-		}
-	}
-	return best
+	return float64(adv) / 64 / float64(upem)
 }
 
 func hasKana(text string) bool {
@@ -149,25 +169,4 @@ func hasKana(text string) bool {
 		}
 	}
 	return false
-}
-
-// measure returns the width of text set in f at size points, in millimetres, from the font's
-// advance widths (no kerning, as in the PDF).
-func (f *face) measure(text string, size float64, buf *sfnt.Buffer) float64 {
-	upem := int(f.font.UnitsPerEm())
-	ppem := fixed.I(upem) // one pixel per font unit: advances come back in font units
-	var total fixed.Int26_6
-	for _, r := range text {
-		i, err := f.font.GlyphIndex(buf, r)
-		if err != nil {
-			continue
-		}
-		adv, err := f.font.GlyphAdvance(buf, i, ppem, font.HintingNone)
-		if err != nil {
-			continue
-		}
-		total += adv
-	}
-	em := float64(total) / 64 / float64(upem)
-	return em * size * 25.4 / 72
 }

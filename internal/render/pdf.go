@@ -26,7 +26,16 @@ import (
 const backgroundDPI = 150
 
 // PDF renders the template filled with d as a one-page PDF.
-func PDF(t Template, d Data) ([]byte, error) {
+//
+// Text reaches the PDF library only as runs of characters in the Basic Multilingual Plane, in
+// faces it embeds (see runs); the rest is drawn as images. A panic inside the library is still
+// turned into an error, so that no document can stop the process.
+func PDF(t Template, d Data) (pdf []byte, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			pdf, err = nil, fmt.Errorf("render: pdf library panicked: %v", v)
+		}
+	}()
 	p, err := t.plan(&d)
 	if err != nil {
 		return nil, err
@@ -54,7 +63,7 @@ func PDF(t Template, d Data) ([]byte, error) {
 		WithDisableAutoPageBreak(true).
 		WithCreationDate(created.UTC()).
 		WithCreator("credentiald", false).
-		WithTitle(d.Event.Name, true)
+		WithTitle(bmpOnly(d.Event.Name), true)
 	if t.Page.Width > t.Page.Height {
 		b = b.WithOrientation(orientation.Horizontal)
 	}
@@ -71,7 +80,11 @@ func PDF(t Template, d Data) ([]byte, error) {
 		cols := []core.Col{col.New(p.marginUnits)}
 		used := p.marginUnits
 		for _, c := range r.cols {
-			cols = append(cols, pdfCol(c, r.height))
+			pc, err := pdfCol(c, r.height)
+			if err != nil {
+				return nil, err
+			}
+			cols = append(cols, pc)
 			used += c.units
 		}
 		if rest := gridUnits - used; rest > 0 {
@@ -86,14 +99,26 @@ func PDF(t Template, d Data) ([]byte, error) {
 	return doc.GetBytes(), nil
 }
 
-func pdfCol(c plannedCol, height float64) core.Col {
+func pdfCol(c plannedCol, height float64) (core.Col, error) {
 	out := col.New(c.units)
 	for _, it := range c.items {
 		switch it := it.(type) {
 		case textLine:
 			sizeMM := it.size * 25.4 / 72
-			out.Add(text.New(it.text, props.Text{Family: it.face.family, Style: pdfStyle(it.face.style), Size: it.size,
-				Top: it.baseline - sizeMM, Left: padding, Right: padding, Align: pdfAlign(it.align), Color: pdfColor(it.color)}))
+			x := it.x(c.width)
+			for _, r := range it.runs {
+				if r.raster {
+					img, dx, dy, w, h, err := rasterRun(r, it.size, it.color)
+					if err != nil {
+						return nil, fmt.Errorf("render: text image: %w", err)
+					}
+					out.Add(image.NewFromBytes(img, extension.Png, rectFor(x+r.offset+dx, it.baseline+dy, w, h, c.width, height)))
+					continue
+				}
+				// Left-aligned at the run's own position: the line's alignment is already in x.
+				out.Add(text.New(bmpOnly(r.text), props.Text{Family: r.face.family, Style: pdfStyle(r.face.style), Size: it.size,
+					Top: it.baseline - sizeMM, Left: x + r.offset, Align: align.Left, Color: pdfColor(it.color)}))
+			}
 		case imageItem:
 			out.Add(image.NewFromBytes(it.asset.png, extension.Png, rectFor(it.x, it.y, it.w, it.h, c.width, height)))
 		case qrItem:
@@ -103,7 +128,7 @@ func pdfCol(c plannedCol, height float64) core.Col {
 				OffsetPercent: it.y / height * 100, SizePercent: it.widthPercent}))
 		}
 	}
-	return out
+	return out, nil
 }
 
 // rectFor expresses a box as maroto's Rect: maroto scales an image to Percent of its cell
@@ -126,16 +151,6 @@ func pdfStyle(s style) fontstyle.Type {
 		return fontstyle.BoldItalic
 	}
 	return fontstyle.Normal
-}
-
-func pdfAlign(a string) align.Type {
-	switch a {
-	case "left":
-		return align.Left
-	case "right":
-		return align.Right
-	}
-	return align.Center
 }
 
 func pdfColor(c color.RGBA) *props.Color {

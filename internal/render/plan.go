@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	"golang.org/x/image/font/sfnt"
 )
 
 // The plan places everything in millimetres, relative to its cell; the PDF and the PNG
@@ -48,13 +46,23 @@ type plannedCol struct {
 }
 
 type textLine struct {
-	face     *face
+	runs     []run
 	size     float64 // pt
 	color    color.RGBA
 	align    string
-	text     string
 	baseline float64 // mm below the cell's top
 	width    float64 // mm, measured
+}
+
+// x returns where the line starts, in mm from the left edge of a cell cellWidth wide.
+func (l textLine) x(cellWidth float64) float64 {
+	switch l.align {
+	case "center":
+		return (cellWidth - l.width) / 2
+	case "right":
+		return cellWidth - padding - l.width
+	}
+	return padding
 }
 
 type imageItem struct {
@@ -177,18 +185,21 @@ func (p *plan) text(pc *plannedCol, top, height float64, s, preferred string, st
 	if preferred != "serif" {
 		preferred = "sans"
 	}
-	f := chooseFamily(fams, preferred, st, s)
-	p.faces[f] = true
-	var buf sfnt.Buffer
+	fb := newFallback(fams, preferred, st, s)
 	width := pc.width - 2*padding
-	lines := wrap(s, width, func(t string) float64 { return f.measure(t, size, &buf) })
+	lines := wrap(s, width, func(t string) float64 { return fb.measure(t, size) })
 	sizeMM := size * 25.4 / 72
 	lh := sizeMM * lineSpacing
 	blockTop := top + (height-float64(len(lines))*lh)/2
 	for i, line := range lines {
-		w := f.measure(line, size, &buf)
+		runs, w := fb.runs(line, size)
+		for _, r := range runs {
+			if !r.raster {
+				p.faces[r.face] = true
+			}
+		}
 		baseline := blockTop + float64(i)*lh + (lh-sizeMM)/2 + sizeMM*0.8
-		pc.items = append(pc.items, textLine{face: f, size: size, color: col, align: align, text: line, baseline: baseline, width: w})
+		pc.items = append(pc.items, textLine{runs: runs, size: size, color: col, align: align, baseline: baseline, width: w})
 	}
 }
 

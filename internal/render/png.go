@@ -61,24 +61,20 @@ func Image(t Template, d Data, dpi float64) (*image.RGBA, error) {
 			for _, it := range c.items {
 				switch it := it.(type) {
 				case textLine:
-					k := faceKey{it.face, it.size}
-					ff := faces[k]
-					if ff == nil {
-						if ff, err = opentype.NewFace(it.face.font, &opentype.FaceOptions{Size: it.size, DPI: dpi, Hinting: font.HintingNone}); err != nil {
-							return nil, err
+					x := c.x + it.x(c.width)
+					for _, run := range it.runs {
+						k := faceKey{run.face, it.size}
+						ff := faces[k]
+						if ff == nil {
+							if ff, err = opentype.NewFace(run.face.font, &opentype.FaceOptions{Size: it.size, DPI: dpi, Hinting: font.HintingNone}); err != nil {
+								return nil, err
+							}
+							faces[k] = ff
 						}
-						faces[k] = ff
+						dr := font.Drawer{Dst: img, Src: image.NewUniform(it.color), Face: ff,
+							Dot: fixed.Point26_6{X: fixed.Int26_6(px(x+run.offset) * 64), Y: fixed.Int26_6(px(r.y+it.baseline) * 64)}}
+						dr.DrawString(run.text)
 					}
-					x := c.x + padding
-					switch it.align {
-					case "center":
-						x = c.x + (c.width-it.width)/2
-					case "right":
-						x = c.x + c.width - padding - it.width
-					}
-					dr := font.Drawer{Dst: img, Src: image.NewUniform(it.color), Face: ff,
-						Dot: fixed.Point26_6{X: fixed.Int26_6(px(x) * 64), Y: fixed.Int26_6(px(r.y+it.baseline) * 64)}}
-					dr.DrawString(it.text)
 				case imageItem:
 					dst := image.Rect(int(px(c.x+it.x)), int(px(r.y+it.y)), int(px(c.x+it.x+it.w)), int(px(r.y+it.y+it.h)))
 					draw.CatmullRom.Scale(img, dst, it.asset.img, it.asset.img.Bounds(), draw.Over, nil)

@@ -5,11 +5,10 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"math"
 	"strings"
 	"testing"
 	"time"
-
-	"golang.org/x/image/font/sfnt"
 
 	"github.com/certhub/credentiald/internal/testkit/pdftext"
 )
@@ -55,14 +54,13 @@ func pdfText(t *testing.T, b []byte) string {
 	return text
 }
 
-// Every name renders as itself: the text comes back out of the PDF, and the face chosen for it
-// has a real glyph (not .notdef) for every character.
+// Every name renders as itself: the text comes back out of the PDF, and each character is set
+// in a face that has a real glyph for it (no replacement glyph).
 func TestNamesInEveryScriptRenderAsThemselves(t *testing.T) {
 	fams, err := loadFonts()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var buf sfnt.Buffer
 	for _, n := range names {
 		full := n.FirstName + " " + n.LastName
 		t.Run(full, func(t *testing.T) {
@@ -74,24 +72,141 @@ func TestNamesInEveryScriptRenderAsThemselves(t *testing.T) {
 			if !strings.Contains(strings.ReplaceAll(text, " ", ""), strings.ReplaceAll(full, " ", "")) {
 				t.Fatalf("the PDF's text does not hold %q:\n%s", full, text)
 			}
-			f := chooseFamily(fams, "sans", regular, full)
-			if c, total := f.covers(full, &buf); c != total {
-				t.Fatalf("%s covers %d of %d characters", f.family, c, total)
+			runs, _ := newFallback(fams, "sans", regular, full).runs(full, 12)
+			for _, r := range runs {
+				if strings.ContainsRune(r.text, replacement) || r.raster {
+					t.Fatalf("run %q in %s: replaced or drawn as an image", r.text, r.face.family)
+				}
 			}
 		})
 	}
 }
 
-func TestTheFontFollowsTheScript(t *testing.T) {
+// Each part of a text is set in the face made for its script: a name that mixes scripts is
+// not set in one face throughout.
+func TestTheFontFollowsTheScriptRunByRun(t *testing.T) {
 	fams, _ := loadFonts()
-	for text, want := range map[string]string{"José Müller": "sans", "Дмитрий": "sans", "Αλέξανδρος": "sans",
-		"李小龙": "cjk", "山田太郎": "cjk", "やまだ たろう": "ja", "ヤマダ": "ja"} {
-		if got := chooseFamily(fams, "sans", regular, text).family; got != want {
-			t.Errorf("%s: %s, want %s", text, got, want)
+	for _, tc := range []struct {
+		text      string
+		preferred string
+		want      []string // family:text of each run
+	}{
+		{"José Müller", "sans", []string{"sans:José Müller"}},
+		{"Дмитрий Αλέξανδρος", "sans", []string{"sans:Дмитрий Αλέξανδρος"}},
+		{"Łukasz Żółć", "serif", []string{"serif:Łukasz Żółć"}},
+		{"李小龙", "sans", []string{"cjk:李小龙"}},
+		{"やまだ たろう", "sans", []string{"ja:やまだ たろう"}},
+		{"Jürgen 鈴木", "sans", []string{"sans:Jürgen ", "cjk:鈴木"}},
+		{"山田 さくら Sakura", "serif", []string{"ja:山田 さくら ", "serif:Sakura"}},
+		{"Ana 😀 Lima", "sans", []string{"sans:Ana ", "sans:😀", "sans: Lima"}},
+		{"𝓐lice", "sans", []string{"symbols:𝓐", "sans:lice"}},
+		{"𠀀田", "sans", []string{"cjk-ext:𠀀", "cjk:田"}},
+		{"Zoë\u200d\ufe0f", "sans", []string{"sans:Zoë"}},
+		{"👍🏽 Bo", "sans", []string{"symbols:👍 ", "sans:Bo"}},
+		{"🥰 Ann", "sans", []string{"sans:\ufffd Ann"}},
+	} {
+		runs, width := newFallback(fams, tc.preferred, regular, tc.text).runs(tc.text, 12)
+		var got []string
+		sum := 0.0
+		for _, r := range runs {
+			got = append(got, r.face.family+":"+r.text)
+			if math.Abs(r.offset-sum) > 1e-9 {
+				t.Errorf("%q: run %q starts at %.2f, want %.2f", tc.text, r.text, r.offset, sum)
+			}
+			sum += r.width
+			if wantRaster := !r.face.pdf || strings.ContainsFunc(r.text, func(c rune) bool { return c > 0xFFFF }); r.raster != wantRaster {
+				t.Errorf("%q: run %q raster=%v", tc.text, r.text, r.raster)
+			}
+		}
+		if strings.Join(got, "|") != strings.Join(tc.want, "|") {
+			t.Errorf("%q: runs %q, want %q", tc.text, got, tc.want)
+		}
+		if width <= 0 || math.Abs(width-sum) > 1e-9 {
+			t.Errorf("%q: width %.2f, runs add up to %.2f", tc.text, width, sum)
 		}
 	}
-	if got := chooseFamily(fams, "serif", bold, "Łukasz Żółć").family; got != "serif" {
-		t.Errorf("serif Polish: %s", got)
+}
+
+// Characters beyond the Basic Multilingual Plane (emoji, mathematical alphanumerics, CJK
+// Extension B) used to panic inside the PDF library. They render: the PDF holds the rest of
+// the name as text and the characters as images, and the PNG shows them.
+func TestCharactersBeyondTheBMPRender(t *testing.T) {
+	for _, n := range []Recipient{
+		{FirstName: "Ana 😀", LastName: "Lima"},
+		{FirstName: "𝓐lice", LastName: "𝓑rown"},
+		{FirstName: "𠀀𠮷", LastName: "田中"},
+		{FirstName: "Jürgen", LastName: "鈴木 👍🏽"},
+		{FirstName: "😀", LastName: "🥰"},
+	} {
+		full := n.FirstName + " " + n.LastName
+		t.Run(full, func(t *testing.T) {
+			d := sample(n)
+			d.Event.Name = "Go 😀 Conference 𠀀" // the PDF's metadata title takes the same guard
+			b, err := PDF(plainTemplate(), d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := strings.ReplaceAll(pdfText(t, b), " ", "")
+			for _, r := range full {
+				if r <= 0xFFFF && r != ' ' && !strings.ContainsRune(text, r) {
+					t.Fatalf("the PDF's text lacks %q of %q:\n%s", r, full, text)
+				}
+			}
+			if imgs := bytes.Count(b, []byte("/Subtype /Image")); imgs < 2 {
+				t.Fatalf("the PDF holds %d images; the background and the name's image were expected", imgs)
+			}
+
+			pb, err := PNG(plainTemplate(), d, 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			img, _ := png.Decode(bytes.NewReader(pb))
+			// The same name without its characters beyond the BMP.
+			strip := func(s string) string {
+				return strings.Map(func(r rune) rune {
+					if r > 0xFFFF {
+						return ' '
+					}
+					return r
+				}, s)
+			}
+			missing := Recipient{FirstName: strip(n.FirstName), LastName: strip(n.LastName)}
+			mb, _ := PNG(plainTemplate(), sample(missing), 100)
+			mimg, _ := png.Decode(bytes.NewReader(mb))
+			band := image.Rect(0, 177, 1169, 295)
+			if ink(img, band) <= ink(mimg, band) {
+				t.Fatalf("the PNG has no more ink with the characters (%d) than without (%d)", ink(img, band), ink(mimg, band))
+			}
+		})
+	}
+}
+
+// An image drawn for a run holds the run's glyphs.
+func TestRasterRunsHoldTheirGlyphs(t *testing.T) {
+	fams, _ := loadFonts()
+	runs, _ := newFallback(fams, "sans", bold, "𝓐").runs("𝓐", 28)
+	b, _, dy, w, h, err := rasterRun(runs[0], 28, color.RGBA{0x1f, 0x2a, 0x44, 255})
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dy >= 0 || w <= runs[0].width || h <= 0 {
+		t.Fatalf("placement: dy %.2f, %.2f x %.2f mm for a run %.2f mm wide", dy, w, h, runs[0].width)
+	}
+	opaque := 0
+	bounds := img.Bounds()
+	for y := bounds.Min.Y; y < bounds.Max.Y; y++ {
+		for x := bounds.Min.X; x < bounds.Max.X; x++ {
+			if _, _, _, a := img.At(x, y).RGBA(); a > 0x8000 {
+				opaque++
+			}
+		}
+	}
+	if opaque < 2000 {
+		t.Fatalf("the image of %q has %d opaque pixels", "𝓐", opaque)
 	}
 }
 
