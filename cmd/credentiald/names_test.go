@@ -51,7 +51,7 @@ func TestNamesBeyondTheBMPAreIssuedAndEmailedWithoutStoppingTheServer(t *testing
 		t.Fatalf("import: %d %s", res.StatusCode, res.Body)
 	}
 	var list struct{ Data []struct{ ID, Email string } }
-	c.Get("/api/v1/events/" + ev.Data.ID + "/attendees?pageSize=100").JSON(t, &list)
+	c.Get("/api/v1/events/"+ev.Data.ID+"/attendees?pageSize=100").JSON(t, &list)
 	for _, a := range list.Data {
 		if a.Email == "zoe@example.org" {
 			attendees = append(attendees, a.ID)
