@@ -178,20 +178,23 @@ func (fb *fallback) measure(s string, size float64) float64 {
 	return x
 }
 
-// bmpOnly replaces every character above U+FFFF with the replacement glyph: for strings handed
-// to the PDF library outside the runs (the document's metadata).
+// bmpOnly replaces every character above U+FFFF, and every byte that is not UTF-8, with the
+// replacement glyph: for strings handed to the PDF library, whose UTF-16 conversion reads past
+// the end of a string on a malformed sequence.
 func bmpOnly(s string) string {
+	clean := utf8.ValidString(s)
 	for _, r := range s {
-		if r > 0xFFFF {
-			out := make([]rune, 0, utf8.RuneCountInString(s))
-			for _, r := range s {
-				if r > 0xFFFF {
-					r = replacement
-				}
-				out = append(out, r)
-			}
-			return string(out)
-		}
+		clean = clean && r <= 0xFFFF
 	}
-	return s
+	if clean {
+		return s
+	}
+	out := make([]rune, 0, len(s))
+	for _, r := range s { // ranging turns a malformed byte into U+FFFD
+		if r > 0xFFFF {
+			r = replacement
+		}
+		out = append(out, r)
+	}
+	return string(out)
 }
