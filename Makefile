@@ -43,7 +43,7 @@ generate: ## Regenerate gen/ from openapi/v1.json (oapi-codegen) and db/ (sqlc)
 	$(GO) run github.com/sqlc-dev/sqlc/cmd/sqlc generate
 
 lint: ## Lint the OpenAPI document, the SQL and the Go code
-	$(REDOCLY) lint --format=stylish openapi/v1.json
+	$(REDOCLY) lint --config redocly.yaml --format=stylish openapi/v1.json
 	$(GO) run github.com/sqlc-dev/sqlc/cmd/sqlc vet
 	$(GO) vet ./...
 
