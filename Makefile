@@ -3,9 +3,14 @@ GO          ?= go
 REDOCLY     ?= npx --yes @redocly/cli@2.77.0
 PG_TEST_DIR ?= .data/postgres-test
 COVERAGE_DIR = .data/contract-coverage
+# oasdiff lives in a module of its own (internal/tools/oasdiff): see the comment in its go.mod.
+OASDIFF     = $(GO) -C internal/tools/oasdiff run github.com/oasdiff/oasdiff
+CONTRACT_RELEASED = openapi/released/v1.json
+CONTRACT_BASE     ?= $(CONTRACT_RELEASED)
+CONTRACT_REVISION ?= openapi/v1.json
 
 .DEFAULT_GOAL := help
-.PHONY: help run build test bench generate lint check contract-coverage docs clean
+.PHONY: help run build test bench generate lint check contract-gate release-contract contract-coverage docs clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -47,9 +52,20 @@ lint: ## Lint the OpenAPI document, the SQL and the Go code
 	$(GO) run github.com/sqlc-dev/sqlc/cmd/sqlc vet
 	$(GO) vet ./...
 
-check: generate lint ## Regenerate, lint, and fail if anything differs from what is committed
+contract-gate: ## Fail on any breaking change of openapi/v1.json against the released snapshot (oasdiff)
+	@$(OASDIFF) breaking --fail-on ERR --color never --allow-external-refs=false \
+		$(abspath $(CONTRACT_BASE)) $(abspath $(CONTRACT_REVISION)) || { \
+		echo "contract-gate: refused $(CONTRACT_REVISION) against $(CONTRACT_BASE) (oasdiff says why above)."; \
+		echo "A deliberate break: run 'make release-contract' and commit the snapshot in the same commit."; \
+		exit 1; }
+
+release-contract: ## Take openapi/v1.json as the released contract the gate compares with (commit the snapshot)
+	cp openapi/v1.json $(CONTRACT_RELEASED)
+
+check: generate lint contract-gate ## Regenerate, lint, and fail if anything differs from what is committed
 	@test -z "$$(gofmt -l cmd internal openapi db gen)" || { echo "gofmt needed:"; gofmt -l cmd internal openapi db gen; exit 1; }
-	@$(GO) mod tidy && git diff --exit-code -- go.mod go.sum || { echo "go.mod/go.sum are not tidy"; exit 1; }
+	@$(GO) mod tidy && $(GO) -C internal/tools/oasdiff mod tidy && \
+		git diff --exit-code -- go.mod go.sum internal/tools/oasdiff/go.mod internal/tools/oasdiff/go.sum || { echo "go.mod/go.sum are not tidy"; exit 1; }
 	@git diff --exit-code --stat -- gen openapi db || { echo "generated code differs from what is committed: run make generate and commit"; exit 1; }
 	@test -z "$$(git ls-files --others --exclude-standard gen)" || { echo "untracked generated files:"; git ls-files --others --exclude-standard gen; exit 1; }
 	@echo "check: ok"
