@@ -8,9 +8,10 @@ OASDIFF     = $(GO) -C internal/tools/oasdiff run github.com/oasdiff/oasdiff
 CONTRACT_RELEASED = openapi/released/v1.json
 CONTRACT_BASE     ?= $(CONTRACT_RELEASED)
 CONTRACT_REVISION ?= openapi/v1.json
+CLIENT_TS   = test/client-ts
 
 .DEFAULT_GOAL := help
-.PHONY: help run build test bench generate lint check contract-gate release-contract contract-coverage docs clean
+.PHONY: help run build test bench generate lint check contract-gate release-contract client-ts contract-coverage docs clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -62,7 +63,14 @@ contract-gate: ## Fail on any breaking change of openapi/v1.json against the rel
 release-contract: ## Take openapi/v1.json as the released contract the gate compares with (commit the snapshot)
 	cp openapi/v1.json $(CONTRACT_RELEASED)
 
-check: generate lint contract-gate ## Regenerate, lint, and fail if anything differs from what is committed
+client-ts: $(CLIENT_TS)/node_modules/.package-lock.json ## Generate a TypeScript client from the document and compile a program against it (tsc --strict)
+	cd $(CLIENT_TS) && npm run --silent check
+
+# npm ci again whenever the lock file changes (npm writes node_modules/.package-lock.json).
+$(CLIENT_TS)/node_modules/.package-lock.json: $(CLIENT_TS)/package-lock.json
+	cd $(CLIENT_TS) && npm ci --no-audit --no-fund
+
+check: generate lint contract-gate client-ts ## Regenerate, lint, and fail if anything differs from what is committed
 	@test -z "$$(gofmt -l cmd internal openapi db gen)" || { echo "gofmt needed:"; gofmt -l cmd internal openapi db gen; exit 1; }
 	@$(GO) mod tidy && $(GO) -C internal/tools/oasdiff mod tidy && \
 		git diff --exit-code -- go.mod go.sum internal/tools/oasdiff/go.mod internal/tools/oasdiff/go.sum || { echo "go.mod/go.sum are not tidy"; exit 1; }
