@@ -3,9 +3,15 @@ GO          ?= go
 REDOCLY     ?= npx --yes @redocly/cli@2.77.0
 PG_TEST_DIR ?= .data/postgres-test
 COVERAGE_DIR = .data/contract-coverage
+# oasdiff lives in a module of its own (internal/tools/oasdiff): see the comment in its go.mod.
+OASDIFF     = $(GO) -C internal/tools/oasdiff run github.com/oasdiff/oasdiff
+CONTRACT_RELEASED = openapi/released/v1.json
+CONTRACT_BASE     ?= $(CONTRACT_RELEASED)
+CONTRACT_REVISION ?= openapi/v1.json
+CLIENT_TS   = test/client-ts
 
 .DEFAULT_GOAL := help
-.PHONY: help run build test bench generate lint check contract-coverage docs clean
+.PHONY: help run build test bench generate lint check contract-gate release-contract client-ts contract-coverage docs clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -43,13 +49,31 @@ generate: ## Regenerate gen/ from openapi/v1.json (oapi-codegen) and db/ (sqlc)
 	$(GO) run github.com/sqlc-dev/sqlc/cmd/sqlc generate
 
 lint: ## Lint the OpenAPI document, the SQL and the Go code
-	$(REDOCLY) lint --format=stylish openapi/v1.json
+	$(REDOCLY) lint --config redocly.yaml --format=stylish openapi/v1.json
 	$(GO) run github.com/sqlc-dev/sqlc/cmd/sqlc vet
 	$(GO) vet ./...
 
-check: generate lint ## Regenerate, lint, and fail if anything differs from what is committed
+contract-gate: ## Fail on any breaking change of openapi/v1.json against the released snapshot (oasdiff)
+	@$(OASDIFF) breaking --fail-on ERR --color never --allow-external-refs=false \
+		$(abspath $(CONTRACT_BASE)) $(abspath $(CONTRACT_REVISION)) || { \
+		echo "contract-gate: refused $(CONTRACT_REVISION) against $(CONTRACT_BASE) (oasdiff says why above)."; \
+		echo "A deliberate break: run 'make release-contract' and commit the snapshot in the same commit."; \
+		exit 1; }
+
+release-contract: ## Take openapi/v1.json as the released contract the gate compares with (commit the snapshot)
+	cp openapi/v1.json $(CONTRACT_RELEASED)
+
+client-ts: $(CLIENT_TS)/node_modules/.package-lock.json ## Generate a TypeScript client from the document and compile a program against it (tsc --strict)
+	cd $(CLIENT_TS) && npm run --silent check
+
+# npm ci again whenever the lock file changes (npm writes node_modules/.package-lock.json).
+$(CLIENT_TS)/node_modules/.package-lock.json: $(CLIENT_TS)/package-lock.json
+	cd $(CLIENT_TS) && npm ci --no-audit --no-fund
+
+check: generate lint contract-gate client-ts ## Regenerate, lint, and fail if anything differs from what is committed
 	@test -z "$$(gofmt -l cmd internal openapi db gen)" || { echo "gofmt needed:"; gofmt -l cmd internal openapi db gen; exit 1; }
-	@$(GO) mod tidy && git diff --exit-code -- go.mod go.sum || { echo "go.mod/go.sum are not tidy"; exit 1; }
+	@$(GO) mod tidy && $(GO) -C internal/tools/oasdiff mod tidy && \
+		git diff --exit-code -- go.mod go.sum internal/tools/oasdiff/go.mod internal/tools/oasdiff/go.sum || { echo "go.mod/go.sum are not tidy"; exit 1; }
 	@git diff --exit-code --stat -- gen openapi db || { echo "generated code differs from what is committed: run make generate and commit"; exit 1; }
 	@test -z "$$(git ls-files --others --exclude-standard gen)" || { echo "untracked generated files:"; git ls-files --others --exclude-standard gen; exit 1; }
 	@echo "check: ok"
