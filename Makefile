@@ -11,7 +11,7 @@ CONTRACT_REVISION ?= openapi/v1.json
 CLIENT_TS   = test/client-ts
 
 .DEFAULT_GOAL := help
-.PHONY: help run build test bench generate lint check contract-gate release-contract client-ts contract-coverage docs clean
+.PHONY: help run build test bench fuzz generate lint check contract-gate release-contract client-ts contract-coverage docs clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -33,6 +33,15 @@ test: ## Run every test against a real PostgreSQL (private cluster unless TEST_D
 		exit $$rc; \
 	fi
 	@$(GO) run ./cmd/devtool contract-coverage | head -1
+
+FUZZTIME ?= 3m
+FUZZ_TARGETS = ./internal/render:FuzzRenderAnyText ./internal/attendees:FuzzParseCSV ./internal/httpapi:FuzzRequestBodies
+
+fuzz: ## Fuzz each target for FUZZTIME (default 3m); `make test` runs their seed corpora, and a crasher lands in the package's testdata/fuzz
+	@for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; echo "fuzz $$name ($$pkg) for $(FUZZTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	done
 
 bench: ## Run the benchmarks (speed and memory are measured here, never in tests)
 	@url=$${TEST_DATABASE_URL:-$$($(GO) run ./cmd/devtool pg-start -dir $(PG_TEST_DIR))} && \

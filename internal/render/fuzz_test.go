@@ -13,7 +13,13 @@ func FuzzRenderAnyText(f *testing.F) {
 		"\u202e\u2066x\u2069", "\ufeff\u2028\u2029", "﷽", "𒀱", "\x00\t\r\n", "やまだ 山田 Ли"} {
 		f.Add(s, s, s)
 	}
-	tmpl := plainTemplate()
+	// One row per placeholder family and no background: the fuzzer's time goes to the text.
+	tmpl := Template{Page: PageOf("A4", "landscape"), Layout: Layout{Rows: []Row{
+		{Height: 30, Cols: []Col{{Size: 8, Content: Content{Type: "text", Text: "{{recipient.fullName}}", FontSize: 28, Bold: true, Font: "serif"}},
+			{Size: 4, Content: Content{Type: "text", Text: "{{attendee.metadata.track}} {{event.location}}", FontSize: 9, Align: "right"}}}},
+		{Height: 30, Cols: []Col{{Size: 12, Content: Content{Type: "text", Text: "{{event.name}} · {{issuer.name}}", FontSize: 14, Italic: true}}}},
+		{Height: 40, Cols: []Col{{Size: 6, Content: Content{Type: "signature", Name: "{{issuer.name}}", Title: "{{recipient.firstName}}"}}}},
+	}}}
 	f.Fuzz(func(t *testing.T, name, event, meta string) {
 		d := sample(Recipient{FirstName: name, LastName: meta})
 		d.Event.Name, d.Event.Location, d.IssuerName = event, meta, name

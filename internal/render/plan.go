@@ -5,7 +5,6 @@ import (
 	"image/color"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
 // The plan places everything in millimetres, relative to its cell; the PDF and the PNG
@@ -204,30 +203,30 @@ func (p *plan) text(pc *plannedCol, top, height float64, s, preferred string, st
 }
 
 // wrap breaks s into lines no wider than width: at spaces, and inside words (CJK text has no
-// spaces) only when a word alone is too wide.
+// spaces) only when a word alone is too wide. Widths add up (no kerning), so each word is
+// measured once and a long word is cut in one pass: the time is linear in the text's length,
+// whatever the text.
 func wrap(s string, width float64, measure func(string) float64) []string {
 	var lines []string
+	space := measure(" ")
 	for _, para := range strings.Split(s, "\n") {
-		line := ""
+		line, lineWidth := "", 0.0
 		for _, word := range strings.Fields(para) {
-			candidate := word
-			if line != "" {
-				candidate = line + " " + word
-			}
-			if measure(candidate) <= width || line == "" && measure(word) <= width {
-				line = candidate
+			w := measure(word)
+			if line != "" && lineWidth+space+w <= width {
+				line, lineWidth = line+" "+word, lineWidth+space+w
 				continue
 			}
 			if line != "" {
 				lines = append(lines, line)
-				line = ""
 			}
-			for measure(word) > width && utf8.RuneCountInString(word) > 1 {
-				cut := breakAt(word, width, measure)
-				lines = append(lines, word[:cut])
-				word = word[cut:]
+			if w > width {
+				pieces := breakWord(word, width, measure)
+				lines = append(lines, pieces[:len(pieces)-1]...)
+				word = pieces[len(pieces)-1]
+				w = measure(word)
 			}
-			line = word
+			line, lineWidth = word, w
 		}
 		if line != "" {
 			lines = append(lines, line)
@@ -236,20 +235,20 @@ func wrap(s string, width float64, measure func(string) float64) []string {
 	return lines
 }
 
-func breakAt(word string, width float64, measure func(string) float64) int {
-	cut := 0
+// breakWord cuts a word too wide for width into pieces that fit, each holding at least one
+// character.
+func breakWord(word string, width float64, measure func(string) float64) []string {
+	var pieces []string
+	start, used := 0, 0.0
 	for i, r := range word {
-		end := i + utf8.RuneLen(r)
-		if measure(word[:end]) > width {
-			break
+		w := measure(string(r))
+		if used+w > width && i > start {
+			pieces = append(pieces, word[start:i])
+			start, used = i, 0
 		}
-		cut = end
+		used += w
 	}
-	if cut == 0 {
-		_, n := utf8.DecodeRuneInString(word)
-		cut = n
-	}
-	return cut
+	return append(pieces, word[start:])
 }
 
 // fitImage scales an image into a box keeping its proportions, aligned horizontally and
