@@ -17,16 +17,23 @@ import (
 
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/certificates"
+	"github.com/certhub/credentiald/internal/recovery"
 	"github.com/certhub/credentiald/internal/store"
 )
 
 // MaxSync is the most attendees one synchronous request issues for.
 const MaxSync = 100
 
+// Issuer issues one certificate; the service runs with *certificates.Service.
+type Issuer interface {
+	Generate(ctx context.Context, p certificates.GenerateParams) (store.Certificate, error)
+	Now() time.Time
+}
+
 // Service runs bulk issuance.
 type Service struct {
 	store  *store.Store
-	certs  *certificates.Service
+	certs  Issuer
 	river  *river.Client[pgx.Tx]
 	logger *slog.Logger
 	// RunFor bounds one run of a job; the job then yields and continues in its next run, so
@@ -35,7 +42,7 @@ type Service struct {
 }
 
 // New returns the service with its job-queue client; Start begins working jobs.
-func New(st *store.Store, certs *certificates.Service, logger *slog.Logger) (*Service, error) {
+func New(st *store.Store, certs Issuer, logger *slog.Logger) (*Service, error) {
 	s := &Service{store: st, certs: certs, logger: logger, RunFor: 20 * time.Second}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &worker{s: s})
@@ -178,8 +185,22 @@ const itemBatch = 100
 // Work processes a job's pending attendees. Each issuance records its item in the same
 // transaction; skips and failures are recorded after (they changed nothing). A run that is
 // cancelled or dies leaves the rest pending, and the next run (after a restart, River retries
-// or rescues the job) goes on from there.
+// or rescues the job) goes on from there. A panic fails its attendee's item (see process); one
+// anywhere else fails the job for good: River would retry it, and it would panic again.
 func (w *worker) Work(ctx context.Context, job *river.Job[jobArgs]) error {
+	err := recovery.Run(ctx, w.s.logger, "bulk job panicked", func() error { return w.work(ctx, job) }, "job_id", job.Args.JobID)
+	if !recovery.Is(err) {
+		return err
+	}
+	rec, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if ferr := w.s.store.FinishBulkJob(rec, job.Args.JobID, "failed"); ferr != nil {
+		return errors.Join(err, ferr)
+	}
+	return river.JobCancel(err)
+}
+
+func (w *worker) work(ctx context.Context, job *river.Job[jobArgs]) error {
 	s := w.s
 	j, err := s.store.BulkJobByID(ctx, job.Args.JobID)
 	if err != nil {
@@ -214,14 +235,24 @@ func (w *worker) Work(ctx context.Context, job *river.Job[jobArgs]) error {
 	}
 }
 
+// process issues for one attendee of a job and records the outcome on its item. A panic
+// while issuing (its transaction rolled back) fails the item for good: the same attendee would
+// panic again on every retry.
 func (s *Service) process(ctx context.Context, j store.BulkJob, attendee uuid.UUID) error {
-	_, err := s.certs.Generate(ctx, certificates.GenerateParams{AccountID: j.AccountID, EventID: j.EventID, AttendeeID: attendee,
-		TemplateID: j.TemplateID, SendEmail: j.SendEmail, Draft: j.Draft,
-		Also: func(ctx context.Context, tx *store.Tx, c store.Certificate) error {
-			return s.store.RecordJobItem(ctx, tx, store.JobItemOutcome{JobID: j.ID, AttendeeID: attendee, Outcome: "issued", CertificateID: &c.ID})
-		}})
+	err := recovery.Run(ctx, s.logger, "bulk job panicked while issuing", func() error {
+		_, err := s.certs.Generate(ctx, certificates.GenerateParams{AccountID: j.AccountID, EventID: j.EventID, AttendeeID: attendee,
+			TemplateID: j.TemplateID, SendEmail: j.SendEmail, Draft: j.Draft,
+			Also: func(ctx context.Context, tx *store.Tx, c store.Certificate) error {
+				return s.store.RecordJobItem(ctx, tx, store.JobItemOutcome{JobID: j.ID, AttendeeID: attendee, Outcome: "issued", CertificateID: &c.ID})
+			}})
+		return err
+	}, "job_id", j.ID, "attendee_id", attendee)
 	if err == nil {
 		return nil
+	}
+	if recovery.Is(err) {
+		return s.store.RecordJobItem(ctx, nil, store.JobItemOutcome{JobID: j.ID, AttendeeID: attendee, Outcome: "failed",
+			Code: string(apperr.Internal), Message: "An internal error stopped the issuance for this attendee; it is not retried (the service log has the details)."})
 	}
 	e, ok := apperr.As(err)
 	if !ok || e.Code == apperr.Internal || errors.Is(err, context.Canceled) {
