@@ -76,6 +76,9 @@ type Request struct {
 	AttendeeIDs        []uuid.UUID // nil: every attendee without a valid certificate
 	TemplateID         *uuid.UUID  // nil: the event's
 	SendEmail, Draft   bool
+	// AllowPartial starts a job whose attendees to issue outnumber the credits left: it issues
+	// while they last. Without it such a job is refused (jobs only).
+	AllowPartial bool
 }
 
 // Skipped is an attendee who already held a valid certificate.
@@ -150,18 +153,55 @@ func (s *Service) template(ctx context.Context, r Request) (uuid.UUID, error) {
 	return *r.TemplateID, nil
 }
 
-// CreateJob records a background job for the event and queues it, in one transaction.
+// CreateJob records a background job for the event and queues it, in one transaction. Unless
+// the request allows a partial job, one whose attendees to issue outnumber the credits left is
+// refused with CREDIT_LIMIT before anything is written.
 func (s *Service) CreateJob(ctx context.Context, r Request) (store.BulkJob, error) {
 	tmpl, err := s.template(ctx, r)
 	if err != nil {
 		return store.BulkJob{}, err
 	}
-	return s.store.CreateBulkJob(ctx, store.NewBulkJob{AccountID: r.AccountID, EventID: r.EventID, TemplateID: tmpl,
-		SendEmail: r.SendEmail, Draft: r.Draft, AttendeeIDs: r.AttendeeIDs, Now: s.certs.Now()},
+	now := s.certs.Now()
+	in := store.NewBulkJob{AccountID: r.AccountID, EventID: r.EventID, TemplateID: tmpl,
+		SendEmail: r.SendEmail, Draft: r.Draft, AttendeeIDs: r.AttendeeIDs, Now: now}
+	if !r.Draft && !r.AllowPartial { // drafts use no credit
+		in.Check = func(ctx context.Context, tx *store.Tx, ids []uuid.UUID) error {
+			return creditsSuffice(ctx, tx, in, ids)
+		}
+	}
+	return s.store.CreateBulkJob(ctx, in,
 		func(ctx context.Context, tx pgx.Tx, jobID uuid.UUID) error {
 			_, err := s.river.InsertTx(ctx, tx, jobArgs{JobID: jobID}, nil)
 			return err
 		})
+}
+
+// creditsSuffice refuses a job whose attendees to issue outnumber the credits left this month.
+// Those to issue are the job's attendees of the event without a valid certificate of the
+// template: an attendee who holds one is skipped, an unknown one fails, neither is charged. An
+// unlimited plan is never refused. Credits are spent as the job runs, not reserved here.
+func creditsSuffice(ctx context.Context, tx *store.Tx, in store.NewBulkJob, ids []uuid.UUID) error {
+	c, err := tx.Credits(ctx, in.AccountID, in.Now)
+	if err != nil || c.Remaining == nil {
+		return err
+	}
+	n, err := tx.CountAttendeesToIssue(ctx, in.AccountID, in.EventID, in.TemplateID, ids, in.Now)
+	if err != nil || n <= *c.Remaining {
+		return err
+	}
+	e := apperr.New(apperr.CreditLimit, "This job would issue %s, but %s left this month "+
+		"(the %s plan has %d; they renew on %s). Name fewer attendees, or set allowPartial to issue while credits last.",
+		counted(n, "certificate", "certificates"), counted(*c.Remaining, "credit is", "credits are"), c.Plan, *c.Limit,
+		c.ResetsAt.Format("2 January 2006"))
+	e.Credits = &apperr.Credits{Limit: c.Limit, Used: c.Used, Remaining: c.Remaining, ResetsAt: c.ResetsAt}
+	return e
+}
+
+func counted(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // Job returns a job of an event of the account.
