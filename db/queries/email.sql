@@ -6,17 +6,34 @@ VALUES (@id, @account_id, @kind, sqlc.narg(certificate_id), sqlc.narg(badge_asse
 RETURNING *;
 
 -- ClaimDueEmails takes a batch of due messages for one worker. Claiming counts an attempt and
--- moves next_attempt_at past a lease: if the worker dies, the message is due again after it.
+-- moves next_attempt_at past a lease: if the worker dies, the message is due again after it,
+-- and the lapsed attempt stays counted. A message claimed max_attempts times is never claimed
+-- again (FailLapsedEmails closes it), so a message that stops the process every time it is
+-- sent stops it at most max_attempts times.
 -- name: ClaimDueEmails :many
 UPDATE email_deliveries
 SET attempts = attempts + 1,
-    next_attempt_at = now() + make_interval(secs => @lease_seconds::double precision),
+    next_attempt_at = @leased_until::timestamptz,
     updated_at = now()
 WHERE id IN (
     SELECT id FROM email_deliveries
-    WHERE status = 'queued' AND next_attempt_at <= now()
+    WHERE status = 'queued' AND next_attempt_at <= @now::timestamptz AND attempts < @max_attempts::integer
     ORDER BY next_attempt_at, id
     LIMIT @batch_size
+    FOR UPDATE SKIP LOCKED
+)
+RETURNING *;
+
+-- FailLapsedEmails records as failed the messages whose last allowed attempt lapsed: claimed
+-- max_attempts times, and the lease of the last claim ran out with no outcome recorded (the
+-- worker died or hung while sending). A failure the worker saw never leaves a message here:
+-- it records the message failed once attempts reach the cap.
+-- name: FailLapsedEmails :many
+UPDATE email_deliveries
+SET status = 'failed', last_error = @last_error, updated_at = now()
+WHERE id IN (
+    SELECT id FROM email_deliveries
+    WHERE status = 'queued' AND next_attempt_at <= @now::timestamptz AND attempts >= @max_attempts::integer
     FOR UPDATE SKIP LOCKED
 )
 RETURNING *;

@@ -66,6 +66,37 @@ func (q *Queries) AttendeesWithoutValidCertificate(ctx context.Context, arg Atte
 	return items, nil
 }
 
+const countAttendeesToIssue = `-- name: CountAttendeesToIssue :one
+SELECT count(*) FROM attendees a
+WHERE a.account_id = $1 AND a.event_id = $2 AND a.id = ANY ($3::uuid[]) AND NOT EXISTS (
+    SELECT 1 FROM certificates c
+    WHERE c.attendee_id = a.id AND c.event_id = a.event_id AND c.template_id = $4 AND c.status = 'issued'
+      AND (c.expires_at IS NULL OR c.expires_at > $5::timestamptz))
+`
+
+type CountAttendeesToIssueParams struct {
+	AccountID  uuid.UUID
+	EventID    uuid.UUID
+	Ids        []uuid.UUID
+	TemplateID uuid.UUID
+	Now        time.Time
+}
+
+// CountAttendeesToIssue counts, of the attendees named, those of the event who hold no valid
+// certificate of the template: the ones an issuance would charge a credit for.
+func (q *Queries) CountAttendeesToIssue(ctx context.Context, arg CountAttendeesToIssueParams) (int64, error) {
+	row := q.db.QueryRow(ctx, countAttendeesToIssue,
+		arg.AccountID,
+		arg.EventID,
+		arg.Ids,
+		arg.TemplateID,
+		arg.Now,
+	)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const finishBulkJob = `-- name: FinishBulkJob :exec
 UPDATE bulk_jobs SET status = $1, finished_at = now() WHERE id = $2 AND status IN ('queued', 'running')
 `

@@ -15,27 +15,37 @@ import (
 const claimDueEmails = `-- name: ClaimDueEmails :many
 UPDATE email_deliveries
 SET attempts = attempts + 1,
-    next_attempt_at = now() + make_interval(secs => $1::double precision),
+    next_attempt_at = $1::timestamptz,
     updated_at = now()
 WHERE id IN (
     SELECT id FROM email_deliveries
-    WHERE status = 'queued' AND next_attempt_at <= now()
+    WHERE status = 'queued' AND next_attempt_at <= $2::timestamptz AND attempts < $3::integer
     ORDER BY next_attempt_at, id
-    LIMIT $2
+    LIMIT $4
     FOR UPDATE SKIP LOCKED
 )
 RETURNING id, account_id, kind, certificate_id, badge_assertion_id, to_address, subject, body_text, status, attempts, last_error, next_attempt_at, sent_at, created_at, to_name, from_name, reply_to, updated_at
 `
 
 type ClaimDueEmailsParams struct {
-	LeaseSeconds float64
-	BatchSize    int32
+	LeasedUntil time.Time
+	Now         time.Time
+	MaxAttempts int32
+	BatchSize   int32
 }
 
 // ClaimDueEmails takes a batch of due messages for one worker. Claiming counts an attempt and
-// moves next_attempt_at past a lease: if the worker dies, the message is due again after it.
+// moves next_attempt_at past a lease: if the worker dies, the message is due again after it,
+// and the lapsed attempt stays counted. A message claimed max_attempts times is never claimed
+// again (FailLapsedEmails closes it), so a message that stops the process every time it is
+// sent stops it at most max_attempts times.
 func (q *Queries) ClaimDueEmails(ctx context.Context, arg ClaimDueEmailsParams) ([]EmailDelivery, error) {
-	rows, err := q.db.Query(ctx, claimDueEmails, arg.LeaseSeconds, arg.BatchSize)
+	rows, err := q.db.Query(ctx, claimDueEmails,
+		arg.LeasedUntil,
+		arg.Now,
+		arg.MaxAttempts,
+		arg.BatchSize,
+	)
 	if err != nil {
 		return nil, err
 	}
@@ -158,6 +168,66 @@ func (q *Queries) EnqueueEmail(ctx context.Context, arg EnqueueEmailParams) (Ema
 		&i.UpdatedAt,
 	)
 	return i, err
+}
+
+const failLapsedEmails = `-- name: FailLapsedEmails :many
+UPDATE email_deliveries
+SET status = 'failed', last_error = $1, updated_at = now()
+WHERE id IN (
+    SELECT id FROM email_deliveries
+    WHERE status = 'queued' AND next_attempt_at <= $2::timestamptz AND attempts >= $3::integer
+    FOR UPDATE SKIP LOCKED
+)
+RETURNING id, account_id, kind, certificate_id, badge_assertion_id, to_address, subject, body_text, status, attempts, last_error, next_attempt_at, sent_at, created_at, to_name, from_name, reply_to, updated_at
+`
+
+type FailLapsedEmailsParams struct {
+	LastError   *string
+	Now         time.Time
+	MaxAttempts int32
+}
+
+// FailLapsedEmails records as failed the messages whose last allowed attempt lapsed: claimed
+// max_attempts times, and the lease of the last claim ran out with no outcome recorded (the
+// worker died or hung while sending). A failure the worker saw never leaves a message here:
+// it records the message failed once attempts reach the cap.
+func (q *Queries) FailLapsedEmails(ctx context.Context, arg FailLapsedEmailsParams) ([]EmailDelivery, error) {
+	rows, err := q.db.Query(ctx, failLapsedEmails, arg.LastError, arg.Now, arg.MaxAttempts)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []EmailDelivery
+	for rows.Next() {
+		var i EmailDelivery
+		if err := rows.Scan(
+			&i.ID,
+			&i.AccountID,
+			&i.Kind,
+			&i.CertificateID,
+			&i.BadgeAssertionID,
+			&i.ToAddress,
+			&i.Subject,
+			&i.BodyText,
+			&i.Status,
+			&i.Attempts,
+			&i.LastError,
+			&i.NextAttemptAt,
+			&i.SentAt,
+			&i.CreatedAt,
+			&i.ToName,
+			&i.FromName,
+			&i.ReplyTo,
+			&i.UpdatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const getCertificateByID = `-- name: GetCertificateByID :one

@@ -105,7 +105,7 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 	}
 	svc.Email = &email.Worker{Store: st, Sender: sender, Logger: logger,
 		Composer: email.Composer{From: from, Domain: cfg.SiteURL.Hostname()},
-		Prepare:  svc.Certificates.PrepareEmail}
+		Prepare:  svc.Certificates.PrepareEmail, Now: o.Now}
 	svc.Certificates.SetKick(svc.Email.Kick)
 	if svc.Bulk, err = bulk.New(st, svc.Certificates, logger); err != nil {
 		svc.Close()

@@ -17,16 +17,23 @@ import (
 
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/certificates"
+	"github.com/certhub/credentiald/internal/recovery"
 	"github.com/certhub/credentiald/internal/store"
 )
 
 // MaxSync is the most attendees one synchronous request issues for.
 const MaxSync = 100
 
+// Issuer issues one certificate; the service runs with *certificates.Service.
+type Issuer interface {
+	Generate(ctx context.Context, p certificates.GenerateParams) (store.Certificate, error)
+	Now() time.Time
+}
+
 // Service runs bulk issuance.
 type Service struct {
 	store  *store.Store
-	certs  *certificates.Service
+	certs  Issuer
 	river  *river.Client[pgx.Tx]
 	logger *slog.Logger
 	// RunFor bounds one run of a job; the job then yields and continues in its next run, so
@@ -35,7 +42,7 @@ type Service struct {
 }
 
 // New returns the service with its job-queue client; Start begins working jobs.
-func New(st *store.Store, certs *certificates.Service, logger *slog.Logger) (*Service, error) {
+func New(st *store.Store, certs Issuer, logger *slog.Logger) (*Service, error) {
 	s := &Service{store: st, certs: certs, logger: logger, RunFor: 20 * time.Second}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &worker{s: s})
@@ -69,6 +76,9 @@ type Request struct {
 	AttendeeIDs        []uuid.UUID // nil: every attendee without a valid certificate
 	TemplateID         *uuid.UUID  // nil: the event's
 	SendEmail, Draft   bool
+	// AllowPartial starts a job whose attendees to issue outnumber the credits left: it issues
+	// while they last. Without it such a job is refused (jobs only).
+	AllowPartial bool
 }
 
 // Skipped is an attendee who already held a valid certificate.
@@ -143,18 +153,55 @@ func (s *Service) template(ctx context.Context, r Request) (uuid.UUID, error) {
 	return *r.TemplateID, nil
 }
 
-// CreateJob records a background job for the event and queues it, in one transaction.
+// CreateJob records a background job for the event and queues it, in one transaction. Unless
+// the request allows a partial job, one whose attendees to issue outnumber the credits left is
+// refused with CREDIT_LIMIT before anything is written.
 func (s *Service) CreateJob(ctx context.Context, r Request) (store.BulkJob, error) {
 	tmpl, err := s.template(ctx, r)
 	if err != nil {
 		return store.BulkJob{}, err
 	}
-	return s.store.CreateBulkJob(ctx, store.NewBulkJob{AccountID: r.AccountID, EventID: r.EventID, TemplateID: tmpl,
-		SendEmail: r.SendEmail, Draft: r.Draft, AttendeeIDs: r.AttendeeIDs, Now: s.certs.Now()},
+	now := s.certs.Now()
+	in := store.NewBulkJob{AccountID: r.AccountID, EventID: r.EventID, TemplateID: tmpl,
+		SendEmail: r.SendEmail, Draft: r.Draft, AttendeeIDs: r.AttendeeIDs, Now: now}
+	if !r.Draft && !r.AllowPartial { // drafts use no credit
+		in.Check = func(ctx context.Context, tx *store.Tx, ids []uuid.UUID) error {
+			return creditsSuffice(ctx, tx, in, ids)
+		}
+	}
+	return s.store.CreateBulkJob(ctx, in,
 		func(ctx context.Context, tx pgx.Tx, jobID uuid.UUID) error {
 			_, err := s.river.InsertTx(ctx, tx, jobArgs{JobID: jobID}, nil)
 			return err
 		})
+}
+
+// creditsSuffice refuses a job whose attendees to issue outnumber the credits left this month.
+// Those to issue are the job's attendees of the event without a valid certificate of the
+// template: an attendee who holds one is skipped, an unknown one fails, neither is charged. An
+// unlimited plan is never refused. Credits are spent as the job runs, not reserved here.
+func creditsSuffice(ctx context.Context, tx *store.Tx, in store.NewBulkJob, ids []uuid.UUID) error {
+	c, err := tx.Credits(ctx, in.AccountID, in.Now)
+	if err != nil || c.Remaining == nil {
+		return err
+	}
+	n, err := tx.CountAttendeesToIssue(ctx, in.AccountID, in.EventID, in.TemplateID, ids, in.Now)
+	if err != nil || n <= *c.Remaining {
+		return err
+	}
+	e := apperr.New(apperr.CreditLimit, "This job would issue %s, but %s left this month "+
+		"(the %s plan has %d; they renew on %s). Name fewer attendees, or set allowPartial to issue while credits last.",
+		counted(n, "certificate", "certificates"), counted(*c.Remaining, "credit is", "credits are"), c.Plan, *c.Limit,
+		c.ResetsAt.Format("2 January 2006"))
+	e.Credits = &apperr.Credits{Limit: c.Limit, Used: c.Used, Remaining: c.Remaining, ResetsAt: c.ResetsAt}
+	return e
+}
+
+func counted(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // Job returns a job of an event of the account.
@@ -178,8 +225,22 @@ const itemBatch = 100
 // Work processes a job's pending attendees. Each issuance records its item in the same
 // transaction; skips and failures are recorded after (they changed nothing). A run that is
 // cancelled or dies leaves the rest pending, and the next run (after a restart, River retries
-// or rescues the job) goes on from there.
+// or rescues the job) goes on from there. A panic fails its attendee's item (see process); one
+// anywhere else fails the job for good: River would retry it, and it would panic again.
 func (w *worker) Work(ctx context.Context, job *river.Job[jobArgs]) error {
+	err := recovery.Run(ctx, w.s.logger, "bulk job panicked", func() error { return w.work(ctx, job) }, "job_id", job.Args.JobID)
+	if !recovery.Is(err) {
+		return err
+	}
+	rec, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if ferr := w.s.store.FinishBulkJob(rec, job.Args.JobID, "failed"); ferr != nil {
+		return errors.Join(err, ferr)
+	}
+	return river.JobCancel(err)
+}
+
+func (w *worker) work(ctx context.Context, job *river.Job[jobArgs]) error {
 	s := w.s
 	j, err := s.store.BulkJobByID(ctx, job.Args.JobID)
 	if err != nil {
@@ -214,14 +275,24 @@ func (w *worker) Work(ctx context.Context, job *river.Job[jobArgs]) error {
 	}
 }
 
+// process issues for one attendee of a job and records the outcome on its item. A panic
+// while issuing (its transaction rolled back) fails the item for good: the same attendee would
+// panic again on every retry.
 func (s *Service) process(ctx context.Context, j store.BulkJob, attendee uuid.UUID) error {
-	_, err := s.certs.Generate(ctx, certificates.GenerateParams{AccountID: j.AccountID, EventID: j.EventID, AttendeeID: attendee,
-		TemplateID: j.TemplateID, SendEmail: j.SendEmail, Draft: j.Draft,
-		Also: func(ctx context.Context, tx *store.Tx, c store.Certificate) error {
-			return s.store.RecordJobItem(ctx, tx, store.JobItemOutcome{JobID: j.ID, AttendeeID: attendee, Outcome: "issued", CertificateID: &c.ID})
-		}})
+	err := recovery.Run(ctx, s.logger, "bulk job panicked while issuing", func() error {
+		_, err := s.certs.Generate(ctx, certificates.GenerateParams{AccountID: j.AccountID, EventID: j.EventID, AttendeeID: attendee,
+			TemplateID: j.TemplateID, SendEmail: j.SendEmail, Draft: j.Draft,
+			Also: func(ctx context.Context, tx *store.Tx, c store.Certificate) error {
+				return s.store.RecordJobItem(ctx, tx, store.JobItemOutcome{JobID: j.ID, AttendeeID: attendee, Outcome: "issued", CertificateID: &c.ID})
+			}})
+		return err
+	}, "job_id", j.ID, "attendee_id", attendee)
 	if err == nil {
 		return nil
+	}
+	if recovery.Is(err) {
+		return s.store.RecordJobItem(ctx, nil, store.JobItemOutcome{JobID: j.ID, AttendeeID: attendee, Outcome: "failed",
+			Code: string(apperr.Internal), Message: "An internal error stopped the issuance for this attendee; it is not retried (the service log has the details)."})
 	}
 	e, ok := apperr.As(err)
 	if !ok || e.Code == apperr.Internal || errors.Is(err, context.Canceled) {

@@ -3,16 +3,19 @@ package email_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"mime"
 	"net"
 	"net/mail"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
+	gomail "github.com/wneessen/go-mail"
 
 	"github.com/certhub/credentiald/internal/accounts"
 	"github.com/certhub/credentiald/internal/email"
@@ -199,21 +202,203 @@ func TestAnUnreachableServerIsRetriedUntilGivenUp(t *testing.T) {
 	}
 }
 
+// clockedFixture is a fixture whose worker reads the time from a clock the test moves.
+func clockedFixture(t *testing.T) (*fixture, *testkit.Clock) {
+	t.Helper()
+	f := newFixture(t)
+	clock := &testkit.Clock{}
+	f.worker.Now = clock.Now
+	return f, clock
+}
+
+// deadWorkerClaims claims what is due the way a worker does, and then does nothing more: the
+// worker died (or its process did) while sending.
+func (f *fixture) deadWorkerClaims(t *testing.T, clock *testkit.Clock, maxAttempts int) []store.EmailDelivery {
+	t.Helper()
+	claimed, err := f.store.ClaimDueEmails(context.Background(), store.EmailClaim{Now: clock.Now(), Batch: 10, Lease: 5 * time.Minute, MaxAttempts: maxAttempts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return claimed
+}
+
 // A worker that claims a message and dies leaves it due again once its lease has passed.
 func TestAMessageClaimedByADeadWorkerIsSentAfterItsLease(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t)
+	f, clock := clockedFixture(t)
 	d := f.enqueue(t, store.OutboundEmail{ToAddress: "ada@example.org", Subject: "Lease", BodyText: "x"})
-	claimed, err := f.store.ClaimDueEmails(context.Background(), 10, time.Second)
-	if err != nil || len(claimed) != 1 {
-		t.Fatalf("claim: %v %v", claimed, err)
+	if claimed := f.deadWorkerClaims(t, clock, 8); len(claimed) != 1 {
+		t.Fatalf("claim: %v", claimed)
 	}
 	if n, _ := f.worker.RunOnce(context.Background()); n != 0 {
 		t.Fatal("a message under lease was claimed twice")
 	}
-	time.Sleep(1200 * time.Millisecond) // the lease runs out
+	clock.Advance(4 * time.Minute)
+	if n, _ := f.worker.RunOnce(context.Background()); n != 0 {
+		t.Fatal("a message was claimed again before its lease ran out")
+	}
+	clock.Advance(time.Minute + time.Second) // the lease runs out
 	f.run(t)
 	if s := f.status(t, d.ID); s.Status != "sent" || s.Attempts != 2 {
 		t.Fatalf("after the lease: %+v", s)
 	}
+}
+
+// A message whose sending stops the process every time (the worker never records an outcome)
+// counts each lapsed lease as an attempt, and is given up at the cap instead of stopping the
+// process again after every restart.
+func TestLapsedLeasesCountTowardTheAttemptCap(t *testing.T) {
+	t.Parallel()
+	f, clock := clockedFixture(t)
+	f.worker.MaxAttempts = 3
+	d := f.enqueue(t, store.OutboundEmail{ToAddress: "ada@example.org", Subject: "Crash", BodyText: "x"})
+	for attempt := 1; attempt <= 3; attempt++ {
+		if claimed := f.deadWorkerClaims(t, clock, 3); len(claimed) != 1 || claimed[0].Attempts != attempt {
+			t.Fatalf("claim %d: %+v", attempt, claimed)
+		}
+		clock.Advance(5*time.Minute + time.Second)
+	}
+	// The third lease has lapsed: no worker gets the message a fourth time.
+	if claimed := f.deadWorkerClaims(t, clock, 3); len(claimed) != 0 {
+		t.Fatalf("claimed past the cap: %+v", claimed)
+	}
+	if n, err := f.worker.RunOnce(context.Background()); err != nil || n != 0 {
+		t.Fatalf("run: %d %v", n, err)
+	}
+	s := f.status(t, d.ID)
+	if s.Status != "failed" || s.Attempts != 3 || s.LastError == nil || !strings.Contains(*s.LastError, "gave up after 3 attempts") ||
+		!strings.Contains(*s.LastError, "did not finish") {
+		t.Fatalf("after three lapsed leases: %+v %q", s, deref(s.LastError))
+	}
+	if len(f.smtp.Messages()) != 0 {
+		t.Fatal("the message was sent")
+	}
+
+	// A message under its last lease is left alone until the lease runs out.
+	d = f.enqueue(t, store.OutboundEmail{ToAddress: "ada@example.org", Subject: "Slow", BodyText: "x"})
+	for range 3 {
+		f.deadWorkerClaims(t, clock, 3)
+		clock.Advance(4 * time.Minute)
+		f.run(t)
+		if s := f.status(t, d.ID); s.Status != "queued" {
+			t.Fatalf("given up while under lease: %+v", s)
+		}
+		clock.Advance(time.Minute + time.Second)
+	}
+	f.run(t)
+	if s := f.status(t, d.ID); s.Status != "failed" || s.Attempts != 3 {
+		t.Fatalf("after its last lease: %+v", s)
+	}
+}
+
+// A panic while a message is prepared (in the renderer, say) is recovered: the message is
+// recorded as failed for good, the panic is logged with its stack, and the worker goes on
+// with the next message.
+func TestAPanicWhilePreparingFailsThatMessageAndTheWorkerGoesOn(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	var logs syncBuffer
+	f.worker.Logger = slog.New(slog.NewJSONHandler(&logs, nil))
+	f.worker.Prepare = func(_ context.Context, d *store.EmailDelivery) ([]email.Attachment, error) {
+		if d.Subject == "Boom" {
+			explode()
+		}
+		return nil, nil
+	}
+	sent := make(chan uuid.UUID, 10)
+	f.worker.Sender = notifying{Sender: f.worker.Sender, sent: sent}
+	boom := f.enqueue(t, store.OutboundEmail{ToAddress: "ada@example.org", Subject: "Boom", BodyText: "x"})
+	next := f.enqueue(t, store.OutboundEmail{ToAddress: "grace@example.org", Subject: "Fine", BodyText: "x"})
+
+	// The worker runs as the service runs it.
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); f.worker.Run(ctx) }()
+	stop := sync.OnceFunc(func() { cancel(); <-done })
+	t.Cleanup(stop)
+	waitForSend(t, sent, next.ID)
+	// Still running: a message recorded now is sent too.
+	later := f.enqueue(t, store.OutboundEmail{ToAddress: "alan@example.org", Subject: "Later", BodyText: "x"})
+	f.worker.Kick()
+	waitForSend(t, sent, later.ID)
+	stop() // the worker records each outcome before it returns
+
+	s := f.status(t, boom.ID)
+	if s.Status != "failed" || s.Attempts != 1 || s.LastError == nil || !strings.Contains(*s.LastError, "internal error") ||
+		!strings.Contains(*s.LastError, "not retried") {
+		t.Fatalf("the message that panicked: %+v %q", s, deref(s.LastError))
+	}
+	for _, id := range []uuid.UUID{next.ID, later.ID} {
+		if s := f.status(t, id); s.Status != "sent" {
+			t.Fatalf("message after the panic: %+v", s)
+		}
+	}
+	var line struct {
+		Level, Msg, Panic, Stack string
+		DeliveryID               string `json:"delivery_id"`
+	}
+	for l := range strings.SplitSeq(logs.String(), "\n") {
+		if strings.Contains(l, `"panic"`) {
+			_ = json.Unmarshal([]byte(l), &line)
+		}
+	}
+	if line.Level != "ERROR" || line.DeliveryID != boom.ID.String() || line.Panic != "glyph index out of range" ||
+		!strings.Contains(line.Stack, "email_test.explode") {
+		t.Fatalf("panic log: %+v\n%s", line, logs.String())
+	}
+}
+
+func explode() { panic("glyph index out of range") }
+
+// notifying tells the test each message it handed on.
+type notifying struct {
+	email.Sender
+	sent chan<- uuid.UUID
+}
+
+func (n notifying) Send(ctx context.Context, d store.EmailDelivery, m *gomail.Msg) error {
+	err := n.Sender.Send(ctx, d, m)
+	if err == nil {
+		n.sent <- d.ID
+	}
+	return err
+}
+
+func waitForSend(t *testing.T, sent <-chan uuid.UUID, id uuid.UUID) {
+	t.Helper()
+	timeout := time.After(30 * time.Second)
+	for {
+		select {
+		case got := <-sent:
+			if got == id {
+				return
+			}
+		case <-timeout:
+			t.Fatalf("message %s was not sent", id)
+		}
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

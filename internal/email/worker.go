@@ -11,6 +11,7 @@ import (
 
 	gomail "github.com/wneessen/go-mail"
 
+	"github.com/certhub/credentiald/internal/recovery"
 	"github.com/certhub/credentiald/internal/store"
 )
 
@@ -37,6 +38,8 @@ type Worker struct {
 	Prepare func(ctx context.Context, d *store.EmailDelivery) ([]Attachment, error)
 	// Poll is how often the worker looks for due messages when nobody kicks it (default 2 s).
 	Poll time.Duration
+	// Now is the worker's clock (default time.Now): it decides what is due and when a lease ends.
+	Now func() time.Time
 
 	once sync.Once
 	kick chan struct{}
@@ -66,6 +69,9 @@ func (w *Worker) init() {
 		if w.Poll == 0 {
 			w.Poll = 2 * time.Second
 		}
+		if w.Now == nil {
+			w.Now = time.Now
+		}
 		w.kick = make(chan struct{}, 1)
 	})
 }
@@ -86,8 +92,13 @@ func (w *Worker) Run(ctx context.Context) {
 	defer t.Stop()
 	for {
 		for {
-			n, err := w.RunOnce(ctx)
-			if err != nil && ctx.Err() == nil {
+			var n int
+			// Nothing that goes wrong in one round, a panic included, stops the worker.
+			err := recovery.Run(ctx, w.Logger, "email worker panicked", func() (err error) {
+				n, err = w.RunOnce(ctx)
+				return err
+			})
+			if err != nil && ctx.Err() == nil && !recovery.Is(err) {
 				w.Logger.ErrorContext(ctx, "email worker", "error", err)
 			}
 			if n < claimBatch || err != nil {
@@ -103,10 +114,21 @@ func (w *Worker) Run(ctx context.Context) {
 	}
 }
 
-// RunOnce claims one batch of due messages and tries each once. It returns how many it claimed.
+// RunOnce records as failed the messages whose last allowed attempt lapsed, then claims one
+// batch of due messages and tries each once. It returns how many it claimed.
 func (w *Worker) RunOnce(ctx context.Context) (int, error) {
 	w.init()
-	batch, err := w.Store.ClaimDueEmails(ctx, claimBatch, claimLease)
+	now := w.Now()
+	lapsed, err := w.Store.FailLapsedEmails(ctx, now, w.MaxAttempts, fmt.Sprintf(
+		"gave up after %d attempts: the last one did not finish within its lease of %s (the worker stopped or hung while sending)",
+		w.MaxAttempts, claimLease))
+	if err != nil {
+		return 0, err
+	}
+	for _, d := range lapsed {
+		w.Logger.ErrorContext(ctx, "email given up: its last attempt did not finish", "delivery_id", d.ID, "kind", d.Kind, "attempt", d.Attempts)
+	}
+	batch, err := w.Store.ClaimDueEmails(ctx, store.EmailClaim{Now: now, Batch: claimBatch, Lease: claimLease, MaxAttempts: w.MaxAttempts})
 	if err != nil {
 		return 0, err
 	}
@@ -120,15 +142,18 @@ func (w *Worker) RunOnce(ctx context.Context) (int, error) {
 
 // deliver tries one message and records the outcome. Only a failure to record is returned.
 func (w *Worker) deliver(ctx context.Context, d store.EmailDelivery) error {
-	err := w.send(ctx, d)
+	log := w.Logger.With("delivery_id", d.ID, "kind", d.Kind, "attempt", d.Attempts)
+	err := recovery.Run(ctx, log, "email panicked while being prepared or sent", func() error { return w.send(ctx, d) })
 	// Record the outcome even when ctx was cancelled mid-send.
 	rec, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	log := w.Logger.With("delivery_id", d.ID, "kind", d.Kind, "attempt", d.Attempts)
 	switch {
 	case err == nil:
 		log.InfoContext(ctx, "email sent")
 		return w.Store.MarkEmailSent(rec, d.ID)
+	case recovery.Is(err):
+		// Logged with its stack above; the same message would panic again on every retry.
+		return w.Store.MarkEmailFailed(rec, d.ID, "internal error while preparing or sending the message; it is not retried (the service log has the details)")
 	case isPermanent(err):
 		log.WarnContext(ctx, "email failed for good", "error", err)
 		return w.Store.MarkEmailFailed(rec, d.ID, err.Error())
@@ -136,7 +161,7 @@ func (w *Worker) deliver(ctx context.Context, d store.EmailDelivery) error {
 		log.WarnContext(ctx, "email given up", "error", err)
 		return w.Store.MarkEmailFailed(rec, d.ID, fmt.Sprintf("gave up after %d attempts: %v", d.Attempts, err))
 	default:
-		next := time.Now().Add(w.Backoff(d.Attempts))
+		next := w.Now().Add(w.Backoff(d.Attempts))
 		log.InfoContext(ctx, "email will be retried", "error", err, "next_attempt_at", next)
 		return w.Store.RetryEmailLater(rec, d.ID, err.Error(), next)
 	}

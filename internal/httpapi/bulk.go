@@ -11,7 +11,8 @@ import (
 )
 
 func (s *Server) BulkGenerateCertificates(ctx context.Context, req api.BulkGenerateCertificatesRequestObject) (api.BulkGenerateCertificatesResponseObject, error) {
-	r := bulkRequest(ctx, req.Id, api.BulkJobRequest(deref(req.Body)))
+	b := deref(req.Body)
+	r := bulkRequest(ctx, req.Id, b.AttendeeIds, b.TemplateId, b.SendEmail, b.Draft)
 	res, err := s.bulk.Generate(ctx, r)
 	if err != nil {
 		return nil, err
@@ -29,7 +30,10 @@ func (s *Server) BulkGenerateCertificates(ctx context.Context, req api.BulkGener
 }
 
 func (s *Server) CreateBulkGenerationJob(ctx context.Context, req api.CreateBulkGenerationJobRequestObject) (api.CreateBulkGenerationJobResponseObject, error) {
-	j, err := s.bulk.CreateJob(ctx, bulkRequest(ctx, req.Id, deref(req.Body)))
+	b := deref(req.Body)
+	r := bulkRequest(ctx, req.Id, b.AttendeeIds, b.TemplateId, b.SendEmail, b.Draft)
+	r.AllowPartial = b.AllowPartial != nil && *b.AllowPartial
+	j, err := s.bulk.CreateJob(ctx, r)
 	if err != nil {
 		return nil, err
 	}
@@ -45,11 +49,11 @@ func (s *Server) GetBulkGenerationJob(ctx context.Context, req api.GetBulkGenera
 	return api.GetBulkGenerationJob200JSONResponse{Body: api.BulkJobEnvelope{Data: bulkJob(j)}}, nil
 }
 
-// bulkRequest applies the contract's defaults: sendEmail true, draft false, the attendees
-// without a valid certificate, the event's template. Both bulk bodies have this shape.
-func bulkRequest(ctx context.Context, eventID uuid.UUID, b api.BulkJobRequest) bulk.Request {
-	return bulk.Request{AccountID: principal(ctx).AccountID, EventID: eventID, AttendeeIDs: deref(b.AttendeeIds),
-		TemplateID: b.TemplateId, SendEmail: b.SendEmail == nil || *b.SendEmail, Draft: b.Draft != nil && *b.Draft}
+// bulkRequest applies the contract's defaults to the fields both bulk bodies share: sendEmail
+// true, draft false, the attendees without a valid certificate, the event's template.
+func bulkRequest(ctx context.Context, eventID uuid.UUID, attendeeIDs *[]uuid.UUID, templateID *uuid.UUID, sendEmail, draft *bool) bulk.Request {
+	return bulk.Request{AccountID: principal(ctx).AccountID, EventID: eventID, AttendeeIDs: deref(attendeeIDs),
+		TemplateID: templateID, SendEmail: sendEmail == nil || *sendEmail, Draft: draft != nil && *draft}
 }
 
 func jobLocation(j store.BulkJob) string {

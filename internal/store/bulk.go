@@ -39,6 +39,9 @@ type NewBulkJob struct {
 	SendEmail, Draft               bool
 	AttendeeIDs                    []uuid.UUID // nil: every attendee without a valid certificate
 	Now                            time.Time
+	// Check, when set, may refuse the job in its transaction, once its attendees are known and
+	// before anything is written.
+	Check func(ctx context.Context, tx *Tx, attendeeIDs []uuid.UUID) error
 }
 
 // Pool is the connection pool, for the job queue that shares the database.
@@ -66,6 +69,11 @@ func (s *Store) CreateBulkJob(ctx context.Context, in NewBulkJob, enqueue func(c
 			var err error
 			if ids, err = q.AttendeesWithoutValidCertificate(ctx, db.AttendeesWithoutValidCertificateParams{AccountID: in.AccountID,
 				EventID: in.EventID, TemplateID: in.TemplateID, Now: in.Now}); err != nil {
+				return err
+			}
+		}
+		if in.Check != nil {
+			if err := in.Check(ctx, &Tx{q: q}, ids); err != nil {
 				return err
 			}
 		}
@@ -160,4 +168,17 @@ func (s *Store) AttendeesWithoutValid(ctx context.Context, accountID, eventID, t
 	ids, err := s.q.AttendeesWithoutValidCertificate(ctx, db.AttendeesWithoutValidCertificateParams{AccountID: accountID,
 		EventID: eventID, TemplateID: templateID, Now: now})
 	return ids, mapError(err)
+}
+
+// Credits returns the account's credit figures for the month of now, read in the transaction.
+func (t *Tx) Credits(ctx context.Context, accountID uuid.UUID, now time.Time) (Credits, error) {
+	return creditsOf(ctx, t.q, accountID, now)
+}
+
+// CountAttendeesToIssue counts, of the attendees named, those of the event who hold no valid
+// certificate of the template at now.
+func (t *Tx) CountAttendeesToIssue(ctx context.Context, accountID, eventID, templateID uuid.UUID, ids []uuid.UUID, now time.Time) (int, error) {
+	n, err := t.q.CountAttendeesToIssue(ctx, db.CountAttendeesToIssueParams{AccountID: accountID, EventID: eventID, Ids: ids,
+		TemplateID: templateID, Now: now})
+	return int(n), mapError(err)
 }

@@ -49,10 +49,30 @@ func (s *Store) EnqueueEmail(ctx context.Context, m OutboundEmail) (EmailDeliver
 	return d, mapError(err)
 }
 
-// ClaimDueEmails takes up to batch due messages, each for lease: a worker that dies leaves them
-// due again once the lease has passed.
-func (s *Store) ClaimDueEmails(ctx context.Context, batch int, lease time.Duration) ([]EmailDelivery, error) {
-	rows, err := s.q.ClaimDueEmails(ctx, db.ClaimDueEmailsParams{LeaseSeconds: lease.Seconds(), BatchSize: int32(batch)})
+// EmailClaim is what a worker claims: up to Batch messages due at Now, each for Lease. A
+// message claimed MaxAttempts times is not claimed again.
+type EmailClaim struct {
+	Now         time.Time
+	Batch       int
+	Lease       time.Duration
+	MaxAttempts int
+}
+
+// ClaimDueEmails takes due messages, counting an attempt on each: a worker that dies leaves
+// them due again once the lease has passed, and that attempt stays counted.
+func (s *Store) ClaimDueEmails(ctx context.Context, c EmailClaim) ([]EmailDelivery, error) {
+	rows, err := s.q.ClaimDueEmails(ctx, db.ClaimDueEmailsParams{LeasedUntil: c.Now.Add(c.Lease), Now: c.Now,
+		MaxAttempts: int32(c.MaxAttempts), BatchSize: int32(c.Batch)})
+	if err != nil {
+		return nil, mapError(err)
+	}
+	return convert(rows, emailDeliveryFrom), nil
+}
+
+// FailLapsedEmails records as failed, with reason, the messages claimed maxAttempts times whose
+// last lease ran out at now with no outcome recorded, and returns them.
+func (s *Store) FailLapsedEmails(ctx context.Context, now time.Time, maxAttempts int, reason string) ([]EmailDelivery, error) {
+	rows, err := s.q.FailLapsedEmails(ctx, db.FailLapsedEmailsParams{Now: now, MaxAttempts: int32(maxAttempts), LastError: &reason})
 	if err != nil {
 		return nil, mapError(err)
 	}

@@ -57,19 +57,19 @@ func (s *Store) Close() {
 	s.pool.Close()
 }
 
-// WithTx runs fn in one transaction: committed when fn returns nil, rolled back otherwise.
-// The rollback uses a context of its own, so it survives the cancellation of ctx.
+// WithTx runs fn in one transaction: committed when fn returns nil, rolled back otherwise,
+// a panic in fn included (a worker recovers it, and the connection with its locks must go back
+// to the pool). The rollback uses a context of its own, so it survives the cancellation of ctx;
+// after a commit it does nothing.
 func (s *Store) WithTx(ctx context.Context, fn func(q *db.Queries) error) (err error) {
 	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{})
 	if err != nil {
 		return mapError(err)
 	}
 	defer func() {
-		if err != nil {
-			rbCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-			defer cancel()
-			_ = tx.Rollback(rbCtx)
-		}
+		rbCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		_ = tx.Rollback(rbCtx)
 	}()
 	if err = fn(s.q.WithTx(tx)); err != nil {
 		return mapError(err)

@@ -1,0 +1,132 @@
+package httpapi_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/bulk"
+	"github.com/certhub/credentiald/internal/certificates"
+	"github.com/certhub/credentiald/internal/store"
+	"github.com/certhub/credentiald/internal/testkit"
+)
+
+// panicking issues as the service does, except that issuing the attendees in on panics inside
+// the issuing transaction, once the credit is spent and the certificate written.
+type panicking struct {
+	*certificates.Service
+	on map[uuid.UUID]bool
+}
+
+func (p panicking) Generate(ctx context.Context, g certificates.GenerateParams) (store.Certificate, error) {
+	if p.on[g.AttendeeID] {
+		g.Also = func(context.Context, *store.Tx, store.Certificate) error { panic("glyph index out of range") }
+	}
+	return p.Service.Generate(ctx, g)
+}
+
+// startJobs starts a job queue that issues through issuer, as a restarted service would.
+func startJobs(t *testing.T, s issuing, issuer bulk.Issuer) *bulk.Service {
+	t.Helper()
+	jobs, err := bulk.New(s.env.Store, issuer, s.env.Service.Logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := jobs.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = jobs.Stop(context.Background()) })
+	return jobs
+}
+
+// panicLog finds the log line of a recovered panic: level error, with its value and stack.
+func panicLog(t *testing.T, logs, msg string) (line struct{ Level, Msg, Panic, Stack string }) {
+	t.Helper()
+	for l := range strings.SplitSeq(logs, "\n") {
+		if strings.Contains(l, `"msg":"`+msg+`"`) {
+			if err := json.Unmarshal([]byte(l), &line); err != nil {
+				t.Fatal(err)
+			}
+			return line
+		}
+	}
+	t.Fatalf("no %q in the log:\n%s", msg, logs)
+	return line
+}
+
+// A panic while one attendee is issued fails that attendee's item for good (its transaction
+// rolled back: no certificate, no credit), is logged with its stack, and the job goes on with
+// the next attendee.
+func TestAPanicWhileIssuingFailsThatAttendeeAndTheJobGoesOn(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	var ids []uuid.UUID
+	for i := range 3 {
+		ids = append(ids, s.acct.Attendee(t, s.event, "A", fmt.Sprint(i), fmt.Sprintf("a%d@example.org", i)))
+	}
+	res := s.acct.Client.Post("/api/v1/events/"+s.event.String()+"/certificates/generate/jobs", map[string]any{"sendEmail": false})
+	if res.StatusCode != 202 {
+		t.Fatalf("create job: %d %s", res.StatusCode, res.Body)
+	}
+	// Items are worked in attendee order (UUIDv7, made in order): the panic comes in the middle.
+	startJobs(t, s, panicking{Service: s.env.Service.Certificates, on: map[uuid.UUID]bool{ids[1]: true}})
+	j := waitForJob(t, s, res.Header.Get("Location"), func(j store.BulkJob) bool { return j.Status == "completed" })
+	if j.Data.Processed != 3 || j.Data.Issued != 2 || j.Data.Failed != 1 || len(j.Data.Errors) != 1 ||
+		j.Data.Errors[0].AttendeeID != ids[1].String() || j.Data.Errors[0].Code != "INTERNAL" {
+		t.Fatalf("job: %+v", j.Data)
+	}
+	if issued, used := s.certificates(t); issued != 2 || used != 2 {
+		t.Fatalf("certificates %d, credits %d", issued, used)
+	}
+	var held int
+	testkit.QueryRow(t, s.env, `SELECT count(*) FROM certificates WHERE attendee_id = $1`, []any{ids[1]}, &held)
+	if held != 0 {
+		t.Fatal("the panicking issuance was committed")
+	}
+	line := panicLog(t, s.env.Logs(), "bulk job panicked while issuing")
+	if line.Level != "ERROR" || line.Panic != "glyph index out of range" || !strings.Contains(line.Stack, "httpapi_test.panicking.Generate") {
+		t.Fatalf("panic log: %+v", line)
+	}
+}
+
+// brokenIssuer answers ALREADY_ISSUED without naming the certificate: recording the skip then
+// panics in the job's own code, outside any one issuance.
+type brokenIssuer struct{ *certificates.Service }
+
+func (brokenIssuer) Generate(context.Context, certificates.GenerateParams) (store.Certificate, error) {
+	return store.Certificate{}, apperr.New(apperr.AlreadyIssued, "issued, somewhere")
+}
+
+// A panic in the job itself fails the job for good: River does not try it again.
+func TestAPanicInAJobFailsItWithoutRetries(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	s.acct.Attendee(t, s.event, "Ada", "Lovelace", "ada@example.org")
+	res := s.acct.Client.Post("/api/v1/events/"+s.event.String()+"/certificates/generate/jobs", map[string]any{"sendEmail": false})
+	jobs := startJobs(t, s, brokenIssuer{s.env.Service.Certificates})
+	j := waitForJob(t, s, res.Header.Get("Location"), func(j store.BulkJob) bool { return j.Status != "queued" && j.Status != "running" })
+	if j.Data.Status != "failed" {
+		t.Fatalf("job: %+v", j.Data)
+	}
+	if err := jobs.Stop(context.Background()); err != nil { // lets River record the job's end
+		t.Fatal(err)
+	}
+	var state string
+	var attempt int
+	testkit.QueryRow(t, s.env, `SELECT state, attempt FROM river_job WHERE args->>'jobId' = $1`, []any{j.Data.ID}, &state, &attempt)
+	if state != "cancelled" || attempt != 1 {
+		t.Fatalf("river job: %s after %d attempts", state, attempt)
+	}
+	if line := panicLog(t, s.env.Logs(), "bulk job panicked"); line.Level != "ERROR" || line.Stack == "" {
+		t.Fatalf("panic log: %+v", line)
+	}
+	// The event is free for a new job.
+	if res := s.acct.Client.Post("/api/v1/events/"+s.event.String()+"/certificates/generate/jobs", map[string]any{}); res.StatusCode != 202 {
+		t.Fatalf("new job: %d %s", res.StatusCode, res.Body)
+	}
+}
