@@ -24,6 +24,7 @@ type operation struct {
 	SessionOnly bool     // x-session-only
 	Scopes      []string // x-required-scopes: any one suffices
 	Idempotent  bool     // declares the Idempotency-Key header
+	JSONBody    bool     // takes an application/json request body
 }
 
 // operations indexes the contract's operations by method and Echo route, read from the
@@ -65,6 +66,9 @@ func indexOperations(doc *openapi3.T) (operations, error) {
 				if p.Value != nil && p.Value.In == "header" && p.Value.Name == headerIdempotencyKey {
 					o.Idempotent = true
 				}
+			}
+			if op.RequestBody != nil && op.RequestBody.Value != nil && op.RequestBody.Value.Content.Get(echo.MIMEApplicationJSON) != nil {
+				o.JSONBody = true
 			}
 			if !o.Public && !o.SessionOnly && len(o.Scopes) == 0 {
 				return nil, fmt.Errorf("operation %s needs credentials but declares neither x-required-scopes nor x-session-only", o.ID)

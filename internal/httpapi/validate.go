@@ -16,6 +16,7 @@ import (
 	"golang.org/x/text/message"
 
 	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/spec"
 )
 
 // validateRequests checks every API request against the contract: parameters, body, unknown
@@ -87,12 +88,25 @@ func collectDetails(err error, field string, out *[]apperr.Detail) {
 		}
 		collectDetails(e.Err, f, out)
 	case *openapi3.SchemaError:
-		// In 3.1 mode the JSON Schema 2020-12 leaf hides behind Unwrap.
-		if inner := errors.Unwrap(e); inner != nil {
+		// In 3.1 mode the JSON Schema 2020-12 leaf hides behind Unwrap; so do the nested
+		// errors of kin-openapi's own validator, which it uses for schemas with references.
+		// Both locate themselves from the root. A format validator's own error, though, is
+		// about this error's location.
+		inner := errors.Unwrap(e)
+		if isSchemaErrorTree(inner) {
 			collectDetails(inner, field, out)
 			return
 		}
-		*out = append(*out, apperr.Detail{Field: joinPointer(field, e.JSONPointer()), Message: friendly(e.Reason)})
+		at := joinPointer(field, e.JSONPointer())
+		var sl *spec.SingleLineError
+		switch {
+		case errors.As(inner, &sl):
+			*out = append(*out, apperr.Detail{Field: at, Message: sl.Error()})
+		case inner != nil:
+			*out = append(*out, apperr.Detail{Field: at, Message: friendly(firstLine(inner.Error()))})
+		default:
+			*out = append(*out, apperr.Detail{Field: at, Message: friendly(e.Reason)})
+		}
 	case *jsonschema.ValidationError:
 		schemaLeaves(e, field, out)
 	case *openapi3filter.ParseError:
@@ -111,6 +125,17 @@ func collectDetails(err error, field string, out *[]apperr.Detail) {
 		}
 		*out = append(*out, apperr.Detail{Field: field, Message: friendly(firstLine(err.Error()))})
 	}
+}
+
+// isSchemaErrorTree reports whether err, under any wrapping, holds further schema errors.
+func isSchemaErrorTree(err error) bool {
+	for ; err != nil; err = errors.Unwrap(err) {
+		switch err.(type) {
+		case openapi3.MultiError, *openapi3.SchemaError, *jsonschema.ValidationError:
+			return true
+		}
+	}
+	return false
 }
 
 var english = message.NewPrinter(language.English)
@@ -134,7 +159,12 @@ func schemaLeaves(ve *jsonschema.ValidationError, field string, out *[]apperr.De
 			*out = append(*out, apperr.Detail{Field: at + "." + p, Message: "is required"})
 		}
 	case *kind.Format:
-		*out = append(*out, apperr.Detail{Field: at, Message: "must be a valid " + k.Want})
+		msg := "must be a valid " + k.Want
+		var sl *spec.SingleLineError
+		if errors.As(k.Err, &sl) {
+			msg = sl.Error()
+		}
+		*out = append(*out, apperr.Detail{Field: at, Message: msg})
 	default:
 		*out = append(*out, apperr.Detail{Field: at, Message: friendly(ve.ErrorKind.LocalizedString(english))})
 	}

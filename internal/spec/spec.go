@@ -46,12 +46,13 @@ func (uuidFormat) Validate(v string) error {
 	return nil
 }
 
-// Load returns the parsed, validated document. kin-openapi checks `uuid` and `email` only
-// with validators defined, so Load defines them first.
+// Load returns the parsed, validated document. kin-openapi checks `uuid`, `email` and the
+// contract's own `single-line` only with validators defined, so Load defines them first.
 func Load() (*openapi3.T, error) {
 	once.Do(func() {
 		openapi3.DefineStringFormatValidator("uuid", uuidFormat{})
 		openapi3.DefineStringFormatValidator("email", emailFormat{})
+		openapi3.DefineStringFormatValidator(SingleLineFormat, singleLineFormat{})
 		loader := openapi3.NewLoader()
 		doc, docErr = loader.LoadFromData(openapi.Document)
 		if docErr == nil {
