@@ -104,6 +104,8 @@ func collectDetails(err error, field string, out *[]apperr.Detail) {
 			*out = append(*out, apperr.Detail{Field: at, Message: sl.Error()})
 		case inner != nil:
 			*out = append(*out, apperr.Detail{Field: at, Message: friendly(firstLine(inner.Error()))})
+		case e.SchemaField == "pattern" && e.Schema != nil:
+			*out = append(*out, apperr.Detail{Field: at, Message: spec.PatternMessage(e.Schema.Pattern)})
 		default:
 			*out = append(*out, apperr.Detail{Field: at, Message: friendly(e.Reason)})
 		}
@@ -158,6 +160,8 @@ func schemaLeaves(ve *jsonschema.ValidationError, field string, out *[]apperr.De
 		for _, p := range k.Missing {
 			*out = append(*out, apperr.Detail{Field: at + "." + p, Message: "is required"})
 		}
+	case *kind.Pattern:
+		*out = append(*out, apperr.Detail{Field: at, Message: spec.PatternMessage(k.Want)})
 	case *kind.Format:
 		msg := "must be a valid " + k.Want
 		var sl *spec.SingleLineError

@@ -19,3 +19,16 @@ func TestSingleLineRefusesExactlyTheInvisibleAndLineBreakingCharacters(t *testin
 		}
 	}
 }
+
+func TestEveryPatternSaysInWordsWhatItAccepts(t *testing.T) {
+	d, err := PatternDescriptions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d) == 0 {
+		t.Fatal("no patterns found in the contract")
+	}
+	if got := PatternMessage("^#[0-9A-Fa-f]{6}$"); got != "must be a colour written `#RRGGBB`: `#` and six hexadecimal digits, for example `#1F2A44`" {
+		t.Fatalf("colour: %q", got)
+	}
+}
