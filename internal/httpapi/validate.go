@@ -3,6 +3,9 @@ package httpapi
 import (
 	"context"
 	"errors"
+	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -82,6 +85,10 @@ func collectDetails(err error, field string, out *[]apperr.Detail) {
 		if e.Parameter != nil {
 			f = e.Parameter.In + "." + e.Parameter.Name
 		}
+		if e.Err == nil && e.RequestBody != nil && strings.HasPrefix(e.Reason, "header Content-Type has unexpected value") {
+			*out = append(*out, apperr.Detail{Field: "header.Content-Type", Message: contentTypeMessage(e.Input.Request.Header.Get(echo.HeaderContentType), e.RequestBody)})
+			return
+		}
 		if e.Err == nil {
 			*out = append(*out, apperr.Detail{Field: f, Message: friendly(firstLine(e.Reason))})
 			return
@@ -127,6 +134,39 @@ func collectDetails(err error, field string, out *[]apperr.Detail) {
 		}
 		*out = append(*out, apperr.Detail{Field: field, Message: friendly(firstLine(err.Error()))})
 	}
+}
+
+// contentTypeMessage tells a request sent as got what the operation takes instead, read from
+// its request body in the contract: the media types, and for a form the fields that carry files.
+func contentTypeMessage(got string, body *openapi3.RequestBody) string {
+	var want []string
+	for _, mt := range slices.Sorted(maps.Keys(body.Content)) {
+		media := body.Content[mt]
+		if mt != "multipart/form-data" || media.Schema == nil || media.Schema.Value == nil {
+			want = append(want, mt)
+			continue
+		}
+		var files []string
+		props := media.Schema.Value.Properties
+		for _, name := range slices.Sorted(maps.Keys(props)) {
+			if p := props[name].Value; p != nil && (p.ContentMediaType != "" || p.Format == "binary") {
+				kind := "file"
+				if p.ContentMediaType != "" {
+					kind = p.ContentMediaType + " file"
+				}
+				files = append(files, fmt.Sprintf("the %s in the field %q", kind, name))
+			}
+		}
+		if len(files) == 0 {
+			want = append(want, mt)
+			continue
+		}
+		want = append(want, mt+" with "+strings.Join(files, " and "))
+	}
+	if got == "" {
+		return "is missing: send the body as " + strings.Join(want, ", or as ")
+	}
+	return fmt.Sprintf("is %q: send the body as %s", got, strings.Join(want, ", or as "))
 }
 
 // isSchemaErrorTree reports whether err, under any wrapping, holds further schema errors.
