@@ -176,7 +176,13 @@ func rateLimit(limiter ratelimit.Limiter, trusted []netip.Prefix, logger *slog.L
 			if shown != nil {
 				h.Set("RateLimit-Limit", strconv.Itoa(shown.Limit.Burst))
 				h.Set("RateLimit-Remaining", strconv.Itoa(shown.Remaining))
-				h.Set("RateLimit-Reset", strconv.Itoa(shown.ResetSeconds()))
+				reset := shown.ResetSeconds()
+				if denied != nil {
+					// Refused, what the client needs is when it may ask again: both headers
+					// say the same, not one the next request and the other a full bucket.
+					reset = denied.RetryAfterSeconds()
+				}
+				h.Set("RateLimit-Reset", strconv.Itoa(reset))
 			}
 			if denied != nil {
 				return apperr.New(apperr.RateLimited, "Too many requests: wait %d seconds (limit %q: %d per %d seconds).",
