@@ -143,7 +143,10 @@ func (s *Service) Authenticate(ctx context.Context, bearer string) (Principal, e
 		return s.authenticateKey(ctx, bearer)
 	}
 	claims, err := s.keys.Verify(ctx, bearer)
-	if err != nil {
+	if errors.Is(err, errTokenExpired) {
+		return Principal{}, &apperr.Error{Code: apperr.InvalidAPIKey, Cause: err,
+			Message: "The access token has expired; POST /api/v1/auth/refresh with the refresh token gives a new one."}
+	} else if err != nil {
 		return Principal{}, unauthenticated(err)
 	}
 	sess, err := s.store.FindActiveSession(ctx, claims.SessionID, claims.AccountID, claims.UserID)

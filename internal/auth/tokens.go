@@ -198,7 +198,11 @@ func (k *Keyring) Issue(ctx context.Context, userID, accountID, sessionID uuid.U
 }
 
 // errInvalidToken is any token that does not verify; the reason is kept for the log.
-var errInvalidToken = errors.New("invalid access token")
+// errTokenExpired is a token that verified but whose time is up: its holder may refresh.
+var (
+	errInvalidToken = errors.New("invalid access token")
+	errTokenExpired = errors.New("access token expired")
+)
 
 type clockFunc func() time.Time
 
@@ -207,12 +211,17 @@ func (f clockFunc) Now() time.Time { return f() }
 // Verify checks an access token's signature, kid, issuer, audience and expiry.
 func (k *Keyring) Verify(ctx context.Context, token string) (AccessClaims, error) {
 	claims, err := k.verify(token)
-	if err != nil {
+	if err != nil && !errors.Is(err, jwt.TokenExpiredError()) {
 		// Perhaps another instance rotated the key: reread (rate-limited) and try once more.
 		k.maybeReload(ctx, unknownKeyRefresh)
-		if claims, err = k.verify(token); err != nil {
-			return AccessClaims{}, fmt.Errorf("%w: %v", errInvalidToken, err)
-		}
+		claims, err = k.verify(token)
+	}
+	switch {
+	case errors.Is(err, jwt.TokenExpiredError()):
+		// jwx checks the claims after the signature: only an authentic token gets here.
+		return AccessClaims{}, fmt.Errorf("%w: %v", errTokenExpired, err)
+	case err != nil:
+		return AccessClaims{}, fmt.Errorf("%w: %v", errInvalidToken, err)
 	}
 	return claims, nil
 }

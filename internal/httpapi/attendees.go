@@ -95,7 +95,7 @@ func (s *Server) ImportAttendees(ctx context.Context, req api.ImportAttendeesReq
 	}
 	out := api.ImportResult{Added: res.Added, Skipped: res.Skipped, Rejected: make([]api.ImportRejection, len(res.Rejected))}
 	for i, r := range res.Rejected {
-		out.Rejected[i] = api.ImportRejection{Row: r.Row, Email: r.Email, Reason: api.ImportRejectionReason(r.Reason), Message: r.Message}
+		out.Rejected[i] = api.ImportRejection{Row: r.Row, Field: r.Field, Email: r.Email, Reason: api.ImportRejectionReason(r.Reason), Message: r.Message}
 	}
 	return api.ImportAttendees200JSONResponse{Body: api.ImportResultEnvelope{Data: out}}, nil
 }

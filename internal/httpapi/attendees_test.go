@@ -23,8 +23,8 @@ type attendeeBody struct {
 
 type attendeePage struct {
 	Data []struct {
-		ID, FirstName, Email string
-		Metadata             map[string]string
+		ID, FirstName, LastName, Email string
+		Metadata                       map[string]string
 	}
 	Meta struct{ Page, PageSize, Total int }
 }

@@ -119,3 +119,41 @@ func TestAKeyHeldByADeadProcessLapses(t *testing.T) {
 		t.Fatalf("issued %d, used %d", issued, used)
 	}
 }
+
+// When the database fails while a key is claimed, the answer is 500 INTERNAL, logged with its
+// cause, never 409 IDEMPOTENCY_IN_PROGRESS: no other request holds the key. The failures are
+// real ones of the test's own database: the table is gone, or the held key's row no longer
+// reads.
+func TestADatabaseFailureWhileClaimingAKeyIsAnInternalError(t *testing.T) {
+	t.Parallel()
+	for name, c := range map[string]struct {
+		held bool // another instance holds the key, so the claim reads its row
+		sql  string
+	}{
+		"the keys' table is gone":     {sql: `DROP TABLE idempotency_keys`},
+		"the held key cannot be read": {held: true, sql: `ALTER TABLE idempotency_keys ALTER COLUMN created_at TYPE text`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := newIssuing(t)
+			ada := s.acct.Attendee(t, s.event, "Ada", "Lovelace", "ada@example.org")
+			body := s.generate(ada, nil)
+			if c.held {
+				raw, _ := json.Marshal(body)
+				fp := sha256.Sum256(append([]byte("POST\n/api/v1/certificates/generate\n"), raw...))
+				if _, err := s.env.Store.ClaimIdempotencyKey(t.Context(), s.acct.ID, "k-1", fp[:], time.Minute); err != nil {
+					t.Fatal(err)
+				}
+			}
+			testkit.SQL(t, s.env, c.sql)
+			res := s.acct.Client.Do(s.post("k-1", body))
+			e := wantError(t, res, 500, res.StatusCode, "INTERNAL")
+			if e.Error.Message != "Internal error." {
+				t.Fatalf("the answer shows the cause: %s", res.Body)
+			}
+			if logs := s.env.Logs(); !strings.Contains(logs, `"msg":"request failed"`) || !strings.Contains(logs, "idempotency key") {
+				t.Fatalf("the failure is not logged with its cause:\n%s", logs)
+			}
+		})
+	}
+}

@@ -61,6 +61,9 @@ func TestLoginIsLimitedTo30AttemptsPer5Minutes(t *testing.T) {
 	if res.Header.Get("RateLimit-Remaining") != "0" {
 		t.Fatalf("RateLimit-Remaining %q", res.Header.Get("RateLimit-Remaining"))
 	}
+	if res.Header.Get("RateLimit-Reset") != res.Header.Get("Retry-After") {
+		t.Fatalf("RateLimit-Reset %q and Retry-After %q disagree", res.Header.Get("RateLimit-Reset"), res.Header.Get("Retry-After"))
+	}
 	// A made-up X-Forwarded-For from an untrusted peer changes nothing.
 	req := env.Client.Request("POST", "/api/v1/auth/login", map[string]string{"email": acct.Email, "password": "x"})
 	req.Header.Set("X-Forwarded-For", "198.51.100.77")
@@ -92,8 +95,8 @@ func TestTheGlobalLimitIs100PerMinutePerClient(t *testing.T) {
 	}
 	res := from("198.51.100.1")
 	wantError(t, res, 429, res.StatusCode, "RATE_LIMITED")
-	if res.Header.Get("Retry-After") == "" {
-		t.Fatal("no Retry-After")
+	if ra := res.Header.Get("Retry-After"); ra == "" || res.Header.Get("RateLimit-Reset") != ra {
+		t.Fatalf("Retry-After %q, RateLimit-Reset %q", ra, res.Header.Get("RateLimit-Reset"))
 	}
 	if res := from("198.51.100.2"); res.StatusCode != 401 {
 		t.Fatalf("another client behind the trusted proxy: %d", res.StatusCode)

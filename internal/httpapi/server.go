@@ -93,6 +93,7 @@ func New(opts Options) (*echo.Echo, error) {
 		rateLimit(opts.Limiter, opts.TrustedProxies, logger),
 		limitBody,
 		authenticate(ops, opts.Auth),
+		checkJSONText(ops),
 		validateRequests(doc),
 		idempotency(ops, opts.Idempotency, logger))
 

@@ -3,10 +3,13 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/certhub/credentiald/gen/db"
 	"github.com/certhub/credentiald/internal/apperr"
@@ -26,15 +29,18 @@ type StoredResponse struct {
 func (s *Store) ClaimIdempotencyKey(ctx context.Context, accountID uuid.UUID, key string, fingerprint []byte, lease time.Duration) (*StoredResponse, error) {
 	n, err := s.q.ClaimIdempotencyKey(ctx, db.ClaimIdempotencyKeyParams{AccountID: accountID, Key: key, Fingerprint: fingerprint, LeaseSeconds: lease.Seconds()})
 	if err != nil {
-		return nil, mapError(err)
+		return nil, fmt.Errorf("claiming an idempotency key: %w", mapError(err))
 	}
 	if n == 1 {
 		return nil, nil
 	}
 	row, err := s.q.GetIdempotencyKey(ctx, db.GetIdempotencyKeyParams{AccountID: accountID, Key: key})
-	if err != nil {
+	if errors.Is(err, pgx.ErrNoRows) {
 		// Released between the two statements: the caller may try again.
 		return nil, apperr.New(apperr.IdempotencyInProgress, "A request with this Idempotency-Key is being processed; retry shortly.")
+	} else if err != nil {
+		// Any other failure is the database's, not a running request: never a 409.
+		return nil, fmt.Errorf("reading a held idempotency key: %w", mapError(err))
 	}
 	if string(row.Fingerprint) != string(fingerprint) {
 		e := apperr.New(apperr.IdempotencyKeyReused, "This Idempotency-Key was used with another request within the last 24 hours; use a new key.")
