@@ -47,8 +47,9 @@ bench: ## Run the benchmarks (speed and memory are measured here, never in tests
 	@url=$${TEST_DATABASE_URL:-$$($(GO) run ./cmd/devtool pg-start -dir $(PG_TEST_DIR))} && \
 		TEST_DATABASE_URL=$$url $(GO) test -run '^$$' -bench . -benchmem ./...
 
-docs: ## Render the system templates' previews into docs/ (shown in the README)
+docs: ## Render the system templates' previews and generated badge images into docs/ (shown in the README)
 	@$(GO) run ./cmd/devtool template-previews -out docs
+	@$(GO) run ./cmd/devtool badge-previews -out docs
 
 contract-coverage: ## Print which operations and documented responses the last `make test` observed
 	@$(GO) run ./cmd/devtool contract-coverage

@@ -16,7 +16,8 @@ const usage = `usage: devtool <command>
   pg-start -dir DIR   start (or reuse) a private PostgreSQL cluster and print its URL
   pg-stop -dir DIR    stop that cluster
   contract-coverage   print which operations and responses the last test run observed
-  template-previews -out DIR   render each system template as DIR/template-NAME.png`
+  template-previews -out DIR   render each system template as DIR/template-NAME.png
+  badge-previews -out DIR      render generated badge images for three names as DIR/badge-*.png`
 
 func main() {
 	if len(os.Args) < 2 {
@@ -58,6 +59,8 @@ func run(cmd string, args []string) error {
 		return nil
 	case "template-previews":
 		return templatePreviews(*out)
+	case "badge-previews":
+		return badgePreviews(*out)
 	default:
 		return fmt.Errorf("unknown command %q\n%s", cmd, usage)
 	}
