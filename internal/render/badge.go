@@ -250,7 +250,7 @@ func textPath(fams map[string]*family, text string, st style, size, x, y float64
 
 func moveTo(x, y float64) seg { return seg{op: 'M', pts: [3][2]float64{{x, y}}} }
 func lineTo(x, y float64) seg { return seg{op: 'L', pts: [3][2]float64{{x, y}}} }
-func closePath() seg        { return seg{op: 'Z'} }
+func closePath() seg          { return seg{op: 'Z'} }
 
 // circle is a circle of four cubic arcs; reverse winds it the other way, to cut a hole.
 func circle(cx, cy, r float64, reverse bool) []seg {
