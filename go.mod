@@ -3,6 +3,7 @@ module github.com/certhub/credentiald
 go 1.26.8
 
 require (
+	code.dny.dev/ssrf v0.3.0
 	github.com/boombuler/barcode v1.1.0
 	github.com/emersion/go-smtp v0.25.1
 	github.com/getkin/kin-openapi v0.152.0
@@ -23,6 +24,7 @@ require (
 	github.com/sqlc-dev/sqlc v1.31.1
 	github.com/srwiley/oksvg v0.0.0-20221011165216-be6e8873101c
 	github.com/srwiley/rasterx v0.0.0-20220730225603-2ab79fcdd4ef
+	github.com/standard-webhooks/standard-webhooks/libraries v0.0.1
 	github.com/wneessen/go-mail v0.8.1
 	golang.org/x/crypto v0.58.0
 	golang.org/x/image v0.47.0
