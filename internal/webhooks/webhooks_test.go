@@ -96,7 +96,7 @@ func TestTheClientChecksEveryAddressAtConnectTime(t *testing.T) {
 	byName := strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)
 
 	for _, target := range []string{srv.URL, byName} {
-		res, err := Policy{RootCAs: roots}.Client(2 * time.Second).Post(target+"/hook", "application/json", strings.NewReader("{}"))
+		res, err := Policy{RootCAs: roots}.Client(2*time.Second).Post(target+"/hook", "application/json", strings.NewReader("{}"))
 		if err == nil {
 			res.Body.Close()
 			t.Fatalf("%s: delivered to loopback", target)
