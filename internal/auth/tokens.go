@@ -92,13 +92,42 @@ func NewKeyring(ctx context.Context, st *store.Store, opts KeyringOptions) (*Key
 	if err != nil {
 		return nil, err
 	}
-	if _, err := st.EnsureSigningKey(ctx, candidate, k.pinned); err != nil {
+	if err := ensureSigningKey(ctx, st, candidate, k.pinned, k.now()); err != nil {
 		return nil, fmt.Errorf("signing key: %w", err)
 	}
 	if err := k.reload(ctx); err != nil {
 		return nil, err
 	}
 	return k, nil
+}
+
+// ensureSigningKey makes candidate the active signing key when force is set (a key from the
+// configuration), or when no key is active yet; otherwise the active key stays. Several
+// instances starting at once agree on one key: the database allows one active key.
+func ensureSigningKey(ctx context.Context, st *store.Store, candidate store.SigningKey, force bool, now time.Time) error {
+	_, err := store.InTx(ctx, st, func(tx *store.Tx) (struct{}, error) {
+		if force {
+			if err := tx.RetireSigningKeys(ctx, candidate.KID, now); err != nil {
+				return struct{}{}, err
+			}
+		}
+		if err := tx.InsertSigningKey(ctx, candidate, now); err != nil {
+			return struct{}{}, err
+		}
+		if force {
+			if err := tx.ActivateSigningKey(ctx, candidate.KID); err != nil {
+				return struct{}{}, err
+			}
+		}
+		return struct{}{}, nil
+	})
+	return err
+}
+
+// RotateSigningKey retires the active key at now and makes next the active one. Instances
+// learn of it within keyRefreshInterval; tokens of the retired key verify until they expire.
+func RotateSigningKey(ctx context.Context, st *store.Store, next store.SigningKey, now time.Time) error {
+	return ensureSigningKey(ctx, st, next, true, now)
 }
 
 // NewSigningKey generates a key for RotateSigningKey.

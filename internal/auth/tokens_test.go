@@ -48,7 +48,7 @@ func TestARetiredKeyVerifiesUntilItsTokensExpire(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := st.RotateSigningKey(ctx, next); err != nil {
+	if err := auth.RotateSigningKey(ctx, st, next, clock.Now()); err != nil {
 		t.Fatal(err)
 	}
 	// Another instance starting now signs with the new key and still accepts the old token.

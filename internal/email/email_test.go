@@ -37,7 +37,7 @@ type fixture struct {
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	st, _ := testkit.Store(t)
-	acc, _, err := accounts.New(st).Create(context.Background(), accounts.CreateParams{
+	acc, _, err := accounts.New(st, nil).Create(context.Background(), accounts.CreateParams{
 		Email: "owner@example.org", Password: testkit.Password, Name: "Owner", AccountName: "Academy"})
 	if err != nil {
 		t.Fatal(err)
@@ -58,11 +58,19 @@ func (f *fixture) enqueue(t *testing.T, m store.OutboundEmail) store.EmailDelive
 	if m.Kind == "" {
 		m.Kind = "notice"
 	}
-	d, err := f.store.EnqueueEmail(context.Background(), m)
+	d, err := f.store.EnqueueEmail(context.Background(), m, f.now())
 	if err != nil {
 		t.Fatal(err)
 	}
 	return d
+}
+
+// now is the worker's clock: messages are due from when they are recorded on it.
+func (f *fixture) now() time.Time {
+	if f.worker.Now != nil {
+		return f.worker.Now()
+	}
+	return time.Now()
 }
 
 func (f *fixture) status(t *testing.T, id uuid.UUID) store.EmailDelivery {

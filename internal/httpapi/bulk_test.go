@@ -170,7 +170,7 @@ func TestABulkJobSurvivesARestart(t *testing.T) {
 	}
 
 	// The service starts again: a new job-queue client over the same database.
-	second, err := bulk.New(s.env.Store, s.env.Service.Certificates, s.env.Service.Logger)
+	second, err := bulk.New(s.env.Store, s.env.Service.Certificates, s.env.Service.Logger, bulk.Timing{})
 	if err != nil {
 		t.Fatal(err)
 	}

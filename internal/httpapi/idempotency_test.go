@@ -103,7 +103,7 @@ func TestAKeyHeldByADeadProcessLapses(t *testing.T) {
 	fp := sha256.Sum256(append([]byte("POST\n/api/v1/certificates/generate\n"), raw...))
 
 	// Another instance is running this request right now.
-	if _, err := s.env.Store.ClaimIdempotencyKey(t.Context(), s.acct.ID, "held", fp[:], time.Minute); err != nil {
+	if _, err := s.env.Service.Idempotency.Claim(t.Context(), s.acct.ID, "held", fp[:], time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	res := s.acct.Client.Do(s.post("held", body))
@@ -141,7 +141,7 @@ func TestADatabaseFailureWhileClaimingAKeyIsAnInternalError(t *testing.T) {
 			if c.held {
 				raw, _ := json.Marshal(body)
 				fp := sha256.Sum256(append([]byte("POST\n/api/v1/certificates/generate\n"), raw...))
-				if _, err := s.env.Store.ClaimIdempotencyKey(t.Context(), s.acct.ID, "k-1", fp[:], time.Minute); err != nil {
+				if _, err := s.env.Service.Idempotency.Claim(t.Context(), s.acct.ID, "k-1", fp[:], time.Minute); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -20,7 +20,6 @@ import (
 	"github.com/certhub/credentiald/internal/events"
 	"github.com/certhub/credentiald/internal/ratelimit"
 	"github.com/certhub/credentiald/internal/spec"
-	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/templates"
 	"github.com/certhub/credentiald/openapi"
 )
@@ -44,7 +43,7 @@ type Options struct {
 	Certificates *certificates.Service
 	Bulk         *bulk.Service
 	// Idempotency remembers the answers of requests sent with an Idempotency-Key.
-	Idempotency *store.Store
+	Idempotency IdempotencyKeys
 	// Limiter counts requests per client address; TrustedProxies are the peers whose
 	// X-Forwarded-For is believed.
 	Limiter        ratelimit.Limiter

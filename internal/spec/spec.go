@@ -32,10 +32,12 @@ func (emailFormat) Validate(v string) error {
 	return nil
 }
 
-// IsEmail reports whether v is a bare email address, the contract's `email` format.
+// IsEmail reports whether v is one bare email address of at most 254 bytes (RFC 5321's limit
+// of a path): no display name, no list, no line break. It is the contract's `email` format and
+// the one check every email address goes through (accounts, attendees, outbound mail).
 func IsEmail(v string) bool {
 	a, err := mail.ParseAddress(v)
-	return err == nil && a.Address == v
+	return err == nil && a.Address == v && len(v) <= 254
 }
 
 type uuidFormat struct{}
