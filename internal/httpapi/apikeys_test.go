@@ -109,7 +109,7 @@ func TestCreatingAKeyNeedsARecentSignInOrThePassword(t *testing.T) {
 		}
 		return b
 	}
-	before, _ := env.Store.Fingerprint(t.Context())
+	before := testkit.Fingerprint(t, env)
 	for name, b := range map[string]map[string]any{
 		"nothing":        body(),
 		"wrong password": body("currentPassword", "wrong password"),
@@ -121,7 +121,7 @@ func TestCreatingAKeyNeedsARecentSignInOrThePassword(t *testing.T) {
 	}
 	res := acct.Client.Post("/api/v1/api-keys", body("twoFactorCode", "123456"))
 	wantError(t, res, 400, res.StatusCode, "VALIDATION_ERROR")
-	if after, _ := env.Store.Fingerprint(t.Context()); after != before {
+	if after := testkit.Fingerprint(t, env); after != before {
 		t.Fatal("a refused key creation changed the database")
 	}
 	// A refresh does not renew the window; the password does.

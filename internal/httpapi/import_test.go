@@ -128,7 +128,7 @@ func TestImportRefusesFilesThatAreNotCSVAndAddsNothing(t *testing.T) {
 		"twice email":   {[]byte("firstName,lastName,email,Email Address\n"), "file.row[1]", "two columns for email"},
 		"21 metadatas":  {[]byte("firstName,lastName,email" + strings.Repeat(",", 1) + metadataHeaders(21) + "\n"), "file.row[1]", "21 extra columns"},
 	}
-	before, _ := env.Store.Fingerprint(t.Context())
+	before := testkit.Fingerprint(t, env)
 	for name, c := range cases {
 		res := acct.Client.Upload("/api/v1/attendees/import?eventId="+event, "file", "x.csv", c.file)
 		e := wantError(t, res, 400, res.StatusCode, "VALIDATION_ERROR")
@@ -138,7 +138,7 @@ func TestImportRefusesFilesThatAreNotCSVAndAddsNothing(t *testing.T) {
 	}
 	res := acct.Client.Upload("/api/v1/attendees/import?eventId="+event, "attachment", "x.csv", []byte(good))
 	wantError(t, res, 400, res.StatusCode, "VALIDATION_ERROR")
-	if after, _ := env.Store.Fingerprint(t.Context()); after != before {
+	if after := testkit.Fingerprint(t, env); after != before {
 		t.Fatal("a refused import changed the database")
 	}
 }
@@ -156,7 +156,7 @@ func TestImportLimits(t *testing.T) {
 	env := testkit.NewServer(t)
 	acct := testkit.SignUp(t, env)
 	event := acct.Event(t, env, "E").String()
-	before, _ := env.Store.Fingerprint(t.Context())
+	before := testkit.Fingerprint(t, env)
 
 	var rows bytes.Buffer
 	rows.WriteString("firstName,lastName,email\n")
@@ -171,7 +171,7 @@ func TestImportLimits(t *testing.T) {
 	huge := append([]byte("firstName,lastName,email,notes\n"), bytes.Repeat([]byte("A,B,a@example.org,"+strings.Repeat("n", 480)+"\n"), 10<<20/499+100)...)
 	res = acct.Client.Upload("/api/v1/attendees/import?eventId="+event, "file", "huge.csv", huge)
 	wantError(t, res, 413, res.StatusCode, "PAYLOAD_TOO_LARGE")
-	if after, _ := env.Store.Fingerprint(t.Context()); after != before {
+	if after := testkit.Fingerprint(t, env); after != before {
 		t.Fatal("a refused import changed the database")
 	}
 

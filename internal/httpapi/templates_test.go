@@ -95,7 +95,7 @@ func TestTemplatesRefuseUnknownPlaceholdersAndPagesThatDoNotFit(t *testing.T) {
 	t.Parallel()
 	env := testkit.NewServer(t)
 	acct := testkit.SignUp(t, env)
-	before, _ := env.Store.Fingerprint(t.Context())
+	before := testkit.Fingerprint(t, env)
 	cases := map[string]struct {
 		layout map[string]any
 		field  string
@@ -120,7 +120,7 @@ func TestTemplatesRefuseUnknownPlaceholdersAndPagesThatDoNotFit(t *testing.T) {
 	res := acct.Client.Post("/api/v1/templates", map[string]any{"name": "T", "layout": map[string]any{"rows": []any{map[string]any{"height": 30,
 		"cols": []any{map[string]any{"size": 12, "content": map[string]any{"type": "marquee"}}}}}}})
 	wantError(t, res, 400, res.StatusCode, "VALIDATION_ERROR")
-	if after, _ := env.Store.Fingerprint(t.Context()); after != before {
+	if after := testkit.Fingerprint(t, env); after != before {
 		t.Fatal("a refused template changed the database")
 	}
 }
@@ -218,7 +218,7 @@ func TestTemplatesOfAnotherAccountAreNotFound(t *testing.T) {
 	env := testkit.NewServer(t)
 	alice, bob := testkit.SignUp(t, env), testkit.SignUp(t, env)
 	path := "/api/v1/templates/" + bob.Template(t, env).String()
-	before, _ := env.Store.Fingerprint(t.Context())
+	before := testkit.Fingerprint(t, env)
 	for _, res := range []interface {
 		JSON(testing.TB, any)
 	}{
@@ -239,7 +239,7 @@ func TestTemplatesOfAnotherAccountAreNotFound(t *testing.T) {
 	if page.Meta.Total != 0 {
 		t.Fatalf("alice lists bob's templates: %+v", page)
 	}
-	if after, _ := env.Store.Fingerprint(t.Context()); after != before {
+	if after := testkit.Fingerprint(t, env); after != before {
 		t.Fatal("another account's request changed the database")
 	}
 }

@@ -79,10 +79,7 @@ func TestTextInputThatCannotBeKeptAsSentIsRefused(t *testing.T) {
 		{"account name at registration", "POST", "/api/v1/auth/register", []byte(`{"email":"x@example.org","password":"correct horse battery","name":"Ada","accountName":"Acme\u0000"}`), "body.accountName", "U+0000"},
 		{"user name at registration", "POST", "/api/v1/auth/register", []byte(`{"email":"x@example.org","password":"correct horse battery","name":"Ada\u2029","accountName":"Acme"}`), "body.name", "U+2029"},
 	}
-	before, err := env.Store.Fingerprint(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
+	before := testkit.Fingerprint(t, env)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			res := acct.Client.Do(acct.Client.Request(c.method, c.path, c.body))
@@ -91,7 +88,7 @@ func TestTextInputThatCannotBeKeptAsSentIsRefused(t *testing.T) {
 			}
 		})
 	}
-	if after, _ := env.Store.Fingerprint(t.Context()); after != before {
+	if after := testkit.Fingerprint(t, env); after != before {
 		t.Fatal("a refused request changed the database")
 	}
 }

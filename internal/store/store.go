@@ -96,8 +96,9 @@ func InTx[T any](ctx context.Context, s *Store, fn func(tx *Tx) (T, error)) (T, 
 	return out, nil
 }
 
-// Fingerprint digests every row a request could change: equal fingerprints before and after a
-// request mean that it changed nothing. Tests use it to prove that refused requests are inert.
+// Fingerprint digests every row of every table of the public schema (API keys without their
+// last use, which authentication itself moves): equal fingerprints before and after a request
+// mean that it changed nothing. Tests use it to prove that refused requests are inert.
 func (s *Store) Fingerprint(ctx context.Context) (string, error) {
 	fp, err := s.q.DatabaseFingerprint(ctx)
 	if err != nil {

@@ -33,3 +33,17 @@ func QueryRow(t testing.TB, env *Env, query string, args []any, dest ...any) {
 		t.Fatalf("%s: %v", query, err)
 	}
 }
+
+// Fingerprint digests the test's database (see store.Fingerprint); a failure to read it fails
+// the test, so that two failures never compare equal.
+func Fingerprint(t testing.TB, env *Env) string {
+	t.Helper()
+	fp, err := env.Store.Fingerprint(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fp == "" {
+		t.Fatal("the database fingerprint is empty")
+	}
+	return fp
+}
