@@ -19,6 +19,7 @@ func TestMain(m *testing.M) { testkit.Main(m) }
 // its database for arranging rows the store has no method for.
 type seeded struct {
 	st       *store.Store
+	url      string
 	conn     *pgx.Conn
 	account  store.Account
 	owner    store.User
@@ -36,7 +37,7 @@ func seed(t *testing.T) seeded {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = conn.Close(context.Background()) })
-	s := seeded{st: st, conn: conn, now: time.Now()}
+	s := seeded{st: st, url: url, conn: conn, now: time.Now()}
 	if s.account, err = st.CreateAccount(ctx, store.NewAccount{Name: "Academy", Plan: "free"}, s.now); err != nil {
 		t.Fatal(err)
 	}
