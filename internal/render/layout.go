@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // Layout is a template's page: an optional background and rows of columns.
@@ -199,7 +200,7 @@ func fill(text string, d *Data) string {
 		case "recipient.lastName":
 			return d.Recipient.LastName
 		case "recipient.fullName":
-			return strings.TrimSpace(d.Recipient.FirstName + " " + d.Recipient.LastName)
+			return FullName(d.Recipient.FirstName, d.Recipient.LastName)
 		case "event.name":
 			return d.Event.Name
 		case "event.date":
@@ -248,4 +249,24 @@ func MetadataKeys(l Layout) []string {
 		}
 	}
 	return keys
+}
+
+// FullName joins a recipient's names as they are written: given name first with a space, or,
+// when both are written in CJK scripts, family name first without a space (李小龙, 山田太郎,
+// 김민준).
+func FullName(first, last string) string {
+	first, last = strings.TrimSpace(first), strings.TrimSpace(last)
+	if first != "" && last != "" && allCJK(first) && allCJK(last) {
+		return last + first
+	}
+	return strings.TrimSpace(first + " " + last)
+}
+
+func allCJK(s string) bool {
+	for _, r := range s {
+		if !unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) && r != '・' && r != 'ー' {
+			return false
+		}
+	}
+	return true
 }
