@@ -19,6 +19,7 @@ const (
 
 type plan struct {
 	page        Page
+	locale      string
 	marginUnits int
 	background  *plannedBackground
 	rows        []plannedRow
@@ -84,7 +85,7 @@ func (t Template) plan(d *Data) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &plan{page: t.Page, faces: map[*face]bool{}}
+	p := &plan{page: t.Page, locale: t.Layout.Locale, faces: map[*face]bool{}}
 	if bg := t.Layout.Background; bg != nil {
 		pb := &plannedBackground{key: backgroundKey(t.Page, bg), color: parseColor(bg.Color, color.RGBA{255, 255, 255, 255}), border: bg.Border}
 		if bg.Image != "" {
@@ -132,7 +133,7 @@ func (p *plan) place(pc *plannedCol, height float64, c Content, d *Data, fams ma
 		if size == 0 {
 			size = 12
 		}
-		p.text(pc, 0, height, fill(c.Text, d), c.Font, styleOf(c.Bold, c.Italic), size,
+		p.text(pc, 0, height, fill(c.Text, d, p.locale), c.Font, styleOf(c.Bold, c.Italic), size,
 			parseColor(c.Color, color.RGBA{0, 0, 0, 255}), alignOr(c.Align), fams)
 	case "image", "logo":
 		uri := c.Image
@@ -166,8 +167,8 @@ func (p *plan) place(pc *plannedCol, height float64, c Content, d *Data, fams ma
 		}
 		top := max(0, height-signatureBlock)
 		pc.items = append(pc.items, lineItem{y: top + 1, widthPercent: 70, thickness: 0.3, color: color.RGBA{0x33, 0x33, 0x33, 255}})
-		p.text(pc, top+1.5, 6, fill(c.Name, d), "sans", bold, 10.5, color.RGBA{0x22, 0x22, 0x22, 255}, "center", fams)
-		p.text(pc, top+6.5, 5, fill(c.Title, d), "sans", regular, 8.5, color.RGBA{0x55, 0x55, 0x55, 255}, "center", fams)
+		p.text(pc, top+1.5, 6, fill(c.Name, d, p.locale), "sans", bold, 10.5, color.RGBA{0x22, 0x22, 0x22, 255}, "center", fams)
+		p.text(pc, top+6.5, 5, fill(c.Title, d, p.locale), "sans", regular, 8.5, color.RGBA{0x55, 0x55, 0x55, 255}, "center", fams)
 	case "spacer", "":
 	default:
 		return fmt.Errorf("unknown content type %q", c.Type)

@@ -288,7 +288,7 @@ func TestCheckFindsUnknownPlaceholdersAndOverfullPages(t *testing.T) {
 
 func TestFillReplacesEveryPlaceholder(t *testing.T) {
 	d := sample(names[0])
-	got := fill("{{recipient.fullName}}|{{ event.date }}|{{certificate.expiresAt}}|{{issuer.name}}|{{attendee.metadata.track}}|{{attendee.metadata.none}}", &d)
+	got := fill("{{recipient.fullName}}|{{ event.date }}|{{certificate.expiresAt}}|{{issuer.name}}|{{attendee.metadata.track}}|{{attendee.metadata.none}}", &d, "")
 	if got != "José Müller|12 November 2026|12 November 2028|Gophers e.V.|Concurrency|" {
 		t.Fatal(got)
 	}
@@ -334,5 +334,19 @@ func TestTextIsFittedToItsBox(t *testing.T) {
 	_, lines = fit(event, me(event, 14)*0.6, 40, 14, me)
 	if last := lines[len(lines)-1]; len(lines) < 2 || !strings.Contains(last, " ") {
 		t.Fatalf("a last line of one word: %q", lines)
+	}
+}
+
+func TestDatesFollowTheTemplatesLocale(t *testing.T) {
+	d := sample(names[0])
+	d.Certificate.ExpiresAt = nil
+	for locale, want := range map[string]string{
+		"": "12 November 2026|no expiry", "en": "12 November 2026|no expiry", "de": "12. November 2026|unbefristet",
+		"fr": "12 novembre 2026|sans date d'expiration", "es": "12 de noviembre de 2026|sin caducidad",
+		"pl": "12 listopada 2026|bezterminowo", "ja": "2026年11月12日|無期限",
+	} {
+		if got := fill("{{event.date}}|{{certificate.expiresAt}}", &d, locale); got != want {
+			t.Errorf("%q: %q, want %q", locale, got, want)
+		}
 	}
 }
