@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -62,7 +63,8 @@ func startBinary(t *testing.T, env ...string) (*exec.Cmd, string, <-chan map[str
 		t.Fatalf("build: %v\n%s", err, out)
 	}
 	cmd := exec.Command(bin, "serve")
-	cmd.Env = append(os.Environ(), "DATABASE_URL="+testkit.Database(t), "ADDR=127.0.0.1:0", "DATA_DIR="+t.TempDir())
+	cmd.Env = append(os.Environ(), "DATABASE_URL="+testkit.Database(t), "ADDR=127.0.0.1:0", "DATA_DIR="+t.TempDir(),
+		"SECRETS_KEY="+base64.StdEncoding.EncodeToString(testkit.SecretsKey()))
 	cmd.Env = append(cmd.Env, env...)
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {

@@ -46,7 +46,7 @@ func (q *Queries) CreateAccount(ctx context.Context, arg CreateAccountParams) (A
 const createUser = `-- name: CreateUser :one
 INSERT INTO users (id, account_id, email, name, password_hash, role, created_at, updated_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7::timestamptz, $7::timestamptz)
-RETURNING id, account_id, email, name, password_hash, role, totp_secret, totp_enabled, totp_last_step, created_at, updated_at
+RETURNING id, account_id, email, name, password_hash, role, totp_secret, totp_enabled, totp_last_step, created_at, updated_at, totp_secret_sealed
 `
 
 type CreateUserParams struct {
@@ -82,12 +82,13 @@ func (q *Queries) CreateUser(ctx context.Context, arg CreateUserParams) (User, e
 		&i.TotpLastStep,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.TotpSecretSealed,
 	)
 	return i, err
 }
 
 const findAccountOwner = `-- name: FindAccountOwner :one
-SELECT id, account_id, email, name, password_hash, role, totp_secret, totp_enabled, totp_last_step, created_at, updated_at FROM users WHERE account_id = $1 AND role = 'owner'
+SELECT id, account_id, email, name, password_hash, role, totp_secret, totp_enabled, totp_last_step, created_at, updated_at, totp_secret_sealed FROM users WHERE account_id = $1 AND role = 'owner'
 `
 
 func (q *Queries) FindAccountOwner(ctx context.Context, accountID uuid.UUID) (User, error) {
@@ -105,12 +106,13 @@ func (q *Queries) FindAccountOwner(ctx context.Context, accountID uuid.UUID) (Us
 		&i.TotpLastStep,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.TotpSecretSealed,
 	)
 	return i, err
 }
 
 const findUserByEmail = `-- name: FindUserByEmail :one
-SELECT id, account_id, email, name, password_hash, role, totp_secret, totp_enabled, totp_last_step, created_at, updated_at FROM users WHERE email = lower(btrim($1::text))
+SELECT id, account_id, email, name, password_hash, role, totp_secret, totp_enabled, totp_last_step, created_at, updated_at, totp_secret_sealed FROM users WHERE email = lower(btrim($1::text))
 `
 
 func (q *Queries) FindUserByEmail(ctx context.Context, email string) (User, error) {
@@ -128,6 +130,7 @@ func (q *Queries) FindUserByEmail(ctx context.Context, email string) (User, erro
 		&i.TotpLastStep,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.TotpSecretSealed,
 	)
 	return i, err
 }
@@ -150,7 +153,7 @@ func (q *Queries) GetAccount(ctx context.Context, id uuid.UUID) (Account, error)
 }
 
 const getUser = `-- name: GetUser :one
-SELECT id, account_id, email, name, password_hash, role, totp_secret, totp_enabled, totp_last_step, created_at, updated_at FROM users WHERE account_id = $1 AND id = $2
+SELECT id, account_id, email, name, password_hash, role, totp_secret, totp_enabled, totp_last_step, created_at, updated_at, totp_secret_sealed FROM users WHERE account_id = $1 AND id = $2
 `
 
 type GetUserParams struct {
@@ -173,6 +176,7 @@ func (q *Queries) GetUser(ctx context.Context, arg GetUserParams) (User, error) 
 		&i.TotpLastStep,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.TotpSecretSealed,
 	)
 	return i, err
 }

@@ -281,17 +281,18 @@ type Template struct {
 }
 
 type User struct {
-	ID           uuid.UUID
-	AccountID    uuid.UUID
-	Email        string
-	Name         string
-	PasswordHash string
-	Role         string
-	TotpSecret   *string
-	TotpEnabled  bool
-	TotpLastStep int64
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	ID               uuid.UUID
+	AccountID        uuid.UUID
+	Email            string
+	Name             string
+	PasswordHash     string
+	Role             string
+	TotpSecret       *string
+	TotpEnabled      bool
+	TotpLastStep     int64
+	CreatedAt        time.Time
+	UpdatedAt        time.Time
+	TotpSecretSealed []byte
 }
 
 type VerificationCode struct {

@@ -41,7 +41,7 @@ func (q *Queries) DeleteRecoveryCodes(ctx context.Context, userID uuid.UUID) err
 }
 
 const disableTOTP = `-- name: DisableTOTP :execrows
-UPDATE users SET totp_enabled = false, totp_secret = NULL, updated_at = $1::timestamptz
+UPDATE users SET totp_enabled = false, totp_secret = NULL, totp_secret_sealed = NULL, updated_at = $1::timestamptz
 WHERE id = $2 AND totp_enabled
 `
 
@@ -60,7 +60,7 @@ func (q *Queries) DisableTOTP(ctx context.Context, arg DisableTOTPParams) (int64
 
 const enableTOTP = `-- name: EnableTOTP :execrows
 UPDATE users SET totp_enabled = true, updated_at = $1::timestamptz
-WHERE id = $2 AND NOT totp_enabled AND totp_secret IS NOT NULL
+WHERE id = $2 AND NOT totp_enabled AND (totp_secret IS NOT NULL OR totp_secret_sealed IS NOT NULL)
 `
 
 type EnableTOTPParams struct {
@@ -82,19 +82,86 @@ type InsertRecoveryCodesParams struct {
 	CodeHash []byte
 }
 
+const listTOTPSecrets = `-- name: ListTOTPSecrets :many
+SELECT id, totp_secret, totp_secret_sealed FROM users
+WHERE id > $1 AND (totp_secret IS NOT NULL OR totp_secret_sealed IS NOT NULL)
+ORDER BY id LIMIT $2
+`
+
+type ListTOTPSecretsParams struct {
+	AfterID   uuid.UUID
+	BatchSize int32
+}
+
+type ListTOTPSecretsRow struct {
+	ID               uuid.UUID
+	TotpSecret       *string
+	TotpSecretSealed []byte
+}
+
+// TOTP secrets in id order, plain (written before they were sealed) or sealed, for the
+// start-up pass and the operator command that seal them under the current key.
+func (q *Queries) ListTOTPSecrets(ctx context.Context, arg ListTOTPSecretsParams) ([]ListTOTPSecretsRow, error) {
+	rows, err := q.db.Query(ctx, listTOTPSecrets, arg.AfterID, arg.BatchSize)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []ListTOTPSecretsRow
+	for rows.Next() {
+		var i ListTOTPSecretsRow
+		if err := rows.Scan(&i.ID, &i.TotpSecret, &i.TotpSecretSealed); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const replaceTOTPSecret = `-- name: ReplaceTOTPSecret :execrows
+UPDATE users SET totp_secret = NULL, totp_secret_sealed = $1
+WHERE id = $2 AND totp_secret IS NOT DISTINCT FROM $3
+  AND totp_secret_sealed IS NOT DISTINCT FROM $4
+`
+
+type ReplaceTOTPSecretParams struct {
+	NewSealed []byte
+	ID        uuid.UUID
+	OldPlain  *string
+	OldSealed []byte
+}
+
+// ReplaceTOTPSecret seals a user's secret anew, unless it changed since it was read.
+func (q *Queries) ReplaceTOTPSecret(ctx context.Context, arg ReplaceTOTPSecretParams) (int64, error) {
+	result, err := q.db.Exec(ctx, replaceTOTPSecret,
+		arg.NewSealed,
+		arg.ID,
+		arg.OldPlain,
+		arg.OldSealed,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const setPendingTOTPSecret = `-- name: SetPendingTOTPSecret :execrows
-UPDATE users SET totp_secret = $1, updated_at = $2::timestamptz
+UPDATE users SET totp_secret = NULL, totp_secret_sealed = $1, updated_at = $2::timestamptz
 WHERE id = $3 AND NOT totp_enabled
 `
 
 type SetPendingTOTPSecretParams struct {
-	Secret *string
+	Sealed []byte
 	Now    time.Time
 	ID     uuid.UUID
 }
 
+// SetPendingTOTPSecret stores a new secret, sealed; a plain one left from before sealing goes.
 func (q *Queries) SetPendingTOTPSecret(ctx context.Context, arg SetPendingTOTPSecretParams) (int64, error) {
-	result, err := q.db.Exec(ctx, setPendingTOTPSecret, arg.Secret, arg.Now, arg.ID)
+	result, err := q.db.Exec(ctx, setPendingTOTPSecret, arg.Sealed, arg.Now, arg.ID)
 	if err != nil {
 		return 0, err
 	}

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/certhub/credentiald/internal/auth"
 	"github.com/certhub/credentiald/internal/config"
 	"github.com/certhub/credentiald/internal/devpg"
 	"github.com/certhub/credentiald/internal/store"
@@ -64,6 +65,12 @@ func Serve(ctx context.Context, cfg config.Config, logger *slog.Logger, ready ch
 		return err
 	}
 	defer svc.Close()
+	// TOTP secrets stored plain before secrets were sealed are sealed now, before serving.
+	if n, err := auth.SealTOTPSecrets(ctx, st, svc.Secrets, false); err != nil {
+		return fmt.Errorf("sealing the TOTP secrets stored in plain: %w", err)
+	} else if n > 0 {
+		logger.InfoContext(ctx, "sealed the TOTP secrets stored in plain", "count", n)
+	}
 	workers, stopWorkers := context.WithCancel(context.WithoutCancel(ctx))
 	workersDone := make(chan struct{})
 	go func() { defer close(workersDone); svc.Email.Run(workers) }()

@@ -21,6 +21,7 @@ import (
 	"github.com/certhub/credentiald/internal/httpapi"
 	"github.com/certhub/credentiald/internal/idempotency"
 	"github.com/certhub/credentiald/internal/ratelimit"
+	"github.com/certhub/credentiald/internal/secretbox"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/templates"
 )
@@ -38,7 +39,9 @@ type Service struct {
 	Idempotency  *idempotency.Service
 	Logger       *slog.Logger
 	Email        *email.Worker
-	closers      []func()
+	// Secrets seals the secrets kept at rest (TOTP secrets).
+	Secrets *secretbox.Box
+	closers []func()
 }
 
 // Close releases what Build opened (the Redis connection, if any).
@@ -62,9 +65,12 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 		Templates:    templates.New(st, cfg.SiteURL.String(), o.Now),
 		Certificates: certificates.New(st, cfg.SiteURL.String(), o.Now, nil),
 		Idempotency:  idempotency.New(st, o.Now)}
+	var err error
+	if svc.Secrets, err = Secrets(cfg, logger); err != nil {
+		return nil, err
+	}
 	var seed []byte
 	if cfg.JWTSigningKey != "" {
-		var err error
 		if seed, err = auth.ParseSeed(cfg.JWTSigningKey); err != nil {
 			return nil, fmt.Errorf("JWT_SIGNING_KEY: %w", err)
 		}
@@ -74,7 +80,7 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 	if err != nil {
 		return nil, err
 	}
-	if svc.Auth, err = auth.NewService(ctx, st, keys, "credentiald ("+cfg.SiteURL.Host+")"); err != nil {
+	if svc.Auth, err = auth.NewService(ctx, st, keys, "credentiald ("+cfg.SiteURL.Host+")", svc.Secrets); err != nil {
 		return nil, err
 	}
 

@@ -22,7 +22,7 @@ func BenchmarkLoginRefused(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	svc, err := auth.NewService(ctx, st, keys, "test")
+	svc, err := auth.NewService(ctx, st, keys, "test", testkit.SecretBox(b))
 	if err != nil {
 		b.Fatal(err)
 	}

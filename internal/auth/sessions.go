@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/secretbox"
 	"github.com/certhub/credentiald/internal/store"
 )
 
@@ -21,18 +22,21 @@ type Service struct {
 	store  *store.Store
 	keys   *Keyring
 	issuer string // shown by authenticator apps
-	now    func() time.Time
+	// secrets seals and opens TOTP secrets.
+	secrets *secretbox.Box
+	now     func() time.Time
 	// dummyHash makes an unknown email cost what a wrong password costs.
 	dummyHash string
 }
 
-// NewService returns the service. issuer names the service in authenticator apps.
-func NewService(ctx context.Context, st *store.Store, keys *Keyring, issuer string) (*Service, error) {
+// NewService returns the service. issuer names the service in authenticator apps; secrets
+// seals the TOTP secrets at rest.
+func NewService(ctx context.Context, st *store.Store, keys *Keyring, issuer string, secrets *secretbox.Box) (*Service, error) {
 	dummy, err := HashPassword(ctx, "not a password anyone has: "+randomToken(16))
 	if err != nil {
 		return nil, err
 	}
-	return &Service{store: st, keys: keys, issuer: issuer, now: keys.now, dummyHash: dummy}, nil
+	return &Service{store: st, keys: keys, issuer: issuer, secrets: secrets, now: keys.now, dummyHash: dummy}, nil
 }
 
 // Tokens are what a sign-in or refresh hands out.

@@ -27,7 +27,11 @@ func (s *Service) SetupTOTP(ctx context.Context, p Principal) (TOTPSetup, error)
 	if err != nil {
 		return TOTPSetup{}, err
 	}
-	if ok, err := s.store.SetPendingTOTPSecret(ctx, p.UserID, secret, s.now()); err != nil {
+	sealed, err := s.secrets.Seal([]byte(secret), totpAssociated(p.UserID))
+	if err != nil {
+		return TOTPSetup{}, err
+	}
+	if ok, err := s.store.SetPendingTOTPSecret(ctx, p.UserID, sealed, s.now()); err != nil {
 		return TOTPSetup{}, err
 	} else if !ok {
 		return TOTPSetup{}, apperr.New(apperr.Conflict, "Two-step sign-in is already on.")
@@ -45,7 +49,7 @@ func (s *Service) EnableTOTP(ctx context.Context, p Principal, code string) ([]s
 	if creds.TOTPEnabled {
 		return nil, apperr.New(apperr.Conflict, "Two-step sign-in is already on.")
 	}
-	if creds.TOTPSecret == "" {
+	if creds.TOTPSecretSealed == nil && creds.TOTPSecretPlain == "" {
 		return nil, apperr.New(apperr.Conflict, "Set up two-step sign-in first (POST /auth/two-factor/setup).")
 	}
 	if ok, err := s.acceptTOTP(ctx, creds, code); err != nil {
@@ -106,7 +110,11 @@ func (s *Service) DisableTOTP(ctx context.Context, p Principal, password, code s
 // acceptTOTP checks a code and records its time step as used, so that the code (and any
 // earlier one) works once only, however many requests race with it.
 func (s *Service) acceptTOTP(ctx context.Context, creds store.Credentials, code string) (bool, error) {
-	step, ok := matchTOTP(creds.TOTPSecret, code, s.now())
+	secret, err := s.totpSecret(creds)
+	if err != nil {
+		return false, err
+	}
+	step, ok := matchTOTP(secret, code, s.now())
 	if !ok {
 		return false, nil
 	}

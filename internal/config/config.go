@@ -2,6 +2,8 @@
 package config
 
 import (
+	"encoding/base64"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/netip"
@@ -33,6 +35,11 @@ type Config struct {
 	TrustedProxies []netip.Prefix
 	// WebhookAllowInsecureTargets allows http and loopback webhook targets: for development only.
 	WebhookAllowInsecureTargets bool
+	// SecretsKey seals the secrets kept at rest (AES-256, 32 bytes); nil: unset, which only the
+	// private cluster's development mode allows (a key is made once under DataDir).
+	SecretsKey []byte
+	// SecretsKeyPrevious are older keys that still open what they sealed, during a rotation.
+	SecretsKeyPrevious [][]byte
 }
 
 // FromEnv reads the configuration through getenv (os.Getenv in production).
@@ -65,6 +72,18 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	if c.WebhookAllowInsecureTargets, err = parseBool(getenv, "WEBHOOK_ALLOW_INSECURE_TARGETS", false); err != nil {
 		return c, err
 	}
+	if v := getenv("SECRETS_KEY"); v != "" {
+		if c.SecretsKey, err = ParseSecretsKey(v); err != nil {
+			return c, fmt.Errorf("SECRETS_KEY: %w", err)
+		}
+	}
+	for i, v := range strings.FieldsFunc(getenv("SECRETS_KEY_PREVIOUS"), func(r rune) bool { return r == ',' || r == ' ' }) {
+		k, err := ParseSecretsKey(v)
+		if err != nil {
+			return c, fmt.Errorf("SECRETS_KEY_PREVIOUS: key %d: %w", i+1, err)
+		}
+		c.SecretsKeyPrevious = append(c.SecretsKeyPrevious, k)
+	}
 	for _, s := range strings.FieldsFunc(getenv("TRUSTED_PROXIES"), func(r rune) bool { return r == ',' || r == ' ' }) {
 		p, err := netip.ParsePrefix(s)
 		if err != nil {
@@ -77,6 +96,15 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		c.TrustedProxies = append(c.TrustedProxies, p.Masked())
 	}
 	return c, nil
+}
+
+// ParseSecretsKey decodes a key for the secrets at rest: the base64 of 32 bytes.
+func ParseSecretsKey(v string) ([]byte, error) {
+	k, err := base64.StdEncoding.DecodeString(strings.TrimSpace(v))
+	if err != nil || len(k) != 32 {
+		return nil, errors.New("want the base64 of 32 random bytes (for example the output of `openssl rand -base64 32`)")
+	}
+	return k, nil
 }
 
 // FromOS reads the configuration from the process environment.

@@ -35,9 +35,26 @@ func TestBadValuesAreRefusedWithTheirName(t *testing.T) {
 	for name, value := range map[string]string{
 		"SITE_URL": "localhost:8080", "LOG_LEVEL": "loud", "SIGNUP_ENABLED": "maybe",
 		"WEBHOOK_ALLOW_INSECURE_TARGETS": "yes please", "TRUSTED_PROXIES": "not-an-ip",
+		"SECRETS_KEY": "c2hvcnQ=", "SECRETS_KEY_PREVIOUS": "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=,not base64",
 	} {
 		if _, err := FromEnv(env(map[string]string{name: value})); err == nil || !strings.Contains(err.Error(), name) {
 			t.Errorf("%s=%q: %v", name, value, err)
 		}
+	}
+}
+
+func TestSecretsKeysAreBase64Of32Bytes(t *testing.T) {
+	c, err := FromEnv(env(map[string]string{
+		"SECRETS_KEY":          "AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE=",
+		"SECRETS_KEY_PREVIOUS": "AgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgI=, AwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwM=",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.SecretsKey) != 32 || c.SecretsKey[0] != 1 || len(c.SecretsKeyPrevious) != 2 || c.SecretsKeyPrevious[1][31] != 3 {
+		t.Fatalf("%v %v", c.SecretsKey, c.SecretsKeyPrevious)
+	}
+	if c, _ := FromEnv(env(nil)); c.SecretsKey != nil || c.SecretsKeyPrevious != nil {
+		t.Fatal("keys out of nothing")
 	}
 }

@@ -142,3 +142,47 @@ func TestATOTPCodeIsAcceptedOnceUnderRaces(t *testing.T) {
 		t.Fatalf("statuses %v of 10 logins with one code, want one 200 and nine 401", got)
 	}
 }
+
+// A TOTP secret rests sealed, bound to its user. One stored in plain before sealing existed
+// still works, and the start-up pass seals it without changing what it accepts.
+func TestTOTPSecretsRestSealed(t *testing.T) {
+	t.Parallel()
+	clock := &testkit.Clock{}
+	env := testkit.NewServer(t, testkit.WithClock(clock.Now))
+	ada, bob := testkit.SignUp(t, env), testkit.SignUp(t, env)
+	secret, _ := enableTwoFactor(t, ada.Client, clock)
+	var plainGone, hidden bool
+	testkit.QueryRow(t, env, "SELECT totp_secret IS NULL, position(convert_to($1, 'UTF8') IN totp_secret_sealed) = 0 FROM users WHERE email = $2",
+		[]any{secret, ada.Email}, &plainGone, &hidden)
+	if !plainGone || !hidden {
+		t.Fatalf("stored plain: %v, secret visible in the sealed value: %v", !plainGone, !hidden)
+	}
+	login := func(email, secret string) int {
+		clock.Advance(30 * time.Second)
+		return env.Client.Post("/api/v1/auth/login", map[string]string{"email": email, "password": testkit.Password,
+			"twoFactorCode": totp(t, secret, clock.Now())}).StatusCode
+	}
+	if status := login(ada.Email, secret); status != 200 {
+		t.Fatalf("login: %d", status)
+	}
+
+	const legacy = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"
+	testkit.SQL(t, env, "UPDATE users SET totp_secret = $1, totp_secret_sealed = NULL, totp_enabled = true WHERE email = $2", legacy, bob.Email)
+	if status := login(bob.Email, legacy); status != 200 {
+		t.Fatalf("login with a plain secret: %d", status)
+	}
+	n, err := auth.SealTOTPSecrets(t.Context(), env.Store, env.Service.Secrets, false)
+	if err != nil || n != 1 {
+		t.Fatalf("sealed %d: %v", n, err)
+	}
+	testkit.QueryRow(t, env, "SELECT totp_secret IS NULL, totp_secret_sealed IS NOT NULL FROM users WHERE email = $1", []any{bob.Email}, &plainGone, &hidden)
+	if !plainGone || !hidden {
+		t.Fatal("the plain secret was not sealed")
+	}
+	if status := login(bob.Email, legacy); status != 200 {
+		t.Fatalf("login after sealing: %d", status)
+	}
+	if n, err := auth.SealTOTPSecrets(t.Context(), env.Store, env.Service.Secrets, false); err != nil || n != 0 {
+		t.Fatalf("a second pass sealed %d: %v", n, err)
+	}
+}

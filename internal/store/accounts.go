@@ -108,8 +108,11 @@ func (d queries) FindUserByEmail(ctx context.Context, email string) (User, error
 type Credentials struct {
 	User         User
 	PasswordHash string
-	TOTPSecret   string // empty until two-step sign-in is set up
-	TOTPEnabled  bool
+	// The TOTP secret, sealed; or, written before secrets were sealed, plain (until the next
+	// start seals it). Both are empty until two-step sign-in is set up.
+	TOTPSecretSealed []byte
+	TOTPSecretPlain  string
+	TOTPEnabled      bool
 }
 
 // FindCredentialsByEmail returns the credentials of the user with email.
@@ -131,11 +134,8 @@ func (d queries) FindCredentials(ctx context.Context, accountID, userID uuid.UUI
 }
 
 func credentialsFrom(u db.User) Credentials {
-	c := Credentials{User: userFrom(u), PasswordHash: u.PasswordHash, TOTPEnabled: u.TotpEnabled}
-	if u.TotpSecret != nil {
-		c.TOTPSecret = *u.TotpSecret
-	}
-	return c
+	return Credentials{User: userFrom(u), PasswordHash: u.PasswordHash, TOTPEnabled: u.TotpEnabled,
+		TOTPSecretSealed: u.TotpSecretSealed, TOTPSecretPlain: Deref(u.TotpSecret)}
 }
 
 // Profile is a user with the account it works in.

@@ -9,10 +9,36 @@ import (
 	"github.com/certhub/credentiald/gen/db"
 )
 
-// SetPendingTOTPSecret stores a new secret for a user whose two-step sign-in is not on; false
-// when it is on.
-func (d queries) SetPendingTOTPSecret(ctx context.Context, userID uuid.UUID, secret string, now time.Time) (bool, error) {
-	n, err := d.q.SetPendingTOTPSecret(ctx, db.SetPendingTOTPSecretParams{ID: userID, Secret: &secret, Now: now})
+// SetPendingTOTPSecret stores a new secret, sealed, for a user whose two-step sign-in is not
+// on; false when it is on.
+func (d queries) SetPendingTOTPSecret(ctx context.Context, userID uuid.UUID, sealed []byte, now time.Time) (bool, error) {
+	n, err := d.q.SetPendingTOTPSecret(ctx, db.SetPendingTOTPSecretParams{ID: userID, Sealed: sealed, Now: now})
+	return n == 1, mapError(err)
+}
+
+// TOTPSecret is a user's TOTP secret as stored: sealed, or plain when it was written before
+// secrets were sealed.
+type TOTPSecret struct {
+	UserID uuid.UUID
+	Plain  *string
+	Sealed []byte
+}
+
+// TOTPSecrets returns up to batch users' TOTP secrets after the user id afterID, in id order.
+func (d queries) TOTPSecrets(ctx context.Context, afterID uuid.UUID, batch int) ([]TOTPSecret, error) {
+	rows, err := d.q.ListTOTPSecrets(ctx, db.ListTOTPSecretsParams{AfterID: afterID, BatchSize: int32(batch)})
+	if err != nil {
+		return nil, mapError(err)
+	}
+	return convert(rows, func(r db.ListTOTPSecretsRow) TOTPSecret {
+		return TOTPSecret{UserID: r.ID, Plain: r.TotpSecret, Sealed: r.TotpSecretSealed}
+	}), nil
+}
+
+// ReplaceTOTPSecret stores sealed as the user's secret in place of old; false when the stored
+// secret is no longer old.
+func (d queries) ReplaceTOTPSecret(ctx context.Context, old TOTPSecret, sealed []byte) (bool, error) {
+	n, err := d.q.ReplaceTOTPSecret(ctx, db.ReplaceTOTPSecretParams{ID: old.UserID, OldPlain: old.Plain, OldSealed: old.Sealed, NewSealed: sealed})
 	return n == 1, mapError(err)
 }
 

@@ -69,6 +69,7 @@ func NewServer(t testing.TB, opts ...Option) *Env {
 	}
 	cfg.DataDir = t.TempDir()
 	cfg.DatabaseURL = dbURL
+	cfg.SecretsKey = SecretsKey()
 	s := settings{cfg: cfg}
 	for _, opt := range opts {
 		opt(&s)
