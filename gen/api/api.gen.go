@@ -1533,17 +1533,20 @@ type CreatedApiKeyEnvelope struct {
 
 // CreatedWebhookSubscription defines model for CreatedWebhookSubscription.
 type CreatedWebhookSubscription struct {
-	Active              bool      `json:"active"`
+	// Active Whether events are delivered to the subscription.
+	Active bool `json:"active"`
+
+	// ConsecutiveFailures Failed attempts in a row, over all the subscription's deliveries (`webhook.test` included); a delivered attempt sets it back to 0. At 10 the subscription is switched off.
 	ConsecutiveFailures int       `json:"consecutiveFailures"`
 	CreatedAt           time.Time `json:"createdAt"`
 	Description         *string   `json:"description"`
 
-	// DisabledAt When the service switched the subscription off after 10 failed attempts in a row.
+	// DisabledAt When the service switched the subscription off: after 10 failed attempts in a row, or when its receiver answered `410 Gone`. Null while it is active, and when a client switched it off with `active: false`.
 	DisabledAt *time.Time         `json:"disabledAt"`
 	Events     []WebhookEventType `json:"events"`
 	Id         openapi_types.UUID `json:"id"`
 
-	// Secret Signing secret. Returned once, never again.
+	// Secret Signing secret: `whsec_` and the base64 of 32 random bytes. Returned once, never again. `X-Service-Signature` is keyed with this whole string; `webhook-signature` with the 32 bytes.
 	Secret    string    `json:"secret"`
 	UpdatedAt time.Time `json:"updatedAt"`
 	Url       string    `json:"url"`
@@ -2256,6 +2259,7 @@ type VerificationResultEnvelope struct {
 
 // WebhookCreateRequest defines model for WebhookCreateRequest.
 type WebhookCreateRequest struct {
+	// Description For people; on update a blank string clears it.
 	Description *string                      `json:"description,omitempty"`
 	Events      []WebhookCreateRequestEvents `json:"events"`
 
@@ -2268,24 +2272,37 @@ type WebhookCreateRequestEvents string
 
 // WebhookDelivery defines model for WebhookDelivery.
 type WebhookDelivery struct {
-	Attempts   int              `json:"attempts"`
-	CreatedAt  time.Time        `json:"createdAt"`
-	DurationMs *int             `json:"durationMs"`
-	Error      *string          `json:"error"`
-	EventType  WebhookEventType `json:"eventType"`
+	// Attempts Attempts made so far, at most 5. An attempt counts from the moment it starts, also when the service stopped before it finished (it is then tried again when its lease of one minute has passed).
+	Attempts  int       `json:"attempts"`
+	CreatedAt time.Time `json:"createdAt"`
+
+	// DurationMs How long the last attempt took, from sending the request to reading the kept part of the answer.
+	DurationMs *int `json:"durationMs"`
+
+	// Error Why the last attempt failed, in words (a non-2xx status, a redirect, a timeout, a refused address, a connection error); null after a success.
+	Error     *string          `json:"error"`
+	EventType WebhookEventType `json:"eventType"`
 
 	// Id The `X-Service-Delivery` value.
-	Id            openapi_types.UUID `json:"id"`
-	LastAttemptAt *time.Time         `json:"lastAttemptAt"`
-	NextAttemptAt *time.Time         `json:"nextAttemptAt"`
+	Id openapi_types.UUID `json:"id"`
 
-	// ResponseBody First 1 KiB of the receiver's answer.
-	ResponseBody   *string               `json:"responseBody"`
-	ResponseStatus *int                  `json:"responseStatus"`
-	Status         WebhookDeliveryStatus `json:"status"`
+	// LastAttemptAt When the last attempt started.
+	LastAttemptAt *time.Time `json:"lastAttemptAt"`
+
+	// NextAttemptAt When the next attempt is due: 1 minute, 5 minutes, 30 minutes and 2 hours after the start of the attempt before. Null once the delivery is final.
+	NextAttemptAt *time.Time `json:"nextAttemptAt"`
+
+	// ResponseBody The first 1 KiB of the receiver's answer to the last attempt, as text (bytes that are not UTF-8 become U+FFFD); null when empty.
+	ResponseBody *string `json:"responseBody"`
+
+	// ResponseStatus The status of the receiver's answer to the last attempt; null when it did not answer.
+	ResponseStatus *int `json:"responseStatus"`
+
+	// Status `pending` until an attempt is answered 2xx (`succeeded`) or the delivery is given up (`failed`): after its fifth attempt, when the subscription is switched off, or on an internal error (never retried).
+	Status WebhookDeliveryStatus `json:"status"`
 }
 
-// WebhookDeliveryStatus defines model for WebhookDelivery.Status.
+// WebhookDeliveryStatus `pending` until an attempt is answered 2xx (`succeeded`) or the delivery is given up (`failed`): after its fifth attempt, when the subscription is switched off, or on an internal error (never retried).
 type WebhookDeliveryStatus string
 
 // WebhookDeliveryEnvelope Success envelope.
@@ -2304,12 +2321,15 @@ type WebhookEventType string
 
 // WebhookSubscription defines model for WebhookSubscription.
 type WebhookSubscription struct {
-	Active              bool      `json:"active"`
+	// Active Whether events are delivered to the subscription.
+	Active bool `json:"active"`
+
+	// ConsecutiveFailures Failed attempts in a row, over all the subscription's deliveries (`webhook.test` included); a delivered attempt sets it back to 0. At 10 the subscription is switched off.
 	ConsecutiveFailures int       `json:"consecutiveFailures"`
 	CreatedAt           time.Time `json:"createdAt"`
 	Description         *string   `json:"description"`
 
-	// DisabledAt When the service switched the subscription off after 10 failed attempts in a row.
+	// DisabledAt When the service switched the subscription off: after 10 failed attempts in a row, or when its receiver answered `410 Gone`. Null while it is active, and when a client switched it off with `active: false`.
 	DisabledAt *time.Time         `json:"disabledAt"`
 	Events     []WebhookEventType `json:"events"`
 	Id         openapi_types.UUID `json:"id"`
@@ -2348,7 +2368,9 @@ type WebhookTestEventData struct {
 // WebhookUpdateRequest Changes the fields present.
 type WebhookUpdateRequest struct {
 	// Active `true` re-enables a switched-off subscription and resets its failure count.
-	Active      *bool                         `json:"active,omitempty"`
+	Active *bool `json:"active,omitempty"`
+
+	// Description For people; on update a blank string clears it.
 	Description *string                       `json:"description,omitempty"`
 	Events      *[]WebhookUpdateRequestEvents `json:"events,omitempty"`
 
@@ -2579,6 +2601,15 @@ type OnCertificateDownloadedParams struct {
 
 	// XServiceSignature `sha256=` + hex HMAC-SHA256 of `<timestamp>.<raw body>` keyed with the subscription's secret.
 	XServiceSignature string `json:"X-Service-Signature"`
+
+	// WebhookId Standard Webhooks, sent with every delivery: the delivery id, the same as `X-Service-Delivery`.
+	WebhookId *openapi_types.UUID `json:"webhook-id,omitempty"`
+
+	// WebhookTimestamp Standard Webhooks, sent with every delivery: Unix seconds, the same as `X-Service-Timestamp`.
+	WebhookTimestamp *string `json:"webhook-timestamp,omitempty"`
+
+	// WebhookSignature Standard Webhooks, sent with every delivery: `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the 32 bytes the secret's base64 after `whsec_` decodes to. The Standard Webhooks libraries verify it with the secret as it was shown.
+	WebhookSignature *string `json:"webhook-signature,omitempty"`
 }
 
 // OnCertificateIssuedParams defines parameters for OnCertificateIssued.
@@ -2594,6 +2625,15 @@ type OnCertificateIssuedParams struct {
 
 	// XServiceSignature `sha256=` + hex HMAC-SHA256 of `<timestamp>.<raw body>` keyed with the subscription's secret.
 	XServiceSignature string `json:"X-Service-Signature"`
+
+	// WebhookId Standard Webhooks, sent with every delivery: the delivery id, the same as `X-Service-Delivery`.
+	WebhookId *openapi_types.UUID `json:"webhook-id,omitempty"`
+
+	// WebhookTimestamp Standard Webhooks, sent with every delivery: Unix seconds, the same as `X-Service-Timestamp`.
+	WebhookTimestamp *string `json:"webhook-timestamp,omitempty"`
+
+	// WebhookSignature Standard Webhooks, sent with every delivery: `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the 32 bytes the secret's base64 after `whsec_` decodes to. The Standard Webhooks libraries verify it with the secret as it was shown.
+	WebhookSignature *string `json:"webhook-signature,omitempty"`
 }
 
 // OnCertificateRevokedParams defines parameters for OnCertificateRevoked.
@@ -2609,6 +2649,15 @@ type OnCertificateRevokedParams struct {
 
 	// XServiceSignature `sha256=` + hex HMAC-SHA256 of `<timestamp>.<raw body>` keyed with the subscription's secret.
 	XServiceSignature string `json:"X-Service-Signature"`
+
+	// WebhookId Standard Webhooks, sent with every delivery: the delivery id, the same as `X-Service-Delivery`.
+	WebhookId *openapi_types.UUID `json:"webhook-id,omitempty"`
+
+	// WebhookTimestamp Standard Webhooks, sent with every delivery: Unix seconds, the same as `X-Service-Timestamp`.
+	WebhookTimestamp *string `json:"webhook-timestamp,omitempty"`
+
+	// WebhookSignature Standard Webhooks, sent with every delivery: `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the 32 bytes the secret's base64 after `whsec_` decodes to. The Standard Webhooks libraries verify it with the secret as it was shown.
+	WebhookSignature *string `json:"webhook-signature,omitempty"`
 }
 
 // OnCertificateSentParams defines parameters for OnCertificateSent.
@@ -2624,6 +2673,15 @@ type OnCertificateSentParams struct {
 
 	// XServiceSignature `sha256=` + hex HMAC-SHA256 of `<timestamp>.<raw body>` keyed with the subscription's secret.
 	XServiceSignature string `json:"X-Service-Signature"`
+
+	// WebhookId Standard Webhooks, sent with every delivery: the delivery id, the same as `X-Service-Delivery`.
+	WebhookId *openapi_types.UUID `json:"webhook-id,omitempty"`
+
+	// WebhookTimestamp Standard Webhooks, sent with every delivery: Unix seconds, the same as `X-Service-Timestamp`.
+	WebhookTimestamp *string `json:"webhook-timestamp,omitempty"`
+
+	// WebhookSignature Standard Webhooks, sent with every delivery: `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the 32 bytes the secret's base64 after `whsec_` decodes to. The Standard Webhooks libraries verify it with the secret as it was shown.
+	WebhookSignature *string `json:"webhook-signature,omitempty"`
 }
 
 // OnCertificateViewedParams defines parameters for OnCertificateViewed.
@@ -2639,6 +2697,15 @@ type OnCertificateViewedParams struct {
 
 	// XServiceSignature `sha256=` + hex HMAC-SHA256 of `<timestamp>.<raw body>` keyed with the subscription's secret.
 	XServiceSignature string `json:"X-Service-Signature"`
+
+	// WebhookId Standard Webhooks, sent with every delivery: the delivery id, the same as `X-Service-Delivery`.
+	WebhookId *openapi_types.UUID `json:"webhook-id,omitempty"`
+
+	// WebhookTimestamp Standard Webhooks, sent with every delivery: Unix seconds, the same as `X-Service-Timestamp`.
+	WebhookTimestamp *string `json:"webhook-timestamp,omitempty"`
+
+	// WebhookSignature Standard Webhooks, sent with every delivery: `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the 32 bytes the secret's base64 after `whsec_` decodes to. The Standard Webhooks libraries verify it with the secret as it was shown.
+	WebhookSignature *string `json:"webhook-signature,omitempty"`
 }
 
 // OnWebhookTestParams defines parameters for OnWebhookTest.
@@ -2654,6 +2721,15 @@ type OnWebhookTestParams struct {
 
 	// XServiceSignature `sha256=` + hex HMAC-SHA256 of `<timestamp>.<raw body>` keyed with the subscription's secret.
 	XServiceSignature string `json:"X-Service-Signature"`
+
+	// WebhookId Standard Webhooks, sent with every delivery: the delivery id, the same as `X-Service-Delivery`.
+	WebhookId *openapi_types.UUID `json:"webhook-id,omitempty"`
+
+	// WebhookTimestamp Standard Webhooks, sent with every delivery: Unix seconds, the same as `X-Service-Timestamp`.
+	WebhookTimestamp *string `json:"webhook-timestamp,omitempty"`
+
+	// WebhookSignature Standard Webhooks, sent with every delivery: `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the 32 bytes the secret's base64 after `whsec_` decodes to. The Standard Webhooks libraries verify it with the secret as it was shown.
+	WebhookSignature *string `json:"webhook-signature,omitempty"`
 }
 
 // CreateApiKeyJSONRequestBody defines body for CreateApiKey for application/json ContentType.
@@ -4729,6 +4805,54 @@ func OnCertificateDownloadedWebhookHandler(si WebhookReceiverInterface, middlewa
 			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter X-Service-Signature is required, but not found"))
 		}
 
+		// ------------- Optional header parameter "webhook-id" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-id")]; found {
+			var WebhookId openapi_types.UUID
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-id, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-id", valueList[0], &WebhookId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-id: %s", err))
+			}
+			params.WebhookId = &WebhookId
+
+		}
+
+		// ------------- Optional header parameter "webhook-timestamp" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-timestamp")]; found {
+			var WebhookTimestamp string
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-timestamp, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-timestamp", valueList[0], &WebhookTimestamp, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-timestamp: %s", err))
+			}
+			params.WebhookTimestamp = &WebhookTimestamp
+
+		}
+
+		// ------------- Optional header parameter "webhook-signature" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-signature")]; found {
+			var WebhookSignature string
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-signature, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-signature", valueList[0], &WebhookSignature, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-signature: %s", err))
+			}
+			params.WebhookSignature = &WebhookSignature
+
+		}
+
 		return si.HandleOnCertificateDownloadedWebhook(ctx, params)
 	})
 	for _, mw := range middlewares {
@@ -4820,6 +4944,54 @@ func OnCertificateIssuedWebhookHandler(si WebhookReceiverInterface, middlewares 
 
 		} else {
 			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter X-Service-Signature is required, but not found"))
+		}
+
+		// ------------- Optional header parameter "webhook-id" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-id")]; found {
+			var WebhookId openapi_types.UUID
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-id, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-id", valueList[0], &WebhookId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-id: %s", err))
+			}
+			params.WebhookId = &WebhookId
+
+		}
+
+		// ------------- Optional header parameter "webhook-timestamp" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-timestamp")]; found {
+			var WebhookTimestamp string
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-timestamp, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-timestamp", valueList[0], &WebhookTimestamp, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-timestamp: %s", err))
+			}
+			params.WebhookTimestamp = &WebhookTimestamp
+
+		}
+
+		// ------------- Optional header parameter "webhook-signature" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-signature")]; found {
+			var WebhookSignature string
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-signature, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-signature", valueList[0], &WebhookSignature, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-signature: %s", err))
+			}
+			params.WebhookSignature = &WebhookSignature
+
 		}
 
 		return si.HandleOnCertificateIssuedWebhook(ctx, params)
@@ -4915,6 +5087,54 @@ func OnCertificateRevokedWebhookHandler(si WebhookReceiverInterface, middlewares
 			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter X-Service-Signature is required, but not found"))
 		}
 
+		// ------------- Optional header parameter "webhook-id" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-id")]; found {
+			var WebhookId openapi_types.UUID
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-id, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-id", valueList[0], &WebhookId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-id: %s", err))
+			}
+			params.WebhookId = &WebhookId
+
+		}
+
+		// ------------- Optional header parameter "webhook-timestamp" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-timestamp")]; found {
+			var WebhookTimestamp string
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-timestamp, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-timestamp", valueList[0], &WebhookTimestamp, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-timestamp: %s", err))
+			}
+			params.WebhookTimestamp = &WebhookTimestamp
+
+		}
+
+		// ------------- Optional header parameter "webhook-signature" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-signature")]; found {
+			var WebhookSignature string
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-signature, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-signature", valueList[0], &WebhookSignature, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-signature: %s", err))
+			}
+			params.WebhookSignature = &WebhookSignature
+
+		}
+
 		return si.HandleOnCertificateRevokedWebhook(ctx, params)
 	})
 	for _, mw := range middlewares {
@@ -5006,6 +5226,54 @@ func OnCertificateSentWebhookHandler(si WebhookReceiverInterface, middlewares ..
 
 		} else {
 			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter X-Service-Signature is required, but not found"))
+		}
+
+		// ------------- Optional header parameter "webhook-id" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-id")]; found {
+			var WebhookId openapi_types.UUID
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-id, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-id", valueList[0], &WebhookId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-id: %s", err))
+			}
+			params.WebhookId = &WebhookId
+
+		}
+
+		// ------------- Optional header parameter "webhook-timestamp" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-timestamp")]; found {
+			var WebhookTimestamp string
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-timestamp, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-timestamp", valueList[0], &WebhookTimestamp, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-timestamp: %s", err))
+			}
+			params.WebhookTimestamp = &WebhookTimestamp
+
+		}
+
+		// ------------- Optional header parameter "webhook-signature" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-signature")]; found {
+			var WebhookSignature string
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-signature, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-signature", valueList[0], &WebhookSignature, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-signature: %s", err))
+			}
+			params.WebhookSignature = &WebhookSignature
+
 		}
 
 		return si.HandleOnCertificateSentWebhook(ctx, params)
@@ -5101,6 +5369,54 @@ func OnCertificateViewedWebhookHandler(si WebhookReceiverInterface, middlewares 
 			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter X-Service-Signature is required, but not found"))
 		}
 
+		// ------------- Optional header parameter "webhook-id" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-id")]; found {
+			var WebhookId openapi_types.UUID
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-id, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-id", valueList[0], &WebhookId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-id: %s", err))
+			}
+			params.WebhookId = &WebhookId
+
+		}
+
+		// ------------- Optional header parameter "webhook-timestamp" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-timestamp")]; found {
+			var WebhookTimestamp string
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-timestamp, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-timestamp", valueList[0], &WebhookTimestamp, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-timestamp: %s", err))
+			}
+			params.WebhookTimestamp = &WebhookTimestamp
+
+		}
+
+		// ------------- Optional header parameter "webhook-signature" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-signature")]; found {
+			var WebhookSignature string
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-signature, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-signature", valueList[0], &WebhookSignature, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-signature: %s", err))
+			}
+			params.WebhookSignature = &WebhookSignature
+
+		}
+
 		return si.HandleOnCertificateViewedWebhook(ctx, params)
 	})
 	for _, mw := range middlewares {
@@ -5192,6 +5508,54 @@ func OnWebhookTestWebhookHandler(si WebhookReceiverInterface, middlewares ...ech
 
 		} else {
 			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter X-Service-Signature is required, but not found"))
+		}
+
+		// ------------- Optional header parameter "webhook-id" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-id")]; found {
+			var WebhookId openapi_types.UUID
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-id, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-id", valueList[0], &WebhookId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-id: %s", err))
+			}
+			params.WebhookId = &WebhookId
+
+		}
+
+		// ------------- Optional header parameter "webhook-timestamp" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-timestamp")]; found {
+			var WebhookTimestamp string
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-timestamp, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-timestamp", valueList[0], &WebhookTimestamp, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-timestamp: %s", err))
+			}
+			params.WebhookTimestamp = &WebhookTimestamp
+
+		}
+
+		// ------------- Optional header parameter "webhook-signature" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-signature")]; found {
+			var WebhookSignature string
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-signature, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-signature", valueList[0], &WebhookSignature, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-signature: %s", err))
+			}
+			params.WebhookSignature = &WebhookSignature
+
 		}
 
 		return si.HandleOnWebhookTestWebhook(ctx, params)
@@ -17905,29 +18269,6 @@ func (response ListWebhooks500JSONResponse) VisitListWebhooksResponse(w http.Res
 	return err
 }
 
-type ListWebhooks501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response ListWebhooks501JSONResponse) VisitListWebhooksResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type CreateWebhookRequestObject struct {
 	Body *CreateWebhookJSONRequestBody
 }
@@ -18039,6 +18380,29 @@ func (response CreateWebhook403JSONResponse) VisitCreateWebhookResponse(w http.R
 	return err
 }
 
+type CreateWebhook409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateWebhook409JSONResponse) VisitCreateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateWebhook413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response CreateWebhook413JSONResponse) VisitCreateWebhookResponse(w http.ResponseWriter) error {
@@ -18105,29 +18469,6 @@ func (response CreateWebhook500JSONResponse) VisitCreateWebhookResponse(w http.R
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateWebhook501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response CreateWebhook501JSONResponse) VisitCreateWebhookResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -18299,29 +18640,6 @@ func (response DeleteWebhook500JSONResponse) VisitDeleteWebhookResponse(w http.R
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteWebhook501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response DeleteWebhook501JSONResponse) VisitDeleteWebhookResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -18529,29 +18847,6 @@ func (response UpdateWebhook500JSONResponse) VisitUpdateWebhookResponse(w http.R
 	return err
 }
 
-type UpdateWebhook501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response UpdateWebhook501JSONResponse) VisitUpdateWebhookResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type ListWebhookDeliveriesRequestObject struct {
 	Id     Id `json:"id"`
 	Params ListWebhookDeliveriesParams
@@ -18732,29 +19027,6 @@ func (response ListWebhookDeliveries500JSONResponse) VisitListWebhookDeliveriesR
 	return err
 }
 
-type ListWebhookDeliveries501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response ListWebhookDeliveries501JSONResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type TestWebhookRequestObject struct {
 	Id Id `json:"id"`
 }
@@ -18930,29 +19202,6 @@ func (response TestWebhook500JSONResponse) VisitTestWebhookResponse(w http.Respo
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type TestWebhook501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response TestWebhook501JSONResponse) VisitTestWebhookResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -21578,391 +21827,431 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id Id) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L1LbyPJmij2VwI8F2jpniRFqVTVXRQG97IkqlrdKklHZHWfmq66ymBmkIxWMiI7IlIUT1sGbBiwl94Z",
-	"Bi5geOGF1/bGsHfj+Skew//CiC8in0w+RUr14GBwupTMjOf3fv5Z8fgw5IwwJSuNPysDgn0i4J/HnCnC",
-	"1AmVIZdUUc70U59IT9DQ/FlxsVLYGwwJUy7a8fmIBRz7chdxgVzKAsqI66ARVQOEUY8GBDE8JLWKU5He",
-	"gAyxHlGNQ1JpVKQSlPUrDw9O5cwnw5Drya9JGOAx8UtmViIiLhoNCENqQCWiEqkBQVJxQXyEmRwRgXgP",
-	"YYYIFgElAgnyR0SkMuuBl/GQIDeZzhtXfyZjN788wqJhpfFbRc9X+eSULPece7j8eJq+L4iUehl6OkEk",
-	"j4RHGgijEKsB6gk+NAsh4k4vkHOFdtw9HNK9u/29Wq3m7jpIcdQ1Hwd3emt9TJlU8N3763M7st0ZlkgS",
-	"ppDiehf6MRX6+PTqs7vqcTHEqtKoRIJWBekRQZhHKmXbu8aKnNMhVfA/k5u8NnNLhIOAj4iPKIM1jSjz",
-	"+Sje+5BLhTzOpBKYMuKjQI+G1AArhMMwoMTPn/uQMjrUR19PFkWZIn0i8qu6JkNMmV7s9JUFpKfMsrCy",
-	"61p1MklKjqBNPM58iSKmaJDdvNDvS7SjH3Uj75YoDae9KAjMNe4eIc4QRocHrx0kJ0Zh5F4ld0uTE3ZS",
-	"4GXRsEsEwhK510SJcbXZU0S4y+1OfwjfTd+Z4miEqUJd0uNCw5sSY8r6R+UriY+rCufl6j0CjhqsnA2Z",
-	"Mxf74FRCLPCQKEukWneEqTP/lAaly79kwRhhpQjzCbF4SCUi+qsjoAM8UogqJ/8SDsz5Y8/jEVPf2S+k",
-	"XjnV4/4RETGuOBVNzSqNCjGrqJRjWET9UsSya7/CaqA/gIE1WSgbdxFMnjbPmT9lePr4kRPK+TMZTx7/",
-	"voabg5cvUSgoU7gbEOQNsMCevj4HSY+HxNfvZA7bQYIMiYYl4qODQzTgkZA11EQCeEGBeHe5P7ZgZeg/",
-	"F7RPGQ5iDgCvpyReg6RhKQ0EHOQIYcbVgIj8UIcHB8llG56YHluBX+RRDd+fE9bXN3rw8qWjoTn+e1/D",
-	"rlJE6DH/028fP94f1KsfP95/3/r01383cbxO5b5qX6/mDzU9y2b7+Owsc6JoR4bYI/pA3f9Sc44eF4jc",
-	"42EYEITR+/dnJ3BtP/HuVJj4HX57HFhc4T4pAYZqF0vioxD3Y2oxDZ/0K7lj9UkPR4GCQxzie0Mg9uv6",
-	"/5yUYuyXkje9mjb9R8mKzhQZShQSAWuatRj4vnRBB/X8iuYu5xciaI8aieGY+yXLyr6BPO4TtONhSaqU",
-	"ScK0JHZHdpPF5m9Pvz2buqbw+epwFnjWq6+b1X/G1X9Ul4NOjO6Ky2+ggCiD8T7tUy0pMB8NxuGAMOlo",
-	"jgEgTXzDJwjyBPEJUxQHhuQLIkPOJAGK/wb7lq/rvzwjpOp/ghRhpt37XRpxzAI//FMILswn+tArvzTP",
-	"z06anbPLi5vW9fXldcWpDImUALqVTkamohIxrtAdDqh/hFyfKEwD6aKAatFipEUKxVGP3tfgftOz/neC",
-	"9CqNyl/2UhF7z/wq91qwGthd/vxWmxm5sL2a3pvbQG5xcyAQZGT7lEMnQl3Zau0XewURMCsRVXPy10KD",
-	"pF8UBrKy1YKD6Lf1+d1XYe9VvXepJfWJm/304GhtphdQ75FAc3x5cXp+dtwpARYj2n8nkVRYEeRzYm4P",
-	"ZDYQO9YIHwtMVgSJeOnfFCgk96VB4JSLLvV9wh4HA2cX7fenp2fHZ62Lzk37+PKqNQENzaszdEvGKMDe",
-	"rVVLtagDyi/oR/ZuYjrtrg00lp+5CCeT2/umIKbkdjXsnDHN63DwWNDptK4vmuc5gGkyFDFyHxJPs0AQ",
-	"K2rogqsBZX3NAgS5Izgg/lFO06c+osAke5RIRFWsdQe8vx5Cs4FlTYKaOY5vDMAsDGiwuuDqlEfMfxxY",
-	"XVx2bk4v31+c5ODqgiMZeYOEW8RXYfWstQDJvDmKN56s9Ju68vR+7J2f6ZscEi3zPv7mz95dnbfetS46",
-	"rZMJRsRDIowgTiXyuReZSVE3UiAvdCMaKDQmam0MaPEZy2Ajs5dvDkKy9/gJ9NZxwLHf4fwcC6NQrw4o",
-	"V80P55fNk5vO5eXNefP67aTMAuYPcu8R4hvBwRhod/bRO/oGLAk/tS8vHLRfhwdcoJd1p16vI8FHEn7H",
-	"6Lj9C6LDkAu1uzaAWve6imA3cTLfFOBNwoUGvTaRknJ2yYLx48CueXV283Prw42G7+b5+eWvEzSKygzJ",
-	"YHDJGEnaZ8SvUoakWckRwiyRbUdYokgSf00g9pgVFIGpZL/fFDiV3bcGqA7n7zAbxw6ZxwHVdbPTujk/",
-	"e3c2wfE4R0PMxrE0Ko+M08J42IwjQ6tAeU/JOoBolYmLsJPd1lcLNNbbVE3cTTM/Th1TpdCWAwQNZu8Z",
-	"jtSAC/qPxwpWZxdgRbqxAD3BLTUV4AIpfktA0hlSKSnrO2gkuP4PuQ+1eq3fEeSO366NWq0y9VEManYP",
-	"LpJ4LNFoQL2BA8ZYYJMs+RR7HpHSTgFOU/fqst1Be/p49wTpCSIHLurTO6KJJSMjxBkp0e9yh/iNqXl5",
-	"APqU3j5svmk0pHY0HGIBXBb7PkRZ4OBKaIakqB6phwNJnEqYefRnhfoLOGJip8Cfkz+EAWbzYPBKv2Os",
-	"77Ez4TfjMYRh7SBpQATv/k48uJZmSK03cIkteYJgRfymyu3Mx4pUFR2Ssu0ZaJXNEof8RRQEcWyIwRhG",
-	"7oiwAA5+3Blz/Ja6OVgUBEBaFjzyAEv1Xi6wj7I5pt+XID16P7nNUyqkQvsHWR+gjbe4JWPj/xPE431G",
-	"JZhtVK1s0WAiNIClyFDOg4y2fl1/ZwfCQuDxTFCxEyQbcTLXnb3H3PlNB61j+DjjBZoJZxkq70VCEKau",
-	"sJQjLnxwmAlBPIUGXEiCuuDSGqdrOmMneCwrjdf1xMV2fP0OyTHz0m01fjOOetkQBOtdJ7EEjZGgisDd",
-	"FqC9uJAJACbEJ34KwlYKtXKpFiaGXBBNmxl6iYaURUqT4j7PgXYYj+9kHX/7Bz8UPX/TcCve/0RchVbB",
-	"jG6lkQtYxASGJW7RF69eznaLpqCfLF3Da0CqAWWksHrrY521+lUBekjZmflgvwDdTiVi9I+I2J+ViIhG",
-	"gBE/xZ7iotyR26b3VfB4Gi9uEu2luShhSosj+gjDUJ9Wwfn66c9XD8v4XQFI6H3sYS2dBskBH8l8WIC7",
-	"f/Di8OUrdwJ/86g7HRnPqVQtdkcCfYbzcLFwPpGRM4j9HI4hhyc+Vnjha7R8Zx5hgjFL92PR9gk41xDT",
-	"IPe6eVL2qg0BWoT59DQ7uJjGRJbgYFPHGBKF4zspP6JciMHLer1khgIPE4RU9aqQeQOFmAqJdrAyMYMH",
-	"9V0HRRICXihDigzDAAOxk8j988+Y1tbipdV+bn14eHAtAcou7aCeXN1Y71DOCYh4KIGRKPSXu+wyrpiG",
-	"daU3ljl4J4GG5LjzDDNdxCwwXplLWuis/M4l+Y/2eY2LfmbljUp9//VB7yWuV7/39kn1e/8Frr7uHpDq",
-	"Ye8lftX93vvBf72f22Cj8hOX//K/ZjfaqLz7l/8rCCC2KgtZGrcxG1calaY3JHCGeZSbjj+5+KvDdeLT",
-	"ejhTFrvWM+IiKDl/pq8NUwtotyDGzUKnjfO4mawtZk1LM7MzMHufcjFckq31aJD1ObwjPsUdM4si92rP",
-	"k3eV4maP27846H3ntPoD2nlz+S6OV951kOu4yD1ywXCBu0iSEAtNwxxklGokIFrabOwIxSBljfqY+Vmr",
-	"fg11BgSFWCg0xGPkYSHGCLMxcm3OQlUv1EU7Xf22VookYT5y43W7DnKz9qA75teGskruPRLAEnO/ck8R",
-	"VZVKEDx0QXZKok/1Ge02TMyamRn5xKM+kcasYnMeQDy2wVzH7V/SINN6HUk81qgEwVxUv1Wby0PgZmbd",
-	"eRx/+YyiWAKvRWHMEKy5xgfcJ+/0e6XwbseYdQTvgUUuyvwKUDzArE+MDN2jJPAlCgWREDLuxsTLdYxy",
-	"Zn9xTHiyZz8bDXhA0BCHNeRa2uMiDzMNAR4MX6tM5bm1YUQ0V8zxXqOdZNe+v0auuOV0XzKnm8CCN9jv",
-	"P4Ea4wmqiKBzsRmWcxy/XDztPx9vdaPD0ojzE6wwen99FtvEunodCF5GO33CCLAgg8eMMwJ+vT69I2y3",
-	"1E5GpYyIf8wj41KYlakyw5gnFVaRzKaWYU/ROxO3rYDQfSqZXOF+3qIx+UaB0C6tqzgVCDWmahxbfSaN",
-	"Nr8le0yuaYbhL3sfGXiJb8zuqjBvckT5E19GBwKIa0qpwdvA2BKYEKPvgloCQNWC7+ZM1puxQJsjW+bS",
-	"BfFoSK2fbBYeXycvwlfgW1ppKzNQwLqgKskEpchwV5JEsYDiHV+Vk73j7AGUjDwBjRM26/Qk5oPi84tm",
-	"BdR4agEtzwuWQ0ymlwhwMmFmqs8Ct0gExZzXglBUP/xh+gBTOeyzqoSGxy+sD8LrZxqAV7AIpdgC3o4F",
-	"bD8HehFa62oZoRTGfJhOafOsbS6RG+L72FBvBcel7PaZhWVSuey+7fddzgNS4gLNrnnqQX8maP482L2i",
-	"1gXMHdRmw9uRHGBwcVGp/xmSo/iHnKoFNL2gTWUF0wzRqFwZZY34CKtYa49T3yeUgLf4jiCMFA5u0wS7",
-	"dkjwLQg/Rh77rSLtk09F6UlTj0nH35pE5hzxmk39pgjHVxdvEReo/ctb5Fs52UnsLgcvX6Gf6RvkE4/7",
-	"xD9CBWkZd/U51vJU9MXh65cHr3KeLD1yAxawtxOy/n8h7/ofP/71fhjsHnWxJK8Ond9MlmG9+vqve5/+",
-	"+k9/1p2DjN9rYj+zEg/9jLiPUWZ/RuKnDJk5G8jNrCtk/XgttVrNmH8yP8u7vl5v9pXl/JUHC2i2E7L9",
-	"ImrsfH05IZIH9YXI4oT0n3Hglme2ztcG4KBKSYXAzLcRO0vIAGDSOBV8GNsWikaE6YgAn16TMBh3+BJm",
-	"klKc0oxUxEsoZBXDb+BrZYizTDarPMomR0BOllU+oyColYDN9AUEvM8fh9PfMPKGgg6xGB/zwMT8Zfb8",
-	"F5P4fIqrvbwHfqnNeDzgkUAjQbWwgNy/XF+/ffvmjdtA7l9cYHGS3qMBucc+8egQB9ZtX3DN/2X/9KB5",
-	"eAhrHpGupIo8Uo7NaUQpDKfDW8gqnJFTQLsCLs1C7+eVkWMas7iYbL8w9uMlF32dk0vsSAhLhI1BuIEw",
-	"Q3yogQLCM/W9GAszohJ5AcHC4GXRMJzSu0qT4WCsqIcD1OYeJWqMjvWiQGeFGKs8mat4mV8L3twsFSsZ",
-	"uAgFjcpf9k8PW9+/zsBLozJQKpSNvb2CsXoO1V7QIvwlE/MFRYMtjd/S+LXS+EmaFgW3p5gGJiZ+c4bQ",
-	"JIZ+Jkm2i4kEiaPcp+nXlXjITzM2lYyzpLfDGg3nRuGDDfAhE/4/z9BoS7DE709b+1urUD2LNcbK+zON",
-	"MQVXijGSNBC5IyItqRV7VsDHmdTTwqZkCcqwHrRzWK8b+pgGru7X66aQzVPZfXyBe6rM5lMgsYKEWBAE",
-	"r8sGYhzoPlWO/icwGPjXiHQHnN9mfEWJ0WiajcnU45l8O3Yhnvkzzj456e9k4nPMcZqpFZnmgKCEtS0X",
-	"HpIQlMXMUSkNKrFJGcP6woNlBJ6y0eQtDcMl19a238yNajcrTSdx4pP4tNApP684PHnpiwvGUXD7E+8+",
-	"QWysprolFKgD0RiQ71Cvo54h/TJHPubt/SfetTxngpIUYWipMMEEFWZ7hHuUUTlY0WW2lPdv/lpCwTVA",
-	"LfJqBp3mvKiwUGvzCP4REYNpImLMvK2vNSCqHOsy1jSuTKGWOXUvZ8TlJi4/M1b2vJwZNCCB3ryvOj2Y",
-	"HBDMQLNnJxMa1ZelDavIYUuKmJsT23Ji54Iy3E+8u4L4NlcOCwI+usIC6t/NlVV+jTOE0gKmiiMAUcQj",
-	"ZauyxlX1qC2G20AwGBKkF0lrsPidd021zMP6AXKPr1snZx2TXevGZV8xG5v6PwDRWgMWEbF/QBVVmBcy",
-	"S4PMhFgqEw8piMeFLeMgiFQIS2RQx9bpzM1aLldtVEx9hDRaX6tA+iXKk+2UUWxQybynUs1I9E2ogH0v",
-	"JyvOVDXjgcuwPTvKZglcOtEFoG4mT91UtGtdd6oH9YNXVQ1xhwelHHAVsWsJgefziWIqm2H1cCYT9XNN",
-	"sJwXl1h8O45BioUXs/wbym6MBcOpyCgkQhLfiAsCR/q/UHgYwuRArLnpjm+MMbLi6Kk+OXOW8Pj4qwXV",
-	"rLb5YIKwzL3HVWIQ5xbIvYq6AfVQwPltFEIC6s6x4N5tjwsfTIgvDhxUWjJ35mTvS8OEFggrm0Ta2XFk",
-	"qZyZo0CZo83HpM2NOysB3ykwOrnjZcIqMxBxYns9EB/KmC9JFRcRQ6dPdqK/jmmWyUlJUS/Lzf3ku3JF",
-	"gQ6JVHgYlrQOOD1GL168eI30OxnZYYDDkDBjWV8h/S9dcXZ2Z7poPecQnooXPYZ7TcbaJxvZFIN6BH1b",
-	"PrI0f0zl1GAKxicUoYRa5E5pDmg8q7o4S8JaBK6/cGj+tuByzl2uxauxWHbxwSrpyMWI1Lw8s8go9crD",
-	"YzWYVSXtQgmOOyIE9a3yHqtxWZdLHM61QrWbWcpmoQ8TnKOLBjzwJepi7xbW45OAggoO3pJyTX4pUbIA",
-	"3DlZqRSK50AqOPafQnZZTmKxtsUvX1p5/gjoOV6ijcZBZ+a+NlL6E0BadqaFAW5Wls2XBXET2//qxQmx",
-	"kKUia5+YbQ4p0ReXMDR8ZfJ3XrtOdOrkZOZAY5sw9QQ4n0yzMMJLvaYvH9vzG/8yUV2LRidWUNqA8Pg1",
-	"YGHxjOZBxYQb2XhYbG7DwvmlmSF/oWT0JOw7M9HCyHwH33wF6Fzc/NYU8CjkdCoGMlauU7YhdE5WVQoO",
-	"PGKbD5BaIihkOuBai/k3XOj2tqzfJ8Ro6RXdknENXRMVCQZt/Tzi2IVB29tCvUuPyhtN4W/SWPOb6qc/",
-	"Xxw4S5XAdJNxXNTjthlxd4ywQgHBUqEXB8VOhA5yqyai/Mbdlu9da/leAyJzsed5Tdc5PF4W/X814b/t",
-	"qJtLzV2Gb3lxNYNJ65jHmSRepF+wce5yfgjeCsRl4Vo8PoWCR34ZGfo1rVMs7qhHkBxR5Q2Ibx5mTgjx",
-	"Xg/hniIC7dfj4B+NzsNQQZMEjITpzr0k9pkSzAtjgb28ViKzlIUlL8jKiSdKu4LTPoNgKfh9CXo4Gkji",
-	"PZYYmkFWpoQrOO6jVf3nEbih7QUWiwYllWHKECIHldM82ckNLYfLnwNlKiMxy5Apn6pT2o9pxxKUKSjv",
-	"9X9sQ/pCItCQMzU4MkmMIIFEDL6yaWcTdKokV1xvJNO4YeFvJFFyJhmCxvkeDgjzsV0p2nnfOd5FXdKn",
-	"TC6q4TiVaIEY6cKFmLOzn2a3mFn69Pta001pwbCx0pWERFDuF+POIORsf18vfKJS+eFD1fzj4GG5VtHm",
-	"YpIUug8fPnyovnvnFlLk7NTucp0rCrC1rtPJAt/GIMhegd2u81iIem5KBlC9MNk6wXLQ5Vj4cUbyshgB",
-	"FWHk2YKZENn86IW/SbOAF/0kDudYQIjrCT6cAK9SwWOAF5IKFV9ouKy+fm0jXQsQARV5rIqSOQQT9+3H",
-	"3T8N+NpG8KbYjhE7tOCT6wyxX4Z3FRO0XlzSAhu9o2Qkl8Q1OG04o7J7LYUPJw9i8bzJhWRvu7iHkmNe",
-	"DAmeFYlLcHJhfG5lTbgrGPa0YjD/6ru5snazjHBlysOCFsHST5dXuZboxJDk1MyM1VAbjALOXV9qhJSR",
-	"ueDSQqR8kd4WcyJpzxI8y96qRdR49oy1MQGV7MElp5O9p7lA+qyolkeX1bDs+YMvCrt44vCLMpgtSy2U",
-	"Jr56Ri7hYjltk1ZQCPtPDxO1IBjKZq06phUQuKRM21HFEZ7st+4kleKBscZ18CavZqHKC7CVN9yfBKrp",
-	"VRbSbzZcXsFLdZ/5wmSs0oL1SmEalGSC2VJ/iDPkQie+Zufs8uKmdX19ee2iHcx8/RMkYJjLklqJFQRR",
-	"hQYkCOVuwxTlVxz16P3CecawqxNYVRnYPyp9KZfOmN/uj9EQs6og2Iei5OReaw4AWzX0Do9t0fkj5HPo",
-	"QhBiIUmtPKYkhotZJ3p20X5/enp2fNa66Ny0jy+vWq5JJwNTceKLCLB3C7p2jHn5Pmn2L9MkLds2bUof",
-	"tTRkMHklfRC/kpXXGnHZwuJz+3XuWTyAke3iV+xfyRpj+Sf+3daAkI0hZvlc0dXrg6SYMSmBK32/Dhpi",
-	"b0AZydw4EBw9eA1dCd4XeGhsi1IB6cjZG6VCbtwLNHs9RUSpOCWNUOMnx9etk9ZF56x53q44lc6vlzen",
-	"zePO5fXNdetv78+uoTdvNp8TPi2CTcWZ0iM67ZnvVN61Oj9enhReaJ5ft5onH27O2u338ODspPXu6rLT",
-	"ujj+cHN2cXN1ffn2utXWazu+vDg9PzvWK2h2Oq2Lk1br5sdm++a4dd05Oz07bnZa7eJvb5onb+FpWef0",
-	"7FR66det921YQ6E18dlFp3V90Ty3+8l1eJ/GbCztWLZZCwn8cn8cZWGktApmkz7dLvfHNZDJXAe5f0RE",
-	"jGsh7pM2/QfRT0KsBjXq63+a3iy1M58MQ64I88bVn8lY/9KjAakJPvrt+092rEzdMjAYpdOU7nUqJfs1",
-	"JbrGDhQSHgZkkbYo+gzmYNYKYRwZIvFLoUBmmVEpS1NyztickWl/ppFpk24cYmMsyPr1FRs+OHv+qV7S",
-	"WSnLTZYUWotfQ9B9Uo6lIsNlspfX1MOttMFBeraZ0ygk9k0Dp2Xy8ACME1X8BI+Xj0wiC5mElrBaLVp5",
-	"ZFGj1ROYfuyu6QpmnIVu5fNpjTkJMCt3yYShVu/AO42Yfv+iPqFHjTjy8djERODgVuYwrBG7JKr7B536",
-	"60a93qjX/zmLeI3KGyICytLq3W85Ok4qfiP9fWUtGUAzWMRKNZQfU+57BfqeJdyPrlq55srYj8gRsiQ6",
-	"S5Qzw02F7ee1/oCAshwyfgbWnjtbReFprTx61sc0esvV6wUwyVfoDc0480r0bmnalqZ9xjStxJK0vD1z",
-	"sqBntuYUwoEg2B+bLNBJYrJY+PSCasaKvZ8WKtJRdoBnQ9wntrHosu6rgPZZLoW24hGmTPS0tbkEBPIT",
-	"kueC9gflCTpraOSx+YLQi4R9PGUdaFXInjCHONdKp0waQ/HtLFSEXKhrov9eJPCzoM9Cv1voCzvCpjEs",
-	"hQGJX0OuyTJzG8h9d9Zun128vTk9a52fgNkakWGoxihp2OmguNGmPhCwt+w6yI2NdK13zbNz10EumK8u",
-	"L966Dhxc/Hun9feOHtfUL+cCxS0rNcZHBBAaitinMcqA+W6GAkJT3CFWcTW53RIHRZpLXqQsgo++k2bh",
-	"yCNBgLCMI4Ic5EVgC6JK2tqfB/V6Jlr6CLmaRrtpBDyMQKU5pdpM9+fCNrNCOFK56WtJAxfVm+T6YJmP",
-	"BhoWwOKFqKqhpj17vQ1vwIk/7xhqs5NDY9DPAVPGkAswUnEqMYhkftLgUUqLBB9N7uycMoJsxUEbCqIP",
-	"yxTKt32eqUQaZtB+zhx2MFdX1xM6iY0vdikniZmzjH4xqq5Q5Rj7/iI2DQFkYImSw0XqMbuKcf6Uwbkp",
-	"E5bLWSaDS8MpFgHNXwDa4SwY2xKLetyTyLS3JtLdLY99m3oP5kSytU+Tzc87+2dVrHJAsLB+ZSJ8HtdN",
-	"1NxTGidWIDciIin5mhSotOaR9q7dSUqRo0gSf3deicxtA9NtA9NlGpg6BXBdFCc+H0tnKcaubOw8533K",
-	"VjBzxu3csY8LPXdCLOWIC62Xe1wI4ik04EJqBNfC8nhK75zV2rqnk2W+Th7m2+0c/DBXcRXE43dEjMtd",
-	"05csCQ1VhCErIEZQZdh8B+5pWdRBDnLz/lCmMI/4KfbUVJ84va9CEguMb2JrgJhGakCY0rjABcJhWEiz",
-	"MTHrr5ZSXiDGgd7bpJnyaaBbULHPy/7Bi8OXr9zJ2Bt7l8mtTAFDvqgGWiLNQknR7yQKeJ+b43Gv3nfQ",
-	"XtyiynVQz5i8FE+k6COtlUCxZ1PNmXHzPZVIEjWJpevVdYtqG/RCWkxrm3aAkVoBkQXpCSIHHX5L9HEK",
-	"dfNDb9+rk+/9F91X+LBXJ6+9A/9l9wf8PXnV2/fr3iQC58fIG75evpqDdUUxODtW2U4vheYDiekrOT/M",
-	"fOlhUGq1ICQwLT/4xBq7nJQTWlVn0hSY6zpgwwxyRsT9chNiPoBd4aDM4Q6qBu8hYA0Ie4JLLRkHSM8k",
-	"lxRtQ9OSPllkPG/ZMV/hkIh4K/EhNw8rTuW81em0rsvP1iav5HfRE4Q0IAs4E1CP4/SqUPAG2nfq9foR",
-	"6kaSMiJlA+3XzZMkgwWa1MC/s/E8emiDqFp2sF9DKXL7Weky/yZWozV/uzYE2DKBrCCC3l+fO0j+EWFB",
-	"HK3hB1j0if5HorRD2XuJolATocM6Gg6fmsb8IR5BYa6zMuiy/UwXCZfWyq+1+ZRaT2Mz0HxJMh0n81Ws",
-	"U0/ZW8L3l03GEcVvixklprGeR44Qwd4Ajbi4lUmiSCLyzay9n6u7X58j6+UXNHe7z6q05g9+Yan12jCJ",
-	"b4HdXZM+lYqIVQqOmoCiWe0vp4vx1vnW9DE653ckwB5ZSbjPLWKCv4FNtmczWkdJCNSOfsBFHzMqgbzu",
-	"LtZvcn8B59QjtA1WugktgUYS5E/9wvpW+hjlpj63llFRLE8ivrI3Nh0iBdxLmyhFWX9ZmunhEHtUjRfL",
-	"W83IUUkTkoWCDAMuV7TkEAY59+WFKzKG7yVcvDwkbJXFFO/NriwdMLNRJz3Z2Rbjsjt8ZkZQAlRL8IPJ",
-	"rx/f4FjakXIxE/NCJRLIfqHBIQXBNPCh3jl40Xj5uvHy9T9XMpBmag8nsFVpE4LGPEKUoSQiIoEhO1q9",
-	"Wt/vQAwFhFE8bPFs7XhWDm4bbo5SJsyb6q8riTzGT2a47ZBKGZJAHSFBkrjQbA3VidWXyD+x4y1zLS/r",
-	"9ak+utSqFSs18dZXOrFPCzVsMlWgMrfyLabmOJU2Yf6bKLhtmXbiyxt6l61Az1kwfs8g8bC8/VsuBXZ+",
-	"i7PJwJxsr7NH9TNbvp3ZMgUQswcxp8Z8+5aG+byK2D0GYhrxkTRcthcFwbjMJ1ZWqXJKvFQBIlZwGtv0",
-	"0nU11iysPU1etZ8vuIlnlV/KDnVh8aVNpKScgRIol66wplef6KL5vf30awfttPyTdnPX4tH+SzSkLFJE",
-	"HiFJmI+wRG4zUgMu6D+ApTXQGy3YCPQxqtdfeEqPDP8k5WEgM2o3tvRP4xhfzUoRDLh4eaKisl1wyYT4",
-	"j4g4dnMv6hB66ljXjNbKYipih0ECSpRJhEHf5GyBtKvsCRfWk9393It9ZvjMgtjikEn7DKtIkNUMpk0k",
-	"4wFMUIyJ0NCKpot2ujzwdyE+yFVUBcRFEYMIGttM04XgNAjekh5mTJPBeLhdhLv8DpKZIbagT+8IO4qH",
-	"zo45xCZqE4Fkr/9FhKwhrbXDkvS7itwriRS+NVGfXa4UH6L9AzQcxtBra/blTz4JWPy2Qg4XjxbeL5UK",
-	"4WYeNUDBsJ2AxcJxj2yadaMdYo+I1aJhJ5YFYz3C5t6xEuY6q25uMPNy4bIvYx7NDWWJ935u3p6VWMnz",
-	"LsFZo2a9hwV/3ewUjtgbpsUaSMmcEunU48J2/8V+FaLSChmcsjykaXM5m0ngjl13zgGYPbrkZpbJ1Iyv",
-	"6Q32bvuCR8xfkkec0iAw9pbRgAcEHJuoSwaU+THhlQ3kejzgwnX0I5ZwBqkEsVVYjV9ffxy/0+XCJ8Kd",
-	"pNrmh0Xh7415GwrWBqYISYa0/+W3evV1s3qKq71lIy0w0gNGIi0P+Jfr67dv37xxG8j9i2Fikt6jAbnH",
-	"PvHoEAdJKdNc5MVf9k8PmoeH7soh9Ojd1AD6g+9fvzqov/iK2dnDLKBOIGUpoacn8JAgDNiQAcvvtTgB",
-	"0SlUSUT8Pqkh1+dRV4sp2Pe1VKoGlCHKGBEgnRwhlwuGVfyCx4X+ST8bamg1QdMl+SgxqKYmFwsl+Qih",
-	"zw18pRoHBVOREQ0ytqLkgTk6IGIsX2YuZQ0j6mswzgy4XztwysK64U0NWEMaBHRIlEgiuYzm+jIba1E7",
-	"mCjmNwuQjnkQDdnSNYYSIWQRQhXLLPoYLUsrxOXHO1QjEvTUQBZk29QAfDA7XqXAeqRhJfFyP808h2RL",
-	"PtVrG1KGlQHVIQ5DWzjIUrFpgc6ZdCXHBE5NeTUbVuZU/hDT3ksDQpyMLDlNlSrqRE4s6E37ICdSOhWt",
-	"bUy/zHuVuUgLEGPrw1W2jjdn5LJXafw2DzCyY82LHs8c6ryX0+Oa9+bEWc39IHdW897O3u/DpyycLZW+",
-	"XygsntSKQZZoAJltHjqaGCfikqsfJlFnDnKNnAWPlYhIwTGUCr1aoIG783gQ/yPBCq0TxzbCHmfKCKcv",
-	"DhKoOc4bQptgpsbMy0iI8GZCBfYPHj45lQGBKKHGYV2fadnM6WwHh8lsf/6ZRF7XelEQaDh8eFhsqhdT",
-	"p4oTewX2CPqRhyH4AqxWWDkeYCoyjCjBx2SeH8zAyXj2zT9E+sphYdNpkmvlVy5u5YDnDK4FSbiRDydM",
-	"lIRK87AswiHWtgo23kkhf/UE4cfqTOtJ7H1SRas8MdgexCwm86yGtkRlX9jGVri0JR3WfARs3AMBQyLO",
-	"EEb7B1XzN+oL6tfQVcby1UBuDqnjULmHB9fJ/xRHzk3+klIC84vxxLCJJ1pvzD+Jk9bjp9lWX0aOKvsl",
-	"zuoo+y0xwMY/GhdqbjXZQM1aJIL4eezjq8U5obWfWx8eHtwjhNnYlk7c4cJUrgQvt68/c3eTspWH9Xqa",
-	"25QUbqISSXxHfAcxPKSsb2JADb3S8pdrizq6NQT3hwVBAaY+4pFKo/sVD9EQiz5lyOcjdpRoEmiAJRjy",
-	"h/Z3aeylsbb8HTKET6JhJBXqUYW6RI2IWeYQ7TQPU8bVQPs/1NFweISahygOnG6gg1ffw0MT7Jt//WXt",
-	"dfa3zEeHr2uHaDjcraGmTXu1cKiJstQqjA1/jVXP/YMaAtHDrtUooWjn6uKtE2t8YDPG6I6S0Rt+X5J7",
-	"282ZHhbS6dMvbCWFotYBxv1CBUo+KgftKaBqrNDToRWu3SpPDeQS5qL9A3TB7wgEfR/UD145GlRcOKXi",
-	"856A1xk8FiR+TCQ89on+hZqf/OTXMIBfAyoVD7GP4+e/Yxf++f/8H//7/v6//ef/bv/g3/6H/8XUEMWF",
-	"mghY5RtwQVw2/HvsoIh1SU9QqYhykMRMaj2eIP87eAHwD5wzyMN+5FEf+w7qkn8oIoaU8RF30P/73/zP",
-	"//af/6f/73/873dr6MR4QgVB7zvH4NnJVdo0NwTRAfoxtG8KKk7ldzwtoXfx5jkxoFzzUd5v/HKm07gk",
-	"p1fOpvmfTVpZyrdWTSWLR3j+aj3T97Lhgj3JEQiiydVq+kfb2EXAAhZbk7O+q6NULelRaE1j0u1thFpB",
-	"75D5SI6s+D1ZV6eYapoJyK/8638V3WL5j2xIfaPyr//nv/xv//pf/9//beXhYUIuTmdeJltgtTakT1E3",
-	"pyQQeLXvywxFsQQyfeuLzFYehFWwtwtCqnooZN5AIaZCop3EGlzfdVAEPafAVhS7LSBSYLrMZA1I2RUf",
-	"1PMGDFnQeV4d5hWOsnMRa886mRvlnctCWU8kdzZ1ZR0jTp7UIk9S+nRtilssZYsMluee1uqZD7w6mMlA",
-	"U6V9ogA4PC8x0JJ7L4gkvSPvMjFGaQWver3MUpul6nZGx2xyFl1fWy22GKuO8nHFaQwCFQmVLxD02Nxg",
-	"J9nalbZ2pa1dacN2pdSO/pzl0QwOZwazc5a1Vp10/5mg/s/b/adpRcH7h5mc0MQ745D0NI7rgc6xosxB",
-	"bwUhtzDr8VhoBuFBVBfaOSG/418i1NbaKBeoTQTt7daQvlTTjdWMbMhyPDD0dUA7xwPKiCQO+gmH2Pzr",
-	"Zy4IZru2SgCMwJDWzH1fU3HOlFGSB1hCIJs34JIw6Cep15PVYO3epF5R6YWnpDPrvzzIcLfXrzKeusOS",
-	"/mJU4YB6i0GNoc0TUS36oMAGk1VCkIy8gRUJSw2DNXSuzw6NBA4RVghcZDKpvwCSwXfSel13KJPUJwij",
-	"ERc+MsWcYrMaPMIBZ2BYU5zrj8juEXI/fmQukgoLFQd0avJjYvu6AfduIU+HMCUINGuD7MdgrC+NKplx",
-	"e+ap5bzqloUoLzi2RePOCi9niExcAuTE9HtdpfS0yd84fH1Qf/Fak5RICKieu2zOpvcVVCEp2f4aSsQU",
-	"W50UpnDM0c283xZby/V+lZdW1klm5mG2iYrCJZkyV6Fe1ntRUnDDtT829vZc9P76HNaJkS38kG++UNb8",
-	"eXqv7DdYkhcHqHPZuYr7Zc+N6bNjOdklzz+O53V/5W9mYePhe0nEleA9Giwf7ArpyvMW1jSvtaPhEBua",
-	"9wgTwYKBrlMDVgUP5kqs+kSu9XvZ+lCt6fmSZfGg8YasjDsxjF1JkvM972qeFbSyILIUXF3b044ZNh8x",
-	"kLSH4FAplbx+ybYwXSVFKi11s6wxc+Fg6yHuk/eLdKSfAYisUKy6bKKivJNXbyFHcbmw+2KAMourVSdb",
-	"KrtJH6ula7M8qpjjClUaV623WMTdeVUMy87Hpg4v2Vud9/ksGFqqv1G01EDlargew0mW9elRFuGSUszx",
-	"t0lBZhq3sJJQpyeMugH1TIpl/qTYQpWHpqaViELK+GyUE5tOMHf0VJ+WKwAKOXYr1f9ciEoVZZ+4pGeG",
-	"kubrgMZbsZSh5IynHOTk4spubJIFPCv3K+FICzPBX02e+Mo9jfL7Ob5+l+TPF/hBjZY0Fa9lwARIRGWg",
-	"VCgbe3uQvF7L1B3ay1SIm9Rwpls5Xy7QXSPvvihhZuWLtx10s4/uKBlNvBd30pq1+8l89CXTz6MyneXH",
-	"TueqDcqKIJIHd5T1jQVFcUvPEPZ9QaQ0/pICGubMH4c/5LRAuKj/0NjbW8YwyBDuSh5EisCiwBpmjTQm",
-	"/TO+fheCq+BP+Mu0p1VQnl4qHASmsp6tm0eZJF6kX8CiT5TcnYB/wzvsZc/Ag3W0ai9NCijLgV8l3y4y",
-	"oTLvprR7Ky3CQub3UYeT6VhpbhatsefUSt5PVJ5Jlur+vdom4o56pBqfq2vK+y/UqjDAUjXNwa4kpTFy",
-	"/6jvBZEhZ5LELaCLuWlCKrQPDUbiXAniEb3L76QNAqwVnbcHh4tMmDbtnnGpk0w4JFDQFji+55GY4U/r",
-	"712qFCbXOr25fHqkxSOe2EHhDGNIzIHxvOb0BcR8VkZbJBLLctnPp0X9xE6eOBpqgow8C99NyuTUlBZ7",
-	"ytiwXWg76uYEjHVlXHPgXPqFU9Mef4Fun5tM0/aNh8EvK9nxa+x1kYaoIzmiNsNWP8ycEOK9HsI9RQTa",
-	"ryNDgVBMRoxnzTpYlq0JNimtLcusimC+oL1u6Rzs2TrvTCqcE1ampmyXwU7uApdJ1S4B88+B0ubQbllq",
-	"m/348wmmLd3ZqnG1drAOkaq1WnTkojeRTHGivylKjDHpnktONa5IhYfhJHm5Pj1GL168eI30O5m2PgMc",
-	"hoSZ4NUVih9kRZp0dmfxMz3BSxeEz1QnnHQCZS5+lSaIhe9n1/K0e3lMbNrxALO+DU2zgWihINLWVysJ",
-	"PrP66JCy7Nj7s0KYcm42/b2LBKmaMosS4YTRVDVfyTEazHyt2hLNVpQEVqP1QPBYlBfT2FoKtpaCoqVg",
-	"MjwW3qJq3NZU0KYSQemzZhTXDCi06G9enaFbMkY7rkfljRarb2q1mrtrW/WbGlu5Qmdo56dfO5CzBLQW",
-	"4BTmSM9J78rEz1PW43HiP/ZUrs9OSKcU6L46QzIKQy7UZKw39ArKFxbcuTo5NUW3wE2PA9N4K4nMSepe",
-	"aoXXoIPJLguIQpiNObOND8aQTFb7yD6yv/wFHXOm36WcyY+sit5gSWJYaiD3T0kVuYlE8LCHQ7p3t+/W",
-	"0E/tywtbTVdvxST6eHhIgmMsyRFK6LhECdd43zm2kPHP7hHkFknkfvjw4UP13bvqyYl7hCiYD3uUCIne",
-	"vz87kTW9HMve9UrQR+AKHysNVKvV0IN7hELcp0zLTZAYZdLU3I+g1+jX9Cch7pOPFcf+q03/Yf+C/hkf",
-	"K+jBRTt/RESMEWSPuybQYt9BmWTy/Vptv1534rhedFA/QoyMCKToCal2YaktrT3HKwVVOl6Dx307q+UG",
-	"5g+bS/ix8h/0XzEXsX8S2xvX/mk6q+l30QN6cGvI1YO6EMymNCE+SnMT9UP3Nz0xXFJhZvTwya2hFvYG",
-	"CBZpjSH2BE2Il080wUYeZsjDQkDclXtfhfer8LMLW7Y8C3W5T4lEpt0eitgt4yMW86Odw3odudC0sdk5",
-	"u7y4aV1fX167uxaQ7LeQSWlKGmuA3ofKNjuH+y+Qe9X8cH7ZPLmBJpDN67ctd9f2pgx8RO6xp4Ix0tAN",
-	"44EFq6EB3rQIMooOVVCMjnic+chQEgdJJfAYgvtyeaGwNRtlGEaqgXCy0rFJduwS9L5zWv3hCAk8Qt2x",
-	"Ag6MFeyCceUgjCDsTUZC8D5WBBGIHUY77sfKx4+R/0O9/rHiAkrwSAF3DDEVQI/e/7Ver9dNgOI4zvXI",
-	"5q1mclPhjI9MwGTqEVNcaJUuUEQQv4baMERMmg1vaKBcm9QdwGQHQci1dFCca6Mf4b50Cs1X5a7tqArJ",
-	"sYIHmZafaEfhriE8lBHUFQTfatLuBZFP/F0o8pQW8AuxwH2BwwGSRP9bcY3/fz2oH/wAv8M/X5uPutSn",
-	"wrSlxAHid0QIqkFVv0clN8ku8EGzVoP/tpIxXr0yj169duyz09bpqWPOpPxQTf1Jk0yctpilEt2SUJkV",
-	"/c4pI3bB9eNksvoJ/JMM+e802XkNnXPWt9GkaCdD7+F4AT31cce5yAYukyKImcMEAG3GkGGzbF3Lql0k",
-	"8VhajC1h365JOzMpyfArsL1QySMUt9YFWPY5Me1/h1h5g3zitJ5Sj2BIDnJjrDCVR0vntZVIHQujxiLb",
-	"jwIMCanCcGBDSOHcLVnS9EfTB/caki6HVFXhf10n++hac1tGWd/m7mZ/kUS5SToeJEpp3VwJTBkwjiFV",
-	"CIdhQIl/hA4PXiP3utlp3ZyfvTvrtE7czAqIEuNqU9MTCJIdaqzVGG/khW7k3WpJN9SrDqhWjhI+ul+v",
-	"I2GIJTRQgkKuyaJM+bTm1dkRlMmsUoZ23D0cqcFewPuU6b2aP4XtKeLuohd1mClTFTbX1Sjg/DYKpX4t",
-	"nu8IxQKsRC+TpyboNr9gCNcdENQ5vkIhIQIyuk2rDyw0wY+YEpHUtDr5giH379VTLkZY+MTX/8r0PtaD",
-	"6EGxPvse7UeaPsVDhILfj2uoPeCR7SgqB1jEd0ME2rkmPpW7GsAiJgj2BprjOZkT1cyDaKAWPOoPkpx6",
-	"w64ptJfrEx+g6zIkxrptgLsb0UChMYhIAHAv6/vIvbjs3Jy9uzpvvWtdaCA4svBqzOWmUzCsnTPTG4jH",
-	"o+qjoYHmN1SawWNBq5lGVGp0YAsX73UyUrMBNX2Sq8i0cADufTWWNarS4yGRLhSfYJlNpMKAeUOLlKMB",
-	"BTKQzMsI8aUpuMDIUWZKTbN8buinYcKAKbZFjJH1a6gJg8QcMJkrQ2heIPfsov3+9PTs+Kx10blpH19e",
-	"tVzLxkAYqcU7ceOt2TVAAccGMtrqEEPjpvTibTK8Bt940Xr9ej252ZtXZzc/tz7caHBonp9f/to6cS3x",
-	"HVKpGahjemU7Nqne12dvtUEYTuMNXFk67n7a4tyOD2UrkhFySgjQcsltWd2ry3YHxZQAqhm7KS2OCyWb",
-	"D/v0jmSLJVsg/IUIvVstWLIL20RRo+7dPoiNggz5ndmFZy0LQ4L16/q+fBIK4oG8nYIKlXC+xNcCaPx7",
-	"fPJQh8DuHCP3xL4AbMh03dYKVkA9wiRYG1ItAKq7wfNr0qteCR4KShQW41SDyj58yKSLJaEISKtReovW",
-	"0alB1wSRSKNm3e1XbOMJHNJKo/Kitl+zmTYDUCv3ktL9ez6Wgy7HJh69XxYp3NE6hSnqkumXZ0wODpTB",
-	"kI6hbdJJabGTI9wyIV45ci4gu08zTqzJPuW+ngYqK+ibTbfcSEEaqHYGXwFSDI65+Y4EkAOcXCn0DOgT",
-	"FfedkifJzvXJCDwkWs6DHL4yr6uPx2jnfed4N9WYbH1v1CU9LghyFYcpqf4ItK/0UrX+FSvdeMKcX2aA",
-	"m+j1jssXobiPx9OmVXypST+lzlOAk4N6vVD4D0QKc3t7v9u4sXT8WTbd5LiTC0hs42BsKBRS/7niVAwu",
-	"wUoKctK0yewXe8nr5u0Hp1IiVS08SPpFYSBJ1BKD6Ldhq4fmWMs+S45/7w32Y+MpfLI//5P3DFvmS3zz",
-	"0Yv5H51y0aW+T8BQeXjwev4XHc7fYTa2q4PAqJeL7OiMaekZB+aDBfZzwdXZMAzIkDCld5SxkQGaZq1j",
-	"v33S0CttOH2jkoAbApuI1NCO+xAglgBg5ZNTmRAboMR+vrMJBIdmaKYxQ+39abtaPEwlnSeYBmNkJEMJ",
-	"grFWn+EzB/HAT2wtNXTBVWr42Rz1A+9CegATlK/sQtJX9lpmx1dYDaAY4rpI3WdOu/KndoLHOdfelnx9",
-	"NuSrfrgQVTmNS219PfTuioiq8V3iDHY/luSFtHpLxnIqgbtkwRgZrxra0YqnDe12QAu1sv+uplS2xYWm",
-	"WcYak9j1TAsUrSL0MWU15AZYqveS+E1lpXePa+U79gjECv5cikn7jPhVyhINTmtPR1nqOV8tmqChWods",
-	"hvRnfSobpDhmim+czGyKZtjmMxp4n5AILIPN+uJjvLLAmkPn+BFgc9Y4kPY447IEXy+McSPBCIMjWlfW",
-	"ggQ1Zi2Nf6kFDiQOt5BZbB2gSQLfMfeJu2sw+MgYl0dUkqwJ2u1yf1wrjqMV8MnBJ8c2xg0ocsBU4q6A",
-	"2hTGFWNnoWrXAQEru6FkLykNohKl9iWj0R++QO+vz6sS90jO7n/w8hUSmPl8iLpUyV0n9kSAqxrr42z/",
-	"2Kzq1wZYDo6QGwrSo/dAvCBAwETtHmRGNQuJbUeQAKjfjrur4S6PlLXUMzLSK34yAmfitwz9qZgwECJV",
-	"HI+8RuKWT/94yMecWCjeGH09tlFqsJJZJNa+eITcWzI2nknIzFIDmnZN30p6TyDpFan2/gLfXOFxwLHf",
-	"4fwciz75TKm9gbEM3i5D6rNy2t6f1GijRgwryZV6AgJi5k4IyHIK5plfKdHkDsu6coKgaVwY+ZXuI6y2",
-	"qPmcqPmZqmFL2Y8Avh6Dk3Hg0lTl6SITbLOixSfXJXiatpIsZEVrzykNFGQBzP0AckwWfM8UP9uk1Sbe",
-	"uFnV1kjzbdmYl1e3MniSYHrybKrdJN+o+9NU1euwfmgiB1xrNnZtnCHjNug87UsLkcSPpAjQpXu6fG/f",
-	"25SEb4dfQcbfX/siZon38TvIpq0URIbzTHHmWRiYvJdD3i0Z+axsvV+PwtD0fU0AcIrEqxAs08f/U15a",
-	"2UuqV5XKLOsXUWC+tckom5QnjvVKt16frUCxgEZvYsLWI1Hk8ZMOIbei8ecUOePYdl7CgpgYV+IjD0tS",
-	"NSVw43DkKmWSMEkVvSPBGO24SZl5F/0TMn/dsPhPEwIDv+4excHDdqI+R5Qpjtw4mNqtoUtGkBKYSeyZ",
-	"MECcpElB31BmgrRq6EeAOIQDiiWRDeRC43SYaM/tcUHMEnpcoGSBDnJlBB1H9Tt4SIPxRfJWXNreQS5Y",
-	"U5smktPdc/Vf5h34oYbeBJjdQgSyOS3aZ1yASQF3ZUmoty0J65EgQF3i8SGxVWRrcDLmk0JEOerxIOAj",
-	"EOzcXGx6HLBuBxzwwIeI+GxQtrLx6BLt4EKcuI1Qd5KQ71qttmtzFWRcTtYGFcaBeZ3W3zuu7YVkfhpy",
-	"CO1nVTIM1RhWAnGExm5uyIGDMOoKCL/7I+KKALWfzA4wuQNoGDet79HAPD9u/5Iz0bv6l5rgo98uPrm7",
-	"tjou941NfhgFioZYqD19PlUApzQYEMa0Rn2TqgODQaShAUrXFsaudsYhROql4d0Sj/X0kusTgJFin0Ky",
-	"SoyuTk4dzcqg9JtjCgDfdjm/1Zs2U3Qpw2IM/VB24SwGGIR426MiObTJqU1nFD3lkYl6269DQggX6GXd",
-	"qdfr0C4r/XL/xaaUAENEZnDdsoAMq7dUijJ8aZTGtLzS8gR/PYopXI1pgHCgKd8YcZZJydV4i0VANV6w",
-	"DDRIJG9pGBrRvWzZ+ueTyDB92Gq62jmF7I00MU07KgFVk5/pcd8y6rh8qP3KZC5X/v3evzfcZCkt5gyu",
-	"7JSL4VP7SszMhZpjW/Fnqwg9v5xlQDOTJAp5jsftX9aqEi3pVVkHgbZOlFTB26wbZesp+TIwt/56Aaqe",
-	"qY+QVGGzxdqbnU7r4qTVuvmx2b45bl13zk7PjpudVjtT08HUUYtBFARTmc/Z1vIfJGk7cfqMFgFNF0aB",
-	"pQanxfkbJBiXsZPHryJOp4Gk4gZyp+7edQo/vmmevG213a8WLTQhzOQ9A5mcARolZwOW7s/ab7cm65jz",
-	"VIawPlFrpvf1JzWlb8W/bczzikj7FhJVH4uxqQMuUk8ipJnyZo9H2s353/JFmJ5Yb9wSja3O+BkSG4MT",
-	"6/afJWUNZljmB8S7lbZGhQl1RjtY9Dk7oP6R6epvaswYM5jHk3R1PCSmRB2EG0NydjKGqT3CnLQuQSSJ",
-	"sUqqEa9KRcKkAIOmeMXI6h1sugBBQyYqbd0MiG/2CEQEOlDx6NXBix+QNAZo9LJ2ABn5riAevyNibMcy",
-	"Jm69gt0a+tVmwROqBkQ0TJZ459fLm9Pmcefy+ua69bf3Z9dQiKC4qSQ35I7gQOqtge11YkMQhFtD7bjp",
-	"mqXrDbjeYt0rB7X8k3bTQftJRLipuYMLaeY7NrN3F+yvGrVN1YYGFJ6Ia4rmClWUFMiAj6+gjhl0pc+k",
-	"T5dEagHsbIYbnOuxn4kJ2NDAjj7Xbcbv8pxgdV0/9vocX7dOWheds+Z5Xsv/FRDOkBouEsyztR9SVNPD",
-	"GTkpfRZnLsR1LrDtR7YGtX8DyyraAUpOxnXKKdO3ZAEoB5iSUzG6/5ckEeQEgDbtMwTENuH6uSI2BZZu",
-	"+xGX8/QW8y2LjiPokyC+hPccaS4J7AWooJukL3FGzPtYxd9/J/OsSOZdp5BDlR8sSbYy1VSsZx0R5kvr",
-	"XE2HtqsyBUxzs9gyQdngeXQJLNd+LeOdgXAhFR6nyWNPl3xpbmNjXJJHaik2eVjW4BIOhUfqKAsX6eFP",
-	"P/At/9smEj1OtQHKZjBkCmlzKq17RRhg9Oz0BU39TIuxReyfG0H3PlHvyCazrMtaSW7TrL+dNOtjk3gM",
-	"PG2GODAPTSwvnS4lXPaQ1Pqsiduy6c4xCya2hKmWBoA5OLnyr7avjjTsBLi9RLbmnBYWIkls4duYpRON",
-	"4QWxRPGkWhW4yBkfHSGaKYcpCCOjpKMQU4mGDdJJXKPN5hm6CMtbKGhjFGSusLLl2nNyRcOsOfDNThQP",
-	"JQRUQYk5qJNqqrqbzG2TPm4LzeWWv5QmbVdgoW9DwsK1mWSrVH+jSrVlYBNu87wdicrYpJcrpRjHt0WS",
-	"+GgHUDgH9aZyqoX93bU50zextmmqdVwD8lvUn2PY+LK1ZEvhUpvqQvpyXMp3hhUcEq2kNdCa+hc2nlMQ",
-	"gsIAm9odEMMMlTEMq9D8SGplE0FwvVakRlDeDbr8G14lEkstmHDnGWh348BtUMg1F4ROB5SV1P+uocP6",
-	"a+QeX16cnp8ddzJVgJPGvQrfElZDzUTQtQl/sLoohFDVuHsV7/VQd5zUDYZzXJLL2YPeFH8zwz9T6t7C",
-	"DM620XdsDRWT4mBEnvKMvi0HPHwcB9Qq2+nl+4uTHO9rT4FxbiulZPuirIWhLTVhkUsle/im+FN6c5/S",
-	"WMLZsHPMWS+gpq/Tl8zKDDHL8JxFLSQpZ1MjXu2B23TP9rubzuNMma2co9e4GWPVT99JI3F6ckbKOmGU",
-	"V8wCr6v5RUPzFL5U4ifV/E3jgjEJewJibvxY5QMnrm2SggVBPpUe1Lx/MuOuPdVO7J3eEGdLxj8x8z3W",
-	"4Nspc0n3elu281y1Z75msjbbnNWJRAnq815vXfbgDA00jfKmk8BmTNsKKiVEmUwndpqkHS1M0jKJYlyg",
-	"ETZEThKFotDQLS1fi2FsTFJRGDeWyVLio2RBCsR1yNI0im+WLjq29Bs4a56KKppzfjKi2GJL08T6GpWO",
-	"NJZoa9baUtcvgrqyDRBXoFTTaes1VEyO+6BA8J4V6HbiQD2IVJMOemXaKspdIycuQEmfjLLBJvOEbUN0",
-	"JZmkrafcevo+Pyrx+WH7G9KnJahiMPPxGG8y19ZXZseMN6sM4Bsz47JJCp9XST/YxLae37ZnzEZ6KGSr",
-	"rndjdIkx3eLPtLSADALOKAK4Kl7PLuYHS9uQZgBjP5M+AHMvUJx7a2t5Frz/vEX7J6AXcd1uQyyWphXZ",
-	"/CHzaP2VJubQDzNPTD82VGPi2rZf3DE5PaZz4K7pKakg7mDHPGuYjppSEmGbBoo4+MB0lDGNHaXN79/d",
-	"4v024fhpm8qZ4gIJ5D4a9acUF2gmmAHvI6loEMQ69mo1wWYrCH2i1kkEnlAE2Ar9WyLwtEQAihWsiPez",
-	"SxQc1l9Dz+o89j8K32eXLngkzn9j2saW1HxRVbK+GifFE9C0axIG2Fu7KrOXyvJTTZ0tcLAmL8ZphjCK",
-	"k3Sd54xIRJkXRD7oAo9unbKgwbSZbmAVMul8ifbVZM9bQ+tW5vqcLLOGKHyXNRGsKoEVCRUYIGYkcDHo",
-	"EOJTBWHkjIyCsTVkJFVkHBMAjnAQVLmoWnPFUbbQDBoNeOJqNSUNE1pnWt3aVrimbrd988waR7QA5MZJ",
-	"3hCa3l+1Vfgc6RB2trpw6CzwFhmGXBHmjX8m482Kk3B8zyRTmqvLU9Vlm/omZ6WJWhjgsV74bLqWfpJ8",
-	"sW1MsyqZPnhcvPzxdevkrHNzfvburJMLmb/gChHGo/7AkhZIqASCwMgoQ+OOEtPnCEtLddKQdvOpa+o9",
-	"QVX0fiSIXEuQ/YaXWAzLzx7VNxWZn4ORT19ILeGzk9a7q8tO6+L4w83Zxc3V9eXb61Y7X2OoiSxZj3s4",
-	"UIncDPGv/hw31QULp4gYg9xgC2RZxqgJ9lqAet1rmkiBLD8X18mEtDrIbZ5ft5onH27O2u3331qhoamQ",
-	"Ex9Qxankz+eRyZQH6wP1n1sfbq5b79utk0LybykYaXIIcc8m7Nh2KYFY5/Wk9S476yxoTbf2zYJj5nY/",
-	"fVUaFEiisQqFFC9tTrWCsUdgFnc7KTXvvJdgvQHSeUeEqd5OOUMhNNihttilKUpFGbo6OZVPFoLaJ+pN",
-	"vIFNWlXsHNvI02+wxsxbolA3BbIE1dJHC4SMTnEYWbOttSLYEW2N2AEPSA25Ae9zW3HOJ5B8o3EfXV28",
-	"1QJN+5e3iPcQVmjIpUIHL1+hn+mbI+SOSFdSRdJadZgh3JU8iBRBA6XCHbmL3l+fH9kmtotk0D8VVlvf",
-	"VhaxN2BasMObasJP7qvaUpRtQbknIF6xX+jRBEzLCtnuLXt9wjTOzrC5vpdEQmq0sR9A38LYGySSkjWZ",
-	"QdNiVt2Ae7dghsDMI0cII1/gnrJdGw25tNbbzPermVKzu2rEuyqVNcxPx+n7KxhXn8RsmlniW7vqZ7Kf",
-	"ZlYyi9QZMyva4cKJW15OGk2tAd0xuaCKa+ixVTitzxHcibF1oBhduDXDfq1m2MS2GZCeMvagIWdq8FQ2",
-	"1tXn3xpQv2QDasHCNbUDW95hCJ2FaZ7xxUZ50ykVqnqQYRjon3YsiJB7KhVlfddU03LPuVmou2uLqK9i",
-	"FF1/n7fPeK8T3eTyBlxnuuW3gInxcsrczBPDmhKa8Y5y4kqlvPGuoFVBekQQ5pGyDrxfeRu7IlJNMzZv",
-	"Dcpbg/JXa1BexTLs5RSTWM3LSODTDcOlOpC1EOe0vnn5TU2rqIF7DbKGaqjJSnQ1KGiV6fXZMH3VEw0R",
-	"4FQQLDkzJWdcM6V/0x3fwHDCRTvAHbIk1X5uqD9hyrQHuiWhOgK2kQQjQgcEibA0865BdZydovU4rXHB",
-	"RK3J0wdTXPnpL3XS8SluM7a2gYOP6+u6NjK17v6uucGnp1mtH5Gf3NqyNSxvsfgxjV7XhsKZWN4JKWPP",
-	"5yOm5fbpNVYmykjHn6Bu5N0ShXZeQrSvKSBtKyj1QIEEPrkGpj+FTsQLeVpiEfq9PK2w770jPsUdo0YW",
-	"35/UL0v1+6zscHVyWhADjs081RMqQy5prBvPQl37SfaLrWn1K8rI+gwFkJg4aEpxdXK6OcolyHzn2DWp",
-	"CsI07Jh+LnpRcUnL1JiWNY75WOEjdEtIKBGLhl1bLd3Uv4wkeM4SV1smE9VI+VkEXisFnOExS89hKzRt",
-	"SdWWVC3htbfE4QmtOnuGUkynWKkztGGoCoQqlRKYOObnoF5HEfMGmPWJb3s7MB8IlSQeZz4ake6A89tN",
-	"iGbT7DFmwWuhSJto26EXl3HWP2wp35byfZtp88tRTI03G7AuldNKTcZm9BQ2AdG2MQMNoWXRRPx0QNlt",
-	"0sBB61RPKLRNo416X+uX1Q7WRrHgZE9IQO+IGM+iWX+LSER84Ci+fX1rut7Kb09EjQBMN0WMTCzRzMrD",
-	"VBlvr2N7qZl+4RbkkgCMpIMCDgjzsTBBS2jnfed49ykzOOyKN5nAYafY5m98iz2CLUKkcXlZXLSwNyvs",
-	"GfKb9iwboTOKfnfiZoLSNN21n+QZuUmUMplYaCfuoMi4op7t3MS4QgGVivi76yiUs4i9Wk+X5a20rNA4",
-	"1Xv8IyJiXHEqDA9JpVGBIK4zf0okU0T9sgCm8qEy61zPgFJhFcmKs4ps0TbfPnxxBYByu9jW//kWC60v",
-	"XZfHNED1s6gf00cAp6VN4oZiamWi2o2C21lWcI8LW0QnltPtcngPEewNSgJIbbC/iR/d4Un0v0Z7U2hs",
-	"t4au46rDcZ6JpromOia7ahNgar6kvqXbhgjPmdlJe7jLWxqGxD+yqQuafbxnkjDlOkhy5PM8/R8NuIy7",
-	"zo6wiVPS9JtK9AeoLRtW8N5Ewa25183YsNrZOZbKOznY1BpkFKj56uJWQ/wyNMSvx2xlFUVmSMp3Mkco",
-	"ViPDWV0RRp0ur148WrY0E8yUKs0SvuyuNbCJrTC1FaYWEaZigE9w1zyYhrwZFJrRdybpRe/G8QBnvmtT",
-	"9xlPgwSshBKrlabWIJJjqcgweetRuD67kw1sdkNyBYxtWnY8U1d7WMEsOQJemNK4Pps1NAsNk/e28VBb",
-	"EeRJzGPGZW8o19KEa1Le2PvTWoUe9pIaRXvkPuRCra9fXjLyNOHDTAh7aGYqJS0nhrTMRq6wGiwiYShy",
-	"r/Y8eTc3CjN5cYHwy+P2Lw5krAg+gnDWJDyMmqpMXPgELPpjNCKCIOz7xG8gl/oOiHYXeEicANt/gN7p",
-	"WBLVVE5GeDRGr+yTC4gzc7J+y2PuExeFQWRrO/AgGjITZksU9rHCcFc7kgtF/N1aTjE1M7jI7LBrKznE",
-	"G8rLv/lE0QZyQR93HUQCSeISllp+da2KbzrrJxlAnBH7rgt6v3uEyDBUBox4pPQLNXRMgkAiqbCA9Eyj",
-	"wf+T6yD3r/p/qvp//qPrIIW7evjja7AOhIL06H1S5/c7V+v5YDvQ3DbUICkHhGhpAAcRaP1qQIY11FaC",
-	"4CHUMoCsUA2jCF43NhCscBdLuNouVt6A2PBAyFhiOJQDrrbBt9s0gOfWWw3gJkQYYYmO279k+6omNHca",
-	"/8hT8AIHmZNmONFfngYkYxQcYIkwG5ckvh1lu5DZHDn9IduITGyWH8vEG0r666QWSei+lt5JbPGM+7CZ",
-	"fMyttroNg3jalL/HipbryvCbba3qE7VOTK0/nda5tUBtGflj8vlWxc/ZzdDWzUxNVchHouiGrFKmiOQz",
-	"1Vjb0oetVelzrTu5VrMSzVqUntCUlPixVjckfYm9xOLdbh1fW7FjE56yjNu7rJb9HDoxz3yQy9pYH7FY",
-	"OJoSnFV5b/7nQTLWEy15XDTqVh6eKkt3S4+29GjD9GhaGM5skjQ1HHIKVVqghvYVEdXE38Mj5fEhqaE4",
-	"pB0LgmQI4YOMoO5Y/+coYwEMsTSJZyYNpAcRh+CxyBea3WgVgG4U3L6drAMgv/DOhJldPVG6bn7KeSGN",
-	"2y6E36bF+HPsB/eMbd8W7u627d+2Lam7Lam7LambKamby9rocYGiECmO9uv18uZrUWB6luhTXKUmy1w5",
-	"ce933pUzKrToVUtbRgX6R1l/uA0U6mLvti80v0A71/SOCCf+RRJxRz3ynUwiUHZrqIW9QTY2J27HYjq9",
-	"KYkEZO/EzeF+513k8aEWNCkDgVQJzCT2FAiSkiMM70jFw5D4WlzFSBAIvdH/jYaQG0MEQVQlb0EEK9QJ",
-	"Bme+dGzfbAk9ZOLOc2OYbkQ9UkNNmMUk2YSCe0RK5FPia9ZgGnxHIcJ9TBlgLmUId3mkkBpxWylQJhlF",
-	"5F6Z2KAachVXOAAGY0N/BiTdOJVx1CfaSXOREiixzUf1kuLoo7LS+GpAWJp6TZVsoC7pcaGPfGzCFmA1",
-	"0snFTclkGSMeBb45Kb0OPV8uW2rW5PbFOEj4CDF9qJmaPHoGB0mqQcDGFUSSpFXHdkEfgcBjvXd9wlb9",
-	"mNof453emxpgBp/Cz2kO+UFBTbGqS76lhhP3U4+DOkaC6mNxUMQCffUuDgI+usJCqzZwfUpEBOKvstcH",
-	"mGPiSJLVYqmSAh0CMiWmKVCoyfR8mgYSH4UBFF22cCtIT7OJMq0Ny8IKAE3i+c07JJDEYMWQYGZXiJmV",
-	"cgKC7wiSfJiFBr3MJDbtCTU9gwEZNYVy9hPvfk7eOr24n3h3psZ2sO7Zls4824aKf6FdiTLFOQJzC/v1",
-	"el1DWHKih/CnJEo2VaWhwe1Vdf+gWt/v1OsN+P9/rjgVTTEqjdev6g8T8m+Rzh+8rBdSWruRQof1hI4k",
-	"pDWlvIZJhYIbWjXAUks19SMTRSwIIyPN1vfRCfEIlJrU69ytoQs8JKhHRpkwZMPcJFEoS2m1oGTWN0lU",
-	"1951ppwB8kjZOpkzeJDtMDPBJBhXwCjyjfGB+5r+dZbPbHs8fd09njINzbNWEA1rJj6dyljIlknzI5PG",
-	"raHEWiGOMj2MUMgpg0BNRNWaLCNrW84EsMYxtlsONQe4Yzj59HUFcrRBPcNZ3dGquBronl773fvzd949",
-	"M9HhG/DoJtIt5JIs2BJiPRLvfNfGT3rnm435WEBi3bpZt27WR3WP2CQpcRZywgrSp1KJhIM9ZXj5dXbu",
-	"zy3UPLu4NlGKsr7c0oItLdgQLcjiodYgAd6+nDD09aDyJoqIT2KxiVB/6tD0LT3ZRqp/IZHq66FF2bB1",
-	"U3WlGjtUpgehXhPsQ9HRxPkikRxATbk41iFx0dXQBVcoxH3KoMbISgb9ZJpZEaxtWH4nWf0GyUQ8yTmV",
-	"aluj99usm1SoUZRFvRQGp2FfHqAt/s1HvE5aKuk7ifiIpdPnK+8eTSzPWNWhSi/qjpH7ttVBExjvbhA9",
-	"s4hZkDyKPcmDMcKeoncE7bia47u7UG6SJQ97OJD6aTKxnrIsSNx8kQsSt/VLupwHBLMvsGJufJDbsPJt",
-	"fbcF6NSaCNS0Qm+PIBazK7PFa9xQcbZ4+GetzxYvYpYMEb+zrdL2xVGEr6/oWkJNViQmWXUjebps9Rxo",
-	"OVSQb8DDDY77OCtGP8mGi0HHSarQjk9AKtDPTMSRERIayEgViDKpCPZ3HysLzS6ykyFvG6qzY6qZbOvn",
-	"bOvnPHnL/DVRiSl1dJqB5LYGXVHL2ZD+0idqzfhaf1IZYqsSbN0ej3KBPhKhZ3s8kjaCayn7PJ8BG4/I",
-	"4xF6c0rJs5bn2RKUbYvVr6qkz+aUlj0/Mlg2IyP+mIcUilsmRe65mNBeKFM8Wwh/Y7pHvN41izNPaxI5",
-	"5uF4aw7ZSkPPoOHE+LNRqhIKckfJaFYbMqYBIJf/lvG8QnA4ZEYiLBFGVyenhmzAHxdv0c7+yzryQ7pr",
-	"e3Q0PY+EyoUy4Xpclw5xn+yFrO8ifkcEcrMIHfo9t4Yuh1Qp4sez9SgJfJOwiHzSw1GgZCPTTrrpY3TO",
-	"74gmyU4mw+9jpW0GAH/1xwpS3Mdj80bWfGMzI45b153qhw8fPlTr+v/2zYtdgZlPWd8mfRIB+YyQKRHw",
-	"Prc5E7/93PrwyYW4c+jU5v75Z5yQUYtrwdd+bn14eNiUH8xe7Ocsel6ZJa5cIiT0e3O7CRTfL+mQWUkg",
-	"cO5o6ZsLNCfoQGqkxh7ioxD3SSPBDo0Yc9Fha03bxvs8tRiroRVhFHOFR8cZQHeM8d6fHvfJ9LyEX7m4",
-	"Nbn55c2AEZZS/8CZPMqWbWdcoZ6+hxrSQGZKOTXQi7rpuQEJ6/BPLwDGgH1fEClr6Pjyut2AMvhc0D41",
-	"Fe6vom5AvUactG3IsZykrGZPKcVemrT+UmgZslmjXXa25UsjbanO5ylJ6g/2F1rZmRZ5hoQpTRHz1CCH",
-	"/AAnY4QzwJ/B/ywUleH2HiBqzTLRUiw/rB/akgkZLF8K8/pEZdfxRk95Bcx48wi4QSHB0Dj4LJWsL0PC",
-	"0BvTCj0hf6iLb4mPKNvKBt8olr4BADAQs3N18XZ3eRyVd0+No+27p8RRedf/6/0wWBBP47e3uLrF1U3i",
-	"avuX5XA1i39W0S1PxeMRUxIpPsLClOPx+YhpZQN1I++WKLTzMiMO79ZQiuMF4foxeJ6tQQxq9mOx3Snp",
-	"h2/tO4rfEmZ6v002xz9COD0BwFCqkCTMl7mc5Vr8DjHGk7KIXpUL5h3i+3PC+lpv2j/4YZJcfHoG20Up",
-	"icqasq5OTrct8bZ07HF07DgPUMtQMWtIWFAvWCM9ukosGF+sanB18dbaD+P6c1n6tRUqvk1kvI4tyhlg",
-	"WAYj/xBTEXFFVPubWA+7L2PBPS6GOM+Hrcen0qgYPCIsGuqdm7+0cvNpFea8HiR2Nq2D/O0a6Xvcov83",
-	"iv72/mOOkO0+DT6m2aRgRLoDzm+nZ/2tIYE2nqMxxAz3yZQUvV/jlWzQ8m3naEfdZIvbLNqvJjttLbi1",
-	"QFKbhWckM2CUTXBLIHmaY6yAEDMS3LT29v76HA0jqaB+8I+dzlUb/GCCSB7cEWRS4TkKgVfHHq1Vo9Hn",
-	"46oJfbJ73FB+nB39WdPjzOR+CcmYGR1mvjpCriSeIMr0WBhAtvSASsSZR7ZRY9skui+F4Fm47xJNYkzZ",
-	"jsdRuqzQMTf3bgPky0yVkq9t/ts2YucrwtckCy4rnDxaNllLqbD5uGlyYx6NmxuTR541M2ZJQWQbtrMN",
-	"FvwySNbxALP+eknWhJCxZ12CdJ3dbZeya5ykC/gW2mHndz3elgvaCkifkQUnT2u+k8jPYudaCY8ixq6z",
-	"pgJG82mOnnC96s3BpqjCzMpDg3S3Nb0nNwnrcGyPhq1ytaUdT2sMIcyH3DupjC3kkcRigbmJuCsvVAjd",
-	"jSiTCgeBcfbsuH9KqshNJIKHPRzSvbt9d1fjSCSCSqNiHwGC20VPGC2wHHQ5FqaRYEhE1aTJxc15Ui9s",
-	"k+FgrKgnS8Ky2nrLvqZcJoODMkX6hkBJtGNpHJitd7MjGmJXNqAmBSHhYUDQaMCRIB6hd6TokY7HSXpN",
-	"lqzMzG3ySNSIV6UiIZK0z6omKDMeI1IDPXJib504KNqnCgcmPEWinUy4527cBI+KTJJKZnDzWsmgP/JR",
-	"dk8wju3ZGAoiIc5tQGyOYXZAm39YMuSZ7Rigr2GI2TjTAwqrxBYdj5NtJFA+Vj7IILurXK/yyY/fcaYG",
-	"wdj2lUKRxP3s1LbZX8mH2UijJKyvayP7MiO09N8l35tCxJk7Ka1cnB3I2DhnryRX+tN+mOZDTX5r4ihy",
-	"vlmnJKjCjpRz05ZAMe0z4tsMVsZV8m52jIQcTX5/GYsL0rgkbK1khH1fIlsJQOOs6GEPei96yQzZc7pX",
-	"hAE2AUXJ+pHLgyqnC0HtuNkmcuNYxM44JA1UFDSgdeQYHdzf28aXCHu3jI8ColHqCEFT4RGVJB8FSiUS",
-	"RAlKfIR7igi0b0NfHfQybmLqoBf1pKGphpYDNOCRkGjnJSDNMFQS+r9yhQMH7deRRIoOCY8U5PPu1lAz",
-	"J1SC32dElTcgPuK9Xjx1PW44mR0VI8FHk6JcLoj2JD3JOTVsAYTRLWV+EsdqRI309v5ebZtbr7YsH8sb",
-	"spzlBDoYBAJYHkqIZXIP/hGiviGsAcKe4DK+GdlAPpWeZj1JlQgZB+susIt4jpkbsaFDjUoUUb8sVKe4",
-	"8veM3iNJPM586Zj21XELYNpnWEWC1NA1+Z14Ct3hICISDdMerahHRmmP3GCRy+jQIZEKD8OZ+wg16Ag9",
-	"0n/6rV59/emv/25iM1oGsa9VZ+3J9uXT2/KJR4c4QL7mbbLsOFw5wAcvX/2Ti/6KBuQe/fiueVxt/9g8",
-	"ePkK8R5yP0b1+gtPxXuAP0nNPBV4BN2+zUNXs/pcvfa8OmZ8pwscWDu+h0UPzG5Bnxuu9j79+erwYZnT",
-	"S4+gx4OAj0w961eHSP9bVD0siT4aPHGYGzJMl9IHg9KLmKf//veSAncpSfVtw71EAJ4WL18qB+tPs++D",
-	"4LJlA49kA0YM27KALQvYsoAtC8izAEMbnoj8G3K+GOkX5I7fbmn/Y2n/tT3GLfHfEv8t8d8S/xzxt8Th",
-	"iai/peiLkX9p97ml/avT/rYh01vCvyX8W8K/JfwFyvBEVF8T8sVI/h0lo63A/1ii/4s5xS3Z35L9Ldnf",
-	"kv0c2Te04YkIvyHn00l/NlBrS/RXIPr2ODv6/Lbkfkvut+R+S+4T/NNUYYOEPhdlO4XEPzz8/wEAAP//",
+	"7L1LbyPJmij2VwLsC7R0T5KiWKrqLgqDe1kSVUfdKklHorpPTVdZGcwMktFKRmRHRIriaZcBGwbspXeG",
+	"gQsYXnjhtb0x7N14forH8L+4iC8in0w+RUr14GBwWpXMjOf3fv5Z8fgw5IwwJSvNPysDgn0i4M8jzhRh",
+	"6pjKkEuqKGf6qU+kJ2ho/llxsVLYGwwJUy7a8fmIBRz7chdxgVzKAsqI66ARVQOEUY8GBDE8JLWKU5He",
+	"gAyxHlGNQ1JpVqQSlPUrnz45lVOfDEOuJ78iYYDHxC+ZWYmIuGg0IAypAZWISqQGBEnFBfERZnJEBOI9",
+	"hBkiWASUCCTIHxGRyqwHXsZDgtxkOm9c/ZmM3fzyCIuGleZvFT1f5aNTstwz7uHy42n5viBS6mXo6QSR",
+	"PBIeaSKMQqwGqCf40CyEiHu9QM4V2nH3cEj37vf3arWau+sgxVHXfBzc6631MWVSwXc3V2d2ZLszLJEk",
+	"TCHF9S70Yyr08enVZ3fV42KIVaVZiQStCtIjgjCPVMq2d4UVOaNDquB/Jjd5ZeaWCAcBHxEfUQZrGlHm",
+	"81G89yGXCnmcSSUwZcRHgR4NqQFWCIdhQImfP/chZXSoj76eLIoyRfpE5Fd1RYaYMr3Y6SsLSE+ZZWFl",
+	"17XqZJKUHME18TjzJYqYokF280K/L9GOftSNvDuiNJz2oiAw17h7iDhDGB00XjtITozCyINK7pYmJ+yk",
+	"wMuiYZcIhCVyr4gS42qrp4hwl9ud/hC+m74zxdEIU4W6pMeFhjclxpT1D8tXEh9XFc7L1XsEHDVYORsy",
+	"Zy72k1MJscBDoiyRat8Tpk79ExqULv+CBWOElSLMJ8TiIZWI6K8OgQ7wSCGqnPxLODDnjz2PR0x9b7+Q",
+	"euVUj/tHRMS44lQ0Nas0K8SsolKOYRH1SxHLrv0Sq4H+AAbWZKFs3EUwedo8p/6U4enjR04o589kPHn8",
+	"+xpuGi9folBQpnA3IMgbYIE9fX0Okh4Pia/fyRy2gwQZEg1LxEeNAzTgkZA11EICeEGBeHe5P7ZgZeg/",
+	"F7RPGQ5iDgCvpyReg6RhKU0EHOQQYcbVgIj8UAeNRnLZhiemx1bgF3lUww9nhPX1jTZevnQ0NMf/3tew",
+	"qxQResz/4rcPHx4a9eqHDw8/tD/+5d9NHK9Teaja16v5Q03PsnV9dHqaOVG0I0PsEX2g7n+lOUePC0Qe",
+	"8DAMCMLo5ub0GK7tJ96dChO/w2+PA4tL3CclwFDtYkl8FOJ+TC2m4ZN+JXesPunhKFBwiEP8YAjEfl3/",
+	"n5NSjP1S8qZXc03/UbKiU0WGEoVEwJpmLQa+L11Qo55f0dzl/EIE7VEjMRxxv2RZ2TeQx32CdjwsSZUy",
+	"SZiWxO7JbrLY/O3pt2dT1xQ+Xx3MAs969XWr+s+4+o/qctCJ0X1x+U0UEGUw3qd9qiUF5qPBOBwQJh3N",
+	"MQCkiW/4BEGeID5hiuLAkHxBZMiZJEDx32Df8nX9L88IqfpPkCLMtHu/SyOOWeCHP4XgwnyiD73yS+vs",
+	"9LjVOb04v21fXV1cVZzKkEgJoFvpZGQqKhHjCt3jgPqHyPWJwjSQLgqoFi1GWqRQHPXoQw3uNz3rfydI",
+	"r9KsfLeXith75le514bVwO7y57fazMiF7dX03twmcoubA4EgI9unHDoR6spWa7/YK4iAWYmompO/Fhok",
+	"/aIwkJWtFhxEv63P76EKe6/qvUstqU/c7MdPjtZmegH1Hgk0RxfnJ2enR50SYDGi/fcSSYUVQT4n5vZA",
+	"ZgOxY43wscBkRZCIl/5NgUJyXxoETrjoUt8n7HEwcHp+fXNycnp02j7v3F4fXVy2J6ChdXmK7sgYBdi7",
+	"s2qpFnVA+QX9yN5NTKfdtYHG8jMX4WRye98UxJTcroadU6Z5HQ4eCzqd9tV56ywHMC2GIkYeQuJpFghi",
+	"RQ2dczWgrK9ZgCD3BAfEP8xp+tRHFJhkjxKJqIq17oD310NoNrCsSVAzx/GNAZiFAQ1W51yd8Ij5jwOr",
+	"84vO7cnFzflxDq7OOZKRN0i4RXwVVs9aC5DMm6N448lKv6krT+/H3vmpvskh0TLv42/+9N3lWftd+7zT",
+	"Pp5gRDwkwgjiVCKfe5GZFHUjBfJCN6KBQmOi1saAFp+xDDYye/nmICR7jx9Bbx0HHPsdzs+wMAr16oBy",
+	"2Xp/dtE6vu1cXNyeta7eTsosYP4gDx4hvhEcjIF2Zx+9o2/AkvDT9cW5g/br8IAL9LLu1Ot1JPhIwu8Y",
+	"HV3/gugw5ELtrg2g1r2uIthNnMw3BXiTcKFB75pISTm7YMH4cWDXujy9/bn9/lbDd+vs7OLXCRpFZYZk",
+	"MLhkjCTtM+JXKUPSrOQQYZbItiMsUSSJvyYQe8wKisBUst9vCpzK7lsDVIfzd5iNY4fM44DqqtVp356d",
+	"vjud4HicoyFm41galYfGaWE8bMaRoVWgvKdkHUC0ysRF2Mlu66sFGuttqibuppkfp46pUmjLAYIGsxuG",
+	"IzXggv7jsYLV6TlYkW4tQE9wS00FuECK3xGQdIZUSsr6DhoJrv9DHkKtXut3BLnnd2ujVqtMfRiDmt2D",
+	"iyQeSzQaUG/ggDEW2CRLPsWeR6S0U4DT1L28uO6gPX28e4L0BJEDF/XpPdHEkpER4oyU6He5Q/zG1Lw8",
+	"AH1Mbx823zIa0nU0HGIBXBb7PkRZ4OBSaIakqB6phwNJnEqYefRnhfoLOGJip8Cfkz+EAWbzYPBSv2Os",
+	"77Ez4TfjMYRh7SBpQATv/k48uJZWSK03cIkteYJgRfyWyu3Mx4pUFR2Ssu0ZaJWtEof8eRQEcWyIwRhG",
+	"7omwAA5+3Blz/Ja6OVgUBEBaFjzyAEt1IxfYR9kc0+9LkB59mNzmCRVSof1G1gdo4y3uyNj4/wTxeJ9R",
+	"CWYbVStbNJgIDWApMpTzIONav66/swNhIfB4JqjYCZKNOJnrzt5j7vymg9YRfJzxAs2EswyV9yIhCFOX",
+	"WMoRFz44zIQgnkIDLiRBXXBpjdM1nbJjPJaV5ut64mI7unqH5Jh56baavxlHvWwKgvWuk1iC5khQReBu",
+	"C9BeXMgEABPiEz8FYSuFWrlUCxNDLoimzQy9REPKIqVJcZ/nQDuMx3eyjr/9xo9Fz9803Ir3PxFXoVUw",
+	"o1tp5AIWMYFhiVv0xauXs92iKegnS9fwGpBqQBkprN76WGetflWAHlJ2aj7YL0C3U4kY/SMi9mclIqIR",
+	"YMRPsKe4KHfkXtOHKng8jRc3ifbSXJQwpcURfYRhqE+r4Hz9+OerT8v4XQFI6EPsYS2dBskBH8l8WIC7",
+	"33hx8PKVO4G/edSdjoxnVKo2uyeBPsN5uFg4n8jIGcR+DseQwxMfK7zwNVq+M48wwZil+7Fo+wSca4hp",
+	"kHvdPCl71YYALcJ8epodnE9jIktwsKljDInC8Z2UH1EuxOBlvV4yQ4GHCUKqelXIvIFCTIVEO1iZmMFG",
+	"fddBkYSAF8qQIsMwwEDsJHL//DOmtbV4abWf2+8/fXItAcourVFPrm6sdyjnBER8KoGRKPSXu+wyrpiG",
+	"daU3ljl4J4GG5LjzDDNdxCwwXplLWuis/M4l+Y/2eY2LfmblzUp9/3Wj9xLXqz94+6T6g/8CV193G6R6",
+	"0HuJX3V/8H70X+/nNtis/MTlv/xv2Y02K+/+5f8OAoitykKWxm3MxpVmpeUNCZxhHuWm408u/upgnfi0",
+	"Hs6Uxa71jLgISs6f6WvD1ALaLYhxs9Bp4zxuJmuLWdPSzOwUzN4nXAyXZGs9GmR9Du+IT3HHzKLIg9rz",
+	"5H2luNmj618cdNM5qf6Idt5cvIvjlXcd5Doucg9dMFzgLpIkxELTMAcZpRoJiJY2GztEMUhZoz5mftaq",
+	"X0OdAUEhFgoN8Rh5WIgxwmyMXJuzUNULddFOV7+tlSJJmI/ceN2ug9ysPeie+bWhrJIHjwSwxNyv3FNE",
+	"VaUSBA9dkJ2S6FN9RrtNE7NmZkY+8ahPpDGr2JwHEI9tMNfR9S9pkGm9jiQea1SCYC6q36rN5SFwM7Pu",
+	"PI6/fEZRLIHXojBmCNZc4wPuk3f6vVJ4t2PMOoIbYJGLMr8CFA8w6xMjQ/coCXyJQkEkhIy7MfFyHaOc",
+	"2V8cE57s2c9GAx4QNMRhDbmW9rjIw0xDgAfD1ypTeW5tGBHNFXO812gn2bXvr5Erbjndl8zpJrDgDfb7",
+	"T6DGeIIqIuhcbIblHMUvF0/7z8db3eiwNOL8GCuMbq5OY5tYV68Dwctop08YARZk8JhxRsCv16f3hO2W",
+	"2smolBHxj3hkXAqzMlVmGPOkwiqS2dQy7Cl6b+K2FRC6jyWTK9zPWzQm3ygQ2qV1FacCocZUjWOrz6TR",
+	"5rdkj8k1zTD8Ze8jAy/xjdldFeZNjih/4svoQABxLSk1eBsYWwITYvRdUEsAqFrw3ZzJejMWaHNky1y6",
+	"IB4NqfWTzcLjq+RF+Ap8SyttZQYKWBdUJZmgFBnuS5IoFlC846tysnecPYCSkSegccJmnZ7EfFB8ftGs",
+	"gBpPLaDlecFyiMn0EgFOJsxM9VngFomgmPNaEIrqBz9OH2Aqh31WldDw+IX1QXj9VAPwChahFFvA27GA",
+	"7aehF6G1rrYRSmHMT9MpbZ61zSVyQ/wQG+qt4LiU3T6zsEwql923/b7LeUBKXKDZNU896M8EzZ8Hu1fU",
+	"uoC5g9pseDuSAwwuLir1nyE5jH/IqVpA0wvaVFYwzRCNyqVR1oiPsIq19jj1fUIJeIvvCcJI4eAuTbC7",
+	"Dgm+A+HHyGO/VaR98rEoPWnqMen4W5PInCNes6nfFOH48vwt4gJd//IW+VZOdhK7S+PlK/QzfYN84nGf",
+	"+IeoIC3jrj7HWp6Kvjh4/bLxKufJ0iM3YQF7OyHr/5fyvv/hw18ehsHuYRdL8urA+c1kGdarr/+y9/Ev",
+	"//Rn3Wlk/F4T+5mVeOhnxH2MMvszEj9lyMzZRG5mXSHrx2up1WrG/JP5Wd739Xqzryznr2wsoNlOyPaL",
+	"qLHz9eWESDbqC5HFCek/48Atz2ydrw3AQZWSCoGZbyN2lpABwKRxIvgwti0UjQjTEQE+vSJhMO7wJcwk",
+	"pTilGamIl1DIKobfwNfKEGeZbFZ5mE2OgJwsq3xGQVArAZvpCwh4nz8Op79h5A0FHWIxPuKBifnL7Pk7",
+	"k/h8gqu9vAd+qc14POCRQCNBtbCA3O+urt6+ffPGbSL3OxdYnKQPaEAesE88OsSBddsXXPPf7Z80WgcH",
+	"sOYR6UqqyCPl2JxGlMJwOryFrMIZOQW0K+DSLPR+Xhk5pjGLi8n2C2M/XnLRVzm5xI6EsETYGISbCDPE",
+	"hxooIDxT34uxMCMqkRcQLAxeFg3DKb2rtBgOxop6OEDX3KNEjdGRXhTorBBjlSdzFS/za8Gbm6ViJQMX",
+	"oaBZ+W7/5KD9w+sMvDQrA6VC2dzbKxir51DtBS3CXzIxX1A02NL4LY1fK42fpGlRcHeCaWBi4jdnCE1i",
+	"6GeSZLuYSJA4yn2afl2Jh/w4Y1PJOEt6O6zRcG4UPtgAP2XC/+cZGm0Jlvj9aWt/axWqZ7HGWHl/pjGm",
+	"4EoxRpImIvdEpCW1Ys8K+DiTelrYlCxBGdaDdg7qdUMf08DV/XrdFLJ5KruPL3BPldl8CiRWkBALguB1",
+	"2USMA92nytF/AoOBv0akO+D8LuMrSoxG02xMph7P5NuxC/HUn3H2yUl/LxOfY47TTK3INAcEJaxtufCQ",
+	"hKAsZo5KaVCJTcoY1hceLCPwlI0m72gYLrm2a/vN3Kh2s9J0Eic+iY8LnfLzisOTl764YBwFdz/x7hPE",
+	"xmqqW0KBOhCNAfkO9TrqGdIvc+Rj3t5/4l3LcyYoSRGGlgoTTFBhtke4RxmVgxVdZkt5/+avJRRcA9Qi",
+	"r2bQac6LCgu1No/gHxExmCYixszb+loDosqxLmNN48oUaplT93JGXG7i8jNjZc/LmUEDEujN+6rTg8kB",
+	"wQw0e3YyoVF9Wdqwihy2pIi5ObEtJ3YuKMP9xLsriG9z5bAg4KNLLKD+3VxZ5dc4QygtYKo4AhBFPFK2",
+	"KmtcVY/aYrhNBIMhQXqRtAaL33nXVMs8qDeQe3TVPj7tmOxaNy77itnY1P8BiNYasIiI/QdUUYV5IbM0",
+	"yEyIpTLxkIJ4XNgyDoJIhbBEBnVsnc7crOVy1UbF1EdIo/W1CqRfojx5nTKKDSqZD1SqGYm+CRWw7+Vk",
+	"xZmqZjxwGbZnR9ksgUsnOgfUzeSpm4p27atOtVFvvKpqiDtolHLAVcSuJQSezyeKqWyG1cOZTNTPFcFy",
+	"Xlxi8e04BikWXszybym7NRYMpyKjkAhJfCMuCBzp/0LhYQiTA7Hmtju+NcbIiqOn+ujMWcLj468WVLOu",
+	"zQcThGXuPa4Sgzi3QO5l1A2ohwLO76IQElB3jgT37npc+GBCfNFwUGnJ3JmT3ZSGCS0QVjaJtLPjyFI5",
+	"M0eBMkebj0mbG3dWAr5TYHRyx8uEVWYg4tj2eiA+lDFfkiouIoZOn+xYfx3TLJOTkqJelpv7yXfligId",
+	"EqnwMCxpHXByhF68ePEa6XcyssMAhyFhxrK+QvpfuuLs7M500XrOITwVL3oM95qMtU82sikG9Qj6tnxk",
+	"af6YyqnBFIxPKEIJtcid0hzQeFZ1cZaEtQhcf+HQ/G3B5Zy7XItXY7Hs4sYq6cjFiNS8PLPIKPXKp8dq",
+	"MKtK2oUSHPdECOpb5T1W47Iulzica4VqN7OUzUIfJjhHFw144EvUxd4drMcnAQUVHLwl5Zr8UqJkAbhz",
+	"slIpFM+BVHDsP4XsspzEYm2LX7608vwR0HO8RBuNg87MfWWk9CeAtOxMCwPcrCybLwviJrb/1YsTYiFL",
+	"RdY+MdscUqIvLmFo+Mrk77x2nejUycnMgcZrwtQT4HwyzcIIL/Wavnxsz2/8y0R1LRodW0FpA8Lj14CF",
+	"xTOaBxUTbmTjYbG5DQvnl2aG/IWS0ZOw78xECyPzPXzzFaBzcfNbU8CjkNOpGMhYuU7ZhtA5WVUpOPCI",
+	"bT5AaomgkOmAay3m33Ch27uyfp8Qo6VXdEfGNXRFVCQYtPXziGMXBm1vC/UuPSpvNYW/TWPNb6sf/3zR",
+	"cJYqgekm47iox20z4u4YYYUCgqVCLxrFToQOcqsmovzW3ZbvXWv5XgMic7HneU3XOTxeFv1/NeG/11E3",
+	"l5q7DN/y4moGE0E90JLWlBVGEItsZKC0Xa7MTFtuX/M4k8SL9BQ2Ur4kYsYE5UKkzDBU0KYAI8FHDuKA",
+	"rrYTcna272W8Gkok2nHjMGhFpHIRZV4Q+cTfPUQ4s2o7AYJ+2FRZSyFH9RpqQZ234iyISiRHVHkDTUF6",
+	"PchlmRl/uAJlXbgQkU+h2pNfRoN/TYs0i3vqkXTZE3vivV4T4Z4iQm+5N/3shSHqVElNAQiFu4CyccRH",
+	"7sF+Hb3ljLg1ZBkADYgpH4cMTJl4K5OrjbyAavEuWRZVeiE25Mq8bwPC3BUYhgHShcmPxZp2IiyWxYMv",
+	"KEMRT5S2Y6d9BlFq8HsTuaOBJN6tycoxNQMkeXWgae2LBhKY+XyIumNF5Eymhdy/V6/NFVf1FFhFgrj6",
+	"zO/IOA5hg3IFpvybWeghihGkKtOPki7WLxp25jxLNCvO5V79efDi0z8txQ/jbWeZIYCkwszHNlbi1QHa",
+	"MZDwF9dB7p45JfefXBRqSsb6u/acYJkrxnREq4ZWRBChYEGsWE8qKRpURulyODstyCGBoeXI/OfAtMq4",
+	"zzIczKfqhPZjprAE0wriZh0T9Tsg2jMkAg05U4NDk98KNChi8JXNSJyg4iVlBPRGMj09Fv5G85eZRJqR",
+	"B4U8HBCNAmalaOemc7SLuqRPmVxU+XUq0QLh84ULMWdnP81uMbP06fe1ppvSLKO50pWERFDuF0MSIRpx",
+	"f18vfKKI/cGnqvmj8Wm5LuLmYpLsyvfv37+vvnvnFrIn7dTuck1NCrC1rtPJAt/GIMhegd2u81iIem5K",
+	"BlC9MNk6xnLQ5Vj4cbL6shgBxYLk6YJJMtnU+YW/SRPEF/0kjvSRC6QQCT6cAK9S0WiALWWfPaDiCw2X",
+	"NeVc2SDoAkRAsSarvWYOwaQE+HFjWAO+yIxn6jAZ3VyLW7mmIful4r7JZyguaYGN3lMykkviGpw2nFHZ",
+	"vZbCh5MHsXje5EKyt13cQ8kxL4YEz4rEJTi5MD63s9b9FWy+Wmuaf/XdXMXDWfbZMvVmQWNx6afLK6RL",
+	"NOlI0q1mhvGoDQaI564vtU/LyFxwaY1avkjbkzlB1qcJnmVv1SJqPHvGEJ2ASvbgktPJ3tNcIH1WVMuj",
+	"y2pY9vxxOYVdPHFkThnMlmWdShN6PyPNdLF0x0kDOWSEpIeJ2hAnZxOaHdMlCryVpiOt4ghPtuJ3kiYC",
+	"wFjjEomTV7NQUQ7YyhvuTwLV9AIc6TcbrrzhpbrPfGEyVmnBtqcwDUpMnrYKJOIMudCksdU5vTi/bV9d",
+	"XVy5aAczX//EjQUW8nm1EivAwDYgQSh3m6Zfg+KoRx8WTkGHXR3DqsrA/lGZbblM1/x2/xoNMasKgn2o",
+	"V08etOYAsFVD7/DY9iM4RD6HBhUhFpLUysONYriYdaKn59c3JyenR6ft887t9dHFZds1mYbgRUjcVAH2",
+	"7kDXjjEv30LP/sv0z8t21JvSYi+NJk1eSR/Er2TltWZc0bL43H6dexYPYGS7+BX7r2SNsfwT/27NfrI5",
+	"xCyfRrx66ZgUMyYlcKXv10FD7A0oI5kbB4KjB6+hS8H7Ag+NRVMqIB05K6dUyI3bxGavp4goFaekR278",
+	"5Oiqfdw+75y2zq4rTqXz68XtSeuoc3F1e9X+283pFbRtzqb6wqdFsKk4U9qH63+dXNyc67/ftTt/vTgu",
+	"vNA6u2q3jt/fnl5f38CD0+P2u8uLTvv86P3t6fnt5dXF26v2tV7b0cX5ydnpkV5Bq9Npnx+327d/bV3f",
+	"HrWvOqcnp0etTvu6+Nub1vFbeFrWVD87lV76VfvmGtZQ6Fp9et5pX523zux+cs3/pzEbSzuW7eNDAr/c",
+	"VUtZGCmtgtl8YLfL/XENZDLXQe4fERHjWoj75Jr+g+gnIVaDGvX1n6ZtT+3UJ8OQK8K8cfVnMta/9GhA",
+	"aoKPfvvhox0rU9IODEbpNKV7nUrJfk2JrrEDhYSHAVmkY44+gzmYtUKET4ZI/FKonVpmVMrSlJyfPmdk",
+	"2p9pZNqkk4vY8Buyfn3FRpbOnn+qA31WNnuLJTX44tcQNCaVY6nIcJnE9jW19yvtfZGebeY0Cjmf08Bp",
+	"mRRNAONEFT/G4+WD1shCJqElrFaLFqVZ1Gj1BKYfu2u6ghlnoVv5fLqmTgLMyg1UYajVmzNPI6Y/vKhP",
+	"6FEjjnw8NuEyOLiTOQxrxi6J6n6jU3/drNeb9fo/ZxGvWXlDREBZWtj9LUdHSTF4pL+vrCU5bAaLWKm8",
+	"9mMqwa9A37OE+9EFTddcNP0R6WOWRGeJcma4qbD9vNYfEFCWQ8bPwNpzbwtsPK2VR8/6mB6AuVLOACb5",
+	"4s2hGWde9eYtTdvStM+YppVYkpa3Z07Wes2WI0M4EAT7Y5MgPElMFousX1DNWLEt2EL1W8oO8HSI+8T2",
+	"nF3WfRXQPstlV1c8wpQJrLc2l4BA6kryXND+oDx3aw09XjZfK3yRsI+nLBGuCok15hDnWumUyXApvp2F",
+	"ipALdUX0vxeJCS7os9AKGVoGj7DpGUxhQOLXkGsSEN0mct+dXl+fnr+9PTltnx2D2RqRYajGKOnl6qC4",
+	"B6s+ELC37DrIjY107Xet0zPXQS6Yry7O37oQd5r83mn/vaPHNaXtuUBxN1ON8REBhIb+Bmn4OmC+m6GA",
+	"0C95iFVcaHC3xEGRlhkoUhbBR99Ls3DkkSBAWMYRQQ7yIrAFUSVtWdhGvZ4JpD9ErqbRbpocASNQaU6p",
+	"NtP9ubDNrBCOVG76WtLARfUmuT5Y5qOBhgWweCGqaqhlz15vwxtw4s87htrsvOEY9HPAlDHkAoxUnEoM",
+	"IpmfNHiU0iLBR5M7O6OMIFuM0oaC6MMyPRRsC3AqkYYZtJ8zhzXm6up6Qiex8cUu5SRnd5bRL0bVFQpg",
+	"Y99fxKYhgAwsUY26SD1mF7jOnzI4N2XCcjnLJPdpOMUioPkLQDucBWMbCq7HPY5M53Mi3d15IffFcoq+",
+	"XyiLm2x+3tk/q2KVA4KF9SsT4fO4RrPmntI4sQK5ERFJydekQKU1j7St8U5SpR5Fkvi786qnbnvbbnvb",
+	"LtPb1imA66I48flYOksxdmVj5xnvU7aCmTPu9I99XGjHFGIpR1xovdzjQhBPoQEXUiO4FpbHU9oqrdbx",
+	"P50s83XyMN+JqfHjXMVVEI/fEzEud01fsCQ0VBGGrIAYQQFq8x24p2VRB2nk5v2xTGEe8RPsqak+cfpQ",
+	"hUxPGN/E1gAxjdSAMKVxgQuEw7CQfmNi1l8tpbxAjAN9sJml5dNAI6liC6D9xouDl6/cydgbe5fJrUwB",
+	"Q76oBloizUK12e8lCnifm+NxL286aC/uXuY6qGdMXjbtUEvRh1orgTrgJvGMcfM9lUgSNYml69V1i2ob",
+	"tMlaTGubdoCRWgGRBekJIgcdfkf0cQp1+2Nv36uTH/wX3Vf4oFcnr72G/7L7I/6BvOrt+3VvEoHzY+QN",
+	"Xy9fzcG6ohicHatspxdC84HE9JWcH2a+9DAotVoQEpiWH3xijV1OygmtqjNpCsw1pLBhBjkj4n65CTEf",
+	"wK5wUOZwB1WD9xCwBoQ9waWEdFY9k1xStIU9ZBYZz1t2zJc4JCLeSnzIrYOKUzlrdzrtq/Kztckr+V30",
+	"BCFNSBDPBNTjOL0qFLyJ9p16vX6IupGkjEjZRPt18yTJYIH+RfB3Np5HD20QVcsO9muoUm8/K13m38Rq",
+	"tOZvV4YAWyaQFUTQzdWZg+QfERbE0Rp+gEWf6D8SpR06IkgUhZoIHdTRcPjUNOYP8QgKc5WVQZdtdbtI",
+	"uLRWfq3Np9R6GpuB5kuS6TiZr2KdesreEr6/bDKOKH5bzCgxPRc9cogI9gZoxMWdTBJFEpFvZluGXEuG",
+	"+hxZL7+gudt9VqU1f/ALS61Xhkl8C+zuivSpVESsUovWBBTN6ow6XYy3zreWj9EZvycB9shKwn1uERP8",
+	"DWyyPZvROkpCoHb0Ay76mFEJ5HV3sVak+ws4px6hbbDSTWgJNJIgf+oX1rfSxyg39bllropieRLxlb2x",
+	"6RAp4F6uiVKU9ZelmR4OsUfVeLG81YwclfSnWSjIMOByRUsOYZBznyHMGetTxvC9hIuXh4StspjivdmV",
+	"pQNmNuqkJzvbYlx2h8/MCEqAagl+MPn143tfSztSLmZiXqhEAtkvNDikIJgGPtQ7jRfNl6+bL1//cyUD",
+	"aaYsdQJblWtC0JhHiDKUREQkMGRHq1fr+x2IoYAwik9bPFs7npWD24b75pQJ86Yw8Eoij/GTGW47pFKG",
+	"JFCHSJAkLjRbXndi9SXyT+x4y1zLy3p9qo8utWrFSk289ZVO7ONCvbxMgbDMrXyLqTlO5Zow/00U3LVN",
+	"p/nlDb3LNifgLBjfMEg8LO8MmEuBnd/9bjIwJ9sG71Gt7pbvdLdMbczsQcxpP3B9R8N8XkXsHgMxjfhI",
+	"Gi7bi4JgXOYTKytiOiVeqgARKziNbXrpunquFtaeJq/azxfcxLPKL2WHurD4ck2kpJyBEiiXLr6nV5/o",
+	"ovm9/fRrB+20/ePr1q7Fo/2XaEhZpIg8RJIwH2GJ3FakBlzQfwBLa6I3WrAR6ENUr7/wlB4Z/iTlYSAz",
+	"ynq29U/jGF/NShEMuHh5oqKyXXDJhPiPiDh2cy/qEHrqWNeM1spiKmKHQQIKo0mEQd/kbIG0q+wJF9aT",
+	"3f3ci31m+MyC2OKQGdd6W81g2kJJsTgTFGMiNLSi6aKdLg/8XVOnTVEVEBdFDCJobJ9VF4LTIHhLepgx",
+	"TQbj4XYR7vJ7SGaG2II+vSfsMB46O+YQm6hNBJK9/osIWUNaa4clQTU98qAkUvjORH12uVJ8iPYbaDiM",
+	"oVfw0eTJJwGL31bI4eLRwvulUiHczKMGKBi2E7BYOO6RTbNuXIfYI2K1aNiJZcFYj7C5d6yEuXJB1pJy",
+	"qhvMvFy47MuYR3NDWeK9n5m3ZyVW8rxLcNaoWe9hwV83O4Uj9oZpsQZSMqdEOvW4sI2hsV+FqLRCBqcs",
+	"D2naXM5mErhj151zAGaPLrmZZTI142t6g727vuAR85fkESc0CIy9xdQb1YtDXTKgtsqp4CPZRK7HAy5c",
+	"Rz9iCWeQShBbo9b49fXH8TtdLnwi3EmqbX5YFP7emLehEnFgipBkSPt3v9Wrr1vVE1ztLRtpgZEeMBJp",
+	"ecDvrq7evn3zxm0i9zvDxCR9QAPygH3i0SEOknrfuciL7/ZPGq2DA3flEHr0bmoAfeOH168a9RdfMTv7",
+	"NAuoE0hZSujpCTwkCAM2ZMDyBy1OQHQKVRIRv09qyPV51NViCvZ9LZWqAWWIMkYESCeHyOWCYRW/4HGh",
+	"f9LPhlBUG4KmS/JRYlBNTS4WSvIRQp8b+Eo1DgqmIiMaZGxFyQNzdEDEWL7MXMoaRtTXYJwZcL/WcMrC",
+	"uuFNDVhDGgR0SJRIIrmM5voyG2tRa0wU85sFSEc8iIZs6RpDiRCyCKGKZRZ9jJalFeLy4x2qEQl6aiAL",
+	"sm1qAG7MjlcpsB5pWEm83I8zzyHZkk/12oaUYWVAdYjD0BYOslRsWqBzJl3JMYFTU17NhpU5lT/EtPfS",
+	"gBAnI0tOU6WKOpETC3rTPsiJlE5FaxvTL/NBZS7SAsTY+nCVrTTOGbnoVZq/zQOM7Fjzosczhzrv5fS4",
+	"5r05cVZzP8id1by3s/f76WMWzpZK3y8UHE9qxSBLNIDMtg4cTYwTccnVD5OoMycuQQ+PlYhIwTGUCr1a",
+	"oIG783gQ/5FghdaJYxthjzNlhNMXjQRqjvKG0BaYqTHzMhIivJlQgf3Gp49OZUAgSqh5UNdnWjZzOlvj",
+	"IJntzz+TyOtaLwoCDYefPi021YupU8WJvQJ7BP2VhyH4AqxWWDkaYCoyjCjBx2SeH83AyXj2zT9E+spB",
+	"YdNpkmvlVy7u5IDnDK4FSbiZDydMlIRK66AswiFtf5Gz8U4K+asnCD9WZ1pPYu+TKlrlicH2IGYxmWc1",
+	"tCUq+8I2tsKlLemw5iNg4x4IGBJxhjDab1TNv1FfUL+GLjOWryZyc0gdh8p9+uQ6+Z/iyLnJX1JKYH4x",
+	"nhg28UTrjfkncdJ6/DTbBc7IUWW/xFkdZb8lBtj4R+NCza0mG6hZi0QQP499fLU4J7T2c/v9p0/uIcJs",
+	"bEsn7nBhKleCl9vXn7m7SdnKg3o9zW1KCjdRiSS+J76DGB5S1jcxoIZeafnLtUUd3RqC+8OCoABTH/FI",
+	"pdH9iodoiEWfMuTzETtMNAk0wBIM+UP7u3SSniCauXyPDOGTaBhJhXpUoS5RI2KWOUQ7rYOUcTXR/o91",
+	"NBweotYBigOnm6jx6gd4aIJ986+/rL3O/pb56OB17QANh7s11LJprxYONVGWWoWx4a+x6rnfqCEQPexa",
+	"jRKKdi7P3zqxxgc2Y4zuKRm94Q8lubfdnOlhIZ0+/cJWUihqHWDcL1Sg5KNy0J4CqsYKPR1a4dqt8tRE",
+	"LmEu2m+gc35PIOi7UW+8cjSouHBKxec9Aa8zeCxI/JhIeOwT/Qs1P/nJr2EAvwZUKh5iH8fPf8cu/Pn/",
+	"/p//x/7+v/2n/36/8W//4/9qaojiQk0ErPK92SAuG/4eOyhiXdITVCqiHCQxk1qPJ8j/Hl4A/APnDPKw",
+	"H3nUx76DuuQfioghZXzEHfT//bf/y7/9p//5//+f/ofdGjo2nlBB0E3nCDw7uUqb5oYgOkA/hs5eQcWp",
+	"/I6nJfQu3t4nBpQrPsr7jV/OdBqX5PTK2TT/s0krS/nWqqlk8QjPX61n+l42XLAnOQJBNLlaTf+4NnYR",
+	"sIDF1uSs7+owVUt6FFrTmHR7G6FW0DtkPpIjK35P1tUppppmAvIr//pfR3dY/iMbUt+s/Ov/9S//+7/+",
+	"N//Pf1f59GlCLk5nXiZbYLUOtU9RN6ckEHi178sMRbEEMn3ri8xWHoRVsLcLQqp6KNvZC4WYCol2Emtw",
+	"fddBEfScAltR7LaASIHpMpM1IGVX3KjnDRiyoPO8OsgrHGXnItaedTI3yjuXhbKeSO5s6so6Rpw8qUWe",
+	"pPTpyhS3WMoWGSzPPa3VMx941ZjJQFOlfaIAODwvMdCSBy+IJL0n7zIxRmkFr3q9zFKbpep2RsdschZd",
+	"X1stthirDvNxxWkMAhUJlS8Q9NjcYCfZ2pW2dqWtXWnDdqXUjv6c5dEMDmcGs3OW9cyddP+ZoP7P2/2n",
+	"aUXB+4eZnNDEO+OQ9DSO64HOsKLMQW8FIXcw69FYaAbhQVQX2jkmv+NfInSttVEu0DURtLdbQ/pSTata",
+	"M7Ihy/HA0NcB7RwNKCOSOOgnHGLz189cEMx2bZUAGIEhrZn7vqbinCmjJA+whEA2b8AlYdBPUq8nq8Ha",
+	"vUm9otILT0ln1n/ZyHC3168ynrqDkv5iVOGAeotBjaHNE1Et+qDABpNVQpCMvIEVCUsNgzV0ps8OjQQO",
+	"EVYIXGQyqb8AksH30npddyiT1CcIoxEXPjLFnGKzGjzCAWdgWFOc64/I7iFyP3xgLpIKCxUHdGryY2L7",
+	"ugH37iBPhzAlCDRrg+zHYKwvDVoSJ27PPLWcV92yEOUFx7Zo3Fnh5QyRiUuAHJt+r6uUnjb5GwevG/UX",
+	"rzVJiYSA6rnL5mx6X0EVkpLtr6FETLHVSWEKxxzdzPtts7Vc71d5aWWdZGYe5jVRUbgkU+Yq1Mu6ESUF",
+	"N1z7Y3Nvz0U3V2ewToxs4Yd884Wy5s/Tu3m/wZK8aKDORefSdvSeH3lux3KyS55/HM/r/srfzMLGwxtJ",
+	"xKXgPRosH+wK6crzFtYyr11HwyE2NO8RJoIFA12nBqwKHsyVWPWJXOn3svWh2tPzJcviQeMNWRl3Yhi7",
+	"kiTne97VPCtoZUFkKbi6sqcdM2w+YiBpD8GhUip5/ZJtYbpKilRa6mZZY+bCwdZD3Cc3i3SknwGIrFCs",
+	"umyioryTV28hR3G5sPtigDKLq1UnWyq7SR+rpWuzPKqY4wpVGlett1jE3XlVDMvOx6YOL9lbnff5LBha",
+	"qr9RtNRA5Wq4HsNJlvXxURbhklLM8bdJQWYat7CSUKcnjLoB9UyKZf6k2EKVh6amlYhCyvhslBObTjB3",
+	"9FQflysACjl2K9X/XIhKFWWfuKRnhpLm64DGW7GUoeSMpxzk5OLKbmySBTwr9yvhSAszwV9NnvjKPY3y",
+	"+zm6epfkzxf4QY2WNBWvZcAESERloFQom3t7kLxey9Qd2stUiJvUcAqsseDWShrpHSLOkElaQRh1A8zu",
+	"YlcX1OyQNmK+3G82tTtH3v1RwgzLN2878GYf3VMymngv7sQ16/Qm89mXTF+PynSev3Y6l9eg7AgieXCv",
+	"DwosMIpbeoiw7wsipfG3FNA4Zz45+DGnRcJF/4fm3t4yhkWGcFfyIFIEFgXWNGvkMemjMfi4EJwF/4R/",
+	"mfa2CsrbS4WDwFTms3X3KJPEi/QLWPSJkrsT+GN4j73sGXi0hlbvhYwR+wsaYp8gyVEPizQ952UNtRiy",
+	"XyOQ02WqyA/5EKLK4jNyEA4kT61nkoh76hEkFQ9D4qMu6XHTBLhHGZUD4qMdCvEDkDWlBCW+6aFqxtCa",
+	"fECwBK8QZ8Smj4N9M8QyrtFdniVRVhRglQTEyMQOvSs5u7/yEQq4jbELsFTJSSnO72wjakmgDKxNzAP6",
+	"p6FbEJw8viMhdA1WSbo6hPiVV9gsLYOT9KgudkMYT67NNOR2kD5lLnwJDSo4qzYeHpDhfA7CSBCfCuIp",
+	"/bc+Gx4p87gXSX1LBiv1I48zZirtmz65u4dIrwvhniLQRdLwoNn9IgDyO1ban8WLLB60k/cTlXhS5HL/",
+	"Xr02IFiN8cY17R8WamWpT82iR1mFgV9jMM+dLmCCiYRZUuhn5GGh6fR7yXRUIj8iTbRvccNBSZEFB72o",
+	"x3+Dc6KBBjwS0l4MIKjKAp0d0mBpDZ3rS+TMM2TNtweoZ+xRhoMVdiiIDDmTJO55PnljpgHHPnTViROE",
+	"iEf0zN9LixaxHT977FD21PhcumMFjm6sIHyPcYVuOifVH1GXeHxI0M1fTk5OjmMgBTqT9DPJBUI0DhbZ",
+	"S9oAf3I3BpuW2kh2WVQhn/qwg5QgzCACcspS3NCQIBdFTNEAYZYFHzM08ZHG/x0XsFXL8u4usgFg2auH",
+	"WgcoCtGOa+iIu9u0AGUaqPTUIL2UlBNE3WRF4L4aUZM7y3s9CLbl4MvSmxIMB7bh9o5RjwQBzrCb9V/Z",
+	"LYH2YRes4RGWNN8iQJMqTB1jG0gk/oRRFtG/iJ8TEFAA75gm5zhIlgMtwOSfVegvChzLSvzxh88fkjmx",
+	"kyeOzJxgWc8iwyclu2pKq2BlIr1d6HUGWVeu/jDBvCCjwQi4QJgtVUnz57M0orxOgcdBjtZTnGAaRKKs",
+	"6PGJKVoVI7Lxsws+chCHFv1BMDHb9zJeDSUS7bjZg3IRZV4Q+cTfPUQ4s+qE4RM9iUJd7N3prdRrqKXQ",
+	"fn0u3ZtXQH2z9TJ84+r1Z4oaiQAfL3tiT7zXi+n/ft2KlqVnL1KRPmaEKetxD/br6C1nxLVih+mKYHQD",
+	"A1MmzQTGwMgLqFY8kmVRLcT0rIpm3m8iAFB3BTGlROVeViIt0pcFnTZLF+KYbficyf5yGufUuh1lKJcD",
+	"nmXqdZTQl8+BxeXo3bJsLvvx55NRUbqzVZMr7GAdIlV7tRD5RW8imeJYf1NUC2OeOZePaVyRCg/DSdJ2",
+	"dXKEXrx48Rp02kxvtwEOQ8Lm6m1TK1pnZMl0dmfxMz3GS3cFyZSonYwEyFz8Kp1wC9/PLuhs9/KYAOWj",
+	"AWZ9G59so5FDQaQtslkSgWyNikPKsmPvLyqPuPp7FwlSNbV2JcIJN6lqVpJjcprz6NUAo5fA5SJBjDms",
+	"XFLZmou35uJ1m4sncyzgLarG15qK2nxUqJ/ZiuLCMzlTL0Oty1N0R8Zox/WovNWi7G2tVjOqPkbSFGrM",
+	"VctEOz/92gHVG2g1wDnMkZ6T3pVJwqKsx+PqMdhTuWZtIZ3S5eHyFMkoDLlQkwlD0HAuX5125/L4xFRu",
+	"hFgvHJjujUl4Z1I8GfGe1TeM7BgQhTAbc2a754BpdFj7wD6w775DR5zpdyln8gOrojdYkhiWmsj9U1JF",
+	"biMRfNrDId2733dr6Kfri3Nbkl1vxWg1Hh6S4AhLcogSPiBRwnVuOkcWMv7ZPYQEVYnc9+/fv6++e1c9",
+	"PnYPEQUfVI8SIdHNzemxrOnlWPFArwR9AK7yodJEtVoNfXIPUYj7lGm5C7JrTa6z+wEUUv2a/iTEffKh",
+	"4ti/ruk/7L+gCdOHCvrkop0/IiLGCEqQuMZ2ve+gTEWS/Vptv1534uQQ1KgfIkZGBPK8hVS7sNS2EFzE",
+	"KwUbSLwGj/t2VstNzD9sQvqHyn/Q/4q5kP0nsQ3W7T9Ne079LvqEPrk15OpBXVCtlCbkh2mCu37o/qYn",
+	"hksqzIw+fXRrqI29gTU2WZucOUETJ+wT0Ow8zJCHhYDgXfehCu9X4WcXtmx5HupyXyuQpmcritgd4yMW",
+	"87Odg3odudD5t9U5vTi/bV9dXVy5uxaQ7LeQjm/q4muA3ofyaDsH+y+Qe9l6f3bROr6FTsKtq7dtd9c2",
+	"OA58RB6wp4IxeElgPDBzNzXAmz5zsY0OKpoSjzMfGUriaI6Dx2A9zRUXgK3ZUPUwUk2Ek5WOTcZ8lxjT",
+	"6iESeIQmDa8Owghip2UkBO9rLkcgAQXtuB8qHz5E/o/1+oeKCyjBIwXcNcRUAD26+Uu9Xq+bKPdxzBaz",
+	"xQ8yBQ7gjA+NBTgNq1AcFPVAaSWzhq5hiJg0G97QRLle2zuAyQ6CvB3poDhhUz/CfekUOnjLXesQgQoL",
+	"ggeZvtFoR+GuITyUEdQVBN/J1JjgGNNvXAU2xAL3BQ4HSBL9t+Ia///SqDd+hN/hz9fmoy41rhkQrcCq",
+	"IahvbfxUcpMxCR+0ajX4bzsZ49Ur8+jVa8c+O2mfnDjmTMoP1RQxNhUp0j7lVILbyqzod04ZsQuuHyWT",
+	"1Y/hTzLkv9Nk5zV0xlnfpiSgnQy9h+MF9NTHHRe0MHCZVNLNHCYAaCuGDFuqwbWs2kUSj6XF2BL27Zrc",
+	"ZVPXAn4FthcqeYji/uwAyz4npof8ECtvkK++oac0FnJNcpAbY4UpX106ry1n7VgYNY6BfhRgqGogDAc2",
+	"hBTO3ZIlTX80fXCvIHN/SFUV/td1so+uNLdlYOqHAhDZXyRRbpLTDc5drdsrgSkDxjGkCuEwDCjxD9FB",
+	"4zVyr1qd9u3Z6bvTTvvYzayAKDGutjQ9gUyLIbUWPSMvdCPvTkvKoV61sdMkfHS/Xo99oNCFz7hz40WZ",
+	"Gpyty9NDqLVcpQztuHs4UoO9gPcp03s1/xS2MZW7i17UYaZMafFca7yA87solPq1eL5DFAuwEr1MnprM",
+	"jfyCrWcadY4uUUiIcGKPCNMSkNQkXolIqtQfCvD29+oJFyMsfOLrvzIN9PUgYNLSZ9+j/QjMn3aIUPCH",
+	"cQ1dD3hk21LLARbx3RCBdq6IT+WuBrCICYK9geZ4TuZENfMgGqgFj/qDpDCLYdcUepT2iQ/QdRES45Yw",
+	"wN2NaKDQmMSuJvSyvo/c84vO7em7y7P2u/a5BoJDC6/Gz2HazcPaOTMN5ng8qnU1GQseDB4LWq00LF+j",
+	"A1u4AryTkZoNqIH3agWZFg7AfajGskZVejwk0rVeqHQTqTBg3tAi5WhAgQwk8zJCfGmq9jBymJlS0yyf",
+	"G/ppmDBgiu0zZmT9GmrBIDEHTObKEJoXyD09v745OTk9Om2fd26vjy4u265lYyCM1OKduPHW7BqgCnAT",
+	"GW13iKH7X3rxtqKKBt940Xr9ej252VuXp7c/t9/fanBonZ1d/No+di3xHVKpGaiDRoLr/9gAPX32VhuE",
+	"4TTewJWl4+7rXYE4dGvHh9pHyQg5JQRoueS2NvvlxXUHxZQASuK7KS2Oq+2bD/v0nmQr7lsg/IUIvVst",
+	"WLJz24lXo+79PoiNggz5vdmFZy0TQ4L16/q+fBIK4oG8nYIKlXC+xNcCaPx7fPJQzMbuHCP32L4AbGhA",
+	"sG9cuwH1CJNgrUi1ACgRCs+vSK96KXgoKFFYjFMNKvvwUybnOIlnQ1qN0lu00RAadE0kojRq1v1+xXYv",
+	"wiGtNCsvavs1m645ALVyL+n/sudjOehybJKa+mXpJh2tU5jKYJmmq8bk4EAtJekY2iadlBY7OcItE+KV",
+	"I+cCUsTBd6DJPuW+ngbK8+ibTbfcTEEaqHYGXwFSDI65+bY24CxIrhQaz/SJipsXyuNk5/pkBB4SLedB",
+	"InixrLSQSq8K7dx0jnZTjck2iYgDoVzFYUqqPwLtK71UrX/FSjeecAeUGfCKqzjD5YtQ3MfjadMqvtSk",
+	"H1OvN8BJo14vVI8FkcLc3t7vNvg4HX+WTTg57uQCEts6GBsK3Th+rjgVg0uwkoKcNG0y+8Ve8rp5+5NT",
+	"KZGqFh4k/aIwkCRqiUH027DVA3OsZZ8lx7/3Bvux8RU+2Z//yQ3DlvkS33z0Yv5HJ1x0qe8TMHQeNF7P",
+	"/6LD+TvMxnZ1EF37cpEdndpwEPPBAvs55+p0GAZkSJjSO8rYyABNs9ax3z5q6JU2J6tZScANgU1EamjH",
+	"fYgyTgCw8tGpTIgN0Kcl3x4LMgwyNNOYofb+tK2RPk0lnceYBmNkJEMJgrFWn+EzB/HAT2wtNXTOVWr4",
+	"2Rz1A+9EegATlK/sQtJX9tpmx5dYDaCi7rpI3WdOu/KndozHOdfglnx9NuSrfrAQVTmJ6zV+PfTukoiq",
+	"8X3iDHY/luSFtHpHxnIqgbtgwdhGdKAdrXja/CAHtFAr++9qSmX7JGmaZawxiV3P9NGKQ8VryA2wVDeS",
+	"+C1lpXePa+U79gjECv5cikn7jPhVyhINTmtPh1nqOV8tmqChWodshfRnfSobpDhmim+czGyKZtgOZhp4",
+	"n5AILIPN+uJjvLLAmkPn+BFgc9Y4kDbK5LIEX8+NcSPBCIMjkDtAoV9IEsCciTvnArmF8hTWAZpkgR9x",
+	"n7i7BoMPjXF5RCXJmqDdLvfHteI4WgGfHHxybGPcgEo5TCXuCihwZFwxdhaqdh0QsLIbSvaS0iAqUWpf",
+	"Mhr9wQt0c3VWlbhHcnb/xstXSGDm8yHqUiV3ndgTAa5qrI/z+q+tqn5tgOXgELmhID36AMTLRFFDFHwj",
+	"M6pZSGw7gixy/XbcohN3eaSspZ6RkV7xkxE4E/9l6E/FhJEQqeIY/zUSt3wO4ad8zIqF4o3R1yMb5QYr",
+	"mUVi7YuHyL0jY+OZhPReNaAS0ilqW0nvaSS9ItXeX+CbSzwOOPY7nJ9h0SefKbU3MJbB22VIfVZO2/uT",
+	"Gm3UiGElCbdPQEDM3AkBWU7BPPUrJZrcQVlrZxA0D23G3ThnisZqi5rPiZqfqRq2lP0I4OsxOBkHLk1V",
+	"ns4zwTYrWnxyreanaSvJQla09pzQQEEGw9wPIDlowfdMBc1NWm3ijZtVbY0035aNeXl1K4MnCaYnz6ba",
+	"TXIoCEG75arXQf3ARA641mzs2jhDxm3QetrcHCKRH0kRRoIqMl2+t+9tSsK3w68g4++vfRGzxPv4HWTT",
+	"Xgoiw1mmwv8sDEzeyyHvlox8Vrber0dhaPl+nPZtkXgVggUUIrb0xk/3khKIpTLL+kUUmG9tMsom5Ykj",
+	"vdKt12crUCyg0ZuYsPVIFHn8pEPIrWj+OUXOOLLt+7AgJsaV+MjDklRNHfU4HLlKmSRMUkXvSTBGO27S",
+	"q8RF/4TMv25Z/E8TAgO/7h7GwcN2oj5HlCmO3DiY2q2hC0aQEphJ7JkwQJykWUHzaWaCtGrorwBxCAcU",
+	"SyKbyIWKFDDRntvjgpgl9LhAyQId5MoI2lbrd/CQBuPz5K24P4qDXLCmtkwkp7vn6n+Zd+CHGnoDCVoB",
+	"1BbXp0X7jAswKeCuLAn1tnXFPRIEcfURU4q8BidjPilElKMeDwI+AsHOzcWmxwHrdsABD6CAEM4GZSsb",
+	"jw5FffJx4jZC3UlCvmu12q7NVZBxTXIbVBgH5nXaf++4tqGe+WnIIbSfVaFmCqwE4giN3dyQAwdh1BUQ",
+	"fvdHxBUBaj+1LMvQdh1BPRqY50fXv+RM9K7+pSb46Lfzj+6uLbHOfWOTH0aBoiEWak+fTxXAKQ0GhDGt",
+	"Ud+k6sBgEGlogNK13RWqnXEIkXppeLfEYz295PoEYKTYp5CsEqPL4xMHSpcMoc86VJG/63J+B1VNYIou",
+	"ZViMoanWLpzFAIMQbxsdJYc2ObVpr6WnPDRRb/t1SAjhAr2sO/V6HXoupl/uv9iUEmCIyAyuWxaQYfWW",
+	"SlGGL43SmJaXWl6cQI9iuh9gGiAcaMo3RpxlUno13mIRUI0XLAMNEsk7GoZGdC9btv75ODJMH7aarnZO",
+	"NxQjTUzTjkpA1eRnety3jDquQW2/MpnPlX+/9+8NN1lKizmFKzvhYvjUvhIzc6Fw5Vb82SpCzy9nGdDM",
+	"JIlCnuPR9S9rVYmW9Kqsg0BbJ0qq4G3WjbL1lHwZmFt/vQBVz9RXSApJ2o4frU6nfX7cbt/+tXV9e9S+",
+	"6pyenB61Ou3rTE0IU+wuBlEQTGU+Z1vLf5Ck7cTpM1oENK18BZYanBbnb5BgXMZOHr+KOJ0GkoqbyJ26",
+	"e9cp/Pimdfy2fe1+tWihCWEm7xnI5AzQKDkbsHR/1n67NVnHnKcyhPWJWjO9rz+pKX0r/m1jnldE2reQ",
+	"qPpYjE0dcJF6EiHNlPp5PNJuzv+WL+L0xHrjlmhsdcbPkNjc2AJd6/WfJWUNZljmB8S7k7ZGhQl1RjtY",
+	"9DlrUB+i7uIaM8YM5vEkXR0PiSlxB+HGkJydjGFqj7BMeeZIEmOVVCNelYqESQEGTfGKkdU72LSSg65+",
+	"UKDTI6GpAuARiAh0oOLRq8aLH5G0peFf1hqQke8K4vF7IsZ2LGPi1ivYraFfbRY8oWpARNNkiXd+vbg9",
+	"aR11Lq5ur9p/uzm9gkIExU0luSH3BAdSbw1srxMbgiDcGrqOO3daut6E6y3WvXJQ2z++bjloP4kINzV3",
+	"cCHNfMdm9u6C/VWjtqna0ITCE3E51FyhipICGfDxJdQxayLGs+nTJZFaADub4QZneuxnYgI2NLCjz3Wb",
+	"8bs8J1hd14+9PkdX7eP2eee0dZbX8n8FhDOkhosE82zthxTV9HBGTkqfxZkLcZ0LbJtarkHt38CyinaA",
+	"kpNxnXLK9C1ZAMoBpuRUjO7/JUkEOQHgmvYZAmKbcP1cEZsCS7dN7ct5epv5lkXHEfRJEF/Cew41lwT2",
+	"AlTQTdKXOCPmfazi77+XeVYk865TyKHKD5YkW5lqKtazjgjzpXWupkPbVZkCqLlZbJmgbPA8ugCWa79O",
+	"+l6AcCEVHqfJY0+XfGluY2NckkdqKTZ5UNYlGQ6FR+owCxfp4U8/8C3/2yYSPU61AcpmMGQKaXMq7QdF",
+	"GGD07PQFTf1Mn8pF7J8bQfc+Ue/IJrOsy/oRb9Osv5006yOTeAw8bYY4MA9NLC+dLiVc9JDU+qyJ27Lp",
+	"zjELJraEqZYGgDk4ufKvtiGSNOwEuL1EtuacFhYiSWzh25ilE43hBbFE8aRaFbjIGR8dQkequBymIIyM",
+	"ksZWTCUaNkgncY02m2foIizvoKCNUZC5wsqWe8/JFU2z5sA3O1E8lBBQBSXmoE6qqQpvMrdtr0BTaC63",
+	"/KU0absCC30bEhauzCRbpfobVaotA5twm+ftSFTGJr1cKcU4vg1aL+4ACueg3lROtbC/uzZn+ibWNk21",
+	"jmtAfov6cwwbX7aWbClcalNdSF+OS/nOsIJDopW0BlpT/8LGcwpCUBhgU7sDYpihMoZhFZofSa1soiPT",
+	"t1bxEZR302zC8iqRWGrBhDvPQLsbB26DQq65IHQ6oKyk/ncNHdRfI/fo4vzk7PSok6kCnHR/V/iOsBpq",
+	"JYKuTfiD1UVhsWEY6o6TusFwjktyOXvQm+JvZvhnSt1bmMG1DAg5toaKSXEwIk95Rt+WAx48jgNqle3k",
+	"4ub8OMf7rqfAOLeVUrJ9UdbC0JaasMilkj18U/wpvbmPaSzhbNg54qwXUNMX6ktmZYaYZXjOohaSlLOp",
+	"Ea/2wG26Z/vlTedxpsxWztFr3Iyx6qfvpJk4PTkjZZ0wyitmgdfV/KKheQpfKvGTav6mccGYhD0BMTd+",
+	"rPKBE9c2SYF+nlR6UPP+yYy79lQ7sXd6Q5wtGf/YzPdYg2+nzCVt2oFu2c5z1J75msnabHNWJxIlqM97",
+	"vXXZgzM00DTam04CWzFtK6iUEGUyndhpkna4MEnLJIpxgUbYEDlJFIpCQ7e0fC2GsTFJRWHcWCZLiQ+T",
+	"BSkQ1yFL0yi+Wbro2NJv4Kx5KqpozvnJiGKbLU0T62tUOtJYoq1Za0tdvwjqyjZAXIFSTaetV1AxOe6D",
+	"AsF7VqDbiQP1IFJNOuiVaasod42cuAAlfTLKBpvME7YN0ZVkkms95dbT9/lRic8P29+QPi1BFYOZj8d4",
+	"k7m2vjI7ZrxZZQDfmBmXTVL4vEr6wSa29fy2PWM20kMhW3W9G6NLjOkWf6alBWQQcEYRwFXxenYxP1ja",
+	"hjQDGPuZ9AGYe4Hi3Ftby7Pg/ect2j8BvYjrdhtisTStyOYPmUfrrzQxh36YeWL6saEaE1e2/eKOyekx",
+	"nQN3TU9JBXEHO+ZZ03TUlJII2zRQxMEHpqOMaewobX7/7hbvtwnHT9tUzhQXSCD30ag/pbhAK8EMeB9J",
+	"RYMg1rFXqwk2W0HoE7VOIvCEIsBW6N8SgaclAlCsYEW8n12i4KD+GnpW57H/Ufg+u3TBI3H+G9M2tqTm",
+	"i6qS9dU4KZ6Apl2RMMDe2lWZvVSWn2rqbIODNXkxTjOEUZyk6zxnRCLKvCDyQRd4dOuUBQ2mrXQDq5BJ",
+	"50u0ryZ73hpatzLX52SZNUTh+6yJYFUJrEiowAAxI4GLQYcQnyoII2dkFIytISOpIuOYAHCEg6DKRdWa",
+	"Kw6zhWbQaMATV6spaZjQOtPq1rbCNXW77Zun1jiiBSA3TvKG0PT+qq3C50iHsLPVhUNngbfIMOSKMG/8",
+	"MxlvVpyE43smmdJcXZ6qLtvUNzkrTdTCAI/1wmfTtfST5IttY5pVyXTjcfHyR1ft49PO7dnpu9NOLmT+",
+	"nCtEGI/6A0taIKESCAIjowyNO0xMnyMsLdVJQ9rNp66p9wRV0fuRIHItQfYbXmIxLD97VN9UZH4ORj5+",
+	"IbWET4/b7y4vOu3zo/e3p+e3l1cXb6/a1/kaQy1kyXrcw4FK5GaIf/XnuKkuWDhFxBjkBlsgyzJGTbDX",
+	"AtTrXtNECmT5ubhOJqTVQW7r7KrdOn5/e3p9ffOtFRqaCjnxAVWcSv58HplM2VgfqP/cfn971b65bh8X",
+	"kn9LwUiTQ4h7NmHHtksJxDqvJ6132VlnQWu6tW8WHDO3+/Gr0qBAEo1VKKR4aXOqFYw9ArO420mpeedG",
+	"gvUGSOc9EaZ6O+UMhdBgh9pil6YoFWXo8vhEPlkIap+oN/EGNmlVsXNsI0+/wRozb4lC3RTIElRLHy0Q",
+	"MjrFYWTNttaKYEe0NWIHPCA15Aa8z23FOZ9A8o3GfXR5/lYLNNe/vEW8h7BCQy4Varx8hX6mbw6ROyJd",
+	"SRVJa9VhhnBX8iBSBA2UCnfkLrq5Oju0TWwXyaB/Kqy2vq0sYm/AtGCHN9WEn9xXtaUo24JyT0C8Yr/Q",
+	"owmYlhWy3Vv2+oRpnJ1hc72RREJqtLEfQN/C2BskkpI1mUHTYlbdgHt3YIbAzCOHCCNf4J6yXRsNubTW",
+	"28z3q5lSs7tqxrsqlTXMT0fp+ysYV5/EbJpZ4lu76meyn2ZWMovUGTMr2uHCiVteThpNrQHdMbmgimvo",
+	"sVU4rc8R3ImxdaAYXbg1w36tZtjEthmQnjL2oCFnavBUNtbV598aUL9kA2rBwjW1A1veYQidhWme8cVG",
+	"edMpFap6kGEY6J92LIiQByoVZX3XVNNyz7hZqLtri6ivYhRdf5+3z3ivE93k8gZcZ7rlt4CJ8XLK3MwT",
+	"w5oSmvGOcuJKpbzxrqBVQXpEEOaRsg68X3kbuyJSTTM2bw3KW4PyV2tQXsUy7OUUk1jNy0jg0w3DpTqQ",
+	"tRDntL55+U0tq6iBew2yhmqoxUp0NSholen12TR91RMNEeBUECw5MyVnXDOlf9sd38JwwkU7wB2yJNV+",
+	"bqg/Ycq0B7ojoToEtpEEI0IHBImwNPOuQXWcnaL1OK1xwUStydMHU1z56S910vEpbjO2toGDj+vrujYy",
+	"te7+rrnBp6dZrR+Rn9zasjUsb7H4MY1e14bCmVjeCSljz+cjpuX26TVWJspIx5+gbuTdEYV2XkK0rykg",
+	"bSso9UCBBD65BqY/hU7EC3laYhH6vTytsO+9Iz7FHaNGFt+f1C9L9fus7HB5fFIQA47MPNVjKkMuaawb",
+	"z0Jd+0n2i61p9SvKyPoMBZCYOGhKcXl8sjnKJch859gVqQrCNOyYfi56UXFJy9SYljWO+VjhQ3RHSCgR",
+	"i4ZdWy3d1L+MJHjOEldbJhPVSPlZBF4rBZzhMUvPYSs0bUnVllQt4bW3xOEJrTp7hlJMp1ipM7RpqAqE",
+	"KpUSmDjmp1Gvo4h5A8z6xLe9HZgPhEoSjzMfjUh3wPndJkSzafYYs+C1UKRNtO3Qi8s46z9tKd+W8n2b",
+	"afPLUUyNNxuwLpXTSk3GZvQUNgHRtjEDDaFl0UT8dEDZXdLAQetUTyi0TaONel/rl9Uaa6NYcLLHJKD3",
+	"RIxn0ay/RSQiPnAU376+NV1v5bcnokYAppsiRiaWaGblYaqMt9exvdRMv3ALckkARtJBAQeE+ViYoCW0",
+	"c9M52n3KDA674k0mcNgptvkb32KPYIsQaVxeFhct7M0Ke4b8pj3LRuiMot+duJmgNE137Sd5Rm4SpUwm",
+	"FtqJOygyrqhnOzcxrlBApSL+7joK5Sxir9bTZXkrLSs0TvUe/4iIGFecCsNDUmlWIIjr1J8SyRRRvyyA",
+	"qXyozDrXM6BUWEWy4qwiW1ybbz99cQWAcrvY1v/5FgutL12XxzRA9bOoH9NHAKelTeKGYmplotqNgrtZ",
+	"VnCPC1tEJ5bT7XJ4DxHsDUoCSG2wv4kf3eFJ9L9Ge1NobLeGruKqw3Geiaa6Jjomu2oTYGq+pL6l24YI",
+	"z5nZSXu4yzsahsQ/tKkLmn3cMEmYch0kOfJ5nv6PBlzGXWdH2MQpafpNJfoD1JYNK3hvouDO3OtmbFjX",
+	"2TmWyjtpbGoNMgrUfHVxqyF+GRri12O2sooiMyTle5kjFKuR4ayuCKNOl1fPHy1bmglmSpVmCV921xrY",
+	"xFaY2gpTiwhTMcAnuGseTEPeDArN6DuT9KJ343iAU9+1qfuMp0ECVkKJ1UpTaxDJsVRkmLz1KFyf3ckG",
+	"NrshuQLGNi07nqmrPaxglhwBL0xpXJ/NGpqFhsl723iorQjyJOYx47I3lGtpwjUpb+z9aa1Cn/aSGkV7",
+	"5CHkQq2vX14y8jThw0wIe2hlKiUtJ4a0zUYusRosImEo8qD2PHk/NwozeXGB8Muj618cyFgRfAThrEl4",
+	"GDVVmbjwCVj0x2hEBEHY94nfRC71HRDtzvGQOAG2f4De6VgS1VJORng0Rq/sk3OIM3Oyfssj7hMXhUFk",
+	"azvwIBoyE2ZLFPaxwnBXO5ILRfzdWk4xNTO4yOyways5xBvKy7/5RNEmckEfdx1EAkniEpZafnWtim86",
+	"6ycZQJwR+64Ler97iMgwVAaMeKT0CzV0RIJAIqmwgPRMo8H/k+sg9y/6f6r6f/6j6yCFu3r4oyuwDoSC",
+	"9OhDUuf3e1fr+WA70Nw21CApB4RoaQAHEWj9akCGNXStBMFDqGUAWaEaRhG8bmwgWOEulnC1Xay8AbHh",
+	"gZCxxHAoB1xtg2+3aQDPrbcawE2IMMISHV3/ku2rmtDcafwjT8ELHGROmuFEf3kakIxRcIAlwmxckvh2",
+	"mO1CZnPk9IdsIzKxWX4sE28o6a+TWiSh+1p6J7HFM+7DZvIxt9rqNgziaVP+HitarivDb7a1qk/UOjG1",
+	"/nRa59YCtWXkj8nnWxU/ZzdDWzczNVUhH4miG7JKmSKSz1RjbUsftlalz7Xu5FrNSjRrUXpCU1Lix1rd",
+	"kPQl9hKLd7t1fG3Fjk14yjJu77Ja9nPoxDzzQS5rY33EYuFoSnBW5b35nwfJWE+05FHRqFv59FRZult6",
+	"tKVHG6ZH08JwZpOkqeGQU6jSAjW0L4moJv4eHimPD0kNxSHtWBAkQwgfZAR1x/o/hxkLYIilSTwzaSA9",
+	"iDgEj0W+0OxGqwB0o+Du7WQdAPmFdybM7OqJ0nXzU84Ladx2Ifw2LcafYz+4Z2z7tnB3t23/tm1J3W1J",
+	"3W1J3UxJ3VzWRo8LFIVIcbRfr5c3X4sC07NEn+IqNVnmyol7v/OunFGhRa9a2jIq0D/K+sNtoFAXe3d9",
+	"ofkF2rmi90Q48S+SiHvqke9lEoGyW0Nt7A2ysTlxOxbT6U1JJCB7J24O9zvvIo8PtaBJGQikSmAmsadA",
+	"kJQcYXhHKh6GxNfiKkaCQOiN/m80hNwYIgiiKnkLIlihTjA486Vj+2ZL6CETd54bw3Qj6pEaasEsJskm",
+	"FNwjUiKfEl+zBtPgOwoR7mPKAHMpQ7jLI4XUiNtKgTLJKCIPysQG1ZCruMIBMBgb+jMg6capjKM+0U6a",
+	"i5RAiW0+qpcURx+VlcZXA8LS1GuqZBN1SY8LfeRjE7YAq5FOLm5KJssY8SjwzUnpdej5ctlSsya3L8ZB",
+	"woeI6UPN1OTRMzhIUg0CNq4gkiStOrYL+ggEHuu96xO26sfU/hjv9N7UADP4FH5Oc8gbBTXFqi75lhpO",
+	"3E89DuoYCaqPxUERC/TVuzgI+OgSC63awPUpERGIv8peH2COiSNJVoulSgp0CMiUmKZAoRbT82kaSHwU",
+	"BlB02cKtID3NJsq0NiwLKwA0iec375BAEoMVQ4KZXSFmVsoJCL4nSPJhFhr0MpPYtCfU9AwGZNQUytlP",
+	"vPs5eev04n7i3ZkaW2Pdsy2debYNFf9CuxJlinME5hb26/W6hrDkRA/gn5Io2VKVpga3V9X9RrW+36nX",
+	"m/D//1xxKppiVJqvX9U/Tci/RTrfeFkvpLR2I4UO6gkdSUhrSnkNkwoFN7RqgKWWauqHJopYEEZGmq3v",
+	"o2PiESg1qde5W0PneEhQj4wyYciGuUmiUJbSakHJrG+SqK6960w5A+SRsnUyZ/Ag22FmgkkwroBR5Bvj",
+	"A/c1/essn9n2ePq6ezxlGppnrSAa1kx8OpWxkC2T5kcmjVtDibVCHGZ6GKGQUwaBmoiqNVlG1racCWCN",
+	"Y2y3HGoOcMdw8vHrCuS4BvUMZ3VHq+JqoHt67Xfvz99599REh2/Ao5tIt5BLsmBLiPVIvPNdGz/pnW82",
+	"5mMBiXXrZt26WR/VPWKTpMRZyAkrSJ9KJRIO9pTh5VfZuT+3UPPs4q6JUpT15ZYWbGnBhmhBFg+1Bgnw",
+	"9uWEoa8HlTdRRHwSi02E+lOHpm/pyTZS/QuJVF8PLcqGrZuqK9XYoTI9CPWKYB+KjibOF4nkAGrKxbEO",
+	"iYuuhs65QiHuUwY1RlYy6CfTzIpgvYbld5LVb5BMxJOcUam2NXq/zbpJhRpFWdRLYXAa9uUB2uLffMTr",
+	"pKWSvpeIj1g6fb7y7uHE8oxVHar0ou4YuW/bHTSB8e4G0TOLmAXJo9iTPBgj7Cl6T9COqzm+uwvlJlny",
+	"sIcDqZ8mE+spy4LEzRe5IHFbv6TLeUAw+wIr5sYHuQ0r39Z3W4BOrYlATSv09ghiMbsyW7zGDRVni4d/",
+	"1vps8SJmyRDxO9sqbV8cRfj6iq4l1GRFYpJVN5Kny1bPgZZDBfkGPNzguI+zYvSTbLgYdJykCu34BKQC",
+	"/cxEHBkhoYmMVIEok4pgf/exstDsIjsZ8rahOjummsm2fs62fs6Tt8xfE5WYUkenFUhua9AVtZwN6S99",
+	"otaMr/UnlSG2KsHW7fEoF+gjEXq2xyNpI7iWss/zGbDxiDweoTenlDxreZ4tQdm2WP2qSvpsTmnZ8yOD",
+	"ZTMy4o94SKG4ZVLknosJ7YUyxbOF8Deme8TrXbM487QmkSMejrfmkK009AwaTow/G6UqoSD3lIxmtSFj",
+	"GgBy+W8ZzysEh0NmJMISYXR5fGLIBvzj/C3a2X9ZR35Id22PjpbnkVC5UCZcj+vSIe6TvZD1XcTviUBu",
+	"FqFDv+fW0MWQKkX8eLYeJYFvEhaRT3o4CpRsZtpJt3yMzvg90STZyWT4fahcmwHAX/2hghT38di8kTXf",
+	"2MyIo/ZVp/r+/fv31br+v33zYldg5lPWt0mfREA+I2RKBLzPbc7Ebz+33390Ie4cOrW5f/4ZJ2TU4lrw",
+	"tZ/b7z992pQfzF7s5yx6XpolrlwiJPR7c7sJFN8v6ZBZSSBw7mjpmws0J+hAaqTGHuKjEPdJM8EOjRhz",
+	"0WFrTdvG+zy1GKuhFWEUc4VHxxlAd4zx3p8e98n0vIRfubgzufnlzYARllL/wJk8zJZtZ1yhnr6HGtJA",
+	"Zko5NdGLuum5AQnr8KcXAGPAvi+IlDV0dHF13YQy+FzQPjUV7i+jbkC9Zpy0bcixnKSsZk8pxV6atP5S",
+	"aBmyWaNddrblSyNtqc7nKUnqD/YXWtmpFnmGhClNEfPUIIf8ACdjhDPAn8H/LBSV4fYeIGrNMtFSLD+o",
+	"H9iSCRksXwrz+kRl1/FGT3kJzHjzCLhBIcHQOPgslawvQsLQG9MKPSF/qIvviI8o28oG3yiWvgEAMBCz",
+	"c3n+dnd5HJX3T42j1/dPiaPyvv+Xh2GwIJ7Gb29xdYurm8TV61+Ww9Us/llFtzwVj0dMSaT4CAtTjsfn",
+	"I6aVDdSNvDui0M7LjDi8W0MpjheE68fgebYGMajZj8V2p6QfvrXvKH5HmOn9Ntkc/xDh9AQAQ6lCkjBf",
+	"5nKWa/E7xBhPyiJ6VS6Yd4gfzgjra71pv/HjJLn4+Ay2i1ISlTVlXR6fbFvibenY4+jYUR6glqFi1pCw",
+	"oF6wRnp0mVgwvljV4PL8rbUfxvXnsvRrK1R8m8h4FVuUM8CwDEb+IaYi4oqo9jexHnZfxoJ7XAxxng9b",
+	"j0+lWTF4RFg01Ds3/9LKzcdVmPN6kNjZtA7ytyuk73GL/t8o+tv7jzlCtvs0+Jhmk4IR6Q44v5ue9ZdL",
+	"oG1mI0mgb6xCQy4VatSRjLrJd7KGzjMJgas5NOOlNYeY4T6Zktn3a7yBDRrM7RzXmR1uk2+/3aQ2C5h5",
+	"iM+gWQKS0xxjBciekeBmQa5rYrj+2ulcXiPCfKhCh2zUljfgksR5J3dU67WY+UlpYCiOS/sM6iETTxDl",
+	"mMp3nHnGkKdVxJurMzSMpEJdgnBX8iBSxIGKxe5AqVC6DhrwwNeSQCTjEAcuUIilHHHh28rC+qmecKCJ",
+	"wg42/7XFH00EiAmlcJCMvIF+4jb2X9R/qL86ePHClBGrP/zQM+EVrmP6TkNF4N0aaoNOb112sHUYXhDJ",
+	"g3si9XnEWwit4BJwHnaxd+egUEDWjYMCyu6qAfdwYOp6egGP/LQdv60cgNz9V69rjZcHNftfF1HmBZFP",
+	"/F0HDaNAUQ9L5aCIyZB4tEdt+W09pCluD89xUA0jEXJJkMCsb6pln17eH8DLp5f3r9CO/md1iKGCATxJ",
+	"ZrKtqHtp5fyDel2fsr5MF6rnRyJwawi0/AHx7pCImEQDIoiDOEMm2thcjqnizQFSxDg1kmCFPM4Y8RRS",
+	"dGi+g2hAe9DYUxEOgjHyKQ4C4tvq5HDX0MU/wAoqN6fXYC6XJUOk12gqSe/EBbmHoakTLYuFqSVhareG",
+	"zjkKBX8Y60fwuX5NEJ8K4uVcvkHAR8SH0tKUSYWDwHDAIR4jOaLKG0CUN9P3hXsE+QRot+avcf0Ksxmo",
+	"bSoN1LsWkRKgA3RpLcYC0U4hc6xLxpxpOO5AgQqNiXpb7mggiXfrJptA3bEtQC/JqwMNLy8aGnh8PkTd",
+	"sSLyEEliGrgnPNLVA8KGtd484KP4eqlNvtcUgCTmr00xZBMWaenfhnJn7ejPmjprJvdL5IKZkaPmq0Pk",
+	"mts3/VcGUEkhIcjbiNIvJizo241uT8QSTexNMZ/HyT9ZVWRuRq7J9DMSQJbkxtRNprzNNN2QaV3qIRck",
+	"5i9QdXtjtNCsPqWF20TbbWjgZ503m0WlR2szpcUFB0YCNvXeIWI7FERj4mEqNkPZ+LFt9jHWsksNtRAj",
+	"I+RqURd6x2hBV8uCmmWaVAzKWQ25melcjcfdALM7ZExnyAsIBnXoELksCgLXtAOBtPyIebA2UyEsycmH",
+	"8j9WfNRyVPynX+W9Xp70aOFSy9dN5Hr6NrxID3GCaRAJIl0kiIoEA+G4bgLCfSpxNyB+S7n6qV4S2slK",
+	"bbYeue1PAqdi/t6tTZQNSNZIFeK9XhOoYEggLr0oChqaaM7PDOgg8uCREJp6xlJ5PD1lqBfQ/kA5aDSg",
+	"3gD1KKNyQICmwr0kFdTtPFrI5+ZUFQ30H5re2pND1omzAYJrdJ1HE9yNSazPmle5pKi6Dfrchpo/dZUX",
+	"oMBr5UMTUuVeSgpnlrnLLuF7mSGg+UJ3Tqa0JGqlUifocnGOEWdAjEd4bAx2mhhmhjek2qW+6ballfq/",
+	"V6+NEap6bEd00Q7wDLuZKvXdXXSPg4g4iAId9XCAsCe4NAY/S8XlE1jej9Mj/Vyatn/cPCGNb2ZbB28r",
+	"kG+kvfp0GrRumqiI8TyUeyCg5ZqWfWOqUNPvuymxs16InDSc9z+gnUa9sfuf2bu+37ZtIPyvEMGA2aic",
+	"Os4PoAn6EGzF2oeiQ90NxbpuZiw65qqIhkjb8Yr87wN5R4qyaMdp0gwI7i12LIo8ksf7jh/57bM3JiBv",
+	"SOOaSoqcFfKLk2wMRWZBM9O7MdBJtLFoOroORTgI0XiTUVvjdqMU69gmVJB0DZsrKCUJT7qktAlBftcJ",
+	"IoL0pgy1dMHt2CfbmZ6PQU1TCRDIwjR0y1jfLyK2PfWwCYjB9/KjWy8hjDLda6MvQ7kmSn+Qt/3GVKZw",
+	"s9UOKwjY7uled3i3qBbpy4edYmFj+6oz+qqlEX/Pq+LmOZ/J54uDUdcO9nlV7J3u4VdupmKlW/lBrqcX",
+	"ilewdTYTVQ/CUi+4VzOrzkterIwc6wTVemibnFsXBKcyZWnEJXgazTrorJgqi1U3LhG8VqpAO6dnQs0K",
+	"wZZTxSoxFnIh1llmvpygH52oGbwbNhDNUvW0ETO33dWDgxa+jLmZQqCM+yQtQ8lLaXgBlFPNOtERjq7f",
+	"2ZVVdPA0Khx+lij0tVrGbXLloA4zpr7cegD3BsQF4p0CiSLfoAqQ7YYrtzcZdB25CXtIvpxYHChdVpM4",
+	"GLcqYvmm2vZWlWZarFArks01v4xfjQK+iQdj9nAIIy6QrR+V8Mp+TjwP4gJRnyTVCOKCYIdie00a13nj",
+	"g/UZ5/azwI1s8K2yBFESS2pQrxKjGLZnYWqWyoTfxmUEd9R+/p1f9zUiTGQx8DzXPkKzc7aa8LFgyFiA",
+	"N8R2ujaidLPJeZSYG5Y+KLE5bByiYvPo13fDIEbtTxp8WM3EKVuPHZww9IoNrq8xdmR8/KVUy0LYyeX+",
+	"CXs4otACWQMRj+CU8RKJF4abuc6cYDowBVgH1KX9FnvX9RS+BXXND/oMnwGiAnIiQhAGZBPHEYipDhHL",
+	"wf0P1VCBgLLOrdhn5z6fGycLIA4GfsYBHsvJ2LEXWM/YYT+IrdtRP2BTNa804xODeq2gC48UQJ/CxRC2",
+	"c1zH0dJGvIYX3X02Ojros19UGWeP27HpZOK9yhnTiuXK2gmbEJfKWaWWGdzXwosi3oWTQp9ty0c7Rsil",
+	"XDiteRcKI9EHm6EmjNfmgoM7eNOMYBcqXwErIrBv3Pe1eXPWyaUe2xUwXECl/VZhF3YebN9ow69mcMOA",
+	"skG2vCy5sUskCrVfzeZOqb0US2sS4fX+r2ZmP87ZDP2Do1CjoeFlbivgZzDDeK+R0cnqT6E+8Ze6Lrij",
+	"vT79GpnnjOViXPDKYhHXg7yw3Yaj1q2xla4JWag6z0smeFVIUVl3Bkv5BBxJrsZzIMkYvgId/K6zTdQF",
+	"K4Na7Dy8w/FugJAkpMNkLXDSOCH2c+1SbhFoeBVobuGQFhizdmN1X7zCgK6ZZ8/uBlFcIY6dfZOIGupx",
+	"dtZOxQHE1ads8wjcoRX+HVsbgrz40735XOYpHvp6zX8r5TXTYqzKXGdArpLYq36g7bP34h/ru1yqUcPm",
+	"uZlal8cmYhl8kip26YwPflBvbcfMzqnKlvTXp37vxednP7QaY4Nx/FlvW5v8MJelnRXyihcst0GeTplj",
+	"pKd8cHzycsSesam4Zq/fnv/UG74+Hxyf2Mkw+nPe7x+Ow8R0H8U+fFvxpXNE8OXIxrwNMaJmJgfIPzsY",
+	"LHiSXQ2GTbB2473J568nRzd3sV5tgpiKdnLE7N9Vb8y1sKbhtxuz5fAytsljnTZPbMo8qz2LjR8SyfCN",
+	"pqud6d69psadqt8ccxvqHsb+7ZU30TT5/6fFnUwxWhxk9aqH/MX0RKq7qjGTWkbYNs+y9Yl2OMBQwASG",
+	"5Y/a1wOCpcC2zIVTo2ZGASGzvUYX8qLiLkqB81JMmlhgzPE3uctvOrH7qVqWt3aujqZ0snMXB9mn894f",
+	"vPdvv/fi2fPPX48Ob17eaRK7PljnkmrfuppUytnhoGfNFfeQPxj18JvgycUe1uddtsI/fkxcxV7Dgxyl",
+	"4UNaZ9PJ7mR2xz4a/97BcQI3BG4I3BC4uT+4gSwbARsCNgRsCNgQsCFgQ8DmSQIbWOgfCdQASNkN0FRi",
+	"ob4QoiFEQ4iGEM0DIJr36E8I0hCkIUhDkIYgDUEagjRPEdLgSv9ImAZxym6gRmM7CdEQoiFEQ4jmXohm",
+	"COCD4AzBGYIzBGcIzhCcITjz9OCMXeYfCcvYsbobkFlIsaTNGYIyBGUIyjwAlPkd3AmBGQIzBGYIzBCY",
+	"ITBDYOYpghlY6B8JzgBI2Qxo4vt5CMoQlCEoQ1Dm26AMWuODdSQEYgjEEIghEEMghkAMgZgnA2KiJf47",
+	"wpfGlaEbgMvNzX8BAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

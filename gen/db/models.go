@@ -317,6 +317,7 @@ type WebhookDelivery struct {
 	Error          *string
 	DurationMs     *int32
 	CreatedAt      time.Time
+	LeasedUntil    *time.Time
 }
 
 type WebhookSubscription struct {
@@ -325,10 +326,10 @@ type WebhookSubscription struct {
 	Url                 string
 	Events              []string
 	Description         *string
-	Secret              string
 	Active              bool
 	ConsecutiveFailures int32
 	DisabledAt          *time.Time
 	CreatedAt           time.Time
 	UpdatedAt           time.Time
+	SecretSealed        []byte
 }

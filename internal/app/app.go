@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/certhub/credentiald/internal/auth"
@@ -72,9 +73,10 @@ func Serve(ctx context.Context, cfg config.Config, logger *slog.Logger, ready ch
 		logger.InfoContext(ctx, "sealed the TOTP secrets stored in plain", "count", n)
 	}
 	workers, stopWorkers := context.WithCancel(context.WithoutCancel(ctx))
-	workersDone := make(chan struct{})
-	go func() { defer close(workersDone); svc.Email.Run(workers) }()
-	defer func() { stopWorkers(); <-workersDone }()
+	var workersDone sync.WaitGroup
+	workersDone.Go(func() { svc.Email.Run(workers) })
+	workersDone.Go(func() { svc.Dispatcher.Run(workers) })
+	defer func() { stopWorkers(); workersDone.Wait() }()
 	if err := svc.Bulk.Start(workers); err != nil {
 		return fmt.Errorf("starting the job queue: %w", err)
 	}

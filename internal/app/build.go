@@ -24,6 +24,7 @@ import (
 	"github.com/certhub/credentiald/internal/secretbox"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/templates"
+	"github.com/certhub/credentiald/internal/webhooks"
 )
 
 // Service is the assembled service over an open store: the HTTP handler and the workers.
@@ -39,7 +40,9 @@ type Service struct {
 	Idempotency  *idempotency.Service
 	Logger       *slog.Logger
 	Email        *email.Worker
-	// Secrets seals the secrets kept at rest (TOTP secrets).
+	Webhooks     *webhooks.Service
+	Dispatcher   *webhooks.Dispatcher
+	// Secrets seals the secrets kept at rest (webhook signing secrets, TOTP secrets).
 	Secrets *secretbox.Box
 	closers []func()
 }
@@ -57,6 +60,10 @@ type Overrides struct {
 	Limiter           ratelimit.Limiter
 	EmailSender       email.Sender
 	StrictMiddlewares []api.StrictMiddlewareFunc
+	// WebhookPolicy replaces the policy made from the configuration (tests trust their own
+	// receiver's CA and allow it on loopback); WebhookTimeout the 10 s of an attempt.
+	WebhookPolicy  *webhooks.Policy
+	WebhookTimeout time.Duration
 }
 
 // Build assembles the service from the configuration.
@@ -120,9 +127,21 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 		svc.Close()
 		return nil, err
 	}
+	policy := webhooks.Policy{AllowInsecure: cfg.WebhookAllowInsecureTargets}
+	if o.WebhookPolicy != nil {
+		policy = *o.WebhookPolicy
+	}
+	if policy.AllowInsecure {
+		logger.WarnContext(ctx, "WEBHOOK_ALLOW_INSECURE_TARGETS is on: webhooks may go to http URLs and to loopback and private "+
+			"addresses. This is unsafe (a tenant can reach the service's own network): use it for local development only")
+	}
+	svc.Webhooks = webhooks.NewService(st, svc.Secrets, policy, o.Now)
+	svc.Dispatcher = &webhooks.Dispatcher{Store: st, Secrets: svc.Secrets, Policy: policy, Logger: logger,
+		Timeout: o.WebhookTimeout, Now: o.Now}
+	svc.Webhooks.SetKick(svc.Dispatcher.Kick)
 
 	svc.Handler, err = httpapi.New(httpapi.Options{
-		Logger: logger, Readiness: st, Auth: svc.Auth, Accounts: svc.Accounts, Events: svc.Events, Attendees: svc.Attendees, Templates: svc.Templates, Certificates: svc.Certificates, Bulk: svc.Bulk, Idempotency: svc.Idempotency,
+		Logger: logger, Readiness: st, Auth: svc.Auth, Accounts: svc.Accounts, Events: svc.Events, Attendees: svc.Attendees, Templates: svc.Templates, Certificates: svc.Certificates, Bulk: svc.Bulk, Webhooks: svc.Webhooks, Idempotency: svc.Idempotency,
 		Limiter: limiter, TrustedProxies: cfg.TrustedProxies, SignupEnabled: cfg.SignupEnabled,
 		KickEmail: svc.Email.Kick, StrictMiddlewares: o.StrictMiddlewares,
 	})

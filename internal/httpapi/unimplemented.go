@@ -69,27 +69,3 @@ func (s *Server) GetVerificationPreview(context.Context, api.GetVerificationPrev
 func (s *Server) GetVerificationQr(context.Context, api.GetVerificationQrRequestObject) (api.GetVerificationQrResponseObject, error) {
 	return nil, errNotImplemented
 }
-
-func (s *Server) ListWebhooks(context.Context, api.ListWebhooksRequestObject) (api.ListWebhooksResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-func (s *Server) CreateWebhook(context.Context, api.CreateWebhookRequestObject) (api.CreateWebhookResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-func (s *Server) DeleteWebhook(context.Context, api.DeleteWebhookRequestObject) (api.DeleteWebhookResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-func (s *Server) UpdateWebhook(context.Context, api.UpdateWebhookRequestObject) (api.UpdateWebhookResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-func (s *Server) ListWebhookDeliveries(context.Context, api.ListWebhookDeliveriesRequestObject) (api.ListWebhookDeliveriesResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-func (s *Server) TestWebhook(context.Context, api.TestWebhookRequestObject) (api.TestWebhookResponseObject, error) {
-	return nil, errNotImplemented
-}

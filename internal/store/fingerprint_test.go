@@ -89,8 +89,8 @@ func TestTheFingerprintCoversEveryTable(t *testing.T) {
 		{"bulk_jobs", `INSERT INTO bulk_jobs (id, account_id, event_id, template_id, send_email, draft, total)
 			VALUES (@job, @account, @event, @template, false, false, 1)`},
 		{"bulk_job_items", `INSERT INTO bulk_job_items (job_id, attendee_id) VALUES (@job, @event)`},
-		{"webhook_subscriptions", `INSERT INTO webhook_subscriptions (id, account_id, url, events, secret)
-			VALUES (@job, @account, 'https://hooks.example.org', '{certificate.issued}', 's')`},
+		{"webhook_subscriptions", `INSERT INTO webhook_subscriptions (id, account_id, url, events, secret_sealed)
+			VALUES (@job, @account, 'https://hooks.example.org', '{certificate.issued}', '\x01')`},
 		{"webhook_deliveries", `INSERT INTO webhook_deliveries (account_id, subscription_id, event_type, payload)
 			VALUES (@account, @job, 'certificate.issued', '\x01')`},
 		{"analytics_daily", `INSERT INTO analytics_daily (account_id, event_id, day, views) VALUES (@account, @event, current_date, 1)`},

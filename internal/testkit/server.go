@@ -17,6 +17,7 @@ import (
 	"github.com/certhub/credentiald/internal/ratelimit"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/testkit/contract"
+	"github.com/certhub/credentiald/internal/webhooks"
 )
 
 // Env is the service running over a fresh database, with a validating client.
@@ -53,6 +54,12 @@ func WithClock(now func() time.Time) Option { return func(s *settings) { s.ov.No
 
 // WithLimiter replaces the in-memory rate limiter.
 func WithLimiter(l ratelimit.Limiter) Option { return func(s *settings) { s.ov.Limiter = l } }
+
+// WithWebhookPolicy replaces the webhook policy made from the configuration, and sets the
+// timeout of an attempt when timeout is not 0.
+func WithWebhookPolicy(p webhooks.Policy, timeout time.Duration) Option {
+	return func(s *settings) { s.ov.WebhookPolicy, s.ov.WebhookTimeout = &p, timeout }
+}
 
 // WithEmailSender replaces the .eml folder the email worker writes to.
 func WithEmailSender(e email.Sender) Option { return func(s *settings) { s.ov.EmailSender = e } }

@@ -1,0 +1,369 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/certhub/credentiald/gen/db"
+)
+
+// WebhookSubscription is an endpoint of an account and the event kinds it receives. Its
+// signing secret is kept sealed; the webhooks service opens it.
+type WebhookSubscription struct {
+	ID, AccountID       uuid.UUID
+	URL                 string
+	Events              []string
+	Description         *string
+	SecretSealed        []byte
+	Active              bool
+	ConsecutiveFailures int
+	DisabledAt          *time.Time
+	CreatedAt           time.Time
+	UpdatedAt           time.Time
+}
+
+// NewWebhookSubscription is what creating a subscription stores. The id is the caller's, since
+// the sealed secret is bound to it.
+type NewWebhookSubscription struct {
+	ID, AccountID uuid.UUID
+	URL           string
+	Events        []string
+	Description   *string
+	SecretSealed  []byte
+}
+
+// WebhookSubscriptionState is the changeable state of a subscription, written whole.
+type WebhookSubscriptionState struct {
+	URL                 string
+	Events              []string
+	Description         *string
+	Active              bool
+	ConsecutiveFailures int
+	DisabledAt          *time.Time
+}
+
+// WebhookDelivery is one event on its way to one subscription, and how its attempts went.
+type WebhookDelivery struct {
+	ID, AccountID, SubscriptionID uuid.UUID
+	OutboxEventID                 *uuid.UUID
+	EventType                     string
+	Payload                       []byte // the exact bytes every attempt sends
+	Status                        string // pending, succeeded, failed
+	Attempts                      int
+	LastAttemptAt                 *time.Time
+	NextAttemptAt                 *time.Time
+	ResponseStatus                *int
+	ResponseBody                  *string
+	Error                         *string
+	DurationMs                    *int
+	CreatedAt                     time.Time
+}
+
+// NewWebhookDelivery is a delivery to record, due at once.
+type NewWebhookDelivery struct {
+	AccountID, SubscriptionID uuid.UUID
+	OutboxEventID             *uuid.UUID
+	EventType                 string
+	Payload                   []byte
+}
+
+// WebhookAttempt is a delivery claimed for one attempt, with where and how to sign it.
+type WebhookAttempt struct {
+	Delivery     WebhookDelivery
+	URL          string
+	SecretSealed []byte
+	// Lapsed says that the previous claim's lease ran out with no outcome recorded.
+	Lapsed bool
+}
+
+// WebhookOutcome is what one attempt came to. Status pending means: try again at NextAttemptAt.
+type WebhookOutcome struct {
+	Status         string
+	NextAttemptAt  *time.Time
+	ResponseStatus *int
+	ResponseBody   *string
+	Error          *string
+	DurationMs     *int
+}
+
+// WebhookClaim is what a dispatcher claims: up to Batch deliveries due at Now, each for Lease.
+// A delivery claimed MaxAttempts times is not claimed again.
+type WebhookClaim struct {
+	Now         time.Time
+	Batch       int
+	Lease       time.Duration
+	MaxAttempts int
+}
+
+// FanOut is one delivery the fan-out of an event writes.
+type FanOut struct {
+	AccountID, SubscriptionID, OutboxEventID uuid.UUID
+	EventType                                string
+	Payload                                  []byte
+}
+
+// OutboxSubscriber pairs an outbox event with a subscription that receives it.
+type OutboxSubscriber struct {
+	OutboxEventID, SubscriptionID, AccountID uuid.UUID
+}
+
+// SealedSecret is a sealed value and the id of the row holding it.
+type SealedSecret struct {
+	ID     uuid.UUID
+	Sealed []byte
+}
+
+// LockAccountWebhooks serialises, until the transaction ends, the changes that count the
+// account's subscriptions.
+func (t *Tx) LockAccountWebhooks(ctx context.Context, accountID uuid.UUID) error {
+	return mapError(t.q.LockAccountWebhooks(ctx, accountID))
+}
+
+// CountWebhookSubscriptions counts the account's subscriptions.
+func (d queries) CountWebhookSubscriptions(ctx context.Context, accountID uuid.UUID) (int, error) {
+	n, err := d.q.CountWebhookSubscriptions(ctx, accountID)
+	return int(n), mapError(err)
+}
+
+// InsertWebhookSubscription stores a new, active subscription.
+func (d queries) InsertWebhookSubscription(ctx context.Context, s NewWebhookSubscription, now time.Time) (WebhookSubscription, error) {
+	r, err := d.q.InsertWebhookSubscription(ctx, db.InsertWebhookSubscriptionParams{ID: s.ID, AccountID: s.AccountID,
+		Url: s.URL, Events: s.Events, Description: s.Description, SecretSealed: s.SecretSealed, Now: now})
+	if err != nil {
+		return WebhookSubscription{}, mapError(err)
+	}
+	return webhookSubscriptionFrom(r), nil
+}
+
+// ListWebhookSubscriptions returns the account's subscriptions, newest first.
+func (d queries) ListWebhookSubscriptions(ctx context.Context, accountID uuid.UUID) ([]WebhookSubscription, error) {
+	rows, err := d.q.ListWebhookSubscriptions(ctx, accountID)
+	if err != nil {
+		return nil, mapError(err)
+	}
+	return convert(rows, webhookSubscriptionFrom), nil
+}
+
+// FindWebhookSubscription returns a subscription of the account.
+func (d queries) FindWebhookSubscription(ctx context.Context, accountID, id uuid.UUID) (WebhookSubscription, error) {
+	r, err := d.q.GetWebhookSubscription(ctx, db.GetWebhookSubscriptionParams{AccountID: accountID, ID: id})
+	if err != nil {
+		return WebhookSubscription{}, mapError(err)
+	}
+	return webhookSubscriptionFrom(r), nil
+}
+
+// LockWebhookSubscription returns a subscription of the account, locked until the transaction
+// ends.
+func (t *Tx) LockWebhookSubscription(ctx context.Context, accountID, id uuid.UUID) (WebhookSubscription, error) {
+	r, err := t.q.LockWebhookSubscription(ctx, db.LockWebhookSubscriptionParams{AccountID: accountID, ID: id})
+	if err != nil {
+		return WebhookSubscription{}, mapError(err)
+	}
+	return webhookSubscriptionFrom(r), nil
+}
+
+// LockWebhookSubscriptionByID returns a subscription, whatever its account, locked until the
+// transaction ends.
+func (t *Tx) LockWebhookSubscriptionByID(ctx context.Context, id uuid.UUID) (WebhookSubscription, error) {
+	r, err := t.q.LockWebhookSubscriptionByID(ctx, id)
+	if err != nil {
+		return WebhookSubscription{}, mapError(err)
+	}
+	return webhookSubscriptionFrom(r), nil
+}
+
+// UpdateWebhookSubscription writes a subscription's state at now.
+func (d queries) UpdateWebhookSubscription(ctx context.Context, accountID, id uuid.UUID, s WebhookSubscriptionState, now time.Time) (WebhookSubscription, error) {
+	r, err := d.q.UpdateWebhookSubscription(ctx, db.UpdateWebhookSubscriptionParams{AccountID: accountID, ID: id, Url: s.URL,
+		Events: s.Events, Description: s.Description, Active: s.Active, ConsecutiveFailures: int32(s.ConsecutiveFailures),
+		DisabledAt: s.DisabledAt, Now: now})
+	if err != nil {
+		return WebhookSubscription{}, mapError(err)
+	}
+	return webhookSubscriptionFrom(r), nil
+}
+
+// SetWebhookFailures sets a subscription's count of failed attempts in a row.
+func (d queries) SetWebhookFailures(ctx context.Context, id uuid.UUID, n int) error {
+	return mapError(d.q.SetWebhookFailures(ctx, db.SetWebhookFailuresParams{ID: id, ConsecutiveFailures: int32(n)}))
+}
+
+// ResetWebhookFailures sets a subscription's count of failed attempts in a row to 0.
+func (d queries) ResetWebhookFailures(ctx context.Context, id uuid.UUID) error {
+	return mapError(d.q.ResetWebhookFailures(ctx, id))
+}
+
+// SwitchOffWebhookSubscription marks a subscription inactive, disabled at now.
+func (d queries) SwitchOffWebhookSubscription(ctx context.Context, id uuid.UUID, now time.Time) error {
+	return mapError(d.q.SwitchOffWebhookSubscription(ctx, db.SwitchOffWebhookSubscriptionParams{ID: id, Now: now}))
+}
+
+// DeleteWebhookSubscription removes a subscription of the account with its deliveries.
+func (d queries) DeleteWebhookSubscription(ctx context.Context, accountID, id uuid.UUID) error {
+	n, err := d.q.DeleteWebhookSubscription(ctx, db.DeleteWebhookSubscriptionParams{AccountID: accountID, ID: id})
+	if err != nil {
+		return mapError(err)
+	}
+	if n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// FailPendingWebhookDeliveries records as failed, with reason, a subscription's pending
+// deliveries that no dispatcher holds under a live lease at now.
+func (d queries) FailPendingWebhookDeliveries(ctx context.Context, subscriptionID uuid.UUID, reason string, now time.Time) error {
+	return mapError(d.q.FailPendingWebhookDeliveries(ctx, db.FailPendingWebhookDeliveriesParams{SubscriptionID: subscriptionID,
+		Error: &reason, Now: now}))
+}
+
+// InsertWebhookDelivery records a delivery, due at now.
+func (d queries) InsertWebhookDelivery(ctx context.Context, w NewWebhookDelivery, now time.Time) (WebhookDelivery, error) {
+	r, err := d.q.InsertWebhookDelivery(ctx, db.InsertWebhookDeliveryParams{ID: newID(), AccountID: w.AccountID,
+		SubscriptionID: w.SubscriptionID, OutboxEventID: w.OutboxEventID, EventType: w.EventType, Payload: w.Payload, Now: now})
+	if err != nil {
+		return WebhookDelivery{}, mapError(err)
+	}
+	return webhookDeliveryFrom(r), nil
+}
+
+// FindWebhookDelivery returns a delivery by its id.
+func (d queries) FindWebhookDelivery(ctx context.Context, id uuid.UUID) (WebhookDelivery, error) {
+	r, err := d.q.GetWebhookDelivery(ctx, id)
+	if err != nil {
+		return WebhookDelivery{}, mapError(err)
+	}
+	return webhookDeliveryFrom(r), nil
+}
+
+// ListWebhookDeliveries returns a page of a subscription's deliveries, newest first, and their
+// total.
+func (d queries) ListWebhookDeliveries(ctx context.Context, accountID, subscriptionID uuid.UUID, p Page) ([]WebhookDelivery, int, error) {
+	rows, err := d.q.ListWebhookDeliveries(ctx, db.ListWebhookDeliveriesParams{AccountID: accountID, SubscriptionID: subscriptionID,
+		PageSize: p.limit(), PageOffset: p.offset()})
+	if err != nil {
+		return nil, 0, mapError(err)
+	}
+	n, err := d.q.CountWebhookDeliveries(ctx, db.CountWebhookDeliveriesParams{AccountID: accountID, SubscriptionID: subscriptionID})
+	if err != nil {
+		return nil, 0, mapError(err)
+	}
+	return convert(rows, webhookDeliveryFrom), int(n), nil
+}
+
+// ClaimOutboxEvents takes up to batch events not yet dispatched, oldest first, locked until the
+// transaction ends; a concurrent claim skips them.
+func (t *Tx) ClaimOutboxEvents(ctx context.Context, batch int) ([]OutboxEvent, error) {
+	rows, err := t.q.ClaimOutboxEvents(ctx, int32(batch))
+	if err != nil {
+		return nil, mapError(err)
+	}
+	return convert(rows, func(r db.OutboxEvent) OutboxEvent {
+		return OutboxEvent{ID: r.ID, EventType: r.EventType, Payload: r.Payload, OccurredAt: r.OccurredAt}
+	}), nil
+}
+
+// OutboxSubscribers pairs each of the events with the active subscriptions of its account that
+// chose its kind.
+func (d queries) OutboxSubscribers(ctx context.Context, eventIDs []uuid.UUID) ([]OutboxSubscriber, error) {
+	rows, err := d.q.OutboxSubscribers(ctx, eventIDs)
+	if err != nil {
+		return nil, mapError(err)
+	}
+	return convert(rows, func(r db.OutboxSubscribersRow) OutboxSubscriber {
+		return OutboxSubscriber{OutboxEventID: r.OutboxEventID, SubscriptionID: r.SubscriptionID, AccountID: r.AccountID}
+	}), nil
+}
+
+// InsertFannedOutDeliveries records the deliveries, due at now; a (subscription, event) pair
+// that has one already is skipped. It returns how many it recorded.
+func (d queries) InsertFannedOutDeliveries(ctx context.Context, fs []FanOut, now time.Time) (int, error) {
+	if len(fs) == 0 {
+		return 0, nil
+	}
+	p := db.InsertFannedOutDeliveriesParams{Now: now}
+	for _, f := range fs {
+		p.Ids = append(p.Ids, newID())
+		p.AccountIds = append(p.AccountIds, f.AccountID)
+		p.SubscriptionIds = append(p.SubscriptionIds, f.SubscriptionID)
+		p.OutboxEventIds = append(p.OutboxEventIds, f.OutboxEventID)
+		p.EventTypes = append(p.EventTypes, f.EventType)
+		p.Payloads = append(p.Payloads, f.Payload)
+	}
+	n, err := d.q.InsertFannedOutDeliveries(ctx, p)
+	return int(n), mapError(err)
+}
+
+// MarkOutboxDispatched records the events as dispatched at now.
+func (d queries) MarkOutboxDispatched(ctx context.Context, ids []uuid.UUID, now time.Time) error {
+	return mapError(d.q.MarkOutboxDispatched(ctx, db.MarkOutboxDispatchedParams{Ids: ids, Now: now}))
+}
+
+// ClaimDueWebhookDeliveries takes due deliveries, counting an attempt on each and holding each
+// for the lease: a dispatcher that stops leaves them due again once the lease has passed, and
+// that attempt stays counted.
+func (d queries) ClaimDueWebhookDeliveries(ctx context.Context, c WebhookClaim) ([]WebhookAttempt, error) {
+	rows, err := d.q.ClaimDueWebhookDeliveries(ctx, db.ClaimDueWebhookDeliveriesParams{Now: c.Now, LeasedUntil: c.Now.Add(c.Lease),
+		MaxAttempts: int32(c.MaxAttempts), BatchSize: int32(c.Batch)})
+	if err != nil {
+		return nil, mapError(err)
+	}
+	return convert(rows, func(r db.ClaimDueWebhookDeliveriesRow) WebhookAttempt {
+		return WebhookAttempt{URL: r.Url, SecretSealed: r.SecretSealed, Lapsed: r.Lapsed, Delivery: webhookDeliveryFrom(db.WebhookDelivery{
+			ID: r.ID, AccountID: r.AccountID, SubscriptionID: r.SubscriptionID, OutboxEventID: r.OutboxEventID, EventType: r.EventType,
+			Payload: r.Payload, Status: r.Status, Attempts: r.Attempts, LastAttemptAt: r.LastAttemptAt, NextAttemptAt: r.NextAttemptAt,
+			ResponseStatus: r.ResponseStatus, ResponseBody: r.ResponseBody, Error: r.Error, DurationMs: r.DurationMs, CreatedAt: r.CreatedAt})}
+	}), nil
+}
+
+// FailLapsedWebhookDeliveries records as failed, with reason, the deliveries claimed
+// maxAttempts times whose last lease ran out at now with no outcome recorded, and returns them.
+func (d queries) FailLapsedWebhookDeliveries(ctx context.Context, now time.Time, maxAttempts int, reason string) ([]WebhookDelivery, error) {
+	rows, err := d.q.FailLapsedWebhookDeliveries(ctx, db.FailLapsedWebhookDeliveriesParams{Now: now, MaxAttempts: int32(maxAttempts), Error: &reason})
+	if err != nil {
+		return nil, mapError(err)
+	}
+	return convert(rows, webhookDeliveryFrom), nil
+}
+
+// FinishWebhookAttempt records the outcome of a delivery's attempt numbered attempt; false when
+// the delivery moved on without it (its lease lapsed and it was claimed again).
+func (d queries) FinishWebhookAttempt(ctx context.Context, id uuid.UUID, attempt int, o WebhookOutcome) (bool, error) {
+	n, err := d.q.FinishWebhookAttempt(ctx, db.FinishWebhookAttemptParams{ID: id, Attempt: int32(attempt), Status: o.Status,
+		NextAttemptAt: o.NextAttemptAt, ResponseStatus: int32Ptr(o.ResponseStatus), ResponseBody: o.ResponseBody, Error: o.Error,
+		DurationMs: int32Ptr(o.DurationMs)})
+	return n == 1, mapError(err)
+}
+
+// WebhookSecrets returns up to batch subscriptions' sealed secrets after the id afterID, in id
+// order.
+func (d queries) WebhookSecrets(ctx context.Context, afterID uuid.UUID, batch int) ([]SealedSecret, error) {
+	rows, err := d.q.ListWebhookSecrets(ctx, db.ListWebhookSecretsParams{AfterID: afterID, BatchSize: int32(batch)})
+	if err != nil {
+		return nil, mapError(err)
+	}
+	return convert(rows, func(r db.ListWebhookSecretsRow) SealedSecret { return SealedSecret{ID: r.ID, Sealed: r.SecretSealed} }), nil
+}
+
+// ReplaceWebhookSecret swaps a subscription's sealed secret for another; false when it is no
+// longer old.
+func (d queries) ReplaceWebhookSecret(ctx context.Context, id uuid.UUID, old, sealed []byte) (bool, error) {
+	n, err := d.q.ReplaceWebhookSecret(ctx, db.ReplaceWebhookSecretParams{ID: id, OldSealed: old, NewSealed: sealed})
+	return n == 1, mapError(err)
+}
+
+func webhookSubscriptionFrom(r db.WebhookSubscription) WebhookSubscription {
+	return WebhookSubscription{ID: r.ID, AccountID: r.AccountID, URL: r.Url, Events: r.Events, Description: r.Description,
+		SecretSealed: r.SecretSealed, Active: r.Active, ConsecutiveFailures: int(r.ConsecutiveFailures), DisabledAt: r.DisabledAt,
+		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+}
+
+func webhookDeliveryFrom(r db.WebhookDelivery) WebhookDelivery {
+	return WebhookDelivery{ID: r.ID, AccountID: r.AccountID, SubscriptionID: r.SubscriptionID, OutboxEventID: r.OutboxEventID,
+		EventType: r.EventType, Payload: r.Payload, Status: r.Status, Attempts: int(r.Attempts), LastAttemptAt: r.LastAttemptAt,
+		NextAttemptAt: r.NextAttemptAt, ResponseStatus: intPtr(r.ResponseStatus), ResponseBody: r.ResponseBody, Error: r.Error,
+		DurationMs: intPtr(r.DurationMs), CreatedAt: r.CreatedAt}
+}
