@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"strings"
@@ -17,8 +18,10 @@ import (
 	"github.com/certhub/credentiald/internal/accounts"
 	"github.com/certhub/credentiald/internal/app"
 	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/auth"
 	"github.com/certhub/credentiald/internal/config"
 	"github.com/certhub/credentiald/internal/logging"
+	"github.com/certhub/credentiald/internal/webhooks"
 )
 
 const usage = `usage: credentiald [command]
@@ -31,6 +34,8 @@ commands:
       the password is read from $CREDENTIALD_PASSWORD, or from standard input
   account set-plan      change an account's plan
       -account ID -plan P
+  secrets rotate        seal every secret kept at rest under SECRETS_KEY (those sealed under a key
+                        of SECRETS_KEY_PREVIOUS, and TOTP secrets stored in plain)
 
 Configuration comes from the environment; see the README.`
 
@@ -82,6 +87,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) 
 			return accountSetPlan(ctx, svc, args[1:], stdout)
 		}
 		return fmt.Errorf("account %s: unknown command\n%s", args[0], usage)
+	case "secrets":
+		if len(args) != 1 || args[0] != "rotate" {
+			return fmt.Errorf("secrets: want rotate\n%s", usage)
+		}
+		return secretsRotate(ctx, cfg, logger, stdout)
 	case "help", "-h", "--help":
 		fmt.Fprintln(stdout, usage)
 		return nil
@@ -130,6 +140,30 @@ func accountSetPlan(ctx context.Context, svc *accounts.Service, args []string, s
 		return err
 	}
 	fmt.Fprintf(stdout, "account %s is now on plan %s\n", acc.ID, acc.Plan)
+	return nil
+}
+
+// secretsRotate reseals the secrets at rest under the current key: run it once every instance
+// has the new SECRETS_KEY (and the old key in SECRETS_KEY_PREVIOUS); afterwards the old key can go.
+func secretsRotate(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.Writer) error {
+	box, err := app.Secrets(cfg, logger)
+	if err != nil {
+		return err
+	}
+	st, closeDB, err := app.Database(ctx, cfg, logger)
+	if err != nil {
+		return err
+	}
+	defer closeDB()
+	hooks, err := webhooks.ResealSecrets(ctx, st, box)
+	if err != nil {
+		return err
+	}
+	totp, err := auth.SealTOTPSecrets(ctx, st, box, true)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "sealed under the current key: %d webhook signing secrets, %d TOTP secrets; every other secret already was\n", hooks, totp)
 	return nil
 }
 

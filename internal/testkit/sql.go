@@ -10,7 +10,13 @@ import (
 // (for example a certificate before issuance exists). Tests assert through the API, never here.
 func SQL(t testing.TB, env *Env, query string, args ...any) {
 	t.Helper()
-	conn, err := pgx.Connect(t.Context(), env.Config.DatabaseURL)
+	SQLAt(t, env.Config.DatabaseURL, query, args...)
+}
+
+// SQLAt runs a statement on the database at dbURL, as SQL does, for tests without an Env.
+func SQLAt(t testing.TB, dbURL, query string, args ...any) {
+	t.Helper()
+	conn, err := pgx.Connect(t.Context(), dbURL)
 	if err != nil {
 		t.Fatal(err)
 	}
