@@ -94,6 +94,10 @@ func (d *Dispatcher) init() {
 		}
 		d.kick = make(chan struct{}, 1)
 		d.client = d.Policy.Client(d.Timeout)
+		if t, ok := d.client.Transport.(*http.Transport); ok {
+			// Keep a connection per sender idle, so that a busy receiver is not handshaken anew.
+			t.MaxIdleConnsPerHost = max(t.MaxIdleConnsPerHost, d.Concurrency)
+		}
 	})
 }
 
