@@ -2326,6 +2326,9 @@ type Id = openapi_types.UUID
 // IdempotencyKey defines model for IdempotencyKey.
 type IdempotencyKey = string
 
+// IfNoneMatch defines model for IfNoneMatch.
+type IfNoneMatch = string
+
 // JobId defines model for JobId.
 type JobId = openapi_types.UUID
 
@@ -2502,11 +2505,29 @@ type ListTemplatesParams struct {
 type GetVerificationCertificatePdfParams struct {
 	// T Recipient token from the delivery email; a download with it sends `certificate.downloaded`.
 	T *string `form:"t,omitempty" json:"t,omitempty"`
+
+	// IfNoneMatch An `ETag` received before: an unchanged asset answers 304 without a body.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// GetVerificationIssuerLogoParams defines parameters for GetVerificationIssuerLogo.
+type GetVerificationIssuerLogoParams struct {
+	// IfNoneMatch An `ETag` received before: an unchanged asset answers 304 without a body.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// GetVerificationPreviewParams defines parameters for GetVerificationPreview.
+type GetVerificationPreviewParams struct {
+	// IfNoneMatch An `ETag` received before: an unchanged asset answers 304 without a body.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetVerificationQrParams defines parameters for GetVerificationQr.
 type GetVerificationQrParams struct {
 	Format *GetVerificationQrParamsFormat `form:"format,omitempty" json:"format,omitempty"`
+
+	// IfNoneMatch An `ETag` received before: an unchanged asset answers 304 without a body.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetVerificationQrParamsFormat defines parameters for GetVerificationQr.
@@ -3149,9 +3170,12 @@ type ServerInterface interface {
 	// GetVerificationCertificatePdf Certificate PDF
 	// (GET /verify/{code}/certificate.pdf)
 	GetVerificationCertificatePdf(ctx echo.Context, code VerificationCode, params GetVerificationCertificatePdfParams) error
+	// GetVerificationIssuerLogo Issuer's logo
+	// (GET /verify/{code}/issuer-logo)
+	GetVerificationIssuerLogo(ctx echo.Context, code VerificationCode, params GetVerificationIssuerLogoParams) error
 	// GetVerificationPreview Rendered certificate
 	// (GET /verify/{code}/preview.png)
-	GetVerificationPreview(ctx echo.Context, code VerificationCode) error
+	GetVerificationPreview(ctx echo.Context, code VerificationCode, params GetVerificationPreviewParams) error
 	// GetVerificationQr QR code of the verification page
 	// (GET /verify/{code}/qr)
 	GetVerificationQr(ctx echo.Context, code VerificationCode, params GetVerificationQrParams) error
@@ -4307,8 +4331,61 @@ func (w *ServerInterfaceWrapper) GetVerificationCertificatePdf(ctx echo.Context)
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter t: %s", err))
 	}
 
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetVerificationCertificatePdf(ctx, code, params)
+	return err
+}
+
+// GetVerificationIssuerLogo converts echo context to params.
+func (w *ServerInterfaceWrapper) GetVerificationIssuerLogo(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "code" -------------
+	var code VerificationCode
+
+	err = runtime.BindStyledParameterWithOptions("simple", "code", ctx.Param("code"), &code, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter code: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetVerificationIssuerLogoParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetVerificationIssuerLogo(ctx, code, params)
 	return err
 }
 
@@ -4323,8 +4400,28 @@ func (w *ServerInterfaceWrapper) GetVerificationPreview(ctx echo.Context) error 
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter code: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetVerificationPreviewParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetVerificationPreview(ctx, code)
+	err = w.Handler.GetVerificationPreview(ctx, code, params)
 	return err
 }
 
@@ -4346,6 +4443,23 @@ func (w *ServerInterfaceWrapper) GetVerificationQr(ctx echo.Context) error {
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 	}
 
 	// Invoke the callback with all the unmarshaled arguments
@@ -4562,6 +4676,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/verify/:code/badge.png", wrapper.GetVerificationBadgePng, options.OperationMiddlewares["getVerificationBadgePng"]...)
 	router.GET(options.BaseURL+"/verify/:code/badge.svg", wrapper.GetVerificationBadgeSvg, options.OperationMiddlewares["getVerificationBadgeSvg"]...)
 	router.GET(options.BaseURL+"/verify/:code/certificate.pdf", wrapper.GetVerificationCertificatePdf, options.OperationMiddlewares["getVerificationCertificatePdf"]...)
+	router.GET(options.BaseURL+"/verify/:code/issuer-logo", wrapper.GetVerificationIssuerLogo, options.OperationMiddlewares["getVerificationIssuerLogo"]...)
 	router.GET(options.BaseURL+"/verify/:code/preview.png", wrapper.GetVerificationPreview, options.OperationMiddlewares["getVerificationPreview"]...)
 	router.GET(options.BaseURL+"/verify/:code/qr", wrapper.GetVerificationQr, options.OperationMiddlewares["getVerificationQr"]...)
 	router.GET(options.BaseURL+"/webhooks", wrapper.ListWebhooks, options.OperationMiddlewares["listWebhooks"]...)
@@ -5221,6 +5336,49 @@ type NotImplementedJSONResponse struct {
 	Body Error
 
 	Headers NotImplementedResponseHeaders
+}
+
+type NotModifiedResponseHeaders struct {
+	AccessControlAllowOrigin *string
+	CacheControl             *string
+	ETag                     *string
+	RateLimitLimit           *int
+	RateLimitRemaining       *int
+	RateLimitReset           *int
+}
+type NotModifiedResponse struct {
+	Headers NotModifiedResponseHeaders
+}
+
+type PageErrorTexthtmlResponse struct {
+	Body io.Reader
+
+	ContentLength int64
+}
+
+type PageNotFoundResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+type PageNotFoundTexthtmlResponse struct {
+	Body io.Reader
+
+	Headers       PageNotFoundResponseHeaders
+	ContentLength int64
+}
+
+type PageTooManyRequestsResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         int
+}
+type PageTooManyRequestsTexthtmlResponse struct {
+	Body io.Reader
+
+	Headers       PageTooManyRequestsResponseHeaders
+	ContentLength int64
 }
 
 type PayloadTooLargeResponseHeaders struct {
@@ -16745,9 +16903,11 @@ type VerifyCredentialResponseObject interface {
 }
 
 type VerifyCredential200ResponseHeaders struct {
-	RateLimitLimit     *int
-	RateLimitRemaining *int
-	RateLimitReset     *int
+	AccessControlAllowOrigin *string
+	CacheControl             *string
+	RateLimitLimit           *int
+	RateLimitRemaining       *int
+	RateLimitReset           *int
 }
 
 type VerifyCredential200JSONResponse struct {
@@ -16762,6 +16922,12 @@ func (response VerifyCredential200JSONResponse) VisitVerifyCredentialResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.RateLimitLimit != nil {
 		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
 	}
@@ -16865,29 +17031,6 @@ func (response VerifyCredential500JSONResponse) VisitVerifyCredentialResponse(w 
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type VerifyCredential501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response VerifyCredential501JSONResponse) VisitVerifyCredentialResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -17222,10 +17365,13 @@ type GetVerificationCertificatePdfResponseObject interface {
 }
 
 type GetVerificationCertificatePdf200ResponseHeaders struct {
-	ContentDisposition *string
-	RateLimitLimit     *int
-	RateLimitRemaining *int
-	RateLimitReset     *int
+	AccessControlAllowOrigin *string
+	CacheControl             *string
+	ContentDisposition       *string
+	ETag                     *string
+	RateLimitLimit           *int
+	RateLimitRemaining       *int
+	RateLimitReset           *int
 }
 
 type GetVerificationCertificatePdf200ApplicationpdfResponse struct {
@@ -17240,8 +17386,17 @@ func (response GetVerificationCertificatePdf200ApplicationpdfResponse) VisitGetV
 	if response.ContentLength != 0 {
 		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
 	}
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ContentDisposition != nil {
 		w.Header().Set("Content-Disposition", fmt.Sprint(*response.Headers.ContentDisposition))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
 	if response.Headers.RateLimitLimit != nil {
 		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
@@ -17259,6 +17414,31 @@ func (response GetVerificationCertificatePdf200ApplicationpdfResponse) VisitGetV
 	}
 	_, err := io.Copy(w, response.Body)
 	return err
+}
+
+type GetVerificationCertificatePdf304Response = NotModifiedResponse
+
+func (response GetVerificationCertificatePdf304Response) VisitGetVerificationCertificatePdfResponse(w http.ResponseWriter) error {
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(304)
+	return nil
 }
 
 type GetVerificationCertificatePdf400JSONResponse struct{ BadRequestJSONResponse }
@@ -17354,54 +17534,48 @@ func (response GetVerificationCertificatePdf500JSONResponse) VisitGetVerificatio
 	return err
 }
 
-type GetVerificationCertificatePdf501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response GetVerificationCertificatePdf501JSONResponse) VisitGetVerificationCertificatePdfResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
+type GetVerificationIssuerLogoRequestObject struct {
+	Code   VerificationCode `json:"code"`
+	Params GetVerificationIssuerLogoParams
 }
 
-type GetVerificationPreviewRequestObject struct {
-	Code VerificationCode `json:"code"`
+type GetVerificationIssuerLogoResponseObject interface {
+	VisitGetVerificationIssuerLogoResponse(w http.ResponseWriter) error
 }
 
-type GetVerificationPreviewResponseObject interface {
-	VisitGetVerificationPreviewResponse(w http.ResponseWriter) error
+type GetVerificationIssuerLogo200ResponseHeaders struct {
+	AccessControlAllowOrigin *string
+	CacheControl             *string
+	ContentSecurityPolicy    *string
+	ETag                     *string
+	RateLimitLimit           *int
+	RateLimitRemaining       *int
+	RateLimitReset           *int
 }
 
-type GetVerificationPreview200ResponseHeaders struct {
-	RateLimitLimit     *int
-	RateLimitRemaining *int
-	RateLimitReset     *int
-}
-
-type GetVerificationPreview200ImagepngResponse struct {
+type GetVerificationIssuerLogo200ImagepngResponse struct {
 	Body          io.Reader
-	Headers       GetVerificationPreview200ResponseHeaders
+	Headers       GetVerificationIssuerLogo200ResponseHeaders
 	ContentLength int64
 }
 
-func (response GetVerificationPreview200ImagepngResponse) VisitGetVerificationPreviewResponse(w http.ResponseWriter) error {
+func (response GetVerificationIssuerLogo200ImagepngResponse) VisitGetVerificationIssuerLogoResponse(w http.ResponseWriter) error {
 
 	w.Header().Set("Content-Type", "image/png")
 	if response.ContentLength != 0 {
 		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ContentSecurityPolicy != nil {
+		w.Header().Set("Content-Security-Policy", fmt.Sprint(*response.Headers.ContentSecurityPolicy))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
 	if response.Headers.RateLimitLimit != nil {
 		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
@@ -17419,6 +17593,248 @@ func (response GetVerificationPreview200ImagepngResponse) VisitGetVerificationPr
 	}
 	_, err := io.Copy(w, response.Body)
 	return err
+}
+
+type GetVerificationIssuerLogo200ImagesvgXmlResponse struct {
+	Body          io.Reader
+	Headers       GetVerificationIssuerLogo200ResponseHeaders
+	ContentLength int64
+}
+
+func (response GetVerificationIssuerLogo200ImagesvgXmlResponse) VisitGetVerificationIssuerLogoResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "image/svg+xml")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ContentSecurityPolicy != nil {
+		w.Header().Set("Content-Security-Policy", fmt.Sprint(*response.Headers.ContentSecurityPolicy))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetVerificationIssuerLogo304Response = NotModifiedResponse
+
+func (response GetVerificationIssuerLogo304Response) VisitGetVerificationIssuerLogoResponse(w http.ResponseWriter) error {
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(304)
+	return nil
+}
+
+type GetVerificationIssuerLogo400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetVerificationIssuerLogo400JSONResponse) VisitGetVerificationIssuerLogoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVerificationIssuerLogo404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetVerificationIssuerLogo404JSONResponse) VisitGetVerificationIssuerLogoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVerificationIssuerLogo429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetVerificationIssuerLogo429JSONResponse) VisitGetVerificationIssuerLogoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVerificationIssuerLogo500JSONResponse struct{ InternalJSONResponse }
+
+func (response GetVerificationIssuerLogo500JSONResponse) VisitGetVerificationIssuerLogoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVerificationPreviewRequestObject struct {
+	Code   VerificationCode `json:"code"`
+	Params GetVerificationPreviewParams
+}
+
+type GetVerificationPreviewResponseObject interface {
+	VisitGetVerificationPreviewResponse(w http.ResponseWriter) error
+}
+
+type GetVerificationPreview200ResponseHeaders struct {
+	AccessControlAllowOrigin *string
+	CacheControl             *string
+	ETag                     *string
+	RateLimitLimit           *int
+	RateLimitRemaining       *int
+	RateLimitReset           *int
+}
+
+type GetVerificationPreview200ImagepngResponse struct {
+	Body          io.Reader
+	Headers       GetVerificationPreview200ResponseHeaders
+	ContentLength int64
+}
+
+func (response GetVerificationPreview200ImagepngResponse) VisitGetVerificationPreviewResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "image/png")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetVerificationPreview304Response = NotModifiedResponse
+
+func (response GetVerificationPreview304Response) VisitGetVerificationPreviewResponse(w http.ResponseWriter) error {
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(304)
+	return nil
 }
 
 type GetVerificationPreview400JSONResponse struct{ BadRequestJSONResponse }
@@ -17514,29 +17930,6 @@ func (response GetVerificationPreview500JSONResponse) VisitGetVerificationPrevie
 	return err
 }
 
-type GetVerificationPreview501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response GetVerificationPreview501JSONResponse) VisitGetVerificationPreviewResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetVerificationQrRequestObject struct {
 	Code   VerificationCode `json:"code"`
 	Params GetVerificationQrParams
@@ -17547,9 +17940,12 @@ type GetVerificationQrResponseObject interface {
 }
 
 type GetVerificationQr200ResponseHeaders struct {
-	RateLimitLimit     *int
-	RateLimitRemaining *int
-	RateLimitReset     *int
+	AccessControlAllowOrigin *string
+	CacheControl             *string
+	ETag                     *string
+	RateLimitLimit           *int
+	RateLimitRemaining       *int
+	RateLimitReset           *int
 }
 
 type GetVerificationQr200ImagepngResponse struct {
@@ -17563,6 +17959,15 @@ func (response GetVerificationQr200ImagepngResponse) VisitGetVerificationQrRespo
 	w.Header().Set("Content-Type", "image/png")
 	if response.ContentLength != 0 {
 		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
 	if response.Headers.RateLimitLimit != nil {
 		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
@@ -17594,6 +17999,15 @@ func (response GetVerificationQr200ImagesvgXmlResponse) VisitGetVerificationQrRe
 	if response.ContentLength != 0 {
 		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
 	}
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
 	if response.Headers.RateLimitLimit != nil {
 		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
 	}
@@ -17610,6 +18024,31 @@ func (response GetVerificationQr200ImagesvgXmlResponse) VisitGetVerificationQrRe
 	}
 	_, err := io.Copy(w, response.Body)
 	return err
+}
+
+type GetVerificationQr304Response = NotModifiedResponse
+
+func (response GetVerificationQr304Response) VisitGetVerificationQrResponse(w http.ResponseWriter) error {
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(304)
+	return nil
 }
 
 type GetVerificationQr400JSONResponse struct{ BadRequestJSONResponse }
@@ -17701,29 +18140,6 @@ func (response GetVerificationQr500JSONResponse) VisitGetVerificationQrResponse(
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetVerificationQr501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response GetVerificationQr501JSONResponse) VisitGetVerificationQrResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -19106,6 +19522,9 @@ type StrictServerInterface interface {
 	// GetVerificationCertificatePdf Certificate PDF
 	// (GET /verify/{code}/certificate.pdf)
 	GetVerificationCertificatePdf(ctx context.Context, request GetVerificationCertificatePdfRequestObject) (GetVerificationCertificatePdfResponseObject, error)
+	// GetVerificationIssuerLogo Issuer's logo
+	// (GET /verify/{code}/issuer-logo)
+	GetVerificationIssuerLogo(ctx context.Context, request GetVerificationIssuerLogoRequestObject) (GetVerificationIssuerLogoResponseObject, error)
 	// GetVerificationPreview Rendered certificate
 	// (GET /verify/{code}/preview.png)
 	GetVerificationPreview(ctx context.Context, request GetVerificationPreviewRequestObject) (GetVerificationPreviewResponseObject, error)
@@ -21284,11 +21703,38 @@ func (sh *strictHandler) GetVerificationCertificatePdf(ctx echo.Context, code Ve
 	return nil
 }
 
+// GetVerificationIssuerLogo operation middleware
+func (sh *strictHandler) GetVerificationIssuerLogo(ctx echo.Context, code VerificationCode, params GetVerificationIssuerLogoParams) error {
+	var request GetVerificationIssuerLogoRequestObject
+
+	request.Code = code
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetVerificationIssuerLogo(ctx.Request().Context(), request.(GetVerificationIssuerLogoRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetVerificationIssuerLogo")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetVerificationIssuerLogoResponseObject); ok {
+		return validResponse.VisitGetVerificationIssuerLogoResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // GetVerificationPreview operation middleware
-func (sh *strictHandler) GetVerificationPreview(ctx echo.Context, code VerificationCode) error {
+func (sh *strictHandler) GetVerificationPreview(ctx echo.Context, code VerificationCode, params GetVerificationPreviewParams) error {
 	var request GetVerificationPreviewRequestObject
 
 	request.Code = code
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.GetVerificationPreview(ctx.Request().Context(), request.(GetVerificationPreviewRequestObject))
@@ -21533,361 +21979,388 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id Id) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L1bc+O4kj/4VRA6E9F2HEqWXa7qLjkm/n+VL9Xudtk+tqt7errqb0IkJOGYAtgAaJVOrR92X/az7PM+",
-	"7r7NzvfaQAIkQYq6WrLroomJ02WKxDXzh8xEXj7XAj6IOSNMyVrrc61PcEgE/POQM0WYOqIy5pIqypl+",
-	"GhIZCBqbP2s+VgoH/QFhykdbIR+yiONQbiMukE9ZRBnxPTSkqo8w6tKIIIYHpFHzajLokwHWLapRTGqt",
-	"mlSCsl7t4cGrnYZkEHPd+RWJIzwiYUXPSiTER8M+YUj1qURUItUnSCouSIgwk0MiEO8izBDBIqJEIEH+",
-	"SohUZjzwMh4Q5GfdBaP6r2TkF4dHWDKotf6s6f5qH72K4Z7xAFcvTzsMBZFSD0N3J4jkiQhg/nosVOiZ",
-	"6YbdDrtcDLCqtWqJoHVBukQQFpBaVc9XWJEzOqAK/me8/yszYYlwFPEhCRFlMJAhZSEfpsMacKlQwJlU",
-	"AlNGQhTp1pDqY4VwHEeUhMUlGVBGB3pVmtmgKFOkR0RxVFdkgCnTg508soh0lRkWVnZcy3YmScUSXJOA",
-	"s1CihCkauZMX+n25WF9EiVG7q4iY3I/iaIipQh3S5UJvuRIjynrTt3xqvw9eLcYCD4iyjHl8T5g6DU9o",
-	"VDmSCxaNEFaKsJAQS3tUIqK/OgDa54lCVHnFl3BklgcHAU+Y+sF+AStEdbt/JUSMal5Nc3CtVSNmFLVq",
-	"0k1oWEmxduyXWPX1B9BwrP+oaHceFpnUz2k4oXn6+JYztPiVjMaXf1eTwN7LlygWlCnciQgK+ljgQG+f",
-	"h2TAYxLqd5zF9pAgAzLoEA1de/uozxMhG6iNBOBfCbA6PBxZgDOYxwXtUYajFPXg9RzWVD2F0RYC1DxA",
-	"mHHVJ6LY1P7eXrbZ5hzIl62EkUWuwZ/OCOvpHd17+dLT1Jz+vatpVykidJv/688PHz7tNesfPnz68fjj",
-	"3/+tcnl/4Z2Je/dP+O1x23eJe6Ri0+odLEmIYtwjiCV6JybRvX6lMP2QdHESKZjsAH8yjLzb1P/n5Zy9",
-	"W4koejTX9F8VIzpVZCBRTASMadpg4PvKAe01iyOaOZzfiKBdak6zQx5WDMt9AwU8JGgrwJLUKZOEaSnh",
-	"nmxngy3unn57OgrmdPRqfxoZNeuv2/X/xPV/1aup6EH3ImPOJAHAfINDe97ovwIj1+h/wulmJrPzT2lO",
-	"cPIJD+IIpk6E4MJ8otei9lv77PSofXN6cX57fHV1cVXzagMiJVBU7QYOeCNgUIkYV+geRzQ8QH5IFKaR",
-	"9FFE9ZE31Eed4qhLPzVg2fMl+DdBurVW7W87uVS2Y36VO8cwGphdcU+W6xn5ML2GnpvfQn55ciAGOeJg",
-	"dtDWM2GjarT2i52SaOKe1PWCXDBXI/kXpYbsmT9nI/ptvX6f6jD3up671MLd2M5+fPC0ANyNaPBIojm8",
-	"OD85Oz28qSAWIw3+IJFUWBEUcmJ2D6Q1OLVXSB9zdFYmiXTo3xUpZPulSeCEiw4NQ8IeRwOn59fvT05O",
-	"D0+Pz29urw8vLo/HqKF9eYruyAhFOLizmoyWFEBfArnd7k0Kn/7KSGPxnst0Mj6974piKnZX084p0wcW",
-	"jh5LOjfHV+ftswLBtBlKGPkUk0CREMFp30DnXPUp6+kjQJB7giMSHli1054NIaIhYYp2KZGIqlQbjHhv",
-	"NUCzhmGNk5pZju+MwCwNaLI65+qEJyx8HFmdX9zcnly8Pz8q0NU5RzIJ+tlpkW6FVVNWQiSz+ijveDbS",
-	"72rL8/2xe36qd3JAmCIr2PnTd5dnx++Oz2+Oj8YOIh4TYcR7KlHIg8R0ijqJAnmhk9BIoRFRKzuA5u+x",
-	"ijacuXx3FOLu40dQJ0cRx+EN52dYGD13eUK5bP9xdtE+ur25uLg9a1+9HZdZwHpAPgWEhEZwMIbDrV30",
-	"jr5BXS7QL9cX5x7abcIDLtDLptdsNpHgQwm/Y3R4/Ruig5gLtb0yglr1uMpkN7Yy3xXhjdOFJr1rIiXl",
-	"7IJFo8eRXfvy9PbX4z9uNX23z84ufh/DKCodyGCwyRhJ2mMkrFOGpBnJAcIsk22HWKJEknBFJPaYEZSJ",
-	"qWK+3xU5Ve23Jqgbzt9hNkovCh5HVFftm+Pbs9N3p2MnHudogNkolUblgTHfgxpkTfpaBQLTfx1s/yvS",
-	"vJbpuEw77rS+WaKx9y717OJl6sf5FU0ltRUIQZPZe4YT1eeC/uuxgtXpOViRbi1Bj52WGgW4QIrfEZB0",
-	"BlRKynoeGgqu/0M+xVq91u8Ics/vVoZWS3U9rngVZved6V/Fnf2YbwtMvm1Ul+tkMMACjj8chnBjjqNL",
-	"oU8KRXVLXRxJ4tVi59HnGg3nuLhIjeifx3+II8xmEcelfseYxVPj+5/mJgyatY3kl9u8808SwLa0Y2pv",
-	"uRaYUiAIViRsq8LMQqxIXdEBqZqeoUDZrrjBPU+iKL3nN6TMyD0RlmjhfnJKH3+mnXg1lkQR8PycSx5h",
-	"qd7LOeZR1cfk/RKkSz+NT/OECqnQ7p5zW5he0N+RkQdiqSAB7zEqwZ6iGlWDBtudISxFBnIWZVzr1/V3",
-	"tiEsBB5NJRXbQTYRz9ludx8L6zeZtA7hY+d6ZiqdOfAbJEIQpi6xlEMuQrhgEoIECvW5kAR14MJolI/p",
-	"lB3hkay1XjezK6nDq3dIjliQT6v1p7mAli1BsJ51dkfeGgqqCOxtidrLAxkjYEJCEuYkbMVDKzDqU37A",
-	"BUGqjxl6iQaUJYpIhHu8QNpx2r7nXpTt7v1UvimbxFvp/Mf8BbRuZJQezVzgiDHGYdk14otXL6dfI+ak",
-	"7w7TXj5OG+aylDug7NR8sFsiY6+WMPpXQuzPSiREU/qQn+BAcVF9w3lNP9VD2qPKXG92BR8Y+1Si+oQp",
-	"LRDotYpjvSylW8mPn189VF9ru9xUZKTJrHFGpTpm9yTSE53FGaVJJEFApETEfg5jLVBtiBWee63tKTAL",
-	"JqDNyvlYJnqCc2SAaVR43TypetU6msxzFHQ1OJ9PgvQFzpOJbQyIwumeVC9RgaFeNpsVPZROFEFIXY8K",
-	"mTdQjKmQaAsr4/K119z2UCLBRYUypMggjjBAj0T+588p8jXSoTV+Pf7j4cG3cOAOba+Zbd1Iz1DOuM5/",
-	"qKCRJA4X2+yqMyp3Hsp3zFl4L6OGbLmLx1c+iGlkvPSZZamz9k8uyf+0zxtc9JyRt2rN3dd73Ze4Wf8x",
-	"2CX1H8MXuP66s0fq+92X+FXnx+Cn8PVuYYKt2i9c/tf/5U60VXv3X/9vFIEHj0tZmrcxG9VatXYwILCG",
-	"RZabzD8FL5/9VfLTgueEy0YLfvqdM1mJY+ZklmmcsPbjaeqplJ4qC59Dp2DYPeFisOCJ1KWRa1V/R0KK",
-	"b0wvinxSO4G8r5Une3j9m4fe35zUf0Jbby7epb642x7yPR/5Bz6o5riDJImx0PDjIaOdIgF+qmZiBygl",
-	"KWu2xix07daNmQgJg5+2LKlv3DMKGtmWlkUNw7wzFV3cI+/0e5UkYduYtgTv4QCYF9pLG93HrEfMjUOX",
-	"kiiUKBZEgtutn/K37xlFwP7iGRfPwH427POIoAGOG8i37OmjADPGldYLmfEEnHCiNAYJ0ZhfOFmMgOyO",
-	"fXeFmL/B8WfC8TECfoPD3hPI14FWggWdyYgwnMP05fJqf368cYYOKh15j7DC6P3VaWo66ehxIHgZbfUI",
-	"IwCwhgUZZwTuZXr0nrDtSnMKlTIh4SFPjEl4mqP+FJuPVFgl0o0mwYGi98YdVgFGfazoXOFeUR8ef6OE",
-	"kQsL0V4NXEWpGqXGgXHd/s9sjtk2TbEPufvh0Eu6Y3ZWpX6zJSqu+CLCOVBcW0pN3obGFuCElH3nFF+B",
-	"quZ8t2DZXI+h0izZIpsuSEBjau85pvHxVfYifAV3A0tNZQoL2NuHWtZBJTPcV/imz6ERplvluXvsLkBF",
-	"y2PUOGbazFdiNik+v1RVYo2nlq2KZ8FijMn0EIFOxo705jRyS0RUjqUryTPN/Z8mNzDxhH1Whcec8XNr",
-	"O/D6qSbgJUwVObeAUXwOo8SeHoQkLDw28iS0+TAZaYtH20yQG+BPqZnXSogLWX2dgTkRMnbe9vsO5xGp",
-	"uClzxzxxob8QNn8e7l5SYYLDHRRZc7Yj2cdwE0Kl/mdMDtIfCloSYHpJEXIFUwc0apdGzyKhVp/1xwFn",
-	"aUjtmBLwFt8ThJHC0V0et3QdE3wHwo+Rx/6sSfvkY1l60ugxfj+0IpG5AF7T0W+CcHx5/hZxga5/e4tC",
-	"Kyd7mVVh7+Ur9Ct9g0IS8JCEB6gkLeOOXsdGEUVf7L9+ufeqcA+iW27BAHa2Ytb73+R978OHv38aRNsH",
-	"HSzJq33vTxO81ay//vvOx7//++emt+fcmky7TC0uwUw1cUx+Lhwgs7XMDHH2mnNhzJgo7VyaVUffzRat",
-	"YeqVfCcwC62XxAIHKqj2J4IPJqnek3cBPr0icTS64QuYCyoJVJ9KIh1CKfIRfkOyz4cMcYYCQSA8AEfy",
-	"wPUUhwAVq8klUdQon+9T5xLxHn8cgzwPJ8SCDrAYHfLI+B453f3NxEWe4Hq3eA9Z1c6QdCRV5JEyUkHa",
-	"zrc0b94udGncXokKS6Q1jdqfV/5KWW5+Ecx+YcyKCw76qnDm2ZYQlggbO2ELYYb4gCplXLf0vhjDI6IS",
-	"BRHBwpBp2V6Ys3+tzXA0UjTAEbrmASVqhA71oEAfAjePItfXAufX0hWWy9QVDZepoFX72+7J/vGPrx16",
-	"adX6SsWytbNTsmFuQGwDYmsCsXGmTaK7E0wj4xC6PitS5kA6FXPsYBJBUhfPScpJLW3y45RJZe0saCq2",
-	"FpeZLqhgQHlwfF9nWWlsWoD0/Uljf2ul0WdRZa18N1WTLdmhjYbZQuSeiDwdS2qWhrudLBcLNvH6yMFW",
-	"tLXfbBpcyJ3DdptNk1zhqZTmUOCuqlKYS4gjSKz1NnhdthDjgHdUefqfAKzwryHp9Dm/cwztmcY9SUE3",
-	"OSLG307vX07DKWufrfQPMruwKfjUTcwSMoMEJYxtsZvjDFDm0+VzDKpQ6I1Vcu7GnBO9qjV5R+N4wbFd",
-	"229meo6akeadeOlKfJxrlZ9X3hvf9PklvyS6+4V3nsDjTaNuBQLdwC00+BQ3m6hroF8W4GPW3H/hHXvm",
-	"jCFJmYYWcv7JWGH6dVqXMir7S943LHR1MnssseCaoOZ51WGnGS8qLNTKrlP+SojhNJEwZt7W2xoRVc11",
-	"jpmEK5OlYEb6synedtl9iWnLXS9vCgZk1Fu86MsXpkAEU9js2WFCs/qi2LCMHLagiLk+sa0gds4pw/3C",
-	"O0uIbzPlsCjiw0sstHI1W1b5PfXCz5PfKY6ARBFPlMn9ZQzFIMKYDIUtBI0hQbqJtBr5P3nHZFrbb+4h",
-	"//Dq+Oj0xoSW+Wn2P8xGJvkFULTW/ERC7B+QgQ/6lWjYp5HTIZbKA6u4IAEXNoZZEKm08m9Yx+Z4K/Ra",
-	"LVetVUx9hDTaXKlA+jXKk9f5QbFGJfMTlWpKMF2GAva9gqw4VdVMG67idreV9QJc3tE5sK4TpGnSOR1f",
-	"3dT3mnuv6pri9vcqT8BlxK4FBJ4vxwWkqoflfUGMy8QVwXKWU1f57dSBIxVezPBvKbs1FgyvJpOYCElC",
-	"Iy4InOj/QtJK8DECsea2M7o1Rriap7v66M0YwuOdV+ZUs67NB2PAMnMfl3Hgmpm08TLpRDRAEed3SQxB",
-	"XluHggd3XS5C1MGSvNjzUGUax6mdva/0sZjDJ2ecaac74eRyZgGBnKUtOvTMdNqpIN8JNDo+40V80hyK",
-	"OLK5sUkIKXAXRMV5xNDJnR3pr1PMMu7qOeu5p3mYfVetKNABkQoP4op8zieH6MWLF6+RfseRHfo4jgkz",
-	"huYlgnryEbu9e5NF6xmL8FRn0WNOr3FH5Wwi6zqgHoFvi7vlFZepGg0mcHyGCBVoUVilGaTxrOriNAlr",
-	"Hrr+yqn5+6LLGXu5kluN+WIG95YJMiy78xXlmXlaadYeHqvBLCtpl8Lc74kQNLTKe6rGuVcuqfvOEhkl",
-	"pimbpboVsI4+6vMolKiDgzsYT0giCio43JZUa/ILiZIl4i7ISpVUPINS4UL7KWSXxSQWa1v8+qWV53cf",
-	"nXFLtFYnUqfvKyOlPwGluT3NTXDTQhS+Loobm/43L06IuSwVrn1iujmkQl9cwNDwjcnfRe0606mzlZlB",
-	"jdeEqSfg+aybuRle6jF9/dxenPjXyepaNDqygtIahMdvgQvLazSLKsaukc0Ni/Vlnzs4z2nyN0qGT3J8",
-	"Ox3Nzcz38M03wM7lyW9MAY9iTq9mKGPp7ENrYudsVJXkwBO2fgepBZxCJhOutZh/x8kk76pqxYGPlh7R",
-	"HRk10BVRiWAkRJwFxLMDwz1MWSnVXEDlrUb429z1+rb+8fOLPa8q+9wmkeUKE1majZxJ489rYC5w26JM",
-	"+rtx0r1OOoXow0VOlyAN2B63YQWcSRIk+gXrjS5nO8otAQFzpxsJKeR0CavA4vc8Y6e4pwFBckhV0Ceh",
-	"eeisEOLdLsJdRQTabaYuOpphB7GCPN4YCVPYdEHuM8lI5+YCu3nHmWRR5Tw854FLAlFZUJX2GLg0we8L",
-	"oNawL0kwL2QtcQ+eLHsdncCtrl3pcgKTLEtFFeUWyGfSxXC2lIsx3ZcAIVVYsAiehFSd0F7K5AtASFRd",
-	"z/jQesjFRKABZ6p/YILe4EBPGHxlg5rGAKUi1FZPxMk1Pvc3kig5FS8Y+aRQgCPCQmxHirbe3xxuow7p",
-	"USbnVRi8WjKHy3FpQ8za2U/dKTpDn7xfK9opLWe1ltqSmAjKw7IbF3hw7e7qgY/l3N1/qJt/7FVjyfwZ",
-	"0ksEsaopuRSztm2362an6z2WDJ4bfoAU58aaIyz7HY5FmIadLkrGkFJCns4ZDeAGwc79TR4BOu8nWT39",
-	"OWIlBB+MkVflsd7Hc8lcis/VnKuzXllvzxJFQEoPqwA4i2B8n7OS9IZ8kWnPZOuICJYKxIpCBvLdKr6r",
-	"Gcft8pDmmKhWseWCvAarDWtUta+V9OEVSSztN9sQd7fLc6hY5vmY4FmZuIIn5+bnY9eMuYRxS4vds7e+",
-	"U8iLNc0QVSWaz2kVq/x0cYVmgRzjWVzJVH8FtUZP2ML25YY4mZgNrsxkyOfJ2j7Dm/Q04zN3Vy2jpr07",
-	"FreMVNyFy1bH3aeZRPqsrFZkl+W47PkdEEqzeGIXhCqarQqvk8bHeEo83XxxXeOWQHB9zxcTHYNDkI3c",
-	"9EwlCriWMXXnFEd4vOCuhzCTQyKkOVjTRFrjWzNX9gGYyhsejhPV5EwD+TdrTjEQ5ArLbGEy1UPBNgRF",
-	"8Sv85E2uMMRZRTl8tIVZqH+CIASzWVJrnoIgqlCfRLHcbhWL+88ZawuzOoJRVZH9o0J4CiF9xen+nAww",
-	"qwuCQ8hqTD5pzQFoq4He4ZFNOH2AQg5lWGMsJGlU+1WkdDFtRSuqhLeccuOpPR7KkEPWGst5xXo89i9T",
-	"jMctzzOhXk/uNpe9kj9IX3HltVaa96z83H5deJY2YGS79BX7VzbGVP5Jf7d5EGRrgFkxXnL5HBk5Z4xL",
-	"4Ervr4cGOOhTRpwdB8DRjTfQpeA9gQfGcicVQEfBmicV8u0AfHd7yoxS8yoq4aVPDq+Oj47Pb07bZ9c1",
-	"r3bz+8XtSfvw5uLq9ur4H+9Pr6A4oxvTCJ9W1M6vLhLqFrV+d3zz88VR6YX22dVx++iP29Pr6/fw4PTo",
-	"+N3lxc3x+eEft6fnt5dXF2+vjq/12A4vzk/OTg/1CNo3N8fnR8fHtz+3r28Pj69uTk9OD9s3x9fl3960",
-	"j97C06rSuW5XeuhXx++vYQyl2pROwfexEr+TDhuLHYvWMiBRWH0nRVmcKK2C2cBHv8PDUQNkMt9D/l8J",
-	"EaNGjHvkmv6L6CcxVv0GDfU/TemCxmlIBjFXhAWj+q9kpH/p0og0BB/++eNH25aTnAqsPHk3lXOdiGS/",
-	"56Br7pdiwuOIzFMSQa/BDM5awpXBAYnfSkkBq4xKLqYULiQLRqbdqUamdV6SEOtnQFavr1gXuun9T7yD",
-	"nBa222ZZkq30NQRVzuRIKjJYJIJ3RdWJKjOk52vrrEYpuG0SOS0SiwZknKniR3i0uHcOmcsktIDVat7s",
-	"G/MarZ7A9GNnTZcw48y1K19O0bdxglm6/hs0tXylx0lg+uOL5pgeNeQoxCPjcYCjO1ngsFZ6j1Df3btp",
-	"vm41m61m8z9dxmvV3hARUZan/33L0WGWMhjp72sriYKZckQslTf2MfmCl8B3F7jnz1i4bCLfR0S+WNB1",
-	"YdZpbiK1Pq89B0SOxdjrC7Df3NvcAE9rt9G9PqZsUyHNKpBJMbFqbNqZlVl1g1IblHpSlKqw9ixucxxP",
-	"POnmRkI4EgSHIxOtOA4P87n5zqkKLFngZa5kElULeDrAPXLolPtf4Iopoj1WCPWsBYQp4+Vr7SIRAT/6",
-	"7LmgvX51IMkKsvWvP4/vWNEpJ3nLYC4jljKe7uW33Q2JuVBXRP+9uNdhVsVuMl9PTm7mxoal03p3en19",
-	"ev729uT0+OzIsWEdv2ufntW8Ghh3Ls7fVu6p4MPxHT2jjCCbYcxee3dpRExCaFvykUoU6dd2C6r/3ky9",
-	"RHeYl7fNArCmGTbS9V4imykOw3n0NgF7uUBq0TIJTM9WWlxduMCRGWRx5kRqcIEIFhEtLjza4iwa2VRq",
-	"ut2jJI6MFcbfrvbvmbj+ZkXcHIfZ5Get/bOKmgUimFviNF4Mjyu5ZvYp94UpHU4iIbmj/viBpGWxvMDf",
-	"VpZyGCWShNuzUuFtqrxtqrwtUuXNK5HrvDzx5VhzKjl2aYPOGe9R9ogC6DjEpeIRMZZyyIXWVAIuBAkU",
-	"6nMhNYNrGWZUW2Wp8rwz5+vsYaGB3b2fZgr+ggT8nohR9fXbBcvc3xRhSFLWi0g9gWyi5ju4gpNlGW6v",
-	"0O9PVYLYkJ/gQE2896Of6iHtUQXtG/8BANNE9QlTmhe4QDiOS476xpn2VZXwV3YCsAueLd0EWuHzitkV",
-	"V1GQ3+8HiSLe42YO/uX7G7STFkTxPdQ1mrrixseQRNEBYtxkXjWpVRk331OJJFHjrLRagb4sIEOdjvnk",
-	"40kLmKgluE2QriCyf8PviF5OoW5/6u4GTfJj+KLzCu93m+R1sBe+7PyEfySvurthMxjnsmIbRZ345asZ",
-	"rFGWUd22qmZ6ITRYZxp7tn6YhTLAoD5oaUVgWr3wmRFpMVEktkrBuAWjkALc3ncWbB+71ZaPoietShMT",
-	"F2/+QA/gXQT4jXAguNTia4R0T3JB+TM2xXWzQab9Vi3zJY6JSKeSLnJ7v+bVzo5vbo6vqtfWetEXZ9EV",
-	"hLQg2M/x7MVpcEYseAvtes1m8wB1EkkZkbKFdpvmSeZKDxUj4N+uY4Fu2jCqPuDt15AX2H5WOcx/iOWw",
-	"5h9XBiUtUrvSAnp/deYh+VeCBfEQlijCokf0P1K4MTX9JUpiDUL7TTQYPDXG/CUegTBXrqC4jM49y2+z",
-	"VCl+ai34WTf2aTvOV6niO2Fu2eG8aFSAKH9bdm031Z0CcoAIDvpoyMWdzDzWJ5ftdhNhF5JgN2cIZMUB",
-	"zZzus2qWxYWfW7S8MofE93DcXZEelYqIZbL/Gc+GacXWJsva9s6gHWJ0xu9JhAOylAReGMTY+YYHGZoy",
-	"Msx8Mbb0Ay56mFEJ8LpdEnx35zC1P0L2Z5Wj1aJmIkHQ1C8sMaTH6BTNhQXtzJnE3YPJNCZgpa+JUpT1",
-	"FkXBAMc4oGo0X0icIxllOf7n8l+KuFzSgEIYxOBWR5w7Rt8F7pp4TNgygynvmx1Z3qAzUS9f2emG2qo9",
-	"fGZoryCqBRB+/OvHF8iUtqXC5e2sO9uMsl9ocshJML+Bbd7svWi9fN16+fo/aw6lmdSeGW3VrglBI54g",
-	"ylB2NZvRkG2tWW/u3sBlLtznPmz4bOV8Vk1ua649UCWem+SKSwkx5h7KnJ8DKmVMInWABMlcztwUhWOj",
-	"r5Bo0outQvXr5sT8iLkxKVVT0qkvtWIf56qHYtK3OLvyPXr9e7VrwsI3SXR3bKrULm5fXTTBM2fR6D2D",
-	"mKbq6kqF6LrZFYTG/QncUkKPKhe0eLWgRfKLuQsxI4Xz9R2Niy7b6a0UiGkkRNKcst0kikZVV1FVieAm",
-	"uHmUKGKJu1obubaqunWlsedxcfbzOSfxrPJL1aLOLb5cEykpZ6DWyYVTI+nRZ9plcW6//H6Dto7Do+v2",
-	"tuWj3ZdoQFmiiDxAkrAQYYn8dqL6XNB/wZHWQm+0YCPQh6TZfBEo3TL8k/iNBVOjHeufRim/mpEiaHD+",
-	"dCVl9bl0ExLjvxLi2cm9aIIPnGdvRLT6laKIbQYJyC0kEQYNkrM5IjrcFS6Nx539zI19Zvp0SWx+yqQ9",
-	"hlUiyHIm0DaSaQPGB8U4RmhF00dbHR6F21CVzldURcRHCQOHFVurzgfHHh9tYSQDzJiGwbS5bYQ7/B7i",
-	"JOFKv0fvCTtIm3bbHGDjbIZAstf/IkI2kFbPYUj6XUU+KYkUvjPOah2uFB+g3T00GKTUa5NtFVc+87N6",
-	"Mk8pNrU8fSH5qIrmfLNk983WeG4HLDbJVHAd44CI5TzixoYFbT3CJH1jxbVV5p5bY4TU3OkZRjyZ6Y6R",
-	"zv3MvD0tAIoXb8ymteperpWus6Y7ZqeXRVpGgNCpCd46XS5spUoc1sGzqhRpJavdctYXW5U5n9hxF+7H",
-	"3KXLdmaRiKp0m97g4K4neMLCBQH3hEaRMV4M+zwicO+HOqRPWZiimGwhP+ARF76nH7EMZqUSxOYiNNfe",
-	"+uP0nQ4XIRH+OASaH+alvzfmbUjbGJlkAQ5O/u3PZv11u36C690J3gJLuraidxMdW/d+fP1qr/liPXj9",
-	"MG2Ps4Vb6EDtCq3FYyAOZ5d+1EcV+DJQJREJe6SB/JAnHX0E4jDUEo/qU4YoY0TAyXeAfC4YVukLARf6",
-	"J/1soDcPqthWeDZkO5er83/bPdlr7+8XnT7m2U2pRlHJNGBkN8c2kD0w0wE+Y8WMRXmDQxrqXXUa3G3s",
-	"eVVes/AmogwNaBTRAVEic5gxmspL97a8sTeWF2ra5h7yKBmwhdNVZOfkPLyUHqt6GS3qlmKY0xmqIYm6",
-	"qi9Lskxu8Nub7nFQQkdp0C4d7sep65BNKaR6bAPKsDLkM8BxbHNQWKae5E/qeNV7xvVlwquuY5BX+0tM",
-	"ei+/0vcccWeS6FyWgb1UFpn0QUHq8Wpaupy8mZ+Us5GWIEb2Fk7ZhKuckYturfXnLMJw25rlpOss6qyX",
-	"8+Wa9ebYWs38oLBWs9529/fho0tnC0WClupnZWkHkAUNgL72vqcBMjvRff0w8xvykG9EAXisREJKFwG5",
-	"XKbPXNi7gEfpPzKu0DpQahPqcqaM/PRiL6Oaw6Lhqw1mScwCR4iBNzMU2N17+OjV+gT8PFr7Tb2mVT3n",
-	"ve3tZ719/pw5uDa6SRRpOnx4mK+rFxO7SiPKBA4I+pnHMdh+rYZSO+xjKpzDIePHrJ+fTMNZe/bNv0T+",
-	"yn5p0nnQVe13Lu5knxcMbCVhrVV0CMvk2Fp7v+qOOlUIZtYAXz4y7bFi/YKBZk8q9FcHqtkZTztNntWC",
-	"kqmPcxtPSruz4E0kH8J5HYAkIRFnCKPdvbr5G/UEDRvo0jFptJBf4N7Uq+nhwfeKP6VOTuO/5CxvfjEm",
-	"djb2ROswxSdpWGT61C2RYgSmql9SL/mq3zLLWvqjuRsrjMb1qWskIkqfp5c3jQFRWO9P49fjPx4e/AOE",
-	"2cim29riwmQ7g+vLUH/mb2epzvabzTxWJEv2QSWS+J6EHmJ4QFnPuOsZYNKClm8TgfkNBPuHBUERpiHi",
-	"icq9pRWP0QCLHmUo5EN2kInxqI8lWGgH9ndpDGGp5vYDMggn0SCRCnWpQh2ihsQMc4C22vv5CdVCuz81",
-	"0WBwgNr7KPVxbaG9Vz/CQ+OXWXz9ZeO1+5vz0f7rxj4aDLYbqK1H8oO0dIk0+kqtP1hPxVTl2t1rIJAx",
-	"7FiN8oW2Ls/feqmiBsZAjO4pGb7hn7YrdMuCGjyXfpl/YULm5k90nzZxxYfFq6KXU++JKqLm5HQ0+GIC",
-	"OHJEWzZoI23h+TMFTJ7LmpMFZEsgiCbk5UTQaxAbjeUitXm55uqDXDLtUshOj5UGI+uUUhI9ZfHy1pXA",
-	"xmP6y0Fdjldt7b//9+QOy3+5frGt2n//P//1f//3//H//Z+1h4cx0SjveRGX3+UKe600Zn+6hb3qxSrt",
-	"Pz1tJk9mDpeJkkFPEFLXs0TmDRRjKiTaykxbzW0PJVAxAjT91C4K93qTD0Kr/rtD22sW1c/yaF/tF6XI",
-	"qgUQK/f6nul8WfACX9DB0vURX+jT8bnP8yQHiysTy72QbSha/CizVqii48Pe1NMsV6LGcnvC8wqDGfkU",
-	"RImk9+Sdc8efp/JoNqssZy7E2h49M8lpILuypCwpnxwU/fryO0AqMsgtoWuq/tlONnr+Rs/f6Pmr0vNz",
-	"A+Zzpk8xzOo0ZvusKj42fhdivGcXvwvRjFq6CsGsXD6qVbsZxaSrGUwLimdYUeaht4KQO1AVD0dCo3MA",
-	"Lg1o64j8E/+WoGvMJGhdWl/ebiC90KaGmGnZYGLaMORLRluHfcqIJB76BcfY/OtXLghm2zboFVpgiAw6",
-	"JAw1hHKmW8IK9FiqPBT0uSQMiivp8bixeHZuUo+ochNy3HIvc/aco+X1K+faYr+ibgdVOKLBfDtpgHHs",
-	"FlovFOiprjiOZBL0rYRVaTxpoDO9dmgocKxVYrgvkFk4MRzLP0h7BbVFmaQhQRgNuQiRSSCSmh7gEY44",
-	"A+OD4lx/RLYPkP/hA/ORVFio1JspoowYx5ZOxIM7cFInTAkCRVAgmCca6U2jSjp3QEWompWRquSVAcs2",
-	"r59I6WWH8dOw8yNT/GyZlI7GeXn/9V7zxWvN5okQkMNu0RCk4Kki3yvGuILcAeU836UuPDO/qZtwzFay",
-	"B8+3slW5zqfO+JqoJF7wyOEq1kN8LyoisX37Y2tnx0fvr84AqzGyEcHF9MBVNQUn10p8gyV5sYduLm4u",
-	"03qJM+dv2/LcIc9ejuc1thd3Zm6D1HtJxKXgXRot7uYFUW+zBtY2r10ngwE26PEI3XVOF6+JrlqCRzPl",
-	"Mb0iV/o9N7vH8eSwmypPqHRCVoIba8aOJAsdnLU1z0paLoksRFdXdrXTo48PGciRAwLyRpUM85tbZGsZ",
-	"T/s8B8KiBrK53QwHuEfez1PodAohslKqxqqO1OQi+mmoy2IOp2XXPJbmasymVLWTIVYLB+0/KhXXEjm2",
-	"ls2WVebdWTmoqtbHRqAtWLKT9/g0GlooA3+yUEPVSqYpwJsO6+OjTJXjYd3Ztz9IE6CjRW1TZEFCAoc4",
-	"6UQ0MJE6xZVic6WkmOhQLUqRh9NZTqw7TtHTXX1cLH0bhGoslb3t/RLlmLOEbA6SFrO4pVOxyFCxxhMW",
-	"cnxwVTs2fgQ86+lXcSLNfQja2s1LZ90vVV6+epfXyC6eBw1aUfay4ZAJQEStr1QsWzs7EAPZcBJS7Dip",
-	"g8bVkMnGupdzZIsuWuErDrPqwdsab+6je0qGY++ltR6mzX48rHHBKMakSmf5+ebm8hqUFUEkj+4p6xlb",
-	"hOIWzxAOQ0GkJLJCgykYEvZ/KqhqsFH/o7WzM5NdC4XTp9DgKgp5Vvr5Tqizu3CUR2KSEbyTC5QBJ7Or",
-	"bJKsDP8SZfvphNpM/n/Ur4m4pwGpp+vqo3scJfMVsomwVG2zsEtJSIx8etT3gsiYM0nSAoHliAghFdqF",
-	"1Nap+zMJiJ7lD9K6+4zlZtnbn6fDvKTjlE0dPwBjAlkG4bQNApIetpOqP1YqZNm2Ti49mi9peYnHZlBa",
-	"w5QSC2Q8q3RpiTGf9ZArg8SiJ9yXU8B0bCZP7N0yBiPPcuZlmQ4aSoscVUegHeh10ikc7quK89O8EST6",
-	"hRNTPFXOVZ59bcGBobGTh1VR17+ndwfSgDqSQ2rjuvRDZ4UQ73YR7ioi0G4TGQRCKYyY+yF7TbBoWpdx",
-	"SWnRw6pM5nPayhaO/Juub05F4YKwMjFQsIp2Chu4SIBgBZl/CUhbYLtF0db9+Mtxjqyc2bJ+kraxGyLV",
-	"8XLebvPuRNbFkf6mLDGm0D0TTjWvSIUH8Ti8XJ0cohcvXrxG+h2nIEIfxzFhxhlxiZBbV6TJe/fmX9Mj",
-	"vHCW3mnVO1ycXKb8Tun76enY7Fwe4950CKWVpa1EAb5MsSmVPMF/yeqCA8rctnenecEUrrj09z4SpG4y",
-	"ZUmEs4Omrs+VwkGDWajVSqKPFSXTCuQIbguqQ7g3WvqXpaWPezfqU01QNbrWCGQd9iFzTDtJQ3BLxVPb",
-	"l6dQkHvLD6i81SLtbaPR8LdtEVWToqSQJwZt/fL7DUQGAM4BjUAf+Rj1sI0vMmVdnsbR4kAVqgPEdELG",
-	"0stTJJM45kKNO99ChYNiXqaty6MTk7ME7qxxZMqFZL4dWdowrWwaUjQxHBFRCLMRZzYT9AhCNhof2Af2",
-	"t7+hQ870u5Qz+YHV0RssSbqPLeR/llSR20REDzs4pjv3u34D/XJ9cW6TEeqpmFiTAA9IdIglOUAZhkqU",
-	"Ifb7m0ObgeU//QME9k7k//HHH3/U372rHx35B4iC2axLiZDo/fvTI9nQw7FHqx4J+gCI/KHWQo1GAz34",
-	"ByjGPcq0zIIiKpUJBvE/gE6hX9OfxLhHPtQ8+69r+i/7FyQU/1BDDz7aghLQCIIxfeMFsOshJzZzt9HY",
-	"bTa91C0T7TUPECNDAoEwQqptGCoUr05HCmpsOoaAh7ZXi8TmDxux86H2P/RfKYLbP9M6+fZPUw9Gv4se",
-	"0IPfQL5u1Ad3KKiIfpBHAOmH/p+6Y9ikUs/o4aPfQMc46NuS6cYQYVfQOAmFRIMlCjBDARYCPHf8T3V4",
-	"vw4/+zBle16gDg8pkcgUCUIJu2N8yNKzYGu/2UR+ubK6v20JyX4L8UomI6Qm6F3Im7C1v/sC+WMFyH27",
-	"4JBeyQ5fj1O3419BoMuAqjr8r++5j640VzLKejZRj/uLJMrPQiDAw13Lz0pgyoDABlQhHMcRJeEB2t97",
-	"jXy32LnvjIAoMaq3tXID7lgDfe7o+Rlc6STBnT6NYj3qiGoBJuO33WYTCbOokHke8mVlgzKJNdqXpweQ",
-	"jahOGdryd3Ci+jsR71Gm52r+FDYZs7+NXjShJyf5ViEdfMT5XRJL/Vra3wHKyv6il9lT495VHDA4hvUJ",
-	"ujm8RDEhAuKrTI5kLDRhJEyJROo9zb5gyP+P+gkXQyxCEup/+bnPmW5EN4r12ndpLxGaHGwTseCfRg10",
-	"3eeJrZcEdYrt3hCBtq5ISOU26hCUMEFw0Nec4TkrqomMKKT6gie9fhbhZtiaQl2OHgmBui5iYixQEjGu",
-	"UCehkUIjgFIguJfNXeSXitr7B9bKZ0xapv4ZjJ0zk1Sdp63qpaGR5jIqTeMpILdz7yPK2Qc2d440T6+j",
-	"IDbQT5OaXsllzj5YAP9TPcWkugx4TKQPoaDMmUQOGuYNffQM+zTou/0yQkJpwh8ZOXC6HOARCrlJk2YK",
-	"nACn2NzapgxBA7WhEX148ETlfTnxki+Qf3p+/f7k5PTw9Pj85vb68OLy2LfnDYBWI52Jn07NjgFS+7SQ",
-	"kSgHGDLe5xsPHqV6+Pmg9fj1eAq9ty9Pb389/uNWk0P77Ozi9+Mj01Ebkp5S1vPQUHD9H3v3qNfeSmzQ",
-	"nOYb2LK83V09K1Olz7bvpyTyGxF6LPp4YOe2NoxmrPtdAH9BBvze9BFY2XxAsH5dr2ZIYkECbMrBphtJ",
-	"JcyehPoYSX9P10WzSToujPwj+wJkJjCV/rSYFNGAMAnyen6WQ8oTeH5FunUt7gtKFBajXA5yHz44PvvZ",
-	"RRrSwpCeor0q0IRlrkClEZbud2s2+y6Oaa1Ve9HYbVgv6D4IhztZ/tKdEMt+h2Pj8tir8nO70ZKBCYB2",
-	"yoAYod2DkFHpGeSRXo6UXgFWZQYtBbAVEGJxTzTfxURQHupuQjySsLP5lFs5wQGmOtwEVG04wC+mZYXQ",
-	"qmxLIXFqj7hFz9OZ65UReEAUESaQoureIsQjtPX+5nA7l3tskkPUIV0uCPIVhy6p/ghkqHxTtRSVis54",
-	"jkr7D95YfUlcPQjFQzya1K3iC3X6Mb9+ADrZazZL2XDgwDe7t/NP6/WQtz/NKpItd7YBmXUJVIZSNslf",
-	"a17N8BKMpCTFTOrMfrGTvW7efvBqFTLP3I3kX5QakkQt0Ih+G6a6b5a16rNs+Xfe4DA1P8Anu7M/ec+w",
-	"PRpJaD56MfujEy46NAwJqPr7e69nf3HD+TvMRnZ0cK3/cp4ZnTKt3+LIfDDHfM65OtV64oAwpWfkaLrA",
-	"pq6O++dHTb3SOoO2ahm5IdBspKZ23AP3howAax+92tihDnlGi+mdwbXJwUyjTO58tql9HyZC5xGm0QgZ",
-	"uU2C2KqVTvjMQzwKM42pgc65ytW39aEf2OfyBRhDvqoNyV8xVeBPw0us+pAhaFVQ94VjV3HVjvCoYBzf",
-	"wNcXA1/N/blQ5SRNS/Ht4N0lEXVj/ccOdz8W8mJavyMjORHgLlg0QsYujba0WmgdEz3QEa1sv62Ryub5",
-	"1ZgF/iy5n6bJA611ih6mrIH8CEv1XpKwraz0HnCtGqd2vVT9nomYtMdIWKcs06+0bnPgoudspWUMQ7WG",
-	"147pr3pV1og4povvHGbWhRk2A7cm3icEgUW4WW98yleWWAvsnD4CbnZV97zQA5cV/HpuTA8ZRxge0bqy",
-	"FiRs9XTNf7l9DCQOvxS85kPOJr9Qo9bfNhx8YLI6DakkkLvJ5mfyOzwcNcrtaAV8vPHxto3pAYJdmTJ5",
-	"jDoEQdywMajaXqja9kDAcieUzSXHICpRbv0xGv3+C/T+6qwucZegoI8FDrTIg7b2Xr5CArOQD1CHKrnt",
-	"Iak4mCwA/PRyXv/cruvX+lj2D5AfC9KlnwC84IrN+L3tOa2agaSWHQhf0W+nJSZwhyfKpstnZKhH/GQA",
-	"ZzwgDP7UzEUqkSr16FshuBWdlx+Kt7aWiteGr4fWzwNGMg1i7YsHyL8jI3O/AHEFqk/zYpAbSe8JJL0y",
-	"au/O8c0lHkUchzecn2HRI18o2hsac/h2Eah35bSdz9Roo0YMq/D0fwIAMX1nALKYgnka1io0uf2q0kQg",
-	"aJoLhuJIdxFWG9Z8Ttb8QtWwhexHQF+P4cnU/WCi8nTuXJkvafEplEqbpK1kA1nS2nNCIwV+tDM/AC/t",
-	"Od8ziWnWabVJJ25GtTHSfF825sXVLYdPMk7Pnk20mxSrFX6cqHrtN/fNvb5vzca+9RZi3Lpt5sW5wBfv",
-	"kYgApQony/f2vXVJ+Lb5JWT83ZUPYpp4n76DrON3SWQ4c9JVTuPA7L0C825g5Iuy9X47CkM7DDUA4JyJ",
-	"lwEsU8z0Y1Fa2clyr1TKLKsXUaC/lcko65QnDvVIN7c+G4FiDo3eeGytRqIo8icdgId06/MEOePQVinA",
-	"gqABNtFmAZakDkZOSTTvKC7qlEnCJFX0nkQjtOVn2Xt99O/I/HXL0j+NCwz8um3tu1k5hB5HlCmO/DSx",
-	"sd9AF4wgJTCTODBOejgLNIACV8w4aTXQz0BxCEcUSyJbyIfqkdDRjt/lgpghdLlA2QA95MsESmPpd/CA",
-	"RqPz7K00kbCHfLCmto2fpb/j67/MO/BDA72JMLuDVH1mtWiPcQEmBdwxDktQlbIjCL6TKEsNGJAoQh0S",
-	"8AGx2QRtKn6DewMuCGKc1ckgViN4GxznjCnacJiHMOoI8G/7K+GKAIB2RopYFzsMTSj0/uak/hMapMUw",
-	"uzQyzw+vfytYvX39S0Pw4Z/nH32oDACvpjZz+wn00scgcdo81dlw8loLB8Yha7cJHsdcoJdNr9lsQtWD",
-	"/L3dF+uSTw19TzkQqnwF0iLLZfGy0oFgUtBQdfSmbsXk1sQ0yopBc+bEW2mSwiKiRCB74wDLTyWydZMn",
-	"uWfpn48Scx7BVPPRzkh0aw66SYL7IIkUjbFQO3rS9TRojbCAh/YMSfOy2a9u8mTDO4G89yBJ6E4cYco8",
-	"5B6ZPFBE1aUSBA8MJi4ki5/C7p5wMXhqi7/puZT3ZXOIb8T555cWDGk6AUsQc3N4/dtKBfsF7wZWgeX2",
-	"KiBXU9Z7GbCx938dnNt8PQeqO3GyWTYem9W2fXNzfH50fHz7c/v69vD46ub05PSwfXN87cT2mnw6KYlC",
-	"2XFZjB/UIhcEDHppiIaWusAliQgsNTnNf75BsFvVcfL4UaQhGxDg1kL+xNn7XunHN+2jt8fX/jfLFhoI",
-	"nRg8gMkppFGxNmCv/aJvn1Zk4/GeypzTI2rFeN98UoPwRvzbeO4uybRvIRjysRybXyMl6kmENJPm5vFM",
-	"u75bpGIyjifWGzegsdEZv0CwMTyx6lugLHR+in25T4I7aQulGoddtIVFj7M9Gh6YOq4m34GxmAU8C4nG",
-	"A2JSFYHTLAQAZ21se/od5uWx74kkxlyphrwuFYmzIH+NeGX/4C1sKjFA5QoKUdMkNpHmAQG/Ng+yb7za",
-	"e/ETkgTM0uhlYw+ivn1BAn5PxMi2JSnrRTCC7Qb63UZaE6r6RLRMJPLN7xe3J+3Dm4ur26vjf7w/vYJg",
-	"9/KksgiHe4IjqacGlvOxCYEraQNdpyVkLK63YHvLOVg8dBweXbc9KE9r/JpNGhSMBOkKIvvpyzY+dRtM",
-	"tZq1TWaAFiQ3SHPLFZIhVCRhgI8vIZ9NCzHuBgFX+BsB7aznNDjTbT/TIWAd3G70um7iVhc/CZbX9dOQ",
-	"/8Or46Pj85vT9llRy/8dGM5ADRcZ59n8Ajmr6eaMnJQ/S/3v01wK2NaEWYHav4Zhle0AFSvje9XI9D1Z",
-	"AKoJpmJVjO7/NUkEBQHgmvYYArDNTv1CopTSkW5LG1af6ccstEd06geeuaJlZ8+BPiXheAEU9LMgHM6I",
-	"eR+r9PsfZPEoksXbSogEKjaWhQyZFF32fhgRFsptEyyTN21HZRLZFXqxqWhcF3B0AUeu/VqmMwPhQio8",
-	"ykOgni6E0OzG2k5JnqiFjsn9qkpgsCg8UQcuXeSLP3nBN+ffJhzmcaoNIJvhkAnQ5tWOPynCgKOnO+Fr",
-	"9DNlXuaxf66F3XtEvSPrjBWuKue1CRb+foKFD034LJxpU8SBWWxiz9LJUsJFF0mtz2Kt1DMbtJsewUQa",
-	"s6OWBuBw8BD5hAMVQZYzZOsrSHOcwGkvkc1rpoWFRBKbhDE90onm8JJYoniWcwmuyBkfHiCqUMiJ8XIS",
-	"hJFhVlmCqUzDBunEv7y4vkFZtJyPsLyDtCxGQeYKK5u2tyBXtMyYo9DMRPFYoiEXd5DGTEshNruviT82",
-	"QdA2mVlh+Atp0nYElvrWJCxcmU42SvV3qlTbA2zs2rxoR6IyNekV0vWlrnCJJCHaAhYuUL3Jzmlpf3tl",
-	"l+nrGNsk1TrLM/gd6s8pbXzdWrJFuNymOpe+nKaLnWIFh3AhaQ20JouDdf0UhKA4wiYDBSSAgPwO5qjQ",
-	"55HUyiYCF3GtSA0hSZk+JuxZJTJLLZhwZxlotxvgmC2NQq5PQci6TRn8V/CokHdiv/ka+YcX5ydnp4c3",
-	"TqbZrHiiwneENVA7E3Rt2BqMLonBqzWtYsK7XdQZZblpYR0XPOXsQq/rfDPNP1MA2twHnC1l7NlMIMZR",
-	"34g81XFpmxNw/3EnoFbZTi7enx8Vzr7rCTTObb4PyqTCUWTofBUH2kIdlk+pbA7f1fmU79zH3JdwOu0c",
-	"ctaNqKnv8TUfZQbMnDNnXgtJfrKpIa934dp0x9Y9mnzGmWRRhYtec82Yqn56T1rZpadWjpw4kul5n+DW",
-	"1fyiqXnCuVRxT6rPN80LxiQcCPC5CVOVDy5xbcJ+LAgKqQwgr/qTGXftqmZV89d0smXtH5n+Hmvwvam6",
-	"ku52N8fOc2VQ+ZZhbbo56yYRFazPu91V2YMdDDQFkyZDYDvFtpJKCV4mk8FOQ9rB3JDmxJRxgYbYgJwk",
-	"CiWxwS0tX4tBakxSSWx0iyISH2QDUiCus15E6kbxdXHRswnM4LLmqVDRrPOTgeIxWxgTmytUOnJfoo1Z",
-	"a4OuXwW6sjWAKyDVZGy9gry/EmFIcQnOe1ag20od9cBTTXrolSnxJbeNnDgHkj4ZssEki8C2JlzJOrnW",
-	"XW5u+r48lPjyuP0N6dEKVjGc+XiON5Frq0sWY9qblszujelx0SCFLysxHUxik5VuU/lkLZUA3NzhnZRd",
-	"Uk63/DMpLMBhwCmp7Jbl6+kp6WBoa9IMoO1n0geg7zlSTG9sLc/C91+2aP8EeJFmnzZgsTBWuPFD5tHq",
-	"M03MwA/TT4ofa8oxcWWLCG6ZmB5T/27b1C1U4HewZZ61TNVGKYmwpe9E6nxg6qKY8oTSxvdvb/h+E3D8",
-	"tKXRTHKBjHIfzfoTkgu0M86A95FUNIpSHXu59GHTFYQeUasEgScUATZC/wYEnhYEIFnBknw/PUXBfvM1",
-	"1EUucv+j+H166oJH8vx3pm1soOarypL1zVxSPAGmXZE4wsHKVZmdXJafaOo8hgvW7MU0zBBa8bLK5pwR",
-	"iSgLoiQEXeDRBUDmNJi28wksA5Pe12hfzea8MbRuZK4vyTJrQOEH10SwrARWBiowQEwJ4GJQ5yKkCtzI",
-	"GRlGI2vIyLLIeMYBHOEoqnNRt+aKAzfRDBr2eXbValIaZlhnCrbagq6AVL5989QaR7QA5KdB3uCa3lu2",
-	"4PUM6RBmtrxw6M3xFhnEXBEWjH4lo/WKk7B8zyRTmq0rouqipWmztdKgFkd4pAc+HdfyT7IvNuVVloXp",
-	"vcf5yx9eHR+d3tyenb47vSm4zJ9zhQjjSa9vocXUudeAwMjQwbiDzPQ5xNKiTu7Sbj71Tb4nSKAONfNX",
-	"4mS/5iGW3fLdpfquPPMLNPLxK8klfHp0/O7y4ub4/PCP29Pz28uri7dXx9fFHENtZGHdnD4QmeE74F//",
-	"NS0NCxZOkTAGscGWyNyDUQP2Soh61WMaC4GsXhffc1xaPeS3z66O20d/3J5eX7//3hINTaScdIFqXq24",
-	"Po8MptxbHan/evzH7dXx++vjo1LwbyUZaTgEv2fjdsxMARjwdV5NWO+ivU6j1nxq3y05Orv78ZvSoEAS",
-	"TVUopHhliaUljD0Cs7QwSqV5570E6w1A5z0RJns75QzFuEc8RG2yS5OUijJ0eXQin8wFtUfUm3QC67Sq",
-	"2D42nqffYY6Zt0ShTk5kGavlj+ZwGZ1wYWTNttaKYFu0OWL7PCIN5Ee8x23GuZBA8I3mfXR5/lYLNNe/",
-	"vUW8i7BCAy4V2nv5Cv1K3xwgf0g6kiqS56rDDOGO5FGiCOorFW/JbfT+6uzAlmKdJ4L+qbja3m25jL0G",
-	"04Jt3mQTfvK7qg2ibBLKPQF4pfdCjwYwLSu41Vt2eoRpnp1ic30viYTQaGM/gFKB6W2QyFLWOI3myaw6",
-	"EQ/uwAyBWUAOEEahwF1law8auLTWW+f75Uyp7qxa6awqZQ3z02H+/hLG1ScxmzpDfGtH/Uz2U2ck06DO",
-	"mFnRFheeNZ1XGE2tAd0zsaCKa+qxWTjtnSNcJ6bWgbJ34cYM+62aYTPbZkS6ytiDBpyp/lPZWJfvf2NA",
-	"/ZoNqCUL18QKbMULQ4zucUSLB19qlDdFVSGrBxnEkf5py5II+USloqznm2xaflp339+2SdSXMYquvs7b",
-	"FzzXsWpyRQOuN9nyW+LEdDhV18xjzZoUmumMCuJKrbpGr6B1QbpEEBaQqmK933gZuzJTTTI2bwzKG4Py",
-	"N2tQXsYyHBQUk1TNcyTwyYbhSh3IWogLWt+s+Ka2VdTgeg2ihhqozSp0NUho5dT6bCFqvzIaItCpIFhy",
-	"ZlLO+KbL8LYzuoXmhI+24HRwIdV+btCfMGXKA92RWB3AsZE5I0IFBImwNP2uQHWcHqL1OK1xzkCt8dUH",
-	"U1z16i+00ukqbiK2No6Dj6vrujKYWnV910Ljk8OsVs/IT25t2RiWN1z8mEKvK2Nhx5d3TMrYCfmQabl9",
-	"co6VsTTS6SeokwR3RKGtl+DtaxJI2wxKXVAg4ZxcwaE/ASfSgTwtWMRht4gV9r13JKT4xqiR5ffH9ctK",
-	"/d6VHS6PTkpiwKHpp35EZcwlTXXjaaxrP3G/2JhWv6GIrC9QAEnBQSPF5dHJ+pBLkNmXY1ekLgjTtGPq",
-	"uehBpSktc2OaaxwLscIH6I6QWCKWDDo2W7rJf5lIuDnLrtqcSFQj5bsMvFIEnHJjlq/DRmjaQNUGqha4",
-	"tbfg8IRWnR2DFJMRK78MbRlUAVelSoBJfX72mk2UsKCPWY+EtrYDCwGoJAk4C9GQdPqc361DNJtkjzED",
-	"XgkiraNshx6cc1n/sEG+DfJ9n2HziyGm5ps1WJeqsVLD2JSawsYh2hZmoDGULBrzn44ou8sKOGid6gmF",
-	"tknYqOe1elltb2WIBSt7RCJ6T8RoGmb9IyEJCeFECe3rG9P1Rn57IjQCMl0XGBlfoqmZh6kyt72eraVm",
-	"6oVbksscMLIKCjgiLMTCOC2hrfc3h9tPGcFhR7zOAA7bxSZ+43usEWwZIvfLc3nR0t40t2eIb9qxxwid",
-	"kvT7Ji0mKE3RXftJ8SA3gVImEgttpRUUGVc0sJWbGFcoolKRcHsViXLmsVfr7tyzlVYlGqd6jn8lRIxq",
-	"Xo3hAam1auDEdRpO8GRKaFjlwFTdlDPO1TQoFVaJrHnLyBbX5tuHry4BUGEWm/w/32Oi9YXz8pgCqKHL",
-	"+ik+AjktbBI3iKmViXonie6mWcEDLmwSnVROt8PhXURw0K9wILXO/sZ/dItn3v+a7U2ise0GukqzDqdx",
-	"Jhp1jXeMO2rjYGq+pKHFbQPCM3r28hru8o7GMQkPbOiCPj7eM0mY8j0kOQp5Ef+HfS7TqrNDbPyUNH5T",
-	"if4CtWXNCt6bJLoz+7oeG9a128dCcSd76xqDTCI1W13caIhfh4b47ZitrKLIDKT8IAtAsRwMu7oitDpZ",
-	"Xj1/tGxpOpgqVZohfN1Va2ASG2FqI0zNI0ylBJ/xrnkwiXkdFppSdyarRe+n/gCnoW9D9xnPnQSshJKq",
-	"lSbXIJIjqcgge+tRvD69kg1Mdk1yBbRtSnY8U1V7GME0OQJemFC43o0amsaG2Xsbf6iNCPIk5jFzZW+Q",
-	"a2HgGpc3dj5bq9DDTpajaId8irlQq6uXl7U8SfgwHcIc2k6mpMXEkGMzkUus+vNIGIp8UjuBvJ/phZm9",
-	"OIf75eH1bx5ErAg+BHfWzD2MmqxMXIQELPojNCSCIByGJGwhn4YeiHbneEC8CNt/gN7pWYhqK88RHo3R",
-	"y31yDn5mnntvechD4qM4SmxuBx4lA2bcbInCIVYY9mpLcqFIuN0oKKamBx+ZGXZsJod0QkX5txgo2kI+",
-	"6OO+h0gkSZrCUsuvvlXxTWX9LAKIM2Lf9UHv9w8QGcTKkBFPlH6hgQ5JFEkkFRYQnmk0+H/3PeT/Xf9P",
-	"Xf/P//Q9pHBHN394BdaBWJAu/ZTl+f3B13o+2A70aRtrkpR9QrQ0gKMEtH7VJ4MGulaC4AHkMoCoUE2j",
-	"CF43NhCscAdL2NoOVkGfWPdAiFhiOJZ9rjbOt5swgOfWWw3hZiCMsESH17+5dVUzzJ10fhQRvHSCzAgz",
-	"HKsvTyPiGAX7WCLMRhWBbwduFTIbI6c/ZGuRic3wU5l4TUF/N7lFEqqv5XuSWjzTOmwmHnOjrW7cIJ42",
-	"5O+xouWqIvymW6t6RK2SU5tPp3VuLFCbg/wx8XzL8uf0YmirPkxNVshHsuiarFImieQz5Vjb4MPGqvSl",
-	"5p1cqVmJuhalJzQlZfdYyxuSvsZaYulsNxdfG7FjHTdlzrV3VS77GTgxy3xQiNpYHVjM7U0Jl1XF2/wv",
-	"AzJW4y15WDbq1h6eKkp3g0cbPFozHk1yw5kOSRPdISeg0hw5tC+JqGf3PTxRAR+QBkpd2rEgSMbgPsgI",
-	"6oz0fw4cC2CMpQk8M2EgXfA4hBuLYqLZtWYB6CTR3dvxPADyK69M6MzqicJ1i13OcmncVCH8Pi3GX2I9",
-	"uGcs+zZ3dbdN/bZNSt1NSt1NSl0npW4haqPLBUpipDjabTari68lkalZoldxmZwsM+XEnX/yjpySoUWP",
-	"Wto0KlA/yt6HW0ehDg7uekKfF2jrit4T4aW/SCLuaUB+kJkHynYDHeOg7/rmpOVYTKU3JZGA6J20ONw/",
-	"eQcFfKAFTcpAIFUCM4kDBYKk5AjDO1LxOCahFlcxEgRcb/R/kwHExhBBEFXZW+DBCnmC4TJferZutoQa",
-	"MmnluRF0N6QBaaA29GKCbGLBAyIlCikJ9dFgCnwnMcI9TBlwLmUId3iikBpymylQZhFF5JMyvkEN5Cuu",
-	"cAQHjHX96ZN84lSmXp9oK49FyqjEFh/VQ0q9j6pS46s+YXnoNVWyhTqky4Ve8pFxW4DRSK/gNyWzYQx5",
-	"EoVmpfQ4dH+FaKlpndsXUyfhA8T0ojo5eXQPHpJUk4D1K0gkybOObYM+Ao7Heu56ha36MbE+xjs9N9XH",
-	"DD6Fn/MY8r2SmmJVl2JJDS+tp546dQwF1cvioYRFeut9HEV8eImFVm1g+5RICPhfudsHnGP8SLLRYqmy",
-	"BB0CIiUmKVCozXR/GgNJiOIIki5buhWkq4+JKq0Ny9IIgE3S/s07JJLEcMWAYGZHiJmVciKC7wmSfOBS",
-	"gx5m5pv2hJqe4QBHTaGc/cI7X9JtnR7cL7wzVWPbW3VvC0eebVzFv9KqRE5yjsjswm6z2dQUlq3oPvwp",
-	"iZJtVWtpcntV392rN3dvms0W/P9/1ryaRoxa6/Wr5sOY/FvG+b2XzVJIaydRaL+Z4UgGrTnymkMqFtxg",
-	"VR9LLdU0D4wXsSCMDPWxvouOSEAg1aQe53YDneMBQV0ydNyQzeEmiUIu0mpByYxvHFRXXnWm+gDkibJ5",
-	"MqecQbbCzNghwbiCg6JYGB9OX1O/zp4zmxpP33aNJ6eguWsF0bRm/NOpTIVsmRU/MmHcmkqsFeLAqWGE",
-	"Yk4ZOGoiqlZkGVnZcMaINfWx3ZxQM4g7pZOP35YjxzWoZ9jVHa2Kq4nu6bXfnc//5J1T4x2+hhvdTLqF",
-	"WJI5S0KsRuKdfbXxi575en0+5pBYN9esm2vWR1WPWCeUeHNdwgrSo1KJ7AR7SvfyK7fvL83V3B3cNVGK",
-	"sp7cYMEGC9aEBS4fag0S6O3rcUNfDSuvI4n4OBcbD/Wndk3f4MnGU/0r8VRfDRa5busm60o9vVCZ7IR6",
-	"RXAISUezyxeJZB9yyqW+DtkVXQOdc4Vi3KMMcowsZdDPupnmwXoNw7/JRr9GmEg7OaNSbXL0fp95k0o5",
-	"ilzWy2lwEvcVCdry32zGu8lTJf0gER+yvPti5t2DseEZqzpk6UWdEfLfHt+gMY7318ieLmOWJI9yTfJo",
-	"hHCg6D1BW74+8f1tSDfJsoddHEn9NOtYd1nlJG6+KDiJ2/wlHc4jgtlXmDE3XciNW/kmv9scOLUigJqU",
-	"6O0RYDE9M1s6xjUlZ0ubf9b8bOkgpskQ6TubLG1fHSJ8e0nXMjRZEkxcdSN7umj2HCg5VJJv4IYbLu7T",
-	"qBj9xHUXg4qTVKGtkIBUoJ8ZjyMjJLSQkSoQZVIRHG4/VhaanmTHgbc15dkx2Uw2+XM2+XOevGT+ilBi",
-	"Qh6ddiS5zUFX1nLWpL/0iFoxvzafVIbYqASba49HXYE+kqGn33hkZQRXkvZ59gFsbkQez9DrU0qeNT3P",
-	"BlA2JVa/qZQ+61NadsLEcNmUiPhDHlNIbpkluediTHuhTHE3Ef7adI90vCsWZ57WJHLI49HGHLKRhp5B",
-	"w0n5Z62oEgtyT8lwWhkypgmgEP/m3LyCczhERiIsEUaXRycGNuCP87doa/dlE4Ux3bY1OtpBQGLlQ5pw",
-	"3a5PB7hHdmLW8xG/JwL5LkPHYddvoIsBVYqEaW9dSqLQBCyikHRxEinZcspJt0OMzvg90ZDsORF+H2rX",
-	"pgG4r/5QQ4qHeGTecM03NjLi8Pjqpv7HH3/8UW/q/9s1L3YEZiFlPRv0SQTEM0KkRMR73MZM/Pnr8R8f",
-	"ffA7h0pt/ufPaUBGI80F3/j1+I+Hh3Xdg9mN/ZJFz0szxKVThMRhd2Y1gfL7FRUyaxkFzmwtf3OO4gQ3",
-	"EBqpuYeEKMY90sq4QzPGTHbYWNM2/j5PLcZqakUYpafCo/0MoDrGaOdzwEMyOS7hdy7uTGx+dTFghKXU",
-	"P3AmD9y07Ywr1NX70ECayEwqpxZ60TQ1NyBgHf4ZRHAw4DAURMoGOry4um5BGnwuaI+aDPeXSSeiQSsN",
-	"2jZwLMeR1cwpR+yFofW3UsmQ9Rrt3N4WT420QZ0vU5LUH+zONbJTLfIMCFMaEYtoUGB+oJMRwg7xO/zv",
-	"UlEVb+8AozbsIVrJ5fvNfZsyweHyhTivR5Q7jje6y0s4jNfPgGsUEgzGwWe5ZH0RE4bemFLoGfyhDr4j",
-	"IaJsIxt8p1z6BgjAUMzW5fnb7cV5VN4/NY9e3z8lj8r73t8/DaI5+TR9e8OrG15dJ69e/7YYr7r8ZxXd",
-	"6lA8njAlkeJDLEw6npAPmVY2UCcJ7ohCWy8dcXi7gXIeLwnXj+FzNwcxqNmP5Xavoh6+te8ofkeYqf02",
-	"Xhz/AOF8BYBDqUKSsFAWYpYb6TvEGE+qPHpVwZl3gD+dEdbTetPu3k/jcPHxGWwXlRDlmrIuj042JfE2",
-	"OPY4HDssEtQiKGYNCXPqBSvEo8vMgvHVqgaX52+t/TDNP+fi10ao+D6Z8Sq1KDvEsAhH/iUmMuKSrPYP",
-	"sZrjvuoI7nIxwMVz2N741Fo1w0eEJQM9c/OXVm4+LnM4r4aJvXXrIP+4QnofN+z/nbK/3f/0RHCrT8Md",
-	"03QoGJJOn/O7yVF/KwigTftoDTDDPTIhRO/3dCRrtHzbPq6TTjbFTRTtNxOdthLemiOozdIzkg4ZuQFu",
-	"GSVPuhgrMcSUADetvb2/OkODRCrIH/zzzc3lNdyDCSJ5dE+QCYXnKIazOr3RWtYbfTavGtcnO8c1xcfZ",
-	"1p81PM50HlZAxlTvMPPVAfIlCQRRpsZCH6Kl+1QizgKy8RrbBNF9LYBn6b5DNMSYtB2PQzpX6JgZe7cG",
-	"+DJd5fC1iX/beOx8Q/yaRcG5wsmjZZOVpAqbzZsmNubRvLk2eeRZI2MWFEQ2bjsbZ8GvA7IO+5j1VgtZ",
-	"Y0LGjr0SpKusbruQXeMoH8D3UA67OOvRJl3QRkD6giw4Raz5QaLQ5c6VAo8ixq6zogRGszFHd7ha9WZv",
-	"XagwNfNQP59tQ8/Jz9w6PFujYaNcbbDjaY0hhIUQeyeVsYU8Eizm6JuI++pEhVDdiDKpcBSZy54t/7Ok",
-	"itwmInrYwTHdud/1tzWPJCKqtWr2ETC4HfSY0QLLfodjYQoJxkTUTZhcWpwnv4VtMxyNFA1khVvWtZ5y",
-	"qJHLRHBQpkjPAJREWxbjwGy97bZowK6qQQ0FMeFxRNCwz5EgAaH3pHwjnbaT1ZqsGJnp28SRqCGvS0Vi",
-	"JGmP1Y1TZtpGovq65czeOrZQtEcVjox7ikRbjrvndloEjwonSMVp3LxW0ejPfOjOCdqxNRtjQST4ufWJ",
-	"jTF0G7TxhxVNntqKAXobBpiNnBpQWGW26LQdt5BAdVtFJwN3VoVa5eMfv+NM9aORrSuFEol7bte22F/F",
-	"h66nUebW17GefU4Lx/rviu9NImJnTyozF7sNGRvn9JEUUn/aD/N4qPFvjR9F4W7Wq3CqsC0VrmkrqJj2",
-	"GAltBCvjKnvXbSODo/HvL1JxQZorCZsrGeEwlMhmAtA8K7o4gNqLQdaDu06fFGHATYAo7j1ytVPlZCHo",
-	"Oi22ifzUF/FmFJMWKgsaUDpyhPY+fbKFLxEO7hgfRkSz1AGCosJDKknRC5RKJIgSlIQIdxURaNe6vnro",
-	"ZVrE1EMvmllBU00te6jPEyHR1ktgmkGsJNR/5QpHHtptIokUHRCeKIjn3W6gdkGohHufIVVBn4SId7tp",
-	"18204KTbKkaCD8dFuYIT7VG+kjNy2AIJozvKwsyP1Yga+e79R/3a7Hr92J5jRUOWt5hAB42AA8tDBVhm",
-	"+xAeIBoaYI0QDgSX6c7IFgqpDPTRk2WJkKmz7hyzSPuYOhHrOtSqJQkNq1x1yiN/z+gnJEnAWSg9U746",
-	"LQFMewyrRJAGuiL/JIFC9zhKiESDvEYr6pJhXiM3mmczbuiASIUH8dR5xJp0hG7pf/3ZrL/++Pd/m2cy",
-	"vuzjvZev/t1Hf0d98gn9/K59WL/+ub338hXiXeR/SJrNF4FKRwB/koZ5KvAQanWbh74+qAvZ1ovKlLn5",
-	"nGO61+kqzjtdOwU9a1zvfvz8av+hau5rsgJXMqPhn3lswf/xHxXZ5HL8Cm11u0zanOScXil06k/d90FK",
-	"2GDuIzHXyDwbvN3g7QZvnxVvDSM+EdYa7JwPZwW553cboH0s0F7ZZdwg7QZpN0j7nEhrOfGJoNbC53xY",
-	"K+08N0C7PNBeG0zcoOwGZTco+3woq9nwiSBWo+Z8+HpPyXAjyj4WYX8zq7jB2A3GbjD2OTHWMOIToazB",
-	"zsk463qybBB2CYS1y3mj12+DrRts3WDrk2Orw4JrRNWCz98EPH14+P8DAAD//w==",
+	"7P1ZUyPJmjAI/xU3nTYr+E5ICJLMqhTW9r5KEFlUkcBBoqqrK/MlXBEuyQ8h9yh3D4ROflzM3Mxvmeu5",
+	"nLnr6f815o97rAqtSJCL2tpOJaEIX599/Vzx+DDkjDAlK43PlQHBPhHwz6bnESmPOVOCB80g4KNLQfuU",
+	"6d98Ij1BQ0U5qzQqx5fX7Qa6J4L2qIf1Q4SZHBEh0RCPUZcgQbCPeoIPEWZjxGEctCPpMAwIct+3Oi4S",
+	"5K+ISCWPEOMoFKQX0P5AISoRI8Qn/m6t4lSkNyBDrFdAWDSsNP6s/P8qn5yKGoek0qhIJSjrVx4fncox",
+	"9gbErn1ywT/zEQo46zsIMx91x2g04EMHqQGxC4/X7elh/PzMJZNxpghTJ1SGXFIzR3FKFyuFvcGQMOWi",
+	"HZ+PWMCxL3cRF8ilLKCMuA4aUTVAGPVoQBDDQ7LgzG3iRYKq8RUPqDeenPz3AVawuxD3CexNT95AdIj7",
+	"RJqLUQMqkaSKOIgqifiIIbMsJNU4IHBSZkx9YAMsBw5iXA0o68c3y9WACDTgUh0h1yc9HAWqKoWHfmCc",
+	"kR/cebtpdXB/cvG/ESE1SPEebEGQUBBJmAJAayBJmI+oQl3s3SHKkHvWq15wRqofsPIGrrlizFDEvAFm",
+	"feIjzkgCn6/qh3DoPFIIoy73x/MWeeaTYcj1qV+TMMBj4pdcthIRcdFoQJg5Vyph7VJxQfwYxnhPr4tg",
+	"EVAiYvg3IAAv4yFBbjKdN67+SsZuORbo+coR4ZwbjJxcZNP3BZEyPVfJI+EByOm1UKF3pgfOTtjjYohV",
+	"pVGJBK0K0iOCMI9Uyma+xoqc0yFV8D+T819bhEdY0xbi68vTCxlR5vNRvKwhlwp5nEklMGXER4EeDSkN",
+	"0TgMA1pEzyFldKhPpZ4sijJF+kTkV3VNhpgyvdjpKwtIT5llYWXXtepkkpQcQZt4nPkSRUzRILt5DeFK",
+	"LjcXUWLc7Ckips+jOBphjSukx4W+ciXGlPVnX/nMeR+dSogFHhJluUbrnjB15p/SoHQllywYI6wUYT4h",
+	"FvaoRER/dZRgIlVO/iUcmOPBnscjpn6wX8AJaY5U+SsiYlxxKppoVhoVYlZRKQfdiPqlEGvXfoXVQH8A",
+	"A4f6j5JxF0GRafOc+VOGp08fOaEWv5ISRrCvQeDg9WsUCsoU7gYEeQMssKevz0HS4yHx9TuZw3aQIEMy",
+	"7BJNug4O0YBHQtZQU1PiAI8LBEuT0IS66qeG2eMgpnrwekrWVDUmow0EVPMoYSS5oQ4PDpLLNkJKemwF",
+	"GpnHGvxwTlhf3+jB69eOhub4730Nu0oRocf8X39+/PhwUK9+/PjwY+vT3/+t/Hh7mrMAYymhpwy5moNp",
+	"UcYj9J74Fs8aefaDpSRqDgMq32aWsU3b5Ov9g7KV/8K7U6Hun/Db0wDvCvdJCbhVu1gS34gdLNIwNA1j",
+	"9Su5PVn5Aa5piB8MCdqv6/9zUpq0X0oL9Wra9F8lKzpTZChRSASsadZi4PvSBR3U8yuau5zfMpLxMfdJ",
+	"qYyTys4e9wna8bAkVcokYVqkvCe7yWLzt6ffnk2/U+B4czgLAerVt83qf+Lqv6rl8P+oZ5EhZ5IAqX+H",
+	"fcsp9V+eEUX1P4Evm83s/VMa2YM8YC3swz+F4MJ8os+i8lvz/Oyk2Tm7vLhtXV9fXlecypBICRBV6YBo",
+	"YkQjrQtwhe5xQH2QMBWmgXRRQDWzHoGQy1GPPtTg2NMj+DdBepVG5W97qbKzZ36Vey1YDewufyerzYxc",
+	"2F5N781tILe4ORDgMlpWIiJUEzGpbLX2i72CUJWVMao5iWahQdIvCgNZaWXBQfTb+vweqrD3qt671GLp",
+	"xM1+MjpLL6DeE4Hm+PLi9PzsuFMCLEaO/UEiqbAiyOfE3B7ImSBvrBE+FpisCBLx0r8rUEjuS4PAKRdd",
+	"6vuEPQ0Gzi7aN6enZ8dnrYvObfv48qo1AQ3NqzN0R8YowN6d1cG0jAPKNWgc9m5i8umuDTSWn7kIJ5Pb",
+	"+64gpuR2NeycMc2wcPBU0Om0ri+a5zmAaWoxjTyExFPER8Dta+jC2jioRILcExwQ/8gqzJY3+Ij6hCna",
+	"o0QiqmI9NuD99RCaDSxrEtTMcXxnAGZhQIPVBVenPGL+08Dq4rJze3p5c3GSg6sLjmTkDRJuEV+FVbDW",
+	"AiTz5ijeeLLS7+rK0/uxd36mb3JImCJruPmzD1fnrQ+ti07rZIIR8ZAII95TiXzuRWZS1I0UyAvdiAYK",
+	"jYlaGwNafMYy2Mjs5buDkOw9Wjj5wH1NSEtsvTeJYi8p8wggnbUDSMJUiUm6gRhPNP0Jh0vVei2q4HKp",
+	"pj6XWTub6quJXSHVjC9k1kA5v0nGJD/rG3gndxtfO1xYE0IrxfGELCjyoPYGaggnmWKpfeMD8SnuGL05",
+	"fbNUlZ7N42kQWcPRz50P58aAAlZoiccSSW54vYcjSTR6B7yvITAxxaVCgIMYuScCyQEfsVrF7mwKt9vQ",
+	"5i448gQBYQQHaIClMfoaO4cvcE9JRJkXRD7xd2dsGlw5vNeLTYsB53dRiHpcDL9ZEmUvrMP5B8zGsWfi",
+	"ee6twzkaYjZOfLNT72ZgHaqxh8FBOJAcaB/4JargmPhmGYn1vlQT98vMj1NHjb3eccCx3+H8HAtjRV1d",
+	"DLlq/nF+2Ty57Vxe3p43r99PasRgVScPHiG+xSJwqO3sow/0ncYl9Ev78sJB+3V4wAV6XXfq9ToSfCTh",
+	"d4yO278hOgy5ULtrE1fWva6iUDNxMt+VWDMJF1qwaRMpKWeXLBg/DeyaV2e3v7b+uNXSU/P8/PL3CQmY",
+	"yoxAyuCSMZK0z4hfpQxJs5IjTWBiy8kISxRJ4q8JxJ6ygiIwlez3uwKnsvvWADWbTS0JVNfNTuv2/OzD",
+	"2YQ+VeRLR8atDUY26+qeZD3rAKJVJi7CTnZbW444wRFLoC0HCBrMbhiO1IAL+q+nqu1nF+CjuLUAPcEt",
+	"NRXgAil+R0CPHlIpKes7aCQgfow8hFQQX78jyD2/Wxu1WmnqSbNebnffmXUvf7Of0muJtW0eMdWOhkMs",
+	"gP1h34fgPRxcCc0pFNUj9XAgiVMJM48+V6i/gFs8dtF+nvwhDDCbBxxX+h3jdI1du3+aCBEY1g6SBn3x",
+	"7j+JB9fSDKmN/lhiS54gWBG/qXI787EiVUWHpGx7BgJlsySy6SIKgjj+zYCyUUPtJxoQZ8zxZzyJU2FR",
+	"EADOL3jkAZbqRi6wj7I5pt+XID36MLnNUyqkQvsHmSiaOHDtjowdEEsF8XifUQnWelUrWzR4hgxgKTKU",
+	"8yCjrV/X39mBsBB4PBNU7ATJRpzMdWfvMXd+00HrGD7OOP9nwlmG/HqREISpKyzliAsfwheEIJ5CAy4k",
+	"QV0IRxinazpjJ3gsK4239STg4fj6A5Jj5qXbavxpArNkQxCsd53EjjVGgioCd1uA9uJCJgAYgo5TELbi",
+	"oRUYNZcfcgEqMEOv0ZCySBGJcJ/nQDuMx3eyYRj7Bz8V4zCm4Va8/4k4Oq0bGaVHIxdo4hMYlgSpvHrz",
+	"enaQSgr62WXa0JZZy1wVcoeUnZkP9gtg7FQiRv+KiP1ZiYhoSB/xU+wpLsrjZ9r0oerTPlXGqGQDmgnS",
+	"YgJhSgsE+qzCUB9LIebl0+c3j+XhXllsyiPSdNQ4p1K12D0J9EbnYUZhExFYcRGxn8Nac1DrY4UXPmvL",
+	"BeaRCRizdD8WiZ6BjwwxDXKvmydlr9oAzEVYQU8T54tpJH0JfjJ1jCFROL6T8iPKx+bV6yUzFDiKIKSq",
+	"V4XMGyjEVEi0g5UJhT6o7zookhC6SRlSZBgGGEiPRO7nzzHlq8VLq/3a+uPx0bXkILu0g3pydWO9Qzkn",
+	"WOyxBEai0F/usst4VBpUm95Y5uCdBBqS486zr3QRs8B4ZZ5lobPyTy7J/7TPa1z0MytvVOr7bw96r3G9",
+	"+qO3T6o/+q9w9W33gFQPe6/xm+6P3k/+2/3cBhuVX7j8r/8zu9FG5cN//T9BACGfWcjSuI3ZuNKoNL0h",
+	"gTPMo9x0/MlFvx6uE5+W5BNZNFry0+8cyQoYsyCyzMKEjbOnmVwp5ipL86EzMOyecjFckiP1aEBmuUM8",
+	"eV8pbva4/ZuDbjqn1Z/QzrvLD3GOyq6DXMdF7pELqjnuIklCLDT5cZDRTpGA/A2zsSMUg5Q1W2PmZ+3W",
+	"tbkUEhY/61jiyOsXFDSSKy2KGgZ55yq6uE8+6PdKQcKOMesIboABLEraCxcNznvjcehREvgS2fyyI+TG",
+	"+O06RhGwvzgm9cGzn40GPCBoiMMaci16usjDjHGFTGxArTKVo9SGEdE0P8dZjICcXfv+Gmn+lo6/EB2f",
+	"AOB32O8/g3ztaSVY0LmICMs5jl8unvbnpxtnIN90Uns7wQqjm+uz2HTS1eswyalop08YAQJrUJBxRsAv",
+	"06f3hO2WmlOolBHxj3lkTMKzEthm2HykwiqS2SxL7Cl6b5ItFNCoTyWTK9zP68OTbxRo5NJCtFOBRASq",
+	"xrFxYFK3/zPZY3JNM+xD2fvIwEt8Y3ZXhXmTI8qf+DLCOUBcU0oN3gbGlsCEGH0XFF8BqhZ8N2fZ3Iyh",
+	"0hzZMpcuiEdDav0cs/D4OnkRvgLfwEpbmYEC1vtQSSYoRYb7ksynBTTC+Kqc7B1nD6Bk5AlonDBtpicx",
+	"HxRfXqoqoMZzy1Z5XrAcYjK9RICTCZZenwVukQiKOeYFeaZ++NP0AaZy2BdVeAyPX1jbgdfPNACvYKpI",
+	"sQWM4gsYJQ70IiRhfsvIkzDm43RKm2dtc4ncED/EZl4rIS5l9c0sLJN/afdtv+9yHpAST1l2zVMP+gtB",
+	"85fB7hUVJmDuoMga3o7kAIMnhEr9z5AcxT/ktCSg6QVFKCuYZohG5croWcRHtm6Jx1lcamJCCXiP7wnC",
+	"SOHgLs2KbYcE34HwY+SxPyvSPvlUlJ409Zj0D61JZM4Rr9nUb4pwfHXxHnGB2r+9R76Vk53EqnDw+g36",
+	"lb5DPvG4T/wjVJCWcVefYy1PRV8dvn198CbnB9EjN2ABezsh6///5X3/48e/PwyD3aMuluTNofOnSQ2u",
+	"V9/+fe/T3//9c905yHhNZjlT80cwV02ckJ9zDGS+lplQnIP6QjRmQpTOOM3Kc7vni9aw9VK8E5j5Nkpi",
+	"CYYKqv2p4MNpqvf0W4BPr0kYjDt8CXNBKYBqriTiJRTy6uE3E2WOOMvEe8ujbB4SpD9aTS4KglqRv8/c",
+	"S8D7/GkI8jKYEAo6xGJ8zAMTe5SZ7m8m6/4UV3t5P2TZOCPSlVSRJ8pIOWk7vdJ0eHvQhXU7BSgsgNYs",
+	"aH9Z+StGucVFMPuFMSsuuejrHM+zIyEsETZ2Qgih50OqlAnd0vdiDI+ISuQFBAsDpkV7YYr+lSbDwVhR",
+	"DweozT1K1Bgd60WBPgRhHnmsr3iZXwsurCxSlwxchIJG5W/7p4etH99m4KVRGSgVysbeXsGGuSViWyK2",
+	"ISI2ibRRcHeKaWACQjdnRUoCSGfSHLuYSJA4xHOaclKJh/w0Y1PJOEuaiq3FZW4IKhhQHjOxr/OsNLbo",
+	"TPz+tLW/t9Loi6iyVr6bqckW7NBGw2wgck9EWqYsNkuDbydTrAkkR5ShrWjnsF43dCENDtuv103pnudS",
+	"miGhrkxhLlAcQUKtt5n8O8hJ1fSOKkf/Ewgr/GtEugPO7zKG9kTjnqagmwpEk2/H/pczf8bZJyf9g0wc",
+	"NrmYuqk1qOaAoIS1Lec5TgjKYrp8SoNKFHpjlVx4sAxHLxtN3tEwXHJtbfvN3MhRs9J0Eic+iU8LnfLL",
+	"ynuTl7645BcFd7/w7jNEvGmqW0KBOuCFhpjiej1OA5Y58jFv77/wruU5E5SkCENLBf8kqDDbndajjMrB",
+	"iv6GpVwn89cSCq4BapFXM+g050WFhVqbO+WviBhMExFj5m19rQFR5ViXMZNwZWrgzCkLOiPaLvGXmLGy",
+	"5+XMoAEJ9OYdfenB5IBgBpq9OJnQqL4sbVhFDltSxNyc2JYTOxeU4X7h3RXEt7lyWBDw0RUWWrmaL6v8",
+	"Hkfhp0VhFUcAoohHylSWNIZiEGFM5d4GgsGQIL1IWo38n7xrqiQc1g+Qe3zdOjnrmNQyN66Ki9nYlFYC",
+	"iNaan4iI/QMq08K8Eo0GNMhMiKUytaYF8biwOcyCSKWVf4M6tvZpbtZyuWqjYuoTpNH6WgXSr1GebKeM",
+	"YoNK5gOVakYyXUIF7Hs5WXGmqhkPXIbt2VE2S+DSiS4AdTNJmqZYYOu6Uz2oH7ypaog7PCjlgKuIXUsI",
+	"PF9OCEjZDKvHgpiQiWuC5bygruLbcQBHLLyY5d9SdmssGE5FRiERkvhGXBA40v+FYs4QYwRizW13fGuM",
+	"cBVHT/XJmbOEpwevLKhmtc0HE4Rl7j2uEsA1tyTwVdQNqBfXuLkjY7RzLLh31+PCR10syasDB5UWCZ45",
+	"2U1pjMUCMTmTSDs7CCeVM3MUKHO0+YCeuUE7JeA7BUYnd7xMTFoGIk5smw7iQ2n4JaniImLo9MlO9Ncx",
+	"zTLh6inqZbm5n3xXrijQIZEKD8OSPgenx+jVq1dvkX4nIzsMcBgSZgzNKyT1pCvOzu5MF63nHMJz8aKn",
+	"cK/JQOVkI5tiUE+gb8uH5eWPqZwaTMH4hCKUUIvcKc0BjRdVF2dJWIvA9VcOzd8XXM65y7V4NRbLGTxY",
+	"JcmwGM6Xl2cWGaVeeXyqBrOqpF1Ic78nQlDfKu+xGpd1ucThOytUlJilbBb6OcE5umjAA1+aTlN6PT4J",
+	"KKjg4C0p1+SXEiULwJ2TlUqheA6kgkP7OWSX5SQWa1v8+qWVlw8fneMl2mgQaWbuayOlPwOkZWdaGOBm",
+	"pSh8XRA3sf1vXpwQC1kqsvaJ2eaQEn1xCUPDNyZ/57XrRKdOTmYONLYJU8+A88k0CyO81Gv6+rE9v/Gv",
+	"E9W1aHRiBaUNCI/fAhYWz2geVEy4kY2HxcayL5yclxnyN0pGz8K+MxMtjMz38M03gM7FzW9NAU9CTqdi",
+	"IGPl6kMbQudkVaXgwCO2+QCpJYJCpgOutZh/x8Uk78p6qEKMll7RHRnX0DVRkWDQVdojcbMF3MeUFUrN",
+	"eVTeagp/m4Ze31Y/fX514JRVn9sWslxjIUtzkXNh/GUNzDlsWxZJfzdBuu2om8s+XIa7eHHC9qQNy+NM",
+	"Ei/SL9hodDk/UG4FErBwuRGfQk0Xv4xY/J5W7BT31CNIjqjyBsQ3DzMnhHivh3BPEYH263GIjkbYYQgN",
+	"SRBGwjT8XhL7TDHShbHAXl4rkSzKgocXZLjEE6WNxmmfQUgT/L4E1RoNJPEWJVkr+MGjVd3REXh17UkX",
+	"C5gkVSrKIDcHPtMcw8lRLod0XwIJKaMFy9ATn6pT2o+RfAkSEpT3+T+2EXIhEWjImRocmaQ3YOgRg69s",
+	"UtMEQSlJtdUbydQaX/gbSZScSS8YeVDIwwFhPrYrRTs3neNd1CV9yuSiCoNTiRYIOS5ciDk7+2l2i5ml",
+	"T7+vNd2UlrMaK11JSATlfjGMCyK49vf1widq7h4+Vs0/DsppyeIV0gsAsa4tZSFmY9duz81u13kqGLw0",
+	"+QFQXJjWnGA56HIs/DjtdFkwhpIS8mzBbIBsEuzC36QZoIt+Eoc0LCAi9QQfToBXKVsf4IVkLsUXGi6r",
+	"s17baM8CREBJD6sAZA7BxD77cXNRA77IjGeqdQQESwViRa4C+X4Z3lVM4HZxSQtsVKvYcklcg9OGMyq7",
+	"11L4cPIgFs+bXEj2tot7KDnmxZDgRZG4BCcXxudW1oy5gnFLi93zr76bq4s1yxBVJpovaBUr/XR5hWaJ",
+	"GuNJXsnMeAW1wUjY3PWlhjgZmQsurWTIF6naPiea9CzBs+ytWkSNZ89Y3BJQyR5ccjrZe5oLpC+Kanl0",
+	"WQ3LXj4AobCLZw5BKIPZsvQ6aWKMZ+TTLZbXNWkJhND39DBRCwKCbOamYzpRgFvG9J1THOHJdu4OwkyO",
+	"iJCGscaFtCavZqHqA7CVd9yfBKrplQbSbzZcYsBLFZb5wmSsh4JtSGEalGRD2VphiDPkQsenZufs8uK2",
+	"dX19ee2iHWgZyxAkIZjLklrzFARRhQYkCOVuA40GWOmr6dGHhXNtYVcnsKoysH9SCk8upS+/3Z+jIWZV",
+	"QbAPVY3Jg9YcALZq6AMe24LTR8jn0OQ7xEKSWnlcRQwXs0707KJ9c3p6dnzWuujcto8vr1quSakCQ2xi",
+	"jw+wdwcKcox5+X489i/TjCfbnmdKv540bC55JX0Qv5KV1xpx3bPic/t17lk8gJHt4lfsX8kaY/kn/t3W",
+	"QZCNIWb5fMnVa2SkmDEpgSt9vw4aYm9AGcncOBAcPXgNXQneF3hoLHdSAenIWfOkQq5dgJu9niKiVJyS",
+	"Tnjxk+Pr1knronPWPG9XnErn98vb0+Zx5/L69rr1j5uza2jOmM1phE+LYFNxpjQJTVvyO5UPrc7PlyeF",
+	"F5rn163myR+3Z+32DTw4O2l9uLrstC6O/7g9u7i9ur58f91q67UdX16cnp8d6xU0O53WxUmrdftzs317",
+	"3LrunJ2eHTc7rXbxt3fNk/fwtKx1bnYqvfTr1k0b1lDoTXl20WldXzTP7X5yDeSnMRtLO5btZUACv9wn",
+	"RVkYKa2C2cRHF1rMg0zmOsj9KyJiXAtxn7Tpv4h+EmI1qFFf/9O0Lqid+WQYckWYN67+Ssb6lx4NSE3w",
+	"0Z8/frJjZYpTgZUnnaZ0r1Mp2e8p0TX+pZDwMCCLtETQZzAHs1YIZcgQid8KRQHLjEpZmpJzSOaMTPsz",
+	"jUybdJIQG2dA1q+v2BC62fNP9UHOStttsqTIVvwagi5nciwVGS6Twbum7kSlFdLTs82cRiG5bRo4LZOL",
+	"BmCcqOIneLx8dA5ZyCS0hNVq0eobixqtnsH0Y3dNVzDjLHQrX07Tt0mAWbn/Gwy1eqfHacT0x1f1CT1q",
+	"xJGPxybiAAd3ModhjdiPUN0/6NTfNur1Rr3+n1nEa1TeERFQlpb/fc/RcVIyGOnvK2vJgpnBIlaqG/uU",
+	"esEr0Pcs4V68YuGqhXyfkPliiW6WzGaGmwqtL2vPAZFjOfT6Auw397Y2wPPabfSsT2nblCuzCmCSL6wa",
+	"mnHmVVbdUqktlXpWKlVi7Vne5jhZeDJbGwnhQBDsj0224iR5WCzMd0FVYMUGLwsVkyg7wLMh7pPjTLv/",
+	"JVxMAe2zXKpnxSNMmShfaxcJCMTRJ88F7Q/KE0nWUK1/83V8J5pOZYq3DBcyYikT6V58O3shIRfqmui/",
+	"l486TLrYTcfr6cXNsrlh8bY+nLXbZxfvb0/PWucnGRtW60Pz7LziVMC4c3nxvvROBR9N3ug5ZQTZCmPW",
+	"7d2jATEFoW3LRypRoF/bz6n+B3P1Ej1h2t42ScCaZdiIz3uFaqbY9xfR2wTc5RKlRYsgMLtaaf50wYEj",
+	"E5LFWSZTgwtEsAho/uDRDmfB2JZS0+OeRGFgrDDubnl8z9TzNyeSrXGYbH7e2b+oqJkDgoUlThPF8LSW",
+	"a+ae0liYAnMSEUkD9ScZkpbF0gZ/O0nJYRRJ4u/OK4W37fK27fK2TJc3pwCui+LEl2PNKcXYlQ0657xP",
+	"2RMaoGMfF5pHhFjKERdaU/G4EMRTaMCF1AiuZZhxZZ2tytPJMl8nD3MD7B/8NFfwF8Tj90SMy91vlywJ",
+	"f1OEIUlZPyDVCKqJmu/ABSeLMtxBbt6fygSxET/Fnprq96MPVZ/2qYLxTfwAENNIDQhTGhe4QDgMC4H6",
+	"Jpj2TZnwVwwCsAeeHN0UWOGLitklriio7/eDRAHvc7MH9+qmg/bihiiug3pGU1fcxBiSIDhCjJvKq6a0",
+	"KuPmeyqRJGoSldYr0BcFZOjTsZh8PO0AI7UCtgnSE0QOOvyO6OMU6van3r5XJz/6r7pv8GGvTt56B/7r",
+	"7k/4R/Kmt+/XvUksy4+R14lfv5mDGkUZNTtW2U4vhSbWicaenB9mvvQwqA9aWhGYlh98YkRaThQJrVIw",
+	"acHIlQC3/s6c7WO/3PKRj6RVcWHivOcP9ADeQ0C/EfYEl1p8DZCeSS4pf4amuW6yyHjesmO+wiER8Vbi",
+	"Q24eVpzKeavTaV2Xn62Nos/voicIaUCyXyayF8fJGaHgDbTv1Ov1I9SNJGVEygbar5snSSg9dIyAf2cD",
+	"C/TQBlE1g7dfQ11g+1npMv8hVqM1/7g2VNJS6qy0gG6uzx0k/4qwIA7CEgVY9In+R0xuTE9/iaJQE6HD",
+	"OhoOn5vG/CWeQGGus4LiKjr3vLjNQqf4mb3g53ns43EyX8WK75S9Jcx52awAUfy2GNpuujt55AgR7A3Q",
+	"iIs7mUSsT2/bnS2EnSuCXZ8jkOUXNHe7L6pZ5g9+YdHy2jCJ74HdXZM+lYqIVar/mciGWc3Wpsva1mfQ",
+	"9DE65/ckwB5ZSQLPLWKCv+FhQk0ZGSWxGDv6ARd9zKgE8rpbEHz3FzC1P0H2Z6Wr1aJmJEHQ1C+ssKSn",
+	"6BT1pQXtJJgkewfTYUzASbeJUpT1l6WCHg6xR9V4sZS4jGSU1PhfKH4p4HJFAwphkINbnnGeMfou4Wvi",
+	"IWGrLKZ4b3Zl6YCZjTrpyc421Jbd4QuT9hKgWoLCT3799AaZ0o6Uc97O89kmkP1Kg0MKgqkHtt45eNV4",
+	"/bbx+u1/VjKQZkp7JrBVaROCxjxClKHENZvAkB2tXq3vd8CZC/7cxy2erR3PysFtw70HysRzU1xxJSHG",
+	"+KEM/xxSKUMSqCMkSBJyli1ROLH6Eokmdmzlul/Xp9ZHTI1JsZoSb32lE/u0UD8UU74lcyvfY9S/U2kT",
+	"5r+LgruW6VK7vH112QLPnAXjGwY5TeXdlXLZdfM7CE3GE2RbCT2pXdDy3YKWqS+WPYg5JZzbdzTMh2zH",
+	"XikQ04iPpOGyvSgIxmWuqLJCcFPCPAoQsYKv1mauratvXWHtaV6c/XzBTbyo/FJ2qAuLL20iJeUM1Dq5",
+	"dGkkvfpEu8zv7ZffO2in5Z+0m7sWj/ZfoyFlkSLyCEnCfIQlcpuRGnBB/wUsrYHeacFGoI9Rvf7KU3pk",
+	"+Cdxa0uWRmvpn8YxvpqVIhhw8XIlRfW54AkJ8V8RcezmXtUhBs6xHhGtfsVUxA6DBNQWkgiDBsnZAhkd",
+	"2RMurCe7+7kX+8LwmQWxxSGT9hlWkSCrmUCbSMYDmBgUExihFU0X7XR54O9CVzpXURUQF0UMAlZsrzoX",
+	"AntctIOR9DBjmgzGw+0i3OX3kCcJLv0+vSfsKB46O+YQm2AzBJK9/hcRsoa0eg5L0u8q8qAkUvjOBKt1",
+	"uVJ8iPYP0HAYQ68ttpU/+STO6tkipdjM9vS54qMqWPDNgt03OeOFA7DYNFNBO8QeEatFxE0sC8Z6gkm6",
+	"Y8W1ddae22CG1MLlGcY8mhuOEe/93Lw9KwGK5z1ms0bNOtcK7qzZgdmxs0jLCJA6NSVap8eF7VSJ/SpE",
+	"VhUyrWR5WM7mcquS4BO77px/LHt0yc0sk1EVX9M77N31BY+YvyTBPaVBYIwXowEPCPj9UJcMKPNjKiYb",
+	"yPV4wIXr6EcsIbNSCWJrERq3t/44fqfLhU+EO0kCzQ+Lwt878zaUbQxMsYAMnfzbn/Xq22b1FFd7U6IF",
+	"VgxtRR+mBrYe/Pj2zUH91Wbo9eOsO04ObimG2hNai8cAHJlb+lGzKohloEoi4vdJDbk+j7qaBWLf1xKP",
+	"GlCGKGNEAOc7Qi4XDKv4BY8L/ZN+NtSXB11sSyIbkptL1fm/7Z8eNA8P80Efi9ymVOOgYBowslvGNpA8",
+	"MNsBPGP5ikXpgCPq61vNDLhfO3DKombhTUQZGtIgoEOiRBIwYzSV11lvee1goi7UrMs95kE0ZEuXq0j4",
+	"5CK4FLNVfYyW6hZymOMdqhEJemogC7JMavA7mB1xUKCO0lC7eLmfZp5DsiWf6rUNKcPKgM8Qh6GtQWGR",
+	"elo8aSaq3jGhL1NezQYGOZW/xLT3Upe+kxF3ponORRnYiWWRaR/kpB6noqXL6Zf5oDIXaQFibL1wyhZc",
+	"5Yxc9iqNP+cBRnaseUG6mUOd93J6XPPenDiruR/kzmre29n7ffyUhbOlMkEL/bOSsgPIEg0gfc1DRxPI",
+	"hKO7+mESN+Qg14gC8FiJiBQcAalcpnku3J3Hg/gfCVZoHSi2CfU4U0Z+enWQQM1x3vDVBLMkZl5GiIE3",
+	"Eyqwf/D4yakMCMR5NA7r+kzLZk5nOzhMZvv8OQlwrfWiINBw+Pi42FSvpk4VZ5QJ7BH0Mw9DsP1aDaVy",
+	"PMBUZJhDgo/JPD+ZgZPx7Jt/ifSVw8Km06Sryu9c3MkBzxnYCsJaIx8QlsixleZhmY86Vgjm9gBfPTPt",
+	"qWL9kolmzyr0lyeq2R3P4iYvakFJ1MeFjSeF21nSE8lHwK89kCQk4gxhtH9QNX+jvqB+DV1lTBoN5Oaw",
+	"N45qenx0nfxPcZDT5C8pyptfjImdTTzROkz+SZwWGT/NtkgxAlPZL3GUfNlviWUt/tH4xnKrycbU1SIR",
+	"xM9j501tSBTW91P7tfXH46N7hDAb23JbO1yYamfgvvT1Z+5uUurssF5Pc0WSYh9UIonvie8ghoeU9U24",
+	"niFMWtBybSEwt4bg/rAgKMDURzxSabS04iEaYtGnDPl8xI4SMR4NsAQL7dD+Lo0hLNbcfkCGwkk0jKRC",
+	"PapQl6gRMcscop3mYcqhGmj/pzoaDo9Q8xDFMa4NdPDmR3ho4jLzr7+uvc3+lvno8G3tEA2HuzXU1Cv5",
+	"QVq4RJr6Sq0/2EjFWOXaP6ghkDHsWo3yhXauLt47saIGxkCM7ikZveMPuyW6ZU4NXki/TL8wKXOLF7qP",
+	"h7jmo7yr6PVMP1FJ1pycTQ2+mASOlKKtmrQRj/DylQKm72XDxQKSIxBEA/JqImgbxEZjuYhtXllz9VEq",
+	"mfYoVKfHShMjG5RSED1l3nmblcAmc/qLSV2ZqNrKf/9v0R2W/8rGxTYq//1//9f/9d//+//7f1QeHydE",
+	"o3TmZUJ+V2vstdac/dkW9rIXy7T/mNtM38wCIRMFg54gpKp3icwbKMRUSLSTmLbquw6KoGMEaPqxXRT8",
+	"etMZoVX/s0s7qOfVz+Jq3xzmpciyAxBrj/qeG3yZiwJfMsAyGyO+1KeTe1/kSUosrk0u91K2oWB5Vmat",
+	"UPnAh4OZ3CxVoiZqe8LzEoMZefCCSNJ78iHj409LedTrZZazLIm1Mzpmk7OI7NqKssR4cpSP60t9gFQk",
+	"JLdAXWP1z06y1fO3ev5Wz1+Xnp8aMF+yfIpB1sxgds6y5mOTvhATPbu8L0QjasEVglmxfVSj0hmHpKcR",
+	"TAuK51hR5qD3gpA7UBWPx0JTZw9CGtDOCfkn/i1CbcwkaF1aX96tIX3QpoeYGdnQxHhgqJeMdo4HlBFJ",
+	"HPQLDrH5169cEMx2bdIrjMAQGXaJ72sSypkeCSvQY6lykDfgkjBorqTXk83Fs3uTekWll5DSrawz5yDD",
+	"Wt6+ybgtDkv6dlCFA+otdpOGME54ofVBgZ6aFceRjLyBlbBKjSc1dK7PDo0EDrVKDP4CmaQTA1v+QVoX",
+	"1A5lkvoEYTTiwkemgEhseoBHOOAMjA+Kc/0R2T1C7sePzEVSYaHiaKaAMmICW7oB9+4gSJ0wJQg0QYFk",
+	"nmCsL40qmfEB5UnVvIpUhagMOLZF40QKL2cQP047PzHNz1Yp6WiClw/fHtRfvdVoHgkBNeyWTUHynivz",
+	"vWSNa6gdUKzzXZjCMfubeQkttpY7eLmTLat1PnPHbaKicEmWw1Wol3gjSjKxXftjY2/PRTfX50CrMbIZ",
+	"wfnywGU9Baf3SnyHJXl1gDqXnau4X+Lc/duxnOyS5x/Hyxrb8zezsEHqRhJxJXiPBsuHeUHW27yFNc1r",
+	"7Wg4xIZ6PEF3XTDEa2qoluDBXHlMn8i1fi9b3aM1Pe2mLBIq3pCV4CaGsStJUgfnXc2LglYWRJaCq2t7",
+	"2jHr4yMGcuSQgLxRJsP8lm2ytUqkfVoDYVkD2cJhhkPcJzeLNDqdAYisUKqxbCI1vYl+nOqyXMBpMTSP",
+	"xbUaky2V3aSP1dJJ+08qxbVCja1Vq2UVcXdeDaqy87EZaEu27OR9PguGlqrAHy01ULmSaRrwxsv69CRT",
+	"5WRad/LtD9Ik6GhR2zRZkFDAIYy6AfVMpk7+pNhCJSmmBlSLQubhbJQTm85TdPRUn5Yr3wapGitVb7tZ",
+	"oR1zUpAtQ0nzVdzirVjKUHLGUw5ycnFlNzbJAl6U+5VwpIWZoO3dvHLV/ULn5esPaY/sPD+o0ZK2l7UM",
+	"mACJqAyUCmVjbw9yIGuZghR7mdJBk2rIdGPd6wWqReet8CXMrHzxtsdb9tE9JaOJ9+JeD7N2P5nWuGQW",
+	"Y1Sms/zc6Vy1QVkRRPLgnrK+sUUobukZwr4viJRElmgwOUPC4U85VQ0u6n809vbmomuucfoMGFxHI8/S",
+	"ON8pfXaXzvKITDGCD3KJNuBkfpdNkrThX6FtP53Sm8n9j2qbiHvqkWp8ri66x0G0WCObAEvVNAe7koTE",
+	"yMOTvhdEhpxJEjcILGZECKnQPpS2jsOfiUf0Ln+QNtxnojbLweEiE6YtHWdc6iQDDAlUGQRu63kkZrbT",
+	"uj+WKmTJtU5vPZoeafGIJ3ZQOMMYEnNgPK91aQExX5TJFYnEshzuy2lgOrGTZ45umSAjL8LzkkoHNaVF",
+	"jjIWaBfajro55r6uPD+NG16kXzg1zVPlQu3ZN5Yc6Bs7uV+Wdf177DuQhqgjOaI2r0s/zJwQ4r0ewj1F",
+	"BNqvI0OBUExGjH/IugmWLesyKSkty6yKYL6grWzpzL/Z+uZMKpwTVqYmCpbBTu4Cl0kQLAHzL4HS5tBu",
+	"WWqb/fjLCY4s3dmqcZJ2sA6RqrVatNuiN5FMcaK/KUqMMemeS041rkiFh+Ekebk+PUavXr16i/Q7mYYI",
+	"AxyGhJlgxBVSbrMiTTq7s/iZnuClq/TO6t6RpZOrtN8pfD+7HJvdy1PCm46htbK0nSgglik0rZKnxC9Z",
+	"XXBIWXbs/VlRMDkXl/7eRYJUTaUsiXDCaKqar+QYDWa+ViuJZitKxh3IEXgLylO4t1r6l6WlT0Y3aq4m",
+	"qBq3NQWyAftQOaYZxSm4heapzaszaMi943pU3mqR9rZWq7m7tomqKVGSqxODdn75vQOZAUDnAEZgjnSN",
+	"etkmFpmyHo/zaLGnct0BQjqlYunVGZJRGHKhJoNvocNBvi7TztXJqalZAj5rHJh2IUlsR1I2TCubBhRN",
+	"DkdAFMJszJmtBD2GlI3aR/aR/e1v6Jgz/S7lTH5kVfQOSxLfYwO5nyVV5DYSweMeDune/b5bQ7+0Ly9s",
+	"MUK9FZNr4uEhCY6xJEcooaESJRT7pnNsK7D8p3uEwN6J3D/++OOP6ocP1ZMT9whRMJv1KBES3dycncia",
+	"Xo5lrXol6CNQ5I+VBqrVaujRPUIh7lOmZRYUUKlMMoj7EXQK/Zr+JMR98rHi2H+16b/sX1BQ/GMFPbpo",
+	"B1pAI0jGdE0UwL6DMrmZ+7Xafr3uxGGZ6KB+hBgZEUiEEVLtwlKheXW8UlBj4zV43LezWkps/rAZOx8r",
+	"/0P/FVNw+2fcJ9/+afrB6HfRI3p0a8jVg7oQDgUd0Y/SDCD90P1TTwyXVJgZPX5ya6iFvYFtmW4MEfYE",
+	"TZCQTzSxRB5myMNCQOSO+1CF96vwswtbtvwCdblPiUSmSRCK2B3jIxbzgp3Deh25xc7q7q4FJPst5CuZ",
+	"ipAaoPehbsLO4f4r5E40IHftgUN5Jbt8vU49jnsNiS5Dqqrwv66TfXStsZJR1reFerK/SKLcJAUCIty1",
+	"/KwEpgwAbEgVwmEYUOIfocODt8jNNjt3MysgSoyrTa3cQDjWUPMdvT9DV7qRd6e5UahXHVAtwCT4tl+v",
+	"I2EOFSrPQ72sZFGmsEbz6uwIqhFVKUM77h6O1GAv4H3K9F7Nn8IWY3Z30as6zJQpvpUrBx9wfheFUr8W",
+	"z3eEkra/6HXy1IR35RcMgWEDgjrHVygkREB+lamRjIUGjIgpEUl9p8kXDLn/UT3lYoSFT3z9LzeNOdOD",
+	"6EGxPvse7UdCg4MdIhT8YVxD7QGPbL8k6FNs74YItHNNfCp3UZegiAmCvYHGDCdzohrIiEJqIHjUHyQZ",
+	"bgatKfTl6BMfoKtjM+Ok7b+OeEgY0pwDYRO1qEkjEpwrB/FIQSCdG1PJBnL3oHyUOV99hUNbcGrPEOG9",
+	"zxqRNPmZKNGvp9015FKDDuwSBZTdSYu4huyaWDpuwylDrAbVgNyTALla/SZCuogwJcaQ5Zcgys+dD+cO",
+	"woHkAFeA04bWXobE2NwkYlyhbkQDhcbAPODL1/V95Bba+LtH1q5pjHim4xvcFmemjDyPR9XAQANNV6g0",
+	"g8csqJnGW1HOPrKFq8I5GnIEsamNGrk07KzC7eEA3IdqTIWr0uMhkS4kv7LMJlIyad7QzHY0oN4gOy8j",
+	"xJcm4ZORo8yUQzxGPjeF4UxLF6ANtpq4abxQQ00YRN8/j1Q6VyZD9BVyzy7aN6enZ8dnrYvObfv48qrl",
+	"Wg4LV1qLd+LGW7NrgGJGDWRk6CGGGv/pxUMMrV5+umi9/rsEfuzszauz219bf9xqcGien1/+3joxEzWh",
+	"zCtlfQeNBNf/sd5WffZWRoXhNKWAK0vH3de7Mn0J7fhuDCK/EaHXohkiu7DdcDQpud8HdifIkN+bOTyr",
+	"jQwJ1q/r0/RJKIiHTQPc+CKphN0TXzPO+Pf4XDSixuvCyD2xL0AtBtPbUAuGAfUIk6ChpNILFHmB59ek",
+	"V9UKjqBEYTFOJb/sw8dMlkLiOkRa/NNbtM4RDVjG6SuNeHi/X7H1hnFIK43Kq9p+zcZ9D0Ac3oOcOEMG",
+	"IFdi0veSkC+0kxHz3N0SalarxI7PPVP8Yi8pCLvnYznocmxiSPtlgYMdLWqZjPJMXxWjBTmQgysdQ+Sk",
+	"k7IeJ0cTZUKrc5RSQM7KPdFoHRJBua+n8fFYAuCkJ9pI4RmYVAZZAWkMgrn5Orew7wRioBJtn2S7yMc7",
+	"1wcv8JCo8tM2jiAfj9HOTed4NxUkbdVI1CU9LghyFYcpqf4IhNIUZrRYGusieMLCWKY3TTTsxOWLUNzH",
+	"42nTKr7UpJ9Sfw6A4UG9XigvBBKUub29f9owknT8WWam5LiTC0jMdaCDFcpz/lpxKgZVYSUFsXDaZPaL",
+	"veR18/ajUykRIhceJP2iMJAkaolB9Nuw1UNzrGWfJce/9w77sT0HPtmf/8kNw5bzEt989Gr+R6dcdKnv",
+	"E7CdHB68nf9Fh/MPmI3t6iBO4vUiOzpjigiGA/PBAvu54OpMK95DwpTeUcZ0AGiaNRr8+UlDr7TRtY1K",
+	"Am4IVEWpoR33IV4kAcDKJ6cyITNA4dZ8vWyIFcvQTKOd7322tZIfp5LOE0yDMTKCsAR5TWvx8JmDeOAn",
+	"KmgNXXCV6sObo35g8EwPYILylV1I+oppq3/mX2E1gJJL6yJ1Xzjtyp/aCR7nvA1b8vXFkK/64UJU5TSu",
+	"8/Ht0LsrIqrGnYIz2P1UkhfS6h0Zy6kE7pIFY2QM/WhHa5020tMBFdSqDruaUtnCyZpmQYBQGvhqCmtr",
+	"laWPKashN8BS3UjiN5VVDjwu/LS4aGzPmEsxaZ8Rv0pZor5p1ekoSz3n60QTNFQrkM2Q/qpPZYMUx0zx",
+	"nZOZTdEMW9JcA+8zEoFlsFlffIxXFlhz6Bw/AmzOWgbSzhlcluDrhbFsJBhhcESr4lqQsO3oNf6lBkeQ",
+	"ONxCNqALRbDcXNNfd9dg8JEpkzWikkAxLFvwyu1yf1wrjqP1+8nBJ8c2lg3IHmbKFIbqEgSJ2MZCbWeh",
+	"atcBASu7oWQvKQ2iEqXGJWMwOHyFbq7PqxL3CPIGWGBPizxo5+D1GyQw8/kQdamSuw6SioNFBIifPs72",
+	"z82qfm2A5eAIuaEgPfoAxAt8liaQ8CAzqllIbDiCfCD9dtyzA3d5pGz/AUZGesXPRuBMSImhPxXjmSZS",
+	"xSGSayRu+Wjwx7wb3ELxxujrsQ2cgZXMIrH2xSPk3pGxcdhAooYa0LS75lbSewZJr0i19xf45gqPA479",
+	"DufnWPTJF0rtDYxl8HYZUp+V0/Y+U6ONGjGsJHXiGQiImTshIMspmGd+pUSTOyzr9QSCpvFf5Fe6j7Da",
+	"ouZLouYXqoYtZT8C+HoKTsbxHFOVp4tMDMKKFp9c77lp2kqykBWtPac0UBCYPPcDCHtf8D1T6WeTVpt4",
+	"42ZVWyPN92VjXl7dyuBJgunJs6l2k3z7x09TVa/D+qEJlHCt2di1cQCM2zjYtNsZBDc+kSJA78fp8r19",
+	"b1MSvh1+BRl/f+2LmCXex+8gG0lfEBnOM/U/Z2Fg8l4Oebdk5Iuy9X47CkPT9zUBwCkSr0KwTHfYT3lp",
+	"ZS8pZlMqs6xfRIH51iajbFKeONYr3Xp9tgLFAhq9CQhbj0SRx086hJDzxucpcsaxbfuABUFDbNL3PCxJ",
+	"FYyckmjcUVxUKZOESaroPQnGaMdNyiG76N+R+euWxX+aEBj4ddfad5P+En2OKFMcuXGlaLeGLhlBSmAm",
+	"sWdiAHGSuQEdw5iJAauhnwHiEA4olkQ2kAvtOGGiPbfHBTFL6HGBkgU6yJUR9BrT7+AhDcYXyVtxZWYH",
+	"uWBNbZrAVXfP1X+Zd+CHGnoXYHYHtQ/NadE+4wJMCrhrApagzWdXEHwnUVJr0SNBgLrE40NiyzPa3gaG",
+	"7g25IIhxViXDUI3hbYjLM6Zog2EOwqgrIHzur4grAgS0O1bERvBhGEKhm85p9Sc0jLuL9mhgnh+3f8tZ",
+	"vV39S03w0Z8Xn1xotQCvxjZz+wnMMsAgcdrC38ly0uYVRyYga78OIdxcoNd1p16vQxuJ9L39V5uSTw18",
+	"z2AIZbECcdfqonhZGkAwLQurPB1Wj2KKlWIaJN21OcsksGmQwiKgRCDrcYDjpxLZRtTTwrP0zyeR4Uew",
+	"1XS1cyoHG0Y3TXAfRoGiIRZqT2+6GmcBEuZx3/KQuNCd/aqTVm/e8+S9A1VX98IAU+agLMvkniKqKpUg",
+	"eGho4lKy+Bnc7ikXw+e2+JuZC4V0tkx8K86/vLRgQDOTAQZJTMft39Yq2C/pG1gHLbeugFRN2awzYGvv",
+	"/zowt/52AaqeSTxOyhvZMsHNTqd1cdJq3f7cbN8et647Z6dnx81Oq51JljZB8jGIQh93mU/I1CIXZGA6",
+	"cQaIlrogJIkILDU4Lc7fIHuwjJ08fRVxRghkDDaQO3X3rlP48V3z5H2r7X6zaKEJYSapEcjkDNAoORuw",
+	"137R3qc12Xic5zLn9IlaM72vP6tBeCv+bSN3V0Ta95Br+VSMTd1IkXoWIc3UDXo60m7Oi5SvbvLMeuOW",
+	"aGx1xi+Q2BicWLcXKKlFMMO+PCDenbSdZ03ALtrBos/ZAfWPTGNcU0DCWMw8nmRc4yExtZ8gaBbyi5Mx",
+	"dh39DnPSYgKRJMZcqUa8KhUJk6oJmuIV44N3sGltAa1AKCRlk9AksnsE4tocKGfy5uDVT0gSMEuj17UD",
+	"SCp3BfH4PRFjO5akrB/ACnZr6HebyE2oGhDRMInOnd8vb0+bx53L69vr1j9uzq4hl764qSTD4Z7gQOqt",
+	"geV8YkMQSlpD7bgnj6XrDbjeYlEbB7X8k3bTgX6/Jq7ZlCbASJCeIHIQv2zzU3fBVKtR25RaaEC1iLhY",
+	"X666RElVC/j4CgoENRDj2STgkngjgJ3NcINzPfYLMQEb4NbR57rNW12eE6yu68cVBY6vWyeti85Z8zyv",
+	"5f8OCGdIDRcJ5tnyBSmq6eGMnJQ+i+Pv41IN2DbZWYPav4FlFe0AJSfjOuWU6XuyAJQDTMmpGN3/a5II",
+	"cgJAm/YZAmKbcP1cHZYCS7e9Ist5eov5lkXHceBJKFrCe440lwT2AlTQTZJwOCPmfazi73+QeVYk895K",
+	"yATKD5akDJmaZ9Y/jAjz5a5JlkmHtqsylQFzs9hKN9kQcHQJLNd+LeOdgXAhFR6nKVDPl0JobmNjXJJH",
+	"aik2eVjWWg0OhUfqKAsX6eFPP/At/9umwzxNtQHKZjBkCmlzKq0HRRhg9OwgfE39TN+cReyfG0H3PlEf",
+	"yCZzhcv6o22Thb+fZOFjkz4LPG2GODAPTSwvnS4lXPaQ1Pos1ko9s0m7MQsm0pgdtTQAzMFB5AF7KoAi",
+	"asg2rJCGnQC3l8iWTdPCQiSJLY4Xs3SiMbwgliie1FwCFznjoyNEFfI5MVFOgjAySlp1MJVo2CCduFeX",
+	"7Q5KsuVchOUdlGUxCjJXWNk6yDm5omHWHPhmJ4qHEo24uIMqaVoKseWSTf6xSYK2tdJyy19Kk7YrsNC3",
+	"IWHh2kyyVaq/U6XaMrAJt3nejkRlbNLLVQOMQ+EiSXy0Ayicg3pT7tTC/u7anOmbWNs01TopY/gd6s8x",
+	"bHzdWrKlcKlNdSF9Oa6/O8MKDulC0hpoTRUHG/opCEFhgFlaARbqOxhWofmR1MomghBxrUiNoEgZVHQ0",
+	"vEokllow4c4z0O7WIDBbGoVcc0EoY04Z/FfwIFd34rD+FrnHlxen52fHnUzp3qQbpcJ3hNVQMxF0bdoa",
+	"rC4KIao1bgvDez3UHSfFfuEcl+Ry9qA3xd/M8C+UgLYwg7O9oR1bCcQE6huRpzwvbcsBD5/GAbXKdnp5",
+	"c3GS433tKTDObb0PyqTCQWDgfB0MbakJi1wq2cN3xZ/Sm/uUxhLOhp1jznoBNQ1TvmZWZohZhucsaiFJ",
+	"OZsa8WoP3KZ7tpHUdB5nikXlHL3GzRirfvpOGonTUytHmTyS2XWfwOtqftHQPIUvlfhJNX/TuGBMwp6A",
+	"mBs/VvnAiWs7IGBBkE+lB4Xqn824a0+1E3unN8TZkvFPzHxPNfh2ylzSvd6W7bxUBZVvmazNNmd1IlGC",
+	"+rzXW5c9OEMDTQeq6SSwGdO2gkoJUSbTiZ0maUcLk7RMThkXaIQNkZNEoSg0dEvL12IYG5NUFBrdIk+J",
+	"j5IFKRDXWT8gVaP4ZumiYwuYgbPmuaiiOednI4ottjRNrK9R6UhjibZmrS11/SqoK9sAcQVKNZ22XkPd",
+	"X4kwlLiE4D0r0O3EgXoQqSYd9Mb0TJO7Rk5cgJI+G2WDTeYJ24boSjJJW0+59fR9eVTiy8P2d6RPS1DF",
+	"YObTMd5krq2vWIwZb1Yxu3dmxmWTFL6swnSwiW1Vum3nk410AsjWDu/G6BJjusWfaWkBGQScUcpuVbye",
+	"XZIOlrYhzQDGfiF9AOZeoMT01tbyInj/ZYv2z0Av4urThlgsTSuy+UPm0forTcyhH2aemH5sqMbEte1R",
+	"uGNyekz/u13TFlFB3MGOedYwTSGlJMK2vhNx8IHpi2K6H0qb37+7xfttwvHztkYzxQUSyH0y6k8pLtBM",
+	"MAPeR1LRIIh17NXKh81WEPpErZMIPKMIsBX6t0TgeYkAFCtYEe9nlyg4rL+Ftst57H8Svs8uXfBEnP/O",
+	"tI0tqfmqqmR9M06KZ6Bp1yQMsLd2VWYvleWnmjpb4GBNXozTDGEUJ2mczhmRiDIviHzQBZ7cAGRBg2kz",
+	"3cAqZNL5Gu2ryZ63htatzPUlWWYNUfghayJYVQIrEiowQMxI4GLQ58KnCsLIGRkFY2vISKrIOCYAHOEg",
+	"qHJRteaKo2yhGTQa8MTVakoaJrTONGy1DV2BUrn2zTNrHNECkBsneUNoen/VhtdzpEPY2erCobPAW2QY",
+	"ckWYN/6VjDcrTsLxvZBMaa4uT1WXbU2bnJUmamGAx3rhs+la+knyxba9yqpk+uBp8fLH162Ts87t+dmH",
+	"s04uZP6CK0QYj/oDS1pMn3tNEBgZZWjcUWL6HGFpqU4a0m4+dU29JyigDj3z1xJkv+ElFsPys0f1XUXm",
+	"52Dk01dSS/jspPXh6rLTujj+4/bs4vbq+vL9daudrzHURJasG+4DmRluhvhXf41bw4KFU0SMQW6wBbIs",
+	"Y9QEey1Ave41TaRAlp+L62RCWh3kNs+vW82TP27P2u2b763Q0FTIiQ+o4lTy5/PEZMqD9YH6r60/bq9b",
+	"N+3WSSH5txSMNDmEuGcTdsxMAxiIdV5PWu+ys86C1nRr3y04Zm730zelQYEkGqtQSPHSFksrGHsEZnFj",
+	"lFLzzo0E6w2QznsiTPV2yhkKcZ84iNpil6YoFWXo6uRUPlsIap+od/EGNmlVsXNsI0+/wxoz74lC3RTI",
+	"ElRLHy0QMjrFYWTNttaKYEe0NWIHPCA15Aa8z23FOZ9A8o3GfXR18V4LNO3f3iPeQ1ihIZcKHbx+g36l",
+	"746QOyJdSRVJa9VhhnBX8iBSBA2UCnfkLrq5Pj+yrVgXyaB/Lqy2vq0sYm/AtGCHN9WEn91XtaUo24Jy",
+	"z0C8Yr/QkwmYlhWy3Vv2+oRpnJ1hc72RREJqtLEfQKvA2BskkpI1mUHTYlbdgHt3YIbAzCNHCCNf4J6y",
+	"vQcNubTW28z3q5lSs7tqxLsqlTXMT8fp+ysYV5/FbJpZ4nu76heyn2ZWMovUGTMr2uHCsabzEqOpNaA7",
+	"JhdUcQ09tgqn9TmCOzG2DhSjC7dm2G/VDJvYNgPSU8YeNORMDZ7Lxrr6/FsD6tdsQC1YuKZ2YMs7DDG6",
+	"xwHNM77YKG+aqkJVDzIMA/3TjgUR8kCloqzvmmpabtx33921RdRXMYquv8/bF7zXiW5yeQOuM93yW8DE",
+	"eDllbuaJYU0JzXhHOXGlUt6jV9CqID0iCPNIWbPeb7yNXRGpphmbtwblrUH5mzUor2IZ9nKKSazmZSTw",
+	"6YbhUh3IWohzWt+8/KamVdTAvQZZQzXUZCW6GhS0yvT6bCBqvzIaIsCpIFhyZkrOuGZK/7Y7voXhhIt2",
+	"gDtkSar93FB/wpRpD3RHQnUEbCMJRoQOCBJhaeZdg+o4O0XraVrjgolak6cPprjy01/qpONT3GZsbQMH",
+	"n9bXdW1kat39XXODT0+zWj8iP7u1ZWtY3mLxUxq9rg2FM7G8E1LGns9HTMvt02usTJSRjj9B3ci7Iwrt",
+	"vIZoX1NA2lZQ6oECCXxyDUx/Cp2IF/K8xCL0e3laYd/7QHyKO0aNLL4/qV+W6vdZ2eHq5LQgBhybeaon",
+	"VIZc0lg3noW69pPsF1vT6jeUkfUFCiAxcdCU4urkdHOUS5D5zrFrUhWEadgx/Vz0ouKSlqkxLWsc87HC",
+	"R+iOkFAiFg27tlq6qX8ZSfCcJa62TCaqkfKzCLxWCjjDY5aew1Zo2pKqLalawmtvicMzWnX2DKWYTrFS",
+	"Z2jDUBUIVSolMHHMz0G9jiLmDTDrE9/2dmA+ECpJPM58NCLdAed3mxDNptljzILXQpE20bZDLy7jrH/c",
+	"Ur4t5fs+0+aXo5gabzZgXSqnlZqMzegpbAKibWMGGkLLoon46YCyu6SBg9apnlFom0Yb9b7WL6sdrI1i",
+	"wcmekIDeEzGeRbP+EZGI+MBRfPv61nS9ld+eiRoBmG6KGJlYopmVh6ky3l7H9lIz/cItyCUBGEkHBRwQ",
+	"5mNhgpbQzk3nePc5MzjsijeZwGGn2OZvfI89gi1CpHF5WVy0sDcr7Bnym/YsG6Ezin534maC0jTdtZ/k",
+	"GblJlDKZWGgn7qDIuKKe7dzEuEIBlYr4u+solLOIvVpPl+WttKzQONV7/CsiYlxxKgwPSaVRgSCuM39K",
+	"JFNE/bIApvKhMutcz4BSYRXJirOKbNE23z5+dQWAcrvY1v/5HgutL12XxzRA9bOoH9NHAKelTeKGYmpl",
+	"otqNgrtZVnCPC1tEJ5bT7XJ4DxHsDUoCSG2wv4kf3eFJ9L9Ge1NobLeGruOqw3Geiaa6Jjomu2oTYGq+",
+	"pL6l24YIz5nZSXu4yzsahsQ/sqkLmn3cMEmYch0kOfJ5nv6PBlzGXWdH2MQpafpNJfoL1JYNK3jvouDO",
+	"3OtmbFjt7BxL5Z0cbGoNMgrUfHVxqyF+HRrit2O2sooiMyTlB5kjFKuR4ayuCKNOl1cvnixbmglmSpVm",
+	"CV931xrYxFaY2gpTiwhTMcAnuGseTEPeDArN6DuT9KJ343iAM9+1qfuMp0ECVkKJ1UpTaxDJsVRkmLz1",
+	"JFyf3ckGNrshuQLGNi07XqirPaxglhwBL0xpXJ/NGpqFhsl723iorQjyLOYx47I3lGtpwjUpb+x9tlah",
+	"x72kRtEeeQi5UOvrl5eMPE34MBPCHpqZSknLiSEts5ErrAaLSBiKPKg9T97PjcJMXlwg/PK4/ZsDGSuC",
+	"jyCcNQkPo6YqExc+AYv+GI2IIAj7PvEbyKW+A6LdBR4SJ8D2H6B3OpZENZWTER6N0Sv75ALizJys3/KY",
+	"+8RFYRDZ2g48iIbMhNkShX2sMNzVjuRCEX+3llNMzQwuMjvs2koO8Yby8m8+UbSBXNDHXQeRQJK4hKWW",
+	"X12r4pvO+kkGEGfEvuuC3u8eITIMlQEjHin9Qg0dkyCQSCosID3TaPD/7jrI/bv+n6r+n//pOkjhrh7+",
+	"+BqsA6EgPfqQ1Pn9wdV6PtgONLcNNUjKASFaGsBBBFq/GpBhDbWVIHgItQwgK1TDKILXjQ0EK9zFEq62",
+	"i5U3IDY8EDKWGA7lgKtt8O02DeCl9VYDuAkRRlii4/Zv2b6qCc2dxj/yFLzAQeakGU70l6cByRgFB1gi",
+	"zMYliW9H2S5kNkdOf8g2IhOb5ccy8YaS/jqpRRK6r6V3Els84z5sJh9zq61uwyCeN+XvqaLlujL8Zlur",
+	"+kStE1Prz6d1bi1QW0b+lHy+VfFzdjO0dTNTUxXyiSi6IauUKSL5QjXWtvRha1X6UutOrtWsRLMWpWc0",
+	"JSV+rNUNSV9jL7F4t1vH11bs2ISnLOP2LqtlP4dOzDMf5LI21kcsFo6mBGdV3pv/ZZCM9URLHheNupXH",
+	"58rS3dKjLT3aMD2aFoYzmyRNDYecQpUWqKF9RUQ18ffwSHl8SGooDmnHgiAZQvggI6g71v85ylgAQyxN",
+	"4plJA+lBxCF4LPKFZjdaBaAbBXfvJ+sAyK+8M2FmV8+Urpufcl5I47YL4fdpMf4S+8G9YNu3hbu7bfu3",
+	"bUvqbkvqbkvqZkrq5rI2elygKESKo/16vbz5WhSYniX6FFepyTJXTtz7J+/KGRVa9KqlLaMC/aOsP9wG",
+	"CnWxd9cXml+gnWt6T4QT/yKJuKce+UEmESi7NdTC3iAbmxO3YzGd3pREArJ34uZw/+Rd5PGhFjQpA4FU",
+	"Ccwk9hQIkpIjDO9IxcOQ+FpcxUgQCL3R/42GkBtDBEFUJW9BBCvUCQZnvnRs32wJPWTiznNjmG5EPVJD",
+	"TZjFJNmEgntESuRT4mvWYBp8RyHCfUwZYC5lCHd5pJAacVspUCYZReRBmdigGnIVVzgABmNDfwYk3TiV",
+	"cdQn2klzkRIosc1H9ZLi6KOy0vhqQFiaek2VbKAu6XGhj3xswhZgNdLJxU3JZBkjHgW+OSm9Dj1fLltq",
+	"1uT2xThI+AgxfaiZmjx6BgdJqkHAxhVEkqRVx3ZBH4HAY713fcJW/ZjaH+OD3psaYAafws9pDvlBQU2x",
+	"qku+pYYT91OPgzpGgupjcVDEAn31Lg4CPrrCQqs2cH1KRATir7LXB5hj4kiS1WKpkgIdAjIlpilQqMn0",
+	"fJoGEh+FARRdtnArSE+ziTKtDcvCCgBN4vnNOySQxGDFkGBmV4iZlXICgu8JknyYhQa9zCQ27Rk1PYMB",
+	"GTWFcvYL735J3jq9uF94d6bGdrDu2ZbOPNuGin+lXYkyxTkCcwv79XpdQ1hyoofwpyRKNlWlocHtTXX/",
+	"oFrf79TrDfj//6w4FU0xKo23b+qPE/Jvkc4fvK4XUlq7kUKH9YSOJKQ1pbyGSYWCG1o1wFJLNfUjE0Us",
+	"CCMjzdb30QnxCJSa1OvcraELPCSoR0aZMGTD3CRRKEtptaBk1jdJVNfedaacAfJI2TqZM3iQ7TAzwSQY",
+	"V8Ao8o3xgfua/nWWz2x7PH3bPZ4yDc2zVhANayY+ncpYyJZJ8yOTxq2hxFohjjI9jFDIKYNATUTVmiwj",
+	"a1vOBLDGMbZbDjUHuGM4+fRtBXK0QT3DWd3Rqrga6J5f+937/E/ePTPR4Rvw6CbSLeSSLNgSYj0S73zX",
+	"xi9655uN+VhAYt26Wbdu1id1j9gkKXEWcsIK0qdSiYSDPWd4+XV27i8t1Dy7uDZRirK+3NKCLS3YEC3I",
+	"4qHWIAHevp4w9PWg8iaKiE9isYlQf+7Q9C092UaqfyWR6uuhRdmwdVN1pRo7VKYHoV4T7EPR0cT5IpEc",
+	"QE25ONYhcdHV0AVXKMR9yqDGyEoG/WSaWRGsbVh+J1n9BslEPMk5lWpbo/f7rJtUqFGURb0UBqdhXx6g",
+	"Lf7NR7xOWirpB4n4iKXT5yvvHk0sz1jVoUov6o6R+77VQRMY724QPbOIWZA8ij3JgzHCnqL3BO24muO7",
+	"u1BukiUPeziQ+mkysZ6yLEjcfJELErf1S7qcBwSzr7BibnyQ27DybX23BejUmgjUtEJvTyAWsyuzxWvc",
+	"UHG2ePgXrc8WL2KWDBG/s63S9tVRhG+v6FpCTVYkJll1I3m6bPUcaDlUkG/Aww2O+zgrRj/JhotBx0mq",
+	"0I5PQCrQz0zEkRESGshIFYgyqQj2d58qC80uspMhbxuqs2OqmWzr52zr5zx7y/w1UYkpdXSageS2Bl1R",
+	"y9mQ/tInas34Wn9WGWKrEmzdHk9ygT4RoWd7PJI2gmsp+zyfARuPyNMRenNKyYuW59kSlG2L1W+qpM/m",
+	"lJY9PzJYNiMj/piHFIpbJkXuuZjQXihTPFsIf2O6R7zeNYszz2sSOebheGsO2UpDL6DhxPizUaoSCnJP",
+	"yWhWGzKmASCX/5bxvEJwOGRGIiwRRlcnp4ZswB8X79HO/us68kO6a3t0ND2PhMqFMuF6XJcOcZ/shazv",
+	"In5PBHKzCB36PbeGLodUKeLHs/UoCXyTsIh80sNRoGQj00666WN0zu+JJslOJsPvY6VtBgB/9ccKUtzH",
+	"Y/NG1nxjMyOOW9ed6h9//PFHta7/b9+82BWY+ZT1bdInEZDPCJkSAe9zmzPx56+tPz65EHcOndrcz5/j",
+	"hIxaXAu+9mvrj8fHTfnB7MV+yaLnlVniyiVCQr83t5tA8f2SDpmVBALnjpa+uUBzgg6kRmrsIT4KcZ80",
+	"EuzQiDEXHbbWtG28z3OLsRpaEUYxV3hynAF0xxjvffa4Tx5nxhqEUTegHiS7B8qmVmd7ayA9RKbTRdrZ",
+	"YocqGf8pm8pkmYVYSuLv5tte7BgjvP7bDHpNsOTMNTS7+Bi6eRzlW5UjY1GHuAY9rWUBVCLX/nLbHd+a",
+	"p+5uDemdpe/IAR8xzRr1pzEjsZ2qqEKMj45sQnXMyrpjw144C8aOTZru2jagNXSSVrBnXB9axHwzpz4s",
+	"SLzHklQpk4RJCgENpt059qErgeDeXY8LH3WxJK8O0I57Zs/i3NUvuPv6oC/Nv+uugwbjcECYRLTPuIAO",
+	"Jr9zcWfKKuQqQuy4XsLRappSNrK/u7t6Fgdx5pG43bPeRDeigXLME6QvUOjbMJZWTUVMra4GelU3TVWg",
+	"IgH80wvguLDvCyKlg+QAi2yEWA6SNC2uoePL63YDWiFwQfuUxUUdIMfepOpLI8bkPo47r5hb/UFrWzgY",
+	"K+rJJK1e/+zeSCKqzT5hCnImMfIEHgVEaIgMKLtDEetFIiACdncF0N+ICwaYg5OTXN3gUyotLM3Wfyu0",
+	"q9mswTg72/JluTRvlLJ6zJkSPKg2g4CPqpdwWfN4jvnUfgkf2u8encox9gYkHnVuOxj9cvzuVoH7SjSr",
+	"HFcDIBwDBmbQJmZsWRAtY1p7QI1qVjosZV+H9UPLsDI0robeFchYTFpe1/dRxBQNJkjfUqSgT1R27TDb",
+	"FUimm6cIG5SYDfGHz1LyfRkSZs5TpgeKuviO+IiyraD8VaCo/mB/oZWdaS19SJjSQvwMzH4HAGAgZufq",
+	"4v3u8ngt778GvG7fPydey/v+3x+GwYK4Hb+9xe8tfm8Sv9u/LYffWZy1lqKpymfm3R+ksdIklhvoMQg1",
+	"p2yPQQe0AoawUtgb6G3EJc16Sut5SloLYg0dGy1C8REWplaWz0cs4NhH3ci7IwrtvM6oMrt5xcXN5/ob",
+	"L5D93hb3Av0kGXO6boJ2rPohEXnwSGjaT/4e41+qcCp+R1hc78wnAb0nwuqbaMdV7q6T3wYOJEeSMF/m",
+	"SgLU4heI79ZQSkgLqt1TCGO26jkY9p5KHp1J03f+VAASJs/lKHsFcHFUzTuSKTkEKpc+MMQP54T11aDS",
+	"2D/4qcRyOd+I27vgjHzAyhssq+itx7haygKy9pSrk9Pal6/1ra2PaKuD5/IaeOdbUzVfLci0PnCf9mhs",
+	"vP0e1NPjPDYsw+IMna8GvM9nsjf9QkzTUxKberCKFskBD/zYIgmCNeICtX97D5wvCg0R2z1Crvm+pse/",
+	"EYEbz5EzmFmLri2lNCCCGIaQ1Ai1ixhgCWU1oWBk+7f3YDAl4j6pIozcGA3b9iirVzyg3tg17YV7YMaX",
+	"yOzeSdoO85AwKICpkE8F8VQwRiJiMq5eVkOA7oZ9YoYGPBJHyNVoaDx4goDRGbZTxtP7Ae/iAInEQvkU",
+	"tgaFasW5vtK1sLT1coj1KP7OcygaGii/ItZSgOkF2Uv8lf1oy2G2HGaSw5zF6kBgqEqStv+gCJOUM1nK",
+	"XawTcKbpsyjOJVpTEv8RakV/QodCO6MBVNUDbQscY9KqFsY0AJTbKkMBZXfS+ksML9hxeb8BL7q7s9SL",
+	"LGXv0XsSF7F+OfJ+lXhWv1HaPkGLNRAYsEhEkIxS9OUT6C1B3RLUAkG9jqlcBpKXkdv/ElMJ6j+uje++",
+	"TJLWpPQHiW6uz9GO+1lSRW4jETzmB3d3G5ruOlZkt5akHhdDrP5d3vfdvLiLfDx+OWr4D7EeQlhmSzFb",
+	"zhlUbLBgpVExtIuwaKgvzPwl76Gi3satLF+JDG0hcUuhtxT666PQ88jobGo9It0B53fTi+Osoc5UPEdj",
+	"iJmWY8sr2fwer2SDQTp2jnbUTba4LTb1zRRxWYtXboHaLxaekcyAUbYOTALJ0+JHCwgxow6MVjq1EDSM",
+	"pII2Oz93OldtG9ooeXBv4iWR4nFUqY0LXDVpez6umgwhu8cNlZGxo79oFRkzuV9CMmYmUZmvjpAriSeI",
+	"iYg0wbBQlZ8zj2yTq7a1Zr4Wgmfhvks0iTHVLZ9G6bJCx9wSNRsgX2aqlHxty8RsE1u+IXxNisVkhZMn",
+	"yyZrqag9HzdNCYkn4+bG5JEXLSCxpCCyrSWxzan7OkjW8QCz/npJ1oSQsWfj2OiMMsCbtWucpAvYTFug",
+	"L6ucbn7X421V3a2A9AVZcPK05geJ/Cx2rpXwKGLsOmuq8zuf5ugJ16veHGyKKsws0DtId1vTe3KTWGTH",
+	"tjLcKldb2vG8xhDCfChRI5WxhTydWKTlAiAAtLR0v0aFQTTEbNK5Aw07oToNVQQJzlWZv9zddRCPlKQ+",
+	"Qe4eDune/T5QjkgElUbssq88fkpXtAcBSXseD8df7OI+M6JGXNx9Oce3ADDNWCaVUCUZB4FZYW4pdtrd",
+	"zLzmEVBsC4UTVigsB12OhQ8eg5CIqikPFDclTkMImnH6TElySFvDsK9ZkSl/QJkifcNxJNqxTAv8ELvZ",
+	"EQ33KhsQimAQHgYEjQYcCeIRek+K4RTxOHF357KVmbml6c8/4lWpSIgk7bOqyaWLx4jUQI+cGNAnDor2",
+	"qcJJOuNOJktvN27+T0W2UEM6uHmtZNCf+Si7JxgH0mgkCgWRkG2TBIVnB7TB6SVDntlOifoahpiNM72v",
+	"sUqcC/E42QaK5WPlA3uyu8rE6pft7QNnahCMbT9tFEncz059bDugT354nK8wYpKLkjof6Qgt/XfJ96YB",
+	"U+ZOSjs2ZQcyRuvZK8m1PLEfpnVgJr81QUA5guKURATZkXJ+9xIopn1GfFu5i3GVvJsdI+Evk99fxvKf",
+	"ND4m2yMKYd+XyFZA1DgretgjSIbES2bInlMaIqspSjYwoDy1a7pU29YbMdFYccx3BwqjFCVHt4aabIwO",
+	"Hh7izGLs3TE+CohGqSPE1YCIEZUkn4tGJRJECZokIu7baFcHvY7jXh30qh7/G6DlALIdJNp5DUgzDJUm",
+	"t0hxhQMH7deRRIoOCY8U1DHbraFmTksAR96IKggo471ePHUd9TAN9FIyo2Ik+GhSNs+l8p2kJzmndw+A",
+	"MLqjzE+y6YzsmN7ef1Tb5tarLSuY5C2TznISOgwC4VSPJcQyuQf/CFHfENYAYU9wGd+MbCCfSk+znqQ6",
+	"poxTBhfYRTzHzI3YuLdGJYqoXymNZ8uv/IbRBySJx5kvHRRJyLm2AkCfYRUJUkPX5J/EU+geBxGRaMgF",
+	"hGjrO+2RUQJSPFjkMjp0SKTCw3DmPkINOkKP9L/+rFfffvr7vy2yGVcO8MHrN//uor+jAXlAP39oHlfb",
+	"PzcPXr9BvIfcj1G9/spT8QrgT1IzTwUeoS73x+ahqxl1rstcXjs2ruwFttuOT3HR7dot6F3jau/T5zeH",
+	"j2V735BZvxQZDf4sYtz/j/8oqaKf0i/fdvVP1IdpKbKlWoT+NPs+SAlbmvtEmmtkni293dLbLb19UXpr",
+	"EPGZaK2hnYvRWVtBcUton0Zor+0xbintltJuKe1LUlqLic9EauMCtAvRWmn3uSW0qxPatqGJWyq7pbJb",
+	"KvtyVFaj4TORWE01F6Ov95SMtqLsUynsb+YUtzR2S2O3NPYlaaxBxGeisoZ2Tqez2dCkLYVdgcLa4+zo",
+	"89vS1i1t3dLWZ6etGRTcIFXNBXFOoaePj/9fAAAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -22,6 +22,7 @@ import (
 	"github.com/certhub/credentiald/internal/ratelimit"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/templates"
+	"github.com/certhub/credentiald/internal/verification"
 )
 
 // Service is the assembled service over an open store: the HTTP handler and the workers.
@@ -34,6 +35,7 @@ type Service struct {
 	Templates    *templates.Service
 	Certificates *certificates.Service
 	Bulk         *bulk.Service
+	Verification *verification.Service
 	Logger       *slog.Logger
 	Email        *email.Worker
 	closers      []func()
@@ -112,8 +114,9 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 		return nil, err
 	}
 
+	svc.Verification = verification.New(st, svc.Certificates, verification.Options{SiteURL: site, Now: o.Now, Logger: logger})
 	svc.Handler, err = httpapi.New(httpapi.Options{
-		Logger: logger, Readiness: st, Auth: svc.Auth, Accounts: svc.Accounts, Events: svc.Events, Attendees: svc.Attendees, Templates: svc.Templates, Certificates: svc.Certificates, Bulk: svc.Bulk, Idempotency: st,
+		Logger: logger, Readiness: st, Auth: svc.Auth, Accounts: svc.Accounts, Events: svc.Events, Attendees: svc.Attendees, Templates: svc.Templates, Certificates: svc.Certificates, Bulk: svc.Bulk, Verification: svc.Verification, Idempotency: st,
 		Limiter: limiter, TrustedProxies: cfg.TrustedProxies, SignupEnabled: cfg.SignupEnabled,
 		KickEmail: svc.Email.Kick, StrictMiddlewares: o.StrictMiddlewares,
 	})
