@@ -73,10 +73,9 @@ SELECT c.id, c.account_id, c.event_id, c.attendee_id, c.certificate_number, c.st
        coalesce(b.issuer_name, (SELECT a.name FROM accounts a WHERE a.id = c.account_id))::text AS issuer_name,
        b.website AS issuer_website,
        (b.logo IS NOT NULL)::boolean AS issuer_has_logo, b.primary_color AS issuer_color
-FROM verification_codes vc
-JOIN certificates c ON c.verification_code = vc.code
+FROM certificates c
 LEFT JOIN branding b ON b.account_id = c.account_id
-WHERE vc.code = $1 AND vc.kind = 'certificate'
+WHERE c.verification_code = $1
 `
 
 type LookupCertificateByCodeRow struct {
@@ -107,10 +106,12 @@ type LookupCertificateByCodeRow struct {
 }
 
 // LookupCertificateByCode reads what public verification shows of the certificate behind a
-// code, in one round trip: the code's entry in the registry of verification codes, the
-// certificate, and its issuer as the account's branding presents it now. The logo is not read
-// (it may be 256 KiB), only whether there is one; the event comes from the snapshot's plain
-// copies. No row: the code is unknown, or of another kind (VerificationCodeKind tells).
+// code, in one round trip: the certificate and its issuer as the account's branding presents
+// it now. The logo is not read (it may be 256 KiB), only whether there is one; the event comes
+// from the snapshot's plain copies. The code's entry in the registry of verification codes is
+// not read: certificates.verification_code references it, so a certificate found here is the
+// registry's certificate, and reading it too doubled the lookup's index probes. No row: the
+// code is unknown or of another kind, which VerificationCodeKind tells.
 func (q *Queries) LookupCertificateByCode(ctx context.Context, code string) (LookupCertificateByCodeRow, error) {
 	row := q.db.QueryRow(ctx, lookupCertificateByCode, code)
 	var i LookupCertificateByCodeRow
