@@ -20,8 +20,8 @@ import (
 const summaryEvery = 10 * time.Second
 
 type accessKey struct {
-	route  string
-	status int
+	method, route string
+	status        int
 }
 
 type accessTally struct {
@@ -60,7 +60,7 @@ func (a *accessSummary) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 				slog.String("path", req.URL.Path), slog.String("route", c.Path()), slog.Int("status", res.Status),
 				slog.Int64("bytes", res.Size), slog.Float64("duration_ms", float64(took.Microseconds())/1000))
 		}
-		a.add(accessKey{route: req.Method + " " + c.Path(), status: res.Status}, took, start)
+		a.add(accessKey{method: req.Method, route: c.Path(), status: res.Status}, took, start)
 		return nil
 	}
 }
@@ -98,13 +98,16 @@ func (a *accessSummary) write(tallies map[accessKey]*accessTally, window time.Du
 		if c := strings.Compare(x.route, y.route); c != 0 {
 			return c
 		}
+		if c := strings.Compare(x.method, y.method); c != 0 {
+			return c
+		}
 		return x.status - y.status
 	})
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 	for _, k := range keys {
 		t := tallies[k]
 		slices.Sort(t.samples)
-		a.logger.LogAttrs(context.Background(), slog.LevelInfo, "public requests", slog.String("route", k.route),
+		a.logger.LogAttrs(context.Background(), slog.LevelInfo, "public requests", slog.String("method", k.method), slog.String("route", k.route),
 			slog.Int("status", k.status), slog.Int("count", t.count), slog.Float64("window_s", window.Seconds()),
 			slog.Float64("mean_ms", ms(t.total/time.Duration(t.count))), slog.Float64("median_ms", ms(t.samples[len(t.samples)/2])),
 			slog.Float64("slowest_ms", ms(t.slowest)))
