@@ -161,7 +161,7 @@ func (s *Server) newVerificationView(p verification.Page) verificationView {
 	if c.Kind == verification.KindBadge {
 		v.KindLabel, v.KindLower = "Badge", "badge"
 	}
-	v.RecipientFirst, _, _ = strings.Cut(c.RecipientName, " ")
+	v.RecipientFirst = c.RecipientFirstName
 	if c.Issuer.Website != nil {
 		v.IssuerURL = *c.Issuer.Website
 	}

@@ -68,6 +68,10 @@ func (s *Server) verificationPage(c echo.Context) error {
 }
 
 func (s *Server) share(c echo.Context) error {
+	if c.Param("network") == "copy" { // Echo routes GET .../share/copy here; only POST is one
+		c.Response().Header().Set(echo.HeaderAllow, http.MethodPost)
+		return echo.ErrMethodNotAllowed
+	}
 	ctx := c.Request().Context()
 	target, err := s.verification.Share(ctx, c.Param("code"), c.Param("network"), visitorFrom(ctx))
 	if err != nil {

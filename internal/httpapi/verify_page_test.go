@@ -210,6 +210,9 @@ func TestShareLinksGoToTheNetworks(t *testing.T) {
 	if res := s.env.Client.Post(share+"copy", nil); res.StatusCode != http.StatusNoContent {
 		t.Fatalf("copy: %d %s", res.StatusCode, res.Body)
 	}
+	if res := s.env.Client.Get(share + "copy"); res.StatusCode != http.StatusMethodNotAllowed || res.Header.Get("Allow") != "POST" {
+		t.Fatalf("GET of the copy beacon: %d %v", res.StatusCode, res.Header)
+	}
 }
 
 // Views, verifications, downloads and shares are counted per account, day, event and kind, in

@@ -53,6 +53,7 @@ type Credential struct {
 	Name                         string
 	Description                  *string
 	RecipientName                string
+	RecipientFirstName           string
 	Status                       Status
 	IssuedAt                     time.Time
 	ExpiresAt, RevokedAt         *time.Time
@@ -186,8 +187,8 @@ func (s *Service) fromCertificate(r store.VerifiedCertificate) (Credential, erro
 	}
 	c := Credential{Kind: KindCertificate, storeKind: store.KindCertificate, ID: r.ID, AccountID: r.AccountID,
 		EventID: r.EventID, AttendeeID: r.AttendeeID, Code: r.Code, Number: r.Number, Name: r.EventName,
-		RecipientName: strings.TrimSpace(r.FirstName + " " + r.LastName),
-		IssuedAt:      r.IssuedAt.UTC(), ExpiresAt: utc(r.ExpiresAt), RevokedAt: utc(r.RevokedAt),
+		RecipientName: strings.TrimSpace(r.FirstName + " " + r.LastName), RecipientFirstName: r.FirstName,
+		IssuedAt: r.IssuedAt.UTC(), ExpiresAt: utc(r.ExpiresAt), RevokedAt: utc(r.RevokedAt),
 		RevocationReason: r.RevocationReason, ReasonCode: r.ReasonCode,
 		EventDate: utc(r.EventDate), EventLocation: r.EventLocation, UpdatedAt: r.UpdatedAt,
 		Issuer:    Issuer{Name: r.Issuer.Name, Website: r.Issuer.Website, HasLogo: r.Issuer.HasLogo},
