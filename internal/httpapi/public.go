@@ -12,8 +12,8 @@ import (
 // Public verification is the hottest path of the service and needs none of what protects the
 // account API: no credentials, no body, and a handful of inputs (the code's shape, a format,
 // a token's length) that the handlers check themselves. So its routes skip authentication,
-// the contract's request validator and idempotency; they keep the request id, the access
-// log, panic recovery and the rate limits.
+// the contract's request validator and idempotency, and their access log is a summary
+// (publiclog.go); they keep the request id, panic recovery and the rate limits.
 
 // publicRoutes are the Echo routes of the public verification operations: those of the
 // document that need no credentials and live under /api/v1/verify, and the site's pages.
