@@ -54,9 +54,11 @@ docs: ## Render the system templates' previews and generated badge images into d
 contract-coverage: ## Print which operations and documented responses the last `make test` observed
 	@$(GO) run ./cmd/devtool contract-coverage
 
-generate: ## Regenerate gen/ from openapi/v1.json (oapi-codegen) and db/ (sqlc)
+generate: ## Regenerate gen/ from openapi/v1.json (oapi-codegen, the /docs page) and db/ (sqlc)
 	$(GO) run github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen -config oapi-codegen.yaml openapi/v1.json
 	$(GO) run github.com/sqlc-dev/sqlc/cmd/sqlc generate
+	@test -d docs/api/node_modules || (cd docs/api && npm ci --no-audit --no-fund)
+	$(GO) run ./cmd/devtool api-docs -page gen/docs/index.html
 
 lint: ## Lint the OpenAPI document, the SQL and the Go code
 	$(REDOCLY) lint --config redocly.yaml --format=stylish openapi/v1.json
