@@ -22,13 +22,13 @@ run: build ## Serve the API (a private PostgreSQL under .data/ when DATABASE_URL
 build: ## Build the binaries into bin/
 	$(GO) build -o bin/credentiald ./cmd/credentiald
 
-test: ## Run every test against a real PostgreSQL (private cluster unless TEST_DATABASE_URL is set)
+test: ## Run every test, with the race detector, against a real PostgreSQL (private cluster unless TEST_DATABASE_URL is set)
 	@rm -rf $(COVERAGE_DIR)
 	@if [ -n "$$TEST_DATABASE_URL" ]; then \
-		$(GO) test -count=1 ./... ; \
+		$(GO) test -race -count=1 ./... ; \
 	else \
 		url=$$($(GO) run ./cmd/devtool pg-start -dir $(PG_TEST_DIR)) || exit 1; \
-		TEST_DATABASE_URL=$$url $(GO) test -count=1 ./... ; rc=$$?; \
+		TEST_DATABASE_URL=$$url $(GO) test -race -count=1 ./... ; rc=$$?; \
 		$(GO) run ./cmd/devtool pg-stop -dir $(PG_TEST_DIR); \
 		exit $$rc; \
 	fi
