@@ -1,11 +1,9 @@
 package main
 
 import (
-	"context"
 	"syscall"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
 
 	"github.com/certhub/credentiald/internal/testkit"
 	"github.com/certhub/credentiald/internal/testkit/contract"
@@ -49,17 +47,12 @@ func TestBinaryWritesVerificationActivityWhenItStops(t *testing.T) {
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("exit: %v", err)
 	}
-	conn, err := pgx.Connect(context.Background(), dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
 	var verifications int
 	var verified bool
-	err = conn.QueryRow(context.Background(), `SELECT coalesce(sum(verifications), 0),
+	testkit.QueryRowAt(t, dbURL, `SELECT coalesce(sum(verifications), 0)::int,
 		(SELECT first_verified_at IS NOT NULL FROM certificates WHERE verification_code = $1) FROM verification_activity_daily`,
-		cert.Data.VerificationCode).Scan(&verifications, &verified)
-	if err != nil || verifications != 1 || !verified {
-		t.Fatalf("after the shutdown: %d verifications, first verified %v (%v)", verifications, verified, err)
+		[]any{cert.Data.VerificationCode}, &verifications, &verified)
+	if verifications != 1 || !verified {
+		t.Fatalf("after the shutdown: %d verifications, first verified %v", verifications, verified)
 	}
 }

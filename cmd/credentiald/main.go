@@ -74,7 +74,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) 
 			return err
 		}
 		defer closeDB()
-		svc := accounts.New(st)
+		svc := accounts.New(st, nil)
 		switch args[0] {
 		case "create":
 			return accountCreate(ctx, svc, args[1:], stdin, stdout)

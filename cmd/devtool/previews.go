@@ -60,3 +60,31 @@ func templatePreviews(dir string) error {
 	}
 	return nil
 }
+
+// sampleBadges are generated badge images for three names of different lengths.
+var sampleBadges = []struct {
+	file string
+	art  render.BadgeArt
+}{
+	{"badge-short.png", render.BadgeArt{Name: "Speaker", Issuer: "Gophers e.V.", Color: "#1F6FEB"}},
+	{"badge-medium.png", render.BadgeArt{Name: "Certified Kubernetes Workshop Facilitator", Issuer: "Cloud Native Academy", Color: "#8A5A00"}},
+	{"badge-long.png", render.BadgeArt{Name: "Distinguished Contributor to Open Source Infrastructure and Community 2026", Issuer: "Open Source Foundation of Northern Europe", Color: "#7B1FA2"}},
+}
+
+// badgePreviews renders the generated images of sampleBadges into dir, for the README.
+func badgePreviews(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, b := range sampleBadges {
+		img, err := render.BadgePNG(b.art, 400)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, b.file), img, 0o644); err != nil {
+			return err
+		}
+		fmt.Println(filepath.Join(dir, b.file))
+	}
+	return nil
+}

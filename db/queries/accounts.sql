@@ -1,18 +1,18 @@
 -- name: CreateAccount :one
-INSERT INTO accounts (id, name, plan)
-VALUES (@id, @name, @plan)
+INSERT INTO accounts (id, name, plan, created_at, updated_at)
+VALUES (@id, @name, @plan, @now::timestamptz, @now::timestamptz)
 RETURNING *;
 
 -- name: CreateUser :one
-INSERT INTO users (id, account_id, email, name, password_hash, role)
-VALUES (@id, @account_id, @email, @name, @password_hash, @role)
+INSERT INTO users (id, account_id, email, name, password_hash, role, created_at, updated_at)
+VALUES (@id, @account_id, @email, @name, @password_hash, @role, @now::timestamptz, @now::timestamptz)
 RETURNING *;
 
 -- name: GetAccount :one
 SELECT * FROM accounts WHERE id = @id;
 
 -- name: SetAccountPlan :one
-UPDATE accounts SET plan = @plan, updated_at = now()
+UPDATE accounts SET plan = @plan, updated_at = @now::timestamptz
 WHERE id = @id
 RETURNING *;
 

@@ -4,8 +4,8 @@
 SELECT id FROM events WHERE account_id = @account_id AND id = @id FOR NO KEY UPDATE;
 
 -- name: CreateAttendee :one
-INSERT INTO attendees (id, account_id, event_id, first_name, last_name, email, metadata)
-VALUES (@id, @account_id, @event_id, @first_name, @last_name, @email, @metadata)
+INSERT INTO attendees (id, account_id, event_id, first_name, last_name, email, metadata, created_at, updated_at)
+VALUES (@id, @account_id, @event_id, @first_name, @last_name, @email, @metadata, @now::timestamptz, @now::timestamptz)
 RETURNING *;
 
 -- name: GetAttendee :one
@@ -27,7 +27,7 @@ UPDATE attendees SET
     last_name  = coalesce(sqlc.narg(last_name), last_name),
     email      = coalesce(sqlc.narg(email), email),
     metadata   = coalesce(sqlc.narg(metadata), metadata),
-    updated_at = now()
+    updated_at = @now::timestamptz
 WHERE account_id = @account_id AND id = @id
 RETURNING *;
 
@@ -55,10 +55,11 @@ VALUES (@id, @account_id, @event_id, @first_name, @last_name, @email, @metadata,
 
 -- name: EventMetadataKeys :many
 SELECT DISTINCT k::text AS key FROM attendees, jsonb_object_keys(metadata) AS k
-WHERE event_id = @event_id ORDER BY 1;
+WHERE event_id = @event_id AND created_at <= @until::timestamptz ORDER BY 1;
 
--- ExportAttendees reads one batch of an event's attendees, oldest first, after a keyset position,
--- with the certificate that best describes each: the valid one, else the newest issued, else a draft.
+-- ExportAttendees reads one batch of an event's attendees created at or before @until (the start
+-- of the export), oldest first, after a keyset position, with the certificate that best
+-- describes each: the valid one, else the newest issued, else a draft.
 -- name: ExportAttendees :many
 SELECT a.id, a.first_name, a.last_name, a.email, a.metadata, a.created_at,
        coalesce(c.status, '')::text AS certificate_status, c.expires_at AS certificate_expires_at,
@@ -71,6 +72,7 @@ LEFT JOIN LATERAL (
     ORDER BY (status = 'issued') DESC, (status = 'draft') ASC, issued_at DESC NULLS LAST, created_at DESC
     LIMIT 1
 ) c ON true
-WHERE a.event_id = @event_id AND (a.created_at, a.id) > (@after_created_at::timestamptz, @after_id::uuid)
+WHERE a.event_id = @event_id AND a.created_at <= @until::timestamptz
+  AND (a.created_at, a.id) > (@after_created_at::timestamptz, @after_id::uuid)
 ORDER BY a.created_at, a.id
 LIMIT @batch_size;

@@ -1,6 +1,6 @@
 -- name: InsertBulkJob :one
-INSERT INTO bulk_jobs (id, account_id, event_id, template_id, send_email, draft, total)
-VALUES (@id, @account_id, @event_id, @template_id, @send_email, @draft, @total)
+INSERT INTO bulk_jobs (id, account_id, event_id, template_id, send_email, draft, total, created_at)
+VALUES (@id, @account_id, @event_id, @template_id, @send_email, @draft, @total, @now::timestamptz)
 RETURNING *;
 
 -- name: InsertBulkJobItems :copyfrom
@@ -16,7 +16,7 @@ SELECT * FROM bulk_jobs WHERE account_id = @account_id AND event_id = @event_id 
 SELECT * FROM bulk_jobs WHERE id = @id;
 
 -- name: StartBulkJob :exec
-UPDATE bulk_jobs SET status = 'running', started_at = coalesce(started_at, now())
+UPDATE bulk_jobs SET status = 'running', started_at = coalesce(started_at, @now::timestamptz)
 WHERE id = @id AND status IN ('queued', 'running');
 
 -- name: PendingBulkJobItems :many
@@ -27,7 +27,7 @@ ORDER BY attendee_id LIMIT @batch_size;
 -- name: RecordBulkJobItem :execrows
 WITH item AS (
     UPDATE bulk_job_items SET outcome = @outcome::text, certificate_id = sqlc.narg(certificate_id),
-        error_code = nullif(@error_code::text, ''), error_message = nullif(@error_message::text, ''), processed_at = now()
+        error_code = nullif(@error_code::text, ''), error_message = nullif(@error_message::text, ''), processed_at = @now::timestamptz
     WHERE job_id = @job_id AND attendee_id = @attendee_id AND outcome IS NULL
     RETURNING outcome
 )
@@ -41,7 +41,7 @@ UPDATE bulk_jobs SET processed = processed + 1,
 WHERE id = @job_id AND EXISTS (SELECT 1 FROM item);
 
 -- name: FinishBulkJob :exec
-UPDATE bulk_jobs SET status = @status, finished_at = now() WHERE id = @id AND status IN ('queued', 'running');
+UPDATE bulk_jobs SET status = @status, finished_at = @now::timestamptz WHERE id = @id AND status IN ('queued', 'running');
 
 -- AttendeesWithoutValidCertificate lists an event's attendees who hold no valid certificate of
 -- the template, oldest first.

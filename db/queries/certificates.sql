@@ -10,7 +10,7 @@ FOR UPDATE OF a;
 -- ExpireLapsedCertificate marks an issued certificate past its expiry as expired, so that a new
 -- one can be issued (at most one issued certificate per attendee, event and template).
 -- name: ExpireLapsedCertificates :exec
-UPDATE certificates SET status = 'expired', updated_at = now()
+UPDATE certificates SET status = 'expired', updated_at = @now::timestamptz
 WHERE attendee_id = @attendee_id AND event_id = @event_id AND template_id = @template_id
   AND status = 'issued' AND expires_at IS NOT NULL AND expires_at <= @now::timestamptz;
 
@@ -41,20 +41,21 @@ ON CONFLICT (account_id) DO UPDATE SET last_number = c.last_number + 1
 RETURNING last_number;
 
 -- name: RegisterVerificationCode :execrows
-INSERT INTO verification_codes (code, kind) VALUES (@code, @kind) ON CONFLICT DO NOTHING;
+INSERT INTO verification_codes (code, kind, created_at) VALUES (@code, @kind, @now::timestamptz) ON CONFLICT DO NOTHING;
 
 -- name: InsertCertificate :one
 INSERT INTO certificates (id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code,
-    status, recipient_first_name, recipient_last_name, recipient_email, snapshot, issued_at, expires_at)
+    status, recipient_first_name, recipient_last_name, recipient_email, snapshot, issued_at, expires_at, created_at, updated_at)
 VALUES (@id, @account_id, @event_id, @attendee_id, @template_id, @certificate_number, @verification_code,
-    @status, @recipient_first_name, @recipient_last_name, @recipient_email, @snapshot, sqlc.narg(issued_at), sqlc.narg(expires_at))
+    @status, @recipient_first_name, @recipient_last_name, @recipient_email, @snapshot, sqlc.narg(issued_at), sqlc.narg(expires_at),
+    @now::timestamptz, @now::timestamptz)
 RETURNING *;
 
 -- IssueDraft turns a draft into the issued certificate, keeping its number and code.
 -- name: IssueDraft :one
 UPDATE certificates SET status = 'issued', recipient_first_name = @recipient_first_name,
     recipient_last_name = @recipient_last_name, recipient_email = @recipient_email, snapshot = @snapshot,
-    issued_at = @issued_at, expires_at = sqlc.narg(expires_at), updated_at = now()
+    issued_at = @issued_at, expires_at = sqlc.narg(expires_at), updated_at = @now::timestamptz
 WHERE id = @id AND status = 'draft'
 RETURNING *;
 
@@ -74,7 +75,7 @@ SELECT count(*) FROM certificates WHERE account_id = @account_id AND event_id = 
 
 -- name: RevokeCertificate :one
 UPDATE certificates SET status = 'revoked', revoked_at = @revoked_at, revocation_reason = sqlc.narg(reason),
-    revocation_reason_code = @reason_code, updated_at = now()
+    revocation_reason_code = @reason_code, updated_at = @now::timestamptz
 WHERE id = @id AND status IN ('issued', 'expired')
 RETURNING *;
 
@@ -83,7 +84,7 @@ DELETE FROM certificates WHERE id = @id AND status = 'draft';
 
 -- name: ReplaceSnapshot :one
 UPDATE certificates SET snapshot = @snapshot, recipient_first_name = @recipient_first_name,
-    recipient_last_name = @recipient_last_name, recipient_email = @recipient_email, updated_at = now()
+    recipient_last_name = @recipient_last_name, recipient_email = @recipient_email, updated_at = @now::timestamptz
 WHERE id = @id
 RETURNING *;
 

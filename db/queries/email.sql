@@ -1,8 +1,10 @@
 -- name: EnqueueEmail :one
 INSERT INTO email_deliveries (id, account_id, kind, certificate_id, badge_assertion_id,
-                              to_address, to_name, from_name, reply_to, subject, body_text)
+                              to_address, to_name, from_name, reply_to, subject, body_text,
+                              next_attempt_at, created_at, updated_at)
 VALUES (@id, @account_id, @kind, sqlc.narg(certificate_id), sqlc.narg(badge_assertion_id),
-        @to_address, @to_name, @from_name, sqlc.narg(reply_to), @subject, @body_text)
+        @to_address, @to_name, @from_name, sqlc.narg(reply_to), @subject, @body_text,
+        @now::timestamptz, @now::timestamptz, @now::timestamptz)
 RETURNING *;
 
 -- ClaimDueEmails takes a batch of due messages for one worker. Claiming counts an attempt and
@@ -14,7 +16,7 @@ RETURNING *;
 UPDATE email_deliveries
 SET attempts = attempts + 1,
     next_attempt_at = @leased_until::timestamptz,
-    updated_at = now()
+    updated_at = @now::timestamptz
 WHERE id IN (
     SELECT id FROM email_deliveries
     WHERE status = 'queued' AND next_attempt_at <= @now::timestamptz AND attempts < @max_attempts::integer
@@ -30,7 +32,7 @@ RETURNING *;
 -- it records the message failed once attempts reach the cap.
 -- name: FailLapsedEmails :many
 UPDATE email_deliveries
-SET status = 'failed', last_error = @last_error, updated_at = now()
+SET status = 'failed', last_error = @last_error, updated_at = @now::timestamptz
 WHERE id IN (
     SELECT id FROM email_deliveries
     WHERE status = 'queued' AND next_attempt_at <= @now::timestamptz AND attempts >= @max_attempts::integer
@@ -39,7 +41,7 @@ WHERE id IN (
 RETURNING *;
 
 -- name: MarkEmailSent :one
-UPDATE email_deliveries SET status = 'sent', sent_at = now(), last_error = NULL, updated_at = now()
+UPDATE email_deliveries SET status = 'sent', sent_at = @now::timestamptz, last_error = NULL, updated_at = @now::timestamptz
 WHERE id = @id
 RETURNING *;
 
@@ -47,11 +49,11 @@ RETURNING *;
 SELECT * FROM certificates WHERE id = @id;
 
 -- name: RetryEmailLater :exec
-UPDATE email_deliveries SET last_error = @last_error, next_attempt_at = @next_attempt_at, updated_at = now()
+UPDATE email_deliveries SET last_error = @last_error, next_attempt_at = @next_attempt_at, updated_at = @now::timestamptz
 WHERE id = @id;
 
 -- name: MarkEmailFailed :exec
-UPDATE email_deliveries SET status = 'failed', last_error = @last_error, updated_at = now()
+UPDATE email_deliveries SET status = 'failed', last_error = @last_error, updated_at = @now::timestamptz
 WHERE id = @id;
 
 -- name: GetEmailDelivery :one

@@ -6,9 +6,10 @@ SELECT EXISTS (
 );
 
 -- name: CreateEvent :one
-INSERT INTO events (id, account_id, name, description, event_date, location, template_id, certificate_validity_days)
+INSERT INTO events (id, account_id, name, description, event_date, location, template_id, certificate_validity_days,
+                    created_at, updated_at)
 VALUES (@id, @account_id, @name, sqlc.narg(description), @event_date, sqlc.narg(location), @template_id,
-        sqlc.narg(certificate_validity_days))
+        sqlc.narg(certificate_validity_days), @now::timestamptz, @now::timestamptz)
 RETURNING *;
 
 -- name: GetEvent :one
@@ -25,14 +26,14 @@ SELECT count(*) FROM events WHERE account_id = @account_id;
 -- name: UpdateEvent :one
 UPDATE events SET name = @name, description = sqlc.narg(description), event_date = @event_date,
     location = sqlc.narg(location), template_id = @template_id,
-    certificate_validity_days = sqlc.narg(certificate_validity_days), updated_at = now()
+    certificate_validity_days = sqlc.narg(certificate_validity_days), updated_at = @now::timestamptz
 WHERE account_id = @account_id AND id = @id
 RETURNING *;
 
 -- name: UpdateEventRegistration :one
 UPDATE events SET registration_enabled = @enabled, registration_opens_at = sqlc.narg(opens_at),
     registration_closes_at = sqlc.narg(closes_at), registration_capacity = sqlc.narg(capacity),
-    registration_message = sqlc.narg(message), updated_at = now()
+    registration_message = sqlc.narg(message), updated_at = @now::timestamptz
 WHERE account_id = @account_id AND id = @id
 RETURNING *;
 

@@ -1,11 +1,11 @@
 -- name: CreateSession :one
-INSERT INTO sessions (id, account_id, user_id, authenticated_at, expires_at)
-VALUES (@id, @account_id, @user_id, @authenticated_at, @expires_at)
+INSERT INTO sessions (id, account_id, user_id, authenticated_at, expires_at, created_at)
+VALUES (@id, @account_id, @user_id, @authenticated_at, @expires_at, @now::timestamptz)
 RETURNING *;
 
 -- name: CreateRefreshToken :exec
-INSERT INTO refresh_tokens (id, session_id, token_hash, expires_at)
-VALUES (@id, @session_id, @token_hash, @expires_at);
+INSERT INTO refresh_tokens (id, session_id, token_hash, expires_at, created_at)
+VALUES (@id, @session_id, @token_hash, @expires_at, @now::timestamptz);
 
 -- LockRefreshToken finds a refresh token and its session, holding the token's row until the
 -- transaction ends: of two refreshes with one token, the second sees the first's rotation.
@@ -17,33 +17,30 @@ WHERE rt.token_hash = @token_hash
 FOR UPDATE OF rt;
 
 -- name: RotateRefreshToken :exec
-UPDATE refresh_tokens SET rotated_at = now() WHERE id = @id;
+UPDATE refresh_tokens SET rotated_at = @now::timestamptz WHERE id = @id;
 
 -- name: ExtendSession :exec
 UPDATE sessions SET expires_at = @expires_at WHERE id = @id AND revoked_at IS NULL;
 
 -- name: RevokeSession :execrows
-UPDATE sessions SET revoked_at = now(), revoked_reason = @reason
+UPDATE sessions SET revoked_at = @now::timestamptz, revoked_reason = @reason
 WHERE id = @id AND revoked_at IS NULL;
 
 -- ActiveSession is the check behind every access token: the session must still be live.
 -- name: ActiveSession :one
 SELECT id, account_id, user_id, authenticated_at FROM sessions
 WHERE id = @id AND account_id = @account_id AND user_id = @user_id
-  AND revoked_at IS NULL AND expires_at > now();
-
--- name: ActiveSigningKey :one
-SELECT * FROM signing_keys WHERE retired_at IS NULL;
+  AND revoked_at IS NULL AND expires_at > @now::timestamptz;
 
 -- name: InsertSigningKey :execrows
-INSERT INTO signing_keys (kid, private_key) VALUES (@kid, @private_key)
+INSERT INTO signing_keys (kid, private_key, created_at) VALUES (@kid, @private_key, @now::timestamptz)
 ON CONFLICT DO NOTHING;
 
 -- name: ActivateSigningKey :exec
 UPDATE signing_keys SET retired_at = NULL WHERE kid = @kid;
 
 -- name: RetireSigningKeys :exec
-UPDATE signing_keys SET retired_at = now() WHERE retired_at IS NULL AND kid <> @keep_kid;
+UPDATE signing_keys SET retired_at = @now::timestamptz WHERE retired_at IS NULL AND kid <> @keep_kid;
 
 -- VerifyingSigningKeys are the active key and those retired after the given time (tokens
 -- they signed may still be unexpired).

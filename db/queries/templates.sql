@@ -1,6 +1,7 @@
 -- name: CreateTemplate :one
-INSERT INTO templates (id, account_id, name, description, active, page_size, orientation, layout)
-VALUES (@id, sqlc.narg(account_id), @name, sqlc.narg(description), @active, @page_size, @orientation, @layout)
+INSERT INTO templates (id, account_id, name, description, active, page_size, orientation, layout, created_at, updated_at)
+VALUES (@id, sqlc.narg(account_id), @name, sqlc.narg(description), @active, @page_size, @orientation, @layout,
+        @now::timestamptz, @now::timestamptz)
 RETURNING *;
 
 -- UpsertSystemTemplate writes a system template under its fixed id.
@@ -35,7 +36,7 @@ SELECT * FROM templates WHERE id = @id AND (account_id = @account_id::uuid OR ac
 
 -- name: UpdateTemplate :one
 UPDATE templates SET name = @name, description = sqlc.narg(description), active = @active, page_size = @page_size,
-    orientation = @orientation, layout = @layout, updated_at = now()
+    orientation = @orientation, layout = @layout, updated_at = @now::timestamptz
 WHERE account_id = @account_id AND id = @id
 RETURNING *;
 

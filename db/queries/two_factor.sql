@@ -1,5 +1,5 @@
 -- name: SetPendingTOTPSecret :execrows
-UPDATE users SET totp_secret = @secret, updated_at = now()
+UPDATE users SET totp_secret = @secret, updated_at = @now::timestamptz
 WHERE id = @id AND NOT totp_enabled;
 
 -- AcceptTOTPStep records a time step as used. It affects no row when that step or a later
@@ -8,11 +8,11 @@ WHERE id = @id AND NOT totp_enabled;
 UPDATE users SET totp_last_step = @step WHERE id = @id AND totp_last_step < @step;
 
 -- name: EnableTOTP :execrows
-UPDATE users SET totp_enabled = true, updated_at = now()
+UPDATE users SET totp_enabled = true, updated_at = @now::timestamptz
 WHERE id = @id AND NOT totp_enabled AND totp_secret IS NOT NULL;
 
 -- name: DisableTOTP :execrows
-UPDATE users SET totp_enabled = false, totp_secret = NULL, updated_at = now()
+UPDATE users SET totp_enabled = false, totp_secret = NULL, updated_at = @now::timestamptz
 WHERE id = @id AND totp_enabled;
 
 -- name: DeleteRecoveryCodes :exec
@@ -22,5 +22,5 @@ DELETE FROM recovery_codes WHERE user_id = @user_id;
 INSERT INTO recovery_codes (id, user_id, code_hash) VALUES (@id, @user_id, @code_hash);
 
 -- name: UseRecoveryCode :execrows
-UPDATE recovery_codes SET used_at = now()
+UPDATE recovery_codes SET used_at = @now::timestamptz
 WHERE user_id = @user_id AND code_hash = @code_hash AND used_at IS NULL;

@@ -7,13 +7,14 @@ package db
 
 import (
 	"context"
+	"time"
 
 	"github.com/google/uuid"
 )
 
 const createAccount = `-- name: CreateAccount :one
-INSERT INTO accounts (id, name, plan)
-VALUES ($1, $2, $3)
+INSERT INTO accounts (id, name, plan, created_at, updated_at)
+VALUES ($1, $2, $3, $4::timestamptz, $4::timestamptz)
 RETURNING id, name, plan, created_at, updated_at
 `
 
@@ -21,10 +22,16 @@ type CreateAccountParams struct {
 	ID   uuid.UUID
 	Name string
 	Plan string
+	Now  time.Time
 }
 
 func (q *Queries) CreateAccount(ctx context.Context, arg CreateAccountParams) (Account, error) {
-	row := q.db.QueryRow(ctx, createAccount, arg.ID, arg.Name, arg.Plan)
+	row := q.db.QueryRow(ctx, createAccount,
+		arg.ID,
+		arg.Name,
+		arg.Plan,
+		arg.Now,
+	)
 	var i Account
 	err := row.Scan(
 		&i.ID,
@@ -37,8 +44,8 @@ func (q *Queries) CreateAccount(ctx context.Context, arg CreateAccountParams) (A
 }
 
 const createUser = `-- name: CreateUser :one
-INSERT INTO users (id, account_id, email, name, password_hash, role)
-VALUES ($1, $2, $3, $4, $5, $6)
+INSERT INTO users (id, account_id, email, name, password_hash, role, created_at, updated_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7::timestamptz, $7::timestamptz)
 RETURNING id, account_id, email, name, password_hash, role, totp_secret, totp_enabled, totp_last_step, created_at, updated_at
 `
 
@@ -49,6 +56,7 @@ type CreateUserParams struct {
 	Name         string
 	PasswordHash string
 	Role         string
+	Now          time.Time
 }
 
 func (q *Queries) CreateUser(ctx context.Context, arg CreateUserParams) (User, error) {
@@ -59,6 +67,7 @@ func (q *Queries) CreateUser(ctx context.Context, arg CreateUserParams) (User, e
 		arg.Name,
 		arg.PasswordHash,
 		arg.Role,
+		arg.Now,
 	)
 	var i User
 	err := row.Scan(
@@ -219,18 +228,19 @@ func (q *Queries) PlanExists(ctx context.Context, code string) (bool, error) {
 }
 
 const setAccountPlan = `-- name: SetAccountPlan :one
-UPDATE accounts SET plan = $1, updated_at = now()
-WHERE id = $2
+UPDATE accounts SET plan = $1, updated_at = $2::timestamptz
+WHERE id = $3
 RETURNING id, name, plan, created_at, updated_at
 `
 
 type SetAccountPlanParams struct {
 	Plan string
+	Now  time.Time
 	ID   uuid.UUID
 }
 
 func (q *Queries) SetAccountPlan(ctx context.Context, arg SetAccountPlanParams) (Account, error) {
-	row := q.db.QueryRow(ctx, setAccountPlan, arg.Plan, arg.ID)
+	row := q.db.QueryRow(ctx, setAccountPlan, arg.Plan, arg.Now, arg.ID)
 	var i Account
 	err := row.Scan(
 		&i.ID,

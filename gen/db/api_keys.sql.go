@@ -13,8 +13,8 @@ import (
 )
 
 const createAPIKey = `-- name: CreateAPIKey :one
-INSERT INTO api_keys (id, account_id, created_by, name, scopes, prefix, key_hash, expires_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+INSERT INTO api_keys (id, account_id, created_by, name, scopes, prefix, key_hash, expires_at, created_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::timestamptz)
 RETURNING id, account_id, created_by, name, scopes, prefix, key_hash, expires_at, last_used_at, deleted_at, created_at
 `
 
@@ -27,6 +27,7 @@ type CreateAPIKeyParams struct {
 	Prefix    string
 	KeyHash   []byte
 	ExpiresAt *time.Time
+	Now       time.Time
 }
 
 func (q *Queries) CreateAPIKey(ctx context.Context, arg CreateAPIKeyParams) (ApiKey, error) {
@@ -39,6 +40,7 @@ func (q *Queries) CreateAPIKey(ctx context.Context, arg CreateAPIKeyParams) (Api
 		arg.Prefix,
 		arg.KeyHash,
 		arg.ExpiresAt,
+		arg.Now,
 	)
 	var i ApiKey
 	err := row.Scan(
@@ -58,17 +60,18 @@ func (q *Queries) CreateAPIKey(ctx context.Context, arg CreateAPIKeyParams) (Api
 }
 
 const deleteAPIKey = `-- name: DeleteAPIKey :execrows
-UPDATE api_keys SET deleted_at = now()
-WHERE account_id = $1 AND id = $2 AND deleted_at IS NULL
+UPDATE api_keys SET deleted_at = $1::timestamptz
+WHERE account_id = $2 AND id = $3 AND deleted_at IS NULL
 `
 
 type DeleteAPIKeyParams struct {
+	Now       time.Time
 	AccountID uuid.UUID
 	ID        uuid.UUID
 }
 
 func (q *Queries) DeleteAPIKey(ctx context.Context, arg DeleteAPIKeyParams) (int64, error) {
-	result, err := q.db.Exec(ctx, deleteAPIKey, arg.AccountID, arg.ID)
+	result, err := q.db.Exec(ctx, deleteAPIKey, arg.Now, arg.AccountID, arg.ID)
 	if err != nil {
 		return 0, err
 	}
@@ -77,8 +80,13 @@ func (q *Queries) DeleteAPIKey(ctx context.Context, arg DeleteAPIKeyParams) (int
 
 const findActiveAPIKeyByHash = `-- name: FindActiveAPIKeyByHash :one
 SELECT id, account_id, scopes, last_used_at FROM api_keys
-WHERE key_hash = $1 AND deleted_at IS NULL AND (expires_at IS NULL OR expires_at > now())
+WHERE key_hash = $1 AND deleted_at IS NULL AND (expires_at IS NULL OR expires_at > $2::timestamptz)
 `
+
+type FindActiveAPIKeyByHashParams struct {
+	KeyHash []byte
+	Now     time.Time
+}
 
 type FindActiveAPIKeyByHashRow struct {
 	ID         uuid.UUID
@@ -87,8 +95,8 @@ type FindActiveAPIKeyByHashRow struct {
 	LastUsedAt *time.Time
 }
 
-func (q *Queries) FindActiveAPIKeyByHash(ctx context.Context, keyHash []byte) (FindActiveAPIKeyByHashRow, error) {
-	row := q.db.QueryRow(ctx, findActiveAPIKeyByHash, keyHash)
+func (q *Queries) FindActiveAPIKeyByHash(ctx context.Context, arg FindActiveAPIKeyByHashParams) (FindActiveAPIKeyByHashRow, error) {
+	row := q.db.QueryRow(ctx, findActiveAPIKeyByHash, arg.KeyHash, arg.Now)
 	var i FindActiveAPIKeyByHashRow
 	err := row.Scan(
 		&i.ID,
@@ -101,12 +109,17 @@ func (q *Queries) FindActiveAPIKeyByHash(ctx context.Context, keyHash []byte) (F
 
 const listActiveAPIKeys = `-- name: ListActiveAPIKeys :many
 SELECT id, account_id, created_by, name, scopes, prefix, key_hash, expires_at, last_used_at, deleted_at, created_at FROM api_keys
-WHERE account_id = $1 AND deleted_at IS NULL AND (expires_at IS NULL OR expires_at > now())
+WHERE account_id = $1 AND deleted_at IS NULL AND (expires_at IS NULL OR expires_at > $2::timestamptz)
 ORDER BY created_at DESC, id DESC
 `
 
-func (q *Queries) ListActiveAPIKeys(ctx context.Context, accountID uuid.UUID) ([]ApiKey, error) {
-	rows, err := q.db.Query(ctx, listActiveAPIKeys, accountID)
+type ListActiveAPIKeysParams struct {
+	AccountID uuid.UUID
+	Now       time.Time
+}
+
+func (q *Queries) ListActiveAPIKeys(ctx context.Context, arg ListActiveAPIKeysParams) ([]ApiKey, error) {
+	rows, err := q.db.Query(ctx, listActiveAPIKeys, arg.AccountID, arg.Now)
 	if err != nil {
 		return nil, err
 	}
@@ -138,13 +151,18 @@ func (q *Queries) ListActiveAPIKeys(ctx context.Context, accountID uuid.UUID) ([
 }
 
 const touchAPIKey = `-- name: TouchAPIKey :exec
-UPDATE api_keys SET last_used_at = now()
-WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')
+UPDATE api_keys SET last_used_at = $1::timestamptz
+WHERE id = $2 AND (last_used_at IS NULL OR last_used_at + interval '1 minute' < $1::timestamptz)
 `
+
+type TouchAPIKeyParams struct {
+	Now time.Time
+	ID  uuid.UUID
+}
 
 // TouchAPIKey records a use, at most once a minute per key so that busy keys cost no write
 // per request.
-func (q *Queries) TouchAPIKey(ctx context.Context, id uuid.UUID) error {
-	_, err := q.db.Exec(ctx, touchAPIKey, id)
+func (q *Queries) TouchAPIKey(ctx context.Context, arg TouchAPIKeyParams) error {
+	_, err := q.db.Exec(ctx, touchAPIKey, arg.Now, arg.ID)
 	return err
 }

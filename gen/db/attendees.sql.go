@@ -65,8 +65,8 @@ func (q *Queries) CountAttendees(ctx context.Context, arg CountAttendeesParams) 
 }
 
 const createAttendee = `-- name: CreateAttendee :one
-INSERT INTO attendees (id, account_id, event_id, first_name, last_name, email, metadata)
-VALUES ($1, $2, $3, $4, $5, $6, $7)
+INSERT INTO attendees (id, account_id, event_id, first_name, last_name, email, metadata, created_at, updated_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8::timestamptz, $8::timestamptz)
 RETURNING id, account_id, event_id, first_name, last_name, email, email_normalized, metadata, created_at, updated_at
 `
 
@@ -78,6 +78,7 @@ type CreateAttendeeParams struct {
 	LastName  string
 	Email     string
 	Metadata  []byte
+	Now       time.Time
 }
 
 func (q *Queries) CreateAttendee(ctx context.Context, arg CreateAttendeeParams) (Attendee, error) {
@@ -89,6 +90,7 @@ func (q *Queries) CreateAttendee(ctx context.Context, arg CreateAttendeeParams) 
 		arg.LastName,
 		arg.Email,
 		arg.Metadata,
+		arg.Now,
 	)
 	var i Attendee
 	err := row.Scan(
@@ -160,11 +162,16 @@ func (q *Queries) EventAttendeeEmails(ctx context.Context, eventID uuid.UUID) ([
 
 const eventMetadataKeys = `-- name: EventMetadataKeys :many
 SELECT DISTINCT k::text AS key FROM attendees, jsonb_object_keys(metadata) AS k
-WHERE event_id = $1 ORDER BY 1
+WHERE event_id = $1 AND created_at <= $2::timestamptz ORDER BY 1
 `
 
-func (q *Queries) EventMetadataKeys(ctx context.Context, eventID uuid.UUID) ([]string, error) {
-	rows, err := q.db.Query(ctx, eventMetadataKeys, eventID)
+type EventMetadataKeysParams struct {
+	EventID uuid.UUID
+	Until   time.Time
+}
+
+func (q *Queries) EventMetadataKeys(ctx context.Context, arg EventMetadataKeysParams) ([]string, error) {
+	rows, err := q.db.Query(ctx, eventMetadataKeys, arg.EventID, arg.Until)
 	if err != nil {
 		return nil, err
 	}
@@ -195,13 +202,15 @@ LEFT JOIN LATERAL (
     ORDER BY (status = 'issued') DESC, (status = 'draft') ASC, issued_at DESC NULLS LAST, created_at DESC
     LIMIT 1
 ) c ON true
-WHERE a.event_id = $1 AND (a.created_at, a.id) > ($2::timestamptz, $3::uuid)
+WHERE a.event_id = $1 AND a.created_at <= $2::timestamptz
+  AND (a.created_at, a.id) > ($3::timestamptz, $4::uuid)
 ORDER BY a.created_at, a.id
-LIMIT $4
+LIMIT $5
 `
 
 type ExportAttendeesParams struct {
 	EventID        uuid.UUID
+	Until          time.Time
 	AfterCreatedAt time.Time
 	AfterID        uuid.UUID
 	BatchSize      int32
@@ -220,11 +229,13 @@ type ExportAttendeesRow struct {
 	VerificationCode     string
 }
 
-// ExportAttendees reads one batch of an event's attendees, oldest first, after a keyset position,
-// with the certificate that best describes each: the valid one, else the newest issued, else a draft.
+// ExportAttendees reads one batch of an event's attendees created at or before @until (the start
+// of the export), oldest first, after a keyset position, with the certificate that best
+// describes each: the valid one, else the newest issued, else a draft.
 func (q *Queries) ExportAttendees(ctx context.Context, arg ExportAttendeesParams) ([]ExportAttendeesRow, error) {
 	rows, err := q.db.Query(ctx, exportAttendees,
 		arg.EventID,
+		arg.Until,
 		arg.AfterCreatedAt,
 		arg.AfterID,
 		arg.BatchSize,
@@ -376,8 +387,8 @@ UPDATE attendees SET
     last_name  = coalesce($2, last_name),
     email      = coalesce($3, email),
     metadata   = coalesce($4, metadata),
-    updated_at = now()
-WHERE account_id = $5 AND id = $6
+    updated_at = $5::timestamptz
+WHERE account_id = $6 AND id = $7
 RETURNING id, account_id, event_id, first_name, last_name, email, email_normalized, metadata, created_at, updated_at
 `
 
@@ -386,6 +397,7 @@ type UpdateAttendeeParams struct {
 	LastName  *string
 	Email     *string
 	Metadata  []byte
+	Now       time.Time
 	AccountID uuid.UUID
 	ID        uuid.UUID
 }
@@ -396,6 +408,7 @@ func (q *Queries) UpdateAttendee(ctx context.Context, arg UpdateAttendeeParams) 
 		arg.LastName,
 		arg.Email,
 		arg.Metadata,
+		arg.Now,
 		arg.AccountID,
 		arg.ID,
 	)

@@ -7,6 +7,7 @@ package db
 
 import (
 	"context"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -32,13 +33,13 @@ func (q *Queries) GetBranding(ctx context.Context, accountID uuid.UUID) (Brandin
 }
 
 const putBranding = `-- name: PutBranding :one
-INSERT INTO branding (account_id, issuer_name, website, logo, primary_color, email_from_name, email_reply_to)
+INSERT INTO branding (account_id, issuer_name, website, logo, primary_color, email_from_name, email_reply_to, updated_at)
 VALUES ($1, $2, $3, $4, $5,
-        $6, $7)
+        $6, $7, $8::timestamptz)
 ON CONFLICT (account_id) DO UPDATE SET
     issuer_name = EXCLUDED.issuer_name, website = EXCLUDED.website, logo = EXCLUDED.logo,
     primary_color = EXCLUDED.primary_color, email_from_name = EXCLUDED.email_from_name,
-    email_reply_to = EXCLUDED.email_reply_to, updated_at = now()
+    email_reply_to = EXCLUDED.email_reply_to, updated_at = EXCLUDED.updated_at
 RETURNING account_id, issuer_name, website, logo, primary_color, email_from_name, email_reply_to, updated_at
 `
 
@@ -50,6 +51,7 @@ type PutBrandingParams struct {
 	PrimaryColor  *string
 	EmailFromName *string
 	EmailReplyTo  *string
+	Now           time.Time
 }
 
 func (q *Queries) PutBranding(ctx context.Context, arg PutBrandingParams) (Branding, error) {
@@ -61,6 +63,7 @@ func (q *Queries) PutBranding(ctx context.Context, arg PutBrandingParams) (Brand
 		arg.PrimaryColor,
 		arg.EmailFromName,
 		arg.EmailReplyTo,
+		arg.Now,
 	)
 	var i Branding
 	err := row.Scan(

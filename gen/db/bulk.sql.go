@@ -98,16 +98,17 @@ func (q *Queries) CountAttendeesToIssue(ctx context.Context, arg CountAttendeesT
 }
 
 const finishBulkJob = `-- name: FinishBulkJob :exec
-UPDATE bulk_jobs SET status = $1, finished_at = now() WHERE id = $2 AND status IN ('queued', 'running')
+UPDATE bulk_jobs SET status = $1, finished_at = $2::timestamptz WHERE id = $3 AND status IN ('queued', 'running')
 `
 
 type FinishBulkJobParams struct {
 	Status string
+	Now    time.Time
 	ID     uuid.UUID
 }
 
 func (q *Queries) FinishBulkJob(ctx context.Context, arg FinishBulkJobParams) error {
-	_, err := q.db.Exec(ctx, finishBulkJob, arg.Status, arg.ID)
+	_, err := q.db.Exec(ctx, finishBulkJob, arg.Status, arg.Now, arg.ID)
 	return err
 }
 
@@ -174,8 +175,8 @@ func (q *Queries) GetBulkJobByID(ctx context.Context, id uuid.UUID) (BulkJob, er
 }
 
 const insertBulkJob = `-- name: InsertBulkJob :one
-INSERT INTO bulk_jobs (id, account_id, event_id, template_id, send_email, draft, total)
-VALUES ($1, $2, $3, $4, $5, $6, $7)
+INSERT INTO bulk_jobs (id, account_id, event_id, template_id, send_email, draft, total, created_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8::timestamptz)
 RETURNING id, account_id, event_id, template_id, status, send_email, draft, total, processed, issued, skipped, failed, errors, created_at, started_at, finished_at
 `
 
@@ -187,6 +188,7 @@ type InsertBulkJobParams struct {
 	SendEmail  bool
 	Draft      bool
 	Total      int32
+	Now        time.Time
 }
 
 func (q *Queries) InsertBulkJob(ctx context.Context, arg InsertBulkJobParams) (BulkJob, error) {
@@ -198,6 +200,7 @@ func (q *Queries) InsertBulkJob(ctx context.Context, arg InsertBulkJobParams) (B
 		arg.SendEmail,
 		arg.Draft,
 		arg.Total,
+		arg.Now,
 	)
 	var i BulkJob
 	err := row.Scan(
@@ -259,7 +262,7 @@ func (q *Queries) PendingBulkJobItems(ctx context.Context, arg PendingBulkJobIte
 const recordBulkJobItem = `-- name: RecordBulkJobItem :execrows
 WITH item AS (
     UPDATE bulk_job_items SET outcome = $1::text, certificate_id = $6,
-        error_code = nullif($3::text, ''), error_message = nullif($4::text, ''), processed_at = now()
+        error_code = nullif($3::text, ''), error_message = nullif($4::text, ''), processed_at = $7::timestamptz
     WHERE job_id = $5 AND attendee_id = $2 AND outcome IS NULL
     RETURNING outcome
 )
@@ -280,6 +283,7 @@ type RecordBulkJobItemParams struct {
 	ErrorMessage  string
 	JobID         uuid.UUID
 	CertificateID *uuid.UUID
+	Now           time.Time
 }
 
 // RecordBulkJobItem sets an item's outcome once and counts it on the job, in one statement.
@@ -291,6 +295,7 @@ func (q *Queries) RecordBulkJobItem(ctx context.Context, arg RecordBulkJobItemPa
 		arg.ErrorMessage,
 		arg.JobID,
 		arg.CertificateID,
+		arg.Now,
 	)
 	if err != nil {
 		return 0, err
@@ -299,11 +304,16 @@ func (q *Queries) RecordBulkJobItem(ctx context.Context, arg RecordBulkJobItemPa
 }
 
 const startBulkJob = `-- name: StartBulkJob :exec
-UPDATE bulk_jobs SET status = 'running', started_at = coalesce(started_at, now())
-WHERE id = $1 AND status IN ('queued', 'running')
+UPDATE bulk_jobs SET status = 'running', started_at = coalesce(started_at, $1::timestamptz)
+WHERE id = $2 AND status IN ('queued', 'running')
 `
 
-func (q *Queries) StartBulkJob(ctx context.Context, id uuid.UUID) error {
-	_, err := q.db.Exec(ctx, startBulkJob, id)
+type StartBulkJobParams struct {
+	Now time.Time
+	ID  uuid.UUID
+}
+
+func (q *Queries) StartBulkJob(ctx context.Context, arg StartBulkJobParams) error {
+	_, err := q.db.Exec(ctx, startBulkJob, arg.Now, arg.ID)
 	return err
 }

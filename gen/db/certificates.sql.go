@@ -63,26 +63,26 @@ func (q *Queries) DeleteDraftCertificate(ctx context.Context, id uuid.UUID) erro
 }
 
 const expireLapsedCertificates = `-- name: ExpireLapsedCertificates :exec
-UPDATE certificates SET status = 'expired', updated_at = now()
-WHERE attendee_id = $1 AND event_id = $2 AND template_id = $3
-  AND status = 'issued' AND expires_at IS NOT NULL AND expires_at <= $4::timestamptz
+UPDATE certificates SET status = 'expired', updated_at = $1::timestamptz
+WHERE attendee_id = $2 AND event_id = $3 AND template_id = $4
+  AND status = 'issued' AND expires_at IS NOT NULL AND expires_at <= $1::timestamptz
 `
 
 type ExpireLapsedCertificatesParams struct {
+	Now        time.Time
 	AttendeeID uuid.UUID
 	EventID    uuid.UUID
 	TemplateID uuid.UUID
-	Now        time.Time
 }
 
 // ExpireLapsedCertificate marks an issued certificate past its expiry as expired, so that a new
 // one can be issued (at most one issued certificate per attendee, event and template).
 func (q *Queries) ExpireLapsedCertificates(ctx context.Context, arg ExpireLapsedCertificatesParams) error {
 	_, err := q.db.Exec(ctx, expireLapsedCertificates,
+		arg.Now,
 		arg.AttendeeID,
 		arg.EventID,
 		arg.TemplateID,
-		arg.Now,
 	)
 	return err
 }
@@ -181,9 +181,10 @@ func (q *Queries) GetCertificate(ctx context.Context, arg GetCertificateParams) 
 
 const insertCertificate = `-- name: InsertCertificate :one
 INSERT INTO certificates (id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code,
-    status, recipient_first_name, recipient_last_name, recipient_email, snapshot, issued_at, expires_at)
+    status, recipient_first_name, recipient_last_name, recipient_email, snapshot, issued_at, expires_at, created_at, updated_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7,
-    $8, $9, $10, $11, $12, $13, $14)
+    $8, $9, $10, $11, $12, $13, $14,
+    $15::timestamptz, $15::timestamptz)
 RETURNING id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location
 `
 
@@ -202,6 +203,7 @@ type InsertCertificateParams struct {
 	Snapshot           []byte
 	IssuedAt           *time.Time
 	ExpiresAt          *time.Time
+	Now                time.Time
 }
 
 func (q *Queries) InsertCertificate(ctx context.Context, arg InsertCertificateParams) (Certificate, error) {
@@ -220,6 +222,7 @@ func (q *Queries) InsertCertificate(ctx context.Context, arg InsertCertificatePa
 		arg.Snapshot,
 		arg.IssuedAt,
 		arg.ExpiresAt,
+		arg.Now,
 	)
 	var i Certificate
 	err := row.Scan(
@@ -279,8 +282,8 @@ func (q *Queries) InsertOutboxEvent(ctx context.Context, arg InsertOutboxEventPa
 const issueDraft = `-- name: IssueDraft :one
 UPDATE certificates SET status = 'issued', recipient_first_name = $1,
     recipient_last_name = $2, recipient_email = $3, snapshot = $4,
-    issued_at = $5, expires_at = $6, updated_at = now()
-WHERE id = $7 AND status = 'draft'
+    issued_at = $5, expires_at = $6, updated_at = $7::timestamptz
+WHERE id = $8 AND status = 'draft'
 RETURNING id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location
 `
 
@@ -291,6 +294,7 @@ type IssueDraftParams struct {
 	Snapshot           []byte
 	IssuedAt           *time.Time
 	ExpiresAt          *time.Time
+	Now                time.Time
 	ID                 uuid.UUID
 }
 
@@ -303,6 +307,7 @@ func (q *Queries) IssueDraft(ctx context.Context, arg IssueDraftParams) (Certifi
 		arg.Snapshot,
 		arg.IssuedAt,
 		arg.ExpiresAt,
+		arg.Now,
 		arg.ID,
 	)
 	var i Certificate
@@ -543,16 +548,17 @@ func (q *Queries) NextCertificateNumber(ctx context.Context, accountID uuid.UUID
 }
 
 const registerVerificationCode = `-- name: RegisterVerificationCode :execrows
-INSERT INTO verification_codes (code, kind) VALUES ($1, $2) ON CONFLICT DO NOTHING
+INSERT INTO verification_codes (code, kind, created_at) VALUES ($1, $2, $3::timestamptz) ON CONFLICT DO NOTHING
 `
 
 type RegisterVerificationCodeParams struct {
 	Code string
 	Kind string
+	Now  time.Time
 }
 
 func (q *Queries) RegisterVerificationCode(ctx context.Context, arg RegisterVerificationCodeParams) (int64, error) {
-	result, err := q.db.Exec(ctx, registerVerificationCode, arg.Code, arg.Kind)
+	result, err := q.db.Exec(ctx, registerVerificationCode, arg.Code, arg.Kind, arg.Now)
 	if err != nil {
 		return 0, err
 	}
@@ -561,8 +567,8 @@ func (q *Queries) RegisterVerificationCode(ctx context.Context, arg RegisterVeri
 
 const replaceSnapshot = `-- name: ReplaceSnapshot :one
 UPDATE certificates SET snapshot = $1, recipient_first_name = $2,
-    recipient_last_name = $3, recipient_email = $4, updated_at = now()
-WHERE id = $5
+    recipient_last_name = $3, recipient_email = $4, updated_at = $5::timestamptz
+WHERE id = $6
 RETURNING id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location
 `
 
@@ -571,6 +577,7 @@ type ReplaceSnapshotParams struct {
 	RecipientFirstName string
 	RecipientLastName  string
 	RecipientEmail     string
+	Now                time.Time
 	ID                 uuid.UUID
 }
 
@@ -580,6 +587,7 @@ func (q *Queries) ReplaceSnapshot(ctx context.Context, arg ReplaceSnapshotParams
 		arg.RecipientFirstName,
 		arg.RecipientLastName,
 		arg.RecipientEmail,
+		arg.Now,
 		arg.ID,
 	)
 	var i Certificate
@@ -615,8 +623,8 @@ func (q *Queries) ReplaceSnapshot(ctx context.Context, arg ReplaceSnapshotParams
 
 const revokeCertificate = `-- name: RevokeCertificate :one
 UPDATE certificates SET status = 'revoked', revoked_at = $1, revocation_reason = $2,
-    revocation_reason_code = $3, updated_at = now()
-WHERE id = $4 AND status IN ('issued', 'expired')
+    revocation_reason_code = $3, updated_at = $4::timestamptz
+WHERE id = $5 AND status IN ('issued', 'expired')
 RETURNING id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location
 `
 
@@ -624,6 +632,7 @@ type RevokeCertificateParams struct {
 	RevokedAt  *time.Time
 	Reason     *string
 	ReasonCode *string
+	Now        time.Time
 	ID         uuid.UUID
 }
 
@@ -632,6 +641,7 @@ func (q *Queries) RevokeCertificate(ctx context.Context, arg RevokeCertificatePa
 		arg.RevokedAt,
 		arg.Reason,
 		arg.ReasonCode,
+		arg.Now,
 		arg.ID,
 	)
 	var i Certificate

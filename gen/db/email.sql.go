@@ -16,7 +16,7 @@ const claimDueEmails = `-- name: ClaimDueEmails :many
 UPDATE email_deliveries
 SET attempts = attempts + 1,
     next_attempt_at = $1::timestamptz,
-    updated_at = now()
+    updated_at = $2::timestamptz
 WHERE id IN (
     SELECT id FROM email_deliveries
     WHERE status = 'queued' AND next_attempt_at <= $2::timestamptz AND attempts < $3::integer
@@ -112,9 +112,11 @@ func (q *Queries) CountCredentialEmails(ctx context.Context, arg CountCredential
 
 const enqueueEmail = `-- name: EnqueueEmail :one
 INSERT INTO email_deliveries (id, account_id, kind, certificate_id, badge_assertion_id,
-                              to_address, to_name, from_name, reply_to, subject, body_text)
+                              to_address, to_name, from_name, reply_to, subject, body_text,
+                              next_attempt_at, created_at, updated_at)
 VALUES ($1, $2, $3, $4, $5,
-        $6, $7, $8, $9, $10, $11)
+        $6, $7, $8, $9, $10, $11,
+        $12::timestamptz, $12::timestamptz, $12::timestamptz)
 RETURNING id, account_id, kind, certificate_id, badge_assertion_id, to_address, subject, body_text, status, attempts, last_error, next_attempt_at, sent_at, created_at, to_name, from_name, reply_to, updated_at
 `
 
@@ -130,6 +132,7 @@ type EnqueueEmailParams struct {
 	ReplyTo          *string
 	Subject          string
 	BodyText         string
+	Now              time.Time
 }
 
 func (q *Queries) EnqueueEmail(ctx context.Context, arg EnqueueEmailParams) (EmailDelivery, error) {
@@ -145,6 +148,7 @@ func (q *Queries) EnqueueEmail(ctx context.Context, arg EnqueueEmailParams) (Ema
 		arg.ReplyTo,
 		arg.Subject,
 		arg.BodyText,
+		arg.Now,
 	)
 	var i EmailDelivery
 	err := row.Scan(
@@ -172,7 +176,7 @@ func (q *Queries) EnqueueEmail(ctx context.Context, arg EnqueueEmailParams) (Ema
 
 const failLapsedEmails = `-- name: FailLapsedEmails :many
 UPDATE email_deliveries
-SET status = 'failed', last_error = $1, updated_at = now()
+SET status = 'failed', last_error = $1, updated_at = $2::timestamptz
 WHERE id IN (
     SELECT id FROM email_deliveries
     WHERE status = 'queued' AND next_attempt_at <= $2::timestamptz AND attempts >= $3::integer
@@ -370,28 +374,34 @@ func (q *Queries) ListCredentialEmails(ctx context.Context, arg ListCredentialEm
 }
 
 const markEmailFailed = `-- name: MarkEmailFailed :exec
-UPDATE email_deliveries SET status = 'failed', last_error = $1, updated_at = now()
-WHERE id = $2
+UPDATE email_deliveries SET status = 'failed', last_error = $1, updated_at = $2::timestamptz
+WHERE id = $3
 `
 
 type MarkEmailFailedParams struct {
 	LastError *string
+	Now       time.Time
 	ID        uuid.UUID
 }
 
 func (q *Queries) MarkEmailFailed(ctx context.Context, arg MarkEmailFailedParams) error {
-	_, err := q.db.Exec(ctx, markEmailFailed, arg.LastError, arg.ID)
+	_, err := q.db.Exec(ctx, markEmailFailed, arg.LastError, arg.Now, arg.ID)
 	return err
 }
 
 const markEmailSent = `-- name: MarkEmailSent :one
-UPDATE email_deliveries SET status = 'sent', sent_at = now(), last_error = NULL, updated_at = now()
-WHERE id = $1
+UPDATE email_deliveries SET status = 'sent', sent_at = $1::timestamptz, last_error = NULL, updated_at = $1::timestamptz
+WHERE id = $2
 RETURNING id, account_id, kind, certificate_id, badge_assertion_id, to_address, subject, body_text, status, attempts, last_error, next_attempt_at, sent_at, created_at, to_name, from_name, reply_to, updated_at
 `
 
-func (q *Queries) MarkEmailSent(ctx context.Context, id uuid.UUID) (EmailDelivery, error) {
-	row := q.db.QueryRow(ctx, markEmailSent, id)
+type MarkEmailSentParams struct {
+	Now time.Time
+	ID  uuid.UUID
+}
+
+func (q *Queries) MarkEmailSent(ctx context.Context, arg MarkEmailSentParams) (EmailDelivery, error) {
+	row := q.db.QueryRow(ctx, markEmailSent, arg.Now, arg.ID)
 	var i EmailDelivery
 	err := row.Scan(
 		&i.ID,
@@ -417,18 +427,24 @@ func (q *Queries) MarkEmailSent(ctx context.Context, id uuid.UUID) (EmailDeliver
 }
 
 const retryEmailLater = `-- name: RetryEmailLater :exec
-UPDATE email_deliveries SET last_error = $1, next_attempt_at = $2, updated_at = now()
-WHERE id = $3
+UPDATE email_deliveries SET last_error = $1, next_attempt_at = $2, updated_at = $3::timestamptz
+WHERE id = $4
 `
 
 type RetryEmailLaterParams struct {
 	LastError     *string
 	NextAttemptAt time.Time
+	Now           time.Time
 	ID            uuid.UUID
 }
 
 func (q *Queries) RetryEmailLater(ctx context.Context, arg RetryEmailLaterParams) error {
-	_, err := q.db.Exec(ctx, retryEmailLater, arg.LastError, arg.NextAttemptAt, arg.ID)
+	_, err := q.db.Exec(ctx, retryEmailLater,
+		arg.LastError,
+		arg.NextAttemptAt,
+		arg.Now,
+		arg.ID,
+	)
 	return err
 }
 

@@ -40,9 +40,10 @@ func (q *Queries) CountIssuedCertificatesOfEvent(ctx context.Context, arg CountI
 }
 
 const createEvent = `-- name: CreateEvent :one
-INSERT INTO events (id, account_id, name, description, event_date, location, template_id, certificate_validity_days)
+INSERT INTO events (id, account_id, name, description, event_date, location, template_id, certificate_validity_days,
+                    created_at, updated_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7,
-        $8)
+        $8, $9::timestamptz, $9::timestamptz)
 RETURNING id, account_id, name, description, event_date, location, template_id, certificate_validity_days, registration_enabled, registration_opens_at, registration_closes_at, registration_capacity, registration_message, created_at, updated_at
 `
 
@@ -55,6 +56,7 @@ type CreateEventParams struct {
 	Location                *string
 	TemplateID              uuid.UUID
 	CertificateValidityDays *int32
+	Now                     time.Time
 }
 
 func (q *Queries) CreateEvent(ctx context.Context, arg CreateEventParams) (Event, error) {
@@ -67,6 +69,7 @@ func (q *Queries) CreateEvent(ctx context.Context, arg CreateEventParams) (Event
 		arg.Location,
 		arg.TemplateID,
 		arg.CertificateValidityDays,
+		arg.Now,
 	)
 	var i Event
 	err := row.Scan(
@@ -237,8 +240,8 @@ func (q *Queries) TemplateUsable(ctx context.Context, arg TemplateUsableParams) 
 const updateEvent = `-- name: UpdateEvent :one
 UPDATE events SET name = $1, description = $2, event_date = $3,
     location = $4, template_id = $5,
-    certificate_validity_days = $6, updated_at = now()
-WHERE account_id = $7 AND id = $8
+    certificate_validity_days = $6, updated_at = $7::timestamptz
+WHERE account_id = $8 AND id = $9
 RETURNING id, account_id, name, description, event_date, location, template_id, certificate_validity_days, registration_enabled, registration_opens_at, registration_closes_at, registration_capacity, registration_message, created_at, updated_at
 `
 
@@ -249,6 +252,7 @@ type UpdateEventParams struct {
 	Location                *string
 	TemplateID              uuid.UUID
 	CertificateValidityDays *int32
+	Now                     time.Time
 	AccountID               uuid.UUID
 	ID                      uuid.UUID
 }
@@ -261,6 +265,7 @@ func (q *Queries) UpdateEvent(ctx context.Context, arg UpdateEventParams) (Event
 		arg.Location,
 		arg.TemplateID,
 		arg.CertificateValidityDays,
+		arg.Now,
 		arg.AccountID,
 		arg.ID,
 	)
@@ -288,8 +293,8 @@ func (q *Queries) UpdateEvent(ctx context.Context, arg UpdateEventParams) (Event
 const updateEventRegistration = `-- name: UpdateEventRegistration :one
 UPDATE events SET registration_enabled = $1, registration_opens_at = $2,
     registration_closes_at = $3, registration_capacity = $4,
-    registration_message = $5, updated_at = now()
-WHERE account_id = $6 AND id = $7
+    registration_message = $5, updated_at = $6::timestamptz
+WHERE account_id = $7 AND id = $8
 RETURNING id, account_id, name, description, event_date, location, template_id, certificate_validity_days, registration_enabled, registration_opens_at, registration_closes_at, registration_capacity, registration_message, created_at, updated_at
 `
 
@@ -299,6 +304,7 @@ type UpdateEventRegistrationParams struct {
 	ClosesAt  *time.Time
 	Capacity  *int32
 	Message   *string
+	Now       time.Time
 	AccountID uuid.UUID
 	ID        uuid.UUID
 }
@@ -310,6 +316,7 @@ func (q *Queries) UpdateEventRegistration(ctx context.Context, arg UpdateEventRe
 		arg.ClosesAt,
 		arg.Capacity,
 		arg.Message,
+		arg.Now,
 		arg.AccountID,
 		arg.ID,
 	)

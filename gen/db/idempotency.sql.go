@@ -7,35 +7,41 @@ package db
 
 import (
 	"context"
+	"time"
 
 	"github.com/google/uuid"
 )
 
 const claimIdempotencyKey = `-- name: ClaimIdempotencyKey :execrows
-INSERT INTO idempotency_keys AS k (account_id, key, fingerprint, locked_until, expires_at)
-VALUES ($1, $2, $3, now() + make_interval(secs => $4::double precision), now() + interval '24 hours')
+INSERT INTO idempotency_keys AS k (account_id, key, fingerprint, locked_until, created_at, expires_at)
+VALUES ($1, $2, $3, $4::timestamptz, $5::timestamptz, $6::timestamptz)
 ON CONFLICT (account_id, key) DO UPDATE SET fingerprint = excluded.fingerprint, locked_until = excluded.locked_until,
-    response_status = NULL, response_body = NULL, response_headers = NULL, created_at = now(), expires_at = excluded.expires_at
-WHERE k.expires_at <= now()
-   OR (k.response_status IS NULL AND k.locked_until <= now() AND k.fingerprint = excluded.fingerprint)
+    response_status = NULL, response_body = NULL, response_headers = NULL, created_at = excluded.created_at, expires_at = excluded.expires_at
+WHERE k.expires_at <= $5::timestamptz
+   OR (k.response_status IS NULL AND k.locked_until <= $5::timestamptz AND k.fingerprint = excluded.fingerprint)
 `
 
 type ClaimIdempotencyKeyParams struct {
-	AccountID    uuid.UUID
-	Key          string
-	Fingerprint  []byte
-	LeaseSeconds float64
+	AccountID   uuid.UUID
+	Key         string
+	Fingerprint []byte
+	LockedUntil time.Time
+	Now         time.Time
+	ExpiresAt   time.Time
 }
 
-// ClaimIdempotencyKey records a request under its key, holding the key until locked_until. An
-// expired record is forgotten; the lapsed lease of a request that died is taken over by the
-// same request. Otherwise nothing is written (0 rows) and the caller reads what holds the key.
+// ClaimIdempotencyKey records a request under its key at @now, holding the key until
+// locked_until. An expired record is forgotten; the lapsed lease of a request that died is
+// taken over by the same request. Otherwise nothing is written (0 rows) and the caller reads
+// what holds the key.
 func (q *Queries) ClaimIdempotencyKey(ctx context.Context, arg ClaimIdempotencyKeyParams) (int64, error) {
 	result, err := q.db.Exec(ctx, claimIdempotencyKey,
 		arg.AccountID,
 		arg.Key,
 		arg.Fingerprint,
-		arg.LeaseSeconds,
+		arg.LockedUntil,
+		arg.Now,
+		arg.ExpiresAt,
 	)
 	if err != nil {
 		return 0, err
@@ -71,11 +77,11 @@ func (q *Queries) CompleteIdempotencyKey(ctx context.Context, arg CompleteIdempo
 }
 
 const deleteExpiredIdempotencyKeys = `-- name: DeleteExpiredIdempotencyKeys :execrows
-DELETE FROM idempotency_keys WHERE expires_at <= now()
+DELETE FROM idempotency_keys WHERE expires_at <= $1::timestamptz
 `
 
-func (q *Queries) DeleteExpiredIdempotencyKeys(ctx context.Context) (int64, error) {
-	result, err := q.db.Exec(ctx, deleteExpiredIdempotencyKeys)
+func (q *Queries) DeleteExpiredIdempotencyKeys(ctx context.Context, now time.Time) (int64, error) {
+	result, err := q.db.Exec(ctx, deleteExpiredIdempotencyKeys, now)
 	if err != nil {
 		return 0, err
 	}

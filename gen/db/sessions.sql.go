@@ -24,13 +24,14 @@ func (q *Queries) ActivateSigningKey(ctx context.Context, kid string) error {
 const activeSession = `-- name: ActiveSession :one
 SELECT id, account_id, user_id, authenticated_at FROM sessions
 WHERE id = $1 AND account_id = $2 AND user_id = $3
-  AND revoked_at IS NULL AND expires_at > now()
+  AND revoked_at IS NULL AND expires_at > $4::timestamptz
 `
 
 type ActiveSessionParams struct {
 	ID        uuid.UUID
 	AccountID uuid.UUID
 	UserID    uuid.UUID
+	Now       time.Time
 }
 
 type ActiveSessionRow struct {
@@ -42,7 +43,12 @@ type ActiveSessionRow struct {
 
 // ActiveSession is the check behind every access token: the session must still be live.
 func (q *Queries) ActiveSession(ctx context.Context, arg ActiveSessionParams) (ActiveSessionRow, error) {
-	row := q.db.QueryRow(ctx, activeSession, arg.ID, arg.AccountID, arg.UserID)
+	row := q.db.QueryRow(ctx, activeSession,
+		arg.ID,
+		arg.AccountID,
+		arg.UserID,
+		arg.Now,
+	)
 	var i ActiveSessionRow
 	err := row.Scan(
 		&i.ID,
@@ -53,25 +59,9 @@ func (q *Queries) ActiveSession(ctx context.Context, arg ActiveSessionParams) (A
 	return i, err
 }
 
-const activeSigningKey = `-- name: ActiveSigningKey :one
-SELECT kid, private_key, created_at, retired_at FROM signing_keys WHERE retired_at IS NULL
-`
-
-func (q *Queries) ActiveSigningKey(ctx context.Context) (SigningKey, error) {
-	row := q.db.QueryRow(ctx, activeSigningKey)
-	var i SigningKey
-	err := row.Scan(
-		&i.Kid,
-		&i.PrivateKey,
-		&i.CreatedAt,
-		&i.RetiredAt,
-	)
-	return i, err
-}
-
 const createRefreshToken = `-- name: CreateRefreshToken :exec
-INSERT INTO refresh_tokens (id, session_id, token_hash, expires_at)
-VALUES ($1, $2, $3, $4)
+INSERT INTO refresh_tokens (id, session_id, token_hash, expires_at, created_at)
+VALUES ($1, $2, $3, $4, $5::timestamptz)
 `
 
 type CreateRefreshTokenParams struct {
@@ -79,6 +69,7 @@ type CreateRefreshTokenParams struct {
 	SessionID uuid.UUID
 	TokenHash []byte
 	ExpiresAt time.Time
+	Now       time.Time
 }
 
 func (q *Queries) CreateRefreshToken(ctx context.Context, arg CreateRefreshTokenParams) error {
@@ -87,13 +78,14 @@ func (q *Queries) CreateRefreshToken(ctx context.Context, arg CreateRefreshToken
 		arg.SessionID,
 		arg.TokenHash,
 		arg.ExpiresAt,
+		arg.Now,
 	)
 	return err
 }
 
 const createSession = `-- name: CreateSession :one
-INSERT INTO sessions (id, account_id, user_id, authenticated_at, expires_at)
-VALUES ($1, $2, $3, $4, $5)
+INSERT INTO sessions (id, account_id, user_id, authenticated_at, expires_at, created_at)
+VALUES ($1, $2, $3, $4, $5, $6::timestamptz)
 RETURNING id, account_id, user_id, authenticated_at, expires_at, revoked_at, revoked_reason, created_at
 `
 
@@ -103,6 +95,7 @@ type CreateSessionParams struct {
 	UserID          uuid.UUID
 	AuthenticatedAt time.Time
 	ExpiresAt       time.Time
+	Now             time.Time
 }
 
 func (q *Queries) CreateSession(ctx context.Context, arg CreateSessionParams) (Session, error) {
@@ -112,6 +105,7 @@ func (q *Queries) CreateSession(ctx context.Context, arg CreateSessionParams) (S
 		arg.UserID,
 		arg.AuthenticatedAt,
 		arg.ExpiresAt,
+		arg.Now,
 	)
 	var i Session
 	err := row.Scan(
@@ -142,17 +136,18 @@ func (q *Queries) ExtendSession(ctx context.Context, arg ExtendSessionParams) er
 }
 
 const insertSigningKey = `-- name: InsertSigningKey :execrows
-INSERT INTO signing_keys (kid, private_key) VALUES ($1, $2)
+INSERT INTO signing_keys (kid, private_key, created_at) VALUES ($1, $2, $3::timestamptz)
 ON CONFLICT DO NOTHING
 `
 
 type InsertSigningKeyParams struct {
 	Kid        string
 	PrivateKey []byte
+	Now        time.Time
 }
 
 func (q *Queries) InsertSigningKey(ctx context.Context, arg InsertSigningKeyParams) (int64, error) {
-	result, err := q.db.Exec(ctx, insertSigningKey, arg.Kid, arg.PrivateKey)
+	result, err := q.db.Exec(ctx, insertSigningKey, arg.Kid, arg.PrivateKey, arg.Now)
 	if err != nil {
 		return 0, err
 	}
@@ -197,26 +192,32 @@ func (q *Queries) LockRefreshToken(ctx context.Context, tokenHash []byte) (LockR
 }
 
 const retireSigningKeys = `-- name: RetireSigningKeys :exec
-UPDATE signing_keys SET retired_at = now() WHERE retired_at IS NULL AND kid <> $1
+UPDATE signing_keys SET retired_at = $1::timestamptz WHERE retired_at IS NULL AND kid <> $2
 `
 
-func (q *Queries) RetireSigningKeys(ctx context.Context, keepKid string) error {
-	_, err := q.db.Exec(ctx, retireSigningKeys, keepKid)
+type RetireSigningKeysParams struct {
+	Now     time.Time
+	KeepKid string
+}
+
+func (q *Queries) RetireSigningKeys(ctx context.Context, arg RetireSigningKeysParams) error {
+	_, err := q.db.Exec(ctx, retireSigningKeys, arg.Now, arg.KeepKid)
 	return err
 }
 
 const revokeSession = `-- name: RevokeSession :execrows
-UPDATE sessions SET revoked_at = now(), revoked_reason = $1
-WHERE id = $2 AND revoked_at IS NULL
+UPDATE sessions SET revoked_at = $1::timestamptz, revoked_reason = $2
+WHERE id = $3 AND revoked_at IS NULL
 `
 
 type RevokeSessionParams struct {
+	Now    time.Time
 	Reason *string
 	ID     uuid.UUID
 }
 
 func (q *Queries) RevokeSession(ctx context.Context, arg RevokeSessionParams) (int64, error) {
-	result, err := q.db.Exec(ctx, revokeSession, arg.Reason, arg.ID)
+	result, err := q.db.Exec(ctx, revokeSession, arg.Now, arg.Reason, arg.ID)
 	if err != nil {
 		return 0, err
 	}
@@ -224,11 +225,16 @@ func (q *Queries) RevokeSession(ctx context.Context, arg RevokeSessionParams) (i
 }
 
 const rotateRefreshToken = `-- name: RotateRefreshToken :exec
-UPDATE refresh_tokens SET rotated_at = now() WHERE id = $1
+UPDATE refresh_tokens SET rotated_at = $1::timestamptz WHERE id = $2
 `
 
-func (q *Queries) RotateRefreshToken(ctx context.Context, id uuid.UUID) error {
-	_, err := q.db.Exec(ctx, rotateRefreshToken, id)
+type RotateRefreshTokenParams struct {
+	Now time.Time
+	ID  uuid.UUID
+}
+
+func (q *Queries) RotateRefreshToken(ctx context.Context, arg RotateRefreshTokenParams) error {
+	_, err := q.db.Exec(ctx, rotateRefreshToken, arg.Now, arg.ID)
 	return err
 }
 

@@ -7,6 +7,7 @@ package db
 
 import (
 	"context"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -29,8 +30,9 @@ func (q *Queries) CountTemplates(ctx context.Context, arg CountTemplatesParams) 
 }
 
 const createTemplate = `-- name: CreateTemplate :one
-INSERT INTO templates (id, account_id, name, description, active, page_size, orientation, layout)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+INSERT INTO templates (id, account_id, name, description, active, page_size, orientation, layout, created_at, updated_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8,
+        $9::timestamptz, $9::timestamptz)
 RETURNING id, account_id, name, description, active, page_size, orientation, layout, created_at, updated_at
 `
 
@@ -43,6 +45,7 @@ type CreateTemplateParams struct {
 	PageSize    string
 	Orientation string
 	Layout      []byte
+	Now         time.Time
 }
 
 func (q *Queries) CreateTemplate(ctx context.Context, arg CreateTemplateParams) (Template, error) {
@@ -55,6 +58,7 @@ func (q *Queries) CreateTemplate(ctx context.Context, arg CreateTemplateParams) 
 		arg.PageSize,
 		arg.Orientation,
 		arg.Layout,
+		arg.Now,
 	)
 	var i Template
 	err := row.Scan(
@@ -246,8 +250,8 @@ func (q *Queries) TemplateUses(ctx context.Context, id uuid.UUID) (TemplateUsesR
 
 const updateTemplate = `-- name: UpdateTemplate :one
 UPDATE templates SET name = $1, description = $2, active = $3, page_size = $4,
-    orientation = $5, layout = $6, updated_at = now()
-WHERE account_id = $7 AND id = $8
+    orientation = $5, layout = $6, updated_at = $7::timestamptz
+WHERE account_id = $8 AND id = $9
 RETURNING id, account_id, name, description, active, page_size, orientation, layout, created_at, updated_at
 `
 
@@ -258,6 +262,7 @@ type UpdateTemplateParams struct {
 	PageSize    string
 	Orientation string
 	Layout      []byte
+	Now         time.Time
 	AccountID   *uuid.UUID
 	ID          uuid.UUID
 }
@@ -270,6 +275,7 @@ func (q *Queries) UpdateTemplate(ctx context.Context, arg UpdateTemplateParams) 
 		arg.PageSize,
 		arg.Orientation,
 		arg.Layout,
+		arg.Now,
 		arg.AccountID,
 		arg.ID,
 	)

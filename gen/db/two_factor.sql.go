@@ -7,6 +7,7 @@ package db
 
 import (
 	"context"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -40,12 +41,17 @@ func (q *Queries) DeleteRecoveryCodes(ctx context.Context, userID uuid.UUID) err
 }
 
 const disableTOTP = `-- name: DisableTOTP :execrows
-UPDATE users SET totp_enabled = false, totp_secret = NULL, updated_at = now()
-WHERE id = $1 AND totp_enabled
+UPDATE users SET totp_enabled = false, totp_secret = NULL, updated_at = $1::timestamptz
+WHERE id = $2 AND totp_enabled
 `
 
-func (q *Queries) DisableTOTP(ctx context.Context, id uuid.UUID) (int64, error) {
-	result, err := q.db.Exec(ctx, disableTOTP, id)
+type DisableTOTPParams struct {
+	Now time.Time
+	ID  uuid.UUID
+}
+
+func (q *Queries) DisableTOTP(ctx context.Context, arg DisableTOTPParams) (int64, error) {
+	result, err := q.db.Exec(ctx, disableTOTP, arg.Now, arg.ID)
 	if err != nil {
 		return 0, err
 	}
@@ -53,12 +59,17 @@ func (q *Queries) DisableTOTP(ctx context.Context, id uuid.UUID) (int64, error) 
 }
 
 const enableTOTP = `-- name: EnableTOTP :execrows
-UPDATE users SET totp_enabled = true, updated_at = now()
-WHERE id = $1 AND NOT totp_enabled AND totp_secret IS NOT NULL
+UPDATE users SET totp_enabled = true, updated_at = $1::timestamptz
+WHERE id = $2 AND NOT totp_enabled AND totp_secret IS NOT NULL
 `
 
-func (q *Queries) EnableTOTP(ctx context.Context, id uuid.UUID) (int64, error) {
-	result, err := q.db.Exec(ctx, enableTOTP, id)
+type EnableTOTPParams struct {
+	Now time.Time
+	ID  uuid.UUID
+}
+
+func (q *Queries) EnableTOTP(ctx context.Context, arg EnableTOTPParams) (int64, error) {
+	result, err := q.db.Exec(ctx, enableTOTP, arg.Now, arg.ID)
 	if err != nil {
 		return 0, err
 	}
@@ -72,17 +83,18 @@ type InsertRecoveryCodesParams struct {
 }
 
 const setPendingTOTPSecret = `-- name: SetPendingTOTPSecret :execrows
-UPDATE users SET totp_secret = $1, updated_at = now()
-WHERE id = $2 AND NOT totp_enabled
+UPDATE users SET totp_secret = $1, updated_at = $2::timestamptz
+WHERE id = $3 AND NOT totp_enabled
 `
 
 type SetPendingTOTPSecretParams struct {
 	Secret *string
+	Now    time.Time
 	ID     uuid.UUID
 }
 
 func (q *Queries) SetPendingTOTPSecret(ctx context.Context, arg SetPendingTOTPSecretParams) (int64, error) {
-	result, err := q.db.Exec(ctx, setPendingTOTPSecret, arg.Secret, arg.ID)
+	result, err := q.db.Exec(ctx, setPendingTOTPSecret, arg.Secret, arg.Now, arg.ID)
 	if err != nil {
 		return 0, err
 	}
@@ -90,17 +102,18 @@ func (q *Queries) SetPendingTOTPSecret(ctx context.Context, arg SetPendingTOTPSe
 }
 
 const useRecoveryCode = `-- name: UseRecoveryCode :execrows
-UPDATE recovery_codes SET used_at = now()
-WHERE user_id = $1 AND code_hash = $2 AND used_at IS NULL
+UPDATE recovery_codes SET used_at = $1::timestamptz
+WHERE user_id = $2 AND code_hash = $3 AND used_at IS NULL
 `
 
 type UseRecoveryCodeParams struct {
+	Now      time.Time
 	UserID   uuid.UUID
 	CodeHash []byte
 }
 
 func (q *Queries) UseRecoveryCode(ctx context.Context, arg UseRecoveryCodeParams) (int64, error) {
-	result, err := q.db.Exec(ctx, useRecoveryCode, arg.UserID, arg.CodeHash)
+	result, err := q.db.Exec(ctx, useRecoveryCode, arg.Now, arg.UserID, arg.CodeHash)
 	if err != nil {
 		return 0, err
 	}

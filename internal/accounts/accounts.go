@@ -4,8 +4,8 @@ package accounts
 
 import (
 	"context"
-	"net/mail"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -13,14 +13,23 @@ import (
 
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/auth"
+	"github.com/certhub/credentiald/internal/spec"
 	"github.com/certhub/credentiald/internal/store"
 )
 
 // Service applies the account rules.
-type Service struct{ store *store.Store }
+type Service struct {
+	store *store.Store
+	now   func() time.Time
+}
 
-// New returns the service.
-func New(s *store.Store) *Service { return &Service{store: s} }
+// New returns the service; now is its clock (nil: the system's).
+func New(s *store.Store, now func() time.Time) *Service {
+	if now == nil {
+		now = time.Now
+	}
+	return &Service{store: s, now: now}
+}
 
 // CreateParams describe a new account and its owner.
 type CreateParams struct {
@@ -31,7 +40,7 @@ type CreateParams struct {
 func (s *Service) Create(ctx context.Context, p CreateParams) (store.Account, store.User, error) {
 	email := strings.ToLower(strings.TrimSpace(p.Email))
 	var details []apperr.Detail
-	if a, err := mail.ParseAddress(email); err != nil || a.Address != email || len(email) > 254 {
+	if !spec.IsEmail(email) {
 		details = append(details, apperr.Detail{Field: "email", Message: "is not a valid email address"})
 	}
 	if n := utf8.RuneCountInString(p.Password); n < 10 || n > 128 {
@@ -50,15 +59,58 @@ func (s *Service) Create(ctx context.Context, p CreateParams) (store.Account, st
 	if plan == "" {
 		plan = "free"
 	}
-	return s.store.CreateAccountWithOwner(ctx, store.NewAccount{
-		AccountName: strings.TrimSpace(p.AccountName), Plan: plan,
-		OwnerEmail: email, OwnerName: strings.TrimSpace(p.Name), PasswordHash: hash,
+	now := s.now()
+	type created struct {
+		account store.Account
+		owner   store.User
+	}
+	c, err := store.InTx(ctx, s.store, func(tx *store.Tx) (created, error) {
+		if err := requirePlan(ctx, tx, plan); err != nil {
+			return created{}, err
+		}
+		a, err := tx.CreateAccount(ctx, store.NewAccount{Name: strings.TrimSpace(p.AccountName), Plan: plan}, now)
+		if err != nil {
+			return created{}, planConflict(err)
+		}
+		u, err := tx.CreateUser(ctx, store.NewUser{AccountID: a.ID, Email: email, Name: strings.TrimSpace(p.Name),
+			PasswordHash: hash, Role: "owner"}, now)
+		if err != nil {
+			e := apperr.New(apperr.Conflict, "A user with this email already exists.").At("email", "is already registered")
+			return created{}, apperr.When(err, store.Conflict(store.UniqueUserEmail), e)
+		}
+		return created{account: a, owner: u}, nil
 	})
+	return c.account, c.owner, err
 }
 
 // SetPlan moves an account to plan.
 func (s *Service) SetPlan(ctx context.Context, accountID uuid.UUID, plan string) (store.Account, error) {
-	return s.store.SetAccountPlan(ctx, accountID, plan)
+	if err := requirePlan(ctx, s.store, plan); err != nil {
+		return store.Account{}, err
+	}
+	a, err := s.store.SetAccountPlan(ctx, accountID, plan, s.now())
+	if err != nil {
+		return store.Account{}, apperr.When(planConflict(err), store.ErrNotFound, apperr.NoSuch("account"))
+	}
+	return a, nil
+}
+
+// planChecker tells whether a plan exists: a *store.Store, or a *store.Tx.
+type planChecker interface {
+	PlanExists(ctx context.Context, plan string) (bool, error)
+}
+
+// requirePlan answers VALIDATION_ERROR on plan unless it is one of the plans.
+func requirePlan(ctx context.Context, c planChecker, plan string) error {
+	if ok, err := c.PlanExists(ctx, plan); err != nil || ok {
+		return err
+	}
+	return apperr.Invalid("plan", "unknown plan "+plan)
+}
+
+// planConflict is the answer when the database refuses the plan (a plan removed meanwhile).
+func planConflict(err error) error {
+	return apperr.When(err, store.Conflict(store.AccountPlanExists), apperr.Invalid("plan", "unknown plan"))
 }
 
 func appendLength(details []apperr.Detail, field, v string) []apperr.Detail {

@@ -16,7 +16,7 @@ func TestMain(m *testing.M) { testkit.Main(m) }
 func TestCreateAccountWithOwnerStoresAHashedPassword(t *testing.T) {
 	t.Parallel()
 	st, _ := testkit.Store(t)
-	svc := accounts.New(st)
+	svc := accounts.New(st, nil)
 	ctx := context.Background()
 	acc, usr, err := svc.Create(ctx, accounts.CreateParams{Email: "  Ada@Example.org ", Password: "correct horse battery",
 		Name: "Ada Lovelace", AccountName: "Analytical Society", Plan: "pro"})
@@ -35,7 +35,7 @@ func TestCreateAccountWithOwnerStoresAHashedPassword(t *testing.T) {
 func TestCreateAccountRefusesBadInputAndTakenEmails(t *testing.T) {
 	t.Parallel()
 	st, _ := testkit.Store(t)
-	svc := accounts.New(st)
+	svc := accounts.New(st, nil)
 	ctx := context.Background()
 	valid := accounts.CreateParams{Email: "grace@example.org", Password: "correct horse battery", Name: "Grace", AccountName: "Navy"}
 	if _, _, err := svc.Create(ctx, valid); err != nil {
@@ -68,7 +68,7 @@ func TestCreateAccountRefusesBadInputAndTakenEmails(t *testing.T) {
 func TestSetPlanChangesThePlanAndRefusesUnknownOnes(t *testing.T) {
 	t.Parallel()
 	st, _ := testkit.Store(t)
-	svc := accounts.New(st)
+	svc := accounts.New(st, nil)
 	ctx := context.Background()
 	acc, _, err := svc.Create(ctx, accounts.CreateParams{Email: "a@example.org", Password: "correct horse battery", Name: "A", AccountName: "A"})
 	if err != nil {

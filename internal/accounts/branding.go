@@ -54,7 +54,7 @@ func (s *Service) PutBranding(ctx context.Context, accountID uuid.UUID, b store.
 	if len(details) > 0 {
 		return store.Branding{}, &apperr.Error{Code: apperr.ValidationError, Message: "The branding is not valid.", Details: details}
 	}
-	return s.store.PutBranding(ctx, accountID, b)
+	return s.store.PutBranding(ctx, accountID, b, s.now())
 }
 
 // checkLogo accepts a PNG or SVG data URI of at most MaxLogoBytes whose content is what it says.

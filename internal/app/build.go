@@ -19,6 +19,7 @@ import (
 	"github.com/certhub/credentiald/internal/email"
 	"github.com/certhub/credentiald/internal/events"
 	"github.com/certhub/credentiald/internal/httpapi"
+	"github.com/certhub/credentiald/internal/idempotency"
 	"github.com/certhub/credentiald/internal/ratelimit"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/templates"
@@ -36,6 +37,7 @@ type Service struct {
 	Certificates *certificates.Service
 	Bulk         *bulk.Service
 	Verification *verification.Service
+	Idempotency  *idempotency.Service
 	Logger       *slog.Logger
 	Email        *email.Worker
 	closers      []func()
@@ -58,9 +60,10 @@ type Overrides struct {
 
 // Build assembles the service from the configuration.
 func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog.Logger, o Overrides) (*Service, error) {
-	svc := &Service{Logger: logger, Accounts: accounts.New(st), Events: events.New(st), Attendees: attendees.New(st),
+	svc := &Service{Logger: logger, Accounts: accounts.New(st, o.Now), Events: events.New(st, o.Now), Attendees: attendees.New(st, o.Now),
 		Templates:    templates.New(st, cfg.SiteURL.String(), o.Now),
-		Certificates: certificates.New(st, cfg.SiteURL.String(), o.Now, nil)}
+		Certificates: certificates.New(st, cfg.SiteURL.String(), o.Now, nil),
+		Idempotency:  idempotency.New(st, o.Now)}
 	var seed []byte
 	if cfg.JWTSigningKey != "" {
 		var err error
@@ -107,16 +110,16 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 	}
 	svc.Email = &email.Worker{Store: st, Sender: sender, Logger: logger,
 		Composer: email.Composer{From: from, Domain: cfg.SiteURL.Hostname()},
-		Prepare:  svc.Certificates.PrepareEmail, Now: o.Now}
+		Prepare:  svc.Certificates.PrepareEmail, Delivered: svc.Certificates.RecordSent, Now: o.Now}
 	svc.Certificates.SetKick(svc.Email.Kick)
-	if svc.Bulk, err = bulk.New(st, svc.Certificates, logger); err != nil {
+	if svc.Bulk, err = bulk.New(st, svc.Certificates, logger, bulk.Timing{}); err != nil {
 		svc.Close()
 		return nil, err
 	}
 
 	svc.Verification = verification.New(st, svc.Certificates, verification.Options{SiteURL: site, Now: o.Now, Logger: logger})
 	svc.Handler, err = httpapi.New(httpapi.Options{
-		Logger: logger, Readiness: st, Auth: svc.Auth, Accounts: svc.Accounts, Events: svc.Events, Attendees: svc.Attendees, Templates: svc.Templates, Certificates: svc.Certificates, Bulk: svc.Bulk, Verification: svc.Verification, Idempotency: st,
+		Logger: logger, Readiness: st, Auth: svc.Auth, Accounts: svc.Accounts, Events: svc.Events, Attendees: svc.Attendees, Templates: svc.Templates, Certificates: svc.Certificates, Bulk: svc.Bulk, Verification: svc.Verification, Idempotency: svc.Idempotency,
 		Limiter: limiter, TrustedProxies: cfg.TrustedProxies, SignupEnabled: cfg.SignupEnabled,
 		KickEmail: svc.Email.Kick, StrictMiddlewares: o.StrictMiddlewares,
 	})

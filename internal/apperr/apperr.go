@@ -131,3 +131,24 @@ func CodeOf(err error) Code {
 	}
 	return Internal
 }
+
+// NoSuch is NOT_FOUND for a resource that is not in the caller's account: "No such <what>."
+func NoSuch(what string) *Error { return New(NotFound, "No such %s.", what) }
+
+// At adds a detail naming the input at fault (the field that pointed at a missing resource,
+// for example) and returns e.
+func (e *Error) At(field, message string) *Error {
+	e.Details = append(e.Details, Detail{Field: field, Message: message})
+	return e
+}
+
+// When returns e, with err as its cause, when err matches target (errors.Is); otherwise err
+// itself, nil included. Services use it to turn the store's typed errors into the contract's:
+// apperr.When(err, store.ErrNotFound, apperr.NoSuch("event")).
+func When(err, target error, e *Error) error {
+	if err == nil || !errors.Is(err, target) {
+		return err
+	}
+	e.Cause = err
+	return e
+}

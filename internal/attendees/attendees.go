@@ -5,11 +5,13 @@ package attendees
 import (
 	"context"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/events"
 	"github.com/certhub/credentiald/internal/spec"
 	"github.com/certhub/credentiald/internal/store"
 )
@@ -24,10 +26,18 @@ const (
 )
 
 // Service applies the attendee rules.
-type Service struct{ store *store.Store }
+type Service struct {
+	store *store.Store
+	now   func() time.Time
+}
 
 // New returns the service.
-func New(s *store.Store) *Service { return &Service{store: s} }
+func New(s *store.Store, now func() time.Time) *Service {
+	if now == nil {
+		now = time.Now
+	}
+	return &Service{store: s, now: now}
+}
 
 // Create validates f and adds an attendee to an event of the account.
 func (s *Service) Create(ctx context.Context, accountID, eventID uuid.UUID, f store.AttendeeFields) (store.Attendee, error) {
@@ -39,12 +49,23 @@ func (s *Service) Create(ctx context.Context, accountID, eventID uuid.UUID, f st
 	if len(details) > 0 {
 		return store.Attendee{}, invalid(details)
 	}
-	return s.store.CreateAttendee(ctx, accountID, eventID, f)
+	now := s.now()
+	return store.InTx(ctx, s.store, func(tx *store.Tx) (store.Attendee, error) {
+		if err := tx.LockEventForAttendees(ctx, accountID, eventID); err != nil {
+			return store.Attendee{}, apperr.When(err, store.ErrNotFound, events.Missing("body.eventId"))
+		}
+		return tx.CreateAttendee(ctx, accountID, eventID, f, now)
+	})
 }
 
 // Get returns an attendee of the account.
 func (s *Service) Get(ctx context.Context, accountID, id uuid.UUID) (store.Attendee, error) {
-	return s.store.FindAttendee(ctx, accountID, id)
+	a, err := s.store.FindAttendee(ctx, accountID, id)
+	return a, noSuchAttendee(err)
+}
+
+func noSuchAttendee(err error) error {
+	return apperr.When(err, store.ErrNotFound, apperr.NoSuch("attendee"))
 }
 
 // List returns a page of the account's attendees (of one event when eventID is set) and their
@@ -55,7 +76,7 @@ func (s *Service) List(ctx context.Context, accountID uuid.UUID, eventID *uuid.U
 
 // ListOfEvent is List for one event that must exist: another account's event is 404.
 func (s *Service) ListOfEvent(ctx context.Context, accountID, eventID uuid.UUID, p store.Page) ([]store.Attendee, int, error) {
-	if err := s.store.RequireEvent(ctx, accountID, eventID, "path.id"); err != nil {
+	if err := events.Require(ctx, s.store, accountID, eventID, "path.id"); err != nil {
 		return nil, 0, err
 	}
 	return s.store.ListAttendees(ctx, accountID, &eventID, p)
@@ -87,12 +108,53 @@ func (s *Service) Update(ctx context.Context, accountID, id uuid.UUID, c store.A
 	if len(details) > 0 {
 		return store.Attendee{}, invalid(details)
 	}
-	return s.store.UpdateAttendee(ctx, accountID, id, c)
+	a, err := s.store.UpdateAttendee(ctx, accountID, id, c, s.now())
+	return a, noSuchAttendee(err)
 }
 
-// Delete removes an attendee who holds no issued certificate and no badge.
+// Delete removes an attendee and their draft certificates. One who holds an issued
+// certificate or a badge stays: 409, and nothing is removed. The attendee is locked, so that
+// nothing is issued to them meanwhile.
 func (s *Service) Delete(ctx context.Context, accountID, id uuid.UUID) error {
-	return s.store.DeleteAttendee(ctx, accountID, id)
+	_, err := store.InTx(ctx, s.store, func(tx *store.Tx) (struct{}, error) {
+		if err := tx.LockAttendee(ctx, accountID, id); err != nil {
+			return struct{}{}, noSuchAttendee(err)
+		}
+		held, err := tx.AttendeeHoldings(ctx, accountID, id)
+		if err != nil {
+			return struct{}{}, err
+		}
+		if held.Certificates > 0 {
+			return struct{}{}, apperr.New(apperr.AttendeeHasCerts, "The attendee holds %d issued certificates; issued certificates are never erased, so the attendee stays.", held.Certificates)
+		}
+		if held.Badges > 0 {
+			return struct{}{}, apperr.New(apperr.AttendeeHasBadges, "The attendee was issued %d badges; issued badges are never erased, so the attendee stays.", held.Badges)
+		}
+		return struct{}{}, tx.DeleteAttendee(ctx, accountID, id)
+	})
+	return err
+}
+
+// importRows adds attendees to an event in one transaction with COPY. The event is locked
+// first, so concurrent imports into one event see each other's rows; plan receives the
+// normalised emails already on the event and returns the attendees to add.
+func (s *Service) importRows(ctx context.Context, accountID, eventID uuid.UUID,
+	plan func(existing map[string]struct{}) ([]store.AttendeeFields, error)) (int, error) {
+	now := s.now()
+	return store.InTx(ctx, s.store, func(tx *store.Tx) (int, error) {
+		if err := tx.LockEventForAttendees(ctx, accountID, eventID); err != nil {
+			return 0, apperr.When(err, store.ErrNotFound, events.Missing("query.eventId"))
+		}
+		existing, err := tx.EventAttendeeEmails(ctx, eventID)
+		if err != nil {
+			return 0, err
+		}
+		rows, err := plan(existing)
+		if err != nil || len(rows) == 0 {
+			return 0, err
+		}
+		return tx.CopyAttendees(ctx, accountID, eventID, rows, now)
+	})
 }
 
 func invalid(details []apperr.Detail) error {

@@ -29,17 +29,17 @@ func csvOf(rows, offset int) []byte {
 
 func newEvent(b *testing.B, st *store.Store) (uuid.UUID, uuid.UUID) {
 	ctx := context.Background()
-	acct, _, err := accounts.New(st).Create(ctx, accounts.CreateParams{Email: fmt.Sprintf("b%d@example.org", time.Now().UnixNano()),
+	acct, _, err := accounts.New(st, nil).Create(ctx, accounts.CreateParams{Email: fmt.Sprintf("b%d@example.org", time.Now().UnixNano()),
 		Password: testkit.Password, Name: "Ada", AccountName: "Society"})
 	if err != nil {
 		b.Fatal(err)
 	}
 	tmpl, err := st.InsertTemplate(ctx, store.NewTemplate{AccountID: &acct.ID, Name: "T", PageSize: "A4", Orientation: "landscape",
-		Layout: json.RawMessage(`{"rows":[{"height":40,"cols":[{"size":12,"content":{"type":"text","text":"x"}}]}]}`)})
+		Layout: json.RawMessage(`{"rows":[{"height":40,"cols":[{"size":12,"content":{"type":"text","text":"x"}}]}]}`)}, time.Now())
 	if err != nil {
 		b.Fatal(err)
 	}
-	ev, err := st.CreateEvent(ctx, acct.ID, store.EventFields{Name: "E", EventDate: time.Now(), TemplateID: tmpl.ID})
+	ev, err := st.CreateEvent(ctx, acct.ID, store.EventFields{Name: "E", EventDate: time.Now(), TemplateID: tmpl.ID}, time.Now())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func newEvent(b *testing.B, st *store.Store) (uuid.UUID, uuid.UUID) {
 // One import of 50,000 rows (the file limit) per iteration, into a fresh event.
 func BenchmarkImport50000Rows(b *testing.B) {
 	st, _ := testkit.Store(b)
-	svc := attendees.New(st)
+	svc := attendees.New(st, nil)
 	file := csvOf(50_000, 0)
 	b.SetBytes(int64(len(file)))
 	b.ReportAllocs()
@@ -68,7 +68,7 @@ func BenchmarkImport50000Rows(b *testing.B) {
 // (the export reads 1,000 rows at a time), whatever the number of attendees.
 func BenchmarkExport100000Rows(b *testing.B) {
 	st, _ := testkit.Store(b)
-	svc := attendees.New(st)
+	svc := attendees.New(st, nil)
 	acct, ev := newEvent(b, st)
 	for i := range 2 {
 		if _, err := svc.Import(context.Background(), acct, ev, bytes.NewReader(csvOf(50_000, i*50_000)), false); err != nil {

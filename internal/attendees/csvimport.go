@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
+	"net/http"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -29,11 +31,17 @@ const (
 	MissingField = "MISSING_FIELD"
 	InvalidEmail = "INVALID_EMAIL"
 	TooLong      = "TOO_LONG"
+	InvalidText  = "INVALID_TEXT"
 )
+
+// maxEcho is how much of a value a rejection repeats: enough to find the cell, never a
+// megabyte of it.
+const maxEcho = 200
 
 // Rejection is a row of the file that was not imported.
 type Rejection struct {
-	Row     int // line number in the file; the header is line 1
+	Row     int    // line number in the file; the header is line 1
+	Field   string // the cell at fault: file.row[7].email
 	Email   *string
 	Reason  string
 	Message string
@@ -70,7 +78,7 @@ func (s *Service) Import(ctx context.Context, accountID, eventID uuid.UUID, file
 		return ImportResult{}, err
 	}
 	result := ImportResult{Rejected: parsed.rejected}
-	_, err = s.store.ImportAttendees(ctx, accountID, eventID, func(existing map[string]struct{}) ([]store.AttendeeFields, error) {
+	_, err = s.importRows(ctx, accountID, eventID, func(existing map[string]struct{}) ([]store.AttendeeFields, error) {
 		add := make([]store.AttendeeFields, 0, len(parsed.rows))
 		seen := make(map[string]struct{}, len(parsed.rows))
 		for _, r := range parsed.rows {
@@ -108,6 +116,9 @@ func parseCSV(data []byte) (parsedFile, error) {
 	}
 	if bytes.HasPrefix(data, []byte("\xFF\xFE")) || bytes.HasPrefix(data, []byte("\xFE\xFF")) {
 		return parsedFile{}, notCSV("The file is UTF-16; save it as \"CSV UTF-8\" and import it again.")
+	}
+	if kind := fileKind(data); kind != "" {
+		return parsedFile{}, notCSV(fmt.Sprintf("The file is %s, not a CSV file; export the attendee list from the spreadsheet as CSV (UTF-8) and import that.", kind))
 	}
 	if bytes.IndexByte(data, 0) >= 0 {
 		return parsedFile{}, notCSV("The file is not a CSV text file (it holds binary data); export the spreadsheet as CSV and import that.")
@@ -232,35 +243,45 @@ func readRow(rec []string, cols columns, meta []metaColumn, line int) (store.Att
 	f := store.AttendeeFields{FirstName: cell(cols.firstName), LastName: cell(cols.lastName), Email: cell(cols.email)}
 	var email *string
 	if f.Email != "" {
-		email = &f.Email
+		e := cut(f.Email, maxEcho)
+		email = &e
 	}
-	reject := func(reason, format string, args ...any) *Rejection {
-		return &Rejection{Row: line, Email: email, Reason: reason, Message: fmt.Sprintf(format, args...)}
+	reject := func(reason, name, format string, args ...any) *Rejection {
+		return &Rejection{Row: line, Field: fmt.Sprintf("file.row[%d].%s", line, name), Email: email, Reason: reason, Message: fmt.Sprintf(format, args...)}
 	}
-	for _, c := range []struct{ name, value string }{{"firstName", f.FirstName}, {"lastName", f.LastName}, {"email", f.Email}} {
+	names := []struct{ name, value string }{{"firstName", f.FirstName}, {"lastName", f.LastName}}
+	for _, c := range append(names, struct{ name, value string }{"email", f.Email}) {
 		if c.value == "" {
-			return f, reject(MissingField, "%s is empty.", c.name)
+			return f, reject(MissingField, c.name, "%s is empty.", c.name)
 		}
 	}
-	if n := utf8.RuneCountInString(f.FirstName); n > maxNameLen {
-		return f, reject(TooLong, "firstName has %d characters; at most %d are allowed.", n, maxNameLen)
-	}
-	if n := utf8.RuneCountInString(f.LastName); n > maxNameLen {
-		return f, reject(TooLong, "lastName has %d characters; at most %d are allowed.", n, maxNameLen)
+	for _, c := range names {
+		if n := utf8.RuneCountInString(c.value); n > maxNameLen {
+			return f, reject(TooLong, c.name, "%s has %d characters; at most %d are allowed: %s.", c.name, n, maxNameLen, echo(c.value))
+		}
 	}
 	if n := len(f.Email); n > maxEmailLen {
-		return f, reject(TooLong, "email has %d characters; at most %d are allowed.", n, maxEmailLen)
+		return f, reject(TooLong, "email", "email has %d characters; at most %d are allowed: %s.", n, maxEmailLen, echo(f.Email))
+	}
+	for _, c := range names {
+		if err := spec.CheckSingleLine(c.value); err != nil {
+			return f, reject(InvalidText, c.name, "%s %s %v.", c.name, echo(c.value), err)
+		}
 	}
 	if !spec.IsEmail(f.Email) {
-		return f, reject(InvalidEmail, "%q is not a valid email address.", f.Email)
+		return f, reject(InvalidEmail, "email", "%s is not a valid email address.", echo(f.Email))
 	}
 	for _, m := range meta {
 		v := cell(m.index)
 		if v == "" {
 			continue
 		}
+		field := "metadata." + m.key
 		if n := utf8.RuneCountInString(v); n > maxMetaValueLen {
-			return f, reject(TooLong, "%s has %d characters; at most %d are allowed.", m.key, n, maxMetaValueLen)
+			return f, reject(TooLong, field, "%s has %d characters; at most %d are allowed: %s.", m.key, n, maxMetaValueLen, echo(v))
+		}
+		if err := spec.CheckSingleLine(v); err != nil {
+			return f, reject(InvalidText, field, "%s %s %v.", m.key, echo(v), err)
 		}
 		if f.Metadata == nil {
 			f.Metadata = make(map[string]string, len(meta))
@@ -268,6 +289,57 @@ func readRow(rec []string, cols columns, meta []metaColumn, line int) (store.Att
 		f.Metadata[m.key] = v
 	}
 	return f, nil
+}
+
+// cut keeps the first n characters of v.
+func cut(v string, n int) string {
+	i := 0
+	for pos := range v {
+		if i == n {
+			return v[:pos]
+		}
+		i++
+	}
+	return v
+}
+
+// echo quotes a value for a message (escaping what is invisible), cut to maxEcho characters.
+func echo(v string) string {
+	if c := cut(v, maxEcho); len(c) < len(v) {
+		return fmt.Sprintf("%q… (the first %d characters)", c, maxEcho)
+	}
+	return fmt.Sprintf("%q", v)
+}
+
+// fileSignatures name the files most often sent by mistake, by their first bytes.
+var fileSignatures = []struct{ prefix, kind string }{
+	{"%PDF-", "a PDF document"},
+	{"PK\x03\x04", "a ZIP archive (an Excel .xlsx or OpenDocument .ods workbook is one)"},
+	{"\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1", "an older Microsoft Office file (an Excel .xls workbook, for example)"},
+	{"\x89PNG\r\n\x1A\n", "a PNG image"},
+	{"\xFF\xD8\xFF", "a JPEG image"},
+	{"GIF87a", "a GIF image"},
+	{"GIF89a", "a GIF image"},
+	{"{\\rtf", "an RTF document"},
+}
+
+// fileKind says in words what a file is when it is clearly not CSV text, or "" when it may be.
+func fileKind(data []byte) string {
+	for _, s := range fileSignatures {
+		if bytes.HasPrefix(data, []byte(s.prefix)) {
+			return s.kind
+		}
+	}
+	ct, _, _ := mime.ParseMediaType(http.DetectContentType(data))
+	switch {
+	case ct == "text/html":
+		return "an HTML page"
+	case ct == "text/xml":
+		return "an XML document"
+	case strings.HasPrefix(ct, "text/"), ct == "application/octet-stream", ct == "":
+		return ""
+	}
+	return "a file of type " + ct
 }
 
 // detectDelimiter picks the most frequent of , ; and tab in the header line, outside quotes.
@@ -305,15 +377,17 @@ func normalizeHeader(h string) string {
 	return b.String()
 }
 
-// cleanCell trims a cell and turns control characters (a tab or line break inside quotes)
-// into spaces: the values end up on one-line certificates.
+// cleanCell trims a cell and turns control characters and line separators (a tab or line
+// break inside quotes) into spaces: the values end up on one-line certificates.
 func cleanCell(v string) string {
 	v = strings.TrimSpace(v)
-	if strings.IndexFunc(v, unicode.IsControl) < 0 {
+	if strings.IndexFunc(v, breaksLine) < 0 {
 		return v
 	}
-	return strings.Join(strings.FieldsFunc(v, func(r rune) bool { return unicode.IsControl(r) || unicode.IsSpace(r) }), " ")
+	return strings.Join(strings.FieldsFunc(v, func(r rune) bool { return breaksLine(r) || unicode.IsSpace(r) }), " ")
 }
+
+func breaksLine(r rune) bool { return unicode.IsControl(r) || r == '\u2028' || r == '\u2029' }
 
 func isBlank(rec []string) bool {
 	for _, v := range rec {

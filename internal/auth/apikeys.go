@@ -47,7 +47,7 @@ func (s *Service) CreateAPIKey(ctx context.Context, p Principal, n NewAPIKeyPara
 	if err := s.confirmRecentSignIn(ctx, p, n.CurrentPassword, n.TwoFactorCode); err != nil {
 		return store.APIKey{}, "", err
 	}
-	creator, err := s.store.FindProfile(ctx, p.AccountID, p.UserID)
+	creator, err := s.profile(ctx, p)
 	if err != nil {
 		return store.APIKey{}, "", err
 	}
@@ -57,11 +57,22 @@ func (s *Service) CreateAPIKey(ctx context.Context, p Principal, n NewAPIKeyPara
 		t := s.now().Add(time.Duration(*n.ExpiresInDays) * 24 * time.Hour).UTC()
 		expires = &t
 	}
-	key, err := s.store.CreateAPIKey(ctx, store.NewAPIKey{
-		AccountID: p.AccountID, CreatedBy: p.UserID, Name: strings.TrimSpace(n.Name), Scopes: n.Scopes,
-		Prefix: full[:12], Hash: hashToken(full), ExpiresAt: expires,
-	}, func(owner store.User, k store.APIKey) store.OutboundEmail {
-		return newKeyNotice(owner, creator, k)
+	now := s.now()
+	// The key and the email that tells the account's owner about it commit together.
+	key, err := store.InTx(ctx, s.store, func(tx *store.Tx) (store.APIKey, error) {
+		key, err := tx.CreateAPIKey(ctx, store.NewAPIKey{
+			AccountID: p.AccountID, CreatedBy: p.UserID, Name: strings.TrimSpace(n.Name), Scopes: n.Scopes,
+			Prefix: full[:12], Hash: hashToken(full), ExpiresAt: expires,
+		}, now)
+		if err != nil {
+			return key, err
+		}
+		owner, err := tx.FindAccountOwner(ctx, p.AccountID)
+		if err != nil {
+			return key, err
+		}
+		_, err = tx.EnqueueEmail(ctx, newKeyNotice(owner, creator, key), now)
+		return key, err
 	})
 	if err != nil {
 		return store.APIKey{}, "", err
@@ -103,7 +114,7 @@ func (s *Service) confirmRecentSignIn(ctx context.Context, p Principal, password
 		return apperr.Invalid("body.currentPassword",
 			"is required: the session signed in more than 5 minutes ago (or send twoFactorCode)")
 	}
-	creds, err := s.store.FindCredentials(ctx, p.AccountID, p.UserID)
+	creds, err := s.credentials(ctx, p)
 	if err != nil {
 		return err
 	}
@@ -155,26 +166,26 @@ your password.
 
 // ListAPIKeys returns the account's active keys, newest first.
 func (s *Service) ListAPIKeys(ctx context.Context, p Principal) ([]store.APIKey, error) {
-	return s.store.ListActiveAPIKeys(ctx, p.AccountID)
+	return s.store.ListActiveAPIKeys(ctx, p.AccountID, s.now())
 }
 
 // DeleteAPIKey deletes a key of the principal's account; it answers 401 from then on.
 func (s *Service) DeleteAPIKey(ctx context.Context, p Principal, id uuid.UUID) error {
-	return s.store.DeleteAPIKey(ctx, p.AccountID, id)
+	return apperr.When(s.store.DeleteAPIKey(ctx, p.AccountID, id, s.now()), store.ErrNotFound, apperr.NoSuch("API key"))
 }
 
 // lastUsedPrecision: a key's lastUsedAt is written at most this often.
 const lastUsedPrecision = time.Minute
 
 func (s *Service) authenticateKey(ctx context.Context, key string) (Principal, error) {
-	k, err := s.store.FindActiveAPIKey(ctx, hashToken(key))
-	if errors.Is(err, store.ErrNoSuchKey) {
+	k, err := s.store.FindActiveAPIKey(ctx, hashToken(key), s.now())
+	if errors.Is(err, store.ErrNotFound) {
 		return Principal{}, unauthenticated(err)
 	} else if err != nil {
 		return Principal{}, err
 	}
 	if k.LastUsedAt == nil || s.now().Sub(*k.LastUsedAt) >= lastUsedPrecision {
-		if err := s.store.TouchAPIKey(ctx, k.ID); err != nil {
+		if err := s.store.TouchAPIKey(ctx, k.ID, s.now()); err != nil {
 			return Principal{}, err
 		}
 	}

@@ -14,7 +14,7 @@ import (
 func BenchmarkLoginRefused(b *testing.B) {
 	ctx := context.Background()
 	st, _ := testkit.Store(b)
-	if _, _, err := accounts.New(st).Create(ctx, accounts.CreateParams{Email: "ada@example.org",
+	if _, _, err := accounts.New(st, nil).Create(ctx, accounts.CreateParams{Email: "ada@example.org",
 		Password: testkit.Password, Name: "Ada", AccountName: "Society"}); err != nil {
 		b.Fatal(err)
 	}

@@ -54,7 +54,7 @@ var errWrongCredentials = apperr.New(apperr.InvalidCredentials, "The email, pass
 // session.
 func (s *Service) Login(ctx context.Context, p LoginParams) (Tokens, error) {
 	creds, err := s.store.FindCredentialsByEmail(ctx, p.Email)
-	if apperr.CodeOf(err) == apperr.NotFound {
+	if errors.Is(err, store.ErrNotFound) {
 		// Spend the same time as a wrong password, so that timing does not tell who has an account.
 		_, _ = VerifyPassword(ctx, p.Password, s.dummyHash)
 		return Tokens{}, errWrongCredentials
@@ -77,7 +77,7 @@ func (s *Service) Login(ctx context.Context, p LoginParams) (Tokens, error) {
 				return Tokens{}, errWrongCredentials
 			}
 		case p.RecoveryCode != "":
-			if ok, err := s.store.UseRecoveryCode(ctx, creds.User.ID, hashRecoveryCode(p.RecoveryCode)); err != nil {
+			if ok, err := s.store.UseRecoveryCode(ctx, creds.User.ID, hashRecoveryCode(p.RecoveryCode), s.now()); err != nil {
 				return Tokens{}, err
 			} else if !ok {
 				return Tokens{}, errWrongCredentials
@@ -92,7 +92,14 @@ func (s *Service) Login(ctx context.Context, p LoginParams) (Tokens, error) {
 // StartSession begins a session for a user who has just proven who they are.
 func (s *Service) StartSession(ctx context.Context, u store.User) (Tokens, error) {
 	refresh, grant := s.newRefreshToken()
-	sess, err := s.store.CreateSession(ctx, u.AccountID, u.ID, s.now(), grant)
+	now := s.now()
+	sess, err := store.InTx(ctx, s.store, func(tx *store.Tx) (store.Session, error) {
+		sess, err := tx.CreateSession(ctx, u.AccountID, u.ID, now, grant.ExpiresAt, now)
+		if err != nil {
+			return sess, err
+		}
+		return sess, tx.CreateRefreshToken(ctx, sess.ID, grant, now)
+	})
 	if err != nil {
 		return Tokens{}, err
 	}
@@ -109,8 +116,8 @@ var errBadRefresh = apperr.New(apperr.InvalidAPIKey, "The refresh token is unkno
 // its session: whoever holds either copy must sign in again.
 func (s *Service) Refresh(ctx context.Context, refreshToken string) (Tokens, error) {
 	refresh, grant := s.newRefreshToken()
-	sess, err := s.store.RotateRefreshToken(ctx, hashToken(refreshToken), grant)
-	if errors.Is(err, store.ErrRefreshInvalid) || errors.Is(err, store.ErrRefreshReused) {
+	sess, err := s.rotate(ctx, hashToken(refreshToken), grant)
+	if errors.Is(err, errRefreshInvalid) || errors.Is(err, errRefreshReused) {
 		return Tokens{}, &apperr.Error{Code: errBadRefresh.Code, Message: errBadRefresh.Message, Cause: err}
 	} else if err != nil {
 		return Tokens{}, err
@@ -122,18 +129,87 @@ func (s *Service) Refresh(ctx context.Context, refreshToken string) (Tokens, err
 	return Tokens{AccessToken: access, RefreshToken: refresh, ExpiresAt: exp}, nil
 }
 
-// Logout ends the principal's session; refreshToken must be one of that session's.
-func (s *Service) Logout(ctx context.Context, p Principal, refreshToken string) error {
-	err := s.store.RevokeSessionWithToken(ctx, p.SessionID, hashToken(refreshToken))
-	if errors.Is(err, store.ErrRefreshInvalid) {
-		return apperr.Invalid("body.refreshToken", "is not a refresh token of this session")
+// errRefreshReused reports a rotated refresh token presented again: its session is now revoked.
+var errRefreshReused = errors.New("refresh token reused; session revoked")
+
+// errRefreshInvalid reports an unknown or expired refresh token, or one of a revoked session.
+var errRefreshInvalid = errors.New("refresh token unknown, expired or revoked")
+
+// rotate exchanges the refresh token with hash presented for next, in one transaction that
+// holds the presented token's row: of two concurrent refreshes with one token, exactly one
+// succeeds. A token that was already rotated revokes its whole session (reuse detection) and
+// answers errRefreshReused; that revocation is committed.
+func (s *Service) rotate(ctx context.Context, presented []byte, next store.RefreshGrant) (store.Session, error) {
+	now := s.now()
+	type outcome struct {
+		session store.Session
+		reused  bool
 	}
+	o, err := store.InTx(ctx, s.store, func(tx *store.Tx) (outcome, error) {
+		rt, err := tx.LockRefreshToken(ctx, presented)
+		if errors.Is(err, store.ErrNotFound) {
+			return outcome{}, errRefreshInvalid
+		} else if err != nil {
+			return outcome{}, err
+		}
+		switch {
+		case rt.SessionRevokedAt != nil, !rt.SessionExpiresAt.After(now), !rt.ExpiresAt.After(now):
+			return outcome{}, errRefreshInvalid
+		case rt.RotatedAt != nil:
+			return outcome{reused: true}, tx.RevokeSession(ctx, rt.SessionID, "refresh token reused", now)
+		}
+		if err := tx.RotateRefreshToken(ctx, rt.ID, now); err != nil {
+			return outcome{}, err
+		}
+		if err := tx.CreateRefreshToken(ctx, rt.SessionID, next, now); err != nil {
+			return outcome{}, err
+		}
+		if err := tx.ExtendSession(ctx, rt.SessionID, next.ExpiresAt); err != nil {
+			return outcome{}, err
+		}
+		return outcome{session: store.Session{ID: rt.SessionID, AccountID: rt.AccountID, UserID: rt.UserID, ExpiresAt: next.ExpiresAt}}, nil
+	})
+	if err != nil {
+		return store.Session{}, err
+	}
+	if o.reused {
+		return store.Session{}, errRefreshReused
+	}
+	return o.session, nil
+}
+
+// Logout ends the principal's session; refreshToken must be one of that session's (current or
+// rotated). A session that already ended stays as it was.
+func (s *Service) Logout(ctx context.Context, p Principal, refreshToken string) error {
+	now := s.now()
+	_, err := store.InTx(ctx, s.store, func(tx *store.Tx) (struct{}, error) {
+		rt, err := tx.LockRefreshToken(ctx, hashToken(refreshToken))
+		if errors.Is(err, store.ErrNotFound) || (err == nil && rt.SessionID != p.SessionID) {
+			return struct{}{}, apperr.Invalid("body.refreshToken", "is not a refresh token of this session")
+		} else if err != nil {
+			return struct{}{}, err
+		}
+		return struct{}{}, tx.RevokeSession(ctx, p.SessionID, "signed out", now)
+	})
 	return err
 }
 
 // Me returns the principal's user and account.
 func (s *Service) Me(ctx context.Context, p Principal) (store.Profile, error) {
-	return s.store.FindProfile(ctx, p.AccountID, p.UserID)
+	return s.profile(ctx, p)
+}
+
+// profile reads the principal's user and account; a user removed meanwhile is NOT_FOUND.
+func (s *Service) profile(ctx context.Context, p Principal) (store.Profile, error) {
+	pr, err := s.store.FindProfile(ctx, p.AccountID, p.UserID)
+	return pr, apperr.When(err, store.ErrNotFound, apperr.NoSuch("user"))
+}
+
+// credentials reads what the principal's user signs in with; a user removed meanwhile is
+// NOT_FOUND.
+func (s *Service) credentials(ctx context.Context, p Principal) (store.Credentials, error) {
+	c, err := s.store.FindCredentials(ctx, p.AccountID, p.UserID)
+	return c, apperr.When(err, store.ErrNotFound, apperr.NoSuch("user"))
 }
 
 // Authenticate resolves a bearer credential (an API key or an access token) to a principal.
@@ -143,11 +219,14 @@ func (s *Service) Authenticate(ctx context.Context, bearer string) (Principal, e
 		return s.authenticateKey(ctx, bearer)
 	}
 	claims, err := s.keys.Verify(ctx, bearer)
-	if err != nil {
+	if errors.Is(err, errTokenExpired) {
+		return Principal{}, &apperr.Error{Code: apperr.InvalidAPIKey, Cause: err,
+			Message: "The access token has expired; POST /api/v1/auth/refresh with the refresh token gives a new one."}
+	} else if err != nil {
 		return Principal{}, unauthenticated(err)
 	}
-	sess, err := s.store.FindActiveSession(ctx, claims.SessionID, claims.AccountID, claims.UserID)
-	if apperr.CodeOf(err) == apperr.NotFound {
+	sess, err := s.store.FindActiveSession(ctx, claims.SessionID, claims.AccountID, claims.UserID, s.now())
+	if errors.Is(err, store.ErrNotFound) {
 		return Principal{}, unauthenticated(errors.New("session ended"))
 	} else if err != nil {
 		return Principal{}, err

@@ -92,13 +92,42 @@ func NewKeyring(ctx context.Context, st *store.Store, opts KeyringOptions) (*Key
 	if err != nil {
 		return nil, err
 	}
-	if _, err := st.EnsureSigningKey(ctx, candidate, k.pinned); err != nil {
+	if err := ensureSigningKey(ctx, st, candidate, k.pinned, k.now()); err != nil {
 		return nil, fmt.Errorf("signing key: %w", err)
 	}
 	if err := k.reload(ctx); err != nil {
 		return nil, err
 	}
 	return k, nil
+}
+
+// ensureSigningKey makes candidate the active signing key when force is set (a key from the
+// configuration), or when no key is active yet; otherwise the active key stays. Several
+// instances starting at once agree on one key: the database allows one active key.
+func ensureSigningKey(ctx context.Context, st *store.Store, candidate store.SigningKey, force bool, now time.Time) error {
+	_, err := store.InTx(ctx, st, func(tx *store.Tx) (struct{}, error) {
+		if force {
+			if err := tx.RetireSigningKeys(ctx, candidate.KID, now); err != nil {
+				return struct{}{}, err
+			}
+		}
+		if err := tx.InsertSigningKey(ctx, candidate, now); err != nil {
+			return struct{}{}, err
+		}
+		if force {
+			if err := tx.ActivateSigningKey(ctx, candidate.KID); err != nil {
+				return struct{}{}, err
+			}
+		}
+		return struct{}{}, nil
+	})
+	return err
+}
+
+// RotateSigningKey retires the active key at now and makes next the active one. Instances
+// learn of it within keyRefreshInterval; tokens of the retired key verify until they expire.
+func RotateSigningKey(ctx context.Context, st *store.Store, next store.SigningKey, now time.Time) error {
+	return ensureSigningKey(ctx, st, next, true, now)
 }
 
 // NewSigningKey generates a key for RotateSigningKey.
@@ -198,7 +227,11 @@ func (k *Keyring) Issue(ctx context.Context, userID, accountID, sessionID uuid.U
 }
 
 // errInvalidToken is any token that does not verify; the reason is kept for the log.
-var errInvalidToken = errors.New("invalid access token")
+// errTokenExpired is a token that verified but whose time is up: its holder may refresh.
+var (
+	errInvalidToken = errors.New("invalid access token")
+	errTokenExpired = errors.New("access token expired")
+)
 
 type clockFunc func() time.Time
 
@@ -207,12 +240,17 @@ func (f clockFunc) Now() time.Time { return f() }
 // Verify checks an access token's signature, kid, issuer, audience and expiry.
 func (k *Keyring) Verify(ctx context.Context, token string) (AccessClaims, error) {
 	claims, err := k.verify(token)
-	if err != nil {
+	if err != nil && !errors.Is(err, jwt.TokenExpiredError()) {
 		// Perhaps another instance rotated the key: reread (rate-limited) and try once more.
 		k.maybeReload(ctx, unknownKeyRefresh)
-		if claims, err = k.verify(token); err != nil {
-			return AccessClaims{}, fmt.Errorf("%w: %v", errInvalidToken, err)
-		}
+		claims, err = k.verify(token)
+	}
+	switch {
+	case errors.Is(err, jwt.TokenExpiredError()):
+		// jwx checks the claims after the signature: only an authentic token gets here.
+		return AccessClaims{}, fmt.Errorf("%w: %v", errTokenExpired, err)
+	case err != nil:
+		return AccessClaims{}, fmt.Errorf("%w: %v", errInvalidToken, err)
 	}
 	return claims, nil
 }

@@ -29,13 +29,21 @@ func keyring(t *testing.T, ctx context.Context, clock *testkit.Clock, o auth.Key
 	return k
 }
 
+// A retired key verifies for one token lifetime after its retirement, and not after: the
+// cutoff is what refuses it then, not the expiry of its tokens. The first instance keeps a
+// configured key that another instance retires, so it goes on signing fresh tokens with it
+// (an instance left with an old JWT_SIGNING_KEY, or a retired key that leaked).
 func TestARetiredKeyVerifiesUntilItsTokensExpire(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	clock := &testkit.Clock{}
 	st, _ := testkit.Store(t)
+	seed := make([]byte, ed25519.SeedSize)
+	seed[0] = 42
 	opts := auth.KeyringOptions{Issuer: "https://certs.example", Audience: "https://certs.example/api/v1", Now: clock.Now}
-	first, err := auth.NewKeyring(ctx, st, opts)
+	pinned := opts
+	pinned.Seed = seed
+	first, err := auth.NewKeyring(ctx, st, pinned)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,10 +56,11 @@ func TestARetiredKeyVerifiesUntilItsTokensExpire(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := st.RotateSigningKey(ctx, next); err != nil {
+	if err := auth.RotateSigningKey(ctx, st, next, clock.Now()); err != nil {
 		t.Fatal(err)
 	}
-	// Another instance starting now signs with the new key and still accepts the old token.
+	// Another instance starting now signs with the new key and still accepts the old key's
+	// tokens, fresh ones included.
 	second, err := auth.NewKeyring(ctx, st, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -59,6 +68,11 @@ func TestARetiredKeyVerifiesUntilItsTokensExpire(t *testing.T) {
 	claims, err := second.Verify(ctx, old)
 	if err != nil || claims.UserID != user || claims.AccountID != acct || claims.SessionID != sess {
 		t.Fatalf("the old token after rotation: %+v %v", claims, err)
+	}
+	if fresh, _, err := first.Issue(ctx, user, acct, sess); err != nil {
+		t.Fatal(err)
+	} else if _, err := second.Verify(ctx, fresh); err != nil {
+		t.Fatalf("a token of the key retired just now: %v", err)
 	}
 	fresh, _, err := second.Issue(ctx, user, acct, sess)
 	if err != nil {
@@ -75,6 +89,17 @@ func TestARetiredKeyVerifiesUntilItsTokensExpire(t *testing.T) {
 	}
 	if _, err := third.Verify(ctx, old); err == nil {
 		t.Fatal("a token of a key retired longer than a token lifetime ago still verifies")
+	}
+	// A token the retired key signs now has not expired: only the cutoff refuses it.
+	late, _, err := first.Issue(ctx, user, acct, sess)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := verifyEdDSA(late, ed25519.NewKeyFromSeed(seed).Public().(ed25519.PublicKey)); err != nil {
+		t.Fatalf("the late token is not the retired key's: %v", err)
+	}
+	if _, err := third.Verify(ctx, late); err == nil {
+		t.Fatal("a fresh token of a key retired longer than a token lifetime ago verifies")
 	}
 }
 

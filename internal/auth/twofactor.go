@@ -16,7 +16,7 @@ type TOTPSetup struct {
 // SetupTOTP makes a new secret for the principal's user; two-step sign-in stays off until a
 // code from it is confirmed.
 func (s *Service) SetupTOTP(ctx context.Context, p Principal) (TOTPSetup, error) {
-	creds, err := s.store.FindCredentials(ctx, p.AccountID, p.UserID)
+	creds, err := s.credentials(ctx, p)
 	if err != nil {
 		return TOTPSetup{}, err
 	}
@@ -27,8 +27,10 @@ func (s *Service) SetupTOTP(ctx context.Context, p Principal) (TOTPSetup, error)
 	if err != nil {
 		return TOTPSetup{}, err
 	}
-	if err := s.store.SetPendingTOTPSecret(ctx, p.UserID, secret); err != nil {
+	if ok, err := s.store.SetPendingTOTPSecret(ctx, p.UserID, secret, s.now()); err != nil {
 		return TOTPSetup{}, err
+	} else if !ok {
+		return TOTPSetup{}, apperr.New(apperr.Conflict, "Two-step sign-in is already on.")
 	}
 	return TOTPSetup{Secret: secret, OtpauthURL: TOTPURL(s.issuer, creds.User.Email, secret)}, nil
 }
@@ -36,7 +38,7 @@ func (s *Service) SetupTOTP(ctx context.Context, p Principal) (TOTPSetup, error)
 // EnableTOTP confirms the set-up secret with a code and switches two-step sign-in on. It
 // returns the ten recovery codes, which are shown this once.
 func (s *Service) EnableTOTP(ctx context.Context, p Principal, code string) ([]string, error) {
-	creds, err := s.store.FindCredentials(ctx, p.AccountID, p.UserID)
+	creds, err := s.credentials(ctx, p)
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +57,16 @@ func (s *Service) EnableTOTP(ctx context.Context, p Principal, code string) ([]s
 	if err != nil {
 		return nil, err
 	}
-	if err := s.store.EnableTOTP(ctx, p.UserID, hashes); err != nil {
+	now := s.now()
+	_, err = store.InTx(ctx, s.store, func(tx *store.Tx) (struct{}, error) {
+		if ok, err := tx.EnableTOTP(ctx, p.UserID, now); err != nil {
+			return struct{}{}, err
+		} else if !ok {
+			return struct{}{}, apperr.New(apperr.Conflict, "Two-step sign-in is already on, or was not set up.")
+		}
+		return struct{}{}, tx.ReplaceRecoveryCodes(ctx, p.UserID, hashes)
+	})
+	if err != nil {
 		return nil, err
 	}
 	return codes, nil
@@ -63,7 +74,7 @@ func (s *Service) EnableTOTP(ctx context.Context, p Principal, code string) ([]s
 
 // DisableTOTP switches two-step sign-in off, given the password and a current code.
 func (s *Service) DisableTOTP(ctx context.Context, p Principal, password, code string) error {
-	creds, err := s.store.FindCredentials(ctx, p.AccountID, p.UserID)
+	creds, err := s.credentials(ctx, p)
 	if err != nil {
 		return err
 	}
@@ -80,7 +91,16 @@ func (s *Service) DisableTOTP(ctx context.Context, p Principal, password, code s
 	} else if !ok {
 		return apperr.Invalid("body.code", "is not the current code of the authenticator, or was used already")
 	}
-	return s.store.DisableTOTP(ctx, p.UserID)
+	now := s.now()
+	_, err = store.InTx(ctx, s.store, func(tx *store.Tx) (struct{}, error) {
+		if ok, err := tx.DisableTOTP(ctx, p.UserID, now); err != nil {
+			return struct{}{}, err
+		} else if !ok {
+			return struct{}{}, apperr.New(apperr.Conflict, "Two-step sign-in is not on.")
+		}
+		return struct{}{}, tx.ReplaceRecoveryCodes(ctx, p.UserID, nil)
+	})
+	return err
 }
 
 // acceptTOTP checks a code and records its time step as used, so that the code (and any

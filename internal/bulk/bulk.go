@@ -4,6 +4,7 @@
 package bulk
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -11,64 +12,79 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/certificates"
 	"github.com/certhub/credentiald/internal/recovery"
 	"github.com/certhub/credentiald/internal/store"
+	"github.com/certhub/credentiald/internal/templates"
 )
 
 // MaxSync is the most attendees one synchronous request issues for.
 const MaxSync = 100
 
-// Issuer issues one certificate; the service runs with *certificates.Service.
+// Issuer issues certificates; the service runs with *certificates.Service.
 type Issuer interface {
+	// Generate issues one certificate in a transaction of its own.
 	Generate(ctx context.Context, p certificates.GenerateParams) (store.Certificate, error)
+	// Issue issues one certificate in the caller's transaction.
+	Issue(ctx context.Context, tx *store.Tx, p certificates.GenerateParams) (store.Certificate, error)
+	// Kick wakes the email worker once a transaction in which Issue recorded an email committed.
+	Kick()
 	Now() time.Time
+}
+
+// Timing paces the job queue; the zero value is production's.
+type Timing struct {
+	// RunFor bounds one run of a job (default 20 s); the job then yields and continues in its
+	// next run, so that no run outlasts JobTimeout.
+	RunFor time.Duration
+	// JobTimeout cancels a run that takes longer (default 1 min).
+	JobTimeout time.Duration
+	// RescueAfter is when a job whose process died mid-run is taken up again (default 2 min).
+	RescueAfter time.Duration
 }
 
 // Service runs bulk issuance.
 type Service struct {
 	store  *store.Store
 	certs  Issuer
-	river  *river.Client[pgx.Tx]
+	jobs   *store.JobQueue
 	logger *slog.Logger
-	// RunFor bounds one run of a job; the job then yields and continues in its next run, so
-	// that no run outlasts River's job timeout.
-	RunFor time.Duration
+	runFor time.Duration
 }
 
 // New returns the service with its job-queue client; Start begins working jobs.
-func New(st *store.Store, certs Issuer, logger *slog.Logger) (*Service, error) {
-	s := &Service{store: st, certs: certs, logger: logger, RunFor: 20 * time.Second}
+func New(st *store.Store, certs Issuer, logger *slog.Logger, t Timing) (*Service, error) {
+	t.RunFor = cmp.Or(t.RunFor, 20*time.Second)
+	t.JobTimeout = cmp.Or(t.JobTimeout, time.Minute)
+	t.RescueAfter = cmp.Or(t.RescueAfter, 2*time.Minute)
+	s := &Service{store: st, certs: certs, logger: logger, runFor: t.RunFor}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &worker{s: s})
-	c, err := river.NewClient(riverpgxv5.New(st.Pool()), &river.Config{
-		Queues:  map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 2}},
-		Workers: workers,
-		Logger:  logger,
-		// A job whose process died mid-run is taken up again after this.
-		RescueStuckJobsAfter: 2 * time.Minute,
-		JobTimeout:           time.Minute,
+	jobs, err := st.NewJobQueue(&river.Config{
+		Queues:               map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 2}},
+		Workers:              workers,
+		Logger:               logger,
+		RescueStuckJobsAfter: t.RescueAfter,
+		JobTimeout:           t.JobTimeout,
 	})
 	if err != nil {
 		return nil, err
 	}
-	s.river = c
+	s.jobs = jobs
 	return s, nil
 }
 
 // Start works queued jobs until Stop.
-func (s *Service) Start(ctx context.Context) error { return s.river.Start(ctx) }
+func (s *Service) Start(ctx context.Context) error { return s.jobs.Start(ctx) }
 
 // Stop lets running jobs finish their current attendee and stops.
-func (s *Service) Stop(ctx context.Context) error { return s.river.Stop(ctx) }
+func (s *Service) Stop(ctx context.Context) error { return s.jobs.Stop(ctx) }
 
 // StopAndCancel stops at once, cancelling running jobs (they resume after a restart).
-func (s *Service) StopAndCancel(ctx context.Context) error { return s.river.StopAndCancel(ctx) }
+func (s *Service) StopAndCancel(ctx context.Context) error { return s.jobs.StopAndCancel(ctx) }
 
 // Request is what to issue for an event.
 type Request struct {
@@ -142,50 +158,69 @@ func (s *Service) Generate(ctx context.Context, r Request) (Result, error) {
 func (s *Service) template(ctx context.Context, r Request) (uuid.UUID, error) {
 	ev, err := s.store.FindEvent(ctx, r.AccountID, r.EventID)
 	if err != nil {
-		return uuid.Nil, err
+		return uuid.Nil, apperr.When(err, store.ErrNotFound, apperr.NoSuch("event"))
 	}
 	if r.TemplateID == nil {
 		return ev.TemplateID, nil
 	}
-	if err := s.store.RequireTemplate(ctx, r.AccountID, *r.TemplateID, "body.templateId"); err != nil {
+	if err := templates.RequireUsable(ctx, s.store, r.AccountID, *r.TemplateID, "body.templateId"); err != nil {
 		return uuid.Nil, err
 	}
 	return *r.TemplateID, nil
 }
 
-// CreateJob records a background job for the event and queues it, in one transaction. Unless
-// the request allows a partial job, one whose attendees to issue outnumber the credits left is
-// refused with CREDIT_LIMIT before anything is written.
+// CreateJob records a background job for the event, with one item per attendee, and queues
+// it, in one transaction that holds the event. A second job for an event while one is queued
+// or running answers 409 with the Location of that one. Unless the request allows a partial
+// job, one whose attendees to issue outnumber the credits left is refused with CREDIT_LIMIT
+// before anything is written.
 func (s *Service) CreateJob(ctx context.Context, r Request) (store.BulkJob, error) {
 	tmpl, err := s.template(ctx, r)
 	if err != nil {
 		return store.BulkJob{}, err
 	}
 	now := s.certs.Now()
-	in := store.NewBulkJob{AccountID: r.AccountID, EventID: r.EventID, TemplateID: tmpl,
-		SendEmail: r.SendEmail, Draft: r.Draft, AttendeeIDs: r.AttendeeIDs, Now: now}
-	if !r.Draft && !r.AllowPartial { // drafts use no credit
-		in.Check = func(ctx context.Context, tx *store.Tx, ids []uuid.UUID) error {
-			return creditsSuffice(ctx, tx, in, ids)
+	return store.InTx(ctx, s.store, func(tx *store.Tx) (store.BulkJob, error) {
+		if err := tx.LockEvent(ctx, r.AccountID, r.EventID); err != nil {
+			return store.BulkJob{}, apperr.When(err, store.ErrNotFound, apperr.NoSuch("event"))
 		}
-	}
-	return s.store.CreateBulkJob(ctx, in,
-		func(ctx context.Context, tx pgx.Tx, jobID uuid.UUID) error {
-			_, err := s.river.InsertTx(ctx, tx, jobArgs{JobID: jobID}, nil)
-			return err
-		})
+		if active, err := tx.ActiveBulkJob(ctx, r.EventID); err == nil {
+			e := apperr.New(apperr.Conflict, "A job for this event is already queued or running; follow it at Location.")
+			e.Location = "/api/v1/events/" + r.EventID.String() + "/certificates/generate/jobs/" + active.String()
+			return store.BulkJob{}, e
+		} else if !errors.Is(err, store.ErrNotFound) {
+			return store.BulkJob{}, err
+		}
+		ids := r.AttendeeIDs
+		if ids == nil {
+			if ids, err = tx.AttendeesWithoutValid(ctx, r.AccountID, r.EventID, tmpl, now); err != nil {
+				return store.BulkJob{}, err
+			}
+		}
+		if !r.Draft && !r.AllowPartial { // drafts use no credit
+			if err := creditsSuffice(ctx, tx, r, tmpl, ids, now); err != nil {
+				return store.BulkJob{}, err
+			}
+		}
+		j, err := tx.InsertBulkJob(ctx, store.NewBulkJob{AccountID: r.AccountID, EventID: r.EventID, TemplateID: tmpl,
+			SendEmail: r.SendEmail, Draft: r.Draft, AttendeeIDs: ids}, now)
+		if err != nil {
+			return store.BulkJob{}, err
+		}
+		return j, tx.InsertJob(ctx, s.jobs, jobArgs{JobID: j.ID})
+	})
 }
 
 // creditsSuffice refuses a job whose attendees to issue outnumber the credits left this month.
 // Those to issue are the job's attendees of the event without a valid certificate of the
 // template: an attendee who holds one is skipped, an unknown one fails, neither is charged. An
 // unlimited plan is never refused. Credits are spent as the job runs, not reserved here.
-func creditsSuffice(ctx context.Context, tx *store.Tx, in store.NewBulkJob, ids []uuid.UUID) error {
-	c, err := tx.Credits(ctx, in.AccountID, in.Now)
+func creditsSuffice(ctx context.Context, tx *store.Tx, r Request, templateID uuid.UUID, ids []uuid.UUID, now time.Time) error {
+	c, err := certificates.CreditsOf(ctx, tx, r.AccountID, now)
 	if err != nil || c.Remaining == nil {
 		return err
 	}
-	n, err := tx.CountAttendeesToIssue(ctx, in.AccountID, in.EventID, in.TemplateID, ids, in.Now)
+	n, err := tx.CountAttendeesToIssue(ctx, r.AccountID, r.EventID, templateID, ids, now)
 	if err != nil || n <= *c.Remaining {
 		return err
 	}
@@ -193,7 +228,7 @@ func creditsSuffice(ctx context.Context, tx *store.Tx, in store.NewBulkJob, ids 
 		"(the %s plan has %d; they renew on %s). Name fewer attendees, or set allowPartial to issue while credits last.",
 		counted(n, "certificate", "certificates"), counted(*c.Remaining, "credit is", "credits are"), c.Plan, *c.Limit,
 		c.ResetsAt.Format("2 January 2006"))
-	e.Credits = &apperr.Credits{Limit: c.Limit, Used: c.Used, Remaining: c.Remaining, ResetsAt: c.ResetsAt}
+	e.Credits = c.Figures()
 	return e
 }
 
@@ -206,7 +241,8 @@ func counted(n int, one, many string) string {
 
 // Job returns a job of an event of the account.
 func (s *Service) Job(ctx context.Context, accountID, eventID, id uuid.UUID) (store.BulkJob, error) {
-	return s.store.FindBulkJob(ctx, accountID, eventID, id)
+	j, err := s.store.FindBulkJob(ctx, accountID, eventID, id)
+	return j, apperr.When(err, store.ErrNotFound, apperr.NoSuch("job"))
 }
 
 type jobArgs struct {
@@ -234,7 +270,7 @@ func (w *worker) Work(ctx context.Context, job *river.Job[jobArgs]) error {
 	}
 	rec, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	if ferr := w.s.store.FinishBulkJob(rec, job.Args.JobID, "failed"); ferr != nil {
+	if ferr := w.s.store.FinishBulkJob(rec, job.Args.JobID, store.JobFailed, w.s.certs.Now()); ferr != nil {
 		return errors.Join(err, ferr)
 	}
 	return river.JobCancel(err)
@@ -246,20 +282,22 @@ func (w *worker) work(ctx context.Context, job *river.Job[jobArgs]) error {
 	if err != nil {
 		return err
 	}
-	if j.Status == "completed" || j.Status == "failed" {
+	if j.Status == store.JobCompleted || j.Status == store.JobFailed {
 		return nil
 	}
-	if err := s.store.StartBulkJob(ctx, j.ID); err != nil {
+	if err := s.store.StartBulkJob(ctx, j.ID, s.certs.Now()); err != nil {
 		return err
 	}
-	deadline := time.Now().Add(s.RunFor)
+	// The run's length is the machine's time, not the service's clock: it keeps River's job
+	// timeout, which a test clock does not move.
+	deadline := time.Now().Add(s.runFor)
 	for {
 		ids, err := s.store.PendingBulkJobItems(ctx, j.ID, itemBatch)
 		if err != nil {
 			return err
 		}
 		if len(ids) == 0 {
-			return s.store.FinishBulkJob(ctx, j.ID, "completed")
+			return s.store.FinishBulkJob(ctx, j.ID, store.JobCompleted, s.certs.Now())
 		}
 		for _, a := range ids {
 			if err := ctx.Err(); err != nil {
@@ -275,33 +313,44 @@ func (w *worker) work(ctx context.Context, job *river.Job[jobArgs]) error {
 	}
 }
 
-// process issues for one attendee of a job and records the outcome on its item. A panic
-// while issuing (its transaction rolled back) fails the item for good: the same attendee would
-// panic again on every retry.
+// process issues for one attendee of a job and records the outcome on its item: an issuance
+// and its record commit together, in one transaction, so a job that stops between two
+// attendees (or dies) never issues, charges or emails anyone twice. Skips and failures are
+// recorded after (they changed nothing). A panic while issuing (its transaction rolled back)
+// fails the item for good: the same attendee would panic again on every retry.
 func (s *Service) process(ctx context.Context, j store.BulkJob, attendee uuid.UUID) error {
+	p := certificates.GenerateParams{AccountID: j.AccountID, EventID: j.EventID, AttendeeID: attendee,
+		TemplateID: j.TemplateID, SendEmail: j.SendEmail, Draft: j.Draft}
 	err := recovery.Run(ctx, s.logger, "bulk job panicked while issuing", func() error {
-		_, err := s.certs.Generate(ctx, certificates.GenerateParams{AccountID: j.AccountID, EventID: j.EventID, AttendeeID: attendee,
-			TemplateID: j.TemplateID, SendEmail: j.SendEmail, Draft: j.Draft,
-			Also: func(ctx context.Context, tx *store.Tx, c store.Certificate) error {
-				return s.store.RecordJobItem(ctx, tx, store.JobItemOutcome{JobID: j.ID, AttendeeID: attendee, Outcome: "issued", CertificateID: &c.ID})
-			}})
+		_, err := store.InTx(ctx, s.store, func(tx *store.Tx) (struct{}, error) {
+			c, err := s.certs.Issue(ctx, tx, p)
+			if err != nil {
+				return struct{}{}, err
+			}
+			return struct{}{}, tx.RecordJobItem(ctx, store.JobItemOutcome{JobID: j.ID, AttendeeID: attendee,
+				Outcome: store.ItemIssued, CertificateID: &c.ID}, s.certs.Now())
+		})
 		return err
 	}, "job_id", j.ID, "attendee_id", attendee)
 	if err == nil {
+		if p.SendEmail && !p.Draft {
+			s.certs.Kick()
+		}
 		return nil
 	}
+	now := s.certs.Now()
 	if recovery.Is(err) {
-		return s.store.RecordJobItem(ctx, nil, store.JobItemOutcome{JobID: j.ID, AttendeeID: attendee, Outcome: "failed",
-			Code: string(apperr.Internal), Message: "An internal error stopped the issuance for this attendee; it is not retried (the service log has the details)."})
+		return s.store.RecordJobItem(ctx, store.JobItemOutcome{JobID: j.ID, AttendeeID: attendee, Outcome: store.ItemFailed,
+			Code: string(apperr.Internal), Message: "An internal error stopped the issuance for this attendee; it is not retried (the service log has the details)."}, now)
 	}
 	e, ok := apperr.As(err)
 	if !ok || e.Code == apperr.Internal || errors.Is(err, context.Canceled) {
 		return err
 	}
-	o := store.JobItemOutcome{JobID: j.ID, AttendeeID: attendee, Outcome: "failed", Code: string(e.Code), Message: e.Message}
+	o := store.JobItemOutcome{JobID: j.ID, AttendeeID: attendee, Outcome: store.ItemFailed, Code: string(e.Code), Message: e.Message}
 	if e.Code == apperr.AlreadyIssued {
 		id := uuid.MustParse(e.Existing.ID)
-		o = store.JobItemOutcome{JobID: j.ID, AttendeeID: attendee, Outcome: "skipped", CertificateID: &id}
+		o = store.JobItemOutcome{JobID: j.ID, AttendeeID: attendee, Outcome: store.ItemSkipped, CertificateID: &id}
 	}
-	return s.store.RecordJobItem(ctx, nil, o)
+	return s.store.RecordJobItem(ctx, o, now)
 }

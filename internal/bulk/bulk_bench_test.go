@@ -31,7 +31,7 @@ type fixture struct {
 func setup(b *testing.B) fixture {
 	ctx := context.Background()
 	st, _ := testkit.Store(b)
-	accts := accounts.New(st)
+	accts := accounts.New(st, nil)
 	a, _, err := accts.Create(ctx, accounts.CreateParams{Email: "bench@example.org", Password: testkit.Password, Name: "B", AccountName: "Bench"})
 	if err != nil {
 		b.Fatal(err)
@@ -40,13 +40,13 @@ func setup(b *testing.B) fixture {
 		b.Fatal(err)
 	}
 	tmpl, err := st.InsertTemplate(ctx, store.NewTemplate{AccountID: &a.ID, Name: "T", PageSize: "A4", Orientation: "landscape",
-		Layout: json.RawMessage(`{"rows":[{"height":40,"cols":[{"size":12,"content":{"type":"text","text":"{{recipient.fullName}}"}}]}]}`)})
+		Layout: json.RawMessage(`{"rows":[{"height":40,"cols":[{"size":12,"content":{"type":"text","text":"{{recipient.fullName}}"}}]}]}`)}, time.Now())
 	if err != nil {
 		b.Fatal(err)
 	}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	certs := certificates.New(st, "https://certs.example.org", nil, nil)
-	bs, err := bulk.New(st, certs, logger)
+	bs, err := bulk.New(st, certs, logger, bulk.Timing{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func setup(b *testing.B) fixture {
 // event creates an event with n attendees and returns it with their ids.
 func (f fixture) event(b *testing.B, n int) (uuid.UUID, []uuid.UUID) {
 	ctx := context.Background()
-	ev, err := f.st.CreateEvent(ctx, f.account, store.EventFields{Name: "E", EventDate: time.Now(), TemplateID: f.tmpl})
+	ev, err := f.st.CreateEvent(ctx, f.account, store.EventFields{Name: "E", EventDate: time.Now(), TemplateID: f.tmpl}, time.Now())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func (f fixture) event(b *testing.B, n int) (uuid.UUID, []uuid.UUID) {
 	for i := range n {
 		fmt.Fprintf(&csv, "Ada,%d,ada%d@example.org\n", i, i)
 	}
-	if _, err := attendees.New(f.st).Import(ctx, f.account, ev.ID, &csv, false); err != nil {
+	if _, err := attendees.New(f.st, nil).Import(ctx, f.account, ev.ID, &csv, false); err != nil {
 		b.Fatal(err)
 	}
 	ids, err := f.st.AttendeesWithoutValid(ctx, f.account, ev.ID, f.tmpl, time.Now())

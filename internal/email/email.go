@@ -14,6 +14,7 @@ import (
 
 	gomail "github.com/wneessen/go-mail"
 
+	"github.com/certhub/credentiald/internal/spec"
 	"github.com/certhub/credentiald/internal/store"
 )
 
@@ -95,9 +96,8 @@ func (c Composer) Compose(d store.EmailDelivery) (*gomail.Msg, error) {
 
 // singleAddress accepts exactly one bare address: no name, no list, no line break.
 func singleAddress(s string) (string, error) {
-	a, err := mail.ParseAddress(s)
-	if err != nil || a.Address != s || a.Name != "" {
+	if !spec.IsEmail(s) {
 		return "", fmt.Errorf("%q is not a single email address", s)
 	}
-	return a.Address, nil
+	return s, nil
 }

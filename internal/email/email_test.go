@@ -37,7 +37,7 @@ type fixture struct {
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	st, _ := testkit.Store(t)
-	acc, _, err := accounts.New(st).Create(context.Background(), accounts.CreateParams{
+	acc, _, err := accounts.New(st, nil).Create(context.Background(), accounts.CreateParams{
 		Email: "owner@example.org", Password: testkit.Password, Name: "Owner", AccountName: "Academy"})
 	if err != nil {
 		t.Fatal(err)
@@ -58,11 +58,19 @@ func (f *fixture) enqueue(t *testing.T, m store.OutboundEmail) store.EmailDelive
 	if m.Kind == "" {
 		m.Kind = "notice"
 	}
-	d, err := f.store.EnqueueEmail(context.Background(), m)
+	d, err := f.store.EnqueueEmail(context.Background(), m, f.now())
 	if err != nil {
 		t.Fatal(err)
 	}
 	return d
+}
+
+// now is the worker's clock: messages are due from when they are recorded on it.
+func (f *fixture) now() time.Time {
+	if f.worker.Now != nil {
+		return f.worker.Now()
+	}
+	return time.Now()
 }
 
 func (f *fixture) status(t *testing.T, id uuid.UUID) store.EmailDelivery {
@@ -268,7 +276,7 @@ func TestLapsedLeasesCountTowardTheAttemptCap(t *testing.T) {
 	s := f.status(t, d.ID)
 	if s.Status != "failed" || s.Attempts != 3 || s.LastError == nil || !strings.Contains(*s.LastError, "gave up after 3 attempts") ||
 		!strings.Contains(*s.LastError, "did not finish") {
-		t.Fatalf("after three lapsed leases: %+v %q", s, deref(s.LastError))
+		t.Fatalf("after three lapsed leases: %+v %q", s, store.Deref(s.LastError))
 	}
 	if len(f.smtp.Messages()) != 0 {
 		t.Fatal("the message was sent")
@@ -326,7 +334,7 @@ func TestAPanicWhilePreparingFailsThatMessageAndTheWorkerGoesOn(t *testing.T) {
 	s := f.status(t, boom.ID)
 	if s.Status != "failed" || s.Attempts != 1 || s.LastError == nil || !strings.Contains(*s.LastError, "internal error") ||
 		!strings.Contains(*s.LastError, "not retried") {
-		t.Fatalf("the message that panicked: %+v %q", s, deref(s.LastError))
+		t.Fatalf("the message that panicked: %+v %q", s, store.Deref(s.LastError))
 	}
 	for _, id := range []uuid.UUID{next.ID, later.ID} {
 		if s := f.status(t, id); s.Status != "sent" {
@@ -377,13 +385,6 @@ func waitForSend(t *testing.T, sent <-chan uuid.UUID, id uuid.UUID) {
 			t.Fatalf("message %s was not sent", id)
 		}
 	}
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }
 
 type syncBuffer struct {

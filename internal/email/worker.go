@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/uuid"
 	gomail "github.com/wneessen/go-mail"
 
 	"github.com/certhub/credentiald/internal/recovery"
@@ -36,6 +37,9 @@ type Worker struct {
 	// with a secret that must not rest in the database) and returns the files it carries (a
 	// certificate's PDF).
 	Prepare func(ctx context.Context, d *store.EmailDelivery) ([]Attachment, error)
+	// Delivered, when set, writes what follows from a delivery in the transaction that marks
+	// the message sent (a certificate's certificate.sent event).
+	Delivered func(ctx context.Context, tx *store.Tx, d store.EmailDelivery) error
 	// Poll is how often the worker looks for due messages when nobody kicks it (default 2 s).
 	Poll time.Duration
 	// Now is the worker's clock (default time.Now): it decides what is due and when a lease ends.
@@ -147,24 +151,37 @@ func (w *Worker) deliver(ctx context.Context, d store.EmailDelivery) error {
 	// Record the outcome even when ctx was cancelled mid-send.
 	rec, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
+	now := w.Now()
 	switch {
 	case err == nil:
 		log.InfoContext(ctx, "email sent")
-		return w.Store.MarkEmailSent(rec, d.ID)
+		return w.markSent(rec, d.ID, now)
 	case recovery.Is(err):
 		// Logged with its stack above; the same message would panic again on every retry.
-		return w.Store.MarkEmailFailed(rec, d.ID, "internal error while preparing or sending the message; it is not retried (the service log has the details)")
+		return w.Store.MarkEmailFailed(rec, d.ID, "internal error while preparing or sending the message; it is not retried (the service log has the details)", now)
 	case isPermanent(err):
 		log.WarnContext(ctx, "email failed for good", "error", err)
-		return w.Store.MarkEmailFailed(rec, d.ID, err.Error())
+		return w.Store.MarkEmailFailed(rec, d.ID, err.Error(), now)
 	case d.Attempts >= w.MaxAttempts:
 		log.WarnContext(ctx, "email given up", "error", err)
-		return w.Store.MarkEmailFailed(rec, d.ID, fmt.Sprintf("gave up after %d attempts: %v", d.Attempts, err))
+		return w.Store.MarkEmailFailed(rec, d.ID, fmt.Sprintf("gave up after %d attempts: %v", d.Attempts, err), now)
 	default:
-		next := w.Now().Add(w.Backoff(d.Attempts))
+		next := now.Add(w.Backoff(d.Attempts))
 		log.InfoContext(ctx, "email will be retried", "error", err, "next_attempt_at", next)
-		return w.Store.RetryEmailLater(rec, d.ID, err.Error(), next)
+		return w.Store.RetryEmailLater(rec, d.ID, err.Error(), next, now)
 	}
+}
+
+// markSent records a delivered message and, in the same transaction, what follows from it.
+func (w *Worker) markSent(ctx context.Context, id uuid.UUID, now time.Time) error {
+	_, err := store.InTx(ctx, w.Store, func(tx *store.Tx) (struct{}, error) {
+		d, err := tx.MarkEmailSent(ctx, id, now)
+		if err != nil || w.Delivered == nil {
+			return struct{}{}, err
+		}
+		return struct{}{}, w.Delivered(ctx, tx, d)
+	})
+	return err
 }
 
 func (w *Worker) send(ctx context.Context, d store.EmailDelivery) error {

@@ -4,32 +4,60 @@ package events
 import (
 	"context"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/store"
+	"github.com/certhub/credentiald/internal/templates"
 )
 
 // Service applies the event rules.
-type Service struct{ store *store.Store }
+type Service struct {
+	store *store.Store
+	now   func() time.Time
+}
 
 // New returns the service.
-func New(s *store.Store) *Service { return &Service{store: s} }
+func New(s *store.Store, now func() time.Time) *Service {
+	if now == nil {
+		now = time.Now
+	}
+	return &Service{store: s, now: now}
+}
 
-// Create validates f and creates an event in the account.
+// Missing is NOT_FOUND for an event that field named but the account does not have.
+func Missing(field string) *apperr.Error {
+	return apperr.NoSuch("event").At(field, "names no event of this account")
+}
+
+// Require answers NOT_FOUND, naming field, unless the account has the event.
+func Require(ctx context.Context, st *store.Store, accountID, eventID uuid.UUID, field string) error {
+	_, err := st.FindEvent(ctx, accountID, eventID)
+	return apperr.When(err, store.ErrNotFound, Missing(field))
+}
+
+// Create validates f and creates an event in the account; its template must be one the
+// account may use.
 func (s *Service) Create(ctx context.Context, accountID uuid.UUID, f store.EventFields) (store.Event, error) {
 	if err := normalize(&f); err != nil {
 		return store.Event{}, err
 	}
-	return s.store.CreateEvent(ctx, accountID, f)
+	if err := templates.RequireUsable(ctx, s.store, accountID, f.TemplateID, "body.templateId"); err != nil {
+		return store.Event{}, err
+	}
+	return s.store.CreateEvent(ctx, accountID, f, s.now())
 }
 
 // Get returns an event of the account.
 func (s *Service) Get(ctx context.Context, accountID, id uuid.UUID) (store.Event, error) {
-	return s.store.FindEvent(ctx, accountID, id)
+	ev, err := s.store.FindEvent(ctx, accountID, id)
+	return ev, noSuchEvent(err)
 }
+
+func noSuchEvent(err error) error { return apperr.When(err, store.ErrNotFound, apperr.NoSuch("event")) }
 
 // List returns a page of the account's events, newest first, and their total.
 func (s *Service) List(ctx context.Context, accountID uuid.UUID, p store.Page) ([]store.Event, int, error) {
@@ -41,12 +69,37 @@ func (s *Service) Replace(ctx context.Context, accountID, id uuid.UUID, f store.
 	if err := normalize(&f); err != nil {
 		return store.Event{}, err
 	}
-	return s.store.UpdateEvent(ctx, accountID, id, f)
+	now := s.now()
+	return store.InTx(ctx, s.store, func(tx *store.Tx) (store.Event, error) {
+		if err := tx.LockEvent(ctx, accountID, id); err != nil {
+			return store.Event{}, noSuchEvent(err)
+		}
+		if err := templates.RequireUsable(ctx, tx, accountID, f.TemplateID, "body.templateId"); err != nil {
+			return store.Event{}, err
+		}
+		return tx.UpdateEvent(ctx, accountID, id, f, now)
+	})
 }
 
-// Delete removes an event without issued certificates, with its attendees and drafts.
+// Delete removes an event with its attendees and draft certificates. An event with any issued
+// certificate (valid, expired or revoked) is kept: 409, and nothing is removed; so is one whose
+// attendees were issued badges.
 func (s *Service) Delete(ctx context.Context, accountID, id uuid.UUID) error {
-	return s.store.DeleteEvent(ctx, accountID, id)
+	_, err := store.InTx(ctx, s.store, func(tx *store.Tx) (struct{}, error) {
+		if err := tx.LockEvent(ctx, accountID, id); err != nil {
+			return struct{}{}, noSuchEvent(err)
+		}
+		n, err := tx.CountIssuedCertificatesOfEvent(ctx, accountID, id)
+		if err != nil {
+			return struct{}{}, err
+		}
+		if n > 0 {
+			return struct{}{}, apperr.New(apperr.Conflict, "The event has %d issued certificates; issued certificates are never erased, so the event stays.", n)
+		}
+		return struct{}{}, apperr.When(tx.DeleteEvent(ctx, accountID, id), store.Conflict(store.BadgeAssertionAttendee),
+			apperr.New(apperr.Conflict, "Attendees of this event were issued badges; issued badges are never erased."))
+	})
+	return err
 }
 
 // SetRegistration validates and replaces an event's registration settings.
@@ -57,7 +110,8 @@ func (s *Service) SetRegistration(ctx context.Context, accountID, id uuid.UUID, 
 	if r.Message != nil && strings.TrimSpace(*r.Message) == "" {
 		r.Message = nil
 	}
-	return s.store.UpdateRegistration(ctx, accountID, id, r)
+	ev, err := s.store.UpdateRegistration(ctx, accountID, id, r, s.now())
+	return ev, noSuchEvent(err)
 }
 
 // normalize trims the texts, clears blank optional ones and refuses control characters in the

@@ -25,6 +25,7 @@ type operation struct {
 	SessionOnly bool     // x-session-only
 	Scopes      []string // x-required-scopes: any one suffices
 	Idempotent  bool     // declares the Idempotency-Key header
+	JSONBody    bool     // takes an application/json request body
 }
 
 // operations indexes the contract's operations by method and Echo route, read from the
@@ -65,6 +66,9 @@ func indexOperations(doc *openapi3.T) (operations, error) {
 				if p.Value != nil && p.Value.In == "header" && p.Value.Name == headerIdempotencyKey {
 					o.Idempotent = true
 				}
+			}
+			if op.RequestBody != nil && op.RequestBody.Value != nil && op.RequestBody.Value.Content.Get(echo.MIMEApplicationJSON) != nil {
+				o.JSONBody = true
 			}
 			if !o.Public && !o.SessionOnly && len(o.Scopes) == 0 {
 				return nil, fmt.Errorf("operation %s needs credentials but declares neither x-required-scopes nor x-session-only", o.ID)
@@ -172,7 +176,13 @@ func rateLimit(limiter ratelimit.Limiter, trusted []netip.Prefix, logger *slog.L
 			if shown != nil {
 				h.Set("RateLimit-Limit", strconv.Itoa(shown.Limit.Burst))
 				h.Set("RateLimit-Remaining", strconv.Itoa(shown.Remaining))
-				h.Set("RateLimit-Reset", strconv.Itoa(shown.ResetSeconds()))
+				reset := shown.ResetSeconds()
+				if denied != nil {
+					// Refused, what the client needs is when it may ask again: both headers
+					// say the same, not one the next request and the other a full bucket.
+					reset = denied.RetryAfterSeconds()
+				}
+				h.Set("RateLimit-Reset", strconv.Itoa(reset))
 			}
 			if denied != nil {
 				return apperr.New(apperr.RateLimited, "Too many requests: wait %d seconds (limit %q: %d per %d seconds).",

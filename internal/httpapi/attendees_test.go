@@ -23,8 +23,8 @@ type attendeeBody struct {
 
 type attendeePage struct {
 	Data []struct {
-		ID, FirstName, Email string
-		Metadata             map[string]string
+		ID, FirstName, LastName, Email string
+		Metadata                       map[string]string
 	}
 	Meta struct{ Page, PageSize, Total int }
 }
@@ -75,7 +75,7 @@ func TestAttendeeCreateRefusesBadInput(t *testing.T) {
 	env := testkit.NewServer(t)
 	acct := testkit.SignUp(t, env)
 	event := acct.Event(t, env, "E").String()
-	before, _ := env.Store.Fingerprint(t.Context())
+	before := testkit.Fingerprint(t, env)
 	for name, body := range map[string]map[string]any{
 		"bad email":     {"eventId": event, "firstName": "A", "lastName": "B", "email": "not-an-email"},
 		"blank name":    {"eventId": event, "firstName": " ", "lastName": "B", "email": "a@example.org"},
@@ -99,7 +99,7 @@ func TestAttendeeCreateRefusesBadInput(t *testing.T) {
 	if e := wantError(t, res, 404, res.StatusCode, "NOT_FOUND"); e.Error.Details[0].Field != "body.eventId" {
 		t.Fatalf("details %+v", e.Error.Details)
 	}
-	if after, _ := env.Store.Fingerprint(t.Context()); after != before {
+	if after := testkit.Fingerprint(t, env); after != before {
 		t.Fatal("a refused create changed the database")
 	}
 }
@@ -165,14 +165,14 @@ func TestAttendeeWithIssuedCredentialsIsKept(t *testing.T) {
 	testkit.SQL(t, env, `INSERT INTO badge_assertions (account_id, badge_id, attendee_id, verification_code, recipient_first_name, recipient_last_name, recipient_email)
 		SELECT account_id, id, $1, 'CODE3', 'A', 'B', 'b@example.org' FROM badges WHERE account_id = $2`, badged, acct.ID)
 
-	before, _ := env.Store.Fingerprint(t.Context())
+	before := testkit.Fingerprint(t, env)
 	res := acct.Client.Delete("/api/v1/attendees/" + certified)
 	wantError(t, res, 409, res.StatusCode, "ATTENDEE_HAS_CERTIFICATES")
 	res = acct.Client.Delete("/api/v1/attendees/" + badged)
 	wantError(t, res, 409, res.StatusCode, "ATTENDEE_HAS_BADGES")
 	res = acct.Client.Delete("/api/v1/events/" + event.String())
 	wantError(t, res, 409, res.StatusCode, "CONFLICT")
-	if after, _ := env.Store.Fingerprint(t.Context()); after != before {
+	if after := testkit.Fingerprint(t, env); after != before {
 		t.Fatal("a refused delete changed the database")
 	}
 	// A draft is not issued: the attendee goes, and the draft with them.
@@ -190,7 +190,7 @@ func TestAttendeesOfAnotherAccountAreNotFound(t *testing.T) {
 	bob.Client.Post("/api/v1/attendees", map[string]any{"eventId": bobsEvent, "firstName": "A", "lastName": "B", "email": "a@example.org"}).JSON(t, &a)
 	path := "/api/v1/attendees/" + a.Data.ID
 
-	before, _ := env.Store.Fingerprint(t.Context())
+	before := testkit.Fingerprint(t, env)
 	for _, res := range []interface {
 		JSON(testing.TB, any)
 	}{
@@ -213,7 +213,7 @@ func TestAttendeesOfAnotherAccountAreNotFound(t *testing.T) {
 	if page.Meta.Total != 0 {
 		t.Fatalf("alice lists bob's attendees: %+v", page)
 	}
-	if after, _ := env.Store.Fingerprint(t.Context()); after != before {
+	if after := testkit.Fingerprint(t, env); after != before {
 		t.Fatal("another account's request changed the database")
 	}
 }

@@ -51,10 +51,7 @@ func TestEveryOperationEnforcesItsDocumentedCredentials(t *testing.T) {
 			}
 			sessionOnly, _ := op.Extensions["x-session-only"].(bool)
 			t.Run(op.OperationID, func(t *testing.T) {
-				before, err := env.Store.Fingerprint(t.Context())
-				if err != nil {
-					t.Fatal(err)
-				}
+				before := testkit.Fingerprint(t, env)
 				switch {
 				case sessionOnly:
 					res := send(allScopes)
@@ -80,7 +77,7 @@ func TestEveryOperationEnforcesItsDocumentedCredentials(t *testing.T) {
 					}
 					return
 				}
-				if after, _ := env.Store.Fingerprint(t.Context()); after != before {
+				if after := testkit.Fingerprint(t, env); after != before {
 					t.Fatal("a refused request changed the database")
 				}
 				checked++

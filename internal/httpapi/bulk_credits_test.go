@@ -60,10 +60,7 @@ func TestAJobBeyondTheCreditsLeftIsRefusedAndWritesNothing(t *testing.T) {
 		t.Fatalf("generate: %d %s", res.StatusCode, res.Body)
 	}
 	// 10 used, 2 left; 3 attendees without a certificate.
-	before, err := s.env.Store.Fingerprint(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
+	before := testkit.Fingerprint(t, s.env)
 	for name, body := range map[string]map[string]any{
 		"every attendee without a certificate": {},
 		"three named":                          {"attendeeIds": ids[1:], "sendEmail": false},
@@ -77,7 +74,7 @@ func TestAJobBeyondTheCreditsLeftIsRefusedAndWritesNothing(t *testing.T) {
 			t.Fatalf("%s: %d %s", name, res.StatusCode, res.Body)
 		}
 	}
-	if after, _ := s.env.Store.Fingerprint(t.Context()); after != before {
+	if after := testkit.Fingerprint(t, s.env); after != before {
 		t.Fatal("a refused job changed the database")
 	}
 	if jobs, items, queued := jobRows(t, s); jobs+items+queued != 0 {

@@ -23,17 +23,18 @@ type panicking struct {
 	on map[uuid.UUID]bool
 }
 
-func (p panicking) Generate(ctx context.Context, g certificates.GenerateParams) (store.Certificate, error) {
-	if p.on[g.AttendeeID] {
-		g.Also = func(context.Context, *store.Tx, store.Certificate) error { panic("glyph index out of range") }
+func (p panicking) Issue(ctx context.Context, tx *store.Tx, g certificates.GenerateParams) (store.Certificate, error) {
+	c, err := p.Service.Issue(ctx, tx, g)
+	if err == nil && p.on[g.AttendeeID] {
+		panic("glyph index out of range")
 	}
-	return p.Service.Generate(ctx, g)
+	return c, err
 }
 
 // startJobs starts a job queue that issues through issuer, as a restarted service would.
 func startJobs(t *testing.T, s issuing, issuer bulk.Issuer) *bulk.Service {
 	t.Helper()
-	jobs, err := bulk.New(s.env.Store, issuer, s.env.Service.Logger)
+	jobs, err := bulk.New(s.env.Store, issuer, s.env.Service.Logger, bulk.Timing{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +90,7 @@ func TestAPanicWhileIssuingFailsThatAttendeeAndTheJobGoesOn(t *testing.T) {
 		t.Fatal("the panicking issuance was committed")
 	}
 	line := panicLog(t, s.env.Logs(), "bulk job panicked while issuing")
-	if line.Level != "ERROR" || line.Panic != "glyph index out of range" || !strings.Contains(line.Stack, "httpapi_test.panicking.Generate") {
+	if line.Level != "ERROR" || line.Panic != "glyph index out of range" || !strings.Contains(line.Stack, "httpapi_test.panicking.Issue") {
 		t.Fatalf("panic log: %+v", line)
 	}
 }
@@ -98,7 +99,7 @@ func TestAPanicWhileIssuingFailsThatAttendeeAndTheJobGoesOn(t *testing.T) {
 // panics in the job's own code, outside any one issuance.
 type brokenIssuer struct{ *certificates.Service }
 
-func (brokenIssuer) Generate(context.Context, certificates.GenerateParams) (store.Certificate, error) {
+func (brokenIssuer) Issue(context.Context, *store.Tx, certificates.GenerateParams) (store.Certificate, error) {
 	return store.Certificate{}, apperr.New(apperr.AlreadyIssued, "issued, somewhere")
 }
 

@@ -130,7 +130,7 @@ func TestGenerateRefusesWhatItCannotIssue(t *testing.T) {
 	otherEvent := other.Event(t, s.env, "Other")
 	stranger := other.Attendee(t, otherEvent, "M", "M", "m@example.org")
 	ada := s.acct.Attendee(t, s.event, "Ada", "Lovelace", "ada@example.org")
-	before, _ := s.env.Store.Fingerprint(t.Context())
+	before := testkit.Fingerprint(t, s.env)
 	for name, c := range map[string]struct {
 		body   map[string]any
 		status int
@@ -149,7 +149,7 @@ func TestGenerateRefusesWhatItCannotIssue(t *testing.T) {
 			t.Errorf("%s: %d %s", name, res.StatusCode, res.Body)
 		}
 	}
-	if after, _ := s.env.Store.Fingerprint(t.Context()); after != before {
+	if after := testkit.Fingerprint(t, s.env); after != before {
 		t.Fatal("a refused generate changed the database")
 	}
 }
@@ -198,7 +198,7 @@ func TestCreditLimitAnswers402WithFigures(t *testing.T) {
 	s := newIssuing(t)
 	testkit.SQL(t, s.env, `INSERT INTO credit_usage (account_id, period, used) VALUES ($1, date_trunc('month', now() AT TIME ZONE 'UTC')::date, 12)`, s.acct.ID)
 	ada := s.acct.Attendee(t, s.event, "Ada", "Lovelace", "ada@example.org")
-	before, _ := s.env.Store.Fingerprint(t.Context())
+	before := testkit.Fingerprint(t, s.env)
 	res := s.acct.Client.Post("/api/v1/certificates/generate", s.generate(ada, nil))
 	var e struct {
 		Error struct {
@@ -216,7 +216,7 @@ func TestCreditLimitAnswers402WithFigures(t *testing.T) {
 	if res.StatusCode != 402 || e.Error.Code != "CREDIT_LIMIT" || *cr.Limit != 12 || *cr.Used != 12 || *cr.Remaining != 0 || !cr.ResetsAt.Equal(next) {
 		t.Fatalf("402: %d %s", res.StatusCode, res.Body)
 	}
-	if after, _ := s.env.Store.Fingerprint(t.Context()); after != before {
+	if after := testkit.Fingerprint(t, s.env); after != before {
 		t.Fatal("a refused generate changed the database")
 	}
 }

@@ -105,12 +105,12 @@ func TestEventsRefuseAnotherAccountsTemplateAndBlankNames(t *testing.T) {
 	env := testkit.NewServer(t)
 	alice, bob := testkit.SignUp(t, env), testkit.SignUp(t, env)
 	bobs := bob.Template(t, env).String()
-	before, _ := env.Store.Fingerprint(t.Context())
+	before := testkit.Fingerprint(t, env)
 	res := alice.Client.Post("/api/v1/events", map[string]any{"name": "E", "eventDate": "2026-11-12T09:00:00Z", "templateId": bobs})
 	if e := wantError(t, res, 404, res.StatusCode, "NOT_FOUND"); len(e.Error.Details) != 1 || e.Error.Details[0].Field != "body.templateId" {
 		t.Fatalf("details %+v", e.Error.Details)
 	}
-	if after, _ := env.Store.Fingerprint(t.Context()); after != before {
+	if after := testkit.Fingerprint(t, env); after != before {
 		t.Fatal("the refused create changed the database")
 	}
 	res = alice.Client.Post("/api/v1/events", map[string]any{"name": "   ", "eventDate": "2026-11-12T09:00:00Z", "templateId": alice.Template(t, env).String()})
@@ -126,7 +126,7 @@ func TestAnotherAccountsEventIsNotFoundAndUnchanged(t *testing.T) {
 	bob.Client.Post("/api/v1/events", map[string]any{"name": "Bob's", "eventDate": "2026-11-12T09:00:00Z", "templateId": tmpl}).JSON(t, &ev)
 	path := "/api/v1/events/" + ev.Data.ID
 	aliceTmpl := alice.Template(t, env).String()
-	before, _ := env.Store.Fingerprint(t.Context())
+	before := testkit.Fingerprint(t, env)
 	for name, res := range map[string]func() (int, []byte){
 		"get": func() (int, []byte) { r := alice.Client.Get(path); return r.StatusCode, r.Body },
 		"put": func() (int, []byte) {
@@ -144,7 +144,7 @@ func TestAnotherAccountsEventIsNotFoundAndUnchanged(t *testing.T) {
 			t.Errorf("%s: %d %s", name, status, body)
 		}
 	}
-	if after, _ := env.Store.Fingerprint(t.Context()); after != before {
+	if after := testkit.Fingerprint(t, env); after != before {
 		t.Fatal("alice's refused requests changed the database")
 	}
 	if res := alice.Client.Get("/api/v1/events"); strings.Contains(string(res.Body), ev.Data.ID) {

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
 	"github.com/certhub/credentiald/internal/auth"
@@ -25,12 +26,19 @@ const (
 	idempotencyLease = 150 * time.Second
 )
 
+// IdempotencyKeys claims Idempotency-Keys and keeps answers (*idempotency.Service).
+type IdempotencyKeys interface {
+	Claim(ctx context.Context, accountID uuid.UUID, key string, fingerprint []byte, lease time.Duration) (*store.StoredResponse, error)
+	Complete(ctx context.Context, accountID uuid.UUID, key string, fingerprint []byte, r store.StoredResponse) error
+	Release(ctx context.Context, accountID uuid.UUID, key string, fingerprint []byte) error
+}
+
 // idempotency makes the operations that declare the Idempotency-Key header safe to retry: the
 // first request with a key runs and its successful answer is remembered for 24 hours; a replay
 // with the same method, path and body gets that answer with Idempotent-Replayed: true; the same
 // key with another request answers 422, and while the first still runs, 409. A request that
 // fails is forgotten, so it can be retried with the same key.
-func idempotency(ops operations, st *store.Store, logger *slog.Logger) echo.MiddlewareFunc {
+func idempotency(ops operations, keys IdempotencyKeys, logger *slog.Logger) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			key := c.Request().Header.Get(headerIdempotencyKey)
@@ -50,7 +58,7 @@ func idempotency(ops operations, st *store.Store, logger *slog.Logger) echo.Midd
 			fp := fingerprint(req.Method, req.URL.Path, body)
 			ctx := req.Context()
 
-			stored, err := st.ClaimIdempotencyKey(ctx, p.AccountID, key, fp, idempotencyLease)
+			stored, err := keys.Claim(ctx, p.AccountID, key, fp, idempotencyLease)
 			if err != nil {
 				return err
 			}
@@ -80,12 +88,12 @@ func idempotency(ops operations, st *store.Store, logger *slog.Logger) echo.Midd
 						keep.Set(name, v)
 					}
 				}
-				if err := st.CompleteIdempotencyKey(done, p.AccountID, key, fp, store.StoredResponse{Status: status, Header: keep, Body: rec.body.Bytes()}); err != nil {
+				if err := keys.Complete(done, p.AccountID, key, fp, store.StoredResponse{Status: status, Header: keep, Body: rec.body.Bytes()}); err != nil {
 					logger.ErrorContext(ctx, "remembering an idempotent answer", "error", err)
 				}
 				return nil
 			}
-			if err := st.ReleaseIdempotencyKey(done, p.AccountID, key, fp); err != nil {
+			if err := keys.Release(done, p.AccountID, key, fp); err != nil {
 				logger.ErrorContext(ctx, "releasing an idempotency key", "error", err)
 			}
 			return herr

@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/certhub/credentiald/internal/testkit"
+	"github.com/certhub/credentiald/internal/testkit/contract"
 )
 
 func (s issuing) post(key string, body map[string]any) *http.Request {
@@ -54,22 +54,47 @@ func TestIdempotencyKeyReplaysTheFirstAnswer(t *testing.T) {
 	wantError(t, res, 400, res.StatusCode, "VALIDATION_ERROR")
 }
 
-// 10 simultaneous requests with one key: the operation runs once.
+// 10 simultaneous requests with one key: the operation runs once. Exactly one answer is the
+// first (200, not replayed); every other is that answer replayed (200, Idempotent-Replayed:
+// true, the same body) or a refusal while it runs (409 IDEMPOTENCY_IN_PROGRESS). Without the
+// middleware the issuance's own rule would answer 409 ALREADY_ISSUED instead, which fails here.
 func TestConcurrentRequestsWithOneKeyExecuteOnce(t *testing.T) {
 	t.Parallel()
 	s := newIssuing(t)
 	ada := s.acct.Attendee(t, s.event, "Ada", "Lovelace", "ada@example.org")
 	body := s.generate(ada, nil)
-	var replayed atomic.Int32
-	counts := testkit.Race(10, func(int) int {
-		res := s.acct.Client.Do(s.post("same-key", body))
-		if res.Header.Get("Idempotent-Replayed") == "true" {
-			replayed.Add(1)
-		}
-		return res.StatusCode
+	responses := make([]*contract.Response, 10)
+	testkit.Race(len(responses), func(i int) int {
+		responses[i] = s.acct.Client.Do(s.post("same-key", body))
+		return responses[i].StatusCode
 	})
-	if counts[200]+counts[409] != 10 || counts[200] < 1 || counts[200]-int(replayed.Load()) != 1 {
-		t.Fatalf("statuses %v, replayed %d", counts, replayed.Load())
+	var first *contract.Response
+	for _, res := range responses {
+		if res.StatusCode == 200 && res.Header.Get("Idempotent-Replayed") == "" {
+			if first != nil {
+				t.Fatalf("two requests ran: %s and %s", first.Body, res.Body)
+			}
+			first = res
+		}
+	}
+	if first == nil {
+		t.Fatal("no request ran")
+	}
+	var replayed, inProgress int
+	for _, res := range responses {
+		switch {
+		case res == first:
+		case res.StatusCode == 200 && res.Header.Get("Idempotent-Replayed") == "true" && string(res.Body) == string(first.Body):
+			replayed++
+		case res.StatusCode == 409:
+			wantError(t, res, 409, res.StatusCode, "IDEMPOTENCY_IN_PROGRESS")
+			inProgress++
+		default:
+			t.Fatalf("neither a replay of %s nor a refusal while it runs: %d %v %s", first.Body, res.StatusCode, res.Header, res.Body)
+		}
+	}
+	if 1+replayed+inProgress != len(responses) {
+		t.Fatalf("first 1, replayed %d, in progress %d", replayed, inProgress)
 	}
 	if issued, used := s.certificates(t); issued != 1 || used != 1 {
 		t.Fatalf("issued %d, used %d", issued, used)
@@ -103,7 +128,7 @@ func TestAKeyHeldByADeadProcessLapses(t *testing.T) {
 	fp := sha256.Sum256(append([]byte("POST\n/api/v1/certificates/generate\n"), raw...))
 
 	// Another instance is running this request right now.
-	if _, err := s.env.Store.ClaimIdempotencyKey(t.Context(), s.acct.ID, "held", fp[:], time.Minute); err != nil {
+	if _, err := s.env.Service.Idempotency.Claim(t.Context(), s.acct.ID, "held", fp[:], time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	res := s.acct.Client.Do(s.post("held", body))
@@ -117,5 +142,43 @@ func TestAKeyHeldByADeadProcessLapses(t *testing.T) {
 	}
 	if issued, used := s.certificates(t); issued != 1 || used != 1 {
 		t.Fatalf("issued %d, used %d", issued, used)
+	}
+}
+
+// When the database fails while a key is claimed, the answer is 500 INTERNAL, logged with its
+// cause, never 409 IDEMPOTENCY_IN_PROGRESS: no other request holds the key. The failures are
+// real ones of the test's own database: the table is gone, or the held key's row no longer
+// reads.
+func TestADatabaseFailureWhileClaimingAKeyIsAnInternalError(t *testing.T) {
+	t.Parallel()
+	for name, c := range map[string]struct {
+		held bool // another instance holds the key, so the claim reads its row
+		sql  string
+	}{
+		"the keys' table is gone":     {sql: `DROP TABLE idempotency_keys`},
+		"the held key cannot be read": {held: true, sql: `ALTER TABLE idempotency_keys ALTER COLUMN created_at TYPE text`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := newIssuing(t)
+			ada := s.acct.Attendee(t, s.event, "Ada", "Lovelace", "ada@example.org")
+			body := s.generate(ada, nil)
+			if c.held {
+				raw, _ := json.Marshal(body)
+				fp := sha256.Sum256(append([]byte("POST\n/api/v1/certificates/generate\n"), raw...))
+				if _, err := s.env.Service.Idempotency.Claim(t.Context(), s.acct.ID, "k-1", fp[:], time.Minute); err != nil {
+					t.Fatal(err)
+				}
+			}
+			testkit.SQL(t, s.env, c.sql)
+			res := s.acct.Client.Do(s.post("k-1", body))
+			e := wantError(t, res, 500, res.StatusCode, "INTERNAL")
+			if e.Error.Message != "Internal error." {
+				t.Fatalf("the answer shows the cause: %s", res.Body)
+			}
+			if logs := s.env.Logs(); !strings.Contains(logs, `"msg":"request failed"`) || !strings.Contains(logs, "idempotency key") {
+				t.Fatalf("the failure is not logged with its cause:\n%s", logs)
+			}
+		})
 	}
 }

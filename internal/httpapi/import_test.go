@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"encoding/csv"
 	"fmt"
+	"mime/multipart"
+	"net/http"
+	"net/textproto"
 	"strings"
 	"testing"
 
 	"github.com/certhub/credentiald/internal/testkit"
+	"github.com/certhub/credentiald/internal/testkit/contract"
 )
 
 type importBody struct {
@@ -15,6 +19,7 @@ type importBody struct {
 		Added, Skipped int
 		Rejected       []struct {
 			Row             int
+			Field           string
 			Email           *string
 			Reason, Message string
 		}
@@ -106,18 +111,24 @@ func TestImportRefusesFilesThatAreNotCSVAndAddsNothing(t *testing.T) {
 		field   string
 		message string
 	}{
-		"png":          {[]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), "file", "not a CSV"},
-		"utf-16":       {append([]byte("\xFF\xFE"), []byte("f\x00i\x00r\x00")...), "file", "UTF-16"},
-		"latin-1":      {[]byte(good + "Jos\xe9,M\xfcller,jose@example.org\n"), "file.row[3]", "not UTF-8"},
-		"empty":        {[]byte(" \n"), "file", "empty"},
-		"no header":    {[]byte("Ada,Lovelace,ada@example.org\n"), "file.row[1]", "no column for firstName, lastName, email"},
-		"open quote":   {[]byte(good + "\"A,B,b@example.org\n"), "file.row[3]", "line 3"},
-		"bare quote":   {[]byte(good + "A\"x,B,b@example.org\n"), "file.row[3]", "quote"},
-		"extra cells":  {[]byte(good + "A,B,b@example.org,surprise\n"), "file.row[3]", "4 cells but the header has 3"},
-		"twice email":  {[]byte("firstName,lastName,email,Email Address\n"), "file.row[1]", "two columns for email"},
-		"21 metadatas": {[]byte("firstName,lastName,email" + strings.Repeat(",", 1) + metadataHeaders(21) + "\n"), "file.row[1]", "21 extra columns"},
+		"png":           {[]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), "file", "a PNG image, not a CSV file"},
+		"pdf":           {[]byte("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< /Type /Catalog >>\nendobj\n"), "file", "a PDF document, not a CSV file"},
+		"text-only pdf": {[]byte("%PDF-1.4\n1 0 obj\n<< /Type /Catalog >>\nendobj\n"), "file", "a PDF document"},
+		"xlsx":          {[]byte("PK\x03\x04\x14\x00\x06\x00\x08\x00\x00\x00!\x00[Content_Types].xml"), "file", "Excel .xlsx"},
+		"xls":           {[]byte("\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1\x00\x00"), "file", "Excel .xls"},
+		"gzip":          {[]byte("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03"), "file", "application/x-gzip"},
+		"html":          {[]byte("<!DOCTYPE html><html><body>firstName,lastName,email</body></html>"), "file", "an HTML page"},
+		"utf-16":        {append([]byte("\xFF\xFE"), []byte("f\x00i\x00r\x00")...), "file", "UTF-16"},
+		"latin-1":       {[]byte(good + "Jos\xe9,M\xfcller,jose@example.org\n"), "file.row[3]", "not UTF-8"},
+		"empty":         {[]byte(" \n"), "file", "empty"},
+		"no header":     {[]byte("Ada,Lovelace,ada@example.org\n"), "file.row[1]", "no column for firstName, lastName, email"},
+		"open quote":    {[]byte(good + "\"A,B,b@example.org\n"), "file.row[3]", "line 3"},
+		"bare quote":    {[]byte(good + "A\"x,B,b@example.org\n"), "file.row[3]", "quote"},
+		"extra cells":   {[]byte(good + "A,B,b@example.org,surprise\n"), "file.row[3]", "4 cells but the header has 3"},
+		"twice email":   {[]byte("firstName,lastName,email,Email Address\n"), "file.row[1]", "two columns for email"},
+		"21 metadatas":  {[]byte("firstName,lastName,email" + strings.Repeat(",", 1) + metadataHeaders(21) + "\n"), "file.row[1]", "21 extra columns"},
 	}
-	before, _ := env.Store.Fingerprint(t.Context())
+	before := testkit.Fingerprint(t, env)
 	for name, c := range cases {
 		res := acct.Client.Upload("/api/v1/attendees/import?eventId="+event, "file", "x.csv", c.file)
 		e := wantError(t, res, 400, res.StatusCode, "VALIDATION_ERROR")
@@ -127,7 +138,7 @@ func TestImportRefusesFilesThatAreNotCSVAndAddsNothing(t *testing.T) {
 	}
 	res := acct.Client.Upload("/api/v1/attendees/import?eventId="+event, "attachment", "x.csv", []byte(good))
 	wantError(t, res, 400, res.StatusCode, "VALIDATION_ERROR")
-	if after, _ := env.Store.Fingerprint(t.Context()); after != before {
+	if after := testkit.Fingerprint(t, env); after != before {
 		t.Fatal("a refused import changed the database")
 	}
 }
@@ -145,7 +156,7 @@ func TestImportLimits(t *testing.T) {
 	env := testkit.NewServer(t)
 	acct := testkit.SignUp(t, env)
 	event := acct.Event(t, env, "E").String()
-	before, _ := env.Store.Fingerprint(t.Context())
+	before := testkit.Fingerprint(t, env)
 
 	var rows bytes.Buffer
 	rows.WriteString("firstName,lastName,email\n")
@@ -160,7 +171,7 @@ func TestImportLimits(t *testing.T) {
 	huge := append([]byte("firstName,lastName,email,notes\n"), bytes.Repeat([]byte("A,B,a@example.org,"+strings.Repeat("n", 480)+"\n"), 10<<20/499+100)...)
 	res = acct.Client.Upload("/api/v1/attendees/import?eventId="+event, "file", "huge.csv", huge)
 	wantError(t, res, 413, res.StatusCode, "PAYLOAD_TOO_LARGE")
-	if after, _ := env.Store.Fingerprint(t.Context()); after != before {
+	if after := testkit.Fingerprint(t, env); after != before {
 		t.Fatal("a refused import changed the database")
 	}
 
@@ -207,5 +218,140 @@ func TestExportStreamsCSVWithNeutralisedFormulas(t *testing.T) {
 	}
 	if ada := records[2]; ada[8] != "" || ada[9] != "'-1" {
 		t.Fatalf("row: %q", ada)
+	}
+}
+
+// uploadAs posts content as the form's `file` part with the media type a browser chose.
+func uploadAs(t *testing.T, c *contract.Client, path, partType string, content []byte) *contract.Response {
+	t.Helper()
+	var buf bytes.Buffer
+	w := multipart.NewWriter(&buf)
+	h := textproto.MIMEHeader{}
+	h.Set("Content-Disposition", `form-data; name="file"; filename="attendees"`)
+	h.Set("Content-Type", partType)
+	part, err := w.CreatePart(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = part.Write(content)
+	_ = w.Close()
+	req := c.Request(http.MethodPost, path, buf.Bytes())
+	req.Header.Set("Content-Type", w.FormDataContentType())
+	return c.Do(req)
+}
+
+// The content of the file decides, not the media type the browser gave its part: a CSV sent
+// as an Excel type (Windows browsers do) is read, a PDF sent as a PDF is named as one.
+func TestImportJudgesTheFileNotThePartType(t *testing.T) {
+	t.Parallel()
+	env := testkit.NewServer(t)
+	acct := testkit.SignUp(t, env)
+	path := "/api/v1/attendees/import?eventId=" + acct.Event(t, env, "E").String()
+	for _, partType := range []string{"application/vnd.ms-excel", "application/octet-stream", "text/plain; charset=utf-8"} {
+		res := uploadAs(t, acct.Client, path, partType, []byte("firstName,lastName,email\nAda,Lovelace,ada@example.org\n"))
+		if res.StatusCode != 200 || !strings.Contains(string(res.Body), `"added":1`) && !strings.Contains(string(res.Body), `"skipped":1`) {
+			t.Fatalf("CSV sent as %s: %d %s", partType, res.StatusCode, res.Body)
+		}
+	}
+	res := uploadAs(t, acct.Client, path, "application/pdf", []byte("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n"))
+	if e := wantError(t, res, 400, res.StatusCode, "VALIDATION_ERROR"); !hasDetail(e, "file", "The file is a PDF document, not a CSV file") {
+		t.Fatalf("PDF: %s", res.Body)
+	}
+}
+
+// A request that is not a form says what the operation takes.
+func TestImportNotSentAsAFormSaysHowToSendIt(t *testing.T) {
+	t.Parallel()
+	env := testkit.NewServer(t)
+	acct := testkit.SignUp(t, env)
+	path := "/api/v1/attendees/import?eventId=" + acct.Event(t, env, "E").String()
+	for _, contentType := range []string{"text/csv", "application/json", "application/x-www-form-urlencoded", ""} {
+		req := acct.Client.Request(http.MethodPost, path, []byte("firstName,lastName,email\nAda,Lovelace,ada@example.org\n"))
+		req.Header.Del("Content-Type")
+		if contentType != "" {
+			req.Header.Set("Content-Type", contentType)
+		}
+		res := acct.Client.Do(req)
+		e := wantError(t, res, 400, res.StatusCode, "VALIDATION_ERROR")
+		if !hasDetail(e, "header.Content-Type", `multipart/form-data with the text/csv file in the field "file"`) {
+			t.Errorf("Content-Type %q: %s", contentType, res.Body)
+		}
+	}
+}
+
+// Names and metadata values follow the single-line rule: the invisible controls reject their
+// row, naming the cell; line breaks and tabs inside a quoted cell become spaces, as documented;
+// every other character is kept.
+func TestImportRejectsRowsWhoseTextIsNotSingleLine(t *testing.T) {
+	t.Parallel()
+	env := testkit.NewServer(t)
+	acct := testkit.SignUp(t, env)
+	event := acct.Event(t, env, "E").String()
+	file := "firstName,lastName,email,Company\n" +
+		"\u202eecalevoL,Ada,rlo@example.org,\n" +
+		"Ada,Love\ufefflace,bom@example.org,\n" +
+		"Ada,Lovelace,iso@example.org,Acme\u2066Corp\n" +
+		"\"Grace\nBrewster\",\"Hop\tper\",grace@example.org,\"Navy\u2028Reserve\"\n" +
+		"👩\u200d💻,می\u200cخواهم,kept@example.org,\n"
+	res := acct.Client.Upload("/api/v1/attendees/import?eventId="+event, "file", "p.csv", []byte(file))
+	var out importBody
+	res.JSON(t, &out)
+	if res.StatusCode != 200 || out.Data.Added != 2 || len(out.Data.Rejected) != 3 {
+		t.Fatalf("import: %d %s", res.StatusCode, res.Body)
+	}
+	want := []struct {
+		row         int
+		field, char string
+	}{{2, "file.row[2].firstName", "U+202E"}, {3, "file.row[3].lastName", "U+FEFF"}, {4, "file.row[4].metadata.Company", "U+2066"}}
+	for i, w := range want {
+		r := out.Data.Rejected[i]
+		if r.Row != w.row || r.Field != w.field || r.Reason != "INVALID_TEXT" || !strings.Contains(r.Message, w.char) {
+			t.Errorf("rejection %d: %+v, want %s with %s", i, r, w.field, w.char)
+		}
+	}
+	var page attendeePage
+	acct.Client.Get("/api/v1/attendees?eventId="+event).JSON(t, &page)
+	got := map[string]string{}
+	for _, a := range page.Data {
+		got[a.Email] = a.FirstName + "|" + a.LastName + "|" + a.Metadata["Company"]
+	}
+	if got["grace@example.org"] != "Grace Brewster|Hop per|Navy Reserve" || got["kept@example.org"] != "👩\u200d💻|می\u200cخواهم|" {
+		t.Fatalf("stored: %q", got)
+	}
+}
+
+// A rejection repeats at most the first 200 characters of a value, however long the cell.
+func TestImportRejectionEchoesAtMost200Characters(t *testing.T) {
+	t.Parallel()
+	env := testkit.NewServer(t)
+	acct := testkit.SignUp(t, env)
+	event := acct.Event(t, env, "E").String()
+	longName := strings.Repeat("é", 5000)
+	longEmail := strings.Repeat("a", 300) + "@example.org"
+	notAnEmail := strings.Repeat("b", 250)
+	file := "firstName,lastName,email,Notes\n" +
+		longName + ",L,long-name@example.org,\n" +
+		"A,L," + longEmail + ",\n" +
+		"A,L," + notAnEmail + ",\n" +
+		"A,L,notes@example.org," + strings.Repeat("n", 600) + "\n"
+	res := acct.Client.Upload("/api/v1/attendees/import?eventId="+event, "file", "p.csv", []byte(file))
+	var out importBody
+	res.JSON(t, &out)
+	if res.StatusCode != 200 || len(out.Data.Rejected) != 4 {
+		t.Fatalf("import: %d %.2000s", res.StatusCode, res.Body)
+	}
+	for i, c := range []struct{ reason, field, echoed string }{
+		{"TOO_LONG", "file.row[2].firstName", strings.Repeat("é", 200)},
+		{"TOO_LONG", "file.row[3].email", strings.Repeat("a", 200)},
+		{"INVALID_EMAIL", "file.row[4].email", strings.Repeat("b", 200)},
+		{"TOO_LONG", "file.row[5].metadata.Notes", strings.Repeat("n", 200)},
+	} {
+		r := out.Data.Rejected[i]
+		if r.Reason != c.reason || r.Field != c.field || !strings.Contains(r.Message, c.echoed) || strings.Contains(r.Message, c.echoed+c.echoed[:1]) {
+			t.Errorf("rejection %d: %+v", i, r)
+		}
+		if r.Email != nil && len([]rune(*r.Email)) > 200 {
+			t.Errorf("rejection %d echoes an email of %d characters", i, len([]rune(*r.Email)))
+		}
 	}
 }

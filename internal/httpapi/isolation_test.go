@@ -18,10 +18,10 @@ func TestAnotherAccountsResourcesAreNotFoundAndUnchanged(t *testing.T) {
 		bobKey, bobClient := bob.APIKey(t, "events:read")
 		var list struct{ Data []struct{ ID string } }
 		bob.Client.Get("/api/v1/api-keys").JSON(t, &list)
-		before, _ := env.Store.Fingerprint(t.Context())
+		before := testkit.Fingerprint(t, env)
 		res := alice.Client.Delete("/api/v1/api-keys/" + list.Data[0].ID)
 		wantError(t, res, 404, res.StatusCode, "NOT_FOUND")
-		if after, _ := env.Store.Fingerprint(t.Context()); after != before {
+		if after := testkit.Fingerprint(t, env); after != before {
 			t.Fatal("the refused delete changed the database")
 		}
 		if res := alice.Client.Get("/api/v1/api-keys"); strings.Contains(string(res.Body), list.Data[0].ID) {
@@ -33,12 +33,12 @@ func TestAnotherAccountsResourcesAreNotFoundAndUnchanged(t *testing.T) {
 	})
 
 	t.Run("session, by a refresh token in the body", func(t *testing.T) {
-		before, _ := env.Store.Fingerprint(t.Context())
+		before := testkit.Fingerprint(t, env)
 		res := alice.Client.Post("/api/v1/auth/logout", map[string]string{"refreshToken": bob.RefreshToken})
 		if e := wantError(t, res, 400, res.StatusCode, "VALIDATION_ERROR"); e.Error.Details[0].Field != "body.refreshToken" {
 			t.Fatalf("details %+v", e.Error.Details)
 		}
-		if after, _ := env.Store.Fingerprint(t.Context()); after != before {
+		if after := testkit.Fingerprint(t, env); after != before {
 			t.Fatal("the refused logout changed the database")
 		}
 		if res := bob.Client.Get("/api/v1/auth/me"); res.StatusCode != 200 {

@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/certhub/credentiald/gen/api"
+	"github.com/certhub/credentiald/gen/docs"
 	"github.com/certhub/credentiald/internal/accounts"
 	"github.com/certhub/credentiald/internal/attendees"
 	"github.com/certhub/credentiald/internal/auth"
@@ -20,7 +21,6 @@ import (
 	"github.com/certhub/credentiald/internal/events"
 	"github.com/certhub/credentiald/internal/ratelimit"
 	"github.com/certhub/credentiald/internal/spec"
-	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/templates"
 	"github.com/certhub/credentiald/internal/verification"
 	"github.com/certhub/credentiald/openapi"
@@ -46,7 +46,7 @@ type Options struct {
 	Bulk         *bulk.Service
 	Verification *verification.Service
 	// Idempotency remembers the answers of requests sent with an Idempotency-Key.
-	Idempotency *store.Store
+	Idempotency IdempotencyKeys
 	// Limiter counts requests per client address; TrustedProxies are the peers whose
 	// X-Forwarded-For is believed.
 	Limiter        ratelimit.Limiter
@@ -105,11 +105,20 @@ func New(opts Options) (*echo.Echo, error) {
 		rateLimit(opts.Limiter, opts.TrustedProxies, logger),
 		limitBody,
 		public.unless(authenticate(ops, opts.Auth)),
+		public.unless(checkJSONText(ops)),
 		public.unless(validateRequests(doc)),
 		public.unless(idempotency(ops, opts.Idempotency, logger)))
 
 	e.GET("/openapi/v1.json", func(c echo.Context) error {
 		return c.Blob(http.StatusOK, "application/json", openapi.Document)
+	})
+	e.GET("/docs", func(c echo.Context) error {
+		h := c.Response().Header()
+		h.Set("Content-Security-Policy", docs.ContentSecurityPolicy)
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("Cache-Control", "public, max-age=300")
+		return c.Blob(http.StatusOK, "text/html; charset=utf-8", docs.Page)
 	})
 	e.GET("/healthz", func(c echo.Context) error {
 		return c.JSON(http.StatusOK, map[string]string{"status": "ok"})

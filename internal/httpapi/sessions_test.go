@@ -175,7 +175,20 @@ func TestAccessTokensAreCheckedForSignatureAndExpiry(t *testing.T) {
 		t.Errorf("no credentials: %d, WWW-Authenticate %q", res.StatusCode, res.Header.Get("WWW-Authenticate"))
 	}
 	clock.Advance(16 * time.Minute)
-	if res := acct.Client.Get("/api/v1/auth/me"); res.StatusCode != 401 {
-		t.Fatalf("an expired access token: %d, want 401", res.StatusCode)
+	// An expired token says so, and where a new one comes from; the code stays the same.
+	res := acct.Client.Get("/api/v1/auth/me")
+	if e := wantError(t, res, 401, res.StatusCode, "INVALID_API_KEY"); !strings.Contains(e.Error.Message, "expired") || !strings.Contains(e.Error.Message, "/auth/refresh") {
+		t.Fatalf("an expired access token: %s", res.Body)
+	}
+	// A forged one, expired or not, learns nothing of the kind.
+	res = env.Client.WithBearer(parts[0] + "." + parts[1] + "." + string(sig)).Get("/api/v1/auth/me")
+	if e := wantError(t, res, 401, res.StatusCode, "INVALID_API_KEY"); strings.Contains(e.Error.Message, "/auth/refresh") {
+		t.Fatalf("a forged token is told to refresh: %s", res.Body)
+	}
+	res = env.Client.Post("/api/v1/auth/refresh", map[string]string{"refreshToken": acct.RefreshToken})
+	var tokens struct{ Data struct{ AccessToken string } }
+	res.JSON(t, &tokens)
+	if res.StatusCode != 200 || env.Client.WithBearer(tokens.Data.AccessToken).Get("/api/v1/auth/me").StatusCode != 200 {
+		t.Fatalf("refresh after expiry: %d %s", res.StatusCode, res.Body)
 	}
 }

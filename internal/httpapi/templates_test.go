@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/certhub/credentiald/internal/render"
 	"github.com/certhub/credentiald/internal/testkit"
 	"github.com/certhub/credentiald/internal/testkit/pdftext"
 )
@@ -95,7 +96,7 @@ func TestTemplatesRefuseUnknownPlaceholdersAndPagesThatDoNotFit(t *testing.T) {
 	t.Parallel()
 	env := testkit.NewServer(t)
 	acct := testkit.SignUp(t, env)
-	before, _ := env.Store.Fingerprint(t.Context())
+	before := testkit.Fingerprint(t, env)
 	cases := map[string]struct {
 		layout map[string]any
 		field  string
@@ -120,7 +121,7 @@ func TestTemplatesRefuseUnknownPlaceholdersAndPagesThatDoNotFit(t *testing.T) {
 	res := acct.Client.Post("/api/v1/templates", map[string]any{"name": "T", "layout": map[string]any{"rows": []any{map[string]any{"height": 30,
 		"cols": []any{map[string]any{"size": 12, "content": map[string]any{"type": "marquee"}}}}}}})
 	wantError(t, res, 400, res.StatusCode, "VALIDATION_ERROR")
-	if after, _ := env.Store.Fingerprint(t.Context()); after != before {
+	if after := testkit.Fingerprint(t, env); after != before {
 		t.Fatal("a refused template changed the database")
 	}
 }
@@ -193,7 +194,7 @@ func TestPreviewRendersPDFOrPNGByAccept(t *testing.T) {
 		res = reader.Post(path, map[string]any{"sample": map[string]any{"recipient": map[string]any{"firstName": name[0], "lastName": name[1]},
 			"event": map[string]any{"name": "Go Conference"}, "metadata": map[string]string{"company": "Acme"}}})
 		text, err := pdftext.Text(res.Body)
-		if err != nil || !strings.Contains(text, name[0]+" "+name[1]) || !strings.Contains(text, "Go Conference · Acme") {
+		if err != nil || !strings.Contains(text, render.FullName(name[0], name[1])) || !strings.Contains(text, "Go Conference · Acme") {
 			t.Fatalf("preview of %s (%v):\n%s", name, err, text)
 		}
 	}
@@ -218,7 +219,7 @@ func TestTemplatesOfAnotherAccountAreNotFound(t *testing.T) {
 	env := testkit.NewServer(t)
 	alice, bob := testkit.SignUp(t, env), testkit.SignUp(t, env)
 	path := "/api/v1/templates/" + bob.Template(t, env).String()
-	before, _ := env.Store.Fingerprint(t.Context())
+	before := testkit.Fingerprint(t, env)
 	for _, res := range []interface {
 		JSON(testing.TB, any)
 	}{
@@ -239,7 +240,7 @@ func TestTemplatesOfAnotherAccountAreNotFound(t *testing.T) {
 	if page.Meta.Total != 0 {
 		t.Fatalf("alice lists bob's templates: %+v", page)
 	}
-	if after, _ := env.Store.Fingerprint(t.Context()); after != before {
+	if after := testkit.Fingerprint(t, env); after != before {
 		t.Fatal("another account's request changed the database")
 	}
 }

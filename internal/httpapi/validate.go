@@ -3,6 +3,9 @@ package httpapi
 import (
 	"context"
 	"errors"
+	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -77,18 +80,37 @@ func collectDetails(err error, field string, out *[]apperr.Detail) {
 		if e.Parameter != nil {
 			f = e.Parameter.In + "." + e.Parameter.Name
 		}
+		if e.Err == nil && e.RequestBody != nil && strings.HasPrefix(e.Reason, "header Content-Type has unexpected value") {
+			*out = append(*out, apperr.Detail{Field: "header.Content-Type", Message: contentTypeMessage(e.Input.Request.Header.Get(echo.HeaderContentType), e.RequestBody)})
+			return
+		}
 		if e.Err == nil {
 			*out = append(*out, apperr.Detail{Field: f, Message: friendly(firstLine(e.Reason))})
 			return
 		}
 		collectDetails(e.Err, f, out)
 	case *openapi3.SchemaError:
-		// In 3.1 mode the JSON Schema 2020-12 leaf hides behind Unwrap.
-		if inner := errors.Unwrap(e); inner != nil {
+		// In 3.1 mode the JSON Schema 2020-12 leaf hides behind Unwrap; so do the nested
+		// errors of kin-openapi's own validator, which it uses for schemas with references.
+		// Both locate themselves from the root. A format validator's own error, though, is
+		// about this error's location.
+		inner := errors.Unwrap(e)
+		if isSchemaErrorTree(inner) {
 			collectDetails(inner, field, out)
 			return
 		}
-		*out = append(*out, apperr.Detail{Field: joinPointer(field, e.JSONPointer()), Message: friendly(e.Reason)})
+		at := joinPointer(field, e.JSONPointer())
+		var sl *spec.SingleLineError
+		switch {
+		case errors.As(inner, &sl):
+			*out = append(*out, apperr.Detail{Field: at, Message: sl.Error()})
+		case inner != nil:
+			*out = append(*out, apperr.Detail{Field: at, Message: friendly(firstLine(inner.Error()))})
+		case e.SchemaField == "pattern" && e.Schema != nil:
+			*out = append(*out, apperr.Detail{Field: at, Message: spec.PatternMessage(e.Schema.Pattern)})
+		default:
+			*out = append(*out, apperr.Detail{Field: at, Message: friendly(e.Reason)})
+		}
 	case *jsonschema.ValidationError:
 		schemaLeaves(e, field, out)
 	case *openapi3filter.ParseError:
@@ -107,6 +129,50 @@ func collectDetails(err error, field string, out *[]apperr.Detail) {
 		}
 		*out = append(*out, apperr.Detail{Field: field, Message: friendly(firstLine(err.Error()))})
 	}
+}
+
+// contentTypeMessage tells a request sent as got what the operation takes instead, read from
+// its request body in the contract: the media types, and for a form the fields that carry files.
+func contentTypeMessage(got string, body *openapi3.RequestBody) string {
+	var want []string
+	for _, mt := range slices.Sorted(maps.Keys(body.Content)) {
+		media := body.Content[mt]
+		if mt != "multipart/form-data" || media.Schema == nil || media.Schema.Value == nil {
+			want = append(want, mt)
+			continue
+		}
+		var files []string
+		props := media.Schema.Value.Properties
+		for _, name := range slices.Sorted(maps.Keys(props)) {
+			if p := props[name].Value; p != nil && (p.ContentMediaType != "" || p.Format == "binary") {
+				kind := "file"
+				if p.ContentMediaType != "" {
+					kind = p.ContentMediaType + " file"
+				}
+				files = append(files, fmt.Sprintf("the %s in the field %q", kind, name))
+			}
+		}
+		if len(files) == 0 {
+			want = append(want, mt)
+			continue
+		}
+		want = append(want, mt+" with "+strings.Join(files, " and "))
+	}
+	if got == "" {
+		return "is missing: send the body as " + strings.Join(want, ", or as ")
+	}
+	return fmt.Sprintf("is %q: send the body as %s", got, strings.Join(want, ", or as "))
+}
+
+// isSchemaErrorTree reports whether err, under any wrapping, holds further schema errors.
+func isSchemaErrorTree(err error) bool {
+	for ; err != nil; err = errors.Unwrap(err) {
+		switch err.(type) {
+		case openapi3.MultiError, *openapi3.SchemaError, *jsonschema.ValidationError:
+			return true
+		}
+	}
+	return false
 }
 
 var english = message.NewPrinter(language.English)
@@ -129,8 +195,15 @@ func schemaLeaves(ve *jsonschema.ValidationError, field string, out *[]apperr.De
 		for _, p := range k.Missing {
 			*out = append(*out, apperr.Detail{Field: at + "." + p, Message: "is required"})
 		}
+	case *kind.Pattern:
+		*out = append(*out, apperr.Detail{Field: at, Message: spec.PatternMessage(k.Want)})
 	case *kind.Format:
-		*out = append(*out, apperr.Detail{Field: at, Message: "must be a valid " + k.Want})
+		msg := "must be a valid " + k.Want
+		var sl *spec.SingleLineError
+		if errors.As(k.Err, &sl) {
+			msg = sl.Error()
+		}
+		*out = append(*out, apperr.Detail{Field: at, Message: msg})
 	default:
 		*out = append(*out, apperr.Detail{Field: at, Message: friendly(ve.ErrorKind.LocalizedString(english))})
 	}

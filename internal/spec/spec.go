@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
 
 	"github.com/certhub/credentiald/openapi"
 )
@@ -31,10 +32,12 @@ func (emailFormat) Validate(v string) error {
 	return nil
 }
 
-// IsEmail reports whether v is a bare email address, the contract's `email` format.
+// IsEmail reports whether v is one bare email address of at most 254 bytes (RFC 5321's limit
+// of a path): no display name, no list, no line break. It is the contract's `email` format and
+// the one check every email address goes through (accounts, attendees, outbound mail).
 func IsEmail(v string) bool {
 	a, err := mail.ParseAddress(v)
-	return err == nil && a.Address == v
+	return err == nil && a.Address == v && len(v) <= 254
 }
 
 type uuidFormat struct{}
@@ -46,12 +49,17 @@ func (uuidFormat) Validate(v string) error {
 	return nil
 }
 
-// Load returns the parsed, validated document. kin-openapi checks `uuid` and `email` only
-// with validators defined, so Load defines them first.
+// Load returns the parsed, validated document. kin-openapi checks `uuid`, `email` and the
+// contract's own `single-line` only with validators defined, so Load defines them first.
 func Load() (*openapi3.T, error) {
 	once.Do(func() {
 		openapi3.DefineStringFormatValidator("uuid", uuidFormat{})
 		openapi3.DefineStringFormatValidator("email", emailFormat{})
+		openapi3.DefineStringFormatValidator(SingleLineFormat, singleLineFormat{})
+		// A form's file part may come with any media type (browsers differ for one CSV file),
+		// and kin-openapi decodes a part only with a decoder registered for its type: read
+		// the others as they are, and let the operation judge the content.
+		openapi3filter.RegisterBodyDecoder("*/*", openapi3filter.FileBodyDecoder)
 		loader := openapi3.NewLoader()
 		doc, docErr = loader.LoadFromData(openapi.Document)
 		if docErr == nil {

@@ -7,7 +7,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/gen/db"
-	"github.com/certhub/credentiald/internal/apperr"
 )
 
 // Account is an organisation using the service.
@@ -27,61 +26,69 @@ type User struct {
 	Role      string
 }
 
-// NewAccount is what creating an account with its owner takes.
+// NewAccount is an account to create.
 type NewAccount struct {
-	AccountName  string
-	Plan         string
-	OwnerEmail   string
-	OwnerName    string
+	Name string
+	Plan string
+}
+
+// NewUser is a user to create in an account.
+type NewUser struct {
+	AccountID    uuid.UUID
+	Email        string
+	Name         string
 	PasswordHash string
+	Role         string // owner or member
 }
 
-// CreateAccountWithOwner creates an account and its owner in one transaction.
-func (s *Store) CreateAccountWithOwner(ctx context.Context, n NewAccount) (Account, User, error) {
-	var acc db.Account
-	var usr db.User
-	err := s.WithTx(ctx, func(q *db.Queries) error {
-		if ok, err := q.PlanExists(ctx, n.Plan); err != nil {
-			return err
-		} else if !ok {
-			return apperr.Invalid("plan", "unknown plan "+n.Plan)
-		}
-		var err error
-		if acc, err = q.CreateAccount(ctx, db.CreateAccountParams{ID: newID(), Name: n.AccountName, Plan: n.Plan}); err != nil {
-			return err
-		}
-		usr, err = q.CreateUser(ctx, db.CreateUserParams{ID: newID(), AccountID: acc.ID, Email: n.OwnerEmail,
-			Name: n.OwnerName, PasswordHash: n.PasswordHash, Role: "owner"})
-		return err
-	})
-	if err != nil {
-		return Account{}, User{}, err
-	}
-	return accountFrom(acc), userFrom(usr), nil
+// PlanExists reports whether plan is one of the plans.
+func (d queries) PlanExists(ctx context.Context, plan string) (bool, error) {
+	ok, err := d.q.PlanExists(ctx, plan)
+	return ok, mapError(err)
 }
 
-// SetAccountPlan moves an account to another plan.
-func (s *Store) SetAccountPlan(ctx context.Context, accountID uuid.UUID, plan string) (Account, error) {
-	var acc db.Account
-	err := s.WithTx(ctx, func(q *db.Queries) error {
-		if ok, err := q.PlanExists(ctx, plan); err != nil {
-			return err
-		} else if !ok {
-			return apperr.Invalid("plan", "unknown plan "+plan)
-		}
-		var err error
-		acc, err = q.SetAccountPlan(ctx, db.SetAccountPlanParams{ID: accountID, Plan: plan})
-		return err
-	})
+// CreateAccount creates an account, created at now. A conflict on AccountPlanExists: no such
+// plan.
+func (d queries) CreateAccount(ctx context.Context, a NewAccount, now time.Time) (Account, error) {
+	row, err := d.q.CreateAccount(ctx, db.CreateAccountParams{ID: newID(), Name: a.Name, Plan: a.Plan, Now: now})
 	if err != nil {
-		return Account{}, err
+		return Account{}, mapError(err)
 	}
-	return accountFrom(acc), nil
+	return accountFrom(row), nil
+}
+
+// CreateUser creates a user, created at now. A conflict on UniqueUserEmail: the email is taken.
+func (d queries) CreateUser(ctx context.Context, u NewUser, now time.Time) (User, error) {
+	row, err := d.q.CreateUser(ctx, db.CreateUserParams{ID: newID(), AccountID: u.AccountID, Email: u.Email, Name: u.Name,
+		PasswordHash: u.PasswordHash, Role: u.Role, Now: now})
+	if err != nil {
+		return User{}, mapError(err)
+	}
+	return userFrom(row), nil
+}
+
+// SetAccountPlan moves an account to another plan, at now. A conflict on AccountPlanExists: no
+// such plan.
+func (d queries) SetAccountPlan(ctx context.Context, accountID uuid.UUID, plan string, now time.Time) (Account, error) {
+	row, err := d.q.SetAccountPlan(ctx, db.SetAccountPlanParams{ID: accountID, Plan: plan, Now: now})
+	if err != nil {
+		return Account{}, mapError(err)
+	}
+	return accountFrom(row), nil
+}
+
+// FindAccountOwner returns the owner of an account.
+func (d queries) FindAccountOwner(ctx context.Context, accountID uuid.UUID) (User, error) {
+	row, err := d.q.FindAccountOwner(ctx, accountID)
+	if err != nil {
+		return User{}, mapError(err)
+	}
+	return userFrom(row), nil
 }
 
 // FindAccountByID returns an account.
-func (s *Store) FindAccountByID(ctx context.Context, id uuid.UUID) (Account, error) {
-	acc, err := s.q.GetAccount(ctx, id)
+func (d queries) FindAccountByID(ctx context.Context, id uuid.UUID) (Account, error) {
+	acc, err := d.q.GetAccount(ctx, id)
 	if err != nil {
 		return Account{}, mapError(err)
 	}
@@ -89,8 +96,8 @@ func (s *Store) FindAccountByID(ctx context.Context, id uuid.UUID) (Account, err
 }
 
 // FindUserByEmail returns the user with email (compared trimmed and case-insensitively).
-func (s *Store) FindUserByEmail(ctx context.Context, email string) (User, error) {
-	u, err := s.q.FindUserByEmail(ctx, email)
+func (d queries) FindUserByEmail(ctx context.Context, email string) (User, error) {
+	u, err := d.q.FindUserByEmail(ctx, email)
 	if err != nil {
 		return User{}, mapError(err)
 	}
@@ -106,8 +113,8 @@ type Credentials struct {
 }
 
 // FindCredentialsByEmail returns the credentials of the user with email.
-func (s *Store) FindCredentialsByEmail(ctx context.Context, email string) (Credentials, error) {
-	u, err := s.q.FindUserByEmail(ctx, email)
+func (d queries) FindCredentialsByEmail(ctx context.Context, email string) (Credentials, error) {
+	u, err := d.q.FindUserByEmail(ctx, email)
 	if err != nil {
 		return Credentials{}, mapError(err)
 	}
@@ -115,8 +122,8 @@ func (s *Store) FindCredentialsByEmail(ctx context.Context, email string) (Crede
 }
 
 // FindCredentials returns the credentials of a user of an account.
-func (s *Store) FindCredentials(ctx context.Context, accountID, userID uuid.UUID) (Credentials, error) {
-	u, err := s.q.GetUser(ctx, db.GetUserParams{AccountID: accountID, ID: userID})
+func (d queries) FindCredentials(ctx context.Context, accountID, userID uuid.UUID) (Credentials, error) {
+	u, err := d.q.GetUser(ctx, db.GetUserParams{AccountID: accountID, ID: userID})
 	if err != nil {
 		return Credentials{}, mapError(err)
 	}
@@ -139,8 +146,8 @@ type Profile struct {
 }
 
 // FindProfile returns a user of an account with that account.
-func (s *Store) FindProfile(ctx context.Context, accountID, userID uuid.UUID) (Profile, error) {
-	r, err := s.q.GetUserProfile(ctx, db.GetUserProfileParams{AccountID: accountID, ID: userID})
+func (d queries) FindProfile(ctx context.Context, accountID, userID uuid.UUID) (Profile, error) {
+	r, err := d.q.GetUserProfile(ctx, db.GetUserProfileParams{AccountID: accountID, ID: userID})
 	if err != nil {
 		return Profile{}, mapError(err)
 	}

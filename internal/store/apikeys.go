@@ -2,11 +2,9 @@ package store
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 
 	"github.com/certhub/credentiald/gen/db"
 )
@@ -34,44 +32,34 @@ type NewAPIKey struct {
 	ExpiresAt *time.Time
 }
 
-// CreateAPIKey stores a key and, in the same transaction, the email that tells the account's
-// owner about it. notice is called with the owner once the key exists.
-func (s *Store) CreateAPIKey(ctx context.Context, k NewAPIKey, notice func(owner User, key APIKey) OutboundEmail) (APIKey, error) {
-	var out APIKey
-	err := s.WithTx(ctx, func(q *db.Queries) error {
-		row, err := q.CreateAPIKey(ctx, db.CreateAPIKeyParams{ID: newID(), AccountID: k.AccountID, CreatedBy: k.CreatedBy,
-			Name: k.Name, Scopes: k.Scopes, Prefix: k.Prefix, KeyHash: k.Hash, ExpiresAt: k.ExpiresAt})
-		if err != nil {
-			return err
-		}
-		out = apiKeyFrom(row)
-		owner, err := q.FindAccountOwner(ctx, k.AccountID)
-		if err != nil {
-			return err
-		}
-		_, err = enqueueEmail(ctx, q, notice(userFrom(owner), out))
-		return err
-	})
-	return out, err
+// CreateAPIKey stores a key, created at now.
+func (d queries) CreateAPIKey(ctx context.Context, k NewAPIKey, now time.Time) (APIKey, error) {
+	row, err := d.q.CreateAPIKey(ctx, db.CreateAPIKeyParams{ID: newID(), AccountID: k.AccountID, CreatedBy: k.CreatedBy,
+		Name: k.Name, Scopes: k.Scopes, Prefix: k.Prefix, KeyHash: k.Hash, ExpiresAt: k.ExpiresAt, Now: now})
+	if err != nil {
+		return APIKey{}, mapError(err)
+	}
+	return apiKeyFrom(row), nil
 }
 
-// ListActiveAPIKeys returns the account's keys that are neither deleted nor expired, newest first.
-func (s *Store) ListActiveAPIKeys(ctx context.Context, accountID uuid.UUID) ([]APIKey, error) {
-	rows, err := s.q.ListActiveAPIKeys(ctx, accountID)
+// ListActiveAPIKeys returns the account's keys that are neither deleted nor expired at now,
+// newest first.
+func (d queries) ListActiveAPIKeys(ctx context.Context, accountID uuid.UUID, now time.Time) ([]APIKey, error) {
+	rows, err := d.q.ListActiveAPIKeys(ctx, db.ListActiveAPIKeysParams{AccountID: accountID, Now: now})
 	if err != nil {
 		return nil, mapError(err)
 	}
 	return convert(rows, apiKeyFrom), nil
 }
 
-// DeleteAPIKey deletes a key of the account; it answers 401 from then on.
-func (s *Store) DeleteAPIKey(ctx context.Context, accountID, id uuid.UUID) error {
-	n, err := s.q.DeleteAPIKey(ctx, db.DeleteAPIKeyParams{AccountID: accountID, ID: id})
+// DeleteAPIKey deletes a key of the account at now. ErrNotFound: no such key (or deleted).
+func (d queries) DeleteAPIKey(ctx context.Context, accountID, id uuid.UUID, now time.Time) error {
+	n, err := d.q.DeleteAPIKey(ctx, db.DeleteAPIKeyParams{AccountID: accountID, ID: id, Now: now})
 	if err != nil {
 		return mapError(err)
 	}
 	if n == 0 {
-		return notFound("API key")
+		return ErrNotFound
 	}
 	return nil
 }
@@ -84,23 +72,19 @@ type ActiveKey struct {
 	LastUsedAt *time.Time
 }
 
-// ErrNoSuchKey reports a key that is unknown, deleted or expired.
-var ErrNoSuchKey = errors.New("no active API key with this hash")
-
-// FindActiveAPIKey returns the live key with hash.
-func (s *Store) FindActiveAPIKey(ctx context.Context, hash []byte) (ActiveKey, error) {
-	r, err := s.q.FindActiveAPIKeyByHash(ctx, hash)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return ActiveKey{}, ErrNoSuchKey
-	} else if err != nil {
+// FindActiveAPIKey returns the key with hash that is neither deleted nor expired at now.
+// ErrNotFound: there is none.
+func (d queries) FindActiveAPIKey(ctx context.Context, hash []byte, now time.Time) (ActiveKey, error) {
+	r, err := d.q.FindActiveAPIKeyByHash(ctx, db.FindActiveAPIKeyByHashParams{KeyHash: hash, Now: now})
+	if err != nil {
 		return ActiveKey{}, mapError(err)
 	}
 	return ActiveKey{ID: r.ID, AccountID: r.AccountID, Scopes: r.Scopes, LastUsedAt: r.LastUsedAt}, nil
 }
 
-// TouchAPIKey records that a key was used (at most once a minute).
-func (s *Store) TouchAPIKey(ctx context.Context, id uuid.UUID) error {
-	return mapError(s.q.TouchAPIKey(ctx, id))
+// TouchAPIKey records that a key was used at now (at most once a minute).
+func (d queries) TouchAPIKey(ctx context.Context, id uuid.UUID, now time.Time) error {
+	return mapError(d.q.TouchAPIKey(ctx, db.TouchAPIKeyParams{ID: id, Now: now}))
 }
 
 func apiKeyFrom(r db.ApiKey) APIKey {

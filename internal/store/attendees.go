@@ -6,10 +6,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 
 	"github.com/certhub/credentiald/gen/db"
-	"github.com/certhub/credentiald/internal/apperr"
 )
 
 // Attendee is a person attending an event.
@@ -37,122 +35,114 @@ type AttendeeChanges struct {
 	Metadata                   map[string]string // nil: unchanged; otherwise replaces the map
 }
 
-// CreateAttendee adds an attendee to an event of the account.
-func (s *Store) CreateAttendee(ctx context.Context, accountID, eventID uuid.UUID, f AttendeeFields) (Attendee, error) {
-	var row db.Attendee
-	err := s.WithTx(ctx, func(q *db.Queries) error {
-		if _, err := q.LockEventForAttendees(ctx, db.LockEventForAttendeesParams{AccountID: accountID, ID: eventID}); err != nil {
-			return notFoundAt(err, "event", "body.eventId", noSuchEvent)
-		}
-		var err error
-		row, err = q.CreateAttendee(ctx, db.CreateAttendeeParams{ID: newID(), AccountID: accountID, EventID: eventID,
-			FirstName: f.FirstName, LastName: f.LastName, Email: f.Email, Metadata: metadataJSON(f.Metadata)})
-		return err
-	})
-	return attendeeFrom(row), err
+// CreateAttendee adds an attendee to an event, created at now.
+func (d queries) CreateAttendee(ctx context.Context, accountID, eventID uuid.UUID, f AttendeeFields, now time.Time) (Attendee, error) {
+	row, err := d.q.CreateAttendee(ctx, db.CreateAttendeeParams{ID: newID(), AccountID: accountID, EventID: eventID,
+		FirstName: f.FirstName, LastName: f.LastName, Email: f.Email, Metadata: metadataJSON(f.Metadata), Now: now})
+	if err != nil {
+		return Attendee{}, mapError(err)
+	}
+	return attendeeFrom(row), nil
 }
 
 // FindAttendee returns an attendee of the account.
-func (s *Store) FindAttendee(ctx context.Context, accountID, id uuid.UUID) (Attendee, error) {
-	row, err := s.q.GetAttendee(ctx, db.GetAttendeeParams{AccountID: accountID, ID: id})
+func (d queries) FindAttendee(ctx context.Context, accountID, id uuid.UUID) (Attendee, error) {
+	row, err := d.q.GetAttendee(ctx, db.GetAttendeeParams{AccountID: accountID, ID: id})
 	if err != nil {
-		return Attendee{}, notFoundAs(err, "attendee")
+		return Attendee{}, mapError(err)
 	}
 	return attendeeFrom(row), nil
 }
 
 // ListAttendees returns a page of the account's attendees, of one event when eventID is set,
 // newest first, and how many there are.
-func (s *Store) ListAttendees(ctx context.Context, accountID uuid.UUID, eventID *uuid.UUID, p Page) ([]Attendee, int, error) {
-	rows, err := s.q.ListAttendees(ctx, db.ListAttendeesParams{AccountID: accountID, EventID: eventID,
+func (d queries) ListAttendees(ctx context.Context, accountID uuid.UUID, eventID *uuid.UUID, p Page) ([]Attendee, int, error) {
+	rows, err := d.q.ListAttendees(ctx, db.ListAttendeesParams{AccountID: accountID, EventID: eventID,
 		PageSize: p.limit(), PageOffset: p.offset()})
 	if err != nil {
 		return nil, 0, mapError(err)
 	}
-	total, err := s.CountAttendees(ctx, accountID, eventID)
+	total, err := d.CountAttendees(ctx, accountID, eventID)
 	return convert(rows, attendeeFrom), total, err
 }
 
 // CountAttendees counts the account's attendees, of one event when eventID is set.
-func (s *Store) CountAttendees(ctx context.Context, accountID uuid.UUID, eventID *uuid.UUID) (int, error) {
-	n, err := s.q.CountAttendees(ctx, db.CountAttendeesParams{AccountID: accountID, EventID: eventID})
+func (d queries) CountAttendees(ctx context.Context, accountID uuid.UUID, eventID *uuid.UUID) (int, error) {
+	n, err := d.q.CountAttendees(ctx, db.CountAttendeesParams{AccountID: accountID, EventID: eventID})
 	return int(n), mapError(err)
 }
 
-// UpdateAttendee changes the fields c sets.
-func (s *Store) UpdateAttendee(ctx context.Context, accountID, id uuid.UUID, c AttendeeChanges) (Attendee, error) {
-	p := db.UpdateAttendeeParams{AccountID: accountID, ID: id, FirstName: c.FirstName, LastName: c.LastName, Email: c.Email}
+// UpdateAttendee changes the fields c sets, at now.
+func (d queries) UpdateAttendee(ctx context.Context, accountID, id uuid.UUID, c AttendeeChanges, now time.Time) (Attendee, error) {
+	p := db.UpdateAttendeeParams{AccountID: accountID, ID: id, FirstName: c.FirstName, LastName: c.LastName, Email: c.Email, Now: now}
 	if c.Metadata != nil {
 		p.Metadata = metadataJSON(c.Metadata)
 	}
-	row, err := s.q.UpdateAttendee(ctx, p)
+	row, err := d.q.UpdateAttendee(ctx, p)
 	if err != nil {
-		return Attendee{}, notFoundAs(err, "attendee")
+		return Attendee{}, mapError(err)
 	}
 	return attendeeFrom(row), nil
 }
 
-// DeleteAttendee removes an attendee and their draft certificates. One who holds an issued
-// certificate or a badge stays: 409, and nothing is removed.
-func (s *Store) DeleteAttendee(ctx context.Context, accountID, id uuid.UUID) error {
-	return s.WithTx(ctx, func(q *db.Queries) error {
-		if _, err := q.LockAttendee(ctx, db.LockAttendeeParams{AccountID: accountID, ID: id}); err != nil {
-			return notFoundAs(err, "attendee")
-		}
-		held, err := q.AttendeeHoldings(ctx, db.AttendeeHoldingsParams{AccountID: accountID, ID: id})
-		if err != nil {
-			return err
-		}
-		if held.Certificates > 0 {
-			return apperr.New(apperr.AttendeeHasCerts, "The attendee holds %d issued certificates; issued certificates are never erased, so the attendee stays.", held.Certificates)
-		}
-		if held.Badges > 0 {
-			return apperr.New(apperr.AttendeeHasBadges, "The attendee was issued %d badges; issued badges are never erased, so the attendee stays.", held.Badges)
-		}
-		if err := q.DeleteDraftCertificatesOfAttendee(ctx, db.DeleteDraftCertificatesOfAttendeeParams{AccountID: accountID, ID: id}); err != nil {
-			return err
-		}
-		return q.DeleteAttendee(ctx, db.DeleteAttendeeParams{AccountID: accountID, ID: id})
-	})
+// LockAttendee holds an attendee of the account until the transaction ends, so that nothing
+// is issued to them meanwhile.
+func (d queries) LockAttendee(ctx context.Context, accountID, id uuid.UUID) error {
+	_, err := d.q.LockAttendee(ctx, db.LockAttendeeParams{AccountID: accountID, ID: id})
+	return mapError(err)
 }
 
-// ImportPlan decides, inside the import's transaction, which rows to add: it receives the
-// normalised emails already on the event and returns the attendees to insert.
-type ImportPlan func(existing map[string]struct{}) ([]AttendeeFields, error)
+// Holdings counts what an attendee was issued: certificates (drafts aside) and badges.
+type Holdings struct{ Certificates, Badges int }
 
-// ImportAttendees adds attendees to an event in one transaction with COPY. The event row is
-// locked first, so concurrent imports into one event see each other's rows.
-func (s *Store) ImportAttendees(ctx context.Context, accountID, eventID uuid.UUID, plan ImportPlan) (int, error) {
-	var added int
-	err := s.WithTx(ctx, func(q *db.Queries) error {
-		if _, err := q.LockEventForAttendees(ctx, db.LockEventForAttendeesParams{AccountID: accountID, ID: eventID}); err != nil {
-			return notFoundAt(err, "event", "query.eventId", noSuchEvent)
+// AttendeeHoldings counts an attendee's issued certificates and badges.
+func (d queries) AttendeeHoldings(ctx context.Context, accountID, id uuid.UUID) (Holdings, error) {
+	h, err := d.q.AttendeeHoldings(ctx, db.AttendeeHoldingsParams{AccountID: accountID, ID: id})
+	if err != nil {
+		return Holdings{}, mapError(err)
+	}
+	return Holdings{Certificates: int(h.Certificates), Badges: int(h.Badges)}, nil
+}
+
+// DeleteAttendee removes an attendee with their draft certificates. Run it in a transaction.
+func (t *Tx) DeleteAttendee(ctx context.Context, accountID, id uuid.UUID) error {
+	if err := t.q.DeleteDraftCertificatesOfAttendee(ctx, db.DeleteDraftCertificatesOfAttendeeParams{AccountID: accountID, ID: id}); err != nil {
+		return mapError(err)
+	}
+	return mapError(t.q.DeleteAttendee(ctx, db.DeleteAttendeeParams{AccountID: accountID, ID: id}))
+}
+
+// LockEventForAttendees keeps an event of the account from being deleted while attendees are
+// added to it, and serialises imports into it, until the transaction ends.
+func (d queries) LockEventForAttendees(ctx context.Context, accountID, eventID uuid.UUID) error {
+	_, err := d.q.LockEventForAttendees(ctx, db.LockEventForAttendeesParams{AccountID: accountID, ID: eventID})
+	return mapError(err)
+}
+
+// EventAttendeeEmails returns the normalised emails of an event's attendees.
+func (d queries) EventAttendeeEmails(ctx context.Context, eventID uuid.UUID) (map[string]struct{}, error) {
+	emails, err := d.q.EventAttendeeEmails(ctx, eventID)
+	if err != nil {
+		return nil, mapError(err)
+	}
+	out := make(map[string]struct{}, len(emails))
+	for _, e := range emails {
+		if e != nil {
+			out[*e] = struct{}{}
 		}
-		emails, err := q.EventAttendeeEmails(ctx, eventID)
-		if err != nil {
-			return err
-		}
-		existing := make(map[string]struct{}, len(emails))
-		for _, e := range emails {
-			if e != nil {
-				existing[*e] = struct{}{}
-			}
-		}
-		rows, err := plan(existing)
-		if err != nil || len(rows) == 0 {
-			return err
-		}
-		now := time.Now().UTC()
-		params := make([]db.CopyAttendeesParams, len(rows))
-		for i, r := range rows {
-			params[i] = db.CopyAttendeesParams{ID: newID(), AccountID: accountID, EventID: eventID, FirstName: r.FirstName,
-				LastName: r.LastName, Email: r.Email, Metadata: metadataJSON(r.Metadata), CreatedAt: now, UpdatedAt: now}
-		}
-		n, err := q.CopyAttendees(ctx, params)
-		added = int(n)
-		return err
-	})
-	return added, err
+	}
+	return out, nil
+}
+
+// CopyAttendees adds attendees to an event with COPY, created at now, and counts them.
+func (d queries) CopyAttendees(ctx context.Context, accountID, eventID uuid.UUID, rows []AttendeeFields, now time.Time) (int, error) {
+	params := make([]db.CopyAttendeesParams, len(rows))
+	for i, r := range rows {
+		params[i] = db.CopyAttendeesParams{ID: newID(), AccountID: accountID, EventID: eventID, FirstName: r.FirstName,
+			LastName: r.LastName, Email: r.Email, Metadata: metadataJSON(r.Metadata), CreatedAt: now, UpdatedAt: now}
+	}
+	n, err := d.q.CopyAttendees(ctx, params)
+	return int(n), mapError(err)
 }
 
 // ExportRow is one attendee of an export with the certificate that best describes them.
@@ -163,58 +153,44 @@ type ExportRow struct {
 	VerificationCode  string
 }
 
-const exportBatch = 1000
-
-// ExportAttendees calls header with the event's metadata keys and then row for each attendee,
-// oldest first, reading in batches from one snapshot: memory stays bounded whatever the size.
-func (s *Store) ExportAttendees(ctx context.Context, eventID uuid.UUID, header func(metadataKeys []string) error, row func(ExportRow) error) error {
-	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
-	if err != nil {
-		return mapError(err)
-	}
-	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
-	q := s.q.WithTx(tx)
-	keys, err := q.EventMetadataKeys(ctx, eventID)
-	if err != nil {
-		return mapError(err)
-	}
-	if err := header(keys); err != nil {
-		return err
-	}
-	now := time.Now()
-	after := db.ExportAttendeesParams{EventID: eventID, AfterCreatedAt: time.Unix(0, 0), BatchSize: exportBatch}
-	for {
-		batch, err := q.ExportAttendees(ctx, after)
-		if err != nil {
-			return mapError(err)
-		}
-		for _, r := range batch {
-			out := ExportRow{Attendee: Attendee{ID: r.ID, EventID: eventID, FirstName: r.FirstName, LastName: r.LastName,
-				Email: r.Email, Metadata: metadataMap(r.Metadata), CreatedAt: r.CreatedAt},
-				CertificateStatus: certificateStatus(r.CertificateStatus, r.CertificateExpiresAt, now),
-				CertificateNumber: r.CertificateNumber, VerificationCode: r.VerificationCode}
-			if err := row(out); err != nil {
-				return err
-			}
-		}
-		if len(batch) < exportBatch {
-			return nil
-		}
-		last := batch[len(batch)-1]
-		after.AfterCreatedAt, after.AfterID = last.CreatedAt, last.ID
-	}
+// ExportCursor is a position in an event's attendees, oldest first: the next batch starts
+// after (CreatedAt, ID). Its zero value is the start.
+type ExportCursor struct {
+	CreatedAt time.Time
+	ID        uuid.UUID
 }
 
-// certificateStatus is the status a client sees: an issued certificate past its expiry reads
-// as expired.
-func certificateStatus(stored string, expiresAt *time.Time, now time.Time) string {
-	switch {
-	case stored == "issued" && expiresAt != nil && !now.Before(*expiresAt):
-		return "expired"
-	case stored == "issued":
-		return "valid"
+// EventMetadataKeys returns the metadata keys of the event's attendees created at or before
+// until, sorted.
+func (d queries) EventMetadataKeys(ctx context.Context, eventID uuid.UUID, until time.Time) ([]string, error) {
+	keys, err := d.q.EventMetadataKeys(ctx, db.EventMetadataKeysParams{EventID: eventID, Until: until})
+	return keys, mapError(err)
+}
+
+// ExportAttendees reads one batch of up to n attendees of the event created at or before
+// until, after the cursor, oldest first, each with the status its certificate has at now; and
+// the cursor after the batch. One short statement: no transaction stays open between batches.
+func (d queries) ExportAttendees(ctx context.Context, eventID uuid.UUID, until time.Time, after ExportCursor, n int, now time.Time) ([]ExportRow, ExportCursor, error) {
+	if after.CreatedAt.IsZero() {
+		after.CreatedAt = time.Unix(0, 0)
 	}
-	return stored
+	batch, err := d.q.ExportAttendees(ctx, db.ExportAttendeesParams{EventID: eventID, Until: until, AfterCreatedAt: after.CreatedAt,
+		AfterID: after.ID, BatchSize: int32(n)})
+	if err != nil {
+		return nil, after, mapError(err)
+	}
+	out := make([]ExportRow, len(batch))
+	for i, r := range batch {
+		out[i] = ExportRow{Attendee: Attendee{ID: r.ID, EventID: eventID, FirstName: r.FirstName, LastName: r.LastName,
+			Email: r.Email, Metadata: metadataMap(r.Metadata), CreatedAt: r.CreatedAt},
+			CertificateStatus: certificateStatus(r.CertificateStatus, r.CertificateExpiresAt, now),
+			CertificateNumber: r.CertificateNumber, VerificationCode: r.VerificationCode}
+	}
+	if len(batch) > 0 {
+		last := batch[len(batch)-1]
+		after = ExportCursor{CreatedAt: last.CreatedAt, ID: last.ID}
+	}
+	return out, after, nil
 }
 
 func attendeeFrom(r db.Attendee) Attendee {

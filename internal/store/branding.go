@@ -24,8 +24,8 @@ type Branding struct {
 }
 
 // FindBranding returns the account's branding; an account that never set it has all fields nil.
-func (s *Store) FindBranding(ctx context.Context, accountID uuid.UUID) (Branding, error) {
-	r, err := s.q.GetBranding(ctx, accountID)
+func (d queries) FindBranding(ctx context.Context, accountID uuid.UUID) (Branding, error) {
+	r, err := d.q.GetBranding(ctx, accountID)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Branding{}, nil
 	} else if err != nil {
@@ -34,11 +34,11 @@ func (s *Store) FindBranding(ctx context.Context, accountID uuid.UUID) (Branding
 	return brandingFrom(r), nil
 }
 
-// PutBranding replaces the account's branding as a whole.
-func (s *Store) PutBranding(ctx context.Context, accountID uuid.UUID, b Branding) (Branding, error) {
-	r, err := s.q.PutBranding(ctx, db.PutBrandingParams{AccountID: accountID, IssuerName: b.IssuerName,
+// PutBranding replaces the account's branding as a whole, at now.
+func (d queries) PutBranding(ctx context.Context, accountID uuid.UUID, b Branding, now time.Time) (Branding, error) {
+	r, err := d.q.PutBranding(ctx, db.PutBrandingParams{AccountID: accountID, IssuerName: b.IssuerName,
 		Website: b.Website, Logo: b.Logo, PrimaryColor: b.PrimaryColor, EmailFromName: b.EmailFromName,
-		EmailReplyTo: b.EmailReplyTo})
+		EmailReplyTo: b.EmailReplyTo, Now: now})
 	if err != nil {
 		return Branding{}, mapError(err)
 	}

@@ -35,18 +35,16 @@ type EmailDelivery struct {
 	CreatedAt     time.Time
 }
 
-func enqueueEmail(ctx context.Context, q *db.Queries, m OutboundEmail) (EmailDelivery, error) {
-	row, err := q.EnqueueEmail(ctx, db.EnqueueEmailParams{ID: newID(), AccountID: m.AccountID, Kind: m.Kind,
+// EnqueueEmail records a message for the email worker, due at now. A message with a cause is
+// recorded in the transaction of that cause.
+func (d queries) EnqueueEmail(ctx context.Context, m OutboundEmail, now time.Time) (EmailDelivery, error) {
+	row, err := d.q.EnqueueEmail(ctx, db.EnqueueEmailParams{ID: newID(), AccountID: m.AccountID, Kind: m.Kind,
 		CertificateID: m.CertificateID, BadgeAssertionID: m.BadgeAssertionID, ToAddress: m.ToAddress,
-		ToName: m.ToName, FromName: m.FromName, ReplyTo: m.ReplyTo, Subject: m.Subject, BodyText: m.BodyText})
-	return emailDeliveryFrom(row), err
-}
-
-// EnqueueEmail records one message on its own (a caller with a cause to commit alongside uses
-// the transaction of that cause instead).
-func (s *Store) EnqueueEmail(ctx context.Context, m OutboundEmail) (EmailDelivery, error) {
-	d, err := enqueueEmail(ctx, s.q, m)
-	return d, mapError(err)
+		ToName: m.ToName, FromName: m.FromName, ReplyTo: m.ReplyTo, Subject: m.Subject, BodyText: m.BodyText, Now: now})
+	if err != nil {
+		return EmailDelivery{}, mapError(err)
+	}
+	return emailDeliveryFrom(row), nil
 }
 
 // EmailClaim is what a worker claims: up to Batch messages due at Now, each for Lease. A
@@ -60,8 +58,8 @@ type EmailClaim struct {
 
 // ClaimDueEmails takes due messages, counting an attempt on each: a worker that dies leaves
 // them due again once the lease has passed, and that attempt stays counted.
-func (s *Store) ClaimDueEmails(ctx context.Context, c EmailClaim) ([]EmailDelivery, error) {
-	rows, err := s.q.ClaimDueEmails(ctx, db.ClaimDueEmailsParams{LeasedUntil: c.Now.Add(c.Lease), Now: c.Now,
+func (d queries) ClaimDueEmails(ctx context.Context, c EmailClaim) ([]EmailDelivery, error) {
+	rows, err := d.q.ClaimDueEmails(ctx, db.ClaimDueEmailsParams{LeasedUntil: c.Now.Add(c.Lease), Now: c.Now,
 		MaxAttempts: int32(c.MaxAttempts), BatchSize: int32(c.Batch)})
 	if err != nil {
 		return nil, mapError(err)
@@ -71,51 +69,36 @@ func (s *Store) ClaimDueEmails(ctx context.Context, c EmailClaim) ([]EmailDelive
 
 // FailLapsedEmails records as failed, with reason, the messages claimed maxAttempts times whose
 // last lease ran out at now with no outcome recorded, and returns them.
-func (s *Store) FailLapsedEmails(ctx context.Context, now time.Time, maxAttempts int, reason string) ([]EmailDelivery, error) {
-	rows, err := s.q.FailLapsedEmails(ctx, db.FailLapsedEmailsParams{Now: now, MaxAttempts: int32(maxAttempts), LastError: &reason})
+func (d queries) FailLapsedEmails(ctx context.Context, now time.Time, maxAttempts int, reason string) ([]EmailDelivery, error) {
+	rows, err := d.q.FailLapsedEmails(ctx, db.FailLapsedEmailsParams{Now: now, MaxAttempts: int32(maxAttempts), LastError: &reason})
 	if err != nil {
 		return nil, mapError(err)
 	}
 	return convert(rows, emailDeliveryFrom), nil
 }
 
-// MarkEmailSent records a delivered message. A certificate's delivery email writes the
-// certificate.sent event to the outbox in the same transaction.
-func (s *Store) MarkEmailSent(ctx context.Context, id uuid.UUID) error {
-	return s.WithTx(ctx, func(q *db.Queries) error {
-		d, err := q.MarkEmailSent(ctx, id)
-		if err != nil || d.Kind != "certificate" || d.CertificateID == nil {
-			return err
-		}
-		c, err := q.GetCertificateByID(ctx, *d.CertificateID)
-		if err != nil {
-			return err
-		}
-		at := time.Now().UTC()
-		if d.SentAt != nil {
-			at = d.SentAt.UTC()
-		}
-		cert := certificateFrom(c, at)
-		return (&Tx{q: q}).Outbox(ctx, d.AccountID, "certificate.sent", at, map[string]any{
-			"eventType": "certificate.sent", "timestamp": at.Format(time.RFC3339),
-			"data": map[string]any{"certificateId": cert.ID, "certificateNumber": cert.Number, "eventId": cert.EventID,
-				"attendeeId": cert.AttendeeID, "status": cert.Status, "verificationCode": cert.VerificationCode, "emailDeliveryId": d.ID}})
-	})
+// MarkEmailSent records a message delivered at now and returns it.
+func (d queries) MarkEmailSent(ctx context.Context, id uuid.UUID, now time.Time) (EmailDelivery, error) {
+	row, err := d.q.MarkEmailSent(ctx, db.MarkEmailSentParams{ID: id, Now: now})
+	if err != nil {
+		return EmailDelivery{}, mapError(err)
+	}
+	return emailDeliveryFrom(row), nil
 }
 
-// RetryEmailLater records a temporary failure and when to try again.
-func (s *Store) RetryEmailLater(ctx context.Context, id uuid.UUID, reason string, at time.Time) error {
-	return mapError(s.q.RetryEmailLater(ctx, db.RetryEmailLaterParams{ID: id, LastError: &reason, NextAttemptAt: at}))
+// RetryEmailLater records, at now, a temporary failure and when to try again.
+func (d queries) RetryEmailLater(ctx context.Context, id uuid.UUID, reason string, at, now time.Time) error {
+	return mapError(d.q.RetryEmailLater(ctx, db.RetryEmailLaterParams{ID: id, LastError: &reason, NextAttemptAt: at, Now: now}))
 }
 
-// MarkEmailFailed records a message that will not be delivered.
-func (s *Store) MarkEmailFailed(ctx context.Context, id uuid.UUID, reason string) error {
-	return mapError(s.q.MarkEmailFailed(ctx, db.MarkEmailFailedParams{ID: id, LastError: &reason}))
+// MarkEmailFailed records, at now, a message that will not be delivered.
+func (d queries) MarkEmailFailed(ctx context.Context, id uuid.UUID, reason string, now time.Time) error {
+	return mapError(d.q.MarkEmailFailed(ctx, db.MarkEmailFailedParams{ID: id, LastError: &reason, Now: now}))
 }
 
 // FindEmailDelivery returns a message of the account.
-func (s *Store) FindEmailDelivery(ctx context.Context, accountID, id uuid.UUID) (EmailDelivery, error) {
-	r, err := s.q.GetEmailDelivery(ctx, db.GetEmailDeliveryParams{AccountID: accountID, ID: id})
+func (d queries) FindEmailDelivery(ctx context.Context, accountID, id uuid.UUID) (EmailDelivery, error) {
+	r, err := d.q.GetEmailDelivery(ctx, db.GetEmailDeliveryParams{AccountID: accountID, ID: id})
 	if err != nil {
 		return EmailDelivery{}, mapError(err)
 	}
@@ -140,47 +123,16 @@ type EmailFilter struct {
 
 // ListCredentialEmails returns a page of the account's certificate and badge deliveries,
 // newest first, and their total.
-func (s *Store) ListCredentialEmails(ctx context.Context, accountID uuid.UUID, f EmailFilter, p Page) ([]EmailDelivery, int, error) {
-	rows, err := s.q.ListCredentialEmails(ctx, db.ListCredentialEmailsParams{AccountID: accountID, EventID: f.EventID,
+func (d queries) ListCredentialEmails(ctx context.Context, accountID uuid.UUID, f EmailFilter, p Page) ([]EmailDelivery, int, error) {
+	rows, err := d.q.ListCredentialEmails(ctx, db.ListCredentialEmailsParams{AccountID: accountID, EventID: f.EventID,
 		CertificateID: f.CertificateID, Status: f.Status, PageSize: p.limit(), PageOffset: p.offset()})
 	if err != nil {
 		return nil, 0, mapError(err)
 	}
-	n, err := s.q.CountCredentialEmails(ctx, db.CountCredentialEmailsParams{AccountID: accountID, EventID: f.EventID,
+	n, err := d.q.CountCredentialEmails(ctx, db.CountCredentialEmailsParams{AccountID: accountID, EventID: f.EventID,
 		CertificateID: f.CertificateID, Status: f.Status})
 	if err != nil {
 		return nil, 0, mapError(err)
 	}
 	return convert(rows, emailDeliveryFrom), int(n), nil
-}
-
-// SendCertificates records, in one transaction, the delivery email of each valid certificate
-// of an event (or of those named), skipping those already emailed when onlyUnsent is set.
-func (s *Store) SendCertificates(ctx context.Context, accountID, eventID uuid.UUID, ids []uuid.UUID, onlyUnsent bool, now time.Time,
-	record func(ctx context.Context, tx *Tx, c Certificate) (EmailDelivery, error)) (queued, skipped int, err error) {
-	err = s.WithTx(ctx, func(q *db.Queries) error {
-		rows, err := q.SendableCertificates(ctx, db.SendableCertificatesParams{AccountID: accountID, EventID: eventID, Now: now, Ids: ids})
-		if err != nil {
-			return err
-		}
-		if ids != nil {
-			skipped = len(ids) - len(rows)
-		}
-		for _, r := range rows {
-			if onlyUnsent && r.Emailed {
-				skipped++
-				continue
-			}
-			c := certificateFrom(db.Certificate{ID: r.ID, AccountID: r.AccountID, EventID: r.EventID, AttendeeID: r.AttendeeID,
-				TemplateID: r.TemplateID, CertificateNumber: r.CertificateNumber, VerificationCode: r.VerificationCode, Status: r.Status,
-				RecipientFirstName: r.RecipientFirstName, RecipientLastName: r.RecipientLastName, RecipientEmail: r.RecipientEmail,
-				Snapshot: r.Snapshot, IssuedAt: r.IssuedAt, ExpiresAt: r.ExpiresAt, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}, now)
-			if _, err := record(ctx, &Tx{q: q}, c); err != nil {
-				return err
-			}
-			queued++
-		}
-		return nil
-	})
-	return queued, skipped, err
 }

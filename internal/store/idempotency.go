@@ -3,64 +3,75 @@ package store
 import (
 	"context"
 	"encoding/json"
-	"net/http"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/gen/db"
-	"github.com/certhub/credentiald/internal/apperr"
 )
 
-// StoredResponse is the answer remembered under an idempotency key.
+// IdempotencyClaim takes a key for a request, identified by its fingerprint, from Now until
+// Now+Lease; a completed answer is kept until Now+Keep.
+type IdempotencyClaim struct {
+	AccountID   uuid.UUID
+	Key         string
+	Fingerprint []byte
+	Now         time.Time
+	Lease, Keep time.Duration
+}
+
+// StoredResponse is the answer remembered under a key: status, the headers kept, the body.
 type StoredResponse struct {
 	Status int
-	Header http.Header
+	Header map[string][]string
 	Body   []byte
 }
 
-// ClaimIdempotencyKey takes a key for a request with fingerprint for lease. It returns nil when
-// the request may run; the stored answer when the same request already succeeded; 422
-// IDEMPOTENCY_KEY_REUSED for another request's key; 409 IDEMPOTENCY_IN_PROGRESS while the
-// first request still runs (or its lease has not lapsed).
-func (s *Store) ClaimIdempotencyKey(ctx context.Context, accountID uuid.UUID, key string, fingerprint []byte, lease time.Duration) (*StoredResponse, error) {
-	n, err := s.q.ClaimIdempotencyKey(ctx, db.ClaimIdempotencyKeyParams{AccountID: accountID, Key: key, Fingerprint: fingerprint, LeaseSeconds: lease.Seconds()})
-	if err != nil {
-		return nil, mapError(err)
-	}
-	if n == 1 {
-		return nil, nil
-	}
-	row, err := s.q.GetIdempotencyKey(ctx, db.GetIdempotencyKeyParams{AccountID: accountID, Key: key})
-	if err != nil {
-		// Released between the two statements: the caller may try again.
-		return nil, apperr.New(apperr.IdempotencyInProgress, "A request with this Idempotency-Key is being processed; retry shortly.")
-	}
-	if string(row.Fingerprint) != string(fingerprint) {
-		e := apperr.New(apperr.IdempotencyKeyReused, "This Idempotency-Key was used with another request within the last 24 hours; use a new key.")
-		e.Details = []apperr.Detail{{Field: "header.Idempotency-Key", Message: "was used with another method, path or body"}}
-		return nil, e
-	}
-	if row.ResponseStatus == nil {
-		return nil, apperr.New(apperr.IdempotencyInProgress, "A request with this Idempotency-Key is still being processed; retry shortly.")
-	}
-	h := http.Header{}
-	_ = json.Unmarshal(row.ResponseHeaders, &h)
-	return &StoredResponse{Status: int(*row.ResponseStatus), Header: h, Body: row.ResponseBody}, nil
+// IdempotencyRecord is what holds a key: the request's fingerprint and, once it succeeded, its
+// answer (nil while it runs).
+type IdempotencyRecord struct {
+	Fingerprint []byte
+	Response    *StoredResponse
 }
 
-// CompleteIdempotencyKey remembers a request's successful answer under its key.
-func (s *Store) CompleteIdempotencyKey(ctx context.Context, accountID uuid.UUID, key string, fingerprint []byte, r StoredResponse) error {
+// ClaimIdempotencyKey takes a key in one statement: true when it was free (or its record had
+// expired, or its holder's lease lapsed with the same request); false when another record
+// holds it (FindIdempotencyKey reads it).
+func (d queries) ClaimIdempotencyKey(ctx context.Context, c IdempotencyClaim) (bool, error) {
+	n, err := d.q.ClaimIdempotencyKey(ctx, db.ClaimIdempotencyKeyParams{AccountID: c.AccountID, Key: c.Key,
+		Fingerprint: c.Fingerprint, Now: c.Now, LockedUntil: c.Now.Add(c.Lease), ExpiresAt: c.Now.Add(c.Keep)})
+	return n == 1, mapError(err)
+}
+
+// FindIdempotencyKey reads the record that holds a key. ErrNotFound: none does.
+func (d queries) FindIdempotencyKey(ctx context.Context, accountID uuid.UUID, key string) (IdempotencyRecord, error) {
+	row, err := d.q.GetIdempotencyKey(ctx, db.GetIdempotencyKeyParams{AccountID: accountID, Key: key})
+	if err != nil {
+		return IdempotencyRecord{}, mapError(err)
+	}
+	rec := IdempotencyRecord{Fingerprint: row.Fingerprint}
+	if row.ResponseStatus != nil {
+		h := map[string][]string{}
+		if err := json.Unmarshal(row.ResponseHeaders, &h); err != nil {
+			return IdempotencyRecord{}, err
+		}
+		rec.Response = &StoredResponse{Status: int(*row.ResponseStatus), Header: h, Body: row.ResponseBody}
+	}
+	return rec, nil
+}
+
+// CompleteIdempotencyKey remembers a request's answer under its key.
+func (d queries) CompleteIdempotencyKey(ctx context.Context, accountID uuid.UUID, key string, fingerprint []byte, r StoredResponse) error {
 	h, err := json.Marshal(r.Header)
 	if err != nil {
 		return err
 	}
 	status := int32(r.Status)
-	return mapError(s.q.CompleteIdempotencyKey(ctx, db.CompleteIdempotencyKeyParams{AccountID: accountID, Key: key,
+	return mapError(d.q.CompleteIdempotencyKey(ctx, db.CompleteIdempotencyKeyParams{AccountID: accountID, Key: key,
 		Fingerprint: fingerprint, ResponseStatus: &status, ResponseBody: r.Body, ResponseHeaders: h}))
 }
 
-// ReleaseIdempotencyKey forgets a request that did not succeed.
-func (s *Store) ReleaseIdempotencyKey(ctx context.Context, accountID uuid.UUID, key string, fingerprint []byte) error {
-	return mapError(s.q.ReleaseIdempotencyKey(ctx, db.ReleaseIdempotencyKeyParams{AccountID: accountID, Key: key, Fingerprint: fingerprint}))
+// ReleaseIdempotencyKey forgets the running request that holds a key.
+func (d queries) ReleaseIdempotencyKey(ctx context.Context, accountID uuid.UUID, key string, fingerprint []byte) error {
+	return mapError(d.q.ReleaseIdempotencyKey(ctx, db.ReleaseIdempotencyKeyParams{AccountID: accountID, Key: key, Fingerprint: fingerprint}))
 }

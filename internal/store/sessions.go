@@ -2,14 +2,11 @@ package store
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 
 	"github.com/certhub/credentiald/gen/db"
-	"github.com/certhub/credentiald/internal/apperr"
 )
 
 // Session is a signed-in session of a user.
@@ -27,96 +24,66 @@ type RefreshGrant struct {
 	ExpiresAt time.Time
 }
 
-// ErrRefreshReused reports a rotated refresh token presented again: its session is now revoked.
-var ErrRefreshReused = errors.New("refresh token reused; session revoked")
-
-// ErrRefreshInvalid reports an unknown or expired refresh token, or one of a revoked session.
-var ErrRefreshInvalid = errors.New("refresh token unknown, expired or revoked")
-
-// CreateSession starts a session for a user with its first refresh token.
-func (s *Store) CreateSession(ctx context.Context, accountID, userID uuid.UUID, authenticatedAt time.Time, grant RefreshGrant) (Session, error) {
-	var out db.Session
-	err := s.WithTx(ctx, func(q *db.Queries) error {
-		var err error
-		out, err = q.CreateSession(ctx, db.CreateSessionParams{ID: newID(), AccountID: accountID, UserID: userID,
-			AuthenticatedAt: authenticatedAt, ExpiresAt: grant.ExpiresAt})
-		if err != nil {
-			return err
-		}
-		return q.CreateRefreshToken(ctx, db.CreateRefreshTokenParams{ID: newID(), SessionID: out.ID,
-			TokenHash: grant.Hash, ExpiresAt: grant.ExpiresAt})
-	})
+// CreateSession starts a session for a user, created at now. Run it in a transaction with the
+// session's first refresh token (CreateRefreshToken).
+func (d queries) CreateSession(ctx context.Context, accountID, userID uuid.UUID, authenticatedAt, expiresAt, now time.Time) (Session, error) {
+	row, err := d.q.CreateSession(ctx, db.CreateSessionParams{ID: newID(), AccountID: accountID, UserID: userID,
+		AuthenticatedAt: authenticatedAt, ExpiresAt: expiresAt, Now: now})
 	if err != nil {
-		return Session{}, err
+		return Session{}, mapError(err)
 	}
-	return Session{ID: out.ID, AccountID: out.AccountID, UserID: out.UserID, AuthenticatedAt: out.AuthenticatedAt,
-		ExpiresAt: out.ExpiresAt}, nil
+	return Session{ID: row.ID, AccountID: row.AccountID, UserID: row.UserID, AuthenticatedAt: row.AuthenticatedAt,
+		ExpiresAt: row.ExpiresAt}, nil
 }
 
-// RotateRefreshToken exchanges the refresh token with hash presented for next, in one
-// transaction that holds the presented token's row: of two concurrent refreshes with one token,
-// exactly one succeeds. A token that was already rotated revokes its whole session (reuse
-// detection) and answers ErrRefreshReused; that revocation is committed.
-func (s *Store) RotateRefreshToken(ctx context.Context, presented []byte, next RefreshGrant) (Session, error) {
-	var sess Session
-	reused := false
-	err := s.WithTx(ctx, func(q *db.Queries) error {
-		rt, err := q.LockRefreshToken(ctx, presented)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return ErrRefreshInvalid
-		} else if err != nil {
-			return err
-		}
-		now := time.Now()
-		switch {
-		case rt.SessionRevokedAt != nil, !rt.SessionExpiresAt.After(now), !rt.ExpiresAt.After(now):
-			return ErrRefreshInvalid
-		case rt.RotatedAt != nil:
-			reused = true
-			_, err := q.RevokeSession(ctx, db.RevokeSessionParams{ID: rt.SessionID, Reason: ptr("refresh token reused")})
-			return err
-		}
-		if err := q.RotateRefreshToken(ctx, rt.ID); err != nil {
-			return err
-		}
-		if err := q.CreateRefreshToken(ctx, db.CreateRefreshTokenParams{ID: newID(), SessionID: rt.SessionID,
-			TokenHash: next.Hash, ExpiresAt: next.ExpiresAt}); err != nil {
-			return err
-		}
-		if err := q.ExtendSession(ctx, db.ExtendSessionParams{ID: rt.SessionID, ExpiresAt: next.ExpiresAt}); err != nil {
-			return err
-		}
-		sess = Session{ID: rt.SessionID, AccountID: rt.AccountID, UserID: rt.UserID, ExpiresAt: next.ExpiresAt}
-		return nil
-	})
+// CreateRefreshToken stores a refresh token of a session, created at now.
+func (d queries) CreateRefreshToken(ctx context.Context, sessionID uuid.UUID, grant RefreshGrant, now time.Time) error {
+	return mapError(d.q.CreateRefreshToken(ctx, db.CreateRefreshTokenParams{ID: newID(), SessionID: sessionID,
+		TokenHash: grant.Hash, ExpiresAt: grant.ExpiresAt, Now: now}))
+}
+
+// RefreshToken is a stored refresh token with the state of its session.
+type RefreshToken struct {
+	ID, SessionID     uuid.UUID
+	AccountID, UserID uuid.UUID
+	ExpiresAt         time.Time
+	RotatedAt         *time.Time // set once exchanged for a new one
+	SessionRevokedAt  *time.Time
+	SessionExpiresAt  time.Time
+}
+
+// LockRefreshToken returns the refresh token with hash and its session, holding the token until
+// the transaction ends: of two refreshes with one token, the second sees the first's rotation.
+// ErrNotFound: no such token.
+func (d queries) LockRefreshToken(ctx context.Context, hash []byte) (RefreshToken, error) {
+	r, err := d.q.LockRefreshToken(ctx, hash)
 	if err != nil {
-		return Session{}, err
+		return RefreshToken{}, mapError(err)
 	}
-	if reused {
-		return Session{}, ErrRefreshReused
-	}
-	return sess, nil
+	return RefreshToken{ID: r.ID, SessionID: r.SessionID, AccountID: r.AccountID, UserID: r.UserID, ExpiresAt: r.ExpiresAt,
+		RotatedAt: r.RotatedAt, SessionRevokedAt: r.SessionRevokedAt, SessionExpiresAt: r.SessionExpiresAt}, nil
 }
 
-// RevokeSessionWithToken ends a session, given the hash of one of its refresh tokens (current or
-// rotated). It reports ErrRefreshInvalid when the token is not one of that session's, and
-// succeeds without change when the session already ended.
-func (s *Store) RevokeSessionWithToken(ctx context.Context, sessionID uuid.UUID, refreshHash []byte) error {
-	return s.WithTx(ctx, func(q *db.Queries) error {
-		rt, err := q.LockRefreshToken(ctx, refreshHash)
-		if errors.Is(err, pgx.ErrNoRows) || (err == nil && rt.SessionID != sessionID) {
-			return ErrRefreshInvalid
-		} else if err != nil {
-			return err
-		}
-		_, err = q.RevokeSession(ctx, db.RevokeSessionParams{ID: sessionID, Reason: ptr("signed out")})
-		return err
-	})
+// RotateRefreshToken marks a refresh token exchanged at now.
+func (d queries) RotateRefreshToken(ctx context.Context, id uuid.UUID, now time.Time) error {
+	return mapError(d.q.RotateRefreshToken(ctx, db.RotateRefreshTokenParams{ID: id, Now: now}))
 }
 
-// FindActiveSession returns the session behind an access token, if it is still live.
-func (s *Store) FindActiveSession(ctx context.Context, id, accountID, userID uuid.UUID) (Session, error) {
-	r, err := s.q.ActiveSession(ctx, db.ActiveSessionParams{ID: id, AccountID: accountID, UserID: userID})
+// ExtendSession moves a live session's expiry.
+func (d queries) ExtendSession(ctx context.Context, id uuid.UUID, expiresAt time.Time) error {
+	return mapError(d.q.ExtendSession(ctx, db.ExtendSessionParams{ID: id, ExpiresAt: expiresAt}))
+}
+
+// RevokeSession ends a session at now, for reason; a session already ended stays as it was.
+func (d queries) RevokeSession(ctx context.Context, id uuid.UUID, reason string, now time.Time) error {
+	_, err := d.q.RevokeSession(ctx, db.RevokeSessionParams{ID: id, Reason: &reason, Now: now})
+	return mapError(err)
+}
+
+// FindActiveSession returns the session behind an access token if it is live at now.
+// ErrNotFound: it ended, expired or never was.
+func (d queries) FindActiveSession(ctx context.Context, id, accountID, userID uuid.UUID, now time.Time) (Session, error) {
+	r, err := d.q.ActiveSession(ctx, db.ActiveSessionParams{ID: id, AccountID: accountID, UserID: userID, Now: now})
 	if err != nil {
 		return Session{}, mapError(err)
 	}
@@ -131,44 +98,26 @@ type SigningKey struct {
 	RetiredAt *time.Time
 }
 
-// EnsureSigningKey makes candidate the active signing key when force is set (a key from the
-// configuration), or when no key is active yet; otherwise the active key stays. It returns the
-// active key. Several instances starting at once agree on one key: the database allows one.
-func (s *Store) EnsureSigningKey(ctx context.Context, candidate SigningKey, force bool) (SigningKey, error) {
-	var active db.SigningKey
-	err := s.WithTx(ctx, func(q *db.Queries) error {
-		if force {
-			if err := q.RetireSigningKeys(ctx, candidate.KID); err != nil {
-				return err
-			}
-		}
-		if _, err := q.InsertSigningKey(ctx, db.InsertSigningKeyParams{Kid: candidate.KID, PrivateKey: candidate.Seed}); err != nil {
-			return err
-		}
-		if force {
-			if err := q.ActivateSigningKey(ctx, candidate.KID); err != nil {
-				return err
-			}
-		}
-		var err error
-		active, err = q.ActiveSigningKey(ctx)
-		return err
-	})
-	if err != nil {
-		return SigningKey{}, err
-	}
-	return signingKeyFrom(active), nil
+// RetireSigningKeys retires, at now, every active signing key but keep.
+func (d queries) RetireSigningKeys(ctx context.Context, keep string, now time.Time) error {
+	return mapError(d.q.RetireSigningKeys(ctx, db.RetireSigningKeysParams{KeepKid: keep, Now: now}))
 }
 
-// RotateSigningKey retires the active key and makes next the active one.
-func (s *Store) RotateSigningKey(ctx context.Context, next SigningKey) error {
-	_, err := s.EnsureSigningKey(ctx, next, true)
-	return err
+// InsertSigningKey stores a key as the active one, created at now, unless a key is active
+// already (the database allows one) or the key is stored already: then nothing changes.
+func (d queries) InsertSigningKey(ctx context.Context, k SigningKey, now time.Time) error {
+	_, err := d.q.InsertSigningKey(ctx, db.InsertSigningKeyParams{Kid: k.KID, PrivateKey: k.Seed, Now: now})
+	return mapError(err)
+}
+
+// ActivateSigningKey makes a stored key the active one; retire the others first.
+func (d queries) ActivateSigningKey(ctx context.Context, kid string) error {
+	return mapError(d.q.ActivateSigningKey(ctx, kid))
 }
 
 // VerifyingSigningKeys returns the active key and the keys retired after retiredAfter.
-func (s *Store) VerifyingSigningKeys(ctx context.Context, retiredAfter time.Time) ([]SigningKey, error) {
-	rows, err := s.q.VerifyingSigningKeys(ctx, retiredAfter)
+func (d queries) VerifyingSigningKeys(ctx context.Context, retiredAfter time.Time) ([]SigningKey, error) {
+	rows, err := d.q.VerifyingSigningKeys(ctx, retiredAfter)
 	if err != nil {
 		return nil, mapError(err)
 	}
@@ -179,8 +128,6 @@ func signingKeyFrom(k db.SigningKey) SigningKey {
 	return SigningKey{KID: k.Kid, Seed: k.PrivateKey, CreatedAt: k.CreatedAt, RetiredAt: k.RetiredAt}
 }
 
-func ptr[T any](v T) *T { return &v }
-
 // convert turns generated rows into domain values.
 func convert[R, V any](rows []R, f func(R) V) []V {
 	out := make([]V, len(rows))
@@ -189,6 +136,3 @@ func convert[R, V any](rows []R, f func(R) V) []V {
 	}
 	return out
 }
-
-// notFound is the answer for a resource that is not in the caller's account.
-func notFound(what string) *apperr.Error { return apperr.New(apperr.NotFound, "No such %s.", what) }

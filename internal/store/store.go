@@ -1,31 +1,42 @@
-// Package store owns persistence: the pgx pool, the migrations and the sqlc-generated queries.
-// Generated types stay inside this package; callers get domain values and apperr errors.
+// Package store keeps the data: the pgx pool, the migrations and the sqlc-generated queries.
+// It decides no rule and speaks no HTTP. The services open transactions with InTx and call the
+// data methods on the transaction value; the same methods run on *Store one statement at a time.
+// Generated types and pgx stay inside this package: callers get domain values and the typed
+// errors of errors.go.
 package store
 
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
 
 	"github.com/certhub/credentiald/gen/db"
-	"github.com/certhub/credentiald/internal/apperr"
 )
 
-// Store is the database of the service.
+// Store is the database of the service. Its data methods (those of queries) each run on their
+// own, committed at once; what must happen together runs in InTx.
 type Store struct {
+	queries
 	pool       *pgxpool.Pool
-	q          *db.Queries
 	sqlDB      *sql.DB // database/sql view of pool, for goose
 	migrations *goose.Provider
 }
+
+// Tx is one open transaction: the store's data methods, run inside it. It lives only during
+// the function given to InTx.
+type Tx struct {
+	queries
+	tx pgx.Tx
+}
+
+// queries are the data methods, shared by Store and Tx.
+type queries struct{ q *db.Queries }
 
 // Open connects to the database at url.
 func Open(ctx context.Context, url string) (*Store, error) {
@@ -43,7 +54,7 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		pool.Close()
 		return nil, fmt.Errorf("connecting to the database: %w", err)
 	}
-	s := &Store{pool: pool, q: db.New(pool), sqlDB: stdlib.OpenDBFromPool(pool)}
+	s := &Store{queries: queries{q: db.New(pool)}, pool: pool, sqlDB: stdlib.OpenDBFromPool(pool)}
 	if s.migrations, err = newGooseProvider(s.sqlDB); err != nil {
 		s.Close()
 		return nil, err
@@ -57,65 +68,41 @@ func (s *Store) Close() {
 	s.pool.Close()
 }
 
-// WithTx runs fn in one transaction: committed when fn returns nil, rolled back otherwise,
-// a panic in fn included (a worker recovers it, and the connection with its locks must go back
-// to the pool). The rollback uses a context of its own, so it survives the cancellation of ctx;
-// after a commit it does nothing.
-func (s *Store) WithTx(ctx context.Context, fn func(q *db.Queries) error) (err error) {
-	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{})
+// rollbackTimeout bounds the rollback of a transaction whose context is gone.
+const rollbackTimeout = 5 * time.Second
+
+// InTx runs fn in one transaction and returns its result: committed when fn returns nil,
+// rolled back otherwise, a panic in fn included (the panic goes on once the connection, with
+// its locks, is back in the pool). The rollback runs on a context of its own, so it survives
+// the cancellation of ctx; after a commit it does nothing. fn must not keep tx.
+func InTx[T any](ctx context.Context, s *Store, fn func(tx *Tx) (T, error)) (T, error) {
+	var zero T
+	ptx, err := s.pool.BeginTx(ctx, pgx.TxOptions{})
 	if err != nil {
-		return mapError(err)
+		return zero, mapError(err)
 	}
 	defer func() {
-		rbCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		rbCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackTimeout)
 		defer cancel()
-		_ = tx.Rollback(rbCtx)
+		_ = ptx.Rollback(rbCtx)
 	}()
-	if err = fn(s.q.WithTx(tx)); err != nil {
-		return mapError(err)
+	out, err := fn(&Tx{queries: queries{q: s.q.WithTx(ptx)}, tx: ptx})
+	if err != nil {
+		return zero, err // the data methods' errors are mapped already; the service's are its own
 	}
-	return mapError(tx.Commit(ctx))
+	if err := ptx.Commit(ctx); err != nil {
+		return zero, mapError(err)
+	}
+	return out, nil
 }
 
-// constraintErrors turns unique and foreign-key violations into precise application errors.
-var constraintErrors = map[string]func() *apperr.Error{
-	"users_email_key": func() *apperr.Error {
-		e := apperr.New(apperr.Conflict, "A user with this email already exists.")
-		e.Details = []apperr.Detail{{Field: "email", Message: "is already registered"}}
-		return e
-	},
-	"accounts_plan_fkey": func() *apperr.Error { return apperr.Invalid("plan", "unknown plan") },
-	// Deleting an event (and its attendees) whose attendees hold badges: assertions are kept.
-	"badge_assertions_account_id_attendee_id_fkey": func() *apperr.Error {
-		return apperr.New(apperr.Conflict, "Attendees of this event were issued badges; issued badges are never erased.")
-	},
-}
-
-// mapError is the one place where driver errors become domain errors.
-func mapError(err error) error {
-	if err == nil {
-		return nil
-	}
-	if _, ok := apperr.As(err); ok {
-		return err
-	}
-	if errors.Is(err, pgx.ErrNoRows) {
-		return &apperr.Error{Code: apperr.NotFound, Message: "Not found.", Cause: err}
-	}
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) {
-		if mk, ok := constraintErrors[pgErr.ConstraintName]; ok {
-			e := mk()
-			e.Cause = err
-			return e
-		}
-	}
-	return err
-}
-
-// Fingerprint digests every row a request could change: equal fingerprints before and after a
-// request mean that it changed nothing. Tests use it to prove that refused requests are inert.
+// Fingerprint digests every row of every table of the public schema (API keys without their
+// last use, which authentication itself moves): equal fingerprints before and after a request
+// mean that it changed nothing. Tests use it to prove that refused requests are inert.
 func (s *Store) Fingerprint(ctx context.Context) (string, error) {
 	fp, err := s.q.DatabaseFingerprint(ctx)
-	return fp, mapError(err)
+	if err != nil {
+		return "", fmt.Errorf("fingerprinting the database: %w", mapError(err))
+	}
+	return fp, nil
 }

@@ -11,7 +11,6 @@ import (
 
 	dbfiles "github.com/certhub/credentiald/db"
 	"github.com/certhub/credentiald/gen/db"
-	"github.com/certhub/credentiald/internal/apperr"
 )
 
 // Template is a certificate template: an account's own, or a read-only system template.
@@ -42,11 +41,11 @@ type NewTemplate struct {
 	Layout      json.RawMessage
 }
 
-// InsertTemplate stores a template and returns it.
-func (s *Store) InsertTemplate(ctx context.Context, t NewTemplate) (Template, error) {
+// InsertTemplate stores a template, created at now, and returns it.
+func (d queries) InsertTemplate(ctx context.Context, t NewTemplate, now time.Time) (Template, error) {
 	active := t.Active == nil || *t.Active
-	row, err := s.q.CreateTemplate(ctx, db.CreateTemplateParams{ID: newID(), AccountID: t.AccountID, Name: t.Name,
-		Description: t.Description, Active: active, PageSize: t.PageSize, Orientation: t.Orientation, Layout: t.Layout})
+	row, err := d.q.CreateTemplate(ctx, db.CreateTemplateParams{ID: newID(), AccountID: t.AccountID, Name: t.Name,
+		Description: t.Description, Active: active, PageSize: t.PageSize, Orientation: t.Orientation, Layout: t.Layout, Now: now})
 	if err != nil {
 		return Template{}, mapError(err)
 	}
@@ -54,22 +53,22 @@ func (s *Store) InsertTemplate(ctx context.Context, t NewTemplate) (Template, er
 }
 
 // FindTemplate returns one of the account's templates or a system template.
-func (s *Store) FindTemplate(ctx context.Context, accountID, id uuid.UUID) (Template, error) {
-	row, err := s.q.GetTemplate(ctx, db.GetTemplateParams{AccountID: accountID, ID: id})
+func (d queries) FindTemplate(ctx context.Context, accountID, id uuid.UUID) (Template, error) {
+	row, err := d.q.GetTemplate(ctx, db.GetTemplateParams{AccountID: accountID, ID: id})
 	if err != nil {
-		return Template{}, notFoundAs(err, "template")
+		return Template{}, mapError(err)
 	}
 	return templateFrom(row), nil
 }
 
 // ListTemplates returns a page of the account's own templates, newest first, optionally only
 // the active or inactive ones, and how many there are.
-func (s *Store) ListTemplates(ctx context.Context, accountID uuid.UUID, active *bool, p Page) ([]Template, int, error) {
-	rows, err := s.q.ListTemplates(ctx, db.ListTemplatesParams{AccountID: &accountID, Active: active, PageSize: p.limit(), PageOffset: p.offset()})
+func (d queries) ListTemplates(ctx context.Context, accountID uuid.UUID, active *bool, p Page) ([]Template, int, error) {
+	rows, err := d.q.ListTemplates(ctx, db.ListTemplatesParams{AccountID: &accountID, Active: active, PageSize: p.limit(), PageOffset: p.offset()})
 	if err != nil {
 		return nil, 0, mapError(err)
 	}
-	total, err := s.q.CountTemplates(ctx, db.CountTemplatesParams{AccountID: &accountID, Active: active})
+	total, err := d.q.CountTemplates(ctx, db.CountTemplatesParams{AccountID: &accountID, Active: active})
 	if err != nil {
 		return nil, 0, mapError(err)
 	}
@@ -77,51 +76,49 @@ func (s *Store) ListTemplates(ctx context.Context, accountID uuid.UUID, active *
 }
 
 // ListSystemTemplates returns the read-only templates, by name.
-func (s *Store) ListSystemTemplates(ctx context.Context) ([]Template, error) {
-	rows, err := s.q.ListSystemTemplates(ctx)
+func (d queries) ListSystemTemplates(ctx context.Context) ([]Template, error) {
+	rows, err := d.q.ListSystemTemplates(ctx)
 	if err != nil {
 		return nil, mapError(err)
 	}
 	return convert(rows, templateFrom), nil
 }
 
-// UpdateTemplate replaces one of the account's templates; a system template answers 409.
-func (s *Store) UpdateTemplate(ctx context.Context, accountID, id uuid.UUID, t NewTemplate) (Template, error) {
-	var row db.Template
-	err := s.WithTx(ctx, func(q *db.Queries) error {
-		cur, err := q.LockTemplate(ctx, db.LockTemplateParams{AccountID: accountID, ID: id})
-		if err != nil {
-			return notFoundAs(err, "template")
-		}
-		if cur.AccountID == nil {
-			return apperr.New(apperr.Conflict, "System templates are read-only; duplicate it to make your own.")
-		}
-		row, err = q.UpdateTemplate(ctx, db.UpdateTemplateParams{AccountID: &accountID, ID: id, Name: t.Name, Description: t.Description,
-			Active: t.Active == nil || *t.Active, PageSize: t.PageSize, Orientation: t.Orientation, Layout: t.Layout})
-		return err
-	})
-	return templateFrom(row), err
+// LockTemplate returns one of the account's templates or a system template, holding it until
+// the transaction ends.
+func (d queries) LockTemplate(ctx context.Context, accountID, id uuid.UUID) (Template, error) {
+	row, err := d.q.LockTemplate(ctx, db.LockTemplateParams{AccountID: accountID, ID: id})
+	if err != nil {
+		return Template{}, mapError(err)
+	}
+	return templateFrom(row), nil
 }
 
-// DeleteTemplate removes one of the account's templates that no event or certificate uses.
-func (s *Store) DeleteTemplate(ctx context.Context, accountID, id uuid.UUID) error {
-	return s.WithTx(ctx, func(q *db.Queries) error {
-		cur, err := q.LockTemplate(ctx, db.LockTemplateParams{AccountID: accountID, ID: id})
-		if err != nil {
-			return notFoundAs(err, "template")
-		}
-		if cur.AccountID == nil {
-			return apperr.New(apperr.Conflict, "System templates are read-only and cannot be deleted.")
-		}
-		uses, err := q.TemplateUses(ctx, id)
-		if err != nil {
-			return err
-		}
-		if uses.Events > 0 || uses.Certificates > 0 {
-			return apperr.New(apperr.Conflict, "The template is used by %d events and %d certificates; set active to false instead.", uses.Events, uses.Certificates)
-		}
-		return q.DeleteTemplate(ctx, db.DeleteTemplateParams{AccountID: &accountID, ID: id})
-	})
+// UpdateTemplate replaces one of the account's own templates, at now.
+func (d queries) UpdateTemplate(ctx context.Context, accountID, id uuid.UUID, t NewTemplate, now time.Time) (Template, error) {
+	row, err := d.q.UpdateTemplate(ctx, db.UpdateTemplateParams{AccountID: &accountID, ID: id, Name: t.Name, Description: t.Description,
+		Active: t.Active == nil || *t.Active, PageSize: t.PageSize, Orientation: t.Orientation, Layout: t.Layout, Now: now})
+	if err != nil {
+		return Template{}, mapError(err)
+	}
+	return templateFrom(row), nil
+}
+
+// TemplateUses counts the events and certificates that use a template.
+type TemplateUses struct{ Events, Certificates int }
+
+// TemplateUses counts what uses a template.
+func (d queries) TemplateUses(ctx context.Context, id uuid.UUID) (TemplateUses, error) {
+	u, err := d.q.TemplateUses(ctx, id)
+	if err != nil {
+		return TemplateUses{}, mapError(err)
+	}
+	return TemplateUses{Events: int(u.Events), Certificates: int(u.Certificates)}, nil
+}
+
+// DeleteTemplate removes one of the account's own templates.
+func (d queries) DeleteTemplate(ctx context.Context, accountID, id uuid.UUID) error {
+	return mapError(d.q.DeleteTemplate(ctx, db.DeleteTemplateParams{AccountID: &accountID, ID: id}))
 }
 
 // seedSystemTemplates writes the embedded system templates under their fixed ids.

@@ -12,17 +12,6 @@ import (
 	"github.com/certhub/credentiald/gen/db"
 )
 
-// ErrNotFound is what a data method returns when the row it reads does not exist; services
-// turn it into the contract's error. (The store's refactor introduces the same sentinel for
-// every method: keep one when merging.)
-var ErrNotFound = errors.New("store: not found")
-
-// InTx runs fn in one transaction with the data methods of Tx: committed when fn returns nil,
-// rolled back otherwise (see WithTx). It is the helper the store's refactor generalises.
-func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) error {
-	return s.WithTx(ctx, func(q *db.Queries) error { return fn(&Tx{q: q}) })
-}
-
 // Credential kinds of the verification code registry.
 const (
 	KindCertificate    = "certificate"
@@ -74,10 +63,10 @@ type PublicIssuer struct {
 // LookupVerificationCode reads the credential behind code (upper case, as stored). A
 // certificate is read in one round trip; a code of another kind only says its kind so far.
 // An unknown code is ErrNotFound.
-func (s *Store) LookupVerificationCode(ctx context.Context, code string) (VerificationRecord, error) {
-	r, err := s.q.LookupCertificateByCode(ctx, code)
+func (d queries) LookupVerificationCode(ctx context.Context, code string) (VerificationRecord, error) {
+	r, err := d.q.LookupCertificateByCode(ctx, code)
 	if errors.Is(err, pgx.ErrNoRows) {
-		kind, err := s.q.VerificationCodeKind(ctx, code)
+		kind, err := d.q.VerificationCodeKind(ctx, code)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return VerificationRecord{}, fmt.Errorf("verification code %s: %w", code, ErrNotFound)
 		}
@@ -100,8 +89,8 @@ func (s *Store) LookupVerificationCode(ctx context.Context, code string) (Verifi
 }
 
 // IssuerLogo returns the account's logo as stored (a data URI); none is ErrNotFound.
-func (s *Store) IssuerLogo(ctx context.Context, accountID uuid.UUID) (string, error) {
-	logo, err := s.q.GetIssuerLogo(ctx, accountID)
+func (d queries) IssuerLogo(ctx context.Context, accountID uuid.UUID) (string, error) {
+	logo, err := d.q.GetIssuerLogo(ctx, accountID)
 	if errors.Is(err, pgx.ErrNoRows) || (err == nil && logo == nil) {
 		return "", fmt.Errorf("logo of account %s: %w", accountID, ErrNotFound)
 	} else if err != nil {
@@ -112,8 +101,8 @@ func (s *Store) IssuerLogo(ctx context.Context, accountID uuid.UUID) (string, er
 
 // MarkCertificateViewed records the recipient's first open of the certificate's page at at.
 // It reports false when a first open was recorded before.
-func (t *Tx) MarkCertificateViewed(ctx context.Context, id uuid.UUID, at time.Time) (bool, error) {
-	n, err := t.q.MarkCertificateViewed(ctx, db.MarkCertificateViewedParams{ID: id, ViewedAt: &at})
+func (d queries) MarkCertificateViewed(ctx context.Context, id uuid.UUID, at time.Time) (bool, error) {
+	n, err := d.q.MarkCertificateViewed(ctx, db.MarkCertificateViewedParams{ID: id, ViewedAt: &at})
 	return n == 1, mapError(err)
 }
 
@@ -138,8 +127,9 @@ type FirstVerification struct {
 }
 
 // AddVerificationActivity adds a batch of counters and records first verifications (an
-// earlier one stays), in one transaction and a few statements whatever the batch's size.
-func (s *Store) AddVerificationActivity(ctx context.Context, days []DailyActivity, firsts []FirstVerification) error {
+// earlier one stays), in a few statements whatever the batch's size; run it in a transaction
+// so that the batch counts once or not at all.
+func (d queries) AddVerificationActivity(ctx context.Context, days []DailyActivity, firsts []FirstVerification) error {
 	var p db.AddVerificationActivityParams
 	for _, d := range days {
 		p.AccountIds = append(p.AccountIds, d.AccountID)
@@ -160,27 +150,25 @@ func (s *Store) AddVerificationActivity(ctx context.Context, days []DailyActivit
 		target.Ids = append(target.Ids, f.ID)
 		target.Ats = append(target.Ats, f.At)
 	}
-	return s.WithTx(ctx, func(q *db.Queries) error {
-		if len(days) > 0 {
-			if err := q.AddVerificationActivity(ctx, p); err != nil {
-				return err
-			}
+	if len(days) > 0 {
+		if err := d.q.AddVerificationActivity(ctx, p); err != nil {
+			return mapError(err)
 		}
-		if len(certs.Ids) > 0 {
-			if err := q.MarkCertificatesVerified(ctx, certs); err != nil {
-				return err
-			}
+	}
+	if len(certs.Ids) > 0 {
+		if err := d.q.MarkCertificatesVerified(ctx, certs); err != nil {
+			return mapError(err)
 		}
-		if len(badges.Ids) > 0 {
-			return q.MarkBadgeAssertionsVerified(ctx, db.MarkBadgeAssertionsVerifiedParams(badges))
-		}
-		return nil
-	})
+	}
+	if len(badges.Ids) > 0 {
+		return mapError(d.q.MarkBadgeAssertionsVerified(ctx, db.MarkBadgeAssertionsVerifiedParams(badges)))
+	}
+	return nil
 }
 
 // VerificationActivity returns the account's counters, oldest day first.
-func (s *Store) VerificationActivity(ctx context.Context, accountID uuid.UUID) ([]DailyActivity, error) {
-	rows, err := s.q.VerificationActivity(ctx, accountID)
+func (d queries) VerificationActivity(ctx context.Context, accountID uuid.UUID) ([]DailyActivity, error) {
+	rows, err := d.q.VerificationActivity(ctx, accountID)
 	if err != nil {
 		return nil, mapError(err)
 	}

@@ -42,6 +42,29 @@ type Fields struct {
 	Layout      json.RawMessage
 }
 
+// Missing is NOT_FOUND for a template that field named but the account may not use.
+func Missing(field string) *apperr.Error {
+	return apperr.NoSuch("template").At(field, "names no template of this account and no system template")
+}
+
+// UsableChecker tells whether an account may use a template: a *store.Store, or a *store.Tx.
+type UsableChecker interface {
+	TemplateUsable(ctx context.Context, accountID, templateID uuid.UUID) (bool, error)
+}
+
+// RequireUsable answers NOT_FOUND, naming field, unless the account may use the template (one
+// of its own, or a system template).
+func RequireUsable(ctx context.Context, c UsableChecker, accountID, templateID uuid.UUID, field string) error {
+	ok, err := c.TemplateUsable(ctx, accountID, templateID)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return Missing(field)
+	}
+	return nil
+}
+
 // Create validates f and stores a template in the account.
 func (s *Service) Create(ctx context.Context, accountID uuid.UUID, f Fields) (store.Template, error) {
 	n, err := check(f)
@@ -49,12 +72,17 @@ func (s *Service) Create(ctx context.Context, accountID uuid.UUID, f Fields) (st
 		return store.Template{}, err
 	}
 	n.AccountID = &accountID
-	return s.store.InsertTemplate(ctx, n)
+	return s.store.InsertTemplate(ctx, n, s.now())
 }
 
 // Get returns one of the account's templates or a system template.
 func (s *Service) Get(ctx context.Context, accountID, id uuid.UUID) (store.Template, error) {
-	return s.store.FindTemplate(ctx, accountID, id)
+	t, err := s.store.FindTemplate(ctx, accountID, id)
+	return t, noSuchTemplate(err)
+}
+
+func noSuchTemplate(err error) error {
+	return apperr.When(err, store.ErrNotFound, apperr.NoSuch("template"))
 }
 
 // List returns a page of the account's own templates and their total.
@@ -73,17 +101,45 @@ func (s *Service) Replace(ctx context.Context, accountID, id uuid.UUID, f Fields
 	if err != nil {
 		return store.Template{}, err
 	}
-	return s.store.UpdateTemplate(ctx, accountID, id, n)
+	now := s.now()
+	return store.InTx(ctx, s.store, func(tx *store.Tx) (store.Template, error) {
+		cur, err := tx.LockTemplate(ctx, accountID, id)
+		if err != nil {
+			return store.Template{}, noSuchTemplate(err)
+		}
+		if cur.System() {
+			return store.Template{}, apperr.New(apperr.Conflict, "System templates are read-only; duplicate it to make your own.")
+		}
+		return tx.UpdateTemplate(ctx, accountID, id, n, now)
+	})
 }
 
-// Delete removes one of the account's templates that nothing uses.
+// Delete removes one of the account's templates that no event or certificate uses; a system
+// template answers 409.
 func (s *Service) Delete(ctx context.Context, accountID, id uuid.UUID) error {
-	return s.store.DeleteTemplate(ctx, accountID, id)
+	_, err := store.InTx(ctx, s.store, func(tx *store.Tx) (struct{}, error) {
+		cur, err := tx.LockTemplate(ctx, accountID, id)
+		if err != nil {
+			return struct{}{}, noSuchTemplate(err)
+		}
+		if cur.System() {
+			return struct{}{}, apperr.New(apperr.Conflict, "System templates are read-only and cannot be deleted.")
+		}
+		uses, err := tx.TemplateUses(ctx, id)
+		if err != nil {
+			return struct{}{}, err
+		}
+		if uses.Events > 0 || uses.Certificates > 0 {
+			return struct{}{}, apperr.New(apperr.Conflict, "The template is used by %d events and %d certificates; set active to false instead.", uses.Events, uses.Certificates)
+		}
+		return struct{}{}, tx.DeleteTemplate(ctx, accountID, id)
+	})
+	return err
 }
 
 // Duplicate copies one of the account's templates, or a system template, into the account.
 func (s *Service) Duplicate(ctx context.Context, accountID, id uuid.UUID) (store.Template, error) {
-	src, err := s.store.FindTemplate(ctx, accountID, id)
+	src, err := s.Get(ctx, accountID, id)
 	if err != nil {
 		return store.Template{}, err
 	}
@@ -93,7 +149,7 @@ func (s *Service) Duplicate(ctx context.Context, accountID, id uuid.UUID) (store
 	}
 	active := true
 	return s.store.InsertTemplate(ctx, store.NewTemplate{AccountID: &accountID, Name: string(name), Description: src.Description,
-		Active: &active, PageSize: src.PageSize, Orientation: src.Orientation, Layout: src.Layout})
+		Active: &active, PageSize: src.PageSize, Orientation: src.Orientation, Layout: src.Layout}, s.now())
 }
 
 // Sample is the data a preview fills the placeholders with; empty fields take defaults.
@@ -115,7 +171,7 @@ const (
 
 // Preview renders a template with sample data.
 func (s *Service) Preview(ctx context.Context, accountID, id uuid.UUID, sample Sample, format Format) ([]byte, error) {
-	t, err := s.store.FindTemplate(ctx, accountID, id)
+	t, err := s.Get(ctx, accountID, id)
 	if err != nil {
 		return nil, err
 	}
@@ -132,8 +188,8 @@ func (s *Service) Preview(ctx context.Context, accountID, id uuid.UUID, sample S
 		Recipient:       render.Recipient{FirstName: or(sample.FirstName, "Ada"), LastName: or(sample.LastName, "Lovelace"), Email: or(sample.Email, "ada@example.org")},
 		Event:           render.Event{Name: or(sample.EventName, "Sample Event"), Date: now, Location: or(sample.EventLocation, "")},
 		Certificate:     render.Certificate{Number: fmt.Sprintf("CERT-%d-000001", now.Year()), IssuedAt: now},
-		IssuerName:      or(deref(b.IssuerName), "Your Organisation"),
-		IssuerLogo:      deref(b.Logo),
+		IssuerName:      or(store.Deref(b.IssuerName), "Your Organisation"),
+		IssuerLogo:      store.Deref(b.Logo),
 		VerificationURL: s.siteURL + "/verify/SAMPLE0000000",
 		Metadata:        sampleMetadata(tmpl.Layout, sample.Metadata),
 	}
@@ -200,11 +256,4 @@ func or(v, def string) string {
 		return def
 	}
 	return v
-}
-
-func deref(p *string) string {
-	if p == nil {
-		return ""
-	}
-	return *p
 }

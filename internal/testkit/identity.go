@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -59,7 +60,7 @@ func (a *Account) Template(t testing.TB, env *Env) uuid.UUID {
 	t.Helper()
 	tmpl, err := env.Store.InsertTemplate(context.Background(), store.NewTemplate{AccountID: &a.ID, Name: "Plain",
 		PageSize: "A4", Orientation: "landscape",
-		Layout: json.RawMessage(`{"rows":[{"height":40,"cols":[{"size":12,"content":{"type":"text","text":"{{recipient.fullName}}"}}]}]}`)})
+		Layout: json.RawMessage(`{"rows":[{"height":40,"cols":[{"size":12,"content":{"type":"text","text":"{{recipient.fullName}}"}}]}]}`)}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,13 @@ func SQL(t testing.TB, env *Env, query string, args ...any) {
 // express (such as "no attendee holds two certificates").
 func QueryRow(t testing.TB, env *Env, query string, args []any, dest ...any) {
 	t.Helper()
-	conn, err := pgx.Connect(t.Context(), env.Config.DatabaseURL)
+	QueryRowAt(t, env.Config.DatabaseURL, query, args, dest...)
+}
+
+// QueryRowAt is QueryRow on the database at dbURL, for tests of a service without a server.
+func QueryRowAt(t testing.TB, dbURL, query string, args []any, dest ...any) {
+	t.Helper()
+	conn, err := pgx.Connect(t.Context(), dbURL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,4 +38,18 @@ func QueryRow(t testing.TB, env *Env, query string, args []any, dest ...any) {
 	if err := conn.QueryRow(t.Context(), query, args...).Scan(dest...); err != nil {
 		t.Fatalf("%s: %v", query, err)
 	}
+}
+
+// Fingerprint digests the test's database (see store.Fingerprint); a failure to read it fails
+// the test, so that two failures never compare equal.
+func Fingerprint(t testing.TB, env *Env) string {
+	t.Helper()
+	fp, err := env.Store.Fingerprint(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fp == "" {
+		t.Fatal("the database fingerprint is empty")
+	}
+	return fp
 }

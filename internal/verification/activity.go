@@ -136,7 +136,9 @@ func (r *Recorder) Flush(ctx context.Context) error {
 	for k, at := range firsts {
 		fs = append(fs, store.FirstVerification{Kind: k.kind, ID: k.id, At: at})
 	}
-	if err := r.store.AddVerificationActivity(ctx, rows, fs); err != nil {
+	if _, err := store.InTx(ctx, r.store, func(tx *store.Tx) (struct{}, error) {
+		return struct{}{}, tx.AddVerificationActivity(ctx, rows, fs)
+	}); err != nil {
 		r.restore(days, firsts)
 		return err
 	}

@@ -174,8 +174,8 @@ func (s *Service) Download(ctx context.Context, code, token, ifNoneMatch string,
 	now := s.now()
 	s.Activity.record(c, now, downloaded)
 	if tokenMatches(c, token) {
-		err := s.store.InTx(ctx, func(tx *store.Tx) error {
-			return tx.Outbox(ctx, c.AccountID, "certificate.downloaded", now, eventBody("certificate.downloaded", now, c, "downloadedAt"))
+		_, err := store.InTx(ctx, s.store, func(tx *store.Tx) (struct{}, error) {
+			return struct{}{}, tx.Outbox(ctx, c.AccountID, "certificate.downloaded", now, eventBody("certificate.downloaded", now, c, "downloadedAt"))
 		})
 		if err != nil {
 			return Asset{}, err

@@ -265,12 +265,12 @@ func (s *Service) View(ctx context.Context, code, token string, v Visitor) (Page
 	now := s.now()
 	s.Activity.record(c, now, viewed|verified)
 	if p.Recipient() && !c.firstViewed && c.Kind == KindCertificate {
-		err := s.store.InTx(ctx, func(tx *store.Tx) error {
+		_, err := store.InTx(ctx, s.store, func(tx *store.Tx) (struct{}, error) {
 			first, err := tx.MarkCertificateViewed(ctx, c.ID, now)
 			if err != nil || !first {
-				return err
+				return struct{}{}, err
 			}
-			return tx.Outbox(ctx, c.AccountID, "certificate.viewed", now,
+			return struct{}{}, tx.Outbox(ctx, c.AccountID, "certificate.viewed", now,
 				eventBody("certificate.viewed", now, c, "viewedAt"))
 		})
 		if err != nil {

@@ -1,0 +1,355 @@
+package certificates_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/certhub/credentiald/internal/accounts"
+	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/certificates"
+	"github.com/certhub/credentiald/internal/store"
+	"github.com/certhub/credentiald/internal/testkit"
+)
+
+func TestMain(m *testing.M) { testkit.Main(m) }
+
+// issuing is the certificates service over a fresh database, with an account on the free plan
+// (12 credits a month), a template and an event, on a clock the test moves.
+type issuing struct {
+	st       *store.Store
+	svc      *certificates.Service
+	clock    *testkit.Clock
+	account  uuid.UUID
+	event    uuid.UUID
+	template uuid.UUID
+}
+
+func newIssuing(t *testing.T) issuing {
+	t.Helper()
+	ctx := t.Context()
+	st, _ := testkit.Store(t)
+	clock := &testkit.Clock{}
+	clock.Stop()
+	acct, _, err := accounts.New(st, clock.Now).Create(ctx, accounts.CreateParams{Email: "owner@example.org",
+		Password: testkit.Password, Name: "Owner", AccountName: "Analytical Society"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl, err := st.InsertTemplate(ctx, store.NewTemplate{AccountID: &acct.ID, Name: "Plain", PageSize: "A4", Orientation: "landscape",
+		Layout: json.RawMessage(`{"rows":[{"height":40,"cols":[{"size":12,"content":{"type":"text","text":"{{recipient.fullName}}"}}]}]}`)}, clock.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := st.CreateEvent(ctx, acct.ID, store.EventFields{Name: "Congress", EventDate: clock.Now(), TemplateID: tmpl.ID}, clock.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return issuing{st: st, svc: certificates.New(st, "https://certs.example.org", clock.Now, nil), clock: clock,
+		account: acct.ID, event: ev.ID, template: tmpl.ID}
+}
+
+func (s issuing) attendee(t *testing.T, first string) uuid.UUID {
+	t.Helper()
+	a, err := s.st.CreateAttendee(t.Context(), s.account, s.event, store.AttendeeFields{FirstName: first, LastName: "Lovelace",
+		Email: strings.ToLower(first) + "@example.org"}, s.clock.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a.ID
+}
+
+func (s issuing) params(attendee uuid.UUID) certificates.GenerateParams {
+	return certificates.GenerateParams{AccountID: s.account, EventID: s.event, AttendeeID: attendee, TemplateID: s.template}
+}
+
+func (s issuing) generate(t *testing.T, p certificates.GenerateParams) store.Certificate {
+	t.Helper()
+	c, err := s.svc.Generate(t.Context(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func (s issuing) used(t *testing.T) int {
+	t.Helper()
+	c, err := s.svc.Credits(t.Context(), s.account)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.Used
+}
+
+// outbox counts the account's outbox events by type.
+func (s issuing) outbox(t *testing.T) map[string]int {
+	t.Helper()
+	events, err := s.st.OutboxEvents(t.Context(), s.account)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := map[string]int{}
+	for _, e := range events {
+		n[e.EventType]++
+	}
+	return n
+}
+
+func (s issuing) emails(t *testing.T) int {
+	t.Helper()
+	_, n, err := s.svc.Deliveries(t.Context(), s.account, store.EmailFilter{}, store.Page{Number: 1, Size: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// unchanged runs f and fails the test if it changed anything in the database.
+func (s issuing) unchanged(t *testing.T, f func()) {
+	t.Helper()
+	before, err := s.st.Fingerprint(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f()
+	if after, err := s.st.Fingerprint(t.Context()); err != nil || after != before {
+		t.Fatalf("the refusal changed the database (%v)", err)
+	}
+}
+
+func wantCode(t *testing.T, err error, code apperr.Code) *apperr.Error {
+	t.Helper()
+	e, ok := apperr.As(err)
+	if !ok || e.Code != code {
+		t.Fatalf("got %v, want %s", err, code)
+	}
+	return e
+}
+
+func TestIssuingSpendsOneCreditAndRecordsTheEventAndTheEmail(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	p := s.params(s.attendee(t, "Ada"))
+	p.SendEmail = true
+	c := s.generate(t, p)
+	want := fmt.Sprintf("CERT-%d-000001", s.clock.Now().UTC().Year())
+	if c.Status != "valid" || c.Number != want || len(c.VerificationCode) != 13 || c.FirstName != "Ada" || c.IssuedAt == nil {
+		t.Fatalf("certificate: %+v", c)
+	}
+	if used := s.used(t); used != 1 {
+		t.Fatalf("%d credits used, want 1", used)
+	}
+	if n := s.outbox(t); n["certificate.issued"] != 1 || len(n) != 1 {
+		t.Fatalf("outbox: %v", n)
+	}
+	if n := s.emails(t); n != 1 {
+		t.Fatalf("%d emails recorded, want 1", n)
+	}
+}
+
+// An attendee who holds a valid certificate is refused another, naming the one they hold; the
+// refusal costs nothing and writes nothing.
+func TestAValidCertificateIsNotIssuedTwice(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	p := s.params(s.attendee(t, "Ada"))
+	first := s.generate(t, p)
+	s.unchanged(t, func() {
+		_, err := s.svc.Generate(t.Context(), p)
+		e := wantCode(t, err, apperr.AlreadyIssued)
+		if e.Existing == nil || e.Existing.ID != first.ID.String() || e.Existing.CertificateNumber != first.Number {
+			t.Fatalf("existing: %+v", e.Existing)
+		}
+	})
+}
+
+// With no credit left, issuance is refused with the figures and writes nothing.
+func TestNoCreditLeftRefusesIssuance(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	for i := range 12 {
+		s.generate(t, s.params(s.attendee(t, fmt.Sprintf("A%d", i))))
+	}
+	late := s.attendee(t, "Late")
+	s.unchanged(t, func() {
+		_, err := s.svc.Generate(t.Context(), s.params(late))
+		e := wantCode(t, err, apperr.CreditLimit)
+		if e.Credits == nil || *e.Credits.Limit != 12 || e.Credits.Used != 12 || *e.Credits.Remaining != 0 {
+			t.Fatalf("credits: %+v", e.Credits)
+		}
+	})
+}
+
+// A draft costs nothing and writes no event and no email; asked again, it is the same draft;
+// issued, it becomes the certificate with its number and code.
+func TestADraftBecomesTheCertificate(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	p := s.params(s.attendee(t, "Ada"))
+	p.SendEmail, p.Draft = true, true
+	draft := s.generate(t, p)
+	again := s.generate(t, p)
+	if draft.Status != "draft" || draft.IssuedAt != nil || again.ID != draft.ID {
+		t.Fatalf("draft %+v, again %+v", draft, again)
+	}
+	if used, n, emails := s.used(t), s.outbox(t), s.emails(t); used != 0 || len(n) != 0 || emails != 0 {
+		t.Fatalf("a draft used %d credits, wrote events %v and %d emails", used, n, emails)
+	}
+	p.Draft = false
+	c := s.generate(t, p)
+	if c.ID != draft.ID || c.Number != draft.Number || c.VerificationCode != draft.VerificationCode || c.Status != "valid" || c.IssuedAt == nil {
+		t.Fatalf("draft %+v became %+v", draft, c)
+	}
+	if used, n, emails := s.used(t), s.outbox(t), s.emails(t); used != 1 || n["certificate.issued"] != 1 || emails != 1 {
+		t.Fatalf("issuing the draft used %d credits, wrote events %v and %d emails", used, n, emails)
+	}
+}
+
+// A certificate past its expiry does not block a new one, which costs a credit; the old one
+// reads expired.
+func TestAnExpiredCertificateDoesNotBlockANewOne(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	p := s.params(s.attendee(t, "Ada"))
+	expires := s.clock.Now().Add(time.Hour)
+	p.ExpiresAt = &expires
+	old := s.generate(t, p)
+	s.clock.Advance(2 * time.Hour)
+	p.ExpiresAt = nil
+	renewed := s.generate(t, p)
+	if renewed.ID == old.ID || renewed.Number == old.Number || renewed.Status != "valid" {
+		t.Fatalf("old %+v, renewed %+v", old, renewed)
+	}
+	if got, err := s.svc.Get(t.Context(), s.account, old.ID); err != nil || got.Status != "expired" {
+		t.Fatalf("the old certificate: %+v %v", got, err)
+	}
+	if used := s.used(t); used != 2 {
+		t.Fatalf("%d credits used, want 2", used)
+	}
+}
+
+// Revoking twice changes nothing the second time (one event); a revoked certificate does not
+// block a new one; a draft cannot be revoked.
+func TestRevokingIsIdempotentAndDoesNotBlockReissue(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	p := s.params(s.attendee(t, "Ada"))
+	c := s.generate(t, p)
+	reason := "issued in error"
+	first, err := s.svc.Revoke(t.Context(), s.account, c.ID, &reason, "issued_in_error")
+	if err != nil || first.Status != "revoked" || first.RevokedAt == nil || *first.RevocationReasonCode != "issued_in_error" {
+		t.Fatalf("revoke: %+v %v", first, err)
+	}
+	s.clock.Advance(time.Minute)
+	again, err := s.svc.Revoke(t.Context(), s.account, c.ID, nil, "")
+	if err != nil || !again.RevokedAt.Equal(*first.RevokedAt) || *again.RevocationReason != reason {
+		t.Fatalf("revoked again: %+v %v", again, err)
+	}
+	if n := s.outbox(t); n["certificate.revoked"] != 1 {
+		t.Fatalf("outbox: %v", n)
+	}
+	reissued := s.generate(t, p)
+	if reissued.ID == c.ID || reissued.Status != "valid" {
+		t.Fatalf("reissued: %+v", reissued)
+	}
+	draftOf := s.params(s.attendee(t, "Grace"))
+	draftOf.Draft = true
+	draft := s.generate(t, draftOf)
+	_, err = s.svc.Revoke(t.Context(), s.account, draft.ID, nil, "")
+	wantCode(t, err, apperr.Conflict)
+	_, err = s.svc.Revoke(t.Context(), s.account, uuid.New(), nil, "")
+	wantCode(t, err, apperr.NotFound)
+}
+
+// Deleting a draft removes it; deleting an issued certificate revokes it and keeps it.
+func TestDeletingRemovesADraftAndRevokesACertificate(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	p := s.params(s.attendee(t, "Ada"))
+	p.Draft = true
+	draft := s.generate(t, p)
+	if err := s.svc.Delete(t.Context(), s.account, draft.ID); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.svc.Get(t.Context(), s.account, draft.ID)
+	wantCode(t, err, apperr.NotFound)
+	p.Draft = false
+	c := s.generate(t, p)
+	if err := s.svc.Delete(t.Context(), s.account, c.ID); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.svc.Get(t.Context(), s.account, c.ID)
+	if err != nil || got.Status != "revoked" || *got.RevocationReasonCode != "deleted_by_issuer" {
+		t.Fatalf("deleted certificate: %+v %v", got, err)
+	}
+}
+
+// Regenerating rebuilds the snapshot from the attendee's current data; the certificate keeps
+// its number and code, and no credit is used.
+func TestRegenerateKeepsNumberAndCodeAndCostsNothing(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	ada := s.attendee(t, "Ada")
+	c := s.generate(t, s.params(ada))
+	renamed := "Augusta Ada"
+	if _, err := s.st.UpdateAttendee(t.Context(), s.account, ada, store.AttendeeChanges{FirstName: &renamed}, s.clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.svc.Regenerate(t.Context(), s.account, c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var snap certificates.Snapshot
+	if err := json.Unmarshal(r.Snapshot, &snap); err != nil {
+		t.Fatal(err)
+	}
+	if r.ID != c.ID || r.Number != c.Number || r.VerificationCode != c.VerificationCode || r.FirstName != renamed ||
+		snap.Recipient.FirstName != renamed || r.Status != "valid" {
+		t.Fatalf("regenerated %+v (snapshot %+v) from %+v", r, snap.Recipient, c)
+	}
+	if used := s.used(t); used != 1 {
+		t.Fatalf("%d credits used, want 1", used)
+	}
+	if _, err := s.svc.Revoke(t.Context(), s.account, c.ID, nil, ""); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.svc.Regenerate(t.Context(), s.account, c.ID)
+	wantCode(t, err, apperr.Conflict)
+}
+
+// Concurrent issuances for one attendee give one certificate and spend one credit; concurrent
+// issuances for more attendees than credits spend exactly the credits.
+func TestConcurrentIssuanceKeepsOneCertificatePerAttendeeAndTheCreditLimit(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	p := s.params(s.attendee(t, "Ada"))
+	codes := testkit.Race(10, func(int) int {
+		_, err := s.svc.Generate(t.Context(), p)
+		return apperr.CodeOf(err).Status() * boolInt(err != nil)
+	})
+	if codes[0] != 1 || codes[409] != 9 {
+		t.Fatalf("one attendee, 10 at once: %v (0 is success)", codes)
+	}
+	var many []uuid.UUID
+	for i := range 20 {
+		many = append(many, s.attendee(t, fmt.Sprintf("B%d", i)))
+	}
+	codes = testkit.Race(len(many), func(i int) int {
+		_, err := s.svc.Generate(t.Context(), s.params(many[i]))
+		return apperr.CodeOf(err).Status() * boolInt(err != nil)
+	})
+	if codes[0] != 11 || codes[402] != 9 || s.used(t) != 12 {
+		t.Fatalf("20 attendees, 11 credits left: %v, %d used", codes, s.used(t))
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

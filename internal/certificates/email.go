@@ -1,0 +1,142 @@
+package certificates
+
+import (
+	"cmp"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/email"
+	"github.com/certhub/credentiald/internal/events"
+	"github.com/certhub/credentiald/internal/store"
+)
+
+// linkMarker stands in the recorded body for the verification link: the link carries a
+// recipient token, made when the email is sent, so that the token never rests in the database
+// (only its hash does, on the certificate).
+const linkMarker = "[[verification-link]]"
+
+// recordEmail records the delivery email of a certificate in tx, in the words of its snapshot.
+func (s *Service) recordEmail(ctx context.Context, tx *store.Tx, c store.Certificate, now time.Time) (store.EmailDelivery, error) {
+	snap := snapshotOf(c)
+	issuer := cmp.Or(snap.Issuer.Name, "The organisers")
+	body := fmt.Sprintf("Hello %s,\n\nyour certificate for %s is attached (%s).\n\nAnyone can verify it at:\n%s\n\n%s\n",
+		c.FirstName, snap.Event.Name, c.Number, linkMarker, issuer)
+	m := store.OutboundEmail{AccountID: c.AccountID, Kind: "certificate", CertificateID: &c.ID, ToAddress: c.Email,
+		ToName: strings.TrimSpace(c.FirstName + " " + c.LastName), FromName: cmp.Or(snap.Issuer.EmailFromName, snap.Issuer.Name),
+		Subject: "Your certificate: " + snap.Event.Name, BodyText: body}
+	if snap.Issuer.EmailReplyTo != "" {
+		rt := snap.Issuer.EmailReplyTo
+		m.ReplyTo = &rt
+	}
+	return tx.EnqueueEmail(ctx, m, now)
+}
+
+// Send records the delivery email of a valid or expired certificate (its link gets a fresh
+// recipient token, and the PDF is attached, when it is sent).
+func (s *Service) Send(ctx context.Context, accountID, id uuid.UUID) (store.EmailDelivery, error) {
+	now := s.now()
+	d, err := store.InTx(ctx, s.store, func(tx *store.Tx) (store.EmailDelivery, error) {
+		c, err := tx.LockCertificate(ctx, accountID, id, now)
+		if err != nil {
+			return store.EmailDelivery{}, noSuchCertificate(err)
+		}
+		if c.Status == "revoked" || c.Status == "draft" {
+			return store.EmailDelivery{}, apperr.New(apperr.Conflict, "A %s certificate is not sent.", c.Status)
+		}
+		return s.recordEmail(ctx, tx, c, now)
+	})
+	if err == nil {
+		s.kick()
+	}
+	return d, err
+}
+
+// SendBulk records, in one transaction, the delivery emails of an event's valid certificates
+// (or of those named), skipping those already emailed when onlyUnsent is set.
+func (s *Service) SendBulk(ctx context.Context, accountID, eventID uuid.UUID, ids []uuid.UUID, onlyUnsent bool) (queued, skipped int, err error) {
+	if err := events.Require(ctx, s.store, accountID, eventID, "body.eventId"); err != nil {
+		return 0, 0, err
+	}
+	now := s.now()
+	type counts struct{ queued, skipped int }
+	n, err := store.InTx(ctx, s.store, func(tx *store.Tx) (counts, error) {
+		var n counts
+		sendable, err := tx.SendableCertificates(ctx, accountID, eventID, ids, now)
+		if err != nil {
+			return n, err
+		}
+		if ids != nil {
+			n.skipped = len(ids) - len(sendable)
+		}
+		for _, c := range sendable {
+			if onlyUnsent && c.Emailed {
+				n.skipped++
+				continue
+			}
+			if _, err := s.recordEmail(ctx, tx, c.Certificate, now); err != nil {
+				return n, err
+			}
+			n.queued++
+		}
+		return n, nil
+	})
+	if err == nil && n.queued > 0 {
+		s.kick()
+	}
+	return n.queued, n.skipped, err
+}
+
+// PrepareEmail completes a certificate's delivery email as it is sent: a fresh recipient token
+// goes into its link (its hash onto the certificate, replacing an earlier one), and the PDF is
+// rendered from the snapshot and attached.
+func (s *Service) PrepareEmail(ctx context.Context, d *store.EmailDelivery) ([]email.Attachment, error) {
+	if d.Kind != "certificate" || d.CertificateID == nil {
+		return nil, nil
+	}
+	c, err := s.store.FindCertificate(ctx, d.AccountID, *d.CertificateID, s.now())
+	if err != nil {
+		return nil, err
+	}
+	if c.Status == "revoked" || c.Status == "draft" {
+		return nil, &email.PermanentError{Err: fmt.Errorf("certificate %s is %s", c.Number, c.Status)}
+	}
+	pdf, err := s.PDF(c)
+	if err != nil {
+		return nil, err
+	}
+	var raw [32]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return nil, err
+	}
+	token := base64.RawURLEncoding.EncodeToString(raw[:])
+	hash := sha256.Sum256([]byte(token))
+	if err := s.store.SetRecipientToken(ctx, c.ID, hash[:]); err != nil {
+		return nil, err
+	}
+	d.BodyText = strings.ReplaceAll(d.BodyText, linkMarker, s.VerificationURL(c.VerificationCode)+"?t="+token)
+	return []email.Attachment{{Name: c.Number + ".pdf", ContentType: "application/pdf", Data: pdf}}, nil
+}
+
+// RecordSent writes certificate.sent to the outbox in tx, the transaction in which the email
+// worker marks a certificate's delivery email sent; other messages write nothing.
+func (s *Service) RecordSent(ctx context.Context, tx *store.Tx, d store.EmailDelivery) error {
+	if d.Kind != "certificate" || d.CertificateID == nil {
+		return nil
+	}
+	at := store.Deref(d.SentAt).UTC()
+	c, err := tx.FindCertificateByID(ctx, *d.CertificateID, at)
+	if err != nil {
+		return err
+	}
+	data := eventData(c)
+	data["emailDeliveryId"] = d.ID
+	return tx.Outbox(ctx, d.AccountID, "certificate.sent", at, eventBody("certificate.sent", at, data))
+}

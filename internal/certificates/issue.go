@@ -1,0 +1,207 @@
+package certificates
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/store"
+	"github.com/certhub/credentiald/internal/templates"
+)
+
+// GenerateParams asks for one certificate.
+type GenerateParams struct {
+	AccountID, EventID, AttendeeID, TemplateID uuid.UUID
+	SendEmail                                  bool
+	ExpiresAt                                  *time.Time // overrides the event's validity
+	Draft                                      bool       // prepare a draft: no credit, no email, no event
+}
+
+// Generate issues one certificate (or prepares a draft) in a transaction of its own, under the
+// rules of Issue, and wakes the email worker when it recorded the delivery email.
+func (s *Service) Generate(ctx context.Context, p GenerateParams) (store.Certificate, error) {
+	c, err := store.InTx(ctx, s.store, func(tx *store.Tx) (store.Certificate, error) {
+		return s.Issue(ctx, tx, p)
+	})
+	if err != nil {
+		return store.Certificate{}, err
+	}
+	if p.SendEmail && !p.Draft {
+		s.kick()
+	}
+	return c, nil
+}
+
+// Issue issues one certificate in tx, the caller's transaction (a bulk job records its item in
+// the same one). The attendee is locked, so issuances for one attendee run one after the
+// other; an issued certificate past its expiry is marked expired; a valid one answers
+// ALREADY_ISSUED; one credit is spent (CREDIT_LIMIT when none is left); a draft of the
+// attendee becomes the certificate, keeping its number and code; certificate.issued goes to
+// the outbox and, when asked, the delivery email is recorded. A draft costs nothing and
+// writes no event and no email; an existing draft is answered as it is. Call Kick once tx
+// committed when p.SendEmail was set.
+func (s *Service) Issue(ctx context.Context, tx *store.Tx, p GenerateParams) (store.Certificate, error) {
+	now := s.now()
+	if p.ExpiresAt != nil && !p.ExpiresAt.After(now) {
+		return store.Certificate{}, apperr.Invalid("body.expiresAt", "must be in the future")
+	}
+	src, err := issueSource(ctx, tx, p.AccountID, p.EventID, p.AttendeeID, p.TemplateID)
+	if err != nil {
+		return store.Certificate{}, err
+	}
+	key := store.CertificateKey{AttendeeID: p.AttendeeID, EventID: p.EventID, TemplateID: p.TemplateID}
+	if err := tx.ExpireLapsedCertificates(ctx, key, now); err != nil {
+		return store.Certificate{}, err
+	}
+	if cur, err := tx.FindIssuedCertificate(ctx, key, now); err == nil {
+		return store.Certificate{}, alreadyIssued(cur)
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return store.Certificate{}, err
+	}
+	draft, err := tx.FindDraftCertificate(ctx, key, now)
+	hasDraft := err == nil
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return store.Certificate{}, err
+	}
+	if p.Draft {
+		if hasDraft {
+			return draft, nil
+		}
+		return s.insert(ctx, tx, p, src, nil, now)
+	}
+	if err := spendCredit(ctx, tx, p.AccountID, now); err != nil {
+		return store.Certificate{}, err
+	}
+	issued := issuance(src, p.ExpiresAt, now)
+	var c store.Certificate
+	if hasDraft {
+		if issued.Snapshot, err = snapshotFrom(src); err != nil {
+			return store.Certificate{}, err
+		}
+		c, err = tx.IssueDraft(ctx, draft.ID, issued, now)
+	} else {
+		c, err = s.insert(ctx, tx, p, src, &issued, now)
+	}
+	if err != nil {
+		return store.Certificate{}, err
+	}
+	if err := tx.Outbox(ctx, c.AccountID, "certificate.issued", now, eventBody("certificate.issued", now, eventData(c))); err != nil {
+		return store.Certificate{}, err
+	}
+	if p.SendEmail {
+		if _, err := s.recordEmail(ctx, tx, c, now); err != nil {
+			return store.Certificate{}, err
+		}
+	}
+	return c, nil
+}
+
+// source is what a certificate is made from, read in the issuing transaction.
+type source struct {
+	store.AttendeeOnEvent
+	Template store.Template
+	Branding store.Branding
+}
+
+// issueSource locks the attendee, who must be on the event, and reads the template (the
+// account's or a system one) and the branding.
+func issueSource(ctx context.Context, tx *store.Tx, accountID, eventID, attendeeID, templateID uuid.UUID) (source, error) {
+	a, err := tx.LockAttendeeForIssue(ctx, accountID, attendeeID)
+	if err != nil {
+		return source{}, apperr.When(err, store.ErrNotFound,
+			apperr.NoSuch("attendee").At("body.attendeeId", "names no attendee of this account"))
+	}
+	if a.Attendee.EventID != eventID {
+		return source{}, apperr.New(apperr.NotFound, "The attendee is not on this event.").
+			At("body.attendeeId", "names no attendee of the event")
+	}
+	t, err := tx.FindTemplate(ctx, accountID, templateID)
+	if err != nil {
+		return source{}, apperr.When(err, store.ErrNotFound, templates.Missing("body.templateId"))
+	}
+	b, err := tx.FindBranding(ctx, accountID)
+	if err != nil {
+		return source{}, err
+	}
+	return source{AttendeeOnEvent: a, Template: t, Branding: b}, nil
+}
+
+// issuance is what issuing fixes at now: recipient, issue time and expiry (expiresAt, else the
+// event's validity from now, else none).
+func issuance(src source, expiresAt *time.Time, now time.Time) store.Issuance {
+	at := now.UTC()
+	if expiresAt == nil && src.Event.CertificateValidityDays != nil {
+		e := at.AddDate(0, 0, *src.Event.CertificateValidityDays)
+		expiresAt = &e
+	}
+	return store.Issuance{Recipient: recipientOf(src.Attendee), IssuedAt: at, ExpiresAt: expiresAt}
+}
+
+func recipientOf(a store.Attendee) store.Recipient {
+	return store.Recipient{FirstName: a.FirstName, LastName: a.LastName, Email: a.Email}
+}
+
+// insert writes a new certificate with the account's next number and a fresh code: issued
+// when issued is set, otherwise a draft.
+func (s *Service) insert(ctx context.Context, tx *store.Tx, p GenerateParams, src source, issued *store.Issuance, now time.Time) (store.Certificate, error) {
+	n, err := tx.NextCertificateNumber(ctx, p.AccountID)
+	if err != nil {
+		return store.Certificate{}, err
+	}
+	code, err := newVerificationCode(ctx, tx, now)
+	if err != nil {
+		return store.Certificate{}, err
+	}
+	snap, err := snapshotFrom(src)
+	if err != nil {
+		return store.Certificate{}, err
+	}
+	c := store.NewCertificate{AccountID: p.AccountID, CertificateKey: store.CertificateKey{AttendeeID: p.AttendeeID,
+		EventID: p.EventID, TemplateID: p.TemplateID}, Number: certificateNumber(now, n), VerificationCode: code,
+		Draft: issued == nil, Recipient: recipientOf(src.Attendee), Snapshot: snap}
+	if issued != nil {
+		c.IssuedAt, c.ExpiresAt = &issued.IssuedAt, issued.ExpiresAt
+	}
+	return tx.InsertCertificate(ctx, c, now)
+}
+
+// certificateNumber is the account's n-th certificate number, with the year of issue.
+func certificateNumber(now time.Time, n int64) string {
+	return fmt.Sprintf("CERT-%d-%06d", now.UTC().Year(), n)
+}
+
+func alreadyIssued(cur store.Certificate) error {
+	e := apperr.New(apperr.AlreadyIssued, "The attendee already holds a valid certificate (%s) for this event and template.", cur.Number)
+	e.Existing = &apperr.Existing{ID: cur.ID.String(), CertificateNumber: cur.Number, VerificationCode: cur.VerificationCode}
+	e.Location = "/api/v1/certificates/" + cur.ID.String()
+	return e
+}
+
+// crockford is Crockford's base32 alphabet: no I, L, O or U.
+const crockford = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+// codeLength characters of base32 carry 65 random bits.
+const codeLength = 13
+
+// newVerificationCode draws a random code and reserves it; a taken one (unlikely at 65 bits)
+// is drawn again, up to 5 times.
+func newVerificationCode(ctx context.Context, tx *store.Tx, now time.Time) (string, error) {
+	for range 5 {
+		var b [codeLength]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return "", err
+		}
+		for i := range b {
+			b[i] = crockford[b[i]&31]
+		}
+		if ok, err := tx.RegisterVerificationCode(ctx, string(b[:]), "certificate", now); err != nil || ok {
+			return string(b[:]), err
+		}
+	}
+	return "", errors.New("certificates: no free verification code after 5 draws")
+}

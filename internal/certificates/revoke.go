@@ -1,0 +1,91 @@
+package certificates
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/store"
+)
+
+// Revoke revokes an issued (valid or expired) certificate and keeps it, writing
+// certificate.revoked; revoking a revoked one answers it unchanged, with no second event; a
+// draft answers 409.
+func (s *Service) Revoke(ctx context.Context, accountID, id uuid.UUID, reason *string, code string) (store.Certificate, error) {
+	if code == "" {
+		code = "other"
+	}
+	if reason != nil && strings.TrimSpace(*reason) == "" {
+		reason = nil
+	}
+	now := s.now().UTC()
+	return store.InTx(ctx, s.store, func(tx *store.Tx) (store.Certificate, error) {
+		cur, err := tx.LockCertificate(ctx, accountID, id, now)
+		if err != nil {
+			return store.Certificate{}, noSuchCertificate(err)
+		}
+		if cur.Status == "draft" {
+			return store.Certificate{}, apperr.New(apperr.Conflict, "A draft is not issued and cannot be revoked; delete it instead.")
+		}
+		return revoke(ctx, tx, cur, store.Revocation{At: now, Reason: reason, ReasonCode: code})
+	})
+}
+
+// revoke revokes the locked certificate cur, unless it is revoked already.
+func revoke(ctx context.Context, tx *store.Tx, cur store.Certificate, r store.Revocation) (store.Certificate, error) {
+	if cur.Status == "revoked" {
+		return cur, nil
+	}
+	c, err := tx.RevokeCertificate(ctx, cur.ID, r, r.At)
+	if err != nil {
+		return store.Certificate{}, err
+	}
+	data := eventData(c)
+	data["revokedAt"], data["reason"], data["reasonCode"] = r.At.Format(time.RFC3339), r.Reason, r.ReasonCode
+	return c, tx.Outbox(ctx, c.AccountID, "certificate.revoked", r.At, eventBody("certificate.revoked", r.At, data))
+}
+
+// Delete removes a draft; an issued certificate is never erased: it is revoked with reason
+// code deleted_by_issuer and kept.
+func (s *Service) Delete(ctx context.Context, accountID, id uuid.UUID) error {
+	now := s.now().UTC()
+	_, err := store.InTx(ctx, s.store, func(tx *store.Tx) (struct{}, error) {
+		cur, err := tx.LockCertificate(ctx, accountID, id, now)
+		if err != nil {
+			return struct{}{}, noSuchCertificate(err)
+		}
+		if cur.Status == "draft" {
+			return struct{}{}, tx.DeleteDraftCertificate(ctx, id)
+		}
+		_, err = revoke(ctx, tx, cur, store.Revocation{At: now, ReasonCode: "deleted_by_issuer"})
+		return struct{}{}, err
+	})
+	return err
+}
+
+// Regenerate rebuilds a valid or expired certificate's snapshot from the current attendee,
+// event, template and branding; number and code stay, and no credit is used.
+func (s *Service) Regenerate(ctx context.Context, accountID, id uuid.UUID) (store.Certificate, error) {
+	now := s.now()
+	return store.InTx(ctx, s.store, func(tx *store.Tx) (store.Certificate, error) {
+		cur, err := tx.LockCertificate(ctx, accountID, id, now)
+		if err != nil {
+			return store.Certificate{}, noSuchCertificate(err)
+		}
+		if cur.Status == "revoked" || cur.Status == "draft" {
+			return store.Certificate{}, apperr.New(apperr.Conflict, "A %s certificate cannot be regenerated.", cur.Status)
+		}
+		src, err := issueSource(ctx, tx, accountID, cur.EventID, cur.AttendeeID, cur.TemplateID)
+		if err != nil {
+			return store.Certificate{}, err
+		}
+		snap, err := snapshotFrom(src)
+		if err != nil {
+			return store.Certificate{}, err
+		}
+		return tx.ReplaceSnapshot(ctx, id, recipientOf(src.Attendee), snap, now)
+	})
+}

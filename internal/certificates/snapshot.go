@@ -1,0 +1,114 @@
+package certificates
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/certhub/credentiald/internal/render"
+	"github.com/certhub/credentiald/internal/store"
+	"github.com/certhub/credentiald/internal/templates"
+)
+
+// Snapshot is what a certificate is rendered from, frozen at issuance until regenerate.
+type Snapshot struct {
+	Template struct {
+		ID          uuid.UUID       `json:"id"`
+		Name        string          `json:"name"`
+		PageSize    string          `json:"pageSize"`
+		Orientation string          `json:"orientation"`
+		Layout      json.RawMessage `json:"layout"`
+	} `json:"template"`
+	Recipient struct {
+		FirstName string `json:"firstName"`
+		LastName  string `json:"lastName"`
+		Email     string `json:"email"`
+	} `json:"recipient"`
+	Event struct {
+		Name     string    `json:"name"`
+		Date     time.Time `json:"date"`
+		Location string    `json:"location,omitempty"`
+	} `json:"event"`
+	Issuer struct {
+		Name    string `json:"name"`
+		Website string `json:"website,omitempty"`
+		Logo    string `json:"logo,omitempty"`
+		// Email sender details, so that resending says what the first email said.
+		EmailFromName string `json:"emailFromName,omitempty"`
+		EmailReplyTo  string `json:"emailReplyTo,omitempty"`
+	} `json:"issuer"`
+	Metadata map[string]string `json:"metadata,omitempty"`
+}
+
+// snapshotFrom freezes what a certificate shows: template, recipient, event, issuer.
+func snapshotFrom(src source) (json.RawMessage, error) {
+	var snap Snapshot
+	t := src.Template
+	snap.Template.ID, snap.Template.Name, snap.Template.PageSize, snap.Template.Orientation, snap.Template.Layout =
+		t.ID, t.Name, t.PageSize, t.Orientation, t.Layout
+	a := src.Attendee
+	snap.Recipient.FirstName, snap.Recipient.LastName, snap.Recipient.Email = a.FirstName, a.LastName, a.Email
+	snap.Event.Name, snap.Event.Date, snap.Event.Location = src.Event.Name, src.Event.EventDate.UTC(), store.Deref(src.Event.Location)
+	b := src.Branding
+	snap.Issuer.Name, snap.Issuer.Website, snap.Issuer.Logo = store.Deref(b.IssuerName), store.Deref(b.Website), store.Deref(b.Logo)
+	snap.Issuer.EmailFromName, snap.Issuer.EmailReplyTo = store.Deref(b.EmailFromName), store.Deref(b.EmailReplyTo)
+	snap.Metadata = a.Metadata
+	return json.Marshal(snap)
+}
+
+func snapshotOf(c store.Certificate) Snapshot {
+	var snap Snapshot
+	_ = json.Unmarshal(c.Snapshot, &snap) // written by snapshotFrom
+	return snap
+}
+
+// PDF renders a certificate from its snapshot.
+func (s *Service) PDF(c store.Certificate) ([]byte, error) {
+	t, d, err := s.renderInput(c)
+	if err != nil {
+		return nil, err
+	}
+	return render.PDF(t, d)
+}
+
+// PNG renders a certificate's page from its snapshot.
+func (s *Service) PNG(c store.Certificate) ([]byte, error) {
+	t, d, err := s.renderInput(c)
+	if err != nil {
+		return nil, err
+	}
+	return render.PNG(t, d, render.PreviewDPI)
+}
+
+func (s *Service) renderInput(c store.Certificate) (render.Template, render.Data, error) {
+	snap := snapshotOf(c)
+	t, err := templates.ForRendering(store.Template{PageSize: snap.Template.PageSize, Orientation: snap.Template.Orientation, Layout: snap.Template.Layout})
+	if err != nil {
+		return render.Template{}, render.Data{}, err
+	}
+	d := render.Data{
+		Recipient:       render.Recipient{FirstName: snap.Recipient.FirstName, LastName: snap.Recipient.LastName, Email: snap.Recipient.Email},
+		Event:           render.Event{Name: snap.Event.Name, Date: snap.Event.Date, Location: snap.Event.Location},
+		Certificate:     render.Certificate{Number: c.Number, ExpiresAt: c.ExpiresAt},
+		IssuerName:      snap.Issuer.Name,
+		IssuerLogo:      snap.Issuer.Logo,
+		VerificationURL: s.VerificationURL(c.VerificationCode),
+		Metadata:        snap.Metadata,
+	}
+	if c.IssuedAt != nil {
+		d.Certificate.IssuedAt = *c.IssuedAt
+	}
+	return t, d, nil
+}
+
+// eventBody is the shape every outbox event is delivered in.
+func eventBody(eventType string, at time.Time, data map[string]any) map[string]any {
+	return map[string]any{"eventType": eventType, "timestamp": at.UTC().Format(time.RFC3339), "data": data}
+}
+
+// eventData is what every certificate event says of its certificate.
+func eventData(c store.Certificate) map[string]any {
+	return map[string]any{"certificateId": c.ID, "certificateNumber": c.Number, "eventId": c.EventID,
+		"attendeeId": c.AttendeeID, "status": c.Status, "verificationCode": c.VerificationCode}
+}

@@ -1,0 +1,76 @@
+// Package idempotency holds the rules of Idempotency-Key: a key is claimed under a lease by
+// the first request that carries it; that request's successful answer is kept and replayed to
+// the same request; another request under the key is refused; a failed request is forgotten.
+// The HTTP edge reads the key and the answer; this package decides.
+package idempotency
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/store"
+)
+
+// Keep is how long a successful answer is replayed.
+const Keep = 24 * time.Hour
+
+// Service claims keys and keeps answers.
+type Service struct {
+	store *store.Store
+	now   func() time.Time
+}
+
+// New returns the service; now is its clock (nil: the system's).
+func New(st *store.Store, now func() time.Time) *Service {
+	if now == nil {
+		now = time.Now
+	}
+	return &Service{store: st, now: now}
+}
+
+// Claim takes key for a request with fingerprint for lease. It returns nil when the request
+// may run; the kept answer when the same request already succeeded; 422
+// IDEMPOTENCY_KEY_REUSED for another request's key; 409 IDEMPOTENCY_IN_PROGRESS while the
+// first request still runs (its lease has not lapsed). A failure of the database is its own
+// error (500), never a 409: no other request is known to hold the key then.
+func (s *Service) Claim(ctx context.Context, accountID uuid.UUID, key string, fingerprint []byte, lease time.Duration) (*store.StoredResponse, error) {
+	ok, err := s.store.ClaimIdempotencyKey(ctx, store.IdempotencyClaim{AccountID: accountID, Key: key,
+		Fingerprint: fingerprint, Now: s.now(), Lease: lease, Keep: Keep})
+	if err != nil {
+		return nil, fmt.Errorf("claiming an idempotency key: %w", err)
+	}
+	if ok {
+		return nil, nil
+	}
+	held, err := s.store.FindIdempotencyKey(ctx, accountID, key)
+	if errors.Is(err, store.ErrNotFound) {
+		// Released between the two statements: the caller may try again.
+		return nil, apperr.New(apperr.IdempotencyInProgress, "A request with this Idempotency-Key is being processed; retry shortly.")
+	} else if err != nil {
+		return nil, fmt.Errorf("reading a held idempotency key: %w", err)
+	}
+	if !bytes.Equal(held.Fingerprint, fingerprint) {
+		return nil, apperr.New(apperr.IdempotencyKeyReused, "This Idempotency-Key was used with another request within the last 24 hours; use a new key.").
+			At("header.Idempotency-Key", "was used with another method, path or body")
+	}
+	if held.Response == nil {
+		return nil, apperr.New(apperr.IdempotencyInProgress, "A request with this Idempotency-Key is still being processed; retry shortly.")
+	}
+	return held.Response, nil
+}
+
+// Complete keeps a request's successful answer under its key.
+func (s *Service) Complete(ctx context.Context, accountID uuid.UUID, key string, fingerprint []byte, r store.StoredResponse) error {
+	return s.store.CompleteIdempotencyKey(ctx, accountID, key, fingerprint, r)
+}
+
+// Release forgets a request that did not succeed, so that it can be retried with its key.
+func (s *Service) Release(ctx context.Context, accountID uuid.UUID, key string, fingerprint []byte) error {
+	return s.store.ReleaseIdempotencyKey(ctx, accountID, key, fingerprint)
+}

@@ -1,0 +1,68 @@
+package store
+
+import (
+	"errors"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// ErrNotFound reports that no row matched: the service decides what was missing and how to say
+// so.
+var ErrNotFound = errors.New("store: not found")
+
+// ConflictError reports a write that a constraint of the schema refused: a unique key already
+// taken, a row referenced by another, or a reference to a row that does not exist.
+type ConflictError struct {
+	Constraint string // the constraint's name in db/migrations
+	Err        error  // the driver's error
+}
+
+func (e *ConflictError) Error() string {
+	return "store: conflict on " + e.Constraint + ": " + e.Err.Error()
+}
+func (e *ConflictError) Unwrap() error { return e.Err }
+
+// Is matches a conflict on the same constraint, so that errors.Is(err, Conflict(name)) asks
+// which constraint fired.
+func (e *ConflictError) Is(target error) bool {
+	t, ok := target.(*ConflictError)
+	return ok && t.Constraint == e.Constraint
+}
+
+// Conflict is the target for errors.Is that matches a conflict on constraint.
+func Conflict(constraint string) error { return &ConflictError{Constraint: constraint} }
+
+// The constraints whose conflicts the services turn into answers of their own.
+const (
+	// UniqueUserEmail: one user per email address.
+	UniqueUserEmail = "users_email_key"
+	// AccountPlanExists: an account's plan is one of the plans.
+	AccountPlanExists = "accounts_plan_fkey"
+	// BadgeAssertionAttendee: an attendee who was issued a badge cannot be deleted.
+	BadgeAssertionAttendee = "badge_assertions_account_id_attendee_id_fkey"
+)
+
+// PostgreSQL's codes of the constraint violations that become a ConflictError.
+var conflictCodes = map[string]bool{
+	"23505": true, // unique_violation
+	"23503": true, // foreign_key_violation
+	"23P01": true, // exclusion_violation
+}
+
+// mapError is the one place where driver errors become the store's errors: a missing row is
+// ErrNotFound, a refused constraint a ConflictError naming it; anything else is returned as
+// it is (an unexpected failure, for the caller's log).
+func mapError(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, pgx.ErrNoRows) {
+		return ErrNotFound
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && conflictCodes[pgErr.Code] && pgErr.ConstraintName != "" {
+		return &ConflictError{Constraint: pgErr.ConstraintName, Err: err}
+	}
+	return err
+}
