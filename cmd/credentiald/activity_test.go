@@ -4,7 +4,6 @@ import (
 	"syscall"
 	"testing"
 
-
 	"github.com/certhub/credentiald/internal/testkit"
 	"github.com/certhub/credentiald/internal/testkit/contract"
 )
