@@ -2393,6 +2393,9 @@ type Id = openapi_types.UUID
 // IdempotencyKey defines model for IdempotencyKey.
 type IdempotencyKey = string
 
+// IfNoneMatch defines model for IfNoneMatch.
+type IfNoneMatch = string
+
 // JobId defines model for JobId.
 type JobId = openapi_types.UUID
 
@@ -2569,11 +2572,29 @@ type ListTemplatesParams struct {
 type GetVerificationCertificatePdfParams struct {
 	// T Recipient token from the delivery email; a download with it sends `certificate.downloaded`.
 	T *string `form:"t,omitempty" json:"t,omitempty"`
+
+	// IfNoneMatch An `ETag` received before: an unchanged asset answers 304 without a body.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// GetVerificationIssuerLogoParams defines parameters for GetVerificationIssuerLogo.
+type GetVerificationIssuerLogoParams struct {
+	// IfNoneMatch An `ETag` received before: an unchanged asset answers 304 without a body.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// GetVerificationPreviewParams defines parameters for GetVerificationPreview.
+type GetVerificationPreviewParams struct {
+	// IfNoneMatch An `ETag` received before: an unchanged asset answers 304 without a body.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetVerificationQrParams defines parameters for GetVerificationQr.
 type GetVerificationQrParams struct {
 	Format *GetVerificationQrParamsFormat `form:"format,omitempty" json:"format,omitempty"`
+
+	// IfNoneMatch An `ETag` received before: an unchanged asset answers 304 without a body.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetVerificationQrParamsFormat defines parameters for GetVerificationQr.
@@ -3270,9 +3291,12 @@ type ServerInterface interface {
 	// GetVerificationCertificatePdf Certificate PDF
 	// (GET /verify/{code}/certificate.pdf)
 	GetVerificationCertificatePdf(ctx echo.Context, code VerificationCode, params GetVerificationCertificatePdfParams) error
+	// GetVerificationIssuerLogo Issuer's logo
+	// (GET /verify/{code}/issuer-logo)
+	GetVerificationIssuerLogo(ctx echo.Context, code VerificationCode, params GetVerificationIssuerLogoParams) error
 	// GetVerificationPreview Rendered certificate
 	// (GET /verify/{code}/preview.png)
-	GetVerificationPreview(ctx echo.Context, code VerificationCode) error
+	GetVerificationPreview(ctx echo.Context, code VerificationCode, params GetVerificationPreviewParams) error
 	// GetVerificationQr QR code of the verification page
 	// (GET /verify/{code}/qr)
 	GetVerificationQr(ctx echo.Context, code VerificationCode, params GetVerificationQrParams) error
@@ -4428,8 +4452,61 @@ func (w *ServerInterfaceWrapper) GetVerificationCertificatePdf(ctx echo.Context)
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter t: %s", err))
 	}
 
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetVerificationCertificatePdf(ctx, code, params)
+	return err
+}
+
+// GetVerificationIssuerLogo converts echo context to params.
+func (w *ServerInterfaceWrapper) GetVerificationIssuerLogo(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "code" -------------
+	var code VerificationCode
+
+	err = runtime.BindStyledParameterWithOptions("simple", "code", ctx.Param("code"), &code, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter code: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetVerificationIssuerLogoParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetVerificationIssuerLogo(ctx, code, params)
 	return err
 }
 
@@ -4444,8 +4521,28 @@ func (w *ServerInterfaceWrapper) GetVerificationPreview(ctx echo.Context) error 
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter code: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetVerificationPreviewParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetVerificationPreview(ctx, code)
+	err = w.Handler.GetVerificationPreview(ctx, code, params)
 	return err
 }
 
@@ -4467,6 +4564,23 @@ func (w *ServerInterfaceWrapper) GetVerificationQr(ctx echo.Context) error {
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 	}
 
 	// Invoke the callback with all the unmarshaled arguments
@@ -4683,6 +4797,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/verify/:code/badge.png", wrapper.GetVerificationBadgePng, options.OperationMiddlewares["getVerificationBadgePng"]...)
 	router.GET(options.BaseURL+"/verify/:code/badge.svg", wrapper.GetVerificationBadgeSvg, options.OperationMiddlewares["getVerificationBadgeSvg"]...)
 	router.GET(options.BaseURL+"/verify/:code/certificate.pdf", wrapper.GetVerificationCertificatePdf, options.OperationMiddlewares["getVerificationCertificatePdf"]...)
+	router.GET(options.BaseURL+"/verify/:code/issuer-logo", wrapper.GetVerificationIssuerLogo, options.OperationMiddlewares["getVerificationIssuerLogo"]...)
 	router.GET(options.BaseURL+"/verify/:code/preview.png", wrapper.GetVerificationPreview, options.OperationMiddlewares["getVerificationPreview"]...)
 	router.GET(options.BaseURL+"/verify/:code/qr", wrapper.GetVerificationQr, options.OperationMiddlewares["getVerificationQr"]...)
 	router.GET(options.BaseURL+"/webhooks", wrapper.ListWebhooks, options.OperationMiddlewares["listWebhooks"]...)
@@ -5630,6 +5745,49 @@ type NotImplementedJSONResponse struct {
 	Body Error
 
 	Headers NotImplementedResponseHeaders
+}
+
+type NotModifiedResponseHeaders struct {
+	AccessControlAllowOrigin *string
+	CacheControl             *string
+	ETag                     *string
+	RateLimitLimit           *int
+	RateLimitRemaining       *int
+	RateLimitReset           *int
+}
+type NotModifiedResponse struct {
+	Headers NotModifiedResponseHeaders
+}
+
+type PageErrorTexthtmlResponse struct {
+	Body io.Reader
+
+	ContentLength int64
+}
+
+type PageNotFoundResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+type PageNotFoundTexthtmlResponse struct {
+	Body io.Reader
+
+	Headers       PageNotFoundResponseHeaders
+	ContentLength int64
+}
+
+type PageTooManyRequestsResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         int
+}
+type PageTooManyRequestsTexthtmlResponse struct {
+	Body io.Reader
+
+	Headers       PageTooManyRequestsResponseHeaders
+	ContentLength int64
 }
 
 type PayloadTooLargeResponseHeaders struct {
@@ -17154,9 +17312,11 @@ type VerifyCredentialResponseObject interface {
 }
 
 type VerifyCredential200ResponseHeaders struct {
-	RateLimitLimit     *int
-	RateLimitRemaining *int
-	RateLimitReset     *int
+	AccessControlAllowOrigin *string
+	CacheControl             *string
+	RateLimitLimit           *int
+	RateLimitRemaining       *int
+	RateLimitReset           *int
 }
 
 type VerifyCredential200JSONResponse struct {
@@ -17171,6 +17331,12 @@ func (response VerifyCredential200JSONResponse) VisitVerifyCredentialResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.RateLimitLimit != nil {
 		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
 	}
@@ -17274,29 +17440,6 @@ func (response VerifyCredential500JSONResponse) VisitVerifyCredentialResponse(w 
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type VerifyCredential501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response VerifyCredential501JSONResponse) VisitVerifyCredentialResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -17631,10 +17774,13 @@ type GetVerificationCertificatePdfResponseObject interface {
 }
 
 type GetVerificationCertificatePdf200ResponseHeaders struct {
-	ContentDisposition *string
-	RateLimitLimit     *int
-	RateLimitRemaining *int
-	RateLimitReset     *int
+	AccessControlAllowOrigin *string
+	CacheControl             *string
+	ContentDisposition       *string
+	ETag                     *string
+	RateLimitLimit           *int
+	RateLimitRemaining       *int
+	RateLimitReset           *int
 }
 
 type GetVerificationCertificatePdf200ApplicationpdfResponse struct {
@@ -17649,8 +17795,17 @@ func (response GetVerificationCertificatePdf200ApplicationpdfResponse) VisitGetV
 	if response.ContentLength != 0 {
 		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
 	}
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ContentDisposition != nil {
 		w.Header().Set("Content-Disposition", fmt.Sprint(*response.Headers.ContentDisposition))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
 	if response.Headers.RateLimitLimit != nil {
 		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
@@ -17668,6 +17823,31 @@ func (response GetVerificationCertificatePdf200ApplicationpdfResponse) VisitGetV
 	}
 	_, err := io.Copy(w, response.Body)
 	return err
+}
+
+type GetVerificationCertificatePdf304Response = NotModifiedResponse
+
+func (response GetVerificationCertificatePdf304Response) VisitGetVerificationCertificatePdfResponse(w http.ResponseWriter) error {
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(304)
+	return nil
 }
 
 type GetVerificationCertificatePdf400JSONResponse struct{ BadRequestJSONResponse }
@@ -17763,54 +17943,48 @@ func (response GetVerificationCertificatePdf500JSONResponse) VisitGetVerificatio
 	return err
 }
 
-type GetVerificationCertificatePdf501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response GetVerificationCertificatePdf501JSONResponse) VisitGetVerificationCertificatePdfResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
+type GetVerificationIssuerLogoRequestObject struct {
+	Code   VerificationCode `json:"code"`
+	Params GetVerificationIssuerLogoParams
 }
 
-type GetVerificationPreviewRequestObject struct {
-	Code VerificationCode `json:"code"`
+type GetVerificationIssuerLogoResponseObject interface {
+	VisitGetVerificationIssuerLogoResponse(w http.ResponseWriter) error
 }
 
-type GetVerificationPreviewResponseObject interface {
-	VisitGetVerificationPreviewResponse(w http.ResponseWriter) error
+type GetVerificationIssuerLogo200ResponseHeaders struct {
+	AccessControlAllowOrigin *string
+	CacheControl             *string
+	ContentSecurityPolicy    *string
+	ETag                     *string
+	RateLimitLimit           *int
+	RateLimitRemaining       *int
+	RateLimitReset           *int
 }
 
-type GetVerificationPreview200ResponseHeaders struct {
-	RateLimitLimit     *int
-	RateLimitRemaining *int
-	RateLimitReset     *int
-}
-
-type GetVerificationPreview200ImagepngResponse struct {
+type GetVerificationIssuerLogo200ImagepngResponse struct {
 	Body          io.Reader
-	Headers       GetVerificationPreview200ResponseHeaders
+	Headers       GetVerificationIssuerLogo200ResponseHeaders
 	ContentLength int64
 }
 
-func (response GetVerificationPreview200ImagepngResponse) VisitGetVerificationPreviewResponse(w http.ResponseWriter) error {
+func (response GetVerificationIssuerLogo200ImagepngResponse) VisitGetVerificationIssuerLogoResponse(w http.ResponseWriter) error {
 
 	w.Header().Set("Content-Type", "image/png")
 	if response.ContentLength != 0 {
 		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ContentSecurityPolicy != nil {
+		w.Header().Set("Content-Security-Policy", fmt.Sprint(*response.Headers.ContentSecurityPolicy))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
 	if response.Headers.RateLimitLimit != nil {
 		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
@@ -17828,6 +18002,248 @@ func (response GetVerificationPreview200ImagepngResponse) VisitGetVerificationPr
 	}
 	_, err := io.Copy(w, response.Body)
 	return err
+}
+
+type GetVerificationIssuerLogo200ImagesvgXmlResponse struct {
+	Body          io.Reader
+	Headers       GetVerificationIssuerLogo200ResponseHeaders
+	ContentLength int64
+}
+
+func (response GetVerificationIssuerLogo200ImagesvgXmlResponse) VisitGetVerificationIssuerLogoResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "image/svg+xml")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ContentSecurityPolicy != nil {
+		w.Header().Set("Content-Security-Policy", fmt.Sprint(*response.Headers.ContentSecurityPolicy))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetVerificationIssuerLogo304Response = NotModifiedResponse
+
+func (response GetVerificationIssuerLogo304Response) VisitGetVerificationIssuerLogoResponse(w http.ResponseWriter) error {
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(304)
+	return nil
+}
+
+type GetVerificationIssuerLogo400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetVerificationIssuerLogo400JSONResponse) VisitGetVerificationIssuerLogoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVerificationIssuerLogo404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetVerificationIssuerLogo404JSONResponse) VisitGetVerificationIssuerLogoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVerificationIssuerLogo429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetVerificationIssuerLogo429JSONResponse) VisitGetVerificationIssuerLogoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVerificationIssuerLogo500JSONResponse struct{ InternalJSONResponse }
+
+func (response GetVerificationIssuerLogo500JSONResponse) VisitGetVerificationIssuerLogoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVerificationPreviewRequestObject struct {
+	Code   VerificationCode `json:"code"`
+	Params GetVerificationPreviewParams
+}
+
+type GetVerificationPreviewResponseObject interface {
+	VisitGetVerificationPreviewResponse(w http.ResponseWriter) error
+}
+
+type GetVerificationPreview200ResponseHeaders struct {
+	AccessControlAllowOrigin *string
+	CacheControl             *string
+	ETag                     *string
+	RateLimitLimit           *int
+	RateLimitRemaining       *int
+	RateLimitReset           *int
+}
+
+type GetVerificationPreview200ImagepngResponse struct {
+	Body          io.Reader
+	Headers       GetVerificationPreview200ResponseHeaders
+	ContentLength int64
+}
+
+func (response GetVerificationPreview200ImagepngResponse) VisitGetVerificationPreviewResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "image/png")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetVerificationPreview304Response = NotModifiedResponse
+
+func (response GetVerificationPreview304Response) VisitGetVerificationPreviewResponse(w http.ResponseWriter) error {
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(304)
+	return nil
 }
 
 type GetVerificationPreview400JSONResponse struct{ BadRequestJSONResponse }
@@ -17923,29 +18339,6 @@ func (response GetVerificationPreview500JSONResponse) VisitGetVerificationPrevie
 	return err
 }
 
-type GetVerificationPreview501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response GetVerificationPreview501JSONResponse) VisitGetVerificationPreviewResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetVerificationQrRequestObject struct {
 	Code   VerificationCode `json:"code"`
 	Params GetVerificationQrParams
@@ -17956,9 +18349,12 @@ type GetVerificationQrResponseObject interface {
 }
 
 type GetVerificationQr200ResponseHeaders struct {
-	RateLimitLimit     *int
-	RateLimitRemaining *int
-	RateLimitReset     *int
+	AccessControlAllowOrigin *string
+	CacheControl             *string
+	ETag                     *string
+	RateLimitLimit           *int
+	RateLimitRemaining       *int
+	RateLimitReset           *int
 }
 
 type GetVerificationQr200ImagepngResponse struct {
@@ -17972,6 +18368,15 @@ func (response GetVerificationQr200ImagepngResponse) VisitGetVerificationQrRespo
 	w.Header().Set("Content-Type", "image/png")
 	if response.ContentLength != 0 {
 		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
 	if response.Headers.RateLimitLimit != nil {
 		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
@@ -18003,6 +18408,15 @@ func (response GetVerificationQr200ImagesvgXmlResponse) VisitGetVerificationQrRe
 	if response.ContentLength != 0 {
 		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
 	}
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
 	if response.Headers.RateLimitLimit != nil {
 		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
 	}
@@ -18019,6 +18433,31 @@ func (response GetVerificationQr200ImagesvgXmlResponse) VisitGetVerificationQrRe
 	}
 	_, err := io.Copy(w, response.Body)
 	return err
+}
+
+type GetVerificationQr304Response = NotModifiedResponse
+
+func (response GetVerificationQr304Response) VisitGetVerificationQrResponse(w http.ResponseWriter) error {
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(304)
+	return nil
 }
 
 type GetVerificationQr400JSONResponse struct{ BadRequestJSONResponse }
@@ -18110,29 +18549,6 @@ func (response GetVerificationQr500JSONResponse) VisitGetVerificationQrResponse(
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetVerificationQr501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response GetVerificationQr501JSONResponse) VisitGetVerificationQrResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -19400,6 +19816,9 @@ type StrictServerInterface interface {
 	// GetVerificationCertificatePdf Certificate PDF
 	// (GET /verify/{code}/certificate.pdf)
 	GetVerificationCertificatePdf(ctx context.Context, request GetVerificationCertificatePdfRequestObject) (GetVerificationCertificatePdfResponseObject, error)
+	// GetVerificationIssuerLogo Issuer's logo
+	// (GET /verify/{code}/issuer-logo)
+	GetVerificationIssuerLogo(ctx context.Context, request GetVerificationIssuerLogoRequestObject) (GetVerificationIssuerLogoResponseObject, error)
 	// GetVerificationPreview Rendered certificate
 	// (GET /verify/{code}/preview.png)
 	GetVerificationPreview(ctx context.Context, request GetVerificationPreviewRequestObject) (GetVerificationPreviewResponseObject, error)
@@ -21578,11 +21997,38 @@ func (sh *strictHandler) GetVerificationCertificatePdf(ctx echo.Context, code Ve
 	return nil
 }
 
+// GetVerificationIssuerLogo operation middleware
+func (sh *strictHandler) GetVerificationIssuerLogo(ctx echo.Context, code VerificationCode, params GetVerificationIssuerLogoParams) error {
+	var request GetVerificationIssuerLogoRequestObject
+
+	request.Code = code
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetVerificationIssuerLogo(ctx.Request().Context(), request.(GetVerificationIssuerLogoRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetVerificationIssuerLogo")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetVerificationIssuerLogoResponseObject); ok {
+		return validResponse.VisitGetVerificationIssuerLogoResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // GetVerificationPreview operation middleware
-func (sh *strictHandler) GetVerificationPreview(ctx echo.Context, code VerificationCode) error {
+func (sh *strictHandler) GetVerificationPreview(ctx echo.Context, code VerificationCode, params GetVerificationPreviewParams) error {
 	var request GetVerificationPreviewRequestObject
 
 	request.Code = code
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.GetVerificationPreview(ctx.Request().Context(), request.(GetVerificationPreviewRequestObject))
@@ -21827,431 +22273,458 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id Id) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L1LbyPJmij2VwLsC7R0T5KiWKrqLgqDe1kSVUfdKklHorpPTVdZGcwMktFKRmRHRIriaZcBGwbspXeG",
-	"gQsYXnjhtb0x7N14forH8L+4iC8in0w+RUr14GBwWpXMjOf3fv5Z8fgw5IwwJSvNPysDgn0i4M8jzhRh",
-	"6pjKkEuqKGf6qU+kJ2ho/llxsVLYGwwJUy7a8fmIBRz7chdxgVzKAsqI66ARVQOEUY8GBDE8JLWKU5He",
-	"gAyxHlGNQ1JpVqQSlPUrnz45lVOfDEOuJ78iYYDHxC+ZWYmIuGg0IAypAZWISqQGBEnFBfERZnJEBOI9",
-	"hBkiWASUCCTIHxGRyqwHXsZDgtxkOm9c/ZmM3fzyCIuGleZvFT1f5aNTstwz7uHy42n5viBS6mXo6QSR",
-	"PBIeaSKMQqwGqCf40CyEiHu9QM4V2nH3cEj37vf3arWau+sgxVHXfBzc6631MWVSwXc3V2d2ZLszLJEk",
-	"TCHF9S70Yyr08enVZ3fV42KIVaVZiQStCtIjgjCPVMq2d4UVOaNDquB/Jjd5ZeaWCAcBHxEfUQZrGlHm",
-	"81G89yGXCnmcSSUwZcRHgR4NqQFWCIdhQImfP/chZXSoj76eLIoyRfpE5Fd1RYaYMr3Y6SsLSE+ZZWFl",
-	"17XqZJKUHME18TjzJYqYokF280K/L9GOftSNvDuiNJz2oiAw17h7iDhDGB00XjtITozCyINK7pYmJ+yk",
-	"wMuiYZcIhCVyr4gS42qrp4hwl9ud/hC+m74zxdEIU4W6pMeFhjclxpT1D8tXEh9XFc7L1XsEHDVYORsy",
-	"Zy72k1MJscBDoiyRat8Tpk79ExqULv+CBWOElSLMJ8TiIZWI6K8OgQ7wSCGqnPxLODDnjz2PR0x9b7+Q",
-	"euVUj/tHRMS44lQ0Nas0K8SsolKOYRH1SxHLrv0Sq4H+AAbWZKFs3EUwedo8p/6U4enjR04o589kPHn8",
-	"+xpuGi9folBQpnA3IMgbYIE9fX0Okh4Pia/fyRy2gwQZEg1LxEeNAzTgkZA11EICeEGBeHe5P7ZgZeg/",
-	"F7RPGQ5iDgCvpyReg6RhKU0EHOQQYcbVgIj8UAeNRnLZhiemx1bgF3lUww9nhPX1jTZevnQ0NMf/3tew",
-	"qxQResz/4rcPHx4a9eqHDw8/tD/+5d9NHK9Teaja16v5Q03PsnV9dHqaOVG0I0PsEX2g7n+lOUePC0Qe",
-	"8DAMCMLo5ub0GK7tJ96dChO/w2+PA4tL3CclwFDtYkl8FOJ+TC2m4ZN+JXesPunhKFBwiEP8YAjEfl3/",
-	"n5NSjP1S8qZXc03/UbKiU0WGEoVEwJpmLQa+L11Qo55f0dzl/EIE7VEjMRxxv2RZ2TeQx32CdjwsSZUy",
-	"SZiWxO7JbrLY/O3pt2dT1xQ+Xx3MAs969XWr+s+4+o/qctCJ0X1x+U0UEGUw3qd9qiUF5qPBOBwQJh3N",
-	"MQCkiW/4BEGeID5hiuLAkHxBZMiZJEDx32Df8nX9L88IqfpPkCLMtHu/SyOOWeCHP4XgwnyiD73yS+vs",
-	"9LjVOb04v21fXV1cVZzKkEgJoFvpZGQqKhHjCt3jgPqHyPWJwjSQLgqoFi1GWqRQHPXoQw3uNz3rfydI",
-	"r9KsfLeXith75le514bVwO7y57fazMiF7dX03twmcoubA4EgI9unHDoR6spWa7/YK4iAWYmompO/Fhok",
-	"/aIwkJWtFhxEv63P76EKe6/qvUstqU/c7MdPjtZmegH1Hgk0RxfnJ2enR50SYDGi/fcSSYUVQT4n5vZA",
-	"ZgOxY43wscBkRZCIl/5NgUJyXxoETrjoUt8n7HEwcHp+fXNycnp02j7v3F4fXVy2J6ChdXmK7sgYBdi7",
-	"s2qpFnVA+QX9yN5NTKfdtYHG8jMX4WRye98UxJTcroadU6Z5HQ4eCzqd9tV56ywHMC2GIkYeQuJpFghi",
-	"RQ2dczWgrK9ZgCD3BAfEP8xp+tRHFJhkjxKJqIq17oD310NoNrCsSVAzx/GNAZiFAQ1W51yd8Ij5jwOr",
-	"84vO7cnFzflxDq7OOZKRN0i4RXwVVs9aC5DMm6N448lKv6krT+/H3vmpvskh0TLv42/+9N3lWftd+7zT",
-	"Pp5gRDwkwgjiVCKfe5GZFHUjBfJCN6KBQmOi1saAFp+xDDYye/nmICR7jx9Bbx0HHPsdzs+wMAr16oBy",
-	"2Xp/dtE6vu1cXNyeta7eTsosYP4gDx4hvhEcjIF2Zx+9o2/AkvDT9cW5g/br8IAL9LLu1Ot1JPhIwu8Y",
-	"HV3/gugw5ELtrg2g1r2uIthNnMw3BXiTcKFB75pISTm7YMH4cWDXujy9/bn9/lbDd+vs7OLXCRpFZYZk",
-	"MLhkjCTtM+JXKUPSrOQQYZbItiMsUSSJvyYQe8wKisBUst9vCpzK7lsDVIfzd5iNY4fM44DqqtVp356d",
-	"vjud4HicoyFm41galYfGaWE8bMaRoVWgvKdkHUC0ysRF2Mlu66sFGuttqibuppkfp46pUmjLAYIGsxuG",
-	"IzXggv7jsYLV6TlYkW4tQE9wS00FuECK3xGQdIZUSsr6DhoJrv9DHkKtXut3BLnnd2ujVqtMfRiDmt2D",
-	"iyQeSzQaUG/ggDEW2CRLPsWeR6S0U4DT1L28uO6gPX28e4L0BJEDF/XpPdHEkpER4oyU6He5Q/zG1Lw8",
-	"AH1Mbx823zIa0nU0HGIBXBb7PkRZ4OBSaIakqB6phwNJnEqYefRnhfoLOGJip8Cfkz+EAWbzYPBSv2Os",
-	"77Ez4TfjMYRh7SBpQATv/k48uJZWSK03cIkteYJgRfyWyu3Mx4pUFR2Ssu0ZaJWtEof8eRQEcWyIwRhG",
-	"7omwAA5+3Blz/Ja6OVgUBEBaFjzyAEt1IxfYR9kc0+9LkB59mNzmCRVSof1G1gdo4y3uyNj4/wTxeJ9R",
-	"CWYbVStbNJgIDWApMpTzIONav66/swNhIfB4JqjYCZKNOJnrzt5j7vymg9YRfJzxAs2EswyV9yIhCFOX",
-	"WMoRFz44zIQgnkIDLiRBXXBpjdM1nbJjPJaV5ut64mI7unqH5Jh56baavxlHvWwKgvWuk1iC5khQReBu",
-	"C9BeXMgEABPiEz8FYSuFWrlUCxNDLoimzQy9REPKIqVJcZ/nQDuMx3eyjr/9xo9Fz9803Ir3PxFXoVUw",
-	"o1tp5AIWMYFhiVv0xauXs92iKegnS9fwGpBqQBkprN76WGetflWAHlJ2aj7YL0C3U4kY/SMi9mclIqIR",
-	"YMRPsKe4KHfkXtOHKng8jRc3ifbSXJQwpcURfYRhqE+r4Hz9+OerT8v4XQFI6EPsYS2dBskBH8l8WIC7",
-	"33hx8PKVO4G/edSdjoxnVKo2uyeBPsN5uFg4n8jIGcR+DseQwxMfK7zwNVq+M48wwZil+7Fo+wSca4hp",
-	"kHvdPCl71YYALcJ8epodnE9jIktwsKljDInC8Z2UH1EuxOBlvV4yQ4GHCUKqelXIvIFCTIVEO1iZmMFG",
-	"fddBkYSAF8qQIsMwwEDsJHL//DOmtbV4abWf2+8/fXItAcourVFPrm6sdyjnBER8KoGRKPSXu+wyrpiG",
-	"daU3ljl4J4GG5LjzDDNdxCwwXplLWuis/M4l+Y/2eY2LfmblzUp9/3Wj9xLXqz94+6T6g/8CV193G6R6",
-	"0HuJX3V/8H70X+/nNtis/MTlv/xv2Y02K+/+5f8OAoitykKWxm3MxpVmpeUNCZxhHuWm408u/upgnfi0",
-	"Hs6Uxa71jLgISs6f6WvD1ALaLYhxs9Bp4zxuJmuLWdPSzOwUzN4nXAyXZGs9GmR9Du+IT3HHzKLIg9rz",
-	"5H2luNmj618cdNM5qf6Idt5cvIvjlXcd5Doucg9dMFzgLpIkxELTMAcZpRoJiJY2GztEMUhZoz5mftaq",
-	"X0OdAUEhFgoN8Rh5WIgxwmyMXJuzUNULddFOV7+tlSJJmI/ceN2ug9ysPeie+bWhrJIHjwSwxNyv3FNE",
-	"VaUSBA9dkJ2S6FN9RrtNE7NmZkY+8ahPpDGr2JwHEI9tMNfR9S9pkGm9jiQea1SCYC6q36rN5SFwM7Pu",
-	"PI6/fEZRLIHXojBmCNZc4wPuk3f6vVJ4t2PMOoIbYJGLMr8CFA8w6xMjQ/coCXyJQkEkhIy7MfFyHaOc",
-	"2V8cE57s2c9GAx4QNMRhDbmW9rjIw0xDgAfD1ypTeW5tGBHNFXO812gn2bXvr5Erbjndl8zpJrDgDfb7",
-	"T6DGeIIqIuhcbIblHMUvF0/7z8db3eiwNOL8GCuMbq5OY5tYV68Dwctop08YARZk8JhxRsCv16f3hO2W",
-	"2smolBHxj3hkXAqzMlVmGPOkwiqS2dQy7Cl6b+K2FRC6jyWTK9zPWzQm3ygQ2qV1FacCocZUjWOrz6TR",
-	"5rdkj8k1zTD8Ze8jAy/xjdldFeZNjih/4svoQABxLSk1eBsYWwITYvRdUEsAqFrw3ZzJejMWaHNky1y6",
-	"IB4NqfWTzcLjq+RF+Ap8SyttZQYKWBdUJZmgFBnuS5IoFlC846tysnecPYCSkSegccJmnZ7EfFB8ftGs",
-	"gBpPLaDlecFyiMn0EgFOJsxM9VngFomgmPNaEIrqBz9OH2Aqh31WldDw+IX1QXj9VAPwChahFFvA27GA",
-	"7aehF6G1rrYRSmHMT9MpbZ61zSVyQ/wQG+qt4LiU3T6zsEwql923/b7LeUBKXKDZNU896M8EzZ8Hu1fU",
-	"uoC5g9pseDuSAwwuLir1nyE5jH/IqVpA0wvaVFYwzRCNyqVR1oiPsIq19jj1fUIJeIvvCcJI4eAuTbC7",
-	"Dgm+A+HHyGO/VaR98rEoPWnqMen4W5PInCNes6nfFOH48vwt4gJd//IW+VZOdhK7S+PlK/QzfYN84nGf",
-	"+IeoIC3jrj7HWp6Kvjh4/bLxKufJ0iM3YQF7OyHr/5fyvv/hw18ehsHuYRdL8urA+c1kGdarr/+y9/Ev",
-	"//Rn3Wlk/F4T+5mVeOhnxH2MMvszEj9lyMzZRG5mXSHrx2up1WrG/JP5Wd739Xqzryznr2wsoNlOyPaL",
-	"qLHz9eWESDbqC5HFCek/48Atz2ydrw3AQZWSCoGZbyN2lpABwKRxIvgwti0UjQjTEQE+vSJhMO7wJcwk",
-	"pTilGamIl1DIKobfwNfKEGeZbFZ5mE2OgJwsq3xGQVArAZvpCwh4nz8Op79h5A0FHWIxPuKBifnL7Pk7",
-	"k/h8gqu9vAd+qc14POCRQCNBtbCA3O+urt6+ffPGbSL3OxdYnKQPaEAesE88OsSBddsXXPPf7Z80WgcH",
-	"sOYR6UqqyCPl2JxGlMJwOryFrMIZOQW0K+DSLPR+Xhk5pjGLi8n2C2M/XnLRVzm5xI6EsETYGISbCDPE",
-	"hxooIDxT34uxMCMqkRcQLAxeFg3DKb2rtBgOxop6OEDX3KNEjdGRXhTorBBjlSdzFS/za8Gbm6ViJQMX",
-	"oaBZ+W7/5KD9w+sMvDQrA6VC2dzbKxir51DtBS3CXzIxX1A02NL4LY1fK42fpGlRcHeCaWBi4jdnCE1i",
-	"6GeSZLuYSJA4yn2afl2Jh/w4Y1PJOEt6O6zRcG4UPtgAP2XC/+cZGm0Jlvj9aWt/axWqZ7HGWHl/pjGm",
-	"4EoxRpImIvdEpCW1Ys8K+DiTelrYlCxBGdaDdg7qdUMf08DV/XrdFLJ5KruPL3BPldl8CiRWkBALguB1",
-	"2USMA92nytF/AoOBv0akO+D8LuMrSoxG02xMph7P5NuxC/HUn3H2yUl/LxOfY47TTK3INAcEJaxtufCQ",
-	"hKAsZo5KaVCJTcoY1hceLCPwlI0m72gYLrm2a/vN3Kh2s9J0Eic+iY8LnfLzisOTl764YBwFdz/x7hPE",
-	"xmqqW0KBOhCNAfkO9TrqGdIvc+Rj3t5/4l3LcyYoSRGGlgoTTFBhtke4RxmVgxVdZkt5/+avJRRcA9Qi",
-	"r2bQac6LCgu1No/gHxExmCYixszb+loDosqxLmNN48oUaplT93JGXG7i8jNjZc/LmUEDEujN+6rTg8kB",
-	"wQw0e3YyoVF9Wdqwihy2pIi5ObEtJ3YuKMP9xLsriG9z5bAg4KNLLKD+3VxZ5dc4QygtYKo4AhBFPFK2",
-	"KmtcVY/aYrhNBIMhQXqRtAaL33nXVMs8qDeQe3TVPj7tmOxaNy77itnY1P8BiNYasIiI/QdUUYV5IbM0",
-	"yEyIpTLxkIJ4XNgyDoJIhbBEBnVsnc7crOVy1UbF1EdIo/W1CqRfojx5nTKKDSqZD1SqGYm+CRWw7+Vk",
-	"xZmqZjxwGbZnR9ksgUsnOgfUzeSpm4p27atOtVFvvKpqiDtolHLAVcSuJQSezyeKqWyG1cOZTNTPFcFy",
-	"Xlxi8e04BikWXszybym7NRYMpyKjkAhJfCMuCBzp/0LhYQiTA7Hmtju+NcbIiqOn+ujMWcLj468WVLOu",
-	"zQcThGXuPa4Sgzi3QO5l1A2ohwLO76IQElB3jgT37npc+GBCfNFwUGnJ3JmT3ZSGCS0QVjaJtLPjyFI5",
-	"M0eBMkebj0mbG3dWAr5TYHRyx8uEVWYg4tj2eiA+lDFfkiouIoZOn+xYfx3TLJOTkqJelpv7yXfligId",
-	"EqnwMCxpHXByhF68ePEa6XcyssMAhyFhxrK+QvpfuuLs7M500XrOITwVL3oM95qMtU82sikG9Qj6tnxk",
-	"af6YyqnBFIxPKEIJtcid0hzQeFZ1cZaEtQhcf+HQ/G3B5Zy7XItXY7Hs4sYq6cjFiNS8PLPIKPXKp8dq",
-	"MKtK2oUSHPdECOpb5T1W47Iulzica4VqN7OUzUIfJjhHFw144EvUxd4drMcnAQUVHLwl5Zr8UqJkAbhz",
-	"slIpFM+BVHDsP4XsspzEYm2LX7608vwR0HO8RBuNg87MfWWk9CeAtOxMCwPcrCybLwviJrb/1YsTYiFL",
-	"RdY+MdscUqIvLmFo+Mrk77x2nejUycnMgcZrwtQT4HwyzcIIL/Wavnxsz2/8y0R1LRodW0FpA8Lj14CF",
-	"xTOaBxUTbmTjYbG5DQvnl2aG/IWS0ZOw78xECyPzPXzzFaBzcfNbU8CjkNOpGMhYuU7ZhtA5WVUpOPCI",
-	"bT5AaomgkOmAay3m33Ch27uyfp8Qo6VXdEfGNXRFVCQYtPXziGMXBm1vC/UuPSpvNYW/TWPNb6sf/3zR",
-	"cJYqgekm47iox20z4u4YYYUCgqVCLxrFToQOcqsmovzW3ZbvXWv5XgMic7HneU3XOTxeFv1/NeG/11E3",
-	"l5q7DN/y4moGE0E90JLWlBVGEItsZKC0Xa7MTFtuX/M4k8SL9BQ2Ur4kYsYE5UKkzDBU0KYAI8FHDuKA",
-	"rrYTcna272W8Gkok2nHjMGhFpHIRZV4Q+cTfPUQ4s2o7AYJ+2FRZSyFH9RpqQZ234iyISiRHVHkDTUF6",
-	"PchlmRl/uAJlXbgQkU+h2pNfRoN/TYs0i3vqkXTZE3vivV4T4Z4iQm+5N/3shSHqVElNAQiFu4CyccRH",
-	"7sF+Hb3ljLg1ZBkADYgpH4cMTJl4K5OrjbyAavEuWRZVeiE25Mq8bwPC3BUYhgHShcmPxZp2IiyWxYMv",
-	"KEMRT5S2Y6d9BlFq8HsTuaOBJN6tycoxNQMkeXWgae2LBhKY+XyIumNF5Eymhdy/V6/NFVf1FFhFgrj6",
-	"zO/IOA5hg3IFpvybWeghihGkKtOPki7WLxp25jxLNCvO5V79efDi0z8txQ/jbWeZIYCkwszHNlbi1QHa",
-	"MZDwF9dB7p45JfefXBRqSsb6u/acYJkrxnREq4ZWRBChYEGsWE8qKRpURulyODstyCGBoeXI/OfAtMq4",
-	"zzIczKfqhPZjprAE0wriZh0T9Tsg2jMkAg05U4NDk98KNChi8JXNSJyg4iVlBPRGMj09Fv5G85eZRJqR",
-	"B4U8HBCNAmalaOemc7SLuqRPmVxU+XUq0QLh84ULMWdnP81uMbP06fe1ppvSLKO50pWERFDuF0MSIRpx",
-	"f18vfKKI/cGnqvmj8Wm5LuLmYpLsyvfv37+vvnvnFrIn7dTuck1NCrC1rtPJAt/GIMhegd2u81iIem5K",
-	"BlC9MNk6xnLQ5Vj4cbL6shgBxYLk6YJJMtnU+YW/SRPEF/0kjvSRC6QQCT6cAK9S0WiALWWfPaDiCw2X",
-	"NeVc2SDoAkRAsSarvWYOwaQE+HFjWAO+yIxn6jAZ3VyLW7mmIful4r7JZyguaYGN3lMykkviGpw2nFHZ",
-	"vZbCh5MHsXje5EKyt13cQ8kxL4YEz4rEJTi5MD63s9b9FWy+Wmuaf/XdXMXDWfbZMvVmQWNx6afLK6RL",
-	"NOlI0q1mhvGoDQaI564vtU/LyFxwaY1avkjbkzlB1qcJnmVv1SJqPHvGEJ2ASvbgktPJ3tNcIH1WVMuj",
-	"y2pY9vxxOYVdPHFkThnMlmWdShN6PyPNdLF0x0kDOWSEpIeJ2hAnZxOaHdMlCryVpiOt4ghPtuJ3kiYC",
-	"wFjjEomTV7NQUQ7YyhvuTwLV9AIc6TcbrrzhpbrPfGEyVmnBtqcwDUpMnrYKJOIMudCksdU5vTi/bV9d",
-	"XVy5aAczX//EjQUW8nm1EivAwDYgQSh3m6Zfg+KoRx8WTkGHXR3DqsrA/lGZbblM1/x2/xoNMasKgn2o",
-	"V08etOYAsFVD7/DY9iM4RD6HBhUhFpLUysONYriYdaKn59c3JyenR6ft887t9dHFZds1mYbgRUjcVAH2",
-	"7kDXjjEv30LP/sv0z8t21JvSYi+NJk1eSR/Er2TltWZc0bL43H6dexYPYGS7+BX7r2SNsfwT/27NfrI5",
-	"xCyfRrx66ZgUMyYlcKXv10FD7A0oI5kbB4KjB6+hS8H7Ag+NRVMqIB05K6dUyI3bxGavp4goFaekR278",
-	"5Oiqfdw+75y2zq4rTqXz68XtSeuoc3F1e9X+283pFbRtzqb6wqdFsKk4U9qH63+dXNyc67/ftTt/vTgu",
-	"vNA6u2q3jt/fnl5f38CD0+P2u8uLTvv86P3t6fnt5dXF26v2tV7b0cX5ydnpkV5Bq9Npnx+327d/bV3f",
-	"HrWvOqcnp0etTvu6+Nub1vFbeFrWVD87lV76VfvmGtZQ6Fp9et5pX523zux+cs3/pzEbSzuW7eNDAr/c",
-	"VUtZGCmtgtl8YLfL/XENZDLXQe4fERHjWoj75Jr+g+gnIVaDGvX1n6ZtT+3UJ8OQK8K8cfVnMta/9GhA",
-	"aoKPfvvhox0rU9IODEbpNKV7nUrJfk2JrrEDhYSHAVmkY44+gzmYtUKET4ZI/FKonVpmVMrSlJyfPmdk",
-	"2p9pZNqkk4vY8Buyfn3FRpbOnn+qA31WNnuLJTX44tcQNCaVY6nIcJnE9jW19yvtfZGebeY0Cjmf08Bp",
-	"mRRNAONEFT/G4+WD1shCJqElrFaLFqVZ1Gj1BKYfu2u6ghlnoVv5fLqmTgLMyg1UYajVmzNPI6Y/vKhP",
-	"6FEjjnw8NuEyOLiTOQxrxi6J6n6jU3/drNeb9fo/ZxGvWXlDREBZWtj9LUdHSTF4pL+vrCU5bAaLWKm8",
-	"9mMqwa9A37OE+9EFTddcNP0R6WOWRGeJcma4qbD9vNYfEFCWQ8bPwNpzbwtsPK2VR8/6mB6AuVLOACb5",
-	"4s2hGWde9eYtTdvStM+YppVYkpa3Z07Wes2WI0M4EAT7Y5MgPElMFousX1DNWLEt2EL1W8oO8HSI+8T2",
-	"nF3WfRXQPstlV1c8wpQJrLc2l4BA6kryXND+oDx3aw09XjZfK3yRsI+nLBGuCok15hDnWumUyXApvp2F",
-	"ipALdUX0vxeJCS7os9AKGVoGj7DpGUxhQOLXkGsSEN0mct+dXl+fnr+9PTltnx2D2RqRYajGKOnl6qC4",
-	"B6s+ELC37DrIjY107Xet0zPXQS6Yry7O37oQd5r83mn/vaPHNaXtuUBxN1ON8REBhIb+Bmn4OmC+m6GA",
-	"0C95iFVcaHC3xEGRlhkoUhbBR99Ls3DkkSBAWMYRQQ7yIrAFUSVtWdhGvZ4JpD9ErqbRbpocASNQaU6p",
-	"NtP9ubDNrBCOVG76WtLARfUmuT5Y5qOBhgWweCGqaqhlz15vwxtw4s87htrsvOEY9HPAlDHkAoxUnEoM",
-	"IpmfNHiU0iLBR5M7O6OMIFuM0oaC6MMyPRRsC3AqkYYZtJ8zhzXm6up6Qiex8cUu5SRnd5bRL0bVFQpg",
-	"Y99fxKYhgAwsUY26SD1mF7jOnzI4N2XCcjnLJPdpOMUioPkLQDucBWMbCq7HPY5M53Mi3d15IffFcoq+",
-	"XyiLm2x+3tk/q2KVA4KF9SsT4fO4RrPmntI4sQK5ERFJydekQKU1j7St8U5SpR5Fkvi786qnbnvbbnvb",
-	"LtPb1imA66I48flYOksxdmVj5xnvU7aCmTPu9I99XGjHFGIpR1xovdzjQhBPoQEXUiO4FpbHU9oqrdbx",
-	"P50s83XyMN+JqfHjXMVVEI/fEzEud01fsCQ0VBGGrIAYQQFq8x24p2VRB2nk5v2xTGEe8RPsqak+cfpQ",
-	"hUxPGN/E1gAxjdSAMKVxgQuEw7CQfmNi1l8tpbxAjAN9sJml5dNAI6liC6D9xouDl6/cydgbe5fJrUwB",
-	"Q76oBloizUK12e8lCnifm+NxL286aC/uXuY6qGdMXjbtUEvRh1orgTrgJvGMcfM9lUgSNYml69V1i2ob",
-	"tMlaTGubdoCRWgGRBekJIgcdfkf0cQp1+2Nv36uTH/wX3Vf4oFcnr72G/7L7I/6BvOrt+3VvEoHzY+QN",
-	"Xy9fzcG6ohicHatspxdC84HE9JWcH2a+9DAotVoQEpiWH3xijV1OygmtqjNpCsw1pLBhBjkj4n65CTEf",
-	"wK5wUOZwB1WD9xCwBoQ9waWEdFY9k1xStIU9ZBYZz1t2zJc4JCLeSnzIrYOKUzlrdzrtq/Kztckr+V30",
-	"BCFNSBDPBNTjOL0qFLyJ9p16vX6IupGkjEjZRPt18yTJYIH+RfB3Np5HD20QVcsO9muoUm8/K13m38Rq",
-	"tOZvV4YAWyaQFUTQzdWZg+QfERbE0Rp+gEWf6D8SpR06IkgUhZoIHdTRcPjUNOYP8QgKc5WVQZdtdbtI",
-	"uLRWfq3Np9R6GpuB5kuS6TiZr2KdesreEr6/bDKOKH5bzCgxPRc9cogI9gZoxMWdTBJFEpFvZluGXEuG",
-	"+hxZL7+gudt9VqU1f/ALS61Xhkl8C+zuivSpVESsUovWBBTN6ow6XYy3zreWj9EZvycB9shKwn1uERP8",
-	"DWyyPZvROkpCoHb0Ay76mFEJ5HV3sVak+ws4px6hbbDSTWgJNJIgf+oX1rfSxyg39bllropieRLxlb2x",
-	"6RAp4F6uiVKU9ZelmR4OsUfVeLG81YwclfSnWSjIMOByRUsOYZBznyHMGetTxvC9hIuXh4StspjivdmV",
-	"pQNmNuqkJzvbYlx2h8/MCEqAagl+MPn143tfSztSLmZiXqhEAtkvNDikIJgGPtQ7jRfNl6+bL1//cyUD",
-	"aaYsdQJblWtC0JhHiDKUREQkMGRHq1fr+x2IoYAwik9bPFs7npWD24b75pQJ86Yw8Eoij/GTGW47pFKG",
-	"JFCHSJAkLjRbXndi9SXyT+x4y1zLy3p9qo8utWrFSk289ZVO7ONCvbxMgbDMrXyLqTlO5Zow/00U3LVN",
-	"p/nlDb3LNifgLBjfMEg8LO8MmEuBnd/9bjIwJ9sG71Gt7pbvdLdMbczsQcxpP3B9R8N8XkXsHgMxjfhI",
-	"Gi7bi4JgXOYTKytiOiVeqgARKziNbXrpunquFtaeJq/azxfcxLPKL2WHurD4ck2kpJyBEiiXLr6nV5/o",
-	"ovm9/fRrB+20/ePr1q7Fo/2XaEhZpIg8RJIwH2GJ3FakBlzQfwBLa6I3WrAR6ENUr7/wlB4Z/iTlYSAz",
-	"ynq29U/jGF/NShEMuHh5oqKyXXDJhPiPiDh2cy/qEHrqWNeM1spiKmKHQQIKo0mEQd/kbIG0q+wJF9aT",
-	"3f3ci31m+MyC2OKQGdd6W81g2kJJsTgTFGMiNLSi6aKdLg/8XVOnTVEVEBdFDCJobJ9VF4LTIHhLepgx",
-	"TQbj4XYR7vJ7SGaG2II+vSfsMB46O+YQm6hNBJK9/osIWUNaa4clQTU98qAkUvjORH12uVJ8iPYbaDiM",
-	"oVfw0eTJJwGL31bI4eLRwvulUiHczKMGKBi2E7BYOO6RTbNuXIfYI2K1aNiJZcFYj7C5d6yEuXJB1pJy",
-	"qhvMvFy47MuYR3NDWeK9n5m3ZyVW8rxLcNaoWe9hwV83O4Uj9oZpsQZSMqdEOvW4sI2hsV+FqLRCBqcs",
-	"D2naXM5mErhj151zAGaPLrmZZTI142t6g727vuAR85fkESc0CIy9xdQb1YtDXTKgtsqp4CPZRK7HAy5c",
-	"Rz9iCWeQShBbo9b49fXH8TtdLnwi3EmqbX5YFP7emLehEnFgipBkSPt3v9Wrr1vVE1ztLRtpgZEeMBJp",
-	"ecDvrq7evn3zxm0i9zvDxCR9QAPygH3i0SEOknrfuciL7/ZPGq2DA3flEHr0bmoAfeOH168a9RdfMTv7",
-	"NAuoE0hZSujpCTwkCAM2ZMDyBy1OQHQKVRIRv09qyPV51NViCvZ9LZWqAWWIMkYESCeHyOWCYRW/4HGh",
-	"f9LPhlBUG4KmS/JRYlBNTS4WSvIRQp8b+Eo1DgqmIiMaZGxFyQNzdEDEWL7MXMoaRtTXYJwZcL/WcMrC",
-	"uuFNDVhDGgR0SJRIIrmM5voyG2tRa0wU85sFSEc8iIZs6RpDiRCyCKGKZRZ9jJalFeLy4x2qEQl6aiAL",
-	"sm1qAG7MjlcpsB5pWEm83I8zzyHZkk/12oaUYWVAdYjD0BYOslRsWqBzJl3JMYFTU17NhpU5lT/EtPfS",
-	"gBAnI0tOU6WKOpETC3rTPsiJlE5FaxvTL/NBZS7SAsTY+nCVrTTOGbnoVZq/zQOM7Fjzosczhzrv5fS4",
-	"5r05cVZzP8id1by3s/f76WMWzpZK3y8UHE9qxSBLNIDMtg4cTYwTccnVD5OoMycuQQ+PlYhIwTGUCr1a",
-	"oIG783gQ/5FghdaJYxthjzNlhNMXjQRqjvKG0BaYqTHzMhIivJlQgf3Gp49OZUAgSqh5UNdnWjZzOlvj",
-	"IJntzz+TyOtaLwoCDYefPi021YupU8WJvQJ7BP2VhyH4AqxWWDkaYCoyjCjBx2SeH83AyXj2zT9E+spB",
-	"YdNpkmvlVy7u5IDnDK4FSbiZDydMlIRK66AswiFtf5Gz8U4K+asnCD9WZ1pPYu+TKlrlicH2IGYxmWc1",
-	"tCUq+8I2tsKlLemw5iNg4x4IGBJxhjDab1TNv1FfUL+GLjOWryZyc0gdh8p9+uQ6+Z/iyLnJX1JKYH4x",
-	"nhg28UTrjfkncdJ6/DTbBc7IUWW/xFkdZb8lBtj4R+NCza0mG6hZi0QQP499fLU4J7T2c/v9p0/uIcJs",
-	"bEsn7nBhKleCl9vXn7m7SdnKg3o9zW1KCjdRiSS+J76DGB5S1jcxoIZeafnLtUUd3RqC+8OCoABTH/FI",
-	"pdH9iodoiEWfMuTzETtMNAk0wBIM+UP7u3SSniCauXyPDOGTaBhJhXpUoS5RI2KWOUQ7rYOUcTXR/o91",
-	"NBweotYBigOnm6jx6gd4aIJ986+/rL3O/pb56OB17QANh7s11LJprxYONVGWWoWx4a+x6rnfqCEQPexa",
-	"jRKKdi7P3zqxxgc2Y4zuKRm94Q8lubfdnOlhIZ0+/cJWUihqHWDcL1Sg5KNy0J4CqsYKPR1a4dqt8tRE",
-	"LmEu2m+gc35PIOi7UW+8cjSouHBKxec9Aa8zeCxI/JhIeOwT/Qs1P/nJr2EAvwZUKh5iH8fPf8cu/Pn/",
-	"/p//x/7+v/2n/36/8W//4/9qaojiQk0ErPK92SAuG/4eOyhiXdITVCqiHCQxk1qPJ8j/Hl4A/APnDPKw",
-	"H3nUx76DuuQfioghZXzEHfT//bf/y7/9p//5//+f/ofdGjo2nlBB0E3nCDw7uUqb5oYgOkA/hs5eQcWp",
-	"/I6nJfQu3t4nBpQrPsr7jV/OdBqX5PTK2TT/s0krS/nWqqlk8QjPX61n+l42XLAnOQJBNLlaTf+4NnYR",
-	"sIDF1uSs7+owVUt6FFrTmHR7G6FW0DtkPpIjK35P1tUppppmAvIr//pfR3dY/iMbUt+s/Ov/9S//+7/+",
-	"N//Pf1f59GlCLk5nXiZbYLUOtU9RN6ckEHi178sMRbEEMn3ri8xWHoRVsLcLQqp6KNvZC4WYCol2Emtw",
-	"fddBEfScAltR7LaASIHpMpM1IGVX3KjnDRiyoPO8OsgrHGXnItaedTI3yjuXhbKeSO5s6so6Rpw8qUWe",
-	"pPTpyhS3WMoWGSzPPa3VMx941ZjJQFOlfaIAODwvMdCSBy+IJL0n7zIxRmkFr3q9zFKbpep2RsdschZd",
-	"X1stthirDvNxxWkMAhUJlS8Q9NjcYCfZ2pW2dqWtXWnDdqXUjv6c5dEMDmcGs3OW9cyddP+ZoP7P2/2n",
-	"aUXB+4eZnNDEO+OQ9DSO64HOsKLMQW8FIXcw69FYaAbhQVQX2jkmv+NfInSttVEu0DURtLdbQ/pSTata",
-	"M7Ihy/HA0NcB7RwNKCOSOOgnHGLz189cEMx2bZUAGIEhrZn7vqbinCmjJA+whEA2b8AlYdBPUq8nq8Ha",
-	"vUm9otILT0ln1n/ZyHC3168ynrqDkv5iVOGAeotBjaHNE1Et+qDABpNVQpCMvIEVCUsNgzV0ps8OjQQO",
-	"EVYIXGQyqb8AksH30npddyiT1CcIoxEXPjLFnGKzGjzCAWdgWFOc64/I7iFyP3xgLpIKCxUHdGryY2L7",
-	"ugH37iBPhzAlCDRrg+zHYKwvDVoSJ27PPLWcV92yEOUFx7Zo3Fnh5QyRiUuAHJt+r6uUnjb5GwevG/UX",
-	"rzVJiYSA6rnL5mx6X0EVkpLtr6FETLHVSWEKxxzdzPtts7Vc71d5aWWdZGYe5jVRUbgkU+Yq1Mu6ESUF",
-	"N1z7Y3Nvz0U3V2ewToxs4Yd884Wy5s/Tu3m/wZK8aKDORefSdvSeH3lux3KyS55/HM/r/srfzMLGwxtJ",
-	"xKXgPRosH+wK6crzFtYyr11HwyE2NO8RJoIFA12nBqwKHsyVWPWJXOn3svWh2tPzJcviQeMNWRl3Yhi7",
-	"kiTne97VPCtoZUFkKbi6sqcdM2w+YiBpD8GhUip5/ZJtYbpKilRa6mZZY+bCwdZD3Cc3i3SknwGIrFCs",
-	"umyioryTV28hR3G5sPtigDKLq1UnWyq7SR+rpWuzPKqY4wpVGlett1jE3XlVDMvOx6YOL9lbnff5LBha",
-	"qr9RtNRA5Wq4HsNJlvXxURbhklLM8bdJQWYat7CSUKcnjLoB9UyKZf6k2EKVh6amlYhCyvhslBObTjB3",
-	"9FQflysACjl2K9X/XIhKFWWfuKRnhpLm64DGW7GUoeSMpxzk5OLKbmySBTwr9yvhSAszwV9NnvjKPY3y",
-	"+zm6epfkzxf4QY2WNBWvZcAESERloFQom3t7kLxey9Qd2stUiJvUcAqsseDWShrpHSLOkElaQRh1A8zu",
-	"YlcX1OyQNmK+3G82tTtH3v1RwgzLN2878GYf3VMymngv7sQ16/Qm89mXTF+PynSev3Y6l9eg7AgieXCv",
-	"DwosMIpbeoiw7wsipfG3FNA4Zz45+DGnRcJF/4fm3t4yhkWGcFfyIFIEFgXWNGvkMemjMfi4EJwF/4R/",
-	"mfa2CsrbS4WDwFTms3X3KJPEi/QLWPSJkrsT+GN4j73sGXi0hlbvhYwR+wsaYp8gyVEPizQ952UNtRiy",
-	"XyOQ02WqyA/5EKLK4jNyEA4kT61nkoh76hEkFQ9D4qMu6XHTBLhHGZUD4qMdCvEDkDWlBCW+6aFqxtCa",
-	"fECwBK8QZ8Smj4N9M8QyrtFdniVRVhRglQTEyMQOvSs5u7/yEQq4jbELsFTJSSnO72wjakmgDKxNzAP6",
-	"p6FbEJw8viMhdA1WSbo6hPiVV9gsLYOT9KgudkMYT67NNOR2kD5lLnwJDSo4qzYeHpDhfA7CSBCfCuIp",
-	"/bc+Gx4p87gXSX1LBiv1I48zZirtmz65u4dIrwvhniLQRdLwoNn9IgDyO1ban8WLLB60k/cTlXhS5HL/",
-	"Xr02IFiN8cY17R8WamWpT82iR1mFgV9jMM+dLmCCiYRZUuhn5GGh6fR7yXRUIj8iTbRvccNBSZEFB72o",
-	"x3+Dc6KBBjwS0l4MIKjKAp0d0mBpDZ3rS+TMM2TNtweoZ+xRhoMVdiiIDDmTJO55PnljpgHHPnTViROE",
-	"iEf0zN9LixaxHT977FD21PhcumMFjm6sIHyPcYVuOifVH1GXeHxI0M1fTk5OjmMgBTqT9DPJBUI0DhbZ",
-	"S9oAf3I3BpuW2kh2WVQhn/qwg5QgzCACcspS3NCQIBdFTNEAYZYFHzM08ZHG/x0XsFXL8u4usgFg2auH",
-	"WgcoCtGOa+iIu9u0AGUaqPTUIL2UlBNE3WRF4L4aUZM7y3s9CLbl4MvSmxIMB7bh9o5RjwQBzrCb9V/Z",
-	"LYH2YRes4RGWNN8iQJMqTB1jG0gk/oRRFtG/iJ8TEFAA75gm5zhIlgMtwOSfVegvChzLSvzxh88fkjmx",
-	"kyeOzJxgWc8iwyclu2pKq2BlIr1d6HUGWVeu/jDBvCCjwQi4QJgtVUnz57M0orxOgcdBjtZTnGAaRKKs",
-	"6PGJKVoVI7Lxsws+chCHFv1BMDHb9zJeDSUS7bjZg3IRZV4Q+cTfPUQ4s+qE4RM9iUJd7N3prdRrqKXQ",
-	"fn0u3ZtXQH2z9TJ84+r1Z4oaiQAfL3tiT7zXi+n/ft2KlqVnL1KRPmaEKetxD/br6C1nxLVih+mKYHQD",
-	"A1MmzQTGwMgLqFY8kmVRLcT0rIpm3m8iAFB3BTGlROVeViIt0pcFnTZLF+KYbficyf5yGufUuh1lKJcD",
-	"nmXqdZTQl8+BxeXo3bJsLvvx55NRUbqzVZMr7GAdIlV7tRD5RW8imeJYf1NUC2OeOZePaVyRCg/DSdJ2",
-	"dXKEXrx48Rp02kxvtwEOQ8Lm6m1TK1pnZMl0dmfxMz3GS3cFyZSonYwEyFz8Kp1wC9/PLuhs9/KYAOWj",
-	"AWZ9G59so5FDQaQtslkSgWyNikPKsmPvLyqPuPp7FwlSNbV2JcIJN6lqVpJjcprz6NUAo5fA5SJBjDms",
-	"XFLZmou35uJ1m4sncyzgLarG15qK2nxUqJ/ZiuLCMzlTL0Oty1N0R8Zox/WovNWi7G2tVjOqPkbSFGrM",
-	"VctEOz/92gHVG2g1wDnMkZ6T3pVJwqKsx+PqMdhTuWZtIZ3S5eHyFMkoDLlQkwlD0HAuX5125/L4xFRu",
-	"hFgvHJjujUl4Z1I8GfGe1TeM7BgQhTAbc2a754BpdFj7wD6w775DR5zpdyln8gOrojdYkhiWmsj9U1JF",
-	"biMRfNrDId2733dr6Kfri3Nbkl1vxWg1Hh6S4AhLcogSPiBRwnVuOkcWMv7ZPYQEVYnc9+/fv6++e1c9",
-	"PnYPEQUfVI8SIdHNzemxrOnlWPFArwR9AK7yodJEtVoNfXIPUYj7lGm5C7JrTa6z+wEUUv2a/iTEffKh",
-	"4ti/ruk/7L+gCdOHCvrkop0/IiLGCEqQuMZ2ve+gTEWS/Vptv1534uQQ1KgfIkZGBPK8hVS7sNS2EFzE",
-	"KwUbSLwGj/t2VstNzD9sQvqHyn/Q/4q5kP0nsQ3W7T9Ne079LvqEPrk15OpBXVCtlCbkh2mCu37o/qYn",
-	"hksqzIw+fXRrqI29gTU2WZucOUETJ+wT0Ow8zJCHhYDgXfehCu9X4WcXtmx5HupyXyuQpmcritgd4yMW",
-	"87Odg3odudD5t9U5vTi/bV9dXVy5uxaQ7LeQjm/q4muA3ofyaDsH+y+Qe9l6f3bROr6FTsKtq7dtd9c2",
-	"OA58RB6wp4IxeElgPDBzNzXAmz5zsY0OKpoSjzMfGUriaI6Dx2A9zRUXgK3ZUPUwUk2Ek5WOTcZ8lxjT",
-	"6iESeIQmDa8Owghip2UkBO9rLkcgAQXtuB8qHz5E/o/1+oeKCyjBIwXcNcRUAD26+Uu9Xq+bKPdxzBaz",
-	"xQ8yBQ7gjA+NBTgNq1AcFPVAaSWzhq5hiJg0G97QRLle2zuAyQ6CvB3poDhhUz/CfekUOnjLXesQgQoL",
-	"ggeZvtFoR+GuITyUEdQVBN/J1JjgGNNvXAU2xAL3BQ4HSBL9t+Ia///SqDd+hN/hz9fmoy41rhkQrcCq",
-	"IahvbfxUcpMxCR+0ajX4bzsZ49Ur8+jVa8c+O2mfnDjmTMoP1RQxNhUp0j7lVILbyqzod04ZsQuuHyWT",
-	"1Y/hTzLkv9Nk5zV0xlnfpiSgnQy9h+MF9NTHHRe0MHCZVNLNHCYAaCuGDFuqwbWs2kUSj6XF2BL27Zrc",
-	"ZVPXAn4FthcqeYji/uwAyz4npof8ECtvkK++oac0FnJNcpAbY4UpX106ry1n7VgYNY6BfhRgqGogDAc2",
-	"hBTO3ZIlTX80fXCvIHN/SFUV/td1so+uNLdlYOqHAhDZXyRRbpLTDc5drdsrgSkDxjGkCuEwDCjxD9FB",
-	"4zVyr1qd9u3Z6bvTTvvYzayAKDGutjQ9gUyLIbUWPSMvdCPvTkvKoV61sdMkfHS/Xo99oNCFz7hz40WZ",
-	"Gpyty9NDqLVcpQztuHs4UoO9gPcp03s1/xS2MZW7i17UYaZMafFca7yA87solPq1eL5DFAuwEr1MnprM",
-	"jfyCrWcadY4uUUiIcGKPCNMSkNQkXolIqtQfCvD29+oJFyMsfOLrvzIN9PUgYNLSZ9+j/QjMn3aIUPCH",
-	"cQ1dD3hk21LLARbx3RCBdq6IT+WuBrCICYK9geZ4TuZENfMgGqgFj/qDpDCLYdcUepT2iQ/QdRES45Yw",
-	"wN2NaKDQmMSuJvSyvo/c84vO7em7y7P2u/a5BoJDC6/Gz2HazcPaOTMN5ng8qnU1GQseDB4LWq00LF+j",
-	"A1u4AryTkZoNqIH3agWZFg7AfajGskZVejwk0rVeqHQTqTBg3tAi5WhAgQwk8zJCfGmq9jBymJlS0yyf",
-	"G/ppmDBgiu0zZmT9GmrBIDEHTObKEJoXyD09v745OTk9Om2fd26vjy4u265lYyCM1OKduPHW7BqgCnAT",
-	"GW13iKH7X3rxtqKKBt940Xr9ej252VuXp7c/t9/fanBonZ1d/No+di3xHVKpGaiDRoLr/9gAPX32VhuE",
-	"4TTewJWl4+7rXYE4dGvHh9pHyQg5JQRoueS2NvvlxXUHxZQASuK7KS2Oq+2bD/v0nmQr7lsg/IUIvVst",
-	"WLJz24lXo+79PoiNggz5vdmFZy0TQ4L16/q+fBIK4oG8nYIKlXC+xNcCaPx7fPJQzMbuHCP32L4AbGhA",
-	"sG9cuwH1CJNgrUi1ACgRCs+vSK96KXgoKFFYjFMNKvvwUybnOIlnQ1qN0lu00RAadE0kojRq1v1+xXYv",
-	"wiGtNCsvavs1m645ALVyL+n/sudjOehybJKa+mXpJh2tU5jKYJmmq8bk4EAtJekY2iadlBY7OcItE+KV",
-	"I+cCUsTBd6DJPuW+ngbK8+ibTbfcTEEaqHYGXwFSDI65+bY24CxIrhQaz/SJipsXyuNk5/pkBB4SLedB",
-	"InixrLSQSq8K7dx0jnZTjck2iYgDoVzFYUqqPwLtK71UrX/FSjeecAeUGfCKqzjD5YtQ3MfjadMqvtSk",
-	"H1OvN8BJo14vVI8FkcLc3t7vNvg4HX+WTTg57uQCEts6GBsK3Th+rjgVg0uwkoKcNG0y+8Ve8rp5+5NT",
-	"KZGqFh4k/aIwkCRqiUH027DVA3OsZZ8lx7/3Bvux8RU+2Z//yQ3DlvkS33z0Yv5HJ1x0qe8TMHQeNF7P",
-	"/6LD+TvMxnZ1EF37cpEdndpwEPPBAvs55+p0GAZkSJjSO8rYyABNs9ax3z5q6JU2J6tZScANgU1EamjH",
-	"fYgyTgCw8tGpTIgN0Kcl3x4LMgwyNNOYofb+tK2RPk0lnceYBmNkJEMJgrFWn+EzB/HAT2wtNXTOVWr4",
-	"2Rz1A+9EegATlK/sQtJX9tpmx5dYDaCi7rpI3WdOu/KndozHOdfglnx9NuSrfrAQVTmJ6zV+PfTukoiq",
-	"8X3iDHY/luSFtHpHxnIqgbtgwdhGdKAdrXja/CAHtFAr++9qSmX7JGmaZawxiV3P9NGKQ8VryA2wVDeS",
-	"+C1lpXePa+U79gjECv5cikn7jPhVyhINTmtPh1nqOV8tmqChWodshfRnfSobpDhmim+czGyKZtgOZhp4",
-	"n5AILIPN+uJjvLLAmkPn+BFgc9Y4kDbK5LIEX8+NcSPBCIMjkDtAoV9IEsCciTvnArmF8hTWAZpkgR9x",
-	"n7i7BoMPjXF5RCXJmqDdLvfHteI4WgGfHHxybGPcgEo5TCXuCihwZFwxdhaqdh0QsLIbSvaS0iAqUWpf",
-	"Mhr9wQt0c3VWlbhHcnb/xstXSGDm8yHqUiV3ndgTAa5qrI/z+q+tqn5tgOXgELmhID36AMTLRFFDFHwj",
-	"M6pZSGw7gixy/XbcohN3eaSspZ6RkV7xkxE4E/9l6E/FhJEQqeIY/zUSt3wO4ad8zIqF4o3R1yMb5QYr",
-	"mUVi7YuHyL0jY+OZhPReNaAS0ilqW0nvaSS9ItXeX+CbSzwOOPY7nJ9h0SefKbU3MJbB22VIfVZO2/uT",
-	"Gm3UiGElCbdPQEDM3AkBWU7BPPUrJZrcQVlrZxA0D23G3ThnisZqi5rPiZqfqRq2lP0I4OsxOBkHLk1V",
-	"ns4zwTYrWnxyreanaSvJQla09pzQQEEGw9wPIDlowfdMBc1NWm3ijZtVbY0035aNeXl1K4MnCaYnz6ba",
-	"TXIoCEG75arXQf3ARA641mzs2jhDxm3QetrcHCKRH0kRRoIqMl2+t+9tSsK3w68g4++vfRGzxPv4HWTT",
-	"Xgoiw1mmwv8sDEzeyyHvlox8Vrber0dhaPl+nPZtkXgVggUUIrb0xk/3khKIpTLL+kUUmG9tMsom5Ykj",
-	"vdKt12crUCyg0ZuYsPVIFHn8pEPIrWj+OUXOOLLt+7AgJsaV+MjDklRNHfU4HLlKmSRMUkXvSTBGO27S",
-	"q8RF/4TMv25Z/E8TAgO/7h7GwcN2oj5HlCmO3DiY2q2hC0aQEphJ7JkwQJykWUHzaWaCtGrorwBxCAcU",
-	"SyKbyIWKFDDRntvjgpgl9LhAyQId5MoI2lbrd/CQBuPz5K24P4qDXLCmtkwkp7vn6n+Zd+CHGnoDCVoB",
-	"1BbXp0X7jAswKeCuLAn1tnXFPRIEcfURU4q8BidjPilElKMeDwI+AsHOzcWmxwHrdsABD6CAEM4GZSsb",
-	"jw5FffJx4jZC3UlCvmu12q7NVZBxTXIbVBgH5nXaf++4tqGe+WnIIbSfVaFmCqwE4giN3dyQAwdh1BUQ",
-	"fvdHxBUBaj+1LMvQdh1BPRqY50fXv+RM9K7+pSb46Lfzj+6uLbHOfWOTH0aBoiEWak+fTxXAKQ0GhDGt",
-	"Ud+k6sBgEGlogNK13RWqnXEIkXppeLfEYz295PoEYKTYp5CsEqPL4xMHSpcMoc86VJG/63J+B1VNYIou",
-	"ZViMoanWLpzFAIMQbxsdJYc2ObVpr6WnPDRRb/t1SAjhAr2sO/V6HXoupl/uv9iUEmCIyAyuWxaQYfWW",
-	"SlGGL43SmJaXWl6cQI9iuh9gGiAcaMo3RpxlUno13mIRUI0XLAMNEsk7GoZGdC9btv75ODJMH7aarnZO",
-	"NxQjTUzTjkpA1eRnety3jDquQW2/MpnPlX+/9+8NN1lKizmFKzvhYvjUvhIzc6Fw5Vb82SpCzy9nGdDM",
-	"JIlCnuPR9S9rVYmW9Kqsg0BbJ0qq4G3WjbL1lHwZmFt/vQBVz9RXSApJ2o4frU6nfX7cbt/+tXV9e9S+",
-	"6pyenB61Ou3rTE0IU+wuBlEQTGU+Z1vLf5Ck7cTpM1oENK18BZYanBbnb5BgXMZOHr+KOJ0GkoqbyJ26",
-	"e9cp/Pimdfy2fe1+tWihCWEm7xnI5AzQKDkbsHR/1n67NVnHnKcyhPWJWjO9rz+pKX0r/m1jnldE2reQ",
-	"qPpYjE0dcJF6EiHNlPp5PNJuzv+WL+L0xHrjlmhsdcbPkNjc2AJd6/WfJWUNZljmB8S7k7ZGhQl1RjtY",
-	"9DlrUB+i7uIaM8YM5vEkXR0PiSlxB+HGkJydjGFqj7BMeeZIEmOVVCNelYqESQEGTfGKkdU72LSSg65+",
-	"UKDTI6GpAuARiAh0oOLRq8aLH5G0peFf1hqQke8K4vF7IsZ2LGPi1ivYraFfbRY8oWpARNNkiXd+vbg9",
-	"aR11Lq5ur9p/uzm9gkIExU0luSH3BAdSbw1srxMbgiDcGrqOO3daut6E6y3WvXJQ2z++bjloP4kINzV3",
-	"cCHNfMdm9u6C/VWjtqna0ITCE3E51FyhipICGfDxJdQxayLGs+nTJZFaADub4QZneuxnYgI2NLCjz3Wb",
-	"8bs8J1hd14+9PkdX7eP2eee0dZbX8n8FhDOkhosE82zthxTV9HBGTkqfxZkLcZ0LbJtarkHt38CyinaA",
-	"kpNxnXLK9C1ZAMoBpuRUjO7/JUkEOQHgmvYZAmKbcP1cEZsCS7dN7ct5epv5lkXHEfRJEF/Cew41lwT2",
-	"AlTQTdKXOCPmfazi77+XeVYk865TyKHKD5YkW5lqKtazjgjzpXWupkPbVZkCqLlZbJmgbPA8ugCWa79O",
-	"+l6AcCEVHqfJY0+XfGluY2NckkdqKTZ5UNYlGQ6FR+owCxfp4U8/8C3/2yYSPU61AcpmMGQKaXMq7QdF",
-	"GGD07PQFTf1Mn8pF7J8bQfc+Ue/IJrOsy/oRb9Osv5006yOTeAw8bYY4MA9NLC+dLiVc9JDU+qyJ27Lp",
-	"zjELJraEqZYGgDk4ufKvtiGSNOwEuL1EtuacFhYiSWzh25ilE43hBbFE8aRaFbjIGR8dQkequBymIIyM",
-	"ksZWTCUaNkgncY02m2foIizvoKCNUZC5wsqWe8/JFU2z5sA3O1E8lBBQBSXmoE6qqQpvMrdtr0BTaC63",
-	"/KU0absCC30bEhauzCRbpfobVaotA5twm+ftSFTGJr1cKcU4vg1aL+4ACueg3lROtbC/uzZn+ibWNk21",
-	"jmtAfov6cwwbX7aWbClcalNdSF+OS/nOsIJDopW0BlpT/8LGcwpCUBhgU7sDYpihMoZhFZofSa1soiPT",
-	"t1bxEZR302zC8iqRWGrBhDvPQLsbB26DQq65IHQ6oKyk/ncNHdRfI/fo4vzk7PSok6kCnHR/V/iOsBpq",
-	"JYKuTfiD1UVhsWEY6o6TusFwjktyOXvQm+JvZvhnSt1bmMG1DAg5toaKSXEwIk95Rt+WAx48jgNqle3k",
-	"4ub8OMf7rqfAOLeVUrJ9UdbC0JaasMilkj18U/wpvbmPaSzhbNg54qwXUNMX6ktmZYaYZXjOohaSlLOp",
-	"Ea/2wG26Z/vlTedxpsxWztFr3Iyx6qfvpJk4PTkjZZ0wyitmgdfV/KKheQpfKvGTav6mccGYhD0BMTd+",
-	"rPKBE9c2SYF+nlR6UPP+yYy79lQ7sXd6Q5wtGf/YzPdYg2+nzCVt2oFu2c5z1J75msnabHNWJxIlqM97",
-	"vXXZgzM00DTam04CWzFtK6iUEGUyndhpkna4MEnLJIpxgUbYEDlJFIpCQ7e0fC2GsTFJRWHcWCZLiQ+T",
-	"BSkQ1yFL0yi+Wbro2NJv4Kx5KqpozvnJiGKbLU0T62tUOtJYoq1Za0tdvwjqyjZAXIFSTaetV1AxOe6D",
-	"AsF7VqDbiQP1IFJNOuiVaasod42cuAAlfTLKBpvME7YN0ZVkkms95dbT9/lRic8P29+QPi1BFYOZj8d4",
-	"k7m2vjI7ZrxZZQDfmBmXTVL4vEr6wSa29fy2PWM20kMhW3W9G6NLjOkWf6alBWQQcEYRwFXxenYxP1ja",
-	"hjQDGPuZ9AGYe4Hi3Ftby7Pg/ect2j8BvYjrdhtisTStyOYPmUfrrzQxh36YeWL6saEaE1e2/eKOyekx",
-	"nQN3TU9JBXEHO+ZZ03TUlJII2zRQxMEHpqOMaewobX7/7hbvtwnHT9tUzhQXSCD30ag/pbhAK8EMeB9J",
-	"RYMg1rFXqwk2W0HoE7VOIvCEIsBW6N8SgaclAlCsYEW8n12i4KD+GnpW57H/Ufg+u3TBI3H+G9M2tqTm",
-	"i6qS9dU4KZ6Apl2RMMDe2lWZvVSWn2rqbIODNXkxTjOEUZyk6zxnRCLKvCDyQRd4dOuUBQ2mrXQDq5BJ",
-	"50u0ryZ73hpatzLX52SZNUTh+6yJYFUJrEiowAAxI4GLQYcQnyoII2dkFIytISOpIuOYAHCEg6DKRdWa",
-	"Kw6zhWbQaMATV6spaZjQOtPq1rbCNXW77Zun1jiiBSA3TvKG0PT+qq3C50iHsLPVhUNngbfIMOSKMG/8",
-	"MxlvVpyE43smmdJcXZ6qLtvUNzkrTdTCAI/1wmfTtfST5IttY5pVyXTjcfHyR1ft49PO7dnpu9NOLmT+",
-	"nCtEGI/6A0taIKESCAIjowyNO0xMnyMsLdVJQ9rNp66p9wRV0fuRIHItQfYbXmIxLD97VN9UZH4ORj5+",
-	"IbWET4/b7y4vOu3zo/e3p+e3l1cXb6/a1/kaQy1kyXrcw4FK5GaIf/XnuKkuWDhFxBjkBlsgyzJGTbDX",
-	"AtTrXtNECmT5ubhOJqTVQW7r7KrdOn5/e3p9ffOtFRqaCjnxAVWcSv58HplM2VgfqP/cfn971b65bh8X",
-	"kn9LwUiTQ4h7NmHHtksJxDqvJ6132VlnQWu6tW8WHDO3+/Gr0qBAEo1VKKR4aXOqFYw9ArO420mpeedG",
-	"gvUGSOc9EaZ6O+UMhdBgh9pil6YoFWXo8vhEPlkIap+oN/EGNmlVsXNsI0+/wRozb4lC3RTIElRLHy0Q",
-	"MjrFYWTNttaKYEe0NWIHPCA15Aa8z23FOZ9A8o3GfXR5/lYLNNe/vEW8h7BCQy4Varx8hX6mbw6ROyJd",
-	"SRVJa9VhhnBX8iBSBA2UCnfkLrq5Oju0TWwXyaB/Kqy2vq0sYm/AtGCHN9WEn9xXtaUo24JyT0C8Yr/Q",
-	"owmYlhWy3Vv2+oRpnJ1hc72RREJqtLEfQN/C2BskkpI1mUHTYlbdgHt3YIbAzCOHCCNf4J6yXRsNubTW",
-	"28z3q5lSs7tqxrsqlTXMT0fp+ysYV5/EbJpZ4lu76meyn2ZWMovUGTMr2uHCiVteThpNrQHdMbmgimvo",
-	"sVU4rc8R3ImxdaAYXbg1w36tZtjEthmQnjL2oCFnavBUNtbV598aUL9kA2rBwjW1A1veYQidhWme8cVG",
-	"edMpFap6kGEY6J92LIiQByoVZX3XVNNyz7hZqLtri6ivYhRdf5+3z3ivE93k8gZcZ7rlt4CJ8XLK3MwT",
-	"w5oSmvGOcuJKpbzxrqBVQXpEEOaRsg68X3kbuyJSTTM2bw3KW4PyV2tQXsUy7OUUk1jNy0jg0w3DpTqQ",
-	"tRDntL55+U0tq6iBew2yhmqoxUp0NSholen12TR91RMNEeBUECw5MyVnXDOlf9sd38JwwkU7wB2yJNV+",
-	"bqg/Ycq0B7ojoToEtpEEI0IHBImwNPOuQXWcnaL1OK1xwUStydMHU1z56S910vEpbjO2toGDj+vrujYy",
-	"te7+rrnBp6dZrR+Rn9zasjUsb7H4MY1e14bCmVjeCSljz+cjpuX26TVWJspIx5+gbuTdEYV2XkK0rykg",
-	"bSso9UCBBD65BqY/hU7EC3laYhH6vTytsO+9Iz7FHaNGFt+f1C9L9fus7HB5fFIQA47MPNVjKkMuaawb",
-	"z0Jd+0n2i61p9SvKyPoMBZCYOGhKcXl8sjnKJch859gVqQrCNOyYfi56UXFJy9SYljWO+VjhQ3RHSCgR",
-	"i4ZdWy3d1L+MJHjOEldbJhPVSPlZBF4rBZzhMUvPYSs0bUnVllQt4bW3xOEJrTp7hlJMp1ipM7RpqAqE",
-	"KpUSmDjmp1Gvo4h5A8z6xLe9HZgPhEoSjzMfjUh3wPndJkSzafYYs+C1UKRNtO3Qi8s46z9tKd+W8n2b",
-	"afPLUUyNNxuwLpXTSk3GZvQUNgHRtjEDDaFl0UT8dEDZXdLAQetUTyi0TaONel/rl9Uaa6NYcLLHJKD3",
-	"RIxn0ay/RSQiPnAU376+NV1v5bcnokYAppsiRiaWaGblYaqMt9exvdRMv3ALckkARtJBAQeE+ViYoCW0",
-	"c9M52n3KDA674k0mcNgptvkb32KPYIsQaVxeFhct7M0Ke4b8pj3LRuiMot+duJmgNE137Sd5Rm4SpUwm",
-	"FtqJOygyrqhnOzcxrlBApSL+7joK5Sxir9bTZXkrLSs0TvUe/4iIGFecCsNDUmlWIIjr1J8SyRRRvyyA",
-	"qXyozDrXM6BUWEWy4qwiW1ybbz99cQWAcrvY1v/5FgutL12XxzRA9bOoH9NHAKelTeKGYmplotqNgrtZ",
-	"VnCPC1tEJ5bT7XJ4DxHsDUoCSG2wv4kf3eFJ9L9Ge1NobLeGruKqw3Geiaa6Jjomu2oTYGq+pL6l24YI",
-	"z5nZSXu4yzsahsQ/tKkLmn3cMEmYch0kOfJ5nv6PBlzGXWdH2MQpafpNJfoD1JYNK3hvouDO3OtmbFjX",
-	"2TmWyjtpbGoNMgrUfHVxqyF+GRri12O2sooiMyTle5kjFKuR4ayuCKNOl1fPHy1bmglmSpVmCV921xrY",
-	"xFaY2gpTiwhTMcAnuGseTEPeDArN6DuT9KJ343iAU9+1qfuMp0ECVkKJ1UpTaxDJsVRkmLz1KFyf3ckG",
-	"NrshuQLGNi07nqmrPaxglhwBL0xpXJ/NGpqFhsl723iorQjyJOYx47I3lGtpwjUpb+z9aa1Cn/aSGkV7",
-	"5CHkQq2vX14y8jThw0wIe2hlKiUtJ4a0zUYusRosImEo8qD2PHk/NwozeXGB8Muj618cyFgRfAThrEl4",
-	"GDVVmbjwCVj0x2hEBEHY94nfRC71HRDtzvGQOAG2f4De6VgS1VJORng0Rq/sk3OIM3Oyfssj7hMXhUFk",
-	"azvwIBoyE2ZLFPaxwnBXO5ILRfzdWk4xNTO4yOyways5xBvKy7/5RNEmckEfdx1EAkniEpZafnWtim86",
-	"6ycZQJwR+64Ler97iMgwVAaMeKT0CzV0RIJAIqmwgPRMo8H/k+sg9y/6f6r6f/6j6yCFu3r4oyuwDoSC",
-	"9OhDUuf3e1fr+WA70Nw21CApB4RoaQAHEWj9akCGNXStBMFDqGUAWaEaRhG8bmwgWOEulnC1Xay8AbHh",
-	"gZCxxHAoB1xtg2+3aQDPrbcawE2IMMISHV3/ku2rmtDcafwjT8ELHGROmuFEf3kakIxRcIAlwmxckvh2",
-	"mO1CZnPk9IdsIzKxWX4sE28o6a+TWiSh+1p6J7HFM+7DZvIxt9rqNgziaVP+HitarivDb7a1qk/UOjG1",
-	"/nRa59YCtWXkj8nnWxU/ZzdDWzczNVUhH4miG7JKmSKSz1RjbUsftlalz7Xu5FrNSjRrUXpCU1Lix1rd",
-	"kPQl9hKLd7t1fG3Fjk14yjJu77Ja9nPoxDzzQS5rY33EYuFoSnBW5b35nwfJWE+05FHRqFv59FRZult6",
-	"tKVHG6ZH08JwZpOkqeGQU6jSAjW0L4moJv4eHimPD0kNxSHtWBAkQwgfZAR1x/o/hxkLYIilSTwzaSA9",
-	"iDgEj0W+0OxGqwB0o+Du7WQdAPmFdybM7OqJ0nXzU84Ladx2Ifw2LcafYz+4Z2z7tnB3t23/tm1J3W1J",
-	"3W1J3UxJ3VzWRo8LFIVIcbRfr5c3X4sC07NEn+IqNVnmyol7v/OunFGhRa9a2jIq0D/K+sNtoFAXe3d9",
-	"ofkF2rmi90Q48S+SiHvqke9lEoGyW0Nt7A2ysTlxOxbT6U1JJCB7J24O9zvvIo8PtaBJGQikSmAmsadA",
-	"kJQcYXhHKh6GxNfiKkaCQOiN/m80hNwYIgiiKnkLIlihTjA486Vj+2ZL6CETd54bw3Qj6pEaasEsJskm",
-	"FNwjUiKfEl+zBtPgOwoR7mPKAHMpQ7jLI4XUiNtKgTLJKCIPysQG1ZCruMIBMBgb+jMg6capjKM+0U6a",
-	"i5RAiW0+qpcURx+VlcZXA8LS1GuqZBN1SY8LfeRjE7YAq5FOLm5KJssY8SjwzUnpdej5ctlSsya3L8ZB",
-	"woeI6UPN1OTRMzhIUg0CNq4gkiStOrYL+ggEHuu96xO26sfU/hjv9N7UADP4FH5Oc8gbBTXFqi75lhpO",
-	"3E89DuoYCaqPxUERC/TVuzgI+OgSC63awPUpERGIv8peH2COiSNJVoulSgp0CMiUmKZAoRbT82kaSHwU",
-	"BlB02cKtID3NJsq0NiwLKwA0iec375BAEoMVQ4KZXSFmVsoJCL4nSPJhFhr0MpPYtCfU9AwGZNQUytlP",
-	"vPs5eev04n7i3ZkaW2Pdsy2debYNFf9CuxJlinME5hb26/W6hrDkRA/gn5Io2VKVpga3V9X9RrW+36nX",
-	"m/D//1xxKppiVJqvX9U/Tci/RTrfeFkvpLR2I4UO6gkdSUhrSnkNkwoFN7RqgKWWauqHJopYEEZGmq3v",
-	"o2PiESg1qde5W0PneEhQj4wyYciGuUmiUJbSakHJrG+SqK6960w5A+SRsnUyZ/Ag22FmgkkwroBR5Bvj",
-	"A/c1/essn9n2ePq6ezxlGppnrSAa1kx8OpWxkC2T5kcmjVtDibVCHGZ6GKGQUwaBmoiqNVlG1racCWCN",
-	"Y2y3HGoOcMdw8vHrCuS4BvUMZ3VHq+JqoHt67Xfvz99599REh2/Ao5tIt5BLsmBLiPVIvPNdGz/pnW82",
-	"5mMBiXXrZt26WR/VPWKTpMRZyAkrSJ9KJRIO9pTh5VfZuT+3UPPs4q6JUpT15ZYWbGnBhmhBFg+1Bgnw",
-	"9uWEoa8HlTdRRHwSi02E+lOHpm/pyTZS/QuJVF8PLcqGrZuqK9XYoTI9CPWKYB+KjibOF4nkAGrKxbEO",
-	"iYuuhs65QiHuUwY1RlYy6CfTzIpgvYbld5LVb5BMxJOcUam2NXq/zbpJhRpFWdRLYXAa9uUB2uLffMTr",
-	"pKWSvpeIj1g6fb7y7uHE8oxVHar0ou4YuW/bHTSB8e4G0TOLmAXJo9iTPBgj7Cl6T9COqzm+uwvlJlny",
-	"sIcDqZ8mE+spy4LEzRe5IHFbv6TLeUAw+wIr5sYHuQ0r39Z3W4BOrYlATSv09ghiMbsyW7zGDRVni4d/",
-	"1vps8SJmyRDxO9sqbV8cRfj6iq4l1GRFYpJVN5Kny1bPgZZDBfkGPNzguI+zYvSTbLgYdJykCu34BKQC",
-	"/cxEHBkhoYmMVIEok4pgf/exstDsIjsZ8rahOjummsm2fs62fs6Tt8xfE5WYUkenFUhua9AVtZwN6S99",
-	"otaMr/UnlSG2KsHW7fEoF+gjEXq2xyNpI7iWss/zGbDxiDweoTenlDxreZ4tQdm2WP2qSvpsTmnZ8yOD",
-	"ZTMy4o94SKG4ZVLknosJ7YUyxbOF8Deme8TrXbM487QmkSMejrfmkK009AwaTow/G6UqoSD3lIxmtSFj",
-	"GgBy+W8ZzysEh0NmJMISYXR5fGLIBvzj/C3a2X9ZR35Id22PjpbnkVC5UCZcj+vSIe6TvZD1XcTviUBu",
-	"FqFDv+fW0MWQKkX8eLYeJYFvEhaRT3o4CpRsZtpJt3yMzvg90STZyWT4fahcmwHAX/2hghT38di8kTXf",
-	"2MyIo/ZVp/r+/fv31br+v33zYldg5lPWt0mfREA+I2RKBLzPbc7Ebz+33390Ie4cOrW5f/4ZJ2TU4lrw",
-	"tZ/b7z992pQfzF7s5yx6XpolrlwiJPR7c7sJFN8v6ZBZSSBw7mjpmws0J+hAaqTGHuKjEPdJM8EOjRhz",
-	"0WFrTdvG+zy1GKuhFWEUc4VHxxlAd4zx3p8e98n0vIRfubgzufnlzYARllL/wJk8zJZtZ1yhnr6HGtJA",
-	"Zko5NdGLuum5AQnr8KcXAGPAvi+IlDV0dHF13YQy+FzQPjUV7i+jbkC9Zpy0bcixnKSsZk8pxV6atP5S",
-	"aBmyWaNddrblSyNtqc7nKUnqD/YXWtmpFnmGhClNEfPUIIf8ACdjhDPAn8H/LBSV4fYeIGrNMtFSLD+o",
-	"H9iSCRksXwrz+kRl1/FGT3kJzHjzCLhBIcHQOPgslawvQsLQG9MKPSF/qIvviI8o28oG3yiWvgEAMBCz",
-	"c3n+dnd5HJX3T42j1/dPiaPyvv+Xh2GwIJ7Gb29xdYurm8TV61+Ww9Us/llFtzwVj0dMSaT4CAtTjsfn",
-	"I6aVDdSNvDui0M7LjDi8W0MpjheE68fgebYGMajZj8V2p6QfvrXvKH5HmOn9Ntkc/xDh9AQAQ6lCkjBf",
-	"5nKWa/E7xBhPyiJ6VS6Yd4gfzgjra71pv/HjJLn4+Ay2i1ISlTVlXR6fbFvibenY4+jYUR6glqFi1pCw",
-	"oF6wRnp0mVgwvljV4PL8rbUfxvXnsvRrK1R8m8h4FVuUM8CwDEb+IaYi4oqo9jexHnZfxoJ7XAxxng9b",
-	"j0+lWTF4RFg01Ds3/9LKzcdVmPN6kNjZtA7ytyuk73GL/t8o+tv7jzlCtvs0+Jhmk4IR6Q44v5ue9ZdL",
-	"oG1mI0mgb6xCQy4VatSRjLrJd7KGzjMJgas5NOOlNYeY4T6Zktn3a7yBDRrM7RzXmR1uk2+/3aQ2C5h5",
-	"iM+gWQKS0xxjBciekeBmQa5rYrj+2ulcXiPCfKhCh2zUljfgksR5J3dU67WY+UlpYCiOS/sM6iETTxDl",
-	"mMp3nHnGkKdVxJurMzSMpEJdgnBX8iBSxIGKxe5AqVC6DhrwwNeSQCTjEAcuUIilHHHh28rC+qmecKCJ",
-	"wg42/7XFH00EiAmlcJCMvIF+4jb2X9R/qL86ePHClBGrP/zQM+EVrmP6TkNF4N0aaoNOb112sHUYXhDJ",
-	"g3si9XnEWwit4BJwHnaxd+egUEDWjYMCyu6qAfdwYOp6egGP/LQdv60cgNz9V69rjZcHNftfF1HmBZFP",
-	"/F0HDaNAUQ9L5aCIyZB4tEdt+W09pCluD89xUA0jEXJJkMCsb6pln17eH8DLp5f3r9CO/md1iKGCATxJ",
-	"ZrKtqHtp5fyDel2fsr5MF6rnRyJwawi0/AHx7pCImEQDIoiDOEMm2thcjqnizQFSxDg1kmCFPM4Y8RRS",
-	"dGi+g2hAe9DYUxEOgjHyKQ4C4tvq5HDX0MU/wAoqN6fXYC6XJUOk12gqSe/EBbmHoakTLYuFqSVhareG",
-	"zjkKBX8Y60fwuX5NEJ8K4uVcvkHAR8SH0tKUSYWDwHDAIR4jOaLKG0CUN9P3hXsE+QRot+avcf0Ksxmo",
-	"bSoN1LsWkRKgA3RpLcYC0U4hc6xLxpxpOO5AgQqNiXpb7mggiXfrJptA3bEtQC/JqwMNLy8aGnh8PkTd",
-	"sSLyEEliGrgnPNLVA8KGtd484KP4eqlNvtcUgCTmr00xZBMWaenfhnJn7ejPmjprJvdL5IKZkaPmq0Pk",
-	"mts3/VcGUEkhIcjbiNIvJizo241uT8QSTexNMZ/HyT9ZVWRuRq7J9DMSQJbkxtRNprzNNN2QaV3qIRck",
-	"5i9QdXtjtNCsPqWF20TbbWjgZ503m0WlR2szpcUFB0YCNvXeIWI7FERj4mEqNkPZ+LFt9jHWsksNtRAj",
-	"I+RqURd6x2hBV8uCmmWaVAzKWQ25melcjcfdALM7ZExnyAsIBnXoELksCgLXtAOBtPyIebA2UyEsycmH",
-	"8j9WfNRyVPynX+W9Xp70aOFSy9dN5Hr6NrxID3GCaRAJIl0kiIoEA+G4bgLCfSpxNyB+S7n6qV4S2slK",
-	"bbYeue1PAqdi/t6tTZQNSNZIFeK9XhOoYEggLr0oChqaaM7PDOgg8uCREJp6xlJ5PD1lqBfQ/kA5aDSg",
-	"3gD1KKNyQICmwr0kFdTtPFrI5+ZUFQ30H5re2pND1omzAYJrdJ1HE9yNSazPmle5pKi6Dfrchpo/dZUX",
-	"oMBr5UMTUuVeSgpnlrnLLuF7mSGg+UJ3Tqa0JGqlUifocnGOEWdAjEd4bAx2mhhmhjek2qW+6ballfq/",
-	"V6+NEap6bEd00Q7wDLuZKvXdXXSPg4g4iAId9XCAsCe4NAY/S8XlE1jej9Mj/Vyatn/cPCGNb2ZbB28r",
-	"kG+kvfp0GrRumqiI8TyUeyCg5ZqWfWOqUNPvuymxs16InDSc9z+gnUa9sfuf2bu+37ZtIPyvEMGA2aic",
-	"Os4PoAn6EGzF2oeiQ90NxbpuZiw65qqIhkjb8Yr87wN5R4qyaMdp0gwI7i12LIo8ksf7jh/57bM3JiBv",
-	"SOOaSoqcFfKLk2wMRWZBM9O7MdBJtLFoOroORTgI0XiTUVvjdqMU69gmVJB0DZsrKCUJT7qktAlBftcJ",
-	"IoL0pgy1dMHt2CfbmZ6PQU1TCRDIwjR0y1jfLyK2PfWwCYjB9/KjWy8hjDLda6MvQ7kmSn+Qt/3GVKZw",
-	"s9UOKwjY7uled3i3qBbpy4edYmFj+6oz+qqlEX/Pq+LmOZ/J54uDUdcO9nlV7J3u4VdupmKlW/lBrqcX",
-	"ilewdTYTVQ/CUi+4VzOrzkterIwc6wTVemibnFsXBKcyZWnEJXgazTrorJgqi1U3LhG8VqpAO6dnQs0K",
-	"wZZTxSoxFnIh1llmvpygH52oGbwbNhDNUvW0ETO33dWDgxa+jLmZQqCM+yQtQ8lLaXgBlFPNOtERjq7f",
-	"2ZVVdPA0Khx+lij0tVrGbXLloA4zpr7cegD3BsQF4p0CiSLfoAqQ7YYrtzcZdB25CXtIvpxYHChdVpM4",
-	"GLcqYvmm2vZWlWZarFArks01v4xfjQK+iQdj9nAIIy6QrR+V8Mp+TjwP4gJRnyTVCOKCYIdie00a13nj",
-	"g/UZ5/azwI1s8K2yBFESS2pQrxKjGLZnYWqWyoTfxmUEd9R+/p1f9zUiTGQx8DzXPkKzc7aa8LFgyFiA",
-	"N8R2ujaidLPJeZSYG5Y+KLE5bByiYvPo13fDIEbtTxp8WM3EKVuPHZww9IoNrq8xdmR8/KVUy0LYyeX+",
-	"CXs4otACWQMRj+CU8RKJF4abuc6cYDowBVgH1KX9FnvX9RS+BXXND/oMnwGiAnIiQhAGZBPHEYipDhHL",
-	"wf0P1VCBgLLOrdhn5z6fGycLIA4GfsYBHsvJ2LEXWM/YYT+IrdtRP2BTNa804xODeq2gC48UQJ/CxRC2",
-	"c1zH0dJGvIYX3X02Ojros19UGWeP27HpZOK9yhnTiuXK2gmbEJfKWaWWGdzXwosi3oWTQp9ty0c7Rsil",
-	"XDiteRcKI9EHm6EmjNfmgoM7eNOMYBcqXwErIrBv3Pe1eXPWyaUe2xUwXECl/VZhF3YebN9ow69mcMOA",
-	"skG2vCy5sUskCrVfzeZOqb0US2sS4fX+r2ZmP87ZDP2Do1CjoeFlbivgZzDDeK+R0cnqT6E+8Ze6Lrij",
-	"vT79GpnnjOViXPDKYhHXg7yw3Yaj1q2xla4JWag6z0smeFVIUVl3Bkv5BBxJrsZzIMkYvgId/K6zTdQF",
-	"K4Na7Dy8w/FugJAkpMNkLXDSOCH2c+1SbhFoeBVobuGQFhizdmN1X7zCgK6ZZ8/uBlFcIY6dfZOIGupx",
-	"dtZOxQHE1ads8wjcoRX+HVsbgrz40735XOYpHvp6zX8r5TXTYqzKXGdArpLYq36g7bP34h/ru1yqUcPm",
-	"uZlal8cmYhl8kip26YwPflBvbcfMzqnKlvTXp37vxednP7QaY4Nx/FlvW5v8MJelnRXyihcst0GeTplj",
-	"pKd8cHzycsSesam4Zq/fnv/UG74+Hxyf2Mkw+nPe7x+Ow8R0H8U+fFvxpXNE8OXIxrwNMaJmJgfIPzsY",
-	"LHiSXQ2GTbB2473J568nRzd3sV5tgpiKdnLE7N9Vb8y1sKbhtxuz5fAytsljnTZPbMo8qz2LjR8SyfCN",
-	"pqud6d69psadqt8ccxvqHsb+7ZU30TT5/6fFnUwxWhxk9aqH/MX0RKq7qjGTWkbYNs+y9Yl2OMBQwASG",
-	"5Y/a1wOCpcC2zIVTo2ZGASGzvUYX8qLiLkqB81JMmlhgzPE3uctvOrH7qVqWt3aujqZ0snMXB9mn894f",
-	"vPdvv/fi2fPPX48Ob17eaRK7PljnkmrfuppUytnhoGfNFfeQPxj18JvgycUe1uddtsI/fkxcxV7Dgxyl",
-	"4UNaZ9PJ7mR2xz4a/97BcQI3BG4I3BC4uT+4gSwbARsCNgRsCNgQsCFgQ8DmSQIbWOgfCdQASNkN0FRi",
-	"ob4QoiFEQ4iGEM0DIJr36E8I0hCkIUhDkIYgDUEagjRPEdLgSv9ImAZxym6gRmM7CdEQoiFEQ4jmXohm",
-	"COCD4AzBGYIzBGcIzhCcITjz9OCMXeYfCcvYsbobkFlIsaTNGYIyBGUIyjwAlPkd3AmBGQIzBGYIzBCY",
-	"ITBDYOYpghlY6B8JzgBI2Qxo4vt5CMoQlCEoQ1Dm26AMWuODdSQEYgjEEIghEEMghkAMgZgnA2KiJf47",
-	"wpfGlaEbgMvNzX8BAAD//w==",
+	"7P1LbyNJmygG/5UA+wAtzZukKJWquovC4ByWRFWrWyVpJKp7arrqUwYzg2S0khHsiEhRfPsrAzYM2Evv",
+	"DAMHMLzwwmt7Y9i78fwUj+F/YcQTEXlj8ipKqgsHg7dVycy4PvfrX5WAD4acEaZkpfFXpU9wSAT82QwC",
+	"IuUhZ0rwqBlFfHQuaI8y/VtIZCDoUFHOKo3K4fnlVQPdEUG7NMD6IcJMjoiQaIDHqEOQIDhEXcEHCLMx",
+	"4jAO2pJ0MIwI8t+22j4S5M+YSCUPEONoKEg3or2+QlQiRkhIwu1axavIoE8GWK+AsHhQafxe+YfKR6+i",
+	"xkNSaVSkEpT1Kp8+eZVDHPSJXfvkgn/iIxRx1vMQZiHqjNGozwceUn1iF+7WHehhwvzMJZNxpghTR1QO",
+	"uaRmjuKUPlYKB/0BYcpHWyEfsYjjUG4jLpBPWUQZ8T00oqqPMOrSiCCGB2TBma9IEAuqxhc8osF4cvLf",
+	"+ljB7oa4R2BvevIGogPcI9JcjOpTiSRVxENUScRHDJllIanGEYGTMmPqA+tj2fcQ46pPWc/dLFd9IlCf",
+	"S3WA/JB0cRypqhQB+p5xRr735+2m1ca9ycX/SoTUIMW7sAVBhoJIwhQAWgNJwkJEFerg4BZRhvyTbvWM",
+	"M1J9h1XQ980VY4ZiFvQx65EQcUYS+HxR34dD57FCGHV4OJ63yJOQDIZcn/olGUZ4TMKSy1YiJj4a9Qkz",
+	"50olrF0qLkjoYIx39boIFhElwsG/AQF4GQ8I8pPpgnH1FzL2y7FAz1eOCKfcYOTkIpthKIiU6blKHouA",
+	"NBBGQ6z6DioIkkTc6QVyrtCWv4OHdOdud6dWq/nbHlLc4Lfk0Z3eWg9TJg2wXV+e2pHtzrDUt6WQ4noX",
+	"+jEV+vj06rO76nIxwKrSqMSCVgXpEkFYQCpl27vEipzSAVXwP5ObvLRUBWFNwEioIUSvaURZyEdu7wMu",
+	"FQo4k0pgykiIIj0aUhpt8HAY0SINGFBGB/ro68miKFOkR0R+VZdkgCnTi52+soh0lVkWVnZdq04mSckR",
+	"XJGAs1CimCkaZTev0UhJtKUfdeLglgC17cZRZK5x+wBpSo729157SE6Mwsi9Su6WJifspcDL4kGHCIQl",
+	"8i+JEuNqs6uI8Jfbnf4Qvpu+M8XRCGsSQLpcaHhTYkxZ76B8Je64qnBevt4j4KjBytmQOXOxn7zKEAs8",
+	"IMpy0NYdYeokPKZR6fLPWTRGWCnCQkIsHlKJiP7qIKFKVHn5l3Bkzh8HAY+Z+t5+IfXKNXeu/BkTMa54",
+	"Fc1AKo0KMauolGNYTMNSxLJrv8Cqrz+AgTVZKBt3EUyeNs9JOGV4+vCRE8r5CylhirsabvZevkRDQZnC",
+	"nYigoI8FDvT1eUgGfEhC/U7msD0kyIBoWCIh2ttHfR4LWUNNzZUiPC4Qb81OEk6jnxrBB0eOA8DrKYnX",
+	"IGlYSgMBBzlImGpuqP29veSyjcCWHluBX+RRDd+fEtbTN7r38qWnodn9e1fDrlJE6DH/f79/+HC/V69+",
+	"+HD/Q+vj3/7DxPF6lfuqfb2aP9T0LJtXhycnmRNFW3KIA6IP1P8vNOfocoHIPQYREKPr65Mjc21dzb2B",
+	"eZfwLIZ8LSVocTEgVHMcg/SNPIvHUhI1h8mXH19WeJh2eC9398oA7mfemQrNf8BvDwPoC9wjJWBc7WBJ",
+	"QiPaGTo3jRLoV3J7sjIaXP8A3xvStlvX/+eltG63lDDr1VzRv5es6ESRgURDImBNsxYD35cuaK+eX9Hc",
+	"5fya0T4OeUhK5chUPwl4SNBWgCWpUiYJ02L7HdlOFpu/Pf32bL6QAser/VmIVa++blb/BVf/Xl0Or3Be",
+	"vdILaqCIKEOrQtrTMruWdPvjYZ8w6WleB8gIAi9Qn0CQkDBFcWSYlSByyJkkwKve4NBKJPpfgdEr9J8g",
+	"/5hpd/6QRpC0aAt/CsGF+UQfeuXX5unJUbN9cn5207q8PL+seJUBkRJAt9LOSINaseMK3eGIhqAuKEwj",
+	"6aOIaqFoBBoLR116X4P7Tc/6PwjSrTQq3+2kmuuO+VXutGA1sLv8+a02M/JhezW9N7+B/OLmQJTJqMyp",
+	"bJGIo2WrtV/sFITXrCxXzUmOCw2SflEYyEqFCw6i39bnd1+FvVf13qXWMSZu9qNRQLsRDR4INIfnZ8en",
+	"J4ftEmAxSsn3EkmFFUEhJ+b2QNoEgWmN8LHAZEWQcEv/pkAhuS8NAsdcdGgYEvYwGDg5u7o+Pj45PGmd",
+	"tW+uDs8vWhPQ0Lw4QbdkjCIc3FqFWgtpYCkBzc7ejaPT/tpAY/mZi3Ayub1vCmJKblfDzgnTvA5HDwWd",
+	"duvyrHmaA5imlgfJ/ZAEmgWCWFFDZ9ZgRSUS5I7giIQHORsFDREFJtmlRCKqnL0g4r31EJpHWNYkqJnj",
+	"+MYAzMKABqszro55zMKHgdXZefvm+Pz67CgHV2ccyTjoJ9zCXYXVENcCJPPmKN54stJv6srT+7F3fqJv",
+	"ckC0zPvwmz95d3Haetc6a7eOJhgRHxJhBHEqUciD2EyKOrECeaET00ihMVFrY0CLz1gGG5m9fHMQkr1H",
+	"CyfveKgJaYnh/jqxIEjKAgJIZw0OYLme9C80EOOJSWHCe1a1Lqgq+M+qqQNt1s6mOt6cX6uacWzNGijn",
+	"BMv4V2Z9A+/kbuNLhwtrq2ilOJ6QBUXu1U5fDeAkUyy1b7wjIcVto6Cnb05aZubyeBrF1kL1U/vdqbHU",
+	"gLVf4rFEkhteH+BYEo3eEe9pCExsiakQ4CFG7ohAss9HrFaxO5vC7R5pc2c8Y0hAfSyN1doYVEKBu0oi",
+	"yoIoDkm4PWPTYK3g3a6zjUac38ZD1OVi8NWSKHthbc7fYTZ2HqCnubc252iA2ThxtE+9m771jju/iodw",
+	"JDnQvqIb52u8JetzqiZOp5kfp+4pe73jiOOwzfkpFsZcu7oYctF8f3rePLppn5/fnDYv305qxOAWIPcB",
+	"IaHFInBcbu2id/QNWNh/vjo/89BuHR5wgV7WvXq9jgQfSfgdo8OrXxEdDLlQ22sTV9a9rqJQM3Ey35RY",
+	"MwkXWrC5IlJSzs5ZNH4Y2DUvTm5+ab2/0dJT8/T0/LcJCZjKjEDK4JIxkrTHSFilDEmzkgNNYJzlZIQl",
+	"iiUJ1wRiD1lBEZhK9vtNgVPZfWuAms2mlgSqy2a7dXN68u5kQp8q8qUD48w3kSfGwT/JetYBRKtMXISd",
+	"7LY2HHGCI5ZAWw4QNJhdMxyrPhf07w9V20/OwEdxYwF6gltqKsAFUvyWgB49oFJS1vPQSEAwILkfUkFC",
+	"/Y4gd/x2bdRqlakPHKjZPfhGOBv1adA3QW3AJlnyKQa10U4B0px/cX7VRjv6eHcE6Qoi+z7q0TuiiSUj",
+	"I8QZKbEe5g7xGzMi5gHoY3r7TqnnMVNX8WCABXBZHIYQ8ImjC6EZkqJ6pC6OJPEqw8yjvyo0XMDN71zO",
+	"f03+MIwwmweDF/od49t1rurfTSQNDGsHSQMFeecPEsC1NIfURskssaVAEKxI2FS5nYVYkaqiA1K2PQOt",
+	"slkSqHYWR5GLmTQYY7Rd+4kGxBlz/J460VkcRUBaFjzyCEt1LRfYR9kc0+9LkC69n9zmMRVSod29bGyM",
+	"jUO8JWMTFyNIwHuMSnAKqFrZosEBZQBLkYGcBxlX+nX9nR0IC4HHM0HFTpBsxMtcd/Yec+c3HbQO4eNM",
+	"jMFMOMtQ+SAWgjB1gaUccRFCOIYQJFCoz4UkqAMBE+N0TSfsCI9lpfG6ngRwHF6+Q3LMgnRbjd9NAJts",
+	"CIL1rpMYu8ZIUEXgbgvQXlzIBABDoHoKwlYKtXKpFiYGXICmzdBLNKAsVpoU93gOtIdufC8bVrK792Mx",
+	"rmQabrn9T8QbahXM6FYauYBFTGBYEnTz4tXL2UE3KegnS9fwGpFqRBkprN5G8Mxa/aoAPaDsxHywW4Bu",
+	"rxIz+mdM7M9KxEQjwIgf40BxUR4mdEXvqxBPY0xaSRS05qKEKS2O6CMcDvVpFUJ7Pv716tMyUT0AJPTe",
+	"xe+UTgPGPpkPl/N3917sv3zlT+BvHnWnI+MplarF7kikz3AeLhbOJzZyBrGfwzHk8CTECi98jZbvzCNM",
+	"MGbpfizaPgHnGmAa5V43T8petaGxizCfrmYHZ9OYyBIcbOoYA6Kwu5PyI8pHN9brJTMUeJggpKpXhcwb",
+	"aIipkGgLKxNLv1ff9lAsIRCUMqTIYBhhIHYS+X/95WhtzS2t9kvr/adPviVA2aXt1ZOrG+sdyjnhdp9K",
+	"YCQehstddhlXTMOd0xvLHLyXQENy3HmGmS5iFhivzCUtdFb+4JL8J/u8xkUvs/JGpb77eq/7EterPwS7",
+	"pPpD+AJXX3f2SHW/+xK/6vwQ/Bi+3s1tsFH5mct//V+yG21U3v3r/xlFEDSbhSyN25iNK41KMxgQOMM8",
+	"yk3Hn1xc8v468Wk9nCmLXesZcRGUnD/T14apBbRbEONmodOj87iZrM2xpqWZ2QmYvY+5GCzJ1ro0IrOc",
+	"RYG8qxQ3e3j1q4eu28fVH9HWm/N3Lo9n20O+5yP/wAfDBe4gSYZYaBrmIaNUIwFZRGZjB8iBlDXqYxZm",
+	"rfo11IYERKEgATHAQowhG9S3SYxVvVAfbXX021opgsw+363b95CftQfdsbA2kFVyH5AIlpj7lQeKqKpU",
+	"guCBD7JTkpWhz2i7YVyuZmYUkoCGRNpcQZN+CeKxDRU+vPo1Tb6o15HEY41KECpM9Vu1uTwEbmbWnbvo",
+	"/mcUxRJ4LQpjhmDNNT7gHnmn3yuFdzvGrCO4Bha5KPMrQDHEbRgZuktJFEpk80QPkO+Il+8Z5cz+4pm0",
+	"ncB+NurziKABHtaQb2mPjwLMNASYsJBaZSrPrQ1iorlijvca7SS79t01csUNp/uSOd0EFrzBYe8J1JhA",
+	"UEUEnYvNsJxD93LxtP96uNUNks8n9e8jrDC6vjxxNrGOXofJVEdbPcIIsCCDx4wzAn69Hr0jbLvUTkal",
+	"jEl4yGPjUpiVwTnDmCcVVrHMplzjQNE7kxWkgNB9LJlc4V7eojH5RoHQLq2reBVIZKFq7Kw+k0ab35M9",
+	"Jtc0w/CXvY8MvLgbs7sqzJscUf7El9GBAOKaUmrwNjC2BCY49F1QSwCoWvDdnMn6cSzQ5siWuXRBAjqk",
+	"1k82C48vkxfhK/AtrbSVGShgXVCVZIJSZLgrSdFbQPF2V+Vl7zh7ACUjT0DjhM06PYn5oPj8olkBNZ5a",
+	"QMvzguUQk+klApxMmJnqs8AtFlGxFkRBKKrv/zh9gKkc9llVQsPjF9YH4fUTDcArWIRSbAFvxwK2nz29",
+	"CK11tYxQCmN+mk5p86xtLpEb4HtnqLeC41J2+8zCMonCdt/2+w7nESlxgWbXPPWgPxM0fx7sXlHrAuYO",
+	"arPh7Uj2Mbi4qNR/DsmB+yGnagFNL2hTWcE0QzQqF0ZZIyGyRYwCzlxJmAkl4C2+IwgjhaPbNH37akjw",
+	"LQg/Rh77vSLtk49F6UlTj0nH35pE5hzxmk39pgjHF2dvERfo6te3KLRyspfYXfZevkK/0DcoJAEPSXiA",
+	"CtIy7uhzrOWp6Iv91y/3XuU8WXrkBixgZ2vIev9/edf78OFv94No+6CDJXm17/1uctjr1dd/2/n4t3/8",
+	"q+7tZfxeE/uZldYeZsR9jDL7MxI/ZcjM2UB+Zl1D1nNrqdVqxvyT+Vne9fR6s68s56/cW0CznZDtF1Fj",
+	"5+vLCZHcqy9EFiek/4wDt7xuwnxtAA6qlFQIzEIbsbOEDAAmjWPBB862UDQiTEcE+PSSDKNxmy9hJinF",
+	"Kc1IhVtCoWYF/GYSKxBnmRQHeZBNvYOMX6t8xlFUKwGb6QuIeI8/DKe/YeQdCjrAYnzIIxPzl9nzd6as",
+	"xjGudvMe+KU2E/CIxwKNBNXCAvK/u7x8+/bNG7+B/O98U/6O3qM+ucchCegAR9ZtX3DNf7d7vNfc34c1",
+	"j0hHUkUeKMfmNKIUhtPhLWQVzsgroF0Bl2ah9/PKyI7GLC4m2y+M/XjJRV/m5BI7EsISYWMQhjQZPtBA",
+	"AeGZ+l6MhRlRiYKIYGHwsmgYTuldpclwNFY0wBG64gElaowO9aJAZ4UYqzyZqwSZXwve3CwVKxm4CAWN",
+	"yne7x/utH15n4KVR6Ss1lI2dnYKxeg7VXtAi/CUT8wVFgw2N39D4tdL4SZoWR7fHmEYmJv7xDKFJDP1M",
+	"kmwXEwviotyn6dcVN+THGZtKxlnS22GNhnOj8MEG+CkT/j/P0GgLfLn3p639rVWonsUaY+X9mcaYgivF",
+	"GEkaiNwRkZaadJ4V8HFmCuOBJoEyrAdt7dfrhj6mgau79bopk/ZUdh/IKS6z+RRIrCBDLAgyKciQlq/p",
+	"PlWe/hMYDPw1Ip0+57cZX1FiNJpmYzLV3ibfdi7Ek3DG2Scn/b1MfI45TjO13t8cEJSwtuXCQxKCspg5",
+	"KqVBJTYpY1hfeLCMwFM2mrylw+GSa7uy38yNajcrTSfx3El8XOiUn1ccnrz0xQXjOLr9mXeeIDZWU90S",
+	"CtSGaAzId6jXXSUEmSMf8/b+M+9YnjNBSYowtFSYYIIKsz3CXcqo7K/oMlvK+zd/LUPBNUAt8moGnea8",
+	"qLBQa/MI/hkTg2kiZsy8ra81Iqoc6zLWNK5MGbA59aBnxOUmLj8zVva8vBk0IIHevK86PZgcEMxAs2cn",
+	"ExrVl6UNq8hhS4qYjye25cTOBWW4n3lnBfFtrhwWRXx0gQVUV50rq/zmMoTSwt6KIwBRxGNlq5W7mq3U",
+	"FolvIBgMCdKNpTVY/ME7plDMfn0P+YeXraOTtsmu9V05dMzGprocQLTWgEVM7D+gujjMC5mlUWZCLJWJ",
+	"hxQk4MKWcRBEKoQlMqhj61fnZi2Xqx5VTH2ANFpfq0D6JcqTVymjeEQl855KNSPRN6EC9r2crDhT1XQD",
+	"l2F7dpTHJXDpRGeAupk8dVMvtXXZru7V915VNcTt75VywFXEriUEns8niqlshtXDmUzUzyXBcl5cYvFt",
+	"F4PkhBez/BvKbowFw6vIeEiEJKERFwSO9X+hID+EyYFYc9MZ3xhjZMXTU3305izh4fFXC6pZV+aDCcIy",
+	"9x5XiUGcW379Iu5ENHBlvm7JGG0dCh7cdrkIwYT4Ys9DpQXZZ052XRomtEBY2STSzo4jS+XMHAXKHG0+",
+	"Jm1u3FkJ+E6B0ckdLxNWmYGII9t2ioTQ3mNJqriIGDp9siP9taNZJiclRb0sNw+T78oVBTogUuHBsKSl",
+	"zvEhevHixWuk38nIDn08HBJmLOsrpP+lK87O7k0XreccwlPxoodwr8lY+2Qjj8WgHkDflo8szR9TOTWY",
+	"gvEJRSihFrlTmgMaz6ouzpKwFoHrLxyavy24nHOXa/FqLJZdvLdKOnIxIjUvzywySr3y6aEazKqSdqEE",
+	"xx0RgoZWeXdqXNbl4sK5Vqh2M0vZLPQnhHP0UZ9HoTSdE/V6QhJRUMHBW1KuyS8lShaAOycrlULxHEgF",
+	"x/5TyC7LSSzWtvjlSyvPHwE9x0v0qHHQmbkvjZT+BJCWnWlhgJuVZfNlQdzE9r96cUIsZKnI2idmm0NK",
+	"9MUlDA1fmfyd164TnTo5mTnQeEWYegKcT6ZZGOGlXtOXj+35jX+ZqK5FoyMrKD2C8Pg1YGHxjOZBxYQb",
+	"2XhYbG7DwvmlmSF/pWT0JOw7M9HCyHwH33wF6Fzc/MYU8CDk9CoGMlauU/ZI6JysqhQceMweP0BqiaCQ",
+	"6YBrLebfcKHb27I+2BCjpVd0S8Y1dElULBg0jQ2I6zcD7eAL9S4DKm80hb9JY81vqh//erHnLVUC00/G",
+	"8VGX2yb9nTHCCkUES4Ve7BX73HrIr5qI8ht/U753reV7DYjMxZ7nNV3n8HhZ9P/NhP9exZ1cau4yfCtw",
+	"1QwmgnqgVbspK4wgFtnIQGkbeZmZtty+FnAmSRDrKWykfEnEjAnKhUiZwRD6LSGMBB95iAO6RtHEbN9L",
+	"txpKJNryXRi0IlL5acOmA4Qzq7YTIEkgVMhaCjmq11AT6rwVZ0FUIjmiKugTaO4EuSwz4w9XoKwLFyIK",
+	"KVR7Csto8G9pkWZxRwOSLntiT7zbbSDcVUToLXenn70wRJ0q6drTC1s2joTI39+to7ecEb+GLAOgETHl",
+	"45CBKRNvZXK1URBRLd4ly6JKL8SGXJn3bUCYvwLDMEC6MPmxWNNKhMWyePAFZSgSCKLK6i73GESpwe8N",
+	"5I/6kgQ3JivH1AyQ5NW+prUv9pDALOQD1BkrImcyLeT/c/XKXHFVT4FVLIivz/yWjNMua1Ta8m9moQfI",
+	"IUhVph8lHdle7NmZ8yzRrDiXe/XX/otP/7gUP3TbzjJDAEmFWYhtrMSrfbRlIOFvvof8HXNK/j/6aKgp",
+	"Gett23OCZa4Y0xGvGloRQ4SCBbFiPamkaFAZpcvh7LQghwSGliPznwPTKuM+y3CwkKpj2nNMYQmmFblm",
+	"HRP1OyDac0gEGnCm+gcmvxVoUMzgK5uROEHFS8oI6I1kenos/I3mLzOJNCP3CgU4IhoFzErR1nX7cBt1",
+	"SI8yuajy61XiBcLnCxdizs5+mt1iZunT72tNN6VZRmOlKxkSQXlYDEmEaMTdXb3wiSL2+5+q5o+9pUR5",
+	"bC8mya58//79++q7d34he9JO7S/X1KQAW+s6nSzwPRoE2Suw2/UeClHPTckAqhcmW0dY9jsci9Alqy+L",
+	"EVAsSJ4smCSTTZ1f+Js0QXzRT1ykj1wghUjwwQR4lYpGfWwp++wBFV9ouKwp59IGQRcgAoo1We01cwgm",
+	"JSB0bccN+CIznqnDZHRzLW7lmobslor7Jp+huKQFNnpHyUguiWtw2nBGZfdaCh9eHsTcvMmFZG+7uIeS",
+	"Y14MCZ4ViUtwcmF8bmWt+yvYfLXWNP/qO7mKh7Pss2XqzYLG4tJPl1dIl2jSkaRbzQzjUY8YIJ67vtQ+",
+	"LWNzwaU1avkibU/mBFmfJHiWvVWLqG72jCE6AZXswSWnk72nuUD6rKiWR5fVsOz543IKu3jiyJwymC3L",
+	"OpUm9H5Gmuli6Y6TBnLICEkPE7UgTs4mNHumSxR4K01HWsURLjSBjyPIpzNNBICxuhKJk1ezUFEO2Mob",
+	"Hk4C1fQCHOk3j1x5I0h1n/nCpFNpwbanMI1KTJ62CiTiDPnQpLHZPjk/u2ldXp5f+mgLmskzxI0FFvJ5",
+	"tRIrwMDWJ9FQbjdMvwbFUZfeL5yCDrs6glWVgf2DMttyma757f4UDzCrCoJDqFdP7rXmALBVQ+/w2PYj",
+	"OEAhhwYVQywkqZWHGzm4mHWiJ2dX18fHJ4cnrbP2zdXh+UXLN5mG4EVI3FQRDm5B13aYl2+hZ/9l+udl",
+	"O+pNabGXRpMmr6QP3CtZea3hKloWn9uvc8/cAEa2c6/YfyVrdPKP+92a/WRjgFk+jXj10jEpZkxK4Erf",
+	"r4cGOOhTRjI3DgRHD15DF4L3BB4Yi6ZUQDpyVk6pkO/axGavp4goFa+kR657cnjZOmqdtU+ap1cVr9L+",
+	"7fzmuHnYPr+8uWz90/XJJbRtzqb6wqdFsKl4U9qH638dn1+f6b/ftdo/nR8VXmieXraaR+9vTq6uruHB",
+	"yVHr3cV5u3V2+P7m5Ozm4vL87WXrSq/t8Pzs+PTkUK+g2W63zo5arZufmlc3h63L9snxyWGz3boq/vam",
+	"efQWnpY11c9OpZd+2bq+gjUUulafnLVbl2fNU7ufk3cXp613rTPoZDyN2VjasWwfHxKF5a5ayoax0iqY",
+	"zQf2Ozwc10Am8z3k/xkTMa4NcY9c0b8T/WSIVb9GQ/2nadtTOwnJYMgVYcG4+gsZ61+6NCI1wUe///DR",
+	"jpUpaQcGo3Sa0r1OpWS/pUTX2IGGhA8jskjHHH0GczBrhQifDJH4tVA7tcyolKUpOT99zsi0O9PI9JhO",
+	"LmLDb8j69RUbWTp7/qkO9FnZ7E2W1OBzryFoTCrHUpHBMonta2rvV9r7Ij3bzGkUcj6ngdMyKZoAxokq",
+	"foTHywetkYVMQktYrRYtSrOo0eoJTD9213QFM85Ct/L5dE2dBJiVG6jCUKs3Z55GTH94UZ/Qo0YchXhs",
+	"wmVwdCtzGNZwLonq7l67/rpRrzfq9X/JIl6j8oaIiLK0sPtbjg6TYvBIf19ZS3LYDBaxUnnth1SCX4G+",
+	"Zwn3gwuarrlo+gPSxyyJzhLlzHBTYft5rT8goCyHjJ+BtefOFth4WiuPnvUhPQBzpZwBTPLFm4dmnHnV",
+	"mzc0bUPTPmOaVmJJWt6eOVnrNVuODOFIEByOTYLwJDFZLLJ+QTVjxbZgC9VvKTvAkwHuEdtzdln3VUR7",
+	"LJddXQkIUyaw3tpcIgKpK8lzQXv98tytNfR4efxa4YuEfTxliXBVSKwxhzjXSqdMhkvx7SxUDLlQl0T/",
+	"e5GY4II+C62QoWXwCJuewRQGJGEN+SYB0W8g/93J1dXJ2dub45PW6RGYrREZDNUYJb1cPeR6sOoDAXvL",
+	"tod8Z6RrvWuenPoe8sF8dX721oe40+T3duuf23pcU9qeC+S6mWqMjwkgNPQ3SMPXAfP9DAWEfskDrFyh",
+	"we0SB0VaZqBIWQQffS/NwlFAoghh6SKCPBTEYAuiStqysHv1eiaQ/gD5mkb7aXIEjEClOaXaTPfnwjaz",
+	"QjhSuelrSQMX1Zvk+mBZiPoaFsDihaiqoaY9e72NoM9JOO8YarPzhh3o54ApY8gFGKl4FQcimZ80eJTS",
+	"IsFHkzs7pYwgW4zShoLowzI9FGwLcCqRhhm0mzOH7c3V1fWEXmLjcy7lJGd3ltHPoeoKBbBxGC5i0xBA",
+	"BpaoRl2kHrMLXOdPGZybMmG5nGWS+zScYhHR/AWgLc6isQ0F1+MexabzOZH+9ryQ+2I5xTAslMVNNj/v",
+	"7J9VscoBwcL6lYnweVijWXNPaZxYgdyImKTka1Kg0ppH2tZ4K6lSj2JJwu151VM3vW03vW2X6W3rFcB1",
+	"UZz4fCydpRi7srHzlPcoW8HM6Tr94xAX2jENsZQjLrReHnAhSKBQnwupEVwLy+MpbZVW6/ifTpb5OnmY",
+	"78S09+NcxVWQgN8RMS53TZ+zJDRUEYasgBhDAWrzHbinZVEH2cvN+2OZwjzixzhQU33i9L4KmZ4wvomt",
+	"AWIaqz5hSuMCFwgPh4X0GxOz/mop5QViHOi9zSwtnwYaSRVbAO3uvdh/+cqfjL2xd5ncyhQw5ItqoCXS",
+	"LFSb/V6iiPe4OR7/4rqNdlz3Mt9DXWPysmmHWoo+0FoJ1AE3iWeMm++pRJKoSSxdr65bVNugTdZiWtu0",
+	"A4zVCogsSFcQ2W/zW6KPU6ibH7u7QZ38EL7ovML73Tp5HeyFLzs/4h/Iq+5uWA8mETg/Rt7w9fLVHKwr",
+	"isHZscp2ei40H0hMX8n5YRbKAINSqwUhgWn5wSfW2OWknKFVdSZNgbmGFDbMIGdE3C03IeYD2BWOyhzu",
+	"oGrwLgLWgHAguJSQzqpnkkuKtrCHzCLdvGXHfIGHRLituENu7le8ymmr3W5dlp+tTV7J76IrCGlAgngm",
+	"oB679Kqh4A2069Xr9QPUiSVlRMoG2q2bJ0kGC/Qvgr+z8Tx6aIOoWnawX0OVevtZ6TL/SaxGa/7p0hBg",
+	"ywSyggi6vjz1kPwzxoJ4WsOPsOgR/UeitENHBInioSZC+3U0GDw1jflTPIDCXGZl0GVb3S4SLq2VX2vz",
+	"KbWeOjPQfEkyHSfzldOpp+wt4fvLJuOI4rfFjBLTczEgB4jgoI9GXNzKJFEkEflmtmXItWSoz5H18gua",
+	"u91nVVrzB7+w1HppmMS3wO4uSY9KRcQqtWhNQNGszqjTxXjrfGuGGJ3yOxLhgKwk3OcWMcHfwCbbtRmt",
+	"oyQEaks/4KKHGZVAXrcXa0W6u4Bz6gHaBivdhJZAYwnyp35hfSt9iHJTn1vmqiiWJxFf2RubDpEC7uWK",
+	"KEVZb1maGeAhDqgaL5a3mpGjkv40CwUZRlyuaMkhDHLuM4Q5Y33KGL6XcPHyIWGrLKZ4b3Zl6YCZjXrp",
+	"yc62GJfd4TMzghKgWoIfTH798N7X0o6Ui5mYFyqRQPYLDQ4pCKaBD/X23ovGy9eNl6//pZKBNFOWOoGt",
+	"yhUhaMxjRBlKIiISGLKj1av13TbEUEAYxacNnq0dz8rB7ZH75pQJ86Yw8Eoij/GTGW47oFIOSaQOkCBJ",
+	"XGi2vO7E6kvkH+d4y1zLy3p9qo8utWo5pcZtfaUT+7hQLy9TICxzK99iao5XuSIsfBNHty3TaX55Q++y",
+	"zQk4i8bXDBIPyzsD5lJg53e/mwzMybbBe1Cru+U73S1TGzN7EHPaD1zd0mE+r8K5x0BMIyGShst24yga",
+	"l/nEyoqYTomXKkDECk5jm166rp6rhbWnyav28wU38azyS9mhLiy+XBEpKWegBMqli+/p1Se6aH5vP//W",
+	"Rlut8OiquW3xaPclGlAWKyIPkCQsRFgivxmrPhf078DSGuiNFmwE+hDX6y8CpUeGP0l5GMiMsp4t/dPY",
+	"4atZKYIBFy9PVFS2Cy6ZIf4zJp7d3Is6hJ561jWjtTJHRewwSEBhNIkw6JucLZB2lT3hwnqyu597sc8M",
+	"n1kQWxwyXa231QymTZQUizNBMSZCQyuaPtrq8CjcNnXaFFUR8VHMIILG9ln1ITgNgrdkgBnTZNANt41w",
+	"h99BMjPEFvToHWEHbujsmANsojYRSPb6LyJkDWmtHZYE1fTIvZJI4VsT9dnhSvEB2t1Dg4GDXsFHkyef",
+	"BCx+WyGHi0cL75ZKhXAzDxqgYNhOwGLhuEc2zbpxNcQBEatFw04sC8Z6gM29bSXMlQuylpRTfcTMy4XL",
+	"vox5PDeUxe391Lw9K7GS512Cs0bNeg8L/rrZKRzOG6bFGkjJnBLp1OXCNobGYRWi0goZnLI8pOnxcjaT",
+	"wB277pwDMHt0yc0sk6nprukNDm57gscsXJJHHNMoMvYWU29ULw51SJ/aKqeCj2QD+QGPuPA9/YglnEEq",
+	"QWyNWuPX1x+7dzpchET4k1Tb/LAo/L0xb0Ml4sgUIcmQ9u9+r1dfN6vHuNpdNtICIz1gLNLygN9dXr59",
+	"++aN30D+d4aJSXqP+uQehySgAxwl9b5zkRff7R7vNff3/ZVD6NG7qQH0ez+8frVXf/EVs7NPs4A6gZSl",
+	"hJ6uwAOCMGBDBix/0OIERKdQJREJe6SG/JDHHS2m4DDUUqnqU4YoY0SAdHKAfC4YVu6FgAv9k342gKLa",
+	"EDRdko/iQDU1uVgoyUcIfW7gK9U4KpiKjGiQsRUlD8zRARFj+TJzKWsY0VCDcWbA3dqeVxbWDW9qwBrQ",
+	"KKIDokQSyWU015fZWIva3kQxv1mAdMijeMCWrjGUCCGLECons+hjtCytEJfvdqhGJOqqvizItqkBeG92",
+	"vEqB9UjDStxyP848h2RLIdVrG1CGlQHVAR4ObeEgS8WmBTpn0pU8Ezg15dVsWJlX+VNMey8NCPEysuQ0",
+	"VaqoE3lO0Jv2QU6k9Cpa25h+mfcqc5EWIMbWh6tspXHOyHm30vh9HmBkx5oXPZ451Hkvp8c1782Js5r7",
+	"Qe6s5r2dvd9PH7NwtlT6fqHgeFIrBlmiAWS2ue9pYpyIS75+mESdea4EPTxWIiYFx1Aq9GqBBu4u4JH7",
+	"I8EKrRM7G2GXM2WE0xd7CdQc5g2hTTBTYxZkJER4M6ECu3ufPnqVPoEoocZ+XZ9p2czpbHv7yWx//ZVE",
+	"Xte6cRRpOPz0abGpXkydyiX2ChwQ9BMfDsEXYLXCymEfU5FhRAk+JvP8aAZOxrNv/inSV/YLm06TXCu/",
+	"cXEr+zxncC1Iwo18OGGiJFSa+2URDmn7i5yNd1LIXz1B+KE603oSe59U0SpPDLYHMYvJPKuhLVHZF7ax",
+	"FS5tSYc1HwEbD0DAkIgzhNHuXtX8G/UEDWvoImP5aiA/h9QuVO7TJ9/L/+Qi5yZ/SSmB+cV4YtjEE603",
+	"5p+4pHX3NNsFzshRZb+4rI6y3xIDrPvRuFBzq8kGatZiEbnnzsdXczmhtV9a7z998g8QZmNbOnGLC1O5",
+	"Erzcof7M307KVu7X62luU1K4iUok8R0JPcTwgLKeiQE19ErLX74t6ujXENwfFgRFmIaIxyqN7ld8iAZY",
+	"9ChDIR+xg0STQH0swZA/sL9LL+kJopnL98gQPokGsVSoSxXqEDUiZpkDtNXcTxlXA+3+WEeDwQFq7iMX",
+	"ON1Ae69+gIcm2Df/+sva6+xvmY/2X9f20WCwXUNNm/Zq4VATZalVGBv+6lTP3b0aAtHDrtUooWjr4uyt",
+	"5zQ+sBljdEfJ6A2/L8m97eRMDwvp9OkXtpJCUesA436hAiUflYP2FFA1Vujp0ArXbpWnBvIJ89HuHjrj",
+	"dwSCvvfqe688DSo+nFLxeVfA6wweC+IeEwmPQ6J/oeanMPl1GMGvEZWKD3GI3fM/sA9//t//+/+2u/vv",
+	"//m/3d379//+fzY1RHGhJgJW+d5sEJcNf489FLMO6QoqFVEekphJrccTFH4PLwD+gXMGBTiMAxri0EMd",
+	"8ndFxIAyPuIe+n/+6//p3//z//j//g//3XYNHRlPqCDoun0Inp1cpU1zQxAdoB9DZ6+o4lX+wNMSehdv",
+	"7+MA5ZKP8n7jlzOdxiU5vXI2zf9s0spSvrVqKpkb4fmr9UzfyyMX7EmOQBBNrlbTP66MXQQsYM6anPVd",
+	"HaRqSZdCaxqTbm8j1Ap6h8xHcmTF78m6OsVU00xAfuXf/sv4Fsu/Z0PqG5V/+z/+9X/9t//q//pvKp8+",
+	"TcjF6czLZAus1qH2KermlAQCr/Z9maHISSDTt77IbOVBWAV7uyCkqoeynb3QEFMh0VZiDa5veyiGnlNg",
+	"K3JuC4gUmC4zWQNSdsV79bwBQxZ0nlf7eYWj7FzE2rNO5kZ557JQ1hPJnU1dWceIkye1yJOUPl2a4hZL",
+	"2SKj5bmntXrmA6/2ZjLQVGmfKAAOz0sMtOQ+iGJJ78i7TIxRWsGrXi+z1Gapup3RM5ucRdfXVovNYdVB",
+	"Pq44jUGgIqHyBYLuzA12ko1daWNX2tiVHtmulNrRn7M8msHhzGB2zrKeuZPuPxPU/3m7/zStKHj/MJMT",
+	"mnh7PCRdjeN6oFOsKPPQW0HILcx6OBaaQQQQ1YW2jsgf+NcYXWltlAt0RQTtbteQvlTTqtaMbMiyGxj6",
+	"OqCtwz5lRBIP/YyH2Pz1CxcEs21bJQBGYEhr5mGoqThnyijJfSwhkC3oc0kY9JPU68lqsHZvUq+o9MJT",
+	"0pn1X+5luNvrVxlP3X5JfzGqcESDxaDG0OaJqBZ9UGCDySohSMZB34qEpYbBGjrVZ4dGAg8RVghcZDKp",
+	"vwCSwffSel23KJM0JAijERchMsWcnFkNHuGIMzCsKc71R2T7APkfPjAfSYWFcgGdmvyY2L5OxINbyNMh",
+	"TAkCzdog+zEa60uDlsSJ2zNPLedVtyxEecGxLRp3Vng5Q2RcCZAj0+91ldLTJn9j//Ve/cVrTVJiIaB6",
+	"7rI5m8FXUIWkZPtrKBFTbHVSmMIzRzfzfltsLdf7VV5aWSeZmYd5RVQ8XJIpczXUy7oWJQU3fPtjY2fH",
+	"R9eXp7BOjGzhh3zzhbLmz9O7eb/BkrzYQ+3z9oXt6D0/8tyO5WWXPP84ntf9lb+ZhY2H15KIC8G7NFo+",
+	"2BXSlectrGleu4oHA2xo3gNMBAsGuk4NWBU8miux6hO51O9l60O1pudLlsWDug1ZGXdiGLuSJOd73tU8",
+	"K2hlQWQpuLq0p+0YNh8xkLQH4FAplbx+zbYwXSVFKi11s6wxc+Fg6wHuketFOtLPAERWKFZdNlFR3smr",
+	"t5CjuFzYfTFAmblq1cmWym4yxGrp2iwPKua4QpXGVestFnF3XhXDsvOxqcNL9lbnPT4LhpbqbxQvNVC5",
+	"Gq7H8JJlfXyQRbikFLP7NinITF0LKwl1eoZxJ6KBSbHMnxRbqPLQ1LQSUUgZn41y4rETzD091cflCoBC",
+	"jt1K9T8XolJF2ceV9MxQ0nwdULcVSxlKznjKQU4uruzGJlnAs3K/Eo60MBP8zeSJr9zTKL+fw8t3Sf58",
+	"gR/UaElT8VoGTIBEVPpKDWVjZweS12uZukM7mQpxkxpOgTUW3FpJI70DxBkySSsIo06E2a1zdUHNDmkj",
+	"5sv9ZlO7c+TdHyXMsHzztgNv9tEdJaOJ91wnrlmnN5nPvmT6elym8/zUbl9cgbIjiOTRnT4osMAobukh",
+	"wmEoiJTG31JA45z5ZP/HnBYJF/0fGzs7yxgWGcIdyaNYEVgUWNOskcekjzrw8SE4C/4J/zLtbRWUt5cK",
+	"R5GpzGfr7lEmSRDrF7DoESW3J/DH8B572TPwaA2t3gsZI/YXNMAhQZKjLhZpes7LGmoyZL9GIKfLVJEf",
+	"8AFElbkz8hCOJE+tZ5KIOxoQJBUfDkmIOqTLTRPgLmVU9kmItijED0DWlBKUhKaHqhlDa/IRwRK8QpwR",
+	"mz4O9s0hlq5Gd3mWRFlRgFUSEGMTO/Su5Ox+4iMUcRtjF2GpkpNSnN/aRtSSQBlYm5gH9E9DtyA4eXxL",
+	"htA1WCXp6hDiV15hs7QMTtKjutgNYTy5NtOQ20P6lLkIJTSo4Ky6d3+PDOfzEEaChFSQQOm/9dnwWJnH",
+	"3VjqWzJYqR8FnDFTad/0yd0+QHpdCHcVgS6ShgfN7hcBkN+20v4sXmTxoJW8n6jEkyKX/8/VKwOCVYc3",
+	"vmn/sFArS31qFj3KKgz85sA8d7qACSYSZkmhn5H7habT7yXTUYnCmDTQrsUNDyVFFjz0ou7+BufEHurz",
+	"WEh7MYCgKgt0dkiDpTV0pi+Rs8CQtdAeoJ6xSxmOVtihIHLImSSu5/nkjZkGHLvQVcclCJGA6Jm/lxYt",
+	"nB0/e+xQ9tT4XDpjBY5urCB8j3GFrtvH1R9RhwR8QND1346Pj48ckAKdSfqZ5AIh9vYX2UvaAH9yNwab",
+	"ltpIdllUoZCGsIOUIMwgAnLKUvyhIUE+ipmiEcIsCz5maBIijf9bPmCrluX9bWQDwLJXD7UOUDxEW76h",
+	"I/52wwKUaaDSVf30UlJOEHeSFYH7akRN7izvdiHYloMvS29KMBzZhttbRj0SBDjDdtZ/ZbcE2oddsIZH",
+	"WNJ8iwBNqjC1jW0gkfgTRllE/yJ+TkBAAbwdTc5xkCwHWoDJP6vQXxQ4lpX43YfPH5I5sZMnjsycYFnP",
+	"IsMnJbtqSqtgZSK9XehVBllXrv4wwbwgo8EIuECYLVVJ8+ezNKK8TkHAQY7WUxxjGsWirOjxsSla5RDZ",
+	"+NkFH3mIQ4v+KJqY7XvpVkOJRFt+9qB8RFkQxSEJtw8Qzqw6YfhET6JQBwe3eiv1GmoqtFufS/fmFVB/",
+	"3HoZoXH1hjNFjUSAd8ue2BPvdh39361b0bL07EUq0jtGmLIef3+3jt5yRnwrdpiuCEY3MDBl0kxgDIyC",
+	"iGrFI1kW1UJM16po5v0GAgD1VxBTSlTuZSXSIn1Z0GmzdCGO2YbPmewvp3FOrdtRhnI54FmmXkcJffkc",
+	"WFyO3i3L5rIffz4ZFaU7WzW5wg7WJlK1VguRX/QmkimO9DdFtdDxzLl8TOOKVHgwnCRtl8eH6MWLF69B",
+	"p830duvj4ZCwuXrb1IrWGVkynd1b/EyP8NJdQTIlaicjATIXv0on3ML3sws62708JED5sI9Zz8Yn22jk",
+	"oSDSFtksiUC2RsUBZdmxdxeVR3z9vY8EqZpauxLhhJtUNSvJMTnNefRqgNFL4HKxIMYcVi6pbMzFG3Px",
+	"us3FkzkW8BZV4ytNRW0+KtTPbMau8EzO1MtQ8+IE3ZIx2vIDKm+0KHtTq9WMqo+RNIUac9Uy0dbPv7VB",
+	"9QZaDXAOc6TnpHdlkrAo63JXPQYHKtesbUindHm4OEEyHg65UJMJQ9BwLl+dduvi6NhUboRYLxyZ7o1J",
+	"eGdSPBnxrtU3jOwYEYUwG3Nmu+eAaXRQ+8A+sO++Q4ec6XcpZ/IDq6I3WBIHSw3k/yWpIjexiD7t4CHd",
+	"udv1a+jnq/MzW5Jdb8VoNQEekOgQS3KAEj4gUcJ1rtuHFjL+xT+ABFWJ/Pfv37+vvntXPTryDxAFH1SX",
+	"EiHR9fXJkazp5VjxQK8EfQCu8qHSQLVaDX3yD9AQ9yjTchdk15pcZ/8DKKT6Nf3JEPfIh4pn/7qif7f/",
+	"giZMHyrok4+2/oyJGCMoQeIb2/WuhzIVSXZrtd163XPJIWivfoAYGRHI8xZSbcNSW0Jw4VYKNhC3hoCH",
+	"dlbLTcw/bEL6h8p/1P9yXMj+k9gG6/afpj2nfhd9Qp/8GvL1oD6oVkoT8oM0wV0/9H/XE8MlFWZGnz76",
+	"NdTCQd8am6xNzpygiRMOCWh2AWYowEJA8K5/X4X3q/CzD1u2PA91eKgVSNOzFcXslvERc/xsa79eRz50",
+	"/m22T87PblqXl+eX/rYFJPstpOObuvgaoHehPNrW/u4L5F8035+eN49uoJNw8/Jty9+2DY6jEJF7HKho",
+	"DF4SGA/M3A0N8KbPnLPRQUVTEnAWIkNJPM1x8Bisp7niArA1G6o+jFUD4WSlY5Mx3yHGtHqABB6hScOr",
+	"hzCC2GkZC8F7mssRSEBBW/6HyocPcfhjvf6h4gNK8FgBdx1iKoAeXf+tXq/XTZT72LHFbPGDTIEDOOMD",
+	"YwFOwyoUB0U9UlrJrKErGMKRZsMbGijXa3sLMNlDkLcjPeQSNvUj3JNeoYO33LYOEaiwIHiU6RuNthTu",
+	"GMJDGUEdQfCtTI0JnjH9uiqwQyxwT+BhH0mi/1Zc4//f9up7P8Lv8Odr81GHGtcMiFZg1RA0tDZ+KrnJ",
+	"mIQPmrUa/LeVjPHqlXn06rVnnx23jo89cyblh2qKGJuKFGmfcirBbWVW9AenjNgF1w+TyepH8CcZ8D9o",
+	"svMaOuWsZ1MS0FaG3sPxAnrq43YFLQxcJpV0M4cJANp0kGFLNfiWVftI4rG0GFvCvn2Tu2zqWsCvwPaG",
+	"Sh4g158dYDnkxPSQH2AV9PPVN/SUxkKuSQ7yHVaY8tWl89py1p6FUeMY6MURhqoGwnBgg3q25Ia0wiLi",
+	"Q8KQ5tnILlwzJSS4RjQeK8hi8B1/aiB/B8oXR5zfxkPoIm8LHu8Y9rfzlyZhmvBPNJTT026b7WmUlH1D",
+	"ltittCTTMDyTyMBtLssQq341InckQr4k4o4I6SPClBhD+ZCxo7A/td+dWk8xRGIDvzCsAyDNvqYprqaI",
+	"/iXUKhhQVYX/9b3so0stXzBwbsDesr9Iovwkix3c2QFnmthRBqxyQBXCw2FESXiA9vdeI/+y2W7dnJ68",
+	"O2m3jvzMCogS42pTU1DILRlQa8M0ElInDm61bjDUqzaWqURy2K3XndcX+g4aB7ZblKk62rw4OYDq0lXK",
+	"0Ja/g2PV34l4jzK9V/NPYVtx+dvoRR1myhRTz92duW+pX3PzHSAnskv0MnlqclXyC7a+eNQ+vEBDQoTn",
+	"fEBMy3xSMzUlYqlSDzBg2D9Xj7kYYRGSUP/lp44fPQgY8fTZd2kvBoOvHWIo+P24hq76PLaNuAHS7N0Q",
+	"gbYuSUjltkapmAmCg77m8V7mRDVcEo0Ngse9flKKxggoFLqy9kgI0HU+JMYRY9C5E9NIoTFxzjX0sr6L",
+	"/LPz9s3Ju4vT1rvWmQaCA4uhxrNjGuzD2jkzLfW4G9U614zNEgZ3omUzTUTQBIAtXPPey+gJBtTAX7eC",
+	"FA8H4N9XnXRVlQEfEulbv1u6iVT8MW9oIXrUp0D4knkZIaE0dYoYOchMqal0yA3HMGIHYIrtrGa0mxpq",
+	"wiCO5ydzZUjrC+SfnF1dHx+fHJ60zto3V4fnFy3fMm4gGDW3E99tza4B6h43kNHvBxj6HaYXb2vIaPB1",
+	"i9brv02ok529eXFy80vr/Y0Gh+bp6flvrSPfspsBlVpk8NBIcP0fG5Koz97qvzCcxhu4snTcXb0rEABv",
+	"7PhQ7SkZIad2AfeS3Fajvzi/aiNHCaAJgJ9yH9dfwHzYo3ck22PAAuGvROjdalGandnewxp173ZBUBZk",
+	"wO/MLgJrixkQrF/X9xWSoSABaBgpqFAJ50tCLXK7393JQ/keu3OM/CP7AjDePsGhcWZHNCBMgn0m1Xug",
+	"KCo8vyTd6oXgQ0GJwmKc6ozZh58yWdZJBB/SiqPeoo3/0KBrYi+lUSzvdiu2XxMe0kqj8qK2W7MJqn1Q",
+	"pHegjIhhY5DrXeLed+wXbWUURH+7hBvXKi7+cMcUi9xJGurshFj2OxybLLFeWf5OWytpptRapoutseF4",
+	"UJxKeoZ0Si8l9V6OL8iENua4hYCce3DGaK5CeaingXpHGnDSE22kGANMIUMOABANCvv5PkGw7wRioJNP",
+	"jyjXDVIeJTvXBy/wgKjy0z6GsJAQj9HWdftwO1VBbdcNF1nmKw5TUv0RqLMpzGiF1lkx8IR/pcwiWlzF",
+	"KS5fhOIhHk+bVvGlJv2YhhEAGO7V64VyvCCxmNvb+cNGc6fjzzKyJ8edXEDirADrTaG9yS8Vr2JQFVZS",
+	"EMOmTWa/2EleN29/8iolQtvCg6RfFAaSRC0xiH4btrpvjrXss+T4d97g0Fmz4ZPd+Z9cM2x5OwnNRy/m",
+	"f3TMRYeGIQHL8f7e6/lftDl/h9nYrg7ClV8usqMTG19jPlhgP2dcnQyGERkQpvSOMkZHQNOsufH3jxp6",
+	"pU1ya1QScENgZJIa2nEPwrYTAKx89CoTUgk0vsn3G4OUjQzNNHa9nb9sr6lPU0nnEabRGBnBU4LczZn1",
+	"+XiIR2FivKqhM65SS9rjUT9w96QHMEH5yi4kfWWnZXZ8gVUfShSvi9R95rQrf2pHeJzztW7I12dDvur7",
+	"C1GVY1cA8+uhdxdEVI0zGWew+6Ekb0irt2QspxK4cxaNbYgM2tJ6rU248kDJtarFtqZUtvGUplnGvJUY",
+	"Sk1jMhd7X0N+hKW6liRsKqscBFzr9s7F4uwHcykm7TESVilLFEStnB1kqed8rWuChmoVtTmkv+hTeUSK",
+	"Y6b4xsnMY9EM2xJOA+8TEoFlsFlfvMMrC6w5dHaPAJuztoe08yiXJfh6ZmwnCUYYHIFkDAoNWJKI8Ewg",
+	"PxfIL9T7sB7lJK3+kIfE3zYYfGCs9SMqSdam73d4OK4Vx9H6/eTgk2Mb2wmUHmIq8f9AxSjj27KzULXt",
+	"gYCV3VCyl5QGUYlS85UxGOy/QNeXp1WJuyTnSNl7+QoJzEI+QB2q5LbnXDvg+8f6OK9+alb1a30s+wfI",
+	"HwrSpfdAvExYOqQV7GVGNQtxpilIy9dvu56nuMNjZV0fjIz0ip+MwJmAOkN/KiYuh0jlkibWSNzySZmf",
+	"8kFAFoofjb4e2rBBWMksEmtfPED+LRkbVy/kS6s+lZCfUttIek8j6RWp9u4C31zgccRx2Ob8FIse+Uyp",
+	"vYGxDN4uQ+qzctrOX9Roo0YMK8lgfgICYuZOCMhyCuZJWCnR5PbLemWDoHlgUxjHOUs3VhvUfE7U/EzV",
+	"sKXsRwBfD8FJFwk2VXk6y0QvrWjxyfXun6atJAtZ0dpzTCMFKSFzP4BsqwXfMyVJH9Nq4zZuVrUx0nxb",
+	"Nubl1a0MniSYnjybajfJoSBEQZerXvv1fROY4FuzsW/jWBi3WQBpt3gI7X4gRRgJqsh0+d6+91gSvh1+",
+	"BRl/d+2LmCXeu3eQzSMqiAynmZYJszAweS+HvBsy8lnZer8ehaEZhi6P3iLxKgQLKISz9LqnO0lNyVKZ",
+	"Zf0iCsy3NhnlMeWJQ73SjddnI1AsoNGbkLP1SBR5/KQDSFZp/DVFzji0/RCxICZomIQowJJUTWF6F99d",
+	"pUwSJqmidyQaoy0/af7io39E5l83zP3ThMDAr9sHLhrbTtTjiDLFke+i0/0aOmcEKYGZxIGJMsRJ3hp0",
+	"82YmBqyGfgKIQziiWBLZQD6U+ICJdvwuF8QsocsFShboIV/G0Adcv4MHNBqfJW+5hjMe8sGa2jSBov6O",
+	"r/9l3oEfaugNZLxFUKxdnxbtMS7ApIA7siR23hZqD0gUuXIuprZ7DU7GfFII0UddHkV8BIKdnwv2dxkA",
+	"dsA+j6AiE85GuSsb4A9VkvKB9zbk30ti6Gu12rZN/nCx0SMbs+ji/tqtf277tkOh+WnAIVeCVaEIDawE",
+	"whSN3dyQAw9h1BEQ3fdnzBUBaj+1zs3AtnFBXRqZ54dXv+ZM9L7+pSb46Pezj/62rVnPQ2OTH8SRokMs",
+	"1I4+nyqAUxprCGNao77JfYLBIJDRAKVv21VU2+MhBAKm8fISj/X0kusTgJGcTyFZJUYXR8ce1IIZQON6",
+	"KMt/2+H8FsrEwBQdyrAYQ5eybTiLPgYh3naOSg5tcmrTr0xPeWCi3nbrkGHDBXpZ9+r1OjSxTL/cffFY",
+	"SoAhIjO4bllAhtVbKkUZvjRKY1qib3m1Bz2KaSeBaYRwpCnfGHGWyZHWeItFRDVesAw0SCRv6XBoRPey",
+	"Zeufj2LD9GGr6WrntJcx0sQ07agEVE3Ca8BDy6hdUW/7lUklr/zDzj8YbrKUFnMCV3bMxeCpfSVm5kIl",
+	"0I34s1GEnl/OMqCZybqFxNHDq1/XqhIt6VVZB4G2TpRUwXtcN8rGU/JlYG799QJUPVOwIqnMaVuoNNvt",
+	"1tlRq3XzU/Pq5rB12T45PjlstltXmSIbJr3AgSgIpjKfBK/lP8h691x2jhYBTW9kgaUGp8X5G2Rsl7GT",
+	"h6/CZetAlnYD+VN373uFH980j962rvyvFi00IcwkkgOZnAEaJWcDlu7P2m+3JuuY91SGsB5Ra6b39Sc1",
+	"pW/Ev03M84pI+xbyYB+KsakDLlZPIqSZ2kkPR9rH87/lq2I9sd64IRobnfEzJDbXtuLZev1nSdWEGZb5",
+	"PglupS36YUKd0RYWPc72aAhRd65ojzGDBTzJhscDYmoGQrgx5H4nY5hiLixT7zqWxFgl1YhXpSLDpL6D",
+	"pnjFyOotbHrzQZtEqHgakKEpMhAQiAj0oITUq70XPyJpa+2/rO1Bwr8vSMDviBjbsYyJW69gu4Z+s0n2",
+	"hKo+EQ2ThN7+7fzmuHnYPr+8uWz90/XJJdQ5KG4qyQ25IziSemtge53YEATh1tCVa4Vq6XoDrrdYSMxD",
+	"rfDoqumh3SQi3BQlwYUs9i2b2bsN9leN2qYoRAPqWrj6srk6GCX1N+DjCygM10CMZ9OnSyK1AHYehxuc",
+	"6rGfiQnY0MC2PtdNxu/ynGB1Xd95fQ4vW0ets/ZJ8zSv5f8GCGdIDRcJ5tnSEimq6eGMnJQ+c5kLrowG",
+	"tl1C16D2P8KyinaAkpPxvXLK9C1ZAMoBpuRUjO7/JUkEOQHgivYYAmKbcP1cjZwCS+fxDG97i4WWRbsI",
+	"+iSIL+E9B5pLAnsBKugn6UucEfM+Vu7772WeFcm86xRyqPKDJclWpliL9awjwkJpnavp0HZVpqJsbhZb",
+	"hSgbPI/OgeXar5NGIiBcSIXHafLY0yVfmtt4NC7JY7UUm9wvazsNh8JjdZCFi/Twpx/4hv9tEokeptoA",
+	"ZTMYMoW0eZXWvSIMMHp2+oKmfqbx5yL2z0dB9x5R78hjZlmXNXjepFl/O2nWhybxGHjaDHFgHppYXjpd",
+	"SjjvIqn1WRO3ZdOdHQsmtiaslgaAOXi5erq2w5Q07AS4vUS2pJ0WFmJJbFlMx9KJxvCCWKJ4Uq0KXOSM",
+	"jw6gxZerLyoII6OkUxhTiYYN0okrAWfzDH2E5S0UtDEKMldY2fr5ObmiYdYchWYnig8lBFRBBTsoPGvK",
+	"7JvMbdt80dSxyy1/KU3arsBC3yMJC5dmko1S/Y0q1ZaBTbjN83YkKp1JL1ep0cW3QS/LLUDhHNSbwqwW",
+	"9rfX5kx/jLVNU61diclvUX92sPFla8mWwqU21YX0ZVcpeIYVHBKtpDXQmvoXNp5TEIKGEWZp7WeojGFY",
+	"heZHUiub6NA0AlZ8BOXdoBam4VUisdSCCXeegXbbBW6DQq65ILSOoKykoHoN7ddfI//w/Oz49OSwnSky",
+	"nLTTV/iWsBpqJoKuTfiD1cXDYgc21BknZYnhHJfkcvagH4u/meGfKXVvYQbXNCDk2RoqJsXBiDzlGX0b",
+	"Drj/MA6oVbbj8+uzoxzvu5oC49xWSsk2mlkLQ1tqwiKXSvbwTfGn9OY+prGEs2HnkLNuRE2jrS+ZlRli",
+	"luE5i1pIUs6mRrzaBbfpjm1AOJ3HmTJbOUevcTM61U/fSSNxenJGylqLlFfMAq+r+UVD8xS+VOIn1fxN",
+	"44IxCQcCYm5Cp/KBE9d2nYEGqVQGUFL/yYy79lTbzjv9SJwtGf/IzPdQg2+7zCVt+qtu2M5z1J75msna",
+	"bHNWOxYlqM+73XXZgzM00HQunE4Cm462FVRKiDKZTuw0STtYmKRlEsW4QCNsiJwkCsVDQ7e0fC0Gzpik",
+	"4qHr1JOlxAfJghSI65ClaRTfLF30bOk3cNY8FVU05/xkRLHFlqaJ9TUqHWks0castaGuXwR1ZY9AXIFS",
+	"Taetl1Ax2bVZgeA9K9BtuUA9iFSTHnpl+lTKbSMnLkBJn4yywSbzhO2R6EoyyZWecuPp+/yoxOeH7W9I",
+	"j5agisHMh2O8yVxbX5kdM96sMoBvzIzLJil8XiX9YBOben6bnjGP0kMhW3W949DFYbrFn2lpARkEnFEE",
+	"cFW8nl3MD5b2SJoBjP1M+gDMvUBx7o2t5Vnw/vMW7Z+AXri63YZYLE0rsvlD5tH6K03MoR9mHkc/HqnG",
+	"xKXt7rhlcnpM58Bt07JSQdzBlnnWMA07pSTCNg0ULvjAdJQxfSOlze/f3uD9JuH4aZvKmeICCeQ+GPWn",
+	"FBdoJpgB7yOpaBQ5HXu1mmCzFYQeUeskAk8oAmyE/g0ReFoiAMUKVsT72SUK9uuvoSV2HvsfhO+zSxc8",
+	"EOe/MW1jQ2q+qCpZX42T4glo2iUZRjhYuyqzk8ryU02dLXCwJi+6NEMYxUua2nNGJKIsiOIQdIEHt05Z",
+	"0GDaTDewCpn0vkT7arLnjaF1I3N9TpZZQxS+z5oIVpXAioQKDBAzErgYdAgJqYIwckZG0dgaMpIqMp4J",
+	"AEc4iqpcVK254iBbaAaN+jxxtZqShgmtM61ubStcU7fbvnlijSNaAPJdkjeEpvdWbRU+RzqEna0uHHoL",
+	"vEUGQ64IC8a/kPHjipNwfM8kU5qry1PVZZv6JmelidowwmO98Nl0Lf0k+WLTmGZVMr33sHj5w8vW0Un7",
+	"5vTk3Uk7FzJ/xhUijMe9viUtkFAJBIGRUYbGHSSmzxGWluqkIe3mU9/Ue4Kq6L1YELmWIPtHXmIxLD97",
+	"VN9UZH4ORj5+IbWET45a7y7O262zw/c3J2c3F5fnby9bV/kaQ01kybrr4UAl8jPEv/qLa6oLFk4RMwa5",
+	"wRbIsoxRE+y1APW61zSRAll+Lr6XCWn1kN88vWw1j97fnFxdXX9rhYamQo47oIpXyZ/PA5Mp99YH6r+0",
+	"3t9ctq6vWkeF5N9SMNLkEOKeTdix7VICsc7rSetddtZZ0Jpu7ZsFx8ztfvyqNCiQRJ0KhRQvbU61grFH",
+	"YOa6nZSad64lWG+AdN4RYaq3U87QEBrsUFvs0hSlogxdHB3LJwtB7RH1xm3gMa0qdo5N5Ok3WGPmLVGo",
+	"kwJZgmrpowVCRqc4jKzZ1loR7Ii2RmyfR6SG/Ij3uK04FxJIvtG4jy7O3mqB5urXt4h3EVZowKVCey9f",
+	"oV/omwPkj0hHUkXSWnWYIdyRPIoVQX2lhltyG11fnh7YJraLZNA/FVZb31YWsR/BtGCHN9WEn9xXtaEo",
+	"m4JyT0C8nF/owQRMywrZ7i07PcI0zs6wuV5LIiE12tgPoG+h8waJpGRNZtC0mFUn4sEtmCEwC8gBwigU",
+	"uKts10ZDLq31NvP9aqbU7K4ablelsob56TB9fwXj6pOYTTNLfGtX/Uz208xKZpE6Y2ZFW1x4ruXlpNHU",
+	"GtA9kwuquIYeW4XT+hzBneisA8Xowo0Z9ms1wya2zYh0lbEHDThT/aeysa4+/8aA+iUbUAsWrqkd2PIO",
+	"Q+gsTPOMzxnlTadUqOpBBsNI/7RlQYTcU6ko6/mmmpZ/ys1C/W1bRH0Vo+j6+7x9xnud6CaXN+B60y2/",
+	"BUx0yylzM08Ma0pouh3lxJVKeeNdQauCdIkgLCBlHXi/8jZ2RaSaZmzeGJQ3BuWv1qC8imU4yCkmTs3L",
+	"SODTDcOlOpC1EOe0vnn5TU2rqIF7DbKGaqjJSnQ1KGiV6fXZMH3VEw0R4FQQLDkzJWd8M2V40xnfwHDC",
+	"R1vAHbIk1X5uqD9hyrQHuiVDdQBsIwlGhA4IEmFp5l2D6jg7RethWuOCiVqTpw+muPLTX+qk3SluMrY2",
+	"gYMP6+u6NjK17v6uucGnp1mtH5Gf3NqyMSxvsPghjV7XhsKZWN4JKWMn5COm5fbpNVYmyki7T1AnDm6J",
+	"QlsvIdrXFJC2FZS6oEACn1wD059CJ9xCnpZYDMNunlbY996RkOK2USOL70/ql6X6fVZ2uDg6LogBh2ae",
+	"6hGVQy6p041noa79JPvFxrT6FWVkfYYCiCMOmlJcHB0/HuUSZL5z7JJUBWEadkw/F70oV9IyNaZljWMh",
+	"VvgA3RIylIjFg46tlm7qX8YSPGeJqy2TiWqk/CwCr5UCzvCYpeewEZo2pGpDqpbw2lvi8IRWnR1DKaZT",
+	"rNQZ2jBUBUKVSgmMi/nZq9dRzII+Zj0S2t4OLARCJUnAWYhGpNPn/PYxRLNp9hiz4LVQpMdo26EXl3HW",
+	"f9pQvg3l+zbT5pejmBpvHsG6VE4rNRmb0VPYBETbxgx0CC2LJuKnI8pukwYOWqd6QqFtGm3U+1q/rLa3",
+	"NooFJ3tEInpHxHgWzfqnmMQkBI4S2tc3puuN/PZE1AjA9LGIkYklmll5mCrj7fVsLzXTL9yCXBKAkXRQ",
+	"wBFhIRYmaAltXbcPt58yg8Ou+DETOOwUm/yNb7FHsEWINC4vi4sW9maFPUN+045lI3RG0e+2ayYoTdNd",
+	"+0mekZtEKZOJhbZcB0XGFQ1s5ybGFYqoVCTcXkehnEXs1Xq6LG+lZYXGqd7jnzER44pXYXhAKo0KBHGd",
+	"hFMimWIalgUwlQ+VWed6BpQKq1hWvFVkiyvz7acvrgBQbheb+j/fYqH1pevymAaoYRb1HX0EcFraJG4o",
+	"plYmqp04up1lBQ+4sEV0nJxul8O7iOCgXxJAaoP9TfzoFk+i/zXam0Jj2zV06aoOuzwTTXVNdEx21SbA",
+	"1HxJQ0u3DRGeM7OX9nCXt3Q4JOGBTV3Q7OOaScKU7yHJUcjz9H/U59J1nR1hE6ek6TeV6E9QWx5ZwXsT",
+	"R7fmXh/HhnWVnWOpvJO9x1qDjCM1X13caIhfhob49ZitrKLIDEn5XuYIxWpkOKsrwqjT5dWzB8uWZoKZ",
+	"UqVZwpfdtQY2sRGmNsLUIsKUA/gEd82DacibQaEZfWeSXvS+iwc4CX2bus94GiRgJRSnVppag0iOpSKD",
+	"5K0H4frsTjaw2UeSK2Bs07LjmbrawwpmyRHwwpTG9dmsoVlomLy3iYfaiCBPYh4zLntDuZYmXJPyxs5f",
+	"1ir0aSepUbRD7odcqPX1y0tGniZ8mAlhD81MpaTlxJCW2cgFVv1FJAxF7tVOIO/mRmEmLy4Qfnl49asH",
+	"GSuCjyCcNQkPo6YqExchAYv+GI2IIAiHIQkbyKehB6LdGR4QL8L2D9A7PUuimsrLCI/G6JV9cgZxZl7W",
+	"b3nIQ+KjYRTb2g48igfMhNkShUOsMNzVluRCkXC7llNMzQw+Mjvs2EoObkN5+TefKNpAPujjvodIJIkr",
+	"YanlV9+q+KazfpIBxBmx7/qg9/sHiAyGyoARj5V+oYYOSRRJJBUWkJ5pNPh/9D3k/03/T1X/z3/yPaRw",
+	"Rw9/eAnWgaEgXXqf1Pn93td6PtgONLcdapCUfUK0NICjGLR+1SeDGrpSguAB1DKArFANowheNzYQrHAH",
+	"S7ha2de/dbAK+kRqxr7r1et1DQXSM6YRqiTiIwbfe5Bxq7egxQGBmcSBKccuUMAZI+Zfoz6NzOEFEbil",
+	"XaSyPEDUmJ3zd2JNIpC/qverZRCqUIf0MDPGE1xILIJcozDW4JwPyh7gcZIeLPt8pDeJkRZIhNnmJqp4",
+	"k9/w3Aq5wcgU+rFEh1e/ZhvGJsxkGmPMs6YCa5yTPznRON+hq7F29rFEmI1LMvoOsu3VbPKf/pA9irBv",
+	"lu+E/UfKZmynplZoK5feiTPlugZzJtF0o4Zv4jueNpfxoTLzulIXZ5vhekStE1PrT6dOb0xrG0b+kETF",
+	"VfFzdpe3dTNTU+7ygSj6SOY2Ux3zmYrHbejDxlz2uRbUXKu9jGZNZU9oI0scdKtbyL7EJmlutxuP3kbs",
+	"eAwXYMafX1akfw6dmGc+yKWjrI9YLBwmCl64fJjC50Ey1hMGeli0Vlc+PVX68YYebejRI9OjafFFs0nS",
+	"1DjPKVRpgeLgF0RUE0cWj1XAB6SGXKw+FgTJIcRFMoI6Y/2fg4wFcIilyagz+S1dCKUEV0y+gu6jljfo",
+	"xNHt28kCB/ILb7mY2dUT5SHnp5wXq7lpr/htWow/x0Z3z9jPbuG2dZvGdJtawZtawZtawZlawbl0lC4X",
+	"KB4ixdFuvV7eVS6OTDMWfYqrFJuZKyfu/ME7ckbpGb1qaevDQGMs6w+3EVAdHNz2hOYXaOuS3hHhuV8k",
+	"EXc0IN/LJLRmu4ZaOOhng45cnxnTwk5JJCAtyXW9+4N3UMAHWtCkDATSTHwNZPhgeEcqPhySUIurGAkC",
+	"MUX6v/EAkn6IIIiq5C0IzYUCyODMl55tCC6hOY5rqTeG6UY0IDXUhFlM9tBQ8IBIiUJKQs0aTOfyeIhw",
+	"D1MGmEsZwh0eK6RG3JZAlEmqFLlXJuiphnzFFY6AwdiYpj5JN06lC2dFW2mSVQIltquqXpILqyqr+a/6",
+	"hKU55VTJBuqQLhf6yMcmbAFWI72J4COzjBGPo9CclF6Hni+XBjZrcvuii34+QEwfaqbYkJ7BQ5JqELBx",
+	"BbEkaTm1bdBHIKJa712fsFU/pjb+eKf3pvqYwafwc5ocv1dQU6zqku8V4rlG8S6oYySoPhYPxSzSV+/j",
+	"KOKjCyy0agPXp0RMILAse32AOSaOJFktliqpPCIgBWSaAoWaTM+naSAJ0TCCatIWbgXpajZRprVhWVgB",
+	"oImb37xDIkkMVgwIZnaFmFkpJyL4jiDJB1lo0MtMgu6eUNMzGJBRUyhnP/PO5+St04v7mXdmamx7655t",
+	"6ZS6TQz8F9puKVN1JDK3sFuv1zWEJSe6D/+URMmmqjQ0uL2q7u5V67vter0B//8vFa+iKUal8fpV/dOE",
+	"/Fuk83sv64Vc3U6s0H49oSMJaU0pr2FSQ8ENrepjqaWa+oEJjxaEkZFm67voiAQEamjqdW7X0BkeENQl",
+	"o0x8tWFukiiUpbRaUDLrmySqa2+nU84AeaxsAdAZPMi2zplgEowrYBT5jv/AfU1jPstnNs2rvu7mVZlO",
+	"7VkriIY1E3hPpROyZRK2bfLTNZRYK8RBpjkTGnLKIFATUbUmy8jaljMBrC7GdsOh5gC3g5OPX1cgxxWo",
+	"ZzirO1oVVwPd02u/O3/9wTsnJjr8ETy6iXQLSTIL9rpYj8Q737Xxs97548Z8LCCxbtysGzfrg9piPCYp",
+	"8RZywgrSo1KJhIM9ZXj5ZXbuzy3UPLu4K6IUZT25oQUbWvBItCCLh1qDBHj7csLQ14PKj1EdfRKLTYT6",
+	"U4emb+jJJlL9C4lUXw8tyoatm3IyVedQmR6EeklwCNVUE+eLRLIPxfJcrEPioquhM67QEPcog+IpKxn0",
+	"k2lmRbBewfLbyeofkUy4SU6pVJviw99mQahC8aUs6qUwOA378gBt8W8+4rXTGlDfmxoRyTf5ksIHE8sz",
+	"VnVT7aEzRv7bVhtNYLz/iOiZRcyC5FFsth6NEQ4UvSNoy9cc39+GOposedjFkdRPk4n1lGVB4uaLXJC4",
+	"LczS4TwimH2BpYDdQW7CyjeF6xagU2siUNMq2D2AWMwuOefW+EhV59zwz1p4zi1ilgzh3tmUn/viKMLX",
+	"V00uoSYrEpOsupE8XbZ6DvRSKsg34OEGx73LioEKWZlwMWilSRXaCglIBfqZiTgyQkIDGakCUSYVweH2",
+	"Q2Wh2UV2MuTtkersmGomm/o5m/o5T10/Z11UYkodnWYkuS2uV9RyHkl/6RG1ZnytP6kMsVEJNm6PB7lA",
+	"H4jQsz0eSX/EtdSzns+AjUfk4Qj9eErJs5bn2RCUTe/Yr6qkz+MpLTthbLBsRkb8IR9SKG6ZVO/nYkJ7",
+	"oUzxbIX/R9M93HrXLM48rUnkkA/HG3PIRhp6Bg3H4c+jUpWhIHeUjGb1V2MaAHL5bxnPKwSHQ2YkwhJh",
+	"dHF0bMgG/OPsLdrafVlH4ZBu2+YjzSAgQ+VD/XM9rk8HuEd2hqznI35HBPKzCD0Mu34NnQ+oUiR0s3Up",
+	"iUKTsIhC0sVxpGQj0ye7GWJ0yu+IJsleJsPvQ+XKDAD+6g8VpHiIx+aNrPnGZkYcti7b1ffv37+v1vX/",
+	"7ZoXOwKzkLKeTfokAvIZIVMi4j1ucyZ+/6X1/qMPcedQZ93/6y+XkFFzRe5rv7Tef/r0WH4we7Gfs+h5",
+	"YZa4comQYdid2yah+H5J689KAoFzR0vfXKDrQhtSIzX2kBANcY80EuzQiDEXHTbWtE28z1OLsRpaEUaO",
+	"Kzw4zgDafox3/gp4SD7NjDUYxp2IBpDsHimbWp1tGoL0EJkWHmnLji2qpPunbCqTZTbEUpJwO9/PY8sY",
+	"4fW/zaCXBEvOfEOzi4+hTclBoTmFsahDXIOe1rIAKpFvf7npjG/MU3+7hvTO0ndkn4+YZo36U8dIbAsu",
+	"qhDjowObUO1YWWds2Atn0dizSdMd29+0ho7SCvaM60OLWWjm1IcFifdYkiplkjBJIaDB9HHHIXQlEDy4",
+	"7XIRog6W5MUe2vJP7Fmc+voFf1cf9Ln5u+57qD8e9gmTiPYYF9Ca5Tcubk1ZhVxFiC0/SDhaTVPKRvZ3",
+	"f1vP4iHOAuL6WOtNdGIaKc88QfoChb4NY2nVVMTU6mqgF3XTLQYqEsCfthUJDkNBpPSQ7GORjRDLQZKm",
+	"xTV0eH551YBWCFzQHmWuqAPk2JtUfWnEmNzHrqWMudXvtbaFo7GigUzS6vXP/rUkotrsEaYgZxKjQOBR",
+	"RISGyIiyWxSzbiwiImB3FwD9DVcwwBycnOTqBp9SaWFptv5roQ/P4xqMs7MtX5ZL80Ypq4ecKcGjajOK",
+	"+Kh6Dpc1j+eYT+2X8KH97pNXOcRBn7hR57aD0S+7dzcK3BeiWeW4GgDhGDAwgzaOsWVBtIxp7QA1qlnp",
+	"sJR97df3LcPK0LgaelMgY460vKzvopgpGk2QvqVIQY+o7NphtguQTB+fIjyixGyIP3yWku/zIWHmPGV6",
+	"oKiDb0mIKNsIyl8EiuoPdhda2YnW0geEKS3Ez8DsNwAABmK2Ls7ebi+P1/LuS8Drq7unxGt51/vb/SBa",
+	"ELfd2xv83uD3Y+L31a/L4XcWZ62laKrymXn3e2msNInlpiv4ABQ2yfBQ9rnyQCtgCCuFg77ehitp1lVa",
+	"z1PSWhBr6NBoEYqPsAjzrQw7cXBLFNp6mVFltvOKi5/P9TdeIPu9Le4F+kky5nTdBG1Z9UMich+Qoemr",
+	"+ZvDv1ThVPyWMFfvLCQRvSPC6ptoy1f+tpffBo4kR5KwUOZKAtTcCyT0ayglpAXV7iGEMVv1HAx7DyWP",
+	"3qTpO38qAAmT53KQvQK4OKrmHcmUHAKVSx8Y4PtTwnqqX2ns7v1YYrmcb8TtnnFG3mEV9JdV9NZjXC1l",
+	"AVl7ysXRce3z1/rW1ke01cZzeQ2887Wpmi8WZFrveEi71BlvvwX19DCPDcuwOEPnqxHv8ZnsTb/gaHpK",
+	"YlMPVtEi2edR6CySIFgjLtDVr2+B88VDQ8S2D5Bvvq/p8a9F5Ls5/j/2rra5bRsJ/5Udz81UmlKKLDvu",
+	"VJ5+8LS5JjN9SeO017leroRIyMSZInQEKFmX8X+/wS5AghKt2LHlvBSfYikiiNfdfRbP7rYcZtaja1Mp",
+	"ZbzkpBDqHKG2ExlTmFYTE0ae//Y9Okx5uayzCEPsjuG5ncrBS5mLZB1TgeEZuvEV0Oijup6yXPACE2Bq",
+	"SEXJE52voawK5bKXDQGPO6lPVkAmq/IUYnMM6Qav5Oh0xuF06fSLXE5ZDmXtobyPWsNEteUPZkkfRKU9",
+	"rIZ4GOAfPQbQMJvyE1ItG3v6lurFPWUfChomaJhtDfPCwYGcpEodtn+leaGELFSndrGXgDtdn5vmXI2a",
+	"av7HwgD9LQwFvVWGWfUQbeHFmLLQglwDKLktGMpFcansfQnpgl4sLyb4w7i/C174kn0mltwlsf5w4v1l",
+	"fbP6mcr2LVlsNgFti9oE8UDRxy+gg0ANAnVDoL5yUs7byXex2/9b3ihQf3lFd/ddlrQRpV8o+PXVD9CL",
+	"3yqh+Z9VmV+3G4/7EyN3I2uyW0/STJZzpr9Ry4u4be5CytYfThr+Uj6MIOzypdCQWw4VSxY8mByQ7OJF",
+	"NTcLRp/UEjPq7d3L8onY0HYnBgkdJPSnJ6HfJUZ3S+sVn2ZSXt6cHKeVZ2riB1xkDNNFz6XSMB6Bqqb1",
+	"c2oIP3l5c96P9+u6Npmzwpi/3Qlw/uEGsEduj33HuTfCkKPqr5v7xW7M9o73jlm9JW/ij27s7B15YOyW",
+	"m1Ko0/PXr1+eAy9S9DCCDW5KMqm4S89wKYpU0X2ZraCDWFRcoF9Q8aTkOqIE8bJIKBjUIFtjac0rpWHK",
+	"gU2VzCvNIyzsE2daL1QcoavUWD2VcpEAskTy6UqWqS3AY741L8yMUOgx+tfWSCCgTPeFEagqyZBsOT48",
+	"Gn01Ojk+OqJs26Orr2YUhRBHIJQrnNMfwjO8iLLERxw6Nl9yJfMlN6ZbPYSFNdJyKRdTllxGsCgxOUWE",
+	"EHuQy4TlVP4iyWWVgotUcAn2ID48+Xo4fno8tP/GIIokr1Ke9iOYV7kWCVM6gqpQC56gzqmrBFENOPye",
+	"5YNFVS6k4lCy4oKKSr14uTzGH794uTyBnvk4mDNM9Iff1G9CXoWdAJKNx6ORmWWzmDEWmavKPLZE2Iwn",
+	"l+TuzXjJI5AFUFCuvUDFYlcSd0q5bm72mIZEFgVPNGgxp+cwaM5ONEt0xfJ8Dalgec5TW8QL1xp9FznT",
+	"WOCoWQZa3KJuollGKrjUc3Wr5gsqp6Q26zcpXuj+EH6SsCjl1dp8hY8TqZec2z4d2NhYPEWHuiiUZnlO",
+	"GnDO1qBWQicZBkMXZr3YjEPKUXbjlbZN80iDwRIginZ9bA9SvenwuJzdTgVCbyPBypSvZZFapjSdRGRT",
+	"rzLFkz/jehAwXds6bYqfHJv9cjQ2myeVc5iu0aWjOCfqrZMksWmwJu1mcuWWV1hyjpEAvL6z3ZdCpuhB",
+	"K//2lGLKtv5BM0zRy9MOu2BngCU9dQoxrX7cEOUbgRwCLz+Z6Jm/bhB4bZYYYU85b+9n//hQ5J2Jqygh",
+	"DlkAvsh10k01uo1qU6qmfNNcltzpFyxOtTdZSL1vZGHIRxUi6D7q9FL+Ubo3munMwZ+RBUxl0TCweVFy",
+	"cxJPG7MZq6utbU3MtbFdhnAGBV9BbExdjPQyhi5dvMmCMhagBzf2XhebczzNWXEJ5PeDJOcM4dApxEWV",
+	"5zFVzUTyR1Uk2DdKpF2nrsMsudZ8NHaU+zMdyNmsLXqMcWns6wnEiVmNpDJN/J2JvCq5iqHkuioLNI5H",
+	"FHeWCsWmOU/PdGy+NV2Cnm+12bJdtownzgr93R9uZder+yg0yNlsglJwwYnjsmEKkkyk+aMGI8uUtFRP",
+	"tMrd60UBs1xcZDqCVSaSDGaiECrjKFNxXepCY/Y9xsiXNKta5OYPI2/tzIFlQu5B4BLWubfA3ZvF+kHT",
+	"D93RVA2ZiEJE9mMnQ0UJ/KB6aMuqfNKIwp08D78LXyhPgLbzwUdeBQY4a6xOxHIuFYcsUBiv2JocdkYY",
+	"es2TqI5FSkWpDaj/fXBOTqjBd7bFGHqoM+xgBiKN+7BkecUjEChHE5YDS0qpyOFnpbh6BM/7d82U7qfe",
+	"3ceVJ7496nVIFx8M8n3cMbCbZdBDy0TN6eah+wYCK5Mb29dJhaH5fdwIO3sL0bKG2/cP0BuPxv0hvNA1",
+	"8iY3ri4Fct4uOTpZXZPkrvbFGOUoMLZot3VdN4EQovUmLXfa7VpK6JkhlOR0rS9XpnwmS26ftJxqZ+T3",
+	"J+a3Jbe2re0lGreJc7aDqpAEAKnkVEfauqG3Jmt/FrFZqYd1QIz3JUd35ur3PN0buy+yVY2D+yNI2/d0",
+	"ZXI8rWZbkcF2f/HapADCoI7OcjxmT2fVnBXbhA28UkIpITSHUkrdxYGL+xHISiuRcoifsIV4sjxEEVCV",
+	"+cHE0fAOrt80PXqCJOMniVysP9rOvS24Xsny8uOZvltsph3dFKp9H9nqin1t33svfYWi1+7CLYcvU9lU",
+	"spLuQhe8HBDOmIkLowyHDS3wzIXEdgR8nps9nBqdQimNRKH5BakOBT2rfTAXU99vkdRQV4OY2IrLRc5h",
+	"lUkoecLFkm9SJF07NkFgZ8/o3XQjrFdyoDRf4P3lgOLjXRuVzgj52IuvrYkSF0KzOkVBz4u877urelH6",
+	"yZeaxulnHY0+lyt/TNgOhsbWvkwv0Mtv0AacdTT5wlY/Nsswx8tmNztmJ7tLQdeOXxS5u602WdcflRd/",
+	"1zW2H2WhsxxzwKZCQ6XYhf/qb/Hrrge/bWcNI7uwzt3VtPDMfO54nooqemvSWYXRb4iunHb3pFXGzD7Y",
+	"5HbbfpaIvS2BEnWwfG1LLS5dxy6m+3Y6moXU9W/9Nmr9sv38z86QU9ZlYGkpLE2VM7nNmS1nLOFgKSj0",
+	"Bn+emrAXI1F8sl93uPbNOOAczXYF8cufz1/HlmvtIrpeY9qzTWMwHsJZsYbx1ZXLG8KSy0Kucm4OF/4n",
+	"XcrxXHFLA/GIIRNghWXSaKYrFQGrqR/QowRxjjPRx5WybzF9EwUcjsA+Q8wTS3KprWpiDyHpw+eueLQV",
+	"/D9B1rtN2rdBlhnCmXPQ+94fAjZEuDm0kTgRPHUxOREcjdzfuOvHGImpbFoFVF6aldpxOp1P3mKS3tMG",
+	"GAkDYTTL+0OIjw9H8L0s/OuAbbAxmzmpcgpKQirNPNkh+K0yKOUqojy1LM/9a1XB1emuCwak+FyIJS+g",
+	"WiC2scwtOww5A9ZMF6UPsBl2OUxluiaaS02nwu+b6U2hlwqVGA1YJ95W7u63T1dJZm2UZvMFNjKVBjWJ",
+	"i4JpoyKxk8aErDQyivjKTAkmr7VdHPpOuHP3YFz36FyzIjUdcCcYrAHfctFFzae6P/6Xqmm4h5oDx9Bm",
+	"Z51CypMcY8MkriDL62hfq2NL1TDszI5TeI/DWZkLXhpxRqp8RoIklUlFrCfN1oABEH2cG28J1rhHkeXl",
+	"3oFEKmKYcYEgewtttvJUfNeIlHcUpnxW8xbrVBE0mY0Ya9bimbXQ2xcn0d0wJzaCsQLXHVZDs89Ot32r",
+	"5LNQE7h5B95iFO4dOwdigzomB1Ul0oPOYI12z38txBUonsgiVRGx5YRdVbfRhvCK/8fILvQdK2JD6MyI",
+	"PJjxVS2TZH6bxXjtNvXOcSzMmSpNS//+YzT4+s2Xf9sajEFX9meDXWNy21wU5lSIOcshNUae6pqOWGVs",
+	"/PTkmxi+hIxfwfMfz74dnD8/Gz89MYch/lc1Gh0l9cHEj3xI35ZshYKIvoyNzdsqwtx2zRGb6xYTVkuS",
+	"206YHYKZNzaYvXl7cnx9l9lrpsDnFp4cg/m7HCRMcTM17N2TuSXwIrhJYk3aeWNEGjWSxdgPHbcbN05d",
+	"I0wP7nU07tT99p67oe/13n9357V3TD78sbjTVMTLw6jRepaQ2n2QmqVqnaStSdh1zqLNg3Y0tqaArimz",
+	"XyjXDzKWavpsyhOZoglHDNttHZ2LacnQSiF0D0L7hdWRkIv5QWDFLDHznYurvCPdubjLw+iPs8E/2eB/",
+	"o8HXXz558/b46PqbOx1iXINNcrByo2tYwgyOxgMzXf4KHVzvi9XQqexJP9+G2/D77x0l6Bp4kA7JjVf7",
+	"6W7KL9XprjOP+r9HOB7ATQA3AdwEcHN/cENetgBsArAJwCYAmwBsArAJwOazBDak6B8J1BBIuR2gsXV+",
+	"AqIJiCYgmoBo7o1oXll5EiBNgDQB0gRIEyBNgDQB0nyOkMZq+kfCNK4e6a1AjbLjDIgmIJqAaAKiuRei",
+	"OSfwEeBMgDMBzgQ4E+BMgDMBznx+cMao+UfCMmav3g7ILAVfhcuZAGUClAlQ5gGgzG8kTgKYCWAmgJkA",
+	"ZgKYCWAmgJnPEcyQon8kOEMg5WZA4ydcClAmQJkAZQKUeT8oY2fjtREkAcQEEBNATAAxAcQEEBNAzGcD",
+	"YjwVv0f40soBewNwub7+fwAAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -76,6 +76,9 @@ func Serve(ctx context.Context, cfg config.Config, logger *slog.Logger, ready ch
 	var workersDone sync.WaitGroup
 	workersDone.Go(func() { svc.Email.Run(workers) })
 	workersDone.Go(func() { svc.Dispatcher.Run(workers) })
+	// Counted verification activity is written in batches; stopping flushes what is left,
+	// after the HTTP server has drained (its shutdown comes first, below).
+	workersDone.Go(func() { svc.Verification.Activity.Run(workers) })
 	defer func() { stopWorkers(); workersDone.Wait() }()
 	if err := svc.Bulk.Start(workers); err != nil {
 		return fmt.Errorf("starting the job queue: %w", err)

@@ -24,6 +24,7 @@ import (
 	"github.com/certhub/credentiald/internal/secretbox"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/templates"
+	"github.com/certhub/credentiald/internal/verification"
 	"github.com/certhub/credentiald/internal/webhooks"
 )
 
@@ -37,6 +38,7 @@ type Service struct {
 	Templates    *templates.Service
 	Certificates *certificates.Service
 	Bulk         *bulk.Service
+	Verification *verification.Service
 	Idempotency  *idempotency.Service
 	Logger       *slog.Logger
 	Email        *email.Worker
@@ -140,8 +142,9 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 		Timeout: o.WebhookTimeout, Now: o.Now}
 	svc.Webhooks.SetKick(svc.Dispatcher.Kick)
 
+	svc.Verification = verification.New(st, svc.Certificates, verification.Options{SiteURL: site, Now: o.Now, Logger: logger})
 	svc.Handler, err = httpapi.New(httpapi.Options{
-		Logger: logger, Readiness: st, Auth: svc.Auth, Accounts: svc.Accounts, Events: svc.Events, Attendees: svc.Attendees, Templates: svc.Templates, Certificates: svc.Certificates, Bulk: svc.Bulk, Webhooks: svc.Webhooks, Idempotency: svc.Idempotency,
+		Logger: logger, Readiness: st, Auth: svc.Auth, Accounts: svc.Accounts, Events: svc.Events, Attendees: svc.Attendees, Templates: svc.Templates, Certificates: svc.Certificates, Bulk: svc.Bulk, Verification: svc.Verification, Webhooks: svc.Webhooks, Idempotency: svc.Idempotency,
 		Limiter: limiter, TrustedProxies: cfg.TrustedProxies, SignupEnabled: cfg.SignupEnabled,
 		KickEmail: svc.Email.Kick, StrictMiddlewares: o.StrictMiddlewares,
 	})

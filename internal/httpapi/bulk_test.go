@@ -207,15 +207,22 @@ func TestABulkJobSurvivesARestart(t *testing.T) {
 	}
 
 	// The service starts again: a new job-queue client over the same database.
-	second, err := bulk.New(s.env.Store, s.env.Service.Certificates, s.env.Service.Logger, bulk.Timing{})
+	startAgain(t, s, bulk.Timing{})
+	wantEveryoneOnce(t, s, path, midway.Data.Processed)
+}
+
+// startAgain starts a new job-queue client over the test's database, as a restarted service
+// (or another instance) would; it stops with the test.
+func startAgain(t *testing.T, s issuing, timing bulk.Timing) {
+	t.Helper()
+	jobs, err := bulk.New(s.env.Store, s.env.Service.Certificates, s.env.Service.Logger, timing)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := second.Start(context.Background()); err != nil {
+	if err := jobs.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = second.Stop(context.Background()) })
-	wantEveryoneOnce(t, s, path, midway.Data.Processed)
+	t.Cleanup(func() { _ = jobs.Stop(context.Background()) })
 }
 
 // crashWorkerEnv names the database a worker process started by
@@ -287,15 +294,7 @@ func TestABulkJobSurvivesACrash(t *testing.T) {
 
 	// Another instance takes over: once the dead one's leadership lapses, its River client
 	// rescues the abandoned job (short timeouts, so the test need not wait minutes).
-	second, err := bulk.New(s.env.Store, s.env.Service.Certificates, s.env.Service.Logger,
-		bulk.Timing{RunFor: 2 * time.Second, JobTimeout: 5 * time.Second, RescueAfter: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := second.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = second.Stop(context.Background()) })
+	startAgain(t, s, bulk.Timing{RunFor: 2 * time.Second, JobTimeout: 5 * time.Second, RescueAfter: 5 * time.Second})
 	wantEveryoneOnce(t, s, path, midway.Data.Processed)
 }
 

@@ -22,6 +22,7 @@ import (
 	"github.com/certhub/credentiald/internal/ratelimit"
 	"github.com/certhub/credentiald/internal/spec"
 	"github.com/certhub/credentiald/internal/templates"
+	"github.com/certhub/credentiald/internal/verification"
 	"github.com/certhub/credentiald/internal/webhooks"
 	"github.com/certhub/credentiald/openapi"
 )
@@ -44,6 +45,7 @@ type Options struct {
 	Templates    *templates.Service
 	Certificates *certificates.Service
 	Bulk         *bulk.Service
+	Verification *verification.Service
 	Webhooks     *webhooks.Service
 	// Idempotency remembers the answers of requests sent with an Idempotency-Key.
 	Idempotency IdempotencyKeys
@@ -68,6 +70,8 @@ type Server struct {
 	templates     *templates.Service
 	certificates  *certificates.Service
 	bulk          *bulk.Service
+	verification  *verification.Service
+	pages         *pageRenderer
 	webhooks      *webhooks.Service
 	signupEnabled bool
 	kickEmail     func()
@@ -81,24 +85,32 @@ func New(opts Options) (*echo.Echo, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opts.Auth == nil || opts.Accounts == nil || opts.Events == nil || opts.Attendees == nil || opts.Templates == nil || opts.Certificates == nil || opts.Bulk == nil || opts.Webhooks == nil || opts.Idempotency == nil || opts.Limiter == nil || opts.Readiness == nil {
-		return nil, errors.New("httpapi: Auth, Accounts, Events, Attendees, Templates, Certificates, Bulk, Webhooks, Idempotency, Limiter and Readiness are required")
+	if opts.Auth == nil || opts.Accounts == nil || opts.Events == nil || opts.Attendees == nil || opts.Templates == nil || opts.Certificates == nil || opts.Bulk == nil || opts.Verification == nil || opts.Webhooks == nil || opts.Idempotency == nil || opts.Limiter == nil || opts.Readiness == nil {
+		return nil, errors.New("httpapi: Auth, Accounts, Events, Attendees, Templates, Certificates, Bulk, Verification, Webhooks, Idempotency, Limiter and Readiness are required")
 	}
 	ops, err := indexOperations(doc)
+	if err != nil {
+		return nil, err
+	}
+	pages, err := newPageRenderer()
 	if err != nil {
 		return nil, err
 	}
 	logger := opts.Logger
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	e.HTTPErrorHandler = errorHandler(logger)
-	e.Use(requestID, accessLog(logger), recoverPanics,
+	e.HTTPErrorHandler = pageErrors(errorHandler(logger), pages, logger)
+	// Public verification takes a lighter path through the middleware (see public.go).
+	public := publicRoutesOf(ops)
+	e.Use(requestID,
+		public.unless(accessLog(logger)), public.only(newAccessSummary(logger).middleware),
+		recoverPanics, public.visitors,
 		rateLimit(opts.Limiter, opts.TrustedProxies, logger),
 		limitBody,
-		authenticate(ops, opts.Auth),
-		checkJSONText(ops),
-		validateRequests(doc),
-		idempotency(ops, opts.Idempotency, logger))
+		public.unless(authenticate(ops, opts.Auth)),
+		public.unless(checkJSONText(ops)),
+		public.unless(validateRequests(doc)),
+		public.unless(idempotency(ops, opts.Idempotency, logger)))
 
 	e.GET("/openapi/v1.json", func(c echo.Context) error {
 		return c.Blob(http.StatusOK, "application/json", openapi.Document)
@@ -126,7 +138,8 @@ func New(opts Options) (*echo.Echo, error) {
 	if kick == nil {
 		kick = func() {}
 	}
-	srv := &Server{logger: logger, auth: opts.Auth, accounts: opts.Accounts, events: opts.Events, attendees: opts.Attendees, templates: opts.Templates, certificates: opts.Certificates, bulk: opts.Bulk, webhooks: opts.Webhooks, signupEnabled: opts.SignupEnabled, kickEmail: kick}
+	srv := &Server{logger: logger, auth: opts.Auth, accounts: opts.Accounts, events: opts.Events, attendees: opts.Attendees, templates: opts.Templates, certificates: opts.Certificates, bulk: opts.Bulk, verification: opts.Verification, webhooks: opts.Webhooks, pages: pages, signupEnabled: opts.SignupEnabled, kickEmail: kick}
 	api.RegisterHandlersWithBaseURL(e, api.NewStrictHandler(srv, opts.StrictMiddlewares), apiPrefix)
+	srv.registerSite(e)
 	return e, nil
 }

@@ -27,13 +27,8 @@ import (
 func validateRequests(doc *openapi3.T) echo.MiddlewareFunc {
 	// The validator matches paths without servers. Its Prefix option validates a clone of the
 	// request that shares (and so consumes) the body, so give it a copy of the document whose
-	// paths carry the prefix instead.
-	clone := *doc
-	clone.Paths = openapi3.NewPaths()
-	for path, item := range doc.Paths.Map() {
-		clone.Paths.Set(apiPrefix+path, item)
-	}
-	return oapimw.OapiRequestValidatorWithOptions(&clone, &oapimw.Options{
+	// paths carry their server's path instead.
+	return oapimw.OapiRequestValidatorWithOptions(spec.WithFullPaths(doc), &oapimw.Options{
 		DoNotValidateServers: true,
 		Skipper:              func(c echo.Context) bool { return !isAPIPath(c.Request().URL.Path) },
 		Options: openapi3filter.Options{

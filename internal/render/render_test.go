@@ -7,6 +7,7 @@ import (
 	"image/png"
 	"math"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -347,6 +348,32 @@ func TestDatesFollowTheTemplatesLocale(t *testing.T) {
 	} {
 		if got := fill("{{event.date}}|{{certificate.expiresAt}}", &d, locale); got != want {
 			t.Errorf("%q: %q, want %q", locale, got, want)
+		}
+	}
+}
+
+// PDFs rendered at the same time share the loaded fonts and must not write into them: run
+// under the race detector (make test), this fails if one document's font subsetting touches
+// the bytes another reads. Each document reads as one rendered alone.
+func TestPDFsRenderedAtTheSameTimeShareNoFontBytes(t *testing.T) {
+	d := sample(Recipient{FirstName: "Łukasz", LastName: "Żółć 鈴木"})
+	want, err := PDF(plainTemplate(), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := make([][]byte, 4)
+	errs := make([]error, len(docs))
+	var wg sync.WaitGroup
+	for i := range docs {
+		wg.Go(func() { docs[i], errs[i] = PDF(plainTemplate(), d) })
+	}
+	wg.Wait()
+	for i := range docs {
+		if errs[i] != nil {
+			t.Fatal(errs[i])
+		}
+		if got := pdfText(t, docs[i]); got != pdfText(t, want) {
+			t.Fatalf("document %d rendered at the same time as others reads %q, alone %q", i, got, pdfText(t, want))
 		}
 	}
 }

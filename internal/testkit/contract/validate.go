@@ -37,20 +37,15 @@ var (
 
 func load() error {
 	routerOnce.Do(func() {
-		for _, media := range []string{"application/pdf", "image/png", "image/svg+xml", "text/csv"} {
+		for _, media := range []string{"application/pdf", "image/png", "image/svg+xml", "text/csv", "text/html"} {
 			openapi3filter.RegisterBodyDecoder(media, openapi3filter.FileBodyDecoder)
 		}
 		if doc, routerErr = spec.Load(); routerErr != nil {
 			return
 		}
-		// Route on the full path: a copy of the document whose paths carry the prefix.
-		clone := *doc
-		clone.Servers = nil
-		clone.Paths = openapi3.NewPaths()
-		for path, item := range doc.Paths.Map() {
-			clone.Paths.Set(apiPrefix+path, item)
-		}
-		router, routerErr = gorillamux.NewRouter(&clone)
+		// Route on the full path: a copy of the document whose paths carry their server's
+		// path (the API's prefix, or the site root's for the pages).
+		router, routerErr = gorillamux.NewRouter(spec.WithFullPaths(doc))
 	})
 	return routerErr
 }
@@ -63,10 +58,10 @@ func Validate(req *http.Request, res *http.Response, body []byte) error {
 	if err := load(); err != nil {
 		return err
 	}
-	if !strings.HasPrefix(req.URL.Path, apiPrefix+"/") {
+	route, params, err := router.FindRoute(req)
+	if err != nil && !strings.HasPrefix(req.URL.Path, apiPrefix+"/") {
 		return validateInfrastructure(req, res, body)
 	}
-	route, params, err := router.FindRoute(req)
 	if err != nil {
 		// Not an operation: the answer must be the envelope's 404 or 405.
 		if res.StatusCode != http.StatusNotFound && res.StatusCode != http.StatusMethodNotAllowed {
