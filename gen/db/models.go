@@ -89,6 +89,7 @@ type BadgeAssertion struct {
 	RevocationReason   *string
 	FirstVerifiedAt    *time.Time
 	CreatedAt          time.Time
+	RecipientSalt      string
 }
 
 type Branding struct {
