@@ -44,7 +44,7 @@ type BadgeAssertion struct {
 	VerificationCode string
 	Recipient        Recipient
 	RecipientSalt    string // hashes the email in Open Badges documents
-	Status           string // as stored: active or revoked (the badges service says what clients see)
+	Revoked          bool   // revoked itself (the badges service says what clients see)
 	IssuedAt         time.Time
 	ExpiresAt        *time.Time
 	RevokedAt        *time.Time
@@ -283,6 +283,6 @@ func badgeFrom(r db.Badge, issued int32) Badge {
 func badgeAssertionFrom(r db.BadgeAssertion) BadgeAssertion {
 	return BadgeAssertion{ID: r.ID, AccountID: r.AccountID, BadgeID: r.BadgeID, AttendeeID: r.AttendeeID,
 		VerificationCode: r.VerificationCode, Recipient: Recipient{FirstName: r.RecipientFirstName, LastName: r.RecipientLastName,
-			Email: r.RecipientEmail}, RecipientSalt: r.RecipientSalt, Status: r.Status, IssuedAt: r.IssuedAt,
+			Email: r.RecipientEmail}, RecipientSalt: r.RecipientSalt, Revoked: r.Status == "revoked", IssuedAt: r.IssuedAt,
 		ExpiresAt: r.ExpiresAt, RevokedAt: r.RevokedAt, RevocationReason: r.RevocationReason, CreatedAt: r.CreatedAt}
 }
