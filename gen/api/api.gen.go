@@ -475,6 +475,171 @@ func (e LogoContentType) Valid() bool {
 	}
 }
 
+// Defines values for OpenBadgesAssertionContext.
+const (
+	OpenBadgesAssertionContextHttpsw3idOrgopenbadgesv2 OpenBadgesAssertionContext = "https://w3id.org/openbadges/v2"
+)
+
+// Valid indicates whether the value is a known member of the OpenBadgesAssertionContext enum.
+func (e OpenBadgesAssertionContext) Valid() bool {
+	switch e {
+	case OpenBadgesAssertionContextHttpsw3idOrgopenbadgesv2:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OpenBadgesAssertionType.
+const (
+	OpenBadgesAssertionTypeAssertion OpenBadgesAssertionType = "Assertion"
+)
+
+// Valid indicates whether the value is a known member of the OpenBadgesAssertionType enum.
+func (e OpenBadgesAssertionType) Valid() bool {
+	switch e {
+	case OpenBadgesAssertionTypeAssertion:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OpenBadgesAssertionVerificationType.
+const (
+	OpenBadgesAssertionVerificationTypeHosted OpenBadgesAssertionVerificationType = "hosted"
+)
+
+// Valid indicates whether the value is a known member of the OpenBadgesAssertionVerificationType enum.
+func (e OpenBadgesAssertionVerificationType) Valid() bool {
+	switch e {
+	case OpenBadgesAssertionVerificationTypeHosted:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OpenBadgesBadgeClassContext.
+const (
+	OpenBadgesBadgeClassContextHttpsw3idOrgopenbadgesv2 OpenBadgesBadgeClassContext = "https://w3id.org/openbadges/v2"
+)
+
+// Valid indicates whether the value is a known member of the OpenBadgesBadgeClassContext enum.
+func (e OpenBadgesBadgeClassContext) Valid() bool {
+	switch e {
+	case OpenBadgesBadgeClassContextHttpsw3idOrgopenbadgesv2:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OpenBadgesBadgeClassType.
+const (
+	OpenBadgesBadgeClassTypeBadgeClass OpenBadgesBadgeClassType = "BadgeClass"
+)
+
+// Valid indicates whether the value is a known member of the OpenBadgesBadgeClassType enum.
+func (e OpenBadgesBadgeClassType) Valid() bool {
+	switch e {
+	case OpenBadgesBadgeClassTypeBadgeClass:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OpenBadgesIssuerContext.
+const (
+	OpenBadgesIssuerContextHttpsw3idOrgopenbadgesv2 OpenBadgesIssuerContext = "https://w3id.org/openbadges/v2"
+)
+
+// Valid indicates whether the value is a known member of the OpenBadgesIssuerContext enum.
+func (e OpenBadgesIssuerContext) Valid() bool {
+	switch e {
+	case OpenBadgesIssuerContextHttpsw3idOrgopenbadgesv2:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OpenBadgesIssuerType.
+const (
+	OpenBadgesIssuerTypeIssuer OpenBadgesIssuerType = "Issuer"
+)
+
+// Valid indicates whether the value is a known member of the OpenBadgesIssuerType enum.
+func (e OpenBadgesIssuerType) Valid() bool {
+	switch e {
+	case OpenBadgesIssuerTypeIssuer:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OpenBadgesRecipientHashed.
+const (
+	OpenBadgesRecipientHashedTrue OpenBadgesRecipientHashed = true
+)
+
+// Valid indicates whether the value is a known member of the OpenBadgesRecipientHashed enum.
+func (e OpenBadgesRecipientHashed) Valid() bool {
+	switch e {
+	case OpenBadgesRecipientHashedTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OpenBadgesRecipientType.
+const (
+	OpenBadgesRecipientTypeEmail OpenBadgesRecipientType = "email"
+)
+
+// Valid indicates whether the value is a known member of the OpenBadgesRecipientType enum.
+func (e OpenBadgesRecipientType) Valid() bool {
+	switch e {
+	case OpenBadgesRecipientTypeEmail:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OpenBadgesRevokedAssertionContext.
+const (
+	OpenBadgesRevokedAssertionContextHttpsw3idOrgopenbadgesv2 OpenBadgesRevokedAssertionContext = "https://w3id.org/openbadges/v2"
+)
+
+// Valid indicates whether the value is a known member of the OpenBadgesRevokedAssertionContext enum.
+func (e OpenBadgesRevokedAssertionContext) Valid() bool {
+	switch e {
+	case OpenBadgesRevokedAssertionContextHttpsw3idOrgopenbadgesv2:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OpenBadgesRevokedAssertionRevoked.
+const (
+	OpenBadgesRevokedAssertionRevokedTrue OpenBadgesRevokedAssertionRevoked = true
+)
+
+// Valid indicates whether the value is a known member of the OpenBadgesRevokedAssertionRevoked enum.
+func (e OpenBadgesRevokedAssertionRevoked) Valid() bool {
+	switch e {
+	case OpenBadgesRevokedAssertionRevokedTrue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Orientation.
 const (
 	OrientationLandscape Orientation = "landscape"
@@ -1105,8 +1270,10 @@ type Badge struct {
 	Description *string            `json:"description"`
 	Id          openapi_types.UUID `json:"id"`
 
-	// Image Data URI of the badge image (generated when none was given).
-	Image        string      `json:"image"`
+	// Image Data URI of the badge image: the PNG or SVG given, or, when none was given, a generated SVG (a rosette in the issuer's `primaryColor` with the badge's name set to fit and the issuer's name below it), drawn again as the name or the branding change.
+	Image string `json:"image"`
+
+	// IssuedCount Assertions issued from the badge, revoked ones included.
 	IssuedCount  int         `json:"issuedCount"`
 	Name         string      `json:"name"`
 	Status       BadgeStatus `json:"status"`
@@ -1168,7 +1335,7 @@ type BadgeRequest struct {
 	Criteria    *BadgeCriteria `json:"criteria,omitempty"`
 	Description *string        `json:"description,omitempty"`
 
-	// Image PNG or SVG data URI, at most 256 KiB decoded; generated when absent.
+	// Image PNG or SVG data URI, at most 256 KiB decoded, that can carry its assertion (a PNG made of valid chunks, an SVG whose root element is `svg`); generated when absent.
 	Image        *string   `json:"image,omitempty"`
 	Name         string    `json:"name"`
 	Tags         *[]string `json:"tags,omitempty"`
@@ -1816,6 +1983,118 @@ type LogoutRequest struct {
 	RefreshToken string `json:"refreshToken"`
 }
 
+// OpenBadgesAssertion An Open Badges 2.0 Assertion (JSON-LD), verified by hosting: its `id` answers it.
+type OpenBadgesAssertion struct {
+	Context OpenBadgesAssertionContext `json:"@context"`
+
+	// Badge The BadgeClass URL.
+	Badge string `json:"badge"`
+
+	// Expires Present when the assertion expires.
+	Expires *time.Time `json:"expires,omitempty"`
+
+	// Id This document's URL.
+	Id string `json:"id"`
+
+	// Image The badge image with this assertion baked in (PNG).
+	Image    *string   `json:"image,omitempty"`
+	IssuedOn time.Time `json:"issuedOn"`
+
+	// Recipient The recipient, known by a salted hash of their email.
+	Recipient    OpenBadgesRecipient     `json:"recipient"`
+	Type         OpenBadgesAssertionType `json:"type"`
+	Verification struct {
+		Type OpenBadgesAssertionVerificationType `json:"type"`
+	} `json:"verification"`
+}
+
+// OpenBadgesAssertionContext defines model for OpenBadgesAssertion.Context.
+type OpenBadgesAssertionContext string
+
+// OpenBadgesAssertionType defines model for OpenBadgesAssertion.Type.
+type OpenBadgesAssertionType string
+
+// OpenBadgesAssertionVerificationType defines model for OpenBadgesAssertion.Verification.Type.
+type OpenBadgesAssertionVerificationType string
+
+// OpenBadgesBadgeClass An Open Badges 2.0 BadgeClass (JSON-LD).
+type OpenBadgesBadgeClass struct {
+	Context  OpenBadgesBadgeClassContext `json:"@context"`
+	Criteria struct {
+		Id        *string `json:"id,omitempty"`
+		Narrative *string `json:"narrative,omitempty"`
+	} `json:"criteria"`
+
+	// Description The badge's description; empty when it has none.
+	Description string `json:"description"`
+	Id          string `json:"id"`
+
+	// Image The badge image as a data URI (PNG or SVG).
+	Image string `json:"image"`
+
+	// Issuer The Issuer Profile URL.
+	Issuer string                   `json:"issuer"`
+	Name   string                   `json:"name"`
+	Tags   []string                 `json:"tags"`
+	Type   OpenBadgesBadgeClassType `json:"type"`
+}
+
+// OpenBadgesBadgeClassContext defines model for OpenBadgesBadgeClass.Context.
+type OpenBadgesBadgeClassContext string
+
+// OpenBadgesBadgeClassType defines model for OpenBadgesBadgeClass.Type.
+type OpenBadgesBadgeClassType string
+
+// OpenBadgesIssuer An Open Badges 2.0 Issuer Profile (JSON-LD).
+type OpenBadgesIssuer struct {
+	Context OpenBadgesIssuerContext `json:"@context"`
+	Id      string                  `json:"id"`
+
+	// Image The issuer's logo as a data URI.
+	Image *string              `json:"image,omitempty"`
+	Name  string               `json:"name"`
+	Type  OpenBadgesIssuerType `json:"type"`
+	Url   *string              `json:"url,omitempty"`
+}
+
+// OpenBadgesIssuerContext defines model for OpenBadgesIssuer.Context.
+type OpenBadgesIssuerContext string
+
+// OpenBadgesIssuerType defines model for OpenBadgesIssuer.Type.
+type OpenBadgesIssuerType string
+
+// OpenBadgesRecipient The recipient, known by a salted hash of their email.
+type OpenBadgesRecipient struct {
+	Hashed OpenBadgesRecipientHashed `json:"hashed"`
+
+	// Identity `sha256$` and the hex SHA-256 of the email, trimmed and lower-cased, followed by `salt`.
+	Identity string `json:"identity"`
+
+	// Salt Random, the assertion's own.
+	Salt string                  `json:"salt"`
+	Type OpenBadgesRecipientType `json:"type"`
+}
+
+// OpenBadgesRecipientHashed defines model for OpenBadgesRecipient.Hashed.
+type OpenBadgesRecipientHashed bool
+
+// OpenBadgesRecipientType defines model for OpenBadgesRecipient.Type.
+type OpenBadgesRecipientType string
+
+// OpenBadgesRevokedAssertion What a revoked assertion's URL answers, with 410 Gone.
+type OpenBadgesRevokedAssertion struct {
+	Context          OpenBadgesRevokedAssertionContext `json:"@context"`
+	Id               string                            `json:"id"`
+	RevocationReason *string                           `json:"revocationReason,omitempty"`
+	Revoked          OpenBadgesRevokedAssertionRevoked `json:"revoked"`
+}
+
+// OpenBadgesRevokedAssertionContext defines model for OpenBadgesRevokedAssertion.Context.
+type OpenBadgesRevokedAssertionContext string
+
+// OpenBadgesRevokedAssertionRevoked defines model for OpenBadgesRevokedAssertion.Revoked.
+type OpenBadgesRevokedAssertionRevoked bool
+
 // Orientation defines model for Orientation.
 type Orientation string
 
@@ -2450,6 +2729,7 @@ type GenerateCertificateParams struct {
 
 // ListEmailDeliveriesParams defines parameters for ListEmailDeliveries.
 type ListEmailDeliveriesParams struct {
+	// EventId The emails of the event's certificates, and of the badges issued to its attendees.
 	EventId       *openapi_types.UUID  `form:"eventId,omitempty" json:"eventId,omitempty"`
 	CertificateId *openapi_types.UUID  `form:"certificateId,omitempty" json:"certificateId,omitempty"`
 	Status        *EmailDeliveryStatus `form:"status,omitempty" json:"status,omitempty"`
@@ -3122,6 +3402,15 @@ type ServerInterface interface {
 	// UpdateEventRegistration Replace registration settings
 	// (PUT /events/{id}/registration)
 	UpdateEventRegistration(ctx echo.Context, id Id) error
+	// GetOpenBadgesAssertion Open Badges 2.0 Assertion
+	// (GET /ob/v2/assertions/{id})
+	GetOpenBadgesAssertion(ctx echo.Context, id Id) error
+	// GetOpenBadgesBadgeClass Open Badges 2.0 BadgeClass
+	// (GET /ob/v2/badges/{id})
+	GetOpenBadgesBadgeClass(ctx echo.Context, id Id) error
+	// GetOpenBadgesIssuer Open Badges 2.0 Issuer Profile
+	// (GET /ob/v2/issuers/{accountId})
+	GetOpenBadgesIssuer(ctx echo.Context, accountId openapi_types.UUID) error
 	// ListSystemTemplates List system templates
 	// (GET /system-templates)
 	ListSystemTemplates(ctx echo.Context) error
@@ -4118,6 +4407,54 @@ func (w *ServerInterfaceWrapper) UpdateEventRegistration(ctx echo.Context) error
 	return err
 }
 
+// GetOpenBadgesAssertion converts echo context to params.
+func (w *ServerInterfaceWrapper) GetOpenBadgesAssertion(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetOpenBadgesAssertion(ctx, id)
+	return err
+}
+
+// GetOpenBadgesBadgeClass converts echo context to params.
+func (w *ServerInterfaceWrapper) GetOpenBadgesBadgeClass(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetOpenBadgesBadgeClass(ctx, id)
+	return err
+}
+
+// GetOpenBadgesIssuer converts echo context to params.
+func (w *ServerInterfaceWrapper) GetOpenBadgesIssuer(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "accountId" -------------
+	var accountId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "accountId", ctx.Param("accountId"), &accountId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter accountId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetOpenBadgesIssuer(ctx, accountId)
+	return err
+}
+
 // ListSystemTemplates converts echo context to params.
 func (w *ServerInterfaceWrapper) ListSystemTemplates(ctx echo.Context) error {
 	var err error
@@ -4559,6 +4896,9 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/events/:id/certificates/generate/jobs/:jobId", wrapper.GetBulkGenerationJob, options.OperationMiddlewares["getBulkGenerationJob"]...)
 	router.GET(options.BaseURL+"/events/:id/registration", wrapper.GetEventRegistration, options.OperationMiddlewares["getEventRegistration"]...)
 	router.PUT(options.BaseURL+"/events/:id/registration", wrapper.UpdateEventRegistration, options.OperationMiddlewares["updateEventRegistration"]...)
+	router.GET(options.BaseURL+"/ob/v2/assertions/:id", wrapper.GetOpenBadgesAssertion, options.OperationMiddlewares["getOpenBadgesAssertion"]...)
+	router.GET(options.BaseURL+"/ob/v2/badges/:id", wrapper.GetOpenBadgesBadgeClass, options.OperationMiddlewares["getOpenBadgesBadgeClass"]...)
+	router.GET(options.BaseURL+"/ob/v2/issuers/:accountId", wrapper.GetOpenBadgesIssuer, options.OperationMiddlewares["getOpenBadgesIssuer"]...)
 	router.GET(options.BaseURL+"/system-templates", wrapper.ListSystemTemplates, options.OperationMiddlewares["listSystemTemplates"]...)
 	router.GET(options.BaseURL+"/templates", wrapper.ListTemplates, options.OperationMiddlewares["listTemplates"]...)
 	router.POST(options.BaseURL+"/templates", wrapper.CreateTemplate, options.OperationMiddlewares["createTemplate"]...)
@@ -8973,29 +9313,6 @@ func (response ListBadges500JSONResponse) VisitListBadgesResponse(w http.Respons
 	return err
 }
 
-type ListBadges501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response ListBadges501JSONResponse) VisitListBadgesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type CreateBadgeRequestObject struct {
 	Body *CreateBadgeJSONRequestBody
 }
@@ -9175,29 +9492,6 @@ func (response CreateBadge500JSONResponse) VisitCreateBadgeResponse(w http.Respo
 	return err
 }
 
-type CreateBadge501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response CreateBadge501JSONResponse) VisitCreateBadgeResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type DeleteBadgeRequestObject struct {
 	Id Id `json:"id"`
 }
@@ -9365,29 +9659,6 @@ func (response DeleteBadge500JSONResponse) VisitDeleteBadgeResponse(w http.Respo
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteBadge501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response DeleteBadge501JSONResponse) VisitDeleteBadgeResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9567,29 +9838,6 @@ func (response GetBadge500JSONResponse) VisitGetBadgeResponse(w http.ResponseWri
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetBadge501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response GetBadge501JSONResponse) VisitGetBadgeResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9820,29 +10068,6 @@ func (response UpdateBadge500JSONResponse) VisitUpdateBadgeResponse(w http.Respo
 	return err
 }
 
-type UpdateBadge501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response UpdateBadge501JSONResponse) VisitUpdateBadgeResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type ListBadgeAssertionsRequestObject struct {
 	Id     Id `json:"id"`
 	Params ListBadgeAssertionsParams
@@ -10019,29 +10244,6 @@ func (response ListBadgeAssertions500JSONResponse) VisitListBadgeAssertionsRespo
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListBadgeAssertions501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response ListBadgeAssertions501JSONResponse) VisitListBadgeAssertionsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10346,29 +10548,6 @@ func (response IssueBadge500JSONResponse) VisitIssueBadgeResponse(w http.Respons
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type IssueBadge501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response IssueBadge501JSONResponse) VisitIssueBadgeResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -15259,6 +15438,437 @@ func (response UpdateEventRegistration500JSONResponse) VisitUpdateEventRegistrat
 	return err
 }
 
+type GetOpenBadgesAssertionRequestObject struct {
+	Id Id `json:"id"`
+}
+
+type GetOpenBadgesAssertionResponseObject interface {
+	VisitGetOpenBadgesAssertionResponse(w http.ResponseWriter) error
+}
+
+type GetOpenBadgesAssertion200ResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+type GetOpenBadgesAssertion200ApplicationLdPlusJSONResponse struct {
+	Body    OpenBadgesAssertion
+	Headers GetOpenBadgesAssertion200ResponseHeaders
+}
+
+func (response GetOpenBadgesAssertion200ApplicationLdPlusJSONResponse) VisitGetOpenBadgesAssertionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/ld+json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOpenBadgesAssertion400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetOpenBadgesAssertion400JSONResponse) VisitGetOpenBadgesAssertionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOpenBadgesAssertion404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetOpenBadgesAssertion404JSONResponse) VisitGetOpenBadgesAssertionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOpenBadgesAssertion410ResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+type GetOpenBadgesAssertion410ApplicationLdPlusJSONResponse struct {
+	Body    OpenBadgesRevokedAssertion
+	Headers GetOpenBadgesAssertion410ResponseHeaders
+}
+
+func (response GetOpenBadgesAssertion410ApplicationLdPlusJSONResponse) VisitGetOpenBadgesAssertionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/ld+json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(410)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOpenBadgesAssertion429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetOpenBadgesAssertion429JSONResponse) VisitGetOpenBadgesAssertionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOpenBadgesAssertion500JSONResponse struct{ InternalJSONResponse }
+
+func (response GetOpenBadgesAssertion500JSONResponse) VisitGetOpenBadgesAssertionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOpenBadgesBadgeClassRequestObject struct {
+	Id Id `json:"id"`
+}
+
+type GetOpenBadgesBadgeClassResponseObject interface {
+	VisitGetOpenBadgesBadgeClassResponse(w http.ResponseWriter) error
+}
+
+type GetOpenBadgesBadgeClass200ResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+type GetOpenBadgesBadgeClass200ApplicationLdPlusJSONResponse struct {
+	Body    OpenBadgesBadgeClass
+	Headers GetOpenBadgesBadgeClass200ResponseHeaders
+}
+
+func (response GetOpenBadgesBadgeClass200ApplicationLdPlusJSONResponse) VisitGetOpenBadgesBadgeClassResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/ld+json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOpenBadgesBadgeClass400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetOpenBadgesBadgeClass400JSONResponse) VisitGetOpenBadgesBadgeClassResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOpenBadgesBadgeClass404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetOpenBadgesBadgeClass404JSONResponse) VisitGetOpenBadgesBadgeClassResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOpenBadgesBadgeClass429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetOpenBadgesBadgeClass429JSONResponse) VisitGetOpenBadgesBadgeClassResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOpenBadgesBadgeClass500JSONResponse struct{ InternalJSONResponse }
+
+func (response GetOpenBadgesBadgeClass500JSONResponse) VisitGetOpenBadgesBadgeClassResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOpenBadgesIssuerRequestObject struct {
+	AccountId openapi_types.UUID `json:"accountId"`
+}
+
+type GetOpenBadgesIssuerResponseObject interface {
+	VisitGetOpenBadgesIssuerResponse(w http.ResponseWriter) error
+}
+
+type GetOpenBadgesIssuer200ResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+type GetOpenBadgesIssuer200ApplicationLdPlusJSONResponse struct {
+	Body    OpenBadgesIssuer
+	Headers GetOpenBadgesIssuer200ResponseHeaders
+}
+
+func (response GetOpenBadgesIssuer200ApplicationLdPlusJSONResponse) VisitGetOpenBadgesIssuerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/ld+json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOpenBadgesIssuer400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetOpenBadgesIssuer400JSONResponse) VisitGetOpenBadgesIssuerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOpenBadgesIssuer404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetOpenBadgesIssuer404JSONResponse) VisitGetOpenBadgesIssuerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOpenBadgesIssuer429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetOpenBadgesIssuer429JSONResponse) VisitGetOpenBadgesIssuerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOpenBadgesIssuer500JSONResponse struct{ InternalJSONResponse }
+
+func (response GetOpenBadgesIssuer500JSONResponse) VisitGetOpenBadgesIssuerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListSystemTemplatesRequestObject struct {
 }
 
@@ -19079,6 +19689,15 @@ type StrictServerInterface interface {
 	// UpdateEventRegistration Replace registration settings
 	// (PUT /events/{id}/registration)
 	UpdateEventRegistration(ctx context.Context, request UpdateEventRegistrationRequestObject) (UpdateEventRegistrationResponseObject, error)
+	// GetOpenBadgesAssertion Open Badges 2.0 Assertion
+	// (GET /ob/v2/assertions/{id})
+	GetOpenBadgesAssertion(ctx context.Context, request GetOpenBadgesAssertionRequestObject) (GetOpenBadgesAssertionResponseObject, error)
+	// GetOpenBadgesBadgeClass Open Badges 2.0 BadgeClass
+	// (GET /ob/v2/badges/{id})
+	GetOpenBadgesBadgeClass(ctx context.Context, request GetOpenBadgesBadgeClassRequestObject) (GetOpenBadgesBadgeClassResponseObject, error)
+	// GetOpenBadgesIssuer Open Badges 2.0 Issuer Profile
+	// (GET /ob/v2/issuers/{accountId})
+	GetOpenBadgesIssuer(ctx context.Context, request GetOpenBadgesIssuerRequestObject) (GetOpenBadgesIssuerResponseObject, error)
 	// ListSystemTemplates List system templates
 	// (GET /system-templates)
 	ListSystemTemplates(ctx context.Context, request ListSystemTemplatesRequestObject) (ListSystemTemplatesResponseObject, error)
@@ -20924,6 +21543,81 @@ func (sh *strictHandler) UpdateEventRegistration(ctx echo.Context, id Id) error 
 	return nil
 }
 
+// GetOpenBadgesAssertion operation middleware
+func (sh *strictHandler) GetOpenBadgesAssertion(ctx echo.Context, id Id) error {
+	var request GetOpenBadgesAssertionRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetOpenBadgesAssertion(ctx.Request().Context(), request.(GetOpenBadgesAssertionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetOpenBadgesAssertion")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetOpenBadgesAssertionResponseObject); ok {
+		return validResponse.VisitGetOpenBadgesAssertionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetOpenBadgesBadgeClass operation middleware
+func (sh *strictHandler) GetOpenBadgesBadgeClass(ctx echo.Context, id Id) error {
+	var request GetOpenBadgesBadgeClassRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetOpenBadgesBadgeClass(ctx.Request().Context(), request.(GetOpenBadgesBadgeClassRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetOpenBadgesBadgeClass")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetOpenBadgesBadgeClassResponseObject); ok {
+		return validResponse.VisitGetOpenBadgesBadgeClassResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetOpenBadgesIssuer operation middleware
+func (sh *strictHandler) GetOpenBadgesIssuer(ctx echo.Context, accountId openapi_types.UUID) error {
+	var request GetOpenBadgesIssuerRequestObject
+
+	request.AccountId = accountId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetOpenBadgesIssuer(ctx.Request().Context(), request.(GetOpenBadgesIssuerRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetOpenBadgesIssuer")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetOpenBadgesIssuerResponseObject); ok {
+		return validResponse.VisitGetOpenBadgesIssuerResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListSystemTemplates operation middleware
 func (sh *strictHandler) ListSystemTemplates(ctx echo.Context) error {
 	var request ListSystemTemplatesRequestObject
@@ -21542,388 +22236,430 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id Id) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P3bchvHuiAIv0oG3BEmexVAkKJkC4wd3RAJyrQpkouA7KVtqVmJqgSQZiGznJlFEEs//4iZm3mWuZ7L",
-	"mbuefq+J/DLriMKRAKkDduxYFgtVefzOx88Vjw9DzghTstL4XBkQ7BMB/zzmTBGmTqgMuaSKcqaf+kR6",
-	"gobmz4qLlcLeYEiYctGOz0cs4NiXu4gL5FIWUEZcB42oGiCMejQgiOEhqVWcivQGZIj1iGockkqjIpWg",
-	"rF95eHAqZz4ZhlxPfk3CAI+JXzKzEhFx0WhAGFIDKhGVSA0IkooL4iPM5IgIxHsIM0SwCCgRSJC/IyKV",
-	"WQ+8jIcEucl03rj6Gxm7+eURFg0rjT8rer7KJ6dkuefcw+XH0/R9QaTUy9DTCSJ5JDzSQBiFWA1QT/Ch",
-	"WQgRd3qBnCu04+7hkO7d7e/VajV310GKo675OLjTW+tjyqSC795fn9uR7c6wRJIwhRTXu9CPqdDHp1ef",
-	"3VWPiyFWlUYlErQqSI8IwjxSKdveNVbknA6pgv+Z3OS1mVsiHAR8RHxEGaxpRJnPR/Heh1wq5HEmlcCU",
-	"ER8FejSkBlghHIYBJX7+3IeU0aE++nqyKMoU6RORX9U1GWLK9GKnrywgPWWWhZVd16qTSVJyBG3iceZL",
-	"FDFFg+zmhX5foh39qBt5t0RpOO1FQWCucfcIcYYwOjx47SA5MQoj9yq5W5qcsJMCL4uGXSIQlsi9JkqM",
-	"q82eIsJdbnf6Q/hu+s4URyNMFeqSHhca3pQYU9Y/Kl9JfFxVOC9X7xFw1GDlbMicudgHpxJigYdEWSLV",
-	"uiNMnfmnNChd/iULxggrRZhPiMVDKhHRXx0BHeCRQlQ5+ZdwYM4fex6PmPrRfiH1yqke9++IiHHFqWhq",
-	"VmlUiFlFpRzDIuqXIpZd+xVWA/0BDKzJQtm4i2DytHnO/CnD08ePnFDO38h48vj3NdwcvHyJQkGZwt2A",
-	"IG+ABfb09TlIejwkvn4nc9gOEmRINCwRHx0cogGPhKyhJhLACwrEu8v9sQUrQ/+5oH3KcBBzAHg9JfEa",
-	"JA1LaSDgIEcIM64GROSHOjw4SC7b8MT02Ar8Io9q+P6csL6+0YOXLx0NzfHf+xp2lSJCj/k//vz48f6g",
-	"Xv348f6n1qd//JeJ43Uq91X7ejV/qOlZNtvHZ2eZE0U7MsQe0Qfq/v815+hxgcg9HoYBQRi9f392Atf2",
-	"K+9OhYm/4LfHgcUV7pMSYKh2sSQ+CnE/phbT8Em/kjtWn/RwFCg4xCG+NwRiv67/z0kpxn4pedOradN/",
-	"l6zoTJGhRCERsKZZi4HvSxd0UM+vaO5yfieC9qiRGI65X7Ks7BvI4z5BOx6WpEqZJExLYndkN1ls/vb0",
-	"27Opawqfrw5ngWe9+rpZ/U9c/Xd1OejE6K64/AYKiDIY79M+1ZIC89FgHA4Ik47mGADSxDd8giBPEJ8w",
-	"RXFgSL4gMuRMEqD4b7Bv+br+yzNCqv4nSBFm2r2/pBHHLPDDP4XgwnyiD73ye/P87KTZObu8uGldX19e",
-	"V5zKkEgJoFvpZGQqKhHjCt3hgPpHyPWJwjSQLgqoFi1GWqRQHPXofQ3uNz3r/yJIr9Ko/LCXith75le5",
-	"14LVwO7y57fazMiF7dX03twGcoubA4EgI9unHDoR6spWa7/YK4iAWYmompO/Fhok/aIwkJWtFhxEv63P",
-	"774Ke6/qvUstqU/c7KcHR2szvYB6jwSa48uL0/Oz404JsBjR/keJpMKKIJ8Tc3sgs4HYsUb4WGCyIkjE",
-	"S/+uQCG5Lw0Cp1x0qe8T9jgYOLtovz89PTs+a110btrHl1etCWhoXp2hWzJGAfZurVqqRR1QfkE/sncT",
-	"02l3baCx/MxFOJnc3ncFMSW3q2HnjGleh4PHgk6ndX3RPM8BTJOhiJH7kHiaBYJYUUMXXA0o62sWIMgd",
-	"wQHxj3KaPvURBSbZo0QiqmKtO+D99RCaDSxrEtTMcXxnAGZhQIPVBVenPGL+48Dq4rJzc3r5/uIkB1cX",
-	"HMnIGyTcIr4Kq2etBUjmzVG88WSl39WVp/dj7/xM3+SQaJn38Td/9u7qvPWuddFpnUwwIh4SYQRxKpHP",
-	"vchMirqRAnmhG9FAoTFRa2NAi89YBhuZvXx3EJK9x0+gt44Djv0O5+dYGIV6dUC5an44v2ye3HQuL2/O",
-	"m9dvJ2UWMH+Qe48Q3wgOxkC7s4/e0TdgSfi1fXnhoP06POACvaw79XodCT6S8DtGx+3fER2GXKjdtQHU",
-	"utdVBLuJk/muAG8SLjTotYmUlLNLFowfB3bNq7Ob31ofbjR8N8/PL/+YoFFUZkgGg0vGSNI+I36VMiTN",
-	"So4QZolsO8ISRZL4awKxx6ygCEwl+/2uwKnsvjVAdTh/h9k4dsg8Dqium53WzfnZu7MJjsc5GmI2jqVR",
-	"eWScFsbDZhwZWgXKe0rWAUSrTFyEney2vlmgsd6mauJumvlx6pgqhbYcIGgwe89wpAZc0H8/VrA6uwAr",
-	"0o0F6AluqakAF0jxWwKSzpBKSVnfQSPB9X/IfajVa/2OIHf8dm3UapWpj2JQs3twkcRjiUYD6g0cMMYC",
-	"m2TJp9jziJR2CnCauleX7Q7a08e7J0hPEDlwUZ/eEU0sGRkhzkiJfpc7xO9MzcsD0Kf09mHzTaMhtaPh",
-	"EAvgstj3IcoCB1dCMyRF9Ug9HEjiVMLMo88V6i/giImdAp8nfwgDzObB4JV+x1jfY2fCn8ZjCMPaQdKA",
-	"CN79i3hwLc2QWm/gElvyBMGK+E2V25mPFakqOiRl2zPQKpslDvmLKAji2BCDMYzcEWEBHPy4M+b4M3Vz",
-	"sCgIgLQseOQBluq9XGAfZXNMvy9BevR+cpunVEiF9g+yPkAbb3FLxsb/J4jH+4xKMNuoWtmiwURoAEuR",
-	"oZwHGW39uv7ODoSFwOOZoGInSDbiZK47e4+585sOWsfwccYLNBPOMlTei4QgTF1hKUdc+OAwE4J4Cg24",
-	"kAR1waU1Ttd0xk7wWFYar+uJi+34+h2SY+al22r8aRz1siEI1rtOYgkaI0EVgbstQHtxIRMATIhP/BSE",
-	"rRRq5VItTAy5IJo2M/QSDSmLlCbFfZ4D7TAe38k6/vYPfi56/qbhVrz/ibgKrYIZ3UojF7CICQxL3KIv",
-	"Xr2c7RZNQT9ZuobXgFQDykhh9dbHOmv1qwL0kLIz88F+AbqdSsTo3xGxPysREY0AI36KPcVFuSO3Te+r",
-	"4PE0Xtwk2ktzUcKUFkf0EYahPq2C8/XT51cPy/hdAUjofexhLZ0GyQEfyXxYgLt/8OLw5St3An/zqDsd",
-	"Gc+pVC12RwJ9hvNwsXA+kZEziP0cjiGHJz5WeOFrtHxnHmGCMUv3Y9H2CTjXENMg97p5UvaqDQFahPn0",
-	"NDu4mMZEluBgU8cYEoXjOyk/olyIwct6vWSGAg8ThFT1qpB5A4WYCol2sDIxgwf1XQdFEgJeKEOKDMMA",
-	"A7GTyP38Oaa1tXhptd9aHx4eXEuAsks7qCdXN9Y7lHMCIh5KYCQK/eUuu4wrpmFd6Y1lDt5JoCE57jzD",
-	"TBcxC4xX5pIWOit/cUn+u31e46KfWXmjUt9/fdB7ievVn7x9Uv3Jf4Grr7sHpHrYe4lfdX/yfvZf7+c2",
-	"2Kj8yuX//D+zG21U3v3P/ycIILYqC1katzEbVxqVpjckcIZ5lJuOP7n4q8N14tN6OFMWu9Yz4iIoOX+m",
-	"bw1TC2i3IMbNQqeN87iZrC1mTUszszMwe59yMVySrfVokPU5vCM+xR0ziyL3as+Td5XiZo/bvzvofee0",
-	"+jPaeXP5Lo5X3nWQ67jIPXLBcIG7SJIQC03DHGSUaiQgWtps7AjFIGWN+pj5Wat+DXUGBIVYKDTEY+Rh",
-	"IcYIszFybc5CVS/URTtd/bZWiiRhPnLjdbsOcrP2oDvm14aySu49EsASc79yTxFVlUoQPHRBdkqiT/UZ",
-	"7TZMzJqZGfnEoz6Rxqxicx5APLbBXMft39Mg03odSTzWqATBXFS/VZvLQ+BmZt15HH/5jKJYAq9FYcwQ",
-	"rLnGB9wn7/R7pfBux5h1BO+BRS7K/ApQPMCsT4wM3aMk8CUKBZEQMu7GxMt1jHJmf3FMeLJnPxsNeEDQ",
-	"EIc15Fra4yIPMw0BHgxfq0zlubVhRDRXzPFeo51k176/Rq645XRfM6ebwII32O8/gRrjCaqIoHOxGZZz",
-	"HL9cPO3Pj7e60WFpxPkJVhi9vz6LbWJdvQ4EL6OdPmEEWJDBY8YZAb9en94RtltqJ6NSRsQ/5pFxKczK",
-	"VJlhzJMKq0hmU8uwp+ididtWQOg+lUyucD9v0Zh8o0Bol9ZVnAqEGlM1jq0+k0abP5M9Jtc0w/CXvY8M",
-	"vMQ3ZndVmDc5ovyJL6MDAcQ1pdTgbWBsCUyI0XdBLQGgasF3cybrzVigzZEtc+mCeDSk1k82C4+vkxfh",
-	"K/AtrbSVGShgXVCVZIJSZLgrSaJYQPGOr8rJ3nH2AEpGnoDGCZt1ehLzQfH5RbMCajy1gJbnBcshJtNL",
-	"BDiZMDPVZ4FbJIJizmtBKKof/jx9gKkc9llVQsPjF9YH4fUzDcArWIRSbAFvxwK2nwO9CK11tYxQCmM+",
-	"TKe0edY2l8gN8X1sqLeC41J2+8zCMqlcdt/2+y7nASlxgWbXPPWgvxA0fx7sXlHrAuYOarPh7UgOMLi4",
-	"qNT/DMlR/ENO1QKaXtCmsoJphmhUroyyRnyEVay1x6nvE0rAW3xHEEYKB7dpgl07JPgWhB8jj/1ZkfbJ",
-	"p6L0pKnHpONvTSJzjnjNpn5ThOOri7eIC9T+/S3yrZzsJHaXg5ev0G/0DfKJx33iH6GCtIy7+hxreSr6",
-	"4vD1y4NXOU+WHrkBC9jbCVn//yfv+h8//uN+GOwedbEkrw6dP02WYb36+h97n/7xH5/rzkHG7zWxn1mJ",
-	"h35G3Mcosz8j8VOGzJwN5GbWFbJ+vJZarWbMP5mf5V1frzf7ynL+yoMFNNsJ2X4RNXa+vpwQyYP6QmRx",
-	"QvrPOHDLM1vnawNwUKWkQmDm24idJWQAMGmcCj6MbQtFI8J0RIBPr0kYjDt8CTNJKU5pRiriJRSyiuE3",
-	"8LUyxFkmm1UeZZMjICfLKp9RENRKwGb6AgLe54/D6e8YeUNBh1iMj3lgYv4ye/7BJD6f4mov74FfajMe",
-	"D3gk0EhQLSwg94fr67dv37xxG8j9wQUWJ+k9GpB77BOPDnFg3fYF1/wP+6cHzcNDWPOIdCVV5JFybE4j",
-	"SmE4Hd5CVuGMnALaFXBpFno/r4wc05jFxWT7hbEfL7no65xcYkdCWCJsDMINhBniQw0UEJ6p78VYmBGV",
-	"yAsIFgYvi4bhlN5VmgwHY0U9HKA29yhRY3SsFwU6K8RY5clcxcv8WvDmZqlYycBFKGhUftg/PWz99DoD",
-	"L43KQKlQNvb2CsbqOVR7QYvw10zMFxQNtjR+S+PXSuMnaVoU3J5iGpiY+M0ZQpMY+pkk2S4mEiSOcp+m",
-	"X1fiIT/N2FQyzpLeDms0nBuFDzbAh0z4/zxDoy3BEr8/be1vrUL1LNYYK+/PNMYUXCnGSNJA5I6ItKRW",
-	"7FkBH2dSTwubkiUow3rQzmG9buhjGri6X6+bQjZPZffxBe6pMptPgcQKEmJBELwuG4hxoPtUOfqfwGDg",
-	"XyPSHXB+m/EVJUajaTYmU49n8u3YhXjmzzj75KR/lInPMcdpplZkmgOCEta2XHhIQlAWM0elNKjEJmUM",
-	"6wsPlhF4ykaTtzQMl1xb234zN6rdrDSdxIlP4tNCp/y84vDkpS8uGEfB7a+8+wSxsZrqllCgDkRjQL5D",
-	"vY56hvTLHPmYt/dfedfynAlKUoShpcIEE1SY7RHuUUblYEWX2VLev/lrCQXXALXIqxl0mvOiwkKtzSP4",
-	"d0QMpomIMfO2vtaAqHKsy1jTuDKFWubUvZwRl5u4/MxY2fNyZtCABHrzvur0YHJAMAPNnp1MaFRfljas",
-	"IoctKWJuTmzLiZ0LynC/8u4K4ttcOSwI+OgKC6h/N1dW+SPOEEoLmCqOAEQRj5StyhpX1aO2GG4DwWBI",
-	"kF4krcHiL9411TIP6wfIPb5unZx1THatG5d9xWxs6v8ARGsNWETE/gFVVGFeyCwNMhNiqUw8pCAeF7aM",
-	"gyBSISyRQR1bpzM3a7lctVEx9RHSaH2tAunXKE+2U0axQSXznko1I9E3oQL2vZysOFPVjAcuw/bsKJsl",
-	"cOlEF4C6mTx1U9Gudd2pHtQPXlU1xB0elHLAVcSuJQSeLyeKqWyG1cOZTNTPNcFyXlxi8e04BikWXszy",
-	"byi7MRYMpyKjkAhJfCMuCBzp/0LhYQiTA7Hmpju+McbIiqOn+uTMWcLj468WVLPa5oMJwjL3HleJQZxb",
-	"IPcq6gbUQwHnt1EICag7x4J7tz0ufDAhvjhwUGnJ3JmTvS8NE1ogrGwSaWfHkaVyZo4CZY42H5M2N+6s",
-	"BHynwOjkjpcJq8xAxInt9UB8KGO+JFVcRAydPtmJ/jqmWSYnJUW9LDf3k+/KFQU6JFLhYVjSOuD0GL14",
-	"8eI10u9kZIcBDkPCjGV9hfS/dMXZ2Z3povWcQ3gqXvQY7jUZa59sZFMM6hH0bfnI0vwxlVODKRifUIQS",
-	"apE7pTmg8azq4iwJaxG4/sqh+fuCyzl3uRavxmLZxQerpCMXI1Lz8swio9QrD4/VYFaVtAslOO6IENS3",
-	"ynusxmVdLnE41wrVbmYpm4U+THCOLhrwwJeoi71bWI9PAgoqOHhLyjX5pUTJAnDnZKVSKJ4DqeDYfwrZ",
-	"ZTmJxdoWv35p5fkjoOd4iTYaB52Z+9pI6U8AadmZFga4WVk2XxfETWz/mxcnxEKWiqx9YrY5pERfXMLQ",
-	"8I3J33ntOtGpk5OZA41twtQT4HwyzcIIL/Wavn5sz2/860R1LRqdWEFpA8Ljt4CFxTOaBxUTbmTjYbG5",
-	"DQvnl2aG/J2S0ZOw78xECyPzHXzzDaBzcfNbU8CjkNOpGMhYuU7ZhtA5WVUpOPCIbT5AaomgkOmAay3m",
-	"33Gh29uyfp8Qo6VXdEvGNXRNVCQYtPXziGMXBm1vC/UuPSpvNIW/SWPNb6qfPr84cJYqgekm47iox20z",
-	"4u4YYYUCgqVCLw6KnQgd5FZNRPmNuy3fu9byvQZE5mLP85quc3i8LPr/YcJ/21E3l5q7DN/y4moGk9Yx",
-	"jzNJvEi/YOPc5fwQvBWIy8K1eHwKBY/8MjL0R1qnWNxRjyA5osobEN88zJwQ4r0ewj1FBNqvx8E/Gp2H",
-	"oYImCRgJ0517SewzJZgXxgJ7ea1EZikLS16QlRNPlHYFp30GwVLw+xL0cDSQxHssMTSDrEwJV3DcR6v6",
-	"zyNwQ9sLLBYNSirDlCFEDiqnebKTG1oOl78EylRGYpYhUz5Vp7Qf044lKFNQ3uv/2Ib0hUSgIWdqcGSS",
-	"GEECiRh8ZdPOJuhUSa643kimccPC30ii5EwyBI3zPRwQ5mO7UrTzvnO8i7qkT5lcVMNxKtECMdKFCzFn",
-	"Zz/NbjGz9On3taab0oJhY6UrCYmg3C/GnUHI2f6+XvhEpfLDh6r5x8HDcq2izcUkKXQfPnz4UH33zi2k",
-	"yNmp3eU6VxRga12nkwW+jUGQvQK7XeexEPXclAygemGydYLloMux8OOM5GUxAirCyLMFMyGy+dELf5Nm",
-	"AS/6SRzOsYAQ1xN8OAFepYLHAC8kFSq+0HBZff3aRroWIAIq8lgVJXMIJu7bj7t/GvC1jeBNsR0jdmjB",
-	"J9cZYr8M7yomaL24pAU2ekfJSC6Ja3DacEZl91oKH04exOJ5kwvJ3nZxDyXHvBgSPCsSl+Dkwvjcyppw",
-	"VzDsacVg/tV3c2XtZhnhypSHBS2CpZ8ur3It0YkhyamZGauhNhgFnLu+1AgpI3PBpYVI+SK9LeZE0p4l",
-	"eJa9VYuo8ewZa2MCKtmDS04ne09zgfRZUS2PLqth2fMHXxR28cThF2UwW5ZaKE189YxcwsVy2iatoBD2",
-	"nx4makEwlM1adUwrIHBJmbajiiM82W/dSSrFA2ON6+BNXs1ClRdgK2+4PwlU06sspN9suLyCl+o+84XJ",
-	"WKUF65XCNCjJBLOl/hBnyIVOfM3O2eXFTev6+vLaRTuY+fonSMAwlyW1EisIogoNSBDK3YYpyq846tH7",
-	"hfOMYVcnsKoysH9U+lIunTG/3V+iIWZVQbAPRcnJvdYcALZq6B0e26LzR8jn0IUgxEKSWnlMSQwXs070",
-	"7KL9/vT07PisddG5aR9fXrVck04GpuLEFxFg7xZ07Rjz8n3S7F+mSVq2bdqUPmppyGDySvogfiUrrzXi",
-	"soXF5/br3LN4ACPbxa/Yv5I1xvJP/LutASEbQ8zyuaKr1wdJMWNSAlf6fh00xN6AMpK5cSA4evAauhK8",
-	"L/DQ2BalAtKRszdKhdy4F2j2eoqIUnFKGqHGT46vWyeti85Z87xdcSqdPy5vTpvHncvrm+vWP9+fXUNv",
-	"3mw+J3xaBJuKM6VHdNoz36m8a3V+uTwpvNA8v241Tz7cnLXb7+HB2Unr3dVlp3Vx/OHm7OLm6vry7XWr",
-	"rdd2fHlxen52rFfQ7HRaFyet1s0vzfbNceu6c3Z6dtzstNrF3940T97C07LO6dmp9NKvW+/bsIZCa+Kz",
-	"i07r+qJ5bveT6/A+jdlY2rFssxYS+OX+OMrCSGkVzCZ9ul3uj2sgk7kOcv+OiBjXQtwnbfpvop+EWA1q",
-	"1Nf/NL1Zamc+GYZcEeaNq7+Rsf6lRwNSE3z050+f7FiZumVgMEqnKd3rVEr2R0p0jR0oJDwMyCJtUfQZ",
-	"zMGsFcI4MkTi90KBzDKjUpam5JyxOSPT/kwj0ybdOMTGWJD16ys2fHD2/FO9pLNSlpssKbQWv4ag+6Qc",
-	"S0WGy2Qvr6mHW2mDg/RsM6dRSOybBk7L5OEBGCeq+AkeLx+ZRBYyCS1htVq08siiRqsnMP3YXdMVzDgL",
-	"3cqX0xpzEmBW7pIJQ63egXcaMf3pRX1Cjxpx5OOxiYnAwa3MYVgjdklU9w869deNer1Rr/9nFvEalTdE",
-	"BJSl1bvfcnScVPxG+vvKWjKAZrCIlWooP6bc9wr0PUu4H121cs2VsR+RI2RJdJYoZ4abCtvPa/0BAWU5",
-	"ZPwCrD13torC01p59KyPafSWq9cLYJKv0BuaceaV6N3StC1N+4JpWoklaXl75mRBz2zNKYQDQbA/Nlmg",
-	"k8RksfDpBdWMFXs/LVSko+wAz4a4T2xj0WXdVwHts1wKbcUjTJnoaWtzCQjkJyTPBe0PyhN01tDIY/MF",
-	"oRcJ+3jKOtCqkD1hDnGulU6ZNIbi21moCLlQ10T/vUjgZ0GfhX630Bd2hE1jWAoDEr+GXJNl5jaQ++6s",
-	"3T67eHtzetY6PwGzNSLDUI1R0rDTQXGjTX0gYG/ZdZAbG+la75pn566DXDBfXV68dR04uPj3TutfHT2u",
-	"qV/OBYpbVmqMjwggNBSxT2OUAfPdDAWEprhDrOJqcrslDoo0l7xIWQQf/SjNwpFHggBhGUcEOciLwBZE",
-	"lbS1Pw/q9Uy09BFyNY120wh4GIFKc0q1me7PhW1mhXCkctPXkgYuqjfJ9cEyHw00LIDFC1FVQ0179nob",
-	"3oATf94x1GYnh8agnwOmjCEXYKTiVGIQyfykwaOUFgk+mtzZOWUE2YqDNhREH5YplG/7PFOJNMyg/Zw5",
-	"7GCurq4ndBIbX+xSThIzZxn9YlRdocox9v1FbBoCyMASJYeL1GN2FeP8KYNzUyYsl7NMBpeGUywCmr8A",
-	"tMNZMLYlFvW4J5Fpb02ku1se+zb1HsyJZGufJpufd/bPqljlgGBh/cpE+Dyum6i5pzROrEBuRERS8jUp",
-	"UGnNI+1du5OUIkeRJP7uvBKZ2wam2wamyzQwdQrguihOfDmWzlKMXdnYec77lK1g5ozbuWMfF3ruhFjK",
-	"ERdaL/e4EMRTaMCF1AiuheXxlN45q7V1TyfLfJ08zLfbOfh5ruIqiMfviBiXu6YvWRIaqghDVkCMoMqw",
-	"+Q7c07Kogxzk5v25TGEe8VPsqak+cXpfhSQWGN/E1gAxjdSAMKVxgQuEw7CQZmNi1l8tpbxAjAO9t0kz",
-	"5dNAt6Bin5f9gxeHL1+5k7E39i6TW5kChnxRDbREmoWSoj9KFPA+N8fjXr3voL24RZXroJ4xeSmeSNFH",
-	"WiuBYs+mmjPj5nsqkSRqEkvXq+sW1TbohbSY1jbtACO1AiIL0hNEDjr8lujjFOrm596+Vyc/+S+6r/Bh",
-	"r05eewf+y+7P+Cfyqrfv171JBM6PkTd8vXw1B+uKYnB2rLKdXgrNBxLTV3J+mPnSw6DUakFIYFp+8Ik1",
-	"djkpJ7SqzqQpMNd1wIYZ5IyI++UmxHwAu8JBmcMdVA3eQ8AaEPYEl1oyDpCeSS4p2oamJX2yyHjesmO+",
-	"wiER8VbiQ24eVpzKeavTaV2Xn61NXsnvoicIaUAWcCagHsfpVaHgDbTv1Ov1I9SNJGVEygbar5snSQYL",
-	"NKmBf2fjefTQBlG17GC/hlLk9rPSZf5TrEZr/nltCLBlAllBBL2/PneQ/DvCgjhaww+w6BP9j0Rph7L3",
-	"EkWhJkKHdTQcPjWN+Vs8gsJcZ2XQZfuZLhIurZVfa/MptZ7GZqD5kmQ6TuarWKeesreE7y+bjCOK3xYz",
-	"SkxjPY8cIYK9ARpxcSuTRJFE5JtZez9Xd78+R9bLL2judp9Vac0f/MJS67VhEt8Du7smfSoVEasUHDUB",
-	"RbPaX04X463zreljdM7vSIA9spJwn1vEBH8Dm2zPZrSOkhCoHf2Aiz5mVAJ53V2s3+T+As6pR2gbrHQT",
-	"WgKNJMif+oX1rfQxyk19bi2jolieRHxlb2w6RAq4lzZRirL+sjTTwyH2qBovlreakaOSJiQLBRkGXK5o",
-	"ySEMcu7LC1dkDN9LuHh5SNgqiynem11ZOmBmo056srMtxmV3+MyMoASoluAHk18/vsGxtCPlYibmhUok",
-	"kP1Cg0MKgmngQ71z8KLx8nXj5ev/rGQgzdQeTmCr0iYEjXmEKENJREQCQ3a0erW+34EYCgijeNji2drx",
-	"rBzcNtwcpUyYN9VfVxJ5jJ/McNshlTIkgTpCgiRxodkaqhOrL5F/Ysdb5lpe1utTfXSpVStWauKtr3Ri",
-	"nxZq2GSqQGVu5XtMzXEqbcL8N1Fw2zLtxJc39C5bgZ6zYPyeQeJhefu3XArs/BZnk4E52V5nj+pntnw7",
-	"s2UKIGYPYk6N+fYtDfN5FbF7DMQ04iNpuGwvCoJxmU+srFLllHipAkSs4DS26aXraqxZWHuavGo/X3AT",
-	"zyq/lB3qwuJLm0hJOQMlUC5dYU2vPtFF83v79Y8O2mn5J+3mrsWj/ZdoSFmkiDxCkjAfYYncZqQGXNB/",
-	"A0troDdasBHoY1Svv/CUHhn+ScrDQGbUbmzpn8YxvpqVIhhw8fJERWW74JIJ8d8RcezmXtQh9NSxrhmt",
-	"lcVUxA6DBJQokwiDvsnZAmlX2RMurCe7+7kX+8zwmQWxxSGT9hlWkSCrGUybSMYDmKAYE6GhFU0X7XR5",
-	"4O9CfJCrqAqIiyIGETS2maYLwWkQvCU9zJgmg/Fwuwh3+R0kM0NsQZ/eEXYUD50dc4hN1CYCyV7/iwhZ",
-	"Q1prhyXpdxW5VxIpfGuiPrtcKT5E+wdoOIyh19bsy598ErD4fYUcLh4tvF8qFcLNPGqAgmE7AYuF4x7Z",
-	"NOtGO8QeEatFw04sC8Z6hM29YyXMdVbd3GDm5cJlX8Y8mhvKEu/93Lw9K7GS512Cs0bNeg8L/rrZKRyx",
-	"N0yLNZCSOSXSqceF7f6L/SpEpRUyOGV5SNPmcjaTwB277pwDMHt0yc0sk6kZX9Mb7N32BY+YvySPOKVB",
-	"YOwtowEPCDg2UZcMKPNjwisbyPV4wIXr6Ecs4QxSCWKrsBq/vv44fqfLhU+EO0m1zQ+Lwt8b8zYUrA1M",
-	"EZIMaf/hz3r1dbN6iqu9ZSMtMNIDRiItD/jD9fXbt2/euA3k/mCYmKT3aEDusU88OsRBUso0F3nxw/7p",
-	"QfPw0F05hB69mxpAf/DT61cH9RffMDt7mAXUCaQsJfT0BB4ShAEbMmD5kxYnIDqFKomI3yc15Po86mox",
-	"Bfu+lkrVgDJEGSMCpJMj5HLBsIpf8LjQP+lnQw2tJmi6JB8lBtXU5GKhJB8h9KWBr1TjoGAqMqJBxlaU",
-	"PDBHB0SM5cvMpaxhRH0NxpkB92sHTllYN7ypAWtIg4AOiRJJJJfRXF9mYy1qBxPF/GYB0jEPoiFbusZQ",
-	"IoQsQqhimUUfo2Vphbj8eIdqRIKeGsiCbJsagA9mx6sUWI80rCRe7qeZ55Bsyad6bUPKsDKgOsRhaAsH",
-	"WSo2LdA5k67kmMCpKa9mw8qcyt9i2ntpQIiTkSWnqVJFnciJBb1pH+RESqeitY3pl3mvMhdpAWJsfbjK",
-	"1vHmjFz2Ko0/5wFGdqx50eOZQ533cnpc896cOKu5H+TOat7b2ft9+JSFs6XS9wuFxZNaMcgSDSCzzUNH",
-	"E+NEXHL1wyTqzEGukbPgsRIRKTiGUqFXCzRwdx4P4n8kWKF14thG2ONMGeH0xUECNcd5Q2gTzNSYeRkJ",
-	"Ed5MqMD+wcMnpzIgECXUOKzrMy2bOZ3t4DCZ7fPnJPK61ouCQMPhw8NiU72YOlWc2CuwR9AvPAzBF2C1",
-	"wsrxAFORYUQJPibz/GwGTsazb/4t0lcOC5tOk1wrf3BxKwc8Z3AtSMKNfDhhoiRUmodlEQ6xtlWw8U4K",
-	"+asnCD9WZ1pPYu+TKlrlicH2IGYxmWc1tCUq+8I2tsKlLemw5iNg4x4IGBJxhjDaP6iav1FfUL+GrjKW",
-	"rwZyc0gdh8o9PLhO/qc4cm7yl5QSmF+MJ4ZNPNF6Y/5JnLQeP822+jJyVNkvcVZH2W+JATb+0bhQc6vJ",
-	"BmrWIhHEz2MfXy3OCa391vrw8OAeIczGtnTiDhemciV4uX39mbublK08rNfT3KakcBOVSOI74juI4SFl",
-	"fRMDauiVlr9cW9TRrSG4PywICjD1EY9UGt2veIiGWPQpQz4fsaNEk0ADLMGQP7S/S2MvjbXlH5EhfBIN",
-	"I6lQjyrUJWpEzDKHaKd5mDKuBtr/uY6GwyPUPERx4HQDHbz6CR6aYN/86y9rr7O/ZT46fF07RMPhbg01",
-	"bdqrhUNNlKVWYWz4a6x67h/UEIgedq1GCUU7VxdvnVjjA5sxRneUjN7w+5Lc227O9LCQTp9+YVI9F2+r",
-	"Eg9xzUd5j+LLme7EkmxPOZsafDEJRylFWzXJKB7h+eu4TN/Lhku5JEcgiAbk1STTttGYwTYS2xmzXo2j",
-	"VGDtUWhaYhKxbexSQSKVeR9/VjCbrLhSTELMhGpX/tf/Ft1i+e9ssHWj8r/+7//5f/2v//3//T8qDw8T",
-	"ElM68zJx5Ks1qHyKiiolIaKrfV9mQoh50/StLzJbeXhOwRIrCKnqoZB5A4WYCol2EjthfddBEXQjAitC",
-	"bNAGH/J0bmpNC9kVH9Tzqq0sSMOvDvOiaNm5iLXnI8yN/83lJ6wnxjeb1LCOESdPapEnKX26NmUPlrJS",
-	"BctzT2sPy4fkHMxkoKk6N1EaGp6XmO7IvRdEkt6Rd5nok7S2U71eZsPLUnU7o2M2OYuur61KV4xVR/mI",
-	"09Q7TUVC5QsEPVZE7SRbi8PW4rC1OGzY4pBaWJ+zcJbB4cxgds6yppuTjiET7v1lO4Y0rSj4hTAr9lJs",
-	"VDrjkPQ0juuBzrGizEFvBSG3MOvxWGgG4UG8D9o5IX/h3yPUxkyCrkkE7e3WkL5U06fTjGzIcjwwVPxH",
-	"O8cDyogkDvoVh9j86zcuCGa7Nn8cRmCIDLvE9zUV50yZelhae6fKQd6AS8Kg06BeTzat1e5N6hWVXnhK",
-	"OrOerYMMd3v9KuPDOSzpPEUVDqi3GNQY2jwR76APCrTzrBKCZOQNrEhYajKqoXN9dmgkcIiwQuA8kUlm",
-	"PkgGP0rrj9uhTFKfIIxGXPjIlPmJDS7wCAecgclFca4/IrtHyP34kblIKixUHOqnyY+J+uoG3LuFDA7C",
-	"lCDQxgvy4oKxvjSqZMYhlqeW8+oeFuJ/4NgWjUgqvJwhMnFxiBPTCXSVosQmsv/w9UH9xWtNUiIhoK7q",
-	"stl83jdQn6Jk+2soHlJsglGYwjFHN/N+W2wt1/tNXlpZj5GZh9kmKgqXZMpchXpZ70VJKQbX/tjY23PR",
-	"++tzWCdGtiRAvix/WVvg6V2U32BJXhygzmXnKu6kPDfay47lZJc8/zie1zGSv5mFjYfvJRFXgvdosHwY",
-	"JCSyzltY07zWjoZDbGjeI0wEC4ZATg1lFDyYK7HqE7nW72UrB7WmZ9KVRQrGG7Iy7sQwdiVJNvC8q3lW",
-	"0MqCyFJwdW1PO2bYfMRA0h4SkJLKJK/fs80tV0meSYugLGvMXDgMd4j75P0ivcpnACIrlDEum6go7+TV",
-	"W8heWy4guxi6yuI6xsmWym7Sx2rpqh2PKvO3Qv2+VSvxFXF3Xn27svOxSaVLdt3mfT4LhpbqfBMtNVC5",
-	"Gm566MfL+vQoi3BJkd7426RUL42bG0mo4BJG3YB6Jvkuf1JsoZo0UxMORCGZeDbKiU2nHjt6qk/LlYaE",
-	"7KuVKkMuRKWKsk9c7DFDSfMVIuOtWMpQcsZTDnJycWU3NskCnpX7lXCkhZngHyaDeOVuN/n9HF+/SzKr",
-	"C/ygRkvaTdcyYAIkojJQKpSNvT1Ia65lKtLsZWqHTWo4062cLxfou5B3X5Qws/LF296q2Ud3lIwm3ot7",
-	"LM3a/WSm8pKJyVGZzvJLp3PVBmVFEMmDO8r6xoKiuKVnCPu+IFIaf0kBDXPmj8Ofc1ogXNR/a+ztLWMY",
-	"ZAh3JQ8iRWBRYA2zRhqTGBhfvwthN/An/GUalyooXC4VDgJTc81WVKNMEi/SL2DRJ0ruTsC/4R32smfg",
-	"wTqaeJeGi0/psb90JlZkapy8m9IIrLQ8B5nfYRtOpmOluVm0xp5TK3k/UXkmWar7r2qbiDvqkWp8rq4p",
-	"/L5QE7sAS9U0B7uSlMbI/aO+F0SGnEkSNwcuZi0JqdA+tJ6Io+iJR/Quf5Q2PKxWdN4eHC4yYdrOecal",
-	"TjLhkECpU+D4nkdihj+t83OpUphc6/S24+mRFo94YgeFM4whMQfG89qWFxDzWRltkUgsy2W/nOblEzt5",
-	"4mioCTLyLHw3KaBSU1rsKWPDdqHtqJsTMNaVi8uBc+kXTk3j9AX6QG4ygdc3Hga/rJjDH7HXRRqijuSI",
-	"2txL/TBzQoj3egj3FBFov44MBUIxGTGeNetgWbZa1KS0tiyzKoL5gva6pbNzZ+u8M6lwTliZmsxbBju5",
-	"C1wmibcEzL8ESptDu2WpbfbjLyeYtnRnq8bV2sE6RKrWatGRi95EMsWJ/qYoMcakey451bgiFR6Gk+Tl",
-	"+vQYvXjx4jXS72QavgxwGBJmgldXSIvPijTp7M7iZ3qCly4VnqlbN+kEylz8Ku3xCt/PrvJo9/KY2LTj",
-	"AWZ9G5pmA9FCQaStvFUSfGb10SFl2bH3Z4Uw5dxs+nsXCVI1BfgkwgmjqWq+kmM0mPlatSWarSgJrEbr",
-	"geCxKC+zsLUUbC0FRUvBZHgsvEXVuK2poE0ygaJYzSjOJi80b29enaFbMkY7rkfljRarb2q1mrtrm7ib",
-	"6ku5Elho59c/OpDNArQW4BTmSM9J78rEz1PW43FKOPZUrgNLSKeUbr46QzIKQy7UZKw3dJHJl5zbuTo5",
-	"NeWYwE2PA9OSKYnMSSoiaoXXoIPJOwqIQpiNObMl8ceQZlT7yD6yH35Ax5zpdyln8iOrojdYkhiWGsj9",
-	"LKkiN5EIHvZwSPfu9t0a+rV9eWHrrOqtmPwoDw9JcIwlOUIJHZco4RrvO8cWMv7TPUJg90Xuhw8fPlTf",
-	"vauenLhHiIL5sEeJkOj9+7MTWdPLsexdrwR9BK7wsdJAtVoNPbhHKMR9yrTchAIqlUlgcj+CXqNf05+E",
-	"uE8+Vhz7rzb9t/0LOit8rKAHF+38HRExRpBX7JpAi30HZdKM92u1/XrdieN60UH9CDEyIpC8JaTahaW2",
-	"tPYcrxRU6XgNHvftrJYbmD9sltnHyn/Tf8VcxP5JbNdU+6fpuaXfRQ/owa0hVw/qQjCb0oT4KM1a0w/d",
-	"P/XEcEmFmdHDJ7eGWtgbIFikNYbYEzQhXj7RBBt5mCEPCwFxV+59Fd6vws8ubNnyLNTlPiUSmUZsKGK3",
-	"jI9YzI92Dut15EI7v2bn7PLipnV9fXnt7lpAst9Cjp0pdqsBeh9qnuwc7r9A7lXzw/ll8+QG2gM2r9+2",
-	"3F3btTDwEbnHngrGSEM3jAcWrIYGeNM8xig6VEGZMuJx5iNDSRwklcBjCO7LZQzC1myUYRipBsLJSscm",
-	"Da5L0PvOafXnIyTwCHXHCjgwVrALxpWDMIKwNxkJwftYEUQgdhjtuB8rHz9G/s/1+seKCyjBIwXcMcRU",
-	"AD16/496vV43AYrjONcjm9GYyVqEMz4yAZOpR0xxoVW6QBFB/BpqwxAxaTa8oYFyDTR3AJMdBCHX0kFx",
-	"ro1+hPvSKbTllLu21yakTQoeZJpBoh2Fu4bwUEZQVxB8q0m7F0Q+8Xeh/E9a2i3EAvcFDgdIEv1vxTX+",
-	"/+OgfvAz/A7/fG0+6lKfCtOwEAeI3xEhqAZV/R6V3CS7wAfNWg3+20rGePXKPHr12rHPTlunp445k/JD",
-	"NZUJTZpp2nyUSnRLQmVW9BenjNgF14+Tyeon8E8y5H/RZOc1dM5Z30aTop0MvYfjBfTUxx1nqRq4TMrj",
-	"ZQ4TALQZQ4bNv3Qtq3aRxGNpMbaEfbsm7cwkq8KvwPZCJY9Q3HQVYNnnxDSGHWLlDfIptXpKPYIhOciN",
-	"scLUpCyd19aodCyMGotsPwqwQORey6yaAxtCCuduyZKmP5o+uNeQdDmkqgr/6zrZR9ea2zLK+ra2YPYX",
-	"SZSbpONBopTWzZXAlAHjGFKFcBgGlPhH6PDgNXKvm53WzfnZu7NO68TNrIAoMa42NT2BINmhxlqN8UZe",
-	"6EberZZ0Q73qgGrlKOGj+/U6EoZYQmsdKPGZLMoU1mpenR1BAcUqZWjH3cORGuwFvE+Z3qv5U9huE+4u",
-	"elGHmTL1QnP9bgLOb6NQ6tfi+Y5QLMBK9DJ5aoJu8wuGcN0BQZ3jKxQSIiDX1zSBwEIT/IgpEUlNq5Mv",
-	"GHL/VT3lYoSFT3z9r0xXXD2IHhTrs+/RfqTpUzxEKPj9uIbaAx7ZXpNygEV8N0SgnWviU7mrASxigmBv",
-	"oDmekzlRzTyIBmrBo/4gybY27JpC47E+8QG6LkNirNsGuLsRDRQag4gEAPeyvo/ci8vOzdm7q/PWu9aF",
-	"BoIjC6/GXG56yMLaOTNdY3g8qj4aGmh+Q6UZPBa0mmlEpUYHtnBZVycjNRtQ0ye5ikwLB+DeV2NZoyo9",
-	"HhLpQlkCltlEKgyYN7RIORpQIAPJvIwQX5pUfEaOMlNqmuVzQz8NEwZMsc1DjKxfQ00YJOaAyVwZQvMC",
-	"uWcX7fenp2fHZ62Lzk37+PKq5Vo2BsJILd6JG2/NrgFK+zWQ0VaHGFr6pBcP9E0vP120Xr9eT2725tXZ",
-	"zW+tDzcaHJrn55d/tE5cS3yHVGoG6pguyg6ysRX67K02CMNpvIErS8fdT5tf2/GhoEEyQk4JAVouuS24",
-	"enXZ7qCYEkCdWzelxXEJXfNhn96RbBldC4S/E6F3qwVLdmHb62nUvdsHsVGQIb8zu/CsZWFIsH5d35dP",
-	"QkE8kLdTUKESzpf4WgCNf49PXq863jlG7ol9AdiQ6cesFayAeoRJsDakWgDU/YLn16RXvRI8FJQoLMap",
-	"BpV9+JBJF0tCEZBWo/QWraNTg64JIpFGzbrbr9iWBDiklUblRW2/ZjNtBqBW7iVF3fd8LAddjk08er8s",
-	"UrijdQpT7iPTSc2YHBwokCAdQ9ukk9JiJ0e4ZUK8cuRcQHafZpxYk33KfT2Nj8cSbjbdciMFaaDaGXwF",
-	"SDE45uZr1UMOcHKlUE2+T1TckUieJDvXJyPwkGg5D3L4yryuPh6jnfed491UY7KVn1GX9LggyFUcpqT6",
-	"I9C+0kvV+lesdOMJc36ZAW6iCzguX4TiPh5Pm1bxpSb9lDpPAU4O6vVCSTgQKczt7f1l48bS8WfZdJPj",
-	"Ti4gsY2DsaFQYvu3ilMxuAQrKchJ0yazX+wlr5u3H5xKiVS18CDpF4WBJFFLDKLfhq0emmMt+yw5/r03",
-	"2I+Np/DJ/vxP3jNsmS/xzUcv5n90ykWX+j4BQ+Xhwev5X3Q4f4fZ2K4OAqNeLrKjM6alZxyYDxbYzwVX",
-	"Z8MwIEPClN5RxkYGaJq1jv35SUOvtOH0jUoCbghsIlJDO+5DgFgCgJVPTmVCbIDi6/meFxAcmqGZxgy1",
-	"99n2O3iYSjpPMA3GyEiGEgRjrT7DZw7igZ/YWmrogqvU8LM56gfehfQAJihf2YWkr+y1zI6vsBpAmbx1",
-	"kbovnHblT+0Ej3OuvS35+mLIV/1wIapyGhdh+nbo3RURVeO7xBnsfizJC2n1lozlVAJ3yYIxMl41tKMV",
-	"Txva7YAWamX/XU2pbPMDTbOMNSax65nmGFpF6GPKasgNsFTvJfGbykrvHtfKd+wRiBX8uRST9hnxq5Ql",
-	"GpzWno6y1HO+WjRBQ7UO2Qzpb/pUNkhxzBTfOZnZFM2wbUk08D4hEVgGm/XFx3hlgTWHzvEjwOascSDt",
-	"fsVlCb5eGONGghEGR7SurAUJasxaGv9SCxxIHG4hs9g6QJMEvmPuE3fXYPCRMS6PqCRZE7Tb5f64VhxH",
-	"K+CTg0+ObYwbUOSAqcRdAbUpjCvGzkLVrgMCVnZDyV5SGkQlSu1LRqM/fIHeX59XJe6RnN3/4OUrJDDz",
-	"+RB1qZK7TuyJAFc11sfZ/qVZ1a8NsBwcITcUpEfvgXhBgICJ2j3IjGoWEtuOIAFQvx333cJdHilrqWdk",
-	"pFf8ZATOxG8Z+lMxYSBEqjgeeY3ELZ/+8ZCPObFQvDH6emyj1GAls0isffEIubdkbDyTkJmlBjTtp72V",
-	"9J5A0itS7f0FvrnC44Bjv8P5ORZ98oVSewNjGbxdhtRn5bS9z9Roo0YMK8mVegICYuZOCMhyCuaZXynR",
-	"5A7L+jWCoGlcGPmV7iOstqj5nKj5haphS9mPAL4eg5Nx4NJU5ekiE2yzosUn1z92mraSLGRFa88pDRRk",
-	"Acz9AHJMFnzPFD/bpNUm3rhZ1dZI833ZmJdXtzJ4kmB68myq3STfwvnTVNXrsH5oIgdcazZ2bZwh4zbo",
-	"PO1YCpHEj6QI0L95unxv39uUhG+HX0HG31/7ImaJ9/E7yKatFESG80xx5lkYmLyXQ94tGfmibL3fjsLQ",
-	"9H1NAHCKxKsQLNPh/VNeWtlLqleVyizrF1FgvrXJKJuUJ471Srden61AsYBGb2LC1iNR5PGTDiG3ovF5",
-	"ipxxbHvyYEFMjCvxkYclqZoSuHE4cpUySZikit6RYIx23KTMvIv+A5m/blj8pwmBgV93j+LgYTtRnyPK",
-	"FEduHEzt1tAlI0gJzCT2TBggTtKkoKMkM0FaNfQLQBzCAcWSyAZyoaU2TLTn9rggZgk9LlCyQAe5MoJe",
-	"lPodPKTB+CJ5Ky5t7yAXrKlNE8np7rn6L/MO/FBDbwLMbiEC2ZwW7TMuwKSAu7Ik1NuWhPVIEKAu8fiQ",
-	"2CqyNTgZ80khohz1eBDwEQh2bi42PQ5YtwMOeOBDRHw2KFvZeHSJdnAhTtxGqDtJyHetVtu1uQoyLidr",
-	"gwrjwLxO618d13bJMT8NOYT2syoZhmoMK4E4QmM3N+TAQRh1BYTf/R1xRYDaT2YHmNwBNIzbmfdoYJ4f",
-	"t3/Pmehd/UtN8NGfF5/cXVsdl/vGJj+MAkVDLNSePp8qgFMaDAhjWqO+SdWBwSDS0AClawtjVzvjECL1",
-	"0vBuicd6esn1CcBIsU8hWSVGVyenjmZlUPrNMQWAb7uc3+pNmym6lGExhn4ou3AWAwxCvO1RkRza5NSm",
-	"M4qe8shEve3XISGEC/Sy7tTrdWiklH65/2JTSoAhIjO4bllAhtVbKkUZvjRKY1peaXmCvx7FFK7GNEA4",
-	"0JRvjDjLpORqvMUioBovWAYaJJK3NAyN6F62bP3zSWSYPmw1Xe2cQvZGmpimHZWAqsnP9LhvGXVcPtR+",
-	"ZTKXK/91778abrKUFnMGV3bKxfCpfSVm5kLNsa34s1WEnl/OMqCZSRKFPMfj9u9rVYmW9Kqsg0BbJ0qq",
-	"4G3WjbL1lHwdmFt/vQBVz9RHSKqw2WLtzU6ndXHSat380mzfHLeuO2enZ8fNTqudqelg6qjFIAqCqczn",
-	"bGv5D5K0nTh9RouAEMxFBJYanBbnb5BgXMZOHr+KOJ0GkoobyJ26e9cp/PimefK21Xa/WbTQhDCT9wxk",
-	"cgZolJwNWLq/aL/dmqxjzlMZwvpErZne15/UlL4V/7Yxzysi7VtIVH0sxqYOuEg9iZBmyps9Hmk353/L",
-	"F2F6Yr1xSzS2OuMXSGwMTqzbf5aUNZhhmR8Q71baGhUm1BntYNHn7ID6R6bfu6kxY8xgHk/S1fGQmBJ1",
-	"EG4MydnJGKb2CHPSugSRJMYqqUa8KhUJkwIMmuIVI6t3sOkCBA2ZqLR1MyC+2SMQEehAxaNXBy9+RtIY",
-	"oNHL2gFk5LuCePyOiLEdy5i49Qp2a+gPmwVPqBoQ0TBZ4p0/Lm9Om8edy+ub69Y/359dQyGC4qaS3JA7",
-	"ggOptwa214kNQRBuDbXjpmuWrjfgeot1rxzU8k/aTQfa2JuIcFNzBxfSzHdsZu8u2F81apuqDQ0oPBHX",
-	"FM0VqigpkAEfX0EdswZiPJs+XRKpBbCzGW5wrsd+JiZgQwM7+ly3Gb/Lc4LVdf3Y63N83TppXXTOmud5",
-	"Lf8PQDhDarhIMM/WfkhRTQ9n5KT0WZy5ENe5wLYf2RrU/g0sq2gHKDkZ1ymnTN+TBaAcYEpOxej+X5NE",
-	"kBMA2rTPEBDbhOvnitgUWLrtR1zO01vMtyw6jqBPgvgS3nOkuSSwF6CCbpK+xBkx72MVf/+jzLMimXed",
-	"Qg5VfrAk2cpUU7GedUSYL61zNR3arsoUMM3NYssEZYPn0SWwXPu1jHcGwoVUeJwmjz1d8qW5jY1xSR6p",
-	"pdjkYVmDSzgUHqmjLFykhz/9wLf8b5tI9DjVBiibwZAppM2ptO4VYYDRs9MXNPUzLcYWsX9uBN37RL0j",
-	"m8yyLmsluU2z/n7SrI9N4jHwtBniwDw0sbx0upRw2UNS67MmbsumO8csmNgSploaAObg5Mq/2r460rAT",
-	"4PYS2ZpzWliIJLGFb2OWTjSGF8QSxZNqVeAiZ3x0hGimHKYgjIySjkJMJRo2SCdxjTabZ+giLG+hoI1R",
-	"kLnCypZrz8kVDbPmwDc7UTyUEFAFJeagTqqp6m4yt036uC00l1v+Upq0XYGFvg0JC9dmkq1S/Z0q1ZaB",
-	"TbjN83YkKmOTXq6UYhzfFkniox1A4RzUm8qpFvZ31+ZM38TapqnWcQ3I71F/jmHj69aSLYVLbaoL6ctx",
-	"Kd8ZVnBItJLWQGvqX9h4TkEICgNsandADDNUxjCsQvMjqZVNBMH1WpEaQXk36PJveJVILLVgwp1noN2N",
-	"A7dBIddcEDodUFZS/7uGDuuvkXt8eXF6fnbcyVQBThr3KnxLWA01E0HXJvzB6qIQQlXj7lW810PdcVI3",
-	"GM5xSS5nD3pT/M0M/0ypewszONtG37E1VEyKgxF5yjP6thzw8HEcUKtsp5fvL05yvK89Bca5rZSS7Yuy",
-	"Foa21IRFLpXs4bviT+nNfUpjCWfDzjFnvYCavk5fMyszxCzDcxa1kKScTY14tQdu0z3b7246jzNltnKO",
-	"XuNmjFU/fSeNxOnJGSnrhFFeMQu8ruYXDc1T+FKJn1TzN40LxiTsCYi58WOVD5y4tkkKFgT5VHpQ8/7J",
-	"jLv2VDuxd3pDnC0Z/8TM91iDb6fMJd3rbdnOc9We+ZbJ2mxzVicSJajPe7112YMzNNA0yptOApsxbSuo",
-	"lBBlMp3YaZJ2tDBJyySKcYFG2BA5SRSKQkO3tHwthrExSUVh3FgmS4mPkgUpENchS9Movlm66NjSb+Cs",
-	"eSqqaM75yYhiiy1NE+trVDrSWKKtWWtLXb8K6so2QFyBUk2nrddQMTnugwLBe1ag24kD9SBSTTrolWmr",
-	"KHeNnLgAJX0yygabzBO2DdGVZJK2nnLr6fvyqMSXh+1vSJ+WoIrBzMdjvMlcW1+ZHTPerDKAb8yMyyYp",
-	"fFkl/WAT23p+254xG+mhkK263o3RJcZ0iz/T0gIyCDijCOCqeD27mB8sbUOaAYz9TPoAzL1Ace6treVZ",
-	"8P7LFu2fgF7EdbsNsViaVmTzh8yj9VeamEM/zDwx/dhQjYlr235xx+T0mM6Bu6anpIK4gx3zrGE6akpJ",
-	"hG0aKOLgA9NRxjR2lDa/f3eL99uE46dtKmeKCySQ+2jUn1JcoJlgBryPpKJBEOvYq9UEm60g9IlaJxF4",
-	"QhFgK/RvicDTEgEoVrAi3s8uUXBYfw09q/PY/yh8n1264JE4/51pG1tS81VVyfpmnBRPQNOuSRhgb+2q",
-	"zF4qy081dbbAwZq8GKcZwihO0nWeMyIRZV4Q+aALPLp1yoIG02a6gVXIpPM12leTPW8NrVuZ60uyzBqi",
-	"8GPWRLCqBFYkVGCAmJHAxaBDiE8VhJEzMgrG1pCRVJFxTAA4wkFQ5aJqzRVH2UIzaDTgiavVlDRMaJ1p",
-	"dWtb4Zq63fbNM2sc0QKQGyd5Q2h6f9VW4XOkQ9jZ6sKhs8BbZBhyRZg3/o2MNytOwvE9k0xpri5PVZdt",
-	"6puclSZqYYDHeuGz6Vr6SfLFtjHNqmT64HHx8sfXrZOzzs352buzTi5k/oIrRBiP+gNLWiChEggCI6MM",
-	"jTtKTJ8jLC3VSUPazaeuqfcEVdH7kSByLUH2G15iMSw/e1TfVWR+DkY+fSW1hM9OWu+uLjuti+MPN2cX",
-	"N1fXl2+vW+18jaEmsmQ97uFAJXIzxL/6W9xUFyycImIMcoMtkGUZoybYawHqda9pIgWy/FxcJxPS6iC3",
-	"eX7dap58uDlrt99/b4WGpkJOfEAVp5I/n0cmUx6sD9R/a324uW69b7dOCsm/pWCkySHEPZuwY9ulBGKd",
-	"15PWu+yss6A13dp3C46Z2/30TWlQIInGKhRSvLQ51QrGHoFZ3O2k1LzzXoL1BkjnHRGmejvlDIXQYIfa",
-	"YpemKBVl6OrkVD5ZCGqfqDfxBjZpVbFzbCNPv8MaM2+JQt0UyBJUSx8tEDI6xWFkzbbWimBHtDViBzwg",
-	"NeQGvM9txTmfQPKNxn10dfFWCzTt398i3kNYoSGXCh28fIV+o2+OkDsiXUkVSWvVYYZwV/IgUgQNlAp3",
-	"5C56f31+ZJvYLpJB/1RYbX1bWcTegGnBDm+qCT+5r2pLUbYF5Z6AeMV+oUcTMC0rZLu37PUJ0zg7w+b6",
-	"XhIJqdHGfgB9C2NvkEhK1mQGTYtZdQPu3YIZAjOPHCGMfIF7ynZtNOTSWm8z369mSs3uqhHvqlTWMD8d",
-	"p++vYFx9ErNpZolv7aqfyX6aWcksUmfMrGiHCydueTlpNLUGdMfkgiquocdW4bQ+R3AnxtaBYnTh1gz7",
-	"rZphE9tmQHrK2IOGnKnBU9lYV59/a0D9mg2oBQvX1A5seYchdBamecYXG+VNp1So6kGGYaB/2rEgQu6p",
-	"VJT1XVNNyz3nZqHuri2ivopRdP193r7gvU50k8sbcJ3plt8CJsbLKXMzTwxrSmjGO8qJK5XyxruCVgXp",
-	"EUGYR8o68H7jbeyKSDXN2Lw1KG8Nyt+sQXkVy7CXU0xiNS8jgU83DJfqQNZCnNP65uU3Na2iBu41yBqq",
-	"oSYr0dWgoFWm12fD9FVPNESAU0Gw5MyUnHHNlP5Nd3wDwwkX7QB3yJJU+7mh/oQp0x7oloTqCNhGEowI",
-	"HRAkwtLMuwbVcXaK1uO0xgUTtSZPH0xx5ae/1EnHp7jN2NoGDj6ur+vayNS6+7vmBp+eZrV+RH5ya8vW",
-	"sLzF4sc0el0bCmdieSekjD2fj5iW26fXWJkoIx1/grqRd0sU2nkJ0b6mgLStoNQDBRL45BqY/hQ6ES/k",
-	"aYlF6PfytMK+9474FHeMGll8f1K/LNXvs7LD1clpQQw4NvNUT6gMuaSxbjwLde0n2S+2ptVvKCPrCxRA",
-	"YuKgKcXVyenmKJcg851j16QqCNOwY/q56EXFJS1TY1rWOOZjhY/QLSGhRCwadm21dFP/MpLgOUtcbZlM",
-	"VCPlZxF4rRRwhscsPYet0LQlVVtStYTX3hKHJ7Tq7BlKMZ1ipc7QhqEqEKpUSmDimJ+Deh1FzBtg1ie+",
-	"7e3AfCBUknic+WhEugPObzchmk2zx5gFr4UibaJth15cxln/sKV8W8r3fabNL0cxNd5swLpUTis1GZvR",
-	"U9gERNvGDDSElkUT8dMBZbdJAwetUz2h0DaNNup9rV9WO1gbxYKTPSEBvSNiPItm/TMiEfGBo/j29a3p",
-	"eiu/PRE1AjDdFDEysUQzKw9TZby9ju2lZvqFW5BLAjCSDgo4IMzHwgQtoZ33nePdp8zgsCveZAKHnWKb",
-	"v/E99gi2CJHG5WVx0cLerLBnyG/as2yEzij63YmbCUrTdNd+kmfkJlHKZGKhnbiDIuOKerZzE+MKBVQq",
-	"4u+uo1DOIvZqPV2Wt9KyQuNU7/HviIhxxakwPCSVRgWCuM78KZFMEfXLApjKh8qscz0DSoVVJCvOKrJF",
-	"23z78NUVAMrtYlv/53sstL50XR7TANXPon5MHwGcljaJG4qplYlqNwpuZ1nBPS5sEZ1YTrfL4T1EsDco",
-	"CSC1wf4mfnSHJ9H/Gu1NobHdGrqOqw7HeSaa6promOyqTYCp+ZL6lm4bIjxnZift4S5vaRgS/8imLmj2",
-	"8Z5JwpTrIMmRz/P0fzTgMu46O8ImTknTbyrR36C2bFjBexMFt+ZeN2PDamfnWCrv5GBTa5BRoOari1sN",
-	"8evQEL8ds5VVFJkhKT/KHKFYjQxndUUYdbq8evFo2dJMMFOqNEv4urvWwCa2wtRWmFpEmIoBPsFd82Aa",
-	"8mZQaEbfmaQXvRvHA5z5rk3dZzwNErASSqxWmlqDSI6lIsPkrUfh+uxONrDZDckVMLZp2fFMXe1hBbPk",
-	"CHhhSuP6bNbQLDRM3tvGQ21FkCcxjxmXvaFcSxOuSXlj77O1Cj3sJTWK9sh9yIVaX7+8ZORpwoeZEPbQ",
-	"zFRKWk4MaZmNXGE1WETCUORe7Xnybm4UZvLiAuGXx+3fHchYEXwE4axJeBg1VZm48AlY9MdoRARB2PeJ",
-	"30Au9R0Q7S7wkDgBtv8AvdOxJKqpnIzwaIxe2ScXEGfmZP2Wx9wnLgqDyNZ24EE0ZCbMlijsY4XhrnYk",
-	"F4r4u7WcYmpmcJHZYddWcog3lJd/84miDeSCPu46iASSxCUstfzqWhXfdNZPMoA4I/ZdF/R+9wiRYagM",
-	"GPFI6Rdq6JgEgURSYQHpmUaD/w/XQe4/9P9U9f/8d9dBCnf18MfXYB0IBenR+6TO74+u1vPBdqC5bahB",
-	"Ug4I0dIADiLQ+tWADGuorQTBQ6hlAFmhGkYRvG5sIFjhLpZwtV2svAGx4YGQscRwKAdcbYNvt2kAz623",
-	"GsBNiDDCEh23f8/2VU1o7jT+kafgBQ4yJ81wor88DUjGKDjAEmE2Lkl8O8p2IbM5cvpDthGZ2Cw/lok3",
-	"lPTXSS2S0H0tvZPY4hn3YTP5mFttdRsG8bQpf48VLdeV4TfbWtUnap2YWn86rXNrgdoy8sfk862Kn7Ob",
-	"oa2bmZqqkI9E0Q1ZpUwRyWeqsbalD1ur0pdad3KtZiWatSg9oSkp8WOtbkj6GnuJxbvdOr62YscmPGUZ",
-	"t3dZLfs5dGKe+SCXtbE+YrFwNCU4q/Le/C+DZKwnWvK4aNStPDxVlu6WHm3p0Ybp0bQwnNkkaWo45BSq",
-	"tEAN7Ssiqom/h0fK40NSQ3FIOxYEyRDCBxlB3bH+z1HGAhhiaRLPTBpIDyIOwWORLzS70SoA3Si4fTtZ",
-	"B0B+5Z0JM7t6onTd/JTzQhq3XQi/T4vxl9gP7hnbvi3c3W3bv21bUndbUndbUjdTUjeXtdHjAkUhUhzt",
-	"1+vlzdeiwPQs0ae4Sk2WuXLi3l+8K2dUaNGrlraMCvSPsv5wGyjUxd5tX2h+gXau6R0RTvyLJOKOeuRH",
-	"mUSg7NZQC3uDbGxO3I7FdHpTEgnI3ombw/3Fu8jjQy1oUgYCqRKYSewpECQlRxjekYqHIfG1uIqRIBB6",
-	"o/8bDSE3hgiCqEregghWqBMMznzp2L7ZEnrIxJ3nxjDdiHqkhpowi0myCQX3iJTIp8TXrME0+I5ChPuY",
-	"MsBcyhDu8kghNeK2UqBMMorIvTKxQTXkKq5wAAzGhv4MSLpxKuOoT7ST5iIlUGKbj+olxdFHZaXx1YCw",
-	"NPWaKtlAXdLjQh/52IQtwGqkk4ubkskyRjwKfHNSeh16vly21KzJ7YtxkPARYvpQMzV59AwOklSDgI0r",
-	"iCRJq47tgj4Cgcd67/qErfoxtT/GO703NcAMPoWf0xzyg4KaYlWXfEsNJ+6nHgd1jATVx+KgiAX66l0c",
-	"BHx0hYVWbeD6lIgIxF9lrw8wx8SRJKvFUiUFOgRkSkxToFCT6fk0DSQ+CgMoumzhVpCeZhNlWhuWhRUA",
-	"msTzm3dIIInBiiHBzK4QMyvlBATfEST5MAsNeplJbNoTanoGAzJqCuXsV979krx1enG/8u5Mje1g3bMt",
-	"nXm2DRX/SrsSZYpzBOYW9uv1uoaw5EQP4U9JlGyqSkOD26vq/kG1vt+p1xvw//9ZcSqaYlQar1/VHybk",
-	"3yKdP3hZL6S0diOFDusJHUlIa0p5DZMKBTe0aoCllmrqRyaKWBBGRpqt76MT4hEoNanXuVtDF3hIUI+M",
-	"MmHIhrlJolCW0mpByaxvkqiuvetMOQPkkbJ1MmfwINthZoJJMK6AUeQb4wP3Nf3rLJ/Z9nj6tns8ZRqa",
-	"Z60gGtZMfDqVsZAtk+ZHJo1bQ4m1QhxlehihkFMGgZqIqjVZRta2nAlgjWNstxxqDnDHcPLp2wrkaIN6",
-	"hrO6o1VxNdA9vfa79/kv3j0z0eEb8Ogm0i3kkizYEmI9Eu9818aveuebjflYQGLdulm3btZHdY/YJClx",
-	"FnLCCtKnUomEgz1lePl1du4vLdQ8u7g2UYqyvtzSgi0t2BAtyOKh1iAB3r6eMPT1oPImiohPYrGJUH/q",
-	"0PQtPdlGqn8lkerroUXZsHVTdaUaO1SmB6FeE+xD0dHE+SKRHEBNuTjWIXHR1dAFVyjEfcqgxshKBv1k",
-	"mlkRrG1YfidZ/QbJRDzJOZVqW6P3+6ybVKhRlEW9FAanYV8eoC3+zUe8Tloq6UeJ+Iil0+cr7x5NLM9Y",
-	"1aFKL+qOkfu21UETGO9uED2ziFmQPIo9yYMxwp6idwTtuJrju7tQbpIlD3s4kPppMrGesixI3HyRCxK3",
-	"9Uu6nAcEs6+wYm58kNuw8m19twXo1JoI1LRCb48gFrMrs8Vr3FBxtnj4Z63PFi9ilgwRv7Ot0vbVUYRv",
-	"r+haQk1WJCZZdSN5umz1HGg5VJBvwMMNjvs4K0Y/yYaLQcdJqtCOT0Aq0M9MxJEREhrISBWIMqkI9ncf",
-	"KwvNLrKTIW8bqrNjqpls6+ds6+c8ecv8NVGJKXV0moHktgZdUcvZkP7SJ2rN+Fp/UhliqxJs3R6PcoE+",
-	"EqFnezySNoJrKfs8nwEbj8jjEXpzSsmzlufZEpRti9VvqqTP5pSWPT8yWDYjI/6YhxSKWyZF7rmY0F4o",
-	"UzxbCH9juke83jWLM09rEjnm4XhrDtlKQ8+g4cT4s1GqEgpyR8loVhsypgEgl/+W8bxCcDhkRiIsEUZX",
-	"J6eGbMAfF2/Rzv7LOvJDumt7dDQ9j4TKhTLhelyXDnGf7IWs7yJ+RwRyswgd+j23hi6HVCnix7P1KAl8",
-	"k7CIfNLDUaBkI9NOuuljdM7viCbJTibD72OlbQYAf/XHClLcx2PzRtZ8YzMjjlvXneqHDx8+VOv6//bN",
-	"i12BmU9Z3yZ9EgH5jJApEfA+tzkTf/7W+vDJhbhz6NTmfv4cJ2TU4lrwtd9aHx4eNuUHsxf7JYueV2aJ",
-	"K5cICf3e3G4CxfdLOmRWEgicO1r65gLNCTqQGqmxh/goxH3SSLBDI8ZcdNha07bxPk8txmpoRRjFXOHR",
-	"cQbQHWO899njPpmel/AHF7cmN7+8GTDCUuofOJNH2bLtjCvU0/dQQxrITCmnBnpRNz03IGEd/ukFwBiw",
-	"7wsiZQ0dX163G1AGnwvap6bC/VXUDajXiJO2DTmWk5TV7Cml2EuT1t8LLUM2a7TLzrZ8aaQt1fkyJUn9",
-	"wf5CKzvTIs+QMKUpYp4a5JAf4GSMcAb4M/ifhaIy3N4DRK1ZJlqK5Yf1Q1syIYPlS2Fen6jsOt7oKa+A",
-	"GW8eATcoJBgaB5+lkvVlSBh6Y1qhJ+QPdfEt8RFlW9ngO8XSNwAABmJ2ri7e7i6Po/LuqXG0ffeUOCrv",
-	"+v+4HwYL4mn89hZXt7i6SVxt/74crmbxzyq65al4PGJKIsVHWJhyPD4fMa1soG7k3RKFdl5mxOHdGkpx",
-	"vCBcPwbPszWIQc1+LLY7Jf3wrX1H8VvCTO+3yeb4RwinJwAYShWShPkyl7Nci98hxnhSFtGrcsG8Q3x/",
-	"Tlhf6037Bz9PkotPz2C7KCVRWVPW1cnptiXelo49jo4d5wFqGSpmDQkL6gVrpEdXiQXjq1UNri7eWvth",
-	"XH8uS7+2QsX3iYzXsUU5AwzLYOTfYioirohq/xTrYfdlLLjHxRDn+bD1+FQaFYNHhEVDvXPzl1ZuPq3C",
-	"nNeDxM6mdZB/XiN9j1v0/07R395/zBGy3afBxzSbFIxId8D57fSsvzUk0MZzNIaY4T6ZkqL3R7ySDVq+",
-	"7RztqJtscZtF+81kp60FtxZIarPwjGQGjLIJbgkkT3OMFRBiRoKb1t7eX5+jYSQV1A/+pdO5aoMfTBDJ",
-	"gzuCTCo8RyHw6tijtWo0+nxcNaFPdo8byo+zoz9repyZ3C8hGTOjw8xXR8iVxBNEmR4LA8iWHlCJOPPI",
-	"Nmpsm0T3tRA8C/ddokmMKdvxOEqXFTrm5t5tgHyZqVLytc1/20bsfEP4mmTBZYWTR8smaykVNh83TW7M",
-	"o3FzY/LIs2bGLCmIbMN2tsGCXwfJOh5g1l8vyZoQMvasS5Cus7vtUnaNk3QB30M77Pyux9tyQVsB6Quy",
-	"4ORpzY8S+VnsXCvhUcTYddZUwGg+zdETrle9OdgUVZhZeWiQ7ram9+QmYR2O7dGwVa62tONpjSGE+ZB7",
-	"J5WxhTySWCwwNxF35YUKobsRZVLhIDDOnh33s6SK3EQieNjDId2723d3NY5EIqg0KvYRILhd9ITRAstB",
-	"l2NhGgmGRFRNmlzcnCf1wjYZDsaKerIkLKutt+xrymUyOChTpG8IlEQ7lsaB2Xo3O6IhdmUDalIQEh4G",
-	"BI0GHAniEXpHih7peJyk12TJyszcJo9EjXhVKhIiSfusaoIy4zEiNdAjJ/bWiYOifapwYMJTJNrJhHvu",
-	"xk3wqMgkqWQGN6+VDPoLH2X3BOPYno2hIBLi3AbE5hhmB7T5hyVDntmOAfoahpiNMz2gsEps0fE42UYC",
-	"5WPlgwyyu8r1Kp/8+B1nahCMbV8pFEncz05tm/2VfJiNNErC+ro2si8zQkv/XfK9KUScuZPSysXZgYyN",
-	"c/ZKcqU/7YdpPtTktyaOIuebdUqCKuxIOTdtCRTTPiO+zWBlXCXvZsdIyNHk95exuCCNS8LWSkbY9yWy",
-	"lQA0zooe9qD3opfMkD2ne0UYYBNQlKwfuTyocroQ1I6bbSI3jkXsjEPSQEVBA1pHjtHB/b1tfImwd8v4",
-	"KCAapY4QNBUeUUnyUaBUIkGUoMRHuKeIQPs29NVBL+Mmpg56UU8ammpoOUADHgmJdl4C0gxDJaH/K1c4",
-	"cNB+HUmk6JDwSEE+724NNXNCJfh9RlR5A+Ij3uvFU9fjhpPZUTESfDQpyuWCaE/Sk5xTwxZAGN1S5idx",
-	"rEbUSG/vX9W2ufVqy/KxvCHLWU6gg0EggOWhhFgm9+AfIeobwhog7Aku45uRDeRT6WnWk1SJkHGw7gK7",
-	"iOeYuREbOtSoRBH1y0J1iit/z+g9ksTjzJeOaV8dtwCmfYZVJEgNXZO/iKfQHQ4iItEw7dGKemSU9sgN",
-	"FrmMDh0SqfAwnLmPUIOO0CP9jz/r1def/vFfJjajZRD7WnXWnmxfPr0tn3h0iAPka94my47DlQN88PLV",
-	"f7joH2hA7tEv75rH1fYvzYOXrxDvIfdjVK+/8FS8B/iT1MxTgUfQ7ds8dDWrz9Vrz6tjxne6wIG143tY",
-	"9MDsFvS54Wrv0+dXhw/LnF56BD0eBHxk6lm/OkT636LqYUn00eCJw9yQYbqUPhiUXsQ8/a9/lRS4S0mq",
-	"bxvuJQLwtHj5UjlYf5p9HwSXLRt4JBswYtiWBWxZwJYFbFlAngUY2vBE5N+Q88VIvyB3/HZL+x9L+6/t",
-	"MW6J/5b4b4n/lvjniL8lDk9E/S1FX4z8S7vPLe1fnfa3DZneEv4t4d8S/i3hL1CGJ6L6mpAvRvLvKBlt",
-	"Bf7HEv3fzSluyf6W7G/J/pbs58i+oQ1PRPgNOZ9O+rOBWluivwLRt8fZ0ee3Jfdbcr8l91tyn+Cfpgob",
-	"JPS5KNspJP7h4f8LAAD//w==",
+	"7L3bcttImjD4KhnsiShpGqQoWnKVqfjjH1qi3KqSJTVFV4277BWSQJLMFohEZSZEsb3eiN2bfZa93svd",
+	"u9l5r438MhMngkeRsl3mxESXBQJ5/M7HTxWPjSIWklCKSvNTZUiwTzj885SFkoTyjIqICSopC9VTnwiP",
+	"00j/WXGxlNgbjkgoXbTns3EYMOyLfcQ4cmkY0JC4DhpTOUQY9WlAUIhHpFZxKsIbkhFWI8pJRCrNipCc",
+	"hoPK589O5cIno4ipyTskCvCE+CUzSx4TF42HJERySAWiAskhQUIyTnyEQzEmHLE+wiEimAeUcMTJHzER",
+	"Uq8HXsYjgtxkOm9S/YVM3PzySBiPKs3fK2q+ykenZLmXzMPlx9PyfU6EUMtQ03EiWMw90kQYRVgOUZ+z",
+	"kV4I4Q9qgYxJtOce4IgePBwe1Go1d99BkqGe/jh4UFsbYBoKCd+961yakc3OsECChBJJpnahHlOujk+t",
+	"PrurPuMjLCvNSsxplZM+4ST0SKVsex0sySUdUQn/M73Jjp5bIBwEbEx8RENY05iGPhvbvY+YkMhjoZAc",
+	"05D4KFCjITnEEuEoCijx8+c+oiEdqaOvJ4uioSQDwvOr6pARpqFa7OyVBaQv9bKwNOtadzJBSo7glngs",
+	"9AWKQ0mD7Oa5el+gPfWoF3v3RCo47cdBoK9x/wSxEGF01HjlIDE1SkgeZXK3NDlhJwXeMB71CEdYILdD",
+	"JJ9UW31JuLva7tSH8N3snUmGxphK1CN9xhW8ST6h4eCkfCX2uKpwXq7aI+Coxsr5kDl3sZ+dSoQ5HhFp",
+	"iFT7gYTywj+nQenyr8NggrCUJPQJMXhIBSLqqxOgAyyWiEon/xIO9Pljz2NxKH8wXwi1cqrG/SMmfFJx",
+	"KoqaVZoVoldRKcewmPqliGXWfoPlUH0AAyuyUDbuMpg8a54Lf8bw9OkjJ5TzFzKZPv5DBTeN42MUcRpK",
+	"3AsI8oaYY09dn4OExyLiq3cyh+0gTkZEwRLxUeMIDVnMRQ21EAdeUCDePeZPDFhp+s84HdAQB5YDwOsp",
+	"iVcgqVlKEwEHOUE4ZHJIeH6oo0YjuWzNE9NjK/CLPKrhx0sSDtSNNo6PHQXN9u9DBbtSEq7G/F9+//Dh",
+	"sVGvfvjw+GP741//bep4ncpj1bxezR9qepat29OLi8yJoj0RYY+oA3X/N8U5+owj8ohHUUAQRu/eXZzB",
+	"tf3MejNh4p/w29PA4gYPSAkwVHtYEB9FeGCpxSx8Uq/kjtUnfRwHEg5xhB81gTisq/9zUopxWEre1Gpu",
+	"6b9KVnQhyUigiHBY07zFwPelC2rU8ytauJxfCad9qiWGU+aXLCv7BvKYT9CehwWp0lCQUEliD2Q/WWz+",
+	"9tTb86lrCp8vj+aBZ736qlX9B67+q7oadGL0UFx+EwVEaoz36YAqSSH00XASDUkoHMUxAKSJr/kEQR4n",
+	"PgklxYEm+ZyIiIWCAMV/jX3D19VfnhZS1T9BitDTHvxTaHHMAD/8k3PG9Sfq0Cu/ti4vzlrdi+uru3an",
+	"c92pOJUREQJAt9LNyFRUoJBJ9IAD6p8g1ycS00C4KKBKtBgrkUIy1KePNbjf9Kz/jZN+pVn5y0EqYh/o",
+	"X8VBG1YDu8uf33ozIxe2V1N7c5vILW4OBIKMbJ9y6ESoK1ut+eKgIAJmJaJqTv5aapD0i8JARrZachD1",
+	"tjq/xyrsvar2LpSkPnWzHz87SpvpB9R7ItCcXl+dX16cdkuARYv2PwgkJJYE+Yzo2wOZDcSODcLHEpMV",
+	"QcIu/bsCheS+FAicM96jvk/Cp8HAxdXtu/Pzi9OL9lX37vb0+qY9BQ2tmwt0TyYowN69UUuVqAPKL+hH",
+	"5m4snXY3Bhqrz1yEk+ntfVcQU3K7CnYuQsXrcPBU0Om2O1etyxzAtEIUh+QxIp5igSBW1NAVk0MaDhQL",
+	"4OSB4ID4JzlNn/qIApPsUyIQlVbrDthgM4RmC8uaBjV9HN8ZgBkYUGB1xeQ5i0P/aWB1dd29O79+d3WW",
+	"g6srhkTsDRNuYa/C6FkbAZJFcxRvPFnpd3Xl6f2YO79QNzkiSuZ9+s1fvL25bL9tX3XbZ1OMiEWEa0Gc",
+	"CuQzL9aTol4sQV7oxTSQaELkxhjQ8jOWwUZmL98dhGTv8SPorZOAYb/L2CXmWqFeH1BuWu8vr1tnd93r",
+	"67vLVufNtMwC5g/y6BHia8FBG2j3DtFb+hosCT/fXl856LAODxhHx3WnXq8jzsYCfsfo9PZXREcR43J/",
+	"YwC16XUVwW7qZL4rwJuGCwV6t0QIysLrMJg8DexaNxd3v7Tf3yn4bl1eXv82RaOoyJCMEC4ZI0EHIfGr",
+	"NERCr+QE4TCRbcdYoFgQf0Mg9pQVFIGpZL/fFTiV3bcCqC5jb3E4sQ6ZpwFVp9Vt311evL2Y4niMoREO",
+	"J1YaFSfaaaE9bNqRoVSgvKdkE0C0zsRF2Mlu608LNMbbVE3cTXM/Th1TpdCWAwQFZu9CHMsh4/RfTxWs",
+	"Lq7AinRnAHqKWyoqwDiS7J6ApDOiQtBw4KAxZ+o/5DFS6rV6h5MHdr8xarXO1CcW1MweXCTwRKDxkHpD",
+	"B4yxwCbD5FPseUQIMwU4Td2b69suOlDHe8BJnxMxdNGAPhBFLEMyRiwkJfpd7hC/MzUvD0Af09uHzbe0",
+	"hnQbj0aYA5fFvg9RFji44YohSapG6uNAEKcSZR59qlB/CUeMdQp8mv4hCnC4CAZv1Dva+m6dCb9rjyEM",
+	"awZJAyJY75/Eg2tpRdR4A1fYkscJlsRvydzOfCxJVdIRKduehlbRKnHIX8VBYGNDNMaE5IFwA+Dgx50z",
+	"x++pmyOMgwBIy5JHHmAh34kl9lE2x+z74qRPH6e3eU65kOiwkfUBmniLezLR/j9OPDYIqQCzjayVLRpM",
+	"hBqwJBmJRZBxq15X35mBMOd4MhdUzATJRpzMdWfvMXd+s0HrFD7OeIHmwlmGynsx5ySUN1iIMeM+OMw4",
+	"J55EQ8YFQT1waU3SNV2EZ3giKs1X9cTFdtp5i8Qk9NJtNX/XjnrR5ASrXSexBM0xp5LA3RagvbiQKQAm",
+	"xCd+CsJGCjVyqRImRowTRZtDdIxGNIylIsUDlgPtyI7vZB1/h42fip6/Wbhl9z8VV6FUMK1bKeQCFjGF",
+	"YYlb9MXL4/lu0RT0k6UreA1INaAhKaze+FjnrX5dgB7R8EJ/cFiAbqcSh/SPmJifJY+JQoAxO8eeZLzc",
+	"kXtLH6vg8dRe3CTaS3FREkoljqgjjCJ1WgXn68dPLz+v4ncFIKGP1sNaOg0SQzYW+bAA97Dx4uj4pTuF",
+	"v3nUnY2Ml1TIdvhAAnWGi3CxcD6xljOI+RyOIYcnPpZ46Ws0fGcRYYIxS/dj0PYZONcI0yD3un5S9qoJ",
+	"AVqG+fQVO7iaxURW4GAzxxgRie2dlB9RLsTguF4vmaHAwzghVbUqpN9AEaZcoD0sdcxgo77voFhAwAsN",
+	"kSSjKMBA7ARyP32ytLZml1b7pf3+82fXEKDs0hr15OomaodiQUDE5xIYiSN/tcsu44ppWFd6Y5mDdxJo",
+	"SI47zzDTRcwD47W5pIHOyj+ZIP9hntcYH2RW3qzUD181+se4Xv3ROyTVH/0XuPqq1yDVo/4xftn70fvJ",
+	"f3WY22Cz8jMT//V/ZTfarLz9r/83CCC2KgtZCrdxOKk0Ky1vROAM8yg3G39y8VdHm8SnzXCmLHZtZsRl",
+	"UHLxTH82TC2g3ZIYNw+dts7j5rI2y5pWZmYXYPY+Z3y0Ilvr0yDrc3hLfIq7ehZJHuWBJx4qxc2e3v7q",
+	"oHfd8+pPaO/19Vsbr7zvINdxkXviguEC95AgEeaKhjlIK9WIQ7S03tgJsiBljPo49LNW/RrqDgmKMJdo",
+	"hCfIw5xPEA4nyDU5C1W1UBft9dTbSikSJPSRa9ftOsjN2oMeQr82ElXy6JEAlpj7lXmSyKqQnOCRC7JT",
+	"En2qzmi/qWPW9MzIJx71idBmFZPzAOKxCeY6vf01DTKt15HAE4VKEMxF1Vu1hTwEbmbendv4yy8oiiXw",
+	"WhTGNMFaaHzAA/JWvVcK72aMeUfwDljkssyvAMVDHA6IlqH7lAS+QBEnAkLGXUu8XEcrZ+YXR4cne+az",
+	"8ZAFBI1wVEOuoT0u8nCoIMCD4WuVmTy3NoqJ4oo53qu1k+zaDzfIFXec7lvmdFNY8Br7g2dQYzxOJeF0",
+	"ITbDck7ty8XT/vR0qxsdlUacn2GJ0bvOhbWJ9dQ6ELysifbN1RtF7m9/fQO27NBBjBu8DllIwM9nfsBo",
+	"QEICPAve38OIM0GkTGJeqBAx4T8I5EacjjCfnLKAcTdNWIDpfxAQi4cEMcG7EjhFbgB4oUcCNkZU7jvI",
+	"53gc6oQhBWGQGaReMayox3HoKyhNKcv0Camx/VMWhyXW0pYQCg5YKPQa/NRUAWt2rCMBsZAIREMviH2d",
+	"rzUvW2eOQVNILGORTa/DnqQPOnZdArH/WLILiQd5q870GwVms7K+5lQg3JrKibV8TRuufk/2mIDqHONn",
+	"9qwzOGOh1uyqMG9yRPmrW0UPBKxLrnZFamBJ2JKaEoDJku/mzPbbscLrI1vl0jnxaESNr3AeLeskL8JX",
+	"gBZrbWUOChg3XCWZoBQZHkoSSZYwPtircrJ3nD2AkpGnoHHKbp+exGJQ/PLiaQE1nltIzfPD1RAzVEsE",
+	"OJkytdXngVvMg2Leb0EwrB/9NHuAmVLGF1WLtZyztE4Mr18oAF7DKpZiC3h8lrB/NdQilObZ1oI5jPl5",
+	"NqXNs7aFRG6EH62zwgjPK/kuMgvLpLOZfZvve4wFpMQNnF3zzIP+StD8y2D3mponMHcQCDVvR2KIwc1H",
+	"hfpnRE7sDzl1E2h6QaPMCucZolG50Qor8RGW1nJh0/+nFKE3+IEgjCQO7tMkw9uI4HsQfrQ89ntFmCcf",
+	"i9KToh7Tzs8NqQ054jWf+s1QEDLyv290BSexPTWOX6Jf6GvkE4/5OukeS6XEG4MTJDJaHqL0ATXaCPtE",
+	"qRtwDMgbxuE92IJgjvGQCaKLPBAd/42oQK54GLj7Jxn9AhQQ3FPXVMsT6RdHr44bL3POQrXwJuzvYC8K",
+	"B/+reBh8+PDXx1Gwf9LDgrw8cn7XiZz16qu/Hnz86//4VHcaGdfi1HHNy+30MxoVzqpPsAClCek5m8jN",
+	"rCsKB3YttVpNW9gyP4uHgVpv9pXVXMKNJYwHU6rDMpaCxSaJhAY36ktR3SnlIuMjL08eXqxswEGVUiKj",
+	"GK4oYoDV6JyzkTXfFO00s/EMPu2QKJh02QqWqFKUBW3YLqGQuA2/gTs7RCzMJAyLk2z+iVaTtT4fB0Gt",
+	"BGxmLyBgA/Y0kvEdI2/WBKIOMbPnv+jc8nNc7eeDHFbajMcCFnM05lTJIsj9S6fz5s3r124TuX9xgYMK",
+	"+oiG5BH7xKMjHJjIiEL0w18OzxutoyNY85j0BJXkiWJyTuFKYTgd3kBW4YycAtoVcGkeen9ZEdzSmOWl",
+	"cPOFNtGvuOhOTuyxhi8sENY296bitWykgAIiYNW9aCO+YrVeQDDXeFm0vaf0rtIKcTCR1MMBumUeJXKC",
+	"TtWiQCWGMLY8mat4mV8LDvMsFSsZuAgFzcpfDs+P2j++ysBLszKUMhLNg4OCP2AB1V7S6P4tE/MlRYMd",
+	"jd/R+I3S+GmaFgf355gGOu1ge3bWJE1hLkk2i4k5sYkEs9T3ih3y45xNJeOs6FAyNsmFiQ5gYvycybBY",
+	"ZMc0VW7s+7PW/sYoVF/E2GPk/bm2noK3Sttgmog8EJ5WLbPOK3AjJyXLsNUwU9aD9o7qdU0f09jgw3pd",
+	"1wp6LrOSz3FflpmUCiSWkwhzguB10UQhA7pPpaP+CQwG/jUmvSFj9xmfVmKTmmXC0iWPpt+2XtoLf87Z",
+	"Jyf9g0jcujlOM7Po1QIQFLC21SJwEoKynLUrpUElJi9tt196sIzAUzaauKdRtOLabs03CxMH9ErTSRx7",
+	"Eh+XOuUvKw5PX/rygnEc3P/Mes8QfqyobgkF6kLAC6SU1Ouor0m/yJGPRXv/mfUMz5miJEUYWikSM0GF",
+	"+Q7nPg2pGK7pkVvJubh4LRFnCqCWeTWDTgtelJjLjTkc/4iJxjQeh6F+W11rQGQ51mWsaUzqWjgLSovO",
+	"CX1OPIp6rOx5OXNoQAK9eVd4ejA5IJiDZl+cTChUX5U2rCOHrShibk9sy4mdS8pwP7PeGuLbQjksCNj4",
+	"BnMoMbhQVvnNJmGlNWIl05EyiMXSFL61hQupqTfcRDAY4qQfC2Ow+Cfr6XCgo3oDuaed9tlFVycwu7ay",
+	"Lg4nusQSQLTSgHlMzB9QqBbmheTdIDMhFlKHnHLiMW4qZXAiJMICadQxpVBzs5bLVVsVU58gjdY3KpB+",
+	"i/LkbcootqhkPlIh5+RSJ1TAvJeTFeeqmnbgMmzPjrJdApdOdAWomykFoIsGtjvdaqPeeFlVEHfUKOWA",
+	"64hdKwg8X0+QVNkM60dL6aCiDsFiUehn8W0b4mSFF738OxreaQuGUxFxRLggvhYXOI7Vf6G2M0ThgVhz",
+	"15vcaWNkxVFTfXQWLOHp4V1Lqlm3+oMpwrLwHtcJcVxYg/gm7gXUQwFj93EEOb57p5x5933GfTAhvmg4",
+	"qLQq8dzJ3pVGIS0RtTaNtPPD1FI5M0eBMkebD3lbGNZWAr4zYHR6x6tEbWYg4sy00yA+VIpfkSouI4bO",
+	"nuxMfW1plk77SVEvy8395LtyRYGOiJB4FJV0Zzg/RS9evHiF1DsZ2WGIo4iE2rK+RoZluuLs7M5s0XrB",
+	"ITwXL3oK95pOZ0g2si0G9QT6tnrgav6YyqnBDIxPKEIJtcid0gLQ+KLq4jwJaxm4/sah+fuCywV3uRGv",
+	"xnIJ3I11Mr6LAa95eWaZUeqVz0/VYNaVtAtVTh4I59Q3yrtV47IuFxvOtUZBoXnKZqHVFZyji4Ys8AXq",
+	"Ye8e1uOTgIIKDt6Sck1+JVGyANw5WakUihdAKjj2n0N2WU1iMbbFb19a+fIB1gu8RFsNs87M3dFS+jNA",
+	"WnampQFuXhLPtwVxU9v/04sTfClLRdY+Md8cUqIvrmBo+JPJ33ntOtGpk5NZAI23JJTPgPPJNEsjvFBr",
+	"+vaxPb/xbxPVlWh0ZgSlLQiPfwYsLJ7RIqiYciNrD4vJbVg6fTUz5K+UjJ+FfWcmWhqZH+CbPwE6Fze/",
+	"MwU8CTmdioaMtUvBbQmdk1WVggOLw+0HSK0QFDIbcI3F/DuuJXxf1lIVYrTUiu7JpIY6RMY8hMIcHnHM",
+	"wqBQSKGkqEfFnaLwd2ms+V3146cXDWelKqNuMo6L+sz0e+5NEJYoIFhI9KJRbPboILeqI8rv3F2F5I1W",
+	"SNYgshB7vqzpOofHq6L/bzr89zbu5TJ/V+Fbni2WMG0d81goiBerF0ycu1gcgrcGcVm63JFPoaaUX0aG",
+	"fktLQfMH6hEkxlR6Q6JrB4nMCSHW7yPcl4Sjw7oN/lHoPIok9KHAiOsG6Ctin65yvTQWmMtrJzJLWVjy",
+	"kqyceLy08TodhBAsBb+vQA/HQ0G8pxJDPcjalHANx328rv88Bje0ucBiTaKk8EwZQuSgcpYnO7mh1XD5",
+	"a6BMZSRmFTLlU3lOB5Z2rECZAtv0YqoGBIT0RYSjEQvl8EQnMYIEEofw1azaWyW54mojmd4YS38jiBRz",
+	"yVBIHiXycEBCH5uVor133dN91CMDGoplNRynEi8RI124EH125tPsFjNLn31fG7opJRg217qSiHDK/GLc",
+	"GYScHR6qhU8Vgz/6XNX/aHxerRu3vpgkhe79+/fvq2/fuoUUOTO1u1pzkAJsbep0ssC3NQgyV2C26zwV",
+	"or40JQOoXppsnWEx7DHMfZuRvCpGQMEZcbFkJkQ2P3rpb9Is4GU/seEcSwhxfc5GU+BVKngM8VJSoWRL",
+	"DZfV1zsm0rUAEVDwx6gomUOwlRlNsUkNvqbXvq7lo8UOJfjkmm8clhZp1EHrxSUtsdEHSsZiRVyD04Yz",
+	"KrvXUvhw8iBm500uJHvbxT2UHPNySPBFkbgEJ5fG53bWhLuGYU8pBouvvpermjfPCFemPCxpESz9dHWV",
+	"a4VmF0lOzdxYDbnFKODc9aVGSBHrCy6tc8qWaR+yIJL2IsGz7K0aRLWzZ6yNCahkDy45new9LQTSL4pq",
+	"eXRZD8u+fPBFYRfPHH5RBrNlqYVCx1fPySVcLqdt2goKYf/pYaI2BEOZrFVHlzAGl5Tu7CoZwtMt7Z2k",
+	"GD8wVltmb/pqlqq8AFt5zfxpoJpdZSH9ZsvlFbxU91ksTFqVFqxXEtOgJBPMVBJELEQuNDtsdS+ur+7a",
+	"nc51x0V7OPTVT5CAoS9LKCWWE0QlGpIgEvtN3fcA6mA/Lp1nDLs6g1WVgf2T0pdy6Yz57f4tHuGwygn2",
+	"oe47eVSaA8BWDb3FE1N9+wT5DBo9RJiL8lrcKVzMO9GLq9t35+cXpxftq+7d7en1TdvV6WRgKk58EQH2",
+	"7kHXtpiXb0Vn/tJ96LKd6Wa0qktDBpNX0gf2lay81rRlC4vPzde5Z3YALdvZV8xfyRqt/GN/NzUgRHOE",
+	"w3yu6Pr1QVLMmJbApbpfB42wN6Qhydw4EBw1eA3dcDbgeKRti0IC6cjZG4VErm23mr2eIqJUnJJes/bJ",
+	"aad91r7qXrQubytOpfvb9d1567R73bnrtP/+7qID7Y+z+ZzwaRFsKs6MNtzqr/Prd1fq32/b3b9dnxVe",
+	"aF122q2z93cXt7fv4MHFWfvtzXW3fXX6/u7i6u6mc/2m075Vazu9vjq/vDhVK2h1u+2rs3b77m+t27vT",
+	"dqd7cX5x2uq2b4u/vW6dvYGnZc3ps1OppXfa725hDYXuzxdX3XbnqnVp9pNroj+L2RjasWo/HBL45f44",
+	"GkaxVCqYSfp0e8yf1EAmcx3k/hETPqlFeEBu6b+IehJhOaxRX/1Tt7+pXfhkFDFJQm9S/YVM1C99GpAa",
+	"Z+Pff/xoxsrULQODUTpN6V5nUrLfUqKr7UARYVFAluk8o85gAWatEcaRIRK/FgpklhmVsjQl54zNGZkO",
+	"5xqZtunGISbGgmxeXzHhg/Pnn+klnZey3AqTQmv2NQQNPsVESDJaJXt5Q23ySvsnpGebOY1CYt8scFol",
+	"Dw/AOFHFz/Bk9cgkspRJaAWr1bKVR5Y1Wj2D6cfsmq5hxlnqVr6e7qPTALN2I1IYav0mx7OI6Y8v6lN6",
+	"1JghH090TAQO7kUOw5rWJVE9bHTrr5r1erNe/0cW8ZqV14QHNEyLg79h6DQpKI7U95WNZADNYRFr1VB+",
+	"SjXxNeh7lnA/uWrlhitjPyFHyJDoLFHODDcTtr+s9QcElNWQ8Suw9jyYKgrPa+VRsz6ll16uXi+ASb5C",
+	"b6THWVSid0fTdjTtK6ZpJZak1e2Z0wU9szWnEA44wf5EZ4FOE5PlwqeXVDPWbC21VJGOsgO8GOEBMb1b",
+	"V3VfBXQQ5lJoKx4JpY6eNjaXgEB+QvKc08GwPEFnA31Ctl8Qepmwj+esAy0L2RP6EBda6aROYyi+nYWK",
+	"iHHZIervZQI/C/ostBSGni1jrHvvUhiQ+DXk6iwzt4nctxe3txdXb+7OL9qXZ2C2RmQUyQlKeqI6yPYy",
+	"VQcC9pZ9B7nWSNd+27q4dB3kgvnq+uqN68DB2d+77f/sqnGTno22K6jC+JgAQkMR+zRGGTDfzVBA6Ds8",
+	"wtJWk9svcVCkueRFysLZ+AehF448EgQICxsR5CAvBlsQlcLU/mzU65lo6RPkKhrtphHwMAIV+pRqc92f",
+	"S9vMCuFI5aavFQ1cVG2SqYMNfTRUsAAWL0RlDbXM2atteENG/EXHUJufHGpBPwdMGUMuwEjFqVgQyfyk",
+	"wKOUFnE2nt7ZJQ0JMhUHTSiIOixdKN+00qYCKZhBhzlzWGOhrq4mdBIbn3UpJ4mZ84x+FlXXqHKMfX8Z",
+	"mwYHMrBCyeEi9ZhfxTh/yuDcFAnLZWEmg0vBKeYBzV8A2mNhMDElFtW4Z7HuIE6Eu7+oUWqxZp7vF2qf",
+	"JptfdPZfVLHKAcHS+pWO8Hlas1J9T2mcWIHc8Jik5GtaoFKaR9oeeC8pRY5iQfz9RSUyd/1Rd/1RV+mP",
+	"6hTAdVmc+HosnaUYu7ax85INaLiGmdN2zMc+LvTcibAQY8aVXu4xzokn0ZBxoRBcCcuTGb1z1uucn06W",
+	"+Tp5mG+30/hpoeLKicceCJ+Uu6avwyQ0VJIQGQExhirD+jtwT4uiDtLIzftTmcI8ZufYkzN94vSxCkks",
+	"MH7aHhzHckhCqXCBcYSjqJBmo2PWX66kvECMA300STPl00C3oGKfl8PGi6Pjl+507I25y+RWZoAhW1YD",
+	"LZFmbev2gA2YPh735l0XHdgWVa6D+trkJVkiRZ8orQSKPetqziHT31OBBJHTWLpZXbeotkEvpOW0tlkH",
+	"GMs1EJmTPidi2GX3RB0nl3c/9Q+9OvnRf9F7iY/6dfLKa/jHvZ/wj+Rl/9Cve9MInB8jb/g6frkA64pi",
+	"cHassp1eRyQE6ieWF1imfK1qEKRHQY1aHbXSTqI/315fVS/P9p00vLs3QUMGNqYmqCgu9d00ck0WrKX/",
+	"4SlAfpSZ1mHjF9RX5PGARSTUATcHDw3L7jIvZuKzaxmyesB6Bw+NA/PlEubOo4qWRpYcOGmkutTgx4nd",
+	"YPH4OKIHD4cHcJSTgx9/abx99ff/7HSPfv3Hsd5OLQqTTm3+dThlIX5hLcQ5GWiIxVDBiy7YRmFqOVFQ",
+	"NcSN45f/9qJ35L3ov8Qveof9unfc/4kc9l71D8kL75X/I270jsjL/k+47h36L8hx/0f8qnfovfCPyY/9",
+	"V/iw98JTMgUGFD/uH3oN/IrUez/6R94L8hN+2T/sNbwX/hE57r+sp6RVE7qUE6fgmZdZMpKQgiriAw7k",
+	"MSqFoU+QFrgUMJXLveUGAN3dN8BCoHedy3xUQVlWYyJPzQ6bS2X8BJmWS9KfspAWl0sF8pkXj3QFwCXX",
+	"O8OY2E1UDW2LA50RQk/TZffwvc712Lu5erO/1GQJ+G5cpE/pXU64t/zDQkcW2uYK4ytqd8V5DMiuyagK",
+	"byVg7iT2yKK0r2G4sIXMgc9nESmYP51HZFAmYRJPIP1b6BC+AsVfkZUYaj/bGn3zt6vGPyY//TVpurn0",
+	"SvTrSy2lvmQXdAMQmcvfEoHN3uEKOFW0E5TTlAxQfFqmQ0XB+ziD7P0gUOaXE2NtB9pNJRqCrT4sj5xe",
+	"btlL0l1oGpv4SfZSH0l5GXsLVGXDmhamN5yBLXBJ/jA7TK/Yq3yG7J5aMos0MgN4i+jkDApYGnynTzYD",
+	"dcmxmEXPp4UXyRE+jQ4WjnsTtHAFwrUeuSjt/WvO6sKeIZR3WK7d72bIx5MRKq/45lCqthrMFyA4OZON",
+	"1MCYB+TzYbaTlZJWtAokUoSD7kM2DqE+CFJiPfEVoRsaYw7laQ3n/C1bLSM5l1nNiFIFpHhLrlFIdMNc",
+	"7SZ6RLd/a1Ubxy+Trk264abkdDRSfD/0UcDGhFc9LIjv5CqcuGoDbsHQoyf58OHffq9XX+muv0erFVNJ",
+	"lpmd6+VRZh2wcG0VAu8NDkqKMnRw6LORk1cDfhCIjcNSgCzC3XKZlAaIzPWYtWRuYRFMaWPwmtYD8G5i",
+	"ZEzKuV2+61xas4BjOo0d1tEbw0+3TxtXV+OnmwJl6AriRKoj1+qR1tYzVv/y5m7PSRlntzQqvHS/BBbP",
+	"plm03NeRgS2uyEyiXSUmPRz6wsMAqxHjkmNabgtMAgRXEyMjwxemo9NyjTBN5ksuru2wPKotX1NB4qAs",
+	"BwS836yPQD5C2ONMCISDAKmZxIre1kiLNMki7bxlx3yDI8LtVuwht5R+ctnudtud8rM19VTyu+hzQppQ",
+	"mC5T4wHbij8RZ0106NTr9RPUiwUNiRBNdFjXT5KiKtA3Gf6dTTFTQ2tOorRX8zV0xzOflS7z73w98/ff",
+	"O9onYDhJVktW5MhB4o8Yc+Io4SDAXAveSRwJdGIUKI6QZOiojkaj5zZ7/8GfYPReXjpY1uE03frWhiGV",
+	"0hYbmbTYuZmOk/nKhnnM2Fviilq1PgwvflsscqKkIRZ65AQR7A3RmPF7kdQuma33ZNtB5lpB1he4H/ML",
+	"WrjdLxpHkT/4pR2pHe23+B48MB0yoEISvk4PHJ3jdjVHK5vtWba6nI/RJXsgAfbIWv7m3CKm+BuECfZN",
+	"kbVxkpW3px4wPsAhFUBe83bhmfHSh0vESz/BAR6WbkLJcLEAzVC9sLmVPsXfXl9YXrvoKU7sINkbmw2R",
+	"HO7llkhJw8GqNNPDEfZKVbiyUmoZOSrpi7tU3mvAxJrBRSSEMpDltVQzsZgrZB0oMXydxRTvzawsHTCz",
+	"USc92flBjGV3+IUZQQlQrcAPpr/WqTxPyeERZqRcGs+i7J0Esl8ocEhBMPW01ruNF83jV83jV/+oZCBN",
+	"K0oJbFVuCUETFiMaoiRJJ4EhM1q9Wj/sQloP+G0/7/Bs43hWDm5b7tdbJsxrS8paIo8xNgC3HVEhIhLI",
+	"E8RJkqqcbesztfoS+cfq/5lrOa7XZ4aNp4FWVqmxW1/rxD4u1UNcFybP3Mr3WC3GqdyS0H8dB/cQ571O",
+	"7OGqTRFZGEzehVALq9xolavKtrjr/nSuWLb9/pNa7K/eYX+VnhzZg1jQ9vD2nkb5Uh82YhvENOIjobls",
+	"Pw6CSVmYdlnzlBkpfAWIWCOPwVQ8W1ycIU06WMFKldZTM58vuYkvKr+UHerS4sstEYKyEJRAsXLRf7X6",
+	"RBfN7+3n37por+2f3bb2DR4dHqMRDWNJxAkSJPQRFshtxXLIOP0XsLQmeq0EG44+xPX6C0+qkeGfpDwz",
+	"aU47kbb6aWLxVa8UwYDLBykVle1ClHCE/4iJYzb3og7Z0I6JFlZamaUiZhjEoWq+QBj0zXLnezFHJXPC",
+	"hfVkd7/wYr8wfGZBbHnIpIMQy5iT9QymLSTsADpPSycNKUXTRXs9Fvj74IBzJZUBcVEcQlIXlCr0kQvO",
+	"WMgnFB4OQ0UG7XD7CPfYA9TXg3CKAX0g4YkdOjvmCOtEYgSSvfoX4aKGlNYOSwJXIXmUAkl8rxORe0xK",
+	"NkKHDTQaWeg1bSQKsSWjafn0O8iCXT6B/bBUKoSbedIABcN2AhZLp+LOdIffRtgjfL0E7allwVhPsLl3",
+	"jYS5yUYwWywGtnQl4gmLF4Zi2r1f6rfnBVSwvEtwboBn5tWCv25+VRHrDVNiDVQJm5F812c6pVmJb1VI",
+	"lCwUFRPlWXbbKyOW5JKZdeccgNmjS25mleJh9ppeY+9+wFkc+ivyiHMaBNreMh6ygIBjE/XIkJoQDs7G",
+	"oolcjwWMuxDsECacQUhOTGMgnWqiPrbv9Bj3CXenqbb+YVn4e63fhh5Kga6LmyHtf/m9Xn3Vqp7rOJAV",
+	"abYaMOZpx4q/dDpv3rx+7TaR+xfNxAR9REPyiH3i0REOku46uWSgvxyeN1pHR+7aVR3Q25k1HRo/vnrZ",
+	"qL/4E7Ozz/OAOoGUlYSePscjgjBgQwYsf1TiBCRMUSkQ8QekhlyfxT0lpmDfV1KpHNIQ0TAkHKSTE+Qy",
+	"HmJpX/AYVz+pZyMFrTqPv6REigXV1ORioCQfy/S1ga+Qk6BgKtKiQcZWlDzQRwdELMx3PkhZw5j6Cowz",
+	"Ax7WGk5ZpQF4UwHWiAYBHRHJk+RCrbkeZ2Mtao2p/hLzAOmUBfEoXLnsdSKELEOorMyijtGwtEIwld2h",
+	"HJOgL4eiINumBuDG/HiVAusRmpXY5X6cew7Jlnyq1jaiIZYaVEc4ikwtaxsCPyP3PlNBx9G5fDNezWY6",
+	"OpU/+Kz30oAQJyNLzlKlijqRYwW9WR/kREqnYoLRZlzmo8xcpAGIifHhStNajoXkul9p/r4IMLJjLSpo",
+	"kDnURS+nx7XozamzWvhB7qwWvZ29388fs3C2UkXJQnhmUr4YGaIBZLZ15ChinIhLrnqYRJ05yNVyFjyW",
+	"PC5GIaZCrxJo4O48Fth/JFihdGJrI+yzUGrh9EUjgZrTvCG0BWZqHHoZCRHeTKjAYePzR6cyJBAl1Dyq",
+	"qzMtmzmdrXGUzPbpUxLYW+vHQaDg8PPn5aZ6MXMqW2uOY4+gv7Eo0tHPWiusnA4xzUZDJ/iYzPOTHjgZ",
+	"z7z5B09fOSpsOq27VvmN8XsxZDmDa0ESbubDCRMlodI6KotwsNpWwcY7LeSvX7PuqTrTZmrNPauiVV6r",
+	"zhzEPCbzRQ1ticq+tI2tcGkrOqzZGNi4BwKGQCxEGB02qvpvNODUr6GbjOWridwcUttQuc+fXSf/k42c",
+	"m/4lpQT6F+2JCaeeKL0x/8TWUbRPs93ntRxV9ostNFL2W2KAtT9qF2puNdlAzVrMA/vc+vhqtkxZ7Zf2",
+	"+8+f3ROEw4np5rHHuG6mAl5uX33m7if56Ef1epqKm9QSpwIJ/EB8B4V4RMOBzSxU9ErJX67pM+LWENwf",
+	"5gQFmPqIxTItOCFZhEaYD2iIfDYOTxJNAhLHDo+VNqF/F06S8KCYyw9IEz6BRrGQqE8l6hE5JnqZI7TX",
+	"OkoZVxMd/lRHo9EJah0hGzjdRI2XP8JDHeybf/249ir7W+ajo1e1IzQa7ddQy1RiM3CoiLJQKowJf7Wq",
+	"52GjhkD0MGvVSihkqDlW4wObMUYPlIxfs8eScnC9nOlhKZ0+/UJXH1u+068dosPGeY/i8Vx3YkkBMjGf",
+	"Gnw1NXBSirZu3Rs7wpcvLTx7L1uuLpwcAScKkNeTTG+1xgy2EWtnzHo1TlKBtU+hj66uDWhilwoSqcj7",
+	"+LOC2XQR4GISfSZUu/Lf/3t8j8W/ssHWzcp//z//9X//9//x//2flc/TBRfSmVeJI1+j2Yb/PEV+S0JE",
+	"1/u+zIRgedPsrS8zW3l4TsESywmpqqGQfgNFmHKB9hI7YX3fQTE0yAYrgjVogw95Njc1poXsihv1vGor",
+	"CtLwy6O8KFp2Lnzj+QgL439z+QmbifHNJjVsYsTPZVUgFj5J6VNHV+JcyUoVrM49jT0sH5LTmMtAU3Vu",
+	"qlsZPC8x3ZFHL4gFfSBvM9Enabnxer3Mhpel6mZGR29yHl3fWOF4i1Un+YjT1DtNeULlCwTdKqJmkp3F",
+	"YWdx2FkctmxxSC2sX7KWu8bhzGBmzhL3f4ljSId7f92OIUUrCn4hDP2vCy74SUT6CsfVQJdY0tBBbzgh",
+	"9zDr6YQrBuFBvA/aOyP/xL/G6BaHAnRNwml/v4bUpSpmgpEeWZNlOzA0oUR7p0MaEkEc9DOOsP7XL4wT",
+	"HO6bkoYwQojIqEd8X1FxFkpdol1p71Q6yBsyQUIUEQ7ryaa1mr0JtaLSC09JZ9az1chwt1cvMz6co5Jm",
+	"6FTigHrLQY3NMS8ctjoo0M6zSggSsTc0ImGpyaiGLtXZoTHHEcISgfNEJMUiQTL4QRh/3B4NBfUJwmjM",
+	"uI905WlrcIFHOGAhmFwkY+ojsn+C3A8fQhcJibm0oX6K/Oior17AvHvI4CCh5AQ6y0NeXDBRl0alyDjE",
+	"8tRyUSuOQvwPHNuyEUmFlzNExtYrPaMge6/TJ0tH9h+9atRfvFIkJeYcWv2sms3n/QlKppZsfwP1bIt9",
+	"WQtTOPro5t5vO9zI9f4pL62s7e3cw7wlMo5WZMpMRmpZ73hJKQbX/Ng8OHCh9kgfOkaakgDL1MASxOOk",
+	"hIy+xoK8aKDudfcG6XcWxySbsZzskhcfx5d1jORvZmnj4TtBuCl/tXpoPIsXx0+09Gu38WiENc17golg",
+	"yRDImaGMnAULJVZ1Ih31XraYdXt2Jl1ZpKDdkJFxp4YxK0mygRddzRcFrSyIrARXHXPalmGzcQiS9oiA",
+	"lFQmef2a8SWtlTyTFkFZ1Zi5dBjuCA/Iu2VKh80BxLDQWatsoqK8k1dvdTHRlQKyi6GroW2tlWyp7CZ9",
+	"LFeu2vGkzhNrtJRYtzlEEXcXtVwoOx+6XC3C/AEFbMDmwdBKzZjjlQYqV8PVGE6yrI9PsgjPqV+XdI+i",
+	"tt+2gAouUdwLqKeT7/InFS5Vk2ZmwsHsulplR8y3nXrsqKk+rtatBLKv1mpW8m6NAodJ/5EMJc2XMU4K",
+	"dWrKUHLGMw5yenFlNzbNAr4o9yvhSEszwd90BvHaDZjz+zntvE0yqwv8oJbkmmcfZsAkXw8U0ppzRfcy",
+	"tcOmNZzZVs7jJVqB5t0XJcysfPFCA1v20QMl46n3bNvvebufzlReMTE5LtNZ/tbt3tyCssKJYMEDDQfa",
+	"giKZoWcI+z4nQhTKxms0zJk/jn7KaYFwUf+zeXCwimEwRLgnWBBLqBusrWHGSKMTA+31uxB2A3/CX+Mh",
+	"4To1j4ZC4iDQNddMRTUaCuLF6gXMB0SK/Sn417zDXPYcPDgjAX0gfNUG+Gq3o0jmu9keOwuyo9fJxIp1",
+	"jZO3M3rTl5bn0IxgLleBk+kaaW4erTHn1E7en9lGgCD3P6u3hD9Qj1Ttubq6F2Ee1mZmiQnZ0ge7lpQW",
+	"kscnfc+JiFgoyGvml9RPOYfGiYfQDdVG0ROPqF3+IEx4WK3ovG0cLTPhbcJf51zqNBOOCHTfAY7vecQy",
+	"fCgfsFgKp0lNjK6WxxMumwB38UqKRzy1g8IZWkjMgXEWDZZAzC/KaItEYlUuaz/88mFQUzt55mioKTLy",
+	"RfhuUkClJpXYU8aGzUJv415OwNhULi4DzqVeOMc0iE3Hl82zjWUtB772MPhlxRx+s14XoYk6EmNqci/V",
+	"w8wJIdbvI9yXhKPDOtIUCFkyoj1rxsGyarWoaWltVWZVBPMl7XUrZ+euV7sdJs8JKzOTectgJ3eBqyTx",
+	"loD510Bpc2i3KrXNfvz1BNOW7mzduFozWJcI2V4vOnLZm0imOFPfFCVGS7oXklOFK0LiUVRSzP78FL14",
+	"8eIVUu9kehAPcRSRUAevrpEWnxVp0tmd5c/0DK9cKjxTt27aCZS5+KXqSBWNH/nv51d5NHt5Smza6RCH",
+	"AxOaZgLRIt0zaUbwmdFHRzTMjn04L4Qp52ZT37uIk6ouwCcQThhNVfGVHKPBoa9UW6LYihTAapQeCB6L",
+	"8jILO0vBzlJQtBRMh8fCW1RObhUVNEkmUBSrFdts8kLfntbNBbonE7TnelTcKbH6rlarufsIvMRCV1/K",
+	"lcBCez//1oVsFqC1AKcwR3pOalc6fp6GfWZTwrEnc02BIzqjdPPNBRJxFDE+3bFK95zJl5zbuzk71+WY",
+	"wE2PA92FIonMSSoiKoVXo4POOwqIRDicsNCUxJ9AmlHtQ/gh/Mtf0CkL1buUheJDWEWvsSAWlprI/SSo",
+	"JHcxDz6b7pVuDf18e31l6qyqrej8KA+PSHCKBTlBCR0XKOEa77qnBjL+4Z4gsPsi9/379++rb99Wz87c",
+	"E6QblvQp4QK9e3dxJmpqOYa9q5WgD8AVPlSaqFaroc/uCYrwgIZKbkIBFVInMLkfQK9Rr6lPIjwgHyqO",
+	"+dct/Zf5CzorfKigzy7a+yMmfIIgr9jVgRaHDsqkGR/Waof1umPjelGjfoJCMiaQvMWF3IeltpX2bFcK",
+	"qrRdg8d8M6vhBvoPk2X2ofI/1V+Wi5g/ySOFJqvmT90GXr2LPqPPbg25alAXgtmkIsQnadaaeuj+riaG",
+	"SyrMjD5/dGuojb0hgkUaY4g5QR3i5RNFsJGHQ+RhziHuyn2swvtV+NmFLRuehXrMp0QgThSGojjULYYM",
+	"P9o7qteR+2vr8uKs1b24vrprdzrXHXffAJL5FnLsdLFbBdCHUPNk7+jwBXJvWu8vr1tnd93r67vLVudN",
+	"29VoAFXDyCP2ZDBBCrphPLBgNRXA637GWtGhEsqUEY+FPtKUxEFCcjyB4L5cxiBszUQZRrFsIpysdKLT",
+	"4HoEveueV386QRyPUW8igQNjCbsImXQQRhD2JmLO2QBLggjEDqM990Plw4fY/6le/1BxASVYLIE7Rphy",
+	"oEfv/lqv1+s6QHFicz2yGY2ZrEU44xMdMJl6xCTjSqULJOHEr6FbGMKSZs0bmigT9+uiPcBkB0HItXCQ",
+	"zbVRj/BAOMgmjejzFfuIk34sdNokZwHyhphjT6ol7knc04SHhgT1OMH3irR7QewTf1/3Q0pKu0WY4wHH",
+	"0RAJov4tmcL/vzbqjZ/gd/jnK/1Rj/qUE0+LRog9EM6pAlX1HhVMJ7vAB61aDf7bTsZ4+VI/evnKMc/O",
+	"2+fntjNR6aHqyoQ6zTTZnjrlexJJvaJ/MhoSs+D6aTJZ/Qz+SUbsnzTZeQ1dsnBgoknRXobew/ECeqrj",
+	"tlmqGi6T8niZwwQAbVnIMPmXrmHVLhJ4IgzGlrBvV6ed6WRV+BXYXiTFCTK3q2HZZ0QoYEYjLL1hPqVW",
+	"94klSJMc5Fqs0DUpS+c1NSodA6PaIjuIA8wReVQyq+LAmpDCuRuypOiPog9uB5IuR1RW4X9dJ/uoo7ht",
+	"SMOBqS2Y/UUQ6SbpeJAoBa2POKYhMI4RlQhHUUCJf4KOGq+Q22l123eXF28vuu0zN7MCIvmk2lL0BIJk",
+	"RwprFcZreaEXe/dK0o3UqgOqlKOEjx7W64hrYgmtdaDEZ7IoXVirdXNxAgUUqzREe+4BjuXwIGADGqq9",
+	"6j+56Tbh7qMXdZgpUy801+8mYOw+joR6zc53gqwAK9Bx8lQH3eYXDOG6Q4K6pzcoIoRDrq9uAoG5Ivhx",
+	"KHksoC+r/SJE7n9WzxkfY+4TX/3LTSOB1SBqUAwNXOkghk5aZoiIs8dJDd0OWRwYa9UQc3s3hKO9DvGp",
+	"2FcAFoecYG+oOJ6TOVHFPIgCas7iwTDJttbsmkJLwAHxAbquI6Kt2xq4ezENJJqAiAQAd1w/RO7Vdffu",
+	"4u3NZftt+0oBwYmBV20uhxEprJ2FumsMs6Oqo6GB4jdU6MGtoNVKIyoVOoRLl3V1MlKzBjV1kuvItHAA",
+	"7mPVyhpV4bGICBfKEoSZTaTCgH5DiZTjIQUykMwbEuILnYofkpPMlIpm+UzTT82EAVNM8xAt69dQCwax",
+	"HDCZK0NoXiD34ur23fn5xelF+6p7d3t6fdN2DRsDYaRmd+LarZk1QGm/JtLa6ghDS5/04oG+qeWni1br",
+	"V+vJzd66ubj7pf3+ToFD6/Ly+rf2mWuI74gKxUAdNOZM/cfEVqizt93w1HAKb+DK0nEP1a5AHLoz40NB",
+	"g2SEnBICtFwwU3D15vq2iywlgDq3bkqLbQld/eGAPpBsGV0DhL8SrnarBMvwipnLCZH7cAhiIycj9qB3",
+	"4RnLwohg9bq6L59EnHggb6egQgWcL/GVAGp/tyevVm13jpF7Zl4ANjQk2NdOuIB6JBREdwO2WgDU/YLn",
+	"HdKv3nAWcUok5pNUg8o+/JxJF0tCEaA9q9qicXQq0NVBJEKrWQ+HFdOSAEe00qy8qB3WTKbNENTKg6So",
+	"+4GPxbDHsI5HH5RFCneVTqHLfWQ6qWmTgwMFEoSjaZtwUlrs5Ai3SIhXjpxzyO5TjBMrsk+Zr6bx8UTA",
+	"zaZbbqYgDVQ7g68AKRrH3HytesgBTq4UqskPiLQdicRZsnN1MhyPiJLzIIevzOvq4wnae9c93U81JlP5",
+	"GfVIn3GCXMlgSqo+Au0rvVSlf1mlG0+Z88sMcMVVXOLyRUjm48msaSVbadKPqfMU4KRRrxdKwoFIoW/v",
+	"4J8mbiwdf55NNznu5AIS2zgYGwoltn+pOBWNS7CSgpw0azLzxUHyun77s1MpkaqWHiT9ojCQIHKFQdTb",
+	"sNUjfaxlnyXHf/Aa+9Z4Cp8cLv7kXYgN8yW+/ujF4o/OGe9R3ydgqDxqvFr8RZextzicmNVBYNTxMju6",
+	"CJX0jAP9wRL7uWLyYhQFZATN8nM2MkDTrHXs948KeoUJp29WEnBDYBMRmTbyCQBWPjqVKbEBiq/ne15A",
+	"cGiGZmoz1MEn0+/g80zSeYZpMEFaMhQgGCv1GT5zEAv8xNZSQ1dMpoaf7VE/8C6kBzBF+couJH3loK13",
+	"fIPlEMrkbYrUfeW0K39qZ3iSc+3tyNdXQ77qR0tRlXNbhOnPQ+9uCK9q3yXOYPdTSV5Eq/dkImYSuOsw",
+	"mCDtVUN7SvE0od0OaKFG9t9XlMo0P1A0S1tjEruebo6hVIQBpmENuQEW8p0gfksa6d1jSvm2HgGr4C+k",
+	"mHQQEr9Kw0SDU9rTSZZ6LlaLpmio0iFbEf1FncoWKY6e4jsnM9uiGaYtiQLeZyQCq2CzuniLVwZYc+hs",
+	"HwE2Z40DafcrJkrw9UobNxKM0DiidGUlSFBt1lL4l1rgQOJwC5nFxgGaJPCdMp+4+xqDT7RxeUwFyZqg",
+	"3R7zJ7XiOEoBnx58emxt3IAiB6FM3BVQm0K7YswsVO47IGBlN5TsJaVBVKDUvqQ1+qMX6F3nsipwn+Ts",
+	"/o3jl4jj0Gcj1KNS7DvWEwGuaqyO8/Zvrap6bYjF8AS5ESd9+gjECwIEdNRuIzOqXoi1HUECoHrb9t3C",
+	"PRZLY6kPyVit+NkInI7f0vSnosNAiJA2HnmDxC2f/vE5H3NioHhr9PXURKnBSuaRWPPiCXLvyUR7JiEz",
+	"Sw5p2k97J+k9g6RXpNqHS3xzgycBw36XsUvMB+QrpfYaxjJ4uwqpz8ppB5+o1ka1GFaSK/UMBETPnRCQ",
+	"1RTMC79SoskdlfVrBEFTuzDyKz1EWO5Q80ui5leqhq1kPwL4egpO2sClmcrTVSbYZk2LT65/7CxtJVnI",
+	"mtaecxpIyAJY+AHkmCz5ni5+tk2rjd24XtXOSPN92ZhXV7cyeJJgevJspt0k38L540zV66h+pCMHXGM2",
+	"dk2cYchM0HnasRQiiZ9IEaB/82z53ry3LQnfDL+GjH+48UXME+/tO8ikrRREhstMceZ5GJi8l0PeHRn5",
+	"qmy9fx6FoeX7igDgFInXIVi6w/vHvLRykFSvKpVZNi+iwHwbk1G2KU+cqpXuvD47gWIJjV7HhG1Gosjj",
+	"Jx1BbkXz0ww549T05MGc6BhX4iMPC1LVJXBtOHKVhoKEgkr6QIIJ2nOTMvMu+h9I/3UX2j91CAz8un9i",
+	"g4fNRAOGaCgZcm0wtVtD1yFBkuNQYE+HAeIkTQo6SoY6SKuG/gYQh3BAsSCiiVxoqQ0THbh9xoleQp9x",
+	"lCzQQa6IoRelegePaDC5St6ype0d5II1taUjOd0DV/2l34Efauh1gMN7iEDWp0UHIeNgUsA9URLqbUrC",
+	"eiQIUI94bERMFdkanIz+pBBRjvosCNgYBDs3F5tuA9bNgEMW+BARnw3KliYeXaA9XIgTNxHqThLyXavV",
+	"9k2ugrDlZE1QoQ3M67b/s+uaLjn6pxGD0P6wSkaRnMBKII5Q2801OXAQRj0O4Xd/xEwSoPbT2QE6dwCN",
+	"bDvzPg3089PbX3Mmelf9UuNs/PvVR3ffVMdlvrbJj+JA0ghzeaDOpwrglAYDwpjGqK9TdWAwiDTUQOma",
+	"wtjV7iSCSL00vFvgiZpeMHUCMJL1KSSrxOjm7NxRrAxKvzm6APB9j7F7tWk9RY+GmE+gH8o+nMUQgxBv",
+	"elQkhzY9te6MoqY80VFvh3VICGEcHdeder0OjZTSLw9fbEsJ0ERkDtctC8gwekulKMOXRmnMyistT/BX",
+	"o+jC1ZgGCAeK8k0QCzMpuQpvMQ+owoswAw0CiXsaRVp0L1u2+vks1kwftpqudkEhey1NzNKOSkBV52d6",
+	"zDeM2pYPNV/pzOXKvx/8u+YmK2kxF3Bl54yPnttXomcu1BzbiT87RejLy1kaNDNJopDneHr760ZVohW9",
+	"Kpsg0MaJkip423Wj7Dwl3wbm1l8tQdUz9RGSKmymWHur221fnbXbd39r3d6dtjvdi/OL01a3fZup6aDr",
+	"qFkQBcFU5HO2lfwHSdqOTZ9RIiAEcxGOhQKn5fkbJBiXsZOnr8Km00BScRO5M3fvOoUfX7fO3rRv3T8t",
+	"WihCmMl7BjI5BzRKzgYs3V+1325D1jHnuQxhAyI3TO/rz2pK34l/u5jnNZH2DSSqPhVjUwdcLJ9FSNPl",
+	"zZ6OtNvzv+WLMD2z3rgjGjud8SskNhonNu0/S8oazLHMD4l3L0yNCh3qjPYwH7CwQf0T3e9d15jRZjCP",
+	"JenqeER0iToIN4bk7GQMXXskdNK6BLEg2iopx6wqJImSAgyK4hUjq/ew7gIEDZmoMHUzIL7ZIxAR6EDF",
+	"o5eNFz8hoQ3Q6LjWgIx8lxOPPRA+MWNpE7dawX4N/Way4AmVQ8KbOku8+9v13XnrtHvdueu0//7uogOF",
+	"CIqbSnJDHggOhNoa2F6nNgRBuDV0a5uuGbrehOst1r1yUNs/u2050MZeR4Trmju4kGa+ZzJ798H+qlBb",
+	"V21oQuEJW1M0V6iipEAGfHwDdcyaKGTZ9OmSSC2Ane1wg0s19hdiAiY0sKvOdZfxuzonWF/Xt16f0077",
+	"rH3VvWhd5rX83wDhNKlhPME8U/shRTU1nJaT0mc2c8HWucCmH9kG1P4tLKtoByg5Gdcpp0zfkwWgHGBK",
+	"TkXr/t+SRJATAG7pIERAbBOunytiU2Dpph9xOU9vh75h0TaCPgniS3jPieKSwF6ACrpJ+hILiX4fS/v9",
+	"DyLPikTedQo5VPnBkmQrXU3FeNYRCX1hnKvp0GZVuoBpbhZTJigbPI+ugeWar4XdGQgXQuJJmjz2fMmX",
+	"+ja2xiVZLFdik0dlDS7hUFgsT7JwkR7+7APf8b9dItHTVBugbBpDZpA2p9J+lCQEjJ6fvqCon24xtoz9",
+	"cyvoPiDyLdlmlnVZK8ldmvX3k2Z9qhOPgafNEQcWoYnhpbOlhOs+Ekqf1XFbJt3ZsmBiSpgqaQCYg5Mr",
+	"/2r66gjNToDbC2RqzilhIRbEFL61LJ0oDC+IJZIl1arARR6y8QmimXKYnIRknHQUCmWiYYN0Ymu0mTxD",
+	"F2FxDwVttILMJJamXHtOrmjqNQe+3olkkYCAKigxB3VSdVV3nbmt08dNobnc8lfSpM0KDPRtSVjo6El2",
+	"SvV3qlQbBjblNs/bkaiwJr1cKUUb3xYL4qM9QOEc1OvKqQb29zfmTN/G2map1rYG5PeoP1vY+La1ZEPh",
+	"UpvqUvqyLeU7xwoOiVbCGGh1/QsTz8kJQVGAde0OiGGGyhiaVSh+JJSyiSC4XilSYyjvBl3+Na/iiaUW",
+	"TLiLDLT7NnAbFHLFBaHTAQ1L6n/X0FH9FXJPr6/OLy9Ou5kqwEnjXonvSVhDrUTQNQl/sLo4glBV272K",
+	"9fuoN0nqBsM5rsjlzEFvi7/p4b9Q6t7SDM600XdMDRWd4qBFnvKMvh0HPHoaB1Qq2/n1u6uzHO+7nQHj",
+	"zFRKyfZF2QhDW2nCIpdK9vBd8af05j6msYTzYeeUhf2A6r5O3zIr08Qsw3OWtZCknE2OWbUPbtMD0+9u",
+	"No/TZbZyjl7tZrSqn7qTZuL0ZCEp64RRXjELvK76FwXNM/hSiZ9U8TeFC9ok7HGIufGtygdOXNMkBXOC",
+	"fCo8qHn/bMZdc6pd653eEmdLxj/T8z3V4Nstc0n3+zu286Vqz/yZydp8c1Y35iWoz/r9TdmDMzRQN8qb",
+	"TQJblrYVVEqIMplN7BRJO1mapGUSxRhHY6yJnCASxZGmW0q+5iNrTJJxZBvLZCnxSbIgCeI6ZGlqxTdL",
+	"Fx1T+g2cNc9FFfU5PxtRbIcr08T6BpWONJZoZ9baUddvgrqGWyCuQKlm09YOVEy2fVAgeM8IdHs2UA8i",
+	"1YSDXuq2imJfy4lLUNJno2ywyTxh2xJdSSa5VVPuPH1fH5X4+rD9NRnQElTRmPl0jNeZa5srs6PHm1cG",
+	"8LWecdUkha+rpB9sYlfPb1d+Z/ny6T0L9xZlDSLMiu/PYNKcan7WyN+o1x2EjX4RES/tbSXwRKQh8C4U",
+	"FHFNx081BRoQiFgfkFChKtE+8j1BCHJhiTX9yf56NUDMNuZXAYR5tqRSwNhfSJGAuZeo6r0z0nwRgvHn",
+	"q9ytUXplIpPNINKPFtaaaBnqAWE5YPGARBndji/T7LCGpt6celGC05+GQhLs58OHqTBJ9E1EJQoIfiAC",
+	"uW/aXWQW6qJeLJGQNAgS4T/7O2xEN1aANplCEG66Auu+BskTvRbdXHLPFRLLWDTtE/cEPr+OSIj0maJG",
+	"rY585sUj3ezG1kqq6w3k+guKIfTfl3a0fccsCJqAhwwFundxj9hz2Tuqv9qvIcgi1+W47DHpw8QJ3T+C",
+	"oWw/SVvQbBu0WoOCpdVbKgTSMT0y97LwtK8bf+oD2NPPmoX7BG+BOV9nGn72dzR2lxX+pFIOCQg+mczO",
+	"KOXQKuB4jqg9CaNnV3rYJDY/o9y0U7F22PyUGg9rIvD8yg4dEgXYM/GJhk1DmvSQBQQygdmISt3f2VTP",
+	"1MUjqUBeQKAp+17mLaOroR6n4UCgHvbuYeicprZfQ63QSg160hGeGHngpMgjlSCSXx41lSfH2jDLwqKo",
+	"sRVRQleseCLx+c50xR3N+6aKo32XvilDAjetiB6kJGymqbpd0OZMmiiM4qAw0+PGUb9BCBYY5iB1O0/y",
+	"kFH/oM+aq99zHeSa+HQX7UVYSPu3aEnXFqHQyiLaI9OrKUyyvw2JLjGwt9IDW4e+Ot+iPT7Z884wv5Ma",
+	"t2LJ15j7Q1akWleGLFI4kOBmu9ov1M9ZyVIyFEfqfw/r9Uzd2XzvHrQHlG6iHitJUDeM33cQDqCohbGS",
+	"ND+EVSiV73HiUwkZCiEZBxMrV9rxHZ1bAMXr0yQcI4nZ/PFmmpKgxxMoIH2JfGZSGx6I/jokYyXBCu2M",
+	"MInoVKCjegO5p5322UX37vLi7UXXVF63wdN6UHfKUKgXW1ObaaVFldQiTdnOjOBrwgz2xkMsiV1Qcqs/",
+	"CKQZwD7EJMDKiG/rv2OZIexqDa4Z7sIYppSomC4PkjcGJQuDu9G13HGSPqAuJSTZsu1H+dA0+/mFL36n",
+	"H92TWScww2CYD2mDV7vp6Sv+IXQccLLDCOofwRXnQMFUP2fcJ1ztxc2sDKr7q/tNhzG8ErkPOKA+lZMz",
+	"DAmcfWnNfCncGPsHgQ4CsEZXkNBvjzANzPHqdBeBCPaGeWDlxKORTq9BAQ3vbb/unEU2wgOC9txPgkpy",
+	"F/Pg8wH8PDn4lH3tlPnks7t/gsAbBlZlmPbAJwFVLxK107+xQFHlpAFB0j0X+oir1Z9mk201vQIcUget",
+	"98rjUB87HEeSYdvMlgdLW5XrnToWspDtJUF8JMcUogKr6IqhMekNGbu3/YqbmTL29zT09ZLlkAliCUfe",
+	"d7jnZird1v5diUBmyJokQrr7FshDYpqIaZIGok0L6ncJ5F74ZBQxSUJvUv2FTNytaJRwJOsrlM4SbyW7",
+	"+IVMtquCAiH5QnqoJmJ5gWrV/u/JWSl5JgrwRC18vkiTfpJ8sethtq6E1nhaalWW9+ayq64UdQtZPBgm",
+	"rN2KAjliL1KuNMYJWyoycF0aEBpoDGJOxEbysba8xGIGV05M+Z6SuHIw8vEbKTt/cdZ+e3PdbV+dvr+7",
+	"uLq76Vy/6bRv8+XoWok8a8Q9WsLCgKOCe4bHYQhlJAyQaXaeurU3AtSbXtNUtnz5uSh+n4iKDnJbl512",
+	"6+z93cXt7bvvrSbdTMixB1RxKvnzeWLefWNzoP5L+/1dp/3utn1WqBNRCkaKHEKKjM5QMRoK6B6bqQCx",
+	"6qzzoDXd2ncLjpnb/Up7IYBIaa0nSh0ra0i4hoGY49B2uCo1Cb8T4CMr1/5AgTVKJATjhOjm7Fw8W9rB",
+	"gMjXdgPbtIyaOXbZBt9hXbE3RKJeCmQJqqWPlkgTWMrbbUbMOLxryA3YgJkqoz6BhEuF++jm6o2STG5/",
+	"fQMmMIlGTEjUOH6JfqGvT8DEIJSSn9QnxSHCPcGCWBI0lDLaE/voXefyxNgclqma8lxYbRzbWcTego3A",
+	"DK8ryD+7o3pHUXZFRJ/Rl/xkAqZkhWzHrgMbQDPb3fJOEG0G14YA6FVrQoMZT8qUZQZNCxj2Aubdgz0B",
+	"hx45QRj5HPel6dSryaWxVGeNq2vZRLO7atpdlcoa+qfT9P01rKTPYv/MLPGNWfUXMoRmVjKP1F2YgG3G",
+	"HdvmeNr6mfiEwMYumYIe43IxhneITLBqfjFYeWdP/bPaU/MuUjDsjFgoh89lLF1//p0l9Fu2hBZMVTO7",
+	"blpHuXagQzd5mmd81rqu3YpQyYmMokD9tGdAhDxSIWk4MD5x95Lphbr7jo2+Wt26ufnenl/xXqc6iOYt",
+	"sc5sE24BE+1ySmpDh1PDGn+x2VFOXKmUN1vntMpJn3ASeqSs6/qfvHVpEalmWY13luGdZXhnGc5Yhr2c",
+	"YmLVvIwEPtswXKoDGQtxTutbnNGqFbVc7mpYoqulcTiZ1NRM8ijAKSdYsFCXGXP1lP5db3IHw3EX7QF3",
+	"yJLUJHjYROvolnD3JJInwDaM+gkF7PFEJMkbG1Ad52d8Pk1rXDLvc/r0wRRXfvornbQ9xV0C6C7492m9",
+	"vDdGpjbd0zs3+Oxkz80j8rNbW3aG5R0WPynxc1MonAnjn5IyDnw2DpXcPruu1lTrAPsJ6sXePZFo7xgC",
+	"r3XTAFM1rw8KJPDJDTD9GXTCLuR5iUXk9/O0wrz3lvgUd7UaWXx/Wr8s1e+zssPN2XlBDDjV81TPqIiY",
+	"oFY3noe65pPsFzvT6p8oHfMrFEAscVCU4ubsfHuUi5PFzrEOqXISQsoD9PCCTB+T3pAa07LGMR9LfILu",
+	"CYkECuNRz3TI0DWPYwGes8TVlklD11J+FoE3SgHneMzSc9gJTTtStSNVK3jtDXF4RqvOgaYUc7InE2eo",
+	"KehlS2pNE5i0sFYdxaEuo+Gbfj6hD4RKEI+Fvk2u2oZoNsseoxe8EYq0jVZNanEZZ/3nHeXbUb5dzYzF",
+	"FFPhzRasS+W0UpGxOX3kdUC0acZj8min4qchrdY27VE61TMKbbNoo9rX5mW1xsYoFpzsmc4bnsyjWX+P",
+	"SUx84CgmzXiyM13v5LdnokYAptsiRjqWaG61eSq1t9cx/TMVleEW5JIAjKRrDg5I6GOug5bQ3rvu6f5z",
+	"ZnCYFW8zgcNMscvf+B77whuESOPysrhoYG9e2HOxWsVM1OvaBrJCFzgxn+QZuU6U0plYaM/WmAmZpB5J",
+	"y18EVEgocZytubU9e7WaLstbaVlziZmbNdG3END1g8htVgdwZcuI2TRxJJkurGjT2NSqqBr5j5jwScWp",
+	"hHhEKs0KDHvhzwiWiqlfFiP1qXSozMo2M6AucFNx1hFfbvW3n7+5OmG5XezKhO36dyxR9Uv31faz1MWS",
+	"YACnla3umigrfaXai4P7eYZ2j3FTt8qqAmY5rK8rH03HqGYpGtpjSYKBQnsIHxL7NdSxddJtKosidToA",
+	"Z5oE6i+pb1iDpvMLZnaQZg5YIHFPo4j4JyY7QnGod6EgoXQdJBjyWZ7FjKEckd7lGOtQKMUiqEB/gGa0",
+	"ZR3ydRzc63vdjpnsNjvHSqktjW2tQcSBXKyR7pTQb0MJ/fNYxowuGpaKZ+uR4aw6qqshzhSJr54svuoJ",
+	"5gquegnfdjM02MROmNoJU8sIUxbgE9zVD2YhbwaF5nRBO6of6eKRrg05uPBdUx0gZGkcQqE6qq5diMRE",
+	"SDJK3noSrs/vcwab3ZJcAWPrPlArSRWHm13BPDkCXkBeac+zbGLSPDRM3tuFXO1EkOdrrGZkkJUJ17S8",
+	"cfDJWIU+HyT2owPyGDEuN9eGNRl5lvChJ4Q9tDLFmFYTQ9p6IzdYDpeRMCR5lAeeeFgY6Jm8uESE5+nt",
+	"rw4kxXA2hojZtFputj6xHKoTIpwg7PvEbyKX+g6Idld4RJwAm3+A3ukYEtWSTkZ41Eav7JMrCGVzihWD",
+	"XRQFsSkfwYJ4pEsoj4jEPpYY7mpPMC6Jv1/LKaa3pumA3mHPFIuwG8rLv/lc1KYpq+w6iASC2HKXJG1S",
+	"4Lv5DgVQZBredUHvd08QGUVSgxGLpXqhhk5JEEAtbA4ZoFqD/x+ug9y/qv+pqv/5D9dBEvfU8KcdsA5E",
+	"nPTpo83PcX9wlZ4PtgPFbSMFkmJIiJIGcBCD1i+HZFRDt5ITPIJyCZB4qmAUwevaBoIl7mEBV9vD0hsS",
+	"E4EISVEhjsSQyV187y7T4EvrrRpw06r8WKDT21+z7boTmjuLf+QpeIGDLMhkzNd4R+MhDUjGKDjEApoC",
+	"TOfW5YrJmzQ89WG4FZlYL9/KxFvKK+ymFsmcyya1eNrOkTrlc6et7iItnjer8Kmi5aaSCOdbqwZEbhJT",
+	"68+nde4sUDtG/pSUwXXxc36zyE0zU1148okouiWrlK5T+YXKuO3ow86q9NW2SdykWYlmLUrPaEpK/Fjr",
+	"G5K+xZaDdrc7x9dO7NhKs8HU7V1WLn8BnVhkPsglhmyOWCwdsAnOqrw3/+sgGZuJljwtGnUrn58rEXhH",
+	"j3b0aMv0aFYYznySNDMccgZVWqJM9w3h1bSdZiw9NiI1ZKPmMYd+hqHUfRYn6j8nGQsg9HCWQ2IyTfoQ",
+	"cQgei3wt260WGujFwf2b6VID4hvvYpjZ1TNlBOenXBTSuOtY+H1ajL/G3nFfsEXc0p3gdr3edlV7d1V7",
+	"d1V7M1V7c1kbfcbL+tFne7bEgW6Lok5xnbIvC+XEg3+ynljYQl9XatGd67U/nNqm4979gCt+gfY69IHw",
+	"pMW5IPyBeuQHkUSg7NdQG3vDbGyO7fiim8lJgThk79j+c/9kPeSxkRI0qW71LTkOBfYkCJKCIQzvCMmi",
+	"iPhKXMWIEwi9Uf+NR5AbQzhBVCZvQQRr2hJc2JbgImkJDq5+mA4ag6MWzKKTbCLOPCIE8inxFWvQzf3j",
+	"SHcuB8ylIcI9Fkskx8wUI0ySJkPyKHVsUA25kkkcAIMxoT+2l7uajgob9Yn20lykBEpMo1K1JBt9VFZ9",
+	"Xw5JmGZ3UymaqEf6jKsjn+iwBViNcHJxUyJZxpjFgW96ze/l2p5rQJg3uXnRBgmf6KbnmbI/agYHCapA",
+	"wMQVxIKkhc32QR+BwGPbG96oHzNbcLxl0J4dh/Ap/JymqTcKaopRXfJdO2x/9iSoY8ypOhYHxWGgrt7F",
+	"QcDGN5gr1QauT/KYQPxV9voAc3QcSbJaLGRSA4RDpsQsBQq1QjWfooHER1EAdZ0N3HLSV2yiTGvDorAC",
+	"QBM7v36HBIJorBgRHJoV4tBIOQHBDwQJNspCQ183yn92TU9jQEZNoSz8mfW+Jm+dWtzPrDdXY2tseraV",
+	"M892oeLfaOOjTP2PQN/CYb1eVxCWnOgR/CmIFC1ZaSpwe1k9bFTrh916vQn//4+KU1EUo9J89bL+eUr+",
+	"LdL5xnG9kNLaiyU6qid0JCGtKeXVTCriTNOqIRZKqqmf6ChiTkIyVmz9EJ0Rj0A1S7XO/Rq6wiOC+mSc",
+	"CUPWzE0QibKUFioIwPqmierGG9uUM0AWS1OKcw4PMk1spphEyCQwinwTfeC+ukWe4TO7NlJ/7jZSmebn",
+	"WSuIgjUdn06FFbJF0l9Jp3ErKDFWiJNMmyQUMRpCoCaickOWkY0tZwpYbYztjkMtAG4LJx//XIEct6Ce",
+	"4azuaFRcBXTPr/0efPon613o6PAteHQT6RZySZbsOrEZiXexa+NntfPtxnwsIbHu3Kw7N+uTGlRsk5Q4",
+	"SzlhORlQIXnCwZ4zvLyTnftrCzXPLu6WSEnDgdjRgh0t2BItyOKh0iAB3r6dMPTNoPI26pRPY7GOUH/u",
+	"0PQdPdlFqn8jkeqboUXZsHXWO3hoHGAhlETCwjSrdWZ90iETkvjoOiIheq3rcTZqddSyQyDWB/nJHxCU",
+	"jOso1V0OCXrXudQ56FSAe86lvltD3Vyhc6ptU7r43BCLofUTgD/JDvmDQGwcIo5Dn42QwIGEcgKKjEod",
+	"Y+GKIW4cv/w3F/VZELCx9uepQYbkEd3+rVVtHL9MfE8w257kdDSCusdsTHjVw4L4ugWoq6Zwa8iFrbl2",
+	"lXAEpwEWQu3NQS4dYfWz9mXeEx/dXL1Be+4BjujBw+EBlCmYHHwqliv4fADj1qJw4O6DryYpCpicbLYr",
+	"BhwInKB+T7gOGg+pNzQ14tV73pB49yfazanOfIyTpp3AXLT/UV+V/k2qGZ3Uv3VoJrIVC5pgb9QumlvC",
+	"H8B/qL2zVBLEGZMOYrEU1CfI7tl1EBbIzVLowP+rItKugySzrtG90+vOLXL/3d0/QVRqH12uOdsgYD0c",
+	"ICVD62BBWMZN3Auo17QuPs1GRalsq2BWg2wCrc8g3Zq9Ls+QypY5y7hsX9hlTBd40srMYktXaGp8Ln+T",
+	"U1iqkFzjqMHPP/Vdfwnmq3itImYzy1QnxA3tuZ/UH3cxDz67+80cG/SZF4/UlCigD6SUDCZMEJgH5cD/",
+	"BERiqFuNeVBpVg4qee4/k9VmOf+jJKHSGgRoGV/bdlJRQ5fwXixmZPhqKlDMFSOaMK+DMmM5CLix9iTC",
+	"CCZ6CL3rXOw7yFOSEKfYQeockzgK3bP6B4FuOOvTAKaroZbFP4ONOrjBsEonKa6TE1KSWuVQIIdCDBEL",
+	"HvSKbLsDYLNySEaCBA9E7H/z3DW9u6+bvWbWOYMq65v21Cs7DvtEDruj7Aspew5xvjnSrsmmOPhkKnte",
+	"LCDxEArKEyKryHyYVAUFWjrERvQRTeSqqV2011MaHw0HyNXzXanHmYJrZoAf9Fr3HeTGPMh9NyY9dTKg",
+	"MBHQo42GZ1S3zKsBG7DsezV0xYyqSAWKFHFU6qmulJZ8ppYdMv2zh7DvcyIE6HR2dzbG0TS0SOMJj755",
+	"4q9vdZrwQz5nhKF5iknnTOCkUrT3rdJZ49nYhdnZDFahoXHHJXZcYttcIk83vy1Ooas8V20A9+yk9w7B",
+	"PvRRSoK9BRJD6GGRGgNNSoCiyhJFeEBDqGm8VgBxMs28jPlbWH43Wf0W3RJ2kksq5K7t2PdZp71QEz0r",
+	"FaYwOMvanwdoY+9fjHjdnAzFxmE6fb6Z2MnU8nQULzQeQ70Jct+0u2gK490tomcWMef2HrtWhAV7UtG0",
+	"PRds2vtgawuTh30cCPU0mXhWezH9Ra4ohRFReowFBIffYIcue5C7Mha7fhJL0KkNEahZjSWeQCzmd4Kw",
+	"a9xSMwg7/BftB2EXMU+GsO/sukJ8cxThz9fkIaEmaxKTbHhD8nTVat3QRb0g32iXOQ3SioHqSTY9NRZE",
+	"ICrRnk9AKlDPtP9cCwlNpKUKREMhCfb3nyoLzS/qnSFvW6rrrasn7+p17+p1P3e97k1RiRl1u1uBYKbn",
+	"RVHL2ZL+MiByw/haf1YZYqcS7MKsn5Ry8USEnh9hrdh7GU/fFgPWEdhPR+jtKSVftBz4jqB8z1LFn7CE",
+	"+PaUlgM/1lg2pwLnKYsouJETBzPjU9oLDSXLesi3pnvY9W5YnHlek8gpiyY7c8hOGvoCGo7Fn61SlYiT",
+	"B0rGs2lKh4QKAHL1tjKeVyhGoWMpsUAY3Zyda7IBf1y9QXuHx3XkR3Tf9ARueR6JpAttCdW4OtrmIAoH",
+	"LmIPhOejWCK/79bQ9YhKSXw7W5+SwNcF0pBP+jgOpGhmEkdaPkaX7IEokuxkKop9qNzqASA/5kMFSebj",
+	"iX4ja74xlVhO251u9f379++rdfV/h04uuscUmSMcPNwQOBSwATM1Wn7/pf3+owt1Lgj2hsj99MkWgKnZ",
+	"3pO1X9rvP3/elh/MXOzXLHre6CWuXZI48vsLu5cW35+OG3IqCQQuHC19c4lmqDqbSWEP8VGEB6SZYIdC",
+	"jIXosLOm7fILn1uMVdCKMLJc4clxBjbNzWM+mR0F+hvj97oWaK6MqaKkhQRCcZJtExkyifrqHmqok4Qs",
+	"NtGLuu7xCwUy4Z9eAIwhCcE8ve7cNqHtJuN0QMOVwhz1nlKKvTJp/bWQ87ddo112ttVLse+oztcpSaoP",
+	"Dpda2YUSeUYklIoiTgc8JsgPcDJBOAP8GfzPQlEZbqdpqzOx/Kh+ZEq0ZrB81QDj7DogNvEGmPH2EXCL",
+	"QoKmcTpFKZGss9GXaVKgTiWmuzzP7xVLXwMAaIjZu7l6s786joqH58bR24fnxFHxMPjr4yhYEk/t2ztc",
+	"3eHqNnH19tfVcDWLf0bRLS/9NZXE47NxqJQN1Iu9eyLR3nFGHN6voRTHC8L1U/A82/MM1OynYrszbYiy",
+	"9h3J7kmoU2lhvySgD4RPdELWCcLpCZjqGEiQ0Be5Gok1+w7RxpOyiF6ZC+Yd4cdLEg6U3nTY+Omp+Ueb",
+	"sV2UkqisKevm7LxAfk71PNUzKiIm6DIGbPNJ9oudKfs7omOneYBahYoZQ8KSesEG6dFNYsH4ZlWDm6s3",
+	"xn5oixNl6ddOqPg+kbFjLcoZYFgFI//gMxFxTVT7O98Muy9jwSbpN8uHjcen0qxoPCJhPFI7138p5ebj",
+	"Osx5M0jsbFsH+XsHqXvcof93iv7/P3tn1tu4DQTgvzIPBZpgbdebPYAm6EOQXSB9WLSo3TZAu4VpibbY",
+	"yKIgUlGMIv+9IIeUKJu2tfGxB/iWGNZQw+PjmJzDjL/dEdz0cfqOaTsKKjpNOL/fHPV3gABa28blgmRk",
+	"TjeE6P1p3+SIJ9+mjVE5rVUMUbTfTHTaQdZWh6A2M59BONPIDXCrZ/Kmi7GVBbElwG1sUlotSiF1vbLb",
+	"8fjXkb4HswmjMBR+NanIc73Rd69VdH0yOh4pPs5I/6zhcdh47EHGVu8wfOoKJoJGBZVY0zXR0dIJE8Cz",
+	"iAavsRBE97UAz8z7KVWIwTTB+5HONTp2xt4dAV/YVIOvEP8WPHa+ofVaR8G5xsnetslBShPsXpsYG7P3",
+	"2jyaPfJZI2M+0RAJbjvBWfDrQNZNQrL5YZG1ZmT8YK4E2Zb8Rsc913jXvMBx6qt9WXmC2lovQ7qgYCB9",
+	"QSc4bdZ8LyB2V+dBwSMpnuscKIHRbuaoBg/78+biWFTYmnkoabQdKJ0mtVtHz9SEDT+uAjtOexhCs1jH",
+	"3gmJZyF7wqJD21sytTKhswWRNMXLHjdbq83Ceu4kWsWP9AI3L712aEFEMuWkiPUBc06LPobJ2WLgzS3s",
+	"dUbSpWSR8LhljZTKsSIXRnCwTNI5AkrAmWGcPrY+dyUi7HwCFQpyyvOUQpVwKGhE2QNdvZG2cmxVdd+b",
+	"YdumnkPF+0LSHASbZ310yrQySpkoyfV561pHsTmTJLVZus8cd89zWyyCFU6QiiMcv+YRessrVyctRzuw",
+	"CcgLKrSfWyudtBVo4g89In82FUrVMCxItnRqzhNZn0VbOW7hUr+stpOBq5XjEeTT7QPPZJIuTR17KAWZ",
+	"u03fYPl5z4Oup1Ht1jc1nn2OhPfqf8/zWPjMGRNvpTRXEJ5xbn+TVupP82ATD7X+LPpRtO5mex6nCiOp",
+	"dU3rmcVsntHYRLBmXNbfdWXUOFp//hdrLgi8kjC5koHEsQCTCUCt2WJGIgoip1HdgttPTUppRRT3Htnv",
+	"VLnZCBpRk/geJtYXcbzM6SWsGhqTAVxnS7h4fLQFUkh0n/EqpWpJXQGXCS0qZvL919OF6QJmBaMxkJmk",
+	"Bbw0rq89eGP+Ej14NbR/69lyAQkvCwFnb/SiWeRS4RYklyTtwcshCJBsQXkpdTzv+QCuW0alvvepmIwS",
+	"GgOfzWzTQ5gRluoc/o1UAgWv1k25lhPtu6Ynd+Sw1VMY7lkW136saGo0o3fXH+Go99+bfWxzmv0OBp0W",
+	"oh1YnjywrMchvgKswxeRFEhUcGFHRlxCzESktp46S4SwzrodtLBt7FUvYO3Nf8/YIwga8SwWPSiFdt43",
+	"lRfmGZFlQQfwG/2XRhIeSFpSAQte6Jp6akxntKqnFE+7DMaYLaiQZJFv1SNXU6dQkv75a9j/8eOL79aU",
+	"UTaI+Vp/m05VwdSOoNSKacQWJIVY7W3C1x2mbOJPE3ihCyXefri+6Y9ur02xxMnf5XD4KpJWB/0vHeCn",
+	"BalgyuMlfjhRW30rX3v75xjenXbosJEdh64dZlRQ/Ub6s4//vX399Cm913SBWzny7WunKqTqGrLWmUc6",
+	"mPbyAZd0l+PpuztPgrsGqfEA7ePaAN7kL++1g9Wj7vex4FXYBvbbBtAMC1tA2ALCFhC2gPYWgGw4Ef4R",
+	"593Qb6qWBvbvx35TMjbAP8A/wD/Avw1/A4cT0d8QvRv+hdEzsP/57B8hpgP4A/gD+AP4V8hwIuorkHdD",
+	"/gOjVTD494X+H9iLAfsB+wH7Afst7CMbTgR+xPlm9LuOWgH6z4C+6c6x6r+A+4D7gPuA+3r9KSocEfQt",
+	"L9sNiH96+j8AAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

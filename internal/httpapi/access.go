@@ -15,6 +15,7 @@ import (
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/auth"
 	"github.com/certhub/credentiald/internal/ratelimit"
+	"github.com/certhub/credentiald/internal/spec"
 )
 
 // operation is what the access checks need to know of one operation of the contract.
@@ -33,10 +34,9 @@ type operations map[string]operation
 
 func routeKey(method, route string) string { return method + " " + route }
 
-// echoRoute turns /events/{id} into /api/v1/events/:id, as Echo names the route.
+// echoRoute turns /api/v1/events/{id} into /api/v1/events/:id, as Echo names the route.
 func echoRoute(path string) string {
 	var b strings.Builder
-	b.WriteString(apiPrefix)
 	for _, seg := range strings.Split(strings.TrimPrefix(path, "/"), "/") {
 		b.WriteByte('/')
 		if name, ok := strings.CutPrefix(seg, "{"); ok {
@@ -73,7 +73,7 @@ func indexOperations(doc *openapi3.T) (operations, error) {
 			if !o.Public && !o.SessionOnly && len(o.Scopes) == 0 {
 				return nil, fmt.Errorf("operation %s needs credentials but declares neither x-required-scopes nor x-session-only", o.ID)
 			}
-			ops[routeKey(method, echoRoute(path))] = o
+			ops[routeKey(method, echoRoute(spec.MountPath(doc, path)))] = o
 		}
 	}
 	return ops, nil
@@ -150,7 +150,7 @@ func rateLimit(limiter ratelimit.Limiter, trusted []netip.Prefix, logger *slog.L
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			req := c.Request()
-			if !isAPIPath(req.URL.Path) && !strings.HasPrefix(req.URL.Path, "/verify/") {
+			if !isContractPath(req.URL.Path) && !strings.HasPrefix(req.URL.Path, "/verify/") {
 				return next(c)
 			}
 			client := ratelimit.ClientAddr(req, trusted).String()

@@ -34,7 +34,7 @@ func FuzzRequestBodies(f *testing.F) {
 	e.Use(recoverPanics, limitBody, checkJSONText(ops), validateRequests(doc))
 	var handed []byte
 	for _, r := range routes {
-		e.Add(r.method, echoRoute(r.path), func(c echo.Context) error {
+		e.Add(r.method, echoRoute(apiPrefix+r.path), func(c echo.Context) error {
 			handed, _ = io.ReadAll(c.Request().Body)
 			return c.NoContent(http.StatusNoContent)
 		})

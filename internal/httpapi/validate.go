@@ -27,15 +27,10 @@ import (
 func validateRequests(doc *openapi3.T) echo.MiddlewareFunc {
 	// The validator matches paths without servers. Its Prefix option validates a clone of the
 	// request that shares (and so consumes) the body, so give it a copy of the document whose
-	// paths carry the prefix instead.
-	clone := *doc
-	clone.Paths = openapi3.NewPaths()
-	for path, item := range doc.Paths.Map() {
-		clone.Paths.Set(apiPrefix+path, item)
-	}
-	return oapimw.OapiRequestValidatorWithOptions(&clone, &oapimw.Options{
+	// paths are the full paths they are served at instead.
+	return oapimw.OapiRequestValidatorWithOptions(spec.Mounted(doc), &oapimw.Options{
 		DoNotValidateServers: true,
-		Skipper:              func(c echo.Context) bool { return !isAPIPath(c.Request().URL.Path) },
+		Skipper:              func(c echo.Context) bool { return !isContractPath(c.Request().URL.Path) },
 		Options: openapi3filter.Options{
 			MultiError: true,
 			// Credentials are checked by the authentication middleware, not here.

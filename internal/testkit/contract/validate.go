@@ -43,30 +43,26 @@ func load() error {
 		if doc, routerErr = spec.Load(); routerErr != nil {
 			return
 		}
-		// Route on the full path: a copy of the document whose paths carry the prefix.
-		clone := *doc
-		clone.Servers = nil
-		clone.Paths = openapi3.NewPaths()
-		for path, item := range doc.Paths.Map() {
-			clone.Paths.Set(apiPrefix+path, item)
-		}
-		router, routerErr = gorillamux.NewRouter(&clone)
+		// Route on the full path: a copy of the document whose paths are where they are served
+		// (under /api/v1, or at the site root for the path items that name it as their server).
+		router, routerErr = gorillamux.NewRouter(spec.Mounted(doc))
 	})
 	return routerErr
 }
 
 // Validate checks one exchange: the answer's status must be documented for the operation,
 // its headers and body must match, an error body must carry one of the codes the response
-// lists in x-error-codes, and a 204 must have no body. Paths outside the API are the
-// service's infrastructure and are held to their own fixed shapes.
+// lists in x-error-codes, and a 204 must have no body. Paths outside the API and its
+// operations at the site root are the service's infrastructure and are held to their own
+// fixed shapes.
 func Validate(req *http.Request, res *http.Response, body []byte) error {
 	if err := load(); err != nil {
 		return err
 	}
-	if !strings.HasPrefix(req.URL.Path, apiPrefix+"/") {
+	route, params, err := router.FindRoute(req)
+	if err != nil && !strings.HasPrefix(req.URL.Path, apiPrefix+"/") {
 		return validateInfrastructure(req, res, body)
 	}
-	route, params, err := router.FindRoute(req)
 	if err != nil {
 		// Not an operation: the answer must be the envelope's 404 or 405.
 		if res.StatusCode != http.StatusNotFound && res.StatusCode != http.StatusMethodNotAllowed {
