@@ -8,7 +8,12 @@ import (
 	"fmt"
 	"image"
 	"image/png"
+	"io"
+	"mime/quotedprintable"
 	"net/http"
+	"net/mail"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -353,10 +358,32 @@ func TestIssuingWithSendEmailRecordsTheBadgeEmail(t *testing.T) {
 		deliveries.Data[0].To != "ada@example.org" || deliveries.Data[0].Subject != "Your badge: Speaker" {
 		t.Fatalf("deliveries: %+v", deliveries)
 	}
-	var body, kind string
-	testkit.QueryRow(t, b.env, `SELECT body_text, kind FROM email_deliveries`, nil, &body, &kind)
-	if link := b.env.Config.SiteURL.String() + "/verify/" + issued.Data[0].VerificationCode; kind != "badge" || !strings.Contains(body, link) {
-		t.Fatalf("%s email without %s:\n%s", kind, link, body)
+	var kind string
+	testkit.QueryRow(t, b.env, `SELECT kind FROM email_deliveries`, nil, &kind)
+	if kind != "badge" {
+		t.Fatalf("recorded as a %s email", kind)
+	}
+	// The email worker sends it as it sends any other (here into .eml files), with the link.
+	if n, err := b.env.Service.Email.RunOnce(t.Context()); err != nil || n != 1 {
+		t.Fatalf("the worker sent %d messages: %v", n, err)
+	}
+	files, _ := filepath.Glob(filepath.Join(b.env.Config.DataDir, "outbox", "*.eml"))
+	if len(files) != 1 {
+		t.Fatalf("%d messages written", len(files))
+	}
+	raw, _ := os.ReadFile(files[0])
+	msg, err := mail.ReadMessage(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, _ := io.ReadAll(quotedprintable.NewReader(msg.Body))
+	if link := b.env.Config.SiteURL.String() + "/verify/" + issued.Data[0].VerificationCode; !strings.Contains(string(text), link) ||
+		!strings.Contains(msg.Header.Get("To"), "ada@example.org") {
+		t.Fatalf("the email lacks %s:\n%s", link, raw)
+	}
+	b.acct.Client.Get("/api/v1/email/deliveries").JSON(t, &deliveries)
+	if deliveries.Meta.Total != 1 || !strings.Contains(string(b.acct.Client.Get("/api/v1/email/deliveries").Body), `"status":"sent"`) {
+		t.Fatalf("the delivery is not recorded sent")
 	}
 }
 
@@ -455,4 +482,42 @@ func tinyPNG(t *testing.T) []byte {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
+}
+
+// Simultaneous requests issuing one badge to overlapping attendees, through the API: every
+// answer is 200, each attendee is new in exactly one of them, and the credits used are the
+// attendees issued.
+func TestSimultaneousBadgeIssuancesNeverChargeTwice(t *testing.T) {
+	t.Parallel()
+	b := newBadging(t)
+	badge := b.badge(t, map[string]any{"name": "Speaker"}).Data.ID
+	var people []string
+	for i := range 6 {
+		people = append(people, b.attendee(t, fmt.Sprintf("P%d", i)))
+	}
+	answers := make([]issuedBody, 6)
+	testkit.Race(len(answers), func(i int) int {
+		res, out := b.issue(t, b.acct.Client, badge, ids(people[i], people[(i+1)%6], people[(i+2)%6]))
+		answers[i] = out
+		return res.StatusCode
+	})
+	fresh := map[string]int{}
+	for _, a := range answers {
+		if len(a.Data) != 3 {
+			t.Fatalf("an answer holds %d assertions", len(a.Data))
+		}
+		for _, d := range a.Data {
+			if !d.AlreadyIssued {
+				fresh[d.AttendeeID]++
+			}
+		}
+	}
+	for _, p := range people {
+		if fresh[p] != 1 {
+			t.Fatalf("attendee %s was new in %d answers", p, fresh[p])
+		}
+	}
+	if used := b.creditsUsed(t); used != len(people) {
+		t.Fatalf("%d credits used for %d attendees", used, len(people))
+	}
 }
