@@ -117,7 +117,7 @@ func (s *Service) pngOf(b store.Badge, iss issuer) ([]byte, error) {
 	if err != nil || !pic.svg {
 		return pic.data, err
 	}
-	return s.images.get("raster", string(pic.data), func() ([]byte, error) { return render.SVGToPNG(pic.data) })
+	return s.images.get("raster", sha256.Sum256(pic.data), func() ([]byte, error) { return render.SVGToPNG(pic.data) })
 }
 
 // svgOf is the badge's image as an SVG: its own SVG, its own PNG inside an SVG, or the
