@@ -22,13 +22,13 @@ run: build ## Serve the API (a private PostgreSQL under .data/ when DATABASE_URL
 build: ## Build the binaries into bin/
 	$(GO) build -o bin/credentiald ./cmd/credentiald
 
-test: ## Run every test against a real PostgreSQL (private cluster unless TEST_DATABASE_URL is set)
+test: ## Run every test, with the race detector, against a real PostgreSQL (private cluster unless TEST_DATABASE_URL is set)
 	@rm -rf $(COVERAGE_DIR)
 	@if [ -n "$$TEST_DATABASE_URL" ]; then \
-		$(GO) test -count=1 ./... ; \
+		$(GO) test -race -count=1 ./... ; \
 	else \
 		url=$$($(GO) run ./cmd/devtool pg-start -dir $(PG_TEST_DIR)) || exit 1; \
-		TEST_DATABASE_URL=$$url $(GO) test -count=1 ./... ; rc=$$?; \
+		TEST_DATABASE_URL=$$url $(GO) test -race -count=1 ./... ; rc=$$?; \
 		$(GO) run ./cmd/devtool pg-stop -dir $(PG_TEST_DIR); \
 		exit $$rc; \
 	fi
@@ -54,9 +54,11 @@ docs: ## Render the system templates' previews and generated badge images into d
 contract-coverage: ## Print which operations and documented responses the last `make test` observed
 	@$(GO) run ./cmd/devtool contract-coverage
 
-generate: ## Regenerate gen/ from openapi/v1.json (oapi-codegen) and db/ (sqlc)
+generate: ## Regenerate gen/ from openapi/v1.json (oapi-codegen, the /docs page) and db/ (sqlc)
 	$(GO) run github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen -config oapi-codegen.yaml openapi/v1.json
 	$(GO) run github.com/sqlc-dev/sqlc/cmd/sqlc generate
+	@test -d docs/api/node_modules || (cd docs/api && npm ci --no-audit --no-fund)
+	$(GO) run ./cmd/devtool api-docs -page gen/docs/index.html
 
 lint: ## Lint the OpenAPI document, the SQL and the Go code
 	$(REDOCLY) lint --config redocly.yaml --format=stylish openapi/v1.json

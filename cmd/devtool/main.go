@@ -17,7 +17,8 @@ const usage = `usage: devtool <command>
   pg-stop -dir DIR    stop that cluster
   contract-coverage   print which operations and responses the last test run observed
   template-previews -out DIR   render each system template as DIR/template-NAME.png
-  badge-previews -out DIR      render generated badge images for three names as DIR/badge-*.png`
+  badge-previews -out DIR      render generated badge images for three names as DIR/badge-*.png
+  api-docs -page FILE          write the API reference page (Redoc and the document inline) and its Go file`
 
 func main() {
 	if len(os.Args) < 2 {
@@ -35,6 +36,9 @@ func run(cmd string, args []string) error {
 	dir := fs.String("dir", ".data/postgres-test", "cluster folder")
 	ephemeral := fs.Bool("ephemeral", true, "fsync off (test clusters)")
 	out := fs.String("out", "docs", "folder for template previews")
+	page := fs.String("page", "gen/docs/index.html", "the API reference page to write")
+	specFile := fs.String("spec", "openapi/v1.json", "the OpenAPI document")
+	bundle := fs.String("bundle", "docs/api/node_modules/redoc/bundles/redoc.standalone.js", "Redoc's standalone script")
 	covDir := fs.String("coverage-dir", coverage.DefaultDir(), "where test runs record observed responses")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -61,6 +65,8 @@ func run(cmd string, args []string) error {
 		return templatePreviews(*out)
 	case "badge-previews":
 		return badgePreviews(*out)
+	case "api-docs":
+		return apiDocs(*specFile, *bundle, *page)
 	default:
 		return fmt.Errorf("unknown command %q\n%s", cmd, usage)
 	}

@@ -108,6 +108,19 @@ func (s issuing) emails(t *testing.T) int {
 	return n
 }
 
+// unchanged runs f and fails the test if it changed anything in the database.
+func (s issuing) unchanged(t *testing.T, f func()) {
+	t.Helper()
+	before, err := s.st.Fingerprint(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f()
+	if after, err := s.st.Fingerprint(t.Context()); err != nil || after != before {
+		t.Fatalf("the refusal changed the database (%v)", err)
+	}
+}
+
 func wantCode(t *testing.T, err error, code apperr.Code) *apperr.Error {
 	t.Helper()
 	e, ok := apperr.As(err)
@@ -145,18 +158,13 @@ func TestAValidCertificateIsNotIssuedTwice(t *testing.T) {
 	s := newIssuing(t)
 	p := s.params(s.attendee(t, "Ada"))
 	first := s.generate(t, p)
-	before, err := s.st.Fingerprint(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = s.svc.Generate(t.Context(), p)
-	e := wantCode(t, err, apperr.AlreadyIssued)
-	if e.Existing == nil || e.Existing.ID != first.ID.String() || e.Existing.CertificateNumber != first.Number {
-		t.Fatalf("existing: %+v", e.Existing)
-	}
-	if after, err := s.st.Fingerprint(t.Context()); err != nil || after != before {
-		t.Fatalf("the refusal changed the database (%v)", err)
-	}
+	s.unchanged(t, func() {
+		_, err := s.svc.Generate(t.Context(), p)
+		e := wantCode(t, err, apperr.AlreadyIssued)
+		if e.Existing == nil || e.Existing.ID != first.ID.String() || e.Existing.CertificateNumber != first.Number {
+			t.Fatalf("existing: %+v", e.Existing)
+		}
+	})
 }
 
 // With no credit left, issuance is refused with the figures and writes nothing.
@@ -167,18 +175,13 @@ func TestNoCreditLeftRefusesIssuance(t *testing.T) {
 		s.generate(t, s.params(s.attendee(t, fmt.Sprintf("A%d", i))))
 	}
 	late := s.attendee(t, "Late")
-	before, err := s.st.Fingerprint(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = s.svc.Generate(t.Context(), s.params(late))
-	e := wantCode(t, err, apperr.CreditLimit)
-	if e.Credits == nil || *e.Credits.Limit != 12 || e.Credits.Used != 12 || *e.Credits.Remaining != 0 {
-		t.Fatalf("credits: %+v", e.Credits)
-	}
-	if after, err := s.st.Fingerprint(t.Context()); err != nil || after != before {
-		t.Fatalf("the refusal changed the database (%v)", err)
-	}
+	s.unchanged(t, func() {
+		_, err := s.svc.Generate(t.Context(), s.params(late))
+		e := wantCode(t, err, apperr.CreditLimit)
+		if e.Credits == nil || *e.Credits.Limit != 12 || e.Credits.Used != 12 || *e.Credits.Remaining != 0 {
+			t.Fatalf("credits: %+v", e.Credits)
+		}
+	})
 }
 
 // A draft costs nothing and writes no event and no email; asked again, it is the same draft;

@@ -21,7 +21,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/certhub/credentiald/internal/store"
 )
 
 // Database is the database the cluster serves to the application.
@@ -172,24 +172,10 @@ func (c *Cluster) running(ctx context.Context) bool {
 }
 
 func (c *Cluster) ensureDatabase(ctx context.Context, name string) error {
-	conn, err := pgx.Connect(ctx, c.DatabaseURL("postgres"))
-	if err != nil {
-		return fmt.Errorf("connecting to the private cluster: %w", err)
+	if err := store.EnsureDatabase(ctx, c.DatabaseURL("postgres"), name); err != nil {
+		return fmt.Errorf("the private cluster's database: %w", err)
 	}
-	defer conn.Close(ctx)
-	var exists bool
-	if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&exists); err != nil {
-		return err
-	}
-	if exists {
-		return nil
-	}
-	_, err = conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize())
-	var pgErr interface{ SQLState() string }
-	if errors.As(err, &pgErr) && pgErr.SQLState() == "42P04" { // created meanwhile
-		return nil
-	}
-	return err
+	return nil
 }
 
 // run runs a server binary, as the postgres user when this process is root.

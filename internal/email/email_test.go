@@ -276,7 +276,7 @@ func TestLapsedLeasesCountTowardTheAttemptCap(t *testing.T) {
 	s := f.status(t, d.ID)
 	if s.Status != "failed" || s.Attempts != 3 || s.LastError == nil || !strings.Contains(*s.LastError, "gave up after 3 attempts") ||
 		!strings.Contains(*s.LastError, "did not finish") {
-		t.Fatalf("after three lapsed leases: %+v %q", s, deref(s.LastError))
+		t.Fatalf("after three lapsed leases: %+v %q", s, store.Deref(s.LastError))
 	}
 	if len(f.smtp.Messages()) != 0 {
 		t.Fatal("the message was sent")
@@ -334,7 +334,7 @@ func TestAPanicWhilePreparingFailsThatMessageAndTheWorkerGoesOn(t *testing.T) {
 	s := f.status(t, boom.ID)
 	if s.Status != "failed" || s.Attempts != 1 || s.LastError == nil || !strings.Contains(*s.LastError, "internal error") ||
 		!strings.Contains(*s.LastError, "not retried") {
-		t.Fatalf("the message that panicked: %+v %q", s, deref(s.LastError))
+		t.Fatalf("the message that panicked: %+v %q", s, store.Deref(s.LastError))
 	}
 	for _, id := range []uuid.UUID{next.ID, later.ID} {
 		if s := f.status(t, id); s.Status != "sent" {
@@ -385,13 +385,6 @@ func waitForSend(t *testing.T, sent <-chan uuid.UUID, id uuid.UUID) {
 			t.Fatalf("message %s was not sent", id)
 		}
 	}
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }
 
 type syncBuffer struct {

@@ -28,7 +28,7 @@ func (s *Server) CreateApiKey(ctx context.Context, req api.CreateApiKeyRequestOb
 		scopes[i] = string(sc)
 	}
 	k, full, err := s.auth.CreateAPIKey(ctx, principal(ctx), auth.NewAPIKeyParams{Name: b.Name, Scopes: scopes,
-		ExpiresInDays: b.ExpiresInDays, CurrentPassword: deref(b.CurrentPassword), TwoFactorCode: deref(b.TwoFactorCode)})
+		ExpiresInDays: b.ExpiresInDays, CurrentPassword: store.Deref(b.CurrentPassword), TwoFactorCode: store.Deref(b.TwoFactorCode)})
 	if err != nil {
 		return nil, err
 	}

@@ -43,7 +43,7 @@ func (s *Server) CountAttendees(ctx context.Context, req api.CountAttendeesReque
 func (s *Server) CreateAttendee(ctx context.Context, req api.CreateAttendeeRequestObject) (api.CreateAttendeeResponseObject, error) {
 	b := req.Body
 	a, err := s.attendees.Create(ctx, principal(ctx).AccountID, b.EventId, store.AttendeeFields{
-		FirstName: b.FirstName, LastName: b.LastName, Email: string(b.Email), Metadata: deref(b.Metadata)})
+		FirstName: b.FirstName, LastName: b.LastName, Email: string(b.Email), Metadata: store.Deref(b.Metadata)})
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +61,7 @@ func (s *Server) GetAttendee(ctx context.Context, req api.GetAttendeeRequestObje
 
 func (s *Server) UpdateAttendee(ctx context.Context, req api.UpdateAttendeeRequestObject) (api.UpdateAttendeeResponseObject, error) {
 	b := req.Body
-	c := store.AttendeeChanges{FirstName: b.FirstName, LastName: b.LastName, Metadata: deref(b.Metadata)}
+	c := store.AttendeeChanges{FirstName: b.FirstName, LastName: b.LastName, Metadata: store.Deref(b.Metadata)}
 	if b.Metadata != nil && c.Metadata == nil {
 		c.Metadata = map[string]string{}
 	}

@@ -11,7 +11,7 @@ import (
 )
 
 func (s *Server) BulkGenerateCertificates(ctx context.Context, req api.BulkGenerateCertificatesRequestObject) (api.BulkGenerateCertificatesResponseObject, error) {
-	b := deref(req.Body)
+	b := store.Deref(req.Body)
 	r := bulkRequest(ctx, req.Id, b.AttendeeIds, b.TemplateId, b.SendEmail, b.Draft)
 	res, err := s.bulk.Generate(ctx, r)
 	if err != nil {
@@ -30,7 +30,7 @@ func (s *Server) BulkGenerateCertificates(ctx context.Context, req api.BulkGener
 }
 
 func (s *Server) CreateBulkGenerationJob(ctx context.Context, req api.CreateBulkGenerationJobRequestObject) (api.CreateBulkGenerationJobResponseObject, error) {
-	b := deref(req.Body)
+	b := store.Deref(req.Body)
 	r := bulkRequest(ctx, req.Id, b.AttendeeIds, b.TemplateId, b.SendEmail, b.Draft)
 	r.AllowPartial = b.AllowPartial != nil && *b.AllowPartial
 	j, err := s.bulk.CreateJob(ctx, r)
@@ -52,7 +52,7 @@ func (s *Server) GetBulkGenerationJob(ctx context.Context, req api.GetBulkGenera
 // bulkRequest applies the contract's defaults to the fields both bulk bodies share: sendEmail
 // true, draft false, the attendees without a valid certificate, the event's template.
 func bulkRequest(ctx context.Context, eventID uuid.UUID, attendeeIDs *[]uuid.UUID, templateID *uuid.UUID, sendEmail, draft *bool) bulk.Request {
-	return bulk.Request{AccountID: principal(ctx).AccountID, EventID: eventID, AttendeeIDs: deref(attendeeIDs),
+	return bulk.Request{AccountID: principal(ctx).AccountID, EventID: eventID, AttendeeIDs: store.Deref(attendeeIDs),
 		TemplateID: templateID, SendEmail: sendEmail == nil || *sendEmail, Draft: draft != nil && *draft}
 }
 

@@ -4,6 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/internal/bulk"
+	"github.com/certhub/credentiald/internal/certificates"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/testkit"
 )
@@ -127,11 +132,10 @@ func waitForJob(t *testing.T, s issuing, path string, done func(store.BulkJob) b
 	return j
 }
 
-// A job for 2,000 attendees stopped midway finishes after a restart: 2,000 certificates,
-// 2,000 credits, 2,000 emails, nobody twice.
-func TestABulkJobSurvivesARestart(t *testing.T) {
-	t.Parallel()
-	s := newIssuing(t)
+// bigJob imports 2,000 attendees and queues a job that issues and emails them all; it
+// returns the job's path (its Location).
+func bigJob(t *testing.T, s issuing) string {
+	t.Helper()
 	testkit.SQL(t, s.env, `UPDATE accounts SET plan = 'business' WHERE id = $1`, s.acct.ID)
 	var csv bytes.Buffer
 	csv.WriteString("firstName,lastName,email\n")
@@ -148,6 +152,39 @@ func TestABulkJobSurvivesARestart(t *testing.T) {
 		t.Fatalf("create job: %d %s", res.StatusCode, res.Body)
 	}
 	path := res.Header.Get("Location")
+	if !strings.HasSuffix(path, "/jobs/"+j.Data.ID) {
+		t.Fatalf("Location %s", path)
+	}
+	return path
+}
+
+// wantEveryoneOnce checks the end of a 2,000-attendee job: completed, 2,000 issued (none
+// skipped, none failed), 2,000 certificates, 2,000 credits, 2,000 emails, nobody twice.
+func wantEveryoneOnce(t *testing.T, s issuing, path string, midway int) {
+	t.Helper()
+	done := waitForJob(t, s, path, func(j store.BulkJob) bool { return j.Status == "completed" })
+	if done.Data.Processed != 2000 || done.Data.Issued != 2000 || done.Data.Skipped != 0 || done.Data.Failed != 0 {
+		t.Fatalf("finished job: %+v (midway %d)", done.Data, midway)
+	}
+	issued, used := s.certificates(t)
+	var emails struct{ Meta struct{ Total int } }
+	s.acct.Client.Get("/api/v1/email/deliveries?eventId="+s.event.String()).JSON(t, &emails)
+	if issued != 2000 || used != 2000 || emails.Meta.Total != 2000 {
+		t.Fatalf("certificates %d, credits %d, emails %d", issued, used, emails.Meta.Total)
+	}
+	var dup int
+	testkit.QueryRow(t, s.env, `SELECT count(*) - count(DISTINCT attendee_id) FROM certificates WHERE event_id = $1`, []any{s.event}, &dup)
+	if dup != 0 {
+		t.Fatalf("%d attendees hold two certificates", dup)
+	}
+}
+
+// A job for 2,000 attendees stopped midway finishes after a restart: 2,000 certificates,
+// 2,000 credits, 2,000 emails, nobody twice.
+func TestABulkJobSurvivesARestart(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	path := bigJob(t, s)
 	// A second job for the event while this one waits: 409 pointing at it.
 	again := s.acct.Client.Post("/api/v1/events/"+s.event.String()+"/certificates/generate/jobs", map[string]any{})
 	wantError(t, again, 409, again.StatusCode, "CONFLICT")
@@ -170,32 +207,95 @@ func TestABulkJobSurvivesARestart(t *testing.T) {
 	}
 
 	// The service starts again: a new job-queue client over the same database.
-	second, err := bulk.New(s.env.Store, s.env.Service.Certificates, s.env.Service.Logger, bulk.Timing{})
+	startAgain(t, s, bulk.Timing{})
+	wantEveryoneOnce(t, s, path, midway.Data.Processed)
+}
+
+// startAgain starts a new job-queue client over the test's database, as a restarted service
+// (or another instance) would; it stops with the test.
+func startAgain(t *testing.T, s issuing, timing bulk.Timing) {
+	t.Helper()
+	jobs, err := bulk.New(s.env.Store, s.env.Service.Certificates, s.env.Service.Logger, timing)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := second.Start(context.Background()); err != nil {
+	if err := jobs.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = second.Stop(context.Background()) })
-	done := waitForJob(t, s, path, func(j store.BulkJob) bool { return j.Status == "completed" })
-	if done.Data.Processed != 2000 || done.Data.Issued != 2000 || done.Data.Skipped != 0 || done.Data.Failed != 0 {
-		t.Fatalf("finished job: %+v (midway %d)", done.Data, midway.Data.Processed)
+	t.Cleanup(func() { _ = jobs.Stop(context.Background()) })
+}
+
+// crashWorkerEnv names the database a worker process started by
+// TestABulkJobSurvivesACrash works on.
+const crashWorkerEnv = "CREDENTIALD_TEST_CRASH_WORKER_DB"
+
+// TestBulkWorkerProcess is not a test: it is the worker process TestABulkJobSurvivesACrash
+// starts (this test binary again) and kills. It works jobs until it is killed.
+func TestBulkWorkerProcess(t *testing.T) {
+	dbURL := os.Getenv(crashWorkerEnv)
+	if dbURL == "" {
+		t.Skip("the worker process of TestABulkJobSurvivesACrash")
 	}
-	issued, used := s.certificates(t)
-	var emails struct{ Meta struct{ Total int } }
-	s.acct.Client.Get("/api/v1/email/deliveries?eventId="+s.event.String()).JSON(t, &emails)
-	if issued != 2000 || used != 2000 || emails.Meta.Total != 2000 {
-		t.Fatalf("certificates %d, credits %d, emails %d", issued, used, emails.Meta.Total)
+	ctx := context.Background()
+	st, err := store.Open(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
 	}
-	var dup int
-	testkit.QueryRow(t, s.env, `SELECT count(*) - count(DISTINCT attendee_id) FROM certificates WHERE event_id = $1`, []any{s.event}, &dup)
-	if dup != 0 {
-		t.Fatalf("%d attendees hold two certificates", dup)
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	jobs, err := bulk.New(st, certificates.New(st, "https://certs.example.org", nil, nil), logger, bulk.Timing{})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !strings.HasSuffix(path, "/jobs/"+j.Data.ID) {
-		t.Fatalf("Location %s", path)
+	if err := jobs.Start(ctx); err != nil {
+		t.Fatal(err)
 	}
+	select {} // until killed
+}
+
+// A job for 2,000 attendees whose worker process is killed midway (SIGKILL: no Stop, no
+// rollback sent, its connections just gone, its River client the leader) finishes once another
+// instance rescues it: 2,000 certificates, 2,000 credits, 2,000 emails, nobody twice, and none
+// skipped, so no attendee was issued without their item being recorded.
+func TestABulkJobSurvivesACrash(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	path := bigJob(t, s)
+
+	worker := exec.Command(os.Args[0], "-test.run=^TestBulkWorkerProcess$", "-test.count=1")
+	worker.Env = append(os.Environ(), crashWorkerEnv+"="+s.env.Config.DatabaseURL)
+	var output bytes.Buffer
+	worker.Stdout, worker.Stderr = &output, &output
+	if err := worker.Start(); err != nil {
+		t.Fatal(err)
+	}
+	killed := false
+	t.Cleanup(func() {
+		if !killed {
+			_ = worker.Process.Kill()
+			_ = worker.Wait()
+		}
+	})
+	waitForJob(t, s, path, func(j store.BulkJob) bool { return j.Processed >= 300 })
+	if err := worker.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = worker.Wait()
+	killed = true
+	var midway jobBody
+	s.acct.Client.Get(path).JSON(t, &midway)
+	if midway.Data.Status != "running" || midway.Data.Processed >= 2000 {
+		t.Fatalf("the worker did not die midway: %+v\n%s", midway.Data, output.String())
+	}
+	var state string
+	testkit.QueryRow(t, s.env, `SELECT state FROM river_job WHERE args->>'jobId' = $1`, []any{midway.Data.ID}, &state)
+	if state != "running" {
+		t.Fatalf("the killed worker's job is %s in River, want running (abandoned)", state)
+	}
+
+	// Another instance takes over: once the dead one's leadership lapses, its River client
+	// rescues the abandoned job (short timeouts, so the test need not wait minutes).
+	startAgain(t, s, bulk.Timing{RunFor: 2 * time.Second, JobTimeout: 5 * time.Second, RescueAfter: 5 * time.Second})
+	wantEveryoneOnce(t, s, path, midway.Data.Processed)
 }
 
 // A draft job's drafts go with their event: deleting it answers 204, not a conflict of keys.

@@ -13,6 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/certhub/credentiald/gen/api"
+	"github.com/certhub/credentiald/gen/docs"
 	"github.com/certhub/credentiald/internal/accounts"
 	"github.com/certhub/credentiald/internal/attendees"
 	"github.com/certhub/credentiald/internal/auth"
@@ -103,6 +104,14 @@ func New(opts Options) (*echo.Echo, error) {
 
 	e.GET("/openapi/v1.json", func(c echo.Context) error {
 		return c.Blob(http.StatusOK, "application/json", openapi.Document)
+	})
+	e.GET("/docs", func(c echo.Context) error {
+		h := c.Response().Header()
+		h.Set("Content-Security-Policy", docs.ContentSecurityPolicy)
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("Cache-Control", "public, max-age=300")
+		return c.Blob(http.StatusOK, "text/html; charset=utf-8", docs.Page)
 	})
 	e.GET("/healthz", func(c echo.Context) error {
 		return c.JSON(http.StatusOK, map[string]string{"status": "ok"})

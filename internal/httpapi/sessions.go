@@ -11,6 +11,7 @@ import (
 	"github.com/certhub/credentiald/internal/accounts"
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/auth"
+	"github.com/certhub/credentiald/internal/store"
 )
 
 func (s *Server) Register(ctx context.Context, req api.RegisterRequestObject) (api.RegisterResponseObject, error) {
@@ -34,7 +35,7 @@ func (s *Server) Register(ctx context.Context, req api.RegisterRequestObject) (a
 func (s *Server) Login(ctx context.Context, req api.LoginRequestObject) (api.LoginResponseObject, error) {
 	b := req.Body
 	tokens, err := s.auth.Login(ctx, auth.LoginParams{Email: string(b.Email), Password: b.Password,
-		TwoFactorCode: deref(b.TwoFactorCode), RecoveryCode: deref(b.RecoveryCode)})
+		TwoFactorCode: store.Deref(b.TwoFactorCode), RecoveryCode: store.Deref(b.RecoveryCode)})
 	if err != nil {
 		return nil, err
 	}
@@ -111,12 +112,4 @@ func inBody(err error) error {
 func hasLocation(field string) bool {
 	return slices.ContainsFunc([]string{"body.", "query.", "path.", "header.", "file."},
 		func(p string) bool { return strings.HasPrefix(field, p) })
-}
-
-func deref[T any](p *T) T {
-	var zero T
-	if p == nil {
-		return zero
-	}
-	return *p
 }

@@ -107,15 +107,15 @@ func (s *Server) PreviewTemplate(ctx context.Context, req api.PreviewTemplateReq
 	if req.Body != nil && req.Body.Sample != nil {
 		in := req.Body.Sample
 		if r := in.Recipient; r != nil {
-			sample.FirstName, sample.LastName = deref(r.FirstName), deref(r.LastName)
+			sample.FirstName, sample.LastName = store.Deref(r.FirstName), store.Deref(r.LastName)
 			if r.Email != nil {
 				sample.Email = string(*r.Email)
 			}
 		}
 		if e := in.Event; e != nil {
-			sample.EventName, sample.EventLocation, sample.EventDate = deref(e.Name), deref(e.Location), e.Date
+			sample.EventName, sample.EventLocation, sample.EventDate = store.Deref(e.Name), store.Deref(e.Location), e.Date
 		}
-		sample.Metadata = deref(in.Metadata)
+		sample.Metadata = store.Deref(in.Metadata)
 	}
 	format := templates.PDF
 	if prefers(ctx, "image/png", "application/pdf") {

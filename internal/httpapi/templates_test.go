@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/certhub/credentiald/internal/render"
 	"github.com/certhub/credentiald/internal/testkit"
 	"github.com/certhub/credentiald/internal/testkit/pdftext"
 )
@@ -193,7 +194,7 @@ func TestPreviewRendersPDFOrPNGByAccept(t *testing.T) {
 		res = reader.Post(path, map[string]any{"sample": map[string]any{"recipient": map[string]any{"firstName": name[0], "lastName": name[1]},
 			"event": map[string]any{"name": "Go Conference"}, "metadata": map[string]string{"company": "Acme"}}})
 		text, err := pdftext.Text(res.Body)
-		if err != nil || !strings.Contains(text, name[0]+" "+name[1]) || !strings.Contains(text, "Go Conference · Acme") {
+		if err != nil || !strings.Contains(text, render.FullName(name[0], name[1])) || !strings.Contains(text, "Go Conference · Acme") {
 			t.Fatalf("preview of %s (%v):\n%s", name, err, text)
 		}
 	}

@@ -10,12 +10,17 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode"
+
+	"github.com/goodsign/monday"
 )
 
 // Layout is a template's page: an optional background and rows of columns.
 type Layout struct {
 	Background *Background `json:"background,omitempty"`
 	Rows       []Row       `json:"rows"`
+	// Locale sets how dates are written: en (the default), de, fr, es, pl or ja.
+	Locale string `json:"locale,omitempty"`
 }
 
 // Background fills the page behind the rows.
@@ -184,7 +189,7 @@ func Check(t Template) []Problem {
 }
 
 // fill replaces the placeholders of text with d's values.
-func fill(text string, d *Data) string {
+func fill(text string, d *Data, locale string) string {
 	if !strings.Contains(text, "{{") {
 		return text
 	}
@@ -199,22 +204,22 @@ func fill(text string, d *Data) string {
 		case "recipient.lastName":
 			return d.Recipient.LastName
 		case "recipient.fullName":
-			return strings.TrimSpace(d.Recipient.FirstName + " " + d.Recipient.LastName)
+			return FullName(d.Recipient.FirstName, d.Recipient.LastName)
 		case "event.name":
 			return d.Event.Name
 		case "event.date":
-			return longDate(d.Event.Date)
+			return longDate(d.Event.Date, locale)
 		case "event.location":
 			return d.Event.Location
 		case "certificate.number":
 			return d.Certificate.Number
 		case "certificate.issuedAt":
-			return longDate(d.Certificate.IssuedAt)
+			return longDate(d.Certificate.IssuedAt, locale)
 		case "certificate.expiresAt":
 			if d.Certificate.ExpiresAt == nil {
-				return "no expiry"
+				return localeOf(locale).noExpiry
 			}
-			return longDate(*d.Certificate.ExpiresAt)
+			return longDate(*d.Certificate.ExpiresAt, locale)
 		case "issuer.name":
 			return d.IssuerName
 		case "verification.url":
@@ -224,11 +229,39 @@ func fill(text string, d *Data) string {
 	})
 }
 
-func longDate(t time.Time) string {
+func longDate(t time.Time, locale string) string {
 	if t.IsZero() {
 		return ""
 	}
-	return t.UTC().Format("2 January 2006")
+	l := localeOf(locale)
+	return monday.Format(t.UTC(), l.dateLayout, l.monday)
+}
+
+// dateLocale is how a template's locale writes dates; goodsign/monday supplies the month
+// names, in the genitive where the language takes it ("12 listopada 2026").
+type dateLocale struct {
+	monday     monday.Locale
+	dateLayout string
+	noExpiry   string
+}
+
+var dateLocales = map[string]dateLocale{
+	"en": {monday.LocaleEnGB, "2 January 2006", "no expiry"},
+	"de": {monday.LocaleDeDE, "2. January 2006", "unbefristet"},
+	"fr": {monday.LocaleFrFR, "2 January 2006", "sans date d'expiration"},
+	"es": {monday.LocaleEsES, "2 de January de 2006", "sin caducidad"},
+	"pl": {monday.LocalePlPL, "2 January 2006", "bezterminowo"},
+	"ja": {monday.LocaleJaJP, "2006年1月2日", "無期限"},
+}
+
+// Locales lists the locales a template may name.
+var Locales = []string{"en", "de", "fr", "es", "pl", "ja"}
+
+func localeOf(name string) dateLocale {
+	if l, ok := dateLocales[name]; ok {
+		return l
+	}
+	return dateLocales["en"]
 }
 
 // MetadataKeys lists the attendee.metadata keys a layout's texts use.
@@ -248,4 +281,24 @@ func MetadataKeys(l Layout) []string {
 		}
 	}
 	return keys
+}
+
+// FullName joins a recipient's names as they are written: given name first with a space, or,
+// when both are written in CJK scripts, family name first without a space (李小龙, 山田太郎,
+// 김민준).
+func FullName(first, last string) string {
+	first, last = strings.TrimSpace(first), strings.TrimSpace(last)
+	if first != "" && last != "" && allCJK(first) && allCJK(last) {
+		return last + first
+	}
+	return strings.TrimSpace(first + " " + last)
+}
+
+func allCJK(s string) bool {
+	for _, r := range s {
+		if !unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) && r != '・' && r != 'ー' {
+			return false
+		}
+	}
+	return true
 }

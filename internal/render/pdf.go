@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"fmt"
 	"image/color"
 	"time"
@@ -48,7 +49,11 @@ func PDF(t Template, d Data) (pdf []byte, err error) {
 	}
 	fonts := make([]*entity.CustomFont, 0, len(faces))
 	for f := range faces {
-		fonts = append(fonts, &entity.CustomFont{Family: f.family, Style: pdfStyle(f.style), Bytes: f.data})
+		// Each document gets its own copy of the font's bytes: while it subsets a font, gofpdf
+		// pads tables by appending to slices of the bytes it was given, which writes into the
+		// shared copy under PDFs rendered at the same time (a data race the race detector found
+		// between two concurrent previews).
+		fonts = append(fonts, &entity.CustomFont{Family: f.family, Style: pdfStyle(f.style), Bytes: bytes.Clone(f.data)})
 	}
 	created := d.Certificate.IssuedAt
 	if created.IsZero() {

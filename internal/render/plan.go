@@ -19,6 +19,7 @@ const (
 
 type plan struct {
 	page        Page
+	locale      string
 	marginUnits int
 	background  *plannedBackground
 	rows        []plannedRow
@@ -84,7 +85,7 @@ func (t Template) plan(d *Data) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &plan{page: t.Page, faces: map[*face]bool{}}
+	p := &plan{page: t.Page, locale: t.Layout.Locale, faces: map[*face]bool{}}
 	if bg := t.Layout.Background; bg != nil {
 		pb := &plannedBackground{key: backgroundKey(t.Page, bg), color: parseColor(bg.Color, color.RGBA{255, 255, 255, 255}), border: bg.Border}
 		if bg.Image != "" {
@@ -132,7 +133,7 @@ func (p *plan) place(pc *plannedCol, height float64, c Content, d *Data, fams ma
 		if size == 0 {
 			size = 12
 		}
-		p.text(pc, 0, height, fill(c.Text, d), c.Font, styleOf(c.Bold, c.Italic), size,
+		p.text(pc, 0, height, fill(c.Text, d, p.locale), c.Font, styleOf(c.Bold, c.Italic), size,
 			parseColor(c.Color, color.RGBA{0, 0, 0, 255}), alignOr(c.Align), fams)
 	case "image", "logo":
 		uri := c.Image
@@ -166,8 +167,8 @@ func (p *plan) place(pc *plannedCol, height float64, c Content, d *Data, fams ma
 		}
 		top := max(0, height-signatureBlock)
 		pc.items = append(pc.items, lineItem{y: top + 1, widthPercent: 70, thickness: 0.3, color: color.RGBA{0x33, 0x33, 0x33, 255}})
-		p.text(pc, top+1.5, 6, fill(c.Name, d), "sans", bold, 10.5, color.RGBA{0x22, 0x22, 0x22, 255}, "center", fams)
-		p.text(pc, top+6.5, 5, fill(c.Title, d), "sans", regular, 8.5, color.RGBA{0x55, 0x55, 0x55, 255}, "center", fams)
+		p.text(pc, top+1.5, 6, fill(c.Name, d, p.locale), "sans", bold, 10.5, color.RGBA{0x22, 0x22, 0x22, 255}, "center", fams)
+		p.text(pc, top+6.5, 5, fill(c.Title, d, p.locale), "sans", regular, 8.5, color.RGBA{0x55, 0x55, 0x55, 255}, "center", fams)
 	case "spacer", "":
 	default:
 		return fmt.Errorf("unknown content type %q", c.Type)
@@ -175,7 +176,7 @@ func (p *plan) place(pc *plannedCol, height float64, c Content, d *Data, fams ma
 	return nil
 }
 
-// text wraps s to the column's width and centres the block vertically in [top, top+height).
+// text sets s in the column, fitted to the box [top, top+height) and centred in it vertically.
 func (p *plan) text(pc *plannedCol, top, height float64, s, preferred string, st style, size float64, col color.RGBA, align string, fams map[string]*family) {
 	s = strings.TrimSpace(s)
 	if s == "" {
@@ -185,10 +186,12 @@ func (p *plan) text(pc *plannedCol, top, height float64, s, preferred string, st
 		preferred = "sans"
 	}
 	fb := newFallback(fams, preferred, st, s)
-	width := pc.width - 2*padding
-	lines := wrap(s, width, func(t string) float64 { return fb.measure(t, size) })
+	size, lines := fit(s, pc.width-2*padding, height, size, fb.measure)
 	sizeMM := size * 25.4 / 72
 	lh := sizeMM * lineSpacing
+	if len(lines) > 1 {
+		lh = sizeMM * multiLineSpacing
+	}
 	blockTop := top + (height-float64(len(lines))*lh)/2
 	for i, line := range lines {
 		runs, w := fb.runs(line, size)
@@ -200,6 +203,60 @@ func (p *plan) text(pc *plannedCol, top, height float64, s, preferred string, st
 		baseline := blockTop + float64(i)*lh + (lh-sizeMM)/2 + sizeMM*0.8
 		pc.items = append(pc.items, textLine{runs: runs, size: size, color: col, align: align, baseline: baseline, width: w})
 	}
+}
+
+// multiLineSpacing is the leading of text set in several lines, a little more open than one
+// line's box so that large lines (a two-line name) do not crowd each other.
+const multiLineSpacing = 1.32
+
+// minFitScale is how far a text may shrink below its size to fit.
+const minFitScale = 0.72
+
+// fit chooses the size and the lines of a text in a box width wide and height tall: its own
+// size on one line when it fits; else the largest smaller size, down to minFitScale of it, at
+// which it fits on one line; else lines balanced in width (no last line of one short word
+// where a better break exists) at the largest size, down to the same minimum, at which they
+// fit in the height.
+func fit(s string, width, height, size float64, measure func(string, float64) float64) (float64, []string) {
+	minSize := max(size*minFitScale, 6)
+	if !strings.Contains(s, "\n") {
+		for sz := size; sz >= minSize-1e-9; sz -= max(size/40, 0.25) {
+			if measure(s, sz) <= width {
+				return sz, []string{s}
+			}
+		}
+	}
+	for sz := size; ; sz -= max(size/40, 0.25) {
+		sz = max(sz, minSize)
+		m := func(t string) float64 { return measure(t, sz) }
+		lines := balanced(s, width, m)
+		if float64(len(lines))*sz*25.4/72*multiLineSpacing <= height || sz <= minSize {
+			return sz, lines
+		}
+	}
+}
+
+// balanced wraps s into as few lines as greedy wrapping needs, made as even in width as they
+// can be: the narrowest width that still needs no more lines.
+func balanced(s string, width float64, measure func(string) float64) []string {
+	lines := wrap(s, width, measure)
+	if len(lines) < 2 {
+		return lines
+	}
+	lo := 0.0
+	for _, w := range strings.Fields(s) {
+		lo = max(lo, min(measure(w), width))
+	}
+	hi := width
+	for range 16 {
+		mid := (lo + hi) / 2
+		if len(wrap(s, mid, measure)) <= len(lines) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return wrap(s, hi, measure)
 }
 
 // wrap breaks s into lines no wider than width: at spaces, and inside words (CJK text has no

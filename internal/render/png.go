@@ -8,6 +8,7 @@ import (
 	"image/color"
 	"image/png"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/boombuler/barcode/qr"
 	"golang.org/x/image/draw"
@@ -71,9 +72,8 @@ func Image(t Template, d Data, dpi float64) (*image.RGBA, error) {
 							}
 							faces[k] = ff
 						}
-						dr := font.Drawer{Dst: img, Src: image.NewUniform(it.color), Face: ff,
-							Dot: fixed.Point26_6{X: fixed.Int26_6(px(x+run.offset) * 64), Y: fixed.Int26_6(px(r.y+it.baseline) * 64)}}
-						dr.DrawString(run.text)
+						drawUnkerned(img, image.NewUniform(it.color), ff, run.text,
+							fixed.Point26_6{X: fixed.Int26_6(px(x+run.offset) * 64), Y: fixed.Int26_6(px(r.y+it.baseline) * 64)})
 					}
 				case imageItem:
 					dst := image.Rect(int(px(c.x+it.x)), int(px(r.y+it.y)), int(px(c.x+it.x+it.w)), int(px(r.y+it.y+it.h)))
@@ -92,6 +92,17 @@ func Image(t Template, d Data, dpi float64) (*image.RGBA, error) {
 		}
 	}
 	return img, nil
+}
+
+// drawUnkerned draws text glyph by glyph, each moved on by its own advance width and never
+// kerned, as the PDF library sets text: the PNG places every glyph where the PDF does (a kerned
+// "T-" pulled the hyphen under the T).
+func drawUnkerned(dst draw.Image, src image.Image, f font.Face, text string, dot fixed.Point26_6) {
+	d := font.Drawer{Dst: dst, Src: src, Face: f, Dot: dot}
+	var buf [utf8.UTFMax]byte
+	for _, r := range text {
+		d.DrawBytes(buf[:utf8.EncodeRune(buf[:], r)])
+	}
 }
 
 type faceKey struct {

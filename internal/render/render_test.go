@@ -7,6 +7,7 @@ import (
 	"image/png"
 	"math"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -62,7 +63,7 @@ func TestNamesInEveryScriptRenderAsThemselves(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, n := range names {
-		full := n.FirstName + " " + n.LastName
+		full := FullName(n.FirstName, n.LastName)
 		t.Run(full, func(t *testing.T) {
 			b, err := PDF(plainTemplate(), sample(n))
 			if err != nil {
@@ -288,8 +289,91 @@ func TestCheckFindsUnknownPlaceholdersAndOverfullPages(t *testing.T) {
 
 func TestFillReplacesEveryPlaceholder(t *testing.T) {
 	d := sample(names[0])
-	got := fill("{{recipient.fullName}}|{{ event.date }}|{{certificate.expiresAt}}|{{issuer.name}}|{{attendee.metadata.track}}|{{attendee.metadata.none}}", &d)
+	got := fill("{{recipient.fullName}}|{{ event.date }}|{{certificate.expiresAt}}|{{issuer.name}}|{{attendee.metadata.track}}|{{attendee.metadata.none}}", &d, "")
 	if got != "José Müller|12 November 2026|12 November 2028|Gophers e.V.|Concurrency|" {
 		t.Fatal(got)
+	}
+}
+
+func TestFullNameWritesCJKNamesFamilyFirst(t *testing.T) {
+	for _, c := range [][3]string{
+		{"José", "Müller", "José Müller"}, {"小龙", "李", "李小龙"}, {"太郎", "山田", "山田太郎"}, {"さくら", "山田", "山田さくら"},
+		{"민준", "김", "김민준"}, {"Taro", "山田", "Taro 山田"}, {"Ana", "", "Ana"}, {" ", "Lee", "Lee"},
+	} {
+		if got := FullName(c[0], c[1]); got != c[2] {
+			t.Errorf("FullName(%q, %q) = %q, want %q", c[0], c[1], got, c[2])
+		}
+	}
+}
+
+// A text is fitted to its box: a name a little too long shrinks onto one line; one far too
+// long for one line breaks into lines of even width, inside the box's height; an event line
+// does not leave one short word alone on its last line.
+func TestTextIsFittedToItsBox(t *testing.T) {
+	fams, _ := loadFonts()
+	measure := func(preferred string, st style, text string) func(string, float64) float64 {
+		return newFallback(fams, preferred, st, text).measure
+	}
+	name := "Maria Fernanda de los Ángeles García-Villanueva"
+	m := measure("serif", bold, name)
+	full := m(name, 28)
+	// 10% too wide: shrinks, stays on one line.
+	size, lines := fit(name, full/1.1, 30, 28, m)
+	if len(lines) != 1 || size >= 28 || size < 28*minFitScale || m(lines[0], size) > full/1.1 {
+		t.Fatalf("slightly too long: %.1f pt, %q", size, lines)
+	}
+	// Twice too wide: two lines of even width, inside 30 mm.
+	size, lines = fit(name, full/2, 30, 28, m)
+	if len(lines) != 2 || float64(len(lines))*size*25.4/72*multiLineSpacing > 30 {
+		t.Fatalf("twice too long: %.1f pt, %q", size, lines)
+	}
+	if w0, w1 := m(lines[0], size), m(lines[1], size); w1 < 0.5*w0 || w0 > full/2 || w1 > full/2 {
+		t.Fatalf("unbalanced lines %q: %.1f and %.1f mm", lines, w0, w1)
+	}
+	event := "attended the International Conference on Concurrency and Distributed Systems 2026"
+	me := measure("sans", regular, event)
+	_, lines = fit(event, me(event, 14)*0.6, 40, 14, me)
+	if last := lines[len(lines)-1]; len(lines) < 2 || !strings.Contains(last, " ") {
+		t.Fatalf("a last line of one word: %q", lines)
+	}
+}
+
+func TestDatesFollowTheTemplatesLocale(t *testing.T) {
+	d := sample(names[0])
+	d.Certificate.ExpiresAt = nil
+	for locale, want := range map[string]string{
+		"": "12 November 2026|no expiry", "en": "12 November 2026|no expiry", "de": "12. November 2026|unbefristet",
+		"fr": "12 novembre 2026|sans date d'expiration", "es": "12 de noviembre de 2026|sin caducidad",
+		"pl": "12 listopada 2026|bezterminowo", "ja": "2026年11月12日|無期限",
+	} {
+		if got := fill("{{event.date}}|{{certificate.expiresAt}}", &d, locale); got != want {
+			t.Errorf("%q: %q, want %q", locale, got, want)
+		}
+	}
+}
+
+// PDFs rendered at the same time share the loaded fonts and must not write into them: run
+// under the race detector (make test), this fails if one document's font subsetting touches
+// the bytes another reads. Each document reads as one rendered alone.
+func TestPDFsRenderedAtTheSameTimeShareNoFontBytes(t *testing.T) {
+	d := sample(Recipient{FirstName: "Łukasz", LastName: "Żółć 鈴木"})
+	want, err := PDF(plainTemplate(), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := make([][]byte, 4)
+	errs := make([]error, len(docs))
+	var wg sync.WaitGroup
+	for i := range docs {
+		wg.Go(func() { docs[i], errs[i] = PDF(plainTemplate(), d) })
+	}
+	wg.Wait()
+	for i := range docs {
+		if errs[i] != nil {
+			t.Fatal(errs[i])
+		}
+		if got := pdfText(t, docs[i]); got != pdfText(t, want) {
+			t.Fatalf("document %d rendered at the same time as others reads %q, alone %q", i, got, pdfText(t, want))
+		}
 	}
 }

@@ -38,6 +38,18 @@ func (s seeded) renameInTx(ctx context.Context, end func() error) error {
 	return err
 }
 
+// wantRolledBack checks that the transaction that renamed the event left nothing behind: not
+// its write, not its lock.
+func (s seeded) wantRolledBack(t *testing.T, which string) {
+	t.Helper()
+	if name := s.eventName(t); name != "Congress" {
+		t.Fatalf("the %s transaction's write stayed: %q", which, name)
+	}
+	if !s.lockedPromptly(t) {
+		t.Fatalf("the %s transaction still holds its lock", which)
+	}
+}
+
 func (s seeded) eventName(t *testing.T) string {
 	t.Helper()
 	ev, err := s.st.FindEvent(t.Context(), s.account.ID, s.event.ID)
@@ -68,12 +80,7 @@ func TestInTxRollsBackWhenTheFunctionFails(t *testing.T) {
 	if err := s.renameInTx(t.Context(), func() error { return refused }); err != refused {
 		t.Fatalf("error %v, want the function's own", err)
 	}
-	if name := s.eventName(t); name != "Congress" {
-		t.Fatalf("the failed transaction's write stayed: %q", name)
-	}
-	if !s.lockedPromptly(t) {
-		t.Fatal("the failed transaction still holds its lock")
-	}
+	s.wantRolledBack(t, "failed")
 }
 
 // A panic in the function rolls the transaction back and releases its connection and locks
@@ -106,12 +113,7 @@ func TestInTxRollsBackWhenTheFunctionPanics(t *testing.T) {
 			_ = s.renameInTx(ctx, func() error { panic("glyph index out of range") })
 		}()
 	}
-	if name := s.eventName(t); name != "Congress" {
-		t.Fatalf("the panicking transaction's write stayed: %q", name)
-	}
-	if !s.lockedPromptly(t) {
-		t.Fatal("the panicking transaction still holds its lock")
-	}
+	s.wantRolledBack(t, "panicking")
 }
 
 // The request is cancelled while its transaction is open: the rollback still runs (on a
@@ -127,12 +129,7 @@ func TestInTxRollsBackWhenTheContextIsCancelled(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("error %v, want the cancellation", err)
 	}
-	if name := s.eventName(t); name != "Congress" {
-		t.Fatalf("the cancelled transaction's write stayed: %q", name)
-	}
-	if !s.lockedPromptly(t) {
-		t.Fatal("the cancelled transaction still holds its lock")
-	}
+	s.wantRolledBack(t, "cancelled")
 }
 
 // A missing row is store.ErrNotFound; a refused constraint a ConflictError naming it. Neither

@@ -24,7 +24,13 @@ func SQL(t testing.TB, env *Env, query string, args ...any) {
 // express (such as "no attendee holds two certificates").
 func QueryRow(t testing.TB, env *Env, query string, args []any, dest ...any) {
 	t.Helper()
-	conn, err := pgx.Connect(t.Context(), env.Config.DatabaseURL)
+	QueryRowAt(t, env.Config.DatabaseURL, query, args, dest...)
+}
+
+// QueryRowAt is QueryRow on the database at dbURL, for tests of a service without a server.
+func QueryRowAt(t testing.TB, dbURL, query string, args []any, dest ...any) {
+	t.Helper()
+	conn, err := pgx.Connect(t.Context(), dbURL)
 	if err != nil {
 		t.Fatal(err)
 	}

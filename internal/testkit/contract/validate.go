@@ -151,6 +151,12 @@ func validateInfrastructure(req *http.Request, res *http.Response, body []byte) 
 		if res.StatusCode == http.StatusOK && !bytes.Equal(body, openapi.Document) {
 			return errors.New("/openapi/v1.json is not the committed document byte for byte")
 		}
+	case "/docs":
+		if res.StatusCode != http.StatusOK || res.Header.Get("Content-Type") != "text/html; charset=utf-8" ||
+			!strings.HasPrefix(res.Header.Get("Content-Security-Policy"), "default-src 'none'") {
+			return fmt.Errorf("/docs answered %d, %q, CSP %q", res.StatusCode, res.Header.Get("Content-Type"), res.Header.Get("Content-Security-Policy"))
+		}
+		return nil
 	case "/healthz", "/readyz":
 		var v struct {
 			Status string `json:"status"`
