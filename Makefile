@@ -11,7 +11,7 @@ CONTRACT_REVISION ?= openapi/v1.json
 CLIENT_TS   = test/client-ts
 
 .DEFAULT_GOAL := help
-.PHONY: help run build test bench fuzz generate lint check contract-gate release-contract client-ts contract-coverage docs clean
+.PHONY: help run build test bench fuzz generate lint check contract-gate release-contract client-ts contract-coverage docs screenshots clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -50,6 +50,10 @@ bench: ## Run the benchmarks (speed and memory are measured here, never in tests
 docs: ## Render the system templates' previews and generated badge images into docs/ (shown in the README)
 	@$(GO) run ./cmd/devtool template-previews -out docs
 	@$(GO) run ./cmd/devtool badge-previews -out docs
+
+screenshots: ## Take the verification page's screenshots in docs/ with Chromium (shown in the README)
+	@url=$${TEST_DATABASE_URL:-$$($(GO) run ./cmd/devtool pg-start -dir $(PG_TEST_DIR))} && \
+		UPDATE_SCREENSHOTS=1 TEST_DATABASE_URL=$$url $(GO) test -count=1 -run '^TestVerificationPageInABrowser$$' ./internal/httpapi
 
 contract-coverage: ## Print which operations and documented responses the last `make test` observed
 	@$(GO) run ./cmd/devtool contract-coverage

@@ -2650,6 +2650,9 @@ type Id = openapi_types.UUID
 // IdempotencyKey defines model for IdempotencyKey.
 type IdempotencyKey = string
 
+// IfNoneMatch defines model for IfNoneMatch.
+type IfNoneMatch = string
+
 // JobId defines model for JobId.
 type JobId = openapi_types.UUID
 
@@ -2827,11 +2830,29 @@ type ListTemplatesParams struct {
 type GetVerificationCertificatePdfParams struct {
 	// T Recipient token from the delivery email; a download with it sends `certificate.downloaded`.
 	T *string `form:"t,omitempty" json:"t,omitempty"`
+
+	// IfNoneMatch An `ETag` received before: an unchanged asset answers 304 without a body.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// GetVerificationIssuerLogoParams defines parameters for GetVerificationIssuerLogo.
+type GetVerificationIssuerLogoParams struct {
+	// IfNoneMatch An `ETag` received before: an unchanged asset answers 304 without a body.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// GetVerificationPreviewParams defines parameters for GetVerificationPreview.
+type GetVerificationPreviewParams struct {
+	// IfNoneMatch An `ETag` received before: an unchanged asset answers 304 without a body.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetVerificationQrParams defines parameters for GetVerificationQr.
 type GetVerificationQrParams struct {
 	Format *GetVerificationQrParamsFormat `form:"format,omitempty" json:"format,omitempty"`
+
+	// IfNoneMatch An `ETag` received before: an unchanged asset answers 304 without a body.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetVerificationQrParamsFormat defines parameters for GetVerificationQr.
@@ -3483,9 +3504,12 @@ type ServerInterface interface {
 	// GetVerificationCertificatePdf Certificate PDF
 	// (GET /verify/{code}/certificate.pdf)
 	GetVerificationCertificatePdf(ctx echo.Context, code VerificationCode, params GetVerificationCertificatePdfParams) error
+	// GetVerificationIssuerLogo Issuer's logo
+	// (GET /verify/{code}/issuer-logo)
+	GetVerificationIssuerLogo(ctx echo.Context, code VerificationCode, params GetVerificationIssuerLogoParams) error
 	// GetVerificationPreview Rendered certificate
 	// (GET /verify/{code}/preview.png)
-	GetVerificationPreview(ctx echo.Context, code VerificationCode) error
+	GetVerificationPreview(ctx echo.Context, code VerificationCode, params GetVerificationPreviewParams) error
 	// GetVerificationQr QR code of the verification page
 	// (GET /verify/{code}/qr)
 	GetVerificationQr(ctx echo.Context, code VerificationCode, params GetVerificationQrParams) error
@@ -4689,8 +4713,61 @@ func (w *ServerInterfaceWrapper) GetVerificationCertificatePdf(ctx echo.Context)
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter t: %s", err))
 	}
 
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetVerificationCertificatePdf(ctx, code, params)
+	return err
+}
+
+// GetVerificationIssuerLogo converts echo context to params.
+func (w *ServerInterfaceWrapper) GetVerificationIssuerLogo(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "code" -------------
+	var code VerificationCode
+
+	err = runtime.BindStyledParameterWithOptions("simple", "code", ctx.Param("code"), &code, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter code: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetVerificationIssuerLogoParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetVerificationIssuerLogo(ctx, code, params)
 	return err
 }
 
@@ -4705,8 +4782,28 @@ func (w *ServerInterfaceWrapper) GetVerificationPreview(ctx echo.Context) error 
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter code: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetVerificationPreviewParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetVerificationPreview(ctx, code)
+	err = w.Handler.GetVerificationPreview(ctx, code, params)
 	return err
 }
 
@@ -4728,6 +4825,23 @@ func (w *ServerInterfaceWrapper) GetVerificationQr(ctx echo.Context) error {
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 	}
 
 	// Invoke the callback with all the unmarshaled arguments
@@ -4947,6 +5061,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/verify/:code/badge.png", wrapper.GetVerificationBadgePng, options.OperationMiddlewares["getVerificationBadgePng"]...)
 	router.GET(options.BaseURL+"/verify/:code/badge.svg", wrapper.GetVerificationBadgeSvg, options.OperationMiddlewares["getVerificationBadgeSvg"]...)
 	router.GET(options.BaseURL+"/verify/:code/certificate.pdf", wrapper.GetVerificationCertificatePdf, options.OperationMiddlewares["getVerificationCertificatePdf"]...)
+	router.GET(options.BaseURL+"/verify/:code/issuer-logo", wrapper.GetVerificationIssuerLogo, options.OperationMiddlewares["getVerificationIssuerLogo"]...)
 	router.GET(options.BaseURL+"/verify/:code/preview.png", wrapper.GetVerificationPreview, options.OperationMiddlewares["getVerificationPreview"]...)
 	router.GET(options.BaseURL+"/verify/:code/qr", wrapper.GetVerificationQr, options.OperationMiddlewares["getVerificationQr"]...)
 	router.GET(options.BaseURL+"/webhooks", wrapper.ListWebhooks, options.OperationMiddlewares["listWebhooks"]...)
@@ -5606,6 +5721,49 @@ type NotImplementedJSONResponse struct {
 	Body Error
 
 	Headers NotImplementedResponseHeaders
+}
+
+type NotModifiedResponseHeaders struct {
+	AccessControlAllowOrigin *string
+	CacheControl             *string
+	ETag                     *string
+	RateLimitLimit           *int
+	RateLimitRemaining       *int
+	RateLimitReset           *int
+}
+type NotModifiedResponse struct {
+	Headers NotModifiedResponseHeaders
+}
+
+type PageErrorTexthtmlResponse struct {
+	Body io.Reader
+
+	ContentLength int64
+}
+
+type PageNotFoundResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+type PageNotFoundTexthtmlResponse struct {
+	Body io.Reader
+
+	Headers       PageNotFoundResponseHeaders
+	ContentLength int64
+}
+
+type PageTooManyRequestsResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RetryAfter         int
+}
+type PageTooManyRequestsTexthtmlResponse struct {
+	Body io.Reader
+
+	Headers       PageTooManyRequestsResponseHeaders
+	ContentLength int64
 }
 
 type PayloadTooLargeResponseHeaders struct {
@@ -17400,9 +17558,11 @@ type VerifyCredentialResponseObject interface {
 }
 
 type VerifyCredential200ResponseHeaders struct {
-	RateLimitLimit     *int
-	RateLimitRemaining *int
-	RateLimitReset     *int
+	AccessControlAllowOrigin *string
+	CacheControl             *string
+	RateLimitLimit           *int
+	RateLimitRemaining       *int
+	RateLimitReset           *int
 }
 
 type VerifyCredential200JSONResponse struct {
@@ -17417,6 +17577,12 @@ func (response VerifyCredential200JSONResponse) VisitVerifyCredentialResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.RateLimitLimit != nil {
 		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
 	}
@@ -17520,29 +17686,6 @@ func (response VerifyCredential500JSONResponse) VisitVerifyCredentialResponse(w 
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type VerifyCredential501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response VerifyCredential501JSONResponse) VisitVerifyCredentialResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -17877,10 +18020,13 @@ type GetVerificationCertificatePdfResponseObject interface {
 }
 
 type GetVerificationCertificatePdf200ResponseHeaders struct {
-	ContentDisposition *string
-	RateLimitLimit     *int
-	RateLimitRemaining *int
-	RateLimitReset     *int
+	AccessControlAllowOrigin *string
+	CacheControl             *string
+	ContentDisposition       *string
+	ETag                     *string
+	RateLimitLimit           *int
+	RateLimitRemaining       *int
+	RateLimitReset           *int
 }
 
 type GetVerificationCertificatePdf200ApplicationpdfResponse struct {
@@ -17895,8 +18041,17 @@ func (response GetVerificationCertificatePdf200ApplicationpdfResponse) VisitGetV
 	if response.ContentLength != 0 {
 		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
 	}
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ContentDisposition != nil {
 		w.Header().Set("Content-Disposition", fmt.Sprint(*response.Headers.ContentDisposition))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
 	if response.Headers.RateLimitLimit != nil {
 		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
@@ -17914,6 +18069,31 @@ func (response GetVerificationCertificatePdf200ApplicationpdfResponse) VisitGetV
 	}
 	_, err := io.Copy(w, response.Body)
 	return err
+}
+
+type GetVerificationCertificatePdf304Response = NotModifiedResponse
+
+func (response GetVerificationCertificatePdf304Response) VisitGetVerificationCertificatePdfResponse(w http.ResponseWriter) error {
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(304)
+	return nil
 }
 
 type GetVerificationCertificatePdf400JSONResponse struct{ BadRequestJSONResponse }
@@ -18009,54 +18189,48 @@ func (response GetVerificationCertificatePdf500JSONResponse) VisitGetVerificatio
 	return err
 }
 
-type GetVerificationCertificatePdf501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response GetVerificationCertificatePdf501JSONResponse) VisitGetVerificationCertificatePdfResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
+type GetVerificationIssuerLogoRequestObject struct {
+	Code   VerificationCode `json:"code"`
+	Params GetVerificationIssuerLogoParams
 }
 
-type GetVerificationPreviewRequestObject struct {
-	Code VerificationCode `json:"code"`
+type GetVerificationIssuerLogoResponseObject interface {
+	VisitGetVerificationIssuerLogoResponse(w http.ResponseWriter) error
 }
 
-type GetVerificationPreviewResponseObject interface {
-	VisitGetVerificationPreviewResponse(w http.ResponseWriter) error
+type GetVerificationIssuerLogo200ResponseHeaders struct {
+	AccessControlAllowOrigin *string
+	CacheControl             *string
+	ContentSecurityPolicy    *string
+	ETag                     *string
+	RateLimitLimit           *int
+	RateLimitRemaining       *int
+	RateLimitReset           *int
 }
 
-type GetVerificationPreview200ResponseHeaders struct {
-	RateLimitLimit     *int
-	RateLimitRemaining *int
-	RateLimitReset     *int
-}
-
-type GetVerificationPreview200ImagepngResponse struct {
+type GetVerificationIssuerLogo200ImagepngResponse struct {
 	Body          io.Reader
-	Headers       GetVerificationPreview200ResponseHeaders
+	Headers       GetVerificationIssuerLogo200ResponseHeaders
 	ContentLength int64
 }
 
-func (response GetVerificationPreview200ImagepngResponse) VisitGetVerificationPreviewResponse(w http.ResponseWriter) error {
+func (response GetVerificationIssuerLogo200ImagepngResponse) VisitGetVerificationIssuerLogoResponse(w http.ResponseWriter) error {
 
 	w.Header().Set("Content-Type", "image/png")
 	if response.ContentLength != 0 {
 		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ContentSecurityPolicy != nil {
+		w.Header().Set("Content-Security-Policy", fmt.Sprint(*response.Headers.ContentSecurityPolicy))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
 	if response.Headers.RateLimitLimit != nil {
 		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
@@ -18074,6 +18248,248 @@ func (response GetVerificationPreview200ImagepngResponse) VisitGetVerificationPr
 	}
 	_, err := io.Copy(w, response.Body)
 	return err
+}
+
+type GetVerificationIssuerLogo200ImagesvgXmlResponse struct {
+	Body          io.Reader
+	Headers       GetVerificationIssuerLogo200ResponseHeaders
+	ContentLength int64
+}
+
+func (response GetVerificationIssuerLogo200ImagesvgXmlResponse) VisitGetVerificationIssuerLogoResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "image/svg+xml")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ContentSecurityPolicy != nil {
+		w.Header().Set("Content-Security-Policy", fmt.Sprint(*response.Headers.ContentSecurityPolicy))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetVerificationIssuerLogo304Response = NotModifiedResponse
+
+func (response GetVerificationIssuerLogo304Response) VisitGetVerificationIssuerLogoResponse(w http.ResponseWriter) error {
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(304)
+	return nil
+}
+
+type GetVerificationIssuerLogo400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetVerificationIssuerLogo400JSONResponse) VisitGetVerificationIssuerLogoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVerificationIssuerLogo404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetVerificationIssuerLogo404JSONResponse) VisitGetVerificationIssuerLogoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVerificationIssuerLogo429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetVerificationIssuerLogo429JSONResponse) VisitGetVerificationIssuerLogoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVerificationIssuerLogo500JSONResponse struct{ InternalJSONResponse }
+
+func (response GetVerificationIssuerLogo500JSONResponse) VisitGetVerificationIssuerLogoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVerificationPreviewRequestObject struct {
+	Code   VerificationCode `json:"code"`
+	Params GetVerificationPreviewParams
+}
+
+type GetVerificationPreviewResponseObject interface {
+	VisitGetVerificationPreviewResponse(w http.ResponseWriter) error
+}
+
+type GetVerificationPreview200ResponseHeaders struct {
+	AccessControlAllowOrigin *string
+	CacheControl             *string
+	ETag                     *string
+	RateLimitLimit           *int
+	RateLimitRemaining       *int
+	RateLimitReset           *int
+}
+
+type GetVerificationPreview200ImagepngResponse struct {
+	Body          io.Reader
+	Headers       GetVerificationPreview200ResponseHeaders
+	ContentLength int64
+}
+
+func (response GetVerificationPreview200ImagepngResponse) VisitGetVerificationPreviewResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "image/png")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetVerificationPreview304Response = NotModifiedResponse
+
+func (response GetVerificationPreview304Response) VisitGetVerificationPreviewResponse(w http.ResponseWriter) error {
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(304)
+	return nil
 }
 
 type GetVerificationPreview400JSONResponse struct{ BadRequestJSONResponse }
@@ -18169,29 +18585,6 @@ func (response GetVerificationPreview500JSONResponse) VisitGetVerificationPrevie
 	return err
 }
 
-type GetVerificationPreview501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response GetVerificationPreview501JSONResponse) VisitGetVerificationPreviewResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetVerificationQrRequestObject struct {
 	Code   VerificationCode `json:"code"`
 	Params GetVerificationQrParams
@@ -18202,9 +18595,12 @@ type GetVerificationQrResponseObject interface {
 }
 
 type GetVerificationQr200ResponseHeaders struct {
-	RateLimitLimit     *int
-	RateLimitRemaining *int
-	RateLimitReset     *int
+	AccessControlAllowOrigin *string
+	CacheControl             *string
+	ETag                     *string
+	RateLimitLimit           *int
+	RateLimitRemaining       *int
+	RateLimitReset           *int
 }
 
 type GetVerificationQr200ImagepngResponse struct {
@@ -18218,6 +18614,15 @@ func (response GetVerificationQr200ImagepngResponse) VisitGetVerificationQrRespo
 	w.Header().Set("Content-Type", "image/png")
 	if response.ContentLength != 0 {
 		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
 	if response.Headers.RateLimitLimit != nil {
 		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
@@ -18249,6 +18654,15 @@ func (response GetVerificationQr200ImagesvgXmlResponse) VisitGetVerificationQrRe
 	if response.ContentLength != 0 {
 		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
 	}
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
 	if response.Headers.RateLimitLimit != nil {
 		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
 	}
@@ -18265,6 +18679,31 @@ func (response GetVerificationQr200ImagesvgXmlResponse) VisitGetVerificationQrRe
 	}
 	_, err := io.Copy(w, response.Body)
 	return err
+}
+
+type GetVerificationQr304Response = NotModifiedResponse
+
+func (response GetVerificationQr304Response) VisitGetVerificationQrResponse(w http.ResponseWriter) error {
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(304)
+	return nil
 }
 
 type GetVerificationQr400JSONResponse struct{ BadRequestJSONResponse }
@@ -18356,29 +18795,6 @@ func (response GetVerificationQr500JSONResponse) VisitGetVerificationQrResponse(
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetVerificationQr501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response GetVerificationQr501JSONResponse) VisitGetVerificationQrResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -19770,6 +20186,9 @@ type StrictServerInterface interface {
 	// GetVerificationCertificatePdf Certificate PDF
 	// (GET /verify/{code}/certificate.pdf)
 	GetVerificationCertificatePdf(ctx context.Context, request GetVerificationCertificatePdfRequestObject) (GetVerificationCertificatePdfResponseObject, error)
+	// GetVerificationIssuerLogo Issuer's logo
+	// (GET /verify/{code}/issuer-logo)
+	GetVerificationIssuerLogo(ctx context.Context, request GetVerificationIssuerLogoRequestObject) (GetVerificationIssuerLogoResponseObject, error)
 	// GetVerificationPreview Rendered certificate
 	// (GET /verify/{code}/preview.png)
 	GetVerificationPreview(ctx context.Context, request GetVerificationPreviewRequestObject) (GetVerificationPreviewResponseObject, error)
@@ -22023,11 +22442,38 @@ func (sh *strictHandler) GetVerificationCertificatePdf(ctx echo.Context, code Ve
 	return nil
 }
 
+// GetVerificationIssuerLogo operation middleware
+func (sh *strictHandler) GetVerificationIssuerLogo(ctx echo.Context, code VerificationCode, params GetVerificationIssuerLogoParams) error {
+	var request GetVerificationIssuerLogoRequestObject
+
+	request.Code = code
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetVerificationIssuerLogo(ctx.Request().Context(), request.(GetVerificationIssuerLogoRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetVerificationIssuerLogo")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetVerificationIssuerLogoResponseObject); ok {
+		return validResponse.VisitGetVerificationIssuerLogoResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // GetVerificationPreview operation middleware
-func (sh *strictHandler) GetVerificationPreview(ctx echo.Context, code VerificationCode) error {
+func (sh *strictHandler) GetVerificationPreview(ctx echo.Context, code VerificationCode, params GetVerificationPreviewParams) error {
 	var request GetVerificationPreviewRequestObject
 
 	request.Code = code
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.GetVerificationPreview(ctx.Request().Context(), request.(GetVerificationPreviewRequestObject))
@@ -22272,435 +22718,461 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id Id) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P1bbxvJviiGf5UCZwMj7dWkKFryjCkcnENLlEczsqQtUTPba+y/uthdJGvUrOqpqhbF5b8DJAiQPOYt",
-	"CHCAIA95yHPyEiRvJ+ejZAf5FkH9qvrK5lWkbI+5sbHGanbX9Xe/fqx4fBhyRpiSlebHyoBgnwj45zFn",
-	"ijB1QmXIJVWUM/3UJ9ITNDR/VlysFPYGQ8KUi3Z8PmIBx77cRVwgl7KAMuI6aETVAGHUowFBDA9JreJU",
-	"pDcgQ6xHVOOQVJoVqQRl/cqnT07lzCfDkOvJr0kY4DHxS2ZWIiIuGg0IQ2pAJaISqQFBUnFBfISZHBGB",
-	"eA9hhggWASUCCfJnRKQy64GX8ZAgN5nOG1d/IWM3vzzComGl+XtFz1f54JQs95x7uPx4Wr4viJR6GXo6",
-	"QSSPhEeaCKMQqwHqCT40CyHiQS+Qc4V23D0c0r2H/b1arebuOkhx1DUfBw96a31MmVTw3e31uR3Z7gxL",
-	"JAlTSHG9C/2YCn18evXZXfW4GGJVaVYiQauC9IggzCOVsu1dY0XO6ZAq+J/JTV6buSXCQcBHxEeUwZpG",
-	"lPl8FO99yKVCHmdSCUwZ8VGgR0NqgBXCYRhQ4ufPfUgZHeqjryeLokyRPhH5VV2TIaZML3b6ygLSU2ZZ",
-	"WNl1rTqZJCVHcEM8znyJIqZokN280O9LtKMfdSPvnigNp70oCMw17h4hzhBGB41XDpITozDyqJK7pckJ",
-	"OynwsmjYJQJhidxrosS42uopItzldqc/hO+m70xxNMJUoS7pcaHhTYkxZf2j8pXEx1WF83L1HgFHDVbO",
-	"hsyZi/3kVEIs8JAoS6TaD4SpM/+UBqXLv2TBGGGlCPMJsXhIJSL6qyOgAzxSiCon/xIOzPljz+MRU9/b",
-	"L6ReOdXj/hkRMa44FU3NKs0KMauolGNYRP1SxLJrv8JqoD+AgTVZKBt3EUyeNs+ZP2V4+vSRE8r5CxlP",
-	"Hv++hpvG4SEKBWUKdwOCvAEW2NPX5yDp8ZD4+p3MYTtIkCHRsER81DhAAx4JWUMtJIAXFIh3l/tjC1aG",
-	"/nNB+5ThIOYA8HpK4jVIGpbSRMBBjhBmXA2IyA910Ggkl214YnpsBX6RRzX8eE5YX99o4/DQ0dAc/72v",
-	"YVcpIvSY/7/f379/bNSr798//tD+8Ld/mjhep/JYta9X84eanmXr5vjsLHOiaEeG2CP6QN3/QnOOHheI",
-	"POJhGBCE0e3t2Qlc28+8OxUm/oDfngYWV7hPSoCh2sWS+CjE/ZhaTMMn/UruWH3Sw1Gg4BCH+NEQiP26",
-	"/j8npRj7peRNr+aG/qNkRWeKDCUKiYA1zVoMfF+6oEY9v6K5y/mVCNqjRmI45n7JsrJvII/7BO14WJIq",
-	"ZZIwLYk9kN1ksfnb02/Ppq4pfL48mAWe9eqrVvXvuPqP6nLQidFDcflNFBBlMN6nfaolBeajwTgcECYd",
-	"zTEApIlv+ARBniA+YYriwJB8QWTImSRA8V9j3/J1/ZdnhFT9T5AizLR7f0gjjlngh38KwYX5RB965dfW",
-	"+dlJq3N2eXHXvr6+vK44lSGREkC30snIVFQixhV6wAH1j5DrE4VpIF0UUC1ajLRIoTjq0cca3G961v8k",
-	"SK/SrHy3l4rYe+ZXudeG1cDu8ue32szIhe3V9N7cJnKLmwOBICPbpxw6EerKVmu/2CuIgFmJqJqTvxYa",
-	"JP2iMJCVrRYcRL+tz++xCnuv6r1LLalP3OyHT47WZnoB9Z4INMeXF6fnZ8edEmAxov33EkmFFUE+J+b2",
-	"QGYDsWON8LHAZEWQiJf+TYFCcl8aBE656FLfJ+xpMHB2cXN7enp2fNa+6NzdHF9etSegoXV1hu7JGAXY",
-	"u7dqqRZ1QPkF/cjeTUyn3bWBxvIzF+FkcnvfFMSU3K6GnTOmeR0Ongo6nfb1Res8BzAthiJGHkPiaRYI",
-	"YkUNXXA1oKyvWYAgDwQHxD/KafrURxSYZI8SiaiKte6A99dDaDawrElQM8fxjQGYhQENVhdcnfKI+U8D",
-	"q4vLzt3p5e3FSQ6uLjiSkTdIuEV8FVbPWguQzJujeOPJSr+pK0/vx975mb7JIdEy79Nv/uzt1Xn7bfui",
-	"0z6ZYEQ8JMII4lQin3uRmRR1IwXyQjeigUJjotbGgBafsQw2Mnv55iAke48fQG8dBxz7Hc7PsTAK9eqA",
-	"ctV6d37ZOrnrXF7enbeu30zKLGD+II8eIb4RHIyBdmcfvaWvwZLw883lhYP26/CAC3RYd+r1OhJ8JOF3",
-	"jI5vfkV0GHKhdtcGUOteVxHsJk7mmwK8SbjQoHdDpKScXbJg/DSwa12d3f3Sfnen4bt1fn752wSNojJD",
-	"MhhcMkaS9hnxq5QhaVZyhDBLZNsRliiSxF8TiD1lBUVgKtnvNwVOZfetAarD+VvMxrFD5mlAdd3qtO/O",
-	"z96eTXA8ztEQs3Esjcoj47QwHjbjyNAqUN5Tsg4gWmXiIuxkt/WXBRrrbaom7qaZH6eOqVJoywGCBrNb",
-	"hiM14IL+46mC1dkFWJHuLEBPcEtNBbhAit8TkHSGVErK+g4aCa7/Qx5DrV7rdwR54Pdro1arTH0Ug5rd",
-	"g4skHks0GlBv4IAxFtgkSz7FnkektFOA09S9urzpoD19vHuC9ASRAxf16QPRxJKREeKMlOh3uUP8xtS8",
-	"PAB9SG8fNt8yGtJNNBxiAVwW+z5EWeDgSmiGpKgeqYcDSZxKmHn0sUL9BRwxsVPg4+QPYYDZPBi80u8Y",
-	"63vsTPjdeAxhWDtIGhDBu38QD66lFVLrDVxiS54gWBG/pXI787EiVUWHpGx7Blplq8QhfxEFQRwbYjCG",
-	"kQciLICDH3fGHL+nbg4WBQGQlgWPPMBS3coF9lE2x/T7EqRHHye3eUqFVGi/kfUB2niLezI2/j9BPN5n",
-	"VILZRtXKFg0mQgNYigzlPMi40a/r7+xAWAg8ngkqdoJkI07murP3mDu/6aB1DB9nvEAz4SxD5b1ICMLU",
-	"FZZyxIUPDjMhiKfQgAtJUBdcWuN0TWfsBI9lpfmqnrjYjq/fIjlmXrqt5u/GUS+bgmC96ySWoDkSVBG4",
-	"2wK0FxcyAcCE+MRPQdhKoVYu1cLEkAuiaTNDh2hIWaQ0Ke7zHGiH8fhO1vG33/ix6Pmbhlvx/ifiKrQK",
-	"ZnQrjVzAIiYwLHGLvnh5ONstmoJ+snQNrwGpBpSRwuqtj3XW6lcF6CFlZ+aD/QJ0O5WI0T8jYn9WIiIa",
-	"AUb8FHuKi3JH7g19rILH03hxk2gvzUUJU1oc0UcYhvq0Cs7XDx9fflrG7wpAQh9jD2vpNEgO+EjmwwLc",
-	"/caLg8OX7gT+5lF3OjKeU6na7IEE+gzn4WLhfCIjZxD7ORxDDk98rPDC12j5zjzCBGOW7sei7TNwriGm",
-	"Qe5186TsVRsCtAjz6Wl2cDGNiSzBwaaOMSQKx3dSfkS5EIPDer1khgIPE4RU9aqQeQOFmAqJdrAyMYON",
-	"+q6DIgkBL5QhRYZhgIHYSeR+/BjT2lq8tNov7XefPrmWAGWX1qgnVzfWO5RzAiI+lcBIFPrLXXYZV0zD",
-	"utIbyxy8k0BDctx5hpkuYhYYr8wlLXRW/uCS/Af7vMZFP7PyZqW+/6rRO8T16g/ePqn+4L/A1VfdBqke",
-	"9A7xy+4P3o/+q/3cBpuVn7n8T/9LdqPNytv/9H8GAcRWZSFL4zZm40qz0vKGBM4wj3LT8ScXf3WwTnxa",
-	"D2fKYtd6RlwEJefP9FfD1ALaLYhxs9Bp4zxuJmuLWdPSzOwMzN6nXAyXZGs9GmR9Dm+JT3HHzKLIo9rz",
-	"5EOluNnjm18ddNs5rf6Idl5fvo3jlXcd5Douco9cMFzgLpIkxELTMAcZpRoJiJY2GztCMUhZoz5mftaq",
-	"X0OdAUEhFgoN8Rh5WIgxwmyMXJuzUNULddFOV7+tlSJJmI/ceN2ug9ysPeiB+bWhrJJHjwSwxNyv3FNE",
-	"VaUSBA9dkJ2S6FN9RrtNE7NmZkY+8ahPpDGr2JwHEI9tMNfxza9pkGm9jiQea1SCYC6q36rN5SFwM7Pu",
-	"PI6//IyiWAKvRWHMEKy5xgfcJ2/1e6XwbseYdQS3wCIXZX4FKB5g1idGhu5REvgShYJICBl3Y+LlOkY5",
-	"s784JjzZs5+NBjwgaIjDGnIt7XGRh5mGAA+Gr1Wm8tzaMCKaK+Z4r9FOsmvfXyNX3HK6r5nTTWDBa+z3",
-	"n0GN8QRVRNC52AzLOY5fLp72x6db3eiwNOL8BCuMbq/PYptYV68DwcuGaF9dvNHk/ubXN2DLZg7iwuI1",
-	"44yAn8/+gFGfMAI8C97fwUhwSZRKYl6olBER30vkhoIOsRgf84ALN01YgOm/lxCLhySxwbsKOEVuAHih",
-	"SwI+QlTtOsgXeMRMwpCGMMgM0q9YVtQVmPkaSlPKMnlCemz/mEesxFraklLDAWfSrMFPTRWwZid2JCDO",
-	"iESUeUHkm3ytWdk6MwyaUmEVyWx6HfYUfTCx6wqI/YeSXSjcz1t1Jt8oMJul9TWnAuHWVI1jy9ek4er3",
-	"ZI8JqM4wfmbPOoMzMdTaXRXmTY4of3XL6IGAdcnVLkkNYhK2oKYEYLLguzmz/Was8ObIlrl0QTwaUusr",
-	"nEXLrpMX4StAi5W2MgMFrBuukkxQigwPJYkkCxgf4qtysnecPYCSkSegccJun57EfFD8/OJpATWeW0jN",
-	"88PlEJPpJQKcTJja6rPALRJBMe+3IBjWD36cPsBUKeOzqsVGzllYJ4bXzzQAr2AVS7EFPD4L2L8aehFa",
-	"82wbwRzG/DSd0uZZ21wiN8SPsbPCCs9L+S4yC8uks9l92++7nAekxA2cXfPUg/5C0PzzYPeKmicwdxAI",
-	"DW9HcoDBzUel/mdIjuIfcuom0PSCRpkVzjNEo3JlFFbiI6xiy0Wc/j+hCL3BDwRhpHBwnyYZ3oQE34Pw",
-	"Y+Sx3yvSPvlQlJ409Zh0fq5JbcgRr9nUb4qCkJH/fasrOIntqXH4Ev1CXyOfeNw3SfdYaSXeGpwgkTHm",
-	"IVof0KMNsU+0ugHHgLxBxO7BFgRzjAZcElPkgZj4b0QlcuVD3909yugXoIDgrr6mWp5Ivzh4ddh4mXMW",
-	"6oU3YX97OyHr///lQ//9+789DoPdoy6W5OWB87tJ5KxXX/1t78Pf/t3HutPIuBYnjmtWbqef0ahwVn2C",
-	"BWhNyMzZRG5mXSHrx2up1WrGwpb5WT709XqzryznEm4sYDyYUB0WsRTMN0kkNLhRX4jqTigXGR95efLw",
-	"fGUDDqqUElnFcEkRA6xGp4IPY/NN0U4zHc/g02sSBuMOX8ISVYqyoA3HSygkbsNv4M5miLNMwrA8yuaf",
-	"GDXZ6PNRENRKwGb6AgLe508jGd8w8mZNIPoQM3v+zuSWn+JqLx/ksNRmPB7wSKCRoFoWQe5319dv3rx+",
-	"7TaR+50LHFTSRzQgj9gnHh3iwEZGFKIfvts/bbQODmDNI9KVVJEnisk5hSuF4XR4C1mFM3IKaFfApVno",
-	"/XlF8JjGLC6F2y+MiX7JRV/nxJ7Y8IUlwsbm3tS8lg81UEAErL4XY8TXrNYLCBYGL4u295TeVVoMB2NF",
-	"PRygG+5RosboWC8KVGIIY8uTuYqX+bXgMM9SsZKBi1DQrHy3f3rQ/uFVBl6alYFSoWzu7RX8AXOo9oJG",
-	"96+ZmC8oGmxp/JbGr5XGT9K0KLg/xTQwaQebs7MmaQozSbJdTCRInEgwTX2vxEN+mLGpZJwlHUrWJjk3",
-	"0QFMjJ8yGRbz7Ji2yk38/rS1v7EK1Wcx9lh5f6atp+CtMjaYJiIPRKRVy2LnFbiRk5JlONYwU9aDdg7q",
-	"dUMf09jg/Xrd1Ap6LrOSL3BPlZmUCiRWkBALguB12USMA92nytH/BAYD/xqR7oDz+4xPK7FJTTNhmZJH",
-	"k2/HXtozf8bZJyf9vUzcujlOM7Xo1RwQlLC25SJwEoKymLUrpUElJi9jt194sIzAUzaavKdhuOTabuw3",
-	"cxMHzErTSZz4JD4sdMqfVxyevPTFBeMouP+Zd58h/FhT3RIK1IGAF0gpqddRz5B+mSMf8/b+M+9anjNB",
-	"SYowtFQkZoIKsx3OPcqoHKzokVvKuTh/LaHgGqAWeTWDTnNeVFiotTkc/4yIwTQRMWbe1tcaEFWOdRlr",
-	"GlemFs6c0qIzQp8Tj6IZK3tezgwakEBv3hWeHkwOCGag2WcnExrVl6UNq8hhS4qYmxPbcmLngjLcz7y7",
-	"gvg2Vw4LAj66wgJKDM6VVX6Lk7DSGrGKm0gZxCNlC9/GhQuprTfcRDAYEqQXSWuw+IN3TTjQQb2B3OPr",
-	"9slZxyQwu3FlXczGpsQSQLTWgEVE7B9QqBbmheTdIDMhlsqEnAricWErZQgiFcISGdSxpVBzs5bLVRsV",
-	"U58gjdbXKpB+jfLkTcooNqhkPlKpZuRSJ1TAvpeTFWeqmvHAZdieHWWzBC6d6AJQN1MKwBQNbF93qo16",
-	"42VVQ9xBo5QDriJ2LSHwfDlBUmUzrB4tZYKKrgmW80I/i2/HIU6x8GKWf0fZnbFgOBUZhURI4htxQeBI",
-	"/xdqO0MUHog1d93xnTFGVhw91QdnzhKeHt61oJp1Yz6YICxz73GVEMe5NYivom5APRRwfh+FkOO7cyy4",
-	"d9/jwgcT4ouGg0qrEs+c7LY0CmmBqLVJpJ0dppbKmTkKlDnafMjb3LC2EvCdAqOTO14majMDESe2nQbx",
-	"oVL8klRxETF0+mQn+uuYZpm0nxT1stzcT74rVxTokEiFh2FJd4bTY/TixYtXSL+TkR0GOAwJM5b1FTIs",
-	"0xVnZ3emi9ZzDuG5eNFTuNdkOkOykU0xqCfQt+UDV/PHVE4NpmB8QhFKqEXulOaAxmdVF2dJWIvA9VcO",
-	"zd8WXM65y7V4NRZL4G6skvFdDHjNyzOLjFKvfHqqBrOqpF2ocvJAhKC+Vd5jNS7rconDuVYoKDRL2Sy0",
-	"uoJzdNGAB75EXezdw3p8ElBQwcFbUq7JLyVKFoA7JyuVQvEcSAXH/nPILstJLNa2+PVLK58/wHqOl2ij",
-	"YdaZua+NlP4MkJadaWGAm5XE83VB3MT2//LihFjIUpG1T8w2h5Toi0sYGv5i8ndeu0506uRk5kDjDWHq",
-	"GXA+mWZhhJd6TV8/tuc3/nWiuhaNTqygtAHh8a+AhcUzmgcVE25k42GxuQ0Lp69mhvyVktGzsO/MRAsj",
-	"8wN88xdA5+Lmt6aAJyGnUzGQsXIpuA2hc7KqUnDgEdt8gNQSQSHTAddazL/hWsL3ZS1VIUZLr+iejGvo",
-	"mqhIMCjM4RHHLgwKhRRKinpU3mkKf5fGmt9VP3x80XCWqjLqJuO4qMdtv+fuGGGFAoKlQi8axWaPDnKr",
-	"JqL8zt1WSF5rhWQDInOx5/OarnN4vCz6/2bCf2+ibi7zdxm+5cXFEiatYx5nkniRfsHGucv5IXgrEJeF",
-	"yx35FGpK+WVk6Le0FLR4oB5BckSVNyCmdpDMnBDivR7CPUUE2q/HwT8anYehgj4UGAnTAH1J7DNVrhfG",
-	"Ant57URmKQtLXpCVE0+UNl6nfQbBUvD7EvRwNJDEeyoxNIOsTAlXcNxHq/rPI3BD2wss1iRKCs+UIUQO",
-	"Kqd5spMbWg6XvwTKVEZiliFTPlWntB/TjiUoUxA3vZioAQEhfSERaMiZGhyZJEaQQCIGX02rvVWSK643",
-	"kumNsfA3kig5kwwx8qiQhwPCfGxXinZuO8e7qEv6lMlFNRynEi0QI124EHN29tPsFjNLn35fa7opLRg2",
-	"V7qSkAjK/WLcGYSc7e/rhU8Ugz/4VDX/aHxarhu3uZgkhe7du3fvqm/fuoUUOTu1u1xzkAJsret0ssC3",
-	"MQiyV2C36zwVoj43JQOoXphsnWA56HIs/DgjeVmMgIIz8mzBTIhsfvTC36RZwIt+EodzLCDE9QQfToBX",
-	"qeAxwAtJhYovNFxWX7+2ka4FiICCP1ZFyRxCXJnRFps04Gt77ZtaPkbs0IJPrvnGfmmRRhO0XlzSAht9",
-	"oGQkl8Q1OG04o7J7LYUPJw9i8bzJhWRvu7iHkmNeDAk+KxKX4OTC+NzOmnBXMOxpxWD+1XdzVfNmGeHK",
-	"lIcFLYKlny6vci3R7CLJqZkZq6E2GAWcu77UCCkjc8GldU75Iu1D5kTSniV4lr1Vi6jx7BlrYwIq2YNL",
-	"Tid7T3OB9LOiWh5dVsOyzx98UdjFM4dflMFsWWqhNPHVM3IJF8tpm7SCQth/epioDcFQNmvVMSWMwSVl",
-	"OrsqjvBkS3snKcYPjDUuszd5NQtVXoCtvOb+JFBNr7KQfrPh8gpeqvvMFyZjlRasVwrToCQTzFYSRJwh",
-	"F5odtjpnlxd37evry2sX7WDm658gAcNcltRKrCCIKjQgQSh3m6bvAdTBflw4zxh2dQKrKgP7J6Uv5dIZ",
-	"89v9KRpiVhUE+1D3nTxqzQFgq4be4rGtvn2EfA6NHkIsZHkt7hQuZp3o2cXN7enp2fFZ+6Jzd3N8edV2",
-	"TToZmIoTX0SAvXvQtWPMy7eis3+ZPnTZznRTWtWlIYPJK+mD+JWsvNaMyxYWn9uvc8/iAYxsF79i/0rW",
-	"GMs/8e+2BoRsDjHL54quXh8kxYxJCVzp+3XQEHsDykjmxoHg6MFr6ErwvsBDY1uUCkhHzt4oFXLjdqvZ",
-	"6ykiSsUp6TUbPzm+bp+0LzpnrfObilPp/HZ5d9o67lxe3123/+X27BraH2fzOeHTIthUnCltuPVfp5e3",
-	"F/rfb9udny5PCi+0zq/brZN3d2c3N7fw4Oyk/fbqstO+OH53d3Zxd3V9+ea6faPXdnx5cXp+dqxX0Op0",
-	"2hcn7fbdT62bu+P2defs9Oy41WnfFH973Tp5A0/LmtNnp9JLv27f3sAaCt2fzy467euL1rndT66J/jRm",
-	"Y2nHsv1wSOCX++MoCyOlVTCb9Ol2uT+ugUzmOsj9MyJiXAtxn9zQfxD9JMRqUKO+/qdpf1M788kw5Iow",
-	"b1z9hYz1Lz0akJrgo99/+GDHytQtA4NROk3pXqdSst9SomvsQCHhYUAW6Tyjz2AOZq0QxpEhEr8WCmSW",
-	"GZWyNCXnjM0ZmfZnGpk26cYhNsaCrF9fseGDs+ef6iWdlbLcYkmhtfg1BA0+5VgqMlwme3lNbfJK+yek",
-	"Z5s5jUJi3zRwWiYPD8A4UcVP8Hj5yCSykEloCavVopVHFjVaPYPpx+6armDGWehWvpzuo5MAs3IjUhhq",
-	"9SbH04jpDy/qE3rUiCMfj01MBA7uZQ7DmrFLorrf6NRfNev1Zr3+9yziNSuviQgoS4uDv+HoOCkojvT3",
-	"lbVkAM1gESvVUH5KNfEV6HuWcD+5auWaK2M/IUfIkugsUc4MNxW2P6/1BwSU5ZDxC7D2PNgqCs9r5dGz",
-	"PqWXXq5eL4BJvkJvaMaZV6J3S9O2NO0LpmkllqTl7ZmTBT2zNacQDgTB/thkgU4Sk8XCpxdUM1ZsLbVQ",
-	"kY6yAzwb4j6xvVuXdV8FtM9yKbQVjzBloqetzSUgkJ+QPBe0PyhP0FlDn5DNF4ReJOzjOetAq0L2hDnE",
-	"uVY6ZdIYim9noSLkQl0T/fcigZ8FfRZaCkPPlhE2vXcpDEj8GnJNlpnbRO7bs5ubs4s3d6dn7fMTMFsj",
-	"MgzVGCU9UR0U9zLVBwL2ll0HubGRrv22dXbuOsgF89XlxRvXgYOLf++0/7Wjx016NsZdQTXGRwQQGorY",
-	"pzHKgPluhgJC3+EhVnE1ud0SB0WaS16kLIKPvpdm4cgjQYCwjCOCHORFYAuiStran416PRMtfYRcTaPd",
-	"NAIeRqDSnFJtpvtzYZtZIRyp3PS1pIGL6k1yfbDMRwMNC2DxQlTVUMuevd6GN+DEn3cMtdnJoTHo54Ap",
-	"Y8gFGKk4lRhEMj9p8CilRYKPJnd2ThlBtuKgDQXRh2UK5dtW2lQiDTNoP2cOa8zV1fWETmLji13KSWLm",
-	"LKNfjKorVDnGvr+ITUMAGVii5HCResyuYpw/ZXBuyoTlcpbJ4NJwikVA8xeAdjgLxrbEoh73JDIdxIl0",
-	"d+c1Si3WzPP9Qu3TZPPzzv6zKlY5IFhYvzIRPk9rVmruKY0TK5AbEZGUfE0KVFrzSNsD7ySlyFEkib87",
-	"r0Tmtj/qtj/qMv1RnQK4LooTX46lsxRjVzZ2nvM+ZSuYOeOO+djHhZ47IZZyxIXWyz0uBPEUGnAhNYJr",
-	"YXk8pXfOap3z08kyXycP8+12Gj/OVVwF8fgDEeNy1/QlS0JDFWHICogRVBk234F7WhZ1kEZu3h/LFOYR",
-	"P8WemuoTp49VSGKB8dP24DhSA8KUxgUuEA7DQpqNiVl/uZTyAjEO9NEmzZRPA92Cin1e9hsvDg5fupOx",
-	"N/Yuk1uZAoZ8UQ20RJqNW7cHvM/N8bhXtx20F7eoch3UMyYvxRMp+khrJVDs2VRzZtx8TyWSRE1i6Xp1",
-	"3aLaBr2QFtPaph1gpFZAZEF6gshBh98TfZxC3f3Y2/fq5Af/RfclPujVySuv4R92f8Q/kJe9fb/uTSJw",
-	"foy84evw5RysK4rB2bHKdnoZEgbUTy4usEz4WvUgyIyCGrU6aqWdRH++ubyonp/sOml4d3eMBhxsTE1Q",
-	"UVzqu2nkmipYS/+DpwH5UWVah41eUF+Txz0eEmYCbvYeGjG7y7yYic+uZcjqHu/uPTT27JcLmDsPKkYa",
-	"WXDgpJHqQoMfJnaD+ePjkO497O/BUY73fvil8fbVv/zrdefg178fmu3UQpZ0avMv2YSF+EVsIc7JQAMs",
-	"BxpeTME2ClOrsYaqAW4cvvynF90D70XvJX7R3e/VvcPej2S/+6q3T154r/wfcKN7QF72fsR1b99/QQ57",
-	"P+BX3X3vhX9Ifui9wvvdF56WKTCg+GFv32vgV6Te/cE/8F6QH/HL3n634b3wD8hh72U9Ja2G0KWcOAXP",
-	"vMySkYQ0VBEfcCCPUSkMfYS0wIWAqVzuLTcAmO6+AZYS3V6f56MKyrIaE3lqethcKuMnyLRYkv6EhbS4",
-	"XCqRz71oaCoALrjeKcbETqJqGFsc6IwQepouu4vvTa7HztXFm92FJkvAd+0ifUrvcsJ9zD9i6MhC20xh",
-	"fEntrjiPBdkVGVXhrQTMncQeWZT2DQwXtpA58NksIgXzp/OIDMokTOIJpH8DHcKXoPhLshJL7adbo69+",
-	"umj8ffzj35KmmwuvxLy+0FLqC3ZBtwCRufwNEdjsHS6BU0U7QTlNyQDFx0U6VBS8j1PI3vcSZX45stZ2",
-	"oN1UoQHY6ll55PRiy16Q7kLT2MRPspP6SMrL2MdAVTasbWF6JTjYAhfkD9PD9Iq9yqfI7qkls0gjM4A3",
-	"j05OoYClwXfmZDNQlxyLXfRsWniWHOHT6GDhuNdBC5cgXKuRi9Lev/aszuIzhPIOi7X7XQ/5eDJC5RXf",
-	"HErVloP5AgQnZ7KWGhizgHw2zF5npaQlrQKJFOGge8ZHDOqDIC3WE18TuoE15lCR1nDO33KsZSTnMq0Z",
-	"UaqAFG/JtQqJaZhr3ESP6OanVrVx+DLp2mQabipBh0PN95mPAj4iouphSXwnV+HE1RtwC4YeM8n79//0",
-	"e736ynT9PViumEqyzOxcLw8y64CFG6sQeG9wUFKU4Roznw+dvBrwvUR8xEoBsgh3i2VSWiCy12PXkrmF",
-	"eTBljMErWg/Au4mRNSnndnl7fR6bBRzbaWy/jt5Yfrp52ri8Gj/ZFChDV5AgSh+5UY+Mtp6x+pc3d3tO",
-	"yji9pVHhpfsFsHg6zaLlvo4MbAlNZhLtKjHpYeZLDwOshlwogWm5LTAJEFxOjAwtX5iMTss1wrSZL7m4",
-	"tv3yqLZ8TQWFg7IcEPB+8x4C+QhhT3ApEQ4CpGeSS3pbQyPSJIuM5y075iscEhFvJT7kltZPztudTvu6",
-	"/GxtPZX8LnqCkCYUpsvUeMBxxZ9Q8Cbad+r1+hHqRpIyImUT7dfNk6SoCvRNhn9nU8z00IaTaO3Vfg3d",
-	"8exnpcv8F7Ga+ftfro1PwHKSrJasyZGD5J8RFsTRwkGAhRG8kzgS6MQoURQixdFBHQ2Hz232/lM8wei9",
-	"uHSwqMNpsvVtHIZUSlviyKT5zs10nMxXcZjHlL0lrqhl68OI4rfFIidaGuLMI0eIYG+ARlzcy6R2yXS9",
-	"J9sOMtcKsj7H/Zhf0NztftY4ivzBL+xIvTZ+i2/BA3NN+lQqIlbpgWNy3C5maGXTPcuxLudjdM4fSIA9",
-	"spK/ObeICf4GYYI9W2RtlGTl7egHXPQxoxLIa94uPDVeen+BeOknOMBZ6Sa0DBdJ0Az1C+tb6VP87fW5",
-	"5bWLnuLEDpK9sekQKeBebohSlPWXpZkeDrFXqsKVlVLLyFFJX9yF8l4DLlcMLiIMykCW11LNxGIukXWg",
-	"xfBVFlO8N7uydMDMRp30ZGcHMZbd4WdmBCVAtQQ/mPzapPI8JYdH2pFyaTzzsncSyH6hwSEFwdTTWu80",
-	"XjQPXzUPX/29koE0oyglsFW5IQSNeYQoQ0mSTgJDdrR6tb7fgbQe8Nt+2uLZ2vGsHNw23K+3TJg3lpSV",
-	"RB5rbABuO6RShiRQR0iQJFU529ZnYvUl8k+s/2eu5bBenxo2ngZaxUpNvPWVTuzDQj3ETWHyzK18i9Vi",
-	"nMoNYf7rKLiHOO9VYg+XbYrIWTC+ZVALq9xolavKNr/r/mSuWLb9/pNa7C/fYX+ZnhzZg5jT9vDmnob5",
-	"Uh9xxDaIacRH0nDZXhQE47Iw7bLmKVNS+AoQsUIeg614Nr84Q5p0sISVKq2nZj9fcBOfVX4pO9SFxZcb",
-	"IiXlDJRAuXTRf736RBfN7+3n3zpop+2f3LR2LR7tH6IhZZEi8ghJwnyEJXJbkRpwQf8BLK2JXmvBRqD3",
-	"Ub3+wlN6ZPgnKc9MmtFOpK1/Gsf4alaKYMDFg5SKynYhSjjEf0bEsZt7UYdsaMdGC2utLKYidhgkoGq+",
-	"RBj0zXLnezFHJXPChfVkdz/3Yj8zfGZBbHHIpH2GVSTIagbTFpLxACZPyyQNaUXTRTtdHvi74IBzFVUB",
-	"cVHEIKkLShX6yAVnLOQTSg8zpslgPNwuwl3+APX1IJyiTx8IO4qHzo45xCaRGIFkr/9FhKwhrbXDksBV",
-	"SB6VRArfm0TkLleKD9F+Aw2HMfTaNhKF2JLhpHz6DWTBLp7Avl8qFcLNPGmAgmE7AYuFU3GnusNvQuwR",
-	"sVqC9sSyYKwn2Nw7VsJcZyOYDRYDW7gS8ZhHc0Mx472fm7dnBVTwvEtwZoBn5tWCv252VZHYG6bFGqgS",
-	"NiX5rsdNSrMW36qQKFkoKibLs+w2V0YsySWz6845ALNHl9zMMsXD4mt6jb37vuAR85fkEac0CIy9ZTTg",
-	"AQHHJuqSAbUhHIKPZBO5Hg+4cCHYgSWcQSpBbGMgk2qiP47f6XLhE+FOUm3zw6Lw99q8DT2UAlMXN0Pa",
-	"v/u9Xn3Vqp6aOJAlabYeMBJpx4rvrq/fvHn92m0i9zvDxCR9RAPyiH3i0SEOku46uWSg7/ZPG62DA3fl",
-	"qg7o7dSaDo0fXr1s1F/8hdnZp1lAnUDKUkJPT+AhQRiwIQOWP2hxAhKmqJKI+H1SQ67Po64WU7Dva6lU",
-	"DShDlDEiQDo5Qi4XDKv4BY8L/ZN+NtTQavL4S0qkxKCamlwslORjmb408JVqHBRMRUY0yNiKkgfm6ICI",
-	"sXzng5Q1jKivwTgz4H6t4ZRVGoA3NWANaRDQIVEiSS40muthNtai1pjoLzELkI55EA3Z0mWvEyFkEUIV",
-	"yyz6GC1LKwRTxTtUIxL01EAWZNvUANyYHa9SYD3SsJJ4uR9mnkOyJZ/qtQ0pw8qA6hCHoa1lHYfAT8m9",
-	"z1TQcUwu35RXs5mOTuVPMe29NCDEyciS01Spok7kxILetA9yIqVTscFoUy7zUWUu0gLE2PpwlW0txxm5",
-	"7FWav88DjOxY8woaZA513svpcc17c+Ks5n6QO6t5b2fv99OHLJwtVVGyEJ6ZlC9GlmgAmW0dOJoYJ+KS",
-	"qx8mUWcOco2cBY+ViIpRiKnQqwUauDuPB/E/EqzQOnFsI+xxpoxw+qKRQM1x3hDaAjM1Zl5GQoQ3Eyqw",
-	"3/j0wakMCEQJNQ/q+kzLZk5naxwks338mAT21npREGg4/PRpsaleTJ0qrjUnsEfQTzwMTfSz0QorxwNM",
-	"s9HQCT4m8/xoBk7Gs2/+KdJXDgqbTuuuVX7j4l4OeM7gWpCEm/lwwkRJqLQOyiIcYm2rYOOdFPJXr1n3",
-	"VJ1pPbXmnlXRKq9VZw9iFpP5rIa2RGVf2MZWuLQlHdZ8BGzcAwFDIs4QRvuNqvkb9QX1a+gqY/lqIjeH",
-	"1HGo3KdPrpP/KY6cm/wlpQTmF+OJYRNPtN6YfxLXUYyfZrvPGzmq7Je40EjZb4kBNv7RuFBzq8kGatYi",
-	"EcTPYx9fLS5TVvul/e7TJ/cIYTa23Tx2uDDNVMDL7evP3N0kH/2gXk9TcZNa4lQiiR+I7yCGh5T148xC",
-	"Ta+0/OXaPiNuDcH9YUFQgKmPeKTSghOKh2iIRZ8y5PMRO0o0CUgc2z/U2oT5XTpJwoNmLt8jQ/gkGkZS",
-	"oR5VqEvUiJhlDtFO6yBlXE20/2MdDYdHqHWA4sDpJmq8/AEemmDf/OuHtVfZ3zIfHbyqHaDhcLeGWrYS",
-	"m4VDTZSlVmFs+Guseu43aghED7tWo4RChpoTa3xgM8bogZLRa/5YUg6umzM9LKTTp1/Y4p5FrQOM+4Wm",
-	"KHxUDtpTQNVYoadDK1y7VZ6ayCXMRfsNdMEfCAR9N+qNl44GFRdOqfi8J+B1Bo8FiR8TCY99on+h5ic/",
-	"+TUM4NeASsVD7OP4+R/YhX/+3//7/7a//2//8b/db/zbf/8/m7Y2uFCmE6t8T3iIy4Z/jx0UsS7pCSoV",
-	"UQ6SmEmtxxPkfw8vAP6BcwZ52I886mPfQV3yD0XEkDI+4g76f/7r/+nf/uP/+P/+D//dbg2dGE+oIOi2",
-	"cwyenVzzF3NDEB2gH0NH8aDiVP7A02rMLd7POQaUaz7K+40PZzqNS8rMydk0/4updJTyrVWrG8UjfP4C",
-	"0tP3suEa0skRCKLJ1Wr6x42xi4AFLLYmZ31XR6la0qPQLdlUgLQRagW9Q+YjObLi92Sp52KphExAfuU/",
-	"/5fRPZb/yIbUNyv/+f/4T//rf/6v/q//pvJpsqxGOvMy2QIrtFTxn6eUc0kg8GrflxmKYglk+tYXma08",
-	"CKtgbxeEVPVQyLyBQkyFRDuJNbi+66AI2qCDrSh2W0CkwHSZyRqQsitu1PMGDFnQeV4e5BWOsnMRa886",
-	"mRvlnctCWU8kdzZ1ZR0jfiqr9TH3SUqfrk291aVskcHy3NNaPfOBV42ZDDRV2id60sHzEgMtefSCSNIH",
-	"8jYTY5QWla/Xyyy1WapuZ3TMJmfR9bW1B4ix6igfV5zGIFCRUPkCQY/NDXaSrV1pa1fa2pU2bFdK7eif",
-	"s2K/weHMYHbOkiCPEvefCer/st1/mlYUvH8YupwXAi3GIelpHNcDnWNFmYPeCELuYdbjsdAMwoOoLrRz",
-	"Qv7Av0boRmujXKAbImhvt4b0pWpmgpEZ2ZDleGBoNYp2jgeUEUkc9DMOsfnXL1wQzHZt4UoYgSGtmfu+",
-	"puKcKaMkD7CEQDZvwCVhKCQC1pPVYO3epF5R6YWnpDPrv2xkuNurlxlP3UFJy3uqcEC9xaAmriRQOGx9",
-	"UGCDySohSEbewIqEpYbBGjrXZ4dGAocIKwQuMpmUBAXJ4Htpva47lEnqE4TRiAsfmfrisVkNHuGAMzCs",
-	"Kc71R2T3CLnv3zMXSYWFigM6NfkxsX3dgHv3kKdDmBLERw8aLT0cBGN9aVTJjNszTy3nNVwpRHnBsS0a",
-	"d1Z4OUNk4qq0JxRk71W6oZn8jYNXjfqLV5qkREJAQ6dlcza9v0Bh3JLtr6FqcbH7bmEKxxzdzPtts7Vc",
-	"71/y0sqaG888zBuionBJpsxVqJd1K0oKbrj2x+bengsVZnrQF9QWflik0pkkniAlZPQ1luRFA3UuO1fI",
-	"vDM/8tyO5WSXPP84Pq/7K38zCxsPbyURtsjZ8gkQPJofJdMyr91EwyE2NO8JJoIFA12nBqwKHsyVWPWJ",
-	"XOv3siXL29PzJcviQeMNWRl3Yhi7kiTne97VfFbQyoLIUnB1bU87Zth8xEDSHoJDpVTy+jXjMVwpRSot",
-	"dbOsMXPhYOsh7pPbRQrEzQBEVuifVjZRUd7Jq7emZOxSYffFAGUWN1BLtlR2kz5WS9dmeVJ/kRUah6za",
-	"AqSIu/Maa5SdD12s4mT+gALe57NgaKmW29FSA5Wr4XoMJ1nWhydZhGdUKUx6hNG4q7qEOj1h1A2oZ1Is",
-	"8yfFFqo8NDWtZHr1tLIjFptOMHf0VB+W60kDOXYrtaS5XaGMZdJlJkNJ88Wqk3KshjKUnPGUg5xcXNmN",
-	"TbKAz8r9SjjSwkzwN5MnvnKb7fx+jq/fJvnzBX5QSyoKZB9mwCRf9RWS13OlFTMV4iY1nOlWzsMFGr7m",
-	"3RclzKx88dIAW/bRAyWjiffi5u6zdj+Zj75k+nlUprP81Olc3YCyIojkwQNlfWNBUdzSM4R9XxApC80B",
-	"DBrmzB8HP+a0QLiof9/c21vGMMgQ7koeRAqqQxtrmDXSmPTP+PpdCK6CP+Gv0YAIk4BJmVQ4CExlPVs3",
-	"jzJJvEi/gEWfKLk7Af+Gd9jLnoEHJySgD0SMl1U0lCLDUOV7Fh86c3LgV8m3i0yozFtZnjlfWoTFMIKZ",
-	"XAVOpmOluVm0xp5TO3l/arMIgtx/rd4Q8UA9Uo3P1TUdJ/OwNjUXUKqWOdiVpDRGHp/0vSAy5EyS19wv",
-	"qZJzCu0x96HnbZwrQTyid/m9tEGAtaLztnGwyIQ3CX+dcamTTDgk0GMJOL7nkZjhQ5GI+VI4TSqfdIw8",
-	"nnDZBLiLV1I84okdFM4whsQcGGfRYAHE/KyMtkgkluWy8YefPwxqYifPHA01QUY+C99NyuTUlBZ7ytiw",
-	"XehN1M0JGOvKuObAufQLp5gGke3rs362sajlwDceBr+sZMdvsddFGqKO5IjaDFv9MHNCiPd6CPcUEWi/",
-	"jgwFQjEZMZ4162BZtibYpLS2LLMqgvmC9rqlc7BXq9APk+eElakp22Wwk7vAZVK1S8D8S6C0ObRbltpm",
-	"P/5ygmlLd7ZqXK0drEOkaq8WHbnoTSRTnOhvihJjTLrnklONK1LhYVjSsuD0GL148eIV0u9kOk0PcBgS",
-	"ZoJXVyh+kBVp0tmdxc/0BC9dED5TnXDSCZS5+IWqhRWNH/nvZ9fytHt5Smza8QCzvg1Ns4FooemMNSX4",
-	"zOqjQ8qyY+/PCmHKudn09y4SpGrKLEqEE0ZT1Xwlx2gw87VqSzRbURJYjdYDwWNRXkxjaynYWgqKloLJ",
-	"8Fh4i6rxjaaCNpUISp+1orhmQKE7U+vqDN2TMdpxPSrvtFh9V6vV3F0EXmJpamzlCp2hnZ9/60DOEtBa",
-	"gFOYIz0nvSsTP09Zj8eJ/9hTudbPIZ1SoPvqDMkoDLmY7EtmOgvlCwvuXJ2cmqJb4KbHgek1kkTmJHUv",
-	"tcJr0MFklwVEIczGnNnGB2NIJqu9Z+/Zd9+hY870u5Qz+Z5V0WssSQxLTeR+lFSRu0gEn2yPUreGfr65",
-	"vLDVdPVWTKKPh4ckOMaSHKGEjkuUcI3bzrGFjL+7R5BbJJH77t27d9W3b6snJ+4RMm1pepQIiW5vz05k",
-	"TS/Hsne9EvQeuML7ShPVajX0yT1CIe5TpuUmSIwyaWrue9Br9Gv6kxD3yfuKY/91Q/9h/4L+Ge8r6JOL",
-	"dv6MiBgjyB53TaDFvoMyyeT7tdp+ve7Ecb2oUT9CjIwIpOgJqXZhqW2tPccrBVU6XoPHfTur5QbmD5tL",
-	"+L7y7/VfMRexf5JHCq107Z+m2b9+F31Cn9wacvWgLgSzKU2Ij9LcRP3Q/V1PDJdUmBl9+uDWUBt7AwSL",
-	"tMYQe4ImxMsnmmAjDzPkYSEg7sp9rML7VfjZhS1bnoW63KdEIkE0hqKImUZSlh/tHNTryP21dX520uqc",
-	"XV7cta+vL6/dXQtI9lvIpDQljTVA70Nlm52D/RfIvWq9O79sndx1Li/vzlvXb9quQQOoDUcesaeCMdLQ",
-	"DeOBBaupAd50rTaKDlVQjI54nPnIUBIHSSXwGIL7cnmhsDUbZRhGqolwstKxSXbsEnTbOa3+eIQEHqHu",
-	"WAEHxgp2wbhyEEYQ9iYjIXgfK4IIxA6jHfd95f37yP+xXn9fcQEleKSAO4aYCqBHt3+r1+t1E6A4jnM9",
-	"snmrmdxUOOMjEzCZesQUF1qlCxQRxK+hGxgiJs2GNzRRJu7XRTuAyQ6CkGvpoDjXRj/CfemgOGnEnK/c",
-	"RYL0ImmSYwUPkDfAAntKL3FH4a4hPJQR1BUE32vS7gWRT/xd0/UqKeAXYoH7AocDJIn+t+Ia///WqDd+",
-	"hN/hn6/MR13qU0E8Ixoh/kCEoBpU9XtUcpPsAh+0ajX4bzsZ4+VL8+jlK8c+O22fnsb9p0oP1dSfNMnE",
-	"yfb0Kd+TUJkV/cEpI3bB9eNksvoJ/JMM+R802XkNnXPWt9GkaCdD7+F4AT31cce5yAYukyKImcMEAG3F",
-	"kGGzbF3Lql0k8VhajC1h365JOzMpyfArsL1QySNkb9fAss+J1MCMhlh5g3zitOkGTJAhOciNscJUHi2d",
-	"11YidSyMGotsPwowJKQKw4ENIYVzt2RJ0x9NH9xrSLocUlWF/3Wd7KNrzW0ZZX2bu5v9RRLlJul4kCgF",
-	"Da4EpgwYx5AqhMMwoMQ/QgeNV8i9bnXad+dnb8867RM3swKixLja0vQEgmSHGms1xht5oRt591rSDfWq",
-	"A6qVo4SP7tfrSBhiCQ2UoJBrsihTPq11dXYEZTKrlKEddw9HarAX8D5leq/mT2F7iri76EUdZspUhc11",
-	"NQo4v49CqV+L5ztCsQAr0WHy1ATd5hcM4boDgjrHVygkREBGt2n1gYUm+BFTIpLQfTf+giH3X6unXIyw",
-	"8Imv/+WmkcB6ED0ohja9tB9BvzQ7RCj447iGbgY8Cqy1aoBFfDdEoJ1r4lO5qwEsYoJgb6A5npM5Uc08",
-	"iAZqwaP+IMmpN+yaQuPHPvEBui5DYqzbBri7EQ0UGoOIBAB3WN9H7sVl5+7s7dV5+237QgPBkYVXYy6H",
-	"ESmsnTPTG4jHo+qjoYHmN1SawWNBq5VGVGp0YAsX73UyUrMBNX2Sq8i0cADuYzWWNarS4yGRLhSfYJlN",
-	"pMKAeUOLlKMBBTKQzMsI8aUpuMDIUWZKTbN8buinYcKAKbZFjJH1a6gFg8QcMJkrQ2heIPfs4ub29PTs",
-	"+Kx90bm7Ob68aruWjYEwUot34sZbs2uAAo5NZLTVIYbGTenF22R4Db7xovX69Xpys7euzu5+ab+70+DQ",
-	"Oj+//K194lriO6RSM1AHjQTX/7GxFfrs456HejiNN3Bl6bj7elcgDt3Z8aFsRTJCTgkBWi65Lat7dXnT",
-	"QTElgGrGbkqL40LJ5sM+fSDZYskWCH8lQu9WC5bsgtvLYch92AexUZAhfzC78KxlYUiwfl3fl09CQTyQ",
-	"t1NQoRLOl/haAI1/j08e6hDYnWPkntgXgA0NCPaNEy6gHmGSmJ7PsRYA1d3g+TXpVa8EDwUlCotxqkFl",
-	"H37KpIsloQjQhFdv0To6NeiaIBJp1KyH/YptPIFDWmlWXtT2azbTZgBq5V5Sun/Px3LQ5djEo/fLIoU7",
-	"WqcwRV0y/fKMycGBMhjSMbRNOiktdnKEWybEK0fOBWT3acaJNdmn3NfTQGUFfbPplpspSAPVzuArQIrB",
-	"MTffkQBygJMrhZ4BfaLivlPyJNm5PhmBh0TLeZDDV+Z19fEY7dx2jndTjcnW90Zd0uOCIFdxmJLqj0D7",
-	"Si9V61+x0o0nzPllBrjiKs5x+SIU9/F42rSKLzXph9R5CnDSqNcLhf9ApDC3t/eHjRtLx59l002OO7mA",
-	"xDYOxoZCIfVfKk7F4BKspCAnTZvMfrGXvG7e/uRUSqSqhQdJvygMJIlaYhD9Nmz1wBxr2WfJ8e+9xn5s",
-	"PIVP9ud/csuwZb7ENx+9mP/RKRdd6vsEDJUHjVfzv+hw/hazsV0dBEYdLrKjM6alZxyYDxbYzwVXZ8Mw",
-	"IEPClN5RxkYGaJq1jv3+QUOvtOH0zUoCbghsIjJuk978Pek8B0E5E2IDlNjPdzaB4NAMzTRmqL2PtqvF",
-	"p6mk8wTTYIyMZChBMNbqM3zmIB74ia2lhi64Sg0/m6N+4F1ID2CC8pVdSPrKXtvs+AqrARRDXBep+8Jp",
-	"V/7UTvA459rbkq8vhnzVDxaiKqdxqa2/Dr27IqJqfJc4g91PJXkhrd6TsZxK4C5ZMEbGq4Z2tOJpQ7sd",
-	"0EKt7L+rKZVtcaFplrHGJHY90wJFqwh9TFkNuQGW6lYSv6Ws9O5xrXzHHoFYwZ9LMWmfEb9KWaLBae3p",
-	"KEs956tFEzRU65CtkP6iT2WDFMdM8Y2TmU3RDNt8RgPvMxKBZbBZX3yMVxZYc+gcPwJszhoH0h5nXJbg",
-	"64UxbiQYYXBE68pakKDGrKXxL7XAgcThFjKLrQM0SeA75j5xdw0GHxnj8ohKkjVBu13uj2vFcbQCPjn4",
-	"5NjGuAFFDphK3BVQm8K4YuwsVO06IGBlN5TsJaVBVKLUvmQ0+oMX6Pb6vCpxj+Ts/o3Dl0hg5vMh6lIl",
-	"d53YEwGuaqyP8+anVlW/NsBycITcUJAefQTiBQECJmq3kRnVLCS2HUECoH477q6GuzxS1lLPyEiv+NkI",
-	"nInfMvSnYsJAiFRxPPIaiVs+/eNTPubEQvHG6OuxjVKDlcwisfbFI+Tek7HxTEJmlhrQtGv6VtJ7Bkmv",
-	"SLX3F/jmCo8Djv0O5+dY9MkXSu0NjGXwdhlSn5XT9j5So40aMawkV+oZCIiZOyEgyymYZ36lRJM7KOvK",
-	"CYKmcWHkV7qPsNqi5udEzS9UDVvKfgTw9RScjAOXpipPF5lgmxUtPrkuwdO0lWQhK1p7TmmgIAtg7geQ",
-	"Y7Lge6b42SatNvHGzaq2Rppvy8a8vLqVwZME05NnU+0m+UbdH6aqXgf1AxM54FqzsWvjDBm3QedpX1qI",
-	"JH4iRYAu3dPle/vepiR8O/wKMv7+2hcxS7yP30E2baUgMpxnijPPwsDkvRzybsnIF2Xr/esoDC3f1wQA",
-	"p0i8CsEyffw/5KWVvaR6VanMsn4RBeZbm4yySXniWK906/XZChQLaPQmJmw9EkUeP+kQciuaH6fIGce2",
-	"8xIWxMS4Eh95WJKqKYEbhyNXKZOESaroAwnGaMdNysy76N8h89cdi/80ITDw6+5RHDxsJ+pzRJniyI2D",
-	"qd0aumQEKYGZxJ4JA8RJmhT0DWUmSKuGfgKIQzigWBLZRC40ToeJ9tweF8QsoccFShboIFdG0HFUv4OH",
-	"NBhfJG/Fpe0d5II1tWUiOd09V/9l3oEfauh1gNk9RCCb06J9xgWYFHBXloR625KwHgkC1CUeHxJbRbYG",
-	"J2M+KUSUox4PAj4Cwc7NxabHAet2wAEPfIiIzwZlKxuPLtEOLsSJ2wh1Jwn5rtVquzZXQcblZG1QYRyY",
-	"12n/a8e1vZDMT0MOof2sSoahGsNKII7Q2M0NOXAQRl0B4Xd/RlwRoPaT2QEmdwAN46b1PRqY58c3v+ZM",
-	"9K7+pSb46PeLD+6urY7LfWOTH0aBoiEWak+fTxXAKQ0GhDGtUd+k6sBgEGlogNK1hbGrnXEIkXppeLfE",
-	"Yz295PoEYKTYp5CsEqOrk1NHszIo/eaYAsD3Xc7v9abNFF3KsBhDP5RdOIsBBiHe9qhIDm1yatMZRU95",
-	"ZKLe9uuQEMIFOqw79Xod2mWlX+6/2JQSYIjIDK5bFpBh9ZZKUYYvjdKYlldanuCvRzGFqzENEA405Rsj",
-	"zjIpuRpvsQioxguWgQaJ5D0NQyO6ly1b/3wSGaYPW01XO6eQvZEmpmlHJaBq8jM97ltGHZcPtV+ZzOXK",
-	"P+/9s+EmS2kxZ3Blp1wMn9tXYmYu1Bzbij9bRejzy1kGNDNJopDneHzz61pVoiW9Kusg0NaJkip4m3Wj",
-	"bD0lXwfm1l8tQNUz9RGSKmy2WHur02lfnLTbdz+1bu6O29eds9Oz41anfZOp6WDqqMUgCoKpzOdsa/kP",
-	"krSdOH1Gi4CmC6PAUoPT4vwNEozL2MnTVxGn00BScRO5U3fvOoUfX7dO3rRv3L8sWmhCmMl7BjI5AzRK",
-	"zgYs3V+0325N1jHnuQxhfaLWTO/rz2pK34p/25jnFZH2DSSqPhVjUwdcpJ5FSDPlzZ6OtJvzv+WLMD2z",
-	"3rglGlud8QskNgYn1u0/S8oazLDMD4h3L22NChPqjHaw6HPWoP6R6epvaswYM5jHk3R1PCSmRB2EG0Ny",
-	"djKGqT3CnLQuQSSJsUqqEa9KRcKkAIOmeMXI6h1sugBBQyYqbd0MiG/2CEQEOlDx6GXjxY9IGgM0Oqw1",
-	"ICPfFcTjD0SM7VjGxK1XsFtDv9kseELVgIimyRLv/HZ5d9o67lxe3123/+X27BoKERQ3leSGPBAcSL01",
-	"sL1ObAiCcGvoJm66Zul6E663WPfKQW3/5KbloP0kItzU3MGFNPMdm9m7C/ZXjdqmakMTCk/ENUVzhSpK",
-	"CmTAx1dQxwy60mfSp0sitQB2NsMNzvXYn4kJ2NDAjj7Xbcbv8pxgdV0/9vocX7dP2heds9Z5Xsv/DRDO",
-	"kBouEsyztR9SVNPDGTkpfRZnLsR1LrDtR7YGtX8DyyraAUpOxnXKKdO3ZAEoB5iSUzG6/9ckEeQEgBva",
-	"ZwiIbcL1c0VsCizd9iMu5+lt5lsWHUfQJ0F8Ce850lwS2AtQQTdJX+KMmPexir//XuZZkcy7TiGHKj9Y",
-	"kmxlqqlYzzoizJfWuZoObVdlCpjmZrFlgrLB8+gSWK79WsY7A+FCKjxOk8eeL/nS3MbGuCSP1FJs8qCs",
-	"wSUcCo/UURYu0sOffuBb/rdNJHqaagOUzWDIFNLmVNqPijDA6NnpC5r6mRZji9g/N4LufaLekk1mWZe1",
-	"ktymWX87adbHJvEYeNoMcWAemlheOl1KuOwhqfVZE7dl051jFkxsCVMtDQBzcHLlX21fHWnYCXB7iWzN",
-	"OS0sRJLYwrcxSycawwtiieJJtSpwkTM+OkI0Uw5TEEZGSUchphING6STuEabzTN0EZb3UNDGKMhcYWXL",
-	"tefkiqZZc+CbnSgeSgioghJzUCfVVHU3mdsmfdwWmsstfylN2q7AQt+GhIVrM8lWqf5GlWrLwCbc5nk7",
-	"EpWxSS9XSjGOb4sk8dEOoHAO6k3lVAv7u2tzpm9ibdNU67gG5LeoP8ew8XVryZbCpTbVhfTluJTvDCs4",
-	"JFpJa6A19S9sPKcgBIUBNrU7IIYZKmMYVqH5kdTKJoLgeq1IjaC8G3T5N7xKJJZaMOHOM9DuxoHboJBr",
-	"LgidDigrqf9dQwf1V8g9vrw4PT877mSqACeNexW+J6yGWomgaxP+YHVRCKGqcfcq3uuh7jipGwznuCSX",
-	"swe9Kf5mhv9MqXsLMzjbRt+xNVRMioMRecoz+rYc8OBpHFCrbKeXtxcnOd53MwXGua2Uku2LshaGttSE",
-	"RS6V7OGb4k/pzX1IYwlnw84xZ72Amr5OXzMrM8Qsw3MWtZCknE2NeLUHbtM92+9uOo8zZbZyjl7jZoxV",
-	"P30nzcTpyRkp64RRXjELvK7mFw3NU/hSiZ9U8zeNC8Yk7AmIufFjlQ+cuLZJChYE+VR6UPP+2Yy79lQ7",
-	"sXd6Q5wtGf/EzPdUg2+nzCXd623ZzueqPfNXJmuzzVmdSJSgPu/11mUPztBA0yhvOglsxbStoFJClMl0",
-	"YqdJ2tHCJC2TKMYFGmFD5CRRKAoN3dLytRjGxiQVhXFjmSwlPkoWpEBchyxNo/hm6aJjS7+Bs+a5qKI5",
-	"52cjim22NE2sr1HpSGOJtmatLXX9Kqgr2wBxBUo1nbZeQ8XkuA8KBO9ZgW4nDtSDSDXpoJemraLcNXLi",
-	"ApT02SgbbDJP2DZEV5JJbvSUW0/fl0clvjxsf036tARVDGY+HeNN5tr6yuyY8WaVAXxtZlw2SeHLKukH",
-	"m9jW89uW31m8fHo3hvsYZS0iTIvvz2DSjGp+sZG/Ua87CFv9IiRe2ttK4rFMQ+BdKCji2o6fegrUJxCx",
-	"3idMoyoxPvIdSQhyYYk188nuajVA7DZmVwGEeTakUsDYn0mRgLkXqOq9NdJ8FoLx16vcbVB6aSKTzSAy",
-	"j+bWmmhZ6gFhOWDxgEQZ044v0+ywhibenHhRgdOfMqkI9vPhw1TaJPomogoFBD8Qidw37Q6yC3VRN1JI",
-	"KhoEifCf/R02YhorQJtMKYmwXYFNX4PkiVmLaS6540qFVSSb8RP3CD6/DAlD5kxRo1ZHPveioWl2E9dK",
-	"qpsN5PoLygH031fxaLuOXRA0AWccBaZ3cZfE57JzUH+1W0OQRW7KccXHZA4TJ3T/AIaK+0nGBc02QasN",
-	"KMS0ekOFQK5tj8ydLDztmsaf5gB2zLNm4T7BW2DP15mEn90tjd1mhT+plEMCgk8ms1NKObQKOJ4jak/C",
-	"6OmVHtaJzc8oN21VrC02P6XGw4oIPLuywzUJA+zZ+ETLpiFNesADApnAfEiV6e9sq2ea4pFUIi8g0JR9",
-	"J/OW1dVQV1DWl6iLvXsYOqep7dZQi8VSg5l0iMdWHjgq8kgtiOSXR23lyZExzHJWFDU2IkqYihVPJD7f",
-	"mK64pXlfVXG0b9I3ZUnguhXRvZSETTVVtwvanE0ThVEcxDI9bhz9G4RggWEOUrfzJA9Z9Q/6rLnmPddB",
-	"ro1Pd9FOiKWK/5Yt5cZFKIyyiHbI5GoKk+xuQqJLDOyt9MBWoa/O12iPT/a8NcxvpcaNWPIN5n6fFalW",
-	"lSGLFA4kuOmu9jP9c1ayVBxFof7f/Xo9U3c237sH7QClG+vHWhI0DeN3HYQDKGphrSTN96wKpfI9QXyq",
-	"IEOBkVEwjuXKeHzH5BZA8fo0CcdKYnH+eDNNSTDjSRSQnkI+t6kND8R8zchIS7DSOCNsIjqV6KDeQO7x",
-	"dfvkrHN3fvb2rGMrr8fB02ZQd8JQaBZb05tppUWV9CJt2c6M4GvDDHZGA6xIvKDkVr+XyDCAXYhJgJUR",
-	"P67/jlWGsOs1uHa4M2uY0qJiujxI3uiXLAzuxtRyx0n6gL4URrJl2w/yoWnx52e+/J1+cI+mncAUg2E+",
-	"pA1e7aSnr/mHNHHAyQ5DqH8EV5wDBVv9nAufCL0XN7MyqO6v7zcdxvJK5D7ggPpUjU8wJHD2VGzmS+HG",
-	"2j8IdBCANbqSML89xDSwx2vSXSQi2BvkgVUQj4YmvQYFlN3H/bpzFtkQ9wnacT9KqshdJIJPe/DzeO9j",
-	"9rVj7pNP7u4RAm8YWJVh2j2fBFS/SPROf+KBpspJA4Kkey70EderP84m2xp6BTikD9rsVUTMHDscR5Jh",
-	"28yWB0tblZudOjFkobiXBPGRGlGICqyiC45GpDvg/D7uV9zMlLG/p8w3S1YDLklMOPK+wx03U+m29s9a",
-	"BLJD1hSRyt2NgZwR20TMkDQQbVpQv0si98wnw5Arwrxx9RcydjeiUcKRrK5QOgu8leziFzLerAoKhOQz",
-	"6aGGiOUFqmX7vydnpeWZMMBjvfDZIk36SfLFtofZqhJa42mpVVnem8uuutDUjfGoP0hYeywK5Ii9TLnS",
-	"CCdsqcjATWlAaKDRjwSRa8nH2vASixlcOTHlW0riysHIh6+k7PzZSfvt1WWnfXH87u7s4u7q+vLNdfsm",
-	"X46ulcizVtyjJSwMOCq4Z0TEGJSRsEBm2Hnq1l4LUK97TRPZ8uXnovl9Iio6yG2dX7dbJ+/uzm5ubr+1",
-	"mnRTISc+oIpTyZ/PE/PuG+sD9V/a7+6u27c37ZNCnYhSMNLkEFJkTIaK1VBA91hPBYhlZ50FrenWvllw",
-	"zNzuF9oLAUTK2Hqi1bGyhoQrGIgFZnGHq1KT8K0EH1m59gcKrFUiIRiHoauTU/lsaQd9ol7HG9ikZdTO",
-	"sc02+Abrir0hCnVTIEtQLX20QJrAQt5uO2LG4V1DbsD73FYZ9QkkXGrcR1cXb7RkcvPrGzCBKTTkUqHG",
-	"4Uv0C319BCYGqZX8pD4pZgh3JQ8iRdBAqXBH7qLb6/Mja3NYpGrKc2G1dWxnEXsDNgI7vKkg/+yO6i1F",
-	"2RYRfUZf8pMJmJYVsh279uIAmunulltJjBncGAKgV60NDeYiKVOWGTQtYNgNuHcP9gTMPHKEMPIF7inb",
-	"qdeQS2upzhpXV7KJZnfVjHdVKmuYn47T91ewkj6L/TOzxDd21Z/JEJpZySxSd2YDtrlw4jbHk9bPxCcE",
-	"NnbFNfRYl4s1vENkQqzmF4OVt/bUv6o9Ne8iBcPOkDM1eC5j6erzby2hX7MltGCqmtp1M3aUGwc6dJOn",
-	"ecYXW9eNWxEqOZFhGOifdiyIkEcqFWV96xN3z7lZqLvrxNFXy1s319/b8wve60QH0bwl1pluwi1gYryc",
-	"ktrQbGJY6y+2O8qJK5XyZuuCVgXpEUGYR8q6rv/FW5cWkWqa1XhrGd5ahreW4Yxl2MspJrGal5HApxuG",
-	"S3UgayHOaX3zM1qNopbLXWUluloah5NJTc0kjwKcCoIlZ6bMmGum9O+64zsYTrhoB7hDlqQmwcM2Wse0",
-	"hLsnoToCtmHVTyhgj8cySd5Yg+o4O+PzaVrjgnmfk6cPprjy01/qpONT3CaAboN/n9bLe21kat09vXOD",
-	"T0/2XD8iP7u1ZWtY3mLxkxI/14XCmTD+CSljz+cjpuX26XW1JloHxJ+gbuTdE4V2DiHw2jQNsFXzeqBA",
-	"Ap9cA9OfQifihTwvsQj9Xp5W2PfeEp/ijlEji+9P6pel+n1Wdrg6OS2IAcdmnuoJlSGXNNaNZ6Gu/ST7",
-	"xda0+hdKx/wCBZCYOGhKcXVyujnKJch859g1qQrCIOUBenhBpo9Nb0iNaVnjmI8VPkL3hIQSsWjYtR0y",
-	"TM3jSILnLHG1ZdLQjZSfReC1UsAZHrP0HLZC05ZUbUnVEl57Sxye0aqzZyjFjOzJxBlqC3rFJbUmCUxa",
-	"WKuOImbKaPi2nw/zgVBJ4nHmx8lVmxDNptljzILXQpE20apJLy7jrP+0pXxbyretmTGfYmq82YB1qZxW",
-	"ajI2o4+8CYi2zXhsHu1E/DSk1cZNe7RO9YxC2zTaqPe1flmtsTaKBSd7YvKGx7No1r9EJCI+cBSbZjze",
-	"mq638tszUSMA000RIxNLNLPaPFXG2+vY/pmayogY5JIAjKRrDg4I87EwQUto57ZzvPucGRx2xZtM4LBT",
-	"bPM3vsW+8BYh0ri8LC5a2JsV9lysVjEV9TpxA1lpCpzYT/KM3CRKmUwstBPXmGFcUY+k5S8CKhWUOM7W",
-	"3NqcvVpPl+WttKy5xNTN2uhbCOj6XuY2awK4smXE4jRxpLgprBinselVUT3ynxER44pTYXhIKs0KDHvm",
-	"TwmWiqhfFiP1sXSozMrWM6ApcFNxVhFfbsy3n766OmG5XWzLhG37dyxQ9cv01faz1CUmwQBOS1vdDVHW",
-	"+kq1GwX3swztHhe2blWsCtjl8J6pfDQZo5qlaGiHJwkGGu0hfEju1tB1XCc9TmXRpM4E4EySQPMl9S1r",
-	"MHR+zswOMswBSyTvaRgS/8hmR2gOdcskYcp1kOTI53kWM4JyRGaXI2xCoTSLoBL9CZrRhnXI11Fwb+51",
-	"M2aym+wcS6W2NDa1BhkFar5GulVCvw4l9K9jGbO6KCsVz1Yjw1l11FRDnCoSXzxZfDUTzBRczRK+7mZo",
-	"sImtMLUVphYRpmKAT3DXPJiGvBkUmtEF7aB+YIpHunHIwZnv2uoAjKdxCIXqqKZ2IZJjqcgweetJuD67",
-	"zxlsdkNyBYxt+kAtJVXsr3cFs+QIeAF5pT3PsolJs9AweW8bcrUVQZ6vsZqVQZYmXJPyxt5HaxX6tJfY",
-	"j/bIY8iFWl8b1mTkacKHmRD20MoUY1pODGmbjVxhNVhEwlDkUe158mFuoGfy4gIRnsc3vzqQFCP4CCJm",
-	"02q52frEaqBPiAiCsO8Tv4lc6jsg2l3gIXECbP8BeqdjSVRLORnh0Ri9sk8uIJTNKVYMdlEYRLZ8BA+i",
-	"oSmhPCQK+1hhuKsdyYUi/m4tp5je2KYDZoddWywi3lBe/s3nojZtWWXXQSSQJC53SdImBb6b71AARabh",
-	"XRf0fvcIkWGoDBjxSOkXauiYBAHUwhaQAWo0+H/nOsj9m/6fqv6f/+A6SOGuHv74GqwDoSA9+hjn57jf",
-	"u1rPB9uB5rahBkk5IERLAziIQOtXAzKsoRslCB5CuQRIPNUwiuB1YwPBCnexhKuVA/1bFytvYMqe7zv1",
-	"el1DgXSMaYQqifiIwfcOJPXqLWhxQGAmsWf6MgjkccaI+Ws0oIE5PC8Az3ccDC2PoP0gVMfO3ok1iUCK",
-	"rN6vlkGoQl3Sx8wYT3Ahdwnsx36kwTkf9z3E4yQDGdr0UIYw0gKJMNvcBi5vUyg+t0JuMDKFfizR8c2v",
-	"2T7kCTOZxhjzrKnAGuekaOaL12fQ1Vg7B1hCt4PJpMFclXybX6g/ZBsR9s3yY2F/QwmTndTUmvNFpabc",
-	"uCWmyWXdquHbEJLnTZd8qsy8ruzI2Wa4PlHrxNT686nTW9PalpE/JRdyVfyc3QVz3czUVNR8IopuyNxm",
-	"CnB+pvp0W/qwNZd9sf0f12kvo1lT2TPayBIH3eoWsq+xl2K8261Hbyt2bKSLYurPL+sDMIdOzDMf5DJe",
-	"1kcsFo5EBS9cPkzhyyAZ6wkDPS5aqyufnivDeUuPtvRow/RoWnzRbJI0Nc5zClVaoP74FRHVtE9opDw+",
-	"JDUUpwNgAY0amTINJMf6P0cZCyA0p1YDYlNoehBKCa6YfJHejVZQ6EbB/ZvJGgryK2/PmNnVM6U656ec",
-	"F6u5bcX4bVqMv8SmeJ+x993CLe62Tey25Yi35Yi35Ygz5Yhz6Sg9Lsoa7Web0USB6feiT3GVejZz5cS9",
-	"P3hXzqhuo1ctbQka05Lf+MNp3E3du+8LzS/QzjV9ICLp3S6JeKAe+V4moTW7NdTG3iAbdBS3sjFd8pRE",
-	"AtKS4sZ6f/Au8vhQC5rU9DDPxNdAhg+Gd6TiYUh8La5iJAjEFOn/RkNI+iGCIKqStyA0N+11LuNe5zLp",
-	"dQ6ufpgOOp6jFsxisodCwT0iJfIp8TVrUPieMH2N0JIdMJcyhLs8UkiNuK2ymGSDMvKoTNBTDbmKKxwA",
-	"g7ExTXGTej0dlXE4K9pJk6wSKLEdWPWS4rCqsrYCakBYmrZOlWyiLulxoY98bMIWYDXSmQg+MssY8Sjw",
-	"bRP9nVw/dwMIsya3L8bRz0emm3umnpGewUGSahCwcQWRJGnFtl3QRyCiOm56b9WPqb1F3nLoO48ZfAo/",
-	"p/n3jYKaYlWXfDuSuPF8EtQxElQfi4MiFuird3EQ8NEVFlq1getTIiIQWJa9PsAcE0eSrBZLlRQ3EZAC",
-	"Mk2BQi2m59M0kPgoDKBgtYVbQXqaTZRpbVgWVgBoEs9v3iGBJAYrhgQzu0LMrJQTEPxAkOTDLDToZSZB",
-	"d8+o6RkMyKgplLOfefdL8tbpxf3MuzM1tsa6Z1s6pW4bA/+VdnTKFDYJzC3s1+t1DWHJiR7An5Io2VKV",
-	"pga3l9X9RrW+36nXm/D/f684FU0xKs1XL+ufJuTfIp1vHNYLubrdSKGDekJHEtKaUl7DpELBDa0aYKml",
-	"mvqRCY8WhJGRZuv76IR4BMp06nXu1tAFHhLUI6NMfLVhbpIolKW0UBoB1jdJVNfesaecAfJI2RqjM3iQ",
-	"7c4zwSQYV8Ao0oBByEHW3Nf0/rN8Ztsf66/dHyvT1T1rBdGwZgLvqYyFbJmEbZv8dA0l1gpxlOn/hEJO",
-	"GQRqIqrWZBlZ23ImgDWOsd1yqDnAHcPJh79WIMcNqGc4qztaFVcD3fNrv3sf/+DdMxMdvgGPbiLdQpLM",
-	"gu001iPxzndt/Kx3vtmYjwUk1q2bdetmfVLnjU2SEmchJ6wgfSqVSDjYc4aXX2fn/tJCzbOLuyFKUdaX",
-	"W1qwpQUbogVZPNQaJMDb1xOGvh5U3kQB9kksNhHqzx2avqUn20j1ryRSfT20KBu2zrt7D409LKWWSDhL",
-	"s1qnFl4dcMgevwwJQ69NodFGrY5a8RCI90B+8vsEJeM6WnVXA4Jur89NFjqV4J5zqe/WUCdXwZ0a25Sp",
-	"qjfAchD7CcCfFA/5vU2Yx8znQyRxoKBOgiajysRYuHKAG4cv/8lFPR4EfGT8eXqQAXlENz+1qo3Dl4nv",
-	"CWbbUYIOh1DQmY+IqHpYEt/0NnX1FG4NubA1N14lHMFxgKXUe3OQS4dY/2x8mffER1cXb9COu4dDuvew",
-	"vwf1F8Z7H4t1GD7twbi1kPXdXfDVJNUOk5PNtvuAA4ETNO9J10GjAfUGtvi9fs8bEO/+yLg59ZmPcNKN",
-	"FJiL8T+aqzK/KT2jk/q39u1EcSmGJtgbjYvmhogH8B8a7yxVBAnOlYN4pCT1CYr37DoIS+RmKXTg/00T",
-	"addBiseu0Z3jy+sb5P6zuwv1C7yJrnP9gHdxgLQMbYIFYRlXUTegXjN28Rk2KktlWw2zBmQTaH0G6dbu",
-	"dXGGVLbMacbl+IVtxnSBJy3NLDZ0hbZ46eI3OYGlGskNjlr8/Evf9edgvprXamI2tf52QtzQjvtR/3EX",
-	"ieCTu9vMsUGfe9FQT4kC+kBKyWDCBIF5UAH8T0Ikhr7VSASVZmWvkuf+U1ltlvM/KsK01iBBy/jStpOK",
-	"GqY2+XwxI8NXU4FiphjRhHkdlBnLQcCNjScRRrDRQ+j2+mzXQZ6WhATFDtLnmMRRmGbc30t0JXiPBjBd",
-	"DbVi/LPYaIIbLKt0kqpBOSElKcIOvQcpxBDx4MGsKO7jAGxWDchQkuCByN2vnrumd/dls9fMOqdQZXPT",
-	"nn5ly2GfyGG3lH0uZc8hzldH2g3ZlHsfbcnSszkkHkJBRUJkNZlnSblToKUDbEUf2USuntpFO12t8VHW",
-	"R66Z70I/zlSSswN8b9a66yA3EkHuuxHp6pMBhYmAHm01PKu6ZV4NeJ9n36uhC25VRSpRqImjVk9NCbjk",
-	"M71sxs3PHsK+L4iUoNPFu4tjHG2njjSe8OCrJ/7mVicJP+Rzhhi6wth0zgROKkV73zItQ56NXdidTWEV",
-	"Bhq3XGLLJTbNJfJ08+viFKZ8dTUO4J6e9H5NsA8NopJgb4nkAJpzpMZAmxKgqbJCIe5TBsWaVwogTqaZ",
-	"lTF/A8vvJKvfoFsinuScSrXtp/ZtFqAvFHvPSoUpDE6z9ucB2tr75yNeJydD8RFLp893STuaWJ6J4jXV",
-	"Zbtj5L5pd9AExrsbRM8sYs5sqnapCQv2lKZpOy7YtHfB1saShz0cSP00mXha3zTzRa4ohRVRupwHBLOv",
-	"sPVYfJDbMhbbRhkL0Kk1EahpHTOeQCxmt7iI17ihLhfx8J+10UW8iFkyRPzOtt3FV0cR/nrdKxJqsiIx",
-	"yYY3JE+XrdYN7eEL8o1xmdMgrRgIFfkz6amRJBJRhXZ8AlKBfmb850ZIaCIjVSDKpCLY332qLDS7qHeG",
-	"vG2orrepnryt172t1/3c9brXRSWm1O1uBZLbZh5FLWdD+kufqDXja/1ZZYitSrANs35SysUTEXp2hLVm",
-	"72U8fVMM2ERgPx2hN6eUfNZy4FuC8i1LFX/BEuKbU1r2/Mhg2YwKnMc8pOBGThzMXExoL5QpnvWQb0z3",
-	"iNe7ZnHmeU0ixzwcb80hW2noM2g4Mf5slKqEgjxQMppOU64J0wCQq7eV8bxCMQoTS4klwujq5NSQDfjj",
-	"4g3a2T+sIz+ku7bZccvzSKhc6LeoxzXRNnsh67uIPxCRj2IJ/Z5bQ5dDqhTx49l6lAS+KZCGfNLDUaBk",
-	"M5M40vIxOucPRJNkJ1NR7H3lxgwA+THvK0hxH4/NG1nzja3Ecty+7lTfvXv3rlrX/7fv5KJ7bJE5IsDD",
-	"DYFDAe9zW6Pl91/a7z64UOcC+jq6Hz/GBWBqcVPN2i/td58+bcoPZi/2SxY9r8wSVy5JHPq9uW1Zi+9P",
-	"xg05lQQC546WvrlAl1eTzaSxh/goxH3STLBDI8ZcdNha07b5hc8txmpoRRjFXOHJcQZxmpvHfTI9CvQ3",
-	"Lu5NLdBcGVNNSQsJhPIo2yaScYV6+h5q6DoJWWyiF3XTvBgKZMI/bWfcJATz+PL6pgltN7mgfcqWCnM0",
-	"e0op9tKk9ddCzt9mjXbZ2ZYvxb6lOl+mJKk/2F9oZWda5BkS9v+xd7W9bdtA+K8cigFLUNtz07TYEuxD",
-	"lnTNgLVLa68rsHUwLdE2F1n0RNqKMeS/D+SREmXLjhxbbtPwW2JIR/HleXg83otUjLjs8JiBX6+TORBn",
-	"8Tv4d1dRGbbzsNWVKD9uH5sUrQ7KN3Uwdr9D+yZe6c24fgDWqCQgx2GIUqZZu96XeVAghhIzH+f5WFH6",
-	"k14AuGIOrt6+Ptwco2K2b4x2ZvvEqJgNn96Mo4o4tU97rHqs1onVzofNsOrizxx0y1N/LQXxhDyN1WED",
-	"+tPgmko4eOGow4ctyDG+oFxvg3O35pk+Zm+L9sayIcradyS/pjGG0ur+0ojNaDLHgKxTIPkImOwYIGgc",
-	"ikKOxJZ9hqLxpMyjVxacecfk5lcaD9W56dnR99vGH+3GdlFKUa4p6+ri5wX6Ocd2mhdMTLhgVQzY5hX3",
-	"DW/KfkQ8dl5cUJuwmDEkVDwX7JCPrjILxoM9Gly9fW3shzY5kctfXql4nGB8by3KzmLYBJH/JiuBeE+o",
-	"vUt2s92XbcEm6Nfdh82Nz5OTJ4gjGk/Hquf4nzrcfLrP5rwbEDfqPoO8ew9qHj38Hyn8zfzbHcFNH6fv",
-	"mNZTQUr7I86vV0f97SCA1rZxMiYxGdIVIXp/2C+p0fJt2uhM+1kXfRTtVxOdthNsVQhqM+sZhLOM3AC3",
-	"bCWvuhhbAMSaALeuSWk1ngqp65VddrtXHX0PZhNGYSj8YlKR+3qj341VdH0yfawpPs5I/6zhcdh4WEIZ",
-	"a73D8K1T6AkaJFRiTdeRjpYeMQE8Dqj3GvNBdA+F8My671NFMZgmeDumc5WOO2PvaqAvbCqnLx//5j12",
-	"viK8ZlFwrnKytW6yk9IEd2MTY2O2xmZt+shnjYzZUBHxbjveWfBhUNb5iMTD3VLWkpLxnbkSZGvyG9Vr",
-	"17jIP6Ce+mpfVp6gYq/nPl2QV5C+IAtOkWu+FRC66Nwp8UiKdp0dJTC6m3NUg7s93hzVxQprMw+N8t62",
-	"VJ96mVtHw9SE9Ycrzx37NYbQONSxd0KiLWRLsqjQ9ppMrUzobEEkivCyx83WarOwHjqJVvEnDXDz0UtG",
-	"CyJGfU6SUBuYJzRpYpicLQae38KexSSaSxaIEresjupyqJgLIzhYLOkQCUrAgeE4bbY+dCUi2ZUJVFQw",
-	"oXwSUUhHHBIaUDajizfSVo6tql72Zdi2qeeQ8qaQdAKCDeMmOmVaGVM5UpIze+vSQLEhkySyWboPHHfP",
-	"Q1ssgiVOkIojHB8rEXrJU7dPWo52YBMwSajQfm6FdNJWoIk/LBH5i6lQqqZhTOK5U3OeyMwWbeW4hUvL",
-	"ZRWdDNxeOR5BZX17w2M5iuamjj1MBRm6TZ9j+fmSF11Po8ytr288+xwJr9T/Je9j4TNnTkorpbmC0Ma5",
-	"/ksKqT/Ni3k81PK76EdRuJttlDhVGEmFa9qSVcyGMQ1NBGvMZfasKyOjo+X3f7PqgsArCZMrGUgYCjCZ",
-	"ABRmkwEJKIgJDbIW3HHKU0orRnHvkcudKlcrQR1qEt9Dz/oiducTegKLikavBWfxHI5ubmyBFBJcxzyN",
-	"qILUKXA5oknKTL7/bLkwXcAsYTQEMpA0gWfG9bUBL8xfogHP2/ZvvVqOYMSniYCDFxo044lUdAuSSxI1",
-	"4FkbBEg2pnwqdTzvYQvOCkqlvvdJmQxGNAQ+GNim2zAgLNI5/HOpBBKeLqtyBSfai3wk78hhq5cwXLM4",
-	"zPxYUdXIZ+9js4Oz3nxl9rHVafYrKHRaiHZguS0hy2wewlPAOnwBiYAECRd2ZsQJhEwEauvJskQI66xb",
-	"oRe2ja3qBSx9+e8xuwFBAx6HogFToZ33TeWFYUzkNKEteE//oYGEGYmmVMCYJ7qmnprTAU2zJcWjKpPR",
-	"ZWMqJBlP1vZjopZOoiT9/We7+cOnp98sdUbpIOax5ro+pQlTO4LqVkgDNiYRhGpvE2XDYcom/tiDp7pQ",
-	"4uWbs/Nm5/LMFEvs/TVtt58H0vZB/0tb+GtCUujzcI4/9tRWX8jXXjyO4d1phQHr2HmoOmCmC2rcSHPw",
-	"6b+Xx7ebjF4+BG7lyJfHTlVINTRkaTBrMkyX8gNCuop5+uPHkgR3OaWGLdSPMwV4lb98qR6sXnWfx4JX",
-	"fhvYbhtANcxvAX4L8FuA3wKKWwByw57oH+m8GvWbqqWe+7fjflMy1pO/J39P/p78i+RvyGFP7G8YvRr9",
-	"C9NPz/335/4O0rQnfk/8nvg98S8ww55YXxF5NcqfMZp6hX9b0v+Ao+hp39O+p31P+wXaR27YE/Ejna+m",
-	"ftdRy5P+PUjfDGdXjZ+ne0/3nu493Wf4U6xQI9EXvGxXUPzt7f8BAAD//w==",
+	"7P1bbyPHviiGf5UCvQFLezUpiqMZeygcnMORqLFsjaQtUfb2suevLnYXybKaVXRVtSiu+U+ABAGSx7wF",
+	"AQ4Q5CEPeU5eguTt5HyU7CDfIqhfVfWNzasozYyHGxvLo2Z3XX/364dKwIcjzghTstL8UBkQHBIB/2wF",
+	"AZHyiDMleNSKIj6+ELRPmf4tJDIQdKQoZ5Vm5eji6rqJ7omgPRpg/RBhJsdESDTEE9QlSBAcop7gQ4TZ",
+	"BHEYB+1IOhxFBPlv2x0fCfJnTKSSh4hxNBKkF9H+QCEqESMkJOFureJVZDAgQ6xXQFg8rDR/q/xz5b1X",
+	"UZMRqTQrUgnK+pWPH73KEQ4GxK59esE/8DGKOOt7CLMQdSdoPOBDD6kBsQt36w70MGF+5pLJOFOEqWMq",
+	"R1xSM0dxSh8rhYPBkDDlo52Qj1nEcSh3ERfIpyyijPgeGlM1QBj1aEQQw0Oy5MzXJIgFVZNLHtFgMj35",
+	"LwOsYHcj3CewNz15E9Eh7hNpLkYNqESSKuIhqiTiY4bMspBUk4jASZkx9YENsBx4iHE1oKzvbparARFo",
+	"wKU6RH5IejiOVFWKAH3LOCPf+ot20+7g/vTifyZCapDiPdiCICNBJGEKAK2JJGEhogp1cXCHKEP+aa96",
+	"zhmpvsMqGPjmijFDMQsGmPVJiDgjCXy+qB/AofNYIYy6PJwsWuRpSIYjrk/9iowiPCFhyWUrERMfjQeE",
+	"mXOlEtYuFRckdDDGe3pdBIuIEuHg34AAvIyHBPnJdMGk+hOZ+OVYoOcrR4QzbjByepGtMBREyvRcJY9F",
+	"QJoIoxFWAwcVBEki7vUCOVdox9/DI7p3v79Xq9X8XQ8pbvBb8uheb62PKZMG2G6uzuzIdmdY6ttSSHG9",
+	"C/2YCn18evXZXfW4GGJVaVZiQauC9IggLCCVsu1dYUXO6JAq+J/pTV5ZqoKwJmAk1BCi1zSmLORjt/ch",
+	"lwoFnEklMGUkRJEeDSmNNng0imiRBgwpo0N99PVkUZQp0iciv6orMsSU6cXOXllEesosCyu7rnUnk6Tk",
+	"CK5JwFkoUcwUjbKb12ikJNrRj7pxcEeA2vbiKDLXuHuINCVHB43XHpJTozDyoJK7pckJeynwsnjYJQJh",
+	"ifwrosSk2uopIvzVdqc/hO9m70xxNMaaBJAeFxrelJhQ1j8sX4k7riqcl6/3CDhqsHI+ZM5d7EevMsIC",
+	"D4myHLR9T5g6DU9oVLr8CxZNEFaKsJAQi4dUIqK/OkyoElVe/iUcmfPHQcBjpr61X0i9cs2dK3/GREwq",
+	"XkUzkEqzQswqKuUYFtOwFLHs2i+xGugPYGBNFsrGXQaTZ81zGs4Ynj5+5IRy/kRKmOK+hpvGy5doJChT",
+	"uBsRFAywwIG+Pg/JgI9IqN/JHLaHBBkSDUskRI0DNOCxkDXU0lwpwpMC8dbsJOE0+qkRfHDkOAC8npJ4",
+	"DZKGpTQRcJDDhKnmhjpoNJLLNgJbemwFfpFHNfxwRlhf32jj5UtPQ7P7e1/DrlJE6DH/f7/9/vtDo179",
+	"/feH79rv//ZPU8frVR6q9vVq/lDTs2xdH52eZk4U7cgRDog+UP+/0JyjxwUiDxhEQIxubk6PzbX1NPcG",
+	"5l3CsxjytZSgxcWAUM1xDNI38yweS0nUAiZffnxZ4WHW4b3cb5QB3I+8OxOa/4DfHgfQl7hPSsC42sWS",
+	"hEa0M3RuFiXQr+T2ZGU0uP4hfjCkbb+u/89Lad1+KWHWq7mm/yhZ0akiQ4lGRMCa5i0Gvi9dUKOeX9HC",
+	"5fyc0T6OeEhK5chUPwl4SNBOgCWpUiYJ02L7PdlNFpu/Pf32fL6QAserg3mIVa++blX/jqv/qK6GVziv",
+	"XukFNVFElKFVIe1rmV1LuoPJaECY9DSvA2QEgReoTyBISJiiODLMShA54kwS4FVvcGglEv1XYPQK/U+Q",
+	"f8y0e39II0hatIV/CsGF+UQfeuXn1tnpcatzenF+2766uriqeJUhkRJAt9LJSINaseMK3eOIhqAuKEwj",
+	"6aOIaqFoDBoLRz36UIP7Tc/6nwTpVZqVb/ZSzXXP/Cr32rAa2F3+/NabGfmwvZrem99EfnFzIMpkVOZU",
+	"tkjE0bLV2i/2CsJrVpar5iTHpQZJvygMZKXCJQfRb+vze6jC3qt671LrGFM3+94ooL2IBo8EmqOL85Oz",
+	"06NOCbAYpeRbiaTCiqCQE3N7IG2CwLRB+FhisiJIuKV/VaCQ3JcGgRMuujQMCXscDJyeX9+cnJwenbbP",
+	"O7fXRxeX7SloaF2eojsyQREO7qxCrYU0sJSAZmfvxtFpf2OgsfrMRTiZ3t5XBTElt6th55RpXoejx4JO",
+	"p3113jrLAUxLy4PkYUQCzQJBrKihc2uwohIJck9wRMLDnI2ChogCk+xRIhFVzl4Q8f5mCM0TLGsa1Mxx",
+	"fGUAZmFAg9U5Vyc8ZuHjwOr8onN7cnFzfpyDq3OOZBwMEm7hrsJqiBsBkkVzFG88WelXdeXp/dg7P9U3",
+	"OSRa5n38zZ++uzxrv2ufd9rHU4yIj4gwgjiVKORBbCZF3ViBvNCNaaTQhKiNMaDlZyyDjcxevjoIyd6j",
+	"hZN3PNSEtMRwf5NYECRlAQGkswYHsFxP+xeaiPHEpDDlPataF1QV/GfV1IE2b2czHW/Or1XNOLbmDZRz",
+	"gmX8K/O+gXdyt/Glw4W1VbRTHE/IgiIPam+ghnCSKZbaN96RkOKOUdDTN6ctMwt5PI1ia6H6ofPuzFhq",
+	"wNov8UQiyQ2vD3AsiUbviPc1BCa2xFQI8BAj90QgOeBjVqvYnc3gdk+0uXOeMSSgAZbGam0MKqHAPSUR",
+	"ZUEUhyTcnbNpsFbwXs/ZRiPO7+IR6nEx/MuSKHthHc7fYTZxHqDnubcO52iI2SRxtM+8m4H1jju/iodw",
+	"JDnQvqIb5694S9bnVE2cTnM/Tt1T9nonEcdhh/MzLIy5dn0x5LL169lF6/i2c3Fxe9a6ejutEYNbgDwE",
+	"hIQWi8BxubOP3tE3YGH/8fri3EP7dXjABXpZ9+r1OhJ8LOF3jI6uf0Z0OOJC7W5MXNn0uopCzdTJfFVi",
+	"zTRcaMHmmkhJObtg0eRxYNe6PL39qf3rrZaeWmdnF79MScBUZgRSBpeMkaR9RsIqZUialRxqAuMsJ2Ms",
+	"USxJuCEQe8wKisBUst+vCpzK7lsD1Hw2tSJQXbU67duz03enU/pUkS8dGme+iTwxDv5p1rMJIFpn4iLs",
+	"ZLe15YhTHLEE2nKAoMHshuFYDbig/3is2n56Dj6KWwvQU9xSUwEukOJ3BPToIZWSsr6HxgKCAcnDiAoS",
+	"6ncEued3G6NW60x96EDN7sE3wtl4QIOBCWoDNsmSTzGojXYKkOb8y4vrDtrTx7snSE8QOfBRn94TTSwZ",
+	"GSPOSIn1MHeIX5kRMQ9A79Pbd0o9j5m6jodDLIDL4jCEgE8cXQrNkBTVI/VwJIlXGWUefajQcAk3v3M5",
+	"f5j+YRRhtggGL/U7xrfrXNW/mUgaGNYOkgYK8u4fJIBraY2ojZJZYUuBIFiRsKVyOwuxIlVFh6RsewZa",
+	"ZaskUO08jiIXM2kwxmi79hMNiHPm+C11orM4ioC0LHnkEZbqRi6xj7I5Zt+XID36ML3NEyqkQvuNbGyM",
+	"jUO8IxMTFyNIwPuMSnAKqFrZosEBZQBLkaFcBBnX+nX9nR0IC4Enc0HFTpBsxMtcd/Yec+c3G7SO4ONM",
+	"jMFcOMtQ+SAWgjB1iaUccxFCOIYQJFBowIUkqAsBE5N0TafsGE9kpfm6ngRwHF29Q3LCgnRbzd9MAJts",
+	"CoL1rpMYu+ZYUEXgbgvQXlzIFABDoHoKwlYKtXKpFiaGXICmzdBLNKQsVpoU93kOtEdufC8bVrLf+L4Y",
+	"VzILt9z+p+INtQpmdCuNXMAipjAsCbp58erl/KCbFPSTpWt4jUg1oowUVm8jeOatfl2AHlJ2aj7YL0C3",
+	"V4kZ/TMm9mclYqIRYMxPcKC4KA8TuqYPVYinMSatJApac1HClBZH9BGORvq0CqE97z+8+rhKVA8ACX1w",
+	"8Tul04CxT+bD5fz9xouDl6/8KfzNo+5sZDyjUrXZPYn0GS7CxcL5xEbOIPZzOIYcnoRY4aWv0fKdRYQJ",
+	"xizdj0XbZ+BcQ0yj3OvmSdmrNjR2GebT0+zgfBYTWYGDzRxjSBR2d1J+RPnoxnq9ZIYCDxOEVPWqkHkD",
+	"jTAVEu1gZWLpG/VdD8USAkEpQ4oMRxEGYieR/+GDo7U1t7TaT+1fP370LQHKLq1RT65uoncoF4TbfSyB",
+	"kXgUrnbZZVwxDXdObyxz8F4CDclx5xlmuoh5YLw2l7TQWfmDS/If7PMaF/3MypuV+v7rRu8lrle/C/ZJ",
+	"9bvwBa6+7jZI9aD3Er/qfhd8H77ez22wWfmRy//0v2Q32qy8+0//ZxRB0GwWsjRuYzapNCutYEjgDPMo",
+	"Nxt/cnHJB5vEp81wpix2bWbEZVBy8Ux/NUwtoN2SGDcPnZ6cx81lbY41rczMTsHsfcLFcEW21qMRmecs",
+	"CuR9pbjZo+ufPXTTOal+j3beXLxzeTy7HvI9H/mHPhgucBdJMsJC0zAPGaUaCcgiMhs7RA6krFEfszBr",
+	"1a+hDiQgCgUJiAEWYgLZoL5NYqzqhfpop6vf1koRZPb5bt2+h/ysPeiehbWhrJKHgESwxNyvPFBEVaUS",
+	"BA99kJ2SrAx9RrtN43I1M6OQBDQk0uYKmvRLEI9tqPDR9c9p8kW9jiSeaFSCUGGq36ot5CFwM/Pu3EX3",
+	"f0JRLIHXojBmCNZC4wPuk3f6vVJ4t2PMO4IbYJHLMr8CFEPchpGhe5REoUQ2T/QQ+Y54+Z5Rzuwvnknb",
+	"Cexn4wGPCBriUQ35lvb4KMBMQ4AJC6lVZvLc2jAmmivmeK/RTrJr398gV9xyui+Z001hwRsc9p9BjQkE",
+	"VUTQhdgMyzlyLxdP+8PjrW6QfD6tfx9jhdHN1amziXX1OkymuiHal+dvNbm//vkt2LKZh7iweM04I+Dn",
+	"sz9g1CeMAM+C93cwElwSpZKISiplTMS3EvkjQYdYTI54xIWfBt/A9N9KiPRGktjUEAWcIjcAvNAlER8j",
+	"qnY9FAo8ZiaRFmFDYOAVy4q6ArNQQ2lKWaZPSI8dHvGYlVhLW1JqOOBMmjWEqakC1uw5RwLijKQhOQDO",
+	"c7JY5xg0pcIqltm0cxwoem8yoxQQ+/clu1C4n7fqTL9RYDYr62teBZJ5qJo4y9e04eq3ZI8JqM4xfmbP",
+	"OoMzDmrtrgrzJkeUv7pV9EDAuuRqV6QGjoQtqSkBmCz5bs5s/zRWeHNkq1y6IAEdUesrnEfLrpIX4StA",
+	"i7W2MgcFrBuukkxQigz3JWmKSxgf3FV52TvOHkDJyFPQOGW3T09iMSh+evG0gBrPLaTm+eFqiMn0EgFO",
+	"pkxt9XngFouoWA+jIBjWD76fPcBMKeOTqsVGzllaJ4bXTzUAr2EVS7EFPD5L2L8aehFa82wbwRzG/Dib",
+	"0uZZ20IiN8QPzllhheeVfBeZhWWSpe2+7fddziNS4gbOrnnmQX8maP5psHtNzROYOwiEhrcjOcDg5qNS",
+	"/3NEDt0POXUTaHpBo8wK5xmiUbk0CisJkS3kFHDmyuJMKUJv8T1BGCkc3aUp7Ncjgu9A+DHy2G8VaZ+8",
+	"L0pPmnpMOz83pDbkiNd86jdDQcjI/6HVFbzE9tR4+Qr9RN+gkAQ8NMVosNJKvDU4QZq84yFaH9CjDXFI",
+	"tLoBx4CCQczuwBYEc4wHXBJT/IiY7CJEJfLlfd/fPczoF6CA4K6+plqeSL84eP2y8SrnLNQLb8L+9nZG",
+	"rP//l/f933//28Mw2j3sYkleHXi/mTIB9errv+29/9u/+1D3GhnX4tRxzascEGY0KpxVn2ABWhMyczaR",
+	"n1nXiPXdWmq1mrGwZX6W93293uwrq7mEG0sYD6ZUh2UsBYtNEgkNbtSXorpTykXGR15emmKxsgEHVUqJ",
+	"rGK4oogBVqMTwYfOfFO008zGM/j0ioyiSYevYIkqRVnQht0SCmVB4DeTu4I4y2SRyMNsdqNRk40+H0dR",
+	"rQRsZi8g4n3+OJLxFSNv1gSiDzGz529M5ZITXO3lgxxW2kzAIx4LNBZUyyLI/+bq6u3bN2/8JvK/8U2F",
+	"QfqABuQBhySgQxzZyIhC9MM3+yeN1sEBrHlMupIq8kgxOadwpTCcDm8hq3BGXgHtCrg0D70/rQjuaMzy",
+	"Urj9wpjoV1z0VU7scYYvLBE2NnfIROJDDRQQAavvxRjxNasNIoKFwcui7T2ld5UWw9FE0QBH6JoHlKgJ",
+	"OtKLApUYwtjyZK4SZH4tOMyzVKxk4CIUNCvf7J8ctL97nYGXZmWg1Eg29/YK/oAFVHtJo/uXTMyXFA22",
+	"NH5L4zdK46dpWhzdnWAambSDp7OzJmkKc0myXUwsiEskmKW+V9yQ7+dsKhlnRYeStUkuTHQAE+PHTIbF",
+	"IjumraHm3p+19rdWofokxh4r78+19RS8VcYG00Tknoi0mqdzXoEbOVN70GqYKetBOwf1uqGPaWzwfr1u",
+	"KtE9l1kJ0rbLTEoFEivICAuCTJY3VD7QdJ8qT/8TGAz8a0y6A87vMj6txCY1y4RlCupNv+28tKfhnLNP",
+	"Tvpbmbh1c5xmZknFBSAoYW2rReAkBGU5a1dKg0pMXsZuv/RgGYGnbDR5R0ejFdd2bb9ZmDhgVppO4rmT",
+	"eL/UKX9acXj60pcXjOPo7kfefYbwY011SyhQBwJeIKWkXnfFJmSOfCza+4+8a3nOFCUpwtBKkZgJKsx3",
+	"OPcoo3KwpkduJefi4rWMBNcAtcyrGXRa8KLCQm3M4fhnTAymiZgx87a+1oiocqzLWNO4MpXWFpTcnhP6",
+	"nHgUzVjZ8/Lm0IAEevOu8PRgckAwB80+OZnQqL4qbVhHDltRxHw6sS0ndi4pw/3Iu2uIbwvlsCji40ss",
+	"oIDtQlnlF5eEldZOV9xEyiAeK1sQ3pXFpbYOfxPBYEiQXiytweIP3jXhQAf1BvKPrtrHpx2TwOy7ivOY",
+	"TUwBP4BorQGLmNg/oIA7zAvJu1FmQiyVCTkVJODCVsoQRCqEJTKoY0uE52Ytl6ueVEx9hDRa36hA+iXK",
+	"k9cpo3hCJfOBSjUnlzqhAva9nKw4V9V0A5dhe3aUpyVw6UTngLqZUgCmJG37qlNt1BuvqhriDhqlHHAd",
+	"sWsFgefzCZIqm2H9aCkTVHRFsFwU+ll824U4OeHFLP+WsltjwfAqMh4RIUloxAWBY/1f6HkAUXgg1tx2",
+	"J7fGGFnx9FTvvQVLeHx415Jq1rX5YIqwLLzHdUIcF1a4v4y7EQ1cJbU7MkE7R4IHdz0uQjAhvmh4qLTm",
+	"/dzJbkqjkJaIWptG2vlhaqmcmaNAmaPNh7wtDGsrAd8ZMDq941WiNjMQcWw7e5EQOqisSBWXEUNnT3as",
+	"v3Y0y6T9pKiX5eZh8l25okCHRCo8HJV0LTo5Qi9evHiN9DsZ2WGARyPCjGV9jQzLdMXZ2b3ZovWCQ3gu",
+	"XvQY7jWdzpBs5KkY1CPo2+qBq/ljKqcGMzA+oQgl1CJ3SgtA45Oqi/MkrGXg+guH5q8LLhfc5Ua8Gssl",
+	"cDfWyfguBrzm5ZllRqlXPj5Wg1lX0i5UObknQtDQKu9Ojcu6XFw41xoFheYpm4UWkHCOPhrwKJSmOaVe",
+	"T0giCio4eEvKNfmVRMkCcOdkpVIoXgCp4Nh/DtllNYnF2ha/fGnl0wdYL/ASPWmYdWbuKyOlPwOkZWda",
+	"GuDmJfF8WRA3tf2/vDghlrJUZO0T880hJfriCoaGv5j8ndeuE506OZkF0HhNmHoGnE+mWRrhpV7Tl4/t",
+	"+Y1/maiuRaNjKyg9gfD4V8DC4hktgoopN7LxsNjchqXTVzND/kzJ+FnYd2aipZH5Hr75C6BzcfNbU8Cj",
+	"kNOrGMhYuxTcE6FzsqpScOAxe/oAqRWCQmYDrrWYf8W1hO/KWo1DjJZe0R2Z1NAVUbFgUJgjIK6lDxQK",
+	"KZQUDai81RT+No01v62+//Ci4a1UZdRPxvFRj5vqXqg7QVihiGCp0ItGsZWwh/yqiSi/9bcVkjdaIdmA",
+	"yELs+bSm6xwer4r+v5jw3+u4m8v8XYVvBa5YwrR1LOBMkiDWL9g4d7k4BG8N4rJ0uaOQQk2psIwM/ZKW",
+	"ghb3NCBIjqkKBsTUDpKZE0K810O4p4hA+3UX/KPReTiChloII8HHa9AtU+V6aSywl9dOZJaysOQlWTkJ",
+	"BFFlFZb7DIKl4PcV6OF4IEnwWGJoBlmbEq7huI/X9Z/H4Ia2F1isSZQUnilDiBxUzvJkJze0Gi5/DpSp",
+	"jMSsQqZCqk5o39GOFShT5JpeTNWAgJC+ERFoyJkaHJokRpBAYgZfzaq9VZIrrjeS6Y2x9DeSKDmXDDHy",
+	"oFCAI8JCbFeKdm46R7uoS/qUyWU1HK8SLxEjXbgQc3b20+wWM0uffV8buiktGDbXupIREZSHxbgzCDnb",
+	"39cLnyoGf/Cxav7RWIlEYXsxSQrdr7/++mv13Tu/kCJnp/ZXaw5SgK1NnU4W+J4MguwV2O16j4WoT03J",
+	"AKqXJlvHWA66HIvQZSSvihFQcEaeLpkJkc2PXvqbNAt42U9cOMcSQlxP8OEUeJUKHgO8lFSo+FLDZfX1",
+	"KxvpWoAIKPhjVZTMIbjKjLbYpAFfZMYztXyM2KEFn1zzjf3SIo0maL24pCU2ek/JWK6Ia3DacEZl91oK",
+	"H14exNy8yYVkb7u4h5JjXg4JPikSl+Dk0vjczppw1zDsacVg8dV3c1Xz5hnhypSHJS2CpZ+urnKt0Owi",
+	"yamZG6uhnjAKOHd9qRFSxuaCS+uc8mXahyyIpD1N8Cx7qxZR3ewZa2MCKtmDS04ne08LgfSToloeXdbD",
+	"sk8ffFHYxTOHX5TBbFlqoTTx1XNyCZfLaZu2gkLYf3qYqA3BUDZr1TMljMElZTq7Ko5woZl6HEHSlCnG",
+	"D4zVldmbvpqlKi/AVt7wcBqoZldZSL954vIKQar7LBYmnUoL1iuFaVSSCWYrCSLOkA/NDlud04vz2/bV",
+	"1cWVj3agKTtDkIBhLktqJVYQRBUakGgkd5um7wHUwX5YOs8YdnUMqyoD+0elL+XSGfPb/SEeYlYVBIdQ",
+	"9508aM0BYKuG3uGJrb59iEIOjR5GWMjyWtwpXMw70dPz65uTk9Oj0/Z55/b66OKy7Zt0MjAVJ76ICAd3",
+	"oGs7zMu3orN/mT502c50M1rVpSGDySvpA/dKVl5rurKFxef269wzN4CR7dwr9q9kjU7+cb/bGhCyOcQs",
+	"nyu6fn2QFDOmJXCl79dDQxwMKCOZGweCowevoUvB+wIPjW1RKiAdOXujVMh37Vaz11NElIpX0mvWPTm6",
+	"ah+3zzunrbPrilfp/HJxe9I66lxc3V61/+Xm9AraH2fzOeHTIthUvBltuPVfJxc35/rf79qdHy6OCy+0",
+	"zq7areNfb0+vr2/gwelx+93lRad9fvTr7en57eXVxdur9rVe29HF+cnZ6ZFeQavTaZ8ft9u3P7Sub4/a",
+	"V53Tk9OjVqd9XfztTev4LTwta06fnUov/ap9cw1rKHR/Pj3vtK/OW2d2P6fvLs/a79rn0BF4FrOxtGPV",
+	"fjgkCsv9cZSNYqVVMJv06Xd5OKmBTOZ7yP8zJmJSG+E+uab/IPrJCKtBjYb6n6b9Te00JMMRV4QFk+pP",
+	"ZKJ/6dGI1AQf//bdeztWpm4ZGIzSaUr3OpOS/ZISXWMHGhE+isgynWf0GSzArDXCODJE4udCgcwyo1KW",
+	"puScsTkj0/5cI9NTunGIjbEgm9dXbPjg/PlneknnpSy3WFJozb2GoMGnnEhFhqtkL2+oTV5p/4T0bDOn",
+	"UUjsmwVOq+ThARgnqvgxnqwemUSWMgmtYLVatvLIskarZzD92F3TNcw4S93K59N9dBpg1m5ECkOt3+R4",
+	"FjH97kV9So8acxTiiYmJwNGdzGFY07kkqvuNTv11s15v1ut/zyJes/KGiIiytDj4W46OkoLiSH9f2UgG",
+	"0BwWsVYN5cdUE1+DvmcJ96OrVm64MvYjcoQsic4S5cxwM2H701p/QEBZDRk/A2vPva2i8LxWHj3rY3rp",
+	"5er1ApjkK/SOzDiLSvRuadqWpn3GNK3EkrS6PXO6oGe25hTCkSA4nJgs0Glislz49JJqxpqtpZYq0lF2",
+	"gKdD3Ce2d+uq7quI9lkuhbYSEKZM9LS1uUQE8hOS54L2B+UJOhvoE/L0BaGXCft4zjrQqpA9YQ5xoZVO",
+	"mTSG4ttZqBhxoa6I/nuZwM+CPgsthaFnyxib3rsUBiRhDfkmy8xvIv/d6fX16fnb25PT9tkxmK0RGY7U",
+	"BCU9UT3kepnqAwF7y66HfGeka79rnZ75HvLBfHVx/tb34ODc7532v3b0uEnPRtcVVGN8TAChoYh9GqMM",
+	"mO9nKCD0HR5i5arJ7ZY4KNJc8iJlEXz8rTQLRwGJIoSliwjyUBCDLYgqaWt/Nur1TLT0IfI1jfbTCHgY",
+	"gUpzSrW57s+lbWaFcKRy09eKBi6qN8n1wbIQDTQsgMULUVVDLXv2ehvBgJNw0THU5ieHOtDPAVPGkAsw",
+	"UvEqDkQyP2nwKKVFgo+nd3ZGGUG24qANBdGHZQrl21baVCINM2g/Zw5rLNTV9YReYuNzLuUkMXOe0c+h",
+	"6hpVjnEYLmPTEEAGVig5XKQe86sY508ZnJsyYbmcZTK4NJxiEdH8BaAdzqKJLbGoxz2OTQdxIv3dRY1S",
+	"izXzwrBQ+zTZ/KKz/6SKVQ4IltavTITP45qVmntK48QK5EbEJCVf0wKV1jzS9sA7SSlyFEsS7i4qkbnt",
+	"j7rtj7pKf1SvAK7L4sTnY+ksxdi1jZ1nvE/ZGmZO1zEfh7jQc2eEpRxzofXygAtBAoUGXEiN4FpYnszo",
+	"nbNe5/x0sszXycN8u53G9wsVV0ECfk/EpNw1fcGS0FBFGLICYgxVhs134J6WRR2kkZv3+zKFecxPcKBm",
+	"+sTpQxWSWGD8tD04jtWAMKVxgQuER6NCmo2JWX+1kvICMQ70wSbNlE8D3YKKfV72Gy8OXr7yp2Nv7F0m",
+	"tzIDDPmyGmiJNOtat0e8z83x+Jc3HbTnWlT5HuoZk5fiiRR9qLUSKPZsqjkzbr6nEkmiprF0s7puUW2D",
+	"XkjLaW2zDjBWayCyID1B5KDD74g+TqFuv+/tB3XyXfii+wof9OrkddAIX3a/x9+RV739sB5MI3B+jLzh",
+	"6+WrBVhXFIOzY5Xt9GJEGFA/ubzAMuVr1YMgMwpq1OqolXYS/fH64rx6drzrpeHd3QkacLAxNUFF8Wno",
+	"p5FrqmAt/Q+BBuQHlWkdNn5BQ00e9/iIMBNws3ffcOwu82ImPruWIat7vLt339izXy5h7jyoGGlkyYGT",
+	"RqpLDf4ysRssHh+P6N79/h4c5WTvu58a717/y79edQ5+/vtLs53aiCWd2sILNmUhfuEsxDkZaIDlQMOL",
+	"KdhGYWo10VA1wI2Xr/7pRfcgeNF7hV9093v14GXve7Lffd3bJy+C1+F3uNE9IK963+N6sB++IC973+HX",
+	"3f3gRfiSfNd7jfe7LwItU2BA8Ze9/aCBX5N697vwIHhBvsevevvdRvAiPCAve6/qKWk1hC7lxCl45mWW",
+	"jCSkoYqEgAN5jEph6AOkBS4FTOVyb7kBwHT3jbCU6ObqLB9VUJbVmMhTs8PmUhk/QablkvSnLKTF5VKJ",
+	"Qh7EQ1MBcMn1zjAmdhJVw9jiQGeE0NN02V18Z3I9di7P3+4uNVkCvhsX6VN6lxPuHf9w0JGFtrnC+Ira",
+	"XXEeC7JrMqrCWwmYe4k9sijtGxgubCFz4PNZRArmj+cRGZRJmMQjSP8TdAhfgeKvyEostZ9tjb784bzx",
+	"98n3f0uabi69EvP6UkupL9kF3QJE5vKfiMBm73AFnCraCcppSgYoPizToaLgfZxB9r6VKPPLobW2A+2m",
+	"Cg3AVs/KI6eXW/aSdBeaxiZ+kp3UR1Jext4BVdmwtoXppeBgC1ySP8wO0yv2Kp8hu6eWzCKNzADeIjo5",
+	"gwKWBt+Zk81AXXIsdtHzaeFpcoSPo4OF494ELVyBcK1HLkp7/9qzOnVnCOUdlmv3uxny8WiEyiu+OZSq",
+	"rQbzBQhOzmQjNTDmAfl8mL3KSkkrWgUSKcJDd4yPGdQHQVqsJ6EmdANrzKEireGcv2WnZSTnMqsZUaqA",
+	"FG/JtwqJaZhr3EQP6PqHVrXx8lXStck03FSCDoea77MQRXxMRDXAkoRersKJrzfgFww9ZpLff/+n3+rV",
+	"16br78FqxVSSZWbnenWQWQcs3FiFwHuDo5KiDFeYhXzo5dWAbyXiY1YKkEW4Wy6T0gKRvR67lswtLIIp",
+	"Ywxe03oA3k2MrEk5t8ubqzNnFvBsp7H9Onpr+enT08bV1fjppkAZuoIEUfrIjXpktPWM1b+8udtzUsbZ",
+	"LY0KL90tgcWzaRYt93VkYEtoMpNoV4lJD7NQBhhgdcSFEpiW2wKTAMHVxMiR5QvT0Wm5Rpg28yUX17Zf",
+	"HtWWr6mgcFSWAwLeb95DIB8hHAguJcJRhPRMckVv68iINMki3bxlx3yJR0S4rbhDbmn95Kzd6bSvys/W",
+	"1lPJ76InCGlCYbpMjQfsKv6MBG+ifa9erx+ibiwpI1I20X7dPEmKqkDfZPh3NsVMD204idZe7dfQHc9+",
+	"VrrMfxHrmb//5cr4BCwnyWrJmhx5SP4ZY0E8LRxEWBjBO4kjgU6MEsUjpDg6qKPh8LnN3n+KRxi9l5cO",
+	"lnU4Tbe+dWFIpbTFRSYtdm6m42S+cmEeM/aWuKJWrQ8jit8Wi5xoaYizgBwigoMBGnNxJ5PaJbP1nmw7",
+	"yFwryPoC92N+QQu3+0njKPIHv7Qj9cr4Lb4GD8wV6VOpiFinB47JcTufo5XN9iw7XS7E6IzfkwgHZC1/",
+	"c24RU/wNwgR7tsjaOMnK29EPuOhjRiWQ17xdeGa89P4S8dKPcICz0k1oGS6WoBnqFza30sf42+sLy2sX",
+	"PcWJHSR7Y7MhUsC9XBOlKOuvSjMDPMJBqQpXVkotI0clfXGXynuNuFwzuIgwKANZXks1E4u5QtaBFsPX",
+	"WUzx3uzK0gEzG/XSk50fxFh2h5+YEZQA1Qr8YPprk8rzmBweaUfKpfEsyt5JIPuFBocUBFNPa73TeNF8",
+	"+br58vXfKxlIM4pSAluVa0LQhMeIMpQk6SQwZEerV+v7HUjrAb/txy2ebRzPysHtifv1lgnzxpKylshj",
+	"jQ3AbYdUyhGJ1CESJElVzrb1mVp9ifzj9P/Mtbys12eGjaeBVk6pcVtf68TeL9VD3BQmz9zK11gtxqtc",
+	"Exa+iaM7iPNeJ/Zw1aaInEWTGwa1sMqNVrmqbIu77k/nimXb7z+qxf7qHfZX6cmRPYgFbQ+v7+goX+rD",
+	"RWyDmEZCJA2X7cVRNCkL0y5rnjIjha8AEWvkMdiKZ4uLM6RJBytYqdJ6avbzJTfxSeWXskNdWny5JlJS",
+	"zkAJlCsX/derT3TR/N5+/KWDdtrh8XVr1+LR/ks0pCxWRB4iSViIsER+K1YDLug/gKU10Rst2Aj0e1yv",
+	"vwiUHhn+Scozk+a0E2nrnyYOX81KEQy4fJBSUdkuRAmP8J8x8ezmXtQhG9qz0cJaK3NUxA6DBFTNlwiD",
+	"vlnufC/mqGROuLCe7O4XXuwnhs8siC0PmbTPsIoFWc9g2kLSDWDytEzSkFY0fbTT5VG4Cw44X1EVER/F",
+	"DJK6oFRhiHxwxkI+oQwwY5oMuuF2Ee7ye6ivB+EUfXpP2KEbOjvmEJtEYgSSvf4XEbKGtNYOSwJXIXlQ",
+	"Eil8ZxKRu1wpPkT7DTQcOui1bSQKsSXDafn0K8iCXT6Bfb9UKoSbedQABcN2AhZLp+LOdIdfj3BAxHoJ",
+	"2lPLgrEeYXPvWAlzk41gnrAY2NKViCc8XhiK6fZ+Zt6eF1DB8y7BuQGemVcL/rr5VUWcN0yLNVAlbEby",
+	"XY+blGYtvlUhUbJQVEyWZ9k9XRmxJJfMrjvnAMweXXIzqxQPc9f0Bgd3fcFjFq7II05oFBl7y3jAIwKO",
+	"TdQlA2pDOAQfyybyAx5x4UOwA0s4g1SC2MZAJtVEf+ze6XIREuFPU23zw7Lw98a8DT2UIlMXN0Pav/mt",
+	"Xn3dqp6YOJAVabYeMBZpx4pvrq7evn3zxm8i/xvDxCR9QAPygEMS0CGOku46uWSgb/ZPGq2DA3/tqg7o",
+	"3cyaDo3vXr9q1F/8hdnZx3lAnUDKSkJPT+AhQRiwIQOW32lxAhKmqJKIhH1SQ37I464WU3AYaqlUDShD",
+	"lDEiQDo5RD4XDCv3QsCF/kk/G2poNXn8JSVSHKimJhcLJflYps8NfKWaRAVTkRENMrai5IE5OiBiLN/5",
+	"IGUNYxpqMM4MuF9reGWVBuBNDVhDGkV0SJRIkguN5voyG2tRa0z1l5gHSEc8iods5bLXiRCyDKFyMos+",
+	"RsvSCsFUbodqTKKeGsiCbJsagBvz41UKrEcaVuKW+37uOSRbCqle25AyrAyoDvFoZGtZuxD4Gbn3mQo6",
+	"nsnlm/FqNtPRq/wpZr2XBoR4GVlylipV1Ik8J+jN+iAnUnoVG4w24zIfVOYiLUBMrA9X2dZynJGLXqX5",
+	"2yLAyI61qKBB5lAXvZwe16I3p85q4Qe5s1r0dvZ+P77PwtlKFSUL4ZlJ+WJkiQaQ2daBp4lxIi75+mES",
+	"deYh38hZ8FiJuBiFmAq9WqCBuwt45P6RYIXWiZ2NsMeZMsLpi0YCNUd5Q2gLzNSYBRkJEd5MqMB+4+N7",
+	"rzIgECXUPKjrMy2bOZ2tcZDM9uFDEthb68VRpOHw48flpnoxcypXa07ggKAf+Ghkop+NVlg5GmCajYZO",
+	"8DGZ53szcDKeffNPkb5yUNh0Wnet8gsXd3LAcwbXgiTczIcTJkpCpXVQFuHgtK2CjXdayF+/Zt1jdabN",
+	"1Jp7VkWrvFadPYh5TOaTGtoSlX1pG1vh0lZ0WPMxsPEABAyJOEMY7Teq5m/UFzSsocuM5auJ/BxSu1C5",
+	"jx99L/+Ti5yb/iWlBOYX44lhU0+03ph/4uoouqfZ7vNGjir7xRUaKfstMcC6H40LNbeabKBmLRaRe+58",
+	"fDVXpqz2U/vXjx/9Q4TZxHbz2OHCNFMBL3eoP/N3k3z0g3o9TcVNaolTiSS+J6GHGB5S1neZhZpeafnL",
+	"t31G/BqC+8OCoAjTEPFYpQUnFB+hIRZ9ylDIx+ww0SQgcWz/pdYmzO/SSxIeNHP5FhnCJ9Ewlgr1qEJd",
+	"osbELHOIdloHKeNqov3v62g4PEStA+QCp5uo8eo7eGiCffOvv6y9zv6W+ejgde0ADYe7NdSyldgsHGqi",
+	"LLUKY8Nfneq536ghED3sWo0SChlqntP4wGaM0T0l4zf8oaQcXDdnelhKp0+/sMU9i1oHGPcLTVH4uBy0",
+	"Z4CqsULPhla4dqs8NZFPmI/2G+ic3xMI+m7UG688DSo+nFLxeU/A6wweC+IeEwmPQ6J/oeanMPl1FMGv",
+	"EZWKj3CI3fM/sA///L//9/9tf//f/uN/u9/4t//+fzZtbXChTCdW+Z7wEJcN/554KGZd0hNUKqI8JDGT",
+	"Wo8nKPwWXgD8A+cMCnAYBzTEoYe65B+KiCFlfMw99P/81//Tv/3H//H//R/+u90aOjaeUEHQTecIPDu5",
+	"5i/mhiA6QD+GjuJRxav8gWfVmFu+n7MDlCs+zvuNX851GpeUmZPzaf5nU+ko5VvrVjdyI3z6AtKz9/LE",
+	"NaSTIxBEk6v19I9rYxcBC5izJmd9V4epWtKj0C3ZVIC0EWoFvUPmIzmy4vd0qediqYRMQH7lP/+X8R2W",
+	"/8iG1Dcr//n/+E//63/+r/6v/6bycbqsRjrzKtkCa7RUCZ+nlHNJIPB635cZipwEMnvry8xWHoRVsLcL",
+	"Qqp6KGTeQCNMhUQ7iTW4vuuhGNqgg63IuS0gUmC2zGQNSNkVN+p5A4Ys6DyvDvIKR9m5iI1nnSyM8s5l",
+	"oWwmkjuburKJET+W1fpY+CSlT1em3upKtshode5prZ75wKvGXAaaKu1TPengeYmBljwEUSzpPXmXiTFK",
+	"i8rX62WW2ixVtzN6ZpPz6PrG2gM4rDrMxxWnMQhUJFS+QNCducFOsrUrbe1KW7vSE9uVUjv6p6zYb3A4",
+	"M5idsyTIo8T9Z4L6P2/3n6YVBe8fhi7nhUCLyYj0NI7rgc6wosxDbwUhdzDr0URoBhFAVBfaOSZ/4J9j",
+	"dK21US7QNRG0t1tD+lI1M8HIjGzIshsYWo2inaMBZUQSD/2IR9j86ycuCGa7tnAljMCQ1szDUFNxzpRR",
+	"kgdYQiBbMOCSMDQiAtaT1WDt3qReUemFp6Qz679sZLjb61cZT91BSct7qnBEg+WgxlUSKBy2PiiwwWSV",
+	"ECTjYGBFwlLDYA2d6bNDY4FHCCsELjKZlAQFyeBbab2uO5RJGhKE0ZiLEJn64s6sBo9wxBkY1hTn+iOy",
+	"e4j8339nPpIKC+UCOjX5MbF93YgHd5CnQ5gSJET3Gi0DHEUTfWlUyYzbM08tFzVcKUR5wbEtG3dWeDlD",
+	"ZFxV2mMKsvc63dBM/sbB60b9xWtNUmIhoKHTqjmbwV+gMG7J9jdQtbjYfbcwhWeObu79ttlGrvcveWll",
+	"zY3nHuY1UfFoRabM1Ugv60aUFNzw7Y/NvT0fKsz0oC+oLfywTKUzSQJBSsjoGyzJiwbqXHQukXlnceS5",
+	"HcvLLnnxcXxa91f+ZpY2Ht5IImyRs9UTIHi8OEqmZV67jodDbGjeI0wESwa6zgxYFTxaKLHqE7nS72VL",
+	"lrdn50uWxYO6DVkZd2oYu5Ik53vR1XxS0MqCyEpwdWVP2zFsPmYgaQ/BoVIqef2c8RiulSKVlrpZ1Zi5",
+	"dLD1EPfJzTIF4uYAIiv0TyubqCjv5NVbUzJ2pbD7YoAycw3Uki2V3WSI1cq1WR7VX2SNxiHrtgAp4u6i",
+	"xhpl50OXqziZP6CI9/k8GFqp5Xa80kDlargew0uW9f5RFuE5VQqTHmHUdVWXUKdnFHcjGpgUy/xJsaUq",
+	"D81MK5ldPa3siMVTJ5h7eqr3q/WkgRy7tVrS3KxRxjLpMpOhpPli1Uk5VkMZSs54xkFOL67sxqZZwCfl",
+	"fiUcaWkm+IvJE1+7zXZ+P0dX75L8+QI/qCUVBbIPM2CSr/oKyeu50oqZCnHTGs5sK+fLJRq+5t0XJcys",
+	"fPHSAFv20T0l46n3XHP3ebufzkdfMf08LtNZfuh0Lq9BWRFE8uiesr6xoChu6RnCYSiIlIXmAAYNc+aP",
+	"g+9zWiBc1L9v7u2tYhhkCHclj2IF1aGNNcwaaUz6p7t+H4Kr4E/4azwgwiRgUiYVjiJTWc/WzaNMkiDW",
+	"L2DRJ0ruTsG/4R32sufgwTGJ6D0Rk1UVDaXIcKTyPYtfegty4NfJt4tNqMw7WZ45X1qExTCCuVwFTqZj",
+	"pbl5tMaeUzt5f2azCIL8f61eE3FPA1J15+qbjpN5WJuZCyhVyxzsWlIaIw+P+l4QOeJMkjc8LKmScwLt",
+	"Mfeh563LlSAB0bv8VtogwFrReds4WGbC64S/zrnUaSY8ItBjCTh+EBDH8KFIxGIpnCaVTzpGHk+4bALc",
+	"xSspHvHUDgpn6CAxB8ZZNFgCMT8poy0SiVW5rPvw04dBTe3kmaOhpsjIJ+G7SZmcmtJiTxkbtgu9jrs5",
+	"AWNTGdccOJd+4QTTKLZ9fTbPNpa1HITGwxCWlez4xXldpCHqSI6pzbDVDzMnhHivh3BPEYH268hQIOTI",
+	"iPGsWQfLqjXBpqW1VZlVEcyXtNetnIO9XoV+mDwnrMxM2S6DndwFrpKqXQLmnwOlzaHdqtQ2+/HnE0xb",
+	"urN142rtYB0iVXu96MhlbyKZ4lh/U5QYHeleSE41rkiFh6OSlgUnR+jFixevkX4n02l6gEcjwkzw6hrF",
+	"D7IiTTq7t/yZHuOVC8JnqhNOO4EyF79UtbCi8SP//fxannYvj4lNOxpg1rehaTYQbWQ6Y80IPrP66JCy",
+	"7Nj780KYcm42/b2PBKmaMosS4YTRVDVfyTEazEKt2hLNVpQEVqP1QPBYlBfT2FoKtpaCoqVgOjwW3qJq",
+	"cq2poE0lgtJnrdjVDCh0Z2pdnqI7MkE7fkDlrRarb2u1mr+LwEssTY2tXKEztPPjLx3IWQJaC3AKc6Tn",
+	"pHdl4ucp63GX+I8DlWv9PKIzCnRfniIZj0ZcTPclM52F8oUFdy6PT0zRLXDT48j0Gkkic5K6l1rhNehg",
+	"sssiohBmE85s44MJJJPVfme/s2++QUec6XcpZ/J3VkVvsCQOlprI/yCpIrexiD7aHqV+Df14fXFuq+nq",
+	"rZhEnwAPSXSEJTlECR2XKOEaN50jCxl/9w8ht0gi/9dff/21+u5d9fjYP0SmLU2PEiHRzc3psazp5Vj2",
+	"rleCfgeu8HuliWq1GvroH6IR7lOm5SZIjDJpav7voNfo1/QnI9wnv1c8+69r+g/7F/TP+L2CPvpo58+Y",
+	"iAmC7HHfBFrseyiTTL5fq+3X656L60WN+iFiZEwgRU9ItQtLbWvt2a0UVGm3hoCHdlbLDcwfNpfw98q/",
+	"1385LmL/JA8UWunaP02zf/0u+og++jXk60F9CGZTmhAfprmJ+qH/m54YLqkwM/r43q+hNg4GCBZpjSH2",
+	"BE2IV0g0wUYBZijAQkDclf9Qhfer8LMPW7Y8C3V5SIlEgmgMRTEzjaQsP9o5qNeR/3Pr7PS41Tm9OL9t",
+	"X11dXPm7FpDst5BJaUoaa4Deh8o2Owf7L5B/2fr17KJ1fNu5uLg9a129bfsGDaA2HHnAgYomSEM3jAcW",
+	"rKYGeNO12ig6VEExOhJwFiJDSTwklcATCO7L5YXC1myU4ShWTYSTlU5MsmOXoJvOSfX7QyTwGHUnCjgw",
+	"VrALxpWHMIKwNxkLwftYEUQgdhjt+L9Xfv89Dr+v13+v+IASPFbAHUeYCqBHN3+r1+t1E6A4cbke2bzV",
+	"TG4qnPGhCZhMPWKKC63SRYoIEtbQNQzhSLPhDU2Uifv10Q5gsocg5Fp6yOXa6Ee4Lz3kkkbM+cpdJEgv",
+	"liY5VvAIBQMscKD0EncU7hrCQxlBXUHwnSbtQRSHJNw1Xa+SAn4jLHBf4NEASaL/rbjG/7816o3v4Xf4",
+	"52vzUZeGVJDAiEaI3xMhqAZV/R6V3CS7wAetWg3+207GePXKPHr12rPPTtonJ67/VOmhmvqTJpk42Z4+",
+	"5TsyUmZFf3DKiF1w/SiZrH4M/yRD/gdNdl5DZ5z1bTQp2snQezheQE993C4X2cBlUgQxc5gAoC0HGTbL",
+	"1res2kcST6TF2BL27Zu0M5OSDL8C2xspeYjs7RpYDjmRGpjREKtgkE+cNt2ACTIkB/kOK0zl0dJ5bSVS",
+	"z8Koscj24whDQqowHNigns2WlmhE+CgiiI8IQ5pnu16vmikhwTWi8VhBAKrv+FMT+XtQeTLi/C4eIQ3u",
+	"tlal66/9QZMwTfinegHpaXfN9jRKyoEhS+xOWpJpGJ6JQeU2DHmE1aAakXsSIV8ScU+E9BFhSkwg83vi",
+	"KOwPnXdnHsKR5CaIDviFYR0AafY1TXE1RfSvIM10SFUV/tf3so+utHzBKOvbbOXsL5IoP0lAhNQwaOkl",
+	"MGXAKodUITwaRZSEh+ig8Rr5V61O+/bs9N1pp33sZ1ZAlJhUW5qCQljwUG9cH4mRkLpxcKdl+5FedUS1",
+	"OphIDvv1OhKGPUDLKChdmyzKFIxrXZ4eQmHQKmVox9/DsRrsRbxPmd6r+VPYLir+LnpRh5kydXBzd2fu",
+	"W+rX3HyHyInsEr1Mnpow4/yCIUB5QFDn6BKNCBGQw26am2ChWVzMlIgl9Bt2XzDk/2v1hIsxFiEJ9b/8",
+	"NPZZD6IHxdCYmPZj6BBnhxgJ/jCpoesBjyNrn9OQZu+GCLRzRUIqdzVKxUwQHAw0j/cyJ6rhkmhsEDzu",
+	"D5IqAkZAodDqsk9CgK6LETH2fIPO3ZhGCk1AKASAe1nfR/75Ref29N3lWftd+1wDwaHFUOMggBEprJ0z",
+	"0w2Ju1H10dBIc1gqzeBOtGylMaSaALClyxV7GT3BgJo+yXWkeDgA/6HqpKuqDPiISB/KbbDMJlLxx7yh",
+	"hejxgALhS+ZlhITSlJhg5DAzpabSITccw4gdgCm2KY7RbmqoBYM4np/MlSGtL5B/en59c3JyenTaPu/c",
+	"Xh9dXLZ9y7iBYNTcTny3NbsGKFnZREY/H2JoVZVevE3/1+DrFq3Xf5dQJzt76/L09qf2r7caHFpnZxe/",
+	"tI99y26GVGqRwUNjwfV/bDSJPnvX5VEPp/EGriwdd1/vCgTAWzs+FOpIRsipXcC9JLeFhC8vrjvIUQKo",
+	"3+yn3MeVhjYf9uk9yZaHtkD4MxF6t1qUZufcXg5D/v0+CMqCDPm92UVgbSlDgvXr+r5CMhIkAA0jBRUq",
+	"4XxJqEVu97s7eai8YHeOkX9sXwDGOyA4NG7HiAaESWK6XDu9B+rZwfMr0qteCj4SlCgsJqnOmH34MZMg",
+	"lwRfQNthvUXr2tWga8JmpFEs7/crttUGHtFKs/Kitl+zuUUDUKT3IAPcsDFI05v2HCfsF+1kFER/t4Qb",
+	"15KGwXumztde0gthL8Ry0OXYBPj3y0KvO1pJM1VyMg0IjQ3Hg7oi0jOkU3opqfdyfEEmtDHHLQSkS2pJ",
+	"BGuuQnmop4FSFRpw0hNtphgDTCFDDgAQDQr7+RYPsO8EYqAJQ58o18hLHic71wcv8JCo8tM2buwQT9DO",
+	"TedoN1VBbcF01CU9LgjyFYcpqf4I1NkUZrRC66wYeMo/UmbRLK7iDJcvQvEQT2ZNq/hKk75PvdEAho16",
+	"vVBJESQWc3t7f9hAvHT8eUby5LiTC0icDWC9KVSm/6niVQyqwkoKYtisyewXe8nr5u2PXqVEaFt6kPSL",
+	"wkCSqBUG0W/DVg/MsZZ9lhz/3hscOms0fLK/+JMbhi1vJ6H56MXij0646NIwJGD5PWi8XvxFh/N3mE3s",
+	"6iDS7OUyOzplWh3Bkflgif2cc3U6HEVkSJjSO8oYHQFNs+bG395r6JU2P6FZScANgZFJur7zzd+SVn4Q",
+	"5TQllUDPgnyrGIi2zdBMY9fb+2DbhHycSTqPMY0myAieEuRuzqzPxkM8ChPjVQ2dc5Va0p6O+oG7Jj2A",
+	"KcpXdiHpK3tts+NLrAZQXXJTpO4zp135UzvGk5yvdEu+PhvyVT9YiqqcuNplfx16d0lE1TiDcQa7H0vy",
+	"RrR6RyZyJoG7YNEEGTcl2tF6rY2V90DJtarFrqZUtmeIplnGvJUYSk1PGa2B9DFlNeRHWKobScKWsspB",
+	"wLVu71wszn6wkGLSPiNhlbJEQdTK2WGWei7WuqZoqFZRWyP6kz6VJ6Q4ZoqvnMw8Fc2w3Xw08D4jEVgF",
+	"m/XFO7yywJpDZ/cIsDlre0ibxnFZgq/nxnaSYITBEa2Ka0GCGquZxr/UwAcSh19I1bYe5SQj8oiHxN81",
+	"GHxorPVjKknWpu93eTipFcfR+v304NNjG9sJVI1gKvH/QLEP49uys1C164GAld1QspeUBlGJUvOVMRgc",
+	"vEA3V2dViXsk50hpvHyFBGYhH6IuVXLXc64d8P1jfZzXP7Sq+rUBloND5I8E6dEHIF4QcWHCoBuZUc1C",
+	"nGkKMir1265dHe7yWFnXByNjveJnI3AmIM7Qn4qJqyFSuQDvDRK3fD7Nx3wQj4XiJ6OvRzbsD1Yyj8Ta",
+	"Fw+Rf0cmxtULqW5qQNM29FtJ7xkkvSLV3l/im0s8iTgOO5yfYdEnnym1NzCWwdtVSH1WTtv7QI02asSw",
+	"kuSzZyAgZu6EgKymYJ6GlRJN7qCszSkImsZDkl/pPsJqi5qfEjU/UzVsJfsRwNdjcNJFgs1Uns4z0Utr",
+	"WnxybZdnaSvJQta09pzQSEFaxcIPIGlnyfdMNbmntNq4jZtVbY00X5eNeXV1K4MnCaYnz2baTfKdz9/P",
+	"VL0O6gcmMMG3ZmPfxrEwbqP400a/EJr9SIoAbc9ny/f2vaeS8O3wa8j4+xtfxDzx3r2DbB5QQWQ4y1S7",
+	"noeByXs55N2Skc/K1vvXURhaYagJAE6ReB2CBRTCWXrd072kHFipzLJ5EQXm25iM8pTyxJFe6dbrsxUo",
+	"ltDoTcjZZiSKPH7SISSrND/MkDOObCsrLIgJGiYhCrAkVVNT2MV3VymThEmq6D2JJmjHT+r2++jfIfPX",
+	"LXN/mhAY+HX30EVj24n6HFGmOPJddLpfQxeMICUwkzgwUYY4yTuDRqzMxIDV0A8AcQhHFEsim8iHTvQw",
+	"0Z7f44KYJfS4QMkCPeTLGFq46nfwkEaT8+Qt1yvAQz5YU1smUNTf8/Vf5h34oYbeRJjdQUi3OS3aZ1yA",
+	"SQF3ZUnsvK2xG5AoQl0S8CGxZXlrcDLmk0KIPurxKOJjEOz8XLC/ywCwAw54FEKKQTbKXdkAf4l2cCHw",
+	"3ob8e0kMfa1W27XJHy42emxjFl3cX6f9rx3fNpcyPw055EqwKhmO1ARWAmGKxm5uyIGHMOoKiO77M+aK",
+	"ALWfTrcwyRhoaCvwox6NzPOj659zJnpf/1ITfPzb+Xt/15Yb5qGxyQ/jSNERFmpPn08VwCmNNYQxrVHf",
+	"5D7BYBDIaIDSt5XGq53JCAIB03h5iSd6esn1CcBIzqeQrBKjy+MTT7MyqKXnmYrKd13O7/SmzRRdyrCY",
+	"QIOZXTiLAQYh3jb9SA5temrTakZPeWii3vbrkGHDBXpZ9+r1OvQfS7/cf/FUSoAhInO4bllAhtVbKkUZ",
+	"vjRKY1aibnnFBD2KqQSOaYRwpCnfBHGWyXHWeItFRDVesAw0SCTv6GhkRPeyZeufj2PD9GGr6WoXdAYw",
+	"0sQs7agEVE3Ca8BDy6hdPVb7lUkFr/zz3j8bbrKSFnMKV3bCxfC5fSVm5kIRt634s1WEPr2cZUAzk3UL",
+	"iaNH1z9vVCVa0auyCQJtnSipgve0bpStp+TLwNz66yWoeqbgRFLWzla/b3U67fPjdvv2h9b17VH7qnN6",
+	"cnrU6rSvM0UyTHqBA1EQTGU+CV7Lf5D17rnsHC0CmraWAksNTsvzN8jYLmMnj1+Fy9aBLO0m8mfu3vcK",
+	"P75pHb9tX/t/WbTQhDCTSA5kcg5olJwNWLo/a7/dhqxj3nMZwvpEbZje15/VlL4V/7Yxz2si7VvIg30s",
+	"xqYOuFg9i5Bm6sU9Hmmfzv+Wr2r1zHrjlmhsdcbPkNgYnNi0/yypmjDHMj8gwZ20RT9MqDPawaLPWYOG",
+	"EHXnivYYM1jAk2x4PCSm5h+EG0PudzKGKebCvLTsQSyJsUqqMa9KRUZJfQdN8YqR1TvYtFWCDldU2kIk",
+	"EN8cEIgI9KCE1KvGi++RNAZo9LLWgIR/X5CA3xMxsWMZE7dewW4N/WKT7AlVAyKaJgm988vF7UnrqHNx",
+	"dXvV/peb0yuoc1DcVJIbck9wJPXWwPY6tSEIwq2ha9fFztL1JlxvsZCYh9rh8XXLQ/tJRLgpSoILWew7",
+	"NrN3F+yvGrVNUYgm1LVwRVpzdTBK6m/Ax5dQGA7a/GfSp0sitQB2noYbnOmxPxETsKGBHX2u24zf1TnB",
+	"+rq+8/ocXbWP2+ed09ZZXsv/BRDOkBouEsyzpSVSVNPDGTkpfeYyF1wZDWwbvG1A7X+CZRXtACUn43vl",
+	"lOlrsgCUA0zJqRjd/0uSCHICwDXtMwTENuH6uRo5BZZuGzyX8/Q2Cy2LdhH0SRBfwnsONZcE9gJU0E/S",
+	"lzgj5n2s3PffyjwrknnXKeRQ5QdLkq1MsRbrWUeEhdI6V9Oh7apMRdjcLLYKUTZ4Hl0Ay7VfS7czEC6k",
+	"wpM0eez5ki/NbTwZl+SxWolNHpR1DIVD4bE6zMJFevizD3zL/7aJRI9TbYCyGQyZQdq8SvtBEQYYPT99",
+	"QVM/07NtGfvnk6B7n6h35CmzrMt6c27TrL+eNOsjk3gMPG2OOLAITSwvnS0lXPSQ1Pqsiduy6c6OBRNb",
+	"E1ZLA8AcvFw9XduoSBp2AtxeIlvSTgsLsSS2LKZj6URjeEEsUTypVgUucsbHh4hm6osKwsg4adHEVKJh",
+	"g3TiSsDZPEMfYXkHBW2MgswVVrb+fU6uaJo1R6HZieIjCQFVUMEOCs+aMvkmc9ukj9s6drnlr6RJ2xVY",
+	"6HsiYeHKTLJVqr9SpdoysCm3ed6ORKUz6eUqNbr4tliSEO0ACueg3hRmtbC/uzFn+lOsbZZq7UpMfo36",
+	"s4ONL1tLthQutakupS+7SsFzrOCQaCWtgdbUv7DxnIIQNIowS2s/Q2UMwyo0P5Ja2UQQXK8VqTGUd4Na",
+	"mIZXicRSCybcRQbaXRe4DQq55oLQOoKykoLqNXRQf438o4vzk7PTo06myHDSCVnhO8JqqJUIujbhD1YX",
+	"jyBU1bUD470e6k6SssRwjityOXvQT8XfzPCfKHVvaQbXMiDk2RoqJsXBiDzlGX1bDnjwOA6oVbaTi5vz",
+	"4xzvu54B49xWSsk2mtkIQ1tpwiKXSvbwVfGn9Obep7GE82HniLNeRE2jrC+ZlRliluE5y1pIUs6mxrza",
+	"A7fpnm0gOJvHmTJbOUevcTM61U/fSTNxenJGylqLlFfMAq+r+UVD8wy+VOIn1fxN44IxCQcCYm5Cp/KB",
+	"E9d2ncGCoJDKAErqP5tx155qx3mnn4izJeMfm/kea/DtlLmke70t2/lUtWf+ymRtvjmrE4sS1Oe93qbs",
+	"wRkaaDoPziaBLUfbCiolRJnMJnaapB0uTdIyiWJcoDE2RE4SheKRoVtavhZDZ0xS8ch16slS4sNkQQrE",
+	"dcjSNIpvli56tvQbOGueiyqac342othmK9PE+gaVjjSWaGvW2lLXL4K6sicgrkCpZtPWK6iY7NqsQPCe",
+	"Feh2XKAeRKpJD70yfSrlrpETl6Ckz0bZYJN5wvZEdCWZ5FpPufX0fX5U4vPD9jekT0tQxWDm4zHeZK5t",
+	"rsyOGW9eGcA3ZsZVkxQ+r5J+sIltPb9t+Z3ly6d3Hdw7lLWIMCu+P4NJc6r5OSN/o173ELb6xYgEaW8r",
+	"iScyDYH3oaCIb1uo6ilQn0DEep8wjarE+Mh3JCHIhyXWzCe769UAsduYXwUQ5nkilQLG/kSKBMy9RFXv",
+	"rZHmkxCMv17lboPSKxOZbAaRebSw1kTLUg8IywGLByTKmHZ8mV6KNTT15tSLCpz+lElFcJgPH6bSJtE3",
+	"EVUoIvieSOS/bXeQXaiPurFCUtEoSoT/7O+wEdNYAbpwSkmEbbNs+hokT8xaTO/KHV8qrGLZdE/8Q/j8",
+	"YkQYMmeKGrU6CnkQD02zG1crqW42kOsvKAd8LE0ZLRht17MLgq7qjKPINIPuEncuOwf117s1BFnkphyX",
+	"OyZzmDih+wcwlGtX6QqaPQWtNqDgaPUTFQK5si04d7LwtGv6ipoD2DHPmoX7BG+BPV9vGn52tzR2mxX+",
+	"qFIOCQg+mszOKOXQKuB4jqg9CqNnV3rYJDY/o9y0VbG22PyYGg9rIvD8yg5XZBThwMYnWjYNadIDHhHI",
+	"BOZDqkz7aFs90xSPpBIFEYGe7zuZt6yuhrqCsr5EXRzcwdA5TW23hlrMSQ1m0iGeWHngsMgjtSCSXx61",
+	"lSfHxjDLWVHUeBJRwlSseCTx+cp0xS3N+6KKo32VvilLAjetiO6lJGymqbpd0OZsmiiM4iGW6XHj6d8g",
+	"BAsMc5C6nSd5yKp/0GfNN+/5HvJtfLqPdkZYKve3bCnfFaEwyiLaIdOrKUyy+xQSXWJgb6UHtg599b5E",
+	"e3yy561hfis1Pokl32Dut1mRal0ZskjhQIKb7Wo/1T9nJUvFUTzS/7tfr2fqzuZ796AdoHQT/VhLgqZh",
+	"/K6HcARFLayVpPk7q0Kp/ECQkCrIUGBkHE2cXOnG90xuARSvT5NwrCTm8sebaUqCGU+iiPQUCrlNbbgn",
+	"5mtGxlqClcYZYRPRqUQH9Qbyj67ax6ed27PTd6cdW3ndBU+bQf0pQ6FZbE1vppUWVdKLtGU7M4KvDTPY",
+	"GQ+wIm5Bya1+K5FhALsQkwArI6Gr/45VhrDrNfh2uFNrmNKiYro8SN7olywM7sbUcsdJ+oC+FEayZdsP",
+	"8qFp7vPTUP5G3/uHs05ghsEwH9IGr3bS09f8Q5o44GSHI6h/BFecAwVb/ZyLkAi9Fz+zMqjur+83Hcby",
+	"SuTf44iGVE2OMSRw9pQz86VwY+0fBDoIwBp9SVjYHmIa2eM16S4SERwM8sAqSEBHJr0GRZTduX7dOYvs",
+	"CPcJ2vE/SKrIbSyij3vw82TvQ/a1Ix6Sj/7uIQJvGFiVYdq9kERUv0j0Tn/gkabKSQOCpHsu9BHXqz/K",
+	"JtsaegU4pA/a7FXEzBw7HEeSYdvMlgdLW5WbnXoOspDrJUFCpMYUogKr6JyjMekOOL9z/YqbmTL2d5SF",
+	"ZslqwCVxhCPvO9zxM5Vua/+sRSA7ZE0RqfxdB+SM2CZihqSBaNOC+l0S+achGY64IiyYVH8iE/9JNEo4",
+	"kvUVSm+Jt5Jd/EQmT6uCAiH5RHqoIWJ5gWrV/u/JWWl5ZhThiV74fJEm/ST5YtvDbF0JrfG41Kos781l",
+	"V51r6sZ43B8krN2JAjliL1OuNMYJWyoycFMaEBpo9GNB5EbysZ54icUMrpyY8jUlceVg5P0XUnb+9Lj9",
+	"7vKi0z4/+vX29Pz28uri7VX7Ol+OrpXIs1bcoyUsDDgquGdEzBiUkbBAZth56tbeCFBvek1T2fLl56L5",
+	"fSIqeshvnV21W8e/3p5eX998bTXpZkKOO6CKV8mfzyPz7hubA/Wf2r/eXrVvrtvHhToRpWCkySGkyJgM",
+	"FauhgO6xmQoQq846D1rTrX214Ji53c+0FwKIlM56otWxsoaEaxiIBWauw1WpSfhGgo+sXPsDBdYqkRCM",
+	"w9Dl8Yl8trSDPlFv3Aae0jJq59hmG3yFdcXeEoW6KZAlqJY+WiJNYClvtx0x4/CuIT/ifW6rjIYEEi41",
+	"7qPL87daMrn++S2YwBQacqlQ4+Ur9BN9cwgmBqmV/KQ+KWYIdyWPYkXQQKnRjtxFN1dnh9bmsEzVlOfC",
+	"auvYziL2E9gI7PCmgvyzO6q3FGVbRPQZfcmPJmBaVsh27NpzATSz3S03khgzuDEEQK9aGxrMRVKmLDNo",
+	"WsCwG/HgDuwJmAXkEGEUCtxTtlOvIZfWUp01rq5lE83uqul2VSprmJ+O0vfXsJI+i/0zs8S3dtWfyBCa",
+	"Wck8UndqA7a58Fyb42nrZ+ITAhu74hp6rMvFGt4hMsGp+cVg5a099a9qT827SMGwM+RMDZ7LWLr+/FtL",
+	"6JdsCS2YqmZ23XSOcuNAh27yNM/4nHXduBWhkhMZjiL9044FEfJApaKsb33i/hk3C/V3PRd9tbp1c/O9",
+	"PT/jvU51EM1bYr3ZJtwCJrrllNSGZlPDWn+x3VFOXKmUN1sXtCpIjwjCAlLWdf0v3rq0iFSzrMZby/DW",
+	"Mry1DGcsw0FOMXFqXkYCn20YLtWBrIU4p/Utzmg1iloud5WV6GppHE4mNTWTPApwKgiWnJkyY76ZMrzt",
+	"Tm5hOOGjHeAOWZKaBA/baB3TEu6OjNQhsA2rfkIBezyRSfLGBlTH+Rmfj9Mal8z7nD59MMWVn/5KJ+1O",
+	"cZsAug3+fVwv742RqU339M4NPjvZc/OI/OzWlq1heYvFj0r83BQKZ8L4p6SMvZCPmZbbZ9fVmmod4D5B",
+	"3Ti4IwrtvITAa9M0wFbN64ECCXxyA0x/Bp1wC3leYjEKe3laYd97R0KKO0aNLL4/rV+W6vdZ2eHy+KQg",
+	"BhyZearHVI64pE43noe69pPsF1vT6l8oHfMzFEAccdCU4vL45OkolyCLnWNXpCoIg5QH6OEFmT42vSE1",
+	"pmWNYyFW+BDdETKSiMXDru2QYWoexxI8Z4mrLZOGbqT8LAJvlALO8Zil57AVmrakakuqVvDaW+LwjFad",
+	"PUMp5mRPJs5QW9DLldSaJjBpYa06ipkpoxHafj4sBEIlScBZ6JKrnkI0m2WPMQveCEV6ilZNenEZZ/3H",
+	"LeXbUr5tzYzFFFPjzRNYl8pppSZjc/rIm4Bo24zH5tFOxU9DWq1r2qN1qmcU2mbRRr2vzctqjY1RLDjZ",
+	"Y5M3PJlHs/4lJjEJgaPYNOPJ1nS9ld+eiRoBmD4VMTKxRHOrzVNlvL2e7Z+pqYxwIJcEYCRdc3BEWIiF",
+	"CVpCOzedo93nzOCwK37KBA47xTZ/42vsC28RIo3Ly+Kihb15Yc/FahUzUa/jGshKU+DEfpJn5CZRymRi",
+	"oR1XY4ZxRQOSlr+IqFRQ4jhbc+vp7NV6uixvpWXNJWZu1kbfQkDXtzK3WRPAlS0j5tLEkeKmsKJLY9Or",
+	"onrkP2MiJhWvwvCQVJoVGPY0nBEsFdOwLEbqQ+lQmZVtZkBT4KbirSO+XJtvP35xdcJyu9iWCdv271ii",
+	"6pfpqx1mqYsjwQBOK1vdDVHW+kq1G0d38wztARe2bpVTBexyeM9UPpqOUc1SNLTDkwQDjfYQPiR3a+jK",
+	"1Ul3qSya1JkAnGkSaL6koWUNhs4vmNlDhjlgieQdHY1IeGizIzSHumGSMOV7SHIU8jyLGUM5IrPLMTah",
+	"UJpFUIn+BM3oiXXIN3F0Z+71acxk19k5VkptaTzVGmQcqcUa6VYJ/TKU0L+OZczqoqxUPFuPDGfVUVMN",
+	"caZIfP5o8dVMMFdwNUv4spuhwSa2wtRWmFpGmHIAn+CueTALeTMoNKcL2kH9wBSP9F3IwWno2+oAjKdx",
+	"CIXqqKZ2IZITqcgweetRuD6/zxls9onkChjb9IFaSarY3+wK5skR8AIKSnueZROT5qFh8t425Gorgjxf",
+	"YzUrg6xMuKbljb0P1ir0cS+xH+2RhxEXanNtWJORZwkfZkLYQytTjGk1MaRtNnKJ1WAZCUORB7UXyPuF",
+	"gZ7Ji0tEeB5d/+xBUozgY4iYTavlZusTq4E+ISIIwmFIwibyaeiBaHeOh8SLsP0H6J2eJVEt5WWER2P0",
+	"yj45h1A2r1gx2EejKLblI3gUD00J5SFROMQKw13tSC4UCXdrOcX02jYdMDvs2mIRbkN5+Tefi9q0ZZV9",
+	"D5FIElfukqRNCkI/36EAikzDuz7o/f4hIsORMmDEY6VfqKEjEkVQC1tABqjR4P+d7yH/b/p/qvp//oPv",
+	"IYW7evijK7AOjATp0QeXn+N/62s9H2wHmtuONEjKASFaGsBRDFq/GpBhDV0rQfAQyiVA4qmGUQSvGxsI",
+	"VriLJVytHOjfulgFA1P2fN+r1+saCqRnTCNUScTHDL73IKlXb0GLAwIziQPTl0GggDNGzF/jAY3M4QUR",
+	"eL5dMLQ8hPaDUB07eyfWJAIpsnq/WgahCnVJHzNjPMGF3CWwH4exBud83PcQT5IMZGjTQxnCSAskwmxz",
+	"G7i8TaH41Aq5wcgU+rFER9c/Z/uQJ8xkFmPMs6YCa1yQopkvXp9BV2PtHGAJ3Q6mkwZzVfJtfqH+kD2J",
+	"sG+W74T9J0qY7KSm1pwvKjXlupaYJpd1q4ZvQ0ieN13ysTLzprIj55vh+kRtElPrz6dOb01rW0b+mFzI",
+	"dfFzfhfMTTNTU1HzkSj6ROY2U4DzE9Wn29KHrbnss+3/uEl7Gc2ayp7RRpY46Na3kH2JvRTdbrceva3Y",
+	"8SRdFFN/flkfgAV0YpH5IJfxsjlisXQkKnjh8mEKnwfJ2EwY6FHRWl35+FwZzlt6tKVHT0yPZsUXzSdJ",
+	"M+M8Z1ClJeqPXxJRTfuExirgQ1JDLh0AC2jUyJRpIDnR/znMWAChObUaEJtC04NQSnDF5Iv0PmkFhW4c",
+	"3b2drqEgv/D2jJldPVOqc37KRbGa21aMX6fF+HNsivcJe98t3eJu28RuW454W454W444U444l47S46Ks",
+	"0X62GU0cmX4v+hTXqWezUE7c+4N35ZzqNnrV0pagMS35jT+cum7qwV1faH6Bdq7oPRFJ73ZJxD0NyLcy",
+	"Ca3ZraE2DgbZoCPXysZ0yVMSCUhLco31/uBdFPChFjSp6WGeia+BDB8M70jFRyMSanEVI0Egpkj/Nx5C",
+	"0g8RBFGVvAWhuWmvc+l6ncuk1zm4+mE66HiOWjCLyR4aCR4QKVFISahZg8J3hOlrhJbsgLmUIdzlsUJq",
+	"zG2VxSQblJEHZYKeashXXOEIGIyNaXJN6vV0VLpwVrSTJlklUGI7sOolubCqsrYCakBYmrZOlWyiLulx",
+	"oY98YsIWYDXSmwo+MssY8zgKbRP9nVw/dwMI8ya3L7ro50PTzT1Tz0jP4CFJNQjYuIJYkrRi2y7oIxBR",
+	"7ZreW/VjZm+Rdxz6zmMGn8LPaf59o6CmWNUl347ENZ5PgjrGgupj8VDMIn31Po4iPr7EQqs2cH1KxAQC",
+	"y7LXB5hj4kiS1WKpkuImAlJAZilQqMX0fJoGkhCNIihYbeFWkJ5mE2VaG5aFFQCauPnNOySSxGDFkGBm",
+	"V4iZlXIigu8JknyYhQa9zCTo7hk1PYMBGTWFcvYj735O3jq9uB95d67G1tj0bCun1G1j4L/Qjk6ZwiaR",
+	"uYX9er2uISw50QP4UxIlW6rS1OD2qrrfqNb3O/V6E/7/7xWvoilGpfn6Vf3jlPxbpPONl/VCrm43Vuig",
+	"ntCRhLSmlNcwqZHghlYNsNRSTf3QhEcLwshYs/V9dEwCAmU69Tp3a+gcDwnqkXEmvtowN0kUylJaKI0A",
+	"65smqhvv2FPOAHmsbI3ROTzIdueZYhKMK2AUacAg5CBr7mt6/1k+s+2P9dfuj5Xp6p61gmhYM4H3VDoh",
+	"WyZh2yY/XUOJtUIcZvo/oRGnDAI1EVUbsoxsbDlTwOpibLccagFwOzh5/9cK5LgG9QxndUer4mqge37t",
+	"d+/DH7x7aqLDn8Cjm0i3kCSzZDuNzUi8i10bP+qdP23MxxIS69bNunWzPqrzxlOSEm8pJ6wgfSqVSDjY",
+	"c4aXX2Xn/txCzbOLuyZKUdaXW1qwpQVPRAuyeKg1SIC3LycMfTOo/BQF2Kex2ESoP3do+paebCPVv5BI",
+	"9c3QomzYOu/u3Tf2sJRaIuEszWqdWXh1wCF7/GJEGHpjCo02anXUckMg3gP5KewTlIzradVdDQi6uToz",
+	"WehUgnvOp6FfQ51cBXdqbFOmqt4Ay4HzE4A/yQ35rU2YxyzkQyRxpKBOgiajysRY+HKAGy9f/ZOPejyK",
+	"+Nj48/QgA/KArn9oVRsvXyW+J5htRwk6HEJBZz4mohpgSULT29TXU/g15MPWfLdKOIKjCEup9+Yhnw6x",
+	"/tn4Mu9IiC7P36Idfw+P6N79/h7UX5jsfSjWYfi4B+PWRqzv74KvJql2mJxstt0HHAicoHlP+h4aD2gw",
+	"sMXv9XvBgAR3h8bNqc98jJNupMBcjP/RXJX5TekZvdS/tW8ncqUYmmBvNC6aayLuwX9ovLNUESQ4Vx7i",
+	"sZI0JMjt2fcQlsjPUugo/Jsm0r6HFHeu0Z2ji6tr5P+zvwv1C4KprnP9iHdxhLQMbYIFYRmXcTeiQdO5",
+	"+AwblaWyrYZZA7IJtD6DdGv3ujxDKlvmLOOye2GbMV3gSSsziye6Qlu8dPmbnMJSjeQGRy1+/qXv+lMw",
+	"X81rNTGbWX87IW5ox/+g/7iNRfTR323m2GDIg3iop0QRvSelZDBhgsA8qAD+JyESQ99qLKJKs7JXyXP/",
+	"maw2y/kfFGFaa5CgZXxu20lFDVObfLGYkeGrqUAxV4xowrweyozlIeDGxpMII9joIXRzdbrroUBLQoJi",
+	"D+lzTOIoTDPubyW6FLxHI5iuhloO/yw2muAGyyq9pGpQTkhJirBD70EKMUQ8ujcrcn0cgM2qARlKEt0T",
+	"ufvFc9f07j5v9ppZ5wyqbG460K9sOewjOeyWsi+k7DnE+eJIuyGbcu+DLVl6uoDEQyioSIisJvMsKXcK",
+	"tHSAregjm8jXU/top6s1Psr6yDfznevHmUpydoBvzVp3PeTHIsp9NyZdfTKgMBHQo62GZ1W3zKsR7/Ps",
+	"ezV0zq2qSCUaaeKo1VNTAi75TC+bcfNzgHAYCiIl6HRudy7G0XbqSOMJD7544m9udZrwQz7nCENXGJvO",
+	"mcBJpWjvW6VlyLOxC7uzGazCQOOWS2y5xFNziTzd/LI4hSlfXXUB3LOT3v8/9q52uW1bad8KxvPOVJpK",
+	"iuzEmffY0x8+iptkmjSu5abNtD0lREISjimAJUDJmozv/QywAAlK1Icj0R8J8stiSIAAsc8uFrvPXhIc",
+	"6QJRebC3QGKsi3MUzkCTEqBQWaIEjyjTZM1fFECcd7MuY76vX/8qf/sajyVsJ++okL6e2rdJQL9A9u5a",
+	"hcUaXOXtLy9o4+/fLHhXJRuKz1jRfblK2unS60EUL7DLDuYoeH1+hZYkPqhRPF3BXFtU7YMCFhxKhWmN",
+	"QPu0m9rXxvKLQxwLdTXveFXdNHiiREphTJQB5zHB7AmWHrMT6WksfKGMLXBqTwC1qmLGDmCxvsSFfcea",
+	"qlzY5h+00IV9iXU2hL3Hl7t4cojw9VWvyNHkC8HEDW/Ir96VrVuXh1+wb+DInMYFY6Bm5HfSUzNBBKIS",
+	"NSKirQJ1Dc7PwUg4QWBVIMqEJDhq7moLrSf1duCtJl5vYE/2fN2er/u++br3hRIreLvPYsFNMY/FXU5N",
+	"+5cRkXuW1+692hB+S+DDrHdKudhRoNdHWCv1XqXT61LAEIG9u0DXtyl5UDpwDyjfslXxFVKI17dpeRZl",
+	"IGVrGDh7PKH6GDk/YObp0u6FMsndE/La9h72ffdsztyvS6THk7l3h3hr6AF2OFZ+akWVJCVTSmarMeWS",
+	"MLUASnxbzsmrJqOAWEosEEYXr34E2NA/fn6NGofHXRQltGmKHZ+FIUlkoOstqnYh2uZZwkYB4lOSlqNY",
+	"kmgYdNCHCZWSRLa3ISVxBARpKCJDnMVSnDiJI2cRRu/4lChIbjmMYn8e9KEBnR/z5wGSPMJzuMN13xgm",
+	"lt755VX706dPn9pd9e+wVYruMSRzJNUn3DpwKOYjbjha/vjp/NNfgea50HUdg8+fLQFMxxbV7Px0/un2",
+	"tq5zMPNhH7PpeQGv+MWUxEk03FiWdfH+5bih1kG+Aje2Vty5RZVXyGZS0kMilOAROcmlQwnGRnHw3jSf",
+	"X3jfZqxarQgjqxV2jjOwaW4hj8j6KFATJZlqsnBD5egmxyHVhFMyuCgR3HDT384ksFolWOiUvVL94EaR",
+	"xAaNXhIsOAsAsxcv67LIpwvFcMGjruMaVLdGBVCBAvM/fw/mf8PVoAkZjcU9YsxnTKlGnctjw0Sh5D+V",
+	"iPHZqSFwtKpsMAf1wlk8bxmSxsEcQk876FVRMZNxNWkZi6BPNVma6BML0qZMECaoDmhQI1XfR1dBTXl4",
+	"PeRphAZYkOdHqBG8NXPxLtABpYdqoj/A392ghcbzZEyYQHTEeKpLQf/G02ugcS0x0DaCIlK0o5DyxP3/",
+	"QAfathBnIcljX1OCBhmNZWsxaRQ8rZd5TOoJet6F6tSaAVX/aUofmxjbFhJjnLoRYqWVpLC4g3ofLvsn",
+	"uvQqT+mIMksiC7kYJjZWmzGlh20J6zw5BDMczyUNRU7jqf47+FWQtH02IkzqHFGMwhTPYpKqFRlTdo0y",
+	"NszSmKR3CrEFeSqshTur9Y8L+ab1Oozd3u5eBkDpRiHaPc5kyuP2WRzzWfuD/libdA48ap7UD5rnblsH",
+	"PRyOiW11Y/lpdbO912/gnlAkb67V9CKcawl0xMYqNneJVimtIh97pfp60X1hFJaDcR0InXVzwAy0HHcP",
+	"UcYkjZeg767R9u67694utGVaPyLUaDED+EO+Xg7fbihykSELefXUJz0/DRFVDxxu9WZv1S59QphURvwa",
+	"yf63XgCwYhoXP79u3l2uxfQpyHV/ep9yLaaj728m8Zaybe/28u3lu0757n+8m3y7Mms8RSs3n8693wnw",
+	"0uSeG5OyLZBgOBFjLnWuHWYIS4nDsRqGLaEwlAR4GsCD2EG9pQy7iM9YzHGEBll4TSRqHDtbmWZ54xKU",
+	"uUXhFMg8b4oJ6P1J3ubqvQlqmO2HQOQmJImEzZuVv2LDKfk1YZYMJyIxnZJ0bllxAhk0W+Vh4FhwJAiL",
+	"RImCtGNvIFHQQQWQLmztdgFGt8qiduztCo+tZdd3eVb0Sliel1P3Exg+nk1TsiKHQJbSByb45h1hIzk+",
+	"ODk8+v8Kz+VmJ+7wZ87IeyzD8V03evtxrlaqANefcvHqx87j3/X1YOztV1QkXNBtTv3MI+4Tt62D8yu8",
+	"Udfoe762rebzLZXWex7RIbXO229he9orS8NdVBzgfDvmI75WvakbLKYXEFucYC16JMc8jqxHUhvWiKeo",
+	"//G11nxZAiDWPLWp9x3V/q9pHNg+Sg4z49E11O1jkhJQCHlNIvMSkC3PiE6Q7398rR2mkAAPVctQYMWw",
+	"b6ayfcFjGs4DYAkYaje+QDD6gomFJ4TpgjsSRTQloYznKM2YsNUSOkiLO6hPzNCYZ+kpCpQYwgleSrTT",
+	"WQ+nSqfvnDXvfmjI6n2nPuleVNp+NcR+Nv6t+9hoqEX5hFTLwpreUr3Yp8xDXsN4DbOsYd7a7UAMqFLJ",
+	"E7CsXcwh4FrX56I5l++a8viPRG30l/ZQqDHTtF1S77b0wZgwWwtwDWjkNpuhmLJrYc5LQBc0Aj46AZqW",
+	"5rrthYvsQzoltmjew8H7RX6y+pVi+xIWq0UAyyI3QZxN0eMHaA+oHlAXAPXSopyzku9it/+TrgTUXy7h",
+	"7L7KklZQ+p3mFy5xtZQbD5onCndbxmQ3niQgT/pBTEdB2dxFEZ4/HBr+ku4HCKt8KYYvynWomGDBg5MD",
+	"wC7Cson6YPBLTHUFj9q9LE/EhjYr0SO0R+inh9CbYHQ9Ws/IYMz59WpynD3wTNk+TiaYKTu2msnmN/sm",
+	"NQbpmD762SAfoieb+mpIXPZyKrcF94tZz0g4y8jlgclX8qr40QWBWMMDc2WYnyeZkLqs95urq4u+CW0E",
+	"XmVgjFvk3vzSpO3NsgoZQmaMNdHImNYflEUGOo8qIGNtEhU8dYoCQcKUQEQkBMPqKqCchcQnV3mumacC",
+	"eGbdD4iCGKimsxvSuUbHRoqaGuALuirgy9PE+MSWr0hec7IY1zjZ2TbZSwW/zbIJFBI7y2Zt9siDEkjc",
+	"0RDxXBI+p+5pQFZvjNlov5C1ZGQ8M3FsdA0NcL1+jVfFC9RThvxx0emWRz33rLreQHpEHpwy1nwnUORK",
+	"516BRxLw6+yJ53cz5qgO97u9OaoLFdYS9I6L0XbUmII8FrmF/slI5jdXHjvu2xlCWKQpaoQEX8juYFHQ",
+	"BayvXTLOJpgtH+6IpYpJVeflQbOijpJTqQTuMvVKzMG9Dkh6FvJk/mhf7jMjcsbT68czfVsspjWvSYVm",
+	"ScZxDG9YehXTbdPpFy5pxDarcMkLhcV4wHEa6RODhKRtoAca0lGWQn0HE0JwZtNnKpJD+moNR0oVAf0B",
+	"ZZKMQOMI1DBKS59DNN0WQXtVNahJMAhPYoJmY45SEhI6JYvhFLYdQyZU+WbQt6ljOeNtIUmCBB2xNuTS",
+	"2TYyOVYt5w70pYmiIypxns7YcLL0mrZIJk1dooaicbitotE3fOaOSbej02gESlIidLZNqYyWbdAEp1c0",
+	"+VaIjLKR/gwTzObIUi3plWwPF2w7WXytW1/dVjmwxx2VE6tfNbb3nMlxrPniIipRJvDI7bqnL1c92Csz",
+	"jEByUc7zUbRwrn5XPA8F351vUlkh3m0InNbr36RU8sQ8WPDALD8LQUAlQGlVRASZlkrn7hWrmI4YiQxz",
+	"F+Myv9dtI9cvy89/sPafgDMmUyMK4SgSyDAgKplNhzgkSCQkzHtw56kIkVWI4gYGVKd2rbZq+8QU/Cvy",
+	"GK40Mcqi5Rh00Bmbo6ObG5tZjMNrxmcxUSJ1irgck3RGTZ3DfLlQXbg9pXki4qGJdm2hYxv32kLPu/Zv",
+	"vVqOdLaDQI1jLTSTRCq4RZJLHLfQYRcJJOmE8ExqHrNmB52Vdgn6IG9GpQ4o48Oh7bqLhpjGunZh0SpG",
+	"KZ8t2+alVL5XxUxuqN2jlzC6pizKs+nAdiy+3u/tPnz19rkxTFaXF9zCQteN6HCq2wqwzL9DdIpoBMAa",
+	"IxymXNgvI05QREWoVE/OjilsyuAWo7B97FQncenNf2X0BgkSchaJFsqEzrk2BsCIYZmlpIMuyX9JKNEU",
+	"xxkRaMJTHaKtvumQzPIlxeNtPsYVnRAh8SRZO45ELZ1UtfSfP7rtf/31/f8tDUYZlea29roxzVKqNIIa",
+	"VkRCOsExipRuE1XTEYgxPjp++UOAvkdjcoPevD/rtftvzo6OXyI+RMGfWbf7PJR2DPon6cDVFM/QgEdz",
+	"uBgoVV+qU1feX8Nh+BYT1rffYdsJM0NQ84bbw78+v3xxe5fZK6ZgyOOYz4Dv6uULpP5O2yEWRE0NXprM",
+	"mk4aKvEBRHqb84bff68g9i8gNerAhiff0azK2q3c2KhH3fuh0LdXA7upATDDvArwKsCrAK8CyioAsOGe",
+	"4B/gfDvoNzyTHvt3w/5LM40e/D34e/D34F8CfwMO94T+ljl4K/gXZpwe+78c+/sA0x74PfB74PfAv4AM",
+	"94T6Csi3g/wpJTNv8O8K+h9hFj3se9j3sO9hvwT7gA33BPwA56uh342886D/BaBvpvNKzZ+Hew/3Hu49",
+	"3Ofyp1ChRqAvhU2vgPjb2/8FAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -88,7 +88,7 @@ func (q *Queries) ExpireLapsedCertificates(ctx context.Context, arg ExpireLapsed
 }
 
 const findCertificateFor = `-- name: FindCertificateFor :one
-SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at FROM certificates
+SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location FROM certificates
 WHERE attendee_id = $1 AND event_id = $2 AND template_id = $3 AND status = $4
 `
 
@@ -130,12 +130,15 @@ func (q *Queries) FindCertificateFor(ctx context.Context, arg FindCertificateFor
 		&i.FirstVerifiedAt,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.SnapshotEventName,
+		&i.SnapshotEventDate,
+		&i.SnapshotEventLocation,
 	)
 	return i, err
 }
 
 const getCertificate = `-- name: GetCertificate :one
-SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at FROM certificates WHERE account_id = $1 AND id = $2
+SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location FROM certificates WHERE account_id = $1 AND id = $2
 `
 
 type GetCertificateParams struct {
@@ -169,6 +172,9 @@ func (q *Queries) GetCertificate(ctx context.Context, arg GetCertificateParams) 
 		&i.FirstVerifiedAt,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.SnapshotEventName,
+		&i.SnapshotEventDate,
+		&i.SnapshotEventLocation,
 	)
 	return i, err
 }
@@ -179,7 +185,7 @@ INSERT INTO certificates (id, account_id, event_id, attendee_id, template_id, ce
 VALUES ($1, $2, $3, $4, $5, $6, $7,
     $8, $9, $10, $11, $12, $13, $14,
     $15::timestamptz, $15::timestamptz)
-RETURNING id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at
+RETURNING id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location
 `
 
 type InsertCertificateParams struct {
@@ -242,6 +248,9 @@ func (q *Queries) InsertCertificate(ctx context.Context, arg InsertCertificatePa
 		&i.FirstVerifiedAt,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.SnapshotEventName,
+		&i.SnapshotEventDate,
+		&i.SnapshotEventLocation,
 	)
 	return i, err
 }
@@ -275,7 +284,7 @@ UPDATE certificates SET status = 'issued', recipient_first_name = $1,
     recipient_last_name = $2, recipient_email = $3, snapshot = $4,
     issued_at = $5, expires_at = $6, updated_at = $7::timestamptz
 WHERE id = $8 AND status = 'draft'
-RETURNING id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at
+RETURNING id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location
 `
 
 type IssueDraftParams struct {
@@ -325,12 +334,15 @@ func (q *Queries) IssueDraft(ctx context.Context, arg IssueDraftParams) (Certifi
 		&i.FirstVerifiedAt,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.SnapshotEventName,
+		&i.SnapshotEventDate,
+		&i.SnapshotEventLocation,
 	)
 	return i, err
 }
 
 const listEventCertificates = `-- name: ListEventCertificates :many
-SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at FROM certificates WHERE account_id = $1 AND event_id = $2
+SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location FROM certificates WHERE account_id = $1 AND event_id = $2
 ORDER BY created_at DESC, id DESC
 LIMIT $4 OFFSET $3
 `
@@ -379,6 +391,9 @@ func (q *Queries) ListEventCertificates(ctx context.Context, arg ListEventCertif
 			&i.FirstVerifiedAt,
 			&i.CreatedAt,
 			&i.UpdatedAt,
+			&i.SnapshotEventName,
+			&i.SnapshotEventDate,
+			&i.SnapshotEventLocation,
 		); err != nil {
 			return nil, err
 		}
@@ -478,7 +493,7 @@ func (q *Queries) LockAttendeeForIssue(ctx context.Context, arg LockAttendeeForI
 }
 
 const lockCertificate = `-- name: LockCertificate :one
-SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at FROM certificates WHERE account_id = $1 AND id = $2 FOR UPDATE
+SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location FROM certificates WHERE account_id = $1 AND id = $2 FOR UPDATE
 `
 
 type LockCertificateParams struct {
@@ -512,6 +527,9 @@ func (q *Queries) LockCertificate(ctx context.Context, arg LockCertificateParams
 		&i.FirstVerifiedAt,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.SnapshotEventName,
+		&i.SnapshotEventDate,
+		&i.SnapshotEventLocation,
 	)
 	return i, err
 }
@@ -551,7 +569,7 @@ const replaceSnapshot = `-- name: ReplaceSnapshot :one
 UPDATE certificates SET snapshot = $1, recipient_first_name = $2,
     recipient_last_name = $3, recipient_email = $4, updated_at = $5::timestamptz
 WHERE id = $6
-RETURNING id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at
+RETURNING id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location
 `
 
 type ReplaceSnapshotParams struct {
@@ -596,6 +614,9 @@ func (q *Queries) ReplaceSnapshot(ctx context.Context, arg ReplaceSnapshotParams
 		&i.FirstVerifiedAt,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.SnapshotEventName,
+		&i.SnapshotEventDate,
+		&i.SnapshotEventLocation,
 	)
 	return i, err
 }
@@ -604,7 +625,7 @@ const revokeCertificate = `-- name: RevokeCertificate :one
 UPDATE certificates SET status = 'revoked', revoked_at = $1, revocation_reason = $2,
     revocation_reason_code = $3, updated_at = $4::timestamptz
 WHERE id = $5 AND status IN ('issued', 'expired')
-RETURNING id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at
+RETURNING id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location
 `
 
 type RevokeCertificateParams struct {
@@ -647,6 +668,9 @@ func (q *Queries) RevokeCertificate(ctx context.Context, arg RevokeCertificatePa
 		&i.FirstVerifiedAt,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.SnapshotEventName,
+		&i.SnapshotEventDate,
+		&i.SnapshotEventLocation,
 	)
 	return i, err
 }

@@ -236,7 +236,7 @@ func (q *Queries) FailLapsedEmails(ctx context.Context, arg FailLapsedEmailsPara
 }
 
 const getCertificateByID = `-- name: GetCertificateByID :one
-SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at FROM certificates WHERE id = $1
+SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location FROM certificates WHERE id = $1
 `
 
 func (q *Queries) GetCertificateByID(ctx context.Context, id uuid.UUID) (Certificate, error) {
@@ -265,6 +265,9 @@ func (q *Queries) GetCertificateByID(ctx context.Context, id uuid.UUID) (Certifi
 		&i.FirstVerifiedAt,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.SnapshotEventName,
+		&i.SnapshotEventDate,
+		&i.SnapshotEventLocation,
 	)
 	return i, err
 }
@@ -448,7 +451,7 @@ func (q *Queries) RetryEmailLater(ctx context.Context, arg RetryEmailLaterParams
 }
 
 const sendableCertificates = `-- name: SendableCertificates :many
-SELECT c.id, c.account_id, c.event_id, c.attendee_id, c.template_id, c.certificate_number, c.verification_code, c.status, c.recipient_first_name, c.recipient_last_name, c.recipient_email, c.snapshot, c.recipient_token_hash, c.issued_at, c.expires_at, c.revoked_at, c.revocation_reason, c.revocation_reason_code, c.first_viewed_at, c.first_verified_at, c.created_at, c.updated_at, EXISTS (
+SELECT c.id, c.account_id, c.event_id, c.attendee_id, c.template_id, c.certificate_number, c.verification_code, c.status, c.recipient_first_name, c.recipient_last_name, c.recipient_email, c.snapshot, c.recipient_token_hash, c.issued_at, c.expires_at, c.revoked_at, c.revocation_reason, c.revocation_reason_code, c.first_viewed_at, c.first_verified_at, c.created_at, c.updated_at, c.snapshot_event_name, c.snapshot_event_date, c.snapshot_event_location, EXISTS (
     SELECT 1 FROM email_deliveries d WHERE d.certificate_id = c.id AND d.status IN ('sent', 'queued')
 ) AS emailed
 FROM certificates c
@@ -467,29 +470,32 @@ type SendableCertificatesParams struct {
 }
 
 type SendableCertificatesRow struct {
-	ID                   uuid.UUID
-	AccountID            uuid.UUID
-	EventID              uuid.UUID
-	AttendeeID           uuid.UUID
-	TemplateID           uuid.UUID
-	CertificateNumber    string
-	VerificationCode     string
-	Status               string
-	RecipientFirstName   string
-	RecipientLastName    string
-	RecipientEmail       string
-	Snapshot             []byte
-	RecipientTokenHash   []byte
-	IssuedAt             *time.Time
-	ExpiresAt            *time.Time
-	RevokedAt            *time.Time
-	RevocationReason     *string
-	RevocationReasonCode *string
-	FirstViewedAt        *time.Time
-	FirstVerifiedAt      *time.Time
-	CreatedAt            time.Time
-	UpdatedAt            time.Time
-	Emailed              bool
+	ID                    uuid.UUID
+	AccountID             uuid.UUID
+	EventID               uuid.UUID
+	AttendeeID            uuid.UUID
+	TemplateID            uuid.UUID
+	CertificateNumber     string
+	VerificationCode      string
+	Status                string
+	RecipientFirstName    string
+	RecipientLastName     string
+	RecipientEmail        string
+	Snapshot              []byte
+	RecipientTokenHash    []byte
+	IssuedAt              *time.Time
+	ExpiresAt             *time.Time
+	RevokedAt             *time.Time
+	RevocationReason      *string
+	RevocationReasonCode  *string
+	FirstViewedAt         *time.Time
+	FirstVerifiedAt       *time.Time
+	CreatedAt             time.Time
+	UpdatedAt             time.Time
+	SnapshotEventName     *string
+	SnapshotEventDate     *string
+	SnapshotEventLocation *string
+	Emailed               bool
 }
 
 // SendableCertificates lists an event's valid certificates (all, or those named), each with
@@ -531,6 +537,9 @@ func (q *Queries) SendableCertificates(ctx context.Context, arg SendableCertific
 			&i.FirstVerifiedAt,
 			&i.CreatedAt,
 			&i.UpdatedAt,
+			&i.SnapshotEventName,
+			&i.SnapshotEventDate,
+			&i.SnapshotEventLocation,
 			&i.Emailed,
 		); err != nil {
 			return nil, err

@@ -87,9 +87,10 @@ type BadgeAssertion struct {
 	ExpiresAt          *time.Time
 	RevokedAt          *time.Time
 	RevocationReason   *string
-	FirstVerifiedAt    *time.Time
-	CreatedAt          time.Time
-	RecipientSalt      string
+	// First counted verification (JSON lookup or page view, crawlers excluded).
+	FirstVerifiedAt *time.Time
+	CreatedAt       time.Time
+	RecipientSalt   string
 }
 
 type Branding struct {
@@ -151,10 +152,15 @@ type Certificate struct {
 	RevokedAt            *time.Time
 	RevocationReason     *string
 	RevocationReasonCode *string
-	FirstViewedAt        *time.Time
-	FirstVerifiedAt      *time.Time
-	CreatedAt            time.Time
-	UpdatedAt            time.Time
+	// First open of the verification page by the recipient (with the recipient token of the delivery email); certificate.viewed is written with it.
+	FirstViewedAt *time.Time
+	// First counted verification (JSON lookup or page view, crawlers excluded).
+	FirstVerifiedAt       *time.Time
+	CreatedAt             time.Time
+	UpdatedAt             time.Time
+	SnapshotEventName     *string
+	SnapshotEventDate     *string
+	SnapshotEventLocation *string
 }
 
 type CertificateCounter struct {
@@ -293,6 +299,17 @@ type User struct {
 	TotpLastStep int64
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
+}
+
+type VerificationActivityDaily struct {
+	AccountID      uuid.UUID
+	Day            time.Time
+	EventID        uuid.UUID
+	CredentialKind string
+	Views          int32
+	Verifications  int32
+	Downloads      int32
+	Shares         int32
 }
 
 type VerificationCode struct {

@@ -12,4 +12,4 @@ var Page []byte
 
 // ContentSecurityPolicy allows the page's two inline scripts by their hashes and nothing from
 // another host. Styles are inline: Redoc inserts them at run time.
-const ContentSecurityPolicy = "default-src 'none'; script-src 'sha256-wXJx1VTATX2VC+YoizrCxmgNOyJ8sfbqmIxUsflJngU=' 'sha256-BtQJoUD+5E7sbwtqfH9gmwIMO5d8Viz/aiqz1atUwbA='; style-src 'unsafe-inline'; img-src 'self' data:; font-src data:; worker-src blob:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+const ContentSecurityPolicy = "default-src 'none'; script-src 'sha256-wXJx1VTATX2VC+YoizrCxmgNOyJ8sfbqmIxUsflJngU=' 'sha256-xHE5A7y6Gb062+9bPZt3foFPLm4/2NRFw0hI03Uy2eg='; style-src 'unsafe-inline'; img-src 'self' data:; font-src data:; worker-src blob:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"

@@ -67,7 +67,11 @@ func Serve(ctx context.Context, cfg config.Config, logger *slog.Logger, ready ch
 	workers, stopWorkers := context.WithCancel(context.WithoutCancel(ctx))
 	workersDone := make(chan struct{})
 	go func() { defer close(workersDone); svc.Email.Run(workers) }()
-	defer func() { stopWorkers(); <-workersDone }()
+	// Counted verification activity is written in batches; stopping flushes what is left,
+	// after the HTTP server has drained (its shutdown comes first, below).
+	activityDone := make(chan struct{})
+	go func() { defer close(activityDone); svc.Verification.Activity.Run(workers) }()
+	defer func() { stopWorkers(); <-workersDone; <-activityDone }()
 	if err := svc.Bulk.Start(workers); err != nil {
 		return fmt.Errorf("starting the job queue: %w", err)
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/certhub/credentiald/internal/ratelimit"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/templates"
+	"github.com/certhub/credentiald/internal/verification"
 )
 
 // Service is the assembled service over an open store: the HTTP handler and the workers.
@@ -37,6 +38,7 @@ type Service struct {
 	Certificates *certificates.Service
 	Bulk         *bulk.Service
 	Badges       *badges.Service
+	Verification *verification.Service
 	Idempotency  *idempotency.Service
 	Logger       *slog.Logger
 	Email        *email.Worker
@@ -119,8 +121,9 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 		return nil, err
 	}
 
+	svc.Verification = verification.New(st, svc.Certificates, verification.Options{SiteURL: site, Now: o.Now, Logger: logger})
 	svc.Handler, err = httpapi.New(httpapi.Options{
-		Logger: logger, Readiness: st, Auth: svc.Auth, Accounts: svc.Accounts, Events: svc.Events, Attendees: svc.Attendees, Templates: svc.Templates, Certificates: svc.Certificates, Bulk: svc.Bulk, Badges: svc.Badges, Idempotency: svc.Idempotency,
+		Logger: logger, Readiness: st, Auth: svc.Auth, Accounts: svc.Accounts, Events: svc.Events, Attendees: svc.Attendees, Templates: svc.Templates, Certificates: svc.Certificates, Bulk: svc.Bulk, Verification: svc.Verification, Badges: svc.Badges, Idempotency: svc.Idempotency,
 		Limiter: limiter, TrustedProxies: cfg.TrustedProxies, SignupEnabled: cfg.SignupEnabled,
 		KickEmail: svc.Email.Kick, StrictMiddlewares: o.StrictMiddlewares,
 	})

@@ -73,7 +73,7 @@ func indexOperations(doc *openapi3.T) (operations, error) {
 			if !o.Public && !o.SessionOnly && len(o.Scopes) == 0 {
 				return nil, fmt.Errorf("operation %s needs credentials but declares neither x-required-scopes nor x-session-only", o.ID)
 			}
-			ops[routeKey(method, echoRoute(spec.MountPath(doc, path)))] = o
+			ops[routeKey(method, echoRoute(spec.FullPath(path, item)))] = o
 		}
 	}
 	return ops, nil

@@ -39,7 +39,7 @@ func TestEveryOperationEnforcesItsDocumentedCredentials(t *testing.T) {
 			n++
 			addr := fmt.Sprintf("198.51.100.%d", n)
 			send := func(c *contract.Client) *contract.Response {
-				req := sampleRequest(t, env, method, path, op)
+				req := sampleRequest(t, env, method, spec.FullPath(path, item), op)
 				req.Header.Set("X-Forwarded-For", addr)
 				return c.Do(req)
 			}

@@ -36,7 +36,7 @@ type issuing struct {
 	template uuid.UUID
 }
 
-func newIssuing(t *testing.T, opts ...testkit.Option) issuing {
+func newIssuing(t testing.TB, opts ...testkit.Option) issuing {
 	env := testkit.NewServer(t, opts...)
 	acct := testkit.SignUp(t, env)
 	tmpl := acct.Template(t, env)

@@ -31,7 +31,7 @@ func TestAFailedPatternSaysWhatIsExpectedInWords(t *testing.T) {
 		{"text colour in a layout", "POST", "/api/v1/templates", template(`{"rows":[{"height":20,"cols":[{"size":12,"content":{"type":"text","text":"x","color":"black"}}]}]}`), "", "body.layout.rows[0].cols[0].content.color", colour},
 		{"image in a layout", "POST", "/api/v1/templates", template(`{"rows":[{"height":20,"cols":[{"size":12,"content":{"type":"image","image":"data:image/jpeg;base64,/9j/"}}]}]}`), "", "body.layout.rows[0].cols[0].content.image", dataURI},
 		{"two-step code", "POST", "/api/v1/auth/two-factor/enable", []byte(`{"code":"12ab56"}`), "", "body.code", "six digits"},
-		{"verification code in a path", "GET", "/api/v1/verify/ab%20cd", nil, "", "path.code", "letters, digits and hyphens"},
+		{"verification code in a path", "GET", "/api/v1/verify/ab%20cd", nil, "", "path.code", "letters, digits or hyphens"},
 		{"idempotency key", "POST", "/api/v1/certificates/generate", []byte(`{}`), "clé-1", "header.Idempotency-Key", "printable ASCII"},
 	}
 	for _, c := range cases {

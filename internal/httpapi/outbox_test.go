@@ -12,9 +12,11 @@ import (
 
 // outboxSchemas maps an event type to the contract's schema of its webhook body.
 var outboxSchemas = map[string]string{
-	"certificate.issued":  "CertificateIssuedEvent",
-	"certificate.revoked": "CertificateRevokedEvent",
-	"certificate.sent":    "CertificateSentEvent",
+	"certificate.issued":     "CertificateIssuedEvent",
+	"certificate.revoked":    "CertificateRevokedEvent",
+	"certificate.sent":       "CertificateSentEvent",
+	"certificate.viewed":     "CertificateViewedEvent",
+	"certificate.downloaded": "CertificateDownloadedEvent",
 }
 
 // checkOutbox validates every outbox event of the account against the contract's webhook

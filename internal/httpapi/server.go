@@ -24,6 +24,7 @@ import (
 	"github.com/certhub/credentiald/internal/ratelimit"
 	"github.com/certhub/credentiald/internal/spec"
 	"github.com/certhub/credentiald/internal/templates"
+	"github.com/certhub/credentiald/internal/verification"
 	"github.com/certhub/credentiald/openapi"
 )
 
@@ -46,6 +47,7 @@ type Options struct {
 	Certificates *certificates.Service
 	Bulk         *bulk.Service
 	Badges       *badges.Service
+	Verification *verification.Service
 	// Idempotency remembers the answers of requests sent with an Idempotency-Key.
 	Idempotency IdempotencyKeys
 	// Limiter counts requests per client address; TrustedProxies are the peers whose
@@ -70,6 +72,8 @@ type Server struct {
 	certificates  *certificates.Service
 	bulk          *bulk.Service
 	badges        *badges.Service
+	verification  *verification.Service
+	pages         *pageRenderer
 	signupEnabled bool
 	kickEmail     func()
 }
@@ -82,24 +86,32 @@ func New(opts Options) (*echo.Echo, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opts.Auth == nil || opts.Accounts == nil || opts.Events == nil || opts.Attendees == nil || opts.Templates == nil || opts.Certificates == nil || opts.Bulk == nil || opts.Badges == nil || opts.Idempotency == nil || opts.Limiter == nil || opts.Readiness == nil {
-		return nil, errors.New("httpapi: Auth, Accounts, Events, Attendees, Templates, Certificates, Bulk, Badges, Idempotency, Limiter and Readiness are required")
+	if opts.Auth == nil || opts.Accounts == nil || opts.Events == nil || opts.Attendees == nil || opts.Templates == nil || opts.Certificates == nil || opts.Bulk == nil || opts.Verification == nil || opts.Badges == nil || opts.Idempotency == nil || opts.Limiter == nil || opts.Readiness == nil {
+		return nil, errors.New("httpapi: Auth, Accounts, Events, Attendees, Templates, Certificates, Bulk, Verification, Badges, Idempotency, Limiter and Readiness are required")
 	}
 	ops, err := indexOperations(doc)
+	if err != nil {
+		return nil, err
+	}
+	pages, err := newPageRenderer()
 	if err != nil {
 		return nil, err
 	}
 	logger := opts.Logger
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	e.HTTPErrorHandler = errorHandler(logger)
-	e.Use(requestID, accessLog(logger), recoverPanics,
+	e.HTTPErrorHandler = pageErrors(errorHandler(logger), pages, logger)
+	// Public verification takes a lighter path through the middleware (see public.go).
+	public := publicRoutesOf(ops)
+	e.Use(requestID,
+		public.unless(accessLog(logger)), public.only(newAccessSummary(logger).middleware),
+		recoverPanics, public.visitors,
 		rateLimit(opts.Limiter, opts.TrustedProxies, logger),
 		limitBody,
-		authenticate(ops, opts.Auth),
-		checkJSONText(ops),
-		validateRequests(doc),
-		idempotency(ops, opts.Idempotency, logger),
+		public.unless(authenticate(ops, opts.Auth)),
+		public.unless(checkJSONText(ops)),
+		public.unless(validateRequests(doc)),
+		public.unless(idempotency(ops, opts.Idempotency, logger)),
 		openBadgesCORS)
 
 	e.GET("/openapi/v1.json", func(c echo.Context) error {
@@ -128,8 +140,9 @@ func New(opts Options) (*echo.Echo, error) {
 	if kick == nil {
 		kick = func() {}
 	}
-	srv := &Server{logger: logger, auth: opts.Auth, accounts: opts.Accounts, events: opts.Events, attendees: opts.Attendees, templates: opts.Templates, certificates: opts.Certificates, bulk: opts.Bulk, badges: opts.Badges, signupEnabled: opts.SignupEnabled, kickEmail: kick}
+	srv := &Server{logger: logger, auth: opts.Auth, accounts: opts.Accounts, events: opts.Events, attendees: opts.Attendees, templates: opts.Templates, certificates: opts.Certificates, bulk: opts.Bulk, verification: opts.Verification, badges: opts.Badges, pages: pages, signupEnabled: opts.SignupEnabled, kickEmail: kick}
 	api.RegisterHandlersWithBaseURL(mountedRouter{Echo: e, mounts: mounts(doc)}, api.NewStrictHandler(srv, opts.StrictMiddlewares), apiPrefix)
+	srv.registerSite(e)
 	return e, nil
 }
 
@@ -144,8 +157,8 @@ type mountedRouter struct {
 // mounts maps each operation's route under /api/v1 to the route the contract serves it at.
 func mounts(doc *openapi3.T) map[string]string {
 	m := map[string]string{}
-	for path := range doc.Paths.Map() {
-		if at := spec.MountPath(doc, path); at != apiPrefix+path {
+	for path, item := range doc.Paths.Map() {
+		if at := spec.FullPath(path, item); at != apiPrefix+path {
 			m[echoRoute(apiPrefix+path)] = echoRoute(at)
 		}
 	}

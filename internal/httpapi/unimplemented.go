@@ -18,30 +18,6 @@ func (s *Server) GetEventAnalytics(context.Context, api.GetEventAnalyticsRequest
 	return nil, errNotImplemented
 }
 
-func (s *Server) VerifyCredential(context.Context, api.VerifyCredentialRequestObject) (api.VerifyCredentialResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-func (s *Server) GetVerificationBadgePng(context.Context, api.GetVerificationBadgePngRequestObject) (api.GetVerificationBadgePngResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-func (s *Server) GetVerificationBadgeSvg(context.Context, api.GetVerificationBadgeSvgRequestObject) (api.GetVerificationBadgeSvgResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-func (s *Server) GetVerificationCertificatePdf(context.Context, api.GetVerificationCertificatePdfRequestObject) (api.GetVerificationCertificatePdfResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-func (s *Server) GetVerificationPreview(context.Context, api.GetVerificationPreviewRequestObject) (api.GetVerificationPreviewResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-func (s *Server) GetVerificationQr(context.Context, api.GetVerificationQrRequestObject) (api.GetVerificationQrResponseObject, error) {
-	return nil, errNotImplemented
-}
-
 func (s *Server) ListWebhooks(context.Context, api.ListWebhooksRequestObject) (api.ListWebhooksResponseObject, error) {
 	return nil, errNotImplemented
 }

@@ -27,8 +27,8 @@ import (
 func validateRequests(doc *openapi3.T) echo.MiddlewareFunc {
 	// The validator matches paths without servers. Its Prefix option validates a clone of the
 	// request that shares (and so consumes) the body, so give it a copy of the document whose
-	// paths are the full paths they are served at instead.
-	return oapimw.OapiRequestValidatorWithOptions(spec.Mounted(doc), &oapimw.Options{
+	// paths carry their server's path instead.
+	return oapimw.OapiRequestValidatorWithOptions(spec.WithFullPaths(doc), &oapimw.Options{
 		DoNotValidateServers: true,
 		Skipper:              func(c echo.Context) bool { return !isContractPath(c.Request().URL.Path) },
 		Options: openapi3filter.Options{

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/mail"
 	"regexp"
-	"strings"
 	"sync"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -77,33 +76,4 @@ func MustLoad() *openapi3.T {
 		panic(fmt.Sprintf("openapi/v1.json: %v", err))
 	}
 	return d
-}
-
-// MountPath is the path from the site root at which the document serves path: its path item's
-// own server when it names one (the Open Badges documents name the site root, "/"), else the
-// document's (/api/v1).
-func MountPath(doc *openapi3.T, path string) string {
-	servers := doc.Servers
-	if item := doc.Paths.Value(path); item != nil && len(item.Servers) > 0 {
-		servers = item.Servers
-	}
-	if len(servers) == 0 {
-		return path
-	}
-	return strings.TrimSuffix(servers[0].URL, "/") + path
-}
-
-// Mounted returns a copy of doc whose paths are the full paths they are served at (MountPath),
-// with no servers: what a router matching whole request paths needs. The operations are
-// shared with doc.
-func Mounted(doc *openapi3.T) *openapi3.T {
-	clone := *doc
-	clone.Servers = nil
-	clone.Paths = openapi3.NewPaths()
-	for path, item := range doc.Paths.Map() {
-		it := *item
-		it.Servers = nil
-		clone.Paths.Set(MountPath(doc, path), &it)
-	}
-	return &clone
 }

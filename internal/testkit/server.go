@@ -3,6 +3,7 @@ package testkit
 import (
 	"bytes"
 	"context"
+	"io"
 	"log/slog"
 	"net/http/httptest"
 	"sync"
@@ -33,8 +34,10 @@ type Env struct {
 func (e *Env) Logs() string { return e.logs.String() }
 
 type settings struct {
-	cfg config.Config
-	ov  app.Overrides
+	cfg      config.Config
+	ov       app.Overrides
+	logTo    io.Writer
+	logLevel slog.Level
 }
 
 // Option changes how NewServer builds the service.
@@ -54,6 +57,12 @@ func WithClock(now func() time.Time) Option { return func(s *settings) { s.ov.No
 // WithLimiter replaces the in-memory rate limiter.
 func WithLimiter(l ratelimit.Limiter) Option { return func(s *settings) { s.ov.Limiter = l } }
 
+// WithLogOutput sends the service's log to w at level instead of keeping it in memory at
+// debug level (benchmarks log as production does).
+func WithLogOutput(w io.Writer, level slog.Level) Option {
+	return func(s *settings) { s.logTo, s.logLevel = w, level }
+}
+
 // WithEmailSender replaces the .eml folder the email worker writes to.
 func WithEmailSender(e email.Sender) Option { return func(s *settings) { s.ov.EmailSender = e } }
 
@@ -69,11 +78,11 @@ func NewServer(t testing.TB, opts ...Option) *Env {
 	}
 	cfg.DataDir = t.TempDir()
 	cfg.DatabaseURL = dbURL
-	s := settings{cfg: cfg}
+	s := settings{cfg: cfg, logTo: logs, logLevel: slog.LevelDebug}
 	for _, opt := range opts {
 		opt(&s)
 	}
-	logger := logging.New(logs, slog.LevelDebug)
+	logger := logging.New(s.logTo, s.logLevel)
 	svc, err := app.Build(context.Background(), s.cfg, st, logger, s.ov)
 	if err != nil {
 		t.Fatal(err)

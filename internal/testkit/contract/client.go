@@ -21,9 +21,11 @@ type Client struct {
 	Header http.Header
 }
 
-// NewClient returns a client for the service at base (scheme and host).
+// NewClient returns a client for the service at base (scheme and host). It does not follow
+// redirects: a 302 is an answer of the contract, validated like any other.
 func NewClient(t testing.TB, base string) *Client {
-	return &Client{t: t, base: base, http: &http.Client{}, Header: http.Header{}}
+	noRedirects := func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return &Client{t: t, base: base, http: &http.Client{CheckRedirect: noRedirects}, Header: http.Header{}}
 }
 
 // WithBearer returns a copy of the client that sends token as its credential.

@@ -37,15 +37,15 @@ var (
 
 func load() error {
 	routerOnce.Do(func() {
-		for _, media := range []string{"application/pdf", "image/png", "image/svg+xml", "text/csv"} {
+		for _, media := range []string{"application/pdf", "image/png", "image/svg+xml", "text/csv", "text/html"} {
 			openapi3filter.RegisterBodyDecoder(media, openapi3filter.FileBodyDecoder)
 		}
 		if doc, routerErr = spec.Load(); routerErr != nil {
 			return
 		}
-		// Route on the full path: a copy of the document whose paths are where they are served
-		// (under /api/v1, or at the site root for the path items that name it as their server).
-		router, routerErr = gorillamux.NewRouter(spec.Mounted(doc))
+		// Route on the full path: a copy of the document whose paths carry their server's
+		// path (the API's prefix, or the site root's for the pages).
+		router, routerErr = gorillamux.NewRouter(spec.WithFullPaths(doc))
 	})
 	return routerErr
 }

@@ -1,0 +1,328 @@
+package httpapi
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"embed"
+	"encoding/base64"
+	"fmt"
+	"html/template"
+	"math"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/certhub/credentiald/internal/verification"
+)
+
+// The human pages (the verification page, the home page, their error pages) are rendered
+// from templates embedded in the binary. They load nothing from another host: the style and
+// the one small script are inline, allowed by their hashes in a strict Content-Security-Policy;
+// images come from this site. The page works without the script, which only adds a copy button
+// and removes the recipient token from the address bar.
+
+//go:embed pages/*.html pages/page.css pages/copy.js
+var pageFiles embed.FS
+
+const serviceName = "credentiald"
+
+// defaultAccent is the accent of an issuer without a primary colour.
+const defaultAccent = "#3538cd"
+
+type pageRenderer struct {
+	tmpl       *template.Template
+	css        string
+	script     string
+	scriptHash string
+}
+
+func newPageRenderer() (*pageRenderer, error) {
+	tmpl, err := template.ParseFS(pageFiles, "pages/*.html")
+	if err != nil {
+		return nil, err
+	}
+	css, err := pageFiles.ReadFile("pages/page.css")
+	if err != nil {
+		return nil, err
+	}
+	script, err := pageFiles.ReadFile("pages/copy.js")
+	if err != nil {
+		return nil, err
+	}
+	return &pageRenderer{tmpl: tmpl, css: strings.TrimSpace(string(css)), script: string(script), scriptHash: cspHash(string(script))}, nil
+}
+
+func cspHash(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return "'sha256-" + base64.StdEncoding.EncodeToString(h[:]) + "'"
+}
+
+// style is the page's inline style: the issuer's accent, then the shared sheet.
+func (r *pageRenderer) style(accent string) string {
+	a := themeFor(accent)
+	return fmt.Sprintf(":root{--accent:%s;--accent-ink:%s;--accent-text:%s;--accent-soft:%s;--accent-line:%s}\n%s",
+		a.accent, a.ink, a.text, a.soft, a.line, r.css)
+}
+
+// csp allows exactly this page's style and script, images and beacons to this site, and
+// nothing else; no plugin, frame or base URL.
+func (r *pageRenderer) csp(style string, withScript bool) string {
+	script := "'none'"
+	if withScript {
+		script = r.scriptHash
+	}
+	return "default-src 'none'; img-src 'self'; style-src " + cspHash(style) + "; script-src " + script +
+		"; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+}
+
+// page is the data of a page template: a view that embeds pageData.
+type page interface{ base() *pageData }
+
+// render writes template name with data at status, with the page's security headers.
+func (r *pageRenderer) render(c echo.Context, status int, name string, data page, cacheControl string) error {
+	d := data.base()
+	d.Service = serviceName
+	d.Style = template.CSS(r.style(d.accent))
+	var buf bytes.Buffer
+	if err := r.tmpl.ExecuteTemplate(&buf, name, data); err != nil {
+		return err
+	}
+	h := c.Response().Header()
+	h.Set("Content-Security-Policy", r.csp(string(d.Style), d.Script != ""))
+	h.Set("Cache-Control", cacheControl)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "same-origin")
+	return c.HTMLBlob(status, buf.Bytes())
+}
+
+// pageData is what every page template reads.
+type pageData struct {
+	Service string
+	Style   template.CSS
+	Script  template.JS
+	accent  string
+}
+
+func (d *pageData) base() *pageData { return d }
+
+// verificationView is the verification page of one credential.
+type verificationView struct {
+	pageData
+	verification.Credential
+	Title, ShareTitle, Summary     string
+	Headline, StatusLabel          string
+	StatusMessage                  string
+	ReasonLabel, Reason            string
+	KindLabel, KindLower           string
+	Recipient, RecipientFirst      string
+	IssuerName, IssuerURL, LogoURL string
+	Monogram                       string
+	IssuedOn, ExpiresOn, RevokedOn string
+	IssuedISO, ExpiresISO          string
+	RevokedISO, EventWhen          string
+	PageURL, ImageURL, PreviewURL  string
+	PreviewAlt, PDFURL, CopyBeacon string
+	PreviewWidth, PreviewHeight    int
+	Portal                         bool
+	Shares                         []shareLink
+}
+
+// shareLink is a share button; on a phone only its Label shows (Prefix stays for screen readers).
+type shareLink struct {
+	Network, Prefix, Label, Href string
+	Icon                         template.HTML
+}
+
+var reasonLabels = map[string]string{
+	"issued_in_error":   "Issued in error",
+	"superseded":        "Superseded by a newer credential",
+	"fraud":             "Fraud",
+	"other":             "Revoked by the issuer",
+	"deleted_by_issuer": "Deleted by the issuer",
+}
+
+var shareLabels = map[string][2]string{"linkedin": {"Add to", "LinkedIn"}, "x": {"Post on", "X"}, "facebook": {"", "Facebook"}, "email": {"", "Email"}}
+
+func day(t time.Time) string { return t.UTC().Format("2 January 2006") }
+
+// newVerificationView builds what the page shows; paths to this site's resources are relative,
+// so the page loads them from wherever it was served, while the tags that leave the site
+// (OpenGraph, canonical, share targets) carry absolute URLs.
+func (s *Server) newVerificationView(p verification.Page) verificationView {
+	c := p.Credential
+	v := verificationView{Credential: c, Portal: p.Recipient(), Recipient: c.RecipientName, IssuerName: c.Issuer.Name}
+	v.accent = c.Issuer.Color
+	v.Script = template.JS(s.pages.script)
+	v.KindLabel, v.KindLower = "Certificate", "certificate"
+	if c.Kind == verification.KindBadge {
+		v.KindLabel, v.KindLower = "Badge", "badge"
+	}
+	v.RecipientFirst = c.RecipientFirstName
+	if c.Issuer.Website != nil {
+		v.IssuerURL = *c.Issuer.Website
+	}
+	base := "/verify/" + c.Code
+	api := apiPrefix + "/verify/" + c.Code
+	if c.Issuer.HasLogo {
+		v.LogoURL = api + "/issuer-logo"
+	}
+	v.Monogram = monogram(c.Issuer.Name)
+	v.PageURL = s.verification.VerificationURL(c.Code)
+	v.ImageURL = s.verification.ImageURL(c)
+	v.PreviewURL = api + "/preview.png"
+	v.PreviewWidth, v.PreviewHeight = 1754, 1240
+	v.PreviewAlt = fmt.Sprintf("%s %s awarded to %s by %s", v.KindLabel, c.Name, c.RecipientName, c.Issuer.Name)
+	v.PDFURL = api + "/certificate.pdf"
+	if p.Recipient() {
+		v.PDFURL += "?t=" + url.QueryEscape(p.Token)
+	}
+	v.CopyBeacon = base + "/share/copy"
+	v.IssuedOn, v.IssuedISO = day(c.IssuedAt), c.IssuedAt.Format(time.RFC3339)
+	if c.ExpiresAt != nil {
+		v.ExpiresOn, v.ExpiresISO = day(*c.ExpiresAt), c.ExpiresAt.Format(time.RFC3339)
+	}
+	if c.RevokedAt != nil {
+		v.RevokedOn, v.RevokedISO = day(*c.RevokedAt), c.RevokedAt.Format(time.RFC3339)
+	}
+	if c.EventDate != nil {
+		v.EventWhen = day(*c.EventDate)
+		if c.EventLocation != "" {
+			v.EventWhen += ", " + c.EventLocation
+		}
+	}
+	switch c.Status {
+	case verification.Valid:
+		v.StatusLabel, v.Headline = "Valid", "This "+v.KindLower+" is valid"
+		v.StatusMessage = fmt.Sprintf("%s issued it to %s on %s.", c.Issuer.Name, c.RecipientName, v.IssuedOn)
+		if v.ExpiresOn != "" {
+			v.StatusMessage += " It is valid until " + v.ExpiresOn + "."
+		}
+	case verification.Expired:
+		v.StatusLabel, v.Headline = "Expired", "This "+v.KindLower+" has expired"
+		v.StatusMessage = fmt.Sprintf("%s issued it to %s on %s; it was valid until %s.", c.Issuer.Name, c.RecipientName, v.IssuedOn, v.ExpiresOn)
+	case verification.Revoked:
+		v.StatusLabel, v.Headline = "Revoked", "This "+v.KindLower+" has been revoked"
+		v.StatusMessage = fmt.Sprintf("%s revoked it on %s. It is no longer valid.", c.Issuer.Name, v.RevokedOn)
+		v.ReasonLabel = reasonLabels["other"]
+		if c.ReasonCode != nil && reasonLabels[*c.ReasonCode] != "" {
+			v.ReasonLabel = reasonLabels[*c.ReasonCode]
+		}
+		if c.RevocationReason != nil {
+			v.Reason = *c.RevocationReason
+		}
+	}
+	v.Title = fmt.Sprintf("%s: %s · %s", v.StatusLabel, c.Name, c.RecipientName)
+	v.ShareTitle = fmt.Sprintf("%s: %s", c.RecipientName, c.Name)
+	if c.Status != verification.Valid {
+		v.ShareTitle = v.StatusLabel + ": " + v.ShareTitle
+	}
+	v.Summary = fmt.Sprintf("%s %s, issued by %s on %s. Status: %s.", v.KindLabel, c.Name, c.Issuer.Name, v.IssuedOn, strings.ToLower(v.StatusLabel))
+	for _, n := range verification.Networks {
+		v.Shares = append(v.Shares, shareLink{Network: n, Prefix: shareLabels[n][0], Label: shareLabels[n][1], Href: base + "/share/" + n, Icon: shareIcons[n]})
+	}
+	return v
+}
+
+// monogram is the initial shown in place of a logo.
+func monogram(name string) string {
+	r, _ := utf8.DecodeRuneInString(strings.TrimSpace(name))
+	if r == utf8.RuneError {
+		return "?"
+	}
+	return strings.ToUpper(string(r))
+}
+
+var shareIcons = map[string]template.HTML{
+	"linkedin": `<svg viewBox="0 0 24 24" fill="currentColor" aria-hidden="true" focusable="false"><path d="M20.4 2H3.6A1.6 1.6 0 0 0 2 3.6v16.8A1.6 1.6 0 0 0 3.6 22h16.8a1.6 1.6 0 0 0 1.6-1.6V3.6A1.6 1.6 0 0 0 20.4 2zM8 19H5V9.5h3zM6.5 8.2a1.7 1.7 0 1 1 0-3.5 1.7 1.7 0 0 1 0 3.5zM19 19h-3v-4.6c0-1.1 0-2.5-1.5-2.5s-1.8 1.2-1.8 2.4V19h-3V9.5h2.9v1.3a3.2 3.2 0 0 1 2.8-1.6c3 0 3.6 2 3.6 4.6z"/></svg>`,
+	"x":        `<svg viewBox="0 0 24 24" fill="currentColor" aria-hidden="true" focusable="false"><path d="M17.8 3h3.1l-6.8 7.7L22 21h-6.2l-4.9-6.3L5.3 21H2.2l7.2-8.3L1.8 3h6.4l4.4 5.8zm-1.1 16.2h1.7L7.2 4.7H5.4z"/></svg>`,
+	"facebook": `<svg viewBox="0 0 24 24" fill="currentColor" aria-hidden="true" focusable="false"><path d="M22 12a10 10 0 1 0-11.6 9.9v-7H7.9V12h2.5V9.8c0-2.5 1.5-3.9 3.8-3.9 1.1 0 2.2.2 2.2.2v2.5h-1.3c-1.2 0-1.6.8-1.6 1.6V12h2.8l-.4 2.9h-2.3v7A10 10 0 0 0 22 12z"/></svg>`,
+	"email":    `<svg viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round" aria-hidden="true" focusable="false"><rect x="2.5" y="4.5" width="19" height="15" rx="2"/><path d="M3 6l9 7 9-7"/></svg>`,
+}
+
+// theme is an issuer's accent and what reads well with it: text on the accent, and the accent
+// darkened where it is text on white (WCAG AA asks 4.5:1).
+type theme struct{ accent, ink, text, soft, line string }
+
+func themeFor(hex string) theme {
+	rgb, ok := parseHex(hex)
+	if !ok {
+		rgb, _ = parseHex(defaultAccent)
+	}
+	t := theme{accent: toHex(rgb), ink: "#ffffff"}
+	if contrast(rgb, [3]float64{255, 255, 255}) < 4.5 {
+		t.ink = "#111827"
+	}
+	text := rgb
+	for i := 0; i < 20 && contrast(text, [3]float64{255, 255, 255}) < 4.5; i++ {
+		for k := range text {
+			text[k] *= 0.88
+		}
+	}
+	t.text = toHex(text)
+	mix := func(f float64) string {
+		var m [3]float64
+		for k := range rgb {
+			m[k] = 255 - (255-rgb[k])*f
+		}
+		return toHex(m)
+	}
+	t.soft, t.line = mix(0.08), mix(0.3)
+	return t
+}
+
+func parseHex(s string) ([3]float64, bool) {
+	var rgb [3]float64
+	if len(s) != 7 || s[0] != '#' {
+		return rgb, false
+	}
+	for i := range 3 {
+		v, err := strconv.ParseUint(s[1+2*i:3+2*i], 16, 8)
+		if err != nil {
+			return rgb, false
+		}
+		rgb[i] = float64(v)
+	}
+	return rgb, true
+}
+
+func toHex(rgb [3]float64) string {
+	return fmt.Sprintf("#%02x%02x%02x", int(math.Round(rgb[0])), int(math.Round(rgb[1])), int(math.Round(rgb[2])))
+}
+
+func luminance(rgb [3]float64) float64 {
+	var l [3]float64
+	for i, c := range rgb {
+		c /= 255
+		if c <= 0.04045 {
+			l[i] = c / 12.92
+		} else {
+			l[i] = math.Pow((c+0.055)/1.055, 2.4)
+		}
+	}
+	return 0.2126*l[0] + 0.7152*l[1] + 0.0722*l[2]
+}
+
+func contrast(a, b [3]float64) float64 {
+	la, lb := luminance(a), luminance(b)
+	if la < lb {
+		la, lb = lb, la
+	}
+	return (la + 0.05) / (lb + 0.05)
+}
+
+// homeView is the home page, with the code typed and what is wrong with it.
+type homeView struct {
+	pageData
+	Code, Error string
+}
+
+// errorView is an error page.
+type errorView struct {
+	pageData
+	Title, Message, RequestID string
+	Lookup                    bool
+}

@@ -1,0 +1,138 @@
+package httpapi
+
+import (
+	"log/slog"
+	"net/http"
+	"net/url"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/logging"
+	"github.com/certhub/credentiald/internal/verification"
+)
+
+// The pages at the site root: the home page with its lookup form, the verification page, and
+// the share links. They are operations of the contract (path-level servers in
+// openapi/v1.json), served by these Echo handlers rather than the generated server, which
+// registers everything under /api/v1. Their errors are HTML pages too.
+
+// Echo routes of the site's pages.
+const (
+	routeHome   = "/"
+	routePage   = "/verify/:code"
+	routeShare  = "/verify/:code/share/:network"
+	routeCopied = "/verify/:code/share/copy"
+)
+
+var siteRoutes = map[string]bool{routeHome: true, routePage: true, routeShare: true, routeCopied: true}
+
+func (s *Server) registerSite(e *echo.Echo) {
+	e.GET(routeHome, s.homePage)
+	e.GET(routePage, s.verificationPage)
+	e.GET(routeShare, s.share)
+	e.POST(routeCopied, s.copiedLink)
+}
+
+func (s *Server) homePage(c echo.Context) error {
+	raw, typed := c.QueryParam("code"), c.QueryParams().Has("code")
+	if !typed {
+		return s.pages.render(c, http.StatusOK, "home.html", &homeView{}, "public, max-age=300")
+	}
+	if code, ok := verification.NormalizeTypedCode(raw); ok && len(raw) <= 256 {
+		return c.Redirect(http.StatusFound, "/verify/"+url.PathEscape(code))
+	}
+	view := homeView{Code: raw, Error: "That is not a verification code: it is made of letters and digits, like 7K2M9QXRT4VZ1."}
+	if len(raw) > 80 {
+		view.Code = ""
+	}
+	return s.pages.render(c, http.StatusBadRequest, "home.html", &view, "no-store")
+}
+
+func (s *Server) verificationPage(c echo.Context) error {
+	ctx := c.Request().Context()
+	token := c.QueryParam("t")
+	if len(token) > maxTokenLen {
+		token = "" // not a token of ours: the public page
+	}
+	p, err := s.verification.View(ctx, c.Param("code"), token, visitorFrom(ctx))
+	if err != nil {
+		return err
+	}
+	cache := "no-cache" // a revocation shows at the next visit
+	if p.Recipient() {
+		cache = "private, no-store"
+	}
+	view := s.newVerificationView(p)
+	return s.pages.render(c, http.StatusOK, "verify.html", &view, cache)
+}
+
+func (s *Server) share(c echo.Context) error {
+	if c.Param("network") == "copy" { // Echo routes GET .../share/copy here; only POST is one
+		c.Response().Header().Set(echo.HeaderAllow, http.MethodPost)
+		return echo.ErrMethodNotAllowed
+	}
+	ctx := c.Request().Context()
+	target, err := s.verification.Share(ctx, c.Param("code"), c.Param("network"), visitorFrom(ctx))
+	if err != nil {
+		return err
+	}
+	c.Response().Header().Set("Cache-Control", "no-store") // every click is a share
+	return c.Redirect(http.StatusFound, target)
+}
+
+func (s *Server) copiedLink(c echo.Context) error {
+	ctx := c.Request().Context()
+	if err := s.verification.CopiedLink(ctx, c.Param("code"), visitorFrom(ctx)); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+// pageErrors answers the failures of the site's pages as HTML pages: not found (an unknown
+// code, a malformed one, a draft), too many requests, and anything unexpected. What the pages
+// do not document (405 on a route of theirs) goes to the API's handler and its envelope.
+func pageErrors(api echo.HTTPErrorHandler, pages *pageRenderer, logger *slog.Logger) echo.HTTPErrorHandler {
+	return func(err error, c echo.Context) {
+		e := toAppError(err)
+		if !siteRoutes[c.Path()] || c.Response().Committed || e.Code == apperr.MethodNotAllowed {
+			api(err, c)
+			return
+		}
+		ctx := c.Request().Context()
+		view := errorView{Lookup: true}
+		status := http.StatusNotFound
+		switch e.Code {
+		case apperr.NotFound, apperr.ValidationError:
+			view.Title = "No credential with this code"
+			view.Message = "We could not find a certificate or badge with the code “" + clip(c.Param("code"), 64) + "”. Check it against the credential (letters and digits, beside the QR code), or type it below."
+			if c.Path() == routeShare {
+				view.Title, view.Message = "Nothing to share here", "This link names no credential, or no place to share it to."
+			}
+			logger.WarnContext(ctx, "page not found", "status", status, "code", e.Code, "message", e.Message)
+		case apperr.RateLimited:
+			status, view.Lookup = http.StatusTooManyRequests, false
+			view.Title = "Too many lookups"
+			view.Message = "Too many verifications came from your address in a short time. Wait " +
+				c.Response().Header().Get("Retry-After") + " seconds, then reload this page."
+			logger.WarnContext(ctx, "request refused", "status", status, "code", e.Code, "message", e.Message)
+		default:
+			status, view.Lookup = http.StatusInternalServerError, false
+			view.Title = "Something went wrong"
+			view.Message = "This page could not be shown because of a fault on our side. Try again in a moment."
+			view.RequestID = logging.RequestID(ctx)
+			logger.ErrorContext(ctx, "request failed", "status", status, "code", e.Code, "error", err)
+		}
+		if werr := pages.render(c, status, "error.html", &view, "no-store"); werr != nil {
+			logger.ErrorContext(ctx, "writing error page", "error", werr)
+		}
+	}
+}
+
+// clip shortens what a visitor typed before a page repeats it.
+func clip(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,241 @@
+package verification
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"strconv"
+	"strings"
+
+	"github.com/boombuler/barcode/qr"
+
+	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/store"
+)
+
+// Asset is a file answered for a code. NotModified means the request's If-None-Match named
+// ETag: the answer is 304 and Body is empty.
+type Asset struct {
+	ContentType string
+	Body        []byte
+	ETag        string
+	NotModified bool
+	// Filename is the name to save the file under (the PDF).
+	Filename string
+}
+
+// etag is a strong validator made of the parts that determine an asset's bytes.
+func etag(parts ...string) string {
+	h := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
+	return `"` + hex.EncodeToString(h[:12]) + `"`
+}
+
+// etagMatches reports whether an If-None-Match header names tag (weakly, as RFC 9110 asks
+// for GET): a list of tags, W/ prefixes, or "*".
+func etagMatches(ifNoneMatch, tag string) bool {
+	for _, t := range strings.Split(ifNoneMatch, ",") {
+		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
+		if t == "*" || t == tag {
+			return true
+		}
+	}
+	return false
+}
+
+func (c Credential) version() string {
+	return c.storeKind + ":" + c.ID.String() + ":" + strconv.FormatInt(c.UpdatedAt.UnixNano(), 10)
+}
+
+// QRFormat is the media of a QR code.
+type QRFormat string
+
+// The formats of QR codes.
+const (
+	QRPNG QRFormat = "png"
+	QRSVG QRFormat = "svg"
+)
+
+// QR answers the QR code of a code's verification page.
+func (s *Service) QR(ctx context.Context, code string, format QRFormat, ifNoneMatch string) (Asset, error) {
+	if format != QRPNG && format != QRSVG {
+		return Asset{}, apperr.Invalid("query.format", "must be png or svg")
+	}
+	c, err := s.find(ctx, code)
+	if err != nil {
+		return Asset{}, err
+	}
+	url := s.VerificationURL(c.Code)
+	a := Asset{ETag: etag("qr", string(format), url)}
+	if a.NotModified = etagMatches(ifNoneMatch, a.ETag); a.NotModified {
+		return a, nil
+	}
+	matrix, err := qr.Encode(url, qr.M, qr.Auto)
+	if err != nil {
+		return Asset{}, fmt.Errorf("qr: %w", err)
+	}
+	n := matrix.Bounds().Dx()
+	dark := func(x, y int) bool { r, _, _, _ := matrix.At(x, y).RGBA(); return r == 0 }
+	if format == QRSVG {
+		a.ContentType, a.Body = "image/svg+xml", qrSVG(n, dark)
+		return a, nil
+	}
+	a.ContentType = "image/png"
+	a.Body, err = qrPNG(n, dark)
+	return a, err
+}
+
+// qrQuiet is the quiet zone around a QR code, in modules, that scanners need.
+const qrQuiet = 4
+
+// qrPNG draws the code at 8 pixels a module, two-coloured (a paletted PNG of a few hundred bytes).
+func qrPNG(n int, dark func(x, y int) bool) ([]byte, error) {
+	const scale = 8
+	side := (n + 2*qrQuiet) * scale
+	img := image.NewPaletted(image.Rect(0, 0, side, side), color.Palette{color.White, color.Black})
+	for y := range n {
+		for x := range n {
+			if !dark(x, y) {
+				continue
+			}
+			for dy := range scale {
+				row := (y+qrQuiet)*scale + dy
+				for dx := range scale {
+					img.SetColorIndex((x+qrQuiet)*scale+dx, row, 1)
+				}
+			}
+		}
+	}
+	var buf bytes.Buffer
+	err := (&png.Encoder{CompressionLevel: png.BestCompression}).Encode(&buf, img)
+	return buf.Bytes(), err
+}
+
+// qrSVG draws the code as one path of unit squares, scalable to any size.
+func qrSVG(n int, dark func(x, y int) bool) []byte {
+	side := n + 2*qrQuiet
+	var b bytes.Buffer
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" shape-rendering="crispEdges">`, side, side)
+	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="#fff"/><path fill="#000" d="`, side, side)
+	for y := range n {
+		for x := range n {
+			if dark(x, y) {
+				fmt.Fprintf(&b, "M%d %dh1v1h-1z", x+qrQuiet, y+qrQuiet)
+			}
+		}
+	}
+	b.WriteString(`"/></svg>`)
+	return b.Bytes()
+}
+
+// Preview answers a certificate's page rendered as PNG from its snapshot.
+func (s *Service) Preview(ctx context.Context, code, ifNoneMatch string) (Asset, error) {
+	c, err := s.find(ctx, code)
+	if err != nil {
+		return Asset{}, err
+	}
+	if c.Kind != KindCertificate {
+		return Asset{}, noSuchAsset("A badge has no certificate preview; its image is badge.png.")
+	}
+	a := Asset{ContentType: "image/png", ETag: etag("preview", c.version(), s.siteURL)}
+	if a.NotModified = etagMatches(ifNoneMatch, a.ETag); a.NotModified {
+		return a, nil
+	}
+	a.Body, err = s.render(ctx, c, "png")
+	return a, err
+}
+
+// Download answers a certificate's PDF, counted as a download. With the recipient's token,
+// certificate.downloaded is written to the outbox. A revalidated copy (304) is not a download.
+func (s *Service) Download(ctx context.Context, code, token, ifNoneMatch string, v Visitor) (Asset, error) {
+	c, err := s.find(ctx, code)
+	if err != nil {
+		return Asset{}, err
+	}
+	if c.Kind != KindCertificate {
+		return Asset{}, noSuchAsset("A badge has no PDF.")
+	}
+	a := Asset{ContentType: "application/pdf", ETag: etag("pdf", c.version(), s.siteURL), Filename: c.Number + ".pdf"}
+	if a.NotModified = etagMatches(ifNoneMatch, a.ETag); a.NotModified {
+		return a, nil
+	}
+	if a.Body, err = s.render(ctx, c, "pdf"); err != nil {
+		return Asset{}, err
+	}
+	if !v.counted() {
+		return a, nil
+	}
+	now := s.now()
+	s.Activity.record(c, now, downloaded)
+	if tokenMatches(c, token) {
+		_, err := store.InTx(ctx, s.store, func(tx *store.Tx) (struct{}, error) {
+			return struct{}{}, tx.Outbox(ctx, c.AccountID, "certificate.downloaded", now, eventBody("certificate.downloaded", now, c, "downloadedAt"))
+		})
+		if err != nil {
+			return Asset{}, err
+		}
+	}
+	return a, nil
+}
+
+// render returns a certificate rendered as "png" or "pdf", from the cache when it holds it.
+func (s *Service) render(ctx context.Context, c Credential, format string) ([]byte, error) {
+	return s.renders.get(ctx, format+":"+c.version(), func() ([]byte, error) {
+		cert, err := s.certificates.Get(ctx, c.AccountID, c.ID)
+		if err != nil {
+			return nil, err
+		}
+		if format == "pdf" {
+			return s.certificates.PDF(cert)
+		}
+		return s.certificates.PNG(cert)
+	})
+}
+
+// IssuerLogo answers the logo of the credential's issuer, decoded from its data URI.
+func (s *Service) IssuerLogo(ctx context.Context, code, ifNoneMatch string) (Asset, error) {
+	c, err := s.find(ctx, code)
+	if err != nil {
+		return Asset{}, err
+	}
+	uri, err := s.store.IssuerLogo(ctx, c.AccountID)
+	if errors.Is(err, store.ErrNotFound) {
+		return Asset{}, noSuchAsset("The issuer has no logo.")
+	} else if err != nil {
+		return Asset{}, err
+	}
+	media, data, ok := strings.Cut(strings.TrimPrefix(uri, "data:"), ";base64,")
+	raw, derr := base64.StdEncoding.DecodeString(data)
+	if !ok || derr != nil || (media != "image/png" && media != "image/svg+xml") {
+		return Asset{}, fmt.Errorf("logo of account %s is not a PNG or SVG data URI", c.AccountID)
+	}
+	a := Asset{ContentType: media, ETag: etag("logo", uri)}
+	if a.NotModified = etagMatches(ifNoneMatch, a.ETag); !a.NotModified {
+		a.Body = raw
+	}
+	return a, nil
+}
+
+// BadgeImage answers a badge assertion's baked image; a certificate has none.
+func (s *Service) BadgeImage(ctx context.Context, code string) (Asset, error) {
+	c, err := s.find(ctx, code)
+	if err != nil {
+		return Asset{}, err
+	}
+	if c.Kind == KindCertificate {
+		return Asset{}, noSuchAsset("A certificate has no badge image; its image is preview.png.")
+	}
+	return Asset{}, apperr.New(apperr.NotImplemented, "Badge images are not built yet.")
+}
+
+func noSuchAsset(message string) error {
+	e := apperr.New(apperr.NotFound, "%s", message)
+	e.Details = []apperr.Detail{{Field: "path.code", Message: "names a credential without this asset"}}
+	return e
+}

@@ -1,0 +1,86 @@
+package verification
+
+import (
+	"container/list"
+	"context"
+	"runtime"
+	"sync"
+)
+
+// renderCache keeps rendered certificates (a PNG page costs 20 ms and 10 MB of allocations,
+// a PDF 10 ms) up to a budget of bytes, least recently used out first. Concurrent requests
+// for one missing entry render it once; renders run at most one per core at a time, so that
+// a burst of link unfurlers cannot exhaust memory.
+type renderCache struct {
+	budget int
+	slots  chan struct{}
+
+	mu       sync.Mutex
+	used     int
+	order    *list.List // of *cacheEntry, most recent first
+	entries  map[string]*list.Element
+	inflight map[string]*renderCall
+}
+
+type cacheEntry struct {
+	key  string
+	body []byte
+}
+
+type renderCall struct {
+	done chan struct{}
+	body []byte
+	err  error
+}
+
+func newRenderCache(budget int) *renderCache {
+	return &renderCache{budget: budget, slots: make(chan struct{}, runtime.GOMAXPROCS(0)), order: list.New(),
+		entries: map[string]*list.Element{}, inflight: map[string]*renderCall{}}
+}
+
+// get returns the bytes under key, calling render when they are not kept.
+func (c *renderCache) get(ctx context.Context, key string, render func() ([]byte, error)) ([]byte, error) {
+	c.mu.Lock()
+	if el, ok := c.entries[key]; ok {
+		c.order.MoveToFront(el)
+		c.mu.Unlock()
+		return el.Value.(*cacheEntry).body, nil
+	}
+	if call, ok := c.inflight[key]; ok {
+		c.mu.Unlock()
+		select {
+		case <-call.done:
+			return call.body, call.err
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	call := &renderCall{done: make(chan struct{})}
+	c.inflight[key] = call
+	c.mu.Unlock()
+
+	select {
+	case c.slots <- struct{}{}:
+		call.body, call.err = render()
+		<-c.slots
+	case <-ctx.Done():
+		call.err = ctx.Err()
+	}
+
+	c.mu.Lock()
+	delete(c.inflight, key)
+	if call.err == nil && len(call.body) <= c.budget/4 {
+		c.entries[key] = c.order.PushFront(&cacheEntry{key: key, body: call.body})
+		c.used += len(call.body)
+		for c.used > c.budget {
+			last := c.order.Back()
+			e := last.Value.(*cacheEntry)
+			c.order.Remove(last)
+			delete(c.entries, e.key)
+			c.used -= len(e.body)
+		}
+	}
+	c.mu.Unlock()
+	close(call.done)
+	return call.body, call.err
+}

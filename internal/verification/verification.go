@@ -1,0 +1,299 @@
+// Package verification answers the public side of credentials: what a verification code
+// stands for (status, recipient, credential, issuer, dates), its assets (QR code, preview,
+// PDF, issuer logo), the recipient's portal (certificate.viewed and certificate.downloaded),
+// sharing, and the counting of views, verifications, downloads and shares for analytics.
+//
+// A code is looked up in the registry of verification codes, which spans certificates and
+// badge assertions; the answer is a Credential with a Kind. Certificates are the kind built
+// so far; badge assertions join with their own branch in Lookup and the store's query.
+package verification
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/store"
+)
+
+// Kind is the kind of a credential, as the verification result names it.
+type Kind string
+
+// The kinds of credentials.
+const (
+	KindCertificate Kind = "certificate"
+	KindBadge       Kind = "badge"
+)
+
+// Status is what a verification says of a credential.
+type Status string
+
+// The statuses of a verified credential.
+const (
+	Valid   Status = "valid"
+	Expired Status = "expired"
+	Revoked Status = "revoked"
+)
+
+// Credential is the public view of a certificate or badge assertion. It never holds the
+// recipient's email.
+type Credential struct {
+	Kind                         Kind
+	ID, AccountID, EventID       uuid.UUID
+	AttendeeID                   uuid.UUID
+	Code                         string
+	Number                       string // the certificate number; empty for a badge
+	Name                         string
+	Description                  *string
+	RecipientName                string
+	RecipientFirstName           string
+	Status                       Status
+	IssuedAt                     time.Time
+	ExpiresAt, RevokedAt         *time.Time
+	RevocationReason, ReasonCode *string
+	EventDate                    *time.Time
+	EventLocation                string
+	Issuer                       Issuer
+	UpdatedAt                    time.Time // moves whenever what the assets show may change
+	tokenHash                    []byte
+	firstViewed, verifiedBefore  bool
+	storeKind                    string
+}
+
+// Issuer is the issuer as its branding presents it now.
+type Issuer struct {
+	Name    string
+	Website *string
+	Color   string // "#RRGGBB", or empty for the default
+	HasLogo bool
+}
+
+// Visitor is who sent a public request, as far as counting cares.
+type Visitor struct {
+	UserAgent string
+}
+
+// counted reports whether the visitor's requests count for analytics and the recipient's
+// portal: crawlers and link unfurlers are answered but not counted.
+func (v Visitor) counted() bool { return !IsCrawler(v.UserAgent) }
+
+// CertificateSource gives the rendering of a certificate (certificates.Service).
+type CertificateSource interface {
+	Get(ctx context.Context, accountID, id uuid.UUID) (store.Certificate, error)
+	PDF(c store.Certificate) ([]byte, error)
+	PNG(c store.Certificate) ([]byte, error)
+}
+
+// Service answers public verification.
+type Service struct {
+	store        *store.Store
+	certificates CertificateSource
+	siteURL      string
+	now          func() time.Time
+	logger       *slog.Logger
+	renders      *renderCache
+	// Activity batches the counters of views, verifications, downloads and shares.
+	Activity *Recorder
+}
+
+// Options configure a Service.
+type Options struct {
+	SiteURL string
+	Now     func() time.Time
+	Logger  *slog.Logger
+	// FlushEvery is how often counted activity is written (default 2 s).
+	FlushEvery time.Duration
+}
+
+// New returns the service over st; certificates renders certificates' assets.
+func New(st *store.Store, certificates CertificateSource, o Options) *Service {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	return &Service{store: st, certificates: certificates, siteURL: strings.TrimSuffix(o.SiteURL, "/"), now: o.Now,
+		logger: o.Logger, renders: newRenderCache(64 << 20),
+		Activity: newRecorder(st, o.Now, o.Logger, o.FlushEvery)}
+}
+
+// VerificationURL is the public page of a code.
+func (s *Service) VerificationURL(code string) string { return s.siteURL + "/verify/" + code }
+
+// AssetURL is the absolute URL of one of a code's assets (qr, preview.png, issuer-logo, ...).
+func (s *Service) AssetURL(code, asset string) string {
+	return s.siteURL + "/api/v1/verify/" + code + "/" + asset
+}
+
+// ImageURL is the image that stands for the credential: a certificate's rendered preview.
+func (s *Service) ImageURL(c Credential) string {
+	if c.Kind == KindBadge {
+		return s.AssetURL(c.Code, "badge.png")
+	}
+	return s.AssetURL(c.Code, "preview.png")
+}
+
+// LogoURL is the issuer's logo of the credential, when it has one.
+func (s *Service) LogoURL(c Credential) *string {
+	if !c.Issuer.HasLogo {
+		return nil
+	}
+	u := s.AssetURL(c.Code, "issuer-logo")
+	return &u
+}
+
+func notFound() error {
+	e := apperr.New(apperr.NotFound, "No credential has this verification code.")
+	e.Details = []apperr.Detail{{Field: "path.code", Message: "names no issued credential"}}
+	return e
+}
+
+func invalidCode() error {
+	return apperr.Invalid("path.code", "must be a verification code: 1 to 64 letters, digits or hyphens")
+}
+
+// find reads the credential behind a code at the service's time. Drafts and unknown codes are
+// not found; a code of a kind not built yet is not found either.
+func (s *Service) find(ctx context.Context, raw string) (Credential, error) {
+	code, ok := NormalizeCode(raw)
+	if !ok {
+		return Credential{}, invalidCode()
+	}
+	rec, err := s.store.LookupVerificationCode(ctx, code)
+	if errors.Is(err, store.ErrNotFound) {
+		return Credential{}, notFound()
+	} else if err != nil {
+		return Credential{}, err
+	}
+	switch {
+	case rec.Kind == store.KindCertificate && rec.Certificate != nil:
+		return s.fromCertificate(*rec.Certificate)
+	default:
+		return Credential{}, notFound()
+	}
+}
+
+func (s *Service) fromCertificate(r store.VerifiedCertificate) (Credential, error) {
+	if r.Status == "draft" || r.IssuedAt == nil {
+		return Credential{}, notFound()
+	}
+	c := Credential{Kind: KindCertificate, storeKind: store.KindCertificate, ID: r.ID, AccountID: r.AccountID,
+		EventID: r.EventID, AttendeeID: r.AttendeeID, Code: r.Code, Number: r.Number, Name: r.EventName,
+		RecipientName: strings.TrimSpace(r.FirstName + " " + r.LastName), RecipientFirstName: r.FirstName,
+		IssuedAt: r.IssuedAt.UTC(), ExpiresAt: utc(r.ExpiresAt), RevokedAt: utc(r.RevokedAt),
+		RevocationReason: r.RevocationReason, ReasonCode: r.ReasonCode,
+		EventDate: utc(r.EventDate), EventLocation: r.EventLocation, UpdatedAt: r.UpdatedAt,
+		Issuer:    Issuer{Name: r.Issuer.Name, Website: r.Issuer.Website, HasLogo: r.Issuer.HasLogo},
+		tokenHash: r.RecipientTokenHash, firstViewed: r.ViewedBefore, verifiedBefore: r.VerifiedBefore}
+	if r.Issuer.Color != nil {
+		c.Issuer.Color = *r.Issuer.Color
+	}
+	if c.Name == "" {
+		c.Name = "Certificate " + r.Number
+	}
+	c.Status = statusAt(r.Status, c.ExpiresAt, s.now())
+	return c, nil
+}
+
+// statusAt is the rule for a stored status at a time: revoked stays revoked; an issued
+// credential whose expiry has passed is expired whether or not anything wrote so yet.
+func statusAt(stored string, expiresAt *time.Time, now time.Time) Status {
+	switch {
+	case stored == "revoked":
+		return Revoked
+	case stored == "expired", expiresAt != nil && !now.Before(*expiresAt):
+		return Expired
+	default:
+		return Valid
+	}
+}
+
+func utc(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+// Verify answers the JSON lookup of a code, counted as a verification.
+func (s *Service) Verify(ctx context.Context, code string, v Visitor) (Credential, error) {
+	c, err := s.find(ctx, code)
+	if err != nil {
+		return c, err
+	}
+	if v.counted() {
+		s.Activity.record(c, s.now(), verified)
+	}
+	return c, nil
+}
+
+// Page is what the verification page shows: the credential, and whether the request carries
+// the recipient's token (the recipient's portal).
+type Page struct {
+	Credential
+	// Token is the recipient token when it was valid: the page's PDF link carries it on.
+	Token string
+}
+
+// Recipient reports whether the page is the recipient's portal.
+func (p Page) Recipient() bool { return p.Token != "" }
+
+// View answers the verification page of a code, counted as a view and a verification. With
+// the recipient's token, the first open writes certificate.viewed to the outbox in the
+// transaction that records it.
+func (s *Service) View(ctx context.Context, code, token string, v Visitor) (Page, error) {
+	c, err := s.find(ctx, code)
+	if err != nil {
+		return Page{}, err
+	}
+	p := Page{Credential: c}
+	if tokenMatches(c, token) {
+		p.Token = token
+	}
+	if !v.counted() {
+		return p, nil
+	}
+	now := s.now()
+	s.Activity.record(c, now, viewed|verified)
+	if p.Recipient() && !c.firstViewed && c.Kind == KindCertificate {
+		_, err := store.InTx(ctx, s.store, func(tx *store.Tx) (struct{}, error) {
+			first, err := tx.MarkCertificateViewed(ctx, c.ID, now)
+			if err != nil || !first {
+				return struct{}{}, err
+			}
+			return struct{}{}, tx.Outbox(ctx, c.AccountID, "certificate.viewed", now,
+				eventBody("certificate.viewed", now, c, "viewedAt"))
+		})
+		if err != nil {
+			return Page{}, err
+		}
+	}
+	return p, nil
+}
+
+// tokenMatches reports whether token is the recipient token whose hash the credential holds.
+func tokenMatches(c Credential, token string) bool {
+	if token == "" || len(c.tokenHash) != sha256.Size {
+		return false
+	}
+	h := sha256.Sum256([]byte(token))
+	return subtle.ConstantTimeCompare(h[:], c.tokenHash) == 1
+}
+
+// eventBody is a recipient event's webhook body: the certificate's fields and the time under
+// timeField (viewedAt, downloadedAt).
+func eventBody(eventType string, at time.Time, c Credential, timeField string) map[string]any {
+	when := at.UTC().Format(time.RFC3339)
+	return map[string]any{"eventType": eventType, "timestamp": when, "data": map[string]any{
+		"certificateId": c.ID, "certificateNumber": c.Number, "eventId": c.EventID, "attendeeId": c.AttendeeID,
+		"status": string(c.Status), "verificationCode": c.Code, timeField: when}}
+}
