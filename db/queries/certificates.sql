@@ -18,15 +18,15 @@ WHERE attendee_id = @attendee_id AND event_id = @event_id AND template_id = @tem
 SELECT * FROM certificates
 WHERE attendee_id = @attendee_id AND event_id = @event_id AND template_id = @template_id AND status = @status;
 
--- SpendCredit takes one credit of the account's month, unless the plan's limit is reached:
--- no row comes back then. The conflicting row is locked and re-checked, so concurrent spends
+-- SpendCredits takes n credits of the account's month, all or none: no row comes back when
+-- fewer than n are left. The conflicting row is locked and re-checked, so concurrent spends
 -- never pass the limit.
--- name: SpendCredit :one
+-- name: SpendCredits :one
 INSERT INTO credit_usage AS u (account_id, period, used)
-SELECT a.id, @period::date, 1 FROM accounts a JOIN plans p ON p.code = a.plan
-WHERE a.id = @account_id AND coalesce(p.monthly_credits, 2147483647) >= 1
-ON CONFLICT (account_id, period) DO UPDATE SET used = u.used + 1
-WHERE u.used < (SELECT coalesce(p.monthly_credits, 2147483647) FROM accounts a JOIN plans p ON p.code = a.plan WHERE a.id = u.account_id)
+SELECT a.id, @period::date, @n::integer FROM accounts a JOIN plans p ON p.code = a.plan
+WHERE a.id = @account_id AND coalesce(p.monthly_credits, 2147483647) >= @n::integer
+ON CONFLICT (account_id, period) DO UPDATE SET used = u.used + @n::integer
+WHERE u.used <= (SELECT coalesce(p.monthly_credits, 2147483647) FROM accounts a JOIN plans p ON p.code = a.plan WHERE a.id = u.account_id) - @n::integer
 RETURNING used;
 
 -- name: CreditFigures :one

@@ -60,11 +60,12 @@ WHERE id = @id;
 SELECT * FROM email_deliveries WHERE account_id = @account_id AND id = @id;
 
 -- ListCredentialEmails lists the deliveries of certificates and badges (not account notices),
--- newest first, with the contract's filters.
+-- newest first, with the contract's filters. A badge's email belongs to its recipient's event.
 -- name: ListCredentialEmails :many
 SELECT d.* FROM email_deliveries d LEFT JOIN certificates c ON c.id = d.certificate_id
+LEFT JOIN badge_assertions b ON b.id = d.badge_assertion_id LEFT JOIN attendees ba ON ba.id = b.attendee_id
 WHERE d.account_id = @account_id AND d.kind IN ('certificate', 'badge')
-  AND (sqlc.narg(event_id)::uuid IS NULL OR c.event_id = sqlc.narg(event_id))
+  AND (sqlc.narg(event_id)::uuid IS NULL OR coalesce(c.event_id, ba.event_id) = sqlc.narg(event_id))
   AND (sqlc.narg(certificate_id)::uuid IS NULL OR d.certificate_id = sqlc.narg(certificate_id))
   AND (sqlc.narg(status)::text IS NULL OR d.status = sqlc.narg(status))
 ORDER BY d.created_at DESC, d.id DESC
@@ -72,8 +73,9 @@ LIMIT @page_size OFFSET @page_offset;
 
 -- name: CountCredentialEmails :one
 SELECT count(*) FROM email_deliveries d LEFT JOIN certificates c ON c.id = d.certificate_id
+LEFT JOIN badge_assertions b ON b.id = d.badge_assertion_id LEFT JOIN attendees ba ON ba.id = b.attendee_id
 WHERE d.account_id = @account_id AND d.kind IN ('certificate', 'badge')
-  AND (sqlc.narg(event_id)::uuid IS NULL OR c.event_id = sqlc.narg(event_id))
+  AND (sqlc.narg(event_id)::uuid IS NULL OR coalesce(c.event_id, ba.event_id) = sqlc.narg(event_id))
   AND (sqlc.narg(certificate_id)::uuid IS NULL OR d.certificate_id = sqlc.narg(certificate_id))
   AND (sqlc.narg(status)::text IS NULL OR d.status = sqlc.narg(status));
 

@@ -475,6 +475,171 @@ func (e LogoContentType) Valid() bool {
 	}
 }
 
+// Defines values for OpenBadgesAssertionContext.
+const (
+	OpenBadgesAssertionContextHttpsw3idOrgopenbadgesv2 OpenBadgesAssertionContext = "https://w3id.org/openbadges/v2"
+)
+
+// Valid indicates whether the value is a known member of the OpenBadgesAssertionContext enum.
+func (e OpenBadgesAssertionContext) Valid() bool {
+	switch e {
+	case OpenBadgesAssertionContextHttpsw3idOrgopenbadgesv2:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OpenBadgesAssertionType.
+const (
+	OpenBadgesAssertionTypeAssertion OpenBadgesAssertionType = "Assertion"
+)
+
+// Valid indicates whether the value is a known member of the OpenBadgesAssertionType enum.
+func (e OpenBadgesAssertionType) Valid() bool {
+	switch e {
+	case OpenBadgesAssertionTypeAssertion:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OpenBadgesAssertionVerificationType.
+const (
+	OpenBadgesAssertionVerificationTypeHosted OpenBadgesAssertionVerificationType = "hosted"
+)
+
+// Valid indicates whether the value is a known member of the OpenBadgesAssertionVerificationType enum.
+func (e OpenBadgesAssertionVerificationType) Valid() bool {
+	switch e {
+	case OpenBadgesAssertionVerificationTypeHosted:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OpenBadgesBadgeClassContext.
+const (
+	OpenBadgesBadgeClassContextHttpsw3idOrgopenbadgesv2 OpenBadgesBadgeClassContext = "https://w3id.org/openbadges/v2"
+)
+
+// Valid indicates whether the value is a known member of the OpenBadgesBadgeClassContext enum.
+func (e OpenBadgesBadgeClassContext) Valid() bool {
+	switch e {
+	case OpenBadgesBadgeClassContextHttpsw3idOrgopenbadgesv2:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OpenBadgesBadgeClassType.
+const (
+	OpenBadgesBadgeClassTypeBadgeClass OpenBadgesBadgeClassType = "BadgeClass"
+)
+
+// Valid indicates whether the value is a known member of the OpenBadgesBadgeClassType enum.
+func (e OpenBadgesBadgeClassType) Valid() bool {
+	switch e {
+	case OpenBadgesBadgeClassTypeBadgeClass:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OpenBadgesIssuerContext.
+const (
+	OpenBadgesIssuerContextHttpsw3idOrgopenbadgesv2 OpenBadgesIssuerContext = "https://w3id.org/openbadges/v2"
+)
+
+// Valid indicates whether the value is a known member of the OpenBadgesIssuerContext enum.
+func (e OpenBadgesIssuerContext) Valid() bool {
+	switch e {
+	case OpenBadgesIssuerContextHttpsw3idOrgopenbadgesv2:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OpenBadgesIssuerType.
+const (
+	OpenBadgesIssuerTypeIssuer OpenBadgesIssuerType = "Issuer"
+)
+
+// Valid indicates whether the value is a known member of the OpenBadgesIssuerType enum.
+func (e OpenBadgesIssuerType) Valid() bool {
+	switch e {
+	case OpenBadgesIssuerTypeIssuer:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OpenBadgesRecipientHashed.
+const (
+	OpenBadgesRecipientHashedTrue OpenBadgesRecipientHashed = true
+)
+
+// Valid indicates whether the value is a known member of the OpenBadgesRecipientHashed enum.
+func (e OpenBadgesRecipientHashed) Valid() bool {
+	switch e {
+	case OpenBadgesRecipientHashedTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OpenBadgesRecipientType.
+const (
+	OpenBadgesRecipientTypeEmail OpenBadgesRecipientType = "email"
+)
+
+// Valid indicates whether the value is a known member of the OpenBadgesRecipientType enum.
+func (e OpenBadgesRecipientType) Valid() bool {
+	switch e {
+	case OpenBadgesRecipientTypeEmail:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OpenBadgesRevokedAssertionContext.
+const (
+	OpenBadgesRevokedAssertionContextHttpsw3idOrgopenbadgesv2 OpenBadgesRevokedAssertionContext = "https://w3id.org/openbadges/v2"
+)
+
+// Valid indicates whether the value is a known member of the OpenBadgesRevokedAssertionContext enum.
+func (e OpenBadgesRevokedAssertionContext) Valid() bool {
+	switch e {
+	case OpenBadgesRevokedAssertionContextHttpsw3idOrgopenbadgesv2:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OpenBadgesRevokedAssertionRevoked.
+const (
+	OpenBadgesRevokedAssertionRevokedTrue OpenBadgesRevokedAssertionRevoked = true
+)
+
+// Valid indicates whether the value is a known member of the OpenBadgesRevokedAssertionRevoked enum.
+func (e OpenBadgesRevokedAssertionRevoked) Valid() bool {
+	switch e {
+	case OpenBadgesRevokedAssertionRevokedTrue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Orientation.
 const (
 	OrientationLandscape Orientation = "landscape"
@@ -1135,8 +1300,10 @@ type Badge struct {
 	Description *string            `json:"description"`
 	Id          openapi_types.UUID `json:"id"`
 
-	// Image Data URI of the badge image (generated when none was given).
-	Image        string      `json:"image"`
+	// Image Data URI of the badge image: the PNG or SVG given, or, when none was given, a generated SVG (a rosette in the issuer's `primaryColor` with the badge's name set to fit and the issuer's name below it), drawn again as the name or the branding change.
+	Image string `json:"image"`
+
+	// IssuedCount Assertions issued from the badge, revoked ones included.
 	IssuedCount  int         `json:"issuedCount"`
 	Name         string      `json:"name"`
 	Status       BadgeStatus `json:"status"`
@@ -1198,7 +1365,7 @@ type BadgeRequest struct {
 	Criteria    *BadgeCriteria `json:"criteria,omitempty"`
 	Description *string        `json:"description,omitempty"`
 
-	// Image PNG or SVG data URI, at most 256 KiB decoded; generated when absent.
+	// Image PNG or SVG data URI, at most 256 KiB decoded, that can carry its assertion (a PNG made of valid chunks, an SVG whose root element is `svg`); generated when absent.
 	Image        *string   `json:"image,omitempty"`
 	Name         string    `json:"name"`
 	Tags         *[]string `json:"tags,omitempty"`
@@ -1848,6 +2015,118 @@ type LogoContentType string
 type LogoutRequest struct {
 	RefreshToken string `json:"refreshToken"`
 }
+
+// OpenBadgesAssertion An Open Badges 2.0 Assertion (JSON-LD), verified by hosting: its `id` answers it.
+type OpenBadgesAssertion struct {
+	Context OpenBadgesAssertionContext `json:"@context"`
+
+	// Badge The BadgeClass URL.
+	Badge string `json:"badge"`
+
+	// Expires Present when the assertion expires.
+	Expires *time.Time `json:"expires,omitempty"`
+
+	// Id This document's URL.
+	Id string `json:"id"`
+
+	// Image The badge image with this assertion baked in (PNG).
+	Image    *string   `json:"image,omitempty"`
+	IssuedOn time.Time `json:"issuedOn"`
+
+	// Recipient The recipient, known by a salted hash of their email.
+	Recipient    OpenBadgesRecipient     `json:"recipient"`
+	Type         OpenBadgesAssertionType `json:"type"`
+	Verification struct {
+		Type OpenBadgesAssertionVerificationType `json:"type"`
+	} `json:"verification"`
+}
+
+// OpenBadgesAssertionContext defines model for OpenBadgesAssertion.Context.
+type OpenBadgesAssertionContext string
+
+// OpenBadgesAssertionType defines model for OpenBadgesAssertion.Type.
+type OpenBadgesAssertionType string
+
+// OpenBadgesAssertionVerificationType defines model for OpenBadgesAssertion.Verification.Type.
+type OpenBadgesAssertionVerificationType string
+
+// OpenBadgesBadgeClass An Open Badges 2.0 BadgeClass (JSON-LD).
+type OpenBadgesBadgeClass struct {
+	Context  OpenBadgesBadgeClassContext `json:"@context"`
+	Criteria struct {
+		Id        *string `json:"id,omitempty"`
+		Narrative *string `json:"narrative,omitempty"`
+	} `json:"criteria"`
+
+	// Description The badge's description; empty when it has none.
+	Description string `json:"description"`
+	Id          string `json:"id"`
+
+	// Image The badge image as a data URI (PNG or SVG).
+	Image string `json:"image"`
+
+	// Issuer The Issuer Profile URL.
+	Issuer string                   `json:"issuer"`
+	Name   string                   `json:"name"`
+	Tags   []string                 `json:"tags"`
+	Type   OpenBadgesBadgeClassType `json:"type"`
+}
+
+// OpenBadgesBadgeClassContext defines model for OpenBadgesBadgeClass.Context.
+type OpenBadgesBadgeClassContext string
+
+// OpenBadgesBadgeClassType defines model for OpenBadgesBadgeClass.Type.
+type OpenBadgesBadgeClassType string
+
+// OpenBadgesIssuer An Open Badges 2.0 Issuer Profile (JSON-LD).
+type OpenBadgesIssuer struct {
+	Context OpenBadgesIssuerContext `json:"@context"`
+	Id      string                  `json:"id"`
+
+	// Image The issuer's logo as a data URI.
+	Image *string              `json:"image,omitempty"`
+	Name  string               `json:"name"`
+	Type  OpenBadgesIssuerType `json:"type"`
+	Url   *string              `json:"url,omitempty"`
+}
+
+// OpenBadgesIssuerContext defines model for OpenBadgesIssuer.Context.
+type OpenBadgesIssuerContext string
+
+// OpenBadgesIssuerType defines model for OpenBadgesIssuer.Type.
+type OpenBadgesIssuerType string
+
+// OpenBadgesRecipient The recipient, known by a salted hash of their email.
+type OpenBadgesRecipient struct {
+	Hashed OpenBadgesRecipientHashed `json:"hashed"`
+
+	// Identity `sha256$` and the hex SHA-256 of the email, trimmed and lower-cased, followed by `salt`.
+	Identity string `json:"identity"`
+
+	// Salt Random, the assertion's own.
+	Salt string                  `json:"salt"`
+	Type OpenBadgesRecipientType `json:"type"`
+}
+
+// OpenBadgesRecipientHashed defines model for OpenBadgesRecipient.Hashed.
+type OpenBadgesRecipientHashed bool
+
+// OpenBadgesRecipientType defines model for OpenBadgesRecipient.Type.
+type OpenBadgesRecipientType string
+
+// OpenBadgesRevokedAssertion What a revoked assertion's URL answers, with 410 Gone.
+type OpenBadgesRevokedAssertion struct {
+	Context          OpenBadgesRevokedAssertionContext `json:"@context"`
+	Id               string                            `json:"id"`
+	RevocationReason *string                           `json:"revocationReason,omitempty"`
+	Revoked          OpenBadgesRevokedAssertionRevoked `json:"revoked"`
+}
+
+// OpenBadgesRevokedAssertionContext defines model for OpenBadgesRevokedAssertion.Context.
+type OpenBadgesRevokedAssertionContext string
+
+// OpenBadgesRevokedAssertionRevoked defines model for OpenBadgesRevokedAssertion.Revoked.
+type OpenBadgesRevokedAssertionRevoked bool
 
 // Orientation defines model for Orientation.
 type Orientation string
@@ -2511,6 +2790,7 @@ type GenerateCertificateParams struct {
 
 // ListEmailDeliveriesParams defines parameters for ListEmailDeliveries.
 type ListEmailDeliveriesParams struct {
+	// EventId The emails of the event's certificates, and of the badges issued to its attendees.
 	EventId       *openapi_types.UUID  `form:"eventId,omitempty" json:"eventId,omitempty"`
 	CertificateId *openapi_types.UUID  `form:"certificateId,omitempty" json:"certificateId,omitempty"`
 	Status        *EmailDeliveryStatus `form:"status,omitempty" json:"status,omitempty"`
@@ -3255,6 +3535,15 @@ type ServerInterface interface {
 	// UpdateEventRegistration Replace registration settings
 	// (PUT /events/{id}/registration)
 	UpdateEventRegistration(ctx echo.Context, id Id) error
+	// GetOpenBadgesAssertion Open Badges 2.0 Assertion
+	// (GET /ob/v2/assertions/{id})
+	GetOpenBadgesAssertion(ctx echo.Context, id Id) error
+	// GetOpenBadgesBadgeClass Open Badges 2.0 BadgeClass
+	// (GET /ob/v2/badges/{id})
+	GetOpenBadgesBadgeClass(ctx echo.Context, id Id) error
+	// GetOpenBadgesIssuer Open Badges 2.0 Issuer Profile
+	// (GET /ob/v2/issuers/{accountId})
+	GetOpenBadgesIssuer(ctx echo.Context, accountId openapi_types.UUID) error
 	// ListSystemTemplates List system templates
 	// (GET /system-templates)
 	ListSystemTemplates(ctx echo.Context) error
@@ -4254,6 +4543,54 @@ func (w *ServerInterfaceWrapper) UpdateEventRegistration(ctx echo.Context) error
 	return err
 }
 
+// GetOpenBadgesAssertion converts echo context to params.
+func (w *ServerInterfaceWrapper) GetOpenBadgesAssertion(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetOpenBadgesAssertion(ctx, id)
+	return err
+}
+
+// GetOpenBadgesBadgeClass converts echo context to params.
+func (w *ServerInterfaceWrapper) GetOpenBadgesBadgeClass(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetOpenBadgesBadgeClass(ctx, id)
+	return err
+}
+
+// GetOpenBadgesIssuer converts echo context to params.
+func (w *ServerInterfaceWrapper) GetOpenBadgesIssuer(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "accountId" -------------
+	var accountId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "accountId", ctx.Param("accountId"), &accountId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter accountId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetOpenBadgesIssuer(ctx, accountId)
+	return err
+}
+
 // ListSystemTemplates converts echo context to params.
 func (w *ServerInterfaceWrapper) ListSystemTemplates(ctx echo.Context) error {
 	var err error
@@ -4785,6 +5122,9 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/events/:id/certificates/generate/jobs/:jobId", wrapper.GetBulkGenerationJob, options.OperationMiddlewares["getBulkGenerationJob"]...)
 	router.GET(options.BaseURL+"/events/:id/registration", wrapper.GetEventRegistration, options.OperationMiddlewares["getEventRegistration"]...)
 	router.PUT(options.BaseURL+"/events/:id/registration", wrapper.UpdateEventRegistration, options.OperationMiddlewares["updateEventRegistration"]...)
+	router.GET(options.BaseURL+"/ob/v2/assertions/:id", wrapper.GetOpenBadgesAssertion, options.OperationMiddlewares["getOpenBadgesAssertion"]...)
+	router.GET(options.BaseURL+"/ob/v2/badges/:id", wrapper.GetOpenBadgesBadgeClass, options.OperationMiddlewares["getOpenBadgesBadgeClass"]...)
+	router.GET(options.BaseURL+"/ob/v2/issuers/:accountId", wrapper.GetOpenBadgesIssuer, options.OperationMiddlewares["getOpenBadgesIssuer"]...)
 	router.GET(options.BaseURL+"/system-templates", wrapper.ListSystemTemplates, options.OperationMiddlewares["listSystemTemplates"]...)
 	router.GET(options.BaseURL+"/templates", wrapper.ListTemplates, options.OperationMiddlewares["listTemplates"]...)
 	router.POST(options.BaseURL+"/templates", wrapper.CreateTemplate, options.OperationMiddlewares["createTemplate"]...)
@@ -9531,29 +9871,6 @@ func (response ListBadges500JSONResponse) VisitListBadgesResponse(w http.Respons
 	return err
 }
 
-type ListBadges501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response ListBadges501JSONResponse) VisitListBadgesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type CreateBadgeRequestObject struct {
 	Body *CreateBadgeJSONRequestBody
 }
@@ -9733,29 +10050,6 @@ func (response CreateBadge500JSONResponse) VisitCreateBadgeResponse(w http.Respo
 	return err
 }
 
-type CreateBadge501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response CreateBadge501JSONResponse) VisitCreateBadgeResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type DeleteBadgeRequestObject struct {
 	Id Id `json:"id"`
 }
@@ -9923,29 +10217,6 @@ func (response DeleteBadge500JSONResponse) VisitDeleteBadgeResponse(w http.Respo
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteBadge501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response DeleteBadge501JSONResponse) VisitDeleteBadgeResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10125,29 +10396,6 @@ func (response GetBadge500JSONResponse) VisitGetBadgeResponse(w http.ResponseWri
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetBadge501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response GetBadge501JSONResponse) VisitGetBadgeResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10378,29 +10626,6 @@ func (response UpdateBadge500JSONResponse) VisitUpdateBadgeResponse(w http.Respo
 	return err
 }
 
-type UpdateBadge501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response UpdateBadge501JSONResponse) VisitUpdateBadgeResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type ListBadgeAssertionsRequestObject struct {
 	Id     Id `json:"id"`
 	Params ListBadgeAssertionsParams
@@ -10577,29 +10802,6 @@ func (response ListBadgeAssertions500JSONResponse) VisitListBadgeAssertionsRespo
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListBadgeAssertions501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response ListBadgeAssertions501JSONResponse) VisitListBadgeAssertionsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10904,29 +11106,6 @@ func (response IssueBadge500JSONResponse) VisitIssueBadgeResponse(w http.Respons
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type IssueBadge501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response IssueBadge501JSONResponse) VisitIssueBadgeResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -15817,6 +15996,437 @@ func (response UpdateEventRegistration500JSONResponse) VisitUpdateEventRegistrat
 	return err
 }
 
+type GetOpenBadgesAssertionRequestObject struct {
+	Id Id `json:"id"`
+}
+
+type GetOpenBadgesAssertionResponseObject interface {
+	VisitGetOpenBadgesAssertionResponse(w http.ResponseWriter) error
+}
+
+type GetOpenBadgesAssertion200ResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+type GetOpenBadgesAssertion200ApplicationLdPlusJSONResponse struct {
+	Body    OpenBadgesAssertion
+	Headers GetOpenBadgesAssertion200ResponseHeaders
+}
+
+func (response GetOpenBadgesAssertion200ApplicationLdPlusJSONResponse) VisitGetOpenBadgesAssertionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/ld+json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOpenBadgesAssertion400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetOpenBadgesAssertion400JSONResponse) VisitGetOpenBadgesAssertionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOpenBadgesAssertion404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetOpenBadgesAssertion404JSONResponse) VisitGetOpenBadgesAssertionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOpenBadgesAssertion410ResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+type GetOpenBadgesAssertion410ApplicationLdPlusJSONResponse struct {
+	Body    OpenBadgesRevokedAssertion
+	Headers GetOpenBadgesAssertion410ResponseHeaders
+}
+
+func (response GetOpenBadgesAssertion410ApplicationLdPlusJSONResponse) VisitGetOpenBadgesAssertionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/ld+json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(410)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOpenBadgesAssertion429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetOpenBadgesAssertion429JSONResponse) VisitGetOpenBadgesAssertionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOpenBadgesAssertion500JSONResponse struct{ InternalJSONResponse }
+
+func (response GetOpenBadgesAssertion500JSONResponse) VisitGetOpenBadgesAssertionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOpenBadgesBadgeClassRequestObject struct {
+	Id Id `json:"id"`
+}
+
+type GetOpenBadgesBadgeClassResponseObject interface {
+	VisitGetOpenBadgesBadgeClassResponse(w http.ResponseWriter) error
+}
+
+type GetOpenBadgesBadgeClass200ResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+type GetOpenBadgesBadgeClass200ApplicationLdPlusJSONResponse struct {
+	Body    OpenBadgesBadgeClass
+	Headers GetOpenBadgesBadgeClass200ResponseHeaders
+}
+
+func (response GetOpenBadgesBadgeClass200ApplicationLdPlusJSONResponse) VisitGetOpenBadgesBadgeClassResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/ld+json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOpenBadgesBadgeClass400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetOpenBadgesBadgeClass400JSONResponse) VisitGetOpenBadgesBadgeClassResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOpenBadgesBadgeClass404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetOpenBadgesBadgeClass404JSONResponse) VisitGetOpenBadgesBadgeClassResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOpenBadgesBadgeClass429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetOpenBadgesBadgeClass429JSONResponse) VisitGetOpenBadgesBadgeClassResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOpenBadgesBadgeClass500JSONResponse struct{ InternalJSONResponse }
+
+func (response GetOpenBadgesBadgeClass500JSONResponse) VisitGetOpenBadgesBadgeClassResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOpenBadgesIssuerRequestObject struct {
+	AccountId openapi_types.UUID `json:"accountId"`
+}
+
+type GetOpenBadgesIssuerResponseObject interface {
+	VisitGetOpenBadgesIssuerResponse(w http.ResponseWriter) error
+}
+
+type GetOpenBadgesIssuer200ResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+type GetOpenBadgesIssuer200ApplicationLdPlusJSONResponse struct {
+	Body    OpenBadgesIssuer
+	Headers GetOpenBadgesIssuer200ResponseHeaders
+}
+
+func (response GetOpenBadgesIssuer200ApplicationLdPlusJSONResponse) VisitGetOpenBadgesIssuerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/ld+json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOpenBadgesIssuer400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetOpenBadgesIssuer400JSONResponse) VisitGetOpenBadgesIssuerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOpenBadgesIssuer404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetOpenBadgesIssuer404JSONResponse) VisitGetOpenBadgesIssuerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOpenBadgesIssuer429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetOpenBadgesIssuer429JSONResponse) VisitGetOpenBadgesIssuerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOpenBadgesIssuer500JSONResponse struct{ InternalJSONResponse }
+
+func (response GetOpenBadgesIssuer500JSONResponse) VisitGetOpenBadgesIssuerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListSystemTemplatesRequestObject struct {
 }
 
@@ -19780,6 +20390,15 @@ type StrictServerInterface interface {
 	// UpdateEventRegistration Replace registration settings
 	// (PUT /events/{id}/registration)
 	UpdateEventRegistration(ctx context.Context, request UpdateEventRegistrationRequestObject) (UpdateEventRegistrationResponseObject, error)
+	// GetOpenBadgesAssertion Open Badges 2.0 Assertion
+	// (GET /ob/v2/assertions/{id})
+	GetOpenBadgesAssertion(ctx context.Context, request GetOpenBadgesAssertionRequestObject) (GetOpenBadgesAssertionResponseObject, error)
+	// GetOpenBadgesBadgeClass Open Badges 2.0 BadgeClass
+	// (GET /ob/v2/badges/{id})
+	GetOpenBadgesBadgeClass(ctx context.Context, request GetOpenBadgesBadgeClassRequestObject) (GetOpenBadgesBadgeClassResponseObject, error)
+	// GetOpenBadgesIssuer Open Badges 2.0 Issuer Profile
+	// (GET /ob/v2/issuers/{accountId})
+	GetOpenBadgesIssuer(ctx context.Context, request GetOpenBadgesIssuerRequestObject) (GetOpenBadgesIssuerResponseObject, error)
 	// ListSystemTemplates List system templates
 	// (GET /system-templates)
 	ListSystemTemplates(ctx context.Context, request ListSystemTemplatesRequestObject) (ListSystemTemplatesResponseObject, error)
@@ -21628,6 +22247,81 @@ func (sh *strictHandler) UpdateEventRegistration(ctx echo.Context, id Id) error 
 	return nil
 }
 
+// GetOpenBadgesAssertion operation middleware
+func (sh *strictHandler) GetOpenBadgesAssertion(ctx echo.Context, id Id) error {
+	var request GetOpenBadgesAssertionRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetOpenBadgesAssertion(ctx.Request().Context(), request.(GetOpenBadgesAssertionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetOpenBadgesAssertion")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetOpenBadgesAssertionResponseObject); ok {
+		return validResponse.VisitGetOpenBadgesAssertionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetOpenBadgesBadgeClass operation middleware
+func (sh *strictHandler) GetOpenBadgesBadgeClass(ctx echo.Context, id Id) error {
+	var request GetOpenBadgesBadgeClassRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetOpenBadgesBadgeClass(ctx.Request().Context(), request.(GetOpenBadgesBadgeClassRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetOpenBadgesBadgeClass")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetOpenBadgesBadgeClassResponseObject); ok {
+		return validResponse.VisitGetOpenBadgesBadgeClassResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetOpenBadgesIssuer operation middleware
+func (sh *strictHandler) GetOpenBadgesIssuer(ctx echo.Context, accountId openapi_types.UUID) error {
+	var request GetOpenBadgesIssuerRequestObject
+
+	request.AccountId = accountId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetOpenBadgesIssuer(ctx.Request().Context(), request.(GetOpenBadgesIssuerRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetOpenBadgesIssuer")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetOpenBadgesIssuerResponseObject); ok {
+		return validResponse.VisitGetOpenBadgesIssuerResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListSystemTemplates operation middleware
 func (sh *strictHandler) ListSystemTemplates(ctx echo.Context) error {
 	var request ListSystemTemplatesRequestObject
@@ -22273,458 +22967,499 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id Id) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P1LbyNJmygG/5UA+wAtzZukKJWquovC4ByWRFWrWyVpJKp7arrqUwYzg2S0khHsiEhRfPsrAzYM2Evv",
-	"DAMHMLzwwmt7Y9i78fwUj+F/YcQTEXlj8ipKqgsHg7dVycy4PvfrX5WAD4acEaZkpfFXpU9wSAT82QwC",
-	"IuUhZ0rwqBlFfHQuaI8y/VtIZCDoUFHOKo3K4fnlVQPdEUG7NMD6IcJMjoiQaIDHqEOQIDhEXcEHCLMx",
-	"4jAO2pJ0MIwI8t+22j4S5M+YSCUPEONoKEg3or2+QlQiRkhIwu1axavIoE8GWK+AsHhQafxe+YfKR6+i",
-	"xkNSaVSkEpT1Kp8+eZVDHPSJXfvkgn/iIxRx1vMQZiHqjNGozwceUn1iF+7WHehhwvzMJZNxpghTR1QO",
-	"uaRmjuKUPlYKB/0BYcpHWyEfsYjjUG4jLpBPWUQZ8T00oqqPMOrSiCCGB2TBma9IEAuqxhc8osF4cvLf",
-	"+ljB7oa4R2BvevIGogPcI9JcjOpTiSRVxENUScRHDJllIanGEYGTMmPqA+tj2fcQ46pPWc/dLFd9IlCf",
-	"S3WA/JB0cRypqhQB+p5xRr735+2m1ca9ycX/SoTUIMW7sAVBhoJIwhQAWgNJwkJEFerg4BZRhvyTbvWM",
-	"M1J9h1XQ980VY4ZiFvQx65EQcUYS+HxR34dD57FCGHV4OJ63yJOQDIZcn/olGUZ4TMKSy1YiJj4a9Qkz",
-	"50olrF0qLkjoYIx39boIFhElwsG/AQF4GQ8I8pPpgnH1FzL2y7FAz1eOCKfcYOTkIpthKIiU6blKHouA",
-	"NBBGQ6z6DioIkkTc6QVyrtCWv4OHdOdud6dWq/nbHlLc4Lfk0Z3eWg9TJg2wXV+e2pHtzrDUt6WQ4noX",
-	"+jEV+vj06rO76nIxwKrSqMSCVgXpEkFYQCpl27vEipzSAVXwP5ObvLRUBWFNwEioIUSvaURZyEdu7wMu",
-	"FQo4k0pgykiIIj0aUhpt8HAY0SINGFBGB/ro68miKFOkR0R+VZdkgCnTi52+soh0lVkWVnZdq04mSckR",
-	"XJGAs1CimCkaZTev0UhJtKUfdeLglgC17cZRZK5x+wBpSo729157SE6Mwsi9Su6WJifspcDL4kGHCIQl",
-	"8i+JEuNqs6uI8Jfbnf4Qvpu+M8XRCGsSQLpcaHhTYkxZ76B8Je64qnBevt4j4KjBytmQOXOxn7zKEAs8",
-	"IMpy0NYdYeokPKZR6fLPWTRGWCnCQkIsHlKJiP7qIKFKVHn5l3Bkzh8HAY+Z+t5+IfXKNXeu/BkTMa54",
-	"Fc1AKo0KMauolGNYTMNSxLJrv8Cqrz+AgTVZKBt3EUyeNs9JOGV4+vCRE8r5CylhirsabvZevkRDQZnC",
-	"nYigoI8FDvT1eUgGfEhC/U7msD0kyIBoWCIh2ttHfR4LWUNNzZUiPC4Qb81OEk6jnxrBB0eOA8DrKYnX",
-	"IGlYSgMBBzlImGpuqP29veSyjcCWHluBX+RRDd+fEtbTN7r38qWnodn9e1fDrlJE6DH/f79/+HC/V69+",
-	"+HD/Q+vj3/7DxPF6lfuqfb2aP9T0LJtXhycnmRNFW3KIA6IP1P8vNOfocoHIPQYREKPr65Mjc21dzb2B",
-	"eZfwLIZ8LSVocTEgVHMcg/SNPIvHUhI1h8mXH19WeJh2eC9398oA7mfemQrNf8BvDwPoC9wjJWBc7WBJ",
-	"QiPaGTo3jRLoV3J7sjIaXP8A3xvStlvX/+eltG63lDDr1VzRv5es6ESRgURDImBNsxYD35cuaK+eX9Hc",
-	"5fya0T4OeUhK5chUPwl4SNBWgCWpUiYJ02L7HdlOFpu/Pf32bL6QAser/VmIVa++blb/BVf/Xl0Or3Be",
-	"vdILaqCIKEOrQtrTMruWdPvjYZ8w6WleB8gIAi9Qn0CQkDBFcWSYlSByyJkkwKve4NBKJPpfgdEr9J8g",
-	"/5hpd/6QRpC0aAt/CsGF+UQfeuXX5unJUbN9cn5207q8PL+seJUBkRJAt9LOSINaseMK3eGIhqAuKEwj",
-	"6aOIaqFoBBoLR116X4P7Tc/6PwjSrTQq3+2kmuuO+VXutGA1sLv8+a02M/JhezW9N7+B/OLmQJTJqMyp",
-	"bJGIo2WrtV/sFITXrCxXzUmOCw2SflEYyEqFCw6i39bnd1+FvVf13qXWMSZu9qNRQLsRDR4INIfnZ8en",
-	"J4ftEmAxSsn3EkmFFUEhJ+b2QNoEgWmN8LHAZEWQcEv/pkAhuS8NAsdcdGgYEvYwGDg5u7o+Pj45PGmd",
-	"tW+uDs8vWhPQ0Lw4QbdkjCIc3FqFWgtpYCkBzc7ejaPT/tpAY/mZi3Ayub1vCmJKblfDzgnTvA5HDwWd",
-	"duvyrHmaA5imlgfJ/ZAEmgWCWFFDZ9ZgRSUS5I7giIQHORsFDREFJtmlRCKqnL0g4r31EJpHWNYkqJnj",
-	"+MYAzMKABqszro55zMKHgdXZefvm+Pz67CgHV2ccyTjoJ9zCXYXVENcCJPPmKN54stJv6srT+7F3fqJv",
-	"ckC0zPvwmz95d3Haetc6a7eOJhgRHxJhBHEqUciD2EyKOrECeaET00ihMVFrY0CLz1gGG5m9fHMQkr1H",
-	"CyfveKgJaYnh/jqxIEjKAgJIZw0OYLme9C80EOOJSWHCe1a1Lqgq+M+qqQNt1s6mOt6cX6uacWzNGijn",
-	"BMv4V2Z9A+/kbuNLhwtrq2ilOJ6QBUXu1U5fDeAkUyy1b7wjIcVto6Cnb05aZubyeBrF1kL1U/vdqbHU",
-	"gLVf4rFEkhteH+BYEo3eEe9pCExsiakQ4CFG7ohAss9HrFaxO5vC7R5pc2c8Y0hAfSyN1doYVEKBu0oi",
-	"yoIoDkm4PWPTYK3g3a6zjUac38ZD1OVi8NWSKHthbc7fYTZ2HqCnubc252iA2ThxtE+9m771jju/iodw",
-	"JDnQvqIb52u8JetzqiZOp5kfp+4pe73jiOOwzfkpFsZcu7oYctF8f3rePLppn5/fnDYv305qxOAWIPcB",
-	"IaHFInBcbu2id/QNWNh/vjo/89BuHR5wgV7WvXq9jgQfSfgdo8OrXxEdDLlQ22sTV9a9rqJQM3Ey35RY",
-	"MwkXWrC5IlJSzs5ZNH4Y2DUvTm5+ab2/0dJT8/T0/LcJCZjKjEDK4JIxkrTHSFilDEmzkgNNYJzlZIQl",
-	"iiUJ1wRiD1lBEZhK9vtNgVPZfWuAms2mlgSqy2a7dXN68u5kQp8q8qUD48w3kSfGwT/JetYBRKtMXISd",
-	"7LY2HHGCI5ZAWw4QNJhdMxyrPhf07w9V20/OwEdxYwF6gltqKsAFUvyWgB49oFJS1vPQSEAwILkfUkFC",
-	"/Y4gd/x2bdRqlakPHKjZPfhGOBv1adA3QW3AJlnyKQa10U4B0px/cX7VRjv6eHcE6Qoi+z7q0TuiiSUj",
-	"I8QZKbEe5g7xGzMi5gHoY3r7TqnnMVNX8WCABXBZHIYQ8ImjC6EZkqJ6pC6OJPEqw8yjvyo0XMDN71zO",
-	"f03+MIwwmweDF/od49t1rurfTSQNDGsHSQMFeecPEsC1NIfURskssaVAEKxI2FS5nYVYkaqiA1K2PQOt",
-	"slkSqHYWR5GLmTQYY7Rd+4kGxBlz/J460VkcRUBaFjzyCEt1LRfYR9kc0+9LkC69n9zmMRVSod29bGyM",
-	"jUO8JWMTFyNIwHuMSnAKqFrZosEBZQBLkYGcBxlX+nX9nR0IC4HHM0HFTpBsxMtcd/Yec+c3HbQO4eNM",
-	"jMFMOMtQ+SAWgjB1gaUccRFCOIYQJFCoz4UkqAMBE+N0TSfsCI9lpfG6ngRwHF6+Q3LMgnRbjd9NAJts",
-	"CIL1rpMYu8ZIUEXgbgvQXlzIBABDoHoKwlYKtXKpFiYGXICmzdBLNKAsVpoU93gOtIdufC8bVrK792Mx",
-	"rmQabrn9T8QbahXM6FYauYBFTGBYEnTz4tXL2UE3KegnS9fwGpFqRBkprN5G8Mxa/aoAPaDsxHywW4Bu",
-	"rxIz+mdM7M9KxEQjwIgf40BxUR4mdEXvqxBPY0xaSRS05qKEKS2O6CMcDvVpFUJ7Pv716tMyUT0AJPTe",
-	"xe+UTgPGPpkPl/N3917sv3zlT+BvHnWnI+MplarF7kikz3AeLhbOJzZyBrGfwzHk8CTECi98jZbvzCNM",
-	"MGbpfizaPgHnGmAa5V43T8petaGxizCfrmYHZ9OYyBIcbOoYA6Kwu5PyI8pHN9brJTMUeJggpKpXhcwb",
-	"aIipkGgLKxNLv1ff9lAsIRCUMqTIYBhhIHYS+X/95WhtzS2t9kvr/adPviVA2aXt1ZOrG+sdyjnhdp9K",
-	"YCQehstddhlXTMOd0xvLHLyXQENy3HmGmS5iFhivzCUtdFb+4JL8J/u8xkUvs/JGpb77eq/7EterPwS7",
-	"pPpD+AJXX3f2SHW/+xK/6vwQ/Bi+3s1tsFH5mct//V+yG21U3v3r/xlFEDSbhSyN25iNK41KMxgQOMM8",
-	"yk3Hn1xc8v468Wk9nCmLXesZcRGUnD/T14apBbRbEONmodOj87iZrM2xpqWZ2QmYvY+5GCzJ1ro0IrOc",
-	"RYG8qxQ3e3j1q4eu28fVH9HWm/N3Lo9n20O+5yP/wAfDBe4gSYZYaBrmIaNUIwFZRGZjB8iBlDXqYxZm",
-	"rfo11IYERKEgATHAQowhG9S3SYxVvVAfbXX021opgsw+363b95CftQfdsbA2kFVyH5AIlpj7lQeKqKpU",
-	"guCBD7JTkpWhz2i7YVyuZmYUkoCGRNpcQZN+CeKxDRU+vPo1Tb6o15HEY41KECpM9Vu1uTwEbmbWnbvo",
-	"/mcUxRJ4LQpjhmDNNT7gHnmn3yuFdzvGrCO4Bha5KPMrQDHEbRgZuktJFEpk80QPkO+Il+8Z5cz+4pm0",
-	"ncB+NurziKABHtaQb2mPjwLMNASYsJBaZSrPrQ1iorlijvca7SS79t01csUNp/uSOd0EFrzBYe8J1JhA",
-	"UEUEnYvNsJxD93LxtP96uNUNks8n9e8jrDC6vjxxNrGOXofJVEdbPcIIsCCDx4wzAn69Hr0jbLvUTkal",
-	"jEl4yGPjUpiVwTnDmCcVVrHMplzjQNE7kxWkgNB9LJlc4V7eojH5RoHQLq2reBVIZKFq7Kw+k0ab35M9",
-	"Jtc0w/CXvY8MvLgbs7sqzJscUf7El9GBAOKaUmrwNjC2BCY49F1QSwCoWvDdnMn6cSzQ5siWuXRBAjqk",
-	"1k82C48vkxfhK/AtrbSVGShgXVCVZIJSZLgrSdFbQPF2V+Vl7zh7ACUjT0DjhM06PYn5oPj8olkBNZ5a",
-	"QMvzguUQk+klApxMmJnqs8AtFlGxFkRBKKrv/zh9gKkc9llVQsPjF9YH4fUTDcArWIRSbAFvxwK2nz29",
-	"CK11tYxQCmN+mk5p86xtLpEb4HtnqLeC41J2+8zCMonCdt/2+w7nESlxgWbXPPWgPxM0fx7sXlHrAuYO",
-	"arPh7Uj2Mbi4qNR/DsmB+yGnagFNL2hTWcE0QzQqF0ZZIyGyRYwCzlxJmAkl4C2+IwgjhaPbNH37akjw",
-	"LQg/Rh77vSLtk49F6UlTj0nH35pE5hzxmk39pgjHF2dvERfo6te3KLRyspfYXfZevkK/0DcoJAEPSXiA",
-	"CtIy7uhzrOWp6Iv91y/3XuU8WXrkBixgZ2vIev9/edf78OFv94No+6CDJXm17/1uctjr1dd/2/n4t3/8",
-	"q+7tZfxeE/uZldYeZsR9jDL7MxI/ZcjM2UB+Zl1D1nNrqdVqxvyT+Vne9fR6s68s56/cW0CznZDtF1Fj",
-	"5+vLCZHcqy9EFiek/4wDt7xuwnxtAA6qlFQIzEIbsbOEDAAmjWPBB862UDQiTEcE+PSSDKNxmy9hJinF",
-	"Kc1IhVtCoWYF/GYSKxBnmRQHeZBNvYOMX6t8xlFUKwGb6QuIeI8/DKe/YeQdCjrAYnzIIxPzl9nzd6as",
-	"xjGudvMe+KU2E/CIxwKNBNXCAvK/u7x8+/bNG7+B/O98U/6O3qM+ucchCegAR9ZtX3DNf7d7vNfc34c1",
-	"j0hHUkUeKMfmNKIUhtPhLWQVzsgroF0Bl2ah9/PKyI7GLC4m2y+M/XjJRV/m5BI7EsISYWMQhjQZPtBA",
-	"AeGZ+l6MhRlRiYKIYGHwsmgYTuldpclwNFY0wBG64gElaowO9aJAZ4UYqzyZqwSZXwve3CwVKxm4CAWN",
-	"yne7x/utH15n4KVR6Ss1lI2dnYKxeg7VXtAi/CUT8wVFgw2N39D4tdL4SZoWR7fHmEYmJv7xDKFJDP1M",
-	"kmwXEwviotyn6dcVN+THGZtKxlnS22GNhnOj8MEG+CkT/j/P0GgLfLn3p639rVWonsUaY+X9mcaYgivF",
-	"GEkaiNwRkZaadJ4V8HFmCuOBJoEyrAdt7dfrhj6mgau79bopk/ZUdh/IKS6z+RRIrCBDLAgyKciQlq/p",
-	"PlWe/hMYDPw1Ip0+57cZX1FiNJpmYzLV3ibfdi7Ek3DG2Scn/b1MfI45TjO13t8cEJSwtuXCQxKCspg5",
-	"KqVBJTYpY1hfeLCMwFM2mrylw+GSa7uy38yNajcrTSfx3El8XOiUn1ccnrz0xQXjOLr9mXeeIDZWU90S",
-	"CtSGaAzId6jXXSUEmSMf8/b+M+9YnjNBSYowtFSYYIIKsz3CXcqo7K/oMlvK+zd/LUPBNUAt8moGnea8",
-	"qLBQa/MI/hkTg2kiZsy8ra81Iqoc6zLWNK5MGbA59aBnxOUmLj8zVva8vBk0IIHevK86PZgcEMxAs2cn",
-	"ExrVl6UNq8hhS4qYjye25cTOBWW4n3lnBfFtrhwWRXx0gQVUV50rq/zmMoTSwt6KIwBRxGNlq5W7mq3U",
-	"FolvIBgMCdKNpTVY/ME7plDMfn0P+YeXraOTtsmu9V05dMzGprocQLTWgEVM7D+gujjMC5mlUWZCLJWJ",
-	"hxQk4MKWcRBEKoQlMqhj61fnZi2Xqx5VTH2ANFpfq0D6JcqTVymjeEQl855KNSPRN6EC9r2crDhT1XQD",
-	"l2F7dpTHJXDpRGeAupk8dVMvtXXZru7V915VNcTt75VywFXEriUEns8niqlshtXDmUzUzyXBcl5cYvFt",
-	"F4PkhBez/BvKbowFw6vIeEiEJKERFwSO9X+hID+EyYFYc9MZ3xhjZMXTU3305izh4fFXC6pZV+aDCcIy",
-	"9x5XiUGcW379Iu5ENHBlvm7JGG0dCh7cdrkIwYT4Ys9DpQXZZ052XRomtEBY2STSzo4jS+XMHAXKHG0+",
-	"Jm1u3FkJ+E6B0ckdLxNWmYGII9t2ioTQ3mNJqriIGDp9siP9taNZJiclRb0sNw+T78oVBTogUuHBsKSl",
-	"zvEhevHixWuk38nIDn08HBJmLOsrpP+lK87O7k0XreccwlPxoodwr8lY+2Qjj8WgHkDflo8szR9TOTWY",
-	"gvEJRSihFrlTmgMaz6ouzpKwFoHrLxyavy24nHOXa/FqLJZdvLdKOnIxIjUvzywySr3y6aEazKqSdqEE",
-	"xx0RgoZWeXdqXNbl4sK5Vqh2M0vZLPQnhHP0UZ9HoTSdE/V6QhJRUMHBW1KuyS8lShaAOycrlULxHEgF",
-	"x/5TyC7LSSzWtvjlSyvPHwE9x0v0qHHQmbkvjZT+BJCWnWlhgJuVZfNlQdzE9r96cUIsZKnI2idmm0NK",
-	"9MUlDA1fmfyd164TnTo5mTnQeEWYegKcT6ZZGOGlXtOXj+35jX+ZqK5FoyMrKD2C8Pg1YGHxjOZBxYQb",
-	"2XhYbG7DwvmlmSF/pWT0JOw7M9HCyHwH33wF6Fzc/MYU8CDk9CoGMlauU/ZI6JysqhQceMweP0BqiaCQ",
-	"6YBrLebfcKHb27I+2BCjpVd0S8Y1dElULBg0jQ2I6zcD7eAL9S4DKm80hb9JY81vqh//erHnLVUC00/G",
-	"8VGX2yb9nTHCCkUES4Ve7BX73HrIr5qI8ht/U753reV7DYjMxZ7nNV3n8HhZ9P/NhP9exZ1cau4yfCtw",
-	"1QwmgnqgVbspK4wgFtnIQGkbeZmZtty+FnAmSRDrKWykfEnEjAnKhUiZwRD6LSGMBB95iAO6RtHEbN9L",
-	"txpKJNryXRi0IlL5acOmA4Qzq7YTIEkgVMhaCjmq11AT6rwVZ0FUIjmiKugTaO4EuSwz4w9XoKwLFyIK",
-	"KVR7Csto8G9pkWZxRwOSLntiT7zbbSDcVUToLXenn70wRJ0q6drTC1s2joTI39+to7ecEb+GLAOgETHl",
-	"45CBKRNvZXK1URBRLd4ly6JKL8SGXJn3bUCYvwLDMEC6MPmxWNNKhMWyePAFZSgSCKLK6i73GESpwe8N",
-	"5I/6kgQ3JivH1AyQ5NW+prUv9pDALOQD1BkrImcyLeT/c/XKXHFVT4FVLIivz/yWjNMua1Ta8m9moQfI",
-	"IUhVph8lHdle7NmZ8yzRrDiXe/XX/otP/7gUP3TbzjJDAEmFWYhtrMSrfbRlIOFvvof8HXNK/j/6aKgp",
-	"Gett23OCZa4Y0xGvGloRQ4SCBbFiPamkaFAZpcvh7LQghwSGliPznwPTKuM+y3CwkKpj2nNMYQmmFblm",
-	"HRP1OyDac0gEGnCm+gcmvxVoUMzgK5uROEHFS8oI6I1kenos/I3mLzOJNCP3CgU4IhoFzErR1nX7cBt1",
-	"SI8yuajy61XiBcLnCxdizs5+mt1iZunT72tNN6VZRmOlKxkSQXlYDEmEaMTdXb3wiSL2+5+q5o+9pUR5",
-	"bC8mya58//79++q7d34he9JO7S/X1KQAW+s6nSzwPRoE2Suw2/UeClHPTckAqhcmW0dY9jsci9Alqy+L",
-	"EVAsSJ4smCSTTZ1f+Js0QXzRT1ykj1wghUjwwQR4lYpGfWwp++wBFV9ouKwp59IGQRcgAoo1We01cwgm",
-	"JSB0bccN+CIznqnDZHRzLW7lmobslor7Jp+huKQFNnpHyUguiWtw2nBGZfdaCh9eHsTcvMmFZG+7uIeS",
-	"Y14MCZ4ViUtwcmF8bmWt+yvYfLXWNP/qO7mKh7Pss2XqzYLG4tJPl1dIl2jSkaRbzQzjUY8YIJ67vtQ+",
-	"LWNzwaU1avkibU/mBFmfJHiWvVWLqG72jCE6AZXswSWnk72nuUD6rKiWR5fVsOz543IKu3jiyJwymC3L",
-	"OpUm9H5Gmuli6Y6TBnLICEkPE7UgTs4mNHumSxR4K01HWsURLjSBjyPIpzNNBICxuhKJk1ezUFEO2Mob",
-	"Hk4C1fQCHOk3j1x5I0h1n/nCpFNpwbanMI1KTJ62CiTiDPnQpLHZPjk/u2ldXp5f+mgLmskzxI0FFvJ5",
-	"tRIrwMDWJ9FQbjdMvwbFUZfeL5yCDrs6glWVgf2DMttyma757f4UDzCrCoJDqFdP7rXmALBVQ+/w2PYj",
-	"OEAhhwYVQywkqZWHGzm4mHWiJ2dX18fHJ4cnrbP2zdXh+UXLN5mG4EVI3FQRDm5B13aYl2+hZ/9l+udl",
-	"O+pNabGXRpMmr6QP3CtZea3hKloWn9uvc8/cAEa2c6/YfyVrdPKP+92a/WRjgFk+jXj10jEpZkxK4Erf",
-	"r4cGOOhTRjI3DgRHD15DF4L3BB4Yi6ZUQDpyVk6pkO/axGavp4goFa+kR657cnjZOmqdtU+ap1cVr9L+",
-	"7fzmuHnYPr+8uWz90/XJJbRtzqb6wqdFsKl4U9qH638dn1+f6b/ftdo/nR8VXmieXraaR+9vTq6uruHB",
-	"yVHr3cV5u3V2+P7m5Ozm4vL87WXrSq/t8Pzs+PTkUK+g2W63zo5arZufmlc3h63L9snxyWGz3boq/vam",
-	"efQWnpY11c9OpZd+2bq+gjUUulafnLVbl2fNU7ufk3cXp613rTPoZDyN2VjasWwfHxKF5a5ayoax0iqY",
-	"zQf2Ozwc10Am8z3k/xkTMa4NcY9c0b8T/WSIVb9GQ/2nadtTOwnJYMgVYcG4+gsZ61+6NCI1wUe///DR",
-	"jpUpaQcGo3Sa0r1OpWS/pUTX2IGGhA8jskjHHH0GczBrhQifDJH4tVA7tcyolKUpOT99zsi0O9PI9JhO",
-	"LmLDb8j69RUbWTp7/qkO9FnZ7E2W1OBzryFoTCrHUpHBMonta2rvV9r7Ij3bzGkUcj6ngdMyKZoAxokq",
-	"foTHywetkYVMQktYrRYtSrOo0eoJTD9213QFM85Ct/L5dE2dBJiVG6jCUKs3Z55GTH94UZ/Qo0YchXhs",
-	"wmVwdCtzGNZwLonq7l67/rpRrzfq9X/JIl6j8oaIiLK0sPtbjg6TYvBIf19ZS3LYDBaxUnnth1SCX4G+",
-	"Zwn3gwuarrlo+gPSxyyJzhLlzHBTYft5rT8goCyHjJ+BtefOFth4WiuPnvUhPQBzpZwBTPLFm4dmnHnV",
-	"mzc0bUPTPmOaVmJJWt6eOVnrNVuODOFIEByOTYLwJDFZLLJ+QTVjxbZgC9VvKTvAkwHuEdtzdln3VUR7",
-	"LJddXQkIUyaw3tpcIgKpK8lzQXv98tytNfR4efxa4YuEfTxliXBVSKwxhzjXSqdMhkvx7SxUDLlQl0T/",
-	"e5GY4II+C62QoWXwCJuewRQGJGEN+SYB0W8g/93J1dXJ2dub45PW6RGYrREZDNUYJb1cPeR6sOoDAXvL",
-	"tod8Z6RrvWuenPoe8sF8dX721oe40+T3duuf23pcU9qeC+S6mWqMjwkgNPQ3SMPXAfP9DAWEfskDrFyh",
-	"we0SB0VaZqBIWQQffS/NwlFAoghh6SKCPBTEYAuiStqysHv1eiaQ/gD5mkb7aXIEjEClOaXaTPfnwjaz",
-	"QjhSuelrSQMX1Zvk+mBZiPoaFsDihaiqoaY9e72NoM9JOO8YarPzhh3o54ApY8gFGKl4FQcimZ80eJTS",
-	"IsFHkzs7pYwgW4zShoLowzI9FGwLcCqRhhm0mzOH7c3V1fWEXmLjcy7lJGd3ltHPoeoKBbBxGC5i0xBA",
-	"BpaoRl2kHrMLXOdPGZybMmG5nGWS+zScYhHR/AWgLc6isQ0F1+MexabzOZH+9ryQ+2I5xTAslMVNNj/v",
-	"7J9VscoBwcL6lYnweVijWXNPaZxYgdyImKTka1Kg0ppH2tZ4K6lSj2JJwu151VM3vW03vW2X6W3rFcB1",
-	"UZz4fCydpRi7srHzlPcoW8HM6Tr94xAX2jENsZQjLrReHnAhSKBQnwupEVwLy+MpbZVW6/ifTpb5OnmY",
-	"78S09+NcxVWQgN8RMS53TZ+zJDRUEYasgBhDAWrzHbinZVEH2cvN+2OZwjzixzhQU33i9L4KmZ4wvomt",
-	"AWIaqz5hSuMCFwgPh4X0GxOz/mop5QViHOi9zSwtnwYaSRVbAO3uvdh/+cqfjL2xd5ncyhQw5ItqoCXS",
-	"LFSb/V6iiPe4OR7/4rqNdlz3Mt9DXWPysmmHWoo+0FoJ1AE3iWeMm++pRJKoSSxdr65bVNugTdZiWtu0",
-	"A4zVCogsSFcQ2W/zW6KPU6ibH7u7QZ38EL7ovML73Tp5HeyFLzs/4h/Iq+5uWA8mETg/Rt7w9fLVHKwr",
-	"isHZscp2ei40H0hMX8n5YRbKAINSqwUhgWn5wSfW2OWknKFVdSZNgbmGFDbMIGdE3C03IeYD2BWOyhzu",
-	"oGrwLgLWgHAguJSQzqpnkkuKtrCHzCLdvGXHfIGHRLituENu7le8ymmr3W5dlp+tTV7J76IrCGlAgngm",
-	"oB679Kqh4A2069Xr9QPUiSVlRMoG2q2bJ0kGC/Qvgr+z8Tx6aIOoWnawX0OVevtZ6TL/SaxGa/7p0hBg",
-	"ywSyggi6vjz1kPwzxoJ4WsOPsOgR/UeitENHBInioSZC+3U0GDw1jflTPIDCXGZl0GVb3S4SLq2VX2vz",
-	"KbWeOjPQfEkyHSfzldOpp+wt4fvLJuOI4rfFjBLTczEgB4jgoI9GXNzKJFEkEflmtmXItWSoz5H18gua",
-	"u91nVVrzB7+w1HppmMS3wO4uSY9KRcQqtWhNQNGszqjTxXjrfGuGGJ3yOxLhgKwk3OcWMcHfwCbbtRmt",
-	"oyQEaks/4KKHGZVAXrcXa0W6u4Bz6gHaBivdhJZAYwnyp35hfSt9iHJTn1vmqiiWJxFf2RubDpEC7uWK",
-	"KEVZb1maGeAhDqgaL5a3mpGjkv40CwUZRlyuaMkhDHLuM4Q5Y33KGL6XcPHyIWGrLKZ4b3Zl6YCZjXrp",
-	"yc62GJfd4TMzghKgWoIfTH798N7X0o6Ui5mYFyqRQPYLDQ4pCKaBD/X23ovGy9eNl6//pZKBNFOWOoGt",
-	"yhUhaMxjRBlKIiISGLKj1av13TbEUEAYxacNnq0dz8rB7ZH75pQJ86Yw8Eoij/GTGW47oFIOSaQOkCBJ",
-	"XGi2vO7E6kvkH+d4y1zLy3p9qo8utWo5pcZtfaUT+7hQLy9TICxzK99iao5XuSIsfBNHty3TaX55Q++y",
-	"zQk4i8bXDBIPyzsD5lJg53e/mwzMybbBe1Cru+U73S1TGzN7EHPaD1zd0mE+r8K5x0BMIyGShst24yga",
-	"l/nEyoqYTomXKkDECk5jm166rp6rhbWnyav28wU38azyS9mhLiy+XBEpKWegBMqli+/p1Se6aH5vP//W",
-	"Rlut8OiquW3xaPclGlAWKyIPkCQsRFgivxmrPhf078DSGuiNFmwE+hDX6y8CpUeGP0l5GMiMsp4t/dPY",
-	"4atZKYIBFy9PVFS2Cy6ZIf4zJp7d3Is6hJ561jWjtTJHRewwSEBhNIkw6JucLZB2lT3hwnqyu597sc8M",
-	"n1kQWxwyXa231QymTZQUizNBMSZCQyuaPtrq8CjcNnXaFFUR8VHMIILG9ln1ITgNgrdkgBnTZNANt41w",
-	"h99BMjPEFvToHWEHbujsmANsojYRSPb6LyJkDWmtHZYE1fTIvZJI4VsT9dnhSvEB2t1Dg4GDXsFHkyef",
-	"BCx+WyGHi0cL75ZKhXAzDxqgYNhOwGLhuEc2zbpxNcQBEatFw04sC8Z6gM29bSXMlQuylpRTfcTMy4XL",
-	"vox5PDeUxe391Lw9K7GS512Cs0bNeg8L/rrZKRzOG6bFGkjJnBLp1OXCNobGYRWi0goZnLI8pOnxcjaT",
-	"wB277pwDMHt0yc0sk6nprukNDm57gscsXJJHHNMoMvYWU29ULw51SJ/aKqeCj2QD+QGPuPA9/YglnEEq",
-	"QWyNWuPX1x+7dzpchET4k1Tb/LAo/L0xb0Ml4sgUIcmQ9u9+r1dfN6vHuNpdNtICIz1gLNLygN9dXr59",
-	"++aN30D+d4aJSXqP+uQehySgAxwl9b5zkRff7R7vNff3/ZVD6NG7qQH0ez+8frVXf/EVs7NPs4A6gZSl",
-	"hJ6uwAOCMGBDBix/0OIERKdQJREJe6SG/JDHHS2m4DDUUqnqU4YoY0SAdHKAfC4YVu6FgAv9k342gKLa",
-	"EDRdko/iQDU1uVgoyUcIfW7gK9U4KpiKjGiQsRUlD8zRARFj+TJzKWsY0VCDcWbA3dqeVxbWDW9qwBrQ",
-	"KKIDokQSyWU015fZWIva3kQxv1mAdMijeMCWrjGUCCGLECons+hjtCytEJfvdqhGJOqqvizItqkBeG92",
-	"vEqB9UjDStxyP848h2RLIdVrG1CGlQHVAR4ObeEgS8WmBTpn0pU8Ezg15dVsWJlX+VNMey8NCPEysuQ0",
-	"VaqoE3lO0Jv2QU6k9Cpa25h+mfcqc5EWIMbWh6tspXHOyHm30vh9HmBkx5oXPZ451Hkvp8c1782Js5r7",
-	"Qe6s5r2dvd9PH7NwtlT6fqHgeFIrBlmiAWS2ue9pYpyIS75+mESdea4EPTxWIiYFx1Aq9GqBBu4u4JH7",
-	"I8EKrRM7G2GXM2WE0xd7CdQc5g2hTTBTYxZkJER4M6ECu3ufPnqVPoEoocZ+XZ9p2czpbHv7yWx//ZVE",
-	"Xte6cRRpOPz0abGpXkydyiX2ChwQ9BMfDsEXYLXCymEfU5FhRAk+JvP8aAZOxrNv/inSV/YLm06TXCu/",
-	"cXEr+zxncC1Iwo18OGGiJFSa+2URDmn7i5yNd1LIXz1B+KE603oSe59U0SpPDLYHMYvJPKuhLVHZF7ax",
-	"FS5tSYc1HwEbD0DAkIgzhNHuXtX8G/UEDWvoImP5aiA/h9QuVO7TJ9/L/+Qi5yZ/SSmB+cV4YtjEE603",
-	"5p+4pHX3NNsFzshRZb+4rI6y3xIDrPvRuFBzq8kGatZiEbnnzsdXczmhtV9a7z998g8QZmNbOnGLC1O5",
-	"Erzcof7M307KVu7X62luU1K4iUok8R0JPcTwgLKeiQE19ErLX74t6ujXENwfFgRFmIaIxyqN7ld8iAZY",
-	"9ChDIR+xg0STQH0swZA/sL9LL+kJopnL98gQPokGsVSoSxXqEDUiZpkDtNXcTxlXA+3+WEeDwQFq7iMX",
-	"ON1Ae69+gIcm2Df/+sva6+xvmY/2X9f20WCwXUNNm/Zq4VATZalVGBv+6lTP3b0aAtHDrtUooWjr4uyt",
-	"5zQ+sBljdEfJ6A2/L8m97eRMDwvp9OkXtpJCUesA436hAiUflYP2FFA1Vujp0ArXbpWnBvIJ89HuHjrj",
-	"dwSCvvfqe688DSo+nFLxeVfA6wweC+IeEwmPQ6J/oeanMPl1GMGvEZWKD3GI3fM/sA9//t//+/+2u/vv",
-	"//m/3d379//+fzY1RHGhJgJW+d5sEJcNf489FLMO6QoqFVEekphJrccTFH4PLwD+gXMGBTiMAxri0EMd",
-	"8ndFxIAyPuIe+n/+6//p3//z//j//g//3XYNHRlPqCDoun0Inp1cpU1zQxAdoB9DZ6+o4lX+wNMSehdv",
-	"7+MA5ZKP8n7jlzOdxiU5vXI2zf9s0spSvrVqKpkb4fmr9UzfyyMX7EmOQBBNrlbTP66MXQQsYM6anPVd",
-	"HaRqSZdCaxqTbm8j1Ap6h8xHcmTF78m6OsVU00xAfuXf/sv4Fsu/Z0PqG5V/+z/+9X/9t//q//pvKp8+",
-	"TcjF6czLZAus1qH2KermlAQCr/Z9maHISSDTt77IbOVBWAV7uyCkqoeynb3QEFMh0VZiDa5veyiGnlNg",
-	"K3JuC4gUmC4zWQNSdsV79bwBQxZ0nlf7eYWj7FzE2rNO5kZ557JQ1hPJnU1dWceIkye1yJOUPl2a4hZL",
-	"2SKj5bmntXrmA6/2ZjLQVGmfKAAOz0sMtOQ+iGJJ78i7TIxRWsGrXi+z1Gapup3RM5ucRdfXVovNYdVB",
-	"Pq44jUGgIqHyBYLuzA12ko1daWNX2tiVHtmulNrRn7M8msHhzGB2zrKeuZPuPxPU/3m7/zStKHj/MJMT",
-	"mnh7PCRdjeN6oFOsKPPQW0HILcx6OBaaQQQQ1YW2jsgf+NcYXWltlAt0RQTtbteQvlTTqtaMbMiyGxj6",
-	"OqCtwz5lRBIP/YyH2Pz1CxcEs21bJQBGYEhr5mGoqThnyijJfSwhkC3oc0kY9JPU68lqsHZvUq+o9MJT",
-	"0pn1X+5luNvrVxlP3X5JfzGqcESDxaDG0OaJqBZ9UGCDySohSMZB34qEpYbBGjrVZ4dGAg8RVghcZDKp",
-	"vwCSwffSel23KJM0JAijERchMsWcnFkNHuGIMzCsKc71R2T7APkfPjAfSYWFcgGdmvyY2L5OxINbyNMh",
-	"TAkCzdog+zEa60uDlsSJ2zNPLedVtyxEecGxLRp3Vng5Q2RcCZAj0+91ldLTJn9j//Ve/cVrTVJiIaB6",
-	"7rI5m8FXUIWkZPtrKBFTbHVSmMIzRzfzfltsLdf7VV5aWSeZmYd5RVQ8XJIpczXUy7oWJQU3fPtjY2fH",
-	"R9eXp7BOjGzhh3zzhbLmz9O7eb/BkrzYQ+3z9oXt6D0/8tyO5WWXPP84ntf9lb+ZhY2H15KIC8G7NFo+",
-	"2BXSlectrGleu4oHA2xo3gNMBAsGuk4NWBU8miux6hO51O9l60O1pudLlsWDug1ZGXdiGLuSJOd73tU8",
-	"K2hlQWQpuLq0p+0YNh8xkLQH4FAplbx+zbYwXSVFKi11s6wxc+Fg6wHuketFOtLPAERWKFZdNlFR3smr",
-	"t5CjuFzYfTFAmblq1cmWym4yxGrp2iwPKua4QpXGVestFnF3XhXDsvOxqcNL9lbnPT4LhpbqbxQvNVC5",
-	"Gq7H8JJlfXyQRbikFLP7NinITF0LKwl1eoZxJ6KBSbHMnxRbqPLQ1LQSUUgZn41y4rETzD091cflCoBC",
-	"jt1K9T8XolJF2ceV9MxQ0nwdULcVSxlKznjKQU4uruzGJlnAs3K/Eo60MBP8zeSJr9zTKL+fw8t3Sf58",
-	"gR/UaElT8VoGTIBEVPpKDWVjZweS12uZukM7mQpxkxpOgTUW3FpJI70DxBkySSsIo06E2a1zdUHNDmkj",
-	"5sv9ZlO7c+TdHyXMsHzztgNv9tEdJaOJ91wnrlmnN5nPvmT6elym8/zUbl9cgbIjiOTRnT4osMAobukh",
-	"wmEoiJTG31JA45z5ZP/HnBYJF/0fGzs7yxgWGcIdyaNYEVgUWNOskcekjzrw8SE4C/4J/zLtbRWUt5cK",
-	"R5GpzGfr7lEmSRDrF7DoESW3J/DH8B572TPwaA2t3gsZI/YXNMAhQZKjLhZpes7LGmoyZL9GIKfLVJEf",
-	"8AFElbkz8hCOJE+tZ5KIOxoQJBUfDkmIOqTLTRPgLmVU9kmItijED0DWlBKUhKaHqhlDa/IRwRK8QpwR",
-	"mz4O9s0hlq5Gd3mWRFlRgFUSEGMTO/Su5Ox+4iMUcRtjF2GpkpNSnN/aRtSSQBlYm5gH9E9DtyA4eXxL",
-	"htA1WCXp6hDiV15hs7QMTtKjutgNYTy5NtOQ20P6lLkIJTSo4Ky6d3+PDOfzEEaChFSQQOm/9dnwWJnH",
-	"3VjqWzJYqR8FnDFTad/0yd0+QHpdCHcVgS6ShgfN7hcBkN+20v4sXmTxoJW8n6jEkyKX/8/VKwOCVYc3",
-	"vmn/sFArS31qFj3KKgz85sA8d7qACSYSZkmhn5H7habT7yXTUYnCmDTQrsUNDyVFFjz0ou7+BufEHurz",
-	"WEh7MYCgKgt0dkiDpTV0pi+Rs8CQtdAeoJ6xSxmOVtihIHLImSSu5/nkjZkGHLvQVcclCJGA6Jm/lxYt",
-	"nB0/e+xQ9tT4XDpjBY5urCB8j3GFrtvH1R9RhwR8QND1346Pj48ckAKdSfqZ5AIh9vYX2UvaAH9yNwab",
-	"ltpIdllUoZCGsIOUIMwgAnLKUvyhIUE+ipmiEcIsCz5maBIijf9bPmCrluX9bWQDwLJXD7UOUDxEW76h",
-	"I/52wwKUaaDSVf30UlJOEHeSFYH7akRN7izvdiHYloMvS29KMBzZhttbRj0SBDjDdtZ/ZbcE2oddsIZH",
-	"WNJ8iwBNqjC1jW0gkfgTRllE/yJ+TkBAAbwdTc5xkCwHWoDJP6vQXxQ4lpX43YfPH5I5sZMnjsycYFnP",
-	"IsMnJbtqSqtgZSK9XehVBllXrv4wwbwgo8EIuECYLVVJ8+ezNKK8TkHAQY7WUxxjGsWirOjxsSla5RDZ",
-	"+NkFH3mIQ4v+KJqY7XvpVkOJRFt+9qB8RFkQxSEJtw8Qzqw6YfhET6JQBwe3eiv1GmoqtFufS/fmFVB/",
-	"3HoZoXH1hjNFjUSAd8ue2BPvdh39361b0bL07EUq0jtGmLIef3+3jt5yRnwrdpiuCEY3MDBl0kxgDIyC",
-	"iGrFI1kW1UJM16po5v0GAgD1VxBTSlTuZSXSIn1Z0GmzdCGO2YbPmewvp3FOrdtRhnI54FmmXkcJffkc",
-	"WFyO3i3L5rIffz4ZFaU7WzW5wg7WJlK1VguRX/QmkimO9DdFtdDxzLl8TOOKVHgwnCRtl8eH6MWLF69B",
-	"p830duvj4ZCwuXrb1IrWGVkynd1b/EyP8NJdQTIlaicjATIXv0on3ML3sws62708JED5sI9Zz8Yn22jk",
-	"oSDSFtksiUC2RsUBZdmxdxeVR3z9vY8EqZpauxLhhJtUNSvJMTnNefRqgNFL4HKxIMYcVi6pbMzFG3Px",
-	"us3FkzkW8BZV4ytNRW0+KtTPbMau8EzO1MtQ8+IE3ZIx2vIDKm+0KHtTq9WMqo+RNIUac9Uy0dbPv7VB",
-	"9QZaDXAOc6TnpHdlkrAo63JXPQYHKtesbUindHm4OEEyHg65UJMJQ9BwLl+dduvi6NhUboRYLxyZ7o1J",
-	"eGdSPBnxrtU3jOwYEYUwG3Nmu+eAaXRQ+8A+sO++Q4ec6XcpZ/IDq6I3WBIHSw3k/yWpIjexiD7t4CHd",
-	"udv1a+jnq/MzW5Jdb8VoNQEekOgQS3KAEj4gUcJ1rtuHFjL+xT+ABFWJ/Pfv37+vvntXPTryDxAFH1SX",
-	"EiHR9fXJkazp5VjxQK8EfQCu8qHSQLVaDX3yD9AQ9yjTchdk15pcZ/8DKKT6Nf3JEPfIh4pn/7qif7f/",
-	"giZMHyrok4+2/oyJGCMoQeIb2/WuhzIVSXZrtd163XPJIWivfoAYGRHI8xZSbcNSW0Jw4VYKNhC3hoCH",
-	"dlbLTcw/bEL6h8p/1P9yXMj+k9gG6/afpj2nfhd9Qp/8GvL1oD6oVkoT8oM0wV0/9H/XE8MlFWZGnz76",
-	"NdTCQd8am6xNzpygiRMOCWh2AWYowEJA8K5/X4X3q/CzD1u2PA91eKgVSNOzFcXslvERc/xsa79eRz50",
-	"/m22T87PblqXl+eX/rYFJPstpOObuvgaoHehPNrW/u4L5F8035+eN49uoJNw8/Jty9+2DY6jEJF7HKho",
-	"DF4SGA/M3A0N8KbPnLPRQUVTEnAWIkNJPM1x8Bisp7niArA1G6o+jFUD4WSlY5Mx3yHGtHqABB6hScOr",
-	"hzCC2GkZC8F7mssRSEBBW/6HyocPcfhjvf6h4gNK8FgBdx1iKoAeXf+tXq/XTZT72LHFbPGDTIEDOOMD",
-	"YwFOwyoUB0U9UlrJrKErGMKRZsMbGijXa3sLMNlDkLcjPeQSNvUj3JNeoYO33LYOEaiwIHiU6RuNthTu",
-	"GMJDGUEdQfCtTI0JnjH9uiqwQyxwT+BhH0mi/1Zc4//f9up7P8Lv8Odr81GHGtcMiFZg1RA0tDZ+KrnJ",
-	"mIQPmrUa/LeVjPHqlXn06rVnnx23jo89cyblh2qKGJuKFGmfcirBbWVW9AenjNgF1w+TyepH8CcZ8D9o",
-	"svMaOuWsZ1MS0FaG3sPxAnrq43YFLQxcJpV0M4cJANp0kGFLNfiWVftI4rG0GFvCvn2Tu2zqWsCvwPaG",
-	"Sh4g158dYDnkxPSQH2AV9PPVN/SUxkKuSQ7yHVaY8tWl89py1p6FUeMY6MURhqoGwnBgg3q25Ia0wiLi",
-	"Q8KQ5tnILlwzJSS4RjQeK8hi8B1/aiB/B8oXR5zfxkPoIm8LHu8Y9rfzlyZhmvBPNJTT026b7WmUlH1D",
-	"ltittCTTMDyTyMBtLssQq341InckQr4k4o4I6SPClBhD+ZCxo7A/td+dWk8xRGIDvzCsAyDNvqYprqaI",
-	"/iXUKhhQVYX/9b3so0stXzBwbsDesr9Iovwkix3c2QFnmthRBqxyQBXCw2FESXiA9vdeI/+y2W7dnJ68",
-	"O2m3jvzMCogS42pTU1DILRlQa8M0ElInDm61bjDUqzaWqURy2K3XndcX+g4aB7ZblKk62rw4OYDq0lXK",
-	"0Ja/g2PV34l4jzK9V/NPYVtx+dvoRR1myhRTz92duW+pX3PzHSAnskv0MnlqclXyC7a+eNQ+vEBDQoTn",
-	"fEBMy3xSMzUlYqlSDzBg2D9Xj7kYYRGSUP/lp44fPQgY8fTZd2kvBoOvHWIo+P24hq76PLaNuAHS7N0Q",
-	"gbYuSUjltkapmAmCg77m8V7mRDVcEo0Ngse9flKKxggoFLqy9kgI0HU+JMYRY9C5E9NIoTFxzjX0sr6L",
-	"/LPz9s3Ju4vT1rvWmQaCA4uhxrNjGuzD2jkzLfW4G9U614zNEgZ3omUzTUTQBIAtXPPey+gJBtTAX7eC",
-	"FA8H4N9XnXRVlQEfEulbv1u6iVT8MW9oIXrUp0D4knkZIaE0dYoYOchMqal0yA3HMGIHYIrtrGa0mxpq",
-	"wiCO5ydzZUjrC+SfnF1dHx+fHJ60zto3V4fnFy3fMm4gGDW3E99tza4B6h43kNHvBxj6HaYXb2vIaPB1",
-	"i9brv02ok529eXFy80vr/Y0Gh+bp6flvrSPfspsBlVpk8NBIcP0fG5Koz97qvzCcxhu4snTcXb0rEABv",
-	"7PhQ7SkZIad2AfeS3Fajvzi/aiNHCaAJgJ9yH9dfwHzYo3ck22PAAuGvROjdalGandnewxp173ZBUBZk",
-	"wO/MLgJrixkQrF/X9xWSoSABaBgpqFAJ50tCLXK7393JQ/keu3OM/CP7AjDePsGhcWZHNCBMgn0m1Xug",
-	"KCo8vyTd6oXgQ0GJwmKc6ozZh58yWdZJBB/SiqPeoo3/0KBrYi+lUSzvdiu2XxMe0kqj8qK2W7MJqn1Q",
-	"pHegjIhhY5DrXeLed+wXbWUURH+7hBvXKi7+cMcUi9xJGurshFj2OxybLLFeWf5OWytpptRapoutseF4",
-	"UJxKeoZ0Si8l9V6OL8iENua4hYCce3DGaK5CeaingXpHGnDSE22kGANMIUMOABANCvv5PkGw7wRioJNP",
-	"jyjXDVIeJTvXBy/wgKjy0z6GsJAQj9HWdftwO1VBbdcNF1nmKw5TUv0RqLMpzGiF1lkx8IR/pcwiWlzF",
-	"KS5fhOIhHk+bVvGlJv2YhhEAGO7V64VyvCCxmNvb+cNGc6fjzzKyJ8edXEDirADrTaG9yS8Vr2JQFVZS",
-	"EMOmTWa/2EleN29/8iolQtvCg6RfFAaSRC0xiH4btrpvjrXss+T4d97g0Fmz4ZPd+Z9cM2x5OwnNRy/m",
-	"f3TMRYeGIQHL8f7e6/lftDl/h9nYrg7ClV8usqMTG19jPlhgP2dcnQyGERkQpvSOMkZHQNOsufH3jxp6",
-	"pU1ya1QScENgZJIa2nEPwrYTAKx89CoTUgk0vsn3G4OUjQzNNHa9nb9sr6lPU0nnEabRGBnBU4LczZn1",
-	"+XiIR2FivKqhM65SS9rjUT9w96QHMEH5yi4kfWWnZXZ8gVUfShSvi9R95rQrf2pHeJzztW7I12dDvur7",
-	"C1GVY1cA8+uhdxdEVI0zGWew+6Ekb0irt2QspxK4cxaNbYgM2tJ6rU248kDJtarFtqZUtvGUplnGvJUY",
-	"Sk1jMhd7X0N+hKW6liRsKqscBFzr9s7F4uwHcykm7TESVilLFEStnB1kqed8rWuChmoVtTmkv+hTeUSK",
-	"Y6b4xsnMY9EM2xJOA+8TEoFlsFlfvMMrC6w5dHaPAJuztoe08yiXJfh6ZmwnCUYYHIFkDAoNWJKI8Ewg",
-	"PxfIL9T7sB7lJK3+kIfE3zYYfGCs9SMqSdam73d4OK4Vx9H6/eTgk2Mb2wmUHmIq8f9AxSjj27KzULXt",
-	"gYCV3VCyl5QGUYlS85UxGOy/QNeXp1WJuyTnSNl7+QoJzEI+QB2q5LbnXDvg+8f6OK9+alb1a30s+wfI",
-	"HwrSpfdAvExYOqQV7GVGNQtxpilIy9dvu56nuMNjZV0fjIz0ip+MwJmAOkN/KiYuh0jlkibWSNzySZmf",
-	"8kFAFoofjb4e2rBBWMksEmtfPED+LRkbVy/kS6s+lZCfUttIek8j6RWp9u4C31zgccRx2Ob8FIse+Uyp",
-	"vYGxDN4uQ+qzctrOX9Roo0YMK8lgfgICYuZOCMhyCuZJWCnR5PbLemWDoHlgUxjHOUs3VhvUfE7U/EzV",
-	"sKXsRwBfD8FJFwk2VXk6y0QvrWjxyfXun6atJAtZ0dpzTCMFKSFzP4BsqwXfMyVJH9Nq4zZuVrUx0nxb",
-	"Nubl1a0MniSYnjybajfJoSBEQZerXvv1fROY4FuzsW/jWBi3WQBpt3gI7X4gRRgJqsh0+d6+91gSvh1+",
-	"BRl/d+2LmCXeu3eQzSMqiAynmZYJszAweS+HvBsy8lnZer8ehaEZhi6P3iLxKgQLKISz9LqnO0lNyVKZ",
-	"Zf0iCsy3NhnlMeWJQ73SjddnI1AsoNGbkLP1SBR5/KQDSFZp/DVFzji0/RCxICZomIQowJJUTWF6F99d",
-	"pUwSJqmidyQaoy0/af7io39E5l83zP3ThMDAr9sHLhrbTtTjiDLFke+i0/0aOmcEKYGZxIGJMsRJ3hp0",
-	"82YmBqyGfgKIQziiWBLZQD6U+ICJdvwuF8QsocsFShboIV/G0Adcv4MHNBqfJW+5hjMe8sGa2jSBov6O",
-	"r/9l3oEfaugNZLxFUKxdnxbtMS7ApIA7siR23hZqD0gUuXIuprZ7DU7GfFII0UddHkV8BIKdnwv2dxkA",
-	"dsA+j6AiE85GuSsb4A9VkvKB9zbk30ti6Gu12rZN/nCx0SMbs+ji/tqtf277tkOh+WnAIVeCVaEIDawE",
-	"whSN3dyQAw9h1BEQ3fdnzBUBaj+1zs3AtnFBXRqZ54dXv+ZM9L7+pSb46Pezj/62rVnPQ2OTH8SRokMs",
-	"1I4+nyqAUxprCGNao77JfYLBIJDRAKVv21VU2+MhBAKm8fISj/X0kusTgJGcTyFZJUYXR8ce1IIZQON6",
-	"KMt/2+H8FsrEwBQdyrAYQ5eybTiLPgYh3naOSg5tcmrTr0xPeWCi3nbrkGHDBXpZ9+r1OjSxTL/cffFY",
-	"SoAhIjO4bllAhtVbKkUZvjRKY1qib3m1Bz2KaSeBaYRwpCnfGHGWyZHWeItFRDVesAw0SCRv6XBoRPey",
-	"Zeufj2LD9GGr6WrntJcx0sQ07agEVE3Ca8BDy6hdUW/7lUklr/zDzj8YbrKUFnMCV3bMxeCpfSVm5kIl",
-	"0I34s1GEnl/OMqCZybqFxNHDq1/XqhIt6VVZB4G2TpRUwXtcN8rGU/JlYG799QJUPVOwIqnMaVuoNNvt",
-	"1tlRq3XzU/Pq5rB12T45PjlstltXmSIbJr3AgSgIpjKfBK/lP8h691x2jhYBTW9kgaUGp8X5G2Rsl7GT",
-	"h6/CZetAlnYD+VN373uFH980j962rvyvFi00IcwkkgOZnAEaJWcDlu7P2m+3JuuY91SGsB5Ra6b39Sc1",
-	"pW/Ev03M84pI+xbyYB+KsakDLlZPIqSZ2kkPR9rH87/lq2I9sd64IRobnfEzJDbXtuLZev1nSdWEGZb5",
-	"PglupS36YUKd0RYWPc72aAhRd65ojzGDBTzJhscDYmoGQrgx5H4nY5hiLixT7zqWxFgl1YhXpSLDpL6D",
-	"pnjFyOotbHrzQZtEqHgakKEpMhAQiAj0oITUq70XPyJpa+2/rO1Bwr8vSMDviBjbsYyJW69gu4Z+s0n2",
-	"hKo+EQ2ThN7+7fzmuHnYPr+8uWz90/XJJdQ5KG4qyQ25IziSemtge53YEATh1tCVa4Vq6XoDrrdYSMxD",
-	"rfDoqumh3SQi3BQlwYUs9i2b2bsN9leN2qYoRAPqWrj6srk6GCX1N+DjCygM10CMZ9OnSyK1AHYehxuc",
-	"6rGfiQnY0MC2PtdNxu/ynGB1Xd95fQ4vW0ets/ZJ8zSv5f8GCGdIDRcJ5tnSEimq6eGMnJQ+c5kLrowG",
-	"tl1C16D2P8KyinaAkpPxvXLK9C1ZAMoBpuRUjO7/JUkEOQHgivYYAmKbcP1cjZwCS+fxDG97i4WWRbsI",
-	"+iSIL+E9B5pLAnsBKugn6UucEfM+Vu7772WeFcm86xRyqPKDJclWpliL9awjwkJpnavp0HZVpqJsbhZb",
-	"hSgbPI/OgeXar5NGIiBcSIXHafLY0yVfmtt4NC7JY7UUm9wvazsNh8JjdZCFi/Twpx/4hv9tEokeptoA",
-	"ZTMYMoW0eZXWvSIMMHp2+oKmfqbx5yL2z0dB9x5R78hjZlmXNXjepFl/O2nWhybxGHjaDHFgHppYXjpd",
-	"SjjvIqn1WRO3ZdOdHQsmtiaslgaAOXi5erq2w5Q07AS4vUS2pJ0WFmJJbFlMx9KJxvCCWKJ4Uq0KXOSM",
-	"jw6gxZerLyoII6OkUxhTiYYN0okrAWfzDH2E5S0UtDEKMldY2fr5ObmiYdYchWYnig8lBFRBBTsoPGvK",
-	"7JvMbdt80dSxyy1/KU3arsBC3yMJC5dmko1S/Y0q1ZaBTbjN83YkKp1JL1ep0cW3QS/LLUDhHNSbwqwW",
-	"9rfX5kx/jLVNU61diclvUX92sPFla8mWwqU21YX0ZVcpeIYVHBKtpDXQmvoXNp5TEIKGEWZp7WeojGFY",
-	"heZHUiub6NA0AlZ8BOXdoBam4VUisdSCCXeegXbbBW6DQq65ILSOoKykoHoN7ddfI//w/Oz49OSwnSky",
-	"nLTTV/iWsBpqJoKuTfiD1cXDYgc21BknZYnhHJfkcvagH4u/meGfKXVvYQbXNCDk2RoqJsXBiDzlGX0b",
-	"Drj/MA6oVbbj8+uzoxzvu5oC49xWSsk2mlkLQ1tqwiKXSvbwTfGn9OY+prGEs2HnkLNuRE2jrS+ZlRli",
-	"luE5i1pIUs6mRrzaBbfpjm1AOJ3HmTJbOUevcTM61U/fSSNxenJGylqLlFfMAq+r+UVD8xS+VOIn1fxN",
-	"44IxCQcCYm5Cp/KBE9d2nYEGqVQGUFL/yYy79lTbzjv9SJwtGf/IzPdQg2+7zCVt+qtu2M5z1J75msna",
-	"bHNWOxYlqM+73XXZgzM00HQunE4Cm462FVRKiDKZTuw0STtYmKRlEsW4QCNsiJwkCsVDQ7e0fC0Gzpik",
-	"4qHr1JOlxAfJghSI65ClaRTfLF30bOk3cNY8FVU05/xkRLHFlqaJ9TUqHWks0castaGuXwR1ZY9AXIFS",
-	"Taetl1Ax2bVZgeA9K9BtuUA9iFSTHnpl+lTKbSMnLkBJn4yywSbzhO2R6EoyyZWecuPp+/yoxOeH7W9I",
-	"j5agisHMh2O8yVxbX5kdM96sMoBvzIzLJil8XiX9YBOben6bnjGP0kMhW3W949DFYbrFn2lpARkEnFEE",
-	"cFW8nl3MD5b2SJoBjP1M+gDMvUBx7o2t5Vnw/vMW7Z+AXri63YZYLE0rsvlD5tH6K03MoR9mHkc/HqnG",
-	"xKXt7rhlcnpM58Bt07JSQdzBlnnWMA07pSTCNg0ULvjAdJQxfSOlze/f3uD9JuH4aZvKmeICCeQ+GPWn",
-	"FBdoJpgB7yOpaBQ5HXu1mmCzFYQeUeskAk8oAmyE/g0ReFoiAMUKVsT72SUK9uuvoSV2HvsfhO+zSxc8",
-	"EOe/MW1jQ2q+qCpZX42T4glo2iUZRjhYuyqzk8ryU02dLXCwJi+6NEMYxUua2nNGJKIsiOIQdIEHt05Z",
-	"0GDaTDewCpn0vkT7arLnjaF1I3N9TpZZQxS+z5oIVpXAioQKDBAzErgYdAgJqYIwckZG0dgaMpIqMp4J",
-	"AEc4iqpcVK254iBbaAaN+jxxtZqShgmtM61ubStcU7fbvnlijSNaAPJdkjeEpvdWbRU+RzqEna0uHHoL",
-	"vEUGQ64IC8a/kPHjipNwfM8kU5qry1PVZZv6JmelidowwmO98Nl0Lf0k+WLTmGZVMr33sHj5w8vW0Un7",
-	"5vTk3Uk7FzJ/xhUijMe9viUtkFAJBIGRUYbGHSSmzxGWluqkIe3mU9/Ue4Kq6L1YELmWIPtHXmIxLD97",
-	"VN9UZH4ORj5+IbWET45a7y7O262zw/c3J2c3F5fnby9bV/kaQ01kybrr4UAl8jPEv/qLa6oLFk4RMwa5",
-	"wRbIsoxRE+y1APW61zSRAll+Lr6XCWn1kN88vWw1j97fnFxdXX9rhYamQo47oIpXyZ/PA5Mp99YH6r+0",
-	"3t9ctq6vWkeF5N9SMNLkEOKeTdix7VICsc7rSetddtZZ0Jpu7ZsFx8ztfvyqNCiQRJ0KhRQvbU61grFH",
-	"YOa6nZSad64lWG+AdN4RYaq3U87QEBrsUFvs0hSlogxdHB3LJwtB7RH1xm3gMa0qdo5N5Ok3WGPmLVGo",
-	"kwJZgmrpowVCRqc4jKzZ1loR7Ii2RmyfR6SG/Ij3uK04FxJIvtG4jy7O3mqB5urXt4h3EVZowKVCey9f",
-	"oV/omwPkj0hHUkXSWnWYIdyRPIoVQX2lhltyG11fnh7YJraLZNA/FVZb31YWsR/BtGCHN9WEn9xXtaEo",
-	"m4JyT0C8nF/owQRMywrZ7i07PcI0zs6wuV5LIiE12tgPoG+h8waJpGRNZtC0mFUn4sEtmCEwC8gBwigU",
-	"uKts10ZDLq31NvP9aqbU7K4ablelsob56TB9fwXj6pOYTTNLfGtX/Uz208xKZpE6Y2ZFW1x4ruXlpNHU",
-	"GtA9kwuquIYeW4XT+hzBneisA8Xowo0Z9ms1wya2zYh0lbEHDThT/aeysa4+/8aA+iUbUAsWrqkd2PIO",
-	"Q+gsTPOMzxnlTadUqOpBBsNI/7RlQYTcU6ko6/mmmpZ/ys1C/W1bRH0Vo+j6+7x9xnud6CaXN+B60y2/",
-	"BUx0yylzM08Ma0pouh3lxJVKeeNdQauCdIkgLCBlHXi/8jZ2RaSaZmzeGJQ3BuWv1qC8imU4yCkmTs3L",
-	"SODTDcOlOpC1EOe0vnn5TU2rqIF7DbKGaqjJSnQ1KGiV6fXZMH3VEw0R4FQQLDkzJWd8M2V40xnfwHDC",
-	"R1vAHbIk1X5uqD9hyrQHuiVDdQBsIwlGhA4IEmFp5l2D6jg7RethWuOCiVqTpw+muPLTX+qk3SluMrY2",
-	"gYMP6+u6NjK17v6uucGnp1mtH5Gf3NqyMSxvsPghjV7XhsKZWN4JKWMn5COm5fbpNVYmyki7T1AnDm6J",
-	"QlsvIdrXFJC2FZS6oEACn1wD059CJ9xCnpZYDMNunlbY996RkOK2USOL70/ql6X6fVZ2uDg6LogBh2ae",
-	"6hGVQy6p041noa79JPvFxrT6FWVkfYYCiCMOmlJcHB0/HuUSZL5z7JJUBWEadkw/F70oV9IyNaZljWMh",
-	"VvgA3RIylIjFg46tlm7qX8YSPGeJqy2TiWqk/CwCr5UCzvCYpeewEZo2pGpDqpbw2lvi8IRWnR1DKaZT",
-	"rNQZ2jBUBUKVSgmMi/nZq9dRzII+Zj0S2t4OLARCJUnAWYhGpNPn/PYxRLNp9hiz4LVQpMdo26EXl3HW",
-	"f9pQvg3l+zbT5pejmBpvHsG6VE4rNRmb0VPYBETbxgx0CC2LJuKnI8pukwYOWqd6QqFtGm3U+1q/rLa3",
-	"NooFJ3tEInpHxHgWzfqnmMQkBI4S2tc3puuN/PZE1AjA9LGIkYklmll5mCrj7fVsLzXTL9yCXBKAkXRQ",
-	"wBFhIRYmaAltXbcPt58yg8Ou+DETOOwUm/yNb7FHsEWINC4vi4sW9maFPUN+045lI3RG0e+2ayYoTdNd",
-	"+0mekZtEKZOJhbZcB0XGFQ1s5ybGFYqoVCTcXkehnEXs1Xq6LG+lZYXGqd7jnzER44pXYXhAKo0KBHGd",
-	"hFMimWIalgUwlQ+VWed6BpQKq1hWvFVkiyvz7acvrgBQbheb+j/fYqH1pevymAaoYRb1HX0EcFraJG4o",
-	"plYmqp04up1lBQ+4sEV0nJxul8O7iOCgXxJAaoP9TfzoFk+i/zXam0Jj2zV06aoOuzwTTXVNdEx21SbA",
-	"1HxJQ0u3DRGeM7OX9nCXt3Q4JOGBTV3Q7OOaScKU7yHJUcjz9H/U59J1nR1hE6ek6TeV6E9QWx5ZwXsT",
-	"R7fmXh/HhnWVnWOpvJO9x1qDjCM1X13caIhfhob49ZitrKLIDEn5XuYIxWpkOKsrwqjT5dWzB8uWZoKZ",
-	"UqVZwpfdtQY2sRGmNsLUIsKUA/gEd82DacibQaEZfWeSXvS+iwc4CX2bus94GiRgJRSnVppag0iOpSKD",
-	"5K0H4frsTjaw2UeSK2Bs07LjmbrawwpmyRHwwpTG9dmsoVlomLy3iYfaiCBPYh4zLntDuZYmXJPyxs5f",
-	"1ir0aSepUbRD7odcqPX1y0tGniZ8mAlhD81MpaTlxJCW2cgFVv1FJAxF7tVOIO/mRmEmLy4Qfnl49asH",
-	"GSuCjyCcNQkPo6YqExchAYv+GI2IIAiHIQkbyKehB6LdGR4QL8L2D9A7PUuimsrLCI/G6JV9cgZxZl7W",
-	"b3nIQ+KjYRTb2g48igfMhNkShUOsMNzVluRCkXC7llNMzQw+Mjvs2EoObkN5+TefKNpAPujjvodIJIkr",
-	"YanlV9+q+KazfpIBxBmx7/qg9/sHiAyGyoARj5V+oYYOSRRJJBUWkJ5pNPh/9D3k/03/T1X/z3/yPaRw",
-	"Rw9/eAnWgaEgXXqf1Pn93td6PtgONLcdapCUfUK0NICjGLR+1SeDGrpSguAB1DKArFANowheNzYQrHAH",
-	"S7ha2de/dbAK+kRqxr7r1et1DQXSM6YRqiTiIwbfe5Bxq7egxQGBmcSBKccuUMAZI+Zfoz6NzOEFEbil",
-	"XaSyPEDUmJ3zd2JNIpC/qverZRCqUIf0MDPGE1xILIJcozDW4JwPyh7gcZIeLPt8pDeJkRZIhNnmJqp4",
-	"k9/w3Aq5wcgU+rFEh1e/ZhvGJsxkGmPMs6YCa5yTPznRON+hq7F29rFEmI1LMvoOsu3VbPKf/pA9irBv",
-	"lu+E/UfKZmynplZoK5feiTPlugZzJtF0o4Zv4jueNpfxoTLzulIXZ5vhekStE1PrT6dOb0xrG0b+kETF",
-	"VfFzdpe3dTNTU+7ygSj6SOY2Ux3zmYrHbejDxlz2uRbUXKu9jGZNZU9oI0scdKtbyL7EJmlutxuP3kbs",
-	"eAwXYMafX1akfw6dmGc+yKWjrI9YLBwmCl64fJjC50Ey1hMGeli0Vlc+PVX68YYebejRI9OjafFFs0nS",
-	"1DjPKVRpgeLgF0RUE0cWj1XAB6SGXKw+FgTJIcRFMoI6Y/2fg4wFcIilyagz+S1dCKUEV0y+gu6jljfo",
-	"xNHt28kCB/ILb7mY2dUT5SHnp5wXq7lpr/htWow/x0Z3z9jPbuG2dZvGdJtawZtawZtawZlawbl0lC4X",
-	"KB4ixdFuvV7eVS6OTDMWfYqrFJuZKyfu/ME7ckbpGb1qaevDQGMs6w+3EVAdHNz2hOYXaOuS3hHhuV8k",
-	"EXc0IN/LJLRmu4ZaOOhng45cnxnTwk5JJCAtyXW9+4N3UMAHWtCkDATSTHwNZPhgeEcqPhySUIurGAkC",
-	"MUX6v/EAkn6IIIiq5C0IzYUCyODMl55tCC6hOY5rqTeG6UY0IDXUhFlM9tBQ8IBIiUJKQs0aTOfyeIhw",
-	"D1MGmEsZwh0eK6RG3JZAlEmqFLlXJuiphnzFFY6AwdiYpj5JN06lC2dFW2mSVQIltquqXpILqyqr+a/6",
-	"hKU55VTJBuqQLhf6yMcmbAFWI72J4COzjBGPo9CclF6Hni+XBjZrcvuii34+QEwfaqbYkJ7BQ5JqELBx",
-	"BbEkaTm1bdBHIKJa712fsFU/pjb+eKf3pvqYwafwc5ocv1dQU6zqku8V4rlG8S6oYySoPhYPxSzSV+/j",
-	"KOKjCyy0agPXp0RMILAse32AOSaOJFktliqpPCIgBWSaAoWaTM+naSAJ0TCCatIWbgXpajZRprVhWVgB",
-	"oImb37xDIkkMVgwIZnaFmFkpJyL4jiDJB1lo0MtMgu6eUNMzGJBRUyhnP/PO5+St04v7mXdmamx7655t",
-	"6ZS6TQz8F9puKVN1JDK3sFuv1zWEJSe6D/+URMmmqjQ0uL2q7u5V67vter0B//8vFa+iKUal8fpV/dOE",
-	"/Fuk83sv64Vc3U6s0H49oSMJaU0pr2FSQ8ENrepjqaWa+oEJjxaEkZFm67voiAQEamjqdW7X0BkeENQl",
-	"o0x8tWFukiiUpbRaUDLrmySqa2+nU84AeaxsAdAZPMi2zplgEowrYBT5jv/AfU1jPstnNs2rvu7mVZlO",
-	"7VkriIY1E3hPpROyZRK2bfLTNZRYK8RBpjkTGnLKIFATUbUmy8jaljMBrC7GdsOh5gC3g5OPX1cgxxWo",
-	"ZzirO1oVVwPd02u/O3/9wTsnJjr8ETy6iXQLSTIL9rpYj8Q737Xxs97548Z8LCCxbtysGzfrg9piPCYp",
-	"8RZywgrSo1KJhIM9ZXj5ZXbuzy3UPLu4K6IUZT25oQUbWvBItCCLh1qDBHj7csLQ14PKj1EdfRKLTYT6",
-	"U4emb+jJJlL9C4lUXw8tyoatm3IyVedQmR6EeklwCNVUE+eLRLIPxfJcrEPioquhM67QEPcog+IpKxn0",
-	"k2lmRbBewfLbyeofkUy4SU6pVJviw99mQahC8aUs6qUwOA378gBt8W8+4rXTGlDfmxoRyTf5ksIHE8sz",
-	"VnVT7aEzRv7bVhtNYLz/iOiZRcyC5FFsth6NEQ4UvSNoy9cc39+GOposedjFkdRPk4n1lGVB4uaLXJC4",
-	"LczS4TwimH2BpYDdQW7CyjeF6xagU2siUNMq2D2AWMwuOefW+EhV59zwz1p4zi1ilgzh3tmUn/viKMLX",
-	"V00uoSYrEpOsupE8XbZ6DvRSKsg34OEGx73LioEKWZlwMWilSRXaCglIBfqZiTgyQkIDGakCUSYVweH2",
-	"Q2Wh2UV2MuTtkersmGomm/o5m/o5T10/Z11UYkodnWYkuS2uV9RyHkl/6RG1ZnytP6kMsVEJNm6PB7lA",
-	"H4jQsz0eSX/EtdSzns+AjUfk4Qj9eErJs5bn2RCUTe/Yr6qkz+MpLTthbLBsRkb8IR9SKG6ZVO/nYkJ7",
-	"oUzxbIX/R9M93HrXLM48rUnkkA/HG3PIRhp6Bg3H4c+jUpWhIHeUjGb1V2MaAHL5bxnPKwSHQ2YkwhJh",
-	"dHF0bMgG/OPsLdrafVlH4ZBu2+YjzSAgQ+VD/XM9rk8HuEd2hqznI35HBPKzCD0Mu34NnQ+oUiR0s3Up",
-	"iUKTsIhC0sVxpGQj0ye7GWJ0yu+IJsleJsPvQ+XKDAD+6g8VpHiIx+aNrPnGZkYcti7b1ffv37+v1vX/",
-	"7ZoXOwKzkLKeTfokAvIZIVMi4j1ucyZ+/6X1/qMPcedQZ93/6y+XkFFzRe5rv7Tef/r0WH4we7Gfs+h5",
-	"YZa4comQYdid2yah+H5J689KAoFzR0vfXKDrQhtSIzX2kBANcY80EuzQiDEXHTbWtE28z1OLsRpaEUaO",
-	"Kzw4zgDafox3/gp4SD7NjDUYxp2IBpDsHimbWp1tGoL0EJkWHmnLji2qpPunbCqTZTbEUpJwO9/PY8sY",
-	"4fW/zaCXBEvOfEOzi4+hTclBoTmFsahDXIOe1rIAKpFvf7npjG/MU3+7hvTO0ndkn4+YZo36U8dIbAsu",
-	"qhDjowObUO1YWWds2Atn0dizSdMd29+0ho7SCvaM60OLWWjm1IcFifdYkiplkjBJIaDB9HHHIXQlEDy4",
-	"7XIRog6W5MUe2vJP7Fmc+voFf1cf9Ln5u+57qD8e9gmTiPYYF9Ca5Tcubk1ZhVxFiC0/SDhaTVPKRvZ3",
-	"f1vP4iHOAuL6WOtNdGIaKc88QfoChb4NY2nVVMTU6mqgF3XTLQYqEsCfthUJDkNBpPSQ7GORjRDLQZKm",
-	"xTV0eH551YBWCFzQHmWuqAPk2JtUfWnEmNzHrqWMudXvtbaFo7GigUzS6vXP/rUkotrsEaYgZxKjQOBR",
-	"RISGyIiyWxSzbiwiImB3FwD9DVcwwBycnOTqBp9SaWFptv5roQ/P4xqMs7MtX5ZL80Ypq4ecKcGjajOK",
-	"+Kh6Dpc1j+eYT+2X8KH97pNXOcRBn7hR57aD0S+7dzcK3BeiWeW4GgDhGDAwgzaOsWVBtIxp7QA1qlnp",
-	"sJR97df3LcPK0LgaelMgY460vKzvopgpGk2QvqVIQY+o7NphtguQTB+fIjyixGyIP3yWku/zIWHmPGV6",
-	"oKiDb0mIKNsIyl8EiuoPdhda2YnW0geEKS3Ez8DsNwAABmK2Ls7ebi+P1/LuS8Drq7unxGt51/vb/SBa",
-	"ELfd2xv83uD3Y+L31a/L4XcWZ62laKrymXn3e2msNInlpiv4ABQ2yfBQ9rnyQCtgCCuFg77ehitp1lVa",
-	"z1PSWhBr6NBoEYqPsAjzrQw7cXBLFNp6mVFltvOKi5/P9TdeIPu9Le4F+kky5nTdBG1Z9UMich+Qoemr",
-	"+ZvDv1ThVPyWMFfvLCQRvSPC6ptoy1f+tpffBo4kR5KwUOZKAtTcCyT0ayglpAXV7iGEMVv1HAx7DyWP",
-	"3qTpO38qAAmT53KQvQK4OKrmHcmUHAKVSx8Y4PtTwnqqX2ns7v1YYrmcb8TtnnFG3mEV9JdV9NZjXC1l",
-	"AVl7ysXRce3z1/rW1ke01cZzeQ2887Wpmi8WZFrveEi71BlvvwX19DCPDcuwOEPnqxHv8ZnsTb/gaHpK",
-	"YlMPVtEi2edR6CySIFgjLtDVr2+B88VDQ8S2D5Bvvq/p8a9F5Ls5/j/2rra5bRsJ/5Udz81UmlKKLDvu",
-	"VJ5+8LS5JjN9SeO017leroRIyMSZInQEKFmX8X+/wS5AghKt2LHlvBSfYikiiNfdfRbP7rYcZtaja1Mp",
-	"ZbzkpBDqHKG2ExlTmFYTE0ae//Y9Okx5uayzCEPsjuG5ncrBS5mLZB1TgeEZuvEV0Oijup6yXPACE2Bq",
-	"SEXJE52voawK5bKXDQGPO6lPVkAmq/IUYnMM6Qav5Oh0xuF06fSLXE5ZDmXtobyPWsNEteUPZkkfRKU9",
-	"rIZ4GOAfPQbQMJvyE1ItG3v6lurFPWUfChomaJhtDfPCwYGcpEodtn+leaGELFSndrGXgDtdn5vmXI2a",
-	"av7HwgD9LQwFvVWGWfUQbeHFmLLQglwDKLktGMpFcansfQnpgl4sLyb4w7i/C174kn0mltwlsf5w4v1l",
-	"fbP6mcr2LVlsNgFti9oE8UDRxy+gg0ANAnVDoL5yUs7byXex2/9b3ihQf3lFd/ddlrQRpV8o+PXVD9CL",
-	"3yqh+Z9VmV+3G4/7EyN3I2uyW0/STJZzpr9Ry4u4be5CytYfThr+Uj6MIOzypdCQWw4VSxY8mByQ7OJF",
-	"NTcLRp/UEjPq7d3L8onY0HYnBgkdJPSnJ6HfJUZ3S+sVn2ZSXt6cHKeVZ2riB1xkDNNFz6XSMB6Bqqb1",
-	"c2oIP3l5c96P9+u6Npmzwpi/3Qlw/uEGsEduj33HuTfCkKPqr5v7xW7M9o73jlm9JW/ij27s7B15YOyW",
-	"m1Ko0/PXr1+eAy9S9DCCDW5KMqm4S89wKYpU0X2ZraCDWFRcoF9Q8aTkOqIE8bJIKBjUIFtjac0rpWHK",
-	"gU2VzCvNIyzsE2daL1QcoavUWD2VcpEAskTy6UqWqS3AY741L8yMUOgx+tfWSCCgTPeFEagqyZBsOT48",
-	"Gn01Ojk+OqJs26Orr2YUhRBHIJQrnNMfwjO8iLLERxw6Nl9yJfMlN6ZbPYSFNdJyKRdTllxGsCgxOUWE",
-	"EHuQy4TlVP4iyWWVgotUcAn2ID48+Xo4fno8tP/GIIokr1Ke9iOYV7kWCVM6gqpQC56gzqmrBFENOPye",
-	"5YNFVS6k4lCy4oKKSr14uTzGH794uTyBnvk4mDNM9Iff1G9CXoWdAJKNx6ORmWWzmDEWmavKPLZE2Iwn",
-	"l+TuzXjJI5AFUFCuvUDFYlcSd0q5bm72mIZEFgVPNGgxp+cwaM5ONEt0xfJ8Dalgec5TW8QL1xp9FznT",
-	"WOCoWQZa3KJuollGKrjUc3Wr5gsqp6Q26zcpXuj+EH6SsCjl1dp8hY8TqZec2z4d2NhYPEWHuiiUZnlO",
-	"GnDO1qBWQicZBkMXZr3YjEPKUXbjlbZN80iDwRIginZ9bA9SvenwuJzdTgVCbyPBypSvZZFapjSdRGRT",
-	"rzLFkz/jehAwXds6bYqfHJv9cjQ2myeVc5iu0aWjOCfqrZMksWmwJu1mcuWWV1hyjpEAvL6z3ZdCpuhB",
-	"K//2lGLKtv5BM0zRy9MOu2BngCU9dQoxrX7cEOUbgRwCLz+Z6Jm/bhB4bZYYYU85b+9n//hQ5J2Jqygh",
-	"DlkAvsh10k01uo1qU6qmfNNcltzpFyxOtTdZSL1vZGHIRxUi6D7q9FL+Ubo3munMwZ+RBUxl0TCweVFy",
-	"cxJPG7MZq6utbU3MtbFdhnAGBV9BbExdjPQyhi5dvMmCMhagBzf2XhebczzNWXEJ5PeDJOcM4dApxEWV",
-	"5zFVzUTyR1Uk2DdKpF2nrsMsudZ8NHaU+zMdyNmsLXqMcWns6wnEiVmNpDJN/J2JvCq5iqHkuioLNI5H",
-	"FHeWCsWmOU/PdGy+NV2Cnm+12bJdtownzgr93R9uZder+yg0yNlsglJwwYnjsmEKkkyk+aMGI8uUtFRP",
-	"tMrd60UBs1xcZDqCVSaSDGaiECrjKFNxXepCY/Y9xsiXNKta5OYPI2/tzIFlQu5B4BLWubfA3ZvF+kHT",
-	"D93RVA2ZiEJE9mMnQ0UJ/KB6aMuqfNKIwp08D78LXyhPgLbzwUdeBQY4a6xOxHIuFYcsUBiv2JocdkYY",
-	"es2TqI5FSkWpDaj/fXBOTqjBd7bFGHqoM+xgBiKN+7BkecUjEChHE5YDS0qpyOFnpbh6BM/7d82U7qfe",
-	"3ceVJ7496nVIFx8M8n3cMbCbZdBDy0TN6eah+wYCK5Mb29dJhaH5fdwIO3sL0bKG2/cP0BuPxv0hvNA1",
-	"8iY3ri4Fct4uOTpZXZPkrvbFGOUoMLZot3VdN4EQovUmLXfa7VpK6JkhlOR0rS9XpnwmS26ftJxqZ+T3",
-	"J+a3Jbe2re0lGreJc7aDqpAEAKnkVEfauqG3Jmt/FrFZqYd1QIz3JUd35ur3PN0buy+yVY2D+yNI2/d0",
-	"ZXI8rWZbkcF2f/HapADCoI7OcjxmT2fVnBXbhA28UkIpITSHUkrdxYGL+xHISiuRcoifsIV4sjxEEVCV",
-	"+cHE0fAOrt80PXqCJOMniVysP9rOvS24Xsny8uOZvltsph3dFKp9H9nqin1t33svfYWi1+7CLYcvU9lU",
-	"spLuQhe8HBDOmIkLowyHDS3wzIXEdgR8nps9nBqdQimNRKH5BakOBT2rfTAXU99vkdRQV4OY2IrLRc5h",
-	"lUkoecLFkm9SJF07NkFgZ8/o3XQjrFdyoDRf4P3lgOLjXRuVzgj52IuvrYkSF0KzOkVBz4u877urelH6",
-	"yZeaxulnHY0+lyt/TNgOhsbWvkwv0Mtv0AacdTT5wlY/Nsswx8tmNztmJ7tLQdeOXxS5u602WdcflRd/",
-	"1zW2H2WhsxxzwKZCQ6XYhf/qb/Hrrge/bWcNI7uwzt3VtPDMfO54nooqemvSWYXRb4iunHb3pFXGzD7Y",
-	"5HbbfpaIvS2BEnWwfG1LLS5dxy6m+3Y6moXU9W/9Nmr9sv38z86QU9ZlYGkpLE2VM7nNmS1nLOFgKSj0",
-	"Bn+emrAXI1F8sl93uPbNOOAczXYF8cufz1/HlmvtIrpeY9qzTWMwHsJZsYbx1ZXLG8KSy0Kucm4OF/4n",
-	"XcrxXHFLA/GIIRNghWXSaKYrFQGrqR/QowRxjjPRx5WybzF9EwUcjsA+Q8wTS3KprWpiDyHpw+eueLQV",
-	"/D9B1rtN2rdBlhnCmXPQ+94fAjZEuDm0kTgRPHUxOREcjdzfuOvHGImpbFoFVF6aldpxOp1P3mKS3tMG",
-	"GAkDYTTL+0OIjw9H8L0s/OuAbbAxmzmpcgpKQirNPNkh+K0yKOUqojy1LM/9a1XB1emuCwak+FyIJS+g",
-	"WiC2scwtOww5A9ZMF6UPsBl2OUxluiaaS02nwu+b6U2hlwqVGA1YJ95W7u63T1dJZm2UZvMFNjKVBjWJ",
-	"i4JpoyKxk8aErDQyivjKTAkmr7VdHPpOuHP3YFz36FyzIjUdcCcYrAHfctFFzae6P/6Xqmm4h5oDx9Bm",
-	"Z51CypMcY8MkriDL62hfq2NL1TDszI5TeI/DWZkLXhpxRqp8RoIklUlFrCfN1oABEH2cG28J1rhHkeXl",
-	"3oFEKmKYcYEgewtttvJUfNeIlHcUpnxW8xbrVBE0mY0Ya9bimbXQ2xcn0d0wJzaCsQLXHVZDs89Ot32r",
-	"5LNQE7h5B95iFO4dOwdigzomB1Ul0oPOYI12z38txBUonsgiVRGx5YRdVbfRhvCK/8fILvQdK2JD6MyI",
-	"PJjxVS2TZH6bxXjtNvXOcSzMmSpNS//+YzT4+s2Xf9sajEFX9meDXWNy21wU5lSIOcshNUae6pqOWGVs",
-	"/PTkmxi+hIxfwfMfz74dnD8/Gz89MYch/lc1Gh0l9cHEj3xI35ZshYKIvoyNzdsqwtx2zRGb6xYTVkuS",
-	"206YHYKZNzaYvXl7cnx9l9lrpsDnFp4cg/m7HCRMcTM17N2TuSXwIrhJYk3aeWNEGjWSxdgPHbcbN05d",
-	"I0wP7nU07tT99p67oe/13n9357V3TD78sbjTVMTLw6jRepaQ2n2QmqVqnaStSdh1zqLNg3Y0tqaArimz",
-	"XyjXDzKWavpsyhOZoglHDNttHZ2LacnQSiF0D0L7hdWRkIv5QWDFLDHznYurvCPdubjLw+iPs8E/2eB/",
-	"o8HXXz558/b46PqbOx1iXINNcrByo2tYwgyOxgMzXf4KHVzvi9XQqexJP9+G2/D77x0l6Bp4kA7JjVf7",
-	"6W7KL9XprjOP+r9HOB7ATQA3AdwEcHN/cENetgBsArAJwCYAmwBsArAJwOazBDak6B8J1BBIuR2gsXV+",
-	"AqIJiCYgmoBo7o1oXll5EiBNgDQB0gRIEyBNgDQB0nyOkMZq+kfCNK4e6a1AjbLjDIgmIJqAaAKiuRei",
-	"OSfwEeBMgDMBzgQ4E+BMgDMBznx+cMao+UfCMmav3g7ILAVfhcuZAGUClAlQ5gGgzG8kTgKYCWAmgJkA",
-	"ZgKYCWAmgJnPEcyQon8kOEMg5WZA4ydcClAmQJkAZQKUeT8oY2fjtREkAcQEEBNATAAxAcQEEBNAzGcD",
-	"YjwVv0f40soBewNwub7+fwAAAP//",
+	"7P1LbyPJmjAG/5UAe4CW5iQpilJVd1EYvMOSqGp1qyQdieo+fbrqUwYzg2S0khHsiEhRPPWVARsG7KV3",
+	"hoEXMLzwwmt7Y9i78fwUj+F/YcQTEXlj8qpLVXVxMDitSmbG9blfP1QCPhxxRpiSleaHyoDgkAj4sxUE",
+	"RMpDzpTgUSuK+Phc0D5l+reQyEDQkaKcVZqVw/PLqya6I4L2aID1Q4SZHBMh0RBPUJcgQXCIeoIPEWYT",
+	"xGEctCXpcBQR5L9pd3wkyB8xkUoeIMbRSJBeRPsDhahEjJCQhNu1ileRwYAMsV4BYfGw0vyt8s+V915F",
+	"TUak0qxIJSjrVz5+9CqHOBgQu/bpBf/AxyjirO8hzELUnaDxgA89pAbELtytO9DDhPmZSybjTBGmjqgc",
+	"cUnNHMUpfawUDgZDwpSPtkI+ZhHHodxGXCCfsogy4ntoTNUAYdSjEUEMD8mSM1+RIBZUTS54RIPJ9OS/",
+	"DLCC3Y1wn8De9ORNRIe4T6S5GDWgEkmqiIeokoiPGTLLQlJNIgInZcbUBzbAcuAhxtWAsr67Wa4GRKAB",
+	"l+oA+SHp4ThSVSkC9C3jjHzrL9pNu4P704v/mQipQYr3YAuCjASRhCkAtCaShIWIKtTFwS2iDPknveoZ",
+	"Z6T6Fqtg4JsrxgzFLBhg1ich4owk8LlX34dD57FCGHV5OFm0yJOQDEdcn/olGUV4QsKSy1YiJj4aDwgz",
+	"50olrF0qLkjoYIz39LoIFhElwsG/AQF4GQ8J8pPpgkn1JzLxy7FAz1eOCKfcYOT0IlthKIiU6blKHouA",
+	"NBFGI6wGDioIkkTc6QVyrtCWv4NHdOdud6dWq/nbHlLc4Lfk0Z3eWh9TJg2wXV+e2pHtzrDUt6WQ4noX",
+	"+jEV+vj06rO76nExxKrSrMSCVgXpEUFYQCpl27vEipzSIVXwP9ObvLRUBWFNwEioIUSvaUxZyMdu70Mu",
+	"FQo4k0pgykiIIj0aUhpt8GgU0SINGFJGh/ro68miKFOkT0R+VZdkiCnTi529soj0lFkWVnZd604mSckR",
+	"XJGAs1CimCkaZTev0UhJtKUfdePglgC17cVRZK5x+wBpSo72G688JKdGYeReJXdLkxP2UuBl8bBLBMIS",
+	"+ZdEiUm11VNE+KvtTn8I383emeJojDUJID0uNLwpMaGsf1C+EndcVTgvX+8RcNRg5XzInLvYj15lhAUe",
+	"EmU5aPuOMHUSHtOodPnnLJogrBRhISEWD6lERH91kFAlqrz8Szgy54+DgMdMfWu/kHrlmjtX/oiJmFS8",
+	"imYglWaFmFVUyjEspmEpYtm1X2A10B/AwJoslI27DCbPmucknDE8ffjICeX8iZQwxV0NN40XL9BIUKZw",
+	"NyIoGGCBA319HpIBH5FQv5M5bA8JMiQalkiIGvtowGMha6iluVKEJwXirdlJwmn0UyP44MhxAHg9JfEa",
+	"JA1LaSLgIAcJU80Ntd9oJJdtBLb02Ar8Io9q+P6UsL6+0caLF56GZvfvXQ27ShGhx/z//fbu3X2jXn33",
+	"7v679vu//NPU8XqV+6p9vZo/1PQsW1eHJyeZE0VbcoQDog/U/y805+hxgcg9BhEQo+vrkyNzbT3NvYF5",
+	"l/AshnwtJWhxMSBUcxyD9M08i8dSErWAyZcfX1Z4mHV4L3YbZQD3I+/OhObf4beHAfQF7pMSMK52sSSh",
+	"Ee0MnZtFCfQruT1ZGQ2uf4jvDWnbrev/81Jat1tKmPVqrug/SlZ0oshQohERsKZ5i4HvSxfUqOdXtHA5",
+	"P2e0j0MeklI5MtVPAh4StBVgSaqUScK02H5HtpPF5m9Pvz2fL6TA8XJ/HmLVq69a1b/j6j+qq+EVzqtX",
+	"ekFNFBFlaFVI+1pm15LuYDIaECY9zesAGUHgBeoTCBISpiiODLMSRI44kwR41WscWolE/ysweoX+E+Qf",
+	"M+3O79IIkhZt4U8huDCf6EOv/Nw6PTlqdU7Oz27al5fnlxWvMiRSAuhWOhlpUCt2XKE7HNEQ1AWFaSR9",
+	"FFEtFI1BY+GoR+9rcL/pWf+TIL1Ks/LNTqq57phf5U4bVgO7y5/fejMjH7ZX03vzm8gvbg5EmYzKnMoW",
+	"iThatlr7xU5BeM3KctWc5LjUIOkXhYGsVLjkIPptfX73Vdh7Ve9dah1j6mbfGwW0F9HggUBzeH52fHpy",
+	"2CkBFqOUfCuRVFgRFHJibg+kTRCYHhE+lpisCBJu6V8VKCT3pUHgmIsuDUPCHgYDJ2dX18fHJ4cn7bPO",
+	"zdXh+UV7ChpaFyfolkxQhINbq1BrIQ0sJaDZ2btxdNp/NNBYfeYinExv76uCmJLb1bBzwjSvw9FDQafT",
+	"vjxrneYApqXlQXI/IoFmgSBW1NCZNVhRiQS5Izgi4UHORkFDRIFJ9iiRiCpnL4h4/3EIzRMsaxrUzHF8",
+	"ZQBmYUCD1RlXxzxm4cPA6uy8c3N8fn12lIOrM45kHAwSbuGuwmqIjwIki+Yo3niy0q/qytP7sXd+om9y",
+	"SLTM+/CbP3l7cdp+2z7rtI+mGBEfEWEEcSpRyIPYTIq6sQJ5oRvTSKEJUY/GgJafsQw2Mnv56iAke48W",
+	"Tt7yUBPSEsP9dWJBkJQFBJDOGhzAcj3tX2gixhOTwpT3rGpdUFXwn1VTB9q8nc10vDm/VjXj2Jo3UM4J",
+	"lvGvzPsG3sndxpcOF9ZW0U5xPCELityrnYEawkmmWGrfeEtCijtGQU/fnLbMLOTxNIqtheqHzttTY6kB",
+	"a7/EE4kkN7w+wLEkGr0j3tcQmNgSUyHAQ4zcEYHkgI9ZrWJ3NoPbPdHmznjGkIAGWBqrtTGohAL3lESU",
+	"BVEcknB7zqbBWsF7PWcbjTi/jUeox8XwT0ui7IV1OH+L2cR5gJ7n3jqcoyFmk8TRPvNuBtY77vwqHsKR",
+	"5ED7im6cP+MtWZ9TNXE6zf04dU/Z651EHIcdzk+xMOba9cWQi9avp+eto5vO+fnNaevyzbRGDG4Bch8Q",
+	"ElosAsfl1i56S1+Dhf3Hq/MzD+3W4QEX6EXdq9frSPCxhN8xOrz6GdHhiAu1/WjiymOvqyjUTJ3MVyXW",
+	"TMOFFmyuiJSUs3MWTR4Gdq2Lk5uf2r/eaOmpdXp6/suUBExlRiBlcMkYSdpnJKxShqRZyYEmMM5yMsYS",
+	"xZKEjwRiD1lBEZhK9vtVgVPZfWuAms+mVgSqy1anfXN68vZkSp8q8qUD48w3kSfGwT/Neh4DiNaZuAg7",
+	"2W1tOOIURyyBthwgaDC7ZjhWAy7oPx6qtp+cgY/ixgL0FLfUVIALpPgtAT16SKWkrO+hsYBgQHI/ooKE",
+	"+h1B7vjto1GrdaY+cKBm9+Ab4Ww8oMHABLUBm2TJpxjURjsFSHP+xflVB+3o490RpCeIHPioT++IJpaM",
+	"jBFnpMR6mDvEr8yImAeg9+ntO6Wex0xdxcMhFsBlcRhCwCeOLoRmSIrqkXo4ksSrjDKPPlRouISb37mc",
+	"P0z/MIowWwSDF/od49t1rurfTCQNDGsHSQMFefd3EsC1tEbURsmssKVAEKxI2FK5nYVYkaqiQ1K2PQOt",
+	"slUSqHYWR5GLmTQYY7Rd+4kGxDlz/JY60VkcRUBaljzyCEt1LZfYR9kcs+9LkB69n97mMRVSod1GNjbG",
+	"xiHekomJixEk4H1GJTgFVK1s0eCAMoClyFAugowr/br+zg6EhcCTuaBiJ0g24mWuO3uPufObDVqH8HEm",
+	"xmAunGWofBALQZi6wFKOuQghHEMIEig04EIS1IWAiUm6phN2hCey0nxVTwI4Di/fIjlhQbqt5m8mgE02",
+	"BcF610mMXXMsqCJwtwVoLy5kCoAhUD0FYSuFWrlUCxNDLkDTZugFGlIWK02K+zwH2iM3vpcNK9ltfF+M",
+	"K5mFW27/U/GGWgUzupVGLmARUxiWBN3svXwxP+gmBf1k6RpeI1KNKCOF1dsInnmrXxegh5SdmA92C9Dt",
+	"VWJG/4iJ/VmJmGgEGPNjHCguysOEruh9FeJpjEkriYLWXJQwpcURfYSjkT6tQmjP+w8vP64S1QNAQu9d",
+	"/E7pNGDsk/lwOX+3sbf/4qU/hb951J2NjKdUqja7I5E+w0W4WDif2MgZxH4Ox5DDkxArvPQ1Wr6ziDDB",
+	"mKX7sWj7DJxriGmUe908KXvVhsYuw3x6mh2czWIiK3CwmWMMicLuTsqPKB/dWK+XzFDgYYKQql4VMm+g",
+	"EaZCoi2sTCx9o77toVhCIChlSJHhKMJA7CTyP3xwtLbmllb7qf3rx4++JUDZpTXqydVN9A7lgnC7jyUw",
+	"Eo/C1S67jCum4c7pjWUO3kugITnuPMNMFzEPjNfmkhY6K79zSf7VPq9x0c+svFmp775q9F7gevW7YJdU",
+	"vwv3cPVVt0Gq+70X+GX3u+D78NVuboPNyo9c/tv/kt1os/L23/7PKIKg2SxkadzGbFJpVlrBkMAZ5lFu",
+	"Nv7k4pL3HxOfHoczZbHrcUZcBiUXz/Rnw9QC2i2JcfPQ6cl53FzW5ljTyszsBMzex1wMV2RrPRqRec6i",
+	"QN5Vips9vPrZQ9ed4+r3aOv1+VuXx7PtId/zkX/gg+ECd5EkIyw0DfOQUaqRgCwis7ED5EDKGvUxC7NW",
+	"/RrqQAKiUJCAGGAhJpAN6tskxqpeqI+2uvptrRRBZp/v1u17yM/ag+5YWBvKKrkPSARLzP3KA0VUVSpB",
+	"8NAH2SnJytBntN00LlczMwpJQEMiba6gSb8E8diGCh9e/ZwmX9TrSOKJRiUIFab6rdpCHgI3M+/OXXT/",
+	"JxTFEngtCmOGYC00PuA+eavfK4V3O8a8I7gGFrks8ytAMcRtGBm6R0kUSmTzRA+Q74iX7xnlzP7imbSd",
+	"wH42HvCIoCEe1ZBvaY+PAsw0BJiwkFplJs+tDWOiuWKO9xrtJLv23UfkihtO9yVzuikseI3D/jOoMYGg",
+	"igi6EJthOYfu5eJpf3i41Q2Sz6f17yOsMLq+PHE2sa5eh8lUN0T74uyNJvdXP78BWzbzEBcWrxlnBPx8",
+	"9geM+oQR4Fnw/hZGgkuiVBJRSaWMifhWIn8k6BCLySGPuPDT4BuY/lsJkd5IEpsaooBT5AaAF7ok4mNE",
+	"1baHQoHHzCTSImwIDLxiWVFXYBZqKE0py/QJ6bHDQx6zEmtpS0oNB5xJs4YwNVXAmj3nSECckTQkB8B5",
+	"ThbrHIOmVFjFMpt2jgNF70xmlAJi/75kFwr381ad6TcKzGZlfc2rQDIPVRNn+Zo2XP2W7DEB1TnGz+xZ",
+	"Z3DGQa3dVWHe5IjyV7eKHghYl1ztitTAkbAlNSUAkyXfzZntn8YKb45slUsXJKAjan2F82jZZfIifAVo",
+	"sdZW5qCAdcNVkglKkeGuJE1xCeODuyove8fZAygZeQoap+z26UksBsVPL54WUOO5hdQ8P1wNMZleIsDJ",
+	"lKmtPg/cYhEV62EUBMP6/vezB5gpZXxStdjIOUvrxPD6iQbgNaxiKbaAx2cJ+1dDL0Jrnm0jmMOYH2dT",
+	"2jxrW0jkhvjeOSus8LyS7yKzsEyytN23/b7LeURK3MDZNc886M8EzT8Ndq+peQJzB4HQ8HYkBxjcfFTq",
+	"P0fkwP2QUzeBphc0yqxwniEalQujsJIQ2UJOAWeuLM6UIvQG3xGEkcLRbZrCfjUi+BaEHyOP/VaR9sn7",
+	"ovSkqce08/OR1IYc8ZpP/WYoCBn5P7S6gpfYnhovXqKf6GsUkoCHphgNVlqJtwYnSJN3PETrA3q0IQ6J",
+	"VjfgGFAwiNkt2IJgjvGAS2KKHxGTXYSoRL686/vbBxn9AhQQ3NXXVMsT6b39Vy8aL3POQr3wJuxvZ2vE",
+	"+v9/edd/9+4v98No+6CLJXm57/1mygTUq6/+svP+L//yoe41Mq7FqeOaVzkgzGhUOKs+wQK0JmTmbCI/",
+	"s64R67u11Go1Y2HL/Czv+nq92VdWcwk3ljAeTKkOy1gKFpskEhrcqC9FdaeUi4yPvLw0xWJlAw6qlBJZ",
+	"xXBFEQOsRseCD535pminmY1n8OklGUWTDl/BElWKsqANuyUUyoLAbyZ3BXGWySKRB9nsRqMmG30+jqJa",
+	"CdjMXkDE+/xhJOMrRt6sCUQfYmbP35jKJce42ssHOay0mYBHPBZoLKiWRZD/zeXlmzevX/tN5H/jmwqD",
+	"9B4NyD0OSUCHOLKREYXoh292jxut/X1Y85h0JVXkgWJyTuFKYTgd3kJW4Yy8AtoVcGkeen9aEdzRmOWl",
+	"cPuFMdGvuOjLnNjjDF9YImxs7pCJxIcaKCACVt+LMeJrVhtEBAuDl0Xbe0rvKi2Go4miAY7QFQ8oURN0",
+	"qBcFKjGEseXJXCXI/FpwmGepWMnARShoVr7ZPd5vf/cqAy/NykCpkWzu7BT8AQuo9pJG9y+ZmC8pGmxo",
+	"/IbGPyqNn6ZpcXR7jGlk0g6ezs6apCnMJcl2MbEgLpFglvpecUO+n7OpZJwVHUrWJrkw0QFMjB8zGRaL",
+	"7Ji2hpp7f9ba31iF6pMYe6y8P9fWU/BWGRtME5E7ItJqns55BW7kTO1Bq2GmrAdt7dfrhj6mscG79bqp",
+	"RPdcZiVI2y4zKRVIrCAjLAgyWd5Q+UDTfao8/ScwGPhrTLoDzm8zPq3EJjXLhGUK6k2/7by0J+Gcs09O",
+	"+luZuHVznGZmScUFIChhbatF4CQEZTlrV0qDSkxexm6/9GAZgadsNHlLR6MV13Zlv1mYOGBWmk7iuZN4",
+	"v9Qpf1pxePrSlxeM4+j2R959hvBjTXVLKFAHAl4gpaRed8UmZI58LNr7j7xrec4UJSnC0EqRmAkqzHc4",
+	"9yijcrCmR24l5+LitYwE1wC1zKsZdFrwosJCPZrD8Y+YGEwTMWPmbX2tEVHlWJexpnFlKq0tKLk9J/Q5",
+	"8SiasbLn5c2hAQn05l3h6cHkgGAOmn1yMqFRfVXasI4ctqKI+XRiW07sXFKG+5F31xDfFsphUcTHF1hA",
+	"AduFssovLgkrrZ2uuImUQTxWtiC8K4tLbR3+JoLBkCC9WFqDxe+8a8KB9usN5B9eto9OOiaB2XcV5zGb",
+	"mAJ+ANFaAxYxsf+AAu4wLyTvRpkJsVQm5FSQgAtbKUMQqRCWyKCOLRGem7VcrnpSMfUB0mj9UQXSL1Ge",
+	"vEoZxRMqmfdUqjm51AkVsO/lZMW5qqYbuAzbs6M8LYFLJzoD1M2UAjAladuXnWqj3nhZ1RC33yjlgOuI",
+	"XSsIPJ9PkFTZDOtHS5mgokuC5aLQz+LbLsTJCS9m+TeU3RgLhleR8YgISUIjLggc6/9CzwOIwgOx5qY7",
+	"uTHGyIqnp3rvLVjCw8O7llSzrswHU4Rl4T2uE+K4sML9RdyNaOAqqd2SCdo6FDy47XERgglxr+Gh0pr3",
+	"cye7Lo1CWiJqbRpp54eppXJmjgJljjYf8rYwrK0EfGfA6PSOV4nazEDEke3sRULooLIiVVxGDJ092ZH+",
+	"2tEsk/aTol6Wm4fJd+WKAh0SqfBwVNK16PgQ7e3tvUL6nYzsMMCjEWHGsr5GhmW64uzs3mzResEhPBcv",
+	"egj3mk5nSDbyVAzqAfRt9cDV/DGVU4MZGJ9QhBJqkTulBaDxSdXFeRLWMnD9hUPz1wWXC+7yUbwayyVw",
+	"N9bJ+C4GvOblmWVGqVc+PlSDWVfSLlQ5uSNC0NAq706Ny7pcXDjXGgWF5imbhRaQcI4+GvAolKY5pV5P",
+	"SCIKKjh4S8o1+ZVEyQJw52SlUiheAKng2H8O2WU1icXaFr98aeXTB1gv8BI9aZh1Zu5LI6U/A6RlZ1oa",
+	"4OYl8XxZEDe1/T+9OCGWslRk7RPzzSEl+uIKhoY/mfyd164TnTo5mQXQeEWYegacT6ZZGuGlXtOXj+35",
+	"jX+ZqK5FoyMrKD2B8PhnwMLiGS2Ciik3svGw2NyGpdNXM0P+TMn4Wdh3ZqKlkfkOvvkToHNx8xtTwIOQ",
+	"06sYyFi7FNwToXOyqlJw4DF7+gCpFYJCZgOutZh/xbWEb8tajUOMll7RLZnU0CVRsWBQmCMgrqUPFAop",
+	"lBQNqLzRFP4mjTW/qb7/sNfwVqoy6ifj+KjHTXUv1J0grFBEsFRor1FsJewhv2oiym/8TYXkR62QbEBk",
+	"IfZ8WtN1Do9XRf9fTPjvVdzNZf6uwrcCVyxhKqgHuuGbys0IYpGNDJR26peZacvtawFnkgSxnsJGypdE",
+	"zJigXIiUGY6gpRXCSPCxhzigaxRNzfatdKuhRKIt34VBKyKVn/bEOkA4s2o7AZIEQoWspZCjeg21oJRe",
+	"cRZEJZJjqoIBgf5Ziwv6rEFZl671FFIoqBWW0eBf0jrY4o4GJF321J54r9dEuKeI0FvuzT57YYg6VVJT",
+	"AELhLqAyHwmRv79bR284I34NWQZAI2Iq9CEDUybeyuRqoyCiWrxLlkWVXogNuTLv24Awfw2GYYB0afJj",
+	"saadCItl8eBLylAkEESVlbbuM4hSg9+byB8PJAlu/KSYlckV0rR2r4EEZiEfou5EETmXaSH/b9Urc8VV",
+	"PQVWsSC+PvNbMkkb2VFpK+yZhR4ghyBVmX6U1N3aa9iZ8yzRrDiXe/Vhf+/jv6zED922s8wQQFJhFmIb",
+	"K/FyH20ZSPiL7yF/x5yS/y8+GmlKxvrb9pxgmWvGdMTrhlbEEKFgQaxYriqpSVRG6XI4OyvIIYGh1cj8",
+	"58C0yrjPKhwspOqY9h1TWIFpRa4fylR5EIj2HBGBhpypwYHJbwUaFDP4alZZtpIyAnojmbYpS3+j+ctc",
+	"Is3IvUIBjohGAbNStHXdOdxGXdKnTC6r/HqVeInw+cKFmLOzn2a3mFn67Pt6pJvSLKO51pWMiKA8LIYk",
+	"QjTi7q5e+FSfgP2PVfNHYyVRHtuLSbIrf/3111+rb9/6hexJO7W/Wt+YAmw91ulkge/JIMhegd2u91CI",
+	"+tSUDKB6abJ1hOWgy7EIXbL6qhgBtYjkyZJJMtnU+aW/SRPEl/3ERfrIJVKIBB9OgVepaDTAlrLPH1Dx",
+	"pYbLmnIubRB0ASKgFpTVXjOH4Ip22jqkBnyRGc+UeTK6uRa3cn1ZdkvFfZPPUFzSEhu9o2QsV8Q1OG04",
+	"o7J7LYUPLw9ibt7kQrK3XdxDyTEvhwSfFIlLcHJpfG5nrftr2Hy11rT46ru5gorz7LNl6s2SxuLST1dX",
+	"SFfog5KkW80N41FPGCCeu77UPi1jc8GlJXD5Mp1lFgRZnyR4lr1Vi6hu9owhOgGV7MElp5O9p4VA+klR",
+	"LY8u62HZp4/LKezimSNzymC2LOtUmtD7OWmmy6U7ThvIISMkPUzUhjg5m9DsmerW4K00TX8VR7jQZz+O",
+	"IJ/O9GkAxuoqME5fzVJFOWArr3k4DVSzC3Ck3zxx5Y0g1X0WC5NOpQXbnsI0KjF52iKTiDPkQx/MVufk",
+	"/OymfXl5fumjLejXzxA3FljI59VKrAAD24BEI7ndNC0xoET6/dIp6LCrI1hVGdg/KLMtl+ma3+4P8RCz",
+	"qiA4hJYA5F5rDgBbNfQWT2xh9gMUcugBMsJClpdpT+Fi3omenF1dHx+fHJ60zzo3V4fnF23fZBqCFyFx",
+	"U0U4uAVd22Fevkuh/ZdpUZhtWjiji2EaTZq8kj5wr2TltaaraFl8br/OPXMDGNnOvWL/lazRyT/ud2v2",
+	"k80hZvk04vVLx6SYMS2BK32/HhriYEAZydw4EBw9eA1dCN4XeGgsmlIB6chZOaVCvuvEm72eIqJUvJI2",
+	"xO7J4WX7qH3WOWmdXlW8SueX85vj1mHn/PLmsv3X65NL6IydTfWFT4tgU/FmdGjX/zo+vz7Tf79td344",
+	"Pyq80Dq9bLeOfr05ubq6hgcnR+23F+ed9tnhrzcnZzcXl+dvLttXem2H52fHpyeHegWtTqd9dtRu3/zQ",
+	"uro5bF92To5PDlud9lXxt9etozfwdLo/fX4qvfTL9vUVrKHQGPzkrNO+PGud2v2cvL04bb9tn0Gz6FnM",
+	"xtKOVVslkSgsd9VSNoqVVsFsPrDf5eGkBjKZ7yH/j5iISW2E++SK/oPoJyOsBjUa6j9NZ6TaSUiGI64I",
+	"CybVn8hE/9KjEakJPv7tu/d2rExJOzAYpdOU7nUmJfslJbrGDjQifBSRZZoS6TNYgFlrRPhkiMTPhdqp",
+	"ZUalLE3J+elzRqbduUamp3RyERt+Qx5fX7GRpfPnn+lAn5fN3mJJDT73GoLer3IiFRmuktj+SB0US1tr",
+	"pGebOY1CzucscFolRRPAOFHFj/Bk9aA1spRJaAWr1bJFaZY1Wj2D6cfumq5hxlnqVj6fxrTTALN2j1oY",
+	"av3+17OI6Xd79Sk9asxRiCcmXAZHtzKHYU3nkqjuNjr1V816vVmv/z2LeM3KayIiytK68W84OkxqzSP9",
+	"feVRksPmsIi1yms/pND8GvQ9S7gfXND0kYumPyB9zJLoLFHODDcTtj+t9QcElNWQ8TOw9tzZAhvPa+XR",
+	"sz6kzWKulDOASb5488iMs6h684ambWjaZ0zTSixJq9szp2u9ZsuRIRwJgsOJSRCeJibLRdYvqWas2XVs",
+	"qfotZQd4MsR9Ytv6ruq+imif5bKrKwFhygTWW5tLRCB1JXkuaH9Qnrv1CC1knr5W+DJhH89ZIlwVEmvM",
+	"IS600imT4VJ8OwsVIy7UJdH/XiYmuKDPQrdpaOczxqYtM4UBSVhDvklA9JvIf3tydXVy9ubm+KR9egRm",
+	"a0SGIzVBSbtcD7k2t/pAwN6y7SHfGenab1snp76HfDBfnZ+98SHuNPm90/5bR4+btPN0DWM1xscEEBr6",
+	"G6Th64D5foYCQkvqIVau0OB2iYMiLTNQpCyCj7+VZuEoIFGEsHQRQR4KYrAFUSVtWdhGvZ4JpD9AvqbR",
+	"fpocASNQaU6pNtf9ubTNrBCOVG76WtHARfUmuT5YFqKBhgWweCGqaqhlz15vIxhwEi46htr8vGEH+jlg",
+	"yhhyAUYqXsWBSOYnDR6ltEjw8fTOTikjyBajtKEg+rBMDwXbZZ1KpGEG7ebMYY2Furqe0EtsfM6lnOTs",
+	"zjP6OVRdowA2DsNlbBoCyMAK1aiL1GN+gev8KYNzUyYsl7NMcp+GUywimr8AtMVZNLGh4Hrco9g0lyfS",
+	"314Ucl8spxiGhbK4yeYXnf0nVaxyQLC0fmUifB7Wx9bcUxonViA3IiYp+ZoWqLTmkXaO3kqq1KNYknB7",
+	"UfXUTevcTevcVVrnegVwXRYnPh9LZynGrm3sPOV9ytYwc1p5p4JDXGjHNMJSjrnQennAhSCBQgMupEZw",
+	"LSxPZrRVWqH7UTYnMZks83XyMN+JqfH9QsVVkIDfETEpd02fsyQ0VBGGrIAYQwFq8x24p2VRB2nk5v2+",
+	"TGEe82McqJk+cXpfhUxPGD/tHI9jNSBMaVzgAuHRqJB+Y2LWX66kvECMA723maXl00AjqWILoN3G3v6L",
+	"l/507I29y+RWZoAhX1YDLZFmXVf/iPe5OR7/4rqDdlz3Mt9DPWPysmmHWoo+0FoJ1AE3iWeMm++pRJKo",
+	"aSx9XF23qLZBm6zltLZZBxirNRBZkJ4gctDht0Qfp1A33/d2gzr5LtzrvsT7vTp5FTTCF93v8XfkZW83",
+	"rAfTCJwfI2/4evFyAdYVxeDsWGU7PR8RBtRPLi+wTPla9SDIjIIatTpqpU1mf7w6P6ueHm17aXh3d4IG",
+	"HGxMTVBRfBr6aeSaKlhL/zXQgHyvMl3lxns01ORxh48IMwE3O3cNx+4yL2bis2sZsrrDuzt3jR375RLm",
+	"zv2KkUaWHDjpsbvU4C8Su8Hi8fGI7tzt7sBRTna++6nx9tVf/3bZ2f/57y/MdmojljTxC8/ZlIV4z1mI",
+	"czLQAMuBhhdTy4/C1GqioWqAGy9e/tNedz/Y673Ee93dXj140fue7HZf9XbJXvAq/A43uvvkZe97XA92",
+	"wz3yovcdftXdDfbCF+S73iu8290LtEyBAcVf9HaDBn5F6t3vwv1gj3yPX/Z2u41gL9wnL3ov6ylpNYQu",
+	"5cQpeOZllowkpKGKhIADeYxKYegDpAUuBUzlcm+5AcA0fo6wlOj68jQfVVCW1ZjIU7PD5lIZP0Gm5eo3",
+	"TFlIi8ulEoU8iIemOOSS651hTOwkqoaxxaXprumyu/jW5HpsXZy92V5qsgR8H12kT+ldTrh3/MNBRxba",
+	"5grjK2p3xXksyK7JqApvJWDuJfbIorRvYLiwhcyBz2cRKZg/nEdkUCZhEg8g/U/QPH4Fir8iK7HUfrY1",
+	"+uKHs8bfJ9//JenHuvRKzOtLLaW+ZIN8CxCZy38iApu9wxVwqmgnKKcpGaD4sEzzkoL3cQbZg7IXyS8H",
+	"1tpuyzSgAdjqWXnk9HLLXpLuQj/hxE+ylfpIyjscOKAqG9Z2t70QHGyBS/KH2WF6xTb2M2T31JJZpJEZ",
+	"wFtEJ2dQwNLgO3OyGahLjsUuej4tPEmO8GF0sHDcj0ELVyBc65GL0rbQ9qxO3BlCeYflOkE/Dvl4MELl",
+	"Fd8cStVWg/kCBCdn8ig1MOYB+XyYvcxKSStaBRIpwkO3jI8ZFNFCWqwnoSZ0A2vMoSIt752/ZadlJOcy",
+	"q09VqoAUb8m3CklatWVA7tHVD61q48XLpKGX6cWqBB0ONd9nIYr4mIhqgCUJvVzlE19vwC8Yeswk7979",
+	"02/16ivTEHp/taJjyTKzc73cz6wDFm6sQuC9wVFJUYZLqELj5dWAbyXiY1YKkEW4Wy6T0gKRvR67lswt",
+	"LIIpYwxe03oA3k2MrEk5t8vry1NnFvBsEzpb4uh5aOPqavx0v6gMXUGCKAq1urR6ZLT1jNW/vO/fc1LG",
+	"2d2uCi/dLoHFs2kWLfd1ZGBLaDKTaFeJSQ+zUAYYYHXEhRKYltsCkwDB1cTIkeUL09FpuR6pNvMlF9e2",
+	"Wx7Vlq+poHBUlgMC3m/eQyAfIRwILiVUWNMzyRW9rSMj0iSLdPOWHfMFHhHhtuIOuaX1k9N2p9O+LD9b",
+	"W08lv4ueIKQJNQszNR6wq/gzEryJdr16vX6AurGkjEjZRLt18yQpqgItteHvbIqZHtpwEq292q+hcaL9",
+	"rHSZfxXrmb//eml8ApaTZLVkTY48JP+IsSCeFg4iLIzgncSRQJNOieIRUhzt19Fw+Nxm7z/EA4zey0sH",
+	"yzqcprsiuzCkUtriIpMWOzfTcTJfuTCPGXtLXFGr1ocRxW+LRU60NMRZQA4QwcEAjbm4lUntktl6T7ZT",
+	"aK5LaH2B+zG/oIXb/aRxFPmDX9qRemn8Fl+DB+aS9KlURKzTHsnkuJ3N0cpme5adLhdidMrvSIQDspa/",
+	"ObeIKf4GYYI9W2RtnGTlbekHXPQxoxLIa94uPDNeeneJeOkHOMBZ6Sa0DBdL0Az1C4+30of42+sLK68X",
+	"PcWJHSR7Y7MhUsC9XBGlKOuvSjMDPMJBqQpXVkotI0clLZOXynuNuFwzuIgwKAOZIcwZBTQTi7lC1oEW",
+	"w9dZTPHe7MrSATMb9dKTnR/EWHaHn5gRlADVCvxg+muTyvOQHB5pR8ql8SzK3kkge0+DQwqCqae13mns",
+	"NV+8ar549fdKBtKMopTAVuWKEDThMaIMJUk6CQzZ0erV+m4H0nrAb/txg2ePjmfl4PbErZzLhHljSVlL",
+	"5LHGBuC2QyrliETqAAmSpCpnOz5Nrb5E/nH6f+ZaXtTrM8PG00Arp9S4ra91Yu+Xai9vatZnbuVrrBbj",
+	"Va4IC1/H0S3Eea8Te7hqv0zOosk1g1pY5UarXFW2Eo3piNjaIgSi/KZzxZwhV68sp0MtDAbO6lSOwrkH",
+	"Ba3Kq8SM/hET+7PdySrtWrIHsaAj5tUtHeVLfbiIbRDTSIik4bK9OIomZWHaZX11ZqTwFSBijTwGW/Fs",
+	"cXGGNOlgBStVWk/Nfr7kJj6p/FJ2qEuLL1dESsoZKIFy5X4QevWJLprf24+/dNBWOzy6am1bPNp9gYaU",
+	"xYrIAyQJCxGWyG/FasAF/QewtCZ6rQUbgd7F9fpeoPTI8Ccpz0ya02mmrX+aOHw1K0Uw4PJBSkVluxAl",
+	"PMJ/xMSzm9urQza0Z6OFtVbmqIgdBgmo1S8RBn2z3PlezFHJnHBhPdndL7zYTwyfWRBbHjJd+4H1DKYt",
+	"lPQvMHlaJmlIK5o+2uryKNw2rQMUVRHxUcwgqUuZVhQ+OGMhn1AGmDFNBt1w2wh3+R3U14Nwij69I+zA",
+	"DZ0dc4hNIjECyV7/RYSsIa21w5LAVUjulUQK35pE5C5Xig/RbgMNhw56BR9Pn3ziLf66smCXT2DfLZUK",
+	"4WYeNEDBsJ2AxdKpuDPd4VcjHBCxXoL21LJgrAfY3DtWwly7R1BJh58nLAa2dCXiCY8XhmK6vZ+at+cF",
+	"VPC8S3BugGfm1YK/bn5VEecN02INVAmbkXzX4yalWYtvVUiULBQVk+VZdk9XRizJJbPrzjkAs0eX3Mwq",
+	"xcPcNb3GwW1f8JiFK/KIYxpFxt5iWuDoxaEuGVAbwiH4WDaRH/CICx+CHVjCGaQSxLZNMqkm+mP3TpeL",
+	"kAh/mmqbH5aFv9fmbWiOFZm6uBnS/s1v9eqrVvXYxIGsSLP1gLFIO1Z8c3n55s3r134T+d8YJibpPRqQ",
+	"exySgA5xlLSgyyUDfbN73Gjt7/trV3VAb2fWdGh89+plo773J2ZnH+cBdQIpKwk9PYGHBGHAhgxYfqfF",
+	"CUiYokoiEvZJDfkhj7taTMFhqKVSNaAMUcaIAOnkAPlcMKzcCwEX+if9bAh93iCPv6REigPV1ORioSQf",
+	"y/S5ga9Uk6hgKjKiQcZWlDwwRwdEjOU7H6SsYUxDDcaZAXdrDa+s0gC8qQFrSKOIDokSSXKh0VxfZGMt",
+	"ao2p/hLzAOmQR/GQrVz2OhFCliFUTmbRx2hZWiGYyu1QjUnUUwNZkG1TA3BjfrxKgfVIw0rcct/PPYdk",
+	"SyHVaxtShpUB1SEejWwtaxcCPyP3PlNBxzO5fDNezWY6epU/xKz30oAQLyNLzlKlijqR5wS9WR/kREqv",
+	"YoPRZlzmvcpcpAWIifXhKtv8jjNy3qs0f1sEGNmxFhU0yBzqopfT41r05tRZLfwgd1aL3s7e78f3WThb",
+	"qaJkITwzKV+MLNEAMtva9zQxTsQlXz9Mos481xURHisRF6MQU6FXCzRwdwGP3B8JVmid2NkIe5wpI5zu",
+	"NRKoOcwbQltgpsYsyEiI8GZCBXYbH997lQGBKKHmfl2fadnM6WyN/WS2Dx+SwN5aL44iDYcfPy431d7M",
+	"qVytOYEDgn7go5GJfjZaYeVwgGk2GjrBx2Se783AyXj2zT9E+sp+YdNp3bXKL1zcygHPGVwLknAzH06Y",
+	"KAmV1n5ZhEPakTVn450W8tevWfdQnelxas09q6JVXqvOHsQ8JvNJDW2Jyr60ja1waSs6rPkY2HgAAoZE",
+	"nCGMdhtV82/UFzSsoYuM5auJ/BxSu1C5jx99L/+Ti5yb/iWlBOYX44lhU0+03ph/4uoouqcZFKwZOars",
+	"F1dopOy3xADrfjQu1NxqsoGatVhE7rnz8dVcmbLaT+1fP370DxBmE9vNY4sL00wFvNyh/szfTvLR9+v1",
+	"NBU3qSVOJZL4joQeYnhIWd9lFmp6peUv3/YZ8WsI7g8LgiJMQ8RjlRacUHyEhlj0KUMhH7ODRJOAxLHd",
+	"F1qbML9LL0l40MzlW2QIn0TDWCrUowp1iRoTs8wh2mrtp4yriXa/r6Ph8AC19pELnG6ixsvv4KEJ9s2/",
+	"/qL2Kvtb5qP9V7V9NBxu11DLVmKzcKiJstQqjA1/darnbqOGQPSwazVKKGSoeU7jA5sxRneUjF/z+5Jy",
+	"cN2c6WEpnT79whb3LGodYNwvNEXh43LQngGqxgo9G1rh2q3y1EQ+YT7abaAzfkcg6LtRb7z0NKj4cErF",
+	"5z0BrzN4LIh7TCQ8Don+hZqfwuTXUQS/RlQqPsIhds9/xz78+X//7//b7u5//Of/drfxH//9/2za2uBC",
+	"mU6scm0IJMRlw98TD8WsS3qCSkWUhyRmUuvxBIXfwguAf+CcQQEO44CGOPRQl/xDETGkjI+5h/6f//p/",
+	"+o///D/+v//Df7ddQ0fGEyoIuu4cgmcn1/zF3BBEB+jH0Gw+qniV3/GsGnPLd5x2gHLJx3m/8Yu5TuOS",
+	"MnNyPs3/bCodpXxr3epGboRPX0B69l6euIZ0cgSCaHK1nv5xZewiYAFz1uSs7+ogVUt6FLolmwqQNkKt",
+	"oHfIfCRHVvyeLvVcLJWQCciv/Pt/Gd9i+Y9sSH2z8u//x7/9r//+X/1f/03l43RZjXTmVbIF1mipEj5P",
+	"KeeSQOD1vi8zFDkJZPbWl5mtPAirYG8XhFT1ULbZPBphKiTaSqzB9W0PxdAGHWxFzm0BkQKzZSZrQMqu",
+	"uFHPGzBkQed5uZ9XOMrORTx61snCKO9cFsrjRHJnU1ceY8SPZbU+Fj5J6dOlqbe6ki0yWp17WqtnPvCq",
+	"MZeBpkr7VE86eF5ioCX3QRRLekfeZmKM0qLy9XqZpTZL1e2MntnkPLr+aO0BHFYd5OOK0xgEKhIqXyDo",
+	"ztxgJ9nYlTZ2pY1d6YntSqkd/VNW7Dc4nBnMzlkS5FHi/jNB/Z+3+0/TioL3D0OX80KgxWREehrH9UCn",
+	"WFHmoTeCkFuY9XAiNIMIIKoLbR2R3/HPMbrS2igX6IoI2tuuIX2pmplgZEY2ZNkNDK1G0dbhgDIiiYd+",
+	"xCNs/vqJC4LZti1cCSMwpDXzMNRUnDNllOQBlhDIFgy4JAyNiID1ZDVYuzepV1R64SnpzPovGxnu9upl",
+	"xlO3X9Lynioc0WA5qHGVBAqHrQ8KbDBZJQTJOBhYkbDUMFhDp/rs0FjgEcIKgYtMJiVBQTL4Vlqv6xZl",
+	"koYEYTTmIkSmvrgzq8EjHHEGhjXFuf6IbB8g/9075iOpsFAuoFOTHxPb1414cAt5OoQpQUJ0p9EywFE0",
+	"0ZdGlcy4PfPUclHDlUKUFxzbsnFnhZczRMZVpT2iIHuv0w3N5G/sv2rU915pkhILAQ2dVs3ZDP4EhXFL",
+	"tv8IVYuL3XcLU3jm6Obeb5s9yvX+KS+trLnx3MO8IioerciUuRrpZV2LkoIbvv2xubPjQ4WZHvQFtYUf",
+	"lql0JkkgSAkZfY0l2WugznnnApl3Fkee27G87JIXH8endX/lb2Zp4+G1JMIWOVs9AYLHi6NkWua1q3g4",
+	"xIbmPcBEsGSg68yAVcGjhRKrPpFL/V62ZHl7dr5kWTyo25CVcaeGsStJcr4XXc0nBa0siKwEV5f2tB3D",
+	"5mMGkvYQHCqlktfPGY/hWilSaambVY2ZSwdbD3GfXC9TIG4OILJC/7SyiYryTl69NSVjVwq7LwYoM9dA",
+	"LdlS2U2GWK1cm+VB/UXWaByybguQIu4uaqxRdj50uYqT+QOKeJ/Pg6GVWm7HKw1UrobrMbxkWe8fZBGe",
+	"U6Uw6RFGXVd1CXV6RnE3ooFJscyfFFuq8tDMtJLZ1dPKjlg8dYK5p6d6v1pPGsixW6slzfUaZSyTLjMZ",
+	"SpovVp2UYzWUoeSMZxzk9OLKbmyaBXxS7lfCkZZmgr+YPPG122zn93N4+TbJny/wg1pSUSD7MAMm+aqv",
+	"kLyeK62YqRA3reHMrbl8zAUaET6KyAHiDJmkFYRRN8Ls1rm6oGaH6yJR7jeb2TA27/4oYYblm5cGWLOP",
+	"7igZT73nmsPPO73pfPYV09fjMp3nh07n4gqUHUEkj+70QYEFRnFLDxEOQ0GkLDQXMGicM5/sf5/TIuGi",
+	"/1NzZ2cVwyJDuCt5FCuoLm2sadbIY9JHHfj4EJwF/4R/jQdEmAROyqTCUWQq89m6e5RJEsT6BSz6RMnt",
+	"KfwxvMde9hw8OiIRvSNisqqiohQZjlRJxYOW/QUNcUiQ5KiHRZqe86KGWgzZrxHI6TJV5Id8CFFl7ow8",
+	"hCPJU+uZJOKOBgRJxUcjEqIu6XEBebM9yqgckBBtUYgfgKwpJSgJEe5jylydcokigiV4hTgjNn0c7Jsj",
+	"LF3buPIsibKiAOskIMYmduhtydn9wMco4jbGLsJSJSelOL/1zEFJAp2JbGIe0D8N3YLg5PEtGSk0wkIl",
+	"6eoQ4ldeYbO0DI5hxSUNOifTa+tBVQcP6VPmIpTQM5WzauP+HhnO50HZ25AKEij9tz4bHivzuBdLfUsG",
+	"K/WjgDNmmj8iWMb2AdLrQriniEDYlY+Y38IUIL9jpf15vMjiQTt5f2YzEYL8v1WvDAhWHd74piNpnpbM",
+	"zBWVyqJHWYWBXxyY504XMMFEwqwo9DNyv9R0+r1kOipRGJMm2rW44aGkyIKH9urub3BONNCAx0LaiwEE",
+	"VVmgs0MaLK2hM32JnAWGrIX2APWMPcpwtMYOBZEjziR5zcNJ+Y2ZnrC70OjZJQiRgOiZv5UWLZwdP3vs",
+	"UPbU+Fy6EwWObqwgfI9xha47x9XvUZcEfEjQ9V+Oj4+PHJACnUla7OYCIRr7y+zlKpFVp3djsGmljWSX",
+	"RRUKaQg7SAnCHCIgZyzFHxkS5KOYKRohzLLgY4YmIdL4v+UDtmpZ3t9GNgAse/VQ6wDFI7TlGzribzct",
+	"QJmevj01SC8l5QRxN1kRuK/G1OTO8l4Pgm05+LL0pgTDkSEkaMuoR4IAZ9jO+q/slkD7sAvW8AhLWmwR",
+	"oEkVpo6xDSQSf8Ioi+hfxM8pCCiAt6PJOQ6S5UBLMPlPKvQXBY5VJX734acPyZzayTNHZk6xrE8iwycl",
+	"u2pKq2BlIr1d6FUGWdeu/jDFvCCjwQi4QJgtVUnz57M0orxOQcBBjtZTHGMaxaVdyo5N0SqHyMbPLvjY",
+	"Q1wTExxFU7NBqxxYDSUSbfnZg/IRZUEUhyTcPkA4s+qE4RM9iUJdHNzqrdRrqKXQbn0h3VtUQP1p62WE",
+	"xtUbzhU1EgHeLXtqT7zXc/R/t25Fy9KzF6lI7xhhynp81z7Bt2KHadRpdAMDUybNBMbAKIioVjySZVEt",
+	"xPSsimbebyIAUH8NMaVE5V5VIi3SlyWdNisX4livTQtMntM4Z9btKEO5HPCsUq+jhL58DiwuR+9WZXPZ",
+	"jz+fjIrSna2bXGEH6xCp2uuFyC97E8kUR/qbolroeOZCPqZxRSo8HJX0rTk+RHt7e69Ap01LOaIBHo0I",
+	"W6i3zaxonZEl09m95c/0CK/cFSRTonY6EiBz8UuVjCxawPPfzy/obPfykADlwwFmfRufbKORR6Y94owI",
+	"ZGtUHFKWHXt3WXnE19/7SJCqqbUrEU64SVWzkhyT05xHrwYYvQQuFwtizGHlksrGXLwxFz+2uXg6xwLe",
+	"ompypamozUeF+pmt2BWeKbT4a12coFsyQVt+QOWNFmVvarWaUfUxkqZQY65aJtr68ZcOqN5AqwHOYY70",
+	"nPSuTBIWZT3uqsfgQGWSYSp4RGd0ebg4QTIejbiYbm5p2tPlq9NuXRwdm8qNEOuFI9OwKgnvTIonI96z",
+	"+oaRHSOiEGYTzmz3HDCNDmvv2Dv2zTfokDP9LuVMvmNV9BpL4mCpifwPkipyE4voo2107dfQj1fnZ7Yk",
+	"u96K0WoCPCTRIZbkACV8QKKE61x3Di1k/N0/gARVifxff/311+rbt9WjI/8Amd5mPUqERNfXJ0eyppdj",
+	"xQO9EvQOuMq7ShPVajX00T9AI9ynTMtdkF1rcp39d6CQ6tf0JyPcJ+8qnv3riv7D/guaML2roI8+2voj",
+	"JmKCoASJb2zXux7KVCTZrdV263XPJYegRv0AMTImkOctpNqGpbaF4MKtFGwgbg0BD+2slpuYf9iE9HeV",
+	"/6T/5biQ/Se5p9CP3f4zECSkSr+LPqKPfg35elAfVCulCflBmuCuH/q/6Ynhkgozo4/v/Rpq42BgjU3W",
+	"JmdO0MQJhwQ0uwAzFGAhIHjXv6/C+1X42YctW56HujzUCqQgGkNRzEw3QsvPtvbrdeT/3Do9OWp1Ts7P",
+	"btqXl+eX/rYFJPstpOObuvgaoHehPNrW/u4e8i9av56et45uOufnN6etyzdt36ABFBgl9zhQ0QS8JDAe",
+	"mLmbGuDVQJNJZ6ODiqYk4CxEhpJ4muPgCVhPc8UFYGs2VH0UqybCyUonJmO+S4xp9QAJPEbThlcPYQSx",
+	"0zIWgvc1lyOQgIK2/HeVd+/i8Pt6/V3FB5TgsQLuOsJUAD26/ku9Xq+bKPeJY4vZ4geZAgdwxgfGApyG",
+	"VSgOinqktJJZQ1cwhCPNhjc0USZ5xEdbgMkegrwd6SGXsKkf4b70kMs8NOcrt61DBCosCB6hYIAFDpRe",
+	"4pbCXUN4KCOoKwi+lakxwbROTKrAjrDAfYFHAySJ/ltxjf9/adQb38Pv8Ocr81GXGtcMiFZg1RA0tDZ+",
+	"KrnJmIQPWrUa/LedjPHypXn08pVnnx23j49dE8PSQzVFjE1FimR7+pRvyUiZFf3OKSN2wfXDZLL6EfxJ",
+	"hvx3muy8hk4569uUBLSVofdwvICe+rhdQQsDl0kl3cxhAoC2HGTYUg2+ZdU+kngiLcaWsG/f5C6buhbw",
+	"K7C9kZIHyN6ugeWQEwk2+CFWwSBffcO0lCfIkBzkO6ww5atL57XlrD0Lo8Yx0I8jDFUNhOHABvVsyQ1p",
+	"hUXER4QhzbNdw3DNlJDgGtF4rCCLwXf8qYn8HShfHHF+G4+QBndb8HjHsL+dD5qEacI/1VBOT7tttqdR",
+	"Ug4MWWK30pJMw/BMIgO3uSwjrAbViNyRCPmSiDsipI8IU2IC5UMmjsL+0Hl7aj3FEIkN/MKwDoA0+5qm",
+	"uJoi+pdQq2BIVRX+1/eyjy61fMHAuQF7y/4iifKTLHZwZ0NfSIEpA1Y5pArh0SiiJDxA+41XyL9sddo3",
+	"pydvTzrtIz+zAqLEpNrSFBRyS4bU2jCNhNSNg1utG4z0qo1lKpEcdut15/WFvoPGge0WZaqOti5ODqC6",
+	"dJUytOXv4FgNdiLep0zv1fxT2FZc/jbaq8NMmWLqubsz9y31a26+A+REdoleJE9Nrkp+wdYXjzqHF2hE",
+	"iPCcD4hpmU9qpqZELFXqAQYM+1v1mIsxFiEJ9V9+6vjRg4ARD7rb034MBl87xEjw+0kNXQ14HFnbooY0",
+	"ezdEoK1LElK5rVEqZoLgYKB5vJc5UQ2XRGOD4HF/kJSiMQIKhX7JfRICdJ2PiHHEGHTuxjRSaEKccw29",
+	"qO8i/+y8c3Py9uK0/bZ9poHgwGKo8ezAiBTWzplpqcfdqNa5ZmyWMLgTLVtpIoImAGzpmvdeRk8woAb+",
+	"ujWkeDgA/77qpKuqDPiISN/63dJNpOKPeUML0eMBBcKXzMsICaWpU8TIQWZKTaVDbjiGETsAU2xnNaPd",
+	"1FALBnE8P5krQ1r3kH9ydnV9fHxyeNI+69xcHZ5ftH3LuIFg1NxOfLc1uwaoe9xERr8fYuh3mF68rSGj",
+	"wdctWq//NqFOdvbWxcnNT+1fbzQ4tE5Pz39pH/mW3Qyp1CKDh8aC6//YkER99q5VsB5O4w1cWTrurt4V",
+	"CIA3dnyo9pSMkFO7gHtJbqvRX5xfdZCjBNAEwE+5j+svYD7s0zuS7TFggfBnIvRutSjNzri9HIb8u10Q",
+	"lAUZ8juzi8DaYoYE69f1fYVkJEgAGkYKKlTC+ZJQi9zud3fyUL7H7hwj/8i+AIx3QHBonNkRDQiTYJ9J",
+	"9R4oigrPL0mveiH4SFCisJikOmP24cdMlnUSwQe96/UWbfyHBl0TeymNYnm3W7H9mvCIVpqVvdpuzSao",
+	"DkCR3oEyIoaNQa53iXvfsV+0lVEQ/e0SblxLus7vmGKRO0lDnZ0Qy0GXY5Ml1i/L3+loJc2UWst0sTU2",
+	"HA+KU0nPkE7ppaTey/EFmdDGHLcQkHMPzhjNVSgP9TRQ70gDTnqizRRjgClkyAEAokFhP98nCPadQAx0",
+	"8ukT5bpByqNk5/rgBR4SVX7axxAWEuIJ2rruHG6nKqjtuuEiy3zFYUqqPwJ1NoUZrdA6Kwae8q+UWUSL",
+	"qzjF5YtQPMSTWdMqvtKk79MwAgDDRr1eKMcLEou5vZ3fbTR3Ov48I3ty3MkFJM4KsN4U2pv8VPEqBlVh",
+	"JQUxbNZk9oud5HXz9kevUiK0LT1I+kVhIEnUCoPot2Gr++ZYyz5Ljn/nNQ6dNRs+2V38yTXDlreT0Hy0",
+	"t/ijYy66NAwJWI73G68Wf9Hh/C1mE7s6CFd+scyOTmx8jflgif2ccXUyHEVkSJjSO8oYHQFNs+bG395r",
+	"6JU2ya1ZScANgZFJamjHfQjbTgCw8t6rTEkl0Pgm328MUjYyNNPY9XY+2F5TH2eSziNMowkygqcEuZsz",
+	"6/PxEI/CxHhVQ2dcpZa0p6N+4O5JD2CK8pVdSPrKTtvs+AKrAZQofixS95nTrvypHeFJzte6IV+fDfmq",
+	"7y9FVY5dAcw/D727IKJqnMk4g90PJXkjWr0lEzmTwJ2zaGJDZNCW1mttwpUHSq5VLbY1pbKNpzTNMuat",
+	"xFBqGpO52Psa8iMs1bUkYUtZ5SDgWrd3LhZnP1hIMWmfkbBKWaIgauXsIEs9F2tdUzRUq6itEf1Jn8oT",
+	"UhwzxVdOZp6KZtiWcBp4n5EIrILN+uIdXllgzaGzewTYnLU9pJ1HuSzB1zNjO0kwwuAIJGNQaMCSRIRn",
+	"Avm5QH6h3of1KCdp9Yc8JP62weADY60fU0myNn2/y8NJrTiO1u+nB58e29hOoPQQU4n/BypGGd+WnYWq",
+	"bQ8ErOyGkr2kNIhKlJqvjMFgfw9dX55WJe6RnCOl8eIlEpiFfIi6VMltz7l2wPeP9XFe/dCq6tcGWA4O",
+	"kD8SpEfvgXiZsHRIK2hkRjULcaYpSMvXb7uep7jLY2VdH4yM9YqfjcCZgDpDfyomLodI5ZImHpG45ZMy",
+	"P+aDgCwUPxl9PbRhg7CSeSTWvniA/FsyMa5eyJdWAyohP6W2kfSeR9IrUu3dJb65wJOI47DD+SkWffKZ",
+	"UnsDYxm8XYXUZ+W0nQ/UaKNGDCvJYH4GAmLmTgjIagrmSVgp0eT2y3plg6B5YFMYJzlLN1Yb1PyUqPmZ",
+	"qmEr2Y8Avh6Cky4SbKbydJaJXlrT4pPr3T9LW0kWsqa155hGClJCFn4A2VZLvmdKkj6l1cZt3KxqY6T5",
+	"umzMq6tbGTxJMD15NtNukkNBiIIuV7326/smMMG3ZmPfxrEwbrMA0m7xENr9QIowFlSR2fK9fe+pJHw7",
+	"/Boy/u6jL2KeeO/eQTaPqCAynGZaJszDwOS9HPJuyMhnZev98ygMrTB0efQWidchWEAhnKXXPd1JakqW",
+	"yiyPL6LAfI8mozylPHGoV7rx+mwEiiU0ehNy9jgSRR4/6RCSVZofZsgZh7YfIhbEBA2TEAVYkqopTO/i",
+	"u6uUScIkVfSORBO05SfNX3z0L8j864a5f5oQGPh1+8BFY9uJ+hxRpjjyXXS6X0PnjCAlMJM4MFGGOMlb",
+	"g27ezMSA1dAPAHEIRxRLIpvIhxIfMNGO3+OCmCX0uEDJAj3kyxj6gOt38JBGk7PkLddwxkM+WFNbJlDU",
+	"3/H1v8w78EMNvYaMtwiKtevTon3GBZgUcFeWxM7bQu0BiSJXzsXUdq/ByZhPCiH6qMejiI9BsPNzwf4u",
+	"A8AOOOARVGTC2Sh3ZQP8oUpSPvDehvx7SQx9rVbbtskfLjZ6bGMWXdxfp/23jm87FJqfhhxyJVgVitDA",
+	"SiBM0djNDTnwEEZdAdF9f8RcEaD2M+vcDG0bF9SjkXl+ePVzzkTv619qgo9/O3vvb9ua9Tw0NvlhHCk6",
+	"wkLt6POpAjilsYYwpjXqm9wnGAwCGQ1Q+rZdRbUzGUEgYBovL/FETy+5PgEYyfkUklVidHF07EEtmCE0",
+	"roey/Lddzm+hTAxM0aUMiwl0KduGsxhgEOJt56jk0KanNv3K9JQHJupttw4ZNlygF3WvXq9DE8v0y929",
+	"p1ICDBGZw3XLAjKs3lIpyvClURqzEn3Lqz3oUUw7CUwjhCNN+SaIs0yOtMZbLCKq8YJloEEieUtHIyO6",
+	"ly1b/3wUG6YPW01Xu6C9jJEmZmlHJaBqEl4DHlpG7Yp6269MKnnln3f+2XCTlbSYE7iyYy6Gz+0rMTMX",
+	"KoFuxJ+NIvTp5SwDmpmsW0gcPbz6+VFVohW9Ko9BoK0TJVXwntaNsvGUfBmYW3+1BFXPFKxIKnPaFiqt",
+	"Tqd9dtRu3/zQuro5bF92To5PDlud9lWmyIZJL3AgCoKpzCfBa/kPst49l52jRUDTG1lgqcFpef4GGdtl",
+	"7OThq3DZOpCl3UT+zN37XuHH162jN+0r/0+LFpoQZhLJgUzOAY2SswFL92ftt3sk65j3XIawPlGPTO/r",
+	"z2pK34h/m5jnNZH2DeTBPhRjUwdcrJ5FSDO1kx6OtE/nf8tXxXpmvXFDNDY642dIbK5txbPH9Z8lVRPm",
+	"WOYHJLiVtuiHCXVGW1j0OWvQEKLuXNEeYwYLeJINj4fE1AyEcGPI/U7GMMVcWKbedSyJsUqqMa9KRUZJ",
+	"fQdN8YqR1VvY9OaDNolQ8TQgI1NkICAQEehBCamXjb3vkbS19l/UGpDw7wsS8DsiJnYsY+LWK9iuoV9s",
+	"kj2hakBE0yShd345vzluHXbOL28u23+9PrmEOgfFTSW5IXcER1JvDWyvUxuCINwaunKtUC1db8L1FguJ",
+	"eagdHl21PLSbRISboiS4kMW+ZTN7t8H+qlHbFIVoQl0LV182VwejpP4GfHwBheGaiPFs+nRJpBbAztNw",
+	"g1M99idiAjY0sKPPdZPxuzonWF/Xd16fw8v2Ufusc9I6zWv5vwDCGVLDRYJ5trREimp6OCMnpc9c5oIr",
+	"o4Ftl9BHUPufYFlFO0DJyfheOWX6miwA5QBTcipG9/+SJIKcAHBF+wwBsU24fq5GToGl83iOt73NQsui",
+	"XQR9EsSX8J4DzSWBvQAV9JP0Jc6IeR8r9/23Ms+KZN51CjlU+cGSZCtTrMV61hFhobTO1XRouypTUTY3",
+	"i61ClA2eR+fAcu3XSSMREC6kwpM0eez5ki/NbTwZl+SxWolN7pe1nYZD4bE6yMJFevizD3zD/zaJRA9T",
+	"bYCyGQyZQdq8SvteEQYYPT99QVM/0/hzGfvnk6B7n6i35CmzrMsaPG/SrL+eNOtDk3gMPG2OOLAITSwv",
+	"nS0lnPeQ1Pqsiduy6c6OBRNbE1ZLA8AcvFw9XdthShp2AtxeIlvSTgsLsSS2LKZj6URjeEEsUTypVgUu",
+	"csbHB9Diy9UXFYSRcdIpjKlEwwbpxJWAs3mGPsLyFgraGAWZK6xs/fycXNE0a45CsxPFRxICqqCCHRSe",
+	"NWX2Tea2bb5o6tjllr+SJm1XYKHviYSFSzPJRqn+SpVqy8Cm3OZ5OxKVzqSXq9To4tugl+UWoHAO6k1h",
+	"Vgv724/mTH+Ktc1SrV2Jya9Rf3aw8WVryZbCpTbVpfRlVyl4jhUcEq2kNdCa+hc2nlMQgkYRZmntZ6iM",
+	"YViF5kdSK5vo0DQCVnwM5d2gFqbhVSKx1IIJd5GBdtsFboNCrrkgtI6grKSgeg3t118h//D87Pj05LCT",
+	"KTKctNNX+JawGmolgq5N+IPVxaNiBzbUnSRlieEcV+Ry9qCfir+Z4T9R6t7SDK5lQMizNVRMioMRecoz",
+	"+jYccP9hHFCrbMfn12dHOd53NQPGua2Ukm008ygMbaUJi1wq2cNXxZ/Sm3ufxhLOh51DznoRNY22vmRW",
+	"ZohZhucsayFJOZsa82oP3KY7tgHhbB5nymzlHL3GzehUP30nzcTpyRkpay1SXjELvK7mFw3NM/hSiZ9U",
+	"8zeNC8YkHAiIuQmdygdOXNt1BhqkUhlASf1nM+7aU+047/QTcbZk/CMz30MNvp0yl7Tpr7phO5+i9syf",
+	"mazNN2d1YlGC+rzXeyx7cIYGms6Fs0lgy9G2gkoJUSaziZ0maQdLk7RMohgXaIwNkZNEoXhk6JaWr8XQ",
+	"GZNUPHKderKU+CBZkAJxHbI0jeKbpYueLf0GzprnoormnJ+NKLbZyjSx/ohKRxpLtDFrbajrF0Fd2RMQ",
+	"V6BUs2nrJVRMdm1WIHjPCnRbLlAPItWkh16aPpVy28iJS1DSZ6NssMk8YXsiupJMcqWn3Hj6Pj8q8flh",
+	"+2vSpyWoYjDz4RhvMtcer8yOGW9eGcDXZsZVkxQ+r5J+sIlNPb9N+Z3ly6d3Hdw7lLWIMCu+P4NJc6r5",
+	"OSN/o173ELb6xYgEaW8riScyDYH3oaCIb1uo6ilQn0DEep8wjarE+Mi3JCHIhyXWzCfb69UAsduYXwUQ",
+	"5nkilQLG/kSKBMy9RFXvjZHmkxCMP1/lboPSKxOZbAaRebSw1kTLUg8IywGLByTKmHZ8mV6KNTT15tSL",
+	"Cpz+lElFcJgPH6bSJtE3EVUoIviOSOS/aXeQXaiPurFCUtEoSoT/7O+wEdNYAbpwSkmEbbNs+hokT8xa",
+	"TO/KLV8qrGLZdE/8A/j8fEQYMmeKGrU6CnkQD02zG1crqW42kOsvKAd8LE0ZLRht27MLgq7qjKPINIPu",
+	"EncuW/v1V9s1BFnkphyXOyZzmDih+/swlGtX6QqaPQWtNqDgaPUTFQK5tC04t7LwtG36ipoD2DLPmoX7",
+	"BG+BPV9vGn62NzR2kxX+oFIOCQg+mMzOKOXQKuB4jqg9CKNnV3p4TGx+Rrlpo2JtsPkhNR7WROD5lR0u",
+	"ySjCgY1PtGwa0qQHPCKQCcyHVJn20bZ6pikeSSUKIgI937cyb1ldDXUFZX2Juji4haFzmtp2DbWYkxrM",
+	"pEM8sfLAQZFHakEkvzxqK0+OjWGWs6Ko8SSihKlY8UDi85Xpihua90UVR/sqfVOWBD62IrqTkrCZpup2",
+	"QZuzaaIwiodYpseNp3+DECwwzEHqdp7kIav+QZ8137zne8i38ek+2hphqdy/ZUv5rgiFURbRFpleTWGS",
+	"7aeQ6BIDeys9sHXoq/cl2uOTPW8M8xup8Uks+QZzv82KVOvKkEUKBxLcbFf7if45K1kqjuKR/t/dej1T",
+	"dzbfuwdtAaWb6MdaEjQN47c9hCMoamGtJM13rAql8gNBQqogQ4GRcTRxcqUb3zO5BVC8Pk3CsZKYyx9v",
+	"pikJZjyJItJTKOQ2teGOmK8ZGWsJVhpnhE1EpxLt1xvIP7xsH510bk5P3p50bOV1FzxtBvWnDIVmsTW9",
+	"mVZaVEkv0pbtzAi+NsxgazzAirgFJbf6rUSGAWxDTAKsjISu/jtWGcKu1+Db4U6sYUqLiunyIHmjX7Iw",
+	"uBtTyx0n6QP6UhjJlm3fz4emuc9PQvkbfe8fzDqBGQbDfEgbvNpJT1/zD2nigJMdjqD+EVxxDhRs9XMu",
+	"QiL0XvzMyqC6v77fdBjLK5F/hyMaUjU5wpDA2VPOzJfCjbV/EOggAGv0JWFhe4hpZI/XpLtIRHAwyAOr",
+	"IAEdmfQaFFF26/p15yyyI9wnaMv/IKkiN7GIPu7Az5OdD9nXDnlIPvrbBwi8YWBVhml3QhJR/SLRO/2B",
+	"R5oqJw0Iku650Edcr/4wm2xr6BXgkD5os1cRM3PscBxJhm0zWx4sbVVuduo5yEKulwQJkRpTiAqsojOO",
+	"xqQ74PzW9StuZsrY31IWmiWrAZfEEY6873DLz1S6rf2zFoHskDVFpPK3HZAzYpuIGZIGok0L6ndJ5J+E",
+	"ZDjiirBgUv2JTPwn0SjhSNZXKL0l3kp28ROZPK0KCoTkE+mhhojlBapV+78nZ6XlmVGEJ3rh80Wa9JPk",
+	"i00Ps3UltMbDUquyvDeXXXWmqRvjcX+QsHYnCuSIvUy50hgnbKnIwE1pQGig0Y8FkY+Sj/XESyxmcOXE",
+	"lK8piSsHI++/kLLzJ0fttxfnnfbZ4a83J2c3F5fnby7bV/lydK1EnrXiHi1hYcBRwT0jYsagjIQFMsPO",
+	"U7f2owD1Y69pKlu+/Fw0v09ERQ/5rdPLduvo15uTq6vrr60m3UzIcQdU8Sr583lg3n3j8UD9p/avN5ft",
+	"66v2UaFORCkYaXIIKTImQ8VqKKB7PE4FiFVnnQet6da+WnDM3O5n2gsBREpnPdHqWFlDwjUMxAIz1+Gq",
+	"1CR8LcFHVq79gQJrlUgIxmHo4uhYPlvaQZ+o124DT2kZtXNssg2+wrpib4hC3RTIElRLHy2RJrCUt9uO",
+	"mHF415Af8T63VUZDAgmXGvfRxdkbLZlc/fwGTGAKDblUqPHiJfqJvj4AE4PUSn5SnxQzhLuSR7EiaKDU",
+	"aEtuo+vL0wNrc1imaspzYbV1bGcR+wlsBHZ4U0H+2R3VG4qyKSL6jL7kBxMwLStkO3btuACa2e6Wa0mM",
+	"GdwYAqBXrQ0N5iIpU5YZNC1g2I14cAv2BMwCcoAwCgXuKdup15BLa6nOGlfXsolmd9V0uyqVNcxPh+n7",
+	"a1hJn8X+mVniG7vqT2QIzaxkHqk7sQHbXHiuzfG09TPxCYGNXXENPdblYg3vEJng1PxisPLGnvpntafm",
+	"XaRg2BlypgbPZSxdf/6NJfRLtoQWTFUzu246R7lxoEM3eZpnfM66btyKUMmJDEeR/mnLggi5p1JR1rc+",
+	"cf+Um4X6256Lvlrduvn4vT0/471OdRDNW2K92SbcAia65ZTUhmZTw1p/sd1RTlyplDdbF7QqSI8IwgJS",
+	"1nX9T966tIhUs6zGG8vwxjK8sQxnLMNBTjFxal5GAp9tGC7VgayFOKf1Lc5oNYpaLneVlehqaRxOJjU1",
+	"kzwKcCoIlpyZMmO+mTK86U5uYDjhoy3gDlmSmgQP22gd0xLulozUAbANq35CAXs8kUnyxiOojvMzPh+m",
+	"NS6Z9zl9+mCKKz/9lU7aneImAXQT/PuwXt6PRqYeu6d3bvDZyZ6Pj8jPbm3ZGJY3WPygxM/HQuFMGP+U",
+	"lLET8jHTcvvsulpTrQPcJ6gbB7dEoa0XEHhtmgbYqnk9UCCBTz4C059BJ9xCnpdYjMJenlbY996SkOKO",
+	"USOL70/rl6X6fVZ2uDg6LogBh2ae6hGVIy6p043noa79JPvFxrT6J0rH/AwFEEccNKW4ODp+OsolyGLn",
+	"2CWpCsIg5QF6eEGmj01vSI1pWeNYiBU+QLeEjCRi8bBrO2SYmsexBM9Z4mrLpKEbKT+LwI9KAed4zNJz",
+	"2AhNG1K1IVUreO0tcXhGq86OoRRzsicTZ6gt6OVKak0TmLSwVh3FzJTRCG0/HxYCoZIk4Cx0yVVPIZrN",
+	"sseYBT8KRXqKVk16cRln/ccN5dtQvk3NjMUUU+PNE1iXymmlJmNz+sibgGjbjMfm0U7FT0NarWvao3Wq",
+	"ZxTaZtFGva/Hl9Uaj0ax4GSPTN7wZB7N+mtMYhICR7FpxpON6Xojvz0TNQIwfSpiZGKJ5labp8p4ez3b",
+	"P1NTGeFALgnASLrm4IiwEAsTtIS2rjuH28+ZwWFX/JQJHHaKTf7G19gX3iJEGpeXxUULe/PCnovVKmai",
+	"Xsc1kJWmwIn9JM/ITaKUycRCW67GDOOKBiQtfxFRqaDEcbbm1tPZq/V0Wd5Ky5pLzNysjb6FgK5vZW6z",
+	"JoArW0bMpYkjxU1hRZfGpldF9ch/xERMKl6F4SGpNCsw7Ek4I1gqpmFZjNSH0qEyK3ucAU2Bm4q3jvhy",
+	"Zb79+MXVCcvtYlMmbNO/Y4mqX6avdpilLo4EAzitbHU3RFnrK9VuHN3OM7QHXNi6VU4VsMvhPVP5aDpG",
+	"NUvR0BZPEgw02kP4kNyuoUtXJ92lsmhSZwJwpkmg+ZKGljUYOr9gZg8Z5oAlkrd0NCLhgc2O0BzqmknC",
+	"lO8hyVHI8yxmDOWIzC7H2IRCaRZBJfoDNKMn1iFfx9GtudenMZNdZedYKbWl8VRrkHGkFmukGyX0y1BC",
+	"/zyWMauLslLxbD0ynFVHTTXEmSLx2YPFVzPBXMHVLOHLboYGm9gIUxthahlhygF8grvmwSzkzaDQnC5o",
+	"+/V9UzzSdyEHJ6FvqwMwnsYhFKqjmtqFSE6kIsPkrQfh+vw+Z7DZJ5IrYGzTB2olqWL3cVcwT46AF1BQ",
+	"2vMsm5g0Dw2T9zYhVxsR5Pkaq1kZZGXCNS1v7HywVqGPO4n9aIfcj7hQj9eGNRl5lvBhJoQ9tDLFmFYT",
+	"Q9pmIxdYDZaRMBS5VzuBvFsY6Jm8uESE5+HVzx4kxQg+hojZtFputj6xGugTIoIgHIYkbCKfhh6Idmd4",
+	"SLwI2z9A7/QsiWopLyM8GqNX9skZhLJ5xYrBPhpFsS0fwaN4aEooD4nCIVYY7mpLcqFIuF3LKaZXtumA",
+	"2WHXFotwG8rLv/lc1KYtq+x7iESSuHKXJG1SEPr5DgVQZBre9UHv9w8QGY6UASMeK/1CDR2SKIJa2AIy",
+	"QI0G/y++h/y/6P+p6v/5V99DCnf18IeXYB0YCdKj9y4/x//W13o+2A40tx1pkJQDQrQ0gKMYtH41IMMa",
+	"ulKC4CGUS4DEUw2jCF43NhCscBdLuFo50L91sQoGpuz5rlev1zUUSM+YRqiSiI8ZfO9BUq/eghYHBGYS",
+	"B6Yvg0ABZ4yYf40HNDKHF0Tg+XbB0PIA2g9CdezsnViTCKTI6v1qGYQq1CV9zIzxBBdyl8B+HMYanPNx",
+	"30M8STKQoU0PZQgjLZAIs81N4PImheJTK+QGI1PoxxIdXv2c7UOeMJNZjDHPmgqscUGKZr54fQZdjbVz",
+	"gCV0O5hOGsxVybf5hfpD9iTCvlm+E/afKGGyk5pac76o1JTrWmKaXNaNGr4JIXnedMmHysyPlR053wzX",
+	"J+oxMbX+fOr0xrS2YeQPyYVcFz/nd8F8bGZqKmo+EEWfyNxmCnB+ovp0G/qwMZd9tv0fH9NeRrOmsme0",
+	"kSUOuvUtZF9iL0W3241HbyN2PEkXxdSfX9YHYAGdWGQ+yGW8PB6xWDoSFbxw+TCFz4NkPE4Y6GHRWl35",
+	"+FwZzht6tKFHT0yPZsUXzSdJM+M8Z1ClJeqPXxBRTfuExirgQ1JDLh0AC2jUyJRpIDnR/znIWAChObUa",
+	"EJtC04NQSnDF5Iv0PmkFhW4c3b6ZrqEgv/D2jJldPVOqc37KRbGam1aMX6fF+HNsivcJe98t3eJu08Ru",
+	"U454U454U444U444l47S46Ks0X62GU0cmX4v+hTXqWezUE7c+Z135ZzqNnrV0pagMS35jT+cum7qwW1f",
+	"aH6Bti7pHRFJ73ZJxB0NyLcyCa3ZrqE2DgbZoCPXysZ0yVMSCUhLco31fuddFPChFjSp6WGeia+BDB8M",
+	"70jFRyMSanEVI0Egpkj/Nx5C0g8RBFGVvAWhuWmvc+l6ncuk1zm4+mE66HiOWjCLyR4aCR4QKVFISahZ",
+	"g8K3hOlrhJbsgLmUIdzlsUJqzG2VxSQblJF7ZYKeashXXOEIGIyNaXJN6vV0VLpwVrSVJlklUGI7sOol",
+	"ubCqsrYCakBYmrZOlWyiLulxoY98YsIWYDXSmwo+MssY8zgKbRP9rVw/dwMI8ya3L7ro5wPTzT1Tz0jP",
+	"4CFJNQjYuIJYkrRi2zboIxBR7ZreW/VjZm+Rtxz6zmMGn8LPaf59o6CmWNUl347ENZ5PgjrGgupj8VDM",
+	"In31Po4iPr7AQqs2cH1KxAQCy7LXB5hj4kiS1WKpkuImAlJAZilQqMX0fJoGkhCNIihYbeFWkJ5mE2Va",
+	"G5aFFQCauPnNOySSxGDFkGBmV4iZlXIigu8IknyYhQa9zCTo7hk1PYMBGTWFcvYj735O3jq9uB95d67G",
+	"1njs2VZOqdvEwH+hHZ0yhU0icwu79XpdQ1hyovvwT0mUbKlKU4Pby+puo1rf7dTrTfj/v1e8iqYYlear",
+	"l/WPU/Jvkc43XtQLubrdWKH9ekJHEtKaUl7DpEaCG1o1wFJLNfUDEx4tCCNjzdZ30REJCJTp1OvcrqEz",
+	"PCSoR8aZ+GrD3CRRKEtpoTQCrG+aqD56x55yBshjZWuMzuFBtjvPFJNgXAGjSAMGIQdZc1/T+8/ymU1/",
+	"rD93f6xMV/esFUTDmgm8p9IJ2TIJ2zb56RpKrBXiINP/CY04ZRCoiah6JMvIoy1nClhdjO2GQy0Abgcn",
+	"7/9cgRxXoJ7hrO5oVVwNdM+v/e58+J13T0x0+BN4dBPpFpJklmyn8TgS72LXxo96508b87GExLpxs27c",
+	"rA/qvPGUpMRbygkrSJ9KJRIO9pzh5ZfZuT+3UPPs4q6IUpT15YYWbGjBE9GCLB5qDRLg7csJQ38cVH6K",
+	"AuzTWGwi1J87NH1DTzaR6l9IpPrj0KJs2Drv7tw1drCUWiLhLM1qnVl4dcAhe/x8RBh6bQqNNmp11HJD",
+	"IN4D+SnsE5SM62nVXQ0Iur78/9i72ua2cST9V7pcWxXphpJfk72Vaz/4nGwmtZnEY3tmJzczN4RISMKZ",
+	"IrQEKEWX8n+/QjdAgnqzHVtOnEG+xKZJEMRLdz+N7qffUha6UHg8F4s07sJlg8FdkG+KWPVGTI3cOQGe",
+	"J7kmn9mEeZancgyKZRp5EowY1RRjEasRO3j+4i8xDGSWyRmd55lGRvwjXHx/0jl4/qI6e8K3tXQhxmMk",
+	"dJYzXnQSpnhKtU1j84q4CzF+Wux6iUNwmjGlzLdFEIsxM3+ms8wrnsLZu9fQinfZROxO93eRf2G++2mR",
+	"h+F6F9vtTvJh3MazmortsBpZv9wHDgiOIN2n4ghmI5GMLPm9uS8Z8eTqmI45zZjPWFWNFJULnT/SVNHf",
+	"tHljVJ9v7dsXOSqGHvob6YjmghdTPD+k01mhORRS6ghkqZVIObhvjiNgCmJfQmfpd0ZIxxFo6Y5GW6fv",
+	"zy8g/o+4jfwFyVLVuWEm+ywDY0NTsCB246zsZyLpuSM+UqNqpW1r1iwt2Wq1PoJ1a7/19gppVTfXOZfd",
+	"DSFjekEn3VlZbGkKLXnp7WdyaZeaTU571O7Pb3quv4TyNbrWCLO1/NuVcINW/Mn88kdZZNdxu9dQg6lM",
+	"yrF5JWRiyleKwUoJovIQBeo/hZEYZlbLItvp7ezuNLX/WlXra/6PmucGNShEGV/b59SmBnGT32xmeHq1",
+	"Nig2mhE9fG8EXlsRoDamk0RswUYPwU/nb9oRJMYSKgSLwIxjFUdBxbifKTgr5EBk+LounLj9Z3cjBTdY",
+	"VRlVrEENI6UiYcfagwJjiGQ2pR65Og6oZvWIjxXPply1n7x2refu61avXj/XSGWa6cTcEjTsPTVskOw3",
+	"SvbGxnlyop3Eptr9ZClL39wg4jEUtKiErBHzeUV3irJ0xKzpo3oQm1fH0OobxCfyIcT0vnfmssckZxt4",
+	"Rn1tRxCXRdZ4bsb7ZmQQMHHE0RbhWejm3ZrJofTv68I7aaGiUDAxwtHAU6KAqx4z3c4l/TkBlqYFVwox",
+	"nfs6F+NoK3XU8YRHT17406wuC37M55wwrApj0zmrdbKz6O+7S8mQR1MX9svWqApajUFLBC2xbS3RlJtP",
+	"S1MQfXXHBXCvT3o/5yzFAlFVsLcCNcLiHLUz0KYEGKmsYcKGIkey5s8KIK5esylj/gK7f1n1fovHEu4l",
+	"b4XSoZ7an5OAfoHs3bcK6zW4ztvfXNDW33/zxrts2FByltevb1ZJO17qHkXxErtsfw7x61eXsLTj4y1u",
+	"T39jbiyq9t4IFpZoI9NaMfq02+hry6uLA5Ypc7V68bq6afREg5TCmih9KTPO8idYeswNZKCxCIUybiGn",
+	"HkhArauYcQ9hsbnEhevjlqpcuOa/aKEL14lNNoS7J5S7eHIS4durXlFJk88UJn54Q3X1rmzdWB5+wb6h",
+	"I3OR1YyByMjvpaeWiisQGlopR6vAXKPzczISekBWBYhcac7S9n1toc2k3p542xKvN7EnB77uwNf92Hzd",
+	"DyUl1vB2n2RK2mIeiyhnS/hlyPUD79e9R7UhAiQIYdb3Srm454beHGFt1Psqnb4tBUwR2Pff0NsDJV+U",
+	"DjwIlD+zVfENUohvD7TspiXtsg0MnKdyIvAYuTpglsUSehG5lv4J+dawh+vvA5szj+sSOZWTeXCHBGvo",
+	"CyAct3+2KlUmBZ8KPlsvU855bhZAg2/LO3lFMgqKpWQKGJy9/AeJDfzl3Wto7T/fg3Qi2rbY8UmS8ImO",
+	"sd6iaZeibXYn+TAGOeVFM4plkg7iLrwfC6156t42EDxLiSANUj5gZaZVz0scOUkZvJVTbkRy5DGK/bZz",
+	"QQ1gfsxvO6BlyuZ0h+++sUwsp6/OLzsfPnz40Nkz//ajRnSPJZnjBZ5wY+BQJofScrT8+s9XH36PkecC",
+	"6zrGnz45ApiuK6rZ/eerD9fX2zoHsxP7NZueZ9TFz6YknqSDG8uyLt6/HDcU7VQr8MbW6jtvUeWVspnM",
+	"7uEpTNiQ96rdYTbGjdsheNNCfuFjm7FmtQIDpxXuHWfg0twSmfLNUaA2SrJAsnBL5egnx4FpwisZXJcI",
+	"bvnpbyeaWK0mTGHKXqN+cKtOYqNGzzlTMo9JZi9exrLIxwvFcMmjjnEN5rVWBQgFsf3LH/35H3Q1blNG",
+	"Y32PGslZblQj5vK4MFEq+S805HJ2bAkcnSrrz0m9yDybR5aksT+n0NMuvKwrZubSDFqZp/ROM1hI9MkU",
+	"74hc8VwJDGgwX2rmB6ugFjK5GsgihT5T/PAAWvEbOxZvYwwo3TcD/Z5+3osjGM0nI54rEMNcFlgK+l+y",
+	"uCIa1wYDbSuuI0W7RlL2/L/HGGgbgcwTXsW+Fhz6pch0tJg0Sp7W8yomtQeHe1SdGhlQ8Udb+tjG2Eag",
+	"RqzwI8QaK8nI4i6cvj+/6GHpVVmIocgdiSzlYtjYWDRjGg+7EtZVcgjLWTbXIlEVjaf5c/yT4kXnZMhz",
+	"jTmiDJKCzTJemBWZifwKynxQFhkv7hRiS/upthburNZ/Xsg33a7D2H/b3csAGN2oVOdU5rqQWecky+Ss",
+	"8x4n6yadQ4/aJ/FB+9x1tHPKkhF3rd5Yftrc7O4NAO4JRfJWWg0X4Rx3oLdtnGLzl+gqpVXnY69VX0d7",
+	"R1ZheTKuS6Gzfg6YFS3P9/ahzLXIlkTfXaPt/b7j287QMt2+RNiixUzCn/L1KvHthyLXGbKUVy9C0vPT",
+	"2KLmgf1b9eyNQeljnmtjxG/Y2f+FC4BWTOvs3ev23fe1mj6FfX0xfcx9rabD7z6Os1vubXd32N9hf29z",
+	"f1/8fLf97e9Z6ylaCz69e58p8tJUnhubsq1A5WyiRlJjrh3LgWnNkpH5DFdCYaA58TSQB7ELp0sZdqmc",
+	"5ZlkKfTL5IpraD33oEy7CVziJrconQLZ520xAcQnVZvrsQm0LPxQwD8mfKIJvLn9VwNOLa947shwUp6J",
+	"KS/mjhUn1nE7an4Gy5QExfNUNShIu+4GnsZdqAXpArS7j2D0qyyiY+++4jFadn03RwVXwvK4HPtTYPl4",
+	"bhqSNTkEupE+MGYf3/J8qEc7vf2D/1zhubzZiTt4J3P+A9PJ6K5A72GcqytVgO9POXv5j+7Xj/pO6ds7",
+	"L4WaSCVuc+pnH/GfuI52Xl2yG3UN3vOtQc3DWyqtH2QqBsI5b/8M8PS0uRvuouJIzncyOZQb1Zu5wcn0",
+	"WsTWJ1iLHsmRzFLnkUTDGmQBFz+/Rs1XTkiItY9d6n3XtP9TkcXuHQ2HmfXoWur2ES84KYSqJpHtBGXL",
+	"5xwT5C9+fo0OU0qAp6plELtteGGHsnMmM5HMY2IJGKAbXwF9fc3EIic8x4I7GlJR8ERncyjKXLlqCV3A",
+	"7U7qk+UwkmVxDLHZhnSCV3B0OuPnrNLp986a9yeasnrfmil9EJX2sBriYYB/9BhAwyzKJ6RaFtb0LdWL",
+	"e8o+FDRM0DDLGuaNgwMZSZWVPAHL2sUeAm50fS6acxVqquI/JgboL2EoaM2Qtksj2sKDMWWhBbkGUHJb",
+	"MJSJ/ErZ8xLSBa1YDntE09LeBC98yT4QU+6K5n058X5Wnax+o7J9SRabRUDLojJBPFD09QvoIFCDQF0Q",
+	"qOdOynkr+S52+7+LtQL1x3M6u19lSRtR+gz5hRtcLc3G43bPyN3ImuzWk0TkSX9X02HcNHchZfMvJw1/",
+	"LB5GEK7ypVi+KN+hYoMFd3o7JLt4Xo7NhNFvaooVPLbuZXkiNrRdiUFCBwn99CT0TWJ0s7Se8f5Iyqv1",
+	"5DgNnqmen3AxYliebiyVhoM9UGW/ek514Z3Hm/N5cb+ua70xy435u5oA51/uA7YY22PfceF9YeCo+vNy",
+	"v9iF2Vzx3jarluS6+NGFlb2BB8YuuT6lOn1/eXl2ATxP0cMINrkpGUnFHT3DlchTonV2DJuIRcUQ/YKK",
+	"JwXXERWklHlCyaCXll56XCoNfQ6sr2RWah5hIfF4pPVExRG6So3VUyqXCSALDD6dySK1Bb/NVfPCkREK",
+	"LUb/25qsBJTpvDACVSYjDLY82D/c++vei6PDQ6rut/fxrwPKQogjEMoV6m534RUeRNnAR6pqYZq3BNPG",
+	"dKs+YWKNtEzKSZ8lVxFMCiSniBBidzKZsIxIspNMlim4TAVHsAfx/ou/dQ+eH3Xt/zGIPMnKlKftCMZl",
+	"pkXClI6gzNWEJ6hzKjZtqUe8ALzOss6kLCZScShYPqQi9m/Opkd485uz6QtomV87Y4ZEf3ilehPGVdgB",
+	"INl4tLdnRhmpWvsynXfLIrPlRLD2Bbl7R7zgEcgcKCnXHqBicX2JK6WY1yd7TEMi85wnGrQY03OYNGcH",
+	"miW6ZFk2h1SwLOMpupsZzTX6LjKmsaB6PQ00uXnVRD2NVOC95erkjydUvl0t1otXPLfcs5NCfpybS/g4",
+	"BfWSc9sPB6ZqJ+hQF7nSLMtIA47ZHNRM6GSEydC5mS824JBylN14pG3LytDHYMlhRas+thupWnS4XU5u",
+	"pwKhtUCw0udzmac2Upp2IkZTz0aKJ38sl2zpM8VfHJn1cnjgir705+jSUZyYfysdGZsGq6DdkZy56RU2",
+	"OMdIAF6d2W5LIVP2oJV/W6KYsq1/UYYpenm6wi7YmGBJTx1DTLMf14HytUAOiZdPJnvmz5sEXpklRthT",
+	"ja372T8+FLmRuIoIccgC8EVuXSGq0m0FT2SRqrpc/FgW3OkXLIa/NVlIva9lYeCjChl0XzW9lL+V7o1m",
+	"Vtb8HJEFbPatTWyeFNzsxOPabFagNJsbZED1YgrehRPI+cxWNRC2yBsdvMmcGAvQgxt7r4vNPu5nLL8C",
+	"8vtBknGGcOgY4rzMshgyzqaUjlbmCfaNiLQr6jpkybXmo7Gj3I9pRw4GTdFjjEtjX/cgTsxsJKVp4h9M",
+	"ZGXBVQwF12WRo3G8R3lnqVCsn/H0RMfmqukStHyrLSs4S+doHvOURoV+bneX2PWqPgoNcjDooRSccIpx",
+	"WTAFSSbS+FGDkY2UtKGeaJW714scBpkYjrQrtjcQuVAjjjIV54WAp6ikrjHyJY2qFpn5wchbO3JgIyG3",
+	"IHAJ69xb4G7NYv2i9EN3NFUDE1HIyH5sMlSUwA+qh5asyt1aFG6M8/C78Ex5ArTJBx95FRjgpLY6Ecs5",
+	"Kg6ZozCesTk57Iww9JrvVdXcXH3V+JfOBTmhOi9tizG0UGfYj+mING7DlGUlj4AKwCYsA5YUUpHDz0px",
+	"9Qie95f1kH6OzH1qPPHNr54HuvhgkG/jjIGtl0EPLRM1p5OH1ScQP5a8RNvXSYWuuT+uhZ09hWhYw83z",
+	"B2gd7B20u/BGV8ib3Li6EBjzdsXRyeqaJHe1L8aIo8DYoqut66oJhBCNN2m50W7XUkLLfEJBTtfqcKXP",
+	"B7Lg9kkbU+2M/DZWPyu4tW1tL9G4TZyzHVSJQQCQSo7x184NvTRY27OIzUw9rAPiYFtydCNXv+fpXlh9",
+	"EfzbrM/g/gjS9nNdmRx3q1lWZLDdX7zWFECb65GNyjHLlwM21FIVxFUxcHF7RW1Er/oY3WVrkNlgPAwy",
+	"3k3kZP7Vdu5TzvVMFldfz/DdYjFt6KZQzfPIRlfsa9vee+kSil67CpccvkyN+pIVdBY64UWHcMZADI0y",
+	"7NZhgScuJXZFwueFWcOp0SlEaSRyzYekOhS0rPZBLqa23yKpoVUNIrEVl5OMw2wkoeAJF1O+GCLp2rEE",
+	"gSt7Ru+2talnsqM0n+D5ZYfy410bpR4R8rEHX0sDJYZCs4qioOVl3rfdUb0ofPKlunG6bUWj38uZ/03Y",
+	"DqbGVr5ML9HLb9AmnK1o8o1SpTEwzDSM8bDZjY5Zye5Q0LVTZlfY+vq2msG6/ld5+Xervu0HmetRhhyw",
+	"qdBQKjb0X32Kl1c9eNpkDSO7sOLuqlt4ZX5f8TySVCpvTgo+FErTcnTH8/6H0AM39KRRxsw+WHO7LT9L",
+	"gb0NgRKtiPK1LTVi6VasYjpvp62ZS13d67dR6Zfl5987Q05Zl4ENS2FpqpzJbfZsMWAJBxuCQm/wx6lO",
+	"ezESxQ/2W52uvR4HXKDZriA+e39xGdtYa5fRdYm0Z4vGYNyFk3wOBx8/Ot4QllzlcpZxs7nwj3Qoh5WM",
+	"KQzECwzpActtJI1mulQRsCr0A1pEEOdiJto4U/Ytpm8ih/09sM9Q5IkNcqmsaooewqAPP3bFC1tx9faN",
+	"9e5KGzeDZbpw4hz0vveHgA0F3OzbTJwInrucnAgO99zPuOoPMBNTWVoFVF6aFdrFdDqfvMUkrec1MBIG",
+	"wmiWtbsQH+3vwWuZ+8cBy2BjMHBS5RiUhFSacbKf4LfKoJCziHhqWZb5x6qCq+NNBwwY4jMUU55DOUFs",
+	"YyO37GfIAbB6uIg+wDLscujLdE5hLlU4FV6vhzeFVipUYjRgRbyt3Nlvm46SzNwozcYTbKQvDWoSw5xp",
+	"oyKxk8aELDVGFPGZGRIkr7Vd7PpOuAv3YFz16EKzPDUdcDsYrAHfcNFF9W9Vf/yLqm64hZoDv6EZnXUM",
+	"KU8yzA2TOIMsq7J9rY4tVB1hZ1acwnMczopM8MKIM1LlAxIkrrwtHShhAkQbx8abgjmuUYzycu/AQCqK",
+	"MOMCQfYS2mzwVLysRcoNhSlfVXGLFVUEDWYtxuq5eGUt9PW1s2+BObERzBW4XmE11OvseNm3Sj4L1YP1",
+	"K/AWX+Heca8i4Es9/ykXH0HxROapiihaTthZdQutC+f8f43sQt+xomgIPTIiDwZ8Vskkmd1mMi7dot74",
+	"HROzpwrT0v/8utf52+/f/WXpYwy6srd1Nn2TW+YiN7tCjFkGqTHy1KrhiNWIHTx/8fcYvoMR/wjf/3By",
+	"2rn4/uTg+QuzGeLfyr29w6TamPgr79LVgs1QENHF2Ni8jSLMTdccRXPdYsAqSXLbAbOfYMaNdQa/f3px",
+	"dH2X0auHwI8tfHEE5ueikzDFzdCwmwdzSeBFsE5i9Zq8MSKNasli7IcVpxtrh64Wpjv32hp36n5zza3p",
+	"e7X2b+689rbJl98WdxqKeLof1VrPBqSu3kj1VDV20tIgbNpn0eJGOzywpoCuQmafKdcPMpaq8NmUJzJF",
+	"E44ibJd1dCb6BUMrhdA9CO0XVseAXOQHgRmzgZk3Tq7ytvTKyZ3uR7+edP6bdf5vr/O373Z//3R0eP33",
+	"O21inIPF4GDlvq6OEmZweNAxw+XP0M71tqIaVip70s+3iW345ZcVJehqeJB2yY1X+enW8UutdNeZR/37",
+	"EY4HcBPATQA3AdzcH9yQly0AmwBsArAJwCYAmwBsArD5JoENKfpHAjUEUm4HaGydn4BoAqIJiCYgmnsj",
+	"mnMrTwKkCZAmQJoAaQKkCZAmQJpvEdJYTf9ImMbVI70VqFH2OwOiCYgmIJqAaO6FaC4IfAQ4E+BMgDMB",
+	"zgQ4E+BMgDPfHpwxav6RsIxZq7cDMlPBZ+FwJkCZAGUClHkAKPMziZMAZgKYCWAmgJkAZgKYCWDmWwQz",
+	"pOgfCc4QSFkPaHzCpQBlApQJUCZAmc+DMnY0Lo0gCSAmgJgAYgKICSAmgJgAYr4ZEOOp+C3ClwYH7Brg",
+	"cn39/wEAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -689,25 +689,26 @@ func (q *Queries) SetRecipientToken(ctx context.Context, arg SetRecipientTokenPa
 	return err
 }
 
-const spendCredit = `-- name: SpendCredit :one
+const spendCredits = `-- name: SpendCredits :one
 INSERT INTO credit_usage AS u (account_id, period, used)
-SELECT a.id, $1::date, 1 FROM accounts a JOIN plans p ON p.code = a.plan
-WHERE a.id = $2 AND coalesce(p.monthly_credits, 2147483647) >= 1
-ON CONFLICT (account_id, period) DO UPDATE SET used = u.used + 1
-WHERE u.used < (SELECT coalesce(p.monthly_credits, 2147483647) FROM accounts a JOIN plans p ON p.code = a.plan WHERE a.id = u.account_id)
+SELECT a.id, $1::date, $2::integer FROM accounts a JOIN plans p ON p.code = a.plan
+WHERE a.id = $3 AND coalesce(p.monthly_credits, 2147483647) >= $2::integer
+ON CONFLICT (account_id, period) DO UPDATE SET used = u.used + $2::integer
+WHERE u.used <= (SELECT coalesce(p.monthly_credits, 2147483647) FROM accounts a JOIN plans p ON p.code = a.plan WHERE a.id = u.account_id) - $2::integer
 RETURNING used
 `
 
-type SpendCreditParams struct {
+type SpendCreditsParams struct {
 	Period    time.Time
+	N         int32
 	AccountID uuid.UUID
 }
 
-// SpendCredit takes one credit of the account's month, unless the plan's limit is reached:
-// no row comes back then. The conflicting row is locked and re-checked, so concurrent spends
+// SpendCredits takes n credits of the account's month, all or none: no row comes back when
+// fewer than n are left. The conflicting row is locked and re-checked, so concurrent spends
 // never pass the limit.
-func (q *Queries) SpendCredit(ctx context.Context, arg SpendCreditParams) (int32, error) {
-	row := q.db.QueryRow(ctx, spendCredit, arg.Period, arg.AccountID)
+func (q *Queries) SpendCredits(ctx context.Context, arg SpendCreditsParams) (int32, error) {
+	row := q.db.QueryRow(ctx, spendCredits, arg.Period, arg.N, arg.AccountID)
 	var used int32
 	err := row.Scan(&used)
 	return used, err

@@ -85,8 +85,9 @@ func (q *Queries) ClaimDueEmails(ctx context.Context, arg ClaimDueEmailsParams) 
 
 const countCredentialEmails = `-- name: CountCredentialEmails :one
 SELECT count(*) FROM email_deliveries d LEFT JOIN certificates c ON c.id = d.certificate_id
+LEFT JOIN badge_assertions b ON b.id = d.badge_assertion_id LEFT JOIN attendees ba ON ba.id = b.attendee_id
 WHERE d.account_id = $1 AND d.kind IN ('certificate', 'badge')
-  AND ($2::uuid IS NULL OR c.event_id = $2)
+  AND ($2::uuid IS NULL OR coalesce(c.event_id, ba.event_id) = $2)
   AND ($3::uuid IS NULL OR d.certificate_id = $3)
   AND ($4::text IS NULL OR d.status = $4)
 `
@@ -308,8 +309,9 @@ func (q *Queries) GetEmailDelivery(ctx context.Context, arg GetEmailDeliveryPara
 
 const listCredentialEmails = `-- name: ListCredentialEmails :many
 SELECT d.id, d.account_id, d.kind, d.certificate_id, d.badge_assertion_id, d.to_address, d.subject, d.body_text, d.status, d.attempts, d.last_error, d.next_attempt_at, d.sent_at, d.created_at, d.to_name, d.from_name, d.reply_to, d.updated_at FROM email_deliveries d LEFT JOIN certificates c ON c.id = d.certificate_id
+LEFT JOIN badge_assertions b ON b.id = d.badge_assertion_id LEFT JOIN attendees ba ON ba.id = b.attendee_id
 WHERE d.account_id = $1 AND d.kind IN ('certificate', 'badge')
-  AND ($2::uuid IS NULL OR c.event_id = $2)
+  AND ($2::uuid IS NULL OR coalesce(c.event_id, ba.event_id) = $2)
   AND ($3::uuid IS NULL OR d.certificate_id = $3)
   AND ($4::text IS NULL OR d.status = $4)
 ORDER BY d.created_at DESC, d.id DESC
@@ -326,7 +328,7 @@ type ListCredentialEmailsParams struct {
 }
 
 // ListCredentialEmails lists the deliveries of certificates and badges (not account notices),
-// newest first, with the contract's filters.
+// newest first, with the contract's filters. A badge's email belongs to its recipient's event.
 func (q *Queries) ListCredentialEmails(ctx context.Context, arg ListCredentialEmailsParams) ([]EmailDelivery, error) {
 	rows, err := q.db.Query(ctx, listCredentialEmails,
 		arg.AccountID,

@@ -90,6 +90,7 @@ type BadgeAssertion struct {
 	// First counted verification (JSON lookup or page view, crawlers excluded).
 	FirstVerifiedAt *time.Time
 	CreatedAt       time.Time
+	RecipientSalt   string
 }
 
 type Branding struct {

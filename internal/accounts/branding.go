@@ -47,7 +47,7 @@ func (s *Service) PutBranding(ctx context.Context, accountID uuid.UUID, b store.
 		}
 	}
 	if b.Logo != nil {
-		if msg := checkLogo(*b.Logo); msg != "" {
+		if msg := CheckImageDataURI(*b.Logo); msg != "" {
 			details = append(details, apperr.Detail{Field: "body.logo", Message: msg})
 		}
 	}
@@ -57,8 +57,9 @@ func (s *Service) PutBranding(ctx context.Context, accountID uuid.UUID, b store.
 	return s.store.PutBranding(ctx, accountID, b, s.now())
 }
 
-// checkLogo accepts a PNG or SVG data URI of at most MaxLogoBytes whose content is what it says.
-func checkLogo(uri string) string {
+// CheckImageDataURI accepts a PNG or SVG data URI of at most MaxLogoBytes whose content is
+// what it says, and otherwise says what is wrong with it (a logo, a badge image).
+func CheckImageDataURI(uri string) string {
 	media, data, ok := strings.Cut(strings.TrimPrefix(uri, "data:"), ";base64,")
 	if !ok || !strings.HasPrefix(uri, "data:") {
 		return "must be a base64 data URI"

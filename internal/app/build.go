@@ -13,6 +13,7 @@ import (
 	"github.com/certhub/credentiald/internal/accounts"
 	"github.com/certhub/credentiald/internal/attendees"
 	"github.com/certhub/credentiald/internal/auth"
+	"github.com/certhub/credentiald/internal/badges"
 	"github.com/certhub/credentiald/internal/bulk"
 	"github.com/certhub/credentiald/internal/certificates"
 	"github.com/certhub/credentiald/internal/config"
@@ -38,6 +39,7 @@ type Service struct {
 	Templates    *templates.Service
 	Certificates *certificates.Service
 	Bulk         *bulk.Service
+	Badges       *badges.Service
 	Verification *verification.Service
 	Idempotency  *idempotency.Service
 	Logger       *slog.Logger
@@ -73,6 +75,7 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 	svc := &Service{Logger: logger, Accounts: accounts.New(st, o.Now), Events: events.New(st, o.Now), Attendees: attendees.New(st, o.Now),
 		Templates:    templates.New(st, cfg.SiteURL.String(), o.Now),
 		Certificates: certificates.New(st, cfg.SiteURL.String(), o.Now, nil),
+		Badges:       badges.New(st, cfg.SiteURL.String(), o.Now, nil),
 		Idempotency:  idempotency.New(st, o.Now)}
 	var err error
 	if svc.Secrets, err = Secrets(cfg, logger); err != nil {
@@ -125,6 +128,7 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 		Composer: email.Composer{From: from, Domain: cfg.SiteURL.Hostname()},
 		Prepare:  svc.Certificates.PrepareEmail, Delivered: svc.Certificates.RecordSent, Now: o.Now}
 	svc.Certificates.SetKick(svc.Email.Kick)
+	svc.Badges.SetKick(svc.Email.Kick)
 	if svc.Bulk, err = bulk.New(st, svc.Certificates, logger, bulk.Timing{}); err != nil {
 		svc.Close()
 		return nil, err
@@ -144,7 +148,7 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 
 	svc.Verification = verification.New(st, svc.Certificates, verification.Options{SiteURL: site, Now: o.Now, Logger: logger})
 	svc.Handler, err = httpapi.New(httpapi.Options{
-		Logger: logger, Readiness: st, Auth: svc.Auth, Accounts: svc.Accounts, Events: svc.Events, Attendees: svc.Attendees, Templates: svc.Templates, Certificates: svc.Certificates, Bulk: svc.Bulk, Verification: svc.Verification, Webhooks: svc.Webhooks, Idempotency: svc.Idempotency,
+		Logger: logger, Readiness: st, Auth: svc.Auth, Accounts: svc.Accounts, Events: svc.Events, Attendees: svc.Attendees, Templates: svc.Templates, Certificates: svc.Certificates, Bulk: svc.Bulk, Verification: svc.Verification, Badges: svc.Badges, Webhooks: svc.Webhooks, Idempotency: svc.Idempotency,
 		Limiter: limiter, TrustedProxies: cfg.TrustedProxies, SignupEnabled: cfg.SignupEnabled,
 		KickEmail: svc.Email.Kick, StrictMiddlewares: o.StrictMiddlewares,
 	})

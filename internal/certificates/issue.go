@@ -188,19 +188,29 @@ const crockford = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 // codeLength characters of base32 carry 65 random bits.
 const codeLength = 13
 
+// DrawVerificationCode draws a random verification code for any credential: 13 characters of
+// Crockford's base32 (65 random bits), upper case. Reserve it in verification_codes before use.
+func DrawVerificationCode() (string, error) {
+	var b [codeLength]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	for i := range b {
+		b[i] = crockford[b[i]&31]
+	}
+	return string(b[:]), nil
+}
+
 // newVerificationCode draws a random code and reserves it; a taken one (unlikely at 65 bits)
 // is drawn again, up to 5 times.
 func newVerificationCode(ctx context.Context, tx *store.Tx, now time.Time) (string, error) {
 	for range 5 {
-		var b [codeLength]byte
-		if _, err := rand.Read(b[:]); err != nil {
+		code, err := DrawVerificationCode()
+		if err != nil {
 			return "", err
 		}
-		for i := range b {
-			b[i] = crockford[b[i]&31]
-		}
-		if ok, err := tx.RegisterVerificationCode(ctx, string(b[:]), "certificate", now); err != nil || ok {
-			return string(b[:]), err
+		if ok, err := tx.RegisterVerificationCode(ctx, code, "certificate", now); err != nil || ok {
+			return code, err
 		}
 	}
 	return "", errors.New("certificates: no free verification code after 5 draws")

@@ -150,7 +150,7 @@ func rateLimit(limiter ratelimit.Limiter, trusted []netip.Prefix, logger *slog.L
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			req := c.Request()
-			if !isAPIPath(req.URL.Path) && !strings.HasPrefix(req.URL.Path, "/verify/") {
+			if !isContractPath(req.URL.Path) && !strings.HasPrefix(req.URL.Path, "/verify/") {
 				return next(c)
 			}
 			client := ratelimit.ClientAddr(req, trusted).String()

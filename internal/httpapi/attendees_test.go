@@ -149,7 +149,8 @@ func TestAttendeeWithIssuedCredentialsIsKept(t *testing.T) {
 		return a.Data.ID
 	}
 	certified, badged, drafted := add("c@example.org"), add("b@example.org"), add("d@example.org")
-	// Issuance arrives with its own issue; until then the rows are arranged directly.
+	// Certificates are arranged directly (a draft cannot be made for one attendee through the
+	// API); the badge is issued through it.
 	certificate := func(attendee, status, code string) {
 		testkit.SQL(t, env, `INSERT INTO verification_codes (code, kind) VALUES ($1, 'certificate')`, code)
 		testkit.SQL(t, env, `INSERT INTO certificates (account_id, event_id, attendee_id, template_id, certificate_number,
@@ -160,10 +161,11 @@ func TestAttendeeWithIssuedCredentialsIsKept(t *testing.T) {
 	}
 	certificate(certified, "issued", "CODE1")
 	certificate(drafted, "draft", "CODE2")
-	testkit.SQL(t, env, `INSERT INTO badges (id, account_id, name) VALUES ($1, $2, 'Speaker')`, uuid.New(), acct.ID)
-	testkit.SQL(t, env, `INSERT INTO verification_codes (code, kind) VALUES ('CODE3', 'badge_assertion')`)
-	testkit.SQL(t, env, `INSERT INTO badge_assertions (account_id, badge_id, attendee_id, verification_code, recipient_first_name, recipient_last_name, recipient_email)
-		SELECT account_id, id, $1, 'CODE3', 'A', 'B', 'b@example.org' FROM badges WHERE account_id = $2`, badged, acct.ID)
+	var badge struct{ Data struct{ ID string } }
+	acct.Client.Post("/api/v1/badges", map[string]any{"name": "Speaker"}).JSON(t, &badge)
+	if res := acct.Client.Post("/api/v1/badges/"+badge.Data.ID+"/issue", map[string]any{"attendeeIds": []string{badged}}); res.StatusCode != 200 {
+		t.Fatalf("issue: %d %s", res.StatusCode, res.Body)
+	}
 
 	before := testkit.Fingerprint(t, env)
 	res := acct.Client.Delete("/api/v1/attendees/" + certified)

@@ -128,5 +128,16 @@ func (b *cappedBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// isAPIPath reports whether path belongs to the contract's operations.
+// isAPIPath reports whether path is under /api/v1.
 func isAPIPath(path string) bool { return strings.HasPrefix(path, apiPrefix+"/") }
+
+// openBadgesPrefix roots the Open Badges documents, which the contract serves at the site root
+// (their path items name the server "/").
+const openBadgesPrefix = "/ob/"
+
+// isOpenBadgesPath reports whether path is that of an Open Badges document.
+func isOpenBadgesPath(path string) bool { return strings.HasPrefix(path, openBadgesPrefix) }
+
+// isContractPath reports whether path belongs to the contract's operations: under /api/v1, or
+// an Open Badges document.
+func isContractPath(path string) bool { return isAPIPath(path) || isOpenBadgesPath(path) }

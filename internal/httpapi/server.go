@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/netip"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
 
 	"github.com/certhub/credentiald/gen/api"
@@ -16,6 +17,7 @@ import (
 	"github.com/certhub/credentiald/internal/accounts"
 	"github.com/certhub/credentiald/internal/attendees"
 	"github.com/certhub/credentiald/internal/auth"
+	"github.com/certhub/credentiald/internal/badges"
 	"github.com/certhub/credentiald/internal/bulk"
 	"github.com/certhub/credentiald/internal/certificates"
 	"github.com/certhub/credentiald/internal/events"
@@ -45,6 +47,7 @@ type Options struct {
 	Templates    *templates.Service
 	Certificates *certificates.Service
 	Bulk         *bulk.Service
+	Badges       *badges.Service
 	Verification *verification.Service
 	Webhooks     *webhooks.Service
 	// Idempotency remembers the answers of requests sent with an Idempotency-Key.
@@ -70,6 +73,7 @@ type Server struct {
 	templates     *templates.Service
 	certificates  *certificates.Service
 	bulk          *bulk.Service
+	badges        *badges.Service
 	verification  *verification.Service
 	pages         *pageRenderer
 	webhooks      *webhooks.Service
@@ -85,8 +89,8 @@ func New(opts Options) (*echo.Echo, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opts.Auth == nil || opts.Accounts == nil || opts.Events == nil || opts.Attendees == nil || opts.Templates == nil || opts.Certificates == nil || opts.Bulk == nil || opts.Verification == nil || opts.Webhooks == nil || opts.Idempotency == nil || opts.Limiter == nil || opts.Readiness == nil {
-		return nil, errors.New("httpapi: Auth, Accounts, Events, Attendees, Templates, Certificates, Bulk, Verification, Webhooks, Idempotency, Limiter and Readiness are required")
+	if opts.Auth == nil || opts.Accounts == nil || opts.Events == nil || opts.Attendees == nil || opts.Templates == nil || opts.Certificates == nil || opts.Bulk == nil || opts.Verification == nil || opts.Badges == nil || opts.Webhooks == nil || opts.Idempotency == nil || opts.Limiter == nil || opts.Readiness == nil {
+		return nil, errors.New("httpapi: Auth, Accounts, Events, Attendees, Templates, Certificates, Bulk, Verification, Badges, Webhooks, Idempotency, Limiter and Readiness are required")
 	}
 	ops, err := indexOperations(doc)
 	if err != nil {
@@ -110,7 +114,8 @@ func New(opts Options) (*echo.Echo, error) {
 		public.unless(authenticate(ops, opts.Auth)),
 		public.unless(checkJSONText(ops)),
 		public.unless(validateRequests(doc)),
-		public.unless(idempotency(ops, opts.Idempotency, logger)))
+		public.unless(idempotency(ops, opts.Idempotency, logger)),
+		openBadgesCORS)
 
 	e.GET("/openapi/v1.json", func(c echo.Context) error {
 		return c.Blob(http.StatusOK, "application/json", openapi.Document)
@@ -138,8 +143,54 @@ func New(opts Options) (*echo.Echo, error) {
 	if kick == nil {
 		kick = func() {}
 	}
-	srv := &Server{logger: logger, auth: opts.Auth, accounts: opts.Accounts, events: opts.Events, attendees: opts.Attendees, templates: opts.Templates, certificates: opts.Certificates, bulk: opts.Bulk, verification: opts.Verification, webhooks: opts.Webhooks, pages: pages, signupEnabled: opts.SignupEnabled, kickEmail: kick}
-	api.RegisterHandlersWithBaseURL(e, api.NewStrictHandler(srv, opts.StrictMiddlewares), apiPrefix)
+	srv := &Server{logger: logger, auth: opts.Auth, accounts: opts.Accounts, events: opts.Events, attendees: opts.Attendees, templates: opts.Templates, certificates: opts.Certificates, bulk: opts.Bulk, verification: opts.Verification, badges: opts.Badges, webhooks: opts.Webhooks, pages: pages, signupEnabled: opts.SignupEnabled, kickEmail: kick}
+	api.RegisterHandlersWithBaseURL(mountedRouter{Echo: e, mounts: mounts(doc)}, api.NewStrictHandler(srv, opts.StrictMiddlewares), apiPrefix)
 	srv.registerSite(e)
 	return e, nil
+}
+
+// mountedRouter registers the generated routes where the contract serves them: the generated
+// code puts every operation under /api/v1, and the few whose path item names the site root as
+// its server (the Open Badges documents) move there.
+type mountedRouter struct {
+	*echo.Echo
+	mounts map[string]string // the route asked for -> the route served
+}
+
+// mounts maps each operation's route under /api/v1 to the route the contract serves it at.
+func mounts(doc *openapi3.T) map[string]string {
+	m := map[string]string{}
+	for path, item := range doc.Paths.Map() {
+		if at := spec.FullPath(path, item); at != apiPrefix+path {
+			m[echoRoute(apiPrefix+path)] = echoRoute(at)
+		}
+	}
+	return m
+}
+
+func (r mountedRouter) at(route string) string {
+	if m, ok := r.mounts[route]; ok {
+		return m
+	}
+	return route
+}
+
+func (r mountedRouter) GET(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
+	return r.Echo.GET(r.at(p), h, m...)
+}
+
+func (r mountedRouter) POST(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
+	return r.Echo.POST(r.at(p), h, m...)
+}
+
+func (r mountedRouter) PUT(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
+	return r.Echo.PUT(r.at(p), h, m...)
+}
+
+func (r mountedRouter) PATCH(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
+	return r.Echo.PATCH(r.at(p), h, m...)
+}
+
+func (r mountedRouter) DELETE(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
+	return r.Echo.DELETE(r.at(p), h, m...)
 }

@@ -17,31 +17,3 @@ func (s *Server) GetAnalyticsDashboard(context.Context, api.GetAnalyticsDashboar
 func (s *Server) GetEventAnalytics(context.Context, api.GetEventAnalyticsRequestObject) (api.GetEventAnalyticsResponseObject, error) {
 	return nil, errNotImplemented
 }
-
-func (s *Server) ListBadges(context.Context, api.ListBadgesRequestObject) (api.ListBadgesResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-func (s *Server) CreateBadge(context.Context, api.CreateBadgeRequestObject) (api.CreateBadgeResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-func (s *Server) DeleteBadge(context.Context, api.DeleteBadgeRequestObject) (api.DeleteBadgeResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-func (s *Server) GetBadge(context.Context, api.GetBadgeRequestObject) (api.GetBadgeResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-func (s *Server) UpdateBadge(context.Context, api.UpdateBadgeRequestObject) (api.UpdateBadgeResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-func (s *Server) ListBadgeAssertions(context.Context, api.ListBadgeAssertionsRequestObject) (api.ListBadgeAssertionsResponseObject, error) {
-	return nil, errNotImplemented
-}
-
-func (s *Server) IssueBadge(context.Context, api.IssueBadgeRequestObject) (api.IssueBadgeResponseObject, error) {
-	return nil, errNotImplemented
-}

@@ -30,7 +30,7 @@ func validateRequests(doc *openapi3.T) echo.MiddlewareFunc {
 	// paths carry their server's path instead.
 	return oapimw.OapiRequestValidatorWithOptions(spec.WithFullPaths(doc), &oapimw.Options{
 		DoNotValidateServers: true,
-		Skipper:              func(c echo.Context) bool { return !isAPIPath(c.Request().URL.Path) },
+		Skipper:              func(c echo.Context) bool { return !isContractPath(c.Request().URL.Path) },
 		Options: openapi3filter.Options{
 			MultiError: true,
 			// Credentials are checked by the authentication middleware, not here.

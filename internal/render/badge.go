@@ -71,7 +71,9 @@ func BadgePNG(b BadgeArt, side int) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	img := image.NewNRGBA(image.Rect(0, 0, side, side))
+	// Drawn premultiplied, the rasterizer's fast path for one colour over RGBA (the generic
+	// path through NRGBA costs five times as much); converted to NRGBA for the encoder.
+	img := image.NewRGBA(image.Rect(0, 0, side, side))
 	scale := float32(side) / badgeSide
 	var r vector.Rasterizer
 	for _, s := range shapes {
@@ -98,8 +100,13 @@ func BadgePNG(b BadgeArt, side int) ([]byte, error) {
 		}
 		r.Draw(img, img.Bounds(), image.NewUniform(s.fill), image.Point{})
 	}
+	out := image.NewNRGBA(img.Bounds())
+	for i := 0; i < len(img.Pix); i += 4 {
+		c := color.NRGBAModel.Convert(color.RGBA{img.Pix[i], img.Pix[i+1], img.Pix[i+2], img.Pix[i+3]}).(color.NRGBA)
+		out.Pix[i], out.Pix[i+1], out.Pix[i+2], out.Pix[i+3] = c.R, c.G, c.B, c.A
+	}
 	var buf bytes.Buffer
-	if err := png.Encode(&buf, img); err != nil {
+	if err := png.Encode(&buf, out); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil

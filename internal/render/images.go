@@ -105,3 +105,13 @@ func decodeSVG(raw []byte) (*asset, error) {
 	}
 	return &asset{img: rgba, png: buf.Bytes()}, nil
 }
+
+// SVGToPNG rasterises an SVG image as a PNG, its longer side 1200 pixels, as templates draw
+// their SVG images (a badge whose own image is an SVG gets its PNG this way).
+func SVGToPNG(svg []byte) ([]byte, error) {
+	a, err := decodeSVG(svg)
+	if err != nil {
+		return nil, err
+	}
+	return a.png, nil
+}

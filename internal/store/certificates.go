@@ -98,7 +98,13 @@ func (d queries) CreditUsage(ctx context.Context, accountID uuid.UUID, period ti
 // SpendCredit takes one credit of the account's month starting at period, unless the plan's
 // limit is reached: false then. Concurrent spends never pass the limit.
 func (d queries) SpendCredit(ctx context.Context, accountID uuid.UUID, period time.Time) (bool, error) {
-	_, err := d.q.SpendCredit(ctx, db.SpendCreditParams{AccountID: accountID, Period: period})
+	return d.SpendCredits(ctx, accountID, period, 1)
+}
+
+// SpendCredits takes n credits of the account's month starting at period, all or none: false,
+// and nothing taken, when fewer than n are left. Concurrent spends never pass the limit.
+func (d queries) SpendCredits(ctx context.Context, accountID uuid.UUID, period time.Time, n int) (bool, error) {
+	_, err := d.q.SpendCredits(ctx, db.SpendCreditsParams{AccountID: accountID, Period: period, N: int32(n)})
 	if err := mapError(err); errors.Is(err, ErrNotFound) {
 		return false, nil
 	} else if err != nil {

@@ -52,8 +52,9 @@ func load() error {
 
 // Validate checks one exchange: the answer's status must be documented for the operation,
 // its headers and body must match, an error body must carry one of the codes the response
-// lists in x-error-codes, and a 204 must have no body. Paths outside the API are the
-// service's infrastructure and are held to their own fixed shapes.
+// lists in x-error-codes, and a 204 must have no body. Paths outside the API and its
+// operations at the site root are the service's infrastructure and are held to their own
+// fixed shapes.
 func Validate(req *http.Request, res *http.Response, body []byte) error {
 	if err := load(); err != nil {
 		return err

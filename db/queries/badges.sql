@@ -1,0 +1,105 @@
+-- name: InsertBadge :one
+INSERT INTO badges (id, account_id, name, description, criteria_narrative, criteria_url, image, tags, validity_days,
+                    created_at, updated_at)
+VALUES (@id, @account_id, @name, sqlc.narg(description), sqlc.narg(criteria_narrative), sqlc.narg(criteria_url),
+        sqlc.narg(image), @tags, sqlc.narg(validity_days), @now::timestamptz, @now::timestamptz)
+RETURNING *;
+
+-- name: GetBadge :one
+SELECT sqlc.embed(b), (SELECT count(*) FROM badge_assertions a WHERE a.badge_id = b.id)::integer AS issued_count
+FROM badges b WHERE b.account_id = @account_id AND b.id = @id;
+
+-- GetBadgeByID reads a badge of any account, for its public Open Badges document.
+-- name: GetBadgeByID :one
+SELECT * FROM badges WHERE id = @id;
+
+-- LockBadge holds a badge until the transaction ends: issuances of one badge, and its update or
+-- retirement, run one after the other.
+-- name: LockBadge :one
+SELECT sqlc.embed(b), (SELECT count(*) FROM badge_assertions a WHERE a.badge_id = b.id)::integer AS issued_count
+FROM badges b WHERE b.account_id = @account_id AND b.id = @id
+FOR UPDATE OF b;
+
+-- name: ListActiveBadges :many
+SELECT sqlc.embed(b), (SELECT count(*) FROM badge_assertions a WHERE a.badge_id = b.id)::integer AS issued_count
+FROM badges b WHERE b.account_id = @account_id AND b.status = 'active'
+ORDER BY b.created_at DESC, b.id DESC
+LIMIT @page_size OFFSET @page_offset;
+
+-- name: CountActiveBadges :one
+SELECT count(*) FROM badges WHERE account_id = @account_id AND status = 'active';
+
+-- name: AccountHasBadges :one
+SELECT EXISTS (SELECT 1 FROM badges WHERE account_id = @account_id);
+
+-- name: UpdateBadge :one
+UPDATE badges SET name = @name, description = sqlc.narg(description), criteria_narrative = sqlc.narg(criteria_narrative),
+    criteria_url = sqlc.narg(criteria_url), image = sqlc.narg(image), tags = @tags,
+    validity_days = sqlc.narg(validity_days), updated_at = @now::timestamptz
+WHERE id = @id
+RETURNING *;
+
+-- name: RetireBadge :one
+UPDATE badges SET status = 'retired', retired_at = @now::timestamptz, updated_at = @now::timestamptz
+WHERE id = @id AND status = 'active'
+RETURNING *;
+
+-- name: DeleteBadge :exec
+DELETE FROM badges WHERE id = @id;
+
+-- name: RevokeAssertionsOfBadge :execrows
+UPDATE badge_assertions SET status = 'revoked', revoked_at = @now::timestamptz, revocation_reason = @reason
+WHERE badge_id = @badge_id AND status = 'active';
+
+-- BadgeRecipients reads the attendees of the account among ids, with their event.
+-- name: BadgeRecipients :many
+SELECT id, event_id, first_name, last_name, email FROM attendees
+WHERE account_id = @account_id AND id = ANY (@ids::uuid[]);
+
+-- name: FindBadgeAssertionsOf :many
+SELECT * FROM badge_assertions WHERE badge_id = @badge_id AND attendee_id = ANY (@attendee_ids::uuid[]);
+
+-- RegisterVerificationCodes reserves codes for credentials of one kind and returns those it
+-- reserved: a code missing from the answer was taken.
+-- name: RegisterVerificationCodes :many
+INSERT INTO verification_codes (code, kind, created_at)
+SELECT unnest(@codes::text[]), @kind, @now::timestamptz
+ON CONFLICT DO NOTHING
+RETURNING code;
+
+-- InsertBadgeAssertions writes the assertions in the order given; an attendee who holds the
+-- badge already is left as they are, and missing from the answer.
+-- name: InsertBadgeAssertions :many
+INSERT INTO badge_assertions (id, account_id, badge_id, attendee_id, verification_code, recipient_first_name,
+                              recipient_last_name, recipient_email, recipient_salt, issued_at, expires_at, created_at)
+SELECT unnest(@ids::uuid[]), @account_id, @badge_id, unnest(@attendee_ids::uuid[]), unnest(@codes::text[]),
+       unnest(@first_names::text[]), unnest(@last_names::text[]), unnest(@emails::text[]), unnest(@salts::text[]),
+       @issued_at::timestamptz, sqlc.narg(expires_at)::timestamptz, @issued_at::timestamptz
+ON CONFLICT (badge_id, attendee_id) DO NOTHING
+RETURNING *;
+
+-- name: ListBadgeAssertions :many
+SELECT * FROM badge_assertions WHERE account_id = @account_id AND badge_id = @badge_id
+ORDER BY issued_at DESC, id DESC
+LIMIT @page_size OFFSET @page_offset;
+
+-- name: CountBadgeAssertions :one
+SELECT count(*) FROM badge_assertions WHERE account_id = @account_id AND badge_id = @badge_id;
+
+-- name: GetBadgeAssertionByID :one
+SELECT sqlc.embed(a), sqlc.embed(b) FROM badge_assertions a JOIN badges b ON b.id = a.badge_id
+WHERE a.id = @id;
+
+-- name: GetBadgeAssertionByCode :one
+SELECT sqlc.embed(a), sqlc.embed(b) FROM badge_assertions a JOIN badges b ON b.id = a.badge_id
+WHERE a.verification_code = upper(@code::text);
+
+-- CountBadgesIssued adds newly issued badges to the day's figures of each attendee's event.
+-- Rows are taken in event order, so concurrent issuances never wait on each other in a cycle.
+-- name: CountBadgesIssued :exec
+INSERT INTO analytics_daily AS d (account_id, event_id, day, badges_issued)
+SELECT @account_id, a.event_id, @day::date, count(*)::integer FROM attendees a
+WHERE a.account_id = @account_id AND a.id = ANY (@attendee_ids::uuid[])
+GROUP BY a.event_id
+ORDER BY a.event_id
+ON CONFLICT (account_id, event_id, day) DO UPDATE SET badges_issued = d.badges_issued + excluded.badges_issued;

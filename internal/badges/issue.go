@@ -1,0 +1,340 @@
+package badges
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/certificates"
+	"github.com/certhub/credentiald/internal/store"
+)
+
+// MaxIssue is the most attendees one request issues a badge to.
+const MaxIssue = 100
+
+// IssueParams asks for a badge to be issued to attendees of the account.
+type IssueParams struct {
+	AccountID, BadgeID uuid.UUID
+	AttendeeIDs        []uuid.UUID
+	SendEmail          bool
+}
+
+// Assertion is an assertion as clients see it.
+type Assertion struct {
+	store.BadgeAssertion
+	// Status is active, expired (past ExpiresAt) or revoked (itself, or its badge retired).
+	Status string
+}
+
+// Issued is one attendee's assertion in the answer to an issuance.
+type Issued struct {
+	Assertion
+	AlreadyIssued bool // the attendee held the badge already: nothing new, no credit
+}
+
+// Issue issues a badge to attendees of the account, all or nothing, in one transaction:
+//
+//   - The badge is locked first, so issuances of one badge run one after the other; a retired
+//     badge answers 409.
+//   - Every attendee must be the account's (404 naming the first that is not).
+//   - An attendee who holds the badge gets their assertion back, marked AlreadyIssued, and
+//     costs nothing. The others get a new assertion each, written in one statement that
+//     leaves out whoever holds the badge by then (the unique key on badge and attendee).
+//   - The new assertions cost one credit each, taken in one statement or not at all: when
+//     fewer are left, CREDIT_LIMIT (with the figures) rolls everything back.
+//   - The day's badges_issued analytics counter of each attendee's event grows by the new
+//     ones; when asked, each new recipient's email is recorded. No webhook event is written:
+//     the contract's event kinds name no badge.
+//
+// Locks are taken in one order (badge, attendees by id through the assertions' foreign key,
+// credits, analytics rows by event), the order certificate issuance also follows (attendee,
+// then credits), so concurrent issuances wait for each other but never deadlock.
+func (s *Service) Issue(ctx context.Context, p IssueParams) ([]Issued, error) {
+	if err := checkAttendeeIDs(p.AttendeeIDs); err != nil {
+		return nil, err
+	}
+	now := s.now().UTC()
+	type result struct {
+		issued []Issued
+		fresh  int
+	}
+	r, err := store.InTx(ctx, s.store, func(tx *store.Tx) (result, error) {
+		b, err := tx.LockBadge(ctx, p.AccountID, p.BadgeID)
+		if err != nil {
+			return result{}, noSuchBadge(err)
+		}
+		if b.Status == statusRetired {
+			return result{}, apperr.New(apperr.Conflict, "The badge is retired; a retired badge is not issued.")
+		}
+		recipients, err := recipientsOf(ctx, tx, p.AccountID, p.AttendeeIDs)
+		if err != nil {
+			return result{}, err
+		}
+		held, err := tx.FindBadgeAssertionsOf(ctx, b.ID, p.AttendeeIDs)
+		if err != nil {
+			return result{}, err
+		}
+		byAttendee := map[uuid.UUID]store.BadgeAssertion{}
+		for _, a := range held {
+			byAttendee[a.AttendeeID] = a
+		}
+		fresh, err := s.newAssertions(ctx, tx, b, recipients, byAttendee, now)
+		if err != nil {
+			return result{}, err
+		}
+		if err := s.charge(ctx, tx, p, fresh, now); err != nil {
+			return result{}, err
+		}
+		isNew := map[uuid.UUID]bool{}
+		for _, a := range fresh {
+			byAttendee[a.AttendeeID], isNew[a.AttendeeID] = a, true
+		}
+		if p.SendEmail && len(fresh) > 0 {
+			iss, err := issuerOf(ctx, tx, p.AccountID)
+			if err != nil {
+				return result{}, err
+			}
+			for _, a := range fresh {
+				if err := s.recordEmail(ctx, tx, a, b, iss, now); err != nil {
+					return result{}, err
+				}
+			}
+		}
+		out := make([]Issued, len(p.AttendeeIDs))
+		for i, id := range p.AttendeeIDs {
+			out[i] = Issued{Assertion: assertionView(byAttendee[id], b, now), AlreadyIssued: !isNew[id]}
+		}
+		return result{issued: out, fresh: len(fresh)}, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if p.SendEmail && r.fresh > 0 {
+		s.kick()
+	}
+	return r.issued, nil
+}
+
+// checkAttendeeIDs holds what the contract says of the list (the service may be called
+// without it): 1 to MaxIssue attendees, none twice.
+func checkAttendeeIDs(ids []uuid.UUID) error {
+	if len(ids) == 0 || len(ids) > MaxIssue {
+		return apperr.Invalid("body.attendeeIds", fmt.Sprintf("must name 1 to %d attendees", MaxIssue))
+	}
+	seen := make(map[uuid.UUID]bool, len(ids))
+	for i, id := range ids {
+		if seen[id] {
+			return apperr.Invalid(fmt.Sprintf("body.attendeeIds[%d]", i), "names an attendee named earlier in the list")
+		}
+		seen[id] = true
+	}
+	return nil
+}
+
+// recipientsOf reads the attendees, sorted by id; one that is not the account's is 404.
+func recipientsOf(ctx context.Context, tx *store.Tx, accountID uuid.UUID, ids []uuid.UUID) ([]store.BadgeRecipient, error) {
+	found, err := tx.BadgeRecipients(ctx, accountID, ids)
+	if err != nil {
+		return nil, err
+	}
+	if len(found) != len(ids) {
+		have := map[uuid.UUID]bool{}
+		for _, r := range found {
+			have[r.AttendeeID] = true
+		}
+		for i, id := range ids {
+			if !have[id] {
+				return nil, apperr.NoSuch("attendee").At(fmt.Sprintf("body.attendeeIds[%d]", i), "names no attendee of this account")
+			}
+		}
+	}
+	slices.SortFunc(found, func(a, b store.BadgeRecipient) int { return bytes.Compare(a.AttendeeID[:], b.AttendeeID[:]) })
+	return found, nil
+}
+
+// newAssertions writes an assertion for each recipient who does not hold the badge, with a
+// fresh code and salt, and returns those written. Whoever came to hold the badge meanwhile
+// (not possible while the badge is locked, but the insert does not rely on it) is read back
+// into held instead.
+func (s *Service) newAssertions(ctx context.Context, tx *store.Tx, b store.Badge, recipients []store.BadgeRecipient,
+	held map[uuid.UUID]store.BadgeAssertion, now time.Time) ([]store.BadgeAssertion, error) {
+	var todo []store.NewBadgeAssertion
+	for _, r := range recipients {
+		if _, ok := held[r.AttendeeID]; !ok {
+			todo = append(todo, store.NewBadgeAssertion{AttendeeID: r.AttendeeID, Recipient: r.Recipient})
+		}
+	}
+	if len(todo) == 0 {
+		return nil, nil
+	}
+	codes, err := reserveCodes(ctx, tx, len(todo), now)
+	if err != nil {
+		return nil, err
+	}
+	for i := range todo {
+		if todo[i].RecipientSalt, err = newSalt(); err != nil {
+			return nil, err
+		}
+		todo[i].VerificationCode = codes[i]
+	}
+	var expires *time.Time
+	if b.ValidityDays != nil {
+		e := now.AddDate(0, 0, *b.ValidityDays)
+		expires = &e
+	}
+	written, err := tx.InsertBadgeAssertions(ctx, store.BadgeIssuance{AccountID: b.AccountID, BadgeID: b.ID, IssuedAt: now, ExpiresAt: expires}, todo)
+	if err != nil {
+		// An attendee removed since they were read.
+		return nil, apperr.When(err, store.Conflict(store.BadgeAssertionAttendee),
+			apperr.NoSuch("attendee").At("body.attendeeIds", "names an attendee who was removed meanwhile"))
+	}
+	if len(written) < len(todo) {
+		ids := make([]uuid.UUID, len(todo))
+		for i, t := range todo {
+			ids[i] = t.AttendeeID
+		}
+		meanwhile, err := tx.FindBadgeAssertionsOf(ctx, b.ID, ids)
+		if err != nil {
+			return nil, err
+		}
+		mine := map[uuid.UUID]bool{}
+		for _, a := range written {
+			mine[a.ID] = true
+		}
+		for _, a := range meanwhile {
+			if !mine[a.ID] {
+				held[a.AttendeeID] = a
+			}
+		}
+	}
+	return written, nil
+}
+
+// charge takes one credit per new assertion, all or none, and counts them in the analytics of
+// the day.
+func (s *Service) charge(ctx context.Context, tx *store.Tx, p IssueParams, fresh []store.BadgeAssertion, now time.Time) error {
+	if len(fresh) == 0 {
+		return nil
+	}
+	month := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
+	ok, err := tx.SpendCredits(ctx, p.AccountID, month, len(fresh))
+	if err != nil {
+		return err
+	}
+	if !ok {
+		c, err := certificates.CreditsOf(ctx, tx, p.AccountID, now)
+		if err != nil {
+			return err
+		}
+		e := apperr.New(apperr.CreditLimit, "Not enough credits: %d new recipients need %d, and %d are left this month on the %s plan; nothing was issued. Credits renew on %s.",
+			len(fresh), len(fresh), store.Deref(c.Remaining), c.Plan, c.ResetsAt.Format("2 January 2006"))
+		e.Credits = c.Figures()
+		return e
+	}
+	ids := make([]uuid.UUID, len(fresh))
+	for i, a := range fresh {
+		ids[i] = a.AttendeeID
+	}
+	return tx.CountBadgesIssued(ctx, p.AccountID, time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC), ids)
+}
+
+// reserveCodes draws n verification codes and reserves them in one statement, drawing again
+// for any that was taken (unlikely at 65 bits), up to 5 rounds.
+func reserveCodes(ctx context.Context, tx *store.Tx, n int, now time.Time) ([]string, error) {
+	var out []string
+	for range 5 {
+		draw := make([]string, n-len(out))
+		for i := range draw {
+			c, err := certificates.DrawVerificationCode()
+			if err != nil {
+				return nil, err
+			}
+			draw[i] = c
+		}
+		got, err := tx.RegisterVerificationCodes(ctx, draw, "badge_assertion", now)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range draw {
+			if got[c] {
+				out = append(out, c)
+			}
+		}
+		if len(out) == n {
+			return out, nil
+		}
+	}
+	return nil, errors.New("badges: no free verification codes after 5 draws")
+}
+
+// newSalt is 128 random bits in hex, the salt of one recipient's hashed email.
+func newSalt() (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(b[:]), nil
+}
+
+// assertionView is a as clients see it at now, an assertion of badge b.
+func assertionView(a store.BadgeAssertion, b store.Badge, now time.Time) Assertion {
+	return Assertion{BadgeAssertion: a, Status: assertionStatus(a, b, now)}
+}
+
+func assertionStatus(a store.BadgeAssertion, b store.Badge, now time.Time) string {
+	switch {
+	case a.Revoked || b.Status == statusRetired:
+		return "revoked"
+	case a.ExpiresAt != nil && !now.Before(*a.ExpiresAt):
+		return "expired"
+	}
+	return "active"
+}
+
+// Assertions returns a page of a badge's assertions, newest first, of an active or a retired
+// badge, and their total.
+func (s *Service) Assertions(ctx context.Context, accountID, badgeID uuid.UUID, p store.Page) ([]Assertion, int, error) {
+	b, err := s.store.FindBadge(ctx, accountID, badgeID)
+	if err != nil {
+		return nil, 0, noSuchBadge(err)
+	}
+	list, total, err := s.store.ListBadgeAssertions(ctx, accountID, badgeID, p)
+	if err != nil {
+		return nil, 0, err
+	}
+	now := s.now()
+	out := make([]Assertion, len(list))
+	for i, a := range list {
+		out[i] = assertionView(a, b, now)
+	}
+	return out, total, nil
+}
+
+// recordEmail records the email that tells a new recipient about their badge, with the link to
+// its verification page, in tx.
+func (s *Service) recordEmail(ctx context.Context, tx *store.Tx, a store.BadgeAssertion, b store.Badge, iss issuer, now time.Time) error {
+	body := fmt.Sprintf("Hello %s,\n\n%s awarded you the badge \"%s\".\n\nAnyone can verify it, and you can add it to your profile, at:\n%s\n\n%s\n",
+		a.Recipient.FirstName, iss.Name, b.Name, s.VerificationURL(a.VerificationCode), iss.Name)
+	m := store.OutboundEmail{AccountID: a.AccountID, Kind: "badge", BadgeAssertionID: &a.ID, ToAddress: a.Recipient.Email,
+		ToName: strings.TrimSpace(a.Recipient.FirstName + " " + a.Recipient.LastName), FromName: cmp.Or(iss.EmailFromName, iss.Name),
+		Subject: "Your badge: " + b.Name, BodyText: body}
+	if iss.EmailReplyTo != "" {
+		rt := iss.EmailReplyTo
+		m.ReplyTo = &rt
+	}
+	_, err := tx.EnqueueEmail(ctx, m, now)
+	return err
+}
+
+// VerificationURL is the public page of a badge assertion.
+func (s *Service) VerificationURL(code string) string { return s.siteURL + "/verify/" + code }

@@ -1,0 +1,237 @@
+package badges
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/openbadges"
+	"github.com/certhub/credentiald/internal/store"
+)
+
+// Every assertion is published as Open Badges 2.0, verified by hosting: its Assertion, its
+// badge's BadgeClass and the account's Issuer Profile live at the site root under /ob/v2/,
+// and each document's id is its own URL. The baked images carry the same Assertion.
+
+// AssertionURL is the URL of an assertion's hosted Open Badges 2.0 document.
+func (s *Service) AssertionURL(id uuid.UUID) string {
+	return s.siteURL + "/ob/v2/assertions/" + id.String()
+}
+
+// BadgeClassURL is the URL of a badge's Open Badges 2.0 BadgeClass.
+func (s *Service) BadgeClassURL(id uuid.UUID) string {
+	return s.siteURL + "/ob/v2/badges/" + id.String()
+}
+
+// IssuerURL is the URL of an account's Open Badges 2.0 Issuer Profile.
+func (s *Service) IssuerURL(accountID uuid.UUID) string {
+	return s.siteURL + "/ob/v2/issuers/" + accountID.String()
+}
+
+// BakedImageURL is the URL of an assertion's badge image with the assertion baked in, in
+// format png or svg (served by public verification).
+func (s *Service) BakedImageURL(code, format string) string {
+	return s.siteURL + "/api/v1/verify/" + code + "/badge." + format
+}
+
+// HostedAssertion is what an assertion's URL answers: the Assertion while it is in force
+// (valid, or expired: verifiers read expires), or, once it is revoked or its badge retired,
+// the revocation (answered with 410 Gone). Exactly one is set.
+type HostedAssertion struct {
+	Assertion *openbadges.Assertion
+	Revoked   *openbadges.RevokedAssertion
+}
+
+// OpenBadgesAssertion returns the hosted Open Badges 2.0 document of an assertion of any
+// account.
+func (s *Service) OpenBadgesAssertion(ctx context.Context, id uuid.UUID) (HostedAssertion, error) {
+	ab, err := s.store.FindBadgeAssertion(ctx, id)
+	if err != nil {
+		return HostedAssertion{}, noSuchAssertion(err)
+	}
+	a, b := ab.Assertion, ab.Badge
+	if assertionStatus(a, b, s.now()) == "revoked" {
+		return HostedAssertion{Revoked: &openbadges.RevokedAssertion{Context: openbadges.Context, ID: s.AssertionURL(a.ID),
+			Revoked: true, RevocationReason: revocationReason(a)}}, nil
+	}
+	doc := s.hostedAssertion(a)
+	return HostedAssertion{Assertion: &doc}, nil
+}
+
+func (s *Service) hostedAssertion(a store.BadgeAssertion) openbadges.Assertion {
+	return openbadges.NewAssertion(s.AssertionURL(a.ID), s.BadgeClassURL(a.BadgeID), a.Recipient.Email, a.RecipientSalt,
+		s.BakedImageURL(a.VerificationCode, "png"), a.IssuedAt, a.ExpiresAt)
+}
+
+// revocationReason is why an assertion is revoked: its own reason, or its badge's retirement.
+func revocationReason(a store.BadgeAssertion) string {
+	if r := store.Deref(a.RevocationReason); r != "" {
+		return r
+	}
+	return retiredReason
+}
+
+// OpenBadgesBadgeClass returns the Open Badges 2.0 BadgeClass of a badge of any account,
+// active or retired (the assertions issued from a retired badge still name it).
+func (s *Service) OpenBadgesBadgeClass(ctx context.Context, id uuid.UUID) (openbadges.BadgeClass, error) {
+	b, err := s.store.FindBadgeByID(ctx, id)
+	if err != nil {
+		return openbadges.BadgeClass{}, noSuchBadge(err)
+	}
+	iss, err := issuerOf(ctx, s.store, b.AccountID)
+	if err != nil {
+		return openbadges.BadgeClass{}, err
+	}
+	v, err := s.viewFor(b, iss)
+	if err != nil {
+		return openbadges.BadgeClass{}, err
+	}
+	return openbadges.BadgeClass{Context: openbadges.Context, Type: "BadgeClass", ID: s.BadgeClassURL(b.ID), Name: b.Name,
+		Description: store.Deref(b.Description), Image: v.ImageURI,
+		Criteria: openbadges.Criteria{ID: store.Deref(b.CriteriaURL), Narrative: store.Deref(b.CriteriaNarrative)},
+		Issuer:   s.IssuerURL(b.AccountID), Tags: b.Tags}, nil
+}
+
+// OpenBadgesIssuer returns the Open Badges 2.0 Issuer Profile of an account that has badges;
+// any other account is not found, so that the profile publishes nobody who issues no badge.
+func (s *Service) OpenBadgesIssuer(ctx context.Context, accountID uuid.UUID) (openbadges.Issuer, error) {
+	ok, err := s.store.AccountHasBadges(ctx, accountID)
+	if err != nil {
+		return openbadges.Issuer{}, err
+	}
+	if !ok {
+		return openbadges.Issuer{}, apperr.NoSuch("issuer")
+	}
+	iss, err := issuerOf(ctx, s.store, accountID)
+	if err != nil {
+		return openbadges.Issuer{}, err
+	}
+	return openbadges.Issuer{Context: openbadges.Context, Type: "Issuer", ID: s.IssuerURL(accountID), Name: iss.Name,
+		URL: iss.URL, Image: iss.Logo}, nil
+}
+
+// AssertionView is what public verification shows of a badge assertion, found by its code.
+type AssertionView struct {
+	ID, BadgeID, AccountID uuid.UUID
+	VerificationCode       string
+	VerificationURL        string // {site}/verify/{code}, the human page
+	// Status is verification's: valid, expired (ExpiresAt passed) or revoked (the assertion
+	// revoked, or its badge retired).
+	Status           string
+	BadgeName        string
+	BadgeDescription *string
+	// BadgeImage is the badge's image as a data URI (its own, or the generated one); the same
+	// picture with the assertion baked in is BakedPNG / BakedSVG, at ImagePNGURL / ImageSVGURL.
+	BadgeImage        string
+	CriteriaNarrative *string
+	CriteriaURL       *string
+	Tags              []string
+	Issuer            IssuerView
+	RecipientName     string // first and last name; the email is never shown publicly
+	IssuedAt          time.Time
+	ExpiresAt         *time.Time
+	RevokedAt         *time.Time // set when revoked, with RevocationReason
+	RevocationReason  *string
+	AssertionURL      string // the hosted Open Badges 2.0 Assertion
+	ImagePNGURL       string
+	ImageSVGURL       string
+}
+
+// IssuerView is the issuer as verification shows it (from the account's branding).
+type IssuerView struct {
+	Name string // branding issuerName, else the account's name
+	URL  string // branding website, or ""
+	Logo string // branding logo as a data URI, or ""
+}
+
+// AssertionByCode returns what public verification shows of the badge assertion a
+// verification code names, in any letter case. A code of no badge assertion (a certificate's
+// included) is NOT_FOUND.
+func (s *Service) AssertionByCode(ctx context.Context, code string) (AssertionView, error) {
+	ab, iss, err := s.byCode(ctx, code)
+	if err != nil {
+		return AssertionView{}, err
+	}
+	a, b := ab.Assertion, ab.Badge
+	v, err := s.viewFor(b, iss)
+	if err != nil {
+		return AssertionView{}, err
+	}
+	status := assertionStatus(a, b, s.now())
+	if status == "active" {
+		status = "valid" // verification's word, as for certificates
+	}
+	out := AssertionView{ID: a.ID, BadgeID: b.ID, AccountID: a.AccountID, VerificationCode: a.VerificationCode,
+		VerificationURL: s.VerificationURL(a.VerificationCode), Status: status, BadgeName: b.Name,
+		BadgeDescription: b.Description, BadgeImage: v.ImageURI, CriteriaNarrative: b.CriteriaNarrative,
+		CriteriaURL: b.CriteriaURL, Tags: b.Tags, Issuer: IssuerView{Name: iss.Name, URL: iss.URL, Logo: iss.Logo},
+		RecipientName: strings.TrimSpace(a.Recipient.FirstName + " " + a.Recipient.LastName), IssuedAt: a.IssuedAt,
+		ExpiresAt: a.ExpiresAt, AssertionURL: s.AssertionURL(a.ID),
+		ImagePNGURL: s.BakedImageURL(a.VerificationCode, "png"), ImageSVGURL: s.BakedImageURL(a.VerificationCode, "svg")}
+	if status != "revoked" {
+		return out, nil
+	}
+	reason := revocationReason(a)
+	out.RevocationReason = &reason
+	out.RevokedAt = a.RevokedAt
+	if out.RevokedAt == nil {
+		out.RevokedAt = b.RetiredAt
+	}
+	return out, nil
+}
+
+// BakedPNG returns the badge image of the assertion a verification code names as a PNG with
+// its Open Badges 2.0 Assertion in one uncompressed iTXt chunk, keyword openbadges: the
+// badge's own PNG, its own SVG rasterised, or the generated image. A revoked assertion's image
+// is baked too: its Assertion's URL says it is revoked.
+func (s *Service) BakedPNG(ctx context.Context, code string) ([]byte, error) {
+	ab, iss, err := s.byCode(ctx, code)
+	if err != nil {
+		return nil, err
+	}
+	img, err := s.pngOf(ab.Badge, iss)
+	if err != nil {
+		return nil, err
+	}
+	return s.bakeAssertion(picture{data: img}, ab.Assertion)
+}
+
+// BakedSVG returns the badge image of the assertion a verification code names as an SVG with
+// its Open Badges 2.0 Assertion in <openbadges:assertion verify="<assertion URL>">: the
+// badge's own SVG, its own PNG inside an SVG, or the generated image.
+func (s *Service) BakedSVG(ctx context.Context, code string) ([]byte, error) {
+	ab, iss, err := s.byCode(ctx, code)
+	if err != nil {
+		return nil, err
+	}
+	img, err := s.svgOf(ab.Badge, iss)
+	if err != nil {
+		return nil, err
+	}
+	return s.bakeAssertion(picture{data: img, svg: true}, ab.Assertion)
+}
+
+func (s *Service) bakeAssertion(pic picture, a store.BadgeAssertion) ([]byte, error) {
+	doc, err := json.Marshal(s.hostedAssertion(a))
+	if err != nil {
+		return nil, err
+	}
+	return bake(pic, doc, s.AssertionURL(a.ID))
+}
+
+func (s *Service) byCode(ctx context.Context, code string) (store.AssertionOfBadge, issuer, error) {
+	ab, err := s.store.FindBadgeAssertionByCode(ctx, code)
+	if err != nil {
+		return store.AssertionOfBadge{}, issuer{}, noSuchAssertion(err)
+	}
+	iss, err := issuerOf(ctx, s.store, ab.Assertion.AccountID)
+	return ab, iss, err
+}
+
+func noSuchAssertion(err error) error {
+	return apperr.When(err, store.ErrNotFound, apperr.NoSuch("badge assertion"))
+}

@@ -1,0 +1,288 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/certhub/credentiald/gen/db"
+)
+
+// Badge is a badge as stored, with how many assertions were issued from it.
+type Badge struct {
+	ID                uuid.UUID
+	AccountID         uuid.UUID
+	Name              string
+	Description       *string
+	CriteriaNarrative *string
+	CriteriaURL       *string
+	Image             *string // the issuer's own image as a data URI; nil: none given
+	Tags              []string
+	ValidityDays      *int
+	Status            string // active, retired
+	RetiredAt         *time.Time
+	IssuedCount       int
+	CreatedAt         time.Time
+	UpdatedAt         time.Time
+}
+
+// BadgeFields are what creating or replacing a badge sets.
+type BadgeFields struct {
+	Name                                               string
+	Description, CriteriaNarrative, CriteriaURL, Image *string
+	Tags                                               []string
+	ValidityDays                                       *int
+}
+
+// BadgeAssertion is one badge issued to one attendee, as stored.
+type BadgeAssertion struct {
+	ID               uuid.UUID
+	AccountID        uuid.UUID
+	BadgeID          uuid.UUID
+	AttendeeID       uuid.UUID
+	VerificationCode string
+	Recipient        Recipient
+	RecipientSalt    string // hashes the email in Open Badges documents
+	Revoked          bool   // revoked itself (the badges service says what clients see)
+	IssuedAt         time.Time
+	ExpiresAt        *time.Time
+	RevokedAt        *time.Time
+	RevocationReason *string
+	CreatedAt        time.Time
+}
+
+// NewBadgeAssertion is an assertion to insert for one attendee.
+type NewBadgeAssertion struct {
+	AttendeeID       uuid.UUID
+	VerificationCode string
+	Recipient        Recipient
+	RecipientSalt    string
+}
+
+// BadgeIssuance is what the assertions of one issuance share.
+type BadgeIssuance struct {
+	AccountID, BadgeID uuid.UUID
+	IssuedAt           time.Time
+	ExpiresAt          *time.Time
+}
+
+// AssertionOfBadge is an assertion with its badge (whose IssuedCount is not read).
+type AssertionOfBadge struct {
+	Assertion BadgeAssertion
+	Badge     Badge
+}
+
+// BadgeRecipient is an attendee as a badge is made out to them.
+type BadgeRecipient struct {
+	AttendeeID uuid.UUID
+	EventID    uuid.UUID
+	Recipient  Recipient
+}
+
+// InsertBadge stores a new active badge, created at now.
+func (d queries) InsertBadge(ctx context.Context, accountID uuid.UUID, f BadgeFields, now time.Time) (Badge, error) {
+	r, err := d.q.InsertBadge(ctx, db.InsertBadgeParams{ID: newID(), AccountID: accountID, Name: f.Name, Description: f.Description,
+		CriteriaNarrative: f.CriteriaNarrative, CriteriaUrl: f.CriteriaURL, Image: f.Image, Tags: tagsOf(f.Tags),
+		ValidityDays: int32Ptr(f.ValidityDays), Now: now})
+	if err != nil {
+		return Badge{}, mapError(err)
+	}
+	return badgeFrom(r, 0), nil
+}
+
+// FindBadge returns a badge of the account, active or retired.
+func (d queries) FindBadge(ctx context.Context, accountID, id uuid.UUID) (Badge, error) {
+	r, err := d.q.GetBadge(ctx, db.GetBadgeParams{AccountID: accountID, ID: id})
+	if err != nil {
+		return Badge{}, mapError(err)
+	}
+	return badgeFrom(r.Badge, r.IssuedCount), nil
+}
+
+// FindBadgeByID returns a badge of any account, for its public documents (IssuedCount is not
+// read).
+func (d queries) FindBadgeByID(ctx context.Context, id uuid.UUID) (Badge, error) {
+	r, err := d.q.GetBadgeByID(ctx, id)
+	if err != nil {
+		return Badge{}, mapError(err)
+	}
+	return badgeFrom(r, 0), nil
+}
+
+// LockBadge returns a badge of the account, holding it until the transaction ends.
+func (d queries) LockBadge(ctx context.Context, accountID, id uuid.UUID) (Badge, error) {
+	r, err := d.q.LockBadge(ctx, db.LockBadgeParams{AccountID: accountID, ID: id})
+	if err != nil {
+		return Badge{}, mapError(err)
+	}
+	return badgeFrom(r.Badge, r.IssuedCount), nil
+}
+
+// ListActiveBadges returns a page of the account's active badges, newest first, and their
+// total.
+func (d queries) ListActiveBadges(ctx context.Context, accountID uuid.UUID, p Page) ([]Badge, int, error) {
+	rows, err := d.q.ListActiveBadges(ctx, db.ListActiveBadgesParams{AccountID: accountID, PageSize: p.limit(), PageOffset: p.offset()})
+	if err != nil {
+		return nil, 0, mapError(err)
+	}
+	total, err := d.q.CountActiveBadges(ctx, accountID)
+	if err != nil {
+		return nil, 0, mapError(err)
+	}
+	return convert(rows, func(r db.ListActiveBadgesRow) Badge { return badgeFrom(r.Badge, r.IssuedCount) }), int(total), nil
+}
+
+// AccountHasBadges reports whether the account ever created a badge that still exists.
+func (d queries) AccountHasBadges(ctx context.Context, accountID uuid.UUID) (bool, error) {
+	ok, err := d.q.AccountHasBadges(ctx, accountID)
+	return ok, mapError(err)
+}
+
+// UpdateBadge replaces a badge's fields, at now; issuedCount is carried over as the caller read
+// it (under LockBadge).
+func (d queries) UpdateBadge(ctx context.Context, id uuid.UUID, f BadgeFields, issuedCount int, now time.Time) (Badge, error) {
+	r, err := d.q.UpdateBadge(ctx, db.UpdateBadgeParams{ID: id, Name: f.Name, Description: f.Description,
+		CriteriaNarrative: f.CriteriaNarrative, CriteriaUrl: f.CriteriaURL, Image: f.Image, Tags: tagsOf(f.Tags),
+		ValidityDays: int32Ptr(f.ValidityDays), Now: now})
+	if err != nil {
+		return Badge{}, mapError(err)
+	}
+	return badgeFrom(r, int32(issuedCount)), nil
+}
+
+// RetireBadge marks an active badge retired at now; issuedCount is carried over as the caller
+// read it. ErrNotFound: it is not active.
+func (d queries) RetireBadge(ctx context.Context, id uuid.UUID, issuedCount int, now time.Time) (Badge, error) {
+	r, err := d.q.RetireBadge(ctx, db.RetireBadgeParams{ID: id, Now: now})
+	if err != nil {
+		return Badge{}, mapError(err)
+	}
+	return badgeFrom(r, int32(issuedCount)), nil
+}
+
+// DeleteBadge removes a badge; one with assertions is refused by the schema (a ConflictError).
+func (d queries) DeleteBadge(ctx context.Context, id uuid.UUID) error {
+	return mapError(d.q.DeleteBadge(ctx, id))
+}
+
+// RevokeAssertionsOfBadge revokes the badge's active assertions at now, with reason, and
+// counts them.
+func (d queries) RevokeAssertionsOfBadge(ctx context.Context, badgeID uuid.UUID, reason string, now time.Time) (int, error) {
+	n, err := d.q.RevokeAssertionsOfBadge(ctx, db.RevokeAssertionsOfBadgeParams{BadgeID: badgeID, Reason: &reason, Now: now})
+	return int(n), mapError(err)
+}
+
+// BadgeRecipients returns the attendees of the account among ids (in no order); ids of no
+// attendee of the account are left out.
+func (d queries) BadgeRecipients(ctx context.Context, accountID uuid.UUID, ids []uuid.UUID) ([]BadgeRecipient, error) {
+	rows, err := d.q.BadgeRecipients(ctx, db.BadgeRecipientsParams{AccountID: accountID, Ids: ids})
+	if err != nil {
+		return nil, mapError(err)
+	}
+	return convert(rows, func(r db.BadgeRecipientsRow) BadgeRecipient {
+		return BadgeRecipient{AttendeeID: r.ID, EventID: r.EventID, Recipient: Recipient{FirstName: r.FirstName, LastName: r.LastName, Email: r.Email}}
+	}), nil
+}
+
+// FindBadgeAssertionsOf returns the badge's assertions held by any of the attendees.
+func (d queries) FindBadgeAssertionsOf(ctx context.Context, badgeID uuid.UUID, attendeeIDs []uuid.UUID) ([]BadgeAssertion, error) {
+	rows, err := d.q.FindBadgeAssertionsOf(ctx, db.FindBadgeAssertionsOfParams{BadgeID: badgeID, AttendeeIds: attendeeIDs})
+	if err != nil {
+		return nil, mapError(err)
+	}
+	return convert(rows, badgeAssertionFrom), nil
+}
+
+// RegisterVerificationCodes reserves codes for credentials of kind and returns those it
+// reserved; a code left out was taken already.
+func (d queries) RegisterVerificationCodes(ctx context.Context, codes []string, kind string, now time.Time) (map[string]bool, error) {
+	got, err := d.q.RegisterVerificationCodes(ctx, db.RegisterVerificationCodesParams{Codes: codes, Kind: kind, Now: now})
+	if err != nil {
+		return nil, mapError(err)
+	}
+	out := make(map[string]bool, len(got))
+	for _, c := range got {
+		out[c] = true
+	}
+	return out, nil
+}
+
+// InsertBadgeAssertions stores one assertion per entry of list, in its order, in one
+// statement, and returns those it wrote: an attendee who holds the badge already is left out.
+func (d queries) InsertBadgeAssertions(ctx context.Context, in BadgeIssuance, list []NewBadgeAssertion) ([]BadgeAssertion, error) {
+	p := db.InsertBadgeAssertionsParams{AccountID: in.AccountID, BadgeID: in.BadgeID, IssuedAt: in.IssuedAt, ExpiresAt: in.ExpiresAt}
+	for _, a := range list {
+		p.Ids = append(p.Ids, newID())
+		p.AttendeeIds = append(p.AttendeeIds, a.AttendeeID)
+		p.Codes = append(p.Codes, a.VerificationCode)
+		p.FirstNames = append(p.FirstNames, a.Recipient.FirstName)
+		p.LastNames = append(p.LastNames, a.Recipient.LastName)
+		p.Emails = append(p.Emails, a.Recipient.Email)
+		p.Salts = append(p.Salts, a.RecipientSalt)
+	}
+	rows, err := d.q.InsertBadgeAssertions(ctx, p)
+	if err != nil {
+		return nil, mapError(err)
+	}
+	return convert(rows, badgeAssertionFrom), nil
+}
+
+// ListBadgeAssertions returns a page of a badge's assertions, newest first, and their total.
+func (d queries) ListBadgeAssertions(ctx context.Context, accountID, badgeID uuid.UUID, p Page) ([]BadgeAssertion, int, error) {
+	rows, err := d.q.ListBadgeAssertions(ctx, db.ListBadgeAssertionsParams{AccountID: accountID, BadgeID: badgeID,
+		PageSize: p.limit(), PageOffset: p.offset()})
+	if err != nil {
+		return nil, 0, mapError(err)
+	}
+	total, err := d.q.CountBadgeAssertions(ctx, db.CountBadgeAssertionsParams{AccountID: accountID, BadgeID: badgeID})
+	if err != nil {
+		return nil, 0, mapError(err)
+	}
+	return convert(rows, badgeAssertionFrom), int(total), nil
+}
+
+// FindBadgeAssertion returns an assertion of any account with its badge.
+func (d queries) FindBadgeAssertion(ctx context.Context, id uuid.UUID) (AssertionOfBadge, error) {
+	r, err := d.q.GetBadgeAssertionByID(ctx, id)
+	if err != nil {
+		return AssertionOfBadge{}, mapError(err)
+	}
+	return AssertionOfBadge{Assertion: badgeAssertionFrom(r.BadgeAssertion), Badge: badgeFrom(r.Badge, 0)}, nil
+}
+
+// FindBadgeAssertionByCode returns the assertion a verification code names (in any case),
+// with its badge.
+func (d queries) FindBadgeAssertionByCode(ctx context.Context, code string) (AssertionOfBadge, error) {
+	r, err := d.q.GetBadgeAssertionByCode(ctx, code)
+	if err != nil {
+		return AssertionOfBadge{}, mapError(err)
+	}
+	return AssertionOfBadge{Assertion: badgeAssertionFrom(r.BadgeAssertion), Badge: badgeFrom(r.Badge, 0)}, nil
+}
+
+// CountBadgesIssued adds one badge issued on day (a date, UTC) per attendee to the analytics
+// of each attendee's event.
+func (d queries) CountBadgesIssued(ctx context.Context, accountID uuid.UUID, day time.Time, attendeeIDs []uuid.UUID) error {
+	return mapError(d.q.CountBadgesIssued(ctx, db.CountBadgesIssuedParams{AccountID: accountID, Day: day, AttendeeIds: attendeeIDs}))
+}
+
+func tagsOf(tags []string) []string {
+	if tags == nil {
+		return []string{}
+	}
+	return tags
+}
+
+func badgeFrom(r db.Badge, issued int32) Badge {
+	return Badge{ID: r.ID, AccountID: r.AccountID, Name: r.Name, Description: r.Description, CriteriaNarrative: r.CriteriaNarrative,
+		CriteriaURL: r.CriteriaUrl, Image: r.Image, Tags: tagsOf(r.Tags), ValidityDays: intPtr(r.ValidityDays), Status: r.Status,
+		RetiredAt: r.RetiredAt, IssuedCount: int(issued), CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+}
+
+func badgeAssertionFrom(r db.BadgeAssertion) BadgeAssertion {
+	return BadgeAssertion{ID: r.ID, AccountID: r.AccountID, BadgeID: r.BadgeID, AttendeeID: r.AttendeeID,
+		VerificationCode: r.VerificationCode, Recipient: Recipient{FirstName: r.RecipientFirstName, LastName: r.RecipientLastName,
+			Email: r.RecipientEmail}, RecipientSalt: r.RecipientSalt, Revoked: r.Status == "revoked", IssuedAt: r.IssuedAt,
+		ExpiresAt: r.ExpiresAt, RevokedAt: r.RevokedAt, RevocationReason: r.RevocationReason, CreatedAt: r.CreatedAt}
+}
