@@ -146,7 +146,7 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 		Timeout: o.WebhookTimeout, Now: o.Now}
 	svc.Webhooks.SetKick(svc.Dispatcher.Kick)
 
-	svc.Verification = verification.New(st, svc.Certificates, verification.Options{SiteURL: site, Now: o.Now, Logger: logger})
+	svc.Verification = verification.New(st, svc.Certificates, verification.Options{SiteURL: site, Now: o.Now, Logger: logger, Badges: svc.Badges})
 	svc.Handler, err = httpapi.New(httpapi.Options{
 		Logger: logger, Readiness: st, Auth: svc.Auth, Accounts: svc.Accounts, Events: svc.Events, Attendees: svc.Attendees, Templates: svc.Templates, Certificates: svc.Certificates, Bulk: svc.Bulk, Verification: svc.Verification, Badges: svc.Badges, Webhooks: svc.Webhooks, Idempotency: svc.Idempotency,
 		Limiter: limiter, TrustedProxies: cfg.TrustedProxies, SignupEnabled: cfg.SignupEnabled,

@@ -120,13 +120,19 @@ func (s *Server) GetVerificationIssuerLogo(ctx context.Context, req api.GetVerif
 }
 
 func (s *Server) GetVerificationBadgePng(ctx context.Context, req api.GetVerificationBadgePngRequestObject) (api.GetVerificationBadgePngResponseObject, error) {
-	_, err := s.verification.BadgeImage(ctx, req.Code)
-	return nil, err
+	a, err := s.verification.BadgeImage(ctx, req.Code, false)
+	if err != nil {
+		return nil, err
+	}
+	return api.GetVerificationBadgePng200ImagepngResponse{Body: bytes.NewReader(a.Body), ContentLength: int64(len(a.Body))}, nil
 }
 
 func (s *Server) GetVerificationBadgeSvg(ctx context.Context, req api.GetVerificationBadgeSvgRequestObject) (api.GetVerificationBadgeSvgResponseObject, error) {
-	_, err := s.verification.BadgeImage(ctx, req.Code)
-	return nil, err
+	a, err := s.verification.BadgeImage(ctx, req.Code, true)
+	if err != nil {
+		return nil, err
+	}
+	return api.GetVerificationBadgeSvg200ImagesvgXmlResponse{Body: bytes.NewReader(a.Body), ContentLength: int64(len(a.Body))}, nil
 }
 
 func notModified(a verification.Asset, cache string) api.NotModifiedResponse {

@@ -222,8 +222,9 @@ func (s *Service) IssuerLogo(ctx context.Context, code, ifNoneMatch string) (Ass
 	return a, nil
 }
 
-// BadgeImage answers a badge assertion's baked image; a certificate has none.
-func (s *Service) BadgeImage(ctx context.Context, code string) (Asset, error) {
+// BadgeImage answers a badge assertion's image with the assertion baked in (Open Badges 2.0):
+// a PNG, or an SVG when svg is set; a certificate has none.
+func (s *Service) BadgeImage(ctx context.Context, code string, svg bool) (Asset, error) {
 	c, err := s.find(ctx, code)
 	if err != nil {
 		return Asset{}, err
@@ -231,7 +232,12 @@ func (s *Service) BadgeImage(ctx context.Context, code string) (Asset, error) {
 	if c.Kind == KindCertificate {
 		return Asset{}, noSuchAsset("A certificate has no badge image; its image is preview.png.")
 	}
-	return Asset{}, apperr.New(apperr.NotImplemented, "Badge images are not built yet.")
+	if svg {
+		b, err := s.badges.BakedSVG(ctx, c.Code)
+		return Asset{ContentType: "image/svg+xml", Body: b}, err
+	}
+	b, err := s.badges.BakedPNG(ctx, c.Code)
+	return Asset{ContentType: "image/png", Body: b}, err
 }
 
 func noSuchAsset(message string) error {

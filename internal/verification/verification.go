@@ -20,6 +20,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/badges"
 	"github.com/certhub/credentiald/internal/store"
 )
 
@@ -95,6 +96,7 @@ type CertificateSource interface {
 type Service struct {
 	store        *store.Store
 	certificates CertificateSource
+	badges       BadgeSource // nil: badge assertions are not found
 	siteURL      string
 	now          func() time.Time
 	logger       *slog.Logger
@@ -110,6 +112,8 @@ type Options struct {
 	Logger  *slog.Logger
 	// FlushEvery is how often counted activity is written (default 2 s).
 	FlushEvery time.Duration
+	// Badges answers for badge assertions.
+	Badges BadgeSource
 }
 
 // New returns the service over st; certificates renders certificates' assets.
@@ -120,7 +124,7 @@ func New(st *store.Store, certificates CertificateSource, o Options) *Service {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	return &Service{store: st, certificates: certificates, siteURL: strings.TrimSuffix(o.SiteURL, "/"), now: o.Now,
+	return &Service{store: st, certificates: certificates, badges: o.Badges, siteURL: strings.TrimSuffix(o.SiteURL, "/"), now: o.Now,
 		logger: o.Logger, renders: newRenderCache(64 << 20),
 		Activity: newRecorder(st, o.Now, o.Logger, o.FlushEvery)}
 }
@@ -176,9 +180,48 @@ func (s *Service) find(ctx context.Context, raw string) (Credential, error) {
 	switch {
 	case rec.Kind == store.KindCertificate && rec.Certificate != nil:
 		return s.fromCertificate(*rec.Certificate)
+	case rec.Kind == store.KindBadgeAssertion && s.badges != nil:
+		return s.fromAssertion(ctx, code)
 	default:
 		return Credential{}, notFound()
 	}
+}
+
+// BadgeSource gives what verification shows of badge assertions (badges.Service).
+type BadgeSource interface {
+	AssertionByCode(ctx context.Context, code string) (badges.AssertionView, error)
+	BakedPNG(ctx context.Context, code string) ([]byte, error)
+	BakedSVG(ctx context.Context, code string) ([]byte, error)
+}
+
+func (s *Service) fromAssertion(ctx context.Context, code string) (Credential, error) {
+	v, err := s.badges.AssertionByCode(ctx, code)
+	if err != nil {
+		var ae *apperr.Error
+		if errors.As(err, &ae) && ae.Code == apperr.NotFound {
+			return Credential{}, notFound()
+		}
+		return Credential{}, err
+	}
+	c := Credential{Kind: KindBadge, storeKind: store.KindBadgeAssertion, ID: v.ID, AccountID: v.AccountID,
+		AttendeeID: v.AttendeeID, Code: v.VerificationCode, Name: v.BadgeName, Description: v.BadgeDescription,
+		RecipientName: v.RecipientName, Status: Status(v.Status), IssuedAt: v.IssuedAt.UTC(),
+		ExpiresAt: utc(v.ExpiresAt), RevokedAt: utc(v.RevokedAt), RevocationReason: v.RevocationReason,
+		Issuer: Issuer{Name: v.Issuer.Name, HasLogo: v.Issuer.Logo != ""}, UpdatedAt: v.IssuedAt}
+	if f := strings.Fields(v.RecipientName); len(f) > 0 {
+		c.RecipientFirstName = f[0]
+	}
+	if v.Issuer.URL != "" {
+		c.Issuer.Website = &v.Issuer.URL
+	}
+	if c.RevokedAt != nil {
+		c.UpdatedAt = *c.RevokedAt
+	}
+	// Analytics count per event: an assertion's is its attendee's.
+	if a, err := s.store.FindAttendee(ctx, v.AccountID, v.AttendeeID); err == nil {
+		c.EventID = a.EventID
+	}
+	return c, nil
 }
 
 func (s *Service) fromCertificate(r store.VerifiedCertificate) (Credential, error) {
