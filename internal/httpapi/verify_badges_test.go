@@ -63,7 +63,7 @@ func TestBadgeAssertionsVerifyPublicly(t *testing.T) {
 	if res := b.acct.Client.Delete("/api/v1/badges/" + badge.Data.ID); res.StatusCode != 204 {
 		t.Fatalf("retire: %d %s", res.StatusCode, res.Body)
 	}
-	public.Get("/api/v1/verify/" + code).JSON(t, &v)
+	public.Get("/api/v1/verify/"+code).JSON(t, &v)
 	if v.Data.Status != "revoked" {
 		t.Fatalf("after retiring the badge: %s", v.Data.Status)
 	}
