@@ -90,7 +90,7 @@ func TestHomePageLooksCodesUp(t *testing.T) {
 	env := testkit.NewServer(t)
 	res := env.Client.Get("/")
 	if res.StatusCode != 200 || !strings.Contains(string(res.Body), "credentiald") || !strings.Contains(string(res.Body), `name="code"`) ||
-		!strings.Contains(res.Header.Get("Content-Security-Policy"), "form-action 'self'") {
+		!strings.Contains(res.Header.Get("Content-Security-Policy"), "form-action 'self'") || !strings.Contains(string(res.Body), `href="/docs"`) {
 		t.Fatalf("home: %d %s", res.StatusCode, res.Body)
 	}
 	res = env.Client.Get("/?code=" + url.QueryEscape(" 7k2m-9qxr-t4vz1 "))
