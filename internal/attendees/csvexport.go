@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/internal/events"
+	"github.com/certhub/credentiald/internal/recovery"
 	"github.com/certhub/credentiald/internal/store"
 )
 
@@ -28,7 +29,11 @@ func (s *Service) ExportStream(ctx context.Context, accountID, eventID uuid.UUID
 	stop := context.AfterFunc(ctx, func() { _ = pw.CloseWithError(context.Cause(ctx)) })
 	go func() {
 		defer stop()
-		_ = pw.CloseWithError(s.Export(ctx, eventID, pw))
+		// This goroutine is outside the request's panic recovery: a panic ends the stream
+		// with an error (logged with its stack) instead of the process.
+		_ = pw.CloseWithError(recovery.Run(ctx, nil, "panic while exporting attendees", func() error {
+			return s.Export(ctx, eventID, pw)
+		}, "event_id", eventID))
 	}()
 	return pr, nil
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -22,26 +21,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/internal/testkit"
+	"github.com/certhub/credentiald/internal/testkit/browser"
 	"github.com/certhub/credentiald/internal/testkit/coverage"
 )
-
-// chromium finds a Chromium to drive: $CHROMIUM_PATH, or Debian's chromium on the PATH.
-func chromium(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("CHROMIUM_PATH"); p != "" {
-		return p
-	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome-stable", "google-chrome", "headless-shell"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("no Chromium found, and CI=true: the browser test must run in CI (.ci/run installs Debian's chromium)")
-	}
-	t.Skip("no Chromium found: install Debian's chromium (apt-get install chromium) or set CHROMIUM_PATH to run the browser test")
-	return ""
-}
 
 // What a person sees of the verification page, read in the browser.
 type seenPage struct {
@@ -85,7 +67,7 @@ document.addEventListener("securitypolicyviolation", (e) => window.__cspViolatio
 // shown in the README (docs/verify-valid.png, docs/verify-revoked.png); SCREENSHOT_DIR=dir
 // writes all four there.
 func TestVerificationPageInABrowser(t *testing.T) {
-	chrome := chromium(t)
+	chrome := browser.Binary(t)
 	clock := &testkit.Clock{}
 	clock.Stop()
 	clock.Advance(time.Date(2026, time.November, 13, 10, 0, 0, 0, time.UTC).Sub(clock.Now()))
@@ -111,9 +93,9 @@ func TestVerificationPageInABrowser(t *testing.T) {
 		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true), chromedp.Flag("hide-scrollbars", true), chromedp.UserDataDir(t.TempDir()))
 	defer cancel()
-	browser, cancel := chromedp.NewContext(alloc)
+	browserCtx, cancel := chromedp.NewContext(alloc)
 	defer cancel()
-	if err := chromedp.Do(browser); err != nil {
+	if err := chromedp.Do(browserCtx); err != nil {
 		t.Fatalf("starting %s: %v", chrome, err)
 	}
 
@@ -133,7 +115,7 @@ func TestVerificationPageInABrowser(t *testing.T) {
 	}
 	if dir := os.Getenv("SCREENSHOT_DIR"); dir != "" { // the other pages, to look at
 		for name, path := range map[string]string{"home": "/", "not-found": "/verify/7K2M9QXRT4VZ1", "home-error": "/?code=%3F%3F"} {
-			tab, cancel := chromedp.NewContext(browser)
+			tab, cancel := chromedp.NewContext(browserCtx)
 			err := chromedp.Do(tab, chromedp.EmulateViewport(1280, 800), chromedp.Navigate(env.URL+path))
 			shot, serr := chromedp.Run(tab, chromedp.FullScreenshot(100))
 			cancel()
@@ -149,7 +131,7 @@ func TestVerificationPageInABrowser(t *testing.T) {
 		for _, vp := range viewports {
 			t.Run(tc.name+"/"+vp.name, func(t *testing.T) {
 				code := tc.cert.Data.VerificationCode
-				seen, problems, shot := loadInBrowser(t, browser, env.URL+"/verify/"+code, vp.width, vp.height, vp.mobile)
+				seen, problems, shot := loadInBrowser(t, browserCtx, env.URL+"/verify/"+code, vp.width, vp.height, vp.mobile)
 				if len(problems) > 0 {
 					t.Errorf("the browser reported:\n  %s", strings.Join(problems, "\n  "))
 				}
@@ -194,7 +176,7 @@ func TestVerificationPageInABrowser(t *testing.T) {
 
 // loadInBrowser opens url in a new tab at the given size and returns what the page shows,
 // what the browser complained about, and a full-page screenshot.
-func loadInBrowser(t *testing.T, browser context.Context, pageURL string, width, height int64, mobile bool) (seenPage, []string, []byte) {
+func loadInBrowser(t *testing.T, browserCtx context.Context, pageURL string, width, height int64, mobile bool) (seenPage, []string, []byte) {
 	t.Helper()
 	var mu sync.Mutex
 	var problems []string
@@ -206,7 +188,7 @@ func loadInBrowser(t *testing.T, browser context.Context, pageURL string, width,
 	// The listener sees every event of the tab from its start (chromedp enables the Log and
 	// Network domains for each tab): console errors and warnings, exceptions, the browser's
 	// own log (CSP violations, failed loads), blocked or failed requests, error statuses.
-	tab, cancel := chromedp.NewContext(browser, chromedp.WithListener(func(ev any) {
+	tab, cancel := chromedp.NewContext(browserCtx, chromedp.WithListener(func(ev any) {
 		switch ev := ev.(type) {
 		case *runtime.EventConsoleAPICalled:
 			if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeWarning || ev.Type == runtime.ConsoleAPICalledTypeAssert {

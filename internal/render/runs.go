@@ -109,6 +109,15 @@ func (fb *fallback) advance(f *face, r rune, size float64) float64 {
 	return em * size * 25.4 / 72
 }
 
+// pick chooses the face of r following characters set in cur: spaces and combining marks stay
+// with the characters before them when cur has them; anything else takes its own choice.
+func (fb *fallback) pick(cur *face, r rune) choice {
+	if cur != nil && (unicode.IsSpace(r) || unicode.In(r, unicode.Mn, unicode.Me)) && cur.has(r, &fb.buf) {
+		return choice{face: cur, drawn: r}
+	}
+	return fb.choose(r)
+}
+
 // invisible characters (joiners, variation selectors, emoji skin-tone modifiers, other format
 // characters) are kept in the data but not drawn: no face here shapes with them, and alone
 // they would show as boxes or swatches beside the character they modify.
@@ -136,14 +145,11 @@ func (fb *fallback) runs(s string, size float64) ([]run, float64) {
 		if invisible(r) {
 			continue
 		}
-		var c choice
-		switch {
-		case cur != nil && (unicode.IsSpace(r) || unicode.In(r, unicode.Mn, unicode.Me)) && cur.face.has(r, &fb.buf):
-			// Spaces and combining marks stay with the characters before them.
-			c = choice{face: cur.face, drawn: r}
-		default:
-			c = fb.choose(r)
+		var curFace *face
+		if cur != nil {
+			curFace = cur.face
 		}
+		c := fb.pick(curFace, r)
 		raster := !c.face.pdf || c.drawn > 0xFFFF
 		if cur == nil || cur.face != c.face || cur.raster != raster {
 			flush()
@@ -167,13 +173,9 @@ func (fb *fallback) measure(s string, size float64) float64 {
 		if invisible(r) {
 			continue
 		}
-		f, drawn := prev, r
-		if prev == nil || !(unicode.IsSpace(r) || unicode.In(r, unicode.Mn, unicode.Me)) || !prev.has(r, &fb.buf) {
-			c := fb.choose(r)
-			f, drawn = c.face, c.drawn
-		}
-		x += fb.advance(f, drawn, size)
-		prev = f
+		c := fb.pick(prev, r)
+		x += fb.advance(c.face, c.drawn, size)
+		prev = c.face
 	}
 	return x
 }

@@ -18,13 +18,22 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// Path returns the Chromium binary, or "" when there is none.
-func Path() string {
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+// Binary returns the Chromium to drive: $CHROMIUM_PATH, or Debian's chromium on the PATH.
+// Without one the test is skipped, except with CI=true, where it fails: CI installs Chromium.
+func Binary(t testing.TB) string {
+	t.Helper()
+	if p := os.Getenv("CHROMIUM_PATH"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome-stable", "google-chrome", "headless-shell"} {
 		if p, err := exec.LookPath(name); err == nil {
 			return p
 		}
 	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("no Chromium found, and CI=true: browser tests must run in CI (.ci/run installs Debian's chromium)")
+	}
+	t.Skip("no Chromium found: install Debian's chromium (apt-get install chromium) or set CHROMIUM_PATH")
 	return ""
 }
 
@@ -37,18 +46,11 @@ type Page struct {
 	console  []string // console errors, exceptions, failed and blocked loads, CSP reports
 }
 
-// Open starts Chromium for the test (a fresh profile) and returns a tab of width x height.
-// Without a Chromium binary the test is skipped, except in CI, where it fails: CI installs
-// Chromium.
+// Open starts Chromium (see Binary) for the test, with a fresh profile, and returns a tab of
+// width x height.
 func Open(t testing.TB, width, height int64) *Page {
 	t.Helper()
-	bin := Path()
-	if bin == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("no Chromium found; .ci/run installs Debian's chromium")
-		}
-		t.Skip("no Chromium found (apt-get install chromium)")
-	}
+	bin := Binary(t)
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(bin), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
 		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
