@@ -49,7 +49,7 @@ func TestBinaryWritesVerificationActivityWhenItStops(t *testing.T) {
 	var verifications int
 	var verified bool
 	testkit.QueryRowAt(t, dbURL, `SELECT coalesce(sum(verifications), 0)::int,
-		(SELECT first_verified_at IS NOT NULL FROM certificates WHERE verification_code = $1) FROM verification_activity_daily`,
+		(SELECT first_verified_at IS NOT NULL FROM certificates WHERE verification_code = $1) FROM analytics_daily`,
 		[]any{cert.Data.VerificationCode}, &verifications, &verified)
 	if verifications != 1 || !verified {
 		t.Fatalf("after the shutdown: %d verifications, first verified %v", verifications, verified)

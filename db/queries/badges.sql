@@ -94,12 +94,3 @@ WHERE a.id = @id;
 SELECT sqlc.embed(a), sqlc.embed(b) FROM badge_assertions a JOIN badges b ON b.id = a.badge_id
 WHERE a.verification_code = upper(@code::text);
 
--- CountBadgesIssued adds newly issued badges to the day's figures of each attendee's event.
--- Rows are taken in event order, so concurrent issuances never wait on each other in a cycle.
--- name: CountBadgesIssued :exec
-INSERT INTO analytics_daily AS d (account_id, event_id, day, badges_issued)
-SELECT @account_id, a.event_id, @day::date, count(*)::integer FROM attendees a
-WHERE a.account_id = @account_id AND a.id = ANY (@attendee_ids::uuid[])
-GROUP BY a.event_id
-ORDER BY a.event_id
-ON CONFLICT (account_id, event_id, day) DO UPDATE SET badges_issued = d.badges_issued + excluded.badges_issued;

@@ -34,26 +34,46 @@ SELECT logo FROM branding WHERE account_id = @account_id AND logo IS NOT NULL;
 UPDATE certificates SET first_viewed_at = @viewed_at
 WHERE id = @id AND first_viewed_at IS NULL;
 
--- AddVerificationActivity adds a batch of counters (parallel arrays, one element a row).
+-- AddVerificationActivity writes a batch of public activity in one statement: the counters
+-- (parallel arrays, one element a row) and the first verifications (an earlier one stays).
+-- A credential verified for the first time also adds one to issued_verified in the row of the
+-- day it was issued. The credentials are marked first; the counter rows are then written in
+-- key order, the order every writer of analytics_daily takes them in, so concurrent batches
+-- and issuing transactions never wait on each other in a cycle.
 -- name: AddVerificationActivity :exec
-INSERT INTO verification_activity_daily AS d (account_id, day, event_id, credential_kind, views, verifications, downloads, shares)
-SELECT unnest(@account_ids::uuid[]), unnest(@days::date[]), unnest(@event_ids::uuid[]), unnest(@kinds::text[]),
-       unnest(@views::integer[]), unnest(@verifications::integer[]), unnest(@downloads::integer[]), unnest(@shares::integer[])
+WITH firsts AS (
+    SELECT unnest(@first_kinds::text[]) AS kind, unnest(@first_ids::uuid[]) AS id, unnest(@first_ats::timestamptz[]) AS at
+), certificates_marked AS (
+    UPDATE certificates c SET first_verified_at = f.at
+    FROM firsts f
+    WHERE f.kind = 'certificate' AND c.id = f.id AND c.first_verified_at IS NULL AND c.issued_at IS NOT NULL
+    RETURNING c.account_id, (c.issued_at AT TIME ZONE 'UTC')::date AS day, c.event_id
+), assertions_marked AS (
+    UPDATE badge_assertions ba SET first_verified_at = f.at
+    FROM firsts f, attendees a
+    WHERE f.kind = 'badge_assertion' AND ba.id = f.id AND ba.first_verified_at IS NULL AND a.id = ba.attendee_id
+    RETURNING ba.account_id, (ba.issued_at AT TIME ZONE 'UTC')::date AS day, a.event_id
+), counts AS (
+    SELECT unnest(@account_ids::uuid[]) AS account_id, unnest(@days::date[]) AS day, unnest(@event_ids::uuid[]) AS event_id,
+           unnest(@kinds::text[]) AS kind, unnest(@views::integer[]) AS views, unnest(@verifications::integer[]) AS verifications,
+           unnest(@downloads::integer[]) AS downloads, unnest(@shares::integer[]) AS shares, 0 AS issued_verified
+    UNION ALL
+    SELECT account_id, day, event_id, 'certificate', 0, 0, 0, 0, 1 FROM certificates_marked
+    UNION ALL
+    SELECT account_id, day, event_id, 'badge_assertion', 0, 0, 0, 0, 1 FROM assertions_marked
+)
+INSERT INTO analytics_daily AS d (account_id, day, event_id, credential_kind, views, verifications, downloads, shares, issued_verified)
+SELECT account_id, day, event_id, kind, sum(views)::integer, sum(verifications)::integer, sum(downloads)::integer,
+       sum(shares)::integer, sum(issued_verified)::integer
+FROM counts
+GROUP BY account_id, day, event_id, kind
+ORDER BY account_id, day, event_id, kind
 ON CONFLICT (account_id, day, event_id, credential_kind) DO UPDATE SET
     views = d.views + excluded.views,
     verifications = d.verifications + excluded.verifications,
     downloads = d.downloads + excluded.downloads,
-    shares = d.shares + excluded.shares;
-
--- name: MarkCertificatesVerified :exec
-UPDATE certificates c SET first_verified_at = f.at
-FROM (SELECT unnest(@ids::uuid[]) AS id, unnest(@ats::timestamptz[]) AS at) AS f
-WHERE c.id = f.id AND c.first_verified_at IS NULL;
-
--- name: MarkBadgeAssertionsVerified :exec
-UPDATE badge_assertions ba SET first_verified_at = f.at
-FROM (SELECT unnest(@ids::uuid[]) AS id, unnest(@ats::timestamptz[]) AS at) AS f
-WHERE ba.id = f.id AND ba.first_verified_at IS NULL;
+    shares = d.shares + excluded.shares,
+    issued_verified = d.issued_verified + excluded.issued_verified;
 
 -- name: VerificationActivity :many
-SELECT * FROM verification_activity_daily WHERE account_id = @account_id ORDER BY day, event_id, credential_kind;
+SELECT * FROM analytics_daily WHERE account_id = @account_id ORDER BY day, event_id, credential_kind;

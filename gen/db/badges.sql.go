@@ -95,28 +95,6 @@ func (q *Queries) CountBadgeAssertions(ctx context.Context, arg CountBadgeAssert
 	return count, err
 }
 
-const countBadgesIssued = `-- name: CountBadgesIssued :exec
-INSERT INTO analytics_daily AS d (account_id, event_id, day, badges_issued)
-SELECT $1, a.event_id, $2::date, count(*)::integer FROM attendees a
-WHERE a.account_id = $1 AND a.id = ANY ($3::uuid[])
-GROUP BY a.event_id
-ORDER BY a.event_id
-ON CONFLICT (account_id, event_id, day) DO UPDATE SET badges_issued = d.badges_issued + excluded.badges_issued
-`
-
-type CountBadgesIssuedParams struct {
-	AccountID   uuid.UUID
-	Day         time.Time
-	AttendeeIds []uuid.UUID
-}
-
-// CountBadgesIssued adds newly issued badges to the day's figures of each attendee's event.
-// Rows are taken in event order, so concurrent issuances never wait on each other in a cycle.
-func (q *Queries) CountBadgesIssued(ctx context.Context, arg CountBadgesIssuedParams) error {
-	_, err := q.db.Exec(ctx, countBadgesIssued, arg.AccountID, arg.Day, arg.AttendeeIds)
-	return err
-}
-
 const deleteBadge = `-- name: DeleteBadge :exec
 DELETE FROM badges WHERE id = $1
 `

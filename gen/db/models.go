@@ -18,16 +18,20 @@ type Account struct {
 	UpdatedAt time.Time
 }
 
+// Daily counters per account, UTC day, event and kind of credential; what the analytics operations read.
 type AnalyticsDaily struct {
-	AccountID     uuid.UUID
-	EventID       uuid.UUID
-	Day           time.Time
-	Issued        int32
-	BadgesIssued  int32
-	Views         int32
-	Shares        int32
-	Downloads     int32
-	Verifications int32
+	AccountID      uuid.UUID
+	Day            time.Time
+	EventID        uuid.UUID
+	CredentialKind string
+	Views          int32
+	Verifications  int32
+	Downloads      int32
+	Shares         int32
+	// Credentials issued on this day.
+	Issued int32
+	// Of the credentials issued on this day, those verified at least once so far.
+	IssuedVerified int32
 }
 
 type ApiKey struct {
@@ -300,17 +304,6 @@ type User struct {
 	CreatedAt        time.Time
 	UpdatedAt        time.Time
 	TotpSecretSealed []byte
-}
-
-type VerificationActivityDaily struct {
-	AccountID      uuid.UUID
-	Day            time.Time
-	EventID        uuid.UUID
-	CredentialKind string
-	Views          int32
-	Verifications  int32
-	Downloads      int32
-	Shares         int32
 }
 
 type VerificationCode struct {

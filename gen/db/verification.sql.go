@@ -13,17 +13,45 @@ import (
 )
 
 const addVerificationActivity = `-- name: AddVerificationActivity :exec
-INSERT INTO verification_activity_daily AS d (account_id, day, event_id, credential_kind, views, verifications, downloads, shares)
-SELECT unnest($1::uuid[]), unnest($2::date[]), unnest($3::uuid[]), unnest($4::text[]),
-       unnest($5::integer[]), unnest($6::integer[]), unnest($7::integer[]), unnest($8::integer[])
+WITH firsts AS (
+    SELECT unnest($1::text[]) AS kind, unnest($2::uuid[]) AS id, unnest($3::timestamptz[]) AS at
+), certificates_marked AS (
+    UPDATE certificates c SET first_verified_at = f.at
+    FROM firsts f
+    WHERE f.kind = 'certificate' AND c.id = f.id AND c.first_verified_at IS NULL AND c.issued_at IS NOT NULL
+    RETURNING c.account_id, (c.issued_at AT TIME ZONE 'UTC')::date AS day, c.event_id
+), assertions_marked AS (
+    UPDATE badge_assertions ba SET first_verified_at = f.at
+    FROM firsts f, attendees a
+    WHERE f.kind = 'badge_assertion' AND ba.id = f.id AND ba.first_verified_at IS NULL AND a.id = ba.attendee_id
+    RETURNING ba.account_id, (ba.issued_at AT TIME ZONE 'UTC')::date AS day, a.event_id
+), counts AS (
+    SELECT unnest($4::uuid[]) AS account_id, unnest($5::date[]) AS day, unnest($6::uuid[]) AS event_id,
+           unnest($7::text[]) AS kind, unnest($8::integer[]) AS views, unnest($9::integer[]) AS verifications,
+           unnest($10::integer[]) AS downloads, unnest($11::integer[]) AS shares, 0 AS issued_verified
+    UNION ALL
+    SELECT account_id, day, event_id, 'certificate', 0, 0, 0, 0, 1 FROM certificates_marked
+    UNION ALL
+    SELECT account_id, day, event_id, 'badge_assertion', 0, 0, 0, 0, 1 FROM assertions_marked
+)
+INSERT INTO analytics_daily AS d (account_id, day, event_id, credential_kind, views, verifications, downloads, shares, issued_verified)
+SELECT account_id, day, event_id, kind, sum(views)::integer, sum(verifications)::integer, sum(downloads)::integer,
+       sum(shares)::integer, sum(issued_verified)::integer
+FROM counts
+GROUP BY account_id, day, event_id, kind
+ORDER BY account_id, day, event_id, kind
 ON CONFLICT (account_id, day, event_id, credential_kind) DO UPDATE SET
     views = d.views + excluded.views,
     verifications = d.verifications + excluded.verifications,
     downloads = d.downloads + excluded.downloads,
-    shares = d.shares + excluded.shares
+    shares = d.shares + excluded.shares,
+    issued_verified = d.issued_verified + excluded.issued_verified
 `
 
 type AddVerificationActivityParams struct {
+	FirstKinds    []string
+	FirstIds      []uuid.UUID
+	FirstAts      []time.Time
 	AccountIds    []uuid.UUID
 	Days          []time.Time
 	EventIds      []uuid.UUID
@@ -34,9 +62,17 @@ type AddVerificationActivityParams struct {
 	Shares        []int32
 }
 
-// AddVerificationActivity adds a batch of counters (parallel arrays, one element a row).
+// AddVerificationActivity writes a batch of public activity in one statement: the counters
+// (parallel arrays, one element a row) and the first verifications (an earlier one stays).
+// A credential verified for the first time also adds one to issued_verified in the row of the
+// day it was issued. The credentials are marked first; the counter rows are then written in
+// key order, the order every writer of analytics_daily takes them in, so concurrent batches
+// and issuing transactions never wait on each other in a cycle.
 func (q *Queries) AddVerificationActivity(ctx context.Context, arg AddVerificationActivityParams) error {
 	_, err := q.db.Exec(ctx, addVerificationActivity,
+		arg.FirstKinds,
+		arg.FirstIds,
+		arg.FirstAts,
 		arg.AccountIds,
 		arg.Days,
 		arg.EventIds,
@@ -144,22 +180,6 @@ func (q *Queries) LookupCertificateByCode(ctx context.Context, code string) (Loo
 	return i, err
 }
 
-const markBadgeAssertionsVerified = `-- name: MarkBadgeAssertionsVerified :exec
-UPDATE badge_assertions ba SET first_verified_at = f.at
-FROM (SELECT unnest($1::uuid[]) AS id, unnest($2::timestamptz[]) AS at) AS f
-WHERE ba.id = f.id AND ba.first_verified_at IS NULL
-`
-
-type MarkBadgeAssertionsVerifiedParams struct {
-	Ids []uuid.UUID
-	Ats []time.Time
-}
-
-func (q *Queries) MarkBadgeAssertionsVerified(ctx context.Context, arg MarkBadgeAssertionsVerifiedParams) error {
-	_, err := q.db.Exec(ctx, markBadgeAssertionsVerified, arg.Ids, arg.Ats)
-	return err
-}
-
 const markCertificateViewed = `-- name: MarkCertificateViewed :execrows
 UPDATE certificates SET first_viewed_at = $1
 WHERE id = $2 AND first_viewed_at IS NULL
@@ -180,35 +200,19 @@ func (q *Queries) MarkCertificateViewed(ctx context.Context, arg MarkCertificate
 	return result.RowsAffected(), nil
 }
 
-const markCertificatesVerified = `-- name: MarkCertificatesVerified :exec
-UPDATE certificates c SET first_verified_at = f.at
-FROM (SELECT unnest($1::uuid[]) AS id, unnest($2::timestamptz[]) AS at) AS f
-WHERE c.id = f.id AND c.first_verified_at IS NULL
-`
-
-type MarkCertificatesVerifiedParams struct {
-	Ids []uuid.UUID
-	Ats []time.Time
-}
-
-func (q *Queries) MarkCertificatesVerified(ctx context.Context, arg MarkCertificatesVerifiedParams) error {
-	_, err := q.db.Exec(ctx, markCertificatesVerified, arg.Ids, arg.Ats)
-	return err
-}
-
 const verificationActivity = `-- name: VerificationActivity :many
-SELECT account_id, day, event_id, credential_kind, views, verifications, downloads, shares FROM verification_activity_daily WHERE account_id = $1 ORDER BY day, event_id, credential_kind
+SELECT account_id, day, event_id, credential_kind, views, verifications, downloads, shares, issued, issued_verified FROM analytics_daily WHERE account_id = $1 ORDER BY day, event_id, credential_kind
 `
 
-func (q *Queries) VerificationActivity(ctx context.Context, accountID uuid.UUID) ([]VerificationActivityDaily, error) {
+func (q *Queries) VerificationActivity(ctx context.Context, accountID uuid.UUID) ([]AnalyticsDaily, error) {
 	rows, err := q.db.Query(ctx, verificationActivity, accountID)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var items []VerificationActivityDaily
+	var items []AnalyticsDaily
 	for rows.Next() {
-		var i VerificationActivityDaily
+		var i AnalyticsDaily
 		if err := rows.Scan(
 			&i.AccountID,
 			&i.Day,
@@ -218,6 +222,8 @@ func (q *Queries) VerificationActivity(ctx context.Context, accountID uuid.UUID)
 			&i.Verifications,
 			&i.Downloads,
 			&i.Shares,
+			&i.Issued,
+			&i.IssuedVerified,
 		); err != nil {
 			return nil, err
 		}

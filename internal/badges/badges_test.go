@@ -190,7 +190,7 @@ func (w world) fingerprint(t *testing.T) string {
 
 // Issuing to two, then to the same two and a third: only the third is new and charged; the
 // answer keeps the request's order; the assertions expire validityDays after issue; the day's
-// badges_issued counter of the event counts the three; no webhook event is written.
+// counter of badges issued for the event counts the three; no webhook event is written.
 func TestIssuingToTwoThenThreeChargesOnlyTheNewOne(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
@@ -221,7 +221,7 @@ func TestIssuingToTwoThenThreeChargesOnlyTheNewOne(t *testing.T) {
 		t.Fatalf("new assertion: %+v", l)
 	}
 	var counted int
-	w.query(t, `SELECT coalesce(sum(badges_issued), 0) FROM analytics_daily WHERE account_id = $1 AND event_id = $2`,
+	w.query(t, `SELECT coalesce(sum(issued), 0) FROM analytics_daily WHERE account_id = $1 AND event_id = $2 AND credential_kind = 'badge_assertion'`,
 		[]any{w.account, w.event}, &counted)
 	if counted != 3 {
 		t.Fatalf("analytics count %d badges issued, want 3", counted)

@@ -52,12 +52,12 @@ type Issued struct {
 //     leaves out whoever holds the badge by then (the unique key on badge and attendee).
 //   - The new assertions cost one credit each, taken in one statement or not at all: when
 //     fewer are left, CREDIT_LIMIT (with the figures) rolls everything back.
-//   - The day's badges_issued analytics counter of each attendee's event grows by the new
-//     ones; when asked, each new recipient's email is recorded. No webhook event is written:
+//   - The day's analytics counter of badges issued for each attendee's event grows by the
+//     new ones (written at the commit); when asked, each new recipient's email is recorded. No webhook event is written:
 //     the contract's event kinds name no badge.
 //
 // Locks are taken in one order (badge, attendees by id through the assertions' foreign key,
-// credits, analytics rows by event), the order certificate issuance also follows (attendee,
+// credits, analytics rows in key order at the commit), the order certificate issuance also follows (attendee,
 // then credits), so concurrent issuances wait for each other but never deadlock.
 func (s *Service) Issue(ctx context.Context, p IssueParams) ([]Issued, error) {
 	if err := checkAttendeeIDs(p.AttendeeIDs); err != nil {
@@ -94,6 +94,13 @@ func (s *Service) Issue(ctx context.Context, p IssueParams) ([]Issued, error) {
 		}
 		if err := s.charge(ctx, tx, p, fresh, now); err != nil {
 			return result{}, err
+		}
+		eventOf := map[uuid.UUID]uuid.UUID{}
+		for _, r := range recipients {
+			eventOf[r.AttendeeID] = r.EventID
+		}
+		for _, a := range fresh {
+			tx.CountIssued(p.AccountID, eventOf[a.AttendeeID], store.KindBadgeAssertion, now, 1)
 		}
 		isNew := map[uuid.UUID]bool{}
 		for _, a := range fresh {
@@ -220,8 +227,7 @@ func (s *Service) newAssertions(ctx context.Context, tx *store.Tx, b store.Badge
 	return written, nil
 }
 
-// charge takes one credit per new assertion, all or none, and counts them in the analytics of
-// the day.
+// charge takes one credit per new assertion, all or none.
 func (s *Service) charge(ctx context.Context, tx *store.Tx, p IssueParams, fresh []store.BadgeAssertion, now time.Time) error {
 	if len(fresh) == 0 {
 		return nil
@@ -241,11 +247,7 @@ func (s *Service) charge(ctx context.Context, tx *store.Tx, p IssueParams, fresh
 		e.Credits = c.Figures()
 		return e
 	}
-	ids := make([]uuid.UUID, len(fresh))
-	for i, a := range fresh {
-		ids[i] = a.AttendeeID
-	}
-	return tx.CountBadgesIssued(ctx, p.AccountID, time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC), ids)
+	return nil
 }
 
 // reserveCodes draws n verification codes and reserves them in one statement, drawing again

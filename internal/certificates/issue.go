@@ -90,6 +90,7 @@ func (s *Service) Issue(ctx context.Context, tx *store.Tx, p GenerateParams) (st
 	if err != nil {
 		return store.Certificate{}, err
 	}
+	tx.CountIssued(c.AccountID, c.EventID, store.KindCertificate, issued.IssuedAt, 1)
 	if err := tx.Outbox(ctx, c.AccountID, "certificate.issued", now, eventBody("certificate.issued", now, eventData(c))); err != nil {
 		return store.Certificate{}, err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/certhub/credentiald/gen/api"
 	"github.com/certhub/credentiald/gen/docs"
 	"github.com/certhub/credentiald/internal/accounts"
+	"github.com/certhub/credentiald/internal/analytics"
 	"github.com/certhub/credentiald/internal/attendees"
 	"github.com/certhub/credentiald/internal/auth"
 	"github.com/certhub/credentiald/internal/badges"
@@ -50,6 +51,7 @@ type Options struct {
 	Badges       *badges.Service
 	Verification *verification.Service
 	Webhooks     *webhooks.Service
+	Analytics    *analytics.Service
 	// Idempotency remembers the answers of requests sent with an Idempotency-Key.
 	Idempotency IdempotencyKeys
 	// Limiter counts requests per client address; TrustedProxies are the peers whose
@@ -77,6 +79,7 @@ type Server struct {
 	verification  *verification.Service
 	pages         *pageRenderer
 	webhooks      *webhooks.Service
+	analytics     *analytics.Service
 	signupEnabled bool
 	kickEmail     func()
 }
@@ -89,7 +92,7 @@ func New(opts Options) (*echo.Echo, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opts.Auth == nil || opts.Accounts == nil || opts.Events == nil || opts.Attendees == nil || opts.Templates == nil || opts.Certificates == nil || opts.Bulk == nil || opts.Verification == nil || opts.Badges == nil || opts.Webhooks == nil || opts.Idempotency == nil || opts.Limiter == nil || opts.Readiness == nil {
+	if opts.Auth == nil || opts.Accounts == nil || opts.Events == nil || opts.Attendees == nil || opts.Templates == nil || opts.Certificates == nil || opts.Bulk == nil || opts.Verification == nil || opts.Badges == nil || opts.Webhooks == nil || opts.Analytics == nil || opts.Idempotency == nil || opts.Limiter == nil || opts.Readiness == nil {
 		return nil, errors.New("httpapi: Auth, Accounts, Events, Attendees, Templates, Certificates, Bulk, Verification, Badges, Webhooks, Idempotency, Limiter and Readiness are required")
 	}
 	ops, err := indexOperations(doc)
@@ -143,7 +146,7 @@ func New(opts Options) (*echo.Echo, error) {
 	if kick == nil {
 		kick = func() {}
 	}
-	srv := &Server{logger: logger, auth: opts.Auth, accounts: opts.Accounts, events: opts.Events, attendees: opts.Attendees, templates: opts.Templates, certificates: opts.Certificates, bulk: opts.Bulk, verification: opts.Verification, badges: opts.Badges, webhooks: opts.Webhooks, pages: pages, signupEnabled: opts.SignupEnabled, kickEmail: kick}
+	srv := &Server{logger: logger, auth: opts.Auth, accounts: opts.Accounts, events: opts.Events, attendees: opts.Attendees, templates: opts.Templates, certificates: opts.Certificates, bulk: opts.Bulk, verification: opts.Verification, badges: opts.Badges, webhooks: opts.Webhooks, analytics: opts.Analytics, pages: pages, signupEnabled: opts.SignupEnabled, kickEmail: kick}
 	api.RegisterHandlersWithBaseURL(mountedRouter{Echo: e, mounts: mounts(doc)}, api.NewStrictHandler(srv, opts.StrictMiddlewares), apiPrefix)
 	srv.registerSite(e)
 	return e, nil

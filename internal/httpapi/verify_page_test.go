@@ -236,7 +236,8 @@ func TestVerificationActivityIsCountedWithoutCrawlers(t *testing.T) {
 		}
 	}
 	flush(t, s.env)
-	if rows := activity(t, s.env, s.acct.ID); len(rows) != 0 {
+	if rows := activity(t, s.env, s.acct.ID); len(rows) != 1 || rows[0].Issued != 2 || rows[0].IssuedVerified != 0 ||
+		rows[0].Views+rows[0].Verifications+rows[0].Downloads+rows[0].Shares != 0 {
 		t.Fatalf("crawlers were counted: %+v", rows)
 	}
 	firstVerified := func(id string) (at *time.Time) {
@@ -258,7 +259,7 @@ func TestVerificationActivityIsCountedWithoutCrawlers(t *testing.T) {
 	rows := activity(t, s.env, s.acct.ID)
 	today := time.Now().UTC().Truncate(24 * time.Hour)
 	if len(rows) != 1 || rows[0].Views != 1 || rows[0].Verifications != 2 || rows[0].Downloads != 1 || rows[0].Shares != 2 ||
-		rows[0].EventID != s.event || rows[0].CredentialKind != "certificate" || !rows[0].Day.Equal(today) {
+		rows[0].Issued != 2 || rows[0].IssuedVerified != 1 || rows[0].EventID != s.event || rows[0].CredentialKind != "certificate" || !rows[0].Day.Equal(today) {
 		t.Fatalf("activity: %+v", rows)
 	}
 	if firstVerified(c.Data.ID) == nil || firstVerified(untouched.Data.ID) != nil {

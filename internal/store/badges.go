@@ -261,12 +261,6 @@ func (d queries) FindBadgeAssertionByCode(ctx context.Context, code string) (Ass
 	return AssertionOfBadge{Assertion: badgeAssertionFrom(r.BadgeAssertion), Badge: badgeFrom(r.Badge, 0)}, nil
 }
 
-// CountBadgesIssued adds one badge issued on day (a date, UTC) per attendee to the analytics
-// of each attendee's event.
-func (d queries) CountBadgesIssued(ctx context.Context, accountID uuid.UUID, day time.Time, attendeeIDs []uuid.UUID) error {
-	return mapError(d.q.CountBadgesIssued(ctx, db.CountBadgesIssuedParams{AccountID: accountID, Day: day, AttendeeIds: attendeeIDs}))
-}
-
 func tagsOf(tags []string) []string {
 	if tags == nil {
 		return []string{}

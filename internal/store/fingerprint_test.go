@@ -93,7 +93,7 @@ func TestTheFingerprintCoversEveryTable(t *testing.T) {
 			VALUES (@job, @account, 'https://hooks.example.org', '{certificate.issued}', '\x01')`},
 		{"webhook_deliveries", `INSERT INTO webhook_deliveries (account_id, subscription_id, event_type, payload)
 			VALUES (@account, @job, 'certificate.issued', '\x01')`},
-		{"analytics_daily", `INSERT INTO analytics_daily (account_id, event_id, day, views) VALUES (@account, @event, current_date, 1)`},
+		{"analytics_daily", `INSERT INTO analytics_daily (account_id, event_id, day, credential_kind, views) VALUES (@account, @event, current_date, 'certificate', 1)`},
 		{"river_job", `INSERT INTO river_job (kind, args, max_attempts) VALUES ('probe', '{}', 1)`},
 		{"goose_db_version", `INSERT INTO goose_db_version (version_id, is_applied) VALUES (999999, true)`},
 	}

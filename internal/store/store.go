@@ -33,6 +33,8 @@ type Store struct {
 type Tx struct {
 	queries
 	tx pgx.Tx
+	// issued holds what CountIssued was told, written just before the commit.
+	issued map[IssuedKey]int
 }
 
 // queries are the data methods, shared by Store and Tx.
@@ -86,9 +88,13 @@ func InTx[T any](ctx context.Context, s *Store, fn func(tx *Tx) (T, error)) (T, 
 		defer cancel()
 		_ = ptx.Rollback(rbCtx)
 	}()
-	out, err := fn(&Tx{queries: queries{q: s.q.WithTx(ptx)}, tx: ptx})
+	tx := &Tx{queries: queries{q: s.q.WithTx(ptx)}, tx: ptx}
+	out, err := fn(tx)
 	if err != nil {
 		return zero, err // the data methods' errors are mapped already; the service's are its own
+	}
+	if err := tx.writeIssued(ctx); err != nil {
+		return zero, err
 	}
 	if err := ptx.Commit(ctx); err != nil {
 		return zero, mapError(err)

@@ -106,8 +106,9 @@ func (d queries) MarkCertificateViewed(ctx context.Context, id uuid.UUID, at tim
 	return n == 1, mapError(err)
 }
 
-// DailyActivity is one row of public verification counters: an account's credentials of one
-// kind, issued for one event, on one day (UTC).
+// DailyActivity is one row of daily counters: an account's credentials of one kind, issued
+// for one event, on one day (UTC). AddVerificationActivity writes the public activity's four;
+// Issued and IssuedVerified are written by CountIssued and by first verifications.
 type DailyActivity struct {
 	AccountID      uuid.UUID
 	Day            time.Time
@@ -117,6 +118,8 @@ type DailyActivity struct {
 	Verifications  int
 	Downloads      int
 	Shares         int
+	Issued         int
+	IssuedVerified int
 }
 
 // FirstVerification is the time a credential was first verified.
@@ -127,8 +130,8 @@ type FirstVerification struct {
 }
 
 // AddVerificationActivity adds a batch of counters and records first verifications (an
-// earlier one stays), in a few statements whatever the batch's size; run it in a transaction
-// so that the batch counts once or not at all.
+// earlier one stays), each first verification adding one to the credentials verified of its
+// issue day, in one statement whatever the batch's size.
 func (d queries) AddVerificationActivity(ctx context.Context, days []DailyActivity, firsts []FirstVerification) error {
 	var p db.AddVerificationActivityParams
 	for _, d := range days {
@@ -141,29 +144,15 @@ func (d queries) AddVerificationActivity(ctx context.Context, days []DailyActivi
 		p.Downloads = append(p.Downloads, int32(d.Downloads))
 		p.Shares = append(p.Shares, int32(d.Shares))
 	}
-	var certs, badges db.MarkCertificatesVerifiedParams
 	for _, f := range firsts {
-		target := &certs
-		if f.Kind == KindBadgeAssertion {
-			target = &badges
-		}
-		target.Ids = append(target.Ids, f.ID)
-		target.Ats = append(target.Ats, f.At)
+		p.FirstKinds = append(p.FirstKinds, f.Kind)
+		p.FirstIds = append(p.FirstIds, f.ID)
+		p.FirstAts = append(p.FirstAts, f.At)
 	}
-	if len(days) > 0 {
-		if err := d.q.AddVerificationActivity(ctx, p); err != nil {
-			return mapError(err)
-		}
+	if len(days) == 0 && len(firsts) == 0 {
+		return nil
 	}
-	if len(certs.Ids) > 0 {
-		if err := d.q.MarkCertificatesVerified(ctx, certs); err != nil {
-			return mapError(err)
-		}
-	}
-	if len(badges.Ids) > 0 {
-		return mapError(d.q.MarkBadgeAssertionsVerified(ctx, db.MarkBadgeAssertionsVerifiedParams(badges)))
-	}
-	return nil
+	return mapError(d.q.AddVerificationActivity(ctx, p))
 }
 
 // VerificationActivity returns the account's counters, oldest day first.
@@ -172,8 +161,9 @@ func (d queries) VerificationActivity(ctx context.Context, accountID uuid.UUID) 
 	if err != nil {
 		return nil, mapError(err)
 	}
-	return convert(rows, func(r db.VerificationActivityDaily) DailyActivity {
+	return convert(rows, func(r db.AnalyticsDaily) DailyActivity {
 		return DailyActivity{AccountID: r.AccountID, Day: r.Day, EventID: r.EventID, CredentialKind: r.CredentialKind,
-			Views: int(r.Views), Verifications: int(r.Verifications), Downloads: int(r.Downloads), Shares: int(r.Shares)}
+			Views: int(r.Views), Verifications: int(r.Verifications), Downloads: int(r.Downloads), Shares: int(r.Shares),
+			Issued: int(r.Issued), IssuedVerified: int(r.IssuedVerified)}
 	}), nil
 }

@@ -1,0 +1,30 @@
+-- CountIssued adds credentials issued to the day's counters (parallel arrays, one element a
+-- row), in key order: the order every writer of analytics_daily takes its rows in.
+-- name: CountIssued :exec
+INSERT INTO analytics_daily AS d (account_id, day, event_id, credential_kind, issued)
+SELECT account_id, day, event_id, kind, sum(n)::integer
+FROM (SELECT unnest(@account_ids::uuid[]) AS account_id, unnest(@days::date[]) AS day, unnest(@event_ids::uuid[]) AS event_id,
+             unnest(@kinds::text[]) AS kind, unnest(@counts::integer[]) AS n) AS c
+GROUP BY account_id, day, event_id, kind
+ORDER BY account_id, day, event_id, kind
+ON CONFLICT (account_id, day, event_id, credential_kind) DO UPDATE SET issued = d.issued + excluded.issued;
+
+-- AnalyticsTotals sums an account's counters over a range of days, per kind of credential
+-- (no row for a kind without any counter in the range).
+-- name: AnalyticsTotals :many
+SELECT credential_kind, sum(issued)::bigint AS issued, sum(issued_verified)::bigint AS issued_verified,
+       sum(views)::bigint AS views, sum(shares)::bigint AS shares, sum(downloads)::bigint AS downloads,
+       sum(verifications)::bigint AS verifications
+FROM analytics_daily
+WHERE account_id = @account_id AND day BETWEEN @first_day::date AND @last_day::date
+GROUP BY credential_kind;
+
+-- EventAnalyticsDays sums one event's counters per day over a range, both kinds of credential
+-- together; days without any counter have no row.
+-- name: EventAnalyticsDays :many
+SELECT day, sum(issued)::bigint AS issued, sum(views)::bigint AS views, sum(shares)::bigint AS shares,
+       sum(downloads)::bigint AS downloads, sum(verifications)::bigint AS verifications
+FROM analytics_daily
+WHERE account_id = @account_id AND event_id = @event_id AND day BETWEEN @first_day::date AND @last_day::date
+GROUP BY day
+ORDER BY day;
