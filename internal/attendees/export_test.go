@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 
 	"github.com/certhub/credentiald/internal/accounts"
 	"github.com/certhub/credentiald/internal/attendees"
+	"github.com/certhub/credentiald/internal/recovery"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/testkit"
 )
@@ -151,5 +153,32 @@ func TestAnExportStreamEndsWithItsRequest(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the stream goes on after its request ended")
+	}
+}
+
+// A panic while the export writes, in the goroutine that feeds the stream and so outside the
+// request's recovery, ends the stream with an error the reader sees; the process goes on.
+func TestExportPanicEndsTheStreamNotTheProcess(t *testing.T) {
+	t.Parallel()
+	s := newExporting(t, 3)
+	exploding := attendees.New(s.st, func() time.Time { panic("the clock broke") })
+	stream, err := exploding.ExportStream(t.Context(), s.account, s.event)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Close()
+	body, err := io.ReadAll(stream)
+	if err == nil || !strings.Contains(err.Error(), "the clock broke") || !recovery.Is(err) {
+		t.Fatalf("read %q, error %v: want the panic as the stream's error", body, err)
+	}
+	// The same service still exports.
+	stream, err = s.svc.ExportStream(t.Context(), s.account, s.event)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Close()
+	rows, err := csv.NewReader(stream).ReadAll()
+	if err != nil || len(rows) != 4 {
+		t.Fatalf("after the panic: %d rows (%v)", len(rows), err)
 	}
 }
