@@ -225,6 +225,15 @@ type IdempotencyKey struct {
 	ExpiresAt       time.Time
 }
 
+type IssuerKey struct {
+	ID               uuid.UUID
+	AccountID        uuid.UUID
+	PublicKey        []byte
+	PrivateKeySealed []byte
+	CreatedAt        time.Time
+	RetiredAt        *time.Time
+}
+
 type OutboxEvent struct {
 	ID           uuid.UUID
 	AccountID    uuid.UUID
@@ -274,6 +283,14 @@ type SigningKey struct {
 	RetiredAt  *time.Time
 }
 
+type StatusList struct {
+	AccountID uuid.UUID
+	List      int32
+	CreatedAt time.Time
+	ChangedAt time.Time
+	FullAt    *time.Time
+}
+
 type Template struct {
 	ID          uuid.UUID
 	AccountID   *uuid.UUID
@@ -300,6 +317,18 @@ type User struct {
 	CreatedAt        time.Time
 	UpdatedAt        time.Time
 	TotpSecretSealed []byte
+}
+
+type VerifiableCredential struct {
+	CredentialID uuid.UUID
+	Kind         string
+	AccountID    uuid.UUID
+	List         int32
+	StatusIndex  int32
+	Salt         string
+	Claims       []byte
+	SignedAt     time.Time
+	RevokedAt    *time.Time
 }
 
 type VerificationActivityDaily struct {
