@@ -53,7 +53,8 @@ CREATE TABLE verifiable_credentials (
 
 -- Credentials issued before this migration get their entry here: a random permutation of each
 -- account's credentials over its lists (131,072 a list), so indexes are random and never
--- collide, and their bits set when they are revoked already. Their claims stay empty: a badge
+-- collide, and their bits set when they are revoked already. A badge assertion keeps its own
+-- recipient salt, so its Open Badges 2.0 and 3.0 forms hash the email alike. Their claims stay empty: a badge
 -- assertion issued before now says what its badge says (nothing froze it at the time).
 INSERT INTO status_lists (account_id, list, created_at, changed_at)
 SELECT account_id, generate_series(1, (count(*) - 1) / 131072 + 1)::integer, now(), now()
@@ -62,17 +63,16 @@ FROM (SELECT account_id FROM certificates WHERE status <> 'draft'
 GROUP BY account_id;
 
 INSERT INTO verifiable_credentials (credential_id, kind, account_id, list, status_index, salt, signed_at, revoked_at)
-SELECT id, kind, account_id, (n / 131072 + 1)::integer, (n % 131072)::integer,
-       replace(gen_random_uuid()::text, '-', ''), signed_at, revoked_at
+SELECT id, kind, account_id, (n / 131072 + 1)::integer, (n % 131072)::integer, salt, signed_at, revoked_at
 FROM (
-    SELECT id, kind, account_id, signed_at, revoked_at,
+    SELECT id, kind, account_id, salt, signed_at, revoked_at,
            row_number() OVER (PARTITION BY account_id ORDER BY random()) - 1 AS n
     FROM (
-        SELECT id, 'certificate' AS kind, account_id, updated_at AS signed_at,
+        SELECT id, 'certificate' AS kind, account_id, replace(gen_random_uuid()::text, '-', '') AS salt, updated_at AS signed_at,
                CASE WHEN status = 'revoked' THEN revoked_at END AS revoked_at
         FROM certificates WHERE status <> 'draft'
         UNION ALL
-        SELECT a.id, 'badge_assertion', a.account_id, a.issued_at,
+        SELECT a.id, 'badge_assertion', a.account_id, a.recipient_salt, a.issued_at,
                CASE WHEN a.status = 'revoked' THEN a.revoked_at ELSE b.retired_at END
         FROM badge_assertions a JOIN badges b ON b.id = a.badge_id
     ) issued

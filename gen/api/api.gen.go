@@ -64,6 +64,66 @@ func (e BadgeAssertionStatus) Valid() bool {
 	}
 }
 
+// Defines values for BitstringStatusListCredentialCredentialSubjectStatusPurpose.
+const (
+	BitstringStatusListCredentialCredentialSubjectStatusPurposeRevocation BitstringStatusListCredentialCredentialSubjectStatusPurpose = "revocation"
+)
+
+// Valid indicates whether the value is a known member of the BitstringStatusListCredentialCredentialSubjectStatusPurpose enum.
+func (e BitstringStatusListCredentialCredentialSubjectStatusPurpose) Valid() bool {
+	switch e {
+	case BitstringStatusListCredentialCredentialSubjectStatusPurposeRevocation:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for BitstringStatusListCredentialCredentialSubjectType.
+const (
+	BitstringStatusListCredentialCredentialSubjectTypeBitstringStatusList BitstringStatusListCredentialCredentialSubjectType = "BitstringStatusList"
+)
+
+// Valid indicates whether the value is a known member of the BitstringStatusListCredentialCredentialSubjectType enum.
+func (e BitstringStatusListCredentialCredentialSubjectType) Valid() bool {
+	switch e {
+	case BitstringStatusListCredentialCredentialSubjectTypeBitstringStatusList:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for BitstringStatusListEntryStatusPurpose.
+const (
+	BitstringStatusListEntryStatusPurposeRevocation BitstringStatusListEntryStatusPurpose = "revocation"
+)
+
+// Valid indicates whether the value is a known member of the BitstringStatusListEntryStatusPurpose enum.
+func (e BitstringStatusListEntryStatusPurpose) Valid() bool {
+	switch e {
+	case BitstringStatusListEntryStatusPurposeRevocation:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for BitstringStatusListEntryType.
+const (
+	BitstringStatusListEntryTypeBitstringStatusListEntry BitstringStatusListEntryType = "BitstringStatusListEntry"
+)
+
+// Valid indicates whether the value is a known member of the BitstringStatusListEntryType enum.
+func (e BitstringStatusListEntryType) Valid() bool {
+	switch e {
+	case BitstringStatusListEntryTypeBitstringStatusListEntry:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for BulkJobStatus.
 const (
 	BulkJobStatusCompleted BulkJobStatus = "completed"
@@ -211,6 +271,66 @@ const (
 func (e CertificateViewedEventEventType) Valid() bool {
 	switch e {
 	case CertificateViewedEventEventTypeCertificateViewed:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DIDDocumentVerificationMethodType.
+const (
+	DIDDocumentVerificationMethodTypeMultikey DIDDocumentVerificationMethodType = "Multikey"
+)
+
+// Valid indicates whether the value is a known member of the DIDDocumentVerificationMethodType enum.
+func (e DIDDocumentVerificationMethodType) Valid() bool {
+	switch e {
+	case DIDDocumentVerificationMethodTypeMultikey:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DataIntegrityProofCryptosuite.
+const (
+	DataIntegrityProofCryptosuiteEddsaRdfc2022 DataIntegrityProofCryptosuite = "eddsa-rdfc-2022"
+)
+
+// Valid indicates whether the value is a known member of the DataIntegrityProofCryptosuite enum.
+func (e DataIntegrityProofCryptosuite) Valid() bool {
+	switch e {
+	case DataIntegrityProofCryptosuiteEddsaRdfc2022:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DataIntegrityProofProofPurpose.
+const (
+	DataIntegrityProofProofPurposeAssertionMethod DataIntegrityProofProofPurpose = "assertionMethod"
+)
+
+// Valid indicates whether the value is a known member of the DataIntegrityProofProofPurpose enum.
+func (e DataIntegrityProofProofPurpose) Valid() bool {
+	switch e {
+	case DataIntegrityProofProofPurposeAssertionMethod:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DataIntegrityProofType.
+const (
+	DataIntegrityProofTypeDataIntegrityProof DataIntegrityProofType = "DataIntegrityProof"
+)
+
+// Valid indicates whether the value is a known member of the DataIntegrityProofType enum.
+func (e DataIntegrityProofType) Valid() bool {
+	switch e {
+	case DataIntegrityProofTypeDataIntegrityProof:
 		return true
 	default:
 		return false
@@ -439,6 +559,66 @@ func (e IssuedBadgeAssertionStatus) Valid() bool {
 	}
 }
 
+// Defines values for JWKSetKeysAlg.
+const (
+	JWKSetKeysAlgEdDSA JWKSetKeysAlg = "EdDSA"
+)
+
+// Valid indicates whether the value is a known member of the JWKSetKeysAlg enum.
+func (e JWKSetKeysAlg) Valid() bool {
+	switch e {
+	case JWKSetKeysAlgEdDSA:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for JWKSetKeysCrv.
+const (
+	JWKSetKeysCrvEd25519 JWKSetKeysCrv = "Ed25519"
+)
+
+// Valid indicates whether the value is a known member of the JWKSetKeysCrv enum.
+func (e JWKSetKeysCrv) Valid() bool {
+	switch e {
+	case JWKSetKeysCrvEd25519:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for JWKSetKeysKty.
+const (
+	JWKSetKeysKtyOKP JWKSetKeysKty = "OKP"
+)
+
+// Valid indicates whether the value is a known member of the JWKSetKeysKty enum.
+func (e JWKSetKeysKty) Valid() bool {
+	switch e {
+	case JWKSetKeysKtyOKP:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for JWKSetKeysUse.
+const (
+	JWKSetKeysUseSig JWKSetKeysUse = "sig"
+)
+
+// Valid indicates whether the value is a known member of the JWKSetKeysUse enum.
+func (e JWKSetKeysUse) Valid() bool {
+	switch e {
+	case JWKSetKeysUseSig:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for LogoContentAlign.
 const (
 	LogoContentAlignCenter LogoContentAlign = "center"
@@ -469,6 +649,21 @@ const (
 func (e LogoContentType) Valid() bool {
 	switch e {
 	case LogoContentTypeLogo:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OpenBadgeCredentialIssuerImageType.
+const (
+	OpenBadgeCredentialIssuerImageTypeImage OpenBadgeCredentialIssuerImageType = "Image"
+)
+
+// Valid indicates whether the value is a known member of the OpenBadgeCredentialIssuerImageType enum.
+func (e OpenBadgeCredentialIssuerImageType) Valid() bool {
+	switch e {
+	case OpenBadgeCredentialIssuerImageTypeImage:
 		return true
 	default:
 		return false
@@ -1180,6 +1375,42 @@ func (e WebhookUpdateRequestEvents) Valid() bool {
 	}
 }
 
+// Defines values for GetVerificationBadgePngParamsVersion.
+const (
+	GetVerificationBadgePngParamsVersionN2 GetVerificationBadgePngParamsVersion = 2
+	GetVerificationBadgePngParamsVersionN3 GetVerificationBadgePngParamsVersion = 3
+)
+
+// Valid indicates whether the value is a known member of the GetVerificationBadgePngParamsVersion enum.
+func (e GetVerificationBadgePngParamsVersion) Valid() bool {
+	switch e {
+	case GetVerificationBadgePngParamsVersionN2:
+		return true
+	case GetVerificationBadgePngParamsVersionN3:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetVerificationBadgeSvgParamsVersion.
+const (
+	GetVerificationBadgeSvgParamsVersionN2 GetVerificationBadgeSvgParamsVersion = 2
+	GetVerificationBadgeSvgParamsVersionN3 GetVerificationBadgeSvgParamsVersion = 3
+)
+
+// Valid indicates whether the value is a known member of the GetVerificationBadgeSvgParamsVersion enum.
+func (e GetVerificationBadgeSvgParamsVersion) Valid() bool {
+	switch e {
+	case GetVerificationBadgeSvgParamsVersionN2:
+		return true
+	case GetVerificationBadgeSvgParamsVersionN3:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for GetVerificationQrParamsFormat.
 const (
 	GetVerificationQrParamsFormatPng GetVerificationQrParamsFormat = "png"
@@ -1371,6 +1602,45 @@ type BadgeRequest struct {
 	Tags         *[]string `json:"tags,omitempty"`
 	ValidityDays *int      `json:"validityDays,omitempty"`
 }
+
+// BitstringStatusListCredential A signed W3C Bitstring Status List (revocation): `encodedList` is `u` and the base64url (no padding) of the GZIP of 131,072 bits (16 KiB), index 0 the most significant bit of the first byte; a set bit means revoked. `validFrom` is the time of the list's last revocation (or of its creation).
+type BitstringStatusListCredential struct {
+	Context           []string `json:"@context"`
+	CredentialSubject struct {
+		EncodedList   string                                                      `json:"encodedList"`
+		Id            string                                                      `json:"id"`
+		StatusPurpose BitstringStatusListCredentialCredentialSubjectStatusPurpose `json:"statusPurpose"`
+		Type          BitstringStatusListCredentialCredentialSubjectType          `json:"type"`
+	} `json:"credentialSubject"`
+	Id     string `json:"id"`
+	Issuer string `json:"issuer"`
+
+	// Proof An embedded Data Integrity proof (W3C VC Data Integrity, cryptosuite `eddsa-rdfc-2022`): the proof configuration and the document without its proof are canonicalized with RDFC-1.0, each hashed with SHA-256, and `hash(proofConfig) || hash(document)` signed with Ed25519; `proofValue` is `z` and the base58btc signature.
+	Proof     DataIntegrityProof `json:"proof"`
+	Type      []string           `json:"type"`
+	ValidFrom time.Time          `json:"validFrom"`
+}
+
+// BitstringStatusListCredentialCredentialSubjectStatusPurpose defines model for BitstringStatusListCredential.CredentialSubject.StatusPurpose.
+type BitstringStatusListCredentialCredentialSubjectStatusPurpose string
+
+// BitstringStatusListCredentialCredentialSubjectType defines model for BitstringStatusListCredential.CredentialSubject.Type.
+type BitstringStatusListCredentialCredentialSubjectType string
+
+// BitstringStatusListEntry A credential's place in its issuer's revocation list: the bit at `statusListIndex` (drawn at random when it was issued) of the list at `statusListCredential`; set means revoked.
+type BitstringStatusListEntry struct {
+	Id                   string                                `json:"id"`
+	StatusListCredential string                                `json:"statusListCredential"`
+	StatusListIndex      string                                `json:"statusListIndex"`
+	StatusPurpose        BitstringStatusListEntryStatusPurpose `json:"statusPurpose"`
+	Type                 BitstringStatusListEntryType          `json:"type"`
+}
+
+// BitstringStatusListEntryStatusPurpose defines model for BitstringStatusListEntry.StatusPurpose.
+type BitstringStatusListEntryStatusPurpose string
+
+// BitstringStatusListEntryType defines model for BitstringStatusListEntry.Type.
+type BitstringStatusListEntryType string
 
 // Branding defines model for Branding.
 type Branding struct {
@@ -1757,6 +2027,22 @@ type CreditsEnvelope struct {
 	Data Credits `json:"data"`
 }
 
+// DIDDocument The issuer's did:web document: every Ed25519 key the account ever signed with (retired ones included, so that what they signed keeps verifying), oldest first, as `Multikey` verification methods authorized for `assertionMethod`.
+type DIDDocument struct {
+	Context            []string `json:"@context"`
+	AssertionMethod    []string `json:"assertionMethod"`
+	Id                 string   `json:"id"`
+	VerificationMethod []struct {
+		Controller         string                            `json:"controller"`
+		Id                 string                            `json:"id"`
+		PublicKeyMultibase string                            `json:"publicKeyMultibase"`
+		Type               DIDDocumentVerificationMethodType `json:"type"`
+	} `json:"verificationMethod"`
+}
+
+// DIDDocumentVerificationMethodType defines model for DIDDocument.VerificationMethod.Type.
+type DIDDocumentVerificationMethodType string
+
 // DashboardAnalytics defines model for DashboardAnalytics.
 type DashboardAnalytics struct {
 	BadgesIssued       int                `json:"badgesIssued"`
@@ -1777,6 +2063,27 @@ type DashboardAnalytics struct {
 type DashboardAnalyticsEnvelope struct {
 	Data DashboardAnalytics `json:"data"`
 }
+
+// DataIntegrityProof An embedded Data Integrity proof (W3C VC Data Integrity, cryptosuite `eddsa-rdfc-2022`): the proof configuration and the document without its proof are canonicalized with RDFC-1.0, each hashed with SHA-256, and `hash(proofConfig) || hash(document)` signed with Ed25519; `proofValue` is `z` and the base58btc signature.
+type DataIntegrityProof struct {
+	Created      time.Time                      `json:"created"`
+	Cryptosuite  DataIntegrityProofCryptosuite  `json:"cryptosuite"`
+	ProofPurpose DataIntegrityProofProofPurpose `json:"proofPurpose"`
+	ProofValue   string                         `json:"proofValue"`
+	Type         DataIntegrityProofType         `json:"type"`
+
+	// VerificationMethod `<issuer DID>#<publicKeyMultibase>`: a key of the issuer's DID document.
+	VerificationMethod string `json:"verificationMethod"`
+}
+
+// DataIntegrityProofCryptosuite defines model for DataIntegrityProof.Cryptosuite.
+type DataIntegrityProofCryptosuite string
+
+// DataIntegrityProofProofPurpose defines model for DataIntegrityProof.ProofPurpose.
+type DataIntegrityProofProofPurpose string
+
+// DataIntegrityProofType defines model for DataIntegrityProof.Type.
+type DataIntegrityProofType string
 
 // EmailDelivery defines model for EmailDelivery.
 type EmailDelivery struct {
@@ -1987,6 +2294,30 @@ type IssuedBadgeAssertionListEnvelope struct {
 	Data []IssuedBadgeAssertion `json:"data"`
 }
 
+// JWKSet The issuer's keys as a JWK Set (RFC 7517): the same keys as the DID document, each `kid` its verification method id (the `kid` of a `credential.jwt`).
+type JWKSet struct {
+	Keys []struct {
+		Alg JWKSetKeysAlg `json:"alg"`
+		Crv JWKSetKeysCrv `json:"crv"`
+		Kid string        `json:"kid"`
+		Kty JWKSetKeysKty `json:"kty"`
+		Use JWKSetKeysUse `json:"use"`
+		X   string        `json:"x"`
+	} `json:"keys"`
+}
+
+// JWKSetKeysAlg defines model for JWKSet.Keys.Alg.
+type JWKSetKeysAlg string
+
+// JWKSetKeysCrv defines model for JWKSet.Keys.Crv.
+type JWKSetKeysCrv string
+
+// JWKSetKeysKty defines model for JWKSet.Keys.Kty.
+type JWKSetKeysKty string
+
+// JWKSetKeysUse defines model for JWKSet.Keys.Use.
+type JWKSetKeysUse string
+
 // LoginRequest defines model for LoginRequest.
 type LoginRequest struct {
 	Email    openapi_types.Email `json:"email"`
@@ -2015,6 +2346,39 @@ type LogoContentType string
 type LogoutRequest struct {
 	RefreshToken string `json:"refreshToken"`
 }
+
+// OpenBadgeCredential An Open Badges 3.0 `OpenBadgeCredential` (VC Data Model 2.0, JSON-LD). Every term is defined by its two contexts. The recipient is known only by `identityHash`: `sha256$` and the hex SHA-256 of the email (trimmed, lower-cased) followed by `salt`. `validUntil` is present when the credential expires. `credentialStatus` is its entry in the issuer's revocation list. The members are those of the specification; this schema names the ones this service writes.
+type OpenBadgeCredential struct {
+	Context []string `json:"@context"`
+
+	// CredentialStatus A credential's place in its issuer's revocation list: the bit at `statusListIndex` (drawn at random when it was issued) of the list at `statusListCredential`; set means revoked.
+	CredentialStatus  BitstringStatusListEntry `json:"credentialStatus"`
+	CredentialSubject map[string]interface{}   `json:"credentialSubject"`
+
+	// Id `urn:uuid:<certificate or badge assertion id>`
+	Id     string `json:"id"`
+	Issuer struct {
+		// Id The issuer DID, `did:web:<host>:issuers:<accountId>`.
+		Id    string `json:"id"`
+		Image *struct {
+			Id   string                             `json:"id"`
+			Type OpenBadgeCredentialIssuerImageType `json:"type"`
+		} `json:"image,omitempty"`
+		Name string   `json:"name"`
+		Type []string `json:"type"`
+		Url  *string  `json:"url,omitempty"`
+	} `json:"issuer"`
+	Name string `json:"name"`
+
+	// Proof An embedded Data Integrity proof (W3C VC Data Integrity, cryptosuite `eddsa-rdfc-2022`): the proof configuration and the document without its proof are canonicalized with RDFC-1.0, each hashed with SHA-256, and `hash(proofConfig) || hash(document)` signed with Ed25519; `proofValue` is `z` and the base58btc signature.
+	Proof      *DataIntegrityProof `json:"proof,omitempty"`
+	Type       []string            `json:"type"`
+	ValidFrom  time.Time           `json:"validFrom"`
+	ValidUntil *time.Time          `json:"validUntil,omitempty"`
+}
+
+// OpenBadgeCredentialIssuerImageType defines model for OpenBadgeCredential.Issuer.Image.Type.
+type OpenBadgeCredentialIssuerImageType string
 
 // OpenBadgesAssertion An Open Badges 2.0 Assertion (JSON-LD), verified by hosting: its `id` answers it.
 type OpenBadgesAssertion struct {
@@ -2512,6 +2876,12 @@ type VerificationResult struct {
 		Url     *string `json:"url"`
 	} `json:"issuer"`
 
+	// Links The credential's signed forms: `credentialJson` (Open Badges 3.0 with an embedded Data Integrity proof, `application/vc`) and `credentialJwt` (the same, as VC-JOSE). Anyone can check them offline against the issuer's DID document.
+	Links *struct {
+		CredentialJson string `json:"credentialJson"`
+		CredentialJwt  string `json:"credentialJwt"`
+	} `json:"links,omitempty"`
+
 	// Recipient The recipient's email is never shown publicly.
 	Recipient struct {
 		Name string `json:"name"`
@@ -2836,6 +3206,24 @@ type BulkGenerateCertificatesParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// GetIssuerDidDocumentParams defines parameters for GetIssuerDidDocument.
+type GetIssuerDidDocumentParams struct {
+	// IfNoneMatch An `ETag` received before: an unchanged asset answers 304 without a body.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// GetIssuerJwksParams defines parameters for GetIssuerJwks.
+type GetIssuerJwksParams struct {
+	// IfNoneMatch An `ETag` received before: an unchanged asset answers 304 without a body.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// GetIssuerStatusListParams defines parameters for GetIssuerStatusList.
+type GetIssuerStatusListParams struct {
+	// IfNoneMatch An `ETag` received before: an unchanged asset answers 304 without a body.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
 // ListTemplatesParams defines parameters for ListTemplates.
 type ListTemplatesParams struct {
 	// Active Only active (`true`) or inactive (`false`) templates.
@@ -2848,11 +3236,41 @@ type ListTemplatesParams struct {
 	PageSize *PageSize `form:"pageSize,omitempty" json:"pageSize,omitempty"`
 }
 
+// GetVerificationBadgePngParams defines parameters for GetVerificationBadgePng.
+type GetVerificationBadgePngParams struct {
+	// Version The Open Badges version baked in: `2` (default) bakes the hosted 2.0 Assertion; `3` bakes the signed Open Badges 3.0 credential (`credential.json`), in one uncompressed iTXt chunk, keyword `openbadgecredential`.
+	Version *GetVerificationBadgePngParamsVersion `form:"version,omitempty" json:"version,omitempty"`
+}
+
+// GetVerificationBadgePngParamsVersion defines parameters for GetVerificationBadgePng.
+type GetVerificationBadgePngParamsVersion int
+
+// GetVerificationBadgeSvgParams defines parameters for GetVerificationBadgeSvg.
+type GetVerificationBadgeSvgParams struct {
+	// Version The Open Badges version baked in: `2` (default) bakes the hosted 2.0 Assertion; `3` bakes the signed Open Badges 3.0 credential (`credential.json`), in `<openbadges:credential>` with the JSON in CDATA.
+	Version *GetVerificationBadgeSvgParamsVersion `form:"version,omitempty" json:"version,omitempty"`
+}
+
+// GetVerificationBadgeSvgParamsVersion defines parameters for GetVerificationBadgeSvg.
+type GetVerificationBadgeSvgParamsVersion int
+
 // GetVerificationCertificatePdfParams defines parameters for GetVerificationCertificatePdf.
 type GetVerificationCertificatePdfParams struct {
 	// T Recipient token from the delivery email; a download with it sends `certificate.downloaded`.
 	T *string `form:"t,omitempty" json:"t,omitempty"`
 
+	// IfNoneMatch An `ETag` received before: an unchanged asset answers 304 without a body.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// GetVerifiableCredentialParams defines parameters for GetVerifiableCredential.
+type GetVerifiableCredentialParams struct {
+	// IfNoneMatch An `ETag` received before: an unchanged asset answers 304 without a body.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// GetVerifiableCredentialJwtParams defines parameters for GetVerifiableCredentialJwt.
+type GetVerifiableCredentialJwtParams struct {
 	// IfNoneMatch An `ETag` received before: an unchanged asset answers 304 without a body.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
@@ -3535,6 +3953,15 @@ type ServerInterface interface {
 	// UpdateEventRegistration Replace registration settings
 	// (PUT /events/{id}/registration)
 	UpdateEventRegistration(ctx echo.Context, id Id) error
+	// GetIssuerDidDocument Issuer DID document (did:web)
+	// (GET /issuers/{accountId}/did.json)
+	GetIssuerDidDocument(ctx echo.Context, accountId openapi_types.UUID, params GetIssuerDidDocumentParams) error
+	// GetIssuerJwks Issuer JWK Set
+	// (GET /issuers/{accountId}/jwks.json)
+	GetIssuerJwks(ctx echo.Context, accountId openapi_types.UUID, params GetIssuerJwksParams) error
+	// GetIssuerStatusList Issuer revocation list (Bitstring Status List)
+	// (GET /issuers/{accountId}/status/{list})
+	GetIssuerStatusList(ctx echo.Context, accountId openapi_types.UUID, list int, params GetIssuerStatusListParams) error
 	// GetOpenBadgesAssertion Open Badges 2.0 Assertion
 	// (GET /ob/v2/assertions/{id})
 	GetOpenBadgesAssertion(ctx echo.Context, id Id) error
@@ -3573,13 +4000,19 @@ type ServerInterface interface {
 	VerifyCredential(ctx echo.Context, code VerificationCode) error
 	// GetVerificationBadgePng Baked badge (PNG)
 	// (GET /verify/{code}/badge.png)
-	GetVerificationBadgePng(ctx echo.Context, code VerificationCode) error
+	GetVerificationBadgePng(ctx echo.Context, code VerificationCode, params GetVerificationBadgePngParams) error
 	// GetVerificationBadgeSvg Baked badge (SVG)
 	// (GET /verify/{code}/badge.svg)
-	GetVerificationBadgeSvg(ctx echo.Context, code VerificationCode) error
+	GetVerificationBadgeSvg(ctx echo.Context, code VerificationCode, params GetVerificationBadgeSvgParams) error
 	// GetVerificationCertificatePdf Certificate PDF
 	// (GET /verify/{code}/certificate.pdf)
 	GetVerificationCertificatePdf(ctx echo.Context, code VerificationCode, params GetVerificationCertificatePdfParams) error
+	// GetVerifiableCredential Signed credential (Open Badges 3.0, Data Integrity)
+	// (GET /verify/{code}/credential.json)
+	GetVerifiableCredential(ctx echo.Context, code VerificationCode, params GetVerifiableCredentialParams) error
+	// GetVerifiableCredentialJwt Signed credential (Open Badges 3.0, VC-JOSE JWT)
+	// (GET /verify/{code}/credential.jwt)
+	GetVerifiableCredentialJwt(ctx echo.Context, code VerificationCode, params GetVerifiableCredentialJwtParams) error
 	// GetVerificationIssuerLogo Issuer's logo
 	// (GET /verify/{code}/issuer-logo)
 	GetVerificationIssuerLogo(ctx echo.Context, code VerificationCode, params GetVerificationIssuerLogoParams) error
@@ -4543,6 +4976,122 @@ func (w *ServerInterfaceWrapper) UpdateEventRegistration(ctx echo.Context) error
 	return err
 }
 
+// GetIssuerDidDocument converts echo context to params.
+func (w *ServerInterfaceWrapper) GetIssuerDidDocument(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "accountId" -------------
+	var accountId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "accountId", ctx.Param("accountId"), &accountId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter accountId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetIssuerDidDocumentParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetIssuerDidDocument(ctx, accountId, params)
+	return err
+}
+
+// GetIssuerJwks converts echo context to params.
+func (w *ServerInterfaceWrapper) GetIssuerJwks(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "accountId" -------------
+	var accountId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "accountId", ctx.Param("accountId"), &accountId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter accountId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetIssuerJwksParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetIssuerJwks(ctx, accountId, params)
+	return err
+}
+
+// GetIssuerStatusList converts echo context to params.
+func (w *ServerInterfaceWrapper) GetIssuerStatusList(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "accountId" -------------
+	var accountId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "accountId", ctx.Param("accountId"), &accountId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter accountId: %s", err))
+	}
+
+	// ------------- Path parameter "list" -------------
+	var list int
+
+	err = runtime.BindStyledParameterWithOptions("simple", "list", ctx.Param("list"), &list, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter list: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetIssuerStatusListParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetIssuerStatusList(ctx, accountId, list, params)
+	return err
+}
+
 // GetOpenBadgesAssertion converts echo context to params.
 func (w *ServerInterfaceWrapper) GetOpenBadgesAssertion(ctx echo.Context) error {
 	var err error
@@ -4748,8 +5297,17 @@ func (w *ServerInterfaceWrapper) GetVerificationBadgePng(ctx echo.Context) error
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter code: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetVerificationBadgePngParams
+	// ------------- Optional query parameter "version" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "version", ctx.QueryParams(), &params.Version, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter version: %s", err))
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetVerificationBadgePng(ctx, code)
+	err = w.Handler.GetVerificationBadgePng(ctx, code, params)
 	return err
 }
 
@@ -4764,8 +5322,17 @@ func (w *ServerInterfaceWrapper) GetVerificationBadgeSvg(ctx echo.Context) error
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter code: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetVerificationBadgeSvgParams
+	// ------------- Optional query parameter "version" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "version", ctx.QueryParams(), &params.Version, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter version: %s", err))
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetVerificationBadgeSvg(ctx, code)
+	err = w.Handler.GetVerificationBadgeSvg(ctx, code, params)
 	return err
 }
 
@@ -4808,6 +5375,78 @@ func (w *ServerInterfaceWrapper) GetVerificationCertificatePdf(ctx echo.Context)
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetVerificationCertificatePdf(ctx, code, params)
+	return err
+}
+
+// GetVerifiableCredential converts echo context to params.
+func (w *ServerInterfaceWrapper) GetVerifiableCredential(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "code" -------------
+	var code VerificationCode
+
+	err = runtime.BindStyledParameterWithOptions("simple", "code", ctx.Param("code"), &code, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter code: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetVerifiableCredentialParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetVerifiableCredential(ctx, code, params)
+	return err
+}
+
+// GetVerifiableCredentialJwt converts echo context to params.
+func (w *ServerInterfaceWrapper) GetVerifiableCredentialJwt(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "code" -------------
+	var code VerificationCode
+
+	err = runtime.BindStyledParameterWithOptions("simple", "code", ctx.Param("code"), &code, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter code: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetVerifiableCredentialJwtParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetVerifiableCredentialJwt(ctx, code, params)
 	return err
 }
 
@@ -5122,6 +5761,9 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/events/:id/certificates/generate/jobs/:jobId", wrapper.GetBulkGenerationJob, options.OperationMiddlewares["getBulkGenerationJob"]...)
 	router.GET(options.BaseURL+"/events/:id/registration", wrapper.GetEventRegistration, options.OperationMiddlewares["getEventRegistration"]...)
 	router.PUT(options.BaseURL+"/events/:id/registration", wrapper.UpdateEventRegistration, options.OperationMiddlewares["updateEventRegistration"]...)
+	router.GET(options.BaseURL+"/issuers/:accountId/did.json", wrapper.GetIssuerDidDocument, options.OperationMiddlewares["getIssuerDidDocument"]...)
+	router.GET(options.BaseURL+"/issuers/:accountId/jwks.json", wrapper.GetIssuerJwks, options.OperationMiddlewares["getIssuerJwks"]...)
+	router.GET(options.BaseURL+"/issuers/:accountId/status/:list", wrapper.GetIssuerStatusList, options.OperationMiddlewares["getIssuerStatusList"]...)
 	router.GET(options.BaseURL+"/ob/v2/assertions/:id", wrapper.GetOpenBadgesAssertion, options.OperationMiddlewares["getOpenBadgesAssertion"]...)
 	router.GET(options.BaseURL+"/ob/v2/badges/:id", wrapper.GetOpenBadgesBadgeClass, options.OperationMiddlewares["getOpenBadgesBadgeClass"]...)
 	router.GET(options.BaseURL+"/ob/v2/issuers/:accountId", wrapper.GetOpenBadgesIssuer, options.OperationMiddlewares["getOpenBadgesIssuer"]...)
@@ -5137,6 +5779,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/verify/:code/badge.png", wrapper.GetVerificationBadgePng, options.OperationMiddlewares["getVerificationBadgePng"]...)
 	router.GET(options.BaseURL+"/verify/:code/badge.svg", wrapper.GetVerificationBadgeSvg, options.OperationMiddlewares["getVerificationBadgeSvg"]...)
 	router.GET(options.BaseURL+"/verify/:code/certificate.pdf", wrapper.GetVerificationCertificatePdf, options.OperationMiddlewares["getVerificationCertificatePdf"]...)
+	router.GET(options.BaseURL+"/verify/:code/credential.json", wrapper.GetVerifiableCredential, options.OperationMiddlewares["getVerifiableCredential"]...)
+	router.GET(options.BaseURL+"/verify/:code/credential.jwt", wrapper.GetVerifiableCredentialJwt, options.OperationMiddlewares["getVerifiableCredentialJwt"]...)
 	router.GET(options.BaseURL+"/verify/:code/issuer-logo", wrapper.GetVerificationIssuerLogo, options.OperationMiddlewares["getVerificationIssuerLogo"]...)
 	router.GET(options.BaseURL+"/verify/:code/preview.png", wrapper.GetVerificationPreview, options.OperationMiddlewares["getVerificationPreview"]...)
 	router.GET(options.BaseURL+"/verify/:code/qr", wrapper.GetVerificationQr, options.OperationMiddlewares["getVerificationQr"]...)
@@ -15996,6 +16640,524 @@ func (response UpdateEventRegistration500JSONResponse) VisitUpdateEventRegistrat
 	return err
 }
 
+type GetIssuerDidDocumentRequestObject struct {
+	AccountId openapi_types.UUID `json:"accountId"`
+	Params    GetIssuerDidDocumentParams
+}
+
+type GetIssuerDidDocumentResponseObject interface {
+	VisitGetIssuerDidDocumentResponse(w http.ResponseWriter) error
+}
+
+type GetIssuerDidDocument200ResponseHeaders struct {
+	AccessControlAllowOrigin *string
+	CacheControl             *string
+	ETag                     *string
+	RateLimitLimit           *int
+	RateLimitRemaining       *int
+	RateLimitReset           *int
+}
+
+type GetIssuerDidDocument200ApplicationDidPlusJSONResponse struct {
+	Body    DIDDocument
+	Headers GetIssuerDidDocument200ResponseHeaders
+}
+
+func (response GetIssuerDidDocument200ApplicationDidPlusJSONResponse) VisitGetIssuerDidDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/did+json")
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetIssuerDidDocument304Response = NotModifiedResponse
+
+func (response GetIssuerDidDocument304Response) VisitGetIssuerDidDocumentResponse(w http.ResponseWriter) error {
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(304)
+	return nil
+}
+
+type GetIssuerDidDocument400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetIssuerDidDocument400JSONResponse) VisitGetIssuerDidDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetIssuerDidDocument404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetIssuerDidDocument404JSONResponse) VisitGetIssuerDidDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetIssuerDidDocument429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetIssuerDidDocument429JSONResponse) VisitGetIssuerDidDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetIssuerDidDocument500JSONResponse struct{ InternalJSONResponse }
+
+func (response GetIssuerDidDocument500JSONResponse) VisitGetIssuerDidDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetIssuerJwksRequestObject struct {
+	AccountId openapi_types.UUID `json:"accountId"`
+	Params    GetIssuerJwksParams
+}
+
+type GetIssuerJwksResponseObject interface {
+	VisitGetIssuerJwksResponse(w http.ResponseWriter) error
+}
+
+type GetIssuerJwks200ResponseHeaders struct {
+	AccessControlAllowOrigin *string
+	CacheControl             *string
+	ETag                     *string
+	RateLimitLimit           *int
+	RateLimitRemaining       *int
+	RateLimitReset           *int
+}
+
+type GetIssuerJwks200ApplicationJwkSetPlusJSONResponse struct {
+	Body    JWKSet
+	Headers GetIssuerJwks200ResponseHeaders
+}
+
+func (response GetIssuerJwks200ApplicationJwkSetPlusJSONResponse) VisitGetIssuerJwksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/jwk-set+json")
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetIssuerJwks304Response = NotModifiedResponse
+
+func (response GetIssuerJwks304Response) VisitGetIssuerJwksResponse(w http.ResponseWriter) error {
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(304)
+	return nil
+}
+
+type GetIssuerJwks400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetIssuerJwks400JSONResponse) VisitGetIssuerJwksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetIssuerJwks404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetIssuerJwks404JSONResponse) VisitGetIssuerJwksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetIssuerJwks429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetIssuerJwks429JSONResponse) VisitGetIssuerJwksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetIssuerJwks500JSONResponse struct{ InternalJSONResponse }
+
+func (response GetIssuerJwks500JSONResponse) VisitGetIssuerJwksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetIssuerStatusListRequestObject struct {
+	AccountId openapi_types.UUID `json:"accountId"`
+	List      int                `json:"list"`
+	Params    GetIssuerStatusListParams
+}
+
+type GetIssuerStatusListResponseObject interface {
+	VisitGetIssuerStatusListResponse(w http.ResponseWriter) error
+}
+
+type GetIssuerStatusList200ResponseHeaders struct {
+	AccessControlAllowOrigin *string
+	CacheControl             *string
+	ETag                     *string
+	RateLimitLimit           *int
+	RateLimitRemaining       *int
+	RateLimitReset           *int
+}
+
+type GetIssuerStatusList200ApplicationvcResponse struct {
+	Body          io.Reader
+	Headers       GetIssuerStatusList200ResponseHeaders
+	ContentLength int64
+}
+
+func (response GetIssuerStatusList200ApplicationvcResponse) VisitGetIssuerStatusListResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/vc")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetIssuerStatusList304Response = NotModifiedResponse
+
+func (response GetIssuerStatusList304Response) VisitGetIssuerStatusListResponse(w http.ResponseWriter) error {
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(304)
+	return nil
+}
+
+type GetIssuerStatusList400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetIssuerStatusList400JSONResponse) VisitGetIssuerStatusListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetIssuerStatusList404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetIssuerStatusList404JSONResponse) VisitGetIssuerStatusListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetIssuerStatusList429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetIssuerStatusList429JSONResponse) VisitGetIssuerStatusListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetIssuerStatusList500JSONResponse struct{ InternalJSONResponse }
+
+func (response GetIssuerStatusList500JSONResponse) VisitGetIssuerStatusListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetOpenBadgesAssertionRequestObject struct {
 	Id Id `json:"id"`
 }
@@ -18055,7 +19217,8 @@ func (response VerifyCredential500JSONResponse) VisitVerifyCredentialResponse(w 
 }
 
 type GetVerificationBadgePngRequestObject struct {
-	Code VerificationCode `json:"code"`
+	Code   VerificationCode `json:"code"`
+	Params GetVerificationBadgePngParams
 }
 
 type GetVerificationBadgePngResponseObject interface {
@@ -18215,7 +19378,8 @@ func (response GetVerificationBadgePng501JSONResponse) VisitGetVerificationBadge
 }
 
 type GetVerificationBadgeSvgRequestObject struct {
-	Code VerificationCode `json:"code"`
+	Code   VerificationCode `json:"code"`
+	Params GetVerificationBadgeSvgParams
 }
 
 type GetVerificationBadgeSvgResponseObject interface {
@@ -18533,6 +19697,356 @@ func (response GetVerificationCertificatePdf429JSONResponse) VisitGetVerificatio
 type GetVerificationCertificatePdf500JSONResponse struct{ InternalJSONResponse }
 
 func (response GetVerificationCertificatePdf500JSONResponse) VisitGetVerificationCertificatePdfResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVerifiableCredentialRequestObject struct {
+	Code   VerificationCode `json:"code"`
+	Params GetVerifiableCredentialParams
+}
+
+type GetVerifiableCredentialResponseObject interface {
+	VisitGetVerifiableCredentialResponse(w http.ResponseWriter) error
+}
+
+type GetVerifiableCredential200ResponseHeaders struct {
+	AccessControlAllowOrigin *string
+	CacheControl             *string
+	ETag                     *string
+	RateLimitLimit           *int
+	RateLimitRemaining       *int
+	RateLimitReset           *int
+}
+
+type GetVerifiableCredential200ApplicationvcResponse struct {
+	Body          io.Reader
+	Headers       GetVerifiableCredential200ResponseHeaders
+	ContentLength int64
+}
+
+func (response GetVerifiableCredential200ApplicationvcResponse) VisitGetVerifiableCredentialResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/vc")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetVerifiableCredential304Response = NotModifiedResponse
+
+func (response GetVerifiableCredential304Response) VisitGetVerifiableCredentialResponse(w http.ResponseWriter) error {
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(304)
+	return nil
+}
+
+type GetVerifiableCredential400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetVerifiableCredential400JSONResponse) VisitGetVerifiableCredentialResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVerifiableCredential404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetVerifiableCredential404JSONResponse) VisitGetVerifiableCredentialResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVerifiableCredential429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetVerifiableCredential429JSONResponse) VisitGetVerifiableCredentialResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVerifiableCredential500JSONResponse struct{ InternalJSONResponse }
+
+func (response GetVerifiableCredential500JSONResponse) VisitGetVerifiableCredentialResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVerifiableCredentialJwtRequestObject struct {
+	Code   VerificationCode `json:"code"`
+	Params GetVerifiableCredentialJwtParams
+}
+
+type GetVerifiableCredentialJwtResponseObject interface {
+	VisitGetVerifiableCredentialJwtResponse(w http.ResponseWriter) error
+}
+
+type GetVerifiableCredentialJwt200ResponseHeaders struct {
+	AccessControlAllowOrigin *string
+	CacheControl             *string
+	ETag                     *string
+	RateLimitLimit           *int
+	RateLimitRemaining       *int
+	RateLimitReset           *int
+}
+
+type GetVerifiableCredentialJwt200ApplicationvcJwtResponse struct {
+	Body          io.Reader
+	Headers       GetVerifiableCredentialJwt200ResponseHeaders
+	ContentLength int64
+}
+
+func (response GetVerifiableCredentialJwt200ApplicationvcJwtResponse) VisitGetVerifiableCredentialJwtResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/vc+jwt")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetVerifiableCredentialJwt304Response = NotModifiedResponse
+
+func (response GetVerifiableCredentialJwt304Response) VisitGetVerifiableCredentialJwtResponse(w http.ResponseWriter) error {
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(304)
+	return nil
+}
+
+type GetVerifiableCredentialJwt400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetVerifiableCredentialJwt400JSONResponse) VisitGetVerifiableCredentialJwtResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVerifiableCredentialJwt404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetVerifiableCredentialJwt404JSONResponse) VisitGetVerifiableCredentialJwtResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVerifiableCredentialJwt429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetVerifiableCredentialJwt429JSONResponse) VisitGetVerifiableCredentialJwtResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVerifiableCredentialJwt500JSONResponse struct{ InternalJSONResponse }
+
+func (response GetVerifiableCredentialJwt500JSONResponse) VisitGetVerifiableCredentialJwtResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -20390,6 +21904,15 @@ type StrictServerInterface interface {
 	// UpdateEventRegistration Replace registration settings
 	// (PUT /events/{id}/registration)
 	UpdateEventRegistration(ctx context.Context, request UpdateEventRegistrationRequestObject) (UpdateEventRegistrationResponseObject, error)
+	// GetIssuerDidDocument Issuer DID document (did:web)
+	// (GET /issuers/{accountId}/did.json)
+	GetIssuerDidDocument(ctx context.Context, request GetIssuerDidDocumentRequestObject) (GetIssuerDidDocumentResponseObject, error)
+	// GetIssuerJwks Issuer JWK Set
+	// (GET /issuers/{accountId}/jwks.json)
+	GetIssuerJwks(ctx context.Context, request GetIssuerJwksRequestObject) (GetIssuerJwksResponseObject, error)
+	// GetIssuerStatusList Issuer revocation list (Bitstring Status List)
+	// (GET /issuers/{accountId}/status/{list})
+	GetIssuerStatusList(ctx context.Context, request GetIssuerStatusListRequestObject) (GetIssuerStatusListResponseObject, error)
 	// GetOpenBadgesAssertion Open Badges 2.0 Assertion
 	// (GET /ob/v2/assertions/{id})
 	GetOpenBadgesAssertion(ctx context.Context, request GetOpenBadgesAssertionRequestObject) (GetOpenBadgesAssertionResponseObject, error)
@@ -20435,6 +21958,12 @@ type StrictServerInterface interface {
 	// GetVerificationCertificatePdf Certificate PDF
 	// (GET /verify/{code}/certificate.pdf)
 	GetVerificationCertificatePdf(ctx context.Context, request GetVerificationCertificatePdfRequestObject) (GetVerificationCertificatePdfResponseObject, error)
+	// GetVerifiableCredential Signed credential (Open Badges 3.0, Data Integrity)
+	// (GET /verify/{code}/credential.json)
+	GetVerifiableCredential(ctx context.Context, request GetVerifiableCredentialRequestObject) (GetVerifiableCredentialResponseObject, error)
+	// GetVerifiableCredentialJwt Signed credential (Open Badges 3.0, VC-JOSE JWT)
+	// (GET /verify/{code}/credential.jwt)
+	GetVerifiableCredentialJwt(ctx context.Context, request GetVerifiableCredentialJwtRequestObject) (GetVerifiableCredentialJwtResponseObject, error)
 	// GetVerificationIssuerLogo Issuer's logo
 	// (GET /verify/{code}/issuer-logo)
 	GetVerificationIssuerLogo(ctx context.Context, request GetVerificationIssuerLogoRequestObject) (GetVerificationIssuerLogoResponseObject, error)
@@ -22247,6 +23776,85 @@ func (sh *strictHandler) UpdateEventRegistration(ctx echo.Context, id Id) error 
 	return nil
 }
 
+// GetIssuerDidDocument operation middleware
+func (sh *strictHandler) GetIssuerDidDocument(ctx echo.Context, accountId openapi_types.UUID, params GetIssuerDidDocumentParams) error {
+	var request GetIssuerDidDocumentRequestObject
+
+	request.AccountId = accountId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetIssuerDidDocument(ctx.Request().Context(), request.(GetIssuerDidDocumentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetIssuerDidDocument")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetIssuerDidDocumentResponseObject); ok {
+		return validResponse.VisitGetIssuerDidDocumentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetIssuerJwks operation middleware
+func (sh *strictHandler) GetIssuerJwks(ctx echo.Context, accountId openapi_types.UUID, params GetIssuerJwksParams) error {
+	var request GetIssuerJwksRequestObject
+
+	request.AccountId = accountId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetIssuerJwks(ctx.Request().Context(), request.(GetIssuerJwksRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetIssuerJwks")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetIssuerJwksResponseObject); ok {
+		return validResponse.VisitGetIssuerJwksResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetIssuerStatusList operation middleware
+func (sh *strictHandler) GetIssuerStatusList(ctx echo.Context, accountId openapi_types.UUID, list int, params GetIssuerStatusListParams) error {
+	var request GetIssuerStatusListRequestObject
+
+	request.AccountId = accountId
+	request.List = list
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetIssuerStatusList(ctx.Request().Context(), request.(GetIssuerStatusListRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetIssuerStatusList")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetIssuerStatusListResponseObject); ok {
+		return validResponse.VisitGetIssuerStatusListResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // GetOpenBadgesAssertion operation middleware
 func (sh *strictHandler) GetOpenBadgesAssertion(ctx echo.Context, id Id) error {
 	var request GetOpenBadgesAssertionRequestObject
@@ -22616,10 +24224,11 @@ func (sh *strictHandler) VerifyCredential(ctx echo.Context, code VerificationCod
 }
 
 // GetVerificationBadgePng operation middleware
-func (sh *strictHandler) GetVerificationBadgePng(ctx echo.Context, code VerificationCode) error {
+func (sh *strictHandler) GetVerificationBadgePng(ctx echo.Context, code VerificationCode, params GetVerificationBadgePngParams) error {
 	var request GetVerificationBadgePngRequestObject
 
 	request.Code = code
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.GetVerificationBadgePng(ctx.Request().Context(), request.(GetVerificationBadgePngRequestObject))
@@ -22641,10 +24250,11 @@ func (sh *strictHandler) GetVerificationBadgePng(ctx echo.Context, code Verifica
 }
 
 // GetVerificationBadgeSvg operation middleware
-func (sh *strictHandler) GetVerificationBadgeSvg(ctx echo.Context, code VerificationCode) error {
+func (sh *strictHandler) GetVerificationBadgeSvg(ctx echo.Context, code VerificationCode, params GetVerificationBadgeSvgParams) error {
 	var request GetVerificationBadgeSvgRequestObject
 
 	request.Code = code
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.GetVerificationBadgeSvg(ctx.Request().Context(), request.(GetVerificationBadgeSvgRequestObject))
@@ -22685,6 +24295,58 @@ func (sh *strictHandler) GetVerificationCertificatePdf(ctx echo.Context, code Ve
 		return err
 	} else if validResponse, ok := response.(GetVerificationCertificatePdfResponseObject); ok {
 		return validResponse.VisitGetVerificationCertificatePdfResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetVerifiableCredential operation middleware
+func (sh *strictHandler) GetVerifiableCredential(ctx echo.Context, code VerificationCode, params GetVerifiableCredentialParams) error {
+	var request GetVerifiableCredentialRequestObject
+
+	request.Code = code
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetVerifiableCredential(ctx.Request().Context(), request.(GetVerifiableCredentialRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetVerifiableCredential")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetVerifiableCredentialResponseObject); ok {
+		return validResponse.VisitGetVerifiableCredentialResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetVerifiableCredentialJwt operation middleware
+func (sh *strictHandler) GetVerifiableCredentialJwt(ctx echo.Context, code VerificationCode, params GetVerifiableCredentialJwtParams) error {
+	var request GetVerifiableCredentialJwtRequestObject
+
+	request.Code = code
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetVerifiableCredentialJwt(ctx.Request().Context(), request.(GetVerifiableCredentialJwtRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetVerifiableCredentialJwt")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetVerifiableCredentialJwtResponseObject); ok {
+		return validResponse.VisitGetVerifiableCredentialJwtResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -22967,499 +24629,572 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id Id) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P1LbyPJmjAG/5UAe4CW5iQpilJVd1EYvMOSqGp1qyQdieo+fbrqUwYzg2S0khHsiEhRPPWVARsG7KV3",
-	"hoEXMLzwwmt7Y9i78fwUj+F/YcQTEXlj8qpLVXVxMDitSmbG9blfP1QCPhxxRpiSleaHyoDgkAj4sxUE",
-	"RMpDzpTgUSuK+Phc0D5l+reQyEDQkaKcVZqVw/PLqya6I4L2aID1Q4SZHBMh0RBPUJcgQXCIeoIPEWYT",
-	"xGEctCXpcBQR5L9pd3wkyB8xkUoeIMbRSJBeRPsDhahEjJCQhNu1ileRwYAMsV4BYfGw0vyt8s+V915F",
-	"TUak0qxIJSjrVz5+9CqHOBgQu/bpBf/AxyjirO8hzELUnaDxgA89pAbELtytO9DDhPmZSybjTBGmjqgc",
-	"cUnNHMUpfawUDgZDwpSPtkI+ZhHHodxGXCCfsogy4ntoTNUAYdSjEUEMD8mSM1+RIBZUTS54RIPJ9OS/",
-	"DLCC3Y1wn8De9ORNRIe4T6S5GDWgEkmqiIeokoiPGTLLQlJNIgInZcbUBzbAcuAhxtWAsr67Wa4GRKAB",
-	"l+oA+SHp4ThSVSkC9C3jjHzrL9pNu4P704v/mQipQYr3YAuCjASRhCkAtCaShIWIKtTFwS2iDPknveoZ",
-	"Z6T6Fqtg4JsrxgzFLBhg1ich4owk8LlX34dD57FCGHV5OFm0yJOQDEdcn/olGUV4QsKSy1YiJj4aDwgz",
-	"50olrF0qLkjoYIz39LoIFhElwsG/AQF4GQ8J8pPpgkn1JzLxy7FAz1eOCKfcYOT0IlthKIiU6blKHouA",
-	"NBFGI6wGDioIkkTc6QVyrtCWv4NHdOdud6dWq/nbHlLc4Lfk0Z3eWh9TJg2wXV+e2pHtzrDUt6WQ4noX",
-	"+jEV+vj06rO76nExxKrSrMSCVgXpEUFYQCpl27vEipzSIVXwP9ObvLRUBWFNwEioIUSvaUxZyMdu70Mu",
-	"FQo4k0pgykiIIj0aUhpt8GgU0SINGFJGh/ro68miKFOkT0R+VZdkiCnTi529soj0lFkWVnZd604mSckR",
-	"XJGAs1CimCkaZTev0UhJtKUfdePglgC17cVRZK5x+wBpSo72G688JKdGYeReJXdLkxP2UuBl8bBLBMIS",
-	"+ZdEiUm11VNE+KvtTn8I383emeJojDUJID0uNLwpMaGsf1C+EndcVTgvX+8RcNRg5XzInLvYj15lhAUe",
-	"EmU5aPuOMHUSHtOodPnnLJogrBRhISEWD6lERH91kFAlqrz8Szgy54+DgMdMfWu/kHrlmjtX/oiJmFS8",
-	"imYglWaFmFVUyjEspmEpYtm1X2A10B/AwJoslI27DCbPmucknDE8ffjICeX8iZQwxV0NN40XL9BIUKZw",
-	"NyIoGGCBA319HpIBH5FQv5M5bA8JMiQalkiIGvtowGMha6iluVKEJwXirdlJwmn0UyP44MhxAHg9JfEa",
-	"JA1LaSLgIAcJU80Ntd9oJJdtBLb02Ar8Io9q+P6UsL6+0caLF56GZvfvXQ27ShGhx/z//fbu3X2jXn33",
-	"7v679vu//NPU8XqV+6p9vZo/1PQsW1eHJyeZE0VbcoQDog/U/y805+hxgcg9BhEQo+vrkyNzbT3NvYF5",
-	"l/AshnwtJWhxMSBUcxyD9M08i8dSErWAyZcfX1Z4mHV4L3YbZQD3I+/OhObf4beHAfQF7pMSMK52sSSh",
-	"Ee0MnZtFCfQruT1ZGQ2uf4jvDWnbrev/81Jat1tKmPVqrug/SlZ0oshQohERsKZ5i4HvSxfUqOdXtHA5",
-	"P2e0j0MeklI5MtVPAh4StBVgSaqUScK02H5HtpPF5m9Pvz2fL6TA8XJ/HmLVq69a1b/j6j+qq+EVzqtX",
-	"ekFNFBFlaFVI+1pm15LuYDIaECY9zesAGUHgBeoTCBISpiiODLMSRI44kwR41WscWolE/ysweoX+E+Qf",
-	"M+3O79IIkhZt4U8huDCf6EOv/Nw6PTlqdU7Oz27al5fnlxWvMiRSAuhWOhlpUCt2XKE7HNEQ1AWFaSR9",
-	"FFEtFI1BY+GoR+9rcL/pWf+TIL1Ks/LNTqq57phf5U4bVgO7y5/fejMjH7ZX03vzm8gvbg5EmYzKnMoW",
-	"iThatlr7xU5BeM3KctWc5LjUIOkXhYGsVLjkIPptfX73Vdh7Ve9dah1j6mbfGwW0F9HggUBzeH52fHpy",
-	"2CkBFqOUfCuRVFgRFHJibg+kTRCYHhE+lpisCBJu6V8VKCT3pUHgmIsuDUPCHgYDJ2dX18fHJ4cn7bPO",
-	"zdXh+UV7ChpaFyfolkxQhINbq1BrIQ0sJaDZ2btxdNp/NNBYfeYinExv76uCmJLb1bBzwjSvw9FDQafT",
-	"vjxrneYApqXlQXI/IoFmgSBW1NCZNVhRiQS5Izgi4UHORkFDRIFJ9iiRiCpnL4h4/3EIzRMsaxrUzHF8",
-	"ZQBmYUCD1RlXxzxm4cPA6uy8c3N8fn12lIOrM45kHAwSbuGuwmqIjwIki+Yo3niy0q/qytP7sXd+om9y",
-	"SLTM+/CbP3l7cdp+2z7rtI+mGBEfEWEEcSpRyIPYTIq6sQJ5oRvTSKEJUY/GgJafsQw2Mnv56iAke48W",
-	"Tt7yUBPSEsP9dWJBkJQFBJDOGhzAcj3tX2gixhOTwpT3rGpdUFXwn1VTB9q8nc10vDm/VjXj2Jo3UM4J",
-	"lvGvzPsG3sndxpcOF9ZW0U5xPCELityrnYEawkmmWGrfeEtCijtGQU/fnLbMLOTxNIqtheqHzttTY6kB",
-	"a7/EE4kkN7w+wLEkGr0j3tcQmNgSUyHAQ4zcEYHkgI9ZrWJ3NoPbPdHmznjGkIAGWBqrtTGohAL3lESU",
-	"BVEcknB7zqbBWsF7PWcbjTi/jUeox8XwT0ui7IV1OH+L2cR5gJ7n3jqcoyFmk8TRPvNuBtY77vwqHsKR",
-	"5ED7im6cP+MtWZ9TNXE6zf04dU/Z651EHIcdzk+xMOba9cWQi9avp+eto5vO+fnNaevyzbRGDG4Bch8Q",
-	"ElosAsfl1i56S1+Dhf3Hq/MzD+3W4QEX6EXdq9frSPCxhN8xOrz6GdHhiAu1/WjiymOvqyjUTJ3MVyXW",
-	"TMOFFmyuiJSUs3MWTR4Gdq2Lk5uf2r/eaOmpdXp6/suUBExlRiBlcMkYSdpnJKxShqRZyYEmMM5yMsYS",
-	"xZKEjwRiD1lBEZhK9vtVgVPZfWuAms+mVgSqy1anfXN68vZkSp8q8qUD48w3kSfGwT/Neh4DiNaZuAg7",
-	"2W1tOOIURyyBthwgaDC7ZjhWAy7oPx6qtp+cgY/ixgL0FLfUVIALpPgtAT16SKWkrO+hsYBgQHI/ooKE",
-	"+h1B7vjto1GrdaY+cKBm9+Ab4Ww8oMHABLUBm2TJpxjURjsFSHP+xflVB+3o490RpCeIHPioT++IJpaM",
-	"jBFnpMR6mDvEr8yImAeg9+ntO6Wex0xdxcMhFsBlcRhCwCeOLoRmSIrqkXo4ksSrjDKPPlRouISb37mc",
-	"P0z/MIowWwSDF/od49t1rurfTCQNDGsHSQMFefd3EsC1tEbURsmssKVAEKxI2FK5nYVYkaqiQ1K2PQOt",
-	"slUSqHYWR5GLmTQYY7Rd+4kGxDlz/JY60VkcRUBaljzyCEt1LZfYR9kcs+9LkB69n97mMRVSod1GNjbG",
-	"xiHekomJixEk4H1GJTgFVK1s0eCAMoClyFAugowr/br+zg6EhcCTuaBiJ0g24mWuO3uPufObDVqH8HEm",
-	"xmAunGWofBALQZi6wFKOuQghHEMIEig04EIS1IWAiUm6phN2hCey0nxVTwI4Di/fIjlhQbqt5m8mgE02",
-	"BcF610mMXXMsqCJwtwVoLy5kCoAhUD0FYSuFWrlUCxNDLkDTZugFGlIWK02K+zwH2iM3vpcNK9ltfF+M",
-	"K5mFW27/U/GGWgUzupVGLmARUxiWBN3svXwxP+gmBf1k6RpeI1KNKCOF1dsInnmrXxegh5SdmA92C9Dt",
-	"VWJG/4iJ/VmJmGgEGPNjHCguysOEruh9FeJpjEkriYLWXJQwpcURfYSjkT6tQmjP+w8vP64S1QNAQu9d",
-	"/E7pNGDsk/lwOX+3sbf/4qU/hb951J2NjKdUqja7I5E+w0W4WDif2MgZxH4Ox5DDkxArvPQ1Wr6ziDDB",
-	"mKX7sWj7DJxriGmUe908KXvVhsYuw3x6mh2czWIiK3CwmWMMicLuTsqPKB/dWK+XzFDgYYKQql4VMm+g",
-	"EaZCoi2sTCx9o77toVhCIChlSJHhKMJA7CTyP3xwtLbmllb7qf3rx4++JUDZpTXqydVN9A7lgnC7jyUw",
-	"Eo/C1S67jCum4c7pjWUO3kugITnuPMNMFzEPjNfmkhY6K79zSf7VPq9x0c+svFmp775q9F7gevW7YJdU",
-	"vwv3cPVVt0Gq+70X+GX3u+D78NVuboPNyo9c/tv/kt1os/L23/7PKIKg2SxkadzGbFJpVlrBkMAZ5lFu",
-	"Nv7k4pL3HxOfHoczZbHrcUZcBiUXz/Rnw9QC2i2JcfPQ6cl53FzW5ljTyszsBMzex1wMV2RrPRqRec6i",
-	"QN5Vips9vPrZQ9ed4+r3aOv1+VuXx7PtId/zkX/gg+ECd5EkIyw0DfOQUaqRgCwis7ED5EDKGvUxC7NW",
-	"/RrqQAKiUJCAGGAhJpAN6tskxqpeqI+2uvptrRRBZp/v1u17yM/ag+5YWBvKKrkPSARLzP3KA0VUVSpB",
-	"8NAH2SnJytBntN00LlczMwpJQEMiba6gSb8E8diGCh9e/ZwmX9TrSOKJRiUIFab6rdpCHgI3M+/OXXT/",
-	"JxTFEngtCmOGYC00PuA+eavfK4V3O8a8I7gGFrks8ytAMcRtGBm6R0kUSmTzRA+Q74iX7xnlzP7imbSd",
-	"wH42HvCIoCEe1ZBvaY+PAsw0BJiwkFplJs+tDWOiuWKO9xrtJLv23UfkihtO9yVzuikseI3D/jOoMYGg",
-	"igi6EJthOYfu5eJpf3i41Q2Sz6f17yOsMLq+PHE2sa5eh8lUN0T74uyNJvdXP78BWzbzEBcWrxlnBPx8",
-	"9geM+oQR4Fnw/hZGgkuiVBJRSaWMifhWIn8k6BCLySGPuPDT4BuY/lsJkd5IEpsaooBT5AaAF7ok4mNE",
-	"1baHQoHHzCTSImwIDLxiWVFXYBZqKE0py/QJ6bHDQx6zEmtpS0oNB5xJs4YwNVXAmj3nSECckTQkB8B5",
-	"ThbrHIOmVFjFMpt2jgNF70xmlAJi/75kFwr381ad6TcKzGZlfc2rQDIPVRNn+Zo2XP2W7DEB1TnGz+xZ",
-	"Z3DGQa3dVWHe5IjyV7eKHghYl1ztitTAkbAlNSUAkyXfzZntn8YKb45slUsXJKAjan2F82jZZfIifAVo",
-	"sdZW5qCAdcNVkglKkeGuJE1xCeODuyove8fZAygZeQoap+z26UksBsVPL54WUOO5hdQ8P1wNMZleIsDJ",
-	"lKmtPg/cYhEV62EUBMP6/vezB5gpZXxStdjIOUvrxPD6iQbgNaxiKbaAx2cJ+1dDL0Jrnm0jmMOYH2dT",
-	"2jxrW0jkhvjeOSus8LyS7yKzsEyytN23/b7LeURK3MDZNc886M8EzT8Ndq+peQJzB4HQ8HYkBxjcfFTq",
-	"P0fkwP2QUzeBphc0yqxwniEalQujsJIQ2UJOAWeuLM6UIvQG3xGEkcLRbZrCfjUi+BaEHyOP/VaR9sn7",
-	"ovSkqce08/OR1IYc8ZpP/WYoCBn5P7S6gpfYnhovXqKf6GsUkoCHphgNVlqJtwYnSJN3PETrA3q0IQ6J",
-	"VjfgGFAwiNkt2IJgjvGAS2KKHxGTXYSoRL686/vbBxn9AhQQ3NXXVMsT6b39Vy8aL3POQr3wJuxvZ2vE",
-	"+v9/edd/9+4v98No+6CLJXm57/1mygTUq6/+svP+L//yoe41Mq7FqeOaVzkgzGhUOKs+wQK0JmTmbCI/",
-	"s64R67u11Go1Y2HL/Czv+nq92VdWcwk3ljAeTKkOy1gKFpskEhrcqC9FdaeUi4yPvLw0xWJlAw6qlBJZ",
-	"xXBFEQOsRseCD535pminmY1n8OklGUWTDl/BElWKsqANuyUUyoLAbyZ3BXGWySKRB9nsRqMmG30+jqJa",
-	"CdjMXkDE+/xhJOMrRt6sCUQfYmbP35jKJce42ssHOay0mYBHPBZoLKiWRZD/zeXlmzevX/tN5H/jmwqD",
-	"9B4NyD0OSUCHOLKREYXoh292jxut/X1Y85h0JVXkgWJyTuFKYTgd3kJW4Yy8AtoVcGkeen9aEdzRmOWl",
-	"cPuFMdGvuOjLnNjjDF9YImxs7pCJxIcaKCACVt+LMeJrVhtEBAuDl0Xbe0rvKi2Go4miAY7QFQ8oURN0",
-	"qBcFKjGEseXJXCXI/FpwmGepWMnARShoVr7ZPd5vf/cqAy/NykCpkWzu7BT8AQuo9pJG9y+ZmC8pGmxo",
-	"/IbGPyqNn6ZpcXR7jGlk0g6ezs6apCnMJcl2MbEgLpFglvpecUO+n7OpZJwVHUrWJrkw0QFMjB8zGRaL",
-	"7Ji2hpp7f9ba31iF6pMYe6y8P9fWU/BWGRtME5E7ItJqns55BW7kTO1Bq2GmrAdt7dfrhj6mscG79bqp",
-	"RPdcZiVI2y4zKRVIrCAjLAgyWd5Q+UDTfao8/ScwGPhrTLoDzm8zPq3EJjXLhGUK6k2/7by0J+Gcs09O",
-	"+luZuHVznGZmScUFIChhbatF4CQEZTlrV0qDSkxexm6/9GAZgadsNHlLR6MV13Zlv1mYOGBWmk7iuZN4",
-	"v9Qpf1pxePrSlxeM4+j2R959hvBjTXVLKFAHAl4gpaRed8UmZI58LNr7j7xrec4UJSnC0EqRmAkqzHc4",
-	"9yijcrCmR24l5+LitYwE1wC1zKsZdFrwosJCPZrD8Y+YGEwTMWPmbX2tEVHlWJexpnFlKq0tKLk9J/Q5",
-	"8SiasbLn5c2hAQn05l3h6cHkgGAOmn1yMqFRfVXasI4ctqKI+XRiW07sXFKG+5F31xDfFsphUcTHF1hA",
-	"AduFssovLgkrrZ2uuImUQTxWtiC8K4tLbR3+JoLBkCC9WFqDxe+8a8KB9usN5B9eto9OOiaB2XcV5zGb",
-	"mAJ+ANFaAxYxsf+AAu4wLyTvRpkJsVQm5FSQgAtbKUMQqRCWyKCOLRGem7VcrnpSMfUB0mj9UQXSL1Ge",
-	"vEoZxRMqmfdUqjm51AkVsO/lZMW5qqYbuAzbs6M8LYFLJzoD1M2UAjAladuXnWqj3nhZ1RC33yjlgOuI",
-	"XSsIPJ9PkFTZDOtHS5mgokuC5aLQz+LbLsTJCS9m+TeU3RgLhleR8YgISUIjLggc6/9CzwOIwgOx5qY7",
-	"uTHGyIqnp3rvLVjCw8O7llSzrswHU4Rl4T2uE+K4sML9RdyNaOAqqd2SCdo6FDy47XERgglxr+Gh0pr3",
-	"cye7Lo1CWiJqbRpp54eppXJmjgJljjYf8rYwrK0EfGfA6PSOV4nazEDEke3sRULooLIiVVxGDJ092ZH+",
-	"2tEsk/aTol6Wm4fJd+WKAh0SqfBwVNK16PgQ7e3tvUL6nYzsMMCjEWHGsr5GhmW64uzs3mzResEhPBcv",
-	"egj3mk5nSDbyVAzqAfRt9cDV/DGVU4MZGJ9QhBJqkTulBaDxSdXFeRLWMnD9hUPz1wWXC+7yUbwayyVw",
-	"N9bJ+C4GvOblmWVGqVc+PlSDWVfSLlQ5uSNC0NAq706Ny7pcXDjXGgWF5imbhRaQcI4+GvAolKY5pV5P",
-	"SCIKKjh4S8o1+ZVEyQJw52SlUiheAKng2H8O2WU1icXaFr98aeXTB1gv8BI9aZh1Zu5LI6U/A6RlZ1oa",
-	"4OYl8XxZEDe1/T+9OCGWslRk7RPzzSEl+uIKhoY/mfyd164TnTo5mQXQeEWYegacT6ZZGuGlXtOXj+35",
-	"jX+ZqK5FoyMrKD2B8PhnwMLiGS2Ciik3svGw2NyGpdNXM0P+TMn4Wdh3ZqKlkfkOvvkToHNx8xtTwIOQ",
-	"06sYyFi7FNwToXOyqlJw4DF7+gCpFYJCZgOutZh/xbWEb8tajUOMll7RLZnU0CVRsWBQmCMgrqUPFAop",
-	"lBQNqLzRFP4mjTW/qb7/sNfwVqoy6ifj+KjHTXUv1J0grFBEsFRor1FsJewhv2oiym/8TYXkR62QbEBk",
-	"IfZ8WtN1Do9XRf9fTPjvVdzNZf6uwrcCVyxhKqgHuuGbys0IYpGNDJR26peZacvtawFnkgSxnsJGypdE",
-	"zJigXIiUGY6gpRXCSPCxhzigaxRNzfatdKuhRKIt34VBKyKVn/bEOkA4s2o7AZIEQoWspZCjeg21oJRe",
-	"cRZEJZJjqoIBgf5Ziwv6rEFZl671FFIoqBWW0eBf0jrY4o4GJF321J54r9dEuKeI0FvuzT57YYg6VVJT",
-	"AELhLqAyHwmRv79bR284I34NWQZAI2Iq9CEDUybeyuRqoyCiWrxLlkWVXogNuTLv24Awfw2GYYB0afJj",
-	"saadCItl8eBLylAkEESVlbbuM4hSg9+byB8PJAlu/KSYlckV0rR2r4EEZiEfou5EETmXaSH/b9Urc8VV",
-	"PQVWsSC+PvNbMkkb2VFpK+yZhR4ghyBVmX6U1N3aa9iZ8yzRrDiXe/Vhf+/jv6zED922s8wQQFJhFmIb",
-	"K/FyH20ZSPiL7yF/x5yS/y8+GmlKxvrb9pxgmWvGdMTrhlbEEKFgQaxYriqpSVRG6XI4OyvIIYGh1cj8",
-	"58C0yrjPKhwspOqY9h1TWIFpRa4fylR5EIj2HBGBhpypwYHJbwUaFDP4alZZtpIyAnojmbYpS3+j+ctc",
-	"Is3IvUIBjohGAbNStHXdOdxGXdKnTC6r/HqVeInw+cKFmLOzn2a3mFn67Pt6pJvSLKO51pWMiKA8LIYk",
-	"QjTi7q5e+FSfgP2PVfNHYyVRHtuLSbIrf/3111+rb9/6hexJO7W/Wt+YAmw91ulkge/JIMhegd2u91CI",
-	"+tSUDKB6abJ1hOWgy7EIXbL6qhgBtYjkyZJJMtnU+aW/SRPEl/3ERfrIJVKIBB9OgVepaDTAlrLPH1Dx",
-	"pYbLmnIubRB0ASKgFpTVXjOH4Ip22jqkBnyRGc+UeTK6uRa3cn1ZdkvFfZPPUFzSEhu9o2QsV8Q1OG04",
-	"o7J7LYUPLw9ibt7kQrK3XdxDyTEvhwSfFIlLcHJpfG5nrftr2Hy11rT46ru5gorz7LNl6s2SxuLST1dX",
-	"SFfog5KkW80N41FPGCCeu77UPi1jc8GlJXD5Mp1lFgRZnyR4lr1Vi6hu9owhOgGV7MElp5O9p4VA+klR",
-	"LY8u62HZp4/LKezimSNzymC2LOtUmtD7OWmmy6U7ThvIISMkPUzUhjg5m9DsmerW4K00TX8VR7jQZz+O",
-	"IJ/O9GkAxuoqME5fzVJFOWArr3k4DVSzC3Ck3zxx5Y0g1X0WC5NOpQXbnsI0KjF52iKTiDPkQx/MVufk",
-	"/OymfXl5fumjLejXzxA3FljI59VKrAAD24BEI7ndNC0xoET6/dIp6LCrI1hVGdg/KLMtl+ma3+4P8RCz",
-	"qiA4hJYA5F5rDgBbNfQWT2xh9gMUcugBMsJClpdpT+Fi3omenF1dHx+fHJ60zzo3V4fnF23fZBqCFyFx",
-	"U0U4uAVd22Fevkuh/ZdpUZhtWjiji2EaTZq8kj5wr2TltaaraFl8br/OPXMDGNnOvWL/lazRyT/ud2v2",
-	"k80hZvk04vVLx6SYMS2BK32/HhriYEAZydw4EBw9eA1dCN4XeGgsmlIB6chZOaVCvuvEm72eIqJUvJI2",
-	"xO7J4WX7qH3WOWmdXlW8SueX85vj1mHn/PLmsv3X65NL6IydTfWFT4tgU/FmdGjX/zo+vz7Tf79td344",
-	"Pyq80Dq9bLeOfr05ubq6hgcnR+23F+ed9tnhrzcnZzcXl+dvLttXem2H52fHpyeHegWtTqd9dtRu3/zQ",
-	"uro5bF92To5PDlud9lXxt9etozfwdLo/fX4qvfTL9vUVrKHQGPzkrNO+PGud2v2cvL04bb9tn0Gz6FnM",
-	"xtKOVVslkSgsd9VSNoqVVsFsPrDf5eGkBjKZ7yH/j5iISW2E++SK/oPoJyOsBjUa6j9NZ6TaSUiGI64I",
-	"CybVn8hE/9KjEakJPv7tu/d2rExJOzAYpdOU7nUmJfslJbrGDjQifBSRZZoS6TNYgFlrRPhkiMTPhdqp",
-	"ZUalLE3J+elzRqbduUamp3RyERt+Qx5fX7GRpfPnn+lAn5fN3mJJDT73GoLer3IiFRmuktj+SB0US1tr",
-	"pGebOY1CzucscFolRRPAOFHFj/Bk9aA1spRJaAWr1bJFaZY1Wj2D6cfumq5hxlnqVj6fxrTTALN2j1oY",
-	"av3+17OI6Xd79Sk9asxRiCcmXAZHtzKHYU3nkqjuNjr1V816vVmv/z2LeM3KayIiytK68W84OkxqzSP9",
-	"feVRksPmsIi1yms/pND8GvQ9S7gfXND0kYumPyB9zJLoLFHODDcTtj+t9QcElNWQ8TOw9tzZAhvPa+XR",
-	"sz6kzWKulDOASb5488iMs6h684ambWjaZ0zTSixJq9szp2u9ZsuRIRwJgsOJSRCeJibLRdYvqWas2XVs",
-	"qfotZQd4MsR9Ytv6ruq+imif5bKrKwFhygTWW5tLRCB1JXkuaH9Qnrv1CC1knr5W+DJhH89ZIlwVEmvM",
-	"IS600imT4VJ8OwsVIy7UJdH/XiYmuKDPQrdpaOczxqYtM4UBSVhDvklA9JvIf3tydXVy9ubm+KR9egRm",
-	"a0SGIzVBSbtcD7k2t/pAwN6y7SHfGenab1snp76HfDBfnZ+98SHuNPm90/5bR4+btPN0DWM1xscEEBr6",
-	"G6Th64D5foYCQkvqIVau0OB2iYMiLTNQpCyCj7+VZuEoIFGEsHQRQR4KYrAFUSVtWdhGvZ4JpD9AvqbR",
-	"fpocASNQaU6pNtf9ubTNrBCOVG76WtHARfUmuT5YFqKBhgWweCGqaqhlz15vIxhwEi46htr8vGEH+jlg",
-	"yhhyAUYqXsWBSOYnDR6ltEjw8fTOTikjyBajtKEg+rBMDwXbZZ1KpGEG7ebMYY2Furqe0EtsfM6lnOTs",
-	"zjP6OVRdowA2DsNlbBoCyMAK1aiL1GN+gev8KYNzUyYsl7NMcp+GUywimr8AtMVZNLGh4Hrco9g0lyfS",
-	"314Ucl8spxiGhbK4yeYXnf0nVaxyQLC0fmUifB7Wx9bcUxonViA3IiYp+ZoWqLTmkXaO3kqq1KNYknB7",
-	"UfXUTevcTevcVVrnegVwXRYnPh9LZynGrm3sPOV9ytYwc1p5p4JDXGjHNMJSjrnQennAhSCBQgMupEZw",
-	"LSxPZrRVWqH7UTYnMZks83XyMN+JqfH9QsVVkIDfETEpd02fsyQ0VBGGrIAYQwFq8x24p2VRB2nk5v2+",
-	"TGEe82McqJk+cXpfhUxPGD/tHI9jNSBMaVzgAuHRqJB+Y2LWX66kvECMA723maXl00AjqWILoN3G3v6L",
-	"l/507I29y+RWZoAhX1YDLZFmXVf/iPe5OR7/4rqDdlz3Mt9DPWPysmmHWoo+0FoJ1AE3iWeMm++pRJKo",
-	"aSx9XF23qLZBm6zltLZZBxirNRBZkJ4gctDht0Qfp1A33/d2gzr5LtzrvsT7vTp5FTTCF93v8XfkZW83",
-	"rAfTCJwfI2/4evFyAdYVxeDsWGU7PR8RBtRPLi+wTPla9SDIjIIatTpqpU1mf7w6P6ueHm17aXh3d4IG",
-	"HGxMTVBRfBr6aeSaKlhL/zXQgHyvMl3lxns01ORxh48IMwE3O3cNx+4yL2bis2sZsrrDuzt3jR375RLm",
-	"zv2KkUaWHDjpsbvU4C8Su8Hi8fGI7tzt7sBRTna++6nx9tVf/3bZ2f/57y/MdmojljTxC8/ZlIV4z1mI",
-	"czLQAMuBhhdTy4/C1GqioWqAGy9e/tNedz/Y673Ee93dXj140fue7HZf9XbJXvAq/A43uvvkZe97XA92",
-	"wz3yovcdftXdDfbCF+S73iu8290LtEyBAcVf9HaDBn5F6t3vwv1gj3yPX/Z2u41gL9wnL3ov6ylpNYQu",
-	"5cQpeOZllowkpKGKhIADeYxKYegDpAUuBUzlcm+5AcA0fo6wlOj68jQfVVCW1ZjIU7PD5lIZP0Gm5eo3",
-	"TFlIi8ulEoU8iIemOOSS651hTOwkqoaxxaXprumyu/jW5HpsXZy92V5qsgR8H12kT+ldTrh3/MNBRxba",
-	"5grjK2p3xXksyK7JqApvJWDuJfbIorRvYLiwhcyBz2cRKZg/nEdkUCZhEg8g/U/QPH4Fir8iK7HUfrY1",
-	"+uKHs8bfJ9//JenHuvRKzOtLLaW+ZIN8CxCZy38iApu9wxVwqmgnKKcpGaD4sEzzkoL3cQbZg7IXyS8H",
-	"1tpuyzSgAdjqWXnk9HLLXpLuQj/hxE+ylfpIyjscOKAqG9Z2t70QHGyBS/KH2WF6xTb2M2T31JJZpJEZ",
-	"wFtEJ2dQwNLgO3OyGahLjsUuej4tPEmO8GF0sHDcj0ELVyBc65GL0rbQ9qxO3BlCeYflOkE/Dvl4MELl",
-	"Fd8cStVWg/kCBCdn8ig1MOYB+XyYvcxKSStaBRIpwkO3jI8ZFNFCWqwnoSZ0A2vMoSIt752/ZadlJOcy",
-	"q09VqoAUb8m3CklatWVA7tHVD61q48XLpKGX6cWqBB0ONd9nIYr4mIhqgCUJvVzlE19vwC8Yeswk7979",
-	"02/16ivTEHp/taJjyTKzc73cz6wDFm6sQuC9wVFJUYZLqELj5dWAbyXiY1YKkEW4Wy6T0gKRvR67lswt",
-	"LIIpYwxe03oA3k2MrEk5t8vry1NnFvBsEzpb4uh5aOPqavx0v6gMXUGCKAq1urR6ZLT1jNW/vO/fc1LG",
-	"2d2uCi/dLoHFs2kWLfd1ZGBLaDKTaFeJSQ+zUAYYYHXEhRKYltsCkwDB1cTIkeUL09FpuR6pNvMlF9e2",
-	"Wx7Vlq+poHBUlgMC3m/eQyAfIRwILiVUWNMzyRW9rSMj0iSLdPOWHfMFHhHhtuIOuaX1k9N2p9O+LD9b",
-	"W08lv4ueIKQJNQszNR6wq/gzEryJdr16vX6AurGkjEjZRLt18yQpqgItteHvbIqZHtpwEq292q+hcaL9",
-	"rHSZfxXrmb//eml8ApaTZLVkTY48JP+IsSCeFg4iLIzgncSRQJNOieIRUhzt19Fw+Nxm7z/EA4zey0sH",
-	"yzqcprsiuzCkUtriIpMWOzfTcTJfuTCPGXtLXFGr1ocRxW+LRU60NMRZQA4QwcEAjbm4lUntktl6T7ZT",
-	"aK5LaH2B+zG/oIXb/aRxFPmDX9qRemn8Fl+DB+aS9KlURKzTHsnkuJ3N0cpme5adLhdidMrvSIQDspa/",
-	"ObeIKf4GYYI9W2RtnGTlbekHXPQxoxLIa94uPDNeeneJeOkHOMBZ6Sa0DBdL0Az1C4+30of42+sLK68X",
-	"PcWJHSR7Y7MhUsC9XBGlKOuvSjMDPMJBqQpXVkotI0clLZOXynuNuFwzuIgwKAOZIcwZBTQTi7lC1oEW",
-	"w9dZTPHe7MrSATMb9dKTnR/EWHaHn5gRlADVCvxg+muTyvOQHB5pR8ql8SzK3kkge0+DQwqCqae13mns",
-	"NV+8ar549fdKBtKMopTAVuWKEDThMaIMJUk6CQzZ0erV+m4H0nrAb/txg2ePjmfl4PbErZzLhHljSVlL",
-	"5LHGBuC2QyrliETqAAmSpCpnOz5Nrb5E/nH6f+ZaXtTrM8PG00Arp9S4ra91Yu+Xai9vatZnbuVrrBbj",
-	"Va4IC1/H0S3Eea8Te7hqv0zOosk1g1pY5UarXFW2Eo3piNjaIgSi/KZzxZwhV68sp0MtDAbO6lSOwrkH",
-	"Ba3Kq8SM/hET+7PdySrtWrIHsaAj5tUtHeVLfbiIbRDTSIik4bK9OIomZWHaZX11ZqTwFSBijTwGW/Fs",
-	"cXGGNOlgBStVWk/Nfr7kJj6p/FJ2qEuLL1dESsoZKIFy5X4QevWJLprf24+/dNBWOzy6am1bPNp9gYaU",
-	"xYrIAyQJCxGWyG/FasAF/QewtCZ6rQUbgd7F9fpeoPTI8Ccpz0ya02mmrX+aOHw1K0Uw4PJBSkVluxAl",
-	"PMJ/xMSzm9urQza0Z6OFtVbmqIgdBgmo1S8RBn2z3PlezFHJnHBhPdndL7zYTwyfWRBbHjJd+4H1DKYt",
-	"lPQvMHlaJmlIK5o+2uryKNw2rQMUVRHxUcwgqUuZVhQ+OGMhn1AGmDFNBt1w2wh3+R3U14Nwij69I+zA",
-	"DZ0dc4hNIjECyV7/RYSsIa21w5LAVUjulUQK35pE5C5Xig/RbgMNhw56BR9Pn3ziLf66smCXT2DfLZUK",
-	"4WYeNEDBsJ2AxdKpuDPd4VcjHBCxXoL21LJgrAfY3DtWwly7R1BJh58nLAa2dCXiCY8XhmK6vZ+at+cF",
-	"VPC8S3BugGfm1YK/bn5VEecN02INVAmbkXzX4yalWYtvVUiULBQVk+VZdk9XRizJJbPrzjkAs0eX3Mwq",
-	"xcPcNb3GwW1f8JiFK/KIYxpFxt5iWuDoxaEuGVAbwiH4WDaRH/CICx+CHVjCGaQSxLZNMqkm+mP3TpeL",
-	"kAh/mmqbH5aFv9fmbWiOFZm6uBnS/s1v9eqrVvXYxIGsSLP1gLFIO1Z8c3n55s3r134T+d8YJibpPRqQ",
-	"exySgA5xlLSgyyUDfbN73Gjt7/trV3VAb2fWdGh89+plo773J2ZnH+cBdQIpKwk9PYGHBGHAhgxYfqfF",
-	"CUiYokoiEvZJDfkhj7taTMFhqKVSNaAMUcaIAOnkAPlcMKzcCwEX+if9bAh93iCPv6REigPV1ORioSQf",
-	"y/S5ga9Uk6hgKjKiQcZWlDwwRwdEjOU7H6SsYUxDDcaZAXdrDa+s0gC8qQFrSKOIDokSSXKh0VxfZGMt",
-	"ao2p/hLzAOmQR/GQrVz2OhFCliFUTmbRx2hZWiGYyu1QjUnUUwNZkG1TA3BjfrxKgfVIw0rcct/PPYdk",
-	"SyHVaxtShpUB1SEejWwtaxcCPyP3PlNBxzO5fDNezWY6epU/xKz30oAQLyNLzlKlijqR5wS9WR/kREqv",
-	"YoPRZlzmvcpcpAWIifXhKtv8jjNy3qs0f1sEGNmxFhU0yBzqopfT41r05tRZLfwgd1aL3s7e78f3WThb",
-	"qaJkITwzKV+MLNEAMtva9zQxTsQlXz9Mos481xURHisRF6MQU6FXCzRwdwGP3B8JVmid2NkIe5wpI5zu",
-	"NRKoOcwbQltgpsYsyEiI8GZCBXYbH997lQGBKKHmfl2fadnM6WyN/WS2Dx+SwN5aL44iDYcfPy431d7M",
-	"qVytOYEDgn7go5GJfjZaYeVwgGk2GjrBx2Se783AyXj2zT9E+sp+YdNp3bXKL1zcygHPGVwLknAzH06Y",
-	"KAmV1n5ZhEPakTVn450W8tevWfdQnelxas09q6JVXqvOHsQ8JvNJDW2Jyr60ja1waSs6rPkY2HgAAoZE",
-	"nCGMdhtV82/UFzSsoYuM5auJ/BxSu1C5jx99L/+Ti5yb/iWlBOYX44lhU0+03ph/4uoouqcZFKwZOars",
-	"F1dopOy3xADrfjQu1NxqsoGatVhE7rnz8dVcmbLaT+1fP370DxBmE9vNY4sL00wFvNyh/szfTvLR9+v1",
-	"NBU3qSVOJZL4joQeYnhIWd9lFmp6peUv3/YZ8WsI7g8LgiJMQ8RjlRacUHyEhlj0KUMhH7ODRJOAxLHd",
-	"F1qbML9LL0l40MzlW2QIn0TDWCrUowp1iRoTs8wh2mrtp4yriXa/r6Ph8AC19pELnG6ixsvv4KEJ9s2/",
-	"/qL2Kvtb5qP9V7V9NBxu11DLVmKzcKiJstQqjA1/darnbqOGQPSwazVKKGSoeU7jA5sxRneUjF/z+5Jy",
-	"cN2c6WEpnT79whb3LGodYNwvNEXh43LQngGqxgo9G1rh2q3y1EQ+YT7abaAzfkcg6LtRb7z0NKj4cErF",
-	"5z0BrzN4LIh7TCQ8Don+hZqfwuTXUQS/RlQqPsIhds9/xz78+X//7//b7u5//Of/drfxH//9/2za2uBC",
-	"mU6scm0IJMRlw98TD8WsS3qCSkWUhyRmUuvxBIXfwguAf+CcQQEO44CGOPRQl/xDETGkjI+5h/6f//p/",
-	"+o///D/+v//Df7ddQ0fGEyoIuu4cgmcn1/zF3BBEB+jH0Gw+qniV3/GsGnPLd5x2gHLJx3m/8Yu5TuOS",
-	"MnNyPs3/bCodpXxr3epGboRPX0B69l6euIZ0cgSCaHK1nv5xZewiYAFz1uSs7+ogVUt6FLolmwqQNkKt",
-	"oHfIfCRHVvyeLvVcLJWQCciv/Pt/Gd9i+Y9sSH2z8u//x7/9r//+X/1f/03l43RZjXTmVbIF1mipEj5P",
-	"KeeSQOD1vi8zFDkJZPbWl5mtPAirYG8XhFT1ULbZPBphKiTaSqzB9W0PxdAGHWxFzm0BkQKzZSZrQMqu",
-	"uFHPGzBkQed5uZ9XOMrORTx61snCKO9cFsrjRHJnU1ceY8SPZbU+Fj5J6dOlqbe6ki0yWp17WqtnPvCq",
-	"MZeBpkr7VE86eF5ioCX3QRRLekfeZmKM0qLy9XqZpTZL1e2MntnkPLr+aO0BHFYd5OOK0xgEKhIqXyDo",
-	"ztxgJ9nYlTZ2pY1d6YntSqkd/VNW7Dc4nBnMzlkS5FHi/jNB/Z+3+0/TioL3D0OX80KgxWREehrH9UCn",
-	"WFHmoTeCkFuY9XAiNIMIIKoLbR2R3/HPMbrS2igX6IoI2tuuIX2pmplgZEY2ZNkNDK1G0dbhgDIiiYd+",
-	"xCNs/vqJC4LZti1cCSMwpDXzMNRUnDNllOQBlhDIFgy4JAyNiID1ZDVYuzepV1R64SnpzPovGxnu9upl",
-	"xlO3X9Lynioc0WA5qHGVBAqHrQ8KbDBZJQTJOBhYkbDUMFhDp/rs0FjgEcIKgYtMJiVBQTL4Vlqv6xZl",
-	"koYEYTTmIkSmvrgzq8EjHHEGhjXFuf6IbB8g/9075iOpsFAuoFOTHxPb1414cAt5OoQpQUJ0p9EywFE0",
-	"0ZdGlcy4PfPUclHDlUKUFxzbsnFnhZczRMZVpT2iIHuv0w3N5G/sv2rU915pkhILAQ2dVs3ZDP4EhXFL",
-	"tv8IVYuL3XcLU3jm6Obeb5s9yvX+KS+trLnx3MO8IioerciUuRrpZV2LkoIbvv2xubPjQ4WZHvQFtYUf",
-	"lql0JkkgSAkZfY0l2WugznnnApl3Fkee27G87JIXH8endX/lb2Zp4+G1JMIWOVs9AYLHi6NkWua1q3g4",
-	"xIbmPcBEsGSg68yAVcGjhRKrPpFL/V62ZHl7dr5kWTyo25CVcaeGsStJcr4XXc0nBa0siKwEV5f2tB3D",
-	"5mMGkvYQHCqlktfPGY/hWilSaambVY2ZSwdbD3GfXC9TIG4OILJC/7SyiYryTl69NSVjVwq7LwYoM9dA",
-	"LdlS2U2GWK1cm+VB/UXWaByybguQIu4uaqxRdj50uYqT+QOKeJ/Pg6GVWm7HKw1UrobrMbxkWe8fZBGe",
-	"U6Uw6RFGXVd1CXV6RnE3ooFJscyfFFuq8tDMtJLZ1dPKjlg8dYK5p6d6v1pPGsixW6slzfUaZSyTLjMZ",
-	"SpovVp2UYzWUoeSMZxzk9OLKbmyaBXxS7lfCkZZmgr+YPPG122zn93N4+TbJny/wg1pSUSD7MAMm+aqv",
-	"kLyeK62YqRA3reHMrbl8zAUaET6KyAHiDJmkFYRRN8Ls1rm6oGaH6yJR7jeb2TA27/4oYYblm5cGWLOP",
-	"7igZT73nmsPPO73pfPYV09fjMp3nh07n4gqUHUEkj+70QYEFRnFLDxEOQ0GkLDQXMGicM5/sf5/TIuGi",
-	"/1NzZ2cVwyJDuCt5FCuoLm2sadbIY9JHHfj4EJwF/4R/jQdEmAROyqTCUWQq89m6e5RJEsT6BSz6RMnt",
-	"KfwxvMde9hw8OiIRvSNisqqiohQZjlRJxYOW/QUNcUiQ5KiHRZqe86KGWgzZrxHI6TJV5Id8CFFl7ow8",
-	"hCPJU+uZJOKOBgRJxUcjEqIu6XEBebM9yqgckBBtUYgfgKwpJSgJEe5jylydcokigiV4hTgjNn0c7Jsj",
-	"LF3buPIsibKiAOskIMYmduhtydn9wMco4jbGLsJSJSelOL/1zEFJAp2JbGIe0D8N3YLg5PEtGSk0wkIl",
-	"6eoQ4ldeYbO0DI5hxSUNOifTa+tBVQcP6VPmIpTQM5WzauP+HhnO50HZ25AKEij9tz4bHivzuBdLfUsG",
-	"K/WjgDNmmj8iWMb2AdLrQriniEDYlY+Y38IUIL9jpf15vMjiQTt5f2YzEYL8v1WvDAhWHd74piNpnpbM",
-	"zBWVyqJHWYWBXxyY504XMMFEwqwo9DNyv9R0+r1kOipRGJMm2rW44aGkyIKH9urub3BONNCAx0LaiwEE",
-	"VVmgs0MaLK2hM32JnAWGrIX2APWMPcpwtMYOBZEjziR5zcNJ+Y2ZnrC70OjZJQiRgOiZv5UWLZwdP3vs",
-	"UPbU+Fy6EwWObqwgfI9xha47x9XvUZcEfEjQ9V+Oj4+PHJACnUla7OYCIRr7y+zlKpFVp3djsGmljWSX",
-	"RRUKaQg7SAnCHCIgZyzFHxkS5KOYKRohzLLgY4YmIdL4v+UDtmpZ3t9GNgAse/VQ6wDFI7TlGzribzct",
-	"QJmevj01SC8l5QRxN1kRuK/G1OTO8l4Pgm05+LL0pgTDkSEkaMuoR4IAZ9jO+q/slkD7sAvW8AhLWmwR",
-	"oEkVpo6xDSQSf8Ioi+hfxM8pCCiAt6PJOQ6S5UBLMPlPKvQXBY5VJX734acPyZzayTNHZk6xrE8iwycl",
-	"u2pKq2BlIr1d6FUGWdeu/jDFvCCjwQi4QJgtVUnz57M0orxOQcBBjtZTHGMaxaVdyo5N0SqHyMbPLvjY",
-	"Q1wTExxFU7NBqxxYDSUSbfnZg/IRZUEUhyTcPkA4s+qE4RM9iUJdHNzqrdRrqKXQbn0h3VtUQP1p62WE",
-	"xtUbzhU1EgHeLXtqT7zXc/R/t25Fy9KzF6lI7xhhynp81z7Bt2KHadRpdAMDUybNBMbAKIioVjySZVEt",
-	"xPSsimbebyIAUH8NMaVE5V5VIi3SlyWdNisX4livTQtMntM4Z9btKEO5HPCsUq+jhL58DiwuR+9WZXPZ",
-	"jz+fjIrSna2bXGEH6xCp2uuFyC97E8kUR/qbolroeOZCPqZxRSo8HJX0rTk+RHt7e69Ap01LOaIBHo0I",
-	"W6i3zaxonZEl09m95c/0CK/cFSRTonY6EiBz8UuVjCxawPPfzy/obPfykADlwwFmfRufbKORR6Y94owI",
-	"ZGtUHFKWHXt3WXnE19/7SJCqqbUrEU64SVWzkhyT05xHrwYYvQQuFwtizGHlksrGXLwxFz+2uXg6xwLe",
-	"ompypamozUeF+pmt2BWeKbT4a12coFsyQVt+QOWNFmVvarWaUfUxkqZQY65aJtr68ZcOqN5AqwHOYY70",
-	"nPSuTBIWZT3uqsfgQGWSYSp4RGd0ebg4QTIejbiYbm5p2tPlq9NuXRwdm8qNEOuFI9OwKgnvTIonI96z",
-	"+oaRHSOiEGYTzmz3HDCNDmvv2Dv2zTfokDP9LuVMvmNV9BpL4mCpifwPkipyE4voo2107dfQj1fnZ7Yk",
-	"u96K0WoCPCTRIZbkACV8QKKE61x3Di1k/N0/gARVifxff/311+rbt9WjI/8Amd5mPUqERNfXJ0eyppdj",
-	"xQO9EvQOuMq7ShPVajX00T9AI9ynTMtdkF1rcp39d6CQ6tf0JyPcJ+8qnv3riv7D/guaML2roI8+2voj",
-	"JmKCoASJb2zXux7KVCTZrdV263XPJYegRv0AMTImkOctpNqGpbaF4MKtFGwgbg0BD+2slpuYf9iE9HeV",
-	"/6T/5biQ/Se5p9CP3f4zECSkSr+LPqKPfg35elAfVCulCflBmuCuH/q/6Ynhkgozo4/v/Rpq42BgjU3W",
-	"JmdO0MQJhwQ0uwAzFGAhIHjXv6/C+1X42YctW56HujzUCqQgGkNRzEw3QsvPtvbrdeT/3Do9OWp1Ts7P",
-	"btqXl+eX/rYFJPstpOObuvgaoHehPNrW/u4e8i9av56et45uOufnN6etyzdt36ABFBgl9zhQ0QS8JDAe",
-	"mLmbGuDVQJNJZ6ODiqYk4CxEhpJ4muPgCVhPc8UFYGs2VH0UqybCyUonJmO+S4xp9QAJPEbThlcPYQSx",
-	"0zIWgvc1lyOQgIK2/HeVd+/i8Pt6/V3FB5TgsQLuOsJUAD26/ku9Xq+bKPeJY4vZ4geZAgdwxgfGApyG",
-	"VSgOinqktJJZQ1cwhCPNhjc0USZ5xEdbgMkegrwd6SGXsKkf4b70kMs8NOcrt61DBCosCB6hYIAFDpRe",
-	"4pbCXUN4KCOoKwi+lakxwbROTKrAjrDAfYFHAySJ/ltxjf9/adQb38Pv8Ocr81GXGtcMiFZg1RA0tDZ+",
-	"KrnJmIQPWrUa/LedjPHypXn08pVnnx23j49dE8PSQzVFjE1FimR7+pRvyUiZFf3OKSN2wfXDZLL6EfxJ",
-	"hvx3muy8hk4569uUBLSVofdwvICe+rhdQQsDl0kl3cxhAoC2HGTYUg2+ZdU+kngiLcaWsG/f5C6buhbw",
-	"K7C9kZIHyN6ugeWQEwk2+CFWwSBffcO0lCfIkBzkO6ww5atL57XlrD0Lo8Yx0I8jDFUNhOHABvVsyQ1p",
-	"hUXER4QhzbNdw3DNlJDgGtF4rCCLwXf8qYn8HShfHHF+G4+QBndb8HjHsL+dD5qEacI/1VBOT7tttqdR",
-	"Ug4MWWK30pJMw/BMIgO3uSwjrAbViNyRCPmSiDsipI8IU2IC5UMmjsL+0Hl7aj3FEIkN/MKwDoA0+5qm",
-	"uJoi+pdQq2BIVRX+1/eyjy61fMHAuQF7y/4iifKTLHZwZ0NfSIEpA1Y5pArh0SiiJDxA+41XyL9sddo3",
-	"pydvTzrtIz+zAqLEpNrSFBRyS4bU2jCNhNSNg1utG4z0qo1lKpEcdut15/WFvoPGge0WZaqOti5ODqC6",
-	"dJUytOXv4FgNdiLep0zv1fxT2FZc/jbaq8NMmWLqubsz9y31a26+A+REdoleJE9Nrkp+wdYXjzqHF2hE",
-	"iPCcD4hpmU9qpqZELFXqAQYM+1v1mIsxFiEJ9V9+6vjRg4ARD7rb034MBl87xEjw+0kNXQ14HFnbooY0",
-	"ezdEoK1LElK5rVEqZoLgYKB5vJc5UQ2XRGOD4HF/kJSiMQIKhX7JfRICdJ2PiHHEGHTuxjRSaEKccw29",
-	"qO8i/+y8c3Py9uK0/bZ9poHgwGKo8ezAiBTWzplpqcfdqNa5ZmyWMLgTLVtpIoImAGzpmvdeRk8woAb+",
-	"ujWkeDgA/77qpKuqDPiISN/63dJNpOKPeUML0eMBBcKXzMsICaWpU8TIQWZKTaVDbjiGETsAU2xnNaPd",
-	"1FALBnE8P5krQ1r3kH9ydnV9fHxyeNI+69xcHZ5ftH3LuIFg1NxOfLc1uwaoe9xERr8fYuh3mF68rSGj",
-	"wdctWq//NqFOdvbWxcnNT+1fbzQ4tE5Pz39pH/mW3Qyp1CKDh8aC6//YkER99q5VsB5O4w1cWTrurt4V",
-	"CIA3dnyo9pSMkFO7gHtJbqvRX5xfdZCjBNAEwE+5j+svYD7s0zuS7TFggfBnIvRutSjNzri9HIb8u10Q",
-	"lAUZ8juzi8DaYoYE69f1fYVkJEgAGkYKKlTC+ZJQi9zud3fyUL7H7hwj/8i+AIx3QHBonNkRDQiTYJ9J",
-	"9R4oigrPL0mveiH4SFCisJikOmP24cdMlnUSwQe96/UWbfyHBl0TeymNYnm3W7H9mvCIVpqVvdpuzSao",
-	"DkCR3oEyIoaNQa53iXvfsV+0lVEQ/e0SblxLus7vmGKRO0lDnZ0Qy0GXY5Ml1i/L3+loJc2UWst0sTU2",
-	"HA+KU0nPkE7ppaTey/EFmdDGHLcQkHMPzhjNVSgP9TRQ70gDTnqizRRjgClkyAEAokFhP98nCPadQAx0",
-	"8ukT5bpByqNk5/rgBR4SVX7axxAWEuIJ2rruHG6nKqjtuuEiy3zFYUqqPwJ1NoUZrdA6Kwae8q+UWUSL",
-	"qzjF5YtQPMSTWdMqvtKk79MwAgDDRr1eKMcLEou5vZ3fbTR3Ov48I3ty3MkFJM4KsN4U2pv8VPEqBlVh",
-	"JQUxbNZk9oud5HXz9kevUiK0LT1I+kVhIEnUCoPot2Gr++ZYyz5Ljn/nNQ6dNRs+2V38yTXDlreT0Hy0",
-	"t/ijYy66NAwJWI73G68Wf9Hh/C1mE7s6CFd+scyOTmx8jflgif2ccXUyHEVkSJjSO8oYHQFNs+bG395r",
-	"6JU2ya1ZScANgZFJamjHfQjbTgCw8t6rTEkl0Pgm328MUjYyNNPY9XY+2F5TH2eSziNMowkygqcEuZsz",
-	"6/PxEI/CxHhVQ2dcpZa0p6N+4O5JD2CK8pVdSPrKTtvs+AKrAZQofixS95nTrvypHeFJzte6IV+fDfmq",
-	"7y9FVY5dAcw/D727IKJqnMk4g90PJXkjWr0lEzmTwJ2zaGJDZNCW1mttwpUHSq5VLbY1pbKNpzTNMuat",
-	"xFBqGpO52Psa8iMs1bUkYUtZ5SDgWrd3LhZnP1hIMWmfkbBKWaIgauXsIEs9F2tdUzRUq6itEf1Jn8oT",
-	"UhwzxVdOZp6KZtiWcBp4n5EIrILN+uIdXllgzaGzewTYnLU9pJ1HuSzB1zNjO0kwwuAIJGNQaMCSRIRn",
-	"Avm5QH6h3of1KCdp9Yc8JP62weADY60fU0myNn2/y8NJrTiO1u+nB58e29hOoPQQU4n/BypGGd+WnYWq",
-	"bQ8ErOyGkr2kNIhKlJqvjMFgfw9dX55WJe6RnCOl8eIlEpiFfIi6VMltz7l2wPeP9XFe/dCq6tcGWA4O",
-	"kD8SpEfvgXiZsHRIK2hkRjULcaYpSMvXb7uep7jLY2VdH4yM9YqfjcCZgDpDfyomLodI5ZImHpG45ZMy",
-	"P+aDgCwUPxl9PbRhg7CSeSTWvniA/FsyMa5eyJdWAyohP6W2kfSeR9IrUu3dJb65wJOI47DD+SkWffKZ",
-	"UnsDYxm8XYXUZ+W0nQ/UaKNGDCvJYH4GAmLmTgjIagrmSVgp0eT2y3plg6B5YFMYJzlLN1Yb1PyUqPmZ",
-	"qmEr2Y8Avh6Cky4SbKbydJaJXlrT4pPr3T9LW0kWsqa155hGClJCFn4A2VZLvmdKkj6l1cZt3KxqY6T5",
-	"umzMq6tbGTxJMD15NtNukkNBiIIuV7326/smMMG3ZmPfxrEwbrMA0m7xENr9QIowFlSR2fK9fe+pJHw7",
-	"/Boy/u6jL2KeeO/eQTaPqCAynGZaJszDwOS9HPJuyMhnZev98ygMrTB0efQWidchWEAhnKXXPd1JakqW",
-	"yiyPL6LAfI8mozylPHGoV7rx+mwEiiU0ehNy9jgSRR4/6RCSVZofZsgZh7YfIhbEBA2TEAVYkqopTO/i",
-	"u6uUScIkVfSORBO05SfNX3z0L8j864a5f5oQGPh1+8BFY9uJ+hxRpjjyXXS6X0PnjCAlMJM4MFGGOMlb",
-	"g27ezMSA1dAPAHEIRxRLIpvIhxIfMNGO3+OCmCX0uEDJAj3kyxj6gOt38JBGk7PkLddwxkM+WFNbJlDU",
-	"3/H1v8w78EMNvYaMtwiKtevTon3GBZgUcFeWxM7bQu0BiSJXzsXUdq/ByZhPCiH6qMejiI9BsPNzwf4u",
-	"A8AOOOARVGTC2Sh3ZQP8oUpSPvDehvx7SQx9rVbbtskfLjZ6bGMWXdxfp/23jm87FJqfhhxyJVgVitDA",
-	"SiBM0djNDTnwEEZdAdF9f8RcEaD2M+vcDG0bF9SjkXl+ePVzzkTv619qgo9/O3vvb9ua9Tw0NvlhHCk6",
-	"wkLt6POpAjilsYYwpjXqm9wnGAwCGQ1Q+rZdRbUzGUEgYBovL/FETy+5PgEYyfkUklVidHF07EEtmCE0",
-	"roey/Lddzm+hTAxM0aUMiwl0KduGsxhgEOJt56jk0KanNv3K9JQHJupttw4ZNlygF3WvXq9DE8v0y929",
-	"p1ICDBGZw3XLAjKs3lIpyvClURqzEn3Lqz3oUUw7CUwjhCNN+SaIs0yOtMZbLCKq8YJloEEieUtHIyO6",
-	"ly1b/3wUG6YPW01Xu6C9jJEmZmlHJaBqEl4DHlpG7Yp6269MKnnln3f+2XCTlbSYE7iyYy6Gz+0rMTMX",
-	"KoFuxJ+NIvTp5SwDmpmsW0gcPbz6+VFVohW9Ko9BoK0TJVXwntaNsvGUfBmYW3+1BFXPFKxIKnPaFiqt",
-	"Tqd9dtRu3/zQuro5bF92To5PDlud9lWmyIZJL3AgCoKpzCfBa/kPst49l52jRUDTG1lgqcFpef4GGdtl",
-	"7OThq3DZOpCl3UT+zN37XuHH162jN+0r/0+LFpoQZhLJgUzOAY2SswFL92ftt3sk65j3XIawPlGPTO/r",
-	"z2pK34h/m5jnNZH2DeTBPhRjUwdcrJ5FSDO1kx6OtE/nf8tXxXpmvXFDNDY642dIbK5txbPH9Z8lVRPm",
-	"WOYHJLiVtuiHCXVGW1j0OWvQEKLuXNEeYwYLeJINj4fE1AyEcGPI/U7GMMVcWKbedSyJsUqqMa9KRUZJ",
-	"fQdN8YqR1VvY9OaDNolQ8TQgI1NkICAQEehBCamXjb3vkbS19l/UGpDw7wsS8DsiJnYsY+LWK9iuoV9s",
-	"kj2hakBE0yShd345vzluHXbOL28u23+9PrmEOgfFTSW5IXcER1JvDWyvUxuCINwaunKtUC1db8L1FguJ",
-	"eagdHl21PLSbRISboiS4kMW+ZTN7t8H+qlHbFIVoQl0LV182VwejpP4GfHwBheGaiPFs+nRJpBbAztNw",
-	"g1M99idiAjY0sKPPdZPxuzonWF/Xd16fw8v2Ufusc9I6zWv5vwDCGVLDRYJ5trREimp6OCMnpc9c5oIr",
-	"o4Ftl9BHUPufYFlFO0DJyfheOWX6miwA5QBTcipG9/+SJIKcAHBF+wwBsU24fq5GToGl83iOt73NQsui",
-	"XQR9EsSX8J4DzSWBvQAV9JP0Jc6IeR8r9/23Ms+KZN51CjlU+cGSZCtTrMV61hFhobTO1XRouypTUTY3",
-	"i61ClA2eR+fAcu3XSSMREC6kwpM0eez5ki/NbTwZl+SxWolN7pe1nYZD4bE6yMJFevizD3zD/zaJRA9T",
-	"bYCyGQyZQdq8SvteEQYYPT99QVM/0/hzGfvnk6B7n6i35CmzrMsaPG/SrL+eNOtDk3gMPG2OOLAITSwv",
-	"nS0lnPeQ1Pqsiduy6c6OBRNbE1ZLA8AcvFw9XdthShp2AtxeIlvSTgsLsSS2LKZj6URjeEEsUTypVgUu",
-	"csbHB9Diy9UXFYSRcdIpjKlEwwbpxJWAs3mGPsLyFgraGAWZK6xs/fycXNE0a45CsxPFRxICqqCCHRSe",
-	"NWX2Tea2bb5o6tjllr+SJm1XYKHviYSFSzPJRqn+SpVqy8Cm3OZ5OxKVzqSXq9To4tugl+UWoHAO6k1h",
-	"Vgv724/mTH+Ktc1SrV2Jya9Rf3aw8WVryZbCpTbVpfRlVyl4jhUcEq2kNdCa+hc2nlMQgkYRZmntZ6iM",
-	"YViF5kdSK5vo0DQCVnwM5d2gFqbhVSKx1IIJd5GBdtsFboNCrrkgtI6grKSgeg3t118h//D87Pj05LCT",
-	"KTKctNNX+JawGmolgq5N+IPVxaNiBzbUnSRlieEcV+Ry9qCfir+Z4T9R6t7SDK5lQMizNVRMioMRecoz",
-	"+jYccP9hHFCrbMfn12dHOd53NQPGua2Ukm008ygMbaUJi1wq2cNXxZ/Sm3ufxhLOh51DznoRNY22vmRW",
-	"ZohZhucsayFJOZsa82oP3KY7tgHhbB5nymzlHL3GzehUP30nzcTpyRkpay1SXjELvK7mFw3NM/hSiZ9U",
-	"8zeNC8YkHAiIuQmdygdOXNt1BhqkUhlASf1nM+7aU+047/QTcbZk/CMz30MNvp0yl7Tpr7phO5+i9syf",
-	"mazNN2d1YlGC+rzXeyx7cIYGms6Fs0lgy9G2gkoJUSaziZ0maQdLk7RMohgXaIwNkZNEoXhk6JaWr8XQ",
-	"GZNUPHKderKU+CBZkAJxHbI0jeKbpYueLf0GzprnoormnJ+NKLbZyjSx/ohKRxpLtDFrbajrF0Fd2RMQ",
-	"V6BUs2nrJVRMdm1WIHjPCnRbLlAPItWkh16aPpVy28iJS1DSZ6NssMk8YXsiupJMcqWn3Hj6Pj8q8flh",
-	"+2vSpyWoYjDz4RhvMtcer8yOGW9eGcDXZsZVkxQ+r5J+sIlNPb9N+Z3ly6d3Hdw7lLWIMCu+P4NJc6r5",
-	"OSN/o173ELb6xYgEaW8riScyDYH3oaCIb1uo6ilQn0DEep8wjarE+Mi3JCHIhyXWzCfb69UAsduYXwUQ",
-	"5nkilQLG/kSKBMy9RFXvjZHmkxCMP1/lboPSKxOZbAaRebSw1kTLUg8IywGLByTKmHZ8mV6KNTT15tSL",
-	"Cpz+lElFcJgPH6bSJtE3EVUoIviOSOS/aXeQXaiPurFCUtEoSoT/7O+wEdNYAbpwSkmEbbNs+hokT8xa",
-	"TO/KLV8qrGLZdE/8A/j8fEQYMmeKGrU6CnkQD02zG1crqW42kOsvKAd8LE0ZLRht27MLgq7qjKPINIPu",
-	"EncuW/v1V9s1BFnkphyXOyZzmDih+/swlGtX6QqaPQWtNqDgaPUTFQK5tC04t7LwtG36ipoD2DLPmoX7",
-	"BG+BPV9vGn62NzR2kxX+oFIOCQg+mMzOKOXQKuB4jqg9CKNnV3p4TGx+Rrlpo2JtsPkhNR7WROD5lR0u",
-	"ySjCgY1PtGwa0qQHPCKQCcyHVJn20bZ6pikeSSUKIgI937cyb1ldDXUFZX2Juji4haFzmtp2DbWYkxrM",
-	"pEM8sfLAQZFHakEkvzxqK0+OjWGWs6Ko8SSihKlY8UDi85Xpihua90UVR/sqfVOWBD62IrqTkrCZpup2",
-	"QZuzaaIwiodYpseNp3+DECwwzEHqdp7kIav+QZ8137zne8i38ek+2hphqdy/ZUv5rgiFURbRFpleTWGS",
-	"7aeQ6BIDeys9sHXoq/cl2uOTPW8M8xup8Uks+QZzv82KVOvKkEUKBxLcbFf7if45K1kqjuKR/t/dej1T",
-	"dzbfuwdtAaWb6MdaEjQN47c9hCMoamGtJM13rAql8gNBQqogQ4GRcTRxcqUb3zO5BVC8Pk3CsZKYyx9v",
-	"pikJZjyJItJTKOQ2teGOmK8ZGWsJVhpnhE1EpxLt1xvIP7xsH510bk5P3p50bOV1FzxtBvWnDIVmsTW9",
-	"mVZaVEkv0pbtzAi+NsxgazzAirgFJbf6rUSGAWxDTAKsjISu/jtWGcKu1+Db4U6sYUqLiunyIHmjX7Iw",
-	"uBtTyx0n6QP6UhjJlm3fz4emuc9PQvkbfe8fzDqBGQbDfEgbvNpJT1/zD2nigJMdjqD+EVxxDhRs9XMu",
-	"QiL0XvzMyqC6v77fdBjLK5F/hyMaUjU5wpDA2VPOzJfCjbV/EOggAGv0JWFhe4hpZI/XpLtIRHAwyAOr",
-	"IAEdmfQaFFF26/p15yyyI9wnaMv/IKkiN7GIPu7Az5OdD9nXDnlIPvrbBwi8YWBVhml3QhJR/SLRO/2B",
-	"R5oqJw0Iku650Edcr/4wm2xr6BXgkD5os1cRM3PscBxJhm0zWx4sbVVuduo5yEKulwQJkRpTiAqsojOO",
-	"xqQ74PzW9StuZsrY31IWmiWrAZfEEY6873DLz1S6rf2zFoHskDVFpPK3HZAzYpuIGZIGok0L6ndJ5J+E",
-	"ZDjiirBgUv2JTPwn0SjhSNZXKL0l3kp28ROZPK0KCoTkE+mhhojlBapV+78nZ6XlmVGEJ3rh80Wa9JPk",
-	"i00Ps3UltMbDUquyvDeXXXWmqRvjcX+QsHYnCuSIvUy50hgnbKnIwE1pQGig0Y8FkY+Sj/XESyxmcOXE",
-	"lK8piSsHI++/kLLzJ0fttxfnnfbZ4a83J2c3F5fnby7bV/lydK1EnrXiHi1hYcBRwT0jYsagjIQFMsPO",
-	"U7f2owD1Y69pKlu+/Fw0v09ERQ/5rdPLduvo15uTq6vrr60m3UzIcQdU8Sr583lg3n3j8UD9p/avN5ft",
-	"66v2UaFORCkYaXIIKTImQ8VqKKB7PE4FiFVnnQet6da+WnDM3O5n2gsBREpnPdHqWFlDwjUMxAIz1+Gq",
-	"1CR8LcFHVq79gQJrlUgIxmHo4uhYPlvaQZ+o124DT2kZtXNssg2+wrpib4hC3RTIElRLHy2RJrCUt9uO",
-	"mHF415Af8T63VUZDAgmXGvfRxdkbLZlc/fwGTGAKDblUqPHiJfqJvj4AE4PUSn5SnxQzhLuSR7EiaKDU",
-	"aEtuo+vL0wNrc1imaspzYbV1bGcR+wlsBHZ4U0H+2R3VG4qyKSL6jL7kBxMwLStkO3btuACa2e6Wa0mM",
-	"GdwYAqBXrQ0N5iIpU5YZNC1g2I14cAv2BMwCcoAwCgXuKdup15BLa6nOGlfXsolmd9V0uyqVNcxPh+n7",
-	"a1hJn8X+mVniG7vqT2QIzaxkHqk7sQHbXHiuzfG09TPxCYGNXXENPdblYg3vEJng1PxisPLGnvpntafm",
-	"XaRg2BlypgbPZSxdf/6NJfRLtoQWTFUzu246R7lxoEM3eZpnfM66btyKUMmJDEeR/mnLggi5p1JR1rc+",
-	"cf+Um4X6256Lvlrduvn4vT0/471OdRDNW2K92SbcAia65ZTUhmZTw1p/sd1RTlyplDdbF7QqSI8IwgJS",
-	"1nX9T966tIhUs6zGG8vwxjK8sQxnLMNBTjFxal5GAp9tGC7VgayFOKf1Lc5oNYpaLneVlehqaRxOJjU1",
-	"kzwKcCoIlpyZMmO+mTK86U5uYDjhoy3gDlmSmgQP22gd0xLulozUAbANq35CAXs8kUnyxiOojvMzPh+m",
-	"NS6Z9zl9+mCKKz/9lU7aneImAXQT/PuwXt6PRqYeu6d3bvDZyZ6Pj8jPbm3ZGJY3WPygxM/HQuFMGP+U",
-	"lLET8jHTcvvsulpTrQPcJ6gbB7dEoa0XEHhtmgbYqnk9UCCBTz4C059BJ9xCnpdYjMJenlbY996SkOKO",
-	"USOL70/rl6X6fVZ2uDg6LogBh2ae6hGVIy6p043noa79JPvFxrT6J0rH/AwFEEccNKW4ODp+OsolyGLn",
-	"2CWpCsIg5QF6eEGmj01vSI1pWeNYiBU+QLeEjCRi8bBrO2SYmsexBM9Z4mrLpKEbKT+LwI9KAed4zNJz",
-	"2AhNG1K1IVUreO0tcXhGq86OoRRzsicTZ6gt6OVKak0TmLSwVh3FzJTRCG0/HxYCoZIk4Cx0yVVPIZrN",
-	"sseYBT8KRXqKVk16cRln/ccN5dtQvk3NjMUUU+PNE1iXymmlJmNz+sibgGjbjMfm0U7FT0NarWvao3Wq",
-	"ZxTaZtFGva/Hl9Uaj0ax4GSPTN7wZB7N+mtMYhICR7FpxpON6Xojvz0TNQIwfSpiZGKJ5labp8p4ez3b",
-	"P1NTGeFALgnASLrm4IiwEAsTtIS2rjuH28+ZwWFX/JQJHHaKTf7G19gX3iJEGpeXxUULe/PCnovVKmai",
-	"Xsc1kJWmwIn9JM/ITaKUycRCW67GDOOKBiQtfxFRqaDEcbbm1tPZq/V0Wd5Ky5pLzNysjb6FgK5vZW6z",
-	"JoArW0bMpYkjxU1hRZfGpldF9ch/xERMKl6F4SGpNCsw7Ek4I1gqpmFZjNSH0qEyK3ucAU2Bm4q3jvhy",
-	"Zb79+MXVCcvtYlMmbNO/Y4mqX6avdpilLo4EAzitbHU3RFnrK9VuHN3OM7QHXNi6VU4VsMvhPVP5aDpG",
-	"NUvR0BZPEgw02kP4kNyuoUtXJ92lsmhSZwJwpkmg+ZKGljUYOr9gZg8Z5oAlkrd0NCLhgc2O0BzqmknC",
-	"lO8hyVHI8yxmDOWIzC7H2IRCaRZBJfoDNKMn1iFfx9GtudenMZNdZedYKbWl8VRrkHGkFmukGyX0y1BC",
-	"/zyWMauLslLxbD0ynFVHTTXEmSLx2YPFVzPBXMHVLOHLboYGm9gIUxthahlhygF8grvmwSzkzaDQnC5o",
-	"+/V9UzzSdyEHJ6FvqwMwnsYhFKqjmtqFSE6kIsPkrQfh+vw+Z7DZJ5IrYGzTB2olqWL3cVcwT46AF1BQ",
-	"2vMsm5g0Dw2T9zYhVxsR5Pkaq1kZZGXCNS1v7HywVqGPO4n9aIfcj7hQj9eGNRl5lvBhJoQ9tDLFmFYT",
-	"Q9pmIxdYDZaRMBS5VzuBvFsY6Jm8uESE5+HVzx4kxQg+hojZtFputj6xGugTIoIgHIYkbCKfhh6Idmd4",
-	"SLwI2z9A7/QsiWopLyM8GqNX9skZhLJ5xYrBPhpFsS0fwaN4aEooD4nCIVYY7mpLcqFIuF3LKaZXtumA",
-	"2WHXFotwG8rLv/lc1KYtq+x7iESSuHKXJG1SEPr5DgVQZBre9UHv9w8QGY6UASMeK/1CDR2SKIJa2AIy",
-	"QI0G/y++h/y/6P+p6v/5V99DCnf18IeXYB0YCdKj9y4/x//W13o+2A40tx1pkJQDQrQ0gKMYtH41IMMa",
-	"ulKC4CGUS4DEUw2jCF43NhCscBdLuFo50L91sQoGpuz5rlev1zUUSM+YRqiSiI8ZfO9BUq/eghYHBGYS",
-	"B6Yvg0ABZ4yYf40HNDKHF0Tg+XbB0PIA2g9CdezsnViTCKTI6v1qGYQq1CV9zIzxBBdyl8B+HMYanPNx",
-	"30M8STKQoU0PZQgjLZAIs81N4PImheJTK+QGI1PoxxIdXv2c7UOeMJNZjDHPmgqscUGKZr54fQZdjbVz",
-	"gCV0O5hOGsxVybf5hfpD9iTCvlm+E/afKGGyk5pac76o1JTrWmKaXNaNGr4JIXnedMmHysyPlR053wzX",
-	"J+oxMbX+fOr0xrS2YeQPyYVcFz/nd8F8bGZqKmo+EEWfyNxmCnB+ovp0G/qwMZd9tv0fH9NeRrOmsme0",
-	"kSUOuvUtZF9iL0W3241HbyN2PEkXxdSfX9YHYAGdWGQ+yGW8PB6xWDoSFbxw+TCFz4NkPE4Y6GHRWl35",
-	"+FwZzht6tKFHT0yPZsUXzSdJM+M8Z1ClJeqPXxBRTfuExirgQ1JDLh0AC2jUyJRpIDnR/znIWAChObUa",
-	"EJtC04NQSnDF5Iv0PmkFhW4c3b6ZrqEgv/D2jJldPVOqc37KRbGam1aMX6fF+HNsivcJe98t3eJu08Ru",
-	"U454U454U444U444l47S46Ks0X62GU0cmX4v+hTXqWezUE7c+Z135ZzqNnrV0pagMS35jT+cum7qwW1f",
-	"aH6Bti7pHRFJ73ZJxB0NyLcyCa3ZrqE2DgbZoCPXysZ0yVMSCUhLco31fuddFPChFjSp6WGeia+BDB8M",
-	"70jFRyMSanEVI0Egpkj/Nx5C0g8RBFGVvAWhuWmvc+l6ncuk1zm4+mE66HiOWjCLyR4aCR4QKVFISahZ",
-	"g8K3hOlrhJbsgLmUIdzlsUJqzG2VxSQblJF7ZYKeashXXOEIGIyNaXJN6vV0VLpwVrSVJlklUGI7sOol",
-	"ubCqsrYCakBYmrZOlWyiLulxoY98YsIWYDXSmwo+MssY8zgKbRP9rVw/dwMI8ya3L7ro5wPTzT1Tz0jP",
-	"4CFJNQjYuIJYkrRi2zboIxBR7ZreW/VjZm+Rtxz6zmMGn8LPaf59o6CmWNUl347ENZ5PgjrGgupj8VDM",
-	"In31Po4iPr7AQqs2cH1KxAQCy7LXB5hj4kiS1WKpkuImAlJAZilQqMX0fJoGkhCNIihYbeFWkJ5mE2Va",
-	"G5aFFQCauPnNOySSxGDFkGBmV4iZlXIigu8IknyYhQa9zCTo7hk1PYMBGTWFcvYj735O3jq9uB95d67G",
-	"1njs2VZOqdvEwH+hHZ0yhU0icwu79XpdQ1hyovvwT0mUbKlKU4Pby+puo1rf7dTrTfj/v1e8iqYYlear",
-	"l/WPU/Jvkc43XtQLubrdWKH9ekJHEtKaUl7DpEaCG1o1wFJLNfUDEx4tCCNjzdZ30REJCJTp1OvcrqEz",
-	"PCSoR8aZ+GrD3CRRKEtpoTQCrG+aqD56x55yBshjZWuMzuFBtjvPFJNgXAGjSAMGIQdZc1/T+8/ymU1/",
-	"rD93f6xMV/esFUTDmgm8p9IJ2TIJ2zb56RpKrBXiINP/CY04ZRCoiah6JMvIoy1nClhdjO2GQy0Abgcn",
-	"7/9cgRxXoJ7hrO5oVVwNdM+v/e58+J13T0x0+BN4dBPpFpJklmyn8TgS72LXxo96508b87GExLpxs27c",
-	"rA/qvPGUpMRbygkrSJ9KJRIO9pzh5ZfZuT+3UPPs4q6IUpT15YYWbGjBE9GCLB5qDRLg7csJQ38cVH6K",
-	"AuzTWGwi1J87NH1DTzaR6l9IpPrj0KJs2Drv7tw1drCUWiLhLM1qnVl4dcAhe/x8RBh6bQqNNmp11HJD",
-	"IN4D+SnsE5SM62nVXQ0Iur78/9i72ua2cST9V7pcWxXphpJfk72Vaz/4nGwmtZnEY3tmJzczN4RISMKZ",
-	"IrQEKEWX8n+/QjdAgnqzHVtOnEG+xKZJEMRLdz+N7qffUha6UHg8F4s07sJlg8FdkG+KWPVGTI3cOQGe",
-	"J7kmn9mEeZancgyKZRp5EowY1RRjEasRO3j+4i8xDGSWyRmd55lGRvwjXHx/0jl4/qI6e8K3tXQhxmMk",
-	"dJYzXnQSpnhKtU1j84q4CzF+Wux6iUNwmjGlzLdFEIsxM3+ms8wrnsLZu9fQinfZROxO93eRf2G++2mR",
-	"h+F6F9vtTvJh3MazmortsBpZv9wHDgiOIN2n4ghmI5GMLPm9uS8Z8eTqmI45zZjPWFWNFJULnT/SVNHf",
-	"tHljVJ9v7dsXOSqGHvob6YjmghdTPD+k01mhORRS6ghkqZVIObhvjiNgCmJfQmfpd0ZIxxFo6Y5GW6fv",
-	"zy8g/o+4jfwFyVLVuWEm+ywDY0NTsCB246zsZyLpuSM+UqNqpW1r1iwt2Wq1PoJ1a7/19gppVTfXOZfd",
-	"DSFjekEn3VlZbGkKLXnp7WdyaZeaTU571O7Pb3quv4TyNbrWCLO1/NuVcINW/Mn88kdZZNdxu9dQg6lM",
-	"yrF5JWRiyleKwUoJovIQBeo/hZEYZlbLItvp7ezuNLX/WlXra/6PmucGNShEGV/b59SmBnGT32xmeHq1",
-	"Nig2mhE9fG8EXlsRoDamk0RswUYPwU/nb9oRJMYSKgSLwIxjFUdBxbifKTgr5EBk+LounLj9Z3cjBTdY",
-	"VRlVrEENI6UiYcfagwJjiGQ2pR65Og6oZvWIjxXPply1n7x2refu61avXj/XSGWa6cTcEjTsPTVskOw3",
-	"SvbGxnlyop3Eptr9ZClL39wg4jEUtKiErBHzeUV3irJ0xKzpo3oQm1fH0OobxCfyIcT0vnfmssckZxt4",
-	"Rn1tRxCXRdZ4bsb7ZmQQMHHE0RbhWejm3ZrJofTv68I7aaGiUDAxwtHAU6KAqx4z3c4l/TkBlqYFVwox",
-	"nfs6F+NoK3XU8YRHT17406wuC37M55wwrApj0zmrdbKz6O+7S8mQR1MX9svWqApajUFLBC2xbS3RlJtP",
-	"S1MQfXXHBXCvT3o/5yzFAlFVsLcCNcLiHLUz0KYEGKmsYcKGIkey5s8KIK5esylj/gK7f1n1fovHEu4l",
-	"b4XSoZ7an5OAfoHs3bcK6zW4ztvfXNDW33/zxrts2FByltevb1ZJO17qHkXxErtsfw7x61eXsLTj4y1u",
-	"T39jbiyq9t4IFpZoI9NaMfq02+hry6uLA5Ypc7V68bq6afREg5TCmih9KTPO8idYeswNZKCxCIUybiGn",
-	"HkhArauYcQ9hsbnEhevjlqpcuOa/aKEL14lNNoS7J5S7eHIS4durXlFJk88UJn54Q3X1rmzdWB5+wb6h",
-	"I3OR1YyByMjvpaeWiisQGlopR6vAXKPzczISekBWBYhcac7S9n1toc2k3p542xKvN7EnB77uwNf92Hzd",
-	"DyUl1vB2n2RK2mIeiyhnS/hlyPUD79e9R7UhAiQIYdb3Srm454beHGFt1Psqnb4tBUwR2Pff0NsDJV+U",
-	"DjwIlD+zVfENUohvD7TspiXtsg0MnKdyIvAYuTpglsUSehG5lv4J+dawh+vvA5szj+sSOZWTeXCHBGvo",
-	"CyAct3+2KlUmBZ8KPlsvU855bhZAg2/LO3lFMgqKpWQKGJy9/AeJDfzl3Wto7T/fg3Qi2rbY8UmS8ImO",
-	"sd6iaZeibXYn+TAGOeVFM4plkg7iLrwfC6156t42EDxLiSANUj5gZaZVz0scOUkZvJVTbkRy5DGK/bZz",
-	"QQ1gfsxvO6BlyuZ0h+++sUwsp6/OLzsfPnz40Nkz//ajRnSPJZnjBZ5wY+BQJofScrT8+s9XH36PkecC",
-	"6zrGnz45ApiuK6rZ/eerD9fX2zoHsxP7NZueZ9TFz6YknqSDG8uyLt6/HDcU7VQr8MbW6jtvUeWVspnM",
-	"7uEpTNiQ96rdYTbGjdsheNNCfuFjm7FmtQIDpxXuHWfg0twSmfLNUaA2SrJAsnBL5egnx4FpwisZXJcI",
-	"bvnpbyeaWK0mTGHKXqN+cKtOYqNGzzlTMo9JZi9exrLIxwvFcMmjjnEN5rVWBQgFsf3LH/35H3Q1blNG",
-	"Y32PGslZblQj5vK4MFEq+S805HJ2bAkcnSrrz0m9yDybR5aksT+n0NMuvKwrZubSDFqZp/ROM1hI9MkU",
-	"74hc8VwJDGgwX2rmB6ugFjK5GsgihT5T/PAAWvEbOxZvYwwo3TcD/Z5+3osjGM0nI54rEMNcFlgK+l+y",
-	"uCIa1wYDbSuuI0W7RlL2/L/HGGgbgcwTXsW+Fhz6pch0tJg0Sp7W8yomtQeHe1SdGhlQ8Udb+tjG2Eag",
-	"RqzwI8QaK8nI4i6cvj+/6GHpVVmIocgdiSzlYtjYWDRjGg+7EtZVcgjLWTbXIlEVjaf5c/yT4kXnZMhz",
-	"jTmiDJKCzTJemBWZifwKynxQFhkv7hRiS/upthburNZ/Xsg33a7D2H/b3csAGN2oVOdU5rqQWecky+Ss",
-	"8x4n6yadQ4/aJ/FB+9x1tHPKkhF3rd5Yftrc7O4NAO4JRfJWWg0X4Rx3oLdtnGLzl+gqpVXnY69VX0d7",
-	"R1ZheTKuS6Gzfg6YFS3P9/ahzLXIlkTfXaPt/b7j287QMt2+RNiixUzCn/L1KvHthyLXGbKUVy9C0vPT",
-	"2KLmgf1b9eyNQeljnmtjxG/Y2f+FC4BWTOvs3ev23fe1mj6FfX0xfcx9rabD7z6Os1vubXd32N9hf29z",
-	"f1/8fLf97e9Z6ylaCz69e58p8tJUnhubsq1A5WyiRlJjrh3LgWnNkpH5DFdCYaA58TSQB7ELp0sZdqmc",
-	"5ZlkKfTL5IpraD33oEy7CVziJrconQLZ520xAcQnVZvrsQm0LPxQwD8mfKIJvLn9VwNOLa947shwUp6J",
-	"KS/mjhUn1nE7an4Gy5QExfNUNShIu+4GnsZdqAXpArS7j2D0qyyiY+++4jFadn03RwVXwvK4HPtTYPl4",
-	"bhqSNTkEupE+MGYf3/J8qEc7vf2D/1zhubzZiTt4J3P+A9PJ6K5A72GcqytVgO9POXv5j+7Xj/pO6ds7",
-	"L4WaSCVuc+pnH/GfuI52Xl2yG3UN3vOtQc3DWyqtH2QqBsI5b/8M8PS0uRvuouJIzncyOZQb1Zu5wcn0",
-	"WsTWJ1iLHsmRzFLnkUTDGmQBFz+/Rs1XTkiItY9d6n3XtP9TkcXuHQ2HmfXoWur2ES84KYSqJpHtBGXL",
-	"5xwT5C9+fo0OU0qAp6plELtteGGHsnMmM5HMY2IJGKAbXwF9fc3EIic8x4I7GlJR8ERncyjKXLlqCV3A",
-	"7U7qk+UwkmVxDLHZhnSCV3B0OuPnrNLp986a9yeasnrfmil9EJX2sBriYYB/9BhAwyzKJ6RaFtb0LdWL",
-	"e8o+FDRM0DDLGuaNgwMZSZWVPAHL2sUeAm50fS6acxVqquI/JgboL2EoaM2Qtksj2sKDMWWhBbkGUHJb",
-	"MJSJ/ErZ8xLSBa1YDntE09LeBC98yT4QU+6K5n058X5Wnax+o7J9SRabRUDLojJBPFD09QvoIFCDQF0Q",
-	"qOdOynkr+S52+7+LtQL1x3M6u19lSRtR+gz5hRtcLc3G43bPyN3ImuzWk0TkSX9X02HcNHchZfMvJw1/",
-	"LB5GEK7ypVi+KN+hYoMFd3o7JLt4Xo7NhNFvaooVPLbuZXkiNrRdiUFCBwn99CT0TWJ0s7Se8f5Iyqv1",
-	"5DgNnqmen3AxYliebiyVhoM9UGW/ek514Z3Hm/N5cb+ua70xy435u5oA51/uA7YY22PfceF9YeCo+vNy",
-	"v9iF2Vzx3jarluS6+NGFlb2BB8YuuT6lOn1/eXl2ATxP0cMINrkpGUnFHT3DlchTonV2DJuIRcUQ/YKK",
-	"JwXXERWklHlCyaCXll56XCoNfQ6sr2RWah5hIfF4pPVExRG6So3VUyqXCSALDD6dySK1Bb/NVfPCkREK",
-	"LUb/25qsBJTpvDACVSYjDLY82D/c++vei6PDQ6rut/fxrwPKQogjEMoV6m534RUeRNnAR6pqYZq3BNPG",
-	"dKs+YWKNtEzKSZ8lVxFMCiSniBBidzKZsIxIspNMlim4TAVHsAfx/ou/dQ+eH3Xt/zGIPMnKlKftCMZl",
-	"pkXClI6gzNWEJ6hzKjZtqUe8ALzOss6kLCZScShYPqQi9m/Opkd485uz6QtomV87Y4ZEf3ilehPGVdgB",
-	"INl4tLdnRhmpWvsynXfLIrPlRLD2Bbl7R7zgEcgcKCnXHqBicX2JK6WY1yd7TEMi85wnGrQY03OYNGcH",
-	"miW6ZFk2h1SwLOMpupsZzTX6LjKmsaB6PQ00uXnVRD2NVOC95erkjydUvl0t1otXPLfcs5NCfpybS/g4",
-	"BfWSc9sPB6ZqJ+hQF7nSLMtIA47ZHNRM6GSEydC5mS824JBylN14pG3LytDHYMlhRas+thupWnS4XU5u",
-	"pwKhtUCw0udzmac2Upp2IkZTz0aKJ38sl2zpM8VfHJn1cnjgir705+jSUZyYfysdGZsGq6DdkZy56RU2",
-	"OMdIAF6d2W5LIVP2oJV/W6KYsq1/UYYpenm6wi7YmGBJTx1DTLMf14HytUAOiZdPJnvmz5sEXpklRthT",
-	"ja372T8+FLmRuIoIccgC8EVuXSGq0m0FT2SRqrpc/FgW3OkXLIa/NVlIva9lYeCjChl0XzW9lL+V7o1m",
-	"Vtb8HJEFbPatTWyeFNzsxOPabFagNJsbZED1YgrehRPI+cxWNRC2yBsdvMmcGAvQgxt7r4vNPu5nLL8C",
-	"8vtBknGGcOgY4rzMshgyzqaUjlbmCfaNiLQr6jpkybXmo7Gj3I9pRw4GTdFjjEtjX/cgTsxsJKVp4h9M",
-	"ZGXBVQwF12WRo3G8R3lnqVCsn/H0RMfmqukStHyrLSs4S+doHvOURoV+bneX2PWqPgoNcjDooRSccIpx",
-	"WTAFSSbS+FGDkY2UtKGeaJW714scBpkYjrQrtjcQuVAjjjIV54WAp6ikrjHyJY2qFpn5wchbO3JgIyG3",
-	"IHAJ69xb4G7NYv2i9EN3NFUDE1HIyH5sMlSUwA+qh5asyt1aFG6M8/C78Ex5ArTJBx95FRjgpLY6Ecs5",
-	"Kg6ZozCesTk57Iww9JrvVdXcXH3V+JfOBTmhOi9tizG0UGfYj+mING7DlGUlj4AKwCYsA5YUUpHDz0px",
-	"9Qie95f1kH6OzH1qPPHNr54HuvhgkG/jjIGtl0EPLRM1p5OH1ScQP5a8RNvXSYWuuT+uhZ09hWhYw83z",
-	"B2gd7B20u/BGV8ib3Li6EBjzdsXRyeqaJHe1L8aIo8DYoqut66oJhBCNN2m50W7XUkLLfEJBTtfqcKXP",
-	"B7Lg9kkbU+2M/DZWPyu4tW1tL9G4TZyzHVSJQQCQSo7x184NvTRY27OIzUw9rAPiYFtydCNXv+fpXlh9",
-	"EfzbrM/g/gjS9nNdmRx3q1lWZLDdX7zWFECb65GNyjHLlwM21FIVxFUxcHF7RW1Er/oY3WVrkNlgPAwy",
-	"3k3kZP7Vdu5TzvVMFldfz/DdYjFt6KZQzfPIRlfsa9vee+kSil67CpccvkyN+pIVdBY64UWHcMZADI0y",
-	"7NZhgScuJXZFwueFWcOp0SlEaSRyzYekOhS0rPZBLqa23yKpoVUNIrEVl5OMw2wkoeAJF1O+GCLp2rEE",
-	"gSt7Ru+2talnsqM0n+D5ZYfy410bpR4R8rEHX0sDJYZCs4qioOVl3rfdUb0ofPKlunG6bUWj38uZ/03Y",
-	"DqbGVr5ML9HLb9AmnK1o8o1SpTEwzDSM8bDZjY5Zye5Q0LVTZlfY+vq2msG6/ld5+Xervu0HmetRhhyw",
-	"qdBQKjb0X32Kl1c9eNpkDSO7sOLuqlt4ZX5f8TySVCpvTgo+FErTcnTH8/6H0AM39KRRxsw+WHO7LT9L",
-	"gb0NgRKtiPK1LTVi6VasYjpvp62ZS13d67dR6Zfl5987Q05Zl4ENS2FpqpzJbfZsMWAJBxuCQm/wx6lO",
-	"ezESxQ/2W52uvR4HXKDZriA+e39xGdtYa5fRdYm0Z4vGYNyFk3wOBx8/Ot4QllzlcpZxs7nwj3Qoh5WM",
-	"KQzECwzpActtJI1mulQRsCr0A1pEEOdiJto4U/Ytpm8ih/09sM9Q5IkNcqmsaooewqAPP3bFC1tx9faN",
-	"9e5KGzeDZbpw4hz0vveHgA0F3OzbTJwInrucnAgO99zPuOoPMBNTWVoFVF6aFdrFdDqfvMUkrec1MBIG",
-	"wmiWtbsQH+3vwWuZ+8cBy2BjMHBS5RiUhFSacbKf4LfKoJCziHhqWZb5x6qCq+NNBwwY4jMUU55DOUFs",
-	"YyO37GfIAbB6uIg+wDLscujLdE5hLlU4FV6vhzeFVipUYjRgRbyt3Nlvm46SzNwozcYTbKQvDWoSw5xp",
-	"oyKxk8aELDVGFPGZGRIkr7Vd7PpOuAv3YFz16EKzPDUdcDsYrAHfcNFF9W9Vf/yLqm64hZoDv6EZnXUM",
-	"KU8yzA2TOIMsq7J9rY4tVB1hZ1acwnMczopM8MKIM1LlAxIkrrwtHShhAkQbx8abgjmuUYzycu/AQCqK",
-	"MOMCQfYS2mzwVLysRcoNhSlfVXGLFVUEDWYtxuq5eGUt9PW1s2+BObERzBW4XmE11OvseNm3Sj4L1YP1",
-	"K/AWX+Heca8i4Es9/ykXH0HxROapiihaTthZdQutC+f8f43sQt+xomgIPTIiDwZ8Vskkmd1mMi7dot74",
-	"HROzpwrT0v/8utf52+/f/WXpYwy6srd1Nn2TW+YiN7tCjFkGqTHy1KrhiNWIHTx/8fcYvoMR/wjf/3By",
-	"2rn4/uTg+QuzGeLfyr29w6TamPgr79LVgs1QENHF2Ni8jSLMTdccRXPdYsAqSXLbAbOfYMaNdQa/f3px",
-	"dH2X0auHwI8tfHEE5ueikzDFzdCwmwdzSeBFsE5i9Zq8MSKNasli7IcVpxtrh64Wpjv32hp36n5zza3p",
-	"e7X2b+689rbJl98WdxqKeLof1VrPBqSu3kj1VDV20tIgbNpn0eJGOzywpoCuQmafKdcPMpaq8NmUJzJF",
-	"E44ibJd1dCb6BUMrhdA9CO0XVseAXOQHgRmzgZk3Tq7ytvTKyZ3uR7+edP6bdf5vr/O373Z//3R0eP33",
-	"O21inIPF4GDlvq6OEmZweNAxw+XP0M71tqIaVip70s+3iW345ZcVJehqeJB2yY1X+enW8UutdNeZR/37",
-	"EY4HcBPATQA3AdzcH9yQly0AmwBsArAJwCYAmwBsArD5JoENKfpHAjUEUm4HaGydn4BoAqIJiCYgmnsj",
-	"mnMrTwKkCZAmQJoAaQKkCZAmQJpvEdJYTf9ImMbVI70VqFH2OwOiCYgmIJqAaO6FaC4IfAQ4E+BMgDMB",
-	"zgQ4E+BMgDPfHpwxav6RsIxZq7cDMlPBZ+FwJkCZAGUClHkAKPMziZMAZgKYCWAmgJkAZgKYCWDmWwQz",
-	"pOgfCc4QSFkPaHzCpQBlApQJUCZAmc+DMnY0Lo0gCSAmgJgAYgKICSAmgJgAYr4ZEOOp+C3ClwYH7Brg",
-	"cn39/wEAAP//",
+	"7P1dbxvJ9i8Gf5UC5w+M9N9NiqRebFH44xxaojwcy5K2SNnbe+xHXewukjVqdnGqqkVxfPwAz4MAyWXu",
+	"ggAHCHKRi1wnN0Fyd3I+Sk6QbxHUqqp+Y/NVkj0z1r7YI7O763XVequ1futzyWOjMQtJKEWp8bk0JNgn",
+	"HP5seh4R4piFkrOgGQRscsHpgIbqmU+Ex+lYUhaWGqXji6tOA90RTvvUw+pHhEMxIVygEZ6iHkGcYB/1",
+	"ORshHE4Rg3bQlqCjcUCQ+7rVdREnv0VESHGEQobGnPQDOhhKRAUKCfGJv10pOSXhDckIqxGQMBqVGr+U",
+	"/rX0ySnJ6ZiUGiUhOQ0HpS9fnNIx9obEjH12wD+xCQpYOHAQDn3Um6LJkI0cJIfEDNyO21PN+NmeCzpj",
+	"oSShPKFizATVfeS7dLGU2BuOSChdtOWzSRgw7IttxDhyaRjQkLgOmlA5RBj1aUBQiEdkxZ47xIs4ldNL",
+	"FlBvOtv5+yGWMLsxHhCYm+q8gegID4jQGyOHVCBBJXEQlQKxSYj0sJCQ04DASuk21YINsRg6KGRySMOB",
+	"3Vkmh4SjIRPyCLk+6eMokGXBPfRjyELyo7tsNq0uHswO/h3hQpEU68MUOBlzIkgogdAaSJDQR1SiHvZu",
+	"EQ2R2+6Xz1lIym+x9Iau3mIcoij0hjgcEB+xkMT0uVvdg0VnkUQY9Zg/XTbItk9GY6ZW/YqMAzwlfsFm",
+	"Sx4RF02GJNTrSgWMXUjGiW9pjPXVuAjmASXc0r8mAXgZjwhy4+68afkNmbrFp0D1V3wQzpg+kbODbPo+",
+	"J0Ik6ypYxD3SQBiNsRxaqiBIEH6nBsiYRFvuDh7TnbvaTqVScbcdJJk+34IFd2pqA0xDoYnt+urMtGxm",
+	"hoXaLYkkU7NQP1Oulk+NPj2rPuMjLEuNUsRpmZM+4ST0SKloeldYkjM6ohL+b3aSV4arIKwYGPEVhagx",
+	"TWjos4md+4gJiTwWCskxDYmPAtUakurY4PE4oHkeMKIhHamlr8aDoqEkA8Kzo7oiI0xDNdj5IwtIX+ph",
+	"YWnGtWlnghQsQYd4LPQFikJJg/Tk1TGSAm2pn3qRd0uA2/ajINDbuH2EFCdHe/VDB4mZVkJyL+O9pfEK",
+	"OwnxhtGoRzjCArlXRPJpudmXhLvrzU59CN/Nn5lkaIIVCyB9xhW9ST6l4eCoeCR2ucqwXq6aI5xRfSoX",
+	"U+bCwX5xSmPM8YhII0FbdySUbf+UBoXDvwiDKcJSktAnxJxDKhBRXx3FXIlKJ/sSDvT6Y89jUSh/NF8I",
+	"NXIlnUu/RYRPS05JCZBSo0T0KErFJyyifuHBMmO/xHKoPoCGFVsoaneVkzyvn7Y/p3n68JZjzvmGFAjF",
+	"mqKb+v4+GnMaStwLCPKGmGNPbZ+DhMfGxFfvpBbbQZyMiKIl4qP6HhqyiIsKaiqpFOBpjnkrcRJLGvWr",
+	"VnxwYCUAvJ6weEWSWqQ0EEiQo1ioZpraq9fjzdYKW7JsOXmRPWr4/oyEA7Wj9f19R1Gz/XdN0a6UhKs2",
+	"/z+/fPx4X6+WP368f9H69Ld/mVlep3RfNq+Xs4uarGWzc9xup1YUbYkx9ohaUPf/qyRHn3FE7jGogBhd",
+	"X7dP9Lb1lfQG4V0gs0LkKi1BqYseoUri6EPfyIp4LASRS4R88fKllYd5i7dfqxcR3M+sN5eaf4VnDyPo",
+	"SzwgBWRc7mFBfK3aaT43jxOoVzJzMjoabP8I32vWVquq/zkJr6sVMmY1mg79vWBEbUlGAo0JhzEtGgx8",
+	"XzigejU7oqXDeZeyPo6ZTwr1yMQ+8ZhP0JaHBSnTUJBQqe13ZDsebHb31NuL5UJCHAd7iw5WtXzYLP8T",
+	"l38vr3eucNa8UgNqoIBIzat8OlA6u9J0h9PxkITCUbIODiMovMB9PE58EkqKAy2sOBFjFgoCsuoV9o1G",
+	"ov7labtC/Qn6j+5251ehFUlzbOFPzhnXn6hFL71rnrVPmt32xflN6+rq4qrklEZECCDdUjelDSrDjkl0",
+	"hwPqg7kgMQ2EiwKqlKIJWCwM9el9BfY3Wet/4aRfapR+2Eks1x39VOy0YDQwu+z6bdYzcmF6FTU3t4Hc",
+	"/ORAlUmZzIluEaujRaM1X+zklNe0LlfOaI4rNZJ8kWvIaIUrNqLeVut3X4a5l9XchbIxZnb2kzZA+wH1",
+	"Hkg0xxfnp2ft424BsWij5EeBhMSSIJ8RvXugbYLC9Ij0sUJneZKwQ/+uSCHeL0UCp4z3qO+T8GE00D7v",
+	"XJ+eto/brfPuTef44rI1Qw3Nyza6JVMUYO/WGNRKSQNPCVh2Zm8sn3YfjTTW7zlPJ7PT+64opmB3Fe20",
+	"QyXrcPBQ0um2rs6bZxmCaSp9kNyPiadEIKgVFXRuHFZUIE7uCA6If5TxUVAfURCSfUoEotL6CwI2eBxG",
+	"8wTDmiU1vRzfGYEZGlBkdc7kKYtC/2FkdX7RvTm9uD4/ydDVOUMi8oaxtLBbYSzERyGSZX3kdzwe6Xe1",
+	"5cn+mD1vq50cEaXzPnzn228vz1pvW+fd1smMIGJjwrUiTgXymRfpTlEvkqAv9CIaSDQl8tEE0Oo9FtFG",
+	"ai7fHYWk99HQyVvmK0Za4Li/jj0IgoYegUNnHA7guZ69X2igkMUuhZnbs7K5girD/Vk5uUBbNLO5F2/2",
+	"Xqucutha1FDmEix1v7LoG3gnsxt/drowvopWcsZjtiDJvdwZyhGsZHJKzRtviU9xVxvoyZuznpmlMp4G",
+	"kfFQ/dR9e6Y9NeDtF3gqkGBa1ns4EkQd74ANFAXGvsRECXBQSO4IR2LIJmGlZGY2R9o90eTOWcqRgIZY",
+	"aK+1dqj4HPelQDT0gsgn/vaCSYO3gvX71jcaMHYbjVGf8dFflkWZDesy9haHU3sD9HX2rcsYGuFwGl+0",
+	"z92bobkdt/cqDsKBYMD78tc4f8VdMndO5fjSaeHHyfWU2d5pwLDfZewMc+2u3VwNuWx+OLtontx0Ly5u",
+	"zppXr2ctYrgWIPceIb45RXBxuVVDb+kr8LD/3Lk4d1CtCj8wjvarTrVaRZxNBDzH6LjzDtHRmHG5/Wjq",
+	"ymOPK6/UzKzMd6XWzNKFUmw6RAjKwoswmD6M7JqX7Zs3rQ83Sntqnp1dvJ/RgKlIKaQhbDJGgg5C4pdp",
+	"iIQeyZFiMNZzMsECRYL4j0RiDxlBnpgK5vtdkVPRfiuCWiym1iSqq2a3dXPWftuesafyculIX+bryBN9",
+	"wT8reh6DiDbpOE876Wk9S8QZiVhAbRlCUGR2HeJIDhmnvz/UbG+fwx3FjSHoGWmpuADjSLJbAnb0iApB",
+	"w4GDJhyCAcn9mHLiq3c4uWO3j8atNun6yJKamYOrlbPJkHpDHdQGYjKMP8VgNpouQJtzLy86XbSjlneH",
+	"kz4nYuiiAb0jilmGZIJYSAq8h5lF/M6ciFkC+pTsvjXqWRTKTjQaYQ5SFvs+BHzi4JIrgSSpaqmPA0Gc",
+	"0jj10+cS9Ve45rdXzp9nH4wDHC6jwUv1jr7btVfVv+hIGmjWNJIECrLer8SDbWmOqYmSWWNKHidYEr8p",
+	"MzPzsSRlSUekaHqaWkWzIFDtPAoCGzOpT4y2ds0nihAX9PFLcokeRkEArGXFJQ+wkNdihXkU9TF/vzjp",
+	"0/vZaZ5SLiSq1dOxMSYO8ZZMdVwMJx4bhFTApYCsFA0aLqA0YUkyEssoo6NeV9+ZhjDneLqQVEwH8USc",
+	"1Han9zGzfvNJ6xg+TsUYLKSzFJf3Is5JKC+xEBPGfQjH4Jx4Eg0ZFwT1IGBimoypHZ7gqSg1DqtxAMfx",
+	"1VskpqGXTKvxiw5gEw1OsJp1HGPXmHAqCextjtrzA5khYAhUT0jYaKFGL1XKxIhxsLRDtI9GNIykYsUD",
+	"liHtsW3fSYeV1Oov83El886Wnf9MvKEywbRtpQ4XiIiZExYH3ewe7C8OuklIPx66oteAlAMaktzoTQTP",
+	"otFvStAjGrb1B7UcdTulKKS/RcQ8ljwi6gBM2Cn2JOPFYUIdel+GeBrt0oqjoJUUJaFU6ohawvFYrVYu",
+	"tOfT54Mv60T1AJHQexu/U9gNOPtENlzOrdV39/YP3Jnzmz268w/jGRWyFd6RQK3hsrOYW59I6xnEfA7L",
+	"kDknPpZ45W00cmcZY4I2C+djju1XkFwjTIPM6/qXoldNaOwqwqevxMH5PCGyhgSb28aISGz3pHiJstGN",
+	"1WpBDzkZxgkpq1Eh/QYaY8oF2sJSx9LXq9sOigQEgtIQSTIaBxiYnUDu58+W11bs0CpvWh++fHENA0oP",
+	"rV6Nt26qZiiWhNt9KaCRaOyvt9lFUjEJd052LLXwTkwN8XJnBWYyiEVkvLGUNNRZ+pUJ8u/N7xXGB6mR",
+	"N0rV2mG9v4+r5RdejZRf+Lu4fNirk/Jefx8f9F54L/3DWmaCjdLPTPyn/zk90Ubp7X/6P4IAgmbTlKXO",
+	"Ng6npUap6Y0IrGH2yM0/P5m45L3HPE+PI5nSp+txWlzlSC7v6a92UnPHbsUTt+g4PbmMWyjarGhaW5i1",
+	"we19yvhoTbHWpwFZdFnkibtSfrLHnXcOuu6ell+irVcXb20ez7aDXMdF7pELjgvcQ4KMMVc8zEHaqEYc",
+	"soj0xI6QJSnj1Mehn/bqV1AXEhC5hARED3M+hWxQ1yQxltVAXbTVU28rowgy+1w7btdBbtofdBf6lZEo",
+	"k3uPBDDEzFPmSSLLQnKCRy7oTnFWhlqj7Ya+ctU9I5941CfC5Arq9EtQj02o8HHnXZJ8Ua0igafqKEGo",
+	"MFVvVZbKENiZRXtuo/u/oSoW02teGdMMa6nzAQ/IW/VeIb2bNhYtwTWIyFWFX46KIW5D69B9SgJfIJMn",
+	"eoRcy7xcRxtn5omj03Y889lkyAKCRnhcQa7hPS7ycKgoQIeFVEpzZW5lFBElFTOyV1sn6bHXHlEqPku6",
+	"P7OkmzkFr7A/+ApmjMepJJwuPc0wnGP7cn61Pz/c6wbJ57P29wmWGF1fta1PrKfGoTPVNdO+PH+t2H3n",
+	"3WvwZYcOYtyc65CFBO75zAOMBiQkILPg/S2MOBNEyjiikgoREf6jQO6Y0xHm02MWMO4mwTfQ/Y8CIr2R",
+	"ICY1RIKkyDQAL/RIwCaIym0H+RxPQp1Ii7BmMPCKEUU9jkNfUWnCWWZXSLXtH7MoLPCWNoVQdMBCocfg",
+	"J64KGLNjLxIQC0kSkgPkvCCLdYFDU0gsI5FOO8eepHc6M0oCs/9UMAuJB1mvzuwbOWGztr3mlCCZh8qp",
+	"9XzNOq5+iecYk+oC52d6rVNnxlKtmVWu33iJslu3jh0Ipy7e2jW5gWVhK1pKQCYrvptx2z+NF14v2Tqb",
+	"zolHx9TcFS7iZVfxi/AVHIuNprLgCJhruFLcQeFhuCtIU1zB+WC3yknvcXoBClqeocYZv32yEstJ8dur",
+	"p7mj8bWV1Kw8XO9ghmqIQCczrrbqInKLeJDHw8gphtW9l/MbmKtlfFOzWOs5K9vE8HpbEfAGXrHktMCN",
+	"zwr+r7oahLI8W1oxhza/zOe0WdG2lMmN8L29rDDK81p3F6mBpZKlzbzN9z3GAlJwDZwe89yF/oMc829z",
+	"uje0PEG4g0KoZTsSQwzXfFSoP8fkyD7ImJvA03MWZVo5TzGN0qU2WImPDJCTx0ILizNjCL3GdwRhJHFw",
+	"m6Swd8YE34Lyo/WxX0rC/PIprz0p7jF7+flIZkOGeS3mfnMMhJT+7xtbwYl9T/X9A/SGvkI+8ZivwWiw",
+	"VEa8cThBmryVIcoeUK2NsE+UuQHLgLxhFN6CLwj6mAyZIBr8iOjsIkQFcsXdwN0+StkXYIDgntqmSpZJ",
+	"7+4d7tcPMpeFauANmN/O1jgc/AdxN/j48W/3o2D7qIcFOdhzftEwAdXy4d92Pv3t3z5XnXrqanFmuRYh",
+	"B/gpiwqnzScYgLKEdJ8N5KbGNQ4HdiyVSkV72FKPxd1AjTf9ynpXwvUVnAczpsMqnoLlLomYB9erK3Hd",
+	"GeMidUdeDE2x3NiAhSrkRFTqoXZAezujQh4nwA3rsaamDT14v3uM4oaRbhmpptGWUgK11rjdQC4J4dyo",
+	"Ry7QeeTGpq7e6ogHaCtkaKzGEQ62rZ3++p/tS/V3bbfmVF/UUU8dta0aHMdtB9HQJ/eomsBtqZGBwhpK",
+	"9a5tBpxaqDeV5AhhMLjVwxHBoYiD8pALO3LK2ci10GpKdbdtBFTIHwUKsJAomR7aYoC5psYFBpmaco7/",
+	"/nvwCN9LtUNDKceisbMzmUwqk90K44OdUOwkuS9i5w6UheSXTqR3EcyDeB2VNvDTnmg3zf9uyr833/69",
+	"1Ww2T47Z5bvL3t8nfdYs+F/7eLf5odd590Y0/95sNkvakorHlRpJJeV03NEeCbGzgrJT3dEmwk7tB7Vm",
+	"sclwGfExE4ouk+VLtJkCCrVX1U8zOGvBcGWnUb8xIb3GnA4apoPGKh1oRYX1U560UqNUr9YPytXdcm2v",
+	"W6s2qvVGrfZPsOGnY8lERCWAX/m+wGXu971yvVqv25aShYuFzFsih8y3L7zDQaQe/757+o+//0q891H/",
+	"w97BdLCPe/67f4p//HY2vB9GJOqwfw7OO80r+ubV7aH3+7BDLrunZHj50tu9fN3vHeB6fXDbv37zpnvp",
+	"nxz/+tPgxfWLM6+Ok106wRK3FRMCYEiYZtZINAN73CX94feDt7fj7k9XL9+di1f3H5rN9z9Fsv6aYN8/",
+	"/LUziV69e3l/xZrh5L3w727lT4mm94tB6MG9gKQ43jKOaNUXxQ3m7d6MNpOc80LlHcyspW6qwoO/hlWY",
+	"4RGf0+pBlEj/mzWBgiLUZwbqsDdNWHZRLEnxLHMcAO4SgYkVsYL84iRvFzGJleIs4JX8MJzMYhWJzdUm",
+	"Z9lIYbim4QSLtNuCQ5Wa++oezhTFbhSREtOvk1k0M710+0Vkaie7ovrRCuUKwc55zSPp9keBwOxRmqYS",
+	"vrHLPCWblfjR7n0l7rFEroj7byvVwYXk0kmonnEc+mykNW6qcUW1h2s7rQHkWklYhnsEekVWp8jqAU8o",
+	"aA/39g9exASeV++eTIDmlrPUKGUHsrbI11TxZVmU+yImM6vbrv6dmcXnmRDMNWHVfOLREQ6MfgpXKFUk",
+	"mVJjqy9qT8sQ9RI+hCvm12POyhYedHMBta7QGmEaKM5ir4nz98Hz7Xn49IqMg2mXrXHjXegagFNgh5CD",
+	"H4RnOkcesTDFiMRRGkVFX8fpe8MoCCoF5un8AQRswB7mmviOnQTpq9bcEf5BIySe4nI/G0y91mQ8FrCI",
+	"owmnUpIQuT9cXb1+/eqV20DuD9qeFfQeDck9tsdfR2Dnoqx/qJ3Wm3t7MOYJ6QlQ/R/kjs+c64SGk+YN",
+	"ZeXWyMkdu9xZWnS8v62r3/KY1b395gsdCrTmoK8y7lV7wY4Fwjq2BxAP2EgRBWTaqX3RwUKICuQFBPMZ",
+	"TSDH70rNEAdTST0coA7zKJFTdKwGBVYVpMtk2VzJSz3NBeamuVhBw3kqaJR+qJ3utV4cpuglURhycUdL",
+	"uPaKwT1/Zma+ogvymcc/8/hH5fGzPC0Kbk8xDXR689PFc8Tp0AtZshlMxIlNWJ53TViyTX5aMKm4nTUD",
+	"10zsw9KEaghl+JLK5F4WL2Gwmu3788b+2lzcfJNLZXOvsPBOORcVp+96G4jcEZ5UDbD2LoSrpjDOzU1W",
+	"InrQ1l61qvljkoNYq1Y14vXXur4GeKiiq+sci+VkjDlBGk0KENYU36fSUX+CgIG/JqQ3ZOw2FTsX333P",
+	"uyrXwN2zb9to0La/YO3jlf5RxOGjGUkzF7p9CQkKGNt6kf4xQ1ntVj3hQQXuKO09WbmxlMJT1Jq4pePx",
+	"mmPrmG+WJijrkSadOHYlPq20yt9WHZ7d9NUV4yi4/Zn1vkKao+K6BRyoG1/O1apVC2onMuxj2dx/Zj0j",
+	"c2Y4SZ6G1sr4io/C4sDWPg2pGG4Y+bdWEOPysYw5UwS1yqup47TkRYm5fLTAxt8iok8aj8JQv622NSCy",
+	"+NSlPF9Mam/ektI+C1Is48hF3VZ6vZwFPCCm3mzIbbIwGSJYcMy+OZtQR31d3rCJHramivl0altG7VxR",
+	"h/uZ9TZQ35bqYUHAJpeYW5/0Yl3lvQV7SGo0SaavIxCLpCk8ZctvUFPvq4GgMcRJPxLGYfEr6+m0g71q",
+	"HbnHV62TdlcDJbm2shUOpxooHChaWcA8IuYfUCgK+gWQoCDVIRZSp7Zx4jFuEPk4ERJhgfTRMaWIMr0W",
+	"61VPqqY+QButPqpC+mfUJzuJoHhCI/OeCrkAsynmAua9jK640NS0DRed9nQrT8vgko7O4eimIMd06YvW",
+	"Vbesgwyq1epevVACbqJ2raHw/HGSMYp62DwrQ1+mXREslqWY5d+2qRRWedHDv6HhjfZgOCURjQkXxNfq",
+	"AseR+i/UVoNsH1BrbnrTG3uFrrr65CwZwsPTSFY0s/Sd4SxjWbqPm6RSLa2kdRn1AupZxOZbMkVbx5x5",
+	"t33GfXAh7tYdVFhba2Fn13yFO+AivXH20C5Oh0n0zAwHSi1tNrVmafpMAfnOodHZGa+THZaiiBNTQZj4",
+	"UKlxTa64iho6v7MT9bXlWV1zz22PXlqa+/F3xYYCHREh8WhcUB319Bjt7u4e6rjORHcY4vGYhNqzvkHc",
+	"TDLidO/OfNV6ySJ8LVn0EOk1mzYdT+SpBNQD+Nv6CXLZZSrmBnNOfMwRCrhFZpWWkMY3NRcXaVir0PWf",
+	"nJq/L7pcspePcquxGlBUfRNkqXxiXVafKa0UtP3loRbMppp2Dk3xjnBOfWO8WzMufeVi00Y2AC5dZGzm",
+	"Ss3DOrpoyAJf6CL4ajw+CSiY4HBbUmzJr6VK5og7oysVUvESSoWL/a+hu6ynsRjf4p9fW/n2iZxLbome",
+	"NJ0z1feV1tK/AqWle1qZ4BaBBfy5KG5m+n95dYKv5KlI+ycWu0MK7MU1HA1/Mf07a13HNnW8MkuosUNC",
+	"+RXOfNzNygdeqDH9+U97duJ/zqOuVKMToyg9gfL4VziF+TVaRhUz18j6hsVkJK0Mk5Nq8h0lk68ivlMd",
+	"rXyY7+Cbv8Bxzk/+2RXwoMPplDRlbAw5/UTHOR5VITmwKHz6AKk1gkLmE67xmH/HNUtu9cQLYrTUiG7J",
+	"tIKuiIx4CACAHrGlQwGQMFe6wKPiRnH4m0za8efdurNWNQM3bsfNJCFjiQKChUS7dRQQ9aVw4mBst6wj",
+	"ym/c50osj1qJRZPI0tPzbV3XmXO87vF/r8N/O1EvgzC0jtzyLCjbTFCPHKpTDBViEMQiax2I+EgyjSWd",
+	"6rbYv+axUBAvUl2YSPmCiBkdlAuRMqMxlM5FGHE2cRCD4xoEM739KOxoKBFoy7Vh0JIAaIutvXuEcGrU",
+	"pgMkCIQKGU8hQ9UKagJkd74XRAUSEyq9IYE6vcuBQzfgrCtjyvoUgHv9Ih78Pqm3w++oR5Jhz8yJ9fsN",
+	"hPuScDXl/vy15za7XCgOQCjsBSCAEx+5e7Uqes1C4laQEQA0IBoJHGma0vFWGhMKeQFV6l08LEC76ZuQ",
+	"K/2+CQhzNxAYmkhXZj/m1LRiZbEoHnxFHYp4nMiiEjqDEKLU4HkDuZOhIN5NHklI8drdus3m700lEQuF",
+	"FnL/Ue7oLS6rLrCMOAEAoFsyTQpmU2GQvPVAj5A9IGWRfBTj++7WTc9ZkahHnMm9+ry3++Xf1pKHdtpp",
+	"YQgkKXHoYxMrcbCHtjQl/M11kLujV8n9NzeDsGSHuWFMR7RpaEUEEQqGxPKwuDH2aRGny5zZeUEOMQ2t",
+	"x+b/CEKrSPqsI8F8Kk/pwAqFNYRWYOsuzsAQQrTnmHA0YqEcHun8VuBBUQhfzYN/LoArUxNJlWdc+Rsl",
+	"XxYy6ZDcS+ThgKgjoEeKtq67x9uoRwY0FKsav04pWiF8Prcheu3Mp+kppoY+f78eaaeUyGhstCVjwinz",
+	"8yGJEI1Yq6mBz9Qj2/tS1n/Uv6yHi6E3Js6u/PDhw4fy27duLnvSdO2uV58yR1uPtTpp4nsyCjJbYKbr",
+	"PJSivjUnA6pemW2dtE9OmBeNVvHFzVqmMe6PARxDvmnLhou3/Pr+fu3QVCdMcrtBBzBIhiAqtwzefBba",
+	"3kGCabxPKMwih2Rqv7olZCwQOESmSqQ6iAU+EVJnNDlQAuJtFEh6S6YuSjtO0Ahg0gRKihTDEXBzAG/u",
+	"2kiCPvV37molJ3m8S314qGQpp3K6MzJDUu99cmYw5dRWfVPstk8G9e+RQfmKUOp+0UWNOIPSY4/eJf32",
+	"QHhOaQxxtW/IFEhRKYelRmmDdsy5tQRd+vLpaQDwZuhxHQg0bWMsDAguaHatFPOEXOZWVpz1FRXsQQa9",
+	"QO3HL7XyYbP808/l80tlINyOyr+vhzulGpkB6tt/2ZMe2sJhzAj1YBQ/3C6ClIo3eB0IqdSyFM62iO8v",
+	"9FTlsegKdnCWVAqlCxbDHsPct1Ao6+44IGqL9oopmGlglpW/STjDqp/YOFKxQoJqESBgoeE9xMZuWNyg",
+	"ZCs1l96xK5Nik9M3ANHc+EZTi2BLz5hqOlo5MvJTg5Vrz68y5jPVhWuFziSdLZcf0goTvaNkItbU5Poa",
+	"HlGyUtG+FtKHkyUx22+8Iendzs+hYJlXOwTfVEUsOJOra4uzYJlrgkiGiIx6xPeJj6AsVNwaAgBLtPV+",
+	"9xi9O849dFAKqxe5Oahe19T+0y14LOwrK1zretY/ZRXTOFURDGv4QJ0DD4cspB4OQBsEjfTq5PS4XKtU",
+	"HUSwN0RDLIb2UeenZrm+f6A9gq56sgVNHUPX2+g//Ad4fct2uu1mdF0jC46QmwAIa2ju37MONS0+Yh/X",
+	"TGWBAnzj6mFjt9qoVp/xjZ8U37jwAnKdim2pnUmk/+wWFWPaFiBXzm5e8admN7P6z8OVn2LNp0jDKdzk",
+	"FXXGnDP2Y1St7np6r9FJ+wT+TX7QP8/qQfqx2zDF8o3oi03Yk/ZJzCWWF/+0qldqI2OP6DyNKbN3mf0o",
+	"4rWtdJzOBtEbo7FcQcz2MiWYFkVaFF1UrBj2Ufjp+ldLa1ROj4ETFgbkyydM9cxsXxJpIhJc8QKUjVVq",
+	"0S9Jl2zHOk16V41SJGK46DikJCaV9MLFq5Pep6VE+k3VmuxxWVmjyXz27SPsc7P4yjH2RTRbhB8jdBLt",
+	"AsCY1YBLZh2KkNudLCZqgRfRQBM5GswZ4g61dicZwiGKQnI/Jp4kPoK0Gieu7AxGjK3ZNLs1K8HrwVRe",
+	"MX+WqOZD6SXfPDGGnpfcYix3C9vLKbill5gGBcELpiwVYiFy3zXP2ifNbvvi/KZ1dXVx5aItpZ2yEDEd",
+	"SwHIPGgyJByuyockGIvthvHVMtSn9yuDScGsTmBURWT/IIyKDGZNdro/RSMcljnBPhQRJvfjAIdAWxX0",
+	"Fk9NKdcj5DOoGj7GXBQXdk3oYtGKts8716en7eN267x70zm+uGy52nSBeKA44CzA3i3cmtmTp29rG2qc",
+	"8d1tY8K11hHD1NjnyQ/2lbgysn0l+cG+kraNG7YGVv5383XmN9uAtqPtK+Zf8RitrWmfmwt80RjhMAsI",
+	"tDkIZHIyZr0dUu2vg0bYG9KQpHYcGI5qvIIuORtwPNKxCUIC68jEKwiJXDMAN709+YNSckrtc/jxpnnZ",
+	"vnnT+pD65fiqddI677abZ52SU+q+v7g5bR53L65urlp/v25ftU5KTikN2gOf5smm5JRMyzfnF92b5tnZ",
+	"xXv4Uv3r9OL6XP39ttX96eIk90Lz7KrVPPlw0+50ruGH9knr7eVFt3V+/OGmfX5zeXXx+qrVUWM7vjg/",
+	"PWsfqxE0u93W+UmrdfNTs3Nz3Lrqtk/bx81uq5N/9qp58hp+vWx+OLtontx0Ly5uzppXr1u5rtTQr1rX",
+	"HRjDVbPb0rPVQzrvtq7Om2dmPu23l2ett61z9XCusDG8Y03IRUoCvzjokobjCApOGGQft8f8aQV0MtdB",
+	"7m8R4dPKGA9Ih/5O1C9jLIcV6qs/hwT7hFfaPhmNmSShNy2/IVP1pE8DUuFs8suLT6atlFEPV79JN4Vz",
+	"ncvJ3idMV9/ojglT5vBSBVKvwZKTtUGsfopJvMtVWyu6Hk7zlEzEbea6uLbwuvgpw9WICaQnj2+v2JIT",
+	"C/ufGwq7CJeqGcY3rvY1xDjCSEyFJKN1IKo2CFJauRh3srap1ciht8wjp3XAVoCMY7fnCZ6un35CVnK/",
+	"r3FDsCq85KoXBF/BzW5mTTdwma+0K7qQyhPbkqtppTMEs+zqbL6hqZrSgWYbQDnMZaYvdqszdtSEIR9P",
+	"deA7Dm5F5oQ1bHBRuVbvVg8bVestTthQ6RXhAQ2TSrOvGTqOq9Mi9X3pUWAeFoiIjQpyPqQ07Qb8Pc24",
+	"H1ya4JHLrD4ACMKw6DRTTjU3l7a/rfcHFJT1DuMfwNtzZ6Dyvq6XR/Wqq7FsVh47U5QFyCRbhmWs21lW",
+	"h+WZpz3ztD8wTyvwJK3vz5yt2pAGFkY44AT7Uw31M8tMVsuRXdHMWD8BfXUkxqIFbI/wgByzUK5vOuKA",
+	"DsIMTlLJI6HUKbLG5xIQSEKPf+d0MCxGYXiEovNPX/VnpcKGX7HYj8ylyOtF/LTitWj+7TRVjBmXV0T9",
+	"e5XsvnwNUs4mJiAYC3DJUmgQSohrKBG3gdy37U6nff765rTdOjsBtzUio7Gc6uDgczwiDmBoq7/UgoC/",
+	"ZdtBrnXStd4222eug1xwX12cv3Yhgyx+3m39o6va1UWqGEdK2sL+3OEgInCgoVJZkogKJ99NcUAX6TNr",
+	"IcO3Cy4oEsCwPGfhbPKj0ANHHgkChIWN7XeQF4EviEphCjzUq9VUSuwRchWPdpM0Z2iBCr1KlYXXnyv7",
+	"zHKJBcWurzUdXFRNkqmFDX00VLQAHi9EZQU1zdqraXhDRvxly1BZjABkST9DTClHLtBIySlZEkk9UuRR",
+	"yIs4m8zO7IyGBBlYeRN2pxZLV0PTvkQ1KUUzqJZxh9WX2uqqQyf28dkr5Rh9Z5HTzx7VDUrZYN9fxafB",
+	"gQ2sUVcmzz0Wl6rJrjJcbopY5LIwBdOh6BTzgGY3AG2xMJiapE7V7kk0DrSH0t1eljybB0b3/VyBi3jy",
+	"y9b+mxpWGSJY2b7S0ZSvMlEIa+sAsE9JTG6O3fCIJOxrVqFSlocOo/MHBG3F9aZQJIi/vawOwkoKFTT9",
+	"p8N3z7C6TWHdbx+tJk2ccLoaitCGSqzdqhyuShoRfBG6+Apo4VlyXfVM/HE8nYUndmNn58/v33TIgxLK",
+	"bslU6DqvP79/gzpEoq2r02P0Yr/2wkT7CqV52dfUD+kAPhO0695S3wX5X5AAhqiPtkApg7dAqXaTiNLK",
+	"rxOp2XzKZ6H6g8wlHAyUTPFPOk24griDf0Fcb8kp3f4hko9u5bTUKF28udTJjGB/g4VRapSCn//J+81f",
+	"b1/9w+//Snpvf2pdtw8jQf3m5bAZCEHl2T+udi8+3PfaRclGeh02y+KBpUsCQu0aFgTJ3mXfs6s7i5wz",
+	"J/MHFiBpQa9EUcpo+i29RjNv3S9nNbdQ4FcNW72uh+XAdHUna+fhwCoXfXXGBjTc4BrB2BMl7ONc4eIx",
+	"FmLCuCJbj3FOPImGjAslQJUxOp1TgHiNOsHpSOS4s9TX8Y/ZmsX1l0sdQ5x47I7waXHox0UYp7lIEiJj",
+	"gEVQqkl/B+EfIm/j1zP9vixySE3YKfbk3JgTel8GTCRoX8eugbISyaFiBx6WjCM8HueAKnR298FazgFg",
+	"iPTeYDAVdwMll/PFcmv13b39A3c2ts3sZbwrc8iQrerhWcDrAzZgenncy+su2rF1vl0H9bVL2QD0KCv1",
+	"SFn9UDFLQ7SETH9PBRJEzkrBx/Ul5d0iUFB6Na/IvAWM5AYHmZM+J2LYZbdELSeXNy/7Na9KXvi7vQO8",
+	"16+SQ6/u7/de4hfkoF/zq97sAc62kXUs7x8sOXV5MzPdVtFML8YkBO3iOBaGheEK6j0ELwq0W6kit+BD",
+	"F23ZDKG3zCcBqleqDvq5c3FePjvZtkGjkvCRogqf9GmoExPgaEwYMumNooLAk2K1QMCdCXVZ8mCqPnAp",
+	"dCmnP2ExdBvIFUNc3z/4lyRNZ0jubTpQXBINfDJbktPRiPgOCtiE8LKHleGRyZNwBQ6kW0EueImvQ0kD",
+	"SAMam4jBxDsTTz1GoUtrKjpSFz5VMySh5FNrx8aHLKldgwIqpJ76iIx6hGs4LDlkIuaUYky8WF86MkG0",
+	"oCqCx0tzGEjV148MTBOE+4m18+ZTCtLOXT2VPz+OeFChIzEIWA8HOpN+TLwd1tu52x1Xd0zL5d1KtbJb",
+	"+VUwIL78yoCi4qcK689RyHaMQrazikK2o62DndoPh3v7By9ic0Gp9Gkaf5pOM921Q58onS47kCSxK9n6",
+	"RKK8olIf5U7cTEvRTTYltpNkK2BvSMkdiYEikn9qNNVMQTfVBpWEUzBAQqXdaFi2UnOCua85elJekfXR",
+	"7HUc2orT2na3K/aioxTxsKFMYKs118v1er0+HwZg4XWfMVSbqblpi1tNv08JB11fp/7ZYg1plqAYouYI",
+	"++Tly72Xhy99XH9Z3XtR26/5VbJ/0H/pewf1w/qLF7sH1V2/6h9g3Ov5/kEd12qk/6Je82v7e3X/ZSlp",
+	"2KwnsJGm73MiILgGg+w67L888Ksvay9f7nkv/IP9Q1zvE4yr3v4+9qu1/WSH26a5C8ODPxXO1+7wp3nr",
+	"WyvXarXaApgFXV3NHrFHBnEwu2dDcHCAOsyjRE5Tu3fJWZ8GIGABFCs+cWkN98tiShjbXNbnpMpvl1Rp",
+	"N/QdjA73grSyUKxCfDIw1KeQZ1+8Z4+DlJHUIa3POp2LJM7CesDrct8ZfYoWJUTGZ1enQKavnRk3rtCY",
+	"IBH1TUbkXG8iHOvs2tF5Vz9xFqaDXEtJehhDJqTuKSYh/cCEprbtOArvY+Lb26JxrAZvktj2cCe9BrZG",
+	"kSY7PxDXdLY6YMrGGH7mmhWGstYYYz63GCFghmVsNL3UyVy5UmWsCW8YZJyHLrEX0qYGaGpMcSzy7IEr",
+	"ONALbRqx+iXHQoOnXqmiuCm0ZS0aJ4Hf6E2ROk40HDRA13ep7ybZbnKu5j2LSMXGJNRJOlrlhr9XUFeV",
+	"6l3fMV+uIAr2LBTTag3H7GmlxvfjWIPl7eMx3bmr7WjEsJ0Xb+pvD//+j6vu3rt/7uvpVMbgYtHO/otw",
+	"JqosVgEy9ybFymGiGO729rzd/gHe7dX6VW+//5LUeof9Gtn1Dv0XuN7bIwf9l7jq1fxdst9/gQ97NW/X",
+	"3ycv+oe41tv1EtVvv1/z6viQVHsv/D1vl7zEB/1ar+7t+ntkv39QTc6Gdt4kJzIhz6zoT51iRVXEh+M0",
+	"X1haNrqUmIrvyoolhxbpARYCXV+dZTMRirm6sYHnp9ol94LxYVoNvX0mqio/XCriK4YfVx7vnACkbnw9",
+	"qeN3ErDbZNg9fKuxeLYuz19vr9RZTL6Pfg2Y8LvMhWBeyKapbeEF3pr3Bvl+DMlu6HybLzesyMjfEGoa",
+	"zk0hteCLRURC5g+XEakjEwuJB7D+eba6OU4a9Qn8ULHdNJM6VXqN7wjCEJy7HsdfU5QYbj8/gu3yp/P6",
+	"P6cv/5ayTVccyTqemMQ27YwJvgXdQuIBpPAJ80tCEKnNfyIGm97DNc7Uamp0iiiK7sBmqD4XsTyH7QHo",
+	"ffzkyEToGZB2NIT4vrA423q1Ya/Id+GWOY6t3EriKovrmyeW0WyzbW0FGY/EqvJhvkUBBLWOyp3nkSnC",
+	"W0NzTnPAwoQ9auyomOpSGjYMejEvbMdL+DA+mFvux+CFazCuzdjFAldWqW3XcKEf6ynYx4MPVPYyL3Ok",
+	"KuvRfN5kj+nqMRDwFxH5Ypq9SmtJa950xlqEY+6XelOEkVLriQ9IcebahfKkuG92l62VEa+LNjdmY9gS",
+	"A2TGO7Ty3ZWDzN0VvJm6vnKKrq+yl9e6k48f/+WXavkQl/ufPh/srVdyKB5muq+DvdQ4YOD6phsiPnFQ",
+	"AMl+BTUonKwZ8KNAbBJWVnEVrYa+ZIjIbI8ZS2oXltGUDiDb0HsAEdEYmTC0zCyvr86sW8DRhoUtcPJ1",
+	"eOP6ZjzP1UrN+hUtOjiYR9paT0UKwmn4ppxxdvSfi1+6XeEUL3FpzcZHpmiLKzYTW1dxmAIOfeFhoNUx",
+	"45JjWhzfECcVrqdGjo1cmM1oS4d7W7SMTC5crTgTLot5K4uiBXQ6kuJcoB8h7HEmBNRXUj2JNSO0x1ql",
+	"iQdp+y1a5ks8JtxOxS5yU9knZ61ut3VVvLammkJ2Fn1OSAMqlqUweLGt9zHmrIFqTrVaPUK9SNCQCNFA",
+	"tar+JS6p0IAwGPV3GpZGNa0libJezddKu7CfFQ7z73yzkJ6/X+k4JyNJMgGX11dnDhK/RZgTQOYPMNeK",
+	"d5x7ghWvFygaI8nQXhWNRl87lOc3/oBAntW1g1WD6GbGG6cuFfIWm820PEoxaSf1lU0NmTO3OLxu3VhP",
+	"nv82D0Kto208cqQDdieM34oYW3q+3TPC9+Y2rlZN383VqktCKrMDWjrdb5p7kV34lYOvr3Qs1vcQVXZF",
+	"BlRIwjeYq7l8PF9glc2PlrW2nI/RGbsjAfbIRjG0mUHMyDdILeybEkuTGMkHYtYZH+CQCmCvWb/w3Bzr",
+	"2go51g8I6g0LJ6F0uEiAZaheeLyRPiSGuLq07nI++jX2g6R3bD5FavDxDpGShoO1q1zgMfYKTbiiQkop",
+	"PapaXQNVwAuY2DAhiYRQBC7FmFMGaCp/cw2kAqWGbzKY/L6ZkSUNpibqJCu7OPGxaA+/sSAoIKo15MHs",
+	"1xr+4yG4H8K0lIH+WIb4EVP2riKHhASTm9Zqt77b2D9s7B/+s5SiNG0oxbRV6hCCpixCNEQxsEdMQ6a1",
+	"arla6wIUSHEY0PM5e/A5Kya3rClskyNiJAG4L7uh4Q2xWNPRmHBBdIJsn+MIDrAcwkL6JCCS+De96Y1x",
+	"MRcp89qTspHKY5wNIG1HVIgxCeQR4iSGN+OpacyMvkD/sfZ/alv2q9W5qeZJ8og1auzUN1qxQhtmZpN0",
+	"xerUrnyPCLNOqUNC/1UU3EJu+Cb5VKZe/0pgQTW1R2EwvQ4BP7vYaZVBci+wmE6IwSPV9fVm8WWsI/fO",
+	"lDEoCHCck0Cctqksh7M/5KwqpxSF9LeImMdmJvFqrNBZeiFStK/5fE6G3tJxFh7UZnmDmkZ8JLSU7UdB",
+	"MC1K7c5zLzPOIu6Vo4gNsA8MSvpyQMcEqGANL1WCwW4+X3ES31R/KVrUldWXDhGCshCMwLVTTWH0sS2a",
+	"ndvP77toC7JPt805qu2jEQ0jScQREiT0oYhk01SJBJHWQK+UYsORjmCVquVF0auZvP8cHoV6FJch0SNF",
+	"0ODqQUp5YzuX+TjGv0XEMZPbrQKCmmMyIJVVZrmIaQZxqNQtEAZ7s/jyPY9rkVrh3HjSs1+6sd+YPtMk",
+	"tjpl2sJMmzlMm0llJ43tooFGlKHpoq0eC/xtXWBKUhkQF0UhAMFIU3YKLmMBg0h4OAwVG7TNbSPcY3eA",
+	"yQ/hFAN6R8Ij23S6zRHW4GMINHv1F+EmLQ6GBFeF5F4KJPGtBi/rMSnZCNXqaDSy1MvZZHbl49vi7ws5",
+	"a3XQu1qhVgg786AGco7tmCxWhu+aex3eGWOP8M1A3WaGBW09wOfeNRrm2jIhF8mUMqqeEkB85epFUxYt",
+	"DcW0cz/Tby8KqGDZK8GFAZ6pV3P3dYuRSO1tmFJrAFl8DmBPn2kYNKW+lSHJNgdELoqReZ4OejzGnzHj",
+	"zlwAppcu3pl1AMftNr3C3u2Asyj015QRpzQItL9lMmQBgYtN1CNDakI4OJuIBnI9FjDuQrBDGEsGITmR",
+	"3jBJn1cf23d6jPuEu7NcWz9Ylf5e6bfV0VFDyBWW++GXavmwWT7VcSBr8mzVYMSTevU/XF29fv3qldtA",
+	"7g9aiAl6j4bkHvvEoyMcmJCQHMDBD7XTenNvz90YCRK9nYsDWX9xeFCv7v6FxdmXRUQdU8paSk+f4xFB",
+	"GE5DiixfKHUCQCAgh90fkApyfRb1lJqCfV9ppXJIQ0TDkHDQTo6Qy3iIpX3BY1w9Ur+NFLVq7L8CWFVL",
+	"qonLxVBJNpbpj0a+Qk6DnKtIqwYpX1H8g146YGJhtjJtIhom1FdknGqwVqk7ReiE8KYirBENAjoikseA",
+	"Kdpy3U/HWlTqM/V/FxHSMQuiUbhBLfAVchaSPvTrahmNSMsFU9kZygkJ+nIocrpt4gCuL45XyYkeoUWJ",
+	"He6nhesQT8mnamwjGmKpSXWEx2NT/8qGwM/B60uh7joan2TOq2n0Fqf0G5/3XhIQ4qR0yXmmVN4mcqyi",
+	"N++DjErplEww2pzNvJepjTQEMTV3uLCu4FoiF31I3F9MGOm2loEgphZ12cvJci17c2atln6QWatlb6f3",
+	"FyC8YjpbqwpFLjwzLnmEDNMANtvccxQzjtUlV/0YR505yNV6FvwseZSPQkyUXqXQwN55LLB/xKdC2cTW",
+	"R9hnodTK6W49pprjrCO0CW5qHHopDRHejLlArf7lk1MaEogSauxV1ZoW9Zz0Vt+Le/v8OQ7srfSjIFB0",
+	"+OXLal3tzu3KwhRw7BH0ExuPdfSztgpLx0NM09HQ8XmM+3mpG47bM2/+xpNX9nKTTrDaS+8ZvxVDlnG4",
+	"5jThRjacMDYSSs29oggHa23lfLyzSv7mOPcPtZkeB5/+qxpaxfj2ZiEWCZlv6miLTfaVfWy5TVvzwppN",
+	"QIx7oGAIxEKEUa1e1v9GA079CrpMeb4ayM0cahsq9+WL62Qf2ci52ScJJ9BP9E1MOPOLshuzv9jaC/bX",
+	"1BGsaD2q6IkFJy16Fjtg7UN9hZoZTTpQsxLxwP5u7/gqFtq88qb14csX9wjhcGoqgG4xrguwwi23rz5z",
+	"t+N89L1qNUnFjeuPUYEEviO+g0I8ouHAZhZKQOAKkWtqk7oVBPuHOUEBpj5ikUxA9CQboxHmAxoin03C",
+	"o9iSgMSx2r6yJvRz4cQJD0q4/Ig04xNoFAmJ+lSiHpETooc5QlvNvURwNVDtZRWNRkeouYds4HQD1Q9e",
+	"wI862Df7+n7lMP0s9dHeYWUPjUbbFdQ06O2GDhVTFsqEMeGv1vSs1SsIVA8zVm2EQoaaYy0+8BljdEfJ",
+	"5BW7L4CQ72VcDyvZ9MkXpiBI3uoA536ukCqbFJP2HFLVXuj51ArbboynBnJJ6KJaHZ2zO0AsA9geR5GK",
+	"C6uU/73P4fUQfubE/kwE/OwT9YTqR378dBzA04AKycbYx/b3X7ELf/5f/9v/Wqv9l//439Tq/+W/+590",
+	"KVycK+2BZaZ0oYC4bPh76qAo7JE+p0IS6SCBQ6HseIL8H+EFOH9wOYM87Ece9bHvoB75XRI+oiGbMAf9",
+	"3//V//hf/uP/8P/89//tdgWd6JtQTtB19xhudjIFY/UOQXSA+lkoughKTulXPA+XXqyMFWwJ5YpNsvfG",
+	"+wsvjQug6cVinv+HQUdO5NamiMi2hW9fdGr+XJ647lS8BJwodrWZ/dHRfhHwgFlvcvru6igxS/o0CHQt",
+	"aipshFrO7hDZSI60+j2LEpaHSkgF5Jf+8/8vusXi93RIfaP0n//3//S//Of////5X5e+zMJqJD2vky2w",
+	"QRlW/+uUfyoIBN7s+yJHkdVA5k99ld6Kg7By/nZOSFk1hfQbaIwpF2gr9gZXtx0UCSgdTcPk2gIiBebr",
+	"TMaBlB5xvZp1YIiczXOwlzU4itaFP3rWydIo70wWyuNEcqdTVx6jxS9FWB9Lf0n405Wu0bKWLzJYX3oa",
+	"r2c28Kq+UIAmRvtMHXv4vcBBS+69IBL0jrxNxRglhehSRyLlqU1zddOjoye5iK8/WklBe6qOsnHFSQwC",
+	"5TGXzzF0624wnTz7lZ79Ss9+pSf2KyV+9G9Z5U+f4VRjps+CII+C6z8d1P/Hvv5TvCJ3+4dDMWOJd6dj",
+	"0ldnXDV0hiUNHfSaE3ILvR5PuRIQHkR1oa0T8it+F6GOskYZRx3CaX+7gtSmKmGCkW5Zs2XbcIC9W4G2",
+	"joc0JII46Gc8xvqvN4wTHG4bMH5oIUTKMvd9xcVZKLWRPMQCAtm8IRMkRGPCYTxpC9bMTagRFW54wjrT",
+	"95f1lHQ7PEjd1O3NCDqnRCUOqLca1Vgkgdxiq4UCH0zaCEEi8oZGJSx0DFbQmVo7NOF4jLBEcEUm4jIH",
+	"oBn8KMyt6xYNBfUJwmjCuK+x6WO3GvyEAxaCY00ypj4i20fI/fgxdJGQmEsb0KnYj47t6wXMu4U8HRJK",
+	"Tnx0p46lh4MAgOOpFKlrzyy3XFakNRflBcu2atxZ7uUUk7GVNk4o6N6bVFDX+Rt7h/Xq7qFiKRHnUAR6",
+	"3ZxN7y9Q7KNg+o9QiSW3qfkuHL10C/e3FT7K9v4lNy2/vEsXs0NkNF5TKDM5VsO65gWAG6552NjZcQFh",
+	"Ro0TIwP8sArSmSAeJwVs9BUWZLeOuhfdS6TfWR55btpy0kNevhzf9voruzMrOw+vBeEW5X7tBAgWLY+S",
+	"aerXOtFohDXPe4CLYMVA17kBq5wFSzVWtSJX6r10GabW/HzJonhQOyGj4840Y0YS53wv25pvSlppElmL",
+	"rq7MaluBzSYhaNq6NEyh5vUudWO4UYqUl6kBtI4zc+Vg6xEekOtVAOIWEGKYq7le1FFe38matxoydq2w",
+	"+3yAcmiLrsdTKtpJH8u1sVkeVJN0g2Kjm5YNzZ/dZcU4i9aHroY4mV2ggA3YIhoqWpi5xBSt1VCxGa7a",
+	"cOJhFc0zoOGt2AChMDmRPwrIIwJzjY8guDx+9rNgoYu28jW69B10ytCD0lxxBQEERQcc5OKxLp9MWbhz",
+	"57kmuynV/ES6Gt1EQIV2LNC74/LPF53WdgU1w6kycjwcIm9IvFt9W8/6fZ2nNMA0FDJb8ipdELQgCjgz",
+	"rVUYRWaka0NP5vrLN/fpQf79BZiTcZV4KszltADUpXHUC6inE2azKxOuhCM1N0loPhZe0YHhTw0X4Kiu",
+	"Pq1XlRgyJjcqSny9AShpXGfYS5e7SUOPx+C6ms8XrPGchZwdXNGOzQr0b6rLFOgXK6s073XW/3ohrik7",
+	"Mjuf46u3MRpCTrpXYnyI9I8pMsli+AIUQQYoM4X3N2uvLkTQPmUcjQkbB+QIsRDpFCSEUS/A4a29uAQE",
+	"FlsTpPgWtBBzxMw1dZlVoNoUT15oYk3/dEfJZOY9n03CgGF/0eotqL+0GhhBVGTB/tTtXnbAdOVEsOBO",
+	"LRT40yQz/BBhXXEtVypCH+OMM2zvZcYnABv97xo7O+u4iUOEe4IFkQSscO0bNS47nQxsyceFUDv4J/xr",
+	"MiRcp+MqsYeDQOMsGhRFGgriReoFzAdEiu2Z86M1CbPZC87RCQnoHeHTdc1OKcloLAvwK5rmCRphnyDB",
+	"UB/zJNlqX8l5ZL5GYHWJxC0zYiOIEbRr5CAcCJb4Qm0VSiHZeEx81CN9xiELuk9DKobER1sUokEgB05y",
+	"SnytOVjUeYECgnUVTKVsaDAA8FaPsRDE356f81IE8bBJOmmkI8HeFqzdT2yCAmYiJgMsZLxSkrFbRy+U",
+	"IFA716RZAv9T1M0Jjn++JWOJxpjLGHwAAjaL8VILQY20KJ7NoRlOZ8fWB4wOB6lVZtwXaAujkIXl+v09",
+	"0pLPARBjn3LiSfW3WhsWSf1zPxJql/SpVD95LAyJp4u6qGFsHyE1LoT7knCELRhIpbSUzXWN7bZIFplz",
+	"0Irfn1sahiD3H+WOJsGyPTcuusNBlPONzc38FdIcjyK8iPeWzDOrCydBxzWtacKF5H6l7tR7cXdUID8i",
+	"DVQzZ8NBMWSGg3ar9m/Q7OtoyCIuzMbAAZVpojNN6lNaQedqE1noabbmmwVUPfZpiIMNZsiJGLNQkFfM",
+	"nxbvGESzoBp6Q1/F6V7EI6rnH4U5FvZWJr3sYJvoG7TeVELYApYQjBkyia67p+WXqEc8NiLo+m+np6cn",
+	"lkiBz0Chi0o+rKW+t8pckvqCs7PRp2mtiaSHRSXyqQ8zSBjCAiYg5gzFHWsW5KIolDRQlmGKfHTTxEfq",
+	"/G+5cFqVLu9uIxPOl956QK5A0RhtuZqPuNsNQ1AUQvz6yvS0m5JIgqgXjwguIydUZ0Kzfh9CpxncTKpJ",
+	"8RAHmpGgLW0ecQKSYTt9G2mmBNaHGbCiRxjScv8OjTG1utrTE2v8saDMH//8+ZyhgBx5W56ckSBpCbSC",
+	"kP+mSn9e4VhX47cffvsA25mZfOU42xmR9U10+BiArSKVCVak0puBdlKHdWMsjxnhBfkpWsEFxmy4SoKG",
+	"kOYRxagTHgM9WnVximkQFdacO9UQZPYg66gJziYOYoqZ4CCY6Q0KH8FoKBFoy00vlIto6AWRT/ztI4RT",
+	"o44FPlGdSNTD3q2aSrWCmhLVqkv53jI4/KdFP/H1xb2/UNWIFXg77Jk5sX7f8v9a1aiWhWvPE5XeCsJE",
+	"9Li2GIZr1I7JkAZgKCgBBTSlk4agDYy8gCrDIx4WVUpM35ho+v0GAgJ1N1BTCkzudTXSPH9Z8QpubViV",
+	"B5SszVicc1FYio5chnjWQV8p4C9/BBGX4Xfrirn0x3+c/JjCmW2aKmMa6xIhW5slPKy6E3EXJ+qbvFlo",
+	"ZeZSOabOipB4NC6oQnR6jHZ3dw/Bpk2AOdEQj8ckXGq3zcUnT+mSSe/O6mt6gteu8ZICHJ6N60ht/EoA",
+	"oHkPePb7xfDcZi4PCTc/HuJwYKLNTWz5WBe7nBNPbpyKIxqm266tqo+46nsXcVLWyMkC4VialJUoyQg5",
+	"JXnUaEDQC5ByESfaHVasqTy7i5/dxY/tLp7NmIG3qJx2FBc12cWAhtqMLIxQrmBj87KNbskUbbkeFTdK",
+	"lb2pVCra1MdIaNjNDPYp2vr5fRdMb+DVQOfQR7JOalY6pY6GfWaxgLAnU6lNJTymc2p2XLaRiMZjxmdL",
+	"lepig1ms4a3Lk1N9Uw2RezjQ5cfiYN0YChuxvrE3tO4YEImwvrTWNcfhxrryMfwY/vADOmahepeyUHwM",
+	"y+gVFsTSUgO5nwWV5CbiwRdTttytoJ87F+cGYF9NRVs1Hh6R4BgLcoRiOSBQLHWuu8eGMv7pHkG6sUDu",
+	"hw8fPpTfvi2fnLhHSFeq61PCBbq+bp+IihqOUQ/USNBHkCofSw1UqVTQF/cIjfGAhkrvglxpnbnufgSD",
+	"VL2mPhnjAflYcsxfHfq7+ReU1PpYQl9ctPVbRPgUAaCMq33XNQel8GVqlUqtWnVsqg+qV49QSCYEsva5",
+	"kNsw1BbnjNuRgg/EjsFjvunVSBP9DwMv8LH079S/rBQy/yT3FKrrm396nPhUqnfRF/TFrSBXNeqCaSUV",
+	"Iz9K4ArUj+4vqmPYpFzP6Msnt4Ja2BsaZ5PxyekV1FHfPgHLDkIcMOcQiu3el+H9Mjx2YcpG5qEe85UB",
+	"yYk6oSgKdW1JI8+29qpV5L5rnrVPmt32xflN6+rq4srdNoRkvgVwBV3lQBF0DcDutvZqu8i9bH44u2ie",
+	"3HQvLm7OmlevWyZgA+BiyT32ZDCFWxJoD9zcDUXwcqjYpPXRAT4t8VjoI81JHCVx8BS8pxmoCJiaSTwY",
+	"R7KBcDzSqcY/6BHtWj1CHE/QrOPVQRhBJLyIOGcDJeUIpBOhLfdj6ePHyH9ZrX4suXAkWCRBuo4x5cCP",
+	"rv9WrVarOmdhasViGsoiBVcBa3ykPcBJWIVkYKgHUhmZFdSBJixr1rKhgVKpQC7agpPsIMjCEg6y6bfq",
+	"JzwQDrJ5pHp9xba5EAG8DM4C5A0xx55UQ9ySuKcZDw0J6nGCb0XiTNCFMGNM3zHmeMDxeIgEUX9Lps7/",
+	"3+rV+kt4Dn8e6o96VF/NgGoFXg1OfePjp4Lp/Ff4oFmpwH9bcRsHB/qng0PH/HbaOj21JSkLF1VDUmt8",
+	"kXh6apVvyVjqEf3KaEjMgKvHcWfVE/iTjNivNJ55BZ2xcGASTNBWit/D8sLxVMtt4Uk0Xca4yKnFBAJt",
+	"WsowwBuuEdUuEngqzIktEN+uzkTXKCXwFMTeWIojZHZX07LPiAAf/AhLb5jFUlFdag+5YjnItadCg5EX",
+	"9mvAyR1Do/piYBAFGDAquJbA+ugZABVhlEXExiRESmbb8u9KKCHO1EFjkYScFNfKpwZydwCMOmDsNhpD",
+	"8JgJ8NrR4m/ns2JhX0yEV6Y8oOp2W09PHUkx1GwpvBWGZWqBp9NSmMlMGmM5LAfkjgTIFYTfES5cRELJ",
+	"pwAGM7Uc9qfu2zNzUwxx9SAvtOgASjOvKY6rOKJ7BcgTIyrL8P+uk/7pSukXIVxuwNzSTwSRboxJANfZ",
+	"UOWTYxqCqBxRiSAEjvhHaK9+iNyrZrd1c9Z+2+62TtzUCIjk03JTcVDIFBpR48PUGlIv8m6VbTBWo9ae",
+	"qVhzqFWr9tYXqkjqC2w7KI0h27xsH0GMX5mGaMvdwZEc7gRsQEM1V/1Pbgqrudtotwo9paDxM3un91uo",
+	"12x/R8iq7ALtx7/qzKPsgM1dPOoeX6IxIdyxd0Ch0vmEEmqSR0ImN8Bwwv5RPmV8grlPfPWXm1z8qEbA",
+	"iafWvk8HETh8TRNjzu6nFdQZsigwvkVFaWZvCEdbV8SnYlsdqSjkBHtDJeOd1IoquiTqNHAWDYYxsJBW",
+	"UChUvx4QH6jrYkz0RYw+zr2IBhJNib1cQ/vVGnLPL7o37beXZ623rXNFBEfmhOqbHWiRwthZqAskMtuq",
+	"uVzTPkto3KqWzSStRDGAcOUKBk7KTtCkBvd1G2jxsADufdlqV2XhsTERrrl3SyaRqD/6DaVET4YUGF/c",
+	"b0iILzTqVEiOUl0qLu0zLTG02gEnxdTJ09ZNBTWhESvz475SrHUXue3zzvXpafu43Trv3nSOLy5brhHc",
+	"wDAqdiaunZoZA6BYN5C270cYqlcmG28QgRT52kGr8d/G3Mn03rxs37xpfbhR5NA8O7t43zpxjbgZUaFU",
+	"BgdNOFP/MSGJau1t4WfVnDo3sGVJuzU1K1AAb0z7gN0Vt5Axu0B6CWZqC1xedLrIcgIo6eAm0sdWi9Af",
+	"DugdSVeMMET4jnA1W6VKh+fMbE6I3LsaKMqcjNidnoVnfDEjgtXrar98MubEAwsjIRUqYH2Jr1Ru+9yu",
+	"PIAxmZlj5J6YF0DwDgn29WV2QD0SCvDPJHYPQNzC71ekX77kbMwpkZhPE5sx/eOXVM58HMGHlOGopmji",
+	"PxTp6thLoQ3Lu1rJVN/CY1pqlHYrtYpJNx6CIb0DoDBajEHmfsH1vhW/aCtlILrbBdK4UrLxhzsa+nMn",
+	"Lo+042Mx7DGsc/4GRdlYXWWkaeC8VE1i7cNxAGpMOJp1Cidh9U5GLoiYN2akBQcEBbiMUVKFMl91A+hV",
+	"inCSFW0kJwaEQoodACHqI+xmqz7BvGOKgbpMAyJtbU9xEs9cLTzHIyKLV/sUwkJ8PEVb193j7cQENTVU",
+	"bGSZKxl0SdVHYM4mNKMMWuvFwDP3K0Ue0fwoznDxICTz8XRet5Kt1emnJIwAyLBerebAldNB+7+aaO6k",
+	"/UVO9ni54w2ILyvAe5MrVvOm5JT0UYWR5NSweZ2ZL3bi1/XbX5xSgdK2ciPJF7mGBJFrNKLehqnu6WUt",
+	"+ixe/p1X2LfebPiktvyT6xAb2U58/dHu8o9OGe9R3yfgOd6rHy7/osvYWxxOzeggXHl/lRm1TXyN/mCF",
+	"+Zwz2R6NAzIioVQzSjkd4Zim3Y2/fFLUK0zKYqMUkxsCJ5NQ1I4HELYdE2Dpk1Oa0UqgjFG2ehwk4KR4",
+	"pvbr7Xw2lcO+zGWdJ5gGU6QVTwF6NwvNnY+DWODHzqsKOmcy8aQ9HfeD655kAWY4X9GGJK/stPSML7Ec",
+	"AuD0Y7G6Pzjvyq7aCZ5m7lqf2dcfhn1V91biKqcWzvSvw+8uCS/ry2ScOt0PZXljWr4lUzGXwV2EwdSE",
+	"yKAtZdeahCsHjFxjWmwrTmXKiCmepd1bsaNUl5mzsfcV5AZYyGtB/KY0xoHHlG1vr1is/2Apx4S8xTIN",
+	"YwNRGWdHae653Oqa4aHKRG2O6Ru1Kk/IcXQX3zmbeSqeYQr8KeL9ikxgndOsNt6eK0OsmeNsf4LTnPY9",
+	"JHVkmSg4r+fadxKfCJPbS0NQJGgqoyAVyM84cnPoLeZGOQZJOGY+cbf1CT7S3voJFSTt03d7zJ9W8u0o",
+	"+3628dm2te8EgKRCGd//AP6XvtsyvVC57YCClZ5QPJeEB1GBEveVdhjs7aLrq7OywH2SuUip7x8gjkOf",
+	"jVCPSrHt2KsduPvHajk7PzXL6rUhFsMj5I456dN7YF46LB3SCuqpVvVArGsKQBbU27aCLe6xSJqrj5BM",
+	"1Ii/GoPTAXWa/5R0XA4R0iZNPCJzyyZlfskGARkqfjL+emzCBmEki1isefEIubdkqq96IV9aDqmA/JTK",
+	"s6b3dTS9PNeurfDNJZ4GDPtdxs4wH5A/KLfXNJY6t+uw+rSetvOZamtUq2EFGcxfgYHovmMGsp6B2fZL",
+	"BZbcXlHlc1A0j0wK4zTj6cby+Wh+y6P5BzXD1vIfAX095EzaSLC5xtN5KnppQ4+P7WOexweslXggG3p7",
+	"TmkgISVk6QeQbbXiexpg9im9NnbielTPTprvy8e8vrmVOifxSY9/m+s3yRxBiIIuNr32qns6MME1bmPX",
+	"xLGEzGQBJLX/IbT7gRxhwqkk8/V7895Tafim+Q10/NqjD2KRem/fQSaPKKcynKUKYCw6gfF7mcP7zEb+",
+	"UL7ev47B0PR9m0dvDvEmDAs4hPX02l93YoTQQp3l8VUU6O/RdJSn1CeO1Uifb32eFYoVLHodcvY4GkX2",
+	"fNIRJKs0Ps/RM45NdUvMiQ4aJj7ysCBlXWbAxneXaShIKKikdySYoi03LuXjon9D+l83of2nDoGBp9tH",
+	"NhrbdDRgiIaSIddGp7sVdBESJDkOBfZ0lCGO89agNnuoY8Aq6CegOIQDigURDeQCxAd0tOP2GSd6CH3G",
+	"UTxAB7kigqru6h08osH0PH7Llg9ykAve1KYOFHV3XPUv/Q48qKBXkPEWAPS+Wi06CBkHlwLuiYLYeQO7",
+	"75EgsHAuGqm/AiujP8mF6KM+CwI2AcXOzQT72wwA0+CQBYDIhNNR7tIE+ANKUjbw3oT8O3EMfaVS2TbJ",
+	"HzY2emJiFm3cX7f1j65r6k3qRyMGuRJhGUBoYCQQpqj95podOAijHofovt8iJglw+7k4NyNTlAf1aaB/",
+	"P+68y7joXfWkwtnkl/NP7rapQMB87ZMfRYGkY8zljlqfMpBTEmsIbRqnvs59gsYgkFETpWuKj5S70zEE",
+	"Aibx8gJPVfeCqRWAluydQjxKjC5PTh3AghnhAXF0kYXbHmO3ABMDXfRoiPkUas5tw1oMMSjxpg5YvGiz",
+	"Xevqc6rLIx31VqtChg3jaL/qVKtVKEmafFnbfSojQDORBVK3KCDD2C2lvA5fGKUxL9G3GO1BtaIxYzEN",
+	"EA4U55siFqZypNW5xTyg6lyEKWoQSNzS8Vir7kXDVo9PIi30YarJaJcUC9LaxDzrqIBUdcKrx3wjqC1E",
+	"u/lKp5KX/nXnX7U0WcuKacOWnTI++tp3JbrnHBLos/rzbAh9ez1Lk2Yq6xYSR4877x7VJFrzVuUxGLS5",
+	"REkMvKe9Rnm+KflznNzq4QpcPQVYESNzmoI4zW63dX7Sat381OzcHLeuuu3T9nGz2+qkQDZ0eoElUVBM",
+	"RTYJXul/kPXu2OwcpQLqStccC0VOq8s3yNguEicPH4XN1oEs7QZy587edXIPXzVPXrc67l/2WChGmEok",
+	"Bza5gDQK1gY83X/oe7tH8o45X8sRNiDykfl99au60p/Vv+eY5w0P7WvIg33oiU0u4CL5VZQ0jZ308EP7",
+	"dPdvWVSsr2w3PjONZ5vxD8hsrg3i2ePen8WoCQs880Pi3QoD+qFDndEW5gMW1qkPUXcWtEe7wTwWZ8Pj",
+	"EdGYgRBuDLnfcRsazCVM4V1HgmivpJywspBkHOM7KI6Xj6zewrrSIhS9BMRTj4w1yIBHICLQAQipg/ru",
+	"SyQM1v5+pQ4J/y4nHrsjfGra0i5uNYLtCnpvkuwJlUPCGzoJvfv+4ua0edy9uLq5av39un0FOAf5ScW5",
+	"IXcEB0JNDXyvMxOCINwK6tjCtoavN2B780BiDmr5J52mg2pxRLgGJcG5LPYtk9m7Df5XdbQ1KEQDcC0s",
+	"vmwGB6MAfwM+vgRguAYKWTp9uiBSC2jnaaTBmWr7GwkBExrYVev6nPG7viTY3Na3tz7HV62T1nm33TzL",
+	"Wvnv4cBpVsN4fPIMtERy1FRzWk9KfrOZCxZGA5uar49g9j/BsPJ+gIKVcZ1izvQ9eQCKCaZgVbTt/2fS",
+	"CDIKQIcOQgTMNpb6GYycnEhn0YLb9lboGxFtI+jjIL5Y9hwpKQniBbigG6cvsZDo97G03/8osqJIZK9O",
+	"IYcq21icbKXBWszNOiKhL8zlatK0GZVGlM30YlCI0sHz6AJErvk6LiQCyoWQeJokj3295Eu9G08mJVkk",
+	"1xKTe0VFxGFRWCSP0nSRLP78BX+Wf8+JRA8zbYCz6RMyh7U5pda9JCGc6MXpC4r76cKfq/g/n+S4D4h8",
+	"S54yy7qoXPdzmvX3k2Z9rBOPQaYtUAeWHRMjS+drCRd9JJQ9q+O2TLqzFcHEYMIqbQCEg5PB0zUVpoQW",
+	"JyDtBTKQdkpZiAQxsJhWpBN1wnNqiWQxWhVckYdscgQlviy+KCchmcSVwkIZW9ignVgIOJNn6CIsbgHQ",
+	"RhvITGJp8PMzekVDjznw9UwkGwsIqAIEOwCe1TD7OnPbFF/UOHaZ4a9lSZsRGOp7ImXhSnfybFR/p0a1",
+	"EWAz1+ZZPxIV1qWXQWq08W1Qy3ILjnCG6jUwq6H97Ue7TH+Ksc0zrS3E5PdoP1va+HNbyYbDJT7Vlexl",
+	"ixS8wAsOiVbCOGg1/oWJ5+SEoHGAwwT7GZAxtKhQ8kgoYxMd60LAkk0A3g2wMLWs4rGnFly4yxy02zZw",
+	"GwxyJQWhdAQNCwDVK2iveojc44vz07P2cTcFMhyX05f4loQV1IwVXZPwB6OLxvkKbKg3jWGJYR3XlHJm",
+	"oZ9Kvunmv1Hq3soCrqlJyDEYKjrFQas8xRl9zxJw72ESUJlspxfX5ycZ2deZQ+PMIKWkC808ikBbq8O8",
+	"lIrn8F3Jp2TnPiWxhItp55iF/YDqQlt/ZlGmmVlK5qzqIUkkm5ywch+uTXdMAcL5Mk7DbGUuevU1ozX9",
+	"1J404ktPFpKi0iLFiFlw66qfKGqeI5cK7kmVfFNnQbuEPQ4xN741+eAS11SdgQKpVHgAqf/VnLtmVbv2",
+	"dvqJJFvc/onu76EO327RlbSur/osdr4F9sxfma0tdmd1I15w9Fm//1j+4BQP1JUL57PApuVtOZMSokzm",
+	"MzvF0o5WZmmpRDHG0QRrJieIRNFY8y2lX/ORdSbJaGwr9aQ58VE8IAnqOmRpasM3zRcdA/0GlzVfiyvq",
+	"df5qTLEVrs0Tq49odCSxRM9urWfu+qfgruETMFfgVPN56xUgJtsyKxC8ZxS6LRuoB5FqwkEHuk6l2NZ6",
+	"4gqc9KtxNphklrE9EV+JO+moLp9v+v54XOKPd9pfkQEtOCr6ZD78xOvMtceD2dHtLYIBfKV7XDdJ4Y8F",
+	"6QeTeMbze4bfWR0+vWfp3h5ZcxDmxfenTtICND/r5K9Xqw7Cxr4YEy+pbSXwVCQh8C4AirimhKrqAg0I",
+	"RKwPSKiOKtF35FuCEOTCECv6k+3NMEDMNBajAEI/T2RSQNvfyJCAvldA9X520nwThvHXQ+7WR3ptJpPO",
+	"INI/LcWaaBruAWE54PGARBldji9VS7GCZt6ceVHCpT8NhSTYz4YPU2GS6BuIShQQfEcEcl+3usgM1EW9",
+	"SCIhaRDEyn/6OUxEF1aAKpxCEG7KLOu6BvEveiy6duWWKySWkWjYX9wj+PxiTEKk1xTVK1XkMy8a6WI3",
+	"FiupqieQqS8ohmwiNIwWtLbtmAFBVfWQoUAXg+4Ruy5be9XD7QqCLHINx2WXSS8mjvn+HjRly1VaQLOn",
+	"4NWaFCyvfiIgkCtTgnMrTU/buq6oXoAt/Vsjt59wW2DW15mln+1nHvucFf4gKIeYBB/MZudAOTRzZzzD",
+	"1B50oucjPTzmaf6KetOzifV8mh+C8bDhAV6M7HBFxgH2THyiEdOQJj1kAYFMYDaiUpePNuiZGjySCuQF",
+	"BGq+b6XeMrYa6nEaDgTqYe8Wms5YatsV1Ayt1qA7HeGp0QeO8jJSKSLZ4VGDPDnRjlkW5lWNJ1ElNGLF",
+	"A5nPd2YrPvO8PxU42nd5N2VY4GMbojsJC5vrqm7lrDmTJgqtOChM1bhx1DMIwQLHHKRuZ1keMuYf1Flz",
+	"9Xuug1wTn+6irTEW0v5bNKVrQSi0sYi2yOxocp1sP4VGFzvYm8mCbcJfnT+jPz6e87Nj/llrfBJPvj65",
+	"P6ZVqk11yDyHAw1u/lV7Wz1Oa5aSoWis/r9WraZwZ7O1e9AWcLqp+llpgrpg/LaDcACgFsZL0vgYlgEq",
+	"3+PEpxIyFEIyCaZWr7TtOzq3AMDrkyQco4nZ/PFGkpKg2xMoIH2JfGZSG+6I/jokE6XBCn0ZYRLRqUB7",
+	"1Tpyj69aJ+3uzVn7bbtrkNdt8LRu1J1xFOrBVtRkmgmokhqkge1MKb4mzGBrMsSS2AHFu/qjQFoAbENM",
+	"AoyM+Bb/HcsUY1djcE1zbeOYUqpiMjxI3hgUDAz2RmO54zh9QG1KSNKw7XvZ0DT7edsXv9BP7tG8FZjj",
+	"MMyGtMGr3WT1lfwQOg44nuEY8I9gizOkYNDPGfcJV3NxUyMDdH+1v0kzRlYi9w4H1KdyeoIhgbMvrZsv",
+	"oRvj/yBQQQDG6AoS+q0RpoFZXp3uIhDB3jBLrJx4dKzTa1BAw1tbrzvjkR3jAUFb7mdBJbmJePBlBx5P",
+	"dz6nXztmPvnibh8huA0DrzJ0u+OTgKoXiZrpTyxQXDkuQBBXz4U64mr0x+lkW82v4AyphdZz5VGolx2W",
+	"I86wbaThwZJS5XqmjqUsZGtJEB/JCYWowDI6Z2hCekPGbm294kYKxv6Whr4eshwyQSzjyN4dbrkppNvK",
+	"vyoVyDRZkURId9sSeUhMETHN0kC1aQJ+l0Bu2yejMZMk9KblN2TqPolFCUuyuUHprPBWPIs3ZPq0Jigw",
+	"km9kh2omllWo1q3/Hq+V0mfGAZ6qgS9WaZJP4i+ea5htqqHVH5ZalZa9meyqc8XdQhYNhrFot6pAhtmL",
+	"RCpNcCyW8gJcQwNCAY1BxIl4lHysJx5iPoMro6Z8T0lcGRr59CeBnW+ftN5eXnRb58cfbtrnN5dXF6+v",
+	"Wp0sHF0z1meNukcLRBhIVLie4VEYAoyEITItzpNr7Uch6sce00y2fPG6KHkfq4oOcptnV63myYebdqdz",
+	"/b1h0s2lHLtAJaeUXZ8H5t3XH4/U37Q+3Fy1rjutkxxORCEZKXYIKTI6Q8VYKGB7PA4CxLq9LqLWZGrf",
+	"LTmmdvcPWgsBVErrPVHmWFFBwg0cxByHtsJVoUv4WsAdWbH1BwasMSIhGCdElyen4qulHQyIfGUn8JSe",
+	"UdPHc7bBd4gr9ppI1EuILD5qyU8rpAmsdNttWkxdeFeQG7ABMyijPoGES3X20eX5a6WZdN69BheYRCMm",
+	"JKrvH6A39NURuBiEMvJjfFIcItz7f9n7Fua2jWzNv9LFvVsmNyBFPey5Q1VqVyM5jjyJrYhKMskkGzSB",
+	"JtkmiMagG6K4Lv/3rT6nG2jwJckiZcvuW7cmFgj0u8/7fEeKpFCMjJXKmrJFfr784djYHO6CmvJYt9o4",
+	"tt2LvQMbgWkeEeQf3VHtKYoHEX1EX/KDCZiWFdyKXXs2gGa9u+VnydAMjoYAqFVrQoNFXsKUOY1WAIaD",
+	"REQTsCfQNGLHhJI4p0NlKvUiuTSWate4+lE2UXdWPTurlbIG/nRavf8RVtJHsX86Q3xlRv2JDKHOSDaR",
+	"unMTsC3ywJY5XrZ+lj4hsLEroU+PcbkYwztEJlg1fzFY2dtTv1R7at1FCoadqUjV+LGMpR/fv7eEPmVL",
+	"6IKpam3VTesoRwc6VJPndcZnrevoVgQkJzbNEv1T0xwRdsOl4unI+MTDHwQONGwFNvrq/tbN7df2/Izn",
+	"ulRBtG6JDdabcBduoh3OCmzodKlZ4y82M6qJK43VxdZz3s7ZkOUsjdiqqutfeOnSxUu1zmrsLcPeMuwt",
+	"w45lOKopJlbNcyTw9YbhlTqQsRDXtL7bM1pRUavlrqYrdLUqDsdJTXWSR+Gc5oxKkSLMWIhdxn8N5n9B",
+	"c3lImsAdXJJaBg+baB0sCTdhmToGtmHUTwCwp3NZJm9sQXXcnPH5MK3xjnmfy6sPprjVq3+vlbar6BNA",
+	"ffDvw2p5b41Mbbumd63x9cme27/Ij25t8YZlf4sflPi5rSvshPEvSRl7sZilWm5fj6u1VDrAfkIGRTRh",
+	"ijSfQ+A1Fg0wqHlDUCCBT26B6a+hE3Ygj0sssnhYpxXmvR9ZzOkVqpGL7y/rlyv1e1d2uDj7bkEMOMV+",
+	"2mdcZkJyqxtvurrmE/cLb1r9gtIxP0MBxBIHTSkuzr7bHeXK2e3OsUvWzlkKKQ9QwwsyfUx6Q2VMc41j",
+	"MVX0mEwYyyRJi+nAVMhAzONCguesdLU5aego5bsXeKsUcIPHrFoHLzR5UuVJ1T289oY4PKJVZw8pxYbs",
+	"ydIZagC9LKTWMoGpgLW6pEgRRiM29XzSGAiVZJFIY5tctQvRbJ09Bge8FYq0i1JNenCOs/6Dp3ye8nnM",
+	"jNsppr43O7AuraaVmoxtqCOPAdGmGI/Jo12Kn4a0Wlu0R+tUjyi0raONel7bl9UOtkaxYGXPMG94volm",
+	"/VSwgsXAUUya8dybrr389kjUCI7progRxhJtRJvnCr29gamfqalMbo9cGYBRVs2hCUtjmmPQEmn+fHXa",
+	"eswMDjPiXSZwmC58/sbXWBfeXIgqLs+9i+bsbQp7XkSrWHv1rmwBWYkAJ+aTOiPHRCnMxCJNizGTCsUj",
+	"VsFfJFwqgDh2Mbd2Z6/W3bm8la8qLrF2sib6FgK6nsnaZDGAy4URs2niRAkEVrRpbHpUXLf8n4Ll80bQ",
+	"SOmUNXoNaPY8XhMsVfB4VYzU+5VNOSPbToMIcNMIPkZ86eO3H54cTlhtFh4mzNfvuAPqF9bVjl3qYkkw",
+	"HKd7W92RKGt9pT0okskmQ3skcoNbZVUBMxwxROSj5RhVl6KRpigTDPS1h/Ah2eqQS4uTblNZNKnDAJxl",
+	"Eohf8tiwBqTzt/QcEGQOVBI54VnG4mOTHaE51M+pZKkKAyIFiUWdxcwAjghnOaMYCqVZBJfkP6AZ7ViH",
+	"/EeRTHBfd2Mm67t93Cu15WBXY5BFom7XSL0S+jSU0C/HMmZ00XSlePZxZNhVRxENca1I/ObB4it2sFFw",
+	"xSE87WJoMAkvTHlh6i7ClD3w5d3FB+sur3OFNlRBO+oeIXhkaEMOzuPQoAOkoopDWEBHRexCIudSsWn5",
+	"1oPu+uY6ZzDZHckV0DbWgbqXVLG/3RFskiPgBRKtrHnmJiZtuoblez7kyosgj1dYzcgg9yZcy/LG3ntj",
+	"FfqwV9qP9thNJnK1vTKsZcvrhA/sEOZw4oAx3U8MeYkTuaBqfBcJQ7EbtRfJ61sDPcsX7xDhedr/JYCk",
+	"mFzMIGK2Qst18YnVWK8QyxmhccziHgl5HIBo94ZOWZBQ8w/QOwNDok5U4AiPaPRyn7yBULZgETE4JFlS",
+	"GPgIkRRThFCeMkVjqijsVVOKXLG41akppn1TdABnODBgEXZCdfm3novaM7DKYUBYIpmFu2RVkYI4rFco",
+	"AJBpeDcEvT88JmyaKTxGolD6hQ45ZUkCWNg5ZICiBv9tGJDwG/0/bf0//ycMiKID3fzpJVgHspwN+Y3N",
+	"zwmfhVrPB9uB5raZPpJyzJiWBmhSgNavxmzaIX2VMzoFuARIPNVnlMDraAOhig6ohK2VY/3bgKpojLDn",
+	"+0G329WnQAZoGuFKEjFL4fsAknr1FLQ4kNNU0gjrMuQkEmnK8K/ZmCe4eFECnm8bDC2PofwgoGO7e2JM",
+	"IpAiq+erZRCuyICNaIrGE7qQuwT247jQx7ke9z2l8zIDGcr08JRQogWSHKfpA5d9CsWnVsjxRlann0py",
+	"2v/FrUNeMpN1jLHOmhZY4y0pmnXweue6orVzTCVUO1hOGqyh5Jv8Qv1huhNhH4dvhf0dJUxeVabWmi+q",
+	"MuXakpiYy+rVcB9C8rjpkg+VmbeVHbnZDDdiaps3tft46rQ3rXlG/pBcyI+9n5urYG6bmSKi5gOv6I7M",
+	"bQjA+Ynw6Tx98Oayz7b+4zbtZdw1lT2ijax00H28hewp1lK0s/UePS927KSKYuXPX1UH4BY6cZv5oJbx",
+	"sj1icedIVPDC1cMUPg+SsZ0w0NNFa3Xjw2NlOHt65OnRjunRuviizSRpbZznGqp0B/zxC5a3qzqhhYrE",
+	"lHWITQegORRqTBUWkJzr/xw7FkAoTq3GzKTQDCGUElwxdZDenSIoDIpk8moZQ0E+8fKMzqweKdW53uVt",
+	"sZq+FOPXaTH+HIvifcLad3cuceeL2Hk4Yg9H7OGIHTjiWjrKUOSrCu27xWiKBOu96FX8GDybW+XEvXdi",
+	"IDeg2+hRSwNBgyX50R/ObTX1aDLKNb8gzUt+zfKydrtk+TWP2DNZhta0OuQljcZu0JEtZYNV8pQkOaQl",
+	"2cJ678SARGKqBU2ONcyd+BrI8KHwjlQiy1isxVVKcgYxRfq/xRSSfljOCFflWxCaW9U6l7bWuSxrnYOr",
+	"H7qDiufkBHrB7KEsFxGTksScxZo1KDphqd5GKMkON5enhA5EoYiaCYOyWGaDpuxGYdBTh4RKKJoAgzEx",
+	"TbZIve6OSxvOSppVklV5SkwFVj0kG1a1qqyAGrO0SlvnSvbIgA1Frpd8jmELMBoZLAUf4TBmokhiU0S/",
+	"WavnjgdhU+fmRRv9fIzV3B08I91DQCTXR8DEFRSSVYhtLdBHIKLaFr036sfa2iI/Cqg7T1P4FH6u8u8P",
+	"FtQUo7rUy5HYwvNlUMcs53pZAlKkid76kCaJmF3QXKs2sH0qLxgElrnbBzcH40jK0VKpSnCTHFJA1ilQ",
+	"5CTV/WkayGKSJQBYbc5tzoaaTazS2qhcGAFcE9s/vsMSyfBWTBlNzQhpaqSchNFrRqSYuqdBD7MMuntE",
+	"TQ9vgKOmcJG+FoPPyVunB/daDDZqbAfb7u3eKXU+Bv6JVnRygE0S3IX9brerT1i5okfwp2RKnqhGTx+3",
+	"F+39g3Z3/6rb7cH//94IGppiNHp/f9H9sCT/LtL5g+fdhVzdQaHIUbekIyVprSgvMqksF0irxlRqqaZ7",
+	"jOHROUvZTLP1fXLGIgYwnXqcrQ55Q6eMDNnMia9G5iaZIi6lBWgEGN8yUd16xZ7VDFAUymCMbuBBpjrP",
+	"EpNIhQJGUQUMQg6y5r5Y+8/wGV8f68uuj+VUdXetIPqsYeA9l1bIlmXYNuan61NirBDHTv0nkgmeQqAm",
+	"4WpLlpGtDWfpsNoYW8+hbjnc9pz8+WUFcvRBPaOu7mhUXH3oHl/73Xv/TgzOMTp8Bx7dUrqFJJk7ltPY",
+	"jsR7u2vjtZ75bmM+7iCxejerd7M+qPLGLklJcCcnbM5GXKq85GCPGV5+6fb9uYWau4PrM6V4OpKeFnha",
+	"sCNa4N5DrUHCeXs6Yejbucq7AGBfvsUYof7YoemenvhI9ScSqb4dWuSGrWPdSbn33sDMnMcf9mIed+wV",
+	"Wou/GouomGodPox53JuxQe+Pots9jMZCKvgX65m2zQ9lB/hrSHImRXLNJFGCNCmBZF3j6tONOH4SEv7P",
+	"w5Ow1SFXFR7OM4lgV0AauSRTGjNj0tJPFZ8yU+k0ZSxmMWmOWc6ApoJTjIKxDYku+sv0Z4i93AKw5SKd",
+	"pGKWOgA81ulz1CGnNBob3PMhv2alU64Zwi/tU5GqXCQ9khWDhEcBmdKbNh2xbw+73bBl3PFEqlykIxK+",
+	"vKKjUJP+lM0QcoEOFVQlyYWC3W6RnFFAD0AABz0Q4xl0+0dLoZ6FBNRoZ5IlHiw2Df4i03iHnL697Pcg",
+	"HVnkfMQx0/gCht6zzjPTzEqpEby6+RmPz8yxuAuqrRWsqx3lcQlOm1HADzaBv+XhaSxyhnuCy97G8IZv",
+	"RMp+pCoa31eIjXn8zf0Yz9n5Wblca4zHZ+dn5U1bsG6dRBGT0h609kmSiFn7LezebYQfPzVfwofmuw9B",
+	"o3Z8b8Vo0C/bdz8EDX2Ob/sG3vnSfEGHd2ROP4pYX17DAj+C1T4FmVqzLpZfr7/4kitNfIQizfC9/uOv",
+	"Ik8+hC1EUkG28UyWB1+SRJM4USjJY0bCPZrxvev9MCAUXfc/X/5gkcCRFyFvKYBNWue4Swk1VdHXqciT",
+	"Rq+x11gRWJPX7h5pmpZbLre9USzVkroEyf7JzXkd/383m8jbBYCKak8YFvim5PWv/yR9pgLgi8Co5prA",
+	"h9U4Ou9mKrTRaHPy+m3/JUn4IKf53DPVlUz19Wwivz5u+m42aUum7slRX//6zz5by0zN6fR81PNRz0cf",
+	"j4+aa/cVME5MT9x7n3CpPmxknqhnkvAfXCE9xfzEH7hUlS0wJGIIMap1JNhnEuqWldXNpJKkiUEkmnnm",
+	"Ykr2jw3b078SkbFUotYL0ZI8SWQrIIOCJ6oqiiuV0N8PIBrH8DutNocsjiVt5/Ewah90Dw4so62PyOD3",
+	"Tdi8Q07c8TXd8E0E9AsIYk7peUEQ4iIAVkBypniOL2A1kxaRTEmI6B3w0k5Qlsd0oniPTTKZrDR2rvTm",
+	"izRiJpLmDuIESXR/lVygv8tyccOZhNrAhJJIZPNlYYUqMhVSobEChRBM+ACpBCoJQ51OFDUIgzoJzoKZ",
+	"qekJmJDNuhlC5PXJoTliK6JGdQg/V4FjeRR6LZ7ZQs2BOf5rhpHgzNaPYEpv+LSYNnoH+0d/O/rvwxdH",
+	"fwsaU57iw/1ySDxVbMTyXQtB19E9nOKbKMk6icjccaRbeOS8cOSFIy8cPZpwtMDJSbO8xwQvMtE3+Uuz",
+	"OojB3vXBHpVS83yRVliaawWmsQDM2rcZS8k/sLzZQadLTmwTjqhAynbdYeOoOYoQIY9DZNBV3ViOEbFY",
+	"y2dM5dhmJ4CgY5t8ZmB6aRqLKZE0UYDOrKerMLMzlGN68PzFf4VkKDTVwywi8GqwG9L//qR98PxFmfEC",
+	"vTVVzqdTKCMpZixvR1SyuIWiiu4i7JAQphbaUcISnCZUSj23gIR8SvXPmEE1YTG5ePOKNO0G7qEtZu/9",
+	"Ivrzhz1ot5Olo7AF4kZZY6lcWbfIOCwIrCC+J8OAzMY8GjuSUjRm0eQYk6v0ms+otIV2jftFSFOjzvym",
+	"Zb04qCSafdORBYDuQZQzJob09XmP7caW5ztYeWglCV1+mqCFPgyIEjYhq6lFJxL+r7AFqMkgp0iixIzm",
+	"eJpHiRjQhORafoV4+fvKVvrM4pEtT+sjxNQk9/VGrBrmupB2+4LHaX0g59zf0Raakml338mlWwqaFtxR",
+	"cz+/6L1+YhKMywbvy7sZz4H/3SagrGW125dFdjWdStTAiqi3ixkOX60Eio1iRA/6DYjTVkCAG2P+ErRg",
+	"cpbJz5fnrYBEOVcs5zQgeh1LsamUxi5yMeQJdIfGFLh/5jZiSqVhlUFZq6AmpJReCdCGubKhFjAiWz0a",
+	"2Kwas6lkyTWTrSfPXau9+7zZqzPONVQZdzrSr3gO+3Xppp+CstcuzpMj7SsM8RtJvFG8LZFFG7Q1rgIt",
+	"HVMj+sgeCXXXIWkOtMYHvmzs741+7NSvcSzhdMpaAQmLPKl9N2MDvTKgMDGI3jManlHdnFcTMRLuex3y",
+	"RhhVkUu0Vmv1FJX48jM97FQYYzahcZwzKUGns7OzyAqmPrhrQX7qxB93dZnw78wY/WjswsxsDavA0+i5",
+	"hOcSu+YSdbr5tDgFFs1sW9iY9VC7l4zGbYjxKd8lcgwlwStjoAEi0lRZkYyOeAolIj8KtqTsZhNObx+G",
+	"f1WOfofJELaTH7j8muH6v+qytwslZl2psDqD63IM6gfaZBncfvHqEYVillbdBza4AEL0j5eGh9ghWNNu",
+	"MCfhq5dXZOnGhzu8nu7F3Og1f6sJC42UpmnNEGzaLbC1peXDIU2kflp2XLqyF6Cw8YsaFLYRUQZCJIym",
+	"d3JOf15g/nYhPXi2L899Bzq1JQK1rk73A4jF5sLadow7qq1tm/+k5bXtIDbJEPYdX2T7yVGEL69mdklN",
+	"PpKYuEmV5dP71ggVqaY0dfkGXeY8qeoUQR1gJ6qykAxiHJsxA6lAP0P/OQoJPYJSBeGpVIzGrYfKQptL",
+	"iTrkbUfVRLFmo68S6quEPnaV0G1RiTXVQk8SKUwJ8UUtZ0f6y4ipLd/X7qPKEF4l8OAuDwJ6euCF3ozr",
+	"otn7Kp6+KwaMuC8Pv9C7U0o+aRFST1C+ZqniCyxcujulZS8u8JZtqPt1KjIObmQ3N2lRe+GpEq6HfGe6",
+	"hx3vlsWZxzWJnIps7s0hXhr6BBqOvT87pSpZzq45m62nKZcs1QegVuXD8bwCBDbGUgLgxMXZd0g24I83",
+	"r0hz/3mXxBlvYfRMeBJFLFMhyXI21O1itM1elo5CIq5ZXo9iyeJh2CFvp1wpFtvehpwlMZZlITEb0iJR",
+	"suckjpzElPwgrpkmyYFTx+SPRh8bAFSuPxpEiZjO8Q3XfGPw309fXl61f/vtt9/aXf1/+0EtuseUtmE5",
+	"eLghcCgRI2HyWf/9z5e//RlCLiqj0ZiE799b2PnOlCmqF6zzz5e/ffiwKz+Y2djPWfS8wCF+dCHELB7W",
+	"OzXv/chiTq/Q97b4/ook1kZ5Am9trXpzuZ2V0UA53B4Wk4yOWK+8Hfpi3HodvDXNoxo+thirTyuhxHKF",
+	"B8cZ2DS3SMRscxSoiZLMoUSpKSDlJscR3USPhFCCKgxsvlsckqab/naisJZGRiWk7Im8TFoLSbNKYsNG",
+	"LxmVIg2RZi8+PhUxC48JrfEGtKhDXIPu1rAALklofvlrMP8Ln1p8xOodOQbcAIOaYMNENf8Ad0EqZscG",
+	"RcGyssEc2YtIk3lgSkMN5hh62iFnWE+L5gwqjwz1kcQ+9WJBeTEqWZunkqWSQ0CDnqneHz2K01xEk6HI",
+	"YzKgkh0ekGZ4btbihxACSvf1Qr/Ff3fDgIzn2ZilkvBRKnIWtzrkV5FPsHhcre5d00WY0pSy5/4eQqBt",
+	"AAAQZexrzhAAI1hMGkVL62UZk9ojh12SsdwAPMA/owSWy8TYBkSOae5GiNVOkqbFKxAaTOk6zMUwsbEg",
+	"xtQ+xoIZTnIITWkyVzySZfEw/XP4s2R5+2TEUgU5opREOZ0lLEe4iHRCinRY5AnL7xVii/fJwRG4L1v/",
+	"ZSHfdLcGY7e3+xcf/hyxDjwXfiqRvCVXg0M4r+HLOozNPaKrmFaVj72WfR11jwzDcmhch/wKzOZ/X7Nc",
+	"C/PfHoaBCeMHiA83uvaw010Av8WUceMetrnptaS/+0bmu/OEbi9Ain0o9VgJAePOzUy/nFGPhAchaRq9",
+	"rQXPZYkxzOL6LI9JeBg679y+eDXOAxkQrcCWFi1SPS3NIfRQrv6lSDQu0kmgtauZ5oOhyFgKG141Eq4L",
+	"+DMzq0X8mWk1egdBg6XFtNH790Fw+OcKnJrbye4O1RLksJgUWfJId1GrNGS7b14beRJ0UH+wf6eRnU+z",
+	"hE1ZqrSmtIF8/gMOAJ6Y5sWbV637E095/aURz/71V0U8Q0SML6mj7FXvWfT4ko687r99oz86PTu5Ovm0",
+	"xFNej765mSZ3JKD2bU9EPRHdJRHt/3I/IuoSRmPzXGtGcd59JtHeWNogDfiAJDKlmRwLBVmjNCVUKRqN",
+	"AVbblCAH8GT9KtrCO+R0KVc0FrM0ETQmgyKaMEWazx2lvFVXwcN6bT70Z5rvTTFu0LTLNtdr2aRpFGlJ",
+	"2E3EMoVmCHv/KtOJEhOWWuofs4QDrqPBdwqVpmy1adBECiJZGstaCb+OfYHFYYdU3GrBSPEQjnJa9XYB",
+	"Juqt85XLhVUpMUbr63LsboFBlrptSdbQd9VYgHH8gaUjNW709g/++5GRq7fjJljJAlzL4MXZd08Aq/EU",
+	"594+4zITkt/Ff20+cb/woI8e9HGZyZ3Wb8O9WFxd7LwriyMiXyTEhqUtCrlhmb/vwjmbsgeETQcsjllM",
+	"wjOqqJ7sSE/wIhdiGK5CXF7GW7iOwg45VxZ2TxIxHCY8ZYSOqFZF6uysXsoi3Fj1KWwdk9mYqTGwZBcX",
+	"zIIPDrhySzogTmVoHQtpvWsXWxZ9BZX8L+lckpmFL1pY6GqJJeUx+i/NeAy6UZMuyB85szU2Sc7aWLCB",
+	"q0paTtmMGGrcQjGAS6umlC8Z/8mEzSv4QpOeqcYs7RFKEqrMG7bYA4kFw3rsCO4MZapX+Us0z7PLKfIS",
+	"bbGuUboYT3qeIERV64g+E/BM/ZwqnoR6IYkUrbozxvpdrHBT8yskQkyKjDSXPDaLXprWQ8tyoI9pIxA2",
+	"JNzDBsPxmuvGsUh+kzqbaqEm7d62AP4qZ7AStIZVedg9KtFO9Ls8HT0cJBvJCh0kbKsekc8GQnoFzboF",
+	"ONqhox432osQT06E6C8eY9Jc4OQB0SyalDx6LRLzZiFjpjaXg6DTGmPU3H7RNBaUBE2zg1KEyLTQEBCY",
+	"IcD2kl9O26/f9l/2oELBNKORIq9/7ZPmgvzwzbuZClsGjTfDgBHL4Z2hvO6/fRNU3DHLhWKRYjHBE0dC",
+	"mox65GV81j8JAxKqedYjpvGAhJGa6z+Nm3/CY4QoHhZJUudHU6bGIiY8Jk1j/eNlFS40+f0PfIw85p9s",
+	"/mORKK55lLEItix74BKVa2A70KXRyqFS5IJ4YoqTrBOKylJYIYJwYQFO4MpRQvkUuTvVO2GDRb7LxTRc",
+	"ZtH6PeDC+hlXc89WN7HV1zP1+XPWb8y1ZjcQ59noNdj89XjwKuJv+evvfn95efVT/1yeT990Wf/8xXn6",
+	"+7tzPuP0IJmcvxP891fJ5G0aJ7+9yxL26jsVvbpJ9O/x98lM/x5Pf8xpGnfP026HzV9nv5/qNn6ZD95l",
+	"+/GvyeTtu5Obt1fnfPhTJzpI0sH0u278r9dJzRCSUaWpYKPX+L//Pmn/Ttv/r9v++1/tP7/544/OLQ/+",
+	"a8koETRu2qbBdp2E1QhNj6hxzhiIjy+OijwhGc21AMv0uptgplioteiXdTpYa9tLGV7K+DKlDMO0yetf",
+	"r+4hYiDLaidiJDbKF/oFywWrYVQx5YsxgmORxDZGELywWlft//IK7BBFhsbY1rEFw+zo9n/Ok5LT1li7",
+	"ibHMBE+VJGOWMzRsl5zJDALxK1MGkJX9X14BV0NISlPZMbTmxL5Z6faFSHg0D1FTH0JgrSQ4+wobWWRM",
+	"n3M9n5jnLFLJnORFCvr6GFlYxYppSsaiyI8ta9XPXF64yjfxYBxLl3Uhzt4Peks/Qw64nSiR4DEcpvpQ",
+	"PiET+cKZvqOZ3H5lPvIMyDOgZQZ0brWdBKnKHbmLCcvfGIy4aCEvvb9lRlZGR2zZF0yaYPfVjy7OvoNQ",
+	"dWlcpBjiAJTbOHUTnk6kiWBGXtAMxaiHwMmtTW7SdUrWpyPvF2WuwxdK25dosT4EeCxKEcRx7nqJ3hPU",
+	"J0dQLy2Vc07yffyP/8nXEtSfLtGBs0qS1qT0GVT8qqEn1xsPWz1NdwMjspuIGIQz/1Zej8K6uEtiOv90",
+	"1PCnfDuEcFVMiEFwXxny10DaZcL+zF/yetT48xGiRZ6IDG1OoqfQnkI/PQp9GxndTK1nbDAWYrIerrqG",
+	"/N5zIVDGtCwBTQ66RBaD8jvZIW8cJOuPy8S3Q+tNaarF39WQ1L/aCeww28700Xdm6FHjv140ZnMw6yfe",
+	"uWblkVyX0b1wsjcgM5sjN0Dwoe+vri76hKUxWBiJgRuKxkIyC5g64WmMhdaqkvDSerCIZFHOlFY+uYQk",
+	"YbiZV6bg27SQigwYoQModMsCUkhGwrFSmQwDMJVqqaeQFptD5JAOPhN5jEFG8FR3ONZEoUnxv7OcK8Uw",
+	"gKwsXy6LaAze34P9w+7fui+ODg9DSCrv3vxtiLggYYDBPcNCQizySwioNanIZXKGLfmmRbdyCpkR0hIh",
+	"sgGNJgHJcoCLDUDFbiciogmWrYsSUcTEYofYkhck3H/x987B86OO+W9IeBolRcziVkCmRaJ4RKUKSJHK",
+	"jEXAc8r6dgJCyuA5TdpZkWdCMpIbX+WQnF9cH8HL5xfXL0hT/9meUii9AU/KnsCXahYAaeNRt6tXGYon",
+	"DUQ87xR5Ygr8QjVaNPeOWc4CIlKCMHkmEHxEIV3PFOIvI5SpIpFIUxYpovgUvwMYK7PQNFIFTZI5iTlN",
+	"EhaDuZniXoPtAoPE3G3AzU3LJqpthMgyXHiqFJtmigwpT/DIGis1msNTUw0qy8XNXD+CzzHNHo3bbsAZ",
+	"1h8GgzpPpaJJYrztdE7kjKtoDPCEqd4vOmQkZkC7IUxQMqV0tzAZqluSeOpDc5HKQwfX5eRuLJA0FyCP",
+	"B2wu0tiEruFNBHyD2Viy6K/lIsroVtTn5fDAlmEG1/YxkQxd7CWPDHWDZRr9WMzs9nKDAODG/vGdMWTE",
+	"8zL0b0eg76b1T4r5jp3HK+SCjZBn+NUxCXH3wwq6oiLIHgrtyeDZfL2wjKVYook9CB4PlH9cVeRWKHmE",
+	"qDapl87dq2q2l7wtZ5HIY3lcspapyJnlL3rwu6OFOPqKFnqEeI9p9VkDvrtX6cHazCqM6FMTrQdxkQg1",
+	"mOVM38TjSmyG+P+51gywgnPOOuQE8hmwziiXKOii402kiCEKFtzQ6S7U93iQ0HRC0O5HooRRUIeOSZgW",
+	"SRKShNFrBIgqUowkxNJ2ZTEJqFtlxEctR9l/xm0xHNZJjxYutXzdI2GkdyMqdBPfUZ4UOZMhyZkq8hSE",
+	"4y6GTMZc0kHC4hMV6qd6SKTpSm1Jzmg8B/GYxbgq+O9WZ6neRTlGrogYDntABTOGMS4LoiDSRFw/bDAw",
+	"GZ8mZRWkcts9T8kw4aOxssGTQ55yOWZAU2FfUPHkJdXVQr7AVVU80f/Q9NasHDEZnTsguKjrPJjg7kxi",
+	"/aSA4PcUVT02uMdIfOzyRJhOtk0+tCRV7lWkcHOWgjOEZ9IhoPUKjYFTE5WcVFIn6HIWHFekQIxndI4G",
+	"O00MneaRVIc8Dm1KQvivdh+NUO0z02JImsAzzGTaPA5b5JomBQsIBzoa0YTQKBcSDX6GistHsLyfVUv6",
+	"MTT3qVVurM967gs4eoF8Fz4Gup4GbZsmKoaeh9UeiJ8KVoDsa6lCR78fVsTOeCFq0nDd/0CaB92DFiRx",
+	"W80bzbgq5xDzNmFgZLVNmoRlh4whaigAJq2UrssmQIWo9aTERrldCUGaego5Gl1L58qADUXOzJcmptoK",
+	"+a2efjdnRrY1owThNrLGdiILCAKo8qWNGXppsXYnEeud2q4B4mBXdHRj9UzH0r1w+gLyH30+vfnDU9uP",
+	"NWUyuK36WKHA9nDyWoFyQ1LHygLZ+kyPiylNlwM2pC35L7liJBdCrYqBC1sBEYWSPGYk3KMZ37veBxJQ",
+	"5EmjZ8PwGh/+rEa0B0HGe5HI5p/t4N6nTM1EPvl8lu8Oh2nDMLms+yNrQzHdtpx+8RGQXnMKlwy+VI4H",
+	"guboC81Y3kY9Y8hHmhl2qrDAEwvttQK4qq/PcKx5CsJmAAQgsg5Jmob7QF5ty20R2ZBcg7CYMZEljMzG",
+	"guQsYvyaLYZI2nZMyY6VI8O+0SOsZqItFcvAf9lGnD/bRqHGqPkYx9fSQvERVzSxOOhuJlrLuup57sKh",
+	"V43jaysa/V7M3DlBOwDxVdoynUQvt0GTcLaiyXMpCy1g6G2YgrPZro4+ydYpaNspkgm0vr6terCuOysH",
+	"R2jV3H4UqRonUJUp5ooUko7crk/h8aoPT+s4/igXlmj6VQsv9d8rvoeyMdLZE0w+x+No3fPuRPCDW0ZS",
+	"FRStPqyqLSx/i4G9NYISrIjyNS3VYulWnGL0t+PVTIUq33XbKPnL8vdvrSAnjcnAhKXQOJZW5NZ3Nh/S",
+	"iBETgoI9uOtUpb1oiuIG+62GnVuvB/RBbJckvHjbvzIAT2WW4hUUIlgUBsMOOUnn5ODmxoL/02iSilnC",
+	"9OWCH9EpxxLJTBiIExjSIzQ1kTSACBQAoBCGfpAmlmywMRMt2CnTix4bT8l+l5hvMPLEBLmUUjVGD0HQ",
+	"hxu74oStwG8cpXdTRmMhWKZDTqyB3rX+oGKDATf7JhMnIM9tTk5ADrslCII+9QeQiSkNPCQwL0VzZWM6",
+	"rU3e6CTN55VixLUKo2jS6pDwaL9LXonUdQcsKxvDoaUqx0QKEgu9TmYKbquU5GIWYOUomiSuW5UzebzJ",
+	"wQAhPiN+zVJSZKDbmMgtMw0xJLRaLoRBVBYbZCDiuUFwsOFU8Lxa3pg0Yy4jzQHLUnjS+n4NWoTeG6no",
+	"NINGBkJrTXyUUqVZJAxSi5CFgogiNtNLAuWkzBA7rhGubz8MyxH1FU1jPQB7gw1GiKyZ6ILqr3I87kNZ",
+	"NdwEzgFzqEdnHZOYRQnkhgnYQZqU2b6Gx+ayirAzkGg0JYzmCWd5iXQMR4nLChwNHEqQANGCtXG2YA5n",
+	"FKK8bB8QSIURZoyDkr2kbdbwNs8qkrKkea4g/hC3WEJe4mJWZKzai5dGQq87ToL76ZzQCOQKfFghNVTn",
+	"7HjZtoo2C9kj60/gHWZh+9g4EZPU0WsUBY8bK5M16iP/OeU3RLJIpLEMMFrOYMCUB61DLtk7TbvAdiwx",
+	"GkKNNckjQzYraZJI7rIZV/ZQb5yHi8zRbf/9fngb9TnZY85TfSv4lCYk1kKeXLUcoRzTg+cvvg3JN2TM",
+	"bsj3P56ctvvfnxw8f6Evg8HeKS8mYut08GlOZ0CILAT3hM1d4LwF0xxGc91hwUpKctcFM1PQ60bbwz/f",
+	"vzj6cJ/Vq5bAjS18cUT0v/N2RCXTS0NvX8wlgheQdRSrV8e/5XFQURYtP6zwbqxduoqYNh50Ne41/PqZ",
+	"WzP28uzfPnjlXJNPfy3utRTh9X5QcT0TkLr6IlVbVbtJS4uw6Z4Fixft8MCIAqoMmX0m7ThQWCrDZ2MW",
+	"iRhEOIywXebRCR/kFKQU1O5riJkmIJdKC70JgZm3bq50rvTKzb3eDyq4oW/2/nx/dPjh23tdYtiDxeBg",
+	"aWdXRQlTcnjQ1svl7pDF9N9+VMNKZo/8+S6xDf/617KOcVKpB3EHzXilnW4dTvZKc53+1H0fYVS9cuOV",
+	"G6/ceOXmwcoNWtm8YuMVG6/YeMXGKzZesfGKzRep2CCjfySlBpWUuyk0prCC12i8RuM1Gq/RPFijuTT0",
+	"xKs0XqXxKo1XabxK41Uar9J8iSqN4fSPpNMYPeVuSo008/QajddovEbjNZoHaTR9VD68OuPVGa/OeHXG",
+	"qzNenfHqzJenzmg2/0i6jD6rd1NkrjmbeeeMV2W8KuNVmS2oMr8gOfHKjFdmvDLjlRmvzHhlxiszX6Iy",
+	"g4z+kdQZVFLWKzQu4JJXZbwq41UZr8p8nCpjVuNKExKvxHglxisxXonxSoxXYrwS88UoMQ6L36H6UsOA",
+	"XaO4fPjw/wMAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
