@@ -90,3 +90,9 @@ UPDATE verifiable_credentials SET signed_at = @now::timestamptz WHERE credential
 SELECT status_index FROM verifiable_credentials
 WHERE account_id = @account_id AND list = @list AND revoked_at IS NOT NULL
 ORDER BY status_index;
+
+-- name: ListAllIssuerKeys :many
+SELECT * FROM issuer_keys ORDER BY account_id, created_at;
+
+-- name: UpdateIssuerKeySealed :exec
+UPDATE issuer_keys SET private_key_sealed = @private_key_sealed WHERE id = @id;

@@ -267,6 +267,37 @@ func (q *Queries) InsertVerifiableCredential(ctx context.Context, arg InsertVeri
 	return items, nil
 }
 
+const listAllIssuerKeys = `-- name: ListAllIssuerKeys :many
+SELECT id, account_id, public_key, private_key_sealed, created_at, retired_at FROM issuer_keys ORDER BY account_id, created_at
+`
+
+func (q *Queries) ListAllIssuerKeys(ctx context.Context) ([]IssuerKey, error) {
+	rows, err := q.db.Query(ctx, listAllIssuerKeys)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []IssuerKey
+	for rows.Next() {
+		var i IssuerKey
+		if err := rows.Scan(
+			&i.ID,
+			&i.AccountID,
+			&i.PublicKey,
+			&i.PrivateKeySealed,
+			&i.CreatedAt,
+			&i.RetiredAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const listIssuerKeys = `-- name: ListIssuerKeys :many
 SELECT id, account_id, public_key, private_key_sealed, created_at, retired_at FROM issuer_keys WHERE account_id = $1 ORDER BY created_at, id
 `
@@ -427,4 +458,18 @@ func (q *Queries) RevokedStatusIndexes(ctx context.Context, arg RevokedStatusInd
 		return nil, err
 	}
 	return items, nil
+}
+
+const updateIssuerKeySealed = `-- name: UpdateIssuerKeySealed :exec
+UPDATE issuer_keys SET private_key_sealed = $1 WHERE id = $2
+`
+
+type UpdateIssuerKeySealedParams struct {
+	PrivateKeySealed []byte
+	ID               uuid.UUID
+}
+
+func (q *Queries) UpdateIssuerKeySealed(ctx context.Context, arg UpdateIssuerKeySealedParams) error {
+	_, err := q.db.Exec(ctx, updateIssuerKeySealed, arg.PrivateKeySealed, arg.ID)
+	return err
 }

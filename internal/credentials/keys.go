@@ -12,6 +12,7 @@ import (
 	"github.com/lestrrat-go/jwx/v3/jwk"
 
 	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/secretbox"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/vc"
 )
@@ -208,4 +209,33 @@ func (s *Service) JWKSet(ctx context.Context, accountID uuid.UUID) (jwk.Set, str
 	}
 	set, err := vc.NewJWKSet(k.DID, k.Keys)
 	return set, etag("jwks", k.ETag), err
+}
+
+// ResealKeys seals every issuer private key that box's current key did not seal (one sealed
+// under a key of SECRETS_KEY_PREVIOUS) under the current key, and returns how many it resealed.
+func ResealKeys(ctx context.Context, st *store.Store, box *secretbox.Box) (int, error) {
+	keys, err := st.AllIssuerKeys(ctx)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, k := range keys {
+		if box.Current(k.PrivateKeySealed) {
+			continue
+		}
+		ad := associatedData(k.AccountID, k.ID)
+		seed, err := box.Open(k.PrivateKeySealed, ad)
+		if err != nil {
+			return n, fmt.Errorf("issuer key %s of account %s: %w", k.ID, k.AccountID, err)
+		}
+		sealed, err := box.Seal(seed, ad)
+		if err != nil {
+			return n, err
+		}
+		if err := st.UpdateIssuerKeySealed(ctx, k.ID, sealed); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
 }

@@ -189,3 +189,21 @@ func (d queries) AssertionIDsOfBadge(ctx context.Context, badgeID uuid.UUID) ([]
 func (d queries) ResignVerifiableCredential(ctx context.Context, credentialID uuid.UUID, now time.Time) error {
 	return mapError(d.q.ResignVerifiableCredential(ctx, db.ResignVerifiableCredentialParams{CredentialID: credentialID, Now: now}))
 }
+
+// AllIssuerKeys returns the issuer keys of every account (for resealing them).
+func (d queries) AllIssuerKeys(ctx context.Context) ([]IssuerKey, error) {
+	rows, err := d.q.ListAllIssuerKeys(ctx)
+	if err != nil {
+		return nil, mapError(err)
+	}
+	out := make([]IssuerKey, len(rows))
+	for i, r := range rows {
+		out[i] = issuerKeyFrom(r)
+	}
+	return out, nil
+}
+
+// UpdateIssuerKeySealed replaces a key's sealed private key (the same key, sealed anew).
+func (d queries) UpdateIssuerKeySealed(ctx context.Context, id uuid.UUID, sealed []byte) error {
+	return mapError(d.q.UpdateIssuerKeySealed(ctx, db.UpdateIssuerKeySealedParams{ID: id, PrivateKeySealed: sealed}))
+}
