@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/uuid"
 	"github.com/lestrrat-go/jwx/v3/jwk"
 
 	"github.com/certhub/credentiald/internal/openbadges"
@@ -234,5 +235,129 @@ func TestBadgeAssertionIsASignedCredentialBakedWithVersion3(t *testing.T) {
 	}
 	if !revoked(t, public, cred, issuer) {
 		t.Fatal("the retired badge's assertion's bit is clear")
+	}
+}
+
+// After a key rotation the DID document lists both keys: the credential signed before still
+// verifies and keeps its signature; one issued after is signed with the new key; a regenerate
+// re-signs with the key active then.
+func TestCredentialsVerifyAcrossAKeyRotation(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	public := s.env.Client
+	before := s.issue(t, "Ada", "Lovelace", nil)
+	oldJSON := public.Get("/api/v1/verify/" + before.Data.VerificationCode + "/credential.json").Body
+	oldJWT := public.Get("/api/v1/verify/" + before.Data.VerificationCode + "/credential.jwt").Body
+
+	rotated, err := s.env.Service.Credentials.Rotate(t.Context(), s.acct.ID)
+	if err != nil || rotated.RetiredVerificationMethod == nil {
+		t.Fatalf("rotate: %+v %v", rotated, err)
+	}
+	issuer := fetchIssuer(t, public, s.acct.ID.String())
+	if len(issuer.did.AssertionMethod) != 2 || issuer.did.AssertionMethod[1] != rotated.VerificationMethod {
+		t.Fatalf("DID document after the rotation: %+v", issuer.did)
+	}
+	proof, err := vc.VerifyDataIntegrity(oldJSON, issuer.did.PublicKey)
+	if err != nil || proof.VerificationMethod != *rotated.RetiredVerificationMethod {
+		t.Fatalf("the credential signed before the rotation: %v (%s)", err, proof.VerificationMethod)
+	}
+	if _, err := vc.VerifyJWT(string(oldJWT), issuer.jwks); err != nil {
+		t.Fatalf("the JWT signed before the rotation: %v", err)
+	}
+	if now := public.Get("/api/v1/verify/" + before.Data.VerificationCode + "/credential.json").Body; string(now) != string(oldJSON) {
+		t.Fatal("the rotation changed an issued credential")
+	}
+
+	after := s.issue(t, "Grace", "Hopper", nil)
+	signed := public.Get("/api/v1/verify/" + after.Data.VerificationCode + "/credential.json").Body
+	if proof, err := vc.VerifyDataIntegrity(signed, issuer.did.PublicKey); err != nil || proof.VerificationMethod != rotated.VerificationMethod {
+		t.Fatalf("a credential issued after the rotation: %v (%s)", err, proof.VerificationMethod)
+	}
+
+	if res := s.acct.Client.Post("/api/v1/certificates/"+before.Data.ID+"/regenerate", nil); res.StatusCode != 200 {
+		t.Fatalf("regenerate: %d %s", res.StatusCode, res.Body)
+	}
+	resigned := public.Get("/api/v1/verify/" + before.Data.VerificationCode + "/credential.json").Body
+	if proof, err := vc.VerifyDataIntegrity(resigned, issuer.did.PublicKey); err != nil || proof.VerificationMethod != rotated.VerificationMethod {
+		t.Fatalf("the regenerated credential: %v (%s)", err, proof.VerificationMethod)
+	}
+}
+
+// Deleting an issued certificate revokes it: its bit is set.
+func TestDeletingAnIssuedCertificateSetsItsBit(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	public := s.env.Client
+	c := s.issue(t, "Ada", "Lovelace", nil)
+	issuer := fetchIssuer(t, public, s.acct.ID.String())
+	cred := signedCredential(t, public, c.Data.VerificationCode, issuer)
+	if res := s.acct.Client.Delete("/api/v1/certificates/" + c.Data.ID); res.StatusCode != 204 {
+		t.Fatalf("delete: %d %s", res.StatusCode, res.Body)
+	}
+	if !revoked(t, public, cred, issuer) {
+		t.Fatal("the deleted certificate's bit is clear")
+	}
+}
+
+// Each account signs with its own keys into its own lists: another account's DID document does
+// not verify its credentials, and a revocation in one account sets no bit in the other's list.
+func TestIssuersAreIsolated(t *testing.T) {
+	t.Parallel()
+	a := newIssuing(t)
+	b := newIssuing(t)
+	ca, cb := a.issue(t, "Ada", "Lovelace", nil), b.issue(t, "Grace", "Hopper", nil)
+	ia, ib := fetchIssuer(t, a.env.Client, a.acct.ID.String()), fetchIssuer(t, b.env.Client, b.acct.ID.String())
+	credA := signedCredential(t, a.env.Client, ca.Data.VerificationCode, ia)
+	credB := signedCredential(t, b.env.Client, cb.Data.VerificationCode, ib)
+	if ia.did.ID == ib.did.ID || ia.did.AssertionMethod[0] == ib.did.AssertionMethod[0] {
+		t.Fatal("two accounts share an issuer or a key")
+	}
+	signedA := a.env.Client.Get("/api/v1/verify/" + ca.Data.VerificationCode + "/credential.json").Body
+	if _, err := vc.VerifyDataIntegrity(signedA, ib.did.PublicKey); err == nil {
+		t.Fatal("another account's DID document verifies the credential")
+	}
+	urlA, _ := statusOf(t, credA)
+	urlB, _ := statusOf(t, credB)
+	if urlA == urlB || !strings.Contains(urlA, a.acct.ID.String()) {
+		t.Fatalf("status lists %s and %s", urlA, urlB)
+	}
+	if res := a.acct.Client.Post("/api/v1/certificates/"+ca.Data.ID+"/revoke", map[string]any{}); res.StatusCode != 200 {
+		t.Fatalf("revoke: %d", res.StatusCode)
+	}
+	if revoked(t, b.env.Client, credB, ib) || !revoked(t, a.env.Client, credA, ia) {
+		t.Fatal("a revocation crossed accounts")
+	}
+}
+
+// Drafts, unknown codes, unknown accounts and lists answer 404; malformed input 400.
+func TestVerifiableCredentialNotFoundAndBadInput(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	public := s.env.Client
+	draft := s.acct.Attendee(t, s.event, "Dora", "Draft", "dora@example.org")
+	res := s.acct.Client.Post("/api/v1/events/"+s.event.String()+"/certificates/generate", map[string]any{"attendeeIds": []uuid.UUID{draft}, "draft": true})
+	var d struct {
+		Data struct{ Issued []struct{ VerificationCode, Status string } }
+	}
+	res.JSON(t, &d)
+	if len(d.Data.Issued) != 1 || d.Data.Issued[0].Status != "draft" {
+		t.Fatalf("draft: %d %s", res.StatusCode, res.Body)
+	}
+	draftCode := d.Data.Issued[0].VerificationCode
+	for path, want := range map[string]int{
+		"/api/v1/verify/" + draftCode + "/credential.json": 404,
+		"/api/v1/verify/" + draftCode + "/credential.jwt":  404,
+		"/api/v1/verify/ZZZZZZZZZZZZZ/credential.json":                   404,
+		"/api/v1/verify/not_a_code!/credential.json":                     400,
+		"/issuers/" + uuid.NewString() + "/did.json":                     404,
+		"/issuers/" + uuid.NewString() + "/jwks.json":                    404,
+		"/issuers/" + s.acct.ID.String() + "/status/1":                   404, // nothing issued yet
+		"/issuers/" + s.acct.ID.String() + "/status/0":                   400,
+		"/issuers/" + s.acct.ID.String() + "/status/x":                   400,
+		"/issuers/not-a-uuid/did.json":                                   400,
+	} {
+		if res := public.Get(path); res.StatusCode != want {
+			t.Errorf("%s: %d, want %d: %s", path, res.StatusCode, want, res.Body)
+		}
 	}
 }
