@@ -155,7 +155,7 @@ func TestCertificateIsASignedCredentialUntilRevoked(t *testing.T) {
 			Links struct{ CredentialJSON, CredentialJWT string }
 		}
 	}
-	public.Get("/api/v1/verify/" + code).JSON(t, &v)
+	public.Get("/api/v1/verify/"+code).JSON(t, &v)
 	if !strings.HasSuffix(v.Data.Links.CredentialJSON, "/api/v1/verify/"+c.Data.VerificationCode+"/credential.json") ||
 		!strings.HasSuffix(v.Data.Links.CredentialJWT, "/credential.jwt") {
 		t.Fatalf("links: %+v", v.Data.Links)
@@ -337,7 +337,9 @@ func TestVerifiableCredentialNotFoundAndBadInput(t *testing.T) {
 	draft := s.acct.Attendee(t, s.event, "Dora", "Draft", "dora@example.org")
 	res := s.acct.Client.Post("/api/v1/events/"+s.event.String()+"/certificates/generate", map[string]any{"attendeeIds": []uuid.UUID{draft}, "draft": true})
 	var d struct {
-		Data struct{ Issued []struct{ VerificationCode, Status string } }
+		Data struct {
+			Issued []struct{ VerificationCode, Status string }
+		}
 	}
 	res.JSON(t, &d)
 	if len(d.Data.Issued) != 1 || d.Data.Issued[0].Status != "draft" {
@@ -347,14 +349,14 @@ func TestVerifiableCredentialNotFoundAndBadInput(t *testing.T) {
 	for path, want := range map[string]int{
 		"/api/v1/verify/" + draftCode + "/credential.json": 404,
 		"/api/v1/verify/" + draftCode + "/credential.jwt":  404,
-		"/api/v1/verify/ZZZZZZZZZZZZZ/credential.json":                   404,
-		"/api/v1/verify/not_a_code!/credential.json":                     400,
-		"/issuers/" + uuid.NewString() + "/did.json":                     404,
-		"/issuers/" + uuid.NewString() + "/jwks.json":                    404,
-		"/issuers/" + s.acct.ID.String() + "/status/1":                   404, // nothing issued yet
-		"/issuers/" + s.acct.ID.String() + "/status/0":                   400,
-		"/issuers/" + s.acct.ID.String() + "/status/x":                   400,
-		"/issuers/not-a-uuid/did.json":                                   400,
+		"/api/v1/verify/ZZZZZZZZZZZZZ/credential.json":     404,
+		"/api/v1/verify/not_a_code!/credential.json":       400,
+		"/issuers/" + uuid.NewString() + "/did.json":       404,
+		"/issuers/" + uuid.NewString() + "/jwks.json":      404,
+		"/issuers/" + s.acct.ID.String() + "/status/1":     404, // nothing issued yet
+		"/issuers/" + s.acct.ID.String() + "/status/0":     400,
+		"/issuers/" + s.acct.ID.String() + "/status/x":     400,
+		"/issuers/not-a-uuid/did.json":                     400,
 	} {
 		if res := public.Get(path); res.StatusCode != want {
 			t.Errorf("%s: %d, want %d: %s", path, res.StatusCode, want, res.Body)
