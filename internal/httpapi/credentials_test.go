@@ -363,3 +363,17 @@ func TestVerifiableCredentialNotFoundAndBadInput(t *testing.T) {
 		}
 	}
 }
+
+// The verification page says that the credential is signed and links its two signed forms.
+func TestVerificationPageLinksTheSignedCredential(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	c := s.issue(t, "Ada", "Lovelace", nil)
+	res := s.env.Client.Get("/verify/" + c.Data.VerificationCode)
+	page := string(res.Body)
+	if res.StatusCode != 200 || !strings.Contains(page, "cryptographically signed") ||
+		!strings.Contains(page, `href="/api/v1/verify/`+c.Data.VerificationCode+`/credential.json"`) ||
+		!strings.Contains(page, `href="/api/v1/verify/`+c.Data.VerificationCode+`/credential.jwt"`) {
+		t.Fatalf("page: %d\n%s", res.StatusCode, page)
+	}
+}
