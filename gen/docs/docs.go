@@ -12,4 +12,4 @@ var Page []byte
 
 // ContentSecurityPolicy allows the page's two inline scripts by their hashes and nothing from
 // another host. Styles are inline: Redoc inserts them at run time.
-const ContentSecurityPolicy = "default-src 'none'; script-src 'sha256-wXJx1VTATX2VC+YoizrCxmgNOyJ8sfbqmIxUsflJngU=' 'sha256-/1gKG9Wk/0vHNMXvl65x3WvTaL4Q37pF3ORmM3ZWf9k='; style-src 'unsafe-inline'; img-src 'self' data:; font-src data:; worker-src blob:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+const ContentSecurityPolicy = "default-src 'none'; script-src 'sha256-wXJx1VTATX2VC+YoizrCxmgNOyJ8sfbqmIxUsflJngU=' 'sha256-KnXUQwS5M7vKui7X9NXzts4Ns9g0ldRccCa3Ddl3NKw='; style-src 'unsafe-inline'; img-src 'self' data:; font-src data:; worker-src blob:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
