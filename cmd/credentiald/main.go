@@ -20,6 +20,7 @@ import (
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/auth"
 	"github.com/certhub/credentiald/internal/config"
+	"github.com/certhub/credentiald/internal/credentials"
 	"github.com/certhub/credentiald/internal/logging"
 	"github.com/certhub/credentiald/internal/webhooks"
 )
@@ -35,7 +36,9 @@ commands:
   account set-plan      change an account's plan
       -account ID -plan P
   secrets rotate        seal every secret kept at rest under SECRETS_KEY (those sealed under a key
-                        of SECRETS_KEY_PREVIOUS, and TOTP secrets stored in plain)
+                        of SECRETS_KEY_PREVIOUS, and TOTP secrets stored in plain; issuer keys too)
+  keys rotate           start signing an account's new credentials with a new issuer key; the
+      -account ID       retired key stays in the DID document, and what it signed keeps verifying
 
 Configuration comes from the environment; see the README.`
 
@@ -92,6 +95,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) 
 			return fmt.Errorf("secrets: want rotate\n%s", usage)
 		}
 		return secretsRotate(ctx, cfg, logger, stdout)
+	case "keys":
+		if len(args) == 0 || args[0] != "rotate" {
+			return fmt.Errorf("keys: want rotate\n%s", usage)
+		}
+		return keysRotate(ctx, cfg, logger, args[1:], stdout)
 	case "help", "-h", "--help":
 		fmt.Fprintln(stdout, usage)
 		return nil
@@ -163,7 +171,42 @@ func secretsRotate(ctx context.Context, cfg config.Config, logger *slog.Logger, 
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "sealed under the current key: %d webhook signing secrets, %d TOTP secrets; every other secret already was\n", hooks, totp)
+	keys, err := credentials.ResealKeys(ctx, st, box)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "sealed under the current key: %d webhook signing secrets, %d TOTP secrets, %d issuer keys; every other secret already was\n", hooks, totp, keys)
+	return nil
+}
+
+// keysRotate makes a new issuer key for an account and retires its current one.
+func keysRotate(ctx context.Context, cfg config.Config, logger *slog.Logger, args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("keys rotate", flag.ContinueOnError)
+	id := fs.String("account", "", "account id")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	accountID, err := uuid.Parse(*id)
+	if err != nil {
+		return fmt.Errorf("keys rotate: -account must be an account id (UUID)")
+	}
+	box, err := app.Secrets(cfg, logger)
+	if err != nil {
+		return err
+	}
+	st, closeDB, err := app.Database(ctx, cfg, logger)
+	if err != nil {
+		return err
+	}
+	defer closeDB()
+	r, err := credentials.New(st, box, cfg.SiteURL.String(), nil).Rotate(ctx, accountID)
+	if err != nil {
+		return err
+	}
+	if r.RetiredVerificationMethod != nil {
+		fmt.Fprintf(stdout, "retired %s (still listed: what it signed keeps verifying)\n", *r.RetiredVerificationMethod)
+	}
+	fmt.Fprintf(stdout, "account %s now signs new credentials with %s\n", accountID, r.VerificationMethod)
 	return nil
 }
 

@@ -64,6 +64,66 @@ func (e BadgeAssertionStatus) Valid() bool {
 	}
 }
 
+// Defines values for BitstringStatusListCredentialCredentialSubjectStatusPurpose.
+const (
+	BitstringStatusListCredentialCredentialSubjectStatusPurposeRevocation BitstringStatusListCredentialCredentialSubjectStatusPurpose = "revocation"
+)
+
+// Valid indicates whether the value is a known member of the BitstringStatusListCredentialCredentialSubjectStatusPurpose enum.
+func (e BitstringStatusListCredentialCredentialSubjectStatusPurpose) Valid() bool {
+	switch e {
+	case BitstringStatusListCredentialCredentialSubjectStatusPurposeRevocation:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for BitstringStatusListCredentialCredentialSubjectType.
+const (
+	BitstringStatusListCredentialCredentialSubjectTypeBitstringStatusList BitstringStatusListCredentialCredentialSubjectType = "BitstringStatusList"
+)
+
+// Valid indicates whether the value is a known member of the BitstringStatusListCredentialCredentialSubjectType enum.
+func (e BitstringStatusListCredentialCredentialSubjectType) Valid() bool {
+	switch e {
+	case BitstringStatusListCredentialCredentialSubjectTypeBitstringStatusList:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for BitstringStatusListEntryStatusPurpose.
+const (
+	BitstringStatusListEntryStatusPurposeRevocation BitstringStatusListEntryStatusPurpose = "revocation"
+)
+
+// Valid indicates whether the value is a known member of the BitstringStatusListEntryStatusPurpose enum.
+func (e BitstringStatusListEntryStatusPurpose) Valid() bool {
+	switch e {
+	case BitstringStatusListEntryStatusPurposeRevocation:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for BitstringStatusListEntryType.
+const (
+	BitstringStatusListEntryTypeBitstringStatusListEntry BitstringStatusListEntryType = "BitstringStatusListEntry"
+)
+
+// Valid indicates whether the value is a known member of the BitstringStatusListEntryType enum.
+func (e BitstringStatusListEntryType) Valid() bool {
+	switch e {
+	case BitstringStatusListEntryTypeBitstringStatusListEntry:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for BulkJobStatus.
 const (
 	BulkJobStatusCompleted BulkJobStatus = "completed"
@@ -211,6 +271,66 @@ const (
 func (e CertificateViewedEventEventType) Valid() bool {
 	switch e {
 	case CertificateViewedEventEventTypeCertificateViewed:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DIDDocumentVerificationMethodType.
+const (
+	DIDDocumentVerificationMethodTypeMultikey DIDDocumentVerificationMethodType = "Multikey"
+)
+
+// Valid indicates whether the value is a known member of the DIDDocumentVerificationMethodType enum.
+func (e DIDDocumentVerificationMethodType) Valid() bool {
+	switch e {
+	case DIDDocumentVerificationMethodTypeMultikey:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DataIntegrityProofCryptosuite.
+const (
+	DataIntegrityProofCryptosuiteEddsaRdfc2022 DataIntegrityProofCryptosuite = "eddsa-rdfc-2022"
+)
+
+// Valid indicates whether the value is a known member of the DataIntegrityProofCryptosuite enum.
+func (e DataIntegrityProofCryptosuite) Valid() bool {
+	switch e {
+	case DataIntegrityProofCryptosuiteEddsaRdfc2022:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DataIntegrityProofProofPurpose.
+const (
+	DataIntegrityProofProofPurposeAssertionMethod DataIntegrityProofProofPurpose = "assertionMethod"
+)
+
+// Valid indicates whether the value is a known member of the DataIntegrityProofProofPurpose enum.
+func (e DataIntegrityProofProofPurpose) Valid() bool {
+	switch e {
+	case DataIntegrityProofProofPurposeAssertionMethod:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DataIntegrityProofType.
+const (
+	DataIntegrityProofTypeDataIntegrityProof DataIntegrityProofType = "DataIntegrityProof"
+)
+
+// Valid indicates whether the value is a known member of the DataIntegrityProofType enum.
+func (e DataIntegrityProofType) Valid() bool {
+	switch e {
+	case DataIntegrityProofTypeDataIntegrityProof:
 		return true
 	default:
 		return false
@@ -439,6 +559,66 @@ func (e IssuedBadgeAssertionStatus) Valid() bool {
 	}
 }
 
+// Defines values for JWKSetKeysAlg.
+const (
+	JWKSetKeysAlgEdDSA JWKSetKeysAlg = "EdDSA"
+)
+
+// Valid indicates whether the value is a known member of the JWKSetKeysAlg enum.
+func (e JWKSetKeysAlg) Valid() bool {
+	switch e {
+	case JWKSetKeysAlgEdDSA:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for JWKSetKeysCrv.
+const (
+	JWKSetKeysCrvEd25519 JWKSetKeysCrv = "Ed25519"
+)
+
+// Valid indicates whether the value is a known member of the JWKSetKeysCrv enum.
+func (e JWKSetKeysCrv) Valid() bool {
+	switch e {
+	case JWKSetKeysCrvEd25519:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for JWKSetKeysKty.
+const (
+	JWKSetKeysKtyOKP JWKSetKeysKty = "OKP"
+)
+
+// Valid indicates whether the value is a known member of the JWKSetKeysKty enum.
+func (e JWKSetKeysKty) Valid() bool {
+	switch e {
+	case JWKSetKeysKtyOKP:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for JWKSetKeysUse.
+const (
+	JWKSetKeysUseSig JWKSetKeysUse = "sig"
+)
+
+// Valid indicates whether the value is a known member of the JWKSetKeysUse enum.
+func (e JWKSetKeysUse) Valid() bool {
+	switch e {
+	case JWKSetKeysUseSig:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for LogoContentAlign.
 const (
 	LogoContentAlignCenter LogoContentAlign = "center"
@@ -469,6 +649,21 @@ const (
 func (e LogoContentType) Valid() bool {
 	switch e {
 	case LogoContentTypeLogo:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OpenBadgeCredentialIssuerImageType.
+const (
+	OpenBadgeCredentialIssuerImageTypeImage OpenBadgeCredentialIssuerImageType = "Image"
+)
+
+// Valid indicates whether the value is a known member of the OpenBadgeCredentialIssuerImageType enum.
+func (e OpenBadgeCredentialIssuerImageType) Valid() bool {
+	switch e {
+	case OpenBadgeCredentialIssuerImageTypeImage:
 		return true
 	default:
 		return false
@@ -1180,6 +1375,42 @@ func (e WebhookUpdateRequestEvents) Valid() bool {
 	}
 }
 
+// Defines values for GetVerificationBadgePngParamsVersion.
+const (
+	GetVerificationBadgePngParamsVersionN2 GetVerificationBadgePngParamsVersion = 2
+	GetVerificationBadgePngParamsVersionN3 GetVerificationBadgePngParamsVersion = 3
+)
+
+// Valid indicates whether the value is a known member of the GetVerificationBadgePngParamsVersion enum.
+func (e GetVerificationBadgePngParamsVersion) Valid() bool {
+	switch e {
+	case GetVerificationBadgePngParamsVersionN2:
+		return true
+	case GetVerificationBadgePngParamsVersionN3:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetVerificationBadgeSvgParamsVersion.
+const (
+	GetVerificationBadgeSvgParamsVersionN2 GetVerificationBadgeSvgParamsVersion = 2
+	GetVerificationBadgeSvgParamsVersionN3 GetVerificationBadgeSvgParamsVersion = 3
+)
+
+// Valid indicates whether the value is a known member of the GetVerificationBadgeSvgParamsVersion enum.
+func (e GetVerificationBadgeSvgParamsVersion) Valid() bool {
+	switch e {
+	case GetVerificationBadgeSvgParamsVersionN2:
+		return true
+	case GetVerificationBadgeSvgParamsVersionN3:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for GetVerificationQrParamsFormat.
 const (
 	GetVerificationQrParamsFormatPng GetVerificationQrParamsFormat = "png"
@@ -1371,6 +1602,45 @@ type BadgeRequest struct {
 	Tags         *[]string `json:"tags,omitempty"`
 	ValidityDays *int      `json:"validityDays,omitempty"`
 }
+
+// BitstringStatusListCredential A signed W3C Bitstring Status List (revocation): `encodedList` is `u` and the base64url (no padding) of the GZIP of 131,072 bits (16 KiB), index 0 the most significant bit of the first byte; a set bit means revoked. `validFrom` is the time of the list's last revocation (or of its creation).
+type BitstringStatusListCredential struct {
+	Context           []string `json:"@context"`
+	CredentialSubject struct {
+		EncodedList   string                                                      `json:"encodedList"`
+		Id            string                                                      `json:"id"`
+		StatusPurpose BitstringStatusListCredentialCredentialSubjectStatusPurpose `json:"statusPurpose"`
+		Type          BitstringStatusListCredentialCredentialSubjectType          `json:"type"`
+	} `json:"credentialSubject"`
+	Id     string `json:"id"`
+	Issuer string `json:"issuer"`
+
+	// Proof An embedded Data Integrity proof (W3C VC Data Integrity, cryptosuite `eddsa-rdfc-2022`): the proof configuration and the document without its proof are canonicalized with RDFC-1.0, each hashed with SHA-256, and `hash(proofConfig) || hash(document)` signed with Ed25519; `proofValue` is `z` and the base58btc signature.
+	Proof     DataIntegrityProof `json:"proof"`
+	Type      []string           `json:"type"`
+	ValidFrom time.Time          `json:"validFrom"`
+}
+
+// BitstringStatusListCredentialCredentialSubjectStatusPurpose defines model for BitstringStatusListCredential.CredentialSubject.StatusPurpose.
+type BitstringStatusListCredentialCredentialSubjectStatusPurpose string
+
+// BitstringStatusListCredentialCredentialSubjectType defines model for BitstringStatusListCredential.CredentialSubject.Type.
+type BitstringStatusListCredentialCredentialSubjectType string
+
+// BitstringStatusListEntry A credential's place in its issuer's revocation list: the bit at `statusListIndex` (drawn at random when it was issued) of the list at `statusListCredential`; set means revoked.
+type BitstringStatusListEntry struct {
+	Id                   string                                `json:"id"`
+	StatusListCredential string                                `json:"statusListCredential"`
+	StatusListIndex      string                                `json:"statusListIndex"`
+	StatusPurpose        BitstringStatusListEntryStatusPurpose `json:"statusPurpose"`
+	Type                 BitstringStatusListEntryType          `json:"type"`
+}
+
+// BitstringStatusListEntryStatusPurpose defines model for BitstringStatusListEntry.StatusPurpose.
+type BitstringStatusListEntryStatusPurpose string
+
+// BitstringStatusListEntryType defines model for BitstringStatusListEntry.Type.
+type BitstringStatusListEntryType string
 
 // Branding defines model for Branding.
 type Branding struct {
@@ -1757,6 +2027,22 @@ type CreditsEnvelope struct {
 	Data Credits `json:"data"`
 }
 
+// DIDDocument The issuer's did:web document: every Ed25519 key the account ever signed with (retired ones included, so that what they signed keeps verifying), oldest first, as `Multikey` verification methods authorized for `assertionMethod`.
+type DIDDocument struct {
+	Context            []string `json:"@context"`
+	AssertionMethod    []string `json:"assertionMethod"`
+	Id                 string   `json:"id"`
+	VerificationMethod []struct {
+		Controller         string                            `json:"controller"`
+		Id                 string                            `json:"id"`
+		PublicKeyMultibase string                            `json:"publicKeyMultibase"`
+		Type               DIDDocumentVerificationMethodType `json:"type"`
+	} `json:"verificationMethod"`
+}
+
+// DIDDocumentVerificationMethodType defines model for DIDDocument.VerificationMethod.Type.
+type DIDDocumentVerificationMethodType string
+
 // DashboardAnalytics An account's figures over a period of UTC days.
 //
 // Examples: {"badgesIssued":40,"certificatesIssued":200,"credentialsIssued":240,"downloads":95,"from":"2026-10-25","shares":42,"to":"2026-11-23","verificationRate":0.6417,"verifications":388,"views":310}
@@ -1799,6 +2085,27 @@ type DashboardAnalyticsEnvelope struct {
 	// Examples: {"badgesIssued":40,"certificatesIssued":200,"credentialsIssued":240,"downloads":95,"from":"2026-10-25","shares":42,"to":"2026-11-23","verificationRate":0.6417,"verifications":388,"views":310}
 	Data DashboardAnalytics `json:"data"`
 }
+
+// DataIntegrityProof An embedded Data Integrity proof (W3C VC Data Integrity, cryptosuite `eddsa-rdfc-2022`): the proof configuration and the document without its proof are canonicalized with RDFC-1.0, each hashed with SHA-256, and `hash(proofConfig) || hash(document)` signed with Ed25519; `proofValue` is `z` and the base58btc signature.
+type DataIntegrityProof struct {
+	Created      time.Time                      `json:"created"`
+	Cryptosuite  DataIntegrityProofCryptosuite  `json:"cryptosuite"`
+	ProofPurpose DataIntegrityProofProofPurpose `json:"proofPurpose"`
+	ProofValue   string                         `json:"proofValue"`
+	Type         DataIntegrityProofType         `json:"type"`
+
+	// VerificationMethod `<issuer DID>#<publicKeyMultibase>`: a key of the issuer's DID document.
+	VerificationMethod string `json:"verificationMethod"`
+}
+
+// DataIntegrityProofCryptosuite defines model for DataIntegrityProof.Cryptosuite.
+type DataIntegrityProofCryptosuite string
+
+// DataIntegrityProofProofPurpose defines model for DataIntegrityProof.ProofPurpose.
+type DataIntegrityProofProofPurpose string
+
+// DataIntegrityProofType defines model for DataIntegrityProof.Type.
+type DataIntegrityProofType string
 
 // EmailDelivery defines model for EmailDelivery.
 type EmailDelivery struct {
@@ -2022,6 +2329,30 @@ type IssuedBadgeAssertionListEnvelope struct {
 	Data []IssuedBadgeAssertion `json:"data"`
 }
 
+// JWKSet The issuer's keys as a JWK Set (RFC 7517): the same keys as the DID document, each `kid` its verification method id (the `kid` of a `credential.jwt`).
+type JWKSet struct {
+	Keys []struct {
+		Alg JWKSetKeysAlg `json:"alg"`
+		Crv JWKSetKeysCrv `json:"crv"`
+		Kid string        `json:"kid"`
+		Kty JWKSetKeysKty `json:"kty"`
+		Use JWKSetKeysUse `json:"use"`
+		X   string        `json:"x"`
+	} `json:"keys"`
+}
+
+// JWKSetKeysAlg defines model for JWKSet.Keys.Alg.
+type JWKSetKeysAlg string
+
+// JWKSetKeysCrv defines model for JWKSet.Keys.Crv.
+type JWKSetKeysCrv string
+
+// JWKSetKeysKty defines model for JWKSet.Keys.Kty.
+type JWKSetKeysKty string
+
+// JWKSetKeysUse defines model for JWKSet.Keys.Use.
+type JWKSetKeysUse string
+
 // LoginRequest defines model for LoginRequest.
 type LoginRequest struct {
 	Email    openapi_types.Email `json:"email"`
@@ -2050,6 +2381,39 @@ type LogoContentType string
 type LogoutRequest struct {
 	RefreshToken string `json:"refreshToken"`
 }
+
+// OpenBadgeCredential An Open Badges 3.0 `OpenBadgeCredential` (VC Data Model 2.0, JSON-LD). Every term is defined by its two contexts. The recipient is known only by `identityHash`: `sha256$` and the hex SHA-256 of the email (trimmed, lower-cased) followed by `salt`. `validUntil` is present when the credential expires. `credentialStatus` is its entry in the issuer's revocation list. The members are those of the specification; this schema names the ones this service writes.
+type OpenBadgeCredential struct {
+	Context []string `json:"@context"`
+
+	// CredentialStatus A credential's place in its issuer's revocation list: the bit at `statusListIndex` (drawn at random when it was issued) of the list at `statusListCredential`; set means revoked.
+	CredentialStatus  BitstringStatusListEntry `json:"credentialStatus"`
+	CredentialSubject map[string]interface{}   `json:"credentialSubject"`
+
+	// Id `urn:uuid:<certificate or badge assertion id>`
+	Id     string `json:"id"`
+	Issuer struct {
+		// Id The issuer DID, `did:web:<host>:issuers:<accountId>`.
+		Id    string `json:"id"`
+		Image *struct {
+			Id   string                             `json:"id"`
+			Type OpenBadgeCredentialIssuerImageType `json:"type"`
+		} `json:"image,omitempty"`
+		Name string   `json:"name"`
+		Type []string `json:"type"`
+		Url  *string  `json:"url,omitempty"`
+	} `json:"issuer"`
+	Name string `json:"name"`
+
+	// Proof An embedded Data Integrity proof (W3C VC Data Integrity, cryptosuite `eddsa-rdfc-2022`): the proof configuration and the document without its proof are canonicalized with RDFC-1.0, each hashed with SHA-256, and `hash(proofConfig) || hash(document)` signed with Ed25519; `proofValue` is `z` and the base58btc signature.
+	Proof      *DataIntegrityProof `json:"proof,omitempty"`
+	Type       []string            `json:"type"`
+	ValidFrom  time.Time           `json:"validFrom"`
+	ValidUntil *time.Time          `json:"validUntil,omitempty"`
+}
+
+// OpenBadgeCredentialIssuerImageType defines model for OpenBadgeCredential.Issuer.Image.Type.
+type OpenBadgeCredentialIssuerImageType string
 
 // OpenBadgesAssertion An Open Badges 2.0 Assertion (JSON-LD), verified by hosting: its `id` answers it.
 type OpenBadgesAssertion struct {
@@ -2547,6 +2911,12 @@ type VerificationResult struct {
 		Url     *string `json:"url"`
 	} `json:"issuer"`
 
+	// Links The credential's signed forms: `credentialJson` (Open Badges 3.0 with an embedded Data Integrity proof, `application/vc`) and `credentialJwt` (the same, as VC-JOSE). Anyone can check them offline against the issuer's DID document.
+	Links *struct {
+		CredentialJson string `json:"credentialJson"`
+		CredentialJwt  string `json:"credentialJwt"`
+	} `json:"links,omitempty"`
+
 	// Recipient The recipient's email is never shown publicly.
 	Recipient struct {
 		Name string `json:"name"`
@@ -2737,9 +3107,6 @@ type Internal = Error
 // NotFound The error envelope. Every failure, from validation to an unexpected fault, answers in this shape.
 type NotFound = Error
 
-// NotImplemented The error envelope. Every failure, from validation to an unexpected fault, answers in this shape.
-type NotImplemented = Error
-
 // PayloadTooLarge The error envelope. Every failure, from validation to an unexpected fault, answers in this shape.
 type PayloadTooLarge = Error
 
@@ -2874,6 +3241,24 @@ type BulkGenerateCertificatesParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// GetIssuerDidDocumentParams defines parameters for GetIssuerDidDocument.
+type GetIssuerDidDocumentParams struct {
+	// IfNoneMatch An `ETag` received before: an unchanged asset answers 304 without a body.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// GetIssuerJwksParams defines parameters for GetIssuerJwks.
+type GetIssuerJwksParams struct {
+	// IfNoneMatch An `ETag` received before: an unchanged asset answers 304 without a body.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// GetIssuerStatusListParams defines parameters for GetIssuerStatusList.
+type GetIssuerStatusListParams struct {
+	// IfNoneMatch An `ETag` received before: an unchanged asset answers 304 without a body.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
 // ListTemplatesParams defines parameters for ListTemplates.
 type ListTemplatesParams struct {
 	// Active Only active (`true`) or inactive (`false`) templates.
@@ -2886,11 +3271,41 @@ type ListTemplatesParams struct {
 	PageSize *PageSize `form:"pageSize,omitempty" json:"pageSize,omitempty"`
 }
 
+// GetVerificationBadgePngParams defines parameters for GetVerificationBadgePng.
+type GetVerificationBadgePngParams struct {
+	// Version The Open Badges version baked in: `2` (default) bakes the hosted 2.0 Assertion; `3` bakes the signed Open Badges 3.0 credential (`credential.json`), in one uncompressed iTXt chunk, keyword `openbadgecredential`.
+	Version *GetVerificationBadgePngParamsVersion `form:"version,omitempty" json:"version,omitempty"`
+}
+
+// GetVerificationBadgePngParamsVersion defines parameters for GetVerificationBadgePng.
+type GetVerificationBadgePngParamsVersion int
+
+// GetVerificationBadgeSvgParams defines parameters for GetVerificationBadgeSvg.
+type GetVerificationBadgeSvgParams struct {
+	// Version The Open Badges version baked in: `2` (default) bakes the hosted 2.0 Assertion; `3` bakes the signed Open Badges 3.0 credential (`credential.json`), in `<openbadges:credential>` with the JSON in CDATA.
+	Version *GetVerificationBadgeSvgParamsVersion `form:"version,omitempty" json:"version,omitempty"`
+}
+
+// GetVerificationBadgeSvgParamsVersion defines parameters for GetVerificationBadgeSvg.
+type GetVerificationBadgeSvgParamsVersion int
+
 // GetVerificationCertificatePdfParams defines parameters for GetVerificationCertificatePdf.
 type GetVerificationCertificatePdfParams struct {
 	// T Recipient token from the delivery email; a download with it sends `certificate.downloaded`.
 	T *string `form:"t,omitempty" json:"t,omitempty"`
 
+	// IfNoneMatch An `ETag` received before: an unchanged asset answers 304 without a body.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// GetVerifiableCredentialParams defines parameters for GetVerifiableCredential.
+type GetVerifiableCredentialParams struct {
+	// IfNoneMatch An `ETag` received before: an unchanged asset answers 304 without a body.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// GetVerifiableCredentialJwtParams defines parameters for GetVerifiableCredentialJwt.
+type GetVerifiableCredentialJwtParams struct {
 	// IfNoneMatch An `ETag` received before: an unchanged asset answers 304 without a body.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
@@ -3573,6 +3988,15 @@ type ServerInterface interface {
 	// UpdateEventRegistration Replace registration settings
 	// (PUT /events/{id}/registration)
 	UpdateEventRegistration(ctx echo.Context, id Id) error
+	// GetIssuerDidDocument Issuer DID document (did:web)
+	// (GET /issuers/{accountId}/did.json)
+	GetIssuerDidDocument(ctx echo.Context, accountId openapi_types.UUID, params GetIssuerDidDocumentParams) error
+	// GetIssuerJwks Issuer JWK Set
+	// (GET /issuers/{accountId}/jwks.json)
+	GetIssuerJwks(ctx echo.Context, accountId openapi_types.UUID, params GetIssuerJwksParams) error
+	// GetIssuerStatusList Issuer revocation list (Bitstring Status List)
+	// (GET /issuers/{accountId}/status/{list})
+	GetIssuerStatusList(ctx echo.Context, accountId openapi_types.UUID, list int, params GetIssuerStatusListParams) error
 	// GetOpenBadgesAssertion Open Badges 2.0 Assertion
 	// (GET /ob/v2/assertions/{id})
 	GetOpenBadgesAssertion(ctx echo.Context, id Id) error
@@ -3611,13 +4035,19 @@ type ServerInterface interface {
 	VerifyCredential(ctx echo.Context, code VerificationCode) error
 	// GetVerificationBadgePng Baked badge (PNG)
 	// (GET /verify/{code}/badge.png)
-	GetVerificationBadgePng(ctx echo.Context, code VerificationCode) error
+	GetVerificationBadgePng(ctx echo.Context, code VerificationCode, params GetVerificationBadgePngParams) error
 	// GetVerificationBadgeSvg Baked badge (SVG)
 	// (GET /verify/{code}/badge.svg)
-	GetVerificationBadgeSvg(ctx echo.Context, code VerificationCode) error
+	GetVerificationBadgeSvg(ctx echo.Context, code VerificationCode, params GetVerificationBadgeSvgParams) error
 	// GetVerificationCertificatePdf Certificate PDF
 	// (GET /verify/{code}/certificate.pdf)
 	GetVerificationCertificatePdf(ctx echo.Context, code VerificationCode, params GetVerificationCertificatePdfParams) error
+	// GetVerifiableCredential Signed credential (Open Badges 3.0, Data Integrity)
+	// (GET /verify/{code}/credential.json)
+	GetVerifiableCredential(ctx echo.Context, code VerificationCode, params GetVerifiableCredentialParams) error
+	// GetVerifiableCredentialJwt Signed credential (Open Badges 3.0, VC-JOSE JWT)
+	// (GET /verify/{code}/credential.jwt)
+	GetVerifiableCredentialJwt(ctx echo.Context, code VerificationCode, params GetVerifiableCredentialJwtParams) error
 	// GetVerificationIssuerLogo Issuer's logo
 	// (GET /verify/{code}/issuer-logo)
 	GetVerificationIssuerLogo(ctx echo.Context, code VerificationCode, params GetVerificationIssuerLogoParams) error
@@ -4581,6 +5011,122 @@ func (w *ServerInterfaceWrapper) UpdateEventRegistration(ctx echo.Context) error
 	return err
 }
 
+// GetIssuerDidDocument converts echo context to params.
+func (w *ServerInterfaceWrapper) GetIssuerDidDocument(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "accountId" -------------
+	var accountId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "accountId", ctx.Param("accountId"), &accountId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter accountId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetIssuerDidDocumentParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetIssuerDidDocument(ctx, accountId, params)
+	return err
+}
+
+// GetIssuerJwks converts echo context to params.
+func (w *ServerInterfaceWrapper) GetIssuerJwks(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "accountId" -------------
+	var accountId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "accountId", ctx.Param("accountId"), &accountId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter accountId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetIssuerJwksParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetIssuerJwks(ctx, accountId, params)
+	return err
+}
+
+// GetIssuerStatusList converts echo context to params.
+func (w *ServerInterfaceWrapper) GetIssuerStatusList(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "accountId" -------------
+	var accountId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "accountId", ctx.Param("accountId"), &accountId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter accountId: %s", err))
+	}
+
+	// ------------- Path parameter "list" -------------
+	var list int
+
+	err = runtime.BindStyledParameterWithOptions("simple", "list", ctx.Param("list"), &list, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter list: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetIssuerStatusListParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetIssuerStatusList(ctx, accountId, list, params)
+	return err
+}
+
 // GetOpenBadgesAssertion converts echo context to params.
 func (w *ServerInterfaceWrapper) GetOpenBadgesAssertion(ctx echo.Context) error {
 	var err error
@@ -4786,8 +5332,17 @@ func (w *ServerInterfaceWrapper) GetVerificationBadgePng(ctx echo.Context) error
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter code: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetVerificationBadgePngParams
+	// ------------- Optional query parameter "version" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "version", ctx.QueryParams(), &params.Version, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter version: %s", err))
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetVerificationBadgePng(ctx, code)
+	err = w.Handler.GetVerificationBadgePng(ctx, code, params)
 	return err
 }
 
@@ -4802,8 +5357,17 @@ func (w *ServerInterfaceWrapper) GetVerificationBadgeSvg(ctx echo.Context) error
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter code: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetVerificationBadgeSvgParams
+	// ------------- Optional query parameter "version" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "version", ctx.QueryParams(), &params.Version, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter version: %s", err))
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetVerificationBadgeSvg(ctx, code)
+	err = w.Handler.GetVerificationBadgeSvg(ctx, code, params)
 	return err
 }
 
@@ -4846,6 +5410,78 @@ func (w *ServerInterfaceWrapper) GetVerificationCertificatePdf(ctx echo.Context)
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetVerificationCertificatePdf(ctx, code, params)
+	return err
+}
+
+// GetVerifiableCredential converts echo context to params.
+func (w *ServerInterfaceWrapper) GetVerifiableCredential(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "code" -------------
+	var code VerificationCode
+
+	err = runtime.BindStyledParameterWithOptions("simple", "code", ctx.Param("code"), &code, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter code: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetVerifiableCredentialParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetVerifiableCredential(ctx, code, params)
+	return err
+}
+
+// GetVerifiableCredentialJwt converts echo context to params.
+func (w *ServerInterfaceWrapper) GetVerifiableCredentialJwt(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "code" -------------
+	var code VerificationCode
+
+	err = runtime.BindStyledParameterWithOptions("simple", "code", ctx.Param("code"), &code, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter code: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetVerifiableCredentialJwtParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetVerifiableCredentialJwt(ctx, code, params)
 	return err
 }
 
@@ -5160,6 +5796,9 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/events/:id/certificates/generate/jobs/:jobId", wrapper.GetBulkGenerationJob, options.OperationMiddlewares["getBulkGenerationJob"]...)
 	router.GET(options.BaseURL+"/events/:id/registration", wrapper.GetEventRegistration, options.OperationMiddlewares["getEventRegistration"]...)
 	router.PUT(options.BaseURL+"/events/:id/registration", wrapper.UpdateEventRegistration, options.OperationMiddlewares["updateEventRegistration"]...)
+	router.GET(options.BaseURL+"/issuers/:accountId/did.json", wrapper.GetIssuerDidDocument, options.OperationMiddlewares["getIssuerDidDocument"]...)
+	router.GET(options.BaseURL+"/issuers/:accountId/jwks.json", wrapper.GetIssuerJwks, options.OperationMiddlewares["getIssuerJwks"]...)
+	router.GET(options.BaseURL+"/issuers/:accountId/status/:list", wrapper.GetIssuerStatusList, options.OperationMiddlewares["getIssuerStatusList"]...)
 	router.GET(options.BaseURL+"/ob/v2/assertions/:id", wrapper.GetOpenBadgesAssertion, options.OperationMiddlewares["getOpenBadgesAssertion"]...)
 	router.GET(options.BaseURL+"/ob/v2/badges/:id", wrapper.GetOpenBadgesBadgeClass, options.OperationMiddlewares["getOpenBadgesBadgeClass"]...)
 	router.GET(options.BaseURL+"/ob/v2/issuers/:accountId", wrapper.GetOpenBadgesIssuer, options.OperationMiddlewares["getOpenBadgesIssuer"]...)
@@ -5175,6 +5814,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/verify/:code/badge.png", wrapper.GetVerificationBadgePng, options.OperationMiddlewares["getVerificationBadgePng"]...)
 	router.GET(options.BaseURL+"/verify/:code/badge.svg", wrapper.GetVerificationBadgeSvg, options.OperationMiddlewares["getVerificationBadgeSvg"]...)
 	router.GET(options.BaseURL+"/verify/:code/certificate.pdf", wrapper.GetVerificationCertificatePdf, options.OperationMiddlewares["getVerificationCertificatePdf"]...)
+	router.GET(options.BaseURL+"/verify/:code/credential.json", wrapper.GetVerifiableCredential, options.OperationMiddlewares["getVerifiableCredential"]...)
+	router.GET(options.BaseURL+"/verify/:code/credential.jwt", wrapper.GetVerifiableCredentialJwt, options.OperationMiddlewares["getVerifiableCredentialJwt"]...)
 	router.GET(options.BaseURL+"/verify/:code/issuer-logo", wrapper.GetVerificationIssuerLogo, options.OperationMiddlewares["getVerificationIssuerLogo"]...)
 	router.GET(options.BaseURL+"/verify/:code/preview.png", wrapper.GetVerificationPreview, options.OperationMiddlewares["getVerificationPreview"]...)
 	router.GET(options.BaseURL+"/verify/:code/qr", wrapper.GetVerificationQr, options.OperationMiddlewares["getVerificationQr"]...)
@@ -6112,17 +6753,6 @@ type NotFoundJSONResponse struct {
 	Body Error
 
 	Headers NotFoundResponseHeaders
-}
-
-type NotImplementedResponseHeaders struct {
-	RateLimitLimit     *int
-	RateLimitRemaining *int
-	RateLimitReset     *int
-}
-type NotImplementedJSONResponse struct {
-	Body Error
-
-	Headers NotImplementedResponseHeaders
 }
 
 type NotModifiedResponseHeaders struct {
@@ -15988,6 +16618,524 @@ func (response UpdateEventRegistration500JSONResponse) VisitUpdateEventRegistrat
 	return err
 }
 
+type GetIssuerDidDocumentRequestObject struct {
+	AccountId openapi_types.UUID `json:"accountId"`
+	Params    GetIssuerDidDocumentParams
+}
+
+type GetIssuerDidDocumentResponseObject interface {
+	VisitGetIssuerDidDocumentResponse(w http.ResponseWriter) error
+}
+
+type GetIssuerDidDocument200ResponseHeaders struct {
+	AccessControlAllowOrigin *string
+	CacheControl             *string
+	ETag                     *string
+	RateLimitLimit           *int
+	RateLimitRemaining       *int
+	RateLimitReset           *int
+}
+
+type GetIssuerDidDocument200ApplicationDidPlusJSONResponse struct {
+	Body    DIDDocument
+	Headers GetIssuerDidDocument200ResponseHeaders
+}
+
+func (response GetIssuerDidDocument200ApplicationDidPlusJSONResponse) VisitGetIssuerDidDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/did+json")
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetIssuerDidDocument304Response = NotModifiedResponse
+
+func (response GetIssuerDidDocument304Response) VisitGetIssuerDidDocumentResponse(w http.ResponseWriter) error {
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(304)
+	return nil
+}
+
+type GetIssuerDidDocument400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetIssuerDidDocument400JSONResponse) VisitGetIssuerDidDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetIssuerDidDocument404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetIssuerDidDocument404JSONResponse) VisitGetIssuerDidDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetIssuerDidDocument429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetIssuerDidDocument429JSONResponse) VisitGetIssuerDidDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetIssuerDidDocument500JSONResponse struct{ InternalJSONResponse }
+
+func (response GetIssuerDidDocument500JSONResponse) VisitGetIssuerDidDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetIssuerJwksRequestObject struct {
+	AccountId openapi_types.UUID `json:"accountId"`
+	Params    GetIssuerJwksParams
+}
+
+type GetIssuerJwksResponseObject interface {
+	VisitGetIssuerJwksResponse(w http.ResponseWriter) error
+}
+
+type GetIssuerJwks200ResponseHeaders struct {
+	AccessControlAllowOrigin *string
+	CacheControl             *string
+	ETag                     *string
+	RateLimitLimit           *int
+	RateLimitRemaining       *int
+	RateLimitReset           *int
+}
+
+type GetIssuerJwks200ApplicationJwkSetPlusJSONResponse struct {
+	Body    JWKSet
+	Headers GetIssuerJwks200ResponseHeaders
+}
+
+func (response GetIssuerJwks200ApplicationJwkSetPlusJSONResponse) VisitGetIssuerJwksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/jwk-set+json")
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetIssuerJwks304Response = NotModifiedResponse
+
+func (response GetIssuerJwks304Response) VisitGetIssuerJwksResponse(w http.ResponseWriter) error {
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(304)
+	return nil
+}
+
+type GetIssuerJwks400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetIssuerJwks400JSONResponse) VisitGetIssuerJwksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetIssuerJwks404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetIssuerJwks404JSONResponse) VisitGetIssuerJwksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetIssuerJwks429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetIssuerJwks429JSONResponse) VisitGetIssuerJwksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetIssuerJwks500JSONResponse struct{ InternalJSONResponse }
+
+func (response GetIssuerJwks500JSONResponse) VisitGetIssuerJwksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetIssuerStatusListRequestObject struct {
+	AccountId openapi_types.UUID `json:"accountId"`
+	List      int                `json:"list"`
+	Params    GetIssuerStatusListParams
+}
+
+type GetIssuerStatusListResponseObject interface {
+	VisitGetIssuerStatusListResponse(w http.ResponseWriter) error
+}
+
+type GetIssuerStatusList200ResponseHeaders struct {
+	AccessControlAllowOrigin *string
+	CacheControl             *string
+	ETag                     *string
+	RateLimitLimit           *int
+	RateLimitRemaining       *int
+	RateLimitReset           *int
+}
+
+type GetIssuerStatusList200ApplicationvcResponse struct {
+	Body          io.Reader
+	Headers       GetIssuerStatusList200ResponseHeaders
+	ContentLength int64
+}
+
+func (response GetIssuerStatusList200ApplicationvcResponse) VisitGetIssuerStatusListResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/vc")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetIssuerStatusList304Response = NotModifiedResponse
+
+func (response GetIssuerStatusList304Response) VisitGetIssuerStatusListResponse(w http.ResponseWriter) error {
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(304)
+	return nil
+}
+
+type GetIssuerStatusList400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetIssuerStatusList400JSONResponse) VisitGetIssuerStatusListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetIssuerStatusList404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetIssuerStatusList404JSONResponse) VisitGetIssuerStatusListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetIssuerStatusList429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetIssuerStatusList429JSONResponse) VisitGetIssuerStatusListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetIssuerStatusList500JSONResponse struct{ InternalJSONResponse }
+
+func (response GetIssuerStatusList500JSONResponse) VisitGetIssuerStatusListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetOpenBadgesAssertionRequestObject struct {
 	Id Id `json:"id"`
 }
@@ -18047,7 +19195,8 @@ func (response VerifyCredential500JSONResponse) VisitVerifyCredentialResponse(w 
 }
 
 type GetVerificationBadgePngRequestObject struct {
-	Code VerificationCode `json:"code"`
+	Code   VerificationCode `json:"code"`
+	Params GetVerificationBadgePngParams
 }
 
 type GetVerificationBadgePngResponseObject interface {
@@ -18183,31 +19332,9 @@ func (response GetVerificationBadgePng500JSONResponse) VisitGetVerificationBadge
 	return err
 }
 
-type GetVerificationBadgePng501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response GetVerificationBadgePng501JSONResponse) VisitGetVerificationBadgePngResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetVerificationBadgeSvgRequestObject struct {
-	Code VerificationCode `json:"code"`
+	Code   VerificationCode `json:"code"`
+	Params GetVerificationBadgeSvgParams
 }
 
 type GetVerificationBadgeSvgResponseObject interface {
@@ -18339,29 +19466,6 @@ func (response GetVerificationBadgeSvg500JSONResponse) VisitGetVerificationBadge
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetVerificationBadgeSvg501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response GetVerificationBadgeSvg501JSONResponse) VisitGetVerificationBadgeSvgResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
-	if response.Headers.RateLimitReset != nil {
-		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
-	}
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -18525,6 +19629,356 @@ func (response GetVerificationCertificatePdf429JSONResponse) VisitGetVerificatio
 type GetVerificationCertificatePdf500JSONResponse struct{ InternalJSONResponse }
 
 func (response GetVerificationCertificatePdf500JSONResponse) VisitGetVerificationCertificatePdfResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVerifiableCredentialRequestObject struct {
+	Code   VerificationCode `json:"code"`
+	Params GetVerifiableCredentialParams
+}
+
+type GetVerifiableCredentialResponseObject interface {
+	VisitGetVerifiableCredentialResponse(w http.ResponseWriter) error
+}
+
+type GetVerifiableCredential200ResponseHeaders struct {
+	AccessControlAllowOrigin *string
+	CacheControl             *string
+	ETag                     *string
+	RateLimitLimit           *int
+	RateLimitRemaining       *int
+	RateLimitReset           *int
+}
+
+type GetVerifiableCredential200ApplicationvcResponse struct {
+	Body          io.Reader
+	Headers       GetVerifiableCredential200ResponseHeaders
+	ContentLength int64
+}
+
+func (response GetVerifiableCredential200ApplicationvcResponse) VisitGetVerifiableCredentialResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/vc")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetVerifiableCredential304Response = NotModifiedResponse
+
+func (response GetVerifiableCredential304Response) VisitGetVerifiableCredentialResponse(w http.ResponseWriter) error {
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(304)
+	return nil
+}
+
+type GetVerifiableCredential400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetVerifiableCredential400JSONResponse) VisitGetVerifiableCredentialResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVerifiableCredential404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetVerifiableCredential404JSONResponse) VisitGetVerifiableCredentialResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVerifiableCredential429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetVerifiableCredential429JSONResponse) VisitGetVerifiableCredentialResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVerifiableCredential500JSONResponse struct{ InternalJSONResponse }
+
+func (response GetVerifiableCredential500JSONResponse) VisitGetVerifiableCredentialResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVerifiableCredentialJwtRequestObject struct {
+	Code   VerificationCode `json:"code"`
+	Params GetVerifiableCredentialJwtParams
+}
+
+type GetVerifiableCredentialJwtResponseObject interface {
+	VisitGetVerifiableCredentialJwtResponse(w http.ResponseWriter) error
+}
+
+type GetVerifiableCredentialJwt200ResponseHeaders struct {
+	AccessControlAllowOrigin *string
+	CacheControl             *string
+	ETag                     *string
+	RateLimitLimit           *int
+	RateLimitRemaining       *int
+	RateLimitReset           *int
+}
+
+type GetVerifiableCredentialJwt200ApplicationvcJwtResponse struct {
+	Body          io.Reader
+	Headers       GetVerifiableCredentialJwt200ResponseHeaders
+	ContentLength int64
+}
+
+func (response GetVerifiableCredentialJwt200ApplicationvcJwtResponse) VisitGetVerifiableCredentialJwtResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/vc+jwt")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetVerifiableCredentialJwt304Response = NotModifiedResponse
+
+func (response GetVerifiableCredentialJwt304Response) VisitGetVerifiableCredentialJwtResponse(w http.ResponseWriter) error {
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(304)
+	return nil
+}
+
+type GetVerifiableCredentialJwt400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetVerifiableCredentialJwt400JSONResponse) VisitGetVerifiableCredentialJwtResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVerifiableCredentialJwt404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetVerifiableCredentialJwt404JSONResponse) VisitGetVerifiableCredentialJwtResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVerifiableCredentialJwt429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetVerifiableCredentialJwt429JSONResponse) VisitGetVerifiableCredentialJwtResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVerifiableCredentialJwt500JSONResponse struct{ InternalJSONResponse }
+
+func (response GetVerifiableCredentialJwt500JSONResponse) VisitGetVerifiableCredentialJwtResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -20382,6 +21836,15 @@ type StrictServerInterface interface {
 	// UpdateEventRegistration Replace registration settings
 	// (PUT /events/{id}/registration)
 	UpdateEventRegistration(ctx context.Context, request UpdateEventRegistrationRequestObject) (UpdateEventRegistrationResponseObject, error)
+	// GetIssuerDidDocument Issuer DID document (did:web)
+	// (GET /issuers/{accountId}/did.json)
+	GetIssuerDidDocument(ctx context.Context, request GetIssuerDidDocumentRequestObject) (GetIssuerDidDocumentResponseObject, error)
+	// GetIssuerJwks Issuer JWK Set
+	// (GET /issuers/{accountId}/jwks.json)
+	GetIssuerJwks(ctx context.Context, request GetIssuerJwksRequestObject) (GetIssuerJwksResponseObject, error)
+	// GetIssuerStatusList Issuer revocation list (Bitstring Status List)
+	// (GET /issuers/{accountId}/status/{list})
+	GetIssuerStatusList(ctx context.Context, request GetIssuerStatusListRequestObject) (GetIssuerStatusListResponseObject, error)
 	// GetOpenBadgesAssertion Open Badges 2.0 Assertion
 	// (GET /ob/v2/assertions/{id})
 	GetOpenBadgesAssertion(ctx context.Context, request GetOpenBadgesAssertionRequestObject) (GetOpenBadgesAssertionResponseObject, error)
@@ -20427,6 +21890,12 @@ type StrictServerInterface interface {
 	// GetVerificationCertificatePdf Certificate PDF
 	// (GET /verify/{code}/certificate.pdf)
 	GetVerificationCertificatePdf(ctx context.Context, request GetVerificationCertificatePdfRequestObject) (GetVerificationCertificatePdfResponseObject, error)
+	// GetVerifiableCredential Signed credential (Open Badges 3.0, Data Integrity)
+	// (GET /verify/{code}/credential.json)
+	GetVerifiableCredential(ctx context.Context, request GetVerifiableCredentialRequestObject) (GetVerifiableCredentialResponseObject, error)
+	// GetVerifiableCredentialJwt Signed credential (Open Badges 3.0, VC-JOSE JWT)
+	// (GET /verify/{code}/credential.jwt)
+	GetVerifiableCredentialJwt(ctx context.Context, request GetVerifiableCredentialJwtRequestObject) (GetVerifiableCredentialJwtResponseObject, error)
 	// GetVerificationIssuerLogo Issuer's logo
 	// (GET /verify/{code}/issuer-logo)
 	GetVerificationIssuerLogo(ctx context.Context, request GetVerificationIssuerLogoRequestObject) (GetVerificationIssuerLogoResponseObject, error)
@@ -22239,6 +23708,85 @@ func (sh *strictHandler) UpdateEventRegistration(ctx echo.Context, id Id) error 
 	return nil
 }
 
+// GetIssuerDidDocument operation middleware
+func (sh *strictHandler) GetIssuerDidDocument(ctx echo.Context, accountId openapi_types.UUID, params GetIssuerDidDocumentParams) error {
+	var request GetIssuerDidDocumentRequestObject
+
+	request.AccountId = accountId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetIssuerDidDocument(ctx.Request().Context(), request.(GetIssuerDidDocumentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetIssuerDidDocument")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetIssuerDidDocumentResponseObject); ok {
+		return validResponse.VisitGetIssuerDidDocumentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetIssuerJwks operation middleware
+func (sh *strictHandler) GetIssuerJwks(ctx echo.Context, accountId openapi_types.UUID, params GetIssuerJwksParams) error {
+	var request GetIssuerJwksRequestObject
+
+	request.AccountId = accountId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetIssuerJwks(ctx.Request().Context(), request.(GetIssuerJwksRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetIssuerJwks")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetIssuerJwksResponseObject); ok {
+		return validResponse.VisitGetIssuerJwksResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetIssuerStatusList operation middleware
+func (sh *strictHandler) GetIssuerStatusList(ctx echo.Context, accountId openapi_types.UUID, list int, params GetIssuerStatusListParams) error {
+	var request GetIssuerStatusListRequestObject
+
+	request.AccountId = accountId
+	request.List = list
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetIssuerStatusList(ctx.Request().Context(), request.(GetIssuerStatusListRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetIssuerStatusList")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetIssuerStatusListResponseObject); ok {
+		return validResponse.VisitGetIssuerStatusListResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // GetOpenBadgesAssertion operation middleware
 func (sh *strictHandler) GetOpenBadgesAssertion(ctx echo.Context, id Id) error {
 	var request GetOpenBadgesAssertionRequestObject
@@ -22608,10 +24156,11 @@ func (sh *strictHandler) VerifyCredential(ctx echo.Context, code VerificationCod
 }
 
 // GetVerificationBadgePng operation middleware
-func (sh *strictHandler) GetVerificationBadgePng(ctx echo.Context, code VerificationCode) error {
+func (sh *strictHandler) GetVerificationBadgePng(ctx echo.Context, code VerificationCode, params GetVerificationBadgePngParams) error {
 	var request GetVerificationBadgePngRequestObject
 
 	request.Code = code
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.GetVerificationBadgePng(ctx.Request().Context(), request.(GetVerificationBadgePngRequestObject))
@@ -22633,10 +24182,11 @@ func (sh *strictHandler) GetVerificationBadgePng(ctx echo.Context, code Verifica
 }
 
 // GetVerificationBadgeSvg operation middleware
-func (sh *strictHandler) GetVerificationBadgeSvg(ctx echo.Context, code VerificationCode) error {
+func (sh *strictHandler) GetVerificationBadgeSvg(ctx echo.Context, code VerificationCode, params GetVerificationBadgeSvgParams) error {
 	var request GetVerificationBadgeSvgRequestObject
 
 	request.Code = code
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.GetVerificationBadgeSvg(ctx.Request().Context(), request.(GetVerificationBadgeSvgRequestObject))
@@ -22677,6 +24227,58 @@ func (sh *strictHandler) GetVerificationCertificatePdf(ctx echo.Context, code Ve
 		return err
 	} else if validResponse, ok := response.(GetVerificationCertificatePdfResponseObject); ok {
 		return validResponse.VisitGetVerificationCertificatePdfResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetVerifiableCredential operation middleware
+func (sh *strictHandler) GetVerifiableCredential(ctx echo.Context, code VerificationCode, params GetVerifiableCredentialParams) error {
+	var request GetVerifiableCredentialRequestObject
+
+	request.Code = code
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetVerifiableCredential(ctx.Request().Context(), request.(GetVerifiableCredentialRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetVerifiableCredential")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetVerifiableCredentialResponseObject); ok {
+		return validResponse.VisitGetVerifiableCredentialResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetVerifiableCredentialJwt operation middleware
+func (sh *strictHandler) GetVerifiableCredentialJwt(ctx echo.Context, code VerificationCode, params GetVerifiableCredentialJwtParams) error {
+	var request GetVerifiableCredentialJwtRequestObject
+
+	request.Code = code
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetVerifiableCredentialJwt(ctx.Request().Context(), request.(GetVerifiableCredentialJwtRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetVerifiableCredentialJwt")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetVerifiableCredentialJwtResponseObject); ok {
+		return validResponse.VisitGetVerifiableCredentialJwtResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -22959,515 +24561,586 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id Id) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P1bbxtJ3jCGf5UC5wEs7TYpipI9YwoP3peWKI92ZEkrUTM7O/ZfXewukrVqVnGqqkVx/XeABAGSy9wF",
-	"AV4gyEUucp3cBMndm+ej5AnyLYL6VVWf2DzqYHvMvZiVm911/J2PHysBH444I0zJSvNjZUBwSAT82QoC",
-	"IuUhZ0rwqBVFfHwuaJ8y/VtIZCDoSFHOKs3K4fnlVRPdEUF7NMD6IcJMjomQaIgnqEuQIDhEPcGHCLMJ",
-	"4jAO2pJ0OIoI8t+2Oz4S5PeYSCUPEONoJEgvov2BQlQiRkhIwu1axavIYECGWK+AsHhYaf5W+VPlg1dR",
-	"kxGpNCtSCcr6lU+fvMohDgbErn16wT/yMYo463sIsxB1J2g84EMPqQGxC3frDvQwYX7mksk4U4SpIypH",
-	"XFIzR3FKHyuFg8GQMOWjrZCPWcRxKLcRF8inLKKM+B4aUzVAGPVoRBDDQ7LkzFckiAVVkwse0WAyPfkv",
-	"A6xgdyPcJ7A3PXkT0SHuE2kuRg2oRJIq4iGqJOJjhsyykFSTiMBJmTH1gQ2wHHiIcTWgrO9ulqsBEWjA",
-	"pTpAfkh6OI5UVYoAvWCckRf+ot20O7g/vfifiZAapHgPtiDISBBJmAJAayJJWIioQl0c3CLKkH/Sq55x",
-	"RqrvsAoGvrlizFDMggFmfRIizkgCn3v1fTh0HiuEUZeHk0WLPAnJcMT1qV+SUYQnJCy5bCVi4qPxgDBz",
-	"rlTC2qXigoQOxnhPr4tgEVEiHPwbEICX8ZAgP5kumFR/IhO/HAv0fOWIcMoNRk4vshWGgkiZnqvksQhI",
-	"E2E0wmrgoIIgScSdXiDnCm35O3hEd+52d2q1mr/tIcUNfkse3emt9TFl0gDb9eWpHdnuDEt9Wwoprneh",
-	"H1Ohj0+vPrurHhdDrCrNSixoVZAeEYQFpFK2vUusyCkdUgX/md7kpaUqCGsCRkINIXpNY8pCPnZ7H3Kp",
-	"UMCZVAJTRkIU6dGQ0miDR6OIFmnAkDI61EdfTxZFmSJ9IvKruiRDTJle7OyVRaSnzLKwsutadzJJSo7g",
-	"igSchRLFTNEou3mNRkqiLf2oGwe3BKhtL44ic43bB0hTcrTfeO0hOTUKI/cquVuanLCXAi+Lh10iEJbI",
-	"vyRKTKqtniLCX213+kP4bvbOFEdjrEkA6XGh4U2JCWX9g/KVuOOqwnn5eo+AowYr50Pm3MV+8iojLPCQ",
-	"KMtB23eEqZPwmEalyz9n0QRhpQgLCbF4SCUi+quDhCpR5eVfwpE5fxwEPGbqhf1C6pVr7lz5PSZiUvEq",
-	"moFUmhViVlEpx7CYhqWIZdd+gdVAfwADa7JQNu4ymDxrnpNwxvD04SMnlPMnUsIUdzXcNF6+RCNBmcLd",
-	"iKBggAUO9PV5SAZ8REL9TuawPSTIkGhYIiFq7KMBj4WsoZbmShGeFIi3ZicJp9FPjeCDI8cB4PWUxGuQ",
-	"NCyliYCDHCRMNTfUfqORXLYR2NJjK/CLPKrh+1PC+vpGGy9fehqa3b93NewqRYQe8//32/v394169f37",
-	"++/bH/78L1PH61Xuq/b1av5Q07NsXR2enGROFG3JEQ6IPlD/v9Cco8cFIvcYRECMrq9Pjsy19TT3BuZd",
-	"wrMY8rWUoMXFgFDNcQzSN/MsHktJ1AImX358WeFh1uG93G2UAdxfeHcmNP8DfnsYQF/gPikB42oXSxIa",
-	"0c7QuVmUQL+S25OV0eD6h/jekLbduv6fl9K63VLCrFdzRf9ZsqITRYYSjYiANc1bDHxfuqBGPb+ihcv5",
-	"OaN9HPKQlMqRqX4S8JCgrQBLUqVMEqbF9juynSw2f3v67fl8IQWOV/vzEKtefd2q/h1X/1ldDa9wXr3S",
-	"C2qiiChDq0La1zK7lnQHk9GAMOlpXgfICAIvUJ9AkJAwRXFkmJUgcsSZJMCr3uDQSiT6X4HRK/SfIP+Y",
-	"aXf+IY0gadEW/hSCC/OJPvTKz63Tk6NW5+T87KZ9eXl+WfEqQyIlgG6lk5EGtWLHFbrDEQ1BXVCYRtJH",
-	"EdVC0Rg0Fo569L4G95ue9b8I0qs0K9/tpJrrjvlV7rRhNbC7/PmtNzPyYXs1vTe/ifzi5kCUyajMqWyR",
-	"iKNlq7Vf7BSE16wsV81JjksNkn5RGMhKhUsOot/W53dfhb1X9d6l1jGmbvaDUUB7EQ0eCDSH52fHpyeH",
-	"nRJgMUrJC4mkwoqgkBNzeyBtgsD0iPCxxGRFkHBL/6ZAIbkvDQLHXHRpGBL2MBg4Obu6Pj4+OTxpn3Vu",
-	"rg7PL9pT0NC6OEG3ZIIiHNxahVoLaWApAc3O3o2j0/6jgcbqMxfhZHp73xTElNyuhp0Tpnkdjh4KOp32",
-	"5VnrNAcwLS0PkvsRCTQLBLGihs6swYpKJMgdwREJD3I2ChoiCkyyR4lEVDl7QcT7j0NonmBZ06BmjuMb",
-	"AzALAxqszrg65jELHwZWZ+edm+Pz67OjHFydcSTjYJBwC3cVVkN8FCBZNEfxxpOVflNXnt6PvfMTfZND",
-	"omXeh9/8ybuL0/a79lmnfTTFiPiICCOIU4lCHsRmUtSNFcgL3ZhGCk2IejQGtPyMZbCR2cs3ByHZe7Rw",
-	"8o6HmpCWGO6vEwuCpCwggHTW4ACW62n/QhMxnpgUprxnVeuCqoL/rJo60ObtbKbjzfm1qhnH1ryBck6w",
-	"jH9l3jfwTu42vna4sLaKdorjCVlQ5F7tDNQQTjLFUvvGOxJS3DEKevrmtGVmIY+nUWwtVD923p0aSw1Y",
-	"+yWeSCS54fUBjiXR6B3xvobAxJaYCgEeYuSOCCQHfMxqFbuzGdzuiTZ3xjOGBDTA0litjUElFLinJKIs",
-	"iOKQhNtzNg3WCt7rOdtoxPltPEI9LoZ/WBJlL6zD+TvMJs4D9Dz31uEcDTGbJI72mXczsN5x51fxEI4k",
-	"B9pXdOP8EW/J+pyqidNp7sepe8pe7yTiOOxwfoqFMdeuL4ZctH49PW8d3XTOz29OW5dvpzVicAuQ+4CQ",
-	"0GIROC63dtE7+gYs7H+5Oj/z0G4dHnCBXta9er2OBB9L+B2jw6ufER2OuFDbjyauPPa6ikLN1Ml8U2LN",
-	"NFxoweaKSEk5O2fR5GFg17o4ufmp/euNlp5ap6fnv0xJwFRmBFIGl4yRpH1GwiplSJqVHGgC4ywnYyxR",
-	"LEn4SCD2kBUUgalkv98UOJXdtwao+WxqRaC6bHXaN6cn706m9KkiXzowznwTeWIc/NOs5zGAaJ2Ji7CT",
-	"3daGI05xxBJoywGCBrNrhmM14IL+86Fq+8kZ+ChuLEBPcUtNBbhAit8S0KOHVErK+h4aCwgGJPcjKkio",
-	"3xHkjt8+GrVaZ+oDB2p2D74RzsYDGgxMUBuwSZZ8ikFttFOANOdfnF910I4+3h1BeoLIgY/69I5oYsnI",
-	"GHFGSqyHuUP8xoyIeQD6kN6+U+p5zNRVPBxiAVwWhyEEfOLoQmiGpKgeqYcjSbzKKPPoY4WGS7j5ncv5",
-	"4/QPowizRTB4od8xvl3nqv7NRNLAsHaQNFCQd/9BAriW1ojaKJkVthQIghUJWyq3sxArUlV0SMq2Z6BV",
-	"tkoC1c7iKHIxkwZjjLZrP9GAOGeO31InOoujCEjLkkceYamu5RL7KJtj9n0J0qP309s8pkIqtNvIxsbY",
-	"OMRbMjFxMYIEvM+oBKeAqpUtGhxQBrAUGcpFkHGlX9ff2YGwEHgyF1TsBMlGvMx1Z+8xd36zQesQPs7E",
-	"GMyFswyVD2IhCFMXWMoxFyGEYwhBAoUGXEiCuhAwMUnXdMKO8ERWmq/rSQDH4eU7JCcsSLfV/M0EsMmm",
-	"IFjvOomxa44FVQTutgDtxYVMATAEqqcgbKVQK5dqYWLIBWjaDL1EQ8pipUlxn+dAe+TG97JhJbuNH4px",
-	"JbNwy+1/Kt5Qq2BGt9LIBSxiCsOSoJu9Vy/nB92koJ8sXcNrRKoRZaSwehvBM2/16wL0kLIT88FuAbq9",
-	"Sszo7zGxPysRE40AY36MA8VFeZjQFb2vQjyNMWklUdCaixKmtDiij3A00qdVCO358PHVp1WiegBI6L2L",
-	"3ymdBox9Mh8u5+829vZfvvKn8DePurOR8ZRK1WZ3JNJnuAgXC+cTGzmD2M/hGHJ4EmKFl75Gy3cWESYY",
-	"s3Q/Fm2fgXMNMY1yr5snZa/a0NhlmE9Ps4OzWUxkBQ42c4whUdjdSfkR5aMb6/WSGQo8TBBS1atC5g00",
-	"wlRItIWViaVv1Lc9FEsIBKUMKTIcRRiInUT+x4+O1tbc0mo/tX/99Mm3BCi7tEY9ubqJ3qFcEG73qQRG",
-	"4lG42mWXccU03Dm9sczBewk0JMedZ5jpIuaB8dpc0kJn5R9ckv9on9e46GdW3qzUd183ei9xvfp9sEuq",
-	"34d7uPq62yDV/d5L/Kr7ffBD+Ho3t8Fm5S9c/uf/JbvRZuXdf/4/owiCZrOQpXEbs0mlWWkFQwJnmEe5",
-	"2fiTi0vef0x8ehzOlMWuxxlxGZRcPNMfDVMLaLckxs1DpyfncXNZm2NNKzOzEzB7H3MxXJGt9WhE5jmL",
-	"AnlXKW728OpnD113jqs/oK035+9cHs+2h3zPR/6BD4YL3EWSjLDQNMxDRqlGArKIzMYOkAMpa9THLMxa",
-	"9WuoAwmIQkECYoCFmEA2qG+TGKt6oT7a6uq3tVIEmX2+W7fvIT9rD7pjYW0oq+Q+IBEsMfcrDxRRVakE",
-	"wUMfZKckK0Of0XbTuFzNzCgkAQ2JtLmCJv0SxGMbKnx49XOafFGvI4knGpUgVJjqt2oLeQjczLw7d9H9",
-	"n1EUS+C1KIwZgrXQ+ID75J1+rxTe7RjzjuAaWOSyzK8AxRC3YWToHiVRKJHNEz1AviNevmeUM/uLZ9J2",
-	"AvvZeMAjgoZ4VEO+pT0+CjDTEGDCQmqVmTy3NoyJ5oo53mu0k+zadx+RK2443dfM6aaw4A0O+8+gxgSC",
-	"KiLoQmyG5Ry6l4un/fHhVjdIPp/Wv4+wwuj68sTZxLp6HSZT3RDti7O3mtxf/fwWbNnMQ1xYvGacEfDz",
-	"2R8w6hNGgGfB+1sYCS6JUklEJZUyJuKFRP5I0CEWk0MeceGnwTcw/QsJkd5IEpsaooBT5AaAF7ok4mNE",
-	"1baHQoHHzCTSImwIDLxiWVFXYBZqKE0py/QJ6bHDQx6zEmtpS0oNB5xJs4YwNVXAmj3nSECckTQkB8B5",
-	"ThbrHIOmVFjFMpt2jgNF70xmlAJi/6FkFwr381ad6TcKzGZlfc2rQDIPVRNn+Zo2XP2W7DEB1TnGz+xZ",
-	"Z3DGQa3dVWHe5IjyV7eKHghYl1ztitTAkbAlNSUAkyXfzZntn8YKb45slUsXJKAjan2F82jZZfIifAVo",
-	"sdZW5qCAdcNVkglKkeGuJE1xCeODuyove8fZAygZeQoap+z26UksBsXPL54WUOO5hdQ8P1wNMZleIsDJ",
-	"lKmtPg/cYhEV62EUBMP6/g+zB5gpZXxWtdjIOUvrxPD6iQbgNaxiKbaAx2cJ+1dDL0Jrnm0jmMOYn2ZT",
-	"2jxrW0jkhvjeOSus8LyS7yKzsEyytN23/b7LeURK3MDZNc886C8EzT8Pdq+peQJzB4HQ8HYkBxjcfFTq",
-	"P0fkwP2QUzeBphc0yqxwniEalQujsJIQ2UJOAWeuLM6UIvQW3xGEkcLRbZrCfjUi+BaEHyOP/VaR9smH",
-	"ovSkqce08/OR1IYc8ZpP/WYoCBn5P7S6gpfYnhovX6Gf6BsUkoCHphgNVlqJtwYnSJN3PETrA3q0IQ6J",
-	"VjfgGFAwiNkt2IJgjvGAS2KKHxGTXYSoRL686/vbBxn9AhQQ3NXXVMsT6b391y8br3LOQr3wJuxvZ2vE",
-	"+v9/edd///7P98No+6CLJXm17/1mygTUq6//vPPhz//6se41Mq7FqeOaVzkgzGhUOKs+wQK0JmTmbCI/",
-	"s64R67u11Go1Y2HL/Czv+nq92VdWcwk3ljAeTKkOy1gKFpskEhrcqC9FdaeUi4yPvLw0xWJlAw6qlBJZ",
-	"xXBFEQOsRseCD535pminmY1n8OklGUWTDl/BElWKsqANuyUUyoLAbyZ3BXGWySKRB9nsRqMmG30+jqJa",
-	"CdjMXkDE+/xhJOMbRt6sCUQfYmbP35nKJce42ssHOay0mYBHPBZoLKiWRZD/3eXl27dv3vhN5H/nmwqD",
-	"9B4NyD0OSUCHOLKREYXoh+92jxut/X1Y85h0JVXkgWJyTuFKYTgd3kJW4Yy8AtoVcGkeen9eEdzRmOWl",
-	"cPuFMdGvuOjLnNjjDF9YImxs7pCJxIcaKCACVt+LMeJrVhtEBAuDl0Xbe0rvKi2Go4miAY7QFQ8oURN0",
-	"qBcFKjGEseXJXCXI/FpwmGepWMnARShoVr7bPd5vf/86Ay/NykCpkWzu7BT8AQuo9pJG96+ZmC8pGmxo",
-	"/IbGPyqNn6ZpcXR7jGlk0g6ezs6apCnMJcl2MbEgLpFglvpecUN+mLOpZJwVHUrWJrkw0QFMjJ8yGRaL",
-	"7Ji2hpp7f9ba31qF6rMYe6y8P9fWU/BWGRtME5E7ItJqns55BW7kTO1Bq2GmrAdt7dfrhj6mscG79bqp",
-	"RPdcZiVI2y4zKRVIrCAjLAgyWd5Q+UDTfao8/ScwGPhrTLoDzm8zPq3EJjXLhGUK6k2/7by0J+Gcs09O",
-	"+oVM3Lo5TjOzpOICEJSwttUicBKCspy1K6VBJSYvY7dferCMwFM2mrylo9GKa7uy3yxMHDArTSfx3El8",
-	"WOqUP684PH3pywvGcXT7F959hvBjTXVLKFAHAl4gpaRed8UmZI58LNr7X3jX8pwpSlKEoZUiMRNUmO9w",
-	"7lFG5WBNj9xKzsXFaxkJrgFqmVcz6LTgRYWFejSH4+8xMZgmYsbM2/paI6LKsS5jTePKVFpbUHJ7Tuhz",
-	"4lE0Y2XPy5tDAxLozbvC04PJAcEcNPvsZEKj+qq0YR05bEUR8+nEtpzYuaQM9xfeXUN8WyiHRREfX2AB",
-	"BWwXyiq/uCSstHa64iZSBvFY2YLwriwutXX4mwgGQ4L0YmkNFv/gXRMOtF9vIP/wsn100jEJzL6rOI/Z",
-	"xBTwA4jWGrCIif0HFHCHeSF5N8pMiKUyIaeCBFzYShmCSIWwRAZ1bInw3KzlctWTiqkPkEbrjyqQfo3y",
-	"5FXKKJ5QybynUs3JpU6ogH0vJyvOVTXdwGXYnh3laQlcOtEZoG6mFIApSdu+7FQb9carqoa4/UYpB1xH",
-	"7FpB4PlygqTKZlg/WsoEFV0SLBeFfhbfdiFOTngxy7+h7MZYMLyKjEdESBIacUHgWP8/9DyAKDwQa266",
-	"kxtjjKx4eqoP3oIlPDy8a0k168p8MEVYFt7jOiGOCyvcX8TdiAauktotmaCtQ8GD2x4XIZgQ9xoeKq15",
-	"P3ey69IopCWi1qaRdn6YWipn5ihQ5mjzIW8Lw9pKwHcGjE7veJWozQxEHNnOXiSEDiorUsVlxNDZkx3p",
-	"rx3NMmk/KepluXmYfFeuKNAhkQoPRyVdi44P0d7e3muk38nIDgM8GhFmLOtrZFimK87O7s0WrRccwnPx",
-	"oodwr+l0hmQjT8WgHkDfVg9czR9TOTWYgfEJRSihFrlTWgAan1VdnCdhLQPXXzk0f1twueAuH8WrsVwC",
-	"d2OdjO9iwGtenllmlHrl00M1mHUl7UKVkzsiBA2t8u7UuKzLxYVzrVFQaJ6yWWgBCefoowGPQmmaU+r1",
-	"hCSioIKDt6Rck19JlCwAd05WKoXiBZAKjv3nkF1Wk1isbfHrl1Y+f4D1Ai/Rk4ZZZ+a+NFL6M0Badqal",
-	"AW5eEs/XBXFT2//DixNiKUtF1j4x3xxSoi+uYGj4g8nfee060amTk1kAjVeEqWfA+WSapRFe6jV9/die",
-	"3/jXiepaNDqygtITCI9/BCwsntEiqJhyIxsPi81tWDp9NTPkz5SMn4V9ZyZaGpnv4Js/ADoXN78xBTwI",
-	"Ob2KgYy1S8E9ETonqyoFBx6zpw+QWiEoZDbgWov5N1xL+Las1TjEaOkV3ZJJDV0SFQsGhTkC4lr6QKGQ",
-	"QknRgMobTeFv0ljzm+qHj3sNb6Uqo34yjo963FT3Qt0JwgpFBEuF9hrFVsIe8qsmovzG31RIftQKyQZE",
-	"FmLP5zVd5/B4VfT/xYT/XsXdXObvKnwrcMUSpoJ6oBu+qdyMIBbZyEBpp36ZmbbcvhZwJkkQ6ylspHxJ",
-	"xIwJyoVImeEIWlohjAQfe4gDukbR1GwvpFsNJRJt+S4MWhGp/LQn1gHCmVXbCZAkECpkLYUc1WuoBaX0",
-	"irMgKpEcUxUMCPTPWlzQZw3KunStp5BCQa2wjAb/ktbBFnc0IOmyp/bEe70mwj1FhN5yb/bZC0PUqZKa",
-	"AhAKdwGV+UiI/P3dOnrLGfFryDIAGhFToQ8ZmDLxViZXGwUR1eJdsiyq9EJsyJV53waE+WswDAOkS5Mf",
-	"izXtRFgsiwdfUoYigSCqrLR1n0GUGvzeRP54IElw4yfFrEyukKa1ew0kMAv5EHUnisi5TAv5f6temSuu",
-	"6imwigXx9ZnfkknayI5KW2HPLPQAOQSpyvSjpO7WXsPOnGeJZsW53KuP+3uf/nUlfui2nWWGAJIKsxDb",
-	"WIlX+2jLQMKffQ/5O+aU/H/10UhTMtbftucEy1wzpiNeN7QihggFC2LFclVJTaIySpfD2VlBDgkMrUbm",
-	"vwSmVcZ9VuFgIVXHtO+YwgpMK3L9UKbKg0C054gINORMDQ5MfivQoJjBV7PKspWUEdAbybRNWfobzV/m",
-	"EmlG7hUKcEQ0CpiVoq3rzuE26pI+ZXJZ5derxEuEzxcuxJyd/TS7xczSZ9/XI92UZhnNta5kRATlYTEk",
-	"EaIRd3f1wqf6BOx/qpo/GiuJ8theTJJd+euvv/5afffOL2RP2qn91frGFGDrsU4nC3xPBkH2Cux2vYdC",
-	"1OemZADVS5OtIywHXY5F6JLV5YrrbjGXsP1Cop4hf1bQReZkNbO77hyiEE9kJhVfA/pHU55Ontgcm/16",
-	"zi6SPIe07kyiePJcf+DCemSl+fqlV+kJPqw0LQrVq42XmiUNMFDl/YZXUTz5dbfa2CtYVS4hHrlee7W/",
-	"+33+F1lp7v3wgzG46L93658+FK8ov5siHkCBo7SGUFJ90xYUNae1hFBeckBTrCPzzrrTTB/33Fm0jNNd",
-	"ZodN5E9vwUd/Rn72+PzFK8xc/FRAvvvJaf8XR8emyunIRLpmb3bxTAamyo0NIZ64SSy8A++bYnql4raF",
-	"yylxG8qARZTdylTU1AdsHgV8RLNVW7ObgZa8i3ekSuognOIHbmcakaZCbHpJ4oyFrVIQ8YxQDadgBjX1",
-	"y4zRSesRSHLUwwJt/eXq/MzFLXNhGhJrFPVQIPA4IkIicm/1Z88cWV1rybseEjxmoVH/95EtKSAPUD1b",
-	"EZgIW6i3YMLncTci2aZHu6UnbpKFimdTcuOZbUi05e/gEd25292BryY7HwMekk/+NsBAskWJFO+DWWPx",
-	"fVuqNXUfI8ISHJkCI72QwgoWzVSsXa8RB6CtjKCU0jIvT0Xd0hNkyeJ98VhLQHA5pvdZmXYJD16af7ez",
-	"3rw1fDzDkZKL81C7uQKq8/wxZeaMJZ1DpZ+uboBaoe9Rkl45N2xPPWFCSO76Un+UjM0Fl5a85st0klqQ",
-	"VHGS4Fn2Vi2iutkzjqcEVLIHl5xO9p4WAulnRbU8uqyHZZ8/Dq+wi2eOxCuD2bIsc2lSbeaklS+X3jzt",
-	"EIMMsPQwURviYm0BA8vkITrBsDLFEWYoZuR+RAKlBSccR5A/a/qygOjhKq5OX81SRXhgK294OA1Uswvu",
-	"pN88caWdILV1LFYenQkLbPkK06hEbLBFZRFnyIe+t63OyfnZTfvy8vzSR1taSuEMceNxgfx9LVMJMKgP",
-	"SDSS203TAgdaItwvXXICdnUEqyoD+wdlsuYy2/Pb/TEeYlYVBIfQAoTcjyLMjOqA3uGJbcRwgEIOPX9G",
-	"WMjytgwpXMw70ZOzq+vj45PDk/ZZ5+bq8Pyi7ZvMYvAaJm7pCAe3RqG2mJfvSmr/ZVqSZpuUzuhamkaP",
-	"J6+kD9wrWXmt6SrYFp/br3PP3ABGtnOv2H8la3Tyj/vdmvllc4hZvmzA+qWiUsyYVruUvl8PDXEwoIxk",
-	"bhwIjh68hi4E7ws8NB4MqYB05LwaUiHfdd7OXk8RUSpeSdtx9+Twsn3UPuuctE6vKl6l88v5zXHrsHN+",
-	"eXPZ/uv1ySV0ws+m9sOnRbCpeKUd+r2K/tfx+fWZ/vtdu/Pj+VHhhdbpZbt19OvNydXVNTw4OWq/uzjv",
-	"tM8Of705Obu5uDx/e9m+0ms7PD87Pj051CtodTrts6N2++bH1tXNYfuyc3J8ctjqtK+Kv71pHb2Fpxet",
-	"X0/PW0c3nfPzm9PW5dt2YSq99Mv29RWsIdf/Xe+30748a53a/Zy8uzhtv2ufQXP4WczG0o5VW6ORKCwP",
-	"zaBsFCutmdr8f7/Lw0kNZDLfQ/7vMRGTmlalrug/iX4ywmpQo6H+03RCq52EZDjiirBgUv2JTPQvPRqR",
-	"muDj377/YMcq2M0q6TSle51JyX5Jia6x+44IH0VkmSZk+gwWYNYaEX0ZIvFzoVZymRE5S1NycTk5vXR3",
-	"rlH5KZ3axIbbkcfXV2wk+fz5ZwbMzKtekZpwk5oVCHo9y4lUZLhKIYtH6pha2konPdvMaRRyvGeB0yop",
-	"2QDGiSp+hCcrSqjnLE0eSwziPcQZcWbwKSu4qYybWKV3GzkrR3P3+7QM1W6jntoNX0/ZlV7tJrae/R+m",
-	"DdRhqVVOU7IQT1aw9D2f6ZU+1PYMZfztoS+otvUQa+wSJrgVLIB5O98TmfdWtOVZWKBr2OWWQrMvp7P4",
-	"NAVYu8k4DLV2a+aZ3PH7vfqUYjzm4GKD68bRrcyRzCxx6dRfN+v1Zr3+9ywlbVbeEBFRljb+eMvRYdIs",
-	"BOnvK4+S3TuH56/VH+EhnULWYNhZTvzgitSP3PXiAfm/ludmuWxmuJmw/XnNeSBxroaMX4D57s5WSHpe",
-	"s52e9SF9cnO1+AFM8tX3R2acReX3NzRtQ9O+YJpWYhpc3UA9Xaw7W08S4UgQHE5MhYdpYrJcatSSeuOa",
-	"bSOXKsBVdoAnQ9wnti/7qv7IiPZZrjxGJSBMmcwoa0SLCOQeJs8F7Q/Kk28foQfY0zd7WCZu7zl7PKhC",
-	"ZqQ5xIVmV2VSFItvZ6FixIW6JPrfyyR1FAwUSPCxUeTG2PTVpzAgCWvINxnkfhP5706urk7O3t4cn7RP",
-	"j8APgchwpCYo6XfuIdenXB8IGNC2PeQ7q2v7Xevk1PeQD/bI87O3PiQOJL932n/r6HGTfsyu47fG+JgA",
-	"QkODmjT/CDDfz1BAHxmcdZVit0s8TmmdmCJlEXz8QpqFo4BEEcLShXR6KIjBuEeVtHW9G/V6JhPqAPma",
-	"RvtpdhuMQKU5pdpcf/bSRtBCPGm5LXNFiyXVm+T6YFmIBhoWwISJqKqhlj17vY1gwEm46Bhq8ws/ONDP",
-	"AVPGMg8wUvEqDkQyP2nwKKVFgo9Lwq0oI8hWE7bRT/qwTBMcYxzWm9Iwg3Zzunpjoa6uJ/QSo62LEUiK",
-	"Lsyz4jpUXaODAQ7DZaqaCyADK7QTKFKP+R0K8qcM3mqZsFzOMtnZGk6xiGj+AtAWZ9HE5vLocY/iUWQM",
-	"TSvHP5kTydY1Tza/6Ow/q2KVA4Kl9SsTsvWwRuTmnmZFnHZETFLyNS1Qac0jbf2/lbQZQbEk4fai8teb",
-	"3ueb3uer9D73CuC6LE58OZbOUoxd29h5yvuUrWHmtPJOBYe40E9vhKUcc6H18oALQQKFBlxIjeBaWJ7M",
-	"6Iu3Qvu6bFJ5Mlnm6+RhvpVe44eFiqsgAb8jYlIea3DOkhr6ijBkBcQYOgiY7yDeQBZ1kEZu3h/KFOYx",
-	"P8aBmhnkQO+rkKoP46dB5DhWA8KUxgUuEB6NCvmTJuno1UrKCwSt0HtbGqB8GugEWOzhttvY23/5yp8O",
-	"prJ3mdzKDDDky2qgJdIslAt/IVHE+9wcj39x3UE7rv2k76GeMXnZvHEtRR9orQQaOZjMYcbN91QiSdQ0",
-	"lj6urltU26DP4XJa26wDjNUaiCxITxA56PBboo9TqJsfertBnXwf7nVf4f1enbwOGuHL7g/4e/KqtxvW",
-	"g2kEzo+RN3y9fLUA64picHassp2ejwgD6ieXF1imnOd6EGRGQY1aHbXSLuF/uTo/q54ebXtpGkN3ggYc",
-	"bExNUFF8GvppKKIqWEv/Y6AB+V5l2oKO92ioyeMOHxFmIqh27hqO3WVezATc1zJkdYd3d+4aO/bLJcyd",
-	"+xUjjSw5cOqCXWbwl4ndYPH4+aSI739qvHv9179ddvZ//vtLs53aiCVdWMNzNmUh3nMW4pwMNMByoOHF",
-	"FGOlMLWaaKga4MbLV/+y190P9nqv8F53t1cPXvZ+ILvd171dshe8Dr/Hje4+edX7AdeD3XCPvOx9j193",
-	"d4O98CX5vvca73b3Ai1TYEDxl73doIFfk3r3+3A/2CM/4Fe93W4j2Av3ycveq3pKWg2hSzlxCp55mSUj",
-	"CWmoIiHgQB6jUhj6CHndSwFTudxbbgAwnfsjLCW6vjzNh4mUpaUn8tTsOMhUxk+QabkCPFMW0uJyqUQh",
-	"D+KhCdBYcr0zjImdRNUwtri0XkG67C6+NelNWxdnb7eXmiwB30cX6VN6lxPuHf9w0JGFtrnC+IraXXEe",
-	"C7JrMqrCWwmYe4k9sijtGxgubCFz4PNZRArmD+cRGZRJmMQDSH8gqCKCguDPtNRuquA4dDLZcyCrJM6v",
-	"qbi2ylt8RxAGR9tqFH9FVmKp/Wxr9MWPZ42/T374c9JQe+mVmNeXWko9dQpejQi+BRFL4T7EV0r7JAWI",
-	"zOU/EYHN3uEKOFW0E5TTlAxQfFym+1TB+ziD7EHdouSXA2ttt3V20ABs9aw8FH65ZS9Jd6EhfOIn2Up9",
-	"JOUtahxQlQ1r25NfCA62wCX5w+y4SwCojDY+Q3ZPLZlFGpkBvEV0cgYFLI2mNCebgbrkWOyi59PCk+QI",
-	"H0YHC8f9GLRwBcK1Hrko7etvz+rEnSHU51mulf/jkI8HI1Re8c2hVG01mC9AcHImj1LEaB6Qz4fZy6yU",
-	"tKJVIJEiPHTL+JhBFUSkxXoSakI3sMYcKtL+DPlbdlpGci6zGg2mCkjxlnyrkKRltwbkHl392Ko2Xr5K",
-	"OjKaZtpK0OHQxanyMRHVAEsSernSVb7egF8w9JhJ3r//l9/q1demo//+alUjk2Vm53q1n1kHLNxYhcB7",
-	"g6OSqjqXUEbMy6sBLyTiY1YKkEW4Wy411gKRvR67lswtLIIpYwxe03oA3k2MrEk5t8vry1NnFvBsF1Fb",
-	"o+55aOPqavx0w78MXUGCKArFFrV6ZLT1jNW/vHHrc1LG2e0KCy/dLoHFs2kWLfd1ZGBLaDKTaFeJSQ+z",
-	"UAYYYHXEhRKYltsCkwDB1cTIkeUL09FpuSbXNpUpF9e2Wx7Vli83onBUltQD3m/eQyAfIRwILiWUyNQz",
-	"yRW9rSMj0iSLdPOWHfMFHhHhtuIOuaX1k9N2p9O+LD9bWxArv4ueIKQJRWczZU2wK9k2EryJdr16vX6A",
-	"urGkjEjZRLt18ySpitUEk7H+O5szqIc2nERrr/Zr6HxrPytd5l/Feubvv14an0BZwsD15amH5O8xFsTT",
-	"wkGEhRG8kzgS6LIsUTyCgip1NBw+t9n7d/EAo/fy0sGyDqfptvYuDKmUtrjIpMXOzXSczFcuzGPG3hJX",
-	"1Kol70Tx22JyjJaGOAvIASI4GKAxF7cSHuTSuue2es61ea4vcD/mF7Rwu581jiJ/8Es7Ui+N3+Jb8MBc",
-	"kj6Vioh1+tuZpMWzOVrZbM+y0+VCjE75HYlwQNbyN+cWMcXfIEywZ6tkjpM0yy39gIs+ZlQCec3bhWfG",
-	"S+8uES/9AAc4K92EluFiCZqhfuHxVvoQf3t9YeuMoqc4sYNkb2w2RAq4lyuiFGX9VWlmgEc4KFXhymph",
-	"ZuSopOf9UonMEZdrBhcRBnV8M4Q5o4BmYjFXyDrQYvg6iynem11ZOmBmo156svODGMvu8DMzghKgWoEf",
-	"TH9tUnkeksMj7Ui5NJ5F2TsJZO9BTc4EBFNPa73T2Gu+fN18+frvlQykGUUpga3KFSFowmNEGUqSdBIY",
-	"Ssp31nc7kNYDfttPGzx7dDwrB7cn7sVfJswbS8paIo81NgC3HVIpRyRSB0iQJFU527JvavUl8o/T/zPX",
-	"8rJenxk2ngZaOaXGbX2tEyvVYaYuyTQdydzKt1j+x6tcERa+iaNbiPNeJ/Zw1YbHnEWTawbFzcqNVrky",
-	"e2UFEogtFkMgym86V8wZcvXKcjrUwmDgrE7lKJx7UNCqvErM6O8xsT/bnazSbyt7EAtaGl/d0lG+douL",
-	"2AYxjYRIGi7bi6NoUhamXdYYbUYKXwEi1shjsCXsFiYyZJIOVrBSpQXy7OdLbuKzyi9lh7q0+HJFpKSc",
-	"gRIoV27oo1ef6KKFmhm/dNBWOzy6am1bPNp9iYaUxYrIAyQJCxGWyG/FasAF/SewtCZ6owUbgd7H9fpe",
-	"oPTI8Ccpz0ya0yqsrX9KyiWblSIYcPkgpaKyXSzggX+PiWc3t1eHbGjPRgtrrcxRETsMEtBsRSIM+ma5",
-	"872Yo5I54cJ6srtfeLGfGT6zILY8ZLr+MesZTFsoaUBj8rRM0pBWNH201eVRaEo2+4qqiPgoZpDUpUwv",
-	"IR+csZBPKAPMmCaDbrhthLv8DgomQjhFn94RduCGzo45xCaRGIFkr/8iQtaQ1tphSeAqJPdKIoVvTSJy",
-	"lyvFh2i3gYZDB72Cj6dPPvEWf1tZsMsnsO+WSoVwMw8aoGDYTsBi6VTcme7wqxEOiFgvQXtqWTDWA2zu",
-	"HSthrt3kraRF2xNWd1u6tPSExwtDMd3eT83b8wIqeN4lODfAM/NqwV83v6qI84ZpsQbKvs1Ivutxk9Ks",
-	"xbcqJEoWqsTJ8iy7p6sLl+SS2XXnHIDZo0tuZpVqcO6a3uDgtg8dA1bkEcc0ioy9xfQwg7JeXTKgNoRD",
-	"8LFsIj/gERc+BDuwhDNIJYjte2dSTfTH7p0uFyER/jTVNj8sC39vzNvQ3TAyhY4zpP273+rV163qsYkD",
-	"WZFm6wFjkbYc+u7y8u3bN2/8JvK/M0xM0ns0IPfYdl9IeojmkoG+2z1utPb3/bWrOqB3M2s6NL5//apR",
-	"3/sDs7NP84A6gZSVhJ6ewEOCMGBDBiy/1+IEJExRJREJ+6SGfNMpw0c4DLVUqgaUIcoYESCdHCCfC4aV",
-	"eyHgQv+knw2hUSfk8ZeUSHGgmppcLJTkY5m+NPCVahIVTEVGNMjYipIHSZMRc0Sl5o8xDTUYZwbcrTW8",
-	"skoD8KYGrCGNIjokSiTJhUZzfZmNtag1pnqYzAOkQx7FQ7ZyHfNECFmGUDmZRR+jZWmFYCq3QzUmUU8N",
-	"ZEG2TQ3AjfnxKgXWIw0rccv9MPccki2FVK9tSBlWBlSHeDSyxcldCPyM3PtMBR3P5PLNeDWb6ehVfhez",
-	"3ksDQryMLDlLlSrqRJ4T9GZ9kBMpvYoNRptxmfcqc5EWICbWh6ts91LOyHkPKqPOB4zsWIsKGmQOddHL",
-	"6XEtenPqrBZ+kDurRW9n7/fThyycrVRRshCemdSjRpZoAJlt7XuaGCfikq8fJlFnnmtrC4+ViItRiKnQ",
-	"qwUauLuAR+6PBCu0TuxshD3OlBFO9xoJ1BzmDaEtMFNjFmQkRHgzoQK7jU8fvMqAQJRQc7+uz7Rs5nS2",
-	"xn4y28ePSWBvrRdHkYbDT5+Wm2pv5lSu1pzAAUE/8tHIRD8brbByOMA0Gw2d4GMyzw9m4GQ8++bvIn1l",
-	"v7DptO5a5RcubuWA5wyuBUm4mQ8nTJSESmu/LMIhbamds/FOC/nr16x7qM70OLXmnlXRKq9VZw9iHpP5",
-	"rIa2RGVf2sZWuLQVHdZ8DGw8AAFDIs4QRruNqvk36gsa1tBFxvLVRH4OqV2o3KdPvpf/yUXOTf+SUgLz",
-	"i/HEsKknWm/MP3F1FN3TDArWjBxV9osrNFL2W2KAdT8aF2puNbmK2rGI3HPn46u5MmW1n9q/fvrkHyDM",
-	"JrY9yxYXpjsOeLlD/Rn0mTP56Pv1epqKmxSHpxJJfEdCDzE8pKzvMgs1vdLyl28bx/g1BPcH5bMxDRGP",
-	"VVpwQvERGmLRpwyFfMwOEk0CEsd2X2ptwvwuvSThQTOXF8gQPomGsVSoRxXqEjUmZplDtNXaTxlXE+3+",
-	"UEfD4QFq7SMXON1EjVffw0MT7Jt//WXtdfa3zEf7r2v7aDjcrqGWrcRm4VATZalVGBv+6lTP3UYNgehh",
-	"12qUUMhQ85zGBzZjDJW+3/D7knJw3ZzpYSmdPv3CFvcsah1g3C90ueHjctCeAarGCj0bWuHarfLURD5h",
-	"PtptoDN+RyDou1FvvPI0qPhwSsXnPQGvM3gsiHtMJDwOif6Fmp/C5NdRBL9GVCo+wiF2z/+Bffjz//7f",
-	"/7fd3X//T//tbuPf//v/2fQpwoUynVjl+kpIiMuGvyceilmX9ASViigPScyk1uMJCl/AC4B/4JxBAQ7j",
-	"gIY49FCX/FMRMaSMj7mH/p//+n/69//0P/6//8N/t11DR8YTKki+Pa5z55sbgugA/VhCh+KKV/kHnlVj",
-	"Ti5d98cByiUf5/3GL+c6jUvKzMn5NP+LqXSU8q11qxu5ET5/AenZe3niGtLJEQiiydV6+seVsYuABcxZ",
-	"k7O+q4NULelRaHdvKkDaCLWC3iHzkRxZ8Xu61HOxVEImIL/yb/9lfIvlP7Mh9c3Kv/0f//l//bf/6v/6",
-	"byqfpstqpDOvki2wRo+c8HlKOZcEAq/3fZmhyEkgs7e+zGzlQVgFe7sgpKqHQuYNNMJUSLSVWIPr2x6K",
-	"JfT1oix1W0CkwGyZyRqQsitu1PMGDFnQeV7t5xWOsnMRj551sjDKO5eF8jiR3NnUlccY8VNZrY+FT1L6",
-	"dGnqra5ki4xW557W6pkPvGrMZaCp0j7VZBCelxhooX21pHfkXSbGKC0qX6+XWWqzVN3O6JlNzqPrj9Ye",
-	"wGHVQT6uOI1BoCKh8gWC7swNdpKNXWljV9rYlZ7YrpTa0T9nxX6Dw5nB7JwlQR4l7j8T1P9lu/80rSh4",
-	"/zC0rS8EWkxGpKdxXA90ihVlHnorCLmFWQ8nQjOIAKK60NYR+Qf+OUZXWhvlAl0RQXvbNaQvVTMTjMzI",
-	"hiy7gaF3LNo6HFBGJPHQX/AIm79+4oJgtm0LV8IIDGnNPAw1FedMGSV5gCUEsgUDLglDIyJgPVkN1u5N",
-	"6hWVXnhKOrP+y0aGu71+lfHU7U8xOq9CFY5osBzUuEoChcPWBwU2mKwSgmQcDKxIWGoYrKFTfXZoLPAI",
-	"YYXARSaTkqAgGbyQ1uu6RZmkIUEYjbkIkakv7sxq8AhHnIFhTXGuPyLbB8h//575SCoslAvo1OTHxPZ1",
-	"Ix7cQp4OYUqQEN1ptAxwFE30pVElM27PPLVc1HClEOUFx7Zs3Fnh5QyRcVVpjyjI3ut0QzP5G/uvG/W9",
-	"15qkxEJAQ6dVczaDP0Bh3JLtP0LV4mI75cIUnjm6uffbZo9yvX/ISyvrVj33MK+IikcrMmWuRnpZ16Kk",
-	"4IZvf2zu7PhQYaYHjV5t4YdlKp1JEghSQkbfYEn2Gqhz3rlA5p3Fked2LC+75MXH8XndX/mbWdp4eC2J",
-	"sEXOVk+A4PHiKJmWee0qHg6xoXkPMBEsGeg6M2BV8GihxKpP5FK/ly1Z3p6dL1kWD+o2ZGXcqWHsSpKc",
-	"70VX81lBKwsiK8HVpT1tx7D5mIGkPQSHSqnk9XPGY7hWilRa6mZVY+bSwdZD3CfXyxSImwOIrNA/rWyi",
-	"oryTV29NydiVwu6LAcrMNVBLtlR2kyFWK9dmeVB/kTUah6zbAqSIu4saa5SdD12u4mT+gCLe5/NgaKUe",
-	"6vFKA5Wr4XoML1nWhwdZhOdUKUx6hFHXJl9CnR7TgtukWOZPii1VeWhmWsns6mllRyyeOsHc01N9WK0n",
-	"DeTYrdWS5nqNMpZJl5kMJc0Xq07KsRrKUHLGMw5yenFlNzbNAj4r9yvhSEszwV9MnvjabbYLneUv3yX5",
-	"8wV+UEsqCmQfZsAkX/UVktdzpRUzFeKmNZy5NZePuUAjwkcROUCcIZO0gjDqRpjdOlcX1OxwXSTK/WYz",
-	"G8bm3R8lzLB889IAa/bRHSXjqfdcc/h5pzedz75i+npcpvP82OlcXIGyI4jk0Z0+KLDAKG7pIcJhKIiU",
-	"heYCBo1z5pP9H3JaJFz0f2ju7KxiWGQIdyWPYgXVpY01zRp5TPqoAx8fgrPgn/Cv8YAIk8BJmVQ4ikxl",
-	"Plt3jzJJgli/gEWfKLk9hT+G99jLnoNHRySid0RMVlVUlCLDkSqpeNCyv6AhDgmSHPWwSNNzXtZQiyH7",
-	"NQI5XaaK/JAPIarMnZGHcCR5aj2TRNzRgCCp+GhEQtQlPS4gb7ZHGZUDEqItCvEDkDWlBCUhwn1MmatT",
-	"LlFEsASvEGfEpo+DfXOEpWsbV54lUVYUYJ0ExNjEDr0rObsf+RhF3MbYRViq5KQU57eeOShJoDORTcwD",
-	"+qehWxCcPL4lI4VGWKgkXR1C/MorbJaWwTGsuKRB52R6bT2o6uAhfcpchBJ6pnJWbdzfI8P5PCh7G1JB",
-	"AqX/1mfDY2Ue92Kpb8lgpX4UcMZM80cEy9g+QHpdCPcUEQi78hHzW5gC5HestD+PF1k8aCfvz2wmQpD/",
-	"t+qVAcGqwxvfdCTN05KZuaJSWfQoqzDwiwPz3OkCJphImBWFfkbul5pOv5dMRyUKY9JEuxY3PJQUWfDQ",
-	"Xt39Dc6JBhrwWEh7MYCgKgt0dkiDpTV0pi+Rs8CQtdAeoJ6xRxmO1tihIHLEmSRveDgpvzHTE3YXGj27",
-	"BCESED3zC2nRwtnxs8cOZU+Nz6U7UeDoxgrC9xhX6LpzXP0BdUnAhwRd//n4+PjIASnQmaTFbi4QorG/",
-	"zF6uEll1ejcGm1baSHZZVKGQhrCDlCDMIQJyxlL8kSFBPoqZohHCLAs+ZmgSIo3/Wz5gq5bl/W1kA8Cy",
-	"Vw+1DlA8Qlu+oSP+dtMClOnp21OD9FJSThB3kxWB+2pMTe4s7/Ug2JaDL0tvSjAcGUKCtox6JAhwhu2s",
-	"/8puCbQPu2ANj7CkxRYBmlRh6hjbQCLxJ4yyiP5F/JyCgAJ4O5qc4yBZDrQEk/+sQn9R4FhV4ncffv6Q",
-	"zKmdPHNk5hTL+iwyfFKyq6a0ClYm0tuFXmWQde3qD1PMCzIajIALhNlSlTR/PksjyusUBBzkaD3FMaZR",
-	"XNql7NgUrXKIbPzsgo89xDUxwVE0NRu0yoHVUCLRlp89KB9RFkRxSMLtA4Qzq04YPtGTKNTFwa3eSr2G",
-	"Wgrt1hfSvUUF1J+2XkZoXL3hXFEjEeDdsqf2xHs9R/9361a0LD17kYr0jhGmrMd37RN8K3aYRp1GNzAw",
-	"ZdJMYAyMgohqxSNZFtVCTM+qaOb9JgIA9dcQU0pU7lUl0iJ9WdJps3IhjvXatMDkOY1zZt2OMpTLAc8q",
-	"9TpK6MuXwOJy9G5VNpf9+MvJqCjd2brJFXawDpGqvV6I/LI3kUxxpL8pqoWOZy7kYxpXpMLDUUnfmuND",
-	"tLe39xp02rSUIxrg0YiwhXrbzIrWGVkynd1b/kyP8MpdQTIlaqcjATIXv1TJyKIFPP/9/ILOdi8PCVA+",
-	"HGDWt/HJNhp5ZNojzohAtkbFIWXZsXeXlUd8/b2PBKmaWrsS4YSbVDUryTE5zXn0aoDRS+BysSDGHFYu",
-	"qWzMxRtz8WObi6dzLOAtqiZXmorafFSon9mKXeGZQou/1sUJuiUTtOUHVN5oUfamVqsZVR8jaQo15qpl",
-	"oq2//NIB1RtoNcA5zJGek96VScKirMdd9RgcqEwyTAWP6IwuDxcnSMajERfTzS1Ne7p8ddqti6NjU7kR",
-	"Yr1wZBpWJeGdSfFkxHtW3zCyY0QUwmzCme2eA6bRYe09e8+++w4dcqbfpZzJ96yK3mBJHCw1kf9RUkVu",
-	"YhF9so2u/Rr6y9X5mS3JrrditJoAD0l0iCU5QAkfkCjhOtedQwsZf/cPIEFVIv/XX3/9tfruXfXoyD9A",
-	"prdZjxIh0fX1yZGs6eVY8UCvBL0HrvK+0kS1Wg198g/QCPcp03IXZNeaXGf/PSik+jX9yQj3yfuKZ/+6",
-	"ov+0/4ImTO8r6JOPtn6PiZggKEHiG9v1rocyFUl2a7Xdet1zySGoUT9AjIwJ5HkLqbZhqW0huHArBRuI",
-	"W0PAQzur5SbmHzYh/X3lP+h/OS5k/0nuKfRjt/8MBAmp0u+iT+iTX0O+HtQH1UppQn6QJrjrh/5vemK4",
-	"pMLM6NMHv4baOBhYY5O1yZkTNHHCIQHNLsAMBVgICN7176vwfhV+9mHLluehLg+1AimIxlAUM9ON0PKz",
-	"rf16Hfk/t05Pjlqdk/Ozm/bl5fmlv20ByX4L6fimLr4G6F0oj7a1v7uH/IvWr6fnraObzvn5zWnr8m3b",
-	"N2gABUbJPQ5UNAEvCYwHZu6mBng10GTS2eigoikJOAuRoSSe5jh4AtbTXHEB2JoNVR/FqolwstKJyZjv",
-	"EmNaPUACj9G04dVDGEHstIyF4H3N5QgkoKAt/33l/fs4/KFef1/xASV4rIC7jjAVQI+u/1yv1+smyn3i",
-	"2GK2+EGmwAGc8YGxAKdhFYqDoh4prWTW0BUM4Uiz4Q1NlEke8dEWYLKHIG9HesglbOpHuC895DIPzfnK",
-	"besQgQoLgkcoGGCBA6WXuKVw1xAeygjqCoJvZWpMMK0TkyqwIyxwX+DRAEmi/1Zc4/+fG/XGD/A7/Pna",
-	"fNSlxjUDohVYNQQNrY2fSm4yJuGDVq0G/99Oxnj1yjx69dqzz47bx8euiWHpoZoixqYiRbI9fcq3ZKTM",
-	"iv7BKSN2wfXDZLL6EfxJhvwfNNl5DZ1y1rcpCWgrQ+/heAE99XG7ghYGLpNKupnDBABtOciwpRp8y6p9",
-	"JPFEWowtYd++yV02dS3gV2B7IyUPkL1dA8shJxJs8EOsgkG++oZpKU+QITnId1hhyleXzmvLWXsWRo1j",
-	"oB9HGKoaCMOBDerZkhvSCouIjwhDmme7huGaKSHBNaLxWEEWg+/4UxP5O1C+OOL8Nh4hDe624PGOYX87",
-	"HzUJ04R/qqGcnnbbbE+jpBwYssRupSWZhuGZRAZuc1lGWA2qEbkjEfIlEXdESB8RpsQEyodMHIX9sfPu",
-	"1HqKIRIb+IVhHQBp9jVNcTVF9C+hVsGQqir81/eyjy61fMHAuQF7y/4iifKTLHZwZ0NfSIEpA1Y5pArh",
-	"0SiiJDxA+43XyL9sddo3pyfvTjrtIz+zAqLEpNrSFBRyS4bU2jCNhNSNg1utG4z0qo1lKpEcdut15/WF",
-	"voPGge0WZaqOti5ODqC6dJUytOXv4FgNdiLep0zv1fxT2FZc/jbaq8NMmWLqubsz9y31a26+A+REdole",
-	"Jk9Nrkp+wdYXjzqHF2hEiPCcD4hpmU9qpqZELFXqAQYM+1v1mIsxFiEJ9V9+6vjRg4ARD7rb034MBl87",
-	"xEjw+0kNXQ14HFnbooY0ezdEoK1LElK5rVEqZoLgYKB5vJc5UQ2XRGOD4HF/kJSiMQIKhX7JfRICdJ2P",
-	"iHHEGHTuxjRSaEKccw29rO8i/+y8c3Py7uK0/a59poHgwGKo8ezAiBTWzplpqcfdqNa5ZmyWMLgTLVtp",
-	"IoImAGzpmvdeRk8woAb+ujWkeDgA/77qpKuqDPiISN/63dJNpOKPeUML0eMBBcKXzMsICaWpU8TIQWZK",
-	"TaVDbjiGETsAU2xnNaPd1FALBnE8P5krQ1r3kH9ydnV9fHxyeNI+69xcHZ5ftH3LuIFg1NxOfLc1uwao",
-	"e9xERr8fYuh3mF68rSGjwdctWq//NqFOdvbWxcnNT+1fbzQ4tE5Pz39pH/mW3Qyp1CKDh8aC6/+zIYn6",
-	"7F2rYD2cxhu4snTcXb0rEABv7PhQ7SkZIad2AfeS3Fajvzi/6iBHCaAJgJ9yH9dfwHzYp3ck22PAAuHP",
-	"ROjdalGanXF7OQz5d7sgKAsy5HdmF4G1xQwJ1q/r+wrJSJAANIwUVKiE8yWhFrnd7+7koXyP3TlG/pF9",
-	"ARjvgODQOLMjGhAmwT6T6j1QFBWeX5Je9ULwkaBEYTFJdcbsw0+ZLOskgg961+st2vgPDbom9lIaxfJu",
-	"t2L7NeERrTQre7Xdmk1QHYAivQNlRAwbg1zvEve+Y79oK6Mg+tsl3LiWdJ3fMcUid5KGOjshloMuxyZL",
-	"rF+Wv9PRSpq0/itN/CkPNWKGeCKbuc62xq6DtvL9XFhodOS0h7U8QKHAPUtBNTk0X5oQH9c9CERpriww",
-	"wRsg0mNFDLBblpOISDELOfjx9avbHtTNkqUta01VYiD30suwJ/vuxdGxl/tAoi1QPhx3MzJzn5gpttMi",
-	"ZLlZ9CaabsySc6KOSekT9VIOZEcBVxZEoCkTCGPC49CWLbzGtG4z1hTajLcNyPanP13AeLU//QkdaSzO",
-	"VpFCW77WrF2bCG4qcYEhwENdDjVyrYZQM79n64AqHuIJ2rruHG4fIDuQ4qjx2oxt4+v0Z55eqxFNDS+0",
-	"UGP5O4ScJC1LzLCpgN7KwNiQAwPCDO29emXfh3W5yWAVICe4nZnwIhgTjglet6Bk4keyQvS0Sjylg+g9",
-	"GqqkifUQR1qYJaEp8FWiEVIIwKvZ088sR/OnrkaDW8iXFk0rmAqC/kkEl/b+jjU5ZURKfYWH02CDnfE3",
-	"BSFq6Y0SmEkc2Gpj3IwvB3ysIQka76KfNcQWoDuLApC9DohRnGhIhhwE5DDJfDfKWcOq9NLUTSsNwNRI",
-	"kluQ5h+UuS8PUCDwOAJ6bXTWWxSzXizMI0sl7GKM6GjEOYkgrArsRSGm0cS+JKSNa9REy0gAnnW26Alu",
-	"KQP4SrESbTEOhgQw2lM1cTqmWThmiWbAExkFDwnocYkuZWd6IdEdj+KhYX/pFTZTvg8gmxFqgJ0aQcTP",
-	"dzsD6p3wPehH1ifK9bSVRwn91uxD4CFR5TzjGILbHAYD9HpZdE+aj5Xgc84NknRgbLyseBWqxwbbXcog",
-	"9W04ky2eciaXuX+Kiz3Fy601Q5LK1rhbbezNWKPiK63wQxpgBQy6Ua8XCpWDLmcQaucfNs8lHX+e+zG5",
-	"wuRSEzcu2LULjZ9+qngVI8TASgoK6qzJ7Bc7yevm7U9epUSdXXqQ9IvCQJKoFQbRb8NW982xln2WHP/O",
-	"Gxw6Px98srv4k2uGrdZDQvPR3uKPjrno0jAk4FPbb7xe/EWH83eYTezqIJHj5TI7OrGRhzm/CuBw1qPy",
-	"2wcNhtLm8TYrCdwgsKNLDba4D5kpCSRVPniVKcULenvlWypCVlpGLDSui52Ptp3ep5nS4REQXUeMexBM",
-	"6dzaafszQ395FCbm+qZ5jykxASKt8di+7wQioEJOUUvJsiUDhmQaxol8wxt9lySwUAJ1zNQY2fAkMYrA",
-	"yl/I1JFzYIS8MnFRD5wXE8EsM+Ay36rxhcyJf5wl09bQGVcZD0pSi06LO/pwKJHbNdRixgCa8hfHypz0",
-	"sb8R/jbC30b4+zaEP4jZSUn8lOBXxmzSV3bahqZfYDWoTIteGznxS5UT89d+hCe5iL+NqPjFiIr1/cVf",
-	"nHF17Mqwf4Gy5QURVUcxUzrzUPFyRKu3ZCJnCpPnLJrYiGtNkhWy+fsecABrqd7WNNP2MdXU03hLE7+7",
-	"6XPrUjlryNcCx7UkYUtZW3PARZgG/jt3VE4QK6PdtM9IWAW2ZfwNnEWTgywdX2zEn6LmEZWqNaI/6VN5",
-	"QtJhpvjG6cVTIb/tMKyB9wvFZn3xDq8ssObQ2T0CbM66stJG9lyW4OuZccUlGGFwBHJ7jYSXCPyZvFAt",
-	"rhfKx9kAxaRK0yEPib9tMPjABH+MqSRZQdvv8nBSK46jFYjpwafHNgoYVLJkKgknggKkJlQqEee3jeSY",
-	"3VCyl5QGUYlSb6jRsPb30PXlaVXiHsnF5TRevkICs5APUZcqEI1NpBCEkmJ9nFc/tqr6tQGWgwPkjwTp",
-	"0XsgXibLEbJUG5lRzUKcpxOqPOm3XQt93NUatJHXGRnrFT8bgTP5GYb+VEyYN5HK5eA+InHL1/j4lI8p",
-	"t1D8ZPT10GahwErmkVj74gHyb8nERA5C+R01oNIoaRuR7XlEtiLV3l3imws80Ypyh/NTLPrkC6X2BsYy",
-	"eLsKqc/KaTsfqbH8GTGspCDOMxAQM3dCQFZTdU/CSolKtl9ixjSC5oGtiDHJBU44+8kGNT8Pav4B9CkD",
-	"Xw/BSWePnqk8nWWC4de0Pbk5ZtmeQFtJFrKm3emYRgoyjBd+AMn7S75nKtw/pfnFbdysamNt2Tjm5qtb",
-	"GTxJMD15NtNukkNBSKorV7326/vWxWFddL4Ni2a81Pv2UIowFlSR2fK9fe+pJHw7/Boy/u6jL2KeeO/e",
-	"QTYtvSAynGY6cM3DwOS9HPJuyMgXZbT94ygMrTB0ZZksEq9DsIBCOEuve7qTlCgvlVkeX0SB+R5NRnlK",
-	"eeJQr3TjvtkIFEto9CaD4XEkijx+0iHkPjc/zpAzDm17bSyIyUEjIQqwJFUTLODSBauUScIkVfSORBO0",
-	"5Se9BH30r8j864a5fxofM/y6feCS++xEfY4oUxz5LtnRr6FzRrLhDZpWuDIIOAwhvGMAyQI/AsQhHFEs",
-	"iWwiH4I+YKIdv8cFMUvocYGSBXrIl7Fg9h08pNHkLHnL9S/0kA/W1JbJO/J3fP0v8w78UENvoIBCBL1/",
-	"9GnRPuMCTAq4K0tSMW3fn4BEkasOaFoF1eBkzCeFjE/U41HExyDY+bncUZdQagcc8AgKfOJs0qSy+aJQ",
-	"dDOfx2kzSL0kJbNWq23bXGKXaje2KTAujaTT/lvHtw2vzU8QscM4q0JNQ1iJNBE8esGGHHgIo66AZJHf",
-	"Y64IUPuZZROHtisg6tHIPD+8+jlnovf1LzXBx7+dffC3bQskHhqb/DCOFB1hoXb0+VQBnNLUFRjTGvVN",
-	"tA8MBnkxBih92/2s2pmMIK8kDfiReKKnl1yfAIzkfArJKrHJJMAMQX1/z3R5uu1yfgtVB2GKLmVYTKDp",
-	"7TacxQCDEG8bkSaHNj21aX+rpzww2Rm7dUjY5gK9rHv1eh16oqdf7u49lRJgiMgcrlsWWWH1lkpRhi8N",
-	"t5hVN6a8eJiAVBFmK93jSFO+iYm7S2ITBSJYRFTjBctAg0Tylo5GRnQvW7b++Sg2TB+2mq52QbdCI03M",
-	"0o5KQNXUTwl4aBm16xFjvzKViSp/2vmT4SYraTEncGXHXAyf21diZi4Ult+IPxtF6PPLWQY0M0VcILTw",
-	"8OrnR1WJVvSqPAaBtk6UVMF7WjfKxlPydWBu/fUSVD1T/ywp9G478rU6nfbZUbt982Pr6uawfdk5OT45",
-	"bHXaV5mabSZb1YEoCKaF+Hwt/0ERJc8le2sREIK5iMBSg9Py/A0KAJWxk4evwiV/Q9GfJvJn7t73Cj++",
-	"aR29bV/5f1i00IQwU5cIyOQc0Cg5G7B0f9F+u0eyjnnPZQjrE/XI9L7+rKb0jfi3CV5eE2nfQlmVh2Js",
-	"6oCL1bMIaaYU58OR9un8b/kiq8+sN26IxkZn/AKJzbUtoPu4/rOkCNccy/yABLfS1pAzoc5oC4s+Zw0a",
-	"QtSdqwFpzGCF3DUoQQ3hxlBKKBnD1AZkmfYpsSTGKqnGvCoVGSXlwjTFK0ZWb2HT6hm6bkMB/YCMTM2q",
-	"gEBEoAcVSV819n5A0rZuellrQP0oX5CA3xExsWMZE7dewXYN/WJTgQlVAyKapqZR55fzm+PWYef88uay",
-	"/dfrk0som1XcVJIbckdwJPXWwPY6tSEIwq2hK9dZ39L1JlxvsS6th9rh0VXLQ7tJRLipcYcLRZG2bLqr",
-	"qdCiUdvUGGtCmTTXriBXVq2knBt8fAF1hpuI8WxKcUmkFsDO03CDUz32Z2ICNjSwo891UyZhdU6wvq7v",
-	"vD6Hl+2j9lnnpHWa1/J/AYQzpIaLBPNspbIU1fRwRk5Kn7nMhSTZ3zadfwS1/wmWVbQDlJyM75VTpm/J",
-	"AlAOMCWnYnT/r0kiyAkAV7TPEBDbhOvnSi4WWDqP53jb2yy0LNpF0CdBfAnvOdBcEtgLUEE/SV/izJad",
-	"wMp9/0LmWZHMu04hhyo/WJJsZYqaWc86IiyU1rmaDm1XZRoU5Gax6fLZ4Hl0DizXfp3UWgPhQio8SZPH",
-	"ni/50tzGk3FJHquV2GSJQf3KHAqP1UEWLtLDn33gG/63SSR6mGoDlM1gyAzS5lXa94owwOj56Qua+pk+",
-	"8svYP58E3ftEvSNPmWV9LYm4ELxHI7JJs/4G06wPTeIx8LQ54sAiNLG8dLaUcN5DUuuzJm7Lpjs7Fkxs",
-	"iwEtDQBz8HLtGWzDUmnYCXB7iWyFZC0sxJLYKuuOpRON4QWxRHFXwsm4yBkfH0DHWFeLVRBGxknjWaYS",
-	"DRukE1dR2OYZ+gjLWygeZhRkrrCy7ZhyckXTrDkKzU4UH0kIqIKCyFCT1XRtsoWYTC9vUxY5t/yVNGm7",
-	"Agt9TyQsXJpJNkr1N6pUWwY25TbP25GodCa9XOFvF98GrdG3AIVzUG/q/FvY3340Z/pTrG2Wau0qln+L",
-	"+rODja9bS7YULrWpLqUvu8YTc6zgkGglrYHW1L+w8ZyCEDSKMEtbiUBlDMMqND+SWtlEh6ZkpOJjKKUJ",
-	"pdUNrxKJpRZMuIsMtNsucBsUclOzjinNg6b789TQfv018g/Pz45PTw47mZ4VxlRFJVL4lrAaaqU1Hs1L",
-	"sLp4VGzoi7qTpMsFnOOKXM4e9FPxNzP8Z0rdW5rBtZJSpVBDxaQ4GJGnPKNvwwH3H8YBtcp2fH59dpTj",
-	"fVczYJzbSinZvoWPwtBWmrDIpZI9fFP8Kb25D2ks4XzYOeSsF1HTt/VrZmWGmGV4zrIWkpSzqTGv9sBt",
-	"umP7Wc/mcabMVs7Ra9yMTvXTd9JMnJ6clZamLa+YBV5X84uG5hl8qcRPqvmbxgVjEg4EUUkXDOfEtU0M",
-	"ocwwlQF0aHo246491Y7zTj8RZ0vGPzLzPdTg2ylzSZt2/Ru28zlqz/yRydp8c1YnFiWoz3u9x7IHZ2ig",
-	"aYQ9mwS2HG0rqJQQZTKb2GmSdrA0ScskinGBxtgQOUkUikeGbmn5WgydMUnFI9f4MUuJD5IFKRDXIUvT",
-	"KL5ZuujZ0m/grHkuqmjO+dmIYputTBPrj6h0pLFEG7PWhrp+FdSVPQFxBUo1m7ZeQsVk17UPgvesQLfl",
-	"AvUgUk166JVpey63jZy4BCV9NsoGm8wTtieiK8kkV3rKjafvy6MSXx62vyF9WoIqBjMfjvEmc+3xyuyY",
-	"8eaVAXxjZlw1SeHLKukHm9jU89uU31m+fHrXwb1DWYsIs+L7M5g0p5qfM/I36nUPYatfjEiQNhOVeCLT",
-	"EHgfCor4tiM/9LbqE4hYd91TjY98SxKCfFhizXyyvV4NELuN+VUAYZ4nUilg7M+kSMDcS1T13hhpPgvB",
-	"+ONV7jYovTKRyWYQmUcLa020LPWAsByweECijOtQnLTmrqGpN6deVOD0p0wqgsN8+DCVNom+iSj0NL4j",
-	"Evlv2x1kF+qjbqyQVDSKEuE/+ztsxDRWgKbuSSM/z/Y1SJ6YtZhW6Fu+VFjFsume+Afw+fmIMGTOFDVq",
-	"dRTyIB7mGurt1r2p9n5gr5GmjBaMZhs/U4UCzBDjKOKsTwTqkqQV9n79NfShiogy5bjcMdmGhAnd34eh",
-	"XPdzV9DsKWi1AQVHq5+oEMil7ei+lYWnbdOm3hzAlnnWLNwneAvs+XrT8LO9obGbrPAHlXJIQPDBZHZG",
-	"KYdWAcdzRO1BGD270sNjYvMzyk0bFWuDzQ+p8bAmAs+v7HBJRhEObHyi6xuMsAlVhExgPqQKNKyRrZ5p",
-	"ikdSiYJILzlEW5m3rK6GuoKyvkRdHNzC0DlNDZr8OqnBTDrEk6T1bIFHQhPV3PKorTw5NoZZzoqixpOI",
-	"EqZixQOJzzemK25o3ldVHO2b9E1ZEvjYiuhOSsJmmqrbBW3OponCKB5imR43nv4NQrDAMAep23mSh6z6",
-	"B33WfPOe7yHfxqf7aGuEpXL/li3luyIURllEW2R6NYVJtp9CoksM7K30wNahr97XaI9P9rwxzG+kxiex",
-	"5BvMfZEVqdaVIYsUDiS42a72E/1zVrJUHMUj/d/dej1TdzbfuwdtAaWb6MdaEoQK1nLbQziCohbWStJ8",
-	"z6pQKj8QJKSm/T0j42ji5Eo3vmdyC6B4fZqEYyUxlz/eTFMSzHgSRaSnUMhtaoPre8/IWEuw0jgjbCI6",
-	"lWi/3kD+4WX76KRzc3ry7qRjK6+74GkzqD9lKDSLrenNtNKiSnqRtmxnRvC1YQZb+Ub87lZfSGQYwDbE",
-	"JMDKSOjqv2OVIex6Db4d7sQaprSomC4Pkjf6JQuDuzG13HGSPqAvhZFs2fb9fGia+/wklL/RD/7BrBOY",
-	"YTDMh7TBq5309DX/kCYOONnhCOofwRXnQMFWP+ciJELvxc+sDKr76/tNh7G8Evl3OKIhVZMjDAmcPeXM",
-	"fCncWPsHgQ4CsEZfEha2h5hG9nhNuotEBAeDPLAKEtCRSa9BEWW3rl93ziI7wn2CtvyPkipyE4vo0w78",
-	"PNn5mH3tkIfkk799gMAbBlZlmHYnJBHVLxK90x95pKly0oAg6Z4LfcT16g+zybaGXgEO6YM2exUxM8cO",
-	"x5Fk2Daz5cHSVuVmp56DLOR6SZAQqTGFqMAqOuNoTLoDzm9dv+Jmpoz9LWWhWbIacEkc4cj7Drf8TKXb",
-	"2p+0CGSHrCkilb/tgJwR20TMkDQQbVpQv0si/yQkwxFXhAWT6k9k4j+JRglHsr5C6S3xVrKLn8jkaVVQ",
-	"ICSfSQ81RCwvUK3a/z05Ky3PjCI80QufL9KknyRfbHqYrSuhNR6WWpXlvbnsqjNN3RiP+4OEtTtRIEfs",
-	"ZcqVxjhhS0UGbkoDQgONfiyIfJR8rCdeYjGDKyemfEtJXDkY+fCVlJ0/OWq/uzjvtM8Of705Obu5uDx/",
-	"e9m+ypejayXyrBX3aAkLA44K7hkRMwZlJCyQGXaeurUfBagfe01T2fLl56L5fSIqeshvnV62W0e/3pxc",
-	"XV1/azXpZkKOO6CKV8mfzwPz7huPB+o/tX+9uWxfX7WPCnUiSsFIk0NIkTEZKlZDAd3jcSpArDrrPGhN",
-	"t/bNgmPmdr/QXgggUjrriVbHyhoSrmEgFpi5DlelJuFrCT6ycu0PFFirREIwDkMXR8fy2dIO+kS9cRt4",
-	"SsuonWOTbfAN1hV7SxTqpkCWoFr6aIk0gaW83XbEjMO7hvyI97mtMhoSSLjUuI8uzt5qyeTq57dgAlNo",
-	"yKVCjZev0E/0zQGYGKRW8pP6pJgh3JU8ihVBA6VGW3IbXV+eHlibwzJVU54Lq61jO4vYT2AjsMObCvLP",
-	"7qjeUJRNEdFn9CU/mIBpWSHbsWvHBdDMdrdcS2LM4MYQAL1qbWgwF0mZssygaQHDbsSDW7AnYBaQA4RR",
-	"KHBP2U69hlxaS3XWuLqWTTS7q6bbVamsYX46TN9fw0r6LPbPzBLf2lV/JkNoZiXzSN2JDdjmwnNtjqet",
-	"n4lPCGzsimvosS4Xa3iHyASn5heDlTf21D+qPTXvIgXDzpAzNXguY+n6828soV+zJbRgqprZddM5yo0D",
-	"HbrJ0zzjc9Z141aESk5kOIr0T1sWRMg9lYqyvvWJ+6fcLNTf9lz01erWzcfv7fkF73Wqg2jeEuvNNuEW",
-	"MNEtp6Q2NJsa1vqL7Y5y4kqlvNm6oFVBekQQFpCyrut/8NalRaSaZTXeWIY3luGNZThjGQ5yiolT8zIS",
-	"+GzDcKkOZC3EOa1vcUarUdRyuausRFdL43AyqamZ5FGAU0Gw5MyUGfPNlOFNd3IDwwkfbQF3yJLUJHjY",
-	"RuuYlnC3ZKQOgG1Y9RMK2OOJTJI3HkF1nJ/x+TCtccm8z+nTB1Nc+emvdNLuFDcJoJvg34f18n40MvXY",
-	"Pb1zg89O9nx8RH52a8vGsLzB4gclfj4WCmfC+KekjJ2Qj5mW22fX1ZpqHeA+Qd04uCUKbb2EwGvTNMBW",
-	"zeuBAgl88hGY/gw64RbyvMRiFPbytMK+946EFHeMGll8f1q/LNXvs7LDxdFxQQw4NPNUj6gccUmdbjwP",
-	"de0n2S82ptU/UDrmFyiAOOKgKcXF0fHTUS5BFjvHLklVEAYpD9DDCzJ9bHpDakzLGsdCrPABuiVkJBGL",
-	"h13bIcPUPI4leM4SV1smDd1I+VkEflQKOMdjlp7DRmjakKoNqVrBa2+JwzNadXYMpZiTPZk4Q21BL1dS",
-	"a5rApIW16ihmpoxGaPv5sBAIlSQBZ6FLrnoK0WyWPcYs+FEo0lO0atKLyzjrP20o34bybWpmLKaYGm+e",
-	"wLpUTis1GZvTR94ERNtmPDaPdip+GtJqXdMerVM9o9A2izbqfT2+rNZ4NIoFJ3tk8oYn82jWX2MSkxA4",
-	"ik0znmxM1xv57ZmoEYDpUxEjE0s0t9o8Vcbb69n+mZrKCAdySQBG0jUHR4SFWJigJbR13Tncfs4MDrvi",
-	"p0zgsFNs8je+xb7wFiHSuLwsLlrYmxf2XKxWMRP1Oq6BrDQFTuwneUZuEqVMJhbacjVmGFc0IGn5i4hK",
-	"BSWOszW3ns5erafL8lZa1lxi5mZt9C0EdL2Quc2aAK5sGTGXJo4UN4UVXRqbXhXVI/8eEzGpeBWGh6TS",
-	"rMCwJ+GMYKmYhmUxUh9Lh8qs7HEGNAVuKt464suV+fbTV1cnLLeLTZmwTf+OJap+mb7aYZa6OBIM4LSy",
-	"1d0QZa2vVLtxdDvP0B5wYetWOVXALof3TOWj6RjVLEVDWzxJMNBoD+FDcruGLl2ddJfKokmdCcCZJoHm",
-	"Sxpa1mDo/IKZPWSYA5ZI3tLRiIQHNjtCc6hrJglTvockRyHPs5gxlCMyuxxjEwqlWQSV6HfQjJ5Yh3wT",
-	"R7fmXp/GTHaVnWOl1JbGU61BxpFarJFulNCvQwn941jGrC7KSsWz9chwVh011RBnisRnDxZfzQRzBVez",
-	"hK+7GRpsYiNMbYSpZYQpB/AJ7poHs5A3g0JzuqDt1/dN8UjfhRychL6tDsB4GodQqI5qahciOZGKDJO3",
-	"HoTr8/ucwWafSK6AsU0fqJWkit3HXcE8OQJeQEFpz7NsYtI8NEze24RcbUSQ52usZmWQlQnXtLyx89Fa",
-	"hT7tJPajHXI/4kI9XhvWZORZwoeZEPbQyhRjWk0MaZuNXGA1WEbCUORe7QTybmGgZ/LiEhGeh1c/e5AU",
-	"I/gYImbTarnZ+sRqoE+ICIJwGJKwiXwaeiDaneEh8SJs/wC907MkqqW8jPBojF7ZJ2cQyuYVKwb7aBTF",
-	"tnwEj+KhKaE8JAqHWGG4qy3JhSLhdi2nmF7ZpgNmh11bLMJtKC//5nNRm7assu8hEkniyl2StElB6Oc7",
-	"FECRaXjXB73fP0BkOFIGjHis9As1dEiiCGphC8gANRr8v/oe8v+s/1PV//mPvocU7urhDy/BOjASpEfv",
-	"XX6O/8LXej7YDjS3HWmQlANCtDSAoxi0fjUgwxq6UoLgIZRLgMRTDaMIXjc2EKxwF0u4WjnQv3WxCgam",
-	"7PmuV6/XNRRIz5hGqJKIjxl870FSr96CFgcEZhIHpi+DQAFnjJh/jQc0MocXROD5dsHQ8gDaD0J17Oyd",
-	"WJMIpMjq/WoZhCrUJX3MjPEEF3KXwH4cxhqc83HfQzxJMpChTQ9lCCMtkAizzU3g8iaF4nMr5AYjU+jH",
-	"Eh1e/ZztQ54wk1mMMc+aCqxxQYpmvnh9Bl2NtXOAJXQ7mE4azFXJt/mF+kP2JMK+Wb4T9p8oYbKTmlpz",
-	"vqjUlOtaYppc1o0avgkhed50yYfKzI+VHTnfDNcn6jExtf586vTGtLZh5A/JhVwXP+d3wXxsZmoqaj4Q",
-	"RZ/I3GYKcH6m+nQb+rAxl32x/R8f015Gs6ayZ7SRJQ669S1kX2MvRbfbjUdvI3Y8SRfF1J9f1gdgAZ1Y",
-	"ZD7IZbw8HrFYOhIVvHD5MIUvg2Q8ThjoYdFaXfn0XBnOG3q0oUdPTI9mxRfNJ0kz4zxnUKUl6o9fEFFN",
-	"+4TGKuBDUkMuHQALaNTIlGkgOdH/d5CxAEJzajUgNoWmB6GU4IrJF+l90goK3Ti6fTtdQ0F+5e0ZM7t6",
-	"plTn/JSLYjU3rRi/TYvxl9gU7zP2vlu6xd2mid2mHPGmHPGmHHGmHHEuHaXHxf/H3vc3t40b/b+VHU9n",
-	"In2PkmXHSb8nT/9wnTSX9i5xbd+11/aeI0RCEs4UoRKgFD0Zv/dnsAuQoH7Zji0nzuHmZmLTJAjix+5+",
-	"FrufXVdo3y9GU2ZU78WM4qfw2dxoJ+7/JgdqC7uN6bWyFDRUkp/Ow4Wrpp5cjQqjL6B1Lma8qGq3K17M",
-	"RMKfqSq0pt2F1ywZ+0FHrpQNVcnTCgpMS3KF9X6TA0jkxBiagmqYe/E1mOHD8B6l5XTKU2OuMig4xhSZ",
-	"f8sJJv3wgoPQ1V0YmlvXOleu1rmqap3jUT++Diuewwm+hbKHpoVMuFKQCp4a1aDZFc/NNGJJdty5Igc2",
-	"kKUGPZeWZbHKBs35B01BT12ItdQsQwVjY5pckXrzOqFcOCu06iSrapXYCqymSy6sal1ZAT3meZ22LrTq",
-	"w4APZWGGfEFhC9gbFa0EH1E35rLMUltEv9Wo504LYdvL7Y0u+vmYqrl7fEbmDREoYZaAjSsoFa8Z29qI",
-	"RzCi2hW9t/BjY22RHyTWnWc5Pop/rvPvD5dgioUuzXIkrvB8FdQxL4QZlgjKPDNTH7Msk/MzVhhog9On",
-	"i5JjYJk/fbhzKI6k6i1TuiI3KTAFZBOAgpPcvM/IQJ7CNEPCartuCz40amIdamNqqQe4Tdz76R6eKU67",
-	"YsJZbnvIcmvlZJzNOCg58VeD6WYVdPeISI92gAdThMz/Kgdf0mmd6dxf5WArYjt86LfdOaUuxMA/0YpO",
-	"HrFJRrNw0Ov1zAqrRvQIf1VcqxO91zfL7WXn4LDTO7js9fr4/7/2oj0jMfb6377sXa/Yv8ty/vBFbylX",
-	"d1BqOOpVcqQSrbXkJSU1LSTJqjFTxqrpHVN4dMFzPjdq/QBe8YQjTafpZ7sL79iEw5DPvfhqUm6Ka/Al",
-	"LVIjYP9WheqDV+xZrwBlqS3H6BYdZKvzrCiJXGpUFHXAIOYgG+1Ltf+sngn1sb7u+lheVXffC2LWGgXe",
-	"C+WMbFWFbVN+ulkl1gtx7NV/gqkUOQZqgtAP5Bl5sO6sLFYXYxs01A2L262TX76uQI4LhGfMx44W4ppF",
-	"9/jod//jb3LwlqLDd3CiW1m3mCRzy3IaD2Px3ny08Vfz5buN+biFxRqOWcMx670qb+xSlES3OoQt+Ego",
-	"XVQa7DHDy8/9d39poeZ+5y641iIfqSALgizYkSzw96FBkLjenk4Y+sNs5V0QsK/uYopQf+zQ9CBPQqT6",
-	"E4lUfxhZ5Iety8H+7HCfKWUsEpnXWa0biVfHErPH3095Dn8motHDbg9OXBMgh2g/pSMOVbuRge56zOHH",
-	"8+8pC10oPJ6LRRp34bLB4C7IN0WsemOmxu6cAM+TXJPPbMI8y1M5AcUyjTwJRoxqirGI1Zgdvnj5hxiG",
-	"MsvknM7zTCNj/gEuvjvpHL54WZ094dtauhCTCRI6yzkvOglTPKXaprF5RdyFGD8tdr3EITjNmFLm2yKI",
-	"xYSZP9NZ5hVP4ezdG2jF+2wq9mcH+8i/sNj/uMzDcL2P7Xan+Shu41lNxXZYjaxf7gMHBEeQ7lNxBPOx",
-	"SMaW/N7cl4x5cnVMx5xmzOesqkaKyoXOH2mq6G/avDGqz7cO7IscFUMf/Y10RHPBixmeH9LprNAcCil1",
-	"BLLUSqQc3DfHETAFsS+hs/QbI6TjCLR0R6Ot0/fnFxD/v7iN/AXJStW5USYHLANjQ1OwIHbjrBxkIum7",
-	"Iz5So2qtbWvWLC3ZarU+gnVrv/X2CmldNzc5l90NIWN6SSfdWVnsaAoteentZ3Jll5pNTnvU7s+veq4/",
-	"h/I1utYIs43825Vwg1b80fzya1lk13G731CDqUzKiXklZGLG14rBSgmi8hAF6j+FkRhmVssi2+vv7e81",
-	"tf9GVetr/g+a5wY1KEQZX9rn1KYGcZPfbGZ4erU2KLaaEX18bwReWxGgNqaTRGzBRg/Bj+dv2xEkxhIq",
-	"BIvAjGMVR0HFuJ8pOCvkUGT4ui6cuP1ndyMFN1hVGVWsQQ0jpSJhx9qDAmOIZDajHrk6Dqhm9ZhPFM9m",
-	"XLWfvHat5+7LVq9ePzdIZZrpxNwSNOw9NWyQ7DdK9sbGeXKincSm2v9oKUvf3iDiMRS0qISsEfN5RXeK",
-	"snTMrOmj+hCbV8fQGhjEJ/IRxPS+d+ayxyRnG3hGfW1HEJdF1nhuzgdmZBAwccTRFuFZ6ObdmsmR9O/r",
-	"wjtpoaJQMDXC0cBTooCrHjPdziX9OQGWpgVXCjGd+zoX42grddTxhEdPXvjTrK4KfsznnDKsCmPTOat1",
-	"srfs77tLyZBHUxf2yzaoClqNQUsELbFrLdGUm09LUxB9dccFcG9Oej/nLMUCUVWwtwI1xuIctTPQpgQY",
-	"qaxhykYiR7LmTwogrl6zLWP+Art/WfV+h8cS7iXfC6VDPbXfJwH9Etm7bxXWa3CTt7+5oK2//+aNd9mw",
-	"oeQ8r1/frJJ2vNI9iuIldtnBAuI3ry9hZcfHO9ye/sbcWlTtvREsLNFGprVi9Gm30deWVxeHLFPmavXi",
-	"TXXT6IkGKYU1UQZSZpzlT7D0mBvIQGMRCmXcQk49kIDaVDHjHsJie4kL18cdVblwzX/WQheuE9tsCHdP",
-	"KHfx5CTC11e9opImnyhM/PCG6upd2bqxPPySfUNH5iKrGQORkd9LTy0VVyA0tFKOVoG5RufnZCT0gawK",
-	"ELnSnKXt+9pC20m9PfG2I15vYk8OfN2Br/ux+bofSkps4O0+yZS0xTyWUc6O8MuI6wfer71HtSECJAhh",
-	"1vdKubjnht4eYW3U+zqdvisFTBHY99/QuwMln5UOPAiU37NV8RVSiO8OtOynJe2yLQycp3Iq8Bi5OmCW",
-	"xQp6EbmW/gn5zrCH6+8DmzOP6xI5ldNFcIcEa+gzIBy3f3YqVaYFnwk+3yxTznluFkCDb8s7eUUyCoql",
-	"ZAoYnL36C4kN/OXdG2gdvOhBOhVtW+z4JEn4VMdYb9G0S9E2+9N8FIOc8aIZxTJNh3EX3k+E1jx1bxsK",
-	"nqVEkAYpH7Iy06rvJY6cpAy+lzNuRHLkMYr9Z++CGsD8mP/sgZYpW9AdvvvGMrGcvj6/7Pz8888/d3rm",
-	"v4OoEd1jSeZ4gSfcGDiUyZG0HC3//tvrn3+JkecC6zrGHz86ApiuK6rZ/dvrn6+vd3UOZif2SzY9z6iL",
-	"n0xJPE2HN5ZlXb5/NW4o2qtW4I2t1XfeosorZTOZ3cNTmLIR71e7w2yMG7dD8KaF/MLHNmPNagUGTivc",
-	"O87ApbklMuXbo0BtlGSBZOGWytFPjgPThFcyuC4R3PLT3040sVpNmcKUvUb94FadxEaNnnOmZB6TzF6+",
-	"jGWRj5eK4ZJHHeMazGutChAKYvuXXweLX+lq3KaMxvoeNZbz3KhGzOVxYaJU8l9oyOX82BI4OlU2WJB6",
-	"kXm2iCxJ42BBoaddeFVXzMylGbQyT+mdZrCQ6JMp3hG54rkSGNBgvtTMD1ZBLWRyNZRFCgOm+PNDaMVv",
-	"7Vh8H2NA6YEZ6Pf0cy+OYLyYjnmuQIxyWWAp6H/I4opoXBsMtK24jhTtGknZ9/8eY6BtBDJPeBX7WnAY",
-	"lCLT0XLSKHlaz6uY1D4871F1amRAxR9t6WMbYxuBGrPCjxBrrCQji7tw+v78oo+lV2UhRiJ3JLKUi2Fj",
-	"Y9GMaTzsSlhXySEsZ9lCi0RVNJ7mz/GPihedkxHPNeaIMkgKNs94YVZkJvIrKPNhWWS8uFOILe2n2lq4",
-	"s1r/aSnfdLcOY/9tdy8DYHSjUp1TmetCZp2TLJPzznucrJt0Dj1qn8QH7XPX0d4pS8bctXpj+Wlzs7s3",
-	"ALgnFMlbaTVchAvcgd62cYrNX6LrlFadj71RfR31jqzC8mRcl0Jn/RwwK1pe9A6gzLXIVkTfXaPt/b7j",
-	"287QMt29RNihxUzCn/L1KvHthyLXGbKUVy9C0vPT2KLmgYNb9eytQekTnmtjxG/Z2X/GBUArpnX27k37",
-	"7vtazZ7Cvr6YPea+VrPRNx8m2S33trs77O+wv3e5vy9+utv+9ves9RRtBJ/evc8UeWkqz41N2VagcjZV",
-	"Y6kx147lwLRmydh8hiuhMNSceBrIg9iF05UMu1TO80yyFAZlcsU1tF54UKbdBC5xk1uUToHs87aYAOKT",
-	"qs3N2ARaFn4o4B8SPtUE3tz+qwGnllc8d2Q4Kc/EjBcLx4oT67gdNT+DZUqC4nmqGhSkXXcDT+Mu1IJ0",
-	"CdrdRzD6VRbRsXdf8Ritur6bo4IrYXVcjv0psHw8Nw3JhhwC3UgfmLAP3/N8pMd7/YPD/7/Gc3mzE3f4",
-	"Tub8B6aT8V2B3sM4V9eqAN+fcvbqL90vH/Wd0rd3Xgk1lUrc5tTPPuI/cR3tvb5kN+oavOdrg5rPb6m0",
-	"fpCpGArnvP09wNPT5m64i4ojOd/J5EhuVW/mBifTaxFbn2AteyTHMkudRxINa5AFXPz0BjVfOSUh1j52",
-	"qfdd0/6PRRa7dzQcZtaja6nbx7zgpBCqmkS2E5Qtn3NMkL/46Q06TCkBnqqWQey24YUdys6ZzESyiIkl",
-	"YIhufAX09TUTi5zyHAvuaEhFwROdLaAoc+WqJXQBtzupT5bDWJbFMcRmG9IJXsHR6Yyfs06n3ztr3p9o",
-	"yur93kzpg6i0h9UQDwP8o8cAGmZRPiHVsrSmb6le3FP2oaBhgoZZ1TBvHRzISKqs5QlY1S72EHCr63PZ",
-	"nKtQUxX/MTVAfwVDQWuOtF0a0RYejCkLLcg1gJLbgqFM5FfKnpeQLmjFctQnmpb2NnjhS/ahmHFXNO/z",
-	"ifez6mT1K5XtK7LYLAJaFpUJ4oGiL19AB4EaBOqSQD13Us5byXex2/9bbBSofz+ns/t1lrQRpc+QX7jB",
-	"1dJsPG73jdyNrMluPUlEnvQnNRvFTXMXUrb4fNLw78XDCMJ1vhTLF+U7VGyw4F5/j2QXz8uJmTD6Tc2w",
-	"gsfOvSxPxIa2KzFI6CChn56EvkmMbpfWcz4YS3m1mRynwTPV9xMuxgzL002k0nDYA1UOqudUF955vDmf",
-	"FvfrutafsNyYv+sJcP7hPmCHsT32HRfeFwaOqt8v94tdmM0V722zakluih9dWtlbeGDskhtQqtN3l5dn",
-	"F8DzFD2MYJObkrFU3NEzXIk8JVpnx7CJWFSM0C+oeFJwHVFBSpknlAx6aemlJ6XSMODABkpmpeYRFhKP",
-	"x1pPVRyhq9RYPaVymQCywODTuSxSW/DbXDUvHBuh0GL0r63JSkCZzgsjUGUyxmDLw4PnvT/2Xh49f07V",
-	"/Xof/jikLIQ4AqFcoe52F17jQZQNfKSqFqZ5SzBtTLfqE6bWSMuknA5YchXBtEByigghdieTCcuIJDvJ",
-	"ZJmCy1RwBHsQH7z8tnv44qhr/41B5ElWpjxtRzApMy0SpnQEZa6mPEGdU7FpSz3mBeB1lnWmZTGVikPB",
-	"8hEVsX97NjvCm9+ezV5Cy/zamTAk+sMr1ZswrsIOAMnGo17PjDJStQ5kuuiWRWbLiWDtC3L3jnnBI5A5",
-	"UFKuPUDF4voSV0qxqE/2mIZE5jlPNGgxoecwac4ONEt0ybJsAalgWcZTdDczmmv0XWRMY0H1ehpocvOq",
-	"iXoaqcB7y9XJn0ypfLtarheveG65Z6eF/LAwl/BxCuol57YfDkzVTtChLnKlWZaRBpywBai50MkYk6Fz",
-	"M19syCHlKLvxSNuWlaGPwZLDilZ9bDdStehwu5zcTgVCa4lgZcAXMk9tpDTtRIymno8VT35dLdkyYIq/",
-	"PDLr5fmhK/oyWKBLR3Fi/q10ZGwarIJ2x3LuplfY4BwjAXh1ZrsrhUzZg1b+7Yhiyrb+WRmm6OXpGrtg",
-	"a4IlPXUMMc1+XAfK1wI5JF4+meyZ328SeGWWGGFPNbbuZ//4UORG4ioixCELwBe5dYWoSrcVPJFFqupy",
-	"8RNZcKdfsBj+zmQh9b6WhYGPKmTQfdH0Uv5WujeaWVvzc0wWsNm3NrF5WnCzE49rs1mB0mxhkAHViyl4",
-	"F04g53Nb1UDYIm908CZzYixAD27svS42+3iQsfwKyO8HScYZwqFjiPMyy2LIOJtROlqZJ9g3ItKuqOuQ",
-	"Jdeaj8aOcj+mHTkcNkWPMS6Nfd2HODGzkZSmib8wkZUFVzEUXJdFjsZxj/LOUqHYIOPpiY7NVdMlaPlW",
-	"W1Zwli7QPOYpjQr93O6usOtVfRQa5HDYRyk45RTjsmQKkkyk8aMGIxspaUM90Sp3rxc5DDMxGmtXbG8o",
-	"cqHGHGUqzgsBT1FJXWPkSxpVLTLzg5G3duTARkLuQOAS1rm3wN2ZxfpZ6YfuaKoGJqKQkf3YZKgogR9U",
-	"D61Ylfu1KNwa5+F34ZnyBGiTDz7yKjDASW11IpZzVBwyR2E8Zwty2Blh6DXfr6q5ufqq8T87F+SE6ryy",
-	"LcbQQp1hP6Yj0rgNM5aVPAIqAJuwDFhSSEUOPyvF1SN43l/VQ/opMvep8cQ3v3oR6OKDQb6LMwa2WQY9",
-	"tEzUnE4e1p9A/L3kJdq+Tip0zf1xLezsKUTDGm6eP0DrsHfY7sJbXSFvcuPqQmDM2xVHJ6trktzVvhgj",
-	"jgJji663rqsmEEI03qTlVrtdSwkt8wkFOV2rw5UBH8qC2ydtTLUz8ttY/azg1ra1vUTjNnHOdlAlBgFA",
-	"KjnGXzs39Mpg7c4iNjP1sA6Iw13J0a1c/Z6ne2n1RfBfsz6D+yNI2091ZXLcrWZZkcF2f/FaUwBtr0c2",
-	"LicsXw3YUCtVENfFwMXtNbURvepjdJetQWaD8TDIeD+R08UX27mPOddzWVx9OcN3i8W0pZtCNc8jG12x",
-	"r21776VLKHrtKlxx+DI1HkhW0FnolBcdwhlDMTLKsFuHBZ64lNg1CZ8XZg2nRqcQpZHINR+R6lDQstoH",
-	"uZjafoukhtY1iMRWXE4zDvOxhIInXMz4coika8cSBK7tGb3b1qaey47SfIrnlx3Kj3dtlHpMyMcefK0M",
-	"lBgJzSqKgpaXed92R/Wi8MmX6sbptjWNfifn/jdhO5gaW/kyvUQvv0GbcLamybdKlcbAMNMwwcNmNzpm",
-	"JbtDQddOmV1h65vbagbr+l/l5d+t+7YfZK7HGXLApkJDqdjIf/UpXl734GmTNYzswoq7q27htfl9zfNI",
-	"Uqm8OSn4SChNy9Edz/sfQg/c0JNGGTP7YM3ttvosBfY2BEq0JsrXttSIpVuzium8nbZmLnV1r99GpV9W",
-	"n3/vDDllXQY2LIWlqXImt9mzxZAlHGwICr3BH6c67cVIFD/Yb3269mYccIFmu4L47P3FZWxjrV1G1yXS",
-	"ni0bg3EXTvIFHH744HhDWHKVy3nGzebCP9KhHFYypjAQLzCkDyy3kTSa6VJFwKrQD2gRQZyLmWjjTNm3",
-	"mL6JHA56YJ+hyBMb5FJZ1RQ9hEEffuyKF7bi6u0b692VNm4Gy3ThxDnofe8PARsKuDmwmTgRvHA5ORE8",
-	"77mfcdUfYiamsrQKqLw0K7SL6XQ+eYtJWi9qYCQMhNEsa3chPjrowRuZ+8cBq2BjOHRS5RiUhFSacbKf",
-	"4LfKoJDziHhqWZb5x6qCq+NtBwwY4jMSM55DOUVsYyO37GfIIbB6uIg+wDLschjIdEFhLlU4FV6vhzeF",
-	"VipUYjRgRbyt3Nlvm46SzNwozSZTbGQgDWoSo5xpoyKxk8aELDVGFPG5GRIkr7Vd7PpOuAv3YFz16EKz",
-	"PDUdcDsYrAHfcNFF9W9Vf/yLqm64hZoDv6EZnXUMKU8yzA2TOIMsq7J9rY4tVB1hZ1acwnMczopM8MKI",
-	"M1LlQxIkrrwtHShhAkQbx8abggWuUYzycu/AQCqKMOMCQfYK2mzwVLyqRcoNhSlfV3GLFVUEDWYtxuq5",
-	"eG0t9M21s2+BObERzBW4XmM11OvseNW3Sj4L1YfNK/AWX+Heca8i4Cs9/zEXH0DxROapiihaTthZdQut",
-	"C+f8NyO70HesKBpCj43IgyGfVzJJZreZjEu3qLd+x9TsqcK09D//7nW+/eWbP6x8jEFX9rbOtm9yy1zk",
-	"ZleICcsgNUaeWjccsRqzwxcv/xTDNzDmH+C7H05OOxffnRy+eGk2Q/yfstd7nlQbE3/lXbpasDkKIroY",
-	"G5u3UYS56ZqjaK5bDFglSW47YPYTzLixzvCXjy+Pru8yevUQ+LGFL4/A/Fx0Eqa4GRp282CuCLwINkms",
-	"fpM3RqRRLVmM/bDmdGPj0NXCdO9eW+NO3W+uuQ19r9b+zZ3X3jb5/NviTkMRzw6iWuvZgNT1G6meqsZO",
-	"WhmEbfssWt5ozw+tKaCrkNlnyvWDjKUqfDbliUzRhKMI21UdnYlBwdBKIXQPQvuF1TEgF/lBYM5sYOaN",
-	"k6u8Lb12cmcH0b9POv9inf/tdb79Zv+Xj0fPr/90p02Mc7AcHKzc19VRwgyeH3bMcPkztHe9q6iGtcqe",
-	"9PNtYhv++c81JehqeJB2yY1X+ek28UutddeZR/37EY4HcBPATQA3AdzcH9yQly0AmwBsArAJwCYAmwBs",
-	"ArD5KoENKfpHAjUEUm4HaGydn4BoAqIJiCYgmnsjmnMrTwKkCZAmQJoAaQKkCZAmQJqvEdJYTf9ImMbV",
-	"I70VqFH2OwOiCYgmIJqAaO6FaC4IfAQ4E+BMgDMBzgQ4E+BMgDNfH5wxav6RsIxZq7cDMjPB5+FwJkCZ",
-	"AGUClHkAKPMTiZMAZgKYCWAmgJkAZgKYCWDmawQzpOgfCc4QSNkMaHzCpQBlApQJUCZAmU+DMnY0Lo0g",
-	"CSAmgJgAYgKICSAmgJgAYr4aEOOp+B3ClwYH7Abgcn39fwEAAP//",
+	"7L1bbyO5tj/2VQjNAcbeuyRL8qXbMg7+f7Ut93jGbXvb6u49e7rjoqooieMSqSFZljVzOkCCAMlj3oIA",
+	"BwjykIc8Jy9B8nZyPkpOkG8RcJGsm0o3X7p7Zrwf9rhVVbwurhvX+q3fKgEfjTkjTMlK67fKkOCQCPiz",
+	"HQREykPOlOBRO4r45FzQAWX6WUhkIOhYUc4qrcrh+eVVC90SQfs0wPpHhJmcECHRCE9RjyBBcIj6go8Q",
+	"ZlPEoR20IeloHBHkv+50fSTILzGRSh4gxtFYkH5EB0OFqESMkJCEm7WKV5HBkIywHgFh8ajS+qnyl8pH",
+	"r6KmY1JpVaQSlA0qnz55lUMcDIkd++yAv+MTFHE28BBmIepN0WTIRx5SQ2IH7sYd6GbCfM8lnXGmCFNH",
+	"VI65pKaPYpc+VgoHwxFhykcbIZ+wiONQbiIukE9ZRBnxPTShaogw6tOIIIZHZMWer0gQC6qmFzyiwXS2",
+	"8/dDrGB2YzwgMDfdeQvRER4QaTZGDalEkiriIaok4hOGzLCQVNOIwEqZNvWCDbEceohxNaRs4HaWqyER",
+	"aMilOkB+SPo4jlRVigB9yzgj3/rLZtPp4sHs4N8RITVJ8T5MQZCxIJIwBYTWQpKwEFGFeji4QZQh/6Rf",
+	"PeOMVN9gFQx9s8WYoZgFQ8wGJESckYQ+t+s7sOg8VgijHg+nywZ5EpLRmOtVvyTjCE9JWLLZSsTER5Mh",
+	"YWZdqYSxS8UFCR2N8b4eF8EiokQ4+jckAC/jEUF+0l0wrf5Apn75KdD9lR+EU25O5Owg22EoiJTpukoe",
+	"i4C0EEZjrIaOKgiSRNzqAXKu0Ia/hcd067axVavV/E0PKW7Ot+TRrZ7aAFMmDbG9vTy1LduZYal3SyHF",
+	"9Sz0z1To5dOjz86qz8UIq0qrEgtaFaRPBGEBqZRN7xIrckpHVMH/zU7y0nIVhDUDI6GmED2mCWUhn7i5",
+	"j7hUKOBMKoEpIyGKdGtI6WODx+OIFnnAiDI60ktfTwZFmSIDIvKjuiQjTJke7PyRRaSvzLCwsuO6b2eS",
+	"lCzBFQk4CyWKmaJRdvL6GCmJNvRPvTi4IcBt+3EUmW3cPECak6Od5r6H5EwrjNypZG9pssJeSrwsHvWI",
+	"QFgi/5IoMa22+4oIf73Z6Q/hu/kzUxxNsGYBpM+FpjclppQNDspH4parCuvl6znCGTWncjFlLhzsJ68y",
+	"xgKPiLIStHNLmDoJj2lUOvxzFk0RVoqwkBB7DqlERH91kHAlqrz8Szgy64+DgMdMfWu/kHrkWjpXfomJ",
+	"mFa8ihYglVaFmFFUyk9YTMPSg2XHfoHVUH8ADWu2UNbuKid5Xj8n4Zzm6cNbTjjnD6REKDY03TR3d9FY",
+	"UKZwLyIoGGKBA719HpIBH5NQv5NZbA8JMiKalkiImjtoyGMha6itpVKEpwXmrcVJImn0r0bxwZGTAPB6",
+	"yuI1SRqR0kIgQQ4SoZpraqfZTDbbKGzpshXkRf6o4btTwgZ6R5u7u56mZvfvhqZdpYjQbf4XP334cNes",
+	"Vz98uHvR+fjXf5pZXq9yV7WvV/OLmq5l++rw5CSzomhDjnFA9IL6/6WWHH0uELnDoAJi9PbtyZHZtr6W",
+	"3iC8S2QWQ77WErS6GBCqJY459K28iMdSErVEyJcvX1Z5mLd4u41mGcF9z3tzqflnePYwgr7AA1JCxtUe",
+	"liQ0qp3hc/M4gX4lNyero8H2j/CdYW2Nuv6fl/K6Rilj1qO5or+WjOhEkZFEYyJgTIsGA9+XDqhZz49o",
+	"6XDeZayPQx6SUj0ytU8CHhK0EWBJqpRJwrTafks2k8Hmd0+/vVgupMSxt7PoYNWr++3qP3D11+p65wrn",
+	"zSs9oBaKiDK8KqQDrbNrTXc4HQ8Jk56WdXAYQeEF7hMIEhKmKI6MsBJEjjmTBGTVKxxajUT/KzB2hf4T",
+	"9B/T7dbP0iiS9tjCn0JwYT7Ri1551z49OWp3T87PrjuXl+eXFa8yIlIC6Va6GW1QG3ZcoVsc0RDMBYVp",
+	"JH0UUa0UTcBi4ahP72qwv+la/5Mg/Uqr8s1WarlumadyqwOjgdnl1+9+PSMfplfTc/NbyC9ODlSZjMmc",
+	"6haJOlo2WvvFVkF5zepy1ZzmuFIj6ReFhqxWuGIj+m29fndVmHtVz11qG2NmZz8aA7Qf0eCBRHN4fnZ8",
+	"enLYLSEWY5R8K5FUWBEUcmJ2D7RNUJgekT5W6KxIEm7ofypSSPZLk8AxFz0ahoQ9jAZOzq7eHh+fHJ50",
+	"zrrXV4fnF50ZamhfnKAbMkURDm6sQa2VNPCUgGVn98bxaf/RSGP9not0Mju9PxXFlOyupp0TpmUdjh5K",
+	"Ot3O5Vn7NEcwba0PkrsxCbQIBLWihs6sw4pKJMgtwREJD3I+ChoiCkKyT4lEVDl/QcQHj8NonmBYs6Rm",
+	"luNPRmCWBjRZnXF1zGMWPoyszs6718fnb8+OcnR1xpGMg2EiLdxWWAvxUYhkWR/FHU9G+qfa8nR/7J6/",
+	"4aE+ICUO2beJZSgp00bokDhDEjySs37jFmI8MRVnbkWq9mqhCvci1fRiZNGc5l6ouPuKaubCYlFDucuN",
+	"jN980TfwTm4ffu8UYW3QTnpqk4OuyJ3aGqoRrGR6Fu0bb0hIcdcYXumbsxb3Ut5No9h6Hr7rvjk1Fjh4",
+	"cSWeSiS54eEBjiXRrD3iA02BiY8oZe4eYuSWCCSHfMJqFTuzOVzsiSZ3xjMGIhpiabyRxlAOBe4riSgL",
+	"ojgk4eaCSYMVyvt95/OKOL+Jx6jPxegPy5zshnU5f4PZ1Hn2P8++dTlHI8ymyQXq3L0Z2ltP5y/3EI4k",
+	"B95XdM//EXfJ3iVUk8uEhR+n1w52e6cRx2GX81MsjBvu/orFRfvH0/P20XX3/Pz6tH35etbSAXcvuQsI",
+	"Ce0pggupjQZ6Q1+B5/T7q/MzDzXq8AMXaLfu1et1JPhEwnOMDq/eIToac6E2H80OeuxxFRWZmZX5Uyk0",
+	"s3ShFZsrIiXl7JxF04eRXfvi5PqHzo/XWm9qn56ev+8cFQiPSsTHRBgfI4NNxkjSASNhlTIkzUgONINx",
+	"FvEESxRLEj4SiT1kBEViKpnvn4qcyvZbE9RiMbUmUV22u53r05M3J90iNRXl0oG5pDURBebidlb0PAYR",
+	"3afjIu1kp/UsEWckYgm15QhBk9lbhmM15IL+SsKH+nfA93xtCXpGWmouwAVS/IYwrWiPqJSUDTw0ERDk",
+	"Re7GVJBQvyPILb95NG51n64PHKnZOfhGOZsMaTA0wUogJlnyKQaz0XYB2px/cX7VRVt6ebcE6Qsihz4a",
+	"0FuimSUjE8QZKfEK5RbxT+YcyhPQx3T3nVHPY6au4tEIC5CyOAwhkA9HF0ILJEV1S30cSeJVxpmffqvQ",
+	"cIXrW3eV+Nvsg3GE2TIavNDvmDs7dwX5k4mQgGZtI2kAGO/9TALYlvaY2uiHNaYUCIIVCdsqN7MQK1JV",
+	"dETKpmeoVbZLApDO4ihysXDmxBhr136iCXFBHz+ll6MsjiJgLSsueYSleitXmEdZH/P3S5A+vZud5jEV",
+	"UqFGMxvzYOPLbsjUxDsIEvABoxKcvapWNmi4WDCEpchILqOMK/26/s42hIXA04WkYjtIJuJltju7j7n1",
+	"m09ah/Bx5u54IZ1luHwQC0GYusBSTrgI4ZpdCBIoNORCEtSDi/BpOqYTdoSnstLarycX84eXb5CcsiCd",
+	"VusnE5gkW4JgPeskdqo1EVQR2NsCtRcHMkPAEICckrDVQq1eqpWJERdgaTO0i0aUxUqz4gHPkfbYte9l",
+	"wwUazZfFeIF5Z8vNfyaOTJtgxrbShwtExMwJS4Iptvd2FwdTpKSfDF3Ta0SqEWWkMHobmbFo9Pcl6BFl",
+	"J+aDRoG6vUrM6C8xsY+ViIk+ABN+jAPFRXn4xxW9q0KchHFpJdGtWooSprQ6opdwPNarVQjZ+Pjb3qd1",
+	"ojWASOidi8so7QacfTIfBuU3mts7u3v+zPnNH935h/GUStVhtyTSa7jsLBbWJzZ6BrGfwzLkzkmIFV55",
+	"G63cWcaYoM3S+dhj+xkk1wjTKPe6+aXsVRvyuIrw6WtxcDZPiKwhwea2MSIKuz0pX6J81Fq9XtJDQYYJ",
+	"Qqp6VMi8gcaYCok2sDIx0s36podiCQF+lCFFRuMIA7OTyP/tN8dra25otR86P3765FsGlB1as55s3VTP",
+	"UC4Jo/pUQiPxOFxvs8ukYhrGmu5YZuG9hBqS5c4LzHQQi8j43lLSUmflZy7Jf7a/17gYZEbeqtQb+83+",
+	"Lq5XXwQNUn0RbuPqfq9Jqjv9XbzXexG8DPcbuQm2Kt9z+W//a3aircqbf/u/ogiCIbOUpc82ZtNKq9IO",
+	"RgTWMH/k5p+fXLzpzmOep8eRTNnT9TgtrnIkl/f0RzuphWO34olbdJyeXMYtFG1ONK0tzE7A7X3MxWhN",
+	"sdanEVl0WRTI20pxsodX7zz0tntcfYk2Xp2/cfkZmx7yPR/5Bz44LnAPSTLGQvMwDxmjGgnIDjETO0CO",
+	"pKxTH7Mw69WvoS4klgkFiWUBFmIKWX6+TU6r6oH6aKOn39ZGEWRs+W7cvof8rD/oloW1kaySu4BEMMTc",
+	"Ux4ooqpSCYJHPuhOSbS9XqPNlrlyNT2jkAQ0JNLmgJm0OlCPbQjo4dW7NKi+XkcST/VRghBQqt+qLZUh",
+	"sDOL9txFbX9BVSyh16IyZhjWUucDHpA3+r1SerdtLFqCtyAiVxV+BSqGuA2jQ/cpiUKJbP7fAfId8/I9",
+	"Y5zZJ55JxwjsZ5Mhjwga4XEN+Zb3+CjATFOACQupVebK3NooJloq5mSvsU6yY288olR8lnS/Z0k3cwpe",
+	"4XDwGcyYQFBFBF16mmE4h+7l4mr/9nCvGyQVz9rfR1hh9PbyxPnEenocJgPZMO2Ls9ea3V+9ew2+bOYh",
+	"Luy5ZpwRuOezDzAaEEZAZsH7GxgJLolSSaQclTIm4luJ/LGgIyymhzziwk+Db6D7byVE8CJJbMi/AkmR",
+	"awBe6JGITxBVmx4KBZ4wkyCJsGEw8IoVRT2BWaipNOUssyuk2w4PecxKvKVtKTUdcCbNGMLUVQFj9txF",
+	"AuKMpCE5QM4LshMXODSlwiqW2XRiHCh6azJeFDD7jyWzUHiQ9+rMvlEQNmvba14FkjSomjrP16zj6qdk",
+	"jgmpLnB+Ztc6c2Yc1dpZFfpNlii/devYgXDqkq1dkxs4FraipQRksuK7Obf903jhzZKts+mCBHRM7V3h",
+	"Il52mbwIX8GxuNdUFhwBew1XSTooPQy3JelnKzgf3FZ52T3OLkBJyzPUOOO3T1diOSl+efW0cDQ+t5Ka",
+	"l4frHUymhwh0MuNqqy8it1hERZyDgmJY33k5v4G5WsYXNYuNnrOyTQyvn2gCvodXLD0tcOOzgv+rqQeh",
+	"Lc+OUcyhzU/zOW1etC1lciN85y4rrPK81t1FZmCZJFg7b/t9j/OIlFwDZ8c8d6G/kmP+ZU73PS1PEO6g",
+	"EBrZjuQQwzUflfrPMTlwD3LmJvD0gkWZVc4zTKNyYQxWEiIL0BNw5uBOZgyh1/iWIIwUjm7S1OSrMcE3",
+	"oPwYfeynirS/fCxqT5p7zF5+PpLZkGNei7nfHAMho/+H1lbwEt9Tc3cP/UBfoZAEPDQgI1hpI946nCD9",
+	"2ckQbQ/o1kY4JNrcgGVAwTBmN+ALgj4mQy6JAbUhERlBFohEvrwd+JsHGfsCDBDc09tUyzPp7Z393eZe",
+	"7rJQD7wF89vaGLPBv8jbwYcPf70bRZsHPSzJ3o73k0n/rlf3/7r18a///Fvda2auFmeWa1FGeJixqHDW",
+	"fIIBaEvI9NlCfmZcYzZwY6nVasbDlnksbwd6vNlX1rsSbq7gPJgxHVbxFCx3SSQ8uFlfievOGBeZO/Jy",
+	"yIHlxgYsVCknosoM9Qq0t1Mq1WGakL8ea2q70IP324coaRiZlpFuGm1oJdBojZst5BMG50Y/8oHOYz8x",
+	"dc1WxyJCG4yjsR4HG2w6O/31P04u9N+N7YZXf9FEPX3UNhpwHDc9RFlI7lA9hVHSIwOFlSn9rmsGnFqo",
+	"N1XkAGEwuPXDEcFMJkF5yIcdORZ85DvILK26uzYiKtW3EkVYKpROD21wwNLS4wKDTE+5wH//M3iE75Te",
+	"oaFSY9na2ppMJrXJdo2LwRaTW2nui9y6BWUh/eUqNrsI5kGyjlob+G5HnrTt/66rv7bf/K3TbrePDvnF",
+	"u4ve3yZ93i7538nhdvvH3tW7H2T7b+12u2IsqWRcmZHUMk7HLeORkFsrKDv1LWMibDW+0WuWmAwXsRhz",
+	"qekyXb5UmymhUHdV/TSDcxaM0HYaDVsT0mvN6aBlO2it0oFRVHg/40mrtCrNenOvWt+uNna6jXqr3mw1",
+	"Gv8AG346VlzGVAGoURhKXBVhP6g2682maylduETIvCFqyEP3wjscxfrxr9vHf//bzyR4H/d/3NmbDnZx",
+	"L3z3D/n3X06Hd8OYxFf8H4Ozq/Yl/eHVzX7w6/CKXHSPyfDiZbB98brf28PN5uCm//aHH7oX4dHhz98N",
+	"Xrx9cRo0cbpLR1jhE82EAPAPppk3Eu3AHndJv/l1783NuPvd5ct3Z/LV3Y/t9vvvYtV8TXAY7v98NYlf",
+	"vXt5d8nbbPJehrc36rtU0/vJIq/gXkQyHG8ZR3Tqi+YG83ZvRptJz3mp8g5m1lI3VenBX8MqzPGI37Lq",
+	"QZxK/+s1AWBi1OcWwq43TVl2WSxJ+SwLHADuEoGJlbGC4uKkb5cxiZXiLOCV4jC83GKVic3VJufYSGm4",
+	"puUEi7TbkkOVmfvqHs4Mxd4rIiWhXy+3aHZ62fbLyNRNdkX1o8PUCsHORc0j7fZbicDs0ZqmFr6Jyzwj",
+	"m7X4Me59Le6xQr5M+j/RqoMPyaUTpp8JzEI+Mho3NXiRxsO1mdUACq2kLMM/AL0ir1Pk9YAnFLT7O7t7",
+	"LxICL6p3TyZAC8tZaVXyA1lb5Buq+LQsyn0Rk5nVbVf/zs4ixzY36v/yU6O6/9GEYta93U+b62FnhSSg",
+	"IxxZZRXuU+pIca3T1l80npY7mvV8CIssLs6cZS499fY2al0JNsI00mzG3RkXL4fnG/fw6SUZR9MuX+P6",
+	"u9RPAEfCDaGAMQfPTMI84izDleRBFirD3M2ZS8Q4imoltur8AUR8wB/mp/gTewyy966F8/yNgcE7xtV+",
+	"PrJ6rckEPOKxQBNBlSIM+d9cXr5+/eqV30L+N8a4lfQODckddsffhGMXQq6/aRw32zs7MOYJ6UmwAx7k",
+	"m8+d65SG0+YtZRXWyCscu8JZWnS8v6zf3/GY1V3/9gsTF7TmoC9zvlZ3244lwibQB+AP+EgTBaTd6X0x",
+	"kUOIShREBIsZtaDA7ypthqOpogGO0BUPKFFTdKgHBSYW5M7k2VwlyDwtROlmuVhJw0UqaFW+aRzvdF7s",
+	"Z+gl1R4KQUhLuPaKkT6/Z2a+oj/ymcc/8/hH5fGzPC2Obo4xjUyu89MFdyS50QtZsh1MLIjLXp53Z1hx",
+	"TX5cMKmknTWj2GwgxNLsaohr+JRJ614WPGEBed3788b+2t7ifJEbZnvJsPCCuRAiZy5+W4jcEpFCwzvj",
+	"F2JXM0DW9lorFT1oY6deN/wxTUhs1OsG1vhz3WUDVlTZPXaBxQoyxoIgAy0FcGua71Pl6T9BwMBfE9Ib",
+	"cn6TCaRLLsLn3ZsbdObZt11o6Em4YO2Tlf5WJrGkOUkzF597CQlKGNt6Yf8JQ1ntij3lQSW+KeNKWbmx",
+	"jMJT1pq8oePxmmO7st8szVY2I0078dxKfFxplb+sOjy76asrxnF08z3vfYacR811SzhQN7mpa9TrDuFO",
+	"5tjHsrl/z3tW5sxwkiINrZX+lRyFxVGufcqoHN4zDHCtiMblYxkLrglqlVczx2nJiwoL9WhRjr/ExJw0",
+	"ETNm3tbbGhFVfuoyni+ujGtvSf2WBfmWSRijaSu7Xt4CHpBQbz7+Nl2YHBEsOGZfnE3oo74ub7iPHram",
+	"ivl0altO7VxRh/ue9+6hvi3Vw6KITy6wcA7qxbrKe4f8kBbiUdzcTSAeK1tdyNVYoLaoUwtBY0iQfiyt",
+	"w+Jn3jM5CDv1JvIPLztHJ12DmuS78kWYTQ0aNFC0toBFTOw/oBoQ9AuIQVGmQyyVyXMTJODCwvMJIhXC",
+	"EpmjY+vN5Hot16ueVE19gDZaf1SF9PeoT16lguIJjcw7KtUCAKeEC9j3crriQlPTNVx22rOtPC2DSzs6",
+	"g6ObwR8z9Q06l92qiTio1+s7zVIJeB+1aw2F5+vJzCjr4f4pGuYy7ZJguSzfrPi2y6twyosZ/jVl18aD",
+	"4VVkPCZCktCoCwLH+r9QQAtSf0Ctue5Nr919uu7qo7dkCA/PKVnRzDJ3hrOMZek+3ievamm5pIu4F9HA",
+	"wTffkCnaOBQ8uOlzEYILcbvpodICSgs7eytWuBAu0xtnD+3i3JhUz8xxoMzS5vNslubSlJDvHBqdnfE6",
+	"qWIZijiyZWJJCOX41uSKq6ih8zs70l87ntW199zu6GWleZh8V24o0BGRCo/GJSUwjw/R9vb2vgnyTHWH",
+	"IR6PCTOe9XsE0aQjzvbuzVetlyzC55JFD5FesznUyUSeSkA9gL+tny2XX6ZybjDnxCccoYRb5FZpCWl8",
+	"UXNxkYa1Cl3/zqn5z0WXS/byUW41VkONat4HZqqYZZfXZyorRXB/eqgFc19NuwCteEuEoKE13p0Zl71y",
+	"cTkk90AxXWRsFuqJwzr6aMijUJpK53o8IYkomOBwW1Juya+lShaIO6crlVLxEkqFi/3Pobusp7FY3+Lv",
+	"X1v58lmdS26JnjS3M9P3pdHSPwOlZXtameAWIQf8vihuZvp/eHVCrOSpyPonFrtDSuzFNRwNfzD9O29d",
+	"JzZ1sjJLqPGKMPUZznzSzcoHXuox/f5Pe37iv8+jrlWjI6soPYHy+Ec4hcU1WkYVM9fI5obFpietjJmT",
+	"afIdJZPPIr4zHa18mG/hmz/AcS5O/tkV8KDD6VUMZdwbf/qJjnMyqlJy4DF7+gCpNYJC5hOu9Zj/iQuY",
+	"3JiJl8Ro6RHdkGkNXRIVCwZogAFxdUQBnbBQxyCg8lpz+OtcDvJv201vrdIGftKOn8tIxgpFBEuFtpso",
+	"IvpL6SXB2H7VRJRf+89lWR61LIshkaWn58u6rnPneN3j/96E/17FvRzc0DpyK3AIbTNBPWqoTzGUi0EQ",
+	"i2x0IBIixQ2wdKbbcv9awJkkQay7sJHyJREzJigXImVGY6ijizASfOIhDsc1imZ6+1a60VAi0YbvwqAV",
+	"AQQXV4j3AOHMqG0HSBIIFbKeQo7qNdQG/O5iL4hKJCdUBUMCRXuXo4jeg7OuDDAbUkDxDct48Pu0+I64",
+	"pQFJhz0zJ97vtxDuKyL0lPvz1164VHOpOQChsBcAB05C5O806ug1Z8SvISsAaEQMLDgyNGXirQxAFAoi",
+	"qtW7ZFgAfdO3IVfmfRsQ5t9DYBgiXZn92FPTSZTFsnjwFXUoEgiiyurpDBhEqcHzFvInQ0mC6yKskOa1",
+	"202X2t+bKiIXCi3k/716Zba4qrvAKhYE0IBuyDStnk2lhfU2Az1A7oBUZfpRAva73bQ950WiGXEu9+q3",
+	"ne1P/7yWPHTTzgpDIEmFWYhtrMTeDtowlPBX30P+llkl/5/9HNySG+Y9Yzri+4ZWxBChYEmsiJGbAKGW",
+	"cbrcmZ0X5JDQ0Hps/msQWmXSZx0JFlJ1TAdOKKwhtCJXhHEGkxCiPcdEoBFnanhg8luBB8UMvpqHBV2C",
+	"XaYnkqnVuPI3Wr4sZNKM3CkU4IjoI2BGijbedg83UY8MKJOrGr9eJV4hfL6wIWbt7KfZKWaGPn+/Hmmn",
+	"tMho3WtLxkRQHhZDEiEasdHQA58pTrbzqWr+aH5aDxfDbEySXfnjjz/+WH3zxi9kT9qu/fWKVRZo67FW",
+	"J0t8T0ZBdgvsdL2HUtSX5mRA1SuzraOToyMexKNVfHGzlmkCAmTRx1Bo23Lh4p2wubvb2LelCtPcbtAB",
+	"LKwhiMoNCz6fx7n3kOQG/BOqtKghmbqvbggZSwQOkakWqR7iUUikMhlNHtSDeBNHit6QqY+yjhM0Asw0",
+	"idKKxXAE/ALam782rGBIw63bRsVLH2/TEB5qWSqomm6N7JD0ex+9GYA5vVVfFMjto4UAfGSEvjLIup9M",
+	"hSPBoQ7Zo3dJvzwqnlcZQ1ztD2QKpKiVw0qrco927Ll1BF359PFp0PBm6HEdPDRjYywMCC5pdq0U85Rc",
+	"5pZZnPUVlexBDr1A78dPjep+u/rd99WzC20g3Iyqv64H2acbmUHt233ZUwHawCxhhGYwmh9ulkFKJRu8",
+	"DoRUZllKZ1vG9xd6qorAdCU7OEsqpdIFy2GPYxE6KBS5LgIdcyLjW4n6Rrm2bhRk5LY2pd52D1GIpzLD",
+	"sCXwF0Dnlic2g3OnnvO6J78DaEiGQyS/6w9c0KistPZ3vUo/A1DZqFebu9rgGWLQ+XeaXkXx5Gmj2twu",
+	"LN4lZLvUa3s7jRf5J7LS2n750rjz9d+N+qePRfLPz6aoZQFmdwqLnRSUsTVyzGqt4PIpWaAZwyTzzn27",
+	"mV3uhb1oC7q3ygxbyJ+dgo/+ivzs8vnLR5jZ+Jl0L/fI+ZYvjo4N0Jw93tmdXd5T30JIlrmyQzx1nVh6",
+	"B8tqxqQqdeZYupxx5gCyfUTZjUw5ll5g81PAxzRbiCinO42xgbtfPCNVgrJzih84ndmDNBPA2U/SMi1t",
+	"lZKIZ1w2sAqmUQPJb640OAuIVjv7WKCN76/Oz1xWDBcwe6SPqIcCgScRERKRO+ud9bJYgx4SPGahcS7v",
+	"OExCeYDq2SJXRFgdunBBzONeRLJ1vBulK25SUYtrU7LjmWlItOFv4THdum1sGe1567eAh+STvwk0kExR",
+	"IsUH4DRfvt+Wa83sx5iw5IzMkJEeSGEEy3oqlmM02KiKV8oYSikv8/Jc1A09OSzZc19c1hISXE3ofVGT",
+	"sEQGr24dziLlri2/yahHQn0QoCZc0hoC9Fq08X77EL07LDzUxysB6kZ+Aafbt4U/TQsBZ6AYGMJy/mhn",
+	"iCapyeBIgw/0sQ8w44wGOALrDyzQy6Pjw2qjVvcQwcEQDbEcukdX37Wrzd09cwPg6ycb0NQhdL2J/uVf",
+	"4PUN1+mmn7Ntre53gPwUPdzg8v+ad6AbdTHxac+UFSkBN6/vt7brrXr9Gdz8ScHNSwMO1inXmNmZVNuf",
+	"3aJyQOsSpNrZzSv/1O5m3t55uLFTbumUWTSlm7yijVi4fPkQ1+vbgdlrdHRyBP8m35ifZ+0e89hvIQzu",
+	"JyuGEpfV0clRwiWWV/51plZmI5MbkHkWUm7vcvtRxms72bi8e0RrjcZKLkeU6eXqry2KrCq7mFwxzKv0",
+	"0/Wvkle8s4ywVAlQysIEHPWEqd257Usjy2RaVKAEVacUZnO99OiTRKfJ7qpVimSCFZ+EkCWkkl24ZHWy",
+	"+7SUSL+oWpM/LitrNLnPvnxGTWEWnzmnpoxmy/CipEmaXwAQtRpQ0ewFAmA5pIuJOnBrYKHIrEEFccZG",
+	"u1McYYZiRu7GJFDaSMVxBEg4pqw7mHmuYNvs1qwEpwlTecXDWaKaD52ZfvPEmJlBemu5/BrIXUZDVI7C",
+	"NCox0WxNOsQZ8t+1T0+O2t2T87PrzuXl+aWPNrR2yhniJnYKkLi0/SogNGZIorHcbNm7GY769G5l8DiY",
+	"1RGMqozsH4RJk8Ooyk/3u3iEWVUQHEIFcXI3jjAzbhr0Bk9tHecDFHLEuEJjLGR5VeeULhat6MnZ1dvj",
+	"45PDk85Z9/rq8Pyi4xvTBeL/kgDTCAc3xnlpT56JzmjpcSaxGq2JMFpHAkvlnqc/uFeSsujulfQH90rW",
+	"Nm65AnjF3+3Xud9cA8aOdq/YfyVjdLame24DdmRrhFkeAOz+oK/pyZh1cSm9vx4a4WBIGcnsODAc3XgN",
+	"XQg+EHhkYpGkAtaRi0+SCvl2AH52e4oHpeJVTs7gx+v2xcn1D50fM78cXnaOOmfdk/bpVcWrdN+fXx+3",
+	"D7vnl9eXnb+9PbnsHFW8ShakCz4tkk3Fq9iWr8/Ou9ft09Pz9/Cl/tfx+dsz/febTve786PCC+3Ty077",
+	"6Mfrk6urt/DDyVHnzcV5t3N2+OP1ydn1xeX568vOlR7b4fnZ8enJoR5Bu9vtnB11Otffta+uDzuX3ZPj",
+	"k8N2t3NVfPaqffQafr1o/3h63j667p6fX5+2L193Cl3poV923l7BGC7b3Y6ZrRnSWbdzedY+tfM5eXNx",
+	"2nnTOdMP5wobyzvWhFilJArLg6wpG8dQbcYiefk9Hk5roJP5HvJ/iYmY1sZ4QK7or0T/MsZqWKOh/nNI",
+	"cEhE7SQkozFXhAXT6g9kqp/0aURqgk9+evHRtlW4o6ik3ZTOdS4ne58yXRPBMSZcm8NLFUizBktO1j1y",
+	"czJM4l2h1GJZOEiWp+Qi7HM+wMbC8JCnDE8lNnGGPL694krMLOx/buj7Ihy69LosQZ9DXCCM5FQqMloH",
+	"ku4eQYkrV+JP1zazGgW0pnnktA64EpBx4vY8wuvWvzpnKQxEcvnYR5wRd+U4c+NoalwkN4CNZs6j3Gq8",
+	"SAFlG816ekezP+PD32skfvWdl7OXgWHpDYjmZCGernGr8vmuuehD7/kgEMgu+hLc3IfcfK1w3bHGbUv+",
+	"TuWJrlLWvDextEDvcQey0jEzlbCe2DmwmpkxwwGWxT7M9xzopkyk8D2weOZKxxfb9RnDeMIhnAG2G0c3",
+	"Mscys8ylW99v1Z37P5UrlVdERJSldcNfc3SY1BpH+vvKo+D0LJD59yqv/JBC4/cQ2FlJ/ODaMo9cNPsB",
+	"SD5W5malbKa5ubT9Zd15oHGudxi/AvfdrcU6/bxuO92rKae1KidaUFULyCRfR2ts2llWSOuZpz3ztK+Y",
+	"p5W4Btd3UM+W3ckiwyMcCYLDqcFqm2Umq4EcrGg3ro8gsjqUbtkCnozwgBxyptb3BeCIDlgO6K4SEKYM",
+	"xoF1okUEUESS3wUdDMthdKAq2ddetm2lyrSfsVqbKmCcmEX8uOI9d/HtLFWMuVCXRP97lfTsYkVpwSc2",
+	"owNL8LFTaJCENeQbLCi/hfw3J1dXJ2evr49POqdHcA+ByGispia74wyPiAdFEPRfekHAgbbpId95XTtv",
+	"2ienvod88Eeen732IQU4ed7t/L2r2zVVBrlAWtrC/tziKCZwoKHUZIokACffz3BAH5kz62o+bJbcOKWI",
+	"j0XOIvjkW2kGjgISRQhLl5zloSAG5x5V0lboadbrGUyDA+RrHu2nOBXQApVmlWoL77NXdoIWMsPKfZlr",
+	"eiypniTXC8tCNNS0AC5MRFUNte3a62kEQ07CZctQWwzh5kg/R0wZzzzQSMWrOBLJPNLkUcqLBJ+UhLZS",
+	"RpCtC2IjTfVimXKWxjmsJ6VpBjVytnpzqa2uO/QSp62LEUjg0xZ5cd1RvUctMhyGq9QnEsAG1igMVuQe",
+	"i2uN5VcZbqtlInI5y+AsaTrFIqL5DUAbnEVTm5Wv2z2Kx5FxNK0da2pWJFuhKJn8srX/ooZVjghWtq9M",
+	"eOyrXFjJ2joA7NO86P6uiEnKvmYVKm15mLjIcEDQRlIwEMWShJvLCtmspFBB07+7Ah05Vnffuhw3j1ZU",
+	"LEEMWA0G7p5KrNuqAjBWtqTDovIQK5R7yJPrqmfi6/F0lp7Yezs7v3//wxV5UEbwDZlKU6j7+/c/oCui",
+	"0Mbl8SF6sdt4YcO3pda83Gv6h2xEpo3C9m9o6IP8L8ngRTREG6CUwVugVPtpiHDt54kybD7js9D9wUUN",
+	"jgZapoRHV224U7qFf0GgdsWr3HwV2aM3alppVc5/uDDZ6GB/g4VRaVWi7/8h+u2fb179Pez/THpvvuu8",
+	"PdmPJQ3bF8N2JCVVp3+/3D7/8a53UpYtatbhfmmYsHRphK9bw5Ko59v8e251Z6HP5qRuwgKkLZiVKMv5",
+	"z75l1mjmrbvlrOYGKrTrYevXzbA8mK7pZO1ESljlsq9O+YCye1wjWHuigkNcqDw/xlJOuNBkG3AhSKDQ",
+	"kAupBag2RqdzKsivUeg9G1qedJb5OvkxX3S++XKpY0iQgN8SMS2P5TlnSbU5RRiyBlgMtfbMdxDPI4s2",
+	"fjPX78syh9SEH+NAzQ0iondVALWD9tOEOByroWYHAVZcIDweF5CGDDzH3lrOAWCI9M6C6JV3AzXzi9XO",
+	"G83tnd09fzZY0e5lsitzyJCv6uFZwOsjPuBmefyLt1201ROYaevZ91DfuJQtwpq2Ug+01Q8lDw3GFuPm",
+	"eyqRJGpWCj6uL6noFtFdr+gVmbeAsbrHQRakL4gcdvkN0csp1PXLfiOokxfhdm8P7/TrZD9ohru9l/gF",
+	"2es3wnowe4DzbeQdy7t7S05d0czMtlU20/MxYaBdHCbCsDT+RL+H4EWJtmt15Jd86KMNl/L1hockQs1a",
+	"3UPfX52fVU+PNl0UsCJipKkiJH3KTKYJHI0JRzY/XdYQeFKcFgjAYYxPGAK7rzdFPoUu1fQ7LId+C/ly",
+	"iJu7e/+U5l0NyZ3L70pqWoJPZkMJOhqR0EMRnxBRDbA2PHKJL77EkfJryAcv8VumaAR5XWMbApp6Z5Kp",
+	"JzCiWU3FhF7Dp3qGhCkxdXZscsjS4mMoolKZqY/IqEeEwTNUQy4TTinHJEj0pQMbFQ2qIni8DIcBrBXz",
+	"yOLsQfymXBv4JKMgbd02MwAo41hENTqSg4j3cGSgUMYk2OK9rdvtcX3LtlzdrtVr27WfJQfiK64MKCpa",
+	"srlm5yhkW1Yh21pFIdsy1sFW45v9nd29F4m5oFX6LI0/Tae57k5YSLROlx9ImqmXbn0qUV5RZY7yVdJM",
+	"R9NNPrn+Kk0/wcGQkluSIP2k/zRw2LmKnLoNqoigYIAwrd0YXM1Ke4KFTWtO6+PyPpq9jkMbSZ7i9mbN",
+	"XXRUYsFa2gR2WnOz2mw2m/NxXBZe91lDtZ2Zm7G49fT7lAjQ9U0up6u2k2UJmiEajrBLXr7cebn/MsTN",
+	"l/WdF43dRlgnu3v9l2Gw19xvvnixvVffDuvhHsa9XhjuNXGjQfovmo2wsbvTDF9W0obtegIbaYehIBKC",
+	"azDIrv3+y72w/rLx8uVO8CLc293HzT7BuB7s7uKw3thNd/jENnduefDH0vm6Hf44b30b1Uaj0ViAk2PK",
+	"Y7oj9sgoPHb3XAgOjtAVDyhR08zuXQjepxEIWEA1TE5cVsP9tJgSxi45+TlL9stlyboNfQejw70oqyyU",
+	"qxAfbR2B4wyuSnHPHgfqKC0k3Zx1OpdJnIUF3dflvjP6FC3LcE3OrslpzV47c1GMi0Q0tCmuc72JcKzz",
+	"a0fnXf0kabUe8h0lmWEMuVSmp4SEzAMba3zixlF6H5Pc3paNYzV8qtS2hzvpNcCRyjTZ+ZHVtrPVEa/u",
+	"DcJqr1lhKGuNMeFziyEfZljGvaaXOZkrlxpONOF7Ro0XsafchbQt4pwZUxJcPnvgSg70QptGrn7JsdDg",
+	"adbqKGnKoMdoi8ZLYWZ6U6SPE2WDFuj6Pg39NH1RzdW8ZyEF+Zgwk3VlVG74ewV1VavezS375QqiYMdh",
+	"6a3WcBq2vUrju0mswfL286A1L35ovtn/298vuzvv/rFrplMbg4vFOPvP2UxUWaIC5O5NypXDVDHc7u0E",
+	"2/09vN1r9OvBbv8lafT2+w2yHeyHL3Czt0P2+i9xPWiE22S3/wLv9xrBdrhLXvT3caO3HaSq326/ETTx",
+	"Pqn3XoQ7wTZ5iff6jV4z2A53yG5/r56eDeO8SU9kSp550Z85xZqqSAjHab6wdGx0KTGV35WVSw4j0iMs",
+	"JXp7eZpPLSnn6tYGnp87md4LJodptfIbM1FVxeFSmVwxfLvyeOcEIHWT60kTv5OilafD7uEbAz+1cXH2",
+	"enOlzhLyffRrwJTf5S4Ei0I2S20LL/DWvDco9mNJ9p7Ot/lyw4mM4g2hoeHCFDILvlhEpGT+cBmROTKJ",
+	"kHgA659nq9vjZNDNwA+V2E0zuXCV1/iWIAzBuetx/DVFieX28yPYLr47a/5j+vKvGdt0xZGs44lJbdOr",
+	"McE3oFsoPICcTGl/SQkis/lPxGCze7jGmVpNjc4QRdkd2AzVFyKW57A9qFqSPDmwEXq2ygYaQnwfK0+f",
+	"X23YK/JduGVOYis30rjKzdpiy2i22RNjBVmPxKryYb5FAQS1jspd5JEZwltDc85ywNIMTGrtqITqMho2",
+	"DHoxLzxJlvBhfLCw3I/BC9dgXPdjFwtcWZUTt4YL/VhPwT4efKDyl3m5I1Vbj+aLJntCV49RwmQRkS+m",
+	"2cuslrTmTWeiRXj2fqk3RRhptZ6EAP1nr12oSKuz53fZWRnJuhhzYzaGLTVAZrxDK99decjeXZnc1vT6",
+	"yiu7vspfXptOPnz4p5/q1X1c7X/8bW9nvZpxyTCzfe3tZMYBAzc33RDxiaOSmhqXUETIy5sB30rEJ6y2",
+	"iqtoNTgtS0R2e+xYMruwjKZMANk9vQcQEY2RDUPLzfLt5alzC3jGsHAVqj4Pb1zfjBeFYtd5v6Ir7wDm",
+	"kbHWM5GCcBq+KGecHf1v5S/drHCKl7i0ZuMjM7QlNJtJrKskTAGzUAYYaHXMhRKYlsc3JEmF66mRYysX",
+	"ZjPasuHeDv4klwvXKM+Ey8NBq7JoAZOOpDkX6EcIB4JLCQXydE9yzQjtsVFpkkG6fsuW+QKPiXBTcYvc",
+	"1vbJaafb7VyWr60th5OfRV8Q0oKSkxnYaewKNo0Fb6GGV6/XD1AvlpQRKVuoUTe/JDVxWhAGo//O4gzp",
+	"po0k0dar/VprF+6z0mH+TdwvpOdvlybOqQxk4O3lqYfkLzEWBEqrRFgYxTvJPcGa10sUjwHwuo5Go88d",
+	"yvOLeEAgz+rawapBdDPjTVKXSnmLy2ZaHqWYtpP5yqWGzJlbEl63bqynKH5bBNQw0TYBOTABuxMubiT8",
+	"kIOCm72Nw3f2Nq5Rz97NNepLQirzA1o63S+ae5Ff+JWDry9NLNafIarskgyoVETcY6728vFsgVU2P1rW",
+	"2XIhRqf8lkQ4IPeKoc0NYka+QWph39bImyTQTBCzzsUAMyqBveb9wnNzrBsr5Fg/IKiXlU5C63CxBMtQ",
+	"v/B4I31IDHF9aeH8YvRr4gfJ7th8ijRo8ldEKcoGa5cpwmMclJpwZZXwMnpUvb4GqkAQcXnPhCTCoIpn",
+	"hjFnDNBM/uYaSAVaDb/PYIr7ZkeWNpiZqJeu7OLEx7I9/MKCoISo1pAHs18b+I+H4H5I21IO+mMZ4kdC",
+	"2dtQMykhwfSmtd5tbrd291u7+/+oZCjNGEoJbVWuCEFTHiPKUALskdBQUl6p3ugCFEh5GNDzOXvwOSsn",
+	"t7wp7JIjEiQBuC+7puyaOPDweEyEJCZBti9wDAdYDWEhQxIRRcLr3vTaupjLlHnjSbmXymOdDSBtR1TK",
+	"MYnUARIkgTcTmWnMjL5E/3H2f2Zbduv1uanmafKIM2rc1O+1YqU2zMwmXQU8b/38GSGDvcoVYeGrOLqB",
+	"3PD75FPpdVoVLKih94hF07cMANHLnVY5aP4yUEViAWZNgdRZfBnnyL21dSlKAhznJBBnbSrH4dwPBavK",
+	"q8SM/hIT+9jOJFmNFTrLLkSG9g2fL8jQGzrO4726LG9Q00iIpJGy/TiKpmWp3UXuZcdZxr0KFHEP7AML",
+	"e78U/CADVLCGlyoF1befrziJL6q/lC3qyurLFZGScgZG4NqppjD6xBYt4Gy+76INyD7dtOeosYtGlMWK",
+	"yAMkCQuhCnDblvkFkdZCr7RiI5CJYFW65UXRq7m8/wIehX6U1JUxI0XQ4OpBSkVjuwj6iX+JiWcnt10H",
+	"BDXPZkBqq8xxEdsMEkTFgkmEwd4sv3wv4lpkVrgwnuzsl27sF6bPLImtTpmu0tb9HKbttFSXwXYxQCPa",
+	"0PTRRo9HoSmp5yuqIuKjmAEQjLJ1xOAyFjCIZIAZ02zQNbeJcI/fQpEFCKcY0FvCDlzT2TZH2ICPIdDs",
+	"9V9E2LQ4GBJcFZI7JZHCNwa8rMeV4iPUaKLRyFGv4JPZlU9ui/9cyFmrg941SrVC2JkHNVBwbCdksTJ8",
+	"19zr8KsxDoi4H6jbzLCgrQf43LtWw1xbJhQimTJG1VMiwq9cjmrK46WhmG7up+btRQEVPH8luDDAM/Nq",
+	"4b5uMRKpuw3Tag1Axc8B7OlzA4Om1bcqJNkWkOVlOTLP02HJJ/gzdty5C8Ds0iU7sw6CvNumVzi4GUBF",
+	"1zVlxDGNIuNvmQx5RAwUeI8MqQ3hEHwiW8gPeMSFD8EOLJEMUgmigmGaPq8/du/0uAiJ8Ge5tnmwKv29",
+	"Mm/ro6OHUKgU+M1P9ep+u3ps4kDW5Nm6wVg4TDvkf3N5+fr1q1d+C/nfGCEm6R0akjtsq+PakJACwME3",
+	"jeNme2fHvzcSJHozFwey+WJ/r1nf/gOLs0+LiDqhlLWUnr7AI4IwnIYMWb7Q6gSAQEAOezggNeSbSsY+",
+	"wmGotVI1pAxRxogA7eQA+VwwrNwLARf6kf5tpKnVYP+VwKo6Uk1dLpZK8rFMXxv5SjWNCq4ioxpkfEXJ",
+	"D0kRaLNEpe6PCQ01GWcabNSaXhk6IbypCWtEo4iOiBIJYIqxXHezsRa15kyN6UWEdMijeMTWrn2WKCGr",
+	"MCqns+hltCKtEEzlZqgmJOqroSzotqkDuLk4XqUgeqQRJW64HxeuQzKlkOqxjSjDypDqCI/HtqCZC4Gf",
+	"g9eXQd31DD7JnFez6C1e5Rcx7700IMTL6JLzTKmiTeQ5RW/eBzmV0qvYYLQ5m3mnMhtpCWJq73BhXcG1",
+	"RM77kLi/mDCybS0DQcws6rKX0+Va9ubMWi39ILdWy97O7i9AeCV0tlYVikJ4ZlLDClmmAWy2veNpZpyo",
+	"S77+MYk685Bv9Cz4WYm4GIWYKr1aoYG9C3jk/khOhbaJnY+wz5kyyul2M6Gaw7wjtA1uasyCjIYIbyZc",
+	"oNH89NGrDAlECbV26npNy3pOe2vuJL399lsS2Fvrx1Gk6fDTp9W62p7blYMpEDgg6Ds+HpvoZ2MVVg6H",
+	"mGajoZPzmPTz0jSctGff/EWkr+wUJp1itVfec3EjhzzncC1owq18OGFiJFTaO2URDs7aKvh4Z5X8++Pc",
+	"P9Rmehx8+s9qaJXj29uFWCRkvqijLTHZV/axFTZtzQtrPgExHoCCIRFnCKNGs2r+jQaChjV0kfF8tZCf",
+	"O9QuVO7TJ9/LP3KRc7NPUk5gnpibGDbzi7Yb87+42gvu18wRrBk9quyJAycte5Y4YN1Dc4WaG02uClcs",
+	"Ive7u+OrOWjz2g+dHz998g8QZlNb0nWDC1NRF265Q/2Zv5nko+/U62kqblJQjkok8S0JPcTwiLKByyxU",
+	"gMDFkG+Lzfo1BPsHJbcwDRGPVQqip/gYjbAYUIZCPmEHiSUBiWONXW1NmOfSSxIetHD5FhnGJ9Eolgr1",
+	"qUI9oibEDHOENto7qeBqocbLOhqNDlB7B7nA6RZq7r2AH02wb/713dp+9lnmo5392g4ajTZrqG3R2y0d",
+	"aqYstQljw1+d6dlo1hCoHnasxgiFDDXPWXzgM8ZQHewVvyuBkO/lXA8r2fTpF7YgSNHqAOd+oTIun5ST",
+	"9hxSNV7o+dQK226NpxbyCfNRo4nO+C0glgFsj6dJxYdVKv7eF/A6g58FcT8TCT+HRD+h5lGYPB1H8DSi",
+	"UvExDrH7/Wfsw5//z//xvzca//Gv/12j+R//w/9iahvjQmkPrHK1KCXEZcPfUw/FrEf6gkpFlIckZlLb",
+	"8QSF38ILcP7gcgYFOIwDGuLQQz3yqyJiRBmfcA/9v//N//wf//o//X//43+/WUNH5iZUJLUE8xWAzQ5B",
+	"dID+WWq6iCpe5Wc8D5derowV7Ajlkk/y98a7Cy+NS6Dp5WKe/9WgI6dy676IyK6FL190av5cnrjuVLIE",
+	"gmh2dT/748r4RcAD5rzJ2burg9Qs6dMoMsXFqXQRagW7Q+YjObLq9yxKWBEqIROQX/n3/yq+wfLXbEh9",
+	"q/Lv/+e//W///l//3/9t5dMsrEba8zrZAveoqxt+nvJPJYHA9/u+zFHkNJD5U1+lt/IgrIK/XRBS1U0h",
+	"8wYaYyok2ki8wfVND8USaoFTll5bQKTAfJ3JOpCyI27W8w4MWbB59nbyBkfZuohHzzpZGuWdy0J5nEju",
+	"bOrKY7T4qQzrY+kvKX+6NDVa1vJFRutLT+v1zAdeNRcK0NRoL3ovv4PfSxy05C6IYklvyZtMjFFaiC5z",
+	"JDKe2ixXtz16ZpKL+PqjlRR0p+ogH1ecxiBQkXD5AkN37gbbybNf6dmv9OxXemK/UupH/5JV/swZzjRm",
+	"+ywJ8ii5/jNB/V/39Z/mFYXbP8zkjCXenY5JX59x3dApVpR56LUg5AZ6PZwKLSACiOpCG0fkZ/wuRlfa",
+	"GuUCXRFB+5s1pDdVCxOMTMuGLbuGIxzcSLRxOKSMSOKh7/EYm79+4IJgtmnB+KEFhrRlHoaai3OmjJE8",
+	"xBIC2YIhl4ShMREwnqwFa+cm9YhKNzxlndn7y2ZGuu3vZW7qdmYEnVehCkc0WI1qHJJAYbH1QoEPJmuE",
+	"IBkHQ6sSljoGa+hUrx2aCDxGWCG4IpNJmQPQDL6V9tZ1gzJJQ4IwmnARGmz6xK0GP+GIM3CsKc71R2Tz",
+	"APkfPjAfSYWFcgGdmv2Y2L5exIMbyNMhTAkSolt9LAMcRQAcT5XMXHvmueWyIq2FKC9YtlXjzgovZ5iM",
+	"q7RxREH3vk8FdZO/sbPfrG/va5YSCwFFoNfN2Qz+AMU+Sqb/CJVYCpta7MIzS7dwfzvsUbb3D7lpxeVd",
+	"uphXRMXjNYUyV2M9rLeiBHDDtw9bW1s+IMzocWJkgR9WQTqTJBCkhI2+wpJsN1H3vHuBzDvLI89tW152",
+	"yMuX48tef+V3ZmXn4VtJhEO5XzsBgsfLo2Ta5rWreDTChuc9wEWwYqDr3IBVwaOlGqtekUv9XrYMU2d+",
+	"vmRZPKibkNVxZ5qxI0lyvpdtzRclrSyJrEVXl3a1ncDmEwaatikNU6p5vcvcGN4rRSrI1QBax5m5crD1",
+	"CA/I21UA4hYQIivUXC/rqKjv5M1bAxm7Vth9MUCZuaLryZTKdjLEam1slgfVJL1HsdH7lg0tnt1lxTjL",
+	"1oeuhjiZX6CID/giGipbmLnEFK/VULkZrtvwkmGVzTOi7EbeA6EwPZHfSsgjAnNNjCC4PHn2veTMRxvF",
+	"Gl3mDjpj6EFprqSCAIKiAx7y8diUT6acbd0Gvs1uyjQ/Ub5BN5FQoR1L9O6w+v35VWezhtpsqo2cADMU",
+	"DElwY27reb9v8pQGmDKp8iWvsgVBS6KAc9NahVHkRro29GShv2JzHx/k31+AOZlUiafSXk5LQF0ax72I",
+	"BiZhNr8ybCUcqblJQvOx8MoOjHhquABPd/VxvarEkDF5r6LEb+8BSprUGQ6y5W6y0OMJuK7h8yVrPGch",
+	"ZwdXtmOzAv2L6jIl+sXKKs17k/W/Xohrxo7Mz+fw8k2ChlCQ7rUEHyL7Y4ZM8hi+AEWQA8rM4P3N2qsL",
+	"EbSPuUBjwscROUCcIZOChDDqRZjduItLQGBxNUHKb0FLMUfsXDOXWSWqTfnkpSHW7E+3lExm3gv5hEUc",
+	"h4tWb0H9pdXACOIyC/a7bvfiCkxXQSSPbvVCgT9NccsPETYV1wqlIswxzjnDdl7mfAKw0f+ptbW1jpuY",
+	"IdyTPIoVYIUb36h12ZlkYEc+PoTawT/hX5MhESYdV4s9HEUGZ9GiKFImSRDrF7AYECU3Z86P0STsZi84",
+	"R0ckordETNc1O5Uio7Eqwa9o2ydohEOCJEd9LNJkq10t55H9GoHVJVO3zIiPIEbQrZGHcCR56gt1VSil",
+	"4uMxCVGP9LmALOg+ZVQOSYg2KESDQA6cEpSERnNwqPMSRQSbKpha2TBgAOCtHmMpSbg5P+elDOLhPumk",
+	"sYkEe1Oydt/xCYq4jZiMsFTJSinObzyzUJJA7VybZgn8T1O3IDj5+YaMFRpjoRLwAQjYLMdLLQU1MqJ4",
+	"NodmOJ0dWx8wOjykV5mLUKINjBhn1ebdHTKSzwMQ45AKEij9t14bHivzcz+WepfMqdQ/BZwxEpiiLnoY",
+	"mwdIjwvhviICYQcGUqssZXNda7stkkX2HHSS9+eWhiHI/3v1ypBg1Z0bH93iKC74xuZm/kplj0cZXsR7",
+	"R+a51YWTYOKa1jThGLlbqTv9XtIdlSiMSQs17NnwUAKZ4aHtuvsbNPsmGvJYSLsxcEBVluhsk+aU1tCZ",
+	"3kTOAsPWQruAusc+ZTi6xwwFkWPOJHnFw2n5jkE0C2qgH+irJN2LBET3/K20x8LdymSXHWwTc4PWmyoI",
+	"W8AKgjEZV+ht97j6EvVIwEcEvf3r8fHxkSNS4DNQ6KJWDGtp7qwyl7S+4OxszGlaayLZYVGFQhrCDFKG",
+	"sIAJyDlD8ceGBfkoZopG2jLMkI9pmoRIn/8NH06r1uX9TWTD+bJbD8gVKB6jDd/wEX+zZQmKQohfX5ue",
+	"blNSSRD3khHBZeSEmkxo3u9D6DSHm0k9KcFwZBgJ2jDmkSAgGTazt5F2SmB92AFreoQhLffv0ARTq2s8",
+	"PYnGnwjK4vEvns8ZCiiQt+PJOQmSlUArCPkvqvQXFY51NX734ZcPsJ2ZyWeOs50RWV9Eh08A2GpKm2Bl",
+	"Kr0d6FXmsN4by2NGeEF+ilFwgTFbrpKiIWR5RDnqRMBBj9ZdHGMaxaU1544NBJk7yCZqQvCJh7hmJjiK",
+	"ZnqDwkcwGkok2vCzC+UjyoIoDkm4eYBwZtSJwCe6E4V6OLjRU6nXUFuhRn0p31sGh/+06CehubgPF6oa",
+	"iQLvhj0zJ97vO/7fqFvVsnTtRarSO0GYih7fFcPwrdoxGdIIDAUtoICmTNIQtIFREFFteCTDolqJ6VsT",
+	"zbzfQkCg/j3UlBKTe12NtMhfVryCWxtW5QEla3MW51wUlrIjlyOeddBXSvjL1yDicvxuXTGX/fjryY8p",
+	"ndl9U2VsY10iVed+CQ+r7kTSxZH+pmgWOpm5VI7psyIVHo1LqhAdH6Lt7e19sGlTYE40xOMxYUvttrn4",
+	"5BldMu3dW31Nj/DaNV4ygMOzcR2ZjV8JALToAc9/vxie287lIeHmh0PMBjba3MaWj02xyznx5NapOKIs",
+	"23ZjVX3E19/7SJCqQU6WCCfSpKpFSU7IacmjRwOCXoKUiwUx7rByTeXZXfzsLn5sd/Fsxgy8RdX0SnNR",
+	"m10MaKjt2MEIFQo2ti9O0A2Zog0/oPJaq7LXtVrNmPoYSQO7mcM+RRvfv++C6Q28Gugc+kjXSc/KpNRR",
+	"1ucOCwgHKpPaVMFjOqdmx8UJkvF4zMVsqVJTbDCPNbxxcXRsbqohcg9HpvxYEqybQGEj3rf2htEdI6IQ",
+	"NpfWpuY43FjXPrAP7Jtv0CFn+l3KmfzAqugVlsTRUgv5v0mqyHUsok+2bLlfQ99fnZ9ZgH09FWPVBHhE",
+	"okMsyQFK5IBEidR52z20lPEP/wDSjSXyf/zxxx+rb95Uj478A2Qq1fUpERK9fXtyJGt6OFY90CNBH0Cq",
+	"fKi0UK1WQ5/8AzTGA8q03gW50iZz3f8ABql+TX8yxgPyoeLZv67or/ZfUFLrQwV98tHGLzERUwSAMr7x",
+	"XTc8lMGXadRqjXrdc6k+qFk/QIxMCGTtC6k2YagdIbhwIwUfiBtDwEPbq5Um5h8WXuBD5T/pfzkpZP9J",
+	"7ihU17f/DAQJqdLvok/ok19Dvm7UB9NKaUZ+kMIV6B/9n3THsEmFntGnj34NdXAwtM4m65MzK2iivkMC",
+	"lh2EOGAhIBTbv6vC+1V47MOUrcxDPR5qA1IQfUJRzExtSSvPNnbqdeS/a5+eHLW7J+dn153Ly/NLf9MS",
+	"kv0WwBVMlQNN0A0Au9vYaWwj/6L94+l5++i6e35+fdq+fN2xARsAF0vucKCiKdySQHvg5m5pgldDzSad",
+	"jw7waUnAWYgMJ/G0xMFT8J7moCJgajbxYByrFsLJSKcG/6BHjGv1AAk8QbOOVw9hBJHwMhaCD7SUI5BO",
+	"hDb8D5UPH+LwZb3+oeLDkeCxAuk6xlQAP3r713q9Xjc5C1MnFrNQFhm4CljjA+MBTsMqFAdDPVLayKyh",
+	"K2jCsWYjG1ookwrkow04yR6CLCzpIZd+q3/CA+khl0dq1ldu2gsRwMsQPELBEAscKD3EDYV7hvFQRlBP",
+	"EHwjU2eCKYSZYPqOscADgcdDJIn+W3F9/v/arDdfwnP4c9981KPmagZUK/BqCBpaHz+V3OS/wgftWg3+",
+	"20na2NszP+3te/a3487xsStJWbqoBpLa4Isk09OrfEPGyozoZ04ZsQOuHyad1Y/gTzLiP9Nk5jV0ytnA",
+	"JpigjQy/h+WF46mX28GTGLpMcJEziwkE2naUYYE3fCuqfSTxVNoTWyK+fZOJblBK4CmIvbGSB8jurqHl",
+	"kBMJPvgRVsEwj6WiuzQecs1ykO9OhQEjL+3XgpN7lkbNxcAgjjBgVAgjgc3RswAq0iqLiI8JQ1pmu/Lv",
+	"WighwfVB47GCnBTfyacW8rcAjDri/CYeQ/CYDfDaMuJv6zfNwj7ZCK9ceUDd7aaZnj6ScmjYEruRlmUa",
+	"gWfSUrjNTBpjNaxG5JZEyJdE3BIhfUSYElMAg5k6Dvtd982pvSmGuHqQF0Z0AKXZ1zTH1RzRvwTkiRFV",
+	"Vfh/38v+dKn1CwaXGzC37BNJlJ9gEsB1NlT5FJgyEJUjqhCEwJHwAO0095F/2e52rk9P3px0O0d+ZgRE",
+	"iWm1rTkoZAqNqPVhGg2pFwc32jYY61Ebz1SiOTTqdXfrC1UkzQW2G5TBkG1fnBxAjF+VMrThb+FYDbci",
+	"PqBMz9X8U9jCav4m2q5DTxlo/Nzemf2W+jXX3wFyKrtEu8mvJvMoP2B7F4+6hxdoTIjw3B0Q0zqf1EJN",
+	"iViq9AYYTtjfq8dcTLAISaj/8tOLH90IOPH02vfpIAaHr21iLPjdtIauhjyOrG9RU5rdGyLQxiUJqdzU",
+	"RypmguBgqGW8l1lRTZdEnwbB48EwARYyCgqF6tcDEmaoS1uH2LouTfVaF5GoX+/FNFIQ85C+B4YFBCuk",
+	"8Qvu1YQd7NYbyD87716fvLk47bzpnAEFGe5vFAqskLsgsvdw0I7TP9tp7onmEmzlMgdexpgw9AiXevdQ",
+	"9WGV/LuqU8GqMuBjIn17OZeuSKojmTf0Uk6GFLhj0i8jJJQGmoqRg0yXmpWH3IgVo5vAcbLF9IwJVENt",
+	"aMQpBklfGf67jfyTs6u3x8cnhyeds+711eH5Rce30h24Ss3NxHdTs2MAqOsWMk6AEYYSl2520sEGaRp3",
+	"g9bjv0lYmO29fXFy/UPnx2u97e3T0/P3nSPfyqQRlVqv8NBEcP0fG7eo195Vh9bN6cMFW5a229CzAi3x",
+	"2rYPAF9JCznbDESc5LYAwcX5VRc5dgF1H/xURLmSEubDAb0l2bISlgjfEaFnq/Vtdsbt5jDk3zZAmxZk",
+	"xG/NLALrsBkRrF/X+xWSsSABmCEpqVAJ60tCrZe7527lAbHJzhwj/8i+ANJ5SHBobrwjGhAmwYmTGkeA",
+	"gwu/X5J+9ULwsaBEYTFNDcvsj58yifVJmB/S1qWeog0S0aRrAjSlsT5vGxVboguPaaVV2a41ajYneQjW",
+	"9hYgxxhZB+n9JTEATkajjYwV6W+WiOxaxQUpbhl80K2khtJWiOWwx7FJDByUpWx1tSUn7SWXlhCUh/pg",
+	"hngqW7lixsb5gzbyJXxYaAzptGy5PEChwH3LZrUKZL40cUCuYBTo21xZYoI3QO/Hihhit3Ip0aNiFnK4",
+	"7NevbnoAlSZLqxQbIGqQCdLLyDD77sXRsZf7QKINsFCcCDSK9YCYLjZT3LlcL3oSLddmyTpRJ8n0inqp",
+	"mLKtwH0XhKkpEy1jYujQhsXaY9oAmmgObdrbhMP2l79cQHu1v/wFHelTnAUOQxu+Nr9dZRBuwNfAW+Ch",
+	"HgdYZGtG1MzzLPSr4iGeoo233cPNA2QbUhw1903bVojpzzw9VqO/GoFpqcYqARCXklSpMc2mWnw7Q2Mj",
+	"DgIIM7S9t2ffh3G5zmAUoEy4mZkYJGgTlglet6Rkgkyymvas3TxjqOg5Gq6kmfUIR1rjJaHBdCsxGylE",
+	"6dXs6meGo+VTTx+DG5Nz0bLaqyDoVyK4tPt3rNkpI1LqLTycJRvsPMQpCVHLb5TATOLAAsxx074c8omm",
+	"JKi1jN5pii1Qd/YIAGABHIxiRyMy4qBFhwnYgbHgmtbulwYqrzRKUx+S3IC0/KDMfXmAAoEnEfBrY9je",
+	"oJj1Y2F+slzCDsbol0bnkwhir8CpFGIaTe1LQtrgR820jAbg2RsZ3cENZUBf6alEG4yDtwE8+1RNnSFq",
+	"Bo5ZYj7wREfBIwLGXmJw2Z6+leiWR/HIiL90C1up3AeSzSg1IE6NIuLnC9wB907kHpSgGxDlyhjLo4R/",
+	"a/Eh8IiocplxDBFw7gQD9XrZ457Umys5z7m7kqToZnO34lWobhscfKmA1Lvh/Lp45sa57I6oONhTvNpY",
+	"MyypbIyNanN7zhgVX2uEH9MoLBDQzXq9gE2fzXn62SbDpO0vuqNMtjDZ1OSuF5zfhVpfP1S8ilFiYCQF",
+	"K3ZeZ/aLreR18/Ynr1Ji867cSPpFoSFJ1BqN6LdhqjtmWcs+S5Z/6xUO3WUgfNJY/slbhq3VQ0Lz0fby",
+	"j4656NEwJHDxttPcX/5Fl/M3mE3t6CDbY3eVGZ3Y8MTc5Quc4ey1y08fNRlKm7rdqiR0g8DZLjXZ4gGk",
+	"rySUVPnoVWYMLyjnlq+iCYmIGbXQ3G9s/WYrKH6aqx0eAdN1zLgPEZfu7juteGf4L4/CxKffMu8xJabA",
+	"pPU5tu87hQi4kDPUUrZs2YBhmUZwIt/IRt9lEizVQJ0wNZ44PE08JzDyb2V623NglLwydVE3nFcTwXcz",
+	"5DJfnfNbmVP/OEu6raEzrjLXLAn8oFZ39OJQIiEl0nhJU/niRJnTPnaelb9n5e9Z+ftzKH8Q2JOy+BnF",
+	"r0zYpK9sdQxPv8BqWJlVvZ71xK9VT8xv+xGe5sICn1XFr0ZVrO8s/+KMq2OHvP8V6pYXRFQdx0z5zEPV",
+	"yzGt3pCpnKtMnrNoasOyNUtWyCb5eyABrKd6U/NMW7pWc09zpZpczpvSxi7fs4Z8rXC8lSRsK+trDrgI",
+	"0+wAd2eVU8TKeDdgZVRBbJn7Bs6i6UGWjy934s9w84hK1R7TH/SqPCHrMF38yfnFUx1+W1RaE+9Xepr1",
+	"xrtzZYk1d5zdT3Cas1dZSdTkmMuS83pmruKSE2HxZChzGl6i8GeSR7W6XkAMtFGMCTDXIQ+Jv2lO8IGJ",
+	"EJlQSbKKtt/j4bRWbEcbELONz7ZtDDAAL2UqiTkCzFkTT5Wo85tGc8xOKJlLyoOoROltqLGwdrbR28vT",
+	"qsR9kgveae7uIYFZyEeoRxWoxiacCOJNsV7Oq+/aVf3aEMvhAfLHgvTpHTAvkwoJqazNTKtmIO6mE4C9",
+	"9NsQIqk5YU9b0EZfZ2SiR/zZGJxJ4jD8p2JiwYlULlH3EZlbHgjkUz7w3FLxk/HXQ5uqAiNZxGLtiwfI",
+	"vyFTE14IGD0QMABG2rPK9nlUtiLXbqzwzQWeakO5y/kpFgPylXJ7Q2OZc7sOq8/qaVu/UeP5M2pYCWrO",
+	"Z2Agpu+Egaxn6p6ElRKTbKfEjWkUzQMLmzHNBU44/8nz0fwyR/MPYE8Z+nrImXT+6LnG01kmYv6evifX",
+	"xzzfE1gryUDu6Xc6ppGCNOSlH0CG/4rvmaIGT+l+cRM3o3r2tjxfzC02tzLnJDnpyW9z/Sa5IwiZd+Wm",
+	"1059x15x2Cs638ZOM156+/ZQjjARVJH5+r1976k0fNv8PXT8xqMPYpF6795BNne9oDKcZoquLTqByXu5",
+	"w/vMRr4qp+0fx2Boh6HDbrKH+D4MCziE8/S6X7cSVPpSneXxVRTo79F0lKfUJw71SJ+vb54VihUsepPB",
+	"8DgaRf580hEkSLd+m6NnHNqK6lgQk6hGQhRgSaomWMDlFFYpk4RJqugtiaZow0/KR/ron5H51zVz/zR3",
+	"zPB088BlANqOBhxRpjjyXUakX0PnjGTDGzSvcFgJOAwhvGMIyQLfAcUhHFEsiWwhH4I+oKMtv88FMUPo",
+	"c4GSAXrIl7Fg9h08otH0LHnLlaz0kA/e1LZJTvK3fP0v8w48qKFXgLIQQbknvVp0wLgAlwLuyZJ8TVvq",
+	"KSBR5CAETXWoGqyM+aSQFor6PIr4BBQ7P5dg6rJObYNDHgEKKM5mViqbVArInPlkT5tm6iV5m7VabdMm",
+	"HLt8vIlNgXFpJN3O37u+rXFuHkHEDuOsCsCHMBJpInj0gA078BBGPQHJIr/EXBHg9nOxFUe2ECTq08j8",
+	"fnj1Luei9/WTmuCTn84++pu26hUPjU9+FEeKjrFQW3p9qkBOaeoKtGmd+ibaBxqDvBhDlL4teFftTseQ",
+	"V5IG/Eg81d1LrlcAWnJ3CskosckkwAxBSQfPFPa66XF+A9CE0EWPMiymUOd4E9ZiiEGJt7Vnk0Wb7dpU",
+	"PNZdHpjsjEYdsrq5QLt1r16vQxn89MvG9lMZAYaJLJC6ZZEV1m6pFHX40nCLeeAy5QhjAlJFmIXDx5Hm",
+	"fFMTd5fEJgpEsIioPhcsQw0SyRs6HhvVvWzY+vFRbIQ+TDUd7ZIClUabmGcdlZCqAVkJeGgFtSsLZL8y",
+	"8EWVv2z9xUiTtayYE9iyYy5Gn/uuxPRcQJ9/Vn+eDaEvr2cZ0swgvUBo4eHVu0c1ida8VXkMBm0vUVID",
+	"72mvUZ5vSn4fJ7e+vwJXz4CkJWjwtghju9vtnB11Otffta+uDzuX3ZPjk8N2t3OVAXYz2aqOREExLcTn",
+	"a/0PkJY8l+ytVUAI5iICS01Oq8s3QAkqEycPH4VL/gZkoBby587e9woPX7WPXneu/D/ssdCMMANeBGxy",
+	"AWmUrA14ur/qe7tH8o55n8sRNiDqkfl9/bO60p/Vv+fg5Xse2tcAyPfQE5tewMXqsyhpBq/z4Yf26e7f",
+	"8kisn9lufGYazzbjV8hs3lqU3ce9P0uQuhZ45ockuJEWaM6EOqMNLAacNWkIUXcOKNK4wQq5a4BTDeHG",
+	"ACWUtGEABFmmxkosifFKqgmvSkXGCaaY5njFyOoNbKp7Q6F1QNkPyBiwe1hAICLQA9jSveb2SyRtfafd",
+	"WhPwo3xBAn5LxNS2ZVzcegSbNfTepgITqoZEtAymUff9+fVx+7B7fnl92fnb25PLzpF/MDOpJDfkluBI",
+	"6qmB73VmQhCEW0NXBmo34est2N4ieK2HOuHRVdtDjSQi3ADh4QIo0oZNdzUILfpoGyCyFmCpuZoGOey1",
+	"Esw3+PgCwIhbiPFsSnFJpBbQztNIg1Pd9hcSAjY0sKvX9RkmYX1JcH9b3936HF52jjpn3ZP2ad7Kfw8H",
+	"zrAaLpKTZ5HK0qOmmzN6Uvqby1xIkv3hrUcx+59gWEU/QMnK+F45Z/ozeQDKCaZkVYzt/3vSCHIKwBUd",
+	"MATMNpH6OcjFgkjn8YLb9g4LrYh2EfRJEF8iew60lATxAlzQT9KXOLOwE1i577+VeVEk81enkEOVbyxJ",
+	"tjKgZvZmHREWSnu5mjZtR2WqGOR6seny2eB5dA4i136dYK2BciEVnqbJY58v+dLsxpNJSR6rtcRkiUP9",
+	"yiwKj9VBli7SxZ+/4M/y7zmR6GGmDXA2c0LmsDav0rlThMGJXpy+oLmfKTa/iv/zSY77gKg35CmzrN9K",
+	"Ii4E79OIPKdZ/wnTrA9N4jHItAXqwLJjYmXpfC3hvI+ktmdN3JZNd3YimNg6BFobAOHg5Wo42Kqm0ogT",
+	"kPYSWYRkrSzEklgodifSiT7hBbVEcQfhZK7IGZ8cQFlZh8UqCCOTpDotU4mFDdqJQxS2eYY+wvIGwMOM",
+	"gcwVVrZmU06vaJkxR6GZieJjCQFVAIgMmKymtJMFYjIFvw0scm74a1nSdgSW+p5IWbg0nTwb1X9So9oK",
+	"sJlr87wfiUrn0ssBf7v4NqifvgFHOEf1phiApf3NR7tMf4qxzTOtHWL5n9F+drTx+7aSLYdLfaor2cuu",
+	"OsUCLzgkWknroDX4FzaeUxCCxhFmab0RQMYwokLLI6mNTXRoICMVnwCUJkCrG1klEk8tuHCXOWg3XeA2",
+	"GOQGs44pLYNmi/jU0E59H/mH52fHpyeH3UxhC+OqohIpfENYDbVTjEfzEowuHher/qLeNCmFAeu4ppSz",
+	"C/1U8s00/4VS91YWcO0EqhQwVEyKg1F5yjP6niXgzsMkoDbZjs/fnh3lZN/VHBrnFiklW9zwUQTaWh0W",
+	"pVQyhz+VfEp37mMaS7iYdg4560fUFHf9PYsyw8wyMmdVD0kq2dSEV/twbbpli17Pl3EGZit30WuuGZ3p",
+	"p/eklVx6clYKTVuOmAW3ruaJpuY5cqnknlTLN30WjEs4EEQlVTDcJa6tdAgww1QGUMbpszl37ap23e30",
+	"E0m2pP0j099DHb7dsitpU9P/Wex8CeyZPzJbW+zO6sai5Ojzfv+x/MEZHmiqZc9ngW3H2womJUSZzGd2",
+	"mqUdrMzSMoliXKAJNkxOEoXiseFbWr8WI+dMUvHYVYfMcuKDZEAK1HXI0jSGb5Yvehb6DS5rPhdXNOv8",
+	"2Zhih63NE+uPaHSksUTPbq1n7vq74K7sCZgrcKr5vPUSEJNd1T4I3rMK3YYL1ININemhPVMbXW4aPXEF",
+	"TvrZOBtMMs/YnoivJJ1c6S6fb/q+Pi7x9Z32V2RAS46KOZkPP/Emc+3xYHZMe4tgAF+ZHtdNUvi6IP1g",
+	"Es94fs/wO6vDp/cc3bsjaw/CvPj+zElagObnnPzNet1D2NoXYxKkxUQlnso0BN4HQBHflu2H2lYDAhHr",
+	"rnqquSPfkIQgH4ZYM59s3g8DxE5jMQog9PNEJgW0/YUMCeh7BVTvZyfNF2EYfzzkbnOk12Yy2Qwi89NS",
+	"rIm25R4QlgMeD0iUcRWKk9LcNTTz5syLCi79KZOK4DAfPkylTaJvIQo1jW+JRP7rThfZgfqoFyskFY2i",
+	"RPnPPoeJmMIKUNQ9KeTn2boGyS9mLKYU+oYvFVaxbLlf/AP4/HxMGDJripq1elqpP8VKqnsz5f3AXyMN",
+	"jBa0Zgs/U4UCzBDjKOJsQATqkaQU9k59H+pQRUQZOC63TLYgYcL3d6ApV/3cAZo9Ba82pOB49RMBgVza",
+	"iu4bWXraNGXqzQJsmN9ahf2E2wK7vt4s/Ww+89jnrPAHQTkkJPhgNjsHyqFdOOM5pvagEz0f6eExT/Nn",
+	"1JueTazn0/wQjId7HuDFyA6XZBzhwMYnurrBCJtQRcgE5iOqwMIaW/RMAx5JJQoiPeQQbWTesrYa6gnK",
+	"BhL1cHADTecsNSjy67QG0+kIT5PSswUZCUVUc8OjFnlyYhyznBVVjSdRJQxixQOZz5/MVnzmeb8rcLQ/",
+	"5d2UZYGPbYhupSxsrqu6U7DmbJootOIhlqlx4+lnEIIFjjlI3c6zPGTNP6iz5pv3fA/5Nj7dRxtjLJX7",
+	"t2wr34FQGGMRbZDZ0RQ62XwKjS5xsLfTBbsPf/V+j/74ZM7PjvlnrfFJPPnm5H6bVanuq0MWORxocPOv",
+	"2k/046xmqTiKx/r/G/V6Bnc2X7sHbQCnm+qftSYICNZy00M4AlAL6yVpfWBVgMoPBAmpKX/PyCSaOr3S",
+	"te+Z3AIAr0+TcKwm5vLHW2lKgmlPooj0FQq5TW1wde8ZmWgNVprLCJuITiXaqTeRf3jZOTrpXp+evDnp",
+	"WuT1/5+9t2Fu29bWhf8Kxu95J9IpJcuOk322PJ17XdtJnbaJazntbnd7Q4iEJEQUwU2AlnUz+e93sBZA",
+	"gvqyHUtOnODMmd2YIkEABNYX1noemzyNjYYLgULsbFsP5qgCVdKdNLCdjuFr0gwadSJ++1WfSIIKoAk5",
+	"CdAzFlv8d6ocwa77EJrmzkxgSpuKVfegeGO4pGPwbRDLnZblA/qjpMyFbT+op6bZx89i+W/+d3i4agZW",
+	"BAzrKW1w62U1+1p/SMwDLkeYAf4RfOLaUjDo5yKPWa7HEjo9A3R//X2rZoyuJOEVTXjM1eyEQgHnQNkw",
+	"X7VuTPyDAYMA9DGULI1PJ5QnZnqx3EUSRqNRfbHmLOIZlteQhKdjy9ddi8hmdMhII/wguWLvijz5uAs/",
+	"z3Y/uLcdi5h9DJuHBE7DIKoMr92NWcL1jUyP9EeRaKlcEhCU7LnAI657f+wW26K8gj2kJxrHmhcpTjtM",
+	"R1lh23XhwSqqchxpYFcWsVwSLCZqyiErsEVeCzJl/ZEQY8tX3HVg7Mc8jbHLaiQks4KjfnbYCB2k2/Z/",
+	"axPINNlWTKqwaRd5ygyJGIo0MG2OAL9LkvAsZpNMKJZGs9ZPbBZuxaOEKfl0hzK4xV3lKH5is+26oCBI",
+	"PpMfikKsblDdlf+9nCttz2QJnemOrzdpqkfKJzyH2adaaPv3K61ydW+tuuq1lm6pKIajUrVbU6Am7GWl",
+	"laa0VEvzChyhAYFAY1jkTG6kHmvLXZyv4KqZKd9SEVdtjfz9SGDnz05Ofzl/c3n6+viPd2ev351fvHl5",
+	"cdqrw9EdlfasMff4EhUGGhWOZ/IiTQFGwiwyVOfVsfZGFvWm+7RQLb98XrS+L03FgIRHP1+cHp388e6s",
+	"13v7rWHSrVw5doJ2gp36/Nyz7n5/c0v9p9M/3l2cvu2dnszhRCxdRlocQokMVqgYDwV8j80gQNz1retW",
+	"azW0b3Y5Ol/3C+VCAJPSRk+0O7aMkPATAsQ5TS3D1dKQ8FsJZ2TLvT9wYI0TCck4KTk/eSEfrOxgyNQP",
+	"dgDbjIyad/hqg28QV+wlU6RfLbJyq1WXblEmcKvTbtOic+DdJmEihsKgjMYMCi713ifnr19qy6T320sI",
+	"gSkyEVKR/WfPyU/8h0MIMUjt5Jf4pDQltC9FUihGRkplDdkkby9+PjQxh9ugpjzUrjYH2+7G3kKMwDSP",
+	"CPIPflDtJYoHEX3As+R7CzBtK7iMXbs2gWb1cctbyTAMjoEA4Ko1qcEiL2HKnEYrAMN+IqIxxBNoGrFD",
+	"Qkmc04EyTL0oLk2k2g2uflJM1B1V145qqa2BPx1X939ClPRB4p9OF1+aXn+mQKjTk3Wi7swkbIs8sDTH",
+	"i9HP8kwIYuxK6NVjjlxM4B0yE6ybP5+s7OOpX2s8tX5ECoGdiUjV6KGCpZ/+fh8JfcyR0LlQ1UrWTXtQ",
+	"jgfowCbP64rPRtfxWBGQnNgkS/RPDbNE2DWXiqdDcyYe/iywo2EzsNlXd49ubp7b8wse6wKDaD0SG6wO",
+	"4c7tRNudJdjQ6UKz5rzYjKhmruwsJ1vPeStnA5azNGLLWNe/curS+U21KmrsI8M+Muwjw05kOKo5JtbN",
+	"cyzw1YHhpT6QiRDXvL6bK1rRUavVrqZLfLUqD8cpTXWKR2Gd5oxKkSLMWIivjN/1Z++guTwkDdAOrkgt",
+	"k4dNtg5Swo1Zpg5BbRj3EwDs6UyWxRsbcB3XV3zez2u8Zd3n4uxDKG757N9ppu0s+gJQn/x7Py7vjYmp",
+	"TXN61xpfXey5+Y384NEWH1j2u/hehZ+b2sJOGv+ClbEbi2mq7fbVuFoL1AH2EdIvojFTpPEMEq+RNMCg",
+	"5g3AgQQ9uQGlv0JO2I48rLDI4kFdVpj7fmExp5foRs7fv+hfLvXvXdvh/OTFnBlwjO9pnXCZCcmtb7xu",
+	"65pH3Cd8aPUrKsf8Ag0QKxy0pDg/ebE9yZWzmw/HLlgrZymUPACHF1T6mPKGKpjmBsdiqughGTOWSZIW",
+	"k75hyEDM40LCyVl51OaUoaOV727gjUrANSdm1Tx4o8mLKi+q7nBqb4TDA0Z1dlFSrKmeLA9DDaCXhdRa",
+	"FDAVsFaHFCnCaMSGzyeNQVBJFok0tsVV2zDNVsVjsMMbkUjboGrSnXMO6z96yecln8fMuFli6n2zhejS",
+	"clmpxdgaHnlMiDZkPKaOdiF/GspqLWmP9qke0GhbJRv1uDZvq+1vTGLBzJ5g3fBsncz6tWAFi0GjmDLj",
+	"mQ9de/vtgaQRLNNtCSPMJVqLNs8VnvYGhj9TS5ncLrkyAaNkzaEJS2OaY9ISaby9PG4+ZAWH6fE2CzjM",
+	"K3z9xrfIC282RJWX5+5Fs/bWpT3Po1Ws3HqXlkBWIsCJeaSuyLFQCiuxSMNizKRC8YhV8BcJlwogjl3M",
+	"re3Fq/XrXN3Kl5FLrBysyb6FhK4nsjZYTOByYcRsmThRAoEVbRmb7hXXLf+nYPlsJ9hJ6YTtdHeg2bN4",
+	"RbJUweNlOVIfljbl9GwzDSLAzU7wKeZLD5/9+Ohwwmqj8DBhnr/jFqhfyKsdu9LFimBYTneOuqNQ1v5K",
+	"q18k43WB9kjkBrfKugKmO2KAyEeLOaquRCMNURYY6G0P6UOy2SYXFifdlrJoUYcJOIsiEJ/ksVENKOdv",
+	"eHNAUDlQSeSYZxmLD011hNZQb1PJUhUGRAoSi7qKmQIcEY5ySjEVSqsILsl/wDPasg/5Q5GM8btuJ0zW",
+	"c99xp9KW/W31QRaJutkj9U7o43BCv57ImPFF06Xm2aeJYdcdRTTElSbx63ubr/iCtYYrduFxk6HBILwx",
+	"5Y2p2xhTdsGXexcvrNq8zhZaw4J20DlA8MjQphycxaFBB0hFlYcwh46K2IVEzqRik/Kue+319TxnMNgt",
+	"2RXQNvJA3cmq2NtsD9bZEXADiZZynrmFSeu2YXmfT7nyJsjDEasZG+TOgmvR3tj9YKJCH3fL+NEuu85E",
+	"rjZHw1q2vMr4wBfCGI4cMKa7mSGnOJBzqka3sTAUu1a7kby6MdGzvPEWGZ7Hvd8CKIrJxRQyZiu0XBef",
+	"WI30DLGcERrHLO6SkMcBmHav6YQFCTX/AL8zMCLqSAWO8YhBL/fKa0hlC+YRg0OSJYWBjxBJMUEI5QlT",
+	"NKaKwrdqSJErFjfbNce0Z0gHcIR9AxZhB1S3f+u1qF0DqxwGhCWSWbhLVpEUxGGdoQBApuHeEPz+8JCw",
+	"SaZwGYlC6Rva5JglCWBh51ABih7892FAwu/0/7T0//zvMCCK9nXzxxcQHchyNuDXtj4nfBJqPx9iB1rb",
+	"ZnpJyhFj2hqgSQFevxqxSZv0VM7oBOASoPBUr1ECt2MMhCrapxI+rRzp3/pURSOEPd8LOp2OXgUywNAI",
+	"V5KIaQrPB1DUq4egzYGcppJGyMuQk0ikKcO/piOe4ORFCZx822RoeQj0g4CO7X4TExKBElk9Xm2DcEX6",
+	"bEhTDJ7QudoliB/HhV7O9bzvCZ2VFchA08NTQok2SHIcpk9c9iUUn9shxx1ZrX4qyXHvN5eHvFQmqxRj",
+	"XTXNqcYbSjTr4PXOdsVo54hKYDtYLBqsoeSb+kL9YLoVYx+7b439LRVMXlah1tpZVBXKtZSYWMvq3XCf",
+	"QvKw5ZL3tZk3VR25Pgw3ZGqTO7XzcO60D615RX6fWshP3Z/rWTA3rUwRUfOeW3RL4TYE4PxM+HRePvhw",
+	"2RfL/7jJeBl3Q2UPGCMrD+g+PUL2GLkU7Wj9iZ43O7bColid5y/jAbhBTtwUPqhVvGxOWNw6ExVO4epp",
+	"Cl+GyNhMGujxfLR65+NDVTh7eeTl0Zbl0ar8ovUiaWWe5wqpdAv88XOWtyqe0EJFYsLaxJYD0ByIGlOF",
+	"BJIz/Z9DJwII5NRqxEwJzQBSKeEopg7Su1UEhX6RjF8uYijIR07P6IzqgUqd66+8KVfTUzF+mxHjL5EU",
+	"7zNy392a4s6T2Hk4Yg9H7OGIHTjiWjnKQOTLiPZdMpoiQb4XPYufgmdzo524+1705Rp0G91raSBokJIf",
+	"z8O5ZVOPxsNc6wvSuOBXLC+52yXLr3jEnsgytabZJqc0GrlJR5bKBlnylCQ5lCVZYr33ok8iMdGGJkcO",
+	"cye/Bip8KNwjlcgyFmtzlZKcQU6R/m8xgaIfljPCVXkXpOZWXOfScp3LkuscjvrhdcB4To7gLVg9lOUi",
+	"YlKSmLNYqwZFxyzVnxEo2WHn8pTQvigUUVNhUBbLatCUXStMemqTUAlFE1AwJqfJktTr13Fp01lJoyqy",
+	"KleJYWDVXbJpVctoBdSIpVXZOleyS/psIHI95TNMW4DeyGAh+Qi7MRVFEhsS/UaNzx0XwrqXmxtt9vMh",
+	"srk7eEb6DQGRXC8Bk1dQSFYhtjXBH4GMakt6b9yPldwivwjgnacpPAo/V/X3+3NuinFd6nQklni+TOqY",
+	"5lxPS0CKNNGfPqRJIqbnNNeuDXw+lRcMEsvczwc7B/NIyt5SqUpwkxxKQFY5UOQo1e/TMpDFJEsAsNqs",
+	"25wNtJpY5rVROdcD2Cb2/XgPSyTDXTFhNDU9pKmxchJGrxiRYuKuBt3NMunuAT093AGOm8JF+kr0v6TT",
+	"Ot25V6K/1mPb3/Tb7lxS53PgHymjkwNskuBX2Ot0OnqFlTN6AH9KpuSR2unq5fa8tbff6uxddjpd+P8/",
+	"d4IdLTF2uv983vm4YP/Oy/n9Z525Wt1+ochBp5QjpWitJC8qqSwXKKtGVGqrpnOI6dE5S9lUq/U9csIi",
+	"BjCdup/NNnlNJ4wM2NTJr0blJpkirqQFaATo36JQ3Thjz3IFKAplMEbX6CDDzrOgJFKhQFFUCYNQg6y1",
+	"L3L/GT3j+bG+bn4sh9XdjYLotYaJ91xaI1uWadtYn65XiYlCHDr8TyQTPIVETcLVhiIjG+vOwmK1ObZe",
+	"Q92wuO06+fvrSuTogXtGXd/RuLh60T2897v74b3on2F2+BZOdEvrFopkbkmnsRmL9+ajjVd65NvN+biF",
+	"xeqPWf0x672YN7YpSoJbHcLmbMilyksN9pDp5Rfuu7+0VHO3cz2mFE+H0ssCLwu2JAvcfag9SFhvjycN",
+	"fTNbeRsA7Iu7GDPUHzo13csTn6n+SDLVNyOL3LR15J2Uux8MzMxZ/HE35nHbbqGV+KuxiIqJ9uHDmMfd",
+	"Ket3/yo6nafRSEgF/2Jd07b5oXwB/hqSnEmRXDFJlCANSqBY1xz16UaccxIS/v9Pj8Jmm1xWeDhPJIJd",
+	"gWjkkkxozExIS19VfMIM02nKWMxi0hixnIFMhUMxCsE2FLp4XqYfQ+zlJoAtF+k4FdPUAeCxhz4HbXJM",
+	"o5HBPR/wK1YeyjVC+KV1LFKVi6RLsqKf8CggE3rdokP2/dNOJ2ya43giVS7SIQlPL+kw1KI/ZVOEXKAD",
+	"BawkuVDwtZskZxTQAxDAQXfEnAy678dIoR6FBNRoZ5AlHiw2DedFpvE2OX5z0etCObLI+ZBjpfE5dL1r",
+	"D89MM0utRjjVzU94fGKWxW1Qba1hXX1RHpfgtBkF/GCT+Fsunp15zXBHcNmbFN7gtUjZL1RFo7sasTGP",
+	"v7ub4jk5Oymna0Xw+OTspNxpc9GtoyhiUtqF1jpKEjFtvYGvd5Pgx0fNk/Cgee5jsFNbvjdiNOib7b0f",
+	"gx29jm96Bu752s6Cnt5SOf0iYr15jQr8BFX7GGxqrbpYfrV640uutPARijTCD/qPd0WefAybiKSCauOJ",
+	"LBe+JIkWcaJQkseMhLs047tXe2FAKB7dv7342SKBoy5C3VKAmrSH464k1FJFb6ciT3a6O7s7SxJr8tre",
+	"Iw3TctPVtteKpdpSl2DZP7oxr9L/76djebMBUEntMUOCb0pe/f4T6TEVgF4ERTXTAj6s+tF+P1WhzUab",
+	"kVdveqck4f2c5jOvVJcq1VfTsfz2tOn76bglmbqjRn31+089tlKZmtXp9ajXo16PPpweNdvuG1CcWJ64",
+	"+yHhUn1cqzzRzyThD1yhPMX6xJ+5VFUsMCRiADmqdSTYJxJ4y0p2M6kkaWASiVaeuZiQvUOj9vSvRGQs",
+	"lej1QrYkTxLZDEi/4ImqSHGlEvr5PmTjGH2n3eaQxbGkrTweRK39zv6+VbT1Hhn8vjGbtcmR27+Gm76J",
+	"gH4BQcwpPS5IQpwHwApIzhTP8QZkM2kSyZSEjN4+L+MEJT2mk8V7aIrJZOWxc6U/vkgjZjJpbmFOkES/",
+	"r7IL9HNZLq45k8ANTCiJRDZbNFaoIhMhFQYr0AjBgg+wSoBJGHg60dQgDHgSnAkzQ9MDMCmb9TCEyOuD",
+	"w3DERkyNahF+qQbHYi/0XDyxRM2BWf4rupHgyFb3YEKv+aSY7HT39w7+cfA/T58f/CPYmfAUL+6VXeKp",
+	"YkOWb9sIuorucCi+TpKssojMHke5hUvOG0feOPLG0YMZR3OanDTKfUxwIxO9k7+2qIPo717t71Iptc4X",
+	"aYWludJgGgnArH2TsZT8gPRm++0OObJNOKYCKdt1u4295mhChDwOUUFXvLEcM2KRy2dE5chWJ4ChY5t8",
+	"YmB6aRqLCZE0UYDOrIersLIzlCO6/+z5f4VkILTUwyoiONVg16T341Fr/9nzsuIF3tZQOZ9MgEZSTFne",
+	"iqhkcRNNFf2KsE1CGFpoewlTcJxQKfXYAhLyCdU/YwXVmMXk/PVL0rAfcBdjMbsf5tGfP+5Cu+0sHYZN",
+	"MDdKjqVyZl2ScZgQmEG8T4YBmY54NHIspWjEovEhFlfpOZ9SaYl2zfGLkIajzvymbb04qCyaPfMiCwDd",
+	"hSxnLAzp6fUe2w9bru9g6aKVJHT1aYIR+jAgStiCrIY2nUj432ETUJPBTpFEiSnNcTUPE9GnCcm1/Qr5",
+	"8ne1rfSaxSVbrtYHyKlJ7noasaybq1La7Q0ep/WemnNvS5/QUKbd/ksu7FLwtGCPmv35VX/rR2bBuGrw",
+	"rrqb8Rz0300GykpVu3lbZFvDqUwNZES92cxw9GplUKw1I7rw3oA4bQUEtDHWL0ELpmaZvL04awYkyrli",
+	"OacB0fNYmk2lNXaeiwFP4HUYTIH9Z3YjllQaVRmUXAU1I6U8lQBvmCubagE9suzRoGbViE0kS66YbD56",
+	"7Vp9uy9bvTr9XCGV8UtH+havYb8t3/RzSPbaxnl0on1JIH6tiDeOtxWyGIO2wVWQpSNqTB/ZJaF+dUga",
+	"fe3xwVk2vu+1vuzw1ziRcDphzYCERZ7Unpuyvp4ZcJgYZO8ZD8+4bs6tiRgK9742eS2Mq8glRqu1e4pO",
+	"fPmY7nYqTDCb0DjOmZTg09nRWWQFww/uRpAfu/DHr7oo+LcWjH4wdWFGtkJV4Gr0WsJriW1ribrcfFya",
+	"AkkzWxY2ZjXU7gWjcQtyfMp7iRwBJXgVDDRARFoqK5LRIU+BIvKTYEvK16zD6e1B9y/L3m+xGMK+5Gcu",
+	"v2W4/m+a9naOYta1Cqs1uKrGoL6gTZXBzRuvnlEopmn1+sAmF0CK/uFC9xA7BDnt+jMSvjy9JAs7Ptzi",
+	"9nQ35tpT8zdasNBIaZnWCCGm3YRYW1peHNBE6qvli8uj7DkobHyiBoVtTJS+EAmj6a0Op78sMH87kR48",
+	"29Nz30JObUhAreLpvoewWE+sbfu4JW5t2/xnpde2nVhnQ9h7PMn2o5MIXx9ndilNPlGYuEWV5dW7coSK",
+	"VEuaun2DR+Y8qXiKgAfYyaosJIMcx0bMwCrQ1/D8HI2ELkGrgvBUKkbj5n1tofVUoo542xKbKHI2epZQ",
+	"zxL60Cyhm5ISK9hCjxIpDIX4vJezJf9lyNSG92vnQW0I7xJ4cJd7AT3dc0Ovx3XR6n2ZTt+WAkbcl/tv",
+	"6O05JZ+VhNQLlG/ZqvgKiUu357TsxgXusjW8X8ci43CM7NYmzXsvPFXCPSHfmu9h+7thc+ZhQyLHIpv5",
+	"cIi3hj6Dh2P3z1alSpazK86mq2XKBUv1AqixfDgnrwCBjbmUADhxfvICxQb88folaew965A4403MngmP",
+	"oohlKiRZzga6Xcy22c3SYUjEFcvrWSxZPAjb5M2EK8Vi+7YBZ0mMtCwkZgNaJEp2ncKRo5iSn8UV0yI5",
+	"cHhM/trpYQOAyvXXDlEipjO8ww3fGPz349OLy9Yff/zxR6uj/28vqGX3GGoblsMJNyQOJWIoTD3rv386",
+	"/ePvEGpRGY1GJPzwwcLOtydMUT1h7Z9O//j4cVvnYObDfsmm5zl28ZOJELN4UH+pue8XFnN6iWdv8/cv",
+	"KWLdKVfgja1Vdy62szQbKIfdw2KS0SHrlrtDb4wbt4OPpnlUw4c2Y/VqJZRYrXDvPANb5haJmK3PAjVZ",
+	"kjlQlBoCKbc4jugmuiQECqowsPVucUgabvnbkUIujYxKKNkTeVm0FpJGVcSGjV4wKkUaosyev3wsYhYe",
+	"ElrTDRhRh7wG/VqjArgkofnlXX/2Dq9afMTqHjkC3ACDmmDTRLX+gOOCVEwPDYqCVWX9GaoXkSazwFBD",
+	"9WeYetomJ8inRXMGzCMDvSTxnXqygF6MStbiqWSp5JDQoEeqv4/uxXEuovFA5DHpU8me7pNGeGbm4ucQ",
+	"Ekr39ES/wX93woCMZtmIpZLwYSpyFjfb5HeRj5E8rsZ713ARprSk7Lq/h5BoGwAARJn7mjMEwAjmi0Yx",
+	"0npR5qR2ydMOyVhuAB7gn1EC02VybAMiRzR3M8RqK0nL4iUIDYa6DmsxTG4smDG1h5EwwykOoSlNZopH",
+	"siQP0z+HbyXLW0dDliqoEaUkyuk0YTnCRaRjUqSDIk9YfqcUW9xPDo7AXdX6b3P1ptsNGLtvuzv58JeI",
+	"deC18GPJ5C21GizCWQ1f1lFs7hJdprSqeuyV6uugc2AUliPj2uR3UDb/64rl2pj//mkYmDR+gPhws2uf",
+	"tjtz4LdYMm6Oh21teq3o766Z+e444bXnYMXeV3oshYBxx2aGX46oS8L9kDSM39aE67LEGGZxfZSHJHwa",
+	"OvfcPHk1zQMVEM3AUosWqR6W1hC6K5f/UiQaFek40N7VVOvBUGQshQ9eNRKuSvgzI6tl/Jlh7XT3gx2W",
+	"FpOd7r/3g6d/L8GpuVnsbtEtQQ2LRZGljnQntSpDtt/NeyOPXQ7+AF8SP33j/PXL5t2loLz62qRg7+qb",
+	"koIhQr+XYk52q/ssDHwpEF713rzWDx2fHF0efV4pKK+G311PkltKQnu3l4ZeGt5KGvZ+u5s0dCWciUKu",
+	"DGw49z6RGAEso4IGDkASmdJMjoSCOk6aEqoUjUYAdG1IwQHOWN+K0ek2OV6o3ozFNE0EjUm/iMZMkcYz",
+	"x01u1p3isM6WhyeM5nlDjw2+b9nmar+XNIxrKwm7jlimMDBgN1IVzFBizFIrxmOWcEBaNIhLodIiqjYM",
+	"mkhBJEtjWSPVa9sbWBy2SaV25sIG91ENx9XbziFovHEFcTE3KyXqZ31eDt1PYLCebpqSFYJa7cwBK/7M",
+	"0qEa7XT39v/ngbGkNxO4XyrL3Vjd+cmLR4CeeIxjb51wmQnJb3OibB5xn/AwjB6GcVHJHdd3w51UXN1+",
+	"vK2KIyKfF8RGpc1bq2FZUe8CLBsiAsImfRbHLCbhCVVUD3aoB3ieCzEIl2EgLyIgXEVhm5wpC4QniRgM",
+	"Ep4yQodU+xR1dVYnlwjX8jCFzUMyHTE1ApXsInVZOMA+Vy7JAiJHhjbUn9Zf7aK9YvS+MuQlnUkytYBC",
+	"cxNdTbGkPMYTRdMfgzfUoHP2R84s6yXJWQspFLiqzN6UTYmRxk00A7i0/kZ5kznRGLNZBShoCibViKVd",
+	"QklClbnD0i+QWDBkSEe4ZSCOXnaCoXWenU6Rl/iHddfQRV3S4wQjqppHPMWAs6K3qeJJqCeSSNGsH4/Y",
+	"kxBr3NQi/YkQ4yIjjYUzlPlzk+Z9iTLw1GctNDWUwMMHhuU1040jbX2DOh/Vgj/ab9sEQKqcwUzQGnrk",
+	"085BiT+i7+Xp8P6w1ShWaD9hGz2j+GJAnZfIrBugnB056pGcvQnx6EyI3vwyJo05TR4QraJJqaNXYiOv",
+	"NzKmaj1BA53UFKPW9vMxrqAUaFodlCZEpo2GgMAIAUiX/HbcevWmd9oFzoBJRiNFXv3eI405++G791MV",
+	"Ng0+boYpHFbDO1151XvzOqi0Y5YLxSLFYoIrjoQ0GXbJaXzSOwoDEqpZ1iWm8YCEkZrpP83B+5jHCBo8",
+	"KJKkro8mTI1ETHhMGiaMx0teLIzd/X94GXXMT2z2S5EornWUCe01rXrgEp1rUDvwSuOVA3fjnHli6EJW",
+	"GUUlOVWIsFhIiQlaOUoon6B2p/pL2PSNF7mYhIsqWt8HWlhf42rm1eo6tfpqqr58zfqd2dbsGjIvd7o7",
+	"bPZq1H8Z8Tf81Ys/Ty8uf+2dybPJ6w7rnT0/S/98f8annO4n47P3gv/5Mhm/SePkj/dZwl6+UNHL60T/",
+	"Hv+YTPXv8eSXnKZx5yzttNnsVfbnsW7jt1n/fbYX/56M37w/un5zecYHv7aj/STtT1504n+9SmqBkIwq",
+	"LQV3ujv/599HrT9p6/92Wv981/r7u7/+at9w4b8WghLBznXLNNiqi7CaoOkSNcoZA/Px+UGRJySjuTZg",
+	"mZ53k14UC7USj7IuB2tteyvDWxlfp5VhlDZ59fvlHUwMVFmtRAzFWvtC32C1YNWNKst7PmtvJJLYZu3B",
+	"car2VXu/vYQ4RJFhMLZ5aOEp27r9t3lSatqaajdZj5ngqZJkxHKGge1SM5lOIKJkygBEsvfbS9BqCBJp",
+	"uBZDG07smZlunYuER7MQPfUBpLpKgqOv0IpFxvQ61+OJec4ilcxIXqTgr49QhVWqmKZkJIr80KpWfc3V",
+	"hcvOJu6NLOmqLkS++1l/0i9QA24mbyN4iJNPvSgfUYh8bk3fMkxunzIPeQXkFdCiAjqz3k6CUuWW2sUk",
+	"yq9ND5yPkJenv2WNVEaHbPEsmDQg7qsvnZ+8gORxaY5IMVcBJLc51E14OpYmpxh1QSMUwy5CGTfXHZOu",
+	"crI+n3g/L6sPvlLZviCL9SLAZVGaIM7hrrfovUB9dAL1wko5ZyXf5fzxP/lKgfrrBR7gLLOktSh9Ahxc",
+	"NTzjeuNhs6vlbmBMdpMRgwDj38urYVg3d0lMZ59PGv6ab0YQLssJMZjqS3P3dlB2mfw985e8Gu78/QDZ",
+	"Io/EhjYr0UtoL6Efn4S+SYyul9ZT1h8JMV4NIF3DYu+6oCQjWpIyk/0OkUW/fE62yWsHW/rTauNt17oT",
+	"mmrzdzlI9O92AFusfzPv6Dkj9Dju3y4+slmY9RXvbLNySa6qsZ5b2Wuwks2S6yMc0I+Xl+c9wtIYIozE",
+	"AABFIyGZhTAd8zRG6rOKpF3aEywiWZQzpZ1PLqFsF3bmpaFgmxRSkT4jtA/UsywghWQkHCmVyTCAUKm2",
+	"egpp0TJEDgXaU5HHmGQEV/ULR1ooNCj+d5pzpRgmkJWE4rKIRnD6u7/3tPOPzvODp09DKPPuXP9jgEgd",
+	"YYDJPYNCQi7yKSTUmuLgssrCkrBp060cQmaMtESIrE+jcUCyHABcA3CxW4mIaIJEclEiiphYNA9LQkHC",
+	"vef/bO8/O2ib/4aEp1FSxCxuBmRSJIpHVKqAFKnMWAQ6p2ScE5BSBtdp0sqKPBOSkdycVQ7I2fnVAdx8",
+	"dn71nDT0n60JBTIMuFK+Cc5SzQSgbDzodPQsA51RX8SzdpEnhnIX+GEx3DtiOQuISAkC15lE8CGFAjpD",
+	"jV9mKFNFIpGmLFJE8Qk+B8BSZqJppAqaJDMSc5okLIZwM8VvDbELTBJzPwN+3LRsovqMkFmGE0+VYpNM",
+	"kQHlCS5ZE6XGcHhq+JmyXFzP9CV4HAvfMbjtJpwhIzAE1HkqFU0Sc9pOZ0ROuYpGABiY6u9FB4zEDGQ3",
+	"pAlKppR+LQyG6pYkrvrQbKRy0cF2ObqdCiSNORDiPpuJNDapa7gTAXFgOpIserdIa4zHinq9PN23xMhw",
+	"tH1IJMMj9lJHhrrBsrB9JKb283JTk+/m/vGtKWRE2DLyb0sw7Kb1z4rCji+Pl9gFa0HI8KlDEuLXDysw",
+	"iUoge3CyR4Mw8+0CJZZmiRb2YHjc0/5xXZEbwd0RNNrUUDp7r2JRL3VbziKRx/KwVC0TkTOrX3TntycL",
+	"sfeVLPSY7R5l6ouGYHe30r29mWWozccmWw/yIhH8L8uZ3omHldkM+f8z7Rkgp3LO2uQI6hmQ+ZNLNHTx",
+	"4E2kiOoJEdzQeV2o93E/oemYYNyPRAmj4A4dkjAtkiQkCaNXCNlUpJhJiGRzJb0DMEkZ81HbUfafcUsM",
+	"BnXRo41LbV93SRjprxEVuokXlCdFzmRIcqaKPAXjuIMpkzGXtJ+w+EiF+qruEmm4VluSMxrPwDxmMc4K",
+	"/rvZXmCgKPvIFRGDQRekYMYwx2XOFESZiPOHDQam4tOUrIJVbl/PUzJI+HCkbPLkgKdcjhjIVPgu6Hjy",
+	"UupqI1/grCqe6H9oeWtmjpiKzi0IXPR17i1wt2axflaI7juaqh6t26MWPjRhEJaTbVIPLViVu5UoXF+l",
+	"4HThiXQEaJ0zMXBYSslRZXWCL2fhakUKwnhKZxiw08LQaR5Fdcjj0JYkhP9q9TAI1ToxLYakATrDDKbF",
+	"47BJrmhSsIBwkKMRTQiNciEx4GekuHyAyPtJNaWfInMfG5difdQzT6noDfJtnDHQ1TJo0zJRMTx5WH4C",
+	"8WvBCrB9rVRo6/vDStiZU4iaNVw/fyCN/c5+E4q4reeNYVyVc8h5GzMIstomTcGyI8YQxxOQj5Za12UT",
+	"4ELU3qTEWrtdCUEaegg5Bl3Lw5U+G4icmSdNTrU18ptdfW/OjG1regnGbWSD7UQWkARQ1UubMPTCZG3P",
+	"ItZfarMBiP1tydG1fJZOpHtu9QXkP3p9+vCHl7afGspksFv1skKD7f7itYLJXs/ZPyomNF1M2JCWhH85",
+	"p7/JgQubwSJ/v8PQj3cZnn6TjAdJxruRyGZfbOc+pExNRT7+cqbvFotpTTe5rJ9H1rpiXtt03ouXQPSa",
+	"VbgQ8KVy1Bc0x7PQjOUt9DMGfKiVYbtKCzyy0F5LgKt6eg3HWqcgbAZg+aHqkKRhtA/U1TbdFlENyRVQ",
+	"iRkTWcLIdCRIziLGr9h8iqRtx5BoLO0ZvhtPhNVUtKRiGZxfthCwz7ZRqBF6Pubga2Gi+JArmlhkcrcS",
+	"rWmP6nnuApRXjeNtSxr9UUzdMUE7APFVxjKdQi+3QVNwtqTJMykLbWDozzCBw2Y7O3ol20NB206RjKH1",
+	"1W3Vk3XdUTk4QsvG9otI1SgBnqSYK1JIOnRffQyXlz14XEfWR7uwxLevWjjVfy95HohcpPNNsPgcl6M9",
+	"nncHgg/c0JMa1b95sOI/WHwWE3trAiVYkuVrWqrl0i1ZxXjejlszFaq8122j1C+Lz7+xhpw0IQOTlkLj",
+	"WFqTW+/ZfEAjRkwKCr7Bnaeq7EVLFDfZbzns3Go/oAdmuyTh+ZvepQF4KqsUL4EaYN4YDNvkKJ2R/etr",
+	"C8dPo3EqpgnTmwt+xEM5lkhm0kCcxJAuoanJpAFEoAAAhTD1gzSQRMHmTDThS5m36L7xlOx1iHkGM09M",
+	"kktpVWP2ECR9uLkrTtoK/MbRejfEFnPJMm1yZAP0bvQHHRtMuNkzlTgBeWZrcgLytFOCIOhVvw+VmNLA",
+	"Q4LyUjRXNqfTxuSNT9J4VjlGXLswiibNNgkP9jrkpUjd44BFZ2MwsFLlkEhBYqHnyQzBbZWSXEwD5HKi",
+	"SeIeq3ImD9cdMECKz5BfsZQUGfg2JnPLDEMMCK2mC2EQlcUG6Yt4ZhAcbDoVXK+mNyaNmMtIa8CSnE7a",
+	"s1+DFqG/jVR0kkEjfaG9Jj5MqdIqEjqpTchCQUYRm+opAYIn08W2G4Tr2QfDskc9RdNYd8DuYIMRImsh",
+	"uqD6q+yPe1FWDTdAc8AY6tlZhyRmUQK1YQK+IE3Kal+jY3NZZdgZSDSaEkbzhLO8hCyGpcRlBY4GB0pQ",
+	"ANGEuXE+wQzWKGR52XdAIhVmmDEOTvaCt1nD2zypRMqC57lE+EPeYgl5iZNZibHqW5waC71+cBLczeeE",
+	"RqBW4OMSq6FaZ4eLsVWMWcguWb0CbzEK+461AzFFHd2douDxztJijXrP36b8mkgWiTSWAWbLGQyYcqG1",
+	"yQV7r2UXxI4lZkOokRZ5ZMCmpUwSyW0+xqVd1GvH4SJzdFr/vBveRn1MdpnzVO8KPqEJibWRJ5dNRyhH",
+	"dP/Z8+9D8h0ZsWvy4y9Hx63ej0f7z57rzWCwd8qNidg6bbya0ykIIoulPWYzFzhvLjSH2Vy3mLBSktx2",
+	"wswQ9LzR1uDvD88PPt5l9qopcHMLnx8Q/e+8FVHJ9NTQmydzQeAFZJXE6tbxb3kcVJJF2w9LTjdWTl0l",
+	"THfutTXu1P36mlvR93Lt39x55WyTz78t7jQV4dVeUGk9k5C6fCNVn6q2kxYmYd0+C+Y32tN9YwqoMmX2",
+	"ibT9QGOpTJ+NWSRiMOEww3ZRRye8n1OwUtC7ryFmmoRcKi30JiRm3vhxpbOll37cq72gghv6bvfvDwdP",
+	"P35/p00M32A+OVja0VVZwpQ83W/p6XK/kAXn33xWw1Jlj/r5NrkN//rXoo9xVLkHcRvDeGWcbhVO9tJw",
+	"nX7UvR9hVL1z450b79x45+bezg1G2bxj4x0b79h4x8Y7Nt6x8Y7NV+nYoKJ/IKcGnZTbOTSGWMF7NN6j",
+	"8R6N92ju7dFcGHniXRrv0niXxrs03qXxLo13ab5Gl8Zo+gfyaYyfcjunRppxeo/GezTeo/Eezb08mh46",
+	"H96d8e6Md2e8O+PdGe/OeHfm63NntJp/IF9Gr9XbOTJXnE394Yx3Zbwr412ZDbgyv6E48c6Md2a8M+Od",
+	"Ge/MeGfGOzNfozODiv6B3Bl0UlY7NC7gkndlvCvjXRnvynyaK2Nm41ILEu/EeCfGOzHeifFOjHdivBPz",
+	"1TgxjorfovtSw4Bd4bh8/Pj/AgAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -229,6 +229,15 @@ type IdempotencyKey struct {
 	ExpiresAt       time.Time
 }
 
+type IssuerKey struct {
+	ID               uuid.UUID
+	AccountID        uuid.UUID
+	PublicKey        []byte
+	PrivateKeySealed []byte
+	CreatedAt        time.Time
+	RetiredAt        *time.Time
+}
+
 type OutboxEvent struct {
 	ID           uuid.UUID
 	AccountID    uuid.UUID
@@ -278,6 +287,14 @@ type SigningKey struct {
 	RetiredAt  *time.Time
 }
 
+type StatusList struct {
+	AccountID uuid.UUID
+	List      int32
+	CreatedAt time.Time
+	ChangedAt time.Time
+	FullAt    *time.Time
+}
+
 type Template struct {
 	ID          uuid.UUID
 	AccountID   *uuid.UUID
@@ -304,6 +321,18 @@ type User struct {
 	CreatedAt        time.Time
 	UpdatedAt        time.Time
 	TotpSecretSealed []byte
+}
+
+type VerifiableCredential struct {
+	CredentialID uuid.UUID
+	Kind         string
+	AccountID    uuid.UUID
+	List         int32
+	StatusIndex  int32
+	Salt         string
+	Claims       []byte
+	SignedAt     time.Time
+	RevokedAt    *time.Time
 }
 
 type VerificationCode struct {

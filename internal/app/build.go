@@ -18,6 +18,7 @@ import (
 	"github.com/certhub/credentiald/internal/bulk"
 	"github.com/certhub/credentiald/internal/certificates"
 	"github.com/certhub/credentiald/internal/config"
+	"github.com/certhub/credentiald/internal/credentials"
 	"github.com/certhub/credentiald/internal/email"
 	"github.com/certhub/credentiald/internal/events"
 	"github.com/certhub/credentiald/internal/httpapi"
@@ -42,11 +43,13 @@ type Service struct {
 	Bulk         *bulk.Service
 	Badges       *badges.Service
 	Verification *verification.Service
-	Idempotency  *idempotency.Service
-	Logger       *slog.Logger
-	Email        *email.Worker
-	Webhooks     *webhooks.Service
-	Dispatcher   *webhooks.Dispatcher
+	// Credentials signs the verifiable credentials and keeps the issuer keys.
+	Credentials *credentials.Service
+	Idempotency *idempotency.Service
+	Logger      *slog.Logger
+	Email       *email.Worker
+	Webhooks    *webhooks.Service
+	Dispatcher  *webhooks.Dispatcher
 	// Secrets seals the secrets kept at rest (webhook signing secrets, TOTP secrets).
 	Secrets *secretbox.Box
 	closers []func()
@@ -147,9 +150,11 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 		Timeout: o.WebhookTimeout, Now: o.Now}
 	svc.Webhooks.SetKick(svc.Dispatcher.Kick)
 
-	svc.Verification = verification.New(st, svc.Certificates, verification.Options{SiteURL: site, Now: o.Now, Logger: logger, Badges: svc.Badges})
+	svc.Credentials = credentials.New(st, svc.Secrets, site, o.Now)
+	svc.Verification = verification.New(st, svc.Certificates, verification.Options{SiteURL: site, Now: o.Now, Logger: logger,
+		Badges: svc.Badges, Credentials: svc.Credentials})
 	svc.Handler, err = httpapi.New(httpapi.Options{
-		Logger: logger, Readiness: st, Auth: svc.Auth, Accounts: svc.Accounts, Events: svc.Events, Attendees: svc.Attendees, Templates: svc.Templates, Certificates: svc.Certificates, Bulk: svc.Bulk, Verification: svc.Verification, Badges: svc.Badges, Webhooks: svc.Webhooks, Analytics: analytics.New(st, o.Now), Idempotency: svc.Idempotency,
+		Logger: logger, Readiness: st, Auth: svc.Auth, Accounts: svc.Accounts, Events: svc.Events, Attendees: svc.Attendees, Templates: svc.Templates, Certificates: svc.Certificates, Bulk: svc.Bulk, Verification: svc.Verification, Badges: svc.Badges, Webhooks: svc.Webhooks, Credentials: svc.Credentials, Analytics: analytics.New(st, o.Now), Idempotency: svc.Idempotency,
 		Limiter: limiter, TrustedProxies: cfg.TrustedProxies, SignupEnabled: cfg.SignupEnabled,
 		KickEmail: svc.Email.Kick, StrictMiddlewares: o.StrictMiddlewares,
 	})

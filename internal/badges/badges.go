@@ -18,6 +18,7 @@ import (
 
 	"github.com/certhub/credentiald/internal/accounts"
 	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/credentials"
 	"github.com/certhub/credentiald/internal/store"
 )
 
@@ -136,8 +137,10 @@ func (s *Service) Delete(ctx context.Context, accountID, id uuid.UUID) error {
 		if _, err := tx.RetireBadge(ctx, id, cur.IssuedCount, now); err != nil {
 			return struct{}{}, err
 		}
-		_, err = tx.RevokeAssertionsOfBadge(ctx, id, retiredReason, now)
-		return struct{}{}, err
+		if _, err := tx.RevokeAssertionsOfBadge(ctx, id, retiredReason, now); err != nil {
+			return struct{}{}, err
+		}
+		return struct{}{}, credentials.RevokeBadgeStatus(ctx, tx, id, now)
 	})
 	return err
 }

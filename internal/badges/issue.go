@@ -16,6 +16,7 @@ import (
 
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/certificates"
+	"github.com/certhub/credentiald/internal/credentials"
 	"github.com/certhub/credentiald/internal/store"
 )
 
@@ -93,6 +94,9 @@ func (s *Service) Issue(ctx context.Context, p IssueParams) ([]Issued, error) {
 			return result{}, err
 		}
 		if err := s.charge(ctx, tx, p, fresh, now); err != nil {
+			return result{}, err
+		}
+		if err := assignStatuses(ctx, tx, b, fresh, now); err != nil {
 			return result{}, err
 		}
 		eventOf := map[uuid.UUID]uuid.UUID{}
@@ -225,6 +229,28 @@ func (s *Service) newAssertions(ctx context.Context, tx *store.Tx, b store.Badge
 		}
 	}
 	return written, nil
+}
+
+// assignStatuses gives each new assertion its verifiable credential's entry: a status list
+// index, its recipient salt (the one its Open Badges 2.0 form hashes the email with) and what
+// its badge and issuer say now, frozen, since the badge may change later and the credential
+// signs what was issued.
+func assignStatuses(ctx context.Context, tx *store.Tx, b store.Badge, fresh []store.BadgeAssertion, now time.Time) error {
+	if len(fresh) == 0 {
+		return nil
+	}
+	iss, err := issuerOf(ctx, tx, b.AccountID)
+	if err != nil {
+		return err
+	}
+	claims := credentials.BadgeClaimsOf(b, iss.Name, iss.URL, iss.Logo != "")
+	for _, a := range fresh {
+		e := credentials.Entry{Kind: store.KindBadgeAssertion, AccountID: a.AccountID, CredentialID: a.ID, Salt: a.RecipientSalt, Claims: &claims}
+		if err := credentials.AssignStatus(ctx, tx, e, now); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // charge takes one credit per new assertion, all or none.

@@ -236,3 +236,25 @@ func (s *Service) byCode(ctx context.Context, code string) (store.AssertionOfBad
 func noSuchAssertion(err error) error {
 	return apperr.When(err, store.ErrNotFound, apperr.NoSuch("badge assertion"))
 }
+
+// BakedCredential returns the badge image of the assertion a verification code names, a PNG
+// or (svg) an SVG, with credential baked in: its signed Open Badges 3.0 credential, in one
+// uncompressed iTXt chunk openbadgecredential, or in <openbadges:credential>.
+func (s *Service) BakedCredential(ctx context.Context, code string, svg bool, credential []byte) ([]byte, error) {
+	ab, iss, err := s.byCode(ctx, code)
+	if err != nil {
+		return nil, err
+	}
+	if svg {
+		img, err := s.svgOf(ab.Badge, iss)
+		if err != nil {
+			return nil, err
+		}
+		return openbadges.BakeSVG(img, openbadges.SVGElementCredential, "", credential)
+	}
+	img, err := s.pngOf(ab.Badge, iss)
+	if err != nil {
+		return nil, err
+	}
+	return openbadges.BakePNG(img, openbadges.PNGKeywordCredential, credential)
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/credentials"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/templates"
 )
@@ -91,6 +92,10 @@ func (s *Service) Issue(ctx context.Context, tx *store.Tx, p GenerateParams) (st
 		return store.Certificate{}, err
 	}
 	tx.CountIssued(c.AccountID, c.EventID, store.KindCertificate, issued.IssuedAt, 1)
+	// Its verifiable credential's entry: a status list index, drawn in this transaction.
+	if err := credentials.AssignStatus(ctx, tx, credentials.Entry{Kind: store.KindCertificate, AccountID: c.AccountID, CredentialID: c.ID}, now); err != nil {
+		return store.Certificate{}, err
+	}
 	if err := tx.Outbox(ctx, c.AccountID, "certificate.issued", now, eventBody("certificate.issued", now, eventData(c))); err != nil {
 		return store.Certificate{}, err
 	}

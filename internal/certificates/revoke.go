@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/credentials"
 	"github.com/certhub/credentiald/internal/store"
 )
 
@@ -41,6 +42,9 @@ func revoke(ctx context.Context, tx *store.Tx, cur store.Certificate, r store.Re
 	}
 	c, err := tx.RevokeCertificate(ctx, cur.ID, r, r.At)
 	if err != nil {
+		return store.Certificate{}, err
+	}
+	if err := credentials.RevokeStatus(ctx, tx, r.At, c.ID); err != nil {
 		return store.Certificate{}, err
 	}
 	data := eventData(c)
@@ -86,6 +90,11 @@ func (s *Service) Regenerate(ctx context.Context, accountID, id uuid.UUID) (stor
 		if err != nil {
 			return store.Certificate{}, err
 		}
-		return tx.ReplaceSnapshot(ctx, id, recipientOf(src.Attendee), snap, now)
+		c, err := tx.ReplaceSnapshot(ctx, id, recipientOf(src.Attendee), snap, now)
+		if err != nil {
+			return store.Certificate{}, err
+		}
+		// The credential says what the new snapshot says: it is signed again.
+		return c, credentials.Resign(ctx, tx, id, now)
 	})
 }

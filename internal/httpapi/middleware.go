@@ -135,9 +135,16 @@ func isAPIPath(path string) bool { return strings.HasPrefix(path, apiPrefix+"/")
 // (their path items name the server "/").
 const openBadgesPrefix = "/ob/"
 
-// isOpenBadgesPath reports whether path is that of an Open Badges document.
-func isOpenBadgesPath(path string) bool { return strings.HasPrefix(path, openBadgesPrefix) }
+// issuersPrefix roots the issuers' DID documents, JWK Sets and status lists, which the contract
+// serves at the site root (did:web resolves there).
+const issuersPrefix = "/issuers/"
+
+// isOpenBadgesPath reports whether path is that of an Open Badges document or an issuer's
+// verifiable-credential document: public documents that verifiers fetch from anywhere.
+func isOpenBadgesPath(path string) bool {
+	return strings.HasPrefix(path, openBadgesPrefix) || strings.HasPrefix(path, issuersPrefix)
+}
 
 // isContractPath reports whether path belongs to the contract's operations: under /api/v1, or
-// an Open Badges document.
+// an Open Badges or issuer document.
 func isContractPath(path string) bool { return isAPIPath(path) || isOpenBadgesPath(path) }

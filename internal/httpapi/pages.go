@@ -126,9 +126,11 @@ type verificationView struct {
 	RevokedISO, EventWhen          string
 	PageURL, ImageURL, PreviewURL  string
 	PreviewAlt, PDFURL, CopyBeacon string
-	PreviewWidth, PreviewHeight    int
-	Portal                         bool
-	Shares                         []shareLink
+	// The signed forms of the credential (credential.json, credential.jwt).
+	CredentialJSONURL, CredentialJWTURL string
+	PreviewWidth, PreviewHeight         int
+	Portal                              bool
+	Shares                              []shareLink
 }
 
 // shareLink is a share button; on a phone only its Label shows (Prefix stays for screen readers).
@@ -181,6 +183,7 @@ func (s *Server) newVerificationView(p verification.Page) verificationView {
 		v.PDFURL += "?t=" + url.QueryEscape(p.Token)
 	}
 	v.CopyBeacon = base + "/share/copy"
+	v.CredentialJSONURL, v.CredentialJWTURL = api+"/credential.json", api+"/credential.jwt"
 	v.IssuedOn, v.IssuedISO = day(c.IssuedAt), c.IssuedAt.Format(time.RFC3339)
 	if c.ExpiresAt != nil {
 		v.ExpiresOn, v.ExpiresISO = day(*c.ExpiresAt), c.ExpiresAt.Format(time.RFC3339)

@@ -21,6 +21,7 @@ import (
 	"github.com/certhub/credentiald/internal/badges"
 	"github.com/certhub/credentiald/internal/bulk"
 	"github.com/certhub/credentiald/internal/certificates"
+	"github.com/certhub/credentiald/internal/credentials"
 	"github.com/certhub/credentiald/internal/events"
 	"github.com/certhub/credentiald/internal/ratelimit"
 	"github.com/certhub/credentiald/internal/spec"
@@ -51,6 +52,8 @@ type Options struct {
 	Badges       *badges.Service
 	Verification *verification.Service
 	Webhooks     *webhooks.Service
+	// Credentials serves the issuers' DID documents, JWK Sets and status lists.
+	Credentials *credentials.Service
 	Analytics    *analytics.Service
 	// Idempotency remembers the answers of requests sent with an Idempotency-Key.
 	Idempotency IdempotencyKeys
@@ -77,6 +80,7 @@ type Server struct {
 	bulk          *bulk.Service
 	badges        *badges.Service
 	verification  *verification.Service
+	credentials   *credentials.Service
 	pages         *pageRenderer
 	webhooks      *webhooks.Service
 	analytics     *analytics.Service
@@ -92,8 +96,8 @@ func New(opts Options) (*echo.Echo, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opts.Auth == nil || opts.Accounts == nil || opts.Events == nil || opts.Attendees == nil || opts.Templates == nil || opts.Certificates == nil || opts.Bulk == nil || opts.Verification == nil || opts.Badges == nil || opts.Webhooks == nil || opts.Analytics == nil || opts.Idempotency == nil || opts.Limiter == nil || opts.Readiness == nil {
-		return nil, errors.New("httpapi: Auth, Accounts, Events, Attendees, Templates, Certificates, Bulk, Verification, Badges, Webhooks, Idempotency, Limiter and Readiness are required")
+	if opts.Auth == nil || opts.Accounts == nil || opts.Events == nil || opts.Attendees == nil || opts.Templates == nil || opts.Certificates == nil || opts.Bulk == nil || opts.Verification == nil || opts.Badges == nil || opts.Webhooks == nil || opts.Credentials == nil || opts.Analytics == nil || opts.Idempotency == nil || opts.Limiter == nil || opts.Readiness == nil {
+		return nil, errors.New("httpapi: Auth, Accounts, Events, Attendees, Templates, Certificates, Bulk, Verification, Badges, Webhooks, Credentials, Analytics, Idempotency, Limiter and Readiness are required")
 	}
 	ops, err := indexOperations(doc)
 	if err != nil {
@@ -146,7 +150,7 @@ func New(opts Options) (*echo.Echo, error) {
 	if kick == nil {
 		kick = func() {}
 	}
-	srv := &Server{logger: logger, auth: opts.Auth, accounts: opts.Accounts, events: opts.Events, attendees: opts.Attendees, templates: opts.Templates, certificates: opts.Certificates, bulk: opts.Bulk, verification: opts.Verification, badges: opts.Badges, webhooks: opts.Webhooks, analytics: opts.Analytics, pages: pages, signupEnabled: opts.SignupEnabled, kickEmail: kick}
+	srv := &Server{logger: logger, auth: opts.Auth, accounts: opts.Accounts, events: opts.Events, attendees: opts.Attendees, templates: opts.Templates, certificates: opts.Certificates, bulk: opts.Bulk, verification: opts.Verification, badges: opts.Badges, webhooks: opts.Webhooks, credentials: opts.Credentials, analytics: opts.Analytics, pages: pages, signupEnabled: opts.SignupEnabled, kickEmail: kick}
 	api.RegisterHandlersWithBaseURL(mountedRouter{Echo: e, mounts: mounts(doc)}, api.NewStrictHandler(srv, opts.StrictMiddlewares), apiPrefix)
 	srv.registerSite(e)
 	return e, nil

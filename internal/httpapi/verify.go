@@ -6,6 +6,7 @@ import (
 
 	"github.com/certhub/credentiald/gen/api"
 	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/credentials"
 	"github.com/certhub/credentiald/internal/verification"
 )
 
@@ -50,6 +51,10 @@ func (s *Server) verificationResult(c verification.Credential) api.VerificationR
 		r.RevocationReasonCode = new(api.VerificationResultRevocationReasonCode(*c.ReasonCode))
 	}
 	r.VerificationUrl = s.verification.VerificationURL(c.Code)
+	r.Links = &struct {
+		CredentialJson string `json:"credentialJson"`
+		CredentialJwt  string `json:"credentialJwt"`
+	}{s.verification.CredentialURL(c.Code, credentials.FormDataIntegrity), s.verification.CredentialURL(c.Code, credentials.FormJWT)}
 	return r
 }
 
@@ -120,7 +125,7 @@ func (s *Server) GetVerificationIssuerLogo(ctx context.Context, req api.GetVerif
 }
 
 func (s *Server) GetVerificationBadgePng(ctx context.Context, req api.GetVerificationBadgePngRequestObject) (api.GetVerificationBadgePngResponseObject, error) {
-	a, err := s.verification.BadgeImage(ctx, req.Code, false)
+	a, err := s.verification.BadgeImage(ctx, req.Code, false, badgeVersion((*int)(req.Params.Version)))
 	if err != nil {
 		return nil, err
 	}
@@ -128,11 +133,19 @@ func (s *Server) GetVerificationBadgePng(ctx context.Context, req api.GetVerific
 }
 
 func (s *Server) GetVerificationBadgeSvg(ctx context.Context, req api.GetVerificationBadgeSvgRequestObject) (api.GetVerificationBadgeSvgResponseObject, error) {
-	a, err := s.verification.BadgeImage(ctx, req.Code, true)
+	a, err := s.verification.BadgeImage(ctx, req.Code, true, badgeVersion((*int)(req.Params.Version)))
 	if err != nil {
 		return nil, err
 	}
 	return api.GetVerificationBadgeSvg200ImagesvgXmlResponse{Body: bytes.NewReader(a.Body), ContentLength: int64(len(a.Body))}, nil
+}
+
+// badgeVersion is the Open Badges version asked for, 2 by default.
+func badgeVersion(v *int) int {
+	if v == nil {
+		return 2
+	}
+	return *v
 }
 
 func notModified(a verification.Asset, cache string) api.NotModifiedResponse {

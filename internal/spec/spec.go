@@ -60,6 +60,8 @@ func Load() (*openapi3.T, error) {
 		// and kin-openapi decodes a part only with a decoder registered for its type: read
 		// the others as they are, and let the operation judge the content.
 		openapi3filter.RegisterBodyDecoder("*/*", openapi3filter.FileBodyDecoder)
+		// A verifiable credential (application/vc) is JSON without the +json suffix.
+		openapi3filter.RegisterBodyDecoder("application/vc", openapi3filter.JSONBodyDecoder)
 		loader := openapi3.NewLoader()
 		doc, docErr = loader.LoadFromData(openapi.Document)
 		if docErr == nil {

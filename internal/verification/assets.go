@@ -17,6 +17,7 @@ import (
 	"github.com/boombuler/barcode/qr"
 
 	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/credentials"
 	"github.com/certhub/credentiald/internal/store"
 )
 
@@ -222,9 +223,13 @@ func (s *Service) IssuerLogo(ctx context.Context, code, ifNoneMatch string) (Ass
 	return a, nil
 }
 
-// BadgeImage answers a badge assertion's image with the assertion baked in (Open Badges 2.0):
-// a PNG, or an SVG when svg is set; a certificate has none.
-func (s *Service) BadgeImage(ctx context.Context, code string, svg bool) (Asset, error) {
+// BadgeImage answers a badge assertion's image, a PNG or an SVG when svg is set, with the
+// Open Badges 2.0 assertion baked in, or with version 3 its signed Open Badges 3.0 credential;
+// a certificate has none.
+func (s *Service) BadgeImage(ctx context.Context, code string, svg bool, version int) (Asset, error) {
+	if version != 2 && version != 3 {
+		return Asset{}, apperr.Invalid("query.version", "must be 2 or 3")
+	}
 	c, err := s.find(ctx, code)
 	if err != nil {
 		return Asset{}, err
@@ -232,12 +237,45 @@ func (s *Service) BadgeImage(ctx context.Context, code string, svg bool) (Asset,
 	if c.Kind == KindCertificate {
 		return Asset{}, noSuchAsset("A certificate has no badge image; its image is preview.png.")
 	}
+	media := map[bool]string{false: "image/png", true: "image/svg+xml"}[svg]
+	if version == 3 {
+		signed, err := s.signer.Credential(ctx, c.ref(), credentials.FormDataIntegrity, "")
+		if err != nil {
+			return Asset{}, err
+		}
+		b, err := s.badges.BakedCredential(ctx, c.Code, svg, signed.Body)
+		return Asset{ContentType: media, Body: b}, err
+	}
 	if svg {
 		b, err := s.badges.BakedSVG(ctx, c.Code)
 		return Asset{ContentType: "image/svg+xml", Body: b}, err
 	}
 	b, err := s.badges.BakedPNG(ctx, c.Code)
 	return Asset{ContentType: "image/png", Body: b}, err
+}
+
+// SignedCredential answers a credential's signed form: credential.json (application/vc) or
+// credential.jwt (application/vc+jwt). A revoked or expired credential is answered too: its
+// status list and validUntil say so, as a verifier must read them.
+func (s *Service) SignedCredential(ctx context.Context, code string, form credentials.Form, ifNoneMatch string) (Asset, error) {
+	c, err := s.find(ctx, code)
+	if err != nil {
+		return Asset{}, err
+	}
+	signed, err := s.signer.Credential(ctx, c.ref(), form, ifNoneMatch)
+	if err != nil {
+		return Asset{}, err
+	}
+	a := Asset{ContentType: "application/vc", Body: signed.Body, ETag: signed.ETag, NotModified: signed.NotModified}
+	if form == credentials.FormJWT {
+		a.ContentType = "application/vc+jwt"
+	}
+	return a, nil
+}
+
+// ref names the credential for signing.
+func (c Credential) ref() credentials.Ref {
+	return credentials.Ref{Kind: c.storeKind, ID: c.ID, AccountID: c.AccountID, VerificationCode: c.Code}
 }
 
 func noSuchAsset(message string) error {

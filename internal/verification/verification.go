@@ -21,6 +21,7 @@ import (
 
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/badges"
+	"github.com/certhub/credentiald/internal/credentials"
 	"github.com/certhub/credentiald/internal/store"
 )
 
@@ -97,6 +98,7 @@ type Service struct {
 	store        *store.Store
 	certificates CertificateSource
 	badges       BadgeSource // nil: badge assertions are not found
+	signer       CredentialSigner
 	siteURL      string
 	now          func() time.Time
 	logger       *slog.Logger
@@ -114,6 +116,9 @@ type Options struct {
 	FlushEvery time.Duration
 	// Badges answers for badge assertions.
 	Badges BadgeSource
+	// Credentials signs the verifiable credentials (credential.json, credential.jwt and the
+	// Open Badges 3.0 baked images); required.
+	Credentials CredentialSigner
 }
 
 // New returns the service over st; certificates renders certificates' assets.
@@ -124,7 +129,7 @@ func New(st *store.Store, certificates CertificateSource, o Options) *Service {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	return &Service{store: st, certificates: certificates, badges: o.Badges, siteURL: strings.TrimSuffix(o.SiteURL, "/"), now: o.Now,
+	return &Service{store: st, certificates: certificates, badges: o.Badges, signer: o.Credentials, siteURL: strings.TrimSuffix(o.SiteURL, "/"), now: o.Now,
 		logger: o.Logger, renders: newRenderCache(64 << 20),
 		Activity: newRecorder(st, o.Now, o.Logger, o.FlushEvery)}
 }
@@ -135,6 +140,11 @@ func (s *Service) VerificationURL(code string) string { return s.siteURL + "/ver
 // AssetURL is the absolute URL of one of a code's assets (qr, preview.png, issuer-logo, ...).
 func (s *Service) AssetURL(code, asset string) string {
 	return s.siteURL + "/api/v1/verify/" + code + "/" + asset
+}
+
+// CredentialURL is the URL of a credential's signed form: "json" (credential.json) or "jwt".
+func (s *Service) CredentialURL(code string, form credentials.Form) string {
+	return s.AssetURL(code, "credential."+string(form))
 }
 
 // ImageURL is the image that stands for the credential: a certificate's rendered preview.
@@ -192,6 +202,12 @@ type BadgeSource interface {
 	AssertionByCode(ctx context.Context, code string) (badges.AssertionView, error)
 	BakedPNG(ctx context.Context, code string) ([]byte, error)
 	BakedSVG(ctx context.Context, code string) ([]byte, error)
+	BakedCredential(ctx context.Context, code string, svg bool, credential []byte) ([]byte, error)
+}
+
+// CredentialSigner signs the verifiable forms of credentials (credentials.Service).
+type CredentialSigner interface {
+	Credential(ctx context.Context, ref credentials.Ref, form credentials.Form, ifNoneMatch string) (credentials.Signed, error)
 }
 
 func (s *Service) fromAssertion(ctx context.Context, code string) (Credential, error) {

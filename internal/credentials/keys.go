@@ -1,0 +1,241 @@
+package credentials
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/lestrrat-go/jwx/v3/jwk"
+
+	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/secretbox"
+	"github.com/certhub/credentiald/internal/store"
+	"github.com/certhub/credentiald/internal/vc"
+)
+
+// issuerKey is a key of an account, opened.
+type issuerKey struct {
+	id        uuid.UUID
+	createdAt time.Time
+	public    ed25519.PublicKey
+	sealed    []byte // the private key, opened only to sign
+}
+
+// associatedData binds a sealed private key to its account and key id: a sealed key copied to
+// another row or account does not open.
+func associatedData(accountID, keyID uuid.UUID) []byte {
+	return []byte("credentiald issuer key\x00" + accountID.String() + "\x00" + keyID.String())
+}
+
+// newIssuerKey makes a key for the account at now, its private key sealed.
+func (s *Service) newIssuerKey(accountID uuid.UUID, now time.Time) (store.IssuerKey, error) {
+	pub, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		return store.IssuerKey{}, err
+	}
+	id, err := uuid.NewV7()
+	if err != nil {
+		return store.IssuerKey{}, err
+	}
+	sealed, err := s.box.Seal(priv.Seed(), associatedData(accountID, id))
+	if err != nil {
+		return store.IssuerKey{}, err
+	}
+	return store.IssuerKey{ID: id, AccountID: accountID, PublicKey: pub, PrivateKeySealed: sealed, CreatedAt: now.UTC()}, nil
+}
+
+// keys returns every key of the account, oldest first, making the first one when the account
+// has none (its first need). Two first needs at once end with one key: the store inserts the
+// active key only while the account has none, and the loser reads the winner's.
+func (s *Service) keys(ctx context.Context, accountID uuid.UUID) ([]issuerKey, error) {
+	stored, err := s.store.IssuerKeys(ctx, accountID)
+	if err != nil {
+		return nil, err
+	}
+	if len(stored) == 0 {
+		k, err := s.newIssuerKey(accountID, s.now())
+		if err != nil {
+			return nil, err
+		}
+		if _, err := s.store.InsertActiveIssuerKey(ctx, k); err != nil {
+			return nil, apperr.When(err, store.Conflict("issuer_keys_account_id_fkey"), apperr.NoSuch("issuer"))
+		}
+		if stored, err = s.store.IssuerKeys(ctx, accountID); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]issuerKey, len(stored))
+	for i, k := range stored {
+		if len(k.PublicKey) != ed25519.PublicKeySize {
+			return nil, fmt.Errorf("credentials: issuer key %s has a public key of %d bytes", k.ID, len(k.PublicKey))
+		}
+		out[i] = issuerKey{id: k.ID, createdAt: k.CreatedAt, public: ed25519.PublicKey(k.PublicKey), sealed: k.PrivateKeySealed}
+	}
+	return out, nil
+}
+
+// keyAt is the key that signs what was fixed at t: the newest key made at or before t, else
+// the oldest (a credential issued before its account's first key). The answer for a given t
+// never changes, since keys are never removed: a credential keeps its signature across
+// rotations, and what a retired key signed keeps verifying against the DID document.
+func keyAt(keys []issuerKey, t time.Time) issuerKey {
+	k := keys[0]
+	for _, c := range keys[1:] {
+		if !c.createdAt.After(t) {
+			k = c
+		}
+	}
+	return k
+}
+
+// signer opens key for signing as the account's DID.
+func (s *Service) signer(accountID uuid.UUID, did string, k issuerKey) (vc.Signer, error) {
+	seed, err := s.box.Open(k.sealed, associatedData(accountID, k.id))
+	if err != nil {
+		return vc.Signer{}, fmt.Errorf("credentials: opening issuer key %s: %w", k.id, err)
+	}
+	if len(seed) != ed25519.SeedSize {
+		return vc.Signer{}, fmt.Errorf("credentials: issuer key %s has a seed of %d bytes", k.id, len(seed))
+	}
+	return vc.NewSigner(did, ed25519.NewKeyFromSeed(seed)), nil
+}
+
+// DID is the account's issuer DID.
+func (s *Service) DID(accountID uuid.UUID) (string, error) {
+	return vc.DIDWeb(s.siteURL, accountID.String())
+}
+
+// RotatedKey reports a rotation: the new key and the one it retired (nil: none, the
+// account's first key).
+type RotatedKey struct {
+	VerificationMethod        string
+	RetiredVerificationMethod *string
+}
+
+// Rotate starts signing the account's new credentials with a new key. The retired key stays
+// in the DID document and the JWK Set, and keeps signing what it signed before (keyAt), so
+// every credential issued so far verifies as it did.
+func (s *Service) Rotate(ctx context.Context, accountID uuid.UUID) (RotatedKey, error) {
+	did, err := s.DID(accountID)
+	if err != nil {
+		return RotatedKey{}, err
+	}
+	now := s.now().UTC()
+	return store.InTx(ctx, s.store, func(tx *store.Tx) (RotatedKey, error) {
+		if err := tx.LockAccountIssuerKeys(ctx, accountID); err != nil {
+			return RotatedKey{}, apperr.When(err, store.ErrNotFound, apperr.NoSuch("account"))
+		}
+		var out RotatedKey
+		if old, err := tx.FindActiveIssuerKey(ctx, accountID); err == nil {
+			vm := vc.VerificationMethodID(did, ed25519.PublicKey(old.PublicKey))
+			out.RetiredVerificationMethod = &vm
+			// A new key must be made after the retired one, or keyAt could not tell them
+			// apart; a clock that stepped back waits for the old key's time.
+			if !now.After(old.CreatedAt) {
+				now = old.CreatedAt.Add(time.Microsecond)
+			}
+			if _, err := tx.RetireIssuerKey(ctx, accountID, now); err != nil {
+				return RotatedKey{}, err
+			}
+		} else if !errors.Is(err, store.ErrNotFound) {
+			return RotatedKey{}, err
+		}
+		k, err := s.newIssuerKey(accountID, now)
+		if err != nil {
+			return RotatedKey{}, err
+		}
+		if ok, err := tx.InsertActiveIssuerKey(ctx, k); err != nil || !ok {
+			return RotatedKey{}, errors.Join(err, errors.New("credentials: the account still had an active key"))
+		}
+		out.VerificationMethod = vc.VerificationMethodID(did, ed25519.PublicKey(k.PublicKey))
+		return out, nil
+	})
+}
+
+// PublicKeys are an account's keys as its DID document and JWK Set publish them, and a
+// validator of that list.
+type PublicKeys struct {
+	DID  string
+	Keys []ed25519.PublicKey
+	ETag string
+}
+
+// IssuerKeys returns every key the account ever signed with (making its first when it has
+// none); an unknown account is not found.
+func (s *Service) IssuerKeys(ctx context.Context, accountID uuid.UUID) (PublicKeys, error) {
+	ok, err := s.store.AccountExists(ctx, accountID)
+	if err != nil {
+		return PublicKeys{}, err
+	}
+	if !ok {
+		return PublicKeys{}, apperr.NoSuch("issuer")
+	}
+	did, err := s.DID(accountID)
+	if err != nil {
+		return PublicKeys{}, err
+	}
+	keys, err := s.keys(ctx, accountID)
+	if err != nil {
+		return PublicKeys{}, err
+	}
+	out := PublicKeys{DID: did, Keys: make([]ed25519.PublicKey, len(keys))}
+	parts := []string{"keys", did}
+	for i, k := range keys {
+		out.Keys[i] = k.public
+		parts = append(parts, k.id.String())
+	}
+	out.ETag = etag(parts...)
+	return out, nil
+}
+
+// DIDDocument returns the account's did:web document.
+func (s *Service) DIDDocument(ctx context.Context, accountID uuid.UUID) (vc.DIDDocument, string, error) {
+	k, err := s.IssuerKeys(ctx, accountID)
+	if err != nil {
+		return vc.DIDDocument{}, "", err
+	}
+	return vc.NewDIDDocument(k.DID, k.Keys), k.ETag, nil
+}
+
+// JWKSet returns the account's keys as a JWK Set, each kid the key's verification method id.
+func (s *Service) JWKSet(ctx context.Context, accountID uuid.UUID) (jwk.Set, string, error) {
+	k, err := s.IssuerKeys(ctx, accountID)
+	if err != nil {
+		return nil, "", err
+	}
+	set, err := vc.NewJWKSet(k.DID, k.Keys)
+	return set, etag("jwks", k.ETag), err
+}
+
+// ResealKeys seals every issuer private key that box's current key did not seal (one sealed
+// under a key of SECRETS_KEY_PREVIOUS) under the current key, and returns how many it resealed.
+func ResealKeys(ctx context.Context, st *store.Store, box *secretbox.Box) (int, error) {
+	keys, err := st.AllIssuerKeys(ctx)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, k := range keys {
+		if box.Current(k.PrivateKeySealed) {
+			continue
+		}
+		ad := associatedData(k.AccountID, k.ID)
+		seed, err := box.Open(k.PrivateKeySealed, ad)
+		if err != nil {
+			return n, fmt.Errorf("issuer key %s of account %s: %w", k.ID, k.AccountID, err)
+		}
+		sealed, err := box.Seal(seed, ad)
+		if err != nil {
+			return n, err
+		}
+		if err := st.UpdateIssuerKeySealed(ctx, k.ID, sealed); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}

@@ -1,0 +1,315 @@
+package credentials
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/openbadges"
+	"github.com/certhub/credentiald/internal/store"
+	"github.com/certhub/credentiald/internal/vc"
+)
+
+// Form is how a credential is secured.
+type Form string
+
+// The forms of a credential.
+const (
+	// FormDataIntegrity is credential.json: an embedded eddsa-rdfc-2022 DataIntegrityProof.
+	FormDataIntegrity Form = "json"
+	// FormJWT is credential.jwt: the credential secured as VC-JOSE.
+	FormJWT Form = "jwt"
+)
+
+// formatVersion changes whenever the code changes what a credential says for the same data,
+// so that no cache keeps an answer the code would no longer give.
+const formatVersion = "1"
+
+// Ref names an issued credential, as public verification found it by its code.
+type Ref struct {
+	Kind             string // store.KindCertificate or store.KindBadgeAssertion
+	ID, AccountID    uuid.UUID
+	VerificationCode string
+}
+
+// Signed is a signed answer. NotModified: the request's If-None-Match named ETag, and Body is
+// empty.
+type Signed struct {
+	Body        []byte
+	ETag        string
+	NotModified bool
+}
+
+// BadgeClaims is what a badge assertion's credential says that the assertion does not keep:
+// its badge and issuer as they were when it was issued.
+type BadgeClaims struct {
+	Name          string `json:"name"`
+	Description   string `json:"description,omitempty"`
+	Narrative     string `json:"narrative,omitempty"`
+	CriteriaURL   string `json:"criteriaUrl,omitempty"`
+	IssuerName    string `json:"issuerName"`
+	IssuerURL     string `json:"issuerUrl,omitempty"`
+	IssuerHasLogo bool   `json:"issuerHasLogo,omitempty"`
+}
+
+func (c *BadgeClaims) marshal() ([]byte, error) { return json.Marshal(c) }
+
+// Credential answers the signed credential of an issued certificate or badge assertion, in
+// form, as it was when its content was fixed (issued or regenerated), signed with the key
+// active then.
+func (s *Service) Credential(ctx context.Context, ref Ref, form Form, ifNoneMatch string) (Signed, error) {
+	entry, err := s.store.FindVerifiableCredential(ctx, ref.ID)
+	if err != nil {
+		return Signed{}, fmt.Errorf("credentials: entry of %s %s: %w", ref.Kind, ref.ID, err)
+	}
+	if entry.AccountID != ref.AccountID || entry.Kind != ref.Kind {
+		return Signed{}, fmt.Errorf("credentials: entry of %s %s belongs to another credential", ref.Kind, ref.ID)
+	}
+	cred, err := s.unsigned(ctx, ref, entry)
+	if err != nil {
+		return Signed{}, err
+	}
+	keys, err := s.keys(ctx, ref.AccountID)
+	if err != nil {
+		return Signed{}, err
+	}
+	key := keyAt(keys, entry.SignedAt)
+	doc, err := json.Marshal(cred)
+	if err != nil {
+		return Signed{}, err
+	}
+	out := Signed{ETag: etag("credential", formatVersion, string(form), key.id.String(), entry.SignedAt.UTC().Format(time.RFC3339Nano), string(doc))}
+	if out.NotModified = ETagMatches(ifNoneMatch, out.ETag); out.NotModified {
+		return out, nil
+	}
+	out.Body, err = s.signed.get(out.ETag, func() ([]byte, error) {
+		signer, err := s.signer(ref.AccountID, cred.Issuer.ID, key)
+		if err != nil {
+			return nil, err
+		}
+		if form == FormJWT {
+			token, err := signer.SignJWT(cred)
+			return []byte(token), err
+		}
+		return signer.SignDataIntegrity(cred, entry.SignedAt)
+	})
+	return out, err
+}
+
+// unsigned builds the credential of ref from what was frozen when it was issued.
+func (s *Service) unsigned(ctx context.Context, ref Ref, entry store.VerifiableCredential) (vc.OpenBadgeCredential, error) {
+	did, err := s.DID(ref.AccountID)
+	if err != nil {
+		return vc.OpenBadgeCredential{}, err
+	}
+	status, err := vc.NewStatusEntry(vc.StatusListURL(s.siteURL, ref.AccountID.String(), entry.List), entry.Index)
+	if err != nil {
+		return vc.OpenBadgeCredential{}, err
+	}
+	in := vc.CredentialInput{ID: ref.ID.String(), IssuerDID: did, Salt: entry.Salt, Status: &status}
+	logoURL := s.siteURL + "/api/v1/verify/" + ref.VerificationCode + "/issuer-logo"
+	switch ref.Kind {
+	case store.KindCertificate:
+		c, err := s.store.FindCertificate(ctx, ref.AccountID, ref.ID, s.now())
+		if err != nil {
+			return vc.OpenBadgeCredential{}, err
+		}
+		if c.IssuedAt == nil {
+			return vc.OpenBadgeCredential{}, apperr.NoSuch("credential")
+		}
+		var snap certificateSnapshot
+		if err := json.Unmarshal(c.Snapshot, &snap); err != nil {
+			return vc.OpenBadgeCredential{}, fmt.Errorf("credentials: snapshot of certificate %s: %w", c.ID, err)
+		}
+		in.IssuerName, in.IssuerURL = snap.Issuer.Name, snap.Issuer.Website
+		if snap.Issuer.Logo != "" {
+			in.IssuerImageURL = logoURL
+		}
+		in.Name = snap.Event.Name
+		in.IdentityHash = openbadges.RecipientIdentity(c.Email, entry.Salt)
+		in.AchievementID = "urn:uuid:" + c.EventID.String()
+		in.AchievementName = snap.Event.Name
+		in.Narrative = "Awarded to attendees of " + snap.Event.Name + " (" + snap.Event.Date.UTC().Format(time.DateOnly) + ")."
+		in.AchievementType = "Certificate"
+		in.IssuedAt, in.ExpiresAt = *c.IssuedAt, c.ExpiresAt
+	case store.KindBadgeAssertion:
+		ab, err := s.store.FindBadgeAssertion(ctx, ref.ID)
+		if err != nil {
+			return vc.OpenBadgeCredential{}, err
+		}
+		a, b := ab.Assertion, ab.Badge
+		claims, err := s.badgeClaims(ctx, entry, b)
+		if err != nil {
+			return vc.OpenBadgeCredential{}, err
+		}
+		in.IssuerName, in.IssuerURL = claims.IssuerName, claims.IssuerURL
+		if claims.IssuerHasLogo {
+			in.IssuerImageURL = logoURL
+		}
+		in.Name, in.AchievementName, in.AchievementDescription = claims.Name, claims.Name, claims.Description
+		in.Narrative = claims.Narrative
+		if in.Narrative == "" && claims.CriteriaURL != "" {
+			in.Narrative = "See " + claims.CriteriaURL
+		}
+		in.IdentityHash = openbadges.RecipientIdentity(a.Recipient.Email, entry.Salt)
+		in.AchievementID = s.siteURL + "/ob/v2/badges/" + b.ID.String()
+		in.AchievementType = "Badge"
+		in.IssuedAt, in.ExpiresAt = a.IssuedAt, a.ExpiresAt
+	default:
+		return vc.OpenBadgeCredential{}, fmt.Errorf("credentials: unknown kind %q", ref.Kind)
+	}
+	if in.IssuerName == "" {
+		acct, err := s.store.FindAccountByID(ctx, ref.AccountID)
+		if err != nil {
+			return vc.OpenBadgeCredential{}, err
+		}
+		in.IssuerName = acct.Name
+	}
+	return vc.NewOpenBadgeCredential(in)
+}
+
+// badgeClaims are the claims frozen in the entry; an assertion issued before they were kept
+// says what its badge says now.
+func (s *Service) badgeClaims(ctx context.Context, entry store.VerifiableCredential, b store.Badge) (BadgeClaims, error) {
+	var c BadgeClaims
+	if entry.Claims != nil {
+		err := json.Unmarshal(entry.Claims, &c)
+		return c, err
+	}
+	c = BadgeClaimsOf(b, "", "", false)
+	br, err := s.store.FindBranding(ctx, b.AccountID)
+	if err != nil {
+		return c, err
+	}
+	c.IssuerName, c.IssuerURL, c.IssuerHasLogo = store.Deref(br.IssuerName), store.Deref(br.Website), store.Deref(br.Logo) != ""
+	return c, nil
+}
+
+// BadgeClaimsOf is what an assertion of b issued now says, its issuer named and linked as
+// given.
+func BadgeClaimsOf(b store.Badge, issuerName, issuerURL string, issuerHasLogo bool) BadgeClaims {
+	return BadgeClaims{Name: b.Name, Description: store.Deref(b.Description), Narrative: store.Deref(b.CriteriaNarrative),
+		CriteriaURL: store.Deref(b.CriteriaURL), IssuerName: issuerName, IssuerURL: issuerURL, IssuerHasLogo: issuerHasLogo}
+}
+
+// certificateSnapshot is the part of a certificate's snapshot (certificates.Snapshot) that its
+// credential says.
+type certificateSnapshot struct {
+	Event struct {
+		Name string    `json:"name"`
+		Date time.Time `json:"date"`
+	} `json:"event"`
+	Issuer struct {
+		Name    string `json:"name"`
+		Website string `json:"website"`
+		Logo    string `json:"logo"`
+	} `json:"issuer"`
+}
+
+// StatusList answers the account's signed BitstringStatusListCredential number list, built
+// from the stored bits and signed with the account's newest key, as of its last revocation.
+func (s *Service) StatusList(ctx context.Context, accountID uuid.UUID, list int, ifNoneMatch string) (Signed, error) {
+	l, err := s.store.FindStatusList(ctx, accountID, list)
+	if errors.Is(err, store.ErrNotFound) {
+		return Signed{}, apperr.NoSuch("status list")
+	} else if err != nil {
+		return Signed{}, err
+	}
+	keys, err := s.keys(ctx, accountID)
+	if err != nil {
+		return Signed{}, err
+	}
+	key := keys[len(keys)-1]
+	at := l.ChangedAt.UTC().Truncate(time.Second) // the list's validFrom, to the second as every date
+	out := Signed{ETag: etag("status", formatVersion, s.siteURL, accountID.String(), fmt.Sprint(list), key.id.String(),
+		l.ChangedAt.UTC().Format(time.RFC3339Nano))}
+	if out.NotModified = ETagMatches(ifNoneMatch, out.ETag); out.NotModified {
+		return out, nil
+	}
+	out.Body, err = s.signed.get(out.ETag, func() ([]byte, error) {
+		revoked, err := s.store.RevokedStatusIndexes(ctx, accountID, list)
+		if err != nil {
+			return nil, err
+		}
+		bits := vc.NewStatusList()
+		for _, i := range revoked {
+			if err := bits.Set(i, true); err != nil {
+				return nil, err
+			}
+		}
+		did, err := s.DID(accountID)
+		if err != nil {
+			return nil, err
+		}
+		signer, err := s.signer(accountID, did, key)
+		if err != nil {
+			return nil, err
+		}
+		url := vc.StatusListURL(s.siteURL, accountID.String(), list)
+		return signer.SignDataIntegrity(vc.NewStatusListCredential(url, did, bits, at), at)
+	})
+	return out, err
+}
+
+// etag is a strong validator made of what determines an answer's bytes.
+func etag(parts ...string) string {
+	h := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
+	return `"` + hex.EncodeToString(h[:12]) + `"`
+}
+
+// ETagMatches reports whether an If-None-Match header names tag (weakly, as RFC 9110 asks
+// for GET): a list of tags, W/ prefixes, or "*".
+func ETagMatches(ifNoneMatch, tag string) bool {
+	for _, t := range strings.Split(ifNoneMatch, ",") {
+		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
+		if t != "" && (t == "*" || t == tag) {
+			return true
+		}
+	}
+	return false
+}
+
+// signedCache keeps recent signed answers by ETag, at most max of them (a few KiB each); when
+// full it forgets an arbitrary half, which costs a signature per forgotten answer asked again.
+type signedCache struct {
+	mu  sync.Mutex
+	m   map[string][]byte
+	max int
+}
+
+func newSignedCache(max int) *signedCache { return &signedCache{m: map[string][]byte{}, max: max} }
+
+func (c *signedCache) get(key string, sign func() ([]byte, error)) ([]byte, error) {
+	c.mu.Lock()
+	b, ok := c.m[key]
+	c.mu.Unlock()
+	if ok {
+		return b, nil
+	}
+	b, err := sign()
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m) >= c.max {
+		n := 0
+		for k := range c.m {
+			delete(c.m, k)
+			if n++; n >= c.max/2 {
+				break
+			}
+		}
+	}
+	c.m[key] = b
+	return b, nil
+}

@@ -1,0 +1,166 @@
+package credentials
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/certhub/credentiald/internal/store"
+	"github.com/certhub/credentiald/internal/vc"
+)
+
+// Entry is what issuing a credential records for its verifiable form.
+type Entry struct {
+	// Kind is store.KindCertificate or store.KindBadgeAssertion; CredentialID the certificate's
+	// or the assertion's id.
+	Kind                    string
+	AccountID, CredentialID uuid.UUID
+	// Salt salts the recipient's email hash; empty: a random one is drawn (a badge assertion
+	// passes its own, so its Open Badges 2.0 and 3.0 forms hash the email alike).
+	Salt string
+	// Claims is what the credential says that its source does not keep as issued (a badge's,
+	// BadgeClaims); nil for a certificate, whose snapshot keeps it.
+	Claims *BadgeClaims
+}
+
+// candidatesPerDraw random indexes are tried in one statement: the first free one is taken.
+// A list a fraction f full misses them all with probability f^32 (under 4 % while f < 0.9).
+const candidatesPerDraw = 32
+
+// AssignStatus gives an issued credential its entry, in the issuing transaction tx: a random
+// index in the account's open status list (the lowest that is not full), drawn without
+// collision (the store's unique key on list and index is the arbiter: a draw that finds its
+// candidates taken, by earlier credentials or a concurrent issuance, draws again). When random
+// candidates keep missing, the list's free indexes are read exactly; a list with none left is
+// marked full and the next list opened. A credential that has its entry already keeps it.
+func AssignStatus(ctx context.Context, tx *store.Tx, e Entry, now time.Time) error {
+	return assignStatus(ctx, tx, e, now, vc.StatusListSize)
+}
+
+// assignStatus is AssignStatus with lists of capacity entries (the tests fill small ones).
+func assignStatus(ctx context.Context, tx *store.Tx, e Entry, now time.Time, capacity int) error {
+	row := store.VerifiableCredential{CredentialID: e.CredentialID, Kind: e.Kind, AccountID: e.AccountID, Salt: e.Salt, SignedAt: now.UTC()}
+	if row.Salt == "" {
+		var err error
+		if row.Salt, err = newSalt(); err != nil {
+			return err
+		}
+	}
+	if e.Claims != nil {
+		var err error
+		if row.Claims, err = e.Claims.marshal(); err != nil {
+			return err
+		}
+	}
+	for range 1000 { // each round either takes an index or fills a list; bounded all the same
+		list, err := tx.OpenStatusList(ctx, e.AccountID)
+		if errors.Is(err, store.ErrNotFound) {
+			if list, err = nextList(ctx, tx, e.AccountID, now); err != nil {
+				return err
+			}
+		} else if err != nil {
+			return err
+		}
+		row.List = list
+		candidates, err := randomIndexes(candidatesPerDraw, capacity)
+		if err != nil {
+			return err
+		}
+		if _, ok, err := tx.InsertVerifiableCredential(ctx, row, candidates); err != nil || ok {
+			return err
+		}
+		if _, err := tx.FindVerifiableCredential(ctx, e.CredentialID); err == nil {
+			return nil // assigned already
+		} else if !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		free, err := tx.FreeStatusIndexes(ctx, e.AccountID, list, capacity-1)
+		if err != nil {
+			return err
+		}
+		if len(free) > 0 {
+			if _, ok, err := tx.InsertVerifiableCredential(ctx, row, free); err != nil || ok {
+				return err
+			}
+			continue // taken meanwhile by concurrent issuances: draw again
+		}
+		if err := tx.MarkStatusListFull(ctx, e.AccountID, list, now); err != nil {
+			return err
+		}
+		if _, err := nextList(ctx, tx, e.AccountID, now); err != nil {
+			return err
+		}
+	}
+	return fmt.Errorf("credentials: no status list index for %s after 1000 rounds", e.CredentialID)
+}
+
+// nextList creates the account's list after its highest one (or its first) and returns the
+// lowest open list. Concurrent creators agree: the insert of an existing list does nothing.
+func nextList(ctx context.Context, tx *store.Tx, accountID uuid.UUID, now time.Time) (int, error) {
+	for n := 1; ; n++ {
+		l, err := tx.FindStatusList(ctx, accountID, n)
+		if errors.Is(err, store.ErrNotFound) {
+			if err := tx.EnsureStatusList(ctx, accountID, n, now); err != nil {
+				return 0, err
+			}
+			return tx.OpenStatusList(ctx, accountID)
+		} else if err != nil {
+			return 0, err
+		}
+		if l.FullAt == nil {
+			return n, nil
+		}
+	}
+}
+
+// randomIndexes draws n indexes below capacity from crypto/rand: a credential's index says
+// nothing of when it was issued or of its neighbours.
+func randomIndexes(n, capacity int) ([]int, error) {
+	b := make([]byte, 4*n)
+	if _, err := rand.Read(b); err != nil {
+		return nil, err
+	}
+	out := make([]int, n)
+	for i := range out {
+		// capacity is at most 2^17, so the modulo bias of a 32-bit draw is below 2^-15.
+		out[i] = int(binary.BigEndian.Uint32(b[4*i:]) % uint32(capacity))
+	}
+	return out, nil
+}
+
+func newSalt() (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(b[:]), nil
+}
+
+// RevokeStatus sets the status bits of the credentials, in the revoking transaction tx: the
+// next signed list of each says they are revoked. Bits set already stay as they were.
+func RevokeStatus(ctx context.Context, tx *store.Tx, now time.Time, credentialIDs ...uuid.UUID) error {
+	_, err := tx.RevokeVerifiableCredentials(ctx, credentialIDs, now.UTC())
+	return err
+}
+
+// RevokeBadgeStatus sets the status bits of every assertion of a badge that is retired.
+func RevokeBadgeStatus(ctx context.Context, tx *store.Tx, badgeID uuid.UUID, now time.Time) error {
+	ids, err := tx.AssertionIDsOfBadge(ctx, badgeID)
+	if err != nil || len(ids) == 0 {
+		return err
+	}
+	return RevokeStatus(ctx, tx, now, ids...)
+}
+
+// Resign records, in the transaction that changed what a credential says (a regenerate), that
+// its content was fixed anew at now: the next answer is signed again, at now, with the key
+// active then.
+func Resign(ctx context.Context, tx *store.Tx, credentialID uuid.UUID, now time.Time) error {
+	return tx.ResignVerifiableCredential(ctx, credentialID, now.UTC())
+}

@@ -1,0 +1,379 @@
+package httpapi_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/lestrrat-go/jwx/v3/jwk"
+
+	"github.com/certhub/credentiald/internal/openbadges"
+	"github.com/certhub/credentiald/internal/testkit/contract"
+	"github.com/certhub/credentiald/internal/vc"
+)
+
+// issuerDocs are what a verifier fetches to check an account's credentials offline.
+type issuerDocs struct {
+	did  vc.DIDDocument
+	jwks jwk.Set
+}
+
+func fetchIssuer(t *testing.T, c *contract.Client, accountID string) issuerDocs {
+	t.Helper()
+	var d issuerDocs
+	res := c.Get("/issuers/" + accountID + "/did.json")
+	if res.StatusCode != 200 || res.Header.Get("Content-Type") != "application/did+json" ||
+		res.Header.Get("Cache-Control") != "public, max-age=300" || res.Header.Get("Access-Control-Allow-Origin") != "*" {
+		t.Fatalf("did.json: %d %v %s", res.StatusCode, res.Header, res.Body)
+	}
+	res.JSON(t, &d.did)
+	res = c.Get("/issuers/" + accountID + "/jwks.json")
+	if res.StatusCode != 200 || res.Header.Get("Content-Type") != "application/jwk-set+json" {
+		t.Fatalf("jwks.json: %d %s", res.StatusCode, res.Body)
+	}
+	set, err := jwk.Parse(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.jwks = set
+	return d
+}
+
+// signedCredential fetches a credential.json and checks its proof against the issuer's DID
+// document, and its credential.jwt against the JWK Set; it returns the credential.
+func signedCredential(t *testing.T, c *contract.Client, code string, issuer issuerDocs) map[string]any {
+	t.Helper()
+	res := c.Get("/api/v1/verify/" + code + "/credential.json")
+	if res.StatusCode != 200 || res.Header.Get("Content-Type") != "application/vc" || res.Header.Get("ETag") == "" ||
+		res.Header.Get("Access-Control-Allow-Origin") != "*" {
+		t.Fatalf("credential.json: %d %v %s", res.StatusCode, res.Header, res.Body)
+	}
+	proof, err := vc.VerifyDataIntegrity(res.Body, issuer.did.PublicKey)
+	if err != nil {
+		t.Fatalf("credential.json does not verify: %v\n%s", err, res.Body)
+	}
+	var cred map[string]any
+	res.JSON(t, &cred)
+	if proof.VerificationMethod != cred["issuer"].(map[string]any)["id"].(string)+"#"+strings.Split(proof.VerificationMethod, "#")[1] {
+		t.Fatalf("proof by %s", proof.VerificationMethod)
+	}
+	if again := c.Do(withHeader(c.Request("GET", "/api/v1/verify/"+code+"/credential.json", nil), "If-None-Match", res.Header.Get("ETag"))); again.StatusCode != 304 {
+		t.Fatalf("revalidation: %d", again.StatusCode)
+	}
+	jwt := c.Get("/api/v1/verify/" + code + "/credential.jwt")
+	if jwt.StatusCode != 200 || jwt.Header.Get("Content-Type") != "application/vc+jwt" {
+		t.Fatalf("credential.jwt: %d %s", jwt.StatusCode, jwt.Body)
+	}
+	payload, err := vc.VerifyJWT(string(jwt.Body), issuer.jwks)
+	if err != nil {
+		t.Fatalf("credential.jwt does not verify: %v", err)
+	}
+	var fromJWT map[string]any
+	if err := json.Unmarshal(payload, &fromJWT); err != nil {
+		t.Fatal(err)
+	}
+	delete(cred, "proof")
+	a, _ := json.Marshal(cred)
+	b, _ := json.Marshal(fromJWT)
+	if string(a) != string(b) {
+		t.Fatalf("the JWT says\n%s\nthe JSON\n%s", b, a)
+	}
+	return cred
+}
+
+func withHeader(r *http.Request, name, value string) *http.Request {
+	r.Header.Set(name, value)
+	return r
+}
+
+// revokedBits fetches a status list, checks its proof, and returns the list.
+func statusListOf(t *testing.T, c *contract.Client, url string, issuer issuerDocs) *vc.StatusList {
+	t.Helper()
+	path := url[strings.Index(url, "/issuers/"):]
+	res := c.Get(path)
+	if res.StatusCode != 200 || res.Header.Get("Content-Type") != "application/vc" || res.Header.Get("Cache-Control") != "public, max-age=300" {
+		t.Fatalf("status list: %d %v %s", res.StatusCode, res.Header, res.Body)
+	}
+	if _, err := vc.VerifyDataIntegrity(res.Body, issuer.did.PublicKey); err != nil {
+		t.Fatalf("status list does not verify: %v", err)
+	}
+	var l struct {
+		CredentialSubject struct{ EncodedList string }
+	}
+	res.JSON(t, &l)
+	list, err := vc.DecodeStatusList(l.CredentialSubject.EncodedList)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return list
+}
+
+func statusOf(t *testing.T, cred map[string]any) (url string, index int) {
+	t.Helper()
+	s := cred["credentialStatus"].(map[string]any)
+	if err := json.Unmarshal([]byte(s["statusListIndex"].(string)), &index); err != nil {
+		t.Fatal(err)
+	}
+	return s["statusListCredential"].(string), index
+}
+
+func revoked(t *testing.T, c *contract.Client, cred map[string]any, issuer issuerDocs) bool {
+	t.Helper()
+	url, i := statusOf(t, cred)
+	on, err := statusListOf(t, c, url, issuer).Get(i)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return on
+}
+
+// A certificate is also a signed Open Badges 3.0 credential: credential.json verifies against
+// the issuer's DID document, credential.jwt against its JWK Set, both say the same, its
+// status bit is clear until it is revoked and set by the revoking request; the lookup links
+// both forms; a code is read in any letter case.
+func TestCertificateIsASignedCredentialUntilRevoked(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	c := s.issue(t, "Ada", "Lovelace", nil)
+	public := s.env.Client
+	issuer := fetchIssuer(t, public, s.acct.ID.String())
+	if len(issuer.did.VerificationMethod) != 1 {
+		t.Fatalf("DID document: %+v", issuer.did)
+	}
+	code := strings.ToLower(c.Data.VerificationCode)
+	cred := signedCredential(t, public, code, issuer)
+	if cred["name"] != "Go Conference" || cred["id"] != "urn:uuid:"+c.Data.ID || cred["validUntil"] == nil {
+		t.Fatalf("credential: %v", cred)
+	}
+	if strings.Contains(mustJSON(t, cred), "@example.org") {
+		t.Fatal("the credential shows the recipient's email")
+	}
+	var v struct {
+		Data struct {
+			Links struct{ CredentialJSON, CredentialJWT string }
+		}
+	}
+	public.Get("/api/v1/verify/"+code).JSON(t, &v)
+	if !strings.HasSuffix(v.Data.Links.CredentialJSON, "/api/v1/verify/"+c.Data.VerificationCode+"/credential.json") ||
+		!strings.HasSuffix(v.Data.Links.CredentialJWT, "/credential.jwt") {
+		t.Fatalf("links: %+v", v.Data.Links)
+	}
+	if revoked(t, public, cred, issuer) {
+		t.Fatal("a valid certificate's bit is set")
+	}
+	if res := s.acct.Client.Post("/api/v1/certificates/"+c.Data.ID+"/revoke", map[string]any{"reason": "typo"}); res.StatusCode != 200 {
+		t.Fatalf("revoke: %d %s", res.StatusCode, res.Body)
+	}
+	if !revoked(t, public, cred, issuer) {
+		t.Fatal("the revoked certificate's bit is clear")
+	}
+	if again := signedCredential(t, public, code, issuer); mustJSON(t, again) != mustJSON(t, cred) {
+		t.Fatal("revocation changed the credential itself")
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// A badge assertion is a signed credential too, and its baked images carry it with
+// ?version=3; retiring the badge sets its bit.
+func TestBadgeAssertionIsASignedCredentialBakedWithVersion3(t *testing.T) {
+	t.Parallel()
+	b := newBadging(t)
+	badge := b.badge(t, map[string]any{"name": "Speaker", "description": "Gave a talk", "criteria": map[string]any{"narrative": "Give a talk."}})
+	_, issued := b.issue(t, b.acct.Client, badge.Data.ID, ids(b.attendee(t, "Ada")))
+	code := issued.Data[0].VerificationCode
+	public := b.env.Client
+	issuer := fetchIssuer(t, public, b.acct.ID.String())
+	cred := signedCredential(t, public, code, issuer)
+	subject := cred["credentialSubject"].(map[string]any)
+	achievement := subject["achievement"].(map[string]any)
+	identity := subject["identifier"].([]any)[0].(map[string]any)
+	if cred["name"] != "Speaker" || achievement["achievementType"] != "Badge" || achievement["description"] != "Gave a talk" ||
+		identity["identityHash"] != openbadges.RecipientIdentity("ada@example.org", identity["salt"].(string)) {
+		t.Fatalf("credential: %v", cred)
+	}
+	// The badge changes after issuance: the credential says what was issued.
+	if res := b.acct.Client.Put("/api/v1/badges/"+badge.Data.ID, map[string]any{"name": "Keynote speaker"}); res.StatusCode != 200 {
+		t.Fatalf("replace: %d %s", res.StatusCode, res.Body)
+	}
+	if again := signedCredential(t, public, code, issuer); again["name"] != "Speaker" {
+		t.Fatalf("after the badge changed: %v", again["name"])
+	}
+
+	signed := public.Get("/api/v1/verify/" + code + "/credential.json").Body
+	png := public.Get("/api/v1/verify/" + code + "/badge.png?version=3")
+	chunks, err := openbadges.UnbakePNG(png.Body, openbadges.PNGKeywordCredential)
+	if png.StatusCode != 200 || err != nil || len(chunks) != 1 || string(chunks[0]) != string(signed) {
+		t.Fatalf("badge.png?version=3: %d, %d chunks (%v)", png.StatusCode, len(chunks), err)
+	}
+	if old, _ := openbadges.UnbakePNG(png.Body, openbadges.PNGKeywordAssertion); len(old) != 0 {
+		t.Fatal("the version 3 image carries the 2.0 assertion too")
+	}
+	svg := public.Get("/api/v1/verify/" + code + "/badge.svg?version=3")
+	_, texts, err := openbadges.UnbakeSVG(svg.Body, openbadges.SVGElementCredential)
+	if svg.StatusCode != 200 || err != nil || len(texts) != 1 || string(texts[0]) != string(signed) {
+		t.Fatalf("badge.svg?version=3: %d, %d texts (%v)", svg.StatusCode, len(texts), err)
+	}
+	if res := public.Get("/api/v1/verify/" + code + "/badge.png?version=4"); res.StatusCode != 400 {
+		t.Fatalf("version 4: %d %s", res.StatusCode, res.Body)
+	}
+
+	if revoked(t, public, cred, issuer) {
+		t.Fatal("a valid assertion's bit is set")
+	}
+	if res := b.acct.Client.Delete("/api/v1/badges/" + badge.Data.ID); res.StatusCode != 204 {
+		t.Fatalf("retire: %d %s", res.StatusCode, res.Body)
+	}
+	if !revoked(t, public, cred, issuer) {
+		t.Fatal("the retired badge's assertion's bit is clear")
+	}
+}
+
+// After a key rotation the DID document lists both keys: the credential signed before still
+// verifies and keeps its signature; one issued after is signed with the new key; a regenerate
+// re-signs with the key active then.
+func TestCredentialsVerifyAcrossAKeyRotation(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	public := s.env.Client
+	before := s.issue(t, "Ada", "Lovelace", nil)
+	oldJSON := public.Get("/api/v1/verify/" + before.Data.VerificationCode + "/credential.json").Body
+	oldJWT := public.Get("/api/v1/verify/" + before.Data.VerificationCode + "/credential.jwt").Body
+
+	rotated, err := s.env.Service.Credentials.Rotate(t.Context(), s.acct.ID)
+	if err != nil || rotated.RetiredVerificationMethod == nil {
+		t.Fatalf("rotate: %+v %v", rotated, err)
+	}
+	issuer := fetchIssuer(t, public, s.acct.ID.String())
+	if len(issuer.did.AssertionMethod) != 2 || issuer.did.AssertionMethod[1] != rotated.VerificationMethod {
+		t.Fatalf("DID document after the rotation: %+v", issuer.did)
+	}
+	proof, err := vc.VerifyDataIntegrity(oldJSON, issuer.did.PublicKey)
+	if err != nil || proof.VerificationMethod != *rotated.RetiredVerificationMethod {
+		t.Fatalf("the credential signed before the rotation: %v (%s)", err, proof.VerificationMethod)
+	}
+	if _, err := vc.VerifyJWT(string(oldJWT), issuer.jwks); err != nil {
+		t.Fatalf("the JWT signed before the rotation: %v", err)
+	}
+	if now := public.Get("/api/v1/verify/" + before.Data.VerificationCode + "/credential.json").Body; string(now) != string(oldJSON) {
+		t.Fatal("the rotation changed an issued credential")
+	}
+
+	after := s.issue(t, "Grace", "Hopper", nil)
+	signed := public.Get("/api/v1/verify/" + after.Data.VerificationCode + "/credential.json").Body
+	if proof, err := vc.VerifyDataIntegrity(signed, issuer.did.PublicKey); err != nil || proof.VerificationMethod != rotated.VerificationMethod {
+		t.Fatalf("a credential issued after the rotation: %v (%s)", err, proof.VerificationMethod)
+	}
+
+	if res := s.acct.Client.Post("/api/v1/certificates/"+before.Data.ID+"/regenerate", nil); res.StatusCode != 200 {
+		t.Fatalf("regenerate: %d %s", res.StatusCode, res.Body)
+	}
+	resigned := public.Get("/api/v1/verify/" + before.Data.VerificationCode + "/credential.json").Body
+	if proof, err := vc.VerifyDataIntegrity(resigned, issuer.did.PublicKey); err != nil || proof.VerificationMethod != rotated.VerificationMethod {
+		t.Fatalf("the regenerated credential: %v (%s)", err, proof.VerificationMethod)
+	}
+}
+
+// Deleting an issued certificate revokes it: its bit is set.
+func TestDeletingAnIssuedCertificateSetsItsBit(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	public := s.env.Client
+	c := s.issue(t, "Ada", "Lovelace", nil)
+	issuer := fetchIssuer(t, public, s.acct.ID.String())
+	cred := signedCredential(t, public, c.Data.VerificationCode, issuer)
+	if res := s.acct.Client.Delete("/api/v1/certificates/" + c.Data.ID); res.StatusCode != 204 {
+		t.Fatalf("delete: %d %s", res.StatusCode, res.Body)
+	}
+	if !revoked(t, public, cred, issuer) {
+		t.Fatal("the deleted certificate's bit is clear")
+	}
+}
+
+// Each account signs with its own keys into its own lists: another account's DID document does
+// not verify its credentials, and a revocation in one account sets no bit in the other's list.
+func TestIssuersAreIsolated(t *testing.T) {
+	t.Parallel()
+	a := newIssuing(t)
+	b := newIssuing(t)
+	ca, cb := a.issue(t, "Ada", "Lovelace", nil), b.issue(t, "Grace", "Hopper", nil)
+	ia, ib := fetchIssuer(t, a.env.Client, a.acct.ID.String()), fetchIssuer(t, b.env.Client, b.acct.ID.String())
+	credA := signedCredential(t, a.env.Client, ca.Data.VerificationCode, ia)
+	credB := signedCredential(t, b.env.Client, cb.Data.VerificationCode, ib)
+	if ia.did.ID == ib.did.ID || ia.did.AssertionMethod[0] == ib.did.AssertionMethod[0] {
+		t.Fatal("two accounts share an issuer or a key")
+	}
+	signedA := a.env.Client.Get("/api/v1/verify/" + ca.Data.VerificationCode + "/credential.json").Body
+	if _, err := vc.VerifyDataIntegrity(signedA, ib.did.PublicKey); err == nil {
+		t.Fatal("another account's DID document verifies the credential")
+	}
+	urlA, _ := statusOf(t, credA)
+	urlB, _ := statusOf(t, credB)
+	if urlA == urlB || !strings.Contains(urlA, a.acct.ID.String()) {
+		t.Fatalf("status lists %s and %s", urlA, urlB)
+	}
+	if res := a.acct.Client.Post("/api/v1/certificates/"+ca.Data.ID+"/revoke", map[string]any{}); res.StatusCode != 200 {
+		t.Fatalf("revoke: %d", res.StatusCode)
+	}
+	if revoked(t, b.env.Client, credB, ib) || !revoked(t, a.env.Client, credA, ia) {
+		t.Fatal("a revocation crossed accounts")
+	}
+}
+
+// Drafts, unknown codes, unknown accounts and lists answer 404; malformed input 400.
+func TestVerifiableCredentialNotFoundAndBadInput(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	public := s.env.Client
+	draft := s.acct.Attendee(t, s.event, "Dora", "Draft", "dora@example.org")
+	res := s.acct.Client.Post("/api/v1/events/"+s.event.String()+"/certificates/generate", map[string]any{"attendeeIds": []uuid.UUID{draft}, "draft": true})
+	var d struct {
+		Data struct {
+			Issued []struct{ VerificationCode, Status string }
+		}
+	}
+	res.JSON(t, &d)
+	if len(d.Data.Issued) != 1 || d.Data.Issued[0].Status != "draft" {
+		t.Fatalf("draft: %d %s", res.StatusCode, res.Body)
+	}
+	draftCode := d.Data.Issued[0].VerificationCode
+	for path, want := range map[string]int{
+		"/api/v1/verify/" + draftCode + "/credential.json": 404,
+		"/api/v1/verify/" + draftCode + "/credential.jwt":  404,
+		"/api/v1/verify/ZZZZZZZZZZZZZ/credential.json":     404,
+		"/api/v1/verify/not_a_code!/credential.json":       400,
+		"/issuers/" + uuid.NewString() + "/did.json":       404,
+		"/issuers/" + uuid.NewString() + "/jwks.json":      404,
+		"/issuers/" + s.acct.ID.String() + "/status/1":     404, // nothing issued yet
+		"/issuers/" + s.acct.ID.String() + "/status/0":     400,
+		"/issuers/" + s.acct.ID.String() + "/status/x":     400,
+		"/issuers/not-a-uuid/did.json":                     400,
+	} {
+		if res := public.Get(path); res.StatusCode != want {
+			t.Errorf("%s: %d, want %d: %s", path, res.StatusCode, want, res.Body)
+		}
+	}
+}
+
+// The verification page says that the credential is signed and links its two signed forms.
+func TestVerificationPageLinksTheSignedCredential(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	c := s.issue(t, "Ada", "Lovelace", nil)
+	res := s.env.Client.Get("/verify/" + c.Data.VerificationCode)
+	page := string(res.Body)
+	if res.StatusCode != 200 || !strings.Contains(page, "cryptographically signed") ||
+		!strings.Contains(page, `href="/api/v1/verify/`+c.Data.VerificationCode+`/credential.json"`) ||
+		!strings.Contains(page, `href="/api/v1/verify/`+c.Data.VerificationCode+`/credential.jwt"`) {
+		t.Fatalf("page: %d\n%s", res.StatusCode, page)
+	}
+}
