@@ -72,8 +72,10 @@ func Image(t Template, d Data, dpi float64) (*image.RGBA, error) {
 							}
 							faces[k] = ff
 						}
-						drawUnkerned(img, image.NewUniform(it.color), ff, run.text,
-							fixed.Point26_6{X: fixed.Int26_6(px(x+run.offset) * 64), Y: fixed.Int26_6(px(r.y+it.baseline) * 64)})
+						for _, dx := range overstrike(run.face, it.size*25.4/72) {
+							drawUnkerned(img, image.NewUniform(it.color), ff, run.text,
+								fixed.Point26_6{X: fixed.Int26_6(px(x+run.offset+dx) * 64), Y: fixed.Int26_6(px(r.y+it.baseline) * 64)})
+						}
 					}
 				case imageItem:
 					dst := image.Rect(int(px(c.x+it.x)), int(px(r.y+it.y)), int(px(c.x+it.x+it.w)), int(px(r.y+it.y+it.h)))
@@ -159,14 +161,50 @@ func backgroundImage(p *plan, dpi float64) (*image.RGBA, error) {
 	if img != nil {
 		return img, nil
 	}
+	img = drawBackground(p, dpi)
+	backgroundsMu.Lock()
+	if len(backgrounds) >= 32 {
+		clear(backgrounds)
+		clear(backgroundPNGs)
+	}
+	backgrounds[key] = img
+	backgroundsMu.Unlock()
+	return img, nil
+}
+
+// drawBackground draws the page's background colour, image, pattern, bands and border.
+func drawBackground(p *plan, dpi float64) *image.RGBA {
 	px := func(mm float64) float64 { return mm * dpi / 25.4 }
-	img = image.NewRGBA(image.Rect(0, 0, int(px(p.page.Width)+0.5), int(px(p.page.Height)+0.5)))
+	img := image.NewRGBA(image.Rect(0, 0, int(px(p.page.Width)+0.5), int(px(p.page.Height)+0.5)))
 	bg := p.background
 	draw.Draw(img, img.Bounds(), image.NewUniform(bg.color), image.Point{}, draw.Src)
 	if bg.image != nil {
 		draw.CatmullRom.Scale(img, img.Bounds(), bg.image.img, bg.image.img.Bounds(), draw.Over, nil)
 	}
-	if b := bg.border; b != nil {
+	if bg.pattern != nil {
+		guillochePattern(img, p.page, dpi, bg.patternColor)
+	}
+	for _, b := range bg.bands {
+		x0, y0, x1, y1 := 0.0, 0.0, p.page.Width, p.page.Height
+		switch b.edge {
+		case "top":
+			y0, y1 = b.offset, b.offset+b.size
+		case "bottom":
+			y0, y1 = p.page.Height-b.offset-b.size, p.page.Height-b.offset
+		case "left":
+			x0, x1 = b.offset, b.offset+b.size
+		case "right":
+			x0, x1 = p.page.Width-b.offset-b.size, p.page.Width-b.offset
+		}
+		fillRect(img, px(x0), px(y0), px(x1), px(y1), b.color)
+	}
+	if b := bg.border; b != nil && b.Style == "guilloche" {
+		w := b.Width
+		if w <= 0 {
+			w = 1.2
+		}
+		guillocheBorder(img, p.page, dpi, 7, 4+2*w, bg.bcolor)
+	} else if b != nil {
 		w := b.Width
 		if w <= 0 {
 			w = 1.2
@@ -195,14 +233,7 @@ func backgroundImage(p *plan, dpi float64) (*image.RGBA, error) {
 			}
 		}
 	}
-	backgroundsMu.Lock()
-	if len(backgrounds) >= 32 {
-		clear(backgrounds)
-		clear(backgroundPNGs)
-	}
-	backgrounds[key] = img
-	backgroundsMu.Unlock()
-	return img, nil
+	return img
 }
 
 // backgroundPNG is backgroundImage encoded for the PDF, cached likewise.
@@ -214,10 +245,9 @@ func backgroundPNG(p *plan, dpi float64) ([]byte, error) {
 	if b != nil {
 		return b, nil
 	}
-	img, err := backgroundImage(p, dpi)
-	if err != nil {
-		return nil, err
-	}
+	// Drawn afresh rather than through backgroundImage's cache: at print resolution the
+	// pixels are tens of megabytes, and only the encoded PNG is needed again.
+	img := drawBackground(p, dpi)
 	var buf bytes.Buffer
 	if err := png.Encode(&buf, img); err != nil {
 		return nil, err
@@ -233,5 +263,9 @@ func backgroundKey(page Page, bg *Background) string {
 	if bg.Border != nil {
 		border = *bg.Border
 	}
-	return fmt.Sprintf("%gx%g|%s|%x|%+v", page.Width, page.Height, bg.Color, sha256.Sum256([]byte(bg.Image)), border)
+	pattern := Pattern{}
+	if bg.Pattern != nil {
+		pattern = *bg.Pattern
+	}
+	return fmt.Sprintf("%gx%g|%s|%x|%+v|%+v|%+v", page.Width, page.Height, bg.Color, sha256.Sum256([]byte(bg.Image)), border, pattern, bg.Bands)
 }
