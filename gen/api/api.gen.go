@@ -838,6 +838,87 @@ func (e Scope) Valid() bool {
 	}
 }
 
+// Defines values for SealContentAlign.
+const (
+	SealContentAlignCenter SealContentAlign = "center"
+	SealContentAlignLeft   SealContentAlign = "left"
+	SealContentAlignRight  SealContentAlign = "right"
+)
+
+// Valid indicates whether the value is a known member of the SealContentAlign enum.
+func (e SealContentAlign) Valid() bool {
+	switch e {
+	case SealContentAlignCenter:
+		return true
+	case SealContentAlignLeft:
+		return true
+	case SealContentAlignRight:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SealContentType.
+const (
+	SealContentTypeSeal SealContentType = "seal"
+)
+
+// Valid indicates whether the value is a known member of the SealContentType enum.
+func (e SealContentType) Valid() bool {
+	switch e {
+	case SealContentTypeSeal:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SignatureContentFont.
+const (
+	SignatureContentFontClassic SignatureContentFont = "classic"
+	SignatureContentFontModern  SignatureContentFont = "modern"
+	SignatureContentFontSans    SignatureContentFont = "sans"
+	SignatureContentFontScript  SignatureContentFont = "script"
+	SignatureContentFontSerif   SignatureContentFont = "serif"
+)
+
+// Valid indicates whether the value is a known member of the SignatureContentFont enum.
+func (e SignatureContentFont) Valid() bool {
+	switch e {
+	case SignatureContentFontClassic:
+		return true
+	case SignatureContentFontModern:
+		return true
+	case SignatureContentFontSans:
+		return true
+	case SignatureContentFontScript:
+		return true
+	case SignatureContentFontSerif:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SignatureContentSignatory.
+const (
+	SignatureContentSignatoryN1 SignatureContentSignatory = 1
+	SignatureContentSignatoryN2 SignatureContentSignatory = 2
+)
+
+// Valid indicates whether the value is a known member of the SignatureContentSignatory enum.
+func (e SignatureContentSignatory) Valid() bool {
+	switch e {
+	case SignatureContentSignatoryN1:
+		return true
+	case SignatureContentSignatoryN2:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for SignatureContentType.
 const (
 	SignatureContentTypeSignature SignatureContentType = "signature"
@@ -868,17 +949,59 @@ func (e SpacerContentType) Valid() bool {
 	}
 }
 
+// Defines values for TemplateBackgroundBandsEdge.
+const (
+	TemplateBackgroundBandsEdgeBottom TemplateBackgroundBandsEdge = "bottom"
+	TemplateBackgroundBandsEdgeLeft   TemplateBackgroundBandsEdge = "left"
+	TemplateBackgroundBandsEdgeRight  TemplateBackgroundBandsEdge = "right"
+	TemplateBackgroundBandsEdgeTop    TemplateBackgroundBandsEdge = "top"
+)
+
+// Valid indicates whether the value is a known member of the TemplateBackgroundBandsEdge enum.
+func (e TemplateBackgroundBandsEdge) Valid() bool {
+	switch e {
+	case TemplateBackgroundBandsEdgeBottom:
+		return true
+	case TemplateBackgroundBandsEdgeLeft:
+		return true
+	case TemplateBackgroundBandsEdgeRight:
+		return true
+	case TemplateBackgroundBandsEdgeTop:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TemplateBackgroundPatternStyle.
+const (
+	TemplateBackgroundPatternStyleGuilloche TemplateBackgroundPatternStyle = "guilloche"
+)
+
+// Valid indicates whether the value is a known member of the TemplateBackgroundPatternStyle enum.
+func (e TemplateBackgroundPatternStyle) Valid() bool {
+	switch e {
+	case TemplateBackgroundPatternStyleGuilloche:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for TemplateBorderStyle.
 const (
-	TemplateBorderStyleDouble TemplateBorderStyle = "double"
-	TemplateBorderStyleOrnate TemplateBorderStyle = "ornate"
-	TemplateBorderStyleSingle TemplateBorderStyle = "single"
+	TemplateBorderStyleDouble    TemplateBorderStyle = "double"
+	TemplateBorderStyleGuilloche TemplateBorderStyle = "guilloche"
+	TemplateBorderStyleOrnate    TemplateBorderStyle = "ornate"
+	TemplateBorderStyleSingle    TemplateBorderStyle = "single"
 )
 
 // Valid indicates whether the value is a known member of the TemplateBorderStyle enum.
 func (e TemplateBorderStyle) Valid() bool {
 	switch e {
 	case TemplateBorderStyleDouble:
+		return true
+	case TemplateBorderStyleGuilloche:
 		return true
 	case TemplateBorderStyleOrnate:
 		return true
@@ -942,14 +1065,23 @@ func (e TextContentAlign) Valid() bool {
 
 // Defines values for TextContentFont.
 const (
-	TextContentFontSans  TextContentFont = "sans"
-	TextContentFontSerif TextContentFont = "serif"
+	TextContentFontClassic TextContentFont = "classic"
+	TextContentFontModern  TextContentFont = "modern"
+	TextContentFontSans    TextContentFont = "sans"
+	TextContentFontScript  TextContentFont = "script"
+	TextContentFontSerif   TextContentFont = "serif"
 )
 
 // Valid indicates whether the value is a known member of the TextContentFont enum.
 func (e TextContentFont) Valid() bool {
 	switch e {
+	case TextContentFontClassic:
+		return true
+	case TextContentFontModern:
+		return true
 	case TextContentFontSans:
+		return true
+	case TextContentFontScript:
 		return true
 	case TextContentFontSerif:
 		return true
@@ -2232,6 +2364,27 @@ type RevokeRequestReasonCode string
 // Scope defines model for Scope.
 type Scope string
 
+// SealContent An embossed-looking seal: a serrated disc with a rim, `text` around its ring, a guilloché rosette and a star at its centre, as large as the cell allows. Drawn as vector paths, placed in the PDF at 300 dpi.
+type SealContent struct {
+	Align *SealContentAlign `json:"align,omitempty"`
+
+	// Color The seal's metal: gold by default; rim, shadow and highlights are drawn in shades of it.
+	Color *string `json:"color,omitempty"`
+
+	// Ribbons Hangs two ribbon tails under the seal.
+	Ribbons *bool `json:"ribbons,omitempty"`
+
+	// Text Set in capitals around the seal's ring, for example `{{issuer.name}}`; placeholders as in text. It shrinks to fit three quarters of the ring and is cut with an ellipsis beyond.
+	Text *string         `json:"text,omitempty"`
+	Type SealContentType `json:"type"`
+}
+
+// SealContentAlign defines model for SealContent.Align.
+type SealContentAlign string
+
+// SealContentType defines model for SealContent.Type.
+type SealContentType string
+
 // SendBulkEmailRequest defines model for SendBulkEmailRequest.
 type SendBulkEmailRequest struct {
 	// CertificateIds Default: every valid certificate of the event.
@@ -2270,13 +2423,27 @@ type SessionTokensEnvelope struct {
 	Data SessionTokens `json:"data"`
 }
 
-// SignatureContent A signature line with `name` (bold) and `title` under it, and `image` (a scanned signature) above it when given; `name` and `title` may hold placeholders. The line and texts take the bottom 12 mm of the row.
+// SignatureContent A signature line with `name` (bold) and `title` under it, and `image` (a scanned signature) above it when given; `name` and `title` may hold placeholders. The line and texts take the bottom 12 mm of the row. A signature whose name, title and image all come out empty (for example a second signatory slot with an empty `name` while the branding has only one) is left out. A layout holds at most two signatures.
 type SignatureContent struct {
-	Image *string              `json:"image,omitempty"`
-	Name  string               `json:"name"`
-	Title *string              `json:"title,omitempty"`
-	Type  SignatureContentType `json:"type"`
+	// Color Colour of the line, the name and (lighter) the title.
+	Color *string `json:"color,omitempty"`
+
+	// Font Typeface of the name and title (see `TextContent.font`).
+	Font  *SignatureContentFont `json:"font,omitempty"`
+	Image *string               `json:"image,omitempty"`
+	Name  string                `json:"name"`
+
+	// Signatory Shows the account's first or second signatory from `PUT /branding` (`signatures`), image, name and title, in place of this content's own when the branding has that signatory; otherwise this content's own are shown.
+	Signatory *SignatureContentSignatory `json:"signatory,omitempty"`
+	Title     *string                    `json:"title,omitempty"`
+	Type      SignatureContentType       `json:"type"`
 }
+
+// SignatureContentFont Typeface of the name and title (see `TextContent.font`).
+type SignatureContentFont string
+
+// SignatureContentSignatory Shows the account's first or second signatory from `PUT /branding` (`signatures`), image, name and title, in place of this content's own when the branding has that signatory; otherwise this content's own are shown.
+type SignatureContentSignatory int
 
 // SignatureContentType defines model for SignatureContent.Type.
 type SignatureContentType string
@@ -2296,7 +2463,7 @@ type Template struct {
 	Description *string            `json:"description"`
 	Id          openapi_types.UUID `json:"id"`
 
-	// Layout Rows of columns on a 12-column grid. Placeholders: `{{recipient.firstName}}`, `{{recipient.lastName}}`, `{{recipient.fullName}}`, `{{event.name}}`, `{{event.date}}`, `{{event.location}}`, `{{certificate.number}}`, `{{certificate.issuedAt}}`, `{{certificate.expiresAt}}`, `{{issuer.name}}`, `{{verification.url}}`, `{{attendee.metadata.KEY}}`; any other (or an unclosed `{{`) answers 400 when the template is saved, naming the content in `details`. Rows are laid out from the top margin down; the page has 15 mm margins, and the rows' heights must fit between them (A4 landscape: 180 mm; A4 portrait: 267 mm; LETTER landscape: 185.9 mm; LETTER portrait: 249.4 mm). A row's column sizes add up to at most 12. Images must decode (PNG, or SVG with a viewBox).
+	// Layout Rows of columns on a 12-column grid. Placeholders: `{{recipient.firstName}}`, `{{recipient.lastName}}`, `{{recipient.fullName}}`, `{{event.name}}`, `{{event.date}}`, `{{event.location}}`, `{{certificate.number}}`, `{{certificate.issuedAt}}`, `{{certificate.expiresAt}}`, `{{issuer.name}}`, `{{verification.url}}`, `{{attendee.metadata.KEY}}`; any other (or an unclosed `{{`) answers 400 when the template is saved, naming the content in `details`. Rows are laid out from the top margin down; the page has 15 mm margins, and the rows' heights must fit between them (A4 landscape: 180 mm; A4 portrait: 267 mm; LETTER landscape: 185.9 mm; LETTER portrait: 249.4 mm). A row's column sizes add up to at most 12. Images must decode (PNG, or SVG with a viewBox). At most two `signature` contents. A separator (` · `, `, `, ` | `, ` – `) beside a placeholder that comes out empty is left out with it, so `{{event.location}} · {{event.date}}` reads well for an event without a location.
 	Layout      TemplateLayout `json:"layout"`
 	Name        string         `json:"name"`
 	Orientation Orientation    `json:"orientation"`
@@ -2307,17 +2474,42 @@ type Template struct {
 	UpdatedAt time.Time `json:"updatedAt"`
 }
 
-// TemplateBackground Fills the whole page behind the rows: `color`, then `image` stretched to the page, then `border`.
+// TemplateBackground Fills the whole page behind the rows: `color`, then `image` stretched to the page, then `pattern`, `bands` and `border`. Ornaments are drawn as vector paths and reach the PDF at print resolution (300 dpi).
 type TemplateBackground struct {
-	// Border A frame around the page, 7 mm from its edge. `double` adds a thin inner line; `ornate` adds corner ornaments to it.
+	// Bands Stripes of colour along the page's edges, drawn in order. Bands lie behind the rows: the layout keeps its text off them, or sets it in a colour that reads on them.
+	Bands *[]struct {
+		Color *string                     `json:"color,omitempty"`
+		Edge  TemplateBackgroundBandsEdge `json:"edge"`
+
+		// Offset Distance from the edge, in millimetres (a thin stripe beside a wide band).
+		Offset *float32 `json:"offset,omitempty"`
+
+		// Size Width of the band across, in millimetres.
+		Size float32 `json:"size"`
+	} `json:"bands,omitempty"`
+
+	// Border A frame around the page, 7 mm from its edge. `double` adds a thin inner line; `ornate` adds corner ornaments to it; `guilloche` is an engraved band of interlaced waves between two rules, 4 mm plus twice `width` wide, with rounded corners.
 	Border *TemplateBorder `json:"border,omitempty"`
 	Color  *string         `json:"color,omitempty"`
 
 	// Image PNG or SVG data URI, at most 2 MiB decoded.
-	Image *string `json:"image,omitempty"`
+	Image   *string `json:"image,omitempty"`
+	Pattern *struct {
+		// Color Ink of the pattern, printed as a pale tint; the border's colour when omitted.
+		Color *string `json:"color,omitempty"`
+
+		// Style `guilloche`: large engraved rosettes at the centre of the page, in a pale tint of `color`, the security texture of diplomas and banknotes.
+		Style TemplateBackgroundPatternStyle `json:"style"`
+	} `json:"pattern,omitempty"`
 }
 
-// TemplateBorder A frame around the page, 7 mm from its edge. `double` adds a thin inner line; `ornate` adds corner ornaments to it.
+// TemplateBackgroundBandsEdge defines model for TemplateBackground.Bands.Edge.
+type TemplateBackgroundBandsEdge string
+
+// TemplateBackgroundPatternStyle `guilloche`: large engraved rosettes at the centre of the page, in a pale tint of `color`, the security texture of diplomas and banknotes.
+type TemplateBackgroundPatternStyle string
+
+// TemplateBorder A frame around the page, 7 mm from its edge. `double` adds a thin inner line; `ornate` adds corner ornaments to it; `guilloche` is an engraved band of interlaced waves between two rules, 4 mm plus twice `width` wide, with rounded corners.
 type TemplateBorder struct {
 	Color *string              `json:"color,omitempty"`
 	Style *TemplateBorderStyle `json:"style,omitempty"`
@@ -2347,7 +2539,7 @@ type TemplateCreateRequest struct {
 	Active      *bool   `json:"active,omitempty"`
 	Description *string `json:"description,omitempty"`
 
-	// Layout Rows of columns on a 12-column grid. Placeholders: `{{recipient.firstName}}`, `{{recipient.lastName}}`, `{{recipient.fullName}}`, `{{event.name}}`, `{{event.date}}`, `{{event.location}}`, `{{certificate.number}}`, `{{certificate.issuedAt}}`, `{{certificate.expiresAt}}`, `{{issuer.name}}`, `{{verification.url}}`, `{{attendee.metadata.KEY}}`; any other (or an unclosed `{{`) answers 400 when the template is saved, naming the content in `details`. Rows are laid out from the top margin down; the page has 15 mm margins, and the rows' heights must fit between them (A4 landscape: 180 mm; A4 portrait: 267 mm; LETTER landscape: 185.9 mm; LETTER portrait: 249.4 mm). A row's column sizes add up to at most 12. Images must decode (PNG, or SVG with a viewBox).
+	// Layout Rows of columns on a 12-column grid. Placeholders: `{{recipient.firstName}}`, `{{recipient.lastName}}`, `{{recipient.fullName}}`, `{{event.name}}`, `{{event.date}}`, `{{event.location}}`, `{{certificate.number}}`, `{{certificate.issuedAt}}`, `{{certificate.expiresAt}}`, `{{issuer.name}}`, `{{verification.url}}`, `{{attendee.metadata.KEY}}`; any other (or an unclosed `{{`) answers 400 when the template is saved, naming the content in `details`. Rows are laid out from the top margin down; the page has 15 mm margins, and the rows' heights must fit between them (A4 landscape: 180 mm; A4 portrait: 267 mm; LETTER landscape: 185.9 mm; LETTER portrait: 249.4 mm). A row's column sizes add up to at most 12. Images must decode (PNG, or SVG with a viewBox). At most two `signature` contents. A separator (` · `, `, `, ` | `, ` – `) beside a placeholder that comes out empty is left out with it, so `{{event.location}} · {{event.date}}` reads well for an event without a location.
 	Layout      TemplateLayout `json:"layout"`
 	Name        string         `json:"name"`
 	Orientation *Orientation   `json:"orientation,omitempty"`
@@ -2359,9 +2551,12 @@ type TemplateEnvelope struct {
 	Data Template `json:"data"`
 }
 
-// TemplateLayout Rows of columns on a 12-column grid. Placeholders: `{{recipient.firstName}}`, `{{recipient.lastName}}`, `{{recipient.fullName}}`, `{{event.name}}`, `{{event.date}}`, `{{event.location}}`, `{{certificate.number}}`, `{{certificate.issuedAt}}`, `{{certificate.expiresAt}}`, `{{issuer.name}}`, `{{verification.url}}`, `{{attendee.metadata.KEY}}`; any other (or an unclosed `{{`) answers 400 when the template is saved, naming the content in `details`. Rows are laid out from the top margin down; the page has 15 mm margins, and the rows' heights must fit between them (A4 landscape: 180 mm; A4 portrait: 267 mm; LETTER landscape: 185.9 mm; LETTER portrait: 249.4 mm). A row's column sizes add up to at most 12. Images must decode (PNG, or SVG with a viewBox).
+// TemplateLayout Rows of columns on a 12-column grid. Placeholders: `{{recipient.firstName}}`, `{{recipient.lastName}}`, `{{recipient.fullName}}`, `{{event.name}}`, `{{event.date}}`, `{{event.location}}`, `{{certificate.number}}`, `{{certificate.issuedAt}}`, `{{certificate.expiresAt}}`, `{{issuer.name}}`, `{{verification.url}}`, `{{attendee.metadata.KEY}}`; any other (or an unclosed `{{`) answers 400 when the template is saved, naming the content in `details`. Rows are laid out from the top margin down; the page has 15 mm margins, and the rows' heights must fit between them (A4 landscape: 180 mm; A4 portrait: 267 mm; LETTER landscape: 185.9 mm; LETTER portrait: 249.4 mm). A row's column sizes add up to at most 12. Images must decode (PNG, or SVG with a viewBox). At most two `signature` contents. A separator (` · `, `, `, ` | `, ` – `) beside a placeholder that comes out empty is left out with it, so `{{event.location}} · {{event.date}}` reads well for an event without a location.
 type TemplateLayout struct {
-	// Background Fills the whole page behind the rows: `color`, then `image` stretched to the page, then `border`.
+	// AccentColor The template's accent colour. Wherever the layout uses exactly this colour (text, signatures, seal, background, pattern, bands, border), the account's branding `primaryColor` takes its place when it has one, so that one template takes each account's colour.
+	AccentColor *string `json:"accentColor,omitempty"`
+
+	// Background Fills the whole page behind the rows: `color`, then `image` stretched to the page, then `pattern`, `bands` and `border`. Ornaments are drawn as vector paths and reach the PDF at print resolution (300 dpi).
 	Background *TemplateBackground `json:"background,omitempty"`
 
 	// Locale How `{{event.date}}`, `{{certificate.issuedAt}}` and `{{certificate.expiresAt}}` are written: `en` 12 November 2026, `de` 12. November 2026, `fr` 12 novembre 2026, `es` 12 de noviembre de 2026, `pl` 12 listopada 2026, `ja` 2026年11月12日 (and a certificate that never expires: no expiry, unbefristet, sans date d'expiration, sin caducidad, bezterminowo, 無期限). Dates are UTC days.
@@ -2415,7 +2610,7 @@ type TemplateUpdateRequest struct {
 	Active      *bool   `json:"active,omitempty"`
 	Description *string `json:"description,omitempty"`
 
-	// Layout Rows of columns on a 12-column grid. Placeholders: `{{recipient.firstName}}`, `{{recipient.lastName}}`, `{{recipient.fullName}}`, `{{event.name}}`, `{{event.date}}`, `{{event.location}}`, `{{certificate.number}}`, `{{certificate.issuedAt}}`, `{{certificate.expiresAt}}`, `{{issuer.name}}`, `{{verification.url}}`, `{{attendee.metadata.KEY}}`; any other (or an unclosed `{{`) answers 400 when the template is saved, naming the content in `details`. Rows are laid out from the top margin down; the page has 15 mm margins, and the rows' heights must fit between them (A4 landscape: 180 mm; A4 portrait: 267 mm; LETTER landscape: 185.9 mm; LETTER portrait: 249.4 mm). A row's column sizes add up to at most 12. Images must decode (PNG, or SVG with a viewBox).
+	// Layout Rows of columns on a 12-column grid. Placeholders: `{{recipient.firstName}}`, `{{recipient.lastName}}`, `{{recipient.fullName}}`, `{{event.name}}`, `{{event.date}}`, `{{event.location}}`, `{{certificate.number}}`, `{{certificate.issuedAt}}`, `{{certificate.expiresAt}}`, `{{issuer.name}}`, `{{verification.url}}`, `{{attendee.metadata.KEY}}`; any other (or an unclosed `{{`) answers 400 when the template is saved, naming the content in `details`. Rows are laid out from the top margin down; the page has 15 mm margins, and the rows' heights must fit between them (A4 landscape: 180 mm; A4 portrait: 267 mm; LETTER landscape: 185.9 mm; LETTER portrait: 249.4 mm). A row's column sizes add up to at most 12. Images must decode (PNG, or SVG with a viewBox). At most two `signature` contents. A separator (` · `, `, `, ` | `, ` – `) beside a placeholder that comes out empty is left out with it, so `{{event.location}} · {{event.date}}` reads well for an event without a location.
 	Layout      TemplateLayout `json:"layout"`
 	Name        string         `json:"name"`
 	Orientation *Orientation   `json:"orientation,omitempty"`
@@ -2428,7 +2623,7 @@ type TextContent struct {
 	Bold  *bool             `json:"bold,omitempty"`
 	Color *string           `json:"color,omitempty"`
 
-	// Font Typeface for Latin, Greek and Cyrillic text (DejaVu Sans or Serif). Text in a script the typeface lacks (Chinese, Japanese, Korean) is set in an embedded font that has it, chosen per text.
+	// Font Typeface for Latin, Greek and Cyrillic text: `sans` DejaVu Sans, `serif` DejaVu Serif, `classic` Old Standard TT (a 19th-century book face for diplomas), `modern` Lato, `script` Cert Script (a connected script, after Lobster Two; best for a few display words). A character the typeface lacks is set in the nearest embedded face that has it (DejaVu; Chinese, Japanese and Korean in CJK faces, chosen per text); bold CJK text is a synthetic bold (overstruck), as no bold CJK face is embedded.
 	Font     *TextContentFont `json:"font,omitempty"`
 	FontSize *float32         `json:"fontSize,omitempty"`
 	Italic   *bool            `json:"italic,omitempty"`
@@ -2441,7 +2636,7 @@ type TextContent struct {
 // TextContentAlign defines model for TextContent.Align.
 type TextContentAlign string
 
-// TextContentFont Typeface for Latin, Greek and Cyrillic text (DejaVu Sans or Serif). Text in a script the typeface lacks (Chinese, Japanese, Korean) is set in an embedded font that has it, chosen per text.
+// TextContentFont Typeface for Latin, Greek and Cyrillic text: `sans` DejaVu Sans, `serif` DejaVu Serif, `classic` Old Standard TT (a 19th-century book face for diplomas), `modern` Lato, `script` Cert Script (a connected script, after Lobster Two; best for a few display words). A character the typeface lacks is set in the nearest embedded face that has it (DejaVu; Chinese, Japanese and Korean in CJK faces, chosen per text); bold CJK text is a synthetic bold (overstruck), as no bold CJK face is embedded.
 type TextContentFont string
 
 // TextContentType defines model for TextContent.Type.
@@ -3336,6 +3531,40 @@ func (t *TemplateContent) MergeLogoContent(v LogoContent) error {
 	return err
 }
 
+// AsSealContent returns the union data inside the TemplateContent as a SealContent
+func (t TemplateContent) AsSealContent() (SealContent, error) {
+	var body SealContent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSealContent overwrites any union data inside the TemplateContent as the provided SealContent
+func (t *TemplateContent) FromSealContent(v SealContent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"seal"}`))
+	t.union = b
+	return err
+}
+
+// MergeSealContent performs a merge with any union data inside the TemplateContent, using the provided SealContent
+func (t *TemplateContent) MergeSealContent(v SealContent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"seal"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
 func (t TemplateContent) Discriminator() (string, error) {
 	var discriminator struct {
 		Discriminator string `json:"type"`
@@ -3356,6 +3585,8 @@ func (t TemplateContent) ValueByDiscriminator() (interface{}, error) {
 		return t.AsLogoContent()
 	case "qr":
 		return t.AsQrContent()
+	case "seal":
+		return t.AsSealContent()
 	case "signature":
 		return t.AsSignatureContent()
 	case "spacer":
@@ -22967,499 +23198,520 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id Id) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P1LbyPJmjAG/5UAe4CW5iQpilJVd1EYvMOSqGp1qyQdieo+fbrqUwYzg2S0khHsiEhRPPWVARsG7KV3",
-	"hoEXMLzwwmt7Y9i78fwUj+F/YcQTEXlj8qpLVXVxMDitSmbG9blfP1QCPhxxRpiSleaHyoDgkAj4sxUE",
-	"RMpDzpTgUSuK+Phc0D5l+reQyEDQkaKcVZqVw/PLqya6I4L2aID1Q4SZHBMh0RBPUJcgQXCIeoIPEWYT",
-	"xGEctCXpcBQR5L9pd3wkyB8xkUoeIMbRSJBeRPsDhahEjJCQhNu1ileRwYAMsV4BYfGw0vyt8s+V915F",
-	"TUak0qxIJSjrVz5+9CqHOBgQu/bpBf/AxyjirO8hzELUnaDxgA89pAbELtytO9DDhPmZSybjTBGmjqgc",
-	"cUnNHMUpfawUDgZDwpSPtkI+ZhHHodxGXCCfsogy4ntoTNUAYdSjEUEMD8mSM1+RIBZUTS54RIPJ9OS/",
-	"DLCC3Y1wn8De9ORNRIe4T6S5GDWgEkmqiIeokoiPGTLLQlJNIgInZcbUBzbAcuAhxtWAsr67Wa4GRKAB",
-	"l+oA+SHp4ThSVSkC9C3jjHzrL9pNu4P704v/mQipQYr3YAuCjASRhCkAtCaShIWIKtTFwS2iDPknveoZ",
-	"Z6T6Fqtg4JsrxgzFLBhg1ich4owk8LlX34dD57FCGHV5OFm0yJOQDEdcn/olGUV4QsKSy1YiJj4aDwgz",
-	"50olrF0qLkjoYIz39LoIFhElwsG/AQF4GQ8J8pPpgkn1JzLxy7FAz1eOCKfcYOT0IlthKIiU6blKHouA",
-	"NBFGI6wGDioIkkTc6QVyrtCWv4NHdOdud6dWq/nbHlLc4Lfk0Z3eWh9TJg2wXV+e2pHtzrDUt6WQ4noX",
-	"+jEV+vj06rO76nExxKrSrMSCVgXpEUFYQCpl27vEipzSIVXwP9ObvLRUBWFNwEioIUSvaUxZyMdu70Mu",
-	"FQo4k0pgykiIIj0aUhpt8GgU0SINGFJGh/ro68miKFOkT0R+VZdkiCnTi529soj0lFkWVnZd604mSckR",
-	"XJGAs1CimCkaZTev0UhJtKUfdePglgC17cVRZK5x+wBpSo72G688JKdGYeReJXdLkxP2UuBl8bBLBMIS",
-	"+ZdEiUm11VNE+KvtTn8I383emeJojDUJID0uNLwpMaGsf1C+EndcVTgvX+8RcNRg5XzInLvYj15lhAUe",
-	"EmU5aPuOMHUSHtOodPnnLJogrBRhISEWD6lERH91kFAlqrz8Szgy54+DgMdMfWu/kHrlmjtX/oiJmFS8",
-	"imYglWaFmFVUyjEspmEpYtm1X2A10B/AwJoslI27DCbPmucknDE8ffjICeX8iZQwxV0NN40XL9BIUKZw",
-	"NyIoGGCBA319HpIBH5FQv5M5bA8JMiQalkiIGvtowGMha6iluVKEJwXirdlJwmn0UyP44MhxAHg9JfEa",
-	"JA1LaSLgIAcJU80Ntd9oJJdtBLb02Ar8Io9q+P6UsL6+0caLF56GZvfvXQ27ShGhx/z//fbu3X2jXn33",
-	"7v679vu//NPU8XqV+6p9vZo/1PQsW1eHJyeZE0VbcoQDog/U/y805+hxgcg9BhEQo+vrkyNzbT3NvYF5",
-	"l/AshnwtJWhxMSBUcxyD9M08i8dSErWAyZcfX1Z4mHV4L3YbZQD3I+/OhObf4beHAfQF7pMSMK52sSSh",
-	"Ee0MnZtFCfQruT1ZGQ2uf4jvDWnbrev/81Jat1tKmPVqrug/SlZ0oshQohERsKZ5i4HvSxfUqOdXtHA5",
-	"P2e0j0MeklI5MtVPAh4StBVgSaqUScK02H5HtpPF5m9Pvz2fL6TA8XJ/HmLVq69a1b/j6j+qq+EVzqtX",
-	"ekFNFBFlaFVI+1pm15LuYDIaECY9zesAGUHgBeoTCBISpiiODLMSRI44kwR41WscWolE/ysweoX+E+Qf",
-	"M+3O79IIkhZt4U8huDCf6EOv/Nw6PTlqdU7Oz27al5fnlxWvMiRSAuhWOhlpUCt2XKE7HNEQ1AWFaSR9",
-	"FFEtFI1BY+GoR+9rcL/pWf+TIL1Ks/LNTqq57phf5U4bVgO7y5/fejMjH7ZX03vzm8gvbg5EmYzKnMoW",
-	"iThatlr7xU5BeM3KctWc5LjUIOkXhYGsVLjkIPptfX73Vdh7Ve9dah1j6mbfGwW0F9HggUBzeH52fHpy",
-	"2CkBFqOUfCuRVFgRFHJibg+kTRCYHhE+lpisCBJu6V8VKCT3pUHgmIsuDUPCHgYDJ2dX18fHJ4cn7bPO",
-	"zdXh+UV7ChpaFyfolkxQhINbq1BrIQ0sJaDZ2btxdNp/NNBYfeYinExv76uCmJLb1bBzwjSvw9FDQafT",
-	"vjxrneYApqXlQXI/IoFmgSBW1NCZNVhRiQS5Izgi4UHORkFDRIFJ9iiRiCpnL4h4/3EIzRMsaxrUzHF8",
-	"ZQBmYUCD1RlXxzxm4cPA6uy8c3N8fn12lIOrM45kHAwSbuGuwmqIjwIki+Yo3niy0q/qytP7sXd+om9y",
-	"SLTM+/CbP3l7cdp+2z7rtI+mGBEfEWEEcSpRyIPYTIq6sQJ5oRvTSKEJUY/GgJafsQw2Mnv56iAke48W",
-	"Tt7yUBPSEsP9dWJBkJQFBJDOGhzAcj3tX2gixhOTwpT3rGpdUFXwn1VTB9q8nc10vDm/VjXj2Jo3UM4J",
-	"lvGvzPsG3sndxpcOF9ZW0U5xPCELityrnYEawkmmWGrfeEtCijtGQU/fnLbMLOTxNIqtheqHzttTY6kB",
-	"a7/EE4kkN7w+wLEkGr0j3tcQmNgSUyHAQ4zcEYHkgI9ZrWJ3NoPbPdHmznjGkIAGWBqrtTGohAL3lESU",
-	"BVEcknB7zqbBWsF7PWcbjTi/jUeox8XwT0ui7IV1OH+L2cR5gJ7n3jqcoyFmk8TRPvNuBtY77vwqHsKR",
-	"5ED7im6cP+MtWZ9TNXE6zf04dU/Z651EHIcdzk+xMOba9cWQi9avp+eto5vO+fnNaevyzbRGDG4Bch8Q",
-	"ElosAsfl1i56S1+Dhf3Hq/MzD+3W4QEX6EXdq9frSPCxhN8xOrz6GdHhiAu1/WjiymOvqyjUTJ3MVyXW",
-	"TMOFFmyuiJSUs3MWTR4Gdq2Lk5uf2r/eaOmpdXp6/suUBExlRiBlcMkYSdpnJKxShqRZyYEmMM5yMsYS",
-	"xZKEjwRiD1lBEZhK9vtVgVPZfWuAms+mVgSqy1anfXN68vZkSp8q8qUD48w3kSfGwT/Neh4DiNaZuAg7",
-	"2W1tOOIURyyBthwgaDC7ZjhWAy7oPx6qtp+cgY/ixgL0FLfUVIALpPgtAT16SKWkrO+hsYBgQHI/ooKE",
-	"+h1B7vjto1GrdaY+cKBm9+Ab4Ww8oMHABLUBm2TJpxjURjsFSHP+xflVB+3o490RpCeIHPioT++IJpaM",
-	"jBFnpMR6mDvEr8yImAeg9+ntO6Wex0xdxcMhFsBlcRhCwCeOLoRmSIrqkXo4ksSrjDKPPlRouISb37mc",
-	"P0z/MIowWwSDF/od49t1rurfTCQNDGsHSQMFefd3EsC1tEbURsmssKVAEKxI2FK5nYVYkaqiQ1K2PQOt",
-	"slUSqHYWR5GLmTQYY7Rd+4kGxDlz/JY60VkcRUBaljzyCEt1LZfYR9kcs+9LkB69n97mMRVSod1GNjbG",
-	"xiHekomJixEk4H1GJTgFVK1s0eCAMoClyFAugowr/br+zg6EhcCTuaBiJ0g24mWuO3uPufObDVqH8HEm",
-	"xmAunGWofBALQZi6wFKOuQghHEMIEig04EIS1IWAiUm6phN2hCey0nxVTwI4Di/fIjlhQbqt5m8mgE02",
-	"BcF610mMXXMsqCJwtwVoLy5kCoAhUD0FYSuFWrlUCxNDLkDTZugFGlIWK02K+zwH2iM3vpcNK9ltfF+M",
-	"K5mFW27/U/GGWgUzupVGLmARUxiWBN3svXwxP+gmBf1k6RpeI1KNKCOF1dsInnmrXxegh5SdmA92C9Dt",
-	"VWJG/4iJ/VmJmGgEGPNjHCguysOEruh9FeJpjEkriYLWXJQwpcURfYSjkT6tQmjP+w8vP64S1QNAQu9d",
-	"/E7pNGDsk/lwOX+3sbf/4qU/hb951J2NjKdUqja7I5E+w0W4WDif2MgZxH4Ox5DDkxArvPQ1Wr6ziDDB",
-	"mKX7sWj7DJxriGmUe908KXvVhsYuw3x6mh2czWIiK3CwmWMMicLuTsqPKB/dWK+XzFDgYYKQql4VMm+g",
-	"EaZCoi2sTCx9o77toVhCIChlSJHhKMJA7CTyP3xwtLbmllb7qf3rx4++JUDZpTXqydVN9A7lgnC7jyUw",
-	"Eo/C1S67jCum4c7pjWUO3kugITnuPMNMFzEPjNfmkhY6K79zSf7VPq9x0c+svFmp775q9F7gevW7YJdU",
-	"vwv3cPVVt0Gq+70X+GX3u+D78NVuboPNyo9c/tv/kt1os/L23/7PKIKg2SxkadzGbFJpVlrBkMAZ5lFu",
-	"Nv7k4pL3HxOfHoczZbHrcUZcBiUXz/Rnw9QC2i2JcfPQ6cl53FzW5ljTyszsBMzex1wMV2RrPRqRec6i",
-	"QN5Vips9vPrZQ9ed4+r3aOv1+VuXx7PtId/zkX/gg+ECd5EkIyw0DfOQUaqRgCwis7ED5EDKGvUxC7NW",
-	"/RrqQAKiUJCAGGAhJpAN6tskxqpeqI+2uvptrRRBZp/v1u17yM/ag+5YWBvKKrkPSARLzP3KA0VUVSpB",
-	"8NAH2SnJytBntN00LlczMwpJQEMiba6gSb8E8diGCh9e/ZwmX9TrSOKJRiUIFab6rdpCHgI3M+/OXXT/",
-	"JxTFEngtCmOGYC00PuA+eavfK4V3O8a8I7gGFrks8ytAMcRtGBm6R0kUSmTzRA+Q74iX7xnlzP7imbSd",
-	"wH42HvCIoCEe1ZBvaY+PAsw0BJiwkFplJs+tDWOiuWKO9xrtJLv23UfkihtO9yVzuikseI3D/jOoMYGg",
-	"igi6EJthOYfu5eJpf3i41Q2Sz6f17yOsMLq+PHE2sa5eh8lUN0T74uyNJvdXP78BWzbzEBcWrxlnBPx8",
-	"9geM+oQR4Fnw/hZGgkuiVBJRSaWMifhWIn8k6BCLySGPuPDT4BuY/lsJkd5IEpsaooBT5AaAF7ok4mNE",
-	"1baHQoHHzCTSImwIDLxiWVFXYBZqKE0py/QJ6bHDQx6zEmtpS0oNB5xJs4YwNVXAmj3nSECckTQkB8B5",
-	"ThbrHIOmVFjFMpt2jgNF70xmlAJi/75kFwr381ad6TcKzGZlfc2rQDIPVRNn+Zo2XP2W7DEB1TnGz+xZ",
-	"Z3DGQa3dVWHe5IjyV7eKHghYl1ztitTAkbAlNSUAkyXfzZntn8YKb45slUsXJKAjan2F82jZZfIifAVo",
-	"sdZW5qCAdcNVkglKkeGuJE1xCeODuyove8fZAygZeQoap+z26UksBsVPL54WUOO5hdQ8P1wNMZleIsDJ",
-	"lKmtPg/cYhEV62EUBMP6/vezB5gpZXxStdjIOUvrxPD6iQbgNaxiKbaAx2cJ+1dDL0Jrnm0jmMOYH2dT",
-	"2jxrW0jkhvjeOSus8LyS7yKzsEyytN23/b7LeURK3MDZNc886M8EzT8Ndq+peQJzB4HQ8HYkBxjcfFTq",
-	"P0fkwP2QUzeBphc0yqxwniEalQujsJIQ2UJOAWeuLM6UIvQG3xGEkcLRbZrCfjUi+BaEHyOP/VaR9sn7",
-	"ovSkqce08/OR1IYc8ZpP/WYoCBn5P7S6gpfYnhovXqKf6GsUkoCHphgNVlqJtwYnSJN3PETrA3q0IQ6J",
-	"VjfgGFAwiNkt2IJgjvGAS2KKHxGTXYSoRL686/vbBxn9AhQQ3NXXVMsT6b39Vy8aL3POQr3wJuxvZ2vE",
-	"+v9/edd/9+4v98No+6CLJXm57/1mygTUq6/+svP+L//yoe41Mq7FqeOaVzkgzGhUOKs+wQK0JmTmbCI/",
-	"s64R67u11Go1Y2HL/Czv+nq92VdWcwk3ljAeTKkOy1gKFpskEhrcqC9FdaeUi4yPvLw0xWJlAw6qlBJZ",
-	"xXBFEQOsRseCD535pminmY1n8OklGUWTDl/BElWKsqANuyUUyoLAbyZ3BXGWySKRB9nsRqMmG30+jqJa",
-	"CdjMXkDE+/xhJOMrRt6sCUQfYmbP35jKJce42ssHOay0mYBHPBZoLKiWRZD/zeXlmzevX/tN5H/jmwqD",
-	"9B4NyD0OSUCHOLKREYXoh292jxut/X1Y85h0JVXkgWJyTuFKYTgd3kJW4Yy8AtoVcGkeen9aEdzRmOWl",
-	"cPuFMdGvuOjLnNjjDF9YImxs7pCJxIcaKCACVt+LMeJrVhtEBAuDl0Xbe0rvKi2Go4miAY7QFQ8oURN0",
-	"qBcFKjGEseXJXCXI/FpwmGepWMnARShoVr7ZPd5vf/cqAy/NykCpkWzu7BT8AQuo9pJG9y+ZmC8pGmxo",
-	"/IbGPyqNn6ZpcXR7jGlk0g6ezs6apCnMJcl2MbEgLpFglvpecUO+n7OpZJwVHUrWJrkw0QFMjB8zGRaL",
-	"7Ji2hpp7f9ba31iF6pMYe6y8P9fWU/BWGRtME5E7ItJqns55BW7kTO1Bq2GmrAdt7dfrhj6mscG79bqp",
-	"RPdcZiVI2y4zKRVIrCAjLAgyWd5Q+UDTfao8/ScwGPhrTLoDzm8zPq3EJjXLhGUK6k2/7by0J+Gcs09O",
-	"+luZuHVznGZmScUFIChhbatF4CQEZTlrV0qDSkxexm6/9GAZgadsNHlLR6MV13Zlv1mYOGBWmk7iuZN4",
-	"v9Qpf1pxePrSlxeM4+j2R959hvBjTXVLKFAHAl4gpaRed8UmZI58LNr7j7xrec4UJSnC0EqRmAkqzHc4",
-	"9yijcrCmR24l5+LitYwE1wC1zKsZdFrwosJCPZrD8Y+YGEwTMWPmbX2tEVHlWJexpnFlKq0tKLk9J/Q5",
-	"8SiasbLn5c2hAQn05l3h6cHkgGAOmn1yMqFRfVXasI4ctqKI+XRiW07sXFKG+5F31xDfFsphUcTHF1hA",
-	"AduFssovLgkrrZ2uuImUQTxWtiC8K4tLbR3+JoLBkCC9WFqDxe+8a8KB9usN5B9eto9OOiaB2XcV5zGb",
-	"mAJ+ANFaAxYxsf+AAu4wLyTvRpkJsVQm5FSQgAtbKUMQqRCWyKCOLRGem7VcrnpSMfUB0mj9UQXSL1Ge",
-	"vEoZxRMqmfdUqjm51AkVsO/lZMW5qqYbuAzbs6M8LYFLJzoD1M2UAjAladuXnWqj3nhZ1RC33yjlgOuI",
-	"XSsIPJ9PkFTZDOtHS5mgokuC5aLQz+LbLsTJCS9m+TeU3RgLhleR8YgISUIjLggc6/9CzwOIwgOx5qY7",
-	"uTHGyIqnp3rvLVjCw8O7llSzrswHU4Rl4T2uE+K4sML9RdyNaOAqqd2SCdo6FDy47XERgglxr+Gh0pr3",
-	"cye7Lo1CWiJqbRpp54eppXJmjgJljjYf8rYwrK0EfGfA6PSOV4nazEDEke3sRULooLIiVVxGDJ092ZH+",
-	"2tEsk/aTol6Wm4fJd+WKAh0SqfBwVNK16PgQ7e3tvUL6nYzsMMCjEWHGsr5GhmW64uzs3mzResEhPBcv",
-	"egj3mk5nSDbyVAzqAfRt9cDV/DGVU4MZGJ9QhBJqkTulBaDxSdXFeRLWMnD9hUPz1wWXC+7yUbwayyVw",
-	"N9bJ+C4GvOblmWVGqVc+PlSDWVfSLlQ5uSNC0NAq706Ny7pcXDjXGgWF5imbhRaQcI4+GvAolKY5pV5P",
-	"SCIKKjh4S8o1+ZVEyQJw52SlUiheAKng2H8O2WU1icXaFr98aeXTB1gv8BI9aZh1Zu5LI6U/A6RlZ1oa",
-	"4OYl8XxZEDe1/T+9OCGWslRk7RPzzSEl+uIKhoY/mfyd164TnTo5mQXQeEWYegacT6ZZGuGlXtOXj+35",
-	"jX+ZqK5FoyMrKD2B8PhnwMLiGS2Ciik3svGw2NyGpdNXM0P+TMn4Wdh3ZqKlkfkOvvkToHNx8xtTwIOQ",
-	"06sYyFi7FNwToXOyqlJw4DF7+gCpFYJCZgOutZh/xbWEb8tajUOMll7RLZnU0CVRsWBQmCMgrqUPFAop",
-	"lBQNqLzRFP4mjTW/qb7/sNfwVqoy6ifj+KjHTXUv1J0grFBEsFRor1FsJewhv2oiym/8TYXkR62QbEBk",
-	"IfZ8WtN1Do9XRf9fTPjvVdzNZf6uwrcCVyxhKqgHuuGbys0IYpGNDJR26peZacvtawFnkgSxnsJGypdE",
-	"zJigXIiUGY6gpRXCSPCxhzigaxRNzfatdKuhRKIt34VBKyKVn/bEOkA4s2o7AZIEQoWspZCjeg21oJRe",
-	"cRZEJZJjqoIBgf5Ziwv6rEFZl671FFIoqBWW0eBf0jrY4o4GJF321J54r9dEuKeI0FvuzT57YYg6VVJT",
-	"AELhLqAyHwmRv79bR284I34NWQZAI2Iq9CEDUybeyuRqoyCiWrxLlkWVXogNuTLv24Awfw2GYYB0afJj",
-	"saadCItl8eBLylAkEESVlbbuM4hSg9+byB8PJAlu/KSYlckV0rR2r4EEZiEfou5EETmXaSH/b9Urc8VV",
-	"PQVWsSC+PvNbMkkb2VFpK+yZhR4ghyBVmX6U1N3aa9iZ8yzRrDiXe/Vhf+/jv6zED922s8wQQFJhFmIb",
-	"K/FyH20ZSPiL7yF/x5yS/y8+GmlKxvrb9pxgmWvGdMTrhlbEEKFgQaxYriqpSVRG6XI4OyvIIYGh1cj8",
-	"58C0yrjPKhwspOqY9h1TWIFpRa4fylR5EIj2HBGBhpypwYHJbwUaFDP4alZZtpIyAnojmbYpS3+j+ctc",
-	"Is3IvUIBjohGAbNStHXdOdxGXdKnTC6r/HqVeInw+cKFmLOzn2a3mFn67Pt6pJvSLKO51pWMiKA8LIYk",
-	"QjTi7q5e+FSfgP2PVfNHYyVRHtuLSbIrf/3111+rb9/6hexJO7W/Wt+YAmw91ulkge/JIMhegd2u91CI",
-	"+tSUDKB6abJ1hOWgy7EIXbL6qhgBtYjkyZJJMtnU+aW/SRPEl/3ERfrIJVKIBB9OgVepaDTAlrLPH1Dx",
-	"pYbLmnIubRB0ASKgFpTVXjOH4Ip22jqkBnyRGc+UeTK6uRa3cn1ZdkvFfZPPUFzSEhu9o2QsV8Q1OG04",
-	"o7J7LYUPLw9ibt7kQrK3XdxDyTEvhwSfFIlLcHJpfG5nrftr2Hy11rT46ru5gorz7LNl6s2SxuLST1dX",
-	"SFfog5KkW80N41FPGCCeu77UPi1jc8GlJXD5Mp1lFgRZnyR4lr1Vi6hu9owhOgGV7MElp5O9p4VA+klR",
-	"LY8u62HZp4/LKezimSNzymC2LOtUmtD7OWmmy6U7ThvIISMkPUzUhjg5m9DsmerW4K00TX8VR7jQZz+O",
-	"IJ/O9GkAxuoqME5fzVJFOWArr3k4DVSzC3Ck3zxx5Y0g1X0WC5NOpQXbnsI0KjF52iKTiDPkQx/MVufk",
-	"/OymfXl5fumjLejXzxA3FljI59VKrAAD24BEI7ndNC0xoET6/dIp6LCrI1hVGdg/KLMtl+ma3+4P8RCz",
-	"qiA4hJYA5F5rDgBbNfQWT2xh9gMUcugBMsJClpdpT+Fi3omenF1dHx+fHJ60zzo3V4fnF23fZBqCFyFx",
-	"U0U4uAVd22Fevkuh/ZdpUZhtWjiji2EaTZq8kj5wr2TltaaraFl8br/OPXMDGNnOvWL/lazRyT/ud2v2",
-	"k80hZvk04vVLx6SYMS2BK32/HhriYEAZydw4EBw9eA1dCN4XeGgsmlIB6chZOaVCvuvEm72eIqJUvJI2",
-	"xO7J4WX7qH3WOWmdXlW8SueX85vj1mHn/PLmsv3X65NL6IydTfWFT4tgU/FmdGjX/zo+vz7Tf79td344",
-	"Pyq80Dq9bLeOfr05ubq6hgcnR+23F+ed9tnhrzcnZzcXl+dvLttXem2H52fHpyeHegWtTqd9dtRu3/zQ",
-	"uro5bF92To5PDlud9lXxt9etozfwdLo/fX4qvfTL9vUVrKHQGPzkrNO+PGud2v2cvL04bb9tn0Gz6FnM",
-	"xtKOVVslkSgsd9VSNoqVVsFsPrDf5eGkBjKZ7yH/j5iISW2E++SK/oPoJyOsBjUa6j9NZ6TaSUiGI64I",
-	"CybVn8hE/9KjEakJPv7tu/d2rExJOzAYpdOU7nUmJfslJbrGDjQifBSRZZoS6TNYgFlrRPhkiMTPhdqp",
-	"ZUalLE3J+elzRqbduUamp3RyERt+Qx5fX7GRpfPnn+lAn5fN3mJJDT73GoLer3IiFRmuktj+SB0US1tr",
-	"pGebOY1CzucscFolRRPAOFHFj/Bk9aA1spRJaAWr1bJFaZY1Wj2D6cfumq5hxlnqVj6fxrTTALN2j1oY",
-	"av3+17OI6Xd79Sk9asxRiCcmXAZHtzKHYU3nkqjuNjr1V816vVmv/z2LeM3KayIiytK68W84OkxqzSP9",
-	"feVRksPmsIi1yms/pND8GvQ9S7gfXND0kYumPyB9zJLoLFHODDcTtj+t9QcElNWQ8TOw9tzZAhvPa+XR",
-	"sz6kzWKulDOASb5488iMs6h684ambWjaZ0zTSixJq9szp2u9ZsuRIRwJgsOJSRCeJibLRdYvqWas2XVs",
-	"qfotZQd4MsR9Ytv6ruq+imif5bKrKwFhygTWW5tLRCB1JXkuaH9Qnrv1CC1knr5W+DJhH89ZIlwVEmvM",
-	"IS600imT4VJ8OwsVIy7UJdH/XiYmuKDPQrdpaOczxqYtM4UBSVhDvklA9JvIf3tydXVy9ubm+KR9egRm",
-	"a0SGIzVBSbtcD7k2t/pAwN6y7SHfGenab1snp76HfDBfnZ+98SHuNPm90/5bR4+btPN0DWM1xscEEBr6",
-	"G6Th64D5foYCQkvqIVau0OB2iYMiLTNQpCyCj7+VZuEoIFGEsHQRQR4KYrAFUSVtWdhGvZ4JpD9AvqbR",
-	"fpocASNQaU6pNtf9ubTNrBCOVG76WtHARfUmuT5YFqKBhgWweCGqaqhlz15vIxhwEi46htr8vGEH+jlg",
-	"yhhyAUYqXsWBSOYnDR6ltEjw8fTOTikjyBajtKEg+rBMDwXbZZ1KpGEG7ebMYY2Furqe0EtsfM6lnOTs",
-	"zjP6OVRdowA2DsNlbBoCyMAK1aiL1GN+gev8KYNzUyYsl7NMcp+GUywimr8AtMVZNLGh4Hrco9g0lyfS",
-	"314Ucl8spxiGhbK4yeYXnf0nVaxyQLC0fmUifB7Wx9bcUxonViA3IiYp+ZoWqLTmkXaO3kqq1KNYknB7",
-	"UfXUTevcTevcVVrnegVwXRYnPh9LZynGrm3sPOV9ytYwc1p5p4JDXGjHNMJSjrnQennAhSCBQgMupEZw",
-	"LSxPZrRVWqH7UTYnMZks83XyMN+JqfH9QsVVkIDfETEpd02fsyQ0VBGGrIAYQwFq8x24p2VRB2nk5v2+",
-	"TGEe82McqJk+cXpfhUxPGD/tHI9jNSBMaVzgAuHRqJB+Y2LWX66kvECMA723maXl00AjqWILoN3G3v6L",
-	"l/507I29y+RWZoAhX1YDLZFmXVf/iPe5OR7/4rqDdlz3Mt9DPWPysmmHWoo+0FoJ1AE3iWeMm++pRJKo",
-	"aSx9XF23qLZBm6zltLZZBxirNRBZkJ4gctDht0Qfp1A33/d2gzr5LtzrvsT7vTp5FTTCF93v8XfkZW83",
-	"rAfTCJwfI2/4evFyAdYVxeDsWGU7PR8RBtRPLi+wTPla9SDIjIIatTpqpU1mf7w6P6ueHm17aXh3d4IG",
-	"HGxMTVBRfBr6aeSaKlhL/zXQgHyvMl3lxns01ORxh48IMwE3O3cNx+4yL2bis2sZsrrDuzt3jR375RLm",
-	"zv2KkUaWHDjpsbvU4C8Su8Hi8fGI7tzt7sBRTna++6nx9tVf/3bZ2f/57y/MdmojljTxC8/ZlIV4z1mI",
-	"czLQAMuBhhdTy4/C1GqioWqAGy9e/tNedz/Y673Ee93dXj140fue7HZf9XbJXvAq/A43uvvkZe97XA92",
-	"wz3yovcdftXdDfbCF+S73iu8290LtEyBAcVf9HaDBn5F6t3vwv1gj3yPX/Z2u41gL9wnL3ov6ylpNYQu",
-	"5cQpeOZllowkpKGKhIADeYxKYegDpAUuBUzlcm+5AcA0fo6wlOj68jQfVVCW1ZjIU7PD5lIZP0Gm5eo3",
-	"TFlIi8ulEoU8iIemOOSS651hTOwkqoaxxaXprumyu/jW5HpsXZy92V5qsgR8H12kT+ldTrh3/MNBRxba",
-	"5grjK2p3xXksyK7JqApvJWDuJfbIorRvYLiwhcyBz2cRKZg/nEdkUCZhEg8g/U/QPH4Fir8iK7HUfrY1",
-	"+uKHs8bfJ9//JenHuvRKzOtLLaW+ZIN8CxCZy38iApu9wxVwqmgnKKcpGaD4sEzzkoL3cQbZg7IXyS8H",
-	"1tpuyzSgAdjqWXnk9HLLXpLuQj/hxE+ylfpIyjscOKAqG9Z2t70QHGyBS/KH2WF6xTb2M2T31JJZpJEZ",
-	"wFtEJ2dQwNLgO3OyGahLjsUuej4tPEmO8GF0sHDcj0ELVyBc65GL0rbQ9qxO3BlCeYflOkE/Dvl4MELl",
-	"Fd8cStVWg/kCBCdn8ig1MOYB+XyYvcxKSStaBRIpwkO3jI8ZFNFCWqwnoSZ0A2vMoSIt752/ZadlJOcy",
-	"q09VqoAUb8m3CklatWVA7tHVD61q48XLpKGX6cWqBB0ONd9nIYr4mIhqgCUJvVzlE19vwC8Yeswk7979",
-	"02/16ivTEHp/taJjyTKzc73cz6wDFm6sQuC9wVFJUYZLqELj5dWAbyXiY1YKkEW4Wy6T0gKRvR67lswt",
-	"LIIpYwxe03oA3k2MrEk5t8vry1NnFvBsEzpb4uh5aOPqavx0v6gMXUGCKAq1urR6ZLT1jNW/vO/fc1LG",
-	"2d2uCi/dLoHFs2kWLfd1ZGBLaDKTaFeJSQ+zUAYYYHXEhRKYltsCkwDB1cTIkeUL09FpuR6pNvMlF9e2",
-	"Wx7Vlq+poHBUlgMC3m/eQyAfIRwILiVUWNMzyRW9rSMj0iSLdPOWHfMFHhHhtuIOuaX1k9N2p9O+LD9b",
-	"W08lv4ueIKQJNQszNR6wq/gzEryJdr16vX6AurGkjEjZRLt18yQpqgItteHvbIqZHtpwEq292q+hcaL9",
-	"rHSZfxXrmb//eml8ApaTZLVkTY48JP+IsSCeFg4iLIzgncSRQJNOieIRUhzt19Fw+Nxm7z/EA4zey0sH",
-	"yzqcprsiuzCkUtriIpMWOzfTcTJfuTCPGXtLXFGr1ocRxW+LRU60NMRZQA4QwcEAjbm4lUntktl6T7ZT",
-	"aK5LaH2B+zG/oIXb/aRxFPmDX9qRemn8Fl+DB+aS9KlURKzTHsnkuJ3N0cpme5adLhdidMrvSIQDspa/",
-	"ObeIKf4GYYI9W2RtnGTlbekHXPQxoxLIa94uPDNeeneJeOkHOMBZ6Sa0DBdL0Az1C4+30of42+sLK68X",
-	"PcWJHSR7Y7MhUsC9XBGlKOuvSjMDPMJBqQpXVkotI0clLZOXynuNuFwzuIgwKAOZIcwZBTQTi7lC1oEW",
-	"w9dZTPHe7MrSATMb9dKTnR/EWHaHn5gRlADVCvxg+muTyvOQHB5pR8ql8SzK3kkge0+DQwqCqae13mns",
-	"NV+8ar549fdKBtKMopTAVuWKEDThMaIMJUk6CQzZ0erV+m4H0nrAb/txg2ePjmfl4PbErZzLhHljSVlL",
-	"5LHGBuC2QyrliETqAAmSpCpnOz5Nrb5E/nH6f+ZaXtTrM8PG00Arp9S4ra91Yu+Xai9vatZnbuVrrBbj",
-	"Va4IC1/H0S3Eea8Te7hqv0zOosk1g1pY5UarXFW2Eo3piNjaIgSi/KZzxZwhV68sp0MtDAbO6lSOwrkH",
-	"Ba3Kq8SM/hET+7PdySrtWrIHsaAj5tUtHeVLfbiIbRDTSIik4bK9OIomZWHaZX11ZqTwFSBijTwGW/Fs",
-	"cXGGNOlgBStVWk/Nfr7kJj6p/FJ2qEuLL1dESsoZKIFy5X4QevWJLprf24+/dNBWOzy6am1bPNp9gYaU",
-	"xYrIAyQJCxGWyG/FasAF/QewtCZ6rQUbgd7F9fpeoPTI8Ccpz0ya02mmrX+aOHw1K0Uw4PJBSkVluxAl",
-	"PMJ/xMSzm9urQza0Z6OFtVbmqIgdBgmo1S8RBn2z3PlezFHJnHBhPdndL7zYTwyfWRBbHjJd+4H1DKYt",
-	"lPQvMHlaJmlIK5o+2uryKNw2rQMUVRHxUcwgqUuZVhQ+OGMhn1AGmDFNBt1w2wh3+R3U14Nwij69I+zA",
-	"DZ0dc4hNIjECyV7/RYSsIa21w5LAVUjulUQK35pE5C5Xig/RbgMNhw56BR9Pn3ziLf66smCXT2DfLZUK",
-	"4WYeNEDBsJ2AxdKpuDPd4VcjHBCxXoL21LJgrAfY3DtWwly7R1BJh58nLAa2dCXiCY8XhmK6vZ+at+cF",
-	"VPC8S3BugGfm1YK/bn5VEecN02INVAmbkXzX4yalWYtvVUiULBQVk+VZdk9XRizJJbPrzjkAs0eX3Mwq",
-	"xcPcNb3GwW1f8JiFK/KIYxpFxt5iWuDoxaEuGVAbwiH4WDaRH/CICx+CHVjCGaQSxLZNMqkm+mP3TpeL",
-	"kAh/mmqbH5aFv9fmbWiOFZm6uBnS/s1v9eqrVvXYxIGsSLP1gLFIO1Z8c3n55s3r134T+d8YJibpPRqQ",
-	"exySgA5xlLSgyyUDfbN73Gjt7/trV3VAb2fWdGh89+plo773J2ZnH+cBdQIpKwk9PYGHBGHAhgxYfqfF",
-	"CUiYokoiEvZJDfkhj7taTMFhqKVSNaAMUcaIAOnkAPlcMKzcCwEX+if9bAh93iCPv6REigPV1ORioSQf",
-	"y/S5ga9Uk6hgKjKiQcZWlDwwRwdEjOU7H6SsYUxDDcaZAXdrDa+s0gC8qQFrSKOIDokSSXKh0VxfZGMt",
-	"ao2p/hLzAOmQR/GQrVz2OhFCliFUTmbRx2hZWiGYyu1QjUnUUwNZkG1TA3BjfrxKgfVIw0rcct/PPYdk",
-	"SyHVaxtShpUB1SEejWwtaxcCPyP3PlNBxzO5fDNezWY6epU/xKz30oAQLyNLzlKlijqR5wS9WR/kREqv",
-	"YoPRZlzmvcpcpAWIifXhKtv8jjNy3qs0f1sEGNmxFhU0yBzqopfT41r05tRZLfwgd1aL3s7e78f3WThb",
-	"qaJkITwzKV+MLNEAMtva9zQxTsQlXz9Mos481xURHisRF6MQU6FXCzRwdwGP3B8JVmid2NkIe5wpI5zu",
-	"NRKoOcwbQltgpsYsyEiI8GZCBXYbH997lQGBKKHmfl2fadnM6WyN/WS2Dx+SwN5aL44iDYcfPy431d7M",
-	"qVytOYEDgn7go5GJfjZaYeVwgGk2GjrBx2Se783AyXj2zT9E+sp+YdNp3bXKL1zcygHPGVwLknAzH06Y",
-	"KAmV1n5ZhEPakTVn450W8tevWfdQnelxas09q6JVXqvOHsQ8JvNJDW2Jyr60ja1waSs6rPkY2HgAAoZE",
-	"nCGMdhtV82/UFzSsoYuM5auJ/BxSu1C5jx99L/+Ti5yb/iWlBOYX44lhU0+03ph/4uoouqcZFKwZOars",
-	"F1dopOy3xADrfjQu1NxqsoGatVhE7rnz8dVcmbLaT+1fP370DxBmE9vNY4sL00wFvNyh/szfTvLR9+v1",
-	"NBU3qSVOJZL4joQeYnhIWd9lFmp6peUv3/YZ8WsI7g8LgiJMQ8RjlRacUHyEhlj0KUMhH7ODRJOAxLHd",
-	"F1qbML9LL0l40MzlW2QIn0TDWCrUowp1iRoTs8wh2mrtp4yriXa/r6Ph8AC19pELnG6ixsvv4KEJ9s2/",
-	"/qL2Kvtb5qP9V7V9NBxu11DLVmKzcKiJstQqjA1/darnbqOGQPSwazVKKGSoeU7jA5sxRneUjF/z+5Jy",
-	"cN2c6WEpnT79whb3LGodYNwvNEXh43LQngGqxgo9G1rh2q3y1EQ+YT7abaAzfkcg6LtRb7z0NKj4cErF",
-	"5z0BrzN4LIh7TCQ8Don+hZqfwuTXUQS/RlQqPsIhds9/xz78+X//7//b7u5//Of/drfxH//9/2za2uBC",
-	"mU6scm0IJMRlw98TD8WsS3qCSkWUhyRmUuvxBIXfwguAf+CcQQEO44CGOPRQl/xDETGkjI+5h/6f//p/",
-	"+o///D/+v//Df7ddQ0fGEyoIuu4cgmcn1/zF3BBEB+jH0Gw+qniV3/GsGnPLd5x2gHLJx3m/8Yu5TuOS",
-	"MnNyPs3/bCodpXxr3epGboRPX0B69l6euIZ0cgSCaHK1nv5xZewiYAFz1uSs7+ogVUt6FLolmwqQNkKt",
-	"oHfIfCRHVvyeLvVcLJWQCciv/Pt/Gd9i+Y9sSH2z8u//x7/9r//+X/1f/03l43RZjXTmVbIF1mipEj5P",
-	"KeeSQOD1vi8zFDkJZPbWl5mtPAirYG8XhFT1ULbZPBphKiTaSqzB9W0PxdAGHWxFzm0BkQKzZSZrQMqu",
-	"uFHPGzBkQed5uZ9XOMrORTx61snCKO9cFsrjRHJnU1ceY8SPZbU+Fj5J6dOlqbe6ki0yWp17WqtnPvCq",
-	"MZeBpkr7VE86eF5ioCX3QRRLekfeZmKM0qLy9XqZpTZL1e2MntnkPLr+aO0BHFYd5OOK0xgEKhIqXyDo",
-	"ztxgJ9nYlTZ2pY1d6YntSqkd/VNW7Dc4nBnMzlkS5FHi/jNB/Z+3+0/TioL3D0OX80KgxWREehrH9UCn",
-	"WFHmoTeCkFuY9XAiNIMIIKoLbR2R3/HPMbrS2igX6IoI2tuuIX2pmplgZEY2ZNkNDK1G0dbhgDIiiYd+",
-	"xCNs/vqJC4LZti1cCSMwpDXzMNRUnDNllOQBlhDIFgy4JAyNiID1ZDVYuzepV1R64SnpzPovGxnu9upl",
-	"xlO3X9Lynioc0WA5qHGVBAqHrQ8KbDBZJQTJOBhYkbDUMFhDp/rs0FjgEcIKgYtMJiVBQTL4Vlqv6xZl",
-	"koYEYTTmIkSmvrgzq8EjHHEGhjXFuf6IbB8g/9075iOpsFAuoFOTHxPb1414cAt5OoQpQUJ0p9EywFE0",
-	"0ZdGlcy4PfPUclHDlUKUFxzbsnFnhZczRMZVpT2iIHuv0w3N5G/sv2rU915pkhILAQ2dVs3ZDP4EhXFL",
-	"tv8IVYuL3XcLU3jm6Obeb5s9yvX+KS+trLnx3MO8IioerciUuRrpZV2LkoIbvv2xubPjQ4WZHvQFtYUf",
-	"lql0JkkgSAkZfY0l2WugznnnApl3Fkee27G87JIXH8endX/lb2Zp4+G1JMIWOVs9AYLHi6NkWua1q3g4",
-	"xIbmPcBEsGSg68yAVcGjhRKrPpFL/V62ZHl7dr5kWTyo25CVcaeGsStJcr4XXc0nBa0siKwEV5f2tB3D",
-	"5mMGkvYQHCqlktfPGY/hWilSaambVY2ZSwdbD3GfXC9TIG4OILJC/7SyiYryTl69NSVjVwq7LwYoM9dA",
-	"LdlS2U2GWK1cm+VB/UXWaByybguQIu4uaqxRdj50uYqT+QOKeJ/Pg6GVWm7HKw1UrobrMbxkWe8fZBGe",
-	"U6Uw6RFGXVd1CXV6RnE3ooFJscyfFFuq8tDMtJLZ1dPKjlg8dYK5p6d6v1pPGsixW6slzfUaZSyTLjMZ",
-	"SpovVp2UYzWUoeSMZxzk9OLKbmyaBXxS7lfCkZZmgr+YPPG122zn93N4+TbJny/wg1pSUSD7MAMm+aqv",
-	"kLyeK62YqRA3reHMrbl8zAUaET6KyAHiDJmkFYRRN8Ls1rm6oGaH6yJR7jeb2TA27/4oYYblm5cGWLOP",
-	"7igZT73nmsPPO73pfPYV09fjMp3nh07n4gqUHUEkj+70QYEFRnFLDxEOQ0GkLDQXMGicM5/sf5/TIuGi",
-	"/1NzZ2cVwyJDuCt5FCuoLm2sadbIY9JHHfj4EJwF/4R/jQdEmAROyqTCUWQq89m6e5RJEsT6BSz6RMnt",
-	"KfwxvMde9hw8OiIRvSNisqqiohQZjlRJxYOW/QUNcUiQ5KiHRZqe86KGWgzZrxHI6TJV5Id8CFFl7ow8",
-	"hCPJU+uZJOKOBgRJxUcjEqIu6XEBebM9yqgckBBtUYgfgKwpJSgJEe5jylydcokigiV4hTgjNn0c7Jsj",
-	"LF3buPIsibKiAOskIMYmduhtydn9wMco4jbGLsJSJSelOL/1zEFJAp2JbGIe0D8N3YLg5PEtGSk0wkIl",
-	"6eoQ4ldeYbO0DI5hxSUNOifTa+tBVQcP6VPmIpTQM5WzauP+HhnO50HZ25AKEij9tz4bHivzuBdLfUsG",
-	"K/WjgDNmmj8iWMb2AdLrQriniEDYlY+Y38IUIL9jpf15vMjiQTt5f2YzEYL8v1WvDAhWHd74piNpnpbM",
-	"zBWVyqJHWYWBXxyY504XMMFEwqwo9DNyv9R0+r1kOipRGJMm2rW44aGkyIKH9urub3BONNCAx0LaiwEE",
-	"VVmgs0MaLK2hM32JnAWGrIX2APWMPcpwtMYOBZEjziR5zcNJ+Y2ZnrC70OjZJQiRgOiZv5UWLZwdP3vs",
-	"UPbU+Fy6EwWObqwgfI9xha47x9XvUZcEfEjQ9V+Oj4+PHJACnUla7OYCIRr7y+zlKpFVp3djsGmljWSX",
-	"RRUKaQg7SAnCHCIgZyzFHxkS5KOYKRohzLLgY4YmIdL4v+UDtmpZ3t9GNgAse/VQ6wDFI7TlGzribzct",
-	"QJmevj01SC8l5QRxN1kRuK/G1OTO8l4Pgm05+LL0pgTDkSEkaMuoR4IAZ9jO+q/slkD7sAvW8AhLWmwR",
-	"oEkVpo6xDSQSf8Ioi+hfxM8pCCiAt6PJOQ6S5UBLMPlPKvQXBY5VJX734acPyZzayTNHZk6xrE8iwycl",
-	"u2pKq2BlIr1d6FUGWdeu/jDFvCCjwQi4QJgtVUnz57M0orxOQcBBjtZTHGMaxaVdyo5N0SqHyMbPLvjY",
-	"Q1wTExxFU7NBqxxYDSUSbfnZg/IRZUEUhyTcPkA4s+qE4RM9iUJdHNzqrdRrqKXQbn0h3VtUQP1p62WE",
-	"xtUbzhU1EgHeLXtqT7zXc/R/t25Fy9KzF6lI7xhhynp81z7Bt2KHadRpdAMDUybNBMbAKIioVjySZVEt",
-	"xPSsimbebyIAUH8NMaVE5V5VIi3SlyWdNisX4livTQtMntM4Z9btKEO5HPCsUq+jhL58DiwuR+9WZXPZ",
-	"jz+fjIrSna2bXGEH6xCp2uuFyC97E8kUR/qbolroeOZCPqZxRSo8HJX0rTk+RHt7e69Ap01LOaIBHo0I",
-	"W6i3zaxonZEl09m95c/0CK/cFSRTonY6EiBz8UuVjCxawPPfzy/obPfykADlwwFmfRufbKORR6Y94owI",
-	"ZGtUHFKWHXt3WXnE19/7SJCqqbUrEU64SVWzkhyT05xHrwYYvQQuFwtizGHlksrGXLwxFz+2uXg6xwLe",
-	"ompypamozUeF+pmt2BWeKbT4a12coFsyQVt+QOWNFmVvarWaUfUxkqZQY65aJtr68ZcOqN5AqwHOYY70",
-	"nPSuTBIWZT3uqsfgQGWSYSp4RGd0ebg4QTIejbiYbm5p2tPlq9NuXRwdm8qNEOuFI9OwKgnvTIonI96z",
-	"+oaRHSOiEGYTzmz3HDCNDmvv2Dv2zTfokDP9LuVMvmNV9BpL4mCpifwPkipyE4voo2107dfQj1fnZ7Yk",
-	"u96K0WoCPCTRIZbkACV8QKKE61x3Di1k/N0/gARVifxff/311+rbt9WjI/8Amd5mPUqERNfXJ0eyppdj",
-	"xQO9EvQOuMq7ShPVajX00T9AI9ynTMtdkF1rcp39d6CQ6tf0JyPcJ+8qnv3riv7D/guaML2roI8+2voj",
-	"JmKCoASJb2zXux7KVCTZrdV263XPJYegRv0AMTImkOctpNqGpbaF4MKtFGwgbg0BD+2slpuYf9iE9HeV",
-	"/6T/5biQ/Se5p9CP3f4zECSkSr+LPqKPfg35elAfVCulCflBmuCuH/q/6Ynhkgozo4/v/Rpq42BgjU3W",
-	"JmdO0MQJhwQ0uwAzFGAhIHjXv6/C+1X42YctW56HujzUCqQgGkNRzEw3QsvPtvbrdeT/3Do9OWp1Ts7P",
-	"btqXl+eX/rYFJPstpOObuvgaoHehPNrW/u4e8i9av56et45uOufnN6etyzdt36ABFBgl9zhQ0QS8JDAe",
-	"mLmbGuDVQJNJZ6ODiqYk4CxEhpJ4muPgCVhPc8UFYGs2VH0UqybCyUonJmO+S4xp9QAJPEbThlcPYQSx",
-	"0zIWgvc1lyOQgIK2/HeVd+/i8Pt6/V3FB5TgsQLuOsJUAD26/ku9Xq+bKPeJY4vZ4geZAgdwxgfGApyG",
-	"VSgOinqktJJZQ1cwhCPNhjc0USZ5xEdbgMkegrwd6SGXsKkf4b70kMs8NOcrt61DBCosCB6hYIAFDpRe",
-	"4pbCXUN4KCOoKwi+lakxwbROTKrAjrDAfYFHAySJ/ltxjf9/adQb38Pv8Ocr81GXGtcMiFZg1RA0tDZ+",
-	"KrnJmIQPWrUa/LedjPHypXn08pVnnx23j49dE8PSQzVFjE1FimR7+pRvyUiZFf3OKSN2wfXDZLL6EfxJ",
-	"hvx3muy8hk4569uUBLSVofdwvICe+rhdQQsDl0kl3cxhAoC2HGTYUg2+ZdU+kngiLcaWsG/f5C6buhbw",
-	"K7C9kZIHyN6ugeWQEwk2+CFWwSBffcO0lCfIkBzkO6ww5atL57XlrD0Lo8Yx0I8jDFUNhOHABvVsyQ1p",
-	"hUXER4QhzbNdw3DNlJDgGtF4rCCLwXf8qYn8HShfHHF+G4+QBndb8HjHsL+dD5qEacI/1VBOT7tttqdR",
-	"Ug4MWWK30pJMw/BMIgO3uSwjrAbViNyRCPmSiDsipI8IU2IC5UMmjsL+0Hl7aj3FEIkN/MKwDoA0+5qm",
-	"uJoi+pdQq2BIVRX+1/eyjy61fMHAuQF7y/4iifKTLHZwZ0NfSIEpA1Y5pArh0SiiJDxA+41XyL9sddo3",
-	"pydvTzrtIz+zAqLEpNrSFBRyS4bU2jCNhNSNg1utG4z0qo1lKpEcdut15/WFvoPGge0WZaqOti5ODqC6",
-	"dJUytOXv4FgNdiLep0zv1fxT2FZc/jbaq8NMmWLqubsz9y31a26+A+REdoleJE9Nrkp+wdYXjzqHF2hE",
-	"iPCcD4hpmU9qpqZELFXqAQYM+1v1mIsxFiEJ9V9+6vjRg4ARD7rb034MBl87xEjw+0kNXQ14HFnbooY0",
-	"ezdEoK1LElK5rVEqZoLgYKB5vJc5UQ2XRGOD4HF/kJSiMQIKhX7JfRICdJ2PiHHEGHTuxjRSaEKccw29",
-	"qO8i/+y8c3Py9uK0/bZ9poHgwGKo8ezAiBTWzplpqcfdqNa5ZmyWMLgTLVtpIoImAGzpmvdeRk8woAb+",
-	"ujWkeDgA/77qpKuqDPiISN/63dJNpOKPeUML0eMBBcKXzMsICaWpU8TIQWZKTaVDbjiGETsAU2xnNaPd",
-	"1FALBnE8P5krQ1r3kH9ydnV9fHxyeNI+69xcHZ5ftH3LuIFg1NxOfLc1uwaoe9xERr8fYuh3mF68rSGj",
-	"wdctWq//NqFOdvbWxcnNT+1fbzQ4tE5Pz39pH/mW3Qyp1CKDh8aC6//YkER99q5VsB5O4w1cWTrurt4V",
-	"CIA3dnyo9pSMkFO7gHtJbqvRX5xfdZCjBNAEwE+5j+svYD7s0zuS7TFggfBnIvRutSjNzri9HIb8u10Q",
-	"lAUZ8juzi8DaYoYE69f1fYVkJEgAGkYKKlTC+ZJQi9zud3fyUL7H7hwj/8i+AIx3QHBonNkRDQiTYJ9J",
-	"9R4oigrPL0mveiH4SFCisJikOmP24cdMlnUSwQe96/UWbfyHBl0TeymNYnm3W7H9mvCIVpqVvdpuzSao",
-	"DkCR3oEyIoaNQa53iXvfsV+0lVEQ/e0SblxLus7vmGKRO0lDnZ0Qy0GXY5Ml1i/L3+loJc2UWst0sTU2",
-	"HA+KU0nPkE7ppaTey/EFmdDGHLcQkHMPzhjNVSgP9TRQ70gDTnqizRRjgClkyAEAokFhP98nCPadQAx0",
-	"8ukT5bpByqNk5/rgBR4SVX7axxAWEuIJ2rruHG6nKqjtuuEiy3zFYUqqPwJ1NoUZrdA6Kwae8q+UWUSL",
-	"qzjF5YtQPMSTWdMqvtKk79MwAgDDRr1eKMcLEou5vZ3fbTR3Ov48I3ty3MkFJM4KsN4U2pv8VPEqBlVh",
-	"JQUxbNZk9oud5HXz9kevUiK0LT1I+kVhIEnUCoPot2Gr++ZYyz5Ljn/nNQ6dNRs+2V38yTXDlreT0Hy0",
-	"t/ijYy66NAwJWI73G68Wf9Hh/C1mE7s6CFd+scyOTmx8jflgif2ccXUyHEVkSJjSO8oYHQFNs+bG395r",
-	"6JU2ya1ZScANgZFJamjHfQjbTgCw8t6rTEkl0Pgm328MUjYyNNPY9XY+2F5TH2eSziNMowkygqcEuZsz",
-	"6/PxEI/CxHhVQ2dcpZa0p6N+4O5JD2CK8pVdSPrKTtvs+AKrAZQofixS95nTrvypHeFJzte6IV+fDfmq",
-	"7y9FVY5dAcw/D727IKJqnMk4g90PJXkjWr0lEzmTwJ2zaGJDZNCW1mttwpUHSq5VLbY1pbKNpzTNMuat",
-	"xFBqGpO52Psa8iMs1bUkYUtZ5SDgWrd3LhZnP1hIMWmfkbBKWaIgauXsIEs9F2tdUzRUq6itEf1Jn8oT",
-	"UhwzxVdOZp6KZtiWcBp4n5EIrILN+uIdXllgzaGzewTYnLU9pJ1HuSzB1zNjO0kwwuAIJGNQaMCSRIRn",
-	"Avm5QH6h3of1KCdp9Yc8JP62weADY60fU0myNn2/y8NJrTiO1u+nB58e29hOoPQQU4n/BypGGd+WnYWq",
-	"bQ8ErOyGkr2kNIhKlJqvjMFgfw9dX55WJe6RnCOl8eIlEpiFfIi6VMltz7l2wPeP9XFe/dCq6tcGWA4O",
-	"kD8SpEfvgXiZsHRIK2hkRjULcaYpSMvXb7uep7jLY2VdH4yM9YqfjcCZgDpDfyomLodI5ZImHpG45ZMy",
-	"P+aDgCwUPxl9PbRhg7CSeSTWvniA/FsyMa5eyJdWAyohP6W2kfSeR9IrUu3dJb65wJOI47DD+SkWffKZ",
-	"UnsDYxm8XYXUZ+W0nQ/UaKNGDCvJYH4GAmLmTgjIagrmSVgp0eT2y3plg6B5YFMYJzlLN1Yb1PyUqPmZ",
-	"qmEr2Y8Avh6Cky4SbKbydJaJXlrT4pPr3T9LW0kWsqa155hGClJCFn4A2VZLvmdKkj6l1cZt3KxqY6T5",
-	"umzMq6tbGTxJMD15NtNukkNBiIIuV7326/smMMG3ZmPfxrEwbrMA0m7xENr9QIowFlSR2fK9fe+pJHw7",
-	"/Boy/u6jL2KeeO/eQTaPqCAynGZaJszDwOS9HPJuyMhnZev98ygMrTB0efQWidchWEAhnKXXPd1JakqW",
-	"yiyPL6LAfI8mozylPHGoV7rx+mwEiiU0ehNy9jgSRR4/6RCSVZofZsgZh7YfIhbEBA2TEAVYkqopTO/i",
-	"u6uUScIkVfSORBO05SfNX3z0L8j864a5f5oQGPh1+8BFY9uJ+hxRpjjyXXS6X0PnjCAlMJM4MFGGOMlb",
-	"g27ezMSA1dAPAHEIRxRLIpvIhxIfMNGO3+OCmCX0uEDJAj3kyxj6gOt38JBGk7PkLddwxkM+WFNbJlDU",
-	"3/H1v8w78EMNvYaMtwiKtevTon3GBZgUcFeWxM7bQu0BiSJXzsXUdq/ByZhPCiH6qMejiI9BsPNzwf4u",
-	"A8AOOOARVGTC2Sh3ZQP8oUpSPvDehvx7SQx9rVbbtskfLjZ6bGMWXdxfp/23jm87FJqfhhxyJVgVitDA",
-	"SiBM0djNDTnwEEZdAdF9f8RcEaD2M+vcDG0bF9SjkXl+ePVzzkTv619qgo9/O3vvb9ua9Tw0NvlhHCk6",
-	"wkLt6POpAjilsYYwpjXqm9wnGAwCGQ1Q+rZdRbUzGUEgYBovL/FETy+5PgEYyfkUklVidHF07EEtmCE0",
-	"roey/Lddzm+hTAxM0aUMiwl0KduGsxhgEOJt56jk0KanNv3K9JQHJupttw4ZNlygF3WvXq9DE8v0y929",
-	"p1ICDBGZw3XLAjKs3lIpyvClURqzEn3Lqz3oUUw7CUwjhCNN+SaIs0yOtMZbLCKq8YJloEEieUtHIyO6",
-	"ly1b/3wUG6YPW01Xu6C9jJEmZmlHJaBqEl4DHlpG7Yp6269MKnnln3f+2XCTlbSYE7iyYy6Gz+0rMTMX",
-	"KoFuxJ+NIvTp5SwDmpmsW0gcPbz6+VFVohW9Ko9BoK0TJVXwntaNsvGUfBmYW3+1BFXPFKxIKnPaFiqt",
-	"Tqd9dtRu3/zQuro5bF92To5PDlud9lWmyIZJL3AgCoKpzCfBa/kPst49l52jRUDTG1lgqcFpef4GGdtl",
-	"7OThq3DZOpCl3UT+zN37XuHH162jN+0r/0+LFpoQZhLJgUzOAY2SswFL92ftt3sk65j3XIawPlGPTO/r",
-	"z2pK34h/m5jnNZH2DeTBPhRjUwdcrJ5FSDO1kx6OtE/nf8tXxXpmvXFDNDY642dIbK5txbPH9Z8lVRPm",
-	"WOYHJLiVtuiHCXVGW1j0OWvQEKLuXNEeYwYLeJINj4fE1AyEcGPI/U7GMMVcWKbedSyJsUqqMa9KRUZJ",
-	"fQdN8YqR1VvY9OaDNolQ8TQgI1NkICAQEehBCamXjb3vkbS19l/UGpDw7wsS8DsiJnYsY+LWK9iuoV9s",
-	"kj2hakBE0yShd345vzluHXbOL28u23+9PrmEOgfFTSW5IXcER1JvDWyvUxuCINwaunKtUC1db8L1FguJ",
-	"eagdHl21PLSbRISboiS4kMW+ZTN7t8H+qlHbFIVoQl0LV182VwejpP4GfHwBheGaiPFs+nRJpBbAztNw",
-	"g1M99idiAjY0sKPPdZPxuzonWF/Xd16fw8v2Ufusc9I6zWv5vwDCGVLDRYJ5trREimp6OCMnpc9c5oIr",
-	"o4Ftl9BHUPufYFlFO0DJyfheOWX6miwA5QBTcipG9/+SJIKcAHBF+wwBsU24fq5GToGl83iOt73NQsui",
-	"XQR9EsSX8J4DzSWBvQAV9JP0Jc6IeR8r9/23Ms+KZN51CjlU+cGSZCtTrMV61hFhobTO1XRouypTUTY3",
-	"i61ClA2eR+fAcu3XSSMREC6kwpM0eez5ki/NbTwZl+SxWolN7pe1nYZD4bE6yMJFevizD3zD/zaJRA9T",
-	"bYCyGQyZQdq8SvteEQYYPT99QVM/0/hzGfvnk6B7n6i35CmzrMsaPG/SrL+eNOtDk3gMPG2OOLAITSwv",
-	"nS0lnPeQ1Pqsiduy6c6OBRNbE1ZLA8AcvFw9XdthShp2AtxeIlvSTgsLsSS2LKZj6URjeEEsUTypVgUu",
-	"csbHB9Diy9UXFYSRcdIpjKlEwwbpxJWAs3mGPsLyFgraGAWZK6xs/fycXNE0a45CsxPFRxICqqCCHRSe",
-	"NWX2Tea2bb5o6tjllr+SJm1XYKHviYSFSzPJRqn+SpVqy8Cm3OZ5OxKVzqSXq9To4tugl+UWoHAO6k1h",
-	"Vgv724/mTH+Ktc1SrV2Jya9Rf3aw8WVryZbCpTbVpfRlVyl4jhUcEq2kNdCa+hc2nlMQgkYRZmntZ6iM",
-	"YViF5kdSK5vo0DQCVnwM5d2gFqbhVSKx1IIJd5GBdtsFboNCrrkgtI6grKSgeg3t118h//D87Pj05LCT",
-	"KTKctNNX+JawGmolgq5N+IPVxaNiBzbUnSRlieEcV+Ry9qCfir+Z4T9R6t7SDK5lQMizNVRMioMRecoz",
-	"+jYccP9hHFCrbMfn12dHOd53NQPGua2Ukm008ygMbaUJi1wq2cNXxZ/Sm3ufxhLOh51DznoRNY22vmRW",
-	"ZohZhucsayFJOZsa82oP3KY7tgHhbB5nymzlHL3GzehUP30nzcTpyRkpay1SXjELvK7mFw3NM/hSiZ9U",
-	"8zeNC8YkHAiIuQmdygdOXNt1BhqkUhlASf1nM+7aU+047/QTcbZk/CMz30MNvp0yl7Tpr7phO5+i9syf",
-	"mazNN2d1YlGC+rzXeyx7cIYGms6Fs0lgy9G2gkoJUSaziZ0maQdLk7RMohgXaIwNkZNEoXhk6JaWr8XQ",
-	"GZNUPHKderKU+CBZkAJxHbI0jeKbpYueLf0GzprnoormnJ+NKLbZyjSx/ohKRxpLtDFrbajrF0Fd2RMQ",
-	"V6BUs2nrJVRMdm1WIHjPCnRbLlAPItWkh16aPpVy28iJS1DSZ6NssMk8YXsiupJMcqWn3Hj6Pj8q8flh",
-	"+2vSpyWoYjDz4RhvMtcer8yOGW9eGcDXZsZVkxQ+r5J+sIlNPb9N+Z3ly6d3Hdw7lLWIMCu+P4NJc6r5",
-	"OSN/o173ELb6xYgEaW8riScyDYH3oaCIb1uo6ilQn0DEep8wjarE+Mi3JCHIhyXWzCfb69UAsduYXwUQ",
-	"5nkilQLG/kSKBMy9RFXvjZHmkxCMP1/lboPSKxOZbAaRebSw1kTLUg8IywGLByTKmHZ8mV6KNTT15tSL",
-	"Cpz+lElFcJgPH6bSJtE3EVUoIviOSOS/aXeQXaiPurFCUtEoSoT/7O+wEdNYAbpwSkmEbbNs+hokT8xa",
-	"TO/KLV8qrGLZdE/8A/j8fEQYMmeKGrU6CnkQD02zG1crqW42kOsvKAd8LE0ZLRht27MLgq7qjKPINIPu",
-	"EncuW/v1V9s1BFnkphyXOyZzmDih+/swlGtX6QqaPQWtNqDgaPUTFQK5tC04t7LwtG36ipoD2DLPmoX7",
-	"BG+BPV9vGn62NzR2kxX+oFIOCQg+mMzOKOXQKuB4jqg9CKNnV3p4TGx+Rrlpo2JtsPkhNR7WROD5lR0u",
-	"ySjCgY1PtGwa0qQHPCKQCcyHVJn20bZ6pikeSSUKIgI937cyb1ldDXUFZX2Juji4haFzmtp2DbWYkxrM",
-	"pEM8sfLAQZFHakEkvzxqK0+OjWGWs6Ko8SSihKlY8UDi85Xpihua90UVR/sqfVOWBD62IrqTkrCZpup2",
-	"QZuzaaIwiodYpseNp3+DECwwzEHqdp7kIav+QZ8137zne8i38ek+2hphqdy/ZUv5rgiFURbRFpleTWGS",
-	"7aeQ6BIDeys9sHXoq/cl2uOTPW8M8xup8Uks+QZzv82KVOvKkEUKBxLcbFf7if45K1kqjuKR/t/dej1T",
-	"dzbfuwdtAaWb6MdaEjQN47c9hCMoamGtJM13rAql8gNBQqogQ4GRcTRxcqUb3zO5BVC8Pk3CsZKYyx9v",
-	"pikJZjyJItJTKOQ2teGOmK8ZGWsJVhpnhE1EpxLt1xvIP7xsH510bk5P3p50bOV1FzxtBvWnDIVmsTW9",
-	"mVZaVEkv0pbtzAi+NsxgazzAirgFJbf6rUSGAWxDTAKsjISu/jtWGcKu1+Db4U6sYUqLiunyIHmjX7Iw",
-	"uBtTyx0n6QP6UhjJlm3fz4emuc9PQvkbfe8fzDqBGQbDfEgbvNpJT1/zD2nigJMdjqD+EVxxDhRs9XMu",
-	"QiL0XvzMyqC6v77fdBjLK5F/hyMaUjU5wpDA2VPOzJfCjbV/EOggAGv0JWFhe4hpZI/XpLtIRHAwyAOr",
-	"IAEdmfQaFFF26/p15yyyI9wnaMv/IKkiN7GIPu7Az5OdD9nXDnlIPvrbBwi8YWBVhml3QhJR/SLRO/2B",
-	"R5oqJw0Iku650Edcr/4wm2xr6BXgkD5os1cRM3PscBxJhm0zWx4sbVVuduo5yEKulwQJkRpTiAqsojOO",
-	"xqQ74PzW9StuZsrY31IWmiWrAZfEEY6873DLz1S6rf2zFoHskDVFpPK3HZAzYpuIGZIGok0L6ndJ5J+E",
-	"ZDjiirBgUv2JTPwn0SjhSNZXKL0l3kp28ROZPK0KCoTkE+mhhojlBapV+78nZ6XlmVGEJ3rh80Wa9JPk",
-	"i00Ps3UltMbDUquyvDeXXXWmqRvjcX+QsHYnCuSIvUy50hgnbKnIwE1pQGig0Y8FkY+Sj/XESyxmcOXE",
-	"lK8piSsHI++/kLLzJ0fttxfnnfbZ4a83J2c3F5fnby7bV/lydK1EnrXiHi1hYcBRwT0jYsagjIQFMsPO",
-	"U7f2owD1Y69pKlu+/Fw0v09ERQ/5rdPLduvo15uTq6vrr60m3UzIcQdU8Sr583lg3n3j8UD9p/avN5ft",
-	"66v2UaFORCkYaXIIKTImQ8VqKKB7PE4FiFVnnQet6da+WnDM3O5n2gsBREpnPdHqWFlDwjUMxAIz1+Gq",
-	"1CR8LcFHVq79gQJrlUgIxmHo4uhYPlvaQZ+o124DT2kZtXNssg2+wrpib4hC3RTIElRLHy2RJrCUt9uO",
-	"mHF415Af8T63VUZDAgmXGvfRxdkbLZlc/fwGTGAKDblUqPHiJfqJvj4AE4PUSn5SnxQzhLuSR7EiaKDU",
-	"aEtuo+vL0wNrc1imaspzYbV1bGcR+wlsBHZ4U0H+2R3VG4qyKSL6jL7kBxMwLStkO3btuACa2e6Wa0mM",
-	"GdwYAqBXrQ0N5iIpU5YZNC1g2I14cAv2BMwCcoAwCgXuKdup15BLa6nOGlfXsolmd9V0uyqVNcxPh+n7",
-	"a1hJn8X+mVniG7vqT2QIzaxkHqk7sQHbXHiuzfG09TPxCYGNXXENPdblYg3vEJng1PxisPLGnvpntafm",
-	"XaRg2BlypgbPZSxdf/6NJfRLtoQWTFUzu246R7lxoEM3eZpnfM66btyKUMmJDEeR/mnLggi5p1JR1rc+",
-	"cf+Um4X6256Lvlrduvn4vT0/471OdRDNW2K92SbcAia65ZTUhmZTw1p/sd1RTlyplDdbF7QqSI8IwgJS",
-	"1nX9T966tIhUs6zGG8vwxjK8sQxnLMNBTjFxal5GAp9tGC7VgayFOKf1Lc5oNYpaLneVlehqaRxOJjU1",
-	"kzwKcCoIlpyZMmO+mTK86U5uYDjhoy3gDlmSmgQP22gd0xLulozUAbANq35CAXs8kUnyxiOojvMzPh+m",
-	"NS6Z9zl9+mCKKz/9lU7aneImAXQT/PuwXt6PRqYeu6d3bvDZyZ6Pj8jPbm3ZGJY3WPygxM/HQuFMGP+U",
-	"lLET8jHTcvvsulpTrQPcJ6gbB7dEoa0XEHhtmgbYqnk9UCCBTz4C059BJ9xCnpdYjMJenlbY996SkOKO",
-	"USOL70/rl6X6fVZ2uDg6LogBh2ae6hGVIy6p043noa79JPvFxrT6J0rH/AwFEEccNKW4ODp+OsolyGLn",
-	"2CWpCsIg5QF6eEGmj01vSI1pWeNYiBU+QLeEjCRi8bBrO2SYmsexBM9Z4mrLpKEbKT+LwI9KAed4zNJz",
-	"2AhNG1K1IVUreO0tcXhGq86OoRRzsicTZ6gt6OVKak0TmLSwVh3FzJTRCG0/HxYCoZIk4Cx0yVVPIZrN",
-	"sseYBT8KRXqKVk16cRln/ccN5dtQvk3NjMUUU+PNE1iXymmlJmNz+sibgGjbjMfm0U7FT0NarWvao3Wq",
-	"ZxTaZtFGva/Hl9Uaj0ax4GSPTN7wZB7N+mtMYhICR7FpxpON6Xojvz0TNQIwfSpiZGKJ5labp8p4ez3b",
-	"P1NTGeFALgnASLrm4IiwEAsTtIS2rjuH28+ZwWFX/JQJHHaKTf7G19gX3iJEGpeXxUULe/PCnovVKmai",
-	"Xsc1kJWmwIn9JM/ITaKUycRCW67GDOOKBiQtfxFRqaDEcbbm1tPZq/V0Wd5Ky5pLzNysjb6FgK5vZW6z",
-	"JoArW0bMpYkjxU1hRZfGpldF9ch/xERMKl6F4SGpNCsw7Ek4I1gqpmFZjNSH0qEyK3ucAU2Bm4q3jvhy",
-	"Zb79+MXVCcvtYlMmbNO/Y4mqX6avdpilLo4EAzitbHU3RFnrK9VuHN3OM7QHXNi6VU4VsMvhPVP5aDpG",
-	"NUvR0BZPEgw02kP4kNyuoUtXJ92lsmhSZwJwpkmg+ZKGljUYOr9gZg8Z5oAlkrd0NCLhgc2O0BzqmknC",
-	"lO8hyVHI8yxmDOWIzC7H2IRCaRZBJfoDNKMn1iFfx9GtudenMZNdZedYKbWl8VRrkHGkFmukGyX0y1BC",
-	"/zyWMauLslLxbD0ynFVHTTXEmSLx2YPFVzPBXMHVLOHLboYGm9gIUxthahlhygF8grvmwSzkzaDQnC5o",
-	"+/V9UzzSdyEHJ6FvqwMwnsYhFKqjmtqFSE6kIsPkrQfh+vw+Z7DZJ5IrYGzTB2olqWL3cVcwT46AF1BQ",
-	"2vMsm5g0Dw2T9zYhVxsR5Pkaq1kZZGXCNS1v7HywVqGPO4n9aIfcj7hQj9eGNRl5lvBhJoQ9tDLFmFYT",
-	"Q9pmIxdYDZaRMBS5VzuBvFsY6Jm8uESE5+HVzx4kxQg+hojZtFputj6xGugTIoIgHIYkbCKfhh6Idmd4",
-	"SLwI2z9A7/QsiWopLyM8GqNX9skZhLJ5xYrBPhpFsS0fwaN4aEooD4nCIVYY7mpLcqFIuF3LKaZXtumA",
-	"2WHXFotwG8rLv/lc1KYtq+x7iESSuHKXJG1SEPr5DgVQZBre9UHv9w8QGY6UASMeK/1CDR2SKIJa2AIy",
-	"QI0G/y++h/y/6P+p6v/5V99DCnf18IeXYB0YCdKj9y4/x//W13o+2A40tx1pkJQDQrQ0gKMYtH41IMMa",
-	"ulKC4CGUS4DEUw2jCF43NhCscBdLuFo50L91sQoGpuz5rlev1zUUSM+YRqiSiI8ZfO9BUq/eghYHBGYS",
-	"B6Yvg0ABZ4yYf40HNDKHF0Tg+XbB0PIA2g9CdezsnViTCKTI6v1qGYQq1CV9zIzxBBdyl8B+HMYanPNx",
-	"30M8STKQoU0PZQgjLZAIs81N4PImheJTK+QGI1PoxxIdXv2c7UOeMJNZjDHPmgqscUGKZr54fQZdjbVz",
-	"gCV0O5hOGsxVybf5hfpD9iTCvlm+E/afKGGyk5pac76o1JTrWmKaXNaNGr4JIXnedMmHysyPlR053wzX",
-	"J+oxMbX+fOr0xrS2YeQPyYVcFz/nd8F8bGZqKmo+EEWfyNxmCnB+ovp0G/qwMZd9tv0fH9NeRrOmsme0",
-	"kSUOuvUtZF9iL0W3241HbyN2PEkXxdSfX9YHYAGdWGQ+yGW8PB6xWDoSFbxw+TCFz4NkPE4Y6GHRWl35",
-	"+FwZzht6tKFHT0yPZsUXzSdJM+M8Z1ClJeqPXxBRTfuExirgQ1JDLh0AC2jUyJRpIDnR/znIWAChObUa",
-	"EJtC04NQSnDF5Iv0PmkFhW4c3b6ZrqEgv/D2jJldPVOqc37KRbGam1aMX6fF+HNsivcJe98t3eJu08Ru",
-	"U454U454U444U444l47S46Ks0X62GU0cmX4v+hTXqWezUE7c+Z135ZzqNnrV0pagMS35jT+cum7qwW1f",
-	"aH6Bti7pHRFJ73ZJxB0NyLcyCa3ZrqE2DgbZoCPXysZ0yVMSCUhLco31fuddFPChFjSp6WGeia+BDB8M",
-	"70jFRyMSanEVI0Egpkj/Nx5C0g8RBFGVvAWhuWmvc+l6ncuk1zm4+mE66HiOWjCLyR4aCR4QKVFISahZ",
-	"g8K3hOlrhJbsgLmUIdzlsUJqzG2VxSQblJF7ZYKeashXXOEIGIyNaXJN6vV0VLpwVrSVJlklUGI7sOol",
-	"ubCqsrYCakBYmrZOlWyiLulxoY98YsIWYDXSmwo+MssY8zgKbRP9rVw/dwMI8ya3L7ro5wPTzT1Tz0jP",
-	"4CFJNQjYuIJYkrRi2zboIxBR7ZreW/VjZm+Rtxz6zmMGn8LPaf59o6CmWNUl347ENZ5PgjrGgupj8VDM",
-	"In31Po4iPr7AQqs2cH1KxAQCy7LXB5hj4kiS1WKpkuImAlJAZilQqMX0fJoGkhCNIihYbeFWkJ5mE2Va",
-	"G5aFFQCauPnNOySSxGDFkGBmV4iZlXIigu8IknyYhQa9zCTo7hk1PYMBGTWFcvYj735O3jq9uB95d67G",
-	"1njs2VZOqdvEwH+hHZ0yhU0icwu79XpdQ1hyovvwT0mUbKlKU4Pby+puo1rf7dTrTfj/v1e8iqYYlear",
-	"l/WPU/Jvkc43XtQLubrdWKH9ekJHEtKaUl7DpEaCG1o1wFJLNfUDEx4tCCNjzdZ30REJCJTp1OvcrqEz",
-	"PCSoR8aZ+GrD3CRRKEtpoTQCrG+aqD56x55yBshjZWuMzuFBtjvPFJNgXAGjSAMGIQdZc1/T+8/ymU1/",
-	"rD93f6xMV/esFUTDmgm8p9IJ2TIJ2zb56RpKrBXiINP/CY04ZRCoiah6JMvIoy1nClhdjO2GQy0Abgcn",
-	"7/9cgRxXoJ7hrO5oVVwNdM+v/e58+J13T0x0+BN4dBPpFpJklmyn8TgS72LXxo96508b87GExLpxs27c",
-	"rA/qvPGUpMRbygkrSJ9KJRIO9pzh5ZfZuT+3UPPs4q6IUpT15YYWbGjBE9GCLB5qDRLg7csJQ38cVH6K",
-	"AuzTWGwi1J87NH1DTzaR6l9IpPrj0KJs2Drv7tw1drCUWiLhLM1qnVl4dcAhe/x8RBh6bQqNNmp11HJD",
-	"IN4D+SnsE5SM62nVXQ0Iur78/9i72ua2cST9V7pcWxXphpJfk72Vaz/4nGwmtZnEY3tmJzczN4RISMKZ",
-	"IrQEKEWX8n+/QjdAgnqzHVtOnEG+xKZJEMRLdz+N7qffUha6UHg8F4s07sJlg8FdkG+KWPVGTI3cOQGe",
-	"J7kmn9mEeZancgyKZRp5EowY1RRjEasRO3j+4i8xDGSWyRmd55lGRvwjXHx/0jl4/qI6e8K3tXQhxmMk",
-	"dJYzXnQSpnhKtU1j84q4CzF+Wux6iUNwmjGlzLdFEIsxM3+ms8wrnsLZu9fQinfZROxO93eRf2G++2mR",
-	"h+F6F9vtTvJh3MazmortsBpZv9wHDgiOIN2n4ghmI5GMLPm9uS8Z8eTqmI45zZjPWFWNFJULnT/SVNHf",
-	"tHljVJ9v7dsXOSqGHvob6YjmghdTPD+k01mhORRS6ghkqZVIObhvjiNgCmJfQmfpd0ZIxxFo6Y5GW6fv",
-	"zy8g/o+4jfwFyVLVuWEm+ywDY0NTsCB246zsZyLpuSM+UqNqpW1r1iwt2Wq1PoJ1a7/19gppVTfXOZfd",
-	"DSFjekEn3VlZbGkKLXnp7WdyaZeaTU571O7Pb3quv4TyNbrWCLO1/NuVcINW/Mn88kdZZNdxu9dQg6lM",
-	"yrF5JWRiyleKwUoJovIQBeo/hZEYZlbLItvp7ezuNLX/WlXra/6PmucGNShEGV/b59SmBnGT32xmeHq1",
-	"Nig2mhE9fG8EXlsRoDamk0RswUYPwU/nb9oRJMYSKgSLwIxjFUdBxbifKTgr5EBk+LounLj9Z3cjBTdY",
-	"VRlVrEENI6UiYcfagwJjiGQ2pR65Og6oZvWIjxXPply1n7x2refu61avXj/XSGWa6cTcEjTsPTVskOw3",
-	"SvbGxnlyop3Eptr9ZClL39wg4jEUtKiErBHzeUV3irJ0xKzpo3oQm1fH0OobxCfyIcT0vnfmssckZxt4",
-	"Rn1tRxCXRdZ4bsb7ZmQQMHHE0RbhWejm3ZrJofTv68I7aaGiUDAxwtHAU6KAqx4z3c4l/TkBlqYFVwox",
-	"nfs6F+NoK3XU8YRHT17406wuC37M55wwrApj0zmrdbKz6O+7S8mQR1MX9svWqApajUFLBC2xbS3RlJtP",
-	"S1MQfXXHBXCvT3o/5yzFAlFVsLcCNcLiHLUz0KYEGKmsYcKGIkey5s8KIK5esylj/gK7f1n1fovHEu4l",
-	"b4XSoZ7an5OAfoHs3bcK6zW4ztvfXNDW33/zxrts2FByltevb1ZJO17qHkXxErtsfw7x61eXsLTj4y1u",
-	"T39jbiyq9t4IFpZoI9NaMfq02+hry6uLA5Ypc7V68bq6afREg5TCmih9KTPO8idYeswNZKCxCIUybiGn",
-	"HkhArauYcQ9hsbnEhevjlqpcuOa/aKEL14lNNoS7J5S7eHIS4durXlFJk88UJn54Q3X1rmzdWB5+wb6h",
-	"I3OR1YyByMjvpaeWiisQGlopR6vAXKPzczISekBWBYhcac7S9n1toc2k3p542xKvN7EnB77uwNf92Hzd",
-	"DyUl1vB2n2RK2mIeiyhnS/hlyPUD79e9R7UhAiQIYdb3Srm454beHGFt1Psqnb4tBUwR2Pff0NsDJV+U",
-	"DjwIlD+zVfENUohvD7TspiXtsg0MnKdyIvAYuTpglsUSehG5lv4J+dawh+vvA5szj+sSOZWTeXCHBGvo",
-	"CyAct3+2KlUmBZ8KPlsvU855bhZAg2/LO3lFMgqKpWQKGJy9/AeJDfzl3Wto7T/fg3Qi2rbY8UmS8ImO",
-	"sd6iaZeibXYn+TAGOeVFM4plkg7iLrwfC6156t42EDxLiSANUj5gZaZVz0scOUkZvJVTbkRy5DGK/bZz",
-	"QQ1gfsxvO6BlyuZ0h+++sUwsp6/OLzsfPnz40Nkz//ajRnSPJZnjBZ5wY+BQJofScrT8+s9XH36PkecC",
-	"6zrGnz45ApiuK6rZ/eerD9fX2zoHsxP7NZueZ9TFz6YknqSDG8uyLt6/HDcU7VQr8MbW6jtvUeWVspnM",
-	"7uEpTNiQ96rdYTbGjdsheNNCfuFjm7FmtQIDpxXuHWfg0twSmfLNUaA2SrJAsnBL5egnx4FpwisZXJcI",
-	"bvnpbyeaWK0mTGHKXqN+cKtOYqNGzzlTMo9JZi9exrLIxwvFcMmjjnEN5rVWBQgFsf3LH/35H3Q1blNG",
-	"Y32PGslZblQj5vK4MFEq+S805HJ2bAkcnSrrz0m9yDybR5aksT+n0NMuvKwrZubSDFqZp/ROM1hI9MkU",
-	"74hc8VwJDGgwX2rmB6ugFjK5GsgihT5T/PAAWvEbOxZvYwwo3TcD/Z5+3osjGM0nI54rEMNcFlgK+l+y",
-	"uCIa1wYDbSuuI0W7RlL2/L/HGGgbgcwTXsW+Fhz6pch0tJg0Sp7W8yomtQeHe1SdGhlQ8Udb+tjG2Eag",
-	"RqzwI8QaK8nI4i6cvj+/6GHpVVmIocgdiSzlYtjYWDRjGg+7EtZVcgjLWTbXIlEVjaf5c/yT4kXnZMhz",
-	"jTmiDJKCzTJemBWZifwKynxQFhkv7hRiS/upthburNZ/Xsg33a7D2H/b3csAGN2oVOdU5rqQWecky+Ss",
-	"8x4n6yadQ4/aJ/FB+9x1tHPKkhF3rd5Yftrc7O4NAO4JRfJWWg0X4Rx3oLdtnGLzl+gqpVXnY69VX0d7",
-	"R1ZheTKuS6Gzfg6YFS3P9/ahzLXIlkTfXaPt/b7j287QMt2+RNiixUzCn/L1KvHthyLXGbKUVy9C0vPT",
-	"2KLmgf1b9eyNQeljnmtjxG/Y2f+FC4BWTOvs3ev23fe1mj6FfX0xfcx9rabD7z6Os1vubXd32N9hf29z",
-	"f1/8fLf97e9Z6ylaCz69e58p8tJUnhubsq1A5WyiRlJjrh3LgWnNkpH5DFdCYaA58TSQB7ELp0sZdqmc",
-	"5ZlkKfTL5IpraD33oEy7CVziJrconQLZ520xAcQnVZvrsQm0LPxQwD8mfKIJvLn9VwNOLa947shwUp6J",
-	"KS/mjhUn1nE7an4Gy5QExfNUNShIu+4GnsZdqAXpArS7j2D0qyyiY+++4jFadn03RwVXwvK4HPtTYPl4",
-	"bhqSNTkEupE+MGYf3/J8qEc7vf2D/1zhubzZiTt4J3P+A9PJ6K5A72GcqytVgO9POXv5j+7Xj/pO6ds7",
-	"L4WaSCVuc+pnH/GfuI52Xl2yG3UN3vOtQc3DWyqtH2QqBsI5b/8M8PS0uRvuouJIzncyOZQb1Zu5wcn0",
-	"WsTWJ1iLHsmRzFLnkUTDGmQBFz+/Rs1XTkiItY9d6n3XtP9TkcXuHQ2HmfXoWur2ES84KYSqJpHtBGXL",
-	"5xwT5C9+fo0OU0qAp6plELtteGGHsnMmM5HMY2IJGKAbXwF9fc3EIic8x4I7GlJR8ERncyjKXLlqCV3A",
-	"7U7qk+UwkmVxDLHZhnSCV3B0OuPnrNLp986a9yeasnrfmil9EJX2sBriYYB/9BhAwyzKJ6RaFtb0LdWL",
-	"e8o+FDRM0DDLGuaNgwMZSZWVPAHL2sUeAm50fS6acxVqquI/JgboL2EoaM2Qtksj2sKDMWWhBbkGUHJb",
-	"MJSJ/ErZ8xLSBa1YDntE09LeBC98yT4QU+6K5n058X5Wnax+o7J9SRabRUDLojJBPFD09QvoIFCDQF0Q",
-	"qOdOynkr+S52+7+LtQL1x3M6u19lSRtR+gz5hRtcLc3G43bPyN3ImuzWk0TkSX9X02HcNHchZfMvJw1/",
-	"LB5GEK7ypVi+KN+hYoMFd3o7JLt4Xo7NhNFvaooVPLbuZXkiNrRdiUFCBwn99CT0TWJ0s7Se8f5Iyqv1",
-	"5DgNnqmen3AxYliebiyVhoM9UGW/ek514Z3Hm/N5cb+ua70xy435u5oA51/uA7YY22PfceF9YeCo+vNy",
-	"v9iF2Vzx3jarluS6+NGFlb2BB8YuuT6lOn1/eXl2ATxP0cMINrkpGUnFHT3DlchTonV2DJuIRcUQ/YKK",
-	"JwXXERWklHlCyaCXll56XCoNfQ6sr2RWah5hIfF4pPVExRG6So3VUyqXCSALDD6dySK1Bb/NVfPCkREK",
-	"LUb/25qsBJTpvDACVSYjDLY82D/c++vei6PDQ6rut/fxrwPKQogjEMoV6m534RUeRNnAR6pqYZq3BNPG",
-	"dKs+YWKNtEzKSZ8lVxFMCiSniBBidzKZsIxIspNMlim4TAVHsAfx/ou/dQ+eH3Xt/zGIPMnKlKftCMZl",
-	"pkXClI6gzNWEJ6hzKjZtqUe8ALzOss6kLCZScShYPqQi9m/Opkd485uz6QtomV87Y4ZEf3ilehPGVdgB",
-	"INl4tLdnRhmpWvsynXfLIrPlRLD2Bbl7R7zgEcgcKCnXHqBicX2JK6WY1yd7TEMi85wnGrQY03OYNGcH",
-	"miW6ZFk2h1SwLOMpupsZzTX6LjKmsaB6PQ00uXnVRD2NVOC95erkjydUvl0t1otXPLfcs5NCfpybS/g4",
-	"BfWSc9sPB6ZqJ+hQF7nSLMtIA47ZHNRM6GSEydC5mS824JBylN14pG3LytDHYMlhRas+thupWnS4XU5u",
-	"pwKhtUCw0udzmac2Upp2IkZTz0aKJ38sl2zpM8VfHJn1cnjgir705+jSUZyYfysdGZsGq6DdkZy56RU2",
-	"OMdIAF6d2W5LIVP2oJV/W6KYsq1/UYYpenm6wi7YmGBJTx1DTLMf14HytUAOiZdPJnvmz5sEXpklRthT",
-	"ja372T8+FLmRuIoIccgC8EVuXSGq0m0FT2SRqrpc/FgW3OkXLIa/NVlIva9lYeCjChl0XzW9lL+V7o1m",
-	"Vtb8HJEFbPatTWyeFNzsxOPabFagNJsbZED1YgrehRPI+cxWNRC2yBsdvMmcGAvQgxt7r4vNPu5nLL8C",
-	"8vtBknGGcOgY4rzMshgyzqaUjlbmCfaNiLQr6jpkybXmo7Gj3I9pRw4GTdFjjEtjX/cgTsxsJKVp4h9M",
-	"ZGXBVQwF12WRo3G8R3lnqVCsn/H0RMfmqukStHyrLSs4S+doHvOURoV+bneX2PWqPgoNcjDooRSccIpx",
-	"WTAFSSbS+FGDkY2UtKGeaJW714scBpkYjrQrtjcQuVAjjjIV54WAp6ikrjHyJY2qFpn5wchbO3JgIyG3",
-	"IHAJ69xb4G7NYv2i9EN3NFUDE1HIyH5sMlSUwA+qh5asyt1aFG6M8/C78Ex5ArTJBx95FRjgpLY6Ecs5",
-	"Kg6ZozCesTk57Iww9JrvVdXcXH3V+JfOBTmhOi9tizG0UGfYj+mING7DlGUlj4AKwCYsA5YUUpHDz0px",
-	"9Qie95f1kH6OzH1qPPHNr54HuvhgkG/jjIGtl0EPLRM1p5OH1ScQP5a8RNvXSYWuuT+uhZ09hWhYw83z",
-	"B2gd7B20u/BGV8ib3Li6EBjzdsXRyeqaJHe1L8aIo8DYoqut66oJhBCNN2m50W7XUkLLfEJBTtfqcKXP",
-	"B7Lg9kkbU+2M/DZWPyu4tW1tL9G4TZyzHVSJQQCQSo7x184NvTRY27OIzUw9rAPiYFtydCNXv+fpXlh9",
-	"EfzbrM/g/gjS9nNdmRx3q1lWZLDdX7zWFECb65GNyjHLlwM21FIVxFUxcHF7RW1Er/oY3WVrkNlgPAwy",
-	"3k3kZP7Vdu5TzvVMFldfz/DdYjFt6KZQzfPIRlfsa9vee+kSil67CpccvkyN+pIVdBY64UWHcMZADI0y",
-	"7NZhgScuJXZFwueFWcOp0SlEaSRyzYekOhS0rPZBLqa23yKpoVUNIrEVl5OMw2wkoeAJF1O+GCLp2rEE",
-	"gSt7Ru+2talnsqM0n+D5ZYfy410bpR4R8rEHX0sDJYZCs4qioOVl3rfdUb0ofPKlunG6bUWj38uZ/03Y",
-	"DqbGVr5ML9HLb9AmnK1o8o1SpTEwzDSM8bDZjY5Zye5Q0LVTZlfY+vq2msG6/ld5+Xervu0HmetRhhyw",
-	"qdBQKjb0X32Kl1c9eNpkDSO7sOLuqlt4ZX5f8TySVCpvTgo+FErTcnTH8/6H0AM39KRRxsw+WHO7LT9L",
-	"gb0NgRKtiPK1LTVi6VasYjpvp62ZS13d67dR6Zfl5987Q05Zl4ENS2FpqpzJbfZsMWAJBxuCQm/wx6lO",
-	"ezESxQ/2W52uvR4HXKDZriA+e39xGdtYa5fRdYm0Z4vGYNyFk3wOBx8/Ot4QllzlcpZxs7nwj3Qoh5WM",
-	"KQzECwzpActtJI1mulQRsCr0A1pEEOdiJto4U/Ytpm8ih/09sM9Q5IkNcqmsaooewqAPP3bFC1tx9faN",
-	"9e5KGzeDZbpw4hz0vveHgA0F3OzbTJwInrucnAgO99zPuOoPMBNTWVoFVF6aFdrFdDqfvMUkrec1MBIG",
-	"wmiWtbsQH+3vwWuZ+8cBy2BjMHBS5RiUhFSacbKf4LfKoJCziHhqWZb5x6qCq+NNBwwY4jMUU55DOUFs",
-	"YyO37GfIAbB6uIg+wDLscujLdE5hLlU4FV6vhzeFVipUYjRgRbyt3Nlvm46SzNwozcYTbKQvDWoSw5xp",
-	"oyKxk8aELDVGFPGZGRIkr7Vd7PpOuAv3YFz16EKzPDUdcDsYrAHfcNFF9W9Vf/yLqm64hZoDv6EZnXUM",
-	"KU8yzA2TOIMsq7J9rY4tVB1hZ1acwnMczopM8MKIM1LlAxIkrrwtHShhAkQbx8abgjmuUYzycu/AQCqK",
-	"MOMCQfYS2mzwVLysRcoNhSlfVXGLFVUEDWYtxuq5eGUt9PW1s2+BObERzBW4XmE11OvseNm3Sj4L1YP1",
-	"K/AWX+Heca8i4Es9/ykXH0HxROapiihaTthZdQutC+f8f43sQt+xomgIPTIiDwZ8Vskkmd1mMi7dot74",
-	"HROzpwrT0v/8utf52+/f/WXpYwy6srd1Nn2TW+YiN7tCjFkGqTHy1KrhiNWIHTx/8fcYvoMR/wjf/3By",
-	"2rn4/uTg+QuzGeLfyr29w6TamPgr79LVgs1QENHF2Ni8jSLMTdccRXPdYsAqSXLbAbOfYMaNdQa/f3px",
-	"dH2X0auHwI8tfHEE5ueikzDFzdCwmwdzSeBFsE5i9Zq8MSKNasli7IcVpxtrh64Wpjv32hp36n5zza3p",
-	"e7X2b+689rbJl98WdxqKeLof1VrPBqSu3kj1VDV20tIgbNpn0eJGOzywpoCuQmafKdcPMpaq8NmUJzJF",
-	"E44ibJd1dCb6BUMrhdA9CO0XVseAXOQHgRmzgZk3Tq7ytvTKyZ3uR7+edP6bdf5vr/O373Z//3R0eP33",
-	"O21inIPF4GDlvq6OEmZweNAxw+XP0M71tqIaVip70s+3iW345ZcVJehqeJB2yY1X+enW8UutdNeZR/37",
-	"EY4HcBPATQA3AdzcH9yQly0AmwBsArAJwCYAmwBsArD5JoENKfpHAjUEUm4HaGydn4BoAqIJiCYgmnsj",
-	"mnMrTwKkCZAmQJoAaQKkCZAmQJpvEdJYTf9ImMbVI70VqFH2OwOiCYgmIJqAaO6FaC4IfAQ4E+BMgDMB",
-	"zgQ4E+BMgDPfHpwxav6RsIxZq7cDMlPBZ+FwJkCZAGUClHkAKPMziZMAZgKYCWAmgJkAZgKYCWDmWwQz",
-	"pOgfCc4QSFkPaHzCpQBlApQJUCZAmc+DMnY0Lo0gCSAmgJgAYgKICSAmgJgAYr4ZEOOp+C3ClwYH7Brg",
-	"cn39/wEAAP//",
+	"7L1bbyPJli72VwLsAUqanaQoSlXdRWFwDkuiqtWtkjQS1b17d5WVwcwgGa1kRHZEpCjuOmXYhgH70YAf",
+	"DAMHMPzgh/NsA4ZhP3l8/ogBj+F/YcSKiLwxedOtqrs0GOwuJTPjumLdYq1vfawFfBxzRpiStfbH2ojg",
+	"kAj4ZycIiJT7nCnBo04U8cmpoEPK9G8hkYGgsaKc1dq1/dPziza6IYIOaID1Q4SZnBAh0RhPUZ8gQXCI",
+	"BoKPEWZTxKEdtCHpOI4I8t92ez4S5PeESCX3EOMoFmQQ0eFIISoRIyQk4Waj5tVkMCJjrEdAWDKutX+t",
+	"/WPtg1dT05jU2jWpBGXD2qdPXm0fByNixz474O/5BEWcDT2EWYj6UzQZ8bGH1IjYgbtxB7qZsNhzRWec",
+	"KcLUAZUxl9T0Ue7Sx0rhYDQmTPloI+QTFnEcyk3EBfIpiygjvocmVI0QRgMaEcTwmKzY8wUJEkHV9IxH",
+	"NJjOdv7zCCuYXYyHBOamO28jOsZDIs3GqBGVSFJFPESVRHzCkBkWkmoaEVgp06ZesBGWIw8xrkaUDd3O",
+	"cjUiAo24VHvID8kAJ5GqSxGgF4wz8sJfNptuDw9nB/8TEVKTFB/AFASJBZGEKSC0NpKEhYgq1MfBNaIM",
+	"+UeD+glnpP4Oq2Dkmy3GDCUsGGE2JCHijKT0udPchUXniUIY9Xk4XTbIo5CMY65X/ZzEEZ6SsGKzlUiI",
+	"jyYjwsy6Ugljl4oLEjoa4wM9LoJFRIlw9G9IAF7GY4L8tLtgWv+RTP3qU6D7qz4Ix9ycyNlBdsJQECmz",
+	"dZU8EQFpI4xirEaOKgiSRNzoAXKu0Ia/hWO6dbO91Wg0/E0PKW7Ot+TRjZ7aEFMmDbFdnh/blu3MsNS7",
+	"pZDiehb6MRV6+fTo87MacDHGqtauJYLWBRkQQVhAalXTO8eKHNMxVfA/s5M8t1wFYc3ASKgpRI9pQlnI",
+	"J27uYy4VCjiTSmDKSIgi3RpS+tjgOI5omQeMKaNjvfTNdFCUKTIkojiqczLGlOnBzh9ZRAbKDAsrO667",
+	"diZJxRJckICzUKKEKRrlJ6+PkZJoQz/qJ8E1AW47SKLIbOPmHtKcHO22XntIzrTCyK1K95amK+xlxMuS",
+	"cZ8IhCXyz4kS03pnoIjw15ud/hC+mz8zxdEEaxZABlxoelNiStlwr3okbrnqsF6+niOcUXMqF1PmwsF+",
+	"8moxFnhMlJWg3RvC1FF4SKPK4Z+yaIqwUoSFhNhzSCUi+qu9lCtR5RVfwpFZfxwEPGHqhf1C6pFr6Vz7",
+	"PSFiWvNqWoDU2jViRlGrPmEJDSsPlh37GVYj/QE0rNlCVburnOR5/RyFc5qn92855Zw/kgqhuK3ppvXy",
+	"JYoFZQr3I4KCERY40NvnIRnwmIT6ndxie0iQMdG0RELU2kUjngjZQB0tlSI8LTFvLU5SSaOfGsUHR04C",
+	"wOsZi9ckaURKG4EE2UuFaqGp3VYr3WyjsGXLVpIXxaOGb48JG+odbb186Wlqdn9va9pVigjd5n/y6/v3",
+	"t61m/f3722+7H/7yDzPL69Vu6/b1enFRs7XsXOwfHeVWFG3IGAdEL6j/n2rJMeACkVsMKiBGl5dHB2bb",
+	"Blp6g/CukFkM+VpL0OpiQKiWOObQt4siHktJ1BIhX718eeVh3uK93G5VEdwPvD+Xmn+D3+5H0Gd4SCrI",
+	"uN7HkoRGtTN8bh4n0K8U5mR1NNj+Mb41rG27qf/Py3jddiVj1qO5oH+vGNGRImOJYiJgTIsGA99XDqjV",
+	"LI5o6XB+ylkf+zwklXpkZp8EPCRoI8CS1CmThGm1/YZspoMt7p5+e7FcyIjj1e6ig9Wsv+7U/4brf6+v",
+	"d65w0bzSA2qjiCjDq0I61Dq71nRH03hEmPS0rIPDCAovcJ9AkJAwRXFkhJUgMuZMEpBVb3BoNRL9V2Ds",
+	"Cv1P0H9Mt1u/SaNI2mML/xSCC/OJXvTaT53jo4NO7+j05Kp7fn56XvNqYyIlkG6tl9MGtWHHFbrBEQ3B",
+	"XFCYRtJHEdVK0QQsFo4G9LYB+5ut9T8IMqi1a99sZZbrlvlVbnVhNDC74vrdrWfkw/Qaem5+G/nlyYEq",
+	"kzOZM90iVUerRmu/2Copr3ldrl7QHFdqJPui1JDVCldsRL+t1++2DnOv67lLbWPM7OwHY4AOIhrck2j2",
+	"T08Oj4/2exXEYoySFxJJhRVBISdm90DbBIXpAeljhc7KJOGG/lWRQrpfmgQOuejTMCTsfjRwdHJxeXh4",
+	"tH/UPeldXeyfnnVnqKFzdoSuyRRFOLi2BrVW0sBTApad3RvHp/0HI431ey7Tyez0viqKqdhdTTtHTMs6",
+	"HN2XdHrd85POcYFgOlofJLcxCbQIBLWigU6sw4pKJMgNwREJ9wo+ChoiCkJyQIlEVDl/QcSHD8NoHmFY",
+	"s6RmluMrIzBLA5qsTrg65AkL70dWJ6e9q8PTy5ODAl2dcCSTYJRKC7cV1kJ8ECJZ1kd5x9ORflVbnu2P",
+	"3fMjvZNjonXe++/80buz4+677kmvezAjiHhMhFHEqUQhDxLTKeonCvSFfkIjhaZEPZgAWr3HKtrIzeWr",
+	"o5D8Plo6ecdDzUgrHPeXqQdBUhYQOHTW4QCe69n7hTZiPHUpzNye1e0VVB3uz+rZBdqimc29eHP3WvXc",
+	"xdaihgqXYLn7lUXfwDuF3fij04X1VXSzM56yBUVu1dZIjWEls1Nq33hHQop7xkDP3pz1zCyV8TRKrIfq",
+	"+967Y+OpAW+/xFOJJDeyPsCJJPp4R3yoKTD1JWZKgIcYuSECyRGfsEbNzmyOtHukyZ3wnCMBjbA0Xmvj",
+	"UAkFHiiJKAuiJCTh5oJJg7eCDwbONxpxfp3EaMDF+E/LouyG9Th/h9nU3QA9zb71OEdjzKbpRfvcvRnZ",
+	"23F3r+IhHEkOvK98jfNn3CV751RPL50WfpxdT9ntnUYchz3Oj7Ew7tq7qyFnnV+OTzsHV73T06vjzvnb",
+	"WYsYrgXIbUBIaE8RXFxubKN39A142H+4OD3x0HYTHnCBXja9ZrOJBJ9I+B2j/YufEB3HXKjNB1NXHnpc",
+	"ZaVmZmW+KrVmli60YnNBpKScnbJoej+y65wdXf3Y/eVKa0+d4+PTn2c0YCpzCimDTcZI0iEjYZ0yJM1I",
+	"9jSDcZ6TCZYokSR8IBK7zwjKxFQx36+KnKr2WxPUYjG1JlGdd3rdq+Ojd0cz9lRZLu2Zy3wTeWIu+GdF",
+	"z0MQ0V06LtNOflrPEnFGIlZQW4EQNJldMpyoERf07/c1249O4I7iyhL0jLTUXIALpPg1ATt6TKWkbOih",
+	"iYBgQHIbU0FC/Y4gN/z6wbjVXbrec6Rm5+Ab5WwyosHIBLWBmGTppxjMRtsFaHP+2elFD23p5d0SZCCI",
+	"HPloSG+IZpaMTBBnpMJ7WFjEr8yJWCSgD9nuO6OeJ0xdJOMxFiBlcRhCwCeOzoQWSIrqlgY4ksSrxblH",
+	"H2s0XOGa3105f5z9IY4wW0aDZ/odc7frrqp/NZE00KxtJAsU5P3fSADb0ompjZJZY0qBIFiRsKMKMwux",
+	"InVFx6RqeoZaZaciUO0kiSIXM2lOjLF27SeaEBf08Wt2ic6SKALWsuKSR1iqS7nCPKr6mL9fggzo7ew0",
+	"D6mQCm238rExNg7xmkxNXIwgAR8yKuFSQDWqBg0XUIawFBnLZZRxoV/X39mGsBB4upBUbAfpRLzcduf3",
+	"sbB+80lrHz7OxRgspLMclw8SIQhTZ1jKCRchhGMIQQKFRlxIgvoQMDHNxnTEDvBU1tqvm2kAx/75OySn",
+	"LMim1f7VBLDJtiBYzzqNsWtPBFUE9rZE7eWBzBAwBKpnJGy1UKuXamVizAVY2gy9RGPKEqVZ8ZAXSDt2",
+	"7Xv5sJLt1nfluJJ5Z8vNfybeUJtgxrbShwtExMwJS4Nudl69XBx0k5F+OnRNrxGpR5SR0uhtBM+i0d+V",
+	"oMeUHZkPtkvU7dUSRn9PiP1ZiYToAzDhhzhQXFSHCV3Q2zrE0xiXVhoFraUoYUqrI3oJ41ivVim058PH",
+	"V5/WieoBIqG3Ln6nshtw9sliuJy/3drZffnKnzm/xaM7/zAeU6m67IZEeg2XncXS+iRGzyD2c1iGwjkJ",
+	"scIrb6OVO8sYE7RZOR97bJ9Aco0xjQqvmydVr9rQ2FWEz0CLg5N5QmQNCTa3jTFR2O1J9RIVoxubzYoe",
+	"SjJMEFLXo0LmDRRjKiTawMrE0reamx5KJASCUoYUGccRBmYnkf/xo+O1DTe0xo/dXz598i0Dyg+t1Uy3",
+	"bqpnKJeE232qoJEkDtfb7CqpmIU7ZzuWW3gvpYZ0uYsCMxvEIjK+s5S01Fn7jUvyb+3zBhfD3Mjbteb2",
+	"69bgJW7Wvw22Sf3bcAfXX/dbpL47eIlf9b8Nvgtfbxcm2K79wOW//If8RNu1d//yf0QRBM3mKUufbcym",
+	"tXatE4wJrGHxyM0/P4W45N2HPE8PI5nyp+thWlzlSC7v6c92UkvHbsUTt+g4PbqMWyjanGhaW5gdgdv7",
+	"kIvxmmJtQCOy6LIokDe18mT3L37y0GXvsP4d2nhz+s7l8Wx6yPd85O/54LjAfSRJjIXmYR4yRjUSkEVk",
+	"JraHHElZpz5mYd6r30A9SEAUChIQAyzEFLJBfZvEWNcD9dFGX7+tjSLI7PPduH0P+Xl/0A0LG2NZJ7cB",
+	"iWCIhV95oIiqSyUIHvugO6VZGXqNNtvmytX0jEIS0JBImyto0i9BPbahwvsXP2XJF80mkniqjxKEClP9",
+	"VmOpDIGdWbTnLrr/M6piKb2WlTHDsJY6H/CQvNPvVdK7bWPRElyCiFxV+JWoGOI2jA49oCQKJbJ5onvI",
+	"d8zL94xxZn/xTNpOYD+bjHhE0BjHDeRb3uOjADNNASYspFGbK3Mb44RoqViQvcY6yY99+wGl4rOk+yNL",
+	"uplT8AaHwycwYwJBFRF06WmG4ey7l8ur/fH+XjdIPp+1vw+wwujy/Mj5xPp6HCZT3TDts5O3mt1f/PQW",
+	"fNnMQ1zYc804I3DPZ3/AaEgYAZkF729gJLgkSqURlVTKhIgXEvmxoGMspvs84sLPgm+g+xcSIr2RJDY1",
+	"RIGkKDQAL/RJxCeIqk0PhQJPmEmkRdgwGHjFiqK+wCzUVJpxltkV0m2H+zxhFd7SjpSaDjiTZgxh5qqA",
+	"MXvuIgFxRrKQHCDnBVmsCxyaUmGVyHzaOQ4UvTGZUQqY/YeKWSg8LHp1Zt8oCZu17TWvBsk8VE2d52vW",
+	"cfVrOseUVBc4P/NrnTszjmrtrEr9pktU3Lp17EA4denWrskNHAtb0VICMlnx3YLb/nG88GbJ1tl0QQIa",
+	"U3tXuIiXnacvwldwLO40lQVHwF7D1dIOKg/DTUWa4grOB7dVXn6P8wtQ0fIMNc747bOVWE6Kn189LR2N",
+	"p1ZSi/JwvYPJ9BCBTmZcbc1F5JaIqIyHUVIMm7vfzW9grpbxWc1io+esbBPD60eagO/gFctOC9z4rOD/",
+	"aulBaMuzaxRzaPPTfE5bFG1LmdwY37rLCqs8r3V3kRtYLlnaztt+3+c8IhXXwPkxz13oL+SYf57TfUfL",
+	"E4Q7KIRGtiM5wnDNR6X+Z0z23A8FcxN4esmizCvnOaZROzMGKwmRBXIKOHOwODOG0Ft8QxBGCkfXWQr7",
+	"RUzwNSg/Rh/7tSbtkw9l7Ulzj9nLzwcyGwrMazH3m2Mg5PT/0NoKXup7ar18hX6kb1BIAh4aMBqstBFv",
+	"HU6QJu9kiLYHdGtjHBJtbsAyoGCUsGvwBUEfkxGXxIAfEZNdhKhEvrwZ+pt7OfsCDBDc19vUKDLpnd3X",
+	"L1uvCpeFeuBtmN/WRsyG/07eDN+//8vtONrc62NJXu16vxqYgGb99V+2Pvzlnz42vVbuanFmuRYhB4Q5",
+	"iwrnzScYgLaETJ9t5OfGFbOhG0uj0TAettzP8maox5t/Zb0r4dYKzoMZ02EVT8Fyl0TKg1vNlbjujHGR",
+	"uyOvhqZYbmzAQlVyImsYrqligNfoUPCxc9+U/TTzzxl8ek7iaNrja3iiKo8sWMNuCCVYEPjN5K4gznJZ",
+	"JHIvn91ozGRjzydR1Kggm/kDiPiQ349lfMWHN+8C0YuYm/M3BrnkENcHxSCHtSYT8IgnAk0E1boI8r85",
+	"P3/79s0bv438b3yDMEhv0Yjc4pAEdIwjGxlRin74Zvuw1dndhTFPSF9SRe6pJhcMroyGs+YtZZXWyCsd",
+	"u9JZWnS8P68K7njM6lq4/cK46Ncc9HlB7XGOLywRNj53yETiY00UEAGr98U48bWoDSKChTmXZd97xu9q",
+	"HYajqaIBjtAFDyhRU7SvBwUmMYSxFdlcLcj9Wrowz3OxiobLVNCufbN9uNv99nWOXtq1kVKxbG9tle4D",
+	"lnDtFZ3uf2RmvqJq8Mzjn3n8g/L4WZ6WRNeHmEYm7eDx/KxpmsJClmwHkwjiEgnmme811+SHBZNK21nz",
+	"Qsn6JJcmOoCL8VMuw2KZH9NiqLn35439rTWoPouzx+r7C309pdsq44NpI3JDRIbm6S6v4Bo5hz1oLcxM",
+	"9KCN3WbT8McsNni72TRIdE/lVoK07SqXUonFChJjQZDJ8gbkA833qfL0P0HAwL8mpD/i/Dp3p5X6pOa5",
+	"sAyg3uzb7pb2KFyw9ulKv5DptW5B0syFVFxCghLGtl4ETspQVvN2ZTyowuVl/PYrN5ZTeKpak9c0jtcc",
+	"24X9ZmnigBlp1onnVuLDSqv8edXh2U1fXTFOousfeP8Jwo81163gQD0IeIGUkmbTgU3IAvtYNvcfeN/K",
+	"nBlOUqahtSIx06Ow+MJ5QBmVozveyK11ubh8LLHgmqBWeTV3nJa8qLBQD3bh+HtCzEkTCWPmbb2tEVHV",
+	"py7nTePKIK0tgdxeEPqc3iiatvLr5S3gASn1Fq/Cs4UpEMGCY/bZ2YQ+6uvyhrvoYWuqmI+nthXUzhV1",
+	"uB94/w7q21I9LIr45AwLALBdqqv87JKwMux0xU2kDOKJsoDwDhaXWhz+NoLGkCCDRFqHxW+8b8KBdpst",
+	"5O+fdw+OeiaB2XeI85hNDYAfULS2gEVC7B8A4A79QvJulOsQS2VCTgUJuLBIGYJIhbBE5uhYiPBCr9V6",
+	"1aOqqffQRpsPqpD+EfXJi0xQPKKReUulWpBLnXIB+15BV1xoarqGq057vpXHZXBZRydwdHNQAAaStnve",
+	"q7earVd1TXG7rUoJeBe1aw2F58sJkqrq4e7RUiao6JxguSz0s/y2C3FyyosZ/hVlV8aD4dVkEhMhSWjU",
+	"BYET/V+oeQBReKDWXPWnV8YZWfN0Vx+8JUO4f3jXimbWhflghrEs3ce7hDguRbg/S/oRDRyS2jWZoo19",
+	"wYPrARchuBB3Wh6qxLxf2NllZRTSClFrs4d2cZhapmcWOFBuaYshb0vD2irIdw6Nzs54najNHEUc2Mpe",
+	"JIQKKmtyxVXU0PmdHeivHc8yaT/Z0ctL8zD9rtpQoGMiFR7HFVWLDvfRzs7Oa6TfyekOIxzHhBnP+h0y",
+	"LLMR53v35qvWSxbhqWTRfaTXbDpDOpHHElD34G/rB64Wl6maG8w58SlHqOAWhVVaQhqf1VxcpGGtQtd/",
+	"cGr+uuhyyV4+yK3GagncrbtkfJcDXov6zCqtNGuf7mvB3FXTLqGc3BAhaGiNd2fG5a9cXDjXHQCFFhmb",
+	"pRKQsI4+GvEolKY4pR5PSCIKJjjcllRb8mupkiXiLuhKlVS8hFLhYv8pdJf1NBbrW/zjayufP8B6yS3R",
+	"o4ZZ5/o+N1r6E1BavqeVCW5REs8fi+Jmpv+nVyfESp6KvH9isTukwl5cw9HwJ9O/i9Z1alOnK7OEGi8I",
+	"U09w5tNuVj7wUo/pj3/aixP/Yx51rRodWEXpEZTHP8MpLK/RMqqYuUY2Nyw2t2Hl9NVckz9RMnkS8Z3r",
+	"aOXDfAPf/AmOc3nyz66Aex1Or2Yo485QcI90nNNRVZIDT9jjB0itERQyn3Ctx/wrxhK+rio1DjFaekTX",
+	"ZNpA50QlggEwR0BcSR8ACilBigZUXmkOf5XFml/VP3zcaXlroYz6aTs+GnCD7oX6U4QVigiWCu20yqWE",
+	"PeTXTUT5lf+MkPygCMmGRJaens/rui6c43WP/88m/Pci6Rcyf9eRW4EDS5gJ6oFq+Aa5GUEsstGBskr9",
+	"MtdttX8t4EySINFd2Ej5iogZE5QLkTLjGEpaIYwEn3iIw3GNopneXkg3Gkok2vBdGLQiUvlZTaw9hHOj",
+	"th0gSSBUyHoKOWo2UAeg9Mq9ICqRnFAVjAjUz1oO6HMHzroy1lNIAVArrOLBP2c42OKGBiQb9syc+GDQ",
+	"RnigiNBTHsxfe2GYOlVScwBCYS8AmY+EyN/dbqK3nBG/gawAoBExCH3I0JSJtzK52iiIqFbv0mFRpQdi",
+	"Q67M+zYgzL+DwDBEujL7saemmyqLVfHgK+pQJBBEVUFbDxlEqcHvbeRPRpIEV34KZmVyhTSv3WkhgVnI",
+	"x6g/VUQuFFrI/2v9wmxxXXeBVSKIr9f8mkyzQnZUWoQ9M9A95A5IXWYfpbhbOy3bc1EkmhEXcq8+7u58",
+	"+qe15KGbdl4YAkkqzEJsYyVe7aINQwl/8T3kb5lV8v/JR7HmZGy4adcJhnnHmI7krqEVCUQoWBIrw1Wl",
+	"mERVnK5wZucFOaQ0tB6b/xKEVpX0WUeChVQd0qETCmsIrcjVQ5mBB4Foz5gINOZMjfZMfivwoITBV/Ng",
+	"2SpgBPREcmVTVv5Gy5eFTJqRW4UCHBF9BMxI0cZlb38T9cmQMrmq8evVkhXC50sbYtbOfpqfYm7o8/fr",
+	"gXZKi4z2nbYkJoLysBySCNGI29t64DN1AnY/1c0/Wmup8thuTJpd+csvv/xSf/fOL2VP2q799erGlGjr",
+	"oVYnT3yPRkF2C+x0vftS1OfmZEDVK7OtAyxHfY5F6JLV1z0RgEUkj1ZMksmnzq/8TZYgvuonLtJHrpBC",
+	"JPh4hrwqVaMRtpx9cYOKr9Rc3pVzboOgSxQBWFDWes0tggPttDikhnyRac/APBnbXKtbhbos25Xqvsln",
+	"KA9phYneUDKRa541WG1Yo6p9raQPr0hirt90Q/K7XZ5DxTKvdgg+6yGuOJMrn+du3rt/B5+vtpqWb32/",
+	"AKi4yD9bZd6s6Cyu/HR9g3SNOihputXCMB71iAHihe3L/NMyMRtcCYHLV6kssyTI+ig9Z/ldtQfV9Z5z",
+	"RKekkl+4dHXy+7SUSD/rUSsel7udss8fl1OaxRNH5lTRbFXWqTSh9wvSTFdLd5x1kENGSLaYqAtxcjah",
+	"2TPo1nBbaYr+Ko5wqc5+EkE+nanTAILVITDObs1KoBwwlTc8nCWq+QAc2TePjLwRZLbPcmXSmbTg21OY",
+	"RhUuTwsyiThDPtTB7PSOTk+uuufnp+c+2oB6/Qxx44GFfF5txApwsI1IFMvNtimJARDptyunoMOsDmBU",
+	"VWR/r8y2QqZrcbrfJ2PM6oLgEEoCkFttOQBtNdA7PLXA7Hso5FADJMZCVsO0Z3SxaEWPTi4uDw+P9o+6",
+	"J72ri/3Ts65vMg3hFiG9popwcA22tjt5xSqF9i9TojBftHBOFcMsmjR9JXvgXsnra22HaFl+br8uPHMN",
+	"GN3OvWL/Ssfo9B/3u3X7yfYYs2Ia8d2hY7KTMauBK72/HhrjYEQZye04MBzdeAOdCT4UeGw8mlIB6yh4",
+	"OaVCvqvEm9+e8kGpeRVliN2T/fPuQfekd9Q5vqh5td7Pp1eHnf3e6fnVefefL4/OoTJ2PtUXPi2TTc2b",
+	"U6Fd/3V4enmi//2u2/v+9KD0Quf4vNs5+OXq6OLiEh4cHXTfnZ32uif7v1wdnVydnZ++Pe9e6LHtn54c",
+	"Hh/t6xF0er3uyUG3e/V95+Jqv3veOzo82u/0uhfl3950Dt7C09n69MWu9NDPu5cXMIZSYfCjk173/KRz",
+	"bOdz9O7suPuuewLFoucJG8s71i2VRKKw+qqWsjhR2gSz+cB+n4fTBuhkvof83xMipo0YD8kF/TvRT2Ks",
+	"Rg0a6n+aykiNo5CMY64IC6b1H8lU/zKgEWkIPvn12w+2rRykHTiMsm4q5zqXk/2cMV3jB4oJjyOySlEi",
+	"vQZLTtYdInxyTOKnEnZqlVMpz1MK9/QFJ9P2QifTY15yERt+Qx7eXrGRpYv7n3uBviibvcNSDD73GoLa",
+	"r3IqFRmvk9j+QBUUK0trZGubW41Szuc8clonRRPIODXFD/B0/aA1spJLaA2v1aqgNKs6rZ7A9WNnTe/g",
+	"xllpV76cwrSzBHPnGrXQ1N3rX89jpt/uNGfsqAlHIZ6acBkcXcvCCWu7K4n6dqvXfN1uNtvN5t/yB69d",
+	"e0NERFmGG/+Wo/0Uax7p72sPkhy2QETcCV77PkDzd+DvecZ9b0DTBwZNv0f6mGXReaaca24ubX9e7w8o",
+	"KOsdxi/A23NjATae1suje71PmcUClDOQSRG8OTbtLENvfuZpzzztC+ZpFZ6k9f2Zs1iveTgyhCNBcDg1",
+	"CcKzzGS1yPoVzYw7Vh1bCb+lagGPxnhIbFnfda+vIjpkhezqWkCYMoH11ucSEUhdSZ8LOhxV5249QAmZ",
+	"x8cKXyXs4ykhwlUpscYs4lIvnTIZLuW381QRc6HOif57lZjgkj0L1aahnM8Em7LMFBokYQP5JgHRbyP/",
+	"3dHFxdHJ26vDo+7xAbitERnHaorScrkecmVu9YKAv2XTQ75z0nXfdY6OfQ/54L46PXnrQ9xp+nuv+9ee",
+	"bjct5+kKxuoTnxA40FDfIAtfh5Pv5zgglKQeY+WABjcrLigymIEyZxF88kKagaOARBHC0kUEeShIwBdE",
+	"lbSwsK1mMxdIv4d8zaP9LDkCWqDSrFJj4fXnyj6zUjhStetrTQcX1ZPkemFZiEaaFsDjhahqoI5dez2N",
+	"YMRJuGwZGovzhh3pF4gp58gFGql5NUciuZ80eVTyIsEnszM7powgC0ZpQ0H0YpkaCrbKOpVI0wzaLrjD",
+	"Wkttdd2hl/r43JVymrO7yOnnjuodALBxGK7i0xDABtZAoy5zj8UA18VVhstNmYpcznLJfZpOsYhocQPQ",
+	"BmfR1IaC63YPElNcnkh/c1nIfRlOMQxLsLjp5Jet/Wc1rApEsLJ9ZSJ87lfH1uxTFidWYjciIRn7mlWo",
+	"tOWRVY7eSFHqUSJJuLkMPfW5dO5z6dx1Sud6JXJd9Ux8OZ7OyhN7Z2fnMR9Sdgc3p9V3ajjEpXJMMZZy",
+	"woW2ywMuBAkUGnEh9QHXyvJ0TlmlNaof5XMS085yX6cPi5WYWt8tNVwFCfgNEdPqq+lTloaGKsKQVRAT",
+	"AKA238H1tCzbIK1Cv99VGcwTfogDNfdOnN7WIdMT2s8qx+NEjQhT+ixwgXAcl9JvTMz6q7WMF4hxoLc2",
+	"s7S6GygkVS4BtN3a2X35yp+NvbF7me7KHDLkq1qgFdqsq+of8SE3y+OfXfbQlqte5ntoYFxeNu1Qa9F7",
+	"2ioBHHCTeMa4+Z5KJImaPaUPa+uWzTYok7Wa1TZvARN1h4MsyEAQOerxa6KXU6ir7wbbQZN8G+70X+Hd",
+	"QZO8Dlrhy/53+FvyarAdNoPZA1xso+j4evlqyakrq8H5tqpmehoTBtxPrq6wzNy16kaQaQW1Gk3UyYrM",
+	"/nBxelI/Ptj0svDu/hSNOPiY2mCi+DT0s8g1VfKW/ttAE/KtylWVm+zQULPHLR4TZgJutm5aTtzlXszF",
+	"ZzdybHWL97duWlv2yxXcnbs1o42s2HBaY3elxl+mfoPl7eOYbt1sb8FSTre+/bH17vU///W8t/vT316a",
+	"6TRilhbxC0/ZjId4x3mICzrQCMuRpheD5UehazXVVDXCrZev/mGnvxvsDF7hnf72oBm8HHxHtvuvB9tk",
+	"J3gdfotb/V3yavAdbgbb4Q55OfgWv+5vBzvhS/Lt4DXe7u8EWqfAcMRfDraDFn5Nmv1vw91gh3yHXw22",
+	"+61gJ9wlLwevmhlrNYwuk8QZeRZ1lpwmpKmKhHAGiicqo6GPkBa4EjFV673VDgBT+DnCUqLL8+NiVEFV",
+	"VmOqT80Pm8t0/PQwrYbfMOMhLQ+XShTyIBkbcMgVxzvHmdhLTQ3ji8vSXbNh9/G1yfXYODt5u7lSZyn5",
+	"PrhKn/G7gnLv5Iejjjy1LVTG17Tuyv1Ykr2joCq9lZK5l/ojy9q+oeHSFHILvlhEZGR+fxmROzKpkLgH",
+	"63+E4vFrcPw1RYnl9vO90Wffn7T+Nv3uL2k91pVHYl5faSjNFQvkW4LIbf4jMdj8Hq5xpsp+gmqekiOK",
+	"j6sULyndPs5hewB7kf6yZ73tFqYBjcBXz6ojp1cb9op8F+oJp/ckG9kdSXWFA0dUVc3a6rZngoMvcEX5",
+	"MD9Mr1zGfo7unnkyyzwyR3jL+OQcDlgZfGdWNkd16bLYQS/mhUfpEt6PD5aW+yF44RqM627sorIstF2r",
+	"I7eGAO+wWiXoh2Ef9z5QRcO3cKQa69F8iYLTNXkQDIxFRL6YZs/zWtKaXoFUi/DQNeMTBiBaSKv1JNSM",
+	"bmSdOVRk8N7FXXZWRrou8+pUZQZIeZd8a5BkqC0jcosuvu/UWy9fpQW9TC1WJeh4rOU+C1HEJ0TUAyxJ",
+	"6BWQT3w9Ab/k6DGdvH//D782669NQejd9UDH0mHm+3q1mxsHDNx4heD2BkcVoAzngELjFc2AFxLxCask",
+	"yDLdrZZJaYnIbo8dS24XltGUcQbf0XsAt5sYWZdyYZaX58fOLeDZInQW4uhpeOP6ZvxsvagcX0GCKApY",
+	"Xdo8MtZ6zutfXffvKTnj/GpXpZeuVzjF83kWrb7ryNGW0Gwmta5Slx5moQww0GrMhRKYVvsC0wDB9dTI",
+	"2MqF2ei0Qo1Um/lSiGvbro5qK2IqKBxV5YDA7TcfINCPEA4ElxIQ1nRPcs3b1tioNOkgXb9Vy3yGYyLc",
+	"VNwid7R9ctzt9brn1Wtr8VSKsxgIQtqAWZjDeMAO8ScWvI22vWazuYf6iaSMSNlG203zJAVVgZLa8O98",
+	"iplu2kgSbb3ar6Fwov2scpj/LO7m/v7nc3MnYCVJ3krW7MhD8vcEC+Jp5SDCwijeaRwJFOmUKImR4mi3",
+	"icbjp3Z7/y7u4fReXTtY9cJptiqyC0Oq5C0uMmn55WbWTu4rF+YxZ27pVdS6+DCi/G0Z5ERrQ5wFZA8R",
+	"HIzQhItrmWKXzLd78pVCC1VCm0uuH4sDWjrdzxpHUVz4lS9Sz829xddwA3NOhlQqIu5SHsnkuJ0ssMrm",
+	"3yw7Wy7E6JjfkAgH5E73zYVBzMg3CBMcWJC1SZqVt6EfcDHEjEpgr0W/8Nx46e0V4qXvcQHOKiehdbhE",
+	"gmWoX3i4kd7nvr25FHm9fFOc+kHyOzafIgXsywVRirLhujwzwDEOKk24Kii1nB6VlkxeKe814vKOwUWE",
+	"AQxkjjHnDNBcLOYaWQdaDb/LYMr7ZkeWNZibqJet7OIgxqo9/MyCoIKo1pAHs1+bVJ775PBI21IhjWdZ",
+	"9k5K2TuaHDISzG5am73WTvvl6/bL13+r5SjNGEopbdUuCEFTniDKUJqkk9KQba1Zb273IK0H7m0/PZ+z",
+	"Bz9n1eT2yKWcq5R540m5k8pjnQ0gbcdUyphEag8JkqYq5ys+zYy+Qv9x9n9uW142m3PDxrNAK2fUuKnf",
+	"acU+rFRe3mDW53bla0SL8WoXBEd3s3Y7DJFxn0tJwnrE+bWBx8ZRG2EkidBTC1FIZWC8bxgJOvaQr8it",
+	"8hEWPGGhASOnbOghjIYJjSIejP7lPyDBNW8l4HzFSCosEFbwsrZql1jQDXQg8ITpX25IoLhAMVYj6SFg",
+	"3Sls5NnBoW50p9lEYUwf29QOeMRFsbVv3jS/O2h1a1Xucr2OLySkx0RtNOQRuIDtt3tmJeUIh3xiUjro",
+	"cBTpvi2wP8yfMniFSOMfKnmpv/m1WX/dqR8aB/WaKVV6NonIoHS/OT9/+/bNG7+N/G+Mc13SWzQitzgk",
+	"AR3jKK2NUYhS/Gb7sNXZ3YXMKUH7fQu9kC5RJdl9j9lQIjXhyHyCAJILJSy0yUJ67eZVB72tgnYnSq9V",
+	"gGOqwPNkSFNl22AotDD0jx8NK25opfjTJ3/PUNeIRyERUtOeJjNyqxroSCE5EpRdS5N2o5AaCULQ7wkW",
+	"+focgtoEHa08JMqeGoZIFNFYUon6ZMpZOamuVclXy54dPZF7+HYuCAvfJNE1JIPcJUB53aK6nEXTSwaA",
+	"edWe7QJ0Y4Vb5YBYACICocCzCaXutkePrOBoWZoxkHe8ODXIPSi5XrxawujvCbE/25msU9MpvxBLyuZe",
+	"XNO4iAfk0jrAliMhkkYVHyRRNK06IVXFt+bk+ZYo4g7JThYWcTmCS5aZtIYrOwNdtJ+vOInPauRULerK",
+	"Ns4FkZJyBp4iuXbRGD361GFVnNsPP/fQRjc8uOhs2nO0/RKNKUsUkXtIEi2jJfI7iRpxQf8Oem8bvdHW",
+	"j0Dvk2ZzJ1C6ZfgnqU5fXFCOqqt/mrrzakaKoMHVIxnLHrlSKkGMf0+IZye30wTIBM+mFKBEEsdFbDNI",
+	"QEEPiTA4paojdMqJbLkVLo0nP/ulG/uZ6TNPYqtTpqtRckc9E6VFTkwyp8ks1ILXRxt9HoWbpr6Ioioi",
+	"vtUEqDL1anyI2ICkYxlgxjQbdM1tItznNwDCCTFXQ3pD2J5rOt/mGBu0gYKUbyCtqsGQIJ6A3CqJFL42",
+	"aAV9rhQfo+0WGo9TEc8nDZSfz2TEJQG3oIegK6MAmKCsKEIBHxPEE2UjwzbyOojWsgPO3Hy4mCIZ8Zze",
+	"AJ/YyZisChiXTcOA8DLI1OSMbEKmLBko3ZkeYoSnultTgt2l92ulKx17FfBChZLbgv+bUXL3jQZp10Wv",
+	"oYlTgMRwvQYboM8SsWlSfPTafOEa7ICXhHRNYiZn1ftpTAY4yPzabsZm/zckIcjvkVtlT0tDt2sSZ1Nt",
+	"zrQriaADcO9hKWmg9UIe6sXxaqbDxbgOXxcyw+qgKtuVGnV6yKqv8KSTTjyBuHiTOM/F7BmtyohCG352",
+	"rvxNzyyAV6INT68IMCBDO9pOMDRignqyoP/CGQfch7T/PYNCPKGSVDWhzUc5shFClt62vdaHyqAEPaj7",
+	"rOmMleLWYGXEjLlRaxcxDoi4G47KzLCgrXuYTz3rCLpzKb+KQnyPiNm5csEALSKW6Qxu7sfm7UVxj7wY",
+	"ubMwDyP3aimsZjH4lwta0ScawDzn5MhrLg8Sm+CwDlKyhP0pq10Mj4f2maZ823EX4nTyS5fuzDoYn26b",
+	"3uDgeggOkDW1tEMaRYYJmkp1enCoT0bUulIEn8g28kFF8EHWs1Q3k0oQW93QZITGwP3MO1Z4+B7y+5iF",
+	"0ipmfS5CIvwGOhV6uVjB9VVy/cEXAqIrcp6/WFCmkCCSR4nJNrS+wApEGei5Ch9b0Ng42KxCgSPOhukc",
+	"XkhEwiGRXuaSg2E30BvdIIpoxRqBQmTUr2tCYgl+T61cQoVFNSJjzwgWU/USKjza3oHVa5KVFqhjXHBt",
+	"rAWpP6vKGV3ny1bCiE2yc7xb8bjm1Ywurk+GcdjO99PywUCSoho3g6p3QKXCLMjlfuteQTqPaRTRMVGC",
+	"SG1xqBFlULMx1vssaai19on+jyaozcKt2k7hRq2qPJG0HK4UAktD5aKnoVkbBVgej7mIDKJE0hvyLtdP",
+	"cQSlXssuIZP/BSOpYiOZb+y72cwMc2RXFRhvzNt53/kXTHd3QktD7+ZipbW+ff2q1dz5U6vk6dTuypny",
+	"Qz9i1+4Q2HY9w+EhLBxhFGNtAFOm9qx5rsnrhUyJQQsbe4n/hRuaUk2jClrz3QUa8dv2coywocA3JHQX",
+	"ajJNY4RrtGzBLPvKrZL+LS+ttSGTCKqmIIoS83FI44iPsRGwfcyuGbeakeO/6ZiWq89mWpVpqvPVlZSl",
+	"rOVQGggwrLKLHrMC36Lx2DB1LXI1r2sgP+RJPyI+wmGoyQhYOmWMCPBa7CGfC4aVeyHgQv/EU6UEgNT2",
+	"UG5zoKIyy/YGeDYfIE2rwlxRTvANkahP1IRoi27CkUgirUbs6hHGUSKRmtCAIH+iub8PMsVmOcCkSGhH",
+	"sqKX5o8g2nNknzpYwN7Me0bcA7NroBkzc8e+iBK9GqxjofHtRsurQpyDNytkaypGX+bFeKNVJVLn0vM+",
+	"j5Lx+hwxtXJXEazOKF6iUVBNeCQaaP05574sBAK1FuctlA+4sVXccD8sXId0SiHVYxtTcF8Yv1Uc25pG",
+	"LhV6DgZbDknVM5guc17NI954td/FvPeyxADPXKnOdZRnQRVezq0x7/Wyg9xzPod5HxS8G+5ie962p67E",
+	"XKjO1Eb9KlsunTNyOqi1f11GQvm2lkHg5ZZ/2cvZwi57c2atln5QWKtlb+cpYWnLuV3+9CFPvWvVKyhJ",
+	"8bQ4jgv3ABnS2fW0pEmtfF8/THOaPFdzHx4rkZRz3DJfjbYxYZ8DHrl/pGetz6M00nDAmTI+lZ1WSmH7",
+	"xRv0DgRBaVsoEw7wZspbtlufPni1EQGDq73b1Gta1XPWW2s37e3jxzRttDFIougEYi1W62pnblcOyVzg",
+	"gKDveRyb3FrjzKztjzDN59qmZzft5zvTcNqeffP3nI22W5p0hupd+5mLaznihZv6kgOnXUxWS31btc5u",
+	"Vfy8cxKWggNmfVN3R0S/r6vvYZDMn9Q/WI2Ebhdikej6rDe0qad55cvZ0qatGQ7NJ875lYwZOJ0w2m7V",
+	"zd9oKGjYQGe5K9M28guH2iViffrke8WfXF7W7C8ZJzC/mBAeNvMkxKr0xKH0u6e5I9gw2lnVLw7Gsuq3",
+	"9Obe/ViMCoNH+TTARiIi99xFkDYcCHbjx+4vEEqG2dTWitzgwpTqhBjqUH/mb6ZoZ7vNZnbnk1aqohJJ",
+	"bVjA9RG13kjLr7RW59sqln4Dwf5hQVCEaQj3zKlLS/EYjbEYUoZCPmF7qZkEd0rbL7UhYn6XXppOr4XL",
+	"C2QYn0TjRCqId0sNmREZo43Obia42mj7uyYaj/dQZxe5tNw2ar36Fh6aVNLi6y8br/O/5T7afd3Q9tFm",
+	"A3UszrelQ82UpbbPbHKlc8BstxoI1BQ7VuOKAfwTz/k9bOzqDSWTN/xWt527DM9u7Xy3whIu+EmMBQA0",
+	"bvjo//xfkd5w8//o35n//N//2X+L/M3MKZiLKzBe3ICPicxd/efu582YqPKQ5FXErXssHQLrFJ6QKAID",
+	"S9ufAOGsm9JNYuS+r4iEDQLC1H6136WXI70XEpl3rfnXQD+PiICidDmndiKJ1BZeoKKpu4IEY3FDy3Mv",
+	"F2HgQQCmh/rppYSXOXfAJe9ZP86mV7p/TW9A/VjQMRZTGL4P4RnGo24uUvNYO5wRWFJYf85yR8p8BRcI",
+	"WRd2jl+20dwv3Oes5HfNvrCFTcpWN8QslYJy+aSa8c5hpOYOZz4vBaZk16GNfMJ8tN1CJ/yGQMJ7q9l6",
+	"5WlG5sMZLj8fCHidwWNB3GMi4XFI9C/U/BSmv8YR/BpRqXiMQ+ye/4Z9+Of/87/9L9vb//rv/+vt1r/+",
+	"d/+TKemLSyVKsCqUYJSQkw7/nnooYX0yEFQqomkcM4n0OqHwBbwARw9izlCAwySgIQ491Cd/V0SMKeMT",
+	"7qH/97/8H//13/8P/99//99sNtCBCfAUBF329iFgrVD41uwQZEbox1ITaVTzar/hefj6cmXMY0co53xS",
+	"dPm/XBgLWwGxLxdrJF8MynOmVd0V2dm18PmLZ82fyyPXz0qXQBAtTO9mHV8YFge3FO6KPh+St5cZzQMa",
+	"RaamNpV5x37OKpbFAPW8cThb5qoME5kDI6j9x/88ucby73k4gXbtP/7v//I//8f/4v/6r2qfZiFFs57X",
+	"QUq4QznZ8GnKWFUkQd/t+yrnqNOP5099ld6qE9BKQQyCkLpuCpk3UIypkGgjvbFrbnookVACG/I7bCwI",
+	"BEDP1+it0zQ/4laz6IqTJYv81W7RHK5aF/HgiBtLM9wLCBwPk8Weh+14iBY/rXCBtMgFf25qzax3I7m+",
+	"9LSe/mI+SWuhAM1cSjP1+OH5Y1z42x49M8lFfP3BSiO6U7VXzKnOQqupSLl8iaE7Z5jt5Nnr+ez1fPZ6",
+	"PrLXM7sR+pzVCs0Zns0drYicrbj+NoAGf670At3QMVaUeeitIOQaet2fCi0gAgjiaCNfN+GjA/Ib/ilB",
+	"F5hJD/mQVpA91H95yLdJBj46jUJ0oTALsQhRr4c2MNp+rUZ1vUmJmKI+59coHYGLENn0kG+yE3w9Kq77",
+	"gVH7SHNXdAF/6MYCzhhU+ELmBQ/hgSICHfO+1P/tTfge6hOpjCMLDcgEhVTGEZ6iCRehBP9fsX6gcosS",
+	"4eBa2qIiLhGcESx0c2TcJ2GoxY1+E6z5EYYQyw2zFntof0QZkcRDP+AY63/Bov7IBcEQ3Ln/w4/wtfRQ",
+	"MOKSMBTrEZBbtbmHNInCGxDLSSXCSE6ZGhFFA/PjBr8hQiqRBNebkOLOePYVjApqDZphPlhCSCaE8tEP",
+	"rZye8PpV7p5/tyIykSoc0WC181edhK35iPFrFvKoZRKMrHJdeQHQQMd6R9BE4BhhheDaXKaFZUDHeiFt",
+	"zMYGZS4Ek4vQ5D6l7nN4hCPOYJEV5xBTs7mH/PfvmQ8YBMpl/GlGbpK/+hEPriFhGwKqQnSjGVyAo2iq",
+	"6QHgDdKgiaLcWVa2t5SEAMu2alpE6eUcu3a1jQ4oWDF3qalvUEB2X7eaO681sSVCQFnwdZG/gj9BeaWK",
+	"6T9A7avSppa78MzSLdzfLnuQ7f1Tblp5eZcu5gVRSbymesNVrId1KSpgW337Y3trywecYiPJLHzoKnj5",
+	"kgSCVLDRN1iSnRbqnfbOkHlneWqybcvLD3n5cnzea+7izqzshr2URFio/PUz5HmyPMauY167SMZjbHje",
+	"PZwtK+Zhzc2nEjxaqvvrFTnX7+UL33Xno25VpSu5CVlrYaYZO5IUOXDZ1nxW0sqTyFp0dW5X2wlsPmFg",
+	"s4zhaqpS8/opFxlwJwyNDDB5XbfwyrmAYzwkl6uUGVhAiKxUhb+qo7K+U3QUmMJDa2WFlvPnmCvDn06p",
+	"aidDrNZG+L1Xldo7lJ+9ayHZ8tldVp61an3oanVLigsU8SFfRENVCzOXmJK1Gqp2aOg2vHRYH+7lW19Q",
+	"6yKtNE+lvRiG1GoUJ/2IBgaDp7hSbCX86rlZz/Mx+KuWWDw2TKGnu/qwXmVjAGG5U2HjyzsUQ0lrFec4",
+	"abHkWVrUx3CGijWes5Czg6vasVkR8FmlX4VEWlkI/mzQBtcLfs5ZHiWAkPN3KQpjSR40UlzK/MMcmRRr",
+	"BwEEYqFAR67OwKyFs7By1yEXKCY8jsge4gyZnGqEUT/C7NpdGgLyq6tFWn0DWYl1aueau0iqEIbVk5eG",
+	"WPOPbiiZzLwX8gmLOA4Xrd4s4Nma+GZJlc3zfa93dgHGDmRc3+iFAg+M4pYfIhyGgkhZKlFpjnHBfbL7",
+	"XcGKhI3+N+2trXVctAzhPmR+Q40yC5JhnDwGX8iRjw9BmPAn/DUZEWGQdCiTCkeRqe9gqzdQBnlyBCks",
+	"hkTJzZnzY2SP3ewF5+iARPSGGLyRdQwVpcg4VhXJ6h37CxrjkCDJ0QCLLBn1ZQN1GLJfI9DTZWbIj/kY",
+	"okfdGnkIR5Jn3jNJxA0NCJKKxzEJUZ8MuABgpQFlVI5IiDYoOD0hqV8JSkKEh5gyF4EnUUSwhPs1zojF",
+	"FwMHbIylJKVk6ZfeEtS4u+BjJCYK613F2n3PJyjN7I+wVOlKKc6vPbNQkpiQQ4MbAfxPU7cgOH18TWKF",
+	"YixUimcGobzVdVoqwZSNKJ7N2RpNZ8c2ANg/yOwEzzjawIhxVm/d3iIj+TwonhRSQQKl/63XhifKPB4k",
+	"Uu+SOZUeSl3zUExWD2NzD+lxWQc9dviCjdpSNtez2v4iWWTPQTd9f25JWoL8v9YvDAnW3bnx0Q2OkpI3",
+	"ZS6UiVT2eFRB0P3syLywunASjB9+TaWfkduVutPvpd1RicKEtNG2PRseSlH4PLTTdP+GG4kWGvFESLsx",
+	"cEBVnuhsk+aUNtCJ3kTOAsPWQruAuscBZQZMdc0ZCiJjziR5w8Np9Y4ZgKRt9CN9k6YXkoDonl9Ieyyc",
+	"Hz+/7HAvAjcoG/2pIhbeCAuCGFfosndY/w71CeCmXf7l8PDwwBEp8BmIpW6UQ0pau6vM5SLVVSvweuG3",
+	"tSaSHxZVKKQhzCBjCAuYgJwzFD8mFlAqYYpGCLM8+ZimSYj0+d/w4bRqXd7fRDaULr/1AIaHkhht+IaP",
+	"+JttS1AUwusGapRtSiYJkn46Irhom1AD7cIHAwiq17KSmWRnhiPDSNCGMY8EAclQADuzUwLrww5Y0yMM",
+	"ablHgKZY3j3jG0g1/lRQlo9/+XzOUECJvB1PLkiQvARaQch/VqW/rHCsq/G7Dz9/cOvMTJ44xnVGZH0W",
+	"HT4Ffm8obYJVqfR2oBe5w3pncLIZ4QWZS0bBNZhMZjsyeKc8j6iG0Qo46NG6i0NMo6Sy1v2hQTV2B9kA",
+	"WAg+8RDXzARH0UxvUHAZRkOJRBt+fqF8RFkQJSEJN/cQzo06FfgWcamPg2s9lSYkA203l/K9ZWX4HhfO",
+	"LTRXveFCVSNV4N2wZ+bEBwPH/7ebVrWsXHuRqfROEGaix3dFOH2rdhhgUmMbGJoy6WTQBkZBRLXhkQ6L",
+	"GhQsY6KZ99sICNS/g5pSYXKvq5GW+cuKlzZr48TdrdgvdF6wOOfCylUduQLxrAMnV8FfvgQRV+B364q5",
+	"/MdfTm5K5czumqZiG+sRqbp3SzZYdSfSLg70N2Wz0MnMpXJMnxWp8DiuqH58uI92dnZeg02bYf2jEY5j",
+	"wpbabXProuV0yax3b/U1PcBr15bNFTqajQTIbfxKNQXKHvDi94vLgtm53CfUe3+E2dBGetu47lgQaasw",
+	"VMRyW6fimLJ829ur6iO+/t5HgtRNxSYIu7PSpK5FSUHIGaBIK+glSLlEEOMOq9ZUnt3Fz+7ih3YXz2ar",
+	"OPC1C81FLSQpFFjoJA62qlSaqXN2hK7JFG34AZVXWpW9ajQaxtTHSBok/0I5BbTxw889ML2BVwOdQx/Z",
+	"OulZmXQ2ygbcYU/hQOXSimo4pnNqhZ4dIZnEMRdqNvXqSNNpsXzJxtnBoYH2h1gvHJmy52l4Z1qCC/GB",
+	"tTeM7hgRhTCbcmZrME8NFOp79p598w3a50y/SzmT71kdvcGSOFpqI/+jpIpcJSL6tIVjunWz7TfQDxen",
+	"J7awn56KsWoCPCbRPpZkD6VyQKJU6lz29i1l/M3fg1Rfifxffvnll/q7d/WDA38PmQr5A0qERJeXRwey",
+	"oYdj1QM9EvQepMr7Whs1Gg0ERYbwkDIorBVRqQymgf8eDFL9mv4kxkPyvubZf13Qv9u/oJT3+xr65KON",
+	"3xMipgighnzju972UA55aLvR2G42PZdmg1rNPcTIBIKuqZBqE4baFYILN1LwgbgxBDy0vVppYv6wwBPv",
+	"a/9G/+WkkP2T3FKpKBvaPwNBQqr0u+gT+uQ3kK8bBfA8qTQj38uALPRD/1fdMWxSqWf06YPfQF0cjKyz",
+	"yfrkzAqaOOEQQAFQgBkKsBAQvOvf1uH9Ovzsw5StzEN9HmoDUhB9QlHCrhmfMCfPNnabTeT/1Dk+Ouj0",
+	"jk5Prrrn56fn/qYlJPstwG6Y6oqaoLcBDHRjd3sH+WedX45POwdXvdPTq+PO+duub44BVKBwyAmauqE9",
+	"cHO3NcGrEZSQsj46KHlh0OcNJ/G0xMEGwLEAIgJTgwhsyuJEtRFORzo1yBh9Ylyre0jgCZp1vHoAIMG0",
+	"ySgEH2opRyCVB23472vv3yfhd83m+5qf4k0AAgOmAvjR5V+azWYTbEg2dWIxD3KSAzKBNd5LY+htWIXi",
+	"YKhHShuZDXQBTTjWbGRDG+XScHy0ASfZVt2QXgp/oR/hofSQy+E06ys37YUI4HwIHmUZBhJtKNw3jIcy",
+	"gvqC4GuZORO8tMQFvBNjgYcCx6MMJUSiy7+0mq3v4Hf452vzUZ+aqxlQrcCrIWhoffxUcpN7Ch90Gg34",
+	"bzdt49Ur8+jVa88+O+weHlqQyOpFNVVuDPJMlkBBJVxbmRH9xikjdsDN/bSz5gH8k4z5bzSdeQMdcza0",
+	"CRBoI8fvYXnheOrlTlE2gC7TUiu5xQQC7TjKsJAsKTI4kngq7YmtEN++yQLPIcOC2IuV3EN2dw0th5xI",
+	"8MGPsQpGRZQd3aXxkGuWg3x3Kkx9o8p+bb0jz9KouRgYJhEGfAhhJLA5ehZaR1plEfGYMKRltsNr1UIJ",
+	"Ca4PGk8UZDH4Tj61kb8F9W0izq+TGGlytxVxtoz42/qoWZhm/LqtfFgKdLvpAGUkkiPDlti1tCzTCDyT",
+	"yMCVA4lVo3pEbkgE2UI3REgfEabEFGCCpo7Dft97d2xviiESG+SFER1AafY1zXE1R/TPAfVhTFUd/tf3",
+	"8o/OtX7B4HID5pb/RRLlp3gAcJ0dcKaZHWUgKsdUIRzHESXhHtptvUb+eafXvTo+enfU6x74uREQJab1",
+	"juagkFsyptaHaTSkfhJca9sg1qM2nqlUc9huNt2tr7Yx7AW2G5QBxe+cHe0Bvk2dMrThb+FEjbYiPqQA",
+	"b2/+FLagu7+JdprQU67aVmHvzH5L/Zrrbw85lV2il+lTk6tSHLC9i0e9/TMUEyI8dwfk0qESpkQiVXYD",
+	"DCfsr/VDLiZYhCTU//Kzix/diMlqCjgb0GECDl/bRCz47bSBLkY8iaxvUVOa3Rsi0MY5Canc1EcqYQDV",
+	"r2W8l1tRTZcEaifyZDhKIaeMgkIlivhwSEKgrtOYmIsYc5z7CY0UmhJ3uYZeNreRf3Lauzp6d3bcfdc9",
+	"0USwZ0+oudmBFimMnTOD/MNdq/ZyzfgsoXGnWnayRATNANjKRdG8nJ1gSM2ABK+vxcMC+Ld1p13VZcBj",
+	"In1775ZNIlN/zBtaiZ6MKDC+tF9GSCgNHhkje7kuNZcOuZEYRu2Ak2Lr87tCrB1oxMn8tK8ca91B/tHJ",
+	"xeXh4dH+Ufekd3Wxf3rW9a3gBobRcDPx3dTsGKAsRxsZ+36MxbXMZicdGg8Js0Hr8V+n3Mn23jk7uvqx",
+	"+8uVJofO8fHpz90D34qbMZUSKn9OBNf/sSGJeu2t/QvN6XMDW5a1u61nBQrglW0fUN3SFgpmF0gvyW25",
+	"srPTix5ynACqxPmZ9HEF6MyHQ3pD8kXoLBH+RISerVal2Qm3m8OQf7MNirIgY35jZhFYX8yYYP263q+Q",
+	"xIIEYGFkpEIlrC8JtcrtfncrD0BIduYY+Qf2BRC8I4JDc5kd0YAwCf6ZzO4BSGV4fk4G9TPBY0GJwmKa",
+	"2Yz5h59y+eppBB/ShqOeoo3/0KRrYi+lMSxvtmu26jeOaa1d22lsN2yq7wgM6S0AZDFiDLLmK673nfhF",
+	"GzkD0d+skMaNmos/3DKgsFtpWeatEMtRn2OTJTasyt/pcShBywcoF6OIjA/HAxA66RnWKb2M1XsFuSBT",
+	"3liQFgLQC+AyRksVygF0HJCjNOFkK9rOTgwIhRw7AEI0R9gvVpuGeacUA6Veh0R13DsH6cz1wgs8Jqp6",
+	"tQ8hLCTEU7Rx2dvfzExQW5bRRZb5ikOXVH8E5mxGM9qgdV4MPHO/UuURLY/iGFcPQvEQT+d1q/hanX7I",
+	"wgiADFvNZgnMGzQWs3tbv9lo7qz9RU72dLnTDUgvK8B7U6p/+WPNq5mjCiMpqWHzOrNfbKWvm7c/ebUK",
+	"pW3lRrIvSg3ZsiwrNqLfhqnummWt+ixd/q03OHTebPhke/knlwxb2U5C89HO8o8OuejTMCTgOd5tvV7+",
+	"RY/zd5hN7eggXPnlKjM6svE15oMV5nPC1dE4jsiYMKVnlHM6wjHNuxt//aCpV9okt3YtJTcETiapqR0P",
+	"IWw7JcDaB682o5VAZdRi1XpI2cjxTOPX2/poixF/mss6DzCNpsgonhL0bs7snY+HeBSmzqsGOuEq86Q9",
+	"HveD655sAWY4X9WGZK9sdc2Mz7AaART5Q7G6L5x3FVftAE8Ld63P7OuLYV/N3ZW4yqGDEv3z8LszIurm",
+	"MhnnTvd9WV5M69dkKucyuFMWTW2IDNrQdq1NuPLAyLWmxabmVLYyseZZxr2VOkpN5WoXe99AfoSlupQk",
+	"7ChrHARc2/buisX5D5ZyTDpkJKxTlhqI2jjby3PP5VbXDA/VJmonpj/qVXlEjmO6+MrZzGPxDFszXBPv",
+	"EzKBdU6z3nh3riyxFo6zewSnOe97SG+wYy4rzuuJ8Z2kJ8KcEUjGoFBFKo0IzwXyc4H8Et6HvVFO0+r3",
+	"eUj8TXOC89V8cz59v8/DaaPcjrbvZxufbdv4TgAkian0/gewt8zdlu2Fqk0PFKz8hNK5ZDyISpS5r4zD",
+	"YHcHXZ4f1yUekMJFSuvlKyQwC/kY9amSm5672oG7f6jjdvF9p65fG2E52kN+LMiA3gLzMmHpkFbQyrVq",
+	"BuJcU5CWb3CUbAhjH0DWwSHNyESP+MkYnAmoM/ynZuJyiFQuaeIBmVsxKfNTMQjIUvGj8dd9GzYII1nE",
+	"Yu2Le8i/JlNz1Qv50gASz1kAsXLPmt4TaHplrr29wjdneBpxHPY4P8ZiSL5Qbm9oLHdu12H1eT1t6yM1",
+	"1qhRwyoymJ+AgZi+UwaynoF5FNYqLLndCtPaKJp7NoVxWvB0Q62E56P52Y7mF2qGreU/Avq6z5l0kWBz",
+	"jaeTXPTSHT0+ro95Hh+wVtKB3NHbc0gjBSkhSz+AbKsV3zPgro/ptXETN6N6dtJ8XT7m9c2t3DlJT3r6",
+	"bK7fpHAEIQq62vTabe6awATfuo19G8fCuM0CcJnQxiq4L0eYCKrIfP3evvdYGr5t/g46/vaDD2KReu/e",
+	"QTaPqKQyHOeKTyw6gel7hcP7zEa+KF/vn8dg6IShy6O3h/guDAs4hPP0uqdbKaZkpc7y8CoK9PdgOspj",
+	"6hP7eqTPtz7PCsUKFr0JOXsYjaJ4PukYklXaH+foGfu27ikWxAQNkxAFWJK6gfh38d11yiRhkip6Q6Ip",
+	"2vDTMjo++idk/rpi7k8TAgO/bu65aGzb0ZAjyhRHvotO9xvolBGkBGYSBybKEKd5azgMIQRyBNFd3wPF",
+	"IRxRLIlsIx8gPqCjLX/ABTFDGHCB0gF6yJeJYPYdPKbR9CR9y5Xu8ZAP3tSOCRT1t3z9l3kHfmigN5Dx",
+	"FgFYu14tOmRcgEsB92VF7LwFag9IFDk4F4Pt3oCVMZ+UQvTRgEcRn4Bi5xeC/V0GgG1wxCNAZML5KHdl",
+	"A/wBJakYeG9D/r00hr7RaGza5A8XGz2xMYsu7q/X/WvPt5VIzU9jDrkSrG4KeuqRQJii8ZsbduAhjPoC",
+	"ovt+T7giwO3n4tyMbUEcNKCReb5/8VPBRe/rXxqCT349+eBvWsx6Hhqf/DiJFI2xUFt6fepATlmsIbRp",
+	"nfom9wkag0BGQ5S+LfxR701jCATM4uUlnuruJdcrAC25O4V0lBidHRx6gAUzxkPiGVj+aygfwYWl+z5l",
+	"WEyh3tsmrMXIVEWwNbjSRZvt2lR+013umai37SZk2HCBXja9ZrMJxWqzL7d3HssIMExkgdStCsiwdkut",
+	"rMNXRmnMS/StRnvQrUAwKkCT4khzviniLJcjrc8tFhHV54LlqEEieU3j2KjuVcPWPx8kRujDVLPRLinU",
+	"Y7SJedZRBamahNeAh1ZQO1Bv+5VJJa/949Y/GmmylhVzBFt2yMX4qe9KTM8lJNBn9efZEPr8epYhzVzW",
+	"LSSO7l/89KAm0Zq3Kg/BoO0lSmbgPe41yvNNyR/j5DZfr8DVc4AVKTKnLaHS6fW6Jwfd7tX3nYur/e55",
+	"7+jwaL/T617kQDZMeoEjUVBMZTEJXut/kPXuuewcrQKaKtMCS01Oq8s3yNiuEif3H4XL1oEs7Tby587e",
+	"90o/vukcvO1e+H/aY6EZYS6RHNjkAtKoWBvwdH/R93YP5B3znsoRNiTqgfl980ld6c/q33PM8x0P7VvI",
+	"g73vic0u4BL1JEqawU66/6F9vPu3IirWE9uNz0zj2Wb8ApnNpUU8e9j7sxQ1YYFnfkSCa2lBP0yoM9rA",
+	"YshZi4YQdedAe4wbLOBpNjweE4MZCOHGkPudtmHAXFgO7zqRxHgl1YTXpSJxiu+gOV45snoDm9p8UCYR",
+	"EE8DEhuQgYBARKAHEFKvWjvfIWmx9l82WpDw7wsS8BsiprYt4+LWI9hsoJ9tkj2hakRE2ySh934+vTrs",
+	"7PdOz6/Ou/98eXQOOAflSaW5ITcER1JPDXyvMxOCINwGunClUC1fb8P2loHEPNQNDy46HtpOI8INKAku",
+	"ZbFv2MzeTfC/6qNtQCHagGvh8GULOBgV+Bvw8RkAw7UR4/n06YpILaCdx5EGx7rtzyQEbGhgT6/rc8bv",
+	"+pLg7ra+u/XZP+8edE96R53jopX/Mxw4w2q4SE+ehZbIjppuzuhJ2TOXueBgNLCtEvoAZv8jDKvsB6hY",
+	"Gd+r5kxfkwegmmAqVsXY/n8kjaCgAFzQIUPAbFOpX8DIKYl0niy4be+y0IpoF0GfBvGlsmdPS0kQL8AF",
+	"/TR9iTNi3sfKff9CFkWRLF6dQg5VsbE02cqAtdibdUQYVJ3vZUN7Id2oDKJsoReLQpQPnkenIHLt12kh",
+	"EVAupMLTLHns6ZIvzW48mpTkiVpLTO5WlZ2GReGJ2svTRbb48xf8Wf49JxLdz7QBzmZOyBzW5tW6t4ow",
+	"ONGL0xc09zOFP1fxfz7KcR8S9Y48ZpZ1VYHn5zTrryfNet8kHoNMW6AOLDsmVpbO1xJOB0hqe9bEbdl0",
+	"ZyeCicWE1doACAevgKdrK0xJI05A2ktkIe20spBIYmExnUgn+oSX1BLFU7QquCJnfLIHJb4cvqggjEzS",
+	"SmFMpRY2aCcOAs7mGfoIy2sAtDEGMldYWfz8gl7RNmOOQjMTxWMJAVWAYAfAswZm32Ru2+KLBseuMPy1",
+	"LGk7Akt9j6QsnJtOno3qr9SotgJs5tq86Eei0rn0CkiNLr4NalluwBEuUL0BZrW0v/lgl+mPMbZ5prWD",
+	"mPwa7WdHG39sK9lyuMynupK97JCCF3jBIdFKWgetwb+w8ZyCEBRHmGXYz4CMYUSFlkdSG5to3xQCVnwC",
+	"8G6AhWlklUg9teDCXeag3XSB22CQaykIpSMoqwBUb6Dd5mvk75+eHB4f7fdyIMNpOX2FrwlroE6q6NqE",
+	"PxhdEpcrsKH+NIUlhnVcU8rZhX4s+Waa/0ypeysLuI4hIc9iqJgUB6PyVGf0PUvA3ftJQG2yHZ5enhwU",
+	"ZN/FHBrnFiklX2jmQQTaWh2WpVQ6h69KPmU79yGLJVxMO/ucDSJqCm39kUWZYWY5mbOqhySTbGrC6wO4",
+	"Nt2yBQjnyzgDs1W46DXXjM7003vSTi89OSNVpUWqEbPg1tX8oql5jlyquCfV8k2fBeMSDgTE3ITO5INL",
+	"XFt1BgqkUhkApP6TOXftqvbc7fQjSba0/QPT330dvr2qK2lTX/VZ7HwO7Jk/M1tb7M7qJaLi6PPB4KH8",
+	"wTkeaCoXzmeBHcfbSiYlRJnMZ3aape2tzNJyiWJcoAk2TE4ShZLY8C2tX4uxcyapJHaVevKceC8dkAJ1",
+	"HbI0jeGb54uehX6Dy5qn4opmnZ+MKXbZ2jyx+YBGRxZL9OzWeuaufwjuyh6BuQKnms9bzwEx2ZVZgeA9",
+	"q9BtuEA9iFSTHnpl6lTKTaMnrsBJn4yzwSSLjO2R+ErayYXu8vmm78vjEl/eaX9DhrTiqJiTef8TbzLX",
+	"Hg5mx7S3CAbwjelx3SSFLwvSDybxjOf3DL+zOnx639G9O7L2IMyL78+dpAVofs7J32o2PYStfRGTIKtt",
+	"JfFUZiHwPgCK+LaEqu4CDQlErA8J00eVmDvyDUkI8mGIDfPJ5t0wQOw0FqMAQj+PZFJA25/JkIC+V0D1",
+	"fnbSfBaG8edD7jZHem0mk88gMo+WYk10LPeAsBzweECijCnHl6ul2EAzb868qODSnzKpCA6L4cNU2iT6",
+	"NqIKRQTfEIn8t90esgP1UT9RSCoaRanyn/8dJmIKK0AVTimJsGWWTV2D9IkZi6ldueFLhVUi2+6Jvwef",
+	"n8aEIbOmqNVoopAHydgUu3FYSU0zgUJ9QTniE2lgtKC1Tc8OCKqqM44iUwy6T9y6bOw2X282EGSRGzgu",
+	"t0xmMXHK93ehKVeu0gGaPQavNqTgePUjAYGc2xKcG3l62jR1Rc0CbJhn7dJ+wm2BXV9vln42n3nsc1b4",
+	"vaAcUhK8N5udA+XQKZ3xAlO714mej/TwkKf5CfWmZxPr+TTfB+Phjgd4MbLDOYkjHNj4RCumIU16xCMC",
+	"mcB8TJUpH23RMw14JJUoiAjUfN/IvWVtNdQXlA0l6uPgGpouWGqbDdRhTmswnY7x1OoDe2UZqRWR4vCo",
+	"RZ6cGMcsZ2VV41FUCYNYcU/m85XZis887w8FjvZV3k1ZFvjQhuhWxsLmuqq7JWvOpolCKx5iuRo3nv4N",
+	"QrDAMQep20WWh6z5B3XWfPOe7yHfxqf7aCPGUrm/ZUf5DoTCGItog8yOptTJ5mNodKmDvZMt2F34q/dH",
+	"9Menc352zD9rjY/iyTcn90VepbqrDlnmcKDBzb9qP9I/5zVLxVES6//dbjZzuLPF2j1oAzjdVD/WmqAp",
+	"GL/pIRwBqIX1krTfszpA5QeChFRBhgIjk2jq9ErXvmdyCwC8PkvCsZqYyx9vZykJpj2JIjJQKOQ2teGG",
+	"mK8ZmWgNVprLCJuITiXabbaQv3/ePTjqXR0fvTvqWeR1FzxtGvVnHIVmsA09mU4GqqQHaWE7c4qvDTPY",
+	"mIywIm5A6a6+kMgIgE2ISYCRkdDhv2OVY+x6DL5t7sg6prSqmA0PkjeGFQODvTFY7jhNH9Cbwkgetn23",
+	"GJrmPj8K5a/0g783bwXmOAyLIW3wai9bfS0/pIkDTmcYA/4RbHGBFCz6ORchEXoufm5kgO6v9zdrxspK",
+	"5N/giIZUTQ8wJHAOlHPzZXRj/R8EKgjAGH1JWNgdYxrZ5TXpLhIRHIyKxCpIQGOTXoMiyq5dve6CRzbG",
+	"Q4I2/I+SKnKViOjTFvw83fqYf22fh+STv7mH4DYMvMrQ7VZIIqpfJHqm3/NIc+W0AEFaPRfqiOvR7+eT",
+	"bQ2/gjOkF9rMVSTMLDssR5ph287Dg2Wlys1MPUdZyNWSICFSEwpRgXV0wtGE9EecX7t6xe0cjP01ZaEZ",
+	"shpxSRzjKN4dbvg5pNvGP2oVyDbZUEQqf9MROSO2iJhhaaDadAC/SyL/KCTjmCvCgmn9RzL1H8WihCW5",
+	"u0HprfBWOosfyfRxTVBgJJ/JDjVMrKhQrVv/PV0rrc/EEZ7qgS9WabJP0i+ea5jdVUNr3S+1Ki97C9lV",
+	"J5q7MZ4MR6lod6pAgdnLTCpNcCqWygLcQANCAY1hIoh8kHysRx5iOYOroKZ8TUlcBRr58AeBnT866L47",
+	"O+11T/Z/uTo6uTo7P3173r0owtF1Un3Wqnu0QoSBRIXrGZEwBjASlsiMOM+utR+EqB96TDPZ8tXrouV9",
+	"qip6yO8cn3c7B79cHV1cXH5tmHRzKcctUM2rFdfnnnn3rYcj9R+7v1yddy8vugclnIhKMtLsEFJkTIaK",
+	"tVDA9ngYBIh1e11ErdnUvlpyzO3uF1oLAVRK5z3R5lhVQcI7OIgFZq7CVaVL+FLCHVm19QcGrDUiIRiH",
+	"obODQ/lkaQdDot64CTymZ9T28Zxt8BXiir0lCvUzIkuPWvZohTSBlW67bYu5C+8G8iM+5BZlNCSQcKnP",
+	"Pjo7eas1k4uf3oILTKExlwq1Xr5CP9I3e+BikNrIT/FJMUO4L3mUKIJGSsUbchNdnh/vWZ/DKqgpT3Wq",
+	"7cV2/mA/go/ANm8Q5J/8ovqZozyDiD7hXfK9GZjWFfIVu7ZcAM3865ZLSYwb3DgCoFatDQ3mIoUpyzWa",
+	"ARj2Ix5cgz8Bs4DsIYxCgQfKVuo17NJ6qvPO1Tv5RPOzartZVeoa5qf97P07eEmfxP+ZG+JbO+rP5AjN",
+	"jWQRqzuyAdtceK7M8az3M70TAh+74pp67JWLdbxDZIIz88vBys/+1D+rP7V4RQqOnTFnavRUztK79//s",
+	"Cf0je0JLrqq5VTfdRbm5QIdq8rQo+Jx33VwrApITGceR/mnDkgi5pVJRNrR34v4xNwP1Nz0XfbW+d/Ph",
+	"a3t+wXOdqSBa9MR68124pZPohlOBDc1mmrX3xXZGBXWlVl1sXdC6IAMiCAtIVdX1P3np0vKhmuc1fvYM",
+	"P3uGnz3DOc9wUDBMnJmX08DnO4YrbSDrIS5YfcszWo2hVshdZRW2WhaHk0tNzSWPAp0KgiVnBmbMN12G",
+	"V/3pFTQnfLQB0iHPUtPgYRutY0rCXZNY7YHYsOYnANjjqUyTNx7AdFyc8Xk/q3HFvM/Z1QdXXPXqr7XS",
+	"bhWfE0Cfg3/vV8v7wdjUQ9f0LjQ+P9nz4Q/yk3tbnh3Lz6f4XomfD3WEc2H8M1rGVsgnTOvt83G1ZkoH",
+	"uE9QPwmuiUIbLyHw2hQNsKh5AzAgQU4+gNCfwyfcQJ6WWcThoMgr7HvvSEhxz5iR5fdn7ctK+z6vO5wd",
+	"HJbUgH3TT/2AyphL6mzjRUfXfpL/4tm1+idKx/wCFRDHHDSnODs4fDzOJcjyy7FzUheEQcoD1PCCTB+b",
+	"3pA50/LOsRArvIeuCYklYsm4bytkGMzjRMLNWXrVlktDN1p+/gA/KAdccGOWrcOz0vTMqp5Z1Rq39pY5",
+	"PKFXZ8twigXZk+llqAX0cpBaswwmA9ZqooQZGI3Q1vNhITAqSQLOQpdc9Riq2Tx/jBnwg3CkxyjVpAeX",
+	"u6z/9Mz5njnfM2bGco6pz80jeJeqeaVmYwvqyJuAaFuMx+bRzsRPQ1qtK9qjbaonVNrm8UY9r4fX1VoP",
+	"xrFgZQ9M3vB0Ec/654QkJASJYtOMp8+u62f97Ym4EZDpYzEjE0u0EG2eKnPb69n6mZrLCEdyaQBGWjUH",
+	"R4SFWJigJbRx2dvffMoMDjvix0zgsF085298jXXh7YHI4vLyZ9HS3qKw5zJaxdyj13MFZKUBOLGfFAW5",
+	"SZQymVhow2HMMK5oQDL4i4hKBRDHecytx/NX6+7yspVWFZeYO1kbfQsBXS9kYbImgCsPI+bSxJHiBljR",
+	"pbHpUVHd8u8JEdOaV2N4TGrtGjR7FM4JlkpoWBUj9bGyqdzIHqZBA3BT8+6ivlyYbz/94XDCCrN4hgl7",
+	"rt+xAuqXqasd5rmLY8FATmt73Q1T1vZKvZ9E14sc7QEXFrfKmQJ2OHxgkI9mY1TzHA1t8DTBQB97CB+S",
+	"mw107nDSXSqLZnUmAGeWBZovaWhFg+HzS3r2kBEOWCJ5TeOYhHs2O0JLqEsmCVO+hyRHIS+KmAnAEZlZ",
+	"TrAJhdIigkr0O1hGj2xDvkmia7Ovj+Mmu8j3sVZqS+uxxiCTSC23SJ+N0D+GEfrn8YxZW5RVqmd3Y8N5",
+	"c9SgIc5ViU/urb6aDhYqrmYIf+xiaDCJZ2XqWZlaRZlyBJ+eXfNg3uHNHaEFVdB2m7sGPNJ3IQdHoW/R",
+	"ARjP4hBK6KgGuxDJqVRknL51r7O+uM4ZTPaR9Apo29SBWkur2H7YESzSI+AFFFTWPMsnJi06hul7zyFX",
+	"zyrI0xVWszrI2oxrVt/Y+mi9Qp+2Uv/RFrmNuVAPV4Y1bXme8mE6hDl0cmBM66khXTORM6xGq2gYityq",
+	"rUDeLA30TF9cIcJz/+InD5JiBJ9AxGyGlpvHJ1YjvUJEEITDkIRt5NPQA9XuBI+JF2H7D7A7PcuiOsrL",
+	"KY/G6ZV/cgKhbF4ZMdhHcZRY+AgeJWMDoTwmCodYYdirDcmFIuFmo2CYXtiiA2aGfQsW4SZU1H+Luaht",
+	"C6vse4hEkji4S5IVKQj9YoUCAJmGd32w+/09RMaxMmTEE6VfaKB9EkWAhS0gA9RY8P/0/7P3Ncxt48bf",
+	"X2XH05lIz1Gy7Lz0OXs687hOmkt7l7i279pre88RIiERZ4pQCVCK/pl89/9gFyBBvdmOLSfOodO52DQJ",
+	"gnjZ3d9i97dxBPE35j8985//F0eg2dA0f3qO3oFpyUfivcvPiZ/EBuej78Bo26lZkirj3FgDLK8Q9euM",
+	"T/pwoUvOJkiXgImnZo0C3k4+EKbZkCmcWpWZvw2ZTjKiPT+IBoOBWQUqIteI0ArkvMDnI0zqNZ9gzIGS",
+	"FYolVJehhEQWBaff5pnIafCSHE++XTC0Osbyg8iO7c+JdYlgiqz5XmODCA1DPmYFOU/YUu4S+o/Tyizn",
+	"dtz3hC3qDGQs0yMKYGAMkpI+MwQuhxSKzw3IaUc2q58pOL34ya9DXiuTTYqxrZqWVOM1KZpt8npvu5K3",
+	"M2MKqx2sJg22WPJtfqF5sNiJsU/dd8b+jhImLxtXa+ssqnHlupKYlMsaYHgIIXnYdMm72sz3lR253Q03",
+	"5vo+d+rg4eB0cK0FRX6XXMhP3Z/bq2DetzIlRs07btEduduIgPMz8dMF+RDcZV9s/cf79JcJ31X2gD6y",
+	"+oDu0z1kj7GWovvacKIXzI6dVFFszvPX1QG4Rk5c5z5oZbzcn7C4cSQqnsK1wxS+DJFxP2Ggp8ve6r2P",
+	"D5XhHORRkEc7lkeb4ou2i6SNcZ4bpNIN+MfPeNlr6oRWOpET3geXDsBKLNRYaCoguTD/HHseQCxOrTNu",
+	"U2hGGEqJRzFtkt6dMigMq/zq9SqHgnrk5Rm9r3qgVOf2K6+L1QylGH+fHuMvsSjeZ6x9d+MSd6GIXaAj",
+	"DnTEgY7YoyNupaOMZLmu0L5fjKbKqd6LGcVP4bO51k7c/00O1RZ2G9NrZSloqCQ/nYcLV009uRqXRl9A",
+	"51zMeFnXble8nImEP1F1aE23D69YkvlBR66UDVXJ0wpKTEtyhfV+k0NI5MQYmoJqmHvxNZjhw/AepeV0",
+	"ylNjrjIoOcYUmX+rCSb98JKD0PVdGJrb1DpXrta5qmud41E/vg4rnsMJvoWyh6alTLhSkAqeGtWg2RUv",
+	"zDRiSXbcuaIANpSVBj2XlmWxzgYt+HtNQU99iLXULEcFY2OaXJF68zqhXDgrdJokq3qV2AqspksurGpd",
+	"WQGd8aJJWxdaHcGQj2RphnxBYQvYGxWtBB9RN+ayylNbRL/TqudOC2Hby+2NLvr5mKq5e3xG5g0RKGGW",
+	"gI0rqBRvGNu6iEcwotoVvbfwY2NtkR8k1p1nBT6Kf27y7w+XYIqFLu1yJK7wfB3UMS+FGZYIqiI3Ux+z",
+	"PJfzM1YaaIPTp8uKY2CZP324cyiOpO4tU7omNykxBWQTgIKTwrzPyECewjRHwmq7bks+MmpiHWpjaqkH",
+	"uE3c++kenitOu2LCWWF7yApr5eSczTgoOfFXg+lmHXT3gEiPdoAHU4Qs/iqHX9JpnencX+VwK2I7vO+3",
+	"3TqlLsTAP9KKTh6xSU6zcDAYDMwKq0f0Gf6quFYneu/ILLcXvYPD3uDgcjA4wv//ay/aMxJj7+jbF4OP",
+	"K/bvspw/fD5YytUdVhqeDWo5UovWRvKSkpqWkmRVxpSxagbHFB5d8oLPjVo/gJc84UjTafrZ7cNbNuEw",
+	"4nMvvpqUm+IafEmL1AjYv1Wheu8Ve9YrQFlpyzG6RQfZ6jwrSqKQGhVFEzCIOchG+1LtP6tnQn2sr7s+",
+	"llfV3feCmLVGgfdCOSNb1WHblJ9uVon1Qhx79Z9gKkWBgZog9D15Ru6tOyuL1cXYBg11zeJ26+SXryuQ",
+	"4wLhGfOxo4W4ZtE9PPrd//CbHL6h6PAdnOjW1i0mydywnMb9WLzXH2381Xz5bmM+bmCxhmPWcMx6p8ob",
+	"uxQl0Y0OYUs+FkqXtQZ7yPDyc//dX1qoud+5C661KMYqyIIgC3YkC/x9aBAkrrfHE4Z+P1t5FwTsq7uY",
+	"ItQfOjQ9yJMQqf5IItXvRxb5YetyuD873GdKGYtEFk1W60bi1Uxi9vi7KS/gz0Q0etgfwIlrAuQI7ad0",
+	"zKFuNzLQXWccfjz/nrLQhcLjuVikcR8uWwzugnxTxKqXMZW5cwI8T3JNPrEJ86xI5QQUyzXyJBgxqinG",
+	"IlYZO3z+4g8xjGSeyzmd55lGMv4eLr476R0+f1GfPeHbOroUkwkSOss5L3sJUzyl2qaxeUXchxg/LXa9",
+	"xCE4zZlS5tsiiMWEmT/TWeYVT+Hs7WvoxPtsKvZnB/vIv7DY/7DMw/BxH9vtT4tx3MWzmprtsB5Zv9wH",
+	"DgiOIN2n4gjmmUgyS35v7ksynlwd0zGnGfM5q6uRonKh80eaKvqbNm+MmvOtA/siR8VwhP5GOqK54OUM",
+	"zw/pdFZoDqWUOgJZaSVSDu6b4wiYgtiX0Hn6jRHScQRauqPRzum78wuI/0/cRf6CZKXq3DiXQ5aDsaEp",
+	"WBC7cVYNc5EcuSM+UqNqrW1r1iwt2Xq1PoB1a7/15gppXTc3OZfdDSFjekkn3VpZ7GgKLXnpzWdyZZea",
+	"TU571O7Pr3quP4fyNbrWCLON/Nu1cINO/MH88mtV5h/j7lFLDaYyqSbmlZCLGV8rBmsliMpDlKj/FEZi",
+	"mFmtynzvaG9/r639N6paX/O/17wwqEEhyvjSPqcxNYib/Hozw9OrjUGx1Yw4wvdG4LUVAWpjOknEFmz0",
+	"EPx4/qYbQWIsoVKwCMw41nEUVIz7iYKzUo5Ejq/rw4nbf3Y3UnCDVZVRzRrUMlJqEnasPSgwhkjmM+qR",
+	"q+OAalZnfKJ4PuOq++i1azN3X7Z69fq5QSrTTCfmlqBh76hhg2S/VrK3Ns6jE+0kNtX+B0tZ+uYaEY+h",
+	"oGUtZI2YL2q6U5SlGbOmjzqC2Lw6hs7QID5RjCGm9701lz0mOdvAE+prN4K4KvPWc3M+NCODgIkjjrYI",
+	"z0I379ZcjqV/Xx/eSgsVhYKpEY4GnhIFXP2Y6XYh6c8JsDQtuVKI6dzXuRhHW6mjiSd89uiFP83qquDH",
+	"fM4pw6owNp2zXid7y/6+25QMeTB1Yb9sg6qg1Ri0RNASu9YSbbn5uDQF0Vf3XAD35qT3c85SLBBVB3sr",
+	"UBkW52icgTYlwEhlDVM2FgWSNX9SAHH9mm0Z8xfY/cu69zs8lnAv+V4oHeqp/T4J6JfI3n2rsFmDm7z9",
+	"7QVt/f3Xb7zLlg0l50Xz+naVtOOV7lEUL7HLDhcQv351CSs7Pt7h9vQ35taiau+MYGGJNjKtE6NPu4u+",
+	"tqK+OGK5MlfrF2+qm0ZPtEgprIkylDLnrHiEpcfcQAYai1Ao4wZy6p4E1KaKGXcQFttLXLg+7qjKhWv+",
+	"sxa6cJ3YZkO4e0K5i0cnEb6+6hW1NPlEYeKHN9RXb8vWjeXhl+wbOjIXecMYiIz8XnpqpbgCoaGTcrQK",
+	"zDU6Pycj4QjIqgBRKM1Z2r2rLbSd1NsTbzvi9Sb25MDXHfi6H5qv+76kxAbe7pNcSVvMYxnl7Ai/jLm+",
+	"5/06eFAbIkCCEGZ9p5SLO27o7RHWRr2v0+m7UsAUgX33Db07UPJZ6cCDQPk9WxVfIYX47kDLflrRLtvC",
+	"wHkqpwKPkesDZlmuoBdRaOmfkO8Me7j+3rM587AukVM5XQR3SLCGPgPCcftnp1JlWvKZ4PPNMuWcF2YB",
+	"tPi2vJNXJKOgWEqmgMHZy7+Q2MBf3r6GzsHzAaRT0bXFjk+ShE91jPUWTbsUbbM/LcYxyBkv21Es03QU",
+	"9+HdRGjNU/e2keB5SgRpkPIRq3KtjrzEkZOUwfdyxo1IjjxGsf/sXVADmB/znz3QMmULusN331gmltNX",
+	"55e9n3/++efewPzvIGpF91iSOV7iCTcGDuVyLC1Hy7//9urnX2LkucC6jvGHD44Apu+Kavb/9urnjx93",
+	"dQ5mJ/ZLNj3PqIufTEk8TUfXlmVdvn81bijaq1fgta01d96gyitlM5ndw1OYsjE/qneH2RjXbofgTQv5",
+	"hQ9txprVCgycVrhznIFLc0tkyrdHgdooyRLJwi2Vo58cB6YJr2RwUyK446e/nWhitZoyhSl7rfrBnSaJ",
+	"jRo950zJIiaZvXwZyyIfLxXDJY86xjWY11oVIBTE9i+/Dhe/0tW4SxmNzT0qk/PCqEbM5XFholTyX2go",
+	"5PzYEjg6VTZckHqRRb6ILEnjcEGhp3142VTMLKQZtKpI6Z1msJDokyneE4XihRIY0GC+1MwPVkEtZXI1",
+	"kmUKQ6b400PoxG/sWHwfY0DpgRnod/TzII4gW0wzXigQ40KWWAr6H7K8IhrXFgNtJ24iRftGUh75f48x",
+	"0DYCWSS8jn0tOQwrketoOWmUPK3ndUzqETwdUHVqZEDFH23pYxtjG4HKWOlHiLVWkpHFfTh9d35xhKVX",
+	"ZSnGonAkspSLYWNj0YxpPexKWNfJIaxg+UKLRNU0nubP8Y+Kl72TMS805ogySEo2z3lpVmQuiiuoilFV",
+	"5ry8VYgt7afGWri1Wv9pKd90tw5j/223LwNgdKNSvVNZ6FLmvZM8l/PeO5ys63QOPWqfxAftcx+jvVOW",
+	"ZNy1em35aXOzuzcAuEcUyVtrNVyEC9yB3rZxis1fouuUVpOPvVF9PRs8swrLk3F9Cp31c8CsaHk+OICq",
+	"0CJfEX23jbb3+45vO0PLdPcSYYcWMwl/yterxbcfitxkyFJevQhJz49ji5oHDm7UszcGpU94oY0Rv2Vn",
+	"/xkXAK2Yztnb193b72s1ewz7+mL2kPtazcbfvJ/kN9zb7u6wv8P+3uX+vvjpdvvb37PWU7QRfHr3PlHk",
+	"pak9NzZlW4Eq2FRlUmOuHSuAac2SzHyGK6Ew0px4GsiD2IfTlQy7VM6LXLIUhlVyxTV0nntQptsGLnGb",
+	"W5ROgezztpgA4pO6zc3YBDoWfijg7xM+1QTe3P5rAKeWV7xwZDgpz8WMlwvHihPruBu1P4PlSoLiRapa",
+	"FKR9dwNP4z40gnQJ2t1FMPpVFtGxd1fxGK26vtujgithdVyO/SmwfDzXDcmGHALdSh+YsPff82Kss72j",
+	"g8P/u8Zzeb0Td/RWFvwHppPstkDvfpyra1WA7085e/mX/peP+k7p23svhZpKJW5y6mcf8Z/4GO29umTX",
+	"6hq852uDmk9vqLR+kKkYCee8/T3A09P2briNiiM538vlWG5Vb+YGJ9MbEducYC17JDOZp84jiYY1yBIu",
+	"fnqNmq+akhDrHrvU+75p/8cyj907Wg4z69G11O0ZLzkphLomke0EZcsXHBPkL356jQ5TSoCnqmUQu214",
+	"YYeydyZzkSxiYgkYoRtfAX19w8Qip7zAgjsaUlHyROcLKKtCuWoJfcDtTuqTFZDJqjyG2GxDOsErOTqd",
+	"8XPW6fQ7Z837E01Zvd+bKb0XlXa/GuJ+gH/0EEDDLMpHpFqW1vQN1Yt7yj4UNEzQMKsa5o2DAzlJlbU8",
+	"AavaxR4CbnV9LptzNWqq4z+mBuivYCjozJG2SyPawoMxZaEFuQZQclswlIviStnzEtIFnViOj4impbsN",
+	"XviSfSRm3BXN+3zi/aw+Wf1KZfuKLDaLgJZFbYJ4oOjLF9BBoAaBuiRQz52U81bybez2/5YbBerfz+ns",
+	"fp0lbUTpE+QXbnG1tBuPu0dG7kbWZLeeJCJP+pOajeO2uQspW3w+afj38n4E4TpfiuWL8h0qNlhw72iP",
+	"ZBcvqomZMPpNzbCCx869LI/EhrYrMUjoIKEfn4S+Toxul9ZzPsykvNpMjtPimTryEy4yhuXpJlJpOByA",
+	"qob1c6oPbz3enE+L+3VdO5qwwpi/6wlw/uE+YIexPfYdF94XBo6q3y/3i12Y7RXvbbN6SW6KH11a2Vt4",
+	"YOySG1Kq03eXl2cXwIsUPYxgk5uSTCru6BmuRJESrbNj2EQsKsboF1Q8KbmOqCClLBJKBr209NKTSmkY",
+	"cmBDJfNK8wgLiceZ1lMVR+gqNVZPpVwmgCwx+HQuy9QW/DZXzQszIxQ6jP61NVkJKNN5YQSqSjIMtjw8",
+	"eDr44+DFs6dPqbrf4P0fR5SFEEcglCvU3e3DKzyIsoGPVNXCNG8Jpo3pVn/C1BppuZTTIUuuIpiWSE4R",
+	"IcTu5TJhOZFkJ7msUnCZCo5gD+KDF9/2D58/69t/YxBFklcpT7sRTKpci4QpHUFVqClPUOfUbNpSZ7wE",
+	"vM7y3rQqp1JxKFkxpiL2b85mz/DmN2ezF9Axv/YmDIn+8Er9JoyrsANAsvHZYGBGGalahzJd9Ksyt+VE",
+	"sPYFuXszXvIIZAGUlGsPULG4vsSVUi6akz2mIZFFwRMNWkzoOUyaswPNEl2xPF9AKlie8xTdzYzmGn0X",
+	"OdNYUL2ZBprcom6imUYq8N5xdfInUyrfrpbrxSteWO7ZaSnfL8wlfJyCesm57YcDU7UTdKiLQmmW56QB",
+	"J2wBai50kmEydGHmi404pBxlNx5p27Iy9DFYcljRqo/tRqoXHW6Xk5upQOgsEawM+UIWqY2Upp2I0dTz",
+	"TPHk19WSLUOm+ItnZr08PXRFX4YLdOkoTsy/tY6MTYN10G4m5256hQ3OMRKA12e2u1LIlD1o5d+OKKZs",
+	"65+VYYpenq6xC7YmWNJTxxDT7MdNoHwjkEPi5aPJnvn9JoHXZokR9lRj6272jw9FriWuIkIcsgB8kdtU",
+	"iKp1W8kTWaaqKRc/kSV3+gWL4e9MFlLvG1kY+KhCBt0XTS/lb6U7o5m1NT8zsoDNvrWJzdOSm5143JjN",
+	"CpRmC4MMqF5MyftwAgWf26oGwhZ5o4M3WRBjAXpwY+91sdnHw5wVV0B+P0hyzhAOHUNcVHkeQ87ZjNLR",
+	"qiLBvhGRdk1dhyy51nw0dpT7Me3J0agteoxxaezrI4gTMxtJZZr4CxN5VXIVQ8l1VRZoHA8o7ywVig1z",
+	"np7o2Fw1XYKOb7XlJWfpAs1jntKo0M/d/gq7Xt1HoUGORkcoBaecYlyWTEGSiTR+1GBkIyVtqCda5e71",
+	"ooBRLsaZdsX2RqIQKuMoU3FeCHiKWuoaI1/SqGqRmx+MvLUjBzYScgcCl7DOnQXuzizWz0o/dEtTNTAR",
+	"hYzshyZDRQl8r3poxarcb0Th1jgPvwtPlCdA23zwkVeBAU4aqxOxnKPikAUK4zlbkMPOCEOv+aO6mpur",
+	"rxr/s3dBTqjeS9tiDB3UGfZjeiKNuzBjecUjoAKwCcuBJaVU5PCzUlw9gOf9ZTOknyJzHxtPfPurF4Eu",
+	"PhjkuzhjYJtl0H3LRM3p5GH9CcTfK16h7eukQt/cHzfCzp5CtKzh9vkDdA4Hh90+vNE18iY3ri4Fxrxd",
+	"cXSyuibJXe2LMeIoMLboeuu6bgIhROtNWm6127WU0DGfUJLTtT5cGfKRLLl90sZUOyO/i9XPSm5tW9tL",
+	"NG4T52wHVWEQAKSSY/y1c0OvDNbuLGIzU/frgDjclRzdytXvebqXVl8E/zXrM7g/grT9VFcmx91qlhUZ",
+	"bHcXrw0F0PZ6ZFk1YcVqwIZaqYK4LgYu7q6pjehVH6O7bA0yG4yHQcb7iZwuvtjOfSi4nsvy6ssZvhss",
+	"pi3dFKp9Htnqin1t13svXULRa1fhisOXqWwoWUlnoVNe9ghnjMTYKMN+ExZ44lJi1yR8Xpg1nBqdQpRG",
+	"otB8TKpDQcdqH+Ri6votkhpa1yASW3E5zTnMMwklT7iY8eUQSdeOJQhc2zN6t61NPZc9pfkUzy97lB/v",
+	"2qh0RsjHHnytDJQYC81qioKOl3nfdUf1ovTJl5rG6bY1jX4n5/43YTuYGlv7Mr1EL79Bm3C2psk3SlXG",
+	"wDDTMMHDZjc6ZiW7Q0HXTpVfYeub22oH6/pf5eXfrfu2H2Shsxw5YFOhoVJs7L/6FC+ve/C0zRpGdmHN",
+	"3dW08Mr8vuZ5JKlU3pyUfCyUpuXojuf9D6EHrulJq4yZfbDhdlt9lgJ7WwIlWhPla1tqxdKtWcV03k5b",
+	"s5C6vtdvo9Yvq8+/c4acsi4DG5bC0lQ5k9vs2XLEEg42BIXe4I9Tk/ZiJIof7Lc+XXszDrhAs11BfPbu",
+	"4jK2sdYuo+sSac+WjcG4DyfFAg7fv3e8ISy5KuQ852Zz4R/pUA4rGVMYiBcYcgSssJE0mulKRcDq0A/o",
+	"EEGci5no4kzZt5i+iQIOBmCfocgTG+RSW9UUPYRBH37sihe24urtG+vdlTZuB8v04cQ56H3vDwEbCrg5",
+	"sJk4ETx3OTkRPB24n3HVH2ImprK0Cqi8NCu1i+l0PnmLSTrPG2AkDITRLO/2IX52MIDXsvCPA1bBxmjk",
+	"pMoxKAmpNONkP8FvlUEp5xHx1LI8949VBVfH2w4YMMRnLGa8gGqK2MZGbtnPkCNgzXARfYBl2OUwlOmC",
+	"wlzqcCq83gxvCp1UqMRowJp4W7mz3y4dJZm5UZpNptjIUBrUJMYF00ZFYieNCVlpjCjiczMkSF5ru9j3",
+	"nXAX7sG47tGFZkVqOuB2MFgDvuWii5rf6v74F1XTcAc1B35DOzrrGFKe5JgbJnEGWV5n+1odW6omws6s",
+	"OIXnOJyVueClEWekykckSFx5WzpQwgSILo6NNwULXKMY5eXegYFUFGHGBYLsFbTZ4ql42YiUawpTvqrj",
+	"FmuqCBrMRow1c/HKWuiba2ffAHNiI5gr8HGN1dCss+NV3yr5LNQRbF6BN/gK9447FQFf6fmPhXgPiiey",
+	"SFVE0XLCzqpbaH04578Z2YW+Y0XREDozIg9GfF7LJJnfZDIu3aLe+h1Ts6dK09L///eg9+0v3/xh5WMM",
+	"urK39bZ9k1vmojC7QkxYDqkx8tS64YhVxg6fv/hTDN9Axt/Ddz+cnPYuvjs5fP7CbIb4P9Vg8DSpNyb+",
+	"yvt0tWRzFER0MTY2b6sIc9s1R9FcNxiwWpLcdMDsJ5hxY73RLx9ePPt4m9FrhsCPLXzxDMzPZS9hipuh",
+	"YdcP5orAi2CTxDpq88aINGoki7Ef1pxubBy6Rpju3Wlr3Kr77TW3oe/12r++89rbJp9/W9xqKOLZQdRo",
+	"PRuQun4jNVPV2kkrg7Btn0XLG+3poTUFdB0y+0S5fpCxVIfPpjyRKZpwFGG7qqNzMSwZWimE7kFov7A6",
+	"BuQiPwjMmQ3MvHZylbel107u7CD690nvX6z3P4Pet9/s//Lh2dOPf7rVJsY5WA4OVu7rmihhBk8Pe2a4",
+	"/Bna+7irqIa1yp70801iG/75zzUl6Bp4kPbJjVf76TbxS61115lH/fsRjgdwE8BNADcB3Nwd3JCXLQCb",
+	"AGwCsAnAJgCbAGwCsPkqgQ0p+gcCNQRSbgZobJ2fgGgCogmIJiCaOyOacytPAqQJkCZAmgBpAqQJkCZA",
+	"mq8R0lhN/0CYxtUjvRGoUfY7A6IJiCYgmoBo7oRoLgh8BDgT4EyAMwHOBDgT4EyAM18fnDFq/oGwjFmr",
+	"NwMyM8Hn4XAmQJkAZQKUuQco8xOJkwBmApgJYCaAmQBmApgJYOZrBDOk6B8IzhBI2QxofMKlAGUClAlQ",
+	"JkCZT4MydjQujSAJICaAmABiAogJICaAmABivhoQ46n4HcKXFgfsBuDy8eP/BgAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
