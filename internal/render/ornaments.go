@@ -7,6 +7,7 @@ import (
 	"image/color"
 	"image/png"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 
@@ -27,7 +28,17 @@ const ornamentDPI = 300
 func paint(img *image.RGBA, shapes []shape, scale, dx, dy float64) {
 	var r vector.Rasterizer
 	b := img.Bounds()
+	// Shapes of one colour in a row are filled as one path: each fill passes over the whole
+	// image, and backgrounds are large.
+	var merged []shape
 	for _, s := range shapes {
+		if n := len(merged); n > 0 && merged[n-1].fill == s.fill {
+			merged[n-1].path = append(merged[n-1].path, s.path...)
+			continue
+		}
+		merged = append(merged, shape{fill: s.fill, path: slices.Clip(s.path)})
+	}
+	for _, s := range merged {
 		r.Reset(b.Dx(), b.Dy())
 		for _, sg := range s.path {
 			p := func(i int) (float32, float32) {
@@ -369,11 +380,11 @@ func guillocheBorder(img *image.RGBA, page Page, dpi, inset, band float64, ink c
 		}
 		shapes = append(shapes, shape{fill: fill, path: stroke(pts, width*px)})
 	}
-	for k := range 4 {
-		line(float64(k)*math.Pi/4, amp, lambda, 0.16, c)
-	}
 	for k := range 3 {
-		line(float64(k)*2*math.Pi/3, amp*0.45, lambda/2, 0.1, soft)
+		line(float64(k)*2*math.Pi/3, amp, lambda, 0.16, c)
+	}
+	for k := range 2 {
+		line(float64(k)*math.Pi, amp*0.45, lambda/2, 0.1, soft)
 	}
 	rule := func(off, width float64) {
 		steps := int(perimeter / 0.5)
@@ -393,14 +404,13 @@ func guillocheBorder(img *image.RGBA, page Page, dpi, inset, band float64, ink c
 // a pale tint of ink: the security texture of certificates and banknotes.
 func guillochePattern(img *image.RGBA, page Page, dpi float64, ink color.RGBA) {
 	px := dpi / 25.4
-	tint := color.NRGBA{ink.R, ink.G, ink.B, 34}
+	tint := color.NRGBA{ink.R, ink.G, ink.B, 40}
 	cx, cy := page.Width/2*px, page.Height/2*px
 	r := min(page.Width, page.Height) * 0.36 * px
 	w := 0.14 * px
 	shapes := []shape{
 		{fill: tint, path: stroke(rosette(cx, cy, r, 0.28, 0.5, 7), w)},
-		{fill: tint, path: stroke(rosette(cx, cy, r*0.72, 0.36, 0.62, 9), w)},
-		{fill: tint, path: stroke(rosette(cx, cy, r*1.28, 0.24, 0.3, 6), w)},
+		{fill: tint, path: stroke(rosette(cx, cy, r*0.62, 0.36, 0.62, 9), w)},
 	}
 	paint(img, shapes, 1, 0, 0)
 }
