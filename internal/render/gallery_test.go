@@ -51,7 +51,9 @@ func TestSystemTemplatesKeepEveryTextInsideItsBox(t *testing.T) {
 				var nameLines []string
 				for i, row := range p.rows {
 					for j, c := range row.cols {
-						where := func() string { return name + " " + FullName(r.FirstName, r.LastName) + " rows[" + itoa(i) + "].cols[" + itoa(j) + "]" }
+						where := func() string {
+							return name + " " + FullName(r.FirstName, r.LastName) + " rows[" + itoa(i) + "].cols[" + itoa(j) + "]"
+						}
 						var boxes [][2]float64 // vertical extents of texts and images in the cell
 						for _, it := range c.items {
 							switch it := it.(type) {
