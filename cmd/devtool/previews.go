@@ -49,11 +49,11 @@ func templatePreviews(dir string) error {
 		base := strings.TrimSuffix(filepath.Base(f), ".json")
 		d := render.GallerySample(render.Recipient{FirstName: "Łukasz", LastName: "Żółć"})
 		d.IssuerLogo = logo
-		png, err := render.PNG(tmpl, d, 110)
+		img, err := render.Image(tmpl, d, 110)
 		if err != nil {
 			return fmt.Errorf("%s: %w", f, err)
 		}
-		if err := write(filepath.Join(dir, "template-"+base+".png"), png); err != nil {
+		if err := write(filepath.Join(dir, "template-"+base+".png"), encodePNG(render.Paletted(img))); err != nil {
 			return err
 		}
 		var pages []*image.RGBA
@@ -84,8 +84,13 @@ func contactSheet(pages []*image.RGBA) []byte {
 		x, y := gap+(i%2)*(w+gap), gap+(i/2)*(h+gap)
 		draw.Draw(sheet, image.Rect(x, y, x+w, y+h), p, image.Point{}, draw.Src)
 	}
+	return encodePNG(render.Paletted(sheet))
+}
+
+// encodePNG encodes a preview as compactly as the encoder can: previews live in the repository.
+func encodePNG(img image.Image) []byte {
 	var buf bytes.Buffer
-	_ = png.Encode(&buf, sheet)
+	_ = (&png.Encoder{CompressionLevel: png.BestCompression}).Encode(&buf, img)
 	return buf.Bytes()
 }
 

@@ -274,6 +274,10 @@ func backgroundKey(page Page, bg *Background) string {
 	return fmt.Sprintf("%gx%g|%s|%x|%+v|%+v|%+v", page.Width, page.Height, bg.Color, sha256.Sum256([]byte(bg.Image)), border, pattern, bg.Bands)
 }
 
+// Paletted returns img with at most 256 colours, for pictures kept small (the documentation's
+// previews); see paletted.
+func Paletted(img *image.RGBA) image.Image { return paletted(img) }
+
 // paletted returns img with at most 256 colours: its most frequent ones, every other pixel
 // taking the nearest of them. Backgrounds hold few distinct colours (flat paper and bands, and
 // the shades of antialiased lines between an ink and the paper), so the nearest is close.
