@@ -2,6 +2,7 @@ package render
 
 import (
 	"encoding/json"
+	"image/color"
 	"io/fs"
 	"path"
 	"strconv"
@@ -161,5 +162,31 @@ func TestBoldCJKIsOverstruck(t *testing.T) {
 	}
 	if r, b := ink(false), ink(true); float64(b) < float64(r)*1.15 {
 		t.Fatalf("bold CJK carries %d of ink, regular %d", b, r)
+	}
+}
+
+// A template's accent colour becomes the account's colour wherever the layout uses it (text,
+// border, bands, seal), and nowhere else; without a branding colour nothing changes.
+func TestTheAccentColourTakesTheBrandingColour(t *testing.T) {
+	tmpl := systemTemplates(t)["modern"]
+	d := GallerySample(GalleryNames[0])
+	d.BrandColor = "#8B0000"
+	p, err := tmpl.plan(&d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.background.bands[0].color; got != (color.RGBA{0x8B, 0, 0, 255}) {
+		t.Fatalf("the band is %v", got)
+	}
+	if got := p.background.bands[1].color; got != (color.RGBA{0xC9, 0xA2, 0x27, 255}) {
+		t.Fatalf("the gold stripe changed: %v", got)
+	}
+	d.BrandColor = ""
+	p, _ = tmpl.plan(&d)
+	if got := p.background.bands[0].color; got != (color.RGBA{0x0F, 0x4C, 0x5C, 255}) {
+		t.Fatalf("without branding the band is %v", got)
+	}
+	if tmpl.Layout.Background.Bands[0].Color != "#0F4C5C" {
+		t.Fatal("the template itself was changed")
 	}
 }
