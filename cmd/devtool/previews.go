@@ -1,13 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"encoding/base64"
 	"fmt"
+	"image"
+	"image/color"
+	"image/draw"
+	"image/png"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	dbfiles "github.com/certhub/credentiald/db"
 	"github.com/certhub/credentiald/internal/render"
@@ -21,7 +25,9 @@ const sampleLogo = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 120 120
 <polygon points="60,24 91,42 91,78 60,96 29,78 29,42" fill="#C9A227"/>
 <circle cx="60" cy="60" r="14" fill="#FFFFFF"/></svg>`
 
-// templatePreviews renders every system template with sample data into dir, for the README.
+// templatePreviews renders every system template with sample data into dir, for the README:
+// template-NAME.png with a Latin name, and gallery-NAME.png, the same template for each of
+// render.GalleryNames side by side.
 func templatePreviews(dir string) error {
 	files, err := fs.Glob(dbfiles.SystemTemplates, "system-templates/*.json")
 	if err != nil {
@@ -30,15 +36,7 @@ func templatePreviews(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	expires := time.Date(2028, 11, 12, 0, 0, 0, 0, time.UTC)
-	data := render.Data{
-		Recipient:       render.Recipient{FirstName: "Łukasz", LastName: "Żółć"},
-		Event:           render.Event{Name: "Go Conference 2026", Date: time.Date(2026, 11, 12, 9, 0, 0, 0, time.UTC), Location: "Berlin"},
-		Certificate:     render.Certificate{Number: "CERT-2026-000042", IssuedAt: time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC), ExpiresAt: &expires},
-		IssuerName:      "Gophers e.V.",
-		IssuerLogo:      "data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString([]byte(sampleLogo)),
-		VerificationURL: "https://certs.example.org/verify/7K3M9QX2PB4TW8",
-	}
+	logo := "data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString([]byte(sampleLogo))
 	for _, f := range files {
 		t, err := store.SystemTemplate(f)
 		if err != nil {
@@ -48,16 +46,59 @@ func templatePreviews(dir string) error {
 		if err != nil {
 			return err
 		}
-		png, err := render.PNG(tmpl, data, 110)
+		base := strings.TrimSuffix(filepath.Base(f), ".json")
+		d := render.GallerySample(render.Recipient{FirstName: "Łukasz", LastName: "Żółć"})
+		d.IssuerLogo = logo
+		img, err := render.Image(tmpl, d, 110)
 		if err != nil {
 			return fmt.Errorf("%s: %w", f, err)
 		}
-		name := filepath.Join(dir, "template-"+strings.TrimSuffix(filepath.Base(f), ".json")+".png")
-		if err := os.WriteFile(name, png, 0o644); err != nil {
+		if err := write(filepath.Join(dir, "template-"+base+".png"), encodePNG(render.Paletted(img))); err != nil {
 			return err
 		}
-		fmt.Println(name)
+		var pages []*image.RGBA
+		for _, r := range render.GalleryNames {
+			d := render.GallerySample(r)
+			d.IssuerLogo = logo
+			img, err := render.Image(tmpl, d, 56)
+			if err != nil {
+				return fmt.Errorf("%s: %w", f, err)
+			}
+			pages = append(pages, img)
+		}
+		if err := write(filepath.Join(dir, "gallery-"+base+".png"), contactSheet(pages)); err != nil {
+			return err
+		}
 	}
+	return nil
+}
+
+// contactSheet sets pages two by two on a light grey ground.
+func contactSheet(pages []*image.RGBA) []byte {
+	const gap = 16
+	w, h := pages[0].Bounds().Dx(), pages[0].Bounds().Dy()
+	rows := (len(pages) + 1) / 2
+	sheet := image.NewRGBA(image.Rect(0, 0, 2*w+3*gap, rows*h+(rows+1)*gap))
+	draw.Draw(sheet, sheet.Bounds(), image.NewUniform(color.RGBA{0xE5, 0xE7, 0xEB, 255}), image.Point{}, draw.Src)
+	for i, p := range pages {
+		x, y := gap+(i%2)*(w+gap), gap+(i/2)*(h+gap)
+		draw.Draw(sheet, image.Rect(x, y, x+w, y+h), p, image.Point{}, draw.Src)
+	}
+	return encodePNG(render.Paletted(sheet))
+}
+
+// encodePNG encodes a preview as compactly as the encoder can: previews live in the repository.
+func encodePNG(img image.Image) []byte {
+	var buf bytes.Buffer
+	_ = (&png.Encoder{CompressionLevel: png.BestCompression}).Encode(&buf, img)
+	return buf.Bytes()
+}
+
+func write(name string, b []byte) error {
+	if err := os.WriteFile(name, b, 0o644); err != nil {
+		return err
+	}
+	fmt.Println(name)
 	return nil
 }
 

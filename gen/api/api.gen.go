@@ -1033,6 +1033,87 @@ func (e Scope) Valid() bool {
 	}
 }
 
+// Defines values for SealContentAlign.
+const (
+	SealContentAlignCenter SealContentAlign = "center"
+	SealContentAlignLeft   SealContentAlign = "left"
+	SealContentAlignRight  SealContentAlign = "right"
+)
+
+// Valid indicates whether the value is a known member of the SealContentAlign enum.
+func (e SealContentAlign) Valid() bool {
+	switch e {
+	case SealContentAlignCenter:
+		return true
+	case SealContentAlignLeft:
+		return true
+	case SealContentAlignRight:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SealContentType.
+const (
+	SealContentTypeSeal SealContentType = "seal"
+)
+
+// Valid indicates whether the value is a known member of the SealContentType enum.
+func (e SealContentType) Valid() bool {
+	switch e {
+	case SealContentTypeSeal:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SignatureContentFont.
+const (
+	SignatureContentFontClassic SignatureContentFont = "classic"
+	SignatureContentFontModern  SignatureContentFont = "modern"
+	SignatureContentFontSans    SignatureContentFont = "sans"
+	SignatureContentFontScript  SignatureContentFont = "script"
+	SignatureContentFontSerif   SignatureContentFont = "serif"
+)
+
+// Valid indicates whether the value is a known member of the SignatureContentFont enum.
+func (e SignatureContentFont) Valid() bool {
+	switch e {
+	case SignatureContentFontClassic:
+		return true
+	case SignatureContentFontModern:
+		return true
+	case SignatureContentFontSans:
+		return true
+	case SignatureContentFontScript:
+		return true
+	case SignatureContentFontSerif:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SignatureContentSignatory.
+const (
+	SignatureContentSignatoryN1 SignatureContentSignatory = 1
+	SignatureContentSignatoryN2 SignatureContentSignatory = 2
+)
+
+// Valid indicates whether the value is a known member of the SignatureContentSignatory enum.
+func (e SignatureContentSignatory) Valid() bool {
+	switch e {
+	case SignatureContentSignatoryN1:
+		return true
+	case SignatureContentSignatoryN2:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for SignatureContentType.
 const (
 	SignatureContentTypeSignature SignatureContentType = "signature"
@@ -1063,17 +1144,59 @@ func (e SpacerContentType) Valid() bool {
 	}
 }
 
+// Defines values for TemplateBackgroundBandsEdge.
+const (
+	TemplateBackgroundBandsEdgeBottom TemplateBackgroundBandsEdge = "bottom"
+	TemplateBackgroundBandsEdgeLeft   TemplateBackgroundBandsEdge = "left"
+	TemplateBackgroundBandsEdgeRight  TemplateBackgroundBandsEdge = "right"
+	TemplateBackgroundBandsEdgeTop    TemplateBackgroundBandsEdge = "top"
+)
+
+// Valid indicates whether the value is a known member of the TemplateBackgroundBandsEdge enum.
+func (e TemplateBackgroundBandsEdge) Valid() bool {
+	switch e {
+	case TemplateBackgroundBandsEdgeBottom:
+		return true
+	case TemplateBackgroundBandsEdgeLeft:
+		return true
+	case TemplateBackgroundBandsEdgeRight:
+		return true
+	case TemplateBackgroundBandsEdgeTop:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TemplateBackgroundPatternStyle.
+const (
+	TemplateBackgroundPatternStyleGuilloche TemplateBackgroundPatternStyle = "guilloche"
+)
+
+// Valid indicates whether the value is a known member of the TemplateBackgroundPatternStyle enum.
+func (e TemplateBackgroundPatternStyle) Valid() bool {
+	switch e {
+	case TemplateBackgroundPatternStyleGuilloche:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for TemplateBorderStyle.
 const (
-	TemplateBorderStyleDouble TemplateBorderStyle = "double"
-	TemplateBorderStyleOrnate TemplateBorderStyle = "ornate"
-	TemplateBorderStyleSingle TemplateBorderStyle = "single"
+	TemplateBorderStyleDouble    TemplateBorderStyle = "double"
+	TemplateBorderStyleGuilloche TemplateBorderStyle = "guilloche"
+	TemplateBorderStyleOrnate    TemplateBorderStyle = "ornate"
+	TemplateBorderStyleSingle    TemplateBorderStyle = "single"
 )
 
 // Valid indicates whether the value is a known member of the TemplateBorderStyle enum.
 func (e TemplateBorderStyle) Valid() bool {
 	switch e {
 	case TemplateBorderStyleDouble:
+		return true
+	case TemplateBorderStyleGuilloche:
 		return true
 	case TemplateBorderStyleOrnate:
 		return true
@@ -1137,14 +1260,23 @@ func (e TextContentAlign) Valid() bool {
 
 // Defines values for TextContentFont.
 const (
-	TextContentFontSans  TextContentFont = "sans"
-	TextContentFontSerif TextContentFont = "serif"
+	TextContentFontClassic TextContentFont = "classic"
+	TextContentFontModern  TextContentFont = "modern"
+	TextContentFontSans    TextContentFont = "sans"
+	TextContentFontScript  TextContentFont = "script"
+	TextContentFontSerif   TextContentFont = "serif"
 )
 
 // Valid indicates whether the value is a known member of the TextContentFont enum.
 func (e TextContentFont) Valid() bool {
 	switch e {
+	case TextContentFontClassic:
+		return true
+	case TextContentFontModern:
+		return true
 	case TextContentFontSans:
+		return true
+	case TextContentFontScript:
 		return true
 	case TextContentFontSerif:
 		return true
@@ -2631,6 +2763,27 @@ type RevokeRequestReasonCode string
 // Scope defines model for Scope.
 type Scope string
 
+// SealContent An embossed-looking seal: a serrated disc with a rim, `text` around its ring, a guilloché rosette and a star at its centre, as large as the cell allows. Drawn as vector paths, placed in the PDF at 300 dpi.
+type SealContent struct {
+	Align *SealContentAlign `json:"align,omitempty"`
+
+	// Color The seal's metal: gold by default; rim, shadow and highlights are drawn in shades of it.
+	Color *string `json:"color,omitempty"`
+
+	// Ribbons Hangs two ribbon tails under the seal.
+	Ribbons *bool `json:"ribbons,omitempty"`
+
+	// Text Set in capitals around the seal's ring, for example `{{issuer.name}}`; placeholders as in text. It shrinks to fit three quarters of the ring and is cut with an ellipsis beyond.
+	Text *string         `json:"text,omitempty"`
+	Type SealContentType `json:"type"`
+}
+
+// SealContentAlign defines model for SealContent.Align.
+type SealContentAlign string
+
+// SealContentType defines model for SealContent.Type.
+type SealContentType string
+
 // SendBulkEmailRequest defines model for SendBulkEmailRequest.
 type SendBulkEmailRequest struct {
 	// CertificateIds Default: every valid certificate of the event.
@@ -2669,13 +2822,27 @@ type SessionTokensEnvelope struct {
 	Data SessionTokens `json:"data"`
 }
 
-// SignatureContent A signature line with `name` (bold) and `title` under it, and `image` (a scanned signature) above it when given; `name` and `title` may hold placeholders. The line and texts take the bottom 12 mm of the row.
+// SignatureContent A signature line with `name` (bold) and `title` under it, and `image` (a scanned signature) above it when given; `name` and `title` may hold placeholders. The line and texts take the bottom 12 mm of the row. A signature whose name, title and image all come out empty (for example a second signatory slot with an empty `name` while the branding has only one) is left out. A layout holds at most two signatures.
 type SignatureContent struct {
-	Image *string              `json:"image,omitempty"`
-	Name  string               `json:"name"`
-	Title *string              `json:"title,omitempty"`
-	Type  SignatureContentType `json:"type"`
+	// Color Colour of the line, the name and (lighter) the title.
+	Color *string `json:"color,omitempty"`
+
+	// Font Typeface of the name and title (see `TextContent.font`).
+	Font  *SignatureContentFont `json:"font,omitempty"`
+	Image *string               `json:"image,omitempty"`
+	Name  string                `json:"name"`
+
+	// Signatory Marks the signature as the account's first or second signatory: when the account has that signatory on record, its image, name and title take the place of this content's own; otherwise (and, for now, always: signatories are not yet stored in the branding) this content's own are shown.
+	Signatory *SignatureContentSignatory `json:"signatory,omitempty"`
+	Title     *string                    `json:"title,omitempty"`
+	Type      SignatureContentType       `json:"type"`
 }
+
+// SignatureContentFont Typeface of the name and title (see `TextContent.font`).
+type SignatureContentFont string
+
+// SignatureContentSignatory Marks the signature as the account's first or second signatory: when the account has that signatory on record, its image, name and title take the place of this content's own; otherwise (and, for now, always: signatories are not yet stored in the branding) this content's own are shown.
+type SignatureContentSignatory int
 
 // SignatureContentType defines model for SignatureContent.Type.
 type SignatureContentType string
@@ -2695,7 +2862,7 @@ type Template struct {
 	Description *string            `json:"description"`
 	Id          openapi_types.UUID `json:"id"`
 
-	// Layout Rows of columns on a 12-column grid. Placeholders: `{{recipient.firstName}}`, `{{recipient.lastName}}`, `{{recipient.fullName}}`, `{{event.name}}`, `{{event.date}}`, `{{event.location}}`, `{{certificate.number}}`, `{{certificate.issuedAt}}`, `{{certificate.expiresAt}}`, `{{issuer.name}}`, `{{verification.url}}`, `{{attendee.metadata.KEY}}`; any other (or an unclosed `{{`) answers 400 when the template is saved, naming the content in `details`. Rows are laid out from the top margin down; the page has 15 mm margins, and the rows' heights must fit between them (A4 landscape: 180 mm; A4 portrait: 267 mm; LETTER landscape: 185.9 mm; LETTER portrait: 249.4 mm). A row's column sizes add up to at most 12. Images must decode (PNG, or SVG with a viewBox).
+	// Layout Rows of columns on a 12-column grid. Placeholders: `{{recipient.firstName}}`, `{{recipient.lastName}}`, `{{recipient.fullName}}`, `{{event.name}}`, `{{event.date}}`, `{{event.location}}`, `{{certificate.number}}`, `{{certificate.issuedAt}}`, `{{certificate.expiresAt}}`, `{{issuer.name}}`, `{{verification.url}}`, `{{attendee.metadata.KEY}}`; any other (or an unclosed `{{`) answers 400 when the template is saved, naming the content in `details`. Rows are laid out from the top margin down; the page has 15 mm margins, and the rows' heights must fit between them (A4 landscape: 180 mm; A4 portrait: 267 mm; LETTER landscape: 185.9 mm; LETTER portrait: 249.4 mm). A row's column sizes add up to at most 12. Images must decode (PNG, or SVG with a viewBox). At most two `signature` contents. A separator (` · `, `, `, ` | `, ` – `) beside a placeholder that comes out empty is left out with it, so `{{event.location}} · {{event.date}}` reads well for an event without a location.
 	Layout      TemplateLayout `json:"layout"`
 	Name        string         `json:"name"`
 	Orientation Orientation    `json:"orientation"`
@@ -2706,17 +2873,42 @@ type Template struct {
 	UpdatedAt time.Time `json:"updatedAt"`
 }
 
-// TemplateBackground Fills the whole page behind the rows: `color`, then `image` stretched to the page, then `border`.
+// TemplateBackground Fills the whole page behind the rows: `color`, then `image` stretched to the page, then `pattern`, `bands` and `border`. Ornaments are drawn as vector paths and reach the PDF at print resolution (300 dpi).
 type TemplateBackground struct {
-	// Border A frame around the page, 7 mm from its edge. `double` adds a thin inner line; `ornate` adds corner ornaments to it.
+	// Bands Stripes of colour along the page's edges, drawn in order. Bands lie behind the rows: the layout keeps its text off them, or sets it in a colour that reads on them.
+	Bands *[]struct {
+		Color *string                     `json:"color,omitempty"`
+		Edge  TemplateBackgroundBandsEdge `json:"edge"`
+
+		// Offset Distance from the edge, in millimetres (a thin stripe beside a wide band).
+		Offset *float32 `json:"offset,omitempty"`
+
+		// Size Width of the band across, in millimetres.
+		Size float32 `json:"size"`
+	} `json:"bands,omitempty"`
+
+	// Border A frame around the page, 7 mm from its edge. `double` adds a thin inner line; `ornate` adds corner ornaments to it; `guilloche` is an engraved band of interlaced waves between two rules, 4 mm plus twice `width` wide, with rounded corners.
 	Border *TemplateBorder `json:"border,omitempty"`
 	Color  *string         `json:"color,omitempty"`
 
 	// Image PNG or SVG data URI, at most 2 MiB decoded.
-	Image *string `json:"image,omitempty"`
+	Image   *string `json:"image,omitempty"`
+	Pattern *struct {
+		// Color Ink of the pattern, printed as a pale tint; the border's colour when omitted.
+		Color *string `json:"color,omitempty"`
+
+		// Style `guilloche`: large engraved rosettes at the centre of the page, in a pale tint of `color`, the security texture of diplomas and banknotes.
+		Style TemplateBackgroundPatternStyle `json:"style"`
+	} `json:"pattern,omitempty"`
 }
 
-// TemplateBorder A frame around the page, 7 mm from its edge. `double` adds a thin inner line; `ornate` adds corner ornaments to it.
+// TemplateBackgroundBandsEdge defines model for TemplateBackground.Bands.Edge.
+type TemplateBackgroundBandsEdge string
+
+// TemplateBackgroundPatternStyle `guilloche`: large engraved rosettes at the centre of the page, in a pale tint of `color`, the security texture of diplomas and banknotes.
+type TemplateBackgroundPatternStyle string
+
+// TemplateBorder A frame around the page, 7 mm from its edge. `double` adds a thin inner line; `ornate` adds corner ornaments to it; `guilloche` is an engraved band of interlaced waves between two rules, 4 mm plus twice `width` wide, with rounded corners.
 type TemplateBorder struct {
 	Color *string              `json:"color,omitempty"`
 	Style *TemplateBorderStyle `json:"style,omitempty"`
@@ -2746,7 +2938,7 @@ type TemplateCreateRequest struct {
 	Active      *bool   `json:"active,omitempty"`
 	Description *string `json:"description,omitempty"`
 
-	// Layout Rows of columns on a 12-column grid. Placeholders: `{{recipient.firstName}}`, `{{recipient.lastName}}`, `{{recipient.fullName}}`, `{{event.name}}`, `{{event.date}}`, `{{event.location}}`, `{{certificate.number}}`, `{{certificate.issuedAt}}`, `{{certificate.expiresAt}}`, `{{issuer.name}}`, `{{verification.url}}`, `{{attendee.metadata.KEY}}`; any other (or an unclosed `{{`) answers 400 when the template is saved, naming the content in `details`. Rows are laid out from the top margin down; the page has 15 mm margins, and the rows' heights must fit between them (A4 landscape: 180 mm; A4 portrait: 267 mm; LETTER landscape: 185.9 mm; LETTER portrait: 249.4 mm). A row's column sizes add up to at most 12. Images must decode (PNG, or SVG with a viewBox).
+	// Layout Rows of columns on a 12-column grid. Placeholders: `{{recipient.firstName}}`, `{{recipient.lastName}}`, `{{recipient.fullName}}`, `{{event.name}}`, `{{event.date}}`, `{{event.location}}`, `{{certificate.number}}`, `{{certificate.issuedAt}}`, `{{certificate.expiresAt}}`, `{{issuer.name}}`, `{{verification.url}}`, `{{attendee.metadata.KEY}}`; any other (or an unclosed `{{`) answers 400 when the template is saved, naming the content in `details`. Rows are laid out from the top margin down; the page has 15 mm margins, and the rows' heights must fit between them (A4 landscape: 180 mm; A4 portrait: 267 mm; LETTER landscape: 185.9 mm; LETTER portrait: 249.4 mm). A row's column sizes add up to at most 12. Images must decode (PNG, or SVG with a viewBox). At most two `signature` contents. A separator (` · `, `, `, ` | `, ` – `) beside a placeholder that comes out empty is left out with it, so `{{event.location}} · {{event.date}}` reads well for an event without a location.
 	Layout      TemplateLayout `json:"layout"`
 	Name        string         `json:"name"`
 	Orientation *Orientation   `json:"orientation,omitempty"`
@@ -2758,9 +2950,12 @@ type TemplateEnvelope struct {
 	Data Template `json:"data"`
 }
 
-// TemplateLayout Rows of columns on a 12-column grid. Placeholders: `{{recipient.firstName}}`, `{{recipient.lastName}}`, `{{recipient.fullName}}`, `{{event.name}}`, `{{event.date}}`, `{{event.location}}`, `{{certificate.number}}`, `{{certificate.issuedAt}}`, `{{certificate.expiresAt}}`, `{{issuer.name}}`, `{{verification.url}}`, `{{attendee.metadata.KEY}}`; any other (or an unclosed `{{`) answers 400 when the template is saved, naming the content in `details`. Rows are laid out from the top margin down; the page has 15 mm margins, and the rows' heights must fit between them (A4 landscape: 180 mm; A4 portrait: 267 mm; LETTER landscape: 185.9 mm; LETTER portrait: 249.4 mm). A row's column sizes add up to at most 12. Images must decode (PNG, or SVG with a viewBox).
+// TemplateLayout Rows of columns on a 12-column grid. Placeholders: `{{recipient.firstName}}`, `{{recipient.lastName}}`, `{{recipient.fullName}}`, `{{event.name}}`, `{{event.date}}`, `{{event.location}}`, `{{certificate.number}}`, `{{certificate.issuedAt}}`, `{{certificate.expiresAt}}`, `{{issuer.name}}`, `{{verification.url}}`, `{{attendee.metadata.KEY}}`; any other (or an unclosed `{{`) answers 400 when the template is saved, naming the content in `details`. Rows are laid out from the top margin down; the page has 15 mm margins, and the rows' heights must fit between them (A4 landscape: 180 mm; A4 portrait: 267 mm; LETTER landscape: 185.9 mm; LETTER portrait: 249.4 mm). A row's column sizes add up to at most 12. Images must decode (PNG, or SVG with a viewBox). At most two `signature` contents. A separator (` · `, `, `, ` | `, ` – `) beside a placeholder that comes out empty is left out with it, so `{{event.location}} · {{event.date}}` reads well for an event without a location.
 type TemplateLayout struct {
-	// Background Fills the whole page behind the rows: `color`, then `image` stretched to the page, then `border`.
+	// AccentColor The template's accent colour. Wherever the layout uses exactly this colour (text, signatures, seal, background, pattern, bands, border), the account's branding `primaryColor` takes its place when it has one, so that one template takes each account's colour.
+	AccentColor *string `json:"accentColor,omitempty"`
+
+	// Background Fills the whole page behind the rows: `color`, then `image` stretched to the page, then `pattern`, `bands` and `border`. Ornaments are drawn as vector paths and reach the PDF at print resolution (300 dpi).
 	Background *TemplateBackground `json:"background,omitempty"`
 
 	// Locale How `{{event.date}}`, `{{certificate.issuedAt}}` and `{{certificate.expiresAt}}` are written: `en` 12 November 2026, `de` 12. November 2026, `fr` 12 novembre 2026, `es` 12 de noviembre de 2026, `pl` 12 listopada 2026, `ja` 2026年11月12日 (and a certificate that never expires: no expiry, unbefristet, sans date d'expiration, sin caducidad, bezterminowo, 無期限). Dates are UTC days.
@@ -2814,7 +3009,7 @@ type TemplateUpdateRequest struct {
 	Active      *bool   `json:"active,omitempty"`
 	Description *string `json:"description,omitempty"`
 
-	// Layout Rows of columns on a 12-column grid. Placeholders: `{{recipient.firstName}}`, `{{recipient.lastName}}`, `{{recipient.fullName}}`, `{{event.name}}`, `{{event.date}}`, `{{event.location}}`, `{{certificate.number}}`, `{{certificate.issuedAt}}`, `{{certificate.expiresAt}}`, `{{issuer.name}}`, `{{verification.url}}`, `{{attendee.metadata.KEY}}`; any other (or an unclosed `{{`) answers 400 when the template is saved, naming the content in `details`. Rows are laid out from the top margin down; the page has 15 mm margins, and the rows' heights must fit between them (A4 landscape: 180 mm; A4 portrait: 267 mm; LETTER landscape: 185.9 mm; LETTER portrait: 249.4 mm). A row's column sizes add up to at most 12. Images must decode (PNG, or SVG with a viewBox).
+	// Layout Rows of columns on a 12-column grid. Placeholders: `{{recipient.firstName}}`, `{{recipient.lastName}}`, `{{recipient.fullName}}`, `{{event.name}}`, `{{event.date}}`, `{{event.location}}`, `{{certificate.number}}`, `{{certificate.issuedAt}}`, `{{certificate.expiresAt}}`, `{{issuer.name}}`, `{{verification.url}}`, `{{attendee.metadata.KEY}}`; any other (or an unclosed `{{`) answers 400 when the template is saved, naming the content in `details`. Rows are laid out from the top margin down; the page has 15 mm margins, and the rows' heights must fit between them (A4 landscape: 180 mm; A4 portrait: 267 mm; LETTER landscape: 185.9 mm; LETTER portrait: 249.4 mm). A row's column sizes add up to at most 12. Images must decode (PNG, or SVG with a viewBox). At most two `signature` contents. A separator (` · `, `, `, ` | `, ` – `) beside a placeholder that comes out empty is left out with it, so `{{event.location}} · {{event.date}}` reads well for an event without a location.
 	Layout      TemplateLayout `json:"layout"`
 	Name        string         `json:"name"`
 	Orientation *Orientation   `json:"orientation,omitempty"`
@@ -2827,7 +3022,7 @@ type TextContent struct {
 	Bold  *bool             `json:"bold,omitempty"`
 	Color *string           `json:"color,omitempty"`
 
-	// Font Typeface for Latin, Greek and Cyrillic text (DejaVu Sans or Serif). Text in a script the typeface lacks (Chinese, Japanese, Korean) is set in an embedded font that has it, chosen per text.
+	// Font Typeface for Latin, Greek and Cyrillic text: `sans` DejaVu Sans, `serif` DejaVu Serif, `classic` Old Standard TT (a 19th-century book face for diplomas), `modern` Lato, `script` Cert Script (a connected script, after Lobster Two; best for a few display words). A character the typeface lacks is set in the nearest embedded face that has it (DejaVu; Chinese, Japanese and Korean in CJK faces, chosen per text); bold CJK text is a synthetic bold (overstruck), as no bold CJK face is embedded.
 	Font     *TextContentFont `json:"font,omitempty"`
 	FontSize *float32         `json:"fontSize,omitempty"`
 	Italic   *bool            `json:"italic,omitempty"`
@@ -2840,7 +3035,7 @@ type TextContent struct {
 // TextContentAlign defines model for TextContent.Align.
 type TextContentAlign string
 
-// TextContentFont Typeface for Latin, Greek and Cyrillic text (DejaVu Sans or Serif). Text in a script the typeface lacks (Chinese, Japanese, Korean) is set in an embedded font that has it, chosen per text.
+// TextContentFont Typeface for Latin, Greek and Cyrillic text: `sans` DejaVu Sans, `serif` DejaVu Serif, `classic` Old Standard TT (a 19th-century book face for diplomas), `modern` Lato, `script` Cert Script (a connected script, after Lobster Two; best for a few display words). A character the typeface lacks is set in the nearest embedded face that has it (DejaVu; Chinese, Japanese and Korean in CJK faces, chosen per text); bold CJK text is a synthetic bold (overstruck), as no bold CJK face is embedded.
 type TextContentFont string
 
 // TextContentType defines model for TextContent.Type.
@@ -3789,6 +3984,40 @@ func (t *TemplateContent) MergeLogoContent(v LogoContent) error {
 	return err
 }
 
+// AsSealContent returns the union data inside the TemplateContent as a SealContent
+func (t TemplateContent) AsSealContent() (SealContent, error) {
+	var body SealContent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSealContent overwrites any union data inside the TemplateContent as the provided SealContent
+func (t *TemplateContent) FromSealContent(v SealContent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"seal"}`))
+	t.union = b
+	return err
+}
+
+// MergeSealContent performs a merge with any union data inside the TemplateContent, using the provided SealContent
+func (t *TemplateContent) MergeSealContent(v SealContent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"seal"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
 func (t TemplateContent) Discriminator() (string, error) {
 	var discriminator struct {
 		Discriminator string `json:"type"`
@@ -3809,6 +4038,8 @@ func (t TemplateContent) ValueByDiscriminator() (interface{}, error) {
 		return t.AsLogoContent()
 	case "qr":
 		return t.AsQrContent()
+	case "seal":
+		return t.AsSealContent()
 	case "signature":
 		return t.AsSignatureContent()
 	case "spacer":
@@ -24561,586 +24792,608 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id Id) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L1bbyO5tj/2VQjNAcbeuyRL8qXbMg7+f7Ut93jGbXvb6u49e7rjoqooieMSqSFZljVzOkCCAMlj3oIA",
-	"BwjykIc8Jy9B8nZyPkpOkG8RcJGsm0o3X7p7Zrwf9rhVVbwurhvX+q3fKgEfjTkjTMlK67fKkOCQCPiz",
-	"HQREykPOlOBRO4r45FzQAWX6WUhkIOhYUc4qrcrh+eVVC90SQfs0wPpHhJmcECHRCE9RjyBBcIj6go8Q",
-	"ZlPEoR20IeloHBHkv+50fSTILzGRSh4gxtFYkH5EB0OFqESMkJCEm7WKV5HBkIywHgFh8ajS+qnyl8pH",
-	"r6KmY1JpVaQSlA0qnz55lUMcDIkd++yAv+MTFHE28BBmIepN0WTIRx5SQ2IH7sYd6GbCfM8lnXGmCFNH",
-	"VI65pKaPYpc+VgoHwxFhykcbIZ+wiONQbiIukE9ZRBnxPTShaogw6tOIIIZHZMWer0gQC6qmFzyiwXS2",
-	"8/dDrGB2YzwgMDfdeQvRER4QaTZGDalEkiriIaok4hOGzLCQVNOIwEqZNvWCDbEceohxNaRs4HaWqyER",
-	"aMilOkB+SPo4jlRVigB9yzgj3/rLZtPp4sHs4N8RITVJ8T5MQZCxIJIwBYTWQpKwEFGFeji4QZQh/6Rf",
-	"PeOMVN9gFQx9s8WYoZgFQ8wGJESckYQ+t+s7sOg8VgijHg+nywZ5EpLRmOtVvyTjCE9JWLLZSsTER5Mh",
-	"YWZdqYSxS8UFCR2N8b4eF8EiokQ4+jckAC/jEUF+0l0wrf5Apn75KdD9lR+EU25O5Owg22EoiJTpukoe",
-	"i4C0EEZjrIaOKgiSRNzqAXKu0Ia/hcd067axVavV/E0PKW7Ot+TRrZ7aAFMmDbG9vTy1LduZYal3SyHF",
-	"9Sz0z1To5dOjz86qz8UIq0qrEgtaFaRPBGEBqZRN7xIrckpHVMH/zU7y0nIVhDUDI6GmED2mCWUhn7i5",
-	"j7hUKOBMKoEpIyGKdGtI6WODx+OIFnnAiDI60ktfTwZFmSIDIvKjuiQjTJke7PyRRaSvzLCwsuO6b2eS",
-	"lCzBFQk4CyWKmaJRdvL6GCmJNvRPvTi4IcBt+3EUmW3cPECak6Od5r6H5EwrjNypZG9pssJeSrwsHvWI",
-	"QFgi/5IoMa22+4oIf73Z6Q/hu/kzUxxNsGYBpM+FpjclppQNDspH4parCuvl6znCGTWncjFlLhzsJ68y",
-	"xgKPiLIStHNLmDoJj2lUOvxzFk0RVoqwkBB7DqlERH91kHAlqrz8Szgy64+DgMdMfWu/kHrkWjpXfomJ",
-	"mFa8ihYglVaFmFFUyk9YTMPSg2XHfoHVUH8ADWu2UNbuKid5Xj8n4Zzm6cNbTjjnD6REKDY03TR3d9FY",
-	"UKZwLyIoGGKBA719HpIBH5NQv5NZbA8JMiKalkiImjtoyGMha6itpVKEpwXmrcVJImn0r0bxwZGTAPB6",
-	"yuI1SRqR0kIgQQ4SoZpraqfZTDbbKGzpshXkRf6o4btTwgZ6R5u7u56mZvfvhqZdpYjQbf4XP334cNes",
-	"Vz98uHvR+fjXf5pZXq9yV7WvV/OLmq5l++rw5CSzomhDjnFA9IL6/6WWHH0uELnDoAJi9PbtyZHZtr6W",
-	"3iC8S2QWQ77WErS6GBCqJY459K28iMdSErVEyJcvX1Z5mLd4u41mGcF9z3tzqflnePYwgr7AA1JCxtUe",
-	"liQ0qp3hc/M4gX4lNyero8H2j/CdYW2Nuv6fl/K6Rilj1qO5or+WjOhEkZFEYyJgTIsGA9+XDqhZz49o",
-	"6XDeZayPQx6SUj0ytU8CHhK0EWBJqpRJwrTafks2k8Hmd0+/vVgupMSxt7PoYNWr++3qP3D11+p65wrn",
-	"zSs9oBaKiDK8KqQDrbNrTXc4HQ8Jk56WdXAYQeEF7hMIEhKmKI6MsBJEjjmTBGTVKxxajUT/KzB2hf4T",
-	"9B/T7dbP0iiS9tjCn0JwYT7Ri1551z49OWp3T87PrjuXl+eXFa8yIlIC6Va6GW1QG3ZcoVsc0RDMBYVp",
-	"JH0UUa0UTcBi4ahP72qwv+la/5Mg/Uqr8s1WarlumadyqwOjgdnl1+9+PSMfplfTc/NbyC9ODlSZjMmc",
-	"6haJOlo2WvvFVkF5zepy1ZzmuFIj6ReFhqxWuGIj+m29fndVmHtVz11qG2NmZz8aA7Qf0eCBRHN4fnZ8",
-	"enLYLSEWY5R8K5FUWBEUcmJ2D7RNUJgekT5W6KxIEm7ofypSSPZLk8AxFz0ahoQ9jAZOzq7eHh+fHJ50",
-	"zrrXV4fnF50ZamhfnKAbMkURDm6sQa2VNPCUgGVn98bxaf/RSGP9not0Mju9PxXFlOyupp0TpmUdjh5K",
-	"Ot3O5Vn7NEcwba0PkrsxCbQIBLWihs6sw4pKJMgtwREJD3I+ChoiCkKyT4lEVDl/QcQHj8NonmBYs6Rm",
-	"luNPRmCWBjRZnXF1zGMWPoyszs6718fnb8+OcnR1xpGMg2EiLdxWWAvxUYhkWR/FHU9G+qfa8nR/7J6/",
-	"4aE+ICUO2beJZSgp00bokDhDEjySs37jFmI8MRVnbkWq9mqhCvci1fRiZNGc5l6ouPuKaubCYlFDucuN",
-	"jN980TfwTm4ffu8UYW3QTnpqk4OuyJ3aGqoRrGR6Fu0bb0hIcdcYXumbsxb3Ut5No9h6Hr7rvjk1Fjh4",
-	"cSWeSiS54eEBjiXRrD3iA02BiY8oZe4eYuSWCCSHfMJqFTuzOVzsiSZ3xjMGIhpiabyRxlAOBe4riSgL",
-	"ojgk4eaCSYMVyvt95/OKOL+Jx6jPxegPy5zshnU5f4PZ1Hn2P8++dTlHI8ymyQXq3L0Z2ltP5y/3EI4k",
-	"B95XdM//EXfJ3iVUk8uEhR+n1w52e6cRx2GX81MsjBvu/orFRfvH0/P20XX3/Pz6tH35etbSAXcvuQsI",
-	"Ce0pggupjQZ6Q1+B5/T7q/MzDzXq8AMXaLfu1et1JPhEwnOMDq/eIToac6E2H80OeuxxFRWZmZX5Uyk0",
-	"s3ShFZsrIiXl7JxF04eRXfvi5PqHzo/XWm9qn56ev+8cFQiPSsTHRBgfI4NNxkjSASNhlTIkzUgONINx",
-	"FvEESxRLEj4SiT1kBEViKpnvn4qcyvZbE9RiMbUmUV22u53r05M3J90iNRXl0oG5pDURBebidlb0PAYR",
-	"3afjIu1kp/UsEWckYgm15QhBk9lbhmM15IL+SsKH+nfA93xtCXpGWmouwAVS/IYwrWiPqJSUDTw0ERDk",
-	"Re7GVJBQvyPILb95NG51n64PHKnZOfhGOZsMaTA0wUogJlnyKQaz0XYB2px/cX7VRVt6ebcE6Qsihz4a",
-	"0FuimSUjE8QZKfEK5RbxT+YcyhPQx3T3nVHPY6au4tEIC5CyOAwhkA9HF0ILJEV1S30cSeJVxpmffqvQ",
-	"cIXrW3eV+Nvsg3GE2TIavNDvmDs7dwX5k4mQgGZtI2kAGO/9TALYlvaY2uiHNaYUCIIVCdsqN7MQK1JV",
-	"dETKpmeoVbZLApDO4ihysXDmxBhr136iCXFBHz+ll6MsjiJgLSsueYSleitXmEdZH/P3S5A+vZud5jEV",
-	"UqFGMxvzYOPLbsjUxDsIEvABoxKcvapWNmi4WDCEpchILqOMK/26/s42hIXA04WkYjtIJuJltju7j7n1",
-	"m09ah/Bx5u54IZ1luHwQC0GYusBSTrgI4ZpdCBIoNORCEtSDi/BpOqYTdoSnstLarycX84eXb5CcsiCd",
-	"VusnE5gkW4JgPeskdqo1EVQR2NsCtRcHMkPAEICckrDVQq1eqpWJERdgaTO0i0aUxUqz4gHPkfbYte9l",
-	"wwUazZfFeIF5Z8vNfyaOTJtgxrbShwtExMwJS4Iptvd2FwdTpKSfDF3Ta0SqEWWkMHobmbFo9Pcl6BFl",
-	"J+aDRoG6vUrM6C8xsY+ViIk+ABN+jAPFRXn4xxW9q0KchHFpJdGtWooSprQ6opdwPNarVQjZ+Pjb3qd1",
-	"ojWASOidi8so7QacfTIfBuU3mts7u3v+zPnNH935h/GUStVhtyTSa7jsLBbWJzZ6BrGfwzLkzkmIFV55",
-	"G63cWcaYoM3S+dhj+xkk1wjTKPe6+aXsVRvyuIrw6WtxcDZPiKwhwea2MSIKuz0pX6J81Fq9XtJDQYYJ",
-	"Qqp6VMi8gcaYCok2sDIx0s36podiCQF+lCFFRuMIA7OTyP/tN8dra25otR86P3765FsGlB1as55s3VTP",
-	"UC4Jo/pUQiPxOFxvs8ukYhrGmu5YZuG9hBqS5c4LzHQQi8j43lLSUmflZy7Jf7a/17gYZEbeqtQb+83+",
-	"Lq5XXwQNUn0RbuPqfq9Jqjv9XbzXexG8DPcbuQm2Kt9z+W//a3aircqbf/u/ogiCIbOUpc82ZtNKq9IO",
-	"RgTWMH/k5p+fXLzpzmOep8eRTNnT9TgtrnIkl/f0RzuphWO34olbdJyeXMYtFG1ONK0tzE7A7X3MxWhN",
-	"sdanEVl0WRTI20pxsodX7zz0tntcfYk2Xp2/cfkZmx7yPR/5Bz44LnAPSTLGQvMwDxmjGgnIDjETO0CO",
-	"pKxTH7Mw69WvoS4klgkFiWUBFmIKWX6+TU6r6oH6aKOn39ZGEWRs+W7cvof8rD/oloW1kaySu4BEMMTc",
-	"Ux4ooqpSCYJHPuhOSbS9XqPNlrlyNT2jkAQ0JNLmgJm0OlCPbQjo4dW7NKi+XkcST/VRghBQqt+qLZUh",
-	"sDOL9txFbX9BVSyh16IyZhjWUucDHpA3+r1SerdtLFqCtyAiVxV+BSqGuA2jQ/cpiUKJbP7fAfId8/I9",
-	"Y5zZJ55JxwjsZ5Mhjwga4XEN+Zb3+CjATFOACQupVebK3NooJloq5mSvsU6yY288olR8lnS/Z0k3cwpe",
-	"4XDwGcyYQFBFBF16mmE4h+7l4mr/9nCvGyQVz9rfR1hh9PbyxPnEenocJgPZMO2Ls9ea3V+9ew2+bOYh",
-	"Luy5ZpwRuOezDzAaEEZAZsH7GxgJLolSSaQclTIm4luJ/LGgIyymhzziwk+Db6D7byVE8CJJbMi/AkmR",
-	"awBe6JGITxBVmx4KBZ4wkyCJsGEw8IoVRT2BWaipNOUssyuk2w4PecxKvKVtKTUdcCbNGMLUVQFj9txF",
-	"AuKMpCE5QM4LshMXODSlwiqW2XRiHCh6azJeFDD7jyWzUHiQ9+rMvlEQNmvba14FkjSomjrP16zj6qdk",
-	"jgmpLnB+Ztc6c2Yc1dpZFfpNlii/devYgXDqkq1dkxs4FraipQRksuK7Obf903jhzZKts+mCBHRM7V3h",
-	"Il52mbwIX8GxuNdUFhwBew1XSTooPQy3JelnKzgf3FZ52T3OLkBJyzPUOOO3T1diOSl+efW0cDQ+t5Ka",
-	"l4frHUymhwh0MuNqqy8it1hERZyDgmJY33k5v4G5WsYXNYuNnrOyTQyvn2gCvodXLD0tcOOzgv+rqQeh",
-	"Lc+OUcyhzU/zOW1etC1lciN85y4rrPK81t1FZmCZJFg7b/t9j/OIlFwDZ8c8d6G/kmP+ZU73PS1PEO6g",
-	"EBrZjuQQwzUflfrPMTlwD3LmJvD0gkWZVc4zTKNyYQxWEiIL0BNw5uBOZgyh1/iWIIwUjm7S1OSrMcE3",
-	"oPwYfeynirS/fCxqT5p7zF5+PpLZkGNei7nfHAMho/+H1lbwEt9Tc3cP/UBfoZAEPDQgI1hpI946nCD9",
-	"2ckQbQ/o1kY4JNrcgGVAwTBmN+ALgj4mQy6JAbUhERlBFohEvrwd+JsHGfsCDBDc09tUyzPp7Z393eZe",
-	"7rJQD7wF89vaGLPBv8jbwYcPf70bRZsHPSzJ3o73k0n/rlf3/7r18a///Fvda2auFmeWa1FGeJixqHDW",
-	"fIIBaEvI9NlCfmZcYzZwY6nVasbDlnksbwd6vNlX1rsSbq7gPJgxHVbxFCx3SSQ8uFlfievOGBeZO/Jy",
-	"yIHlxgYsVCknosoM9Qq0t1Mq1WGakL8ea2q70IP324coaRiZlpFuGm1oJdBojZst5BMG50Y/8oHOYz8x",
-	"dc1WxyJCG4yjsR4HG2w6O/31P04u9N+N7YZXf9FEPX3UNhpwHDc9RFlI7lA9hVHSIwOFlSn9rmsGnFqo",
-	"N1XkAGEwuPXDEcFMJkF5yIcdORZ85DvILK26uzYiKtW3EkVYKpROD21wwNLS4wKDTE+5wH//M3iE75Te",
-	"oaFSY9na2ppMJrXJdo2LwRaTW2nui9y6BWUh/eUqNrsI5kGyjlob+G5HnrTt/66rv7bf/K3TbrePDvnF",
-	"u4ve3yZ93i7538nhdvvH3tW7H2T7b+12u2IsqWRcmZHUMk7HLeORkFsrKDv1LWMibDW+0WuWmAwXsRhz",
-	"qekyXb5UmymhUHdV/TSDcxaM0HYaDVsT0mvN6aBlO2it0oFRVHg/40mrtCrNenOvWt+uNna6jXqr3mw1",
-	"Gv8AG346VlzGVAGoURhKXBVhP6g2682maylduETIvCFqyEP3wjscxfrxr9vHf//bzyR4H/d/3NmbDnZx",
-	"L3z3D/n3X06Hd8OYxFf8H4Ozq/Yl/eHVzX7w6/CKXHSPyfDiZbB98brf28PN5uCm//aHH7oX4dHhz98N",
-	"Xrx9cRo0cbpLR1jhE82EAPAPppk3Eu3AHndJv/l1783NuPvd5ct3Z/LV3Y/t9vvvYtV8TXAY7v98NYlf",
-	"vXt5d8nbbPJehrc36rtU0/vJIq/gXkQyHG8ZR3Tqi+YG83ZvRptJz3mp8g5m1lI3VenBX8MqzPGI37Lq",
-	"QZxK/+s1AWBi1OcWwq43TVl2WSxJ+SwLHADuEoGJlbGC4uKkb5cxiZXiLOCV4jC83GKVic3VJufYSGm4",
-	"puUEi7TbkkOVmfvqHs4Mxd4rIiWhXy+3aHZ62fbLyNRNdkX1o8PUCsHORc0j7fZbicDs0ZqmFr6Jyzwj",
-	"m7X4Me59Le6xQr5M+j/RqoMPyaUTpp8JzEI+Mho3NXiRxsO1mdUACq2kLMM/AL0ir1Pk9YAnFLT7O7t7",
-	"LxICL6p3TyZAC8tZaVXyA1lb5Buq+LQsyn0Rk5nVbVf/zs4ixzY36v/yU6O6/9GEYta93U+b62FnhSSg",
-	"IxxZZRXuU+pIca3T1l80npY7mvV8CIssLs6cZS499fY2al0JNsI00mzG3RkXL4fnG/fw6SUZR9MuX+P6",
-	"u9RPAEfCDaGAMQfPTMI84izDleRBFirD3M2ZS8Q4imoltur8AUR8wB/mp/gTewyy966F8/yNgcE7xtV+",
-	"PrJ6rckEPOKxQBNBlSIM+d9cXr5+/eqV30L+N8a4lfQODckddsffhGMXQq6/aRw32zs7MOYJ6UmwAx7k",
-	"m8+d65SG0+YtZRXWyCscu8JZWnS8v6zf3/GY1V3/9gsTF7TmoC9zvlZ3244lwibQB+AP+EgTBaTd6X0x",
-	"kUOIShREBIsZtaDA7ypthqOpogGO0BUPKFFTdKgHBSYW5M7k2VwlyDwtROlmuVhJw0UqaFW+aRzvdF7s",
-	"Z+gl1R4KQUhLuPaKkT6/Z2a+oj/ymcc/8/hH5fGzPC2Obo4xjUyu89MFdyS50QtZsh1MLIjLXp53Z1hx",
-	"TX5cMKmknTWj2GwgxNLsaohr+JRJ614WPGEBed3788b+2t7ifJEbZnvJsPCCuRAiZy5+W4jcEpFCwzvj",
-	"F2JXM0DW9lorFT1oY6deN/wxTUhs1OsG1vhz3WUDVlTZPXaBxQoyxoIgAy0FcGua71Pl6T9BwMBfE9Ib",
-	"cn6TCaRLLsLn3ZsbdObZt11o6Em4YO2Tlf5WJrGkOUkzF597CQlKGNt6Yf8JQ1ntij3lQSW+KeNKWbmx",
-	"jMJT1pq8oePxmmO7st8szVY2I0078dxKfFxplb+sOjy76asrxnF08z3vfYacR811SzhQN7mpa9TrDuFO",
-	"5tjHsrl/z3tW5sxwkiINrZX+lRyFxVGufcqoHN4zDHCtiMblYxkLrglqlVczx2nJiwoL9WhRjr/ExJw0",
-	"ETNm3tbbGhFVfuoyni+ujGtvSf2WBfmWSRijaSu7Xt4CHpBQbz7+Nl2YHBEsOGZfnE3oo74ub7iPHram",
-	"ivl0altO7VxRh/ue9+6hvi3Vw6KITy6wcA7qxbrKe4f8kBbiUdzcTSAeK1tdyNVYoLaoUwtBY0iQfiyt",
-	"w+Jn3jM5CDv1JvIPLztHJ12DmuS78kWYTQ0aNFC0toBFTOw/oBoQ9AuIQVGmQyyVyXMTJODCwvMJIhXC",
-	"EpmjY+vN5Hot16ueVE19gDZaf1SF9PeoT16lguIJjcw7KtUCAKeEC9j3crriQlPTNVx22rOtPC2DSzs6",
-	"g6ObwR8z9Q06l92qiTio1+s7zVIJeB+1aw2F5+vJzCjr4f4pGuYy7ZJguSzfrPi2y6twyosZ/jVl18aD",
-	"4VVkPCZCktCoCwLH+r9QQAtSf0Ctue5Nr919uu7qo7dkCA/PKVnRzDJ3hrOMZek+3ievamm5pIu4F9HA",
-	"wTffkCnaOBQ8uOlzEYILcbvpodICSgs7eytWuBAu0xtnD+3i3JhUz8xxoMzS5vNslubSlJDvHBqdnfE6",
-	"qWIZijiyZWJJCOX41uSKq6ih8zs70l87ntW199zu6GWleZh8V24o0BGRCo/GJSUwjw/R9vb2vgnyTHWH",
-	"IR6PCTOe9XsE0aQjzvbuzVetlyzC55JFD5FesznUyUSeSkA9gL+tny2XX6ZybjDnxCccoYRb5FZpCWl8",
-	"UXNxkYa1Cl3/zqn5z0WXS/byUW41VkONat4HZqqYZZfXZyorRXB/eqgFc19NuwCteEuEoKE13p0Zl71y",
-	"cTkk90AxXWRsFuqJwzr6aMijUJpK53o8IYkomOBwW1Juya+lShaIO6crlVLxEkqFi/3Pobusp7FY3+Lv",
-	"X1v58lmdS26JnjS3M9P3pdHSPwOlZXtameAWIQf8vihuZvp/eHVCrOSpyPonFrtDSuzFNRwNfzD9O29d",
-	"JzZ1sjJLqPGKMPUZznzSzcoHXuox/f5Pe37iv8+jrlWjI6soPYHy+Ec4hcU1WkYVM9fI5obFpietjJmT",
-	"afIdJZPPIr4zHa18mG/hmz/AcS5O/tkV8KDD6VUMZdwbf/qJjnMyqlJy4DF7+gCpNYJC5hOu9Zj/iQuY",
-	"3JiJl8Ro6RHdkGkNXRIVCwZogAFxdUQBnbBQxyCg8lpz+OtcDvJv201vrdIGftKOn8tIxgpFBEuFtpso",
-	"IvpL6SXB2H7VRJRf+89lWR61LIshkaWn58u6rnPneN3j/96E/17FvRzc0DpyK3AIbTNBPWqoTzGUi0EQ",
-	"i2x0IBIixQ2wdKbbcv9awJkkQay7sJHyJREzJigXImVGY6ijizASfOIhDsc1imZ6+1a60VAi0YbvwqAV",
-	"AQQXV4j3AOHMqG0HSBIIFbKeQo7qNdQG/O5iL4hKJCdUBUMCRXuXo4jeg7OuDDAbUkDxDct48Pu0+I64",
-	"pQFJhz0zJ97vtxDuKyL0lPvz1164VHOpOQChsBcAB05C5O806ug1Z8SvISsAaEQMLDgyNGXirQxAFAoi",
-	"qtW7ZFgAfdO3IVfmfRsQ5t9DYBgiXZn92FPTSZTFsnjwFXUoEgiiyurpDBhEqcHzFvInQ0mC6yKskOa1",
-	"202X2t+bKiIXCi3k/716Zba4qrvAKhYE0IBuyDStnk2lhfU2Az1A7oBUZfpRAva73bQ950WiGXEu9+q3",
-	"ne1P/7yWPHTTzgpDIEmFWYhtrMTeDtowlPBX30P+llkl/5/9HNySG+Y9Yzri+4ZWxBChYEmsiJGbAKGW",
-	"cbrcmZ0X5JDQ0Hps/msQWmXSZx0JFlJ1TAdOKKwhtCJXhHEGkxCiPcdEoBFnanhg8luBB8UMvpqHBV2C",
-	"XaYnkqnVuPI3Wr4sZNKM3CkU4IjoI2BGijbedg83UY8MKJOrGr9eJV4hfL6wIWbt7KfZKWaGPn+/Hmmn",
-	"tMho3WtLxkRQHhZDEiEasdHQA58pTrbzqWr+aH5aDxfDbEySXfnjjz/+WH3zxi9kT9qu/fWKVRZo67FW",
-	"J0t8T0ZBdgvsdL2HUtSX5mRA1SuzraOToyMexKNVfHGzlmkCAmTRx1Bo23Lh4p2wubvb2LelCtPcbtAB",
-	"LKwhiMoNCz6fx7n3kOQG/BOqtKghmbqvbggZSwQOkakWqR7iUUikMhlNHtSDeBNHit6QqY+yjhM0Asw0",
-	"idKKxXAE/ALam782rGBIw63bRsVLH2/TEB5qWSqomm6N7JD0ex+9GYA5vVVfFMjto4UAfGSEvjLIup9M",
-	"hSPBoQ7Zo3dJvzwqnlcZQ1ztD2QKpKiVw0qrco927Ll1BF359PFp0PBm6HEdPDRjYywMCC5pdq0U85Rc",
-	"5pZZnPUVlexBDr1A78dPjep+u/rd99WzC20g3Iyqv64H2acbmUHt233ZUwHawCxhhGYwmh9ulkFKJRu8",
-	"DoRUZllKZ1vG9xd6qorAdCU7OEsqpdIFy2GPYxE6KBS5LgIdcyLjW4n6Rrm2bhRk5LY2pd52D1GIpzLD",
-	"sCXwF0Dnlic2g3OnnvO6J78DaEiGQyS/6w9c0KistPZ3vUo/A1DZqFebu9rgGWLQ+XeaXkXx5Gmj2twu",
-	"LN4lZLvUa3s7jRf5J7LS2n750rjz9d+N+qePRfLPz6aoZQFmdwqLnRSUsTVyzGqt4PIpWaAZwyTzzn27",
-	"mV3uhb1oC7q3ygxbyJ+dgo/+ivzs8vnLR5jZ+Jl0L/fI+ZYvjo4N0Jw93tmdXd5T30JIlrmyQzx1nVh6",
-	"B8tqxqQqdeZYupxx5gCyfUTZjUw5ll5g81PAxzRbiCinO42xgbtfPCNVgrJzih84ndmDNBPA2U/SMi1t",
-	"lZKIZ1w2sAqmUQPJb640OAuIVjv7WKCN76/Oz1xWDBcwe6SPqIcCgScRERKRO+ud9bJYgx4SPGahcS7v",
-	"OExCeYDq2SJXRFgdunBBzONeRLJ1vBulK25SUYtrU7LjmWlItOFv4THdum1sGe1567eAh+STvwk0kExR",
-	"IsUH4DRfvt+Wa83sx5iw5IzMkJEeSGEEy3oqlmM02KiKV8oYSikv8/Jc1A09OSzZc19c1hISXE3ofVGT",
-	"sEQGr24dziLlri2/yahHQn0QoCZc0hoC9Fq08X77EL07LDzUxysB6kZ+Aafbt4U/TQsBZ6AYGMJy/mhn",
-	"iCapyeBIgw/0sQ8w44wGOALrDyzQy6Pjw2qjVvcQwcEQDbEcukdX37Wrzd09cwPg6ycb0NQhdL2J/uVf",
-	"4PUN1+mmn7Ntre53gPwUPdzg8v+ad6AbdTHxac+UFSkBN6/vt7brrXr9Gdz8ScHNSwMO1inXmNmZVNuf",
-	"3aJyQOsSpNrZzSv/1O5m3t55uLFTbumUWTSlm7yijVi4fPkQ1+vbgdlrdHRyBP8m35ifZ+0e89hvIQzu",
-	"JyuGEpfV0clRwiWWV/51plZmI5MbkHkWUm7vcvtRxms72bi8e0RrjcZKLkeU6eXqry2KrCq7mFwxzKv0",
-	"0/Wvkle8s4ywVAlQysIEHPWEqd257Usjy2RaVKAEVacUZnO99OiTRKfJ7qpVimSCFZ+EkCWkkl24ZHWy",
-	"+7SUSL+oWpM/LitrNLnPvnxGTWEWnzmnpoxmy/CipEmaXwAQtRpQ0ewFAmA5pIuJOnBrYKHIrEEFccZG",
-	"u1McYYZiRu7GJFDaSMVxBEg4pqw7mHmuYNvs1qwEpwlTecXDWaKaD52ZfvPEmJlBemu5/BrIXUZDVI7C",
-	"NCox0WxNOsQZ8t+1T0+O2t2T87PrzuXl+aWPNrR2yhniJnYKkLi0/SogNGZIorHcbNm7GY769G5l8DiY",
-	"1RGMqozsH4RJk8Ooyk/3u3iEWVUQHEIFcXI3jjAzbhr0Bk9tHecDFHLEuEJjLGR5VeeULhat6MnZ1dvj",
-	"45PDk85Z9/rq8Pyi4xvTBeL/kgDTCAc3xnlpT56JzmjpcSaxGq2JMFpHAkvlnqc/uFeSsujulfQH90rW",
-	"Nm65AnjF3+3Xud9cA8aOdq/YfyVjdLame24DdmRrhFkeAOz+oK/pyZh1cSm9vx4a4WBIGcnsODAc3XgN",
-	"XQg+EHhkYpGkAtaRi0+SCvl2AH52e4oHpeJVTs7gx+v2xcn1D50fM78cXnaOOmfdk/bpVcWrdN+fXx+3",
-	"D7vnl9eXnb+9PbnsHFW8ShakCz4tkk3Fq9iWr8/Ou9ft09Pz9/Cl/tfx+dsz/febTve786PCC+3Ty077",
-	"6Mfrk6urt/DDyVHnzcV5t3N2+OP1ydn1xeX568vOlR7b4fnZ8enJoR5Bu9vtnB11Otffta+uDzuX3ZPj",
-	"k8N2t3NVfPaqffQafr1o/3h63j667p6fX5+2L193Cl3poV923l7BGC7b3Y6ZrRnSWbdzedY+tfM5eXNx",
-	"2nnTOdMP5wobyzvWhFilJArLg6wpG8dQbcYiefk9Hk5roJP5HvJ/iYmY1sZ4QK7or0T/MsZqWKOh/nNI",
-	"cEhE7SQkozFXhAXT6g9kqp/0aURqgk9+evHRtlW4o6ik3ZTOdS4ne58yXRPBMSZcm8NLFUizBktO1j1y",
-	"czJM4l2h1GJZOEiWp+Qi7HM+wMbC8JCnDE8lNnGGPL694krMLOx/buj7Ihy69LosQZ9DXCCM5FQqMloH",
-	"ku4eQYkrV+JP1zazGgW0pnnktA64EpBx4vY8wuvWvzpnKQxEcvnYR5wRd+U4c+NoalwkN4CNZs6j3Gq8",
-	"SAFlG816ekezP+PD32skfvWdl7OXgWHpDYjmZCGernGr8vmuuehD7/kgEMgu+hLc3IfcfK1w3bHGbUv+",
-	"TuWJrlLWvDextEDvcQey0jEzlbCe2DmwmpkxwwGWxT7M9xzopkyk8D2weOZKxxfb9RnDeMIhnAG2G0c3",
-	"Mscys8ylW99v1Z37P5UrlVdERJSldcNfc3SY1BpH+vvKo+D0LJD59yqv/JBC4/cQ2FlJ/ODaMo9cNPsB",
-	"SD5W5malbKa5ubT9Zd15oHGudxi/AvfdrcU6/bxuO92rKae1KidaUFULyCRfR2ts2llWSOuZpz3ztK+Y",
-	"p5W4Btd3UM+W3ckiwyMcCYLDqcFqm2Umq4EcrGg3ro8gsjqUbtkCnozwgBxyptb3BeCIDlgO6K4SEKYM",
-	"xoF1okUEUESS3wUdDMthdKAq2ddetm2lyrSfsVqbKmCcmEX8uOI9d/HtLFWMuVCXRP97lfTsYkVpwSc2",
-	"owNL8LFTaJCENeQbLCi/hfw3J1dXJ2evr49POqdHcA+ByGispia74wyPiAdFEPRfekHAgbbpId95XTtv",
-	"2ienvod88Eeen732IQU4ed7t/L2r2zVVBrlAWtrC/tziKCZwoKHUZIokACffz3BAH5kz62o+bJbcOKWI",
-	"j0XOIvjkW2kGjgISRQhLl5zloSAG5x5V0lboadbrGUyDA+RrHu2nOBXQApVmlWoL77NXdoIWMsPKfZlr",
-	"eiypniTXC8tCNNS0AC5MRFUNte3a62kEQ07CZctQWwzh5kg/R0wZzzzQSMWrOBLJPNLkUcqLBJ+UhLZS",
-	"RpCtC2IjTfVimXKWxjmsJ6VpBjVytnpzqa2uO/QSp62LEUjg0xZ5cd1RvUctMhyGq9QnEsAG1igMVuQe",
-	"i2uN5VcZbqtlInI5y+AsaTrFIqL5DUAbnEVTm5Wv2z2Kx5FxNK0da2pWJFuhKJn8srX/ooZVjghWtq9M",
-	"eOyrXFjJ2joA7NO86P6uiEnKvmYVKm15mLjIcEDQRlIwEMWShJvLCtmspFBB07+7Ah05Vnffuhw3j1ZU",
-	"LEEMWA0G7p5KrNuqAjBWtqTDovIQK5R7yJPrqmfi6/F0lp7Yezs7v3//wxV5UEbwDZlKU6j7+/c/oCui",
-	"0Mbl8SF6sdt4YcO3pda83Gv6h2xEpo3C9m9o6IP8L8ngRTREG6CUwVugVPtpiHDt54kybD7js9D9wUUN",
-	"jgZapoRHV224U7qFf0GgdsWr3HwV2aM3alppVc5/uDDZ6GB/g4VRaVWi7/8h+u2fb179Pez/THpvvuu8",
-	"PdmPJQ3bF8N2JCVVp3+/3D7/8a53UpYtatbhfmmYsHRphK9bw5Ko59v8e251Z6HP5qRuwgKkLZiVKMv5",
-	"z75l1mjmrbvlrOYGKrTrYevXzbA8mK7pZO1ESljlsq9O+YCye1wjWHuigkNcqDw/xlJOuNBkG3AhSKDQ",
-	"kAupBag2RqdzKsivUeg9G1qedJb5OvkxX3S++XKpY0iQgN8SMS2P5TlnSbU5RRiyBlgMtfbMdxDPI4s2",
-	"fjPX78syh9SEH+NAzQ0iondVALWD9tOEOByroWYHAVZcIDweF5CGDDzH3lrOAWCI9M6C6JV3AzXzi9XO",
-	"G83tnd09fzZY0e5lsitzyJCv6uFZwOsjPuBmefyLt1201ROYaevZ91DfuJQtwpq2Ug+01Q8lDw3GFuPm",
-	"eyqRJGpWCj6uL6noFtFdr+gVmbeAsbrHQRakL4gcdvkN0csp1PXLfiOokxfhdm8P7/TrZD9ohru9l/gF",
-	"2es3wnowe4DzbeQdy7t7S05d0czMtlU20/MxYaBdHCbCsDT+RL+H4EWJtmt15Jd86KMNl/L1hockQs1a",
-	"3UPfX52fVU+PNl0UsCJipKkiJH3KTKYJHI0JRzY/XdYQeFKcFgjAYYxPGAK7rzdFPoUu1fQ7LId+C/ly",
-	"iJu7e/+U5l0NyZ3L70pqWoJPZkMJOhqR0EMRnxBRDbA2PHKJL77EkfJryAcv8VumaAR5XWMbApp6Z5Kp",
-	"JzCiWU3FhF7Dp3qGhCkxdXZscsjS4mMoolKZqY/IqEeEwTNUQy4TTinHJEj0pQMbFQ2qIni8DIcBrBXz",
-	"yOLsQfymXBv4JKMgbd02MwAo41hENTqSg4j3cGSgUMYk2OK9rdvtcX3LtlzdrtVr27WfJQfiK64MKCpa",
-	"srlm5yhkW1Yh21pFIdsy1sFW45v9nd29F4m5oFX6LI0/Tae57k5YSLROlx9ImqmXbn0qUV5RZY7yVdJM",
-	"R9NNPrn+Kk0/wcGQkluSIP2k/zRw2LmKnLoNqoigYIAwrd0YXM1Ke4KFTWtO6+PyPpq9jkMbSZ7i9mbN",
-	"XXRUYsFa2gR2WnOz2mw2m/NxXBZe91lDtZ2Zm7G49fT7lAjQ9U0up6u2k2UJmiEajrBLXr7cebn/MsTN",
-	"l/WdF43dRlgnu3v9l2Gw19xvvnixvVffDuvhHsa9XhjuNXGjQfovmo2wsbvTDF9W0obtegIbaYehIBKC",
-	"azDIrv3+y72w/rLx8uVO8CLc293HzT7BuB7s7uKw3thNd/jENnduefDH0vm6Hf44b30b1Uaj0ViAk2PK",
-	"Y7oj9sgoPHb3XAgOjtAVDyhR08zuXQjepxEIWEA1TE5cVsP9tJgSxi45+TlL9stlyboNfQejw70oqyyU",
-	"qxAfbR2B4wyuSnHPHgfqKC0k3Zx1OpdJnIUF3dflvjP6FC3LcE3OrslpzV47c1GMi0Q0tCmuc72JcKzz",
-	"a0fnXf0kabUe8h0lmWEMuVSmp4SEzAMba3zixlF6H5Pc3paNYzV8qtS2hzvpNcCRyjTZ+ZHVtrPVEa/u",
-	"DcJqr1lhKGuNMeFziyEfZljGvaaXOZkrlxpONOF7Ro0XsafchbQt4pwZUxJcPnvgSg70QptGrn7JsdDg",
-	"adbqKGnKoMdoi8ZLYWZ6U6SPE2WDFuj6Pg39NH1RzdW8ZyEF+Zgwk3VlVG74ewV1VavezS375QqiYMdh",
-	"6a3WcBq2vUrju0mswfL286A1L35ovtn/298vuzvv/rFrplMbg4vFOPvP2UxUWaIC5O5NypXDVDHc7u0E",
-	"2/09vN1r9OvBbv8lafT2+w2yHeyHL3Czt0P2+i9xPWiE22S3/wLv9xrBdrhLXvT3caO3HaSq326/ETTx",
-	"Pqn3XoQ7wTZ5iff6jV4z2A53yG5/r56eDeO8SU9kSp550Z85xZqqSAjHab6wdGx0KTGV35WVSw4j0iMs",
-	"JXp7eZpPLSnn6tYGnp87md4LJodptfIbM1FVxeFSmVwxfLvyeOcEIHWT60kTv5OilafD7uEbAz+1cXH2",
-	"enOlzhLyffRrwJTf5S4Ei0I2S20LL/DWvDco9mNJ9p7Ot/lyw4mM4g2hoeHCFDILvlhEpGT+cBmROTKJ",
-	"kHgA659nq9vjZNDNwA+V2E0zuXCV1/iWIAzBuetx/DVFieX28yPYLr47a/5j+vKvGdt0xZGs44lJbdOr",
-	"McE3oFsoPICcTGl/SQkis/lPxGCze7jGmVpNjc4QRdkd2AzVFyKW57A9qFqSPDmwEXq2ygYaQnwfK0+f",
-	"X23YK/JduGVOYis30rjKzdpiy2i22RNjBVmPxKryYb5FAQS1jspd5JEZwltDc85ywNIMTGrtqITqMho2",
-	"DHoxLzxJlvBhfLCw3I/BC9dgXPdjFwtcWZUTt4YL/VhPwT4efKDyl3m5I1Vbj+aLJntCV49RwmQRkS+m",
-	"2cuslrTmTWeiRXj2fqk3RRhptZ6EAP1nr12oSKuz53fZWRnJuhhzYzaGLTVAZrxDK99decjeXZnc1vT6",
-	"yiu7vspfXptOPnz4p5/q1X1c7X/8bW9nvZpxyTCzfe3tZMYBAzc33RDxiaOSmhqXUETIy5sB30rEJ6y2",
-	"iqtoNTgtS0R2e+xYMruwjKZMANk9vQcQEY2RDUPLzfLt5alzC3jGsHAVqj4Pb1zfjBeFYtd5v6Ir7wDm",
-	"kbHWM5GCcBq+KGecHf1v5S/drHCKl7i0ZuMjM7QlNJtJrKskTAGzUAYYaHXMhRKYlsc3JEmF66mRYysX",
-	"ZjPasuHeDv4klwvXKM+Ey8NBq7JoAZOOpDkX6EcIB4JLCQXydE9yzQjtsVFpkkG6fsuW+QKPiXBTcYvc",
-	"1vbJaafb7VyWr60th5OfRV8Q0oKSkxnYaewKNo0Fb6GGV6/XD1AvlpQRKVuoUTe/JDVxWhAGo//O4gzp",
-	"po0k0dar/VprF+6z0mH+TdwvpOdvlybOqQxk4O3lqYfkLzEWBEqrRFgYxTvJPcGa10sUjwHwuo5Go88d",
-	"yvOLeEAgz+rawapBdDPjTVKXSnmLy2ZaHqWYtpP5yqWGzJlbEl63bqynKH5bBNQw0TYBOTABuxMubiT8",
-	"kIOCm72Nw3f2Nq5Rz97NNepLQirzA1o63S+ae5Ff+JWDry9NLNafIarskgyoVETcY6728vFsgVU2P1rW",
-	"2XIhRqf8lkQ4IPeKoc0NYka+QWph39bImyTQTBCzzsUAMyqBveb9wnNzrBsr5Fg/IKiXlU5C63CxBMtQ",
-	"v/B4I31IDHF9aeH8YvRr4gfJ7th8ijRo8ldEKcoGa5cpwmMclJpwZZXwMnpUvb4GqkAQcXnPhCTCoIpn",
-	"hjFnDNBM/uYaSAVaDb/PYIr7ZkeWNpiZqJeu7OLEx7I9/MKCoISo1pAHs18b+I+H4H5I21IO+mMZ4kdC",
-	"2dtQMykhwfSmtd5tbrd291u7+/+oZCjNGEoJbVWuCEFTHiPKUALskdBQUl6p3ugCFEh5GNDzOXvwOSsn",
-	"t7wp7JIjEiQBuC+7puyaOPDweEyEJCZBti9wDAdYDWEhQxIRRcLr3vTaupjLlHnjSbmXymOdDSBtR1TK",
-	"MYnUARIkgTcTmWnMjL5E/3H2f2Zbduv1uanmafKIM2rc1O+1YqU2zMwmXQU8b/38GSGDvcoVYeGrOLqB",
-	"3PD75FPpdVoVLKih94hF07cMANHLnVY5aP4yUEViAWZNgdRZfBnnyL21dSlKAhznJBBnbSrH4dwPBavK",
-	"q8SM/hIT+9jOJFmNFTrLLkSG9g2fL8jQGzrO4726LG9Q00iIpJGy/TiKpmWp3UXuZcdZxr0KFHEP7AML",
-	"e78U/CADVLCGlyoF1befrziJL6q/lC3qyurLFZGScgZG4NqppjD6xBYt4Gy+76INyD7dtOeosYtGlMWK",
-	"yAMkCQuhCnDblvkFkdZCr7RiI5CJYFW65UXRq7m8/wIehX6U1JUxI0XQ4OpBSkVjuwj6iX+JiWcnt10H",
-	"BDXPZkBqq8xxEdsMEkTFgkmEwd4sv3wv4lpkVrgwnuzsl27sF6bPLImtTpmu0tb9HKbttFSXwXYxQCPa",
-	"0PTRRo9HoSmp5yuqIuKjmAEQjLJ1xOAyFjCIZIAZ02zQNbeJcI/fQpEFCKcY0FvCDlzT2TZH2ICPIdDs",
-	"9V9E2LQ4GBJcFZI7JZHCNwa8rMeV4iPUaKLRyFGv4JPZlU9ui/9cyFmrg941SrVC2JkHNVBwbCdksTJ8",
-	"19zr8KsxDoi4H6jbzLCgrQf43LtWw1xbJhQimTJG1VMiwq9cjmrK46WhmG7up+btRQEVPH8luDDAM/Nq",
-	"4b5uMRKpuw3Tag1Axc8B7OlzA4Om1bcqJNkWkOVlOTLP02HJJ/gzdty5C8Ds0iU7sw6CvNumVzi4GUBF",
-	"1zVlxDGNIuNvmQx5RAwUeI8MqQ3hEHwiW8gPeMSFD8EOLJEMUgmigmGaPq8/du/0uAiJ8Ge5tnmwKv29",
-	"Mm/ro6OHUKgU+M1P9ep+u3ps4kDW5Nm6wVg4TDvkf3N5+fr1q1d+C/nfGCEm6R0akjtsq+PakJACwME3",
-	"jeNme2fHvzcSJHozFwey+WJ/r1nf/gOLs0+LiDqhlLWUnr7AI4IwnIYMWb7Q6gSAQEAOezggNeSbSsY+",
-	"wmGotVI1pAxRxogA7eQA+VwwrNwLARf6kf5tpKnVYP+VwKo6Uk1dLpZK8rFMXxv5SjWNCq4ioxpkfEXJ",
-	"D0kRaLNEpe6PCQ01GWcabNSaXhk6IbypCWtEo4iOiBIJYIqxXHezsRa15kyN6UWEdMijeMTWrn2WKCGr",
-	"MCqns+hltCKtEEzlZqgmJOqroSzotqkDuLk4XqUgeqQRJW64HxeuQzKlkOqxjSjDypDqCI/HtqCZC4Gf",
-	"g9eXQd31DD7JnFez6C1e5Rcx7700IMTL6JLzTKmiTeQ5RW/eBzmV0qvYYLQ5m3mnMhtpCWJq73BhXcG1",
-	"RM77kLi/mDCybS0DQcws6rKX0+Va9ubMWi39ILdWy97O7i9AeCV0tlYVikJ4ZlLDClmmAWy2veNpZpyo",
-	"S77+MYk685Bv9Cz4WYm4GIWYKr1aoYG9C3jk/khOhbaJnY+wz5kyyul2M6Gaw7wjtA1uasyCjIYIbyZc",
-	"oNH89NGrDAlECbV26npNy3pOe2vuJL399lsS2Fvrx1Gk6fDTp9W62p7blYMpEDgg6Ds+HpvoZ2MVVg6H",
-	"mGajoZPzmPTz0jSctGff/EWkr+wUJp1itVfec3EjhzzncC1owq18OGFiJFTaO2URDs7aKvh4Z5X8++Pc",
-	"P9Rmehx8+s9qaJXj29uFWCRkvqijLTHZV/axFTZtzQtrPgExHoCCIRFnCKNGs2r+jQaChjV0kfF8tZCf",
-	"O9QuVO7TJ9/LP3KRc7NPUk5gnpibGDbzi7Yb87+42gvu18wRrBk9quyJAycte5Y4YN1Dc4WaG02uClcs",
-	"Ive7u+OrOWjz2g+dHz998g8QZlNb0nWDC1NRF265Q/2Zv5nko+/U62kqblJQjkok8S0JPcTwiLKByyxU",
-	"gMDFkG+Lzfo1BPsHJbcwDRGPVQqip/gYjbAYUIZCPmEHiSUBiWONXW1NmOfSSxIetHD5FhnGJ9Eolgr1",
-	"qUI9oibEDHOENto7qeBqocbLOhqNDlB7B7nA6RZq7r2AH02wb/713dp+9lnmo5392g4ajTZrqG3R2y0d",
-	"aqYstQljw1+d6dlo1hCoHnasxgiFDDXPWXzgM8ZQHewVvyuBkO/lXA8r2fTpF7YgSNHqAOd+oTIun5ST",
-	"9hxSNV7o+dQK226NpxbyCfNRo4nO+C0glgFsj6dJxYdVKv7eF/A6g58FcT8TCT+HRD+h5lGYPB1H8DSi",
-	"UvExDrH7/Wfsw5//z//xvzca//Gv/12j+R//w/9iahvjQmkPrHK1KCXEZcPfUw/FrEf6gkpFlIckZlLb",
-	"8QSF38ILcP7gcgYFOIwDGuLQQz3yqyJiRBmfcA/9v//N//wf//o//X//43+/WUNH5iZUJLUE8xWAzQ5B",
-	"dID+WWq6iCpe5Wc8D5derowV7Ajlkk/y98a7Cy+NS6Dp5WKe/9WgI6dy676IyK6FL190av5cnrjuVLIE",
-	"gmh2dT/748r4RcAD5rzJ2burg9Qs6dMoMsXFqXQRagW7Q+YjObLq9yxKWBEqIROQX/n3/yq+wfLXbEh9",
-	"q/Lv/+e//W///l//3/9t5dMsrEba8zrZAveoqxt+nvJPJYHA9/u+zFHkNJD5U1+lt/IgrIK/XRBS1U0h",
-	"8wYaYyok2ki8wfVND8USaoFTll5bQKTAfJ3JOpCyI27W8w4MWbB59nbyBkfZuohHzzpZGuWdy0J5nEju",
-	"bOrKY7T4qQzrY+kvKX+6NDVa1vJFRutLT+v1zAdeNRcK0NRoL3ovv4PfSxy05C6IYklvyZtMjFFaiC5z",
-	"JDKe2ixXtz16ZpKL+PqjlRR0p+ogH1ecxiBQkXD5AkN37gbbybNf6dmv9OxXemK/UupH/5JV/swZzjRm",
-	"+ywJ8ii5/jNB/V/39Z/mFYXbP8zkjCXenY5JX59x3dApVpR56LUg5AZ6PZwKLSACiOpCG0fkZ/wuRlfa",
-	"GuUCXRFB+5s1pDdVCxOMTMuGLbuGIxzcSLRxOKSMSOKh7/EYm79+4IJgtmnB+KEFhrRlHoaai3OmjJE8",
-	"xBIC2YIhl4ShMREwnqwFa+cm9YhKNzxlndn7y2ZGuu3vZW7qdmYEnVehCkc0WI1qHJJAYbH1QoEPJmuE",
-	"IBkHQ6sSljoGa+hUrx2aCDxGWCG4IpNJmQPQDL6V9tZ1gzJJQ4IwmnARGmz6xK0GP+GIM3CsKc71R2Tz",
-	"APkfPjAfSYWFcgGdmv2Y2L5exIMbyNMhTAkSolt9LAMcRQAcT5XMXHvmueWyIq2FKC9YtlXjzgovZ5iM",
-	"q7RxREH3vk8FdZO/sbPfrG/va5YSCwFFoNfN2Qz+AMU+Sqb/CJVYCpta7MIzS7dwfzvsUbb3D7lpxeVd",
-	"uphXRMXjNYUyV2M9rLeiBHDDtw9bW1s+IMzocWJkgR9WQTqTJBCkhI2+wpJsN1H3vHuBzDvLI89tW152",
-	"yMuX48tef+V3ZmXn4VtJhEO5XzsBgsfLo2Ta5rWreDTChuc9wEWwYqDr3IBVwaOlGqtekUv9XrYMU2d+",
-	"vmRZPKibkNVxZ5qxI0lyvpdtzRclrSyJrEVXl3a1ncDmEwaatikNU6p5vcvcGN4rRSrI1QBax5m5crD1",
-	"CA/I21UA4hYQIivUXC/rqKjv5M1bAxm7Vth9MUCZuaLryZTKdjLEam1slgfVJL1HsdH7lg0tnt1lxTjL",
-	"1oeuhjiZX6CID/giGipbmLnEFK/VULkZrtvwkmGVzTOi7EbeA6EwPZHfSsgjAnNNjCC4PHn2veTMRxvF",
-	"Gl3mDjpj6EFprqSCAIKiAx7y8diUT6acbd0Gvs1uyjQ/Ub5BN5FQoR1L9O6w+v35VWezhtpsqo2cADMU",
-	"DElwY27reb9v8pQGmDKp8iWvsgVBS6KAc9NahVHkRro29GShv2JzHx/k31+AOZlUiafSXk5LQF0ax72I",
-	"BiZhNr8ybCUcqblJQvOx8MoOjHhquABPd/VxvarEkDF5r6LEb+8BSprUGQ6y5W6y0OMJuK7h8yVrPGch",
-	"ZwdXtmOzAv2L6jIl+sXKKs17k/W/Xohrxo7Mz+fw8k2ChlCQ7rUEHyL7Y4ZM8hi+AEWQA8rM4P3N2qsL",
-	"EbSPuUBjwscROUCcIZOChDDqRZjduItLQGBxNUHKb0FLMUfsXDOXWSWqTfnkpSHW7E+3lExm3gv5hEUc",
-	"h4tWb0H9pdXACOIyC/a7bvfiCkxXQSSPbvVCgT9NccsPETYV1wqlIswxzjnDdl7mfAKw0f+ptbW1jpuY",
-	"IdyTPIoVYIUb36h12ZlkYEc+PoTawT/hX5MhESYdV4s9HEUGZ9GiKFImSRDrF7AYECU3Z86P0STsZi84",
-	"R0ckordETNc1O5Uio7Eqwa9o2ydohEOCJEd9LNJkq10t55H9GoHVJVO3zIiPIEbQrZGHcCR56gt1VSil",
-	"4uMxCVGP9LmALOg+ZVQOSYg2KESDQA6cEpSERnNwqPMSRQSbKpha2TBgAOCtHmMpSbg5P+elDOLhPumk",
-	"sYkEe1Oydt/xCYq4jZiMsFTJSinObzyzUJJA7VybZgn8T1O3IDj5+YaMFRpjoRLwAQjYLMdLLQU1MqJ4",
-	"NodmOJ0dWx8wOjykV5mLUKINjBhn1ebdHTKSzwMQ45AKEij9t14bHivzcz+WepfMqdQ/BZwxEpiiLnoY",
-	"mwdIjwvhviICYQcGUqssZXNda7stkkX2HHSS9+eWhiHI/3v1ypBg1Z0bH93iKC74xuZm/kplj0cZXsR7",
-	"R+a51YWTYOKa1jThGLlbqTv9XtIdlSiMSQs17NnwUAKZ4aHtuvsbNPsmGvJYSLsxcEBVluhsk+aU1tCZ",
-	"3kTOAsPWQruAusc+ZTi6xwwFkWPOJHnFw2n5jkE0C2qgH+irJN2LBET3/K20x8LdymSXHWwTc4PWmyoI",
-	"W8AKgjEZV+ht97j6EvVIwEcEvf3r8fHxkSNS4DNQ6KJWDGtp7qwyl7S+4OxszGlaayLZYVGFQhrCDFKG",
-	"sIAJyDlD8ceGBfkoZopG2jLMkI9pmoRIn/8NH06r1uX9TWTD+bJbD8gVKB6jDd/wEX+zZQmKQohfX5ue",
-	"blNSSRD3khHBZeSEmkxo3u9D6DSHm0k9KcFwZBgJ2jDmkSAgGTazt5F2SmB92AFreoQhLffv0ARTq2s8",
-	"PYnGnwjK4vEvns8ZCiiQt+PJOQmSlUArCPkvqvQXFY51NX734ZcPsJ2ZyWeOs50RWV9Eh08A2GpKm2Bl",
-	"Kr0d6FXmsN4by2NGeEF+ilFwgTFbrpKiIWR5RDnqRMBBj9ZdHGMaxaU1544NBJk7yCZqQvCJh7hmJjiK",
-	"ZnqDwkcwGkok2vCzC+UjyoIoDkm4eYBwZtSJwCe6E4V6OLjRU6nXUFuhRn0p31sGh/+06CehubgPF6oa",
-	"iQLvhj0zJ97vO/7fqFvVsnTtRarSO0GYih7fFcPwrdoxGdIIDAUtoICmTNIQtIFREFFteCTDolqJ6VsT",
-	"zbzfQkCg/j3UlBKTe12NtMhfVryCWxtW5QEla3MW51wUlrIjlyOeddBXSvjL1yDicvxuXTGX/fjryY8p",
-	"ndl9U2VsY10iVed+CQ+r7kTSxZH+pmgWOpm5VI7psyIVHo1LqhAdH6Lt7e19sGlTYE40xOMxYUvttrn4",
-	"5BldMu3dW31Nj/DaNV4ygMOzcR2ZjV8JALToAc9/vxie287lIeHmh0PMBjba3MaWj02xyznx5NapOKIs",
-	"23ZjVX3E19/7SJCqQU6WCCfSpKpFSU7IacmjRwOCXoKUiwUx7rByTeXZXfzsLn5sd/Fsxgy8RdX0SnNR",
-	"m10MaKjt2MEIFQo2ti9O0A2Zog0/oPJaq7LXtVrNmPoYSQO7mcM+RRvfv++C6Q28Gugc+kjXSc/KpNRR",
-	"1ucOCwgHKpPaVMFjOqdmx8UJkvF4zMVsqVJTbDCPNbxxcXRsbqohcg9HpvxYEqybQGEj3rf2htEdI6IQ",
-	"NpfWpuY43FjXPrAP7Jtv0CFn+l3KmfzAqugVlsTRUgv5v0mqyHUsok+2bLlfQ99fnZ9ZgH09FWPVBHhE",
-	"okMsyQFK5IBEidR52z20lPEP/wDSjSXyf/zxxx+rb95Uj478A2Qq1fUpERK9fXtyJGt6OFY90CNBH0Cq",
-	"fKi0UK1WQ5/8AzTGA8q03gW50iZz3f8ABql+TX8yxgPyoeLZv67or/ZfUFLrQwV98tHGLzERUwSAMr7x",
-	"XTc8lMGXadRqjXrdc6k+qFk/QIxMCGTtC6k2YagdIbhwIwUfiBtDwEPbq5Um5h8WXuBD5T/pfzkpZP9J",
-	"7ihU17f/DAQJqdLvok/ok19Dvm7UB9NKaUZ+kMIV6B/9n3THsEmFntGnj34NdXAwtM4m65MzK2iivkMC",
-	"lh2EOGAhIBTbv6vC+1V47MOUrcxDPR5qA1IQfUJRzExtSSvPNnbqdeS/a5+eHLW7J+dn153Ly/NLf9MS",
-	"kv0WwBVMlQNN0A0Au9vYaWwj/6L94+l5++i6e35+fdq+fN2xARsAF0vucKCiKdySQHvg5m5pgldDzSad",
-	"jw7waUnAWYgMJ/G0xMFT8J7moCJgajbxYByrFsLJSKcG/6BHjGv1AAk8QbOOVw9hBJHwMhaCD7SUI5BO",
-	"hDb8D5UPH+LwZb3+oeLDkeCxAuk6xlQAP3r713q9Xjc5C1MnFrNQFhm4CljjA+MBTsMqFAdDPVLayKyh",
-	"K2jCsWYjG1ookwrkow04yR6CLCzpIZd+q3/CA+khl0dq1ldu2gsRwMsQPELBEAscKD3EDYV7hvFQRlBP",
-	"EHwjU2eCKYSZYPqOscADgcdDJIn+W3F9/v/arDdfwnP4c9981KPmagZUK/BqCBpaHz+V3OS/wgftWg3+",
-	"20na2NszP+3te/a3487xsStJWbqoBpLa4Isk09OrfEPGyozoZ04ZsQOuHyad1Y/gTzLiP9Nk5jV0ytnA",
-	"JpigjQy/h+WF46mX28GTGLpMcJEziwkE2naUYYE3fCuqfSTxVNoTWyK+fZOJblBK4CmIvbGSB8jurqHl",
-	"kBMJPvgRVsEwj6WiuzQecs1ykO9OhQEjL+3XgpN7lkbNxcAgjjBgVAgjgc3RswAq0iqLiI8JQ1pmu/Lv",
-	"WighwfVB47GCnBTfyacW8rcAjDri/CYeQ/CYDfDaMuJv6zfNwj7ZCK9ceUDd7aaZnj6ScmjYEruRlmUa",
-	"gWfSUrjNTBpjNaxG5JZEyJdE3BIhfUSYElMAg5k6Dvtd982pvSmGuHqQF0Z0AKXZ1zTH1RzRvwTkiRFV",
-	"Vfh/38v+dKn1CwaXGzC37BNJlJ9gEsB1NlT5FJgyEJUjqhCEwJHwAO0095F/2e52rk9P3px0O0d+ZgRE",
-	"iWm1rTkoZAqNqPVhGg2pFwc32jYY61Ebz1SiOTTqdXfrC1UkzQW2G5TBkG1fnBxAjF+VMrThb+FYDbci",
-	"PqBMz9X8U9jCav4m2q5DTxlo/Nzemf2W+jXX3wFyKrtEu8mvJvMoP2B7F4+6hxdoTIjw3B0Q0zqf1EJN",
-	"iViq9AYYTtjfq8dcTLAISaj/8tOLH90IOPH02vfpIAaHr21iLPjdtIauhjyOrG9RU5rdGyLQxiUJqdzU",
-	"RypmguBgqGW8l1lRTZdEnwbB48EwARYyCgqF6tcDEmaoS1uH2LouTfVaF5GoX+/FNFIQ85C+B4YFBCuk",
-	"8Qvu1YQd7NYbyD87716fvLk47bzpnAEFGe5vFAqskLsgsvdw0I7TP9tp7onmEmzlMgdexpgw9AiXevdQ",
-	"9WGV/LuqU8GqMuBjIn17OZeuSKojmTf0Uk6GFLhj0i8jJJQGmoqRg0yXmpWH3IgVo5vAcbLF9IwJVENt",
-	"aMQpBklfGf67jfyTs6u3x8cnhyeds+711eH5Rce30h24Ss3NxHdTs2MAqOsWMk6AEYYSl2520sEGaRp3",
-	"g9bjv0lYmO29fXFy/UPnx2u97e3T0/P3nSPfyqQRlVqv8NBEcP0fG7eo195Vh9bN6cMFW5a229CzAi3x",
-	"2rYPAF9JCznbDESc5LYAwcX5VRc5dgF1H/xURLmSEubDAb0l2bISlgjfEaFnq/Vtdsbt5jDk3zZAmxZk",
-	"xG/NLALrsBkRrF/X+xWSsSABmCEpqVAJ60tCrZe7527lAbHJzhwj/8i+ANJ5SHBobrwjGhAmwYmTGkeA",
-	"gwu/X5J+9ULwsaBEYTFNDcvsj58yifVJmB/S1qWeog0S0aRrAjSlsT5vGxVboguPaaVV2a41ajYneQjW",
-	"9hYgxxhZB+n9JTEATkajjYwV6W+WiOxaxQUpbhl80K2khtJWiOWwx7FJDByUpWx1tSUn7SWXlhCUh/pg",
-	"hngqW7lixsb5gzbyJXxYaAzptGy5PEChwH3LZrUKZL40cUCuYBTo21xZYoI3QO/Hihhit3Ip0aNiFnK4",
-	"7NevbnoAlSZLqxQbIGqQCdLLyDD77sXRsZf7QKINsFCcCDSK9YCYLjZT3LlcL3oSLddmyTpRJ8n0inqp",
-	"mLKtwH0XhKkpEy1jYujQhsXaY9oAmmgObdrbhMP2l79cQHu1v/wFHelTnAUOQxu+Nr9dZRBuwNfAW+Ch",
-	"HgdYZGtG1MzzLPSr4iGeoo233cPNA2QbUhw1903bVojpzzw9VqO/GoFpqcYqARCXklSpMc2mWnw7Q2Mj",
-	"DgIIM7S9t2ffh3G5zmAUoEy4mZkYJGgTlglet6Rkgkyymvas3TxjqOg5Gq6kmfUIR1rjJaHBdCsxGylE",
-	"6dXs6meGo+VTTx+DG5Nz0bLaqyDoVyK4tPt3rNkpI1LqLTycJRvsPMQpCVHLb5TATOLAAsxx074c8omm",
-	"JKi1jN5pii1Qd/YIAGABHIxiRyMy4qBFhwnYgbHgmtbulwYqrzRKUx+S3IC0/KDMfXmAAoEnEfBrY9je",
-	"oJj1Y2F+slzCDsbol0bnkwhir8CpFGIaTe1LQtrgR820jAbg2RsZ3cENZUBf6alEG4yDtwE8+1RNnSFq",
-	"Bo5ZYj7wREfBIwLGXmJw2Z6+leiWR/HIiL90C1up3AeSzSg1IE6NIuLnC9wB907kHpSgGxDlyhjLo4R/",
-	"a/Eh8IiocplxDBFw7gQD9XrZ457Umys5z7m7kqToZnO34lWobhscfKmA1Lvh/Lp45sa57I6oONhTvNpY",
-	"MyypbIyNanN7zhgVX2uEH9MoLBDQzXq9gE2fzXn62SbDpO0vuqNMtjDZ1OSuF5zfhVpfP1S8ilFiYCQF",
-	"K3ZeZ/aLreR18/Ynr1Ji867cSPpFoSFJ1BqN6LdhqjtmWcs+S5Z/6xUO3WUgfNJY/slbhq3VQ0Lz0fby",
-	"j4656NEwJHDxttPcX/5Fl/M3mE3t6CDbY3eVGZ3Y8MTc5Quc4ey1y08fNRlKm7rdqiR0g8DZLjXZ4gGk",
-	"rySUVPnoVWYMLyjnlq+iCYmIGbXQ3G9s/WYrKH6aqx0eAdN1zLgPEZfu7juteGf4L4/CxKffMu8xJabA",
-	"pPU5tu87hQi4kDPUUrZs2YBhmUZwIt/IRt9lEizVQJ0wNZ44PE08JzDyb2V623NglLwydVE3nFcTwXcz",
-	"5DJfnfNbmVP/OEu6raEzrjLXLAn8oFZ39OJQIiEl0nhJU/niRJnTPnaelb9n5e9Z+ftzKH8Q2JOy+BnF",
-	"r0zYpK9sdQxPv8BqWJlVvZ71xK9VT8xv+xGe5sICn1XFr0ZVrO8s/+KMq2OHvP8V6pYXRFQdx0z5zEPV",
-	"yzGt3pCpnKtMnrNoasOyNUtWyCb5eyABrKd6U/NMW7pWc09zpZpczpvSxi7fs4Z8rXC8lSRsK+trDrgI",
-	"0+wAd2eVU8TKeDdgZVRBbJn7Bs6i6UGWjy934s9w84hK1R7TH/SqPCHrMF38yfnFUx1+W1RaE+9Xepr1",
-	"xrtzZYk1d5zdT3Cas1dZSdTkmMuS83pmruKSE2HxZChzGl6i8GeSR7W6XkAMtFGMCTDXIQ+Jv2lO8IGJ",
-	"EJlQSbKKtt/j4bRWbEcbELONz7ZtDDAAL2UqiTkCzFkTT5Wo85tGc8xOKJlLyoOoROltqLGwdrbR28vT",
-	"qsR9kgveae7uIYFZyEeoRxWoxiacCOJNsV7Oq+/aVf3aEMvhAfLHgvTpHTAvkwoJqazNTKtmIO6mE4C9",
-	"9NsQIqk5YU9b0EZfZ2SiR/zZGJxJ4jD8p2JiwYlULlH3EZlbHgjkUz7w3FLxk/HXQ5uqAiNZxGLtiwfI",
-	"vyFTE14IGD0QMABG2rPK9nlUtiLXbqzwzQWeakO5y/kpFgPylXJ7Q2OZc7sOq8/qaVu/UeP5M2pYCWrO",
-	"Z2Agpu+Egaxn6p6ElRKTbKfEjWkUzQMLmzHNBU44/8nz0fwyR/MPYE8Z+nrImXT+6LnG01kmYv6evifX",
-	"xzzfE1gryUDu6Xc6ppGCNOSlH0CG/4rvmaIGT+l+cRM3o3r2tjxfzC02tzLnJDnpyW9z/Sa5IwiZd+Wm",
-	"1059x15x2Cs638ZOM156+/ZQjjARVJH5+r1976k0fNv8PXT8xqMPYpF6795BNne9oDKcZoquLTqByXu5",
-	"w/vMRr4qp+0fx2Boh6HDbrKH+D4MCziE8/S6X7cSVPpSneXxVRTo79F0lKfUJw71SJ+vb54VihUsepPB",
-	"8DgaRf580hEkSLd+m6NnHNqK6lgQk6hGQhRgSaomWMDlFFYpk4RJqugtiaZow0/KR/ron5H51zVz/zR3",
-	"zPB088BlANqOBhxRpjjyXUakX0PnjGTDGzSvcFgJOAwhvGMIyQLfAcUhHFEsiWwhH4I+oKMtv88FMUPo",
-	"c4GSAXrIl7Fg9h08otH0LHnLlaz0kA/e1LZJTvK3fP0v8w48qKFXgLIQQbknvVp0wLgAlwLuyZJ8TVvq",
-	"KSBR5CAETXWoGqyM+aSQFor6PIr4BBQ7P5dg6rJObYNDHgEKKM5mViqbVArInPlkT5tm6iV5m7VabdMm",
-	"HLt8vIlNgXFpJN3O37u+rXFuHkHEDuOsCsCHMBJpInj0gA078BBGPQHJIr/EXBHg9nOxFUe2ECTq08j8",
-	"fnj1Luei9/WTmuCTn84++pu26hUPjU9+FEeKjrFQW3p9qkBOaeoKtGmd+ibaBxqDvBhDlL4teFftTseQ",
-	"V5IG/Eg81d1LrlcAWnJ3CskosckkwAxBSQfPFPa66XF+A9CE0EWPMiymUOd4E9ZiiEGJt7Vnk0Wb7dpU",
-	"PNZdHpjsjEYdsrq5QLt1r16vQxn89MvG9lMZAYaJLJC6ZZEV1m6pFHX40nCLeeAy5QhjAlJFmIXDx5Hm",
-	"fFMTd5fEJgpEsIioPhcsQw0SyRs6HhvVvWzY+vFRbIQ+TDUd7ZIClUabmGcdlZCqAVkJeGgFtSsLZL8y",
-	"8EWVv2z9xUiTtayYE9iyYy5Gn/uuxPRcQJ9/Vn+eDaEvr2cZ0swgvUBo4eHVu0c1ida8VXkMBm0vUVID",
-	"72mvUZ5vSn4fJ7e+vwJXz4CkJWjwtghju9vtnB11Otffta+uDzuX3ZPjk8N2t3OVAXYz2aqOREExLcTn",
-	"a/0PkJY8l+ytVUAI5iICS01Oq8s3QAkqEycPH4VL/gZkoBby587e9woPX7WPXneu/D/ssdCMMANeBGxy",
-	"AWmUrA14ur/qe7tH8o55n8sRNiDqkfl9/bO60p/Vv+fg5Xse2tcAyPfQE5tewMXqsyhpBq/z4Yf26e7f",
-	"8kisn9lufGYazzbjV8hs3lqU3ce9P0uQuhZ45ockuJEWaM6EOqMNLAacNWkIUXcOKNK4wQq5a4BTDeHG",
-	"ACWUtGEABFmmxkosifFKqgmvSkXGCaaY5njFyOoNbKp7Q6F1QNkPyBiwe1hAICLQA9jSveb2SyRtfafd",
-	"WhPwo3xBAn5LxNS2ZVzcegSbNfTepgITqoZEtAymUff9+fVx+7B7fnl92fnb25PLzpF/MDOpJDfkluBI",
-	"6qmB73VmQhCEW0NXBmo34est2N4ieK2HOuHRVdtDjSQi3ADh4QIo0oZNdzUILfpoGyCyFmCpuZoGOey1",
-	"Esw3+PgCwIhbiPFsSnFJpBbQztNIg1Pd9hcSAjY0sKvX9RkmYX1JcH9b3936HF52jjpn3ZP2ad7Kfw8H",
-	"zrAaLpKTZ5HK0qOmmzN6Uvqby1xIkv3hrUcx+59gWEU/QMnK+F45Z/ozeQDKCaZkVYzt/3vSCHIKwBUd",
-	"MATMNpH6OcjFgkjn8YLb9g4LrYh2EfRJEF8iew60lATxAlzQT9KXOLOwE1i577+VeVEk81enkEOVbyxJ",
-	"tjKgZvZmHREWSnu5mjZtR2WqGOR6seny2eB5dA4i136dYK2BciEVnqbJY58v+dLsxpNJSR6rtcRkiUP9",
-	"yiwKj9VBli7SxZ+/4M/y7zmR6GGmDXA2c0LmsDav0rlThMGJXpy+oLmfKTa/iv/zSY77gKg35CmzrN9K",
-	"Ii4E79OIPKdZ/wnTrA9N4jHItAXqwLJjYmXpfC3hvI+ktmdN3JZNd3YimNg6BFobAOHg5Wo42Kqm0ogT",
-	"kPYSWYRkrSzEklgodifSiT7hBbVEcQfhZK7IGZ8cQFlZh8UqCCOTpDotU4mFDdqJQxS2eYY+wvIGwMOM",
-	"gcwVVrZmU06vaJkxR6GZieJjCQFVAIgMmKymtJMFYjIFvw0scm74a1nSdgSW+p5IWbg0nTwb1X9So9oK",
-	"sJlr87wfiUrn0ssBf7v4NqifvgFHOEf1phiApf3NR7tMf4qxzTOtHWL5n9F+drTx+7aSLYdLfaor2cuu",
-	"OsUCLzgkWknroDX4FzaeUxCCxhFmab0RQMYwokLLI6mNTXRoICMVnwCUJkCrG1klEk8tuHCXOWg3XeA2",
-	"GOQGs44pLYNmi/jU0E59H/mH52fHpyeH3UxhC+OqohIpfENYDbVTjEfzEowuHher/qLeNCmFAeu4ppSz",
-	"C/1U8s00/4VS91YWcO0EqhQwVEyKg1F5yjP6niXgzsMkoDbZjs/fnh3lZN/VHBrnFiklW9zwUQTaWh0W",
-	"pVQyhz+VfEp37mMaS7iYdg4560fUFHf9PYsyw8wyMmdVD0kq2dSEV/twbbpli17Pl3EGZit30WuuGZ3p",
-	"p/eklVx6clYKTVuOmAW3ruaJpuY5cqnknlTLN30WjEs4EEQlVTDcJa6tdAgww1QGUMbpszl37ap23e30",
-	"E0m2pP0j099DHb7dsitpU9P/Wex8CeyZPzJbW+zO6sai5Ojzfv+x/MEZHmiqZc9ngW3H2womJUSZzGd2",
-	"mqUdrMzSMoliXKAJNkxOEoXiseFbWr8WI+dMUvHYVYfMcuKDZEAK1HXI0jSGb5Yvehb6DS5rPhdXNOv8",
-	"2Zhih63NE+uPaHSksUTPbq1n7vq74K7sCZgrcKr5vPUSEJNd1T4I3rMK3YYL1ININemhPVMbXW4aPXEF",
-	"TvrZOBtMMs/YnoivJJ1c6S6fb/q+Pi7x9Z32V2RAS46KOZkPP/Emc+3xYHZMe4tgAF+ZHtdNUvi6IP1g",
-	"Es94fs/wO6vDp/cc3bsjaw/CvPj+zElagObnnPzNet1D2NoXYxKkxUQlnso0BN4HQBHflu2H2lYDAhHr",
-	"rnqquSPfkIQgH4ZYM59s3g8DxE5jMQog9PNEJgW0/YUMCeh7BVTvZyfNF2EYfzzkbnOk12Yy2Qwi89NS",
-	"rIm25R4QlgMeD0iUcRWKk9LcNTTz5syLCi79KZOK4DAfPkylTaJvIQo1jW+JRP7rThfZgfqoFyskFY2i",
-	"RPnPPoeJmMIKUNQ9KeTn2boGyS9mLKYU+oYvFVaxbLlf/AP4/HxMGDJripq1elqpP8VKqnsz5f3AXyMN",
-	"jBa0Zgs/U4UCzBDjKOJsQATqkaQU9k59H+pQRUQZOC63TLYgYcL3d6ApV/3cAZo9Ba82pOB49RMBgVza",
-	"iu4bWXraNGXqzQJsmN9ahf2E2wK7vt4s/Ww+89jnrPAHQTkkJPhgNjsHyqFdOOM5pvagEz0f6eExT/Nn",
-	"1JueTazn0/wQjId7HuDFyA6XZBzhwMYnurrBCJtQRcgE5iOqwMIaW/RMAx5JJQoiPeQQbWTesrYa6gnK",
-	"BhL1cHADTecsNSjy67QG0+kIT5PSswUZCUVUc8OjFnlyYhyznBVVjSdRJQxixQOZz5/MVnzmeb8rcLQ/",
-	"5d2UZYGPbYhupSxsrqu6U7DmbJootOIhlqlx4+lnEIIFjjlI3c6zPGTNP6iz5pv3fA/5Nj7dRxtjLJX7",
-	"t2wr34FQGGMRbZDZ0RQ62XwKjS5xsLfTBbsPf/V+j/74ZM7PjvlnrfFJPPnm5H6bVanuq0MWORxocPOv",
-	"2k/046xmqTiKx/r/G/V6Bnc2X7sHbQCnm+qftSYICNZy00M4AlAL6yVpfWBVgMoPBAmpKX/PyCSaOr3S",
-	"te+Z3AIAr0+TcKwm5vLHW2lKgmlPooj0FQq5TW1wde8ZmWgNVprLCJuITiXaqTeRf3jZOTrpXp+evDnp",
-	"WuT1/5+9t2Fu29bWhf8Kxu95J9IpJcuOk322PJ17XdtJnbaJazntbnd7Q4iEJEQUwU2AlnUz+e93sBZA",
-	"gvqyHUtOnODMmd2YIkEABNYX1noemzyNjYYLgULsbFsP5qgCVdKdNLCdjuFr0gwadSJ++1WfSIIKoAk5",
-	"CdAzFlv8d6ocwa77EJrmzkxgSpuKVfegeGO4pGPwbRDLnZblA/qjpMyFbT+op6bZx89i+W/+d3i4agZW",
-	"BAzrKW1w62U1+1p/SMwDLkeYAf4RfOLaUjDo5yKPWa7HEjo9A3R//X2rZoyuJOEVTXjM1eyEQgHnQNkw",
-	"X7VuTPyDAYMA9DGULI1PJ5QnZnqx3EUSRqNRfbHmLOIZlteQhKdjy9ddi8hmdMhII/wguWLvijz5uAs/",
-	"z3Y/uLcdi5h9DJuHBE7DIKoMr92NWcL1jUyP9EeRaKlcEhCU7LnAI657f+wW26K8gj2kJxrHmhcpTjtM",
-	"R1lh23XhwSqqchxpYFcWsVwSLCZqyiErsEVeCzJl/ZEQY8tX3HVg7Mc8jbHLaiQks4KjfnbYCB2k2/Z/",
-	"axPINNlWTKqwaRd5ygyJGIo0MG2OAL9LkvAsZpNMKJZGs9ZPbBZuxaOEKfl0hzK4xV3lKH5is+26oCBI",
-	"PpMfikKsblDdlf+9nCttz2QJnemOrzdpqkfKJzyH2adaaPv3K61ydW+tuuq1lm6pKIajUrVbU6Am7GWl",
-	"laa0VEvzChyhAYFAY1jkTG6kHmvLXZyv4KqZKd9SEVdtjfz9SGDnz05Ofzl/c3n6+viPd2ev351fvHl5",
-	"cdqrw9EdlfasMff4EhUGGhWOZ/IiTQFGwiwyVOfVsfZGFvWm+7RQLb98XrS+L03FgIRHP1+cHp388e6s",
-	"13v7rWHSrVw5doJ2gp36/Nyz7n5/c0v9p9M/3l2cvu2dnszhRCxdRlocQokMVqgYDwV8j80gQNz1retW",
-	"azW0b3Y5Ol/3C+VCAJPSRk+0O7aMkPATAsQ5TS3D1dKQ8FsJZ2TLvT9wYI0TCck4KTk/eSEfrOxgyNQP",
-	"dgDbjIyad/hqg28QV+wlU6RfLbJyq1WXblEmcKvTbtOic+DdJmEihsKgjMYMCi713ifnr19qy6T320sI",
-	"gSkyEVKR/WfPyU/8h0MIMUjt5Jf4pDQltC9FUihGRkplDdkkby9+PjQxh9ugpjzUrjYH2+7G3kKMwDSP",
-	"CPIPflDtJYoHEX3As+R7CzBtK7iMXbs2gWb1cctbyTAMjoEA4Ko1qcEiL2HKnEYrAMN+IqIxxBNoGrFD",
-	"Qkmc04EyTL0oLk2k2g2uflJM1B1V145qqa2BPx1X939ClPRB4p9OF1+aXn+mQKjTk3Wi7swkbIs8sDTH",
-	"i9HP8kwIYuxK6NVjjlxM4B0yE6ybP5+s7OOpX2s8tX5ECoGdiUjV6KGCpZ/+fh8JfcyR0LlQ1UrWTXtQ",
-	"jgfowCbP64rPRtfxWBGQnNgkS/RPDbNE2DWXiqdDcyYe/iywo2EzsNlXd49ubp7b8wse6wKDaD0SG6wO",
-	"4c7tRNudJdjQ6UKz5rzYjKhmruwsJ1vPeStnA5azNGLLWNe/curS+U21KmrsI8M+Muwjw05kOKo5JtbN",
-	"cyzw1YHhpT6QiRDXvL6bK1rRUavVrqZLfLUqD8cpTXWKR2Gd5oxKkSLMWIivjN/1Z++guTwkDdAOrkgt",
-	"k4dNtg5Swo1Zpg5BbRj3EwDs6UyWxRsbcB3XV3zez2u8Zd3n4uxDKG757N9ppu0s+gJQn/x7Py7vjYmp",
-	"TXN61xpfXey5+Y384NEWH1j2u/hehZ+b2sJOGv+ClbEbi2mq7fbVuFoL1AH2EdIvojFTpPEMEq+RNMCg",
-	"5g3AgQQ9uQGlv0JO2I48rLDI4kFdVpj7fmExp5foRs7fv+hfLvXvXdvh/OTFnBlwjO9pnXCZCcmtb7xu",
-	"65pH3Cd8aPUrKsf8Ag0QKxy0pDg/ebE9yZWzmw/HLlgrZymUPACHF1T6mPKGKpjmBsdiqughGTOWSZIW",
-	"k75hyEDM40LCyVl51OaUoaOV727gjUrANSdm1Tx4o8mLKi+q7nBqb4TDA0Z1dlFSrKmeLA9DDaCXhdRa",
-	"FDAVsFaHFCnCaMSGzyeNQVBJFok0tsVV2zDNVsVjsMMbkUjboGrSnXMO6z96yecln8fMuFli6n2zhejS",
-	"clmpxdgaHnlMiDZkPKaOdiF/GspqLWmP9qke0GhbJRv1uDZvq+1vTGLBzJ5g3fBsncz6tWAFi0GjmDLj",
-	"mQ9de/vtgaQRLNNtCSPMJVqLNs8VnvYGhj9TS5ncLrkyAaNkzaEJS2OaY9ISaby9PG4+ZAWH6fE2CzjM",
-	"K3z9xrfIC282RJWX5+5Fs/bWpT3Po1Ws3HqXlkBWIsCJeaSuyLFQCiuxSMNizKRC8YhV8BcJlwogjl3M",
-	"re3Fq/XrXN3Kl5FLrBysyb6FhK4nsjZYTOByYcRsmThRAoEVbRmb7hXXLf+nYPlsJ9hJ6YTtdHeg2bN4",
-	"RbJUweNlOVIfljbl9GwzDSLAzU7wKeZLD5/9+Ohwwmqj8DBhnr/jFqhfyKsdu9LFimBYTneOuqNQ1v5K",
-	"q18k43WB9kjkBrfKugKmO2KAyEeLOaquRCMNURYY6G0P6UOy2SYXFifdlrJoUYcJOIsiEJ/ksVENKOdv",
-	"eHNAUDlQSeSYZxmLD011hNZQb1PJUhUGRAoSi7qKmQIcEY5ySjEVSqsILsl/wDPasg/5Q5GM8btuJ0zW",
-	"c99xp9KW/W31QRaJutkj9U7o43BCv57ImPFF06Xm2aeJYdcdRTTElSbx63ubr/iCtYYrduFxk6HBILwx",
-	"5Y2p2xhTdsGXexcvrNq8zhZaw4J20DlA8MjQphycxaFBB0hFlYcwh46K2IVEzqRik/Kue+319TxnMNgt",
-	"2RXQNvJA3cmq2NtsD9bZEXADiZZynrmFSeu2YXmfT7nyJsjDEasZG+TOgmvR3tj9YKJCH3fL+NEuu85E",
-	"rjZHw1q2vMr4wBfCGI4cMKa7mSGnOJBzqka3sTAUu1a7kby6MdGzvPEWGZ7Hvd8CKIrJxRQyZiu0XBef",
-	"WI30DLGcERrHLO6SkMcBmHav6YQFCTX/AL8zMCLqSAWO8YhBL/fKa0hlC+YRg0OSJYWBjxBJMUEI5QlT",
-	"NKaKwrdqSJErFjfbNce0Z0gHcIR9AxZhB1S3f+u1qF0DqxwGhCWSWbhLVpEUxGGdoQBApuHeEPz+8JCw",
-	"SaZwGYlC6Rva5JglCWBh51ABih7892FAwu/0/7T0//zvMCCK9nXzxxcQHchyNuDXtj4nfBJqPx9iB1rb",
-	"ZnpJyhFj2hqgSQFevxqxSZv0VM7oBOASoPBUr1ECt2MMhCrapxI+rRzp3/pURSOEPd8LOp2OXgUywNAI",
-	"V5KIaQrPB1DUq4egzYGcppJGyMuQk0ikKcO/piOe4ORFCZx822RoeQj0g4CO7X4TExKBElk9Xm2DcEX6",
-	"bEhTDJ7QudoliB/HhV7O9bzvCZ2VFchA08NTQok2SHIcpk9c9iUUn9shxx1ZrX4qyXHvN5eHvFQmqxRj",
-	"XTXNqcYbSjTr4PXOdsVo54hKYDtYLBqsoeSb+kL9YLoVYx+7b439LRVMXlah1tpZVBXKtZSYWMvq3XCf",
-	"QvKw5ZL3tZk3VR25Pgw3ZGqTO7XzcO60D615RX6fWshP3Z/rWTA3rUwRUfOeW3RL4TYE4PxM+HRePvhw",
-	"2RfL/7jJeBl3Q2UPGCMrD+g+PUL2GLkU7Wj9iZ43O7bColid5y/jAbhBTtwUPqhVvGxOWNw6ExVO4epp",
-	"Cl+GyNhMGujxfLR65+NDVTh7eeTl0Zbl0ar8ovUiaWWe5wqpdAv88XOWtyqe0EJFYsLaxJYD0ByIGlOF",
-	"BJIz/Z9DJwII5NRqxEwJzQBSKeEopg7Su1UEhX6RjF8uYijIR07P6IzqgUqd66+8KVfTUzF+mxHjL5EU",
-	"7zNy392a4s6T2Hk4Yg9H7OGIHTjiWjnKQOTLiPZdMpoiQb4XPYufgmdzo524+1705Rp0G91raSBokJIf",
-	"z8O5ZVOPxsNc6wvSuOBXLC+52yXLr3jEnsgytabZJqc0GrlJR5bKBlnylCQ5lCVZYr33ok8iMdGGJkcO",
-	"cye/Bip8KNwjlcgyFmtzlZKcQU6R/m8xgaIfljPCVXkXpOZWXOfScp3LkuscjvrhdcB4To7gLVg9lOUi",
-	"YlKSmLNYqwZFxyzVnxEo2WHn8pTQvigUUVNhUBbLatCUXStMemqTUAlFE1AwJqfJktTr13Fp01lJoyqy",
-	"KleJYWDVXbJpVctoBdSIpVXZOleyS/psIHI95TNMW4DeyGAh+Qi7MRVFEhsS/UaNzx0XwrqXmxtt9vMh",
-	"srk7eEb6DQGRXC8Bk1dQSFYhtjXBH4GMakt6b9yPldwivwjgnacpPAo/V/X3+3NuinFd6nQklni+TOqY",
-	"5lxPS0CKNNGfPqRJIqbnNNeuDXw+lRcMEsvczwc7B/NIyt5SqUpwkxxKQFY5UOQo1e/TMpDFJEsAsNqs",
-	"25wNtJpY5rVROdcD2Cb2/XgPSyTDXTFhNDU9pKmxchJGrxiRYuKuBt3NMunuAT093AGOm8JF+kr0v6TT",
-	"Ot25V6K/1mPb3/Tb7lxS53PgHymjkwNskuBX2Ot0OnqFlTN6AH9KpuSR2unq5fa8tbff6uxddjpd+P8/",
-	"d4IdLTF2uv983vm4YP/Oy/n9Z525Wt1+ochBp5QjpWitJC8qqSwXKKtGVGqrpnOI6dE5S9lUq/U9csIi",
-	"BjCdup/NNnlNJ4wM2NTJr0blJpkirqQFaATo36JQ3Thjz3IFKAplMEbX6CDDzrOgJFKhQFFUCYNQg6y1",
-	"L3L/GT3j+bG+bn4sh9XdjYLotYaJ91xaI1uWadtYn65XiYlCHDr8TyQTPIVETcLVhiIjG+vOwmK1ObZe",
-	"Q92wuO06+fvrSuTogXtGXd/RuLh60T2897v74b3on2F2+BZOdEvrFopkbkmnsRmL9+ajjVd65NvN+biF",
-	"xeqPWf0x672YN7YpSoJbHcLmbMilyksN9pDp5Rfuu7+0VHO3cz2mFE+H0ssCLwu2JAvcfag9SFhvjycN",
-	"fTNbeRsA7Iu7GDPUHzo13csTn6n+SDLVNyOL3LR15J2Uux8MzMxZ/HE35nHbbqGV+KuxiIqJ9uHDmMfd",
-	"Ket3/yo6nafRSEgF/2Jd07b5oXwB/hqSnEmRXDFJlCANSqBY1xz16UaccxIS/v9Pj8Jmm1xWeDhPJIJd",
-	"gWjkkkxozExIS19VfMIM02nKWMxi0hixnIFMhUMxCsE2FLp4XqYfQ+zlJoAtF+k4FdPUAeCxhz4HbXJM",
-	"o5HBPR/wK1YeyjVC+KV1LFKVi6RLsqKf8CggE3rdokP2/dNOJ2ya43giVS7SIQlPL+kw1KI/ZVOEXKAD",
-	"BawkuVDwtZskZxTQAxDAQXfEnAy678dIoR6FBNRoZ5AlHiw2DedFpvE2OX5z0etCObLI+ZBjpfE5dL1r",
-	"D89MM0utRjjVzU94fGKWxW1Qba1hXX1RHpfgtBkF/GCT+Fsunp15zXBHcNmbFN7gtUjZL1RFo7sasTGP",
-	"v7ub4jk5Oymna0Xw+OTspNxpc9GtoyhiUtqF1jpKEjFtvYGvd5Pgx0fNk/Cgee5jsFNbvjdiNOib7b0f",
-	"gx29jm96Bu752s6Cnt5SOf0iYr15jQr8BFX7GGxqrbpYfrV640uutPARijTCD/qPd0WefAybiKSCauOJ",
-	"LBe+JIkWcaJQkseMhLs047tXe2FAKB7dv7342SKBoy5C3VKAmrSH464k1FJFb6ciT3a6O7s7SxJr8tre",
-	"Iw3TctPVtteKpdpSl2DZP7oxr9L/76djebMBUEntMUOCb0pe/f4T6TEVgF4ERTXTAj6s+tF+P1WhzUab",
-	"kVdveqck4f2c5jOvVJcq1VfTsfz2tOn76bglmbqjRn31+089tlKZmtXp9ajXo16PPpweNdvuG1CcWJ64",
-	"+yHhUn1cqzzRzyThD1yhPMX6xJ+5VFUsMCRiADmqdSTYJxJ4y0p2M6kkaWASiVaeuZiQvUOj9vSvRGQs",
-	"lej1QrYkTxLZDEi/4ImqSHGlEvr5PmTjGH2n3eaQxbGkrTweRK39zv6+VbT1Hhn8vjGbtcmR27+Gm76J",
-	"gH4BQcwpPS5IQpwHwApIzhTP8QZkM2kSyZSEjN4+L+MEJT2mk8V7aIrJZOWxc6U/vkgjZjJpbmFOkES/",
-	"r7IL9HNZLq45k8ANTCiJRDZbNFaoIhMhFQYr0AjBgg+wSoBJGHg60dQgDHgSnAkzQ9MDMCmb9TCEyOuD",
-	"w3DERkyNahF+qQbHYi/0XDyxRM2BWf4rupHgyFb3YEKv+aSY7HT39w7+cfA/T58f/CPYmfAUL+6VXeKp",
-	"YkOWb9sIuorucCi+TpKssojMHke5hUvOG0feOPLG0YMZR3OanDTKfUxwIxO9k7+2qIPo717t71Iptc4X",
-	"aYWludJgGgnArH2TsZT8gPRm++0OObJNOKYCKdt1u4295mhChDwOUUFXvLEcM2KRy2dE5chWJ4ChY5t8",
-	"YmB6aRqLCZE0UYDOrIersLIzlCO6/+z5f4VkILTUwyoiONVg16T341Fr/9nzsuIF3tZQOZ9MgEZSTFne",
-	"iqhkcRNNFf2KsE1CGFpoewlTcJxQKfXYAhLyCdU/YwXVmMXk/PVL0rAfcBdjMbsf5tGfP+5Cu+0sHYZN",
-	"MDdKjqVyZl2ScZgQmEG8T4YBmY54NHIspWjEovEhFlfpOZ9SaYl2zfGLkIajzvymbb04qCyaPfMiCwDd",
-	"hSxnLAzp6fUe2w9bru9g6aKVJHT1aYIR+jAgStiCrIY2nUj432ETUJPBTpFEiSnNcTUPE9GnCcm1/Qr5",
-	"8ne1rfSaxSVbrtYHyKlJ7noasaybq1La7Q0ep/WemnNvS5/QUKbd/ksu7FLwtGCPmv35VX/rR2bBuGrw",
-	"rrqb8Rz0300GykpVu3lbZFvDqUwNZES92cxw9GplUKw1I7rw3oA4bQUEtDHWL0ELpmaZvL04awYkyrli",
-	"OacB0fNYmk2lNXaeiwFP4HUYTIH9Z3YjllQaVRmUXAU1I6U8lQBvmCubagE9suzRoGbViE0kS66YbD56",
-	"7Vp9uy9bvTr9XCGV8UtH+havYb8t3/RzSPbaxnl0on1JIH6tiDeOtxWyGIO2wVWQpSNqTB/ZJaF+dUga",
-	"fe3xwVk2vu+1vuzw1ziRcDphzYCERZ7Unpuyvp4ZcJgYZO8ZD8+4bs6tiRgK9742eS2Mq8glRqu1e4pO",
-	"fPmY7nYqTDCb0DjOmZTg09nRWWQFww/uRpAfu/DHr7oo+LcWjH4wdWFGtkJV4Gr0WsJriW1ribrcfFya",
-	"AkkzWxY2ZjXU7gWjcQtyfMp7iRwBJXgVDDRARFoqK5LRIU+BIvKTYEvK16zD6e1B9y/L3m+xGMK+5Gcu",
-	"v2W4/m+a9naOYta1Cqs1uKrGoL6gTZXBzRuvnlEopmn1+sAmF0CK/uFC9xA7BDnt+jMSvjy9JAs7Ptzi",
-	"9nQ35tpT8zdasNBIaZnWCCGm3YRYW1peHNBE6qvli8uj7DkobHyiBoVtTJS+EAmj6a0Op78sMH87kR48",
-	"29Nz30JObUhAreLpvoewWE+sbfu4JW5t2/xnpde2nVhnQ9h7PMn2o5MIXx9ndilNPlGYuEWV5dW7coSK",
-	"VEuaun2DR+Y8qXiKgAfYyaosJIMcx0bMwCrQ1/D8HI2ELkGrgvBUKkbj5n1tofVUoo542xKbKHI2epZQ",
-	"zxL60Cyhm5ISK9hCjxIpDIX4vJezJf9lyNSG92vnQW0I7xJ4cJd7AT3dc0Ovx3XR6n2ZTt+WAkbcl/tv",
-	"6O05JZ+VhNQLlG/ZqvgKiUu357TsxgXusjW8X8ci43CM7NYmzXsvPFXCPSHfmu9h+7thc+ZhQyLHIpv5",
-	"cIi3hj6Dh2P3z1alSpazK86mq2XKBUv1AqixfDgnrwCBjbmUADhxfvICxQb88folaew965A4403MngmP",
-	"oohlKiRZzga6Xcy22c3SYUjEFcvrWSxZPAjb5M2EK8Vi+7YBZ0mMtCwkZgNaJEp2ncKRo5iSn8UV0yI5",
-	"cHhM/trpYQOAyvXXDlEipjO8ww3fGPz349OLy9Yff/zxR6uj/28vqGX3GGoblsMJNyQOJWIoTD3rv386",
-	"/ePvEGpRGY1GJPzwwcLOtydMUT1h7Z9O//j4cVvnYObDfsmm5zl28ZOJELN4UH+pue8XFnN6iWdv8/cv",
-	"KWLdKVfgja1Vdy62szQbKIfdw2KS0SHrlrtDb4wbt4OPpnlUw4c2Y/VqJZRYrXDvPANb5haJmK3PAjVZ",
-	"kjlQlBoCKbc4jugmuiQECqowsPVucUgabvnbkUIujYxKKNkTeVm0FpJGVcSGjV4wKkUaosyev3wsYhYe",
-	"ElrTDRhRh7wG/VqjArgkofnlXX/2Dq9afMTqHjkC3ACDmmDTRLX+gOOCVEwPDYqCVWX9GaoXkSazwFBD",
-	"9WeYetomJ8inRXMGzCMDvSTxnXqygF6MStbiqWSp5JDQoEeqv4/uxXEuovFA5DHpU8me7pNGeGbm4ucQ",
-	"Ekr39ES/wX93woCMZtmIpZLwYSpyFjfb5HeRj5E8rsZ713ARprSk7Lq/h5BoGwAARJn7mjMEwAjmi0Yx",
-	"0npR5qR2ydMOyVhuAB7gn1EC02VybAMiRzR3M8RqK0nL4iUIDYa6DmsxTG4smDG1h5EwwykOoSlNZopH",
-	"siQP0z+HbyXLW0dDliqoEaUkyuk0YTnCRaRjUqSDIk9YfqcUW9xPDo7AXdX6b3P1ptsNGLtvuzv58JeI",
-	"deC18GPJ5C21GizCWQ1f1lFs7hJdprSqeuyV6uugc2AUliPj2uR3UDb/64rl2pj//mkYmDR+gPhws2uf",
-	"tjtz4LdYMm6Oh21teq3o766Z+e444bXnYMXeV3oshYBxx2aGX46oS8L9kDSM39aE67LEGGZxfZSHJHwa",
-	"OvfcPHk1zQMVEM3AUosWqR6W1hC6K5f/UiQaFek40N7VVOvBUGQshQ9eNRKuSvgzI6tl/Jlh7XT3gx2W",
-	"FpOd7r/3g6d/L8GpuVnsbtEtQQ2LRZGljnQntSpDtt/NeyOPXQ7+AF8SP33j/PXL5t2loLz62qRg7+qb",
-	"koIhQr+XYk52q/ssDHwpEF713rzWDx2fHF0efV4pKK+G311PkltKQnu3l4ZeGt5KGvZ+u5s0dCWciUKu",
-	"DGw49z6RGAEso4IGDkASmdJMjoSCOk6aEqoUjUYAdG1IwQHOWN+K0ek2OV6o3ozFNE0EjUm/iMZMkcYz",
-	"x01u1p3isM6WhyeM5nlDjw2+b9nmar+XNIxrKwm7jlimMDBgN1IVzFBizFIrxmOWcEBaNIhLodIiqjYM",
-	"mkhBJEtjWSPVa9sbWBy2SaV25sIG91ENx9XbziFovHEFcTE3KyXqZ31eDt1PYLCebpqSFYJa7cwBK/7M",
-	"0qEa7XT39v/ngbGkNxO4XyrL3Vjd+cmLR4CeeIxjb51wmQnJb3OibB5xn/AwjB6GcVHJHdd3w51UXN1+",
-	"vK2KIyKfF8RGpc1bq2FZUe8CLBsiAsImfRbHLCbhCVVUD3aoB3ieCzEIl2EgLyIgXEVhm5wpC4QniRgM",
-	"Ep4yQodU+xR1dVYnlwjX8jCFzUMyHTE1ApXsInVZOMA+Vy7JAiJHhjbUn9Zf7aK9YvS+MuQlnUkytYBC",
-	"cxNdTbGkPMYTRdMfgzfUoHP2R84s6yXJWQspFLiqzN6UTYmRxk00A7i0/kZ5kznRGLNZBShoCibViKVd",
-	"QklClbnD0i+QWDBkSEe4ZSCOXnaCoXWenU6Rl/iHddfQRV3S4wQjqppHPMWAs6K3qeJJqCeSSNGsH4/Y",
-	"kxBr3NQi/YkQ4yIjjYUzlPlzk+Z9iTLw1GctNDWUwMMHhuU1040jbX2DOh/Vgj/ab9sEQKqcwUzQGnrk",
-	"085BiT+i7+Xp8P6w1ShWaD9hGz2j+GJAnZfIrBugnB056pGcvQnx6EyI3vwyJo05TR4QraJJqaNXYiOv",
-	"NzKmaj1BA53UFKPW9vMxrqAUaFodlCZEpo2GgMAIAUiX/HbcevWmd9oFzoBJRiNFXv3eI405++G791MV",
-	"Ng0+boYpHFbDO1151XvzOqi0Y5YLxSLFYoIrjoQ0GXbJaXzSOwoDEqpZ1iWm8YCEkZrpP83B+5jHCBo8",
-	"KJKkro8mTI1ETHhMGiaMx0teLIzd/X94GXXMT2z2S5EornWUCe01rXrgEp1rUDvwSuOVA3fjnHli6EJW",
-	"GUUlOVWIsFhIiQlaOUoon6B2p/pL2PSNF7mYhIsqWt8HWlhf42rm1eo6tfpqqr58zfqd2dbsGjIvd7o7",
-	"bPZq1H8Z8Tf81Ys/Ty8uf+2dybPJ6w7rnT0/S/98f8annO4n47P3gv/5Mhm/SePkj/dZwl6+UNHL60T/",
-	"Hv+YTPXv8eSXnKZx5yzttNnsVfbnsW7jt1n/fbYX/56M37w/un5zecYHv7aj/STtT1504n+9SmqBkIwq",
-	"LQV3ujv/599HrT9p6/92Wv981/r7u7/+at9w4b8WghLBznXLNNiqi7CaoOkSNcoZA/Px+UGRJySjuTZg",
-	"mZ53k14UC7USj7IuB2tteyvDWxlfp5VhlDZ59fvlHUwMVFmtRAzFWvtC32C1YNWNKst7PmtvJJLYZu3B",
-	"car2VXu/vYQ4RJFhMLZ5aOEp27r9t3lSatqaajdZj5ngqZJkxHKGge1SM5lOIKJkygBEsvfbS9BqCBJp",
-	"uBZDG07smZlunYuER7MQPfUBpLpKgqOv0IpFxvQ61+OJec4ilcxIXqTgr49QhVWqmKZkJIr80KpWfc3V",
-	"hcvOJu6NLOmqLkS++1l/0i9QA24mbyN4iJNPvSgfUYh8bk3fMkxunzIPeQXkFdCiAjqz3k6CUuWW2sUk",
-	"yq9ND5yPkJenv2WNVEaHbPEsmDQg7qsvnZ+8gORxaY5IMVcBJLc51E14OpYmpxh1QSMUwy5CGTfXHZOu",
-	"crI+n3g/L6sPvlLZviCL9SLAZVGaIM7hrrfovUB9dAL1wko5ZyXf5fzxP/lKgfrrBR7gLLOktSh9Ahxc",
-	"NTzjeuNhs6vlbmBMdpMRgwDj38urYVg3d0lMZ59PGv6ab0YQLssJMZjqS3P3dlB2mfw985e8Gu78/QDZ",
-	"Io/EhjYr0UtoL6Efn4S+SYyul9ZT1h8JMV4NIF3DYu+6oCQjWpIyk/0OkUW/fE62yWsHW/rTauNt17oT",
-	"mmrzdzlI9O92AFusfzPv6Dkj9Dju3y4+slmY9RXvbLNySa6qsZ5b2Wuwks2S6yMc0I+Xl+c9wtIYIozE",
-	"AABFIyGZhTAd8zRG6rOKpF3aEywiWZQzpZ1PLqFsF3bmpaFgmxRSkT4jtA/UsywghWQkHCmVyTCAUKm2",
-	"egpp0TJEDgXaU5HHmGQEV/ULR1ooNCj+d5pzpRgmkJWE4rKIRnD6u7/3tPOPzvODp09DKPPuXP9jgEgd",
-	"YYDJPYNCQi7yKSTUmuLgssrCkrBp060cQmaMtESIrE+jcUCyHABcA3CxW4mIaIJEclEiiphYNA9LQkHC",
-	"vef/bO8/O2ib/4aEp1FSxCxuBmRSJIpHVKqAFKnMWAQ6p2ScE5BSBtdp0sqKPBOSkdycVQ7I2fnVAdx8",
-	"dn71nDT0n60JBTIMuFK+Cc5SzQSgbDzodPQsA51RX8SzdpEnhnIX+GEx3DtiOQuISAkC15lE8CGFAjpD",
-	"jV9mKFNFIpGmLFJE8Qk+B8BSZqJppAqaJDMSc5okLIZwM8VvDbELTBJzPwN+3LRsovqMkFmGE0+VYpNM",
-	"kQHlCS5ZE6XGcHhq+JmyXFzP9CV4HAvfMbjtJpwhIzAE1HkqFU0Sc9pOZ0ROuYpGABiY6u9FB4zEDGQ3",
-	"pAlKppR+LQyG6pYkrvrQbKRy0cF2ObqdCiSNORDiPpuJNDapa7gTAXFgOpIserdIa4zHinq9PN23xMhw",
-	"tH1IJMMj9lJHhrrBsrB9JKb283JTk+/m/vGtKWRE2DLyb0sw7Kb1z4rCji+Pl9gFa0HI8KlDEuLXDysw",
-	"iUoge3CyR4Mw8+0CJZZmiRb2YHjc0/5xXZEbwd0RNNrUUDp7r2JRL3VbziKRx/KwVC0TkTOrX3TntycL",
-	"sfeVLPSY7R5l6ouGYHe30r29mWWozccmWw/yIhH8L8uZ3omHldkM+f8z7Rkgp3LO2uQI6hmQ+ZNLNHTx",
-	"4E2kiOoJEdzQeV2o93E/oemYYNyPRAmj4A4dkjAtkiQkCaNXCNlUpJhJiGRzJb0DMEkZ81HbUfafcUsM",
-	"BnXRo41LbV93SRjprxEVuokXlCdFzmRIcqaKPAXjuIMpkzGXtJ+w+EiF+qruEmm4VluSMxrPwDxmMc4K",
-	"/rvZXmCgKPvIFRGDQRekYMYwx2XOFESZiPOHDQam4tOUrIJVbl/PUzJI+HCkbPLkgKdcjhjIVPgu6Hjy",
-	"UupqI1/grCqe6H9oeWtmjpiKzi0IXPR17i1wt2axflaI7juaqh6t26MWPjRhEJaTbVIPLViVu5UoXF+l",
-	"4HThiXQEaJ0zMXBYSslRZXWCL2fhakUKwnhKZxiw08LQaR5Fdcjj0JYkhP9q9TAI1ToxLYakATrDDKbF",
-	"47BJrmhSsIBwkKMRTQiNciEx4GekuHyAyPtJNaWfInMfG5difdQzT6noDfJtnDHQ1TJo0zJRMTx5WH4C",
-	"8WvBCrB9rVRo6/vDStiZU4iaNVw/fyCN/c5+E4q4reeNYVyVc8h5GzMIstomTcGyI8YQxxOQj5Za12UT",
-	"4ELU3qTEWrtdCUEaegg5Bl3Lw5U+G4icmSdNTrU18ptdfW/OjG1regnGbWSD7UQWkARQ1UubMPTCZG3P",
-	"ItZfarMBiP1tydG1fJZOpHtu9QXkP3p9+vCHl7afGspksFv1skKD7f7itYLJXs/ZPyomNF1M2JCWhH85",
-	"p7/JgQubwSJ/v8PQj3cZnn6TjAdJxruRyGZfbOc+pExNRT7+cqbvFotpTTe5rJ9H1rpiXtt03ouXQPSa",
-	"VbgQ8KVy1Bc0x7PQjOUt9DMGfKiVYbtKCzyy0F5LgKt6eg3HWqcgbAZg+aHqkKRhtA/U1TbdFlENyRVQ",
-	"iRkTWcLIdCRIziLGr9h8iqRtx5BoLO0ZvhtPhNVUtKRiGZxfthCwz7ZRqBF6Pubga2Gi+JArmlhkcrcS",
-	"rWmP6nnuApRXjeNtSxr9UUzdMUE7APFVxjKdQi+3QVNwtqTJMykLbWDozzCBw2Y7O3ol20NB206RjKH1",
-	"1W3Vk3XdUTk4QsvG9otI1SgBnqSYK1JIOnRffQyXlz14XEfWR7uwxLevWjjVfy95HohcpPNNsPgcl6M9",
-	"nncHgg/c0JMa1b95sOI/WHwWE3trAiVYkuVrWqrl0i1ZxXjejlszFaq8122j1C+Lz7+xhpw0IQOTlkLj",
-	"WFqTW+/ZfEAjRkwKCr7Bnaeq7EVLFDfZbzns3Go/oAdmuyTh+ZvepQF4KqsUL4EaYN4YDNvkKJ2R/etr",
-	"C8dPo3EqpgnTmwt+xEM5lkhm0kCcxJAuoanJpAFEoAAAhTD1gzSQRMHmTDThS5m36L7xlOx1iHkGM09M",
-	"kktpVWP2ECR9uLkrTtoK/MbRejfEFnPJMm1yZAP0bvQHHRtMuNkzlTgBeWZrcgLytFOCIOhVvw+VmNLA",
-	"Q4LyUjRXNqfTxuSNT9J4VjlGXLswiibNNgkP9jrkpUjd44BFZ2MwsFLlkEhBYqHnyQzBbZWSXEwD5HKi",
-	"SeIeq3ImD9cdMECKz5BfsZQUGfg2JnPLDEMMCK2mC2EQlcUG6Yt4ZhAcbDoVXK+mNyaNmMtIa8CSnE7a",
-	"s1+DFqG/jVR0kkEjfaG9Jj5MqdIqEjqpTchCQUYRm+opAYIn08W2G4Tr2QfDskc9RdNYd8DuYIMRImsh",
-	"uqD6q+yPe1FWDTdAc8AY6tlZhyRmUQK1YQK+IE3Kal+jY3NZZdgZSDSaEkbzhLO8hCyGpcRlBY4GB0pQ",
-	"ANGEuXE+wQzWKGR52XdAIhVmmDEOTvaCt1nD2zypRMqC57lE+EPeYgl5iZNZibHqW5waC71+cBLczeeE",
-	"RqBW4OMSq6FaZ4eLsVWMWcguWb0CbzEK+461AzFFHd2douDxztJijXrP36b8mkgWiTSWAWbLGQyYcqG1",
-	"yQV7r2UXxI4lZkOokRZ5ZMCmpUwSyW0+xqVd1GvH4SJzdFr/vBveRn1MdpnzVO8KPqEJibWRJ5dNRyhH",
-	"dP/Z8+9D8h0ZsWvy4y9Hx63ej0f7z57rzWCwd8qNidg6bbya0ykIIoulPWYzFzhvLjSH2Vy3mLBSktx2",
-	"wswQ9LzR1uDvD88PPt5l9qopcHMLnx8Q/e+8FVHJ9NTQmydzQeAFZJXE6tbxb3kcVJJF2w9LTjdWTl0l",
-	"THfutTXu1P36mlvR93Lt39x55WyTz78t7jQV4dVeUGk9k5C6fCNVn6q2kxYmYd0+C+Y32tN9YwqoMmX2",
-	"ibT9QGOpTJ+NWSRiMOEww3ZRRye8n1OwUtC7ryFmmoRcKi30JiRm3vhxpbOll37cq72gghv6bvfvDwdP",
-	"P35/p00M32A+OVja0VVZwpQ83W/p6XK/kAXn33xWw1Jlj/r5NrkN//rXoo9xVLkHcRvDeGWcbhVO9tJw",
-	"nX7UvR9hVL1z450b79x45+bezg1G2bxj4x0b79h4x8Y7Nt6x8Y7NV+nYoKJ/IKcGnZTbOTSGWMF7NN6j",
-	"8R6N92ju7dFcGHniXRrv0niXxrs03qXxLo13ab5Gl8Zo+gfyaYyfcjunRppxeo/GezTeo/Eezb08mh46",
-	"H96d8e6Md2e8O+PdGe/OeHfm63NntJp/IF9Gr9XbOTJXnE394Yx3Zbwr412ZDbgyv6E48c6Md2a8M+Od",
-	"Ge/MeGfGOzNfozODiv6B3Bl0UlY7NC7gkndlvCvjXRnvynyaK2Nm41ILEu/EeCfGOzHeifFOjHdivBPz",
-	"1TgxjorfovtSw4Bd4bh8/Pj/AgAA//8=",
+	"7L1bbxvJuij2VwqcDVhaq0mR1MUWhY1zaF1sjWVJS6LsNWvsqIvdRbJGzSpOVbUojreDJAiQPAbIQxDg",
+	"AEEe8nCeEyAIkqfsnD8SICfIvwjqq6q+sXnTxfbMeGFjj8zurut3v36qBHw44owwJSutT5UBwSER8Gc7",
+	"CIiU+5wpwaN2FPHxmaB9yvSzkMhA0JGinFValf2zi8sWuiWC9miA9Y8IMzkmQqIhnqAuQYLgEPUEHyLM",
+	"JojDOGhN0uEoIsh/ddjxkSC/xkQquYcYRyNBehHtDxSiEjFCQhKu1ypeRQYDMsR6BYTFw0rr58pfKh+9",
+	"ipqMSKVVkUpQ1q98/uxV9nEwIHbt0wt+zcco4qzvIcxC1J2g8YAPPaQGxC7crTvQw4T5mUsm40wRpg6o",
+	"HHFJzRzFKX2sFA4GQ8KUj9ZCPmYRx6FcR1wgn7KIMuJ7aEzVAGHUoxFBDA/JkjNfkiAWVE3OeUSDyfTk",
+	"7wdYwe5GuE9gb3ryFqJD3CfSXIwaUIkkVcRDVEnExwyZZSGpJhGBkzJj6gMbYDnwEONqQFnf3SxXAyLQ",
+	"gEu1h/yQ9HAcqaoUAXrGOCPP/EW7Oezg/vTi3xEhNUjxHmxBkJEgkjAFgNZCkrAQUYW6OLhBlCH/uFc9",
+	"5YxU32IVDHxzxZihmAUDzPokRJyRBD4361tw6DxWCKMuDyeLFnkckuGI61O/IKMIT0hYctlKxMRH4wFh",
+	"5lyphLVLxQUJHYzxnl4XwSKiRDj4NyAAL+MhQX4yXTCpviETvxwL9HzliHDCDUZOL7IdhoJImZ6r5LEI",
+	"SAthNMJq4KCCIEnErV4g5wqt+Rt4RDduGxu1Ws1f95DiBr8lj2711vqYMmmA7erixI5sd4alvi2FFNe7",
+	"0D9ToY9Prz67qx4XQ6wqrUosaFWQHhGEBaRStr0LrMgJHVIF/296kxeWqiCsCRgJNYToNY0pC/nY7X3I",
+	"pUIBZ1IJTBkJUaRHQ0qjDR6NIlqkAUPK6FAffT1ZFGWK9InIr+qCDDFlerGzVxaRnjLLwsqu676TSVJy",
+	"BJck4CyUKGaKRtnNazRSEq3pn7pxcEOA2vbiKDLXuL6HNCVHW81dD8mpURi5U8nd0uSEvRR4WTzsEoGw",
+	"RP4FUWJSbfcUEf5qu9Mfwnezd6Y4GmNNAkiPCw1vSkwo6++Vr8QdVxXOy9d7BBw1WDkfMucu9rNXGWGB",
+	"h0RZDnp4S5g6Do9oVLr8MxZNEFaKsJAQi4dUIqK/2kuoElVe/iUcmfPHQcBjpp7ZL6ReuebOlV9jIiYV",
+	"r6IZSKVVIWYVlXIMi2lYilh27edYDfQHMLAmC2XjLoPJs+Y5DmcMTx8+ckI535ASptjQcNPc3kYjQZnC",
+	"3YigYIAFDvT1eUgGfERC/U7msD0kyJBoWCIham6hAY+FrKG25koRnhSIt2YnCafRvxrBB0eOA8DrKYnX",
+	"IGlYSgsBB9lLmGpuqK1mM7lsI7Clx1bgF3lUw3cnhPX1jTa3tz0Nze7fDQ27ShGhx/xPfv7w4a5Zr374",
+	"cPf88ONf/2nqeL3KXdW+Xs0fanqW7cv94+PMiaI1OcIB0Qfq/6eac/S4QOQOgwiI0dXV8YG5tp7m3sC8",
+	"S3gWQ76WErS4GBCqOY5B+laexWMpiVrA5MuPLys8zDq87UazDOB+5N2Z0PwLPHsYQJ/jPikB42oXSxIa",
+	"0c7QuVmUQL+S25OV0eD6h/jOkLZGXf/PS2ldo5Qw69Vc0t9KVnSsyFCiERGwpnmLge9LF9Ss51e0cDnv",
+	"MtrHPg9JqRyZ6icBDwlaC7AkVcokYVpsvyXryWLzt6ffns8XUuDY2ZqHWPXqbrv6D1z9rboaXuG8eqUX",
+	"1EIRUYZWhbSvZXYt6Q4mowFh0tO8DpARBF6gPoEgIWGK4sgwK0HkiDNJgFe9xKGVSPS/AqNX6D9B/jHT",
+	"bvwijSBp0Rb+FIIL84k+9Mq79snxQbtzfHZ6fXhxcXZR8SpDIiWAbqWTkQa1YscVusURDUFdUJhG0kcR",
+	"1ULRGDQWjnr0rgb3m571PwnSq7QqP2ykmuuGeSo3DmE1sLv8+d1vZuTD9mp6b34L+cXNgSiTUZlT2SIR",
+	"R8tWa7/YKAivWVmumpMclxok/aIwkJUKlxxEv63P764Ke6/qvUutY0zd7EejgPYiGjwQaPbPTo9Ojvc7",
+	"JcBilJJnEkmFFUEhJ+b2QNoEgekR4WOJyYog4Zb+pwKF5L40CBxx0aVhSNjDYOD49PLq6Oh4//jwtHN9",
+	"uX92fjgFDe3zY3RDJijCwY1VqLWQBpYS0Ozs3Tg67T8aaKw+cxFOprf3p4KYktvVsHPMNK/D0UNBp3N4",
+	"cdo+yQFMW8uD5G5EAs0CQayooVNrsKISCXJLcETCvZyNgoaIApPsUSIRVc5eEPH+4xCaJ1jWNKiZ4/iT",
+	"AZiFAQ1Wp1wd8ZiFDwOr07PO9dHZ1elBDq5OOZJxMEi4hbsKqyE+CpAsmqN448lK/1RXnt6PvfO3PNQI",
+	"UmKQvUo0Q0mZVkIHxCmSYJGcthu3EOOJqjjlFala10IV/CLV1DEyb08zHSrOX1HNOCzmDZRzbmTs5vO+",
+	"gXdy9/B7hwirgx6mWJsguiJ3amOghnCSKS7aN96SkOKOUbzSN6c17oW0m0axtTy87rw9MRo4WHElnkgk",
+	"uaHhAY4l0aQ94n0NgYmNKCXuHmLklggkB3zMahW7sxlU7Ik2d8ozCiIaYGmskUZRDgXuKYkoC6I4JOH6",
+	"nE2DFsp7PWfziji/iUeox8XwD0uc7IV1OH+L2cRZ9r/MvXU4R0PMJokDdebdDKzX09nLPYQjyYH2Fc3z",
+	"f8Rbsr6EauJMmPtx6naw1zuJOA47nJ9gYcxw9xcszts/nZy1D647Z2fXJ+2LV9OaDph7yV1ASGixCBxS",
+	"aw30lr4Ey+mPl2enHmrU4Qcu0Hbdq9frSPCxhOcY7V++Q3Q44kKtP5oe9NjrKgoyUyfzpxJopuFCCzaX",
+	"RErK2RmLJg8Du/b58fWbw5+utdzUPjk5e394UAA8KhEfEWFsjAwuGSNJ+4yEVcqQNCvZ0wTGacRjLFEs",
+	"SfhIIPaQFRSBqWS/fypwKrtvDVDz2dSKQHXR7hxenxy/Pe4UoanIl/aMk9ZEFBjH7TTreQwgus/ERdjJ",
+	"bus7R5ziiCXQlgMEDWZXDMdqwAX9jYQPte+A7fnaAvQUt9RUgAuk+A1hWtAeUikp63toLCDIi9yNqCCh",
+	"fkeQW37zaNTqPlPvOVCze/CNcDYe0GBggpWATbLkUwxqo50CpDn//Oyygzb08W4I0hNEDnzUp7dEE0tG",
+	"xogzUmIVyh3in8w4lAegj+ntO6Wex0xdxsMhFsBlcRhCIB+OzoVmSIrqkXo4ksSrjDI/farQcAn3rXMl",
+	"fpp+MIowWwSD5/od47NzLsifTYQEDGsHSQPAePcXEsC1tEfURj+ssKVAEKxI2Fa5nYVYkaqiQ1K2PQOt",
+	"sl0SgHQaR5GLhTMYY7Rd+4kGxDlz/Jw6R1kcRUBaljzyCEt1JZfYR9kcs+9LkB69m97mERVSoUYzG/Ng",
+	"48tuyMTEOwgS8D6jEoy9qla2aHAsGMBSZCgXQcalfl1/ZwfCQuDJXFCxEyQb8TLXnb3H3PnNBq19+Djj",
+	"O54LZxkqH8RCEKbOsZRjLkJwswtBAoUGXEiCuuAIn6RrOmYHeCIrrd164pjfv3iL5IQF6bZaP5vAJNkS",
+	"BOtdJ7FTrbGgisDdFqC9uJApAIYA5BSErRRq5VItTAy5AE2boW00pCxWmhT3eQ60R258Lxsu0Gi+KMYL",
+	"zMItt/+pODKtghndSiMXsIgpDEuCKTZ3tucHU6Sgnyxdw2tEqhFlpLB6G5kxb/X3BeghZcfmg0YBur1K",
+	"zOivMbGPlYiJRoAxP8KB4qI8/OOS3lUhTsKYtJLoVs1FCVNaHNFHOBrp0yqEbHz8tPN5lWgNABJ65+Iy",
+	"SqcBY5/Mh0H5jebm1vaOP4W/edSdjYwnVKpDdksifYaLcLFwPrGRM4j9HI4hhychVnjpa7R8ZxFhgjFL",
+	"92PR9gtwriGmUe5180vZqzbkcRnm09Ps4HQWE1mBg80cY0gUdndSfkT5qLV6vWSGAg8ThFT1qpB5A40w",
+	"FRKtYWVipJv1dQ/FEgL8KEOKDEcRBmInkf/pk6O1Nbe02pvDnz5/9i0Byi6tWU+ubqJ3KBeEUX0ugZF4",
+	"FK522WVcMQ1jTW8sc/BeAg3JcecZZrqIeWB8by5pobPyC5fk39rfa1z0MytvVeqN3WZvG9erz4MGqT4P",
+	"N3F1t9sk1a3eNt7pPg9ehLuN3AZblR+5/Nd/n91oq/L2X/+PKIJgyCxkadzGbFJpVdrBkMAZ5lFuNv7k",
+	"4k23HhOfHoczZbHrcUZcBiUXz/RHw9QC2i2JcfPQ6cl53FzW5ljTyszsGMzeR1wMV2RrPRqRec6iQN5W",
+	"ipvdv3znoavOUfUFWnt59tblZ6x7yPd85O/5YLjAXSTJCAtNwzxklGokIDvEbGwPOZCyRn3MwqxVv4Y6",
+	"kFgmFCSWBViICWT5+TY5raoX6qO1rn5bK0WQseW7dfse8rP2oFsW1oaySu4CEsESc095oIiqSiUIHvog",
+	"OyXR9vqM1lvG5WpmRiEJaEikzQEzaXUgHtsQ0P3Ld2lQfb2OJJ5oVIIQUKrfqi3kIXAz8+7cRW1/RVEs",
+	"gdeiMGYI1kLjA+6Tt/q9Uni3Y8w7gitgkcsyvwIUQ9yGkaF7lEShRDb/bw/5jnj5nlHO7BPPpGME9rPx",
+	"gEcEDfGohnxLe3wUYKYhwISF1CozeW5tGBPNFXO812gn2bU3HpErfud0v2dON4UFL3HY/wJqTCCoIoIu",
+	"xGZYzr57uXjanx5udYOk4mn9+wArjK4ujp1NrKvXYTKQDdE+P32lyf3lu1dgy2Ye4sLiNeOMgJ/PPsCo",
+	"TxgBngXvr2EkuCRKJZFyVMqYiGcS+SNBh1hM9nnEhZ8G38D0zyRE8CJJbMi/Ak6RGwBe6JKIjxFV6x4K",
+	"BR4zkyCJsCEw8IplRV2BWaihNKUs0yekxw73ecxKrKVtKTUccCbNGsLUVAFr9pwjAXFG0pAcAOc52Ylz",
+	"DJpSYRXLbDoxDhS9NRkvCoj9x5JdKNzPW3Wm3ygwm5X1Na8CSRpUTZzla9pw9XOyxwRU5xg/s2edwRkH",
+	"tXZXhXmTI8pf3Sp6IGBdcrUrUgNHwpbUlABMlnw3Z7Z/Giu8ObJVLl2QgI6o9RXOo2UXyYvwFaDFvbYy",
+	"BwWsG66STFCKDLcl6WdLGB/cVXnZO84eQMnIU9A4ZbdPT2IxKH598bSAGl9aSM3zw9UQk+klApxMmdrq",
+	"88AtFlGxzkFBMKxvvZg9wEwp46uqxUbOWVonhtePNQDfwyqWYgt4fJawfzX1IrTmeWgEcxjz82xKm2dt",
+	"C4ncEN85Z4UVnlfyXWQWlkmCtfu233c5j0iJGzi75pkH/Y2g+dfB7ntqnsDcQSA0vB3JAQY3H5X6zxHZ",
+	"cw9y6ibQ9IJGmRXOM0Sjcm4UVhIiW6An4MyVO5lShF7hW4IwUji6SVOTL0cE34DwY+SxnyvS/vKxKD1p",
+	"6jHt/HwktSFHvOZTvxkKQkb+D62u4CW2p+b2DnpDX6KQBDw0RUaw0kq8NThB+rPjIVof0KMNcUi0ugHH",
+	"gIJBzG7AFgRzjAdcElPUhkRkCFkgEvnytu+v72X0C1BAcFdfUy1PpDe3drebOzlnoV54C/a3sTZi/X+R",
+	"t/0PH/56N4zW97pYkp0t72eT/l2v7v514+Nf//lT3WtmXItTxzUvIzzMaFQ4qz7BArQmZOZsIT+zrhHr",
+	"u7XUajVjYcs8lrd9vd7sK6u5hJtLGA+mVIdlLAWLTRIJDW7Wl6K6U8pFxkdeXnJgsbIBB1VKiagyS70E",
+	"6e2ESrWfJuSvRpraLvTg/eY+SgZGZmSkh0ZrWgg0UuN6C/mEAd7oRz7Aeewnqq656lhEaI1xNNLrYP11",
+	"p6e/+sfxuf67sdnw6s+bqKtRba0B6LjuIcpCcofqaRklvTIQWJnS77phwKiFuhNF9hAGhVs/HBLMZBKU",
+	"h3y4kSPBh74rmaVFdzdGRKV6JlGEpULp9tAah1pael2gkOktF+jvvwWL8J3SNzRQaiRbGxvj8bg23qxx",
+	"0d9gciPNfZEbtyAspL9cxuYWQT1IzlFLA6+35HHb/u+6+lv77d8O2+32wT4/f3fe/du4x9sl/zve32z/",
+	"1L1890a2/9ZutytGk0rWlVlJLWN03DAWCbmxhLBT3zAqwkbjB31micpwHosRlxou0+NLpZkSCHWu6qdZ",
+	"nNNghNbTaNgak25rxgQtO0FrmQmMoMJ7GUtapVVp1ps71fpmtbHVadRb9War0fgH6PCTkeIypgqKGoWh",
+	"xFUR9oJqs95supHSg0uYzFuiBjx0L7zDUawf/7Z59Pe//UKC93Hvp62dSX8bd8N3/5B///VkcDeISXzJ",
+	"/9E/vWxf0Dcvb3aD3waX5LxzRAbnL4LN81e97g5uNvs3vas3bzrn4cH+L6/7z6+enwRNnN7SAVb4WBMh",
+	"KPgH28wriXZhj3ukP/y28/Zm1Hl98eLdqXx591O7/f51rJqvCA7D3V8ux/HLdy/uLnibjd/L8PZGvU4l",
+	"vZ9t5RXcjUiG4i2iiE580dRg1u1NSTMpnpcK76BmLTRTlSL+ClphjkZ8yooHccr9r1csABOjHrcl7LqT",
+	"lGSXxZKU77JAAcCXCESsjBQUDyd9u4xILBVnAa8Ul+HlDquMbS63OUdGSsM1LSWYJ92WIFVm78tbODMQ",
+	"e6+IlAR+vdyh2e1lxy8DU7fZJcWPQ6aWCHYuSh7ptM8kArVHS5qa+SYm8wxv1uzHmPc1u8cK+TKZ/1iL",
+	"Dj4kl46ZfiYwC/nQSNzU1Is0Fq71rARQGCUlGf4eyBV5mSIvBzwho93d2t55ngB4Ubx7MgZaOM5Kq5Jf",
+	"yMos30DF50VR7vOIzLRsu/x3dhc5srlW/5efG9XdjyYUs+5tf15frXZWSAI6xJEVVsGfUkeKa5m2/rzx",
+	"tNTRnOdDSGTxcGYccynWW2/UqhxsiGmkyYzzGRedw7OVe/j0goyiSYev4P4utRMASrglFGrMwTOTMI84",
+	"y1AluZctlWF8c8aJGEdRrURXnb2AiPf5w+wUf2KLQdbvWsDnH0wZvCNc7eUjq1faTMAjHgs0FlQpwpD/",
+	"w8XFq1cvX/ot5P9glFtJ79CA3GGH/iYcuxBy/UPjqNne2oI1j0lXgh7wINt8Dq9TGE6Ht5BVOCOvgHYF",
+	"XJqH3l/X7u9ozPKmf/uFiQtacdEXOVur87ZjibAJ9IHyB3yogQLS7vS9mMghRCUKIoLFlFhQoHeVNsPR",
+	"RNEAR+iSB5SoCdrXiwIVC3Jn8mSuEmSeFqJ0s1SsZOAiFLQqPzSOtg6f72bgJZUeCkFIC6j2kpE+v2di",
+	"vqQ98juN/07jH5XGT9O0OLo5wjQyuc5PF9yR5EbPJcl2MbEgLnt5ls+w4ob8OGdTyTgrRrHZQIiF2dUQ",
+	"1/A5k9a9KHjCFuR1789a+yvrxfkqHmbrZJjrYC6EyBnHbwuRWyLS0vBO+YXY1Uwha+vWSlkPWtuq1w19",
+	"TBMSG/W6KWv8pXzZUCuqzI9dILGCjLAgyJSWgnJrmu5T5ek/gcHAX2PSHXB+kwmkSxzhs/zmpjrz9Nsu",
+	"NPQ4nHP2yUk/k0ksaY7TzKzPvQAEJaxttbD/hKAs52JPaVCJbcqYUpYeLCPwlI0mb+hotOLaLu03C7OV",
+	"zUrTSTx3Eh+XOuWvKw5PX/rygnEc3fzIu18g51FT3RIK1Ek8dY163VW4kznysWjvP/Ku5TlTlKQIQyul",
+	"fyWoMD/KtUcZlYN7hgGuFNG4eC0jwTVALfNqBp0WvKiwUI8W5fhrTAymiZgx87a+1oiocqzLWL64Mqa9",
+	"Bf1b5uRbJmGMZqzseXlzaEACvfn42/RgckAwB82+OpnQqL4qbbiPHLaiiPl0YltO7FxShvuRd+8hvi2U",
+	"w6KIj8+xcAbq+bLKe1f5IW3Eo7jxTSAeK9tdyPVYoLapUwvBYEiQXiytweIX3jU5CFv1JvL3Lw4Pjjum",
+	"apLv2hdhNjHVoAGitQYsYmL/Ad2AYF6oGBRlJsRSmTw3QQIubHk+QaRCWCKDOrbfTG7WcrnqScXUB0ij",
+	"9UcVSH+P8uRlyiieUMm8o1LNKeCUUAH7Xk5WnKtquoHLsD07ytMSuHSiU0DdTP0x09/g8KJTNREH9Xp9",
+	"q1nKAe8jdq0g8Hw7mRllM9w/RcM40y4IlovyzYpvu7wKJ7yY5V9Tdm0sGF5FxiMiJAmNuCBwrP8LDbQg",
+	"9QfEmuvu5Nr50/VUH70FS3h4TsmSapbxGU4TloX3eJ+8qoXtks7jbkQDV775hkzQ2r7gwU2PixBMiJtN",
+	"D5U2UJo72ZVYwiFcJjdOI+383JhUzsxRoMzR5vNsFubSlIDvDBid3vEqqWIZiDiwbWJJCO34VqSKy4ih",
+	"syc70F87mtWxfm6HelluHibflSsKdEikwsNRSQvMo320ubm5a4I8U9lhgEcjwoxl/R5BNOmKs7N7s0Xr",
+	"BYfwpXjRQ7jXdA51spGnYlAPoG+rZ8vlj6mcGszA+IQilFCL3CktAI2vqi7Ok7CWgevfOTT/ueBywV0+",
+	"ildjuapRzfuUmSpm2eXlmcpSEdyfH6rB3FfSLpRWvCVC0NAq706Ny7pcXA7JPaqYzlM2C/3E4Rx9NOBR",
+	"KE2nc72ekEQUVHDwlpRr8iuJkgXgzslKpVC8AFLBsf8lZJfVJBZrW/z9SytfP6tzgZfoSXM7M3NfGCn9",
+	"C0BadqalAW5e5YDfF8RNbf8PL06IpSwVWfvEfHNIib64gqHhDyZ/57XrRKdOTmYBNF4Spr4AzifTLI3w",
+	"Uq/p94/t+Y3/PlFdi0YHVlB6AuHxj4CFxTNaBBVTbmTjYbHpSUvXzMkM+Y6S8Rdh35mJlkbmW/jmD4DO",
+	"xc1/NwU8CDm9ioGMe9effiJ0TlZVCg48Zk8fILVCUMhswLUW8z9xA5Mbs/GSGC29ohsyqaELomLBoBpg",
+	"QFwfUahOWOhjEFB5rSn8dS4H+dNm01uptYGfjOPnMpKxQhHBUqHNJoqI/lJ6STC2XzUR5df+97Ysj9qW",
+	"xYDIQuz5uqbrHB6viv7vTfjvZdzNlRtahW8FrkLbVFCPGmgshnYxCGKRjQxEQqS4KSydmbbcvhZwJkkQ",
+	"6ylspHxJxIwJyoVImeEI+ugijAQfe4gDukbR1GzPpFsNJRKt+S4MWhGo4OIa8e4hnFm1nQBJAqFC1lLI",
+	"Ub2G2lC/uzgLohLJMVXBgEDT3sVVRO9BWZcuMBtSqOIbltHg92nzHXFLA5Iue2pPvNdrIdxTROgt92af",
+	"vXCp5lJTAELhLqAcOAmRv9Woo1ecEb+GLAOgETFlwZGBKRNvZQpEoSCiWrxLlgWlb3o25Mq8bwPC/Hsw",
+	"DAOkS5MfizWHibBYFg++pAxFAkFUWT+dPoMoNXjeQv54IElwXSwrpGntZtOl9ncnisi5TAv5f69emiuu",
+	"6imwigWBakA3ZJJ2z6bSlvU2C91DDkGqMv0oKfa72bQz51miWXEu9+rT1ubnf16JH7ptZ5khgKTCLMQ2",
+	"VmJnC60ZSPir7yF/w5yS/89+rtySW+Y9Yzri+4ZWxBChYEGsWCM3KYRaRulyODsryCGBodXI/LfAtMq4",
+	"zyocLKTqiPYdU1iBaUWuCeNUTUKI9hwRgYacqcGeyW8FGhQz+GpWLeiS2mV6I5lejUt/o/nLXCLNyJ1C",
+	"AY6IRgGzUrR21dlfR13Sp0wuq/x6lXiJ8PnChZizs59mt5hZ+uz7eqSb0iyjda8rGRFBeVgMSYRoxEZD",
+	"L3yqOdnW56r5o/l5tboY5mKS7Mqffvrpp+rbt34he9JO7a/WrLIAW491OlngezIIsldgt+s9FKK+NiUD",
+	"qF6abB0cHxzwIB4uY4ub1kyTIkC2+hgK7VguXPwwbG5vN3Ztq8I0txtkAFvWEFjlmi0+n69z7yHJTfFP",
+	"6NKiBmTivrohZCQRGEQmmqV6iEchkcpkNHnQD+JtHCl6QyY+yhpO0BBqpkmUdiwGFPAL1d78lcsKhjTc",
+	"uG1UvPTxJg3hoealgqrJxtAuSb/30ZsqMKev6qsWcvtoSwA+coW+spJ1P5sOR4JDH7JHn5J+/ap4XmUE",
+	"cbVvyARAUQuHlVblHuNYvHUAXfn88Wmq4U3B4yr10IyOMTcguGTYlVLMU3CZ2WZx2lZUcge56gX6Pn5u",
+	"VHfb1dc/Vk/PtYJwM6z+tlrJPj3IVNW+7RddFaA1zBJCaBaj6eF6WUmp5IJXKSGVOZbS3ZbR/bmWqmJh",
+	"upIbnAaVUu6C5aDLsQhdKRS5agU65ljGM4l6Rri2ZhRk+LZWpa46+yjEE5kh2BLoC1Tnlsc2g3OrnrO6",
+	"J79D0ZAMhUh+1x+4oFFZae1ue5VepkBlo15tbmuFZ4BB5t9qehXFk6eNanOzcHgXkO1Sr+1sNZ7nn8hK",
+	"a/PFC2PO13836p8/FsE/v5uilAU1u9Oy2ElDGdsjx5zWEiafkgOaUkwy79x3munjnjuL1qC7y+ywhfzp",
+	"Lfjor8jPHp+/eIWZi59K93KPnG35/ODIFJqz6J292cUz9WwJyTJTdognbhIL76BZTalUpcYcC5dTxhyo",
+	"bB9RdiNTiqUP2PwU8BHNNiLKyU4jbMrdz9+RKqmyc4IfuJ1pRJoK4OwlaZkWtkpBxDMmGzgFM6gpyW9c",
+	"GpwFRIudPSzQ2o+XZ6cuK4YL2D3SKOqhQOBxRIRE5M5aZ71srUEPCR6z0BiXt1xNQrmH6tkmV0RYGbrg",
+	"IOZxNyLZPt6N0hM3qajFsym58cw2JFrzN/CIbtw2Noz0vPEp4CH57K8DDCRblEjxPhjNF9+3pVpT9zEi",
+	"LMGRKTDSCymsYNFMxXaMpjaq4pUyglJKy7w8FXVLT5Ali/fFYy0BweWY3ldVCUt48PLa4XSl3JX5Nxl2",
+	"SagRAXrCJaMhqF6L1t5v7qN3+4WHGr2SQt3IL9Tp9m3jTzNCwBkIBgawnD3aKaJJajIY0uADjfYBZpzR",
+	"AEeg/YEGenFwtF9t1OoeIjgYoAGWA/fo8nW72tzeMR4AXz9Zg6H2Yep19C//Aq+vuUnX/Zxua2W/PeSn",
+	"1cNNXf7f8gZ0Iy4mNu2ptiIlxc3ru63Neqte/17c/EmLm5cGHKzSrjFzM6m0P31F5QWtSyrVTl9e+af2",
+	"NvP6zsOVnXJNp0yjKb3kJXXEgvPlQ1yvbwbmrtHB8QH8m/xgfp7We8xjv4UwmJ8sG0pMVgfHBwmVWNz5",
+	"16lamYtMPCCzNKTc3eXuo4zWHmbj8u4RrTUcKbm4okw3139tXmRVmWNyyTCv0k9XdyUv6bOMsFRJoZS5",
+	"CTjqCVO7c9eXRpbJtKlASVWd0jKbq6VHHycyTfZWrVAkk1rxSQhZAirZg0tOJ3tPC4H0q4o1eXRZWqLJ",
+	"ffb1M2oKu/jCOTVlMFtWL0qapPk5BaKWK1Q07UCAWg7pYaJD8BrYUmRWoYI4YyPdKY4wQzEjdyMSKK2k",
+	"4jiCSjimrTuoea5h2/TVLFVOE7bykofTQDW7dGb6zRPXzAxSr+ViN5BzRkNUjsI0KlHRbE86xBny37VP",
+	"jg/aneOz0+vDi4uzCx+taemUM8RN7BRU4tL6q4DQmAGJRnK9ZX0zHPXo3dLF42BXB7CqMrB/UE2aXI2q",
+	"/HZfx0PMqoLgEDqIk7tRhJkx06C3eGL7OO+hkCPGFRphIcu7OqdwMe9Ej08vr46OjvePD08715f7Z+eH",
+	"vlFdIP4vCTCNcHBjjJcW80x0RkuvM4nVaI2FkTqSslTuefqDeyVpi+5eSX9wr2R145ZrgFf83X6d+80N",
+	"YPRo94r9V7JGp2u65zZgR7aGmOULgN2/6GuKGdMmLqXv10NDHAwoI5kbB4KjB6+hc8H7Ag9NLJJUQDpy",
+	"8UlSId8uwM9eTxFRKl7l+BR+vG6fH1+/Ofwp88v+xeHB4WnnuH1yWfEqnfdn10ft/c7ZxfXF4d+uji8O",
+	"DypeJVukCz4tgk3Fq9iRr0/POtftk5Oz9/Cl/tfR2dWp/vvtYef12UHhhfbJxWH74Kfr48vLK/jh+ODw",
+	"7flZ5/B0/6fr49Pr84uzVxeHl3pt+2enRyfH+3oF7U7n8PTg8PD6dfvyev/wonN8dLzf7hxeFp+9bB+8",
+	"gl/P2z+dnLUPrjtnZ9cn7YtXh4Wp9NIvDq8uYQ0X7c6h2a1Z0mnn8OK0fWL3c/z2/OTw7eGpfjiT2Vja",
+	"sWKJVUqisDzImrJRDN1mbCUvv8vDSQ1kMt9D/q8xEZPaCPfJJf2N6F9GWA1qNNR/DggOiagdh2Q44oqw",
+	"YFJ9Qyb6SY9GpCb4+OfnH+1YBR9FJZ2mdK8zKdn7lOiaCI4R4VodXihAmjNYgFn3yM3JEIl3hVaLZeEg",
+	"WZqSi7DP2QAbc8NDnjI8ldjEGfL4+oprMTN3/pmh7/Pq0KXusqT6HOICYSQnUpHhKiXp7hGUuHQn/vRs",
+	"M6dRqNY0C5xWKa4EYJyYPQ/wqv2vzlhaBiJxPvYQZ8S5HKc8jqbHReIBbDRzFuVW43laULbRrKc+mt0p",
+	"G/5OI7Grb72YdgaGpR4QTclCPFnBq/Ll3Fz0oX4+CASyh76gbu5DPF9LuDtW8LbkfSpP5EpZ0W9iYYHe",
+	"wweyFJqZTlhPbBxYTs2YogCLYh9mWw70UCZS+B61eGZyx+eb9SnFeMwhnAGuG0c3Mkcys8SlU99t1Z35",
+	"P+UrlZdERJSlfcNfcbSf9BpH+vvKo9TpmcPz79Ve+SGNxu/BsLOc+MG9ZR65afYDKvlYnpvlspnhZsL2",
+	"1zXngcS5GjJ+A+a7W1vr9Mua7fSspp3WspRoTlctAJN8H62RGWdRI63vNO07TfuGaVqJaXB1A/V0251s",
+	"ZXiEI0FwODG12qaJyXJFDpbUG1evILJ8Kd2yAzwe4j7Z50ytbgvAEe2zXKG7SkCYMjUOrBEtIlBFJPld",
+	"0P6gvIwOdCX71tu2LdWZ9gt2a1OFGifmED8u6ecuvp2FihEX6oLofy+Tnl3sKC342GZ0YAk2dgoDkrCG",
+	"fFMLym8h/+3x5eXx6avro+PDkwPwQyAyHKmJye44xUPiQRME/Zc+EDCgrXvId1bXw7ft4xPfQz7YI89O",
+	"X/mQApw87xz+vaPHNV0GuUCa28L93OIoJoDQ0GoyrSQAmO9nKKCPDM66ng/rJR6ntOJjkbIIPn4mzcJR",
+	"QKIIYemSszwUxGDco0raDj3Nej1T02AP+ZpG+2mdChiBSnNKtbn+7KWNoIXMsHJb5ooWS6o3yfXBshAN",
+	"NCyACRNRVUNte/Z6G8GAk3DRMdTml3BzoJ8DpoxlHmCk4lUciGQeafAopUWCj0tCWykjyPYFsZGm+rBM",
+	"O0tjHNab0jCDGjldvblQV9cTeonR1sUIJOXT5llxHareoxcZDsNl+hMJIAMrNAYrUo/5vcbypwzeapmw",
+	"XM4ydZY0nGIR0fwFoDXOoonNytfjHsSjyBiaVo41NSeS7VCUbH7R2X9VxSoHBEvrVyY89mUurGRlGQDu",
+	"aVZ0f0fEJCVf0wKV1jxMXGTYJ2gtaRiIYknC9UWNbJYSqGDo312Djhypu29fjptHayqWVAxYrgzcPYVY",
+	"d1WFwljZlg7z2kMs0e4hD67L4sS3Y+ksxdh7Gzt/fP/mkjwoI/iGTKRp1P3j+zfokii0dnG0j55vN57b",
+	"8G2pJS/3mv4hG5Fpo7D9Gxr6wP9LMngRDdEaCGXwFgjVfhoiXPtlrAyZz9gs9HzgqMFRX/OU8OCyDT6l",
+	"W/gXBGpXvMrNN5E9eqMmlVbl7M25yUYH/Rs0jEqrEv34D9Fr/3Lz8u9h7xfSffv68Op4N5Y0bJ8P2pGU",
+	"VJ38/WLz7Ke77nFZtqg5h/ulYcLRpRG+7gxLop5v8++5050ufTYjdRMOIB3BnERZzn/2LXNGU2/dLSY1",
+	"N9ChXS9bv26W5cF2zSQrJ1LCKZd9dcL7lN3DjWD1iQoOcaHz/AhLOeZCg23AhSCBQgMupGagWhmdzOgg",
+	"v0Kj92xoeTJZ5uvkx3zT+eaLhYYhQQJ+S8SkPJbnjCXd5hRhyCpgMfTaM99BPI8s6vjN3LwvygxSY36E",
+	"AzUziIjeVaGoHYyfJsThWA00OQiw4gLh0ahQaciU59hZyTgABJHe2SJ65dNAz/xit/NGc3Nre8efDla0",
+	"d5ncygww5MtaeObQ+oj3uTke//yqgza6AjOtPfse6hmTsq2wprXUPa31Q8tDU2OLcfM9lUgSNc0FH9eW",
+	"VDSL6KmXtIrMOsBY3QORBekJIgcdfkP0cQp1/aLXCOrkebjZ3cFbvTrZDZrhdvcFfk52eo2wHkwjcH6M",
+	"vGF5e2cB1hXVzOxYZTs9GxEG0sV+wgxL40/0ewhelGizVkd+yYc+WnMpX295SCLUrNU99OPl2Wn15GDd",
+	"RQErIoYaKkLSo8xkmgBqjDmy+emyhsCS4qRAKBzG+Jgh0Pu6E+RTmFJNXmM58FvIlwPc3N75pzTvakDu",
+	"XH5X0tMSbDJrStDhkIQeiviYiGqAteKRS3zxJY6UX0M+WImvmKIR5HWNbAhoap1Jtp6UEc1KKib0Gj7V",
+	"OyRMiYnTYxMkS5uPoYhKZbY+JMMuEaaeoRpwmVBKOSJBIi/t2ahoEBXB4mUoDNRaMY9snT2I35QrFz7J",
+	"CEgbt81MAZRRLKIaHcp+xLs4MqVQRiTY4N2N281RfcOOXN2s1WubtV8kB+ArngwIKpqzuWFnCGQbViDb",
+	"WEYg2zDawUbjh92t7Z3nibqgRfosjD/NpLnpjllItEyXX0iaqZdefcpRXlJlUPkyGeZQw00+uf4yTT/B",
+	"wYCSW5JU+kn/acph5zpy6jGoIoKCAsK0dGPqalbaYyxsWnPaH5f30LQ7Dq0leYqb6zXn6KjEgrW0Cuyk",
+	"5ma12Ww2Z9dxmevus4pqO7M3o3Hr7fcoESDrm1xO120nSxI0QTQUYZu8eLH1YvdFiJsv6lvPG9uNsE62",
+	"d3ovwmCnudt8/nxzp74Z1sMdjLvdMNxp4kaD9J43G2Fje6sZvqikA9vzBDLSDkNBJATXYOBdu70XO2H9",
+	"RePFi63gebizvYubPYJxPdjexmG9sZ3e8LEd7szS4I+l+3U3/HHW+TaqjUajMadOjmmP6VDskavw2Ntz",
+	"ITg4Qpc8oERNMrd3LniPRsBgoaphgnFZCffzfEgYueTk71myXy9L1l3oO1gd7kZZYaFchPho+wgcZeqq",
+	"FO/scUodpY2km9NG5zKOM7eh+6rUd0qeomUZrgnumpzWrNuZi2JcJKKhTXGdaU0EtM6fHZ3l+knSaj3k",
+	"O0gyyxhwqcxMCQiZBzbW+Nito9Qfk3hvy9axXH2qVLcHn/QKxZHKJNnZkdV2suUrXt27CKt1s8JSVlpj",
+	"Qufml3yYIhn32l4GM5duNZxIwveMGi/WnnIOadvEObOmJLh8GuFKEHquTiOXd3LMVXiatTpKhjLVY7RG",
+	"46VlZroTpNGJsn4LZH2fhn6avqhmSt7TJQX5iDCTdWVEbvh7CXFVi97NDfvlEqxgy9XSW27gNGx7mcG3",
+	"k1iDxePni9Y8f9N8u/u3v190tt79Y9tspzYCE4sx9p+xqaiyRATI+U3KhcNUMNzsbgWbvR282W306sF2",
+	"7wVpdHd7DbIZ7IbPcbO7RXZ6L3A9aISbZLv3HO92G8FmuE2e93Zxo7sZpKLfdq8RNPEuqXefh1vBJnmB",
+	"d3qNbjPYDLfIdm+nnuKGMd6kGJmCZ571Z7BYQxUJAZ1mM0tHRhcCU7mvrJxzGJYeYSnR1cVJPrWknKpb",
+	"HXh27mTqF0yQabn2G1NRVcXlUpm4GJ4tvd4ZAUidxD1p4nfSauXpsrv4xpSfWjs/fbW+1GQJ+D66GzCl",
+	"dzmHYJHJZqFtrgNvRb9BcR4Lsvc0vs3mG45lFD2EBoYLW8gc+HwWkYL5w3lEBmUSJvEA0j9LV7foZKqb",
+	"gR0q0ZumcuEqr/AtQRiCc1ej+CuyEkvtZ0ewnb8+bf5j8uKvGd10yZWsYolJddPLEcE3IFso3IecTGl/",
+	"SQEic/lPRGCzd7gCTi0nRmeAoswHNgX1hYjlGWQPupYkT/ZshJ7tsoEGEN/HytPnl1v2knQXvMxJbOVa",
+	"Gle5XpuvGU0Pe2y0IGuRWJY/zNYoAKBWEbmLNDIDeCtIzlkKWJqBSa0elUBdRsKGRc+nhcfJET6MDhaO",
+	"+zFo4QqE637kYo4pq3LsznCuHespyMeDESrvzMuhVG01mC+q7AlcPUYLk3lAPh9mL7JS0oqezkSK8Kx/",
+	"qTtBGGmxnoRQ+s+6XahIu7Pnb9lpGcm5GHVjOoYtVUCmrENL+648ZH1XJrc1dV95Ze6rvPPaTPLhwz/9",
+	"XK/u4mrv46edrdV6xiXLzM61s5VZByzceLoh4hNHJT01LqCJkJdXA55JxMestoypaLlyWhaI7PXYtWRu",
+	"YRFMmQCye1oPICIaIxuGltvl1cWJMwt4RrFwHaq+DG1cXY0XhWbXebuia+8A6pHR1jORgoANX5UyTq/+",
+	"U/lLN0tg8QKT1nR8ZAa2hCYziXaVhClgFsoAA6yOuFAC0/L4hiSpcDUxcmT5wnRGWzbc25U/yeXCNcoz",
+	"4fLloFVZtIBJR9KUC+QjhAPBpYQGeXomuWKE9siINMki3bxlx3yOR0S4rbhDbmv95OSw0zm8KD9b2w4n",
+	"v4ueIKQFLSczZaexa9g0EryFGl69Xt9D3VhSRqRsoUbd/JL0xGlBGIz+O1tnSA9tOInWXu3XWrpwn5Uu",
+	"82/ifiE9f7swcU5lRQauLk48JH+NsSDQWiXCwgjeSe4J1rReongEBa/raDj80qE8v4oHBPIsLx0sG0Q3",
+	"td4kdamUtrhspsVRiuk4ma9casiMvSXhdavGeorit8WCGibaJiB7JmB3zMWNhB9ypeCmvXH4znrjGvWs",
+	"b65RXxBSmV/Qwu1+1dyL/MEvHXx9YWKx/gxRZRekT6Ui4h57tc7H0zla2exoWafLhRid8FsS4YDcK4Y2",
+	"t4gp/gaphT3bI2+clGaCmHUu+phRCeQ1bxeemWPdWCLH+gFBvax0E1qGiyVohvqFx1vpQ2KI6wsb5xej",
+	"XxM7SPbGZkOkqSZ/SZSirL9ymyI8wkGpClfWCS8jR9XrK1QVCCIu75mQRBh08cwQ5owCmsnfXKFSgRbD",
+	"77OY4r3ZlaUDZjbqpSc7P/Gx7A6/MiMoAaoV+MH016b8x0Pqfkg7Uq70x6KKHwlkb0LPpAQEU09rvdPc",
+	"bG3vtrZ3/1HJQJpRlBLYqlwSgiY8RpShpLBHAkNJe6V6owOlQMrDgL7j2YPxrBzc8qqwS45IKgmAv+ya",
+	"smviiofHIyIkMQmyPYFjQGA1gIMMSUQUCa+7k2trYi4T5o0l5V4ijzU2ALcdUilHJFJ7SJCkvJnIbGNq",
+	"9SXyj9P/M9eyXa/PTDVPk0ecUuO2fq8TK9Vhpi7pMuB57efPWDLYq1wSHN1P2zWdabiUJKxGnN+Y7uY4",
+	"aiGMJBF6ayEKqQyM9Q0jQYce8hW5Uz7C0NzJ9JKnrO8hjPoxjSIeDP713yPBNW0lYHzFSCosEDYNaLRW",
+	"u0CDrqEDgcdMP7klgYKmU2ogPQSkO+lkdX5wpAfdrNdROKJPrWoHPOIiP9oPL+svDpqHlTJzuT7HZxJK",
+	"akQt1OcRmIDtt3vmJOUAh3xsykDQ/iDSc5s8hhD2Txm8YoLLjVkkY6X+4ed6dbddPTIG6hXLsOjdxCLt",
+	"hPzDxcWrVy9f+i3k/2CM65LeoQG5w7Ztl7VVFzKvfmgcNdtbW1BtRdBuN6kFaY+oFOxeY9Y3OSzmEwR1",
+	"2VHMQltgRJ9deXa7M4UWBBSi9FkFeEQVWJ4MaKr0GgyE5pb+6ZMhxTUtFH/+7O8Z6BrwKIRsElNJn9yp",
+	"GjpWSA4ElMeEUh0KqYEgBP0aY6H0y1bBEdQW9dDCQ6ws1jBEooiOJJWoSyacFQvxNEvpatGyozfyANvO",
+	"JWHhyzi6gQIS90m61MR02YpiDU3IWTS5YtA1odyynevfUVZ5ldgq1KaL8nQRKuftubXNa0qioGdUGcga",
+	"XpwY5H4omF68SszorzGxj+1OktNYYrLsQWQwwwiDBTi+oaN8UWhXCgJ0ORIiaUTxXhxFkzIMKYo4dp1L",
+	"QMQ9CqTY3hgLK6RkqpmsYMpOO2/Yz5fcxFdVcsoOdWkd55JISTkDS9HK+eiw+sRgVSjG+76D1iBFfd3i",
+	"UWMbDSmLFZF7SBLNoyXy27YXOMi9LfRSaz8CmTB3pUeeF+KeKw5SKFqjHyXNp8xKEQy4fCRj0SJXrAyM",
+	"f42JZze3WYcyi55Nk0axJI6K2GGQICoWTCIMRqnyCJ1i8ZvMCRfWk939wov9yvCZBbHlIdO147unnJn2",
+	"8zMFoEw1Is14fbTW5VFo+m76iqqI+FYSoMo2G4SIDShUJgPMmCaDbrh1hLv8FjqxQMxVn94StueGzo45",
+	"xKZCYY7LmwRSWBLEE5A7JZHCN6bCYZcrxYeo0UTDYcLi+biGsvsZQ8Ypg2psMJURAExQVhShgA8J4rGy",
+	"kWFrWRlES9kBZ24/XEyQjHhGboBP7GZMpjisy6aWQ3gZZPlyRtahuhbpKT2ZXmKEJ3paqMqYlATUQley",
+	"9rJijSVCbhP+NyXk7hsJ0p6LPkMTpwDF5PQZrIE8S8S6KVugz+Ybl2B7vMCkKxJDz9OCeD8ZkR4OUru2",
+	"27G5/zVJCPI75E5ZbKnpcW0VFifNmXElEbQH5j0sJQ20XMhDfThexUw4vxbkn6ua4/KFWBulEnWCZNP8",
+	"4y0WN9YimCC2VUuzrdeFhCprRaRtZWL1rXtjAF9jlcFszqBWhwg9UINhq14RdhLaA1TKAJhWJgwgmcif",
+	"PdOKakwlgeZUBqAZH3sIR2M8ka1kVkqMOsm4QhOikFRcpPqzoyPrJZPAZ3JgA40s2Da85sfS2Aa99odc",
+	"zZSy425h6WKdM4PfLkc4IOJ+JVynlgVjPUAL61h70srCXSFuOaMRP2X/l6WbT2pOs0j0cHs/MW/PC5/k",
+	"+QCguekcmVcL0Tnz64672BdNGKAxzIzyfBq3gPETHFaB2Rb6yMhyS8XTdY5Jqs3ZdefCfbJHl9zMKv1i",
+	"3DW9xMFNH+woKwp7RzSKDOkcD3hETOOPLhlQa5ERfCxbyAdJwweRgSUinlSCqGCQFssZAZE071ge5HvI",
+	"72IWSivfdbkIifBr6Ezo42I5C1rBgghfCAjSyBgQR4IyhQSRPIpN0qI1KZYUs4WZy3qtCToydjorl+CI",
+	"s36yh2cSkbBPpJda9mDZNfRSD4giWnJGIFcZKe6GkJEpjKJlVMR7IHkMPcOONDsBC1giFQHv0SArbY3Q",
+	"Yc5CslJ7xmmJ0IhM37YsR2yunqPdio8qXsWI9BozjN13trmX93qS5KXBqYL+B1QqzIJMWSw9q6dvYkij",
+	"iA6JEkRqxUUNKNPQTUf6niUNtfA/1v/RALWec85t5hxzKbs0xXWNJPNbWW1hGioXhA3D2mDC4nqMPzOI",
+	"YklvydvMPPkVFGYtWpZMGhmspIyMpCa2F9MJHgZll2UYL83bWRP8Nwx39yrUjt7OLNPefL6706xv/qEl",
+	"+2Rr96VM2aUfsxuHBHZcz1B4iC5HGI2wFrQpU3tWy9fg9UwmwKCZjY0F+Mb1VakmUQms+c4PR/yW9bER",
+	"1hf4loTOLyeTbEjwxqUHZslX5pT0syy31upPLKiaACuKzcchHUV8iF3vMnbDuKuhZelvsqbF4rPZVmm2",
+	"62xxJSEpK9mlegL0r9RfZE7gORoODVGHWmRhn9SQH/K4GxEf4TDUYAQknTJGBBg/9pDPBcPKvRBwoR/x",
+	"RCiBGu57KHM5iEqw8ri7AZrNe0jDqjCezjG+JRJ1iRoTrWGOORJxpMWILb3CURRLpMY0IMgfa+rvA0+x",
+	"yRKwKRLalSxp7Pk9sPYM2Cd2GtA3swYW94O5NZCMmXHVz4NErwLnmBu8UWt6ZcXu4c0S3pqw0e0sG681",
+	"y1jqTHje51E8XJ0iJlruMozVKcULJAqqAY9EPS0/Z6yguXii5vz0hyKCG13FLffj3HNIthRSvbYhBcuG",
+	"MX+NRrY/tsuonlH+PdPExTPlLme8mi0G6lV+FbPeS/MLPOOZnWlvT2MzvIxZY9brRTu752wOsz7IWTec",
+	"f3zWtScWyUzEz8QGD8MNgLuSnPWgYtx8EMqOtaj6fub4F72cHuyiN6fOauEHubNa9HYWEhaOnLllqDOd",
+	"QO9KrRILXDxptOyiRoCHtLc8zWkSLd/XPyapUR7yjXkAflYiLqbKpbYarWPCPQc8cn8kuNblURKw2ONM",
+	"GZvKZjOBsP28I74NsVRaF0qZA7yZ0JZG8/NHrzIgoHC1tur6TMtmTmdrbiWzffqUZJ/WenEUnULIxnJT",
+	"bc6cytXSEzgg6DUfjUyKrjFmVvYHmGZTdhPcTeZ5YQZOxrNv/prR0bYKm04bilXec3EjBzzn8C8YcFr5",
+	"nLfEtlVpb5WF4TsjYSHGYNo2df9mbA819T1OE7Uvah8sb8JmD2Ie6/qqjt7E0ry0j7dwaStGVfOxM37F",
+	"QwZGJ4wazar5N+oLGtbQecbz2kJ+DqldPtfnz76Xf+TSu6afpJTAPDGRQGzqlxCrwi+uQaD7NYOCNSOd",
+	"lT1xHTTKniUBAO5hPrgMfsq1io5F5H53gag113+r9ubwJ4hIw2xinD1ojQutK8QMQrFD/Zm/nhRN26rX",
+	"Ux9U0vWcSiS1YgFeJmqtkZZeaanODwlE3vk1BPcHfaExDcFdnZi0FB+hIRZ9ylAI3ienJoGTq7GtFRHz",
+	"XHpJVr5mLs+QIXwSDWOpIGwuUWQGZIjW2lsp42qhxos6Gg73UHsLuezeFmruPIcfTUZq/vXt2m72Weaj",
+	"rd2a1o/Wa6htW4xZONREWWr9zOZoOgNMo1lDIKbYtRpTDJRR8Zzdw4bA3lIyfsnv9NgZn7qfsAffnbCE",
+	"OAEywgJq16/56P/8X5G+cPN/6F/Mf/7v/+y/Rf56ahTMhCcYK27Ah0RmIggybn6zJqo8JHkZcOsZC0hg",
+	"jcJjEkWgYGn9E7pH6aH0kBi570sCaoOAMLVfbnfpZEDvmUTmXav+1dD7ARHk1sZ3WqN2LInUGl6goolz",
+	"QYKyuKb5uZcJVPAgjtND3cQp4aXGHTDJe9aOs+4VvLZJsIQ/EnSIxQSW74On1VjUjas1W7KHMwJHCufP",
+	"WQalzFfgQEinsHv8tpXmbs6fs5TdNf3C9lQtat0Q+lSI7eXjcsI7g5AaH85sWgpEyZ5DC/mE+ajRRKf8",
+	"Foq+Q+VjTxMyH3C4+HtPwOsMfhbE/Uwk/BwS/YSaR2HydBTB04hKxUc4xO73X7APf/4//9v/0mj8x3/3",
+	"Xzea//G/+5/AA49woTsqVogBtNutQGo7/D3xUMy6pCeoVETDOGYS6XNC4TN4AVAPQtdQgMM4oCEOPdQl",
+	"vykihpTxMffQ//tf/o//8d/9D//ff//frNfQgYkTFQRddfYh7i1rdbM3BAkW+mepgTSqeJVf8KzWfnLp",
+	"dksOUC74OG/y354bUlvS3U/Ol0i+mQZTqVR136ZSboSv37d79l6euHV3cgSCaGZ6P+340pA48FI4F302",
+	"sm8vVZp7NIrQ2DbezBj2M1qxzMe5Z5XD6ULrxWqTmZoGlf/wn8c3WP6WrUrQqvyH//1f/+f/8F/8X/9V",
+	"5fN0ZdJ05lUKLtyuHssSfpkO2iW51Pf7vsw46uTj2VtfZrbyPLZCEIMgpKqHQuYNNMJUSLSWeOzq6x6K",
+	"Je5GxKSJ2FgQiKOeLdFbo2l2xc163hQnCxr5zlZeHS47F/HohTsWJsrnCnk8TjJ8tvrHY4z4eQkH0jwT",
+	"/IVpc7uaR3J17mkt/fm0lOZcBpqalIpC+Gv4/Skc/nZGz2xyHl03adn3I+u57GyHVXv51Ow0QpuKhMoX",
+	"CLozhtlJvls9v1s9v1s9n9jqmXqEVm2l+ZhpugaHp1NQSyJnS9zfpi7CHytLQQ90ghVlHnolCLmBWfcn",
+	"QjOIAII4WsjXQ/jogPyC38XoEjPpIR+yE9If9b885NtcBR+dRSG6VJiFWISo00FrGDV21aCqLykWE9Tl",
+	"/AYlK3ARIuse8k2Sg69XxfU8sGofaeqKLuEferCAMwbNxZF5wUO4p4hAJ7wr9X87Y76HukQqY8hCPTJG",
+	"IZWjCE/QmItQgv0v6ZRvWIo7lAgHN9L2W3Tx8IxgoYcjwy4JQ81u9JugzQ8whFiumbPYQ/sDyogkHvoR",
+	"j7D+Cw71DRcEQ3Dn/o9v4GvpoWDAJWFopFdA7tT6HtIgCm9ALCeVCCM5YWpAFA3MwzV+S4RUIg5u1iFT",
+	"nvH0K1gVlckyHy2vJGVC2eiHZkZO2N3J+Pm3SiITqcIRDZbDv/Jcbk1HjF0zl44t42BghetSB0ANnegb",
+	"QWOBRwgrBG5zmfTcBBnrmbQxG2uUuRBMLkKTQpWYz+EnHHEGh6w4h5ia9T3kf/jAfChloFzioCbkJoes",
+	"G/HgBvK+IaAqRLeawAU4iqCLIVRJSIIm8nxnAdkvJiHAsS2bFlF4OUOuXdvXAwpazD1SwgNTTGRrt1nf",
+	"3NXAFgtBmDpfuYBY8AfoPFuy/UdoC1y41OIUnjm6ufd7yB7lev+Ql1Y83oWHeUlUPFpRvOFqpJd1JUqq",
+	"v/r2YWtjw4dyx4aT2Sqky5TdlyQQpISMvsSSbDZR56xzjsw7izOc7VhedsmLj+PrurnzN7O0GfZKEuFa",
+	"Lq6caM/jxTF2bfPaZTwcYkPzHmBsWTIPa2Y+leDRQtlfn8iFfi/bE/xwdvGusnQltyGrLUwNY1eSFCBc",
+	"dDVfFbSyILISXF3Y03YMm48Z6CymT3Gp5PUuExlwr1IcQa4h9Spm4aVzAYe4T66W6VYwBxCtoDh3oqK8",
+	"kzcUmP5FK2WFFvPn7CIyWyq7yRCrlQsF52pgrFgnz/lEV2l5ZQrvP7gQXjJ1to5Fdvyy86HLtT/JH1DE",
+	"+3weDJUdzExgilcaqNygocfwkmWV7TOi7Ebeo11GipHPJEQyaH2SiyHkPibPfpSc+Wit2DA+LQBhNVHo",
+	"E5+0s0TQAdNDPh6NIks2Nm4D31bRyAw/Vr4ptSuhQAWW6N1+9cezy0OtG7OJVnICzFAwIMGNicrhvZ6p",
+	"h9HHlEmV779+cHyQtI4rySfIbWsZQpFb6cp9UArzFYf7+CBPyZwGKM+kbY9PpXXzQ6I8GsXdiAamMFP+",
+	"ZNhSRc1n5rDPbsxQhjDiqWtXenqqj/NwViYNhN2kUJknITDlHSDKG+xd3aNDjp0/CxGFPnhJpydD50vO",
+	"eMZBTi+u7MamGfpXlWVK5IulRZr3pgTlaqHsGT2yUDXm4m1SmrPA3WtJsdLsjxkwyTeUgrqYua4tmeYT",
+	"0/rq3HZuR1ygEeGjiOwhzpDJkEcYdSPMbpwLGMoBuwa15f7k0gK4dq8Zt2CJaFO+eWmANfvTLSXjqfdC",
+	"PmYRx+G805vTDHy5ondxmQb7utM5vwTVFfLnb/VBgT1NcUsPETbt/wt9Sw0a54xhWy9yNgG46H/T2thY",
+	"xeDOEO5CHj80rrM1WIzJzhSdcuDjQ0gt/BP+NR4QYUqvaLaHo8g0/bAtPSiDrEeCFBZ9ouT6FP4YScJe",
+	"9hw8OiARvSWmCM0qaqdSZDhSJaUH2vYJGuKQIMlRD4s0tXhb83lkv0agdcnULDPkQ4gFdmfkIRxJntpC",
+	"JRG3NCBIKj4akRB1SY8LqLbVo4zKAQnRGgUTNpRoUIKS0EgOLp5SoohgCd5SLWyYonNgTh9hKUkh9X3b",
+	"W1BK8D7VTmITU/e25Oxe8zFK6jREWKrkpBTnN545KElMAKmpAgL0T0O3IDj5+YaMFBphoZIidxCYXd68",
+	"p7TCtmHF0xl4g8n02npQCxLydMHPgdYwYpxVm3d3yHA+DzpqhVSQQOm/9dnwWJmfe7HUt2Sw0kOJowU6",
+	"DOtlrO8hvS7rbsGu6GStspDMdazuNo8XWTw4TN6f2aeYIP/v1UsDglWHNz66xVFcsI3NLEwjlUWPsrqE",
+	"7x2Y504XMMF4VVZU4Ri5W2o6/V4yHZUojEkLNSxueCgpzeihzbr7GyT7JhrwWEh7MYCgKgt0dkiDpTV0",
+	"qi+Rs8CQtdAeoJ6xR5mpsLviDgWRI84kecnDSfmNmSJZDfSGvkySRUlA9MzPpEUL55XJHjvoJuAPW+tO",
+	"FLHVs1ztqqvOUfUF6hIopnf116OjowMHpEBnIDK+VgwQam4ts5fLRFYtKeIMz1baSHZZVKGQhrCDlCDM",
+	"IQJyxlL8kSFBPoqZopHWDDPgY4YmIdL4v+YDtmpZ3l9HNjAye/VQIRHFI7TmGzrir7csQFEIluxp1dNd",
+	"SsoJ4m6yInCbjqkp1MN7PUiR0LySmdR1hiNDSNCaUY8EAc6Qq4BntwTah12whkdY0mL7Dk0KvHeMpSeR",
+	"+BNGWUT/In5OQUABvB1NznGQLAdagsl/VaG/KHCsKvG7D79+qPLUTr5wxPIUy/oqMnzSDaCmtApWJtLb",
+	"hV5mkPXepeammBfkoRkB11TYMteRFuvK0ojyomgBBzlaT3GEaRSLsn5qR6bUtUNkU45E8LGHuCYmOIqm",
+	"ZoMu3LAaSiRa87MH5SPKgigOSbi+h3Bm1QnDt/Wzuji40VupQ2pXo76Q7i3qzfi0xflC47gP54oaiQDv",
+	"lj21J97rOfrfqFvRsvTsRSrSO0aYsh7fdWb1rdhhqtUa3cDAlEkOhDEwCiKqFY9kWdTUNDMqmnm/hQBA",
+	"/XuIKSUq96oSaZG+LOmCW7nq3/06QMPkOY1zZpHAMpTLAc8qxQFL6Mu3wOJy9G5VNpf9+NvJNCrd2X2T",
+	"juxgHSLV4f1SR5a9iWSKA/1NUS10PHMhH9O4IhUejkpaYh/to83NzV3QadMGEGiARyPCFuptM5vlZWTJ",
+	"dHZv+TM9wCs3HM50v5qO68hc/FKNJooW8Pz383vF2b08JHB/f4BZ38bt2yj9kSDS+olKIvOtUXFIWXbs",
+	"xrLyiK+/95EgVdPGC4IoLTepalaSY3Km7Kdl9BK4XCyIMYeVSyrfzcXfzcWPbS6ezj1ypfQuNRW1BWah",
+	"60Y7dkXICv262ufH6IZM0JofUHmtRdnrWq1mVH2MpGnvkOuxgdZ+fN8B1RtoNcA5zJGek96VSU6krMdd",
+	"JTEcqEySWAWP6IwGsufHSMajERdqOpHuWMNpvqfN2vnBkfFUQ+Qejkwv/CRYN+nLhnjP6htGdoyIQtg4",
+	"rcEHNzGFbT+wD+yHH9A+Z/pdypn8wKroJZbEwVIL+Z8kVeQ6FtHnDTyiG7cNv4Z+vDw7td0e9VaMVhPg",
+	"IYn2sSR7KOEDEiVc56qzbyHjH/4eJG5L5P/0008/Vd++rR4c+HuIgg+qR4mQ6Orq+EDW9HKseKBXgj4A",
+	"V/lQaaFarYag8xTuUwbd1iIqlalQ4X8AhVS/pj8Z4T75UPHsX5f0N/sv6O/+oYI++2jt15iICYLCUb6x",
+	"XTc8lKkj1ajVGvW655KmULO+hxgZQwg9FVKtw1IPheDCrRRsIG4NAQ/trJabmH/YMiIfKv9G/8txIftP",
+	"ckeloqxv/xkIElKl30Wf0We/hnw9KJRClEoT8r20LIn+0f9ZTwyXVJgZff7o19AhDgbW2GRtcuYETdR3",
+	"CCUeTIgDFgJCsf27Krxfhcc+bNnyPNTloVYgBdEYimJ2w/iYOX62tlWvI/9d++T4oN05Pju9Pry4OLvw",
+	"1y0g2W+hiIppuakBugGlXde2GpvIP2//dHLWPrjunJ1dn7QvXh3agA1oS+LqYGjohvHAzN3SAK8G0FfM",
+	"2uigD4rpQGAoiac5DjblOHMlYWBrEE9P2ShWLYSTlU5MnZMuMabVPSTwGE0bXj0oB8K0yigE72suRyAx",
+	"C635HyofPsThi3r9Q8VPqodAPQ1MBdCjq7/W6/U66JBs4thitmRNpiwNnPFekhFhwypMuwIcKa1k1tAl",
+	"DOFIs+ENLZRJqvLRGmCybcUivaSYif4J96WHXEauOV+5bh0iULVF8CjNF5FoTeGuITyUEdQVBN/I1Jjg",
+	"JX1P4J0RFrgv8GiQ1nyR6OqvzXrzBTyHP3fNR11qXDMgWoFVQ9DQ2vip5CaTGD5o12rw38NkjJ0d89PO",
+	"rmd/Ozo8OrIlP8sP1bQ+MnWE0nQYKsFtZVb0C6eM2AXX95PJ6gfwJxnyX2iy8xo64axv01nQWobew/EC",
+	"eurjTmqmAFwm/XcyhwkA2naQYQvsJHXekcQTaTG2hH37Jqc/U+cX2N5IyT1kb9fAcsiJBBv8EKtgkK+Z",
+	"pKc0FnJNcpDvsMI0vSqd1zbB8iyMGsdAP44wVPsQhgMb1LOFkqQVFhEfEYY0z3bVdzVTQoJrROOxgpwU",
+	"3/GnFvI3oOlRxPlNPILgMRvgtWHY38YnTcI+2wivbFgKTLvuygNJJAeGLLEbaUmmYXgmLYUrV/JXDaoR",
+	"uSUR5H7dEiF9RJgSEyj6NHEU9nXn7Yn1FENcPfALwzoA0uxrmuJqiuhfQA2PIVVV+P++l/3pQssXDJwb",
+	"sLfsE0mUn1R3AHd2wJkmdpQBqxxShSAEjoR7aKu5i/yLdufw+uT47XHn8MDPrIAoMam2NQWFTKEhtTZM",
+	"IyF14+BG6wYjvWpjmUokh0a97ry+WsewDmy3KNPioH1+vAcxflXK0Jq/gWM12Ih4n0KzAvNPYbv8++to",
+	"sw4zZVqw5e7O3LfUr7n59pAT2SXaTn41mUf5BVtfPOrsn6MRIcJzPiCX3BYzJWKpUg8wYNjfq0dcjLEI",
+	"Saj/8lPHjx7E5KgFnPVoPwaDrx1iJPjdpIYuBzyOrG1RQ5q9GyLQ2gUJqVzXKBUzaLygebyXOVENlwQa",
+	"avK4P0gKiBkBhUoU8X6fhBno0tohtqZLUzXKRSTq17sxjRTEPKTvgWIBwQpp/IJ7NSEH2/UG8k/POtfH",
+	"b89PDt8engIEGepvBAroqGAcRNYPB+M4+bOd5p5oKsGWbqfnZZQJA4+mLvTqoj6ckn9XdSJYVQZ8RKRv",
+	"nXPpiaQyknlDH+V4QIE6JvMyQkJpStAxspeZUpPykBu2YmQTQCfb+si18G3DIE4wSObK0N9N5B+fXl4d",
+	"HR3vHx+edq4v98/OD33L3YGq1NxOfLc1uwboxNJCxggwhO5Nye6kK8BEwnTRev03CQmzs7fPj6/fHP50",
+	"ra+9fXJy9v7wwLc8aUilhJ6xY8H1f2zcoj57qyTDcBq54MrScRt6VyAlXtvxoZBfMkJONwMWJ7ltdHd+",
+	"dtlBjlxAf0E/ZVGudaH5sE9vSbZ9oQXCd0To3Wp5m51yezkM+bcNkKYFGfJbs4vAGmyGBOvX9X2FZCRI",
+	"AGpICipUwvmSUMvl7rk7eah9ZXeOkX9gXwDuPCA4NB7viAaESTDipMoRVNGG3y9Ir3ou+EhQorCYpIpl",
+	"9sfPmRIFSZgf0tql3qINEtGgawI0pdE+bxsV2y8ej2ilVdmsNWo2u3sA2vYG1OAxvA4KJZTEADgejdYy",
+	"WqS/XsKyaxUXpLhh6gBvJA29N0IsB12OTWJgvyxlq8OhebFxcmkOQTmUgw+hpVcmuNHEY4doLd8qFirv",
+	"h9BQW+oHnMk9FArcU2kTMPOliQNy3ctB3ubKAhO8AXI/VsQAu+VLiRwVs5CDs1+/uu5BScQkSGJKDPEM",
+	"T5BehofZd88PjrzcBxKtgYbiWKARrPvETLGe1pfMzaI30XJjlpwTdZxMn6iXsik7Cvi7IExNmWgZE0OH",
+	"1mxNTaYVoLGm0Ga8dUC2v/zlHMar/eUv6EBjcbYEG1rztfrtOlByU8YOrAUe6nIoqm7ViJp5ni3xrHiI",
+	"J2jtqrO/vofsQIqj5q4Z2zIx/ZmtUkgSjd5CjRUCIC4l6YZqhk2l+HYGxoYcGBBmaHNnx74P63KTwSpA",
+	"mHA7MzFIMCYcE7xuQckEmWQl7Wm9eUpR0Xs0VEkT6yGOtMRLQlMdr0RtpBClV7Onn1mO5k9djQY3Juei",
+	"ZaVXQdBvRHBp7+9Ik1NGpNRXuD8NNthZiFMQopbeKIGZxIEt1cfN+HLAxwgbGKqhdxpiC9CdRQEo/QCI",
+	"UZxoSIYcpOgwKRthNLim1fulKTpYGqWpkSS3IM0/KHNf7qFA4HEE9NootjcoZr1YmJ8slbCLMfKlkfmk",
+	"aWQKRqUQ02hiXxLSBj9qomUkAM96ZPQEN9S0tEixEq0xDtYGsOxTU9BUD2EWjlmiPvBERsFDAspeonCl",
+	"tTdveRQPDftLr7CV8n0A2YxQA+zUCCJ+QpxbguAQqHfC96DVeZ+otnvnIKHfmn0IPCSqnGccQQScw2CA",
+	"Xi+L7klf8xJ8zvlKKs16c6faqFeb2xWvQvXYYOBLGaS+DWfXxVMe5zIfUXGxJ3i5tWZIUtkaG9Xm5ow1",
+	"Kr7SCj+mUVjAoJv1eqGzRTbn6RebDJOOP89HmVxhcqmJrxeM34We0m8qXsUIMbCSghY7azL7xUbyunn7",
+	"s1cp0XmXHiT9ojCQ7VG25CD6bdjqljnWss+S4994iUPnDIRPGos/uWLYaj0kNB9tLv7oiIsuDUMCjret",
+	"5u7iLzqcv8VsYlcH2R7by+zo2IYn5pwvgMNZt8vPHzUYSpu63aokcIPA2C412OI+pK8kkFT56FWmFC9o",
+	"G54jMiYRMSMWGv/Gxifbqf/zTOnwAIiuI8Y9iLh0vu+0s7qhvzwKE5t+y7zHlJgAkdZ47Lo9WYEIqFBS",
+	"/zkhy5YMGJJpGCfyDW/0XSbBQgnUMVNjicOTxHICK38mU2/PnhHyysRFPXBeTATbDXTetntxw2XFP+h8",
+	"aKatoVOuMm6WpJCjFnf04VAC5YKYsZKm/MWxMid9bH0X/r4Lf9+Fvz+H8AeBPSmJnxL8yphN+srGoaHp",
+	"51gNKtOi13c58VuVE/PXfoAnubDA76LiNyMq1rcWf3HK1ZHrYfANypbnRFQdxUzpzEPFyxGt3pCJnClM",
+	"nrFoYsOyNUlWyCb5e8ABrKV6XdNMafiApp7GpZo45wVRsWAu37OGfC1wXEkStpW1NQdchGl2gPNZ5QSx",
+	"MtoNtTKqwLaMv4GzaLKXpeOLjfhT1DyiUrVH9I0+lSckHWaKPzm9eCrkvzTwoIH3G8VmffEOryyw5tDZ",
+	"/QTYnHVlJVGTIy5L8PXUuOISjLD1ZChzEl4i8GeSR7W4XqgYaKMYk8Jc+zwk/rrB4D0TITKmkmQFbb/L",
+	"w0mtOI5WIKYHnx7bKGBQZpWpJOYIqveaeKpEnF83kmN2Q8leUhpEJUq9oUbD2tpEVxcnVYl7JBe809ze",
+	"QQKzkA9RlyoQjU04EcSbQifoy9ftqn5tgOVgD/kjQXr0DoiXSYWEVNZmZlSzEOfphMJephKrTZvpQpsm",
+	"kNcZGesVfzECZ5I4DP2pmFhwIpVL1H1E4pYvBPI5H3huofjJ6Ou+TVWBlcwjsfbFPeTfkIkJL4QaPRAw",
+	"AErad5Hty4hsRardWOKbczzRinKH8xMs+uQbpfYGxjJ4uwqpz8ppG5+osfwZMaykas4XICBm7oSArKbq",
+	"HoeVEpVsq8SMaQTNPVs2Y5ILnHD2k++o+XVQ8w+gTxn4eghOOnv0TOXpNBMxf0/bk5tjlu0JtJVkIfe0",
+	"Ox3RSEEa8sIPIMN/yfdMe4inNL+4jZtVfbe2fHfMzVe3MniSYHry20y7SQ4FIfOuXPXaqm9ZF4d10fk2",
+	"dprxUu/bQynCWFBFZsv39r2nkvDt8PeQ8RuPvoh54r17B9nc9YLIcJJpXzcPA5P3csj7nYx8U0bbP47C",
+	"0A5DV7vJIvF9CBZQCGfpdb9uJFXpS2WWxxdRYL5Hk1GeUp7Y1yv97r75LlAsodGbDIbHkSjy+EmHkCDd",
+	"+jRDzjBtII0bHhLVSIgCLEnVBAu4nMIqZZIwSRW9JdEErflJI04f/TMy/7pm7p/GxwxP1/dcBqCdqM8R",
+	"ZYoj32VE+jV0xkg2vEHTClcrAYchhHcMIFngNUAcwhHFksgW8iHoAyba8HtcELOEHhcoWaCHfBkLZt/B",
+	"QxpNTpO3XPNPD/lgTW2b5CR/w9f/Mu/Agxp6CVUWImj3pE+L9hkXYFLAXVmSr2lbPQUkilwJQdMdqgYn",
+	"Yz4ppIWiHo8iPgbBzs8lmLqsUzvggEdQBRRnMyuVTSqFypz5ZE+bZuoleZu1Wm3dJhy7fLyxTYFxaSSd",
+	"w793wOKePIKIHcZZFQofwkqkieDRCzbkwEMYdQUki/wac0WA2s+srTi0LTVRj0bm9/3LdzkTva+f1AQf",
+	"/3z60V+3Xa94aGzywzhSdISF2tDnUwVwSlNXYExr1DfRPjAY5MUYoPRt68BqZzKCvJI04EfiiZ5ecn0C",
+	"MJLzKSSrxCaTADMELR0809jrBhrQcWHhvksZFhPoGL0OZzEwfdVsF9/k0KanNr2j9ZR7JjujUYesbi7Q",
+	"dt2r1+v6YmT6ZWPzqZQAQ0TmcN2yyAqrt1SKMnxpuMWs4jLlFcYEpIowWw4fR5ryTUzcXRKbKBDBIqIa",
+	"L1gGGiSSN3Q0MqJ72bL144PYMH3YarraBa0+jTQxSzsqAVVTZCXgoWXUri2Q/cqUL6r8ZeMvhpuspMUc",
+	"w5UdcTH80r4SM3Oh+vx38ee7IvT15SwDmplKLxBauH/57lFVohW9Ko9BoK0TJVXwntaN8t1T8vvA3Pru",
+	"ElQ9UyQtqQZvmzC2O53D04PDw+vX7cvr/cOLzvHR8X67c3iZKexmslUdiIJgWojP1/IfVFryXLK3FgEh",
+	"mIsILDU4Lc/foEpQGTt5+Cpc8jdUBmohf+bufa/w8GX74NXhpf+HRQtNCDPFi4BMzgGNkrMBS/c37bd7",
+	"JOuY96UMYX2iHpne17+oKf27+Pc9ePmeSPsKCvI9FGNTB1ysvoiQZup1Phxpn87/lq/E+oX1xu9E47vO",
+	"+A0SmytbZfdx/WdJpa45lvkBCW6kLTRnQp3RGhZ9zpo0hKg7VyjSmMEKuWtQpxrCjaGUUDKGKSDIMj1W",
+	"YkmMVVKNeVUqMkpqimmKV4ysXsOmuzc0Wocq+wEZQe0eFhCICPSgbOlOc/MFkra/03atCfWjfEECfkvE",
+	"xI5lTNx6Bes19N6mAhOqBkS0TE2jzvuz66P2fufs4vri8G9XxxeHB/7e1KaS3JBbgiOptwa216kNQRBu",
+	"DV2aUrsJXW/B9RaL13roMDy4bHuokUSEm0J4uFAUac2mu5oKLRq1TSGyFtRScz0NcrXXSmq+wcfnUIy4",
+	"hRjPphSXRGoB7DwNNzjRY38lJmBDAzv6XL+XSVidE9xf13den/2Lw4PD085x+ySv5b8HhDOkhosE82yl",
+	"shTV9HBGTkp/c5kLSbI/vPUoav8TLKtoByg5Gd8rp0x/JgtAOcCUnIrR/X9PEkFOALikfYaA2CZcP1dy",
+	"scDSeTzH237IQsuiXQR9EsSX8J49zSWBvQAV9JP0Jc5s2Qms3PfPZJ4VybzrFHKo8oMlyVb/P3tvw9y2",
+	"ra0L/5U1fs87kU4pWXac7LPl6dzr2k7qNB+u7bS73e0NIRKSEFOENgFa0c3kv9/BWgAJ6st2LDlxwjNn",
+	"dmOKBAEQWF9Y63kI1MyerANPY2UPV8umba+IxaDyFlsu7yfPwxtUufbpAmsNjQul2bQsHru/4kv6GhvT",
+	"kjLXt1KTCwLq5zQpMtf7/rooJ3/5hNf6ry4kuptrg5KNdsgS0RZsHX/QPMUdvbp8wUg/Ipu/SfxzI9t9",
+	"wPUrvskq67eKZ6eZ7IuE12XW32GZ9SEVHqNOW2EOXLdNrC5dbiW86YMy/izlbdlyZ6eCueUhMNYAKoeg",
+	"wuFgWU0VqRPU9gosQrIxFnLFLRS7U+nc7PAZs0RLB+FER+SpnOwjrazDYs14yicFO22qCw8brROHKGzr",
+	"DENg6hLBw8hBlpppy9lUsSu61OckppFoOVaYUIWAyIjJStROFoiJCL8JFrnS/Vt50rYHdvVtyFg4o5fU",
+	"TvV36lRbBTZ3bF6NIwnlQnoV4G+X34b86Q3cwpVVT2QAdu0313aYvom+LXOtHWL59+g/u7XxsL1kK+HK",
+	"mOqN/GXHTrEiCo6FVsoGaAn/wuZzZpzDOGFpyTeCyBikKow+UsbZhEOCjNRyglCaCK1OuiorIrUYwr0u",
+	"QNt0idvokBNmXaqNDpon8WnDXuefEB6+ef3s5cnhhUdsQaEqoUCzS5624aDEeKSbsHf5eJb1F3rTggoD",
+	"5/GWWs5O9Kb0GzX/hUr3bqzgDgqoUsRQoRIHMnkWV/TVGnDvbhrQuGzP3rx9fVTRfedL1ri0SCk+ueFa",
+	"FNqtXjirpYoxfFf6qfxyf5e5hKvXzqFM+4kgcteHrMpImHk656YRklKz6Yls9fHYdNuSXi/XcQSzVTno",
+	"pWNG5/qZb9ItDj1luhCadjFiFp660i9mNS/RSwvOSY1+M3uBQsJRxnXBguEOcS3TIcIMCxUhjdO9BXft",
+	"rF640+kNabai/SN6310DvheLjqSJ079WO18Ce+ZbFmurw1kXebZg68t+f13xYE8GElv2chF44GTbjEuJ",
+	"WSbLhZ0Rafs3FmleoZjMYMJIyCmuIR+T3DL2dTZywSSdjx07pC+J94sOaTTXsUqTHF9fLgYW+g0Pa+5L",
+	"KtI835tQPE5vLRM7a3Q6ylyiOqxVS9cHIV3TDQhXlFTLZesZIiY71j5M3rMGXcMl6mGmmgrgKXGjqybZ",
+	"iTeQpPcm2XCQVcG2IblSvOTcvLI+6fv6pMTXt9t/4gOxYKvQzrz7jqfKtfXB7FB7q2AAf6I33rZI4euC",
+	"9MNB1Hh+NfzOzeHTe27duy1rN8Ky/H5vJ61A83NB/t1OJwBm/Ysxj0oyUcWmqkyBDxFQJLS0/chtNeCY",
+	"se7YU+mMvKE4hxC72KZHmp+HAWKHsRoFEN+zIZcC2/5CjgS++wao3nWQ5osIjG8PuZu29K2FjF9BRJeu",
+	"xZo4sNID03Iw4oGFMo6huKDmbsPcnXM3ajz0F6nSnMXV9GGhbBF9FwRyGl9xBeHz4wuwHQ2hl2tQWiRJ",
+	"Yfz7v+NAiFgBSd0LIr/A8hoUV6gvRIXeCJVmOldddyXcx8ffjHkKNKew2+6UTP0lVlInmKP3w3iNIhgt",
+	"bM0SPwsNEUshlZDIdMAz6PGCCnuv80/koUq4JjguN02WkLCQ+3vYlGM/d4Bmm5DVtBScrN4QEMiZZXRv",
+	"+OupSTT1NAENutad+Z54WmDnN5hfP81axtZV4XeCciiW4J3F7BIoh4OZPV4Ranfa0cuRHta5m+/Rbqpd",
+	"rHo33wXj4TM38GpkhzM+Tlhk8xMdbzAwSlXESmA5Eho9rLFFzyTwSKEgSkyXY2h4d1lfDXqZSAcKeiy6",
+	"xKYrnhqS/DqrgV46YtOCenZGRyKJaqV7wiJPTigwK9NZU2MjpgQhVtxR+HxnvmIt8x4UONp3eTZlReC6",
+	"HdHtUoQtDVUfz3hztkwUWwkg9ThuAvMbpmBhYA5Lt6siD6z7hzxrId0XBhDa/PQQGmOmtPtbHejQgVCQ",
+	"swgNPt+bmZc0N2HRFQH2g3LCPke+Bg8xHl+MuQ7M11bjRiL5tHMf+SbV59qQsxIOLbjlR+0n5mffstQS",
+	"8rH5351Ox8OdrXL3QAMl3dRcNpYgIlirZgAsQVALGyXp/pW2ECo/yngsiP4+5ZNk6uxK135AtQUIXl8W",
+	"4VhLzNWPd8uSBGpPQcL7GmJpSxsc733KJ8aCVXQYYQvRhYK9zi6Eh2fHRycX716evDq5sMjrLnmaGg3n",
+	"AoXU2bYZzEEJqmQ6aWE7PcPXphk0qkT87qs+UkAKoIk5CdgzHjv8d6Y9wW76ENrmTmxgypiKZfeweGOw",
+	"oGP4bQjLnRXlA+ajpNyHbd+rpqa5x09i9W/xd7i/bAaWBAyrKW1460U5+0Z/KMoDLkY4Rvwj/MSVpWDR",
+	"z2UW88yMJfR6huj+5vuWzVhdCeEVS0Qs9PSIYQFnX7swX7lubPyDI4MA9jFUPI2PR0wkdnqp3EUBZ9Gw",
+	"ulgzHokxlddAItJLx9ddiciO2YBDI/yohObv8iz5tI0/T7c/+rcdyph/Cpv7gKdhGFXG127HPBHmRm5G",
+	"+rNMjFQuCAgK9lzkETe9P/SLbUle4R4yE01jzfKUph2no6iw7frwYCVVOY00cCsLHJcEj0FPBGYFtuC1",
+	"hAnvDaW8dHzFXQ/G/lKkMXVZD6XiTnBUzw4boYd02/5vYwLZJtuaKx023SJPuSURI5GGps0B4ncpCE9i",
+	"PhpLzdNo2vqFT8ONeJQ4JZ/vUAY3uKsYxS98ulkXFAXJF/JDSYhVDarb8r8Xc2XsmXHCpqbjq02a8pHi",
+	"iZrD7HMttN27lVb5urdSXfXaSLdU5oNhodqdKVAR9qrUShNWqKVZBU7QgEigMcgzrtZSj7XhLs5WcFXM",
+	"lO+piKuyRv5+ILDzJ0fHr07fXBy/Pvzj3cnrd6dnb56fHZ9X4egOCnvWmntigQpDjYrHM1mepggjYRcZ",
+	"qfPyWHsti3rdfZqrll88L0bfF6ZiAOHBy7Pjg6M/3p2cn7/93jDplq4cN0FbwVZ1fu5Yd7+7vqX+y/Ef",
+	"786O354fH83gRCxcRkYcYokMVahYDwV9j/UgQNz2ratWazm073Y5el/3K+VCQJPSRU+MO7aIkPAzAsQZ",
+	"Sx3D1cKQ8FuFZ2SLvT90YK0Tick4KZwePVP3VnYw4PonN4BNRkbtO+pqg+8QV+w519ArF1mx1cpLNygT",
+	"uNFpt23RO/BuQ5jIgbQoozHHgkuz9+H09XNjmZz/9hxDYBpGUmnYffIUfhE/7WOIQRknv8AnZSmwnpJJ",
+	"rjkMtR43VBPenr3ctzGHm6Cm3Neutgfb/sbeQIzANk8I8vd+UF1LlBpE9B7Pku8swIyt4DN2bbsEmuXH",
+	"LW8VpzA4BQKQq9amBsusgCnzGi0BDHuJjC4xnsDSiO8DgzhjfW2Zeklc2ki1H1z9rJioP6quG9VCW4N+",
+	"Oizv/4wo6b3EP70uPre9/kKBUK8nq0TdiU3YllngaI7no5/FmRDG2LU0q8ceudjAO2YmODd/Nlm5jqd+",
+	"q/HU6hEpBnZGMtXD+wqWfv7760joQ46EzoSqlrJuuoNyOkBHNnlRVXwuuk7HiojkxEfjxPzUsEuEfxBK",
+	"i3Rgz8TDl5I6GjYDl311++jm+rk9v+KxzjGIViOxwfIQ7sxOdN1ZgA2dzjVrz4vtiCrmytZisvVMtDLe",
+	"5xlPI76Idf0bpy6d3VTLosZ1ZLiODNeRYS8yHFUcE+fmeRb48sDwQh/IRogrXt/1Fa3kqFVqV9MFvlqZ",
+	"h+OVpnrFo7hOM86UTAlmLKRXxu9603fYXBZCA7WDL1KL5GGbrUOUcJd8rPdRbVj3EwHs2VQVxRtrcB1X",
+	"V3zezWu8Yd3n/OxjKG7x7N9qpt0s1gWgdfLv3bi81yam1s3pXWl8ebHn+jfyvUdb6sByvYvvVPi5ri3s",
+	"pfHPWRnbsZykxm5fjqs1Rx3gHoFeHl1yDY0nmHhNpAEWNa+PDiTqyTUo/SVywnXkfoXFOO5XZYW97xWP",
+	"BbsgN3L2/nn/cqF/79sOp0fPZsyAQ3pP60iosVTC+cartq59xH+iDq1+Q+WYX6EB4oSDkRSnR882J7ky",
+	"fv3h2BlvZTzFkgfk8MJKH1veUAbT/OBYzDTbh0vOxwrSfNSzDBmEeZwrPDkrjtq8MnSy8v0NvFYJuOLE",
+	"rJyH2miqRVUtqm5xam+Fwz1GdbZJUqyoniwOQy2gl4PUmhcwJbBWB/KUYDRiy+eTxiioFI9kGrviqk2Y",
+	"ZsviMdThtUikTVA1mc55h/WfaslXS74aM+N6iWn2zQaiS4tlpRFjK3jkKSHakvHYOtq5/Gksq3WkPcan",
+	"ukejbZlsNONav622uzaJhTN7RHXD01Uy69ec5zxGjWLLjKd16Lq23+5JGuEy3ZQwolyilWjzQtNpb2D5",
+	"M42UydySKxIwCtYclvA0ZhklLUHj7cVh8z4rOGyPN1nAYV9R1298j7zwdkOUeXn+XrRrb1Xa8yxaxdKt",
+	"d+EIZBUBnNhHqoqcCqWoEgsaDmMmlVpEvIS/SITSCHHsY25tLl5tXufrVrGIXGLpYG32LSZ0PVKVwVIC",
+	"lw8j5srEQUsCVnRlbKZXwrT8n5xn061gK2UjvtXdwmZP4iXJUrmIF+VIfVzYlNez9TRIADdbweeYL+f0",
+	"7KcHhxNWGUUNE1bzd9wA9Yt4tWNfujgRjMvp1lF3EsrGX2n18uRyVaA9kpnFrXKugO2O7BPy0XyOqi/R",
+	"oCGLAgOz7TF9SDXbcOZw0l0pixF1lIAzLwLpSRFb1UBy/po3B0DKgSlQl2I85vG+rY4wGuptqniqwwCU",
+	"hFhWVcwE4YholBNGqVBGRQgF/0HPaMM+5E95cknfdTNhsnP/HbcqbdndVB9UnujrPdLaCX0YTui3Exmz",
+	"vmi60Dz7PDHsu6OEhrjUJH59Z/OVXrDScKUuPGwyNBxEbUzVxtRNjCm34Iu9SxeWbV5vC61gQdvr7BF4",
+	"ZOhSDk7i0KIDpLLMQ5hBRyXsQlBTpfmouOtOe301zxkOdkN2BbZNPFC3sip21tuDVXYE3gDRQs4zvzBp",
+	"1TYs7qtTrmoT5P6I1awNcmvBNW9vbH+0UaFP20X8aJt/GMtMr4+GtWh5mfFBL8QxHHhgTLczQ45pIKdM",
+	"D29iYWj+QW9H6uraRM/ixhtkeB6e/xZgUUwmJ5gxW6Ll+vjEemhmiGccWBzzuAuhiAM07V6zEQ8SZv+B",
+	"fmdgRdSBDjzjkYJe/pXXmMoWzCIGhzBOcgsfIZN8RBDKI65ZzDTDb9VQMtM8brYrjum5JR2gEfYsWIQb",
+	"UNX+rdaidi2schgATxR3cJe8JCmIwypDAYJM470h+v3hPvDRWNMykrk2N7ThkCcJYmFnWAFKHvyPYQDh",
+	"D+Z/WuZ//ncYgGY90/zhGUYHxhnviw+uPid8FBo/H2MHRtuOzZJUQ86NNcCSHL1+PeSjNpzrjLMRwiVg",
+	"4alZo4C3UwyEadZjCj+tGprfekxHQ4I93wk6nY5ZBSqg0IjQCuQkxecDLOo1QzDmQMZSxSLiZcggkmnK",
+	"6a/JUCQ0eVGCJ98uGVrtI/0gomP738SGRLBE1ozX2CBCQ48PWErBEzZTu4Tx4zg3y7ma9z1i06ICGWl6",
+	"RAoMjEGS0TDrxOW6hOJLO+S0I8vVzxQcnv/m85AXymSZYqyqphnVeE2JZhW83tuuFO0cMoVsB/NFgxWU",
+	"fFtfaB5MN2LsU/edsb+hgsmLMtRaOYsqQ7mOEpNqWWs3vE4hud9yybvazOuqjlwdhhtwvc6d2rk/d7oO",
+	"rdWK/C61kJ+7P1ezYK5bmRKi5h236IbCbQTA+YXw6Wr5UIfLvlr+x3XGy4QfKrvHGFlxQPf5EbKHyKXo",
+	"Rluf6NVmx0ZYFMvz/EU8ANfIievCB5WKl/UJixtnouIpXDVN4esQGetJAz2cjVZvfbqvCudaHtXyaMPy",
+	"aFl+0WqRtDTPc4lUugH++CnPWiVPaK4jOeJtcOUALEOixlQTgeTU/GffiwAiObUecltC08dUSjyKqYL0",
+	"bhRBoZcnl8/nMRTUA6dn9EZ1T6XO1Vdel6tZUzF+nxHjr5EU7wty392Y4q4msavhiGs44hqO2IMjrpSj",
+	"9GW2iGjfJ6PJE+J7MbP4OXg219qJ2+9lT61AtzG9VhaChij56TxcODb16HKQGX0BjTNxxbOCu13x7EpE",
+	"/JEqUmuabThm0dBPOnJUNsSSpxVkWJbkiPXeyx5EcmQMTUEc5l5+DVb4MLxHaTke89iYqwwyjjlF5r/5",
+	"CIt+eMZB6OIuTM0tuc6V4zpXBdc5HvXj65DxHA7wLVQ9NM5kxJWCWPDYqAbNLnlqPiNSsuPOFSmwnsw1",
+	"6Im0KItFNWjKP2hKempDqKVmCSoYm9PkSOrN64Ry6azQKIusilViGVhNl1xa1SJaAT3kaVm2LrTqQo/3",
+	"ZWamfEppC9gbFcwlH1E3JjJPYkui36jwudNCWPVye6PLft4nNncPz8i8IQAlzBKweQW54iViWxP9Ecyo",
+	"dqT31v1Yyi3ySiLvPEvxUfy5rL/fnXFTrOtSpSNxxPNFUsckE2ZaAsjTxHz6kCWJnJyyzLg2+Pl0lnNM",
+	"LPM/H+4cyiMpesuULsBNMiwBWeZAwUFq3mdkII9hnCBgtV23Ge8bNbHIa2Nqpge4Tdz76R6eKE67YsRZ",
+	"anvIUmvlJJxdcVBy5K8G080i6e4ePT3aAZ6bImT6Qva+ptM607kXsrfSY9td99tuXVJX58A/UEYnD9gk",
+	"oa+w0+l0zAorZnQP/1RcqwO91TXL7WlrZ7fV2bnodLr4/39uBVtGYmx1//m082nO/p2V87tPOjO1ur1c",
+	"w16nkCOFaC0lLympcSZJVg2ZMlZNZ5/SozOe8olR6ztwxCOOMJ2mn802vGYjDn0+8fKrSbkprsGXtAiN",
+	"gP2bF6prZ+xZrABlri3G6AodZNl55pREKjUqijJhEGuQjfYl7j+rZ2p+rG+bH8tjdfejIGatUeK9UM7I",
+	"VkXaNtWnm1VioxD7Hv8TjKVIMVEThF5TZGRt3ZlbrC7HttZQ1yxut07+/rYSOc7RPWO+72hdXLPo7t/7",
+	"3f74XvZOKDt8Aye6hXWLRTI3pNNYj8V7/dHGCzPyzeZ83MBirY9Z62PWOzFvbFKUBDc6hM34QCidFRrs",
+	"PtPLz/x3f22p5n7nzrnWIh2oWhbUsmBDssDfh8aDxPX2cNLQ17OVNwHAPr+LKUP9vlPTa3lSZ6o/kEz1",
+	"9cgiP22deCfV9kcLM3MSf9qORdx2W2gp/moso3xkfPgwFnF3wnvdv/JO53E0lErjv3jXtm1/KF5Av4aQ",
+	"cSWTK65AS2gwwGJde9RnGvHOSSD8/x8fhM02XJR4OI8UgV2haBQKRizmNqRlrmox4pbpNOU85jE0hjzj",
+	"KFPxUIxhsI2ELp2XmccIe7mJYMt5epnKSeoB8LhDn702HLJoaHHP++KKF4dyjRB/aR3KVGcy6cI47yUi",
+	"CmDEPrTYgP/4uNMJm/Y4HpTOZDqA8PiCDUIj+lM+IcgF1tfISpJJjV+7CRlniB5AAA6mI/Zk0H8/RQrN",
+	"KBSiRnuDLPBgqWk8L7KNt+Hwzdl5F8uRZSYGgiqNT7HrXXd4ZptZaDXiqW52JOIjuyxugmrrDOvyi4q4",
+	"AKcdM8QPtom/xeLZmtUMtwSXvU7h9V/LlL9iOhre1oiNRfzD7RTP0clRMV1LgsdHJ0fFTpuJbh1EEVfK",
+	"LbTWQZLISesNfr3rBD89ap/EB+1zn4KtyvK9FqPB3Ozu/RRsmXV83TN4z7d2FvT4hsrplYzN5rUq8DNU",
+	"7UOwqY3q4tnV8o2vhDbCR2pohB/NH+/yLPkUNglJhdTGI1UsfAWJEXEy10rEHMJtNhbbVzthAIyO7t+e",
+	"vXRI4KSLSLfkqCbd4bgvCY1UMdspz5Kt7tb21oLEmqyy96BhW2762vaD5qmx1BVa9g9uzMv0//vJpbre",
+	"ACil9iUngm8GL37/Bc65DlAvoqKaGgEflv1ov5/o0GWjTeHFm/NjSEQvY9m0VqoLleqLyaX6/rTp+8ll",
+	"S3F9S4364vdfzvlSZWpXZ61Haz1a69H706N2230HipPKE7c/JkLpTyuVJ/mZEP4kNMlTqk98KZQuY4Eh",
+	"yD7mqFaRYB8p5C0r2M2UVtCgJBKjPDM5gp19q/bMryDHPFXk9WK2pEgS1Qygl4tEl6S4SkvzfA+zcay+",
+	"M25zyONYsVYW96PWbmd31ynaao8sft8ln7bhwO9fw0/fJEC/AAhzyowLkxBnAbACyLgWGd1AbCZNUFwr",
+	"zOjtiSJOUNBjelm8+7aYTJUeu9Dm48s04jaT5gbmBCTmfaVdYJ4bZ/KD4Aq5gYFBJMfTeWOFaRhJpSlY",
+	"QUYIFXygVYJMwsjTSaYGcORJ8CbMDs0MwKZsVsMQMqsOjsIRazE1ykX4tRoc870wc/HIETUHdvkv6UZC",
+	"I1vegxH7IEb5aKu7u7P3j73/efx07x/B1kikdHGn6JJINR/wbNNG0FV0i0PxVZJkmUVk9zjJLVpytXFU",
+	"G0e1cXRvxtGMJodGsY+BNjKYnfytRR1kb/tqd5spZXS+TEsszaUG01AiZu2bMU/hJ6I322134MA14ZkK",
+	"ULTrd5t6LciECEUckoIueWMFZcQSl8+QqaGrTkBDxzX5yML0sjSWI1As0YjObIarqbIzVEO2++Tpf4XQ",
+	"l0bqURURnmrwD3D+80Fr98nTouIF39bQmRiNkEZSTnjWipjicZNMFfOKsA0hDi10vcQpOEyYUmZsAYRi",
+	"xMzPVEF1yWM4ff0cGu4DblMsZvvjLPrzp21stz1OB2ETzY2CY6mYWZ9kHCcEZ5DuU2EAk6GIhp6lFA15",
+	"dLlPxVVmzidMOaJde/wileWos78ZWy8OSotmx77IAUB3McuZCkPOzXqP3Yct1newcNEqCH19mlCEPgxA",
+	"S1eQ1TCmE4T/HTYRNRntFAVaTlhGq3mQyB5LIDP2K+bL39a2MmuWlmyxWu8hpya57WnEom4uS2l3N9Q4",
+	"rXfUnDsb+oSWMu3mX3Jul6KnhXvU7s9v+ls/MAvGV4O31d1cZKj/rjNQlqra9dsimxpOaWoQI+r1Zoan",
+	"V0uDYqUZ0cX3BuC1FQBqY6pfwhZszTK8PTtpBhBlQvNMsADMPBZmU2GNnWayLxJ8HQVTcP/Z3UgllVZV",
+	"BgVXQcVIKU4l0BsW2qVaYI8cezSqWT3kI8WTK66aD167lt/u61avXj+XSGX60pG5pdaw35dv+iUke2Xj",
+	"PDjRviAQv1LEW8fbCVmKQbvgKsrSIbOmj+pCaF4dQqNnPD48y6b3vTaXPf4aLxLORrwZQJhnSeW5Ce+Z",
+	"mUGHiWP2nvXwrOvm3ZrIgfTva8NraV1FoShabdxTcuKLx0y3U2mD2cDiOONKoU/nRueQFSw/uB9BfujC",
+	"n77qvODfWDD63tSFHdkSVUGrsdYStZbYtJaoys2HpSmINLPlYGOWQ+2ecRa3MMenuBfUECnBy2CgBSIy",
+	"UlnDmA1EihSRnwVbUrxmFU7vOXb/ouj9Bosh3EteCvU9w/V/17S3MxSzvlVYrsFlNQbVBW2rDK7feNWM",
+	"QjlJy9cHLrkAU/T357pH2CHEadebQvj8+ALmdny4we3pb8yVp+ZvjGBhkTYyrRFiTLuJsba0uNhniTJX",
+	"ixcXR9kzUNj0RAUK25ooPSkTztIbHU5/XWD+biJr8OyanvsGcmpNAmoZT/cdhMVqYm3Xxw1xa7vmvyi9",
+	"tuvEKhvC3VOTbD84ifDtcWYX0uQzhYlfVFlcvS1HqEyNpKnaN3RkLpKSpwh5gL2sylxxzHFsxBytAnON",
+	"zs/JSOgCWRUgUqU5i5t3tYVWU4l64m1DbKLE2VizhNYsoffNErouKbGELfQgUdJSiM96ORvyXwZcr3m/",
+	"du7Vhqhdghrc5U5AT3fc0KtxXYx6X6TTN6WACffl7ht6c07JFyUhrQXK92xVfIPEpZtzWrbjnHbZCt6v",
+	"QzkWeIzs1ybNei8i1dI/Id+Y7+H6u2Zz5n5DIodyPK3DIbU19AU8HLd/NipVxhm/EnyyXKac8dQsgArL",
+	"h3fyihDYlEuJgBOnR89IbOAfr59DY+dJB+KxaFL2THgQRXysQxhnvG/apWyb7XE6CEFe8ayaxTKO+2Eb",
+	"3oyE1jx2b+sLnsREywIx77M80arrFY4cxAxeyituRHLg8Zj8tXVODSAq119boGXMpnSHH76x+O+Hx2cX",
+	"rT/++OOPVsf8305Qye6x1DY8wxNuTBxK5EDaetZ//3L8x98h1qJyFg0h/PjRwc63R1wzM2HtX47/+PRp",
+	"U+dg9sN+zabnKXXxs4kQx3G/+lJ73yseC3ZBZ2+z9y8oYt0qVuC1rZV3zrezMBsow93DYxizAe8Wu8Ns",
+	"jGu3Qx1Nq1EN79uMNasVGDitcOc8A1fmFsmYr84CtVmSGVKUWgIpvzgOTBNdCJGCKgxcvVscQsMvfzvQ",
+	"xKUxZgpL9mRWFK2F0CiL2KjRM86UTEOS2bOXD2XMw31gFd1AEXXMazCvtSpAKAjtL+9603d01eEjlveo",
+	"IeIGWNQElyZq9AceF6Rysm9RFJwq601Jvcg0mQaWGqo3pdTTNhwRnxbLODKP9M2SpHeayUJ6MaZ4S6SK",
+	"p0pgQoMZqfk+pheHmYwu+zKLoccUf7wLjfDEzsXLEBNKd8xEv6F/d8IAhtPxkKcKxCCVGY+bbfhdZpdE",
+	"HlfhvWv4CFNGUnb930NMtA0QAKLIfc04AWAEs0WjFGk9K3JSu/C4A2OeWYAH/GeU4HTZHNsA1JBlfoZY",
+	"ZSUZWbwAocFS11Eths2NRTOm8jARZnjFISxlyVSLSBXkYebn8K3iWetgwFONNaIMooxNEp4RXER6CXna",
+	"z7OEZ7dKsaX95OEI3Fat/zZTb7rZgLH/ttuTD3+NWAe1Fn4ombyFVsNFOK3gy3qKzV+ii5RWWY+9VH3t",
+	"dfaswvJkXBt+R2Xzv654Zoz5Hx+HgU3jR4gPP7v2cbszA35LJeP2eNjVpleK/m6bme+PE197ilbsXaXH",
+	"QggYf2x2+MWIuhDuhtCwflsTr6sCY5jH1VHuQ/g49O65fvIqmgcrIJqBoxbNUzMsoyFMVy7+pSEa5ull",
+	"YLyridGDoRzzFD942Ui4LOHPjqyS8WeHtdXdDbZ4mo+2uv/eDR7/vQCn5nqxu0G3hDQsFUUWOtKf1LIM",
+	"2X232ht56HLwJ/yS9Okbp6+fN28vBdXVtyYFz6++KykYEvR7IeZUt7zPwcAXAuHF+ZvX5qHDo4OLgy8r",
+	"BdXV4IcPo+SGktDdXUvDWhreSBqe/3Y7aehLOBuFXBrY8O59pCgCWEQFLRyAApWysRpKjXWcLAWmNYuG",
+	"CHRtScERztjcStHpNhzOVW/GcpImksXQy6NLrqHxxHOTm1WnOKyy5dEJo33e0mOj71u0udzvhYZ1bRXw",
+	"DxEfawoMuI1UBjO0vOSpE+MxTwQiLVrEpVAbEVUZBkuUBMXTWFVI9druBh6HbSjVzkzY4C6q4bB82ykG",
+	"jdeuIM5mZqVA/azOy77/CSzW03VTskRQ660ZYMWXPB3o4VZ3Z/d/7hlLej2B+4Wy3I/VnR49ewDoiYc0",
+	"9taRUGOpxE1OlO0j/hM1DGMNwziv5A6ru+FWKq5qP95UxYHMZgWxVWmz1mpYVNT7AMuWiAD4qMfjmMcQ",
+	"HjHNzGAHZoCnmZT9cBEG8jwCwlUUtuFEOyA8BbLfT0TKgQ2Y8Smq6qxKLhGu5GEKm/swGXI9RJXsI3U5",
+	"OMCe0D7JAiFHhi7Un1Zf7aO9UvS+NOQVmyqYOEChmYkup1gxEdOJou2PxRtqsBn7I+OO9RIy3iIKBaFL",
+	"szflE7DSuElmgFDO3yhusical3xaAgragkk95GkXGCRM2zsc/QLEkhNDOsEtI3H0ohMMo/PcdMqswD+s",
+	"uoY+6pIZJxpR5TzSKQaeFb1NtUhCM5GgZLN6POJOQpxxU4n0J1Je5mNozJ2hzJ6bNO9KlEGnPiuhqbEE",
+	"Hj8wLq+paZxo6xvM+6gO/NF92yYCUmUcZ4JV0CMfd/YK/BFzr0gHd4etJrHCeglf6xnFVwPqvEBmXQPl",
+	"7MnRGsm5NiEenAlxPruMoTGjyQMwKhoKHb0UG3m1kTHRqwka2KiiGI22n41xBYVAM+qgMCHGxmgIAEeI",
+	"QLrw22HrxZvz4y5yBozGLNLw4vdzaMzYDz+8n+iwafFxx5TC4TS815UX529eB6V2HGdS80jzGGjFQciS",
+	"QReO46PzgzCAUE/HXbCNBxBGemr+tAfvlyIm0OB+niRVfTTieihjEDE0bBhPFLxYFLv7/+gy6Zhf+PRV",
+	"nmhhdJQN7TWdehCKnGtUO/hK65Ujd+OMeWLpQpYZRQU5VUiwWESJiVo5SpgYkXZn5ku49I1nmRyF8yra",
+	"3Ida2FwTelqr1VVq9cVEf/2a9Qe7rfkHzLzc6m7x6Yth73kk3ogXz/48Prv49fxEnYxed/j5ydOT9M/3",
+	"J2Ii2G5yefJeij+fJ5dv0jj54/044c+f6ej5h8T8Hv+cTMzv8ehVxtK4c5J22nz6YvznoWnjt2nv/Xgn",
+	"/j25fPP+4MObixPR/7Ud7SZpb/SsE//rRVIJhIyZNlJwq7v1f/590PqTtf5vp/XPd62/f/jrr/Y1F/5r",
+	"LigRbH1o2QZbVRFWETRd0MOMczQfn+7lWQJjlhkDlpt5t+lFsdRL8SircrDSdm1l1FbGt2llWKUNL36/",
+	"uIWJQSqrlciBXGlfmBucFiy7UWZ5z2btDWUSu6w9PE41vur5b88xDpGPKRjb3HfwlG3T/tssKTRtRbXb",
+	"rMexFKlWMOQZp8B2oZlsJwhRMuUIInn+23PUagQSabkWQxdOPLcz3TqViYimIXnqfUx1VUCjL9GK5Zib",
+	"dW7GE4uMRzqZQpan6K8PSYWVqpilMJR5tu9Uq7nm68JFZxN3Rpb0VRch3700n/Qr1IDrydsI7uPk0yzK",
+	"BxQin1nTNwyTu6fsQ7UCqhXQvAI6cd5OQlLlhtrFJsqvTA+cjZAXp79FjdSYDfj8WTA0MO5rLp0ePcPk",
+	"cWWPSClXASW3PdRNRHqpbE4x6YJGKAddgjJurjomXeZkfTnxflpUH3yjsn1OFptFQMuiMEG8w93aoq8F",
+	"6oMTqGdOynkr+Tbnj//JlgrUX8/oAGeRJW1E6SPk4KrgGVcbD5tdI3cDa7LbjBgCGP9RXQ3CqrkLMZt+",
+	"OWn4a7YeQbgoJ8Riqi/M3dsi2WXz9+xf6mqw9fc9ZIs8EBvarsRaQtcS+uFJ6OvE6GppPeG9oZSXywGk",
+	"K1jsXR+UZMgKUmbY7YDKe8Vzqg2vPWzpz6uNd13rjlhqzN/FING/uwFssP7NvuPcG2GN4/794iPbhVld",
+	"8d42K5bkshrrmZW9AivZLrkewQH9fHFxeg48jTHCCBYAKBpKxR2E6aVIY6I+K0nalTvBAsWjjGvjfAqF",
+	"Zbu4My8sBdsoVxp6HFgPqWd5ALniEA61HqswwFCpsXpy5dAyZIYF2hOZxZRkhFfNC4dGKDQY/XeSCa05",
+	"JZAVhOIqj4Z4+ru787jzj87TvcePQyzz7nz4R5+QOsKAknv6ucJc5GNMqLXFwUWVhSNhM6ZbMYSxNdIS",
+	"Kcc9Fl0GMM4QwDVAF7uVyIglRCQXJTKPwaF5OBIKCHee/rO9+2Svbf8bgkijJI953AxglCdaREzpAPJU",
+	"jXmEOqdgnJOYUobXWdIa59lYKg6ZPavsw8np1R7efHJ69RQa5s/WiCEZBl4p3oRnqXYCSDbudTpmlpHO",
+	"qCfjaTvPEku5i/ywFO4d8owHIFMg4DqbCD5gWEBnqfGLDGWmIZJpyiMNWozoOQSWshPNIp2zJJlCLFiS",
+	"8BjDzYy+NcYuKEnM/wz0cdOiifIzYmYZTTzTmo/GGvpMJLRkbZSawuGp5WcaZ/LD1FzCx6nwnYLbfsIZ",
+	"MQJjQF2kSrMksaftbApqInQ0RMDA1Hwv1ucQc5TdmCaouNbmtTgYZlpStOpDu5GKRYfb5eBmKhAaMyDE",
+	"PT6VaWxT12gnIuLAZKh49G6e1piOFc16ebzriJHxaHsfFKcj9kJHhqbBorB9KCfu8wpbk+/n/omNKWRC",
+	"2LLyb0Mw7Lb1L4rCTi+PF9gFK0HI6Kl9COnrhyWYRCmQa3CyB4Mw8/0CJRZmiRH2aHjc0f7xXZFrwd0J",
+	"NNrWUHp7r2RRL3RbxiOZxWq/UC0jmXGnX0znNycLqfelLKwx22uUqa8agt3fSnf2ZhahNh/abD3MiyTw",
+	"v3HGzU7cL81mzP+fGs+AOJUz3oYDrGcg5k+hyNClgzeZEqonRnBD73Wh2ce9hKWXQHE/iBLO0B3ahzDN",
+	"kySEhLMrgmzKU8okJLK5gt4BmaSs+WjsKPfPuCX7/aroMcalsa+7EEbma0S5aeIZE0mecRVCxnWepWgc",
+	"dyhlMhaK9RIeH+jQXDVdgoZvtSUZZ/EUzWMe06zQv5vtOQaKoo9Cg+z3uygFx5xyXGZMQZKJNH/UYGAr",
+	"Pm3JKlrl7vUihX4iBkPtkif7IhVqyFGm4nchx1MUUtcY+ZJmVYvE/MPIWztzYCs6NyBwyde5s8DdmMX6",
+	"RSG6b2mq1mjdNWrhfRMGUTnZOvXQnFW5XYrC1VUKXhceKU+AVjkTA4+lFA5KqxN9OQdXK1MUxhM2pYCd",
+	"EYZe8ySqQxGHriQh/FfrnIJQrSPbYggN1Bl2MC0Rh024YknOAxAoRyOWAIsyqSjgZ6W4uofI+1E5pZ8j",
+	"cx8al2J11NOaUrE2yDdxxsCWy6B1y0TN6eRh8QnErznP0fZ1UqFt7g9LYWdPISrWcPX8ARq7nd0mFnE7",
+	"z5vCuDoTmPN2yTHI6pq0BcueGCMcT0Q+WmhdF02gC1F5k5Yr7XYtJTTMEDIKuhaHKz3elxm3T9qcamfk",
+	"N7vm3oxb29b2Eo3byAXbQeWYBFDWS9sw9Nxkbc4iNl9qvQGI3U3J0ZV8ll6ke2b1BfAfsz7r8EctbT83",
+	"lMlxt5plRQbb3cVrCZO9mrN/mI9YOp+woRwJ/2JOf5sDFzaDef5+j6Gf7rI8/TYZD5OMtyM5nn61nfuY",
+	"cj2R2eXXM303WEwruilU9Tyy0hX72qb3XrqEoteuwrmAL1PDnmQZnYWOedYiP6MvBkYZtsu0wAMH7bUA",
+	"uOrcrOHY6BSCzUAsP1IdChpW+2BdbdNvkdSQWgKVOOZynHCYDCVkPOLiis+mSLp2LInGwp7Ru+lEWE9k",
+	"S2k+xvPLFgH2uTZyPSTPxx58zU2UGAjNEodM7leiNd1Rvch8gPKycbptQaM/y4k/JmwHIb6KWKZX6OU3",
+	"aAvOFjR5olRuDAzzGUZ42Oxmx6xkdyjo2smTS2x9eVvVZF1/VB6O0KKxvZKpHibIkxQLDbliA//Vh3h5",
+	"0YOHVWR9sgsLfPuyhWPz94LnkchFed+Eis9pObrjeX8g9MA1PalQ/dsHS/6D+WcpsbciUIIFWb62pUou",
+	"3YJVTOfttDVTqYt7/TYK/TL//BtnyCkbMrBpKSyOlTO5zZ7N+iziYFNQ6A3+PJVlL0ai+Ml+i2HnlvsB",
+	"52i2KwhP35xfWICnokrxAqkBZo3BsA0H6RR2P3xwcPwsukzlJOFmc+GPdCjHE8VtGoiXGNIFltpMGkQE",
+	"ChBQiFI/oEEkCi5noolfyr7F9E2ksNMB+wxlntgkl8KqpuwhTPrwc1e8tBX8TZD1boktZpJl2nDgAvR+",
+	"9IccG0q42bGVOAE8cTU5ATzuFCAIZtXvYiWmsvCQqLw0y7TL6XQxeeuTNJ6UjpEwLoxmSbMN4d5OB57L",
+	"1D8OmHc2+n0nVfZBSYilmSc7BL9VBpmcBMTlxJLEP1YVXO2vOmDAFJ+BuOIp5GP0bWzmlh2G7AMrp4tg",
+	"ELXDBunJeGoRHFw6FV4vpzeGRixUZDRgQU6n3NmvRYsw30ZpNhpjIz1pvCYxSJk2KhI7aUzIXGNGEZ+Y",
+	"KUGCJ9vFth+EO3cPhkWPzjVLY9MBt4MtRoiqhOiC8q+iP/5FVTbcQM2BY6hmZ+1DzKMEa8MkfkGWFNW+",
+	"Vsdmqsyws5BoLAXOskTwrIAsxqUkVAmOhgdKWADRxLnxPsEU1yhmebl3YCIVZZhxgU72nLdZwds8KkXK",
+	"nOe5QPhj3mIBeUmTWYqx8lscWwu9enAS3M7nxEawVuDTAquhXGf787FVilmoLixfgTcYhXvHyoHYoo7u",
+	"Vp6LeGthsUa1529T8QEUj2Qaq4Cy5SwGTLHQ2nDG3xvZhbFjRdkQemhEHvT5pJBJMrnJx7hwi3rlOHxk",
+	"jk7rn7fD26iOyS1zkZpdIUYsgdgYeWrRdIRqyHafPP0xhB9gyD/Az68ODlvnPx/sPnlqNoPF3ik2JmHr",
+	"tOlqxiYoiByW9iWf+sB5M6E5yua6wYQVkuSmE2aHYOaNtfp/f3y69+k2s1dOgZ9b+HQPzL+zVsQUN1PD",
+	"rp/MOYEXwDKJ1a3i34o4KCWLsR8WnG4snbpSmG7daWvcqvvVNbek78Xav77z2tsmX35b3GoqwqudoNR6",
+	"NiF18UYqP1VlJ81Nwqp9FsxutMe71hTQRcrsI+X6QcZSkT4b80jGaMJRhu28jk5EL2NopZB3X0HMtAm5",
+	"TDnoTUzMvPbjKm9LL/y4VztBCTf0w/bfH/cef/rxVpsYv8FscrByoyuzhBk83m2Z6fK/kAPnX39Ww0Jl",
+	"T/r5JrkN//rXvI9xULoHcZvCeEWcbhlO9sJwnXnUv59gVGvnpnZuauemdm7u7NxQlK12bGrHpnZsasem",
+	"dmxqx6Z2bL5Jx4YU/T05NeSk3MyhscQKtUdTezS1R1N7NHf2aM6sPKldmtqlqV2a2qWpXZrapaldmm/R",
+	"pbGa/p58Guun3MypUXactUdTezS1R1N7NHfyaM7J+ajdmdqdqd2Z2p2p3ZnanandmW/PnTFq/p58GbNW",
+	"b+bIXAk+qQ9nalemdmVqV2YNrsxvJE5qZ6Z2ZmpnpnZmamemdmZqZ+ZbdGZI0d+TO0NOynKHxgdcql2Z",
+	"2pWpXZnalfk8V8bOxoURJLUTUzsxtRNTOzG1E1M7MbUT8804MZ6K36D7UsGAXeK4fPr0/wIAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

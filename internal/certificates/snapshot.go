@@ -34,6 +34,8 @@ type Snapshot struct {
 		Name    string `json:"name"`
 		Website string `json:"website,omitempty"`
 		Logo    string `json:"logo,omitempty"`
+		// Color is the branding's primary colour: it takes the place of the template's accent.
+		Color string `json:"color,omitempty"`
 		// Email sender details, so that resending says what the first email said.
 		EmailFromName string `json:"emailFromName,omitempty"`
 		EmailReplyTo  string `json:"emailReplyTo,omitempty"`
@@ -52,6 +54,7 @@ func snapshotFrom(src source) (json.RawMessage, error) {
 	snap.Event.Name, snap.Event.Date, snap.Event.Location = src.Event.Name, src.Event.EventDate.UTC(), store.Deref(src.Event.Location)
 	b := src.Branding
 	snap.Issuer.Name, snap.Issuer.Website, snap.Issuer.Logo = store.Deref(b.IssuerName), store.Deref(b.Website), store.Deref(b.Logo)
+	snap.Issuer.Color = store.Deref(b.PrimaryColor)
 	snap.Issuer.EmailFromName, snap.Issuer.EmailReplyTo = store.Deref(b.EmailFromName), store.Deref(b.EmailReplyTo)
 	snap.Metadata = a.Metadata
 	return json.Marshal(snap)
@@ -93,6 +96,7 @@ func (s *Service) renderInput(c store.Certificate) (render.Template, render.Data
 		Certificate:     render.Certificate{Number: c.Number, ExpiresAt: c.ExpiresAt},
 		IssuerName:      snap.Issuer.Name,
 		IssuerLogo:      snap.Issuer.Logo,
+		BrandColor:      snap.Issuer.Color,
 		VerificationURL: s.VerificationURL(c.VerificationCode),
 		Metadata:        snap.Metadata,
 	}

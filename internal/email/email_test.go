@@ -3,12 +3,16 @@ package email_test
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
+	"image/png"
 	"io"
 	"log/slog"
 	"mime"
+	"mime/multipart"
 	"net"
 	"net/mail"
+	"net/textproto"
 	"strings"
 	"sync"
 	"testing"
@@ -402,4 +406,107 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// mimeParts walks a MIME entity and returns every leaf part: its headers and decoded body.
+func mimeParts(t *testing.T, header textproto.MIMEHeader, body io.Reader) []mimePart {
+	t.Helper()
+	media, params, err := mime.ParseMediaType(header.Get("Content-Type"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(media, "multipart/") {
+		b, _ := io.ReadAll(body)
+		if header.Get("Content-Transfer-Encoding") == "base64" {
+			b, _ = base64.StdEncoding.DecodeString(strings.NewReplacer("\r", "", "\n", "").Replace(string(b)))
+		}
+		return []mimePart{{media, header, b}}
+	}
+	var out []mimePart
+	r := multipart.NewReader(body, params["boundary"])
+	for {
+		p, err := r.NextPart()
+		if err != nil {
+			return out
+		}
+		out = append(out, mimeParts(t, p.Header, p)...)
+	}
+}
+
+type mimePart struct {
+	media  string
+	header textproto.MIMEHeader
+	body   []byte
+}
+
+// A delivery email is the recorded plain text, word for word, and beside it the branded HTML:
+// the account's colour, its logo inline as cid:logo (an SVG logo sent as PNG), the link as a
+// button; sent through a real SMTP server.
+func TestMessagesAreSentAsPlainTextAndBrandedHTML(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	logo := `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 40"><rect width="100" height="40" fill="#0E7C66"/></svg>`
+	name, colour, site := "Gophers e.V.", "#0E7C66", "https://gophers.example.org"
+	uri := "data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString([]byte(logo))
+	if _, err := f.store.PutBranding(context.Background(), f.account, store.Branding{IssuerName: &name, PrimaryColor: &colour, Website: &site, Logo: &uri}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	body := "Hello Ada,\n\nyour certificate for Go Conference 2026 is attached (CERT-2026-000042).\n\nAnyone can verify it at:\nhttps://certs.example.org/verify/7K3M9QX2PB4T?t=tok\n\nGophers e.V.\n"
+	f.enqueue(t, store.OutboundEmail{Kind: "certificate", ToAddress: "ada@example.org", Subject: "Your certificate: Go Conference 2026", BodyText: body})
+	f.run(t)
+	got := f.smtp.Messages()
+	if len(got) != 1 {
+		t.Fatalf("%d messages", len(got))
+	}
+	msg, err := mail.ReadMessage(bytes.NewReader(got[0].Data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := mimeParts(t, textproto.MIMEHeader(msg.Header), msg.Body)
+	var text, html string
+	var logoPart *mimePart
+	for i, p := range parts {
+		switch p.media {
+		case "text/plain":
+			text = string(p.body)
+		case "text/html":
+			html = string(p.body)
+		case "image/png":
+			logoPart = &parts[i]
+		}
+	}
+	if strings.ReplaceAll(text, "\r\n", "\n") != body {
+		t.Fatalf("the text part is not the recorded text:\n%q", text)
+	}
+	for _, want := range []string{"Your certificate is ready", `href="https://certs.example.org/verify/7K3M9QX2PB4T?t=tok"`, "View and verify your certificate",
+		"#0E7C66", `src="cid:logo"`, "your certificate for Go Conference 2026 is attached (CERT-2026-000042).", "Anyone can verify it at:", site} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the HTML part lacks %q:\n%s", want, html)
+		}
+	}
+	if logoPart == nil || logoPart.header.Get("Content-Id") != "<logo>" {
+		t.Fatalf("no inline logo with Content-ID <logo>: %d parts", len(parts))
+	}
+	if img, err := png.Decode(bytes.NewReader(logoPart.body)); err != nil || img.Bounds().Dx() > 440 {
+		t.Fatalf("the logo is not a PNG at most 440 px wide: %v", err)
+	}
+	// The alternative part lists the plain text first, so that clients prefer the HTML.
+	if strings.Index(string(got[0].Data), "text/plain") > strings.Index(string(got[0].Data), "text/html") {
+		t.Fatal("text/html comes before text/plain")
+	}
+}
+
+// The API key notice's indented "Label: value" lines become the HTML's detail rows.
+func TestAPIKeyNoticeDetailsBecomeRows(t *testing.T) {
+	t.Parallel()
+	b := email.FromText(store.EmailDelivery{OutboundEmail: store.OutboundEmail{Kind: "api_key_created", Subject: "A new API key",
+		BodyText: "Hello Ada,\n\na new API key was created for Academy.\n\n  Name:       ci\n  Scopes:     events:read\n  It never expires.\n\nIf you did not expect this key, delete it.\n"}}, email.Brand{Name: "Academy"})
+	if b.Heading != "A new API key was created" || len(b.Paragraphs) != 4 || b.Button != nil {
+		t.Fatalf("%+v", b)
+	}
+	b = email.FromText(store.EmailDelivery{OutboundEmail: store.OutboundEmail{Kind: "api_key_created",
+		BodyText: "Hi,\n\n  Name:       ci\n  Scopes:     events:read, events:write\n"}}, email.Brand{})
+	if len(b.Details) != 2 || b.Details[1] != [2]string{"Scopes", "events:read, events:write"} {
+		t.Fatalf("details %+v", b.Details)
+	}
 }

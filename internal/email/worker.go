@@ -196,6 +196,9 @@ func (w *Worker) send(ctx context.Context, d store.EmailDelivery) error {
 	if err != nil {
 		return err
 	}
+	if err := w.addHTML(ctx, d, m); err != nil {
+		return err
+	}
 	for _, f := range files {
 		if err := m.AttachReader(f.Name, bytes.NewReader(f.Data), gomail.WithFileContentType(gomail.ContentType(f.ContentType))); err != nil {
 			return &PermanentError{fmt.Errorf("attachment %s: %w", f.Name, err)}
@@ -204,4 +207,28 @@ func (w *Worker) send(ctx context.Context, d store.EmailDelivery) error {
 	sendCtx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	return w.Sender.Send(sendCtx, d, m)
+}
+
+// addHTML adds the branded HTML part beside the plain text, in the account's current branding,
+// with its logo inline (cid:logo).
+func (w *Worker) addHTML(ctx context.Context, d store.EmailDelivery, m *gomail.Msg) error {
+	branding, err := w.Store.FindBranding(ctx, d.AccountID)
+	if err != nil {
+		return err
+	}
+	brand := BrandOf(branding)
+	html, err := FromText(d, brand).HTML()
+	if err != nil {
+		return &PermanentError{fmt.Errorf("html part: %w", err)}
+	}
+	m.AddAlternativeString(gomail.TypeTextHTML, html)
+	if len(brand.Logo) > 0 {
+		// The header takes the id in angle brackets (RFC 2045's msg-id): cid:logo in the HTML
+		// names the part whose Content-ID is <logo>; go-mail writes the value as given.
+		if err := m.EmbedReader("logo.png", bytes.NewReader(brand.Logo), gomail.WithFileContentID("<"+LogoContentID+">"),
+			gomail.WithFileContentType(gomail.ContentType("image/png"))); err != nil {
+			return &PermanentError{fmt.Errorf("logo: %w", err)}
+		}
+	}
+	return nil
 }

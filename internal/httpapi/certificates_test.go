@@ -291,26 +291,44 @@ func TestGenerateSendsTheCertificateByEmail(t *testing.T) {
 	checkOutbox(t, events)
 }
 
-// plainText returns the decoded text/plain part of a MIME message.
+// plainText returns the decoded text/plain part of a MIME message, wherever it is nested:
+// delivery emails are multipart/mixed (the PDF) around multipart/related (the inline logo)
+// around multipart/alternative (the plain text and the HTML).
 func plainText(t *testing.T, raw string) string {
 	t.Helper()
 	msg, err := mail.ReadMessage(strings.NewReader(raw))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, params, err := mime.ParseMediaType(msg.Header.Get("Content-Type"))
+	if text, ok := findPlainText(t, msg.Header.Get("Content-Type"), msg.Body); ok {
+		return text
+	}
+	t.Fatal("no text/plain part")
+	return ""
+}
+
+func findPlainText(t *testing.T, contentType string, body io.Reader) (string, bool) {
+	t.Helper()
+	media, params, err := mime.ParseMediaType(contentType)
 	if err != nil {
 		t.Fatal(err)
 	}
-	parts := multipart.NewReader(msg.Body, params["boundary"])
+	if !strings.HasPrefix(media, "multipart/") {
+		return "", false
+	}
+	parts := multipart.NewReader(body, params["boundary"])
 	for {
 		p, err := parts.NextPart()
 		if err != nil {
-			t.Fatalf("no text/plain part: %v", err)
+			return "", false
 		}
-		if strings.HasPrefix(p.Header.Get("Content-Type"), "text/plain") {
+		ct := p.Header.Get("Content-Type")
+		if strings.HasPrefix(ct, "text/plain") {
 			b, _ := io.ReadAll(p) // the reader undoes quoted-printable
-			return string(b)
+			return string(b), true
+		}
+		if text, ok := findPlainText(t, ct, p); ok {
+			return text, true
 		}
 	}
 }

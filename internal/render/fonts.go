@@ -51,6 +51,9 @@ type face struct {
 	// large to embed per document, or holding glyphs beyond the Basic Multilingual Plane only)
 	// are drawn into the PDF as images at print resolution.
 	pdf bool
+	// synthBold marks the bold styles of a family that has no bold file (the CJK faces): its
+	// text is overstruck to look bold beside a bold Latin text (see emboldenEm).
+	synthBold bool
 }
 
 // family is a set of faces; CJK and symbol families use one file for every style.
@@ -60,19 +63,36 @@ type family struct {
 }
 
 var familyFiles = []struct {
-	name  string
-	files [4]string
-	pdf   bool
+	name      string
+	files     [4]string
+	pdf       bool
+	synthBold bool
 }{
-	{"sans", [4]string{"DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSans-Oblique.ttf", "DejaVuSans-BoldOblique.ttf"}, true},
-	{"serif", [4]string{"DejaVuSerif.ttf", "DejaVuSerif-Bold.ttf", "DejaVuSerif-Italic.ttf", "DejaVuSerif-BoldItalic.ttf"}, true},
+	{"sans", [4]string{"DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSans-Oblique.ttf", "DejaVuSans-BoldOblique.ttf"}, true, false},
+	{"serif", [4]string{"DejaVuSerif.ttf", "DejaVuSerif-Bold.ttf", "DejaVuSerif-Italic.ttf", "DejaVuSerif-BoldItalic.ttf"}, true, false},
+	// Display serif: Old Standard TT, a 19th-century book face (Latin, Greek, Cyrillic); it
+	// has no bold italic, so bold stands in for it.
+	{"classic", [4]string{"OldStandard-Regular.ttf", "OldStandard-Bold.ttf", "OldStandard-Italic.ttf", "OldStandard-Bold.ttf"}, true, false},
+	// Modern sans: Lato (Latin, Greek, Cyrillic).
+	{"modern", [4]string{"Lato-Regular.ttf", "Lato-Bold.ttf", "Lato-Italic.ttf", "Lato-BoldItalic.ttf"}, true, false},
+	// Script: Cert Script (Lobster Two converted to TrueType), italic by nature.
+	{"script", [4]string{"CertScript-Italic.ttf", "CertScript-BoldItalic.ttf", "CertScript-Italic.ttf", "CertScript-BoldItalic.ttf"}, true, false},
 	// Chinese, and Korean; broad CJK coverage.
-	{"cjk", [4]string{"DroidSansFallbackFull.ttf", "DroidSansFallbackFull.ttf", "DroidSansFallbackFull.ttf", "DroidSansFallbackFull.ttf"}, true},
+	{"cjk", [4]string{"DroidSansFallbackFull.ttf", "DroidSansFallbackFull.ttf", "DroidSansFallbackFull.ttf", "DroidSansFallbackFull.ttf"}, true, true},
 	// Japanese forms, for texts that hold kana.
-	{"ja", [4]string{"ipag.ttf", "ipag.ttf", "ipag.ttf", "ipag.ttf"}, true},
+	{"ja", [4]string{"ipag.ttf", "ipag.ttf", "ipag.ttf", "ipag.ttf"}, true, true},
 	// Emoji (monochrome outlines), mathematical alphanumerics and other symbols.
-	{"symbols", [4]string{"Symbola.ttf", "Symbola.ttf", "Symbola.ttf", "Symbola.ttf"}, false},
+	{"symbols", [4]string{"Symbola.ttf", "Symbola.ttf", "Symbola.ttf", "Symbola.ttf"}, false, false},
 }
+
+// Fonts lists the typefaces a text may name, the first the default.
+var Fonts = []string{"sans", "serif", "classic", "modern", "script"}
+
+// emboldenEm is how far, in ems, the text of a synthetic bold face is overstruck to the
+// right: drawn three times, at 0, half and the whole of it, its strokes thicken by about as
+// much as a bold face's do over its regular one. Text extractors (poppler's pdftotext among
+// them) recognise the overstrike and read the text once.
+const emboldenEm = 0.04
 
 var (
 	fontsOnce sync.Once
@@ -101,7 +121,8 @@ func loadFonts() (map[string]*family, error) {
 					}
 					parsed[file], data[file] = f, b
 				}
-				fam.faces[st] = &face{family: ff.name, style: style(st), data: data[file], font: parsed[file], pdf: ff.pdf}
+				fam.faces[st] = &face{family: ff.name, style: style(st), data: data[file], font: parsed[file], pdf: ff.pdf,
+					synthBold: ff.synthBold && (style(st) == bold || style(st) == boldItalic)}
 			}
 			families[ff.name] = fam
 		}
@@ -169,4 +190,16 @@ func hasKana(text string) bool {
 		}
 	}
 	return false
+}
+
+var drawnOnce = []float64{0}
+
+// overstrike returns the offsets, in millimetres, at which a run in f at sizeMM is drawn: once,
+// or three times over for a synthetic bold face.
+func overstrike(f *face, sizeMM float64) []float64 {
+	if !f.synthBold {
+		return drawnOnce
+	}
+	e := emboldenEm * sizeMM
+	return []float64{0, e / 2, e}
 }

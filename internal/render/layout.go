@@ -21,20 +21,39 @@ type Layout struct {
 	Rows       []Row       `json:"rows"`
 	// Locale sets how dates are written: en (the default), de, fr, es, pl or ja.
 	Locale string `json:"locale,omitempty"`
+	// AccentColor is the template's accent colour: wherever the layout uses exactly this
+	// colour, the account's branding colour takes its place when the account has one.
+	AccentColor string `json:"accentColor,omitempty"`
 }
 
-// Background fills the page behind the rows.
+// Background fills the page behind the rows: colour, image, pattern, bands, then border.
 type Background struct {
-	Color  string  `json:"color,omitempty"`
-	Image  string  `json:"image,omitempty"`
-	Border *Border `json:"border,omitempty"`
+	Color   string   `json:"color,omitempty"`
+	Image   string   `json:"image,omitempty"`
+	Pattern *Pattern `json:"pattern,omitempty"`
+	Bands   []Band   `json:"bands,omitempty"`
+	Border  *Border  `json:"border,omitempty"`
 }
 
 // Border is a frame drawn around the page.
 type Border struct {
 	Color string  `json:"color,omitempty"`
 	Width float64 `json:"width,omitempty"` // mm
-	Style string  `json:"style,omitempty"` // single, double, ornate
+	Style string  `json:"style,omitempty"` // single, double, ornate, guilloche
+}
+
+// Band is a stripe of colour along one edge of the page.
+type Band struct {
+	Edge   string  `json:"edge"`             // top, bottom, left, right
+	Size   float64 `json:"size"`             // mm across
+	Offset float64 `json:"offset,omitempty"` // mm from the edge
+	Color  string  `json:"color,omitempty"`
+}
+
+// Pattern is a fine texture printed over the whole page, in a pale tint of its colour.
+type Pattern struct {
+	Style string `json:"style"` // guilloche
+	Color string `json:"color,omitempty"`
 }
 
 // Row is a band of the page, Height millimetres tall.
@@ -62,6 +81,11 @@ type Content struct {
 	Image    string  `json:"image,omitempty"`
 	Name     string  `json:"name,omitempty"`
 	Title    string  `json:"title,omitempty"`
+	// Ribbons hangs two ribbon tails under a seal.
+	Ribbons bool `json:"ribbons,omitempty"`
+	// Signatory (1 or 2) makes a signature show the account's signatory of that number,
+	// when the branding has one, in place of the content's own image, name and title.
+	Signatory int `json:"signatory,omitempty"`
 }
 
 // Page is a sheet size in millimetres.
@@ -104,8 +128,16 @@ type Data struct {
 	Certificate     Certificate
 	IssuerName      string
 	IssuerLogo      string // data URI of the branding logo, or ""
+	BrandColor      string // #RRGGBB of the branding, or "": replaces the layout's AccentColor
+	Signatories     []Signatory
 	VerificationURL string
 	Metadata        map[string]string
+}
+
+// Signatory is a person who signs an account's certificates (from its branding).
+type Signatory struct {
+	Name, Title string
+	Image       string // data URI of the signature, or ""
 }
 
 // Recipient is the person a certificate is for.
@@ -147,7 +179,7 @@ func Check(t Template) []Problem {
 	for _, p := range Placeholders {
 		known[p] = true
 	}
-	total := 0.0
+	total, signatures := 0.0, 0
 	for i, row := range t.Layout.Rows {
 		total += row.Height
 		width := 0
@@ -173,9 +205,17 @@ func Check(t Template) []Problem {
 				}
 			}
 		}
+		for _, col := range row.Cols {
+			if col.Content.Type == "signature" {
+				signatures++
+			}
+		}
 		if width > 12 {
 			out = append(out, Problem{fmt.Sprintf("rows[%d].cols", i), fmt.Sprintf("the columns are %d twelfths wide; a row holds 12", width)})
 		}
+	}
+	if signatures > 2 {
+		out = append(out, Problem{"rows", fmt.Sprintf("the layout has %d signatures; a certificate holds at most two", signatures)})
 	}
 	if room := t.Page.Height - 2*Margin; total > room+0.01 {
 		out = append(out, Problem{"rows", fmt.Sprintf("the rows are %.1f mm tall; the page holds %.1f mm between its margins", total, room)})
@@ -188,45 +228,71 @@ func Check(t Template) []Problem {
 	return out
 }
 
-// fill replaces the placeholders of text with d's values.
+// fill replaces the placeholders of text with d's values. A separator (" · ", ", ", " | ",
+// " – ") left beside a placeholder that came out empty goes with it: "Berlin · 12 November
+// 2026" becomes "12 November 2026" for an event without a location, not "· 12 November 2026".
 func fill(text string, d *Data, locale string) string {
 	if !strings.Contains(text, "{{") {
 		return text
 	}
-	return placeholderPattern.ReplaceAllStringFunc(text, func(m string) string {
-		name := placeholderPattern.FindStringSubmatch(m)[1]
-		if key, ok := strings.CutPrefix(name, metadataPrefix); ok {
-			return d.Metadata[key]
+	empty := false
+	out := placeholderPattern.ReplaceAllStringFunc(text, func(m string) string {
+		v := value(placeholderPattern.FindStringSubmatch(m)[1], d, locale)
+		if strings.TrimSpace(v) == "" {
+			empty = true
+			return "\x00"
 		}
-		switch name {
-		case "recipient.firstName":
-			return d.Recipient.FirstName
-		case "recipient.lastName":
-			return d.Recipient.LastName
-		case "recipient.fullName":
-			return FullName(d.Recipient.FirstName, d.Recipient.LastName)
-		case "event.name":
-			return d.Event.Name
-		case "event.date":
-			return longDate(d.Event.Date, locale)
-		case "event.location":
-			return d.Event.Location
-		case "certificate.number":
-			return d.Certificate.Number
-		case "certificate.issuedAt":
-			return longDate(d.Certificate.IssuedAt, locale)
-		case "certificate.expiresAt":
-			if d.Certificate.ExpiresAt == nil {
-				return localeOf(locale).noExpiry
-			}
-			return longDate(*d.Certificate.ExpiresAt, locale)
-		case "issuer.name":
-			return d.IssuerName
-		case "verification.url":
-			return d.VerificationURL
-		}
-		return ""
+		return v
 	})
+	if !empty {
+		return out
+	}
+	lines := strings.Split(out, "\n")
+	for i, line := range lines {
+		for _, sep := range separators {
+			line = strings.ReplaceAll(line, "\x00"+sep, "")
+			line = strings.ReplaceAll(line, sep+"\x00", "")
+		}
+		lines[i] = strings.TrimSpace(strings.ReplaceAll(line, "\x00", ""))
+	}
+	return strings.Join(lines, "\n")
+}
+
+var separators = []string{" · ", ", ", " | ", " – ", " — "}
+
+// value is a placeholder's value.
+func value(name string, d *Data, locale string) string {
+	if key, ok := strings.CutPrefix(name, metadataPrefix); ok {
+		return d.Metadata[key]
+	}
+	switch name {
+	case "recipient.firstName":
+		return d.Recipient.FirstName
+	case "recipient.lastName":
+		return d.Recipient.LastName
+	case "recipient.fullName":
+		return FullName(d.Recipient.FirstName, d.Recipient.LastName)
+	case "event.name":
+		return d.Event.Name
+	case "event.date":
+		return longDate(d.Event.Date, locale)
+	case "event.location":
+		return d.Event.Location
+	case "certificate.number":
+		return d.Certificate.Number
+	case "certificate.issuedAt":
+		return longDate(d.Certificate.IssuedAt, locale)
+	case "certificate.expiresAt":
+		if d.Certificate.ExpiresAt == nil {
+			return localeOf(locale).noExpiry
+		}
+		return longDate(*d.Certificate.ExpiresAt, locale)
+	case "issuer.name":
+		return d.IssuerName
+	case "verification.url":
+		return d.VerificationURL
+	}
+	return ""
 }
 
 func longDate(t time.Time, locale string) string {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"image/color"
+	"strconv"
 	"time"
 
 	"github.com/johnfercher/maroto/v2"
@@ -42,10 +43,20 @@ func PDF(t Template, d Data) (pdf []byte, err error) {
 		return nil, err
 	}
 	fams, _ := loadFonts()
-	// Only the faces the page uses are embedded (maroto parses every font it is given).
-	faces := map[*face]bool{fams["sans"].faces[regular]: true}
-	for f := range p.faces {
-		faces[f] = true
+	// Only the faces the page uses are embedded (maroto parses every font it is given); the
+	// default font is one of them, so that no unused face is parsed and embedded.
+	faces := p.faces
+	def := fams["sans"].faces[regular]
+	if len(faces) == 0 {
+		faces = map[*face]bool{def: true}
+	} else if !faces[def] {
+		key := func(f *face) string { return f.family + strconv.Itoa(int(f.style)) }
+		def = nil
+		for f := range faces {
+			if def == nil || key(f) < key(def) {
+				def = f
+			}
+		}
 	}
 	fonts := make([]*entity.CustomFont, 0, len(faces))
 	for f := range faces {
@@ -64,7 +75,7 @@ func PDF(t Template, d Data) (pdf []byte, err error) {
 		WithLeftMargin(0).WithTopMargin(0).WithRightMargin(0).WithBottomMargin(0).
 		WithMaxGridSize(gridUnits).
 		WithCustomFonts(fonts).
-		WithDefaultFont(&props.Font{Family: "sans", Style: fontstyle.Normal, Size: 12}).
+		WithDefaultFont(&props.Font{Family: def.family, Style: pdfStyle(def.style), Size: 12}).
 		WithDisableAutoPageBreak(true).
 		WithCreationDate(created.UTC()).
 		WithCreator("credentiald", false).
@@ -73,7 +84,11 @@ func PDF(t Template, d Data) (pdf []byte, err error) {
 		b = b.WithOrientation(orientation.Horizontal)
 	}
 	if p.background != nil {
-		bg, err := backgroundPNG(p, backgroundDPI)
+		dpi := float64(backgroundDPI)
+		if p.background.fineLines() {
+			dpi = ornamentDPI
+		}
+		bg, err := backgroundPNG(p, dpi)
 		if err != nil {
 			return nil, err
 		}
@@ -121,8 +136,10 @@ func pdfCol(c plannedCol, height float64) (core.Col, error) {
 					continue
 				}
 				// Left-aligned at the run's own position: the line's alignment is already in x.
-				out.Add(text.New(bmpOnly(r.text), props.Text{Family: r.face.family, Style: pdfStyle(r.face.style), Size: it.size,
-					Top: it.baseline - sizeMM, Left: x + r.offset, Align: align.Left, Color: pdfColor(it.color)}))
+				for _, dx := range overstrike(r.face, sizeMM) {
+					out.Add(text.New(bmpOnly(r.text), props.Text{Family: r.face.family, Style: pdfStyle(r.face.style), Size: it.size,
+						Top: it.baseline - sizeMM, Left: x + r.offset + dx, Align: align.Left, Color: pdfColor(it.color)}))
+				}
 			}
 		case imageItem:
 			out.Add(image.NewFromBytes(it.asset.png, extension.Png, rectFor(it.x, it.y, it.w, it.h, c.width, height)))

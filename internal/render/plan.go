@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"image/color"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -27,11 +28,25 @@ type plan struct {
 }
 
 type plannedBackground struct {
-	key    string
-	color  color.RGBA
-	image  *asset
-	border *Border
-	bcolor color.RGBA
+	key          string
+	color        color.RGBA
+	image        *asset
+	pattern      *Pattern
+	patternColor color.RGBA
+	bands        []plannedBand
+	border       *Border
+	bcolor       color.RGBA
+}
+
+type plannedBand struct {
+	edge         string
+	size, offset float64
+	color        color.RGBA
+}
+
+// fineLines says whether the background has line work that needs print resolution.
+func (b *plannedBackground) fineLines() bool {
+	return b.pattern != nil || (b.border != nil && b.border.Style == "guilloche")
 }
 
 type plannedRow struct {
@@ -85,8 +100,9 @@ func (t Template) plan(d *Data) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &plan{page: t.Page, locale: t.Layout.Locale, faces: map[*face]bool{}}
-	if bg := t.Layout.Background; bg != nil {
+	layout := t.Layout.withAccent(d.BrandColor)
+	p := &plan{page: t.Page, locale: layout.Locale, faces: map[*face]bool{}}
+	if bg := layout.Background; bg != nil {
 		pb := &plannedBackground{key: backgroundKey(t.Page, bg), color: parseColor(bg.Color, color.RGBA{255, 255, 255, 255}), border: bg.Border}
 		if bg.Image != "" {
 			if pb.image, err = decodeDataURI(bg.Image); err != nil {
@@ -96,6 +112,17 @@ func (t Template) plan(d *Data) (*plan, error) {
 		if bg.Border != nil {
 			pb.bcolor = parseColor(bg.Border.Color, color.RGBA{0x1f, 0x2a, 0x44, 255})
 		}
+		if bg.Pattern != nil && bg.Pattern.Style != "" {
+			pb.pattern = bg.Pattern
+			pb.patternColor = parseColor(bg.Pattern.Color, pb.bcolor)
+			if bg.Pattern.Color == "" && bg.Border == nil {
+				pb.patternColor = color.RGBA{0x1f, 0x2a, 0x44, 255}
+			}
+		}
+		for _, b := range bg.Bands {
+			pb.bands = append(pb.bands, plannedBand{edge: b.Edge, size: b.Size, offset: b.Offset,
+				color: parseColor(b.Color, color.RGBA{0x1f, 0x2a, 0x44, 255})})
+		}
 		p.background = pb
 	}
 	// Columns sit on a grid of gridUnits across the whole page (maroto's model), the side
@@ -104,7 +131,7 @@ func (t Template) plan(d *Data) (*plan, error) {
 	p.marginUnits = int(Margin/unit + 0.5)
 	content := gridUnits - 2*p.marginUnits
 	y := Margin
-	for _, row := range t.Layout.Rows {
+	for _, row := range layout.Rows {
 		pr := plannedRow{y: y, height: row.Height}
 		twelfths, prev := 0, 0
 		for _, col := range row.Cols {
@@ -157,18 +184,42 @@ func (p *plan) place(pc *plannedCol, height float64, c Content, d *Data, fams ma
 		x := alignX(alignOr(c.Align), pc.width, side)
 		pc.items = append(pc.items, qrItem{value: d.VerificationURL, x: x, y: (height - side) / 2, side: side})
 	case "signature":
+		img, name, title := c.Image, fill(c.Name, d, p.locale), fill(c.Title, d, p.locale)
+		if n := c.Signatory; n >= 1 && n <= len(d.Signatories) && d.Signatories[n-1].Name != "" {
+			s := d.Signatories[n-1]
+			img, name, title = s.Image, s.Name, s.Title
+		}
+		if strings.TrimSpace(name) == "" && strings.TrimSpace(title) == "" && img == "" {
+			return nil // an optional signature nobody fills
+		}
 		imageRoom := height - signatureBlock - padding
-		if c.Image != "" && imageRoom > 2 {
-			a, err := decodeDataURI(c.Image)
+		if img != "" && imageRoom > 2 {
+			a, err := decodeDataURI(img)
 			if err != nil {
 				return fmt.Errorf("signature: %w", err)
 			}
 			pc.items = append(pc.items, fitImage(a, padding, padding, pc.width-2*padding, imageRoom, "center"))
 		}
+		font := c.Font
+		ink := parseColor(c.Color, color.RGBA{0x22, 0x22, 0x22, 255})
 		top := max(0, height-signatureBlock)
-		pc.items = append(pc.items, lineItem{y: top + 1, widthPercent: 70, thickness: 0.3, color: color.RGBA{0x33, 0x33, 0x33, 255}})
-		p.text(pc, top+1.5, 6, fill(c.Name, d, p.locale), "sans", bold, 10.5, color.RGBA{0x22, 0x22, 0x22, 255}, "center", fams)
-		p.text(pc, top+6.5, 5, fill(c.Title, d, p.locale), "sans", regular, 8.5, color.RGBA{0x55, 0x55, 0x55, 255}, "center", fams)
+		pc.items = append(pc.items, lineItem{y: top + 1, widthPercent: 70, thickness: 0.3, color: ink})
+		p.text(pc, top+1.5, 6, name, font, bold, 10.5, ink, "center", fams)
+		p.text(pc, top+6.5, 5, title, font, regular, 8.5, mixRGBA(ink, color.RGBA{255, 255, 255, 255}, 0.3), "center", fams)
+	case "seal":
+		side := min(pc.width, height) - 2*padding
+		if side <= 0 {
+			return nil
+		}
+		w := side
+		if c.Ribbons {
+			w = side * sealSide / (sealSide + sealRibbonDrop)
+		}
+		a, err := sealAsset(fill(c.Text, d, p.locale), parseColor(c.Color, color.RGBA{0xB0, 0x8D, 0x2E, 255}), c.Ribbons, w, ornamentDPI)
+		if err != nil {
+			return fmt.Errorf("seal: %w", err)
+		}
+		pc.items = append(pc.items, fitImage(a, padding, padding, pc.width-2*padding, height-2*padding, alignOr(c.Align)))
 	case "spacer", "":
 	default:
 		return fmt.Errorf("unknown content type %q", c.Type)
@@ -182,7 +233,7 @@ func (p *plan) text(pc *plannedCol, top, height float64, s, preferred string, st
 	if s == "" {
 		return
 	}
-	if preferred != "serif" {
+	if !slices.Contains(Fonts, preferred) {
 		preferred = "sans"
 	}
 	fb := newFallback(fams, preferred, st, s)
@@ -219,11 +270,15 @@ const minFitScale = 0.72
 // fit in the height.
 func fit(s string, width, height, size float64, measure func(string, float64) float64) (float64, []string) {
 	minSize := max(size*minFitScale, 6)
-	if !strings.Contains(s, "\n") {
-		for sz := size; sz >= minSize-1e-9; sz -= max(size/40, 0.25) {
-			if measure(s, sz) <= width {
-				return sz, []string{s}
-			}
+	// Each paragraph on one line, at the largest size that allows it and fits the height.
+	paras := strings.Split(s, "\n")
+	for sz := size; sz >= minSize-1e-9; sz -= max(size/40, 0.25) {
+		fits := float64(len(paras))*sz*25.4/72*lineSpacing <= height || len(paras) == 1
+		for _, para := range paras {
+			fits = fits && measure(para, sz) <= width
+		}
+		if fits {
+			return sz, paras
 		}
 	}
 	for sz := size; ; sz -= max(size/40, 0.25) {
@@ -353,4 +408,51 @@ func parseColor(hex string, def color.RGBA) color.RGBA {
 		return def
 	}
 	return color.RGBA{uint8(v >> 16), uint8(v >> 8), uint8(v), 255}
+}
+
+func mixRGBA(a, b color.RGBA, t float64) color.RGBA {
+	m := mix(color.NRGBA{a.R, a.G, a.B, 255}, color.NRGBA{b.R, b.G, b.B, 255}, t)
+	return color.RGBA{m.R, m.G, m.B, 255}
+}
+
+// withAccent returns the layout with its accent colour replaced by brand wherever the layout
+// uses it, when brand is a colour.
+func (l Layout) withAccent(brand string) Layout {
+	if l.AccentColor == "" || len(brand) != 7 || brand[0] != '#' || strings.EqualFold(l.AccentColor, brand) {
+		return l
+	}
+	sub := func(c string) string {
+		if strings.EqualFold(c, l.AccentColor) {
+			return brand
+		}
+		return c
+	}
+	out := l
+	if l.Background != nil {
+		bg := *l.Background
+		bg.Color = sub(bg.Color)
+		if bg.Pattern != nil {
+			pt := *bg.Pattern
+			pt.Color = sub(pt.Color)
+			bg.Pattern = &pt
+		}
+		if bg.Border != nil {
+			b := *bg.Border
+			b.Color = sub(b.Color)
+			bg.Border = &b
+		}
+		bg.Bands = slices.Clone(bg.Bands)
+		for i := range bg.Bands {
+			bg.Bands[i].Color = sub(bg.Bands[i].Color)
+		}
+		out.Background = &bg
+	}
+	out.Rows = slices.Clone(l.Rows)
+	for i := range out.Rows {
+		out.Rows[i].Cols = slices.Clone(out.Rows[i].Cols)
+		for j := range out.Rows[i].Cols {
+			out.Rows[i].Cols[j].Content.Color = sub(out.Rows[i].Cols[j].Content.Color)
+		}
+	}
+	return out
 }

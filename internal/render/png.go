@@ -7,6 +7,7 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"slices"
 	"sync"
 	"unicode/utf8"
 
@@ -72,8 +73,10 @@ func Image(t Template, d Data, dpi float64) (*image.RGBA, error) {
 							}
 							faces[k] = ff
 						}
-						drawUnkerned(img, image.NewUniform(it.color), ff, run.text,
-							fixed.Point26_6{X: fixed.Int26_6(px(x+run.offset) * 64), Y: fixed.Int26_6(px(r.y+it.baseline) * 64)})
+						for _, dx := range overstrike(run.face, it.size*25.4/72) {
+							drawUnkerned(img, image.NewUniform(it.color), ff, run.text,
+								fixed.Point26_6{X: fixed.Int26_6(px(x+run.offset+dx) * 64), Y: fixed.Int26_6(px(r.y+it.baseline) * 64)})
+						}
 					}
 				case imageItem:
 					dst := image.Rect(int(px(c.x+it.x)), int(px(r.y+it.y)), int(px(c.x+it.x+it.w)), int(px(r.y+it.y+it.h)))
@@ -159,14 +162,50 @@ func backgroundImage(p *plan, dpi float64) (*image.RGBA, error) {
 	if img != nil {
 		return img, nil
 	}
+	img = drawBackground(p, dpi)
+	backgroundsMu.Lock()
+	if len(backgrounds) >= 32 {
+		clear(backgrounds)
+		clear(backgroundPNGs)
+	}
+	backgrounds[key] = img
+	backgroundsMu.Unlock()
+	return img, nil
+}
+
+// drawBackground draws the page's background colour, image, pattern, bands and border.
+func drawBackground(p *plan, dpi float64) *image.RGBA {
 	px := func(mm float64) float64 { return mm * dpi / 25.4 }
-	img = image.NewRGBA(image.Rect(0, 0, int(px(p.page.Width)+0.5), int(px(p.page.Height)+0.5)))
+	img := image.NewRGBA(image.Rect(0, 0, int(px(p.page.Width)+0.5), int(px(p.page.Height)+0.5)))
 	bg := p.background
 	draw.Draw(img, img.Bounds(), image.NewUniform(bg.color), image.Point{}, draw.Src)
 	if bg.image != nil {
 		draw.CatmullRom.Scale(img, img.Bounds(), bg.image.img, bg.image.img.Bounds(), draw.Over, nil)
 	}
-	if b := bg.border; b != nil {
+	if bg.pattern != nil {
+		guillochePattern(img, p.page, dpi, bg.patternColor)
+	}
+	for _, b := range bg.bands {
+		x0, y0, x1, y1 := 0.0, 0.0, p.page.Width, p.page.Height
+		switch b.edge {
+		case "top":
+			y0, y1 = b.offset, b.offset+b.size
+		case "bottom":
+			y0, y1 = p.page.Height-b.offset-b.size, p.page.Height-b.offset
+		case "left":
+			x0, x1 = b.offset, b.offset+b.size
+		case "right":
+			x0, x1 = p.page.Width-b.offset-b.size, p.page.Width-b.offset
+		}
+		fillRect(img, px(x0), px(y0), px(x1), px(y1), b.color)
+	}
+	if b := bg.border; b != nil && b.Style == "guilloche" {
+		w := b.Width
+		if w <= 0 {
+			w = 1.2
+		}
+		guillocheBorder(img, p.page, dpi, 7, 4+2*w, bg.bcolor)
+	} else if b != nil {
 		w := b.Width
 		if w <= 0 {
 			w = 1.2
@@ -195,14 +234,7 @@ func backgroundImage(p *plan, dpi float64) (*image.RGBA, error) {
 			}
 		}
 	}
-	backgroundsMu.Lock()
-	if len(backgrounds) >= 32 {
-		clear(backgrounds)
-		clear(backgroundPNGs)
-	}
-	backgrounds[key] = img
-	backgroundsMu.Unlock()
-	return img, nil
+	return img
 }
 
 // backgroundPNG is backgroundImage encoded for the PDF, cached likewise.
@@ -214,12 +246,14 @@ func backgroundPNG(p *plan, dpi float64) ([]byte, error) {
 	if b != nil {
 		return b, nil
 	}
-	img, err := backgroundImage(p, dpi)
-	if err != nil {
-		return nil, err
-	}
+	// Drawn afresh rather than through backgroundImage's cache: at print resolution the
+	// pixels are tens of megabytes, and only the encoded PNG is needed again.
+	img := drawBackground(p, dpi)
 	var buf bytes.Buffer
-	if err := png.Encode(&buf, img); err != nil {
+	// A background is a few inks blended into the paper: as a paletted PNG it is a third of the
+	// bytes of an RGB one, or less, in every PDF.
+	enc := png.Encoder{CompressionLevel: png.DefaultCompression}
+	if err := enc.Encode(&buf, paletted(img)); err != nil {
 		return nil, err
 	}
 	backgroundsMu.Lock()
@@ -233,5 +267,51 @@ func backgroundKey(page Page, bg *Background) string {
 	if bg.Border != nil {
 		border = *bg.Border
 	}
-	return fmt.Sprintf("%gx%g|%s|%x|%+v", page.Width, page.Height, bg.Color, sha256.Sum256([]byte(bg.Image)), border)
+	pattern := Pattern{}
+	if bg.Pattern != nil {
+		pattern = *bg.Pattern
+	}
+	return fmt.Sprintf("%gx%g|%s|%x|%+v|%+v|%+v", page.Width, page.Height, bg.Color, sha256.Sum256([]byte(bg.Image)), border, pattern, bg.Bands)
+}
+
+// Paletted returns img with at most 256 colours, for pictures kept small (the documentation's
+// previews); see paletted.
+func Paletted(img *image.RGBA) image.Image { return paletted(img) }
+
+// paletted returns img with at most 256 colours: its most frequent ones, every other pixel
+// taking the nearest of them. Backgrounds hold few distinct colours (flat paper and bands, and
+// the shades of antialiased lines between an ink and the paper), so the nearest is close.
+func paletted(img *image.RGBA) image.Image {
+	counts := map[uint32]int{}
+	pix := img.Pix
+	for i := 0; i < len(pix); i += 4 {
+		counts[uint32(pix[i])<<16|uint32(pix[i+1])<<8|uint32(pix[i+2])]++
+	}
+	colours := make([]uint32, 0, len(counts))
+	for c := range counts {
+		colours = append(colours, c)
+	}
+	slices.SortFunc(colours, func(a, b uint32) int {
+		if counts[a] != counts[b] {
+			return counts[b] - counts[a]
+		}
+		return int(a) - int(b)
+	})
+	pal := make(color.Palette, 0, 256)
+	index := map[uint32]uint8{}
+	for _, c := range colours[:min(256, len(colours))] {
+		index[c] = uint8(len(pal))
+		pal = append(pal, color.RGBA{uint8(c >> 16), uint8(c >> 8), uint8(c), 255})
+	}
+	out := image.NewPaletted(img.Bounds(), pal)
+	for i, j := 0, 0; i < len(pix); i, j = i+4, j+1 {
+		c := uint32(pix[i])<<16 | uint32(pix[i+1])<<8 | uint32(pix[i+2])
+		k, ok := index[c]
+		if !ok {
+			k = uint8(pal.Index(color.RGBA{pix[i], pix[i+1], pix[i+2], 255}))
+			index[c] = k
+		}
+		out.Pix[j] = k
+	}
+	return out
 }

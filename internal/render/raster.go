@@ -32,7 +32,9 @@ func rasterRun(r run, size float64, c color.RGBA) (b []byte, dx, dy, w, h float6
 	toMM := func(pixels float64) float64 { return pixels * 25.4 / rasterDPI }
 	w, h = r.width+2*margin, toMM(ascent+descent)+2*margin
 	img := image.NewNRGBA(image.Rect(0, 0, px(w), px(h)))
-	drawUnkerned(img, image.NewUniform(c), f, r.text, fixed.Point26_6{X: fixed.I(px(margin)), Y: fixed.Int26_6((float64(px(margin)) + ascent) * 64)})
+	for _, dx := range overstrike(r.face, size*25.4/72) {
+		drawUnkerned(img, image.NewUniform(c), f, r.text, fixed.Point26_6{X: fixed.Int26_6((float64(px(margin + dx))) * 64), Y: fixed.Int26_6((float64(px(margin)) + ascent) * 64)})
+	}
 	var buf bytes.Buffer
 	if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&buf, img); err != nil {
 		return nil, 0, 0, 0, 0, err

@@ -45,7 +45,8 @@ type advanceKey struct {
 	r    rune
 }
 
-// newFallback orders the faces for text: the preferred family, sans after serif, the CJK
+// newFallback orders the faces for text: the preferred family, serif after the display faces,
+// sans after every other, the CJK
 // families (Japanese first when the text holds kana), then symbols. Ideographs beyond the BMP
 // reach the extended CJK face last.
 func newFallback(fams map[string]*family, preferred string, st style, text string) *fallback {
@@ -54,6 +55,10 @@ func newFallback(fams map[string]*family, preferred string, st style, text strin
 		pref = fams["sans"]
 	}
 	order := []*face{pref.faces[st]}
+	// The display faces fall back on the DejaVu face nearest in kind, which covers far more.
+	if pref.name == "classic" || pref.name == "script" {
+		order = append(order, fams["serif"].faces[st])
+	}
 	if pref.name != "sans" {
 		order = append(order, fams["sans"].faces[st])
 	}

@@ -190,6 +190,7 @@ func (s *Service) Preview(ctx context.Context, accountID, id uuid.UUID, sample S
 		Certificate:     render.Certificate{Number: fmt.Sprintf("CERT-%d-000001", now.Year()), IssuedAt: now},
 		IssuerName:      or(store.Deref(b.IssuerName), "Your Organisation"),
 		IssuerLogo:      store.Deref(b.Logo),
+		BrandColor:      store.Deref(b.PrimaryColor),
 		VerificationURL: s.siteURL + "/verify/SAMPLE0000000",
 		Metadata:        sampleMetadata(tmpl.Layout, sample.Metadata),
 	}

@@ -1,0 +1,116 @@
+package email
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/base64"
+	"image"
+	"image/png"
+	"regexp"
+	"strings"
+
+	"golang.org/x/image/draw"
+
+	"github.com/certhub/credentiald/internal/render"
+	"github.com/certhub/credentiald/internal/store"
+)
+
+// Every message is sent as its recorded plain text, word for word, and beside it as branded
+// HTML (Branded) set from the same text: the recorded text stays the one source of the words,
+// whatever feature recorded it, and the HTML presents it. Paragraphs are separated by blank
+// lines; a paragraph that ends in a link becomes the button, its other lines the words above
+// it; a paragraph of "Label: value" lines becomes the detail rows.
+
+// headings and button labels per kind of message.
+var headings = map[string][2]string{
+	"certificate":     {"Your certificate is ready", "View and verify your certificate"},
+	"badge":           {"You have been awarded a badge", "View your badge"},
+	"api_key_created": {"A new API key was created", "Open"},
+}
+
+var detailLine = regexp.MustCompile(`^\s*([^:]{1,40}):\s+(\S.*)$`)
+
+// FromText is the branded form of a recorded message.
+func FromText(d store.EmailDelivery, brand Brand) Branded {
+	h, ok := headings[d.Kind]
+	if !ok {
+		h = [2]string{d.Subject, "Open"}
+	}
+	b := Branded{Brand: brand, Heading: h[0], Preheader: d.Subject,
+		Footer: "Sent for " + cmp.Or(brand.Name, d.FromName, "the issuer") + "."}
+	for _, para := range strings.Split(strings.ReplaceAll(d.BodyText, "\r\n", "\n"), "\n\n") {
+		lines := strings.Split(strings.Trim(para, "\n"), "\n")
+		if len(lines) == 0 || strings.TrimSpace(lines[0]) == "" {
+			continue
+		}
+		last := strings.TrimSpace(lines[len(lines)-1])
+		if b.Button == nil && (strings.HasPrefix(last, "https://") || strings.HasPrefix(last, "http://")) && !strings.ContainsAny(last, " \t") {
+			b.Button = &Button{Label: h[1], URL: last}
+			if words := strings.TrimSpace(strings.Join(lines[:len(lines)-1], " ")); words != "" {
+				b.Paragraphs = append(b.Paragraphs, words)
+			}
+			continue
+		}
+		details := make([][2]string, 0, len(lines))
+		for _, l := range lines {
+			if m := detailLine.FindStringSubmatch(l); m != nil && strings.HasPrefix(l, " ") {
+				details = append(details, [2]string{strings.TrimSpace(m[1]), strings.TrimSpace(m[2])})
+			}
+		}
+		if len(details) == len(lines) {
+			b.Details = append(b.Details, details...)
+			continue
+		}
+		// Lines of one paragraph are one flow of words in HTML.
+		words := make([]string, len(lines))
+		for i, l := range lines {
+			words[i] = strings.TrimSpace(l)
+		}
+		b.Paragraphs = append(b.Paragraphs, strings.Join(words, " "))
+	}
+	return b
+}
+
+// BrandOf is how an account's branding appears in its emails; the logo is sent as a PNG at
+// most logoWidth pixels wide (mail clients show no SVG).
+func BrandOf(b store.Branding) Brand {
+	brand := Brand{Name: store.Deref(b.IssuerName), Color: store.Deref(b.PrimaryColor), Website: store.Deref(b.Website)}
+	if b.Logo != nil {
+		brand.Logo = logoPNG(*b.Logo)
+	}
+	return brand
+}
+
+const logoWidth = 440 // twice the 220 px the HTML shows it at, for sharp screens
+
+func logoPNG(uri string) []byte {
+	meta, payload, ok := strings.Cut(uri, ",")
+	if !ok {
+		return nil
+	}
+	raw, err := base64.StdEncoding.DecodeString(payload)
+	if err != nil {
+		return nil
+	}
+	if strings.Contains(meta, "svg") {
+		if raw, err = render.SVGToPNG(raw); err != nil {
+			return nil
+		}
+	}
+	img, err := png.Decode(bytes.NewReader(raw))
+	if err != nil {
+		return nil
+	}
+	bounds := img.Bounds()
+	if bounds.Dx() <= logoWidth {
+		return raw
+	}
+	h := max(1, bounds.Dy()*logoWidth/bounds.Dx())
+	small := image.NewNRGBA(image.Rect(0, 0, logoWidth, h))
+	draw.CatmullRom.Scale(small, small.Bounds(), img, bounds, draw.Src, nil)
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, small); err != nil {
+		return nil
+	}
+	return buf.Bytes()
+}
