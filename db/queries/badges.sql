@@ -90,7 +90,10 @@ SELECT count(*) FROM badge_assertions WHERE account_id = @account_id AND badge_i
 SELECT sqlc.embed(a), sqlc.embed(b) FROM badge_assertions a JOIN badges b ON b.id = a.badge_id
 WHERE a.id = @id;
 
+-- GetBadgeAssertionByCode reads an assertion with its badge and its attendee's event (what
+-- public verification counts it under) in one round trip.
 -- name: GetBadgeAssertionByCode :one
-SELECT sqlc.embed(a), sqlc.embed(b) FROM badge_assertions a JOIN badges b ON b.id = a.badge_id
+SELECT sqlc.embed(a), sqlc.embed(b), t.event_id FROM badge_assertions a JOIN badges b ON b.id = a.badge_id
+JOIN attendees t ON t.id = a.attendee_id
 WHERE a.verification_code = upper(@code::text);
 

@@ -188,15 +188,19 @@ func (q *Queries) GetBadge(ctx context.Context, arg GetBadgeParams) (GetBadgeRow
 }
 
 const getBadgeAssertionByCode = `-- name: GetBadgeAssertionByCode :one
-SELECT a.id, a.account_id, a.badge_id, a.attendee_id, a.verification_code, a.recipient_first_name, a.recipient_last_name, a.recipient_email, a.status, a.issued_at, a.expires_at, a.revoked_at, a.revocation_reason, a.first_verified_at, a.created_at, a.recipient_salt, b.id, b.account_id, b.name, b.description, b.criteria_narrative, b.criteria_url, b.image, b.tags, b.validity_days, b.status, b.retired_at, b.created_at, b.updated_at FROM badge_assertions a JOIN badges b ON b.id = a.badge_id
+SELECT a.id, a.account_id, a.badge_id, a.attendee_id, a.verification_code, a.recipient_first_name, a.recipient_last_name, a.recipient_email, a.status, a.issued_at, a.expires_at, a.revoked_at, a.revocation_reason, a.first_verified_at, a.created_at, a.recipient_salt, b.id, b.account_id, b.name, b.description, b.criteria_narrative, b.criteria_url, b.image, b.tags, b.validity_days, b.status, b.retired_at, b.created_at, b.updated_at, t.event_id FROM badge_assertions a JOIN badges b ON b.id = a.badge_id
+JOIN attendees t ON t.id = a.attendee_id
 WHERE a.verification_code = upper($1::text)
 `
 
 type GetBadgeAssertionByCodeRow struct {
 	BadgeAssertion BadgeAssertion
 	Badge          Badge
+	EventID        uuid.UUID
 }
 
+// GetBadgeAssertionByCode reads an assertion with its badge and its attendee's event (what
+// public verification counts it under) in one round trip.
 func (q *Queries) GetBadgeAssertionByCode(ctx context.Context, code string) (GetBadgeAssertionByCodeRow, error) {
 	row := q.db.QueryRow(ctx, getBadgeAssertionByCode, code)
 	var i GetBadgeAssertionByCodeRow
@@ -230,6 +234,7 @@ func (q *Queries) GetBadgeAssertionByCode(ctx context.Context, code string) (Get
 		&i.Badge.RetiredAt,
 		&i.Badge.CreatedAt,
 		&i.Badge.UpdatedAt,
+		&i.EventID,
 	)
 	return i, err
 }

@@ -118,6 +118,7 @@ func (s *Service) OpenBadgesIssuer(ctx context.Context, accountID uuid.UUID) (op
 type AssertionView struct {
 	ID, BadgeID, AccountID uuid.UUID
 	AttendeeID             uuid.UUID
+	EventID                uuid.UUID // the attendee's event
 	VerificationCode       string
 	VerificationURL        string // {site}/verify/{code}, the human page
 	// Status is verification's: valid, expired (ExpiresAt passed) or revoked (the assertion
@@ -166,7 +167,7 @@ func (s *Service) AssertionByCode(ctx context.Context, code string) (AssertionVi
 	if status == "active" {
 		status = "valid" // verification's word, as for certificates
 	}
-	out := AssertionView{ID: a.ID, BadgeID: b.ID, AccountID: a.AccountID, AttendeeID: a.AttendeeID, VerificationCode: a.VerificationCode,
+	out := AssertionView{ID: a.ID, BadgeID: b.ID, AccountID: a.AccountID, AttendeeID: a.AttendeeID, EventID: ab.EventID, VerificationCode: a.VerificationCode,
 		VerificationURL: s.VerificationURL(a.VerificationCode), Status: status, BadgeName: b.Name,
 		BadgeDescription: b.Description, BadgeImage: v.ImageURI, CriteriaNarrative: b.CriteriaNarrative,
 		CriteriaURL: b.CriteriaURL, Tags: b.Tags, Issuer: IssuerView{Name: iss.Name, URL: iss.URL, Logo: iss.Logo},

@@ -71,6 +71,8 @@ type BadgeIssuance struct {
 type AssertionOfBadge struct {
 	Assertion BadgeAssertion
 	Badge     Badge
+	// EventID is the event of the assertion's attendee (read by FindBadgeAssertionByCode only).
+	EventID uuid.UUID
 }
 
 // BadgeRecipient is an attendee as a badge is made out to them.
@@ -252,13 +254,13 @@ func (d queries) FindBadgeAssertion(ctx context.Context, id uuid.UUID) (Assertio
 }
 
 // FindBadgeAssertionByCode returns the assertion a verification code names (in any case),
-// with its badge.
+// with its badge and its attendee's event.
 func (d queries) FindBadgeAssertionByCode(ctx context.Context, code string) (AssertionOfBadge, error) {
 	r, err := d.q.GetBadgeAssertionByCode(ctx, code)
 	if err != nil {
 		return AssertionOfBadge{}, mapError(err)
 	}
-	return AssertionOfBadge{Assertion: badgeAssertionFrom(r.BadgeAssertion), Badge: badgeFrom(r.Badge, 0)}, nil
+	return AssertionOfBadge{Assertion: badgeAssertionFrom(r.BadgeAssertion), Badge: badgeFrom(r.Badge, 0), EventID: r.EventID}, nil
 }
 
 func tagsOf(tags []string) []string {

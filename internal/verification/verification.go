@@ -233,10 +233,7 @@ func (s *Service) fromAssertion(ctx context.Context, code string) (Credential, e
 	if c.RevokedAt != nil {
 		c.UpdatedAt = *c.RevokedAt
 	}
-	// Analytics count per event: an assertion's is its attendee's.
-	if a, err := s.store.FindAttendee(ctx, v.AccountID, v.AttendeeID); err == nil {
-		c.EventID = a.EventID
-	}
+	c.EventID = v.EventID // analytics count per event: an assertion's is its attendee's
 	return c, nil
 }
 
