@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"path/filepath"
 	"sync"
 	"time"
@@ -92,6 +93,14 @@ func Serve(ctx context.Context, cfg config.Config, logger *slog.Logger, ready ch
 		}
 	}()
 
+	if cfg.PprofAddr != "" {
+		stopProfiler, err := serveProfiler(cfg.PprofAddr, logger)
+		if err != nil {
+			return err
+		}
+		defer stopProfiler()
+	}
+
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return err
@@ -126,4 +135,24 @@ func Serve(ctx context.Context, cfg config.Config, logger *slog.Logger, ready ch
 	}
 	logger.Info("stopped")
 	return nil
+}
+
+// serveProfiler serves net/http/pprof on addr, a listener of its own: the API's mux never
+// carries it, so it is reachable only where the operator binds it (loopback, for a profile
+// under load). It returns the function that stops it.
+func serveProfiler(addr string, logger *slog.Logger) (func(), error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("PPROF_ADDR: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	logger.Warn("the profiler is on (PPROF_ADDR): keep its address private", "addr", ln.Addr().String())
+	go func() { _ = srv.Serve(ln) }()
+	return func() { _ = srv.Close() }, nil
 }
