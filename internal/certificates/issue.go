@@ -40,9 +40,10 @@ func (s *Service) Generate(ctx context.Context, p GenerateParams) (store.Certifi
 // Issue issues one certificate in tx, the caller's transaction (a bulk job records its item in
 // the same one). The attendee is locked, so issuances for one attendee run one after the
 // other; an issued certificate past its expiry is marked expired; a valid one answers
-// ALREADY_ISSUED; one credit is spent (CREDIT_LIMIT when none is left); a draft of the
-// attendee becomes the certificate, keeping its number and code; certificate.issued goes to
-// the outbox and, when asked, the delivery email is recorded. A draft costs nothing and
+// ALREADY_ISSUED; a draft of the attendee becomes the certificate, keeping its number and
+// code; certificate.issued goes to the outbox and, when asked, the delivery email is recorded;
+// last, one credit is spent (CREDIT_LIMIT when none is left, and the rest rolls back with the
+// transaction). A draft costs nothing and
 // writes no event and no email; an existing draft is answered as it is. Call Kick once tx
 // committed when p.SendEmail was set.
 func (s *Service) Issue(ctx context.Context, tx *store.Tx, p GenerateParams) (store.Certificate, error) {
@@ -74,9 +75,6 @@ func (s *Service) Issue(ctx context.Context, tx *store.Tx, p GenerateParams) (st
 		}
 		return s.insert(ctx, tx, p, src, nil, now)
 	}
-	if err := spendCredit(ctx, tx, p.AccountID, now); err != nil {
-		return store.Certificate{}, err
-	}
 	issued := issuance(src, p.ExpiresAt, now)
 	var c store.Certificate
 	if hasDraft {
@@ -97,6 +95,12 @@ func (s *Service) Issue(ctx context.Context, tx *store.Tx, p GenerateParams) (st
 		if _, err := s.recordEmail(ctx, tx, c, now); err != nil {
 			return store.Certificate{}, err
 		}
+	}
+	// The credit last: its row is the account's hottest (every issuance takes it), and its
+	// lock is held from here to the commit, so nothing else should run in between. A refusal
+	// rolls back what came before.
+	if err := spendCredit(ctx, tx, p.AccountID, now); err != nil {
+		return store.Certificate{}, err
 	}
 	return c, nil
 }
@@ -149,15 +153,17 @@ func recipientOf(a store.Attendee) store.Recipient {
 // insert writes a new certificate with the account's next number and a fresh code: issued
 // when issued is set, otherwise a draft.
 func (s *Service) insert(ctx context.Context, tx *store.Tx, p GenerateParams, src source, issued *store.Issuance, now time.Time) (store.Certificate, error) {
-	n, err := tx.NextCertificateNumber(ctx, p.AccountID)
-	if err != nil {
-		return store.Certificate{}, err
-	}
+	// The account's number counter is a hot row too: take it after the code and the snapshot,
+	// right before the insert that uses it.
 	code, err := newVerificationCode(ctx, tx, now)
 	if err != nil {
 		return store.Certificate{}, err
 	}
 	snap, err := snapshotFrom(src)
+	if err != nil {
+		return store.Certificate{}, err
+	}
+	n, err := tx.NextCertificateNumber(ctx, p.AccountID)
 	if err != nil {
 		return store.Certificate{}, err
 	}
