@@ -88,7 +88,7 @@ RETURNING id, certificate_number`, account, uuid.New(), body.AttendeeID).Scan(&i
 		now := time.Now()
 		rows := make([][]any, 0, len(records)-1)
 		for _, r := range records[1:] {
-			rows = append(rows, []any{uuid.New(), account, event, r[0], r[1], r[2], []byte("{}"), now, now})
+			rows = append(rows, []any{uuid.Must(uuid.NewV7()), account, event, r[0], r[1], r[2], []byte("{}"), now, now})
 		}
 		n, err := pool.CopyFrom(c.Request().Context(), pgx.Identifier{"bare", "attendees"},
 			[]string{"id", "account_id", "event_id", "first_name", "last_name", "email", "metadata", "created_at", "updated_at"},

@@ -350,6 +350,11 @@ func (b *bench) jobTiming(ctx context.Context) (row, error) {
 	if _, err := b.importCSV(ctx, ev, b.csvRows(0, jobAttendees)); err != nil {
 		return row{}, err
 	}
+	var prof chan error
+	if b.o.Profile {
+		prof = make(chan error, 1)
+		go func() { prof <- b.cpuProfile(ctx, "job", 5*time.Second) }()
+	}
 	t0 := time.Now()
 	var job struct {
 		Data struct {
@@ -371,6 +376,11 @@ func (b *bench) jobTiming(ctx context.Context) (row, error) {
 		}
 	}
 	d := time.Since(t0)
+	if prof != nil {
+		if err := <-prof; err != nil {
+			return row{}, err
+		}
+	}
 	if job.Data.Issued != jobAttendees {
 		return row{}, fmt.Errorf("the job ended %s with %d issued, %d failed, %d skipped", job.Data.Status, job.Data.Issued, job.Data.Failed, job.Data.Skipped)
 	}
