@@ -56,22 +56,18 @@ func (s *Service) Issue(ctx context.Context, tx *store.Tx, p GenerateParams) (st
 		return store.Certificate{}, err
 	}
 	key := store.CertificateKey{AttendeeID: p.AttendeeID, EventID: p.EventID, TemplateID: p.TemplateID}
-	if err := tx.ExpireLapsedCertificates(ctx, key, now); err != nil {
+	// A lapsed certificate is marked expired and the current ones read in one round trip.
+	cur, err := tx.CurrentCertificates(ctx, key, now)
+	if err != nil {
 		return store.Certificate{}, err
 	}
-	if cur, err := tx.FindIssuedCertificate(ctx, key, now); err == nil {
-		return store.Certificate{}, alreadyIssued(cur)
-	} else if !errors.Is(err, store.ErrNotFound) {
-		return store.Certificate{}, err
+	if cur.Issued != nil {
+		return store.Certificate{}, alreadyIssued(*cur.Issued)
 	}
-	draft, err := tx.FindDraftCertificate(ctx, key, now)
-	hasDraft := err == nil
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		return store.Certificate{}, err
-	}
+	hasDraft := cur.Draft != nil
 	if p.Draft {
 		if hasDraft {
-			return draft, nil
+			return *cur.Draft, nil
 		}
 		return s.insert(ctx, tx, p, src, nil, now)
 	}
@@ -81,7 +77,7 @@ func (s *Service) Issue(ctx context.Context, tx *store.Tx, p GenerateParams) (st
 		if issued.Snapshot, err = snapshotFrom(src); err != nil {
 			return store.Certificate{}, err
 		}
-		c, err = tx.IssueDraft(ctx, draft.ID, issued, now)
+		c, err = tx.IssueDraft(ctx, cur.Draft.ID, issued, now)
 	} else {
 		c, err = s.insert(ctx, tx, p, src, &issued, now)
 	}
@@ -151,10 +147,9 @@ func recipientOf(a store.Attendee) store.Recipient {
 }
 
 // insert writes a new certificate with the account's next number and a fresh code: issued
-// when issued is set, otherwise a draft.
+// when issued is set, otherwise a draft. The account's number counter is a hot row too: the
+// insert takes it in its own statement, after the code and the snapshot.
 func (s *Service) insert(ctx context.Context, tx *store.Tx, p GenerateParams, src source, issued *store.Issuance, now time.Time) (store.Certificate, error) {
-	// The account's number counter is a hot row too: take it after the code and the snapshot,
-	// right before the insert that uses it.
 	code, err := newVerificationCode(ctx, tx, now)
 	if err != nil {
 		return store.Certificate{}, err
@@ -163,12 +158,8 @@ func (s *Service) insert(ctx context.Context, tx *store.Tx, p GenerateParams, sr
 	if err != nil {
 		return store.Certificate{}, err
 	}
-	n, err := tx.NextCertificateNumber(ctx, p.AccountID)
-	if err != nil {
-		return store.Certificate{}, err
-	}
 	c := store.NewCertificate{AccountID: p.AccountID, CertificateKey: store.CertificateKey{AttendeeID: p.AttendeeID,
-		EventID: p.EventID, TemplateID: p.TemplateID}, Number: certificateNumber(now, n), VerificationCode: code,
+		EventID: p.EventID, TemplateID: p.TemplateID}, Number: certificateNumber(now), VerificationCode: code,
 		Draft: issued == nil, Recipient: recipientOf(src.Attendee), Snapshot: snap}
 	if issued != nil {
 		c.IssuedAt, c.ExpiresAt = &issued.IssuedAt, issued.ExpiresAt
@@ -176,9 +167,10 @@ func (s *Service) insert(ctx context.Context, tx *store.Tx, p GenerateParams, sr
 	return tx.InsertCertificate(ctx, c, now)
 }
 
-// certificateNumber is the account's n-th certificate number, with the year of issue.
-func certificateNumber(now time.Time, n int64) string {
-	return fmt.Sprintf("CERT-%d-%06d", now.UTC().Year(), n)
+// certificateNumber is how the account's certificate numbers are written: the year of issue,
+// then the account's count of certificates in six digits or more (CERT-2026-000042).
+func certificateNumber(now time.Time) store.NumberFormat {
+	return store.NumberFormat{Prefix: fmt.Sprintf("CERT-%d-", now.UTC().Year()), Digits: 6}
 }
 
 func alreadyIssued(cur store.Certificate) error {

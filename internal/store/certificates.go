@@ -48,13 +48,20 @@ type Recipient struct {
 type NewCertificate struct {
 	AccountID uuid.UUID
 	CertificateKey
-	Number           string
+	Number           NumberFormat
 	VerificationCode string
 	Draft            bool
 	Recipient        Recipient
 	Snapshot         json.RawMessage
 	IssuedAt         *time.Time // nil for a draft
 	ExpiresAt        *time.Time
+}
+
+// NumberFormat is how a new certificate's number is written: Prefix, then the account's next
+// number zero-padded to Digits (more digits when it needs them).
+type NumberFormat struct {
+	Prefix string
+	Digits int
 }
 
 // Issuance is what turns a draft into an issued certificate.
@@ -128,37 +135,31 @@ func (d queries) LockAttendeeForIssue(ctx context.Context, accountID, attendeeID
 	}, nil
 }
 
-// ExpireLapsedCertificates marks the key's issued certificate expired when its expiry is not
-// after now.
-func (d queries) ExpireLapsedCertificates(ctx context.Context, k CertificateKey, now time.Time) error {
-	return mapError(d.q.ExpireLapsedCertificates(ctx, db.ExpireLapsedCertificatesParams{AttendeeID: k.AttendeeID,
-		EventID: k.EventID, TemplateID: k.TemplateID, Now: now}))
+// CurrentCertificates are a key's current certificates: the issued one and the draft, each
+// nil when there is none.
+type CurrentCertificates struct {
+	Issued, Draft *Certificate
 }
 
-// FindIssuedCertificate returns the key's issued certificate (valid, or expired but not yet
-// marked so). ErrNotFound: there is none.
-func (d queries) FindIssuedCertificate(ctx context.Context, k CertificateKey, now time.Time) (Certificate, error) {
-	return d.findCertificateFor(ctx, k, statusIssued, now)
-}
-
-// FindDraftCertificate returns the key's draft. ErrNotFound: there is none.
-func (d queries) FindDraftCertificate(ctx context.Context, k CertificateKey, now time.Time) (Certificate, error) {
-	return d.findCertificateFor(ctx, k, statusDraft, now)
-}
-
-func (d queries) findCertificateFor(ctx context.Context, k CertificateKey, status string, now time.Time) (Certificate, error) {
-	row, err := d.q.FindCertificateFor(ctx, db.FindCertificateForParams{AttendeeID: k.AttendeeID, EventID: k.EventID,
-		TemplateID: k.TemplateID, Status: status})
+// CurrentCertificates marks the key's issued certificate past its expiry at now as expired,
+// then returns the key's issued certificate and draft, in one statement.
+func (d queries) CurrentCertificates(ctx context.Context, k CertificateKey, now time.Time) (CurrentCertificates, error) {
+	rows, err := d.q.CurrentCertificatesFor(ctx, db.CurrentCertificatesForParams{AttendeeID: k.AttendeeID,
+		EventID: k.EventID, TemplateID: k.TemplateID, Now: now})
 	if err != nil {
-		return Certificate{}, mapError(err)
+		return CurrentCertificates{}, mapError(err)
 	}
-	return certificateFrom(row, now), nil
-}
-
-// NextCertificateNumber counts the account's certificates: 1 for its first, and so on.
-func (d queries) NextCertificateNumber(ctx context.Context, accountID uuid.UUID) (int64, error) {
-	n, err := d.q.NextCertificateNumber(ctx, accountID)
-	return n, mapError(err)
+	var cur CurrentCertificates
+	for _, r := range rows {
+		c := certificateFrom(r, now)
+		switch r.Status {
+		case statusIssued:
+			cur.Issued = &c
+		case statusDraft:
+			cur.Draft = &c
+		}
+	}
+	return cur, nil
 }
 
 // RegisterVerificationCode reserves a verification code for a kind of credential; false when
@@ -168,14 +169,16 @@ func (d queries) RegisterVerificationCode(ctx context.Context, code, kind string
 	return n == 1, mapError(err)
 }
 
-// InsertCertificate stores a new certificate or draft.
+// InsertCertificate stores a new certificate or draft, numbered with the account's next
+// number, which it takes in the same statement: Number.Prefix then the number, zero-padded to
+// Number.Digits.
 func (d queries) InsertCertificate(ctx context.Context, c NewCertificate, now time.Time) (Certificate, error) {
 	status := statusIssued
 	if c.Draft {
 		status = statusDraft
 	}
 	row, err := d.q.InsertCertificate(ctx, db.InsertCertificateParams{ID: newID(), AccountID: c.AccountID, EventID: c.EventID,
-		AttendeeID: c.AttendeeID, TemplateID: c.TemplateID, CertificateNumber: c.Number, VerificationCode: c.VerificationCode,
+		AttendeeID: c.AttendeeID, TemplateID: c.TemplateID, NumberPrefix: c.Number.Prefix, NumberDigits: int32(c.Number.Digits), VerificationCode: c.VerificationCode,
 		Status: status, RecipientFirstName: c.Recipient.FirstName, RecipientLastName: c.Recipient.LastName,
 		RecipientEmail: c.Recipient.Email, Snapshot: c.Snapshot, IssuedAt: c.IssuedAt, ExpiresAt: c.ExpiresAt, Now: now})
 	if err != nil {
