@@ -303,6 +303,37 @@ func (q *Queries) RecordBulkJobItem(ctx context.Context, arg RecordBulkJobItemPa
 	return result.RowsAffected(), nil
 }
 
+const recordIssuedBulkJobItems = `-- name: RecordIssuedBulkJobItems :exec
+WITH items AS (
+    UPDATE bulk_job_items i SET outcome = 'issued', certificate_id = r.certificate_id, processed_at = $2::timestamptz
+    FROM (SELECT unnest($3::uuid[]) AS attendee_id, unnest($4::uuid[]) AS certificate_id) r
+    WHERE i.job_id = $1 AND i.attendee_id = r.attendee_id AND i.outcome IS NULL
+    RETURNING i.attendee_id
+)
+UPDATE bulk_jobs SET processed = processed + (SELECT count(*) FROM items), issued = issued + (SELECT count(*) FROM items)
+WHERE id = $1
+`
+
+type RecordIssuedBulkJobItemsParams struct {
+	JobID          uuid.UUID
+	Now            time.Time
+	AttendeeIds    []uuid.UUID
+	CertificateIds []uuid.UUID
+}
+
+// RecordIssuedBulkJobItems records the issuance of several items of a job at once (a batch
+// the job issued in one transaction) and counts them on the job, in one statement. An item
+// recorded already is left as it is and not counted.
+func (q *Queries) RecordIssuedBulkJobItems(ctx context.Context, arg RecordIssuedBulkJobItemsParams) error {
+	_, err := q.db.Exec(ctx, recordIssuedBulkJobItems,
+		arg.JobID,
+		arg.Now,
+		arg.AttendeeIds,
+		arg.CertificateIds,
+	)
+	return err
+}
+
 const startBulkJob = `-- name: StartBulkJob :exec
 UPDATE bulk_jobs SET status = 'running', started_at = coalesce(started_at, $1::timestamptz)
 WHERE id = $2 AND status IN ('queued', 'running')

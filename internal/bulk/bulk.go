@@ -342,18 +342,17 @@ func (s *Service) processBatch(ctx context.Context, j store.BulkJob, attendees [
 	errNotAllIssued := errors.New("not every attendee of the batch issued")
 	err := recovery.Run(ctx, s.logger, "bulk job panicked while issuing a batch (its attendees go one by one)", func() error {
 		_, err := store.InTx(ctx, s.store, func(tx *store.Tx) (struct{}, error) {
+			issued := make([]store.IssuedItem, 0, len(attendees))
 			for _, a := range attendees {
 				c, err := s.certs.Issue(ctx, tx, certificates.GenerateParams{AccountID: j.AccountID, EventID: j.EventID, AttendeeID: a,
 					TemplateID: j.TemplateID, SendEmail: j.SendEmail, Draft: j.Draft})
 				if err != nil {
 					return struct{}{}, errors.Join(errNotAllIssued, err)
 				}
-				if err := tx.RecordJobItem(ctx, store.JobItemOutcome{JobID: j.ID, AttendeeID: a, Outcome: store.ItemIssued,
-					CertificateID: &c.ID}, s.certs.Now()); err != nil {
-					return struct{}{}, err
-				}
+				issued = append(issued, store.IssuedItem{AttendeeID: a, CertificateID: c.ID})
 			}
-			return struct{}{}, nil
+			// The batch's records in one statement, in the transaction of its issuances.
+			return struct{}{}, tx.RecordIssuedJobItems(ctx, j.ID, issued, s.certs.Now())
 		})
 		return err
 	}, "job_id", j.ID)
