@@ -20,6 +20,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -112,16 +113,15 @@ func Run(ctx context.Context, o Options) (err error) {
 
 	fmt.Fprintf(o.Out, "%d clients, %d phases of %s per side, alternating; every request from another client address\n\n",
 		o.Clients, o.Rounds, o.Phase)
-	var rows []row
 	for _, w := range []func(context.Context) (row, error){b.issueLoad, b.lookupLoad, b.importLoad, b.jobTiming} {
 		r, err := w(ctx)
 		if err != nil {
 			return err
 		}
 		r.print(o.Out)
-		rows = append(rows, r)
 	}
-	fmt.Fprintf(o.Out, "\nload average at the end: %s; the server's log: %s\n", loadgen.LoadAverage(), srv.logPath)
+	fmt.Fprintf(o.Out, "\nload average at the end: %s; the server's peak RSS %s; its log: %s\n", loadgen.LoadAverage(),
+		peakRSS(srv.cmd.Process.Pid), srv.logPath)
 	return nil
 }
 
@@ -259,4 +259,18 @@ func (r row) print(out io.Writer) {
 		fmt.Fprintf(out, "   %s", r.note)
 	}
 	fmt.Fprintln(out)
+}
+
+// peakRSS is the process's peak resident memory (VmHWM) from /proc, or "unknown".
+func peakRSS(pid int) string {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "status"))
+	if err != nil {
+		return "unknown"
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "unknown"
 }
