@@ -45,22 +45,43 @@ INSERT INTO verification_codes (code, kind, created_at) VALUES (@code, @kind, @n
 
 -- InsertCertificate stores a new certificate or draft, numbered with the account's next number
 -- (@number_prefix, then the number zero-padded to @number_digits) by moving the account's
--- counter on in the same statement: the counter row is taken by every issuance of the account,
--- and one round trip that takes it and uses it holds it the least.
+-- counter on. For an issued certificate the same statement spends one credit of the month
+-- @credit_period (the conditional upsert of SpendCredits: no row comes back, and nothing is
+-- inserted, when none is left) and writes the outbox event @event_payload with the number set
+-- at the path @event_number_at. The counter and the credit rows are taken by every issuance of
+-- the account and held until the commit: one statement that takes both and does everything
+-- that needs them holds them for one round trip. When no row comes back the caller rolls back
+-- (the counter moved on).
 -- name: InsertCertificate :one
 WITH counter AS (
     INSERT INTO certificate_counters AS c (account_id, last_number) VALUES (@account_id, 1)
     ON CONFLICT (account_id) DO UPDATE SET last_number = c.last_number + 1
     RETURNING last_number
+), credit AS (
+    INSERT INTO credit_usage AS u (account_id, period, used)
+    SELECT a.id, sqlc.narg(credit_period)::date, 1 FROM accounts a JOIN plans p ON p.code = a.plan
+    WHERE sqlc.narg(credit_period)::date IS NOT NULL AND a.id = @account_id AND coalesce(p.monthly_credits, 2147483647) >= 1
+    ON CONFLICT (account_id, period) DO UPDATE SET used = u.used + 1
+    WHERE u.used <= (SELECT coalesce(p.monthly_credits, 2147483647) FROM accounts a JOIN plans p ON p.code = a.plan WHERE a.id = u.account_id) - 1
+    RETURNING used
+), cert AS (
+    INSERT INTO certificates (id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code,
+        status, recipient_first_name, recipient_last_name, recipient_email, snapshot, issued_at, expires_at, created_at, updated_at)
+    SELECT @id, @account_id, @event_id, @attendee_id, @template_id,
+        @number_prefix::text || lpad(counter.last_number::text, greatest(@number_digits::integer, length(counter.last_number::text)), '0'),
+        @verification_code, @status, @recipient_first_name, @recipient_last_name, @recipient_email, @snapshot,
+        sqlc.narg(issued_at), sqlc.narg(expires_at), @now::timestamptz, @now::timestamptz
+    FROM counter
+    WHERE sqlc.narg(credit_period)::date IS NULL OR EXISTS (SELECT 1 FROM credit)
+    RETURNING *
+), event AS (
+    INSERT INTO outbox_events (id, account_id, event_type, payload, occurred_at)
+    SELECT @outbox_id, cert.account_id, @event_type::text,
+        jsonb_set(sqlc.narg(event_payload)::jsonb, @event_number_at::text[], to_jsonb(cert.certificate_number)), @now::timestamptz
+    FROM cert
+    WHERE sqlc.narg(event_payload)::jsonb IS NOT NULL
 )
-INSERT INTO certificates (id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code,
-    status, recipient_first_name, recipient_last_name, recipient_email, snapshot, issued_at, expires_at, created_at, updated_at)
-SELECT @id, @account_id, @event_id, @attendee_id, @template_id,
-    @number_prefix::text || lpad(counter.last_number::text, greatest(@number_digits::integer, length(counter.last_number::text)), '0'),
-    @verification_code, @status, @recipient_first_name, @recipient_last_name, @recipient_email, @snapshot,
-    sqlc.narg(issued_at), sqlc.narg(expires_at), @now::timestamptz, @now::timestamptz
-FROM counter
-RETURNING *;
+SELECT * FROM cert;
 
 -- IssueDraft turns a draft into the issued certificate, keeping its number and code.
 -- name: IssueDraft :one

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 const countEventCertificates = `-- name: CountEventCertificates :one
@@ -181,23 +182,40 @@ func (q *Queries) GetCertificate(ctx context.Context, arg GetCertificateParams) 
 
 const insertCertificate = `-- name: InsertCertificate :one
 WITH counter AS (
-    INSERT INTO certificate_counters AS c (account_id, last_number) VALUES ($2, 1)
+    INSERT INTO certificate_counters AS c (account_id, last_number) VALUES ($1, 1)
     ON CONFLICT (account_id) DO UPDATE SET last_number = c.last_number + 1
     RETURNING last_number
+), credit AS (
+    INSERT INTO credit_usage AS u (account_id, period, used)
+    SELECT a.id, $2::date, 1 FROM accounts a JOIN plans p ON p.code = a.plan
+    WHERE $2::date IS NOT NULL AND a.id = $1 AND coalesce(p.monthly_credits, 2147483647) >= 1
+    ON CONFLICT (account_id, period) DO UPDATE SET used = u.used + 1
+    WHERE u.used <= (SELECT coalesce(p.monthly_credits, 2147483647) FROM accounts a JOIN plans p ON p.code = a.plan WHERE a.id = u.account_id) - 1
+    RETURNING used
+), cert AS (
+    INSERT INTO certificates (id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code,
+        status, recipient_first_name, recipient_last_name, recipient_email, snapshot, issued_at, expires_at, created_at, updated_at)
+    SELECT $3, $1, $4, $5, $6,
+        $7::text || lpad(counter.last_number::text, greatest($8::integer, length(counter.last_number::text)), '0'),
+        $9, $10, $11, $12, $13, $14,
+        $15, $16, $17::timestamptz, $17::timestamptz
+    FROM counter
+    WHERE $2::date IS NULL OR EXISTS (SELECT 1 FROM credit)
+    RETURNING id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location
+), event AS (
+    INSERT INTO outbox_events (id, account_id, event_type, payload, occurred_at)
+    SELECT $18, cert.account_id, $19::text,
+        jsonb_set($20::jsonb, $21::text[], to_jsonb(cert.certificate_number)), $17::timestamptz
+    FROM cert
+    WHERE $20::jsonb IS NOT NULL
 )
-INSERT INTO certificates (id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code,
-    status, recipient_first_name, recipient_last_name, recipient_email, snapshot, issued_at, expires_at, created_at, updated_at)
-SELECT $1, $2, $3, $4, $5,
-    $6::text || lpad(counter.last_number::text, greatest($7::integer, length(counter.last_number::text)), '0'),
-    $8, $9, $10, $11, $12, $13,
-    $14, $15, $16::timestamptz, $16::timestamptz
-FROM counter
-RETURNING id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location
+SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location FROM cert
 `
 
 type InsertCertificateParams struct {
-	ID                 uuid.UUID
 	AccountID          uuid.UUID
+	CreditPeriod       pgtype.Date
+	ID                 uuid.UUID
 	EventID            uuid.UUID
 	AttendeeID         uuid.UUID
 	TemplateID         uuid.UUID
@@ -212,16 +230,54 @@ type InsertCertificateParams struct {
 	IssuedAt           *time.Time
 	ExpiresAt          *time.Time
 	Now                time.Time
+	OutboxID           uuid.UUID
+	EventType          string
+	EventPayload       []byte
+	EventNumberAt      []string
+}
+
+type InsertCertificateRow struct {
+	ID                    uuid.UUID
+	AccountID             uuid.UUID
+	EventID               uuid.UUID
+	AttendeeID            uuid.UUID
+	TemplateID            uuid.UUID
+	CertificateNumber     string
+	VerificationCode      string
+	Status                string
+	RecipientFirstName    string
+	RecipientLastName     string
+	RecipientEmail        string
+	Snapshot              []byte
+	RecipientTokenHash    []byte
+	IssuedAt              *time.Time
+	ExpiresAt             *time.Time
+	RevokedAt             *time.Time
+	RevocationReason      *string
+	RevocationReasonCode  *string
+	FirstViewedAt         *time.Time
+	FirstVerifiedAt       *time.Time
+	CreatedAt             time.Time
+	UpdatedAt             time.Time
+	SnapshotEventName     *string
+	SnapshotEventDate     *string
+	SnapshotEventLocation *string
 }
 
 // InsertCertificate stores a new certificate or draft, numbered with the account's next number
 // (@number_prefix, then the number zero-padded to @number_digits) by moving the account's
-// counter on in the same statement: the counter row is taken by every issuance of the account,
-// and one round trip that takes it and uses it holds it the least.
-func (q *Queries) InsertCertificate(ctx context.Context, arg InsertCertificateParams) (Certificate, error) {
+// counter on. For an issued certificate the same statement spends one credit of the month
+// @credit_period (the conditional upsert of SpendCredits: no row comes back, and nothing is
+// inserted, when none is left) and writes the outbox event @event_payload with the number set
+// at the path @event_number_at. The counter and the credit rows are taken by every issuance of
+// the account and held until the commit: one statement that takes both and does everything
+// that needs them holds them for one round trip. When no row comes back the caller rolls back
+// (the counter moved on).
+func (q *Queries) InsertCertificate(ctx context.Context, arg InsertCertificateParams) (InsertCertificateRow, error) {
 	row := q.db.QueryRow(ctx, insertCertificate,
-		arg.ID,
 		arg.AccountID,
+		arg.CreditPeriod,
+		arg.ID,
 		arg.EventID,
 		arg.AttendeeID,
 		arg.TemplateID,
@@ -236,8 +292,12 @@ func (q *Queries) InsertCertificate(ctx context.Context, arg InsertCertificatePa
 		arg.IssuedAt,
 		arg.ExpiresAt,
 		arg.Now,
+		arg.OutboxID,
+		arg.EventType,
+		arg.EventPayload,
+		arg.EventNumberAt,
 	)
-	var i Certificate
+	var i InsertCertificateRow
 	err := row.Scan(
 		&i.ID,
 		&i.AccountID,
