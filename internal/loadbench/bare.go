@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/labstack/echo/v4"
 )
@@ -38,7 +39,9 @@ func startBare(ctx context.Context, pool *pgxpool.Pool) (*bareServer, error) {
 	if _, err := pool.Exec(ctx, bareSchema); err != nil {
 		return nil, err
 	}
-	account, event := uuid.New(), uuid.New()
+	// UUIDs as pgtype.UUID: pgx writes them in binary at once (the service's store teaches
+	// its pool the same for uuid.UUID, see store/uuidcodec.go).
+	account, event := pgUUID(uuid.New()), pgUUID(uuid.New())
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	// One indexed lookup, a small JSON answer.
@@ -61,7 +64,7 @@ func startBare(ctx context.Context, pool *pgxpool.Pool) (*bareServer, error) {
 		if err := c.Bind(&body); err != nil {
 			return err
 		}
-		var id uuid.UUID
+		var id pgtype.UUID
 		var number string
 		err := pool.QueryRow(c.Request().Context(), `
 WITH credit AS (
@@ -69,11 +72,11 @@ WITH credit AS (
     ON CONFLICT (account_id, period) DO UPDATE SET used = u.used + 1 RETURNING used)
 INSERT INTO bare.certificates (id, account_id, attendee_id, certificate_number, issued_at)
 SELECT $2, $1, $3, 'CERT-' || used, now() FROM credit
-RETURNING id, certificate_number`, account, uuid.New(), body.AttendeeID).Scan(&id, &number)
+RETURNING id, certificate_number`, account, pgUUID(uuid.New()), pgUUID(body.AttendeeID)).Scan(&id, &number)
 		if err != nil {
 			return err
 		}
-		return c.JSON(http.StatusOK, map[string]any{"data": map[string]any{"id": id, "certificateNumber": number}})
+		return c.JSON(http.StatusOK, map[string]any{"data": map[string]any{"id": uuid.UUID(id.Bytes), "certificateNumber": number}})
 	})
 	// CSV parse and CopyFrom of its rows, in one transaction.
 	e.POST("/import", func(c echo.Context) error {
@@ -88,7 +91,7 @@ RETURNING id, certificate_number`, account, uuid.New(), body.AttendeeID).Scan(&i
 		now := time.Now()
 		rows := make([][]any, 0, len(records)-1)
 		for _, r := range records[1:] {
-			rows = append(rows, []any{uuid.Must(uuid.NewV7()), account, event, r[0], r[1], r[2], []byte("{}"), now, now})
+			rows = append(rows, []any{pgUUID(uuid.Must(uuid.NewV7())), account, event, r[0], r[1], r[2], []byte("{}"), now, now})
 		}
 		n, err := pool.CopyFrom(c.Request().Context(), pgx.Identifier{"bare", "attendees"},
 			[]string{"id", "account_id", "event_id", "first_name", "last_name", "email", "metadata", "created_at", "updated_at"},
@@ -106,3 +109,5 @@ RETURNING id, certificate_number`, account, uuid.New(), body.AttendeeID).Scan(&i
 	go func() { _ = s.Serve(ln) }()
 	return s, nil
 }
+
+func pgUUID(u uuid.UUID) pgtype.UUID { return pgtype.UUID{Bytes: u, Valid: true} }

@@ -311,7 +311,7 @@ func (b *bench) lookupLoad(ctx context.Context) (row, error) {
 // the same file's rows over HTTP; one request at a time, alternating.
 func (b *bench) importLoad(ctx context.Context) (row, error) {
 	var service, bare time.Duration
-	for range b.o.Rounds {
+	for round := range b.o.Rounds {
 		t0 := time.Now()
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, b.bare+"/import", bytes.NewReader(b.csv))
 		if err != nil {
@@ -325,12 +325,22 @@ func (b *bench) importLoad(ctx context.Context) (row, error) {
 		if err != nil {
 			return row{}, err
 		}
+		var prof chan error
+		if b.o.Profile && round == 0 {
+			prof = make(chan error, 1)
+			go func() { prof <- b.cpuProfile(ctx, "import", time.Second) }()
+		}
 		t0 = time.Now()
 		n, err := b.importCSV(ctx, ev, b.csv)
 		if err != nil {
 			return row{}, err
 		}
 		service += time.Since(t0)
+		if prof != nil {
+			if err := <-prof; err != nil {
+				return row{}, err
+			}
+		}
 		if n != importRows {
 			return row{}, fmt.Errorf("import added %d rows, want %d", n, importRows)
 		}
