@@ -305,9 +305,10 @@ func (q *Queries) RecordBulkJobItem(ctx context.Context, arg RecordBulkJobItemPa
 
 const recordIssuedBulkJobItems = `-- name: RecordIssuedBulkJobItems :exec
 WITH items AS (
-    UPDATE bulk_job_items i SET outcome = 'issued', certificate_id = r.certificate_id, processed_at = $2::timestamptz
-    FROM (SELECT unnest($3::uuid[]) AS attendee_id, unnest($4::uuid[]) AS certificate_id) r
-    WHERE i.job_id = $1 AND i.attendee_id = r.attendee_id AND i.outcome IS NULL
+    UPDATE bulk_job_items i SET outcome = 'issued',
+        certificate_id = ($2::uuid[])[array_position($3::uuid[], i.attendee_id)],
+        processed_at = $4::timestamptz
+    WHERE i.job_id = $1 AND i.attendee_id = ANY($3::uuid[]) AND i.outcome IS NULL
     RETURNING i.attendee_id
 )
 UPDATE bulk_jobs SET processed = processed + (SELECT count(*) FROM items), issued = issued + (SELECT count(*) FROM items)
@@ -316,20 +317,22 @@ WHERE id = $1
 
 type RecordIssuedBulkJobItemsParams struct {
 	JobID          uuid.UUID
-	Now            time.Time
-	AttendeeIds    []uuid.UUID
 	CertificateIds []uuid.UUID
+	AttendeeIds    []uuid.UUID
+	Now            time.Time
 }
 
 // RecordIssuedBulkJobItems records the issuance of several items of a job at once (a batch
 // the job issued in one transaction) and counts them on the job, in one statement. An item
-// recorded already is left as it is and not counted.
+// recorded already is left as it is and not counted. The items are found through the primary
+// key (= ANY); a join with the unnested arrays was planned as a scan of the job's items,
+// 30-60 ms a batch on a 10,000-attendee job.
 func (q *Queries) RecordIssuedBulkJobItems(ctx context.Context, arg RecordIssuedBulkJobItemsParams) error {
 	_, err := q.db.Exec(ctx, recordIssuedBulkJobItems,
 		arg.JobID,
-		arg.Now,
-		arg.AttendeeIds,
 		arg.CertificateIds,
+		arg.AttendeeIds,
+		arg.Now,
 	)
 	return err
 }
