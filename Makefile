@@ -11,7 +11,7 @@ CONTRACT_REVISION ?= openapi/v1.json
 CLIENT_TS   = test/client-ts
 
 .DEFAULT_GOAL := help
-.PHONY: help run build test bench fuzz generate lint check contract-gate release-contract client-ts contract-coverage docs screenshots clean
+.PHONY: help run build test bench bench-http fuzz generate lint check contract-gate release-contract client-ts contract-coverage docs screenshots clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -46,6 +46,12 @@ fuzz: ## Fuzz each target for FUZZTIME (default 3m); `make test` runs their seed
 bench: ## Run the benchmarks (speed and memory are measured here, never in tests)
 	@url=$${TEST_DATABASE_URL:-$$($(GO) run ./cmd/devtool pg-start -dir $(PG_TEST_DIR))} && \
 		TEST_DATABASE_URL=$$url $(GO) test -run '^$$' -bench . -benchmem ./...
+
+BENCH_HTTP_FLAGS ?=
+
+bench-http: build ## Load the server binary over HTTP beside a bare Echo + pgx server on a fresh durable PostgreSQL, print rates, p50/p99 and ratios (a few minutes; BENCH_HTTP_FLAGS=-profile writes CPU profiles)
+	$(GO) run ./cmd/devtool bench-http -bin bin/credentiald $(BENCH_HTTP_FLAGS)
+	$(GO) test -run '^$$' -bench '^BenchmarkPDFBesideBareMaroto$$' -benchtime 200x ./internal/render
 
 docs: ## Render the system templates' previews and generated badge images into docs/ (shown in the README)
 	@$(GO) run ./cmd/devtool template-previews -out docs

@@ -7,8 +7,12 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/signal"
+	"syscall"
+	"time"
 
 	"github.com/certhub/credentiald/internal/devpg"
+	"github.com/certhub/credentiald/internal/loadbench"
 	"github.com/certhub/credentiald/internal/testkit/coverage"
 )
 
@@ -18,7 +22,10 @@ const usage = `usage: devtool <command>
   contract-coverage   print which operations and responses the last test run observed
   template-previews -out DIR   render each system template as DIR/template-NAME.png
   badge-previews -out DIR      render generated badge images for three names as DIR/badge-*.png
-  api-docs -page FILE          write the API reference page (Redoc and the document inline) and its Go file`
+  api-docs -page FILE          write the API reference page (Redoc and the document inline) and its Go file
+  bench-http -bin FILE [-dir DIR] [-profile]   the HTTP load benchmark (make bench-http): the server binary
+                               against a bare Echo + pgx server on a fresh durable cluster; -profile writes
+                               CPU profiles of the server under each load into DIR`
 
 func main() {
 	if len(os.Args) < 2 {
@@ -39,11 +46,16 @@ func run(cmd string, args []string) error {
 	page := fs.String("page", "gen/docs/index.html", "the API reference page to write")
 	specFile := fs.String("spec", "openapi/v1.json", "the OpenAPI document")
 	bundle := fs.String("bundle", "docs/api/node_modules/redoc/bundles/redoc.standalone.js", "Redoc's standalone script")
+	bin := fs.String("bin", "bin/credentiald", "the server binary (bench-http)")
+	benchDir := fs.String("bench-dir", ".data/bench-http", "the work folder of bench-http")
+	profile := fs.Bool("profile", false, "bench-http: write CPU profiles of the server under load")
+	phase := fs.Duration("phase", 3*time.Second, "bench-http: one phase of load")
 	covDir := fs.String("coverage-dir", coverage.DefaultDir(), "where test runs record observed responses")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	ctx := context.Background()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	switch cmd {
 	case "pg-start":
 		c, err := devpg.Start(ctx, *dir, devpg.Options{Ephemeral: *ephemeral})
@@ -65,6 +77,8 @@ func run(cmd string, args []string) error {
 		return templatePreviews(*out)
 	case "badge-previews":
 		return badgePreviews(*out)
+	case "bench-http":
+		return loadbench.Run(ctx, loadbench.Options{Binary: *bin, Dir: *benchDir, Profile: *profile, Phase: *phase})
 	case "api-docs":
 		return apiDocs(*specFile, *bundle, *page)
 	default:

@@ -13,7 +13,7 @@ UPDATE api_keys SET deleted_at = @now::timestamptz
 WHERE account_id = @account_id AND id = @id AND deleted_at IS NULL;
 
 -- name: FindActiveAPIKeyByHash :one
-SELECT id, account_id, scopes, last_used_at FROM api_keys
+SELECT id, account_id, scopes, last_used_at, expires_at FROM api_keys
 WHERE key_hash = @key_hash AND deleted_at IS NULL AND (expires_at IS NULL OR expires_at > @now::timestamptz);
 
 -- TouchAPIKey records a use, at most once a minute per key so that busy keys cost no write

@@ -40,6 +40,22 @@ UPDATE bulk_jobs SET processed = processed + 1,
         ELSE errors END
 WHERE id = @job_id AND EXISTS (SELECT 1 FROM item);
 
+-- RecordIssuedBulkJobItems records the issuance of several items of a job at once (a batch
+-- the job issued in one transaction) and counts them on the job, in one statement. An item
+-- recorded already is left as it is and not counted. The items are found through the primary
+-- key (= ANY); a join with the unnested arrays was planned as a scan of the job's items,
+-- 30-60 ms a batch on a 10,000-attendee job.
+-- name: RecordIssuedBulkJobItems :exec
+WITH items AS (
+    UPDATE bulk_job_items i SET outcome = 'issued',
+        certificate_id = (@certificate_ids::uuid[])[array_position(@attendee_ids::uuid[], i.attendee_id)],
+        processed_at = @now::timestamptz
+    WHERE i.job_id = @job_id AND i.attendee_id = ANY(@attendee_ids::uuid[]) AND i.outcome IS NULL
+    RETURNING i.attendee_id
+)
+UPDATE bulk_jobs SET processed = processed + (SELECT count(*) FROM items), issued = issued + (SELECT count(*) FROM items)
+WHERE id = @job_id;
+
 -- name: FinishBulkJob :exec
 UPDATE bulk_jobs SET status = @status, finished_at = @now::timestamptz WHERE id = @id AND status IN ('queued', 'running');
 

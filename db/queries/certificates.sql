@@ -7,16 +7,21 @@ FROM attendees a JOIN events e ON e.id = a.event_id
 WHERE a.account_id = @account_id AND a.id = @attendee_id
 FOR UPDATE OF a;
 
--- ExpireLapsedCertificate marks an issued certificate past its expiry as expired, so that a new
--- one can be issued (at most one issued certificate per attendee, event and template).
--- name: ExpireLapsedCertificates :exec
-UPDATE certificates SET status = 'expired', updated_at = @now::timestamptz
-WHERE attendee_id = @attendee_id AND event_id = @event_id AND template_id = @template_id
-  AND status = 'issued' AND expires_at IS NOT NULL AND expires_at <= @now::timestamptz;
-
--- name: FindCertificateFor :one
-SELECT * FROM certificates
-WHERE attendee_id = @attendee_id AND event_id = @event_id AND template_id = @template_id AND status = @status;
+-- CurrentCertificatesFor marks the key's issued certificate past its expiry as expired (so
+-- that a new one can be issued: at most one issued certificate per attendee, event and
+-- template) and returns what is current after that: the issued certificate and the draft, if
+-- any. One statement, one round trip: its SELECT sees the rows as they were before the
+-- UPDATE, so the certificates it expired are left out by id.
+-- name: CurrentCertificatesFor :many
+WITH expired AS (
+    UPDATE certificates SET status = 'expired', updated_at = @now::timestamptz
+    WHERE attendee_id = @attendee_id AND event_id = @event_id AND template_id = @template_id
+      AND status = 'issued' AND expires_at IS NOT NULL AND expires_at <= @now::timestamptz
+    RETURNING id
+)
+SELECT cur.* FROM certificates cur
+WHERE cur.attendee_id = @attendee_id AND cur.event_id = @event_id AND cur.template_id = @template_id
+  AND cur.status IN ('issued', 'draft') AND cur.id NOT IN (SELECT expired.id FROM expired);
 
 -- SpendCredits takes n credits of the account's month, all or none: no row comes back when
 -- fewer than n are left. The conflicting row is locked and re-checked, so concurrent spends
@@ -35,21 +40,48 @@ SELECT a.plan, p.monthly_credits AS monthly_limit,
 FROM accounts a JOIN plans p ON p.code = a.plan
 WHERE a.id = @account_id;
 
--- name: NextCertificateNumber :one
-INSERT INTO certificate_counters AS c (account_id, last_number) VALUES (@account_id, 1)
-ON CONFLICT (account_id) DO UPDATE SET last_number = c.last_number + 1
-RETURNING last_number;
-
 -- name: RegisterVerificationCode :execrows
 INSERT INTO verification_codes (code, kind, created_at) VALUES (@code, @kind, @now::timestamptz) ON CONFLICT DO NOTHING;
 
+-- InsertCertificate stores a new certificate or draft, numbered with the account's next number
+-- (@number_prefix, then the number zero-padded to @number_digits) by moving the account's
+-- counter on. For an issued certificate the same statement spends one credit of the month
+-- @credit_period (the conditional upsert of SpendCredits: no row comes back, and nothing is
+-- inserted, when none is left) and writes the outbox event @event_payload with the number set
+-- at the path @event_number_at. The counter and the credit rows are taken by every issuance of
+-- the account and held until the commit: one statement that takes both and does everything
+-- that needs them holds them for one round trip. When no row comes back the caller rolls back
+-- (the counter moved on).
 -- name: InsertCertificate :one
-INSERT INTO certificates (id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code,
-    status, recipient_first_name, recipient_last_name, recipient_email, snapshot, issued_at, expires_at, created_at, updated_at)
-VALUES (@id, @account_id, @event_id, @attendee_id, @template_id, @certificate_number, @verification_code,
-    @status, @recipient_first_name, @recipient_last_name, @recipient_email, @snapshot, sqlc.narg(issued_at), sqlc.narg(expires_at),
-    @now::timestamptz, @now::timestamptz)
-RETURNING *;
+WITH counter AS (
+    INSERT INTO certificate_counters AS c (account_id, last_number) VALUES (@account_id, 1)
+    ON CONFLICT (account_id) DO UPDATE SET last_number = c.last_number + 1
+    RETURNING last_number
+), credit AS (
+    INSERT INTO credit_usage AS u (account_id, period, used)
+    SELECT a.id, sqlc.narg(credit_period)::date, 1 FROM accounts a JOIN plans p ON p.code = a.plan
+    WHERE sqlc.narg(credit_period)::date IS NOT NULL AND a.id = @account_id AND coalesce(p.monthly_credits, 2147483647) >= 1
+    ON CONFLICT (account_id, period) DO UPDATE SET used = u.used + 1
+    WHERE u.used <= (SELECT coalesce(p.monthly_credits, 2147483647) FROM accounts a JOIN plans p ON p.code = a.plan WHERE a.id = u.account_id) - 1
+    RETURNING used
+), cert AS (
+    INSERT INTO certificates (id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code,
+        status, recipient_first_name, recipient_last_name, recipient_email, snapshot, issued_at, expires_at, created_at, updated_at)
+    SELECT @id, @account_id, @event_id, @attendee_id, @template_id,
+        @number_prefix::text || lpad(counter.last_number::text, greatest(@number_digits::integer, length(counter.last_number::text)), '0'),
+        @verification_code, @status, @recipient_first_name, @recipient_last_name, @recipient_email, @snapshot,
+        sqlc.narg(issued_at), sqlc.narg(expires_at), @now::timestamptz, @now::timestamptz
+    FROM counter
+    WHERE sqlc.narg(credit_period)::date IS NULL OR EXISTS (SELECT 1 FROM credit)
+    RETURNING *
+), event AS (
+    INSERT INTO outbox_events (id, account_id, event_type, payload, occurred_at)
+    SELECT @outbox_id, cert.account_id, @event_type::text,
+        jsonb_set(sqlc.narg(event_payload)::jsonb, @event_number_at::text[], to_jsonb(cert.certificate_number)), @now::timestamptz
+    FROM cert
+    WHERE sqlc.narg(event_payload)::jsonb IS NOT NULL
+)
+SELECT * FROM cert;
 
 -- IssueDraft turns a draft into the issued certificate, keeping its number and code.
 -- name: IssueDraft :one

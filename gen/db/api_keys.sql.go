@@ -79,7 +79,7 @@ func (q *Queries) DeleteAPIKey(ctx context.Context, arg DeleteAPIKeyParams) (int
 }
 
 const findActiveAPIKeyByHash = `-- name: FindActiveAPIKeyByHash :one
-SELECT id, account_id, scopes, last_used_at FROM api_keys
+SELECT id, account_id, scopes, last_used_at, expires_at FROM api_keys
 WHERE key_hash = $1 AND deleted_at IS NULL AND (expires_at IS NULL OR expires_at > $2::timestamptz)
 `
 
@@ -93,6 +93,7 @@ type FindActiveAPIKeyByHashRow struct {
 	AccountID  uuid.UUID
 	Scopes     []string
 	LastUsedAt *time.Time
+	ExpiresAt  *time.Time
 }
 
 func (q *Queries) FindActiveAPIKeyByHash(ctx context.Context, arg FindActiveAPIKeyByHashParams) (FindActiveAPIKeyByHashRow, error) {
@@ -103,6 +104,7 @@ func (q *Queries) FindActiveAPIKeyByHash(ctx context.Context, arg FindActiveAPIK
 		&i.AccountID,
 		&i.Scopes,
 		&i.LastUsedAt,
+		&i.ExpiresAt,
 	)
 	return i, err
 }

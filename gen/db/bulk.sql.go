@@ -303,6 +303,40 @@ func (q *Queries) RecordBulkJobItem(ctx context.Context, arg RecordBulkJobItemPa
 	return result.RowsAffected(), nil
 }
 
+const recordIssuedBulkJobItems = `-- name: RecordIssuedBulkJobItems :exec
+WITH items AS (
+    UPDATE bulk_job_items i SET outcome = 'issued',
+        certificate_id = ($2::uuid[])[array_position($3::uuid[], i.attendee_id)],
+        processed_at = $4::timestamptz
+    WHERE i.job_id = $1 AND i.attendee_id = ANY($3::uuid[]) AND i.outcome IS NULL
+    RETURNING i.attendee_id
+)
+UPDATE bulk_jobs SET processed = processed + (SELECT count(*) FROM items), issued = issued + (SELECT count(*) FROM items)
+WHERE id = $1
+`
+
+type RecordIssuedBulkJobItemsParams struct {
+	JobID          uuid.UUID
+	CertificateIds []uuid.UUID
+	AttendeeIds    []uuid.UUID
+	Now            time.Time
+}
+
+// RecordIssuedBulkJobItems records the issuance of several items of a job at once (a batch
+// the job issued in one transaction) and counts them on the job, in one statement. An item
+// recorded already is left as it is and not counted. The items are found through the primary
+// key (= ANY); a join with the unnested arrays was planned as a scan of the job's items,
+// 30-60 ms a batch on a 10,000-attendee job.
+func (q *Queries) RecordIssuedBulkJobItems(ctx context.Context, arg RecordIssuedBulkJobItemsParams) error {
+	_, err := q.db.Exec(ctx, recordIssuedBulkJobItems,
+		arg.JobID,
+		arg.CertificateIds,
+		arg.AttendeeIds,
+		arg.Now,
+	)
+	return err
+}
+
 const startBulkJob = `-- name: StartBulkJob :exec
 UPDATE bulk_jobs SET status = 'running', started_at = coalesce(started_at, $1::timestamptz)
 WHERE id = $2 AND status IN ('queued', 'running')

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 const countEventCertificates = `-- name: CountEventCertificates :one
@@ -53,6 +54,81 @@ func (q *Queries) CreditFigures(ctx context.Context, arg CreditFiguresParams) (C
 	return i, err
 }
 
+const currentCertificatesFor = `-- name: CurrentCertificatesFor :many
+WITH expired AS (
+    UPDATE certificates SET status = 'expired', updated_at = $4::timestamptz
+    WHERE attendee_id = $1 AND event_id = $2 AND template_id = $3
+      AND status = 'issued' AND expires_at IS NOT NULL AND expires_at <= $4::timestamptz
+    RETURNING id
+)
+SELECT cur.id, cur.account_id, cur.event_id, cur.attendee_id, cur.template_id, cur.certificate_number, cur.verification_code, cur.status, cur.recipient_first_name, cur.recipient_last_name, cur.recipient_email, cur.snapshot, cur.recipient_token_hash, cur.issued_at, cur.expires_at, cur.revoked_at, cur.revocation_reason, cur.revocation_reason_code, cur.first_viewed_at, cur.first_verified_at, cur.created_at, cur.updated_at, cur.snapshot_event_name, cur.snapshot_event_date, cur.snapshot_event_location FROM certificates cur
+WHERE cur.attendee_id = $1 AND cur.event_id = $2 AND cur.template_id = $3
+  AND cur.status IN ('issued', 'draft') AND cur.id NOT IN (SELECT expired.id FROM expired)
+`
+
+type CurrentCertificatesForParams struct {
+	AttendeeID uuid.UUID
+	EventID    uuid.UUID
+	TemplateID uuid.UUID
+	Now        time.Time
+}
+
+// CurrentCertificatesFor marks the key's issued certificate past its expiry as expired (so
+// that a new one can be issued: at most one issued certificate per attendee, event and
+// template) and returns what is current after that: the issued certificate and the draft, if
+// any. One statement, one round trip: its SELECT sees the rows as they were before the
+// UPDATE, so the certificates it expired are left out by id.
+func (q *Queries) CurrentCertificatesFor(ctx context.Context, arg CurrentCertificatesForParams) ([]Certificate, error) {
+	rows, err := q.db.Query(ctx, currentCertificatesFor,
+		arg.AttendeeID,
+		arg.EventID,
+		arg.TemplateID,
+		arg.Now,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []Certificate
+	for rows.Next() {
+		var i Certificate
+		if err := rows.Scan(
+			&i.ID,
+			&i.AccountID,
+			&i.EventID,
+			&i.AttendeeID,
+			&i.TemplateID,
+			&i.CertificateNumber,
+			&i.VerificationCode,
+			&i.Status,
+			&i.RecipientFirstName,
+			&i.RecipientLastName,
+			&i.RecipientEmail,
+			&i.Snapshot,
+			&i.RecipientTokenHash,
+			&i.IssuedAt,
+			&i.ExpiresAt,
+			&i.RevokedAt,
+			&i.RevocationReason,
+			&i.RevocationReasonCode,
+			&i.FirstViewedAt,
+			&i.FirstVerifiedAt,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.SnapshotEventName,
+			&i.SnapshotEventDate,
+			&i.SnapshotEventLocation,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const deleteDraftCertificate = `-- name: DeleteDraftCertificate :exec
 DELETE FROM certificates WHERE id = $1 AND status = 'draft'
 `
@@ -60,81 +136,6 @@ DELETE FROM certificates WHERE id = $1 AND status = 'draft'
 func (q *Queries) DeleteDraftCertificate(ctx context.Context, id uuid.UUID) error {
 	_, err := q.db.Exec(ctx, deleteDraftCertificate, id)
 	return err
-}
-
-const expireLapsedCertificates = `-- name: ExpireLapsedCertificates :exec
-UPDATE certificates SET status = 'expired', updated_at = $1::timestamptz
-WHERE attendee_id = $2 AND event_id = $3 AND template_id = $4
-  AND status = 'issued' AND expires_at IS NOT NULL AND expires_at <= $1::timestamptz
-`
-
-type ExpireLapsedCertificatesParams struct {
-	Now        time.Time
-	AttendeeID uuid.UUID
-	EventID    uuid.UUID
-	TemplateID uuid.UUID
-}
-
-// ExpireLapsedCertificate marks an issued certificate past its expiry as expired, so that a new
-// one can be issued (at most one issued certificate per attendee, event and template).
-func (q *Queries) ExpireLapsedCertificates(ctx context.Context, arg ExpireLapsedCertificatesParams) error {
-	_, err := q.db.Exec(ctx, expireLapsedCertificates,
-		arg.Now,
-		arg.AttendeeID,
-		arg.EventID,
-		arg.TemplateID,
-	)
-	return err
-}
-
-const findCertificateFor = `-- name: FindCertificateFor :one
-SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location FROM certificates
-WHERE attendee_id = $1 AND event_id = $2 AND template_id = $3 AND status = $4
-`
-
-type FindCertificateForParams struct {
-	AttendeeID uuid.UUID
-	EventID    uuid.UUID
-	TemplateID uuid.UUID
-	Status     string
-}
-
-func (q *Queries) FindCertificateFor(ctx context.Context, arg FindCertificateForParams) (Certificate, error) {
-	row := q.db.QueryRow(ctx, findCertificateFor,
-		arg.AttendeeID,
-		arg.EventID,
-		arg.TemplateID,
-		arg.Status,
-	)
-	var i Certificate
-	err := row.Scan(
-		&i.ID,
-		&i.AccountID,
-		&i.EventID,
-		&i.AttendeeID,
-		&i.TemplateID,
-		&i.CertificateNumber,
-		&i.VerificationCode,
-		&i.Status,
-		&i.RecipientFirstName,
-		&i.RecipientLastName,
-		&i.RecipientEmail,
-		&i.Snapshot,
-		&i.RecipientTokenHash,
-		&i.IssuedAt,
-		&i.ExpiresAt,
-		&i.RevokedAt,
-		&i.RevocationReason,
-		&i.RevocationReasonCode,
-		&i.FirstViewedAt,
-		&i.FirstVerifiedAt,
-		&i.CreatedAt,
-		&i.UpdatedAt,
-		&i.SnapshotEventName,
-		&i.SnapshotEventDate,
-		&i.SnapshotEventLocation,
-	)
-	return i, err
 }
 
 const getCertificate = `-- name: GetCertificate :one
@@ -180,21 +181,46 @@ func (q *Queries) GetCertificate(ctx context.Context, arg GetCertificateParams) 
 }
 
 const insertCertificate = `-- name: InsertCertificate :one
-INSERT INTO certificates (id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code,
-    status, recipient_first_name, recipient_last_name, recipient_email, snapshot, issued_at, expires_at, created_at, updated_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7,
-    $8, $9, $10, $11, $12, $13, $14,
-    $15::timestamptz, $15::timestamptz)
-RETURNING id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location
+WITH counter AS (
+    INSERT INTO certificate_counters AS c (account_id, last_number) VALUES ($1, 1)
+    ON CONFLICT (account_id) DO UPDATE SET last_number = c.last_number + 1
+    RETURNING last_number
+), credit AS (
+    INSERT INTO credit_usage AS u (account_id, period, used)
+    SELECT a.id, $2::date, 1 FROM accounts a JOIN plans p ON p.code = a.plan
+    WHERE $2::date IS NOT NULL AND a.id = $1 AND coalesce(p.monthly_credits, 2147483647) >= 1
+    ON CONFLICT (account_id, period) DO UPDATE SET used = u.used + 1
+    WHERE u.used <= (SELECT coalesce(p.monthly_credits, 2147483647) FROM accounts a JOIN plans p ON p.code = a.plan WHERE a.id = u.account_id) - 1
+    RETURNING used
+), cert AS (
+    INSERT INTO certificates (id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code,
+        status, recipient_first_name, recipient_last_name, recipient_email, snapshot, issued_at, expires_at, created_at, updated_at)
+    SELECT $3, $1, $4, $5, $6,
+        $7::text || lpad(counter.last_number::text, greatest($8::integer, length(counter.last_number::text)), '0'),
+        $9, $10, $11, $12, $13, $14,
+        $15, $16, $17::timestamptz, $17::timestamptz
+    FROM counter
+    WHERE $2::date IS NULL OR EXISTS (SELECT 1 FROM credit)
+    RETURNING id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location
+), event AS (
+    INSERT INTO outbox_events (id, account_id, event_type, payload, occurred_at)
+    SELECT $18, cert.account_id, $19::text,
+        jsonb_set($20::jsonb, $21::text[], to_jsonb(cert.certificate_number)), $17::timestamptz
+    FROM cert
+    WHERE $20::jsonb IS NOT NULL
+)
+SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location FROM cert
 `
 
 type InsertCertificateParams struct {
-	ID                 uuid.UUID
 	AccountID          uuid.UUID
+	CreditPeriod       pgtype.Date
+	ID                 uuid.UUID
 	EventID            uuid.UUID
 	AttendeeID         uuid.UUID
 	TemplateID         uuid.UUID
-	CertificateNumber  string
+	NumberPrefix       string
+	NumberDigits       int32
 	VerificationCode   string
 	Status             string
 	RecipientFirstName string
@@ -204,16 +230,59 @@ type InsertCertificateParams struct {
 	IssuedAt           *time.Time
 	ExpiresAt          *time.Time
 	Now                time.Time
+	OutboxID           uuid.UUID
+	EventType          string
+	EventPayload       []byte
+	EventNumberAt      []string
 }
 
-func (q *Queries) InsertCertificate(ctx context.Context, arg InsertCertificateParams) (Certificate, error) {
+type InsertCertificateRow struct {
+	ID                    uuid.UUID
+	AccountID             uuid.UUID
+	EventID               uuid.UUID
+	AttendeeID            uuid.UUID
+	TemplateID            uuid.UUID
+	CertificateNumber     string
+	VerificationCode      string
+	Status                string
+	RecipientFirstName    string
+	RecipientLastName     string
+	RecipientEmail        string
+	Snapshot              []byte
+	RecipientTokenHash    []byte
+	IssuedAt              *time.Time
+	ExpiresAt             *time.Time
+	RevokedAt             *time.Time
+	RevocationReason      *string
+	RevocationReasonCode  *string
+	FirstViewedAt         *time.Time
+	FirstVerifiedAt       *time.Time
+	CreatedAt             time.Time
+	UpdatedAt             time.Time
+	SnapshotEventName     *string
+	SnapshotEventDate     *string
+	SnapshotEventLocation *string
+}
+
+// InsertCertificate stores a new certificate or draft, numbered with the account's next number
+// (@number_prefix, then the number zero-padded to @number_digits) by moving the account's
+// counter on. For an issued certificate the same statement spends one credit of the month
+// @credit_period (the conditional upsert of SpendCredits: no row comes back, and nothing is
+// inserted, when none is left) and writes the outbox event @event_payload with the number set
+// at the path @event_number_at. The counter and the credit rows are taken by every issuance of
+// the account and held until the commit: one statement that takes both and does everything
+// that needs them holds them for one round trip. When no row comes back the caller rolls back
+// (the counter moved on).
+func (q *Queries) InsertCertificate(ctx context.Context, arg InsertCertificateParams) (InsertCertificateRow, error) {
 	row := q.db.QueryRow(ctx, insertCertificate,
-		arg.ID,
 		arg.AccountID,
+		arg.CreditPeriod,
+		arg.ID,
 		arg.EventID,
 		arg.AttendeeID,
 		arg.TemplateID,
-		arg.CertificateNumber,
+		arg.NumberPrefix,
+		arg.NumberDigits,
 		arg.VerificationCode,
 		arg.Status,
 		arg.RecipientFirstName,
@@ -223,8 +292,12 @@ func (q *Queries) InsertCertificate(ctx context.Context, arg InsertCertificatePa
 		arg.IssuedAt,
 		arg.ExpiresAt,
 		arg.Now,
+		arg.OutboxID,
+		arg.EventType,
+		arg.EventPayload,
+		arg.EventNumberAt,
 	)
-	var i Certificate
+	var i InsertCertificateRow
 	err := row.Scan(
 		&i.ID,
 		&i.AccountID,
@@ -532,19 +605,6 @@ func (q *Queries) LockCertificate(ctx context.Context, arg LockCertificateParams
 		&i.SnapshotEventLocation,
 	)
 	return i, err
-}
-
-const nextCertificateNumber = `-- name: NextCertificateNumber :one
-INSERT INTO certificate_counters AS c (account_id, last_number) VALUES ($1, 1)
-ON CONFLICT (account_id) DO UPDATE SET last_number = c.last_number + 1
-RETURNING last_number
-`
-
-func (q *Queries) NextCertificateNumber(ctx context.Context, accountID uuid.UUID) (int64, error) {
-	row := q.db.QueryRow(ctx, nextCertificateNumber, accountID)
-	var last_number int64
-	err := row.Scan(&last_number)
-	return last_number, err
 }
 
 const registerVerificationCode = `-- name: RegisterVerificationCode :execrows

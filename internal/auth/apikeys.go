@@ -169,25 +169,45 @@ func (s *Service) ListAPIKeys(ctx context.Context, p Principal) ([]store.APIKey,
 	return s.store.ListActiveAPIKeys(ctx, p.AccountID, s.now())
 }
 
-// DeleteAPIKey deletes a key of the principal's account; it answers 401 from then on.
+// DeleteAPIKey deletes a key of the principal's account; it answers 401 from then on (on this
+// instance at once; on other instances within APIKeyCacheTTL, see keycache.go).
 func (s *Service) DeleteAPIKey(ctx context.Context, p Principal, id uuid.UUID) error {
-	return apperr.When(s.store.DeleteAPIKey(ctx, p.AccountID, id, s.now()), store.ErrNotFound, apperr.NoSuch("API key"))
+	err := s.store.DeleteAPIKey(ctx, p.AccountID, id, s.now())
+	// Forgotten whatever the outcome: a key that may have been deleted is never served from
+	// memory again.
+	s.apiKeys.forget(id)
+	return apperr.When(err, store.ErrNotFound, apperr.NoSuch("API key"))
 }
 
 // lastUsedPrecision: a key's lastUsedAt is written at most this often.
 const lastUsedPrecision = time.Minute
 
+// authenticateKey finds the active key by its hash: from the cache of recently verified keys
+// when it holds it, otherwise from the database (and then remembers it).
 func (s *Service) authenticateKey(ctx context.Context, key string) (Principal, error) {
-	k, err := s.store.FindActiveAPIKey(ctx, hashToken(key), s.now())
-	if errors.Is(err, store.ErrNotFound) {
-		return Principal{}, unauthenticated(err)
-	} else if err != nil {
-		return Principal{}, err
-	}
-	if k.LastUsedAt == nil || s.now().Sub(*k.LastUsedAt) >= lastUsedPrecision {
-		if err := s.store.TouchAPIKey(ctx, k.ID, s.now()); err != nil {
+	now := s.now()
+	hash := hashToken(key)
+	k, gen, cached := s.apiKeys.get(hash, now)
+	if !cached {
+		var err error
+		k, err = s.store.FindActiveAPIKey(ctx, hash, now)
+		if errors.Is(err, store.ErrNotFound) {
+			return Principal{}, unauthenticated(err)
+		} else if err != nil {
 			return Principal{}, err
 		}
+	}
+	if k.LastUsedAt == nil || now.Sub(*k.LastUsedAt) >= lastUsedPrecision {
+		if err := s.store.TouchAPIKey(ctx, k.ID, now); err != nil {
+			return Principal{}, err
+		}
+		k.LastUsedAt = &now
+		if cached {
+			s.apiKeys.touched(hash, now)
+		}
+	}
+	if !cached {
+		s.apiKeys.put(hash, k, gen, now)
 	}
 	return Principal{AccountID: k.AccountID, KeyID: k.ID, Scopes: k.Scopes}, nil
 }

@@ -27,6 +27,8 @@ type Service struct {
 	now     func() time.Time
 	// dummyHash makes an unknown email cost what a wrong password costs.
 	dummyHash string
+	// apiKeys remembers recently verified API keys for a few seconds (see keycache.go).
+	apiKeys *keyCache
 }
 
 // NewService returns the service. issuer names the service in authenticator apps; secrets
@@ -36,7 +38,7 @@ func NewService(ctx context.Context, st *store.Store, keys *Keyring, issuer stri
 	if err != nil {
 		return nil, err
 	}
-	return &Service{store: st, keys: keys, issuer: issuer, secrets: secrets, now: keys.now, dummyHash: dummy}, nil
+	return &Service{store: st, keys: keys, issuer: issuer, secrets: secrets, now: keys.now, dummyHash: dummy, apiKeys: newKeyCache()}, nil
 }
 
 // Tokens are what a sign-in or refresh hands out.

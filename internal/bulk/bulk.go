@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -299,18 +300,69 @@ func (w *worker) work(ctx context.Context, job *river.Job[jobArgs]) error {
 		if len(ids) == 0 {
 			return s.store.FinishBulkJob(ctx, j.ID, store.JobCompleted, s.certs.Now())
 		}
-		for _, a := range ids {
+		for batch := range slices.Chunk(ids, issueBatch) {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			if err := s.process(ctx, j, a); err != nil {
-				return err
+			if s.processBatch(ctx, j, batch) {
+				continue
+			}
+			// Something in the batch did not issue (a skip, a refusal, a failure, a panic):
+			// nothing of it committed, and its attendees go one by one, each outcome recorded
+			// as before.
+			for _, a := range batch {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				if err := s.process(ctx, j, a); err != nil {
+					return err
+				}
 			}
 		}
 		if time.Now().After(deadline) {
 			return river.JobSnooze(0)
 		}
 	}
+}
+
+// issueBatch is how many attendees a job issues for in one transaction. On a durable database
+// a commit waits for its WAL flush (1-3 ms here), which one commit per attendee paid 10,000
+// times in a 10,000-attendee job; batches pay it once per batch. A batch holds the account's
+// credit row from its first issuance to its commit, so single issuances of the same account
+// wait for at most one batch (about 25 issuances, some tens of milliseconds).
+const issueBatch = 25
+
+// processBatch issues for the attendees in one transaction, each issuance with its item's
+// record, and reports whether it committed. It commits only when every attendee issued: on
+// the first outcome that is not an issuance (a skip, a refusal, an error, a panic) the whole
+// transaction rolls back and it answers false, leaving the attendees pending for process to
+// take one by one. Either way an issuance and its record commit together, so a crash at any
+// point issues, charges and emails nobody twice.
+func (s *Service) processBatch(ctx context.Context, j store.BulkJob, attendees []uuid.UUID) bool {
+	errNotAllIssued := errors.New("not every attendee of the batch issued")
+	err := recovery.Run(ctx, s.logger, "bulk job panicked while issuing a batch (its attendees go one by one)", func() error {
+		_, err := store.InTx(ctx, s.store, func(tx *store.Tx) (struct{}, error) {
+			issued := make([]store.IssuedItem, 0, len(attendees))
+			for _, a := range attendees {
+				c, err := s.certs.Issue(ctx, tx, certificates.GenerateParams{AccountID: j.AccountID, EventID: j.EventID, AttendeeID: a,
+					TemplateID: j.TemplateID, SendEmail: j.SendEmail, Draft: j.Draft})
+				if err != nil {
+					return struct{}{}, errors.Join(errNotAllIssued, err)
+				}
+				issued = append(issued, store.IssuedItem{AttendeeID: a, CertificateID: c.ID})
+			}
+			// The batch's records in one statement, in the transaction of its issuances.
+			return struct{}{}, tx.RecordIssuedJobItems(ctx, j.ID, issued, s.certs.Now())
+		})
+		return err
+	}, "job_id", j.ID)
+	if err != nil {
+		return false
+	}
+	if j.SendEmail && !j.Draft {
+		s.certs.Kick()
+	}
+	return true
 }
 
 // process issues for one attendee of a job and records the outcome on its item: an issuance

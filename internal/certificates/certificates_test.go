@@ -22,6 +22,7 @@ func TestMain(m *testing.M) { testkit.Main(m) }
 // (12 credits a month), a template and an event, on a clock the test moves.
 type issuing struct {
 	st       *store.Store
+	dbURL    string
 	svc      *certificates.Service
 	clock    *testkit.Clock
 	account  uuid.UUID
@@ -32,7 +33,7 @@ type issuing struct {
 func newIssuing(t *testing.T) issuing {
 	t.Helper()
 	ctx := t.Context()
-	st, _ := testkit.Store(t)
+	st, dbURL := testkit.Store(t)
 	clock := &testkit.Clock{}
 	clock.Stop()
 	acct, _, err := accounts.New(st, clock.Now).Create(ctx, accounts.CreateParams{Email: "owner@example.org",
@@ -49,7 +50,7 @@ func newIssuing(t *testing.T) issuing {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return issuing{st: st, svc: certificates.New(st, "https://certs.example.org", clock.Now, nil), clock: clock,
+	return issuing{st: st, dbURL: dbURL, svc: certificates.New(st, "https://certs.example.org", clock.Now, nil), clock: clock,
 		account: acct.ID, event: ev.ID, template: tmpl.ID}
 }
 
@@ -352,4 +353,21 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// The insert takes the account's next number itself: six digits, and more once the count
+// passes 999,999; the year is the year of issue.
+func TestCertificateNumbersCountOnPastSixDigits(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	year := s.clock.Now().UTC().Year()
+	if c := s.generate(t, s.params(s.attendee(t, "Ada"))); c.Number != fmt.Sprintf("CERT-%d-000001", year) {
+		t.Fatalf("first number %q", c.Number)
+	}
+	var n int64
+	testkit.QueryRowAt(t, s.dbURL, `UPDATE certificate_counters SET last_number = 999999 WHERE account_id = $1 RETURNING last_number`,
+		[]any{s.account}, &n)
+	if c := s.generate(t, s.params(s.attendee(t, "Grace"))); c.Number != fmt.Sprintf("CERT-%d-1000000", year) {
+		t.Fatalf("number after 999,999: %q", c.Number)
+	}
 }

@@ -62,6 +62,11 @@ func spendCredit(ctx context.Context, tx *store.Tx, accountID uuid.UUID, now tim
 	if ok, err := tx.SpendCredit(ctx, accountID, monthOf(now)); err != nil || ok {
 		return err
 	}
+	return creditLimit(ctx, tx, accountID, now)
+}
+
+// creditLimit is CREDIT_LIMIT with the account's figures, read in tx.
+func creditLimit(ctx context.Context, tx *store.Tx, accountID uuid.UUID, now time.Time) error {
 	c, err := CreditsOf(ctx, tx, accountID, now)
 	if err != nil {
 		return err

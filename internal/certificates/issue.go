@@ -41,9 +41,10 @@ func (s *Service) Generate(ctx context.Context, p GenerateParams) (store.Certifi
 // Issue issues one certificate in tx, the caller's transaction (a bulk job records its item in
 // the same one). The attendee is locked, so issuances for one attendee run one after the
 // other; an issued certificate past its expiry is marked expired; a valid one answers
-// ALREADY_ISSUED; one credit is spent (CREDIT_LIMIT when none is left); a draft of the
-// attendee becomes the certificate, keeping its number and code; certificate.issued goes to
-// the outbox and, when asked, the delivery email is recorded. A draft costs nothing and
+// ALREADY_ISSUED; one credit is spent (CREDIT_LIMIT when none is left) and certificate.issued
+// goes to the outbox, in the statement that inserts the certificate with the account's next
+// number (a draft of the attendee becomes the certificate instead, keeping its number and code,
+// and the credit is spent last); when asked, the delivery email is recorded. A draft costs nothing and
 // writes no event and no email; an existing draft is answered as it is. Call Kick once tx
 // committed when p.SendEmail was set.
 func (s *Service) Issue(ctx context.Context, tx *store.Tx, p GenerateParams) (store.Certificate, error) {
@@ -56,38 +57,42 @@ func (s *Service) Issue(ctx context.Context, tx *store.Tx, p GenerateParams) (st
 		return store.Certificate{}, err
 	}
 	key := store.CertificateKey{AttendeeID: p.AttendeeID, EventID: p.EventID, TemplateID: p.TemplateID}
-	if err := tx.ExpireLapsedCertificates(ctx, key, now); err != nil {
+	// A lapsed certificate is marked expired and the current ones read in one round trip.
+	cur, err := tx.CurrentCertificates(ctx, key, now)
+	if err != nil {
 		return store.Certificate{}, err
 	}
-	if cur, err := tx.FindIssuedCertificate(ctx, key, now); err == nil {
-		return store.Certificate{}, alreadyIssued(cur)
-	} else if !errors.Is(err, store.ErrNotFound) {
-		return store.Certificate{}, err
+	if cur.Issued != nil {
+		return store.Certificate{}, alreadyIssued(*cur.Issued)
 	}
-	draft, err := tx.FindDraftCertificate(ctx, key, now)
-	hasDraft := err == nil
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		return store.Certificate{}, err
-	}
+	hasDraft := cur.Draft != nil
 	if p.Draft {
 		if hasDraft {
-			return draft, nil
+			return *cur.Draft, nil
 		}
 		return s.insert(ctx, tx, p, src, nil, now)
 	}
-	if err := spendCredit(ctx, tx, p.AccountID, now); err != nil {
-		return store.Certificate{}, err
-	}
 	issued := issuance(src, p.ExpiresAt, now)
-	var c store.Certificate
-	if hasDraft {
-		if issued.Snapshot, err = snapshotFrom(src); err != nil {
+	if !hasDraft {
+		// A new certificate: its number, its credit and its certificate.issued event are
+		// taken and written by the insert's one statement (see insert).
+		c, err := s.insert(ctx, tx, p, src, &issued, now)
+		if err != nil {
 			return store.Certificate{}, err
 		}
-		c, err = tx.IssueDraft(ctx, draft.ID, issued, now)
-	} else {
-		c, err = s.insert(ctx, tx, p, src, &issued, now)
+		if p.SendEmail {
+			if _, err := s.recordEmail(ctx, tx, c, now); err != nil {
+				return store.Certificate{}, err
+			}
+		}
+		return c, nil
 	}
+	// The draft becomes the certificate, keeping its number: only the credit is a hot row here,
+	// and it is spent last, so that its lock is held for its statement and the commit.
+	if issued.Snapshot, err = snapshotFrom(src); err != nil {
+		return store.Certificate{}, err
+	}
+	c, err := tx.IssueDraft(ctx, cur.Draft.ID, issued, now)
 	if err != nil {
 		return store.Certificate{}, err
 	}
@@ -103,6 +108,9 @@ func (s *Service) Issue(ctx context.Context, tx *store.Tx, p GenerateParams) (st
 		if _, err := s.recordEmail(ctx, tx, c, now); err != nil {
 			return store.Certificate{}, err
 		}
+	}
+	if err := spendCredit(ctx, tx, p.AccountID, now); err != nil {
+		return store.Certificate{}, err
 	}
 	return c, nil
 }
@@ -153,12 +161,12 @@ func recipientOf(a store.Attendee) store.Recipient {
 }
 
 // insert writes a new certificate with the account's next number and a fresh code: issued
-// when issued is set, otherwise a draft.
+// when issued is set, otherwise a draft. The account's number counter and credit row are
+// taken by every issuance of the account and held until the commit, so one statement takes
+// both, after the code and the snapshot: the number, and for an issuance the credit
+// (CREDIT_LIMIT when none is left) and the certificate.issued event, whose number the
+// statement fills in.
 func (s *Service) insert(ctx context.Context, tx *store.Tx, p GenerateParams, src source, issued *store.Issuance, now time.Time) (store.Certificate, error) {
-	n, err := tx.NextCertificateNumber(ctx, p.AccountID)
-	if err != nil {
-		return store.Certificate{}, err
-	}
 	code, err := newVerificationCode(ctx, tx, now)
 	if err != nil {
 		return store.Certificate{}, err
@@ -167,18 +175,29 @@ func (s *Service) insert(ctx context.Context, tx *store.Tx, p GenerateParams, sr
 	if err != nil {
 		return store.Certificate{}, err
 	}
-	c := store.NewCertificate{AccountID: p.AccountID, CertificateKey: store.CertificateKey{AttendeeID: p.AttendeeID,
-		EventID: p.EventID, TemplateID: p.TemplateID}, Number: certificateNumber(now, n), VerificationCode: code,
+	c := store.NewCertificate{ID: uuid.Must(uuid.NewV7()), AccountID: p.AccountID, CertificateKey: store.CertificateKey{AttendeeID: p.AttendeeID,
+		EventID: p.EventID, TemplateID: p.TemplateID}, Number: certificateNumber(now), VerificationCode: code,
 		Draft: issued == nil, Recipient: recipientOf(src.Attendee), Snapshot: snap}
 	if issued != nil {
 		c.IssuedAt, c.ExpiresAt = &issued.IssuedAt, issued.ExpiresAt
+		c.Spend = &store.CreditSpend{Period: monthOf(now)}
+		// What the event says of the certificate, but its number, which the insert writes in.
+		// A new issuance is valid: its expiry, if any, is in the future (checked above).
+		data := eventData(store.Certificate{ID: c.ID, EventID: p.EventID, AttendeeID: p.AttendeeID, Status: "valid", VerificationCode: code})
+		c.Event = &store.NumberedEvent{Type: "certificate.issued", Payload: eventBody("certificate.issued", now, data),
+			NumberAt: []string{"data", "certificateNumber"}}
 	}
-	return tx.InsertCertificate(ctx, c, now)
+	cert, err := tx.InsertCertificate(ctx, c, now)
+	if errors.Is(err, store.ErrNoCredit) {
+		return store.Certificate{}, creditLimit(ctx, tx, p.AccountID, now)
+	}
+	return cert, err
 }
 
-// certificateNumber is the account's n-th certificate number, with the year of issue.
-func certificateNumber(now time.Time, n int64) string {
-	return fmt.Sprintf("CERT-%d-%06d", now.UTC().Year(), n)
+// certificateNumber is how the account's certificate numbers are written: the year of issue,
+// then the account's count of certificates in six digits or more (CERT-2026-000042).
+func certificateNumber(now time.Time) store.NumberFormat {
+	return store.NumberFormat{Prefix: fmt.Sprintf("CERT-%d-", now.UTC().Year()), Digits: 6}
 }
 
 func alreadyIssued(cur store.Certificate) error {

@@ -40,6 +40,12 @@ type Config struct {
 	SecretsKey []byte
 	// SecretsKeyPrevious are older keys that still open what they sealed, during a rotation.
 	SecretsKeyPrevious [][]byte
+	// GOGCSet says GOGC is in the environment: the operator chose the collector's pace, and the
+	// service keeps it (otherwise it sets its own, see app.Serve).
+	GOGCSet bool
+	// PprofAddr, when set, serves Go's profiler (net/http/pprof) on a listener of its own,
+	// never on the API's: for profiling under load, off by default.
+	PprofAddr string
 }
 
 // FromEnv reads the configuration through getenv (os.Getenv in production).
@@ -53,6 +59,8 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		MailFrom:    getenv("MAIL_FROM"),
 
 		JWTSigningKey: getenv("JWT_SIGNING_KEY"),
+		PprofAddr:     getenv("PPROF_ADDR"),
+		GOGCSet:       getenv("GOGC") != "",
 	}
 	var err error
 	site := orDefault(getenv("SITE_URL"), "http://localhost:8080")

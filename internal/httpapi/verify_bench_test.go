@@ -2,20 +2,11 @@ package httpapi_test
 
 import (
 	"context"
-	"fmt"
-	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
 	"os"
-	"path/filepath"
-	"slices"
-	"strconv"
-	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -24,6 +15,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/certhub/credentiald/internal/config"
+	"github.com/certhub/credentiald/internal/loadgen"
 	"github.com/certhub/credentiald/internal/testkit"
 )
 
@@ -62,38 +54,41 @@ func BenchmarkVerifyLookup(b *testing.B) {
 	const clients = 64
 	const rounds, phase = 4, 1500 * time.Millisecond
 	targets := map[string]string{"bare": bare.URL + "/verify/" + code, "verify": s.env.URL + "/api/v1/verify/" + code}
-	load(targets["bare"], clients, time.Second) // warm both up: connections, caches
-	load(targets["verify"], clients, time.Second)
-	results := map[string]*loadResult{"bare": {}, "verify": {}}
+	load := func(url string, d time.Duration) *loadgen.Result {
+		return loadgen.Run(context.Background(), loadgen.Get(url, nil), loadgen.Options{Clients: clients, Duration: d})
+	}
+	load(targets["bare"], time.Second) // warm both up: connections, caches
+	load(targets["verify"], time.Second)
+	results := map[string]*loadgen.Result{"bare": {}, "verify": {}}
 	cpuGo, cpuPG := map[string]int64{}, map[string]int64{}
 	pids := backends(b, pool)
 	b.ResetTimer()
 	for range rounds {
 		for _, name := range []string{"bare", "verify"} {
-			s0, p0 := cpuTicks(pids)
-			r := load(targets[name], clients, phase)
-			s1, p1 := cpuTicks(pids)
+			s0, p0 := loadgen.CPUTicks(0), loadgen.CPUTicks(pids...)
+			r := load(targets[name], phase)
+			s1, p1 := loadgen.CPUTicks(0), loadgen.CPUTicks(pids...)
 			cpuGo[name] += s1 - s0
 			cpuPG[name] += p1 - p0
-			results[name].add(r)
+			results[name].Add(r)
 		}
 	}
 	b.StopTimer()
 	for name, r := range results {
-		if r.failed > 0 {
-			b.Fatalf("%s: %d requests failed (first: %v)", name, r.failed, r.firstErr)
+		if r.Failed > 0 {
+			b.Fatalf("%s: %d requests failed (first: %v)", name, r.Failed, r.FirstErr)
 		}
 	}
 	v, bb := results["verify"], results["bare"]
-	b.ReportMetric(v.rate(), "verify-req/s")
-	b.ReportMetric(bb.rate(), "bare-req/s")
-	b.ReportMetric(v.rate()/bb.rate(), "ratio")
-	b.ReportMetric(v.p99().Seconds()*1000, "verify-p99-ms")
-	b.ReportMetric(bb.p99().Seconds()*1000, "bare-p99-ms")
+	b.ReportMetric(v.Rate(), "verify-req/s")
+	b.ReportMetric(bb.Rate(), "bare-req/s")
+	b.ReportMetric(v.Rate()/bb.Rate(), "ratio")
+	b.ReportMetric(v.P99().Seconds()*1000, "verify-p99-ms")
+	b.ReportMetric(bb.P99().Seconds()*1000, "bare-p99-ms")
 	b.ReportMetric(0, "ns/op")
 	for _, n := range []string{"bare", "verify"} {
-		b.ReportMetric(float64(cpuGo[n])*10000/float64(results[n].requests), n+"-go-us/req")
-		b.ReportMetric(float64(cpuPG[n])*10000/float64(results[n].requests), n+"-pg-us/req")
+		b.ReportMetric(loadgen.TicksPerRequest(cpuGo[n], results[n].Requests), n+"-go-us/req")
+		b.ReportMetric(loadgen.TicksPerRequest(cpuPG[n], results[n].Requests), n+"-pg-us/req")
 	} // a rate, not a per-operation time, is what this measures
 }
 
@@ -114,105 +109,6 @@ func bareLookup(pool *pgxpool.Pool) http.Handler {
 			"recipient": first + " " + last, "issuedAt": issued}})
 	})
 	return e
-}
-
-type loadResult struct {
-	requests  int
-	elapsed   time.Duration
-	latencies []time.Duration
-	failed    int
-	firstErr  error
-}
-
-func (r *loadResult) add(o *loadResult) {
-	r.requests += o.requests
-	r.elapsed += o.elapsed
-	r.latencies = append(r.latencies, o.latencies...)
-	r.failed += o.failed
-	if r.firstErr == nil {
-		r.firstErr = o.firstErr
-	}
-}
-
-func (r *loadResult) rate() float64 { return float64(r.requests) / r.elapsed.Seconds() }
-
-func (r *loadResult) p99() time.Duration {
-	slices.Sort(r.latencies)
-	if len(r.latencies) == 0 {
-		return 0
-	}
-	return r.latencies[len(r.latencies)*99/100]
-}
-
-// clientAddr numbers the client addresses of the load: every request comes from another one.
-var clientAddr atomic.Uint32
-
-// load sends GET url from clients goroutines, each on its own keep-alive connection, for d.
-func load(url string, clients int, d time.Duration) *loadResult {
-	transport := &http.Transport{MaxIdleConnsPerHost: clients, MaxConnsPerHost: clients,
-		DialContext: (&net.Dialer{KeepAlive: 30 * time.Second}).DialContext}
-	defer transport.CloseIdleConnections()
-	client := &http.Client{Transport: transport}
-	var mu sync.Mutex
-	total := &loadResult{}
-	deadline := time.Now().Add(d)
-	start := time.Now()
-	var wg sync.WaitGroup
-	for range clients {
-		wg.Go(func() {
-			r := &loadResult{latencies: make([]time.Duration, 0, 4096)}
-			for time.Now().Before(deadline) {
-				n := clientAddr.Add(1)
-				req, _ := http.NewRequest(http.MethodGet, url, nil)
-				req.Header.Set("X-Forwarded-For", fmt.Sprintf("10.%d.%d.%d", byte(n>>16), byte(n>>8), byte(n)))
-				t0 := time.Now()
-				res, err := client.Do(req)
-				if err == nil {
-					_, err = io.Copy(io.Discard, res.Body)
-					res.Body.Close()
-					if err == nil && res.StatusCode != http.StatusOK {
-						err = fmt.Errorf("status %d", res.StatusCode)
-					}
-				}
-				r.latencies = append(r.latencies, time.Since(t0))
-				r.requests++
-				if err != nil {
-					r.failed++
-					if r.firstErr == nil {
-						r.firstErr = err
-					}
-				}
-			}
-			mu.Lock()
-			total.add(r)
-			mu.Unlock()
-		})
-	}
-	wg.Wait()
-	total.elapsed = time.Since(start)
-	return total
-}
-
-// cpuTicks returns the CPU time, in clock ticks of 10 ms, of this process (servers and load
-// generator) and of the PostgreSQL backends pids, from /proc (zero elsewhere). CPU per
-// request is steadier than requests per second on a machine that others share.
-func cpuTicks(pids []int) (self, pg int64) {
-	read := func(path string) int64 {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return 0
-		}
-		s := string(b)
-		f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
-		u, _ := strconv.ParseInt(f[11], 10, 64)
-		st, _ := strconv.ParseInt(f[12], 10, 64)
-		return u + st
-	}
-	self = read("/proc/self/stat")
-	for _, pid := range pids {
-		pg += read(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	}
-	return self, pg
 }
 
 // backends lists the server processes of the database's connections (both servers' pools,

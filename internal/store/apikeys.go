@@ -70,6 +70,7 @@ type ActiveKey struct {
 	AccountID  uuid.UUID
 	Scopes     []string
 	LastUsedAt *time.Time
+	ExpiresAt  *time.Time
 }
 
 // FindActiveAPIKey returns the key with hash that is neither deleted nor expired at now.
@@ -79,7 +80,7 @@ func (d queries) FindActiveAPIKey(ctx context.Context, hash []byte, now time.Tim
 	if err != nil {
 		return ActiveKey{}, mapError(err)
 	}
-	return ActiveKey{ID: r.ID, AccountID: r.AccountID, Scopes: r.Scopes, LastUsedAt: r.LastUsedAt}, nil
+	return ActiveKey{ID: r.ID, AccountID: r.AccountID, Scopes: r.Scopes, LastUsedAt: r.LastUsedAt, ExpiresAt: r.ExpiresAt}, nil
 }
 
 // TouchAPIKey records that a key was used at now (at most once a minute).

@@ -118,6 +118,23 @@ func (d queries) RecordJobItem(ctx context.Context, o JobItemOutcome, now time.T
 	return mapError(err)
 }
 
+// IssuedItem is an attendee of a job and the certificate issued to them.
+type IssuedItem struct {
+	AttendeeID, CertificateID uuid.UUID
+}
+
+// RecordIssuedJobItems records at now that the job issued items, and counts them on the job,
+// in one statement (each item once). Inside the issuing transaction, the issuances and their
+// records commit together.
+func (d queries) RecordIssuedJobItems(ctx context.Context, jobID uuid.UUID, items []IssuedItem, now time.Time) error {
+	attendees, certs := make([]uuid.UUID, len(items)), make([]uuid.UUID, len(items))
+	for i, it := range items {
+		attendees[i], certs[i] = it.AttendeeID, it.CertificateID
+	}
+	return mapError(d.q.RecordIssuedBulkJobItems(ctx, db.RecordIssuedBulkJobItemsParams{JobID: jobID, AttendeeIds: attendees,
+		CertificateIds: certs, Now: now}))
+}
+
 // FinishBulkJob records a job's end at now with status (JobCompleted or JobFailed).
 func (d queries) FinishBulkJob(ctx context.Context, id uuid.UUID, status string, now time.Time) error {
 	return mapError(d.q.FinishBulkJob(ctx, db.FinishBulkJobParams{ID: id, Status: status, Now: now}))

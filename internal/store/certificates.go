@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/certhub/credentiald/gen/db"
 )
@@ -46,15 +47,40 @@ type Recipient struct {
 
 // NewCertificate is a certificate to insert: a draft, or an issued one.
 type NewCertificate struct {
+	ID        uuid.UUID // zero: the store makes one
 	AccountID uuid.UUID
 	CertificateKey
-	Number           string
+	Number           NumberFormat
 	VerificationCode string
 	Draft            bool
 	Recipient        Recipient
 	Snapshot         json.RawMessage
 	IssuedAt         *time.Time // nil for a draft
 	ExpiresAt        *time.Time
+	// Spend, for an issuance, spends one credit in the statement that inserts the certificate.
+	Spend *CreditSpend
+	// Event, for an issuance, is written to the outbox in the same statement.
+	Event *NumberedEvent
+}
+
+// CreditSpend is one credit of the account's month starting at Period.
+type CreditSpend struct {
+	Period time.Time
+}
+
+// NumberedEvent is an outbox event about a certificate whose number the insert sets: Payload
+// with the number written at the path NumberAt (for example data, certificateNumber).
+type NumberedEvent struct {
+	Type     string
+	Payload  any
+	NumberAt []string
+}
+
+// NumberFormat is how a new certificate's number is written: Prefix, then the account's next
+// number zero-padded to Digits (more digits when it needs them).
+type NumberFormat struct {
+	Prefix string
+	Digits int
 }
 
 // Issuance is what turns a draft into an issued certificate.
@@ -128,37 +154,31 @@ func (d queries) LockAttendeeForIssue(ctx context.Context, accountID, attendeeID
 	}, nil
 }
 
-// ExpireLapsedCertificates marks the key's issued certificate expired when its expiry is not
-// after now.
-func (d queries) ExpireLapsedCertificates(ctx context.Context, k CertificateKey, now time.Time) error {
-	return mapError(d.q.ExpireLapsedCertificates(ctx, db.ExpireLapsedCertificatesParams{AttendeeID: k.AttendeeID,
-		EventID: k.EventID, TemplateID: k.TemplateID, Now: now}))
+// CurrentCertificates are a key's current certificates: the issued one and the draft, each
+// nil when there is none.
+type CurrentCertificates struct {
+	Issued, Draft *Certificate
 }
 
-// FindIssuedCertificate returns the key's issued certificate (valid, or expired but not yet
-// marked so). ErrNotFound: there is none.
-func (d queries) FindIssuedCertificate(ctx context.Context, k CertificateKey, now time.Time) (Certificate, error) {
-	return d.findCertificateFor(ctx, k, statusIssued, now)
-}
-
-// FindDraftCertificate returns the key's draft. ErrNotFound: there is none.
-func (d queries) FindDraftCertificate(ctx context.Context, k CertificateKey, now time.Time) (Certificate, error) {
-	return d.findCertificateFor(ctx, k, statusDraft, now)
-}
-
-func (d queries) findCertificateFor(ctx context.Context, k CertificateKey, status string, now time.Time) (Certificate, error) {
-	row, err := d.q.FindCertificateFor(ctx, db.FindCertificateForParams{AttendeeID: k.AttendeeID, EventID: k.EventID,
-		TemplateID: k.TemplateID, Status: status})
+// CurrentCertificates marks the key's issued certificate past its expiry at now as expired,
+// then returns the key's issued certificate and draft, in one statement.
+func (d queries) CurrentCertificates(ctx context.Context, k CertificateKey, now time.Time) (CurrentCertificates, error) {
+	rows, err := d.q.CurrentCertificatesFor(ctx, db.CurrentCertificatesForParams{AttendeeID: k.AttendeeID,
+		EventID: k.EventID, TemplateID: k.TemplateID, Now: now})
 	if err != nil {
-		return Certificate{}, mapError(err)
+		return CurrentCertificates{}, mapError(err)
 	}
-	return certificateFrom(row, now), nil
-}
-
-// NextCertificateNumber counts the account's certificates: 1 for its first, and so on.
-func (d queries) NextCertificateNumber(ctx context.Context, accountID uuid.UUID) (int64, error) {
-	n, err := d.q.NextCertificateNumber(ctx, accountID)
-	return n, mapError(err)
+	var cur CurrentCertificates
+	for _, r := range rows {
+		c := certificateFrom(r, now)
+		switch r.Status {
+		case statusIssued:
+			cur.Issued = &c
+		case statusDraft:
+			cur.Draft = &c
+		}
+	}
+	return cur, nil
 }
 
 // RegisterVerificationCode reserves a verification code for a kind of credential; false when
@@ -168,20 +188,43 @@ func (d queries) RegisterVerificationCode(ctx context.Context, code, kind string
 	return n == 1, mapError(err)
 }
 
-// InsertCertificate stores a new certificate or draft.
+// InsertCertificate stores a new certificate or draft, numbered with the account's next
+// number, which it takes in the same statement: Number.Prefix then the number, zero-padded to
+// Number.Digits. With Spend, the same statement also spends one credit of the account's
+// month and, with Event, writes the outbox event, its number set from the certificate's:
+// ErrNoCredit, and nothing written, when no credit is left (roll the transaction back: the
+// counter moved on).
 func (d queries) InsertCertificate(ctx context.Context, c NewCertificate, now time.Time) (Certificate, error) {
 	status := statusIssued
 	if c.Draft {
 		status = statusDraft
 	}
-	row, err := d.q.InsertCertificate(ctx, db.InsertCertificateParams{ID: newID(), AccountID: c.AccountID, EventID: c.EventID,
-		AttendeeID: c.AttendeeID, TemplateID: c.TemplateID, CertificateNumber: c.Number, VerificationCode: c.VerificationCode,
-		Status: status, RecipientFirstName: c.Recipient.FirstName, RecipientLastName: c.Recipient.LastName,
-		RecipientEmail: c.Recipient.Email, Snapshot: c.Snapshot, IssuedAt: c.IssuedAt, ExpiresAt: c.ExpiresAt, Now: now})
-	if err != nil {
-		return Certificate{}, mapError(err)
+	id := c.ID
+	if id == uuid.Nil {
+		id = newID()
 	}
-	return certificateFrom(row, now), nil
+	arg := db.InsertCertificateParams{ID: id, AccountID: c.AccountID, EventID: c.EventID,
+		AttendeeID: c.AttendeeID, TemplateID: c.TemplateID, NumberPrefix: c.Number.Prefix, NumberDigits: int32(c.Number.Digits),
+		VerificationCode: c.VerificationCode, Status: status, RecipientFirstName: c.Recipient.FirstName,
+		RecipientLastName: c.Recipient.LastName, RecipientEmail: c.Recipient.Email, Snapshot: c.Snapshot, IssuedAt: c.IssuedAt,
+		ExpiresAt: c.ExpiresAt, Now: now, OutboxID: newID(), EventNumberAt: []string{}}
+	if c.Spend != nil {
+		arg.CreditPeriod = pgtype.Date{Time: c.Spend.Period, Valid: true}
+	}
+	if c.Event != nil {
+		payload, err := json.Marshal(c.Event.Payload)
+		if err != nil {
+			return Certificate{}, err
+		}
+		arg.EventType, arg.EventPayload, arg.EventNumberAt = c.Event.Type, payload, c.Event.NumberAt
+	}
+	row, err := d.q.InsertCertificate(ctx, arg)
+	if err = mapError(err); errors.Is(err, ErrNotFound) && c.Spend != nil {
+		return Certificate{}, ErrNoCredit
+	} else if err != nil {
+		return Certificate{}, err
+	}
+	return certificateFrom(db.Certificate(row), now), nil
 }
 
 // IssueDraft turns a draft into an issued certificate, keeping its number and code.

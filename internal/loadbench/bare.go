@@ -1,0 +1,113 @@
+package loadbench
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/labstack/echo/v4"
+)
+
+// The bare server is the yardstick: Echo with no middleware and pgx with its default pool,
+// doing the least each kind of work needs, on the service's database. Its writes go to a
+// schema of its own, shaped like the service's tables (LIKE ... INCLUDING ALL: the same
+// columns and indexes, no foreign keys). Its SQL lives here, not in db/queries: it is the
+// measure of the stack, not part of the service.
+const bareSchema = `
+CREATE SCHEMA bare;
+CREATE TABLE bare.credit_usage (LIKE public.credit_usage INCLUDING ALL);
+CREATE TABLE bare.certificates (id uuid PRIMARY KEY, account_id uuid NOT NULL, attendee_id uuid NOT NULL,
+    certificate_number text NOT NULL, issued_at timestamptz NOT NULL);
+CREATE TABLE bare.attendees (LIKE public.attendees INCLUDING ALL);
+`
+
+type bareServer struct {
+	*http.Server
+	addr string
+}
+
+func startBare(ctx context.Context, pool *pgxpool.Pool) (*bareServer, error) {
+	if _, err := pool.Exec(ctx, bareSchema); err != nil {
+		return nil, err
+	}
+	// UUIDs as pgtype.UUID: pgx writes them in binary at once (the service's store teaches
+	// its pool the same for uuid.UUID, see store/uuidcodec.go).
+	account, event := pgUUID(uuid.New()), pgUUID(uuid.New())
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	// One indexed lookup, a small JSON answer.
+	e.GET("/certificates/:id", func(c echo.Context) error {
+		var number, status, first, last string
+		var issued *time.Time
+		err := pool.QueryRow(c.Request().Context(),
+			`SELECT certificate_number, status, recipient_first_name, recipient_last_name, issued_at FROM certificates WHERE id = $1`,
+			c.Param("id")).Scan(&number, &status, &first, &last, &issued)
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, map[string]any{"data": map[string]any{"id": c.Param("id"), "number": number,
+			"status": status, "recipient": first + " " + last, "issuedAt": issued}})
+	})
+	// Issue + credit on one account, in one transaction: one statement that takes the
+	// account's credit row and inserts the certificate numbered by it.
+	e.POST("/issue", func(c echo.Context) error {
+		var body struct{ AttendeeID uuid.UUID }
+		if err := c.Bind(&body); err != nil {
+			return err
+		}
+		var id pgtype.UUID
+		var number string
+		err := pool.QueryRow(c.Request().Context(), `
+WITH credit AS (
+    INSERT INTO bare.credit_usage AS u (account_id, period, used) VALUES ($1, date_trunc('month', now())::date, 1)
+    ON CONFLICT (account_id, period) DO UPDATE SET used = u.used + 1 RETURNING used)
+INSERT INTO bare.certificates (id, account_id, attendee_id, certificate_number, issued_at)
+SELECT $2, $1, $3, 'CERT-' || used, now() FROM credit
+RETURNING id, certificate_number`, account, pgUUID(uuid.New()), pgUUID(body.AttendeeID)).Scan(&id, &number)
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, map[string]any{"data": map[string]any{"id": uuid.UUID(id.Bytes), "certificateNumber": number}})
+	})
+	// CSV parse and CopyFrom of its rows, in one transaction.
+	e.POST("/import", func(c echo.Context) error {
+		raw, err := io.ReadAll(c.Request().Body)
+		if err != nil {
+			return err
+		}
+		records, err := csv.NewReader(bytes.NewReader(raw)).ReadAll()
+		if err != nil || len(records) < 1 {
+			return errors.Join(errors.New("bad csv"), err)
+		}
+		now := time.Now()
+		rows := make([][]any, 0, len(records)-1)
+		for _, r := range records[1:] {
+			rows = append(rows, []any{pgUUID(uuid.Must(uuid.NewV7())), account, event, r[0], r[1], r[2], []byte("{}"), now, now})
+		}
+		n, err := pool.CopyFrom(c.Request().Context(), pgx.Identifier{"bare", "attendees"},
+			[]string{"id", "account_id", "event_id", "first_name", "last_name", "email", "metadata", "created_at", "updated_at"},
+			pgx.CopyFromRows(rows))
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, map[string]any{"data": map[string]any{"added": n}})
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	s := &bareServer{Server: &http.Server{Handler: e, ReadHeaderTimeout: 10 * time.Second}, addr: ln.Addr().String()}
+	go func() { _ = s.Serve(ln) }()
+	return s, nil
+}
+
+func pgUUID(u uuid.UUID) pgtype.UUID { return pgtype.UUID{Bytes: u, Valid: true} }

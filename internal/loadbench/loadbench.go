@@ -1,0 +1,276 @@
+// Package loadbench is `make bench-http`: it measures the real service over HTTP against the
+// limits of its own stack. It starts a fresh PostgreSQL cluster with the default, durable
+// settings (fsync and synchronous commit on, unlike the test cluster), the server binary on
+// it, and beside it a bare Echo + pgx server doing the minimal same work on the same
+// database; it drives both in alternating phases with the same load generator (64 clients,
+// each request from another client address through TRUSTED_PROXIES) and prints each figure,
+// its latencies and the ratio. Everything it starts it stops, on failure and on Ctrl-C too.
+package loadbench
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/certhub/credentiald/internal/devpg"
+	"github.com/certhub/credentiald/internal/loadgen"
+)
+
+// Options tune a run; the zero values are the defaults of `make bench-http`.
+type Options struct {
+	Binary  string        // the server binary (bin/credentiald)
+	Dir     string        // work folder: the cluster, the server's log, the profiles
+	Clients int           // concurrent clients (64)
+	Phase   time.Duration // one phase of load (3 s)
+	Rounds  int           // phases of each side per work (3)
+	// Profile writes a CPU profile of the server under each load into Dir (PPROF_ADDR).
+	Profile bool
+	Out     io.Writer
+}
+
+func (o *Options) defaults() {
+	if o.Clients == 0 {
+		o.Clients = 64
+	}
+	if o.Phase == 0 {
+		o.Phase = 3 * time.Second
+	}
+	if o.Rounds == 0 {
+		o.Rounds = 3
+	}
+	if o.Out == nil {
+		o.Out = os.Stdout
+	}
+}
+
+// Run runs the whole benchmark and prints its table.
+func Run(ctx context.Context, o Options) (err error) {
+	o.defaults()
+	if o.Dir, err = filepath.Abs(o.Dir); err != nil {
+		return err
+	}
+	bin, err := filepath.Abs(o.Binary)
+	if err != nil {
+		return err
+	}
+	pgDir := filepath.Join(o.Dir, "postgres")
+	if err := os.RemoveAll(pgDir); err != nil { // fresh every run
+		return err
+	}
+	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
+		return err
+	}
+	fmt.Fprintf(o.Out, "bench-http: load average %s; starting a durable PostgreSQL cluster in %s\n", loadgen.LoadAverage(), pgDir)
+	cluster, err := devpg.Start(ctx, pgDir, devpg.Options{}) // not Ephemeral: fsync on
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if serr := cluster.Stop(); serr != nil {
+			err = errors.Join(err, fmt.Errorf("stopping the cluster: %w", serr))
+		}
+		_ = os.RemoveAll(pgDir)
+	}()
+	pool, err := pgxpool.New(ctx, cluster.URL())
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	if err := requireDurable(ctx, pool, o.Out); err != nil {
+		return err
+	}
+
+	srv, err := startServer(ctx, bin, cluster.URL(), o)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, srv.stop()) }()
+
+	b := &bench{o: o, pool: pool, srv: srv}
+	if err := b.setup(ctx); err != nil {
+		return fmt.Errorf("setting up the data: %w", err)
+	}
+	bare, err := startBare(ctx, pool)
+	if err != nil {
+		return err
+	}
+	defer bare.Close()
+	b.bare = "http://" + bare.addr
+
+	fmt.Fprintf(o.Out, "%d clients, %d phases of %s per side, alternating; every request from another client address\n\n",
+		o.Clients, o.Rounds, o.Phase)
+	for _, w := range []func(context.Context) (row, error){b.issueLoad, b.lookupLoad, b.importLoad, b.jobTiming} {
+		r, err := w(ctx)
+		if err != nil {
+			return err
+		}
+		r.print(o.Out)
+	}
+	fmt.Fprintf(o.Out, "\nload average at the end: %s; the server's peak RSS %s; its log: %s\n", loadgen.LoadAverage(),
+		peakRSS(srv.cmd.Process.Pid), srv.logPath)
+	return nil
+}
+
+// requireDurable refuses to measure on a cluster that trades durability for speed.
+func requireDurable(ctx context.Context, pool *pgxpool.Pool, out io.Writer) error {
+	var fsync, syncCommit string
+	if err := pool.QueryRow(ctx, "SELECT current_setting('fsync'), current_setting('synchronous_commit')").Scan(&fsync, &syncCommit); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "PostgreSQL: fsync=%s synchronous_commit=%s\n", fsync, syncCommit)
+	if fsync != "on" || syncCommit != "on" {
+		return errors.New("the benchmark cluster is not durable: remove its folder and run again")
+	}
+	return nil
+}
+
+// server is the service's binary, running.
+type server struct {
+	cmd       *exec.Cmd
+	url       string
+	pprofURL  string
+	logPath   string
+	secretKey string
+	dbURL     string
+	bin       string
+	done      chan error
+}
+
+func freeAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
+
+func startServer(ctx context.Context, bin, dbURL string, o Options) (*server, error) {
+	addr, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	key := make([]byte, 32)
+	_, _ = rand.Read(key)
+	s := &server{url: "http://" + addr, logPath: filepath.Join(o.Dir, "server.log"), secretKey: base64.StdEncoding.EncodeToString(key),
+		dbURL: dbURL, bin: bin, done: make(chan error, 1)}
+	logFile, err := os.Create(s.logPath)
+	if err != nil {
+		return nil, err
+	}
+	s.cmd = exec.Command(bin, "serve")
+	s.cmd.Env = append(s.env(), "ADDR="+addr, "SITE_URL=http://"+addr, "TRUSTED_PROXIES=127.0.0.0/8", "LOG_LEVEL=info")
+	if o.Profile {
+		paddr, err := freeAddr()
+		if err != nil {
+			return nil, err
+		}
+		s.pprofURL = "http://" + paddr
+		s.cmd.Env = append(s.cmd.Env, "PPROF_ADDR="+paddr)
+	}
+	s.cmd.Stdout, s.cmd.Stderr = logFile, logFile
+	// Its own process group: a Ctrl-C reaches this program, which stops the server in order
+	// (the server first, then the cluster it uses).
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := s.cmd.Start(); err != nil {
+		logFile.Close()
+		return nil, err
+	}
+	go func() { s.done <- s.cmd.Wait(); logFile.Close() }()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		res, err := http.Get(s.url + "/readyz")
+		if err == nil {
+			res.Body.Close()
+			if res.StatusCode == http.StatusOK {
+				return s, nil
+			}
+		}
+		select {
+		case err := <-s.done:
+			return nil, fmt.Errorf("the server stopped at start (%v): see %s", err, s.logPath)
+		case <-ctx.Done():
+			return nil, errors.Join(ctx.Err(), s.stop())
+		case <-time.After(100 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return nil, errors.Join(fmt.Errorf("the server was not ready in 60 s: see %s", s.logPath), s.stop())
+		}
+	}
+}
+
+// env is what the server and its operator commands share.
+func (s *server) env() []string {
+	return append(os.Environ(), "DATABASE_URL="+s.dbURL, "SECRETS_KEY="+s.secretKey, "DATA_DIR="+filepath.Dir(s.logPath))
+}
+
+// stop asks the server to drain and stop, and kills it if it takes more than 30 s.
+func (s *server) stop() error {
+	if s.cmd.Process == nil {
+		return nil
+	}
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-s.done:
+		return nil
+	case <-time.After(30 * time.Second):
+		_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+		<-s.done
+		return errors.New("the server did not stop within 30 s and was killed")
+	}
+}
+
+// row is one line of the table.
+type row struct {
+	work, unit    string
+	service, bare float64 // rates; bare 0: no yardstick
+	sp50, sp99    time.Duration
+	bp50, bp99    time.Duration
+	serverCPU     float64 // µs of the server process per request (or per unit)
+	note          string
+}
+
+func (r row) print(out io.Writer) {
+	ms := func(d time.Duration) string { return strconv.FormatFloat(d.Seconds()*1000, 'f', 1, 64) + " ms" }
+	if r.bare == 0 {
+		fmt.Fprintf(out, "%-44s %.1f %s\n", r.work, r.service, r.note)
+		return
+	}
+	fmt.Fprintf(out, "%-44s service %8.0f %s (p50 %s, p99 %s)   bare %8.0f %s (p50 %s, p99 %s)   ratio %.2f",
+		r.work, r.service, r.unit, ms(r.sp50), ms(r.sp99), r.bare, r.unit, ms(r.bp50), ms(r.bp99), r.service/r.bare)
+	if r.serverCPU > 0 {
+		fmt.Fprintf(out, "   server CPU %.0f µs/req", r.serverCPU)
+	}
+	if r.note != "" {
+		fmt.Fprintf(out, "   %s", r.note)
+	}
+	fmt.Fprintln(out)
+}
+
+// peakRSS is the process's peak resident memory (VmHWM) from /proc, or "unknown".
+func peakRSS(pid int) string {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "status"))
+	if err != nil {
+		return "unknown"
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "unknown"
+}

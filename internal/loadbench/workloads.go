@@ -1,0 +1,399 @@
+package loadbench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/certhub/credentiald/internal/loadgen"
+)
+
+// Sizes of the data: enough attendees that no issuance repeats one, the import and the job of
+// the issue's table.
+const (
+	issueAttendees = 60_000
+	importRows     = 50_000
+	jobAttendees   = 10_000
+)
+
+type bench struct {
+	o     Options
+	pool  *pgxpool.Pool
+	srv   *server
+	bare  string
+	key   string // API key with the scopes the loads need
+	tmpl  string
+	event string // the event whose attendees the issuance load issues
+	// attendees of the event, handed out one per issuance across all phases
+	attendees []uuid.UUID
+	next      atomic.Int64
+	accountID uuid.UUID
+	csv       []byte // importRows rows
+}
+
+// setup creates an account on the unlimited plan (its one hot credit row is what the issuance
+// load contends on), an API key, an event with the attendees to issue for, and the CSV file.
+func (b *bench) setup(ctx context.Context) error {
+	const email, password = "bench@example.org", "bench password for the load"
+	cmd := exec.CommandContext(ctx, b.srv.bin, "account", "create", "-email", email, "-name", "Bench",
+		"-account-name", "Load Bench", "-plan", "unlimited")
+	cmd.Env = append(b.srv.env(), "CREDENTIALD_PASSWORD="+password)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("account create: %w: %s", err, out)
+	}
+	var login struct{ Data struct{ AccessToken string } }
+	if err := b.call(ctx, "POST", "/api/v1/auth/login", "", map[string]any{"email": email, "password": password}, &login); err != nil {
+		return err
+	}
+	var key struct{ Data struct{ Key string } }
+	if err := b.call(ctx, "POST", "/api/v1/api-keys", login.Data.AccessToken, map[string]any{"name": "load", "scopes": []string{
+		"events:read", "events:write", "attendees:read", "attendees:write", "templates:read", "certificates:generate", "certificates:read"}}, &key); err != nil {
+		return err
+	}
+	b.key = key.Data.Key
+	var tmpls struct{ Data []struct{ ID string } }
+	if err := b.call(ctx, "GET", "/api/v1/system-templates", b.key, nil, &tmpls); err != nil || len(tmpls.Data) == 0 {
+		return fmt.Errorf("system templates: %v", err)
+	}
+	b.tmpl = tmpls.Data[0].ID
+
+	var csv bytes.Buffer
+	csv.WriteString("firstName,lastName,email\n")
+	for i := range importRows {
+		fmt.Fprintf(&csv, "Ada,Lovelace %d,ada.%d@example.org\n", i, i)
+	}
+	b.csv = csv.Bytes()
+	var err error
+	if b.event, err = b.newEvent(ctx, "Issuance load"); err != nil {
+		return err
+	}
+	for i := 0; i < issueAttendees; i += importRows {
+		if _, err := b.importCSV(ctx, b.event, b.csvRows(i, min(importRows, issueAttendees-i))); err != nil {
+			return err
+		}
+	}
+	// The load's rows are read from the database: listing 60,000 through the API would take
+	// longer than the load itself.
+	rows, _ := b.pool.Query(ctx, "SELECT id, account_id FROM attendees WHERE event_id = $1 ORDER BY id", b.event)
+	err = func() error {
+		defer rows.Close()
+		for rows.Next() {
+			var id uuid.UUID
+			if err := rows.Scan(&id, &b.accountID); err != nil {
+				return err
+			}
+			b.attendees = append(b.attendees, id)
+		}
+		return rows.Err()
+	}()
+	if err != nil {
+		return err
+	}
+	if len(b.attendees) != issueAttendees {
+		return fmt.Errorf("the event has %d attendees, want %d", len(b.attendees), issueAttendees)
+	}
+	return nil
+}
+
+// csvRows is a CSV file of n attendees numbered from first.
+func (b *bench) csvRows(first, n int) []byte {
+	var csv bytes.Buffer
+	csv.WriteString("firstName,lastName,email\n")
+	for i := first; i < first+n; i++ {
+		fmt.Fprintf(&csv, "Grace,Hopper %d,grace.%d@example.org\n", i, i)
+	}
+	return csv.Bytes()
+}
+
+func (b *bench) newEvent(ctx context.Context, name string) (string, error) {
+	var ev struct{ Data struct{ ID string } }
+	err := b.call(ctx, "POST", "/api/v1/events", b.key, map[string]any{"name": name, "eventDate": "2026-11-12T09:00:00Z", "templateId": b.tmpl}, &ev)
+	return ev.Data.ID, err
+}
+
+// importCSV posts a CSV file to the event as the import form and returns how many were added.
+func (b *bench) importCSV(ctx context.Context, event string, csv []byte) (int, error) {
+	req, err := importRequest(b.srv.url+"/api/v1/attendees/import?skipDuplicates=false&eventId="+event, b.key, csv)
+	if err != nil {
+		return 0, err
+	}
+	var res struct{ Data struct{ Added int } }
+	if err := do(ctx, req, &res); err != nil {
+		return 0, err
+	}
+	return res.Data.Added, nil
+}
+
+func importRequest(url, key string, csv []byte) (*http.Request, error) {
+	var body bytes.Buffer
+	w := multipart.NewWriter(&body)
+	part, err := w.CreateFormFile("file", "attendees.csv")
+	if err != nil {
+		return nil, err
+	}
+	_, _ = part.Write(csv)
+	_ = w.Close()
+	req, err := http.NewRequest(http.MethodPost, url, &body)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", w.FormDataContentType())
+	req.Header.Set("Authorization", "Bearer "+key)
+	return req, nil
+}
+
+// setupAddr numbers the setup's client addresses, apart from the load's.
+var setupAddr atomic.Uint32
+
+// call sends one request to the service and decodes its 2xx answer into out.
+func (b *bench) call(ctx context.Context, method, path, bearer string, body any, out any) error {
+	var rd io.Reader
+	if body != nil {
+		raw, _ := json.Marshal(body)
+		rd = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequest(method, b.srv.url+path, rd)
+	if err != nil {
+		return err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if bearer != "" {
+		req.Header.Set("Authorization", "Bearer "+bearer)
+	}
+	return do(ctx, req, out)
+}
+
+func do(ctx context.Context, req *http.Request, out any) error {
+	req.Header.Set("X-Forwarded-For", fmt.Sprintf("192.168.%d.%d", byte(setupAddr.Add(1)>>8), byte(setupAddr.Load())))
+	res, err := http.DefaultClient.Do(req.WithContext(ctx))
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	if err != nil {
+		return err
+	}
+	if res.StatusCode/100 != 2 {
+		return fmt.Errorf("%s %s: %d %s", req.Method, req.URL.Path, res.StatusCode, raw)
+	}
+	if out != nil {
+		return json.Unmarshal(raw, out)
+	}
+	return nil
+}
+
+// compare runs the service's and the bare server's loads in alternating phases, after a
+// warm-up of each, and profiles the server during its first phase when asked.
+func (b *bench) compare(ctx context.Context, work, profile string, service, bare loadgen.Request) (row, error) {
+	opts := loadgen.Options{Clients: b.o.Clients, Duration: time.Second}
+	loadgen.Run(ctx, bare, opts)
+	loadgen.Run(ctx, service, opts)
+	opts.Duration = b.o.Phase
+	var sres, bres loadgen.Result
+	var ticks int64
+	for round := range b.o.Rounds {
+		bres.Add(loadgen.Run(ctx, bare, opts))
+		var prof chan error
+		if b.o.Profile && round == 0 {
+			prof = make(chan error, 1)
+			go func() { prof <- b.cpuProfile(ctx, profile, b.o.Phase-time.Second/2) }()
+		}
+		t0 := loadgen.CPUTicks(b.srv.cmd.Process.Pid)
+		sres.Add(loadgen.Run(ctx, service, opts))
+		ticks += loadgen.CPUTicks(b.srv.cmd.Process.Pid) - t0
+		if prof != nil {
+			if err := <-prof; err != nil {
+				return row{}, err
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return row{}, err
+		}
+	}
+	for name, r := range map[string]*loadgen.Result{"service": &sres, "bare": &bres} {
+		if r.Failed > 0 {
+			return row{}, fmt.Errorf("%s, %s: %d of %d requests failed (first: %v)", work, name, r.Failed, r.Requests, r.FirstErr)
+		}
+	}
+	return row{work: work, unit: "req/s", service: sres.Rate(), bare: bres.Rate(), sp50: sres.P50(), sp99: sres.P99(),
+		bp50: bres.P50(), bp99: bres.P99(), serverCPU: loadgen.TicksPerRequest(ticks, sres.Requests)}, nil
+}
+
+// cpuProfile writes a CPU profile of the server over d into Dir/cpu-NAME.pprof.
+func (b *bench) cpuProfile(ctx context.Context, name string, d time.Duration) error {
+	url := fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", b.srv.pprofURL, max(1, int(d.Seconds())))
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	path := filepath.Join(b.o.Dir, "cpu-"+name+".pprof")
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, res.Body); err != nil {
+		f.Close()
+		return err
+	}
+	fmt.Fprintf(b.o.Out, "  (profile of the server under %s: go tool pprof -top %s %s)\n", name, b.srv.bin, path)
+	return f.Close()
+}
+
+// issueLoad: POST /certificates/generate, each request for another attendee of one account.
+func (b *bench) issueLoad(ctx context.Context) (row, error) {
+	service := func(uint32) (*http.Request, error) {
+		i := b.next.Add(1) - 1
+		if int(i) >= len(b.attendees) {
+			return nil, fmt.Errorf("out of attendees after %d issuances: raise issueAttendees", i)
+		}
+		body, _ := json.Marshal(map[string]any{"eventId": b.event, "templateId": b.tmpl, "attendeeId": b.attendees[i], "sendEmail": false})
+		req, err := http.NewRequest(http.MethodPost, b.srv.url+"/api/v1/certificates/generate", bytes.NewReader(body))
+		if err == nil {
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Authorization", "Bearer "+b.key)
+		}
+		return req, err
+	}
+	bare := func(n uint32) (*http.Request, error) {
+		body, _ := json.Marshal(map[string]any{"attendeeId": uuid.New()})
+		req, err := http.NewRequest(http.MethodPost, b.bare+"/issue", bytes.NewReader(body))
+		if err == nil {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		return req, err
+	}
+	r, err := b.compare(ctx, "POST /certificates/generate, one account", "issue", service, bare)
+	r.note = "bare: credit + insert in one transaction"
+	return r, err
+}
+
+// lookupLoad: GET /certificates/{id} with an API key, over the certificates the issuance load made.
+func (b *bench) lookupLoad(ctx context.Context) (row, error) {
+	rows, _ := b.pool.Query(ctx, "SELECT id FROM certificates WHERE account_id = $1 LIMIT 10000", b.accountID)
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+	if err != nil || len(ids) == 0 {
+		return row{}, fmt.Errorf("no certificates to look up (%v)", err)
+	}
+	auth := http.Header{"Authorization": {"Bearer " + b.key}}
+	service := func(n uint32) (*http.Request, error) {
+		return loadgen.Get(b.srv.url+"/api/v1/certificates/"+ids[int(n)%len(ids)].String(), auth)(n)
+	}
+	bare := func(n uint32) (*http.Request, error) {
+		return loadgen.Get(b.bare+"/certificates/"+ids[int(n)%len(ids)].String(), nil)(n)
+	}
+	r, err := b.compare(ctx, "GET /certificates/{id} with an API key", "lookup", service, bare)
+	r.note = "bare: one indexed lookup"
+	return r, err
+}
+
+// importLoad: POST /attendees/import of 50,000 rows into a new event, against pgx CopyFrom of
+// the same file's rows over HTTP; one request at a time, alternating.
+func (b *bench) importLoad(ctx context.Context) (row, error) {
+	var service, bare time.Duration
+	for round := range b.o.Rounds {
+		t0 := time.Now()
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, b.bare+"/import", bytes.NewReader(b.csv))
+		if err != nil {
+			return row{}, err
+		}
+		if err := do(ctx, req, nil); err != nil {
+			return row{}, err
+		}
+		bare += time.Since(t0)
+		ev, err := b.newEvent(ctx, "Import load")
+		if err != nil {
+			return row{}, err
+		}
+		var prof chan error
+		if b.o.Profile && round == 0 {
+			prof = make(chan error, 1)
+			go func() { prof <- b.cpuProfile(ctx, "import", time.Second) }()
+		}
+		t0 = time.Now()
+		n, err := b.importCSV(ctx, ev, b.csv)
+		if err != nil {
+			return row{}, err
+		}
+		service += time.Since(t0)
+		if prof != nil {
+			if err := <-prof; err != nil {
+				return row{}, err
+			}
+		}
+		if n != importRows {
+			return row{}, fmt.Errorf("import added %d rows, want %d", n, importRows)
+		}
+	}
+	rows := float64(importRows * b.o.Rounds)
+	return row{work: "POST /attendees/import, 50,000 rows", unit: "rows/s", service: rows / service.Seconds(), bare: rows / bare.Seconds(),
+		sp50: service / time.Duration(b.o.Rounds), sp99: service / time.Duration(b.o.Rounds), bp50: bare / time.Duration(b.o.Rounds),
+		bp99: bare / time.Duration(b.o.Rounds), note: "p50/p99: mean time of one file; bare: CSV parse + CopyFrom"}, nil
+}
+
+// jobTiming: a background job for 10,000 attendees, from POST to completed.
+func (b *bench) jobTiming(ctx context.Context) (row, error) {
+	ev, err := b.newEvent(ctx, "Job load")
+	if err != nil {
+		return row{}, err
+	}
+	if _, err := b.importCSV(ctx, ev, b.csvRows(0, jobAttendees)); err != nil {
+		return row{}, err
+	}
+	var prof chan error
+	if b.o.Profile {
+		prof = make(chan error, 1)
+		go func() { prof <- b.cpuProfile(ctx, "job", 5*time.Second) }()
+	}
+	t0 := time.Now()
+	var job struct {
+		Data struct {
+			ID, Status              string
+			Issued, Failed, Skipped int
+		}
+	}
+	if err := b.call(ctx, "POST", "/api/v1/events/"+ev+"/certificates/generate/jobs", b.key, map[string]any{"sendEmail": false}, &job); err != nil {
+		return row{}, err
+	}
+	for job.Data.Status != "completed" && job.Data.Status != "failed" {
+		select {
+		case <-ctx.Done():
+			return row{}, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+		if err := b.call(ctx, "GET", "/api/v1/events/"+ev+"/certificates/generate/jobs/"+job.Data.ID, b.key, nil, &job); err != nil {
+			return row{}, err
+		}
+	}
+	d := time.Since(t0)
+	if prof != nil {
+		if err := <-prof; err != nil {
+			return row{}, err
+		}
+	}
+	if job.Data.Issued != jobAttendees {
+		return row{}, fmt.Errorf("the job ended %s with %d issued, %d failed, %d skipped", job.Data.Status, job.Data.Issued, job.Data.Failed, job.Data.Skipped)
+	}
+	return row{work: "Background job, 10,000 attendees", unit: "s", service: d.Seconds(),
+		note: fmt.Sprintf("s, queued to completed (%.0f certificates/s)", jobAttendees/d.Seconds())}, nil
+}

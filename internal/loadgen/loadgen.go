@@ -1,0 +1,196 @@
+// Package loadgen drives an HTTP server with many concurrent keep-alive clients, each request
+// from another client address (X-Forwarded-For, believed through TRUSTED_PROXIES), and reports
+// the rate, the latency quantiles and the CPU it cost. The HTTP load benchmark (`make
+// bench-http`) and BenchmarkVerifyLookup both use it, so that their figures mean the same.
+package loadgen
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Result is what one or more phases of load measured.
+type Result struct {
+	Requests  int
+	Elapsed   time.Duration
+	Latencies []time.Duration
+	Failed    int
+	FirstErr  error
+}
+
+// Add accumulates o into r (phases of one kind of load).
+func (r *Result) Add(o *Result) {
+	r.Requests += o.Requests
+	r.Elapsed += o.Elapsed
+	r.Latencies = append(r.Latencies, o.Latencies...)
+	r.Failed += o.Failed
+	if r.FirstErr == nil {
+		r.FirstErr = o.FirstErr
+	}
+}
+
+// Rate is requests per second.
+func (r *Result) Rate() float64 {
+	if r.Elapsed <= 0 {
+		return 0
+	}
+	return float64(r.Requests) / r.Elapsed.Seconds()
+}
+
+// Quantile returns the latency below which the fraction q of the requests finished.
+func (r *Result) Quantile(q float64) time.Duration {
+	if len(r.Latencies) == 0 {
+		return 0
+	}
+	slices.Sort(r.Latencies)
+	i := int(float64(len(r.Latencies)) * q)
+	return r.Latencies[min(i, len(r.Latencies)-1)]
+}
+
+// P50 and P99 are the median and the 99th percentile latency.
+func (r *Result) P50() time.Duration { return r.Quantile(0.50) }
+func (r *Result) P99() time.Duration { return r.Quantile(0.99) }
+
+// Request builds the n-th request of a load (n counts from 1 across all clients and phases
+// of the process), so that each request may name another row.
+type Request func(n uint32) (*http.Request, error)
+
+// Get returns a Request that GETs url with the headers given.
+func Get(url string, header http.Header) Request {
+	return func(uint32) (*http.Request, error) {
+		req, err := http.NewRequest(http.MethodGet, url, nil)
+		if err == nil {
+			maps.Copy(req.Header, header)
+		}
+		return req, err
+	}
+}
+
+// counter numbers the requests of the process: every request comes from another client
+// address, and Request functions may use it to pick their row.
+var counter atomic.Uint32
+
+// ClientAddr is the n-th client address of the load, in 10.0.0.0/8.
+func ClientAddr(n uint32) string {
+	return fmt.Sprintf("10.%d.%d.%d", byte(n>>16), byte(n>>8), byte(n))
+}
+
+// Options tune a load.
+type Options struct {
+	Clients  int           // concurrent clients, each on its own keep-alive connection
+	Duration time.Duration // how long to send
+	// WantStatus is the status every answer must have (default 200); others count as failed.
+	WantStatus int
+}
+
+// Run sends requests built by next from opts.Clients goroutines for opts.Duration, or until
+// ctx ends, and returns what it measured.
+func Run(ctx context.Context, next Request, opts Options) *Result {
+	want := opts.WantStatus
+	if want == 0 {
+		want = http.StatusOK
+	}
+	transport := &http.Transport{MaxIdleConnsPerHost: opts.Clients, MaxConnsPerHost: opts.Clients,
+		DialContext: (&net.Dialer{KeepAlive: 30 * time.Second}).DialContext}
+	defer transport.CloseIdleConnections()
+	client := &http.Client{Transport: transport}
+	ctx, cancel := context.WithTimeout(ctx, opts.Duration)
+	defer cancel()
+	var mu sync.Mutex
+	total := &Result{}
+	start := time.Now()
+	var wg sync.WaitGroup
+	for range opts.Clients {
+		wg.Go(func() {
+			r := &Result{Latencies: make([]time.Duration, 0, 4096)}
+			for ctx.Err() == nil {
+				n := counter.Add(1)
+				req, err := next(n)
+				if err != nil {
+					r.fail(err)
+					break
+				}
+				req.Header.Set("X-Forwarded-For", ClientAddr(n))
+				t0 := time.Now()
+				res, err := client.Do(req)
+				if err == nil {
+					_, err = io.Copy(io.Discard, res.Body)
+					res.Body.Close()
+					if err == nil && res.StatusCode != want {
+						err = fmt.Errorf("%s %s: status %d", req.Method, req.URL.Path, res.StatusCode)
+					}
+				}
+				r.Latencies = append(r.Latencies, time.Since(t0))
+				r.Requests++
+				if err != nil {
+					r.fail(err)
+				}
+			}
+			mu.Lock()
+			total.Add(r)
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	total.Elapsed = time.Since(start)
+	return total
+}
+
+func (r *Result) fail(err error) {
+	r.Failed++
+	if r.FirstErr == nil {
+		r.FirstErr = err
+	}
+}
+
+// CPUTicks returns the CPU time, in clock ticks of 10 ms, of the processes pids together,
+// from /proc (zero elsewhere, or for a process that is gone). CPU per request is steadier than
+// requests per second on a machine that others share.
+func CPUTicks(pids ...int) int64 {
+	var total int64
+	for _, pid := range pids {
+		name := "self"
+		if pid != 0 {
+			name = strconv.Itoa(pid)
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", name, "stat"))
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+		u, _ := strconv.ParseInt(f[11], 10, 64)
+		st, _ := strconv.ParseInt(f[12], 10, 64)
+		total += u + st
+	}
+	return total
+}
+
+// TicksPerRequest turns clock ticks into microseconds per request.
+func TicksPerRequest(ticks int64, requests int) float64 {
+	if requests == 0 {
+		return 0
+	}
+	return float64(ticks) * 10000 / float64(requests)
+}
+
+// LoadAverage returns the first figure of /proc/loadavg ("" elsewhere).
+func LoadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	return strings.Join(strings.Fields(string(b))[:3], " ")
+}
