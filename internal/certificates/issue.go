@@ -187,11 +187,24 @@ func (s *Service) insert(ctx context.Context, tx *store.Tx, p GenerateParams, sr
 		c.Event = &store.NumberedEvent{Type: "certificate.issued", Payload: eventBody("certificate.issued", now, data),
 			NumberAt: []string{"data", "certificateNumber"}}
 	}
+	if issued != nil {
+		// Its verifiable credential's entry (a status list index) is drawn before the insert,
+		// whose statement takes the account's hot rows: they stay locked only from there to
+		// the commit.
+		if err := credentials.AssignStatus(ctx, tx, credentials.Entry{Kind: store.KindCertificate, AccountID: p.AccountID, CredentialID: c.ID}, now); err != nil {
+			return store.Certificate{}, err
+		}
+	}
 	cert, err := tx.InsertCertificate(ctx, c, now)
 	if errors.Is(err, store.ErrNoCredit) {
 		return store.Certificate{}, creditLimit(ctx, tx, p.AccountID, now)
+	} else if err != nil {
+		return store.Certificate{}, err
 	}
-	return cert, err
+	if issued != nil {
+		tx.CountIssued(p.AccountID, p.EventID, store.KindCertificate, issued.IssuedAt, 1) // written at the commit
+	}
+	return cert, nil
 }
 
 // certificateNumber is how the account's certificate numbers are written: the year of issue,
