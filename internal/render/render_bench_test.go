@@ -41,7 +41,7 @@ func BenchmarkRenderPNG(b *testing.B) {
 	}
 }
 
-func benchTemplates(b *testing.B) map[string]Template {
+func benchTemplates(b testing.TB) map[string]Template {
 	out := map[string]Template{"plain": plainTemplate()}
 	files, _ := fs.Glob(dbfiles.SystemTemplates, "system-templates/*.json")
 	for _, f := range files {
