@@ -38,7 +38,7 @@ func BenchmarkRenderBareMaroto(b *testing.B) {
 			Build()
 		m := maroto.New(cfg)
 		centred := func(s string, size float64) core.Row {
-			return row.New(size*0.6).Add(col.New(12).Add(text.New(s, props.Text{Size: size, Align: align.Center})))
+			return row.New(size * 0.6).Add(col.New(12).Add(text.New(s, props.Text{Size: size, Align: align.Center})))
 		}
 		m.AddRows(centred("Certificate of Attendance", 30), centred("José Müller", 28),
 			centred("has attended Go Conference 2026", 14), centred("12 November 2026 · Berlin", 12))
