@@ -54,7 +54,7 @@ type Options struct {
 	Webhooks     *webhooks.Service
 	// Credentials serves the issuers' DID documents, JWK Sets and status lists.
 	Credentials *credentials.Service
-	Analytics    *analytics.Service
+	Analytics   *analytics.Service
 	// Idempotency remembers the answers of requests sent with an Idempotency-Key.
 	Idempotency IdempotencyKeys
 	// Limiter counts requests per client address; TrustedProxies are the peers whose
