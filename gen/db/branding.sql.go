@@ -13,7 +13,7 @@ import (
 )
 
 const getBranding = `-- name: GetBranding :one
-SELECT account_id, issuer_name, website, logo, primary_color, email_from_name, email_reply_to, updated_at FROM branding WHERE account_id = $1
+SELECT account_id, issuer_name, website, logo, primary_color, email_from_name, email_reply_to, updated_at, signatories FROM branding WHERE account_id = $1
 `
 
 func (q *Queries) GetBranding(ctx context.Context, accountID uuid.UUID) (Branding, error) {
@@ -28,19 +28,21 @@ func (q *Queries) GetBranding(ctx context.Context, accountID uuid.UUID) (Brandin
 		&i.EmailFromName,
 		&i.EmailReplyTo,
 		&i.UpdatedAt,
+		&i.Signatories,
 	)
 	return i, err
 }
 
 const putBranding = `-- name: PutBranding :one
-INSERT INTO branding (account_id, issuer_name, website, logo, primary_color, email_from_name, email_reply_to, updated_at)
+INSERT INTO branding (account_id, issuer_name, website, logo, primary_color, email_from_name, email_reply_to,
+                      signatories, updated_at)
 VALUES ($1, $2, $3, $4, $5,
-        $6, $7, $8::timestamptz)
+        $6, $7, $8::jsonb, $9::timestamptz)
 ON CONFLICT (account_id) DO UPDATE SET
     issuer_name = EXCLUDED.issuer_name, website = EXCLUDED.website, logo = EXCLUDED.logo,
     primary_color = EXCLUDED.primary_color, email_from_name = EXCLUDED.email_from_name,
-    email_reply_to = EXCLUDED.email_reply_to, updated_at = EXCLUDED.updated_at
-RETURNING account_id, issuer_name, website, logo, primary_color, email_from_name, email_reply_to, updated_at
+    email_reply_to = EXCLUDED.email_reply_to, signatories = EXCLUDED.signatories, updated_at = EXCLUDED.updated_at
+RETURNING account_id, issuer_name, website, logo, primary_color, email_from_name, email_reply_to, updated_at, signatories
 `
 
 type PutBrandingParams struct {
@@ -51,6 +53,7 @@ type PutBrandingParams struct {
 	PrimaryColor  *string
 	EmailFromName *string
 	EmailReplyTo  *string
+	Signatories   []byte
 	Now           time.Time
 }
 
@@ -63,6 +66,7 @@ func (q *Queries) PutBranding(ctx context.Context, arg PutBrandingParams) (Brand
 		arg.PrimaryColor,
 		arg.EmailFromName,
 		arg.EmailReplyTo,
+		arg.Signatories,
 		arg.Now,
 	)
 	var i Branding
@@ -75,6 +79,7 @@ func (q *Queries) PutBranding(ctx context.Context, arg PutBrandingParams) (Brand
 		&i.EmailFromName,
 		&i.EmailReplyTo,
 		&i.UpdatedAt,
+		&i.Signatories,
 	)
 	return i, err
 }

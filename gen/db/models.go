@@ -106,6 +106,7 @@ type Branding struct {
 	EmailFromName *string
 	EmailReplyTo  *string
 	UpdatedAt     time.Time
+	Signatories   []byte
 }
 
 type BulkJob struct {

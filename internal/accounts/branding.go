@@ -4,17 +4,31 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"fmt"
 	"net/url"
+	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/render"
+	"github.com/certhub/credentiald/internal/spec"
 	"github.com/certhub/credentiald/internal/store"
 )
 
 // MaxLogoBytes is the largest logo accepted, decoded.
 const MaxLogoBytes = 256 << 10
+
+// Signatories: at most two (a layout holds at most two signatures). A signature image is
+// smaller than a logo: it is printed about 50 mm wide, and a logo and two signature images
+// (base64) must fit in one 1 MiB request body.
+const (
+	MaxSignatories         = 2
+	MaxSignatureImageBytes = 128 << 10
+	maxSignatoryText       = 120 // characters of a name or a title
+)
 
 // Branding returns the account's branding.
 func (s *Service) Branding(ctx context.Context, accountID uuid.UUID) (store.Branding, error) {
@@ -51,10 +65,74 @@ func (s *Service) PutBranding(ctx context.Context, accountID uuid.UUID, b store.
 			details = append(details, apperr.Detail{Field: "body.logo", Message: msg})
 		}
 	}
+	var sd []apperr.Detail
+	b.Signatories, sd = checkSignatories(b.Signatories)
+	details = append(details, sd...)
 	if len(details) > 0 {
 		return store.Branding{}, &apperr.Error{Code: apperr.ValidationError, Message: "The branding is not valid.", Details: details}
 	}
 	return s.store.PutBranding(ctx, accountID, b, s.now())
+}
+
+// checkSignatories trims the signatories' names and titles and says what is wrong with each.
+// A signature image must decode as the renderer decodes it, so that a stored signatory never
+// makes a certificate fail to render later.
+func checkSignatories(in []store.Signatory) ([]store.Signatory, []apperr.Detail) {
+	var details []apperr.Detail
+	if len(in) > MaxSignatories {
+		return in, []apperr.Detail{{Field: "body.signatories", Message: fmt.Sprintf(
+			"holds %d signatories; a certificate shows at most %d: keep the first two", len(in), MaxSignatories)}}
+	}
+	out := make([]store.Signatory, 0, len(in))
+	for i, sg := range in {
+		field := func(name string) string { return fmt.Sprintf("body.signatories[%d].%s", i, name) }
+		sg.Name, sg.Title = strings.TrimSpace(sg.Name), strings.TrimSpace(sg.Title)
+		for name, v := range map[string]string{"name": sg.Name, "title": sg.Title} {
+			if err := spec.CheckSingleLine(v); err != nil {
+				details = append(details, apperr.Detail{Field: field(name), Message: err.Error()})
+			} else if n := utf8.RuneCountInString(v); n > maxSignatoryText {
+				details = append(details, apperr.Detail{Field: field(name), Message: fmt.Sprintf(
+					"is %d characters long; at most %d fit under a signature: shorten it", n, maxSignatoryText)})
+			}
+		}
+		if sg.Name == "" {
+			details = append(details, apperr.Detail{Field: field("name"), Message: "must not be empty: give the signatory's name as it is printed under the signature"})
+		}
+		if sg.SignatureImage != nil {
+			if msg := checkSignatureImage(*sg.SignatureImage); msg != "" {
+				details = append(details, apperr.Detail{Field: field("signatureImage"), Message: msg})
+			}
+		}
+		out = append(out, sg)
+	}
+	slices.SortStableFunc(details, func(a, b apperr.Detail) int { return strings.Compare(a.Field, b.Field) })
+	return out, details
+}
+
+// checkSignatureImage accepts a PNG or SVG data URI of at most MaxSignatureImageBytes that
+// decodes, and otherwise says how to fix it.
+func checkSignatureImage(uri string) string {
+	media, data, ok := strings.Cut(strings.TrimPrefix(uri, "data:"), ";base64,")
+	if !ok || !strings.HasPrefix(uri, "data:") {
+		return "must be a base64 data URI: data:image/png;base64,... or data:image/svg+xml;base64,..."
+	}
+	if media != "image/png" && media != "image/svg+xml" {
+		return "must be a PNG or SVG image (data:image/png;base64,... or data:image/svg+xml;base64,...)"
+	}
+	if base64.StdEncoding.DecodedLen(len(data)) > MaxSignatureImageBytes+2 {
+		return fmt.Sprintf("must be at most %d KiB decoded: scale the signature down (about 600 x 200 pixels is plenty) or save it as SVG", MaxSignatureImageBytes>>10)
+	}
+	raw, err := base64.StdEncoding.DecodeString(data)
+	if err != nil {
+		return "is not valid base64"
+	}
+	if len(raw) > MaxSignatureImageBytes {
+		return fmt.Sprintf("must be at most %d KiB decoded: scale the signature down (about 600 x 200 pixels is plenty) or save it as SVG", MaxSignatureImageBytes>>10)
+	}
+	if err := render.CheckImage(uri); err != nil {
+		return "cannot be drawn: " + err.Error()
+	}
+	return ""
 }
 
 // CheckImageDataURI accepts a PNG or SVG data URI of at most MaxLogoBytes whose content is

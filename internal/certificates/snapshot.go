@@ -39,8 +39,17 @@ type Snapshot struct {
 		// Email sender details, so that resending says what the first email said.
 		EmailFromName string `json:"emailFromName,omitempty"`
 		EmailReplyTo  string `json:"emailReplyTo,omitempty"`
+		// Signatories sign the certificate as they did when it was issued, until regenerate.
+		Signatories []SnapshotSignatory `json:"signatories,omitempty"`
 	} `json:"issuer"`
 	Metadata map[string]string `json:"metadata,omitempty"`
+}
+
+// SnapshotSignatory is a signatory of the branding as a certificate was issued with it.
+type SnapshotSignatory struct {
+	Name  string `json:"name"`
+	Title string `json:"title,omitempty"`
+	Image string `json:"image,omitempty"` // data URI of the signature
 }
 
 // snapshotFrom freezes what a certificate shows: template, recipient, event, issuer.
@@ -56,6 +65,9 @@ func snapshotFrom(src source) (json.RawMessage, error) {
 	snap.Issuer.Name, snap.Issuer.Website, snap.Issuer.Logo = store.Deref(b.IssuerName), store.Deref(b.Website), store.Deref(b.Logo)
 	snap.Issuer.Color = store.Deref(b.PrimaryColor)
 	snap.Issuer.EmailFromName, snap.Issuer.EmailReplyTo = store.Deref(b.EmailFromName), store.Deref(b.EmailReplyTo)
+	for _, sg := range b.Signatories {
+		snap.Issuer.Signatories = append(snap.Issuer.Signatories, SnapshotSignatory{Name: sg.Name, Title: sg.Title, Image: store.Deref(sg.SignatureImage)})
+	}
 	snap.Metadata = a.Metadata
 	return json.Marshal(snap)
 }
@@ -97,8 +109,12 @@ func (s *Service) renderInput(c store.Certificate) (render.Template, render.Data
 		IssuerName:      snap.Issuer.Name,
 		IssuerLogo:      snap.Issuer.Logo,
 		BrandColor:      snap.Issuer.Color,
+		Signatories:     make([]render.Signatory, 0, len(snap.Issuer.Signatories)),
 		VerificationURL: s.VerificationURL(c.VerificationCode),
 		Metadata:        snap.Metadata,
+	}
+	for _, sg := range snap.Issuer.Signatories {
+		d.Signatories = append(d.Signatories, render.Signatory{Name: sg.Name, Title: sg.Title, Image: sg.Image})
 	}
 	if c.IssuedAt != nil {
 		d.Certificate.IssuedAt = *c.IssuedAt

@@ -26,7 +26,7 @@ func (s *Server) UpdateBranding(ctx context.Context, req api.UpdateBrandingReque
 	}
 	b, err := s.accounts.PutBranding(ctx, principal(ctx).AccountID, store.Branding{
 		IssuerName: u.IssuerName, Website: u.Website, Logo: u.Logo, PrimaryColor: u.PrimaryColor,
-		EmailFromName: u.EmailFromName, EmailReplyTo: replyTo,
+		EmailFromName: u.EmailFromName, EmailReplyTo: replyTo, Signatories: signatoriesFrom(u.Signatories),
 	})
 	if err != nil {
 		return nil, err
@@ -40,6 +40,25 @@ func branding(b store.Branding) api.Branding {
 		v := openapi_types.Email(*b.EmailReplyTo)
 		replyTo = &v
 	}
+	signatories := make([]api.Signatory, 0, len(b.Signatories))
+	for _, sg := range b.Signatories {
+		out := api.Signatory{Name: sg.Name, SignatureImage: sg.SignatureImage}
+		if sg.Title != "" {
+			out.Title = &sg.Title
+		}
+		signatories = append(signatories, out)
+	}
 	return api.Branding{IssuerName: b.IssuerName, Website: b.Website, Logo: b.Logo, PrimaryColor: b.PrimaryColor,
-		EmailFromName: b.EmailFromName, EmailReplyTo: replyTo}
+		EmailFromName: b.EmailFromName, EmailReplyTo: replyTo, Signatories: signatories}
+}
+
+func signatoriesFrom(in *[]api.Signatory) []store.Signatory {
+	if in == nil {
+		return nil
+	}
+	out := make([]store.Signatory, 0, len(*in))
+	for _, sg := range *in {
+		out = append(out, store.Signatory{Name: sg.Name, Title: store.Deref(sg.Title), SignatureImage: sg.SignatureImage})
+	}
+	return out
 }

@@ -115,3 +115,11 @@ func SVGToPNG(svg []byte) ([]byte, error) {
 	}
 	return a.png, nil
 }
+
+// CheckImage decodes a PNG or SVG data URI as the renderer would and says why it cannot be
+// drawn, or returns nil: an image stored for later use (a signature) is refused when given,
+// not when a certificate is rendered.
+func CheckImage(uri string) error {
+	_, err := decodeDataURI(uri)
+	return err
+}

@@ -25,11 +25,15 @@ import (
 const ornamentDPI = 300
 
 // paint fills shapes into img, their units scaled by scale and moved by (dx, dy) pixels.
+//
+// A fill passes over every pixel of the rasteriser's area, and a page background at 300 dpi is
+// nine million pixels of which a frame or a rosette covers a fraction. So the image is cut
+// into tiles, each contour (a subpath, M to Z) goes to the tiles its bounding box meets, and
+// only tiles that hold a contour are filled. This is exact, not an approximation: the
+// rasteriser accumulates coverage along each row, a closed contour adds nothing to a row
+// outside its bounding box, and one that reaches past a tile's edge is clipped by it.
 func paint(img *image.RGBA, shapes []shape, scale, dx, dy float64) {
-	var r vector.Rasterizer
-	b := img.Bounds()
-	// Shapes of one colour in a row are filled as one path: each fill passes over the whole
-	// image, and backgrounds are large.
+	// Shapes of one colour in a row are filled as one path.
 	var merged []shape
 	for _, s := range shapes {
 		if n := len(merged); n > 0 && merged[n-1].fill == s.fill {
@@ -38,33 +42,92 @@ func paint(img *image.RGBA, shapes []shape, scale, dx, dy float64) {
 		}
 		merged = append(merged, shape{fill: s.fill, path: slices.Clip(s.path)})
 	}
+	b := img.Bounds()
+	cols, rows := (b.Dx()+paintTile-1)/paintTile, (b.Dy()+paintTile-1)/paintTile
+	var r vector.Rasterizer
 	for _, s := range merged {
-		r.Reset(b.Dx(), b.Dy())
-		for _, sg := range s.path {
-			p := func(i int) (float32, float32) {
-				return float32(sg.pts[i][0]*scale + dx), float32(sg.pts[i][1]*scale + dy)
-			}
-			switch sg.op {
-			case 'M':
-				r.MoveTo(p(0))
-			case 'L':
-				r.LineTo(p(0))
-			case 'Q':
-				x0, y0 := p(0)
-				x1, y1 := p(1)
-				r.QuadTo(x0, y0, x1, y1)
-			case 'C':
-				x0, y0 := p(0)
-				x1, y1 := p(1)
-				x2, y2 := p(2)
-				r.CubeTo(x0, y0, x1, y1, x2, y2)
-			case 'Z':
-				r.ClosePath()
+		pts := make([][3][2]float32, len(s.path))
+		for i, sg := range s.path {
+			for j := range 3 {
+				// Pixels from the image's corner, as a rasteriser the image's size reads them.
+				pts[i][j] = [2]float32{float32(sg.pts[j][0]*scale + dx), float32(sg.pts[j][1]*scale + dy)}
 			}
 		}
-		r.Draw(img, b, image.NewUniform(s.fill), image.Point{})
+		// The contours of each tile, as ranges [start, end) of s.path.
+		tiles := make([][][2]int, cols*rows)
+		for start := 0; start < len(s.path); {
+			end := start + 1
+			for end < len(s.path) && s.path[end].op != 'M' {
+				end++
+			}
+			x0, y0, x1, y1 := float32(math.Inf(1)), float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.Inf(-1))
+			for i := start; i < end; i++ {
+				for j := range pointsOf(s.path[i].op) {
+					x0, x1 = min(x0, pts[i][j][0]), max(x1, pts[i][j][0])
+					y0, y1 = min(y0, pts[i][j][1]), max(y1, pts[i][j][1])
+				}
+			}
+			tx0, ty0 := max(0, int(x0)/paintTile), max(0, int(y0)/paintTile)
+			tx1, ty1 := min(cols-1, int(x1)/paintTile), min(rows-1, int(y1)/paintTile)
+			for ty := ty0; ty <= ty1 && x1 >= 0 && y1 >= 0; ty++ {
+				for tx := tx0; tx <= tx1; tx++ {
+					tiles[ty*cols+tx] = append(tiles[ty*cols+tx], [2]int{start, end})
+				}
+			}
+			start = end
+		}
+		src := image.NewUniform(s.fill)
+		for i, contours := range tiles {
+			if len(contours) == 0 {
+				continue
+			}
+			at := b.Min.Add(image.Pt(i%cols*paintTile, i/cols*paintTile))
+			tile := image.Rectangle{Min: at, Max: at.Add(image.Pt(paintTile, paintTile))}.Intersect(b)
+			ox, oy := float32(tile.Min.X-b.Min.X), float32(tile.Min.Y-b.Min.Y)
+			r.Reset(tile.Dx(), tile.Dy())
+			for _, c := range contours {
+				for k := c[0]; k < c[1]; k++ {
+					p := func(j int) (float32, float32) { return pts[k][j][0] - ox, pts[k][j][1] - oy }
+					switch s.path[k].op {
+					case 'M':
+						r.MoveTo(p(0))
+					case 'L':
+						r.LineTo(p(0))
+					case 'Q':
+						x0, y0 := p(0)
+						x1, y1 := p(1)
+						r.QuadTo(x0, y0, x1, y1)
+					case 'C':
+						x0, y0 := p(0)
+						x1, y1 := p(1)
+						x2, y2 := p(2)
+						r.CubeTo(x0, y0, x1, y1, x2, y2)
+					case 'Z':
+						r.ClosePath()
+					}
+				}
+				r.ClosePath() // a contour the path left open is closed, as a whole-image fill would
+			}
+			r.Draw(img, tile, src, image.Point{})
+		}
 	}
 }
+
+// pointsOf is the number of points a segment of op holds.
+func pointsOf(op byte) int {
+	switch op {
+	case 'M', 'L':
+		return 1
+	case 'Q':
+		return 2
+	case 'C':
+		return 3
+	}
+	return 0
+}
+
+// paintTile is the side, in pixels, of the tiles paint fills.
+const paintTile = 128
 
 // stroke is a polyline drawn width wide: one quadrilateral per segment, all wound the same
 // way, so that overlaps at the joints add up instead of cancelling.

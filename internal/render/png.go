@@ -282,10 +282,17 @@ func Paletted(img *image.RGBA) image.Image { return paletted(img) }
 // taking the nearest of them. Backgrounds hold few distinct colours (flat paper and bands, and
 // the shades of antialiased lines between an ink and the paper), so the nearest is close.
 func paletted(img *image.RGBA) image.Image {
+	// Most pixels repeat the one before (paper, bands): the run is counted before the map is
+	// touched, which is most of the time this takes on a page of nine million pixels.
 	counts := map[uint32]int{}
 	pix := img.Pix
-	for i := 0; i < len(pix); i += 4 {
-		counts[uint32(pix[i])<<16|uint32(pix[i+1])<<8|uint32(pix[i+2])]++
+	rgb := func(i int) uint32 { return uint32(pix[i])<<16 | uint32(pix[i+1])<<8 | uint32(pix[i+2]) }
+	for i := 0; i < len(pix); {
+		c, n := rgb(i), 1
+		for i += 4; i < len(pix) && rgb(i) == c; i += 4 {
+			n++
+		}
+		counts[c] += n
 	}
 	colours := make([]uint32, 0, len(counts))
 	for c := range counts {
@@ -304,14 +311,18 @@ func paletted(img *image.RGBA) image.Image {
 		pal = append(pal, color.RGBA{uint8(c >> 16), uint8(c >> 8), uint8(c), 255})
 	}
 	out := image.NewPaletted(img.Bounds(), pal)
+	last, lastK := uint32(1<<24), uint8(0) // no colour: the first pixel looks itself up
 	for i, j := 0, 0; i < len(pix); i, j = i+4, j+1 {
-		c := uint32(pix[i])<<16 | uint32(pix[i+1])<<8 | uint32(pix[i+2])
-		k, ok := index[c]
-		if !ok {
-			k = uint8(pal.Index(color.RGBA{pix[i], pix[i+1], pix[i+2], 255}))
-			index[c] = k
+		c := rgb(i)
+		if c != last {
+			k, ok := index[c]
+			if !ok {
+				k = uint8(pal.Index(color.RGBA{pix[i], pix[i+1], pix[i+2], 255}))
+				index[c] = k
+			}
+			last, lastK = c, k
 		}
-		out.Pix[j] = k
+		out.Pix[j] = lastK
 	}
 	return out
 }

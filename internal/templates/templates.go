@@ -194,6 +194,9 @@ func (s *Service) Preview(ctx context.Context, accountID, id uuid.UUID, sample S
 		VerificationURL: s.siteURL + "/verify/SAMPLE0000000",
 		Metadata:        sampleMetadata(tmpl.Layout, sample.Metadata),
 	}
+	for _, sg := range b.Signatories {
+		d.Signatories = append(d.Signatories, render.Signatory{Name: sg.Name, Title: sg.Title, Image: store.Deref(sg.SignatureImage)})
+	}
 	if sample.EventDate != nil {
 		d.Event.Date = *sample.EventDate
 	}
