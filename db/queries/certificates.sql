@@ -48,7 +48,8 @@ INSERT INTO verification_codes (code, kind, created_at) VALUES (@code, @kind, @n
 -- counter on. For an issued certificate the same statement spends one credit of the month
 -- @credit_period (the conditional upsert of SpendCredits: no row comes back, and nothing is
 -- inserted, when none is left) and writes the outbox event @event_payload with the number set
--- at the path @event_number_at. The counter and the credit rows are taken by every issuance of
+-- at the path @event_number_at, and counts the certificate in the day's analytics (its
+-- event's row, a hot row too). The counter and the credit rows are taken by every issuance of
 -- the account and held until the commit: one statement that takes both and does everything
 -- that needs them holds them for one round trip. When no row comes back the caller rolls back
 -- (the counter moved on).
@@ -80,6 +81,12 @@ WITH counter AS (
         jsonb_set(sqlc.narg(event_payload)::jsonb, @event_number_at::text[], to_jsonb(cert.certificate_number)), @now::timestamptz
     FROM cert
     WHERE sqlc.narg(event_payload)::jsonb IS NOT NULL
+), counted AS (
+    INSERT INTO analytics_daily AS d (account_id, day, event_id, credential_kind, issued)
+    SELECT cert.account_id, (cert.issued_at AT TIME ZONE 'UTC')::date, cert.event_id, 'certificate', 1
+    FROM cert
+    WHERE cert.issued_at IS NOT NULL
+    ON CONFLICT (account_id, day, event_id, credential_kind) DO UPDATE SET issued = d.issued + excluded.issued
 )
 SELECT * FROM cert;
 

@@ -208,6 +208,12 @@ WITH counter AS (
         jsonb_set($20::jsonb, $21::text[], to_jsonb(cert.certificate_number)), $17::timestamptz
     FROM cert
     WHERE $20::jsonb IS NOT NULL
+), counted AS (
+    INSERT INTO analytics_daily AS d (account_id, day, event_id, credential_kind, issued)
+    SELECT cert.account_id, (cert.issued_at AT TIME ZONE 'UTC')::date, cert.event_id, 'certificate', 1
+    FROM cert
+    WHERE cert.issued_at IS NOT NULL
+    ON CONFLICT (account_id, day, event_id, credential_kind) DO UPDATE SET issued = d.issued + excluded.issued
 )
 SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location FROM cert
 `
@@ -269,7 +275,8 @@ type InsertCertificateRow struct {
 // counter on. For an issued certificate the same statement spends one credit of the month
 // @credit_period (the conditional upsert of SpendCredits: no row comes back, and nothing is
 // inserted, when none is left) and writes the outbox event @event_payload with the number set
-// at the path @event_number_at. The counter and the credit rows are taken by every issuance of
+// at the path @event_number_at, and counts the certificate in the day's analytics (its
+// event's row, a hot row too). The counter and the credit rows are taken by every issuance of
 // the account and held until the commit: one statement that takes both and does everything
 // that needs them holds them for one round trip. When no row comes back the caller rolls back
 // (the counter moved on).
