@@ -150,16 +150,19 @@ type VerifiableCredential struct {
 // and returns that index; ok is false when every candidate was taken (or v's credential has
 // an entry already).
 func (d queries) InsertVerifiableCredential(ctx context.Context, v VerifiableCredential, candidates []int) (index int, ok bool, err error) {
-	c := make([]int32, len(candidates))
-	for i, n := range candidates {
-		c[i] = int32(n)
+	// One short statement per candidate, stopping at the first free one: in a list that is
+	// not nearly full (the caller reads the free indexes exactly when it is), the first.
+	for _, n := range candidates {
+		rows, err := d.q.InsertVerifiableCredential(ctx, db.InsertVerifiableCredentialParams{CredentialID: v.CredentialID, Kind: v.Kind,
+			AccountID: v.AccountID, List: int32(v.List), StatusIndex: int32(n), Salt: v.Salt, Claims: v.Claims, Now: v.SignedAt})
+		if err != nil {
+			return 0, false, mapError(err)
+		}
+		if len(rows) > 0 {
+			return int(rows[0]), true, nil
+		}
 	}
-	rows, err := d.q.InsertVerifiableCredential(ctx, db.InsertVerifiableCredentialParams{CredentialID: v.CredentialID, Kind: v.Kind,
-		AccountID: v.AccountID, List: int32(v.List), Salt: v.Salt, Claims: v.Claims, Now: v.SignedAt, Candidates: c})
-	if err != nil || len(rows) == 0 {
-		return 0, false, mapError(err)
-	}
-	return int(rows[0]), true, nil
+	return 0, false, nil
 }
 
 // FindVerifiableCredential returns a credential's entry (ErrNotFound: none).
