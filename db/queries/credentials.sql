@@ -51,6 +51,17 @@ VALUES (@credential_id, @kind, @account_id, @list, @status_index, @salt, sqlc.na
 ON CONFLICT DO NOTHING
 RETURNING status_index;
 
+-- InsertVerifiableCredentialInOpenList is InsertVerifiableCredential in the account's open
+-- list (the lowest that is not full), found by the same statement through the primary key:
+-- the common draw in one round trip. No row: no open list, the index taken, or an entry
+-- there already; the caller goes the long way.
+-- name: InsertVerifiableCredentialInOpenList :many
+INSERT INTO verifiable_credentials (credential_id, kind, account_id, list, status_index, salt, claims, signed_at)
+SELECT @credential_id, @kind, @account_id, l.list, @status_index, @salt, sqlc.narg(claims)::jsonb, @now::timestamptz
+FROM (SELECT s.list FROM status_lists s WHERE s.account_id = @account_id AND s.full_at IS NULL ORDER BY s.list LIMIT 1) l
+ON CONFLICT DO NOTHING
+RETURNING list;
+
 -- FreeStatusIndexes lists a random few of the list's free indexes up to last_index: the exact
 -- draw once random candidates keep hitting taken ones (a list nearly full).
 -- name: FreeStatusIndexes :many

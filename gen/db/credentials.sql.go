@@ -265,6 +265,56 @@ func (q *Queries) InsertVerifiableCredential(ctx context.Context, arg InsertVeri
 	return items, nil
 }
 
+const insertVerifiableCredentialInOpenList = `-- name: InsertVerifiableCredentialInOpenList :many
+INSERT INTO verifiable_credentials (credential_id, kind, account_id, list, status_index, salt, claims, signed_at)
+SELECT $1, $2, $3, l.list, $4, $5, $6::jsonb, $7::timestamptz
+FROM (SELECT s.list FROM status_lists s WHERE s.account_id = $3 AND s.full_at IS NULL ORDER BY s.list LIMIT 1) l
+ON CONFLICT DO NOTHING
+RETURNING list
+`
+
+type InsertVerifiableCredentialInOpenListParams struct {
+	CredentialID uuid.UUID
+	Kind         string
+	AccountID    uuid.UUID
+	StatusIndex  int32
+	Salt         string
+	Claims       []byte
+	Now          time.Time
+}
+
+// InsertVerifiableCredentialInOpenList is InsertVerifiableCredential in the account's open
+// list (the lowest that is not full), found by the same statement through the primary key:
+// the common draw in one round trip. No row: no open list, the index taken, or an entry
+// there already; the caller goes the long way.
+func (q *Queries) InsertVerifiableCredentialInOpenList(ctx context.Context, arg InsertVerifiableCredentialInOpenListParams) ([]int32, error) {
+	rows, err := q.db.Query(ctx, insertVerifiableCredentialInOpenList,
+		arg.CredentialID,
+		arg.Kind,
+		arg.AccountID,
+		arg.StatusIndex,
+		arg.Salt,
+		arg.Claims,
+		arg.Now,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []int32
+	for rows.Next() {
+		var list int32
+		if err := rows.Scan(&list); err != nil {
+			return nil, err
+		}
+		items = append(items, list)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const listAllIssuerKeys = `-- name: ListAllIssuerKeys :many
 SELECT id, account_id, public_key, private_key_sealed, created_at, retired_at FROM issuer_keys ORDER BY account_id, created_at
 `

@@ -58,6 +58,14 @@ func assignStatus(ctx context.Context, tx *store.Tx, e Entry, now time.Time, cap
 			return err
 		}
 	}
+	// The common case in one round trip: the open list exists and a random index is free.
+	first, err := randomIndexes(1, capacity)
+	if err != nil {
+		return err
+	}
+	if ok, err := tx.InsertVerifiableCredentialInOpenList(ctx, row, first[0]); err != nil || ok {
+		return err
+	}
 	for range 1000 { // each round either takes an index or fills a list; bounded all the same
 		list, err := tx.OpenStatusList(ctx, e.AccountID)
 		if errors.Is(err, store.ErrNotFound) {

@@ -165,6 +165,15 @@ func (d queries) InsertVerifiableCredential(ctx context.Context, v VerifiableCre
 	return 0, false, nil
 }
 
+// InsertVerifiableCredentialInOpenList stores v at index in the account's open list (v.List
+// is not read), in one statement; ok is false when there is no open list, the index is taken
+// or v's credential has an entry already.
+func (d queries) InsertVerifiableCredentialInOpenList(ctx context.Context, v VerifiableCredential, index int) (ok bool, err error) {
+	rows, err := d.q.InsertVerifiableCredentialInOpenList(ctx, db.InsertVerifiableCredentialInOpenListParams{CredentialID: v.CredentialID,
+		Kind: v.Kind, AccountID: v.AccountID, StatusIndex: int32(index), Salt: v.Salt, Claims: v.Claims, Now: v.SignedAt})
+	return err == nil && len(rows) > 0, mapError(err)
+}
+
 // FindVerifiableCredential returns a credential's entry (ErrNotFound: none).
 func (d queries) FindVerifiableCredential(ctx context.Context, credentialID uuid.UUID) (VerifiableCredential, error) {
 	r, err := d.q.GetVerifiableCredential(ctx, credentialID)
