@@ -34,6 +34,7 @@ type Branded struct {
 	Heading    string
 	Paragraphs []string
 	Button     *Button
+	Closing    []string    // paragraphs after the button (a sign-off)
 	Details    [][2]string // label and value rows, e.g. the certificate number
 	Footer     string
 }

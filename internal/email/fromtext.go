@@ -37,7 +37,7 @@ func FromText(d store.EmailDelivery, brand Brand) Branded {
 		h = [2]string{d.Subject, "Open"}
 	}
 	b := Branded{Brand: brand, Heading: h[0], Preheader: d.Subject,
-		Footer: "Sent for " + cmp.Or(brand.Name, d.FromName, "the issuer") + "."}
+		Footer: "Sent for " + strings.TrimRight(cmp.Or(brand.Name, d.FromName, "the issuer"), ".") + "."}
 	for _, para := range strings.Split(strings.ReplaceAll(d.BodyText, "\r\n", "\n"), "\n\n") {
 		lines := strings.Split(strings.Trim(para, "\n"), "\n")
 		if len(lines) == 0 || strings.TrimSpace(lines[0]) == "" {
@@ -46,6 +46,8 @@ func FromText(d store.EmailDelivery, brand Brand) Branded {
 		last := strings.TrimSpace(lines[len(lines)-1])
 		if b.Button == nil && (strings.HasPrefix(last, "https://") || strings.HasPrefix(last, "http://")) && !strings.ContainsAny(last, " \t") {
 			b.Button = &Button{Label: h[1], URL: last}
+			// The words that lead to the link ("Anyone can verify it at:") stay right above
+			// the button.
 			if words := strings.TrimSpace(strings.Join(lines[:len(lines)-1], " ")); words != "" {
 				b.Paragraphs = append(b.Paragraphs, words)
 			}
@@ -65,6 +67,10 @@ func FromText(d store.EmailDelivery, brand Brand) Branded {
 		words := make([]string, len(lines))
 		for i, l := range lines {
 			words[i] = strings.TrimSpace(l)
+		}
+		if b.Button != nil {
+			b.Closing = append(b.Closing, strings.Join(words, " ")) // after the link: below the button
+			continue
 		}
 		b.Paragraphs = append(b.Paragraphs, strings.Join(words, " "))
 	}
