@@ -218,6 +218,9 @@ type certificateSnapshot struct {
 // StatusList answers the account's signed BitstringStatusListCredential number list, built
 // from the stored bits and signed with the account's newest key, as of its last revocation.
 func (s *Service) StatusList(ctx context.Context, accountID uuid.UUID, list int, ifNoneMatch string) (Signed, error) {
+	if list < 1 { // public routes skip the request validator
+		return Signed{}, apperr.Invalid("path.list", "must be a list number from 1")
+	}
 	l, err := s.store.FindStatusList(ctx, accountID, list)
 	if errors.Is(err, store.ErrNotFound) {
 		return Signed{}, apperr.NoSuch("status list")

@@ -7,7 +7,6 @@ import (
 	"fmt"
 
 	"github.com/certhub/credentiald/gen/api"
-	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/credentials"
 	"github.com/certhub/credentiald/internal/vc"
 )
@@ -77,9 +76,6 @@ func (s *Server) GetIssuerJwks(ctx context.Context, req api.GetIssuerJwksRequest
 }
 
 func (s *Server) GetIssuerStatusList(ctx context.Context, req api.GetIssuerStatusListRequestObject) (api.GetIssuerStatusListResponseObject, error) {
-	if req.List < 1 {
-		return nil, apperr.Invalid("path.list", "must be a list number from 1")
-	}
 	l, err := s.credentials.StatusList(ctx, req.AccountId, req.List, ifNoneMatch(req.Params.IfNoneMatch))
 	switch {
 	case err != nil:
