@@ -222,30 +222,9 @@ func textPath(fams map[string]*family, text string, st style, size, x, y float64
 			prev = gi
 			segs, err := r.face.font.LoadGlyph(&buf, gi, ppem, nil)
 			if err == nil {
-				for _, s := range segs {
-					sg := seg{}
-					n := 1
-					switch s.Op {
-					case sfnt.SegmentOpMoveTo:
-						if len(out) > 0 && out[len(out)-1].op != 'Z' {
-							out = append(out, closePath())
-						}
-						sg.op = 'M'
-					case sfnt.SegmentOpLineTo:
-						sg.op = 'L'
-					case sfnt.SegmentOpQuadTo:
-						sg.op, n = 'Q', 2
-					case sfnt.SegmentOpCubeTo:
-						sg.op, n = 'C', 3
-					}
-					for j := range n {
-						sg.pts[j] = [2]float64{px + float64(s.Args[j].X)/64, y + float64(s.Args[j].Y)/64}
-					}
-					out = append(out, sg)
-				}
-				if len(out) > 0 && out[len(out)-1].op != 'Z' {
-					out = append(out, closePath())
-				}
+				out = appendGlyph(out, segs, func(p fixed.Point26_6) [2]float64 {
+					return [2]float64{px + float64(p.X)/64, y + float64(p.Y)/64}
+				})
 			}
 			if adv, err := r.face.font.GlyphAdvance(&buf, gi, ppem, font.HintingNone); err == nil {
 				px += float64(adv) / 64
@@ -315,4 +294,34 @@ func star(cx, cy, outer, inner float64) []seg {
 func mix(a, b color.NRGBA, t float64) color.NRGBA {
 	m := func(x, y uint8) uint8 { return uint8(float64(x)*(1-t) + float64(y)*t + 0.5) }
 	return color.NRGBA{m(a.R, b.R), m(a.G, b.G), m(a.B, b.B), 255}
+}
+
+// appendGlyph appends a glyph's outline to a path, each point placed by place (from the font's
+// 26.6 units to the page), every contour closed.
+func appendGlyph(path []seg, segs sfnt.Segments, place func(fixed.Point26_6) [2]float64) []seg {
+	for _, s := range segs {
+		sg := seg{}
+		n := 1
+		switch s.Op {
+		case sfnt.SegmentOpMoveTo:
+			if len(path) > 0 && path[len(path)-1].op != 'Z' {
+				path = append(path, closePath())
+			}
+			sg.op = 'M'
+		case sfnt.SegmentOpLineTo:
+			sg.op = 'L'
+		case sfnt.SegmentOpQuadTo:
+			sg.op, n = 'Q', 2
+		case sfnt.SegmentOpCubeTo:
+			sg.op, n = 'C', 3
+		}
+		for j := range n {
+			sg.pts[j] = place(s.Args[j])
+		}
+		path = append(path, sg)
+	}
+	if len(path) > 0 && path[len(path)-1].op != 'Z' {
+		path = append(path, closePath())
+	}
+	return path
 }

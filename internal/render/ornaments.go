@@ -335,30 +335,7 @@ func ringText(fams map[string]*family, text string, cx, cy, ring float64, fill c
 				rr := radius + h
 				return [2]float64{cx + rr*sin + u*cos, cy - rr*cos + u*sin}
 			}
-			for _, s := range segs {
-				sg := seg{}
-				n := 1
-				switch s.Op {
-				case sfnt.SegmentOpMoveTo:
-					if len(path) > 0 && path[len(path)-1].op != 'Z' {
-						path = append(path, closePath())
-					}
-					sg.op = 'M'
-				case sfnt.SegmentOpLineTo:
-					sg.op = 'L'
-				case sfnt.SegmentOpQuadTo:
-					sg.op, n = 'Q', 2
-				case sfnt.SegmentOpCubeTo:
-					sg.op, n = 'C', 3
-				}
-				for j := range n {
-					sg.pts[j] = place(s.Args[j])
-				}
-				path = append(path, sg)
-			}
-			if len(path) > 0 && path[len(path)-1].op != 'Z' {
-				path = append(path, closePath())
-			}
+			path = appendGlyph(path, segs, place)
 		}
 		angle += (adv + tracking*size) / radius
 	}
