@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/certhub/credentiald/internal/accounts"
 	"github.com/certhub/credentiald/internal/attendees"
 	"github.com/certhub/credentiald/internal/recovery"
 	"github.com/certhub/credentiald/internal/store"
@@ -36,25 +34,8 @@ type exporting struct {
 
 func newExporting(t *testing.T, n int) exporting {
 	t.Helper()
-	ctx := t.Context()
-	st, url := testkit.Store(t)
-	clock := &testkit.Clock{}
-	clock.Stop()
-	acct, _, err := accounts.New(st, clock.Now).Create(ctx, accounts.CreateParams{Email: "owner@example.org",
-		Password: testkit.Password, Name: "Owner", AccountName: "Society"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl, err := st.InsertTemplate(ctx, store.NewTemplate{AccountID: &acct.ID, Name: "T", PageSize: "A4", Orientation: "landscape",
-		Layout: json.RawMessage(`{"rows":[]}`)}, clock.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ev, err := st.CreateEvent(ctx, acct.ID, store.EventFields{Name: "E", EventDate: clock.Now(), TemplateID: tmpl.ID}, clock.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := exporting{st: st, url: url, svc: attendees.New(st, clock.Now), clock: clock, account: acct.ID, event: ev.ID}
+	w := testkit.NewWorld(t)
+	s := exporting{st: w.Store, url: w.DBURL, svc: attendees.New(w.Store, w.Clock.Now), clock: w.Clock, account: w.Account, event: w.Event}
 	s.add(t, "before", n)
 	return s
 }

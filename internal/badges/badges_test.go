@@ -3,7 +3,6 @@ package badges_test
 import (
 	"bytes"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"image"
 	"image/png"
@@ -15,7 +14,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/certhub/credentiald/internal/accounts"
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/badges"
 	"github.com/certhub/credentiald/internal/certificates"
@@ -40,25 +38,8 @@ type world struct {
 
 func newWorld(t *testing.T) world {
 	t.Helper()
-	ctx := t.Context()
-	st, dbURL := testkit.Store(t)
-	clock := &testkit.Clock{}
-	clock.Stop()
-	acct, _, err := accounts.New(st, clock.Now).Create(ctx, accounts.CreateParams{Email: "owner@example.org",
-		Password: testkit.Password, Name: "Owner", AccountName: "Analytical Society"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl, err := st.InsertTemplate(ctx, store.NewTemplate{AccountID: &acct.ID, Name: "Plain", PageSize: "A4", Orientation: "landscape",
-		Layout: json.RawMessage(`{"rows":[{"height":40,"cols":[{"size":12,"content":{"type":"text","text":"x"}}]}]}`)}, clock.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ev, err := st.CreateEvent(ctx, acct.ID, store.EventFields{Name: "Congress", EventDate: clock.Now(), TemplateID: tmpl.ID}, clock.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return world{dbURL: dbURL, st: st, svc: badges.New(st, site, clock.Now, nil), clock: clock, account: acct.ID, event: ev.ID}
+	w := testkit.NewWorld(t)
+	return world{dbURL: w.DBURL, st: w.Store, svc: badges.New(w.Store, site, w.Clock.Now, nil), clock: w.Clock, account: w.Account, event: w.Event}
 }
 
 func (w world) attendee(t *testing.T, first string) uuid.UUID {

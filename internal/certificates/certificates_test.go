@@ -9,7 +9,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/certhub/credentiald/internal/accounts"
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/certificates"
 	"github.com/certhub/credentiald/internal/store"
@@ -32,26 +31,9 @@ type issuing struct {
 
 func newIssuing(t *testing.T) issuing {
 	t.Helper()
-	ctx := t.Context()
-	st, dbURL := testkit.Store(t)
-	clock := &testkit.Clock{}
-	clock.Stop()
-	acct, _, err := accounts.New(st, clock.Now).Create(ctx, accounts.CreateParams{Email: "owner@example.org",
-		Password: testkit.Password, Name: "Owner", AccountName: "Analytical Society"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl, err := st.InsertTemplate(ctx, store.NewTemplate{AccountID: &acct.ID, Name: "Plain", PageSize: "A4", Orientation: "landscape",
-		Layout: json.RawMessage(`{"rows":[{"height":40,"cols":[{"size":12,"content":{"type":"text","text":"{{recipient.fullName}}"}}]}]}`)}, clock.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ev, err := st.CreateEvent(ctx, acct.ID, store.EventFields{Name: "Congress", EventDate: clock.Now(), TemplateID: tmpl.ID}, clock.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return issuing{st: st, dbURL: dbURL, svc: certificates.New(st, "https://certs.example.org", clock.Now, nil), clock: clock,
-		account: acct.ID, event: ev.ID, template: tmpl.ID}
+	w := testkit.NewWorld(t)
+	return issuing{st: w.Store, dbURL: w.DBURL, svc: certificates.New(w.Store, "https://certs.example.org", w.Clock.Now, nil), clock: w.Clock,
+		account: w.Account, event: w.Event, template: w.Template}
 }
 
 func (s issuing) attendee(t *testing.T, first string) uuid.UUID {
