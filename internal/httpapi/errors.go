@@ -11,9 +11,6 @@ import (
 	"github.com/certhub/credentiald/internal/apperr"
 )
 
-// errNotImplemented is what an operation of the contract answers until it is built.
-var errNotImplemented = apperr.New(apperr.NotImplemented, "This operation is documented but not built yet.")
-
 // httpErrorCodes maps Echo's own errors (routing, body limits, binding) to contract codes.
 var httpErrorCodes = map[int]apperr.Code{
 	http.StatusBadRequest:            apperr.ValidationError,
