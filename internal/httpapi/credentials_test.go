@@ -347,16 +347,17 @@ func TestVerifiableCredentialNotFoundAndBadInput(t *testing.T) {
 	}
 	draftCode := d.Data.Issued[0].VerificationCode
 	for path, want := range map[string]int{
-		"/api/v1/verify/" + draftCode + "/credential.json": 404,
-		"/api/v1/verify/" + draftCode + "/credential.jwt":  404,
-		"/api/v1/verify/ZZZZZZZZZZZZZ/credential.json":     404,
-		"/api/v1/verify/not_a_code!/credential.json":       400,
-		"/issuers/" + uuid.NewString() + "/did.json":       404,
-		"/issuers/" + uuid.NewString() + "/jwks.json":      404,
-		"/issuers/" + s.acct.ID.String() + "/status/1":     404, // nothing issued yet
-		"/issuers/" + s.acct.ID.String() + "/status/0":     400,
-		"/issuers/" + s.acct.ID.String() + "/status/x":     400,
-		"/issuers/not-a-uuid/did.json":                     400,
+		"/api/v1/verify/" + draftCode + "/credential.json":      404,
+		"/api/v1/verify/" + draftCode + "/credential.jwt":       404,
+		"/api/v1/verify/ZZZZZZZZZZZZZ/credential.json":          404,
+		"/api/v1/verify/not_a_code!/credential.json":            400,
+		"/issuers/" + uuid.NewString() + "/did.json":            404,
+		"/issuers/" + uuid.NewString() + "/jwks.json":           404,
+		"/issuers/" + s.acct.ID.String() + "/status/1":          404, // nothing issued yet
+		"/issuers/" + s.acct.ID.String() + "/status/0":          400,
+		"/issuers/" + s.acct.ID.String() + "/status/4294967297": 400, // would wrap to list 1 in 32 bits
+		"/issuers/" + s.acct.ID.String() + "/status/x":          400,
+		"/issuers/not-a-uuid/did.json":                          400,
 	} {
 		if res := public.Get(path); res.StatusCode != want {
 			t.Errorf("%s: %d, want %d: %s", path, res.StatusCode, want, res.Body)
