@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -23,9 +24,10 @@ const usage = `usage: devtool <command>
   template-previews -out DIR   render each system template as DIR/template-NAME.png
   badge-previews -out DIR      render generated badge images for three names as DIR/badge-*.png
   api-docs -page FILE          write the API reference page (Redoc and the document inline) and its Go file
-  bench-http -bin FILE [-dir DIR] [-profile]   the HTTP load benchmark (make bench-http): the server binary
-                               against a bare Echo + pgx server on a fresh durable cluster; -profile writes
-                               CPU profiles of the server under each load into DIR`
+  bench-http -bin FILE [-bench-dir DIR] [-profile] [-phase 3s] [-works issue,lookup,import,job]
+                               the HTTP load benchmark (make bench-http): the server binary against a bare
+                               Echo + pgx server on a fresh durable cluster; -profile writes CPU profiles
+                               of the server under each load into DIR; -works runs only the loads named`
 
 func main() {
 	if len(os.Args) < 2 {
@@ -50,6 +52,7 @@ func run(cmd string, args []string) error {
 	benchDir := fs.String("bench-dir", ".data/bench-http", "the work folder of bench-http")
 	profile := fs.Bool("profile", false, "bench-http: write CPU profiles of the server under load")
 	phase := fs.Duration("phase", 3*time.Second, "bench-http: one phase of load")
+	works := fs.String("works", "", "bench-http: only these loads, comma-separated (issue, lookup, import, job); empty: all")
 	covDir := fs.String("coverage-dir", coverage.DefaultDir(), "where test runs record observed responses")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -78,7 +81,8 @@ func run(cmd string, args []string) error {
 	case "badge-previews":
 		return badgePreviews(*out)
 	case "bench-http":
-		return loadbench.Run(ctx, loadbench.Options{Binary: *bin, Dir: *benchDir, Profile: *profile, Phase: *phase})
+		return loadbench.Run(ctx, loadbench.Options{Binary: *bin, Dir: *benchDir, Profile: *profile, Phase: *phase,
+			Works: strings.FieldsFunc(*works, func(r rune) bool { return r == ',' })})
 	case "api-docs":
 		return apiDocs(*specFile, *bundle, *page)
 	default:

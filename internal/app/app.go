@@ -54,12 +54,13 @@ func Database(ctx context.Context, cfg config.Config, logger *slog.Logger) (*sto
 	return st, func() { st.Close(); stopCluster() }, nil
 }
 
-// defaultGOGC is the collector's pace when GOGC is not set (see Serve).
+// defaultGOGC is the collector's pace when GOGC is not set (see RuntimeDefaults).
 const defaultGOGC = 400
 
-// Serve runs the API until ctx is cancelled, then drains requests for up to 20 seconds.
-// ready, when not nil, receives the listening address.
-func Serve(ctx context.Context, cfg config.Config, logger *slog.Logger, ready chan<- net.Addr) error {
+// RuntimeDefaults sets the Go runtime as the service runs: when GOGC is not in the
+// environment, the collector's pace is defaultGOGC. Serve calls it; so do the benchmarks that
+// run the service in their own process, so that they measure it as it runs.
+func RuntimeDefaults(cfg config.Config) {
 	if !cfg.GOGCSet {
 		// The renderer is bound by the garbage collector: maroto parses every embedded font
 		// for every document, about 30 MB of garbage per certificate PDF, and the collector
@@ -69,6 +70,12 @@ func Serve(ctx context.Context, cfg config.Config, logger *slog.Logger, ready ch
 		// peak RSS that make bench-http prints). GOGC and GOMEMLIMIT in the environment win.
 		debug.SetGCPercent(defaultGOGC)
 	}
+}
+
+// Serve runs the API until ctx is cancelled, then drains requests for up to 20 seconds.
+// ready, when not nil, receives the listening address.
+func Serve(ctx context.Context, cfg config.Config, logger *slog.Logger, ready chan<- net.Addr) error {
+	RuntimeDefaults(cfg)
 	st, closeDB, err := Database(ctx, cfg, logger)
 	if err != nil {
 		return err

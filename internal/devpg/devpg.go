@@ -48,6 +48,17 @@ var ErrNoServer = errors.New("no PostgreSQL server found: install it (Debian: ap
 // URL returns the address of the application database.
 func (c *Cluster) URL() string { return c.DatabaseURL(Database) }
 
+// PID returns the postmaster's process id, from postmaster.pid (0 when it is not running).
+func (c *Cluster) PID() int {
+	b, err := os.ReadFile(filepath.Join(c.Dir, "postmaster.pid"))
+	if err != nil {
+		return 0
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	pid, _ := strconv.Atoi(strings.TrimSpace(line))
+	return pid
+}
+
 // DatabaseURL returns the address of database name in the cluster.
 func (c *Cluster) DatabaseURL(name string) string {
 	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", c.Port, name)

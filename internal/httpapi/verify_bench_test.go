@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"os"
+	"runtime/debug"
 	"testing"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/labstack/echo/v4"
 
+	"github.com/certhub/credentiald/internal/app"
 	"github.com/certhub/credentiald/internal/config"
 	"github.com/certhub/credentiald/internal/loadgen"
 	"github.com/certhub/credentiald/internal/testkit"
@@ -42,6 +44,10 @@ func BenchmarkVerifyLookup(b *testing.B) {
 		b.Fatalf("branding: %d %s", res.StatusCode, res.Body)
 	}
 	code := s.issue(b, "Ada", "Lovelace", nil).Data.VerificationCode
+	// The service runs with its runtime defaults (GOGC 400 unless set): so does this process,
+	// the bare server's too, and the load generator's.
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	app.RuntimeDefaults(s.env.Config)
 
 	pool, err := pgxpool.New(context.Background(), s.env.Config.DatabaseURL)
 	if err != nil {

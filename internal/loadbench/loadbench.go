@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -39,7 +40,10 @@ type Options struct {
 	Rounds  int           // phases of each side per work (3)
 	// Profile writes a CPU profile of the server under each load into Dir (PPROF_ADDR).
 	Profile bool
-	Out     io.Writer
+	// Works names the loads to run (issue, lookup, import, job); empty: all. lookup reads
+	// what issue made, so it brings issue along.
+	Works []string
+	Out   io.Writer
 }
 
 func (o *Options) defaults() {
@@ -100,7 +104,7 @@ func Run(ctx context.Context, o Options) (err error) {
 	}
 	defer func() { err = errors.Join(err, srv.stop()) }()
 
-	b := &bench{o: o, pool: pool, srv: srv}
+	b := &bench{o: o, pool: pool, srv: srv, pgPID: cluster.PID()}
 	if err := b.setup(ctx); err != nil {
 		return fmt.Errorf("setting up the data: %w", err)
 	}
@@ -113,8 +117,14 @@ func Run(ctx context.Context, o Options) (err error) {
 
 	fmt.Fprintf(o.Out, "%d clients, %d phases of %s per side, alternating; every request from another client address\n\n",
 		o.Clients, o.Rounds, o.Phase)
-	for _, w := range []func(context.Context) (row, error){b.issueLoad, b.lookupLoad, b.importLoad, b.jobTiming} {
-		r, err := w(ctx)
+	for _, w := range []struct {
+		name string
+		run  func(context.Context) (row, error)
+	}{{"issue", b.issueLoad}, {"lookup", b.lookupLoad}, {"import", b.importLoad}, {"job", b.jobTiming}} {
+		if len(o.Works) > 0 && !slices.Contains(o.Works, w.name) && !(w.name == "issue" && slices.Contains(o.Works, "lookup")) {
+			continue
+		}
+		r, err := w.run(ctx)
 		if err != nil {
 			return err
 		}
@@ -241,7 +251,9 @@ type row struct {
 	sp50, sp99    time.Duration
 	bp50, bp99    time.Duration
 	serverCPU     float64 // µs of the server process per request (or per unit)
-	note          string
+	// µs of PostgreSQL (all of the cluster's processes) per request, under each side's load
+	pgCPU, barePGCPU float64
+	note             string
 }
 
 func (r row) print(out io.Writer) {
@@ -254,6 +266,9 @@ func (r row) print(out io.Writer) {
 		r.work, r.service, r.unit, ms(r.sp50), ms(r.sp99), r.bare, r.unit, ms(r.bp50), ms(r.bp99), r.service/r.bare)
 	if r.serverCPU > 0 {
 		fmt.Fprintf(out, "   server CPU %.0f µs/req", r.serverCPU)
+	}
+	if r.pgCPU > 0 {
+		fmt.Fprintf(out, "   PostgreSQL CPU %.0f µs/req (bare %.0f)", r.pgCPU, r.barePGCPU)
 	}
 	if r.note != "" {
 		fmt.Fprintf(out, "   %s", r.note)

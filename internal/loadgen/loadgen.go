@@ -178,6 +178,30 @@ func CPUTicks(pids ...int) int64 {
 	return total
 }
 
+// TreeCPUTicks is CPUTicks of process parent and its children (a PostgreSQL cluster: the
+// postmaster, its backends, the WAL writer, the checkpointer). A child that exited between
+// two readings takes its ticks with it: read it over phases in which the pools stay open.
+func TreeCPUTicks(parent int) int64 {
+	pids := []int{parent}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+		if ppid, _ := strconv.Atoi(f[1]); ppid == parent {
+			pids = append(pids, pid)
+		}
+	}
+	return CPUTicks(pids...)
+}
+
 // TicksPerRequest turns clock ticks into microseconds per request.
 func TicksPerRequest(ticks int64, requests int) float64 {
 	if requests == 0 {
