@@ -7,6 +7,23 @@ FROM attendees a JOIN events e ON e.id = a.event_id
 WHERE a.account_id = @account_id AND a.id = @attendee_id
 FOR UPDATE OF a;
 
+-- LockIssueSource reads what a certificate is made from in one round trip: the attendee,
+-- locked as LockAttendeeForIssue locks it, with its event, the template (the account's or a
+-- system one) and the account's branding (its columns NULL when the account has none). No
+-- row: the attendee or the template is missing (LockAttendeeForIssue tells which).
+-- name: LockIssueSource :one
+SELECT a.*, e.name AS event_name, e.event_date, e.location AS event_location,
+       e.certificate_validity_days, e.template_id AS event_template_id,
+       sqlc.embed(t),
+       b.account_id AS branding_account_id, b.issuer_name AS branding_issuer_name, b.website AS branding_website,
+       b.logo AS branding_logo, b.primary_color AS branding_primary_color, b.email_from_name AS branding_email_from_name,
+       b.email_reply_to AS branding_email_reply_to, b.updated_at AS branding_updated_at, b.signatories AS branding_signatories
+FROM attendees a JOIN events e ON e.id = a.event_id
+JOIN templates t ON t.id = @template_id AND (t.account_id = a.account_id OR t.account_id IS NULL)
+LEFT JOIN branding b ON b.account_id = a.account_id
+WHERE a.account_id = @account_id AND a.id = @attendee_id
+FOR UPDATE OF a;
+
 -- CurrentCertificatesFor marks the key's issued certificate past its expiry as expired (so
 -- that a new one can be issued: at most one issued certificate per attendee, event and
 -- template) and returns what is current after that: the issued certificate and the draft, if
@@ -40,28 +57,34 @@ SELECT a.plan, p.monthly_credits AS monthly_limit,
 FROM accounts a JOIN plans p ON p.code = a.plan
 WHERE a.id = @account_id;
 
--- name: RegisterVerificationCode :execrows
-INSERT INTO verification_codes (code, kind, created_at) VALUES (@code, @kind, @now::timestamptz) ON CONFLICT DO NOTHING;
-
 -- InsertCertificate stores a new certificate or draft, numbered with the account's next number
 -- (@number_prefix, then the number zero-padded to @number_digits) by moving the account's
--- counter on. For an issued certificate the same statement spends one credit of the month
--- @credit_period (the conditional upsert of SpendCredits: no row comes back, and nothing is
--- inserted, when none is left) and writes the outbox event @event_payload with the number set
--- at the path @event_number_at, and counts the certificate in the day's analytics (its
--- event's row, a hot row too). The counter and the credit rows are taken by every issuance of
--- the account and held until the commit: one statement that takes both and does everything
--- that needs them holds them for one round trip. When no row comes back the caller rolls back
--- (the counter moved on).
+-- counter on, under the verification code @verification_code, which it reserves in the
+-- registry. For an issued certificate the same statement spends one credit of the month
+-- @credit_period (the conditional upsert of SpendCredits), writes the outbox event
+-- @event_payload with the number set at the path @event_number_at, counts the certificate in
+-- the day's analytics (its event's row, a hot row too), and gives its verifiable credential
+-- its entry: the first of the random @status_candidates that is free in the account's open
+-- status list, with the salt @status_salt (status_assigned false: the account has no open
+-- list, or every candidate was taken; the caller draws the entry the long way).
+-- No row comes back, and nothing is written, when no credit is left or the code is taken
+-- (the caller tells which by the credit figures). The counter and the credit rows are taken by
+-- every issuance of the account and held until the commit: one statement that takes both and
+-- does everything else, in one round trip, holds them for the shortest time.
 -- name: InsertCertificate :one
-WITH counter AS (
-    INSERT INTO certificate_counters AS c (account_id, last_number) VALUES (@account_id, 1)
+WITH code AS (
+    INSERT INTO verification_codes (code, kind, created_at) VALUES (@verification_code, 'certificate', @now::timestamptz)
+    ON CONFLICT DO NOTHING
+    RETURNING code
+), counter AS (
+    INSERT INTO certificate_counters AS c (account_id, last_number) SELECT @account_id, 1 FROM code
     ON CONFLICT (account_id) DO UPDATE SET last_number = c.last_number + 1
     RETURNING last_number
 ), credit AS (
     INSERT INTO credit_usage AS u (account_id, period, used)
     SELECT a.id, sqlc.narg(credit_period)::date, 1 FROM accounts a JOIN plans p ON p.code = a.plan
     WHERE sqlc.narg(credit_period)::date IS NOT NULL AND a.id = @account_id AND coalesce(p.monthly_credits, 2147483647) >= 1
+      AND EXISTS (SELECT 1 FROM code)
     ON CONFLICT (account_id, period) DO UPDATE SET used = u.used + 1
     WHERE u.used <= (SELECT coalesce(p.monthly_credits, 2147483647) FROM accounts a JOIN plans p ON p.code = a.plan WHERE a.id = u.account_id) - 1
     RETURNING used
@@ -70,11 +93,21 @@ WITH counter AS (
         status, recipient_first_name, recipient_last_name, recipient_email, snapshot, issued_at, expires_at, created_at, updated_at)
     SELECT @id, @account_id, @event_id, @attendee_id, @template_id,
         @number_prefix::text || lpad(counter.last_number::text, greatest(@number_digits::integer, length(counter.last_number::text)), '0'),
-        @verification_code, @status, @recipient_first_name, @recipient_last_name, @recipient_email, @snapshot,
+        code.code, @status, @recipient_first_name, @recipient_last_name, @recipient_email, @snapshot,
         sqlc.narg(issued_at), sqlc.narg(expires_at), @now::timestamptz, @now::timestamptz
-    FROM counter
+    FROM counter, code
     WHERE sqlc.narg(credit_period)::date IS NULL OR EXISTS (SELECT 1 FROM credit)
     RETURNING *
+), entry AS (
+    INSERT INTO verifiable_credentials (credential_id, kind, account_id, list, status_index, salt, signed_at)
+    SELECT cert.id, 'certificate', cert.account_id, l.list, candidate, @status_salt::text, @now::timestamptz
+    FROM cert,
+         (SELECT s.list FROM status_lists s WHERE s.account_id = @account_id AND s.full_at IS NULL ORDER BY s.list LIMIT 1) l,
+         unnest(@status_candidates::integer[]) AS candidate
+    WHERE cert.issued_at IS NOT NULL
+    -- the first free candidate is taken; the rest conflict with it on credential_id
+    ON CONFLICT DO NOTHING
+    RETURNING list
 ), event AS (
     INSERT INTO outbox_events (id, account_id, event_type, payload, occurred_at)
     SELECT @outbox_id, cert.account_id, @event_type::text,
@@ -88,7 +121,7 @@ WITH counter AS (
     WHERE cert.issued_at IS NOT NULL
     ON CONFLICT (account_id, day, event_id, credential_kind) DO UPDATE SET issued = d.issued + excluded.issued
 )
-SELECT * FROM cert;
+SELECT cert.*, EXISTS (SELECT 1 FROM entry) AS status_assigned FROM cert;
 
 -- IssueDraft turns a draft into the issued certificate, keeping its number and code.
 -- name: IssueDraft :one

@@ -181,33 +181,48 @@ func (q *Queries) GetCertificate(ctx context.Context, arg GetCertificateParams) 
 }
 
 const insertCertificate = `-- name: InsertCertificate :one
-WITH counter AS (
-    INSERT INTO certificate_counters AS c (account_id, last_number) VALUES ($1, 1)
+WITH code AS (
+    INSERT INTO verification_codes (code, kind, created_at) VALUES ($1, 'certificate', $2::timestamptz)
+    ON CONFLICT DO NOTHING
+    RETURNING code
+), counter AS (
+    INSERT INTO certificate_counters AS c (account_id, last_number) SELECT $3, 1 FROM code
     ON CONFLICT (account_id) DO UPDATE SET last_number = c.last_number + 1
     RETURNING last_number
 ), credit AS (
     INSERT INTO credit_usage AS u (account_id, period, used)
-    SELECT a.id, $2::date, 1 FROM accounts a JOIN plans p ON p.code = a.plan
-    WHERE $2::date IS NOT NULL AND a.id = $1 AND coalesce(p.monthly_credits, 2147483647) >= 1
+    SELECT a.id, $4::date, 1 FROM accounts a JOIN plans p ON p.code = a.plan
+    WHERE $4::date IS NOT NULL AND a.id = $3 AND coalesce(p.monthly_credits, 2147483647) >= 1
+      AND EXISTS (SELECT 1 FROM code)
     ON CONFLICT (account_id, period) DO UPDATE SET used = u.used + 1
     WHERE u.used <= (SELECT coalesce(p.monthly_credits, 2147483647) FROM accounts a JOIN plans p ON p.code = a.plan WHERE a.id = u.account_id) - 1
     RETURNING used
 ), cert AS (
     INSERT INTO certificates (id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code,
         status, recipient_first_name, recipient_last_name, recipient_email, snapshot, issued_at, expires_at, created_at, updated_at)
-    SELECT $3, $1, $4, $5, $6,
-        $7::text || lpad(counter.last_number::text, greatest($8::integer, length(counter.last_number::text)), '0'),
-        $9, $10, $11, $12, $13, $14,
-        $15, $16, $17::timestamptz, $17::timestamptz
-    FROM counter
-    WHERE $2::date IS NULL OR EXISTS (SELECT 1 FROM credit)
+    SELECT $5, $3, $6, $7, $8,
+        $9::text || lpad(counter.last_number::text, greatest($10::integer, length(counter.last_number::text)), '0'),
+        code.code, $11, $12, $13, $14, $15,
+        $16, $17, $2::timestamptz, $2::timestamptz
+    FROM counter, code
+    WHERE $4::date IS NULL OR EXISTS (SELECT 1 FROM credit)
     RETURNING id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location
+), entry AS (
+    INSERT INTO verifiable_credentials (credential_id, kind, account_id, list, status_index, salt, signed_at)
+    SELECT cert.id, 'certificate', cert.account_id, l.list, candidate, $18::text, $2::timestamptz
+    FROM cert,
+         (SELECT s.list FROM status_lists s WHERE s.account_id = $3 AND s.full_at IS NULL ORDER BY s.list LIMIT 1) l,
+         unnest($19::integer[]) AS candidate
+    WHERE cert.issued_at IS NOT NULL
+    -- the first free candidate is taken; the rest conflict with it on credential_id
+    ON CONFLICT DO NOTHING
+    RETURNING list
 ), event AS (
     INSERT INTO outbox_events (id, account_id, event_type, payload, occurred_at)
-    SELECT $18, cert.account_id, $19::text,
-        jsonb_set($20::jsonb, $21::text[], to_jsonb(cert.certificate_number)), $17::timestamptz
+    SELECT $20, cert.account_id, $21::text,
+        jsonb_set($22::jsonb, $23::text[], to_jsonb(cert.certificate_number)), $2::timestamptz
     FROM cert
-    WHERE $20::jsonb IS NOT NULL
+    WHERE $22::jsonb IS NOT NULL
 ), counted AS (
     INSERT INTO analytics_daily AS d (account_id, day, event_id, credential_kind, issued)
     SELECT cert.account_id, (cert.issued_at AT TIME ZONE 'UTC')::date, cert.event_id, 'certificate', 1
@@ -215,10 +230,12 @@ WITH counter AS (
     WHERE cert.issued_at IS NOT NULL
     ON CONFLICT (account_id, day, event_id, credential_kind) DO UPDATE SET issued = d.issued + excluded.issued
 )
-SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location FROM cert
+SELECT cert.id, cert.account_id, cert.event_id, cert.attendee_id, cert.template_id, cert.certificate_number, cert.verification_code, cert.status, cert.recipient_first_name, cert.recipient_last_name, cert.recipient_email, cert.snapshot, cert.recipient_token_hash, cert.issued_at, cert.expires_at, cert.revoked_at, cert.revocation_reason, cert.revocation_reason_code, cert.first_viewed_at, cert.first_verified_at, cert.created_at, cert.updated_at, cert.snapshot_event_name, cert.snapshot_event_date, cert.snapshot_event_location, EXISTS (SELECT 1 FROM entry) AS status_assigned FROM cert
 `
 
 type InsertCertificateParams struct {
+	VerificationCode   string
+	Now                time.Time
 	AccountID          uuid.UUID
 	CreditPeriod       pgtype.Date
 	ID                 uuid.UUID
@@ -227,7 +244,6 @@ type InsertCertificateParams struct {
 	TemplateID         uuid.UUID
 	NumberPrefix       string
 	NumberDigits       int32
-	VerificationCode   string
 	Status             string
 	RecipientFirstName string
 	RecipientLastName  string
@@ -235,7 +251,8 @@ type InsertCertificateParams struct {
 	Snapshot           []byte
 	IssuedAt           *time.Time
 	ExpiresAt          *time.Time
-	Now                time.Time
+	StatusSalt         string
+	StatusCandidates   []int32
 	OutboxID           uuid.UUID
 	EventType          string
 	EventPayload       []byte
@@ -268,20 +285,27 @@ type InsertCertificateRow struct {
 	SnapshotEventName     *string
 	SnapshotEventDate     *string
 	SnapshotEventLocation *string
+	StatusAssigned        bool
 }
 
 // InsertCertificate stores a new certificate or draft, numbered with the account's next number
 // (@number_prefix, then the number zero-padded to @number_digits) by moving the account's
-// counter on. For an issued certificate the same statement spends one credit of the month
-// @credit_period (the conditional upsert of SpendCredits: no row comes back, and nothing is
-// inserted, when none is left) and writes the outbox event @event_payload with the number set
-// at the path @event_number_at, and counts the certificate in the day's analytics (its
-// event's row, a hot row too). The counter and the credit rows are taken by every issuance of
-// the account and held until the commit: one statement that takes both and does everything
-// that needs them holds them for one round trip. When no row comes back the caller rolls back
-// (the counter moved on).
+// counter on, under the verification code @verification_code, which it reserves in the
+// registry. For an issued certificate the same statement spends one credit of the month
+// @credit_period (the conditional upsert of SpendCredits), writes the outbox event
+// @event_payload with the number set at the path @event_number_at, counts the certificate in
+// the day's analytics (its event's row, a hot row too), and gives its verifiable credential
+// its entry: the first of the random @status_candidates that is free in the account's open
+// status list, with the salt @status_salt (status_assigned false: the account has no open
+// list, or every candidate was taken; the caller draws the entry the long way).
+// No row comes back, and nothing is written, when no credit is left or the code is taken
+// (the caller tells which by the credit figures). The counter and the credit rows are taken by
+// every issuance of the account and held until the commit: one statement that takes both and
+// does everything else, in one round trip, holds them for the shortest time.
 func (q *Queries) InsertCertificate(ctx context.Context, arg InsertCertificateParams) (InsertCertificateRow, error) {
 	row := q.db.QueryRow(ctx, insertCertificate,
+		arg.VerificationCode,
+		arg.Now,
 		arg.AccountID,
 		arg.CreditPeriod,
 		arg.ID,
@@ -290,7 +314,6 @@ func (q *Queries) InsertCertificate(ctx context.Context, arg InsertCertificatePa
 		arg.TemplateID,
 		arg.NumberPrefix,
 		arg.NumberDigits,
-		arg.VerificationCode,
 		arg.Status,
 		arg.RecipientFirstName,
 		arg.RecipientLastName,
@@ -298,7 +321,8 @@ func (q *Queries) InsertCertificate(ctx context.Context, arg InsertCertificatePa
 		arg.Snapshot,
 		arg.IssuedAt,
 		arg.ExpiresAt,
-		arg.Now,
+		arg.StatusSalt,
+		arg.StatusCandidates,
 		arg.OutboxID,
 		arg.EventType,
 		arg.EventPayload,
@@ -331,6 +355,7 @@ func (q *Queries) InsertCertificate(ctx context.Context, arg InsertCertificatePa
 		&i.SnapshotEventName,
 		&i.SnapshotEventDate,
 		&i.SnapshotEventLocation,
+		&i.StatusAssigned,
 	)
 	return i, err
 }
@@ -614,22 +639,98 @@ func (q *Queries) LockCertificate(ctx context.Context, arg LockCertificateParams
 	return i, err
 }
 
-const registerVerificationCode = `-- name: RegisterVerificationCode :execrows
-INSERT INTO verification_codes (code, kind, created_at) VALUES ($1, $2, $3::timestamptz) ON CONFLICT DO NOTHING
+const lockIssueSource = `-- name: LockIssueSource :one
+SELECT a.id, a.account_id, a.event_id, a.first_name, a.last_name, a.email, a.email_normalized, a.metadata, a.created_at, a.updated_at, e.name AS event_name, e.event_date, e.location AS event_location,
+       e.certificate_validity_days, e.template_id AS event_template_id,
+       t.id, t.account_id, t.name, t.description, t.active, t.page_size, t.orientation, t.layout, t.created_at, t.updated_at,
+       b.account_id AS branding_account_id, b.issuer_name AS branding_issuer_name, b.website AS branding_website,
+       b.logo AS branding_logo, b.primary_color AS branding_primary_color, b.email_from_name AS branding_email_from_name,
+       b.email_reply_to AS branding_email_reply_to, b.updated_at AS branding_updated_at, b.signatories AS branding_signatories
+FROM attendees a JOIN events e ON e.id = a.event_id
+JOIN templates t ON t.id = $1 AND (t.account_id = a.account_id OR t.account_id IS NULL)
+LEFT JOIN branding b ON b.account_id = a.account_id
+WHERE a.account_id = $2 AND a.id = $3
+FOR UPDATE OF a
 `
 
-type RegisterVerificationCodeParams struct {
-	Code string
-	Kind string
-	Now  time.Time
+type LockIssueSourceParams struct {
+	TemplateID uuid.UUID
+	AccountID  uuid.UUID
+	AttendeeID uuid.UUID
 }
 
-func (q *Queries) RegisterVerificationCode(ctx context.Context, arg RegisterVerificationCodeParams) (int64, error) {
-	result, err := q.db.Exec(ctx, registerVerificationCode, arg.Code, arg.Kind, arg.Now)
-	if err != nil {
-		return 0, err
-	}
-	return result.RowsAffected(), nil
+type LockIssueSourceRow struct {
+	ID                      uuid.UUID
+	AccountID               uuid.UUID
+	EventID                 uuid.UUID
+	FirstName               string
+	LastName                string
+	Email                   string
+	EmailNormalized         *string
+	Metadata                []byte
+	CreatedAt               time.Time
+	UpdatedAt               time.Time
+	EventName               string
+	EventDate               time.Time
+	EventLocation           *string
+	CertificateValidityDays *int32
+	EventTemplateID         uuid.UUID
+	Template                Template
+	BrandingAccountID       *uuid.UUID
+	BrandingIssuerName      *string
+	BrandingWebsite         *string
+	BrandingLogo            *string
+	BrandingPrimaryColor    *string
+	BrandingEmailFromName   *string
+	BrandingEmailReplyTo    *string
+	BrandingUpdatedAt       *time.Time
+	BrandingSignatories     []byte
+}
+
+// LockIssueSource reads what a certificate is made from in one round trip: the attendee,
+// locked as LockAttendeeForIssue locks it, with its event, the template (the account's or a
+// system one) and the account's branding (its columns NULL when the account has none). No
+// row: the attendee or the template is missing (LockAttendeeForIssue tells which).
+func (q *Queries) LockIssueSource(ctx context.Context, arg LockIssueSourceParams) (LockIssueSourceRow, error) {
+	row := q.db.QueryRow(ctx, lockIssueSource, arg.TemplateID, arg.AccountID, arg.AttendeeID)
+	var i LockIssueSourceRow
+	err := row.Scan(
+		&i.ID,
+		&i.AccountID,
+		&i.EventID,
+		&i.FirstName,
+		&i.LastName,
+		&i.Email,
+		&i.EmailNormalized,
+		&i.Metadata,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.EventName,
+		&i.EventDate,
+		&i.EventLocation,
+		&i.CertificateValidityDays,
+		&i.EventTemplateID,
+		&i.Template.ID,
+		&i.Template.AccountID,
+		&i.Template.Name,
+		&i.Template.Description,
+		&i.Template.Active,
+		&i.Template.PageSize,
+		&i.Template.Orientation,
+		&i.Template.Layout,
+		&i.Template.CreatedAt,
+		&i.Template.UpdatedAt,
+		&i.BrandingAccountID,
+		&i.BrandingIssuerName,
+		&i.BrandingWebsite,
+		&i.BrandingLogo,
+		&i.BrandingPrimaryColor,
+		&i.BrandingEmailFromName,
+		&i.BrandingEmailReplyTo,
+		&i.BrandingUpdatedAt,
+		&i.BrandingSignatories,
+	)
+	return i, err
 }
 
 const replaceSnapshot = `-- name: ReplaceSnapshot :one

@@ -22,6 +22,8 @@ type Service struct {
 	siteURL string
 	now     func() time.Time
 	kick    func() // wakes the email worker
+	// drawCode draws verification codes (DrawVerificationCode; tests replace it).
+	drawCode func() (string, error)
 }
 
 // New returns the service. siteURL roots verification links; kick, when set, wakes the email
@@ -33,7 +35,7 @@ func New(s *store.Store, siteURL string, now func() time.Time, kick func()) *Ser
 	if kick == nil {
 		kick = func() {}
 	}
-	return &Service{store: s, siteURL: strings.TrimSuffix(siteURL, "/"), now: now, kick: kick}
+	return &Service{store: s, siteURL: strings.TrimSuffix(siteURL, "/"), now: now, kick: kick, drawCode: DrawVerificationCode}
 }
 
 // SetKick sets the function that wakes the email worker (it is built after the service).

@@ -2,6 +2,7 @@ package certificates_test
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -165,6 +166,67 @@ func TestNoCreditLeftRefusesIssuance(t *testing.T) {
 			t.Fatalf("credits: %+v", e.Credits)
 		}
 	})
+}
+
+// A drawn code that is taken already inserts nothing: another is drawn, and the certificate
+// (or draft) is written once, with one number and, issued, one credit and one event.
+func TestATakenCodeIsDrawnAgainAndChargedOnce(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	first := s.generate(t, s.params(s.attendee(t, "Ada")))
+	draws := 0
+	certificates.SetCodeDrawer(s.svc, func() (string, error) {
+		draws++
+		if draws%2 == 1 {
+			return first.VerificationCode, nil // taken
+		}
+		return certificates.DrawVerificationCode()
+	})
+	second := s.generate(t, s.params(s.attendee(t, "Grace")))
+	p := s.params(s.attendee(t, "Edsger"))
+	p.Draft = true
+	draft := s.generate(t, p)
+	if draws != 4 || second.VerificationCode == first.VerificationCode || draft.VerificationCode == first.VerificationCode ||
+		second.VerificationCode == draft.VerificationCode {
+		t.Fatalf("%d draws; codes %s, %s, %s", draws, first.VerificationCode, second.VerificationCode, draft.VerificationCode)
+	}
+	if !strings.HasSuffix(second.Number, "-000002") || !strings.HasSuffix(draft.Number, "-000003") {
+		t.Fatalf("numbers %s, %s", second.Number, draft.Number)
+	}
+	if used, n := s.used(t), s.outbox(t); used != 2 || n["certificate.issued"] != 2 {
+		t.Fatalf("used %d credits, events %v", used, n)
+	}
+}
+
+// Every issued certificate has its verifiable credential's status entry, written by its
+// issuing statement (or, for the account's first, when no list exists yet, the long way), each
+// at its own index; a draft has none until it is issued.
+func TestEveryIssuedCertificateHasItsStatusEntry(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	seen := map[[2]int]bool{}
+	for i := range 6 {
+		c := s.generate(t, s.params(s.attendee(t, fmt.Sprintf("A%d", i))))
+		v, err := s.st.FindVerifiableCredential(t.Context(), c.ID)
+		if err != nil {
+			t.Fatalf("certificate %d: %v", i, err)
+		}
+		if v.Kind != store.KindCertificate || v.AccountID != s.account || v.List != 1 || len(v.Salt) < 16 || seen[[2]int{v.List, v.Index}] {
+			t.Fatalf("certificate %d: entry %+v (seen %v)", i, v, seen)
+		}
+		seen[[2]int{v.List, v.Index}] = true
+	}
+	p := s.params(s.attendee(t, "Draft"))
+	p.Draft = true
+	draft := s.generate(t, p)
+	if _, err := s.st.FindVerifiableCredential(t.Context(), draft.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("a draft's entry: %v", err)
+	}
+	p.Draft = false
+	s.generate(t, p)
+	if v, err := s.st.FindVerifiableCredential(t.Context(), draft.ID); err != nil || seen[[2]int{v.List, v.Index}] {
+		t.Fatalf("the issued draft's entry %+v: %v", v, err)
+	}
 }
 
 // A draft costs nothing and writes no event and no email; asked again, it is the same draft;

@@ -116,33 +116,34 @@ func (s *Service) Issue(ctx context.Context, tx *store.Tx, p GenerateParams) (st
 }
 
 // source is what a certificate is made from, read in the issuing transaction.
-type source struct {
-	store.AttendeeOnEvent
-	Template store.Template
-	Branding store.Branding
-}
+type source = store.IssueSource
 
 // issueSource locks the attendee, who must be on the event, and reads the template (the
-// account's or a system one) and the branding.
+// account's or a system one) and the branding, in one round trip. When that finds nothing, a
+// second read tells whether the attendee or the template is missing.
 func issueSource(ctx context.Context, tx *store.Tx, accountID, eventID, attendeeID, templateID uuid.UUID) (source, error) {
-	a, err := tx.LockAttendeeForIssue(ctx, accountID, attendeeID)
-	if err != nil {
-		return source{}, apperr.When(err, store.ErrNotFound,
-			apperr.NoSuch("attendee").At("body.attendeeId", "names no attendee of this account"))
-	}
-	if a.Attendee.EventID != eventID {
-		return source{}, apperr.New(apperr.NotFound, "The attendee is not on this event.").
-			At("body.attendeeId", "names no attendee of the event")
-	}
-	t, err := tx.FindTemplate(ctx, accountID, templateID)
-	if err != nil {
-		return source{}, apperr.When(err, store.ErrNotFound, templates.Missing("body.templateId"))
-	}
-	b, err := tx.FindBranding(ctx, accountID)
-	if err != nil {
+	src, err := tx.LockIssueSource(ctx, accountID, attendeeID, templateID)
+	if errors.Is(err, store.ErrNotFound) {
+		a, err := tx.LockAttendeeForIssue(ctx, accountID, attendeeID)
+		if err != nil {
+			return source{}, apperr.When(err, store.ErrNotFound,
+				apperr.NoSuch("attendee").At("body.attendeeId", "names no attendee of this account"))
+		}
+		if err := onEvent(a, eventID); err != nil {
+			return source{}, err
+		}
+		return source{}, templates.Missing("body.templateId")
+	} else if err != nil {
 		return source{}, err
 	}
-	return source{AttendeeOnEvent: a, Template: t, Branding: b}, nil
+	return src, onEvent(src.AttendeeOnEvent, eventID)
+}
+
+func onEvent(a store.AttendeeOnEvent, eventID uuid.UUID) error {
+	if a.Attendee.EventID != eventID {
+		return apperr.New(apperr.NotFound, "The attendee is not on this event.").At("body.attendeeId", "names no attendee of the event")
+	}
+	return nil
 }
 
 // issuance is what issuing fixes at now: recipient, issue time and expiry (expiresAt, else the
@@ -163,43 +164,63 @@ func recipientOf(a store.Attendee) store.Recipient {
 // insert writes a new certificate with the account's next number and a fresh code: issued
 // when issued is set, otherwise a draft. The account's number counter and credit row are
 // taken by every issuance of the account and held until the commit, so one statement takes
-// both, after the code and the snapshot: the number, and for an issuance the credit
-// (CREDIT_LIMIT when none is left) and the certificate.issued event, whose number the
-// statement fills in.
+// both, and does the rest in the same round trip: it reserves the code and, for an issuance,
+// spends the credit (CREDIT_LIMIT when none is left), writes the certificate.issued event,
+// whose number it fills in, and the verifiable credential's status entry (drawn here; when the
+// statement could take none of its candidates, the entry is drawn the long way after it).
 func (s *Service) insert(ctx context.Context, tx *store.Tx, p GenerateParams, src source, issued *store.Issuance, now time.Time) (store.Certificate, error) {
-	code, err := newVerificationCode(ctx, tx, now)
-	if err != nil {
-		return store.Certificate{}, err
-	}
 	snap, err := snapshotFrom(src)
 	if err != nil {
 		return store.Certificate{}, err
 	}
 	c := store.NewCertificate{ID: uuid.Must(uuid.NewV7()), AccountID: p.AccountID, CertificateKey: store.CertificateKey{AttendeeID: p.AttendeeID,
-		EventID: p.EventID, TemplateID: p.TemplateID}, Number: certificateNumber(now), VerificationCode: code,
+		EventID: p.EventID, TemplateID: p.TemplateID}, Number: certificateNumber(now),
 		Draft: issued == nil, Recipient: recipientOf(src.Attendee), Snapshot: snap}
 	if issued != nil {
 		c.IssuedAt, c.ExpiresAt = &issued.IssuedAt, issued.ExpiresAt
 		c.Spend = &store.CreditSpend{Period: monthOf(now)}
-		// What the event says of the certificate, but its number, which the insert writes in.
-		// A new issuance is valid: its expiry, if any, is in the future (checked above).
-		data := eventData(store.Certificate{ID: c.ID, EventID: p.EventID, AttendeeID: p.AttendeeID, Status: "valid", VerificationCode: code})
-		c.Event = &store.NumberedEvent{Type: "certificate.issued", Payload: eventBody("certificate.issued", now, data),
-			NumberAt: []string{"data", "certificateNumber"}}
-	}
-	if issued != nil {
-		// Its verifiable credential's entry (a status list index) is drawn before the insert,
-		// whose statement takes the account's hot rows: they stay locked only from there to
-		// the commit.
-		if err := credentials.AssignStatus(ctx, tx, credentials.Entry{Kind: store.KindCertificate, AccountID: p.AccountID, CredentialID: c.ID}, now); err != nil {
+		status, err := credentials.Draw()
+		if err != nil {
 			return store.Certificate{}, err
 		}
+		c.Status = &status
 	}
-	cert, err := tx.InsertCertificate(ctx, c, now)
-	if errors.Is(err, store.ErrNoCredit) {
-		return store.Certificate{}, creditLimit(ctx, tx, p.AccountID, now)
+	// A taken code (65 random bits: in practice never) inserts nothing, like a missing credit:
+	// the credit figures tell the two apart, and another code is drawn.
+	for range 5 {
+		if c.VerificationCode, err = s.drawCode(); err != nil {
+			return store.Certificate{}, err
+		}
+		if issued != nil {
+			// What the event says of the certificate, but its number, which the insert writes
+			// in. A new issuance is valid: its expiry, if any, is in the future (checked above).
+			data := eventData(store.Certificate{ID: c.ID, EventID: p.EventID, AttendeeID: p.AttendeeID, Status: "valid", VerificationCode: c.VerificationCode})
+			c.Event = &store.NumberedEvent{Type: "certificate.issued", Payload: eventBody("certificate.issued", now, data),
+				NumberAt: []string{"data", "certificateNumber"}}
+		}
+		cert, err := tx.InsertCertificate(ctx, c, now)
+		if errors.Is(err, store.ErrNotInserted) {
+			if issued != nil {
+				credits, err := CreditsOf(ctx, tx, p.AccountID, now)
+				if err != nil {
+					return store.Certificate{}, err
+				}
+				if credits.Remaining != nil && *credits.Remaining == 0 {
+					return store.Certificate{}, creditLimit(ctx, tx, p.AccountID, now)
+				}
+			}
+			continue // the code was taken
+		} else if err != nil {
+			return store.Certificate{}, err
+		}
+		if issued != nil && !cert.StatusAssigned {
+			if err := credentials.AssignStatus(ctx, tx, credentials.Entry{Kind: store.KindCertificate, AccountID: p.AccountID, CredentialID: c.ID}, now); err != nil {
+				return store.Certificate{}, err
+			}
+		}
+		return cert.Certificate, nil // an issued one counted in analytics by the insert's statement
 	}
-	return cert, err // an issued one counted in analytics by the insert's statement
+	return store.Certificate{}, errors.New("certificates: no free verification code after 5 draws")
 }
 
 // certificateNumber is how the account's certificate numbers are written: the year of issue,
@@ -234,17 +255,3 @@ func DrawVerificationCode() (string, error) {
 	return string(b[:]), nil
 }
 
-// newVerificationCode draws a random code and reserves it; a taken one (unlikely at 65 bits)
-// is drawn again, up to 5 times.
-func newVerificationCode(ctx context.Context, tx *store.Tx, now time.Time) (string, error) {
-	for range 5 {
-		code, err := DrawVerificationCode()
-		if err != nil {
-			return "", err
-		}
-		if ok, err := tx.RegisterVerificationCode(ctx, code, "certificate", now); err != nil || ok {
-			return code, err
-		}
-	}
-	return "", errors.New("certificates: no free verification code after 5 draws")
-}

@@ -108,6 +108,24 @@ func assignStatus(ctx context.Context, tx *store.Tx, e Entry, now time.Time, cap
 	return fmt.Errorf("credentials: no status list index for %s after 1000 rounds", e.CredentialID)
 }
 
+// drawCandidates is how many random indexes an issuing statement tries (Draw): a list a
+// fraction f full misses them all with probability f^16, and over a list's filling 1 issuance
+// in 17 goes the long way (AssignStatus).
+const drawCandidates = 16
+
+// Draw draws a certificate's entry for its issuing statement to take (store.StatusDraw):
+// random candidate indexes in the open list, and the salt of its recipient hash. When the
+// statement took none (no open list yet, or every candidate taken), call AssignStatus in the
+// same transaction.
+func Draw() (store.StatusDraw, error) {
+	candidates, err := randomIndexes(drawCandidates, vc.StatusListSize)
+	if err != nil {
+		return store.StatusDraw{}, err
+	}
+	salt, err := newSalt()
+	return store.StatusDraw{Candidates: candidates, Salt: salt}, err
+}
+
 // nextList creates the account's list after its highest one (or its first) and returns the
 // lowest open list. Concurrent creators agree: the insert of an existing list does nothing.
 func nextList(ctx context.Context, tx *store.Tx, accountID uuid.UUID, now time.Time) (int, error) {

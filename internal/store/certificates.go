@@ -61,6 +61,23 @@ type NewCertificate struct {
 	Spend *CreditSpend
 	// Event, for an issuance, is written to the outbox in the same statement.
 	Event *NumberedEvent
+	// Status, for an issuance, is its verifiable credential's entry as drawn: the statement
+	// takes the first candidate index free in the account's open status list.
+	Status *StatusDraw
+}
+
+// StatusDraw is a drawn status list entry: candidate indexes, and the salt of the recipient
+// hash.
+type StatusDraw struct {
+	Candidates []int
+	Salt       string
+}
+
+// InsertedCertificate is what InsertCertificate wrote: the certificate, and whether its status
+// entry was written with it.
+type InsertedCertificate struct {
+	Certificate
+	StatusAssigned bool
 }
 
 // CreditSpend is one credit of the account's month starting at Period.
@@ -154,6 +171,40 @@ func (d queries) LockAttendeeForIssue(ctx context.Context, accountID, attendeeID
 	}, nil
 }
 
+// IssueSource is what a certificate is made from: the attendee on its event, the template
+// and the account's branding.
+type IssueSource struct {
+	AttendeeOnEvent
+	Template Template
+	Branding Branding
+}
+
+// LockIssueSource locks the attendee as LockAttendeeForIssue does and reads, in the same round
+// trip, its event, the template (the account's or a system one) and the account's branding.
+// ErrNotFound: the account has no such attendee, or no such template.
+func (d queries) LockIssueSource(ctx context.Context, accountID, attendeeID, templateID uuid.UUID) (IssueSource, error) {
+	a, err := d.q.LockIssueSource(ctx, db.LockIssueSourceParams{AccountID: accountID, AttendeeID: attendeeID, TemplateID: templateID})
+	if err != nil {
+		return IssueSource{}, mapError(err)
+	}
+	src := IssueSource{
+		AttendeeOnEvent: AttendeeOnEvent{
+			Attendee: Attendee{ID: a.ID, AccountID: a.AccountID, EventID: a.EventID, FirstName: a.FirstName, LastName: a.LastName,
+				Email: a.Email, Metadata: metadataMap(a.Metadata), CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt},
+			Event: Event{ID: a.EventID, AccountID: a.AccountID, Name: a.EventName, EventDate: a.EventDate, Location: a.EventLocation,
+				TemplateID: a.EventTemplateID, CertificateValidityDays: intPtr(a.CertificateValidityDays)},
+		},
+		Template: templateFrom(a.Template),
+		Branding: Branding{Signatories: []Signatory{}}, // as FindBranding answers for an account without one
+	}
+	if a.BrandingAccountID != nil {
+		src.Branding, err = brandingFrom(db.Branding{AccountID: *a.BrandingAccountID, IssuerName: a.BrandingIssuerName,
+			Website: a.BrandingWebsite, Logo: a.BrandingLogo, PrimaryColor: a.BrandingPrimaryColor, EmailFromName: a.BrandingEmailFromName,
+			EmailReplyTo: a.BrandingEmailReplyTo, UpdatedAt: *a.BrandingUpdatedAt, Signatories: a.BrandingSignatories})
+	}
+	return src, err
+}
+
 // CurrentCertificates are a key's current certificates: the issued one and the draft, each
 // nil when there is none.
 type CurrentCertificates struct {
@@ -181,20 +232,13 @@ func (d queries) CurrentCertificates(ctx context.Context, k CertificateKey, now 
 	return cur, nil
 }
 
-// RegisterVerificationCode reserves a verification code for a kind of credential; false when
-// the code is taken.
-func (d queries) RegisterVerificationCode(ctx context.Context, code, kind string, now time.Time) (bool, error) {
-	n, err := d.q.RegisterVerificationCode(ctx, db.RegisterVerificationCodeParams{Code: code, Kind: kind, Now: now})
-	return n == 1, mapError(err)
-}
-
 // InsertCertificate stores a new certificate or draft, numbered with the account's next
-// number, which it takes in the same statement: Number.Prefix then the number, zero-padded to
-// Number.Digits. With Spend, the same statement also spends one credit of the account's
-// month and, with Event, writes the outbox event, its number set from the certificate's:
-// ErrNoCredit, and nothing written, when no credit is left (roll the transaction back: the
-// counter moved on).
-func (d queries) InsertCertificate(ctx context.Context, c NewCertificate, now time.Time) (Certificate, error) {
+// number, which it takes in the same statement (Number.Prefix then the number, zero-padded to
+// Number.Digits), under VerificationCode, which it reserves in the registry. With Spend, the
+// same statement also spends one credit of the account's month; with Event, it writes the
+// outbox event, its number set from the certificate's; with Status, the status list entry.
+// ErrNotInserted, and nothing written, when no credit is left or the code is taken.
+func (d queries) InsertCertificate(ctx context.Context, c NewCertificate, now time.Time) (InsertedCertificate, error) {
 	status := statusIssued
 	if c.Draft {
 		status = statusDraft
@@ -207,24 +251,37 @@ func (d queries) InsertCertificate(ctx context.Context, c NewCertificate, now ti
 		AttendeeID: c.AttendeeID, TemplateID: c.TemplateID, NumberPrefix: c.Number.Prefix, NumberDigits: int32(c.Number.Digits),
 		VerificationCode: c.VerificationCode, Status: status, RecipientFirstName: c.Recipient.FirstName,
 		RecipientLastName: c.Recipient.LastName, RecipientEmail: c.Recipient.Email, Snapshot: c.Snapshot, IssuedAt: c.IssuedAt,
-		ExpiresAt: c.ExpiresAt, Now: now, OutboxID: newID(), EventNumberAt: []string{}}
+		ExpiresAt: c.ExpiresAt, Now: now, OutboxID: newID(), EventNumberAt: []string{}, StatusCandidates: []int32{}}
 	if c.Spend != nil {
 		arg.CreditPeriod = pgtype.Date{Time: c.Spend.Period, Valid: true}
 	}
 	if c.Event != nil {
 		payload, err := json.Marshal(c.Event.Payload)
 		if err != nil {
-			return Certificate{}, err
+			return InsertedCertificate{}, err
 		}
 		arg.EventType, arg.EventPayload, arg.EventNumberAt = c.Event.Type, payload, c.Event.NumberAt
 	}
-	row, err := d.q.InsertCertificate(ctx, arg)
-	if err = mapError(err); errors.Is(err, ErrNotFound) && c.Spend != nil {
-		return Certificate{}, ErrNoCredit
-	} else if err != nil {
-		return Certificate{}, err
+	if c.Status != nil {
+		arg.StatusSalt = c.Status.Salt
+		for _, i := range c.Status.Candidates {
+			arg.StatusCandidates = append(arg.StatusCandidates, int32(i))
+		}
 	}
-	return certificateFrom(db.Certificate(row), now), nil
+	r, err := d.q.InsertCertificate(ctx, arg)
+	if err = mapError(err); errors.Is(err, ErrNotFound) {
+		return InsertedCertificate{}, ErrNotInserted
+	} else if err != nil {
+		return InsertedCertificate{}, err
+	}
+	row := db.Certificate{ID: r.ID, AccountID: r.AccountID, EventID: r.EventID, AttendeeID: r.AttendeeID, TemplateID: r.TemplateID,
+		CertificateNumber: r.CertificateNumber, VerificationCode: r.VerificationCode, Status: r.Status,
+		RecipientFirstName: r.RecipientFirstName, RecipientLastName: r.RecipientLastName, RecipientEmail: r.RecipientEmail,
+		Snapshot: r.Snapshot, RecipientTokenHash: r.RecipientTokenHash, IssuedAt: r.IssuedAt, ExpiresAt: r.ExpiresAt,
+		RevokedAt: r.RevokedAt, RevocationReason: r.RevocationReason, RevocationReasonCode: r.RevocationReasonCode,
+		FirstViewedAt: r.FirstViewedAt, FirstVerifiedAt: r.FirstVerifiedAt, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+		SnapshotEventName: r.SnapshotEventName, SnapshotEventDate: r.SnapshotEventDate, SnapshotEventLocation: r.SnapshotEventLocation}
+	return InsertedCertificate{Certificate: certificateFrom(row, now), StatusAssigned: r.StatusAssigned}, nil
 }
 
 // IssueDraft turns a draft into an issued certificate, keeping its number and code.

@@ -11,8 +11,9 @@ import (
 // so.
 var ErrNotFound = errors.New("store: not found")
 
-// ErrNoCredit says a statement that spends a credit found none left, and wrote nothing.
-var ErrNoCredit = errors.New("store: no credit left")
+// ErrNotInserted says a statement that inserts under conditions (a credit left, a free
+// verification code) found one unmet, and wrote nothing; the caller tells which.
+var ErrNotInserted = errors.New("store: not inserted: no credit left, or the code is taken")
 
 // ConflictError reports a write that a constraint of the schema refused: a unique key already
 // taken, a row referenced by another, or a reference to a row that does not exist.
