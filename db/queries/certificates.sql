@@ -137,8 +137,21 @@ SELECT * FROM certificates WHERE account_id = @account_id AND id = @id;
 -- name: LockCertificate :one
 SELECT * FROM certificates WHERE account_id = @account_id AND id = @id FOR UPDATE;
 
+-- GetCertificateRecord is GetCertificate without what the certificate is rendered from (the
+-- snapshot, a compressed document of some kilobytes): what the API shows of it.
+-- name: GetCertificateRecord :one
+SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status,
+       recipient_first_name, recipient_last_name, recipient_email, issued_at, expires_at, revoked_at,
+       revocation_reason, revocation_reason_code, created_at, updated_at
+FROM certificates WHERE account_id = @account_id AND id = @id;
+
+-- ListEventCertificates is a page of an event's certificates as the API shows them (without
+-- their snapshots, like GetCertificateRecord).
 -- name: ListEventCertificates :many
-SELECT * FROM certificates WHERE account_id = @account_id AND event_id = @event_id
+SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status,
+       recipient_first_name, recipient_last_name, recipient_email, issued_at, expires_at, revoked_at,
+       revocation_reason, revocation_reason_code, created_at, updated_at
+FROM certificates WHERE account_id = @account_id AND event_id = @event_id
 ORDER BY created_at DESC, id DESC
 LIMIT @page_size OFFSET @page_offset;
 

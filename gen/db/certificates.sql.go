@@ -180,6 +180,67 @@ func (q *Queries) GetCertificate(ctx context.Context, arg GetCertificateParams) 
 	return i, err
 }
 
+const getCertificateRecord = `-- name: GetCertificateRecord :one
+SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status,
+       recipient_first_name, recipient_last_name, recipient_email, issued_at, expires_at, revoked_at,
+       revocation_reason, revocation_reason_code, created_at, updated_at
+FROM certificates WHERE account_id = $1 AND id = $2
+`
+
+type GetCertificateRecordParams struct {
+	AccountID uuid.UUID
+	ID        uuid.UUID
+}
+
+type GetCertificateRecordRow struct {
+	ID                   uuid.UUID
+	AccountID            uuid.UUID
+	EventID              uuid.UUID
+	AttendeeID           uuid.UUID
+	TemplateID           uuid.UUID
+	CertificateNumber    string
+	VerificationCode     string
+	Status               string
+	RecipientFirstName   string
+	RecipientLastName    string
+	RecipientEmail       string
+	IssuedAt             *time.Time
+	ExpiresAt            *time.Time
+	RevokedAt            *time.Time
+	RevocationReason     *string
+	RevocationReasonCode *string
+	CreatedAt            time.Time
+	UpdatedAt            time.Time
+}
+
+// GetCertificateRecord is GetCertificate without what the certificate is rendered from (the
+// snapshot, a compressed document of some kilobytes): what the API shows of it.
+func (q *Queries) GetCertificateRecord(ctx context.Context, arg GetCertificateRecordParams) (GetCertificateRecordRow, error) {
+	row := q.db.QueryRow(ctx, getCertificateRecord, arg.AccountID, arg.ID)
+	var i GetCertificateRecordRow
+	err := row.Scan(
+		&i.ID,
+		&i.AccountID,
+		&i.EventID,
+		&i.AttendeeID,
+		&i.TemplateID,
+		&i.CertificateNumber,
+		&i.VerificationCode,
+		&i.Status,
+		&i.RecipientFirstName,
+		&i.RecipientLastName,
+		&i.RecipientEmail,
+		&i.IssuedAt,
+		&i.ExpiresAt,
+		&i.RevokedAt,
+		&i.RevocationReason,
+		&i.RevocationReasonCode,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+	)
+	return i, err
+}
+
 const insertCertificate = `-- name: InsertCertificate :one
 WITH code AS (
     INSERT INTO verification_codes (code, kind, created_at) VALUES ($1, 'certificate', $2::timestamptz)
@@ -447,7 +508,10 @@ func (q *Queries) IssueDraft(ctx context.Context, arg IssueDraftParams) (Certifi
 }
 
 const listEventCertificates = `-- name: ListEventCertificates :many
-SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location FROM certificates WHERE account_id = $1 AND event_id = $2
+SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status,
+       recipient_first_name, recipient_last_name, recipient_email, issued_at, expires_at, revoked_at,
+       revocation_reason, revocation_reason_code, created_at, updated_at
+FROM certificates WHERE account_id = $1 AND event_id = $2
 ORDER BY created_at DESC, id DESC
 LIMIT $4 OFFSET $3
 `
@@ -459,7 +523,30 @@ type ListEventCertificatesParams struct {
 	PageSize   int32
 }
 
-func (q *Queries) ListEventCertificates(ctx context.Context, arg ListEventCertificatesParams) ([]Certificate, error) {
+type ListEventCertificatesRow struct {
+	ID                   uuid.UUID
+	AccountID            uuid.UUID
+	EventID              uuid.UUID
+	AttendeeID           uuid.UUID
+	TemplateID           uuid.UUID
+	CertificateNumber    string
+	VerificationCode     string
+	Status               string
+	RecipientFirstName   string
+	RecipientLastName    string
+	RecipientEmail       string
+	IssuedAt             *time.Time
+	ExpiresAt            *time.Time
+	RevokedAt            *time.Time
+	RevocationReason     *string
+	RevocationReasonCode *string
+	CreatedAt            time.Time
+	UpdatedAt            time.Time
+}
+
+// ListEventCertificates is a page of an event's certificates as the API shows them (without
+// their snapshots, like GetCertificateRecord).
+func (q *Queries) ListEventCertificates(ctx context.Context, arg ListEventCertificatesParams) ([]ListEventCertificatesRow, error) {
 	rows, err := q.db.Query(ctx, listEventCertificates,
 		arg.AccountID,
 		arg.EventID,
@@ -470,9 +557,9 @@ func (q *Queries) ListEventCertificates(ctx context.Context, arg ListEventCertif
 		return nil, err
 	}
 	defer rows.Close()
-	var items []Certificate
+	var items []ListEventCertificatesRow
 	for rows.Next() {
-		var i Certificate
+		var i ListEventCertificatesRow
 		if err := rows.Scan(
 			&i.ID,
 			&i.AccountID,
@@ -485,20 +572,13 @@ func (q *Queries) ListEventCertificates(ctx context.Context, arg ListEventCertif
 			&i.RecipientFirstName,
 			&i.RecipientLastName,
 			&i.RecipientEmail,
-			&i.Snapshot,
-			&i.RecipientTokenHash,
 			&i.IssuedAt,
 			&i.ExpiresAt,
 			&i.RevokedAt,
 			&i.RevocationReason,
 			&i.RevocationReasonCode,
-			&i.FirstViewedAt,
-			&i.FirstVerifiedAt,
 			&i.CreatedAt,
 			&i.UpdatedAt,
-			&i.SnapshotEventName,
-			&i.SnapshotEventDate,
-			&i.SnapshotEventLocation,
 		); err != nil {
 			return nil, err
 		}

@@ -48,8 +48,14 @@ func (s *Service) Kick() { s.kick() }
 // Now is the service's clock.
 func (s *Service) Now() time.Time { return s.now() }
 
-// Get returns a certificate of the account.
+// Get returns a certificate of the account as the API shows it: without its snapshot.
 func (s *Service) Get(ctx context.Context, accountID, id uuid.UUID) (store.Certificate, error) {
+	c, err := s.store.FindCertificateRecord(ctx, accountID, id, s.now())
+	return c, noSuchCertificate(err)
+}
+
+// GetWithSnapshot is Get with what the certificate is rendered from (Snapshot).
+func (s *Service) GetWithSnapshot(ctx context.Context, accountID, id uuid.UUID) (store.Certificate, error) {
 	c, err := s.store.FindCertificate(ctx, accountID, id, s.now())
 	return c, noSuchCertificate(err)
 }
@@ -67,7 +73,7 @@ func (s *Service) VerificationURL(code string) string { return s.siteURL + "/ver
 
 // Download renders a certificate's PDF; a draft is not issued and answers 409.
 func (s *Service) Download(ctx context.Context, accountID, id uuid.UUID) (store.Certificate, []byte, error) {
-	c, err := s.Get(ctx, accountID, id)
+	c, err := s.GetWithSnapshot(ctx, accountID, id)
 	if err != nil {
 		return c, nil, err
 	}

@@ -324,7 +324,8 @@ func (d queries) LockCertificate(ctx context.Context, accountID, id uuid.UUID, n
 	return certificateFrom(row, now), nil
 }
 
-// ListEventCertificates returns a page of an event's certificates, newest first, and their total.
+// ListEventCertificates returns a page of an event's certificates, newest first, and their
+// total, without their snapshots (as FindCertificateRecord).
 func (d queries) ListEventCertificates(ctx context.Context, accountID, eventID uuid.UUID, p Page, now time.Time) ([]Certificate, int, error) {
 	rows, err := d.q.ListEventCertificates(ctx, db.ListEventCertificatesParams{AccountID: accountID, EventID: eventID,
 		PageSize: p.limit(), PageOffset: p.offset()})
@@ -335,7 +336,26 @@ func (d queries) ListEventCertificates(ctx context.Context, accountID, eventID u
 	if err != nil {
 		return nil, 0, mapError(err)
 	}
-	return convert(rows, func(r db.Certificate) Certificate { return certificateFrom(r, now) }), int(total), nil
+	return convert(rows, func(r db.ListEventCertificatesRow) Certificate { return recordFrom(db.GetCertificateRecordRow(r), now) }), int(total), nil
+}
+
+// FindCertificateRecord is FindCertificate without the snapshot (Snapshot is nil): what the
+// API shows of a certificate, read without decompressing what it is rendered from.
+func (d queries) FindCertificateRecord(ctx context.Context, accountID, id uuid.UUID, now time.Time) (Certificate, error) {
+	row, err := d.q.GetCertificateRecord(ctx, db.GetCertificateRecordParams{AccountID: accountID, ID: id})
+	if err != nil {
+		return Certificate{}, mapError(err)
+	}
+	return recordFrom(row, now), nil
+}
+
+// recordFrom is certificateFrom for a row without the snapshot.
+func recordFrom(r db.GetCertificateRecordRow, now time.Time) Certificate {
+	return certificateFrom(db.Certificate{ID: r.ID, AccountID: r.AccountID, EventID: r.EventID, AttendeeID: r.AttendeeID,
+		TemplateID: r.TemplateID, CertificateNumber: r.CertificateNumber, VerificationCode: r.VerificationCode, Status: r.Status,
+		RecipientFirstName: r.RecipientFirstName, RecipientLastName: r.RecipientLastName, RecipientEmail: r.RecipientEmail,
+		IssuedAt: r.IssuedAt, ExpiresAt: r.ExpiresAt, RevokedAt: r.RevokedAt, RevocationReason: r.RevocationReason,
+		RevocationReasonCode: r.RevocationReasonCode, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}, now)
 }
 
 // RevokeCertificate revokes an issued (valid or expired) certificate. ErrNotFound: it is not

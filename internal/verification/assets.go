@@ -188,7 +188,7 @@ func (s *Service) Download(ctx context.Context, code, token, ifNoneMatch string,
 // render returns a certificate rendered as "png" or "pdf", from the cache when it holds it.
 func (s *Service) render(ctx context.Context, c Credential, format string) ([]byte, error) {
 	return s.renders.get(ctx, format+":"+c.version(), func() ([]byte, error) {
-		cert, err := s.certificates.Get(ctx, c.AccountID, c.ID)
+		cert, err := s.certificates.GetWithSnapshot(ctx, c.AccountID, c.ID)
 		if err != nil {
 			return nil, err
 		}

@@ -88,7 +88,7 @@ func (v Visitor) counted() bool { return !IsCrawler(v.UserAgent) }
 
 // CertificateSource gives the rendering of a certificate (certificates.Service).
 type CertificateSource interface {
-	Get(ctx context.Context, accountID, id uuid.UUID) (store.Certificate, error)
+	GetWithSnapshot(ctx context.Context, accountID, id uuid.UUID) (store.Certificate, error)
 	PDF(c store.Certificate) ([]byte, error)
 	PNG(c store.Certificate) ([]byte, error)
 }
