@@ -4,6 +4,7 @@ package ratelimit
 
 import (
 	"context"
+	"hash/maphash"
 	"math"
 	"net/http"
 	"net/netip"
@@ -69,14 +70,22 @@ func resultAfter(l Limit, ahead time.Duration) Result {
 	return Result{Limit: l, Allowed: true, Remaining: max(0, remaining), Reset: ahead}
 }
 
-// Memory is a Limiter for one instance.
+// Memory is a Limiter for one instance. Its buckets are spread over shards by a hash of the
+// key, each with its own lock and its own sweep of the buckets that are full again: many
+// client addresses (a crawl, an unfurling burst) make a large map, and one lock over all of it
+// would make every request wait for its growth and for the minute's sweep.
 type Memory struct {
-	now func() time.Time
+	now    func() time.Time
+	seed   maphash.Seed
+	shards [memoryShards]memoryShard
+}
 
-	mu     sync.Mutex
-	tats   map[string]time.Time
-	swept  time.Time
-	period time.Duration
+const memoryShards = 64
+
+type memoryShard struct {
+	mu    sync.Mutex
+	tats  map[string]time.Time
+	swept time.Time
 }
 
 // NewMemory returns an in-memory limiter; now may be nil (time.Now).
@@ -84,27 +93,32 @@ func NewMemory(now func() time.Time) *Memory {
 	if now == nil {
 		now = time.Now
 	}
-	return &Memory{now: now, tats: map[string]time.Time{}}
+	m := &Memory{now: now, seed: maphash.MakeSeed()}
+	for i := range m.shards {
+		m.shards[i].tats = map[string]time.Time{}
+	}
+	return m
 }
 
 // Take implements Limiter.
 func (m *Memory) Take(_ context.Context, l Limit, key string) (Result, error) {
 	now := m.now()
 	k := l.Name + ":" + key
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if now.Sub(m.swept) > time.Minute {
+	sh := &m.shards[maphash.String(m.seed, k)%memoryShards]
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if now.Sub(sh.swept) > time.Minute {
 		// Forget buckets that are full again: their state equals no state.
-		for k, tat := range m.tats {
+		for k, tat := range sh.tats {
 			if tat.Before(now) {
-				delete(m.tats, k)
+				delete(sh.tats, k)
 			}
 		}
-		m.swept = now
+		sh.swept = now
 	}
-	res, tat := gcra(l, m.tats[k], now)
+	res, tat := gcra(l, sh.tats[k], now)
 	if res.Allowed {
-		m.tats[k] = tat
+		sh.tats[k] = tat
 	}
 	return res, nil
 }

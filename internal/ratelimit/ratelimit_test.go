@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/netip"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -59,6 +61,46 @@ func TestMemoryBucketEmptiesAndRefills(t *testing.T) {
 	if r, _ := lim.Take(context.Background(), ratelimit.Download, "203.0.113.7"); r.Allowed {
 		t.Fatal("one token came back, not two")
 	}
+}
+
+// Concurrent requests of many addresses, spread over the limiter's shards, each get exactly
+// their burst, and the buckets full again are swept a minute on without losing the others.
+func TestMemoryKeepsEveryBucketUnderConcurrency(t *testing.T) {
+	t.Parallel()
+	clock := &testkit.Clock{}
+	lim := ratelimit.NewMemory(clock.Now)
+	const addresses, workers = 200, 8
+	l := ratelimit.Download
+	var wg sync.WaitGroup
+	allowed := make([]atomic.Int32, addresses)
+	for w := range workers {
+		wg.Go(func() {
+			for i := range addresses * (l.Burst + 2) {
+				a := (i + w*37) % addresses
+				r, err := lim.Take(context.Background(), l, fmt.Sprintf("198.51.100.%d/%d", a%250, a))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if r.Allowed {
+					allowed[a].Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for a := range allowed {
+		if n := allowed[a].Load(); n != int32(l.Burst) {
+			t.Fatalf("address %d: %d requests allowed, want the burst of %d", a, n, l.Burst)
+		}
+	}
+	// Half refilled, not swept: still limited; a minute and more on, swept and full again.
+	clock.Advance(30 * time.Second)
+	if r, _ := lim.Take(context.Background(), l, "198.51.100.0/0"); !r.Allowed || r.Remaining != 1 {
+		t.Fatalf("30 s on: %+v", r)
+	}
+	clock.Advance(2 * time.Minute)
+	takeAll(t, lim, l, "198.51.100.1/1")
 }
 
 // Two limiters on one Redis server are two instances of the service: they enforce one limit.
