@@ -253,6 +253,7 @@ type row struct {
 	serverCPU     float64 // µs of the server process per request (or per unit)
 	// µs of PostgreSQL (all of the cluster's processes) per request, under each side's load
 	pgCPU, barePGCPU float64
+	genCPU           float64 // µs of the load generator per request of the service's load
 	note             string
 }
 
@@ -269,6 +270,11 @@ func (r row) print(out io.Writer) {
 	}
 	if r.pgCPU > 0 {
 		fmt.Fprintf(out, "   PostgreSQL CPU %.0f µs/req (bare %.0f)", r.pgCPU, r.barePGCPU)
+	}
+	if r.genCPU > 0 {
+		// the cores the service's load kept busy: server, PostgreSQL and the load generator
+		busy := (r.serverCPU + r.pgCPU + r.genCPU) * r.service / 1e6
+		fmt.Fprintf(out, "   load generator %.0f µs/req; %.2f cores busy", r.genCPU, busy)
 	}
 	if r.note != "" {
 		fmt.Fprintf(out, "   %s", r.note)

@@ -207,7 +207,7 @@ func (b *bench) compare(ctx context.Context, work, profile string, service, bare
 	loadgen.Run(ctx, service, opts)
 	opts.Duration = b.o.Phase
 	var sres, bres loadgen.Result
-	var ticks, pgService, pgBare int64
+	var ticks, pgService, pgBare, genTicks int64
 	for round := range b.o.Rounds {
 		p0 := loadgen.TreeCPUTicks(b.pgPID)
 		bres.Add(loadgen.Run(ctx, bare, opts))
@@ -217,10 +217,11 @@ func (b *bench) compare(ctx context.Context, work, profile string, service, bare
 			prof = make(chan error, 1)
 			go func() { prof <- b.cpuProfile(ctx, profile, b.o.Phase-time.Second/2) }()
 		}
-		t0, p0 := loadgen.CPUTicks(b.srv.cmd.Process.Pid), loadgen.TreeCPUTicks(b.pgPID)
+		t0, p0, g0 := loadgen.CPUTicks(b.srv.cmd.Process.Pid), loadgen.TreeCPUTicks(b.pgPID), loadgen.CPUTicks(0)
 		sres.Add(loadgen.Run(ctx, service, opts))
 		ticks += loadgen.CPUTicks(b.srv.cmd.Process.Pid) - t0
 		pgService += loadgen.TreeCPUTicks(b.pgPID) - p0
+		genTicks += loadgen.CPUTicks(0) - g0 // this process: the load generator (the bare server idles)
 		if prof != nil {
 			if err := <-prof; err != nil {
 				return row{}, err
@@ -237,7 +238,8 @@ func (b *bench) compare(ctx context.Context, work, profile string, service, bare
 	}
 	return row{work: work, unit: "req/s", service: sres.Rate(), bare: bres.Rate(), sp50: sres.P50(), sp99: sres.P99(),
 		bp50: bres.P50(), bp99: bres.P99(), serverCPU: loadgen.TicksPerRequest(ticks, sres.Requests),
-		pgCPU: loadgen.TicksPerRequest(pgService, sres.Requests), barePGCPU: loadgen.TicksPerRequest(pgBare, bres.Requests)}, nil
+		pgCPU: loadgen.TicksPerRequest(pgService, sres.Requests), barePGCPU: loadgen.TicksPerRequest(pgBare, bres.Requests),
+		genCPU: loadgen.TicksPerRequest(genTicks, sres.Requests)}, nil
 }
 
 // cpuProfile writes a CPU profile of the server over d into Dir/cpu-NAME.pprof.
