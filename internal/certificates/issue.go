@@ -254,4 +254,3 @@ func DrawVerificationCode() (string, error) {
 	}
 	return string(b[:]), nil
 }
-
