@@ -12,6 +12,7 @@ import (
 	"github.com/lestrrat-go/jwx/v3/jwk"
 
 	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/etag"
 	"github.com/certhub/credentiald/internal/secretbox"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/vc"
@@ -188,27 +189,43 @@ func (s *Service) IssuerKeys(ctx context.Context, accountID uuid.UUID) (PublicKe
 		out.Keys[i] = k.public
 		parts = append(parts, k.id.String())
 	}
-	out.ETag = etag(parts...)
+	out.ETag = etag.Of(parts...)
 	return out, nil
 }
 
-// DIDDocument returns the account's did:web document.
-func (s *Service) DIDDocument(ctx context.Context, accountID uuid.UUID) (vc.DIDDocument, string, error) {
-	k, err := s.IssuerKeys(ctx, accountID)
-	if err != nil {
-		return vc.DIDDocument{}, "", err
-	}
-	return vc.NewDIDDocument(k.DID, k.Keys), k.ETag, nil
+// Conditional is an answer to a conditional GET: Value with its ETag, or NotModified (and no
+// Value) when the request's If-None-Match named the tag.
+type Conditional[T any] struct {
+	Value       T
+	ETag        string
+	NotModified bool
 }
 
-// JWKSet returns the account's keys as a JWK Set, each kid the key's verification method id.
-func (s *Service) JWKSet(ctx context.Context, accountID uuid.UUID) (jwk.Set, string, error) {
+// DIDDocument returns the account's did:web document, unless ifNoneMatch names its tag.
+func (s *Service) DIDDocument(ctx context.Context, accountID uuid.UUID, ifNoneMatch string) (Conditional[vc.DIDDocument], error) {
 	k, err := s.IssuerKeys(ctx, accountID)
 	if err != nil {
-		return nil, "", err
+		return Conditional[vc.DIDDocument]{}, err
 	}
-	set, err := vc.NewJWKSet(k.DID, k.Keys)
-	return set, etag("jwks", k.ETag), err
+	out := Conditional[vc.DIDDocument]{ETag: k.ETag}
+	if out.NotModified = etag.Matches(ifNoneMatch, out.ETag); !out.NotModified {
+		out.Value = vc.NewDIDDocument(k.DID, k.Keys)
+	}
+	return out, nil
+}
+
+// JWKSet returns the account's keys as a JWK Set, each kid the key's verification method id,
+// unless ifNoneMatch names its tag.
+func (s *Service) JWKSet(ctx context.Context, accountID uuid.UUID, ifNoneMatch string) (Conditional[jwk.Set], error) {
+	k, err := s.IssuerKeys(ctx, accountID)
+	if err != nil {
+		return Conditional[jwk.Set]{}, err
+	}
+	out := Conditional[jwk.Set]{ETag: etag.Of("jwks", k.ETag)}
+	if out.NotModified = etag.Matches(ifNoneMatch, out.ETag); !out.NotModified {
+		out.Value, err = vc.NewJWKSet(k.DID, k.Keys)
+	}
+	return out, err
 }
 
 // ResealKeys seals every issuer private key that box's current key did not seal (one sealed

@@ -2,19 +2,17 @@ package credentials
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/etag"
 	"github.com/certhub/credentiald/internal/openbadges"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/vc"
@@ -88,8 +86,8 @@ func (s *Service) Credential(ctx context.Context, ref Ref, form Form, ifNoneMatc
 	if err != nil {
 		return Signed{}, err
 	}
-	out := Signed{ETag: etag("credential", formatVersion, string(form), key.id.String(), entry.SignedAt.UTC().Format(time.RFC3339Nano), string(doc))}
-	if out.NotModified = ETagMatches(ifNoneMatch, out.ETag); out.NotModified {
+	out := Signed{ETag: etag.Of("credential", formatVersion, string(form), key.id.String(), entry.SignedAt.UTC().Format(time.RFC3339Nano), string(doc))}
+	if out.NotModified = etag.Matches(ifNoneMatch, out.ETag); out.NotModified {
 		return out, nil
 	}
 	out.Body, err = s.signed.get(out.ETag, func() ([]byte, error) {
@@ -234,9 +232,9 @@ func (s *Service) StatusList(ctx context.Context, accountID uuid.UUID, list int,
 	}
 	key := keys[len(keys)-1]
 	at := l.ChangedAt.UTC().Truncate(time.Second) // the list's validFrom, to the second as every date
-	out := Signed{ETag: etag("status", formatVersion, s.siteURL, accountID.String(), fmt.Sprint(list), key.id.String(),
+	out := Signed{ETag: etag.Of("status", formatVersion, s.siteURL, accountID.String(), fmt.Sprint(list), key.id.String(),
 		l.ChangedAt.UTC().Format(time.RFC3339Nano))}
-	if out.NotModified = ETagMatches(ifNoneMatch, out.ETag); out.NotModified {
+	if out.NotModified = etag.Matches(ifNoneMatch, out.ETag); out.NotModified {
 		return out, nil
 	}
 	out.Body, err = s.signed.get(out.ETag, func() ([]byte, error) {
@@ -262,24 +260,6 @@ func (s *Service) StatusList(ctx context.Context, accountID uuid.UUID, list int,
 		return signer.SignDataIntegrity(vc.NewStatusListCredential(url, did, bits, at), at)
 	})
 	return out, err
-}
-
-// etag is a strong validator made of what determines an answer's bytes.
-func etag(parts ...string) string {
-	h := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
-	return `"` + hex.EncodeToString(h[:12]) + `"`
-}
-
-// ETagMatches reports whether an If-None-Match header names tag (weakly, as RFC 9110 asks
-// for GET): a list of tags, W/ prefixes, or "*".
-func ETagMatches(ifNoneMatch, tag string) bool {
-	for _, t := range strings.Split(ifNoneMatch, ",") {
-		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
-		if t != "" && (t == "*" || t == tag) {
-			return true
-		}
-	}
-	return false
 }
 
 // signedCache keeps recent signed answers by ETag, at most max of them (a few KiB each); when

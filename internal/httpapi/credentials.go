@@ -44,35 +44,35 @@ func (s *Server) GetVerifiableCredentialJwt(ctx context.Context, req api.GetVeri
 }
 
 func (s *Server) GetIssuerDidDocument(ctx context.Context, req api.GetIssuerDidDocumentRequestObject) (api.GetIssuerDidDocumentResponseObject, error) {
-	doc, tag, err := s.credentials.DIDDocument(ctx, req.AccountId)
-	if err != nil {
+	doc, err := s.credentials.DIDDocument(ctx, req.AccountId, ifNoneMatch(req.Params.IfNoneMatch))
+	switch {
+	case err != nil:
 		return nil, err
-	}
-	if credentials.ETagMatches(ifNoneMatch(req.Params.IfNoneMatch), tag) {
-		return api.GetIssuerDidDocument304Response(issuerNotModified(tag)), nil
+	case doc.NotModified:
+		return api.GetIssuerDidDocument304Response(issuerNotModified(doc.ETag)), nil
 	}
 	var body api.DIDDocument
-	if err := convert(doc, &body); err != nil {
+	if err := convert(doc.Value, &body); err != nil {
 		return nil, err
 	}
 	return api.GetIssuerDidDocument200ApplicationDidPlusJSONResponse{Body: body,
-		Headers: api.GetIssuerDidDocument200ResponseHeaders{ETag: &tag, CacheControl: new(cacheSigned), AccessControlAllowOrigin: new("*")}}, nil
+		Headers: api.GetIssuerDidDocument200ResponseHeaders{ETag: &doc.ETag, CacheControl: new(cacheSigned), AccessControlAllowOrigin: new("*")}}, nil
 }
 
 func (s *Server) GetIssuerJwks(ctx context.Context, req api.GetIssuerJwksRequestObject) (api.GetIssuerJwksResponseObject, error) {
-	set, tag, err := s.credentials.JWKSet(ctx, req.AccountId)
-	if err != nil {
+	set, err := s.credentials.JWKSet(ctx, req.AccountId, ifNoneMatch(req.Params.IfNoneMatch))
+	switch {
+	case err != nil:
 		return nil, err
-	}
-	if credentials.ETagMatches(ifNoneMatch(req.Params.IfNoneMatch), tag) {
-		return api.GetIssuerJwks304Response(issuerNotModified(tag)), nil
+	case set.NotModified:
+		return api.GetIssuerJwks304Response(issuerNotModified(set.ETag)), nil
 	}
 	var body api.JWKSet
-	if err := convert(set, &body); err != nil {
+	if err := convert(set.Value, &body); err != nil {
 		return nil, err
 	}
 	return api.GetIssuerJwks200ApplicationJwkSetPlusJSONResponse{Body: body,
-		Headers: api.GetIssuerJwks200ResponseHeaders{ETag: &tag, CacheControl: new(cacheSigned), AccessControlAllowOrigin: new("*")}}, nil
+		Headers: api.GetIssuerJwks200ResponseHeaders{ETag: &set.ETag, CacheControl: new(cacheSigned), AccessControlAllowOrigin: new("*")}}, nil
 }
 
 func (s *Server) GetIssuerStatusList(ctx context.Context, req api.GetIssuerStatusListRequestObject) (api.GetIssuerStatusListResponseObject, error) {

@@ -29,10 +29,12 @@ func fetchIssuer(t *testing.T, c *contract.Client, accountID string) issuerDocs 
 		t.Fatalf("did.json: %d %v %s", res.StatusCode, res.Header, res.Body)
 	}
 	res.JSON(t, &d.did)
+	notModified(t, c, "/issuers/"+accountID+"/did.json", res.Header.Get("ETag"))
 	res = c.Get("/issuers/" + accountID + "/jwks.json")
 	if res.StatusCode != 200 || res.Header.Get("Content-Type") != "application/jwk-set+json" {
 		t.Fatalf("jwks.json: %d %s", res.StatusCode, res.Body)
 	}
+	notModified(t, c, "/issuers/"+accountID+"/jwks.json", res.Header.Get("ETag"))
 	set, err := jwk.Parse(res.Body)
 	if err != nil {
 		t.Fatal(err)
@@ -81,6 +83,15 @@ func signedCredential(t *testing.T, c *contract.Client, code string, issuer issu
 		t.Fatalf("the JWT says\n%s\nthe JSON\n%s", b, a)
 	}
 	return cred
+}
+
+// notModified asks for path again with its tag (weakly, in a list): 304, the same tag, no body.
+func notModified(t *testing.T, c *contract.Client, path, tag string) {
+	t.Helper()
+	res := c.Do(withHeader(c.Request("GET", path, nil), "If-None-Match", `"other", W/`+tag))
+	if tag == "" || res.StatusCode != 304 || res.Header.Get("ETag") != tag || len(res.Body) != 0 {
+		t.Fatalf("%s with If-None-Match %s: %d, ETag %q, %d bytes", path, tag, res.StatusCode, res.Header.Get("ETag"), len(res.Body))
+	}
 }
 
 func withHeader(r *http.Request, name, value string) *http.Request {

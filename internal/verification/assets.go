@@ -3,9 +3,7 @@ package verification
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"image"
@@ -18,6 +16,7 @@ import (
 
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/credentials"
+	"github.com/certhub/credentiald/internal/etag"
 	"github.com/certhub/credentiald/internal/store"
 )
 
@@ -30,24 +29,6 @@ type Asset struct {
 	NotModified bool
 	// Filename is the name to save the file under (the PDF).
 	Filename string
-}
-
-// etag is a strong validator made of the parts that determine an asset's bytes.
-func etag(parts ...string) string {
-	h := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
-	return `"` + hex.EncodeToString(h[:12]) + `"`
-}
-
-// etagMatches reports whether an If-None-Match header names tag (weakly, as RFC 9110 asks
-// for GET): a list of tags, W/ prefixes, or "*".
-func etagMatches(ifNoneMatch, tag string) bool {
-	for _, t := range strings.Split(ifNoneMatch, ",") {
-		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
-		if t == "*" || t == tag {
-			return true
-		}
-	}
-	return false
 }
 
 func (c Credential) version() string {
@@ -73,8 +54,8 @@ func (s *Service) QR(ctx context.Context, code string, format QRFormat, ifNoneMa
 		return Asset{}, err
 	}
 	url := s.VerificationURL(c.Code)
-	a := Asset{ETag: etag("qr", string(format), url)}
-	if a.NotModified = etagMatches(ifNoneMatch, a.ETag); a.NotModified {
+	a := Asset{ETag: etag.Of("qr", string(format), url)}
+	if a.NotModified = etag.Matches(ifNoneMatch, a.ETag); a.NotModified {
 		return a, nil
 	}
 	matrix, err := qr.Encode(url, qr.M, qr.Auto)
@@ -144,8 +125,8 @@ func (s *Service) Preview(ctx context.Context, code, ifNoneMatch string) (Asset,
 	if c.Kind != KindCertificate {
 		return Asset{}, noSuchAsset("A badge has no certificate preview; its image is badge.png.")
 	}
-	a := Asset{ContentType: "image/png", ETag: etag("preview", c.version(), s.siteURL)}
-	if a.NotModified = etagMatches(ifNoneMatch, a.ETag); a.NotModified {
+	a := Asset{ContentType: "image/png", ETag: etag.Of("preview", c.version(), s.siteURL)}
+	if a.NotModified = etag.Matches(ifNoneMatch, a.ETag); a.NotModified {
 		return a, nil
 	}
 	a.Body, err = s.render(ctx, c, "png")
@@ -162,8 +143,8 @@ func (s *Service) Download(ctx context.Context, code, token, ifNoneMatch string,
 	if c.Kind != KindCertificate {
 		return Asset{}, noSuchAsset("A badge has no PDF.")
 	}
-	a := Asset{ContentType: "application/pdf", ETag: etag("pdf", c.version(), s.siteURL), Filename: c.Number + ".pdf"}
-	if a.NotModified = etagMatches(ifNoneMatch, a.ETag); a.NotModified {
+	a := Asset{ContentType: "application/pdf", ETag: etag.Of("pdf", c.version(), s.siteURL), Filename: c.Number + ".pdf"}
+	if a.NotModified = etag.Matches(ifNoneMatch, a.ETag); a.NotModified {
 		return a, nil
 	}
 	if a.Body, err = s.render(ctx, c, "pdf"); err != nil {
@@ -216,8 +197,8 @@ func (s *Service) IssuerLogo(ctx context.Context, code, ifNoneMatch string) (Ass
 	if !ok || derr != nil || (media != "image/png" && media != "image/svg+xml") {
 		return Asset{}, fmt.Errorf("logo of account %s is not a PNG or SVG data URI", c.AccountID)
 	}
-	a := Asset{ContentType: media, ETag: etag("logo", uri)}
-	if a.NotModified = etagMatches(ifNoneMatch, a.ETag); !a.NotModified {
+	a := Asset{ContentType: media, ETag: etag.Of("logo", uri)}
+	if a.NotModified = etag.Matches(ifNoneMatch, a.ETag); !a.NotModified {
 		a.Body = raw
 	}
 	return a, nil
