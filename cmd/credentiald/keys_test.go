@@ -56,7 +56,8 @@ func TestKeysRotateStartsANewIssuerKeyAndKeepsTheOld(t *testing.T) {
 	}
 	defer st.Close()
 	oldBox, _ := secretbox.New(oldKey)
-	doc, _, err := credentials.New(st, oldBox, "http://localhost:8080", nil).DIDDocument(ctx, uuid.MustParse(account))
+	got, err := credentials.New(st, oldBox, "http://localhost:8080", nil).DIDDocument(ctx, uuid.MustParse(account), "")
+	doc := got.Value
 	if err != nil || len(doc.AssertionMethod) != 2 || doc.AssertionMethod[0] != first[1] || doc.AssertionMethod[1] != second[1] {
 		t.Fatalf("DID document after two rotations: %+v %v", doc, err)
 	}
