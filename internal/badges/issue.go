@@ -58,8 +58,9 @@ type Issued struct {
 //     the contract's event kinds name no badge.
 //
 // Locks are taken in one order (badge, attendees by id through the assertions' foreign key,
-// credits, analytics rows in key order at the commit), the order certificate issuance also follows (attendee,
-// then credits), so concurrent issuances wait for each other but never deadlock.
+// credits, status list entries, analytics rows in key order at the commit), the order
+// certificate issuance also follows (attendee, then the account's hot rows, then status list
+// entries), so concurrent issuances wait for each other but never deadlock.
 func (s *Service) Issue(ctx context.Context, p IssueParams) ([]Issued, error) {
 	if err := checkAttendeeIDs(p.AttendeeIDs); err != nil {
 		return nil, err

@@ -43,9 +43,9 @@ func (s *Service) Generate(ctx context.Context, p GenerateParams) (store.Certifi
 // other; an issued certificate past its expiry is marked expired; a valid one answers
 // ALREADY_ISSUED; one credit is spent (CREDIT_LIMIT when none is left) and certificate.issued
 // goes to the outbox, in the statement that inserts the certificate with the account's next
-// number (a draft of the attendee becomes the certificate instead, keeping its number and code,
-// and the credit is spent last); when asked, the delivery email is recorded. A draft costs nothing and
-// writes no event and no email; an existing draft is answered as it is. Call Kick once tx
+// number (a draft of the attendee becomes the certificate instead, keeping its number and
+// code); its verifiable credential gets its status list entry; when asked, the delivery email
+// is recorded. A draft costs nothing and writes no event and no email; an existing draft is answered as it is. Call Kick once tx
 // committed when p.SendEmail was set.
 func (s *Service) Issue(ctx context.Context, tx *store.Tx, p GenerateParams) (store.Certificate, error) {
 	now := s.now()
@@ -87,13 +87,19 @@ func (s *Service) Issue(ctx context.Context, tx *store.Tx, p GenerateParams) (st
 		}
 		return c, nil
 	}
-	// The draft becomes the certificate, keeping its number: only the credit is a hot row here,
-	// and it is spent last, so that its lock is held for its statement and the commit.
+	// The draft becomes the certificate, keeping its number. Locks are taken in the order every
+	// issuance takes them (the attendee, the account's hot rows, then status list entries), so
+	// the credit is spent before the entry is drawn: a new certificate's statement takes the
+	// credit and then probes entries, which waits for an entry another transaction holds; an
+	// entry taken before the credit here could close that circle (a deadlock).
 	if issued.Snapshot, err = snapshotFrom(src); err != nil {
 		return store.Certificate{}, err
 	}
 	c, err := tx.IssueDraft(ctx, cur.Draft.ID, issued, now)
 	if err != nil {
+		return store.Certificate{}, err
+	}
+	if err := spendCredit(ctx, tx, p.AccountID, now); err != nil {
 		return store.Certificate{}, err
 	}
 	tx.CountIssued(c.AccountID, c.EventID, store.KindCertificate, issued.IssuedAt, 1)
@@ -108,9 +114,6 @@ func (s *Service) Issue(ctx context.Context, tx *store.Tx, p GenerateParams) (st
 		if _, err := s.recordEmail(ctx, tx, c, now); err != nil {
 			return store.Certificate{}, err
 		}
-	}
-	if err := spendCredit(ctx, tx, p.AccountID, now); err != nil {
-		return store.Certificate{}, err
 	}
 	return c, nil
 }
@@ -185,8 +188,10 @@ func (s *Service) insert(ctx context.Context, tx *store.Tx, p GenerateParams, sr
 		}
 		c.Status = &status
 	}
-	// A taken code (65 random bits: in practice never) inserts nothing, like a missing credit:
-	// the credit figures tell the two apart, and another code is drawn.
+	// A taken code (65 random bits: in practice never) inserts nothing and writes nothing; a
+	// missing credit inserts nothing either (what the statement wrote on the way goes with the
+	// rollback that CREDIT_LIMIT causes): the credit figures tell the two apart, and for a taken
+	// code another is drawn.
 	for range 5 {
 		if c.VerificationCode, err = s.drawCode(); err != nil {
 			return store.Certificate{}, err
