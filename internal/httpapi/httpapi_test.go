@@ -242,6 +242,26 @@ func TestUnknownRoutesAndMethodsAnswerInTheEnvelope(t *testing.T) {
 	}
 }
 
+// A path whose parameter is empty, or runs over a slash, names no operation of the contract
+// (its templates take one segment per parameter), though Echo's router matches it: 404.
+func TestPathsWithEmptyOrSlashedParametersAreNotFound(t *testing.T) {
+	t.Parallel()
+	env := testkit.NewServer(t)
+	client := testkit.SignUp(t, env).Client
+	id := uuid.NewString()
+	for _, tc := range []struct{ method, path string }{
+		{"DELETE", "/api/v1/api-keys/" + id + "/more"},
+		{"GET", "/api/v1/attendees/" + id + "/"},
+		{"GET", "/api/v1/events//attendees"},
+		{"GET", "/api/v1/events/" + id + "/certificates/generate/jobs/" + id + "/x"},
+	} {
+		res := client.Do(client.Request(tc.method, tc.path, nil))
+		if e := decodeError(t, res); res.StatusCode != 404 || e.Error.Code != "NOT_FOUND" {
+			t.Errorf("%s %s: %d %s, want 404 NOT_FOUND", tc.method, tc.path, res.StatusCode, res.Body)
+		}
+	}
+}
+
 func TestPanicAnswers500InternalAndLogsTheCauseOnly(t *testing.T) {
 	t.Parallel()
 	const secret = "connection string postgres://admin:hunter2@db"

@@ -55,7 +55,7 @@ func validateRequests(doc *openapi3.T) echo.MiddlewareFunc {
 				return next(c)
 			}
 			route := routes[routeKey(c.Request().Method, c.Path())]
-			if route == nil {
+			if route == nil || !segmentParams(c) {
 				return unmatched(c)
 			}
 			if he := validateRoute(c, route, opts); he != nil {
@@ -85,15 +85,31 @@ func operationRoutes(full, legacy *openapi3.T) map[string]*routers.Route {
 	return routes
 }
 
+// segmentParams reports whether each of the route's parameters is one non-empty path segment,
+// as the document's path templates (and kin-openapi's router) read them. Echo also matches an
+// empty parameter, and lets a route's last one run over slashes; such a request goes the
+// router's way, which answers it 404 as before.
+func segmentParams(c echo.Context) bool {
+	for _, v := range c.ParamValues()[:len(c.ParamNames())] {
+		if v == "" || strings.Contains(v, "/") {
+			return false
+		}
+	}
+	return true
+}
+
 // validateRoute validates the request against its operation, as oapi-codegen's
 // ValidateRequestFromContext does once its router found the route.
 func validateRoute(c echo.Context, route *routers.Route, opts *oapimw.Options) *echo.HTTPError {
 	var params map[string]string
 	if names := c.ParamNames(); len(names) > 0 {
 		params = make(map[string]string, len(names))
+		escaped := c.Request().URL.RawPath != "" // Echo matched the escaped path: its values are escaped too
 		for i, v := range c.ParamValues()[:len(names)] {
-			if unescaped, err := url.PathUnescape(v); err == nil {
-				v = unescaped
+			if escaped {
+				if unescaped, err := url.PathUnescape(v); err == nil {
+					v = unescaped
+				}
 			}
 			params[names[i]] = v
 		}
