@@ -359,8 +359,9 @@ type InsertCertificateRow struct {
 // its entry: the first of the random @status_candidates that is free in the account's open
 // status list, with the salt @status_salt (status_assigned false: the account has no open
 // list, or every candidate was taken; the caller draws the entry the long way).
-// No row comes back, and nothing is written, when no credit is left or the code is taken
-// (the caller tells which by the credit figures). The counter and the credit rows are taken by
+// No row comes back when the code is taken (then nothing is written) or no credit is left
+// (then the code and the counter were written: roll the transaction back); the caller tells
+// which by the credit figures. The counter and the credit rows are taken by
 // every issuance of the account and held until the commit: one statement that takes both and
 // does everything else, in one round trip, holds them for the shortest time.
 func (q *Queries) InsertCertificate(ctx context.Context, arg InsertCertificateParams) (InsertCertificateRow, error) {

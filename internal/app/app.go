@@ -58,18 +58,21 @@ func Database(ctx context.Context, cfg config.Config, logger *slog.Logger) (*sto
 const defaultGOGC = 400
 
 // RuntimeDefaults sets the Go runtime as the service runs: when GOGC is not in the
-// environment, the collector's pace is defaultGOGC. Serve calls it; so do the benchmarks that
-// run the service in their own process, so that they measure it as it runs.
-func RuntimeDefaults(cfg config.Config) {
-	if !cfg.GOGCSet {
-		// The renderer is bound by the garbage collector: maroto parses every embedded font
-		// for every document, about 30 MB of garbage per certificate PDF, and the collector
-		// ran for every few PDFs at Go's default pace (GOGC=100). At 400 a PDF takes about 40%
-		// less time (BenchmarkPDFBesideBareMaroto), the HTTP paths spend less on collection,
-		// and the heap may grow to five times what is live before a collection (see the
-		// peak RSS that make bench-http prints). GOGC and GOMEMLIMIT in the environment win.
-		debug.SetGCPercent(defaultGOGC)
+// environment, the collector's pace is defaultGOGC. Serve calls it; so does
+// BenchmarkVerifyLookup, which runs the service in its own process, so that it measures the
+// service as it runs. restore puts back the pace there was before.
+func RuntimeDefaults(cfg config.Config) (restore func()) {
+	if cfg.GOGCSet {
+		return func() {}
 	}
+	// The renderer is bound by the garbage collector: maroto parses every embedded font for
+	// every document, about 30 MB of garbage per certificate PDF, and the collector ran for
+	// every few PDFs at Go's default pace (GOGC=100). At 400 a PDF takes about 40% less time
+	// (BenchmarkPDFBesideBareMaroto), the HTTP paths spend less on collection, and the heap
+	// may grow to five times what is live before a collection (see the peak RSS that make
+	// bench-http prints). GOGC and GOMEMLIMIT in the environment win.
+	prev := debug.SetGCPercent(defaultGOGC)
+	return func() { debug.SetGCPercent(prev) }
 }
 
 // Serve runs the API until ctx is cancelled, then drains requests for up to 20 seconds.

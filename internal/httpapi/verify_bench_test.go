@@ -7,7 +7,6 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"os"
-	"runtime/debug"
 	"testing"
 	"time"
 
@@ -44,10 +43,9 @@ func BenchmarkVerifyLookup(b *testing.B) {
 		b.Fatalf("branding: %d %s", res.StatusCode, res.Body)
 	}
 	code := s.issue(b, "Ada", "Lovelace", nil).Data.VerificationCode
-	// The service runs with its runtime defaults (GOGC 400 unless set): so does this process,
-	// the bare server's too, and the load generator's.
-	defer debug.SetGCPercent(debug.SetGCPercent(-1))
-	app.RuntimeDefaults(s.env.Config)
+	// The service runs with its runtime defaults (GOGC 400 unless GOGC is in the environment):
+	// so does this process, the bare server and the load generator in it too.
+	defer app.RuntimeDefaults(config.Config{GOGCSet: os.Getenv("GOGC") != ""})()
 
 	pool, err := pgxpool.New(context.Background(), s.env.Config.DatabaseURL)
 	if err != nil {

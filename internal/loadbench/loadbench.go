@@ -64,6 +64,11 @@ func (o *Options) defaults() {
 // Run runs the whole benchmark and prints its table.
 func Run(ctx context.Context, o Options) (err error) {
 	o.defaults()
+	for _, w := range o.Works {
+		if !slices.Contains([]string{"issue", "lookup", "import", "job"}, w) {
+			return fmt.Errorf("bench-http: no load named %q (issue, lookup, import, job)", w)
+		}
+	}
 	if o.Dir, err = filepath.Abs(o.Dir); err != nil {
 		return err
 	}
@@ -105,6 +110,9 @@ func Run(ctx context.Context, o Options) (err error) {
 	defer func() { err = errors.Join(err, srv.stop()) }()
 
 	b := &bench{o: o, pool: pool, srv: srv, pgPID: cluster.PID()}
+	if b.pgPID == 0 {
+		return errors.New("bench-http: the cluster's postmaster.pid names no process")
+	}
 	if err := b.setup(ctx); err != nil {
 		return fmt.Errorf("setting up the data: %w", err)
 	}

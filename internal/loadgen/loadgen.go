@@ -182,6 +182,9 @@ func CPUTicks(pids ...int) int64 {
 // postmaster, its backends, the WAL writer, the checkpointer). A child that exited between
 // two readings takes its ticks with it: read it over phases in which the pools stay open.
 func TreeCPUTicks(parent int) int64 {
+	if parent <= 0 {
+		return 0 // no such process (CPUTicks(0) would read this one)
+	}
 	pids := []int{parent}
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {

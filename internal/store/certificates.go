@@ -237,7 +237,8 @@ func (d queries) CurrentCertificates(ctx context.Context, k CertificateKey, now 
 // Number.Digits), under VerificationCode, which it reserves in the registry. With Spend, the
 // same statement also spends one credit of the account's month; with Event, it writes the
 // outbox event, its number set from the certificate's; with Status, the status list entry.
-// ErrNotInserted, and nothing written, when no credit is left or the code is taken.
+// ErrNotInserted when the code is taken (nothing written) or no credit is left (the code and
+// the counter were written: roll the transaction back).
 func (d queries) InsertCertificate(ctx context.Context, c NewCertificate, now time.Time) (InsertedCertificate, error) {
 	status := statusIssued
 	if c.Draft {
