@@ -31,7 +31,7 @@ func FuzzRequestBodies(f *testing.F) {
 	}
 	e := echo.New()
 	e.HTTPErrorHandler = errorHandler(slog.New(slog.DiscardHandler))
-	e.Use(recoverPanics, limitBody, checkJSONText(ops), validateRequests(doc))
+	e.Use(recoverPanics, limitBody, checkJSONText(ops), newRequestValidator(doc).middleware)
 	var handed []byte
 	for _, r := range routes {
 		e.Add(r.method, echoRoute(apiPrefix+r.path), func(c echo.Context) error {

@@ -113,6 +113,7 @@ func New(opts Options) (*echo.Echo, error) {
 	e.HTTPErrorHandler = pageErrors(errorHandler(logger), pages, logger)
 	// Public verification takes a lighter path through the middleware (see public.go).
 	public := publicRoutesOf(ops)
+	validator := newRequestValidator(doc)
 	e.Use(requestID,
 		public.unless(accessLog(logger)), public.only(newAccessSummary(logger).middleware),
 		recoverPanics, public.visitors,
@@ -120,7 +121,7 @@ func New(opts Options) (*echo.Echo, error) {
 		limitBody,
 		public.unless(authenticate(ops, opts.Auth)),
 		public.unless(checkJSONText(ops)),
-		public.unless(validateRequests(doc)),
+		public.unless(validator.middleware), public.only(validator.explainRefusals),
 		public.unless(idempotency(ops, opts.Idempotency, logger)),
 		openBadgesCORS)
 

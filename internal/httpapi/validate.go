@@ -25,7 +25,7 @@ import (
 	"github.com/certhub/credentiald/internal/spec"
 )
 
-// validateRequests checks every API request against the contract: parameters, body, unknown
+// requestValidator checks API requests against the contract: parameters, body, unknown
 // fields. A mismatch answers 400 VALIDATION_ERROR with one detail per problem.
 //
 // kin-openapi validates an OpenAPI 3.1 document with a JSON Schema 2020-12 validator that it
@@ -41,28 +41,68 @@ import (
 // (gorilla/mux trying each path's pattern in turn: a tenth of the server's CPU for an
 // authenticated GET); the errors are turned into answers as oapi-codegen's middleware turns
 // them, which stays the path for a request Echo matched to no operation of the document.
-func validateRequests(doc *openapi3.T) echo.MiddlewareFunc {
+type requestValidator struct {
+	routes   map[string]*routers.Route
+	opts     *oapimw.Options
+	fallback echo.MiddlewareFunc
+}
+
+func newRequestValidator(doc *openapi3.T) *requestValidator {
 	full := spec.WithFullPaths(doc)
-	opts := validatorOptions()
-	fallback := oapimw.OapiRequestValidatorWithOptions(full, opts) // (it drops the document's servers)
+	v := &requestValidator{opts: validatorOptions()}
+	v.fallback = oapimw.OapiRequestValidatorWithOptions(full, v.opts) // (it drops the document's servers)
 	legacy := *full
 	legacy.OpenAPI = "3.0.3" // only the version: openapi3filter picks its schema validator by it
-	routes := operationRoutes(full, &legacy)
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		unmatched := fallback(next)
-		return func(c echo.Context) error {
-			if opts.Skipper(c) {
-				return next(c)
-			}
-			route := routes[routeKey(c.Request().Method, c.Path())]
-			if route == nil || !segmentParams(c) {
-				return unmatched(c)
-			}
-			if he := validateRoute(c, route, opts); he != nil {
-				return opts.ErrorHandler(c, he)
-			}
+	v.routes = operationRoutes(full, &legacy)
+	return v
+}
+
+// route is the request's operation, nil when Echo matched it to none of the document's (or
+// its parameters are not one path segment each).
+func (v *requestValidator) route(c echo.Context) *routers.Route {
+	route := v.routes[routeKey(c.Request().Method, c.Path())]
+	if route == nil || !segmentParams(c) {
+		return nil
+	}
+	return route
+}
+
+// middleware validates every request before its handler runs.
+func (v *requestValidator) middleware(next echo.HandlerFunc) echo.HandlerFunc {
+	unmatched := v.fallback(next)
+	return func(c echo.Context) error {
+		if v.opts.Skipper(c) {
 			return next(c)
 		}
+		route := v.route(c)
+		if route == nil {
+			return unmatched(c)
+		}
+		if he := validateRoute(c, route, v.opts); he != nil {
+			return v.opts.ErrorHandler(c, he)
+		}
+		return next(c)
+	}
+}
+
+// explainRefusals is for the public routes, which skip the validator for speed: when the
+// generated wrapper refused a parameter it could not bind (a malformed UUID), the request is
+// validated then, so that the 400 names the parameter and the fix like every other one.
+// The wrapper binds parameters before anything reads the body.
+func (v *requestValidator) explainRefusals(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		err := next(c)
+		var he *echo.HTTPError
+		if err == nil || !errors.As(err, &he) || he.Code != http.StatusBadRequest || he.Internal != nil ||
+			!strings.HasPrefix(fmt.Sprint(he.Message), "Invalid format for parameter ") {
+			return err
+		}
+		if route := v.route(c); route != nil {
+			if ve := validateRoute(c, route, v.opts); ve != nil {
+				return v.opts.ErrorHandler(c, ve)
+			}
+		}
+		return err
 	}
 }
 
@@ -383,6 +423,9 @@ func schemaLeaves(ve *jsonschema.ValidationError, field string, out *[]apperr.De
 		*out = append(*out, apperr.Detail{Field: at, Message: spec.PatternMessage(k.Want)})
 	case *kind.Format:
 		msg := "must be a valid " + k.Want
+		if k.Want == "uuid" {
+			msg = "must be a UUID" // as kin-openapi's own validator says it (friendly)
+		}
 		var sl *spec.SingleLineError
 		if errors.As(k.Err, &sl) {
 			msg = sl.Error()
