@@ -3,9 +3,12 @@ package httpapi_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"os/exec"
 	"strings"
@@ -18,6 +21,7 @@ import (
 	"github.com/certhub/credentiald/internal/certificates"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/testkit"
+	"github.com/certhub/credentiald/internal/testkit/contract"
 )
 
 type bulkResult struct {
@@ -75,6 +79,8 @@ func TestBulkGenerateReportsEachAttendee(t *testing.T) {
 	draft := out.Data.Issued[0].ID
 	res = s.acct.Client.Get("/api/v1/certificates/" + draft + "/download")
 	wantError(t, res, 409, res.StatusCode, "CONFLICT")
+	res = s.acct.Client.Post("/api/v1/certificates/"+draft+"/revoke", map[string]any{"reason": "drafted by mistake"})
+	wantError(t, res, 409, res.StatusCode, "CONFLICT") // a draft is deleted, not revoked
 	var c certificateBody
 	s.acct.Client.Post("/api/v1/certificates/generate", s.generate(extra, nil)).JSON(t, &c)
 	if c.Data.ID != draft || c.Data.Status != "valid" {
@@ -97,6 +103,45 @@ func TestBulkGenerateReportsEachAttendee(t *testing.T) {
 	res = s.acct.Client.Post(path, map[string]any{})
 	if e := wantError(t, res, 400, res.StatusCode, "VALIDATION_ERROR"); e.Error.Details[0].Field != "body.attendeeIds" {
 		t.Fatalf("details: %+v", e.Error.Details)
+	}
+}
+
+// The synchronous bulk issuance honours an Idempotency-Key as single issuance does: the same
+// request again is the first answer replayed, another body under the key is refused (422),
+// and a key that a running request holds is refused (409), each without issuing twice.
+func TestBulkGenerateHonoursItsIdempotencyKey(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	ada := s.acct.Attendee(t, s.event, "Ada", "Lovelace", "ada@example.org")
+	path := "/api/v1/events/" + s.event.String() + "/certificates/generate"
+	post := func(key string, body map[string]any) *contract.Response {
+		req := s.acct.Client.Request(http.MethodPost, path, body)
+		req.Header.Set("Idempotency-Key", key)
+		return s.acct.Client.Do(req)
+	}
+	body := map[string]any{"attendeeIds": []uuid.UUID{ada}, "sendEmail": false}
+	first, again := post("batch-7", body), post("batch-7", body)
+	if first.StatusCode != 200 || again.StatusCode != 200 || again.Header.Get("Idempotent-Replayed") != "true" ||
+		string(first.Body) != string(again.Body) {
+		t.Fatalf("first %d %s\nagain %d %v %s", first.StatusCode, first.Body, again.StatusCode, again.Header, again.Body)
+	}
+	res := post("batch-7", map[string]any{"attendeeIds": []uuid.UUID{ada}, "sendEmail": true})
+	wantError(t, res, 422, res.StatusCode, "IDEMPOTENCY_KEY_REUSED")
+
+	// Another instance is running this request right now.
+	grace := s.acct.Attendee(t, s.event, "Grace", "Hopper", "grace@example.org")
+	held := map[string]any{"attendeeIds": []uuid.UUID{grace}, "sendEmail": false}
+	// The key's fingerprint is of the request as the contract reads it, its defaults filled in
+	// (draft: false), so that leaving a default out and writing it are one request.
+	raw, _ := json.Marshal(map[string]any{"attendeeIds": []uuid.UUID{grace}, "sendEmail": false, "draft": false})
+	fp := sha256.Sum256(append([]byte("POST\n"+path+"\n"), raw...))
+	if _, err := s.env.Service.Idempotency.Claim(t.Context(), s.acct.ID, "batch-8", fp[:], time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	res = post("batch-8", held)
+	wantError(t, res, 409, res.StatusCode, "IDEMPOTENCY_IN_PROGRESS")
+	if issued, used := s.certificates(t); issued != 1 || used != 1 {
+		t.Fatalf("issued %d, used %d", issued, used)
 	}
 }
 

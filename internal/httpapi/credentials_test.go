@@ -68,6 +68,7 @@ func signedCredential(t *testing.T, c *contract.Client, code string, issuer issu
 	if jwt.StatusCode != 200 || jwt.Header.Get("Content-Type") != "application/vc+jwt" {
 		t.Fatalf("credential.jwt: %d %s", jwt.StatusCode, jwt.Body)
 	}
+	notModified(t, c, "/api/v1/verify/"+code+"/credential.jwt", jwt.Header.Get("ETag"))
 	payload, err := vc.VerifyJWT(string(jwt.Body), issuer.jwks)
 	if err != nil {
 		t.Fatalf("credential.jwt does not verify: %v", err)
@@ -110,6 +111,7 @@ func statusListOf(t *testing.T, c *contract.Client, url string, issuer issuerDoc
 	if _, err := vc.VerifyDataIntegrity(res.Body, issuer.did.PublicKey); err != nil {
 		t.Fatalf("status list does not verify: %v", err)
 	}
+	notModified(t, c, path, res.Header.Get("ETag"))
 	var l struct {
 		CredentialSubject struct{ EncodedList string }
 	}
