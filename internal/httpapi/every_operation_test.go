@@ -360,3 +360,25 @@ func TestEveryUUIDParameterRefusesAMalformedOne(t *testing.T) {
 		}
 	})
 }
+
+// Every operation that takes a verification code in its path and documents 400 refuses a code
+// that breaks the code's pattern, naming the parameter in words (the public lookups check it
+// themselves: they skip the request validator).
+func TestEveryVerificationCodeParameterRefusesAMalformedOne(t *testing.T) {
+	t.Parallel()
+	env := testkit.NewServer(t, trustLoopback())
+	takesCode := func(op contractOperation) bool {
+		return op.documents(http.StatusBadRequest) && strings.Contains(op.Path, "{code}")
+	}
+	forEachOperation(t, takesCode, nil, func(t *testing.T, op contractOperation) {
+		res := clientFor(t, env, "").Do(op.request(t, env, strings.ReplaceAll(op.Path, "{code}", "ab%20cd")))
+		wantRefusal(t, res, http.StatusBadRequest, "VALIDATION_ERROR")
+		named := false
+		for _, d := range decodeError(t, res).Error.Details {
+			named = named || d.Field == "path.code" && strings.Contains(d.Message, "letters, digits or hyphens")
+		}
+		if !named {
+			t.Fatalf("%s does not name path.code in words", res.Body)
+		}
+	})
+}
