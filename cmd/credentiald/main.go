@@ -22,6 +22,8 @@ import (
 	"github.com/certhub/credentiald/internal/config"
 	"github.com/certhub/credentiald/internal/credentials"
 	"github.com/certhub/credentiald/internal/logging"
+	"github.com/certhub/credentiald/internal/secretbox"
+	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/webhooks"
 )
 
@@ -151,14 +153,21 @@ func accountSetPlan(ctx context.Context, svc *accounts.Service, args []string, s
 	return nil
 }
 
+// sealedStore opens the secrets box and the database, as the commands that read or write
+// sealed secrets need both.
+func sealedStore(ctx context.Context, cfg config.Config, logger *slog.Logger) (*secretbox.Box, *store.Store, func(), error) {
+	box, err := app.Secrets(cfg, logger)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	st, closeDB, err := app.Database(ctx, cfg, logger)
+	return box, st, closeDB, err
+}
+
 // secretsRotate reseals the secrets at rest under the current key: run it once every instance
 // has the new SECRETS_KEY (and the old key in SECRETS_KEY_PREVIOUS); afterwards the old key can go.
 func secretsRotate(ctx context.Context, cfg config.Config, logger *slog.Logger, stdout io.Writer) error {
-	box, err := app.Secrets(cfg, logger)
-	if err != nil {
-		return err
-	}
-	st, closeDB, err := app.Database(ctx, cfg, logger)
+	box, st, closeDB, err := sealedStore(ctx, cfg, logger)
 	if err != nil {
 		return err
 	}
@@ -190,11 +199,7 @@ func keysRotate(ctx context.Context, cfg config.Config, logger *slog.Logger, arg
 	if err != nil {
 		return fmt.Errorf("keys rotate: -account must be an account id (UUID)")
 	}
-	box, err := app.Secrets(cfg, logger)
-	if err != nil {
-		return err
-	}
-	st, closeDB, err := app.Database(ctx, cfg, logger)
+	box, st, closeDB, err := sealedStore(ctx, cfg, logger)
 	if err != nil {
 		return err
 	}
