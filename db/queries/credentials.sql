@@ -75,14 +75,17 @@ LIMIT 8;
 SELECT * FROM verifiable_credentials WHERE credential_id = @credential_id;
 
 -- RevokeVerifiableCredentials sets the bits of the credentials named (those not set already)
--- and moves their lists' changed_at, so the signed lists are built again.
--- name: RevokeVerifiableCredentials :execrows
+-- and moves their lists' changed_at on, so the signed lists are built again: strictly on, at
+-- least a microsecond past the last change, since changed_at is the signed list's ETag and
+-- cache key, and a revocation stamped no later than the last one (another instance's clock a
+-- little behind, the same microsecond) must still change them.
+-- name: RevokeVerifiableCredentials :exec
 WITH revoked AS (
     UPDATE verifiable_credentials SET revoked_at = @now::timestamptz
     WHERE credential_id = ANY(@credential_ids::uuid[]) AND revoked_at IS NULL
     RETURNING account_id, list
 )
-UPDATE status_lists s SET changed_at = greatest(s.changed_at, @now::timestamptz)
+UPDATE status_lists s SET changed_at = greatest(s.changed_at + interval '1 microsecond', @now::timestamptz)
 FROM (SELECT DISTINCT account_id, list FROM revoked) r
 WHERE s.account_id = r.account_id AND s.list = r.list;
 

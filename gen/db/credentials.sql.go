@@ -450,13 +450,13 @@ func (q *Queries) RetireIssuerKey(ctx context.Context, arg RetireIssuerKeyParams
 	return result.RowsAffected(), nil
 }
 
-const revokeVerifiableCredentials = `-- name: RevokeVerifiableCredentials :execrows
+const revokeVerifiableCredentials = `-- name: RevokeVerifiableCredentials :exec
 WITH revoked AS (
     UPDATE verifiable_credentials SET revoked_at = $1::timestamptz
     WHERE credential_id = ANY($2::uuid[]) AND revoked_at IS NULL
     RETURNING account_id, list
 )
-UPDATE status_lists s SET changed_at = greatest(s.changed_at, $1::timestamptz)
+UPDATE status_lists s SET changed_at = greatest(s.changed_at + interval '1 microsecond', $1::timestamptz)
 FROM (SELECT DISTINCT account_id, list FROM revoked) r
 WHERE s.account_id = r.account_id AND s.list = r.list
 `
@@ -467,13 +467,13 @@ type RevokeVerifiableCredentialsParams struct {
 }
 
 // RevokeVerifiableCredentials sets the bits of the credentials named (those not set already)
-// and moves their lists' changed_at, so the signed lists are built again.
-func (q *Queries) RevokeVerifiableCredentials(ctx context.Context, arg RevokeVerifiableCredentialsParams) (int64, error) {
-	result, err := q.db.Exec(ctx, revokeVerifiableCredentials, arg.Now, arg.CredentialIds)
-	if err != nil {
-		return 0, err
-	}
-	return result.RowsAffected(), nil
+// and moves their lists' changed_at on, so the signed lists are built again: strictly on, at
+// least a microsecond past the last change, since changed_at is the signed list's ETag and
+// cache key, and a revocation stamped no later than the last one (another instance's clock a
+// little behind, the same microsecond) must still change them.
+func (q *Queries) RevokeVerifiableCredentials(ctx context.Context, arg RevokeVerifiableCredentialsParams) error {
+	_, err := q.db.Exec(ctx, revokeVerifiableCredentials, arg.Now, arg.CredentialIds)
+	return err
 }
 
 const revokedStatusIndexes = `-- name: RevokedStatusIndexes :many

@@ -163,6 +163,29 @@ func TestRevocationSetsTheBitInTheSignedList(t *testing.T) {
 	if again, _ := s.StatusList(ctx, account, 1, after.ETag); !again.NotModified {
 		t.Fatal("revoking a revoked credential changed its list")
 	}
+	// A revocation stamped before the last one (another instance's clock behind) still
+	// changes the list: a new ETag, and the bit in what is signed.
+	if _, err := store.InTx(ctx, st, func(tx *store.Tx) (struct{}, error) {
+		return struct{}{}, credentials.RevokeStatus(ctx, tx, time.Now(), ids[2])
+	}); err != nil {
+		t.Fatal(err)
+	}
+	later, err := s.StatusList(ctx, account, 1, after.ETag)
+	if err != nil || later.NotModified || later.ETag == after.ETag {
+		t.Fatalf("after a revocation stamped earlier: %q (was %q), %v", later.ETag, after.ETag, err)
+	}
+	var l2 vc.StatusListCredential
+	if err := json.Unmarshal(later.Body, &l2); err != nil {
+		t.Fatal(err)
+	}
+	bits2, err := vc.DecodeStatusList(l2.CredentialSubject.EncodedList)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e2, _ := st.FindVerifiableCredential(ctx, ids[2])
+	if on, _ := bits2.Get(e2.Index); !on {
+		t.Fatal("the later revocation's bit is not in the signed list")
+	}
 	if _, err := s.StatusList(ctx, account, 2, ""); err == nil {
 		t.Fatal("a list that does not exist was answered")
 	}

@@ -171,8 +171,7 @@ func newSalt() (string, error) {
 // RevokeStatus sets the status bits of the credentials, in the revoking transaction tx: the
 // next signed list of each says they are revoked. Bits set already stay as they were.
 func RevokeStatus(ctx context.Context, tx *store.Tx, now time.Time, credentialIDs ...uuid.UUID) error {
-	_, err := tx.RevokeVerifiableCredentials(ctx, credentialIDs, now.UTC())
-	return err
+	return tx.RevokeVerifiableCredentials(ctx, credentialIDs, now.UTC())
 }
 
 // RevokeBadgeStatus sets the status bits of every assertion of a badge that is retired.

@@ -185,10 +185,9 @@ func (d queries) FindVerifiableCredential(ctx context.Context, credentialID uuid
 }
 
 // RevokeVerifiableCredentials sets the status bits of the credentials at now (those set
-// already stay as they were) and returns how many it set.
-func (d queries) RevokeVerifiableCredentials(ctx context.Context, credentialIDs []uuid.UUID, now time.Time) (int, error) {
-	n, err := d.q.RevokeVerifiableCredentials(ctx, db.RevokeVerifiableCredentialsParams{CredentialIds: credentialIDs, Now: now})
-	return int(n), mapError(err)
+// already stay as they were) and moves their lists' last change on.
+func (d queries) RevokeVerifiableCredentials(ctx context.Context, credentialIDs []uuid.UUID, now time.Time) error {
+	return mapError(d.q.RevokeVerifiableCredentials(ctx, db.RevokeVerifiableCredentialsParams{CredentialIds: credentialIDs, Now: now}))
 }
 
 // AssertionIDsOfBadge returns the ids of every assertion of the badge.
