@@ -171,6 +171,9 @@ func TestBadSignatoriesAreRefusedWithHowToFix(t *testing.T) {
 			"body.signatories[0].signatureImage", "not a valid PNG"},
 		{"image an SVG without svg", one(map[string]any{"name": "Grace Hopper", "signatureImage": "data:image/svg+xml;base64," +
 			base64.StdEncoding.EncodeToString([]byte("<html>no</html>"))}), "body.signatories[0].signatureImage", "SVG"},
+		{"image an SVG that uses its own ancestor", one(map[string]any{"name": "Grace Hopper", "signatureImage": "data:image/svg+xml;base64," +
+			base64.StdEncoding.EncodeToString([]byte(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><g id="a"><use href="#a"/></g></svg>`))}),
+			"body.signatories[0].signatureImage", "<use> elements"},
 		{"image over 128 KiB", one(map[string]any{"name": "Grace Hopper", "signatureImage": bigPNG}),
 			"body.signatories[0].signatureImage", "at most 128 KiB decoded: scale the signature down"},
 		{"image longer than the contract allows", one(map[string]any{"name": "Grace Hopper", "signatureImage": hugePNG}),

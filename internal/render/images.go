@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/xml"
 	"errors"
 	"fmt"
 	"image"
@@ -86,6 +87,12 @@ func decodePNG(raw []byte) (*asset, error) {
 }
 
 func decodeSVG(raw []byte) (*asset, error) {
+	if hasUseElement(raw) {
+		// oksvg expands <use> by drawing what it names, with no guard: an element that uses
+		// its own ancestor recurses until the stack overflows, which kills the process
+		// (recover cannot catch it), and nested uses multiply the drawing exponentially.
+		return nil, errors.New("the SVG has <use> elements, which are not accepted: write their shapes out in place")
+	}
 	icon, err := oksvg.ReadIconStream(bytes.NewReader(raw), oksvg.IgnoreErrorMode)
 	if err != nil {
 		return nil, errors.New("the image is not a valid SVG")
@@ -104,6 +111,22 @@ func decodeSVG(raw []byte) (*asset, error) {
 		return nil, err
 	}
 	return &asset{img: rgba, png: buf.Bytes()}, nil
+}
+
+// hasUseElement reports whether the SVG document has a <use> element (in any namespace). A
+// document that is not well-formed XML is left to the SVG decoder to refuse.
+func hasUseElement(raw []byte) bool {
+	d := xml.NewDecoder(bytes.NewReader(raw))
+	d.Strict = false
+	for {
+		tok, err := d.RawToken()
+		if err != nil {
+			return false
+		}
+		if el, ok := tok.(xml.StartElement); ok && strings.EqualFold(el.Name.Local, "use") {
+			return true
+		}
+	}
 }
 
 // SVGToPNG rasterises an SVG image as a PNG, its longer side 1200 pixels, as templates draw
