@@ -1,15 +1,9 @@
 package email
 
 import (
-	"bytes"
 	"cmp"
-	"encoding/base64"
-	"image"
-	"image/png"
 	"regexp"
 	"strings"
-
-	"golang.org/x/image/draw"
 
 	"github.com/certhub/credentiald/internal/render"
 	"github.com/certhub/credentiald/internal/store"
@@ -89,34 +83,12 @@ func BrandOf(b store.Branding) Brand {
 
 const logoWidth = 440 // twice the 220 px the HTML shows it at, for sharp screens
 
+// logoPNG is the logo as the email shows it (nil when it cannot be drawn; the branding's
+// check refuses such a logo when it is stored).
 func logoPNG(uri string) []byte {
-	meta, payload, ok := strings.Cut(uri, ",")
-	if !ok {
-		return nil
-	}
-	raw, err := base64.StdEncoding.DecodeString(payload)
+	logo, err := render.ImagePNG(uri, logoWidth)
 	if err != nil {
 		return nil
 	}
-	if strings.Contains(meta, "svg") {
-		if raw, err = render.SVGToPNG(raw); err != nil {
-			return nil
-		}
-	}
-	img, err := png.Decode(bytes.NewReader(raw))
-	if err != nil {
-		return nil
-	}
-	bounds := img.Bounds()
-	if bounds.Dx() <= logoWidth {
-		return raw
-	}
-	h := max(1, bounds.Dy()*logoWidth/bounds.Dx())
-	small := image.NewNRGBA(image.Rect(0, 0, logoWidth, h))
-	draw.CatmullRom.Scale(small, small.Bounds(), img, bounds, draw.Src, nil)
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, small); err != nil {
-		return nil
-	}
-	return buf.Bytes()
+	return logo
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 
+	"golang.org/x/image/draw"
+
 	"github.com/srwiley/oksvg"
 	"github.com/srwiley/rasterx"
 
@@ -22,6 +24,9 @@ import (
 type asset struct {
 	img image.Image
 	png []byte
+	// narrowed holds the image as a PNG at most so many pixels wide (ImagePNG), guarded by
+	// assetsMu.
+	narrowed map[int][]byte
 }
 
 const (
@@ -127,6 +132,39 @@ func hasUseElement(raw []byte) bool {
 			return true
 		}
 	}
+}
+
+// ImagePNG returns a PNG or SVG data URI's image as a PNG at most maxWidth pixels wide
+// (scaled down when wider), decoded as the renderer decodes it: within its pixel limit,
+// cached, an SVG rasterised (an email's logo is made this way, once per logo).
+func ImagePNG(uri string, maxWidth int) ([]byte, error) {
+	a, err := decodeDataURI(uri)
+	if err != nil {
+		return nil, err
+	}
+	b := a.img.Bounds()
+	if b.Dx() <= maxWidth {
+		return a.png, nil
+	}
+	assetsMu.Lock()
+	out := a.narrowed[maxWidth]
+	assetsMu.Unlock()
+	if out != nil {
+		return out, nil
+	}
+	small := image.NewNRGBA(image.Rect(0, 0, maxWidth, max(1, b.Dy()*maxWidth/b.Dx())))
+	draw.CatmullRom.Scale(small, small.Bounds(), a.img, b, draw.Src, nil)
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, small); err != nil {
+		return nil, err
+	}
+	assetsMu.Lock()
+	if a.narrowed == nil {
+		a.narrowed = map[int][]byte{}
+	}
+	a.narrowed[maxWidth] = buf.Bytes()
+	assetsMu.Unlock()
+	return buf.Bytes(), nil
 }
 
 // SVGToPNG rasterises an SVG image as a PNG, its longer side 1200 pixels, as templates draw

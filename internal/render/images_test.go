@@ -1,7 +1,10 @@
 package render
 
 import (
+	"bytes"
 	"encoding/base64"
+	"image"
+	"image/png"
 	"strings"
 	"testing"
 )
@@ -21,5 +24,33 @@ func TestSVGsWithUseElementsAreRefused(t *testing.T) {
 	}
 	if err := CheckImage(uri(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><rect width="10" height="5" fill="#123"/></svg>`)); err != nil {
 		t.Fatalf("a plain SVG: %v", err)
+	}
+}
+
+// ImagePNG narrows an image wider than asked (once: the second answer is the cached one) and
+// answers a narrower one as it is; what the renderer refuses it refuses too.
+func TestImagePNGNarrowsWideImages(t *testing.T) {
+	wide := image.NewNRGBA(image.Rect(0, 0, 1000, 300))
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, wide); err != nil {
+		t.Fatal(err)
+	}
+	uri := "data:image/png;base64," + base64.StdEncoding.EncodeToString(buf.Bytes())
+	out, err := ImagePNG(uri, 440)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := png.DecodeConfig(bytes.NewReader(out))
+	if err != nil || cfg.Width != 440 || cfg.Height != 132 {
+		t.Fatalf("narrowed to %dx%d, %v", cfg.Width, cfg.Height, err)
+	}
+	if again, _ := ImagePNG(uri, 440); &again[0] != &out[0] {
+		t.Fatal("the narrowed image was drawn again")
+	}
+	if same, _ := ImagePNG(uri, 1200); !bytes.Equal(same, buf.Bytes()) {
+		t.Fatal("an image narrower than asked was changed")
+	}
+	if _, err := ImagePNG("data:image/gif;base64,R0lGODlh", 440); err == nil {
+		t.Fatal("a GIF was answered")
 	}
 }
