@@ -54,3 +54,20 @@ func TestImagePNGNarrowsWideImages(t *testing.T) {
 		t.Fatal("a GIF was answered")
 	}
 }
+
+// A seal in a row with barely more room than the padding draws nothing, as a QR code there
+// does; its image would have been 0 pixels wide, which no encoder writes (a 500 on a template
+// the service had accepted).
+func TestASealWithoutRoomDrawsNothing(t *testing.T) {
+	for _, h := range []float64{4.01, 4.04, 4.2} {
+		tmpl := Template{Page: PageOf("A4", "landscape"), Layout: Layout{Rows: []Row{
+			{Height: h, Cols: []Col{{Size: 12, Content: Content{Type: "seal", Text: "Certified", Ribbons: true}}}},
+		}}}
+		if _, err := PNG(tmpl, sample(names[0]), 72); err != nil {
+			t.Errorf("PNG, row of %.2f mm: %v", h, err)
+		}
+		if _, err := PDF(tmpl, sample(names[0])); err != nil {
+			t.Errorf("PDF, row of %.2f mm: %v", h, err)
+		}
+	}
+}

@@ -208,12 +208,12 @@ func (p *plan) place(pc *plannedCol, height float64, c Content, d *Data, fams ma
 		p.text(pc, top+6.5, 5, title, font, regular, 8.5, mixRGBA(ink, color.RGBA{255, 255, 255, 255}, 0.3), "center", fams)
 	case "seal":
 		side := min(pc.width, height) - 2*padding
-		if side <= 0 {
-			return nil
-		}
 		w := side
 		if c.Ribbons {
 			w = side * sealSide / (sealSide + sealRibbonDrop)
+		}
+		if w*ornamentDPI/25.4 < 2 {
+			return nil // no room to draw it (a row a little over the padding): nothing, as for a QR code
 		}
 		a, err := sealAsset(fill(c.Text, d, p.locale), parseColor(c.Color, color.RGBA{0xB0, 0x8D, 0x2E, 255}), c.Ribbons, w, ornamentDPI)
 		if err != nil {
