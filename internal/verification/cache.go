@@ -3,6 +3,7 @@ package verification
 import (
 	"container/list"
 	"context"
+	"errors"
 	"runtime"
 	"sync"
 )
@@ -59,14 +60,32 @@ func (c *renderCache) get(ctx context.Context, key string, render func() ([]byte
 	c.inflight[key] = call
 	c.mu.Unlock()
 
+	finished := false
+	defer func() {
+		if !finished { // render panicked: the waiters get an error, and the panic goes on
+			call.body, call.err = nil, errRenderPanicked
+			c.finish(key, call)
+		}
+	}()
 	select {
 	case c.slots <- struct{}{}:
-		call.body, call.err = render()
-		<-c.slots
+		func() {
+			defer func() { <-c.slots }() // the slot is given back whatever render does
+			call.body, call.err = render()
+		}()
 	case <-ctx.Done():
 		call.err = ctx.Err()
 	}
+	c.finish(key, call)
+	finished = true
+	return call.body, call.err
+}
 
+var errRenderPanicked = errors.New("verification: rendering panicked")
+
+// finish ends the call under key: it keeps a successful answer (within the budget, the least
+// recently used going first), forgets the call and wakes its waiters.
+func (c *renderCache) finish(key string, call *renderCall) {
 	c.mu.Lock()
 	delete(c.inflight, key)
 	if call.err == nil && len(call.body) <= c.budget/4 {
@@ -82,5 +101,4 @@ func (c *renderCache) get(ctx context.Context, key string, render func() ([]byte
 	}
 	c.mu.Unlock()
 	close(call.done)
-	return call.body, call.err
 }

@@ -1,6 +1,8 @@
 package verification
 
 import (
+	"context"
+	"fmt"
 	"testing"
 	"time"
 )
@@ -88,5 +90,40 @@ func TestStatusAtATime(t *testing.T) {
 		if got := statusAt(tc.stored, tc.expires, now); got != tc.want {
 			t.Errorf("statusAt(%s, %v) = %s, want %s", tc.stored, tc.expires, got, tc.want)
 		}
+	}
+}
+
+// A render that panics gives its slot back and ends its call with an error, which wakes
+// whoever waits on the same key; the next render of the key runs, and so do renders of other
+// keys, more of them than there are slots.
+func TestARenderThatPanicsReleasesItsSlotAndItsWaiters(t *testing.T) {
+	c := newRenderCache(1 << 20)
+	ctx := context.Background()
+	var call *renderCall // what a waiter on the key would wait for
+	func() {
+		defer func() { _ = recover() }()
+		_, _ = c.get(ctx, "k", func() ([]byte, error) {
+			c.mu.Lock()
+			call = c.inflight["k"]
+			c.mu.Unlock()
+			panic("boom")
+		})
+	}()
+	select {
+	case <-call.done:
+		if call.err == nil {
+			t.Fatal("the panicked call ended without an error")
+		}
+	default:
+		t.Fatal("the panicked call never ended: its waiters would hang")
+	}
+	for i := range 2 * cap(c.slots) {
+		got, err := c.get(ctx, fmt.Sprint("other", i), func() ([]byte, error) { return []byte("ok"), nil })
+		if err != nil || string(got) != "ok" {
+			t.Fatalf("render %d after the panic: %q %v", i, got, err)
+		}
+	}
+	if got, err := c.get(ctx, "k", func() ([]byte, error) { return []byte("again"), nil }); err != nil || string(got) != "again" {
+		t.Fatalf("the key after the panic: %q %v", got, err)
 	}
 }
