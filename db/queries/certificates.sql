@@ -7,6 +7,13 @@ FROM attendees a JOIN events e ON e.id = a.event_id
 WHERE a.account_id = @account_id AND a.id = @attendee_id
 FOR UPDATE OF a;
 
+-- LockAttendees locks the attendees named, in id order, as LockAttendeeForIssue locks one: a
+-- transaction that issues for several (a job's batch) takes them all before the account's hot
+-- rows, so it never holds those rows while waiting for an attendee that a single issuance
+-- holds (which waits for the hot rows in turn).
+-- name: LockAttendees :exec
+SELECT a.id FROM attendees a WHERE a.account_id = @account_id AND a.id = ANY(@ids::uuid[]) ORDER BY a.id FOR UPDATE;
+
 -- LockIssueSource reads what a certificate is made from in one round trip: the attendee,
 -- locked as LockAttendeeForIssue locks it, with its event, the template (the account's or a
 -- system one) and the account's branding (its columns NULL when the account has none). No

@@ -38,8 +38,11 @@ WHERE id = @id AND first_viewed_at IS NULL;
 -- (parallel arrays, one element a row) and the first verifications (an earlier one stays).
 -- A credential verified for the first time also adds one to issued_verified in the row of the
 -- day it was issued. The credentials are marked first; the counter rows are then written in
--- key order, the order every writer of analytics_daily takes them in, so concurrent batches
--- and issuing transactions never wait on each other in a cycle.
+-- key order, so concurrent batches of activity never wait on each other in a cycle. (A job's
+-- batch of issuances can hold a day's counter row and then mark an older certificate of one of
+-- its attendees expired; should this statement hold that certificate and wait for the row,
+-- PostgreSQL aborts one of the two: the job's batch then goes one by one, and activity that
+-- fails to be written is kept for the next flush, see verification.Recorder.)
 -- name: AddVerificationActivity :exec
 WITH firsts AS (
     SELECT unnest(@first_kinds::text[]) AS kind, unnest(@first_ids::uuid[]) AS id, unnest(@first_ats::timestamptz[]) AS at

@@ -678,6 +678,24 @@ func (q *Queries) LockAttendeeForIssue(ctx context.Context, arg LockAttendeeForI
 	return i, err
 }
 
+const lockAttendees = `-- name: LockAttendees :exec
+SELECT a.id FROM attendees a WHERE a.account_id = $1 AND a.id = ANY($2::uuid[]) ORDER BY a.id FOR UPDATE
+`
+
+type LockAttendeesParams struct {
+	AccountID uuid.UUID
+	Ids       []uuid.UUID
+}
+
+// LockAttendees locks the attendees named, in id order, as LockAttendeeForIssue locks one: a
+// transaction that issues for several (a job's batch) takes them all before the account's hot
+// rows, so it never holds those rows while waiting for an attendee that a single issuance
+// holds (which waits for the hot rows in turn).
+func (q *Queries) LockAttendees(ctx context.Context, arg LockAttendeesParams) error {
+	_, err := q.db.Exec(ctx, lockAttendees, arg.AccountID, arg.Ids)
+	return err
+}
+
 const lockCertificate = `-- name: LockCertificate :one
 SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location FROM certificates WHERE account_id = $1 AND id = $2 FOR UPDATE
 `

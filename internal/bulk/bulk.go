@@ -81,7 +81,7 @@ func New(st *store.Store, certs Issuer, logger *slog.Logger, t Timing) (*Service
 // Start works queued jobs until Stop.
 func (s *Service) Start(ctx context.Context) error { return s.jobs.Start(ctx) }
 
-// Stop lets running jobs finish their current attendee and stops.
+// Stop lets running jobs finish their current batch (up to issueBatch attendees) and stops.
 func (s *Service) Stop(ctx context.Context) error { return s.jobs.Stop(ctx) }
 
 // StopAndCancel stops at once, cancelling running jobs (they resume after a restart).
@@ -339,15 +339,20 @@ const issueBatch = 25
 // take one by one. Either way an issuance and its record commit together, so a crash at any
 // point issues, charges and emails nobody twice.
 func (s *Service) processBatch(ctx context.Context, j store.BulkJob, attendees []uuid.UUID) bool {
-	errNotAllIssued := errors.New("not every attendee of the batch issued")
 	err := recovery.Run(ctx, s.logger, "bulk job panicked while issuing a batch (its attendees go one by one)", func() error {
 		_, err := store.InTx(ctx, s.store, func(tx *store.Tx) (struct{}, error) {
+			// Every attendee of the batch is locked before the first issuance takes the
+			// account's hot rows: issuing one by one, the batch would hold those rows while
+			// waiting for an attendee a single issuance holds, which waits for the rows.
+			if err := tx.LockAttendees(ctx, j.AccountID, attendees); err != nil {
+				return struct{}{}, err
+			}
 			issued := make([]store.IssuedItem, 0, len(attendees))
 			for _, a := range attendees {
 				c, err := s.certs.Issue(ctx, tx, certificates.GenerateParams{AccountID: j.AccountID, EventID: j.EventID, AttendeeID: a,
 					TemplateID: j.TemplateID, SendEmail: j.SendEmail, Draft: j.Draft})
 				if err != nil {
-					return struct{}{}, errors.Join(errNotAllIssued, err)
+					return struct{}{}, err // rolls the batch back: its attendees go one by one
 				}
 				issued = append(issued, store.IssuedItem{AttendeeID: a, CertificateID: c.ID})
 			}

@@ -415,3 +415,34 @@ func TestCertificateNumbersCountOnPastSixDigits(t *testing.T) {
 		t.Fatalf("number after 999,999: %q", c.Number)
 	}
 }
+
+// A transaction that issues for several attendees (a job's batch) locks them all first: a
+// single issuance for one of them, started after the batch's first issuance took the
+// account's hot rows, waits for the batch and then finds the certificate, where the batch had
+// waited for the attendee while holding the rows the single issuance waited for (PostgreSQL
+// then aborted one of them: a 500).
+func TestABatchLocksItsAttendeesBeforeTheHotRows(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	a1, a2 := s.attendee(t, "Ada"), s.attendee(t, "Grace")
+	single := make(chan error, 1)
+	_, err := store.InTx(t.Context(), s.st, func(tx *store.Tx) (struct{}, error) {
+		if err := tx.LockAttendees(t.Context(), s.account, []uuid.UUID{a1, a2}); err != nil {
+			return struct{}{}, err
+		}
+		if _, err := s.svc.Issue(t.Context(), tx, s.params(a1)); err != nil {
+			return struct{}{}, err
+		}
+		go func() {
+			_, err := s.svc.Generate(t.Context(), s.params(a2))
+			single <- err
+		}()
+		time.Sleep(200 * time.Millisecond) // the single issuance is waiting for a2 now
+		_, err := s.svc.Issue(t.Context(), tx, s.params(a2))
+		return struct{}{}, err
+	})
+	if err != nil {
+		t.Fatalf("the batch: %v", err)
+	}
+	wantCode(t, <-single, apperr.AlreadyIssued)
+}

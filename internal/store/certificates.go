@@ -171,6 +171,12 @@ func (d queries) LockAttendeeForIssue(ctx context.Context, accountID, attendeeID
 	}, nil
 }
 
+// LockAttendees locks the account's attendees named, in id order, until the transaction ends
+// (those of another account, or none, are left alone).
+func (d queries) LockAttendees(ctx context.Context, accountID uuid.UUID, ids []uuid.UUID) error {
+	return mapError(d.q.LockAttendees(ctx, db.LockAttendeesParams{AccountID: accountID, Ids: ids}))
+}
+
 // IssueSource is what a certificate is made from: the attendee on its event, the template
 // and the account's branding.
 type IssueSource struct {
