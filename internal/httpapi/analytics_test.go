@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/certhub/credentiald/internal/spec"
 	"github.com/certhub/credentiald/internal/testkit"
 )
 
@@ -159,17 +160,21 @@ func TestAnalyticsRefuseBadPeriodsOtherAccountsAndMissingScope(t *testing.T) {
 	s := newIssuing(t)
 	event := "/api/v1/analytics/events/" + s.event.String()
 	for _, path := range []string{"/api/v1/analytics/dashboard", event} {
-		for query, field := range map[string]string{
-			"?from=2026-11-10&to=2026-11-09": "query.to",
-			"?from=2025-01-01&to=2026-01-02": "query.from",
-			"?from=2999-01-01":               "query.from",
-			"?from=2026-13-01":               "query.from",
-			"?to=yesterday":                  "query.to",
+		for _, c := range []struct{ query, field, message string }{
+			{"?from=2026-11-10&to=2026-11-09", "query.to", ""},
+			{"?from=2025-01-01&to=2026-01-02", "query.from", ""},
+			{"?from=2999-01-01", "query.from", ""},
+			// A date that is not one is told the form in words, never a pattern.
+			{"?from=2026-13-01", "query.from", spec.DateMessage},
+			{"?from=2026-02-30", "query.from", spec.DateMessage},
+			{"?to=2026-02-31", "query.to", spec.DateMessage},
+			{"?to=yesterday", "query.to", spec.DateMessage},
 		} {
-			res := s.acct.Client.Get(path + query)
+			res := s.acct.Client.Get(path + c.query)
 			e := wantError(t, res, 400, res.StatusCode, "VALIDATION_ERROR")
-			if len(e.Error.Details) == 0 || e.Error.Details[0].Field != field {
-				t.Fatalf("%s%s: %+v, want the field %s", path, query, e.Error, field)
+			if len(e.Error.Details) == 0 || e.Error.Details[0].Field != c.field ||
+				(c.message != "" && e.Error.Details[0].Message != c.message) {
+				t.Fatalf("%s%s: %+v, want the field %s (%s)", path, c.query, e.Error, c.field, c.message)
 			}
 		}
 	}

@@ -423,8 +423,11 @@ func schemaLeaves(ve *jsonschema.ValidationError, field string, out *[]apperr.De
 		*out = append(*out, apperr.Detail{Field: at, Message: spec.PatternMessage(k.Want)})
 	case *kind.Format:
 		msg := "must be a valid " + k.Want
-		if k.Want == "uuid" {
+		switch k.Want {
+		case "uuid":
 			msg = "must be a UUID" // as kin-openapi's own validator says it (friendly)
+		case "date":
+			msg = spec.DateMessage
 		}
 		var sl *spec.SingleLineError
 		if errors.As(k.Err, &sl) {
@@ -454,6 +457,12 @@ func friendly(msg string) string {
 	}
 	if strings.Contains(msg, "value is required but missing") {
 		return "is required"
+	}
+	// A format validator of the contract's says how to fix it in its own words.
+	if rest, ok := strings.CutPrefix(msg, `string doesn't match the format "`); ok {
+		if _, own, ok := strings.Cut(rest, `": `); ok {
+			return own
+		}
 	}
 	return msg
 }
