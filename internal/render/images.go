@@ -29,6 +29,11 @@ type asset struct {
 	narrowed map[int][]byte
 }
 
+// Version names how this renderer draws: change it with any change that draws an existing
+// certificate differently (a face, a fit, an ornament), so that the validators of what it drew
+// (the preview's and the PDF's ETag) change with it and clients fetch the new drawing.
+const Version = "2026-11-23"
+
 const (
 	maxImagePixels = 16 << 20 // refuses decompression bombs
 	svgRasterSide  = 1200     // px of the longer side an SVG is rasterised to

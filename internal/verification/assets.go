@@ -17,6 +17,7 @@ import (
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/credentials"
 	"github.com/certhub/credentiald/internal/etag"
+	"github.com/certhub/credentiald/internal/render"
 	"github.com/certhub/credentiald/internal/store"
 )
 
@@ -125,7 +126,7 @@ func (s *Service) Preview(ctx context.Context, code, ifNoneMatch string) (Asset,
 	if c.Kind != KindCertificate {
 		return Asset{}, noSuchAsset("A badge has no certificate preview; its image is badge.png.")
 	}
-	a := Asset{ContentType: "image/png", ETag: etag.Of("preview", c.version(), s.siteURL)}
+	a := Asset{ContentType: "image/png", ETag: etag.Of("preview", render.Version, c.version(), s.siteURL)}
 	if a.NotModified = etag.Matches(ifNoneMatch, a.ETag); a.NotModified {
 		return a, nil
 	}
@@ -143,7 +144,7 @@ func (s *Service) Download(ctx context.Context, code, token, ifNoneMatch string,
 	if c.Kind != KindCertificate {
 		return Asset{}, noSuchAsset("A badge has no PDF.")
 	}
-	a := Asset{ContentType: "application/pdf", ETag: etag.Of("pdf", c.version(), s.siteURL), Filename: c.Number + ".pdf"}
+	a := Asset{ContentType: "application/pdf", ETag: etag.Of("pdf", render.Version, c.version(), s.siteURL), Filename: c.Number + ".pdf"}
 	if a.NotModified = etag.Matches(ifNoneMatch, a.ETag); a.NotModified {
 		return a, nil
 	}
