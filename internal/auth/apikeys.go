@@ -139,20 +139,21 @@ func (s *Service) confirmRecentSignIn(ctx context.Context, p Principal, password
 }
 
 func newKeyNotice(owner store.User, creator store.Profile, k store.APIKey) store.OutboundEmail {
-	expiry := "never expires"
+	expiry := "never"
 	if k.ExpiresAt != nil {
-		expiry = "expires on " + k.ExpiresAt.UTC().Format("2 January 2006, 15:04 UTC")
+		expiry = k.ExpiresAt.UTC().Format("2 January 2006, 15:04 UTC")
 	}
+	// One "Label: value" a line: the branded HTML shows the block as rows (email.FromText).
 	body := fmt.Sprintf(`Hello %s,
 
 a new API key was created for %s.
 
-  Name:       %s
+  Name:        %s
   Starts with: %s
-  Scopes:     %s
-  Created by: %s
-  Created at: %s
-  It %s.
+  Scopes:      %s
+  Created by:  %s
+  Created at:  %s
+  Expires:     %s
 
 If you did not expect this key, delete it at once (DELETE /api/v1/api-keys/%s) and change
 your password.

@@ -5,12 +5,11 @@ import (
 	"embed"
 	"html/template"
 	"regexp"
-	"strings"
 )
 
-// A branded message is written once and sent twice over: as HTML (the issuer's logo and
-// colour, a button to the verification page) and as the plain-text part beside it, for clients
-// that show no HTML. The HTML keeps to what mail clients render: tables for layout, inline
+// A branded message is the HTML part of an email (the issuer's logo and colour, a button to
+// the verification page), set from the message's recorded plain text (FromText), which is
+// sent beside it word for word for clients that show no HTML. The HTML keeps to what mail clients render: tables for layout, inline
 // styles, no script, no external stylesheet or font, the logo as an inline image (cid:) rather
 // than a remote one that clients block.
 
@@ -60,26 +59,3 @@ func (b Branded) HTML() (string, error) {
 	return buf.String(), err
 }
 
-// Text renders the plain-text part: the same words, the button as its address.
-func (b Branded) Text() string {
-	var w strings.Builder
-	if b.Heading != "" {
-		w.WriteString(b.Heading + "\n\n")
-	}
-	for _, p := range b.Paragraphs {
-		w.WriteString(p + "\n\n")
-	}
-	if b.Button != nil {
-		w.WriteString(b.Button.Label + ":\n" + b.Button.URL + "\n\n")
-	}
-	for _, d := range b.Details {
-		w.WriteString(d[0] + ": " + d[1] + "\n")
-	}
-	if len(b.Details) > 0 {
-		w.WriteString("\n")
-	}
-	if b.Footer != "" {
-		w.WriteString(b.Footer + "\n")
-	}
-	return w.String()
-}

@@ -41,12 +41,6 @@ func TestBrandedMessageRendersAsHTMLAndText(t *testing.T) {
 	if !strings.Contains(html, `src="cid:logo"`) || strings.Contains(html, "url(x)") || !strings.Contains(html, "#1F2A44") {
 		t.Fatalf("logo or colour:\n%s", html)
 	}
-	text := b.Text()
-	for _, want := range []string{"Hello Ana <script>alert(1)</script>,", "View and share your certificate:\nhttps://certs.example.org/verify/7K3M9QX2PB4TW?t=abc", "Certificate: CERT-2026-000042"} {
-		if !strings.Contains(text, want) {
-			t.Errorf("the text lacks %q:\n%s", want, text)
-		}
-	}
 	if dir := os.Getenv("EMAIL_PREVIEW_DIR"); dir != "" {
 		b.Brand.Logo, b.Brand.Color = nil, "#0E7C66"
 		html, _ = b.HTML()

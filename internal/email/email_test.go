@@ -500,8 +500,8 @@ func TestMessagesAreSentAsPlainTextAndBrandedHTML(t *testing.T) {
 func TestAPIKeyNoticeDetailsBecomeRows(t *testing.T) {
 	t.Parallel()
 	b := email.FromText(store.EmailDelivery{OutboundEmail: store.OutboundEmail{Kind: "api_key_created", Subject: "A new API key",
-		BodyText: "Hello Ada,\n\na new API key was created for Academy.\n\n  Name:       ci\n  Scopes:     events:read\n  It never expires.\n\nIf you did not expect this key, delete it.\n"}}, email.Brand{Name: "Academy"})
-	if b.Heading != "A new API key was created" || len(b.Paragraphs) != 4 || b.Button != nil {
+		BodyText: "Hello Ada,\n\na new API key was created for Academy.\n\n  Name:       ci\n  Scopes:     events:read\n  Expires:    never\n\nIf you did not expect this key, delete it.\n"}}, email.Brand{Name: "Academy"})
+	if b.Heading != "A new API key was created" || len(b.Paragraphs) != 3 || len(b.Details) != 3 || b.Button != nil {
 		t.Fatalf("%+v", b)
 	}
 	b = email.FromText(store.EmailDelivery{OutboundEmail: store.OutboundEmail{Kind: "api_key_created",

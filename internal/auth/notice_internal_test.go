@@ -1,0 +1,27 @@
+package auth
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/certhub/credentiald/internal/email"
+	"github.com/certhub/credentiald/internal/store"
+)
+
+// The new-key notice, as recorded, becomes the branded email's detail rows: every line of its
+// block is "Label: value" (a sentence among them had left the block one run-on paragraph).
+func TestTheKeyNoticeDetailsBecomeRows(t *testing.T) {
+	at := time.Date(2026, 11, 23, 9, 30, 0, 0, time.UTC)
+	for expires, want := range map[*time.Time]string{nil: "never", &at: "23 November 2026, 09:30 UTC"} {
+		k := store.APIKey{ID: uuid.New(), Name: "ci", Prefix: "ck_live_abcd", Scopes: []string{"events:read", "events:write"},
+			CreatedAt: at, ExpiresAt: expires}
+		n := newKeyNotice(store.User{Name: "Ada", Email: "ada@example.org"},
+			store.Profile{User: store.User{Email: "grace@example.org"}, Account: store.Account{Name: "Academy"}}, k)
+		b := email.FromText(store.EmailDelivery{OutboundEmail: n}, email.Brand{Name: "Academy"})
+		if len(b.Details) != 6 || b.Details[2] != [2]string{"Scopes", "events:read, events:write"} || b.Details[5] != [2]string{"Expires", want} {
+			t.Fatalf("details %q", b.Details)
+		}
+	}
+}
