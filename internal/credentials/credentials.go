@@ -17,7 +17,6 @@
 package credentials
 
 import (
-	"log/slog"
 	"strings"
 	"time"
 
@@ -31,7 +30,6 @@ type Service struct {
 	box     *secretbox.Box
 	siteURL string
 	now     func() time.Time
-	logger  *slog.Logger
 	signed  *signedCache
 }
 

@@ -149,8 +149,10 @@ func (s *Service) Rotate(ctx context.Context, accountID uuid.UUID) (RotatedKey, 
 		if err != nil {
 			return RotatedKey{}, err
 		}
-		if ok, err := tx.InsertActiveIssuerKey(ctx, k); err != nil || !ok {
-			return RotatedKey{}, errors.Join(err, errors.New("credentials: the account still had an active key"))
+		if ok, err := tx.InsertActiveIssuerKey(ctx, k); err != nil {
+			return RotatedKey{}, err
+		} else if !ok {
+			return RotatedKey{}, errors.New("credentials: the account still had an active key")
 		}
 		out.VerificationMethod = vc.VerificationMethodID(did, ed25519.PublicKey(k.PublicKey))
 		return out, nil
@@ -166,15 +168,9 @@ type PublicKeys struct {
 }
 
 // IssuerKeys returns every key the account ever signed with (making its first when it has
-// none); an unknown account is not found.
+// none); an unknown account is not found (keys finds that out when it would make its first
+// key, so an account with keys costs one read).
 func (s *Service) IssuerKeys(ctx context.Context, accountID uuid.UUID) (PublicKeys, error) {
-	ok, err := s.store.AccountExists(ctx, accountID)
-	if err != nil {
-		return PublicKeys{}, err
-	}
-	if !ok {
-		return PublicKeys{}, apperr.NoSuch("issuer")
-	}
 	did, err := s.DID(accountID)
 	if err != nil {
 		return PublicKeys{}, err

@@ -29,8 +29,9 @@ type Entry struct {
 	Claims *BadgeClaims
 }
 
-// candidatesPerDraw random indexes are tried in one statement: the first free one is taken.
-// A list a fraction f full misses them all with probability f^32 (under 4 % while f < 0.9).
+// candidatesPerDraw random indexes are tried in one statement of the long way (AssignStatus):
+// the first free one is taken. A list a fraction f full misses them all with probability
+// f^32 (under 4 % while f < 0.9).
 const candidatesPerDraw = 32
 
 // AssignStatus gives an issued credential its entry, in the issuing transaction tx: a random

@@ -100,7 +100,7 @@ func withHeader(r *http.Request, name, value string) *http.Request {
 	return r
 }
 
-// revokedBits fetches a status list, checks its proof, and returns the list.
+// statusListOf fetches a status list, checks its proof and its revalidation, and returns the list.
 func statusListOf(t *testing.T, c *contract.Client, url string, issuer issuerDocs) *vc.StatusList {
 	t.Helper()
 	path := url[strings.Index(url, "/issuers/"):]

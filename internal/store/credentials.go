@@ -51,11 +51,7 @@ func (d queries) IssuerKeys(ctx context.Context, accountID uuid.UUID) ([]IssuerK
 	if err != nil {
 		return nil, mapError(err)
 	}
-	out := make([]IssuerKey, len(rows))
-	for i, r := range rows {
-		out[i] = issuerKeyFrom(r)
-	}
-	return out, nil
+	return convert(rows, issuerKeyFrom), nil
 }
 
 // LockAccountIssuerKeys locks the account's row, so that changes to its keys run one at a
@@ -63,12 +59,6 @@ func (d queries) IssuerKeys(ctx context.Context, accountID uuid.UUID) ([]IssuerK
 func (d queries) LockAccountIssuerKeys(ctx context.Context, accountID uuid.UUID) error {
 	_, err := d.q.LockAccountIssuerKeys(ctx, accountID)
 	return mapError(err)
-}
-
-// AccountExists reports whether the account exists.
-func (d queries) AccountExists(ctx context.Context, accountID uuid.UUID) (bool, error) {
-	ok, err := d.q.AccountExists(ctx, accountID)
-	return ok, mapError(err)
 }
 
 // StatusList is one of an account's revocation lists.
@@ -112,11 +102,7 @@ func (d queries) RevokedStatusIndexes(ctx context.Context, accountID uuid.UUID, 
 	if err != nil {
 		return nil, mapError(err)
 	}
-	out := make([]int, len(rows))
-	for i, r := range rows {
-		out[i] = int(r)
-	}
-	return out, nil
+	return convert(rows, func(r int32) int { return int(r) }), nil
 }
 
 // FreeStatusIndexes returns a few free indexes of the list, at most lastIndex, in random
@@ -126,11 +112,7 @@ func (d queries) FreeStatusIndexes(ctx context.Context, accountID uuid.UUID, lis
 	if err != nil {
 		return nil, mapError(err)
 	}
-	out := make([]int, len(rows))
-	for i, r := range rows {
-		out[i] = int(r)
-	}
-	return out, nil
+	return convert(rows, func(r int32) int { return int(r) }), nil
 }
 
 // VerifiableCredential is an issued credential's entry: its place in a status list, its
@@ -150,19 +132,13 @@ type VerifiableCredential struct {
 // and returns that index; ok is false when every candidate was taken (or v's credential has
 // an entry already).
 func (d queries) InsertVerifiableCredential(ctx context.Context, v VerifiableCredential, candidates []int) (index int, ok bool, err error) {
-	// One short statement per candidate, stopping at the first free one: in a list that is
-	// not nearly full (the caller reads the free indexes exactly when it is), the first.
-	for _, n := range candidates {
-		rows, err := d.q.InsertVerifiableCredential(ctx, db.InsertVerifiableCredentialParams{CredentialID: v.CredentialID, Kind: v.Kind,
-			AccountID: v.AccountID, List: int32(v.List), StatusIndex: int32(n), Salt: v.Salt, Claims: v.Claims, Now: v.SignedAt})
-		if err != nil {
-			return 0, false, mapError(err)
-		}
-		if len(rows) > 0 {
-			return int(rows[0]), true, nil
-		}
+	rows, err := d.q.InsertVerifiableCredential(ctx, db.InsertVerifiableCredentialParams{CredentialID: v.CredentialID, Kind: v.Kind,
+		AccountID: v.AccountID, List: int32(v.List), Candidates: convert(candidates, func(n int) int32 { return int32(n) }),
+		Salt: v.Salt, Claims: v.Claims, Now: v.SignedAt})
+	if err != nil || len(rows) == 0 {
+		return 0, false, mapError(err)
 	}
-	return 0, false, nil
+	return int(rows[0]), true, nil
 }
 
 // InsertVerifiableCredentialInOpenList stores v at index in the account's open list (v.List
@@ -207,11 +183,7 @@ func (d queries) AllIssuerKeys(ctx context.Context) ([]IssuerKey, error) {
 	if err != nil {
 		return nil, mapError(err)
 	}
-	out := make([]IssuerKey, len(rows))
-	for i, r := range rows {
-		out[i] = issuerKeyFrom(r)
-	}
-	return out, nil
+	return convert(rows, issuerKeyFrom), nil
 }
 
 // UpdateIssuerKeySealed replaces a key's sealed private key (the same key, sealed anew).
