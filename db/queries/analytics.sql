@@ -1,5 +1,6 @@
 -- CountIssued adds credentials issued to the day's counters (parallel arrays, one element a
--- row), in key order: the order every writer of analytics_daily takes its rows in.
+-- row), in key order (store.Tx.CountIssued: badge assertions and issued drafts; a new
+-- certificate is counted by InsertCertificate).
 -- name: CountIssued :exec
 INSERT INTO analytics_daily AS d (account_id, day, event_id, credential_kind, issued)
 SELECT account_id, day, event_id, kind, sum(n)::integer

@@ -23,8 +23,10 @@ type IssuedKey struct {
 
 // CountIssued counts n credentials of kind issued for the event at at (its UTC day). The
 // counts are kept with the transaction and written once, in key order, just before it commits:
-// a transaction that issues for several events takes their counter rows in the same order as
-// every other writer, and holds them only for the commit.
+// a transaction that issues for several events takes their counter rows in key order, and
+// holds them only for the commit. (Badge assertions and issued drafts are counted this way; a
+// new certificate is counted by its own inserting statement, InsertCertificate, with the
+// account's other hot rows.)
 func (t *Tx) CountIssued(accountID, eventID uuid.UUID, kind string, at time.Time, n int) {
 	if n <= 0 {
 		return
