@@ -106,6 +106,9 @@ func Run(ctx context.Context, next Request, opts Options) *Result {
 		DialContext: (&net.Dialer{KeepAlive: 30 * time.Second}).DialContext}
 	defer transport.CloseIdleConnections()
 	client := &http.Client{Transport: transport}
+	// A request runs under the caller's ctx (Ctrl-C ends one that a hung server never answers);
+	// the phase's end only stops new requests, so that it cuts none short.
+	outer := ctx
 	ctx, cancel := context.WithTimeout(ctx, opts.Duration)
 	defer cancel()
 	var mu sync.Mutex
@@ -124,7 +127,10 @@ func Run(ctx context.Context, next Request, opts Options) *Result {
 				}
 				req.Header.Set("X-Forwarded-For", ClientAddr(n))
 				t0 := time.Now()
-				res, err := client.Do(req)
+				res, err := client.Do(req.WithContext(outer))
+				if outer.Err() != nil {
+					break // stopped by the caller: not a failure of the server
+				}
 				if err == nil {
 					_, err = io.Copy(io.Discard, res.Body)
 					res.Body.Close()
@@ -213,7 +219,7 @@ func TicksPerRequest(ticks int64, requests int) float64 {
 	return float64(ticks) * 10000 / float64(requests)
 }
 
-// LoadAverage returns the first figure of /proc/loadavg ("" elsewhere).
+// LoadAverage returns the three figures of /proc/loadavg, over 1, 5 and 15 minutes ("" elsewhere).
 func LoadAverage() string {
 	b, err := os.ReadFile("/proc/loadavg")
 	if err != nil {
