@@ -141,12 +141,12 @@ const openBadgesPrefix = "/ob/"
 // serves at the site root (did:web resolves there).
 const issuersPrefix = "/issuers/"
 
-// isOpenBadgesPath reports whether path is that of an Open Badges document or an issuer's
+// isPublicDocumentPath reports whether path is that of an Open Badges document or an issuer's
 // verifiable-credential document: public documents that verifiers fetch from anywhere.
-func isOpenBadgesPath(path string) bool {
+func isPublicDocumentPath(path string) bool {
 	return strings.HasPrefix(path, openBadgesPrefix) || strings.HasPrefix(path, issuersPrefix)
 }
 
 // isContractPath reports whether path belongs to the contract's operations: under /api/v1, or
 // an Open Badges or issuer document.
-func isContractPath(path string) bool { return isAPIPath(path) || isOpenBadgesPath(path) }
+func isContractPath(path string) bool { return isAPIPath(path) || isPublicDocumentPath(path) }

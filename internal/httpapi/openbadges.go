@@ -72,10 +72,11 @@ func optional(s string) *string {
 	return &s
 }
 
-// openBadgesCORS lets any origin read the Open Badges documents: verifiers run in browsers too.
-func openBadgesCORS(next echo.HandlerFunc) echo.HandlerFunc {
+// publicDocumentsCORS lets any origin read the Open Badges documents and the issuers' DID
+// documents, JWK Sets and status lists: verifiers run in browsers too.
+func publicDocumentsCORS(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if isOpenBadgesPath(c.Request().URL.Path) {
+		if isPublicDocumentPath(c.Request().URL.Path) {
 			c.Response().Header().Set("Access-Control-Allow-Origin", "*")
 		}
 		return next(c)

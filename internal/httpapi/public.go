@@ -13,10 +13,13 @@ import (
 // account API: no credentials, no body, and a handful of inputs (the code's shape, a format,
 // a token's length) that the handlers check themselves. So its routes skip authentication,
 // the contract's request validator and idempotency, and their access log is a summary
-// (publiclog.go); they keep the request id, panic recovery and the rate limits.
+// (publiclog.go); they keep the request id, panic recovery and the rate limits. A parameter
+// the generated wrapper cannot bind (a malformed UUID) is explained by the validator after
+// all (requestValidator.explainRefusals), so the 400 names it like every other.
 
-// publicRoutes are the Echo routes of the public verification operations: those of the
-// document that need no credentials and live under /api/v1/verify, and the site's pages.
+// publicRoutes are the Echo routes of the public operations: those of the document that need
+// no credentials and live under /api/v1/verify or outside /api/v1 (the site's pages, the Open
+// Badges documents, the issuers' DID documents, JWK Sets and status lists).
 type publicRoutes map[string]bool
 
 func publicRoutesOf(ops operations) publicRoutes {
