@@ -24,9 +24,9 @@ import (
 type asset struct {
 	img image.Image
 	png []byte
-	// narrowed holds the image as a PNG at most so many pixels wide (ImagePNG), guarded by
-	// assetsMu.
-	narrowed map[int][]byte
+	// narrowed holds the image as a PNG at most so many pixels wide (ImagePNG).
+	narrowedMu sync.Mutex
+	narrowed   map[int][]byte
 }
 
 // Version names how this renderer draws: change it with any change that draws an existing
@@ -39,20 +39,16 @@ const (
 	svgRasterSide  = 1200     // px of the longer side an SVG is rasterised to
 )
 
-var (
-	assetsMu sync.Mutex
-	assets   = map[[32]byte]*asset{}
-)
+// assets are the decoded images of data URIs (templates, logos and signatures repeat).
+var assets = newMemo[[32]byte, *asset](256)
 
 // decodeDataURI decodes a PNG or SVG data URI, caching the result: templates and logos repeat.
 func decodeDataURI(uri string) (*asset, error) {
 	key := sha256.Sum256([]byte(uri))
-	assetsMu.Lock()
-	a := assets[key]
-	assetsMu.Unlock()
-	if a != nil {
+	if a, ok := assets.get(key); ok {
 		return a, nil
 	}
+	var a *asset
 	meta, payload, ok := strings.Cut(uri, ",")
 	if !ok || !strings.HasSuffix(meta, ";base64") {
 		return nil, errors.New("not a base64 data URI")
@@ -72,12 +68,7 @@ func decodeDataURI(uri string) (*asset, error) {
 	if err != nil {
 		return nil, err
 	}
-	assetsMu.Lock()
-	if len(assets) >= 256 {
-		clear(assets)
-	}
-	assets[key] = a
-	assetsMu.Unlock()
+	assets.put(key, a)
 	return a, nil
 }
 
@@ -151,9 +142,9 @@ func ImagePNG(uri string, maxWidth int) ([]byte, error) {
 	if b.Dx() <= maxWidth {
 		return a.png, nil
 	}
-	assetsMu.Lock()
+	a.narrowedMu.Lock()
 	out := a.narrowed[maxWidth]
-	assetsMu.Unlock()
+	a.narrowedMu.Unlock()
 	if out != nil {
 		return out, nil
 	}
@@ -163,12 +154,12 @@ func ImagePNG(uri string, maxWidth int) ([]byte, error) {
 	if err := png.Encode(&buf, small); err != nil {
 		return nil, err
 	}
-	assetsMu.Lock()
+	a.narrowedMu.Lock()
 	if a.narrowed == nil {
 		a.narrowed = map[int][]byte{}
 	}
 	a.narrowed[maxWidth] = buf.Bytes()
-	assetsMu.Unlock()
+	a.narrowedMu.Unlock()
 	return buf.Bytes(), nil
 }
 

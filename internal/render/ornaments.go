@@ -9,7 +9,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"sync"
 
 	"golang.org/x/image/font/sfnt"
 	"golang.org/x/image/math/fixed"
@@ -180,20 +179,15 @@ type sealKey struct {
 	px          int
 }
 
-var (
-	sealsMu sync.Mutex
-	seals   = map[sealKey]*asset{}
-)
+// seals are drawn seals (they repeat from certificate to certificate).
+var seals = newMemo[sealKey, *asset](64)
 
 // sealAsset draws a seal widthMM wide at dpi as an image: an embossed-looking starburst in
 // col with text around its ring, a guilloché rosette and a star at its centre, and ribbon
 // tails under it when ribbons is set. Seals repeat from certificate to certificate: cached.
 func sealAsset(text string, col color.RGBA, ribbons bool, widthMM, dpi float64) (*asset, error) {
 	k := sealKey{text, fmt.Sprintf("%02x%02x%02x", col.R, col.G, col.B), ribbons, int(widthMM*dpi/25.4 + 0.5)}
-	sealsMu.Lock()
-	a := seals[k]
-	sealsMu.Unlock()
-	if a != nil {
+	if a, ok := seals.get(k); ok {
 		return a, nil
 	}
 	shapes, err := sealShapes(text, col, ribbons)
@@ -216,13 +210,8 @@ func sealAsset(text string, col color.RGBA, ribbons bool, widthMM, dpi float64) 
 	if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&buf, nrgba); err != nil {
 		return nil, err
 	}
-	a = &asset{img: nrgba, png: buf.Bytes()}
-	sealsMu.Lock()
-	if len(seals) >= 64 {
-		clear(seals)
-	}
-	seals[k] = a
-	sealsMu.Unlock()
+	a := &asset{img: nrgba, png: buf.Bytes()}
+	seals.put(k, a)
 	return a, nil
 }
 

@@ -8,7 +8,6 @@ import (
 	"image/color"
 	"image/png"
 	"slices"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/boombuler/barcode/qr"
@@ -147,29 +146,19 @@ func fillRect(img *image.RGBA, x0, y0, x1, y1 float64, c color.RGBA) {
 }
 
 var (
-	backgroundsMu  sync.Mutex
-	backgrounds    = map[string]*image.RGBA{}
-	backgroundPNGs = map[string][]byte{}
+	backgrounds    = newMemo[string, *image.RGBA](32)
+	backgroundPNGs = newMemo[string, []byte](32)
 )
 
 // backgroundImage draws the page's background colour, image and border, cached: a template's
 // background is the same on every certificate.
 func backgroundImage(p *plan, dpi float64) (*image.RGBA, error) {
 	key := fmt.Sprintf("%s|%g", p.background.key, dpi)
-	backgroundsMu.Lock()
-	img := backgrounds[key]
-	backgroundsMu.Unlock()
-	if img != nil {
+	if img, ok := backgrounds.get(key); ok {
 		return img, nil
 	}
-	img = drawBackground(p, dpi)
-	backgroundsMu.Lock()
-	if len(backgrounds) >= 32 {
-		clear(backgrounds)
-		clear(backgroundPNGs)
-	}
-	backgrounds[key] = img
-	backgroundsMu.Unlock()
+	img := drawBackground(p, dpi)
+	backgrounds.put(key, img)
 	return img, nil
 }
 
@@ -240,10 +229,7 @@ func drawBackground(p *plan, dpi float64) *image.RGBA {
 // backgroundPNG is backgroundImage encoded for the PDF, cached likewise.
 func backgroundPNG(p *plan, dpi float64) ([]byte, error) {
 	key := fmt.Sprintf("%s|%g", p.background.key, dpi)
-	backgroundsMu.Lock()
-	b := backgroundPNGs[key]
-	backgroundsMu.Unlock()
-	if b != nil {
+	if b, ok := backgroundPNGs.get(key); ok {
 		return b, nil
 	}
 	// Drawn afresh rather than through backgroundImage's cache: at print resolution the
@@ -256,9 +242,7 @@ func backgroundPNG(p *plan, dpi float64) ([]byte, error) {
 	if err := enc.Encode(&buf, paletted(img)); err != nil {
 		return nil, err
 	}
-	backgroundsMu.Lock()
-	backgroundPNGs[key] = buf.Bytes()
-	backgroundsMu.Unlock()
+	backgroundPNGs.put(key, buf.Bytes())
 	return buf.Bytes(), nil
 }
 

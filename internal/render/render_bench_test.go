@@ -80,9 +80,7 @@ func BenchmarkDrawBackground(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
-				backgroundsMu.Lock()
-				clear(backgroundPNGs)
-				backgroundsMu.Unlock()
+				backgroundPNGs.clear()
 				if _, err := backgroundPNG(p, ornamentDPI); err != nil {
 					b.Fatal(err)
 				}
