@@ -58,4 +58,3 @@ func (b Branded) HTML() (string, error) {
 	err := brandedHTML.Execute(&buf, map[string]any{"M": b, "Colour": colour, "HasLogo": len(b.Brand.Logo) > 0})
 	return buf.String(), err
 }
-
