@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"golang.org/x/sync/singleflight"
 
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/etag"
@@ -264,10 +265,14 @@ func (s *Service) StatusList(ctx context.Context, accountID uuid.UUID, list int,
 
 // signedCache keeps recent signed answers by ETag, at most max of them (a few KiB each); when
 // full it forgets an arbitrary half, which costs a signature per forgotten answer asked again.
+// Concurrent requests for an answer it does not hold sign it once (a revocation changes a
+// status list that many verifiers then fetch at once; each signature is milliseconds of
+// JSON-LD work).
 type signedCache struct {
-	mu  sync.Mutex
-	m   map[string][]byte
-	max int
+	flight singleflight.Group
+	mu     sync.Mutex
+	m      map[string][]byte
+	max    int
 }
 
 func newSignedCache(max int) *signedCache { return &signedCache{m: map[string][]byte{}, max: max} }
@@ -279,21 +284,27 @@ func (c *signedCache) get(key string, sign func() ([]byte, error)) ([]byte, erro
 	if ok {
 		return b, nil
 	}
-	b, err := sign()
+	v, err, _ := c.flight.Do(key, func() (any, error) {
+		b, err := sign()
+		if err != nil {
+			return nil, err
+		}
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if len(c.m) >= c.max {
+			n := 0
+			for k := range c.m {
+				delete(c.m, k)
+				if n++; n >= c.max/2 {
+					break
+				}
+			}
+		}
+		c.m[key] = b
+		return b, nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.m) >= c.max {
-		n := 0
-		for k := range c.m {
-			delete(c.m, k)
-			if n++; n >= c.max/2 {
-				break
-			}
-		}
-	}
-	c.m[key] = b
-	return b, nil
+	return v.([]byte), nil
 }
