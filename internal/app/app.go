@@ -103,12 +103,13 @@ func Serve(ctx context.Context, cfg config.Config, logger *slog.Logger, ready ch
 	// Counted verification activity is written in batches; stopping flushes what is left,
 	// after the HTTP server has drained (its shutdown comes first, below).
 	workersDone.Go(func() { svc.Verification.Activity.Run(workers) })
+	workersDone.Go(func() { svc.Idempotency.RunPurge(workers, logger) })
 	defer func() { stopWorkers(); workersDone.Wait() }()
 	if err := svc.Bulk.Start(workers); err != nil {
 		return fmt.Errorf("starting the job queue: %w", err)
 	}
 	defer func() {
-		// Jobs finish the attendee in hand; the rest resumes after the next start.
+		// Jobs finish the batch in hand; the rest resumes after the next start.
 		stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
 		defer cancel()
 		if err := svc.Bulk.Stop(stopCtx); err != nil {

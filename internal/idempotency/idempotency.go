@@ -9,11 +9,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/recovery"
 	"github.com/certhub/credentiald/internal/store"
 )
 
@@ -73,4 +75,37 @@ func (s *Service) Complete(ctx context.Context, accountID uuid.UUID, key string,
 // Release forgets a request that did not succeed, so that it can be retried with its key.
 func (s *Service) Release(ctx context.Context, accountID uuid.UUID, key string, fingerprint []byte) error {
 	return s.store.ReleaseIdempotencyKey(ctx, accountID, key, fingerprint)
+}
+
+// PurgeEvery is how often RunPurge deletes the keys whose answers are no longer replayed.
+const PurgeEvery = time.Hour
+
+// Purge deletes the keys whose time is over (a claim takes such a key afresh anyway) and
+// returns how many it deleted: without it the table would keep every key ever sent.
+func (s *Service) Purge(ctx context.Context) (int, error) {
+	return s.store.DeleteExpiredIdempotencyKeys(ctx, s.now())
+}
+
+// RunPurge purges every PurgeEvery until ctx ends; a failure or a panic is logged and the
+// next round tries again.
+func (s *Service) RunPurge(ctx context.Context, logger *slog.Logger) {
+	t := time.NewTicker(PurgeEvery)
+	defer t.Stop()
+	for {
+		err := recovery.Run(ctx, logger, "panic while purging idempotency keys", func() error {
+			n, err := s.Purge(ctx)
+			if err == nil && n > 0 {
+				logger.InfoContext(ctx, "purged expired idempotency keys", "count", n)
+			}
+			return err
+		})
+		if err != nil && !recovery.Is(err) && ctx.Err() == nil {
+			logger.ErrorContext(ctx, "purging expired idempotency keys", "error", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }

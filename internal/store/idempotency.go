@@ -75,3 +75,10 @@ func (d queries) CompleteIdempotencyKey(ctx context.Context, accountID uuid.UUID
 func (d queries) ReleaseIdempotencyKey(ctx context.Context, accountID uuid.UUID, key string, fingerprint []byte) error {
 	return mapError(d.q.ReleaseIdempotencyKey(ctx, db.ReleaseIdempotencyKeyParams{AccountID: accountID, Key: key, Fingerprint: fingerprint}))
 }
+
+// DeleteExpiredIdempotencyKeys deletes the keys whose time is over at now and returns how
+// many.
+func (d queries) DeleteExpiredIdempotencyKeys(ctx context.Context, now time.Time) (int, error) {
+	n, err := d.q.DeleteExpiredIdempotencyKeys(ctx, now)
+	return int(n), mapError(err)
+}
