@@ -69,9 +69,6 @@ LIMIT @page_size OFFSET @page_offset;
 -- name: CountWebhookDeliveries :one
 SELECT count(*) FROM webhook_deliveries WHERE account_id = @account_id AND subscription_id = @subscription_id;
 
--- name: GetWebhookDelivery :one
-SELECT * FROM webhook_deliveries WHERE id = @id;
-
 -- ClaimOutboxEvents takes a batch of events not yet dispatched, oldest first, for one
 -- dispatcher's transaction; another dispatcher skips them.
 -- name: ClaimOutboxEvents :many

@@ -310,34 +310,6 @@ func (q *Queries) FinishWebhookAttempt(ctx context.Context, arg FinishWebhookAtt
 	return result.RowsAffected(), nil
 }
 
-const getWebhookDelivery = `-- name: GetWebhookDelivery :one
-SELECT id, account_id, subscription_id, outbox_event_id, event_type, payload, status, attempts, last_attempt_at, next_attempt_at, response_status, response_body, error, duration_ms, created_at, leased_until FROM webhook_deliveries WHERE id = $1
-`
-
-func (q *Queries) GetWebhookDelivery(ctx context.Context, id uuid.UUID) (WebhookDelivery, error) {
-	row := q.db.QueryRow(ctx, getWebhookDelivery, id)
-	var i WebhookDelivery
-	err := row.Scan(
-		&i.ID,
-		&i.AccountID,
-		&i.SubscriptionID,
-		&i.OutboxEventID,
-		&i.EventType,
-		&i.Payload,
-		&i.Status,
-		&i.Attempts,
-		&i.LastAttemptAt,
-		&i.NextAttemptAt,
-		&i.ResponseStatus,
-		&i.ResponseBody,
-		&i.Error,
-		&i.DurationMs,
-		&i.CreatedAt,
-		&i.LeasedUntil,
-	)
-	return i, err
-}
-
 const getWebhookSubscription = `-- name: GetWebhookSubscription :one
 SELECT id, account_id, url, events, description, active, consecutive_failures, disabled_at, created_at, updated_at, secret_sealed FROM webhook_subscriptions WHERE account_id = $1 AND id = $2
 `

@@ -259,8 +259,7 @@ func (s *Service) charge(ctx context.Context, tx *store.Tx, p IssueParams, fresh
 	if len(fresh) == 0 {
 		return nil
 	}
-	month := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
-	ok, err := tx.SpendCredits(ctx, p.AccountID, month, len(fresh))
+	ok, err := tx.SpendCredits(ctx, p.AccountID, certificates.CreditPeriod(now), len(fresh))
 	if err != nil {
 		return err
 	}

@@ -349,8 +349,7 @@ func (s *Service) processBatch(ctx context.Context, j store.BulkJob, attendees [
 			}
 			issued := make([]store.IssuedItem, 0, len(attendees))
 			for _, a := range attendees {
-				c, err := s.certs.Issue(ctx, tx, certificates.GenerateParams{AccountID: j.AccountID, EventID: j.EventID, AttendeeID: a,
-					TemplateID: j.TemplateID, SendEmail: j.SendEmail, Draft: j.Draft})
+				c, err := s.certs.Issue(ctx, tx, issueFor(j, a))
 				if err != nil {
 					return struct{}{}, err // rolls the batch back: its attendees go one by one
 				}
@@ -370,14 +369,19 @@ func (s *Service) processBatch(ctx context.Context, j store.BulkJob, attendees [
 	return true
 }
 
+// issueFor is what the job asks of one attendee's issuance.
+func issueFor(j store.BulkJob, attendee uuid.UUID) certificates.GenerateParams {
+	return certificates.GenerateParams{AccountID: j.AccountID, EventID: j.EventID, AttendeeID: attendee,
+		TemplateID: j.TemplateID, SendEmail: j.SendEmail, Draft: j.Draft}
+}
+
 // process issues for one attendee of a job and records the outcome on its item: an issuance
 // and its record commit together, in one transaction, so a job that stops between two
 // attendees (or dies) never issues, charges or emails anyone twice. Skips and failures are
 // recorded after (they changed nothing). A panic while issuing (its transaction rolled back)
 // fails the item for good: the same attendee would panic again on every retry.
 func (s *Service) process(ctx context.Context, j store.BulkJob, attendee uuid.UUID) error {
-	p := certificates.GenerateParams{AccountID: j.AccountID, EventID: j.EventID, AttendeeID: attendee,
-		TemplateID: j.TemplateID, SendEmail: j.SendEmail, Draft: j.Draft}
+	p := issueFor(j, attendee)
 	err := recovery.Run(ctx, s.logger, "bulk job panicked while issuing", func() error {
 		_, err := store.InTx(ctx, s.store, func(tx *store.Tx) (struct{}, error) {
 			c, err := s.certs.Issue(ctx, tx, p)

@@ -33,7 +33,7 @@ type CreditReader interface {
 // CreditsOf returns the account's credit figures for the month of now. Credits renew on the
 // first day of each month, UTC.
 func CreditsOf(ctx context.Context, r CreditReader, accountID uuid.UUID, now time.Time) (Credits, error) {
-	period := monthOf(now)
+	period := CreditPeriod(now)
 	u, err := r.CreditUsage(ctx, accountID, period)
 	if err != nil {
 		return Credits{}, apperr.When(err, store.ErrNotFound, apperr.NoSuch("account"))
@@ -51,7 +51,9 @@ func (c Credits) Figures() *apperr.Credits {
 	return &apperr.Credits{Limit: c.Limit, Used: c.Used, Remaining: c.Remaining, ResetsAt: c.ResetsAt}
 }
 
-func monthOf(t time.Time) time.Time {
+// CreditPeriod is the month whose credits a spend at t takes: its first day, UTC (credits
+// renew on the first day of each month, UTC). Badge issuance spends by it too.
+func CreditPeriod(t time.Time) time.Time {
 	t = t.UTC()
 	return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
 }
@@ -59,7 +61,7 @@ func monthOf(t time.Time) time.Time {
 // spendCredit takes one credit of the account's month in tx: CREDIT_LIMIT, with the figures,
 // when none is left. Concurrent spends never pass the plan's limit.
 func spendCredit(ctx context.Context, tx *store.Tx, accountID uuid.UUID, now time.Time) error {
-	if ok, err := tx.SpendCredit(ctx, accountID, monthOf(now)); err != nil || ok {
+	if ok, err := tx.SpendCredit(ctx, accountID, CreditPeriod(now)); err != nil || ok {
 		return err
 	}
 	return creditLimit(ctx, tx, accountID, now)

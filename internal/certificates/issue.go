@@ -181,7 +181,7 @@ func (s *Service) insert(ctx context.Context, tx *store.Tx, p GenerateParams, sr
 		Draft: issued == nil, Recipient: recipientOf(src.Attendee), Snapshot: snap}
 	if issued != nil {
 		c.IssuedAt, c.ExpiresAt = &issued.IssuedAt, issued.ExpiresAt
-		c.Spend = &store.CreditSpend{Period: monthOf(now)}
+		c.Spend = &store.CreditSpend{Period: CreditPeriod(now)}
 		status, err := credentials.Draw()
 		if err != nil {
 			return store.Certificate{}, err

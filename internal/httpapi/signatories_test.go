@@ -51,9 +51,9 @@ func TestSignatoriesFromTheBrandingSignCertificates(t *testing.T) {
 	}
 	preview := "/api/v1/templates/" + classic + "/preview"
 	before := s.acct.Client.Post(preview, nil)
-	beforeText, _ := pdftext.Text(before.Body)
-	if before.StatusCode != 200 || strings.Contains(beforeText, "Grace Hopper") {
-		t.Fatalf("preview without signatories: %d\n%s", before.StatusCode, beforeText)
+	beforeText, err := pdftext.Text(before.Body)
+	if err != nil || before.StatusCode != 200 || strings.Contains(beforeText, "Grace Hopper") {
+		t.Fatalf("preview without signatories: %d %v\n%s", before.StatusCode, err, beforeText)
 	}
 
 	sig := signaturePNG(t)

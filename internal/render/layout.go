@@ -172,7 +172,8 @@ var placeholderPattern = regexp.MustCompile(`\{\{\s*([^{}]*?)\s*\}\}`)
 type Problem struct{ Path, Message string }
 
 // Check finds what would keep a layout from rendering as meant: unknown or unclosed
-// placeholders, rows taller than the page, images that cannot be decoded.
+// placeholders, rows wider than 12 twelfths or taller than the page, images that cannot be
+// decoded, more than two signatures.
 func Check(t Template) []Problem {
 	var out []Problem
 	known := map[string]bool{}
@@ -185,6 +186,9 @@ func Check(t Template) []Problem {
 		width := 0
 		for j, col := range row.Cols {
 			width += col.Size
+			if col.Content.Type == "signature" {
+				signatures++
+			}
 			path := fmt.Sprintf("rows[%d].cols[%d].content", i, j)
 			for _, text := range []string{col.Content.Text, col.Content.Name, col.Content.Title} {
 				for _, m := range placeholderPattern.FindAllStringSubmatch(text, -1) {
@@ -203,11 +207,6 @@ func Check(t Template) []Problem {
 				if _, err := decodeDataURI(img); err != nil {
 					out = append(out, Problem{path + ".image", err.Error()})
 				}
-			}
-		}
-		for _, col := range row.Cols {
-			if col.Content.Type == "signature" {
-				signatures++
 			}
 		}
 		if width > 12 {
@@ -229,7 +228,7 @@ func Check(t Template) []Problem {
 }
 
 // fill replaces the placeholders of text with d's values. A separator (" · ", ", ", " | ",
-// " – ") left beside a placeholder that came out empty goes with it: "Berlin · 12 November
+// " – ", " — ") left beside a placeholder that came out empty goes with it: "Berlin · 12 November
 // 2026" becomes "12 November 2026" for an event without a location, not "· 12 November 2026".
 func fill(text string, d *Data, locale string) string {
 	if !strings.Contains(text, "{{") {

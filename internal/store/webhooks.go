@@ -230,15 +230,6 @@ func (d queries) InsertWebhookDelivery(ctx context.Context, w NewWebhookDelivery
 	return webhookDeliveryFrom(r), nil
 }
 
-// FindWebhookDelivery returns a delivery by its id.
-func (d queries) FindWebhookDelivery(ctx context.Context, id uuid.UUID) (WebhookDelivery, error) {
-	r, err := d.q.GetWebhookDelivery(ctx, id)
-	if err != nil {
-		return WebhookDelivery{}, mapError(err)
-	}
-	return webhookDeliveryFrom(r), nil
-}
-
 // ListWebhookDeliveries returns a page of a subscription's deliveries, newest first, and their
 // total.
 func (d queries) ListWebhookDeliveries(ctx context.Context, accountID, subscriptionID uuid.UUID, p Page) ([]WebhookDelivery, int, error) {
