@@ -13,7 +13,6 @@ import (
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/sfnt"
 	"golang.org/x/image/math/fixed"
-	"golang.org/x/image/vector"
 )
 
 // A badge without an image of its own gets a generated one: a rosette in the issuer's colour
@@ -54,8 +53,7 @@ func BadgeSVG(b BadgeArt) ([]byte, error) {
 				w.WriteByte(' ')
 			}
 			w.WriteByte(sg.op)
-			n := map[byte]int{'M': 1, 'L': 1, 'Q': 2, 'C': 3}[sg.op]
-			for _, p := range sg.pts[:n] {
+			for _, p := range sg.pts[:pointsOf(sg.op)] {
 				fmt.Fprintf(&w, " %.1f %.1f", p[0], p[1])
 			}
 		}
@@ -71,40 +69,11 @@ func BadgePNG(b BadgeArt, side int) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Drawn premultiplied, the rasterizer's fast path for one colour over RGBA (the generic
-	// path through NRGBA costs five times as much); converted to NRGBA for the encoder.
+	// Drawn as seals and ornaments are (paint), premultiplied; converted to NRGBA for the
+	// encoder.
 	img := image.NewRGBA(image.Rect(0, 0, side, side))
-	scale := float32(side) / badgeSide
-	var r vector.Rasterizer
-	for _, s := range shapes {
-		r.Reset(side, side)
-		for _, sg := range s.path {
-			p := func(i int) (float32, float32) { return float32(sg.pts[i][0]) * scale, float32(sg.pts[i][1]) * scale }
-			switch sg.op {
-			case 'M':
-				r.MoveTo(p(0))
-			case 'L':
-				r.LineTo(p(0))
-			case 'Q':
-				x0, y0 := p(0)
-				x1, y1 := p(1)
-				r.QuadTo(x0, y0, x1, y1)
-			case 'C':
-				x0, y0 := p(0)
-				x1, y1 := p(1)
-				x2, y2 := p(2)
-				r.CubeTo(x0, y0, x1, y1, x2, y2)
-			case 'Z':
-				r.ClosePath()
-			}
-		}
-		r.Draw(img, img.Bounds(), image.NewUniform(s.fill), image.Point{})
-	}
-	out := image.NewNRGBA(img.Bounds())
-	for i := 0; i < len(img.Pix); i += 4 {
-		c := color.NRGBAModel.Convert(color.RGBA{img.Pix[i], img.Pix[i+1], img.Pix[i+2], img.Pix[i+3]}).(color.NRGBA)
-		out.Pix[i], out.Pix[i+1], out.Pix[i+2], out.Pix[i+3] = c.R, c.G, c.B, c.A
-	}
+	paint(img, shapes, float64(side)/badgeSide, 0, 0)
+	out := toNRGBA(img)
 	var buf bytes.Buffer
 	if err := png.Encode(&buf, out); err != nil {
 		return nil, err

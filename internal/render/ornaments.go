@@ -201,11 +201,7 @@ func sealAsset(text string, col color.RGBA, ribbons bool, widthMM, dpi float64) 
 	scale := float64(k.px) / sealSide
 	img := image.NewRGBA(image.Rect(0, 0, k.px, int(h*scale+0.5)))
 	paint(img, shapes, scale, 0, 0)
-	nrgba := image.NewNRGBA(img.Bounds())
-	for i := 0; i < len(img.Pix); i += 4 {
-		c := color.NRGBAModel.Convert(color.RGBA{img.Pix[i], img.Pix[i+1], img.Pix[i+2], img.Pix[i+3]}).(color.NRGBA)
-		nrgba.Pix[i], nrgba.Pix[i+1], nrgba.Pix[i+2], nrgba.Pix[i+3] = c.R, c.G, c.B, c.A
-	}
+	nrgba := toNRGBA(img)
 	var buf bytes.Buffer
 	if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&buf, nrgba); err != nil {
 		return nil, err
@@ -442,4 +438,16 @@ func guillochePattern(img *image.RGBA, page Page, dpi float64, ink color.RGBA) {
 		{fill: tint, path: stroke(rosette(cx, cy, r*0.62, 0.36, 0.62, 9), w)},
 	}
 	paint(img, shapes, 1, 0, 0)
+}
+
+// toNRGBA converts what paint drew (premultiplied, the rasteriser's fast path for one colour
+// over RGBA; the generic path through NRGBA costs five times as much) to the straight alpha
+// the PNG encoder writes without another conversion.
+func toNRGBA(img *image.RGBA) *image.NRGBA {
+	out := image.NewNRGBA(img.Bounds())
+	for i := 0; i < len(img.Pix); i += 4 {
+		c := color.NRGBAModel.Convert(color.RGBA{img.Pix[i], img.Pix[i+1], img.Pix[i+2], img.Pix[i+3]}).(color.NRGBA)
+		out.Pix[i], out.Pix[i+1], out.Pix[i+2], out.Pix[i+3] = c.R, c.G, c.B, c.A
+	}
+	return out
 }
