@@ -8,6 +8,7 @@ import (
 	"image/png"
 	"math"
 	"slices"
+	"sort"
 	"strings"
 
 	"golang.org/x/image/font/sfnt"
@@ -285,11 +286,11 @@ func ringText(fams map[string]*family, text string, cx, cy, ring float64, fill c
 		size -= 1
 	}
 	if width(text, size) > room {
+		// The longest prefix that fits with the ellipsis, found by halving: text made long by
+		// metadata would cost a measurement per rune dropped.
 		r := []rune(text)
-		for len(r) > 1 && width(string(r)+"…", size) > room {
-			r = r[:len(r)-1]
-		}
-		text = strings.TrimSpace(string(r)) + "…"
+		n := sort.Search(len(r), func(n int) bool { return n > 1 && width(string(r[:n])+"…", size) > room }) - 1
+		text = strings.TrimSpace(string(r[:max(1, n)])) + "…"
 	}
 	var out []shape
 	var buf sfnt.Buffer
