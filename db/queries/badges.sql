@@ -47,17 +47,36 @@ RETURNING *;
 -- name: DeleteBadge :exec
 DELETE FROM badges WHERE id = @id;
 
--- name: RevokeAssertionsOfBadge :execrows
-UPDATE badge_assertions SET status = 'revoked', revoked_at = @now::timestamptz, revocation_reason = @reason
-WHERE badge_id = @badge_id AND status = 'active';
+-- RevokeAssertionsOfBadge revokes the badge's active assertions (retiring it) and returns them.
+-- name: RevokeAssertionsOfBadge :many
+UPDATE badge_assertions SET status = 'revoked', revoked_at = @now::timestamptz, revocation_reason = @reason,
+    revocation_reason_code = @reason_code
+WHERE badge_id = @badge_id AND status = 'active'
+RETURNING *;
+
+-- LockBadgeAssertion holds one assertion of the account's badge until the transaction ends.
+-- name: LockBadgeAssertion :one
+SELECT * FROM badge_assertions
+WHERE account_id = @account_id AND badge_id = @badge_id AND id = @id
+FOR UPDATE;
+
+-- RevokeBadgeAssertion revokes one active assertion; no row: it is revoked already.
+-- name: RevokeBadgeAssertion :one
+UPDATE badge_assertions SET status = 'revoked', revoked_at = @now::timestamptz,
+    revocation_reason = sqlc.narg(reason), revocation_reason_code = @reason_code
+WHERE id = @id AND status = 'active'
+RETURNING *;
 
 -- BadgeRecipients reads the attendees of the account among ids, with their event.
 -- name: BadgeRecipients :many
 SELECT id, event_id, first_name, last_name, email FROM attendees
 WHERE account_id = @account_id AND id = ANY (@ids::uuid[]);
 
+-- FindBadgeAssertionsOf returns the assertions that hold the badge (not revoked) of any of the
+-- attendees: at most one each.
 -- name: FindBadgeAssertionsOf :many
-SELECT * FROM badge_assertions WHERE badge_id = @badge_id AND attendee_id = ANY (@attendee_ids::uuid[]);
+SELECT * FROM badge_assertions
+WHERE badge_id = @badge_id AND attendee_id = ANY (@attendee_ids::uuid[]) AND status = 'active';
 
 -- RegisterVerificationCodes reserves codes for credentials of one kind and returns those it
 -- reserved: a code missing from the answer was taken.
@@ -68,14 +87,15 @@ ON CONFLICT DO NOTHING
 RETURNING code;
 
 -- InsertBadgeAssertions writes the assertions in the order given; an attendee who holds the
--- badge already is left as they are, and missing from the answer.
+-- badge already (an active assertion: a revoked one holds nothing) is left as they are, and
+-- missing from the answer.
 -- name: InsertBadgeAssertions :many
 INSERT INTO badge_assertions (id, account_id, badge_id, attendee_id, verification_code, recipient_first_name,
                               recipient_last_name, recipient_email, recipient_salt, issued_at, expires_at, created_at)
 SELECT unnest(@ids::uuid[]), @account_id, @badge_id, unnest(@attendee_ids::uuid[]), unnest(@codes::text[]),
        unnest(@first_names::text[]), unnest(@last_names::text[]), unnest(@emails::text[]), unnest(@salts::text[]),
        @issued_at::timestamptz, sqlc.narg(expires_at)::timestamptz, @issued_at::timestamptz
-ON CONFLICT (badge_id, attendee_id) DO NOTHING
+ON CONFLICT (badge_id, attendee_id) WHERE status = 'active' DO NOTHING
 RETURNING *;
 
 -- name: ListBadgeAssertions :many

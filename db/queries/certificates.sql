@@ -1,7 +1,7 @@
 -- LockAttendeeForIssue holds an attendee while a certificate is issued to them: concurrent
 -- issuances for one attendee run one after the other.
 -- name: LockAttendeeForIssue :one
-SELECT a.*, e.name AS event_name, e.event_date, e.location AS event_location,
+SELECT a.*, e.name AS event_name, e.event_date, e.location AS event_location, e.description AS event_description,
        e.certificate_validity_days, e.template_id AS event_template_id
 FROM attendees a JOIN events e ON e.id = a.event_id
 WHERE a.account_id = @account_id AND a.id = @attendee_id
@@ -19,7 +19,7 @@ SELECT a.id FROM attendees a WHERE a.account_id = @account_id AND a.id = ANY(@id
 -- system one) and the account's branding (its columns NULL when the account has none). No
 -- row: the attendee or the template is missing (LockAttendeeForIssue tells which).
 -- name: LockIssueSource :one
-SELECT a.*, e.name AS event_name, e.event_date, e.location AS event_location,
+SELECT a.*, e.name AS event_name, e.event_date, e.location AS event_location, e.description AS event_description,
        e.certificate_validity_days, e.template_id AS event_template_id,
        sqlc.embed(t),
        b.account_id AS branding_account_id, b.issuer_name AS branding_issuer_name, b.website AS branding_website,

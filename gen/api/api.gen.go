@@ -43,6 +43,36 @@ func (e BadgeStatus) Valid() bool {
 	}
 }
 
+// Defines values for BadgeAssertionRevocationReasonCode.
+const (
+	BadgeAssertionRevocationReasonCodeDeletedByIssuer BadgeAssertionRevocationReasonCode = "deleted_by_issuer"
+	BadgeAssertionRevocationReasonCodeFraud           BadgeAssertionRevocationReasonCode = "fraud"
+	BadgeAssertionRevocationReasonCodeIssuedInError   BadgeAssertionRevocationReasonCode = "issued_in_error"
+	BadgeAssertionRevocationReasonCodeLessThannil     BadgeAssertionRevocationReasonCode = "<nil>"
+	BadgeAssertionRevocationReasonCodeOther           BadgeAssertionRevocationReasonCode = "other"
+	BadgeAssertionRevocationReasonCodeSuperseded      BadgeAssertionRevocationReasonCode = "superseded"
+)
+
+// Valid indicates whether the value is a known member of the BadgeAssertionRevocationReasonCode enum.
+func (e BadgeAssertionRevocationReasonCode) Valid() bool {
+	switch e {
+	case BadgeAssertionRevocationReasonCodeDeletedByIssuer:
+		return true
+	case BadgeAssertionRevocationReasonCodeFraud:
+		return true
+	case BadgeAssertionRevocationReasonCodeIssuedInError:
+		return true
+	case BadgeAssertionRevocationReasonCodeLessThannil:
+		return true
+	case BadgeAssertionRevocationReasonCodeOther:
+		return true
+	case BadgeAssertionRevocationReasonCodeSuperseded:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for BadgeAssertionStatus.
 const (
 	BadgeAssertionStatusActive  BadgeAssertionStatus = "active"
@@ -58,6 +88,63 @@ func (e BadgeAssertionStatus) Valid() bool {
 	case BadgeAssertionStatusExpired:
 		return true
 	case BadgeAssertionStatusRevoked:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for BadgeRevokedEventEventType.
+const (
+	BadgeRevokedEventEventTypeBadgeRevoked BadgeRevokedEventEventType = "badge.revoked"
+)
+
+// Valid indicates whether the value is a known member of the BadgeRevokedEventEventType enum.
+func (e BadgeRevokedEventEventType) Valid() bool {
+	switch e {
+	case BadgeRevokedEventEventTypeBadgeRevoked:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for BadgeRevokedEventDataReasonCode.
+const (
+	BadgeRevokedEventDataReasonCodeDeletedByIssuer BadgeRevokedEventDataReasonCode = "deleted_by_issuer"
+	BadgeRevokedEventDataReasonCodeFraud           BadgeRevokedEventDataReasonCode = "fraud"
+	BadgeRevokedEventDataReasonCodeIssuedInError   BadgeRevokedEventDataReasonCode = "issued_in_error"
+	BadgeRevokedEventDataReasonCodeOther           BadgeRevokedEventDataReasonCode = "other"
+	BadgeRevokedEventDataReasonCodeSuperseded      BadgeRevokedEventDataReasonCode = "superseded"
+)
+
+// Valid indicates whether the value is a known member of the BadgeRevokedEventDataReasonCode enum.
+func (e BadgeRevokedEventDataReasonCode) Valid() bool {
+	switch e {
+	case BadgeRevokedEventDataReasonCodeDeletedByIssuer:
+		return true
+	case BadgeRevokedEventDataReasonCodeFraud:
+		return true
+	case BadgeRevokedEventDataReasonCodeIssuedInError:
+		return true
+	case BadgeRevokedEventDataReasonCodeOther:
+		return true
+	case BadgeRevokedEventDataReasonCodeSuperseded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for BadgeRevokedEventDataStatus.
+const (
+	BadgeRevokedEventDataStatusRevoked BadgeRevokedEventDataStatus = "revoked"
+)
+
+// Valid indicates whether the value is a known member of the BadgeRevokedEventDataStatus enum.
+func (e BadgeRevokedEventDataStatus) Valid() bool {
+	switch e {
+	case BadgeRevokedEventDataStatusRevoked:
 		return true
 	default:
 		return false
@@ -428,6 +515,7 @@ const (
 	ErrorCodeNOTIMPLEMENTED          ErrorCode = "NOT_IMPLEMENTED"
 	ErrorCodePAYLOADTOOLARGE         ErrorCode = "PAYLOAD_TOO_LARGE"
 	ErrorCodeRATELIMITED             ErrorCode = "RATE_LIMITED"
+	ErrorCodeREQUESTTIMEOUT          ErrorCode = "REQUEST_TIMEOUT"
 	ErrorCodeTWOFACTORREQUIRED       ErrorCode = "TWO_FACTOR_REQUIRED"
 	ErrorCodeVALIDATIONERROR         ErrorCode = "VALIDATION_ERROR"
 )
@@ -468,6 +556,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodePAYLOADTOOLARGE:
 		return true
 	case ErrorCodeRATELIMITED:
+		return true
+	case ErrorCodeREQUESTTIMEOUT:
 		return true
 	case ErrorCodeTWOFACTORREQUIRED:
 		return true
@@ -532,6 +622,36 @@ func (e ImportRejectionReason) Valid() bool {
 	case ImportRejectionReasonMISSINGFIELD:
 		return true
 	case ImportRejectionReasonTOOLONG:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for IssuedBadgeAssertionRevocationReasonCode.
+const (
+	IssuedBadgeAssertionRevocationReasonCodeDeletedByIssuer IssuedBadgeAssertionRevocationReasonCode = "deleted_by_issuer"
+	IssuedBadgeAssertionRevocationReasonCodeFraud           IssuedBadgeAssertionRevocationReasonCode = "fraud"
+	IssuedBadgeAssertionRevocationReasonCodeIssuedInError   IssuedBadgeAssertionRevocationReasonCode = "issued_in_error"
+	IssuedBadgeAssertionRevocationReasonCodeLessThannil     IssuedBadgeAssertionRevocationReasonCode = "<nil>"
+	IssuedBadgeAssertionRevocationReasonCodeOther           IssuedBadgeAssertionRevocationReasonCode = "other"
+	IssuedBadgeAssertionRevocationReasonCodeSuperseded      IssuedBadgeAssertionRevocationReasonCode = "superseded"
+)
+
+// Valid indicates whether the value is a known member of the IssuedBadgeAssertionRevocationReasonCode enum.
+func (e IssuedBadgeAssertionRevocationReasonCode) Valid() bool {
+	switch e {
+	case IssuedBadgeAssertionRevocationReasonCodeDeletedByIssuer:
+		return true
+	case IssuedBadgeAssertionRevocationReasonCodeFraud:
+		return true
+	case IssuedBadgeAssertionRevocationReasonCodeIssuedInError:
+		return true
+	case IssuedBadgeAssertionRevocationReasonCodeLessThannil:
+		return true
+	case IssuedBadgeAssertionRevocationReasonCodeOther:
+		return true
+	case IssuedBadgeAssertionRevocationReasonCodeSuperseded:
 		return true
 	default:
 		return false
@@ -1389,6 +1509,7 @@ func (e VerificationResultStatus) Valid() bool {
 
 // Defines values for WebhookCreateRequestEvents.
 const (
+	WebhookCreateRequestEventsBadgeRevoked          WebhookCreateRequestEvents = "badge.revoked"
 	WebhookCreateRequestEventsCertificateDownloaded WebhookCreateRequestEvents = "certificate.downloaded"
 	WebhookCreateRequestEventsCertificateIssued     WebhookCreateRequestEvents = "certificate.issued"
 	WebhookCreateRequestEventsCertificateRevoked    WebhookCreateRequestEvents = "certificate.revoked"
@@ -1399,6 +1520,8 @@ const (
 // Valid indicates whether the value is a known member of the WebhookCreateRequestEvents enum.
 func (e WebhookCreateRequestEvents) Valid() bool {
 	switch e {
+	case WebhookCreateRequestEventsBadgeRevoked:
+		return true
 	case WebhookCreateRequestEventsCertificateDownloaded:
 		return true
 	case WebhookCreateRequestEventsCertificateIssued:
@@ -1437,6 +1560,7 @@ func (e WebhookDeliveryStatus) Valid() bool {
 
 // Defines values for WebhookEventType.
 const (
+	WebhookEventTypeBadgeRevoked          WebhookEventType = "badge.revoked"
 	WebhookEventTypeCertificateDownloaded WebhookEventType = "certificate.downloaded"
 	WebhookEventTypeCertificateIssued     WebhookEventType = "certificate.issued"
 	WebhookEventTypeCertificateRevoked    WebhookEventType = "certificate.revoked"
@@ -1448,6 +1572,8 @@ const (
 // Valid indicates whether the value is a known member of the WebhookEventType enum.
 func (e WebhookEventType) Valid() bool {
 	switch e {
+	case WebhookEventTypeBadgeRevoked:
+		return true
 	case WebhookEventTypeCertificateDownloaded:
 		return true
 	case WebhookEventTypeCertificateIssued:
@@ -1482,6 +1608,7 @@ func (e WebhookTestEventEventType) Valid() bool {
 
 // Defines values for WebhookUpdateRequestEvents.
 const (
+	WebhookUpdateRequestEventsBadgeRevoked          WebhookUpdateRequestEvents = "badge.revoked"
 	WebhookUpdateRequestEventsCertificateDownloaded WebhookUpdateRequestEvents = "certificate.downloaded"
 	WebhookUpdateRequestEventsCertificateIssued     WebhookUpdateRequestEvents = "certificate.issued"
 	WebhookUpdateRequestEventsCertificateRevoked    WebhookUpdateRequestEvents = "certificate.revoked"
@@ -1492,6 +1619,8 @@ const (
 // Valid indicates whether the value is a known member of the WebhookUpdateRequestEvents enum.
 func (e WebhookUpdateRequestEvents) Valid() bool {
 	switch e {
+	case WebhookUpdateRequestEventsBadgeRevoked:
+		return true
 	case WebhookUpdateRequestEventsCertificateDownloaded:
 		return true
 	case WebhookUpdateRequestEventsCertificateIssued:
@@ -1680,19 +1809,38 @@ type BadgeStatus string
 
 // BadgeAssertion defines model for BadgeAssertion.
 type BadgeAssertion struct {
-	AttendeeId       openapi_types.UUID   `json:"attendeeId"`
-	BadgeId          openapi_types.UUID   `json:"badgeId"`
-	ExpiresAt        *time.Time           `json:"expiresAt"`
-	Id               openapi_types.UUID   `json:"id"`
-	IssuedAt         time.Time            `json:"issuedAt"`
-	Recipient        Recipient            `json:"recipient"`
-	RevokedAt        *time.Time           `json:"revokedAt"`
+	AttendeeId openapi_types.UUID `json:"attendeeId"`
+	BadgeId    openapi_types.UUID `json:"badgeId"`
+	ExpiresAt  *time.Time         `json:"expiresAt"`
+	Id         openapi_types.UUID `json:"id"`
+	IssuedAt   time.Time          `json:"issuedAt"`
+	Recipient  Recipient          `json:"recipient"`
+
+	// RevocationReason Why it was revoked, in words; null while not revoked (or when no reason was given).
+	RevocationReason *string `json:"revocationReason"`
+
+	// RevocationReasonCode Why it was revoked, as a code; null while not revoked. Every assertion of a retired badge has `other`.
+	RevocationReasonCode *BadgeAssertionRevocationReasonCode `json:"revocationReasonCode"`
+	RevokedAt            *time.Time                          `json:"revokedAt"`
+
+	// Status `active`, `expired` (past `expiresAt`) or `revoked` (revoked by itself, or its badge retired).
 	Status           BadgeAssertionStatus `json:"status"`
 	VerificationCode string               `json:"verificationCode"`
+
+	// VerificationUrl The public verification page, `{site_url}/verify/{verificationCode}`.
+	VerificationUrl string `json:"verificationUrl"`
 }
 
-// BadgeAssertionStatus defines model for BadgeAssertion.Status.
+// BadgeAssertionRevocationReasonCode Why it was revoked, as a code; null while not revoked. Every assertion of a retired badge has `other`.
+type BadgeAssertionRevocationReasonCode string
+
+// BadgeAssertionStatus `active`, `expired` (past `expiresAt`) or `revoked` (revoked by itself, or its badge retired).
 type BadgeAssertionStatus string
+
+// BadgeAssertionEnvelope Success envelope.
+type BadgeAssertionEnvelope struct {
+	Data BadgeAssertion `json:"data"`
+}
 
 // BadgeAssertionPage Success envelope.
 type BadgeAssertionPage struct {
@@ -1734,6 +1882,37 @@ type BadgeRequest struct {
 	Tags         *[]string `json:"tags,omitempty"`
 	ValidityDays *int      `json:"validityDays,omitempty"`
 }
+
+// BadgeRevokedEvent defines model for BadgeRevokedEvent.
+type BadgeRevokedEvent struct {
+	Data      BadgeRevokedEventData      `json:"data"`
+	EventType BadgeRevokedEventEventType `json:"eventType"`
+
+	// Timestamp RFC 3339 time the event happened.
+	Timestamp time.Time `json:"timestamp"`
+}
+
+// BadgeRevokedEventEventType defines model for BadgeRevokedEvent.EventType.
+type BadgeRevokedEventEventType string
+
+// BadgeRevokedEventData defines model for BadgeRevokedEventData.
+type BadgeRevokedEventData struct {
+	AssertionId      openapi_types.UUID              `json:"assertionId"`
+	AttendeeId       openapi_types.UUID              `json:"attendeeId"`
+	BadgeId          openapi_types.UUID              `json:"badgeId"`
+	IssuedAt         time.Time                       `json:"issuedAt"`
+	Reason           *string                         `json:"reason"`
+	ReasonCode       BadgeRevokedEventDataReasonCode `json:"reasonCode"`
+	RevokedAt        time.Time                       `json:"revokedAt"`
+	Status           BadgeRevokedEventDataStatus     `json:"status"`
+	VerificationCode string                          `json:"verificationCode"`
+}
+
+// BadgeRevokedEventDataReasonCode defines model for BadgeRevokedEventData.ReasonCode.
+type BadgeRevokedEventDataReasonCode string
+
+// BadgeRevokedEventDataStatus defines model for BadgeRevokedEventData.Status.
+type BadgeRevokedEventDataStatus string
 
 // BitstringStatusListCredential A signed W3C Bitstring Status List (revocation): `encodedList` is `u` and the base64url (no padding) of the GZIP of 131,072 bits (16 KiB), index 0 the most significant bit of the first byte; a set bit means revoked. `validFrom` is the time of the list's last revocation (or of its creation).
 type BitstringStatusListCredential struct {
@@ -1786,9 +1965,14 @@ type Branding struct {
 	Logo         *string `json:"logo"`
 	PrimaryColor *string `json:"primaryColor"`
 
+	// PublicEmail Public contact address of the issuer, published as the Open Badges 2.0 Issuer Profile's `email` (which the standard requires); when null the service's sender address stands in.
+	PublicEmail *openapi_types.Email `json:"publicEmail"`
+
 	// Signatories The account's signatories, in order: the first is `signatory: 1` in a template's signature, the second `signatory: 2`. Empty when none are set. Certificates keep the signatories they were issued with until they are regenerated.
 	Signatories []Signatory `json:"signatories"`
-	Website     *string     `json:"website"`
+
+	// Website The issuer's website: the `url` of its Open Badges profiles. When null, the service's own address (`site_url`) stands in, since Open Badges 2.0 requires an issuer URL.
+	Website *string `json:"website"`
 }
 
 // BrandingEnvelope Success envelope.
@@ -1807,6 +1991,9 @@ type BrandingUpdate struct {
 	// Logo PNG or SVG data URI, at most 256 KiB decoded.
 	Logo         *string `json:"logo,omitempty"`
 	PrimaryColor *string `json:"primaryColor,omitempty"`
+
+	// PublicEmail Public contact address of the issuer, published as the Open Badges 2.0 Issuer Profile's `email` (which the standard requires); when null the service's sender address stands in. Left out: cleared.
+	PublicEmail *openapi_types.Email `json:"publicEmail,omitempty"`
 
 	// Signatories Who signs the account's certificates, at most two, in order. An omitted list clears them, like every other field of this body (an empty list says so explicitly). Shown by the signatures of templates that name a signatory (the system templates sign with the first, and show the second when there is one), in previews at once and in certificates issued or regenerated from now on.
 	Signatories *[]Signatory `json:"signatories,omitempty"`
@@ -2447,19 +2634,33 @@ type ImportResultEnvelope struct {
 // IssuedBadgeAssertion defines model for IssuedBadgeAssertion.
 type IssuedBadgeAssertion struct {
 	// AlreadyIssued True when the attendee already held the badge (no credit used).
-	AlreadyIssued    bool                       `json:"alreadyIssued"`
-	AttendeeId       openapi_types.UUID         `json:"attendeeId"`
-	BadgeId          openapi_types.UUID         `json:"badgeId"`
-	ExpiresAt        *time.Time                 `json:"expiresAt"`
-	Id               openapi_types.UUID         `json:"id"`
-	IssuedAt         time.Time                  `json:"issuedAt"`
-	Recipient        Recipient                  `json:"recipient"`
-	RevokedAt        *time.Time                 `json:"revokedAt"`
+	AlreadyIssued bool               `json:"alreadyIssued"`
+	AttendeeId    openapi_types.UUID `json:"attendeeId"`
+	BadgeId       openapi_types.UUID `json:"badgeId"`
+	ExpiresAt     *time.Time         `json:"expiresAt"`
+	Id            openapi_types.UUID `json:"id"`
+	IssuedAt      time.Time          `json:"issuedAt"`
+	Recipient     Recipient          `json:"recipient"`
+
+	// RevocationReason Why it was revoked, in words; null while not revoked (or when no reason was given).
+	RevocationReason *string `json:"revocationReason"`
+
+	// RevocationReasonCode Why it was revoked, as a code; null while not revoked. Every assertion of a retired badge has `other`.
+	RevocationReasonCode *IssuedBadgeAssertionRevocationReasonCode `json:"revocationReasonCode"`
+	RevokedAt            *time.Time                                `json:"revokedAt"`
+
+	// Status `active`, `expired` (past `expiresAt`) or `revoked` (revoked by itself, or its badge retired).
 	Status           IssuedBadgeAssertionStatus `json:"status"`
 	VerificationCode string                     `json:"verificationCode"`
+
+	// VerificationUrl The public verification page, `{site_url}/verify/{verificationCode}`.
+	VerificationUrl string `json:"verificationUrl"`
 }
 
-// IssuedBadgeAssertionStatus defines model for IssuedBadgeAssertion.Status.
+// IssuedBadgeAssertionRevocationReasonCode Why it was revoked, as a code; null while not revoked. Every assertion of a retired badge has `other`.
+type IssuedBadgeAssertionRevocationReasonCode string
+
+// IssuedBadgeAssertionStatus `active`, `expired` (past `expiresAt`) or `revoked` (revoked by itself, or its badge retired).
 type IssuedBadgeAssertionStatus string
 
 // IssuedBadgeAssertionListEnvelope Success envelope.
@@ -2595,7 +2796,7 @@ type OpenBadgesBadgeClass struct {
 		Narrative *string `json:"narrative,omitempty"`
 	} `json:"criteria"`
 
-	// Description The badge's description; empty when it has none.
+	// Description The badge's description; when it has none, a sentence generated from its name and issuer (Open Badges 2.0 requires one).
 	Description string `json:"description"`
 	Id          string `json:"id"`
 
@@ -2618,13 +2819,18 @@ type OpenBadgesBadgeClassType string
 // OpenBadgesIssuer An Open Badges 2.0 Issuer Profile (JSON-LD).
 type OpenBadgesIssuer struct {
 	Context OpenBadgesIssuerContext `json:"@context"`
-	Id      string                  `json:"id"`
+
+	// Email The branding's `publicEmail`, else the service's sender address: Open Badges 2.0 requires it.
+	Email openapi_types.Email `json:"email"`
+	Id    string              `json:"id"`
 
 	// Image The issuer's logo as a data URI.
 	Image *string              `json:"image,omitempty"`
 	Name  string               `json:"name"`
 	Type  OpenBadgesIssuerType `json:"type"`
-	Url   *string              `json:"url,omitempty"`
+
+	// Url The branding's `website`, else the service's own address: Open Badges 2.0 requires it.
+	Url string `json:"url"`
 }
 
 // OpenBadgesIssuerContext defines model for OpenBadgesIssuer.Context.
@@ -3278,6 +3484,9 @@ type WebhookUpdateRequest struct {
 // WebhookUpdateRequestEvents defines model for WebhookUpdateRequest.Events.
 type WebhookUpdateRequestEvents string
 
+// AssertionId defines model for AssertionId.
+type AssertionId = openapi_types.UUID
+
 // EventIdFilter defines model for EventIdFilter.
 type EventIdFilter = openapi_types.UUID
 
@@ -3322,6 +3531,9 @@ type NotFound = Error
 
 // PayloadTooLarge The error envelope. Every failure, from validation to an unexpected fault, answers in this shape.
 type PayloadTooLarge = Error
+
+// RequestTimeout The error envelope. Every failure, from validation to an unexpected fault, answers in this shape.
+type RequestTimeout = Error
 
 // SessionOnly The error envelope. Every failure, from validation to an unexpected fault, answers in this shape.
 type SessionOnly = Error
@@ -3555,6 +3767,30 @@ type ListWebhookDeliveriesParams struct {
 	PageSize *PageSize `form:"pageSize,omitempty" json:"pageSize,omitempty"`
 }
 
+// OnBadgeRevokedParams defines parameters for OnBadgeRevoked.
+type OnBadgeRevokedParams struct {
+	// XServiceEvent Event kind.
+	XServiceEvent WebhookEventType `json:"X-Service-Event"`
+
+	// XServiceDelivery Delivery id; identical across retries: discard duplicates with it.
+	XServiceDelivery openapi_types.UUID `json:"X-Service-Delivery"`
+
+	// XServiceTimestamp Unix seconds, used in the signature. Reject values more than a few minutes old.
+	XServiceTimestamp string `json:"X-Service-Timestamp"`
+
+	// XServiceSignature `sha256=` + hex HMAC-SHA256 of `<timestamp>.<raw body>` keyed with the subscription's secret.
+	XServiceSignature string `json:"X-Service-Signature"`
+
+	// WebhookId Standard Webhooks, sent with every delivery: the delivery id, the same as `X-Service-Delivery`.
+	WebhookId *openapi_types.UUID `json:"webhook-id,omitempty"`
+
+	// WebhookTimestamp Standard Webhooks, sent with every delivery: Unix seconds, the same as `X-Service-Timestamp`.
+	WebhookTimestamp *string `json:"webhook-timestamp,omitempty"`
+
+	// WebhookSignature Standard Webhooks, sent with every delivery: `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the 32 bytes the secret's base64 after `whsec_` decodes to. The Standard Webhooks libraries verify it with the secret as it was shown.
+	WebhookSignature *string `json:"webhook-signature,omitempty"`
+}
+
 // OnCertificateDownloadedParams defines parameters for OnCertificateDownloaded.
 type OnCertificateDownloadedParams struct {
 	// XServiceEvent Event kind.
@@ -3735,6 +3971,9 @@ type CreateBadgeJSONRequestBody = BadgeRequest
 // UpdateBadgeJSONRequestBody defines body for UpdateBadge for application/json ContentType.
 type UpdateBadgeJSONRequestBody = BadgeRequest
 
+// RevokeBadgeAssertionJSONRequestBody defines body for RevokeBadgeAssertion for application/json ContentType.
+type RevokeBadgeAssertionJSONRequestBody = RevokeRequest
+
 // IssueBadgeJSONRequestBody defines body for IssueBadge for application/json ContentType.
 type IssueBadgeJSONRequestBody = BadgeIssueRequest
 
@@ -3779,6 +4018,9 @@ type CreateWebhookJSONRequestBody = WebhookCreateRequest
 
 // UpdateWebhookJSONRequestBody defines body for UpdateWebhook for application/json ContentType.
 type UpdateWebhookJSONRequestBody = WebhookUpdateRequest
+
+// OnBadgeRevokedJSONRequestBody defines body for OnBadgeRevoked for application/json ContentType.
+type OnBadgeRevokedJSONRequestBody = BadgeRevokedEvent
 
 // OnCertificateDownloadedJSONRequestBody defines body for OnCertificateDownloaded for application/json ContentType.
 type OnCertificateDownloadedJSONRequestBody = CertificateDownloadedEvent
@@ -4159,6 +4401,9 @@ type ServerInterface interface {
 	// ListBadgeAssertions List a badge's assertions
 	// (GET /badges/{id}/assertions)
 	ListBadgeAssertions(ctx echo.Context, id Id, params ListBadgeAssertionsParams) error
+	// RevokeBadgeAssertion Revoke one badge assertion
+	// (POST /badges/{id}/assertions/{assertionId}/revoke)
+	RevokeBadgeAssertion(ctx echo.Context, id Id, assertionId AssertionId) error
 	// IssueBadge Issue a badge to attendees
 	// (POST /badges/{id}/issue)
 	IssueBadge(ctx echo.Context, id Id, params IssueBadgeParams) error
@@ -4737,6 +4982,30 @@ func (w *ServerInterfaceWrapper) ListBadgeAssertions(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ListBadgeAssertions(ctx, id, params)
+	return err
+}
+
+// RevokeBadgeAssertion converts echo context to params.
+func (w *ServerInterfaceWrapper) RevokeBadgeAssertion(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// ------------- Path parameter "assertionId" -------------
+	var assertionId AssertionId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "assertionId", ctx.Param("assertionId"), &assertionId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter assertionId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RevokeBadgeAssertion(ctx, id, assertionId)
 	return err
 }
 
@@ -6019,6 +6288,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/badges/:id", wrapper.GetBadge, options.OperationMiddlewares["getBadge"]...)
 	router.PUT(options.BaseURL+"/badges/:id", wrapper.UpdateBadge, options.OperationMiddlewares["updateBadge"]...)
 	router.GET(options.BaseURL+"/badges/:id/assertions", wrapper.ListBadgeAssertions, options.OperationMiddlewares["listBadgeAssertions"]...)
+	router.POST(options.BaseURL+"/badges/:id/assertions/:assertionId/revoke", wrapper.RevokeBadgeAssertion, options.OperationMiddlewares["revokeBadgeAssertion"]...)
 	router.POST(options.BaseURL+"/badges/:id/issue", wrapper.IssueBadge, options.OperationMiddlewares["issueBadge"]...)
 	router.GET(options.BaseURL+"/branding", wrapper.GetBranding, options.OperationMiddlewares["getBranding"]...)
 	router.PUT(options.BaseURL+"/branding", wrapper.UpdateBranding, options.OperationMiddlewares["updateBranding"]...)
@@ -6083,6 +6353,9 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 // webhook echo.HandlerFunc returned by {Op}WebhookHandler at
 // whatever URL path they advertise to senders.
 type WebhookReceiverInterface interface {
+	// `badge.revoked`
+	// HandleOnBadgeRevokedWebhook handles the POST webhook for badge.revoked.
+	HandleOnBadgeRevokedWebhook(ctx echo.Context, params OnBadgeRevokedParams) error
 	// `certificate.downloaded`
 	// HandleOnCertificateDownloadedWebhook handles the POST webhook for certificate.downloaded.
 	HandleOnCertificateDownloadedWebhook(ctx echo.Context, params OnCertificateDownloadedParams) error
@@ -6101,6 +6374,147 @@ type WebhookReceiverInterface interface {
 	// `webhook.test`
 	// HandleOnWebhookTestWebhook handles the POST webhook for webhook.test.
 	HandleOnWebhookTestWebhook(ctx echo.Context, params OnWebhookTestParams) error
+}
+
+// OnBadgeRevokedWebhookHandler returns the echo.HandlerFunc for the badge.revoked webhook.
+// Mount this at the URL path advertised to webhook senders. Errors
+// during parameter binding are returned via echo.NewHTTPError so echo's
+// error-handling chain reports them as 400. Middlewares are applied in
+// the order provided -- the last argument becomes the outermost wrapper.
+func OnBadgeRevokedWebhookHandler(si WebhookReceiverInterface, middlewares ...echo.MiddlewareFunc) echo.HandlerFunc {
+	h := echo.HandlerFunc(func(ctx echo.Context) error {
+		var err error
+		_ = err
+
+		// Parameter object where we will unmarshal all parameters from the context.
+		var params OnBadgeRevokedParams
+
+		// ------------- Required header parameter "X-Service-Event" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("X-Service-Event")]; found {
+			var XServiceEvent WebhookEventType
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Service-Event, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "X-Service-Event", valueList[0], &XServiceEvent, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Service-Event: %s", err))
+			}
+			params.XServiceEvent = XServiceEvent
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter X-Service-Event is required, but not found"))
+		}
+
+		// ------------- Required header parameter "X-Service-Delivery" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("X-Service-Delivery")]; found {
+			var XServiceDelivery openapi_types.UUID
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Service-Delivery, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "X-Service-Delivery", valueList[0], &XServiceDelivery, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Service-Delivery: %s", err))
+			}
+			params.XServiceDelivery = XServiceDelivery
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter X-Service-Delivery is required, but not found"))
+		}
+
+		// ------------- Required header parameter "X-Service-Timestamp" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("X-Service-Timestamp")]; found {
+			var XServiceTimestamp string
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Service-Timestamp, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "X-Service-Timestamp", valueList[0], &XServiceTimestamp, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Service-Timestamp: %s", err))
+			}
+			params.XServiceTimestamp = XServiceTimestamp
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter X-Service-Timestamp is required, but not found"))
+		}
+
+		// ------------- Required header parameter "X-Service-Signature" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("X-Service-Signature")]; found {
+			var XServiceSignature string
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Service-Signature, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "X-Service-Signature", valueList[0], &XServiceSignature, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Service-Signature: %s", err))
+			}
+			params.XServiceSignature = XServiceSignature
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter X-Service-Signature is required, but not found"))
+		}
+
+		// ------------- Optional header parameter "webhook-id" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-id")]; found {
+			var WebhookId openapi_types.UUID
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-id, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-id", valueList[0], &WebhookId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-id: %s", err))
+			}
+			params.WebhookId = &WebhookId
+
+		}
+
+		// ------------- Optional header parameter "webhook-timestamp" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-timestamp")]; found {
+			var WebhookTimestamp string
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-timestamp, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-timestamp", valueList[0], &WebhookTimestamp, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-timestamp: %s", err))
+			}
+			params.WebhookTimestamp = &WebhookTimestamp
+
+		}
+
+		// ------------- Optional header parameter "webhook-signature" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-signature")]; found {
+			var WebhookSignature string
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-signature, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-signature", valueList[0], &WebhookSignature, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-signature: %s", err))
+			}
+			params.WebhookSignature = &WebhookSignature
+
+		}
+
+		return si.HandleOnBadgeRevokedWebhook(ctx, params)
+	})
+	for _, mw := range middlewares {
+		h = mw(h)
+	}
+	return h
 }
 
 // OnCertificateDownloadedWebhookHandler returns the echo.HandlerFunc for the certificate.downloaded webhook.
@@ -7058,6 +7472,17 @@ type PayloadTooLargeJSONResponse struct {
 	Headers PayloadTooLargeResponseHeaders
 }
 
+type RequestTimeoutResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+type RequestTimeoutJSONResponse struct {
+	Body Error
+
+	Headers RequestTimeoutResponseHeaders
+}
+
 type SessionOnlyResponseHeaders struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -7669,6 +8094,29 @@ func (response CreateApiKey403JSONResponse) VisitCreateApiKeyResponse(w http.Res
 	return err
 }
 
+type CreateApiKey408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response CreateApiKey408JSONResponse) VisitCreateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateApiKey413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response CreateApiKey413JSONResponse) VisitCreateApiKeyResponse(w http.ResponseWriter) error {
@@ -8200,6 +8648,29 @@ func (response CreateAttendee404JSONResponse) VisitCreateAttendeeResponse(w http
 	return err
 }
 
+type CreateAttendee408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response CreateAttendee408JSONResponse) VisitCreateAttendeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateAttendee413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response CreateAttendee413JSONResponse) VisitCreateAttendeeResponse(w http.ResponseWriter) error {
@@ -8555,6 +9026,29 @@ func (response ImportAttendees404JSONResponse) VisitImportAttendeesResponse(w ht
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportAttendees408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ImportAttendees408JSONResponse) VisitImportAttendeesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9144,6 +9638,29 @@ func (response UpdateAttendee404JSONResponse) VisitUpdateAttendeeResponse(w http
 	return err
 }
 
+type UpdateAttendee408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response UpdateAttendee408JSONResponse) VisitUpdateAttendeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UpdateAttendee413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response UpdateAttendee413JSONResponse) VisitUpdateAttendeeResponse(w http.ResponseWriter) error {
@@ -9305,6 +9822,29 @@ func (response Login401JSONResponse) VisitLoginResponse(w http.ResponseWriter) e
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Login408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response Login408JSONResponse) VisitLoginResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9476,6 +10016,29 @@ func (response Logout403JSONResponse) VisitLogoutResponse(w http.ResponseWriter)
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Logout408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response Logout408JSONResponse) VisitLogoutResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9777,6 +10340,29 @@ func (response RefreshSession401JSONResponse) VisitRefreshSessionResponse(w http
 	return err
 }
 
+type RefreshSession408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response RefreshSession408JSONResponse) VisitRefreshSessionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RefreshSession413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response RefreshSession413JSONResponse) VisitRefreshSessionResponse(w http.ResponseWriter) error {
@@ -9938,6 +10524,29 @@ func (response Register404JSONResponse) VisitRegisterResponse(w http.ResponseWri
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Register408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response Register408JSONResponse) VisitRegisterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10132,6 +10741,29 @@ func (response DisableTwoFactor403JSONResponse) VisitDisableTwoFactorResponse(w 
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DisableTwoFactor408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response DisableTwoFactor408JSONResponse) VisitDisableTwoFactorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10334,6 +10966,29 @@ func (response EnableTwoFactor403JSONResponse) VisitEnableTwoFactorResponse(w ht
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type EnableTwoFactor408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response EnableTwoFactor408JSONResponse) VisitEnableTwoFactorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10847,6 +11502,29 @@ func (response CreateBadge403JSONResponse) VisitCreateBadgeResponse(w http.Respo
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBadge408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response CreateBadge408JSONResponse) VisitCreateBadgeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11404,6 +12082,29 @@ func (response UpdateBadge404JSONResponse) VisitUpdateBadgeResponse(w http.Respo
 	return err
 }
 
+type UpdateBadge408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response UpdateBadge408JSONResponse) VisitUpdateBadgeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UpdateBadge409JSONResponse struct{ ConflictJSONResponse }
 
 func (response UpdateBadge409JSONResponse) VisitUpdateBadgeResponse(w http.ResponseWriter) error {
@@ -11677,6 +12378,233 @@ func (response ListBadgeAssertions500JSONResponse) VisitListBadgeAssertionsRespo
 	return err
 }
 
+type RevokeBadgeAssertionRequestObject struct {
+	Id          Id          `json:"id"`
+	AssertionId AssertionId `json:"assertionId"`
+	Body        *RevokeBadgeAssertionJSONRequestBody
+}
+
+type RevokeBadgeAssertionResponseObject interface {
+	VisitRevokeBadgeAssertionResponse(w http.ResponseWriter) error
+}
+
+type RevokeBadgeAssertion200ResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+type RevokeBadgeAssertion200JSONResponse struct {
+	Body    BadgeAssertionEnvelope
+	Headers RevokeBadgeAssertion200ResponseHeaders
+}
+
+func (response RevokeBadgeAssertion200JSONResponse) VisitRevokeBadgeAssertionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeBadgeAssertion400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RevokeBadgeAssertion400JSONResponse) VisitRevokeBadgeAssertionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeBadgeAssertion401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RevokeBadgeAssertion401JSONResponse) VisitRevokeBadgeAssertionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeBadgeAssertion403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response RevokeBadgeAssertion403JSONResponse) VisitRevokeBadgeAssertionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeBadgeAssertion404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RevokeBadgeAssertion404JSONResponse) VisitRevokeBadgeAssertionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeBadgeAssertion408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response RevokeBadgeAssertion408JSONResponse) VisitRevokeBadgeAssertionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeBadgeAssertion413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response RevokeBadgeAssertion413JSONResponse) VisitRevokeBadgeAssertionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeBadgeAssertion429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response RevokeBadgeAssertion429JSONResponse) VisitRevokeBadgeAssertionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeBadgeAssertion500JSONResponse struct{ InternalJSONResponse }
+
+func (response RevokeBadgeAssertion500JSONResponse) VisitRevokeBadgeAssertionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type IssueBadgeRequestObject struct {
 	Id     Id `json:"id"`
 	Params IssueBadgeParams
@@ -11843,6 +12771,29 @@ func (response IssueBadge404JSONResponse) VisitIssueBadgeResponse(w http.Respons
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IssueBadge408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response IssueBadge408JSONResponse) VisitIssueBadgeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12222,6 +13173,29 @@ func (response UpdateBranding403JSONResponse) VisitUpdateBrandingResponse(w http
 	return err
 }
 
+type UpdateBranding408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response UpdateBranding408JSONResponse) VisitUpdateBrandingResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UpdateBranding413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response UpdateBranding413JSONResponse) VisitUpdateBrandingResponse(w http.ResponseWriter) error {
@@ -12457,6 +13431,29 @@ func (response GenerateCertificate404JSONResponse) VisitGenerateCertificateRespo
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateCertificate408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response GenerateCertificate408JSONResponse) VisitGenerateCertificateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -13494,6 +14491,29 @@ func (response RevokeCertificate404JSONResponse) VisitRevokeCertificateResponse(
 	return err
 }
 
+type RevokeCertificate408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response RevokeCertificate408JSONResponse) VisitRevokeCertificateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RevokeCertificate409JSONResponse struct{ ConflictJSONResponse }
 
 func (response RevokeCertificate409JSONResponse) VisitRevokeCertificateResponse(w http.ResponseWriter) error {
@@ -14209,6 +15229,29 @@ func (response SendBulkEmail404JSONResponse) VisitSendBulkEmailResponse(w http.R
 	return err
 }
 
+type SendBulkEmail408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response SendBulkEmail408JSONResponse) VisitSendBulkEmailResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type SendBulkEmail413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response SendBulkEmail413JSONResponse) VisitSendBulkEmailResponse(w http.ResponseWriter) error {
@@ -14565,6 +15608,29 @@ func (response CreateEvent404JSONResponse) VisitCreateEventResponse(w http.Respo
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEvent408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response CreateEvent408JSONResponse) VisitCreateEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -15332,6 +16398,29 @@ func (response UpdateEvent404JSONResponse) VisitUpdateEventResponse(w http.Respo
 	return err
 }
 
+type UpdateEvent408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response UpdateEvent408JSONResponse) VisitUpdateEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UpdateEvent413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response UpdateEvent413JSONResponse) VisitUpdateEventResponse(w http.ResponseWriter) error {
@@ -15900,6 +16989,29 @@ func (response BulkGenerateCertificates404JSONResponse) VisitBulkGenerateCertifi
 	return err
 }
 
+type BulkGenerateCertificates408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response BulkGenerateCertificates408JSONResponse) VisitBulkGenerateCertificatesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type BulkGenerateCertificates409ResponseHeaders struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -16197,6 +17309,29 @@ func (response CreateBulkGenerationJob404JSONResponse) VisitCreateBulkGeneration
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBulkGenerationJob408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response CreateBulkGenerationJob408JSONResponse) VisitCreateBulkGenerationJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -16793,6 +17928,29 @@ func (response UpdateEventRegistration404JSONResponse) VisitUpdateEventRegistrat
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateEventRegistration408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response UpdateEventRegistration408JSONResponse) VisitUpdateEventRegistrationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -18215,6 +19373,29 @@ func (response CreateTemplate403JSONResponse) VisitCreateTemplateResponse(w http
 	return err
 }
 
+type CreateTemplate408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response CreateTemplate408JSONResponse) VisitCreateTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateTemplate413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response CreateTemplate413JSONResponse) VisitCreateTemplateResponse(w http.ResponseWriter) error {
@@ -18791,6 +19972,29 @@ func (response UpdateTemplate404JSONResponse) VisitUpdateTemplateResponse(w http
 	return err
 }
 
+type UpdateTemplate408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response UpdateTemplate408JSONResponse) VisitUpdateTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UpdateTemplate409JSONResponse struct{ ConflictJSONResponse }
 
 func (response UpdateTemplate409JSONResponse) VisitUpdateTemplateResponse(w http.ResponseWriter) error {
@@ -19228,6 +20432,29 @@ func (response PreviewTemplate404JSONResponse) VisitPreviewTemplateResponse(w ht
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PreviewTemplate408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response PreviewTemplate408JSONResponse) VisitPreviewTemplateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -21101,6 +22328,29 @@ func (response CreateWebhook403JSONResponse) VisitCreateWebhookResponse(w http.R
 	return err
 }
 
+type CreateWebhook408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response CreateWebhook408JSONResponse) VisitCreateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateWebhook409JSONResponse struct{ ConflictJSONResponse }
 
 func (response CreateWebhook409JSONResponse) VisitCreateWebhookResponse(w http.ResponseWriter) error {
@@ -21494,6 +22744,29 @@ func (response UpdateWebhook404JSONResponse) VisitUpdateWebhookResponse(w http.R
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateWebhook408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response UpdateWebhook408JSONResponse) VisitUpdateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(408)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -22007,6 +23280,9 @@ type StrictServerInterface interface {
 	// ListBadgeAssertions List a badge's assertions
 	// (GET /badges/{id}/assertions)
 	ListBadgeAssertions(ctx context.Context, request ListBadgeAssertionsRequestObject) (ListBadgeAssertionsResponseObject, error)
+	// RevokeBadgeAssertion Revoke one badge assertion
+	// (POST /badges/{id}/assertions/{assertionId}/revoke)
+	RevokeBadgeAssertion(ctx context.Context, request RevokeBadgeAssertionRequestObject) (RevokeBadgeAssertionResponseObject, error)
 	// IssueBadge Issue a badge to attendees
 	// (POST /badges/{id}/issue)
 	IssueBadge(ctx context.Context, request IssueBadgeRequestObject) (IssueBadgeResponseObject, error)
@@ -23067,6 +24343,58 @@ func (sh *strictHandler) ListBadgeAssertions(ctx echo.Context, id Id, params Lis
 		return err
 	} else if validResponse, ok := response.(ListBadgeAssertionsResponseObject); ok {
 		return validResponse.VisitListBadgeAssertionsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RevokeBadgeAssertion operation middleware
+func (sh *strictHandler) RevokeBadgeAssertion(ctx echo.Context, id Id, assertionId AssertionId) error {
+	var request RevokeBadgeAssertionRequestObject
+
+	request.Id = id
+	request.AssertionId = assertionId
+
+	var body RevokeBadgeAssertionJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RevokeBadgeAssertion(ctx.Request().Context(), request.(RevokeBadgeAssertionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RevokeBadgeAssertion")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RevokeBadgeAssertionResponseObject); ok {
+		return validResponse.VisitRevokeBadgeAssertionResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -24810,622 +26138,646 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id Id) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P1bbxtJtzeGf5UCZwOW9tOkSOpgi8LG+9I62JqRJT062M88Y//Vxe4iWaNmVU9VtSiOt/9IggDJZYAE",
-	"CAK8QJCLXLzXCRAEyVV29hcJkB3kWwS1qqpPbJ4keeyZ8YONPRa7u46r1qnW+q2PtYCPYs4IU7LW+Vgb",
-	"EhwSAf/sBgGRcp8zJXjUjSI+PhN0QJl+FhIZCBorylmtU9s/u7jsoDsiaJ8GWP+IMJNjIiQa4QnqESQI",
-	"DlFf8BHCbII4tIPWJB3FEUH+q8MrHwnyS0KkknuIcRQL0o/oYKgQlYgREpJwvVHzajIYkhHWIyAsGdU6",
-	"P9X+sfbBq6lJTGqdmlSCskHt0yevto+DIbFjnx7waz5GEWcDD2EWot4EjYd85CE1JHbgbtyBbiYs9lzR",
-	"GWeKMHVAZcwlNX2Uu/SxUjgYjghTPloL+ZhFHIdyHXGBfMoiyojvoTFVQ4RRn0YEMTwiS/Z8SYJEUDU5",
-	"5xENJtOdvxtiBbOL8YDA3HTnHURHeECk2Rg1pBJJqoiHqJKIjxkyw0JSTSICK2Xa1As2xHLoIcbVkLKB",
-	"21muhkSgIZdqD/kh6eMkUnUpAvSMcUae+Ytmc3iFB9ODf0uE1CTF+zAFQWJBJGEKCK2DJGEhogr1cHCL",
-	"KEP+cb9+yhmpv8EqGPpmizFDCQuGmA1IiDgjKX1uNrdg0XmiEEY9Hk4WDfI4JKOY61W/IHGEJySs2Gwl",
-	"EuKj8ZAws65Uwtil4oKEjsZ4X4+LYBFRIhz9GxKAl/GIID/tLpjUfyATv/oU6P6qD8IJNydyepDdMBRE",
-	"ymxdJU9EQDoIoxiroaMKgiQRd3qAnCu05m/gmG7ctTYajYa/7iHFzfmWPLrTUxtgyqQhtuuLE9uynRmW",
-	"ercUUlzPQv9MhV4+Pfr8rPpcjLCqdWqJoHVB+kQQFpBa1fQusCIndEQV/L/pSV5YroKwZmAk1BSixzSm",
-	"LORjN/cRlwoFnEklMGUkRJFuDSl9bHAcR7TMA0aU0ZFe+mY6KMoUGRBRHNUFGWHK9GBnjywifWWGhZUd",
-	"10M7k6RiCS5JwFkoUcIUjfKT18dISbSmf+olwS0BbttPoshs4/oe0pwcbbV3PSSnWmHkXqV7S9MV9jLi",
-	"ZcmoRwTCEvkXRIlJvdtXRPirzU5/CN/NnpniaIw1CyB9LjS9KTGhbLBXPRK3XHVYL1/PEc6oOZXzKXPu",
-	"YD95tRgLPCLKStDDO8LUcXhEo8rhn7FogrBShIWE2HNIJSL6q72UK1HlFV/CkVl/HAQ8YeqZ/ULqkWvp",
-	"XPslIWJS82pagNQ6NWJGUas+YQkNKw+WHfs5VkP9ATSs2UJVu8uc5Fn9HIczmqePbznlnD+QCqHY0nTT",
-	"3t5GsaBM4V5EUDDEAgd6+zwkAx6TUL+TW2wPCTIimpZIiNpbaMgTIRuoq6VShCcl5q3FSSpp9K9G8cGR",
-	"kwDwesbiNUkakdJBIEH2UqFaaGqr3U432yhs2bKV5EXxqOH7E8IGekfb29uepmb3d0vTrlJE6Db/fz+9",
-	"f3/fbtbfv79/fvjhL/8wtbxe7b5uX68XFzVby+7l/vFxbkXRmoxxQPSC+v9/LTn6XCByj0EFxOj6+vjA",
-	"bFtfS28Q3hUyiyFfawlaXQwI1RLHHPpOUcRjKYlaIOSrly+vPMxavO1Wu4rgvue9mdT8Mzx7HEGf4wGp",
-	"ION6D0sSGtXO8LlZnEC/UpiT1dFg+0f43rC2VlP/z8t4XauSMevRXNJfK0Z0rMhIopgIGNO8wcD3lQNq",
-	"N4sjWjictznrY5+HpFKPzOyTgIcErQVYkjplkjCttt+R9XSwxd3Tb8+XCxlx7GzNO1jN+m63/ndc/7W+",
-	"2rnCRfNKD6iDIqIMrwrpQOvsWtMdTuIhYdLTsg4OIyi8wH0CQULCFMWREVaCyJgzSUBWvcSh1Uj0X4Gx",
-	"K/Q/Qf8x3W78LI0iaY8t/FMILswnetFrb7snxwfdq+Oz05vDi4uzi5pXGxEpgXRrVzltUBt2XKE7HNEQ",
-	"zAWFaSR9FFGtFI3BYuGoT+8bsL/ZWv+DIP1ap/bdRma5bpincuMQRgOzK67fw3pGPkyvoefmd5Bfnhyo",
-	"MjmTOdMtUnW0arT2i42S8prX5eoFzXGpRrIvSg1ZrXDJRvTbev3u6zD3up671DbG1M5+MAZoP6LBI4lm",
-	"/+z06OR4/6qCWIxR8kwiqbAiKOTE7B5om6AwPSF9LNFZmSTc0P9UpJDulyaBIy56NAwJexwNHJ9eXh8d",
-	"He8fH55e3Vzun50fTlFD9/wY3ZIJinBwaw1qraSBpwQsO7s3jk/7T0Yaq/dcppPp6f2pKKZidzXtHDMt",
-	"63D0WNK5Orw47Z4UCKar9UFyH5NAi0BQKxro1DqsqESC3BEckXCv4KOgIaIgJPuUSESV8xdEfPA0jOYz",
-	"DGua1Mxy/MkIzNKAJqtTro54wsLHkdXp2dXN0dn16UGBrk45kkkwTKWF2wprIT4JkSzqo7zj6Uj/VFue",
-	"7Y/d8zc81AekwiF7nVqGkjJthA6JMyTBIzntN+4gxlNTcepWpG6vFupwL1LPLkbmzWnmhYq7r6jnLizm",
-	"NVS43Mj5zed9A+8U9uH3ThHWBj3MTm160BW5VxtDNYKVzM6ifeMNCSm+MoZX9ua0xb2Qd9MosZ6H11dv",
-	"TowFDl5ciScSSW54eIATSTRrj/hAU2DqI8qYu4cYuSMCySEfs0bNzmwGF/tMkzvlOQMRDbE03khjKIcC",
-	"95VElAVREpJwfc6kwQrl/b7zeUWc3yYx6nMx+sMyJ7thV5y/wWziPPu/zb5dcY5GmE3SC9SZezO0t57O",
-	"X+4hHEkOvK/snv8j7pK9S6inlwlzP86uHez2TiKOwyvOT7AwbriHKxbn3R9PzroHN1dnZzcn3YtX05YO",
-	"uHvJfUBIaE8RXEittdAb+hI8p99fnp16qNWEH7hA202v2WwiwccSnmO0f/kW0VHMhVp/MjvoqcdVVmSm",
-	"VuZPpdBM04VWbC6JlJSzMxZNHkd23fPjmx8Of7zRelP35OTs3eFBifCoRDwmwvgYGWwyRpIOGAnrlCFp",
-	"RrKnGYyziMdYokSS8IlI7DEjKBNTxXz/VORUtd+aoOaLqRWJ6qJ7dXhzcvzm+KpMTWW5tGcuaU1Egbm4",
-	"nRY9T0FED+m4TDv5aX2TiFMSsYLaCoSgyeya4UQNuaC/kvCx/h3wPd9Ygp6SlpoLcIEUvyVMK9ojKiVl",
-	"Aw+NBQR5kfuYChLqdwS547dPxq0e0vWeIzU7B98oZ+MhDYYmWAnEJEs/xWA22i5Am/PPzy6v0IZe3g1B",
-	"+oLIoY8G9I5oZsnIGHFGKrxChUX8kzmHigT0Idt9Z9TzhKnLZDTCAqQsDkMI5MPRudACSVHdUh9Hkni1",
-	"OPfTxxoNl7i+dVeJH6cfxBFmi2jwXL9j7uzcFeRPJkICmrWNZAFgvPczCWBbujG10Q8rTCkQBCsSdlVh",
-	"ZiFWpK7oiFRNz1Cr7FYEIJ0mUeRi4cyJMdau/UQT4pw+fsouR1kSRcBallzyCEt1LZeYR1Ufs/dLkD69",
-	"n57mERVSoVY7H/Ng48tuycTEOwgS8AGjEpy9qlE1aLhYMISlyEguooxL/br+zjaEhcCTuaRiO0gn4uW2",
-	"O7+PhfWbTVr78HHu7nguneW4fJAIQZg6x1KOuQjhml0IEig05EIS1IOL8Ek2pmN2gCey1tltphfz+xdv",
-	"kJywIJtW5ycTmCQ7gmA96zR2qjMWVBHY2xK1lwcyRcAQgJyRsNVCrV6qlYkRF2BpM7SNRpQlSrPiAS+Q",
-	"duza9/LhAq32i3K8wKyz5eY/FUemTTBjW+nDBSJi6oSlwRSbO9vzgyky0k+Hruk1IvWIMlIavY3MmDf6",
-	"hxL0iLJj80GrRN1eLWH0l4TYx0okRB+AMT/CgeKiOvzjkt7XIU7CuLTS6FYtRQlTWh3RSxjHerVKIRsf",
-	"Pu58WiVaA4iE3ru4jMpuwNkni2FQfqu9ubW940+d3+LRnX0YT6hUh+yORHoNF53F0vokRs8g9nNYhsI5",
-	"CbHCS2+jlTuLGBO0WTkfe2x/A8k1wjQqvG5+qXrVhjwuI3z6WhyczhIiK0iwmW2MiMJuT6qXqBi11mxW",
-	"9FCSYYKQuh4VMm+gGFMh0RpWJka63Vz3UCIhwI8ypMgojjAwO4n8jx8dr224oTV+OPzx0yffMqD80NrN",
-	"dOsmeoZyQRjVpwoaSeJwtc2ukopZGGu2Y7mF91JqSJe7KDCzQcwj4wdLSUudtZ+5JP/e/t7gYpAbeafW",
-	"bO22+9u4WX8etEj9ebiJ67u9Nqlv9bfxTu958CLcbRUm2Kl9z+W//Mf8RDu1N//yv0cRBEPmKUufbcwm",
-	"tU6tG4wIrGHxyM0+P4V4062nPE9PI5nyp+tpWlzmSC7u6Y92UkvHbskTN+84fXYZN1e0OdG0sjA7Brf3",
-	"ERejFcVan0Zk3mVRIO9q5cnuX7710PXVUf0FWnt59sblZ6x7yPd85O/54LjAPSRJjIXmYR4yRjUSkB1i",
-	"JraHHElZpz5mYd6r30BXkFgmFCSWBViICWT5+TY5ra4H6qO1nn5bG0WQseW7cfse8vP+oDsWNkayTu4D",
-	"EsEQC095oIiqSyUIHvmgO6XR9nqN1jvmytX0jEIS0JBImwNm0upAPbYhoPuXb7Og+mYTSTzRRwlCQKl+",
-	"q7FQhsDOzNtzF7X9BVWxlF7LyphhWAudD3hA3uj3KundtjFvCa5BRC4r/EpUDHEbRofuUxKFEtn8vz3k",
-	"O+ble8Y4s088k44R2M/GQx4RNMJxA/mW9/gowExTgAkLadRmytzGKCFaKhZkr7FO8mNvPaFU/Cbpfs+S",
-	"buoUvMTh4DcwYwJBFRF04WmG4ey7l8ur/fHxXjdIKp62vw+wwuj64tj5xHp6HCYD2TDt89NXmt1fvn0F",
-	"vmzmIS7suWacEbjnsw8wGhBGQGbB+2sYCS6JUmmkHJUyIeKZRH4s6AiLyT6PuPCz4Bvo/pmECF4kiQ35",
-	"VyApCg3ACz0S8TGiat1DocBjZhIkETYMBl6xoqgnMAs1lWacZXqFdNvhPk9Yhbe0K6WmA86kGUOYuSpg",
-	"zJ67SECckSwkB8h5TnbiHIemVFglMp9OjANF70zGiwJm/6FiFgoPil6d6TdKwmZle82rQZIGVRPn+Zp2",
-	"XP2UzjEl1TnOz/xa586Mo1o7q1K/6RIVt24VOxBOXbq1K3IDx8KWtJSATJZ8t+C2/zxeeLNkq2y6IAGN",
-	"qb0rnMfLLtIX4Ss4Fg+aypwjYK/hamkHlYfhriL9bAnng9sqL7/H+QWoaHmKGqf89tlKLCbFL6+elo7G",
-	"b62kFuXhageT6SECnUy52przyC0RURnnoKQYNrdezG5gppbxRc1io+csbRPD68eagB/gFctOC9z4LOH/",
-	"autBaMvz0Cjm0Oan2Zy2KNoWMrkRvneXFVZ5XunuIjewXBKsnbf9vsd5RCqugfNjnrnQX8kx/zKn+4GW",
-	"Jwh3UAiNbEdyiOGaj0r9z5jsuQcFcxN4esmizCvnOaZROzcGKwmRBegJOHNwJ1OG0Ct8RxBGCke3WWry",
-	"ZUzwLSg/Rh/7qSbtLx/K2pPmHtOXn09kNhSY13zuN8NAyOn/obUVvNT31N7eQT/QlygkAQ8NyAhW2oi3",
-	"DidIf3YyRNsDurURDok2N2AZUDBM2C34gqCP8ZBLYkBtSERGkAUikS/vBv76Xs6+AAME9/Q2NYpMenNr",
-	"d7u9U7gs1APvwPw21mI2+Gd5N3j//i/3o2h9r4cl2dnyfjLp38367l82Pvzlnz42vXbuanFqueZlhIc5",
-	"iwrnzScYgLaETJ8d5OfGFbOBG0uj0TAettxjeTfQ482/stqVcHsJ58GU6bCMp2CxSyLlwe3mUlx3yrjI",
-	"3ZFXQw4sNjZgoSo5EVVmqJegvZ1QqfazhPzVWFPXhR6829xHacPItIx002hNK4FGa1zvIJ8wODf6kQ90",
-	"nvipqWu2OhERWmMcxXocbLDu7PRXfz8+1/9ubba85vM26umjttaC47juIcpCco+aGYySHhkorEzpd10z",
-	"4NRCvYkiewiDwa0fjghmMg3KQz7syJHgI99BZmnV3bURUameSRRhqVA2PbTGAUtLjwsMMj3lEv/99+AR",
-	"vld6h4ZKxbKzsTEejxvjzQYXgw0mN7LcF7lxB8pC9stlYnYRzIN0HbU28HpLHnft/27qv3bf/PWw2+0e",
-	"7PPzt+e9v477vFvxv+P9ze6Pvcu3P8juX7vdbs1YUum4ciNp5JyOG8YjITeWUHaaG8ZE2Gh9p9csNRnO",
-	"ExFzqekyW75Mm6mgUHdV/XkG5ywYoe00GnbGpNeZ0UHHdtBZpgOjqPB+zpNW69TazfZOvblZb21dtZqd",
-	"ZrvTav0dbPhJrLhMqAJQozCUuC7CflBvN9tt11K2cKmQeUPUkIfuhbc4SvTjXzeP/vbXn0nwLun/uLUz",
-	"GWzjXvj27/Jvv5wM74cJSS753wenl90L+sPL293g1+ElOb86IsPzF8Hm+at+bwe324Pb/vUPP1ydhwf7",
-	"P78ePL9+fhK0cbZLB1jhY82EAPAPplk0Eu3AnnZJv/t1581tfPX64sXbU/ny/sdu993rRLVfERyGuz9f",
-	"jpOXb1/cX/AuG7+T4d2tep1pej9Z5BXci0iO4y3iiE590dxg1u5NaTPZOa9U3sHMWuimqjz4K1iFBR7x",
-	"Ma8eJJn0v1kRACZBfW4h7HqTjGVXxZJUz7LEAeAuEZhYFSsoL072dhWTWCrOAl4pD8MrLFaV2Fxuco6N",
-	"VIZrWk4wT7utOFS5uS/v4cxR7IMiUlL69QqLZqeXb7+KTN1kl1Q/DplaIti5rHlk3T6TCMwerWlq4Zu6",
-	"zHOyWYsf497X4h4r5Mu0/2OtOviQXDpm+pnALOQjo3FTgxdpPFzreQ2g1ErGMvw90CuKOkVRD/iMgnZ3",
-	"a3vneUrgZfXuswnQ0nLWOrXiQFYW+YYqPi2Kcp/HZKZ12+W/s7MosM215j//1KrvfjChmE1v+9P6athZ",
-	"IQnoCEdWWYX7lCZSXOu0zeetz8sdzXo+hkWWF2fGMleeensbtaoEG2EaaTbj7ozLl8OzjXv49ILE0eSK",
-	"r3D9XekngCPhhlDCmINnJmEecZbjSnIvD5Vh7ubMJWISRY0KW3X2ACI+4I/zU/yJPQb5e9fSef7OwOAd",
-	"4Xq/GFm90mQCHvFEoLGgShGG/O8uLl69evnS7yD/O2PcSnqPhuQeu+NvwrFLIdfftY7a3a0tGLO2XbHi",
-	"wvk3p9K9MszV3KvaCEZchER0cqYuOJPsS5MOavn6LZyGJ6RNJIJ4udzEwkdtv4EOR7Ga5K7BsYD76gba",
-	"1+cVlH4i0S0hsWklG5f+e4LGRBB3kwy33ymC7wTaEiT1dQH64VIx+m6IJbfLtEI0Jj0JltWjbjsKnDLj",
-	"Clnz9qyWqM4rMbISdyru9zz2+WXvVRwPX/5qxX5h4q5WHPRFwZftohmwRNgEUgG8BB/pQwdpjXqXTGSW",
-	"JvkgIlhMqV0leVLrMhxNFA1whC55QImaFKi5vFGdWpB7WoqCzkuJiobLNNGpfdc62jp8vlva/s5PH51L",
-	"/ZXQSu1rHsfGr05VZHz1fCDwaETQ/hBTUfv0IUfeqX5XChNbIFeXjMX6PYvbJT3G36TwNym8jBR+N+Qg",
-	"42QJAz3PITJCUGOeSecG6macCyxJ4FbQ0shDEb0liNwRMUEGc9swNQfLDtAna5ghAgIZvneQR+Q+jmhA",
-	"VTRZb6BLOCS9SU4cJ8Liu6exiSZJTx8WnIrsiYHilxOpyCj3rn6eBa6BdmEimvVxzKsOLkERBD7ijIB/",
-	"HsWC3FEylnpVOAvMlSZlhSVzGgLkqGaXX2AqMT5GnH21ysG0+Eui2yNMIwM78PnirFKYgrnS2w4mEcQB",
-	"Ccy6vq+5Jj/MmVTazooBpTYmaSHQAYQYfcohLCyKY7LY2O79WWN/ZWnqiwR72Pu+ubEepWhVE4PRsQzB",
-	"vev8UBBGnsOUtzfM2YFCa1vNpjmQWW5wq9lcLxyjzx1WArBtVSElJVkqSKxNAYPyBsiHWsBT5el/giYB",
-	"/xqT3pDz21xMaxqTMiuExQClT7/tuNtxOGft05V+JlN2WFApZkLlLyBBCWNbLQMnZSjLRbtkPKjCTWyY",
-	"7dKN5XTjqtbkLY3jFcd2ab9ZCBxgRpp14rmV+LDUKn9Zy2l605e3oZLo9nve+w3SjzXXneFuMJ6EVrPp",
-	"wCbl0lLYjt/KnClOUqahlTIx06MwP+C8TxmVwwdG5K4UXLx4LLHgmqCWeTV3nBa8qLBQTxZw/EtCzEkT",
-	"CWPmbb2tEVHVpy7nhObKeNkXlFKak/qcRhSbtvLr5c3hASn1FkPhs4UpEMGcY/bF2YQ+6qvyhofoYSuq",
-	"mJ9PbSuonUvqcN/z3gPUt4V6WBTx8TkW7q5ovq7yzoGwZDWxFDfWC+KJsoW+XLkTauurdRA0hgTpJ9L6",
-	"tn7mPWNVbTXbyN+/ODw4vjIAZr6rJIbZxACzA0XLPajKZP+AwlzQL4B3RbkOsTPQBAm4sEiZgkiFsETm",
-	"6NjST4Veq/Wqz6qmPkIbbT6pQvp71CcvM0HxGY3MeyrVHCy1lAvY9wq64lxT0zVcddrzrXxeBpd1dApH",
-	"NwcFaEqNHF5c1U3wT7PZ3GpXSsCHqF0rKDxfT5JUVQ8Pz5Yy99oXBMtFqZ/lt12Kk1NezPBvKLsxHgyv",
-	"JpOYCElCoy4InOj/gl8NsvBArbnpTW5caIvu6oO3YAiPT+9a0swy1/fTjGXhPj4kxXFh5bLzpBfRwCGp",
-	"35IJWtsXPLjtcxGCr3iz7aHKWmZzO7sWS8RmVOmN04d2fppapmcWOFBuaYspbwvT2irIdwaNTs94lazN",
-	"HEUc2IrNJITKmCtyxWXU0NmdHeivHc+6siEn7ujlpXmYfldtKNARkQqP4opqtEf7aHNzc9fEW2e6wxDH",
-	"MWHmCuUB8WzZiPO9e7NV6wWL8FvJosdIr2k4g3Qin0tAPYK/rZ64Wlymam4w48SnHKGCWxRWaQFpfFFz",
-	"cZ6GtQxd/86p+c9Flwv28kluNZYDcGs/BPGtnPBa1GdqSyVTfHqsBfNQTbuEcnpHhKChNd6dGZe/cnHp",
-	"XA8AFJ5nbJZK+8M6+mjIo1CiHg5uYTwhiSiY4HBbUm3Jr6RKloi7oCtVUvECSoUIjt9Cd1lNY7G+xd+/",
-	"tvLlE6wX3BJ91jTrXN8XRkv/DSgt39PSBDcPxOP3RXFT0//DqxNiKU9F3j8x3x1SYS+u4Gj4g+nfRes6",
-	"tanTlVlAjZeEqd/gzKfdLH3gpR7T7/+0Fyf++zzqWjU6sIrSZ1Ae/winsLxGi6hi6hrZ3LDYTMGl4aty",
-	"Tb6lZPybiO9cR0sf5jv45g9wnMuT/+YKeNTh9GqGMh4MBf+ZjnM6qkpy4An7/AFSKwSFzCZc6zH/E9cS",
-	"ujUTr4jR0iO6JZMGuiAqEQyAOQPiSvoCUGippEhA5Y3m8DcFOICPm21vpSojftqOXwAHwApFBEuFNtso",
-	"IvpL6aVR937dpA7c+N8qJD1phSRDIgtPz5d1XRfO8arH/50J/71MegXkr1XkVuDAEqeCeiDjwlRugrRE",
-	"61AjIVLc5Djkuq32rwWcSRIkugsbKV8RMWOCciFSZhRDSWuEkeBjD3E4rlE01dsz6UZDiURrvguDVgTA",
-	"lFxN7D2Ec6O2HSBJIFTIego5ajZQF6D0y70gKpEcUxUMCdTPXgzo+wDOujTWc0gBUDus4sHvsjpY4o4G",
-	"JBv21Jx4v99BuK+I0FPuz1574VAfpOYAhMJeADI/CZG/1WqiV5wRv4GsAKARMQj9yNCUibcyWG0oiKhW",
-	"79JhAQpV34ZcmfdtQJj/AIFhiHRp9mNPzWGqLFbFgy+pQ5FAEFVV2mrAIEoNnneQPx5KEtyUEb40r91s",
-	"O5SN3kQROVdoIf9v9UuzxfVLl8cEwFy3ZJIVsqfSIuybge4hd0DqMvsoTV/abNueiyLRjLiQZPdxa/PT",
-	"P60kD92088IQSFJhFmIbK7GzhdYMJfzF95C/YVbJ/ye/gHzmhvnAmI7koaEVCUQoWBIrw1WnmMRVnK5w",
-	"ZmcFOaQ0tBqb/xqEVpX0WUWChVQd0YETCisIrcjVQ52CB4Voz5gINOJMDfdMKjTwoITBV7Ng2StgBPVE",
-	"cmVTl/5Gy5e5TJqRe4UCHBF9BMxI0dr11f466pEBZXJZ49erJUuEz5c2xKyd/TQ/xdzQZ+/XE+2UFhmd",
-	"B21JTATlYTkkEaIRWy098Kk6gVuf6uYf7U+rQdSYjUnTaH/88ccf62/e+KU0Wdu1v1rd2BJtPdXq5Inv",
-	"s1GQ3QI7Xe+xFPWlORlQ9dJs6+D44IAHyWgZX9y0ZZricVkgQBTatly4+GHY3t5u7dqqoVkSP+gAFmEU",
-	"ROWarQNRLDnhIclNIjMUTAJEEfvVLSGxROAQmWiR6iEehUSqNHtZIv9NEil6SyY+yjtO0AjgCyXKiofD",
-	"EfBLwIv+ygifIQ037lo1L3u8SUN4qGWpoGqyMbJD0u998KawHvVWfVFMxQ8WjfOJwTKr0CN/MsXGBIeS",
-	"gE/eJf3yAJVeLYa42h/IBEhRK4e1Tu0B7dhz6wi69unD5wGmnKLHVaAJjY0xNyC4otmVUswzcplZ8XTa",
-	"V1SxBwWYCr0fP7Xqu9366+/rp+faQLgd1X9dDT1TNzIFoLn9oqcCgHRwjNAMRvPD9Sp0t3SDV0Fzyy1L",
-	"5Wyr+P5cT1UZI7JiB6dJpVK6YDnscSxCh5ojVwWDZDkAjr5Rrq0bBRm5rU2p66t9FOKJzDFsA7cDQPny",
-	"2GZwbjULXvf0d0CHyXGI9Hf9gQsalbXO7rZX6+ewYlvNentbGzxDDDr/VturKZ4+bdXbm6XFu4Bsl2Zj",
-	"Z6v1vPhE1jqbL14Yd77+d6v56UOZ/IuzKWtZAJ+fIdSneBu2XJVZrSVcPhULNGWYVMB6rNrN9HLP7UVb",
-	"0L1lZthB/vQUfPQX5OeXz188wtzGT6V7uUfOt3x+cGSATOzxzu/s4p76Fs21ypUd4onrxNI7WFZTJlWl",
-	"M8fS5ZQzB4pMRJTdyoxj6QU2PwU8pvmaYAXdKcam8sT8GakKOKUT/MjpTB+kqQDOfpqWaWmrkkQsGB6s",
-	"gmnUVMcwVxqAXyM56mOB1r6/PDt1WTFcwOyRPqIeCgQeR0RIRO6td9bLw356SPCEhca5vOXgQeUeaubr",
-	"zWXAecUV4EkvIvmS+q3KFTepqOW1qdjx3DQkWvM3cEw37lobRnve+BjwkHzy14EG0ilKpPgAnOaL99ty",
-	"ran9iAlLz8gUGemBlEawqKdyZVQDU6x4rYqhVPIyr8hF3dDTw5I/9+VlrSDB5YTeFzUJK2Tw8tbhNGj1",
-	"yvKbjHok1AcByjOmrSEAkkZr7zb30dv90kN9vFLMfOSXIPN9W4PXtBBwBoqBISznj3aGaJqaDI40+EAf",
-	"+wAzzmiAI7D+wAK9ODjar7caTQ8RHAzREMuhe3T5ultvb++YGwBfP1mDpvah63X0z/8Mr6+5Ttf9gm1r",
-	"db895GdA/qZExq9FB7pRF1Of9lSFn4o6A83dzmaz02x+qzPwWesMVAYcrFI5NbczmbY/vUXV2PIVoNHT",
-	"m1f9qd3Nor3zeGOn2tKpsmgqN3lJG7F0+fI+aTY3A7PX6OD4AP4m35mfp+0e89jvIAzuJyuGUpfVwfFB",
-	"yiUWF+F2plZuI9MbkFkWUmHvCvtRxWsP83F5D4jWGsVKLkaU6RVKIc6LrKq6mFwyzKvy09Wvkpe8s4yw",
-	"VClQytwEHPUZU7sL25dFlsmsvkcFqk4lnupq6dHHqU6T31WrFMm0bEMaQpaSSn7h0tXJ79NCIv2iak3x",
-	"uCyt0RQ++/IZNaVZ/MY5NVU0W4UXJU3S/ByAqOWAiqYvEADLIVtMdAi3BhaKzBpUEGdstDvFEWYoYeQ+",
-	"JgGgh+IkAiQcOda2GJh5rnbi9NYsBacJU3nJw2mimg2dmX3zmTEzg+zWcvE1kLuMhqgchWlUYaLZ8pCI",
-	"M+S/7Z4cH3Svjs9Obw4vLs4ufLSmtVPOLFqtQeLS9quA0JghiWK53rF3Mxz16f3S4HEwqwMYVRXZPwqT",
-	"poBRVZzu62SEWV0QHEIxf3IfR5gZNw16gye2pPoeCjliXKEYC1ldYD2ji3krenx6eX10dLx/fHh6dXO5",
-	"f3Z+6BvTBeL/0gDTCAe3xnlpT56JzujocaaxGp2xMFpHCkvlnmc/uFdSZF/3SvaDeyVvG3ccHG/5d/t1",
-	"4TfXgLGj3Sv2r3SMztZ0z23AjuyMMCsCgD0c9DU7GdMuLqX310MjHAwpI7kdB4ajG28gC7duYpGkAtZR",
-	"iE+SCvl2AH5+e8oHpebVjk/hx5vu+fHND4c/5n7Zvzg8ODy9Ou6eXNa82tW7s5uj7v7V2cXNxeFfr48v",
-	"Dg9qXi0P0gWflsmm5tVsyzenZ1c33ZOTs3fwpf7r6Oz6VP/7zeHV67OD0gvdk4vD7sGPN8eXl9fww/HB",
-	"4Zvzs6vD0/0fb45Pb84vzl5dHF7qse2fnR6dHO/rEXSvrg5PDw4Pb153L2/2Dy+ujo+O97tXh5flZy+7",
-	"B6/g1/Pujydn3YObq7Ozm5PuxavDUld66BeH15cwhovu1aGZrRnS6dXhxWn3xM7n+M35yeGbw1P9cKaw",
-	"sbxjRYhVSqKwOsiasjiBwk8Wycvv8XDSAJ3M95D/S0LEpBHjAbmkvxL9S4zVsEFD/c8hwSERjeOQjGKu",
-	"CAsm9R/IRD/p04g0BB//9PyDbat0R1HLuqmc60xO9i5juiaCIyZcm8MLFUizBgtO1gNyc3JM4m2p6mlV",
-	"OEgBGjwfYV/wAbbmhod8zvBUYhNnyNPbK67a09z+Z4a+z8Ohy67LUvQ5xAXCZcT3JSDpHhCUOCfevRhl",
-	"mK1tbjVKaE2zyGkVcCUg49TteYBXLUV3xjIYiPTysY84I+7KcerG0ZRDSW8AW+2CR7nTep4ByrbazeyO",
-	"ZnfKh7/TSv3qWy+mLwPDyhsQzclCPFnhVuW3u+aij73ng0Agu+gLcHMfc/O1xHXHCrctxTuVz3SVsuK9",
-	"iaUF+oA7kKWOmSlK95mdA8uZGVMcYFHsw2zPgW7KRAo/AItnpnR8vtmcMozHHMIZYLtxdCsLLDPPXK6a",
-	"u52mc/9ncqX2koiIsqyE/yuO9tOy/0h/X3sSnJ45Mv9Blc4fU/P/AQI7L4kfXUToievXPwLJx8rcvJTN",
-	"NTeTtr+sOw80ztUO41fgvruzWKe/rdtO92oqry3LieYUYAMyKZZci007i2qufeNp33jaV8zTKlyDqzuo",
-	"p8vu5JHhEY4EweHEYLVNM5PlQA6WtBtXRxBZHkq3agGPR3hA9jlTq/sCcEQHrAB0VwsIUwbjwDrRIgIo",
-	"Iunvgg6G1TA6UH7ua6/Pt1SR6N+wLJ8qYZyYRfyw5D13+e08VcRcqAui/14mPbtc3F1AQTlsaq8zrhCF",
-	"BknYQL7BgvI7yH9zfHl5fPrq5uj48OTAzxXFg+yOUzwiHhRB0P/SCwIOtHUP+c7revime3zie8gHf+TZ",
-	"6SsfUoDT51eHf7vS7ZoKeVwgLW1hf+5wlBA40FCVNEMSgJPv5zigj8yZdTUf1itunDLExzJnEXz8TJqB",
-	"o4BEEcLSJWd5KEjAuUeVtBV62s1mDtNgD/maR/sZTgW0QKVZpcbc++ylnaClzLBqX+aKHkuqJ8n1wrIQ",
-	"QXFBcGEiqhqoa9deTyMYchIuWobGfAg3R/oFYsp55oFGal7NkUjukSaPSl4k+LgitJUygmxdEBtpqhfL",
-	"1C01zmE9KU0zqFWw1dsLbXXdoZc6bV2MQAqfNs+L647qA2qR4TBcpj6RADawQmGwMveYX2usuMpwWy1T",
-	"kctZDmdJ0ykWES1uAFrjLJrYrHzd7kESR8bRtHKsqVmRfIWidPKL1v6LGlYFIljavjLhsS8LYSUr6wCw",
-	"T7Oi+69EQjL2Na1QacvDxEWGA4LW0oKBKJEkXF9UyGYphQqa/t0V6CiwuofW5bh9sqJiKWLAcjBwD1Ri",
-	"3VaVgLHyJR3mlYdYotxDkVyXPRNfj6ez8sQ+2Nn5/bsfLsmjMoJvyUSamu7fv/sBXRKF1i6O9tHz7dZz",
-	"G74tteblXtM/5CMybRS2f0tDH+R/RQYvoqGpZ2zeAqXaz0KEGz+PlWHzOZ+F7g8uanA00DIlPLjswp3S",
-	"HfwFgdo1r3b7VWSP3qpJrVM7++HcZKOD/Q0WRq1Ti77/u+h3f759+bew/zPpvXl9eH28m0gads+H3UhK",
-	"qk7+drF59uN977gqW9Ssw8PSMGHpsghft4YVUc93xffc6k5Dn81I3YQFyFowK1GV859/y6zR1Fv3i1nN",
-	"LRTz18PWr5theTBd08nKiZSwylVfnfABZQ+4RrD2RA2H+N/nKBGQbqQcc6HJNuBCkEChIRdSC1BtjE6m",
-	"HV2pbbJkRf98aHnaWe7r9MdCA632i4WOIUECfkfEpDqW54yl1eYUYcgaYAnU2jPfQTyPLNv47UK/L6oc",
-	"UmN+hAM1M4iI3tcB1A7azxLicKKGmh0EWHGBcByXkIYMPMfOSs4BU8n93oLoVXcD1djLZe1b7c2t7R1/",
-	"OljR7mW6KzPIkC/r4ZnD6yM+4GZ5/PPrK7TRE5hp69n3UN+4lC3CmrZS97TVDyUPDcYW4+Z7KpEkaloK",
-	"Pq0vqewW0V0v6RWZtYCJesBBFqQviBxe8Vuil1Oomxf9VtAkz8PN3g7e6jfJbtAOt3sv8HOy02+FzWD6",
-	"ABfbKDqWt3cWnLqymZlvq2qmZzFhoF3sp8KwMv5Ev4fgRYk2G03kV3zoozWX8vWGhyRC7UbTQ99fnp3W",
-	"Tw7WXRSwImKkqSIkfcpMpgkcjTFHNj9dNhB4UpwWCMBhjI8ZAruvN0E+hS7V5DWWQ7+DfDnE7e2df8jy",
-	"robk3uV3pTUtwSezpgQdjUjooYiPiagHWBsehcQXX+JI+Q3kg5f4mikaQV5XbENAM+9MOvUURjSvqZjQ",
-	"a/hUz5AwJSbOjk0PWVZ8DEVUKjP1ERn1iDB4hmrIZcopZUyCVF/as1HRoCqCx8twGMBaMY8szh7Eb8qV",
-	"gU9yCtLGXTsHgBInImrQkRxEvIcjA4USk2CD9zbuNuPmhm25vtloNjYbP0sOxFdeGVBUtGRzzc5QyDas",
-	"QraxjEK2YayDjdZ3u1vbO89Tc0Gr9Hka/zydFro7ZiHROl1xIFmmXrb1mUR5SZU5ypdpM4eaborJ9ZdZ",
-	"+gkOhpTckRTpJ/vTwGEXKnLqNqgigoIBwrR2Y3A1a90xFjatOauPy/to+joOraV5ipvrDXfRUUsE62gT",
-	"2GnN7Xq73W7PxnGZe91nDdVubm7G4tbT71MiQNc3uZyu2k6eJWiGaDjCNnnxYuvF7osQt180t563tlth",
-	"k2zv9F+EwU57t/38+eZOczNshjsY93phuNPGrRbpP2+3wtb2Vjt8UcsatusJbKQbhoJICK7BILt2+y92",
-	"wuaL1osXW8HzcGd7F7f7BONmsL2Nw2ZrO9vhY9vcmeXBHyrn63b4w6z1bdVbrVZrDk6OKY/pjtgTo/DY",
-	"3XMhODhClzygRE1yu3cueJ9GIGAB1TA9cXkN99N8SohdcvK3LNkvlyXrNvQtjA73oryyUK1CfLB1BI5y",
-	"uCrlPXsaqKOskHR72ulcJXHmFnRflftO6VO0KsM1PbsmpzV/7cxFOS4S0dCmuM70JsKxLq4dnXX1k6bV",
-	"esh3lGSGMeRSmZ5SEjIPbKzxsRtH5X1MentbNY7l8Kky2x7upFcAR6rSZGdHVtvOlke8ejAIq71mhaGs",
-	"NMaUz82HfJhiGQ+aXu5kLl1qONWEHxg1XsaechfStohzbkxpcPn0gas40HNtGrn8Jcdcg6fdaKK0KYMe",
-	"oy0aL4OZ6U2QPk6UDTqg6/s09LP0RTVT856GFOQxYSbryqjc8O8l1FWterc37JdLiIIth6W3XMNZ2PYy",
-	"jW+nsQaL2y+C1jz/of1m969/u7jaevv3bTOdRgwuFuPsP2NTUWWpClC4N6lWDjPFcLO3FWz2d/Bmr9Vv",
-	"Btv9F6TV2+23yGawGz7H7d4W2em/wM2gFW6S7f5zvNtrBZvhNnne38Wt3maQqX7b/VbQxruk2XsebgWb",
-	"5AXe6bd67WAz3CLb/Z1mdjaM8yY7kRl5FkV/7hRrqiIhHKfZwtKx0YXEVH1XVi05jEiPsJTo+uKkmFpS",
-	"zdWtDTw7dzK7F0wP03LlN6aiqsrDpTK9Yni29HhnBCBdpdeTJn4nQyvPht3DtwZ+au389NX6Up2l5Pvk",
-	"14AZvytcCJaFbJ7a5l7grXhvUO7HkuwDnW+z5YYTGeUbQkPDpSnkFny+iMjI/PEyIndkUiHxCNY/y1a3",
-	"x8mgm4EfKrWbpnLhaq/wHUEYgnNX4/grihLL7WdHsJ2/Pm3/ffLiLznbdMmRrOKJyWzTy5jgW9AtFB5A",
-	"Tqa0v2QEkdv8z8Rg83u4wplaTo3OEUXVHdgU1ZcilmewPahakj7ZsxF6tsoGGkJ8H6tOn19u2EvyXbhl",
-	"TmMr17K4yvXGfMtoutljYwVZj8Sy8mG2RQEEtYrKXeaROcJbQXPOc8DKDExq7aiU6nIaNgx6Pi88Tpfw",
-	"cXywtNxPwQtXYFwPYxdzXFm1Y7eGc/1Yn4N9PPpAFS/zCkeqsRrNl032lK6eooTJPCKfT7MXeS1pxZvO",
-	"VIvw7P1Sb4Iw0mo9CQH6z167UJFVZy/usrMy0nUx5sZ0DFtmgEx5h5a+u/KQvbsyua3Z9ZVXdX1VvLw2",
-	"nbx//w8/Neu7uN7/8HFna7Wacekw833tbOXGAQM3N90Q8YmjipoaF1BEyCuaAc8k4mPWWMZVtBycliUi",
-	"uz12LLldWERTJoDsgd4DiIjGyIahFWZ5fXHi3AKeMSxcharfhjeubsaLUrHrol/RlXcA88hY67lIQTgN",
-	"X5QzTo/+Y/VLt0uc4gUuren4yBxtCc1mUusqDVPALJQBBlqNuVAC0+r4hjSpcDU1MrZyYTqjLR/u7eBP",
-	"CrlwrepMuCIctKqKFjDpSJpzgX6EcCC4lFAgT/ckV4zQjo1Kkw7S9Vu1zOc4JsJNxS1yV9snJ4dXV4cX",
-	"1Wtry+EUZ9EXhHSg5GQOdhq7gk2x4B3U8prN5h7qJZIyImUHtZrml7QmTgfCYPS/8zhDumkjSbT1ar/W",
-	"2oX7rHKYfxUPC+n564WJc6oCGbi+OPGQ/CXBgkBplQgLo3inuSdY83qJkhgAr5toNPqtQ3l+EY8I5Fle",
-	"O1g2iG5qvGnqUiVvcdlMi6MUs3ZyX7nUkBlzS8PrVo31FOVvy4AaJtomIHsmYHfMxa2EHwpQcNO3cfje",
-	"3sa1mvm7uVZzQUhlcUALp/tFcy+KC7908PWFicX6M0SVXZABlYqIB8zVXj6ezrHKZkfLOlsuxOiE35EI",
-	"B+RBMbSFQUzJN0gt7NsaeeMUmgli1rkYYEYlsNeiX3hmjnVriRzrRwT1sspJaB0ukWAZ6heebqSPiSFu",
-	"LiycX45+Tf0g+R2bTZEGTf6SKEXZYOUyRTjGQaUJV1UJL6dHNZsroAoEEZcPTEgiDKp45hhzzgDN5W+u",
-	"gFSg1fCHDKa8b3ZkWYO5iXrZys5PfKzawy8sCCqIagV5MP21gf94DO6HtC0VoD8WIX6klL0JNZNSEsxu",
-	"WptX7c3O9m5ne/fvtRylGUMppa3aJSFowhNEGUqBPVIaSssrNVtXAAVSHQb07Zw9+pxVk1vRFHbJESmS",
-	"ANyX3VB2Qxx4eBITIYlJkO0LnMABVkNYyJBERJHwpje5sS7mKmXeeFIepPJYZwNI2xGVMiaR2kOCpPBm",
-	"IjeNqdFX6D/O/s9ty3azOTPVPEsecUaNm/qDVqzShpnapMuAF62fPyNksFe7JDh6mLVrKtNwKUlYjzi/",
-	"NdXNcdRBGEki9NRCFFIZGO8bRoKOPOQrcq98hKG4k6klT9nAQxgNEhpFPBj+y39EgmveSsD5ipFUWCBs",
-	"CtBoq3aBBd1ABwKPmX5yRwIFRafUUHoIWHdayer84Eg3utlsojCmn9vUDnjERbG17142Xxy0D2tV7nK9",
-	"js8kQGpEHTTgEbiA7bd7ZiXlEId8bGAg6GAY6b5NHkMI86cMXjHB5cYtkvNSf/dTs77brR8ZB/WKMCx6",
-	"NonIKiF/d3Hx6tXLl34H+d8Z57qk92hI7rEt22V91aXMq+9aR+3u1hagrQja66VYkHaJKsnuNWYDk8Ni",
-	"PkGAy44SFlqAEb121dntzhVaUlCI0msV4Jgq8DwZ0lTZNhgKLQz940fDihtaKf70yd8z1DXkUQjZJAZJ",
-	"n9yrBjpWSA4FwGMCVIdCaigIQb8kWCj9sjVwBLWgHlp5SJQ9NQyRKKKxpBL1yISzMhBPu5Kvlj07eiKP",
-	"8O1cEha+TKJbAJB4SNKlZqbLIoq1NCNn0eSaQdWEas92oX5HFfIqsSjUporyNAiVu+25s8VrKqKgZ6AM",
-	"5B0vTg1yP5RcL14tYfSXhNjHdibpaizRWX4hcifDKIMlOr6lcREU2kFBgC1HQiSNKt5PomhSdULKKo4d",
-	"5xIU8QCAFFsbYyFCSg7NZAVXdlZ5w36+5CS+qJFTtahL2ziXRErKGXiKVs5Hh9GnDqsSGO+7K7QGKerr",
-	"9hy1ttGIskQRuYck0TJaIr9ra4GD3ttBL7X1I5AJc1e65Xkh7gVwkBJojX6UFp8yI0XQ4PKRjGWPXBkZ",
-	"GP+SEM9ObrMJMIueTZNGiSSOi9hmkCAqEUwiDE6p6gidMvhNboVL48nPfuHGfmH6zJPY8pQJ5fi4mKwM",
-	"daZVfM7QeMihpp/MV8B/JgvMroG6KTj7M5mVAHTYRW4MPmohLlDbpIJboCMhAQBJkoCD7mLfLbRjIqXW",
-	"IDhrQO8IW0e4xyHiL6KMmGt2wEKjDPW0xmZUEqrSaANFlSaoVFNx7sCcpHQZWgIHBL3mcQx6ZToKk73R",
-	"0SapV4PmIEgRqnCMCNofYlphkFX7Jc8FhcjGnOaUTtbMqKDxHIgGyg/LX9KR2V7syCxPr8qDKgPMGAn1",
-	"Nhn1NhsshNrMxTJstV/ksQzRGkZKYCZjLAhT5tu+3s5EoZ1mE90DTFpM70kkAf6fGZBBieKIMDXZ07sK",
-	"acpmCc2X2000GqExDck6aH2jRCrbpTNTLEyhQhJPpGmkgU6TKNK9pC4kLiDur1OxKfonpi0iFmr5bnlP",
-	"fr2fbz3fbT4pMOOUL+SrQWg0B2AxYTOAOyyQc+nQ+C74smIfViD0JSBYZ3PIRJAHWuJlIjE8T3fnozXN",
-	"i0xlYh8WzE8Zky3HCmsMUI7ukKXNOR5HbUYBML4913S+zRE2GK4FO8ik2MOQgAeSeyWRwrcGA7bHleIj",
-	"1GrrY+OMID7WnDzHviEn32yg4Z9gIpmw1ShCAR8RpE+f2b61/CbjKY6OZMRzlhV8YidjsDRgXBZ8AwJw",
-	"AQeBM7IO+IOkr3RneogRnuhuAbc2ZTTaLE3HXgVnW+EGaMP/ptwA+8bGtutSEjF6DdbA4idiPZMtX7mN",
-	"3+clM6YmMVSFLrH7SUz6WtC4mz83Y7P/a5IQ5F+Re2VPS0O3a3GqnL1r2pVE0D5cgGApaaAPLA/14ng1",
-	"0+F8tNw/F97t8lDVrUqfg8yrecWJvMHiVpakGS5rczPVMLSWqm+USIApK6HkQAk9l/Bk74iH0AFWWTse",
-	"eBBLGp1XJq+UPQEjMzRIpQFMgXHyMdsz9fzGVJKKp+CD0+ol03wi73S4JSTOrwNMCJgrTmu0AHNKmKKR",
-	"VTIEcZ7iMEfiLa/9oTJSzMnEh27jlOvIrdfS0MezxVyMAyIeBog9NSxo6xE+rStrLKxsKpeyQHL+xc9Z",
-	"TWvpUr5aKi0y5NzcT8zb84LReTGccm5yXO7VUqzj/CoOLpJQMxEoszUD7FQLFlASCA7rIJhLVblktd/3",
-	"89XhSrE77bgLwZP5pUt3ZpXqW26bXuLgdgBe6RUVwyMaRYbfjIc8IqaMUo8MqTVIBR/LDvJBK/E9Y1s4",
-	"dVAqQVQwzKDHYuCW5h0rr3wP+T1tilhdsMdFqC1DdCb0crHCfUTpPga+EBDylruOAYsKCSJ5lJgUcHtB",
-	"UwENDj1XVa4UNDa3HlaH0XbSIJ3DM4lIOCDSy+5JYNgN9BKsqohWrBHoYEbjM0wcgLTIvUK8D1rKyDOi",
-	"SxmzjqFUgwIhpElWWsTlUcHfvFKx22nt0ahXX7feR2zms+Pdisc1r2bUf30yzC3a7Msz3u9LUtQcp8qj",
-	"HFBtFAc5kEHdq6d3YkSjiI6IEkSC5T+k2oLWRIJ6RFJtnYPVjjRBrRdCHTYLYQ6ZuDRQ5Ubr+bUKqZ2G",
-	"yqW0QLM2NLs8HuP9CaJE0jvyJtdPcQSlXst+epOUCyOpYiPZhcWL6XQ5c2SXFRgvzdv5C82vmO4eVPYC",
-	"vZlZ9KL9fHen3dz8Q1sB6dQeypnyQz9mt+4Q2Ha9zGcmEUYx1ho3ZWrPegQ0eT2TKTFoYWPdMV+5bSvV",
-	"pMoX5buoBuJ3bMQCYQOB70joohxkmlsOsQ3Zgln2lVslMH1y0lqbSomgagKiKDEfhzSO+Ai7SpDslnGH",
-	"SGj5bzqmxeqzmVYldsBsdSVlKSv5sPoCDLHs9t2swHM0GhmmDsiO4YA0kB/ypBcRH+Ew1GQELJ0yRgQ4",
-	"SvaQzwXDyr0QcKEf8VQpgYoYeyi3OdrQwizbG+DZvI80rQoTNzLGd0SiHlFjok3NMUciibQasaVHGEeJ",
-	"RGpMA4L8seb+PsgUm3oGkyKhHcmSjqHfg2jPkX3q0wF7M++McT+YXQPNmJnAp3mU6NVgHQuNtxptr6p0",
-	"CLxZIVtTMbqdF+ONdpVInUnP+zxKRqtzxNTKXUawOqN4gUZBNeGRqK/155zHtBCd2Z6fTFY+4MZWccP9",
-	"MHcd0imFVI9tRMGHYVxlcax3rfMxxaeYUUwjVxLLM+DBM17NQyt7tV/ErPeybC3PxLnMvL3MIt1yd04z",
-	"Xy/75D3nc5j1QcG74aKNZm176r3MXddNbCoG7AAEf5CzPuBvziehfFuLapnkln/Ry9nCLnpzaq0WflBY",
-	"q0Vv5ylhYcu5XQbU/pR6Vyo8W5Liadl6F4MHMqS75WlJk1r5vv4xTTT1kG/cA/CzEkn5rjfz1WgbE/Y5",
-	"4JH7R3rWejxKw7/7nCnjU9lspxS2Xwxr6kJkqraFMuEAb6a8pdX+9MGrDQkYXJ2tpl7Tqp6z3tpbaW8f",
-	"P6a5/I1+EkWnEAC3XFebM7uqvvd2N9zmXjuTEOnZTft5YRpO27Nv/pKz0bZKk87KM9becXErh7wQPlVy",
-	"4HSKGcSpb6vW3apKanJOwlLE1rRv6uGlLR/r6nuakpS/qX+wuqSlXYh5ouuLhs2knualI2ZKm7Zijgof",
-	"O+dXMmLgdMKo1a6bv9FA0LCBznO3tB3kFw61y4799Mn3io9csuz0k4wTmCcmrpJN/RJiVfrFlVt1v+aO",
-	"YMNoZ1VPXD2iqmdpOJV7WAzVhZ8KhfcTEbnfXVh/w1UzbPxw+CPE92I2Mbc+aM1EhCQMEltC/Zm/nkJQ",
-	"bjWb2WWUc0xDbQZtWMB1E7XeSMuvtFbnhwTimP0Ggv2DKvuYhnC1nbq0FI/RCIsBZSiEayhnJsFtV2tb",
-	"GyLmufTSqCMtXJ4hw/ikCUrpU5UZMkMyQmvdrUxwdVDrRRONRnuou4UcVkIHtXeew48mv7/4+nZjN/8s",
-	"99HWbkPbR+sN1LUFGy0daqYstX1mM96zWJ0GAjVFFgJo1s5PX3nO72ETCu4oGb/k97rt3P27n4oH360w",
-	"RIdJEmMBlUDWfPR//C9Ib7j5P/TP5j//13/yX7t//DfIX8+8g7mYBuPODfiIyFzYQS42wAyOKg9JXkXl",
-	"uuvSabDe4TGJIrC0tCEKRfl0U7pJjNz3FXkKQUCY2q92wFzlaPCZROZdawc20LshEeTOxshY73YiidSm",
-	"XqCiibvbBKtxTQt2Lxfd4EF4vId66e2El3l5wDfvWYfOule66k0jLPxY0BEWExi+D3evxrVuLl/zSGic",
-	"EVhSWH/OcmfLfAU3CbnYQDPHr9t67hUudpZywGZf2FLVZfMbIkpLKRN8XM2BZ3BUc5kzm6kCd7Lr0EE+",
-	"YT5qtdEpv4NaGgAo72mO5sNhLv/eF/A6g58FcT8TCT+HRD+h5lGYPo0jeBpRqXiMQ+x+/xn78M//+3/9",
-	"n1utf/sP/2Wr/W//7f+I1kziULHoNFaIAbXbqQBiCPx74qGE9UhfUKmIpnHMJNLrhMJn8AIcPYgIRgEO",
-	"k4CGOPRQj/yqiBhRxsfcQ//Pf/4//Nt/+O//3//uv1pvoAMTfi8Iur7ah3DivPvN7hDkremfpSbSqObV",
-	"fsazKqbKpavYOUK54OOi7397bqZCRdFUOV81+Wrq9mXq1UNr9bkWzu11wdc4F682IotVzRS8qHLuto25",
-	"SyCIlqoPM5MvDYuD6wp3V58PB9zLrOc+jSI0tvWMcx7+nHksi+lDeStxun5FGcQ3BxVT+9f/NLnF8tc8",
-	"2Eun9q//27/8T//6n/2f/0Xt0zTgc9bzKjg2d6sHtbgM9OViRZwOsILxNhOi4mHfV3lJnaI8e+rL9Fad",
-	"HlyKZhCE1HVTyLyBYkyFRGvp1V1z3UOJxL2ImOw7GxQC6SmzVXvrPc2PuN0s+uRkyTTf2SraxVXrIp4c",
-	"D2kh/kgBH+lpMEbyoEpP0eKnJW6S5vniL0z18NWuJleXntblX8z2a88VoJlvqayEv4bfP8fNv+3RM5Oc",
-	"x9cN2sXD2HoB9MKdqr0i4kUW1k1FyuVLDN15xWwn39yf39yf39yfn9n9mV0NrVqh+CnRD8wZns7srwih",
-	"rbgHN3Azf6zUBt3QCVaUeeiVIOQWet2fCC0gAojm6CBfN+GjA/IzfpugS8ykh3xIach+1H95yLcJDj46",
-	"i0J0qTALsQjR1RVaw6i1q4Z1vUmJmKAe57coHYELFVn3kG8yI3w9Kq77gVH7SHNXdAl/6MYCzhgJNNs3",
-	"L3gI9xUR6IT3pP7v1ZjvoR6RyjiyUJ+MUUhlHOEJGnMRSnAEBkMscKCs50m5RYlwcCttGVsH08EIFro5",
-	"MuqRMNTiRr8J1vwQQ6zlmlmLPbQ/pIxI4qHvcYz1v2BRf+CCYIjy3P/+B/haeigYckkYivUIyL1a3zMZ",
-	"m/oNCOqkEmEkJ0wNiaKBebjG74iQSiTB7ToAkDCefQWjojId5pMlo2RCKB8G0c7pCbs7uQv/rYoQRapw",
-	"RIPlzl81RIbmI8avWUC5kEkwtMp15U1AA53oHUFjgWOEFYL7c5mWMgYd65m0wRtrlLlYTC5Ck3eV+tHh",
-	"J0h31IusODdplnvIf/+e+YAQo1w+tmbkJvGsF/HgFuA0ILIqRHeawQU4iqA4LIDPpNETRbmzgO2XsxFg",
-	"2ZbNjyi9nGPXrpr2AQUr5gFIG4HBaNrabTc3dzWxJUIQps5XxmUM/gAFvSum/wTV1kubWu7CM0s3d38P",
-	"2ZNs7x9y08rLu3AxL4lK4hXVG65iPaxrUQGq7duHnY0NH1DkjSSz4M7LVDORJBCkgo2+xJJsttHV2dU5",
-	"Mu8sBo6wbXn5IS9eji97313cmaXdsNeSCFfJdmX8Ep4sDrbrmtcuk9EIG573CGfLkglZMxOrBI8W6v56",
-	"RS70e1rkFJlHJSZiVd6Sm5C1FqaasSNJcV0Xbc0XJa08iaxEVxd2tZ3A5mMGNosp/16peb3NhQg8COEo",
-	"KNT5X8UtvHRS4AgPyPUyRWDmEKJVFOd2VNZ3io4CUxZupfTQciKdHURuSlU7GWK1Mv56AVpoRfhRdye6",
-	"SiVBU8/k0fiiadd5eKB8+1XrQ5erKlVcoIgP+DwaqlqYmcSUrNRQtUNDt+Glw6qaZ0TZrXxAFaLsRFpo",
-	"H4PyMYIkyPTZ95IzH63lS21tNpo51AhriR5ghVFaJRhBYWEP+TiOI8s2Nu4C30Jv5JofK98gmEtAtcAS",
-	"vd2vf392eahtYzbRRk6AGQqGJLg14Tm83zcgGgNMmTTZImm5qYPjg7QiZ0ViQWFayzCKwkhXLi9V6q/c",
-	"3IdH3ZTMqSv1TBqYO23umWt+yMBHcdKLaGDw7qpRkR6I2TK73k3VgRGfGxLY0119mHdmZVqX3XUKgGcp",
-	"g6kurFNdt/T6AYXHbP95iiiVF00L6Bk+X7HGMxZyenBVOzYt0L+oLlOhXyyt0rwzyL6rxbTn7MgS1MzF",
-	"mxTxuCTdGykGdP7HHJkU6/QB3HChGFaups+0vTq3SuYRFygmPI7IHuIMmVR5hFEvwuzWXQEDyrqr+119",
-	"n1yJK27nmrsWrFBtqicvDbHmf7qjZDz1XsjHLOI4nLd60+CiK2KJJlUW7Ourq/NLMF0hkf5OLxT40xS3",
-	"/BDhMBREylI5aHOMC86wrRcFnwBs9L/rbGys4nBnCPcgoR/qgVpUFuOyM0hVjnx8iK2FP+Gv8ZAIA8ai",
-	"xR6OIlNLyVZKogzSHwlSWAyIkutT58doEnaz55yjAxLRO7IEQGHJ7FSKjGJVgUHQtU/QCIcESY76WGQ5",
-	"xttaziP7NQKrS2ZumREfQVCwWyMP4UjyzBcqibijAUFS8TgmIeqRPhcA0dWnjMohCdGaQY4BrAYlKAmN",
-	"5uDiKSWKCJZwW6qVDYPlCe70GEtJSjnw294ChNaHwJ4kJqbuTcXaveZjlAI2RFiqdKUU57eeWShJTACp",
-	"gQMB/qepWxCc/nxLYoViLFSKHQoR2tU10SoLFxhRPJ2KN5xMj60PELuQsAv3HGgNI8ZZvX1/j4zk86BQ",
-	"YUgFCZT+t14bnijzcz+RepfMqfRQetEChdv1MNb3kB6XvW7BDsu3UVvI5q6s7TZPFtlzcJi+P7P8O0H+",
-	"3+qXhgTr7tz46A5HSck3NhOhRip7PKrgXt85Mi+sLpwEc6uyognHyP1S3en30u6oRGFCOqhlz4aHUsRb",
-	"D2023b9Bs2+jIU+EtBsDB1Tlic42aU6pA3tkgWFroV1A3WOfMgNcvuIMBZExZ5K85OGkescMslYLIDBd",
-	"1igJiO75mbTHwt3K5JcdbBO4D1vrTRSxeFpYEMS4QtdXR/UXqEcAge/6L0dHRweOSIHPQGR8GZ2y2d5a",
-	"Zi6Xqa5agQQKz1aaSH5YVKGQhjCDjCHMYQJyxlD82LAg34J1YZYnH9M0CZE+/2s+nFaty/vryAZG5rce",
-	"YBVREqM13/ARf71jCYpCsGRfm55uUzJJkPTSEcG16ZgaxB7e70OuhJaVzOSwMxwZRoLWjHkkCEiGAmye",
-	"nRJYH3bAmh5hSIv9OzStm3FlPD2pxp8KyvLxL5/PKQookbfjyQUJkpdASwj5L6r0lxWOVTV+9+GXD1We",
-	"mslvHLE8JbK+iA6fFllpKG2CVan0dqCXucP6YMy5KeEFCWlGwTVQW2Y7MtSuPI+oRkcLOOjRuosjTKNE",
-	"VJWpPDIVBNxBNrgkgo89xDUzwVE01dsz6UZDiURrfn6hfERZECUhCdf3EM6NOhX4Fkirh4NbPZUm5Hi1",
-	"mgv53qKSt58XpS80F/fhXFUjVeDdsKfmxPt9x/9bTataVq69yFR6Jwgz0eO7gte+VTsMxK2xDQxNmSxB",
-	"aAOjIKLa8EiHRQ24mTHRzPsdBATqP0BNqTC5V9VIy/xlySu4leH/HlZYHzovWJwz0QKrjlyBeFZBCazg",
-	"L1+DiCvwu1XFXP7jryfTqHJmD006so1dEakOH5Y6suxOpF0c6G/KZqGTmQvlmD4rUuFRPM3aLo720ebm",
-	"5i7YtFldHTTEcUzYQrttZg3SnC6Z9e4tv6YHeOU67rmigtNxHbmNX6p+T9kDXvx+fglOO5fHBO7vDzEb",
-	"EFfkAqL0Y0GkvSeqiMy3TsURZfm2W8vqI77+3keC1E11RAiitNKkrkVJQcgZ/E8r6CVIuUQQ4w6r1lS+",
-	"uYu/uYuf2l08nXvkMPUuNRe1SLNQzKibODSyUhnE7vkxuiUTtOYHVN5oVfam0WgYUx8jaarmFEoXobXv",
-	"312B6Q28Gugc+sjWSc/KJCdS1ucOUgwHKpckVsMxnVGX+/wYySSOuVDTiXTHmk6LpcLWzg+OzE01RO7h",
-	"CJniks6MSMtdIt639obRHSOiEDaX1nAHNzEIt+/Ze/bdd2ifM/0u5Uy+Z3X0EkviaKmD/I+SKnKTiOjT",
-	"Bo7pxl3Lb6DvL89ObRFdPRVj1QR4RKJ9LMkeSuWARKnUub7at5Txd38PErcl8n/88ccf62/e1A8O/D1E",
-	"4Q6qT4mQ6Pr6+EA29HCseqBHgt6DVHlf66BGo4GgoB8eUAZFLCMqlYGq8N+DQapf05/EeEDe1zz7r0v6",
-	"q/1LcYWj9zX0yUdrvyRETBAgSPnGd93yUA5QqtVotJpNzyVNoXZzDzEyhhB6KqRah6EeCsGFGyn4QNwY",
-	"Ah7aXq00MX9YPJH3tX+n/3JSyP5J7qlUlA3sn4EgIVX6XfQJffIbyNeNAiaiVJqR72X4JPpH/yfdMWxS",
-	"qWf06YPfQIc4GFpnk/XJmRU0Ud+hgbyHEAcsBIRi+/d1eL8Oj32YspV5qMdDbUAKok8oStgt42Pm5Nna",
-	"VrOJ/Lfdk+OD7tXx2enN4cXF2YW/bgnJfgtoKqaSsSboFmC8rm21NpF/3v3x5Kx7cHN1dnZz0r14dWgD",
-	"NqCWicPB0NQN7YGbu6MJXg2hXKP10UHxFFO2wHAST0scbHA5C9gwMDWIp6csTlQH4XSkEwN40iPGtbqH",
-	"BB6jacerB3AgTJuMQvCBlnIEErPQmv++9v59Er5oNt/X/BQ9BPA0MBXAj67/0mw2m2BDsokTi3nsmhw+",
-	"DazxXpoRYcMqFAdDPVLayGygS2jCsWYjGzool1TlozU4ybZ+i/RSMBP9Ex5ID7mMXLO+ct1eiAB8i+BR",
-	"li8i0ZrCPcN4KCOoJwi+lZkzwUuLpcA7MRZ4IHA8zMBfJLr+S7vZfgHP4Z+75qMeNVczoFqBV0PQ0Pr4",
-	"qeQmkxg+6DYa8N/DtI2dHfPTzq5nfzs6PDqy2J/Vi2oqyhlAoSwdhkq4tjIj+plTRuyAm/tpZ80D+CcZ",
-	"8Z9pOvMGOuFsYNNZ0FqO38PywvHUy51ipgBdpkV7cosJBNp1lGGRdlLAd1u4Ck5shfj2TU5/DvAXxF6s",
-	"5B6yu2toOeREgg9+hFUwLIIn6S6Nh1yzHOS7U2FqCVb2a2sLepZGzcXAIIkwoH0II4HN0bOISdIqi4jH",
-	"hCEtsx0MrxZKSHB90HiiICfFd/Kpg/wNqJQUcX6bxBA8ZgO8Noz42/ioWdgnG+GVD0uBbtcdPJBEcmjY",
-	"EruVlmUagWfSUrhy2L9qWI/IHYkg9+uOCOkjwpSYAPrTxHHY11dvTuxNMcTVg7wwogMozb6mOa7miP4F",
-	"YHiMqKrD//e9/E8XWr9gcLkBc8s/kUT5KboDXGcHnGlmRxmIyhFVCELgSLiHttq7yL/oXh3enBy/Ob46",
-	"PPBzIyBKTOpdzUEhU2hErQ/TaEi9JLjVtkGsR208U6nm0Go23a2vtjHsBbYblKl10D0/3oMYvzplaM3f",
-	"wIkabkR8QKFqgflTkAGVuv91tNmEnnKVLQt7Z/Zb6tdcf3vIqewSbae/msyj4oDtXTy62j9HMSHCc3dA",
-	"LrktYUokUmU3wHDC/lY/4mKMRUhC/S8/u/jRjZgctYCzPh0k4PC1TcSC308a6HLIk8j6FjWl2b0hAq1d",
-	"kJDKdX2kEgYVGLSM93IrqumSQJ1ingyGKZKYUVCoRBEfDEiYoy5tHWLrujSoUS4iUb/eS2ikIOYhew8M",
-	"CwhWyOIX3KspO9hutpB/enZ1c/zm/OTwzeEpUJDh/kahgNIK5oIoXzTH6Z/dLPdEcwm2dJVSL2dMGHo0",
-	"ANGrq/qwSv593algdRnwGMoYweVctiKZjmTe0Es5HlLgjmm/jJBQGiw6RvZyXWpWHnIjVoxuAsfJFkNy",
-	"ldG70IhTDNK+cvx3E/nHp5fXR0fH+8eHp1c3l/tn54e+le7AVRpuJr6bmh0DlGTpIOMEGEHJp3R20gEw",
-	"kTAbtB7/bcrCbO/d8+ObHw5/vNHb3j05OXt3eOBbmTSiUkIp7rHg+j82blGvvTWSoTl9uGDLsnZbelag",
-	"Jd7Y9gHRL22hYJuBiJPcVsc7P7u8Qo5dQNlWPxNRriKs+XBA70i+KqwlwrdE6NlqfZudcrs5DPl3Ld/U",
-	"dxrxOzOLwDpsRgTr1/V+hSQWJAAzJCMVKmF9Saj1cvfcrTxgX9mZY+Qf2BdAOg8JDs2Nd0QDwiQ4cTLj",
-	"COC04fcL0q+fCx4LShQWk8ywzP/4KQdRkIb5IW1d6inaIBFNuiZAUxrr864FifMxYTimtU5ts9Fq2Ozu",
-	"IVjbG4DBY2QdACVUxAA4GY3Wclakv14hshs1F6S4YQCBNzDD0UTRQG6EWA57HJvEwEFVytYVh5rw5pJL",
-	"SwjKARc+xBPZycWTp+W71ooVuAGCPxwQhKXUDziTeygUuG/ZrFaBzJcmDsiV+gJ9mytLTPAG6P1YEUPs",
-	"Vi6lelTCQg6X/frVdQ+wEdMgiSk1xDMyQXo5GWbfPT848gofSLQGFooTgUaxHhDTxXoGNFnoRU+i49qs",
-	"WCfqJJleUS8TU7YVuO+CMDVlomVMDB1as+CaTBtAY82hTXvrcNj+8R/Pob3GP/4jOtCnOA/BhtZ8bX67",
-	"spXcwNiBt8BDPQ7o6taMaJjneaxnxUM8QWvXV/vre8g2pDhq75q2rRDTn1mUQpJa9JZqrBIAcSlpkWnT",
-	"bKbFd3M0NuIggDBDmzs79n0Yl+sMRgHKhJuZiUGCNmGZ4HVLSibIJK9pT9vNU4aKnqPhSppZj3CkNV4S",
-	"GnS8CrORQpRew65+bjhaPvX0Mbg1ORcdq70Kgn4lgku7f0eanTIipd7C/Wmywc5DnJEQtfwGKvriwEL1",
-	"cdO+HPIxwoaGGuitptgSdeePAEA/wMEodzQiIw5adJjCRhgLrm3tfmlAByujNPUhKQxIyw/K3Jd7KBB4",
-	"HAG/NobtLUpYPxHmJ8sl7GCMfml0Pmmqn4JTKcQ0mtiXhLTBj5ppGQ3AszcyuoNbampbZKcSrTEO3gbw",
-	"7FMDaKqbMAPHLDUfeKqj4BEBYy81uDLszTseJSMj/rIt7GRy37M1lZ1SA+LUKCJ+ypw7guAQuHcq947D",
-	"Wkez6a575yDl31p8CDwiqlpmHEEEnDvBQL1e/rgfmKPaqTrPhbuSWrvZ3qm3mvX2ds2rUd02OPgyAal3",
-	"w/l18dSNc9UdUXmwJ3i5seZYUtUYW/X25owxKr7SCD9kUVggoNvNZqnERT7n6WebDJO1P++OMt3CdFPT",
-	"u15wfpdK9f9Q82pGiYGRlKzYWZ3ZLzbS183bn7xahc27dCPZF6WGbLGyJRvRb8NUt8yyVn2WLv/GSxy6",
-	"y0D4pLX4k2uGrdVDQvPR5uKPjrjo0TAkcPG21d5d/MUV528wm9jRQbbH9jIzOrbhiYXLFzjD+WuXnz5o",
-	"MpQ2dbtTS+kGgbNdarLFA0hfSSnJVCovGV76jSKTMYmIObXQ3G9sGMDc4/DTTO3wAJiuY8Z9iLh0d98u",
-	"/tfxXx6FqU+/Y95jSkyASetz7Mo+WYUIuFCK/5yyZcsGDMs0ghP5Rjb6LpNgoQbqhKnxxOFJ6jmBkT+T",
-	"2W3PnlHyqtRF3XBRTQTfDZTrtnNxzeXVPyiBaLptoFOuctcsKZCjVnf04lACcEHMeEkz+eJEmdM+tr4p",
-	"f9+Uv2/K359D+YPAnozFTyl+VcIme2Xj0PD0c6yGtWnV65ue+LXqicVtP8CTQljgN1Xxq1EVm1uLvzjl",
-	"6sjVMPgKdctzIuqOY2Z85rHqZUzrt2QiZyqTZyya2LBszZIVskn+HkgA66le1zxTGjmguae5Uk0v5wVR",
-	"iWAu37OBfK1wXEsSdpX1NQdchFl2gLuzKihiVbwbsDLqILbMfQNn0WQvz8cXO/GnuHlEperG9Ae9Kp+R",
-	"dZgu/uT84nMd/ktDD5p4v9LTrDfenStLrIXj7H6C05y/ykqjJmMuK87rqbmKS0+ExZOhzGl4qcKfSx7V",
-	"6noJMdBGMabAXPs8JP66OcF7JkJkTCXJK9p+j4eTRrkdbUBMNz7dtjHAAGaVqTTmCNB7TTxVqs6vG80x",
-	"P6F0LhkPohJlt6HGwtraRNcXJ3WJ+6QQvNPe3kECs5CPUI8qUI1NOBHEm0JJ6MvX3bp+bYjlcA/5sSB9",
-	"eg/My6RCQiprO9eqGYi76QRgL4PEatNmelCmCfR1RsZ6xL8ZgzNJHIb/1EwsOJHKJeo+IXMrAoF8Kgae",
-	"Wyr+bPx136aqwEjmsVj74h7yb8nEhBcCRg8EDICR9k1l+21UtjLXbi3xzTmeaEP5ivMTLAbkK+X2hsZy",
-	"53YVVp/X0zY+UuP5M2pYdS56kS9URBmksB6aodiKawUXgUgYFCiRmkPhyESuMwCphtRt85cNFAR/kP4a",
-	"6p+BG83oiIgqcLJIRaPIhtwBIggXtrxeq5n5KtIrVj1P8DEIYoAQnVMw4myw/puxSTOJlE2uZtAfh7UK",
-	"w3OrwllrlmrPgoMUN855ib4xoC/DgP4AVqOhr8dwHud1n2kinubyAh7oYXN9zPKwgU2WDuSB3rUjGilI",
-	"tl74AeAYLPmeKYLxOZ1MbuJmVN98St+uH+cblblzkp709LeZ3qHCEYT8wmoDc6u5ZS9y7EWkbyPEGa+8",
-	"Y3wsRxgLqshsK8a+97nsGNv8AyyZ1pMPYp4R495BNkO/pDKc5Ir0zTuB6XuFw/uNjXxVruk/jlnUDUOH",
-	"UGUP8UMYFnAI5892v26k2PuVOsvTqyjQ35PpKJ9Tn9jXI/12SfVNoVjCb2HyNJ5GoyieTzqCNPDOxxl6",
-	"hil2aRwBkI5HQhRgSeomJMJlTtYpk4RJqugdiSZozU/Ljfron5D564a5P81NOjxd33N5jrajAUeUKY58",
-	"l/fpN9AZI/kgDs0rHCIEDkMIYhlCSsRroDiEI4olkR3kQ2gLdLTh97kgZgh9LlA6QA/5MhHMvoNHNJqc",
-	"pm+5Eqce8sFn3DUpWP6Gr/8y78CDBnoJWBIRFLXSq0UHjAtwKeCerMhKtQWtAhJFDijR1MBqwMqYT0rJ",
-	"r6jPo4iPQbHzC2m0LrfWNjjkEWCd4nz+qLKps4A/Wkxptcm0Xpqd2mg01m1atcs6HNtEH+fGujr82xXc",
-	"K6SPIC6JcVYHeEcYicz8UoYdeAijnoCUmF8Srghw+5kIkiNbOBT1aWR+3798W7iI8PWThuDjn04/+Ou2",
-	"thcPzc3DKIkUjbFQG3p96kBOWYIOtGmvLkxMEzQG2T+GKH1bILF+NYkheyYLa5J4oruXXK8AtORuTtJR",
-	"YpMvgRmCwhWeKV92C2X2uLB036MMiwnUxV6HtRia6nG2VnG6aNNdmwrZuss9k4PSakLuOhdou+k1m029",
-	"MTL7srX5uYwAw0TmSN2q+BFrt9TKOvz/x97bMLdtY/3iXwXj//OfSFtKlh0nu5Vn517VdlKnSexaTrvd",
-	"bW8IkZCEiCK4BGhFN5PvfgfnACSoN8u2pMQJn3lmG1MkCIDAecM5v9/CpJJlEDqLcdRSKIiJDeg/jbTk",
-	"m2J2YZ6BmRJG04jrfRE7q0ESOeJJgqb7om7rn08zVPow1KK3txCaojWxzDtasFQRSiYQoVHUlvzIPIUg",
-	"TXt/2/8bapM7eTHn8MleiHS86xMhfPMMxn5l/lSO0Je3s3BpOng2cEBz0v1toy7RbWdHWxDQ5hClcPC2",
-	"e4xSnZQ8jp3b+nENqe5AweWY94ZqsnN9ffb29Ozs/c+d7vuTs6vr8xfnJ53rs64DX4dnoXaJgmE6U4Wg",
-	"7T/Ak/JsSbs2ASFljaVU6uW0vn4DLKRF6uThvbAl7oB/1Cb+0tH73syPP3VOX551/W92W2hB6EA0gZhc",
-	"sTQWzA1Eur/qc7sNRce8XQXCBkxtWN63dhpKr8y/KkX7npv2JcAOPnTHFgdwmdqJkYaopA/ftNs7fyvj",
-	"ze7Yb6yERuUzfoXC5p3BEt7s+VmOR7YiMj9kwUgaOD1M6CY1mg5EfMhDyLqzcJgYBpup0AM0bkiqBsCk",
-	"vA2ESYwdJplMMoxKqoloSMWSHDlNS7zZ/PEaRQ5zoJMHLoGAJYBQBKmKcTT1AJz1+eHTfxBpWKyeNQ8B",
-	"JctPWSBuWDo1bWGIW/eg3iS/m4JnxtWQpW3Mqbz+/eL9i87J9cXV+6uzX9+dX52d+sdzg8orYG4YjaQe",
-	"GqZMzg4IUo2bpIuAwrlcb8PnnYXo9chZeNrteOQgz3tHuD86A/1UM0W9mDSptzbCrbUBMc4yN5QQ5hYg",
-	"28HDlwC53CaxcAunF2RqwdrZjjZ4rdv+QkrApAZe63mtwCDurgnu7+vbU5+Tq7PTs7fX553XZS//d9hw",
-	"KGpEmu88g8dWbDXdHNpJxTVbn5FDGsBdG3H7t9Ct2TjAgpnxvcWS6XuKACxeMAtmBX3/x2QRlAyALh/E",
-	"BIRtrvVLwJIzKl1kK07bz+LQqGibQZ8n8eW651hrSVAvIAX9vEhLxAZcgyr7/BNZVkWyfHQKlWLlxvKS",
-	"MoRuMyfrhMWhNIerRdOmV8jVUHqLAQVwk+fJBahc83SOKAfGhVR0WpTI7a7EFL/G1rSkyNSd1OSCgHoX",
-	"J0Vk6thdF8XkL5/wSv9V5VIPc21AsuEOWSLavL2zj4rFsKNXly9o6YeU+uvEP7ey3QdMvWHbrCV/J1l6",
-	"mYo+j1hVTP4dFpOfYHk16LQV5sBt28To0uVWwkU/rwgMRGyKuq0KZoZtAaoAtXLwSkwVhrtVojoBbS+J",
-	"wYHWxkImmQGctyqd6R0+Y5YoYYGq8Ig8FpNjIM+1iLMpi9kk5+CNVe5hg3VicZNNNaVPqBwBRBo6yEJR",
-	"ZZipSnZFG/schTgSJRIJCVUA+wzIs0hgZeCmkNYcwZ9L3b+TJ216YFbfloyFK3xJ5VR/p061UWBzx+bl",
-	"OBKXNqRXgje3+W3AEl+DLVxa9Uh5YNZ+fWOH6dvo2zLX2lZMf4/+s10bj9tLNhKuiKmu5S9bDo4VUXAo",
-	"tJImQIsoHyafM2WMJBGNC1YVwP9AVaH1kdTOJjlBYEwlJgAYCgDyqKvSPFILIdzbArR1m7gNDjki88VK",
-	"66B5qqImOWr9SPyTi7cvXp+fXDv0HRiq4pIoOmJxk3QKJEu8CXqXJbPcxqQ3zQk/YB7vqOXMRG9Lv2Hz",
-	"X6h0b20F18kBWQEpBksc0ORZXNFXacCjh2lA7bK9uHj39rSk+7pL1rgweDAuheNGFNqdXjirpfIxfFf6",
-	"qfhyfxW5hKvXzomI+xFHCtvHrMpQmDk6Z90ISaHZ1EQ0+nBsum+ovZfrOAQTKx304jGjdf30N2nnh54i",
-	"XgjAuxgXDE5d8Re9mpfopQXnpFq/6b2AIeEgZSrn+rCHuIbPEcCUuQyArGp3uDE4q9f2dHpLmi1v/xTf",
-	"99CA7/WiI+l+v1I7Xwp75lsWa6vDWddZumDri35/U/FgRwYiJ/hyEdixsm3GpYQsk+XCTou047VFmlMo",
-	"JlIyoSjkJFMkS1Buafs6HdtgksoSy4HpSuLjvEMKzHWo0kTH15WLngG4g8OaXUlFnOedCcWz+M4ysbVB",
-	"p6PIJarCWpV0fRTSNd6CcAVJtVy2XgEutOUmhOQ9Y9DVbKIeZKpJjzxHBnhZRztxDUm6M8kGgywLti3J",
-	"lfwlXf3K6qTv65MSX99u/4kN+IKtgjvz4TseK9c2B7OD7a2CAfwJ33jXIoWvC9IPBlHh+VXwO+uDxPfs",
-	"urdb1myEZfn9zk5ageZng/yHrZZHqPEvEhYUlKmSTmWRAu8DoIiP1KjI4DVgkLFuOWLxjLwmGSM+dLGJ",
-	"j9TvhwFihrEaBRDesyWXAtr+Qo4EvHsN7PIqSPNFBMa3h0+OW/rOQsatIMJLt2JNdIz0gLQciHhAoYzl",
-	"Yc4JyJtk7s65GxUc+vNYKkbDcvowl6aIvk04MDffMEn8l2fXxHTUJ71MWYRyIwzd32EgSB8B1PU5XaFn",
-	"2BvyK9gXJHyv+VJRlcm2veIfw+MXCYsJzik5bLZIKIJsXKINPGh5cySGEK+RCKMFrRl6a65IQGMSC0BG",
-	"ZynpsZzw+6j1I7BtRUwhHJedJkO7mMv9I2jKcrxbQLNtyGpcClZWbwkI5Mrw1tfc9VRHMn6cgBpea898",
-	"T4M4D/Prza+feiVjq6rwB0E55EvwwWJ2CZRDZ2aPl4Tag3b0cqSHTe7mHdpNlYtV7eaHYDzccwOvRna4",
-	"YklEA5OfaNmRCcVURagEFmOuwMNKDHomgkdySYJIdzkkNecu46uRXsrjgSQ9Goyg6ZKnBlTG1mrAl47p",
-	"NCfYndGRQBVb6h43yJMTDMyKeNbU2IopgYgVDxQ+35mvWMm8RwWO9l2eTRkRuGlHdL8QYUtD1Wcz3pwp",
-	"E4VWPBI7HDee/g1SsCAwB6XbZZFHjPsHbHI+3ud7xDf56T6pJVQq+7fsKN+CUKCzSGpsvjczL6lvw6LL",
-	"A+ydYsLuI1+9xxiPz8dcBeYrq3ErkXzcuU9ck+q+NuSshAMLbvlR+7n+2bUslcgp+FoO7myZu4fUQNJN",
-	"9WVtCQKCtax7hEYAamGiJO0/4wZA5QcpCzmS/MdsEk2tXWnb97C2AMDriyIcY4nZ+vF2UZKA7UkSsb4i",
-	"oTClDZbdP2YTbcFKPIwwhehckqPWIfFPrs5Oz6/fvz5/c35tkNdt8jQ26s8FCrGzTT2YTgGqpDtpYDsd",
-	"w9ekGdQmQ6qY7VD+VZ9IggqgDjkJ0DMWWvx3qhzBrvvgm+bOTWBKm4pF96B4Y7CgY/BtEMud5uUD+qPE",
-	"zIVtPyqnptnHz0P5H/6Xf7xsBpYEDMspbXDrdTH7Wn9IzAPOR5gA/hF84tJSMOjnIg1ZqsfiOz0DdH/9",
-	"fYtmjK4k/g2NeMjV9JRCAWdf2TBfsW5M/IMBgwD00ZcsDs/GlEdmerHcRRJGg2F5saYs4AmW15CIxyPL",
-	"Sl6KyCZ0wEjN/yS5Yu+zNPq8Dz9P9z+5t52IkH3268cETsMgqgyv3Q9ZxPWNTI/0ZxFpqZwTEOQcwcCW",
-	"rnt/4hbboryCPaQnGseaZjFOO0xHXmHbduHBCkJ2HKlnVxaxXBIsJGrCISuwQd4KMmG9oRAjy8rcdmDs",
-	"RzwOsctqKCSzgqN8dljzHaTb5t+0CWSabComlV+3izxmhkQMRRqYNh3A75LEPw/ZOBGKxcG08Qub+lvx",
-	"KGFK7u9QemvclY/iFzbdrgsKguQL+aEoxMoG1V1Z7vO50vZMEtGp7vhqk6Z4JH+i4jC7r4V2+LDSKlf3",
-	"lqqr3mrpFotsMMxVuzUFSsJeFlppQnO1NKvAERoQCDQGWcrkRuqxttzF2QqukpnyPRVxldbIX48Edv78",
-	"9OzN5cX12duTP96fv31/eXXx8uqsW4aj6+T2rDH3+AIVBhoVjmfSLI4BRsIsMlTnxbH2Rhb1pvs0Vy2/",
-	"eF60vs9NRY/4nddXZ53TP96fd7vvvjdMuqUrx07QnrdXnp8H1t0fbm6p/3L2x/urs3fds9MZnIiFy0iL",
-	"QyiRwQoV46GA77EZBIi7vnXVai2G9t0uR+frfqVcCGBS2uiJdscWERLeI0Cc0tgyXC0MCb+TcEa22PsD",
-	"B9Y4kZCME5PL0xdyZ2UHA6Z+sgPYZmTUvKOqNvgOccVeMkV6xSLLt1pxaY0ygbVOu02LzoF3k/iRGAiD",
-	"MhoyKLjUe59cvn2pLZPuby8hBKbIWEhFDp89J7/wn44hxCC1k5/jk9KY0J4UUaYYGSqV1GSdvLt6fWxi",
-	"Dmuhpvh6F1MlIGZDavataiLqsMHLnD4TiIkoNk4iqmxsAyWBbmPatnEnFurrPpCAHpv/YkxQcRXpf6eI",
-	"rwoUns5wDw5bTv+OdSPYepayczz3X3PiDg7/oSeuSS5TdsPZxDnl1x6PM24boT0uD3bEWGKiQGrIpmTC",
-	"0jwPEbRxFisekZTliQc7E5ImT8CVk1sIuZjmEZB/5+f+lYCuMFl3eDT/YH2gTS9XfuxbsbD89OqdZHiq",
-	"gHEVoP41mdYizVHfnEYLPMheJIIRSCMKkouSMKV9ZYiPUfsYWeXGqu8VYnZH1bajWmi64U8nxf33CDrv",
-	"JJzsdPGl6fUXiis7PVkl6s5N/rtIPcsaPR9Mzo/Y4MhCCb16zAmWOceARA8bNZnN/a7C099qeLp84gxx",
-	"srGI1XBXsef7v78KLD/mwPJM5G8pianNO8B8BCDn52XFZw8r8JQWgLGsF1IzS4R95FLxeGBSDPzXAjvq",
-	"1z2bzHb3YPHmqVK/4rHOEbKWA9ve8oj4zE603VkAtR3PNWuO382ISubK3mLu+pQ3UtZnKYsDtojE/htn",
-	"gp3dVMuC8FWgvQq0V4F2J9AelBwT6+Y5FvjyOPtCH8gE3Ete3+0FwuiolUqB4wW+WpHW5FT6OrW4sE5T",
-	"RqWIEbXNx1eG73vT99Bc6pMaaAdXpOa52Cb5CRn2RixRx6A2jPsJfAB0KvNamA24jqsLaB/mNa5ZRjs/",
-	"+xCKWzz7d5ppO4tVPW2VS/0wavSNialNU6SXGl9eO7v5jbzzaEsVWK528YPqaDe1hZ2qiDkrYz8Uk1jb",
-	"7cthyuaYGOwjpJcFI6ZI7RnksSMHgwEh7IMDCXpyA0p/iZywHdmtsEjCfllWmPvesJDTa3QjZ++f9y8X",
-	"+veu7XB5+mLGDDjB9zROuUyE5NY3XrV1zSPuE1Vo9Ruqbv0KDRArHLSkuDx9sT3JVZyZr0JRbaQshgoS",
-	"oESDwilTLVIE09zgWEgVPYZje0nibNwzhCMIIZ1JODnLj9qcqn608t0NvFEJuOLErJiHymiqRFUlqu5w",
-	"am+Eww6jOvsoKVYUo+aHoQYfzSKUzQuYAqesRbIYUUlCQ48UhyCoJAtEHNpatW2YZsviMdjhjUikbTBf",
-	"6c45h/WfK8lXSb4KguR2ian3zRaiS4tlpRZjK2j5Mb/ccBuZsuS5dHSoUrYcSNqn2qHRtkw26nFt3lY7",
-	"3JjEgpk9xTLs6SqZ9WvGMhaCRjFV29MqdF3ZbzuSRrBMtyWMMJdoJXg/V3ja6xk6Ui1lUrvk8gSMnISI",
-	"RiwOaYpJS6T27vqkvsuCGNPjbdbDmFdU5TDfI82+2RBFXp67F83aW5X2PAv+sXTrXVs+Xol4MeaRsiLH",
-	"ujMsbCM1C9kTC8UDVqCJRFwqQIx2Icy2F6/Wr3N1K1/E1bF0sCb7FhK6nsjSYDGBy0Vls1X3RAnEqbRV",
-	"gbpXXLf834yl0z1vL6Zjttfeg2bPwyXJUhkPF+VIfVrYlNOzzTSIeEF73n3Mly4++/nRwa6VRlGhrlV0",
-	"KGuAqCFNeehKFyuCYTndOeqOQln7K41eFo1WBdoDkRoYMOsKmO6IPhb0zeeouhKN1EReYKC3PaQPyXqT",
-	"XFnYeVvKokUdJuDMi0B8kodGNaCcv+XNHkHlQCWRI54kLDw21RFaQ72LJYuV7xEpSCgWVTLiKCcUU6G0",
-	"iuCS/Bc8oy37kD9l0Qi/63bCZF33HXcqbTncVh9kFqnbPdLKCX0cTui3Exkzvmi80Dy7nxh23VEEl1xq",
-	"Er99sPmKL1hpuGIXHje3HAyiMqYqY2odY8ou+Hzv4oVlm9fZQitI5Y5aR4jF6duUg/PQNyAIsSjyEGbA",
-	"ZhEKksipVGyc3/Wgvb6aNg4GuyW7AtpGWq07WRUHm+3BKjsCbiDBQgo5tzBp1TbM76tSrioTZHc8dcYG",
-	"ubPgmrc39j+ZqNDn/Tx+tM8+JiJVm2O1zVteZnzgC2EMHQfb6m5myBkO5JKq4ToWhmIf1X4gb25N9Mxv",
-	"XCPD86T7mwdFMamYQMZsAT7swj0XODE0DFnYJj4PPTDt3tIx8yJq/gF+p2dEVEd5jvGIQS/3yltIZfNm",
-	"AZh9kkSZgY8QUTZGROoxUzSkisK3qkmRKhbWmyXHtGs4HHCEPQMWYQdUtn/Ltahtg1Lte4RFCItjw68F",
-	"B0SJ8AEwu+FeH/x+/5iwcaJwGYlM6Rua5IRFEUCLp1ABih78P32P+D/o/2no//nfvkcU7enmT64gOpCk",
-	"rM8/2voc/4mv/XyIHWhtm+glKYeMaWuARhl4/WrIxk3SVSmjY4BLgMJTvUYJ3I4xEKpoj0r4tHKof+tR",
-	"FQwRRf7Aa7VaehVID0MjXEkiJjE870FRrx6CNgdSGksaIM1FSgIRxwz/mgx5hJMXRHDybZOh5TGwOQLY",
-	"uPtNTEgESmT1eLUNwhXpsQGNMXhCZ2qXIH4cZno5l/O+x3SaVyADHhKPCSXaIElxmFXiclVC8aUdctyR",
-	"xeqnkpx0f3Np3XNlskwxllXTjGq8pUSzzAXgbFeMdg6pBPKI+aLBEumAqS/UD8ZbMfax+9bY31LB5HUR",
-	"ai2dRRWhXMswirWslRtepZDstlzyoTbzpqojV4fhBkxtcqe2dudOV6G1SpE/pBbyvvtzNanoppUpImo+",
-	"cItuKdyGAJxfCJ+ukg9VuOyrpdPcZLyMu6GyHcbI8gO6+0fIHiM1pR1tdaJXmR1bIaUszvMX0SrcIidu",
-	"Cx+UKl42JyzWzkSFU7hymsLXITI2kwZ6Mhut3vu8qwrnSh5V8mjL8mhZftFqkbQ0z3OJVFoDf/ySpY2C",
-	"djVTgRizJrHlADQF3stYIR/nVP/n2IkAAte3GjJTQtOHVEo4iimD9G4VQaGXRaOX8xgK8pGzXTqj2lGp",
-	"c/mVt+VqVsyW32fE+GvkGPyCVIJrMwZWnIAVHHEFR1zBETtwxKVylL5ISZYQJchBq7WYBzCLkO9Fz+J9",
-	"8GxutRP3P4ieXIFuo3stDQQNUJmZ83BuyemD0SDV+oLUrvgNS3MqfMnSGx6wJzJPrak3yRkNhm7SkaWy",
-	"QdJBJUkKZUmWp/CD6JFAjLWhyZES3smvgQofCvdIJZKEhdpcpSRlkFOk/5uNoegHKLxUfhek5hbU8dJS",
-	"x8ucOh6O+uF1QCBPOvAWrB5KUhEwKUnIWahVg6IjFuvPCAz3sHN5TGhPZECoZlAW82rQmH1UmPTUJL4S",
-	"ikagYExOk+X816/j0qazklpRZJWvEkNoq7tk06oW0QqoIYuLsnWuZJv0WF+kesqnmLYAvZHeXPIRdmMi",
-	"sijEmdL9cOjxcSGserm50WY/HyM5voNnpN/gEcn1EjB5BZlkBWJbHfwRyKjWY9czbNyPpdwibwTQ+NMY",
-	"HoWfi/r7wxk3xbguZToSy+OfJ3VMUq6nxSNZHOlP79MoEpNLmmrXBj6fSjMGiWXu54Odg3kkeW+pVDm4",
-	"SQolIMscKNKJ9fu0DGQhSSIArDbrNmV9rSYWeW1UzvQAtol9P97DIslwV4wZjU0PaWysnIjRG0akGLur",
-	"QXczT7rboaeHO8BxU7iIX4ne13Rapzv3SvRWemyHm37bnUvqqhz4R8ro5ACbRPgVDlqtll5h+YwewZ+S",
-	"KdlRe2293J43Dg4brYPrVqsN///vPW9PS4y99o/PW5/n7N9ZOX/4rDVTq9vLFDlq5XIkF62F5EUllaQC",
-	"ZdWQSm3VtI4xPTplMZtotX5ATlnAAKZT97PeJG/pmJE+mzj51ajcJFPElbQAjQD9mxeqG2fsWawARaYM",
-	"xugKHWTYeeaURCwUKIoiYRBqkLX2Re4/o2cqfqxvmx/LIcl3oyB6rWHiPZfWyJZ52jbWp+tVYqIQxw7/",
-	"E0kEjyFRk3C1ocjIxrozt1htjm2loW5Z3Had/PVtJXJ0wT2jru9oXFy96Hbv/e5/+iB655gdvoUT3dy6",
-	"hSKZNek0NmPx3n608UqPfLs5H2tYrNUxa3XM+iDmjW2KEm+tQ9iUDbhUaa7BdplefuW++2tLNXc712VK",
-	"8XggK1lQyYItyQJ3H2oPEtbb40lD38xW3gYA+/wuxgz1XaemV/KkylR/JJnqm5FFbto68k7K/U8GZuY8",
-	"/Lwf8rBpt9BS/NVQBNlY+/B+yMP2hPXaf2at1tNgKKSCf7G2adv8kL8Af/VJyqSIbpgkSpAaJVCsa476",
-	"dCPOOQnx//+nHb/eJNcFHs4TiWBXIBq5JGMaMhPS0lcVHzPDdBozFrKQ1IYsZSBT4VCMQrANhS6el+nH",
-	"EHu5DmDLWTyKxSR2AHjsoc9Rk5zQYGhwz/v8huWHcjUffmmciFilImqTJOtFPPDImH5s0AH759NWy6+b",
-	"43giVSriAfHPrunA16I/ZhOEXKB9BawkqVDwteskZRTQAxDAQXfEnAy678dIoR6FBNRoZ5A5Hiw2DedF",
-	"pvEmObm46rahHFmkfMCx0vgSut62h2emmYVWI5zqpqc8PDXLYh1UW2tYF1+Uhzk4bUIBP9gk/uaLZ29W",
-	"M9wRXPY2hdd/K2L2hqpgeFcjNuThD3dTPKfnp/l0LQken56f5jttJrrVCQImpV1ojU4UiUnjAr7ebYIf",
-	"HzVPwoPmuc/eXmn53orRoG+293729vQ6vu0ZuOdbOwt6uqZyeiNCvXmNCryHqn0MNrVWXSy9Wb7xJVda",
-	"+AhFav4n/cf7LI0++3VEUkG18UTmC1+SSIs4kSnJQ0b8fZrw/ZsD3yMUj+7fXb22SOCoi1C3ZKAm7eG4",
-	"Kwm1VNHbKUujvfbe/t6CxJq0tPdIzbRcd7XtR8VibalLsOwf3ZiX6f8Pk5G83QAopPaIIcE3Ja9+/4V0",
-	"mfJAL4KimmoB7xf9aH6YKN9mo03Jq4vuGYl4L6XptFKqC5Xqq8lIfn/a9MNk1JBM3VGjvvr9ly5bqkzN",
-	"6qz0aKVHKz26Oz1qtt13oDixPHH/U8Sl+rxSeaKfSfyfuEJ5ivWJr7lURSzQJ6IPOaplJNgnEnjLcnYz",
-	"qSSpYRKJVp6pGJODY6P29K9EJCyW6PVCtiSPIln3SC/jkSpIcaUS+vkeZOMYfafdZp+FoaSNNOwHjcPW",
-	"4aFVtOUeGfy+EZs2ScftX81N30RAP48g5pQeFyQhzgJgeSRliqd4A7KZ1IlkSkJGb4/ncYKcHtPJ4j02",
-	"xWSy8Ni50h9fxAEzmTRrmBMk0u8r7AL9XJKKj5xJ4AYmlAQimc4bK1SRsZAKgxVohGDBB1glwCQMPJ1o",
-	"ahAGPAnOhJmh6QGYlM1yGEKk5cFhOGIjpkaxCL9Wg2O+F3ounliiZs8s/yXdiHBky3swph/5OBvvtQ8P",
-	"jv5+9I+nz4/+7u2NeYwXD/Iu8VixAUu3bQTdBHc4FF8lSZZZRGaPo9zCJVcZR5VxVBlHOzOOZjQ5qeX7",
-	"mOBGJnonf2tRB9Hbvzncp1JqnS/iAktzqcE0FIBZe5GwmPyE9GaHzRbp2CYcU4Hk7brdxl5zNCF8Hvqo",
-	"oAveWI4ZscjlM6RyaKsTwNCxTT4xML00DsWYSBopQGfWw1VY2enLIT189vx/fNIXWuphFRGcarCPpPtz",
-	"p3H47Hle8QJvq6mUj8dAIykmLG0EVLKwjqaKfoXfJD4Mzbe9hCk4iaiUemwe8fmY6p+xgmrEQnL59iWp",
-	"2Q+4j7GY/U+z6M+f96HdZhIP/DqYGznHUj6zLsk4TAjMIN4nfY9MhjwYOpZSMGTB6BiLq/ScT6i0RLvm",
-	"+EVIw1FnftO2XugVFs2BeZEFgG5DljMWhnT1eg/th83Xt7dw0Uriu/o0wgi97xElbEFWTZtOxP+bXwfU",
-	"ZLBTJFFiQlNczYNI9GhEUm2/Qr78XW0rvWZxyeardQc5NdFdTyMWdXNZSru9ocJpfaDmPNjSJzSUaet/",
-	"ybldCp4W7FGzP7/pb/3ILBhXDd5VdzOegv67zUBZqmo3b4tsaziFqYGMqLebGY5eLQyKlWZEG97rEact",
-	"j4A2xvolaMHULJN3V+d1jwQpVyzl1CN6HnOzKbfGLlPR5xG8DoMpsP/MbsSSSqMqvZyroGSk5KcS4A1z",
-	"ZVMtoEeWPRrUrBqysWTRDZP1R69di2/3datXp59LpDJ+6UDfUmnY78s3/RKSvbRxHp1oXxCIXynijeNt",
-	"hSzGoG1wFWTpkBrTR7aJr1/tk1pPe3xwlo3ve6svO/w1TiScjlndI36WRqXnJqynZwYcJgbZe8bDM66b",
-	"c2skBsK9r0neCuMqconRau2eohOfP6a7HQsTzCY0DFMmJfh0dnQWWcHwg7sR5Mcu/PGrzgv+rQWjd6Yu",
-	"zMiWqApcjZWWqLTEtrVEWW4+Lk2BpJkNCxuzHGr3itGwATk++b1EDoESvAgGGiAiLZUVSeiAx0AReS/Y",
-	"kvw1q3B6u9D967z3WyyGsC95zeX3DNf/XdPezlDMulZhsQaX1RiUF7SpMrh945UzCsUkLl7v2eQCSNE/",
-	"nuseYocgp11vSvyXZ9dkbsf7W9ye7sZceWp+oQULDZSWaTUfYtp1iLXF+cU+jaS+mr84P8qegcLGJ0pQ",
-	"2MZE6QkRMRqvdTj9dYH524mswLMreu415NSGBNQynu4HCIvVxNq2j1vi1rbNf1F6bduJVTaEvaci2X50",
-	"EuHb48zOpck9hYlbVJlfvStHqIi1pCnbN3hkzqOCpwh4gJ2sykwyyHGshQysAn0Nz8/RSGgTtCoIj6Vi",
-	"NKw/1BZaTSXqiLctsYkiZ2PFElqxhO6aJXRTUmIJW2gnksJQiM96OVvyXwZMbXi/tnZqQ1QuQQXu8iCg",
-	"pwdu6NW4Llq9L9Lp21LAiPvy8A29Pafki5KQVgLle7YqvkHi0u05LfthhrtsBe/XiUg4HCO7tUmz3guP",
-	"lXBPyLfme9j+btic2W1I5EQk0yocUllDX8DDsftnq1IlSdkNZ5PlMuWKxXoBlFg+nJNXgMDGXEoAnLg8",
-	"fYFiA/54+5LUDp61SJjwOmbP+J0gYInySZKyvm4Xs232k3jgE3HD0nIWSxL2/Sa5GHOlWGjf1ucsCpGW",
-	"hYSsT7NIybZTONIJKXktbpgWyZ7DY/LnXhcbAFSuP/eIEiGd4h1u+Mbgv5+cXV03/vjjjz8aLf1/B14p",
-	"u8dQ27DUpJtGYiA8EohIZGlerkuVSLnFq/D/88vZH3/5UKDKaDAk/qdPFou+OWaK6lls/nL2x+fP2zoc",
-	"M1/7a7ZHL7GL92ZHTMJ++aXmvjcs5PQaD+Rm719Q2bqXL8tbWyvunG9nYYpQCluKhSShA9bOt4zeLbfu",
-	"kSrEVkEd7tq21auVUGJVxYOTD2ztWyBCtjo11KROpsBbalil3Io5optoEx94qXzPFsGFPqm5NXEdhQQb",
-	"CZVQxyfSvJLNJ7Wisg0bvWJUithHmT17+USEzD8mtKQwMMwOyQ76tUYvcEl888v73vQ9XrWgicU9cghg",
-	"AgZKweaOaqUCZwixmBwbaAWr33pT+BmgjzzDF9WbYj5qk5wiyRZNGdCR9PWSxHfqyQLOMSpZg8eSxZJD",
-	"loMeqf4+uhcnqQhGfZGGpEcle3pIav65mYvXPmSZHuiJvsB/t3yPDKfJkMWS8EEsUhbWm+R3kY6QUa5E",
-	"hldzYae0pGy7v/uQfesBKkSeEJsyRMXwZitJMfx6lSeqtsnTFklYalAf4J9BBNNlEm89Ioc0ddPGSitJ",
-	"y+IFsA2Gzw4LNEzCLNg2pYeRRcOpGKExjaaKBzJnFNM/++8kSxudAYsVFI5SEqR0ErEUMSTiEcnifpZG",
-	"LL1T3i3uJwdc4K5q/beZItTtRpHdt92dkfhrBECotPBjSe/NtRoswmkJdNZRbO4SXaS0iiLtperrqHVk",
-	"FJYj45rkd1A2/+uGpdqY/+dT3zO5/YD74abcPm22ZhBxsY7cnBnbgvVSJeBd0/XdccJrL8GKfaj0WIgL",
-	"447NDD8fUZv4hz6pGWeuDtdlDjzMwvIoj4n/1HfuuX3ySpoHyiLqnuUbzWI9LK0hdFeu/6VIMMzikae9",
-	"q4nWg75IWAwfvGjEX5YFaEZWSgM0w9prH3p7LM7Ge+3/HHpP/1oAXnO72N2iW4IaFislcx3pTmpRm2y/",
-	"W+WNPHY5+BN8Sfz0tcu3L+t3l4Ly5luTgt2b70oK+ogHn4s52S7us9jwuUB41b14qx86Oe1cd76sFJQ3",
-	"gx8+jqM1JaG9u5KGlTRcSxp2f7ubNHQlnIlCLg1sOPc+kRgBzKOCBiNAEhnTRA6FguJOGhOqFA2GgH5t",
-	"mMIB41jfiiHrJjmZK+kMxSSOBA1JLwtGTJHaM8dNrpedYr9MoYfHjuZ5w5kNvm/e5nK/l9SMaysJ+xiw",
-	"RGFgwG6kIpihxIjFVoyHLOIAv2hgmHylRVRpGDSSgkgWh7LEtNe0N7DQb5JC7cyEDR6iGk6Kt11C0Hjj",
-	"CuJqZlZyKNDyvBy7n8AAQN02JUsEtdqbQVt8zeKBGu61Dw7/sWOA6c0E7hfKcjdWd3n64hFAKp7g2Bun",
-	"XCZC8nWOmc0j7hMVNmOFzTiv5E7Ku+FOKq5sP66r4ohIZwWxUWmz1qqfl9m7qMuGnYCwcY+FIQuJf0oV",
-	"1YMd6AFepkL0/UXAyPOwCDeB3yTnyqLjSSL6/YjHjNAB1T5FWZ2VGSf8leRMfv2YTIZMDUElu/BdFiOw",
-	"x5XLvIBwkr4N9cflV7sQsBi9Lwx5SaeSTCzK0MxEF1MsKQ/xRNH0x4AQ1eiM/ZEyS4VJUtZAXgWuCrM3",
-	"ZhNipHEdzQAurb+R32RONEZsWqAMmipKNWRxm1ASUWXusJwMJBQMadMRgxnYpBedYGidZ6dTpDkoYtk1",
-	"dKGY9DjBiCrmEU8x4KzoXax45OuJJFLUy8cj9iTEGjelSH8kxChLSG3uDGX23KT+UPYMPPVZiVcNdfHw",
-	"gWF5TXXjyGVfo85HtYiQ9tvWAaUqZTATtAQp+bR1lIOS6Ht5PHg4ljWKFdqL2EbPKL4apOcFMusWfGdH",
-	"jlbwzpUJ8ehMiO7sMia1GU3uEa2iSa6jlwImrzYyJmo1awMdlxSj1vazMS4vF2haHeQmRKKNBo/ACAFd",
-	"l/x20nh10T1rA5HAOKGBIq9+75LajP3ww4eJ8usGNDfBFA6r4Z2uvOpevPUK7ZikQrFAsZDgiiM+jQZt",
-	"chaedju+R3w1TdrENO4RP1BT/ac5eB/xEJGE+1kUlfXRmKmhCAkPSc2E8XhOloWxu/8PL6OO+YVN32SR",
-	"4lpHmdBe3aoHLtG5BrUDrzReORA6zpgnhkNkmVGUM1b5iJWFPJmglYOI8jFqd6q/hE3feJGKsT+vovV9",
-	"oIX1Na6mlVpdpVZfTdTXr1l/MNuafYR0zL32Hpu+GvZeBvyCv3rx77Or61+75/J8/LbFuufPz+N/fzjn",
-	"E04Po9H5B8H//TIaXcRh9MeHJGIvX6jg5cdI/x7+HE307+H4TUrjsHUet5ps+ir594lu47dp70NyEP4e",
-	"jS4+dD5eXJ/z/q/N4DCKe+MXrfBfr6JSICShSkvBvfbe//lPp/Fv2vi/rcaP7xt//fDnn81bLvzPXFDC",
-	"2/vYMA02yiKsJGjaRA1TxsB8fH6UpRFJaKoNWKbn3aQXhUItBaksy8FS25WVUVkZ36aVYZQ2efX79R1M",
-	"DFRZjUgMxEr7Qt9gtWDRjSL1ezZrbyii0GbtwXGq9lW7v72EOESWYDC2fmwxK5u6/XdplGvakmo3WY+J",
-	"4LGSZMhShoHtXDOZTiDMZMwAWbL720vQaogcaQgYfRtO7JqZblyKiAdTHz31PqS6SoKjLyCMRcL0Otfj",
-	"CXnKAhVNSZrF4K8PUYUVqpjGZCiy9NiqVn3N1YWLziYeDDfpqi6Ew3utP+lXqAE3k7fh7eLkUy/KRxQi",
-	"n1nTa4bJ7VPmoUoBVQpoXgGdW28nQqmypnYxifIr0wNnI+T56W9eOJXQAZs/CyY1iPvqS5enLyB5XJoj",
-	"UsxVAMltDnUjHo+kySlGXVDzxaCN+Mb1Vceky5ysLyfeL/Pqg29Uts/JYr0IcFnkJohzuFtZ9JVAfXQC",
-	"9cpKOWcl3+X88b/pUoH66xUe4CyypLUofQLEXCWQ43Ljfr2t5a5nTHaTEYOo4/+UNwO/bO6SkE6/nDT8",
-	"Nd2MIFyUE2KA1hfm7u2h7DL5e+YveTPY+2sH2SKPxIY2K7GS0JWEfnwS+jYxulpaT1hvKMRoOap0CaC9",
-	"7SKVDGnO1EwOW0Rmvfw52SRvHcDp+9XG2661xzTW5u9i5Ojf7QC2WP9m3tF1RliBu3+/oMlmYZZXvLPN",
-	"8iW5rMZ6ZmWvAFA2S66HGEE/X19fdgmLQ4gwEoMKFAyFZBbXdMTjEPnQCuZ2aU+wiGRBypR2PrmEsl3Y",
-	"mdeGl22cSUV6jNAe8NEyj2SSEX+oVCJ9D0Kl2urJpIHQ0Hs3oVJORBpikhFc1S8caqFQo/jfScqVYphA",
-	"lrOMyywYwunv4cHT1t9bz4+ePvWhzLv18e99hO/wPUzu6WcScpHPIKHWFAfnVRaWmU2bbvkQEmOkRUIk",
-	"PRqMPJKkgOrqgYvdiERAI2SXCyKRhcSieVhmCuIfPP+xefjsqGn+6xMeB1EWsrDukXEWKR5QqTySxTJh",
-	"AeicnIZOQEoZXKdRI8nSREhGUnNW2SfnlzdHcPP55c1zUtN/NsYUGDLgSv4mOEs1E4Cy8ajV0rMMHEc9",
-	"EU6bWRoZHl4gjcVw75ClzCMiJohmZxLBBxQK6Axffp6hTBUJRByzQBHFx/gcoE2ZiaaBymgUTUnIaRSx",
-	"EMLNFL81xC4wScz9DPhx47yJ4jNCZhlOPFWKjRNF+pRHuGRNlBrD4bEhbUpS8XGqL8HjWPiOwW034Qxp",
-	"giGgzmOpaBSZ03Y6JXLCVTAEFMFYfy/aZyRkILshTVAypfRrYTBUtyRx1ftmI+WLDrZLZz0VSGozyMQ9",
-	"NhVxaFLXcCcC4sBkKFnwfp7rGI8V9Xp5emjZkuFo+5hIhkfsuY70dYN5YftQTOzn5aYm383941tTyAi7",
-	"ZeTflrDZTetfFJodXx4usAtWIpPhU8fEx6/vF2AShUCuEMseDcLM94uemJslWtiD4fFA+8d1RW5FfEck",
-	"aVND6ey9glo9120pC0QayuNctYxFyqx+0Z3fnizE3heysAJyr1CmvmpcdncrPdibWQTlfGKy9SAvEhEB",
-	"k5TpnXhcmM2Q/z/VngESLaesSTpQz4B0oFyioYsHbyJGqE+I4PrO63y9j3sRjUcE434kiBgFd+iY+HEW",
-	"RT6JGL1ByKYsxkxCZKDLOR+AXsqYj9qOsv8MG6LfL4sebVxq+7pN/EB/jSDTTbygPMpSJn2SMpWlMRjH",
-	"LUyZDLmkvYiFHeXrq7pLpOZabVHKaDgF85iFOCv473pzjpYi7yNXRPT7bZCCCcMclxlTEGUizh826JmK",
-	"T1OyCla5fT2PST/ig6GyyZN9HnM5ZCBT4bug48lzqauNfIGzqnik/6HlrZk5Yio6tyBw0dd5sMDdmsX6",
-	"RXG772iqVhDeFWrhrlmEsJxsk3pozqrcL0Th6ioFpwtPpCNAy0SKnkNdSjqF1Qm+nMWwFTEI4wmdYsBO",
-	"C0OneRTVPg99W5Lg/6vRxSBU49S06JMa6AwzmAYP/Tq5oVHGPMJBjgY0IjRIhcSAn5HicgeR99NiSu8j",
-	"cx8bwWJ51NOKZ7EyyLdxxkCXy6BNy0TF8ORh8QnErxnLwPa1UqGp7/cLYWdOIUrWcPn8gdQOW4d1KOK2",
-	"njeGcVXKIedtxCDIaps0BcuOGEMcT0A+Wmhd502AC1F6kxIr7XYlBKnpIaQYdM0PV3qsL1JmnjQ51dbI",
-	"r7f1vSkztq3pJRi3gQ22E5lBEkBRL23C0HOTtT2LWH+pzQYgDrclR1eSXDqR7pnV55H/6vVZhT8qaXvf",
-	"UCaD3aqXFRpsDxevBUz2aiL/YTam8XzChrTM/IuJ/k0OnF/35kn9Hdp+vMuQ95tkPEgy3g9EMv1qO/cp",
-	"Zmoi0tHXM31rLKYV3eSyfB5Z6op5bd15L14C0WtW4VzAl8phT9AUz0ITljbQz+jzgVaGzSItsGOhvRYA",
-	"V3X1Gg61TkHYDMDyQ9UhSc1oH6irrbstohqSS6ASEyaSiJHJUJCUBYzfsNkUSduOIdFY2DN8N54Iq4lo",
-	"SMUSOL9sIGCfbSNTQ/R8zMHX3ETxAVc0ssjkbiVa3R7V89QFKC8ax9sWNPqzmLhjgnYA4iuPZTqFXm6D",
-	"puBsQZPnUmbawNCfYQyHzXZ29Eq2h4K2nSwaQevL2yon67qjcnCEFo3tjYjVMALypJArkkk6cF99ApcX",
-	"PXhSRtZHuzDHty9aONN/L3ge2F2k802w+ByXoz2edweCD9zSkxL/v3mw4D+YfxYTe0sCxVuQ5WtaKuXS",
-	"LVjFeN6OWzMWKr/XbSPXL/PPX1hDTpqQgUlLoWEorcmt92zapwEjJgUF3+DOU1H2oiWKm+y3GHZuuR/Q",
-	"BbNdEv/yonttAJ7yKsVroAaYNQb9JunEU3L48aOF46fBKBaTiOnNBT/ioRyLJDNpIE5iSJvQ2GTSACKQ",
-	"B4BCmPpBakiiYHMm6vClzFt033hMDlrEPIOZJybJJbeqMXsIkj7c3BUnbQV+42i9G2KLmWSZJunYAL0b",
-	"/UHHBhNuDkwljkee2Zocjzxt5SAIetUfQiWmNPCQoLwUTZXN6bQxeeOT1J4VjhHXLoyiUb1J/KODFnkp",
-	"Yvc4YN7Z6PetVDkmUpBQ6HkyQ3BbpSQVEw8JnmgUuceqnMnjVQcMkOIz4DcsJlkCvo3J3DLDEH1Ci+lC",
-	"GERlsUF6IpwaBAebTgXXi+kNSS3kMtAaMGesk/bs16BF6G8jFR0n0EhPaK8J2J20ioROahMyU5BRxCZ6",
-	"SoDgyXSx6QbhuvZBP+9RV9E41B2wO9hghMhSiM4r/sr7416URcM10BwwhnJ21jEJWRBBbZiAL0ijvNrX",
-	"6NhUFhl2BhKNxoTRNOIszSGLYSlxWYCjwYESFEDUYW6cTzCFNQpZXvYdkEiFGWaMg5M9522W8DZPC5Ey",
-	"53kuEP6Qt5hDXuJkFmKs+BZnxkIvH5x4d/M5oRGoFfi8wGoo1tnxfGwVYxayTZavwDVGYd+xciCmqKO9",
-	"l2U83FtYrFHu+buYfySSBSIOpYfZcgYDJl9oTXLFPmjZBbFjidkQaqhFHumzSS6TRLTOx7i2i3rlOFxk",
-	"jlbjx7vhbZTHZJc5j/Wu4GMakVAbeXLRdPhySA+fPf+nT34gQ/aR/Pymc9Lo/tw5fPZcbwaDvZNvTMTW",
-	"aeLVlE5AEFks7RGbusB5M6E5zOZaY8JySbLuhJkh6Hmjjf5fn54ffb7L7BVT4OYWPj8i+t9pI6CS6amh",
-	"t0/mnMDzyDKJ1S7j3/LQKySLth8WnG4snbpCmO49aGvcqfvlNbek7/nav73zytkmX35b3Gkq/JsDr9B6",
-	"JiF18UYqPlVpJ81Nwqp95s1utKeHxhRQecrsE2n7gcZSnj4bskCEYMJhhu28jo54L6VgpaB3X0LMNAm5",
-	"VFroTUjMvPXjSmdLL/y4NwdeATf0w/5fn46efv7nnTYxfIPZ5GBpR1dkCVPy9LChp8v9Qhacf/NZDQuV",
-	"PerndXIb/vWveR+jU7gHYRPDeHmcbhlO9sJwnX7UvR9hVCvnpnJuKuemcm4e7NxglK1ybCrHpnJsKsem",
-	"cmwqx6ZybL5JxwYV/Y6cGnRS1nNoDLFC5dFUHk3l0VQezYM9misjTyqXpnJpKpemcmkql6ZyaSqX5lt0",
-	"aYym35FPY/yU9ZwaacZZeTSVR1N5NJVH8yCPpovOR+XOVO5M5c5U7kzlzlTuTOXOfHvujFbzO/Jl9Fpd",
-	"z5G54WxSHc5UrkzlylSuzAZcmd9QnFTOTOXMVM5M5cxUzkzlzFTOzLfozKCi35E7g07KcofGBVyqXJnK",
-	"lalcmcqVuZ8rY2bjWguSyompnJjKiamcmMqJqZyYyon5ZpwYR8Vv0X0pYcAucVw+f/5/AQAA//8=",
+	"7P1bbyPJli+Gf5UAe4CiZicpkrpUicLBGZYu1epWSdoSVbV7d9VfGcwMktFKRrAjIkWxa+oP2zBgPxqw",
+	"AcPAAQw/+OE824Bh2E8ezxcx4DH8LYxYEZE3Jm+6dFVfNgbTKmZmXFesW6z1W58qAR+NOSNMyUr7U2VI",
+	"cEgE/NkJAiLlAWdK8KgTRXxyLuiAMv0sJDIQdKwoZ5V25eD88qqN7oigfRpg/SPCTE6IkGiEp6hHkCA4",
+	"RH3BRwizKeLQDqpKOhpHBPlvjro+EuTnmEgl9xHjaCxIP6KDoUJUIkZISMKNesWryGBIRliPgLB4VGn/",
+	"WPnHykevoqZjUmlXpBKUDSqfP3uVAxwMiR377IC/5RMUcTbwEGYh6k3RZMhHHlJDYgfuxh3oZsJ8zyWd",
+	"caYIU4dUjrmkpo9ilz5WCgfDEWHKR9WQT1jEcSg3EBfIpyyijPgemlA1RBj1aUQQwyOyYs9XJIgFVdML",
+	"HtFgOtv5+yFWMLsxHhCYm+68jegID4g0G6OGVCJJFfEQVRLxCUNmWEiqaURgpUybesGGWA49xLgaUjZw",
+	"O8vVkAg05FLtIz8kfRxHqiZFgF4wzsgLf9lsjrp4MDv4d0RITVK8D1MQZCyIJEwBobWRJCxEVKEeDm4R",
+	"Zcg/6dfOOCO1t1gFQ99sMWYoZsEQswEJEWckoc+txjYsOo8VwqjHw+myQZ6EZDTmetUvyTjCUxKWbLYS",
+	"MfHRZEiYWVcqYexScUFCR2O8r8dFsIgoEY7+DQnAy3hEkJ90F0xr35OpX34KdH/lB+GUmxM5O8hOGAoi",
+	"ZbquksciIG2E0RiroaMKgiQRd3qAnCtU9TfxmG7eNTfr9bq/4SHFzfmWPLrTUxtgyqQhtuvLU9uynRmW",
+	"ercUUlzPQv9MhV4+PfrsrPpcjLCqtCuxoDVB+kQQFpBK2fQusSKndEQV/L/ZSV5aroKwZmAk1BSixzSh",
+	"LOQTN/cRlwoFnEklMGUkRJFuDSl9bPB4HNEiDxhRRkd66RvJoChTZEBEflSXZIQp04OdP7KI9JUZFlZ2",
+	"XA/tTJKSJbgiAWehRDFTNMpOXh8jJVFV/9SLg1sC3LYfR5HZxo19pDk52m7teUjOtMLIvUr2liYr7KXE",
+	"y+JRjwiEJfIviRLTWqeviPDXm53+EL6bPzPF0QRrFkD6XGh6U2JK2WC/fCRuuWqwXr6eI5xRcyoXU+bC",
+	"wX72KmMs8IgoJ0GlJEKP9aSER3S1sHEvvJCIAolp8VrRx6/iVbQAqLQrONPKaqcmpmHpYTm6I0ydhMc0",
+	"Kl3OcxZNEVaKsJAQyxeoRER/tZ9wSaq8/Es4MvSAg4DHTL2wX8hkOj/HREzT+RAzisqDxn6hl6b9qWyd",
+	"0nYfs0Zmq0qap49vOeHk35MSId3UdNza2UFjQZnCvYigYIgFDjQ5eUgGfExC/U5msT0kyIho2iYham2j",
+	"IY+FrKOOlpIRnhaEiRZvieTTvxpFDEdOIsHrqcjRR8SIuDYCibafCPlcU9utVrLZRoFMl60gv/JHH9+f",
+	"EjbQO9ra2fH06XL/buqzpBQRus3/348fPty3GrUPH+5fHn38yz/MLK9Xua/Z12v5RU3XsnN1cHKSWVFU",
+	"lWMcEL2g/v9fS7I+F4jcY1BJMbq+Pjk029bX2gQoEyUylCFfay1afQ0I1RLQMKF2XuXQZ1gtUTrKly+r",
+	"zMxbvJ1mq4zgvuO9udT8Ezx7HEFf4AEpIeNaD0sSGlXT8N15nEC/kpuT1Rlh+0f43rDaZkP/z0t5b7NU",
+	"UOjRXNFfSkZ0oshIojERMKZFg4HvSwfUauRHtHQ47zLW0AEPSalem9pLAQ8JqgZYkhplkjBtRtyRjTki",
+	"Qb+9WE6lxLG7vehgNWp7ndrfce2X2nrnCufNPT2gNoqIMrwqpANtQ2jNezgdDwmTnpa9cBhBAQfuEwgS",
+	"EqYojozwFESOOZMEZOdrHFoNSf8rMHaO/hP0MdPt5k/SKLb22MKfQnBhPtGLXnnXOT057HRPzs9uji4v",
+	"zy8rXmVEpATSBRmc0WAYV+gORzQE80VhGkkfRVQraROwoDjq0/s67G+61v8gSL/SrnyzmVrSm+ap3DyC",
+	"0cDsZqX/+j0jH6ZX13Pz28gvTg5Uq4wJn+o6iXpcNlr7xWZBmc7qlrWcJrtSI+kXhYaslrpiI/ptvX73",
+	"NZh7Tc9daptnZmc/GoO4H9HgkURzcH52fHpy0C0hFmMkvZBIKqwICjkxuwfaLyhMT0gfK3RWJAk39D8U",
+	"KST7pUngmIseDUPCHkcDJ2dX18fHJwcnR2fdm6uD84ujGWroXJygWzJFEQ5urYGvlTTw3IClaffG8Wn/",
+	"yUhj/Z6LdDI7vT8UxZTsrqadE6ZlHY4eSzrdo8uzzmmOYDpaHyT3YxJoEQhqRR2dWQcalUiQO4IjEu7n",
+	"fCY0RBSEZJ8Siahy/ouID56G0TzDsGZJzSzHH4zALA1osjrj6pjHLHwcWZ2dd2+Oz6/PDnN0dcaRjINh",
+	"Ii3cVlgL8UmIZFkfxR1PRvqH2vJ0f+yev+WhPiAlzp/rxDKUlGkjdEicIQke0lk/dhsxnpiKM7c0NXvV",
+	"UYN7mlp6UbNoTnMveNz9SS1zgbKoodxlS8aPv+gbeCe3D791irA26FF6apODrsi92hyqEaxkehbtG29J",
+	"SHHXGF7pm7MW91LeTaPYeh6+7b49NRY4eJUlnkokueHhAY4l0aw94gNNgYmPKGXuHmLkjggkh3zC6hU7",
+	"szlc7Jkmd8YzBiIaYmm8kcZQDgXuK4koC6I4JOHGgkmDFcr7fefziji/jceoz8Xod8uc7IZ1OX+L2dTd",
+	"NPw6+9blHI0wmyYXunP3ZmhvYZ3/3kM4khx4X/G64Pe4S/Zuo5Zcbiz8OL0Gsds7jTgOu5yfYmHccA9X",
+	"LC46P5yedw5vuufnN6edyzezlg64e8l9QEhoTxFckFWb6C19DZ7T767Ozzy0nfwbI0VG4wgr4qFmA37m",
+	"Au00vEajgQSfSPvWwdU7REdjLtTGk1lHq412v3S0L6RmO9ra1nwjHocwA8H5CF6E1vSKS3PjPBCaI5qL",
+	"9P2VJ1rUl2Y24A+lN82S30c4HMA+unREePxIf87l0V+vj666N92Tt0fn1925PkAgHKn4eExChIWgd9oK",
+	"steK1Nxg60lGRJH9JPpB/zoRVCnC6uiKsDAnTeEq9cl9huuMFFW16jhVJKFgc6P/Qpq4HGWWeCO1+zIz",
+	"2jcBFrMzKtJwYY3/UBRcpC9Nv1dESsrZOYumjyPezsXJzfdHP9xo86Jzenr+/uiwQMBUIj4mwrjiGXA9",
+	"jCQdMBLWKEPSjGRfy2HnONI7HEsSPhFhPmYERUIqme8fipjK9lsT1GJtbl2O2Oke3ZyevD3pFqmpqL7t",
+	"m9gKwzZMvMWshvYURPSQjmeYUGZafyqOM4pjGevKEoIms2uGYzXkgv5Cwse6QeGK5sYS9IzU1VxACyR+",
+	"S5i2R0dUSsoGHpoIiM0k92MqSKjfEeSO3z4Zt3pI1/uO1OwcfGPDTIY0GJoYQ1DzWPIpBu+K7QKMHv/i",
+	"/KqLNvXybgrSF0QOfTSgd0QzS0YmiDNS4jzNLeIfzIeaJ6CP6e473xePmbqKRyMsQMriMIT4WxxdCC2Q",
+	"FNUt9XEkiVcZZ376VKHhClEO7sb90+yDcYTZMhq80O+Yq213U/+jCSSCZm0jadwm7/1EAtiWzpjaIKE1",
+	"pmQMl7CjcjPTFkxN63hl0zPUKjslcYNncRS5EFZzYoxTyH6iCXFBHz+mMQQsjiJgLSsueYSlupYrzKOs",
+	"j/n7JUif3s9O85gKqVCzlQ0NsmGht2RqwoIECfiAUQl3IqpeNmi4fzOEpchILqOMK/26/s42hIXA04Wk",
+	"YjtIJuJltju7j7n1m09aB/BxJsRiIZ1luHwQC0GYusBSTrgIIRpFCBIoNORCEtSDeJFpOqYTdoinstLe",
+	"ayTxKweXb5GcsiCdVvtHE78n29okqXiVJMSwrQ0RAntboPbiQGYIGPIGUhK2WqjVS7UyMdLWkhpihnbQ",
+	"iLJYaVY84DnSHrv2vWxUTbP1qhhWM+9sufnPhFuOqLK+AX24QETMnLAk5mhrd2dxzFFK+snQNb1GpBZR",
+	"RgqjtwFMi0b/UIIeUXZiPmgWqNurxIz+HBP7WImY6AMw4cc4UFyUR0ld0fsahBMZz28SlK6lKGFKqyN6",
+	"CcdjvVqFyKaPn3Y/rxPUBERC7134Umk34BOX+WhBv9na2t7Z9WfOb/7ozj+Mp1SqI3ZHIr2Gy85iYX1i",
+	"o2cQ+zksQ+6chFjhlbfRyp1ljAnaLJ2PPba/guQaYRrlXje/lL1qI4NXET59LQ7O5gmRNSTY3DZGRGG3",
+	"J+VLlA/ubDRKeijIMEFITY8KmTfQGFMhURUrk9rQamx4KJYQB0tZ4uuUEBD/6ZPjtXU3tPr3Rz98/uxb",
+	"BpQdWquRbN1Uz1AuiTb8XEIjxqm6xmaXScU02jvdsczCewk1JMudF5jpIBaR8YOlpKXOyk9ckn+yv9e5",
+	"GGRG3q40mnut/g5u1F4GTVJ7GW7h2l6vRWrb/R2823sZvAr3mrkJtivfcfkv/zE70Xbl7b/871EEMcNZ",
+	"ytJnG7NppV3pBCMCa5g/cvPPTy4se/spz9PTSKbs6XqaFlc5kst7+r2d1MKxW/HELTpOzy7jFoo2J5rW",
+	"FmYncG1zzMVoTbHWpxFZdKcayLtKcbIHV+88dN09rr1C1dfnb11a1YaHfM9H/r4PjgvcQ5KMsdA8zEPG",
+	"qEYCkrrMxPaRIyl7KYVZmL2VqqMu5IMKBfmgARZiCsm5vs0premB+qja029rowjuAXw3bt9DftYfdMfC",
+	"+kjWyH1AIhhi7ikPFFE1qQTBIz+9hsAjArmuG20TmWB6RiEJaEikTd002bCgHttI6YOrd2nuSaOBJJ7C",
+	"rQW8ot+qL5UhsDOL9twlN3xBVSyh16IyZhjWUucDHpC3+r1SerdtLFqCaxCRqwq/AhVDeJPRofuURKFE",
+	"Nm13H/mOefmeMc7sE89kLQX2s8mQRwSN8LiOfMt7fBRgpinARE/VK3Nlbn0UEy0Vc7LXWCfZsTefUCr+",
+	"Kel+y5Ju5hS8xuHgVzBjAkEVEXTpaYbhHLiXi6v96fFeNwhhmLW/D7HC6PryxPnEenocJt7BMO2Lszea",
+	"3V+9ewO+bOYhLuy5ZpwRuOezDzAaEEZAZsH7VYwEl0SpJKCUShnDxbQ/FnSExfSAR1z4aYwadP9CQqA7",
+	"ksRmxiiQFLkG4IUeifgEUbXhoVDgCTNX1wgbBgOvWFHUE5iFmkpTzjK7Qrrt8IDHrMRbmuT6SjOGMHVV",
+	"wJg9d5GAOCNp5BqQ84Kk4gUOTamwimUWBQAHit6ZxDAFzP5jySwUHuS9OrNvFITN2vaaV4FcJqqmzvM1",
+	"67j6MZljQqoLnJ/Ztc6cGUe1dlaFfpMlym/dOnYgnLpka9fkBo6FrWgpAZms+G7Obf88XnizZOtsuiAB",
+	"HVN7V7iIl10mL8JXdxai4pJgWQZU8X44dSEt9gx5ml9MuAjlPmLmmgIQU7hKTlmVC8eEkICGU060UV+4",
+	"QMURlTsmy0aFJcLgp5w3rDo6uiNa0XYkBQn0yJ5Xy1yHWgJCmjVIO3e6zYbcUHZjLlq9iozHREgSEjDK",
+	"BI71f+FDODIRUSS86U1vDFOseHpMH5fN/PaBFy8pOyoC3wBX0vaCvRr1UXWMpXL/lh3lGxgc272Pqm4X",
+	"e3qNJYn6WqoALo1ZIrtgG9n1Sbif7aaSzKeUD96VJOgufOlaROUoDuO4F9EgnxA7xprl+58kVeQmFtHn",
+	"TXg83fxU7NeoNFnIk9UcYI5deFk+kz2EJVOc4Ygzd0cpBcxOvuSszjksy1npF/UEFLj6yv6A/Hdf3kIs",
+	"zuNXthPzKul6spHpIcJ5nfF2NxZxmVhERYSggm3W2H41v4G5iv6Xp8c1yfBEn98HOKZTZgGXriu4oFt6",
+	"EJKw8MjYxtDm5/nKTl67XKpnjPC9uy+09uta14eZgWXgGuy87fc9ziNSEomRHfPchf5KjvmXOd0PdP4U",
+	"A+iRHGK4aadS/zkm++5BzuMDIq3g1MnaxxmmUbkwPiMSIgttF3DmgMJmfBFv8B1BGCkc3aYgGldjgm9B",
+	"VTIm0Y8VaX/5WDRgNPeYjT94Iss9x7wWc785NnrGBA+tue4l7t/Wzi76nr5GIdGKKcBzYYUCzKzPF4A6",
+	"EnW0isGgH+GQaNUUlgEFw5jdgjsW+pgMuSQGDo5EZAT5ihL58m7gb+xnTHxQv3FPb1M9z6S3tvd2Wru5",
+	"+3o98DbMb7M6ZoN/lneDDx/+cj+KNvZ7WJLdbe9HA1TSqO39ZfPjX/7dp4bXytzuzyzXIuySMOPUwFkP",
+	"BgxAGxemzzbyM+Mas4EbS71eN07uzGN5N9Djzb6yXlRGawX/3Yz1voqzbrlXMOHBrcZKXHfGvs+EqZSD",
+	"4yy392GhFnAiUEwBBmxNXWNlEZzt41B/5O46zZ1N6mgxjGqRdaHNJanwaFwC/Hd8gLa2tvYg7wJYF/SB",
+	"hng8Jsy4hB5wK54ONNu7t0SNmJnymi6OPMLdUmH/jC6Rh/grnL9hkUWc9QA8mSn+sXQ4qxnfC12Aj7R4",
+	"iwpSDnpwjsW5opWZtSxFaj0uthmpMiO7ggZPqVQHKWjUekpJx8X9vd86QEnDyLSMdNPG7WAmstFGPmEg",
+	"MfUjHyRc7Cd+ZsPkYxFBctVYj4MNNpyT/M3fTy70382tptd42UI9LWSrTRDEGx6iLCT3qJFCj+qRwRoy",
+	"pd91zcCNEmRu7SMM3m79cEQwk6lDyQdefCz4yHcws8BYbBsRleqFRBGWxgll/RNVDvizelzgDdVTLmhe",
+	"/wTXsfdKE8JQqbFsb25OJpP6ZKvOxWCTyc00P1tu3oGZkP5yFZtdBNpM1lGf32+35UnH/u+m9kvn7V+P",
+	"Op3O4QG/eHfR++ukzzsl/zs52Or80Lt6973s/LXT6VSMGzMZV2Yk9cyN36Y5bnJzBTOnsWmodrP5jV6z",
+	"hIovYjHmUtNlunzpWSyhUBcn9jyDc4dKaN5Aw/aE9NpzOmjbDtqrdGBMFN7PXGNV2pVWo7Vba2zVmtvd",
+	"ZqPdaLWbzb+DA306VlzGVAHwZhhKXBNhP6i1Gq2WaylduISNvCVqyEP3wjscxfrxL1vHf/vrTyR4H/d/",
+	"2N6dDnZwL3z3d/m3n0+H98OYxFf874Ozq84l/f717V7wy/CKXHSPyfDiVbB18abf28Wt1uC2f/39992L",
+	"8PDgp28HL69fngYtnO6SlmwnWv0AkGyYZp5v2YE97ZJ+88vu29tx99vLV+/O5Ov7Hzqd99/GqvWG4DDc",
+	"++lqEr9+9+r+knfY5L0M727Vt6mN96NFB8S9iGQ43jKO6AwXzQ3m7d6MHZOe81KzvcwfOWuKlh78NRSJ",
+	"HI/4lDUM4lTvv1kTpDBGfW5hn3vTlGWXBXKWz7LAASCQB5hYGSsoLk76dhmTWMnHq4w6lx+Gl1usMrG5",
+	"2uQcGynNlbCcYJHKXHKoMnNf/XoxQ7EPCgdN6NfLLZq79Mi0X0ambrIrqh9HTK2QaVTUPNJuX0gEDg9t",
+	"Y2rhm9xXZ2SzFj/mbl2Le6yQL5P+T7Tq4AMAyoTpZwKzkI+MrW2vo4zStZHVAAqtpCzD3we9Iq9T5PWA",
+	"ZxS0e9s7uy8TAi+qd88mQAvLWWlX8gNZW+Qbqvi8LMVsEZOZ1W1X/87OIsc2q41//rFZ2/to8iAa3s7n",
+	"jfXwXUMS0BGOrLIKwQwNpLjWaRsvm8/LHc16PoZFFhdnzjKXnnobCrKuBBthGmk24wK2ipFZ841M+PSS",
+	"jKNpl68Re1bqIYQj4YZQwEGGZwbUCXGW4UpyPwvnZgJjzOV5HEX1Ei/V/AFEfMAf56H8A/sKs0FPhfP8",
+	"jYFqPsa1fj6taa3JBDzisXDYHsj/5vLyzZvXr/028r8xxq2k92hI7rE7/iYXqpDv9E3zuNXZ3jZjhtvv",
+	"zBVMbt/N1biW0DhQCOdLjhhi9cwFuhwCTjo8OB8ThsA/JVGr3kCWci8E79OIvJDIh5PhoyrkX9vaKpiF",
+	"WIQuAlpu7Kc0nKCeUAOnS1hIRDIc+FQiynKut/UPnzbjseLC+R1n6z0kJRIyr0IwCxchEe2M1Q8edfvS",
+	"tI2avn4rB1NknsaCeBmMhNxHLb+OjkZjNc2E42EBcXN1dKBZF9g/RKJbQsamlXRc+t9TNCGCuIg2iMJL",
+	"CoBMoS1BEoc/gJWvlCvohljwPc/qhhPSk2Bklq1mojvZt8zy+bGIfOfbyBLS2FCPrKP3jiy8Al1oxuiI",
+	"ouq72A1/I6UQzwI2FinUER3CzI4LXV+elkR2rHNVnRN2KWNPl8Wy2wLj8AqyqCBg8nSaP8CL5OGXvSJ3",
+	"Qnn1W3L7hYliX3PQl7lrSRcbCuFdEJYOmHZ8pLkogEQAj4E4d31wg4hgMaNHFxSESofhaKpogCN0xQNK",
+	"1DR3Jovb1q4EmaeFnLKs2C9puEgh7co3zePto5d7BWJo//jJ3Y6+EdpK+ZaPx+aKlKrIXLvygcCjEUEH",
+	"Q0xF5fPHzCFNFPZC0P0SRWnFyPbfsv604uXfn2rVn2rV71GtQqekrxCPVTvLG59L03o/5KDHyEJZqiz/",
+	"TI+JmvBUA6ujTsrXwXEC44WWRh6K6C3c1oopMmWQDMt3lbIAlK+KGSKgdMH3DoWW3I8jGlAVTTfq6ApY",
+	"SG+aUbliYUtuJXkwBhBCsxKcqGVTU61NTqUio8y7+nmaJAEapMme08wqqx46MAxQ6hBnBK6j0FiQO0om",
+	"Uq8K1/qN/pay3JI5LRDwUNIoD/AMMD5BnD2vAvikMX9xdHuMaWQgrp4vpj+BxFqo29jBxII40Kp5cWoV",
+	"1+THBZNK2lkzecleCS8F1YLr2s8ZNK9l18i2XJF7f97Y31ia+iJRjTawZWFQYyEzygQbti1DcO86LmyC",
+	"OtIyXzaUKj1QqLrdaJgDmeLQNBuNjdwxeu74SUDSLoudLEgcQcba3DPA2wBGr9Ufqjz9JzBw+GtCekPO",
+	"bzP5U0nw5bxYTVO7avZtx93Kiicma5+s9AuZsMO81TWvetkSEpQwtvWyvROGslpYZ8qDSm5FDLNdubGM",
+	"5VDWmryl4/GaY7uy3ywFqTIjTTvx3Ep8XGmVv6xdObvpq1uYcXT7He/9ClA3muvOcSkZb1Gz0XD4/3Jl",
+	"KWzHb2XODCcp0tBaqB/JUVic3NinDDTU509kWz6WseCaoFZ5NXOclryosFCPTqhywV0/x8ScNBEzZt52",
+	"GM+lpy5z58KVuVRaUm13AcxOEtNl2squl7eAByTUm0+7TBcmRwQLjtkXZxP6qK/LGx6ih62pYj6f2pZT",
+	"O1fU4b7jvQeob0v1sCjikwss3NXoYl3lvQP8S8sUK26sF22D2lrQrgIltSW42wgaQ4L0Y2k9fz/xnrGq",
+	"thst5B9cHh2edA1Yru+w1jGbGsx0oGi5D4Vy7T+gVjL0K20qaNIhdgaaIAEXtkyBAHR1iczRsdV4c72W",
+	"61XPqqY+QhttPKlC+lvUJ69SQfGMRuY9lWoBbm/CBex7OV1xoanpGi477dlWnpfBpR2dwdHNwE6b6o9H",
+	"l92aiXVrNBrbrVIJ+BC1aw2F5+tJyC+PYn+qzPz1s+Z/c+nrK5pZJlpllrEs3ceHwGksLSZtPcK2uNUt",
+	"maLqgeDBbZ+LEDzpWy0PlZaXXiXnff3s9NlDuzhRINUzcxwos7T51PYV0tdXTVYvS3RfHSEkQxGHfMIi",
+	"jsPny1Ka39nCdKWsNA+T736reUtLFuHXkkWPkV6z0FnJRJ5LQD2Cv62fN5RfpnJuMOfEJxyhhFvkVmkJ",
+	"aXxRc3GRhrUKXf/GqfmPRZdL9vJJbjVWAwtuPQRduIjskNdnKivlDn1+rAXzUE27gKh/R4SgoTXenRmX",
+	"vXJxecsPKF6xyNgsIB7BOvpoyKNQQpVAGE9IIgomONyWlFvya6mSBeLO6UqlVLyEUiEc4NfQXdbTWKxv",
+	"8bevrXx5JJElt0TPiieS6fuZc/nn9LQywf3G8/oXTf93r06sn9O/2B1SYi8+NlX/t6t/PySFPzsjwtSv",
+	"cOaTblY+8FKP6bd/2vMT/20eda0aHVpF6RmUx9/DKSyu0TKqmLlGNjcsNjF2ZbzMTJPvKJn8KuI709HK",
+	"h/kOvvkdHOfi5P90BTzqcHoVQxkPLjv0TMc5GVUpOfCYPX+A1BpBIfMJ13rM/8B1K2/NxEtitPSIbsm0",
+	"ji6JigUDEPiAeHZgtkJ8LhcjoPJGc/ibHPrFp62Wt1ZFOz9px89hYWCFIoKlQlstFBH9pfSSnAS/ZhIr",
+	"bvw/q3E+aTVOQyJLT8+XdV3nzvG6x/+9Cf+9ins5iMt15FbgUIFngnog48JUCYXUU+tQIyFS3OQ4ZLot",
+	"968FnEkSxLoLGylfEjFjgnIhUmY0VtIk3go+8RCH4+ryXjK9vZBuNJRIVPVdGLQigB1miz1s7COcGbXt",
+	"AEkCoULWU8hRo446ULap2AuiEskJVcFQc5B+f3nxiAdw1pXrioQUireEZTz4fVpzFZKD0mHPzIn3+22E",
+	"+4oIPeX+/LUXDuREag5AKOwFVIEiIfK3mw30hjPi19FZCr0P1aCQoSkTb2VASVEQUa3eJcMC0LW+Dbky",
+	"79uAMP8BAsMQ6crsx56ao0RZLIsHX1GHIoEgqqyM6oBBlBo8byN/MpQkuCkC2mleu9VyoDK9qSJyodBC",
+	"/t9qV2aLa1cujwlw6G7J1IWwQW6UqeZkBrqP3AGpyfSjJH1pq2V7zotEM+JcCuKn7a3P/24teeimnRWG",
+	"uTQ3uw5VQwl/8T3kb5pV8v+dnwP6c8N8YExH/NDQihgiFCyJFUujJEUQyjhd7szOC3JIaGg9Nv81CK0y",
+	"6bOOBAupOqYDJxTWEFqRq70/g4MN0Z5jItCIMzVMyoIQhmIGX80rAVSCl6snkinRv/I3Wr4sZNKM3CsU",
+	"4IjoI2BGiqrX3YMN1CMDyuSqxq9XiVcIny9siFk7+2l2ipmhz9+vJ9opLTLaD9qSMRGUh8WQRIhGbDb1",
+	"wGdqUm9/rpk/Wp/XQ2QyG5MkGf/www8/1N6+9QtJxLZrk0QcYbb0QicyqlGOtp5qdbLE92wUZLfATtd7",
+	"LEV9aU4GVL0y2zo8OTzkQTxaxRe3AELF4l6i0LblwsWPwtbOTnPPVqhPIQ5AB7CAuiAqq66GUa68mYck",
+	"N4nMUJwTUGPsV7eEjKUpmjPVItVDPAqJVEn2skT+2zhS9JZM/XxxnRGgdUoozs4F/YWEcAT8As6ovzag",
+	"bUjDzbtmxUsfb9EQHmpZKqiabo7skPR7H70ZaFO9VV8UQvSjBZ99YmzYMrDUH01hW8Gh/PSTd0m/PB6r",
+	"g2H4nkyBFLVyWGlXHtCOPbeOoCufPz4PDusMPa6DxGlsjIUBwSXNrpVinpLL3Or6s76ikj3IgXjo/fix",
+	"Wdvr1L79rnZ2oQ2E21Htl/XAYnUjM3ixO696KgBIB8cIbbGvWzLdKAMzTDZ4HfDCzLKUzraM7y/0VBUh",
+	"UUt2cJZUSqULlsMexyJ0mEJyXexTlgHg6Bvl2rpRkJHb2pS67h6gEE9lhmEbMCKAnJcnNoNzu5Hzuie/",
+	"A3ZOhkMkv+sPXNCorLT3drxKPwON3GzUWjva4Bli0Pm3W15F8eRps9baKizeJWS7NOq7282X+Sey0t56",
+	"9cq48/Xfzcbnj0Xyz8+mqGUBMEtaiiXB27ClUc1qreDyKVmgGcOkBNZj3W5ml3thL9qC7q0ywzbyZ6fg",
+	"o78gP7t8/vIRZjZ+Jt3LPXK+5YvDYwNkUlLLb3lPfQteXObKDvHUdWLpHSyrGZOq1Jlj6XLGmQPVlCLK",
+	"bmXKsfQCm58CPqbZ+rMzhQmXz0iVgE2d4kdOZ/YgzQRw9pO0TEtbpSRiYftgFUyjpgyUudIA/BrJUR8L",
+	"VP3u6vzMZcVwAbNH+oh6KBB4EhEhEbm33lkvi3LrIcFjFhrn8rZDw5X7qJGtbZyCI+ZXgMe9yAJ8JXVw",
+	"SlbcpKIW16ZkxzPTkKjqb+Ix3bxrJjUlA6gjuQE0kExRIsUH4DRfvt+Wa83sx5iw5IzMkJEeSGEEy3oq",
+	"VuE3qNyKV8oYSikv8/Jc1A09OSzZc19c1hISXE3ofVGTsEQGr24dzmK0ry2/yahHQn0QoBR40hoC3HRU",
+	"fb91gN4dFB7q45WUiEB+oUKEv2ESbU0LAWegGBjCcv5oZ4gmqcngSIMP9LEPMOOMBjgC6w8s0MvD44Na",
+	"s97wEMHBEA0xQJ/Bo6tvO7XWzq65AfD1kyo0dQBdb6B//md4veo63fBztq3V/faRn9atMBVhfsk70I26",
+	"mPi0Z0rZlZTVaOy1txrtRuPPshrPWlajNOBgnSr9mZ1Jtf3ZLSovpVCCkT67eeWf2t3M2zuPN3bKLZ0y",
+	"i6Z0k1e0EQuXLx/iRmMrsPC4hyeH8G/yjfl51u4xj/02wuB+yqEbvpC6gYRL1JdnR1hTK7ORyQ3IPAsp",
+	"t3e5/SjjtUfZuLwHRGuNxkouR5Tp5Wr+LoqsKruYXDHMq/TT9a+SV7yzjLBUCVDKwgQc9Yyp3bntSyPL",
+	"ZFrOpgRVpxRtdr306LS0WidXbQ2UIplUKUlCyBJSyS5csjrZfVpKpF9Urckfl5U1mtxnXz6jpjCLXzmn",
+	"poxmy/CipEmaXwAQtRpQ0ewFAmA5pIuJjuDWwEKRWYMK4oyNdqc4wgzFjNyPSQDooTiOAAlHTrQtBmae",
+	"KxI8uzUrwWnCVF7zcJao5kNnpt88M2ZmkN5aLr8GcpfREJWjMI1KTDRbBxlxhvx3ndOTw0735Pzs5ujy",
+	"8vzSR1WtnXJm0WoNEpe2XwWExgxJNJYbbXs3w1Gf3q8MHgezOoRRlZH9ozBpchhV+el+G48wqwmCQ9yL",
+	"CKDqYmbcNOgtnqJgiNmA7KOQI8YVGmMhSb08UcjRxaIVPTm7uj4+Pjk4OTrr3lwdnF8c+cZ0gfi/JMA0",
+	"wsGtcV7ak2eiM9p6nEmsRnsijNaRwFK55+kP7pUE2de9kv7gXsnaxm0Hx1v83X6d+801YOxo94r9VzJG",
+	"Z2u65zZgR7ZHmOUBwB4O+pqejFkXl9L766ERDoaUkcyOA8PRjdeRBaM3sUhSAevIxSdJhXw7AD+7PcWD",
+	"UvEqJ2fw403n4uTm+6MfMr8cXB4dHp11TzqnVxWv0n1/fnPcOeieX95cHv31+uTy6LDiVbIgXfBpkWwq",
+	"XsW2fHN23r3pnJ6ev4cv9b+Oz6/P9N9vj7rfnh8WXuicXh51Dn+4Obm6uoYfTg6P3l6cd4/ODn64OTm7",
+	"ubg8f3N5dKXHdnB+dnx6cqBH0Ol2j84Oj45uvu1c3RwcXXZPjk8OOt2jq+Kz153DN/DrReeH0/PO4U33",
+	"/PzmtHP5Rg9Zz/DoqnvTPXl7dH7dLXSuJ3N5dH0Fo7rsdI/M/M0gz7pHl2edUzvDk7cXp0dvj870w7ni",
+	"x3KTNUFXKYnCOfVB2DiGymcW28vv8XBaNxDnHvJ/jomY1sd4QK7oL0T/MsZqWKeh/nNIcEhE/SQkozFX",
+	"hAXT2vdkqp/0aUTqgk9+fPnRtlW4taik3ZTOdS5ve5+yYRPTMSZcG8hLVUqzBkvO2gOydTJs412h4HdZ",
+	"gEgOLDwbc5/zCjYXBow8Z8Aqsak05OktGFfubGH/c4PhFyHTpRdoCR4d4gLhIgb8CiB1DwhTXBABn487",
+	"TNc2sxoF/KZ55LQO3BKQceIIPcTr1mI8ZykwRHId2UecEXcJOXMHacrHJHeCzVbOx9xuvkwhZputRnpr",
+	"szfj1d9tJp727Vez14MhnlfpKMTTNe5Zfr2LL/rYmz8IDbKLvgRJ9zF3YStcgKxx/5K/ZXmmy5U1b1Is",
+	"LdAH3IqsdMxMVcZndhesZnjMcIBl0RDzfQm6KRM7/AB0nrnS8eVWY8ZUnnAIcIDtxtGtzLHMLHPpNvba",
+	"DXchkMqVymsiIsoc+21X3nB0wFmfCMICgvT3lSdB7lkg85PLzK3dHYvsuopIL8jnfM2jhve0AjsriR9d",
+	"dImtXKCqZdcjKVjlLZPy62H7WJmblbKZ5ubS9pd18IHGud5h/AocencW/fTXdeTpXk2lulU50YKCdUAm",
+	"+RJ1Y9POshp1f/K0P3naV8zTSpyF67usZwvxZLHiEY4EweHUoLfNMpPVYA9WtBvXxxRZHVy3bAFPRnhA",
+	"DjhT6/sCcEQHLAd9VwkIUwb1wLrVIgK4Isnvgg6G5cA6UK7va69nuFKV9F+xjKEqoJ6YRfy44s138e0s",
+	"VYy5UJdE/3uVhO2CgwIJKDGHFZpgCV53Cg2SsI58gw7lt5H/9uTq6uTszc3xydHpoZ8pkwf5Hmd4RDwo",
+	"i6D/0gsCDrQND/nOD3v0tnNy6nvIBw/l+dkbH5KCk+fdo791dbumZh4XSEtb2J87HMUEDjRUcU2xBUzB",
+	"4AwH9JE5s64KxEbJHVR5SUbNWQSfvJBm4CggUYSwdOlaHgpicO5RJW3NnlajkUE52Ee+5tF+ilwBLVBp",
+	"Vqm+8IZ7ZSdoIVes3Je5pseS6klyvbAsRFBuEFyYiKo66ti119MIhpyEy5ahvhjUzZF+jpgyvnqgkYpX",
+	"cSSSeaTJo5QXCT4pCXaljCBbKcTGnurFMnVejXNYT0rTDGrmbPXWUltdd+glTlsXNZAAqi3y4rqj+oDq",
+	"ZDgMV6lYJIANrFEqrMg9Flcfy68y3F/LRORylkFe0nSKRUTzG4CqnEVTm6ev2z2Mx5FxNK0dfWpWJFuz",
+	"KJn8srX/ooZVjghWtq9MwOzrXKDJ2joA7NO8eP+uiEnKvmYVKm15mEjJcEBQNSkhiGJJwo1lpW1WUqig",
+	"6d9cyY4cq3uqSh1FTj1F1EhoC/IGdV8nXIQyyUrX50vLb/sGqjrMDcaRYU/QwIDeEbZRr3gPqAayfFRQ",
+	"ZF1rePOG5YJMEm+y0b1c/qmhriGWyIeoh9zF72+mCEkhctLAOmjlx4L1+ag6xlK5f8uO8jdAG7Ld+6jq",
+	"drGn11iSqA/qkha8Zonsgm1k1yeBj1gNE3A12LXZeiKzakrJ9QO4wT3kf5JUkZtYRJ+TbINiv5/zIC0r",
+	"Q2k4dlGAa8sWGllUtGSFIiSzpUVWL0uSZ7er8vSvx1NfKnEe7Kz/7v33V+RROe63ZCoNe/nu/ffoiihU",
+	"vTw+QC93mi9tQoLUloN7Tf+QjTG2eQX+LQ19OEYlOemIhqZCt3kLGJOfBr3Xf5ooo6ZkfG66P7hoxNFA",
+	"60Th4VUH7kTv4F+QelDxKrdfRT70rZpW2pXz7y8MvgL4j8BCrrQr0Xd/F/3OT7ev/xb2fyK9t98eXZ/s",
+	"xZKGnYthJ5KSqtO/XW6d/3DfOynLfzbr8LDEYli6NGbdrWFJHP9d/j23urNgfnOSkWEB0hbMSpShWGTf",
+	"Mms089b9cn+P7s4MW79uhuXBdE0na6cGwyqXfXXKB5Q94BrM2sMVHOJ/ylAiYDdJqRWMSrsScCFIoNCQ",
+	"C6kVQKVsuOwc23ompjrrl9zZLkuWSDrLfJ38mGug2Xq11LEpSMC1llGut5yzpH6iIgxZB0IM1SPNd6DB",
+	"yKKPqpXr91WZQ3XCj3Gg5obF0fsawDRC+2mKJ47VULODACsuEB6PC9hZBnBmdy3nFjBEem9hIcu7QXLI",
+	"J7LgVWi2trZ3dv3Z8Fu7l8muzCFDvqqHcgGvj/iAm+XxL667aLMnMAspG/ge6psrEYsZGJAo2tfqJRTx",
+	"dMqm+Z5KJImalYJP6wstuvV01yt69eYtYKwecJAF6Qsih11+S/RyCnXzqt8MGuRluNXbxdv9BtkLWuFO",
+	"7xV+SXb7zbARzB7gfBv5i5Gd3SWnrugmybZVNtPzMWGgXRwkwrA0fkq/h+BFibbqDeSXfOijqktifMtD",
+	"EqFWveGh767Oz2qnhxvO5FBEjDRVhKRPWaJaIzXhyCIuyDoCT6DTIAEKj/EJQ+C36E2RT6FLNf0Wy6Hf",
+	"Rr4c4tbO7j+kmYRDcu8yFpMqreBTrCpBRyNtJEV8QkQtwNpwzqVy+RJHyq8jH245rpmiEWQqjm1Qc+pd",
+	"TKaeAONmNRWTTACf6hkSpsTU+WGSQ5bqrSiiUpmpj8ioR4RB6FRDLhNOKcckSPSlfRvnD6oieGwNhwH0",
+	"IPPIIkdCRLJcG8onoyBt3rUykD7jWER1OpKDiPdwZMB9xiTY5L3Nu61xY9O2XNuqN+pb9Z+0hv4xm52c",
+	"plmAQuaanaOQbVqFbHMVhWzTWBabzW/2tnd2XyamhlbpszT+PJ3mujthIdE6XX4gae5puvWpRHlNlTnK",
+	"V0kzR5pu8nARV2lCFQ6GlNyRBLsq/acBeM/VmNVtUEUEBQOEae3GIMVWOhMsbKJ+WvGZ99HsdTKqJpm3",
+	"Wxt1d1FXiQVrxzENndbcqrVardZ8ZKKF19XWuO9k5mY8Rnr6fUoE6PomO9nVj8qyBM0QDUfYIa9ebb/a",
+	"exXi1qvG9svmTjNskJ3d/qsw2G3ttV6+3NptbIWNcBfjXi8Md1u42ST9l61m2NzZboWvKmnDdj2BjXTC",
+	"UBAJwWEYZNde/9Vu2HjVfPVqO3gZ7u7s4VafYNwIdnZw2GjupDt8Yps7tzz4Y+l83Q5/nLe+zVqz2Wwu",
+	"QH4yvhZ3xJ4YV8rungshwxG64gElaprZvQvB+zQCAQs4ncmJy2q4nxdTwtil2/+Z9/3l8r7dhr6D0eFe",
+	"lFUWylWIj7YyxnEGKai4Z08D3pWWRm/NXpqUSZxF3pa1ue+MPkXLcraTs2uytLNhE1wU43oRDW3S9lxv",
+	"OBzr/NrReVeXSaK4h3xHSWYYQy6V6SkhIfPAxsqfuHGU3icm0Qdl41gNcS217SGmYg24rzJNdn5mgO1s",
+	"dQy3B8MK2zABGMpaY0z43GIQkxmW8aDpZU7mysWzE034gVkPRTQ1F1BhbwQyY0qSI2YPXMmBXmjTyNUv",
+	"6RYaPK16AyVNGTwkbdF4KXBSb4r0caJs0AZd36ehnybkqrma9yxIJh8TZvIIjcoNf6+grmrVu7Vpv1xB",
+	"FGw7dMjVGk7TDlZpfCeJlVnefh6G6eX3rbd7f/3bZXf73d93zHTqY3CxmIuCczYTFZmoALl7v3LlMFUM",
+	"t3rbwVZ/F2/1mv1GsNN/RZq9vX6TbAV74Uvc6m2T3f4r3Aia4RbZ6b/Ee71msBXukJf9PdzsbQWp6rfT",
+	"bwYtvEcavZfhdrBFXuHdfrPXCrbCbbLT322kZ8M4b9ITmZJnXvRnTrGmKhLCcZovLB0bXUpM5Xe95ZLD",
+	"iPQIS4muL0+X3w0l9zfzs4HTe+3kMK1WUGYmKrA4XCqTK4YXK493TgBdN7leN/FnKf5+OuwevjWAatWL",
+	"szcbK3WWkO+TX2On/C53oV0UsllqW3jBuOa9QbEfS7IPdL7NlxtOZBRvFw0NF6aQWfDFIiIl88fLiMyR",
+	"SYTEI1j/PFvdHieD1wd+qMRumsnlrLzBdwRhCC5fj+OvKUost58fgXnx7Vnr79NXf8nYpiuOZB1PTGqb",
+	"Xo0JvgXdQuEB5BRL+0tKEJnNfyYGm93DNc7Uamp0hijK7sBmqL4QcT+H7UEdnuTJvqsYA+EgjDPiIYyA",
+	"/rSd7kATLFSm1n0gdBSz0Nke1eIxsedbIs7IRn2VlOFH8W+4rU5ijKtpfPGcvhMLa7bZEzMj69lYVc7M",
+	"t0yAMNdR3Yu8NkPAa2jgWU5amolMrT2WUG9GU4dBL+apJ8kSPo6fFpb7KXiqu2k1vxUuW9fgjg/jSQv8",
+	"ZZUTt8ALnWXPwaMWRGO7K78XEvkmvOjIQj+QSJJsdaoXUjOFkAiEjW+0jeaee2MQLcP8egI2kL/KzDGC",
+	"+nonteiwSE7DnJJEi5dyQnqSKlK+jHzC1l/DVVwUizmALYlUgNwoO96XWcV0zcvlRHHz7JVeb6rFCY60",
+	"CNE2m73pojZ5Yfbi2Bl2yWYYC2827DW1+WYccitfF3rIXheadPj0xtAruzHMxwuYTj58+IcfG7U9XOt/",
+	"/LS7vV7hyWSY2b52tzPjgIGb4AIIEsdRSWGeS6hE5uUtL0No9VW8c6th8lmSsttjx5LZhWU0ZeL9Huiw",
+	"gSQKnATdZmd5fXnqPDGeseVcmbtHiJFn9ZzMRiJnXbkuRhcsUuMgyUSYwml4JjmxGjsui6Mufel2hVO8",
+	"xIs4G1eboS2h2Uxi0CaRIZiFMsBAq2MulMC0PKQkyUNeT3MfW2E0mwSbzRBxiEm59NlmefJsHlNelQVo",
+	"mAxGzblAlUQ4EFxKqLKpe5JrJnWMjfaXDNL1W7bMF3hMhJuKW+SONglPj7rdo8vytbU1tfKz6AtC2lC3",
+	"NoNdj13Vt7HgbdT0Go3GPurFkjKQj82G+SUprNWGyCP9dzYmWzdtJEnFq7ivtdBzn5UO86/iYVFUf700",
+	"oWVluCTXl6cekj/HWBCI04+wMDZKkq6GNa+XKB4Dan4DjUa/dvTUz+IRsVOrawerxi3OjDfJdizlLS4B",
+	"cnlgaNpO5qtFOtBlJqJx3fBaUfy2iMFjApwCsm9ipCdc3Er4IYcnOXsBiu/tBWizkb0ObTaWRLHmB7R0",
+	"ul80XSu/8CvHu1+a8Lc/QiDfJRlQqYh4wFztfe/ZAht1foCys2xDjE75HYlwQB4UtpwbxIx8g2zkvi20",
+	"OUnQ3CBNgIsBZlQCe8274ufCMjRXgGV4RBw1K52E1uFiCeaofuHpRvqYsO3GMsKbCThODMbsjs2nSFOS",
+	"4oooRdlg7VpneIyDUhOurJxmRo9qNNYAIgkiLh+Yw0gYlALOMOaMAZpJ+V4D3ESr4Q8ZTHHf7MjSBjMT",
+	"9dKVXZwrXbaHX1gQlBDVGvJg9muDGPQYqCBpW8qhBS0DCUooewsKryUkmF5uN7qtrfbOXntn7++VDKUZ",
+	"QymhrcoVIWjKY0QZSrCAEhpKarQ1ml1ADyqPvPrznD36nJWTW3kC75Nl0pYp88aT8iCVxzobQNqOqJRj",
+	"Eql9JEiCiCgy05gZfYn+4+z/zLbsNBpz0SnSfB1n1LipP2jFSm2YmU26Cnje+vkj4o57lSuCo4dZu6a8",
+	"FZeShLWI81vKBkgSHLXhnlCY28GQysB43zASdOQhX5F75SMMFeLg3lCPxEMYDWIaRTwY/st/RIJr3mpu",
+	"EzGSCguETRUrbdUusaDr6FDgCdNP7kigoHKdGkoPAetOyuFdHB7rRrcaDRSO6XOb2gGPuMi39s3rxqvD",
+	"1lGlzF2u1/GFBBSeqI0GPAIXsP1236ykHOKQTwxyDB0MI923SR0JYf6UwSsmnt+4RTJe6m9+bNT2OrVj",
+	"46BeE7lJzyYWaTn1by4v37x5/dpvI/8b41yX9B4NyT22tf+sr7qQ7PZN87jV2d4GgCZBe70EPtYuUSnZ",
+	"fYvZwKQNmU8QFHdAMdxBKbt25YAYzhVaUFCI0msV4DFV4HkypKnSbTAUmhv6p0+GFde1Uvz5s79vqGvI",
+	"oxASeEw5DnKv6uhEITkUgKgL6D4KqaEgBP0cY6H0y9bAEdTiAGnlIVb21DBEooiOJZWoR6acFbG7WqV8",
+	"tejZ0RN5hG/nirDwdRzdwiXgQ/JcNTNdFYSwqRk5i6bXDEqvlHu2c0WAysCaiQWuN6XYZ3Hr3G3Pna2A",
+	"VRJ4PgeYJOt4cWqQ+6HgevEqMaM/x8Q+tjNJVmOFzrILkTkZRhks0PEtHedx5B16DNhyJETSqOL9OIqm",
+	"ZSekqOLYca5AEQ/AVLIFdpaCKmUAkNZwZafle+znK07iixo5ZYu6so1zRaSknIGnaG0IABh94rAq4He/",
+	"76IqoAJs2HPU3EEjymJF5D5c/mt253diNeSC/gJ6bxu91taPQCazQOmWF2UV5PCECjhX+lFSwc6MFEGD",
+	"qwePFj1yRTBx/HNMPDu5rQYgs3o2Mx3FkjguYptBgqhYMIkwOKXsjeJi1ppd4cJ4srNfurFfmD6zJLY6",
+	"ZUJNTy6ma6MjahWfMzQZcigMKh0J2JroWWZXR52knsMLmdYRdXBnbgw+aiIuUMtk31tsNCEBM02SgIPu",
+	"Yt/NtWOCyqoQFWdQnBDucQiyjCgj5podYuAoQz2tsRmVhKok2kBRpQkq0VScOzAjKV1SnMABQd/y8Rj0",
+	"ymQUJmGmrU1SrwLNQVwolPIZEXQwxLTEICv3S14ICsGkGc0pmayZUU7jORR1lB2Wv6Ijs7XckVmcXpkH",
+	"VQaYMRLqbTLqbTpYiO9ZCH/abL3Kwp+iKkZKYCbHWBCmzLd9vZ2xQruNBroHZMUxvSeRhIohzOCSSjSO",
+	"CFPTfb2rkBlultB8udNAoxGa0JBsgNY3iqWyXTozxSKbKiTxVJpG6ugsjiLdS+JC4gICLtslm6J/Ytoi",
+	"YqGW75b3ZNf75fbLvcaTYrnO+EK+GlBXcwCWEzYDhNQcORcOjb9vEVVL9mENQl8BtXk+h4wFeaAlXiQS",
+	"w/N0dz6qal5kypv7sGB+wphsTWdYY0B/dYcsac7xOGqTOIDx7bums22OsIF9ztlBBtUAhgQ8kNwriRS+",
+	"NaFvPa4UH6FmSx8bZwTxiebkGfYNMAhmAw3/BBPJRPhGEQr4iCB9+sz2VbObjGc4OpIRz1hW8ImdjIEv",
+	"UZmIPYh8BugJzsgGQJaSvtKd6SFGeKq7BajrhNFoszQZexkCdokboAX/m3EDHBgb265LQcToNaiCxU/E",
+	"RipbvnIbv88LZkxFYigtX2D30zHpa0Hjbv7cjM3+VyUhyO+Se2VPS1236+ew+Gy7kgjahwsQLCUN9IHl",
+	"oV4cr2I6XAyw/ceCyF4d3b5Z6nOQWTUvP5G3WNzKgjTDRW1urhqGqon6RokEZLgCMBHU4XQ5ZvaOeAgd",
+	"YJW244EHsaDReUXyStgTMDJDg1QajBoYJ5+wfVMUdEIhiLf4FHxwWr1kmk9knQ63hIyz6wATciietqwT",
+	"MKeYKRpZJUOQJNkiQ+JNr/WxNFLMycSHbuOM68it18po6fPF3BgHRDwMQ39mWNDWI3xaXWssrG0qFxJv",
+	"Mv7F5yzAt3I9cC2Vlhlybu6n5u1FEfA8H065MB8x82oh1nFx4RcXSaiZCFTmm4OPrAULKAkEhzUQzIVC",
+	"frLc7/t8pfsSzFc77lzwZHbpkp1Zp2Cf26bXOLgdgFd6TcXwmEaR4TeTIY+IqbzWI0NqDVLBJ7KNfNBK",
+	"fM/YFk4dlEoQFQxTtDcDKWvesfLK95Df06aI1QV7XITaMkTnQi8Xy91HFO5j4AsBIW+Z6xiwqJAgkkex",
+	"ybq3FzQl1QSg57Lyt4KOza2H1WG0nTRI5vBCIhIOiPTSexIYdh29BqsqoiVrBDqY0fgMEwfsMnKvEO+D",
+	"ljLyjOhSxqxjKNGgQAhpkpUWpH2U8zevVTF7Vns06tXXrfcRm2zueLfi44pXMeq/PhnmFm3+5Rnv9yXJ",
+	"a44zFZUOqTaKgwyuo+4VgLpHNIroiChBJFj+Q6otaE0kqEck1dY5WO1IE9RGLtRhKxfmkIpLU93AaD2/",
+	"lIFz01C5lBZo1oZmF8djvD9BFEt6R95m+smPoNBr0U9v8qBhJGVsJL2weDWbWWiO7KoC47V5O3uh+RXT",
+	"3YMq5aC3c+vktF7u7bYaW79rKyCZ2kM5U3boJ+zWHQLbrpf6zCTCaIy1xk2Z2rceAU1eL2RCDFrYWHfM",
+	"V27bSjUt80X5LqqB+G0bsUDYQOA7ErooB5mk80NsQ7pgln1lVglMn4y01qZSLKiagiiKzcchHUd8hF3x",
+	"WHbLuAOBtPw3GdNy9dlMqxSuYb66krCUtXxYfQGGWHr7blbgJRqN0iRzzevqyA953IuIj3AYajIClk4Z",
+	"IwIcJfvI54Jh5V4IuNCPeKKUQBGdfZTZHG1oYZbuDfBs3keaVoWJG5ngOyJRj6gJ0abmhCMRR1qN2NYj",
+	"HEexRGpCA4L8ieb+PsgUm3oGkyKhHcmKjqHfgmjPkH3i0wF7M+uMcT+YXQPNmJnAp0WU6FVgHXONN+st",
+	"r6zaELxZIlsTMbqTFeP1VplInUvPBzyKR+tzxMTKXUWwOqN4iUZBNeGRqK/154zHNBed2VqcTFY84MZW",
+	"ccP9uHAdkimFVI9tRMGHYVxl47HetfanBBJkTv2dTBU9z+A1z3k1i2btVX4W895Ls7U8E+cy9/YyjXTL",
+	"3DnNfb3ok/ecz2HeBznvhos2mrftifcyc103takYsAMQ/EHO+wB5upiEsm0tK3+UWf5lL6cLu+zNmbVa",
+	"+kFurZa9naWEpS1ndhkKJSTUu1at6oIUd1a972LwQIZ0tj0taRIr39c/JommHnKlZ8CCFnHxrjf11Wgb",
+	"E/Y54JH7IzlrPR4l4d99zpTxqWy1Ego7yIc1dSAyVdtCqXCANxPe0mx9/uhVhgQMrvZ2Q69pWc9pb63t",
+	"pLdPn5Jc/no/jqIzCIBbrautuV2V33u7G25zr51KiOTsJv28Mg0n7dk3f87YaNuFSacVXSvvubiVQ54L",
+	"nyo4cNr5DOLEt1XpbJclNTknYSFia9Y39fBquI919T1NFdtf1T9YXgXXLsQi0fVFw2YST/PKETOFTVsz",
+	"R4VPnPMrHjFwOmHUbNXMv9FA0LCOLjK3tG3k5w61y479/Nn38o9csuzsk5QTmCcmrpLN/BJiVfjFVWh2",
+	"v2aOYN1oZ2VPXPmosmdJOJV7mA/VhZ+yudn1WETudxfWX3cFUOvfH/0A8b2YTc2tD5R2wwzFDBJbQv2Z",
+	"v5Ggfm43GulllHNMQzkMbVjAdRO13kjLr7RW54cE4pj9OoL9w4KgCNMQrrYTl5biYzTCYkAZCuEayplJ",
+	"cNvV3NGGiHkuvSTqSAuXF8gwPmmCUvpUpYbMkIxQtbOdCq42ar5qoNFoH3W2kcNKaKPW7kv40eT351/f",
+	"qe9ln2U+2t6ra/too446tsarpUPNlKW2z2zGexqrU0egpshcAE314uyN5/weNqHgjpLJa36v287cv/uJ",
+	"ePDdCkN0mCRjLKD4StVH/8f/gvSGm/9D/2z+83/9J/+1++O/Qf5G6h3MxDQYd27AR0Rmwg4ysQFmcFR5",
+	"SPIyKtddF06D9Q5PSBSBpaUNUajjqZvSTWLkvi/JUwgCwtRBuQOmm6HBFxKZd60dWEfvh0SQOxsjY73b",
+	"sSRSm3qBiqbubhOsxqoW7F4musGD8HgP9ZLbCS/18oBv3rMOnQ2vcNWbRFj4Y0FHWExh+D7cvRrXurl8",
+	"zULQAQKd5Gb9OcucLfMV3CRkYgPNHL9u67mXu9hZyQGbfmGr2xfNb4goLaRM8Ek5B57DUc1lznymCtzJ",
+	"rkMb+YT5qNlCZ/wOypcAhr+nOZoPh7n4e1/A6wx+FsT9TCT8HBL9hJpHYfJ0HMHTiErFxzjE7vefsA9/",
+	"/t//6//cbP7bf/gvm61/+2//R1Q1iUP5OvVYIQbUbqcCiCHw99RDMeuRvqBSEU3jmEmk1wmFL+AFOHoQ",
+	"EYwCHMYBDXHooR75RRExooxPuIf+n//8f/i3//Df/7//3X+1UUeHJvxeEHTdPYBw4qz7ze4Q5K3pn6Um",
+	"0qjiVX7C84osy5ULBzpCueSTvO9/Z2GmQkmdZblYNflqSiWm6tVDyyO6Fi7sdcHXOBevMiLLVc0EvKh0",
+	"7raNhUsgiJaqDzOTrwyLg+sKd1efDQfcT63nPoXytKYEesbDnzGPZT59KGslzpYMKeImZ6BiKv/6n8a3",
+	"WP6SBXtpV/71f/uX/+lf/7P/87+ofJ7F2E57XgfH5m79oBaXgb5arIjTAdYw3uZCVDzs+zIvqVOU5099",
+	"ld7K04ML0QyCkJpuCpk30BhTIVE1ubprbHgolrgXEZN9Z4NCID1lvmpvvafZEbcaeZ+cLJjmu9t5u7hs",
+	"XcST4yEtxR/J4SM9DcZIFlTpKVr8vMJN0iJfvBZra19Nri89rcs/n+3XWihAU99SUQn/Fn5/jpt/26Nn",
+	"JrmIrxu0i4ex9RzohTtV+3nEizSsm4qEyxcYuvOK2U7+dH/+6f780/35zO7P9Gpo3aLQT4l+YM7wbGZ/",
+	"SQhtyT24gZv5faU26IZOsaLMQ28EIbfQ68FUaAERQDRHG/m6CR8dkp/wuxhdYSY95ENKQ/qj/peHfJvg",
+	"4KPzKERXCrMQixB1u6iKUXNPDWt6k2IxRT3Ob1EyAhcqsuEh32RG+HpUXPcDo/aR5q7oCv6hGws4YyTQ",
+	"bN+84CHcV0SgU96T+r/dCd9HPSKVcWShPpmgkMpxhKdowkUowREYDLHAgbKeJ+UWJcLBrbSVgx1MByNY",
+	"6ObIqEfCUIsb/SZY80MMsZZVsxb76GBIGZHEQ9/hMdZ/waJ+zwXBEOV58N338LX0UDDkkjA01iMg92pj",
+	"32Rs6jcgqJNKhJGcMjUkigbmYZXfESGViIPbDQAgYTz9CkZFZTLMJ0tGSYVQNgyildET9nYzF/7bJSGK",
+	"VOGIBqudv3KIDM1HjF8zh3Ih42BolevSm4A6OtU7giYCjxFWCO7PZVI9GnSsF9IGb1Qpc7GYXIQm7yrx",
+	"o8NPkO6oF1lxbtIs95H/4QPzASFGuXxszchN4lkv4sEtwGlAZFWI7jSDC3AUQT1eAJ9JoifycmcJ2y9m",
+	"I8CyrZofUXg5w65dAfNDClbMA5A2AoPRtL3XamztaWKLhSBMXayNyxj8Dmqol0z/CQrcFza12IVnlm7h",
+	"/h6xJ9ne3+WmFZd36WJeERWP11RvuBrrYV2XFW3w7cP25qYPKPJGkllw51UKv0gSCFLCRl9jSbZaqHve",
+	"vUDmneXAEbYtLzvk5cvxZe+78zuzshv2WhLhigevjV/C4+XBdh3z2lU8GmHD8x7hbFkxIWtuYpXg0VLd",
+	"X6/IpX5Pi5w88yjFRCzLW3ITstbCTDN2JAmu67Kt+aKklSWRtejq0q62E9h8wsBmMRX3SzWvd5kQgQch",
+	"HAWZsvPruYVXTgoc4QG5XqVq7QJCtIriwo6K+k7eUWAq8a2VHlpMpLODyEypbCdDrNbGX89BC60JP+ru",
+	"RNcp3mjqmTwaXzTpOgsPlG2/bH3oagW48gsU8QFfRENlCzOXmOK1Gip3aJiKRG5YZfOMKLuVD6hClJ5I",
+	"C+1jUD5GkASZPPtOcubny9dt1RsZ1AhriR5ihVFSmBlBLWcP+Xg8jizb2LwLfAu9kWl+onyDYC4B1QJL",
+	"9O6g9t351ZG2jdlUGzkBZigYkuDWhOfwft+AaAwwZdJkiyQ1rg5PDpMiqCWJBblprcIociNdux52ob9i",
+	"cx8fdVOyoK7UC2lg7rS5Z675IQMfmeplBu+uHBXpgZgt8+vdlB0Y8dyQwJ7u6uOiMyuTUviuUwA8SxhM",
+	"eWGd8lKx1w+olG77z1JEoaJrUmvQ8PmSNZ6zkLODK9uxWYH+RXWZEv1iZZXmvUH2XS+mPWNHFqBmLt8m",
+	"iMcF6V5PMKCzP2bIJF+1EOCGc8WwMjV9Zu3VhYVJj7lAY8LHEdlHnCGTKo8w6kWY3borYEBZd1Xxyu+T",
+	"S3HF7Vwz14Ilqk355KUh1uxPd5RMZt4L+YRFHIdzV88qTvVFh25dbNHSMoTfdrsXV2DKQmL9nV448K8p",
+	"bvmjKzxYqMhtjnXOObb9KucjgI3/9+3NzXUc8AzhHiT4QylVi9JiXHgGucqRkw+xtvBP+NdkSIQBZ9Fi",
+	"EEeRqa1kKydRBumQBCksBkTJjZnzZGsdms1fcK4OSUTvyAqAhQUzVCkyGqsSTIKOfYJGOCRIctTHIs05",
+	"3tFyH9mvEVhhMnXTjPgIgoTdGnkIR5KnvlFbQRJJxcdjEqIe6XMBkF19yqgckhBVDZIMYDcoQUloNAkX",
+	"XylRRLCE21OtfBhsT3Cvj7GUpJATv+MtQWx9CAxKbGLs3pas3bd8ghIAhwhLlayU4vzWMwsliQkoNfAg",
+	"wA81dQuCk59vyVihMRYqwRKFiO3yGmmlhQyMaJ5NzRtOZ8fWB8hdSOCFew9UxYhxVmvd3yMjCT0oXBhS",
+	"QQKl/9Zrw2Nlfu7HUu+SOZUeSi5eoHa+HsbGPtLjstcv2GH71itL2V7X2nKLZJM9B0fJ+3Mr8BPk/612",
+	"ZUiw5s6Nj+5wFBd8ZXMRa6Syx6MM/vW9I/Pc6sJJMLcsa5p0jNyv1J1+L+mOShTGpI2a9mx4KEHA9dBW",
+	"w/0Nmn4LDXkspN0YOKAqS3S2SXNKHfgjCwxbC+0C6h77lBkg8zVnKIgccybJax5Oy3fMIG01ARLTZZGS",
+	"gOieX0h7LNwtTXbZwVaB+7Fqb6qIxdfCgiDGFbruHtdeoR4BRL7rvxwfHx86IgU+A5HyRbTKRmt7lblc",
+	"JbprCTIoPFtrItlhUYVCGsIMUoawgAnIOUPxx4YF+Ra8C7Ms+ZimSYj0+a/6cFq1bu9vIBsomd16gFlE",
+	"8RhVfcNH/I22JSgKwZN9bYq6TUklQdxLRgTXqBNqEHx4vw+5E1pWMpPTznBkGAmqGnNJEJAMORg9OyWw",
+	"RuyANT3CkJb7e2hSR6NrPD+JBZAIyuLxL57PGQookLfjyTkJkpVAKwj5L2oEFBWOdS0A9+GXD12emcmv",
+	"HME8I7K+Cp0+KcJSV9pEK1Px7cCvMof3wZh0M8IMEtaMwmuguMz2pKheWZ5Rjp4WcNCrdRfHmEaxKCtj",
+	"eWwqDLiDbXBLBJ94iGvmgqNoprcX0o2GEomqfnahfERZEMUhCTf2Ec6MOlEALNBWDwe3eioNyAFrNpby",
+	"wWUlcZ8XxS80F/vhQtUjUejdsGfmxPt9Jw+aDatqlq69SFV8JxhTUeS7gti+VUMMBK6xFQxNmSxCaAOj",
+	"IKLaEEmGRQ34mTHZzPttBATqP0BtKTHJ19VQi/xmxSu6teEBF7u5F4rDnAU6F02w7MjliGcdFMES/vI1",
+	"iLwcv1tX7GU//noykUpn9tCkJNtYl0h19LDUklV3IuniUH9TNBOdDF0qx/RZkQqPxrOs7fL4AG1tbe2B",
+	"jZvW3UFDPB4TttSOm1ujNKNbpr17q6/pIV67znum6OBs3Edm41eq71P0kOe/X1yi087lMYH9B0PMBsQV",
+	"wYAo/rEg0t4jlUTuWyfjiLJs281V9RFff+8jQWqmeiIEWVppUtOiJCfkDD6oFfQSpFwsiHGPlWsqf7qT",
+	"/3QnP7c7eTZXyWHwXWmuapFpofhRJ3boZYWyiZ2LE3RLpqjqB1TeaNX2pl6vG1cARtJU2cmVOkLV7953",
+	"wTQH3g10D32k66RnZZIZKetzB0GGA5VJKqvgMZ1Tx/viBMl4POZCzSbenWi6zZcWq14cHpubbYj0wxEy",
+	"xSidWZGUx0S8b+0Po0tGRCFsLrnhzm5qEHE/sA/sm2/QAWf6XcqZ/MBq6DWWxNFSG/mfJFXkJhbR5008",
+	"ppt3Tb+Ovrs6P7NFd/VUjJUT4BGJDrAk+yiRCxIlUui6e2Ap4+/+PiR6S+T/8MMPP9Tevq0dHvr7iMKd",
+	"VZ8SIdH19cmhrOvhWHVBjwR9ACnzodJG9XodQQFAPKAMil5GVCoDbeF/AINVv6Y/GeMB+VDx7F9X9Bf7",
+	"L8UVjj5U0GcfVX+OiZgiQJzyjW+76aEMAFWzXm82Gp5LskKtxj5iZAIh91RItQFDPRKCCzdS8JG4MQQ8",
+	"tL1a6WL+YfFHPlT+vf6Xk0r2n+SeSkXZwP4zECSkSr+LPqPPfh35ulHAUJRKM/b9FM9E/+j/qDuGTSr0",
+	"jD5/9OvoCAdD64yyPjuzgiZKPDQQ+RASgYWA0G3/vgbv1+CxD1O2MhD1eKgNSkH0CUUxu2V8wpx8q243",
+	"Gsh/1zk9Oex0T87Pbo4uL88v/Q1LSPZbQF8xlY81QTfRW/raSwEn7FuKo21Ai61uN7eQf9H54fS8c3jT",
+	"PT+/Oe1cvjnywXbt8XDqeBIf67YFvTOlHh1gzCvkXx799froqnvTPXl7dH7dNVkoUNhVIsbV0NWGhBIr",
+	"Dp5DHyIYNnjb2/pc2TetqxBquphqCoZheVrQYQMXmoOsgRWEMH/KxrFqI5wsyNTgsPSI8fDuI4EnaNb/",
+	"6wFKCdOWqhB8oNeJQL4YqvofKh8+xOGrRuNDxU9ATQDmA1MBbO/6L41GowGmK5s6aZyF1MnA5sBW7ieJ",
+	"GjbaQ3HwD0RK27Z1dAVNOAlgRFAbZXK9fFQFhmHLykgvwVjRP+GB9JBLFDbrKzfsvQygyggepWksElUV",
+	"7hn+RhlBPUHwrUx9GF5SwwXeGWOBBwKPhykmjUTXf2k1Wq/gOfy5Zz7qUXNDBBodOFMEDe1VA5XcJDjD",
+	"B516Hf57lLSxu2t+2t3z7G/HR8fHFpK0fFFNoTuDc5Rm6VAJt2dmRD9xyogdcOMg6axxCH+SEf+JJjOv",
+	"o1POBjbLBlUzYgWWF7iAzJwsQ5dJLaHMYgKBdhxlWACgBIfe1tMCxlCiJfgGaiCDQwzSdaykPqGwu4aW",
+	"Q27OGxphFQzzmE66S+Oo15wN+e5UmBKHpf3akoeepVFzPzGIIwwgJMIIenP0LJCTtDoq4mPCkFYNHDqw",
+	"ln1IcH3QeKwgVcZ3YrCN/E0o4BRxfhuPIabNxp1tGim7+Ulzys828CwbLQPdbjjUIonk0HA/distZzZy",
+	"1WTLcOUgidWwFpE7EkFK2h0R0keEKTEFUKqpY+Tfdt+e2gtrCPcHsWQkFFCafU0zds1S/UuAFhlRVYP/",
+	"73vZny61GsPgjgXmln0iifIT0Am4VQ8408yOMpDII6oQROaRcB9tt/aQf9npHt2cnrw96R4d+pkRECWm",
+	"tY7moJDANKLWdWoUsV4c3GqTZKxHbRxiiYLSbDTc5bM2bew9uhuUKcHQuTjZh9DDGmWo6m/iWA03Iz6g",
+	"UEzB/FOQAZW6/w201YCeMgU3c3tn9lvq11x/+8hZChLtJL+ahKj8gG1IAOoeXKAxIcJzV1Eu5y5mSsRS",
+	"pRfRcML+VjvmYoJFSEL9l5/eP+lGTOpcwFmfDmLwM9smxoLfT+voasjjyLo0NaXZvSECVS9JSOWGPlIx",
+	"g8IQWpXwMiuq6ZJA+WQeD4YJwJnRg6hEER8MSJihLm2UYusxNWBWLlBSv96LaaQg9CJ9D+wXiJlIwyjc",
+	"qwk72Gk0kX923r05eXtxevT26AwoyHB/o7dAxQdzT5Wt5ePU3E6aEqO5BFu5eKqXsVkMPRrc6vUtClgl",
+	"/77mNL2aDPgYqivBHWG6IqkqZt7QSzkZUuCOSb+MkFAaiDxG9jNdalYeciNWjG4Cx8nWaHIF2zvQiFMM",
+	"kr4y/HcL+SdnV9fHxycHJ0dn3Zurg/OLI99Kd+AqdTcT303NjgEqxbSR8T2MoBJVMjvpcKFImA5aj/82",
+	"YWG2987Fyc33Rz/c6G3vnJ6evz869K1MGlEpoUL4RHD9HxtOqdfe2uLQnD5csGVpu009K1BGb2z7ADSY",
+	"tJAzAUHESW6L9l2cX3WRYxdQTdZPRZQrVGs+HNA7ki1Wa4nwHRF6tlqtZ2dWxdTn+67pm7JTI35nZhFY",
+	"P9GIYP263q+QjAUJwNpJSYVKWF8SavXfPXcrD5BcduYY+Yf2BZDOQ4JDc/Ee0YAwCb6j1AYDlG/4/ZL0",
+	"axeCjwUlCotpar9mf/ycQU5Iog+RNmL1FG2siiZdEzcqjZF714R8/jFheEwr7cpWvVm3SedDMOo3ARrI",
+	"yDrAbygJRXAyGlUzxqq/USKy6xUXO7lpcIo3McPRVNFAboZYDnscm3zFQVkmWZdDqXpzt6YlBOUAVx/i",
+	"qWxnwtyTqmLVfGFwqAwQDgjCUuoHnMl9FArct2xWq0DmSxOO5CqQgb7NlSUmeAP0fqyIIXYrlxI9KmYh",
+	"h5gD/eqGB5CNSazGjBriGZkgvYwMs+9eHB57uQ8kqoKF4kSgUawHxHSxkeJf5nrRk2i7NkvWiTpJplfU",
+	"S8WUbQWu2SBaTpmgHRPKh6oW85NpA2iiObRpbwMO2z/+4wW0V//Hf0SH+hRnkeFQ1ddWvqumyQ26Hjgl",
+	"PNTjAPpuzYi6eZ6FoFY8xFNUve4ebOwj25DiqLVn2rZCTH9mwRNJ4jiwVGOVAAiPSWpfm2ZTLb6TobER",
+	"BwGEGdra3bXvw7hcZzAKUCbczEwoFLQJywSvW1IysS5ZTXvWPJ8xVPQcDVfSzHqEI63xktCA9pWYjRSC",
+	"Bet29TPD0fKpp4/BrUkFaVvtVRD0CxFc2v071uyUESn1Fh7Mkg12jumUhKjlN1BoGAcWQZCb9uWQTxA2",
+	"NFRH7zTFFqg7ewQAkQIORrGjERlx0KLDBM3CWHAta/dLg4VYGiyqD0luQFp+UOa+3EeBwJMI+LUxbG9R",
+	"zPqxMD9ZLmEHY/RLo/NJU5QVfFchptHUviSkjcHUTMtoAJ69CNId3FJTciM9lajKOHgb4EKBGpxV3YQZ",
+	"OGaJ+cATHQWPCBh7icGVQoLe8SgeGfGXbmE7lfueLfXslBoQp0YR8RPm3BYEh8C9E7l3Elbamk133DuH",
+	"Cf/W4kPgEVHlMuMYAvHcCQbq9bLH/dAc1XbZec5d0VRajdZurdmotXYqXoXqtsGPmApIvRvOfYxnLrrL",
+	"rqaKgz3Fq401w5LKxtistbbmjFHxtUb4MQ0GAwHdajQKlTeyqVg/2RydtP1FV6PJFiabmlwxg489vzTn",
+	"31e8ilFiYCQFK3ZeZ/aLzeR18/Znr1Ji867cSPpFoSFbQ23FRvTbMNVts6xlnyXLv/kah+4OEj5pLv/k",
+	"mmFr9ZDQfLS1/KNjLno0DAnc92239pZ/0eX8LWZTOzpIQtlZZUYnNkoyd8cDZzh7u/PjR02G0maUtysJ",
+	"3SDw6UtNtngAWTUJJZkC6gXDS7+RZzImPzKjFpprlE2D43sSfp6rHR4C03XMuA+Bn+7K3YUhO/7LozC5",
+	"Omib95gSU2DS+hy7alRWIQIulMBSJ2zZsgHDMo3gRL6Rjb5LaFiqgTphajxxeJp4TmDkL2R6qbRvlLwy",
+	"dVE3nFcTwXcDVcTtXFxzWfUPKjOabuvojKvMbU6CL6nVHb04lACKETNe0lS+OFHmtI/tP5W/P5W/P5W/",
+	"P4byB/FEKYufUfzKhE36yuaR4ekXWA0rs6rXn3ri16on5rf9EE9z0Yh/qopfjarY2F7+xRlXx660wleo",
+	"W14QUXMcM+Uzj1Uvx7R2S6ZyrjJ5zqKpjQbXLFkhiz3ggQSwnuoNzTOlkQOae5or1eRyXhAVC+bSTuvI",
+	"1wrHtSRhR1lfc8BFmCYluDurnCJWxrsBwqMGYsvcN3AWTfezfHy5E3+Gm0dUqs6Yfq9X5RlZh+niD84v",
+	"nuvwXxl60MT7lZ5mvfHuXFlizR1n9xOc5uxVVhKcOeay5Lyemau45ERYmBvKnIaXKPyZHFatrheADG2w",
+	"ZIIXdsBD4m+YE7xvIkQmVJKsou33eDitF9vRBsRs47NtGwMM0F+ZSmKOAFTYhG0l6vyG0RyzE0rmkvIg",
+	"KlF6G2osrO0tdH15WpO4T3LBO62dXSQwC/kI9agC1diEE0FYK1Sqvvq2U9OvDbEc7iN/LEif3gPzMhmZ",
+	"kFHbyrRqBuJuOgFvzADE2mydHlSPAn2dkYke8a/G4EzuiOE/FROCTqRy+cJPyNzy+CSf8/Huloqfjb8e",
+	"2AwZGMkiFmtf3Ef+LZmaKEaADoKAATDS/lTZfh2Vrci1G6+Wf2MH1jXoCfBZc4WuLvBU29ddzk+xGJCv",
+	"VEgY0swc93UkRFa92/z0/7H3Ps5t29j+6L+C8btvIt1Ssuw42a08nfdc20mdpolrOe12t30hREISaorg",
+	"EqAVvUz+9+/gHAAE9cuyLTlxwjt3tjFFggAInF845/PhGDBE621xJX1VnCxITnCgJFoOGf64SmQhL1Kg",
+	"W5FasNEE8+pTgNyGwnP8y+QXQhhJPw1sbhB9Q9OScAWxGal4kphMPcAzEbkhC9zrlCEOdzKrxwmhiZwh",
+	"rKONJSYiHTYfTLriIJx0vV0c4CzeWeCvHiyI8eJUHRpok+qHs8GlWm59Jrn1+J1NXF/3kTw2WL/Us3zj",
+	"VS3cMTBn37EsMAeunOvIHYNyL3iioDT8xgcAhWHN+5DSY5uxKTtw7FUdiqpPLVf7ot4+cTvdXVsaVKps",
+	"QaiGXOyXHnQOzPmPOb8MTWJ5KhYeTd5XIkDxzHLnx9y3LffHNH8HB2hv451Y5fvYe4jBE5gxGV57lIOr",
+	"dqC7r7J5azHyRUW0v3lv6iiOLSyX2ft3kXMgWGz03F7ddQQEC02dzVs28L6NmTbbNEOOdU/rI7HaDlkj",
+	"3IFVIZsxRKr7k4+htr37cYl5goyfGD+A4j8Wk4hK1sIEDFun2eKpZKnkil+zZEoaoeNcDckPBP96n9o/",
+	"8dwefm0e2qpK86KhIDxVgoS2yjRsk7cp81NGtKywsBc0jl0lcJv8BCuO0IRTyWSXhJBIAy/aDQciZ9iF",
+	"gciJ62BAQlnkqbmHjnkyfePusjyvAQkhQn2EBV/hbqj/wnvghzb5EQAzEmD20rPFh6nIIRJB+3JBDaxh",
+	"9YpYklh0SCQCa8PM4CMzpbZkIJJETMAeDCtFu7aS1zQ4EgkAvFK/WlWZQl0AXa0W0JrS3cDVwrbb7aap",
+	"Fbc1jhNTVmSjX5en/7qEUwz3E2RBpSJtAaYl9ESW4SwUBwGhpJ9DAc5/C6EYSPulsJljw55KBjzB68e9",
+	"3yrHHqH+pZ2LyX/e/BU2DcGZiPGcY1wkimc0V7t6flqwnMpyIGjTHJRgBhU0BrVGuChDwxLZupxmUKtT",
+	"JlFJOtWvl0LPALRkz2lcLylWZ9CUAHtHgBxuV8A1KHKz7vs8pfkUyMGbMBcjpNAzhM1u0uZfjTTh+pWH",
+	"WPGy14Gye5GTZ52g0+noDyPLJ/eebst3QCGyQusuylYx7s7OrOm/MIVlGU7QYrC4HMpvUsN8QBMt+aaY",
+	"y+jyPXPCaJ5wvS9SbzVIIq94lqHFv6jb+ueTApU+DLXs7Q2srmhNLHOqFixVxMuJRGwUtWWAMk8hEtXO",
+	"/+7+L2qTWzk/Z/DJXoh8/NDnT/jmGaKB2vyp/adH6z/hivawfeA46Lj320Y9qZtOqrYg182RTekXbvfQ",
+	"pj6XeSQb/vs1lIEHk+f4AQxN59Hl5embk9PT9z8d9d4fn15cnr04Oz66PO150H548mqXKNizM6US2mwE",
+	"bK3A1t1ryxHy6lhOpV5O66tFwIVapIXu3wtbhw9YUF0SLh19GMz8+OPRycvTXvjVbgstCD24KhCTK5bG",
+	"grmBuPoXfUq4oaBa8FDxsyFTG5b3nQcN3NdWY51HfsdN+xIgGO+7Y8vjvkI9iJGGiK3337TbO+2rYvE+",
+	"sLtZC43a1fx6XM13Bp55s6d1DmttxTnAiEVX0kAFYrI6adB8KNJ9HkNqoEUUxaDbTPUhAJxDwjiAQbk2",
+	"EAIy9ch6CskwBqomoiUVyxwqnBaUs7nxDYq08cDgD/QMEcsAfQnyKdNkGgC+7fP9p/8k0hCFPWvvAwJY",
+	"mLNIXLN8atrCgLruQbNNfjfF3IyrEcu7mPh5+fvb9y+Oji/fXry/OP313dnF6Ul4ODcoV91zzWgi9dAw",
+	"r3N2QJBG3SY9xGR26qALn3cW5Tggp/FJ7yggey6nH6EM6QysVcMULGNmp5YICCXXBTQ8S4ZRQc9bgNoH",
+	"D58DanWXpMIvCl+QTgZrZztK5LVu+zPpDpO/eKnntQa6uL0CuXuIwJ4xHV+cnpy+uTw7el0NDvwOGw5F",
+	"jcjdzjNYc+VW082heVVes7UnDq4B7tpItGAL3ZoNHyyYmTBYLJm+pcDB4gWzYFYwZPANGBIVu6HHhykB",
+	"Ge2MhQrW5owlIIoVKQGnaWw0u60OcAmKTmUdauUKWgmEZ+jq1kRq8Eaoss8/kVUNJqvnu1A8V23MVdkh",
+	"mp0FAmdpLM0JcNm06RWyZlTeYnAS/MIA8hY0tXnageyBTSIVnZZVgw9XdYtfY2vKVRTqVtp1Qfi+h5Mi",
+	"CnXor4ty8pdPeK026wqyz+JIgUDEjbVEIgY7px8US0EQrK7o0EJzzNZNctyKlBgy9QvbZlX+O8ny81wM",
+	"eMLqsvxvsCz/GAvVQRWusCJu2iZGBS83Lt4OXJFkJFJTHm81NzO8FVAYqXVKUOH8MGS8ErUQGAmSGERt",
+	"bWMUkhnofmsJML3DZ6wZJSzkF57jp2JyCGzIFrs3ZymbOFLlVDl/Howai0BtCkxDQuUVgM2hOy4UVYZa",
+	"rGKOdLHPSYwjAUqUicivAEAbMHyRgcwAdyFPPcJoV7p/K7/d9MCsvi3ZGBf4ktqF/0ZdeKPA5s72q1Er",
+	"Lm0AsQIUb3P3gPa/AVu4suqRPMKs/ebGTvy30bdljrwtIv8WvXW7Nr5Jn9wIxjLwu5Z3bklQVoTqoWRN",
+	"migywqyYFNecMZIlNC1pbQCABTWMVmNSu7bkGJFJlZgAYisg+KOKy104GeLMN0WRmzaXHdx/hEZMlVZd",
+	"81xRbXLQ+Z6Ex2/fvHh9dnzp8adgPI1LougVS9vkqIQSxZugd0U2y2lN+lPHuALzeEvlaCZ6W2oRm/9M",
+	"RZBr68Ujh4gLUD1Y9YGW0uLayFpxHtxPcWpP78Xbd29OKiqzt2SNCwPI41N1bkQP3uqFs8rNjeGbUmvl",
+	"l7uPQuusoZiORTpIePToNSDKQE9VrRuPKRWimojWAI6Edw0T/HLViCBwlUNsPEK1jqb+lF13oCvShcDJ",
+	"i/Hc4EQZf9GbYIk6W3AGrNWi3kIYt45yphxHiz2gNnSfAILNZQQkYw8H3IOzemlP3rekEF37J/i++0al",
+	"Lxcdtw8GtbZ6XCHnr1oaro65XRb5AokhBoNNBa090YnM88sl55EViTN+LyTeLJeRWhIeri0JvUo9kZMJ",
+	"RdkomSJFhuJOW/P52Ea8VJFZylNfgB+6DilwDqBMFr1zX5wGBs8QDqIeSpjiPD+YLD1Nby1KOxt0ccr0",
+	"qjr2Vgvlr1kop1uQySDglovkC0APtwyWkAZpzMeGTXmEnD8ZkOck5kOuZBOt0jUE8IMJRBhkVR5uSRy5",
+	"l/T0K+tTzO0Ll9tKiS9vt//IhnzBVsGdef8dj6WDm4NHwvZWoT7+iG+8bZXIl4XgCIOo4Rtr2KT1qQT6",
+	"dt3bLWs2wrJKCW8nrQBvtCcR+51OQKhxSzIWlcS6kk5lWUwQAhBMiAS6yPM2ZJD7b5mE8fy/IRkjIXSx",
+	"jY8074bdYoaxGvQR3rMlTwTa/kz+B7x7DYT7OiT0eaq/ahR7RLFHSXBr2eSXcOGlGzFCjozQgUwliK9A",
+	"pZIl+Xbs9m0yd+fcjQryIHgqFaNxNRGbSwN+0CUcaMGvmSThy9NLYjoakn6hLI69kaH+7zAQ5CbhWjw6",
+	"LszAUIO4K9iXa3HFYtIIpaKqkF17JQxIzqgUKYapQkgJCwMQsSga2/ZOMmH9kRBXhNFodAhvfZuxlOCn",
+	"IPvtDolFVIwrVJZ7nWCOWBOCShLB1qBpQ7nOFYloSlIBsPssJ33mSOgPOt8DA1zCFIK22dk1VKBOyxxA",
+	"U0jyWMLebUMz4AqymmFLuC8XuNpIw1+GUJpnJ6CB17ozy8DQGcD8BvPLrllL9BoE4F7IHW4J3ls6L0Hu",
+	"OJrZ4xVZeK8dvRzYY5O7+QGttNqhq3fzfSA97riBVwN5XLAsoZHJ9LSM3YRi0idUcIsxV+DPZQZjFSFG",
+	"uSRRorsck4Z3l/EMST/n6VCSPo2uoOmKXwj02tZqwJeO6dSRPs/oSKAvrnSPG3zSCYaBRTpramzFlECA",
+	"knsKn2/MM61l3teNSPINH6AZyblpt3e3lHxL4+mnM76jKe+FVgKSerxLgf4NstIgegiV+lVJSYyzCcSI",
+	"Id4XBiQ0BQIhaWRUKvu3PFKhxRwxDmfDuq39qZbcLBmAjGXzfZx5NWoBB0o4GQnJvAcmtPSIkeZewDWj",
+	"NjyFADVENMsYzU1hVV+o0TaMT3fycFR+pLuoguAxHlS4MdcnFrWBu5UjDtzQT3zr767m7nKpuvvR/fss",
+	"/rSLImZVdgJWQkEObSmczEEICDSsZZRW/kIaxQzRA+BKuKddqNDG+f7cMZLuzx2D62/l65HSwlj/gRv3",
+	"AuKAGFKcu3yMaWq6LxlUh1Qjeu61VnYvjg+W/Xx38doPEmI9ap8Dldfsk0/bHa8OxYLRg7DOn0iCIyVa",
+	"gCIHtDo0KcvLAphcEq0iFTMpxbpx7ogJLOU8SPmzmI0zocWcCZna6KPRHm5ADZpIAV/HU1rz37DphSo7",
+	"pEjRMYlN0UgKTB2GoNR2F/pxtOCVZaA0wmokKh2rhdNhXZioyiWiBDpCVj+imotsURQky3gjM/mD+iqi",
+	"8piEcJg1PHXT2raijw07hFm3IvcvUlsvU+bCHGzFrcIpq2qYLSnVo3Ljb80dQ3nh+WOfHkwv145YDQ35",
+	"NfhVegOBkLYBn1IqWFtgNi/p9m4WaKblav9M/yyr4thyU3c8ioQqqSVpgASdWgUJHC2yGRCaAJCaOeHp",
+	"/pm2gAzK6LSM5VpwJ1Pr3Nj2AywVBXqmshTbiC0LPtQtK0yxPUkSNlAkFqZS9Zrh01o3iJRJTNswKEZc",
+	"S/Z9Eh5fnJ6cXb5/ffbL2aW1QUwtHDYazp2NYmfbejAzjpxBmPd8NJOQ2aC+DvKZhtwpmKtMT5kkPI2S",
+	"ImZxE7I6occstsxHVFVsqpiE5jVn5rBN5QUruw01ukM4FF7T7TQ5LWbe5ga6SFvCR05ZRW1Wawns42ex",
+	"/A//KzxcNqNLDk+rNQhw62X5NbV9NWurZoDhCUumsrSMiSbymIHmD72eAR9W1cIwAQASXtOEx1xNTyjA",
+	"ggyUPfIs16E5C2LAuQV9DLXddDqmPDGfBauhJZxTVxd/ziKeYfU1SXh6pTedbrRiy2Z0yEgj/Ci5Yu+L",
+	"PPm0Cz9Pdz/6t2mD+FPYPCSQhwQH8/Da3ZglXN/I9Eh/EolWLY6yC27RU6UtLuj9sQ/hglIQ9mQppPIC",
+	"rX6cDofb0vUhbmGpeyfEgV2RxLKvsZioCTdlHEeAAStJ6MzbaNr6mU3DrZhh0KW7B7eDNe5yo/iZTbcb",
+	"DgcB8Jli4ih8qpaZdm9vY52VDk0LwoxT3fHVdlH5iHuiJuu9q5m3f7/Kd1+XVorf32jpkopiOHKq2qr2",
+	"irCVpVYoQ57tWYWM8NJA+TYsciY3Ui6/5S7OFthXzI5vqca+skb+egynPPeAUDo5/eX87eXpm+M/3p+9",
+	"eX9+8fblxWmvioR85MxaY93xBZoPQkeQYZIXaQqYYmZtohYuE/o2shc23ac56KTF8xIGnoUXkPDo9cXp",
+	"0ckf7896vXffGhzy0pVjJ2gn2KnOD26mO/vD+5tb6j+f/vH+4vRd7/RkBjRs4TLSUhRKkTGSZ2Nz2mXY",
+	"DBzYbd+6arWWQ/tml6P3db9Q9i6wRO2pivaiFjFv3+GwOqeppXJdeDz9ToL7vthpA7/T+H6QT5yS85MX",
+	"8sHqNIdM/WgHsM3IrHlHXZ75DYLMvmSK9MtF5rZaeWmNusq1EvZMi17OXpuEiRgKg1QfM6gY0HufnL95",
+	"qS2T3m8vIXKlyFhIRfafPSc/8x8PSThhfckVKzHuaUpoX4qkUIyMlMoaskneXbw+JOn6WHih3sVUCQi1",
+	"kIZ9q5qIJmzwKgslBuMUG2cJVcy8ByWBbmPateEiFuvrIbDdH5r/YghQcZXof+cYQgauem+4e/sdr3+H",
+	"uhFsvcjZGaYurjlxe/v/1BPXJuc5u+Zs4iUqakfJG7cN1B5WB3vFWEYUjnjEpmTCcldKAdq4SBVPSM5c",
+	"7uSDCUmT6ujLyS1EakzzyAX14KmLtYCucf2//OzCe6sRbbH5YmfXSpPlZ1/vpMl3wShOm5R5DSJ35zNe",
+	"oyWmeD8R0RUIMQoCj5I4pwOtTSIxNkrLiDjv+bsFtP1Rde2oFlp8+NNxef8dQtwPErz2uvjS9PozRbG9",
+	"nqySkGem8k/kgTkzXBC6dgdxUFauRA6pNHBeZY5PIVfVBltmq97qYPjXGgyvnldDeG0sUjV6qEj33d9f",
+	"h7G/wTD2TJxxKcm/TXbAJAhK4MC8oi/tiQrkhyBKqvV5GmZlsQ9cKp4OTf5C+NpkeobNwKbx3z40vTFi",
+	"gccw1tk9OhNGD5bH32c2sO3OApaXdK5ZzPW1I6pYOTv+1A9EPqZK+1o5b+VswHKWRlBFMs30ipIqh137",
+	"VemtBQJkblMtC/nXYf06rF+H9b2wflTxZ6x36Bnuy6P6C10nE96vOIs3A7Ggf1eBXEkXuHhl7pOHqOJh",
+	"nsA6rYCc4Cvj9/3pe6wiCEkDtIMvUl3VANQUpAqppK9Ypg69AgCkoqJT6YqHN+BxrkYcuZ+zuSbuyPzs",
+	"Q+Bv8ezfaqbtLNYAJHVF170ASDYnpm4AIrnfZl4ONrL5jfzgQZo6jF3v4nsBj2xqC3u1mXNWxm4sJqm2",
+	"25ejyM6xedlHSL+IrpgijWeQ7I48XgYjegAOJOjJDSj9JXLCduRhhUUWD6qywtz3C4s5vUQ3cvb+ef9y",
+	"oX/v2w7nJy9mzIBjfE/rhMtMSG5941Vb1zziP1FHZL/gKrTHD3l9YoWDlhTnJy+2J7nKE/pVZeStnKVQ",
+	"ZgJsvFCtZUpKymCaHxyLqaKHkCQgSVqM+4a0DolBCgkHbu6EzoNBQivf38AblYArDtrKeaiNplpU1aLq",
+	"Fof9Rjg8YFTnRuCLG0AVfAFze7SELZhmq/EFNiKRHjlaQC35aqiAbx2zDbAFNh+UWixitfRbLmBPMQne",
+	"8GOakue5nHmogLY8mtoVe0Bbb5lI1ePavIm3vzFBBzN7giXe01Wi7teCFSwGRWQqwqd1xLs2+x5IGsEy",
+	"3ZYwwsyllZRMXOEhcWCY8LWUye2Sc3kbjpGSJiyNaY4pUqTx7vK4+ZBVO6bH2yzaMa+oa3a+wZoduyHK",
+	"LEB/L5q1tyrJehZYZOnWuxwxWwAHGDbmkaoix+I4rL4jDQsvlArFI1YilSRcKmDm8DFftxfm1q/zdStf",
+	"xMC2dLAm1xfywJ7IymAx78uHsS1xXqsweFL3iuuW/1uwfLoT7KR0zHa6O9DsWbwkx6rg8aLUqo8Lm/J6",
+	"tpkGEfxwJ7iL+dLDZz89OszYyihqyNia5G4NBFiQFCT2pYtDfNM/3TpYj0JZ+yutfpFcrYrPRyI3kGXW",
+	"FTDdEQOsOpxPbfUlGmkIV86gtz0CmDXb5GIW2EyLOszbmReB+CSPjWpAOX/DmwNEFiVUEnnFs4zFh6YW",
+	"Q2uod6lkqQoDIgWJxaJySxzlhGIGlVYRXJL/gme0ZR/yxyK5wu+6nehaz3/HrQpp9rfVB1kk6maPtHZC",
+	"a7DORxFQMy5sutCqu5v09r1YxM9cakm/ubfViy9Yae9iFx430TAMorbBahtsHRvMLni3d/HCss3rbaEV",
+	"DMMHnQOEBw1tgsNZHBqAh1SUWQ8zeLoI3UrkVCo2dnfda6+v5hCGwW7JHIG2kSz1VsbI3mZ7sMr8gBsM",
+	"yHy8ogxq1TZ099UJXrXl8sWTFhvT5dbybt5M2f1oYlCfdl20apd9yESuVobhbyXEXMvLbBZ8IYzhyIP7",
+	"up31cooDOadqtI5hotgHtRvJ6xuzUd2Na6ShHvd+Q4bjXEwgrbeEUfaBq0voHBrHLO6SkMcBWIRv6JgF",
+	"CTX/AC83MJLtSAWezYkhNv/KG8i3C2ahpEOSJYWBxhBJMUZs7TFTNKaKwrdqSJErFjfbFTe4Zyi2cIR9",
+	"A4RhB1Q1m6sFs12Dtx0GhCWIFGSDvSVFV4WPC9DH4d4QogzhIWHjTE0dZ41IWZscsyQBVpYcylQxXvBD",
+	"GJDwO/0/Lf0//28YEEX7uvnjC4hFZDkb8A+2iCh8EhIpMFKhlXSml6QcMaaNCJoUEGNQIzZuk57KGR0D",
+	"FARUx+o1SuB2jLhQRftUwqeVI/1bn6pohPj6e0Gn09GrQAYYiOFKEjFJ4fnAkaloK6Kk3NGdjkSaMvxr",
+	"MuIJTl6UwDm7zdiWh0DtDbDp/jcxARio49Xj1aYLV6TPhjR13CqVAiuIVsdFbllcXHL6mE5dmTRARPGU",
+	"UKLtmByHWWdX13Uen9uPxx1Zrn4qyXHvN08rlspkmWKsqqYZ1XhDHWmV1cDbrhhbHVEJtBrzlY0V+gRT",
+	"BKkfTLfiI2D3rY+wparOyzKwWzn5KgPHljceC25r771OWHnYms772sybKuFcHb0bMrXJndp5OC+8jsjV",
+	"ivw+BZt33Z+rqeI3rUwRZPSeW3RLUTrEJP1M2Hu1fKijbF8bSfomw2zcj7A9YGjNHQfePbD2GMm/7Wjr",
+	"88PaWtkK7XeZPbCIoOIGOXFT1KFSlrM5YbF2uiyc+VWTIr4MkbGZXNXj2SD3zqeHqt6u5VEtj7Ysj5Zl",
+	"M60WSUuTUZdIpTUg2c9Z3ip5ZwsViTFrE1uzQHNGZAbJmykj/an+z6EXOMyoxMpCrPMZQL4nnOBUcYu3",
+	"ig7RL5Krl/P4EPKR0416o3oo0vfKK29KKK2pRWun85GTPH5GLse1KRtrUsYaoblGaK4Rmj2E5kqpzUDk",
+	"pMiIEmSv01lMxFgkyJyjZ/EuED83mpe7f4u+XAH4o3stDSoPcMmZ03duSf2jq2Gu1QxpXPBrlgf2F8ny",
+	"ax6xJ9Il8jTb5JRGIz/FyZICIeujkiSHkitLFPm36JNIjLV9ypFK38vmgeolCvdIJbKMxdrKpSRnkMGk",
+	"/1uMoaAJONSUuwvyh0vKfWkp96Wj3IfEAngdEO+TI3gLVkZluYiYlCTmLNaqQdErlurPSIeUp7BzeUpo",
+	"XxTAaGeAJ12la8o+KEyxapNQCUUTUDAmg2rEyoFzaXNuSaMsIHOrxDAK6y7ZJK5FTAtqxNKyJJ8r2SV9",
+	"NhC5nvIpJklAb2Qwl+qE3ZiIIolxpnQ/9PsqJW6rXm5utCnahyTVk+pBPOk3BERyvQRMFkMhWQli1wQ3",
+	"BtK+9dj1DBuvZSlLyy96bGpEU3gUfi6xBfZnvBvj8VSJXUzVXZlCMsm5npaAFGmiP31Ik0RMzmmuPSL4",
+	"fCovGKSx+Z8Pdg5mrbjeUqkccEsOdSrL/C5ylOr3aRnIYpIlgOFt1m3OBlpNLHL2qJzpAWwT+368hyWS",
+	"4a4YM5qaHtLUWDkJo9eMSDH2V4Pupkvxe0AHEXeA591wkb4S/S/pbFB37pXor3T09jf9tluXC9aJ+o+U",
+	"G8sDbUnwK+x1Oh29wtyMHsCfkil5pHa6erk9b+3ttzp7l51OF/7/3zvBjpYYO93vn3c+zdm/s3J+/1ln",
+	"pg65Xyhy0HFyxInWUvKikspygbJqRKW2ajqHmIyds5RNtFrfIycsYoBcqvvZbJM3dMzIgE28bG5UbpIp",
+	"4ktagH2A/s0L1Y2TGC1WgKJQBnZ1hQ4yhEVzSiIVChRFmZ4I9dVa+yKLotEzNdNYzTS2SC6YTNiZ4Ile",
+	"olgdwKW1zaXLLceSfb24TPDi0GPSIpngKWSTEq42FFDZWHfm1rhNBK4V2w17wq6Tv76utJEeeHXUdzmN",
+	"Z6wX3cM7zbsf/xb9M0xh38L5sTOKoZJnTWKSzRjKNx+kvNIj326GyRqGbn2oWx/q3ovDZJuiJFjryDdn",
+	"Qy5V7jTYQ+bAX/jv/tLy4f3O9ZhSPB3KWhbUsmBLssDfh9rxhPX2eHLlN7OVtwFlP7+LMY3+ofPna3lS",
+	"ZzZ83en0mxFhfm49En/K3Y8Geecs/rQb87htd95SJNtYRMVYu/5hzOPuhPW7fxadztNoJKSCf7Guadv8",
+	"4F6Av4YkZ1Ik10wSJUiDEihENgeLuhHvVIaE//fTo7DZJpclRNATifhfIFG5JGMaMxNA01cVHzNDNZsy",
+	"FrOYNEYsZyCK4QiOQmgPZTWezunHEMW6CbDVRXqViknqYRLZI6aDNjmm0cggyA/4NXNHgI0Qfmkdi1Tl",
+	"IumSrOgnPArImH5o0SH74WmnEzbN4T+RKhfpkISnl3QYao2RsgnCSdCBAlqYXCj42k2SMwrICAhOoTti",
+	"ziH992NcUo9CAv62N0iHrItNw+mUabxNjt9e9LpQai1yPuRYRX0OXe/aozrTzEJjE86Q8xMen5hlsQ4+",
+	"sLXHyy/KYwfzm1FAYjbZyW7x7MwqlFvC9N6kJwdvRMp+oSoa3db2jXn83e301cnZiZuuJaHqk7MTt9Nm",
+	"gmJHUcSktAutdZQkYtJ6C1/vJn2Bj5on4UHz3Kdgp7J8b8Sf0Dfbez8FO3od3/QM3PO1nTw9XVOn/SJi",
+	"vXmNWruDhn4MprhWXSy/Xr7xJVda+AhFGuFH/cf7Ik8+hU1EiUG18US6hS9JokWcKJTkMSPhLs347vVe",
+	"GBCKiQLvLl5bTHXURahbClCT9ijel4RaqujtVOTJTndnd2dBGk9e2XukYVpu+tr2g2KpNvAlOASPbszL",
+	"9P/fkyt5swFQSu0rhgzrlLz6/WfSYyoAvQiKaqoFfFj2o/33RIU2921KXr3tnZKE93OaT2ululCpvppc",
+	"yW9Pm/49uWpJpm6pUV/9/nOPLVWmZnXWerTWo7UefTg9arbdN6A4sYZy92PCpfq0Unmin0nCH7lCeYpF",
+	"lK+5VGUIMSRiABmxVXDcJxIY4BxPnFSSNDBlRSvPXIzJ3qFRe/pXIjKWSvR6ITeTJ4lsBqRf8ESVrMRS",
+	"Cf18H3J/jL7TbnPI4ljSVh4PotZ+Z3/fKtpqjww24RWbtsmR37+GnyyKYIUBQTwtPS5IeZwF9wpIzhTP",
+	"8QbkhWkSyZSE/OE+d3ECx0/q5Qwfmoo3WXrsXOmPL9KImbydNcwJkuj3lXaBfi7LxQfOJJAzE0oikU3n",
+	"jRWqyFhIhcEKNEKwvASsEqByBqJUNDUIA8YJb8LM0PQATIJoNQwh8urgMByxEVOjXIRfqsEx3ws9F08s",
+	"U3Zglv+SbiQ4suU9GNMPfFyMd7r7ewf/OPjn0+cH/wh2xjzFi3uuSzxVbMjybRtB19EtztJXSZJlFpHZ",
+	"4yi3cMnVxlFtHNXG0YMZRzOanDTcPia4kYneyV9b1EH0d6/3d6mUWueLtMQJXWowjQTg8b7NWEp+RKK4",
+	"/XaHHNkmPFOBuHb9bmOvOZoQIY9DVNAlAy/H/FtkRRpRObK1EGDo2CafGAhimsZiTCRNFCBP6+EqrCMN",
+	"5YjuP3v+PyEZCC31sGYJTjXYB9L76ai1/+y5q6+BtzVUzsdjIOQUE5a3IipZ3ERTRb8ibJMQhhbaXsIU",
+	"HCdUSj22gIR8TPXPWK91xWJy/uYladgPuIuxmN2Ps8jWn3ah3XaWDsMmmBuOrcrNrM/yDhMCM4j3yTAg",
+	"kxGPRp6lFI1YdHWIpVx6zidUWspic/wipGH7M79pWy8OSotmz7zIglt3Iacay1B6er3H9sO69R0sXLSS",
+	"hL4+TTBCHwZECVv+1dCmEwn/N2wCIjTYKZIoMaE5ruZhIvo0Ibm2XyE7/7a2lV6zuGTdan2AVJzktqcR",
+	"i7q5LIHe3lBj0N5Tc+5t6RMa8rn1v+TcLgVPC/ao2Z9f9bd+ZBaMrwZvq7sZz0H/3WSgLFW1m7dFtjWc",
+	"0tRAbtmbzQxPr5YGxUozogvvDYjXVkBAG2O1FLRgKqTJu4uzZkCinCuWcxoQPY/ObHLW2HkuBjyB12Ew",
+	"Bfaf2Y1YwGlUZeB4GCpGijuVAG+YK5tqAT2yPNygZtWIjSVLrplsPnrtWn67L1u9ev1cIpXxS0f6llrD",
+	"flu+6eeQ7JWN8+hE+4JA/EoRbxxvK2QxBm2DqyBLR9SYPrJLQv3qkDT62uODs2x83xt92ePm8SLhdMya",
+	"AQmLPKk8N2F9PTPgMDHI3jMennHdvFsTMRT+fW3yRhhXkUuMVmv3FJ1495judipMMJvQOM6ZlODT2dFZ",
+	"HAfDtO5HkB+78MevOi/4txaMfjB1YUa2RFXgaqy1RK0ltq0lqnLzcWkK5BFtWZCa5XjAF4zGLcjxcfcS",
+	"OQJy9TIYaGCPtFRWJKNDngJr5p1AUtxrVoEJ96D7l673W6yhsC95zeW3TEXwTTMBz7Du+lZhuQaX1RhU",
+	"F7SpMrh541UzCsUkLV8f2OQCSNE/nOseIpUgX19/SsKXp5dkbseHW9ye/sZceWr+VgsWGikt0xohxLSb",
+	"EGtL3cUBTaS+6l7sjrJn8LrxiQpetzFR+kIkjKZrHU5/WYwDdiJrhO+asXwNObUhAbWMuvwewmI117jt",
+	"45boxm3zn5Vx3HZilQ1h76l5xx9fCWdNI4404k4I3VEG+bWY7uptaVNFqgVU1SzCk3aelBxMQI3sJWMW",
+	"kkFqZCNmYEzoa3jsjrZFl6AxQngqFaNx874m1Gp2VU8qbolgFWksa+LUmjj1oYlTNyUllhCoHiVSGFb1",
+	"WedoS27PkKkN79fOg5oetSdRQ8ncC1bqnht6NYqMVu+LdPq2FDCizNx/Q2/Pl/msvKy1QKmxZG5tjHyF",
+	"XK7b83V24wI35woqtGORcTi09iuhZp0enirhn8dvzWWx/d2wFfSwAZhjkU3r4EttRH0Gx8jun61KlSxn",
+	"15xNlsuUC5bqBVBhMPHOeQGnGzM3Ad7i/OQFig34481L0th71iFxxpuYqxMeRRHLVEiynA10u5jbs5ul",
+	"w5CIa5ZXc2ayeBC2ydsxV4rF9m0DzpIYKWdIzAa0SJTsemUqRzElr8U10yI58Dha/tzpYQOAAfbnDlEi",
+	"plO8w4/6GGz749OLy9Yff/zxR6uj/28vqOQSGdoelpvk1kQMRUAikYgid8XBVImcW3SM8D8/n/7xVwjl",
+	"sIxGIxJ+/Ghx9ttjpqiexfbPp398+rStozjztb9kM/Ycu3hnwsgsHlRfau77hcWcXuLx3+z9C+pod9yy",
+	"vLG18s75dhYmJOWwpVhMMjpkXbdl9G65cY/Ukbkaj/GRmMR6kRNKrIa5d4aELdCLRMxW56+a/M4cGGAN",
+	"0ZZf1kd0E10SAlVXGNhKvTgkDb9w70gh50hGJRQbityV24WkUZbfYaMXjEqRhijqZy8fi5iFh4RW9AwG",
+	"9SEjQ7/WqBMuSWh+ed+fvserFtmxvEeOAPHA4D3YBFeti+DEIhWTQ4P/YNVifwo/Az5TYCi0+lNMmm2T",
+	"E+QdozkDhpaBXsn4Tj1ZQMNGJWvxVLJUckjF0CPV30f34jgX0dVA5DHpU8me7pNGeGbm4nUIqbB7eqLf",
+	"4r87YUBG02zEUkn4MBU5i5tt8rvIr5Bkr8IP2PCxsbSA7fq/h5AiHAB0hcvazRlCdwSz5a4Y7L1w2bRd",
+	"8rRDMpYbaAr4Z5TAdJns4IDIEc393LbKStIifAG2hKH4wyoSk9ULJlHlYWQI8cpaaEqTqeKRdCRr+ufw",
+	"nWR562jIUgXVrZREOZ0kLEegi/SKFOmgyBOW3yo5GPeTh4BwW2vgt5lK2e3GrP233Z7b+UtEaaiV92PJ",
+	"QXZaDRbhtIKM6yk2f4kuUlplJflS9XXQOTAKy5NxbfI7KJv/55rl2gf44WkYmAIEACfx84KftjszsL1Y",
+	"7G5OqG1VfaVc8bY1Bf444bXnYPzeV3osBK/xx2aG70bUJeF+SBrGB2zCdenQkVlcHeUhCZ+G3j03T15F",
+	"80DtRjOwFKxFqoelNYTuyuW/FIlGRXoVaKdsovVgKDKWwgcvGwmXpSqakVVyFc2wdrr7wQ5Li/FO9z/7",
+	"wdO/FiDs3Cx2t+jNoIbFck6nI/1JLQuo7XernZjHLgd/hC+Jn75x/uZl8/ZSUF5/bVKwd/1NScEQQeud",
+	"mJPd8j4LYO8Ewqve2zf6oeOTo8ujzysF5fXwuw/jZE1JaO+upWEtDdeShr3fbicNfQlngpdLAxvevU8k",
+	"Bg5dMNEAGUgiU5rJkVBQgUpTQpWi0Qggug15OgAx61sx0t0mx3N1p7GYpImgMekX0RVTpPHMc5ObVac4",
+	"rNID4mmled7QiIPv69pc7veShnFtJWEfIpYpDAzYjVQGM5S4YqkV4zFLOGBEGqyoUGkRVRkGTaQgkqWx",
+	"rLAItu0NLA7bpFQ7M2GD+6iG4/Jt5xBr3riCuJiZFYdXWp2XQ/8TGJSqm6ZkiaBWOzOQkK9ZOlSjne7e",
+	"/j8fGAV7M/H+hbLcj9Wdn7x4BLiPxzj21gmXmZB8ndNp84j/RA0gWQNIziu54+puuJWKq9qP66o4IvJZ",
+	"QWxU2qy1GjosAB8a2lAoEDbuszhmMQlPqKJ6sEM9wPNciEG4CL15HrvhOgrb5ExZCD9JxGCQ8JQROqTa",
+	"p6iqsyotRriSQSpsHpLJiKkRqGQfY8wCGfa58ukhEPMytKH+tPpqH6cWo/elIS/pVJKJhUKamehyiiXl",
+	"MR5Emv4YpKQGnbE/cmZpPknOWkj+wFVp9qZsQow0bqIZwKX1N9xN5kTjik1LKERT6qlGLO0SShKqzB2W",
+	"OILEgiGTPAJFA1P2ohMMrfPsdIrcITdWXUMfL0qPE4yoch7xFAPOit6liiehnkgiRbN6PGJPQqxxU4n0",
+	"J0JcFRlpzJ2hzJ6bNO9L8YGnPitBtaF4Hz4wLK+pbhzp/RvU+6gWttJ+2yZAaeUMZoJWcC+fdg4ccoq+",
+	"l6fD+wNuo1ih/YRt9Izii4GjXiCzbgCh9uRojUFdmxCPzoTozS5j0pjR5AHRKpo4Hb0U1Xm1kTFRq6kl",
+	"6LiiGLW2n41xBU6gaXXgTIhMGw0BgRECBDD57bj16m3vtAtsB+OMRoq8+r1HGjP2w3d/T1TYNMi+GaZw",
+	"WA3vdeVV7+2boNSOWS4UixSLCa44EtJk2CWn8UnvKAxIqKZZl5jGAxJGaqr/NAfvVzxGuONBkSRVfTRm",
+	"aiRiwmPSMGE87hi9MHb3f+Fl1DE/s+kvRaK41lEmtNe06oFLdK5B7cArjVcOrJMz5okhOllmFDlarRAB",
+	"vZDME7RylFA+Ru1O9Zew6RsvcjEO51W0vg+0sL7G1bRWq6vU6quJ+vI163dmW7MPkMW5091h01ej/suI",
+	"v+WvXvz79OLy196ZPBu/6bDe2fOz9N9/n/EJp/vJ1dnfgv/7ZXL1No2TP/7OEvbyhYpefkj07/FPyUT/",
+	"Ho9/yWkad87STptNX2X/PtZt/Dbt/53txb8nV2//Pvrw9vKMD35tR/tJ2h+/6MT/epVUAiEZVVoK7nR3",
+	"/r//HLX+TVv/f6f1/fvWX9/9+Wf7hgv/MxeUCHY+tEyDraoIqwiaLlGjnDEwH58fFHlCMpprA5bpeTfp",
+	"RbFQS5E0q3Kw0nZtZdRWxtdpZRilTV79fnkLEwNVVisRQ7HSvtA3WC1YdqPMGJ/N2huJJLZZe3Ccqn3V",
+	"3m8vIQ5RZBiMbR5aYM22bv9dnjhNW1HtJusxEzxVkoxYzjCw7TST6QRiYaYM4C97v70ErYbwloYlMrTh",
+	"xJ6Z6da5SHg0DdFTH0CGrCQ4+hJnWWRMr3M9npjnLFLJlORFCv76CFVYqYppSkaiyA+tatXXfF246Gzi",
+	"3piYvupCzL7X+pN+gRpwM3kbwUOcfOpF+YhC5DNres0wuX3KPFQroFoBzSugM+vtJChV1tQuJlF+ZXrg",
+	"bITcnf66equMDtn8WTBpQNxXXzo/eQHJ49IckWKuAkhuc6ib8PRKmpxi1AWNUAy7CMLcXHVMuszJ+nzi",
+	"/dxVH3ylsn1OFutFgMvCmSDe4W5t0dcC9dEJ1Asr5byVfJvzx//mSwXqrxd4gLPIktai9Amwh1WQmKuN",
+	"h82ulruBMdlNRgxCo/8gr4dh1dwlMZ1+Pmn4a74ZQbgoJ8SgwS/M3dtB2WXy98xf8nq489cDZIs8Ehva",
+	"rMRaQtcS+vFJ6JvE6GppPWH9kRBXy6GvKyjyXR/gZEQdnTTZ7xBZ9N1zsk3eeKjYdyupt13rjmmqzd/F",
+	"8Na/2wFssf7NvKPnjbBGoP92kZ3NwqyueG+buSW5rMZ6ZmWvQHk2S66P0EI/XV6e9whLY4gwEgMmFI2E",
+	"ZBZF9YqnMZK2lfTy0p5gEcminCntfHIJZbuwMy8Nedy4kIr0GaF9IM1lASkkI+FIqUyGAYRKtdVTSIO8",
+	"ofduRqWciDzGJCO4ql840kKhQfG/k5wrxTCBzFGhyyIawenv/t7Tzj86zw+ePg2hzLvz4R8DRP0IA0zu",
+	"GRQScpFPIaHWFAe7KgtLH6dNNzeEzBhpiRBZn0ZXAclywJANwMVuJSKiCVLgRYkoYmJBQCx9Bgn3nn/f",
+	"3n920Db/DQlPo6SIWdwMyLhIFI+oVAEpUpmxCHSO48oTkFIG12nSyoo8E5KR3JxVDsjZ+fUB3Hx2fv2c",
+	"NPSfrTEFGg+44t4EZ6lmAlA2HnQ6epaBiKkv4mm7yBNDFgzMthjuHbGcBUSkBLHzTCL4kEIBnSH1dxnK",
+	"VJFIpCmLFFF8jM8BSJWZaBqpgibJlMScJgmLIdxM8VtD7AKTxPzPgB83dU2UnxEyy3DiqVJsnCkyoDzB",
+	"JWui1BgOTw2zVJaLD1N9CR7HwncMbvsJZ8hlDAF1nkpFk8ScttMpkROuohFgFqb6e9EBIzED2Q1pgpIp",
+	"pV8Lg6G6JYmrPjQbyS062C5H66lA0pjBQe6zqUhjk7qGOxEQByYjyaL384TMeKyo18vTfUvpDEfbh0Qy",
+	"PGJ3OjLUDbrC9pGY2M/LTU2+n/vHt6aQEa3LyL8tAcib1j8rfjy+PF5gF6wENMOnDkmIXz8swSRKgVwD",
+	"nX3lKPPfMFajs2a0jgB75Z5mk+/B3AhLj3DXpvTS27IlbbxTiTmLRB7LQ6eRxiJnVi3pzm9PhGLvSxFa",
+	"o83XmFZfNHi8v5Xu7QQtwps+Nkl+kE6J+INZzvROPCytbSgbmGqHAkmkc9YmR1AGgVSnXKJ9jOd1IkVg",
+	"UQj8ht7rQr2P+wlNrwiGC0mUMApe1CEJ0yJJQpIweo1IT0WKCYjIrueIKYA6y1id2vyy/4xbYjCoih5t",
+	"k2qzvEvCSH+NqNBNvKA8KXImQ5IzVeQp2NQdzLSMuaT9hMVHKtRXdZdIwzf2kpzReApWNYtxVvDfzfYc",
+	"d4brI1dEDAZdkIIZw9SYGQsSZSLOHzYYmEJRU+kKxrx9PU/JIOHDkbI5lwOecjliIFPhu6C/yp3U1b6B",
+	"wFlVPNH/0PLWzBwxhaBbELjoIt1b4G7N0P2s4OK3tHBrnPEaI/GRMCRh8dom1decMbpbStDVNRFeF55I",
+	"T+5WuSUDj82VHJXGKniOFmhXpCDDJ3SK4UEtQ73mUcKHPA5tAUT4r1YPQ16tE9NiSBqgasxgWjwOm+Sa",
+	"JgULCAfxG9GE0CgXEsOLRvjLB4jzn5RTehdR/dg4J6ujntbUk7Udv40TDbpcBm1aJiqG5xyLzzt+LVgB",
+	"JrOVCm19f1gKO3PmUTGiq6cdpLHf2W9Cybh12DForHIOGXZXDEK6tklTHu2JMUQNBZylhUa5awI8j8qb",
+	"lFhp7ishSEMPIccQrzvK6bOByJl50mRwW9+g2dX35syYxKaXYBNHNrRPZAEpB2V1tgl6z03W9gxp/aU2",
+	"G7fY35YcXcn76cXVZ1ZfQP6r12cdNaml7V0joAx2q15WaLDdX7yWoNxQQrKQ2luv6VExpul8eggcYCEa",
+	"nWIkF0ItyrgLmwERhZI8ZiTcpRnfvd4DEVDkyU7XJv3tfPqr7NEupDTvRiKbfrGd+5gyNRH51ZczfWss",
+	"phXd5LJ6+lnpinlt03svXgLRa1bhXJyYylFf0BxPXjOWt9DPGPChVobtMgnxyAKJLYDJ6uk1HGudgiAd",
+	"gByIqkOShtE+UMXb9FtENSSXADNmTGQJI5ORIDmLGL9mswmZth3D9LGwZ/huPH9WE9GSimVwWtpCeEDb",
+	"RqFG6PmYY7a5ieJDrmhicdD9uremTQzguQ+HXjaOty1o9Ccx8ccE7QCgmAuBemVlfoOmvG1Bk2dSFtrA",
+	"0J9hDEfbdnb0SrZHkLadIrmC1pe3VU0N9kfloRYtGtsvIlWjBBieYq5IIenQf/UxXF704HEVxx/tQoem",
+	"X7Zwqv9e8DxQ0Ejvm2CpOy5HmwzgDwQfuKEnJadp+WDJtjD/LKYRVwRKsCCn2LRUydxbsIrxdB+3ZiqU",
+	"u9dvw+mX+effWkNOmpCBSYKhcSytya33bD6gESMm4QXf4M9TWWSjJYqfWoi4swYOaLn5/zZFHoBZ6Cnz",
+	"YFd/5vD8be+SIJKt8SnKTbX70f37LP60i8+FYNf2p9oH4Dla19JiRoYnp69PL08rDUJ1J00t+hLeiW1J",
+	"5A8yMEnuZQY3IgfGCczHDME7CJtt0gMfRGLPDTaWK/C8BFaFWcs2bJOjdEr2P3ywTAY0ukrFJGG6k/Aj",
+	"HkyyRDKTQePl1HQJTU0SEoApBYDFhFkzpIH8EzbdpAnLzrxF942nZK9DzDOYtGPyg5yLgIlXkC/jp/14",
+	"GT/wG0dXxHCCzOQZtcmRPaTwQ1nopWGu0p4pYgrIM1vOFJCnHYcfobfwPhSxSoOsCZpY0VzZdFh7LmEc",
+	"rMaz0svj2h9TNGm2SXiw1yEvReoficx7ToOBFZGHRAoSCz1PZgh+q5TkYhIgpRZNEv9omTN5uOqQBbKj",
+	"hvyapaTIwFEzSW9mGHpdltOFCJLKwqr0RTw14Bc2Ew2ul9Mbk0bMZaTVueMIlPb82wBt6G8jFR1n0Ehf",
+	"aBcQ+LS0vodOanu4UJCMxSZ6SnBLYBfbfkSxZx8MXY96iqax7oAVRwZeRVbijUH5l+uPf1GWDTdADcIY",
+	"qolthyRmUQJldQK+IE1cobQxGHJZJicaNDmaEkbzhLPcoT3DUuKyxJWDQzWoHWnC3HifYAprFBLk7Dsg",
+	"Bw2T8xiHiMGc62xQrC+MfJzznhcoMMj0dCChOIelKC4/wanxMqpnRsHt/GZoBKorPi2wfMrldTgfH8a4",
+	"i+yS5QtvjVHYd6wciCmD6e4UBY93Fpa3VHv+LuUfiGSRSGMZYH6hQc1x66tNLtjfWmRB/FtiIogaaUlH",
+	"BmziRJFI1vkYl3YtrxyHj2XSaX1/O4SS6pjs6uap3gx8TBMSa0NVLpqOUI7o/rPnP4TkOzJiH8hPvxwd",
+	"t3o/He0/e673gEErcvsR0YjaeDWnE5A/Fn38ik19qMGZ8CLmv60xYU6ArDthZgh63mhr8NfH5wefbjN7",
+	"5RT42ZjPD4j+d96KqGR6aujNkzkn5wKyTFB1q4jBPA5KgaLNhgUnNEunrpShO/faGrfqfnXNLem7W/s3",
+	"d1552+Tzb4tbTUV4vReUys6k8C7eSOWnquykuUlYtc+C2Y32dN9YAMolGT+Rth9oI7mE45hpQ1VbbpiT",
+	"PK+aE97PKRgnGKGoYIyaFGYqLVgppLLe+HGlt6UXftzrvaAEaPpu96+PB08//XCrTQzfYDadWtrRlXnV",
+	"lDzdb+np8r+QpTPYfEKHr+NRLa+TzfGvf837SUelMxC3MQLpQoxhxdcKFwYY9ROLcceX+2a1F1N7MbUX",
+	"U3sxq7wYLyB2UoqU2p2p3Znanandmdqdqd2Z2p35atyZhcp+i37NEqKktRwcPMmpnZvauamdm9q5ubdz",
+	"g4kPtWNTOza1Y1M7NrVjUzs2tWPzVTo2qOgfyKlBJ2U9h+bGVLrao6k9mtqjqT2aNT2aOvWsdmlql6Z2",
+	"aWqXpnZpapfma3Zptp+AtsBPWc+pkWactUdTezS1R1N7NPfyaHrofNTuTO3O1O5M7c7U7kztztTuzNfn",
+	"zmg1/0C+jF6r6zky15xN6sOZ2pWpXZnaldmAK/MbipPamamdmdqZqZ2Z2pmpnZnamfkanRlU9A/kzqCT",
+	"styh8TFwa1emdmVqV6Z2Ze7mypjZuNSCpHZiaiemdmJqJ6Z2YmonpnZivhonxlPxW3RfKrQcSxyXT5/+",
+	"TwAAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -105,7 +105,8 @@ func (q *Queries) DeleteBadge(ctx context.Context, id uuid.UUID) error {
 }
 
 const findBadgeAssertionsOf = `-- name: FindBadgeAssertionsOf :many
-SELECT id, account_id, badge_id, attendee_id, verification_code, recipient_first_name, recipient_last_name, recipient_email, status, issued_at, expires_at, revoked_at, revocation_reason, first_verified_at, created_at, recipient_salt FROM badge_assertions WHERE badge_id = $1 AND attendee_id = ANY ($2::uuid[])
+SELECT id, account_id, badge_id, attendee_id, verification_code, recipient_first_name, recipient_last_name, recipient_email, status, issued_at, expires_at, revoked_at, revocation_reason, first_verified_at, created_at, recipient_salt, revocation_reason_code FROM badge_assertions
+WHERE badge_id = $1 AND attendee_id = ANY ($2::uuid[]) AND status = 'active'
 `
 
 type FindBadgeAssertionsOfParams struct {
@@ -113,6 +114,8 @@ type FindBadgeAssertionsOfParams struct {
 	AttendeeIds []uuid.UUID
 }
 
+// FindBadgeAssertionsOf returns the assertions that hold the badge (not revoked) of any of the
+// attendees: at most one each.
 func (q *Queries) FindBadgeAssertionsOf(ctx context.Context, arg FindBadgeAssertionsOfParams) ([]BadgeAssertion, error) {
 	rows, err := q.db.Query(ctx, findBadgeAssertionsOf, arg.BadgeID, arg.AttendeeIds)
 	if err != nil {
@@ -139,6 +142,7 @@ func (q *Queries) FindBadgeAssertionsOf(ctx context.Context, arg FindBadgeAssert
 			&i.FirstVerifiedAt,
 			&i.CreatedAt,
 			&i.RecipientSalt,
+			&i.RevocationReasonCode,
 		); err != nil {
 			return nil, err
 		}
@@ -188,7 +192,7 @@ func (q *Queries) GetBadge(ctx context.Context, arg GetBadgeParams) (GetBadgeRow
 }
 
 const getBadgeAssertionByCode = `-- name: GetBadgeAssertionByCode :one
-SELECT a.id, a.account_id, a.badge_id, a.attendee_id, a.verification_code, a.recipient_first_name, a.recipient_last_name, a.recipient_email, a.status, a.issued_at, a.expires_at, a.revoked_at, a.revocation_reason, a.first_verified_at, a.created_at, a.recipient_salt, b.id, b.account_id, b.name, b.description, b.criteria_narrative, b.criteria_url, b.image, b.tags, b.validity_days, b.status, b.retired_at, b.created_at, b.updated_at, t.event_id FROM badge_assertions a JOIN badges b ON b.id = a.badge_id
+SELECT a.id, a.account_id, a.badge_id, a.attendee_id, a.verification_code, a.recipient_first_name, a.recipient_last_name, a.recipient_email, a.status, a.issued_at, a.expires_at, a.revoked_at, a.revocation_reason, a.first_verified_at, a.created_at, a.recipient_salt, a.revocation_reason_code, b.id, b.account_id, b.name, b.description, b.criteria_narrative, b.criteria_url, b.image, b.tags, b.validity_days, b.status, b.retired_at, b.created_at, b.updated_at, t.event_id FROM badge_assertions a JOIN badges b ON b.id = a.badge_id
 JOIN attendees t ON t.id = a.attendee_id
 WHERE a.verification_code = upper($1::text)
 `
@@ -221,6 +225,7 @@ func (q *Queries) GetBadgeAssertionByCode(ctx context.Context, code string) (Get
 		&i.BadgeAssertion.FirstVerifiedAt,
 		&i.BadgeAssertion.CreatedAt,
 		&i.BadgeAssertion.RecipientSalt,
+		&i.BadgeAssertion.RevocationReasonCode,
 		&i.Badge.ID,
 		&i.Badge.AccountID,
 		&i.Badge.Name,
@@ -240,7 +245,7 @@ func (q *Queries) GetBadgeAssertionByCode(ctx context.Context, code string) (Get
 }
 
 const getBadgeAssertionByID = `-- name: GetBadgeAssertionByID :one
-SELECT a.id, a.account_id, a.badge_id, a.attendee_id, a.verification_code, a.recipient_first_name, a.recipient_last_name, a.recipient_email, a.status, a.issued_at, a.expires_at, a.revoked_at, a.revocation_reason, a.first_verified_at, a.created_at, a.recipient_salt, b.id, b.account_id, b.name, b.description, b.criteria_narrative, b.criteria_url, b.image, b.tags, b.validity_days, b.status, b.retired_at, b.created_at, b.updated_at FROM badge_assertions a JOIN badges b ON b.id = a.badge_id
+SELECT a.id, a.account_id, a.badge_id, a.attendee_id, a.verification_code, a.recipient_first_name, a.recipient_last_name, a.recipient_email, a.status, a.issued_at, a.expires_at, a.revoked_at, a.revocation_reason, a.first_verified_at, a.created_at, a.recipient_salt, a.revocation_reason_code, b.id, b.account_id, b.name, b.description, b.criteria_narrative, b.criteria_url, b.image, b.tags, b.validity_days, b.status, b.retired_at, b.created_at, b.updated_at FROM badge_assertions a JOIN badges b ON b.id = a.badge_id
 WHERE a.id = $1
 `
 
@@ -269,6 +274,7 @@ func (q *Queries) GetBadgeAssertionByID(ctx context.Context, id uuid.UUID) (GetB
 		&i.BadgeAssertion.FirstVerifiedAt,
 		&i.BadgeAssertion.CreatedAt,
 		&i.BadgeAssertion.RecipientSalt,
+		&i.BadgeAssertion.RevocationReasonCode,
 		&i.Badge.ID,
 		&i.Badge.AccountID,
 		&i.Badge.Name,
@@ -371,8 +377,8 @@ INSERT INTO badge_assertions (id, account_id, badge_id, attendee_id, verificatio
 SELECT unnest($1::uuid[]), $2, $3, unnest($4::uuid[]), unnest($5::text[]),
        unnest($6::text[]), unnest($7::text[]), unnest($8::text[]), unnest($9::text[]),
        $10::timestamptz, $11::timestamptz, $10::timestamptz
-ON CONFLICT (badge_id, attendee_id) DO NOTHING
-RETURNING id, account_id, badge_id, attendee_id, verification_code, recipient_first_name, recipient_last_name, recipient_email, status, issued_at, expires_at, revoked_at, revocation_reason, first_verified_at, created_at, recipient_salt
+ON CONFLICT (badge_id, attendee_id) WHERE status = 'active' DO NOTHING
+RETURNING id, account_id, badge_id, attendee_id, verification_code, recipient_first_name, recipient_last_name, recipient_email, status, issued_at, expires_at, revoked_at, revocation_reason, first_verified_at, created_at, recipient_salt, revocation_reason_code
 `
 
 type InsertBadgeAssertionsParams struct {
@@ -390,7 +396,8 @@ type InsertBadgeAssertionsParams struct {
 }
 
 // InsertBadgeAssertions writes the assertions in the order given; an attendee who holds the
-// badge already is left as they are, and missing from the answer.
+// badge already (an active assertion: a revoked one holds nothing) is left as they are, and
+// missing from the answer.
 func (q *Queries) InsertBadgeAssertions(ctx context.Context, arg InsertBadgeAssertionsParams) ([]BadgeAssertion, error) {
 	rows, err := q.db.Query(ctx, insertBadgeAssertions,
 		arg.Ids,
@@ -429,6 +436,7 @@ func (q *Queries) InsertBadgeAssertions(ctx context.Context, arg InsertBadgeAsse
 			&i.FirstVerifiedAt,
 			&i.CreatedAt,
 			&i.RecipientSalt,
+			&i.RevocationReasonCode,
 		); err != nil {
 			return nil, err
 		}
@@ -494,7 +502,7 @@ func (q *Queries) ListActiveBadges(ctx context.Context, arg ListActiveBadgesPara
 }
 
 const listBadgeAssertions = `-- name: ListBadgeAssertions :many
-SELECT id, account_id, badge_id, attendee_id, verification_code, recipient_first_name, recipient_last_name, recipient_email, status, issued_at, expires_at, revoked_at, revocation_reason, first_verified_at, created_at, recipient_salt FROM badge_assertions WHERE account_id = $1 AND badge_id = $2
+SELECT id, account_id, badge_id, attendee_id, verification_code, recipient_first_name, recipient_last_name, recipient_email, status, issued_at, expires_at, revoked_at, revocation_reason, first_verified_at, created_at, recipient_salt, revocation_reason_code FROM badge_assertions WHERE account_id = $1 AND badge_id = $2
 ORDER BY issued_at DESC, id DESC
 LIMIT $4 OFFSET $3
 `
@@ -537,6 +545,7 @@ func (q *Queries) ListBadgeAssertions(ctx context.Context, arg ListBadgeAssertio
 			&i.FirstVerifiedAt,
 			&i.CreatedAt,
 			&i.RecipientSalt,
+			&i.RevocationReasonCode,
 		); err != nil {
 			return nil, err
 		}
@@ -584,6 +593,44 @@ func (q *Queries) LockBadge(ctx context.Context, arg LockBadgeParams) (LockBadge
 		&i.Badge.CreatedAt,
 		&i.Badge.UpdatedAt,
 		&i.IssuedCount,
+	)
+	return i, err
+}
+
+const lockBadgeAssertion = `-- name: LockBadgeAssertion :one
+SELECT id, account_id, badge_id, attendee_id, verification_code, recipient_first_name, recipient_last_name, recipient_email, status, issued_at, expires_at, revoked_at, revocation_reason, first_verified_at, created_at, recipient_salt, revocation_reason_code FROM badge_assertions
+WHERE account_id = $1 AND badge_id = $2 AND id = $3
+FOR UPDATE
+`
+
+type LockBadgeAssertionParams struct {
+	AccountID uuid.UUID
+	BadgeID   uuid.UUID
+	ID        uuid.UUID
+}
+
+// LockBadgeAssertion holds one assertion of the account's badge until the transaction ends.
+func (q *Queries) LockBadgeAssertion(ctx context.Context, arg LockBadgeAssertionParams) (BadgeAssertion, error) {
+	row := q.db.QueryRow(ctx, lockBadgeAssertion, arg.AccountID, arg.BadgeID, arg.ID)
+	var i BadgeAssertion
+	err := row.Scan(
+		&i.ID,
+		&i.AccountID,
+		&i.BadgeID,
+		&i.AttendeeID,
+		&i.VerificationCode,
+		&i.RecipientFirstName,
+		&i.RecipientLastName,
+		&i.RecipientEmail,
+		&i.Status,
+		&i.IssuedAt,
+		&i.ExpiresAt,
+		&i.RevokedAt,
+		&i.RevocationReason,
+		&i.FirstVerifiedAt,
+		&i.CreatedAt,
+		&i.RecipientSalt,
+		&i.RevocationReasonCode,
 	)
 	return i, err
 }
@@ -655,23 +702,107 @@ func (q *Queries) RetireBadge(ctx context.Context, arg RetireBadgeParams) (Badge
 	return i, err
 }
 
-const revokeAssertionsOfBadge = `-- name: RevokeAssertionsOfBadge :execrows
-UPDATE badge_assertions SET status = 'revoked', revoked_at = $1::timestamptz, revocation_reason = $2
-WHERE badge_id = $3 AND status = 'active'
+const revokeAssertionsOfBadge = `-- name: RevokeAssertionsOfBadge :many
+UPDATE badge_assertions SET status = 'revoked', revoked_at = $1::timestamptz, revocation_reason = $2,
+    revocation_reason_code = $3
+WHERE badge_id = $4 AND status = 'active'
+RETURNING id, account_id, badge_id, attendee_id, verification_code, recipient_first_name, recipient_last_name, recipient_email, status, issued_at, expires_at, revoked_at, revocation_reason, first_verified_at, created_at, recipient_salt, revocation_reason_code
 `
 
 type RevokeAssertionsOfBadgeParams struct {
-	Now     time.Time
-	Reason  *string
-	BadgeID uuid.UUID
+	Now        time.Time
+	Reason     *string
+	ReasonCode *string
+	BadgeID    uuid.UUID
 }
 
-func (q *Queries) RevokeAssertionsOfBadge(ctx context.Context, arg RevokeAssertionsOfBadgeParams) (int64, error) {
-	result, err := q.db.Exec(ctx, revokeAssertionsOfBadge, arg.Now, arg.Reason, arg.BadgeID)
+// RevokeAssertionsOfBadge revokes the badge's active assertions (retiring it) and returns them.
+func (q *Queries) RevokeAssertionsOfBadge(ctx context.Context, arg RevokeAssertionsOfBadgeParams) ([]BadgeAssertion, error) {
+	rows, err := q.db.Query(ctx, revokeAssertionsOfBadge,
+		arg.Now,
+		arg.Reason,
+		arg.ReasonCode,
+		arg.BadgeID,
+	)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	return result.RowsAffected(), nil
+	defer rows.Close()
+	var items []BadgeAssertion
+	for rows.Next() {
+		var i BadgeAssertion
+		if err := rows.Scan(
+			&i.ID,
+			&i.AccountID,
+			&i.BadgeID,
+			&i.AttendeeID,
+			&i.VerificationCode,
+			&i.RecipientFirstName,
+			&i.RecipientLastName,
+			&i.RecipientEmail,
+			&i.Status,
+			&i.IssuedAt,
+			&i.ExpiresAt,
+			&i.RevokedAt,
+			&i.RevocationReason,
+			&i.FirstVerifiedAt,
+			&i.CreatedAt,
+			&i.RecipientSalt,
+			&i.RevocationReasonCode,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const revokeBadgeAssertion = `-- name: RevokeBadgeAssertion :one
+UPDATE badge_assertions SET status = 'revoked', revoked_at = $1::timestamptz,
+    revocation_reason = $2, revocation_reason_code = $3
+WHERE id = $4 AND status = 'active'
+RETURNING id, account_id, badge_id, attendee_id, verification_code, recipient_first_name, recipient_last_name, recipient_email, status, issued_at, expires_at, revoked_at, revocation_reason, first_verified_at, created_at, recipient_salt, revocation_reason_code
+`
+
+type RevokeBadgeAssertionParams struct {
+	Now        time.Time
+	Reason     *string
+	ReasonCode *string
+	ID         uuid.UUID
+}
+
+// RevokeBadgeAssertion revokes one active assertion; no row: it is revoked already.
+func (q *Queries) RevokeBadgeAssertion(ctx context.Context, arg RevokeBadgeAssertionParams) (BadgeAssertion, error) {
+	row := q.db.QueryRow(ctx, revokeBadgeAssertion,
+		arg.Now,
+		arg.Reason,
+		arg.ReasonCode,
+		arg.ID,
+	)
+	var i BadgeAssertion
+	err := row.Scan(
+		&i.ID,
+		&i.AccountID,
+		&i.BadgeID,
+		&i.AttendeeID,
+		&i.VerificationCode,
+		&i.RecipientFirstName,
+		&i.RecipientLastName,
+		&i.RecipientEmail,
+		&i.Status,
+		&i.IssuedAt,
+		&i.ExpiresAt,
+		&i.RevokedAt,
+		&i.RevocationReason,
+		&i.FirstVerifiedAt,
+		&i.CreatedAt,
+		&i.RecipientSalt,
+		&i.RevocationReasonCode,
+	)
+	return i, err
 }
 
 const updateBadge = `-- name: UpdateBadge :one

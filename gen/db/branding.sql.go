@@ -13,7 +13,7 @@ import (
 )
 
 const getBranding = `-- name: GetBranding :one
-SELECT account_id, issuer_name, website, logo, primary_color, email_from_name, email_reply_to, updated_at, signatories FROM branding WHERE account_id = $1
+SELECT account_id, issuer_name, website, logo, primary_color, email_from_name, email_reply_to, updated_at, signatories, public_email FROM branding WHERE account_id = $1
 `
 
 func (q *Queries) GetBranding(ctx context.Context, accountID uuid.UUID) (Branding, error) {
@@ -29,20 +29,23 @@ func (q *Queries) GetBranding(ctx context.Context, accountID uuid.UUID) (Brandin
 		&i.EmailReplyTo,
 		&i.UpdatedAt,
 		&i.Signatories,
+		&i.PublicEmail,
 	)
 	return i, err
 }
 
 const putBranding = `-- name: PutBranding :one
 INSERT INTO branding (account_id, issuer_name, website, logo, primary_color, email_from_name, email_reply_to,
-                      signatories, updated_at)
+                      public_email, signatories, updated_at)
 VALUES ($1, $2, $3, $4, $5,
-        $6, $7, $8::jsonb, $9::timestamptz)
+        $6, $7, $8, $9::jsonb,
+        $10::timestamptz)
 ON CONFLICT (account_id) DO UPDATE SET
     issuer_name = EXCLUDED.issuer_name, website = EXCLUDED.website, logo = EXCLUDED.logo,
     primary_color = EXCLUDED.primary_color, email_from_name = EXCLUDED.email_from_name,
-    email_reply_to = EXCLUDED.email_reply_to, signatories = EXCLUDED.signatories, updated_at = EXCLUDED.updated_at
-RETURNING account_id, issuer_name, website, logo, primary_color, email_from_name, email_reply_to, updated_at, signatories
+    email_reply_to = EXCLUDED.email_reply_to, public_email = EXCLUDED.public_email,
+    signatories = EXCLUDED.signatories, updated_at = EXCLUDED.updated_at
+RETURNING account_id, issuer_name, website, logo, primary_color, email_from_name, email_reply_to, updated_at, signatories, public_email
 `
 
 type PutBrandingParams struct {
@@ -53,6 +56,7 @@ type PutBrandingParams struct {
 	PrimaryColor  *string
 	EmailFromName *string
 	EmailReplyTo  *string
+	PublicEmail   *string
 	Signatories   []byte
 	Now           time.Time
 }
@@ -66,6 +70,7 @@ func (q *Queries) PutBranding(ctx context.Context, arg PutBrandingParams) (Brand
 		arg.PrimaryColor,
 		arg.EmailFromName,
 		arg.EmailReplyTo,
+		arg.PublicEmail,
 		arg.Signatories,
 		arg.Now,
 	)
@@ -80,6 +85,7 @@ func (q *Queries) PutBranding(ctx context.Context, arg PutBrandingParams) (Brand
 		&i.EmailReplyTo,
 		&i.UpdatedAt,
 		&i.Signatories,
+		&i.PublicEmail,
 	)
 	return i, err
 }

@@ -623,7 +623,7 @@ func (q *Queries) ListOutboxEvents(ctx context.Context, accountID uuid.UUID) ([]
 }
 
 const lockAttendeeForIssue = `-- name: LockAttendeeForIssue :one
-SELECT a.id, a.account_id, a.event_id, a.first_name, a.last_name, a.email, a.email_normalized, a.metadata, a.created_at, a.updated_at, e.name AS event_name, e.event_date, e.location AS event_location,
+SELECT a.id, a.account_id, a.event_id, a.first_name, a.last_name, a.email, a.email_normalized, a.metadata, a.created_at, a.updated_at, e.name AS event_name, e.event_date, e.location AS event_location, e.description AS event_description,
        e.certificate_validity_days, e.template_id AS event_template_id
 FROM attendees a JOIN events e ON e.id = a.event_id
 WHERE a.account_id = $1 AND a.id = $2
@@ -649,6 +649,7 @@ type LockAttendeeForIssueRow struct {
 	EventName               string
 	EventDate               time.Time
 	EventLocation           *string
+	EventDescription        *string
 	CertificateValidityDays *int32
 	EventTemplateID         uuid.UUID
 }
@@ -672,6 +673,7 @@ func (q *Queries) LockAttendeeForIssue(ctx context.Context, arg LockAttendeeForI
 		&i.EventName,
 		&i.EventDate,
 		&i.EventLocation,
+		&i.EventDescription,
 		&i.CertificateValidityDays,
 		&i.EventTemplateID,
 	)
@@ -739,7 +741,7 @@ func (q *Queries) LockCertificate(ctx context.Context, arg LockCertificateParams
 }
 
 const lockIssueSource = `-- name: LockIssueSource :one
-SELECT a.id, a.account_id, a.event_id, a.first_name, a.last_name, a.email, a.email_normalized, a.metadata, a.created_at, a.updated_at, e.name AS event_name, e.event_date, e.location AS event_location,
+SELECT a.id, a.account_id, a.event_id, a.first_name, a.last_name, a.email, a.email_normalized, a.metadata, a.created_at, a.updated_at, e.name AS event_name, e.event_date, e.location AS event_location, e.description AS event_description,
        e.certificate_validity_days, e.template_id AS event_template_id,
        t.id, t.account_id, t.name, t.description, t.active, t.page_size, t.orientation, t.layout, t.created_at, t.updated_at,
        b.account_id AS branding_account_id, b.issuer_name AS branding_issuer_name, b.website AS branding_website,
@@ -772,6 +774,7 @@ type LockIssueSourceRow struct {
 	EventName               string
 	EventDate               time.Time
 	EventLocation           *string
+	EventDescription        *string
 	CertificateValidityDays *int32
 	EventTemplateID         uuid.UUID
 	Template                Template
@@ -807,6 +810,7 @@ func (q *Queries) LockIssueSource(ctx context.Context, arg LockIssueSourceParams
 		&i.EventName,
 		&i.EventDate,
 		&i.EventLocation,
+		&i.EventDescription,
 		&i.CertificateValidityDays,
 		&i.EventTemplateID,
 		&i.Template.ID,

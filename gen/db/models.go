@@ -92,9 +92,10 @@ type BadgeAssertion struct {
 	RevokedAt          *time.Time
 	RevocationReason   *string
 	// First counted verification (JSON lookup or page view, crawlers excluded).
-	FirstVerifiedAt *time.Time
-	CreatedAt       time.Time
-	RecipientSalt   string
+	FirstVerifiedAt      *time.Time
+	CreatedAt            time.Time
+	RecipientSalt        string
+	RevocationReasonCode *string
 }
 
 type Branding struct {
@@ -107,6 +108,7 @@ type Branding struct {
 	EmailReplyTo  *string
 	UpdatedAt     time.Time
 	Signatories   []byte
+	PublicEmail   *string
 }
 
 type BulkJob struct {

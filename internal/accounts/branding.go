@@ -49,6 +49,7 @@ func (s *Service) PutBranding(ctx context.Context, accountID uuid.UUID, b store.
 	trim(&b.IssuerName)
 	trim(&b.EmailFromName)
 	trim(&b.Website)
+	trim(&b.PublicEmail)
 	for field, v := range map[string]*string{"body.issuerName": b.IssuerName, "body.emailFromName": b.EmailFromName} {
 		if v != nil && hasControl(*v) {
 			details = append(details, apperr.Detail{Field: field, Message: "must not contain control characters"})

@@ -76,12 +76,15 @@ type Overrides struct {
 
 // Build assembles the service from the configuration.
 func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog.Logger, o Overrides) (*Service, error) {
+	from, err := email.ParseFrom(cfg.MailFrom)
+	if err != nil {
+		return nil, err
+	}
 	svc := &Service{Logger: logger, Accounts: accounts.New(st, o.Now), Events: events.New(st, o.Now), Attendees: attendees.New(st, o.Now),
 		Templates:    templates.New(st, cfg.SiteURL.String(), o.Now),
 		Certificates: certificates.New(st, cfg.SiteURL.String(), o.Now, nil),
-		Badges:       badges.New(st, cfg.SiteURL.String(), o.Now, nil),
+		Badges:       badges.New(st, cfg.SiteURL.String(), from.Address, o.Now, nil),
 		Idempotency:  idempotency.New(st, o.Now)}
-	var err error
 	if svc.Secrets, err = Secrets(cfg, logger); err != nil {
 		return nil, err
 	}
@@ -122,11 +125,6 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 		dir := filepath.Join(cfg.DataDir, "outbox")
 		sender = email.FileSender{Dir: dir}
 		logger.InfoContext(ctx, "SMTP_URL is unset: outbound email is written as .eml files", "dir", dir)
-	}
-	from, err := email.ParseFrom(cfg.MailFrom)
-	if err != nil {
-		svc.Close()
-		return nil, err
 	}
 	svc.Email = &email.Worker{Store: st, Sender: sender, Logger: logger,
 		Composer: email.Composer{From: from, Domain: cfg.SiteURL.Hostname()},

@@ -26,21 +26,26 @@ import (
 type Service struct {
 	store   *store.Store
 	siteURL string
-	now     func() time.Time
-	kick    func() // wakes the email worker
-	images  *imageCache
+	// contactEmail is the service's own address, the Open Badges 2.0 issuer email of an
+	// account whose branding sets no publicEmail.
+	contactEmail string
+	now          func() time.Time
+	kick         func() // wakes the email worker
+	images       *imageCache
 }
 
-// New returns the service. siteURL roots verification links and Open Badges URLs; kick, when
-// set, wakes the email worker after a message was recorded.
-func New(s *store.Store, siteURL string, now func() time.Time, kick func()) *Service {
+// New returns the service. siteURL roots verification links and Open Badges URLs;
+// contactEmail is the service's sender address, which stands in for an issuer's public email;
+// kick, when set, wakes the email worker after a message was recorded.
+func New(s *store.Store, siteURL, contactEmail string, now func() time.Time, kick func()) *Service {
 	if now == nil {
 		now = time.Now
 	}
 	if kick == nil {
 		kick = func() {}
 	}
-	return &Service{store: s, siteURL: strings.TrimSuffix(siteURL, "/"), now: now, kick: kick, images: newImageCache()}
+	return &Service{store: s, siteURL: strings.TrimSuffix(siteURL, "/"), contactEmail: contactEmail, now: now, kick: kick,
+		images: newImageCache()}
 }
 
 // SetKick sets the function that wakes the email worker (it is built after the service).
@@ -115,12 +120,16 @@ func (s *Service) Replace(ctx context.Context, accountID, id uuid.UUID, f store.
 	})
 }
 
-// retiredReason is the revocation reason of the assertions of a retired badge.
-const retiredReason = "The issuer retired this badge."
+// retiredReason and retiredReasonCode are the revocation of the assertions of a retired badge.
+const (
+	retiredReason     = "The issuer retired this badge."
+	retiredReasonCode = "other"
+)
 
 // Delete removes a badge that was never issued. A badge that was ever issued is retired
-// instead and nothing is erased: it can no longer be issued or changed, and its assertions are
-// revoked. Deleting a retired badge changes nothing.
+// instead and nothing is erased: it can no longer be issued or changed, and its active
+// assertions are revoked (their status list bits set, a badge.revoked event each). Deleting a
+// retired badge changes nothing.
 func (s *Service) Delete(ctx context.Context, accountID, id uuid.UUID) error {
 	now := s.now().UTC()
 	_, err := store.InTx(ctx, s.store, func(tx *store.Tx) (struct{}, error) {
@@ -137,10 +146,20 @@ func (s *Service) Delete(ctx context.Context, accountID, id uuid.UUID) error {
 		if _, err := tx.RetireBadge(ctx, id, cur.IssuedCount, now); err != nil {
 			return struct{}{}, err
 		}
-		if _, err := tx.RevokeAssertionsOfBadge(ctx, id, retiredReason, now); err != nil {
+		reason := retiredReason
+		revoked, err := tx.RevokeAssertionsOfBadge(ctx, id, store.Revocation{At: now, Reason: &reason, ReasonCode: retiredReasonCode})
+		if err != nil {
 			return struct{}{}, err
 		}
-		return struct{}{}, credentials.RevokeBadgeStatus(ctx, tx, id, now)
+		if err := credentials.RevokeBadgeStatus(ctx, tx, id, now); err != nil {
+			return struct{}{}, err
+		}
+		for _, a := range revoked {
+			if err := outboxRevoked(ctx, tx, a); err != nil {
+				return struct{}{}, err
+			}
+		}
+		return struct{}{}, nil
 	})
 	return err
 }

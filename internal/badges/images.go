@@ -32,6 +32,7 @@ type issuer struct {
 	Name                        string // branding issuerName, else the account's name
 	URL, Logo, Color            string // branding website, logo (data URI), primaryColor; "" when unset
 	EmailFromName, EmailReplyTo string
+	PublicEmail                 string // branding publicEmail, or ""
 }
 
 // issuerReader reads branding and accounts: a *store.Store, or a *store.Tx.
@@ -54,7 +55,8 @@ func issuerOf(ctx context.Context, r issuerReader, accountID uuid.UUID) (issuer,
 		name = a.Name
 	}
 	return issuer{AccountID: accountID, Name: name, URL: store.Deref(b.Website), Logo: store.Deref(b.Logo),
-		Color: store.Deref(b.PrimaryColor), EmailFromName: store.Deref(b.EmailFromName), EmailReplyTo: store.Deref(b.EmailReplyTo)}, nil
+		Color: store.Deref(b.PrimaryColor), EmailFromName: store.Deref(b.EmailFromName), EmailReplyTo: store.Deref(b.EmailReplyTo),
+		PublicEmail: store.Deref(b.PublicEmail)}, nil
 }
 
 func (s *Service) view(ctx context.Context, r issuerReader, b store.Badge) (Badge, error) {

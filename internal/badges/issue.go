@@ -35,6 +35,8 @@ type Assertion struct {
 	store.BadgeAssertion
 	// Status is active, expired (past ExpiresAt) or revoked (itself, or its badge retired).
 	Status string
+	// VerificationURL is its public verification page.
+	VerificationURL string
 }
 
 // Issued is one attendee's assertion in the answer to an issuance.
@@ -48,14 +50,15 @@ type Issued struct {
 //   - The badge is locked first, so issuances of one badge run one after the other; a retired
 //     badge answers 409.
 //   - Every attendee must be the account's (404 naming the first that is not).
-//   - An attendee who holds the badge gets their assertion back, marked AlreadyIssued, and
-//     costs nothing. The others get a new assertion each, written in one statement that
-//     leaves out whoever holds the badge by then (the unique key on badge and attendee).
+//   - An attendee who holds the badge (an assertion not revoked, expired or not) gets their
+//     assertion back, marked AlreadyIssued, and costs nothing. The others, those whose
+//     assertion was revoked included, get a new assertion each, written in one statement that
+//     leaves out whoever holds the badge by then (the unique key on the badge and attendee of
+//     active assertions).
 //   - The new assertions cost one credit each, taken in one statement or not at all: when
 //     fewer are left, CREDIT_LIMIT (with the figures) rolls everything back.
 //   - The day's analytics counter of badges issued for each attendee's event grows by the
-//     new ones (written at the commit); when asked, each new recipient's email is recorded. No webhook event is written:
-//     the contract's event kinds name no badge.
+//     new ones (written at the commit); when asked, each new recipient's email is recorded.
 //
 // Locks are taken in one order (badge, attendees by id through the assertions' foreign key,
 // credits, status list entries, analytics rows in key order at the commit), the order
@@ -124,7 +127,7 @@ func (s *Service) Issue(ctx context.Context, p IssueParams) ([]Issued, error) {
 		}
 		out := make([]Issued, len(p.AttendeeIDs))
 		for i, id := range p.AttendeeIDs {
-			out[i] = Issued{Assertion: assertionView(byAttendee[id], b, now), AlreadyIssued: !isNew[id]}
+			out[i] = Issued{Assertion: s.assertionView(byAttendee[id], b, now), AlreadyIssued: !isNew[id]}
 		}
 		return result{issued: out, fresh: len(fresh)}, nil
 	})
@@ -315,8 +318,8 @@ func newSalt() (string, error) {
 }
 
 // assertionView is a as clients see it at now, an assertion of badge b.
-func assertionView(a store.BadgeAssertion, b store.Badge, now time.Time) Assertion {
-	return Assertion{BadgeAssertion: a, Status: assertionStatus(a, b, now)}
+func (s *Service) assertionView(a store.BadgeAssertion, b store.Badge, now time.Time) Assertion {
+	return Assertion{BadgeAssertion: a, Status: assertionStatus(a, b, now), VerificationURL: s.VerificationURL(a.VerificationCode)}
 }
 
 func assertionStatus(a store.BadgeAssertion, b store.Badge, now time.Time) string {
@@ -343,7 +346,7 @@ func (s *Service) Assertions(ctx context.Context, accountID, badgeID uuid.UUID, 
 	now := s.now()
 	out := make([]Assertion, len(list))
 	for i, a := range list {
-		out[i] = assertionView(a, b, now)
+		out[i] = s.assertionView(a, b, now)
 	}
 	return out, total, nil
 }

@@ -1,6 +1,7 @@
 package badges
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/credentials"
 	"github.com/certhub/credentiald/internal/openbadges"
 	"github.com/certhub/credentiald/internal/store"
 )
@@ -67,10 +69,11 @@ func (s *Service) hostedAssertion(a store.BadgeAssertion) openbadges.Assertion {
 		s.BakedImageURL(a.VerificationCode, "png"), a.IssuedAt, a.ExpiresAt)
 }
 
-// revocationReason is why an assertion is revoked: its own reason, or its badge's retirement.
+// revocationReason is why a revoked assertion is revoked: the reason it was revoked with
+// ("" when none was given), or its badge's retirement.
 func revocationReason(a store.BadgeAssertion) string {
-	if r := store.Deref(a.RevocationReason); r != "" {
-		return r
+	if a.Revoked {
+		return store.Deref(a.RevocationReason)
 	}
 	return retiredReason
 }
@@ -91,13 +94,25 @@ func (s *Service) OpenBadgesBadgeClass(ctx context.Context, id uuid.UUID) (openb
 		return openbadges.BadgeClass{}, err
 	}
 	return openbadges.BadgeClass{Context: openbadges.Context, Type: "BadgeClass", ID: s.BadgeClassURL(b.ID), Name: b.Name,
-		Description: store.Deref(b.Description), Image: v.ImageURI,
-		Criteria: openbadges.Criteria{ID: store.Deref(b.CriteriaURL), Narrative: store.Deref(b.CriteriaNarrative)},
+		Description: cmp.Or(store.Deref(b.Description), credentials.BadgeDescription(b.Name, iss.Name)), Image: v.ImageURI,
+		Criteria: criteriaOf(b, iss.Name),
 		Issuer:   s.IssuerURL(b.AccountID), Tags: b.Tags}, nil
+}
+
+// criteriaOf is a BadgeClass's criteria: its URL and narrative, or, when the badge states
+// neither, the generated narrative its credentials carry too.
+func criteriaOf(b store.Badge, issuerName string) openbadges.Criteria {
+	c := openbadges.Criteria{ID: store.Deref(b.CriteriaURL), Narrative: store.Deref(b.CriteriaNarrative)}
+	if c.ID == "" && c.Narrative == "" {
+		c.Narrative = credentials.BadgeNarrative(b.Name, issuerName)
+	}
+	return c
 }
 
 // OpenBadgesIssuer returns the Open Badges 2.0 Issuer Profile of an account that has badges;
 // any other account is not found, so that the profile publishes nobody who issues no badge.
+// Open Badges 2.0 requires a url and an email: the branding's website and publicEmail, else
+// the service's own address and sender address.
 func (s *Service) OpenBadgesIssuer(ctx context.Context, accountID uuid.UUID) (openbadges.Issuer, error) {
 	ok, err := s.store.AccountHasBadges(ctx, accountID)
 	if err != nil {
@@ -111,7 +126,7 @@ func (s *Service) OpenBadgesIssuer(ctx context.Context, accountID uuid.UUID) (op
 		return openbadges.Issuer{}, err
 	}
 	return openbadges.Issuer{Context: openbadges.Context, Type: "Issuer", ID: s.IssuerURL(accountID), Name: iss.Name,
-		URL: iss.URL, Image: iss.Logo}, nil
+		URL: cmp.Or(iss.URL, s.siteURL), Email: cmp.Or(iss.PublicEmail, s.contactEmail), Image: iss.Logo}, nil
 }
 
 // AssertionView is what public verification shows of a badge assertion, found by its code.
@@ -128,19 +143,20 @@ type AssertionView struct {
 	BadgeDescription *string
 	// BadgeImage is the badge's image as a data URI (its own, or the generated one); the same
 	// picture with the assertion baked in is BakedPNG / BakedSVG, at ImagePNGURL / ImageSVGURL.
-	BadgeImage        string
-	CriteriaNarrative *string
-	CriteriaURL       *string
-	Tags              []string
-	Issuer            IssuerView
-	RecipientName     string // first and last name; the email is never shown publicly
-	IssuedAt          time.Time
-	ExpiresAt         *time.Time
-	RevokedAt         *time.Time // set when revoked, with RevocationReason
-	RevocationReason  *string
-	AssertionURL      string // the hosted Open Badges 2.0 Assertion
-	ImagePNGURL       string
-	ImageSVGURL       string
+	BadgeImage           string
+	CriteriaNarrative    *string
+	CriteriaURL          *string
+	Tags                 []string
+	Issuer               IssuerView
+	RecipientName        string // first and last name; the email is never shown publicly
+	IssuedAt             time.Time
+	ExpiresAt            *time.Time
+	RevokedAt            *time.Time // set when revoked, with RevocationReason and its code
+	RevocationReason     *string
+	RevocationReasonCode *string
+	AssertionURL         string // the hosted Open Badges 2.0 Assertion
+	ImagePNGURL          string
+	ImageSVGURL          string
 }
 
 // IssuerView is the issuer as verification shows it (from the account's branding).
@@ -177,8 +193,11 @@ func (s *Service) AssertionByCode(ctx context.Context, code string) (AssertionVi
 	if status != "revoked" {
 		return out, nil
 	}
-	reason := revocationReason(a)
-	out.RevocationReason = &reason
+	reasonCode := cmp.Or(store.Deref(a.RevocationReasonCode), retiredReasonCode)
+	out.RevocationReasonCode = &reasonCode
+	if reason := revocationReason(a); reason != "" {
+		out.RevocationReason = &reason
+	}
 	out.RevokedAt = a.RevokedAt
 	if out.RevokedAt == nil {
 		out.RevokedAt = b.RetiredAt

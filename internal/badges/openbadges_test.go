@@ -262,7 +262,8 @@ func TestOpenBadgesDocuments(t *testing.T) {
 		t.Fatalf("badge class: %+v %v", class, err)
 	}
 	iss, err := w.svc.OpenBadgesIssuer(ctx, w.account)
-	if err != nil || iss.Name != "Analytical Society" || iss.ID != class.Issuer || iss.Type != "Issuer" || iss.Email != "" {
+	if err != nil || iss.Name != "Analytical Society" || iss.ID != class.Issuer || iss.Type != "Issuer" ||
+		iss.URL != site || iss.Email != "no-reply@certs.example.org" {
 		t.Fatalf("issuer: %+v %v", iss, err)
 	}
 	if _, err := w.svc.OpenBadgesAssertion(ctx, uuid.New()); apperr.CodeOf(err) != apperr.NotFound {

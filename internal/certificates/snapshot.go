@@ -29,6 +29,8 @@ type Snapshot struct {
 		Name     string    `json:"name"`
 		Date     time.Time `json:"date"`
 		Location string    `json:"location,omitempty"`
+		// Description is the event's, as the certificate's credential describes it.
+		Description string `json:"description,omitempty"`
 	} `json:"event"`
 	Issuer struct {
 		Name    string `json:"name"`
@@ -61,6 +63,7 @@ func snapshotFrom(src source) (json.RawMessage, error) {
 	a := src.Attendee
 	snap.Recipient.FirstName, snap.Recipient.LastName, snap.Recipient.Email = a.FirstName, a.LastName, a.Email
 	snap.Event.Name, snap.Event.Date, snap.Event.Location = src.Event.Name, src.Event.EventDate.UTC(), store.Deref(src.Event.Location)
+	snap.Event.Description = store.Deref(src.Event.Description)
 	b := src.Branding
 	snap.Issuer.Name, snap.Issuer.Website, snap.Issuer.Logo = store.Deref(b.IssuerName), store.Deref(b.Website), store.Deref(b.Logo)
 	snap.Issuer.Color = store.Deref(b.PrimaryColor)

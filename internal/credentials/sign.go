@@ -1,11 +1,13 @@
 package credentials
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 	"time"
 
@@ -32,7 +34,7 @@ const (
 
 // formatVersion changes whenever the code changes what a credential says for the same data,
 // so that no cache keeps an answer the code would no longer give.
-const formatVersion = "1"
+const formatVersion = "2"
 
 // Ref names an issued credential, as public verification found it by its code.
 type Ref struct {
@@ -97,7 +99,7 @@ func (s *Service) Credential(ctx context.Context, ref Ref, form Form, ifNoneMatc
 			return nil, err
 		}
 		if form == FormJWT {
-			token, err := signer.SignJWT(cred)
+			token, err := signer.SignJWT(cred, entry.SignedAt)
 			return []byte(token), err
 		}
 		return signer.SignDataIntegrity(cred, entry.SignedAt)
@@ -117,6 +119,10 @@ func (s *Service) unsigned(ctx context.Context, ref Ref, entry store.VerifiableC
 	}
 	in := vc.CredentialInput{ID: ref.ID.String(), IssuerDID: did, Salt: entry.Salt, Status: &status}
 	logoURL := s.siteURL + "/api/v1/verify/" + ref.VerificationCode + "/issuer-logo"
+	// What a credential says of its achievement is what was frozen when it was issued; where
+	// that says nothing (no event or badge description, no criteria), a sentence is generated,
+	// since Open Badges 3.0 requires both a description and a criteria narrative.
+	var describe func(issuerName string)
 	switch ref.Kind {
 	case store.KindCertificate:
 		c, err := s.store.FindCertificate(ctx, ref.AccountID, ref.ID, s.now())
@@ -138,9 +144,13 @@ func (s *Service) unsigned(ctx context.Context, ref Ref, entry store.VerifiableC
 		in.IdentityHash = openbadges.RecipientIdentity(c.Email, entry.Salt)
 		in.AchievementID = "urn:uuid:" + c.EventID.String()
 		in.AchievementName = snap.Event.Name
-		in.Narrative = "Awarded to attendees of " + snap.Event.Name + " (" + snap.Event.Date.UTC().Format(time.DateOnly) + ")."
 		in.AchievementType = "Certificate"
 		in.IssuedAt, in.ExpiresAt = *c.IssuedAt, c.ExpiresAt
+		describe = func(issuerName string) {
+			in.AchievementDescription = cmp.Or(strings.TrimSpace(snap.Event.Description),
+				CertificateDescription(snap.Event.Name, snap.Event.Date, issuerName))
+			in.Narrative = CertificateNarrative(snap.Event.Name, snap.Event.Date)
+		}
 	case store.KindBadgeAssertion:
 		ab, err := s.store.FindBadgeAssertion(ctx, ref.ID)
 		if err != nil {
@@ -155,15 +165,19 @@ func (s *Service) unsigned(ctx context.Context, ref Ref, entry store.VerifiableC
 		if claims.IssuerHasLogo {
 			in.IssuerImageURL = logoURL
 		}
-		in.Name, in.AchievementName, in.AchievementDescription = claims.Name, claims.Name, claims.Description
-		in.Narrative = claims.Narrative
-		if in.Narrative == "" && claims.CriteriaURL != "" {
-			in.Narrative = "See " + claims.CriteriaURL
-		}
+		in.Name, in.AchievementName = claims.Name, claims.Name
 		in.IdentityHash = openbadges.RecipientIdentity(a.Recipient.Email, entry.Salt)
 		in.AchievementID = s.siteURL + "/ob/v2/badges/" + b.ID.String()
 		in.AchievementType = "Badge"
 		in.IssuedAt, in.ExpiresAt = a.IssuedAt, a.ExpiresAt
+		describe = func(issuerName string) {
+			in.AchievementDescription = cmp.Or(claims.Description, BadgeDescription(claims.Name, issuerName))
+			in.Narrative = claims.Narrative
+			if in.Narrative == "" && claims.CriteriaURL != "" {
+				in.Narrative = "See " + claims.CriteriaURL
+			}
+			in.Narrative = cmp.Or(in.Narrative, BadgeNarrative(claims.Name, issuerName))
+		}
 	default:
 		return vc.OpenBadgeCredential{}, fmt.Errorf("credentials: unknown kind %q", ref.Kind)
 	}
@@ -174,7 +188,33 @@ func (s *Service) unsigned(ctx context.Context, ref Ref, entry store.VerifiableC
 		}
 		in.IssuerName = acct.Name
 	}
+	// The issuer's website, else the service's own address: wallets show it as the issuer's
+	// link, and the Open Badges 2.0 profile of the same issuer requires one.
+	in.IssuerURL = cmp.Or(in.IssuerURL, s.siteURL)
+	describe(in.IssuerName)
 	return vc.NewOpenBadgeCredential(in)
+}
+
+// CertificateDescription is the achievement description of a certificate whose event has
+// none: the event, its date and who issued it.
+func CertificateDescription(event string, date time.Time, issuer string) string {
+	return fmt.Sprintf("Certificate of attendance at %s on %s, issued by %s.", event, date.UTC().Format("2 January 2006"), issuer)
+}
+
+// CertificateNarrative is how a certificate is earned: by attending its event.
+func CertificateNarrative(event string, date time.Time) string {
+	return "Awarded to attendees of " + event + " (" + date.UTC().Format(time.DateOnly) + ")."
+}
+
+// BadgeDescription is the description of a badge that has none, in its credentials and its
+// Open Badges 2.0 BadgeClass.
+func BadgeDescription(name, issuer string) string {
+	return fmt.Sprintf("The %s badge, awarded by %s.", name, issuer)
+}
+
+// BadgeNarrative is the criteria of a badge that states none.
+func BadgeNarrative(name, issuer string) string {
+	return fmt.Sprintf("Awarded by %s to the recipients it chose for the %s badge.", issuer, name)
 }
 
 // badgeClaims are the claims frozen in the entry; an assertion issued before they were kept
@@ -205,8 +245,9 @@ func BadgeClaimsOf(b store.Badge, issuerName, issuerURL string, issuerHasLogo bo
 // credential says.
 type certificateSnapshot struct {
 	Event struct {
-		Name string    `json:"name"`
-		Date time.Time `json:"date"`
+		Name        string    `json:"name"`
+		Date        time.Time `json:"date"`
+		Description string    `json:"description"`
 	} `json:"event"`
 	Issuer struct {
 		Name    string `json:"name"`

@@ -69,6 +69,21 @@ func (s *Server) ListBadgeAssertions(ctx context.Context, req api.ListBadgeAsser
 	return api.ListBadgeAssertions200JSONResponse{Body: api.BadgeAssertionPage{Data: convertAll(list, badgeAssertion), Meta: pageMeta(page, total)}}, nil
 }
 
+func (s *Server) RevokeBadgeAssertion(ctx context.Context, req api.RevokeBadgeAssertionRequestObject) (api.RevokeBadgeAssertionResponseObject, error) {
+	p := badges.RevokeParams{AccountID: principal(ctx).AccountID, BadgeID: req.Id, AssertionID: req.AssertionId}
+	if b := req.Body; b != nil {
+		p.Reason = b.Reason
+		if b.ReasonCode != nil {
+			p.ReasonCode = string(*b.ReasonCode)
+		}
+	}
+	a, err := s.badges.RevokeAssertion(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	return api.RevokeBadgeAssertion200JSONResponse{Body: api.BadgeAssertionEnvelope{Data: badgeAssertion(a)}}, nil
+}
+
 func badgeFields(b *api.BadgeRequest) store.BadgeFields {
 	f := store.BadgeFields{Name: b.Name, Description: b.Description, Image: b.Image, ValidityDays: b.ValidityDays}
 	if b.Criteria != nil {
@@ -88,14 +103,27 @@ func badge(b badges.Badge) api.Badge {
 }
 
 func badgeAssertion(a badges.Assertion) api.BadgeAssertion {
-	return api.BadgeAssertion{Id: a.ID, BadgeId: a.BadgeID, AttendeeId: a.AttendeeID, VerificationCode: a.VerificationCode,
-		Recipient: api.Recipient{FirstName: a.Recipient.FirstName, LastName: a.Recipient.LastName, Email: openapi_types.Email(a.Recipient.Email)},
-		Status:    api.BadgeAssertionStatus(a.Status), IssuedAt: a.IssuedAt.UTC(), ExpiresAt: utc(a.ExpiresAt), RevokedAt: utc(a.RevokedAt)}
+	out := api.BadgeAssertion{Id: a.ID, BadgeId: a.BadgeID, AttendeeId: a.AttendeeID, VerificationCode: a.VerificationCode,
+		VerificationUrl: a.VerificationURL,
+		Recipient:       api.Recipient{FirstName: a.Recipient.FirstName, LastName: a.Recipient.LastName, Email: openapi_types.Email(a.Recipient.Email)},
+		Status:          api.BadgeAssertionStatus(a.Status), IssuedAt: a.IssuedAt.UTC(), ExpiresAt: utc(a.ExpiresAt), RevokedAt: utc(a.RevokedAt),
+		RevocationReason: a.RevocationReason}
+	if c := a.RevocationReasonCode; c != nil {
+		code := api.BadgeAssertionRevocationReasonCode(*c)
+		out.RevocationReasonCode = &code
+	}
+	return out
 }
 
 func issuedAssertion(a badges.Issued) api.IssuedBadgeAssertion {
 	v := badgeAssertion(a.Assertion)
-	return api.IssuedBadgeAssertion{Id: v.Id, BadgeId: v.BadgeId, AttendeeId: v.AttendeeId, VerificationCode: v.VerificationCode,
-		Recipient: v.Recipient, Status: api.IssuedBadgeAssertionStatus(v.Status), IssuedAt: v.IssuedAt, ExpiresAt: v.ExpiresAt,
-		RevokedAt: v.RevokedAt, AlreadyIssued: a.AlreadyIssued}
+	out := api.IssuedBadgeAssertion{Id: v.Id, BadgeId: v.BadgeId, AttendeeId: v.AttendeeId, VerificationCode: v.VerificationCode,
+		VerificationUrl: v.VerificationUrl, Recipient: v.Recipient, Status: api.IssuedBadgeAssertionStatus(v.Status),
+		IssuedAt: v.IssuedAt, ExpiresAt: v.ExpiresAt, RevokedAt: v.RevokedAt, RevocationReason: v.RevocationReason,
+		AlreadyIssued: a.AlreadyIssued}
+	if c := v.RevocationReasonCode; c != nil {
+		code := api.IssuedBadgeAssertionRevocationReasonCode(*c)
+		out.RevocationReasonCode = &code
+	}
+	return out
 }

@@ -24,9 +24,14 @@ func (s *Server) UpdateBranding(ctx context.Context, req api.UpdateBrandingReque
 		v := string(*u.EmailReplyTo)
 		replyTo = &v
 	}
+	var publicEmail *string
+	if u.PublicEmail != nil {
+		v := string(*u.PublicEmail)
+		publicEmail = &v
+	}
 	b, err := s.accounts.PutBranding(ctx, principal(ctx).AccountID, store.Branding{
 		IssuerName: u.IssuerName, Website: u.Website, Logo: u.Logo, PrimaryColor: u.PrimaryColor,
-		EmailFromName: u.EmailFromName, EmailReplyTo: replyTo, Signatories: signatoriesFrom(u.Signatories),
+		EmailFromName: u.EmailFromName, EmailReplyTo: replyTo, PublicEmail: publicEmail, Signatories: signatoriesFrom(u.Signatories),
 	})
 	if err != nil {
 		return nil, err
@@ -35,10 +40,12 @@ func (s *Server) UpdateBranding(ctx context.Context, req api.UpdateBrandingReque
 }
 
 func branding(b store.Branding) api.Branding {
-	var replyTo *openapi_types.Email
-	if b.EmailReplyTo != nil {
-		v := openapi_types.Email(*b.EmailReplyTo)
-		replyTo = &v
+	email := func(p *string) *openapi_types.Email {
+		if p == nil {
+			return nil
+		}
+		v := openapi_types.Email(*p)
+		return &v
 	}
 	signatories := make([]api.Signatory, 0, len(b.Signatories))
 	for _, sg := range b.Signatories {
@@ -49,7 +56,7 @@ func branding(b store.Branding) api.Branding {
 		signatories = append(signatories, out)
 	}
 	return api.Branding{IssuerName: b.IssuerName, Website: b.Website, Logo: b.Logo, PrimaryColor: b.PrimaryColor,
-		EmailFromName: b.EmailFromName, EmailReplyTo: replyTo, Signatories: signatories}
+		EmailFromName: b.EmailFromName, EmailReplyTo: email(b.EmailReplyTo), PublicEmail: email(b.PublicEmail), Signatories: signatories}
 }
 
 func signatoriesFrom(in *[]api.Signatory) []store.Signatory {

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/lestrrat-go/jwx/v3/jwk"
@@ -77,6 +78,7 @@ func signedCredential(t *testing.T, c *contract.Client, code string, issuer issu
 	if err := json.Unmarshal(payload, &fromJWT); err != nil {
 		t.Fatal(err)
 	}
+	checkJWTClaims(t, fromJWT)
 	delete(cred, "proof")
 	a, _ := json.Marshal(cred)
 	b, _ := json.Marshal(fromJWT)
@@ -84,6 +86,43 @@ func signedCredential(t *testing.T, c *contract.Client, code string, issuer issu
 		t.Fatalf("the JWT says\n%s\nthe JSON\n%s", b, a)
 	}
 	return cred
+}
+
+// checkJWTClaims checks the registered claims of a credential.jwt payload against the
+// credential it carries (Open Badges 3.0, 8.2.4.1: a verifier MUST find iss, jti and nbf, and
+// exp when the credential has validUntil), then removes them, leaving the credential.
+func checkJWTClaims(t *testing.T, payload map[string]any) {
+	t.Helper()
+	unix := func(member string) any {
+		v, ok := payload[member].(string)
+		if !ok {
+			return nil
+		}
+		at, err := time.Parse(time.RFC3339, v)
+		if err != nil {
+			t.Fatalf("%s %q: %v", member, v, err)
+		}
+		return float64(at.Unix())
+	}
+	want := map[string]any{"iss": payload["issuer"].(map[string]any)["id"], "jti": payload["id"], "nbf": unix("validFrom"),
+		"exp": unix("validUntil")}
+	if subject, _ := payload["credentialSubject"].(map[string]any); subject["id"] != nil {
+		want["sub"] = subject["id"]
+	}
+	for claim, v := range want {
+		if payload[claim] != v {
+			t.Errorf("JWT claim %s = %v, want %v", claim, payload[claim], v)
+		}
+		delete(payload, claim)
+	}
+	iat, ok := payload["iat"].(float64)
+	if !ok || iat < want["nbf"].(float64)-60 {
+		t.Errorf("JWT claim iat = %v: not the signing time, from validFrom on", payload["iat"])
+	}
+	delete(payload, "iat")
+	if payload["sub"] != nil {
+		t.Errorf("JWT claim sub = %v for a credential bound to no holder", payload["sub"])
+	}
 }
 
 // notModified asks for path again with its tag (weakly, in a list): 304, the same tag, no body.

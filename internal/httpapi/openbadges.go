@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	openapi_types "github.com/oapi-codegen/runtime/types"
 
 	"github.com/certhub/credentiald/gen/api"
 )
@@ -61,7 +62,7 @@ func (s *Server) GetOpenBadgesIssuer(ctx context.Context, req api.GetOpenBadgesI
 	}
 	return api.GetOpenBadgesIssuer200ApplicationLdPlusJSONResponse{Body: api.OpenBadgesIssuer{
 		Context: api.OpenBadgesIssuerContext(i.Context), Type: api.OpenBadgesIssuerType(i.Type), Id: i.ID, Name: i.Name,
-		Url: optional(i.URL), Image: optional(i.Image)}}, nil
+		Url: i.URL, Email: openapi_types.Email(i.Email), Image: optional(i.Image)}}, nil
 }
 
 // optional is nil for an empty string, which the Open Badges documents leave out.

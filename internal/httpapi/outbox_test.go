@@ -17,6 +17,7 @@ var outboxSchemas = map[string]string{
 	"certificate.sent":       "CertificateSentEvent",
 	"certificate.viewed":     "CertificateViewedEvent",
 	"certificate.downloaded": "CertificateDownloadedEvent",
+	"badge.revoked":          "BadgeRevokedEvent",
 }
 
 // checkOutbox validates every outbox event of the account against the contract's webhook

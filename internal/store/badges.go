@@ -49,7 +49,9 @@ type BadgeAssertion struct {
 	ExpiresAt        *time.Time
 	RevokedAt        *time.Time
 	RevocationReason *string
-	CreatedAt        time.Time
+	// RevocationReasonCode is the certificates' set of codes; nil while not revoked.
+	RevocationReasonCode *string
+	CreatedAt            time.Time
 }
 
 // NewBadgeAssertion is an assertion to insert for one attendee.
@@ -168,11 +170,33 @@ func (d queries) DeleteBadge(ctx context.Context, id uuid.UUID) error {
 	return mapError(d.q.DeleteBadge(ctx, id))
 }
 
-// RevokeAssertionsOfBadge revokes the badge's active assertions at now, with reason, and
-// counts them.
-func (d queries) RevokeAssertionsOfBadge(ctx context.Context, badgeID uuid.UUID, reason string, now time.Time) (int, error) {
-	n, err := d.q.RevokeAssertionsOfBadge(ctx, db.RevokeAssertionsOfBadgeParams{BadgeID: badgeID, Reason: &reason, Now: now})
-	return int(n), mapError(err)
+// RevokeAssertionsOfBadge revokes the badge's active assertions as r says, and returns them.
+func (d queries) RevokeAssertionsOfBadge(ctx context.Context, badgeID uuid.UUID, r Revocation) ([]BadgeAssertion, error) {
+	rows, err := d.q.RevokeAssertionsOfBadge(ctx, db.RevokeAssertionsOfBadgeParams{BadgeID: badgeID, Reason: r.Reason,
+		ReasonCode: &r.ReasonCode, Now: r.At})
+	if err != nil {
+		return nil, mapError(err)
+	}
+	return convert(rows, badgeAssertionFrom), nil
+}
+
+// LockBadgeAssertion reads an assertion of the account's badge and holds it until the
+// transaction ends. ErrNotFound: the badge has no such assertion in the account.
+func (d queries) LockBadgeAssertion(ctx context.Context, accountID, badgeID, id uuid.UUID) (BadgeAssertion, error) {
+	r, err := d.q.LockBadgeAssertion(ctx, db.LockBadgeAssertionParams{AccountID: accountID, BadgeID: badgeID, ID: id})
+	if err != nil {
+		return BadgeAssertion{}, mapError(err)
+	}
+	return badgeAssertionFrom(r), nil
+}
+
+// RevokeBadgeAssertion revokes an active assertion as r says. ErrNotFound: it is not active.
+func (d queries) RevokeBadgeAssertion(ctx context.Context, id uuid.UUID, r Revocation) (BadgeAssertion, error) {
+	row, err := d.q.RevokeBadgeAssertion(ctx, db.RevokeBadgeAssertionParams{ID: id, Reason: r.Reason, ReasonCode: &r.ReasonCode, Now: r.At})
+	if err != nil {
+		return BadgeAssertion{}, mapError(err)
+	}
+	return badgeAssertionFrom(row), nil
 }
 
 // BadgeRecipients returns the attendees of the account among ids (in no order); ids of no
@@ -187,7 +211,8 @@ func (d queries) BadgeRecipients(ctx context.Context, accountID uuid.UUID, ids [
 	}), nil
 }
 
-// FindBadgeAssertionsOf returns the badge's assertions held by any of the attendees.
+// FindBadgeAssertionsOf returns the badge's active assertions of any of the attendees (those
+// that hold the badge: a revoked one does not).
 func (d queries) FindBadgeAssertionsOf(ctx context.Context, badgeID uuid.UUID, attendeeIDs []uuid.UUID) ([]BadgeAssertion, error) {
 	rows, err := d.q.FindBadgeAssertionsOf(ctx, db.FindBadgeAssertionsOfParams{BadgeID: badgeID, AttendeeIds: attendeeIDs})
 	if err != nil {
@@ -280,5 +305,6 @@ func badgeAssertionFrom(r db.BadgeAssertion) BadgeAssertion {
 	return BadgeAssertion{ID: r.ID, AccountID: r.AccountID, BadgeID: r.BadgeID, AttendeeID: r.AttendeeID,
 		VerificationCode: r.VerificationCode, Recipient: Recipient{FirstName: r.RecipientFirstName, LastName: r.RecipientLastName,
 			Email: r.RecipientEmail}, RecipientSalt: r.RecipientSalt, Revoked: r.Status == "revoked", IssuedAt: r.IssuedAt,
-		ExpiresAt: r.ExpiresAt, RevokedAt: r.RevokedAt, RevocationReason: r.RevocationReason, CreatedAt: r.CreatedAt}
+		ExpiresAt: r.ExpiresAt, RevokedAt: r.RevokedAt, RevocationReason: r.RevocationReason,
+		RevocationReasonCode: r.RevocationReasonCode, CreatedAt: r.CreatedAt}
 }

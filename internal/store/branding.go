@@ -22,6 +22,8 @@ type Branding struct {
 	PrimaryColor  *string
 	EmailFromName *string
 	EmailReplyTo  *string
+	// PublicEmail is the issuer's public contact address (Open Badges 2.0 Issuer email).
+	PublicEmail *string
 	// Signatories sign the account's certificates, in order (at most two); never nil when
 	// read.
 	Signatories []Signatory
@@ -59,7 +61,7 @@ func (d queries) PutBranding(ctx context.Context, accountID uuid.UUID, b Brandin
 	}
 	r, err := d.q.PutBranding(ctx, db.PutBrandingParams{AccountID: accountID, IssuerName: b.IssuerName,
 		Website: b.Website, Logo: b.Logo, PrimaryColor: b.PrimaryColor, EmailFromName: b.EmailFromName,
-		EmailReplyTo: b.EmailReplyTo, Signatories: signatories, Now: now})
+		EmailReplyTo: b.EmailReplyTo, PublicEmail: b.PublicEmail, Signatories: signatories, Now: now})
 	if err != nil {
 		return Branding{}, mapError(err)
 	}
@@ -68,7 +70,8 @@ func (d queries) PutBranding(ctx context.Context, accountID uuid.UUID, b Brandin
 
 func brandingFrom(r db.Branding) (Branding, error) {
 	b := Branding{IssuerName: r.IssuerName, Website: r.Website, Logo: r.Logo, PrimaryColor: r.PrimaryColor,
-		EmailFromName: r.EmailFromName, EmailReplyTo: r.EmailReplyTo, Signatories: []Signatory{}, UpdatedAt: &r.UpdatedAt}
+		EmailFromName: r.EmailFromName, EmailReplyTo: r.EmailReplyTo, PublicEmail: r.PublicEmail, Signatories: []Signatory{},
+		UpdatedAt: &r.UpdatedAt}
 	if err := json.Unmarshal(r.Signatories, &b.Signatories); err != nil {
 		return Branding{}, fmt.Errorf("store: branding of account %s: signatories: %w", r.AccountID, err)
 	}

@@ -167,7 +167,8 @@ func (d queries) LockAttendeeForIssue(ctx context.Context, accountID, attendeeID
 		Attendee: Attendee{ID: a.ID, AccountID: a.AccountID, EventID: a.EventID, FirstName: a.FirstName, LastName: a.LastName,
 			Email: a.Email, Metadata: metadataMap(a.Metadata), CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt},
 		Event: Event{ID: a.EventID, AccountID: a.AccountID, Name: a.EventName, EventDate: a.EventDate, Location: a.EventLocation,
-			TemplateID: a.EventTemplateID, CertificateValidityDays: intPtr(a.CertificateValidityDays)},
+			Description: a.EventDescription,
+			TemplateID:  a.EventTemplateID, CertificateValidityDays: intPtr(a.CertificateValidityDays)},
 	}, nil
 }
 
@@ -198,7 +199,8 @@ func (d queries) LockIssueSource(ctx context.Context, accountID, attendeeID, tem
 			Attendee: Attendee{ID: a.ID, AccountID: a.AccountID, EventID: a.EventID, FirstName: a.FirstName, LastName: a.LastName,
 				Email: a.Email, Metadata: metadataMap(a.Metadata), CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt},
 			Event: Event{ID: a.EventID, AccountID: a.AccountID, Name: a.EventName, EventDate: a.EventDate, Location: a.EventLocation,
-				TemplateID: a.EventTemplateID, CertificateValidityDays: intPtr(a.CertificateValidityDays)},
+				Description: a.EventDescription,
+				TemplateID:  a.EventTemplateID, CertificateValidityDays: intPtr(a.CertificateValidityDays)},
 		},
 		Template: templateFrom(a.Template),
 		Branding: Branding{Signatories: []Signatory{}}, // as FindBranding answers for an account without one

@@ -24,7 +24,7 @@ func BenchmarkSignJWT(b *testing.B) {
 	c := testCredential(b, s, "Ana")
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := s.SignJWT(c); err != nil {
+		if _, err := s.SignJWT(c, testTime); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -38,6 +38,8 @@ type Image struct {
 
 // AchievementSubject is the recipient, known only by a salted hash of the email.
 type AchievementSubject struct {
+	// ID is the holder's DID once the credential is bound to a wallet; empty before.
+	ID          string           `json:"id,omitempty"`
 	Type        []string         `json:"type"`
 	Identifier  []IdentityObject `json:"identifier"`
 	Achievement Achievement      `json:"achievement"`

@@ -12,7 +12,7 @@
 //	entry, _ := vc.NewStatusEntry(vc.StatusListURL(siteURL, accountID, list), index)
 //	cred, _ := vc.NewOpenBadgeCredential(vc.CredentialInput{ /* ... */ Status: &entry})
 //	signed, _ := signer.SignDataIntegrity(cred, time.Now()) // credential.json (application/vc)
-//	token, _ := signer.SignJWT(cred)                         // credential.jwt (application/vc+jwt)
+//	token, _ := signer.SignJWT(cred, signedAt)               // credential.jwt (application/vc+jwt)
 //	doc := vc.NewDIDDocument(did, everyPublicKey)            // /issuers/{id}/did.json
 //	set, _ := vc.NewJWKSet(did, everyPublicKey)              // /issuers/{id}/jwks.json
 //

@@ -2,7 +2,9 @@ package vc
 
 import (
 	"crypto/ed25519"
+	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/lestrrat-go/jwx/v3/jwa"
 	"github.com/lestrrat-go/jwx/v3/jwk"
@@ -17,9 +19,12 @@ const (
 
 // SignJWT secures a credential (without an embedded proof) as VC-JOSE: a compact JWS whose
 // payload is the credential JSON itself, header alg EdDSA, kid the verification method, typ
-// vc+jwt, cty vc. No registered claims are added: the credential's own validFrom/validUntil
-// are its validity.
-func (s Signer) SignJWT(credential any) (string, error) {
+// vc+jwt, cty vc. The payload also carries the registered claims Open Badges 3.0 requires a
+// verifier to find in a JWT credential (section 8.2.4.1), each read from the credential so that
+// the two never disagree: iss (the issuer's id), jti (the credential's id), nbf (validFrom),
+// exp (validUntil, when set), sub (credentialSubject.id, once bound to a holder), and iat, the
+// time it was signed.
+func (s Signer) SignJWT(credential any, signedAt time.Time) (string, error) {
 	payload, m, err := documentJSON(credential)
 	if err != nil {
 		return "", err
@@ -32,6 +37,13 @@ func (s Signer) SignJWT(credential any) (string, error) {
 	if err := checkCanonicalizable(m, "$"); err != nil {
 		return "", err
 	}
+	claims, err := registeredClaims(m, signedAt)
+	if err != nil {
+		return "", err
+	}
+	// The claims follow the credential's members in the same object: documentJSON compacted
+	// the payload, so it ends with the object's closing brace.
+	payload = append(append(payload[:len(payload)-1:len(payload)-1], ','), claims[1:]...)
 	hdr := jws.NewHeaders()
 	for name, v := range map[string]any{
 		jws.KeyIDKey:       s.VerificationMethod,
@@ -48,6 +60,57 @@ func (s Signer) SignJWT(credential any) (string, error) {
 		return "", fmt.Errorf("vc: sign JWT: %w", err)
 	}
 	return string(token), nil
+}
+
+// jwtClaims are the registered JWT claims of a credential.jwt (RFC 7519, section 4.1).
+type jwtClaims struct {
+	Iss string `json:"iss"`
+	Jti string `json:"jti"`
+	Sub string `json:"sub,omitempty"`
+	Nbf int64  `json:"nbf"`
+	Iat int64  `json:"iat"`
+	Exp int64  `json:"exp,omitempty"`
+}
+
+// registeredClaims reads the claims of credential m (a JSON object) as a JSON object.
+func registeredClaims(m map[string]any, signedAt time.Time) ([]byte, error) {
+	for _, name := range []string{"iss", "jti", "sub", "nbf", "iat", "exp"} {
+		if _, has := m[name]; has {
+			return nil, fmt.Errorf("vc: the credential has a member %q, which its JWT claims would replace", name)
+		}
+	}
+	c := jwtClaims{Iat: signedAt.Unix()}
+	c.Jti, _ = m["id"].(string)
+	switch iss := m["issuer"].(type) {
+	case string:
+		c.Iss = iss
+	case map[string]any:
+		c.Iss, _ = iss["id"].(string)
+	}
+	if subject, ok := m["credentialSubject"].(map[string]any); ok {
+		c.Sub, _ = subject["id"].(string)
+	}
+	if c.Iss == "" || c.Jti == "" {
+		return nil, fmt.Errorf("vc: a credential.jwt needs the credential's id and issuer id (for jti and iss)")
+	}
+	for _, t := range []struct {
+		member string
+		to     *int64
+	}{{"validFrom", &c.Nbf}, {"validUntil", &c.Exp}} {
+		v, ok := m[t.member].(string)
+		if !ok {
+			continue
+		}
+		at, err := time.Parse(time.RFC3339, v)
+		if err != nil {
+			return nil, fmt.Errorf("vc: %s %q is not an RFC 3339 time: %w", t.member, v, err)
+		}
+		*t.to = at.Unix()
+	}
+	if c.Nbf == 0 {
+		return nil, fmt.Errorf("vc: a credential.jwt needs the credential's validFrom (for nbf)")
+	}
+	return json.Marshal(c)
 }
 
 // VerifyJWT checks a credential.jwt against a JWK Set (the key named by its kid, alg EdDSA)

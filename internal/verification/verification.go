@@ -222,7 +222,7 @@ func (s *Service) fromAssertion(ctx context.Context, code string) (Credential, e
 	c := Credential{Kind: KindBadge, storeKind: store.KindBadgeAssertion, ID: v.ID, AccountID: v.AccountID,
 		AttendeeID: v.AttendeeID, Code: v.VerificationCode, Name: v.BadgeName, Description: v.BadgeDescription,
 		RecipientName: v.RecipientName, Status: Status(v.Status), IssuedAt: v.IssuedAt.UTC(),
-		ExpiresAt: utc(v.ExpiresAt), RevokedAt: utc(v.RevokedAt), RevocationReason: v.RevocationReason,
+		ExpiresAt: utc(v.ExpiresAt), RevokedAt: utc(v.RevokedAt), RevocationReason: v.RevocationReason, ReasonCode: v.RevocationReasonCode,
 		Issuer: Issuer{Name: v.Issuer.Name, HasLogo: v.Issuer.Logo != ""}, UpdatedAt: v.IssuedAt}
 	if f := strings.Fields(v.RecipientName); len(f) > 0 {
 		c.RecipientFirstName = f[0]

@@ -17,7 +17,8 @@ import (
 
 // Kinds are the event kinds a subscription may choose; webhook.test goes to the subscription
 // it was asked for, whatever it chose.
-var Kinds = []string{"certificate.issued", "certificate.sent", "certificate.viewed", "certificate.downloaded", "certificate.revoked"}
+var Kinds = []string{"certificate.issued", "certificate.sent", "certificate.viewed", "certificate.downloaded", "certificate.revoked",
+	"badge.revoked"}
 
 // TestKind is the kind of the event POST /webhooks/{id}/test sends.
 const TestKind = "webhook.test"

@@ -1,0 +1,70 @@
+package badges
+
+import (
+	"cmp"
+	"context"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/certhub/credentiald/internal/credentials"
+	"github.com/certhub/credentiald/internal/store"
+)
+
+// RevokeParams asks for one assertion of a badge of the account to be revoked.
+type RevokeParams struct {
+	AccountID, BadgeID, AssertionID uuid.UUID
+	Reason                          *string // nil or blank: none given
+	ReasonCode                      string  // the certificates' codes; "" is "other"
+}
+
+// RevokeAssertion revokes one assertion without retiring its badge, in one transaction: the
+// assertion is marked revoked with the reason, its credential's status list bit is set, and a
+// badge.revoked event is written. Revoking a revoked assertion (by itself or by its badge's
+// retirement) answers it unchanged, with no second event. The credit is not returned. An
+// assertion of another badge or account is NOT_FOUND.
+//
+// Locks: the assertion, then its status list entry (as a certificate's revocation takes its
+// certificate, then the entry); an issuance of the same badge locks the badge first and never
+// an existing assertion, so the two never wait on each other in opposite orders.
+func (s *Service) RevokeAssertion(ctx context.Context, p RevokeParams) (Assertion, error) {
+	if p.Reason != nil && strings.TrimSpace(*p.Reason) == "" {
+		p.Reason = nil
+	}
+	r := store.Revocation{At: s.now().UTC(), Reason: p.Reason, ReasonCode: cmp.Or(p.ReasonCode, "other")}
+	return store.InTx(ctx, s.store, func(tx *store.Tx) (Assertion, error) {
+		cur, err := tx.LockBadgeAssertion(ctx, p.AccountID, p.BadgeID, p.AssertionID)
+		if err != nil {
+			return Assertion{}, noSuchAssertion(err)
+		}
+		b, err := tx.FindBadge(ctx, p.AccountID, p.BadgeID)
+		if err != nil {
+			return Assertion{}, noSuchBadge(err)
+		}
+		if cur.Revoked || b.Status == statusRetired {
+			return s.assertionView(cur, b, r.At), nil
+		}
+		a, err := tx.RevokeBadgeAssertion(ctx, cur.ID, r)
+		if err != nil {
+			return Assertion{}, err
+		}
+		if err := credentials.RevokeStatus(ctx, tx, r.At, a.ID); err != nil {
+			return Assertion{}, err
+		}
+		if err := outboxRevoked(ctx, tx, a); err != nil {
+			return Assertion{}, err
+		}
+		return s.assertionView(a, b, r.At), nil
+	})
+}
+
+// outboxRevoked writes the badge.revoked event of a revoked assertion.
+func outboxRevoked(ctx context.Context, tx *store.Tx, a store.BadgeAssertion) error {
+	at := a.RevokedAt.UTC()
+	data := map[string]any{"assertionId": a.ID, "badgeId": a.BadgeID, "attendeeId": a.AttendeeID,
+		"verificationCode": a.VerificationCode, "status": "revoked", "issuedAt": a.IssuedAt.UTC().Format(time.RFC3339),
+		"revokedAt": at.Format(time.RFC3339), "reason": a.RevocationReason, "reasonCode": store.Deref(a.RevocationReasonCode)}
+	body := map[string]any{"eventType": "badge.revoked", "timestamp": at.Format(time.RFC3339), "data": data}
+	return tx.Outbox(ctx, a.AccountID, "badge.revoked", at, body)
+}
