@@ -154,17 +154,27 @@ SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, v
 FROM certificates WHERE account_id = @account_id AND id = @id;
 
 -- ListEventCertificates is a page of an event's certificates as the API shows them (without
--- their snapshots, like GetCertificateRecord).
+-- their snapshots, like GetCertificateRecord), of one status as the API names it when status
+-- is set: valid (issued, not past its expiry at now), expired (marked so, or issued and past
+-- its expiry), revoked or draft.
 -- name: ListEventCertificates :many
 SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status,
        recipient_first_name, recipient_last_name, recipient_email, issued_at, expires_at, revoked_at,
        revocation_reason, revocation_reason_code, created_at, updated_at
 FROM certificates WHERE account_id = @account_id AND event_id = @event_id
+  AND (sqlc.narg(status)::text IS NULL OR CASE sqlc.narg(status)::text
+        WHEN 'valid' THEN status = 'issued' AND (expires_at IS NULL OR expires_at > @now::timestamptz)
+        WHEN 'expired' THEN status = 'expired' OR (status = 'issued' AND expires_at <= @now::timestamptz)
+        ELSE status = sqlc.narg(status)::text END)
 ORDER BY created_at DESC, id DESC
 LIMIT @page_size OFFSET @page_offset;
 
 -- name: CountEventCertificates :one
-SELECT count(*) FROM certificates WHERE account_id = @account_id AND event_id = @event_id;
+SELECT count(*) FROM certificates WHERE account_id = @account_id AND event_id = @event_id
+  AND (sqlc.narg(status)::text IS NULL OR CASE sqlc.narg(status)::text
+        WHEN 'valid' THEN status = 'issued' AND (expires_at IS NULL OR expires_at > @now::timestamptz)
+        WHEN 'expired' THEN status = 'expired' OR (status = 'issued' AND expires_at <= @now::timestamptz)
+        ELSE status = sqlc.narg(status)::text END);
 
 -- name: RevokeCertificate :one
 UPDATE certificates SET status = 'revoked', revoked_at = @revoked_at, revocation_reason = sqlc.narg(reason),

@@ -43,7 +43,8 @@ RETURNING *;
 -- name: TemplateUses :one
 SELECT
     (SELECT count(*) FROM events e WHERE e.template_id = @id) AS events,
-    (SELECT count(*) FROM certificates c WHERE c.template_id = @id) AS certificates;
+    (SELECT count(*) FROM certificates c WHERE c.template_id = @id) AS certificates,
+    (SELECT count(*) FROM bulk_jobs j WHERE j.template_id = @id) AS bulk_jobs;
 
 -- name: DeleteTemplate :exec
 DELETE FROM templates WHERE account_id = @account_id AND id = @id;

@@ -15,15 +15,26 @@ import (
 
 const countEventCertificates = `-- name: CountEventCertificates :one
 SELECT count(*) FROM certificates WHERE account_id = $1 AND event_id = $2
+  AND ($3::text IS NULL OR CASE $3::text
+        WHEN 'valid' THEN status = 'issued' AND (expires_at IS NULL OR expires_at > $4::timestamptz)
+        WHEN 'expired' THEN status = 'expired' OR (status = 'issued' AND expires_at <= $4::timestamptz)
+        ELSE status = $3::text END)
 `
 
 type CountEventCertificatesParams struct {
 	AccountID uuid.UUID
 	EventID   uuid.UUID
+	Status    *string
+	Now       time.Time
 }
 
 func (q *Queries) CountEventCertificates(ctx context.Context, arg CountEventCertificatesParams) (int64, error) {
-	row := q.db.QueryRow(ctx, countEventCertificates, arg.AccountID, arg.EventID)
+	row := q.db.QueryRow(ctx, countEventCertificates,
+		arg.AccountID,
+		arg.EventID,
+		arg.Status,
+		arg.Now,
+	)
 	var count int64
 	err := row.Scan(&count)
 	return count, err
@@ -513,13 +524,19 @@ SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, v
        recipient_first_name, recipient_last_name, recipient_email, issued_at, expires_at, revoked_at,
        revocation_reason, revocation_reason_code, created_at, updated_at
 FROM certificates WHERE account_id = $1 AND event_id = $2
+  AND ($3::text IS NULL OR CASE $3::text
+        WHEN 'valid' THEN status = 'issued' AND (expires_at IS NULL OR expires_at > $4::timestamptz)
+        WHEN 'expired' THEN status = 'expired' OR (status = 'issued' AND expires_at <= $4::timestamptz)
+        ELSE status = $3::text END)
 ORDER BY created_at DESC, id DESC
-LIMIT $4 OFFSET $3
+LIMIT $6 OFFSET $5
 `
 
 type ListEventCertificatesParams struct {
 	AccountID  uuid.UUID
 	EventID    uuid.UUID
+	Status     *string
+	Now        time.Time
 	PageOffset int32
 	PageSize   int32
 }
@@ -546,11 +563,15 @@ type ListEventCertificatesRow struct {
 }
 
 // ListEventCertificates is a page of an event's certificates as the API shows them (without
-// their snapshots, like GetCertificateRecord).
+// their snapshots, like GetCertificateRecord), of one status as the API names it when status
+// is set: valid (issued, not past its expiry at now), expired (marked so, or issued and past
+// its expiry), revoked or draft.
 func (q *Queries) ListEventCertificates(ctx context.Context, arg ListEventCertificatesParams) ([]ListEventCertificatesRow, error) {
 	rows, err := q.db.Query(ctx, listEventCertificates,
 		arg.AccountID,
 		arg.EventID,
+		arg.Status,
+		arg.Now,
 		arg.PageOffset,
 		arg.PageSize,
 	)

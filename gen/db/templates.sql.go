@@ -233,18 +233,20 @@ func (q *Queries) LockTemplate(ctx context.Context, arg LockTemplateParams) (Tem
 const templateUses = `-- name: TemplateUses :one
 SELECT
     (SELECT count(*) FROM events e WHERE e.template_id = $1) AS events,
-    (SELECT count(*) FROM certificates c WHERE c.template_id = $1) AS certificates
+    (SELECT count(*) FROM certificates c WHERE c.template_id = $1) AS certificates,
+    (SELECT count(*) FROM bulk_jobs j WHERE j.template_id = $1) AS bulk_jobs
 `
 
 type TemplateUsesRow struct {
 	Events       int64
 	Certificates int64
+	BulkJobs     int64
 }
 
 func (q *Queries) TemplateUses(ctx context.Context, id uuid.UUID) (TemplateUsesRow, error) {
 	row := q.db.QueryRow(ctx, templateUses, id)
 	var i TemplateUsesRow
-	err := row.Scan(&i.Events, &i.Certificates)
+	err := row.Scan(&i.Events, &i.Certificates, &i.BulkJobs)
 	return i, err
 }
 

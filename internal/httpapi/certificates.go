@@ -31,7 +31,12 @@ func (s *Server) GetCertificate(ctx context.Context, req api.GetCertificateReque
 
 func (s *Server) ListEventCertificates(ctx context.Context, req api.ListEventCertificatesRequestObject) (api.ListEventCertificatesResponseObject, error) {
 	page := pageOf(req.Params.Page, req.Params.PageSize)
-	list, total, err := s.certificates.ListOfEvent(ctx, principal(ctx).AccountID, req.Id, page)
+	var status *string
+	if st := req.Params.Status; st != nil {
+		v := string(*st)
+		status = &v
+	}
+	list, total, err := s.certificates.ListOfEvent(ctx, principal(ctx).AccountID, req.Id, status, page)
 	if err != nil {
 		return nil, err
 	}

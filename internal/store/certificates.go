@@ -335,13 +335,14 @@ func (d queries) LockCertificate(ctx context.Context, accountID, id uuid.UUID, n
 
 // ListEventCertificates returns a page of an event's certificates, newest first, and their
 // total, without their snapshots (as FindCertificateRecord).
-func (d queries) ListEventCertificates(ctx context.Context, accountID, eventID uuid.UUID, p Page, now time.Time) ([]Certificate, int, error) {
+func (d queries) ListEventCertificates(ctx context.Context, accountID, eventID uuid.UUID, status *string, p Page, now time.Time) ([]Certificate, int, error) {
 	rows, err := d.q.ListEventCertificates(ctx, db.ListEventCertificatesParams{AccountID: accountID, EventID: eventID,
-		PageSize: p.limit(), PageOffset: p.offset()})
+		Status: status, Now: now, PageSize: p.limit(), PageOffset: p.offset()})
 	if err != nil {
 		return nil, 0, mapError(err)
 	}
-	total, err := d.q.CountEventCertificates(ctx, db.CountEventCertificatesParams{AccountID: accountID, EventID: eventID})
+	total, err := d.q.CountEventCertificates(ctx, db.CountEventCertificatesParams{AccountID: accountID, EventID: eventID,
+		Status: status, Now: now})
 	if err != nil {
 		return nil, 0, mapError(err)
 	}

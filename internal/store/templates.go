@@ -104,8 +104,9 @@ func (d queries) UpdateTemplate(ctx context.Context, accountID, id uuid.UUID, t 
 	return templateFrom(row), nil
 }
 
-// TemplateUses counts the events and certificates that use a template.
-type TemplateUses struct{ Events, Certificates int }
+// TemplateUses counts the events, certificates and bulk jobs (finished ones too) that use a
+// template.
+type TemplateUses struct{ Events, Certificates, BulkJobs int }
 
 // TemplateUses counts what uses a template.
 func (d queries) TemplateUses(ctx context.Context, id uuid.UUID) (TemplateUses, error) {
@@ -113,7 +114,7 @@ func (d queries) TemplateUses(ctx context.Context, id uuid.UUID) (TemplateUses, 
 	if err != nil {
 		return TemplateUses{}, mapError(err)
 	}
-	return TemplateUses{Events: int(u.Events), Certificates: int(u.Certificates)}, nil
+	return TemplateUses{Events: int(u.Events), Certificates: int(u.Certificates), BulkJobs: int(u.BulkJobs)}, nil
 }
 
 // DeleteTemplate removes one of the account's own templates.

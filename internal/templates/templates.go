@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -129,12 +130,35 @@ func (s *Service) Delete(ctx context.Context, accountID, id uuid.UUID) error {
 		if err != nil {
 			return struct{}{}, err
 		}
-		if uses.Events > 0 || uses.Certificates > 0 {
-			return struct{}{}, apperr.New(apperr.Conflict, "The template is used by %d events and %d certificates; set active to false instead.", uses.Events, uses.Certificates)
+		if users := usesOf(uses); users != "" {
+			return struct{}{}, apperr.New(apperr.Conflict, "The template is used by %s, and what used it is kept; set active to false instead.", users)
 		}
 		return struct{}{}, tx.DeleteTemplate(ctx, accountID, id)
 	})
 	return err
+}
+
+// usesOf names what uses a template in words ("2 events and 1 bulk job"), or "" for nothing.
+func usesOf(u store.TemplateUses) string {
+	var parts []string
+	for _, c := range []struct {
+		n         int
+		one, many string
+	}{{u.Events, "event", "events"}, {u.Certificates, "certificate", "certificates"}, {u.BulkJobs, "bulk job", "bulk jobs"}} {
+		switch {
+		case c.n == 1:
+			parts = append(parts, "1 "+c.one)
+		case c.n > 1:
+			parts = append(parts, strconv.Itoa(c.n)+" "+c.many)
+		}
+	}
+	switch len(parts) {
+	case 0:
+		return ""
+	case 1:
+		return parts[0]
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }
 
 // Duplicate copies one of the account's templates, or a system template, into the account.

@@ -1,0 +1,108 @@
+package httpapi_test
+
+import (
+	"net/http"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/certhub/credentiald/internal/testkit"
+)
+
+// The event's certificate list honours its status filter, with the API's meaning of each
+// status: valid (issued, not past its expiry), expired (past it, whether or not a lookup has
+// marked it yet), revoked and draft; meta.total counts the filtered list.
+func TestEventCertificatesAreFilteredByStatus(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	valid := s.issue(t, "Ada", "Lovelace", nil)
+	revokedCert := s.issue(t, "Grace", "Hopper", nil)
+	expired := s.issue(t, "Alan", "Turing", nil)
+	if res := s.acct.Client.Post("/api/v1/certificates/"+revokedCert.Data.ID+"/revoke", nil); res.StatusCode != 200 {
+		t.Fatalf("revoke: %d %s", res.StatusCode, res.Body)
+	}
+	// Past its expiry, still stored as issued: only the filter's reading of the dates says expired.
+	testkit.SQL(t, s.env, `UPDATE certificates SET issued_at = now() - interval '2 days', expires_at = now() - interval '1 day' WHERE id = $1`, expired.Data.ID)
+	draftee := s.acct.Attendee(t, s.event, "Edsger", "Dijkstra", "edsger@example.org")
+	res := s.acct.Client.Post("/api/v1/events/"+s.event.String()+"/certificates/generate", map[string]any{
+		"attendeeIds": []string{draftee.String()}, "draft": true, "sendEmail": false})
+	if res.StatusCode != 200 {
+		t.Fatalf("draft: %d %s", res.StatusCode, res.Body)
+	}
+	for status, want := range map[string]string{
+		"valid":   valid.Data.ID,
+		"revoked": revokedCert.Data.ID,
+		"expired": expired.Data.ID,
+		"draft":   "draft",
+		"":        "all",
+	} {
+		path := "/api/v1/events/" + s.event.String() + "/certificates"
+		if status != "" {
+			path += "?status=" + status
+		}
+		var page struct {
+			Data []struct{ ID, Status, AttendeeID string }
+			Meta struct{ Total int }
+		}
+		res := s.acct.Client.Get(path)
+		if res.StatusCode != 200 {
+			t.Fatalf("%s: %d %s", path, res.StatusCode, res.Body)
+		}
+		res.JSON(t, &page)
+		switch want {
+		case "all":
+			var got []string
+			for _, c := range page.Data {
+				got = append(got, c.Status)
+			}
+			sort.Strings(got)
+			if page.Meta.Total != 4 || strings.Join(got, ",") != "draft,expired,revoked,valid" {
+				t.Errorf("unfiltered: %d %v", page.Meta.Total, got)
+			}
+		case "draft":
+			if page.Meta.Total != 1 || len(page.Data) != 1 || page.Data[0].Status != "draft" || page.Data[0].AttendeeID != draftee.String() {
+				t.Errorf("status=draft: %s", res.Body)
+			}
+		default:
+			if page.Meta.Total != 1 || len(page.Data) != 1 || page.Data[0].ID != want || page.Data[0].Status != status {
+				t.Errorf("status=%s: %s", status, res.Body)
+			}
+		}
+	}
+	res = s.acct.Client.Get("/api/v1/events/" + s.event.String() + "/certificates?status=issued")
+	if e := wantError(t, res, 400, res.StatusCode, "VALIDATION_ERROR"); e.Error.Details[0].Field != "query.status" {
+		t.Errorf("unknown status: %s", res.Body)
+	}
+}
+
+// A template that only a bulk job names (its event uses another) cannot be deleted either:
+// 409 CONFLICT naming the job, on every retry, and the template stays; one that nothing uses
+// is deleted.
+func TestDeletingATemplateThatABulkJobUsedIsAConflict(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	jobTemplate := s.acct.Template(t, s.env)
+	res := s.acct.Client.Post("/api/v1/events/"+s.event.String()+"/certificates/generate/jobs", map[string]any{
+		"templateId": jobTemplate, "sendEmail": false})
+	if res.StatusCode != http.StatusAccepted {
+		t.Fatalf("job: %d %s", res.StatusCode, res.Body)
+	}
+	for range 2 {
+		res := s.acct.Client.Delete("/api/v1/templates/" + jobTemplate.String())
+		e := wantError(t, res, 409, res.StatusCode, "CONFLICT")
+		if !strings.Contains(e.Error.Message, "1 bulk job") {
+			t.Fatalf("message does not name the job: %q", e.Error.Message)
+		}
+	}
+	if res := s.acct.Client.Get("/api/v1/templates/" + jobTemplate.String()); res.StatusCode != 200 {
+		t.Fatalf("the template after refused deletes: %d", res.StatusCode)
+	}
+	res = s.acct.Client.Delete("/api/v1/templates/" + s.template.String())
+	if e := wantError(t, res, 409, res.StatusCode, "CONFLICT"); !strings.Contains(e.Error.Message, "1 event") {
+		t.Fatalf("the event's template: %q", e.Error.Message)
+	}
+	unused := s.acct.Template(t, s.env)
+	if res := s.acct.Client.Delete("/api/v1/templates/" + unused.String()); res.StatusCode != 204 {
+		t.Fatalf("an unused template: %d %s", res.StatusCode, res.Body)
+	}
+}
