@@ -106,3 +106,56 @@ func TestDeletingATemplateThatABulkJobUsedIsAConflict(t *testing.T) {
 		t.Fatalf("an unused template: %d %s", res.StatusCode, res.Body)
 	}
 }
+
+// null for a field the contract gives a default (and no null) is refused naming the field,
+// never taken as the default: sendEmail at the top of a body, bold deep in a template's
+// layout. Nothing is written.
+func TestNullForAFieldWithADefaultIsRefused(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	a := s.acct.Attendee(t, s.event, "Ada", "Lovelace", "ada@example.org")
+	res := s.acct.Client.Post("/api/v1/certificates/generate", s.generate(a, map[string]any{"sendEmail": nil}))
+	e := wantError(t, res, 400, res.StatusCode, "VALIDATION_ERROR")
+	if len(e.Error.Details) != 1 || e.Error.Details[0].Field != "body.sendEmail" || !strings.Contains(e.Error.Details[0].Message, "leave it out") {
+		t.Fatalf("sendEmail null: %s", res.Body)
+	}
+	var page struct{ Meta struct{ Total int } }
+	s.acct.Client.Get("/api/v1/events/"+s.event.String()+"/certificates").JSON(t, &page)
+	if page.Meta.Total != 0 {
+		t.Fatalf("%d certificates after a refused request", page.Meta.Total)
+	}
+	layout := map[string]any{"rows": []any{map[string]any{"height": 40, "cols": []any{map[string]any{"size": 12,
+		"content": map[string]any{"type": "text", "text": "{{recipient.fullName}}", "bold": nil}}}}}}
+	res = s.acct.Client.Post("/api/v1/templates", map[string]any{"name": "Bold", "layout": layout})
+	e = wantError(t, res, 400, res.StatusCode, "VALIDATION_ERROR")
+	if len(e.Error.Details) != 1 || e.Error.Details[0].Field != "body.layout.rows[0].cols[0].content.bold" {
+		t.Fatalf("bold null: %s", res.Body)
+	}
+	res = s.acct.Client.Put("/api/v1/templates/"+s.template.String(), map[string]any{"name": "Plain", "active": nil,
+		"layout": map[string]any{"rows": []any{map[string]any{"height": 40, "cols": []any{map[string]any{"size": 12,
+			"content": map[string]any{"type": "text", "text": "x"}}}}}}})
+	if e := wantError(t, res, 400, res.StatusCode, "VALIDATION_ERROR"); e.Error.Details[0].Field != "body.active" {
+		t.Fatalf("active null: %s", res.Body)
+	}
+}
+
+// Errors say how to fix the input in words: a date where a date and time is expected names
+// the format with an example, not a regular expression; a form whose file is under another
+// field's name says which field the file goes in, not "not valid JSON".
+func TestErrorsSayHowToFixDatesAndForms(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	res := s.acct.Client.Post("/api/v1/events", map[string]any{"name": "Dated", "eventDate": "2026-11-12", "templateId": s.template})
+	e := wantError(t, res, 400, res.StatusCode, "VALIDATION_ERROR")
+	if d := e.Error.Details; len(d) != 1 || d[0].Field != "body.eventDate" || !strings.Contains(d[0].Message, "2026-11-12T09:00:00Z") ||
+		strings.ContainsAny(d[0].Message, "^$[]") {
+		t.Fatalf("date-only eventDate: %s", res.Body)
+	}
+	res = s.acct.Client.Upload("/api/v1/attendees/import?eventId="+s.event.String(), "upload", "people.csv",
+		[]byte("firstName,lastName,email\nAda,Lovelace,ada@example.org\n"))
+	e = wantError(t, res, 400, res.StatusCode, "VALIDATION_ERROR")
+	if d := e.Error.Details; len(d) != 1 || d[0].Field != "body" || !strings.Contains(d[0].Message, `the field "file"`) ||
+		strings.Contains(d[0].Message, "JSON") {
+		t.Fatalf("file under another field: %s", res.Body)
+	}
+}

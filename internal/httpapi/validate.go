@@ -1,9 +1,12 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"net/http"
 	"net/url"
@@ -154,6 +157,9 @@ func validateRoute(c echo.Context, route *routers.Route, opts *oapimw.Options) *
 			params[names[i]] = v
 		}
 	}
+	if he := refuseNullDefaults(c.Request(), route.Operation); he != nil {
+		return he
+	}
 	err := openapi3filter.ValidateRequest(c.Request().Context(), &openapi3filter.RequestValidationInput{
 		Request: c.Request(), PathParams: params, Route: route, Options: &opts.Options, ParamDecoder: opts.ParamDecoder})
 	if err == nil {
@@ -252,6 +258,104 @@ func usesJSONSchema2020(sr *openapi3.SchemaRef) bool {
 	return err != nil
 }
 
+// refuseNullDefaults answers 400 naming each field of a JSON body that is null where the
+// contract gives a default and does not allow null. kin-openapi fills in a default for a null
+// field as for an absent one, so `"sendEmail": null` would silently mean false; a client that
+// sends null means something, and is told to leave the field out instead. The body is read
+// here and put back for the validator and the handler.
+func refuseNullDefaults(req *http.Request, op *openapi3.Operation) *echo.HTTPError {
+	if op.RequestBody == nil || op.RequestBody.Value == nil || req.Body == nil || req.Body == http.NoBody ||
+		!strings.HasPrefix(req.Header.Get(echo.HeaderContentType), echo.MIMEApplicationJSON) {
+		return nil
+	}
+	media := op.RequestBody.Value.Content.Get(echo.MIMEApplicationJSON)
+	if media == nil || media.Schema == nil || !hasDefault(media.Schema.Value, map[*openapi3.Schema]bool{}) {
+		return nil
+	}
+	data, err := io.ReadAll(req.Body)
+	if err != nil {
+		// A body that stopped arriving or ran over its limit: the body limit's middleware
+		// tells which.
+		return &echo.HTTPError{Code: http.StatusBadRequest, Message: "the request body could not be read", Internal: err}
+	}
+	req.Body = io.NopCloser(bytes.NewReader(data))
+	var body any
+	if json.Unmarshal(data, &body) != nil {
+		return nil // the validator says what is wrong with it
+	}
+	var details []apperr.Detail
+	nullDefaults(media.Schema.Value, body, "body", &details)
+	if len(details) == 0 {
+		return nil
+	}
+	slices.SortFunc(details, func(a, b apperr.Detail) int { return strings.Compare(a.Field, b.Field) })
+	details = slices.Compact(details)
+	return &echo.HTTPError{Code: http.StatusBadRequest,
+		Internal: &apperr.Error{Code: apperr.ValidationError, Message: "The request is not valid.", Details: details}}
+}
+
+// hasDefault reports whether s or a schema below it gives a property a default.
+func hasDefault(s *openapi3.Schema, seen map[*openapi3.Schema]bool) bool {
+	if s == nil || seen[s] {
+		return false
+	}
+	seen[s] = true
+	for _, p := range s.Properties {
+		if p.Value != nil && (p.Value.Default != nil || hasDefault(p.Value, seen)) {
+			return true
+		}
+	}
+	for _, subs := range [][]*openapi3.SchemaRef{s.AllOf, s.OneOf, s.AnyOf} {
+		for _, sub := range subs {
+			if hasDefault(sub.Value, seen) {
+				return true
+			}
+		}
+	}
+	return (s.Items != nil && hasDefault(s.Items.Value, seen)) ||
+		(s.AdditionalProperties.Schema != nil && hasDefault(s.AdditionalProperties.Schema.Value, seen))
+}
+
+// nullDefaults adds a detail for each null in v, a value of schema s at field, that stands
+// where s gives a default and no null.
+func nullDefaults(s *openapi3.Schema, v any, field string, out *[]apperr.Detail) {
+	if s == nil {
+		return
+	}
+	// The branches of a oneOf (a template's content kinds) are walked alike: a property
+	// that one branch gives a default is given none, and no null, by any other (callers
+	// dedupe the details).
+	for _, subs := range [][]*openapi3.SchemaRef{s.AllOf, s.OneOf, s.AnyOf} {
+		for _, sub := range subs {
+			nullDefaults(sub.Value, v, field, out)
+		}
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		for name, pv := range v {
+			ps := s.Properties[name]
+			if ps == nil || ps.Value == nil {
+				continue
+			}
+			at := field + "." + name
+			if pv == nil {
+				if p := ps.Value; p.Default != nil && !p.Nullable && !p.Type.Includes(openapi3.TypeNull) {
+					d, _ := json.Marshal(p.Default)
+					*out = append(*out, apperr.Detail{Field: at, Message: fmt.Sprintf("must not be null: leave it out to take its default (%s)", d)})
+				}
+				continue
+			}
+			nullDefaults(ps.Value, pv, at, out)
+		}
+	case []any:
+		if s.Items != nil {
+			for i, iv := range v {
+				nullDefaults(s.Items.Value, iv, field+"["+strconv.Itoa(i)+"]", out)
+			}
+		}
+	}
+}
+
 // validationError turns kin-openapi's findings into a VALIDATION_ERROR with details.
 func validationError(err error) *apperr.Error {
 	var he *echo.HTTPError
@@ -290,6 +394,15 @@ func collectDetails(err error, field string, out *[]apperr.Detail) {
 		}
 		if e.Err == nil {
 			*out = append(*out, apperr.Detail{Field: f, Message: friendly(firstLine(e.Reason))})
+			return
+		}
+		var pe *openapi3filter.ParseError
+		if e.RequestBody != nil && errors.As(e.Err, &pe) &&
+			strings.HasPrefix(e.Input.Request.Header.Get(echo.HeaderContentType), echo.MIMEMultipartForm) {
+			// A form whose parts are not the operation's (a file sent under another field's
+			// name): it is no JSON that failed, so say what the form must hold.
+			*out = append(*out, apperr.Detail{Field: "body", Message: "does not hold the parts this operation takes: send the body as " +
+				strings.Join(bodyForms(e.RequestBody), ", or as ")})
 			return
 		}
 		collectDetails(e.Err, f, out)
@@ -358,6 +471,16 @@ func unknownProperty(reason string) string {
 // contentTypeMessage tells a request sent as got what the operation takes instead, read from
 // its request body in the contract: the media types, and for a form the fields that carry files.
 func contentTypeMessage(got string, body *openapi3.RequestBody) string {
+	want := bodyForms(body)
+	if got == "" {
+		return "is missing: send the body as " + strings.Join(want, ", or as ")
+	}
+	return fmt.Sprintf("is %q: send the body as %s", got, strings.Join(want, ", or as "))
+}
+
+// bodyForms says in words each form a request body may take: its media types, and for a
+// form the fields that carry files.
+func bodyForms(body *openapi3.RequestBody) []string {
 	var want []string
 	for _, mt := range slices.Sorted(maps.Keys(body.Content)) {
 		media := body.Content[mt]
@@ -382,10 +505,7 @@ func contentTypeMessage(got string, body *openapi3.RequestBody) string {
 		}
 		want = append(want, mt+" with "+strings.Join(files, " and "))
 	}
-	if got == "" {
-		return "is missing: send the body as " + strings.Join(want, ", or as ")
-	}
-	return fmt.Sprintf("is %q: send the body as %s", got, strings.Join(want, ", or as "))
+	return want
 }
 
 // isSchemaErrorTree reports whether err, under any wrapping, holds further schema errors.
@@ -428,6 +548,8 @@ func schemaLeaves(ve *jsonschema.ValidationError, field string, out *[]apperr.De
 			msg = "must be a UUID" // as kin-openapi's own validator says it (friendly)
 		case "date":
 			msg = spec.DateMessage
+		case "date-time":
+			msg = spec.DateTimeMessage
 		}
 		var sl *spec.SingleLineError
 		if errors.As(k.Err, &sl) {

@@ -66,14 +66,29 @@ func (dateFormat) Validate(v string) error {
 	return nil
 }
 
+// DateTimeMessage is what a `date-time` that is not one is told.
+const DateTimeMessage = "must be a date and time in RFC 3339 with its time zone, for example 2026-11-12T09:00:00Z or 2026-11-12T10:00:00+01:00 (a date alone is not enough)"
+
+// dateTimeFormat checks a `date-time` by reading it, for the same reasons as dateFormat.
+type dateTimeFormat struct{}
+
+func (dateTimeFormat) Validate(v string) error {
+	if _, err := time.Parse(time.RFC3339Nano, v); err != nil {
+		return errors.New(DateTimeMessage)
+	}
+	return nil
+}
+
 // Load returns the parsed, validated document. kin-openapi checks `uuid`, `email` and the
-// contract's own `single-line` only with validators defined, and `date` by a pattern only, so
+// contract's own `single-line` only with validators defined, and `date` and `date-time` by a
+// pattern only, so
 // Load defines them first.
 func Load() (*openapi3.T, error) {
 	once.Do(func() {
 		openapi3.DefineStringFormatValidator("uuid", uuidFormat{})
 		openapi3.DefineStringFormatValidator("email", emailFormat{})
 		openapi3.DefineStringFormatValidator("date", dateFormat{})
+		openapi3.DefineStringFormatValidator("date-time", dateTimeFormat{})
 		openapi3.DefineStringFormatValidator(SingleLineFormat, singleLineFormat{})
 		// A form's file part may come with any media type (browsers differ for one CSV file),
 		// and kin-openapi decodes a part only with a decoder registered for its type: read
