@@ -20,10 +20,12 @@ FROM analytics_daily
 WHERE account_id = @account_id AND day BETWEEN @first_day::date AND @last_day::date
 GROUP BY credential_kind;
 
--- EventAnalyticsDays sums one event's counters per day over a range, both kinds of credential
--- together; days without any counter have no row.
+-- EventAnalyticsDays sums one event's counters per day over a range, the issued ones per kind
+-- of credential as well; days without any counter have no row.
 -- name: EventAnalyticsDays :many
-SELECT day, sum(issued)::bigint AS issued, sum(views)::bigint AS views, sum(shares)::bigint AS shares,
+SELECT day, coalesce(sum(issued) FILTER (WHERE credential_kind = 'certificate'), 0)::bigint AS certificates_issued,
+       coalesce(sum(issued) FILTER (WHERE credential_kind = 'badge_assertion'), 0)::bigint AS badges_issued,
+       sum(views)::bigint AS views, sum(shares)::bigint AS shares,
        sum(downloads)::bigint AS downloads, sum(verifications)::bigint AS verifications
 FROM analytics_daily
 WHERE account_id = @account_id AND event_id = @event_id AND day BETWEEN @first_day::date AND @last_day::date

@@ -100,7 +100,9 @@ func (q *Queries) CountIssued(ctx context.Context, arg CountIssuedParams) error 
 }
 
 const eventAnalyticsDays = `-- name: EventAnalyticsDays :many
-SELECT day, sum(issued)::bigint AS issued, sum(views)::bigint AS views, sum(shares)::bigint AS shares,
+SELECT day, coalesce(sum(issued) FILTER (WHERE credential_kind = 'certificate'), 0)::bigint AS certificates_issued,
+       coalesce(sum(issued) FILTER (WHERE credential_kind = 'badge_assertion'), 0)::bigint AS badges_issued,
+       sum(views)::bigint AS views, sum(shares)::bigint AS shares,
        sum(downloads)::bigint AS downloads, sum(verifications)::bigint AS verifications
 FROM analytics_daily
 WHERE account_id = $1 AND event_id = $2 AND day BETWEEN $3::date AND $4::date
@@ -116,16 +118,17 @@ type EventAnalyticsDaysParams struct {
 }
 
 type EventAnalyticsDaysRow struct {
-	Day           time.Time
-	Issued        int64
-	Views         int64
-	Shares        int64
-	Downloads     int64
-	Verifications int64
+	Day                time.Time
+	CertificatesIssued int64
+	BadgesIssued       int64
+	Views              int64
+	Shares             int64
+	Downloads          int64
+	Verifications      int64
 }
 
-// EventAnalyticsDays sums one event's counters per day over a range, both kinds of credential
-// together; days without any counter have no row.
+// EventAnalyticsDays sums one event's counters per day over a range, the issued ones per kind
+// of credential as well; days without any counter have no row.
 func (q *Queries) EventAnalyticsDays(ctx context.Context, arg EventAnalyticsDaysParams) ([]EventAnalyticsDaysRow, error) {
 	rows, err := q.db.Query(ctx, eventAnalyticsDays,
 		arg.AccountID,
@@ -142,7 +145,8 @@ func (q *Queries) EventAnalyticsDays(ctx context.Context, arg EventAnalyticsDays
 		var i EventAnalyticsDaysRow
 		if err := rows.Scan(
 			&i.Day,
-			&i.Issued,
+			&i.CertificatesIssued,
+			&i.BadgesIssued,
 			&i.Views,
 			&i.Shares,
 			&i.Downloads,

@@ -75,11 +75,16 @@ type Dashboard struct {
 // CredentialsIssued counts certificates and badge assertions together.
 func (d Dashboard) CredentialsIssued() int { return d.CertificatesIssued + d.BadgesIssued }
 
-// Day is one day's figures of an event.
+// Day is one day's figures of an event, credentials issued per kind as the dashboard counts
+// them.
 type Day struct {
-	Date                                            time.Time
-	Issued, Views, Shares, Downloads, Verifications int
+	Date                                    time.Time
+	CertificatesIssued, BadgesIssued        int
+	Views, Shares, Downloads, Verifications int
 }
+
+// Issued counts certificates and badge assertions together.
+func (d Day) Issued() int { return d.CertificatesIssued + d.BadgesIssued }
 
 // Service reads the figures.
 type Service struct {
@@ -142,7 +147,8 @@ func (s *Service) Event(ctx context.Context, accountID, eventID uuid.UUID, from,
 		if i < 0 || i >= len(out) {
 			continue // not asked for: the query reads only the period
 		}
-		out[i] = Day{Date: out[i].Date, Issued: r.Issued, Views: r.Views, Shares: r.Shares, Downloads: r.Downloads, Verifications: r.Verifications}
+		out[i] = Day{Date: out[i].Date, CertificatesIssued: r.CertificatesIssued, BadgesIssued: r.BadgesIssued, Views: r.Views,
+			Shares: r.Shares, Downloads: r.Downloads, Verifications: r.Verifications}
 	}
 	return out, nil
 }

@@ -28,7 +28,8 @@ func (s *Server) GetEventAnalytics(ctx context.Context, req api.GetEventAnalytic
 	}
 	out := make([]api.EventAnalyticsDay, len(days))
 	for i, d := range days {
-		out[i] = api.EventAnalyticsDay{Date: openapi_types.Date{Time: d.Date}, Issued: d.Issued, Views: d.Views,
+		out[i] = api.EventAnalyticsDay{Date: openapi_types.Date{Time: d.Date}, Issued: d.Issued(), CertificatesIssued: d.CertificatesIssued,
+			BadgesIssued: d.BadgesIssued, Views: d.Views,
 			Shares: d.Shares, Downloads: d.Downloads, Verifications: d.Verifications}
 	}
 	return api.GetEventAnalytics200JSONResponse{Body: api.EventAnalyticsDayListEnvelope{Data: out}}, nil

@@ -24,8 +24,9 @@ type dashboardBody struct {
 
 type eventDaysBody struct {
 	Data []struct {
-		Date                                            string
-		Issued, Views, Shares, Downloads, Verifications int
+		Date                                     string
+		Issued, CertificatesIssued, BadgesIssued int
+		Views, Shares, Downloads, Verifications  int
 	}
 }
 
@@ -112,15 +113,20 @@ func TestAnalyticsCountIssuesAndPublicActivity(t *testing.T) {
 	if len(days.Data) != 3 || days.Data[0].Date != from || days.Data[2].Date != dash.Data.To {
 		t.Fatalf("event days: %+v", days.Data)
 	}
-	var sum struct{ issued, views, shares, downloads, verifications int }
+	var sum struct{ issued, certificates, badges, views, shares, downloads, verifications int }
 	for _, d := range days.Data {
+		if d.Issued != d.CertificatesIssued+d.BadgesIssued {
+			t.Fatalf("%s: issued %d is not certificates %d and badges %d", d.Date, d.Issued, d.CertificatesIssued, d.BadgesIssued)
+		}
 		sum.issued += d.Issued
+		sum.certificates += d.CertificatesIssued
+		sum.badges += d.BadgesIssued
 		sum.views += d.Views
 		sum.shares += d.Shares
 		sum.downloads += d.Downloads
 		sum.verifications += d.Verifications
 	}
-	if sum.issued != 6 || sum.views != 1 || sum.shares != 2 || sum.downloads != 1 || sum.verifications != 3 {
+	if sum.issued != 6 || sum.certificates != 4 || sum.badges != 2 || sum.views != 1 || sum.shares != 2 || sum.downloads != 1 || sum.verifications != 3 {
 		t.Fatalf("event sums: %+v (%+v)", sum, days.Data)
 	}
 	if d := days.Data[0]; d.Issued+d.Views+d.Shares+d.Downloads+d.Verifications != 0 {

@@ -97,8 +97,9 @@ func (d queries) AnalyticsTotals(ctx context.Context, accountID uuid.UUID, first
 
 // EventDay is one event's counters of one day, both kinds of credential together.
 type EventDay struct {
-	Day                                             time.Time
-	Issued, Views, Shares, Downloads, Verifications int
+	Day                                     time.Time
+	CertificatesIssued, BadgesIssued        int
+	Views, Shares, Downloads, Verifications int
 }
 
 // EventAnalyticsDays returns the event's counters of the days first to last (dates, UTC) that
@@ -109,7 +110,7 @@ func (d queries) EventAnalyticsDays(ctx context.Context, accountID, eventID uuid
 		return nil, mapError(err)
 	}
 	return convert(rows, func(r db.EventAnalyticsDaysRow) EventDay {
-		return EventDay{Day: r.Day, Issued: int(r.Issued), Views: int(r.Views), Shares: int(r.Shares),
+		return EventDay{Day: r.Day, CertificatesIssued: int(r.CertificatesIssued), BadgesIssued: int(r.BadgesIssued), Views: int(r.Views), Shares: int(r.Shares),
 			Downloads: int(r.Downloads), Verifications: int(r.Verifications)}
 	}), nil
 }
