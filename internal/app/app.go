@@ -129,14 +129,7 @@ func Serve(ctx context.Context, cfg config.Config, logger *slog.Logger, ready ch
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{
-		Handler:           svc.Handler,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       60 * time.Second,
-		WriteTimeout:      120 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
-	}
+	srv := HTTPServer(svc.Handler, logger, 0)
 	logger.InfoContext(ctx, "listening", "addr", ln.Addr().String(), "site_url", cfg.SiteURL.String())
 	if ready != nil {
 		ready <- ln.Addr()
@@ -159,6 +152,31 @@ func Serve(ctx context.Context, cfg config.Config, logger *slog.Logger, ready ch
 	}
 	logger.Info("stopped")
 	return nil
+}
+
+// DefaultReadTimeout bounds the reading of one request, its body included.
+const DefaultReadTimeout = 60 * time.Second
+
+// answerTime is how long the write deadline runs past the read deadline.
+const answerTime = 60 * time.Second
+
+// HTTPServer returns the HTTP server Serve runs handler in (the tests' servers too).
+// readTimeout (0: DefaultReadTimeout) bounds the reading of a whole request: a body that stops
+// arriving fails its reader then, and the handler answers 408 REQUEST_TIMEOUT. net/http sets
+// the write deadline when the headers have been read, so writing may go on answerTime past
+// the read deadline: time for that 408, or for the answer to a body that came just in time.
+func HTTPServer(handler http.Handler, logger *slog.Logger, readTimeout time.Duration) *http.Server {
+	if readTimeout <= 0 {
+		readTimeout = DefaultReadTimeout
+	}
+	return &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: min(10*time.Second, readTimeout),
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      readTimeout + answerTime,
+		IdleTimeout:       120 * time.Second,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
 }
 
 // serveProfiler serves net/http/pprof on addr, a listener of its own: the API's mux never

@@ -28,6 +28,7 @@ const (
 	Conflict              Code = "CONFLICT"
 	AttendeeHasCerts      Code = "ATTENDEE_HAS_CERTIFICATES"
 	AttendeeHasBadges     Code = "ATTENDEE_HAS_BADGES"
+	RequestTimeout        Code = "REQUEST_TIMEOUT"
 	PayloadTooLarge       Code = "PAYLOAD_TOO_LARGE"
 	IdempotencyKeyReused  Code = "IDEMPOTENCY_KEY_REUSED"
 	RateLimited           Code = "RATE_LIMITED"
@@ -50,6 +51,7 @@ var statuses = map[Code]int{
 	Conflict:              http.StatusConflict,
 	AttendeeHasCerts:      http.StatusConflict,
 	AttendeeHasBadges:     http.StatusConflict,
+	RequestTimeout:        http.StatusRequestTimeout,
 	PayloadTooLarge:       http.StatusRequestEntityTooLarge,
 	IdempotencyKeyReused:  http.StatusUnprocessableEntity,
 	RateLimited:           http.StatusTooManyRequests,

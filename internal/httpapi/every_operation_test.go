@@ -198,10 +198,11 @@ func TestEveryOperationDocumenting401RefusesMissingAndMalformedCredentials(t *te
 	})
 }
 
-// The body limits of internal/httpapi's bodyLimitFor: the CSV import's multipart form may be
-// larger than a JSON body.
+// The body limits of internal/httpapi's limitBody: a template's body may hold the largest
+// background image in base64, and the CSV import's multipart form more.
 const (
 	jsonBodyLimit      = 1 << 20
+	templateBodyLimit  = 4 << 20
 	multipartBodyLimit = 10<<20 + 64<<10
 )
 
@@ -211,7 +212,11 @@ func oversizeBody(t *testing.T, op contractOperation) ([]byte, string) {
 	content := op.RequestBody.Value.Content
 	switch {
 	case content.Get(echo.MIMEApplicationJSON) != nil:
-		return []byte(`{"name":"` + strings.Repeat("a", jsonBodyLimit) + `"}`), echo.MIMEApplicationJSON
+		limit := jsonBodyLimit
+		if op.OperationID == "createTemplate" || op.OperationID == "updateTemplate" {
+			limit = templateBodyLimit
+		}
+		return []byte(`{"name":"` + strings.Repeat("a", limit) + `"}`), echo.MIMEApplicationJSON
 	case content.Get(echo.MIMEMultipartForm) != nil:
 		var buf bytes.Buffer
 		w := multipart.NewWriter(&buf)

@@ -1,10 +1,14 @@
 package httpapi
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"mime"
+	"net"
 	"net/http"
+	"os"
 	"regexp"
 	"runtime/debug"
 	"strings"
@@ -71,54 +75,78 @@ func recoverPanics(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// Body limits: 1 MiB for JSON, 10 MiB (plus multipart framing) for a CSV import.
+// Body limits (the contract's Conventions): 1 MiB for a JSON body; 4 MiB for a template's,
+// room for the largest background image (2 MiB) in base64; 10 MiB plus the multipart framing
+// for a CSV import.
 const (
-	jsonBodyLimit   = 1 << 20
-	importBodyLimit = 10<<20 + 64<<10
+	jsonBodyLimit     = 1 << 20
+	templateBodyLimit = 4 << 20
+	importBodyLimit   = 10<<20 + 64<<10
 )
 
-const ctxBodyTooLarge = "bodyTooLarge"
-
-func bodyLimitFor(path string) int64 {
-	if path == apiPrefix+"/attendees/import" {
-		return importBodyLimit
-	}
-	return jsonBodyLimit
+// bodyLimits are the operations, by method and Echo route, whose body may be larger than
+// jsonBodyLimit.
+var bodyLimits = map[string]int64{
+	routeKey(http.MethodPost, apiPrefix+"/templates"):        templateBodyLimit, // createTemplate
+	routeKey(http.MethodPut, apiPrefix+"/templates/:id"):     templateBodyLimit, // updateTemplate
+	routeKey(http.MethodPost, apiPrefix+"/attendees/import"): importBodyLimit,   // importAttendees
 }
 
-// limitBody answers 413 for a declared length over the limit, and caps the reader for bodies
-// of unknown length: whoever reads past the limit fails, and the error handler then answers 413.
+// limitBody answers 413 for a declared length over the operation's limit, and caps the reader
+// for bodies of unknown length: whoever reads past the limit fails, and the answer is then
+// 413. A body that stops arriving fails its reader when the server's read deadline passes,
+// wherever it is read (the text check, the validator, a multipart parser); the answer is then
+// 408 REQUEST_TIMEOUT, whatever the reader made of the failure, and nothing was done.
 func limitBody(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
-		limit := bodyLimitFor(req.URL.Path)
+		limit, ok := bodyLimits[routeKey(req.Method, c.Path())]
+		if !ok {
+			limit = jsonBodyLimit
+		}
 		if req.ContentLength > limit {
 			return apperr.New(apperr.PayloadTooLarge, "The request body is larger than %d bytes.", limit)
 		}
-		if req.Body != nil && req.Body != http.NoBody {
-			req.Body = &cappedBody{ReadCloser: req.Body, left: limit, c: c}
+		if req.Body == nil || req.Body == http.NoBody {
+			return next(c)
 		}
+		body := &cappedBody{ReadCloser: req.Body, left: limit}
+		req.Body = body
 		err := next(c)
-		if tooLarge, _ := c.Get(ctxBodyTooLarge).(bool); tooLarge && err != nil {
+		switch {
+		case err == nil:
+			return nil
+		case body.stalled:
+			return &apperr.Error{Code: apperr.RequestTimeout, Cause: err,
+				Message: "The request body stopped arriving before it was complete; nothing was written. Send the request again."}
+		case body.tooLarge:
 			return &apperr.Error{Code: apperr.PayloadTooLarge, Message: fmt.Sprintf("The request body is larger than %d bytes.", limit), Cause: err}
 		}
 		return err
 	}
 }
 
+var errBodyTooLarge = errors.New("request body too large")
+
+// cappedBody reads a request body up to a limit, and notes why reading it failed.
 type cappedBody struct {
 	io.ReadCloser
-	left int64
-	c    echo.Context
+	left     int64
+	tooLarge bool // a byte came past the limit
+	stalled  bool // the read deadline passed before the body was complete
 }
 
 func (b *cappedBody) Read(p []byte) (int, error) {
 	if b.left <= 0 {
 		// Probe one byte: a body of exactly the limit is fine.
 		var one [1]byte
-		if n, _ := b.ReadCloser.Read(one[:]); n > 0 {
-			b.c.Set(ctxBodyTooLarge, true)
-			return 0, fmt.Errorf("request body too large")
+		n, err := b.ReadCloser.Read(one[:])
+		if n > 0 {
+			b.tooLarge = true
+			return 0, errBodyTooLarge
+		}
+		if b.noteStall(err) {
+			return 0, err
 		}
 		return 0, io.EOF
 	}
@@ -127,7 +155,40 @@ func (b *cappedBody) Read(p []byte) (int, error) {
 	}
 	n, err := b.ReadCloser.Read(p)
 	b.left -= int64(n)
+	b.noteStall(err)
 	return n, err
+}
+
+// noteStall reports whether err is the read deadline passing (net/http's body read fails
+// with the connection's timeout then), and notes it.
+func (b *cappedBody) noteStall(err error) bool {
+	var ne net.Error
+	if err != nil && (errors.Is(err, os.ErrDeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()) {
+		b.stalled = true
+	}
+	return b.stalled
+}
+
+// svgPolicy is the Content-Security-Policy of every SVG the service answers, and of the
+// issuer's logo whatever its type. An SVG opened by itself is a document of the service's
+// origin, and one an issuer stored may hold script: none runs, nothing loads, and the
+// document is sandboxed into an origin of its own. Inline styles, which SVGs draw with, stay.
+const svgPolicy = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
+
+// sandboxSVG sends svgPolicy and X-Content-Type-Options: nosniff with every image/svg+xml
+// answer, whichever handler wrote it: the badge image, the QR code, the issuer's logo.
+func sandboxSVG(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		res := c.Response()
+		res.Before(func() {
+			h := res.Header()
+			if mt, _, _ := mime.ParseMediaType(h.Get(echo.HeaderContentType)); mt == "image/svg+xml" {
+				h.Set("Content-Security-Policy", svgPolicy)
+				h.Set("X-Content-Type-Options", "nosniff")
+			}
+		})
+		return next(c)
+	}
 }
 
 // isAPIPath reports whether path is under /api/v1.

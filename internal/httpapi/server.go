@@ -114,7 +114,7 @@ func New(opts Options) (*echo.Echo, error) {
 	// Public verification takes a lighter path through the middleware (see public.go).
 	public := publicRoutesOf(ops)
 	validator := newRequestValidator(doc)
-	e.Use(requestID,
+	e.Use(requestID, sandboxSVG,
 		public.unless(accessLog(logger)), public.only(newAccessSummary(logger).middleware),
 		recoverPanics, public.visitors,
 		rateLimit(opts.Limiter, opts.TrustedProxies, logger),

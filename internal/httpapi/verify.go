@@ -23,7 +23,6 @@ const (
 	cacheLogo    = "public, max-age=3600"  // branding changes rarely
 	cachePDF     = "private, max-age=0, must-revalidate"
 	maxTokenLen  = 128
-	logoCSP      = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
 )
 
 func (s *Server) VerifyCredential(ctx context.Context, req api.VerifyCredentialRequestObject) (api.VerifyCredentialResponseObject, error) {
@@ -116,8 +115,8 @@ func (s *Server) GetVerificationIssuerLogo(ctx context.Context, req api.GetVerif
 	case a.NotModified:
 		return api.GetVerificationIssuerLogo304Response(notModified(a, cacheLogo)), nil
 	}
-	// An SVG opened directly must not run script in the site's origin.
-	h := api.GetVerificationIssuerLogo200ResponseHeaders{ETag: &a.ETag, CacheControl: new(cacheLogo), ContentSecurityPolicy: new(logoCSP)}
+	// The contract documents the policy of every logo; sandboxSVG sends it with any SVG.
+	h := api.GetVerificationIssuerLogo200ResponseHeaders{ETag: &a.ETag, CacheControl: new(cacheLogo), ContentSecurityPolicy: new(svgPolicy)}
 	if a.ContentType == "image/svg+xml" {
 		return api.GetVerificationIssuerLogo200ImagesvgXmlResponse{Body: bytes.NewReader(a.Body), ContentLength: int64(len(a.Body)), Headers: h}, nil
 	}

@@ -35,10 +35,11 @@ type Env struct {
 func (e *Env) Logs() string { return e.logs.String() }
 
 type settings struct {
-	cfg      config.Config
-	ov       app.Overrides
-	logTo    io.Writer
-	logLevel slog.Level
+	cfg         config.Config
+	ov          app.Overrides
+	logTo       io.Writer
+	logLevel    slog.Level
+	readTimeout time.Duration
 }
 
 // Option changes how NewServer builds the service.
@@ -70,6 +71,10 @@ func WithWebhookPolicy(p webhooks.Policy, timeout time.Duration) Option {
 	return func(s *settings) { s.ov.WebhookPolicy, s.ov.WebhookTimeout = &p, timeout }
 }
 
+// WithReadTimeout sets the server's read timeout (app.DefaultReadTimeout otherwise), for
+// tests of a request body that stops arriving.
+func WithReadTimeout(d time.Duration) Option { return func(s *settings) { s.readTimeout = d } }
+
 // WithEmailSender replaces the .eml folder the email worker writes to.
 func WithEmailSender(e email.Sender) Option { return func(s *settings) { s.ov.EmailSender = e } }
 
@@ -96,7 +101,10 @@ func NewServer(t testing.TB, opts ...Option) *Env {
 		t.Fatal(err)
 	}
 	t.Cleanup(svc.Close)
-	srv := httptest.NewServer(svc.Handler)
+	// The server is the one the service runs in, with its timeouts.
+	srv := httptest.NewUnstartedServer(svc.Handler)
+	srv.Config = app.HTTPServer(svc.Handler, logger, s.readTimeout)
+	srv.Start()
 	t.Cleanup(srv.Close)
 	return &Env{URL: srv.URL, Store: st, Client: contract.NewClient(t, srv.URL), Service: svc, Config: s.cfg, logs: logs}
 }
