@@ -16,7 +16,7 @@ SELECT a.id FROM attendees a WHERE a.account_id = @account_id AND a.id = ANY(@id
 
 -- LockIssueSource reads what a certificate is made from in one round trip: the attendee,
 -- locked as LockAttendeeForIssue locks it, with its event, the template (the account's or a
--- system one) and the account's branding (its columns NULL when the account has none). No
+-- system one), the account's branding (its columns NULL when the account has none) and name. No
 -- row: the attendee or the template is missing (LockAttendeeForIssue tells which).
 -- name: LockIssueSource :one
 SELECT a.*, e.name AS event_name, e.event_date, e.location AS event_location, e.description AS event_description,
@@ -24,8 +24,10 @@ SELECT a.*, e.name AS event_name, e.event_date, e.location AS event_location, e.
        sqlc.embed(t),
        b.account_id AS branding_account_id, b.issuer_name AS branding_issuer_name, b.website AS branding_website,
        b.logo AS branding_logo, b.primary_color AS branding_primary_color, b.email_from_name AS branding_email_from_name,
-       b.email_reply_to AS branding_email_reply_to, b.updated_at AS branding_updated_at, b.signatories AS branding_signatories
+       b.email_reply_to AS branding_email_reply_to, b.updated_at AS branding_updated_at, b.signatories AS branding_signatories,
+       acc.name AS account_name
 FROM attendees a JOIN events e ON e.id = a.event_id
+JOIN accounts acc ON acc.id = a.account_id
 JOIN templates t ON t.id = @template_id AND (t.account_id = a.account_id OR t.account_id IS NULL)
 LEFT JOIN branding b ON b.account_id = a.account_id
 WHERE a.account_id = @account_id AND a.id = @attendee_id

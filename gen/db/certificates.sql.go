@@ -767,8 +767,10 @@ SELECT a.id, a.account_id, a.event_id, a.first_name, a.last_name, a.email, a.ema
        t.id, t.account_id, t.name, t.description, t.active, t.page_size, t.orientation, t.layout, t.created_at, t.updated_at,
        b.account_id AS branding_account_id, b.issuer_name AS branding_issuer_name, b.website AS branding_website,
        b.logo AS branding_logo, b.primary_color AS branding_primary_color, b.email_from_name AS branding_email_from_name,
-       b.email_reply_to AS branding_email_reply_to, b.updated_at AS branding_updated_at, b.signatories AS branding_signatories
+       b.email_reply_to AS branding_email_reply_to, b.updated_at AS branding_updated_at, b.signatories AS branding_signatories,
+       acc.name AS account_name
 FROM attendees a JOIN events e ON e.id = a.event_id
+JOIN accounts acc ON acc.id = a.account_id
 JOIN templates t ON t.id = $1 AND (t.account_id = a.account_id OR t.account_id IS NULL)
 LEFT JOIN branding b ON b.account_id = a.account_id
 WHERE a.account_id = $2 AND a.id = $3
@@ -808,11 +810,12 @@ type LockIssueSourceRow struct {
 	BrandingEmailReplyTo    *string
 	BrandingUpdatedAt       *time.Time
 	BrandingSignatories     []byte
+	AccountName             string
 }
 
 // LockIssueSource reads what a certificate is made from in one round trip: the attendee,
 // locked as LockAttendeeForIssue locks it, with its event, the template (the account's or a
-// system one) and the account's branding (its columns NULL when the account has none). No
+// system one), the account's branding (its columns NULL when the account has none) and name. No
 // row: the attendee or the template is missing (LockAttendeeForIssue tells which).
 func (q *Queries) LockIssueSource(ctx context.Context, arg LockIssueSourceParams) (LockIssueSourceRow, error) {
 	row := q.db.QueryRow(ctx, lockIssueSource, arg.TemplateID, arg.AccountID, arg.AttendeeID)
@@ -853,6 +856,7 @@ func (q *Queries) LockIssueSource(ctx context.Context, arg LockIssueSourceParams
 		&i.BrandingEmailReplyTo,
 		&i.BrandingUpdatedAt,
 		&i.BrandingSignatories,
+		&i.AccountName,
 	)
 	return i, err
 }

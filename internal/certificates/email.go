@@ -26,7 +26,15 @@ const linkMarker = "[[verification-link]]"
 // recordEmail records the delivery email of a certificate in tx, in the words of its snapshot.
 func (s *Service) recordEmail(ctx context.Context, tx *store.Tx, c store.Certificate, now time.Time) (store.EmailDelivery, error) {
 	snap := snapshotOf(c)
-	issuer := cmp.Or(snap.Issuer.Name, "The organisers")
+	if snap.Issuer.Name == "" {
+		// A certificate issued before the account's name stood in for an unset issuer name.
+		acct, err := tx.FindAccountByID(ctx, c.AccountID)
+		if err != nil {
+			return store.EmailDelivery{}, err
+		}
+		snap.Issuer.Name = acct.Name
+	}
+	issuer := snap.Issuer.Name
 	body := fmt.Sprintf("Hello %s,\n\nyour certificate for %s is attached (%s).\n\nAnyone can verify it at:\n%s\n\n%s\n",
 		c.FirstName, snap.Event.Name, c.Number, linkMarker, issuer)
 	m := store.OutboundEmail{AccountID: c.AccountID, Kind: "certificate", CertificateID: &c.ID, ToAddress: c.Email,

@@ -1,6 +1,7 @@
 package certificates
 
 import (
+	"cmp"
 	"encoding/json"
 	"time"
 
@@ -65,7 +66,10 @@ func snapshotFrom(src source) (json.RawMessage, error) {
 	snap.Event.Name, snap.Event.Date, snap.Event.Location = src.Event.Name, src.Event.EventDate.UTC(), store.Deref(src.Event.Location)
 	snap.Event.Description = store.Deref(src.Event.Description)
 	b := src.Branding
-	snap.Issuer.Name, snap.Issuer.Website, snap.Issuer.Logo = store.Deref(b.IssuerName), store.Deref(b.Website), store.Deref(b.Logo)
+	// The account's name stands in for an unset issuer name: nothing a recipient receives
+	// leaves the issuer unnamed (the PDF's signature, the email, the credential).
+	snap.Issuer.Name = cmp.Or(store.Deref(b.IssuerName), src.AccountName)
+	snap.Issuer.Website, snap.Issuer.Logo = store.Deref(b.Website), store.Deref(b.Logo)
 	snap.Issuer.Color = store.Deref(b.PrimaryColor)
 	snap.Issuer.EmailFromName, snap.Issuer.EmailReplyTo = store.Deref(b.EmailFromName), store.Deref(b.EmailReplyTo)
 	for _, sg := range b.Signatories {

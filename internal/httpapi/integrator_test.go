@@ -1,12 +1,17 @@
 package httpapi_test
 
 import (
+	"bytes"
 	"net/http"
+	"net/mail"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/certhub/credentiald/internal/testkit"
+	"github.com/certhub/credentiald/internal/testkit/pdftext"
 )
 
 // The event's certificate list honours its status filter, with the API's meaning of each
@@ -157,5 +162,62 @@ func TestErrorsSayHowToFixDatesAndForms(t *testing.T) {
 	if d := e.Error.Details; len(d) != 1 || d[0].Field != "body" || !strings.Contains(d[0].Message, `the field "file"`) ||
 		strings.Contains(d[0].Message, "JSON") {
 		t.Fatalf("file under another field: %s", res.Body)
+	}
+}
+
+// An account that set no issuer name is named by its own name wherever a recipient looks: the
+// signature line of a system template's PDF, the email's sender, its text and its footer.
+func TestTheAccountNameStandsInForAnUnsetIssuerName(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	var me struct {
+		Data struct{ Account struct{ Name string } }
+	}
+	s.acct.Client.Get("/api/v1/auth/me").JSON(t, &me)
+	name := me.Data.Account.Name
+	var list struct{ Data []struct{ ID, Name string } }
+	s.acct.Client.Get("/api/v1/system-templates").JSON(t, &list)
+	conference := ""
+	for _, st := range list.Data {
+		if st.Name == "Conference Attendance" {
+			conference = st.ID
+		}
+	}
+	if name == "" || conference == "" {
+		t.Fatalf("account %q, system templates %+v", name, list.Data)
+	}
+	a := s.acct.Attendee(t, s.event, "Ada", "Lovelace", "ada@example.org")
+	res := s.acct.Client.Post("/api/v1/certificates/generate", s.generate(a, map[string]any{"templateId": conference, "sendEmail": true}))
+	var c certificateBody
+	res.JSON(t, &c)
+	if res.StatusCode != 200 {
+		t.Fatalf("generate: %d %s", res.StatusCode, res.Body)
+	}
+	text, err := pdftext.Text(s.acct.Client.Get("/api/v1/certificates/" + c.Data.ID + "/download").Body)
+	if err != nil || !strings.Contains(text, name) {
+		t.Fatalf("the PDF does not name %q (%v):\n%s", name, err, text)
+	}
+	var fromName, body string
+	testkit.QueryRow(t, s.env, `SELECT from_name, body_text FROM email_deliveries WHERE certificate_id = $1`, []any{c.Data.ID}, &fromName, &body)
+	if fromName != name || !strings.Contains(body, name) || strings.Contains(body, "organisers") {
+		t.Fatalf("email from %q:\n%s", fromName, body)
+	}
+	if n, err := s.env.Service.Email.RunOnce(t.Context()); err != nil || n != 1 {
+		t.Fatalf("the worker sent %d messages: %v", n, err)
+	}
+	files, _ := filepath.Glob(filepath.Join(s.env.Config.DataDir, "outbox", "*.eml"))
+	if len(files) != 1 {
+		t.Fatalf("%d messages written", len(files))
+	}
+	raw, _ := os.ReadFile(files[0])
+	msg, err := mail.ReadMessage(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if from, err := mail.ParseAddress(msg.Header.Get("From")); err != nil || from.Name != name {
+		t.Fatalf("From: %q (%v)", msg.Header.Get("From"), err)
+	}
+	if strings.Contains(string(raw), "Sent for the issuer") || strings.Contains(string(raw), `"credentiald"`) {
+		t.Fatalf("the message leaves the issuer unnamed:\n%s", raw)
 	}
 }

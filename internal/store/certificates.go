@@ -184,6 +184,8 @@ type IssueSource struct {
 	AttendeeOnEvent
 	Template Template
 	Branding Branding
+	// AccountName names the issuer where the branding does not.
+	AccountName string
 }
 
 // LockIssueSource locks the attendee as LockAttendeeForIssue does and reads, in the same round
@@ -202,8 +204,9 @@ func (d queries) LockIssueSource(ctx context.Context, accountID, attendeeID, tem
 				Description: a.EventDescription,
 				TemplateID:  a.EventTemplateID, CertificateValidityDays: intPtr(a.CertificateValidityDays)},
 		},
-		Template: templateFrom(a.Template),
-		Branding: Branding{Signatories: []Signatory{}}, // as FindBranding answers for an account without one
+		Template:    templateFrom(a.Template),
+		Branding:    Branding{Signatories: []Signatory{}}, // as FindBranding answers for an account without one
+		AccountName: a.AccountName,
 	}
 	if a.BrandingAccountID != nil {
 		src.Branding, err = brandingFrom(db.Branding{AccountID: *a.BrandingAccountID, IssuerName: a.BrandingIssuerName,

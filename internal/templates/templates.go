@@ -203,6 +203,14 @@ func (s *Service) Preview(ctx context.Context, accountID, id uuid.UUID, sample S
 	if err != nil {
 		return nil, err
 	}
+	issuerName := store.Deref(b.IssuerName)
+	if issuerName == "" {
+		acct, err := s.store.FindAccountByID(ctx, accountID)
+		if err != nil {
+			return nil, err
+		}
+		issuerName = acct.Name
+	}
 	tmpl, err := ForRendering(t)
 	if err != nil {
 		return nil, err
@@ -212,7 +220,7 @@ func (s *Service) Preview(ctx context.Context, accountID, id uuid.UUID, sample S
 		Recipient:       render.Recipient{FirstName: or(sample.FirstName, "Ada"), LastName: or(sample.LastName, "Lovelace"), Email: or(sample.Email, "ada@example.org")},
 		Event:           render.Event{Name: or(sample.EventName, "Sample Event"), Date: now, Location: or(sample.EventLocation, "")},
 		Certificate:     render.Certificate{Number: fmt.Sprintf("CERT-%d-000001", now.Year()), IssuedAt: now},
-		IssuerName:      or(store.Deref(b.IssuerName), "Your Organisation"),
+		IssuerName:      issuerName,
 		IssuerLogo:      store.Deref(b.Logo),
 		BrandColor:      store.Deref(b.PrimaryColor),
 		VerificationURL: s.siteURL + "/verify/SAMPLE0000000",
