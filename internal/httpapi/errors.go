@@ -67,6 +67,13 @@ func errorHandler(logger *slog.Logger) echo.HTTPErrorHandler {
 		if e.Location != "" {
 			c.Response().Header().Set(echo.HeaderLocation, e.Location)
 		}
+		if status == http.StatusMethodNotAllowed && c.Response().Header().Get(echo.HeaderAllow) == "" {
+			// RFC 9110: a 405 lists the methods the path takes. Echo's router found them
+			// before any middleware ran; the request validator refuses first for API paths.
+			if allow, _ := c.Get(echo.ContextKeyHeaderAllow).(string); allow != "" {
+				c.Response().Header().Set(echo.HeaderAllow, allow)
+			}
+		}
 		if c.Request().Method == http.MethodHead {
 			_ = c.NoContent(status)
 			return

@@ -221,3 +221,26 @@ func TestTheAccountNameStandsInForAnUnsetIssuerName(t *testing.T) {
 		t.Fatalf("the message leaves the issuer unnamed:\n%s", raw)
 	}
 }
+
+// A 405 names the methods the path takes in Allow (RFC 9110), in the error envelope.
+func TestMethodNotAllowedListsTheAllowedMethods(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	for path, want := range map[string][]string{
+		"/api/v1/credits":                    {"GET"},
+		"/api/v1/events":                     {"GET", "POST"},
+		"/api/v1/events/" + s.event.String(): {"GET", "PUT", "DELETE"},
+	} {
+		res := s.acct.Client.Do(s.acct.Client.Request(http.MethodPatch, path, nil))
+		wantError(t, res, 405, res.StatusCode, "METHOD_NOT_ALLOWED")
+		allow := res.Header.Get("Allow")
+		for _, m := range want {
+			if !strings.Contains(allow, m) {
+				t.Errorf("PATCH %s: Allow %q lacks %s", path, allow, m)
+			}
+		}
+		if strings.Contains(allow, "PATCH") {
+			t.Errorf("PATCH %s: Allow %q names PATCH", path, allow)
+		}
+	}
+}
