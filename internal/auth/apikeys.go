@@ -146,19 +146,21 @@ func newKeyNotice(owner store.User, creator store.Profile, k store.APIKey) store
 	// One "Label: value" a line: the branded HTML shows the block as rows (email.FromText).
 	body := fmt.Sprintf(`Hello %s,
 
-a new API key was created for %s.
+%s created a new API key for %s. A key lets a program issue and read
+credentials in the account's name, within its scopes.
 
-  Name:        %s
+  Key name:   %s
   Starts with: %s
-  Scopes:      %s
-  Created by:  %s
-  Created at:  %s
-  Expires:     %s
+  Scopes:     %s
+  Created by: %s
+  Created:    %s
+  Expires:    %s
 
-If you did not expect this key, delete it at once (DELETE /api/v1/api-keys/%s) and change
-your password.
-`, owner.Name, creator.Account.Name, k.Name, k.Prefix, strings.Join(k.Scopes, ", "), creator.User.Email,
-		k.CreatedAt.UTC().Format("2 January 2006, 15:04 UTC"), expiry, k.ID)
+If you expected this, there is nothing to do. If you did not, delete the key named "%s" at
+once (anyone who can sign in to the account can), then change your password. Until it is
+deleted, whoever holds it can act for the account.
+`, owner.Name, creator.User.Email, creator.Account.Name, k.Name, k.Prefix, strings.Join(k.Scopes, ", "), creator.User.Email,
+		k.CreatedAt.UTC().Format("2 January 2006, 15:04 UTC"), expiry, k.Name)
 	return store.OutboundEmail{
 		AccountID: k.AccountID, Kind: "api_key_created", ToAddress: owner.Email, ToName: owner.Name,
 		Subject: "A new API key was created for " + creator.Account.Name, BodyText: body,

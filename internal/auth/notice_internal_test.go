@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -22,6 +23,11 @@ func TestTheKeyNoticeDetailsBecomeRows(t *testing.T) {
 		b := email.FromText(store.EmailDelivery{OutboundEmail: n}, email.Brand{Name: "Academy"})
 		if len(b.Details) != 6 || b.Details[2] != [2]string{"Scopes", "events:read, events:write"} || b.Details[5] != [2]string{"Expires", want} {
 			t.Fatalf("details %q", b.Details)
+		}
+		// Written for the owner, a person: what to do names the key, not an API call.
+		words := strings.Join(append(b.Paragraphs, b.Closing...), " ")
+		if strings.Contains(n.BodyText, "/api/") || strings.Contains(n.BodyText, "DELETE") || !strings.Contains(words, `delete the key named "ci"`) {
+			t.Fatalf("the notice's words:\n%s", n.BodyText)
 		}
 	}
 }
