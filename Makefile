@@ -22,7 +22,8 @@ run: build ## Serve the API (a private PostgreSQL under .data/ when DATABASE_URL
 build: ## Build the binaries into bin/
 	$(GO) build -o bin/credentiald ./cmd/credentiald
 
-test: ## Run every test, with the race detector, against a real PostgreSQL (private cluster unless TEST_DATABASE_URL is set)
+test: ## Run every test, with the race detector, against a real PostgreSQL (private cluster unless TEST_DATABASE_URL is set); first checks the tools it needs (test/prereqs.sh)
+	@bash test/prereqs.sh
 	@rm -rf $(COVERAGE_DIR)
 	@if [ -n "$$TEST_DATABASE_URL" ]; then \
 		$(GO) test -race -count=1 ./... ; \
@@ -35,7 +36,7 @@ test: ## Run every test, with the race detector, against a real PostgreSQL (priv
 	@$(GO) run ./cmd/devtool contract-coverage | head -1
 
 FUZZTIME ?= 3m
-FUZZ_TARGETS = ./internal/render:FuzzRenderAnyText ./internal/attendees:FuzzParseCSV ./internal/httpapi:FuzzRequestBodies
+FUZZ_TARGETS = ./internal/render:FuzzRenderAnyText ./internal/render:FuzzCheckImage ./internal/attendees:FuzzParseCSV ./internal/httpapi:FuzzRequestBodies
 
 fuzz: ## Fuzz each target for FUZZTIME (default 3m); `make test` runs their seed corpora, and a crasher lands in the package's testdata/fuzz
 	@for t in $(FUZZ_TARGETS); do \

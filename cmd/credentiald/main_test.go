@@ -138,20 +138,27 @@ func TestReadmeQuickstartWorksAsWritten(t *testing.T) {
 		for range lines {
 		}
 	}()
-	script := strings.Replace(block, "make run &\n", "", 1)
-	cmd := exec.Command("bash", "-euo", "pipefail", "-c", script)
+	cmd := exec.Command("bash", "-euo", "pipefail", "-c", block)
 	cmd.Env = append(os.Environ(), "BASE=http://"+addr)
+	cmd.Dir = t.TempDir() // where it writes certificate.pdf
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("quickstart: %v\n%s", err, out)
 	}
 	for _, want := range []string{
-		`"accessToken":"`, `"key":"cis_live_`, `{"data":[],"meta":{"page":1,"pageSize":20,"total":0}}`,
-		`"code":"INSUFFICIENT_SCOPE"`, `"required":"templates:read"`,
+		`"accessToken":"`, `"status":"valid"`, `"certificateNumber":"CERT-`, `"verificationCode":"`,
+		`"type":"certificate"`, `"name":"Go Meetup Berlin"`,
 	} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("the quickstart's output lacks %s:\n%s", want, out)
 		}
+	}
+	pdf, err := os.ReadFile(filepath.Join(cmd.Dir, "certificate.pdf"))
+	if err != nil || !bytes.HasPrefix(pdf, []byte("%PDF-")) {
+		t.Errorf("certificate.pdf is not a PDF (%v): %.40q", err, pdf)
+	}
+	if strings.Contains(block, "make run") {
+		t.Error("the block starts a server: the text tells the reader to start one first")
 	}
 	if strings.Count(string(out), "INVALID_API_KEY") > 0 {
 		t.Errorf("a quickstart call was refused its credentials:\n%s", out)
