@@ -156,18 +156,23 @@ func bake(pic picture, assertion []byte, assertionURL string) ([]byte, error) {
 	return openbadges.BakePNG(pic.data, openbadges.PNGKeywordAssertion, assertion)
 }
 
-// imageCache keeps drawn images by what they were drawn from; it forgets everything when
-// full, which is rare and costs one drawing per badge.
+// imageCache keeps drawn images by what they were drawn from, up to imageCacheBytes; it
+// forgets everything when full, which is rare and costs one drawing per badge.
 type imageCache struct {
-	mu sync.Mutex
-	m  map[[32]byte][]byte
+	mu    sync.Mutex
+	m     map[[32]byte][]byte
+	bytes int // the size of what m holds
 }
 
-const imageCacheSize = 256
+// imageCacheBytes bounds what the cache holds by size, not count: a badge's own image may be
+// 256 KiB, and its rasterised or baked forms larger.
+const imageCacheBytes = 32 << 20
 
 func newImageCache() *imageCache { return &imageCache{m: map[[32]byte][]byte{}} }
 
 // get returns the image of kind drawn from source, drawing it with draw when it is not kept.
+// When what it holds would pass imageCacheBytes it forgets everything first; an image larger
+// than the whole budget is not kept.
 func (c *imageCache) get(kind string, source any, draw func() ([]byte, error)) ([]byte, error) {
 	key := sha256.Sum256(fmt.Appendf(nil, "%s\x00%#v", kind, source))
 	c.mu.Lock()
@@ -180,11 +185,19 @@ func (c *imageCache) get(kind string, source any, draw func() ([]byte, error)) (
 	if err != nil {
 		return nil, err
 	}
+	if len(img) > imageCacheBytes {
+		return img, nil
+	}
 	c.mu.Lock()
-	if len(c.m) >= imageCacheSize {
+	defer c.mu.Unlock()
+	if _, ok := c.m[key]; ok {
+		return img, nil
+	}
+	if c.bytes+len(img) > imageCacheBytes {
 		clear(c.m)
+		c.bytes = 0
 	}
 	c.m[key] = img
-	c.mu.Unlock()
+	c.bytes += len(img)
 	return img, nil
 }

@@ -3,7 +3,9 @@ package render
 import (
 	"bytes"
 	"image/png"
+	"strings"
 	"testing"
+	"time"
 )
 
 // Any text in any placeholder renders as a PDF and a PNG: no error, no panic. The seeds are the
@@ -36,3 +38,64 @@ func FuzzRenderAnyText(f *testing.F) {
 		}
 	})
 }
+
+// Any upload is refused or drawn: CheckImage never panics and answers in bounded time, and an
+// image it accepts is drawn into a PDF as itself (an image of its size, never the PDF library's
+// "could not add image" in its place). The seeds are the images that once took the process's
+// memory, CPU or stack, and those the PDF library could not embed.
+func FuzzCheckImage(f *testing.F) {
+	interlaced := pngSpec{colourType: 6, depth: 8, interlace: true}
+	for _, seed := range []struct {
+		svg  bool
+		data []byte
+	}{
+		{false, bombPNG(4096, 4096, 16)},                           // 128 MiB once decoded
+		{false, flatPNG16(64, 48, "16-bit")},                       // the PDF library refused 16 bits
+		{false, writePNG(picture(37, 23, interlaced), interlaced)}, // and interlacing
+		{true, []byte(dashBombSVG)},                                // half a minute of rasterising
+		{true, []byte(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><script>alert(1)</script></svg>`)},
+		{true, []byte(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><g id="a"><use href="#a"/></g></svg>`)}, // a stack overflow
+		{true, []byte(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><rect width="4" height="3" fill="#123"/></svg>`)},
+	} {
+		f.Add(seed.svg, seed.data)
+	}
+	f.Fuzz(func(t *testing.T, svg bool, data []byte) {
+		uri := pngURI(data)
+		if svg {
+			uri = svgURI(string(data))
+		}
+		start := time.Now()
+		err := CheckImage(uri)
+		if took := time.Since(start); took > svgDeadline+2*time.Second {
+			t.Fatalf("judging the image took %s", took)
+		}
+		if err != nil {
+			return
+		}
+		a, err := decodeDataURI(uri)
+		if err != nil {
+			t.Fatalf("accepted, then not drawn: %v", err)
+		}
+		tmpl := Template{Page: PageOf("A4", "landscape"), Layout: Layout{Rows: []Row{
+			{Height: 40, Cols: []Col{{Size: 6, Content: Content{Type: "signature", Image: uri, Name: "Grace Hopper"}}}},
+		}}}
+		doc, err := PDF(tmpl, sample(names[0]))
+		if err != nil {
+			t.Fatalf("accepted, then the PDF failed: %v", err)
+		}
+		if text := pdfText(t, doc); strings.Contains(text, "could not") {
+			t.Fatalf("the PDF says %q", text)
+		}
+		// The image is embedded at its size, or scaled down to its box at print resolution.
+		want := a.bounds.Size()
+		for _, img := range pdfImages(t, doc) {
+			got := img.Bounds().Size()
+			if got.X <= want.X && got.Y <= want.Y && abs(got.X*want.Y-got.Y*want.X) <= max(want.X, want.Y) {
+				return
+			}
+		}
+		t.Fatalf("the PDF holds no image of %v or its proportions", want)
+	})
+}
+
+func abs(v int) int { return max(v, -v) }

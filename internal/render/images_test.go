@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"image"
 	"image/png"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -71,5 +72,42 @@ func TestASealWithoutRoomDrawsNothing(t *testing.T) {
 		if _, err := PDF(tmpl, sample(names[0])); err != nil {
 			t.Errorf("PDF, row of %.2f mm: %v", h, err)
 		}
+	}
+}
+
+// An image is judged by what decoding it would cost, from its header, before it is decoded:
+// a PNG of 4096 x 4096 pixels of 16 bits per channel (a file of some 130 KB decodes to 128
+// MiB) is refused with the limit and how to meet it, and so is one of too many pixels,
+// without taking the memory their pixels would; a smaller image of 16 bits is accepted.
+//
+// Not parallel: it measures the memory CheckImage allocates, which other tests would add to.
+func TestImagesAreJudgedByWhatDecodingThemCosts(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		png   []byte
+		words []string
+	}{
+		{"16-bit 4096x4096", bombPNG(4096, 4096, 16), []string{"4096x4096 pixels of 16 bits per channel", "128 MiB", "at most 64 MiB", "save it with 8 bits per channel or scale it down"}},
+		{"8-bit 8192x8192", bombPNG(8192, 8192, 8), []string{"8192x8192 pixels", "at most 16777216 pixels (e.g. 4096x4096)", "scale it down"}},
+		{"8-bit 20000x1000", bombPNG(20000, 1000, 8), []string{"20000x1000 pixels", "at most 16777216 pixels"}},
+	} {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		err := CheckImage(pngURI(c.png))
+		runtime.ReadMemStats(&after)
+		if err == nil {
+			t.Fatalf("%s: accepted", c.name)
+		}
+		for _, w := range c.words {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: %q does not say %q", c.name, err, w)
+			}
+		}
+		if n := after.TotalAlloc - before.TotalAlloc; n > 4<<20 {
+			t.Errorf("%s: judging the image allocated %d MiB", c.name, n>>20)
+		}
+	}
+	if err := CheckImage(pngURI(flatPNG16(300, 200, "small"))); err != nil {
+		t.Fatalf("a small image of 16 bits per channel: %v", err)
 	}
 }

@@ -173,7 +173,7 @@ type Problem struct{ Path, Message string }
 
 // Check finds what would keep a layout from rendering as meant: unknown or unclosed
 // placeholders, rows wider than 12 twelfths or taller than the page, images that cannot be
-// decoded, more than two signatures.
+// drawn or hold active content (CheckImage), more than two signatures.
 func Check(t Template) []Problem {
 	var out []Problem
 	known := map[string]bool{}
@@ -204,7 +204,7 @@ func Check(t Template) []Problem {
 				}
 			}
 			if img := col.Content.Image; img != "" {
-				if _, err := decodeDataURI(img); err != nil {
+				if err := CheckImage(img); err != nil {
 					out = append(out, Problem{path + ".image", err.Error()})
 				}
 			}
@@ -220,7 +220,7 @@ func Check(t Template) []Problem {
 		out = append(out, Problem{"rows", fmt.Sprintf("the rows are %.1f mm tall; the page holds %.1f mm between its margins", total, room)})
 	}
 	if bg := t.Layout.Background; bg != nil && bg.Image != "" {
-		if _, err := decodeDataURI(bg.Image); err != nil {
+		if err := CheckImage(bg.Image); err != nil {
 			out = append(out, Problem{"background.image", err.Error()})
 		}
 	}

@@ -181,7 +181,7 @@ type sealKey struct {
 }
 
 // seals are drawn seals (they repeat from certificate to certificate).
-var seals = newMemo[sealKey, *asset](64)
+var seals = newMemo[sealKey](sealsBudget, (*asset).bytes)
 
 // sealAsset draws a seal widthMM wide at dpi as an image: an embossed-looking starburst in
 // col with text around its ring, a guilloché rosette and a star at its centre, and ribbon
@@ -207,7 +207,7 @@ func sealAsset(text string, col color.RGBA, ribbons bool, widthMM, dpi float64) 
 	if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&buf, nrgba); err != nil {
 		return nil, err
 	}
-	a := &asset{img: nrgba, png: buf.Bytes()}
+	a := &asset{img: nrgba, png: buf.Bytes(), bounds: nrgba.Bounds()}
 	seals.put(k, a)
 	return a, nil
 }

@@ -142,7 +142,11 @@ func pdfCol(c plannedCol, height float64) (core.Col, error) {
 				}
 			}
 		case imageItem:
-			out.Add(image.NewFromBytes(it.asset.png, extension.Png, rectFor(it.x, it.y, it.w, it.h, c.width, height)))
+			b, err := it.asset.pdfPNG(it.w, it.h)
+			if err != nil {
+				return nil, fmt.Errorf("render: image: %w", err)
+			}
+			out.Add(image.NewFromBytes(b, extension.Png, rectFor(it.x, it.y, it.w, it.h, c.width, height)))
 		case qrItem:
 			out.Add(code.NewQr(it.value, rectFor(it.x, it.y, it.side, it.side, c.width, height)))
 		case lineItem:

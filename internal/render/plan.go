@@ -366,7 +366,7 @@ func breakWord(word string, width float64, measure func(string) float64) []strin
 // fitImage scales an image into a box keeping its proportions, aligned horizontally and
 // centred vertically.
 func fitImage(a *asset, x, y, w, h float64, align string) imageItem {
-	b := a.img.Bounds()
+	b := a.bounds
 	ratio := float64(b.Dy()) / float64(b.Dx())
 	iw, ih := w, w*ratio
 	if ih > h {

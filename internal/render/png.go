@@ -79,7 +79,18 @@ func Image(t Template, d Data, dpi float64) (*image.RGBA, error) {
 					}
 				case imageItem:
 					dst := image.Rect(int(px(c.x+it.x)), int(px(r.y+it.y)), int(px(c.x+it.x+it.w)), int(px(r.y+it.y+it.h)))
-					draw.CatmullRom.Scale(img, dst, it.asset.img, it.asset.img.Bounds(), draw.Over, nil)
+					if it.asset.img != nil { // a seal, drawn at about this size
+						draw.CatmullRom.Scale(img, dst, it.asset.img, it.asset.img.Bounds(), draw.Over, nil)
+						continue
+					}
+					if dst.Empty() {
+						continue
+					}
+					small, err := it.asset.scaled(dst.Dx(), dst.Dy())
+					if err != nil {
+						return nil, err
+					}
+					draw.Draw(img, dst, small, image.Point{}, draw.Over)
 				case qrItem:
 					if err := drawQR(img, it.value, px(c.x+it.x), px(r.y+it.y), px(it.side)); err != nil {
 						return nil, err
@@ -146,8 +157,8 @@ func fillRect(img *image.RGBA, x0, y0, x1, y1 float64, c color.RGBA) {
 }
 
 var (
-	backgrounds    = newMemo[string, *image.RGBA](32)
-	backgroundPNGs = newMemo[string, []byte](32)
+	backgrounds    = newMemo[string](backgroundsBudget, func(img *image.RGBA) int64 { return int64(len(img.Pix)) })
+	backgroundPNGs = newMemo[string](backgroundPNGsBudget, bytesLen)
 )
 
 // backgroundImage draws the page's background colour, image and border, cached: a template's
@@ -157,19 +168,26 @@ func backgroundImage(p *plan, dpi float64) (*image.RGBA, error) {
 	if img, ok := backgrounds.get(key); ok {
 		return img, nil
 	}
-	img := drawBackground(p, dpi)
+	img, err := drawBackground(p, dpi)
+	if err != nil {
+		return nil, err
+	}
 	backgrounds.put(key, img)
 	return img, nil
 }
 
 // drawBackground draws the page's background colour, image, pattern, bands and border.
-func drawBackground(p *plan, dpi float64) *image.RGBA {
+func drawBackground(p *plan, dpi float64) (*image.RGBA, error) {
 	px := func(mm float64) float64 { return mm * dpi / 25.4 }
 	img := image.NewRGBA(image.Rect(0, 0, int(px(p.page.Width)+0.5), int(px(p.page.Height)+0.5)))
 	bg := p.background
 	draw.Draw(img, img.Bounds(), image.NewUniform(bg.color), image.Point{}, draw.Src)
 	if bg.image != nil {
-		draw.CatmullRom.Scale(img, img.Bounds(), bg.image.img, bg.image.img.Bounds(), draw.Over, nil)
+		pix, err := bg.image.pixels()
+		if err != nil {
+			return nil, err
+		}
+		draw.CatmullRom.Scale(img, img.Bounds(), pix, pix.Bounds(), draw.Over, nil)
 	}
 	if bg.pattern != nil {
 		guillochePattern(img, p.page, dpi, bg.patternColor)
@@ -223,7 +241,7 @@ func drawBackground(p *plan, dpi float64) *image.RGBA {
 			}
 		}
 	}
-	return img
+	return img, nil
 }
 
 // backgroundPNG is backgroundImage encoded for the PDF, cached likewise.
@@ -234,7 +252,10 @@ func backgroundPNG(p *plan, dpi float64) ([]byte, error) {
 	}
 	// Drawn afresh rather than through backgroundImage's cache: at print resolution the
 	// pixels are tens of megabytes, and only the encoded PNG is needed again.
-	img := drawBackground(p, dpi)
+	img, err := drawBackground(p, dpi)
+	if err != nil {
+		return nil, err
+	}
 	var buf bytes.Buffer
 	// A background is a few inks blended into the paper: as a paletted PNG it is a third of the
 	// bytes of an RGB one, or less, in every PDF.
