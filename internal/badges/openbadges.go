@@ -164,6 +164,8 @@ type IssuerView struct {
 	Name string // branding issuerName, else the account's name
 	URL  string // branding website, or ""
 	Logo string // branding logo as a data URI, or ""
+	// Color is the branding's primaryColor, or "".
+	Color string
 }
 
 // AssertionByCode returns what public verification shows of the badge assertion a
@@ -186,7 +188,7 @@ func (s *Service) AssertionByCode(ctx context.Context, code string) (AssertionVi
 	out := AssertionView{ID: a.ID, BadgeID: b.ID, AccountID: a.AccountID, AttendeeID: a.AttendeeID, EventID: ab.EventID, VerificationCode: a.VerificationCode,
 		VerificationURL: s.VerificationURL(a.VerificationCode), Status: status, BadgeName: b.Name,
 		BadgeDescription: b.Description, BadgeImage: v.ImageURI, CriteriaNarrative: b.CriteriaNarrative,
-		CriteriaURL: b.CriteriaURL, Tags: b.Tags, Issuer: IssuerView{Name: iss.Name, URL: iss.URL, Logo: iss.Logo},
+		CriteriaURL: b.CriteriaURL, Tags: b.Tags, Issuer: IssuerView{Name: iss.Name, URL: iss.URL, Logo: iss.Logo, Color: iss.Color},
 		RecipientName: strings.TrimSpace(a.Recipient.FirstName + " " + a.Recipient.LastName), IssuedAt: a.IssuedAt,
 		ExpiresAt: a.ExpiresAt, AssertionURL: s.AssertionURL(a.ID),
 		ImagePNGURL: s.BakedImageURL(a.VerificationCode, "png"), ImageSVGURL: s.BakedImageURL(a.VerificationCode, "svg")}

@@ -5,13 +5,16 @@ import (
 	"crypto/sha256"
 	"embed"
 	"encoding/base64"
+	"encoding/binary"
 	"fmt"
 	"html/template"
+	"image/png"
 	"math"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
@@ -25,7 +28,7 @@ import (
 // images come from this site. The page works without the script, which only adds a copy button
 // and removes the recipient token from the address bar.
 
-//go:embed pages/*.html pages/page.css pages/copy.js
+//go:embed pages/*.html pages/page.css pages/copy.js pages/favicon.svg pages/favicon.png
 var pageFiles embed.FS
 
 const serviceName = "credentiald"
@@ -38,6 +41,9 @@ type pageRenderer struct {
 	css        string
 	script     string
 	scriptHash string
+	// The site's icon: favicon.svg for the pages' <link rel="icon">, favicon.ico for whatever
+	// asks the conventional path (older browsers, feed readers, link unfurlers).
+	faviconSVG, faviconICO []byte
 }
 
 func newPageRenderer() (*pageRenderer, error) {
@@ -53,7 +59,39 @@ func newPageRenderer() (*pageRenderer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &pageRenderer{tmpl: tmpl, css: strings.TrimSpace(string(css)), script: string(script), scriptHash: cspHash(string(script))}, nil
+	svg, err := pageFiles.ReadFile("pages/favicon.svg")
+	if err != nil {
+		return nil, err
+	}
+	icon, err := pageFiles.ReadFile("pages/favicon.png")
+	if err != nil {
+		return nil, err
+	}
+	ico, err := icoOf(icon)
+	if err != nil {
+		return nil, err
+	}
+	return &pageRenderer{tmpl: tmpl, css: strings.TrimSpace(string(css)), script: string(script), scriptHash: cspHash(string(script)),
+		faviconSVG: svg, faviconICO: ico}, nil
+}
+
+// icoOf wraps a PNG in an ICO file of one image, which every browser since 2007 reads: a
+// 6-byte header, one 16-byte directory entry, then the PNG as it is.
+func icoOf(pngData []byte) ([]byte, error) {
+	cfg, err := png.DecodeConfig(bytes.NewReader(pngData))
+	if err != nil || cfg.Width > 256 || cfg.Height > 256 {
+		return nil, fmt.Errorf("favicon: not a PNG of at most 256x256 (%v)", err)
+	}
+	const headerLen = 6 + 16
+	ico := make([]byte, headerLen, headerLen+len(pngData))
+	binary.LittleEndian.PutUint16(ico[2:], 1)                  // type: icon
+	binary.LittleEndian.PutUint16(ico[4:], 1)                  // one image
+	ico[6], ico[7] = byte(cfg.Width%256), byte(cfg.Height%256) // 0 stands for 256
+	binary.LittleEndian.PutUint16(ico[10:], 1)                 // colour planes
+	binary.LittleEndian.PutUint16(ico[12:], 32)                // bits per pixel
+	binary.LittleEndian.PutUint32(ico[14:], uint32(len(pngData)))
+	binary.LittleEndian.PutUint32(ico[18:], headerLen)
+	return append(ico, pngData...), nil
 }
 
 func cspHash(s string) string {
@@ -125,12 +163,20 @@ type verificationView struct {
 	IssuedISO, ExpiresISO          string
 	RevokedISO, EventWhen          string
 	PageURL, ImageURL, PreviewURL  string
-	PreviewAlt, PDFURL, CopyBeacon string
+	PreviewAlt, Caption            string
+	CopyBeacon, TwitterCard        string
 	// The signed forms of the credential (credential.json, credential.jwt).
 	CredentialJSONURL, CredentialJWTURL string
 	PreviewWidth, PreviewHeight         int
 	Portal                              bool
+	Downloads                           []downloadLink
 	Shares                              []shareLink
+}
+
+// downloadLink is a button of the page's download row; the first is the primary one.
+// Filename, when set, names the saved file (the answer itself names none).
+type downloadLink struct {
+	Label, Href, Type, Filename string
 }
 
 // shareLink is a share button; on a phone only its Label shows (Prefix stays for screen readers).
@@ -174,16 +220,30 @@ func (s *Server) newVerificationView(p verification.Page) verificationView {
 	}
 	v.Monogram = monogram(c.Issuer.Name)
 	v.PageURL = s.verification.VerificationURL(c.Code)
-	v.ImageURL = s.verification.ImageURL(c)
-	v.PreviewURL = api + "/preview.png"
-	v.PreviewWidth, v.PreviewHeight = 1754, 1240
+	v.ImageURL = s.verification.ImageURL(c) // og:image: the preview, or the badge's baked PNG
 	v.PreviewAlt = fmt.Sprintf("%s %s awarded to %s by %s", v.KindLabel, c.Name, c.RecipientName, c.Issuer.Name)
-	v.PDFURL = api + "/certificate.pdf"
-	if p.Recipient() {
-		v.PDFURL += "?t=" + url.QueryEscape(p.Token)
-	}
 	v.CopyBeacon = base + "/share/copy"
 	v.CredentialJSONURL, v.CredentialJWTURL = api+"/credential.json", api+"/credential.jwt"
+	if c.Kind == verification.KindBadge {
+		// A badge has no rendered page and no PDF: its image is the baked PNG (square), and
+		// what a recipient keeps is that image, as PNG or SVG, and the signed credential.
+		v.PreviewURL, v.PreviewWidth, v.PreviewHeight = api+"/badge.png", 600, 600
+		v.Caption, v.TwitterCard = "The badge as issued", "summary"
+		file := fileName(c.Name, "badge")
+		v.Downloads = []downloadLink{
+			{Label: "Download badge (PNG)", Href: api + "/badge.png", Type: "image/png", Filename: file + ".png"},
+			{Label: "SVG version", Href: api + "/badge.svg", Type: "image/svg+xml", Filename: file + ".svg"},
+			{Label: "Signed credential", Href: v.CredentialJSONURL, Type: "application/vc", Filename: file + ".credential.json"},
+		}
+	} else {
+		v.PreviewURL, v.PreviewWidth, v.PreviewHeight = api+"/preview.png", 1754, 1240
+		v.Caption, v.TwitterCard = "Certificate "+c.Number+" as issued", "summary_large_image"
+		pdf := api + "/certificate.pdf"
+		if p.Recipient() {
+			pdf += "?t=" + url.QueryEscape(p.Token)
+		}
+		v.Downloads = []downloadLink{{Label: "Download PDF", Href: pdf, Type: "application/pdf"}}
+	}
 	v.IssuedOn, v.IssuedISO = day(c.IssuedAt), c.IssuedAt.Format(time.RFC3339)
 	if c.ExpiresAt != nil {
 		v.ExpiresOn, v.ExpiresISO = day(*c.ExpiresAt), c.ExpiresAt.Format(time.RFC3339)
@@ -228,6 +288,31 @@ func (s *Server) newVerificationView(p verification.Page) verificationView {
 		v.Shares = append(v.Shares, shareLink{Network: n, Prefix: shareLabels[n][0], Label: shareLabels[n][1], Href: base + "/share/" + n, Icon: shareIcons[n]})
 	}
 	return v
+}
+
+// fileName turns a credential's name into the name of a downloaded file: letters and digits
+// joined by hyphens, at most 60 of them; fallback when nothing is left.
+func fileName(name, fallback string) string {
+	var b strings.Builder
+	n, gap := 0, false
+	for _, r := range strings.ToLower(name) {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			gap = true
+			continue
+		}
+		if n == 60 {
+			break
+		}
+		if gap && n > 0 {
+			b.WriteByte('-')
+		}
+		b.WriteRune(r)
+		n, gap = n+1, false
+	}
+	if n == 0 {
+		return fallback
+	}
+	return b.String()
 }
 
 // monogram is the initial shown in place of a logo.

@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
@@ -15,7 +16,9 @@ import (
 // The pages at the site root: the home page with its lookup form, the verification page, and
 // the share links. They are operations of the contract (path-level servers in
 // openapi/v1.json), served by these Echo handlers rather than the generated server, which
-// registers everything under /api/v1. Their errors are HTML pages too.
+// registers everything under /api/v1. Their errors are HTML pages too. The site's icon is
+// served beside them (favicon.svg, which the pages name, and favicon.ico, the path browsers
+// and unfurlers try by convention).
 
 // Echo routes of the site's pages.
 const (
@@ -23,7 +26,12 @@ const (
 	routePage   = "/verify/:code"
 	routeShare  = "/verify/:code/share/:network"
 	routeCopied = "/verify/:code/share/copy"
+	routeIcon   = "/favicon.svg"
+	routeICO    = "/favicon.ico"
 )
+
+// cacheIcon lets browsers keep the site's icon for a day: it changes with a release at most.
+const cacheIcon = "public, max-age=86400"
 
 var siteRoutes = map[string]bool{routeHome: true, routePage: true, routeShare: true, routeCopied: true}
 
@@ -32,6 +40,18 @@ func (s *Server) registerSite(e *echo.Echo) {
 	e.GET(routePage, s.verificationPage)
 	e.GET(routeShare, s.share)
 	e.POST(routeCopied, s.copiedLink)
+	e.GET(routeIcon, icon("image/svg+xml", s.pages.faviconSVG))
+	e.GET(routeICO, icon("image/x-icon", s.pages.faviconICO))
+}
+
+// icon answers the site's icon, the same bytes for every request.
+func icon(media string, body []byte) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		h := c.Response().Header()
+		h.Set("Cache-Control", cacheIcon)
+		h.Set("X-Content-Type-Options", "nosniff")
+		return c.Blob(http.StatusOK, media, body)
+	}
 }
 
 func (s *Server) homePage(c echo.Context) error {
@@ -52,7 +72,7 @@ func (s *Server) homePage(c echo.Context) error {
 func (s *Server) verificationPage(c echo.Context) error {
 	ctx := c.Request().Context()
 	token := c.QueryParam("t")
-	if len(token) > maxTokenLen {
+	if utf8.RuneCountInString(token) > maxTokenLen { // the contract's maxLength counts characters
 		token = "" // not a token of ours: the public page
 	}
 	p, err := s.verification.View(ctx, c.Param("code"), token, visitorFrom(ctx))

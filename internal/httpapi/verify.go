@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bytes"
 	"context"
+	"unicode/utf8"
 
 	"github.com/certhub/credentiald/gen/api"
 	"github.com/certhub/credentiald/internal/apperr"
@@ -91,7 +92,7 @@ func (s *Server) GetVerificationPreview(ctx context.Context, req api.GetVerifica
 func (s *Server) GetVerificationCertificatePdf(ctx context.Context, req api.GetVerificationCertificatePdfRequestObject) (api.GetVerificationCertificatePdfResponseObject, error) {
 	token := ""
 	if req.Params.T != nil {
-		if token = *req.Params.T; len(token) > maxTokenLen {
+		if token = *req.Params.T; utf8.RuneCountInString(token) > maxTokenLen {
 			return nil, apperr.Invalid("query.t", "must be at most 128 characters")
 		}
 	}

@@ -223,7 +223,7 @@ func (s *Service) fromAssertion(ctx context.Context, code string) (Credential, e
 		AttendeeID: v.AttendeeID, Code: v.VerificationCode, Name: v.BadgeName, Description: v.BadgeDescription,
 		RecipientName: v.RecipientName, Status: Status(v.Status), IssuedAt: v.IssuedAt.UTC(),
 		ExpiresAt: utc(v.ExpiresAt), RevokedAt: utc(v.RevokedAt), RevocationReason: v.RevocationReason, ReasonCode: v.RevocationReasonCode,
-		Issuer: Issuer{Name: v.Issuer.Name, HasLogo: v.Issuer.Logo != ""}, UpdatedAt: v.IssuedAt}
+		Issuer: Issuer{Name: v.Issuer.Name, HasLogo: v.Issuer.Logo != "", Color: v.Issuer.Color}, UpdatedAt: v.IssuedAt}
 	if f := strings.Fields(v.RecipientName); len(f) > 0 {
 		c.RecipientFirstName = f[0]
 	}

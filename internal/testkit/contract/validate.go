@@ -157,6 +157,13 @@ func validateInfrastructure(req *http.Request, res *http.Response, body []byte) 
 			return fmt.Errorf("/docs answered %d, %q, CSP %q", res.StatusCode, res.Header.Get("Content-Type"), res.Header.Get("Content-Security-Policy"))
 		}
 		return nil
+	case "/favicon.svg", "/favicon.ico":
+		// The pages' icon: site furniture, like /docs, outside the API's contract.
+		want := map[string]string{"/favicon.svg": "image/svg+xml", "/favicon.ico": "image/x-icon"}[req.URL.Path]
+		if res.StatusCode != http.StatusOK || res.Header.Get("Content-Type") != want || len(body) == 0 {
+			return fmt.Errorf("%s answered %d, %q, %d bytes", req.URL.Path, res.StatusCode, res.Header.Get("Content-Type"), len(body))
+		}
+		return nil
 	case "/healthz", "/readyz":
 		var v struct {
 			Status string `json:"status"`
