@@ -42,7 +42,7 @@ commands:
   keys rotate           start signing an account's new credentials with a new issuer key; the
       -account ID       retired key stays in the DID document, and what it signed keeps verifying
 
-Configuration comes from the environment; see the README.`
+Configuration comes from the environment; see docs/operations.md.`
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)

@@ -17,7 +17,7 @@ import (
 var errNoSecretsKey = errors.New("SECRETS_KEY is required when DATABASE_URL is set: it seals the webhook signing secrets " +
 	"and TOTP secrets kept in the database (AES-256-GCM). Set it to the base64 of 32 random bytes, for example the " +
 	"output of `openssl rand -base64 32`, give every instance the same one and keep it safe: what it sealed cannot be " +
-	"read without it. To change it later, see \"Secrets at rest\" in the README")
+	"read without it. To change it later, see \"Secrets at rest\" in docs/operations.md")
 
 // Secrets returns the box that seals the secrets kept at rest: under SECRETS_KEY, opening also
 // what the keys of SECRETS_KEY_PREVIOUS sealed. Without SECRETS_KEY, the development mode (no

@@ -13,7 +13,7 @@ import (
 
 // Verified keys are served from memory for a few seconds. The instance that deletes a key
 // refuses it at once; another instance, which cannot know, refuses it once its entry lapses,
-// APIKeyCacheTTL at most: the bound the README documents for several instances.
+// APIKeyCacheTTL at most: the bound docs/operations.md documents for several instances.
 func TestADeletedKeyIsRefusedAtOnceHereAndWithinTheCacheTTLElsewhere(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

@@ -15,7 +15,7 @@ import (
 	"github.com/certhub/credentiald/internal/logging"
 )
 
-// Config is the service's configuration. See the README's configuration table.
+// Config is the service's configuration. docs/operations.md lists every variable.
 type Config struct {
 	Addr        string
 	DatabaseURL string // empty: a private PostgreSQL cluster under DataDir

@@ -14,7 +14,7 @@ import (
 	"github.com/certhub/credentiald/internal/webhooks/receiverexample"
 )
 
-// The README's receiver, run against real deliveries: it takes a certificate.issued delivery
+// The receiver of docs/api.md, run against real deliveries: it takes a certificate.issued delivery
 // (the dispatcher records it succeeded), acknowledges a retry of it without handling it twice,
 // and refuses a stale timestamp and a wrong signature.
 func TestTheReceiverExampleTakesARealDelivery(t *testing.T) {
@@ -83,13 +83,13 @@ func TestTheReceiverExampleTakesARealDelivery(t *testing.T) {
 	}
 }
 
-// The README shows the receiver's code as it is in internal/webhooks/receiverexample.
+// docs/api.md shows the receiver's code as it is in internal/webhooks/receiverexample.
 func TestReadmeShowsTheReceiverExample(t *testing.T) {
 	src, err := os.ReadFile("../webhooks/receiverexample/receiver.go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../docs/api.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,6 +98,6 @@ func TestReadmeShowsTheReceiverExample(t *testing.T) {
 	_, block, _ := strings.Cut(string(readme), "<!-- receiver:begin -->\n```go\npackage receiver\n\n")
 	block, _, _ = strings.Cut(block, "```\n<!-- receiver:end -->")
 	if strings.TrimSpace(block) != strings.TrimSpace(code) {
-		t.Fatal("the README's receiver differs from internal/webhooks/receiverexample/receiver.go")
+		t.Fatal("the receiver of docs/api.md differs from internal/webhooks/receiverexample/receiver.go")
 	}
 }

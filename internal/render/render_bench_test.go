@@ -18,7 +18,7 @@ import (
 	dbfiles "github.com/certhub/credentiald/db"
 )
 
-// One page per iteration: the figures in the README are ns/op of these. Each renders its page
+// One page per iteration: the figures in docs/benchmarks.md are ns/op of these. Each renders its page
 // once before it measures, so that what a template draws once per process (its background,
 // BenchmarkDrawBackground) is not spread over however many iterations the run happens to take.
 func BenchmarkRenderPDF(b *testing.B) {

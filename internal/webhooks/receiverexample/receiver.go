@@ -1,5 +1,5 @@
-// Package receiverexample is the webhook receiver the README shows integrators, kept here so
-// that a test runs it against real deliveries: the README's block is this file's code between
+// Package receiverexample is the webhook receiver docs/api.md shows integrators, kept here so
+// that a test runs it against real deliveries: the block of docs/api.md is this file's code between
 // the markers, checked by TestReadmeShowsTheReceiverExample.
 package receiverexample
 
