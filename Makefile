@@ -26,10 +26,10 @@ test: ## Run every test, with the race detector, against a real PostgreSQL (priv
 	@bash test/prereqs.sh
 	@rm -rf $(COVERAGE_DIR)
 	@if [ -n "$$TEST_DATABASE_URL" ]; then \
-		$(GO) test -race -count=1 ./... ; \
+		GO="$(GO)" bash test/run.sh ; \
 	else \
 		url=$$($(GO) run ./cmd/devtool pg-start -dir $(PG_TEST_DIR)) || exit 1; \
-		TEST_DATABASE_URL=$$url $(GO) test -race -count=1 ./... ; rc=$$?; \
+		TEST_DATABASE_URL=$$url GO="$(GO)" bash test/run.sh ; rc=$$?; \
 		$(GO) run ./cmd/devtool pg-stop -dir $(PG_TEST_DIR); \
 		exit $$rc; \
 	fi

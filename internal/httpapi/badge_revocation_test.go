@@ -234,9 +234,10 @@ func TestRevokingAnAssertionIsScopedToItsBadgeAndAccount(t *testing.T) {
 	}
 }
 
-// Open Badges 2.0 requires an issuer's url and email and a BadgeClass description: on an
-// account without branding, the site's address, the service's sender address and a generated
-// sentence stand in; branding's website and publicEmail replace them.
+// Open Badges 2.0 requires an issuer's url and email, a BadgeClass description and criteria
+// with an id or a narrative (IMS Global's openbadges-validator-core, tasks/validation.py): on
+// an account without branding, the site's address, the service's sender address and generated
+// sentences stand in; branding's website and publicEmail replace them.
 func TestOpenBadges2IssuerAndBadgeClassCarryWhatTheStandardRequires(t *testing.T) {
 	t.Parallel()
 	b := newBadging(t)
@@ -249,10 +250,17 @@ func TestOpenBadges2IssuerAndBadgeClassCarryWhatTheStandardRequires(t *testing.T
 	if issuer.URL != site.String() || issuer.Email != "no-reply@"+site.Hostname() {
 		t.Fatalf("issuer without branding: %+v", issuer)
 	}
-	var class struct{ Description string }
+	var class struct {
+		Description string
+		Criteria    struct{ ID, Narrative string }
+	}
 	public.Get("/ob/v2/badges/"+badge).JSON(t, &class)
 	if class.Description != "The Speaker badge, awarded by "+issuer.Name+"." {
 		t.Fatalf("generated description: %q", class.Description)
+	}
+	// openbadges-validator-core's criteria rule: an external id or a narrative.
+	if class.Criteria.ID == "" && class.Criteria.Narrative == "" {
+		t.Fatalf("criteria without id or narrative: %+v", class.Criteria)
 	}
 	res := b.acct.Client.Put("/api/v1/branding", map[string]any{"website": "https://events.example.org", "publicEmail": "badges@events.example.org"})
 	if res.StatusCode != 200 || !strings.Contains(string(res.Body), `"publicEmail":"badges@events.example.org"`) {

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Every test, with the race detector, against TEST_DATABASE_URL (make test sets it). Most of
+# the tests are internal/httpapi's, which as one test binary took 6 to 8 minutes on a loaded
+# 2-core machine, too near go test's 10-minute timeout: its tests run as two binaries (names
+# A to H, and the rest, about half the time each), beside the other packages'. Every test
+# binary is built first, once, so the three runs share the build instead of racing to it.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+GO=${GO:-go}
+split='^Test[A-H]'
+
+build_log=$(mktemp)
+if ! $GO test -race -count=1 -run '^$' ./... >"$build_log" 2>&1; then
+  cat "$build_log"
+  rm -f "$build_log"
+  exit 1
+fi
+rm -f "$build_log"
+
+others=$($GO list ./... | grep -v '/internal/httpapi$')
+# shellcheck disable=SC2086 # a list of packages
+$GO test -race -count=1 $others &
+a=$!
+$GO test -race -count=1 -run "$split" ./internal/httpapi &
+b=$!
+$GO test -race -count=1 -skip "$split" ./internal/httpapi &
+c=$!
+rc=0
+for p in $a $b $c; do
+  wait "$p" || rc=1
+done
+exit $rc
