@@ -7898,6 +7898,29 @@ func (response ListApiKeys200JSONResponse) VisitListApiKeysResponse(w http.Respo
 	return err
 }
 
+type ListApiKeys400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListApiKeys400JSONResponse) VisitListApiKeysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListApiKeys401JSONResponse struct{ UnauthorizedJSONResponse }
 
 func (response ListApiKeys401JSONResponse) VisitListApiKeysResponse(w http.ResponseWriter) error {
@@ -10158,6 +10181,29 @@ func (response GetMe200JSONResponse) VisitGetMeResponse(w http.ResponseWriter) e
 	return err
 }
 
+type GetMe400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetMe400JSONResponse) VisitGetMeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetMe401JSONResponse struct{ UnauthorizedJSONResponse }
 
 func (response GetMe401JSONResponse) VisitGetMeResponse(w http.ResponseWriter) error {
@@ -11127,6 +11173,29 @@ func (response SetupTwoFactor200JSONResponse) VisitSetupTwoFactorResponse(w http
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetupTwoFactor400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SetupTwoFactor400JSONResponse) VisitSetupTwoFactorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12973,6 +13042,29 @@ func (response GetBranding200JSONResponse) VisitGetBrandingResponse(w http.Respo
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBranding400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetBranding400JSONResponse) VisitGetBrandingResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -14850,6 +14942,29 @@ func (response GetCredits200JSONResponse) VisitGetCreditsResponse(w http.Respons
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCredits400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetCredits400JSONResponse) VisitGetCreditsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -19019,6 +19134,29 @@ func (response ListSystemTemplates200JSONResponse) VisitListSystemTemplatesRespo
 	return err
 }
 
+type ListSystemTemplates400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListSystemTemplates400JSONResponse) VisitListSystemTemplatesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListSystemTemplates401JSONResponse struct{ UnauthorizedJSONResponse }
 
 func (response ListSystemTemplates401JSONResponse) VisitListSystemTemplatesResponse(w http.ResponseWriter) error {
@@ -22126,6 +22264,29 @@ func (response ListWebhooks200JSONResponse) VisitListWebhooksResponse(w http.Res
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhooks400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListWebhooks400JSONResponse) VisitListWebhooksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -26490,309 +26651,312 @@ var swaggerSpec = []string{
 	"dwybVOgZff7o19F7CgCO/l3ThxhLs4nOLDXid6bujyB6h0MP9WLlKm9JKDzSAyqBwj4S+ZdHf70+uure",
 	"dE/eHp1fd300wXKjjYaYhVA+BMXslvEJM+GwvSlcL5qpWVNiHZ3SWwLg/hhZsSd/Nek+rT5la6gkooip",
 	"hGLqldxSqNIDI4uwIqKN6IBxodvVz6B+c8jB9qhHVEdHOBhas5y1XhpaMvHyoSkWAMEhWAgIYvfva/B+",
-	"DR77sPlWGkA9HmrVWhDNq5JZ25u+ut1oIP9d5/TksNM9OT+7Obq8PL/0N+yRst8CDo2pAa2PdhO9pa+9",
-	"FHrDvqU42gbc3Op2cwv5F50fTs87hzfd8/Ob087lmyMftPgeD6eOO/OxblvQO1P00kHnvCrZPdBABdWH",
-	"lHFNKKZKJhSbcUAlmp3AsMHv0NYcxr5pjaZQ3cbUlTCs29NXPjbAqTnwHlhBSHigbByrNsLJgkwNIk2P",
-	"GFv3PhJ4gmYt4R7gtTCtswvBB3qdCGTOoar/ofLhQxy+ajQ+VPwE3gUATzAVcAFc/6XRaDRAiWdTJ5dk",
-	"wYUyAEKwlftJyoqNe1EcLCWR0lp+HV1BE+4uNJdxG2Wy3nxUBdZpC+xIL0Gb0T/hgfSQS5k26ys3rIcK",
-	"8HUEj9KEHomqCvcMp6eMoJ4g+Fam1hwvqWYD74yxwAOBx8MUnUei67+0Gq1X8Bz+3DMf9ajxlYFsC2Yl",
-	"QUPrdKGSm1Rv+KBTr8N/j5I2dnfNT7t7nv3t+Oj42IKzli+qKflnEJ/SfCUqwY9oRvQTp4zYATcOks4a",
-	"h/AnGfGfaDLzOjrlbGDzjVA1c8HC8gI/lJmTZegyqaqUWUwg0I6jDAuFlCDy28piwBhK5CXfgC5kEJlB",
-	"zhgrqU8o7K6h5ZCb84ZGWAXDPLqV7tK4LDSPR747FabYY2m/tvijZ2nUeGoGcYQBjkUYkcccPQtpJa20",
-	"jviYMKSFJIeTrKUAJLg+aDxWkDTkO4GgjfxNKGUVcX4bjyG6z0bgbRp5Y/OT5pSfbQheNm4Iut1w+E0S",
-	"yaHhfuxWWs5sJAyTN8SVA2dWw1pE7kgEyXl3REgfEabEFOC5po6Rf9t9e2pd95D4ABe0uauB0uxrmrFr",
-	"lupfAsjKiKoa/H/fy/50qQU6Bt4mmFv2iSTKT+A3IL4g4EwzO8pANhlRhSBGkYT7aLu1h/zLTvfo5vTk",
-	"7Un36NDPjIAoMa11NAeFVK4RtUZkI5L24uBWK2djPWpjGkxEtWaj4dzwWsmzEQVuUKYYRefiZB+CMGuU",
-	"oaq/iWM13Iz4gEJZCfNPQQZU6v430FYDesqUHs3tndlvqV9z/e0jpzNJtJP8alLD8gO2wRGoe3CBxoQI",
-	"zznlXPZhzJSIpUpd8nDC/lY75mKCRUhC/ZefeuJ0IyaJMOCsTwcxWNxtE2PB76d1dDXkcWSNu5rS7N4Q",
-	"gaqXJKRyQx+pmEGJDC1UeZkV1XRJoJA0jwfDBOrNSIRUoogPBiTMUJdWz7G1HRtYLxcyql/vxTRSEISS",
-	"vgeaHESPpAEl7tWEHew0msg/O+/enLy9OD16e3QGFGS4v5FboPaF8dhlqxo5gb+TJgdpLsFWLiPrZbQ3",
-	"Q48GwXt93QpWyb+vOZm3JgM+hjpT4C1NVyQVxcwbeiknQwrcMemXEaJlPgYyyX6mS83KQ26uFSObwHGy",
-	"1apc6foONOIEg6SvDP/dQv7J2dX18fHJwcnRWffm6uD84si3tztwlbqbie+mZscANXPayFhhRlCTK5md",
-	"dAhZJEwHrcd/m7Aw23vn4uTm+6MfbvS2d05Pz98fHfr2ThpRKaFW+kRw/R8bWGqEd7BKQHP6cMGWpe02",
-	"9axAGL2x7QPkYtJCThmGK05yK3pfnF91kWMXUFfXT68oV7LXfDigdyRbttcS4Tsi9Gy1gsPOrIjp9BEo",
-	"wJWoIIG1mI0I1q/r/QrJWJAA9L6UVKiE9SWhVoTcc7fyAE5mZ46Rf2hfgNt5SHBoQhAiGhAmwYqWaqOA",
-	"dw6/X5J+7ULwsaBEYTFNNfnsj58zGBJJHCbS6ryeoo3a0aRrImilUffvmoBsMCYMj2mlXdmqN+s2/X4I",
-	"5o1NAEkydx0gWZQEZbg7GlUzaru/UXJl1ysuinTTIDZvYoajqaKB3AyxHPY4Npmbg7Kcui6Hov3Gy6hv",
-	"CMoBuD/EU9nOBPwn9dWq+RLpUCMhHBCEpdQPOJP7KBS4b9msFoHMlyYwy9ViA3mbK0tM8AbI/VrNQ2mQ",
-	"cipHxSzkEH2hX93wALwyiVqZEUM8cydIL3OH2XcvDo+93AcSVUFDcVegEawHxHSxkSKB5nrRk2i7NkvW",
-	"ibqbTK+ol15TthVwOELcoDLhSyaoEVUt+inTCtBEc2jT3gYctn/8xwtor/6P/4gO9SnOYuShqt8XfOTq",
-	"inKDMwjmGQ/1OMDfWzWibp5nwbgVD/EUVa+7Bxv7yDakOGrtmbbtJaY/szCSJDGhWKqxQgAECiVVwE2z",
-	"qRTfydDYiMMFhBna2t2178O4XGcwChAm3MxMUBi0CcsEr1tSMlE/WUl7Vj2fUVT0HA1X0sx6hCMt8ZLQ",
-	"wBeWqI0UwibrdvUzw3F2FHlrkmLaVnoVBP1CBJd2/441O2VESr2FB7Nkg52JPiUhavkNlFzGgcVS5KZ9",
-	"OeQThA0N1dE7TbEF6s4eAcDmgINR7GhERhyk6DDB9TAaXMvq/dKgQpaGzepDkhvQxFik7Jf7KBB4EgG/",
-	"NortLYpZPxbmJ8sl7GCMfGlkPmnK04IVL8Q0mtqXhLTRqJppGQnAsy4x3QHYhng/cypRlXGwNoBrhRrE",
-	"Wd2EGThmifrAExkFjwgoe4nClYKj3vEoHpnrL93Cdnrve7botRNq4Do1goifMOe2IDgE7p3ceydhpa3Z",
-	"dMe9c5jwb319CDwiqvzOOIaQRHeCgXq97HE/NEe1XXaec86qSqvR2q01G7XWTsWrUN02WFTTC1LvhjOk",
-	"4xmXf5mTrjjYU7zaWDMsqWyMzVpra84YFV9rhB/TsDi4oFuNRqEGSTYp7SebrZS2v8hJnGxhsqmJsx28",
-	"DfmlOf++4lWMEAMjKWix8zqzX2wmr5u3P3uVEp135UbSLwoN2WpyKzai34apbptlLfssWf7N1zh03lj4",
-	"pLn8k2uGrdZDQvPR1vKPjrno0TAk4Pncbu0t/6LL+VvMpnZ0kI6zs8qMTmy8aM7bBWc46+f68aMmQ2lz",
-	"69uVhG4QeDekJls8gPyihJJMKfmC4qXfyDMZkymaEQuNQ2nTIBqfhJ/nSoeHwHQdM+5DCKwLPnAB2Y7/",
-	"8ihMnCht8x5TYgpMWp9jV5fLCkTAhRKA7oQtWzZgWKa5OJFv7kbfpXYslUDdZWoscXiaWE5g5C9k6l7b",
-	"N0JembioG86LiWC7gXrqdi6uuaz4BzUqTbd1dMZVxq+VIG1qcUcvDiWA58SMlTS9X9xV5qSP7T+Fvz+F",
-	"vz+Fvz+G8AeRVSmLnxH8yi6b9JXNI8PTL7AaVmZFrz/lxK9VTsxv+yGe5uIy/xQVvxpRsbG9/Iszro5d",
-	"kYmvULa8IKLmOGbKZx4rXo5p7ZZM5Vxh8pxFUxsXr1myQhaFwYMbwFqqNzTPlOYe0NzTuFQT57wgKhbM",
-	"JeDWka8FjmtJwo6ytuaAizBNz3A+q5wgVsa7AcykBteW8TdwFk33s3x8uRF/hptHVKrOmH6vV+UZWYfp",
-	"4g/OL57r8F8ZetDE+5WeZr3x7lxZYs0dZ/cTnOasKysJUx1zWXJez4wrLjkRFvCHMifhJQJ/JptXi+sF",
-	"SEcbNpogpx3wkPgb5gTvmwgRCBbLCNp+j4fTerEdrUDMNj7btlHAAAeXqSTmCOCVTdhWIs5vGMkxO6Fk",
-	"LikPohKl3lCjYW1voevL05rEfZIL3mnt7P5/7L0Pc9s21i/8VTB+n3cqbSlZdpzsrjw797q2kzpNY6/l",
-	"tNvd9oYQCUmoKUJLgFZ0M/nud3AOAIISJcu25MQJn3lmG1MkCIDA+Ydzfj+S0TQWY9LnCkxjTCeCBF/g",
-	"7O79eNTSt42oHB2ScJKxAf8AwgtrU6G2eN9rFTtiTzoBeQ2hck3dUh94tMBeT9lU9/jRBBxW0aD82cFk",
-	"fCaVrZzeoHArI7V8Kmf+m1W8Nfl6bGqFoCerRKy58ZCE12yG+ZwAogQJA+Ck1Sbb45hs81K787fbnzEd",
-	"u0IcCXhsb41XXdCZ9q+vhHhDsyH7QpUELk1vu99FQ/jm3e5HjgFDtN6qMQXK4qQiOcHBs2g5ZJj0SpGF",
-	"LE+BeEZqwUYTrDBIAXwcSvDxL5NfCGEk/TTw2kH0DU1LwhXEZqTiSWIy9QDZRWSGNnGvU4Q43MmsHieE",
-	"JjKGAJc2lpiIdNh8NOmKg3DS9W5xgLN4p8JfPaiI8eJUHRqQl/KHs8GlWm59Jrn19J1NXF8PkTw2WL/U",
-	"s3zr1W/cMzBn37EsMAeunOvIPYNyL3mioEj+1gcAj2LN+5DcZJuxKTtw7FUdiqpPLVf7ot4+cTvdXVsa",
-	"VCptQagLrfZLDzoH5vzHnF+GJrE8FZVHkw+VCFA8s9z5Mfdty/0xzd/DAdrbeCdW+T72HmKQFeZMhjce",
-	"+eKqHejuK23eWox8URHtb96bOopjC1Bm9v595BwIFhs9t1d3HRVDpamzecsG3rcx02abZsix7ml9JFbb",
-	"IWuEO7AqZDOGSHl/8jFU+Xc/LjFPkPsU4wdQ/MdiElHJWpiAYes0WzyVLJVc8RuWzEgjdOyzIfkHwb/e",
-	"p/ZPPLeHX5uHtqrSvGgoCE+VIKGtMg3b5DxlfsqIlhUWAITGsasEbpMfYcURmnAqmeySEBJp4EW74UBg",
-	"zTjWw7kOBiSUeZaae+iYJ7O37i7LeBuQECLUR1jwFe6G+i+8B35okx8AOiQBjjM9W1jcHR8SRfuyogbW",
-	"8JtFLEksTiZSorVhZvCRuVJbMhBJIqZgD4alol1byWsaHIkEoG6pX62qTKEuwM+WC2hN6W7gamHb7XbT",
-	"1IrbGsepKSuy0a+r039dwSmG+wmyoFKRtgDdE3oii3AWioOAUNLPoADnv7lQDKT9UgDRseGRJQOe4PXj",
-	"3i+lY49Q/9LOxPQ/b/8Im4bqTcR4zjHOE8UnNFO7en5asJyKciBo0xyUYAYVNAa1RrgoQ8OX2cJifj+J",
-	"StKZfr0UegagJXtO43pJsTqDpgR4TAJks7sG1kWRmXXf5ynNZkCT3oS5GCGZoKGudpO2+GokTNevPMSK",
-	"l70OlN2LjDzvBJ1OR38YWTy592xbvgMKkRVatypbxbg7O/Omf2UKyzLEpGrYvAzKb1LDAUETLflmmMvo",
-	"8j0zwmiWcL0vUm81SCKv+WSCFn9Vt/XPJzkqfRhq0dtb+G3RmljmVFUsVUQOikRsFLXlwjJPISbXzl92",
-	"/4La5E7Ozxl8spciGz/2+RO+eY5yoTZ/av/pyfpPuKI9lCM4Djru/bJRT+q2k6otyHVzZFP4hds9tKnP",
-	"ZZ7Ihv/7GsrAAwx0TAmGsPTo6ur07cnp6fsfj3rvj08vr85enh0fXZ32PJBDPHm1SxTs2blSCW02AspY",
-	"YOvuHUwUy6jUy2l9tQgIWVVa6OG9sHX4gIrVJeHS0YfB3I8/HJ28Ou2FX+220ILQg6sCMbliaVTMDcTV",
-	"v+hTwg0F1YLHip8NmdqwvO88auC+thrrPPJ7btpXAEb50B1bHPfl6lGMNMSuffim3d5pXxmV+JHdzVpo",
-	"1K7m1+NqvjNA1Zs9rXNYayvOAUYsupYGKhCT1UmDZkOR7vP40MdRxaDbXPUhQL1DwjiAQbk2EAIy9WiL",
-	"cskwBqqmoiUVmzhUOC0o53PjGxQJ9AG8FYgqIjYB9CXIp0yTWQBIvy/2n/2NSEOZ9ry9DwhgYcYiccOy",
-	"mWkLA+q6B02EoYVUdK5GLOti4ufVr+fvXx4dX51fvr88/ee7s8vTk/BwYVCuuueG0UTqoWFe5/yAII26",
-	"TXqITu3UQRc+7zzec0BO45PeUUD2XE4/QhnSOVirhilYxsxOLREQSq4LaHiWFqSEnleB2gcPXwB+d5ek",
-	"wi8Kr0gng7WzHSXyRrf9mXSHyV+80vNaA13cXYHcP0Rgz5iOL09PTt9enR29KQcHfoUNh6JGZG7nGay5",
-	"Yqvp5tC8Kq7Z2hMH1wB3bSRasIVuzYcPKmYmDKol07cUOKheMBWzgiGDb8CQKNkNPT5MCchoZyyUsDbn",
-	"LAGRr0gJOE1jo9ltdYBLUHQq61ArV9BKIDxDV7cmUoM3QpV9/jtZ1mCyfL4LxXPlxlyVHaLZWSBwlsbS",
-	"nAAXTZteIX9I6S0GJ8EvDCDnoKnN0w5kD2wSqeisqBp8vKpb/BpbU64iV3fSrhXh+x5OisjVob8uislf",
-	"PuG12qwryD6LIwUCETfWEokY7Jx+UCwFQbC6okMLzTFbN8lxK1JiyNTPbJtV+e8kyy4yMeAJq8vyv8Gy",
-	"/GMsVAdVuMKKuG2bGBW83Lg4H7giyUikpjzeam5meCugMFLrlKDE+WFoiSVqITASJDGI2trGyCUz0P3W",
-	"EmB6h89ZM0pYyC88x0/F9BB4oS12b8ZSNnX00qly/jwYNRaB2hSYhoTKawCbQ3dcKKoMyVrJHOlin5MY",
-	"RwKUKFORXQOANmD4IhebAe5Cxn6E0S51/05+u+mBWX1bsjEu8SW1C/+NuvBGgS2c7ZejVlzaAGIJKN7m",
-	"7uWSxaQBW7i06pE8wqz95sZO/LfRt2WOvC0i/xa9dbs2vkmf3AjGIvC7lnduSVBWhOqhZE2aKDLCrJgU",
-	"14wxMkloWtDaAAALahitxqR2bckxIpMqMQXEVkDwRxWXuXAyxJlviyI3bS47uP8IjZgqrboWuaLa5KDz",
-	"dxIen799+ebs+MrjT8F4GpdE0WuWtslRASWKN0Hv8sk8uzfpzxzjCszjHZWjmehtqUVs/jMVQa6tF48c",
-	"Ii5A9WDVB1pK1bWRteI8eJji1J7ey/N3b09KKrO3ZI0LA8jjk5ZuRA/e6YXzys2N4ZtSa8WXe4hC66yh",
-	"mI5FOkh49OQ1IMpAT1WtG48pFKKaitYAjoR3DSf+ctWIIHClQ2w8QrWOpv6UXXegK9JK4ORqPDc4UcZf",
-	"9CZYos4qzoC1WtRbCOPWUcaU42ixB9QeEWrMZQQkY48H3IOzemVP3rekEF37J/i+h0alr6qO2weDWls9",
-	"rZDzVy0NV8fcrvKsQmKIwWBTQWtPdCIH/3LJeWRF4pzfC4k3y2WkloSHa0tCr1JPZGRKUTZKpkg+QXGn",
-	"rflsbCNeKp9YylNfgB+6DilwDqBMFr1zX5wGBs8QDqIeS5jiPD+aLD1N7yxKOxt0cYr0qjr2Vgvlr1ko",
-	"p1uQySDglovkS0APtwyWkAZpzMeGTXmEnD8ZkBck5kOuZBOt0jUE8KMJRBhkWR5uSRy5l/T0K+tTzO0L",
-	"l7tKiS9vt//Ahrxiq+DOfPiOx9LBzcEjYXurUB9/wDfetUrky0JwhEHU8I01bNL6VAJ9u+7tljUbYVml",
-	"hLeTVoA32pOI/U4nINS4JRMWFcS6ks5kUUwQAhBMiAS6yPM2ZJD7b5mE8fy/IRkjIXSxjY8074fdYoax",
-	"GvQR3rMlTwTa/kz+B7x7DYT7OiT0eaq/ahR7RLFHSXBn2eSXcOGlWzFCjozQgUwliK9ApZIl+Xbs9m2y",
-	"cOfCjQryIHgqFaNxORGbSwN+0CUcaMFvmCThq9MrYjoakn6uLI69kaH+7zAQ5CbhWjw6LszAUIO4K9iX",
-	"G3HNYtIIpaIql117JQxIxqgUKYapQkgJCwMQsSga2/ZOMmX9kRDXhNFodAhvPZ+wlOCnIPvtDolFlI9L",
-	"VJZ7nWCBWBOCShLB1qBpQ7nOFYloSlIBsPssI33mSOgPOn8HBriEKQRts7NrqECdljmAppDksYC924Zm",
-	"wBVkNcOWcF8ucbWRhr8MoTTPTkADr3XnloGhM4D5DRaXXbOW6DUIwIOQO9wSfLB0XoLccTS3x0uy8EE7",
-	"ejmwxyZ38yNaabVDV+/mh0B63HMDrwbyuGSThEYm09MydhOKSZ9QwS3GXIE/NzEYqwgxyiWJEt3lmDS8",
-	"u4xnSPoZT4eS9Gl0DU2X/EKg17ZWA750TGeO9HlORwJ9cal73OCTTjEMLNJ5U2MrpgQClDxQ+Hxjnmkt",
-	"875uRJJv+ADNSM5Nu727heRbGk8/nfMdTXkvtBKQ1ONdCvRvkJUG0UOo1C9LSmKcTSBGDPG+MCChKRAI",
-	"SWNCpbJ/yyMVWswR43A2rNvan2nJzZIByFi22Me5V6MWcKCE05GQzHtgSguPGGnuBVwzasNTCFBDRCcT",
-	"RjNTWNUXarQN49OdPBwVH+k+qiB4igcVbsz1iUVt4G7liAM39He+9Xdfc3e5VN396P59Fn/aRRGzKjsB",
-	"K6Egh7YQTuYgBAQa1jJKK38hjWKO6AFwJdzTLlRo43y/7xhJ9/uOwfW38vVIaWGs/8CNewlxQAwpLlw+",
-	"xjQ13ZcJVIeUI3rutVZ2V8cHi36+u3zjBwmxHrXPgcpr/sln7Y5Xh2LB6EFYZ99JgiMlWoAiB7Q6NCnL",
-	"ywKYXBKtIhUzKcW6ce6ICSzlPEj5s5iNJ0KLORMytdFHoz3cgBo0kQK+jqe0Fr9h0wtVdkieomMSm6KR",
-	"FJg6DEGp7S7046jilUWgNMJqJCodq4XTYV2YqNIlogQ6QlY/opqLbFEUJMt4IzP5g/oqovKYhHCYNTx1",
-	"09q2pI8NO4RZtyLzL1JbL1Pkwhxsxa3CKStrmC0p1aNi42/NHUN54fljnx5NL9eOWA0N+TX4VXoDgZC2",
-	"AZ9CKlhbYD4v6e5uFmim5Wr/TP8sy+LYclN3PIqEMqklaYAEnVkFCRwtshkQmgCQmjnh6f6etoAMyui0",
-	"Ccu04E5m1rmx7QdYKgr0TEUpthFbFnyoW1SYYnuSJGygSCxMpeoNw6e1bhApk5i2YVCMuJbs+yQ8vjw9",
-	"Obt6/+bs57Mra4OYWjhsNFw4G8XOtvVg5hw5gzDv+WgmIbNBfR3kMw25UzBXmZ4ySXgaJXnM4iZkdUKP",
-	"WWyZj6gq2VQxCc1rzsxhm8pyVnQbanSHcCi8pttpclrMvC0MtEpbwkdOWUltlmsJ7ONnsfwP/yM8XDaj",
-	"Sw5PyzUIcOtV8TW1fTVvq04AwxOWTGlpGRNNZDEDzR96PQM+rLKFYQIAJLyhCY+5mp1QgAUZKHvkWaxD",
-	"cxbEgHML+hhqu+l0THliPgtWQ0s4py4v/oxFfILV1yTh6bXedLrRki07oUNGGuFHyRV7n2fJp134ebb7",
-	"0b9NG8SfwuYhgTwkOJiH1+7GLOH6RqZH+qNItGpxlF1wi54qbXFB7499CBeUgrAnCyGV5Wj143Q43Jau",
-	"D3ELS907IQ7siiSWfY3FRE25KeM4AgxYSUJn3kaz1k9sFm7FDIMu3T+4HaxxlxvFT2y23XA4CIDPFBNH",
-	"4VO2zLR7exfrrHBoWhBmnOmOr7aLikfcEzVZ733NvP2HVb77urRU/P5WS5dU5MORU9VWtZeErSy0QhHy",
-	"bM8rZISXBsq3YZ4xuZFy+S13cb7AvmR2fEs19qU18sdTOOV5AITSyenPF+dXp2+Pf3t/9vb9xeX5q8vT",
-	"XhkJ+ciZtca64xWaD0JHkGGS5WkKmGJmbaIWLhL6NrIXNt2nBeik6nkJA8/CC0h49Oby9Ojkt/dnvd67",
-	"bw0OeenKsRO0E+yU5wc307394f3NLfWfTn97f3n6rnd6MgcaVrmMtBSFUmSM5NnYnHYZNgMHdte3rlqt",
-	"xdC+2eXofd0vlL0LLFF7qqK9qCrm7XscVmc0tVSulcfT7yS479VOG/idxveDfOKUXJy8lI9Wpzlk6gc7",
-	"gG1GZs076vLMbxBk9hVTpF8sMrfViktr1FWulbBnWvRy9tokTMRQGKT6mEHFgN775OLtK22Z9H55BZEr",
-	"RcZCKrL//AX5if9wSMIp60uuWIFxT1NC+1IkuWJkpNSkIZvk3eWbQ5Kuj4UX6l1MlYBQC2nYt6qpaMIG",
-	"L7NQYjBOsfEkoYqZ96Ak0G3MujZcxGJ9PQS2+0PzXwwBKq4S/e8MQ8jAVe8Nd2+/4/XvUDeCrecZO8PU",
-	"xTUnbm//b3ri2uQiYzecTb1ERe0oeeO2gdrD8mCvGZsQhSMesRmZssyVUoA2zlPFE5Ixlzv5aELSpDr6",
-	"cnILkRrTPHJBPXrqYi2ga1z/Lz+78MFqRFtsvtjZtdJk+dnXO2nyXTCK0yZFXoPI3PmM12iBKd5PRHQN",
-	"QoyCwKMkzuhAa5NIjI3SMiLOe/5+AW1/VF07qkqLD386Lu6/R4j7UYLXXhdfmV5/pii215NVEvLMVP6J",
-	"LDBnhhWha3cQB2XlSmSQSgPnVeb4FHJVbbBlvuqtDoZ/rcHw8nk1hNfGIlWjx4p03//9dRj7Gwxjz8UZ",
-	"l5L822QHTIKgBA7MS/rSnqhAfgiipFqfp2FWFvvApeLp0OQvhG9MpmfYDGwa/91D0xsjFngKY53fo3Nh",
-	"9GB5/H1uA9vuVLC8pAvNYq6vHVHJytnxp34gsjFV2tfKeCtjA5axNIIqktlEryipMti1X5XeqhAgC5tq",
-	"Wci/DuvXYf06rO+F9aOSP2O9Q89wXx7Vr3SdTHi/5CzeDsSC/l0JciWtcPGK3CcPUcXDPIF1WgI5wVfG",
-	"7/uz91hFEJIGaAdfpLqqAagpSBVSSV+ziTr0CgCQiorOpCse3oDHuRpx5GHO5pq4I4uzD4G/6tm/00zb",
-	"WawBSOqKrgcBkGxOTN0CRPKwzbwcbGTzG/nRgzR1GLvexQ8CHtnUFvZqMxesjN1YTFNtty9HkV1g87KP",
-	"kH4eXTNFGs8h2R15vAxG9AAcSNCTG1D6S+SE7cjjCotJPCjLCnPfzyzm9ArdyPn7F/3LSv/etx0uTl7O",
-	"mQHH+J7WCZcTIbn1jVdtXfOI/0Qdkf2Cq9CePuT1iRUOWlJcnLzcnuQqTuhXlZG3MpZCmQmw8UK1likp",
-	"KYJpfnAspooeQpKAJGk+7hvSOiQGySUcuLkTOg8GCa18fwNvVAKuOGgr5qE2mmpRVYuqOxz2G+HwiFGd",
-	"W4EvbgFV8AXM3dEStmCarcYX2IhEeuJoAbXkq6ECvnXMNsAW2HxQqlrEaum3XMCeYhK84cc0Jc8LOfNQ",
-	"AW15NLUr9oi23jKRqse1eRNvf2OCDmb2BEu8Z6tE3T9zlrMYFJGpCJ/VEe/a7HskaQTLdFvCCDOXVlIy",
-	"cYWHxIFhwtdSJrNLzuVtOEZKmrA0phmmSJHGu6vj5mNW7Zgeb7Nox7yirtn5Bmt27IYosgD9vWjW3qok",
-	"63lgkaVb72rEbAEcYNiYR8qKHIvjsPqONCy8UCoUj1iBVJJwqYCZw8d83V6YW7/O1628ioFt6WBNri/k",
-	"gX0nS4PFvC8fxrbAeS3D4EndK65b/m/OstlOsJPSMdvp7kCzZ/GSHKucx1WpVR8rm/J6tpkGEfxwJ7iP",
-	"+dLDZz89OczY0ihqyNia5G4NBFiQFCT2pYtDfNM/3TlYj0JZ+yutfp5cr4rPRyIzkGXWFTDdEQOsOlxM",
-	"bfUlGmkIV86gtz0CmDXb5HIe2EyLOszbWRSB+CSPjWpAOX/LmwNEFiVUEnnNJxMWH5paDK2h3qWSpSoM",
-	"iBQkFlXlljjKKcUMKq0iuCT/Bc9oyz7kD3lyjd91O9G1nv+OOxXS7G+rDzJP1O0eae2E1mCdTyKgZlzY",
-	"tNKqu5/09r1YxM9cakm/fbDViy9Yae9iF5420TAMorbBahtsHRvMLni3d/HCss3rbaEVDMMHnQOEBw1t",
-	"gsNZHBqAh1QUWQ9zeLoI3UrkTCo2dnc9aK+v5hCGwW7JHIG2kSz1TsbI3mZ7sMr8gBsMyHy8ogxq1TZ0",
-	"99UJXrXl8sWTFhvT5c7ybtFM2f1oYlCfdl20apd9mIhMrQzD30mIuZaX2Sz4QhjDkQf3dTfr5RQHckHV",
-	"aB3DRLEPajeSN7dmo7ob10hDPe79ggzHmZhCWm8Bo+wDVxfQOTSOWdwlIY8DsAjf0jELEmr+AV5uYCTb",
-	"kQo8mxNDbP6Vt5BvF8xDSYdkkuQGGkMk+RixtcdM0ZgqCt+qIUWmWNxsl9zgnqHYwhH2DRCGHVDZbC4X",
-	"zHYN3nYYEJYgUpAN9hYUXSU+LkAfh3tDiDKEh4SNJ2rmOGtEytrkmCUJsLJkUKaK8YJ/hAEJv9f/09L/",
-	"87/DgCja180fX0IsYpKxAf9gi4jC70IiBUYqtJKe6CUpR4xpI4ImOcQY1IiN26SnMkbHAAUB1bF6jRK4",
-	"HSMuVNE+lfBp5Uj/1qcqGiG+/l7Q6XT0KpABBmK4kkRMU3g+cGQq2oooKHd0pyORpgz/mo54gpMXJXDO",
-	"bjO25SFQewNsuv9NTAAG6nj1eLXpwhXpsyFNHbdKqcAKotVxnlkWF5ecPqYzVyYNEFE8JZRoOybDYdbZ",
-	"1XWdx+f243FHFqufSnLc+8XTioUyWaYYy6ppTjXeUkdaZjXwtivGVkdUAq3GYmVjiT7BFEHqB9Ot+AjY",
-	"fesjbKmq86oI7JZOvorAseWNx4Lb2nuvE1Yet6bzoTbzpko4V0fvhkxtcqd2Hs8LryNytSJ/SMHmfffn",
-	"aqr4TStTBBl94BbdUpQOMUk/E/ZeLR/qKNvXRpK+yTAb9yNsjxhac8eB9w+sPUXybzva+vywtla2Qvtd",
-	"ZA9UEVTcIiduizqUynI2JyzWTpeFM79yUsSXITI2k6t6PB/k3vn0WNXbtTyq5dGW5dGybKbVImlpMuoS",
-	"qbQGJLuhI/ZwtiEQ6JC1Jxmb0IzJZjnBcyCyVazFJsooZ2k0ykQqcpnMzOGGKdGB8xbvnErkKhJjTMD4",
-	"y1+uSjTC+50OnJMwyzfsUFupxBTWAN5I+KCKOvAvfyGnQO4BKbDusK8hsnIv3DlWBdhsYHJMfCZb3TXA",
-	"dxa5AhphnhL2gUYqmcFJnhiQELsQBiQ0GbQhadyKbNsloQOuNZksXDXhMG4AXK6hYeWHqc4yONajikgl",
-	"9CtMhq/pKSQK07h4tM8GIgMa3xzIg2UeRUzKCrJnoJ7NVTB3fjWhEstJTXFXBqdrrn1cRSXcavvp7Tcd",
-	"Uxw9VHAR/SBgX9vAOjdxaDmBtOGUkf4MTx95ioezpsGMGehHccMyuLtNALc05oOBXmUiJZM8mwjJCnCU",
-	"Po2uh5mWFeRP0SeN8OK8d0Vu30O7f4q+DJt6JfBohKnRsjRfZma5wuNPWVrwFVzY+UT3KlUkTxMmJQlp",
-	"kojpBc20uQDLS29CsBuKjeQWP5dEjmmSINmV0t8FHvQ2Dh+PWcxh+VIYrF6x2qnDirw8xY2MsFZyG9zA",
-	"6yK89PPk+tUixot84pTB3qgeCYqh/MrbksIvMqH3Pou7WoBmsxKj9HriDJBTC7EEe8Ptb2CnB5UwDmCp",
-	"GSRkFLwVkqKmaKgjWU+cOfYzEsSuzQNbM73WsO817HsN++7Bvq/j3vlcYXmCdFx6Fu+DG7aevX2r44pQ",
-	"X0BQaVJ6TBKnZ+Y3LvmN9hnML5JlNzzSTqfNDmy20UP0/FHLNOas6wzqOC37rDamIzHW/o/2SVLmpwhC",
-	"SSQa3NYl688AVgf8Av3ffAxVksy6C3gXFCWAQwOGlgyAUXKo/eqsoLadweumPGJtcgRvwXLLCRpzJOYs",
-	"BueBXrNUf0Y6pDyFnctTQvvaxVVTYc1+V1vKPhjHpU1CJZRxQUxapvUNjRdh0l1Jo6hKdavE0JTrLq3w",
-	"qCGXqun7fF3nmqYzdOLRjQoW8iexG1ORJzHOlO6Hfl+pbnbVy82Ntu7jkKR6Uj3cOP2GgEiul4BJjcol",
-	"K5Axm+B9ghOox65n2HjFS6mfftZjUyPtBmcMf17hHKJxXGaLMqW8RV7aNON6WoLbPEhV/nywczAVzvWW",
-	"SuXQoDIofoPi3UUTHXgY8hScfxaTSQLEAGbdZmyg1USbNK70TvPc1nXd7NA670DkgK160xQYMJmJ0A52",
-	"OX7jAhN2UF5Yot0ki6EFKucmBXaufRrvYYlkuFHHjKZm0mhqDK+E0RtGpBj7CxRfWTl3W3WicVN6HiAX",
-	"6WvR/5JyIHTnXov+Smd4f9Nvu3NZdF2Q9EQ5AD1wqgS/wl6n09ErzM3oAfwpmZJHaqerl9uL1t5+q7N3",
-	"1el04f//vRPsaCG20/37i86nBZN8XvXsP+/M4S30c0UOOk6OOGlfKAPUm5NMoPgcUakNrc4hFp1kLGVT",
-	"bWnskRMWMUBo1v1stslbOmZkwKZe1QrqW8kU8YU/wNtA/xbl/MbJ2qp1ssiVgZdeoRYNMduC3kqFAt11",
-	"WIrog0GAbLFG9dWMijWjYpVcMBn/c/EcvUSxCopL6y5IV0OD0CR6cZl4yqHHGEgmgqeQNU+42lCMZ2Pd",
-	"WVjjtuChVmy37Am7Tv74utLjeuBoUt8LNs66XnSP78fvfvxT9M+wVGcLeTKF8yCytQmYNmMo337Y9FqP",
-	"fLuZdGsYunXySp288iCupm2KkmCt1JaMDblUmdNgj1nrc+m/+0ur+/E712NK8XQoa1lQy4ItyQJ/H2rH",
-	"E9bb06kJ2sxW3gZlx+IuxnKhx64TquVJnWzxdZcNbUaE+TVESHAsdz8ahLGz+NNuzOO23XlLEbtjEeVj",
-	"7fqHMY+7U9bv/p53Os+ikZAK/sW6pm3zg3sB/hqSjEmR3DBJlCANSgBwwZx16ka8gyIS/v/PjsJmm1wV",
-	"UGjfScQ5BInKJRnTmJkAmr6q+JgZSu2UsZjFpDFiGQNRDKeCFEJ7KKvxwFA/hmj9TYDnz9PrVExTD3vN",
-	"HucctMkxjUaGKWPAb5g7lWyE8EvrWKQqE0mXTPJ+wqOAjOmHFh2yfzzrdMKmyUcgUmUiHZLw9IoOQ60x",
-	"UjZF2Bw6UEB/lQkFX7tJMkYBAQZBeHRHzNGo/36MS+pRSMxSLQbpEMSxaTgwM423yfH5Za8LkBIi40OO",
-	"aBEX0PWuPT00zVQam3CsnZ3w+MQsi3Vw0K09XnxRHjs48wkFxHlTheEWz868QrkjHPltenLwVqTsZ6qi",
-	"0V1t35jH399NX52cnbjpWhKqPjk7cTttLih2BPnPdqG1jpJETFvn8PVu0xf4qHkSHjTPfQp2Ssv3Vpwd",
-	"fbO991Owo9fxbc/APV/bydOzNXXazyLWm9eotXto6KdgimvVxbKb5RtfcqWFj1CkEX7Uf7zPs+RT2EQ0",
-	"LFQb30m38CVJtIgTuZI8ZiTcpRO+e7MXBoTiwfm7yzeWOwJ1EeqWHNSkzQ7wJaGWKno75Vmy093Z3anI",
-	"LMpKe480TMtNX9t+UCzVBr4Eh+DJjXmZ/v9zei1vNwAKqX3NZgCQRMnrX38iPaYwaRoU1UwL+LDoR/vP",
-	"qQptOt6MvD7vnZKE9zOazWqlWqlUX0+v5benTf+cXrckU3fUqK9//anHlipTszprPVrr0VqPPp4eNdvu",
-	"G1CcWCu++zHhUn1aqTzRzyThD1yhPMVi8TdcqiKEGBIxsDVMqqRxM3YjHB+mVJI0MGVFK89MjMneoVF7",
-	"+lciJiyV6PVCuihPEtkMSD/niSoKDKUS+vk+NxWApouNkMWxpK0sHkSt/c7+vlW05R4ZDNZrNmuTI79/",
-	"DT9/FUFZA4K4gXpckIU5D2IYkIwpnuENyH/VJJIpCSnNfe7iBI6H2UtjPjRFnrLw2LnSH1+kETN5O2uY",
-	"EyTR7yvsAv3cJBMfOJNAQk8oicRktmisUEXGQioMVqARghUvYJUAZT0QQqOpYQrYvAkzQ9MDMDmr5TCE",
-	"yMqDw3DERkyNYhF+qQbHYi/0XOj1hwjFZvkv6UaCI1vegzH9wMf5eKe7v3fw14O/PXtx8NdgZ8xTvLjn",
-	"usRTxYYs27YRdBPd4Sx9lSRZZhGZPY5yC5dcbRzVxlFtHD2acTSnyUnD7WOCG5nonfy1RR1Ef/dmf5dK",
-	"qXW+SAs85KUG00gA7vj5hKXkByTE3G93yJFtwjMViGvX7zb2mqMJEfI4RAVdMI1zzL9F9rcRlSNbCwGG",
-	"jm3yOwO1TtNYjImkiQKEfT1chaWtoRzR/ecv/ickA6GlHpZRwakG+0B6Px619p+/cCU/8LaGygDzICD6",
-	"/qwVUcniJpoq+hVhm4QwtND2EqbgOKFS6rEFJORjqn/GErJrFpOLt69Iw37AXYzF7H6cR/D/tAvttifp",
-	"MGyCueFY+dzMWkMD8Ez0hMAM4n0ytMAShaUUjVh0fYjVZXrOp1RaanZz/CKkYTU1v2lbLw4Ki2bPvMiC",
-	"+BtYFzBqenq9x/bDuvUdVC5aSUJfnyYYoQ8DooStSGto04mEfwmbgHxv8THElGa4moeJ6NOEZNp+hez8",
-	"u9pWes3iknWr9RFScZK7nkZUdXNZAr29ocbafqDm3NvSJzQkm+t/yYVdCp4W7FGzP7/qb/3ELBhfDd5V",
-	"dzOegf67zUBZqmo3b4tsaziFqYEc2rebGZ5eLQyKlWZEF94bEK+tgIA2xmopaMEUbZN3l2fNgEQZVyzj",
-	"NCB6Hp3Z5Kyxi0wMeAKvw2AK7D+zG7GA06jKwPHNlIwUdyoB3jBXNtUCejSzSEtazaoRG0uW3DDZfPLa",
-	"tfh2X7Z69fq5RCrjl470LbWG/bZ8088h2Usb58mJ9opA/EoRbxxvK2QxBm2DqyBLR9SYPrJLQv3qkDT6",
-	"2uODs2x831t92eMg8yLhdMyaAQnzLCk9N2V9PTOhwWSUTBkPz7hu3q2JGAr/vjZ5K4yryCVGq7V7ik68",
-	"e0x3OxUmmE1oHGdMSvDp7OgstAQOrhRBfurCH7/qouDfWjD60dSFGdkSVYGrsdYStZbYtpYoy82npSmQ",
-	"L7llcXOW455fMhq3IMfH3UvkCDAji2CgQWLSUlmRCR3yFNiB7wWS4l6zCjS9B92/cr3fYg2FfckbLr9l",
-	"ypVvmvF8jl3ctwqLNbisxqC8oE2Vwe0br5xRKKZp8frAJhdAiv7hQvcQqQR5SfszEr46vSILOz7c4vb0",
-	"N+bKU/NzLVhopLRMa4QQ0wZ8bJ66iwOaSH3VvdgdZc/xEuATJV4CY6L0hUgYTdc6nP6ymFXsRNZMBl9W",
-	"wdYXKqc2JKCCJVCNDxAWy8o5EerM9nFnOwWZtnlkdL8TZ9vexjuxyoaw91hYxhr15emUcH7rFZm4uQh1",
-	"QuieMsivxXRX70oPLVIgWyiZRXjSzpOCaw4o4L1kzFwCQwdpxAyMCX0Nj93RtugSNEYIT6ViNG4+1IRa",
-	"zSLtScUtEUkjXW9NEF0TRD82QfSmpMQSouijRAqirRm54Bxtye0ZMrXh/dp5VNOj9iRqKJkHwUo9cEOv",
-	"RpHR6r1Kp29LASPKzMM39PZ8mc/KP10LlBpL5s7GyFfIWb09X2c3znFzrqB8PBYTDofWfiXUvNPDUyX8",
-	"8/ituSy2vxu2gh43AHMsJrM6+FIbUZ/BMbL7Z6tSZZKxG86my2XKJUv1AiiRqnjnvEj6B5mbAG9xcfIS",
-	"xQb88fYVaew975B4wpuGZxVpKEMyyRgQeWJuz+4kHYZA9lnOmZnEg7BNzsdcKRbbtw04S2JkwSExG9A8",
-	"UbLrlakcxZS8ETdMi+TAo435faeHDQAG2O87RImYzvAOP+pjsO2PTy+vWr/99ttvrY7+v72glEtkmIRY",
-	"BufppLEkzQnSgERVBa9sBiQRQxGQSCQiz1xFMVUi4xZSI/zPT6e//REixSKNRiT8+NGC87fHTFE99e2f",
-	"Tn/79Glb53dmiXzJtu8FdvHeTJyTeFB+qbnvZxZzeoVnhvP3VxTf7ri1fGtrxZ2L7VRmMWWwD1lMJnTI",
-	"um6f6S1268aqw3k1iOMTsaP1IieUWLX04LQKW9UXiZitTno1SaEZUOsawjC/FpDoJrokBMqxMLDlfXFI",
-	"Gn6135FCopIJlVChKDJXo2fJvcOiovWSUSlSw7U7f/lYxCw8JLSknPAkANI4gAgLdRCXJDS/vO/P3uNV",
-	"CwdZ3CNHAJNgQCJsVqwlIiepmB4a0AirS/sz1G8iTWaBIe3qzzDTtk1OkD8N6LqFnrQ8jfGderKATo5K",
-	"1uKpZKnkkL+BJF801r04zkR0PRBZTPpUsmf7pBGembl4E0L+7J6e6HP8dycMyGg2GbFUEj5MRcbiZpv8",
-	"KrJrJAss8Rw2fEAtLWC7/u8h5BUHgHfhUn0zhngfwXyNLEaIL10Kbpc865AJs/Ta8M8ogekyKcUBkSOa",
-	"+QlxpZWkRXgFIIWhKsTSE5MKDHZU6WGkFfFqYWhKk5nikXRkcfrn8J1kWetoyFIFJbGURBmdJixDdIz0",
-	"muTpIM8Slt0poxj3kwebcFdr4Je58trtBrr9t91Omj0fofoSoR1q5f1UEpedVoNFOCvB6XqKzV+iVUqr",
-	"KD9fqr4OOgdGYXkyrk1+BWXzv25Ypn2AfzwLA1O1AIgmfjLxs3ZnDusXK+TNsbYtxS/VON61EMEfJ7z2",
-	"Aozfh0qPSsQbf2xm+G5EXRLuh6RhHMcmXJcOUpnF5VEekvBZ6N1z++SVNA8UfDQDSyWbp3pYGRDzE371",
-	"L0WiUZ5eB9opm2o9GIoJS+GDF42Ey/IbzchKCY5mWDvd/WCHpfl4p/uf/eDZHxWwPLeL3S16M6hhsQbU",
-	"6Uh/Uouqa/vdaifmqcvBH+BL4qdvXLx91by7FJQ3X5sU7N18U1IwRKR7J+Zkt7jPot47gfC6d/5WP3R8",
-	"cnR19HmloLwZfv9hnKwpCe3dtTSspeFa0rD3y92koS/hTPByaWDDu/c7iYFDF0w06AeSyJRO5EgoiFfT",
-	"lFClaDQCXG9DAg/ozfpWDI+3yfFCsWospmkiaEz6eXTNFGk899zkZtkpDsucgnjEaZ43dOjg+7o2l/u9",
-	"pGFcW0nYh4hNFAYG7EYqghlKXLPUivGYJRyAJQ3AVKi0iCoNgyZSEMnSWJaoB9v2BhaHbVKonbmwwUNU",
-	"w3HxtguINW9cQVzOzYoDOS3Py6H/CQy01W1TskRQq505HMk3LB2q0U53b/9vjwydvZl4f6Us92N1Fycv",
-	"nwBY5DGOvXXC5URIvs6RtnnEf6JGnaxRJxeV3HF5N9xJxZXtx3VVHBHZvCA2Km3eWg0dgICPJ214Fwgb",
-	"91kcs5iEJ1RRPdihHuBFJsQgrIJ8XgR8uInCNjlTFvdPEjEYJDxlhA6p9inK6qzMpRGupJ0Km4dkOmJq",
-	"BCrZByaz6Id9rnxOCQTKDG2oPy2/2ge3xeh9YchLOpNkavGT5ia6mGJJeYwHkaY/5sC7Qefsj4xZblCS",
-	"sRYyRnBVmL0pmxIjjZtoBnBp/Q13kznRuGazAj/R1IeqEUu7hJKEKnOHZZsgsWBIP4/o0kCvXXWCoXWe",
-	"nU6RObjHsmvog0zpcYIRVcwjnmLAWdG7VPEk1BNJpGiWj0fsSYg1bkqR/kSI63xCGgtnKPPnJs2H8oLg",
-	"qc9KJG6o+IcPDMtrphufijyBT1x8VIt1ab9tE/C3MgYzQUtgmc86Bw5uRd/L0+HDUbpRrNB+wjZ6RvHF",
-	"YFhXyKxbkKs9OVoDV9cmxJMzIXrzy5g05jR5QLSKJk5HL4WCXm1kTNVqPgo6LilGre3nY1yBE2haHTgT",
-	"YqKNhoDACAE3mPxy3Hp93jvtAkXCeEIjRV7/2iONOfvh+z+nKmwaOOAJpnBYDe915XXv/G1QaMdJJhSL",
-	"FIsJrjgS0mTYJafxSe8oDEioZpMuMY0HJIzUTP9pDt6veYwYyYM8Scr6aMzUSMSEx6Rhwnjc0YBh7O7/",
-	"w8uoY35is5/zRHGto0xor2nVA5foXIPagVcarxyoKufME8OOsswoclxcIaKAIQMoaOUooXyM2p3qL2HT",
-	"N15mYhwuqmh9H2hhfY2rWa1WV6nV11P15WvW7822Zh8g9XOnu8Nmr0f9VxE/569f/vv08uqfvTN5Nn7b",
-	"Yb2zF2fpv/8841NO95Prsz8F//er5Po8jZPf/pwk7NVLFb36kOjf4x+Tqf49Hv+c0TTunKWdNpu9nvz7",
-	"WLfxy6z/52Qv/jW5Pv/z6MP51Rkf/LMd7Sdpf/yyE//rdVIKhEyo0lJwp7vzf/5z1Po3bf3fTuvv71t/",
-	"fP/77+1bLvzPQlAi2PnQMg22yiKsJGi6RI0yxsB8fHGQZwmZ0EwbsEzPu0kvioVaCr9ZloOltmsro7Yy",
-	"vk4rwyht8vrXqzuYGKiyWokYipX2hb7BasGiG0Wa+XzW3kgksc3ag+NU7av2fnkFcYh8gsHY5qFF42zr",
-	"9t9lidO0JdVush4ngqdKkhHLGAa2nWYynUAAzZQBZmbvl1eg1RAT01BLhjac2DMz3boQCY9mIXrqA8iQ",
-	"lQRHX4AziwnT61yPJ+YZi1QyI1megr8+QhVWqGKakpHIs0OrWvU1XxdWnU08GEjTV10I9PdGf9IvUANu",
-	"Jm8jeIyTT70on1CIfG5Nrxkmt0+Zh2oFVCugRQV0Zr2dBKXKmtrFJMqvTA+cj5C7019XpDWhQ7Z4Fkwa",
-	"EPfVly5OXkLyuDRHpJirAJLbHOomPL2WJqcYdUEjFMMuIjc3Vx2TLnOyPp94v3DVB1+pbF+QxXoR4LJw",
-	"Joh3uFtb9LVAfXIC9dJKOW8l3+X88b/ZUoH6z0s8wKmypLUo/Q4ox0rwzeXGw2ZXy93AmOwmIwbx1P8h",
-	"b4Zh2dwlMZ19Pmn4z2wzgrAqJ8RAyFfm7u2g7DL5e+YveTPc+eMRskWeiA1tVmItoWsJ/fQk9G1idLW0",
-	"nrL+SIjr5XjZJej5ro+KMqKOg5rsd4jM++452SZvPSjt+5XU2651xzTV5m81JvavdgBbrH8z7+h5I6xh",
-	"679dOGizMMsr3ttmbkkuq7GeW9kroKHNkusjHtGPV1cXPcLSGCKMxCAQRSMhmYVeveZpjExvBSe9tCdY",
-	"RLIoY0o7n1xC2S7szCvDODfOpSJ9RmgfmHZZQHLJSDhSaiLDAEKl2urJpYXrEBkUaE9FFmOSEVzVLxxp",
-	"odCg+N9pxpVimEDm+NNlHo3g9Hd/71nnr50XB8+ehVDm3fnw1wFChYQBJvcMcgm5yKeQUGuKg12VheWc",
-	"06abG8LEGGmJEJM+ja4DMskAeDYAF7uViIgmyJsXJSKPiQUBsZwbJNx78ff2/vODtvlvSHgaJXnM4mZA",
-	"xnmieESlCkieygmLQOc4gj0BKWVwnSatSZ5NhGQkM2eVA3J2cXMAN59d3LwgDf1na0yB+wOuuDfBWaqZ",
-	"AJSNB52OnmVgb+qLeNbOs8QwDAMdLoZ7RyxjAREpQcA9kwg+pFBAp1dKNisylKkikUhTFimi+BifAwgW",
-	"M9E0UjlNkhmJOU0SFkO4meK3htgFJon5nwE/buqaKD4jZJbhxFOl2HiiyIDyBJesiVJjODw1dFSTTHyY",
-	"6UvwOBa+Y3DbTzhDAmQIqPNUKpok5rSdzoicchWNAOgw1d+LDhiJGchuSBOUTCn9WhgM1S1JXPWh2Uhu",
-	"0cF2OVpPBZLGHHhyn81EGpvUNdyJgDgwHUkWvV9kccZjRb1enu1bHmg42j4kkuERu9ORoW7QFbaPxNR+",
-	"Xm5q8v3cP741hYwQX0b+bQl13rT+WUHn8eVxhV2wEgUNnzokIX79sACTKARyjY72lUPTf8MAj86a0ToC",
-	"7JUHmk2+B3Mrlj1iZJvSS2/LFlzzTiVmLBJZLA+dRhqLjFm1pDu/PRGKvS9EaA1RX2NafdGI8/5WerAT",
-	"VAVSfWyS/CCdEkELJxnTO/GwsLahbGCmHQpkns5YmxxBGQTyo3KJ9jGe14kU0Ugh8Bt6rwv1Pu4nNL0m",
-	"GC4kUcIoeFGHJEzzJAlJwugNIj3lKSYgIiWfY7MAvi1jdWrzy/4zbonBoCx6tE2qzfIuCSP9NaJcN/GS",
-	"8iTPmAxJxlSepWBTdzDTMuaS9hMWH6lQX9VdIg3f2EsyRuMZWNUsxlnBfzfbC4Qbro9cETEYdEEKThim",
-	"xsxZkCgTcf6wwcAUippKVzDm7et5SgYJH46Uzbkc8JTLEQOZCt8F/VXupK72DQTOquKJ/oeWt2bmiCkE",
-	"3YLARRfpwQJ3a4buZ0Ukv6OFW4OT1xiJT4RWCYvXNqm+FozR3UKCrq6J8LrwnfTkbpmQMvAoYMlRYayC",
-	"52jReUUKMnxKZxge1DLUax4lfMjj0BZAhP9q9TDk1ToxLYakAarGDKbF47BJbmiSs4BwEL8RTQiNMiEx",
-	"vGiEv3yEOP9JMaX3EdVPjaiyPOpZzVdZ2/HbONGgy2XQpmWiYnjOUX3e8c+c5WAyW6nQ1veHhbAzZx4l",
-	"I7p82kEa+539JpSMW4cdg8Yq45Bhd80gpGubNOXRnhhD1FDAWao0yl0T4HmU3qTESnNfCUEaeggZhnjd",
-	"UU6fDUTGzJMmg9v6Bs2uvjdjxiQ2vQSbOLKhfSJzSDkoqrNN0HthsrZnSOsvtdm4xf625OhKslAvrj63",
-	"+gLyX70+66hJLW3vGwFlsFv1skKD7eHitQDlhhKSSj5wvaZH+Zimi+khcICFaHSKkUwIVZVxFzYDInIl",
-	"ecxIuEsnfPdmD0RAniU7XZv0t/Ppj6JHu5DSvBuJyeyL7dzHlKmpyK6/nOlbYzGt6CaX5dPPUlfMa5ve",
-	"e/ESiF6zChfixFSO+oJmePI6YVkL/YwBH2pl2C6SEI8skFgFTFZPr+FY6xQE6QDkQFQdkjSM9oEq3qbf",
-	"IqohuQSYccLEJGFkOhIkYxHjN2w+IdO2Y5g+KnuG78bzZzUVLanYBE5LWwgPaNvI1Qg9H3PMtjBRfMgV",
-	"TSwOul/31rSJATzz4dCLxvG2ikZ/FFN/TNAOAIq5EKhXVuY3aMrbKpo8kzLXBob+DGM42razo1eyPYK0",
-	"7eTJNbS+vK05OhbvYQ+1qGpsP4tUjRKghYq5IrmkQ//Vx3C56sHjMo4/2oUOTb9o4VT/XfE88NZI75tg",
-	"qTsuR5sM4A8EH7ilJwURavFgwbaw+CymEZcESlCRU2xaKmXuVaxiPN3HrZkK5e7123D6ZfH5c2vISRMy",
-	"MEkwNI6lNbn1ns0GNGLEJLzgG/x5KopstETxUwsRd9bAAS03/89T5AGYh54yD3b1Zw4vzntXBJFsjU9R",
-	"bKrdj+7fZ/GnXXwuBLu2P9M+AM/QupYWMzI8OX1zenVaahCqO6mjG8I7sS2J/EEGJsm9zOBGZMA4gfmY",
-	"IXgHYbNNeuCDSOy5wcZyBZ5XwKowb9mGbXKUzsj+hw+WyYBG16mYJkx3En7Eg0kgTMIMGi+npktoapKQ",
-	"AEwpACwmzJohDeSfsOkmTVh25i26bzwlex1insGkHZMf5FwETLyCfBk/7cfL+IHfOLoihhNkLs+oTY7s",
-	"IYUfykIvDXOV9kwRU0Ce23KmgDzrOPwIvYX3oYhVGmRN0MSKZsqmw9pzCeNgNZ4XXh7X/piiSbNNwoO9",
-	"DnklUv9IZNFzGgysiDwkUpBY6HkyQ/BbpSQT0wB5uGiS+EfLnMnDVYcskB015DcsJfkEHDWT9GaGoddl",
-	"MV2IIKksrEpfxDMDfmEz0eB6Mb0xacRcRlqdO2JBac+/DdCG/jZS0fEEGukL7QICn5bW99BJbQ/nCpKx",
-	"2FRPCW4J7GLbjyj27IOh61FP0TTWHbDiyMCryFK8MSj+cv3xL8qi4QaoQRhDObHtkMQsSqCsTsAXpIkr",
-	"lDYGQyaL5ESDJkdTwmiWcJY5tGdYSlwWuHJwqAa1I02YG+8TzGCNQoKcfQfkoGFyHuMQMVhwnQ2K9aWR",
-	"jwvec4UCg0xPBxKKc1iI4uITnBovo3xmFNzNb4ZGoLriU4XlUyyvw8X4MMZdZJcsX3hrjMK+Y+VATBlM",
-	"dyfPebxTWd5S7vm7lH8gkkUijWWA+YUGNcetrza5ZH9qkQXxb4mJIGqkJR0ZsKkTRSJZ52Nc2bW8chw+",
-	"lkmn9fe7IZSUx2RXN0/1ZuBjmpBYG6qyajpCOaL7z1/8IyTfkxH7QH78+ei41fvxaP/5C70HDFqR24+I",
-	"RtTGqxmdgvyx6OPXbOZDDc6FFzH/bY0JcwJk3QkzQ9DzRluDPz6+OPh0l9krpsDPxnxxQPS/s1ZEJdNT",
-	"Q2+fzAU5F5BlgqpbRgzmcVAIFG02VJzQLJ26QobuPGhr3Kn75TW3pO9u7d/eeeVtk8+/Le40FeHNXlAo",
-	"O5PCW72Rik9V2kkLk7BqnwXzG+3ZvrEAlEsy/k7afqCN5BKOY6YNVW25YU7yompOeD+jYJxghKKEMWpS",
-	"mKm0YKWQynrrx5Xelq78uDd7QQHQ9P3uHx8Pnn36x502MXyD+XRqaUdX5FVT8my/pafL/0KWzmDzCR2+",
-	"jke1vE42x7/+tegnHRXOQNzGCKQLMYYlXyusDDDqJ6pxx5f7ZrUXU3sxtRdTezGrvBgvIHZSiJTanand",
-	"mdqdqd2Z2p2p3Znanflq3JlKZb9Fv2YJUdJaDg6e5NTOTe3c1M5N7dw82LnBxIfasakdm9qxqR2b2rGp",
-	"HZvasfkqHRtU9I/k1KCTsp5Dc2sqXe3R1B5N7dHUHs2aHk2dela7NLVLU7s0tUtTuzS1S/M1uzTbT0Cr",
-	"8FPWc2qkGWft0dQeTe3R1B7NgzyaHjoftTtTuzO1O1O7M7U7U7sztTvz9bkzWs0/ki+j1+p6jswNZ9P6",
-	"cKZ2ZWpXpnZlNuDK/ILipHZmamemdmZqZ6Z2ZmpnpnZmvkZnBhX9I7kz6KQsd2h8DNzalaldmdqVqV2Z",
-	"+7kyZjautCCpnZjaiamdmNqJqZ2Y2ompnZivxonxVPwW3ZcSLccSx+XTp/8XAAD//w==",
+	"DR77sPlWGkA9HmrVWhDNq5JZ25u+ut1oIP9d5/TksNM9OT+7Obq8PL/0N8yEJNcDM7RoODCcZH3LA5OU",
+	"DlCBhJmoGtlG2H40xgKPiDOBJ9+hkBMJEw5JEOltzuLmWGwcqlDVh2bqpn6cXk5bPm6jji7MHZMZSzXr",
+	"/vcSVBxp/swG8pj6mjImIomZkRtuV5Ixw4JPs1sD0CNyiAUcb3YrAQYcTbiAurfATZTAwa3JS07aSVIk",
+	"YjW6kTwWATFIvP1eENHQMTC7U4D6Yypua0baRG/pay8FOrFvKY62AaW4ut3cQv5F54fT887hTff8/Oa0",
+	"c/nmyAebSY+HU3cX8rFuW9A7U2LULfirkrMC+r6gyuzS0NUkhdI+DhZGM28YNnh52pqf2zetiRpqCZkq",
+	"Huai9DQRYQNTm4NKAnqF9BLKxrHS9OMWZGrwf3rEeBb2kcATNOt38AAdhxEkYyH4QK8TgTxFVPU/VD58",
+	"iMNXjcaHip+A6QC8DKYCrtvrvzQajQaYTJij9DKSTETk/SRByEYZKQ52qUgRQcI6urKHxdwvRvRpo0yO",
+	"oY+qcFHZckbSS7B99E94ID3kEtTN+soN6w8ENCPBozR9SqKqwj1zr1JGUE8QfCtT25mX1A6CdzRdDgQe",
+	"D1MsJImu/9JqtF7Bc/hzz3zUo8YzCZoEGPEEDZMDxE1iPXzQqdfhv0dJG7u75qfdPc/+dnx0fGyhcMsX",
+	"1RRYNPhaaXYYleC1NSP6iVNG7IAbB0lnjUP4k4z4TzSZeR2dcjaw2V2omhFnYHnh9pGZk2XoMqlhlVlM",
+	"INCOowwLPJXUP7B13IANl0invoG4yOBfg1Q3VlKfUNhdQ8sJVxxhpRlGFksMWAs4iPSNinx3KgxrLO3X",
+	"8krP0qjxiw3iCAP4jTACpjl6jlVa3UhzVYa0SOpQqbXMhQTXB43HClK0fCd+tZG/CYXDIs5v4zHEUtp4",
+	"x00j3W1+0vfSZxvwmGXT0O2GQ8uShrka3mrvQSPPmSwtrhwUthrWInJHIkiFvCNC+ogwJab7hmfba/Pb",
+	"7ttTGygBaSYgDhnJCCjNvqavUc1S/UuAtBlRVYP/73vZny61+MzAtwdzyz6RRPkJ2AlEcwScaWZHGVwV",
+	"I6oQRISScB9tt/aQf9npHt2cnrw96R4d+pkRECWmtY7moJA4N6LWZG8UgF4c3GpVeKxHbQyxiWDcbDRc",
+	"0INWqW38hhuUKf3RuTjZh5DXGmWo6m/iWA03Iz6gUMTD/FOQAZW6/w201YCeMoVec3tn9lvq11x/+8hp",
+	"qBLtJL+aRLz8gG0oCuoeXKAxIcJzLlCX6xkzJWKp0gAIOGF/qx1zMcEiJKH+y0/9nroRk7IZcNangxj8",
+	"G7aJseD30zq6GvI4sqZ0d43ri1ag6iUJqdzQRypmUJBEi7BeZkU1XRIo283jwTAB1jPyN5Uo4oMBCTPU",
+	"lYo7rnyUEzb0672YRgpCftL3QG+GWJ00fMe9mrCDnUYT+Wfn3ZuTtxenR2+PzoCCDPc3UiJUGjH+0WwN",
+	"KadeddJULM0l2MpFe72Mrmzo0eClr6/Jwir59zWnYdRkwMdQ1Qt80+mKpIKveUMv5WRIgTsm/Wr5Uxpo",
+	"Rkb2M11qVh5yc60Y2QSOk60NZjT8OupAI04wSPrK8N8t5J+cXV0fH58cnByddW+uDs4vjnx7uwNXqbuZ",
+	"+G5qdgxQoaiNjM1rBBXQSsXnZNB6/LcJC7O9dy5Obr4/+uFGb3vn9PT8/dGhb++kEZUSKtNPBNf/sWG8",
+	"RlUCGxA0pw8XbFnablPPCkT/G9s+AFwmLeRMD3DFSW4VnYvzqy5y7AKqGPvpFeUKJJsPB/SOZIskWyJ8",
+	"R4SerVYn2ZkVMZ32B+XOEoUvsPbJEcH6db1fIRkLEoCWnZIKlbC+JNRqp3vuVh6g4OzMMfIP7QtwOw8J",
+	"Dk3AR0QDwiTYLFPdH9Dl4fdL0q9dCD4WlCgspqndJPvj5wxiR6ISoRMpYz1FGyOlSdfEK0tjXLlrAo7E",
+	"mDA8ppV2ZaverFuwgyEYkzYBksrcdYAbUhIC4+5oVM0YSbQuN3Nl1ysuZnfT4GNvYoajqaKB3AyxHPY4",
+	"Nnmyg7IMxi5XOJLWp6tvCMqhTEKIp7KdVQRdNbtqviA9VKQIBwRhKfUDzuQ+CgXuWzarRSDzpQmDc5Xv",
+	"QN7myhITvAFyv1aqURoSnspRMQs5xLroVzc8gApNYoRmxBDP3AnSy9xh9t2Lw2Mv94FEVdBQ3BVoBOsB",
+	"MV1spLiruV70JNquzZJ1ou4m0yvqpdeUbQXcuxClqUywmAkhRVWLNcu0AjTRHNq0twGH7R//8QLaq//j",
+	"P6JDfYqziISo6vcFH7kqrtygOoIxzEM9DsUGrBpRN8+z0OeKh3iKqtfdg419ZBtSHLX2TNv2EtOfWdBO",
+	"khisLNVYIQDCspKa66bZVIrvZGhsxOECwgxt7e7a92FcrjMYhWe0azMzE4IHbcIyweuWlEyMVVbSnjWG",
+	"zCgqeo6GK2lmPcKRlnhJaMAiyy0ZivO6Xf3McJzVSt6aFKS2lV4FQb8QwaXdv2PNThmRUm/hwSzZYOcQ",
+	"SUmIWn4DBa5xYJEruWlfDvkEYUNDdfROU2yBurNHAAxBcDCKHY3IiIMUHSYoKkaDa1m9XxoMztIgZX1I",
+	"cgOaGPuf/XIfBQJPIuDXRrG9RTHrx8L8ZLmEHYyRL43MJ00xYLCZhphGU/uSkDb2VzMtIwF41gGpOwBL",
+	"HO9nTiWqMg7WBnBkUYPvq5swA8csUR94IqPgEQFlL1G4UijaOx7FI3P9pVvYTu99z5YYd0INXKdGEPET",
+	"5twWBIfAvZN77ySstDWb7rh3DhP+ra8PZ4MquTOOIQDUnWCgXi973A/NUW2Xneeca7DSarR2a81GrbVT",
+	"8SpUtw12u/SC1Lvh3BZ4JsCizCVaHOwpXm2sGZZUNsZmrbU1Z4yKrzXCj2kQIlzQrUajUPElmwL4k80N",
+	"S9tf5JJPtjDZ1CS0AXw7+aU5/77iVYwQAyMpaLHzOrNfbCavm7c/e5USnXflRtIvCg3Z2n0rNqLfhqlu",
+	"m2Ut+yxZ/s3XOHS+b/ikufyTa4at1kNC89HW8o+OuejRMCTgZ95u7S3/osv5W8ymdnSQ/LSzyoxObHRu",
+	"zrcIZzjrVfzxoyZDaZEM2pWEbhD4kqQmWzyAbK6Ekkzh/oLipd/IMxmTl5sRC437btPgR5+En+dKh4fA",
+	"dB0z7kPAsQv1cOHvjv/yKExcVm3zHlNiCkxan2NXBc0KRMCFEjj0hC1bNmBYprk4kW/uRt8l0iyVQN1l",
+	"aixxeJpYTmDkL2TqzNw3Ql6ZuKgbzouJYLuB6vV2Lq65rPgHFUFNt3V0xlXGi5jgmmpxRy8OJYCexYyV",
+	"NL1f3FXmpI/tP4W/P4W/P4W/P4bwB3FsKYufEfzKLpv0lc0jw9MvsBpWZkWvP+XEr1VOzG/7IZ7momD/",
+	"FBW/GlGxsb38izOujl1Jj69QtrwgouY4ZspnHitejmntlkzlXGHynEVTm4WgWbJCFvPCgxvAWqo3NM+U",
+	"5h7Q3NO4VBPnvCAqFsylO9eRrwWOa0nCjrK25oCLME2GcT6rnCBWxrsBOqYG15bxN3AWTfezfHy5Ef//",
+	"Y+99mNu2sX7hr4Lx+7xTaUvJsuNkd+XZude1ndRpGnstp93utjeEREhCTRFcArSim8l3v4NzABCUKFm2",
+	"JSdO+Mwz25giQQAEzj+c8/stSPOYS3WU8p/0rGxRdOArannxpciLHi4hvd6/UAGg14rdimZ9lySAvQQC",
+	"wD/9cnnEqZAVW/wtnt65TWQQmXhijULnI3jl1trCn8PcNHm9DtruWEQsbOKmP8SkEsjm82zzsC+iWXu+",
+	"He1zLDa+2Db6bABUnCiXpgT415hX5zyAJhqb/oDcWAqxxSUpDlDRKTt4Rt5dvmlJOmSlfJ/95y9IRpNI",
+	"TEifK7CmMQMJMrCBVL3341FL3zamcnxIwjRjQ/4B5B0WD0Px977XKnbEHo4CNB5iGZvCsj4QnYGJn7Cp",
+	"7vGjyUQsc0KRtYPVEkwqW9q+QXlYhtL5VC7NMKt4ayL52BRzQU9WSWVz4yEJr9kME24B5QpyDMCvq6X2",
+	"55Hanb/d/ozp2BUCfcBje2u86oLOtEt+JcQbmo3YF6okcGl62/0uGsK3CHc/cowxosFXDfpQFicV+QwO",
+	"P0fLIUN1WApGZHkCzEBSCzYaYwlIAujwgJGAf5mURIg8QSJzYjP20BolXEE4Ryoexya5D6B3RGZ4Lfc6",
+	"RVTEHebqcUI0I2OIQGrDj7FIRs1Hk644CCdd7xY6OIt2Klzcg4qwME7VoUHhKX84G4+q5dZnkltP3z/F",
+	"9fUQyWPj+0ud0bdegc09Y3n2HctieeD9uY7cM473kscKUAxufQAAQ9a8D9lnthnOsgPHXtXeaH3QudoX",
+	"9faJ2+nu2tI4VGkLQuFutV960DkwR0bmyDM0ueiJqDzNfKhEgHqb5c6PuW9b7o9p/h4O0N7GO7HK97H3",
+	"EAN9MWcyvPHYMVftQHdfafPWYuSLCoJ/897UURRZBDmz9+8j50Cw2IC7vbrruDIqTZ3NWzbwvo2ZNts0",
+	"Q451T+uoeG2HrBHuwEKSzRgi5f3JJwDD0P24xDxBclqMH0C9IIvIgErWwpwNW9rZ4olkieSK37B4Rhqh",
+	"owcOyT8I/vU+sX/iUT/82jy0hZjmRSNBeKIECW1hatgm5wnzs0y0rLAILTSKXPFwm/wIK47QmFPJZJeE",
+	"kHsDL9oNhwKL+rGEznUwIKHMs8TcQyc8nr11d1lK4oCEEKE+whqxcDfUf+E98EOb/ADYLjGQ0OnZwjrv",
+	"6JAo2pcVZbOGgG7A4tgCmSJnXRtmBh+Zq84lQxHHYgr2YFiq87XFv6bBsYgBi5j6Ba7K1PYCPnC55tZU",
+	"+waufLbdbjdNMb8ti5yaSiQb/bo6/dcVnGK4nyBxKhFJC+BXoSeyCGehOAgIJf0Manb+mwvFQNovRXid",
+	"GKJfMuQxXj/u/VI69gj1L+1MTP/z9o+wabj4RITnHJM8VjylmdrV89OC5VRUEEGb5qAEk66gMShPwkUZ",
+	"GkLTFqIt+HlXks7066XQMwAt2XMa10uKBR00IUA0EyDd4DXQYorMrPs+T2g2Ax77JszFGNkeDbe4m7TF",
+	"VyOjvX7lIRbJ7HWgUl9k5Hkn6HQ6+sPI4sm9Z9vyHVCIrNC6VQkuxt3ZmTf9K7NelkFaVeMaZlCxkxiS",
+	"DhpryTfD9EeXIpoRRrOY632ReKtBEnnN0xQt/qpu659PclT6MNSit7cQEKM1scypqliqCO00EJFR1Jas",
+	"zDyFoGk7f9n9C2qTOzk/Z/DJXops8tjnT/jmOU6M2vyp/acn6z/hivZgqOA46Lj3y0Y9qdtOqrYg182R",
+	"TeEXbvfQpj6XeSIb/u9rKAMP0dFRWRhG2aOrq9O3J6en73886r0/Pr28Ont5dnx0ddrzUCjx5NUuUbBn",
+	"56ortNkIOEuBLdV3OF4so1Ivp/XVIkCYVWmhh/fClu4DbFmXhEtHHwZzP/5wdPLqtBd+tdtCC0IPTwzE",
+	"5IqlUTE3EFf/ok8JNxRUCx4rfjZiasPyvvOogfvaaqxTz++5aV8BWuhDd2xx3JerRzHSEFz44Zt2e6d9",
+	"ZdjoR3Y3a6FRu5pfj6v5ziCJb/a0zsGzrTgHGLPBtTTogpisTho0G4lkn0eHPtAtBt3mChYBix8SxgE/",
+	"yrWBqJGJxyuVS4YxUDUVLalY6oDktKCcz41vUHJ1fnWB6LrAJDJgKQA2QT5lEs8CgGJ+sf/sb0QaTrvn",
+	"7X0ADQszNhA3LJuZtjCgrnvQRJxgSEXnasyyLiZ+Xv16/v7l0fHV+eX7y9N/vju7PD0JDxcG5QqCbhiN",
+	"pR4a5nXODwjSqNukh/DhTh104fPOA3IH5DQ66R0FZM/l9CP6IZ1DwmqYGmfM7NQSAdHnugCgZ3lbSoB7",
+	"FUB/8DCC33ZJIvw68op0Mlg721Eib3Tbn0l3mPzFKz2vNTbG3RXI/UME9ozp+PL05PTt1dnRm3Jw4FfY",
+	"cChqROZ2noGnK7aabg7Nq+KarT1xCA9w10aiBVvo1nz4oGJmwqBaMn1LgYPqBVMxKxgy+AYMiZLd0OOj",
+	"hICMdsZCCZ5zzhIQ+YqUgNMkMprdVge4BEWnsg61cgWtBMIzdHVrIjEQJVTZ57+TZQ0my+e7UDxXbsxV",
+	"2SEAnsUOZ0kkzQlw0bTpFRK8lN5ioBX8wgByDpraPO1w+cAmkYrOiqrBxyvUxa+xNeUqcnUn7VoRvu/h",
+	"pIhcHfrropj85RNeq826guyzOFIgEHFjLZGIwc7pB8USEASrKzq00JywdZMctyIlRkz9zLZZyP9Osuwi",
+	"E0Me15GUupJ/vaxFrG0H7bnC8LhtZxmtvdweOR+6usqBSExFvVX2zLBjQC2lVkNBiVnEUE1LVFxgV0hi",
+	"cLu1WZJLZggCrPHAtFCYM4CUsMBiePSfiOkhcH1bhOCMJWzqKMMT5UIAYAdZnGtTkxoSKq8B0g49eKGo",
+	"MsR5JQumi32OIxwJEK8Yjhi0iwy/noEHA4QCA9Zd6v6dXH3TA7P6tmSWXOJLaq//G/X6jc5bSAcoB7q4",
+	"tDHHEhy9TffLJYtIA7ZwadUjRYVZ+82NJQlso2/LfH9bd/4tOvh2bXyTbrwRjEWseC2H3lKtrIjuQ5Wb",
+	"NIFnRGYxWbEZYySNaVKQ5wBmi2Fu46NEam+YHCP+qRJTwIUFngBUcZmLQENo+rbAc9Omv0PEAAEYE6VV",
+	"1yIjVZscdP5OwuPzty/fnB1feSwtGILjkih6zZI2OSoAS/Em6F2ezjO2k/7M8brAPN5ROZqJ3pZaxOY/",
+	"U93k2nrxyOHuAroPFoqgpVRdTlkrzoOHKU7tHL48f/f2pKQye0vWuDAYPj4R7Ub04J1eOK/c3Bi+KbVW",
+	"fLmHKLTOGorpWCTDmA+evAZEGeipqnVDOIVCVFPRGsIp8m7Eoc5muWpE3LjSuTeeulpHU3/KrjsDFkkl",
+	"PHM1BBwcQuMvehMsUWcVx8ZaLeothKHuQcaUY4KxZ9oeuW3E5QCozB4P6wdn9coe1m9JIbr2T/B9Dw1k",
+	"X1Wd0A+HtbZ6WlHqr1oaro65XeVZhcQQw+Gm4tye6GTJasl5ZEXinN8LuTrLZaSWhIdrS0KvuE9kZEpR",
+	"NkqmSJ6iuNPWfDaxES+Vp5ZY1Rfgh65DCpwDqKxF79wXp4GBQISzq8cSpjjPjyZLT5M7i9LOBl2cIiOr",
+	"jr3VQvlrFsrJFmQyCLjlIvkSMMotTyZkThrzsWGzJCFNUAbkBYn4iCvZRKt0DQH8aAIRBlmWh1sSR+4l",
+	"Pf3KWh59kfLoroLlyxMQP7ARr9hduJkfLiSwQHFzIEzY3ipsyR/wjXetRfmycCJhEDVIZA3OtD5hQd+u",
+	"e7tlzUZYVo/h7aQVEJH28GK/0wkINZ5MygYF46+kM1mULIQANxMisy8S0I0YVBhYimNMGWhIxkgIXWzj",
+	"I837IcSYYayGloT3bMl5gbY/k8sC714DR7+OIn2eGrMaKx+x8lES3Fk2+YVieOlWJJIjI3QguQlCMlAP",
+	"ZdnHHe1+myzcuXCjgtQJnkjFaFRO9+bSQCx0CQe+8hsmSfjq9IqYjoaknyuLlm9kqP87DAQZULgWj46k",
+	"MzAEJO4K9uVGXLOINEKpqMpl114JA5IxKkWCka0QssjCAEQsisa2vZNMWX8sxDVhdDA+hLeepywh+CnI",
+	"frtDIjHIJyWOzb1OsMD4CXEoiZBu0LThgueKDGhCEgHg/iwjfebY8Q86fwdqupgphIazs2s4Sp2WOYCm",
+	"kH2yANfbhmbAFWQ1w5bQZS5xtZGGvwyhANBOQAOvdeeWgSFNgPkNFpdds5boNdTAg/BB3BJ8sHRegg9y",
+	"NLfHS7LwQTt6OXzIJnfzI1pptUNX7+aHAIfccwOvhgu5ZGlMByY51FKJE4p5olAnLiZcgT+XGiRXBDLl",
+	"kgxi3eWINLy7jGdI+hlPRpL06eAami75hcD7ba0GfOmEzhwb9ZyOBF7lUve4QUGdYuRYJPOmxlZMCYRB",
+	"eaDw+cY801rmfd24J9/wmZuRnJt2e3cLybc0nn465zuaImJoJSCJx+4U6N8gkQ2ih4AHUJaUxDibQL8Y",
+	"4n1hQEJTUxCSRkqlsn/LIxVaZBPjcDas29qfacnN4iHIWLbYx7lXoxZw0IfTsZDMe2BKC48Y+fcFXDNq",
+	"w1MIUHZE05TRzNRi9YUab8P4dCcPR8VHuo8qCJ7iQYUbc31iURu4WzniwA39nW/93dfcXS5Vdz+6f59F",
+	"n3ZRxKxKaMDiKUi7LYSTOQgBgYblj9LKX8i8mKOTAPQK97QLFdo43+87RtL9vmPYA6x8PVJaGOs/cONe",
+	"QhwQQ4oLl48xs033JYWCknJEz73Wyu7q+GDRz3eXb/wgIZaw9jkQhs0/+azd8UpXLOQ9COvsO0lwpEQL",
+	"UGSaVocmy3lZAJNLolWkYiYLWTfOHf2B5cIHKX8WsUkqtJgzIVMbfTTaww2oQWMp4Ot4SmvxGza9UGWH",
+	"5Ak6JpGpM0mAD8TQoNruQj+OKl5ZBEoHWMBEpePOcDqsCxNVukSUQEfI6kdUcwNbRwX5Nd7ITMqhvorY",
+	"PyaHHGYNT920ti3pY8NBYdatyPyL1JbYFOkzB1txq3DKyhpmS0r1qNj4W3PHUF54/tinR9PLtSNWA1B+",
+	"DX6V3kAgpG3Ap5AK1haYz0u6u5sFmmm52j/TP8uyOLYM2B2PiKFMnUkaIEFnVkECE4xsBoTGANdmTni6",
+	"vyctoJwyOi1lmRbc8cw6N7b9AKtLgQSqqN42YstCHHWLolRsT5KYDRWJhCluvWH4tNYNImES0zYMVhLX",
+	"kn2fhMeXpydnV+/fnP18dmVtEFM+h42GC2ej2Nm2HsycI2dw7D0fzeRwNqivg3w+I3cK5orZEyYJTwZx",
+	"HrGoCYmg0GMWWX4lqko2VURC85ozc9imspwV3Yay3hEcCq/pdpqcFjNvCwOt0pbwkRNWUpvl8gP7+Fkk",
+	"/8P/CA+XzeiSw9Ny2QLcelV8TW1fzduqKSCFwpIpLS1jooksYqD5Q69nwLpVtjBMAICENzTmEVezEwpI",
+	"IkNljzyLdWjOghgwe0EfQ203nU4oj81nwQJqCefU5cWfsQFPsWCbxDy51ptON1qyZVM6YqQRfpRcsfd5",
+	"Fn/ahZ9nux/927RB/ClsHhLIQ4KDeXjtbsRirm9keqQ/ilirFkcMBrfoqdIWF/T+2Ed9QSkIe7IQUlmO",
+	"Vj9Oh4N66fpAurDUvRPiwK5IYjneWETUlJvKjyNAmpUkdObtYNb6ic3CrZhh0KX7B7eDNe5yo/iJzbYb",
+	"DgcB8Jli4ih8ypaZdm/vYp0VDk0Lwowz3fHVdlHxiHuipgS+r5m3/7BieV+Xlurl32rpkoh8NHaq2qr2",
+	"krCVhVYoQp7teYWMINZALDfKMyY3UmG/5S7O1+SXzI5vqSy/tEb+eAqnPA9AXTo5/fni/Or07fFv78/e",
+	"vr+4PH91edor4y0fObPWWHe8QvNB6AgyTLI8SQCGzKxN1MJFQt9G9sKm+7SAtlQ9L2HgWXgBCY/eXJ4e",
+	"nfz2/qzXe/etgS4vXTl2gnaCnfL84Ga6tz+8v7ml/tPpb+8vT9/1Tk/mcMYql5GWolC9jJE8G5vTLsNm",
+	"EMTu+tZVq7UY2je7HL2v+4VyhIElak9VtBdVxe99j8PqjCaWMLbyePqdBPe92mkDv9P4fpBPnJCLk5fy",
+	"0Uo7R0z9YAewzciseUcdk62hbNfN8OsX69LtzuLSGqWYa+X4mRa9NL82CWMxEgZCP2JQZKDFBbl4+0ob",
+	"M71fXkGwS5GJkIrsP39BfuI/HJJwyvqSK1aA79OE0L4Uca4YGSuVNmSTvLt8c0iS9RH3Qr3xqRIQnSEN",
+	"+1Y1FU2QCWV6TIzfKTZJY6qYeQ8KD93GrGsjTCzS10Og4T80/8WooeIq1v/OMOoMJPrecPf2O17/DnUj",
+	"2HqesTPMdlxz4vb2/6Ynrk0uMnbD2dTLbdS+lTduG9s9LA/2mrGUKBzxmM3IlGWu+gIUeJ4oHpOMuXTL",
+	"R5OrJjvSF61bCO6Y5pGk6tGzHWuZXhMOfPkJiQ9WI9rI88XOrpUmy4/L3kmTIoOBnzYpUiFE5o50vEYL",
+	"5PJ+LAbXIMQoCDxKoowOtTYZiIlRWkbEec/fLwbuj6prR1VpJOJPx8X994iKP0q82+viK9PrzxT49nqy",
+	"SkKemWJBkQXmmLEi2u3O7qASXYkMsm/giMucuEJ6q43PzBfK1fHzrzV+Xj7ihojcRCRq/FjB8fu/v458",
+	"f4OR77nQ5DzdQJHcZ/IjMG+CEjhjL+lLewgDKSWIxWp9noZZWewDl4onI5PyEL4xyaFhM7CZ/3ePZm+M",
+	"vuApjHV+j85F3oPlIfu5DWy7U8Elkyw0i+nBdkQlK2fHn/qhyCZUaV8r462MDVnGkgEUnsxSvaKkymDX",
+	"flV6q0KALGyqZacE9UlAfRJQnwR4JwGDkj9jvUPPcF9+EFDpOpkTgZKzeDt2C/p3JZSWpMLFK9KlPBAW",
+	"DyYF1mkJFwVfGb3vz95j4UFIGqAdfJHqCg2gDCFRyHF9zVJ16NUMIOEVnUlXb7wBj3M1SMnDnM01oUoW",
+	"Zx8Cf9Wzf6eZtrNYY5bURWAPwizZnJi6BbvkYZt5OT7J5jfyowdp6jB2vYsfhFWyqS3slXMuWBm7kZgm",
+	"2m5fDjy7wBlmHyH9fHDNFGk8h/x4ZAszSNRDcCBBT25A6S+RE7Yjjyss0mhYlhXmvp9ZxOkVupHz9y/6",
+	"l5X+vW87XJy8nDMDjvE9rRMuUyG59Y1XbV3ziP9EHZH9ggvXnj5K9okVDlpSXJy83J7kKk7oV1WetzKW",
+	"QGUKcP5CgZepQimCaX5wLKKKHkKSgCRJPukbajykH8klHLi5EzoPOQmtfH8Db1QCrjhoK+ahNppqUVWL",
+	"qjsc9hvh8IhRnVuxMm7BYfAFzN0BFrZgmq2GJNiIRHriAAO15KvRBb51mDeAI9h8UKpaxGrpt1zAnmLe",
+	"vGHhNFXSC2n2UDRt2Tq1K/aItt4ykarHtXkTb39jgg5m9gSrwmerRN0/c5azCBSRKSKf1RHv2ux7JGkE",
+	"y3Rbwggzl1ayOHGFh8SB4dvXUiazS87lbTjeSxqzJKIZpkiRxrur4+ZjFvqYHm+zzse8ojaO6jKfNalS",
+	"YA8ViYP+9jXLdVVe9jx8ydLdejVmtswOkHLMI2XdjyV4WONHGhbEKBGKD1iBhxJzqYD/w0eW3V5kXL/O",
+	"V8e8iudt6WBNejCkjn0nS4PFVDEfLLdAky2D7UndK65b/m/OstlOsJPQCdvp7kCzZ9GStKycR1XZWB8r",
+	"m/J6tpkGEWJxJ7iPxdPDZz89OWTa0ihqYNqaSm8NnFmQFCTypYvDldM/3Tm+j0JZuzitfh5frwrpD0Rm",
+	"gNGs92C6I4ZYqLiYDetLNNIQrgJCb3uESWu2yeU8fJoWdZjqsygC8UkeGdWAcv6WNweIX0qoJPKapymL",
+	"Dk35htZQ7xLJEhUGRAoSiaoKTRzllGLSlVYRXJL/gjO1Zbfzhzy+xu+6nYBcz3/HnWpv9rfVB5nH6nYn",
+	"tvZba0jQJxGDM15vUmnV3U96+44vonQutaTfPtjqxRestHexC0+bzhgGUdtgtQ22jg1mF7zbu3hh2eb1",
+	"ttAKHuODzgGCkIY2J+IsCg0mRCKKRIk51F4EiCVyJhWbuLsetNdXMxXDYLdkjkDbSMl6J2Nkb7M9WGV+",
+	"wA0Gyj5aUTm1ahu6++qcsNpy+eKpkY3pcmd5t2im7H40MahPuy5atcs+pCJTKyP3dxJiruVlNgu+EMZw",
+	"5IGK3c16OcWBXFA1XscwUeyD2h3Im1sTWN2Na2SuHvd+QR7lTEwhE7gAa/bhsQu0HRpFLOqSkEcBWIRv",
+	"6YQFMTX/AC83MJLtSAWezYkhNv/KW0jRC+YBq0OSxrlB0xBxPkEE7wlTNKKKwrdqSJEpFjXbJTe4Z4i8",
+	"cIR9g51hB1Q2m8s1tl2D6h0GhMUILmSDvQURWIn1CzDO4d4QogzhIWGTVM0cM45IWJscszgG7pcMKlsx",
+	"XvCPMCDh9/p/Wvp//ncYEEX7uvnjS4hFpBkb8g+27ij8LiRSYKRCK+lUL0k5ZkwbETTOIcagxmzSJj2V",
+	"MToB9AgoqNVrlMDtGHGhivaphE8rx/q3PlWDMaL47wWdTkevAhlgIIYrScQ0gecDR9mirYiC2Ed3eiCS",
+	"hOFf0zGPcfIGMRzN2yRveQgE4gDO7n8TE4CB0l89Xm26cEX6bEQTx+BSqsmCaHWUZ5YrxuWzT+jMVVYD",
+	"qhRPCCXajslwmHVCdl0a8rn9eNyRxeqnkhz3fvG0YqFMlinGsmqaU423lJ6WuRO87Yqx1TGVQN6xWAxZ",
+	"ImkwdZP6wWQrPgJ23/oIWyoEvSoCu6WTryJwbNnpsUa39t7rHJfHLQN9qM28qarP1dG7EVOb3Kmdx/PC",
+	"64hcrcgfUuN53/25mpB+08oUcUkfuEW3FKVDGNPPBNdXy4c6yva1UbFvMszG/QjbI4bW3HHg/QNrT5Fi",
+	"3I62Pj+srZWtkIsX2QNVNBi3yInbog6lSp7NCYu102XhzK+cFPFliIzN5Koezwe5dz49VsF3LY9qebRl",
+	"ebQsm2m1SFqajLpEKq2B4m5Ijz1obggEOjDuNGMpzZhslhM8hyJbxY1sooxylgzGmUhELuOZOdwwVT1w",
+	"3uKdU4lcDcQEEzD+8perElnxfqcD5yTMsho7oFcqMYU1gDcSPqwiKPzLX8gp8IFACqw77GuIrNwLd45V",
+	"gU8bmBwTny9Xdw0goUWugKyYJ4R9oAMVz+AkTwxJiF0IAxKaDNqQNG4Fw+2S0GHdmkwWrppwGDcExtjQ",
+	"cP/DVGcZHOtRRaQS+hUmw9f0FBKFaVQ82mdDkQFZcA4UxTIfDJiUFZTSQHCbq2Du/CqlEitQTT1YBqdr",
+	"rn1cRSWoa/vp7TedUBw9FH0R/SDAZdvAOjdxaJlC2nDCSH+Gp488wcNZ02DGDFqkuGEZ3N0mAHUa8eFQ",
+	"rzKRkDTPUiFZgafSp4PrUaZlBflT9EkjvDjvXZHb99Dun6Ivw6ZeCXwwxtRoWZovM7Nc4fGnLC34Csbt",
+	"PNW9ShTJk5hJSUIax2J6QTNtLsDy0psQ7IZiI7nFzyWRExrHSKml9HeBB72NwycTFnFYvhQGq1esduqw",
+	"iC9PcCMjEpbcBgPxuqAw/Ty+frUICyOfODGxN6pHQm8ov/K2pPCLTOi9z6KuFqDZrMRbvZ44A7DVQizB",
+	"3nD7GzjwQSVMAlhqBjwZBW+FpKhZHepI1hPnp/2MNLRrs83WfLI1UnyNFF8jxXtI8eu4dz69WB4jg5ee",
+	"xftAja1nb9/quCI6GHBampQek8TpmfmNS36jfQbzi2TZDR9op9NmBzbb6CF6/qglJ3PWdQZ1nJbjVhvT",
+	"AzHR/o/2SRLmpwhCSSQa3NYl688AiQf8Av3ffAJVksy6C3gXFCWAQwOGlgyAhHKk/eqsINCdweumfMDa",
+	"5AjeguWWKRpzJOIsAueBXrNEf0Y6ojyBncsTQvvaxVVTYc1+V1vKPhjHpU1CJZRxQUxapvUNjRdh0l1J",
+	"o6hKdavEkKHrLq3wqCGXqun7fF3nmiYzdOLRjQoW8iexG1ORxxHOlO6Hfl+pbnbVy82Ntu7jkCR6Uj2o",
+	"Of2GgEiul4BJjcolK8A0m+B9ghOox65n2HjFS9miftZjU2PtBmcMf17hHKJxXCaYMqW8RV7aNON6WoLb",
+	"PEhV/nywczAVzvWWSuUApDIofoPi3UUTHagb8gScfxaRNAYuAbNuMzbUaqJNGld6p3lu67pudmidd+B+",
+	"wFa9aQoM/kwqtINdjt+4wIQdlBeWaDfJYmiByrlJgZ1rn8Z7WCwZbtQJo4mZNJoYwytm9IYRKSb+AsVX",
+	"Vs7dVp1o3JSeB8hF8lr0v6QcCN2516K/0hne3/Tb7lwWXRckPVHaQA/PKsavsNfpdPQKczN6AH9KpuSR",
+	"2unq5faitbff6uxddTpd+P9/7wQ7WojtdP/+ovNpwSSfVz37zztzeAv9XJGDjpMjTtoXygD1ZpoJFJ9j",
+	"KrWh1TnEopOMJWyqLY09csIGDECddT+bbfKWThgZsqlXtYL6VjJFfOEP8DbQv0U5v3F+t2qdLHJlEKlX",
+	"qEXD5bagtxKhQHcdliL6YBAgwaxRfTUJY03CWCUXTMb/XDxHL1GsguLSugvS1dAgNIleXCaecuiRDJJU",
+	"8ASy5glXG4rxbKw7C2vcFjzUiu2WPWHXyR9fV3pcDxxN6nvBxlnXi+7x/fjdj3+K/hmW6mwhT6ZwHkS2",
+	"NmfTZgzl2w+bXuuRbzeTbg1Dt05eqZNXHkTvtE1REqyV2pKxEZcqcxrsMWt9Lv13f2l1P37nekwpnoxq",
+	"eNpaFmxLFvj7UDuesN6eTk3QZrbyNlg+Fncxlgs9dp1QLU/qZIuvu2xoMyLMryFCTmS5+9EgjJ1Fn3Yj",
+	"HrXtzluK2B2JQT7Rrn8Y8ag7Zf3u73mn82wwFlLBv1jXtG1+cC/AX0OSMSniGyaJEqRBCQAumLNO3Yh3",
+	"UETC///ZUdhsk6sCCu07iTiHIFG5JBMaMRNA01cVnzDDwp0wFrGINMYsYyCK4VSQQmgPZTUeGOrHEOC/",
+	"CYj+eXKdiGniYa/Z45yDNjmmg7Eh1xjyG+ZOJRsh/NI6FonKRNwlad6P+SAgE/qhRUfsH886nbBp8hGI",
+	"VJlIRiQ8vaKjUGuMhE0RNocOFTBmZULB126SjFFAgEEQHt0RczTqvx/jknoUErNUi0E6BHFsGg7MTONt",
+	"cnx+2esCpITI+IgjWsQFdL1rTw9NM5XGJhxrZyc8OjHLYh0cdGuPF1+URw7OPKWAOG+qMNzi2ZlXKHeE",
+	"I79NTw7fioT9TNVgfFfbN+LR93fTVydnJ266loSqT85O3E6bC4odQf6zXWitozgW09Y5fL3b9AU+ap6E",
+	"B81zn4Kd0vK9FWdH32zv/RTs6HV82zNwz9d28vRsTZ32s4j05jVq7R4a+imY4lp1sexm+caXXGnhIxRp",
+	"hB/1H+/zLP4UNhENC9XGd9ItfEliLeJEriSPGAl3acp3b/bCgFA8OH93+cZyR6AuQt2Sg5q02QG+JNRS",
+	"RW+nPIt3uju7OxWZRVlp75GGabnpa9sPiiXawJfgEDy5MS/T/39Or+XtBkAhta/ZDACSKHn960+kxxQm",
+	"TYOimmkBHxb9aP85VaFNx5uR1+e9UxLzfkazWa1UK5Xq6+m1/Pa06Z/T65Zk6o4a9fWvP/XYUmVqVmet",
+	"R2s9WuvRx9OjZtt9A4oTa8V3P8Zcqk8rlSf6mST8gSuUp1gs/oZLVYQQQyKGtoZJlTRuxm6Eo9CUSpIG",
+	"pqxo5ZmJCdk7NGpP/0pEyhKJXi+ki/I4ls2A9HMeq6LAUCqhn+9zUwFoutgIWRRJ2sqi4aC139nft4q2",
+	"3CODwXrNZm1y5Pev4eevIihrQBA3UI8LsjDnQQwDkjHFM7wB+a+aRDIlIaW5z12cwFE3e2nMh6bIUxYe",
+	"O1f644tkwEzezhrmBIn1+wq7QD+XZuIDZxJ46wklA5HOFo0VqshESIXBCjRCsOIFrBJguQcOaTQ1TAGb",
+	"N2FmaHoAJme1HIYQWXlwGI7YiKlRLMIv1eBY7IWeC73+EKHYLP8l3YhxZMt7MKEf+CSf7HT39w7+evC3",
+	"Zy8O/hrsTHiCF/dcl3ii2Ihl2zaCbgZ3OEtfJUmWWURmj6PcwiVXG0e1cVQbR49mHM1pctJw+5jgRiZ6",
+	"J39tUQfR373Z36VSap0vkgIPeanBNBaAO36esoT8gISY++0OObJNeKYCce363cZeczQhQh6FqKALcnKO",
+	"+bfI/jamcmxrIcDQsU1+Z6DWaRKJCZE0VoCwr4ersLQ1lGO6//zF/4RkKLTUwzIqONVgH0jvx6PW/vMX",
+	"ruQH3tZQGWAeBETfn7UGVLKoiaaKfkXYJiEMLbS9hCk4jqmUemwBCfmE6p+xhOyaReTi7SvSsB9wF2Mx",
+	"ux/nEfw/7UK77TQZhU0wNxwrn5tZa2gAnomeEJhBvE+GFliisJQGYza4PsTqMj3nUyotm7s5fhHSsJqa",
+	"37StFwWFRbNnXmRB/A2sCxg1Pb3eI/th3foOKhetJKGvT2OM0IcBUcJWpDW06UTCv4RNQL63+BhiSjNc",
+	"zaNY9GlMMm2/Qnb+XW0rvWZxybrV+gipOPFdTyOqurksgd7eUGNtP1Bz7m3pExqSzfW/5MIuBU8L9qjZ",
+	"n1/1t35iFoyvBu+quxnPQP/dZqAsVbWbt0W2NZzC1EAO7dvNDE+vFgbFSjOiC+8NiNdWQEAbY7UUtGCK",
+	"tsm7y7NmQAYZVyzjNCB6Hp3Z5Kyxi0wMeQyvw2AK7D+zG7GA06jKwPHNlIwUdyoB3jBXNtUCejSzSEta",
+	"zaoxm0gW3zDZfPLatfh2X7Z69fq5RCrjlx7oW2oN+235pp9Dspc2zpMT7RWB+JUi3jjeVshiDNoGV0GW",
+	"jqkxfWSXhPrVIWn0tccHZ9n4vrf6ssdB5kXC6YQ1AxLmWVx6bsr6emZCg8komTIennHdvFtjMRL+fW3y",
+	"VhhXkUuMVmv3FJ1495judiJMMJvQKMqYlODT2dFZaAkcXCmC/NSFP37VRcG/tWD0o6kLM7IlqgJXY60l",
+	"ai2xbS1RlptPS1MgX3LL4uYsxz2/ZDRqQY6Pu5fIMWBGFsFAg8SkpbIiKR3xBNiB7wWS4l6zCjS9B92/",
+	"cr3fYg2FfckbLmvKlZokfV2M8DlCct+QLJbtsrKE8h4whQm379VyEqKYJsXrA5uPAFn9hwvdQ3ATpDLt",
+	"z0j46vSKLAiJcIs72t/LKw/az7UsogOlxWAjhDA4QGrzxF0c0ljqq+7F7vR7jsoAnyhRGRirpi9EzGiy",
+	"1nn2l0XGYieyJj+o5dQacmpDAipYgu74AGGxrAIU0dFsH3e2U8Npm0cS+DvRvO1tvBOrzA57j0VyrIFi",
+	"nk7V57dexImbi1AnhO4pg/zyTXf1rozSIgF+hpJZhIfzPC7o6YA13svfzCWQepBGxMCY0NfwpB5tiy5B",
+	"Y4TwRCpGo+ZDTajVxNOeVNwS9zQy/Nac0jWn9GNzSm9KSizhlj6KpSDampELztGW3J4RUxver51HNT1q",
+	"T6JGn3kQEtUDN/Rq4Bmt3qt0+rYUMALTPHxDb8+X+ayU1bVAqeFn7myMfIU019vzdXajHDfnCpbIY5Fy",
+	"OOf2i6fmnR6eKOEf4W/NZbH93bAV9LgBmGORzurgS21EfQbHyO6frUqVNGM3nE2Xy5RLlugFUOJh8Y6G",
+	"kScQkj0BEePi5CWKDfjj7SvS2HveIVHKm4aaFZkrQ5JmDLg/MR1oN01GIfCDltNs0mgYtsn5hCvFIvu2",
+	"IWdxhMQ5JGJDmsdKdr3KlqOIkjfihmmRHHhMM7/v9LABgA37fYcoEdEZ3uFHfQwc/vHp5VXrt99++63V",
+	"0f+3F5TSjwz5EMvgCJ40lmRGQeaQqCr6lc2AxGIkAjIQscgzV4RMlci4ReEI//PT6W9/hMjKSAdjEn78",
+	"aPH82xOmqJ769k+nv336tK3zO7NEvmTb9wK7eG/yzjQall9q7vuZRZxe4Znh/P0V9bo7bi3f2lpx52I7",
+	"lYlPGexDFpGUjljX7TO9xW7dWHU4r8Z9fCJ2tF7khBKrlh6cVmELAQciYqvzZE0eaQZsvIZjzC8fJLqJ",
+	"LgmBpSwMbEVgFJKGXyB4pJDbJKUSihpF5sr6LB94WBTBXjIqRWLoeecvH4uIhYeElpQTngRAGgdwZ6EO",
+	"4pKE5pf3/dl7vGoRJIt75BiQFQyuhE2ktdzlJBHTQ4MzYXVpf4b6TSTxLDA8X/0ZJue2yQlSrgHDt9CT",
+	"licRvlNPFjDQUclaPJEskRzyN5AXjEa6F8eZGFwPRRaRPpXs2T5phGdmLt6EkHK7pyf6HP/dCQMynqVj",
+	"lkjCR4nIWNRsk19Fdo38giVqxIaPwaUFbNf/PYRU5AAgMlx2cMYQIiSYL6vFCPGly9rtkmcdkjLLyA3/",
+	"HMQwXSYLOSByTDM/h660krQIr8CwMOyGWK1isofBjio9jEwkXvkMTWg8U3wgHb+c/jl8J1nWOhqxREEV",
+	"LSWDjE5jliGgRnJN8mSYZzHL7pSEjPvJQ1q4qzXwy1xF7nYD3f7bbufZno9QfYloELXyfiq5zk6rwSKc",
+	"lRB4PcXmL9EqpVVUrC9VXwedA6OwPBnXJr+CsvlfNyzTPsA/noWBKXQAEBQ///hZuzMHD4xF9eZY21bv",
+	"l8oi71q74I8TXnsBxu9DpUclSI4/NjN8N6IuCfdD0jCOYxOuS4fCzKLyKA9J+Cz07rl98kqaB2pEmoFl",
+	"n80TPawMuPwJv/qXIoNxnlwH2imbaj0YipQl8MGLRsJl+Y1mZKUERzOsne5+sMOSfLLT/c9+8OyPCiSf",
+	"28XuFr0Z1LBYNup0pD+pRaG2/W61E/PU5eAP8CXx0zcu3r5q3l0KypuvTQr2br4pKRgiOL4Tc7Jb3GeB",
+	"8p1AeN07f6sfOj45ujr6vFJQ3oy+/zCJ15SE9u5aGtbScC1p2PvlbtLQl3AmeLk0sOHd+53EwKELJhrA",
+	"BElkQlM5Fgri1TQhVCk6GAMUuOGNB8BnfSuGx9vkeKG+NRLTJBY0Iv18cM0UaTz33ORm2SkOyzSEeMRp",
+	"njcM6uD7ujaX+72kYVxbSdiHAUsVBgbsRiqCGUpcs8SK8YjFHLAoDSZVqLSIKg2DxlIQyZJIltgK2/YG",
+	"FoVtUqidubDBQ1TDcfG2C4g1b1xBXM7NisNFLc/Lof8JDBrWbVOyRFCrnTnoyTcsGanxTndv/2+PjLa9",
+	"mXh/pSz3Y3UXJy+fAL7kMY69dcJlKiRf50jbPOI/UQNV1kCVi0ruuLwb7qTiyvbjuiqOiGxeEBuVNm+t",
+	"hg5zwIegNlQNhE36LIpYRMITqqge7EgP8CITYhhWoUQvYkTcDMI2OVMWKlASMRzGPGGEjqj2KcrqrEy/",
+	"Ea5kqgqbh2Q6ZmoMKtnHMrOAiX2ufBoKxNYMbag/Kb/ax8PF6H1hyEs6k2RqIZfmJrqYYkl5hAeRpj/m",
+	"wLtB5+yPjFk6UZKxFpJMcFWYvQmbEiONm2gGcGn9DXeTOdG4ZrMCctHUh6oxS7qEkpgqc4clqCCRYMhY",
+	"j4DUwMhddYKhdZ6dTpE5hMiya+jjUulxghFVzCOeYsBZ0btE8TjUE0mkaJaPR+xJiDVuSpH+WIjrPCWN",
+	"hTOU+XOT5kOpRPDUZyV4N4AEwAeG5TXTjU9FHsMnLj6qhce037YJkF0Zg5mgJXzNZ50Dh9Ci7+XJ6OHA",
+	"3ihWaD9mGz2j+GJgrytk1i1g154crbGuaxPiyZkQvfllTBpzmjwgWkUTp6OXokevNjKmajWFBZ2UFKPW",
+	"9vMxrsAJNK0OnAmRaqMhIDBCgBomvxy3Xp/3TrvAqjBJ6UCR17/2SGPOfvj+z6kKmwZBOMUUDqvhva68",
+	"7p2/DQrtmGZCsYFiEcEVR0Iaj7rkNDrpHYUBCdUs7RLTeEDCgZrpP83B+zWPEFZ5mMdxWR9NmBqLiPCI",
+	"NEwYjzvmMIzd/X94GXXMT2z2cx4rrnWUCe01rXrgEp1rUDvwSuOVA7vlnHliCFWWGUWOvitE4DAkDQWt",
+	"PIgpn6B2p/pL2PSNl5mYhIsqWt8HWlhf42pWq9VVavX1VH35mvV7s63ZB0j93OnusNnrcf/VgJ/z1y//",
+	"fXp59c/emTybvO2w3tmLs+Tff57xKaf78fXZn4L/+1V8fZ5E8W9/pjF79VINXn2I9e/Rj/FU/x5Nfs5o",
+	"EnXOkk6bzV6n/z7Wbfwy6/+Z7kW/xtfnfx59OL8648N/tgf7cdKfvOxE/3odlwIhKVVaCu50d/7Pf45a",
+	"/6at/9tp/f1964/vf/+9fcuF/1kISgQ7H1qmwVZZhJUETZeoccYYmI8vDvIsJinNtAHL9Lyb9KJIqKWI",
+	"nWU5WGq7tjJqK+PrtDKM0iavf726g4mBKqsVi5FYaV/oG6wWLLpRpJnPZ+2NRRzZrD04TtW+au+XVxCH",
+	"yFMMxjYPLYBnW7f/Loudpi2pdpP1mAqeKEnGLGMY2HaayXQCMTcTBjCbvV9egVZDGE3DRhnacGLPzHTr",
+	"QsR8MAvRUx9ChqwkOPoCz1mkTK9zPZ6IZ2yg4hnJ8gT89TGqsEIV04SMRZ4dWtWqr/m6sOps4sHYm77q",
+	"QmzAN/qTfoEacDN5G8FjnHzqRfmEQuRza3rNMLl9yjxUK6BaAS0qoDPr7cQoVdbULiZRfmV64HyE3J3+",
+	"uiKtlI7Y4lkwaUDcV1+6OHkJyePSHJFirgJIbnOoG/PkWpqcYtQFjVCMugj23Fx1TLrMyfp84v3CVR98",
+	"pbJ9QRbrRYDLwpkg3uFubdHXAvXJCdRLK+W8lXyX88f/ZksF6j8v8QCnypLWovQ7YCkrIT6XGw+bXS13",
+	"A2Oym4wYhGD/h7wZhWVzl0R09vmk4T+zzQjCqpwQgzpfmbu3g7LL5O+Zv+TNaOePR8gWeSI2tFmJtYSu",
+	"JfTTk9C3idHV0nrK+mMhrpfjZZfQ6rs+KsqYOtpqst8hMu+752SbvPWgtO9XUm+71p3QRJu/1ZjYv9oB",
+	"bLH+zbyj542wRrqvEaTvgCBt1nJ5k3g7063iZWXZc5thBZq0WaV9hDD68erqokdYEkFQkhjQosFYSGbR",
+	"Wq95EiGfXMF8L+2hF5FskDGl/VUuodIXNvOV4bWb5FKRPiO0D3y+LCC5ZCQcK5XKMIDoqjaUcmkRPkQG",
+	"Nd1TkUWYlwRX9QvHWo40KP53mnGlGOacOZZ2mQ/GcGC8v/es89fOi4Nnz0KoDO98+OsQ0UXCAPOBhrmE",
+	"9OVTyME19cSuMMMy22lrzw0hNXZdLETap4PrgKQZYNUG4JW3YjGgMbLzDWKRR8TihlhmDxLuvfh7e//5",
+	"Qdv8NyQ8GcR5xKJmQCZ5rPiAShWQPJEpG4CacjR+ArLQ4DqNW2mepUIykpnjzSE5u7g5gJvPLm5ekIb+",
+	"szWhwDACV9yb4PjVTACK04NOR88ycET1RTRr51lseIyBdBcjxGOWsYCIhCBGn8kdH1GoudMrJZsVSc1U",
+	"kYFIEjZQRPEJPgeoLWai6UDlNI5nJOI0jlkEEWqK3xrCHZhX5n8G/LiJa6L4jJCMhhNPlWKTVJEh5TEu",
+	"WRPYxgh6Ykiv0kx8mOlL8DjWymM83M9RQ5pliMHzRCoax+aAns6InHI1GAM2YqK/Fx0yEjEQ95BZKJlS",
+	"+rUwGKpbkrjqQ7OR3KKD7XK0ntYkjTm85T6biSQy2W64EwGkYDqWbPB+kSsaTyL1enm2b9mm4TT8kEiG",
+	"p/JOrYa6QVcLPxZT+3m5KeP30wX51nQ4ooIZ+bcloHrT+mfFqceXRxWmxErgNHzqkIT49cMCf6IQyDWg",
+	"2leOZv8NY0I6a0brCLBXHmg2+U7PrfD3CKttqjW9LVsw2juVmLGByCJ56DTSRGTMqiXd+e2JUOx9IUJr",
+	"VPsaBuuLBqn3t9KDnaAqXOtjkxcIGZiIc5hmTO/Ew8LahkqDmXYokN86Y21yBJUTyMLKJdrHeMQnEgQw",
+	"hVhx6L0u1Pu4H9PkmmCEkQxiRsGLOiRhksdxSGJGbxAcKk8wZxGJ/xwBBlB0GatTm1/2n1FLDIdl0aNt",
+	"Um2Wd0k40F9jkOsmXlIe5xmTIcmYyrMEbOoOJmdGXNJ+zKIjFeqrukuk4Rt7ccZoNAOrmkU4K/jvZnuB",
+	"o8P1kSsihsMuSMGUYTbNnAWJMhHnDxsMTG2pKY4FY96+nidkGPPRWNk0zSFPuBwzkKnwXdBf5U7qat9A",
+	"4KwqHut/aHlrZo6Y2tEtCFx0kR4scLdm6H5WEPM7Wrh1oKyGVXwiTExY77ZJ9bVgjO4WEnR1GYXXhe+k",
+	"J3fLHJaBRzRLjgpjFTxHC+grEpDhUzrD8KCWoV7zKOFDHoW2ZiL8V6uHIa/WiWkxJA1QNWYwLR6FTXJD",
+	"45wFhIP4HdCY0EEmJIYXjfCXj3A0cFJM6X1E9VPjtiyPelZTXNZ2/DZONOhyGbRpmagYnnNUn3f8M2c5",
+	"mMxWKrT1/WEh7MyZR8mILp92kMZ+Z78JVebWYcegsco4JOVdMwjp2iZNRbUnxhBoFKCZKo1y1wR4HqU3",
+	"KbHS3FdCkIYeQoYhXneU02dDkTHzpEn6tr5Bs6vvzZgxiU0vwSYe2NA+kTlkKRQF3SbovTBZ2zOk9Zfa",
+	"bNxif1tydCW/qBdXn1t9AfmvXp911KSWtveNgDLYrXpZocH2cPFa4HhD1Uklhbhe0+N8QpPFjBI4wEIA",
+	"O8VIJoSqStILmwERuZI8YiTcpSnfvdkDEZBn8U7X5gnufPqj6NEuZEHvDkQ6+2I79zFhaiqy6y9n+tZY",
+	"TCu6yWX59LPUFfPapvdevASi16zChTgxleO+oBmevKYsa6GfMeQjrQzbRd7ikcUeq0DW6uk1HGmdgrge",
+	"ADaIqkOShtE+UPjb9FtENSSXYDmmTKQxI9OxIBkbMH7D5nM4bTuGHKSyZ/huPH9WU9GSiqVwWtpCREHb",
+	"Rq7G6PmYY7aFieIjrmhsodP9UrmmTQzgmY+gXjSOt1U0+qOY+mOCdgCDzIVAvUo0v0FTEVfR5JmUuTYw",
+	"9GeYwNG2nR29ku0RpG0nj6+h9eVtzTG4eA97QEdVY/tZJGocA5NUxBXJJR35rz6Gy1UPHpeh/9EudAD8",
+	"RQun+u+K54HqRnrfBKvjcTnaZAB/IPjALT0puFOLBwuChsVnMfO4JFCCijRk01Ip2a9iFePpPm7NRCh3",
+	"r9+G0y+Lz59bQ06akIFJgqFRJK3JrfdsNqQDRkzCC77Bn6eiLkdLFD8bEaFqDYLQcvP/PEHqgHm0KvNg",
+	"V3/m8OK8d0UQ/Nb4FMWm2v3o/n0WfdrF50Kwa/sz7QPwDK1raWEmw5PTN6dXp6UGoSCUOoYivBPbkkg5",
+	"ZJCV3MsM1EQGJBWYwhmCdxA226QHPojEnhs4LVcTegVEDPOWbdgmR8mM7H/4YMkP6OA6EdOY6U7Cj3gw",
+	"CRxLmEHj5dR0CU1MEhLgLwUA34RZM6SBlBU23aQJy868RfeNJ2SvQ8wzmLRj8oOci4CJV5Av46f9eBk/",
+	"8BtHV8TQiMzlGbXJkT2k8ENZ6KVhrtKeqXsKyHNbARWQZx0HOaG38D7UvUoDxgmaWNFM2Qxaey5hHKzG",
+	"88LL49ofUzRutkl4sNchr0TiH4ksek7DoRWRh0QKEgk9T2YIfquUZGIaIHUXjWP/aJkzebjqkAWyo0b8",
+	"hiUkT8FRM0lvZhh6XRbThaCTyiKx9EU0M3gZNhMNrhfTG5FGxOVAq3PHRSjt+bfB5tDfRio6SaGRvtAu",
+	"IFBwaX0PndT2cK4gGYtN9ZTglsAutv2IYs8+GLoe9RRNIt0BK44MIossxRuD4i/XH/+iLBpugBqEMZQT",
+	"2w5JxAYxVOIJ+II0drXVxmDIZJGcaADoaEIYzWLOMgcQDUuJywKKDg7VoNykCXPjfYIZrFFIkLPvgBw0",
+	"TM5jHCIGC66zAb6+NPJxwXuuUGCQ6elwRXEOC1FcfIJT42WUz4yCu/nN0AgUZHyqsHyK5XW4GB/GuIvs",
+	"kuULb41R2HesHIipnOnu5DmPdiorYso9f5fwD0SygUgiGWB+oQHaceurTS7Zn1pkQfxbYiKIGmtJR4Zs",
+	"6kSRiNf5GFd2La8chw9/0mn9/W6gJuUx2dXNE70Z+ITGJNKGqqyajlCO6f7zF/8IyfdkzD6QH38+Om71",
+	"fjzaf/5C7wEDcOT2IwIYtfFqRqcgfyxg+TWb+eiEc+FFzH9bY8KcAFl3wswQ9LzR1vCPjy8OPt1l9oop",
+	"8LMxXxwQ/e+sNaCS6amht0/mgpwLyDJB1S2DDPMoKASKNhsqTmiWTl0hQ3cetDXu1P3ymlvSd7f2b++8",
+	"8rbJ598Wd5qK8GYvKJSdSeGt3kjFpyrtpIVJWLXPgvmN9mzfWADKJRl/J20/0EZyCccR04aqttwwJ3lR",
+	"Nce8n1EwTjBCUYIlNSnMVFp8U0hlvfXjSm9LV37cm72gwHT6fvePjwfPPv3jTpsYvsF8OrW0oyvyqil5",
+	"tt/S0+V/IcuAsPmEDl/Ho1peJ5vjX/9a9JOOCmcgamME0oUYw5KvFVYGGPUT1VDly32z2oupvZjai6m9",
+	"mFVejBcQOylESu3O1O5M7c7U7kztztTuTO3OfDXuTKWy36Jfs4RbaS0HB09yauemdm5q56Z2bh7s3GDi",
+	"Q+3Y1I5N7djUjk3t2NSOTe3YfJWODSr6R3Jq0ElZz6G5NZWu9mhqj6b2aGqPZk2Ppk49q12a2qWpXZra",
+	"paldmtql+Zpdmu0noFX4Kes5NdKMs/Zoao+m9mhqj+ZBHk0PnY/anandmdqdqd2Z2p2p3Znanfn63Bmt",
+	"5h/Jl9FrdT1H5oazaX04U7sytStTuzIbcGV+QXFSOzO1M1M7M7UzUzsztTNTOzNfozODiv6R3Bl0UpY7",
+	"ND4Gbu3K1K5M7crUrsz9XBkzG1dakNROTO3E1E5M7cTUTkztxNROzFfjxHgqfovuS4mWY4nj8unT/wsA",
+	"AP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

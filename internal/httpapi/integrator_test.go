@@ -244,3 +244,35 @@ func TestMethodNotAllowedListsTheAllowedMethods(t *testing.T) {
 		}
 	}
 }
+
+// A query parameter that an operation needing credentials does not declare is refused naming
+// it, with the ones it takes (a typo must not answer everything); public routes ignore what
+// they do not know, so a shared link with tracking parameters still opens.
+func TestUnknownQueryParametersAreRefusedWhereCredentialsAreNeeded(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	c := s.issue(t, "Ada", "Lovelace", nil)
+	for path, field := range map[string]string{
+		"/api/v1/events?serach=go": "query.serach",
+		"/api/v1/events/" + s.event.String() + "/certificates?status=valid&sort=-issuedAt": "query.sort",
+		"/api/v1/credits?verbose=1": "query.verbose",
+	} {
+		res := s.acct.Client.Get(path)
+		e := wantError(t, res, 400, res.StatusCode, "VALIDATION_ERROR")
+		if len(e.Error.Details) != 1 || e.Error.Details[0].Field != field || !strings.Contains(e.Error.Details[0].Message, "is not a parameter") {
+			t.Errorf("%s: %s", path, res.Body)
+		}
+	}
+	if res := s.acct.Client.Get("/api/v1/events?page=1&pageSize=5"); res.StatusCode != 200 {
+		t.Errorf("declared parameters: %d %s", res.StatusCode, res.Body)
+	}
+	for _, path := range []string{
+		"/api/v1/verify/" + c.Data.VerificationCode + "?utm_source=linkedin&trk=public_profile",
+		"/verify/" + c.Data.VerificationCode + "?fbclid=IwAR0abc&utm_campaign=x",
+		"/api/v1/verify/" + c.Data.VerificationCode + "/qr?utm_source=mail",
+	} {
+		if res := s.env.Client.Get(path); res.StatusCode != 200 {
+			t.Errorf("%s: %d %s", path, res.StatusCode, res.Body)
+		}
+	}
+}

@@ -157,6 +157,9 @@ func validateRoute(c echo.Context, route *routers.Route, opts *oapimw.Options) *
 			params[names[i]] = v
 		}
 	}
+	if he := refuseUnknownQuery(c.Request(), route); he != nil {
+		return he
+	}
 	if he := refuseNullDefaults(c.Request(), route.Operation); he != nil {
 		return he
 	}
@@ -256,6 +259,42 @@ func usesJSONSchema2020(sr *openapi3.SchemaRef) bool {
 		return nil
 	})
 	return err != nil
+}
+
+// refuseUnknownQuery answers 400 naming each query parameter that an operation needing
+// credentials does not declare, as unknown body fields are refused: a client's typo
+// (`?serach=`, `?sort=` where there is none) must not silently answer everything. Public
+// operations (no security requirement) ignore what they do not know, since shared links
+// collect tracking parameters (utm_source, fbclid) that must keep working.
+func refuseUnknownQuery(req *http.Request, route *routers.Route) *echo.HTTPError {
+	op := route.Operation
+	if req.URL.RawQuery == "" || op.Security == nil || len(*op.Security) == 0 {
+		return nil
+	}
+	declared := map[string]bool{}
+	for _, params := range []openapi3.Parameters{route.PathItem.Parameters, op.Parameters} {
+		for _, p := range params {
+			if p.Value != nil && p.Value.In == openapi3.ParameterInQuery {
+				declared[p.Value.Name] = true
+			}
+		}
+	}
+	var details []apperr.Detail
+	for _, name := range slices.Sorted(maps.Keys(req.URL.Query())) {
+		if declared[name] {
+			continue
+		}
+		msg := "is not a parameter of this operation, which takes none"
+		if len(declared) > 0 {
+			msg = "is not a parameter of this operation, which takes " + strings.Join(slices.Sorted(maps.Keys(declared)), ", ")
+		}
+		details = append(details, apperr.Detail{Field: "query." + name, Message: msg})
+	}
+	if len(details) == 0 {
+		return nil
+	}
+	return &echo.HTTPError{Code: http.StatusBadRequest,
+		Internal: &apperr.Error{Code: apperr.ValidationError, Message: "The request is not valid.", Details: details}}
 }
 
 // refuseNullDefaults answers 400 naming each field of a JSON body that is null where the
