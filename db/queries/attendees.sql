@@ -11,15 +11,19 @@ RETURNING *;
 -- name: GetAttendee :one
 SELECT * FROM attendees WHERE account_id = @account_id AND id = @id;
 
+-- ListAttendees is a page of the account's attendees, of one event and with one email
+-- (compared trimmed and lower-cased) when those are set.
 -- name: ListAttendees :many
 SELECT * FROM attendees
 WHERE account_id = @account_id AND (sqlc.narg(event_id)::uuid IS NULL OR event_id = sqlc.narg(event_id))
+  AND (sqlc.narg(email)::text IS NULL OR email_normalized = lower(btrim(sqlc.narg(email)::text)))
 ORDER BY created_at DESC, id DESC
 LIMIT @page_size OFFSET @page_offset;
 
 -- name: CountAttendees :one
 SELECT count(*) FROM attendees
-WHERE account_id = @account_id AND (sqlc.narg(event_id)::uuid IS NULL OR event_id = sqlc.narg(event_id));
+WHERE account_id = @account_id AND (sqlc.narg(event_id)::uuid IS NULL OR event_id = sqlc.narg(event_id))
+  AND (sqlc.narg(email)::text IS NULL OR email_normalized = lower(btrim(sqlc.narg(email)::text)));
 
 -- name: UpdateAttendee :one
 UPDATE attendees SET

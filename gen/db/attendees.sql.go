@@ -50,15 +50,17 @@ type CopyAttendeesParams struct {
 const countAttendees = `-- name: CountAttendees :one
 SELECT count(*) FROM attendees
 WHERE account_id = $1 AND ($2::uuid IS NULL OR event_id = $2)
+  AND ($3::text IS NULL OR email_normalized = lower(btrim($3::text)))
 `
 
 type CountAttendeesParams struct {
 	AccountID uuid.UUID
 	EventID   *uuid.UUID
+	Email     *string
 }
 
 func (q *Queries) CountAttendees(ctx context.Context, arg CountAttendeesParams) (int64, error) {
-	row := q.db.QueryRow(ctx, countAttendees, arg.AccountID, arg.EventID)
+	row := q.db.QueryRow(ctx, countAttendees, arg.AccountID, arg.EventID, arg.Email)
 	var count int64
 	err := row.Scan(&count)
 	return count, err
@@ -299,21 +301,26 @@ func (q *Queries) GetAttendee(ctx context.Context, arg GetAttendeeParams) (Atten
 const listAttendees = `-- name: ListAttendees :many
 SELECT id, account_id, event_id, first_name, last_name, email, email_normalized, metadata, created_at, updated_at FROM attendees
 WHERE account_id = $1 AND ($2::uuid IS NULL OR event_id = $2)
+  AND ($3::text IS NULL OR email_normalized = lower(btrim($3::text)))
 ORDER BY created_at DESC, id DESC
-LIMIT $4 OFFSET $3
+LIMIT $5 OFFSET $4
 `
 
 type ListAttendeesParams struct {
 	AccountID  uuid.UUID
 	EventID    *uuid.UUID
+	Email      *string
 	PageOffset int32
 	PageSize   int32
 }
 
+// ListAttendees is a page of the account's attendees, of one event and with one email
+// (compared trimmed and lower-cased) when those are set.
 func (q *Queries) ListAttendees(ctx context.Context, arg ListAttendeesParams) ([]Attendee, error) {
 	rows, err := q.db.Query(ctx, listAttendees,
 		arg.AccountID,
 		arg.EventID,
+		arg.Email,
 		arg.PageOffset,
 		arg.PageSize,
 	)

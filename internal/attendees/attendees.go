@@ -68,10 +68,10 @@ func noSuchAttendee(err error) error {
 	return apperr.When(err, store.ErrNotFound, apperr.NoSuch("attendee"))
 }
 
-// List returns a page of the account's attendees (of one event when eventID is set) and their
-// total. A filter naming no event of the account lists nothing.
-func (s *Service) List(ctx context.Context, accountID uuid.UUID, eventID *uuid.UUID, p store.Page) ([]store.Attendee, int, error) {
-	return s.store.ListAttendees(ctx, accountID, eventID, p)
+// List returns a page of the account's attendees that f lets through (one event, one email)
+// and their total. A filter naming no event of the account lists nothing.
+func (s *Service) List(ctx context.Context, accountID uuid.UUID, f store.AttendeeFilter, p store.Page) ([]store.Attendee, int, error) {
+	return s.store.ListAttendees(ctx, accountID, f, p)
 }
 
 // ListOfEvent is List for one event that must exist: another account's event is 404.
@@ -79,12 +79,12 @@ func (s *Service) ListOfEvent(ctx context.Context, accountID, eventID uuid.UUID,
 	if err := events.Require(ctx, s.store, accountID, eventID, "path.id"); err != nil {
 		return nil, 0, err
 	}
-	return s.store.ListAttendees(ctx, accountID, &eventID, p)
+	return s.store.ListAttendees(ctx, accountID, store.AttendeeFilter{EventID: &eventID}, p)
 }
 
 // Count counts the account's attendees, of one event when eventID is set.
 func (s *Service) Count(ctx context.Context, accountID uuid.UUID, eventID *uuid.UUID) (int, error) {
-	return s.store.CountAttendees(ctx, accountID, eventID)
+	return s.store.CountAttendees(ctx, accountID, store.AttendeeFilter{EventID: eventID})
 }
 
 // Update validates and applies the changes c sets.

@@ -17,10 +17,11 @@ import (
 var exportColumns = []string{"id", "firstName", "lastName", "email", "createdAt", "certificateStatus", "certificateNumber", "verificationCode"}
 
 // ExportStream checks the event is the account's (404 otherwise, before any answer starts) and
-// returns its CSV as a stream written while it is read. The writer stops when the reader is
+// returns its CSV as a stream written while it is read, started by a UTF-8 byte order mark
+// when bom is set (spreadsheet programs read the file as UTF-8 only with it). The writer stops when the reader is
 // closed (the client is gone) or when ctx, the request's, ends; a failure after the start ends
 // the stream with that error.
-func (s *Service) ExportStream(ctx context.Context, accountID, eventID uuid.UUID) (io.ReadCloser, error) {
+func (s *Service) ExportStream(ctx context.Context, accountID, eventID uuid.UUID, bom bool) (io.ReadCloser, error) {
 	if err := events.Require(ctx, s.store, accountID, eventID, "path.eventId"); err != nil {
 		return nil, err
 	}
@@ -32,6 +33,11 @@ func (s *Service) ExportStream(ctx context.Context, accountID, eventID uuid.UUID
 		// This goroutine is outside the request's panic recovery: a panic ends the stream
 		// with an error (logged with its stack) instead of the process.
 		_ = pw.CloseWithError(recovery.Run(ctx, nil, "panic while exporting attendees", func() error {
+			if bom {
+				if _, err := io.WriteString(pw, "\uFEFF"); err != nil {
+					return err
+				}
+			}
 			return s.Export(ctx, eventID, pw)
 		}, "event_id", eventID))
 	}()

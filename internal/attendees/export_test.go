@@ -117,7 +117,7 @@ func TestAnExportStreamEndsWithItsRequest(t *testing.T) {
 	t.Parallel()
 	s := newExporting(t, 10)
 	ctx, cancel := context.WithCancel(t.Context())
-	r, err := s.svc.ExportStream(ctx, s.account, s.event)
+	r, err := s.svc.ExportStream(ctx, s.account, s.event, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func TestExportPanicEndsTheStreamNotTheProcess(t *testing.T) {
 	t.Parallel()
 	s := newExporting(t, 3)
 	exploding := attendees.New(s.st, func() time.Time { panic("the clock broke") })
-	stream, err := exploding.ExportStream(t.Context(), s.account, s.event)
+	stream, err := exploding.ExportStream(t.Context(), s.account, s.event, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +153,7 @@ func TestExportPanicEndsTheStreamNotTheProcess(t *testing.T) {
 		t.Fatalf("read %q, error %v: want the panic as the stream's error", body, err)
 	}
 	// The same service still exports.
-	stream, err = s.svc.ExportStream(t.Context(), s.account, s.event)
+	stream, err = s.svc.ExportStream(t.Context(), s.account, s.event, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,12 @@ import (
 
 func (s *Server) ListAttendees(ctx context.Context, req api.ListAttendeesRequestObject) (api.ListAttendeesResponseObject, error) {
 	page := pageOf(req.Params.Page, req.Params.PageSize)
-	list, total, err := s.attendees.List(ctx, principal(ctx).AccountID, req.Params.EventId, page)
+	f := store.AttendeeFilter{EventID: req.Params.EventId}
+	if e := req.Params.Email; e != nil {
+		v := string(*e)
+		f.Email = &v
+	}
+	list, total, err := s.attendees.List(ctx, principal(ctx).AccountID, f, page)
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +124,7 @@ func filePart(r *multipart.Reader) (io.Reader, error) {
 
 func (s *Server) ExportEventAttendees(ctx context.Context, req api.ExportEventAttendeesRequestObject) (api.ExportEventAttendeesResponseObject, error) {
 	// The generated handler copies the stream into the answer and closes it when done.
-	csv, err := s.attendees.ExportStream(ctx, principal(ctx).AccountID, req.EventId)
+	csv, err := s.attendees.ExportStream(ctx, principal(ctx).AccountID, req.EventId, req.Params.Bom != nil && *req.Params.Bom)
 	if err != nil {
 		return nil, err
 	}

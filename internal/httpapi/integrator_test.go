@@ -276,3 +276,50 @@ func TestUnknownQueryParametersAreRefusedWhereCredentialsAreNeeded(t *testing.T)
 		}
 	}
 }
+
+// GET /attendees?email= finds an address on every event of the account, compared trimmed and
+// without regard to case, alone or with eventId; a malformed address is 400 naming it.
+func TestAttendeesAreFoundByEmail(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	other := s.acct.Event(t, s.env, "Go Meetup")
+	s.acct.Attendee(t, s.event, "Ada", "Lovelace", "Ada.Lovelace@Example.org")
+	s.acct.Attendee(t, other, "Ada", "Lovelace", "ada.lovelace@example.org")
+	s.acct.Attendee(t, other, "Grace", "Hopper", "grace@example.org")
+	stranger := testkit.SignUp(t, s.env)
+	stranger.Attendee(t, stranger.Event(t, s.env, "Theirs"), "Ada", "Lovelace", "ada.lovelace@example.org")
+	var page struct {
+		Data []struct{ EventID, Email string }
+		Meta struct{ Total int }
+	}
+	s.acct.Client.Get("/api/v1/attendees?email=ADA.lovelace@example.org").JSON(t, &page)
+	if page.Meta.Total != 2 || len(page.Data) != 2 {
+		t.Fatalf("by email: %+v", page)
+	}
+	s.acct.Client.Get("/api/v1/attendees?email=ada.lovelace@example.org&eventId="+other.String()).JSON(t, &page)
+	if page.Meta.Total != 1 || page.Data[0].EventID != other.String() {
+		t.Fatalf("by email and event: %+v", page)
+	}
+	res := s.acct.Client.Get("/api/v1/attendees?email=not-an-address")
+	if e := wantError(t, res, 400, res.StatusCode, "VALIDATION_ERROR"); e.Error.Details[0].Field != "query.email" {
+		t.Fatalf("malformed: %s", res.Body)
+	}
+}
+
+// The attendee export starts with a UTF-8 byte order mark when asked (bom=true), for
+// spreadsheet programs, and without one otherwise.
+func TestTheExportStartsWithAByteOrderMarkWhenAsked(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	s.acct.Attendee(t, s.event, "Łukasz", "Żółć", "lukasz@example.org")
+	path := "/api/v1/events/" + s.event.String() + "/attendees/export"
+	plain := s.acct.Client.Get(path)
+	withBOM := s.acct.Client.Get(path + "?bom=true")
+	if plain.StatusCode != 200 || withBOM.StatusCode != 200 {
+		t.Fatalf("export: %d %d", plain.StatusCode, withBOM.StatusCode)
+	}
+	bom := []byte{0xEF, 0xBB, 0xBF}
+	if bytes.HasPrefix(plain.Body, bom) || !bytes.HasPrefix(withBOM.Body, bom) || !bytes.Equal(withBOM.Body[3:], plain.Body) {
+		t.Fatalf("without: %.12q, with: %.12q", plain.Body, withBOM.Body)
+	}
+}

@@ -56,19 +56,26 @@ func (d queries) FindAttendee(ctx context.Context, accountID, id uuid.UUID) (Att
 
 // ListAttendees returns a page of the account's attendees, of one event when eventID is set,
 // newest first, and how many there are.
-func (d queries) ListAttendees(ctx context.Context, accountID uuid.UUID, eventID *uuid.UUID, p Page) ([]Attendee, int, error) {
-	rows, err := d.q.ListAttendees(ctx, db.ListAttendeesParams{AccountID: accountID, EventID: eventID,
+func (d queries) ListAttendees(ctx context.Context, accountID uuid.UUID, f AttendeeFilter, p Page) ([]Attendee, int, error) {
+	rows, err := d.q.ListAttendees(ctx, db.ListAttendeesParams{AccountID: accountID, EventID: f.EventID, Email: f.Email,
 		PageSize: p.limit(), PageOffset: p.offset()})
 	if err != nil {
 		return nil, 0, mapError(err)
 	}
-	total, err := d.CountAttendees(ctx, accountID, eventID)
+	total, err := d.CountAttendees(ctx, accountID, f)
 	return convert(rows, attendeeFrom), total, err
 }
 
-// CountAttendees counts the account's attendees, of one event when eventID is set.
-func (d queries) CountAttendees(ctx context.Context, accountID uuid.UUID, eventID *uuid.UUID) (int, error) {
-	n, err := d.q.CountAttendees(ctx, db.CountAttendeesParams{AccountID: accountID, EventID: eventID})
+// AttendeeFilter narrows a list of attendees: to one event, to one email address (compared
+// trimmed and lower-cased); nil fields do not narrow.
+type AttendeeFilter struct {
+	EventID *uuid.UUID
+	Email   *string
+}
+
+// CountAttendees counts the account's attendees that f lets through.
+func (d queries) CountAttendees(ctx context.Context, accountID uuid.UUID, f AttendeeFilter) (int, error) {
+	n, err := d.q.CountAttendees(ctx, db.CountAttendeesParams{AccountID: accountID, EventID: f.EventID, Email: f.Email})
 	return int(n), mapError(err)
 }
 
