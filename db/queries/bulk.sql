@@ -12,6 +12,15 @@ SELECT id FROM bulk_jobs WHERE event_id = @event_id AND status IN ('queued', 'ru
 -- name: GetBulkJob :one
 SELECT * FROM bulk_jobs WHERE account_id = @account_id AND event_id = @event_id AND id = @id;
 
+-- ListBulkJobs is a page of an event's jobs, newest first.
+-- name: ListBulkJobs :many
+SELECT * FROM bulk_jobs WHERE account_id = @account_id AND event_id = @event_id
+ORDER BY created_at DESC, id DESC
+LIMIT @page_size OFFSET @page_offset;
+
+-- name: CountBulkJobs :one
+SELECT count(*) FROM bulk_jobs WHERE account_id = @account_id AND event_id = @event_id;
+
 -- name: GetBulkJobByID :one
 SELECT * FROM bulk_jobs WHERE id = @id;
 

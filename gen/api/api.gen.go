@@ -2073,6 +2073,12 @@ type BulkJobError struct {
 	Message string    `json:"message"`
 }
 
+// BulkJobPage Success envelope.
+type BulkJobPage struct {
+	Data []BulkJob `json:"data"`
+	Meta PageMeta  `json:"meta"`
+}
+
 // BulkJobRequest defines model for BulkJobRequest.
 type BulkJobRequest struct {
 	// AllowPartial When the attendees to issue outnumber the credits left: false refuses the job with 402 `CREDIT_LIMIT` before anything starts; true starts it, issues while credits last, and records the rest as failed with `CREDIT_LIMIT`.
@@ -3681,6 +3687,15 @@ type BulkGenerateCertificatesParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// ListBulkGenerationJobsParams defines parameters for ListBulkGenerationJobs.
+type ListBulkGenerationJobsParams struct {
+	// Page 1-based page number.
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+
+	// PageSize Items per page.
+	PageSize *PageSize `form:"pageSize,omitempty" json:"pageSize,omitempty"`
+}
+
 // GetIssuerDidDocumentParams defines parameters for GetIssuerDidDocument.
 type GetIssuerDidDocumentParams struct {
 	// IfNoneMatch An `ETag` received before: an unchanged asset answers 304 without a body.
@@ -4485,6 +4500,9 @@ type ServerInterface interface {
 	// BulkGenerateCertificates Issue certificates for up to 100 attendees
 	// (POST /events/{id}/certificates/generate)
 	BulkGenerateCertificates(ctx echo.Context, id Id, params BulkGenerateCertificatesParams) error
+	// ListBulkGenerationJobs List an event's bulk jobs
+	// (GET /events/{id}/certificates/generate/jobs)
+	ListBulkGenerationJobs(ctx echo.Context, id Id, params ListBulkGenerationJobsParams) error
 	// CreateBulkGenerationJob Start a background issuing job
 	// (POST /events/{id}/certificates/generate/jobs)
 	CreateBulkGenerationJob(ctx echo.Context, id Id) error
@@ -5488,6 +5506,38 @@ func (w *ServerInterfaceWrapper) BulkGenerateCertificates(ctx echo.Context) erro
 	return err
 }
 
+// ListBulkGenerationJobs converts echo context to params.
+func (w *ServerInterfaceWrapper) ListBulkGenerationJobs(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListBulkGenerationJobsParams
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// ------------- Optional query parameter "pageSize" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageSize", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageSize: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListBulkGenerationJobs(ctx, id, params)
+	return err
+}
+
 // CreateBulkGenerationJob converts echo context to params.
 func (w *ServerInterfaceWrapper) CreateBulkGenerationJob(ctx echo.Context) error {
 	var err error
@@ -6342,6 +6392,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/events/:id/attendees", wrapper.ListEventAttendees, options.OperationMiddlewares["listEventAttendees"]...)
 	router.GET(options.BaseURL+"/events/:id/certificates", wrapper.ListEventCertificates, options.OperationMiddlewares["listEventCertificates"]...)
 	router.POST(options.BaseURL+"/events/:id/certificates/generate", wrapper.BulkGenerateCertificates, options.OperationMiddlewares["bulkGenerateCertificates"]...)
+	router.GET(options.BaseURL+"/events/:id/certificates/generate/jobs", wrapper.ListBulkGenerationJobs, options.OperationMiddlewares["listBulkGenerationJobs"]...)
 	router.POST(options.BaseURL+"/events/:id/certificates/generate/jobs", wrapper.CreateBulkGenerationJob, options.OperationMiddlewares["createBulkGenerationJob"]...)
 	router.GET(options.BaseURL+"/events/:id/certificates/generate/jobs/:jobId", wrapper.GetBulkGenerationJob, options.OperationMiddlewares["getBulkGenerationJob"]...)
 	router.GET(options.BaseURL+"/events/:id/registration", wrapper.GetEventRegistration, options.OperationMiddlewares["getEventRegistration"]...)
@@ -17293,6 +17344,186 @@ func (response BulkGenerateCertificates500JSONResponse) VisitBulkGenerateCertifi
 	return err
 }
 
+type ListBulkGenerationJobsRequestObject struct {
+	Id     Id `json:"id"`
+	Params ListBulkGenerationJobsParams
+}
+
+type ListBulkGenerationJobsResponseObject interface {
+	VisitListBulkGenerationJobsResponse(w http.ResponseWriter) error
+}
+
+type ListBulkGenerationJobs200ResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+type ListBulkGenerationJobs200JSONResponse struct {
+	Body    BulkJobPage
+	Headers ListBulkGenerationJobs200ResponseHeaders
+}
+
+func (response ListBulkGenerationJobs200JSONResponse) VisitListBulkGenerationJobsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBulkGenerationJobs400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListBulkGenerationJobs400JSONResponse) VisitListBulkGenerationJobsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBulkGenerationJobs401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListBulkGenerationJobs401JSONResponse) VisitListBulkGenerationJobsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBulkGenerationJobs403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListBulkGenerationJobs403JSONResponse) VisitListBulkGenerationJobsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBulkGenerationJobs404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListBulkGenerationJobs404JSONResponse) VisitListBulkGenerationJobsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBulkGenerationJobs429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListBulkGenerationJobs429JSONResponse) VisitListBulkGenerationJobsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBulkGenerationJobs500JSONResponse struct{ InternalJSONResponse }
+
+func (response ListBulkGenerationJobs500JSONResponse) VisitListBulkGenerationJobsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateBulkGenerationJobRequestObject struct {
 	Id   Id `json:"id"`
 	Body *CreateBulkGenerationJobJSONRequestBody
@@ -23542,6 +23773,9 @@ type StrictServerInterface interface {
 	// BulkGenerateCertificates Issue certificates for up to 100 attendees
 	// (POST /events/{id}/certificates/generate)
 	BulkGenerateCertificates(ctx context.Context, request BulkGenerateCertificatesRequestObject) (BulkGenerateCertificatesResponseObject, error)
+	// ListBulkGenerationJobs List an event's bulk jobs
+	// (GET /events/{id}/certificates/generate/jobs)
+	ListBulkGenerationJobs(ctx context.Context, request ListBulkGenerationJobsRequestObject) (ListBulkGenerationJobsResponseObject, error)
 	// CreateBulkGenerationJob Start a background issuing job
 	// (POST /events/{id}/certificates/generate/jobs)
 	CreateBulkGenerationJob(ctx context.Context, request CreateBulkGenerationJobRequestObject) (CreateBulkGenerationJobResponseObject, error)
@@ -25329,6 +25563,32 @@ func (sh *strictHandler) BulkGenerateCertificates(ctx echo.Context, id Id, param
 	return nil
 }
 
+// ListBulkGenerationJobs operation middleware
+func (sh *strictHandler) ListBulkGenerationJobs(ctx echo.Context, id Id, params ListBulkGenerationJobsParams) error {
+	var request ListBulkGenerationJobsRequestObject
+
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListBulkGenerationJobs(ctx.Request().Context(), request.(ListBulkGenerationJobsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListBulkGenerationJobs")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListBulkGenerationJobsResponseObject); ok {
+		return validResponse.VisitListBulkGenerationJobsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // CreateBulkGenerationJob operation middleware
 func (sh *strictHandler) CreateBulkGenerationJob(ctx echo.Context, id Id) error {
 	var request CreateBulkGenerationJobRequestObject
@@ -26448,544 +26708,547 @@ var swaggerSpec = []string{
 	"Gc2hrDV5S8fjNcd2Zb9ZClJlRpp24rmV+LjSKn9ZvXJ201fXMOPo9jve+xWgbjTXnWNSMtaiZqPh8P/l",
 	"yrewHb+9c2Y4SZGG1kL9SI7C4uTGPmUgoT5/ItvysYwF1wS1yquZ47TkRYWFenRClQvu+jkm5qSJmDHz",
 	"tsN4Lj11GZ8LV8aptKTa7gKYnSSmy7SVXS9vAQ9IqDefdpkuTI4IFhyzL84m9FFflzc8RA5bU8R8PrEt",
-	"J3auKMN9x3sPEN+WymFRxCcXWDjX6GJZ5b0D/EvLFCtutBetg9pa0K4CJbUluNsIGkOC9GNpLX8/8Z7R",
-	"qrYbLeQfXB4dnnQNWK7vsNYxmxrMdKBouQ+Fcu0/oFYy9CttKmjSIXYKmiABF7ZMgQB0dYnM0bHVeHO9",
-	"lstVzyqmPkIabTypQPpblCev0oviGZXMeyrVAtzehAvY93Ky4kJV0zVcdtqzrTwvg0s7OoOjm4GdNtUf",
-	"jy67NRPr1mg0tlulN+BDxK41BJ6vJyG/PIr9qTLz18+a/82lr6+oZplolVnGsnQfHwKnsbSYtLUI2+JW",
-	"t2SKqgeCB7d9LkKwpG+1PFRaXnqVnPf1s9NnD+3iRIFUzsxxoMzS5lPbV0hfXzVZvSzRfXWEkAxFHPIJ",
-	"izgOny9LaX5nC9OVsrd5mHz3W81bWrIIv9Zd9JjbaxY6K5nIc11Qj+Bv6+cN5ZepnBvMOfEJRyjhFrlV",
-	"WkIaX1RdXCRhrULXv3Fq/mPR5ZK9fBKvxmpgwa2HoAsXkR3y8kxlpdyhz4/VYB4qaRcQ9e+IEDS0yrtT",
-	"47IuF5e3/IDiFYuUzQLiEayjj4Y8CiVUCYTxhCSioIKDt6Rck19LlCwQd05WKqXiJZQK4QC/huyynsRi",
-	"bYu/fWnlyyOJLPESPSueSKbvZ87ln9PTygT3G8/rXzT93704sX5O/2JzSIm++NhU/d+u/P2QFP7sjAhT",
-	"v8KZT7pZ+cBLPabf/mnPT/y3edS1aHRoBaVnEB5/D6ewuEbLqGLGjWw8LDYxdmW8zEyT7yiZ/CrXd6aj",
-	"lQ/zHXzzOzjOxcn/aQp41OH0KoYyHlx26JmOczKqUnLgMXv+AKk1gkLmE661mP+B61bemomXxGjpEd2S",
-	"aR1dEhULBiDwAfHswGyF+FwuRkDljebwNzn0i09bLW+tinZ+0o6fw8LACkUES4W2Wigi+kvpJTkJfs0k",
-	"Vtz4f1bjfNJqnIZElp6eL2u6zp3jdY//exP+exX3chCX69xbgUMFngnqgYwLUyUUUk+tQY2ESHGT45Dp",
-	"tty+FnAmSRDrLmykfEnEjAnKhUiZ0VhJk3gr+MRDHI6ry3vJ9PZCutFQIlHVd2HQigB2mC32sLGPcGbU",
-	"tgMkCYQKWUshR4066kDZpmIviEokJ1QFQ81B+v3lxSMewFlXrisSUijeEpbx4PdpzVVIDkqHPTMn3u+3",
-	"Ee4rIvSU+/PXXjiQE6k5AKGwF1AFioTI32420BvOiF9HZyn0PlSDQoamTLyVASVFQUS1eJcMC0DX+jbk",
-	"yrxvA8L8B1wYhkhXZj/21BwlwmJZPPiKMhQJBFFlZVQHDKLU4Hkb+ZOhJMFNEdBO89qtlgOV6U0VkQsv",
-	"LeT/rXZltrh25fKYAIfulkxdCBvkRplqTmag+8gdkJpMP0rSl7Zatuf8lWhGnEtB/LS99fnfrXUfumln",
-	"L8Ncmptdh6qhhL/4HvI3zSr5/87PAf25YT4wpiN+aGhFDBEKlsSKpVGSIghlnC53ZucFOSQ0tB6b/xou",
-	"rbLbZ50bLKTqmA7cpbDGpRW52vszONgQ7TkmAo04U8OkLAhhKGbw1bwSQCV4uXoimRL9K3+j75eFTJqR",
-	"e4UCHBF9BMxIUfW6e7CBemRAmVxV+fUq8Qrh84UNMWtnP81OMTP0+fv1RDulr4z2g7ZkTATlYTEkEaIR",
-	"m0098Jma1Nufa+aP1uf1EJnMxiRJxj/88MMPtbdv/UISse3aJBFHmC116ERGNMrR1lOtTpb4no2C7BbY",
-	"6XqPpagvzcmAqldmW4cnh4c8iEer2OIWQKhY3EsU2rZcuPhR2NrZae7ZCvUpxAHIABZQF67KqqthlCtv",
-	"5iHJTSIzFOcE1Bj71S0hY2mK5kz1leohHoVEqiR7WSL/bRwpekumfr64zgjQOiUUZ+eC/kJCOAJ+AWfU",
-	"XxvQNqTh5l2z4qWPt2gID/VdKqiabo7skPR7H70ZaFO9VV8UQvSjBZ99YmzYMrDUH01hW8Gh/PSTd0m/",
-	"PB6rg2H4nkyBFLVwWGlXHtCOPbeOoCufPz4PDusMPa6DxGl0jIUBwSXNrpVinpLL3Or6s7aikj3IgXjo",
-	"/fixWdvr1L79rnZ2oRWE21Htl/XAYnUjM3ixO696KgBIB8cIbbGvWzLdKAMzTDZ4HfDCzLKUzraM7y+0",
-	"VBUhUUt2cJZUSm8XLIc9jkXoMIXkutinLAPA0TfCtTWjIHNva1XqunuAQjyVGYZtwIgAcl6e2AzO7UbO",
-	"6p78Dtg5GQ6R/K4/cEGjstLe2/Eq/Qw0crNRa+1ohWeIQebfbnkVxZOnzVprq7B4l5Dt0qjvbjdf5p/I",
-	"Snvr1Stjztd/NxufPxbJPz+bopQFwCxpKZYEb8OWRjWrtYLJp2SBZhSTEliPdbuZXe6FvWgNurfKDNvI",
-	"n52Cj/6C/Ozy+ctHmNn4mXQv98jZli8Ojw2QSUktv+U99S14cZkpO8RT14mld9CsZlSqUmOOpcsZYw5U",
-	"U4oou5Upx9ILbH4K+Jhm68/OFCZcPiNVAjZ1ih85ndmDNBPA2U/SMi1tlZKIhe2DVTCNmjJQxqUB+DWS",
-	"oz4WqPrd1fmZy4rhAmaP9BH1UCDwJCJCInJvrbNeFuXWQ4LHLDTG5W2Hhiv3USNb2zgFR8yvAI97kQX4",
-	"SurglKy4SUUtrk3JjmemIVHV38RjunnXTGpKBlBHcgNoIJmiRIoPwGi+fL8t15rZjzFhyRmZISM9kMII",
-	"lvVUrMJvULkVr5QxlFJe5uW5qBt6cliy5764rCUkuNql90VVwpI7eHXtcBajfe37m4x6JNQHAUqBJ60h",
-	"wE1H1fdbB+jdQeGhPl5JiQjkFypE+Bsm0da0EHAGgoEhLGePdopokpoMhjT4QB/7ADPOaIAj0P5AA708",
-	"PD6oNesNDxEcDNEQA/QZPLr6tlNr7ewaD4Cvn1ShqQPoegP98z/D61XX6Yaf022t7LeP/LRuhakI80ve",
-	"gG7ExcSmPVPKrqSsRmOvvdVoNxp/ltV41rIapQEH61Tpz+xMKu3PblF5KYUSjPTZzSv/1O5mXt95vLJT",
-	"rumUaTSlm7yijlhwvnyIG42twMLjHp4cwr/JN+bnWb3HPPbbCIP5KYdu+ELqBhIuUV+eHWFVrcxGJh6Q",
-	"eRpSbu9y+1HGa4+ycXkPiNYajZVcjijTy9X8XRRZVeaYXDHMq/TT9V3JK/osIyxVApSyMAFHPWNqd277",
-	"0sgymZazKUHVKUWbXS89Oi2t1slVWwOhSCZVSpIQsoRUsguXrE52n5YS6RcVa/LHZWWJJvfZl8+oKczi",
-	"V86pKaPZMrwoaZLmFwBErQZUNOtAACyHdDHREXgNLBSZVaggzthId4ojzFDMyP2YBIAeiuMIkHDkROti",
-	"oOa5IsGzW7MSnCZM5TUPZ4lqPnRm+s0zY2YGqddyuRvIOaMhKkdhGpWoaLYOMuIM+e86pyeHne7J+dnN",
-	"0eXl+aWPqlo65cyi1RokLq2/CgiNGZJoLDfa1jfDUZ/erwweB7M6hFGVkf2jMGlyGFX56X4bjzCrCYJD",
-	"3IsIoOpiZsw06C2eomCI2YDso5AjxhUaYyFJvTxRyNHFohU9Obu6Pj4+OTg5OuveXB2cXxz5RnWB+L8k",
-	"wDTCwa0xXtqTZ6Iz2nqcSaxGeyKM1JHAUrnn6Q/ulQTZ172S/uBeyerGbQfHW/zdfp37zTVg9Gj3iv1X",
-	"Mkana7rnNmBHtkeY5QHAHg76mp6MWROX0vvroREOhpSRzI4Dw9GN15EFozexSFIB68jFJ0mFfDsAP7s9",
-	"xYNS8SonZ/DjTefi5Ob7ox8yvxxcHh0enXVPOqdXFa/SfX9+c9w56J5f3lwe/fX65PLosOJVsiBd8GmR",
-	"bCpexbZ8c3bevemcnp6/hy/1v47Pr8/032+Put+eHxZe6JxeHnUOf7g5ubq6hh9ODo/eXpx3j84Ofrg5",
-	"Obu5uDx/c3l0pcd2cH52fHpyoEfQ6XaPzg6Pjm6+7VzdHBxddk+OTw463aOr4rPXncM38OtF54fT887h",
-	"Tff8/Oa0c/lGD1nP8Oiqe9M9eXt0ft0tdK4nc3l0fQWjuux0j8z8zSDPukeXZ51TO8OTtxenR2+PzvTD",
-	"udeP5SZrgq5SEoVz6oOwcQyVzyy2l9/j4bRuIM495P8cEzGtj/GAXNFfiP5ljNWwTkP955DgkIj6SUhG",
-	"Y64IC6a178lUP+nTiNQFn/z48qNtq+C1qKTdlM51Lm97n7JhE9MxJlwryEtFSrMGS87aA7J1MmzjXaHg",
-	"d1mASA4sPBtzn7MKNhcGjDxnwCqxqTTk6TUYV+5sYf9zg+EXIdOlDrQEjw5xgXARA34FkLoHhCkuiIDP",
-	"xx2ma5tZjQJ+0zxyWgduCcg4MYQe4nVrMZ6zFBgicUf2EWfEOSGX+CBbc3yQAJlrKs0k7sNmK2eObjdf",
-	"pmi0Td2Qc/DszTgAdpuJUX771VN5EiEQJ8RTFy/vFiKRPzxXKSJ0NucXsuB3Q0CLpiDC8zkjk5FWDeA4",
-	"shHIBp0yiacvH2+Z+3CtUYd4XskpGNLKDq9fzwNJ563trCfNLe0cP+s4iuXartZHOSpX8E6t4RzLu8Ce",
-	"yfO1ppvL0gd9JrfWSnzSlNV8ZnvPaprjDAtfFs4y3xikmzLB3w+AV5or3rzcaszYOiYcIlSAJHB0K3N3",
-	"Xpbldxt77Ybz6KSCQeU1ERFl7v5sV95wdMBZnwjCAoL095UngV5aILQl3uit3R0LzbuKTFYQsPJFqxre",
-	"00pcWVHq0VWz2MoVxlp2PZKKY94yMW09cCYrNGXFpExzc2n7y1poQWVY7zB+BRbZOwtf++taYnWvptTg",
-	"qpxoQcVBIJN8jcGxaWdZkcE/edqfPO0r5mkl1t71fQ6zlZSyYP8IR4LgcGrg92aZyWq4FSsq/uuDwqyO",
-	"jly2gCcjPCAHnKn1jTk4ogOWwy6sBIQpA1th7aIRAWCY5HdBB8NyZCSot/i1F6Rcqcz9r1iHUhVga8wi",
-	"flwxdKH4dpYqxlyoS6L/vUrGfcHChATUCMQKTbAEtwmFBklYR76B9/LbyH97cnV1cvbm5vjk6PTQz9Q5",
-	"hISdMzwiHtS10H/pBQEL6IaHfGdIP3rbOTn1PeSDifn87I0PWd3J8+7R37q6XVP0kAukb1vYnzscxQQO",
-	"NJThTcEhTMXnDAf0kTmzrozHRokTsbympuYsgk9eSDNwFJAoQli6fDsPBTFYZ6mStuhSq9HIwFTsI1/z",
-	"aD+FHoEWqDSrVF8YorCyFbuQ7FdujF7T5Ez1JLleWBYiqBcJNmhEVR117NrraQRDTsJly1BfjMrnSD9H",
-	"TBlnC9BIxas4Esk80uRRyosEn5REK1NGkC31YoOH9WKZQr3Guq8npWkGNXP6fGupPq879BKruwv7SBDx",
-	"Fpnh3VF9QHk5HIarlJwSwAbWqPVW5B6Ly8flVxkCEGRy5XKWgc7SdIpFRPMbgKqcRVMLtKDbPYzHkTGF",
-	"rB0+bFYkW3Qqmfyytf+iilWOCFbWr4xp6HUuUmhtGQD2aZ4ltitikrKvWYFKax4m1DUcEFRNakCiWJJw",
-	"Y1ltopUEKmj6N1dzJcfqnqrUSpFTTxE1N7RF6YPCvRMuQpnACujzpe9v+waqOtAUxpFhT9DAgN4RtlGv",
-	"eA8o57J8VFAlX0t484blooQSB4WRvVwCsaGuIZbIh7CVnOf+N1NFphD6anA5tPBj0RZ9VB1jqdy/ZUf5",
-	"GyAN2e59VHW72NNrLEnUB3FJX7xmieyCbWTXJ8H/WA3UcTXcvNmCMLNiSonbAkzlHvI/SarITSyiz0m6",
-	"SLHfz3mUnZWxUBy7KODtZSvFLKo6s0IVmdnaMKvXlcmz21V5+tdjqS+9cR5srP/u/fdX5FEgBbdkKg17",
-	"+e799+iKKFS9PD5AL3eaL21GidSag3tN/5ANEreJIf4tDX04RiWgAoiGpsS6eQsYk59mLdR/migjpmRs",
-	"bro/8BTjaKBlovDwqgNO7Tv4F+SOVLzK7VeR0H6rppV25fz7CwOQAfYj0JAr7Ur03d9Fv/PT7eu/hf2f",
-	"SO/tt0fXJ3uxpGHnYtiJpKTq9G+XW+c/3PdOyhLYzTo8LDMcli5NOnBrWJKIcZd/z63uLBrjnGxyWIC0",
-	"BbMSZTAk2bfMGs28db/c3qO7M8PWr5theTBd08naud2wymVfnfIBZQ9wg1l9uIJD/E8ZSgTwLSm1gFFp",
-	"VwIuBAkUGnIhtQColI13nqNbzwTFZ+2SO9tl2S5JZ5mvkx9zDTRbr5YaNgUJuJYyyuWWc5YUwFSEIWtA",
-	"iKH8p/kOJBhZtFG1cv2+KjOoTvgxDtTcuEZ6XwOcTWg/zdHFsRpqdhBgxQXC43EB/MwgBu2uZdwChkjv",
-	"La5neTdIDvlEFqwKzdbW9s6uPxs/bfcy2ZU5ZMhXtVAu4PURH3CzPP7FdRdt9gRmIWUD30N94xKxQSwB",
-	"iaJ9LV5CFVYnbJrvqUSSqNlb8GltoUWznu56RavevAWM1QMOsiB9QeSwy2+JXk6hbl71m0GDvAy3ert4",
-	"u98ge0Er3Om9wi/Jbr8ZNoLZA5xvI+8Y2dldcuqKZpJsW2UzPR8TBtJFGqZSGgCn30PwokRb9QbySz70",
-	"UdVlob7lIYlQq97w0HdX52e108MNp3IoIkaaKkLSpywRrZGacGQhM2QdgSXQSZCAZcj4hCGwW/SmyKfQ",
-	"pZp+i+XQbyNfDnFrZ/cf0lTQIbl3KadJmV2wKVaVoKORVpIiPiGiFmCtOOdy8XyJI+XXkQ9ejmumaASp",
-	"pmMblZ5aF5OpJ8jGWUnFZIPAp3qGhCkxdXaY5JClciuKqFRm6iMy6hFhIFbVkMuEU8oxCRJ5ad8maoCo",
-	"CBZbw2EA/sk8stCfEFIu18ZiyghIm3etDCbTOBZRnY7kIOI9HBl0pjEJNnlv825r3Ni0Lde26o36Vv0n",
-	"LaF/zKaXp3kyIJC5ZucIZJtWINtcRSDbNJrFZvObve2d3ZeJqqFF+iyNP0+nue5OWEi0TJcfSJo8nG59",
-	"eqO8psoc5aukmSNNN3m8j6s0Iw4HQ0ruSAI+lv7TIPTnigTrNqgigoICwrR0Y6B+K50JFhZpIS3Zzfto",
-	"1p2Mqknq9NZG3TnqKrFg7TimoZOaW7VWq9WaDy210F1tlftOZm7GYqSn36dEgKxv0stdAbAsS9AM0XCE",
-	"HfLq1farvVchbr1qbL9s7jTDBtnZ7b8Kg93WXuvly63dxlbYCHcx7vXCcLeFm03Sf9lqhs2d7Vb4qpI2",
-	"bNcT2EgnDAWREByG4e7a67/aDRuvmq9ebQcvw92dPdzqE4wbwc4ODhvNnXSHT2xz55YHfyydr9vhj/PW",
-	"t1lrNpvNBdBdxtbijtgTA4PZ3XMhZDhCVzygRE0zu3cheJ9GcMEC0Gpy4rIS7ufFlDB2eAl/Ju5/ucR9",
-	"t6HvYHS4F2WFhXIR4qMtbXKcgXoq7tnToK+lte1bs06TshtnkbVlbe47I0/RsqT75OyaNPts2AQXRUgm",
-	"REObdT/XGg7HOr92dJ7rMsn095DvKMkMY8ilMj0lJGQe2GSHEzeOUn9iEn1QNo7VIPNS3R5iKtbAayuT",
-	"ZOendtjOVgfhezAutA0TgKGsNcaEzy1GoZlhGQ+aXuZkrlz9PJGEH5i2UoTDcwEV1iOQGVOS3TJ74EoO",
-	"9EKdRq7upFuo8LTqDZQ0ZQCttEbjpchXvSnSx4myQRtkfZ+GfppRreZK3rMop3xMmIlDNyI3/L2CuKpF",
-	"79am/XKFq2DbwXuu1nCaybJK4ztJrMzy9vM4Wi+/b73d++vfLrvb7/6+Y6ZTH4OJxTgKztlMVGQiAuT8",
-	"fuXCYSoYbvW2g63+Lt7qNfuNYKf/ijR7e/0m2Qr2wpe41dsmu/1XuBE0wy2y03+J93rNYCvcIS/7e7jZ",
-	"2wpS0W+n3wxaeI80ei/D7WCLvMK7/WavFWyF22Snv9tIz4Yx3qQnMiXP/NWfOcWaqkgIx2n+ZenY6FJi",
-	"Kvf1lt8c5kqPsJTo+vJ0uW8o8d/MT+dO/drJYVqtItBMVGBxuFQmLoYXK493TgBdN3Gvm/iztIBCOuwe",
-	"vjWIeNWLszcbK3WWkO+Tu7FTfpdzaBcv2Sy1LXQwruk3KPZjSfaBxrf594a7MoreRUPDhSlkFnzxFZGS",
-	"+ePviMyRSS6JR7D+ebq6PU4GcBHsUIneNJOMW3mD7wjCEFy+Hsdf8yqx3H5+BObFt2etv09f/SWjm644",
-	"knUsMaluejUm+BZkC4UHkBQu7S8pQWQ2/5kYbHYP1zhTq4nRGaIo84HNUH0h4n4O24NCSsmTfVfyB8JB",
-	"GGfEQxgB/Wk93aFeWKxTLftA6ChmodM9qsVjYs+3RJyRjfoqOd+P4t/grU5ijKtpfPGcvhMNa7bZEzMj",
-	"a9lY9Z6Zr5kAYa4juhd5bYaA15DAs5y0NJWcWn0sod6MpA6DXsxTT5IlfBw/LSz3U/BU52k1vxWcrWtw",
-	"x4fxpAX2ssqJW+CFxrLn4FELorGdy++FRL4JLzqy2B0kkiRbXuyF1EwhJAJhYxtto7nn3ihEy0DbnoAN",
-	"5F2ZOUZQX++kFg0WyWmYU1Nq8VJOSE9SRcqXkU/Y+mu4ioliMQewNa0KmCllx/syK5iu6VxOBDfPuvR6",
-	"U32d4EhfIVpns54uapMXZh3HTrFLNsNoeLNhr6nON2OQW9ld6CHrLjQp86nH0CvzGObjBUwnHz78w4+N",
-	"2h6u9T9+2t1er3JoMsxsX7vbmXHAwE1wAQSJ46ikstIllJLz8pqXIbT6Kta51UAVLUnZ7bFjyezCMpoy",
-	"8X4PNNhAEgVOgm6zs7y+PHWWGM/ocq5O4SOukWe1nMxGImdNuS5GFzRSYyDJRJjCaXime2I1dlwWR136",
-	"0u0Kp3iJFXE2rjZDW0KzmUShTSJDMAtlgIFWx1wogWl5SEmSh7ye5D62l9FsEmw2Q8RBXuXSZ5vlybP5",
-	"ogCqLEDDZDBqzgWiJMKB4FJCmVTdk1wzqWNspL9kkK7fsmW+wGMi3FTcIne0Snh61O0eXZavrS2Klp9F",
-	"XxDShsLDGcgU7Mr2jQVvo6bXaDT2US+WlMH92GyYX5LKaG2IPNJ/Z2OyddPmJql4Ffe1vvTcZ6XD/Kt4",
-	"WBTVXy9NaFkZdsn15amH5M8xFgTi9CMsjI6SpKthzeslisdQ9qCBRqNfO3rqZ/GI2KnVpYNV4xZnxptk",
-	"O5byFpcAuTwwNG0n89UiGegyE9G4bnitKH5bxOkxAU4B2Tcx0hMubiX8kAMEnXWA4nvrAG02su7QZmNJ",
-	"FGt+QEun+0XTtfILv3K8+6UJf/sjBPJdkgGViogHzNX6e88W6KjzA5SdZhtidMrvSIQD8qCw5dwgZu43",
-	"yEbu20qpkwSOD9IEuBhgRiWw17wpfi4sQ3MFWIZHxFGz0kloGS6WoI7qF55upI8J224sI7yZgONEYczu",
-	"2HyKNDVFrohSlA3WLlaHxzgoVeHK6qFm5KhGYw0gkiDi8oE5jIRBLecMY84ooJmU7zXATbQY/pDBFPfN",
-	"jixtMDNRL13ZxbnSZXv4hS+CEqJa4z6Y/dogBj0GKkjalnJoQctAghLK3oLKeQkJps7tRre11d7Za+/s",
-	"/b2SoTSjKCW0VbkiBE15jChDCRZQQkNJkb1GswvoQeWRV3+es0efs3JyK0/gfbJM2jJh3lhSHiTyWGMD",
-	"3LYjKuWYRGofCZKgJorMNGZGXyL/OP0/sy07jcZcdIo0X8cpNW7qD1qxUh1mZpOuAp7Xfv6IwPFe5Yrg",
-	"6GHarqlPxqUkYS3i/JayAZIER23wEwrjHQypDIz1DSNBRx7yFblXPsJQ4g/8hnokHsJoENMo4sHwX/4j",
-	"ElzzVuNNxEgqLBA2Zci0VrtEg66jQ4EnTD+5I4GC0oNqKD0ErDupZ3hxeKwb3Wo0UDimz61qBzziIt/a",
-	"N68brw5bR5Uyc7lexxcSUHiiNhrwCEzA9tt9s5JyiEM+McgxdDCMdN8mdSSE+VMGr5h4fmMWyVipv/mx",
-	"Udvr1I6NgXpN5CY9m1ik9fC/ubx88+b1a7+N/G+McV3SezQk99gWb7S26kKy2zfN41ZnexsAmgTt9RKI",
-	"WbtEpWT3LWYDkzZkPkFQnQPF4INSdu3KATGcKbQgoBCl1yrAY6rA8mRIU6XbYCg0N/RPnwwrrmuh+PNn",
-	"f99Q15BHISTwmHoq5F7V0YlCcigAdRfQfRRSQ0EI+jnGQumXrYIjqMUB0sJDrOypYYhEER1LKlGPTDkr",
-	"Yne1Svlq0bKjJ/II284VYeHrOLoFJ+BD8lw1M10VhLCpGTmLptcMaueUW7ZzVZzKQJ6JrTxgaunP4tY5",
-	"b8+dLWFWEng+B5gka3hxYpD7oWB68Soxoz/HxD62M0lWY4XOsguRORlGGCzQ8S0d5wsBOPQY0OVIiKQR",
-	"xftxFE3LTkhRxLHjXIEiHoCpZCskLQVVygAgrWHKTusv2c9XnMQXVXLKFnVlHeeKSEk5A0vR2hAAMPrE",
-	"YFXA+H7fRVVABdiw56i5g0aUxYrIfXD+a3bnd2I15IL+AnJvG73W2o9AJrNA6ZYXZRXk8IQKOFf6UVKC",
-	"0IwUQYOrB48WLXJFwHH8c0w8O7mtBiCzejYzHcWSOC5im0GCqFgwiTAYpaxHcTFrza5wYTzZ2S/d2C9M",
-	"n1kSW50yoSgrF9O10RG1iM8Zmgw5VHaVjgRsUfsss6ujTlKQ44VMC8E6uDM3Bh81EReoZbLvLTaakICZ",
-	"JknAQXax7+baMUFlVYiKMyhOCPc4BFlGlBHjZocYOMpQT0tsRiShKok2UFRpgkokFWcOzNyULilO4ICg",
-	"b/l4DHJlMgqTMNPWKqlXgeYgLhRqMY0IOhhiWqKQldslLwSFYNKM5JRM1swoJ/EcijrKDstf0ZDZWm7I",
-	"LE6vzIIqA8wYCfU2GfE2HSzE9yyEP222XmXhT1EVIyUwk2MsCFPm277ezlih3UYD3QOy4pjek0hCyRdm",
-	"cEklGkeEqem+3lXIDDdLaL7caaDRCE1oSDZA6hvFUtkunZpikU0VkngqTSN1dBZHke4lMSFxAQGX7ZJN",
-	"0T8xrRGxUN/vlvdk1/vl9su9xpNiuc7YQr4aUFdzAJYTNgOE1Bw5Fw6Nv28RVUv2YQ1CXwG1eT6HjAV5",
-	"oCZeJBLD83R3PqpqXmTq0/uwYH7CmGxRblhjQH91hyxpzvE4apM4gPHtu6azbY6wgX3O6UEG1QCGBDyQ",
-	"3CuJFL41oW89rhQfoWZLHxunBPGJ5uQZ9g0wCGYDDf8EFclE+EYRCviIIH36zPZVs5uMZzg6khHPaFbw",
-	"iZ2MgS9RmYg9iHwG6AnOyAZAlpK+0p3pIUZ4qrsFqOuE0Wi1NBl7GQJ2iRmgBf+bMQMcGB3brkvhitFr",
-	"UAWNn4iN9G75ynX8Pi+oMRWJmZw1gEzHpK8vGuf5czM2+1+VhCC/S+6VPS113a6fw+Kz7UoiaB8cIFhK",
-	"GugDy0O9OF7FdLgYYPuPBZG9Orp9s9TmILNiXn4ib7G4lYXbDBelubliGKom4hslEpDhCsBEUEjV5ZhZ",
-	"H/EQOsAqbccDC2JBovOK5JWwJ2BkhgapNBg1ME4+YfumquuEQhBv8SnY4LR4yTSfyBodbgkZZ9cBJuRQ",
-	"PG2RKGBOMVM0skKGIEmyRYbEm17rY2mkmLsTH7qNM6Yjt14ro6XPv+bGOCDiYRj6M8OCth5h0+paZWFt",
-	"VbmQeJOxLz5nBcWVC7rrW2mZIufmfmreXhQBz/PhlAvzETOvFmIdFxd+cZGEmolAacU5+Mj6YgEhgeCw",
-	"BhdzoRKjLLf7Pl/txQTz1Y47FzyZXbpkZ9apuOi26TUObgdglV5TMDymUWT4zWTII2Kqs/XIkFqFVPCJ",
-	"bCMfpBLfM7qFEwelEkQFwxTtzUDKmnfsfeV7yO9pVcTKgj0uQq0ZonOhl4vl/BEFfwx8ISDkLeOOAY0K",
-	"CSJ5FJuse+ugKakmAD2X1S8WdGy8HlaG0XrSIJnDC4lIOCDSS/0kMOw6eg1aVURL1ghkMCPxGSYO2GXk",
-	"XiHeByll5JmrSxm1jqFEgoJLSJOstCDto5y9ea2S57PSoxGvvm65j9hkc8e7FR9XvIoR//XJMF60+c4z",
-	"3u9LkpccZyoqHVKtFAcZXEfdKwB1j2gU0RFRgkjQ/IdUa9CaSFCPSKq1c9DakSaojVyow1YuzCG9Lk11",
-	"AyP1/FIGzk1D5VJaoFkbml0cj7H+BFEs6R15m+knP4JCr0U7vcmDhpGUsZHUYfFqNrPQHNlVL4zX5u2s",
-	"Q/MrprsHVcpBb+fWyWm93NttNbZ+11pAMrWHcqbs0E/YrTsEtl0vtZlJhNEYa4mbMrVvLQKavF7IhBj0",
-	"ZWPNMV+5bivVtMwW5buoBuK3bcQCYQOB70joohxkks4PsQ3pgln2lVklUH0yt7VWlWJB1RSuoth8HNJx",
-	"xEfYXLA9zG4ZdyCQlv8mY1ouPptplcI1zBdXEpaylg2rL0ARS73vZgVeotEoTTLXvK6O/JDHvYj4CIeh",
-	"JiNg6ZQxIsBQso98LhhW7oWAC/2IJ0IJFNHZR5nN0YoWZuneAM/mfaRpVZi4kQm+IxL1iJoQrWpOOBJx",
-	"pMWIbT1CKN6rJjQgyJ9o7u/DnWJTz2BSJLQjWdEw9Fu42jNkn9h0QN/MGmPcD2bXQDJmJvBpESV6FVjH",
-	"XOPNessrqzYEb5bcrck1upO9xuutsit1Lj0f8Cgerc8REy13lYvVKcVLJAqqCY9EfS0/ZyymuejM1uJk",
-	"suIBN7qKG+7HheuQTCmkemwjCjYMYyobj/WutT8lkCBz6u9kquh5Bq95zqtZNGuv8rOY916areWZOJe5",
-	"3ss00i3jc5r7etEm7zmbw7wPctYNF200b9sT62XGXTe1qRiwAxD8Qc77AHm6mISybS0rf5RZ/mUvpwu7",
-	"7M2ZtVr6QW6tlr2dpYSlLWd2GQolJNS7Vq3qwi3utHrfxeDBHdLZ9vRNk2j5vv4xSTT1kCs9Axq0iIu+",
-	"3tRWo3VM2OeAR+6P5Kz1eJSEf/c5U8amstVKKOwgH9bUgchUrQullwO8mfCWZuvzR68yJKBwtbcbek3L",
-	"ek57a20nvX36lOTy1/txFJ1BANxqXW3N7arc7+083Mavnd4QydlN+nllGk7as2/+nNHRtguTTiu6Vt5z",
-	"cSuHPBc+VTDgtPMZxIltq9LZLktqckbCQsTWrG3q4dVwH2vqe5oqtr+qfbC8Cq5diEVX1xcNm0kszStH",
-	"zBQ2bc0cFT5xxq94xMDohFGzVTP/RgNBwzq6yHhp28jPHWqXHfv5s+/lH7lk2dknKScwT0xcJZv5JcSq",
-	"8Iur0Ox+zRzBupHOyp648lFlz5JwKvcwH6oLP2Vzs+uxiNzvLqy/7gqg1r8/+gHiezGbGq8PlHbDDMUM",
-	"EltC/Zm/kaB+bjcaqTPKGaahHIZWLMDdRK010vIrLdX5IYE4Zr+OYP+wICjCNATXdmLSUnyMRlgMKEMh",
-	"uKGcmgTeruaOVkTMc+klUUf6cnmBDOOTJiilT1WqyAzJCFU72+nF1UbNVw00Gu2jzjZyWAlt1Np9CT+a",
-	"/P786zv1veyzzEfbe3WtH23UUcfWeLV0qJmy1PqZzXhPY3XqCMQUmQugqV6cvfGc3cMmFNxRMnnN73Xb",
-	"Gf+7n1wPvlthiA6TZIwFFF+p+uj/+F+Q3nDzf+ifzX/+r//kv3Z//DfI30itg5mYBmPODfiIyEzYQSY2",
-	"wAyOKg9JXkbluuvCabDW4QmJItC0tCIKdTx1U7pJjNz3JXkKQUCYOig3wHQzNPhCIvOu1QPr6P2QCHJn",
-	"Y2SsdTuWRGpVL1DR1Pk2QWus6ovdy0Q3eBAe76Fe4p3wUisP2OY9a9DZ8Aqu3iTCwh8LOsJiCsP3wfdq",
-	"TOvG+ZqFoAMEOsnN+nOWOVvmK/AkZGIDzRy/bu25l3PsrGSATb+w1e2L6jdElBZSJviknAPP4ajGmTOf",
-	"qQJ3suvQRj5hPmq20Bm/g/IlgOHvaY7mw2Eu/t4X8DqDnwVxPxMJP4dEP6HmUZg8HUfwNKJS8TEOsfv9",
-	"J+zDn//3//o/N5v/9h/+y2br3/7b/xFVTeJQvk49VogBtdupAGII/D31UMx6pC+oVETTOGYS6XVC4Qt4",
-	"AY4eRASjAIdxQEMceqhHflFEjCjjE+6h/+c//x/+7T/89//vf/dfbdTRoQm/FwRddw8gnDhrfrM7BHlr",
-	"+mepiTSqeJWf8Lwiy3LlwoGOUC75JG/731mYqVBSZ1kuFk2+mlKJqXj10PKIroUL6y74GufiVUZkuaiZ",
-	"gBeVzt22sXAJBNG36sPU5CvD4sBd4Xz12XDA/VR77lMoT2tKoGcs/Bn1WObTh7Ja4mzJkCJucgYqpvKv",
-	"/2l8i+UvWbCXduVf/7d/+Z/+9T/7P/+LyudZjO2053VwbO7WD2pxGeirxYo4GWAN5W0uRMXDvi+zkjpB",
-	"ef7UV+mtPD24EM0gCKnpppB5A40xFRJVE9ddY8NDscS9iJjsOxsUAukp80V7az3NjrjVyNvkZEE1393O",
-	"68Vl6yKeHA9pKf5IDh/paTBGsqBKT9Hi5xU8SYts8fpaW9s1uf7taU3++Wy/1sILNLUtFYXwb+H35/D8",
-	"2x49M8lFfN2gXTyMredAL9yp2s8jXqRh3VQkXL7A0J1VzHbyp/nzT/Pnn+bPZzZ/pq6hdYtCPyX6gTnD",
-	"s5n9JSG0JX5wAzfz+0pt0A2dYkWZh94IQm6h14Op0BdEANEcbeTrJnx0SH7C72J0hZn0kA8pDemP+l8e",
-	"8m2Cg4/OoxBdKcxCLELU7aIqRs09NazpTYrFFPU4v0XJCFyoyIaHfJMZ4etRcd0PjNpHmruiK/iHbizg",
-	"jJFAs33zgodwXxGBTnlP6v92J3wf9YhUxpCF+mSCQirHEZ6iCRehBENgMMQCB8panpRblAgHt9JWDnYw",
-	"HYxgoZsjox4JQ33d6DdBmx9iiLWsmrXYRwdDyogkHvoOj7H+Cxb1ey4IhijPg+++h6+lh4Ihl4ShsR4B",
-	"uVcb+yZjU78BQZ1UIozklKkhUTQwD6v8jgipRBzcbgAACePpVzAqKpNhPlkySnoJZcMgWhk5YW834/Df",
-	"LglRpApHNFjt/JVDZGg+YuyaOZQLGQdDK1yXegLq6FTvCJoIPEZYIfCfy6R6NMhYL6QN3qhS5mIxuQhN",
-	"3lViR4efIN1RL7Li3KRZ7iP/wwfmA0KMcvnYmpGbxLNexINbgNOAyKoQ3WkGF+Aognq8AD6TRE/k750l",
-	"bL+YjQDLtmp+ROHlDLt2BcwPKWgxD0DaCAxG0/Zeq7G1p4ktFoIwdbE2LmPwO6ihXjL9JyhwX9jUYhee",
-	"WbqF+3vEnmR7f5ebVlzepYt5RVQ8XlO84Wqsh3VdVrTBtw/bm5s+oMibm8yCO69S+EWSQJASNvoaS7LV",
-	"Qt3z7gUy7ywHjrBtedkhL1+OL+vvzu/MymbYa0mEKx68Nn4Jj5cH23XMa1fxaIQNz3uEsWXFhKy5iVWC",
-	"R0tlf70il/o9feXkmUcpJmJZ3pKbkNUWZpqxI0lwXZdtzRclrSyJrEVXl3a13YXNJwx0FlNxv1TyepcJ",
-	"EXgQwlGQKTu/nll45aTAER6Q61Wq1i4gRCsoLuyoKO/kDQWmEt9a6aHFRDo7iMyUynYyxGpt/PUctNCa",
-	"8KPOJ7pO8UZTz+TR+KJJ11l4oGz7ZetDVyvAlV+giA/4IhoqW5i5xBSv1VC5QcNUJHLDKptnRNmtfEAV",
-	"ovREWmgfg/IxgiTI5Nl3kjM/X75uq97IoEZYTfQQK4ySwswIajl7yMfjcWTZxuZd4FvojUzzE+UbBHMJ",
-	"qBZYoncHte/Or460bsymWskJMEPBkAS3JjyH9/sGRGOAKZMmWySpcXV4cpgUQS1JLMhNaxVGkRvp2vWw",
-	"C/0Vm/v4KE/JgrpSL6SBudPqnnHzQwY+MtXLDN5dOSrSAzFb5te7KTsw4rkhgT3d1cdFZ1YmpfBdpwB4",
-	"ljCY8sI65aVirx9QKd32n6WIQkXXpNag4fMlazxnIWcHV7Zjsxf6F5VlSuSLlUWa9wbZd72Y9oweWYCa",
-	"uXybIB4Xbvd6ggGd/TFDJvmqhQA3nCuGlanpM6uvLixMeswFGhM+jsg+4gyZVHmEUS/C7Na5gAFl3VXF",
-	"K/cnl+KK27lm3IIlok355KUh1uxPd5RMZt4L+YRFHIdzV88KTvVFh25dbNHSMoTfdrsXV6DKQmL9nV44",
-	"sK8pbvmjKzxYqMhtjnXOOLb9KmcjgI3/9+3NzXUM8AzhHiT4QylVi9JiTHgGucqRkw+xtvBP+NdkSIQB",
-	"Z9HXII4iU1vJVk6iDNIhCVJYDIiSGzPnydY6NJu/4FwdkojekRUACwtqqFJkNFYlmAQd+wSNcEiQ5KiP",
-	"RZpzvKPvfWS/RqCFydRMM+IjCBJ2a+QhHEme2kZtBUkkFR+PSYh6pM8FQHb1KaNySEJUNUgygN2gBCWh",
-	"kSRcfKVEEcESvKda+DDYnmBeH2MpSSEnfsdbgtj6EBiU2MTYvS1Zu2/5BCUADhGWKlkpxfmtZxZKEhNQ",
-	"auBBgB9q6hYEJz/fkrFCYyxUgiUKEdvlNdJKCxmYq3k2NW84nR1bHyB3IYEX/B6oihHjrNa6v0fmJvSg",
-	"cGFIBQmU/luvDY+V+bkfS71L5lR6KHG8QO18PYyNfaTHZd0v2GH71itL2V7X6nKL7iZ7Do6S9+dW4CfI",
-	"/1vtypBgzZ0bH93hKC7YyuYi1khlj0cZ/Ot7R+a51YWTYLwsa6p0jNyv1J1+L+mOShTGpI2a9mx4KEHA",
-	"9dBWw/0Nkn4LDXkspN0YOKAqS3S2SXNKHfgjCwxbC+0C6h77lBkg8zVnKIgccybJax5Oy3fMIG01ARLT",
-	"ZZGSgOieX0h7LJyXJrvsoKuAf6zamypi8bWwIIhxha67x7VXqEcAke/6L8fHx4eOSIHPQKR8Ea2y0dpe",
-	"ZS5XiexaggwKz9aaSHZYVKGQhjCDlCEsYAJyzlD8sWFBvgXvwixLPqZpEiJ9/qs+nFYt2/sbyAZKZrce",
-	"YBZRPEZV3/ARf6NtCYpC8GRfq6JuU9KbIO4lIwI36oQaBB/e70PuhL4rmclpZzgyjARVjbokCNwMORg9",
-	"OyXQRuyANT3CkJbbe2hSR6NrLD+JBpBclMXjXzyfMxRQIG/Hk3M3SPYGWuGS/6JKQFHgWFcDcB9++dDl",
-	"mZn8yhHMM1fWVyHTJ0VY6kqraGUivh34VebwPhiTbuYyg4Q1I/AaKC6zPSmqV5ZnlKOnBRzkat3FMaZR",
-	"LMrKWB6bCgPuYBvcEsEnHuKaueAomunthXSjoUSiqp9dKB9RFkRxSMKNfYQzo04EAAu01cPBrZ5KA3LA",
-	"mo2lfHBZSdznRfELjWM/XCh6JAK9G/bMnHi/7+6DZsOKmqVrL1IR312M6VXku4LYvhVDDASu0RUMTZks",
-	"QmgDoyCiWhFJhkUN+JlR2cz7bQQE6j9AbClRydeVUIv8ZkUX3drwgIvN3Auvw5wGOhdNsOzI5YhnHRTB",
-	"Ev7yNVx5OX637rWX/fjryUQqndlDk5JsY10i1dHDUktW3Ymki0P9TVFNdHfo0ntMnxWp8Gg8y9oujw/Q",
-	"1tbWHui4ad0dNMTjMWFL9bi5NUozsmXau7f6mh7iteu8Z4oOzsZ9ZDZ+pfo+RQt5/vvFJTrtXB4T2H8w",
-	"xGxAXBEMiOIfCyKtH6kkct8aGUeUZdturiqP+Pp7HwlSM9UTIcjS3iY1fZXkLjmDD2ovegm3XCyIMY+V",
-	"Syp/mpP/NCc/tzl5NlfJYfBdaa5qkWmh+FEnduhlhbKJnYsTdEumqOoHVN5o0famXq8bUwBG0lTZyZU6",
-	"QtXv3ndBNQfeDXQPfaTrpGdlkhkp63MHQYYDlUkqq+AxnVPH++IEyXg85kLNJt6daLrNlxarXhweG882",
-	"RPrhCJlilE6tSMpjIt63+oeRJSOiEDZObvDZTQ0i7gf2gX3zDTrgTL9LOZMfWA29xpI4Wmoj/5OkitzE",
-	"Ivq8icd0867p19F3V+dntuiunorRcgI8ItEBlmQfJfeCRMktdN09sJTxd38fEr0l8n/44Ycfam/f1g4P",
-	"/X1EwWfVp0RIdH19cijrejhWXNAjQR/glvlQaaN6vY6gACAeUAZFLyMqlYG28D+Awqpf05+M8YB8qHj2",
-	"ryv6i/2X4gpHHyros4+qP8dETBEgTvnGtt30UAaAqlmvNxsNzyVZoVZjHzEygZB7KqTagKEeCcGFGynY",
-	"SNwYAh7aXu3tYv5h8Uc+VP69/pe7lew/yT2VirKB/WcgSEiVfhd9Rp/9OvJ1o4ChKJVm7Pspnon+0f9R",
-	"dwybVOgZff7o19F7CgCO/l3ThxhLs4nOLDXid6bujyB6h0MP9WLlKm9JKDzSAyqBwj4S+ZdHf70+uure",
-	"dE/eHp1fd300wXKjjYaYhVA+BMXslvEJM+GwvSlcL5qpWVNiHZ3SWwLg/hhZsSd/Nek+rT5la6gkooip",
-	"hGLqldxSqNIDI4uwIqKN6IBxodvVz6B+c8jB9qhHVEdHOBhas5y1XhpaMvHyoSkWAMEhWAgIYvfva/B+",
-	"DR77sPlWGkA9HmrVWhDNq5JZ25u+ut1oIP9d5/TksNM9OT+7Obq8PL/0N8yEJNcDM7RoODCcZH3LA5OU",
-	"DlCBhJmoGtlG2H40xgKPiDOBJ9+hkBMJEw5JEOltzuLmWGwcqlDVh2bqpn6cXk5bPm6jji7MHZMZSzXr",
-	"/vcSVBxp/swG8pj6mjImIomZkRtuV5Ixw4JPs1sD0CNyiAUcb3YrAQYcTbiAurfATZTAwa3JS07aSVIk",
-	"YjW6kTwWATFIvP1eENHQMTC7U4D6Yypua0baRG/pay8FOrFvKY62AaW4ut3cQv5F54fT887hTff8/Oa0",
-	"c/nmyAebSY+HU3cX8rFuW9A7U2LULfirkrMC+r6gyuzS0NUkhdI+DhZGM28YNnh52pqf2zetiRpqCZkq",
-	"Huai9DQRYQNTm4NKAnqF9BLKxrHS9OMWZGrwf3rEeBb2kcATNOt38AAdhxEkYyH4QK8TgTxFVPU/VD58",
-	"iMNXjcaHip+A6QC8DKYCrtvrvzQajQaYTJij9DKSTETk/SRByEYZKQ52qUgRQcI6urKHxdwvRvRpo0yO",
-	"oY+qcFHZckbSS7B99E94ID3kEtTN+soN6w8ENCPBozR9SqKqwj1zr1JGUE8QfCtT25mX1A6CdzRdDgQe",
-	"D1MsJImu/9JqtF7Bc/hzz3zUo8YzCZoEGPEEDZMDxE1iPXzQqdfhv0dJG7u75qfdPc/+dnx0fGyhcMsX",
-	"1RRYNPhaaXYYleC1NSP6iVNG7IAbB0lnjUP4k4z4TzSZeR2dcjaw2V2omhFnYHnh9pGZk2XoMqlhlVlM",
-	"INCOowwLPJXUP7B13IANl0invoG4yOBfg1Q3VlKfUNhdQ8sJVxxhpRlGFksMWAs4iPSNinx3KgxrLO3X",
-	"8krP0qjxiw3iCAP4jTACpjl6jlVa3UhzVYa0SOpQqbXMhQTXB43HClK0fCd+tZG/CYXDIs5v4zHEUtp4",
-	"x00j3W1+0vfSZxvwmGXT0O2GQ8uShrka3mrvQSPPmSwtrhwUthrWInJHIkiFvCNC+ogwJab7hmfba/Pb",
-	"7ttTGygBaSYgDhnJCCjNvqavUc1S/UuAtBlRVYP/73vZny61+MzAtwdzyz6RRPkJ2AlEcwScaWZHGVwV",
-	"I6oQRISScB9tt/aQf9npHt2cnrw96R4d+pkRECWmtY7moJA4N6LWZG8UgF4c3GpVeKxHbQyxiWDcbDRc",
-	"0INWqW38hhuUKf3RuTjZh5DXGmWo6m/iWA03Iz6gUMTD/FOQAZW6/w201YCeMoVec3tn9lvq11x/+8hp",
-	"qBLtJL+aRLz8gG0oCuoeXKAxIcJzLlCX6xkzJWKp0gAIOGF/qx1zMcEiJKH+y0/9nroRk7IZcNangxj8",
-	"G7aJseD30zq6GvI4sqZ0d43ri1ag6iUJqdzQRypmUJBEi7BeZkU1XRIo283jwTAB1jPyN5Uo4oMBCTPU",
-	"lYo7rnyUEzb0672YRgpCftL3QG+GWJ00fMe9mrCDnUYT+Wfn3ZuTtxenR2+PzoCCDPc3UiJUGjH+0WwN",
-	"KadeddJULM0l2MpFe72Mrmzo0eClr6/Jwir59zWnYdRkwMdQ1Qt80+mKpIKveUMv5WRIgTsm/Wr5Uxpo",
-	"Rkb2M11qVh5yc60Y2QSOk60NZjT8OupAI04wSPrK8N8t5J+cXV0fH58cnByddW+uDs4vjnx7uwNXqbuZ",
-	"+G5qdgxQoaiNjM1rBBXQSsXnZNB6/LcJC7O9dy5Obr4/+uFGb3vn9PT8/dGhb++kEZUSKtNPBNf/sWG8",
-	"RlUCGxA0pw8XbFnablPPCkT/G9s+AFwmLeRMD3DFSW4VnYvzqy5y7AKqGPvpFeUKJJsPB/SOZIskWyJ8",
-	"R4SerVYn2ZkVMZ32B+XOEoUvsPbJEcH6db1fIRkLEoCWnZIKlbC+JNRqp3vuVh6g4OzMMfIP7QtwOw8J",
-	"Dk3AR0QDwiTYLFPdH9Dl4fdL0q9dCD4WlCgspqndJPvj5wxiR6ISoRMpYz1FGyOlSdfEK0tjXLlrAo7E",
-	"mDA8ppV2ZaverFuwgyEYkzYBksrcdYAbUhIC4+5oVM0YSbQuN3Nl1ysuZnfT4GNvYoajqaKB3AyxHPY4",
-	"Nnmyg7IMxi5XOJLWp6tvCMqhTEKIp7KdVQRdNbtqviA9VKQIBwRhKfUDzuQ+CgXuWzarRSDzpQmDc5Xv",
-	"QN7myhITvAFyv1aqURoSnspRMQs5xLroVzc8gApNYoRmxBDP3AnSy9xh9t2Lw2Mv94FEVdBQ3BVoBOsB",
-	"MV1spLiruV70JNquzZJ1ou4m0yvqpdeUbQXcuxClqUywmAkhRVWLNcu0AjTRHNq0twGH7R//8QLaq//j",
-	"P6JDfYqziISo6vcFH7kqrtygOoIxzEM9DsUGrBpRN8+z0OeKh3iKqtfdg419ZBtSHLX2TNv2EtOfWdBO",
-	"khisLNVYIQDCspKa66bZVIrvZGhsxOECwgxt7e7a92FcrjMYhWe0azMzE4IHbcIyweuWlEyMVVbSnjWG",
-	"zCgqeo6GK2lmPcKRlnhJaMAiyy0ZivO6Xf3McJzVSt6aFKS2lV4FQb8QwaXdv2PNThmRUm/hwSzZYOcQ",
-	"SUmIWn4DBa5xYJEruWlfDvkEYUNDdfROU2yBurNHAAxBcDCKHY3IiIMUHSYoKkaDa1m9XxoMztIgZX1I",
-	"cgOaGPuf/XIfBQJPIuDXRrG9RTHrx8L8ZLmEHYyRL43MJ00xYLCZhphGU/uSkDb2VzMtIwF41gGpOwBL",
-	"HO9nTiWqMg7WBnBkUYPvq5swA8csUR94IqPgEQFlL1G4UijaOx7FI3P9pVvYTu99z5YYd0INXKdGEPET",
-	"5twWBIfAvZN77ySstDWb7rh3DhP+ra8PZ4MquTOOIQDUnWCgXi973A/NUW2Xneeca7DSarR2a81GrbVT",
-	"8SpUtw12u/SC1Lvh3BZ4JsCizCVaHOwpXm2sGZZUNsZmrbU1Z4yKrzXCj2kQIlzQrUajUPElmwL4k80N",
-	"S9tf5JJPtjDZ1CS0AXw7+aU5/77iVYwQAyMpaLHzOrNfbCavm7c/e5USnXflRtIvCg3Z2n0rNqLfhqlu",
-	"m2Ut+yxZ/s3XOHS+b/ikufyTa4at1kNC89HW8o+OuejRMCTgZ95u7S3/osv5W8ymdnSQ/LSzyoxObHRu",
-	"zrcIZzjrVfzxoyZDaZEM2pWEbhD4kqQmWzyAbK6Ekkzh/oLipd/IMxmTl5sRC437btPgR5+En+dKh4fA",
-	"dB0z7kPAsQv1cOHvjv/yKExcVm3zHlNiCkxan2NXBc0KRMCFEjj0hC1bNmBYprk4kW/uRt8l0iyVQN1l",
-	"aixxeJpYTmDkL2TqzNw3Ql6ZuKgbzouJYLuB6vV2Lq65rPgHFUFNt3V0xlXGi5jgmmpxRy8OJYCexYyV",
-	"NL1f3FXmpI/tP4W/P4W/P4W/P4bwB3FsKYufEfzKLpv0lc0jw9MvsBpWZkWvP+XEr1VOzG/7IZ7momD/",
-	"FBW/GlGxsb38izOujl1Jj69QtrwgouY4ZspnHitejmntlkzlXGHynEVTm4WgWbJCFvPCgxvAWqo3NM+U",
-	"5h7Q3NO4VBPnvCAqFsylO9eRrwWOa0nCjrK25oCLME2GcT6rnCBWxrsBOqYG15bxN3AWTfezfHy5Ef//",
-	"Y+99mNu2sX7hr4Lx+7xTaUvJsuNkd+XZude1ndRpGnstp93utjeEREhCTRFcArSim8l3v4NzABCUKFm2",
-	"JSdO+Mwz25giQQAEzj+c8/stSPOYS3WU8p/0rGxRdOArannxpciLHi4hvd6/UAGg14rdimZ9lySAvQQC",
-	"wD/9cnnEqZAVW/wtnt65TWQQmXhijULnI3jl1trCn8PcNHm9DtruWEQsbOKmP8SkEsjm82zzsC+iWXu+",
-	"He1zLDa+2Db6bABUnCiXpgT415hX5zyAJhqb/oDcWAqxxSUpDlDRKTt4Rt5dvmlJOmSlfJ/95y9IRpNI",
-	"TEifK7CmMQMJMrCBVL3341FL3zamcnxIwjRjQ/4B5B0WD0Px977XKnbEHo4CNB5iGZvCsj4QnYGJn7Cp",
-	"7vGjyUQsc0KRtYPVEkwqW9q+QXlYhtL5VC7NMKt4ayL52BRzQU9WSWVz4yEJr9kME24B5QpyDMCvq6X2",
-	"55Hanb/d/ozp2BUCfcBje2u86oLOtEt+JcQbmo3YF6okcGl62/0uGsK3CHc/cowxosFXDfpQFicV+QwO",
-	"P0fLIUN1WApGZHkCzEBSCzYaYwlIAujwgJGAf5mURIg8QSJzYjP20BolXEE4Ryoexya5D6B3RGZ4Lfc6",
-	"RVTEHebqcUI0I2OIQGrDj7FIRs1Hk644CCdd7xY6OIt2Klzcg4qwME7VoUHhKX84G4+q5dZnkltP3z/F",
-	"9fUQyWPj+0ud0bdegc09Y3n2HctieeD9uY7cM473kscKUAyqvWlXlGUytqyRVwBN6dYhO3JAJWvxRLJE",
-	"cm3468cxhJ3xCRi3DZq4/EwtAmmaMgoYM1ak+nVfaqqFLsgtBnG3qgCbxaquiLGticutR37LVAFUypr3",
-	"Ie/ONgN59pNjr2o/vD7iXe2FexLCyTh3bWkEriR8oGS52iM/6ByYwzJz2BuaLPxEVJ7jPlQWQqXRcrfP",
-	"3Lctx880fw/Xb2/jnVjl9dl7iAH9mDOW3ni8oKt2oLuvtHlrMfJFhf+/eT/yKIosdp7Z+/eRcyBY7FGD",
-	"vbrrWEIqjbzN23Twvo0Zdds0Q451T+vzgNoOWSPQgyU0mzFEyvuTTwCAovtxiXmCtLwYOYFKSeuoYLaK",
-	"LWqd81saoSNGDsk/CP71PrF/YpID/No8tCWo5kUjQXiiBAltSW7YJucJ8/NrtKyw2DQ0ilzZdJv8CCuO",
-	"0JhTyWSXhJB1BC/aDYcC4QyweNB1MCChzLPE3EMnPJ69dXdZMuaAhOAOHaH3Fe6G+i+8B35okx8A1SYG",
-	"+j09W1jhHh0SRfuyomDYUO8NWBxbCFdk62vDzOAjc3XJZCjiWEzBHgxLFc627Nk0OBYxoDBTv7RXmapm",
-	"QEYuVxubOufAFQ632+2mgTGwBaFTU4Nl435Xp/+6gvMb9xOkjCUiaQHwLPREFoE8FAcBoaSfQbXSf3Oh",
-	"GEj7pdi2E0NxTIY8xuvHvV9KBz6h/qWdiel/3v4RNg0LoYjwhGeSx4qnNFO7en5asJyK2ilo0xwRYboZ",
-	"NAaFWbgoQ0Pl2kKcCT/jTNKZfr0UegagJXtC5XpJsZSFJgQodgIkWrwGQlCRmXXf5wnNZsDg34S5GCPP",
-	"pWFVd5O2+Grk8tevPMTyoL0OYBSIjDzvBJ1OR38YWTy592xbvgMKkRVatzLygKp2Z970r4xFLAPzqkZ0",
-	"zKBWKbGRllhLvhkmfrrk2IwwmsVc74vEWw2SyGuepmjxV3Vb/3ySo9KHoRa9vYV6Ga2JZU5VxVJFUKuB",
-	"iIyitjRt5imEi9v5y+5fUJvcyfk5g0/2UmSTxz55wzfPsYHU5k/tPz1Z/wlXtBfrhYOw494vG/Wkbjuj",
-	"24JcN4dVhV+43eOq+kTqiWz4v6+hDDwsS0fiYbh0j66uTt+enJ6+//Go9/749PLq7OXZ8dHVac/D38Qz",
-	"Z7tEwZ6dqyvRZiMgTAUWpMAhmLGMSr2c1leLAN5WpYUe3gsLWgCAbV0SLh19GMz9+MPRyavTXvjVbgst",
-	"CD0kNRCTK5ZGxdxAXP2LPh/dUFAteKz42YipDcv7zqMG7mursU66v+emfQU4qQ/dscVxX64exUhDWOWH",
-	"b9rtnfaVAbMf2d2shUbtan49ruY7g6G+2dM6B0y34hxgzAbX0uAqYpo+adBsJJJ9Hh36EL8YdJsr1QQW",
-	"AkiVB+Qs1wbiZSYeo1YuGcZA1VS0pGKpg9DTgnK+KqBBydX51QXiCgOHyoClAFUFmaRJPAsAhPrF/rO/",
-	"EWnY/J639wEuLczYQNywbGbawoC67kETEZIhCZ+rMcu6mPJ69ev5+5dHx1fnl+8vT//57uzy9CQ8XBiU",
-	"K4W6YTSWemiY0To/IEggb5MeAqc7ddCFzzsPRR6Q0+ikdxSQPVfNgLiPdA4DrGGquzGnVUsExN3rAnSg",
-	"ZawpQQ1WQBzCwwj72yWJ8CvoKxLpYO1sR4m80W1/Jt1hMjev9LzWqCB3VyD3DxHYM6bjy9OT07dXZ0dv",
-	"ysGBX2HDoagRmdt5Bpiv2Gq6OTSvimu26sZhW8BdG4kWbKFb8+GDipkJg2rJ9C0FDqoXTMWsYMjgGzAk",
-	"SnZDj48SAjLaGQslYNI5S0DkK1ICTpPIaHZbF+ESFJ3KOtTKFbQSCM/QVeyJxICzUGWf/06WNZgsn+9C",
-	"2WC5MVdfiInOFjWdJZE0J8BF06ZXSG1TeosBlfBLIsg5aGrztEMkBJtEKjor6iUfr0QZv8bWlKvI1Z20",
-	"a0X4voeTInJ16K+LYvKXT3itNuvauc/iSIFAxI21RCIGO6cfFEtAEKyuZdFCc8LWTXLcipQYMfUz2yaE",
-	"wTvJsotMDHlcR1JqDIP1shaxqh+05wrD47adZbT2cnvkfOjKnwYiMVgCVtnbyiuoItVqKChxqhiSbYmK",
-	"C+wKSQxiuTZLcskMNYI1HpgWCnMGkBIWUg2P/hMxPQSWc4uNnLGETR1ZeqJcCADsIIvwbapxQ0LlNYD5",
-	"oQcvFFWGMrBkwXSxz3GEIwHKGcOOg3aRYRY0wGiAzWBgykvdv5Orb3pgVt+WzJJLfEnt9X+jXr/ReQvp",
-	"AOVAF5c25lgC4rfpfrlkEWnAFi6teiTnMGu/ubEkgW30bZnvbyvuv0UH366Nb9KNN4KxiBWv5dBbkpkV",
-	"0X2ocpMm8IyYNCYrNmOMpDFNCtogQKsxnHV8lEjtDZNjRH5VYgqIuMCQgCoucxFoCE3fFnhu2vR3iBgg",
-	"9GSitOpa5OJqk4PO30l4fP725Zuz4yuPnwZDcFwSRa9Z0iZHBVQr3gS9y9N5rnrSnzlGG5jHOypHM9Hb",
-	"UovY/Geqm1xbLx45xGHANcJCEbSUqsspa8V58DDFqZ3Dl+fv3p6UVGZvyRoXBr3Ip+DdiB680wvnlZsb",
-	"wzel1oov9xCF1llDMR2LZBjzwZPXgCgDPVW1bginUIhqKlpDOEXejTjU2SxXjYiYVzr3xlNX62jqT9l1",
-	"Z8AiqQSmrga/g0No/EVvgiXqrOLYWKtFvYUw1D3ImHIcOPZM26P1jbgcAInb46Ec4axe2cP6LSlE1/4J",
-	"vu+hgeyrqhP64bDWVk8rSv1VS8PVMberPKuQGGI43FSc2xOdLFktOY+sSJzzeyFXZ7mM1JLwcG1J6BX3",
-	"iYxMKcpGyRTJUxR32prPJjbipfLUUsr6AvzQdUiBcwCVteid++I0MOCPcHb1WMIU5/nRZOlpcmdR2tmg",
-	"i1NkZNWxt1oof81COdmCTAYBt1wkXwI6u2UIhcxJYz42bJYkpAnKgLwgER9xJZtola4hgB9NIMIgy/Jw",
-	"S+LIvaSnX1nLoy9SHt1VsHx5AuIHNuIVuws388OFBBYobg6ECdtbhar5A77xrrUoXxZOJAyiBomswZnW",
-	"p2ro23Vvt6zZCMvqMbydtAIi0h5e7Hc6AaHGk0nZoOA6lnQmi5KFEOBmQuQ0Ruq9EYMKA0vujCkDDckY",
-	"CaGLbXykeT+EGDOM1dCS8J4tOS/Q9mdyWeDdazAI1FGkz1NjVrMEIEsASoI7yya/UAwv3YpEcmSEDiQ3",
-	"QUgG6qEs77okGZuIG+SbnLtz4UYFqRM8kYrRqJzuzaWBWOgSDkztN0yS8NXpFTEdDUk/V5YnwMhQ/3cY",
-	"CHK/cC0eHT1pYKhX3BXsy424ZhFphFJRlcuuvRIGJGNUigQjWyFkkYUBiFgUjW17J5my/liIa8LoYHwI",
-	"bz1PWULwU5D9dodEYpBPSuyie51ggesU4lASId2gacOCzxUZ0IQkAmgNWEb6lp+eNA46fwdSvpgphIaz",
-	"s2vYWZ2WOYCmkHezANfbhmbAFWQ1w5bQZS5xtZGGvwyhANBOQAOvdeeWgaGLgPkNFpdds5boNdTAg/BB",
-	"3BJ8sHRegg9yNLfHS7LwQTt6OXzIJnfzI1pptUNX7+aHAIfccwOvhgu5ZGlMByY51JKoE4p5olAnLiZc",
-	"gT+XGiRXBDLlkgxiBrQiDe8u4xmSfsaTkSR9OriGpkt+ITCeW6sBXzqhM8fDPacjgVG61D1uUFCnGDkW",
-	"ybypsRVTAmFQHih8vjHPtJZ5XzfuyTd85mYk56bd3t1C8i2Np5/O+Y6miBhaCUji8VoF+jdIZIPoIeAB",
-	"lCUlMc4mEE+GeF8YkNDUFISkkVKp7N/ySIUW2cQ4nA3rtvZnWnKzeAgyli32ce7VqAUc9OF0LCTzHpjS",
-	"wiPW3uJ0LOCaURueQoCyI2SqMrVYfaHG2zA+3cnDUfGR7qMKgqd4UOHGXJ9Y1AbuVo44cEN/51t/9zV3",
-	"l0vV3Y/u32fRp10UMasSGrB4CtJuC+FkDkJAoGH5o7TyFzIv5ugkAL3CPe1ChTbO9/uOkXS/7xj2ACtf",
-	"j5QWxvoP3LiXEAfEkOLC5WPMbNN9SaGgpBzRc6+1srs6Plj0893lGz9IiCWsfQ6EYfNPPmt3vNIVC3kP",
-	"wjr7ThIcKdECFDm21aHJcl4WwOSSaBWpmMlC1o1zR3+QQZ6JSTg+i9gkFVrMmZCpjT4a7eEG1KCxFPB1",
-	"PKW1+A2bXqiyQ/IEHZPI1JkkwAdiCGBtd6EfRxWvLAKlAyxgotJxZzgd1oWJKl0iSqAjZPUjqrmBraOC",
-	"/BpvZCblUF9F7B+TQw6zhqduWtuW9LHhoDDrVmT+RWpLbIr0mYOtuFU4ZWUNsyWlelRs/K25YygvPH/s",
-	"06Pp5doRqwEovwa/Sm8gENI24FNIBWsLzOcl3d3NAs20XO2f6Z9lWRxb7u+OR8RQps4kDZCgM6sgkSy3",
-	"GRAaA1ybOeHp/p60gHLK6LSUZVpwxzPr3Nj2A6wuBRKoonrbiC0LcdQtilKxPUliNlQkEqa49Ybh01o3",
-	"iIRJTNswWElcS/Z9Eh5fnp6cXb1/c/bz2ZW1QUz5HDYaLpyNYmfbejBzjpzBsfd8NJPDCfzCTgf5fEbu",
-	"FMwVsydMEp4M4jxiURMSQaHHLLL8SlSVbKqIhOY1Z+awTWU5K7oNZb0jOBRe0+00OS1m3hYGWqUt4SMn",
-	"rKQ2y+UH9vGzSP6H/xEeLpvRJYen5bIFuPWq+Jravpq3VVNACoUlU1paxkQTWcRA84dez4B1q2xhmAAA",
-	"CW9ozCOuZicUkESAQBo6XqxDcxbEgNkL+hhqu+l0QnlsPgsWUEs4py4v/owNeIoF2yTmybXedLrRki2b",
-	"0hEjjfCj5Iq9z7P40y78PNv96N+mDeJPYfOQQB4SHMzDa3cjFnN9I9Mj/VHEWrU4YjC4RU+Vtrig98c+",
-	"6gtKQdiThZDKcrT6DZ+2hXrp+kC6sNS9E+LArkhiOd6Y4dRGcw2QZiUJnXk7mLV+YrNwK2YYdOn+we1g",
-	"jbvcKH5is+2Gw0EAfKaYOAqfsmWm3du7WGeFQ9OCMONMd3y1XVQ84p6oKYHva+btP6xY3telpXr5t1q6",
-	"JCIfjZ2qtqq9JGxloRWKkGd7XiEjiDUQy43yjMmNVNhvuYvzNfkls+NbKssvrZE/nsIpzwNQl05Of744",
-	"vzp9e/zb+7O37y8uz19dnvbKeMtHzqw11h2v0HwQOoIMkyxPEoAhM2sTtXCR0LeRvbDpPi2gLVXPSxh4",
-	"Fl5AwqM3l6dHJ7+9P+v13n1roMtLV46doJ1gpzw/uJnu7Q/vb26p/3T62/vL03e905M5nLHKZaSlKFQv",
-	"YyTPxua0y7AZBLG7vnXVai2G9s0uR+/rfqEcYWCJ2lMV7UVV8Xvf47A6o4kljK08nn4nwX2vdtrA7zS+",
-	"H+QTJ+Ti5KV8tNLOEVM/2AFsMzJr3lHHZGso23Uz/PrFunS7s7i0RinmWjl+pkUvza9NwliMhIHQjxgU",
-	"GWhxQS7evtLGTO+XVxDsUmQipCL7z1+Qn/gPhyScsr7kihXg+zQhtC9FnCtGxkqlDdkk7y7fHJJkfcS9",
-	"UG98qgREZ0jDvlVNRRNkQpkeE+N3ik3SmCpm3oPCQ7cx69oIE4v09RBo+A/NfzFqqLiK9b8zjDoDib43",
-	"3L39jte/Q90Itp5n7AyzHdecuL39v+mJa5OLjN1wNvVyG7Vv5Y3bxnYPy4O9ZiwlCkc8ZjMyZZmrvgAF",
-	"nieKxyRjLt3y0eSqyY70ResWgjumeSSpevRsx1qm14QDX35C4oPViDbyfLGza6XJ8uOyd9KkyGDgp02K",
-	"VAiRuSMdr9ECubwfi8E1CDEKAo+SKKNDrU0GYmKUlhFx3vP3i4H7o+raUVUaifjTcXH/PaLijxLv9rr4",
-	"yvT6MwW+vZ6skpBnplhQZIE5ZqyIdruzO6hEVyKD7Bs44jInrpDeauMz84Vydfz8a42fl4+4ISI3EYka",
-	"P1Zw/P7vryPf32Dkey40OU83UCT3mfwIzJugBM7YS/rSHsJASglisVqfp2FWFvvApeLJyKQ8hG9McmjY",
-	"DGzm/92j2RujL3gKY53fo3OR92B5yH5uA9vuVHDJJAvNYnqwHVHJytnxp34osglV2tfKeCtjQ5axZACF",
-	"J7NUryipMti1X5XeqhAgC5tq2SlBfRJQnwTUJwHeScCg5M9Y79Az3JcfBFS6TuZEoOQs3o7dgv5dCaUl",
-	"qXDxinQpD4TFg0mBdVrCRcFXRu/7s/dYeBCSBmgHX6S6QgMoQ0gUclxfs1QdejUDSHhFZ9LVG2/A41wN",
-	"UvIwZ3NNqJLF2YfAX/Xs32mm7SzWmCV1EdiDMEs2J6ZuwS552GZejk+y+Y386EGaOoxd7+IHYZVsagt7",
-	"5ZwLVsZuJKaJttuXA88ucIbZR0g/H1wzRRrPIT8e2cIMEvUQHEjQkxtQ+kvkhO3I4wqLNBqWZYW572cW",
-	"cXqFbuT8/Yv+ZaV/79sOFycv58yAY3xP64TLVEhufeNVW9c84j9RR2S/4MK1p4+SfWKFg5YUFycvtye5",
-	"ihP6VZXnrYwlUJkCnL9Q4GWqUIpgmh8ci6iih5AkIEmST/qGGg/pR3IJB27uhM5DTkIr39/AG5WAKw7a",
-	"inmojaZaVNWi6g6H/UY4PGJU51asjFtwGHwBc3eAhS2YZqshCTYikZ44wEAt+Wp0gW8d5g3gCDYflKoW",
-	"sVr6LRewp5g3b1g4TZX0Qpo9FE1btk7tij2irbdMpOpxbd7E29+YoIOZPcGq8NkqUffPnOUsAkVkishn",
-	"dcS7NvseSRrBMt2WMMLMpZUsTlzhIXFg+Pa1lMnsknN5G473ksYsiWiGKVKk8e7quPmYhT6mx9us8zGv",
-	"qI2jusxnTaoU2ENF4qC/fc1yXZWXPQ9fsnS3Xo2ZLbMDpBzzSFn3Ywke1viRhgUxSoTiA1bgocRcKuD/",
-	"8JFltxcZ16/z1TGv4nlbOliTHgypY9/J0mAxVcwHyy3QZMtge1L3iuuW/5uzbLYT7CR0wna6O9DsWbQk",
-	"LSvnUVU21sfKpryebaZBhFjcCe5j8fTw2U9PDpm2NIoamLam0lsDZxYkBYl86eJw5fRPd47vo1DWLk6r",
-	"n8fXq0L6A5EZYDTrPZjuiCEWKi5mw/oSjTSEq4DQ2x5h0pptcjkPn6ZFHab6LIpAfJJHRjWgnL/lzQHi",
-	"lxIqibzmacqiQ1O+oTXUu0SyRIUBkYJEoqpCE0c5pZh0pVUEl+S/4Ext2e38IY+v8btuJyDX899xp9qb",
-	"/W31Qeaxut2Jrf3WGhL0ScTgjNebVFp195PevuOLKJ1LLem3D7Z68QUr7V3swtOmM4ZB1DZYbYOtY4PZ",
-	"Be/2Ll5Ytnm9LbSCx/igc4AgpKHNiTiLQoMJkYgiUWIOtRcBYomcScUm7q4H7fXVTMUw2C2ZI9A2UrLe",
-	"yRjZ22wPVpkfcIOBso9WVE6t2obuvjonrLZcvnhqZGO63FneLZopux9NDOrTrotW7bIPqcjUysj9nYSY",
-	"a3mZzYIvhDEceaBid7NeTnEgF1SNwYgpdzpEmGipaKZsJXXMTHUaeXf1svU30p8pC2A9odl1QKZjPhgT",
-	"mepuyzFjiqSZGGV0Iknj9MOAxU1AAiJKEH0L4eDQQmOHjtSFqwBAvJcFAftiUoqyRWxI81jtdIc0lszF",
-	"6/pCxIwmO5/WMLoU+6B2B/Lm1uRcd+MaWbnHvV+QIzoTU8hyLoCofejvAkmIRhGLuiTkUQDW7ls6YUFM",
-	"zT/Agw+M1D5SgWdPY/jQv/IW0g+DeTDukKRxbpBCRJxPEJ18whSNqKKwDhtSZIpFzXbJxe8ZkjIcYd/g",
-	"gtgBlV2Ccv1w1yCWhwFhMQIn2UB2QXJWYjQD/Ha4N4QISnhI2CRVM7dA9NogxyyOJS5PAMGFWMg/woCE",
-	"3+v/aen/+d9hQBTt6+aPLyHOkmZsyD/Ymqrwu5BIgVEYbYB465bd0DiH+Ikas0mb9FTG6ASQMaBYWO8/",
-	"WMMmmkQV7VMJn1aO9W99qgZjZCjYCzqdjl4FMsAgE1eSiGkCzweOjkZbSAVpke70QCQJw7+mY7374HQv",
-	"hrQDm8AuD4EcHYDn/W9igktQ1qzHq80yrkifjWji2GlK9WYQiY/yzPLguFz9CZ25qnFAzOIJoUTbaBkO",
-	"s042r8tePneMAndksfqpJMe9XzyNXyjKZUq/rHbn1P4tZbVlXghvu2LceEwlEJMsFnqWCChMTah+MNmK",
-	"/4Pdt/7Plopcr4qgdelUrwiKW+Z9rD+uIxN1/s7jlrg+1B/YVEXr6sjkiKlN7tTO40UY6mhjrcgfUr96",
-	"3/25mmx/08oUMVcfuEW3FIFEiNbPBEVYy4c6gvi10cxvMoTI/ejhI4YN3VHn/YOGT5E+3Y62PhutrZWt",
-	"EKcXmRFVFB+3yInbog6lKqXNCYu1U4HhPLOc8PFliIzN5OEezwe51zow2EhJZy2Panm0ZXm0LFNrtUha",
-	"mmi7RCqtgVBvCJ092HEIBDqg8TRjKc2YbJaTV4ciW8X7bKKMcpYMxplIRC7jmTncMBVLcN7inVOJXA3E",
-	"BJNL/vKXqxIR836nA+ckzDI2OxBbKjE9N4A3Ej6sIl/8y1/IKXCdQHqvO+xriKzcC3eOVYG9G5j8GZ8L",
-	"WHcN4K5FroCImSeEfaADFc/gJE8MSYhdCAMSmuzgkDRuBfrtktDh+JosHa6acBg3BDbckDQMfi8jAMCJ",
-	"Z0pSCf0Kk71segpJ0DQqHu2zociACDkH+mWZDwZMygq6bCDvzVUwd36VUonVtabWLYPTNdc+rqISjLf9",
-	"9PabTiiOHgraiH4QoMBtYJ2bOLRMISU6YaQ/w9NHnuDhrGkwYwYJU9ywDO5uE4BxjfhwqFeZSEiaZ6mQ",
-	"rMCK6dPB9SjTsoL8KfqkEV6c967I7Xto90/Rl2HTHqYPDIaWN19mZrmyp/P+gq9gE89T3atEkTyJmZQk",
-	"pHEsphc00+YCLC+9CcFuKDaSW/xcEjmhcYx0YUp/F3jQ2zh8MmERh+VLYbB6xWqnDgsU8wQ3MqJ8yW2w",
-	"K68LeNPP4+tXi5A38omTLnujeiRkivIrb0t4v8iE3vss6moBms1KnNzriTMAki3EEuwNt7+B3x9UwiSA",
-	"pWaAoVHwVkiKmrGijmQ9ce7dz0ixuzaTbs2VW6Pg1yj4NQq+h4K/jnvnU6flMbKT6Vm8D4zaevb2rY4r",
-	"Ip8BX6dJ6TFJnJ6Z37jkN9pnML9Ilt3wgXY6bXZgs40eouePWuI1Z11nUKNq+Xu1MT0QE+3/aJ8kYX6K",
-	"IJR7osFtXbL+DFCGwC/Q/80nUAHKrLuAd0HBBTg0YGjJAAg2R9qvzgpy4Bm8bsoHrE2O4C1YSpqiMUci",
-	"ziJwHug1S/RnpCPKE9i5PCG0r11cNRXW7Hd1s+yDcVzaJFRCGRfEpGVa39B4ESbdlTSKilu3SgzRu+7S",
-	"Co8acqmavs/Xda5pMkMnHt2oYCF/ErsxFXkc4Uzpfuj3lWqCV73c3GhrWg4hsdmH0dNvCIjkegmY1Khc",
-	"sgIotAneJziBeux6ho1XvJQJ62c9NjXWbnDG8OcVziEax2XyLFOmXOSlTTOupyW4zYNU5c8HOwdT4Vxv",
-	"qVQOHCuDwj4oTF400YGWIk/A+WcRSWPgSTDrNmNDrSbapHGld5rntq7rZofWeQdeC2zVm6bAYOukQjvY",
-	"5fiNC0zYQXlhiXaTLIYWqJybFNi59mm8h8WS4UadMJqYSaOJMbxiRm8YkWLiL1B8ZeXcbdWJxk3peYBc",
-	"JK9F/0vKgdCdey36K53h/U2/7c4l33Wx1ROlRPSwumL8CnudTkevMDejB/CnZEoeqZ2uXm4vWnv7rc7e",
-	"VafThf//906wo4XYTvfvLzqfFkzyedWz/7wzhyXRzxU56Dg54qR9oQxQb6aZQPE5plIbWp1DLDrJWMKm",
-	"2tLYIydswACwWvez2SZv6YSRIZt6VSuobyVTxBf+AN0D/VuU8xvnrqvWySJXBm17hVo0PHULeisRCnTX",
-	"YSmiDwYBkuca1VcTTNYEk1VywWT8z8Vz9BLFKigurbsgXQ0Nwq7oxWXiKYcegSJJBU8ga55wtaEYz8a6",
-	"s7DGbcFDrdhu2RN2nfzxdaXH9cDRpL4XbJx1vege34/f/fin6J9hqc4W8mQK50Fka/NRbcZQvv2w6bUe",
-	"+XYz6dYwdOvklTp55UHUVdsUJcFaqS0ZG3GpMqfBHrPW59J/95dW9+N3rseU4smoht6tZcG2ZIG/D7Xj",
-	"Cevt6dQEbWYrb4PBZHEXY7nQY9cJ1fKkTrb4usuGNiPC/Boi5HuWux8NetpZ9Gk34lHb7rylaOSRGOQT",
-	"7fqHEY+6U9bv/p53Os8GYyEV/It1TdvmB/cC/DUkGZMivmGSKEEalADggjnr1I14B0Uk/P+fHYXNNrkq",
-	"YN6+k4jhCBKVSzKhETMBNH1V8QkzDOMJYxGLSGPMMgaiGE4FKYT2UFbjgaF+DMkLmsBWkCfXiZgmHq6c",
-	"Pc45aJNjOhgb4pAhv2HuVLIRwi+tY5GoTMRdkub9mA8CMqEfWnTE/vGs0wmbFvdIqkwkIxKeXtFRqDVG",
-	"wqYIm0OHCtjAMqHgazdJxiggwCAIj+6IORr1349xST0KiVmqxSAdOjo2DQdmpvE2OT6/7HUBUkJkfMQR",
-	"LeICut61p4emmUpjE461sxMenZhlsQ7Gu7XHiy/KI4fSlFJA0zdVGG7x7MwrlDtCrd+mJ4dvRcJ+pmow",
-	"vqvtG/Ho+7vpq5OzEzddS0LVJ2cnbqfNBcWOIP/ZLrTWURyLaescvt5t+gIfNU/Cg+a5T8FOafneirOj",
-	"b7b3fgp29Dq+7Rm452s7eXq2pk77WUR68xq1dg8N/RRMca26WHazfONLrrTwEYo0wo/6j/d5Fn8Km4iG",
-	"hWrjO+kWviSxFnEiV5JHjIS7NOW7N3thQCgenL+7fGN5MVAXoW7JQU3a7ABfEmqpordTnsU73Z3dnYrM",
-	"oqy090jDtNz0te0HxRJt4EtwCJ7cmJfp/z+n1/J2A6CQ2tdsBgBJlLz+9SfSYwqTpkFRzbSAD4t+tP+c",
-	"qtCm483I6/PeKYl5P6PZrFaqlUr19fRafnva9M/pdUsydUeN+vrXn3psqTI1q7PWo7UerfXo4+lRs+2+",
-	"AcWJteK7H2Mu1aeVyhP9TBL+wBXKUywWf8OlKkKIIRFDW8OkSho3YzfC0YNKJUkDU1a08szEhOwdGrWn",
-	"fyUiZYlErxfSRXkcy2ZA+jmPVVFgKJXQz/e5qQA0XWyELIokbWXRcNDa7+zvW0Vb7pHBYL1mszY58vvX",
-	"8PNXEZQ1IIgbqMcFWZjzIIYByZjiGd6A3F5NIpmSkNLc5y5O4GipvTTmQ1PkKQuPnSv98UUyYCZvZw1z",
-	"gsT6fYVdoJ9LM/GBMwmc/ISSgUhni8YKVWQipMJgBRohWPECVgkw+AM/NpoapoDNmzAzND0Ak7NaDkOI",
-	"rDw4DEdsxNQoFuGXanAs9kLPhV5/iFBslv+SbsQ4suU9mNAPfJJPdrr7ewd/PfjbsxcHfw12JjzBi3uu",
-	"SzxRbMSybRtBN4M7nKWvkiTLLCKzx1Fu4ZKrjaPaOKqNo0czjuY0OWm4fUxwIxO9k7+2qIPo797s71Ip",
-	"tc4XSYGHvNRgGgvAHT9PWUJ+QLLP/XaHHNkmPFOBuHb9bmOvOZoQIY9CVNAF8TrH/FtkthtTOba1EGDo",
-	"2Ca/M1DrNInEhEgaK0DY18NVWNoayjHdf/7if0IyFFrqYRkVnGqwD6T341Fr//kLV/IDb2uoDDAPAqLv",
-	"z1oDKlnURFNFvyJskxCGFtpewhQcx1RKPbaAhHxC9c9YQnbNInLx9hVp2A+4i7GY3Y/zCP6fdqHddpqM",
-	"wiaYG45x0M2sNTQAz0RPCMwg3idDCyxRWEqDMRtcH2J1mZ7zKZWWqd4cvwhpGFvNb9rWi4LCotkzL7Ig",
-	"/gbWBYyanl7vkf2wbn0HlYtWktDXpzFG6MOAKGEr0hradCLhX8ImIN9bfAwxpRmu5lEs+jQmmbZfITv/",
-	"rraVXrO4ZN1qfYRUnPiupxFV3VyWQG9vqLG2H6g597b0CQ2B6PpfcmGXgqcFe9Tsz6/6Wz8xC8ZXg3fV",
-	"3YxnoP9uM1CWqtrN2yLbGk5haiA/+O1mhqdXC4NipRnRhfcGxGsrIKCNsVoKWjBF2+Td5VkzIIOMK5Zx",
-	"GhA9j85sctbYRSaAHOnd5RsMpsD+M7sRCziNqgwc30zJSHGnEuANc2VTLaBHM4u0pNWsGrOJZPENk80n",
-	"r12Lb/dlq1evn0ukMn7pgb6l1rDflm/6OSR7aeM8OdFeEYhfKeKN422FLMagbXAVZOmYGtNHdkmoXx2S",
-	"Rl97fHCWje97qy97HGReJJxOWDMgYZ7FpeemrK9nJjSYjJIp4+EZ1827NRYj4d/XJm+FcRW5xGi1dk/R",
-	"iXeP6W4nwgSzCY2ijEkJPp0dnYWWwMGVIshPXfjjV10U/FsLRj+aujAjW6IqcDXWWqLWEtvWEmW5+bQ0",
-	"BXJBtyxuznLc80tGoxbk+Lh7iRwDZmQRDDRITFoqK5LSEU+A+fheICnuNatA03vQ/SvX+y3WUNiXvOGy",
-	"plypCeDXxQifI1v3Dcli2S4rSyjvAVOYcPteLSchimlSvD6w+QiQ1X+40D0EN0Eq0/6MhK9Or8iCkAi3",
-	"uKP9vbzyoP1cyyI6UFoMNpBEGSC1eeIuAk9x2CxGt4zpGJ8oURkskBs/NTIWO5E1+UEtp9aQUxsSUMES",
-	"dMcHCItlFaCIjmb7uLOdGk7bPBLc34nmbW/jnVhldth7LJJjDRTzdKo+v/UiTtxchDohdE8Z5Jdvuqt3",
-	"ZZQWCfAzlMwiPJzncUFPB6zxXv5mLoHUgzQiBsaEvoYn9WhbdAkaI4QnUjEaNR9qQq0mnvak4pa4p5Hh",
-	"t+aUrjmlH5tTelNSYgm39FEsBdHWjFxwjrbk9oyY2vB+7Tyq6VF7EjX6zIOQqB64oVcDz2j1XqXTt6WA",
-	"EZjm4Rt6e77MZ6WsrgVKDT9zZ2PkK6S53p6vsxvluDlXsEQei5TDObdfPDXv9PBECf8If2sui+3vhq2g",
-	"xw3AHIt0VgdfaiPqMzhGdv9sVaqkGbvhbLpcplyyRC+AEg+LdzSMPIGQ7AmIGBcnL1FswB9vX5HG3vMO",
-	"iVLeNNSsyFwZkjRjwP2J6UC7aTIKgR+0nGaTRsOwTc4nXCkW2bcNOYsjJM4hERvSPFay61W2HEWUvBE3",
-	"TIvkwGOa+X2nhw0AbNjvO0SJiM7wDj/qY+Dwj08vr1q//fbbb62O/r+9oJR+ZMiHWAZH8KSxJDMKModE",
-	"VdGvbAYkFiMRkIGIRZ65ImSqRMYtCkf4n59Of/sjRFZGOhiT8ONHi+ffnjBF9dS3fzr97dOnbZ3fmSXy",
-	"Jdu+F9jFe5N3ptGw/FJz388s4vQKzwzn76+o191xa/nW1oo7F9upTHzKYB+yiKR0xLpun+ktduvGqsN5",
-	"Ne7jE7Gj9SInlFi19OC0ClsIOBARW50na/JIM2DjNRxjfvkg0U10SQgsZWFgKwKjkDT8AsEjhdwmKZVQ",
-	"1CgyV9Zn+cDDogj2klEpEkPPO3/5WEQsPCS0pJzwJADSOIA7C3UQlyQ0v7zvz97jVYsgWdwjx4CsYHAl",
-	"bCKt5S4niZgeGpwJq0v7M9RvIolngeH56s8wObdNTpByDRi+hZ60PInwnXqygIGOStbiiWSJ5JC/gbxg",
-	"NNK9OM7E4Hoosoj0qWTP9kkjPDNz8SaElNs9PdHn+O9OGJDxLB2zRBI+SkTGomab/Cqya+QXLFEjNnwM",
-	"Li1gu/7vIaQiBwCR4bKDM4YQIcF8WS1GiC9d1m6XPOuQlFlGbvjnIIbpMlnIAZFjmvk5dKWVpEV4BYaF",
-	"YTfEahWTPQx2VOlhZCLxymdoQuOZ4gPp+OX0z+E7ybLW0YglCqpoKRlkdBqzDAE1kmuSJ8M8i1l2pyRk",
-	"3E8e0sJdrYFf5ipytxvo9t92O8/2fITqS0SDqJX3U8l1dloNFuGshMDrKTZ/iVYpraJifan6OugcGIXl",
-	"ybg2+RWUzf+6YZn2Af7xLAxMoQOAoPj5x8/anTl4YCyqN8fatnq/VBZ519oFf5zw2gswfh8qPSpBcvyx",
-	"meG7EXVJuB+ShnEcm3BdOhRmFpVHeUjCZ6F3z+2TV9I8UCPSDCz7bJ7oYWXA5U/41b8UGYzz5DrQTtlU",
-	"68FQpCyBD140Ei7LbzQjKyU4mmHtdPeDHZbkk53uf/aDZ39UIPncLna36M2ghsWyUacj/UktCrXtd6ud",
-	"mKcuB3+AL4mfvnHx9lXz7lJQ3nxtUrB3801JwRDB8Z2Yk93iPguU7wTC6975W/3Q8cnR1dHnlYLyZvT9",
-	"h0m8piS0d9fSsJaGa0nD3i93k4a+hDPBy6WBDe/e7yQGDl0w0QAmSCITmsqxUBCvpgmhStHBGKDADW88",
-	"AD7rWzE83ibHC/WtkZgmsaAR6eeDa6ZI47nnJjfLTnFYpiHEI07zvGFQB9/Xtbnc7yUN49pKwj4MWKow",
-	"MGA3UhHMUOKaJVaMRyzmgEVpMKlCpUVUaRg0loJIlkSyxFbYtjewKGyTQu3MhQ0eohqOi7ddQKx54wri",
-	"cm5WHC5qeV4O/U9g0LBum5IlglrtzEFPvmHJSI13unv7f3tktO3NxPsrZbkfq7s4efkE8CWPceytEy5T",
-	"Ifk6R9rmEf+JGqiyBqpcVHLH5d1wJxVXth/XVXFEZPOC2Ki0eWs1dJgDPgS1oWogbNJnUcQiEp5QRfVg",
-	"R3qAF5kQw7AKJXoRI+JmELbJmbJQgZKI4TDmCSN0RLVPUVZnZfqNcCVTVdg8JNMxU2NQyT6WmQVM7HPl",
-	"01AgtmZoQ/1J+dU+Hi5G7wtDXtKZJFMLuTQ30cUUS8ojPIg0/TEH3g06Z39kzNKJkoy1kGSCq8LsTdiU",
-	"GGncRDOAS+tvuJvMicY1mxWQi6Y+VI1Z0iWUxFSZOyxBBYkEQ8Z6BKQGRu6qEwyt8+x0iswhRJZdQx+X",
-	"So8TjKhiHvEUA86K3iWKx6GeSCJFs3w8Yk9CrHFTivTHQlznKWksnKHMn5s0H0olgqc+K8G7ASQAPjAs",
-	"r5lufCryGD5x8VEtPKb9tk2A7MoYzAQt4Ws+6xw4hBZ9L09GDwf2RrFC+zHb6BnFFwN7XSGzbgG79uRo",
-	"jXVdmxBPzoTozS9j0pjT5AHRKpo4Hb0UPXq1kTFVqyks6KSkGLW2n49xBU6gaXXgTIhUGw0BgREC1DD5",
-	"5bj1+rx32gVWhUlKB4q8/rVHGnP2w/d/TlXYNAjCKaZwWA3vdeV17/xtUGjHNBOKDRSLCK44EtJ41CWn",
-	"0UnvKAxIqGZpl5jGAxIO1Ez/aQ7er3mEsMrDPI7L+mjC1FhEhEekYcJ43DGHYezu/8PLqGN+YrOf81hx",
-	"raNMaK9p1QOX6FyD2oFXGq8c2C3nzBNDqLLMKHL0XSEChyFpKGjlQUz5BLU71V/Cpm+8zMQkXFTR+j7Q",
-	"wvoaV7Nara5Sq6+n6svXrN+bbc0+QOrnTneHzV6P+68G/Jy/fvnv08urf/bO5NnkbYf1zl6cJf/+84xP",
-	"Od2Pr8/+FPzfr+Lr8ySKf/szjdmrl2rw6kOsf49+jKf692jyc0aTqHOWdNps9jr997Fu45dZ/890L/o1",
-	"vj7/8+jD+dUZH/6zPdiPk/7kZSf61+u4FAhJqdJScKe783/+c9T6N239307r7+9bf3z/++/tWy78z0JQ",
-	"Itj50DINtsoirCRoukSNM8bAfHxxkGcxSWmmDVim592kF0VCLUXsLMvBUtu1lVFbGV+nlWGUNnn969Ud",
-	"TAxUWa1YjMRK+0LfYLVg0Y0izXw+a28s4shm7cFxqvZVe7+8gjhEnmIwtnloATzbuv13Wew0bUm1m6zH",
-	"VPBESTJmGcPAttNMphOIuZkwgNns/fIKtBrCaBo2ytCGE3tmplsXIuaDWYie+hAyZCXB0Rd4ziJlep3r",
-	"8UQ8YwMVz0iWJ+Cvj1GFFaqYJmQs8uzQqlZ9zdeFVWcTD8be9FUXYgO+0Z/0C9SAm8nbCB7j5FMvyicU",
-	"Ip9b02uGye1T5qFaAdUKaFEBnVlvJ0apsqZ2MYnyK9MD5yPk7vTXFWmldMQWz4JJA+K++tLFyUtIHpfm",
-	"iBRzFUBym0PdmCfX0uQUoy5ohGLURbDn5qpj0mVO1ucT7xeu+uArle0LslgvAlwWzgTxDndri74WqE9O",
-	"oF5aKeet5LucP/43WypQ/3mJBzhVlrQWpd8BS1kJ8bnceNjsarkbGJPdZMQgBPs/5M0oLJu7JKKzzycN",
-	"/5ltRhBW5YQY1PnK3L0dlF0mf8/8JW9GO388QrbIE7GhzUqsJXQtoZ+ehL5NjK6W1lPWHwtxvRwvu4RW",
-	"3/VRUcbU0VaT/Q6Red89J9vkrQelfb+Setu17oQm2vytxsT+1Q5gi/Vv5h09b4Q10n2NIH0HBGmzlsub",
-	"xNuZbhUvK8ue2wwr0KTNKu0jhNGPV1cXPcKSCIKSxIAWDcZCMovWes2TCPnkCuZ7aQ+9iGSDjCntr3IJ",
-	"lb6wma8Mr90kl4r0GaF94PNlAcklI+FYqVSGAURXtaGUS4vwITKo6Z6KLMK8JLiqXzjWcqRB8b/TjCvF",
-	"MOfMsbTLfDCGA+P9vWedv3ZeHDx7FkJleOfDX4eILhIGmA80zCWkL59CDq6pJ3aFGZbZTlt7bgipseti",
-	"IdI+HVwHJM0AqzYAr7wViwGNkZ1vEIs8IhY3xDJ7kHDvxd/b+88P2ua/IeHJIM4jFjUDMsljxQdUqoDk",
-	"iUzZANSUo/ETkIUG12ncSvMsFZKRzBxvDsnZxc0B3Hx2cfOCNPSfrQkFhhG44t4Ex69mAlCcHnQ6epaB",
-	"I6ovolk7z2LDYwykuxghHrOMBUQkBDH6TO74iELNnV4p2axIaqaKDESSsIEiik/wOUBtMRNNByqncTwj",
-	"EadxzCKIUFP81hDuwLwy/zPgx01cE8VnhGQ0nHiqFJukigwpj3HJmsA2RtATQ3qVZuLDTF+Cx7FWHuPh",
-	"fo4a0ixDDJ4nUtE4Ngf0dEbklKvBGLARE/296JCRiIG4h8xCyZTSr4XBUN2SxFUfmo3kFh1sl6P1tCZp",
-	"zOEt99lMJJHJdsOdCCAF07Fkg/eLXNF4EqnXy7N9yzYNp+GHRDI8lXdqNdQNulr4sZjaz8tNGb+fLsi3",
-	"psMRFczIvy0B1ZvWPytOPb48qjAlVgKn4VOHJMSvHxb4E4VArgHVvnI0+28YE9JZM1pHgL3yQLPJd3pu",
-	"hb9HWG1Trelt2YLR3qnEjA1EFslDp5EmImNWLenOb0+EYu8LEVqj2tcwWF80SL2/lR7sBFXhWh+bvEDI",
-	"wEScwzRjeiceFtY2VBrMtEOB/NYZa5MjqJxAFlYu0T7GIz6RIIApxIpD73Wh3sf9mCbXBCOMZBAzCl7U",
-	"IQmTPI5DEjN6g+BQeYI5i0j85wgwgKLLWJ3a/LL/jFpiOCyLHm2TarO8S8KB/hqDXDfxkvI4z5gMScZU",
-	"niVgU3cwOTPikvZjFh2pUF/VXSIN39iLM0ajGVjVLMJZwX832wscHa6PXBExHHZBCqYMs2nmLEiUiTh/",
-	"2GBgaktNcSwY8/b1PCHDmI/GyqZpDnnC5ZiBTIXvgv4qd1JX+wYCZ1XxWP9Dy1szc8TUjm5B4KKL9GCB",
-	"uzVD97OCmN/Rwq0DZTWs4hNhYsJ6t02qrwVjdLeQoKvLKLwufCc9uVvmsAw8ollyVBir4DlaQF+RgAyf",
-	"0hmGB7UM9ZpHCR/yKLQ1E+G/Wj0MebVOTIshaYCqMYNp8Shskhsa5ywgHMTvgMaEDjIhMbxohL98hKOB",
-	"k2JK7yOqnxq3ZXnUs5risrbjt3GiQZfLoE3LRMXwnKP6vOOfOcvBZLZSoa3vDwthZ848SkZ0+bSDNPY7",
-	"+02oMrcOOwaNVcYhKe+aQUjXNmkqqj0xhkCjAM1UaZS7JsDzKL1JiZXmvhKCNPQQMgzxuqOcPhuKjJkn",
-	"TdK39Q2aXX1vxoxJbHoJNvHAhvaJzCFLoSjoNkHvhcnaniGtv9Rm4xb725KjK/lFvbj63OoLyH/1+qyj",
-	"JrW0vW8ElMFu1csKDbaHi9cCxxuqTiopxPWaHucTmixmlMABFgLYKUYyIVRVkl7YDIjIleQRI+EuTfnu",
-	"zR6IgDyLd7o2T3Dn0x9Fj3YhC3p3INLZF9u5jwlTU5FdfznTt8ZiWtFNLsunn6WumNc2vffiJRC9ZhUu",
-	"xImpHPcFzfDkNWVZC/2MIR9pZdgu8haPLPZYBbJWT6/hSOsUxPUAsEFUHZI0jPaBwt+m3yKqIbkEyzFl",
-	"Io0ZmY4FydiA8Rs2n8Np2zHkIJU9w3fj+bOaipZULIXT0hYiCto2cjVGz8ccsy1MFB9xRWMLne6XyjVt",
-	"YgDPfAT1onG8raLRH8XUHxO0AxhkLgTqVaL5DZqKuIomz6TMtYGhP8MEjrbt7OiVbI8gbTt5fA2tL29r",
-	"jsHFe9gDOqoa288iUeMYmKQirkgu6ch/9TFcrnrwuAz9j3ahA+AvWjjVf1c8D1Q30vsmWB2Py9EmA/gD",
-	"wQdu6UnBnVo8WBA0LD6LmcclgRJUpCGblkrJfhWrGE/3cWsmQrl7/Tacfll8/twactKEDEwSDI0iaU1u",
-	"vWezIR0wYhJe8A3+PBV1OVqi+NmICFVrEISWm//nCVIHzKNVmQe7+jOHF+e9K4Lgt8anKDbV7kf377Po",
-	"0y4+F4Jd259pH4BnaF1LCzMZnpy+Ob06LTUIBaHUMRThndiWRMohg6zkXmagJjIgqcAUzhC8g7DZJj3w",
-	"QST23MBpuZrQKyBimLdswzY5SmZk/8MHS35AB9eJmMZMdxJ+xINJ4FjCDBovp6ZLaGKSkAB/KQD4Jsya",
-	"IQ2krLDpJk1YduYtum88IXsdYp7BpB2TH+RcBEy8gnwZP+3Hy/iB3zi6IoZGZC7PqE2O7CGFH8pCLw1z",
-	"lfZM3VNAntsKqIA86zjICb2F96HuVRowTtDEimbKZtDacwnjYDWeF14e1/6YonGzTcKDvQ55JRL/SGTR",
-	"cxoOrYg8JFKQSOh5MkPwW6UkE9MAqbtoHPtHy5zJw1WHLJAdNeI3LCF5Co6aSXozw9DrspguBJ1UFoml",
-	"L6KZwcuwmWhwvZjeiDQiLgdanTsuQmnPvw02h/42UtFJCo30hXYBgYJL63vopLaHcwXJWGyqpwS3BHax",
-	"7UcUe/bB0PWop2gS6Q5YcWQQWWQp3hgUf7n++Bdl0XAD1CCMoZzYdkgiNoihEk/AF6Sxq602BkMmi+RE",
-	"A0BHE8JoFnOWOYBoWEpcFlB0cKgG5SZNmBvvE8xgjUKCnH0H5KBhch7jEDFYcJ0N8PWlkY8L3nOFAoNM",
-	"T4crinNYiOLiE5waL6N8ZhTczW+GRqAg41OF5VMsr8PF+DDGXWSXLF94a4zCvmPlQEzlTHcnz3m0U1kR",
-	"U+75u4R/IJINRBLJAPMLDdCOW19tcsn+1CIL4t8SE0HUWEs6MmRTJ4pEvM7HuLJreeU4fPiTTuvvdwM1",
-	"KY/Jrm6e6M3AJzQmkTZUZdV0hHJM95+/+EdIvidj9oH8+PPRcav349H+8xd6DxiAI7cfEcCojVczOgX5",
-	"YwHLr9nMRyecCy9i/tsaE+YEyLoTZoag5422hn98fHHw6S6zV0yBn4354oDof2etAZVMTw29fTIX5FxA",
-	"lgmqbhlkmEdBIVC02VBxQrN06goZuvOgrXGn7pfX3JK+u7V/e+eVt00+/7a401SEN3tBoexMCm/1Rio+",
-	"VWknLUzCqn0WzG+0Z/vGAlAuyfg7afuBNpJLOI6YNlS15YY5yYuqOeb9jIJxghGKEiypSWGm0uKbQirr",
-	"rR9Xelu68uPe7AUFptP3u398PHj26R932sTwDebTqaUdXZFXTcmz/ZaeLv8LWQaEzSd0+Doe1fI62Rz/",
-	"+tein3RUOANRGyOQLsQYlnytsDLAqJ+ohipf7pvVXkztxdReTO3FrPJivIDYSSFSanemdmdqd6Z2Z2p3",
-	"pnZnanfmq3FnKpX9Fv2aJdxKazk4eJJTOze1c1M7N7Vz82DnBhMfasemdmxqx6Z2bGrHpnZsasfmq3Rs",
-	"UNE/klODTsp6Ds2tqXS1R1N7NLVHU3s0a3o0depZ7dLULk3t0tQuTe3S1C7N1+zSbD8BrcJPWc+pkWac",
-	"tUdTezS1R1N7NA/yaHrofNTuTO3O1O5M7c7U7kztztTuzNfnzmg1/0i+jF6r6zkyN5xN68OZ2pWpXZna",
-	"ldmAK/MLipPamamdmdqZqZ2Z2pmpnZnamfkanRlU9I/kzqCTstyh8TFwa1emdmVqV6Z2Ze7nypjZuNKC",
-	"pHZiaiemdmJqJ6Z2YmonpnZivhonxlPxW3RfSrQcSxyXT5/+XwAAAP//",
+	"J3auKMN9x3tfQcKE261fO2XC9PsA+XWpIBpFfHKBhfMNLxbW3jvEw7ROs+JGfdNKuC2G7UpwUluDvI2g",
+	"MSRIP5bW9PkT7xm1crvRQv7B5dHhSdegBfsObB6zqQGNhyMt96FSsP0HFIuGfqXNhU06xE5DFSTgwtZp",
+	"EAAvL5HhHbYcca7XcsHyWeX0R4jjjSeVyH+LAvVVelM+o5Z9T6VaAFycsEH7Xk5YXqhru4bLTnu2lefl",
+	"8GlHZ3B0M7jbpvzl0WW3ZoL9Go3GdqtUBHiI3LmGxPf1IBKUh/E/FTTB+rABv7n8/RX1TBOuM8tYlu7j",
+	"Q/BEllbTtiZxW93rlkxR9UDw4LbPRQiuhK2Wh0rra6+S9L9+ev7soV2cKZEK2jkOlFnafG7/Cvn7q2br",
+	"l2X6rw6RkqGIQz5hEcfh86Vpze9sYb5W9jYPk+9+q4lbSxbh17qLHnN7zWKHJRN5rgvqEfxt/cSp/DKV",
+	"c4M5Jz7hCCXcIrdKS0jji+rLiySsVej6N07Nfyy6XLKXT+LWWQ0tufUQeOUitEVenqmslDz1+bEazEMl",
+	"7UJJgTsiBA2t8u7UuKzPySVuP6B6xyJlswD5BOvooyGPQgllEmE8IYkoqODgLirX5NcSJQvEnZOVSql4",
+	"CaVCPMSvIbusJ7FY4+pvX1r58pbBJW6yZ7UOZvp+ZjCDOT2tTHC/cWCDRdP/3YsT64MaLDaHlOiLj8Uq",
+	"+O3K3w/BMMjOiDD1K5z5pJuVD7zUY/rtn/b8xH+bR12LRodWUHoG4fH3cAqLa7SMKmb86MbDYjODVwYM",
+	"zTT5jpLJr3J9Zzpa+TDfwTe/g+NcnPyfpoBHHU6vYijjwXWXnuk4J6MqJQces+ePEFsjKmY+4VqL+R+4",
+	"cOetmXhJkJoe0S2Z1tElUbFggIIfEM8OzJbIzyWjBFTeaA5/k4P/+LTV8tYq6ecn7fg5MBCsUESwVGir",
+	"hSKiv5RekpTh10xmyY3/ZznSJy1Hakhk6en5sqbr3Dle9/i/N/HPV3Evh/G5zr0VOFjkmaAeSDkxZVIh",
+	"99Ya1EiIFDdJHpluy+1rAWeSBLHuwqYKlETMmKhkiJQZjZU0mceCTzzE4bi6xJ9Mby+kGw0lElV9Fweu",
+	"CICn2WoXG/sIZ0ZtO0CSQKiQtRRy1KijDtStKvaCqERyQlUw1Byk319ePeMBnHXlwiohheo1YRkPfp8W",
+	"nYXsqHTYM3Pi/X4b4b4iQk+5P3/thUN5kZoDEAp7AWWwSIj87WYDveGM+HV0ltYegHJYyNCUibcyqKwo",
+	"iKgW75JhAepc34ZcmfdtQJj/gAvDEOnK7MeemqNEWCwLiF9RhiKBIKqsjuyAQZQaPG8jfzKUJLgpIvpp",
+	"XrvVcqg6vakicuGlhfy/1a7MFteuXCIXAPHdkqkLYYPkMFPOygx0H7kDUpPpR0n+1lbL9py/Es2IczmY",
+	"n7a3Pv+7te5DN+3sZZjL87PrUDWU8BffQ/6mWSX/3/k5pEM3zAfGdMQPDa2IIULBklixNkxSBaKM0+XO",
+	"7Lwgh4SG1mPzX8OlVXb7rHODhVQd04G7FNa4tCI6oiWH7sBGe46JQCPO1DCpi0IYihl8Na8GUglgsJ7I",
+	"CFNmQ/1W/kbfLwuZNCP3CgU4IvoImJGi6nX3YAP1yIAyuary61XiFfIHChti1s5+mp1iZujz9+uJdkpf",
+	"Ge0HbcmYCMrDYkgiRCM2m3rgM0W5tz/XzB+tz+tBUpmNSbKsf/jhhx9qb9/6hSxq27XJoo4wW+rQiYxo",
+	"lKOtp1qdLPE9GwXZLbDT9R5LUV+akwFVr8y2Dk8OD3kQj1axxS3AkLHAnyi0bblw8aOwtbPT3LMl+lOM",
+	"B5ABLKIwXJVVV8QpV9/NQ5KbTG6oTgqwOfarW0LG0lQNmuor1UM8ColUSfq2RP7bOFL0lkz9fHWhEcCV",
+	"SqhOzwX9hYRwBPwC0Kq/NqJvSMPNu2bFSx9v0RAe6rtUUDXdHNkh6fc+ejPYrnqrviiG6keLvvvE4Lhl",
+	"aLE/msq+gkP97Sfvkn55QFqHQ/E9mQIpauGw0q48oB17bh1BVz5/fB4g2hl6XAeK1OgYCwOCS5pdK8c+",
+	"JZeSjub0X7YHORQTvR8/Nmt7ndq339XOLrSCcDuq/bIeWq5uZAYwd+dVTwWAaeEYoa12dkumG2VojskG",
+	"r4PemFmW0tmW8f2FlqoiJmzJDs6SSuntguWwx7EIHaiSXBf8lWUQSPpGuLZmFGTuba1KXXcPUIinMsOw",
+	"DRoTYO7LE5vCut3IWd2T3wE8KMMhkt/1By5oVFbaeztepZ/Bhm42aq0drfAMMcj82y2vonjytFlrbRUW",
+	"7xKyXRr13e3my/wTWWlvvXplzPn672bj88ci+ednU5SyAJkmrUWTAI7Y2rBmtVYw+ZQs0IxiUoJrsm43",
+	"s8u9sBetQfdWmWEb+bNT8NFfkJ9dPn/5CDMbP5Pu5R452/LF4bFBcikpZri8p75Fby4zZYd46jqx9A6a",
+	"1YxKVWrMsXQ5Y8yBclIRZbcy5Vh6gc1PAR/TbAHemcqMy2ekStC2TvEjpzN7kGYCOPtJWqalrVISsbiF",
+	"sAqmUVMHy7g0AMBHctTHAlW/uzo/c1kxXMDskT6iHgoEnkRESETurXXWy8L8ekjwmIXGuLzt4IDlPmpk",
+	"izun6JD5FeBxL7IIZ0khoJIVN6moxbUp2fHMNCSq+pt4TDfvmklRzQAKaW4ADSRTlEjxARjNl++35Voz",
+	"+zEmLDkjM2SkB1IYwbKeCvdU38CSK14pYyilvMzLc1E39OSwZM99cVlLSHC1S++LqoQld/Dq2uEsSP3a",
+	"9zcZ9UioDwLUQk9aQwAcj6rvtw7Qu4PCQ328khoZyC+UyPA3TKKtaSHgDAQDQ1jOHu0U0SQ1GQxp8IE+",
+	"9gFmnNEAR6D9gQZ6eXh8UGvWGx4iOBiiIQbsN3h09W2n1trZNR4AXz+pQlMH0PUG+ud/hterrtMNP6fb",
+	"WtlvH/lp4Q5TEueXvAHdiIuJTXumll9JXZHGXnur0W40/qwr8qx1RUoDDla3SuV2JpX2Z7eovJZECUj8",
+	"7OaVf2p3M6/vPF7ZKdd0yjSa0k1eUUcsOF8+xI3GVmDxgQ9PDuHf5Bvz86zeYx77bYTB/JSDd3whdQMJ",
+	"l6gvz46wqlZmIxMPyDwNKbd3uf0o47VH2bi8B0RrjcbGmr34pu7lih4viqwqc0yuGOZV+un6ruQVfZYR",
+	"lipBilmYgKOeMbU7t31pZJlM6/mUwAqVwu2ulx6d1pbr5MrNgVAkkzItSQhZQirZhUtWJ7tPS4n0i4o1",
+	"+eOyskST++zLZ9QUZvEr59SU0WwZYJY0SfMLELJWQ2qadSAAlkO6mOgIvAYWi80qVBBnbKQ7xRFmKGbk",
+	"fkwCgE/FcQRIOHKidTFQ81yV5NmtWQlPFKbymoezRDUfOzT95plBQ4PUa7ncDeSc0RCVozCNSlQ0Wwga",
+	"cYb8d53Tk8NO9+T87Obo8vL80kdVLZ1yZuF6DRSZ1l8FhMYMSTSWG23rm+GoT+9XRs+DWR3CqMrI/lGY",
+	"NDmQrvx0v41HmNUEwSHuRQRghTEzZhr0Fk9RMMRsQPZRyBHjCo2xkKRenijk6GLRip6cXV0fH58cnByd",
+	"dW+uDs4vjnyjukD8XxJgGuHg1hgv7ckz0RltPc4kVqM9EUbqSGCp3PP0B/dKAm3sXkl/cK9kdeO2wyMu",
+	"/m6/zv3mGjB6tHvF/isZo9M13XMbsCPbI8zyCGgPR71NT8asiUvp/fXQCAdDykhmx4Hh6MbryKLxm1gk",
+	"qYB15OKTpEK+HYCf3Z7iQal4lZMz+PGmc3Fy8/3RD5lfDi6PDo/Ouied06uKV+m+P7857hx0zy9vLo/+",
+	"en1yeXRY8SpZkC74tEg2Fa9iW745O+/edE5Pz9/Dl/pfx+fXZ/rvt0fdb88PCy90Ti+POoc/3JxcXV3D",
+	"DyeHR28vzrtHZwc/3Jyc3Vxcnr+5PLrSYzs4Pzs+PTnQI+h0u0dnh0dHN992rm4Oji67J8cnB53u0VXx",
+	"2evO4Rv49aLzw+l55/Cme35+c9q5fKOHrGd4dNW96Z68PTq/7hY615O5PLq+glFddrpHZv5mkGfdo8uz",
+	"zqmd4cnbi9Ojt0dn+uHc68dykzVRZymJwjkFUtg4htJvFtvL7/FwWjcY7x7yf46JmNbHeECu6C9E/zLG",
+	"alinof5zSHBIRP0kJKMxV4QF09r3ZKqf9GlE6oJPfnz50bZV8FpU0m5K5zqXt71P2bCJ6RgTrhXkpSKl",
+	"WYMlZ+0B2ToZtvGuUPG8LEAkh5aejbnPWQWbCwNGnjNgldhUGvL0Goyr97aw/7nB8IuQ6VIHWoJHh7hA",
+	"uAiCvwJI3QPCFBdEwOfjDtO1zaxGAb9pHjmtA7cEZJwYQg/xusUoz1kKDJG4I/uIM+KckEt8kK05PkjA",
+	"DDaldhL3YbOVM0e3my9TON6mbsg5ePZmHAC7zcQov/3qqTyJEIgT4qmLl3cLkcgfniuVETqb8wtZ8Lsh",
+	"oEVTEeL5nJHJSKsGcR3ZCGSDTpnE05ePt8x9uNaoQzyv5hYMaWWH16/ngaTz1nbWk+aWdo6fdRzFcm1X",
+	"66MclSt4p9ZwjuVdYM/k+VrTzWXpgz6TW2slPmnqij6zvWc1zXGGhS8LZ5lvDNJNmeDvB8ArzRVvXm41",
+	"ZmwdEw4RKkASOLqVuTsvy/K7jb12w3l0UsGg8pqIiDJ3f7Yrbzg64KxPBGEBQfr7ypNALy0Q2hJv9Nbu",
+	"joXmXUUmKwhY+apdDe9pJa6sKPXosmFs5RJrLbseSck1b5mYth44kxWasmJSprm5tP1lLbSgMqx3GL8C",
+	"i+ydha/9dS2xuldTa3FVTrSg5CKQSb7I4ti0s6zK4p887U+e9hXztBJr7/o+h9lSUlmwf4QjQXA4NfB7",
+	"s8xkNdyKFRX/9UFhVkdHLlvAkxEekAPO1PrGHBzRActhF1YCwpSBrbB20YgAMEzyu6CDYTkyEhSc/Nor",
+	"cq5U5/9XLMSpCrA1ZhE/rhi6UHw7SxVjLtQl0f9eJeO+YGFCAookYoUmWILbhEKDJKwj38B7+W3kvz25",
+	"ujo5e3NzfHJ0euhnCj1Cws4ZHhEP6lrov/SCgAV0w0O+M6Qfve2cnPoe8sHEfH72xoes7uR59+hvXd2u",
+	"qfrIBdK3LezPHY5iAgca6hCn4BCm5HWGA/rInFlXxmOjxIlYXlRUcxbBJy+kGTgKSBQhLF2+nYeCGKyz",
+	"VElbdarVaGRgKvaRr3m0n0KPQAtUmlWqLwxRWNmKXUj2KzdGr2lypnqSXC8sCxEUzAQbNKKqjjp27fU0",
+	"giEn4bJlqC9G5XOknyOmjLMFaKTiVRyJZB5p8ijlRYJPSqKVKSPIlnqxwcN6sUylYmPd15PSNIOaOX2+",
+	"tVSf1x16idXdhX0kiHiLzPDuqD6gvh4Ow1VqbglgA2sUuytyj8X18/KrDAEIMrlyOctAZ2k6xSKi+Q1A",
+	"Vc6iqQVa0O0exuPImELWDh82K5KtupVMftnaf1HFKkcEK+tXxjT0OhcptLYMAPs0zxLbFTFJ2desQKU1",
+	"DxPqGg4IqiZFMFEsSbixrDbRSgIVNP2bq7mSY3VPVWqlyKmniJob2qL0QeXiCRehTGAF9PnS97d9A1Ud",
+	"aArjyLAnaGBA7wjbqFe8B5RzWT4qLPUNzUMyb1guSihxUBjZyyUQG+oaYol8CFvJee5/M1VkCqGvBpdD",
+	"Cz8WbdFH1TGWyv1bdpS/AdKQ7d5HVbeLPb3GkkR9EJf0xWuWyC7YRnZ9EvyP1UAdV8PNmy0IMyumlLgt",
+	"wFTuIf+TpIrcxCL6nKSLFPv9nEfZWRkLxbGLAt5etlLMoqozK1SRma0Ns3pdmTy7XZWnfz2W+tIb58HG",
+	"+u/ef39FHgVScEum0rCX795/j66IQtXL4wP0cqf50maUSK05uNf0D9kgcZsY4t/S0IdjVAIqgGhoasyb",
+	"t4Ax+WnWQv2niTJiSsbmpvsDTzGOBlomCg+vOuDUvoN/Qe5IxavcfhUJ7bdqWmlXzr+/MAAZYD8CDbnS",
+	"rkTf/V30Oz/dvv5b2P+J9N5+e3R9shdLGnYuhp1ISqpO/3a5df7Dfe+kLIHdrMPDMsNh6dKkA7eGJYkY",
+	"d/n33OrOojHOySaHBUhbMCtRBkOSfcus0cxb98vtPbo7M2z9uhmWB9M1nayd2w2rXPbVKR9Q9gA3mNWH",
+	"KzjE/5ShRADfklILGJV2JeBCkEChIRdSC4BK2XjnObr1TFB81i65s12W7ZJ0lvk6+THXQLP1aqlhU5CA",
+	"aymjXG45Z0kBTEUYsgaEGMp/mu9AgpFFG1Ur1++rMoPqhB/jQM2Na6T3NcDZhPbTHF0cq6FmBwFWXCA8",
+	"HhfAzwxi0O5axi1giPTe4nqWd4PkkE9kwarQbG1t7+z6s/HTdi+TXZlDhnxVC+UCXh/xATfL419cd9Fm",
+	"T2AWUjbwPdQ3LhEbxBKQKNrX4iVUYXXCpvmeSiSJmr0Fn9YWWjTr6a5XtOrNW8BYPeAgC9IXRA67/Jbo",
+	"5RTq5lW/GTTIy3Crt4u3+w2yF7TCnd4r/JLs9pthI5g9wPk28o6Rnd0lp65oJsm2VTbT8zFhIF2kYSql",
+	"AXD6PQQvSrRVbyC/5EMfVV0W6lsekgi16g0PfXd1flY7PdxwKociYqSpIiR9yhLRGqkJRxYyQ9YRWAKd",
+	"BAlYhoxPGAK7RW+KfApdqum3WA79NvLlELd2dv8hTQUdknuXcpqU2QWbYlUJOhppJSniEyJqAdaKcy4X",
+	"z5c4Un4d+eDluGaKRpBqOrZR6al1MZl6gmyclVRMNgh8qmdImBJTZ4dJDlkqt6KISmWmPiKjHhEGYlUN",
+	"uUw4pRyTIJGX9m2iBoiKYLE1HAbgn8wjC/0JIeVybSymjIC0edfKYDKNYxHV6UgOIt7DkUFnGpNgk/c2",
+	"77bGjU3bcm2r3qhv1X/SEvrHbHp5micDAplrdo5AtmkFss1VBLJNo1lsNr/Z297ZfZmoGlqkz9L483Sa",
+	"6+6EhUTLdPmBpMnD6danN8prqsxRvkqaOdJ0k8f7uEoz4nAwpOSOJOBj6T8NQn+uSLBugyoiKCggTEs3",
+	"Buq30plgYZEW0pLdvI9m3cmomqROb23UnaOuEgvWjmMaOqm5VWu1Wq350FIL3dVWue9k5mYsRnr6fUoE",
+	"yPomvdwVAMuyBM0QDUfYIa9ebb/aexXi1qvG9svmTjNskJ3d/qsw2G3ttV6+3NptbIWNcBfjXi8Md1u4",
+	"2ST9l61m2NzZboWvKmnDdj2BjXTCUBAJwWEY7q69/qvdsPGq+erVdvAy3N3Zw60+wbgR7OzgsNHcSXf4",
+	"xDZ3bnnwx9L5uh3+OG99m7Vms9lcAN1lbC3uiD0xMJjdPRdChiN0xQNK1DSzexeC92kEFywArSYnLivh",
+	"fl5MCWOHl/Bn4v6XS9x3G/oORod7UVZYKBchPtrSJscZqKfinj0N+lpa27416zQpu3EWWVvW5r4z8hQt",
+	"S7pPzq5Js8+GTXBRhGRCNLRZ93Ot4XCs82tH57kuk0x/D/mOkswwhlwq01NCQuaBTXY4ceMo9Scm0Qdl",
+	"41gNMi/V7SGmYg28tjJJdn5qh+1sdRC+B+NC2zABGMpaY0z43GIUmhmW8aDpZU7mytXPE0n4gWkrRTg8",
+	"F1BhPQKZMSXZLbMHruRAL9Rp5OpOuoUKT6veQElTBtBKazReinzVmyJ9nCgbtEHW92nopxnVaq7kPYty",
+	"yseEmTh0I3LD3yuIq1r0bm3aL1e4CrYdvOdqDaeZLKs0vpPEyixvP4+j9fL71tu9v/7tsrv97u87Zjr1",
+	"MZhYjKPgnM1ERSYiQM7vVy4cpoLhVm872Orv4q1es98IdvqvSLO312+SrWAvfIlbvW2y23+FG0Ez3CI7",
+	"/Zd4r9cMtsId8rK/h5u9rSAV/Xb6zaCF90ij9zLcDrbIK7zbb/ZawVa4TXb6u430bBjjTXoiU/LMX/2Z",
+	"U6ypioRwnOZflo6NLiWmcl9v+c1hrvQIS4muL0+X+4YS/838dO7Ur50cptUqAs1EBRaHS2XiYnix8njn",
+	"BNB1E/e6iT9LCyikw+7hW4OIV704e7OxUmcJ+T65GzvldzmHdvGSzVLbQgfjmn6DYj+WZB9ofJt/b7gr",
+	"o+hdNDRcmEJmwRdfESmZP/6OyByZ5JJ4BOufp6vb42QAF8EOlehNM8m4lTf4jiAMweXrcfw1rxLL7edH",
+	"YF58e9b6+/TVXzK66YojWccSk+qmV2OCb0G2UHgASeHS/pISRGbzn4nBZvdwjTO1mhidIYoyH9gM1Rci",
+	"7uewPSiklDzZdyV/IByEcUY8hBHQn9bTHeqFxTrVsg+EjmIWOt2jWjwm9nxLxBnZqK+S8/0o/g3e6iTG",
+	"uJrGF8/pO9GwZps9MTOylo1V75n5mgkQ5jqie5HXZgh4DQk8y0lLU8mp1ccS6s1I6jDoxTz1JFnCx/HT",
+	"wnI/BU91nlbzW8HZugZ3fBhPWmAvq5y4BV5oLHsOHrUgGtu5/F5I5JvwoiOL3UEiSbLlxV5IzRRCIhA2",
+	"ttE2mnvujUK0DLTtCdhA3pWZYwT19U5q0WCRnIY5NaUWL+WE9CRVpHwZ+YStv4armCgWcwBb06qAmVJ2",
+	"vC+zgumazuVEcPOsS6831dcJjvQVonU26+miNnlh1nHsFLtkM4yGNxv2mup8Mwa5ld2FHrLuQpMyn3oM",
+	"vTKPYT5ewHTy4cM//Nio7eFa/+On3e31Kocmw8z2tbudGQcM3AQXQJA4jkoqK11CKTkvr3kZQquvYp1b",
+	"DVTRkpTdHjuWzC4soykT7/dAgw0kUeAk6DY7y+vLU2eJ8Ywu5+oUPuIaeVbLyWwkctaU62J0QSM1BpJM",
+	"hCmchme6J1Zjx2Vx1KUv3a5wipdYEWfjajO0JTSbSRTaJDIEs1AGGGh1zIUSmJaHlCR5yOtJ7mN7Gc0m",
+	"wWYzRBzkVS59tlmePJsvCqDKAjRMBqPmXCBKIhwILiWUSdU9yTWTOsZG+ksG6fotW+YLPCbCTcUtcker",
+	"hKdH3e7RZfna2qJo+Vn0BSFtKDycgUzBrmzfWPA2anqNRmMf9WJJGdyPzYb5JamM1obII/13NiZbN21u",
+	"kopXcV/rS899VjrMv4qHRVH99dKElpVhl1xfnnpI/hxjQSBOP8LC6ChJuhrWvF6ieAxlDxpoNPq1o6d+",
+	"Fo+InVpdOlg1bnFmvEm2YylvcQmQywND03YyXy2SgS4zEY3rhteK4rdFnB4T4BSQfRMjPeHiVsIPOUDQ",
+	"WQcovrcO0GYj6w5tNpZEseYHtHS6XzRdK7/wK8e7X5rwtz9CIN8lGVCpiHjAXK2/92yBjjo/QNlptiFG",
+	"p/yORDggDwpbzg1i5n6DbOS+rZQ6SeD4IE2AiwFmVAJ7zZvi58IyNFeAZXhEHDUrnYSW4WIJ6qh+4elG",
+	"+piw7cYywpsJOE4UxuyOzadIU1PkiihF2WDtYnV4jINSFa6sHmpGjmo01gAiCSIuH5jDSBjUcs4w5owC",
+	"mkn5XgPcRIvhDxlMcd/syNIGMxP10pVdnCtdtodf+CIoIao17oPZrw1i0GOggqRtKYcWtAwkKKHsLaic",
+	"l5Bg6txudFtb7Z299s7e3ysZSjOKUkJblStC0JTHiDKUYAElNJQU2Ws0u4AeVB559ec5e/Q5Kye38gTe",
+	"J8ukLRPmjSXlQSKPNTbAbTuiUo5JpPaRIAlqoshMY2b0JfKP0/8z27LTaMxFp0jzdZxS46b+oBUr1WFm",
+	"Nukq4Hnt548IHO9VrgiOHqbtmvpkXEoS1iLObykbIElw1AY/oTDewZDKwFjfMBJ05CFfkXvlIwwl/sBv",
+	"qEfiIYwGMY0iHgz/5T8iwTVvNd5EjKTCAmFThkxrtUs06Do6FHjC9JM7EigoPaiG0kPAupN6hheHx7rR",
+	"rUYDhWP63Kp2wCMu8q1987rx6rB1VCkzl+t1fCEBhSdqowGPwARsv903KymHOOQTgxxDB8NI921SR0KY",
+	"P2XwionnN2aRjJX6mx8btb1O7dgYqNdEbtKziUVaD/+by8s3b16/9tvI/8YY1yW9R0Nyj23xRmurLiS7",
+	"fdM8bnW2twGgSdBeL4GYtUtUSnbfYjYwaUPmEwTVOVAMPihl164cEMOZQgsCClF6rQI8pgosT4Y0VboN",
+	"hkJzQ//0ybDiuhaKP3/29w11DXkUQgKPqadC7lUdnSgkhwJQdwHdRyE1FISgn2MslH7ZKjiCWhwgLTzE",
+	"yp4ahkgU0bGkEvXIlLMidlerlK8WLTt6Io+w7VwRFr6Oo1twAj4kz1Uz01VBCJuakbNoes2gdk65ZTtX",
+	"xakM5JnYygOmlv4sbp3z9tzZEmYlgedzgEmyhhcnBrkfCqYXrxIz+nNM7GM7k2Q1VugsuxCZk2GEwQId",
+	"39JxvhCAQ48BXY6ESBpRvB9H0bTshBRFHDvOFSjiAZhKtkLSUlClDADSGqbstP6S/XzFSXxRJadsUVfW",
+	"ca6IlJQzsBStDQEAo08MVgWM7/ddVAVUgA17jpo7aERZrIjcB+e/Znd+J1ZDLugvIPe20Wut/QhkMguU",
+	"bnlRVkEOT6iAc6UfJSUIzUgRNLh68GjRIlcEHMc/x8Szk9tqADKrZzPTUSyJ4yK2GSSIigWTCINRynoU",
+	"F7PW7AoXxpOd/dKN/cL0mSWx1SkTirJyMV0bHVGL+JyhyZBDZVfpSMAWtc8yuzrqJAU5Xsi0EKyDO3Nj",
+	"8FETcYFaJvveYqMJCZhpkgQcZBf7bq4dE1RWhag4g+KEcI9DkGVEGTFudoiBowz1tMRmRBKqkmgDRZUm",
+	"qERScebAzE3pkuIEDgj6lo/HIFcmozAJM22tknoVaA7iQqEW04iggyGmJQpZuV3yQlAIJs1ITslkzYxy",
+	"Es+hqKPssPwVDZmt5YbM4vTKLKgywIyRUG+TEW/TwUJ8z0L402brVRb+FFUxUgIzOcaCMGW+7evtjBXa",
+	"bTTQPSArjuk9iSSUfGEGl1SicUSYmu7rXYXMcLOE5sudBhqN0ISGZAOkvlEsle3SqSkW2VQhiafSNFJH",
+	"Z3EU6V4SExIXEHDZLtkU/RPTGhEL9f1ueU92vV9uv9xrPCmW64wt5KsBdTUHYDlhM0BIzZFz4dD4+xZR",
+	"tWQf1iD0FVCb53PIWJAHauJFIjE8T3fno6rmRaY+vQ8L5ieMyRblhjUG9Fd3yJLmHI+jNokDGN++azrb",
+	"5ggb2OecHmRQDWBIwAPJvZJI4VsT+tbjSvERarb0sXFKEJ9oTp5h3wCDYDbQ8E9QkUyEbxShgI8I0qfP",
+	"bF81u8l4hqMjGfGMZgWf2MkY+BKVidiDyGeAnuCMbABkKekr3ZkeYoSnuluAuk4YjVZLk7GXIWCXmAFa",
+	"8L8ZM8CB0bHtuhSuGL0GVdD4idhI75avXMfv84IaU5GYyVkDyHRM+vqicZ4/N2Oz/1VJCPK75F7Z01LX",
+	"7fo5LD7briSC9sEBgqWkgT6wPNSL41VMh4sBtv9YENmro9s3S20OMivm5SfyFotbWbjNcFGamyuGoWoi",
+	"vlEiARmuAEwEhVRdjpn1EQ+hA6zSdjywIBYkOq9IXgl7AkZmaJBKg1ED4+QTtm+quk4oBPEWn4INTouX",
+	"TPOJrNHhlpBxdh1gQg7F0xaJAuYUM0UjK2QIkiRbZEi86bU+lkaKuTvxods4Yzpy67UyWvr8a26MAyIe",
+	"hqE/Myxo6xE2ra5VFtZWlQuJNxn74nNWUFy5oLu+lZYpcm7up+btRRHwPB9OuTAfMfNqIdZxceEXF0mo",
+	"mQiUVpyDj6wvFhASCA5rcDEXKjHKcrvv89VeTDBf7bhzwZPZpUt2Zp2Ki26bXuPgdgBW6TUFw2MaRYbf",
+	"TIY8IqY6W48MqVVIBZ/INvJBKvE9o1s4cVAqQVQwTNHeDKSsecfeV76H/J5WRaws2OMi1JohOhd6uVjO",
+	"H1Hwx8AXAkLeMu4Y0KiQIJJHscm6tw6akmoC0HNZ/WJBx8brYWUYrScNkjm8kIiEAyK91E8Cw66j16BV",
+	"RbRkjUAGMxKfYeKAXUbuFeJ9kFJGnrm6lFHrGEokKLiENMlKC9I+ytmb1yp5Pis9GvHq65b7iE02d7xb",
+	"8XHFqxjxX58M40Wb7zzj/b4keclxpqLSIdVKcZDBddS9AlD3iEYRHREliATNf0i1Bq2JBPWIpFo7B60d",
+	"aYLayIU6bOXCHNLr0lQ3MFLPL2Xg3DRULqUFmrWh2cXxGOtPEMWS3pG3mX7yIyj0WrTTmzxoGEkZG0kd",
+	"Fq9mMwvNkV31wnht3s46NL9iuntQpRz0dm6dnNbLvd1WY+t3rQUkU3soZ8oO/YTdukNg2/VSm5lEGI2x",
+	"lrgpU/vWIqDJ64VMiEFfNtYc85XrtlJNy2xRvotqIH7bRiwQNhD4joQuykEm6fwQ25AumGVfmVUC1Sdz",
+	"W2tVKRZUTeEqis3HIR1HfITNBdvD7JZxBwJp+W8ypuXis5lWKVzDfHElYSlr2bD6AhSx1PtuVuAlGo3S",
+	"JHPN6+rID3nci4iPcBhqMgKWThkjAgwl+8jngmHlXgi40I94IpRAEZ19lNkcrWhhlu4N8GzeR5pWhYkb",
+	"meA7IlGPqAnRquaEIxFHWozY1iOE4r1qQgOC/Inm/j7cKTb1DCZFQjuSFQ1Dv4WrPUP2iU0H9M2sMcb9",
+	"YHYNJGNmAp8WUaJXgXXMNd6st7yyakPwZsndmlyjO9lrvN4qu1Ln0vMBj+LR+hwx0XJXuVidUrxEoqCa",
+	"8EjU1/JzxmKai85sLU4mKx5wo6u44X5cuA7JlEKqxzaiYMMwprLxWO9a+1MCCTKn/k6mip5n8JrnvJpF",
+	"s/YqP4t576XZWp6Jc5nrvUwj3TI+p7mvF23ynrM5zPsgZ91w0Ubztj2xXmbcdVObigE7AMEf5LwPkKeL",
+	"SSjb1rLyR5nlX/ZyurDL3pxZq6Uf5NZq2dtZSljacmaXoVBCQr1r1aou3OJOq/ddDB7cIZ1tT980iZbv",
+	"6x+TRFMPudIzoEGLuOjrTW01WseEfQ545P5IzlqPR0n4d58zZWwqW62Ewg7yYU0diEzVulB6OcCbCW9p",
+	"tj5/9CpDAgpXe7uh17Ss57S31nbS26dPSS5/vR9H0RkEwK3W1dbcrsr93s7Dbfza6Q2RnN2kn1em4aQ9",
+	"++bPGR1tuzDptKJr5T0Xt3LIc+FTBQNOO59BnNi2Kp3tsqQmZyQsRGzN2qYeXg33saa+p6li+6vaB8ur",
+	"4NqFWHR1fdGwmcTSvHLETGHT1sxR4RNn/IpHDIxOGDVbNfNvNBA0rKOLjJe2jfzcoXbZsZ8/+17+kUuW",
+	"nX2ScgLzxMRVsplfQqwKv7gKze7XzBGsG+ms7IkrH1X2LAmncg/zobrwUzY3ux6LyP3uwvrrrgBq/fuj",
+	"HyC+F7Op8fpAaTfMUMwgsSXUn/kbCerndqOROqOcYRrKYWjFAtxN1FojLb/SUp0fEohj9usI9g8LgiJM",
+	"Q3BtJyYtxcdohMWAMhSCG8qpSeDtau5oRcQ8l14SdaQvlxfIMD5pglL6VKWKzJCMULWznV5cbdR81UCj",
+	"0T7qbCOHldBGrd2X8KPJ78+/vlPfyz7LfLS9V9f60UYddWyNV0uHmilLrZ/ZjPc0VqeOQEyRuQCa6sXZ",
+	"G8/ZPWxCwR0lk9f8Xred8b/7yfXguxWG6DBJxlhA8ZWqj/6P/wXpDTf/h/7Z/Of/+k/+a/fHf4P8jdQ6",
+	"mIlpMObcgI+IzIQdZGIDzOCo8pDkZVSuuy6cBmsdnpAoAk1LK6JQx1M3pZvEyH1fkqcQBISpg3IDTDdD",
+	"gy8kMu9aPbCO3g+JIHc2RsZat2NJpFb1AhVNnW8TtMaqvti9THSDB+HxHuol3gkvtfKAbd6zBp0Nr+Dq",
+	"TSIs/LGgIyymMHwffK/GtG6cr1kIOkCgk9ysP2eZs2W+Ak9CJjbQzPHr1p57OcfOSgbY9Atb3b6ofkNE",
+	"aSFlgk/KOfAcjmqcOfOZKnAnuw5t5BPmo2YLnfE7KF8CGP6e5mg+HObi730BrzP4WRD3M5Hwc0j0E2oe",
+	"hcnTcQRPIyoVH+MQu99/wj78+X//r/9zs/lv/+G/bLb+7b/9H1HVJA7l69RjhRhQu50KIIbA31MPxaxH",
+	"+oJKRTSNYyaRXicUvoAX4OhBRDAKcBgHNMShh3rkF0XEiDI+4R76f/7z/+Hf/sN////+d//VRh0dmvB7",
+	"QdB19wDCibPmN7tDkLemf5aaSKOKV/kJzyuyLFcuHOgI5ZJP8rb/nYWZCiV1luVi0eSrKZWYilcPLY/o",
+	"Wriw7oKvcS5eZUSWi5oJeFHp3G0bC5dAEH2rPkxNvjIsDtwVzlefDQfcT7XnPoXytKYEesbCn1GPZT59",
+	"KKslzpYMKeImZ6BiKv/6n8a3WP6SBXtpV/71f/uX/+lf/7P/87+ofJ7F2E57XgfH5m79oBaXgb5arIiT",
+	"AdZQ3uZCVDzs+zIrqROU5099ld7K04ML0QyCkJpuCpk30BhTIVE1cd01NjwUS9yLiMm+s0EhkJ4yX7S3",
+	"1tPsiFuNvE1OFlTz3e28Xly2LuLJ8ZCW4o/k8JGeBmMkC6r0FC1+XsGTtMgWr6+1tV2T69+e1uSfz/Zr",
+	"LbxAU9tSUQj/Fn5/Ds+/7dEzk1zE1w3axcPYeg70wp2q/TziRRrWTUXC5QsM3VnFbCd/mj//NH/+af58",
+	"ZvNn6hpatyj0U6IfmDM8m9lfEkJb4gc3cDO/r9QG3dApVpR56I0g5BZ6PZgKfUEEEM3RRr5uwkeH5Cf8",
+	"LkZXmEkP+ZDSkP6o/+Uh3yY4+Og8CtGVwizEIkTdLqpi1NxTw5repFhMUY/zW5SMwIWKbHjIN5kRvh4V",
+	"1/3AqH2kuSu6gn/oxgLOGAk02zcveAj3FRHolPek/m93wvdRj0hlDFmoTyYopHIc4SmacBFKMAQGQyxw",
+	"oKzlSblFiXBwK23lYAfTwQgWujky6pEw1NeNfhO0+SGGWMuqWYt9dDCkjEjioe/wGOu/YFG/54JgiPI8",
+	"+O57+Fp6KBhySRga6xGQe7WxbzI29RsQ1EklwkhOmRoSRQPzsMrviJBKxMHtBgCQMJ5+BaOiMhnmkyWj",
+	"pJdQNgyilZET9nYzDv/tkhBFqnBEg9XOXzlEhuYjxq6ZQ7mQcTC0wnWpJ6COTvWOoInAY4QVAv+5TKpH",
+	"g4z1QtrgjSplLhaTi9DkXSV2dPgJ0h31IivOTZrlPvI/fGA+IMQol4+tGblJPOtFPLgFOA2IrArRnWZw",
+	"AY4iqMcL4DNJ9ET+3lnC9ovZCLBsq+ZHFF7OsGtXwPyQghbzAKSNwGA0be+1Glt7mthiIQhTF2vjMga/",
+	"gxrqJdN/ggL3hU0tduGZpVu4v0fsSbb3d7lpxeVduphXRMXjNcUbrsZ6WNdlRRt8+7C9uekDiry5ySy4",
+	"8yqFXyQJBClho6+xJFst1D3vXiDzznLgCNuWlx3y8uX4sv7u/M6sbIa9lkS44sFr45fweHmwXce8dhWP",
+	"RtjwvEcYW1ZMyJqbWCV4tFT21ytyqd/TV06eeZRiIpblLbkJWW1hphk7kgTXddnWfFHSypLIWnR1aVfb",
+	"Xdh8wkBnMRX3SyWvd5kQgQchHAWZsvPrmYVXTgoc4QG5XqVq7QJCtILiwo6K8k7eUGAq8a2VHlpMpLOD",
+	"yEypbCdDrNbGX89BC60JP+p8ousUbzT1TB6NL5p0nYUHyrZftj50tQJc+QWK+IAvoqGyhZlLTPFaDZUb",
+	"NExFIjessnlGlN3KB1QhSk+khfYxKB8jSIJMnn0nOfPz5eu26o0MaoTVRA+xwigpzIyglrOHfDweR5Zt",
+	"bN4FvoXeyDQ/Ub5BMJeAaoElendQ++786kjrxmyqlZwAMxQMSXBrwnN4v29ANAaYMmmyRZIaV4cnh0kR",
+	"1JLEgty0VmEUuZGuXQ+70F+xuY+P8pQsqCv1QhqYO63uGTc/ZOAjU73M4N2VoyI9ELNlfr2bsgMjnhsS",
+	"2NNdfVx0ZmVSCt91CoBnCYMpL6xTXir2+gGV0m3/WYooVHRNag0aPl+yxnMWcnZwZTs2e6F/UVmmRL5Y",
+	"WaR5b5B914tpz+iRBaiZy7cJ4nHhdq8nGNDZHzNkkq9aCHDDuWJYmZo+s/rqwsKkx1ygMeHjiOwjzpBJ",
+	"lUcY9SLMbp0LGFDWXVW8cn9yKa64nWvGLVgi2pRPXhpizf50R8lk5r2QT1jEcTh39azgVF906NbFFi0t",
+	"Q/htt3txBaosJNbf6YUD+5rilj+6woOFitzmWOeMY9uvcjYC2Ph/397cXMcAzxDuQYI/lFK1KC3GhGeQ",
+	"qxw5+RBrC/+Ef02GRBhwFn0N4igytZVs5STKIB2SIIXFgCi5MXOebK1Ds/kLztUhiegdWQGwsKCGKkVG",
+	"Y1WCSdCxT9AIhwRJjvpYpDnHO/reR/ZrBFqYTM00Iz6CIGG3Rh7CkeSpbdRWkERS8fGYhKhH+lwAZFef",
+	"MiqHJERVgyQD2A1KUBIaScLFV0oUESzBe6qFD4PtCeb1MZaSFHLid7wliK0PgUGJTYzd25K1+5ZPUALg",
+	"EGGpkpVSnN96ZqEkMQGlBh4E+KGmbkFw8vMtGSs0xkIlWKIQsV1eI620kIG5mmdT84bT2bH1AXIXEnjB",
+	"74GqGDHOaq37e2RuQg8KF4ZUkEDpv/Xa8FiZn/ux1LtkTqWHEscL1M7Xw9jYR3pc1v2CHbZvvbKU7XWt",
+	"LrfobrLn4Ch5f24FfoL8v9WuDAnW3Lnx0R2O4oKtbC5ijVT2eJTBv753ZJ5bXTgJxsuypkrHyP1K3en3",
+	"ku6oRGFM2qhpz4aHEgRcD2013N8g6bfQkMdC2o2BA6qyRGebNKfUgT+ywLC10C6g7rFPmQEyX3OGgsgx",
+	"Z5K85uG0fMcM0lYTIDFdFikJiO75hbTHwnlpsssOugr4x6q9qSIWXwsLghhX6Lp7XHuFegQQ+a7/cnx8",
+	"fOiIFPgMRMoX0Sobre1V5nKVyK4lyKDwbK2JZIdFFQppCDNIGcICJiDnDMUfGxbkW/AuzLLkY5omIdLn",
+	"v+rDadWyvb+BbKBkdusBZhHFY1T1DR/xN9qWoCgET/a1Kuo2Jb0J4l4yInCjTqhB8OH9PuRO6LuSmZx2",
+	"hiPDSFDVqEuCwM2Qg9GzUwJtxA5Y0yMMabm9hyZ1NLrG8pNoAMlFWTz+xfM5QwEF8nY8OXeDZG+gFS75",
+	"L6oEFAWOdTUA9+GXD12emcmvHME8c2V9FTJ9UoSlrrSKVibi24FfZQ7vgzHpZi4zSFgzAq+B4jLbk6J6",
+	"ZXlGOXpawEGu1l0cYxrFoqyM5bGpMOAOtsEtEXziIa6ZC46imd5eSDcaSiSq+tmF8hFlQRSHJNzYRzgz",
+	"6kQAsEBbPRzc6qk0IAes2VjKB5eVxH1eFL/QOPbDhaJHItC7Yc/Miff77j5oNqyoWbr2IhXx3cWYXkW+",
+	"K4jtWzHEQOAaXcHQlMkihDYwCiKqFZFkWNSAnxmVzbzfRkCg/gPElhKVfF0JtchvVnTRrQ0PuNjMvfA6",
+	"zGmgc9EEy45cjnjWQREs4S9fw5WX43frXnvZj7+eTKTSmT00Kck21iVSHT0stWTVnUi6ONTfFNVEd4cu",
+	"vcf0WZEKj8azrO3y+ABtbW3tgY6b1t1BQzweE7ZUj5tbozQjW6a9e6uv6SFeu857pujgbNxHZuNXqu9T",
+	"tJDnv19cotPO5TGB/QdDzAbEFcGAKP6xINL6kUoi962RcURZtu3mqvKIr7/3kSA1Uz0RgiztbVLTV0nu",
+	"kjP4oPail3DLxYIY81i5pPKnOflPc/Jzm5Nnc5UcBt+V5qoWmRaKH3Vih15WKJvYuThBt2SKqn5A5Y0W",
+	"bW/q9boxBWAkTZWdXKkjVP3ufRdUc+DdQPfQR7pOelYmmZGyPncQZDhQmaSyCh7TOXW8L06QjMdjLtRs",
+	"4t2Jptt8abHqxeGx8WxDpB+OkClG6dSKpDwm4n2rfxhZMiIKYePkBp/d1CDifmAf2DffoAPO9LuUM/mB",
+	"1dBrLImjpTbyP0mqyE0sos+beEw375p+HX13dX5mi+7qqRgtJ8AjEh1gSfZRci9IlNxC190DSxl/9/ch",
+	"0Vsi/4cffvih9vZt7fDQ30cUfFZ9SoRE19cnh7Kuh2PFBT0S9AFumQ+VNqrX6wgKAOIBZVD0MqJSGWgL",
+	"/wMorPo1/ckYD8iHimf/uqK/2H8prnD0oYI++6j6c0zEFAHilG9s200PZQComvV6s9HwXJIVajX2ESMT",
+	"CLmnQqoNGOqREFy4kYKNxI0h4KHt1d4u5h8Wf+RD5d/rf7lbyf6T3FOpKBvYfwaChFTpd9Fn9NmvI183",
+	"ChiKUmnGvp/imegf/R91x7BJhZ7R549+Hb2nAODo3zV9iLE0m+jMUiN+Z+r+CKJ3OPRQL1au8paEwiM9",
+	"oBIo7CORf3n01+ujq+5N9+Tt0fl110cTLDfaaIhZCOVDUMxuGZ8wEw7bm8L1opmaNSXW0Sm9JQDuj5EV",
+	"e/JXk+7T6lO2hkoiiphKKKZeyS2FKj0wsggrItqIDhgXul39DOo3hxxsj3pEdXSEg6E1y1nrpaElEy8f",
+	"mmIBEByChYAgdv++Bu/X4LEPm2+lAdTjoVatBdG8Kpm1vemr240G8t91Tk8OO92T87Obo8vL80t/w0xI",
+	"cj0wQ4uGA8NJ1rc8MEnpABVImImqkW2E7UdjLPCIOBN48h0KOZEw4ZAEkd7mLG6OxcahClV9aKZu6sfp",
+	"5bTl4zbq6MLcMZmxVLPufy9BxZHmz2wgj6mvKWMikpgZueF2JRkzLPg0uzUAPSKHWMDxZrcSYMDRhAuo",
+	"ewvcRAkc3Jq85KSdJEUiVqMbyWMREIPE2+8FEQ0dA7M7Bag/puK2ZqRN9Ja+9lKgE/uW4mgbUIqr280t",
+	"5F90fjg97xzedM/Pb047l2+OfLCZ9Hg4dXchH+u2Bb0zJUbdgr8qOSug7wuqzC4NXU1SKO3jYGE084Zh",
+	"g5enrfm5fdOaqKGWkKniYS5KTxMRNjC1OagkoFdIL6FsHCtNP25Bpgb/p0eMZ2EfCTxBs34HD9BxGEEy",
+	"FoIP9DoRyFNEVf9D5cOHOHzVaHyo+AmYDsDLYCrgur3+S6PRaIDJhDlKLyPJRETeTxKEbJSR4mCXihQR",
+	"JKyjK3tYzP1iRJ82yuQY+qgKF5UtZyS9BNtH/4QH0kMuQd2sr9yw/kBAMxI8StOnJKoq3DP3KmUE9QTB",
+	"tzK1nXlJ7SB4R9PlQODxMMVCkuj6L61G6xU8hz/3zEc9ajyToEmAEU/QMDlA3CTWwwedeh3+e5S0sbtr",
+	"ftrd8+xvx0fHxxYKt3xRTYFFg6+VZodRCV5bM6KfOGXEDrhxkHTWOIQ/yYj/RJOZ19EpZwOb3YWqGXEG",
+	"lhduH5k5WYYukxpWmcUEAu04yrDAU0n9A1vHDdhwiXTqG4iLDP41SHVjJfUJhd01tJxwxRFWmmFkscSA",
+	"tYCDSN+oyHenwrDG0n4tr/QsjRq/2CCOMIDfCCNgmqPnWKXVjTRXZUiLpA6VWstcSHB90HisIEXLd+JX",
+	"G/mbUDgs4vw2HkMspY133DTS3eYnfS99tgGPWTYN3W44tCxpmKvhrfYeNPKcydLiykFhq2EtInckglTI",
+	"OyKkjwhTYrpveLa9Nr/tvj21gRKQZgLikJGMgNLsa/oa1SzVvwRImxFVNfj/vpf96VKLzwx8ezC37BNJ",
+	"lJ+AnUA0R8CZZnaUwVUxogpBRCgJ99F2aw/5l53u0c3pyduT7tGhnxkBUWJa62gOColzI2pN9kYB6MXB",
+	"rVaFx3rUxhCbCMbNRsMFPWiV2sZvuEGZ0h+di5N9CHmtUYaq/iaO1XAz4gMKRTzMPwUZUKn730BbDegp",
+	"U+g1t3dmv6V+zfW3j5yGKtFO8qtJxMsP2IaioO7BBRoTIjznAnW5njFTIpYqDYCAE/a32jEXEyxCEuq/",
+	"/NTvqRsxKZsBZ306iMG/YZsYC34/raOrIY8ja0p317i+aAWqXpKQyg19pGIGBUm0COtlVlTTJYGy3Twe",
+	"DBNgPSN/U4kiPhiQMENdqbjjykc5YUO/3otppCDkJ30P9GaI1UnDd9yrCTvYaTSRf3bevTl5e3F69Pbo",
+	"DCjIcH8jJUKlEeMfzdaQcupVJ03F0lyCrVy018voyoYeDV76+posrJJ/X3MaRk0GfAxVvcA3na5IKvia",
+	"N/RSToYUuGPSr5Y/pYFmZGQ/06Vm5SE314qRTeA42dpgRsOvow404gSDpK8M/91C/snZ1fXx8cnBydFZ",
+	"9+bq4PziyLe3O3CVupuJ76ZmxwAVitrI2LxGUAGtVHxOBq3Hf5uwMNt75+Lk5vujH270tndOT8/fHx36",
+	"9k4aUSmhMv1EcP0fG8ZrVCWwAUFz+nDBlqXtNvWsQPS/se0DwGXSQs70AFec5FbRuTi/6iLHLqCKsZ9e",
+	"Ua5AsvlwQO9ItkiyJcJ3ROjZanWSnVkR02l/UO4sUfgCa58cEaxf1/sVkrEgAWjZKalQCetLQq12uudu",
+	"5QEKzs4cI//QvgC385Dg0AR8RDQgTILNMtX9AV0efr8k/dqF4GNBicJimtpNsj9+ziB2JCoROpEy1lO0",
+	"MVKadE28sjTGlbsm4EiMCcNjWmlXturNugU7GIIxaRMgqcxdB7ghJSEw7o5G1YyRROtyM1d2veJidjcN",
+	"PvYmZjiaKhrIzRDLYY9jkyc7KMtg7HKFI2l9uvqGoBzKJIR4KttZRdBVs6vmC9JDRYpwQBCWUj/gTO6j",
+	"UOC+ZbNaBDJfmjA4V/kO5G2uLDHBGyD3a6UapSHhqRwVs5BDrIt+dcMDqNAkRmhGDPHMnSC9zB1m3704",
+	"PPZyH0hUBQ3FXYFGsB4Q08VGirua60VPou3aLFkn6m4yvaJeek3ZVsC9C1GaygSLmRBSVLVYs0wrQBPN",
+	"oU17G3DY/vEfL6C9+j/+IzrUpziLSIiqfl/wkaviyg2qIxjDPNTjUGzAqhF18zwLfa54iKeoet092NhH",
+	"tiHFUWvPtG0vMf2ZBe0kicHKUo0VAiAsK6m5bppNpfhOhsZGHC4gzNDW7q59H8blOoNReEa7NjMzIXjQ",
+	"JiwTvG5JycRYZSXtWWPIjKKi52i4kmbWIxxpiZeEBiyy3JKhOK/b1c8Mx1mt5K1JQWpb6VUQ9AsRXNr9",
+	"O9bslBEp9RYezJINdg6RlISo5TdQ4BoHFrmSm/blkE8QNjRUR+80xRaoO3sEwBAEB6PY0YiMOEjRYYKi",
+	"YjS4ltX7pcHgLA1S1ockN6CJsf/ZL/dRIPAkAn5tFNtbFLN+LMxPlkvYwRj50sh80hQDBptpiGk0tS8J",
+	"aWN/NdMyEoBnHZC6A7DE8X7mVKIq42BtAEcWNfi+ugkzcMwS9YEnMgoeEVD2EoUrhaK941E8MtdfuoXt",
+	"9N73bIlxJ9TAdWoEET9hzm1BcAjcO7n3TsJKW7PpjnvnMOHf+vpwNqiSO+MYAkDdCQbq9bLH/dAc1XbZ",
+	"ec65BiutRmu31mzUWjsVr0J122C3Sy9IvRvObYFnAizKXKLFwZ7i1caaYUllY2zWWltzxqj4WiP8mAYh",
+	"wgXdajQKFV+yKYA/2dywtP1FLvlkC5NNTUIbwLeTX5rz7ytexQgxMJKCFjuvM/vFZvK6efuzVynReVdu",
+	"JP2i0JCt3bdiI/ptmOq2Wdayz5Ll33yNQ+f7hk+ayz+5ZthqPSQ0H20t/+iYix4NQwJ+5u3W3vIvupy/",
+	"xWxqRwfJTzurzOjERufmfItwhrNexR8/ajKUFsmgXUnoBoEvSWqyxQPI5kooyRTuLyhe+o08kzF5uRmx",
+	"0LjvNg1+9En4ea50eAhM1zHjPgQcu1APF/7u+C+PwsRl1TbvMSWmwKT1OXZV0KxABFwogUNP2LJlA4Zl",
+	"mosT+eZu9F0izVIJ1F2mxhKHp4nlBEb+QqbOzH0j5JWJi7rhvJgIthuoXm/n4prLin9QEdR0W0dnXGW8",
+	"iAmuqRZ39OJQAuhZzFhJ0/vFXWVO+tj+U/j7U/j7U/j7Ywh/EMeWsvgZwa/ssklf2TwyPP0Cq2FlVvT6",
+	"U078WuXE/LYf4mkuCvZPUfGrERUb28u/OOPq2JX0+Aplywsiao5jpnzmseLlmNZuyVTOFSbPWTS1WQia",
+	"JStkMS88uAGspXpD80xp7gHNPY1LNXHOC6JiwVy6cx35WuC4liTsKGtrDrgI/z/23oe5bRvrF/4qGL/P",
+	"O5W2lCw7TnZXnp17XdtJnaax13La7W57Q0iEJNQUwSVAK7qZfPc7OAcAQYmSZVty4oTPPLONKRIEQOD8",
+	"wzm/X1EMY8+sSoZYlewG6JgWqC08bxBJPDv05fjtQfwFaR5zqY5S/pOelS2KDnxFLS++FHnRwyWk1/sX",
+	"KgD0WrFb0azvkgSwl0AA+KdfLo84FbJii7/F0zu3iQwiE0+sUeh8BK/cWlv4c5ibJq/XQdsdi4iFTdz0",
+	"h5hUAtl8nm0e9kU0a8+3o32OxcYX20afDYCKE+XSlAD/GvPqnAfQRGPTH5AbSyG2uCTFASo6ZQfPyLvL",
+	"Ny1Jh6yU77P//AXJaBKJCelzBdY0ZiBBBjaQqvd+PGrp28ZUjg9JmGZsyD+AvMPiYSj+3vdaxY7Yw1GA",
+	"xkMsY1NY1geiMzDxEzbVPX40mYhlTiiydrBagkllS9s3KA/LUDqfyqUZZhVvTSQfm2Iu6MkqqWxuPCTh",
+	"NZthwi2gXEGOAfh1tdT+PFK787fbnzEdu0KgD3hsb41XXdCZdsmvhHhDsxH7QpUELk1vu99FQ/gW4e5H",
+	"jjFGNPiqQR/K4qQin8Hh52g5ZKgOS8GILE+AGUhqwUZjLAFJAB0eMBLwL5OSCJEnSGRObMYeWqOEKwjn",
+	"SMXj2CT3AfSOyAyv5V6niIq4w1w9TohmZAwRSG34MRbJqPlo0hUH4aTr3UIHZ9FOhYt7UBEWxqk6NCg8",
+	"5Q9n41G13PpMcuvp+6e4vh4ieWx8f6kz+tYrsLlnLM++Y1ksD7w/15F7xvFe8lgBikG1N+2KskzGljXy",
+	"CqAp3TpkRw6oZC2eSJZIrg1//TiGsDM+AeO2QROXn6lFIE1TRgFjxopUv+5LTbXQBbnFIO5WFWCzWNUV",
+	"MbY1cbn1yG+ZKoBKWfM+5N3ZZiDPfnLsVe2H10e8q71wT0I4GeeuLY3AlYQPlCxXe+QHnQNzWGYOe0OT",
+	"hZ+IynPch8pCqDRa7vaZ+7bl+Jnm7+H67W28E6u8PnsPMaAfc8bSG48XdNUOdPeVNm8tRr6o8P8370ce",
+	"RZHFzjN7/z5yDgSLPWqwV3cdS0ilkbd5mw7etzGjbptmyLHuaX0eUNshawR6sIRmM4ZIeX/yCQBQdD8u",
+	"MU+QlhcjJ1ApaR0VzFaxRa1zfksjdMTIIfkHwb/eJ/ZPTHKAX5uHtgTVvGgkCE+UIKEtyQ3b5Dxhfn6N",
+	"lhUWm4ZGkSubbpMfYcURGnMqmeySELKO4EW74VAgnAEWD7oOBiSUeZaYe+iEx7O37i5LxhyQENyhI/S+",
+	"wt1Q/4X3wA9t8gOg2sRAv6dnCyvco0OiaF9WFAwb6r0Bi2ML4YpsfW2YGXxkri6ZDEUciynYg2GpwtmW",
+	"PZsGxyIGFGbql/YqU9UMyMjlamNT5xy4wuF2u900MAa2IHRqarBs3O/q9F9XcH7jfoKUsUQkLQCehZ7I",
+	"IpCH4iAglPQzqFb6by4UA2m/FNt2YiiOyZDHeP2490vpwCfUv7QzMf3P2z/CpmEhFBGe8EzyWPGUZmpX",
+	"z08LllNROwVtmiMiTDeDxqAwCxdlaKhcW4gz4WecSTrTr5dCzwC0ZE+oXC8plrLQhADFToBEi9dACCoy",
+	"s+77PKHZDBj8mzAXY+S5NKzqbtIWX41c/vqVh1getNcBjAKRkeedoNPp6A8jiyf3nm3Ld0AhskLrVkYe",
+	"UNXuzJv+lbGIZWBe1YiOGdQqJTbSEmvJN8PET5ccmxFGs5jrfZF4q0ESec3TFC3+qm7rn09yVPow1KK3",
+	"t1AvozWxzKmqWKoIajUQkVHUlqbNPIVwcTt/2f0LapM7OT9n8Mleimzy2Cdv+OY5NpDa/Kn9pyfrP+GK",
+	"9mK9cBB23Ptlo57UbWd0W5Dr5rCq8Au3e1xVn0g9kQ3/9zWUgYdl6Ug8DJfu0dXV6duT09P3Px713h+f",
+	"Xl6dvTw7Pro67Xn4m3jmbJco2LNzdSXabASEqcCCFDgEM5ZRqZfT+moRwNuqtNDDe2FBCwCwrUvCpaMP",
+	"g7kffzg6eXXaC7/abaEFoYekBmJyxdKomBuIq3/R56MbCqoFjxU/GzG1YXnfedTAfW011kn399y0rwAn",
+	"9aE7tjjuy9WjGGkIq/zwTbu9074yYPYju5u10Khdza/H1XxnMNQ3e1rngOlWnAOM2eBaGlxFTNMnDZqN",
+	"RLLPo0Mf4heDbnOlmsBCAKnygJzl2kC8zMRj1MolwxiomoqWVCx1EHpaUM5XBTQouTq/ukBcYeBQGbAU",
+	"oKogkzSJZwGAUL/Yf/Y3Ig2b3/P2PsClhRkbiBuWzUxbGFDXPWgiQjIk4XM1ZlkXU16vfj1///Lo+Or8",
+	"8v3l6T/fnV2enoSHC4NypVA3jMZSDw0zWucHBAnkbdJD4HSnDrrweeehyANyGp30jgKy56oZEPeRzmGA",
+	"NUx1N+a0aomAuHtdgA60jDUlqMEKiEN4GGF/uyQRfgV9RSIdrJ3tKJE3uu3PpDtM5uaVntcaFeTuCuT+",
+	"IQJ7xnR8eXpy+vbq7OhNOTjwK2w4FDUiczvPAPMVW003h+ZVcc1W3ThsC7hrI9GCLXRrPnxQMTNhUC2Z",
+	"vqXAQfWCqZgVDBl8A4ZEyW7o8VFCQEY7Y6EETDpnCYh8RUrAaRIZzW7rIlyColNZh1q5glYC4Rm6ij2R",
+	"GHAWquzz38myBpPl810oGyw35uoLMdHZoqazJJLmBLho2vQKqW1KbzGgEn5JBDkHTW2edoiEYJNIRWdF",
+	"veTjlSjj19iachW5upN2rQjf93BSRK4O/XVRTP7yCa/VZl0791kcKRCIuLGWSMRg5/SDYgkIgtW1LFpo",
+	"Tti6SY5bkRIjpn5m24QweCdZdpGJIY/rSEqNYbBe1iJW9YP2XGF43LazjNZebo+cD13500AkBkvAKntb",
+	"eQVVpFoNBSVOFUOyLVFxgV0hiUEs12ZJLpmhRrDGA9NCYc4AUsJCquHRfyKmh8BybrGRM5awqSNLT5QL",
+	"AYAdZBG+TTVuSKi8BjA/9OCFospQBpYsmC72OY5wJEA5Y9hx0C4yzIIGGA2wGQxMean7d3L1TQ/M6tuS",
+	"WXKJL6m9/m/U6zc6byEdoBzo4tLGHEtA/DbdL5csIg3YwqVVj+QcZu03N5YksI2+LfP9bcX9t+jg27Xx",
+	"TbrxRjAWseK1HHpLMrMiug9VbtIEnhGTxmTFZoyRNKZJQRsEaDWGs46PEqm9YXKMyK9KTAERFxgSUMVl",
+	"LgINoenbAs9Nm/4OEQOEnkyUVl2LXFxtctD5OwmPz9++fHN2fOXx02AIjkui6DVL2uSogGrFm6B3eTrP",
+	"VU/6M8doA/N4R+VoJnpbahGb/0x1k2vrxSOHOAy4RlgogpZSdTllrTgPHqY4tXP48vzd25OSyuwtWePC",
+	"oBf5FLwb0YN3euG8cnNj+KbUWvHlHqLQOmsopmORDGM+ePIaEGWgp6rWDeEUClFNRWsIp8i7EYc6m+Wq",
+	"ERHzSufeeOpqHU39KbvuDFgklcDU1eB3cAiNv+hNsESdVRwba7WotxCGugcZU44Dx55pe7S+EZcDIHF7",
+	"PJQjnNUre1i/JYXo2j/B9z00kH1VdUI/HNba6mlFqb9qabg65naVZxUSQwyHm4pze6KTJasl55EViXN+",
+	"L+TqLJeRWhIeri0JveI+kZEpRdkomSJ5iuJOW/PZxEa8VJ5aSllfgB+6DilwDqCyFr1zX5wGBvwRzq4e",
+	"S5jiPD+aLD1N7ixKOxt0cYqMrDr2Vgvlr1koJ1uQySDglovkS0BntwyhkDlpzMeGzZKENEEZkBck4iOu",
+	"ZBOt0jUE8KMJRBhkWR5uSRy5l/T0K2t59EXKo7sKli9PQPzARrxid+FmfriQwALFzYEwYXurUDV/wDfe",
+	"tRbly8KJhEHUIJE1ONP6VA19u+7tljUbYVk9hreTVkBE2sOL/U4nINR4MikbFFzHks5kUbIQAtxMiJzG",
+	"SL03YlBhYMmdMWWgIRkjIXSxjY8074cQY4axGloS3rMl5wXa/kwuC7x7DQaBOor0eWrMapYAZAlASXBn",
+	"2eQXiuGlW5FIjozQgeQmCMlAPZTlXZckYxNxg3yTc3cu3KggdYInUjEaldO9uTQQC13Cgan9hkkSvjq9",
+	"IqajIennyvIEGBnq/w4DQe4XrsWjoycNDPWKu4J9uRHXLCKNUCqqctm1V8KAZIxKkWBkK4QssjAAEYui",
+	"sW3vJFPWHwtxTRgdjA/hrecpSwh+CrLf7pBIDPJJiV10rxMscJ1CHEoipBs0bVjwuSIDmpBEAK0By0jf",
+	"8tOTxkHn70DKFzOF0HB2dg07q9MyB9AU8m4W4Hrb0Ay4gqxm2BK6zCWuNtLwlyEUANoJaOC17twyMHQR",
+	"ML/B4rJr1hK9hhp4ED6IW4IPls5L8EGO5vZ4SRY+aEcvhw/Z5G5+RCutdujq3fwQ4JB7buDVcCGXLI3p",
+	"wCSHWhJ1QjFPFOrExYQr8OdSg+SKQKZckkHMgFak4d1lPEPSz3gykqRPB9fQdMkvBMZzazXgSyd05ni4",
+	"53QkMEqXuscNCuoUI8cimTc1tmJKIAzKA4XPN+aZ1jLv68Y9+YbP3Izk3LTbu1tIvqXx9NM539EUEUMr",
+	"AUk8XqtA/waJbBA9BDyAsqQkxtkE4skQ7wsDEpqagpA0UiqV/VseqdAimxiHs2Hd1v5MS24WD0HGssU+",
+	"zr0atYCDPpyOhWTeA1NaeMTaW5yOBVwzasNTCFB2hExVpharL9R4G8anO3k4Kj7SfVRB8BQPKtyY6xOL",
+	"2sDdyhEHbujvfOvvvubucqm6+9H9+yz6tIsiZlVCAxZPQdptIZzMQQgINCx/lFb+QubFHJ0EoFe4p12o",
+	"0Mb5ft8xku73HcMeYOXrkdLCWP+BG/cS4oAYUly4fIyZbbovKRSUlCN67rVWdlfHB4t+vrt84wcJsYS1",
+	"z4EwbP7JZ+2OV7piIe9BWGffSYIjJVqAIse2OjRZzssCmFwSrSIVM1nIunHu6A8yyDMxCcdnEZukQos5",
+	"EzK10UejPdyAGjSWAr6Op7QWv2HTC1V2SJ6gYxKZOpME+EAMAaztLvTjqOKVRaB0gAVMVDruDKfDujBR",
+	"pUtECXSErH5ENTewdVSQX+ONzKQc6quI/WNyyGHW8NRNa9uSPjYcFGbdisy/SG2JTZE+c7AVtwqnrKxh",
+	"tqRUj4qNvzV3DOWF5499ejS9XDtiNQDl1+BX6Q0EQtoGfAqpYG2B+byku7tZoJmWq/0z/bMsi2PL/d3x",
+	"iBjK1JmkARJ0ZhUkkuU2A0JjgGszJzzd35MWUE4ZnZayTAvueGadG9t+gNWlQAJVVG8bsWUhjrpFUSq2",
+	"J0nMhopEwhS33jB8WusGkTCJaRsGK4lryb5PwuPL05Ozq/dvzn4+u7I2iCmfw0bDhbNR7GxbD2bOkTM4",
+	"9p6PZnI4gV/Y6SCfz8idgrli9oRJwpNBnEcsakIiKPSYRZZfiaqSTRWR0LzmzBy2qSxnRbehrHcEh8Jr",
+	"up0mp8XM28JAq7QlfOSEldRmufzAPn4Wyf/wP8LDZTO65PC0XLYAt14VX1PbV/O2agpIobBkSkvLmGgi",
+	"ixho/tDrGbBulS0MEwAg4Q2NecTV7IQCkggQSEPHi3VozoIYMHtBH0NtN51OKI/NZ8ECagnn1OXFn7EB",
+	"T7Fgm8Q8udabTjdasmVTOmKkEX6UXLH3eRZ/2oWfZ7sf/du0QfwpbB4SyEOCg3l47W7EYq5vZHqkP4pY",
+	"qxZHDAa36KnSFhf0/thHfUEpCHuyEFJZjla/4dO2UC9dH0gXlrp3QhzYFUksxxsznNporgHSrCShM28H",
+	"s9ZPbBZuxQyDLt0/uB2scZcbxU9stt1wOAiAzxQTR+FTtsy0e3sX66xwaFoQZpzpjq+2i4pH3BM1JfB9",
+	"zbz9hxXL+7q0VC//VkuXROSjsVPVVrWXhK0stEIR8mzPK2QEsQZiuVGeMbmRCvstd3G+Jr9kdnxLZfml",
+	"NfLHUzjleQDq0snpzxfnV6dvj397f/b2/cXl+avL014Zb/nImbXGuuMVmg9CR5BhkuVJAjBkZm2iFi4S",
+	"+jayFzbdpwW0pep5CQPPwgtIePTm8vTo5Lf3Z73eu28NdHnpyrETtBPslOcHN9O9/eH9zS31n05/e395",
+	"+q53ejKHM1a5jLQUhepljOTZ2Jx2GTaDIHbXt65arcXQvtnl6H3dL5QjDCxRe6qivagqfu97HFZnNLGE",
+	"sZXH0+8kuO/VThv4ncb3g3zihFycvJSPVto5YuoHO4BtRmbNO+qYbA1lu26GX79Yl253FpfWKMVcK8fP",
+	"tOil+bVJGIuRMBD6EYMiAy0uyMXbV9qY6f3yCoJdikyEVGT/+QvyE//hkIRT1pdcsQJ8nyaE9qWIc8XI",
+	"WKm0IZvk3eWbQ5Ksj7gX6o1PlYDoDGnYt6qpaIJMKNNjYvxOsUkaU8XMe1B46DZmXRthYpG+HgIN/6H5",
+	"L0YNFVex/neGUWcg0feGu7ff8fp3qBvB1vOMnWG245oTt7f/Nz1xbXKRsRvOpl5uo/atvHHb2O5hebDX",
+	"jKVE4YjHbEamLHPVF6DA80TxmGTMpVs+mlw12ZG+aN1CcMc0jyRVj57tWMv0mnDgy09IfLAa0UaeL3Z2",
+	"rTRZflz2TpoUGQz8tEmRCiEyd6TjNVogl/djMbgGIUZB4FESZXSotclATIzSMiLOe/5+MXB/VF07qkoj",
+	"EX86Lu6/R1T8UeLdXhdfmV5/psC315NVEvLMFAuKLDDHjBXRbnd2B5XoSmSQfQNHXObEFdJbbXxmvlCu",
+	"jp9/rfHz8hE3ROQmIlHjxwqO3//9deT7G4x8z4Um5+kGiuQ+kx+BeROUwBl7SV/aQxhIKUEsVuvzNMzK",
+	"Yh+4VDwZmZSH8I1JDg2bgc38v3s0e2P0BU9hrPN7dC7yHiwP2c9tYNudCi6ZZKFZTA+2IypZOTv+1A9F",
+	"NqFK+1oZb2VsyDKWDKDwZJbqFSVVBrv2q9JbFQJkYVMtOyWoTwLqk4D6JMA7CRiU/BnrHXqG+/KDgErX",
+	"yZwIlJzF27Fb0L8robQkFS5ekS7lgbB4MCmwTku4KPjK6H1/9h4LD0LSAO3gi1RXaABlCIlCjutrlqpD",
+	"r2YACa/oTLp64w14nKtBSh7mbK4JVbI4+xD4q579O820ncUas6QuAnsQZsnmxNQt2CUP28zL8Uk2v5Ef",
+	"PUhTh7HrXfwgrJJNbWGvnHPBytiNxDTRdvty4NkFzjD7COnng2umSOM55McjW5hBoh6CAwl6cgNKf4mc",
+	"sB15XGGRRsOyrDD3/cwiTq/QjZy/f9G/rPTvfdvh4uTlnBlwjO9pnXCZCsmtb7xq65pH/CfqiOwXXLj2",
+	"9FGyT6xw0JLi4uTl9iRXcUK/qvK8lbEEKlOA8xcKvEwVShFM84NjEVX0EJIEJEnySd9Q4yH9SC7hwM2d",
+	"0HnISWjl+xt4oxJwxUFbMQ+10VSLqlpU3eGw3wiHR4zq3IqVcQsOgy9g7g6wsAXTbDUkwUYk0hMHGKgl",
+	"X40u8K3DvAEcweaDUtUiVku/5QL2FPPmDQunqZJeSLOHomnL1qldsUe09ZaJVD2uzZt4+xsTdDCzJ1gV",
+	"Plsl6v6Zs5xFoIhMEfmsjnjXZt8jSSNYptsSRpi5tJLFiSs8JA4M376WMpldci5vw/Fe0pglEc0wRYo0",
+	"3l0dNx+z0Mf0eJt1PuYVtXFUl/msSZUCe6hIHPS3r1muq/Ky5+FLlu7WqzGzZXaAlGMeKet+LMHDGj/S",
+	"sCBGiVB8wAo8lJhLBfwfPrLs9iLj+nW+OuZVPG9LB2vSgyF17DtZGiymivlguQWabBlsT+pecd3yf3OW",
+	"zXaCnYRO2E53B5o9i5akZeU8qsrG+ljZlNezzTSIEIs7wX0snh4+++nJIdOWRlED09ZUemvgzIKkIJEv",
+	"XRyunP7pzvF9FMraxWn18/h6VUh/IDIDjGa9B9MdMcRCxcVsWF+ikYZwFRB62yNMWrNNLufh07Sow1Sf",
+	"RRGIT/LIqAaU87e8OUD8UkIlkdc8TVl0aMo3tIZ6l0iWqDAgUpBIVFVo4iinFJOutIrgkvwXnKktu50/",
+	"5PE1ftftBOR6/jvuVHuzv60+yDxWtzuxtd9aQ4I+iRic8XqTSqvuftLbd3wRpXOpJf32wVYvvmClvYtd",
+	"eNp0xjCI2garbbB1bDC74N3exQvLNq+3hVbwGB90DhCENLQ5EWdRaDAhElEkSsyh9iJALJEzqdjE3fWg",
+	"vb6aqRgGuyVzBNpGStY7GSN7m+3BKvMDbjBQ9tGKyqlV29DdV+eE1ZbLF0+NbEyXO8u7RTNl96OJQX3a",
+	"ddGqXfYhFZlaGbm/kxBzLS+zWfCFMIYjD1TsbtbLKQ7kgqoxGDHlTocIEy0VzZStpI6ZqU4j765etv5G",
+	"+jNlAawnNLsOyHTMB2MiU91tOWZMkTQTo4xOJGmcfhiwuAlIQEQJom8hHBxaaOzQkbpwFQCI97IgYF9M",
+	"SlG2iA1pHqud7pDGkrl4XV+ImNFk59MaRpdiH9TuQN7cmpzrblwjK/e49wtyRGdiClnOBRC1D/1dIAnR",
+	"KGJRl4Q8CsDafUsnLIip+Qd48IGR2kcq8OxpDB/6V95C+mEwD8YdkjTODVKIiPMJopNPmKIRVRTWYUOK",
+	"TLGo2S65+D1DUoYj7BtcEDugsktQrh/uGsTyMCAsRuAkG8guSM5KjGaA3w73hhBBCQ8Jm6Rq5haIXhvk",
+	"mMWxxOUJILgQC/lHGJDwe/0/Lf0//zsMiKJ93fzxJcRZ0owN+QdbUxV+FxIpMAqjDRBv3bIbGucQP1Fj",
+	"NmmTnsoYnQAyBhQL6/0Ha9hEk6iifSrh08qx/q1P1WCMDAV7QafT0atABhhk4koSMU3g+cDR0WgLqSAt",
+	"0p0eiCRh+Nd0rHcfnO7FkHZgE9jlIZCjA/C8/01McAnKmvV4tVnGFemzEU0cO02p3gwi8VGeWR4cl6s/",
+	"oTNXNQ6IWTwhlGgbLcNh1snmddnL545R4I4sVj+V5Lj3i6fxC0W5TOmX1e6c2r+lrLbMC+FtV4wbj6kE",
+	"YpLFQs8SAYWpCdUPJlvxf7D71v/ZUpHrVRG0Lp3qFUFxy7yP9cd1ZKLO33ncEteH+gObqmhdHZkcMbXJ",
+	"ndp5vAhDHW2sFflD6lfvuz9Xk+1vWpki5uoDt+iWIpAI0fqZoAhr+VBHEL82mvlNhhC5Hz18xLChO+q8",
+	"f9DwKdKn29HWZ6O1tbIV4vQiM6KK4uMWOXFb1KFUpbQ5YbF2KjCcZ5YTPr4MkbGZPNzj+SD3WgcGGynp",
+	"rOVRLY+2LI+WZWqtFklLE22XSKU1EOoNobMHOw6BQAc0nmYspRmTzXLy6lBkq3ifTZRRzpLBOBOJyGU8",
+	"M4cbpmIJzlu8cyqRq4GYYHLJX/5yVSJi3u904JyEWcZmB2JLJabnBvBGwodV5It/+Qs5Ba4TSO91h30N",
+	"kZV74c6xKrB3A5M/43MB664B3LXIFRAx84SwD3Sg4hmc5IkhCbELYUBCkx0cksatQL9dEjocX5Olw1UT",
+	"DuOGwIYbkobB72UEADjxTEkqoV9hspdNTyEJmkbFo302FBkQIedAvyzzwYBJWUGXDeS9uQrmzq9SKrG6",
+	"1tS6ZXC65trHVVSC8baf3n7TCcXRQ0Eb0Q8CFLgNrHMTh5YppEQnjPRnePrIEzycNQ1mzCBhihuWwd1t",
+	"AjCuER8O9SoTCUnzLBWSFVgxfTq4HmVaVpA/RZ80wovz3hW5fQ/t/in6Mmzaw/SBwdDy5svMLFf2dN5f",
+	"8BVs4nmqe5Uokicxk5KENI7F9IJm2lyA5aU3IdgNxUZyi59LIic0jpEuTOnvAg96G4dPJizisHwpDFav",
+	"WO3UYYFinuBGRpQvuQ125XUBb/p5fP1qEfJGPnHSZW9Uj4RMUX7lbQnvF5nQe59FXS1As1mJk3s9cQZA",
+	"soVYgr3h9jfw+4NKmASw1AwwNAreCklRM1bUkawnzr37GSl212bSrblyaxT8GgW/RsH3UPDXce986rQ8",
+	"RnYyPYv3gVFbz95eXcdvnGltPGrzVpZL8QMy5AmXY1MNSngyiPOIRaShxoxnZMylEtlMS9Frlqpm17NK",
+	"tD2NASsDFamN/YBQScJXp1ek3W5D93Y//in6Z9Gn0Jn5XLXJOwlOgBK6A5ExvbHcsyBkgS0VC91N7b8J",
+	"IrUHqj23jCabNLbBb1w3quiZj1wkr/UX+BZOIvSwX4t+HfirA39bDvw5WbUZWRpUxgSD1cE+RIsEjmOT",
+	"BmkS373QSOOS37AssL9Ilt3wAftOuozqZhujal4Mz5JVuohEBnX9lvNcS8GBmEw4vE+7lF5aNZTIo6S0",
+	"Yaz+DJDZIJai/5tPoGqe2RAL3gVFahAEAudUBkBKPGISGDYtofoMXjflA9YmR548TtEBJhFnEQRc6DVL",
+	"tOqjI8oTkK48IbQvcmBatqEShzXAPphgT5uESigTtjGp7DaeZiIvpkQA1M9cMFKiEoAurYhCQv5p04+T",
+	"dV04L5lh4BNDT8FCzjl2YyryOMKZ0v3Q7yvhKKx6ubnR1gEeQjGIDz2q3xAQyfUSMOmkuWQFuHITInag",
+	"S/XY9QybSOJS9sCf9djUmCbwKPy8IqCGAYUy4aCBdihyeacZ19MS3BZ1U+XPBzsH04ddb6lUDlAwA7sD",
+	"wBwWwxpA5ZMnEDBlEUlj4JYx6zZjQ21at0lDGzV+qG/d0GRoA57ABYStetMUGDyyVGRqLvJeBHPtoLxQ",
+	"brtJFsOxVM5NCuxc+zTew2LJcKNOGE3MpNHEOKsxozeMSDHxFyi+snLuthp4xE25YPZ8SXljxjhZGUDc",
+	"3/Tb7gyTUReoPlEaWQ/fMMavsNfpdPQKczN6AH9KpuSR2unq5faitbff6uxddTpd+P9/7wQ7WojtdP/+",
+	"ovNpIYwxr3r2n3fm8Hf6uSIHHSdHnLQvlAHqzTQTKD7HVGrntHOIhXoZS9hUWxp75IQNGID863422+Qt",
+	"nTAyZFOv0g/1rWSK+MIf4M6gf4tyfuN8n9U6WeTKMBSsUIuG23NBbyVCge46LJ2CgkGAhONG9dWkvDUp",
+	"b5VcMFVSczFwvUSxcpRL6y5IV3eIUFV6cZkY9KEf40gFT6DSiHC1obj4xrqzsMZtkVit2G7ZE3ad/PF1",
+	"pRT3wNGkvhdsnHK96B4/9mmDi1vKLbx7gHDE1GYM5dvDfq/1yB8l5leXQ9Rxv63R/W1TlARrpQNmbMSl",
+	"ypwGe8z6yEv/3V9araTfuR5TiiejGq68lgXbkgX+PtSOJ6y3p1NHuZmtvA3Wp8VdjCWWj11bWcuTOkHt",
+	"6y613IwI8+sukSNf7n40iJNn0afdiEdtu/OWZn5EYpBPtOsfRjzqTlm/+3ve6TwbjIVU8C/WNW2bH9wL",
+	"8NeQZEyK+IZJogRpUAIgNeasUzfiHRSR8P9/dhQ22+SqgMb8TmKKCUhULsmERswE0PRVxSdwRglHPAxS",
+	"TsYsYyCK4VSQQmgPZTUeGOrHkPClCQwveXKdiGniYXHa45yDNjmmg7EhWxryG+ZOJRsh/NI6FonKRNwl",
+	"ad6P+SAgE/qhRUfsH886nbBpseKkykQyIuHpFR2FWmMkbIpQY3SogEExEwq+dpNkjAJqFgKX6Y6Yo1H/",
+	"/RiX1KOQmNlfDNIxSmDTcGBmGm+T4/PLXhdgeETGRxyzXy6g6117emiaqTQ24Vg7O+HRiVkW6/BiWHu8",
+	"+KI8csh2KQUGElO55hbPzrxCuSM9xW16cvhWJOxnqgbju9q+EY++v5u+Ojk7cdO1JFR9cnbidtpcUOwI",
+	"akbsQmsdxbGYts7h692mL/BR8yQ8aJ77FOyUlu+t2GT6Znvvp2BHr+PbnoF7vraTp2dr6rSfRaQ3r1Fr",
+	"99DQT8EU16qLZTfLN77kSgsfoUgj/Kj/eJ9n8aewiQiCqDa+k27hSxJrESdyJXnESLhLU757sxcGhOLB",
+	"+bvLN5ZLCHUR6pYc1KTNDvAloZYqejvlWbzT3dndqcjGzEp7jzRMy01f235QLNEGvgSH4MmNeZn+/3N6",
+	"LW83AAqpfc1mACpHyetffyI9prDQBBTVTAv4sOhH+8+pCm0K84y8Pu+dkpj3M5rNaqVaqVRfT6/lt6dN",
+	"/5xetyRTd9Sor3/9qceWKlOzOms9WuvRWo8+nh412+4bUJxYrrD7MeZSfVqpPNHPJOEPXKE8RYCNN1yq",
+	"IoQYEjG0dZ+qpHEzdiMcpbJUkjQwZUUrz0xMyN6hUXv6VyJSlkj0eiFdlMexbAakn/NYFUXZUgn9fJ+b",
+	"qmnTxUbIokjSVhYNB639zv6+VbTlHpmqj2s2a5Mjv38NP38VgawDglirelyQhTkP/BqQjCme4Q3Ih9gk",
+	"kikJKc197uIEjsrfS2M+NIXxUnkVIfrji2TATN7OGuYEifX7CrtAP5dm4gNn2uBhKaFkINLZorFCFZkI",
+	"qTBYgUYIVgmCVQKlLGOajBiaGqbo15swMzQ9AJOzWg5DiKw8OAxHbMTUKBbhl2pwLPZCz4Vef4jqbpb/",
+	"km7EOLLlPZjQD3yST3a6+3sHfz3427MXB38NdiY8wYt7rks8UWzEsm0bQTeDO5ylr5Ikyywis8dNmRUs",
+	"udo4qo2j2jh6NONoTpOThtvHBDcy0Tv5a4s6iP7uzf4ulVLrfJEUGPJLDaaxAK6G85Ql5AckSN5vd8iR",
+	"bcIzFYhr1+829pqjCRHyKEQFnbEBT7lJYVSWrJmMKRStFoaObfI7Q09Bk0hMiKSxAlYSPVyFcAChHNP9",
+	"5y/+JyRDoaUellHBqQb7QHo/HrX2n79wJT/wtobKACcmIPr+rDWgkkVNNFX0K8I2CWFooe0lTMFxTKXU",
+	"YwtIyCdU/4wlZNcsIhdvX5GG/YC7GIvZ/TjPevJpF9ptp8kobIK54Vha3cxaQwMwoGxlriEokaEF4yks",
+	"pcGYDa4PsbpMz/mUSmP4Reb4RUjDcm1+07ZeFBQWzZ55kSU+MVBYYNT09HqP7Id16zuoXLSShL4+jTFC",
+	"HwZECVuR1tCmEwn/EjaBLcRiCokpzXA1j2LRpzHJtP0K2fl3ta30msUl61brI6TixHc9jajq5rIEentD",
+	"zU/wQM25t6VPaEiX1/+SC7sUPC3Yo2Z/ftXf+olZML4avKvuZjwD/XebgbJU1W7eFtnWcApTA1byGmaG",
+	"p1cLg2KlGdGF9wbEaysgoI2xWgpaMEXb5N3lWTMgg4wrlnEaED2Pzmxy1thFJoBQ7t3lGwymwP4zuxEL",
+	"OI2qDBxHV8lIcacS4A1zZVMtoEczi06n1awas4lk8Q2TzSevXYtv92WrV6+fS6QyfumBvqXWsN+Wb/o5",
+	"JHtp4zw50V4RiF8p4o3jbYUsxqBtcBVk6Zga00d2SahfHZJGX3t8cJaN73urL3u8jV4knE5YMyBhnsWl",
+	"56asr2cmNDi2kinj4RnXzbs1FiPh39cmb4VxFbnEaLV2T9GJd4/pbifCBLMJjaKMSQk+nR2dhZbAwZUi",
+	"yE9d+ONXXRT8WwtGP5q6MCNboipwNdZaotYS29YSZbn5tDQF8ue3LG7Ocky7S0ajFuT4uHuJHAPObhEM",
+	"NEhMWiorktIRT4At/l4gKe41qyDhetD9K9f7LdZQ2Je84bKmqfoCaye+UHg13GDFpvHEQ7Fsl5UllPeA",
+	"KUy4fa+WkxDFNCleX0ahPFzoHoKbIP1zf4aAkgtCItzijvb38sqD9nMti+hAaTHYQOJ5oCHgibsI3O5h",
+	"sxjdMnZ4fKJE/7JACP/UYCPtRNa4kbWcWkNObUhALUN3fICwWFYBiuhoto8726nhtM0fw8vuRI25t/FO",
+	"rDI77D0WybEGink6VZ/fehEnbi5CnRC6pwzyyzfd1buy8IsEOG1KZhEezvO4oPTUV/z8zVwCERJpRAyM",
+	"CX0NT+rRtugSNEYIT6RiNGo+1IRaTdbvScUt8fUjK3rNw1/z8D82D/+mpMQSPv6jWAqirRm54Bxtye0Z",
+	"MbXh/dp5VNOj9iRq9JkHIVE9cEOvBp7R6r1Kp29LASMwzcM39PZ8mc9K818LlBp+5s7GyNeHV7NFX2c3",
+	"ynFzrmDWPRYph3Nuv3hq3unhiRL+Ef7WXBbb3w1bQY8bgDkW6awOvtRG1GdwjOz+2apUSTN2w9l0uUy5",
+	"ZIleACUeFu9oGLlVIdkTEDEuTl6i2IA/3r4ijb3nHRKlvGnorJHtNyRpxoAvGdOBdtNkFAKncjnNJo2G",
+	"YZucT7hSLLJvG3IWR0icQyI2pHmsZNerbDmKKHkjbpgWyYHHNPP7Tg8bANiw33eIEhGd4R1+1MfA4R+f",
+	"Xl61fvvtt99aHf1/e0Ep/ciQD7EMjuBJY0lmFGQOiaqiX9kMSCxGIiADEYs8c0XIVImMWxSO8D8/nf72",
+	"R4hMtnQwJuHHjxbPvz1hiuqpb/90+tunT9s6vzNL5Eu2fS+wi/cmPE6jYfml5r6fWcTpFZ4Zzt9fUa+7",
+	"49byra0Vdy62U5n4lME+ZBFJ6Yh13T7TW+zWjVWH82rcxydiR+tFTiixaunBaRW2EHAgIrY6T9bkkWbA",
+	"YG44xvzyQaKb6JIQWMrCwFYERiFp+AWCRwq5TVIqoahRZK6sLySNoswPG71kVIrEUJrPXz4WEQsPCS0p",
+	"JzwJgDQO4M5CHcQlCc0v7/uz93jVIkgW98gxICsYXAmbSKv1FBxzJGJ6aHAmrC7tz1C/iSSeBYbnqz/D",
+	"5Nw2OUHKNZoxYIIZ6pWM79STBQx0VLIWTyRLJIf8DeQFo5HuxXEmBtdDkUWkTyV7tk8a4ZmZizchpNzu",
+	"6Yk+x393woCMZ+mYJZLwUSIyFjXb5FeRXSO/YIlOtuFjcGkB2/V/DyEVOQCIDJcdnDGECAnmy2oxQnzp",
+	"sna75FmHpCwzEBjwz0EM02WykAMixzTzc+hKK0mL8AoMC8NuiNUqJnsY7KjSw8hE4pXP0ITGM8UH0vHL",
+	"6Z/Dd5JlraMRSxRU0VIyyOg0ZhkCaiTXJE+GeRaz7E5JyLifPKSFu1oDv8xV5G430O2/7RJ29l0iVF8i",
+	"GkStvJ9KrrPTarAIZyUEXk+x+Uu0SmkVFetL1ddB58AoLE/GtcmvoGz+1w3LtA/wj2dhYAodAATFzz9+",
+	"1u7MwQNjUb051rbV+6WyyLvWLvjjhNdegPH7UOlRCZLjj80M342oS8L9kDSM49iE69KhMLOoPMpDEj4L",
+	"vXtun7yS5oEakWZg2WfzRA9Lawjdlat/KTIY58l1oJ2yqdaDoUhZAh+8aCRclt9oRlZKcDTD2unuBzss",
+	"ySc73f/sB8/+qEDyuV3sbtGbQQ2LZaNOR/qTWhRq2+9WOzFPXQ7+AF8SP33j4u2r5t2loLz52qRg7+ab",
+	"koIhguM7MSe7xX0WKN8JhNe987f6oeOTo6ujzysF5c3o+w+TeE1JaO+upWEtDdeShr1f7iYNfQlngpdL",
+	"Axvevd9JDBy6YKIBTJBEJjSVY6EgXk0TQpWigzFAgRveeAB81rdieLxNjhfqWyMxTWJBI9LPB9dMkcZz",
+	"z01ulp3isExDiEec5nnDoA6+r2tzud9LGsa1lYR9GLBUYWDAbqQimKHENUusGI9YzAGL0mBShUqLqNIw",
+	"aCwFkSyJZImtsG1vYFHYJoXamQsbPEQ1HBdvu4BY88YVxOXcrDhc1PK8HPqfwKBh3TYlSwS12pmDnnzD",
+	"kpEa73T39v/2yGjbm4n3V8pyP1Z3cfLyCeBLHuPYWydcpkLydY60zSP+EzVQZQ1Uuajkjsu74U4qrmw/",
+	"rqviiMjmBbFRafPWaugwB3wIakPVQNikz6KIRSQ8oYrqwY70AC8yIYZhFUr0IkbEzSBskzNloQIlEcNh",
+	"zBNG6Ihqn6Kszsr0G+FKpqqweUimY6bGoJJ9LDMLmNjnyqehQGzN0Ib6k/KrfTxcjN4XhrykM0mmFnJp",
+	"bqKLKZaUR3gQafpjDrwbdM7+yJilEyUZayHJBFeF2ZuwKTHSuIlmAJfW33A3mRONazYrIBdNfagas6RL",
+	"KImpMndYggoSCYaM9QhIDYzcVScYWufZ6RSZQ4gsu4Y+LpUeJxhRxTziKQacFb1LFI9DPZFEimb5eMSe",
+	"hFjjphTpj4W4zlPSWDhDmT83aT6USgRPfVaCdwNIAHxgWF4z3fhU5DF84uKjWnhM+22bANmVMZgJWsLX",
+	"fNY5cAgt+l6ejB4O7I1ihfZjttEzii8G9rpCZt0Cdu3J0RrrujYhnpwJ0ZtfxqQxp8kDolU0cTp6KXr0",
+	"aiNjqlZTWNBJSTFqbT8f4wqcQNPqwJkQqTYaAgIjBKhh8stx6/V577QLrAqTlA4Uef1rjzTm7Ifv/5yq",
+	"sGkQhFNM4bAa3uvK697526DQjmkmFBsoFhFccSSk8ahLTqOT3lEYkFDN0i4xjQckHKiZ/tMcvF/zCGGV",
+	"h3kcl/XRhKmxiAiPSMOE8bhjDsPY3f+Hl1HH/MRmP+ex4lpHmdBe06oHLtG5BrUDrzReObBbzpknhlBl",
+	"mVHk6LtCBA5D0lDQyoOY8glqd6q/hE3feJmJSbioovV9oIX1Na5mtVpdpVZfT9WXr1m/N9uafYDUz53u",
+	"Dpu9HvdfDfg5f/3y36eXV//sncmzydsO6529OEv+/ecZn3K6H1+f/Sn4v1/F1+dJFP/2ZxqzVy/V4NWH",
+	"WP8e/RhP9e/R5OeMJlHnLOm02ex1+u9j3cYvs/6f6V70a3x9/ufRh/OrMz78Z3uwHyf9yctO9K/XcSkQ",
+	"klKlpeBOd+f//Oeo9W/a+r+d1t/ft/74/vff27dc+J+FoESw86FlGmyVRVhJ0HSJGmeMgfn44iDPYpLS",
+	"TBuwTM+7SS+KhFqK2FmWg6W2ayujtjK+TivDKG3y+terO5gYqLJasRiJlfaFvsFqwaIbRZr5fNbeWMSR",
+	"zdqD41Ttq/Z+eQVxiDzFYGzz0AJ4tnX777LYadqSajdZj6ngiZJkzDKGgW2nmUwnEHMzYQCz2fvlFWg1",
+	"hNE0bJShDSf2zEy3LkTMB7MQPfUhZMhKgqMv8JxFyvQ61+OJeMYGKp6RLE/AXx+jCitUMU3IWOTZoVWt",
+	"+pqvC6vOJh6MvemrLsQGfKM/6ReoATeTtxE8xsmnXpRPKEQ+t6bXDJPbp8xDtQKqFdCiAjqz3k6MUmVN",
+	"7WIS5VemB85HyN3pryvSSumILZ4FkwbEffWli5OXkDwuzREp5iqA5DaHujFPrqXJKUZd0AjFqItgz81V",
+	"x6TLnKzPJ94vXPXBVyrbF2SxXgS4LJwJ4h3u1hZ9LVCfnEC9tFLOW8l3OX/8b7ZUoP7zEg9wqixpLUq/",
+	"A5ayEuJzufGw2dVyNzAmu8mIQQj2f8ibUVg2d0lEZ59PGv4z24wgrMoJMajzlbl7Oyi7TP6e+UvejHb+",
+	"eIRskSdiQ5uVWEvoWkI/PQl9mxhdLa2nrD8W4no5XnYJrb7ro6KMqaOtJvsdIvO+e062yVsPSvt+JfW2",
+	"a90JTbT5W42J/asdwBbr38w7et4Ia6T7GkH6DgjSZi2XN4m3M90qXlaWPbcZVqBJm1XaRwijH6+uLnqE",
+	"JREEJYkBLRqMhWQWrfWaJxHyyRXM99IeehHJBhlT2l/lEip9YTNfGV67SS4V6TNC+8DnywKSS0bCsVKp",
+	"DAOIrmpDKZcW4UNkUNM9FVmEeUlwVb9wrOVIg+J/pxlXimHOmWNpl/lgDAfG+3vPOn/tvDh49iyEyvDO",
+	"h78OEV0kDDAfaJhLSF8+hRxcU0/sCjMss5229twQUmPXxUKkfTq4DkiaAVZtAF55KxYDGiM73yAWeUQs",
+	"bohl9iDh3ou/t/efH7TNf0PCk0GcRyxqBmSSx4oPqFQByROZsgGoKUfjJyALDa7TuJXmWSokI5k53hyS",
+	"s4ubA7j57OLmBWnoP1sTCgwjcMW9CY5fzQSgOD3odPQsA0dUX0Szdp7FhscYSHcxQjxmGQuISAhi9Jnc",
+	"8RGFmju9UrJZkdRMFRmIJGEDRRSf4HOA2mImmg5UTuN4RiJO45hFEKGm+K0h3IF5Zf5nwI+buCaKzwjJ",
+	"aDjxVCk2SRUZUh7jkjWBbYygJ4b0Ks3Eh5m+BI9jrTzGw/0cNaRZhhg8T6SicWwO6OmMyClXgzFgIyb6",
+	"e9EhIxEDcQ+ZhZIppV8Lg6G6JYmrPjQbyS062C5H62lN0pjDW+6zmUgik+2GOxFACqZjyQbvF7mi8SRS",
+	"r5dn+5ZtGk7DD4lkeCrv1GqoG3S18GMxtZ+XmzJ+P12Qb02HIyqYkX9bAqo3rX9WnHp8eVRhSqwETsOn",
+	"DkmIXz8s8CcKgVwDqn3laPbfMCaks2a0jgB75YFmk+/03Ap/j7DaplrT27IFo71TiRkbiCySh04jTUTG",
+	"rFrSnd+eCMXeFyK0RrWvYbC+aJB6fys92AmqwrU+NnmBkIGJOIdpxvROPCysbag0mGmHAvmtM9YmR1A5",
+	"gSysXKJ9jEd8IkEAU4gVh97rQr2P+zFNrglGGMkgZhS8qEMSJnkchyRm9AbBofIEcxaR+M8RYABFl7E6",
+	"tfll/xm1xHBYFj3aJtVmeZeEA/01Brlu4iXlcZ4xGZKMqTxLwKbuYHJmxCXtxyw6UqG+qrtEGr6xF2eM",
+	"RjOwqlmEs4L/brYXODpcH7kiYjjsghRMGWbTzFmQKBNx/rDBwNSWmuJYMObt63lChjEfjZVN0xzyhMsx",
+	"A5kK3wX9Ve6krvYNBM6q4rH+h5a3ZuaIqR3dgsBFF+nBAndrhu5nBTG/o4VbB8pqWMUnwsSE9W6bVF8L",
+	"xuhuIUFXl1F4XfhOenK3zGEZeESz5KgwVsFztIC+IgEZPqUzDA9qGeo1jxI+5FFoaybCf7V6GPJqnZgW",
+	"Q9IAVWMG0+JR2CQ3NM5ZQDiI3wGNCR1kQmJ40Qh/+QhHAyfFlN5HVD81bsvyqGc1xWVtx2/jRIMul0Gb",
+	"lomK4TlH9XnHP3OWg8lspUJb3x8Wws6ceZSM6PJpB2nsd/abUGVuHXYMGquMQ1LeNYOQrm3SVFR7YgyB",
+	"RgGaqdIod02A51F6kxIrzX0lBGnoIWQY4nVHOX02FBkzT5qkb+sbNLv63owZk9j0EmzigQ3tE5lDlkJR",
+	"0G2C3guTtT1DWn+pzcYt9rclR1fyi3px9bnVF5D/6vVZR01qaXvfCCiD3aqXFRpsDxevBY43VJ1UUojr",
+	"NT3OJzRZzCiBAywEsFOMZEKoqiS9sBkQkSvJI0bCXZry3Zs9EAF5Fu90bZ7gzqc/ih7tQhb07kCksy+2",
+	"cx8TpqYiu/5ypm+NxbSim1yWTz9LXTGvbXrvxUsges0qXIgTUznuC5rhyWvKshb6GUM+0sqwXeQtHlns",
+	"sQpkrZ5ew5HWKYjrAWCDqDokaRjtA4W/Tb9FVENyCZZjykQaMzIdC5KxAeM3bD6H07ZjyEEqe4bvxvNn",
+	"NRUtqVgKp6UtRBS0beRqjJ6POWZbmCg+4orGFjrdL5Vr2sQAnvkI6kXjeFtFoz+KqT8maAcwyFwI1KtE",
+	"8xs0FXEVTZ5JmWsDQ3+GCRxt29nRK9keQdp28vgaWl/e1hyDi/ewB3RUNbafRaLGMTBJRVyRXNKR/+pj",
+	"uFz14HEZ+h/tQgfAX7Rwqv+ueB6obqT3TbA6HpejTQbwB4IP3NKTgju1eLAgaFh8FjOPSwIlqEhDNi2V",
+	"kv0qVjGe7uPWTIRy9/ptOP2y+Py5NeSkCRmYJBgaRdKa3HrPZkM6YMQkvOAb/Hkq6nK0RPGzERGq1iAI",
+	"LTf/zxOkDphHqzIPdvVnDi/Oe1cEwW+NT1Fsqt2P7t9n0addfC4Eu7Y/0z4Az9C6lhZmMjw5fXN6dVpq",
+	"EApCqWMowjuxLYmUQwZZyb3MQE1kQFKBKZwheAdhs0164INI7LmB03I1oVdAxDBv2YZtcpTMyP6HD5b8",
+	"gA6uEzGNme4k/IgHk8CxhBk0Xk5Nl9DEJCEB/lIA8E2YNUMaSFlh002asOzMW3TfeEL2OsQ8g0k7Jj/I",
+	"uQiYeAX5Mn7aj5fxA79xdEUMjchcnlGbHNlDCj+UhV4a5irtmbqngDy3FVABedZxkBN6C+9D3as0YJyg",
+	"iRXNlM2gtecSxsFqPC+8PK79MUXjZpuEB3sd8kok/pHIouc0HFoReUikIJHQ82SG4LdKSSamAVJ30Tj2",
+	"j5Y5k4erDlkgO2rEb1hC8hQcNZP0Zoah12UxXQg6qSwSS19EM4OXYTPR4HoxvRFpRFwOtDp3XITSnn8b",
+	"bA79baSikxQa6QvtAgIFl9b30EltD+cKkrHYVE8JbgnsYtuPKPbsg6HrUU/RJNIdsOLIILLIUrwxKP5y",
+	"/fEvyqLhBqhBGEM5se2QRGwQQyWegC9IY1dbbQyGTBbJiQaAjiaE0SzmLHMA0bCUuCyg6OBQDcpNmjA3",
+	"3ieYwRqFBDn7DshBw+Q8xiFisOA6G+DrSyMfF7znCgUGmZ4OVxTnsBDFxSc4NV5G+cwouJvfDI1AQcan",
+	"CsunWF6Hi/FhjLvILlm+8NYYhX3HyoGYypnuTp7zaKeyIqbc83cJ/0AkG4gkkgHmFxqgHbe+2uSS/alF",
+	"FsS/JSaCqLGWdGTIpk4UiXidj3Fl1/LKcfjwJ53W3+8GalIek13dPNGbgU9oTCJtqMqq6QjlmO4/f/GP",
+	"kHxPxuwD+fHno+NW78ej/ecv9B4wAEduPyKAURuvZnQK8scCll+zmY9OOBdexPy3NSbMCZB1J8wMQc8b",
+	"bQ3/+Pji4NNdZq+YAj8b88UB0f/OWgMqmZ4aevtkLsi5gCwTVN0yyDCPgkKgaLOh4oRm6dQVMnTnQVvj",
+	"Tt0vr7klfXdr//bOK2+bfP5tcaepCG/2gkLZmRTe6o1UfKrSTlqYhFX7LJjfaM/2jQWgXJLxd9L2A20k",
+	"l3AcMW2oassNc5IXVXPM+xkF4wQjFCVYUpPCTKXFN4VU1ls/rvS2dOXHvdkLCkyn73f/+Hjw7NM/7rSJ",
+	"4RvMp1NLO7oir5qSZ/stPV3+F7IMCJtP6PB1PKrldbI5/vWvRT/pqHAGojZGIF2IMSz5WmFlgFE/UQ1V",
+	"vtw3q72Y2oupvZjai1nlxXgBsZNCpNTuTO3O1O5M7c7U7kztztTuzFfjzlQq+y36NUu4ldZycPAkp3Zu",
+	"auemdm5q5+bBzg0mPtSOTe3Y1I5N7djUjk3t2NSOzVfp2KCifySnBp2U9RyaW1Ppao+m9mhqj6b2aNb0",
+	"aOrUs9qlqV2a2qWpXZrapaldmq/Zpdl+AlqFn7KeUyPNOGuPpvZoao+m9mge5NH00Pmo3Znanandmdqd",
+	"qd2Z2p2p3Zmvz53Rav6RfBm9VtdzZG44m9aHM7UrU7sytSuzAVfmFxQntTNTOzO1M1M7M7UzUzsztTPz",
+	"NTozqOgfyZ1BJ2W5Q+Nj4NauTO3K1K5M7crcz5Uxs3GlBUntxNROTO3E1E5M7cTUTkztxHw1Toyn4rfo",
+	"vpRoOZY4Lp8+/b8AAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -97,6 +97,22 @@ func (q *Queries) CountAttendeesToIssue(ctx context.Context, arg CountAttendeesT
 	return count, err
 }
 
+const countBulkJobs = `-- name: CountBulkJobs :one
+SELECT count(*) FROM bulk_jobs WHERE account_id = $1 AND event_id = $2
+`
+
+type CountBulkJobsParams struct {
+	AccountID uuid.UUID
+	EventID   uuid.UUID
+}
+
+func (q *Queries) CountBulkJobs(ctx context.Context, arg CountBulkJobsParams) (int64, error) {
+	row := q.db.QueryRow(ctx, countBulkJobs, arg.AccountID, arg.EventID)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const finishBulkJob = `-- name: FinishBulkJob :exec
 UPDATE bulk_jobs SET status = $1, finished_at = $2::timestamptz WHERE id = $3 AND status IN ('queued', 'running')
 `
@@ -227,6 +243,62 @@ func (q *Queries) InsertBulkJob(ctx context.Context, arg InsertBulkJobParams) (B
 type InsertBulkJobItemsParams struct {
 	JobID      uuid.UUID
 	AttendeeID uuid.UUID
+}
+
+const listBulkJobs = `-- name: ListBulkJobs :many
+SELECT id, account_id, event_id, template_id, status, send_email, draft, total, processed, issued, skipped, failed, errors, created_at, started_at, finished_at FROM bulk_jobs WHERE account_id = $1 AND event_id = $2
+ORDER BY created_at DESC, id DESC
+LIMIT $4 OFFSET $3
+`
+
+type ListBulkJobsParams struct {
+	AccountID  uuid.UUID
+	EventID    uuid.UUID
+	PageOffset int32
+	PageSize   int32
+}
+
+// ListBulkJobs is a page of an event's jobs, newest first.
+func (q *Queries) ListBulkJobs(ctx context.Context, arg ListBulkJobsParams) ([]BulkJob, error) {
+	rows, err := q.db.Query(ctx, listBulkJobs,
+		arg.AccountID,
+		arg.EventID,
+		arg.PageOffset,
+		arg.PageSize,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []BulkJob
+	for rows.Next() {
+		var i BulkJob
+		if err := rows.Scan(
+			&i.ID,
+			&i.AccountID,
+			&i.EventID,
+			&i.TemplateID,
+			&i.Status,
+			&i.SendEmail,
+			&i.Draft,
+			&i.Total,
+			&i.Processed,
+			&i.Issued,
+			&i.Skipped,
+			&i.Failed,
+			&i.Errors,
+			&i.CreatedAt,
+			&i.StartedAt,
+			&i.FinishedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const pendingBulkJobItems = `-- name: PendingBulkJobItems :many

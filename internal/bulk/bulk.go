@@ -17,6 +17,7 @@ import (
 
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/certificates"
+	"github.com/certhub/credentiald/internal/events"
 	"github.com/certhub/credentiald/internal/recovery"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/templates"
@@ -244,6 +245,15 @@ func counted(n int, one, many string) string {
 func (s *Service) Job(ctx context.Context, accountID, eventID, id uuid.UUID) (store.BulkJob, error) {
 	j, err := s.store.FindBulkJob(ctx, accountID, eventID, id)
 	return j, apperr.When(err, store.ErrNotFound, apperr.NoSuch("job"))
+}
+
+// Jobs returns a page of an event's jobs, newest first, and their total; another account's
+// event is 404.
+func (s *Service) Jobs(ctx context.Context, accountID, eventID uuid.UUID, p store.Page) ([]store.BulkJob, int, error) {
+	if err := events.Require(ctx, s.store, accountID, eventID, "path.id"); err != nil {
+		return nil, 0, err
+	}
+	return s.store.ListBulkJobs(ctx, accountID, eventID, p)
 }
 
 type jobArgs struct {

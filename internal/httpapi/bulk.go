@@ -49,6 +49,15 @@ func (s *Server) GetBulkGenerationJob(ctx context.Context, req api.GetBulkGenera
 	return api.GetBulkGenerationJob200JSONResponse{Body: api.BulkJobEnvelope{Data: bulkJob(j)}}, nil
 }
 
+func (s *Server) ListBulkGenerationJobs(ctx context.Context, req api.ListBulkGenerationJobsRequestObject) (api.ListBulkGenerationJobsResponseObject, error) {
+	page := pageOf(req.Params.Page, req.Params.PageSize)
+	list, total, err := s.bulk.Jobs(ctx, principal(ctx).AccountID, req.Id, page)
+	if err != nil {
+		return nil, err
+	}
+	return api.ListBulkGenerationJobs200JSONResponse{Body: api.BulkJobPage{Data: convertAll(list, bulkJob), Meta: pageMeta(page, total)}}, nil
+}
+
 // bulkRequest applies the contract's defaults to the fields both bulk bodies share: sendEmail
 // true, draft false, the attendees without a valid certificate, the event's template.
 func bulkRequest(ctx context.Context, eventID uuid.UUID, attendeeIDs *[]uuid.UUID, templateID *uuid.UUID, sendEmail, draft *bool) bulk.Request {

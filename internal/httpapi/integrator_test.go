@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"bytes"
+	"context"
 	"net/http"
 	"net/mail"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/testkit"
 	"github.com/certhub/credentiald/internal/testkit/pdftext"
 )
@@ -322,4 +324,41 @@ func TestTheExportStartsWithAByteOrderMarkWhenAsked(t *testing.T) {
 	if bytes.HasPrefix(plain.Body, bom) || !bytes.HasPrefix(withBOM.Body, bom) || !bytes.Equal(withBOM.Body[3:], plain.Body) {
 		t.Fatalf("without: %.12q, with: %.12q", plain.Body, withBOM.Body)
 	}
+}
+
+// An event's jobs are listed newest first with their counts, to whoever may read a job
+// (certificates:read suffices); another account's event is 404.
+func TestAnEventsBulkJobsAreListed(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	if err := s.env.Service.Bulk.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.env.Service.Bulk.Stop(context.Background()) })
+	var ids []string
+	for range 2 {
+		res := s.acct.Client.Post("/api/v1/events/"+s.event.String()+"/certificates/generate/jobs", map[string]any{"sendEmail": false})
+		if res.StatusCode != http.StatusAccepted {
+			t.Fatalf("job: %d %s", res.StatusCode, res.Body)
+		}
+		var j struct{ Data struct{ ID string } }
+		res.JSON(t, &j)
+		ids = append(ids, j.Data.ID)
+		// A job with nobody to issue finishes at once; the next may start after it.
+		waitForJob(t, s, "/api/v1/events/"+s.event.String()+"/certificates/generate/jobs/"+j.Data.ID,
+			func(j store.BulkJob) bool { return j.Status == "completed" || j.Status == "failed" })
+	}
+	_, reader := s.acct.APIKey(t, "certificates:read")
+	var page struct {
+		Data []struct{ ID, EventID, Status string }
+		Meta struct{ Total int }
+	}
+	res := reader.Get("/api/v1/events/" + s.event.String() + "/certificates/generate/jobs?pageSize=10")
+	res.JSON(t, &page)
+	if res.StatusCode != 200 || page.Meta.Total != 2 || len(page.Data) != 2 || page.Data[0].ID != ids[1] || page.Data[1].ID != ids[0] {
+		t.Fatalf("jobs: %d %s (created %v)", res.StatusCode, res.Body, ids)
+	}
+	stranger := testkit.SignUp(t, s.env)
+	res = stranger.Client.Get("/api/v1/events/" + s.event.String() + "/certificates/generate/jobs")
+	wantError(t, res, 404, res.StatusCode, "NOT_FOUND")
 }

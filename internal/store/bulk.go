@@ -82,6 +82,20 @@ func (d queries) FindBulkJob(ctx context.Context, accountID, eventID, id uuid.UU
 	return bulkJobFrom(row), nil
 }
 
+// ListBulkJobs returns a page of an event's jobs, newest first, and their total.
+func (d queries) ListBulkJobs(ctx context.Context, accountID, eventID uuid.UUID, p Page) ([]BulkJob, int, error) {
+	rows, err := d.q.ListBulkJobs(ctx, db.ListBulkJobsParams{AccountID: accountID, EventID: eventID,
+		PageSize: p.limit(), PageOffset: p.offset()})
+	if err != nil {
+		return nil, 0, mapError(err)
+	}
+	total, err := d.q.CountBulkJobs(ctx, db.CountBulkJobsParams{AccountID: accountID, EventID: eventID})
+	if err != nil {
+		return nil, 0, mapError(err)
+	}
+	return convert(rows, bulkJobFrom), int(total), nil
+}
+
 // BulkJobByID returns a job, for its worker.
 func (d queries) BulkJobByID(ctx context.Context, id uuid.UUID) (BulkJob, error) {
 	row, err := d.q.GetBulkJobByID(ctx, id)
