@@ -3603,6 +3603,18 @@ type ImportAttendeesParams struct {
 	SkipDuplicates *bool `form:"skipDuplicates,omitempty" json:"skipDuplicates,omitempty"`
 }
 
+// GetAttendeeParams defines parameters for GetAttendee.
+type GetAttendeeParams struct {
+	// IfNoneMatch An `ETag` received before: an unchanged asset answers 304 without a body.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// GetMeParams defines parameters for GetMe.
+type GetMeParams struct {
+	// IfNoneMatch An `ETag` received before: an unchanged asset answers 304 without a body.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
 // ListBadgesParams defines parameters for ListBadges.
 type ListBadgesParams struct {
 	// Page 1-based page number.
@@ -3610,6 +3622,12 @@ type ListBadgesParams struct {
 
 	// PageSize Items per page.
 	PageSize *PageSize `form:"pageSize,omitempty" json:"pageSize,omitempty"`
+}
+
+// GetBadgeParams defines parameters for GetBadge.
+type GetBadgeParams struct {
+	// IfNoneMatch An `ETag` received before: an unchanged asset answers 304 without a body.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ListBadgeAssertionsParams defines parameters for ListBadgeAssertions.
@@ -3627,10 +3645,28 @@ type IssueBadgeParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// GetBrandingParams defines parameters for GetBranding.
+type GetBrandingParams struct {
+	// IfNoneMatch An `ETag` received before: an unchanged asset answers 304 without a body.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
 // GenerateCertificateParams defines parameters for GenerateCertificate.
 type GenerateCertificateParams struct {
 	// IdempotencyKey 1 to 255 printable characters, scoped to the account, remembered 24 hours. A replay with the same body answers the original answer with `Idempotent-Replayed: true`; another body answers 422.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// GetCertificateParams defines parameters for GetCertificate.
+type GetCertificateParams struct {
+	// IfNoneMatch An `ETag` received before: an unchanged asset answers 304 without a body.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// GetCreditsParams defines parameters for GetCredits.
+type GetCreditsParams struct {
+	// IfNoneMatch An `ETag` received before: an unchanged asset answers 304 without a body.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ListEmailDeliveriesParams defines parameters for ListEmailDeliveries.
@@ -3660,6 +3696,12 @@ type ListEventsParams struct {
 type ExportEventAttendeesParams struct {
 	// Bom `true` starts the file with a UTF-8 byte order mark, which spreadsheet programs (Excel) need to read it as UTF-8; without it, none.
 	Bom *bool `form:"bom,omitempty" json:"bom,omitempty"`
+}
+
+// GetEventParams defines parameters for GetEvent.
+type GetEventParams struct {
+	// IfNoneMatch An `ETag` received before: an unchanged asset answers 304 without a body.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ListEventAttendeesParams defines parameters for ListEventAttendees.
@@ -3696,6 +3738,18 @@ type ListBulkGenerationJobsParams struct {
 	PageSize *PageSize `form:"pageSize,omitempty" json:"pageSize,omitempty"`
 }
 
+// GetBulkGenerationJobParams defines parameters for GetBulkGenerationJob.
+type GetBulkGenerationJobParams struct {
+	// IfNoneMatch An `ETag` received before: an unchanged asset answers 304 without a body.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// GetEventRegistrationParams defines parameters for GetEventRegistration.
+type GetEventRegistrationParams struct {
+	// IfNoneMatch An `ETag` received before: an unchanged asset answers 304 without a body.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
 // GetIssuerDidDocumentParams defines parameters for GetIssuerDidDocument.
 type GetIssuerDidDocumentParams struct {
 	// IfNoneMatch An `ETag` received before: an unchanged asset answers 304 without a body.
@@ -3724,6 +3778,12 @@ type ListTemplatesParams struct {
 
 	// PageSize Items per page.
 	PageSize *PageSize `form:"pageSize,omitempty" json:"pageSize,omitempty"`
+}
+
+// GetTemplateParams defines parameters for GetTemplate.
+type GetTemplateParams struct {
+	// IfNoneMatch An `ETag` received before: an unchanged asset answers 304 without a body.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetVerificationBadgePngParams defines parameters for GetVerificationBadgePng.
@@ -4385,7 +4445,7 @@ type ServerInterface interface {
 	DeleteAttendee(ctx echo.Context, id Id) error
 	// GetAttendee Get an attendee
 	// (GET /attendees/{id})
-	GetAttendee(ctx echo.Context, id Id) error
+	GetAttendee(ctx echo.Context, id Id, params GetAttendeeParams) error
 	// UpdateAttendee Update an attendee
 	// (PUT /attendees/{id})
 	UpdateAttendee(ctx echo.Context, id Id) error
@@ -4397,7 +4457,7 @@ type ServerInterface interface {
 	Logout(ctx echo.Context) error
 	// GetMe Current user
 	// (GET /auth/me)
-	GetMe(ctx echo.Context) error
+	GetMe(ctx echo.Context, params GetMeParams) error
 	// RefreshSession Refresh a session
 	// (POST /auth/refresh)
 	RefreshSession(ctx echo.Context) error
@@ -4424,7 +4484,7 @@ type ServerInterface interface {
 	DeleteBadge(ctx echo.Context, id Id) error
 	// GetBadge Get a badge
 	// (GET /badges/{id})
-	GetBadge(ctx echo.Context, id Id) error
+	GetBadge(ctx echo.Context, id Id, params GetBadgeParams) error
 	// UpdateBadge Replace a badge
 	// (PUT /badges/{id})
 	UpdateBadge(ctx echo.Context, id Id) error
@@ -4439,7 +4499,7 @@ type ServerInterface interface {
 	IssueBadge(ctx echo.Context, id Id, params IssueBadgeParams) error
 	// GetBranding Get branding
 	// (GET /branding)
-	GetBranding(ctx echo.Context) error
+	GetBranding(ctx echo.Context, params GetBrandingParams) error
 	// UpdateBranding Replace branding
 	// (PUT /branding)
 	UpdateBranding(ctx echo.Context) error
@@ -4451,7 +4511,7 @@ type ServerInterface interface {
 	DeleteCertificate(ctx echo.Context, id Id) error
 	// GetCertificate Get a certificate
 	// (GET /certificates/{id})
-	GetCertificate(ctx echo.Context, id Id) error
+	GetCertificate(ctx echo.Context, id Id, params GetCertificateParams) error
 	// DownloadCertificate Download the PDF
 	// (GET /certificates/{id}/download)
 	DownloadCertificate(ctx echo.Context, id Id) error
@@ -4466,7 +4526,7 @@ type ServerInterface interface {
 	SendCertificate(ctx echo.Context, id Id) error
 	// GetCredits Credits this month
 	// (GET /credits)
-	GetCredits(ctx echo.Context) error
+	GetCredits(ctx echo.Context, params GetCreditsParams) error
 	// ListEmailDeliveries List email deliveries
 	// (GET /email/deliveries)
 	ListEmailDeliveries(ctx echo.Context, params ListEmailDeliveriesParams) error
@@ -4487,7 +4547,7 @@ type ServerInterface interface {
 	DeleteEvent(ctx echo.Context, id Id) error
 	// GetEvent Get an event
 	// (GET /events/{id})
-	GetEvent(ctx echo.Context, id Id) error
+	GetEvent(ctx echo.Context, id Id, params GetEventParams) error
 	// UpdateEvent Replace an event
 	// (PUT /events/{id})
 	UpdateEvent(ctx echo.Context, id Id) error
@@ -4508,10 +4568,10 @@ type ServerInterface interface {
 	CreateBulkGenerationJob(ctx echo.Context, id Id) error
 	// GetBulkGenerationJob Get a background issuing job
 	// (GET /events/{id}/certificates/generate/jobs/{jobId})
-	GetBulkGenerationJob(ctx echo.Context, id Id, jobId JobId) error
+	GetBulkGenerationJob(ctx echo.Context, id Id, jobId JobId, params GetBulkGenerationJobParams) error
 	// GetEventRegistration Get registration settings
 	// (GET /events/{id}/registration)
-	GetEventRegistration(ctx echo.Context, id Id) error
+	GetEventRegistration(ctx echo.Context, id Id, params GetEventRegistrationParams) error
 	// UpdateEventRegistration Replace registration settings
 	// (PUT /events/{id}/registration)
 	UpdateEventRegistration(ctx echo.Context, id Id) error
@@ -4547,7 +4607,7 @@ type ServerInterface interface {
 	DeleteTemplate(ctx echo.Context, id Id) error
 	// GetTemplate Get a template
 	// (GET /templates/{id})
-	GetTemplate(ctx echo.Context, id Id) error
+	GetTemplate(ctx echo.Context, id Id, params GetTemplateParams) error
 	// UpdateTemplate Replace a template
 	// (PUT /templates/{id})
 	UpdateTemplate(ctx echo.Context, id Id) error
@@ -4818,8 +4878,28 @@ func (w *ServerInterfaceWrapper) GetAttendee(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetAttendeeParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetAttendee(ctx, id)
+	err = w.Handler.GetAttendee(ctx, id, params)
 	return err
 }
 
@@ -4861,8 +4941,28 @@ func (w *ServerInterfaceWrapper) Logout(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) GetMe(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetMeParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetMe(ctx)
+	err = w.Handler.GetMe(ctx, params)
 	return err
 }
 
@@ -4972,8 +5072,28 @@ func (w *ServerInterfaceWrapper) GetBadge(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetBadgeParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetBadge(ctx, id)
+	err = w.Handler.GetBadge(ctx, id, params)
 	return err
 }
 
@@ -5089,8 +5209,28 @@ func (w *ServerInterfaceWrapper) IssueBadge(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) GetBranding(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetBrandingParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetBranding(ctx)
+	err = w.Handler.GetBranding(ctx, params)
 	return err
 }
 
@@ -5159,8 +5299,28 @@ func (w *ServerInterfaceWrapper) GetCertificate(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetCertificateParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetCertificate(ctx, id)
+	err = w.Handler.GetCertificate(ctx, id, params)
 	return err
 }
 
@@ -5232,8 +5392,28 @@ func (w *ServerInterfaceWrapper) SendCertificate(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) GetCredits(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetCreditsParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetCredits(ctx)
+	err = w.Handler.GetCredits(ctx, params)
 	return err
 }
 
@@ -5378,8 +5558,28 @@ func (w *ServerInterfaceWrapper) GetEvent(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetEventParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetEvent(ctx, id)
+	err = w.Handler.GetEvent(ctx, id, params)
 	return err
 }
 
@@ -5573,8 +5773,28 @@ func (w *ServerInterfaceWrapper) GetBulkGenerationJob(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter jobId: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetBulkGenerationJobParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetBulkGenerationJob(ctx, id, jobId)
+	err = w.Handler.GetBulkGenerationJob(ctx, id, jobId, params)
 	return err
 }
 
@@ -5589,8 +5809,28 @@ func (w *ServerInterfaceWrapper) GetEventRegistration(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetEventRegistrationParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetEventRegistration(ctx, id)
+	err = w.Handler.GetEventRegistration(ctx, id, params)
 	return err
 }
 
@@ -5851,8 +6091,28 @@ func (w *ServerInterfaceWrapper) GetTemplate(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetTemplateParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetTemplate(ctx, id)
+	err = w.Handler.GetTemplate(ctx, id, params)
 	return err
 }
 
@@ -9432,7 +9692,8 @@ func (response DeleteAttendee500JSONResponse) VisitDeleteAttendeeResponse(w http
 }
 
 type GetAttendeeRequestObject struct {
-	Id Id `json:"id"`
+	Id     Id `json:"id"`
+	Params GetAttendeeParams
 }
 
 type GetAttendeeResponseObject interface {
@@ -9440,6 +9701,7 @@ type GetAttendeeResponseObject interface {
 }
 
 type GetAttendee200ResponseHeaders struct {
+	ETag               *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
@@ -9457,6 +9719,9 @@ func (response GetAttendee200JSONResponse) VisitGetAttendeeResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
 	if response.Headers.RateLimitLimit != nil {
 		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
 	}
@@ -9469,6 +9734,31 @@ func (response GetAttendee200JSONResponse) VisitGetAttendeeResponse(w http.Respo
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
+}
+
+type GetAttendee304Response = NotModifiedResponse
+
+func (response GetAttendee304Response) VisitGetAttendeeResponse(w http.ResponseWriter) error {
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(304)
+	return nil
 }
 
 type GetAttendee400JSONResponse struct{ BadRequestJSONResponse }
@@ -10219,6 +10509,7 @@ func (response Logout500JSONResponse) VisitLogoutResponse(w http.ResponseWriter)
 }
 
 type GetMeRequestObject struct {
+	Params GetMeParams
 }
 
 type GetMeResponseObject interface {
@@ -10226,6 +10517,7 @@ type GetMeResponseObject interface {
 }
 
 type GetMe200ResponseHeaders struct {
+	ETag               *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
@@ -10243,6 +10535,9 @@ func (response GetMe200JSONResponse) VisitGetMeResponse(w http.ResponseWriter) e
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
 	if response.Headers.RateLimitLimit != nil {
 		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
 	}
@@ -10255,6 +10550,31 @@ func (response GetMe200JSONResponse) VisitGetMeResponse(w http.ResponseWriter) e
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
+}
+
+type GetMe304Response = NotModifiedResponse
+
+func (response GetMe304Response) VisitGetMeResponse(w http.ResponseWriter) error {
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(304)
+	return nil
 }
 
 type GetMe400JSONResponse struct{ BadRequestJSONResponse }
@@ -11922,7 +12242,8 @@ func (response DeleteBadge500JSONResponse) VisitDeleteBadgeResponse(w http.Respo
 }
 
 type GetBadgeRequestObject struct {
-	Id Id `json:"id"`
+	Id     Id `json:"id"`
+	Params GetBadgeParams
 }
 
 type GetBadgeResponseObject interface {
@@ -11930,6 +12251,7 @@ type GetBadgeResponseObject interface {
 }
 
 type GetBadge200ResponseHeaders struct {
+	ETag               *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
@@ -11947,6 +12269,9 @@ func (response GetBadge200JSONResponse) VisitGetBadgeResponse(w http.ResponseWri
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
 	if response.Headers.RateLimitLimit != nil {
 		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
 	}
@@ -11959,6 +12284,31 @@ func (response GetBadge200JSONResponse) VisitGetBadgeResponse(w http.ResponseWri
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
+}
+
+type GetBadge304Response = NotModifiedResponse
+
+func (response GetBadge304Response) VisitGetBadgeResponse(w http.ResponseWriter) error {
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(304)
+	return nil
 }
 
 type GetBadge400JSONResponse struct{ BadRequestJSONResponse }
@@ -13084,6 +13434,7 @@ func (response IssueBadge500JSONResponse) VisitIssueBadgeResponse(w http.Respons
 }
 
 type GetBrandingRequestObject struct {
+	Params GetBrandingParams
 }
 
 type GetBrandingResponseObject interface {
@@ -13091,6 +13442,7 @@ type GetBrandingResponseObject interface {
 }
 
 type GetBranding200ResponseHeaders struct {
+	ETag               *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
@@ -13108,6 +13460,9 @@ func (response GetBranding200JSONResponse) VisitGetBrandingResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
 	if response.Headers.RateLimitLimit != nil {
 		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
 	}
@@ -13120,6 +13475,31 @@ func (response GetBranding200JSONResponse) VisitGetBrandingResponse(w http.Respo
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
+}
+
+type GetBranding304Response = NotModifiedResponse
+
+func (response GetBranding304Response) VisitGetBrandingResponse(w http.ResponseWriter) error {
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(304)
+	return nil
 }
 
 type GetBranding400JSONResponse struct{ BadRequestJSONResponse }
@@ -13942,7 +14322,8 @@ func (response DeleteCertificate500JSONResponse) VisitDeleteCertificateResponse(
 }
 
 type GetCertificateRequestObject struct {
-	Id Id `json:"id"`
+	Id     Id `json:"id"`
+	Params GetCertificateParams
 }
 
 type GetCertificateResponseObject interface {
@@ -13950,6 +14331,7 @@ type GetCertificateResponseObject interface {
 }
 
 type GetCertificate200ResponseHeaders struct {
+	ETag               *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
@@ -13967,6 +14349,9 @@ func (response GetCertificate200JSONResponse) VisitGetCertificateResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
 	if response.Headers.RateLimitLimit != nil {
 		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
 	}
@@ -13979,6 +14364,31 @@ func (response GetCertificate200JSONResponse) VisitGetCertificateResponse(w http
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
+}
+
+type GetCertificate304Response = NotModifiedResponse
+
+func (response GetCertificate304Response) VisitGetCertificateResponse(w http.ResponseWriter) error {
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(304)
+	return nil
 }
 
 type GetCertificate400JSONResponse struct{ BadRequestJSONResponse }
@@ -14984,6 +15394,7 @@ func (response SendCertificate500JSONResponse) VisitSendCertificateResponse(w ht
 }
 
 type GetCreditsRequestObject struct {
+	Params GetCreditsParams
 }
 
 type GetCreditsResponseObject interface {
@@ -14991,6 +15402,7 @@ type GetCreditsResponseObject interface {
 }
 
 type GetCredits200ResponseHeaders struct {
+	ETag               *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
@@ -15008,6 +15420,9 @@ func (response GetCredits200JSONResponse) VisitGetCreditsResponse(w http.Respons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
 	if response.Headers.RateLimitLimit != nil {
 		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
 	}
@@ -15020,6 +15435,31 @@ func (response GetCredits200JSONResponse) VisitGetCreditsResponse(w http.Respons
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
+}
+
+type GetCredits304Response = NotModifiedResponse
+
+func (response GetCredits304Response) VisitGetCreditsResponse(w http.ResponseWriter) error {
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(304)
+	return nil
 }
 
 type GetCredits400JSONResponse struct{ BadRequestJSONResponse }
@@ -16285,7 +16725,8 @@ func (response DeleteEvent500JSONResponse) VisitDeleteEventResponse(w http.Respo
 }
 
 type GetEventRequestObject struct {
-	Id Id `json:"id"`
+	Id     Id `json:"id"`
+	Params GetEventParams
 }
 
 type GetEventResponseObject interface {
@@ -16293,6 +16734,7 @@ type GetEventResponseObject interface {
 }
 
 type GetEvent200ResponseHeaders struct {
+	ETag               *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
@@ -16310,6 +16752,9 @@ func (response GetEvent200JSONResponse) VisitGetEventResponse(w http.ResponseWri
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
 	if response.Headers.RateLimitLimit != nil {
 		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
 	}
@@ -16322,6 +16767,31 @@ func (response GetEvent200JSONResponse) VisitGetEventResponse(w http.ResponseWri
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
+}
+
+type GetEvent304Response = NotModifiedResponse
+
+func (response GetEvent304Response) VisitGetEventResponse(w http.ResponseWriter) error {
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(304)
+	return nil
 }
 
 type GetEvent400JSONResponse struct{ BadRequestJSONResponse }
@@ -17819,8 +18289,9 @@ func (response CreateBulkGenerationJob500JSONResponse) VisitCreateBulkGeneration
 }
 
 type GetBulkGenerationJobRequestObject struct {
-	Id    Id    `json:"id"`
-	JobId JobId `json:"jobId"`
+	Id     Id    `json:"id"`
+	JobId  JobId `json:"jobId"`
+	Params GetBulkGenerationJobParams
 }
 
 type GetBulkGenerationJobResponseObject interface {
@@ -17828,6 +18299,7 @@ type GetBulkGenerationJobResponseObject interface {
 }
 
 type GetBulkGenerationJob200ResponseHeaders struct {
+	ETag               *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
@@ -17845,6 +18317,9 @@ func (response GetBulkGenerationJob200JSONResponse) VisitGetBulkGenerationJobRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
 	if response.Headers.RateLimitLimit != nil {
 		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
 	}
@@ -17857,6 +18332,31 @@ func (response GetBulkGenerationJob200JSONResponse) VisitGetBulkGenerationJobRes
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
+}
+
+type GetBulkGenerationJob304Response = NotModifiedResponse
+
+func (response GetBulkGenerationJob304Response) VisitGetBulkGenerationJobResponse(w http.ResponseWriter) error {
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(304)
+	return nil
 }
 
 type GetBulkGenerationJob400JSONResponse struct{ BadRequestJSONResponse }
@@ -17999,7 +18499,8 @@ func (response GetBulkGenerationJob500JSONResponse) VisitGetBulkGenerationJobRes
 }
 
 type GetEventRegistrationRequestObject struct {
-	Id Id `json:"id"`
+	Id     Id `json:"id"`
+	Params GetEventRegistrationParams
 }
 
 type GetEventRegistrationResponseObject interface {
@@ -18007,6 +18508,7 @@ type GetEventRegistrationResponseObject interface {
 }
 
 type GetEventRegistration200ResponseHeaders struct {
+	ETag               *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
@@ -18024,6 +18526,9 @@ func (response GetEventRegistration200JSONResponse) VisitGetEventRegistrationRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
 	if response.Headers.RateLimitLimit != nil {
 		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
 	}
@@ -18036,6 +18541,31 @@ func (response GetEventRegistration200JSONResponse) VisitGetEventRegistrationRes
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
+}
+
+type GetEventRegistration304Response = NotModifiedResponse
+
+func (response GetEventRegistration304Response) VisitGetEventRegistrationResponse(w http.ResponseWriter) error {
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(304)
+	return nil
 }
 
 type GetEventRegistration400JSONResponse struct{ BadRequestJSONResponse }
@@ -20062,7 +20592,8 @@ func (response DeleteTemplate500JSONResponse) VisitDeleteTemplateResponse(w http
 }
 
 type GetTemplateRequestObject struct {
-	Id Id `json:"id"`
+	Id     Id `json:"id"`
+	Params GetTemplateParams
 }
 
 type GetTemplateResponseObject interface {
@@ -20070,6 +20601,7 @@ type GetTemplateResponseObject interface {
 }
 
 type GetTemplate200ResponseHeaders struct {
+	ETag               *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
@@ -20087,6 +20619,9 @@ func (response GetTemplate200JSONResponse) VisitGetTemplateResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
 	if response.Headers.RateLimitLimit != nil {
 		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
 	}
@@ -20099,6 +20634,31 @@ func (response GetTemplate200JSONResponse) VisitGetTemplateResponse(w http.Respo
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
+}
+
+type GetTemplate304Response = NotModifiedResponse
+
+func (response GetTemplate304Response) VisitGetTemplateResponse(w http.ResponseWriter) error {
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(304)
+	return nil
 }
 
 type GetTemplate400JSONResponse struct{ BadRequestJSONResponse }
@@ -24187,10 +24747,11 @@ func (sh *strictHandler) DeleteAttendee(ctx echo.Context, id Id) error {
 }
 
 // GetAttendee operation middleware
-func (sh *strictHandler) GetAttendee(ctx echo.Context, id Id) error {
+func (sh *strictHandler) GetAttendee(ctx echo.Context, id Id, params GetAttendeeParams) error {
 	var request GetAttendeeRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.GetAttendee(ctx.Request().Context(), request.(GetAttendeeRequestObject))
@@ -24352,8 +24913,10 @@ func (sh *strictHandler) Logout(ctx echo.Context) error {
 }
 
 // GetMe operation middleware
-func (sh *strictHandler) GetMe(ctx echo.Context) error {
+func (sh *strictHandler) GetMe(ctx echo.Context, params GetMeParams) error {
 	var request GetMeRequestObject
+
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.GetMe(ctx.Request().Context(), request.(GetMeRequestObject))
@@ -24678,10 +25241,11 @@ func (sh *strictHandler) DeleteBadge(ctx echo.Context, id Id) error {
 }
 
 // GetBadge operation middleware
-func (sh *strictHandler) GetBadge(ctx echo.Context, id Id) error {
+func (sh *strictHandler) GetBadge(ctx echo.Context, id Id, params GetBadgeParams) error {
 	var request GetBadgeRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.GetBadge(ctx.Request().Context(), request.(GetBadgeRequestObject))
@@ -24878,8 +25442,10 @@ func (sh *strictHandler) IssueBadge(ctx echo.Context, id Id, params IssueBadgePa
 }
 
 // GetBranding operation middleware
-func (sh *strictHandler) GetBranding(ctx echo.Context) error {
+func (sh *strictHandler) GetBranding(ctx echo.Context, params GetBrandingParams) error {
 	var request GetBrandingRequestObject
+
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.GetBranding(ctx.Request().Context(), request.(GetBrandingRequestObject))
@@ -25020,10 +25586,11 @@ func (sh *strictHandler) DeleteCertificate(ctx echo.Context, id Id) error {
 }
 
 // GetCertificate operation middleware
-func (sh *strictHandler) GetCertificate(ctx echo.Context, id Id) error {
+func (sh *strictHandler) GetCertificate(ctx echo.Context, id Id, params GetCertificateParams) error {
 	var request GetCertificateRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.GetCertificate(ctx.Request().Context(), request.(GetCertificateRequestObject))
@@ -25171,8 +25738,10 @@ func (sh *strictHandler) SendCertificate(ctx echo.Context, id Id) error {
 }
 
 // GetCredits operation middleware
-func (sh *strictHandler) GetCredits(ctx echo.Context) error {
+func (sh *strictHandler) GetCredits(ctx echo.Context, params GetCreditsParams) error {
 	var request GetCreditsRequestObject
+
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.GetCredits(ctx.Request().Context(), request.(GetCreditsRequestObject))
@@ -25387,10 +25956,11 @@ func (sh *strictHandler) DeleteEvent(ctx echo.Context, id Id) error {
 }
 
 // GetEvent operation middleware
-func (sh *strictHandler) GetEvent(ctx echo.Context, id Id) error {
+func (sh *strictHandler) GetEvent(ctx echo.Context, id Id, params GetEventParams) error {
 	var request GetEventRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.GetEvent(ctx.Request().Context(), request.(GetEventRequestObject))
@@ -25641,11 +26211,12 @@ func (sh *strictHandler) CreateBulkGenerationJob(ctx echo.Context, id Id) error 
 }
 
 // GetBulkGenerationJob operation middleware
-func (sh *strictHandler) GetBulkGenerationJob(ctx echo.Context, id Id, jobId JobId) error {
+func (sh *strictHandler) GetBulkGenerationJob(ctx echo.Context, id Id, jobId JobId, params GetBulkGenerationJobParams) error {
 	var request GetBulkGenerationJobRequestObject
 
 	request.Id = id
 	request.JobId = jobId
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.GetBulkGenerationJob(ctx.Request().Context(), request.(GetBulkGenerationJobRequestObject))
@@ -25667,10 +26238,11 @@ func (sh *strictHandler) GetBulkGenerationJob(ctx echo.Context, id Id, jobId Job
 }
 
 // GetEventRegistration operation middleware
-func (sh *strictHandler) GetEventRegistration(ctx echo.Context, id Id) error {
+func (sh *strictHandler) GetEventRegistration(ctx echo.Context, id Id, params GetEventRegistrationParams) error {
 	var request GetEventRegistrationRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.GetEventRegistration(ctx.Request().Context(), request.(GetEventRegistrationRequestObject))
@@ -26013,10 +26585,11 @@ func (sh *strictHandler) DeleteTemplate(ctx echo.Context, id Id) error {
 }
 
 // GetTemplate operation middleware
-func (sh *strictHandler) GetTemplate(ctx echo.Context, id Id) error {
+func (sh *strictHandler) GetTemplate(ctx echo.Context, id Id, params GetTemplateParams) error {
 	var request GetTemplateRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.GetTemplate(ctx.Request().Context(), request.(GetTemplateRequestObject))
@@ -26982,273 +27555,276 @@ var swaggerSpec = []string{
 	"mosT+eZu9F0izVIJ1F2mxhKHp4nlBEb+QqbOzH0j5JWJi7rhvJgIthuoXm/n4prLin9QEdR0W0dnXGW8",
 	"iAmuqRZ39OJQAuhZzFhJ0/vFXWVO+tj+U/j7U/j7U/j7Ywh/EMeWsvgZwa/ssklf2TwyPP0Cq2FlVvT6",
 	"U078WuXE/LYf4mkuCvZPUfGrERUb28u/OOPq2JX0+Aplywsiao5jpnzmseLlmNZuyVTOFSbPWTS1WQia",
-	"JStkMS88uAGspXpD80xp7gHNPY1LNXHOC6JiwVy6cx35WuC4liTsKGtrDrgI/z/23oe5bRvrF/4qGL/P",
-	"O5W2lCw7TnZXnp17XdtJnaax13La7W57Q0iEJNQUwSVAK7qZfPc7OAcAQYmSZVty4oTPPLONKRIEQOD8",
-	"wzm/X1EMY8+sSoZYlewG6JgWqC08bxBJPDv05fjtQfwFaR5zqY5S/pOelS2KDnxFLS++FHnRwyWk1/sX",
-	"KgD0WrFb0azvkgSwl0AA+KdfLo84FbJii7/F0zu3iQwiE0+sUeh8BK/cWlv4c5ibJq/XQdsdi4iFTdz0",
-	"h5hUAtl8nm0e9kU0a8+3o32OxcYX20afDYCKE+XSlAD/GvPqnAfQRGPTH5AbSyG2uCTFASo6ZQfPyLvL",
-	"Ny1Jh6yU77P//AXJaBKJCelzBdY0ZiBBBjaQqvd+PGrp28ZUjg9JmGZsyD+AvMPiYSj+3vdaxY7Yw1GA",
-	"xkMsY1NY1geiMzDxEzbVPX40mYhlTiiydrBagkllS9s3KA/LUDqfyqUZZhVvTSQfm2Iu6MkqqWxuPCTh",
-	"NZthwi2gXEGOAfh1tdT+PFK787fbnzEdu0KgD3hsb41XXdCZdsmvhHhDsxH7QpUELk1vu99FQ/gW4e5H",
-	"jjFGNPiqQR/K4qQin8Hh52g5ZKgOS8GILE+AGUhqwUZjLAFJAB0eMBLwL5OSCJEnSGRObMYeWqOEKwjn",
-	"SMXj2CT3AfSOyAyv5V6niIq4w1w9TohmZAwRSG34MRbJqPlo0hUH4aTr3UIHZ9FOhYt7UBEWxqk6NCg8",
-	"5Q9n41G13PpMcuvp+6e4vh4ieWx8f6kz+tYrsLlnLM++Y1ksD7w/15F7xvFe8lgBikG1N+2KskzGljXy",
-	"CqAp3TpkRw6oZC2eSJZIrg1//TiGsDM+AeO2QROXn6lFIE1TRgFjxopUv+5LTbXQBbnFIO5WFWCzWNUV",
-	"MbY1cbn1yG+ZKoBKWfM+5N3ZZiDPfnLsVe2H10e8q71wT0I4GeeuLY3AlYQPlCxXe+QHnQNzWGYOe0OT",
-	"hZ+IynPch8pCqDRa7vaZ+7bl+Jnm7+H67W28E6u8PnsPMaAfc8bSG48XdNUOdPeVNm8tRr6o8P8370ce",
-	"RZHFzjN7/z5yDgSLPWqwV3cdS0ilkbd5mw7etzGjbptmyLHuaX0eUNshawR6sIRmM4ZIeX/yCQBQdD8u",
-	"MU+QlhcjJ1ApaR0VzFaxRa1zfksjdMTIIfkHwb/eJ/ZPTHKAX5uHtgTVvGgkCE+UIKEtyQ3b5Dxhfn6N",
-	"lhUWm4ZGkSubbpMfYcURGnMqmeySELKO4EW74VAgnAEWD7oOBiSUeZaYe+iEx7O37i5LxhyQENyhI/S+",
-	"wt1Q/4X3wA9t8gOg2sRAv6dnCyvco0OiaF9WFAwb6r0Bi2ML4YpsfW2YGXxkri6ZDEUciynYg2GpwtmW",
-	"PZsGxyIGFGbql/YqU9UMyMjlamNT5xy4wuF2u900MAa2IHRqarBs3O/q9F9XcH7jfoKUsUQkLQCehZ7I",
-	"IpCH4iAglPQzqFb6by4UA2m/FNt2YiiOyZDHeP2490vpwCfUv7QzMf3P2z/CpmEhFBGe8EzyWPGUZmpX",
-	"z08LllNROwVtmiMiTDeDxqAwCxdlaKhcW4gz4WecSTrTr5dCzwC0ZE+oXC8plrLQhADFToBEi9dACCoy",
-	"s+77PKHZDBj8mzAXY+S5NKzqbtIWX41c/vqVh1getNcBjAKRkeedoNPp6A8jiyf3nm3Ld0AhskLrVkYe",
-	"UNXuzJv+lbGIZWBe1YiOGdQqJTbSEmvJN8PET5ccmxFGs5jrfZF4q0ESec3TFC3+qm7rn09yVPow1KK3",
-	"t1AvozWxzKmqWKoIajUQkVHUlqbNPIVwcTt/2f0LapM7OT9n8Mleimzy2Cdv+OY5NpDa/Kn9pyfrP+GK",
-	"9mK9cBB23Ptlo57UbWd0W5Dr5rCq8Au3e1xVn0g9kQ3/9zWUgYdl6Ug8DJfu0dXV6duT09P3Px713h+f",
-	"Xl6dvTw7Pro67Xn4m3jmbJco2LNzdSXabASEqcCCFDgEM5ZRqZfT+moRwNuqtNDDe2FBCwCwrUvCpaMP",
-	"g7kffzg6eXXaC7/abaEFoYekBmJyxdKomBuIq3/R56MbCqoFjxU/GzG1YXnfedTAfW011kn399y0rwAn",
-	"9aE7tjjuy9WjGGkIq/zwTbu9074yYPYju5u10Khdza/H1XxnMNQ3e1rngOlWnAOM2eBaGlxFTNMnDZqN",
-	"RLLPo0Mf4heDbnOlmsBCAKnygJzl2kC8zMRj1MolwxiomoqWVCx1EHpaUM5XBTQouTq/ukBcYeBQGbAU",
-	"oKogkzSJZwGAUL/Yf/Y3Ig2b3/P2PsClhRkbiBuWzUxbGFDXPWgiQjIk4XM1ZlkXU16vfj1///Lo+Or8",
-	"8v3l6T/fnV2enoSHC4NypVA3jMZSDw0zWucHBAnkbdJD4HSnDrrweeehyANyGp30jgKy56oZEPeRzmGA",
-	"NUx1N+a0aomAuHtdgA60jDUlqMEKiEN4GGF/uyQRfgV9RSIdrJ3tKJE3uu3PpDtM5uaVntcaFeTuCuT+",
-	"IQJ7xnR8eXpy+vbq7OhNOTjwK2w4FDUiczvPAPMVW003h+ZVcc1W3ThsC7hrI9GCLXRrPnxQMTNhUC2Z",
-	"vqXAQfWCqZgVDBl8A4ZEyW7o8VFCQEY7Y6EETDpnCYh8RUrAaRIZzW7rIlyColNZh1q5glYC4Rm6ij2R",
-	"GHAWquzz38myBpPl810oGyw35uoLMdHZoqazJJLmBLho2vQKqW1KbzGgEn5JBDkHTW2edoiEYJNIRWdF",
-	"veTjlSjj19iachW5upN2rQjf93BSRK4O/XVRTP7yCa/VZl0791kcKRCIuLGWSMRg5/SDYgkIgtW1LFpo",
-	"Tti6SY5bkRIjpn5m24QweCdZdpGJIY/rSEqNYbBe1iJW9YP2XGF43LazjNZebo+cD13500AkBkvAKntb",
-	"eQVVpFoNBSVOFUOyLVFxgV0hiUEs12ZJLpmhRrDGA9NCYc4AUsJCquHRfyKmh8BybrGRM5awqSNLT5QL",
-	"AYAdZBG+TTVuSKi8BjA/9OCFospQBpYsmC72OY5wJEA5Y9hx0C4yzIIGGA2wGQxMean7d3L1TQ/M6tuS",
-	"WXKJL6m9/m/U6zc6byEdoBzo4tLGHEtA/DbdL5csIg3YwqVVj+QcZu03N5YksI2+LfP9bcX9t+jg27Xx",
-	"TbrxRjAWseK1HHpLMrMiug9VbtIEnhGTxmTFZoyRNKZJQRsEaDWGs46PEqm9YXKMyK9KTAERFxgSUMVl",
-	"LgINoenbAs9Nm/4OEQOEnkyUVl2LXFxtctD5OwmPz9++fHN2fOXx02AIjkui6DVL2uSogGrFm6B3eTrP",
-	"VU/6M8doA/N4R+VoJnpbahGb/0x1k2vrxSOHOAy4RlgogpZSdTllrTgPHqY4tXP48vzd25OSyuwtWePC",
-	"oBf5FLwb0YN3euG8cnNj+KbUWvHlHqLQOmsopmORDGM+ePIaEGWgp6rWDeEUClFNRWsIp8i7EYc6m+Wq",
-	"ERHzSufeeOpqHU39KbvuDFgklcDU1eB3cAiNv+hNsESdVRwba7WotxCGugcZU44Dx55pe7S+EZcDIHF7",
-	"PJQjnNUre1i/JYXo2j/B9z00kH1VdUI/HNba6mlFqb9qabg65naVZxUSQwyHm4pze6KTJasl55EViXN+",
-	"L+TqLJeRWhIeri0JveI+kZEpRdkomSJ5iuJOW/PZxEa8VJ5aSllfgB+6DilwDqCyFr1zX5wGBvwRzq4e",
-	"S5jiPD+aLD1N7ixKOxt0cYqMrDr2Vgvlr1koJ1uQySDglovkS0BntwyhkDlpzMeGzZKENEEZkBck4iOu",
-	"ZBOt0jUE8KMJRBhkWR5uSRy5l/T0K2t59EXKo7sKli9PQPzARrxid+FmfriQwALFzYEwYXurUDV/wDfe",
-	"tRbly8KJhEHUIJE1ONP6VA19u+7tljUbYVk9hreTVkBE2sOL/U4nINR4MikbFFzHks5kUbIQAtxMiJzG",
-	"SL03YlBhYMmdMWWgIRkjIXSxjY8074cQY4axGloS3rMl5wXa/kwuC7x7DQaBOor0eWrMapYAZAlASXBn",
-	"2eQXiuGlW5FIjozQgeQmCMlAPZTlXZckYxNxg3yTc3cu3KggdYInUjEaldO9uTQQC13Cgan9hkkSvjq9",
-	"IqajIennyvIEGBnq/w4DQe4XrsWjoycNDPWKu4J9uRHXLCKNUCqqctm1V8KAZIxKkWBkK4QssjAAEYui",
-	"sW3vJFPWHwtxTRgdjA/hrecpSwh+CrLf7pBIDPJJiV10rxMscJ1CHEoipBs0bVjwuSIDmpBEAK0By0jf",
-	"8tOTxkHn70DKFzOF0HB2dg07q9MyB9AU8m4W4Hrb0Ay4gqxm2BK6zCWuNtLwlyEUANoJaOC17twyMHQR",
-	"ML/B4rJr1hK9hhp4ED6IW4IPls5L8EGO5vZ4SRY+aEcvhw/Z5G5+RCutdujq3fwQ4JB7buDVcCGXLI3p",
-	"wCSHWhJ1QjFPFOrExYQr8OdSg+SKQKZckkHMgFak4d1lPEPSz3gykqRPB9fQdMkvBMZzazXgSyd05ni4",
-	"53QkMEqXuscNCuoUI8cimTc1tmJKIAzKA4XPN+aZ1jLv68Y9+YbP3Izk3LTbu1tIvqXx9NM539EUEUMr",
-	"AUk8XqtA/waJbBA9BDyAsqQkxtkE4skQ7wsDEpqagpA0UiqV/VseqdAimxiHs2Hd1v5MS24WD0HGssU+",
-	"zr0atYCDPpyOhWTeA1NaeMTaW5yOBVwzasNTCFB2hExVpharL9R4G8anO3k4Kj7SfVRB8BQPKtyY6xOL",
-	"2sDdyhEHbujvfOvvvubucqm6+9H9+yz6tIsiZlVCAxZPQdptIZzMQQgINCx/lFb+QubFHJ0EoFe4p12o",
-	"0Mb5ft8xku73HcMeYOXrkdLCWP+BG/cS4oAYUly4fIyZbbovKRSUlCN67rVWdlfHB4t+vrt84wcJsYS1",
-	"z4EwbP7JZ+2OV7piIe9BWGffSYIjJVqAIse2OjRZzssCmFwSrSIVM1nIunHu6A8yyDMxCcdnEZukQos5",
-	"EzK10UejPdyAGjSWAr6Op7QWv2HTC1V2SJ6gYxKZOpME+EAMAaztLvTjqOKVRaB0gAVMVDruDKfDujBR",
-	"pUtECXSErH5ENTewdVSQX+ONzKQc6quI/WNyyGHW8NRNa9uSPjYcFGbdisy/SG2JTZE+c7AVtwqnrKxh",
-	"tqRUj4qNvzV3DOWF5499ejS9XDtiNQDl1+BX6Q0EQtoGfAqpYG2B+byku7tZoJmWq/0z/bMsi2PL/d3x",
-	"iBjK1JmkARJ0ZhUkkuU2A0JjgGszJzzd35MWUE4ZnZayTAvueGadG9t+gNWlQAJVVG8bsWUhjrpFUSq2",
-	"J0nMhopEwhS33jB8WusGkTCJaRsGK4lryb5PwuPL05Ozq/dvzn4+u7I2iCmfw0bDhbNR7GxbD2bOkTM4",
-	"9p6PZnI4gV/Y6SCfz8idgrli9oRJwpNBnEcsakIiKPSYRZZfiaqSTRWR0LzmzBy2qSxnRbehrHcEh8Jr",
-	"up0mp8XM28JAq7QlfOSEldRmufzAPn4Wyf/wP8LDZTO65PC0XLYAt14VX1PbV/O2agpIobBkSkvLmGgi",
-	"ixho/tDrGbBulS0MEwAg4Q2NecTV7IQCkggQSEPHi3VozoIYMHtBH0NtN51OKI/NZ8ECagnn1OXFn7EB",
-	"T7Fgm8Q8udabTjdasmVTOmKkEX6UXLH3eRZ/2oWfZ7sf/du0QfwpbB4SyEOCg3l47W7EYq5vZHqkP4pY",
-	"qxZHDAa36KnSFhf0/thHfUEpCHuyEFJZjla/4dO2UC9dH0gXlrp3QhzYFUksxxsznNporgHSrCShM28H",
-	"s9ZPbBZuxQyDLt0/uB2scZcbxU9stt1wOAiAzxQTR+FTtsy0e3sX66xwaFoQZpzpjq+2i4pH3BM1JfB9",
-	"zbz9hxXL+7q0VC//VkuXROSjsVPVVrWXhK0stEIR8mzPK2QEsQZiuVGeMbmRCvstd3G+Jr9kdnxLZfml",
-	"NfLHUzjleQDq0snpzxfnV6dvj397f/b2/cXl+avL014Zb/nImbXGuuMVmg9CR5BhkuVJAjBkZm2iFi4S",
-	"+jayFzbdpwW0pep5CQPPwgtIePTm8vTo5Lf3Z73eu28NdHnpyrETtBPslOcHN9O9/eH9zS31n05/e395",
-	"+q53ejKHM1a5jLQUhepljOTZ2Jx2GTaDIHbXt65arcXQvtnl6H3dL5QjDCxRe6qivagqfu97HFZnNLGE",
-	"sZXH0+8kuO/VThv4ncb3g3zihFycvJSPVto5YuoHO4BtRmbNO+qYbA1lu26GX79Yl253FpfWKMVcK8fP",
-	"tOil+bVJGIuRMBD6EYMiAy0uyMXbV9qY6f3yCoJdikyEVGT/+QvyE//hkIRT1pdcsQJ8nyaE9qWIc8XI",
-	"WKm0IZvk3eWbQ5Ksj7gX6o1PlYDoDGnYt6qpaIJMKNNjYvxOsUkaU8XMe1B46DZmXRthYpG+HgIN/6H5",
-	"L0YNFVex/neGUWcg0feGu7ff8fp3qBvB1vOMnWG245oTt7f/Nz1xbXKRsRvOpl5uo/atvHHb2O5hebDX",
-	"jKVE4YjHbEamLHPVF6DA80TxmGTMpVs+mlw12ZG+aN1CcMc0jyRVj57tWMv0mnDgy09IfLAa0UaeL3Z2",
-	"rTRZflz2TpoUGQz8tEmRCiEyd6TjNVogl/djMbgGIUZB4FESZXSotclATIzSMiLOe/5+MXB/VF07qkoj",
-	"EX86Lu6/R1T8UeLdXhdfmV5/psC315NVEvLMFAuKLDDHjBXRbnd2B5XoSmSQfQNHXObEFdJbbXxmvlCu",
-	"jp9/rfHz8hE3ROQmIlHjxwqO3//9deT7G4x8z4Um5+kGiuQ+kx+BeROUwBl7SV/aQxhIKUEsVuvzNMzK",
-	"Yh+4VDwZmZSH8I1JDg2bgc38v3s0e2P0BU9hrPN7dC7yHiwP2c9tYNudCi6ZZKFZTA+2IypZOTv+1A9F",
-	"NqFK+1oZb2VsyDKWDKDwZJbqFSVVBrv2q9JbFQJkYVMtOyWoTwLqk4D6JMA7CRiU/BnrHXqG+/KDgErX",
-	"yZwIlJzF27Fb0L8robQkFS5ekS7lgbB4MCmwTku4KPjK6H1/9h4LD0LSAO3gi1RXaABlCIlCjutrlqpD",
-	"r2YACa/oTLp64w14nKtBSh7mbK4JVbI4+xD4q579O820ncUas6QuAnsQZsnmxNQt2CUP28zL8Uk2v5Ef",
-	"PUhTh7HrXfwgrJJNbWGvnHPBytiNxDTRdvty4NkFzjD7COnng2umSOM55McjW5hBoh6CAwl6cgNKf4mc",
-	"sB15XGGRRsOyrDD3/cwiTq/QjZy/f9G/rPTvfdvh4uTlnBlwjO9pnXCZCsmtb7xq65pH/CfqiOwXXLj2",
-	"9FGyT6xw0JLi4uTl9iRXcUK/qvK8lbEEKlOA8xcKvEwVShFM84NjEVX0EJIEJEnySd9Q4yH9SC7hwM2d",
-	"0HnISWjl+xt4oxJwxUFbMQ+10VSLqlpU3eGw3wiHR4zq3IqVcQsOgy9g7g6wsAXTbDUkwUYk0hMHGKgl",
-	"X40u8K3DvAEcweaDUtUiVku/5QL2FPPmDQunqZJeSLOHomnL1qldsUe09ZaJVD2uzZt4+xsTdDCzJ1gV",
-	"Plsl6v6Zs5xFoIhMEfmsjnjXZt8jSSNYptsSRpi5tJLFiSs8JA4M376WMpldci5vw/Fe0pglEc0wRYo0",
-	"3l0dNx+z0Mf0eJt1PuYVtXFUl/msSZUCe6hIHPS3r1muq/Ky5+FLlu7WqzGzZXaAlGMeKet+LMHDGj/S",
-	"sCBGiVB8wAo8lJhLBfwfPrLs9iLj+nW+OuZVPG9LB2vSgyF17DtZGiymivlguQWabBlsT+pecd3yf3OW",
-	"zXaCnYRO2E53B5o9i5akZeU8qsrG+ljZlNezzTSIEIs7wX0snh4+++nJIdOWRlED09ZUemvgzIKkIJEv",
-	"XRyunP7pzvF9FMraxWn18/h6VUh/IDIDjGa9B9MdMcRCxcVsWF+ikYZwFRB62yNMWrNNLufh07Sow1Sf",
-	"RRGIT/LIqAaU87e8OUD8UkIlkdc8TVl0aMo3tIZ6l0iWqDAgUpBIVFVo4iinFJOutIrgkvwXnKktu50/",
-	"5PE1ftftBOR6/jvuVHuzv60+yDxWtzuxtd9aQ4I+iRic8XqTSqvuftLbd3wRpXOpJf32wVYvvmClvYtd",
-	"eNp0xjCI2garbbB1bDC74N3exQvLNq+3hVbwGB90DhCENLQ5EWdRaDAhElEkSsyh9iJALJEzqdjE3fWg",
-	"vb6aqRgGuyVzBNpGStY7GSN7m+3BKvMDbjBQ9tGKyqlV29DdV+eE1ZbLF0+NbEyXO8u7RTNl96OJQX3a",
-	"ddGqXfYhFZlaGbm/kxBzLS+zWfCFMIYjD1TsbtbLKQ7kgqoxGDHlTocIEy0VzZStpI6ZqU4j765etv5G",
-	"+jNlAawnNLsOyHTMB2MiU91tOWZMkTQTo4xOJGmcfhiwuAlIQEQJom8hHBxaaOzQkbpwFQCI97IgYF9M",
-	"SlG2iA1pHqud7pDGkrl4XV+ImNFk59MaRpdiH9TuQN7cmpzrblwjK/e49wtyRGdiClnOBRC1D/1dIAnR",
-	"KGJRl4Q8CsDafUsnLIip+Qd48IGR2kcq8OxpDB/6V95C+mEwD8YdkjTODVKIiPMJopNPmKIRVRTWYUOK",
-	"TLGo2S65+D1DUoYj7BtcEDugsktQrh/uGsTyMCAsRuAkG8guSM5KjGaA3w73hhBBCQ8Jm6Rq5haIXhvk",
-	"mMWxxOUJILgQC/lHGJDwe/0/Lf0//zsMiKJ93fzxJcRZ0owN+QdbUxV+FxIpMAqjDRBv3bIbGucQP1Fj",
-	"NmmTnsoYnQAyBhQL6/0Ha9hEk6iifSrh08qx/q1P1WCMDAV7QafT0atABhhk4koSMU3g+cDR0WgLqSAt",
-	"0p0eiCRh+Nd0rHcfnO7FkHZgE9jlIZCjA/C8/01McAnKmvV4tVnGFemzEU0cO02p3gwi8VGeWR4cl6s/",
-	"oTNXNQ6IWTwhlGgbLcNh1snmddnL545R4I4sVj+V5Lj3i6fxC0W5TOmX1e6c2r+lrLbMC+FtV4wbj6kE",
-	"YpLFQs8SAYWpCdUPJlvxf7D71v/ZUpHrVRG0Lp3qFUFxy7yP9cd1ZKLO33ncEteH+gObqmhdHZkcMbXJ",
-	"ndp5vAhDHW2sFflD6lfvuz9Xk+1vWpki5uoDt+iWIpAI0fqZoAhr+VBHEL82mvlNhhC5Hz18xLChO+q8",
-	"f9DwKdKn29HWZ6O1tbIV4vQiM6KK4uMWOXFb1KFUpbQ5YbF2KjCcZ5YTPr4MkbGZPNzj+SD3WgcGGynp",
-	"rOVRLY+2LI+WZWqtFklLE22XSKU1EOoNobMHOw6BQAc0nmYspRmTzXLy6lBkq3ifTZRRzpLBOBOJyGU8",
-	"M4cbpmIJzlu8cyqRq4GYYHLJX/5yVSJi3u904JyEWcZmB2JLJabnBvBGwodV5It/+Qs5Ba4TSO91h30N",
-	"kZV74c6xKrB3A5M/43MB664B3LXIFRAx84SwD3Sg4hmc5IkhCbELYUBCkx0cksatQL9dEjocX5Olw1UT",
-	"DuOGwIYbkobB72UEADjxTEkqoV9hspdNTyEJmkbFo302FBkQIedAvyzzwYBJWUGXDeS9uQrmzq9SKrG6",
-	"1tS6ZXC65trHVVSC8baf3n7TCcXRQ0Eb0Q8CFLgNrHMTh5YppEQnjPRnePrIEzycNQ1mzCBhihuWwd1t",
-	"AjCuER8O9SoTCUnzLBWSFVgxfTq4HmVaVpA/RZ80wovz3hW5fQ/t/in6Mmzaw/SBwdDy5svMLFf2dN5f",
-	"8BVs4nmqe5Uokicxk5KENI7F9IJm2lyA5aU3IdgNxUZyi59LIic0jpEuTOnvAg96G4dPJizisHwpDFav",
-	"WO3UYYFinuBGRpQvuQ125XUBb/p5fP1qEfJGPnHSZW9Uj4RMUX7lbQnvF5nQe59FXS1As1mJk3s9cQZA",
-	"soVYgr3h9jfw+4NKmASw1AwwNAreCklRM1bUkawnzr37GSl212bSrblyaxT8GgW/RsH3UPDXce986rQ8",
-	"RnYyPYv3gVFbz95eXcdvnGltPGrzVpZL8QMy5AmXY1MNSngyiPOIRaShxoxnZMylEtlMS9Frlqpm17NK",
-	"tD2NASsDFamN/YBQScJXp1ek3W5D93Y//in6Z9Gn0Jn5XLXJOwlOgBK6A5ExvbHcsyBkgS0VC91N7b8J",
-	"IrUHqj23jCabNLbBb1w3quiZj1wkr/UX+BZOIvSwX4t+HfirA39bDvw5WbUZWRpUxgSD1cE+RIsEjmOT",
-	"BmkS373QSOOS37AssL9Ilt3wAftOuozqZhujal4Mz5JVuohEBnX9lvNcS8GBmEw4vE+7lF5aNZTIo6S0",
-	"Yaz+DJDZIJai/5tPoGqe2RAL3gVFahAEAudUBkBKPGISGDYtofoMXjflA9YmR548TtEBJhFnEQRc6DVL",
-	"tOqjI8oTkK48IbQvcmBatqEShzXAPphgT5uESigTtjGp7DaeZiIvpkQA1M9cMFKiEoAurYhCQv5p04+T",
-	"dV04L5lh4BNDT8FCzjl2YyryOMKZ0v3Q7yvhKKx6ubnR1gEeQjGIDz2q3xAQyfUSMOmkuWQFuHITInag",
-	"S/XY9QybSOJS9sCf9djUmCbwKPy8IqCGAYUy4aCBdihyeacZ19MS3BZ1U+XPBzsH04ddb6lUDlAwA7sD",
-	"wBwWwxpA5ZMnEDBlEUlj4JYx6zZjQ21at0lDGzV+qG/d0GRoA57ABYStetMUGDyyVGRqLvJeBHPtoLxQ",
-	"brtJFsOxVM5NCuxc+zTew2LJcKNOGE3MpNHEOKsxozeMSDHxFyi+snLuthp4xE25YPZ8SXljxjhZGUDc",
-	"3/Tb7gyTUReoPlEaWQ/fMMavsNfpdPQKczN6AH9KpuSR2unq5faitbff6uxddTpd+P9/7wQ7WojtdP/+",
-	"ovNpIYwxr3r2n3fm8Hf6uSIHHSdHnLQvlAHqzTQTKD7HVGrntHOIhXoZS9hUWxp75IQNGID863422+Qt",
-	"nTAyZFOv0g/1rWSK+MIf4M6gf4tyfuN8n9U6WeTKMBSsUIuG23NBbyVCge46LJ2CgkGAhONG9dWkvDUp",
-	"b5VcMFVSczFwvUSxcpRL6y5IV3eIUFV6cZkY9KEf40gFT6DSiHC1obj4xrqzsMZtkVit2G7ZE3ad/PF1",
-	"pRT3wNGkvhdsnHK96B4/9mmDi1vKLbx7gHDE1GYM5dvDfq/1yB8l5leXQ9Rxv63R/W1TlARrpQNmbMSl",
-	"ypwGe8z6yEv/3V9araTfuR5TiiejGq68lgXbkgX+PtSOJ6y3p1NHuZmtvA3Wp8VdjCWWj11bWcuTOkHt",
-	"6y613IwI8+sukSNf7n40iJNn0afdiEdtu/OWZn5EYpBPtOsfRjzqTlm/+3ve6TwbjIVU8C/WNW2bH9wL",
-	"8NeQZEyK+IZJogRpUAIgNeasUzfiHRSR8P9/dhQ22+SqgMb8TmKKCUhULsmERswE0PRVxSdwRglHPAxS",
-	"TsYsYyCK4VSQQmgPZTUeGOrHkPClCQwveXKdiGniYXHa45yDNjmmg7EhWxryG+ZOJRsh/NI6FonKRNwl",
-	"ad6P+SAgE/qhRUfsH886nbBpseKkykQyIuHpFR2FWmMkbIpQY3SogEExEwq+dpNkjAJqFgKX6Y6Yo1H/",
-	"/RiX1KOQmNlfDNIxSmDTcGBmGm+T4/PLXhdgeETGRxyzXy6g6117emiaqTQ24Vg7O+HRiVkW6/BiWHu8",
-	"+KI8csh2KQUGElO55hbPzrxCuSM9xW16cvhWJOxnqgbju9q+EY++v5u+Ojk7cdO1JFR9cnbidtpcUOwI",
-	"akbsQmsdxbGYts7h692mL/BR8yQ8aJ77FOyUlu+t2GT6Znvvp2BHr+PbnoF7vraTp2dr6rSfRaQ3r1Fr",
-	"99DQT8EU16qLZTfLN77kSgsfoUgj/Kj/eJ9n8aewiQiCqDa+k27hSxJrESdyJXnESLhLU757sxcGhOLB",
-	"+bvLN5ZLCHUR6pYc1KTNDvAloZYqejvlWbzT3dndqcjGzEp7jzRMy01f235QLNEGvgSH4MmNeZn+/3N6",
-	"LW83AAqpfc1mACpHyetffyI9prDQBBTVTAv4sOhH+8+pCm0K84y8Pu+dkpj3M5rNaqVaqVRfT6/lt6dN",
-	"/5xetyRTd9Sor3/9qceWKlOzOms9WuvRWo8+nh412+4bUJxYrrD7MeZSfVqpPNHPJOEPXKE8RYCNN1yq",
-	"IoQYEjG0dZ+qpHEzdiMcpbJUkjQwZUUrz0xMyN6hUXv6VyJSlkj0eiFdlMexbAakn/NYFUXZUgn9fJ+b",
-	"qmnTxUbIokjSVhYNB639zv6+VbTlHpmqj2s2a5Mjv38NP38VgawDglirelyQhTkP/BqQjCme4Q3Ih9gk",
-	"kikJKc197uIEjsrfS2M+NIXxUnkVIfrji2TATN7OGuYEifX7CrtAP5dm4gNn2uBhKaFkINLZorFCFZkI",
-	"qTBYgUYIVgmCVQKlLGOajBiaGqbo15swMzQ9AJOzWg5DiKw8OAxHbMTUKBbhl2pwLPZCz4Vef4jqbpb/",
-	"km7EOLLlPZjQD3yST3a6+3sHfz3427MXB38NdiY8wYt7rks8UWzEsm0bQTeDO5ylr5Ikyywis8dNmRUs",
-	"udo4qo2j2jh6NONoTpOThtvHBDcy0Tv5a4s6iP7uzf4ulVLrfJEUGPJLDaaxAK6G85Ql5AckSN5vd8iR",
-	"bcIzFYhr1+829pqjCRHyKEQFnbEBT7lJYVSWrJmMKRStFoaObfI7Q09Bk0hMiKSxAlYSPVyFcAChHNP9",
-	"5y/+JyRDoaUellHBqQb7QHo/HrX2n79wJT/wtobKACcmIPr+rDWgkkVNNFX0K8I2CWFooe0lTMFxTKXU",
-	"YwtIyCdU/4wlZNcsIhdvX5GG/YC7GIvZ/TjPevJpF9ptp8kobIK54Vha3cxaQwMwoGxlriEokaEF4yks",
-	"pcGYDa4PsbpMz/mUSmP4Reb4RUjDcm1+07ZeFBQWzZ55kSU+MVBYYNT09HqP7Id16zuoXLSShL4+jTFC",
-	"HwZECVuR1tCmEwn/EjaBLcRiCokpzXA1j2LRpzHJtP0K2fl3ta30msUl61brI6TixHc9jajq5rIEentD",
-	"zU/wQM25t6VPaEiX1/+SC7sUPC3Yo2Z/ftXf+olZML4avKvuZjwD/XebgbJU1W7eFtnWcApTA1byGmaG",
-	"p1cLg2KlGdGF9wbEaysgoI2xWgpaMEXb5N3lWTMgg4wrlnEaED2Pzmxy1thFJoBQ7t3lGwymwP4zuxEL",
-	"OI2qDBxHV8lIcacS4A1zZVMtoEczi06n1awas4lk8Q2TzSevXYtv92WrV6+fS6QyfumBvqXWsN+Wb/o5",
-	"JHtp4zw50V4RiF8p4o3jbYUsxqBtcBVk6Zga00d2SahfHZJGX3t8cJaN73urL3u8jV4knE5YMyBhnsWl",
-	"56asr2cmNDi2kinj4RnXzbs1FiPh39cmb4VxFbnEaLV2T9GJd4/pbifCBLMJjaKMSQk+nR2dhZbAwZUi",
-	"yE9d+ONXXRT8WwtGP5q6MCNboipwNdZaotYS29YSZbn5tDQF8ue3LG7Ocky7S0ajFuT4uHuJHAPObhEM",
-	"NEhMWiorktIRT4At/l4gKe41qyDhetD9K9f7LdZQ2Je84bKmqfoCaye+UHg13GDFpvHEQ7Fsl5UllPeA",
-	"KUy4fa+WkxDFNCleX0ahPFzoHoKbIP1zf4aAkgtCItzijvb38sqD9nMti+hAaTHYQOJ5oCHgibsI3O5h",
-	"sxjdMnZ4fKJE/7JACP/UYCPtRNa4kbWcWkNObUhALUN3fICwWFYBiuhoto8726nhtM0fw8vuRI25t/FO",
-	"rDI77D0WybEGink6VZ/fehEnbi5CnRC6pwzyyzfd1buy8IsEOG1KZhEezvO4oPTUV/z8zVwCERJpRAyM",
-	"CX0NT+rRtugSNEYIT6RiNGo+1IRaTdbvScUt8fUjK3rNw1/z8D82D/+mpMQSPv6jWAqirRm54Bxtye0Z",
-	"MbXh/dp5VNOj9iRq9JkHIVE9cEOvBp7R6r1Kp29LASMwzcM39PZ8mc9K818LlBp+5s7GyNeHV7NFX2c3",
-	"ynFzrmDWPRYph3Nuv3hq3unhiRL+Ef7WXBbb3w1bQY8bgDkW6awOvtRG1GdwjOz+2apUSTN2w9l0uUy5",
-	"ZIleACUeFu9oGLlVIdkTEDEuTl6i2IA/3r4ijb3nHRKlvGnorJHtNyRpxoAvGdOBdtNkFAKncjnNJo2G",
-	"YZucT7hSLLJvG3IWR0icQyI2pHmsZNerbDmKKHkjbpgWyYHHNPP7Tg8bANiw33eIEhGd4R1+1MfA4R+f",
-	"Xl61fvvtt99aHf1/e0Ep/ciQD7EMjuBJY0lmFGQOiaqiX9kMSCxGIiADEYs8c0XIVImMWxSO8D8/nf72",
-	"R4hMtnQwJuHHjxbPvz1hiuqpb/90+tunT9s6vzNL5Eu2fS+wi/cmPE6jYfml5r6fWcTpFZ4Zzt9fUa+7",
-	"49byra0Vdy62U5n4lME+ZBFJ6Yh13T7TW+zWjVWH82rcxydiR+tFTiixaunBaRW2EHAgIrY6T9bkkWbA",
-	"YG44xvzyQaKb6JIQWMrCwFYERiFp+AWCRwq5TVIqoahRZK6sLySNoswPG71kVIrEUJrPXz4WEQsPCS0p",
-	"JzwJgDQO4M5CHcQlCc0v7/uz93jVIkgW98gxICsYXAmbSKv1FBxzJGJ6aHAmrC7tz1C/iSSeBYbnqz/D",
-	"5Nw2OUHKNZoxYIIZ6pWM79STBQx0VLIWTyRLJIf8DeQFo5HuxXEmBtdDkUWkTyV7tk8a4ZmZizchpNzu",
-	"6Yk+x393woCMZ+mYJZLwUSIyFjXb5FeRXSO/YIlOtuFjcGkB2/V/DyEVOQCIDJcdnDGECAnmy2oxQnzp",
-	"sna75FmHpCwzEBjwz0EM02WykAMixzTzc+hKK0mL8AoMC8NuiNUqJnsY7KjSw8hE4pXP0ITGM8UH0vHL",
-	"6Z/Dd5JlraMRSxRU0VIyyOg0ZhkCaiTXJE+GeRaz7E5JyLifPKSFu1oDv8xV5G430O2/7RJ29l0iVF8i",
-	"GkStvJ9KrrPTarAIZyUEXk+x+Uu0SmkVFetL1ddB58AoLE/GtcmvoGz+1w3LtA/wj2dhYAodAATFzz9+",
-	"1u7MwQNjUb051rbV+6WyyLvWLvjjhNdegPH7UOlRCZLjj80M342oS8L9kDSM49iE69KhMLOoPMpDEj4L",
-	"vXtun7yS5oEakWZg2WfzRA9Lawjdlat/KTIY58l1oJ2yqdaDoUhZAh+8aCRclt9oRlZKcDTD2unuBzss",
-	"ySc73f/sB8/+qEDyuV3sbtGbQQ2LZaNOR/qTWhRq2+9WOzFPXQ7+AF8SP33j4u2r5t2loLz52qRg7+ab",
-	"koIhguM7MSe7xX0WKN8JhNe987f6oeOTo6ujzysF5c3o+w+TeE1JaO+upWEtDdeShr1f7iYNfQlngpdL",
-	"Axvevd9JDBy6YKIBTJBEJjSVY6EgXk0TQpWigzFAgRveeAB81rdieLxNjhfqWyMxTWJBI9LPB9dMkcZz",
-	"z01ulp3isExDiEec5nnDoA6+r2tzud9LGsa1lYR9GLBUYWDAbqQimKHENUusGI9YzAGL0mBShUqLqNIw",
-	"aCwFkSyJZImtsG1vYFHYJoXamQsbPEQ1HBdvu4BY88YVxOXcrDhc1PK8HPqfwKBh3TYlSwS12pmDnnzD",
-	"kpEa73T39v/2yGjbm4n3V8pyP1Z3cfLyCeBLHuPYWydcpkLydY60zSP+EzVQZQ1Uuajkjsu74U4qrmw/",
-	"rqviiMjmBbFRafPWaugwB3wIakPVQNikz6KIRSQ8oYrqwY70AC8yIYZhFUr0IkbEzSBskzNloQIlEcNh",
-	"zBNG6Ihqn6Kszsr0G+FKpqqweUimY6bGoJJ9LDMLmNjnyqehQGzN0Ib6k/KrfTxcjN4XhrykM0mmFnJp",
-	"bqKLKZaUR3gQafpjDrwbdM7+yJilEyUZayHJBFeF2ZuwKTHSuIlmAJfW33A3mRONazYrIBdNfagas6RL",
-	"KImpMndYggoSCYaM9QhIDYzcVScYWufZ6RSZQ4gsu4Y+LpUeJxhRxTziKQacFb1LFI9DPZFEimb5eMSe",
-	"hFjjphTpj4W4zlPSWDhDmT83aT6USgRPfVaCdwNIAHxgWF4z3fhU5DF84uKjWnhM+22bANmVMZgJWsLX",
-	"fNY5cAgt+l6ejB4O7I1ihfZjttEzii8G9rpCZt0Cdu3J0RrrujYhnpwJ0ZtfxqQxp8kDolU0cTp6KXr0",
-	"aiNjqlZTWNBJSTFqbT8f4wqcQNPqwJkQqTYaAgIjBKhh8stx6/V577QLrAqTlA4Uef1rjzTm7Ifv/5yq",
-	"sGkQhFNM4bAa3uvK697526DQjmkmFBsoFhFccSSk8ahLTqOT3lEYkFDN0i4xjQckHKiZ/tMcvF/zCGGV",
-	"h3kcl/XRhKmxiAiPSMOE8bhjDsPY3f+Hl1HH/MRmP+ex4lpHmdBe06oHLtG5BrUDrzReObBbzpknhlBl",
-	"mVHk6LtCBA5D0lDQyoOY8glqd6q/hE3feJmJSbioovV9oIX1Na5mtVpdpVZfT9WXr1m/N9uafYDUz53u",
-	"Dpu9HvdfDfg5f/3y36eXV//sncmzydsO6529OEv+/ecZn3K6H1+f/Sn4v1/F1+dJFP/2ZxqzVy/V4NWH",
-	"WP8e/RhP9e/R5OeMJlHnLOm02ex1+u9j3cYvs/6f6V70a3x9/ufRh/OrMz78Z3uwHyf9yctO9K/XcSkQ",
-	"klKlpeBOd+f//Oeo9W/a+r+d1t/ft/74/vff27dc+J+FoESw86FlGmyVRVhJ0HSJGmeMgfn44iDPYpLS",
-	"TBuwTM+7SS+KhFqK2FmWg6W2ayujtjK+TivDKG3y+terO5gYqLJasRiJlfaFvsFqwaIbRZr5fNbeWMSR",
-	"zdqD41Ttq/Z+eQVxiDzFYGzz0AJ4tnX777LYadqSajdZj6ngiZJkzDKGgW2nmUwnEHMzYQCz2fvlFWg1",
-	"hNE0bJShDSf2zEy3LkTMB7MQPfUhZMhKgqMv8JxFyvQ61+OJeMYGKp6RLE/AXx+jCitUMU3IWOTZoVWt",
-	"+pqvC6vOJh6MvemrLsQGfKM/6ReoATeTtxE8xsmnXpRPKEQ+t6bXDJPbp8xDtQKqFdCiAjqz3k6MUmVN",
-	"7WIS5VemB85HyN3pryvSSumILZ4FkwbEffWli5OXkDwuzREp5iqA5DaHujFPrqXJKUZd0AjFqItgz81V",
-	"x6TLnKzPJ94vXPXBVyrbF2SxXgS4LJwJ4h3u1hZ9LVCfnEC9tFLOW8l3OX/8b7ZUoP7zEg9wqixpLUq/",
-	"A5ayEuJzufGw2dVyNzAmu8mIQQj2f8ibUVg2d0lEZ59PGv4z24wgrMoJMajzlbl7Oyi7TP6e+UvejHb+",
-	"eIRskSdiQ5uVWEvoWkI/PQl9mxhdLa2nrD8W4no5XnYJrb7ro6KMqaOtJvsdIvO+e062yVsPSvt+JfW2",
-	"a90JTbT5W42J/asdwBbr38w7et4Ia6T7GkH6DgjSZi2XN4m3M90qXlaWPbcZVqBJm1XaRwijH6+uLnqE",
-	"JREEJYkBLRqMhWQWrfWaJxHyyRXM99IeehHJBhlT2l/lEip9YTNfGV67SS4V6TNC+8DnywKSS0bCsVKp",
-	"DAOIrmpDKZcW4UNkUNM9FVmEeUlwVb9wrOVIg+J/pxlXimHOmWNpl/lgDAfG+3vPOn/tvDh49iyEyvDO",
-	"h78OEV0kDDAfaJhLSF8+hRxcU0/sCjMss5229twQUmPXxUKkfTq4DkiaAVZtAF55KxYDGiM73yAWeUQs",
-	"bohl9iDh3ou/t/efH7TNf0PCk0GcRyxqBmSSx4oPqFQByROZsgGoKUfjJyALDa7TuJXmWSokI5k53hyS",
-	"s4ubA7j57OLmBWnoP1sTCgwjcMW9CY5fzQSgOD3odPQsA0dUX0Szdp7FhscYSHcxQjxmGQuISAhi9Jnc",
-	"8RGFmju9UrJZkdRMFRmIJGEDRRSf4HOA2mImmg5UTuN4RiJO45hFEKGm+K0h3IF5Zf5nwI+buCaKzwjJ",
-	"aDjxVCk2SRUZUh7jkjWBbYygJ4b0Ks3Eh5m+BI9jrTzGw/0cNaRZhhg8T6SicWwO6OmMyClXgzFgIyb6",
-	"e9EhIxEDcQ+ZhZIppV8Lg6G6JYmrPjQbyS062C5H62lN0pjDW+6zmUgik+2GOxFACqZjyQbvF7mi8SRS",
-	"r5dn+5ZtGk7DD4lkeCrv1GqoG3S18GMxtZ+XmzJ+P12Qb02HIyqYkX9bAqo3rX9WnHp8eVRhSqwETsOn",
-	"DkmIXz8s8CcKgVwDqn3laPbfMCaks2a0jgB75YFmk+/03Ap/j7DaplrT27IFo71TiRkbiCySh04jTUTG",
-	"rFrSnd+eCMXeFyK0RrWvYbC+aJB6fys92AmqwrU+NnmBkIGJOIdpxvROPCysbag0mGmHAvmtM9YmR1A5",
-	"gSysXKJ9jEd8IkEAU4gVh97rQr2P+zFNrglGGMkgZhS8qEMSJnkchyRm9AbBofIEcxaR+M8RYABFl7E6",
-	"tfll/xm1xHBYFj3aJtVmeZeEA/01Brlu4iXlcZ4xGZKMqTxLwKbuYHJmxCXtxyw6UqG+qrtEGr6xF2eM",
-	"RjOwqlmEs4L/brYXODpcH7kiYjjsghRMGWbTzFmQKBNx/rDBwNSWmuJYMObt63lChjEfjZVN0xzyhMsx",
-	"A5kK3wX9Ve6krvYNBM6q4rH+h5a3ZuaIqR3dgsBFF+nBAndrhu5nBTG/o4VbB8pqWMUnwsSE9W6bVF8L",
-	"xuhuIUFXl1F4XfhOenK3zGEZeESz5KgwVsFztIC+IgEZPqUzDA9qGeo1jxI+5FFoaybCf7V6GPJqnZgW",
-	"Q9IAVWMG0+JR2CQ3NM5ZQDiI3wGNCR1kQmJ40Qh/+QhHAyfFlN5HVD81bsvyqGc1xWVtx2/jRIMul0Gb",
-	"lomK4TlH9XnHP3OWg8lspUJb3x8Wws6ceZSM6PJpB2nsd/abUGVuHXYMGquMQ1LeNYOQrm3SVFR7YgyB",
-	"RgGaqdIod02A51F6kxIrzX0lBGnoIWQY4nVHOX02FBkzT5qkb+sbNLv63owZk9j0EmzigQ3tE5lDlkJR",
-	"0G2C3guTtT1DWn+pzcYt9rclR1fyi3px9bnVF5D/6vVZR01qaXvfCCiD3aqXFRpsDxevBY43VJ1UUojr",
-	"NT3OJzRZzCiBAywEsFOMZEKoqiS9sBkQkSvJI0bCXZry3Zs9EAF5Fu90bZ7gzqc/ih7tQhb07kCksy+2",
-	"cx8TpqYiu/5ypm+NxbSim1yWTz9LXTGvbXrvxUsges0qXIgTUznuC5rhyWvKshb6GUM+0sqwXeQtHlns",
-	"sQpkrZ5ew5HWKYjrAWCDqDokaRjtA4W/Tb9FVENyCZZjykQaMzIdC5KxAeM3bD6H07ZjyEEqe4bvxvNn",
-	"NRUtqVgKp6UtRBS0beRqjJ6POWZbmCg+4orGFjrdL5Vr2sQAnvkI6kXjeFtFoz+KqT8maAcwyFwI1KtE",
-	"8xs0FXEVTZ5JmWsDQ3+GCRxt29nRK9keQdp28vgaWl/e1hyDi/ewB3RUNbafRaLGMTBJRVyRXNKR/+pj",
-	"uFz14HEZ+h/tQgfAX7Rwqv+ueB6obqT3TbA6HpejTQbwB4IP3NKTgju1eLAgaFh8FjOPSwIlqEhDNi2V",
-	"kv0qVjGe7uPWTIRy9/ptOP2y+Py5NeSkCRmYJBgaRdKa3HrPZkM6YMQkvOAb/Hkq6nK0RPGzERGq1iAI",
-	"LTf/zxOkDphHqzIPdvVnDi/Oe1cEwW+NT1Fsqt2P7t9n0addfC4Eu7Y/0z4Az9C6lhZmMjw5fXN6dVpq",
-	"EApCqWMowjuxLYmUQwZZyb3MQE1kQFKBKZwheAdhs0164INI7LmB03I1oVdAxDBv2YZtcpTMyP6HD5b8",
-	"gA6uEzGNme4k/IgHk8CxhBk0Xk5Nl9DEJCEB/lIA8E2YNUMaSFlh002asOzMW3TfeEL2OsQ8g0k7Jj/I",
-	"uQiYeAX5Mn7aj5fxA79xdEUMjchcnlGbHNlDCj+UhV4a5irtmbqngDy3FVABedZxkBN6C+9D3as0YJyg",
-	"iRXNlM2gtecSxsFqPC+8PK79MUXjZpuEB3sd8kok/pHIouc0HFoReUikIJHQ82SG4LdKSSamAVJ30Tj2",
-	"j5Y5k4erDlkgO2rEb1hC8hQcNZP0Zoah12UxXQg6qSwSS19EM4OXYTPR4HoxvRFpRFwOtDp3XITSnn8b",
-	"bA79baSikxQa6QvtAgIFl9b30EltD+cKkrHYVE8JbgnsYtuPKPbsg6HrUU/RJNIdsOLIILLIUrwxKP5y",
-	"/fEvyqLhBqhBGEM5se2QRGwQQyWegC9IY1dbbQyGTBbJiQaAjiaE0SzmLHMA0bCUuCyg6OBQDcpNmjA3",
-	"3ieYwRqFBDn7DshBw+Q8xiFisOA6G+DrSyMfF7znCgUGmZ4OVxTnsBDFxSc4NV5G+cwouJvfDI1AQcan",
-	"CsunWF6Hi/FhjLvILlm+8NYYhX3HyoGYypnuTp7zaKeyIqbc83cJ/0AkG4gkkgHmFxqgHbe+2uSS/alF",
-	"FsS/JSaCqLGWdGTIpk4UiXidj3Fl1/LKcfjwJ53W3+8GalIek13dPNGbgU9oTCJtqMqq6QjlmO4/f/GP",
-	"kHxPxuwD+fHno+NW78ej/ecv9B4wAEduPyKAURuvZnQK8scCll+zmY9OOBdexPy3NSbMCZB1J8wMQc8b",
-	"bQ3/+Pji4NNdZq+YAj8b88UB0f/OWgMqmZ4aevtkLsi5gCwTVN0yyDCPgkKgaLOh4oRm6dQVMnTnQVvj",
-	"Tt0vr7klfXdr//bOK2+bfP5tcaepCG/2gkLZmRTe6o1UfKrSTlqYhFX7LJjfaM/2jQWgXJLxd9L2A20k",
-	"l3AcMW2oassNc5IXVXPM+xkF4wQjFCVYUpPCTKXFN4VU1ls/rvS2dOXHvdkLCkyn73f/+Hjw7NM/7rSJ",
-	"4RvMp1NLO7oir5qSZ/stPV3+F7IMCJtP6PB1PKrldbI5/vWvRT/pqHAGojZGIF2IMSz5WmFlgFE/UQ1V",
-	"vtw3q72Y2oupvZjai1nlxXgBsZNCpNTuTO3O1O5M7c7U7kztztTuzFfjzlQq+y36NUu4ldZycPAkp3Zu",
-	"auemdm5q5+bBzg0mPtSOTe3Y1I5N7djUjk3t2NSOzVfp2KCifySnBp2U9RyaW1Ppao+m9mhqj6b2aNb0",
-	"aOrUs9qlqV2a2qWpXZrapaldmq/Zpdl+AlqFn7KeUyPNOGuPpvZoao+m9mge5NH00Pmo3Znanandmdqd",
-	"qd2Z2p2p3Zmvz53Rav6RfBm9VtdzZG44m9aHM7UrU7sytSuzAVfmFxQntTNTOzO1M1M7M7UzUzsztTPz",
-	"NTozqOgfyZ1BJ2W5Q+Nj4NauTO3K1K5M7crcz5Uxs3GlBUntxNROTO3E1E5M7cTUTkztxHw1Toyn4rfo",
-	"vpRoOZY4Lp8+/b8AAAD//w==",
+	"JStkMS88uAGspXpD80xp7gHNPY1LNXHOC6JiwVy6cx35WuC4liTsKGtrDrgI/z/23oa5bVv7E/4qGD//",
+	"Zyq1lCw7Tu6tPJ1d13ZSp2nsWk57e2+7ISRCEmqK0CVAK9pMvvsOzgFAUKJkyZYcO+HOzv82Ml8AEPid",
+	"99/Ji2FszKqgiJVhN1DHNEBsYbxBJPH00Mfx2534c2gec6mOxvxnvSpbhA58RYUXjwUvOriF9H5/pACg",
+	"94o9imZ/FxDA/gQA4Ee/XB7xWMiSI/4Wo3fuEBlGJp5YpdDZCF65tdbwZzg3TV6vo7Y7FhEL63joDzGp",
+	"BLL5PN087Ipo2px9jrY55h8+/2y02YCoOFEuTQn4rzGvzlkAdVQ2/Qm5ueSwxSXJA6holB08I+8u3zQk",
+	"7bNCvs/+8xckpUkkRqTLFWjTmIEEGdjQVL3z01FDXzakcnhIwnHK+vwD4B0WD0Px9773VByIDY4CNR5y",
+	"GZvCsi40OgMVP2ETPeIHw0Qsc0LI2sFqCSaVLW3fIB4WqXQ+FUszzC7eGiQfm2IuGMkyVDYXHpLwmk0x",
+	"4RZYriDHAOy6CrU/D2q3/nn7PWZgV0j0AbftrfCqCzrVJvmVEG9oOmCPVEjg1vSO+zoSwtcIdz9y9DGi",
+	"wldO+lCEk5J8Bsefo3HItDosOCPSLIHOQFIDG42xBCQBdnjgSMB/mZRE8DxBInNiM/ZQGyVcgTtHKh7H",
+	"JrkPqHdEavpa7rVyr4gL5up5gjcjZchAat2PsUgG9QdDV5yEQ9f1XAdn0U6JiXtQ4hbGpTo0LDzFD2f9",
+	"URVufSbcevr2Ke6v+yCP9e8vNEbfegU2d/Tl2Xcs8uWB9ecGckc/3kseK2AxKLemXVGWydiySl5ONKWf",
+	"DtmRPSpZgyeSJZJrxV/fji7slI9Aua3RxOVnagik4zGjwDFjIdWv+1ITDbqAWwz8bmUONstVXeJjW5GX",
+	"W8/8lqUCqpQVr8O+O9t05NlPjqOq7PAqxLvcCvcQwmGc+22hB64APlCyXG6RH7QOTLDMBHtDk4WfiNI4",
+	"7n2xECqNFpt95rptGX7m8Xcw/fY2PohlVp+9hhjSjxll6Y3XF3TZCXTXFQ5vBSOPyv3/1duRR1FkufPM",
+	"2b8LzgGw2FCD/XXXdQkpVfI2r9PB+zam1G1TDTnWI63iAZUesoKjB0toNqOIFM8nHwEBRfvjAvUE2/Ki",
+	"5wQqJa2hgtkqtqh1xm6pha4xckh+IPiv94n9JyY5wF/rh7YE1bxoIAhPlCChLckNm+Q8YX5+jcYKy01D",
+	"o8iVTTfJT7DjCI05lUy2SQhZR/Ci3bAvkM4AiwfdAAMSyixNzDV0xOPpW3eVbcYckBDMoSO0vsLdUP8L",
+	"r4E/NMmPwGoTQ/s9vVpY4R4dEkW7sqRg2LTe67E4thSu2K2vCSuDt8zUJZO+iGMxAX0wLFQ427Jn88Ch",
+	"iIGFmfqlvcpUNQMzcrHa2NQ5B65wuNls1g2NgS0InZgaLOv3uzr91xXEb9yfIGUsEUkDiGdhJDJ35CEc",
+	"BISSbgrVSv/NhGKA9gu5bUemxTHp8xh/P+78Vgj4hPovzVRM/vP2r7BuuhCKCCM8oyxWfExTtavXpwHb",
+	"Ka+dgmeaEBGmm8HDoDALN2VoWrk2kGfCzziTdKpfL4VeAXiSjVC5UVIsZaEJgRY7ATZavIaGoCI1+77L",
+	"E5pOoYN/HdZiiH0uTVd1t2jzr8Ze/vqVh1getNcCjgKRkuetoNVq6Q8j8zv3nm3LdkAQWSJ1Sz0PKGp3",
+	"ZlX/Ul/EIjKvckbHFGqVEutpiTXyTTHx0yXHpoTRNOb6XCTebpBEXvPxGDX+smHrP59kKPRhqvlob2m9",
+	"jNrEIqOqZKsiqVVPREZQ2zZt5i6ki9v5dvdblCZrGT9n8MleinT00JE3fPNMN5BK/anspydrP+GO9ny9",
+	"EAg77vy2UUvqthjdFnDdBKtyu3C74aoqIvVEDvz3KwgDj8vSNfEwvXSPrq5O356cnr7/6ajz/vj08urs",
+	"5dnx0dVpx+PfxJiz3aKgz87UlWi1ERimAktS4BjMWEql3k6ri0UgbyuTQvcfhSUtAMK2NgkXzj4MZv74",
+	"49HJq9NO+MUeCw2EHpMawOSSrVGyNuBXf9Tx0Q051YIF5ACup45jtaFEqlRow+j0ig7CvEmH4ZnF4njI",
+	"oqtR28kDTBfL/YD2EddGr+VSo/6m/0ZiLvA0cLdwVT8k4Vm/8VYkrPELVT3LUcHzMqlnrYO8ngxstC3F",
+	"dQdM3Utm3R6oPOvricI8HyZWuY6irL/7bWcRrvnSghLPVpRkv4gIcoJ2qjqGLePgK6CevS8I5hHUTD2I",
+	"3otM1ffXe7cXQC1ykD+wBX8XUKqU+cp6f5wY9c7Q0m82AOq4/paEVoasdy0NVSVWPpAaTQci2efRoc+a",
+	"jH7MmepXaOwAuhmQkblnIAVp4jUpyyRDt7KaiIZUbOxYCTVQzhZa1Ci5Or+6QKpmaEvTY2Ng/4Lk3CSe",
+	"BsDr/WL/2T+JNA0Snzf3gYEuTFlP3LB0ap6FMQo9gjqSTkNdA1dDlrYxi/jq9/P3L4+Or84v31+e/vru",
+	"7PL0JDycm5SrLrthNJZ6apgkPDshyMlvkg5y0Ttx0IbPO8vuHpDT6KRzFJA9VyCCVJp0hlatZgrmMU1Y",
+	"IwJSGbaBjdE2ASqwN5awRsLNyKTcJonwSQlKchNh72xHiLzRz/5MssMkw17pda2IVtYXIHf3utiw3fHl",
+	"6cnp26uzozdFf8vvcOAQakTqTp7hOsyPmn4cqlf5b7aQKTfv9FUbccBsYVizHpmSlQmDcmT6mnwx5Rum",
+	"ZFXQC/MVKBIFvaHDBwkBjHbKQoHrdUYTENmSLIvTJDKS3ZaauJxPJ7IOtXAFqQTgGboiSJEYvhuq7P3f",
+	"yKIEk8WQOfheig9zJZuYO26J6FkSSRNUzx9tRoXdggpvMb4ov8qEnIOkNnc7kkfQSaSi07wE9eGqvvFr",
+	"bE24ikytJV1LIiIdXBSRqUN/X+SLv3jBK7FZlSN+FkMKABEP1gJEDHZOPyiWABAsLw/SoDlii0lxvzy/",
+	"91aQbsDUL3fwXz2Ud/udZOlFKvo8rhzcX4WD+/ETbxwjFQXoJ0tUu9uwy+hFizW+876r2euJxBBgWHXK",
+	"ghGUPmtBHxQaAZnO8BJVA9DcJDE0+1rxyyQz/TysesY07M6omEpYHkDMV0nE5BBa81tC75QlbOI6/CfK",
+	"OVkANS0tvSkhDwmV18BAiT4SoagyfS4LOmIbxxxHOBPok2RaOqHmaeDasPkBoYjh1i8Mfy1nihmB2X1b",
+	"Uvwu8SWVX+Ur9asYiTyXw1J0JXJpvbqF7hE2RzWTLCI1OMKFXY8dZczer28ss2UbY1vkXbE0EV+jC8Xu",
+	"ja/SUWKAMffGr+QysZ2RlsRPoDRTGtc+EimZVO6UMTKOaZL3ugKKJdNokQ8SSXjSJMdIV6zEBGicoa0H",
+	"irjU+fjB+X+ba79uazbAJ4N8qYnSomu+gVyTHLS+J+Hx+duXb86Or7ymSujk5JIoes2SJjnK+YXxIhhd",
+	"NoYsddPEmYh+n3Snrg0TrOOawtEs9LbEIj7+MxX7riwXjxxNNpBxYXUTakrlNcCV4Dy4n+DUpuvL83dv",
+	"Twois7NgjwtDueX3jd6IHFzrhbPCzc3hqxJr+Ze7j0BrrSCYjkXSj3nvyUtAxEBPVK3qJMsFopqIRh/i",
+	"9LsRh+KwxaIRaR4LmQUY17aGpv6UbRdlF0kpm3o5YyOE+fEv+hAsEGclgXktFvURwmBCL2XKNW6yWQNe",
+	"L+qIyx50Hnw4ai5c1SubDrElgeief4Lvu2+o4KosB6Lfr6TV04oDfNFouNzndpWlJYgh+v1NRRI86GTJ",
+	"cuQ8spA4Y/dCNtRijNRIeLgyEnoVqSIlE4rYKJki2RjhTmvz6ch6vFQ2tn2QfQA/dANSYBxAOTha5z6c",
+	"BoaxFKKDDwWmuM4PhqWnydpQ2tqgiZPnvFW+twqUv2RQTraAyQBwiyH5EloK2La2kJtq1MeazUOFREwZ",
+	"kBck4gOuZB210hUA+MEAESZZxMMtwZF7SUe/ssKjR4lH6wLL4wOIH9mAl5wuPMz3Bwmsqt0ccxg+bxkV",
+	"7I/4xnWzJR4XuSlMomI2rRjFVu8v0rX73h5ZcxAWVbx4J2kJr6kNXuy3WgGhxpIZs17eoFvSqcyLQkLg",
+	"SAqxETf2ixwwqOGwHckxZaAmGSMhDLGJt9TvVkZsprGcDxXesyXjBZ79mUwWePcKbS8qL9LnqeKrWltg",
+	"awtEgrWxyS/Fw59upc85MqADyU3gkoGKM9P4EzqXjcQNNkmduXLuQgWpEzyRitGomFDPpeEFaROuSMzo",
+	"DZMkfHV6RcxAQ9LNlG1uYTDU/ztMBBsWcQ2PrqduYPoFuV9wLDfimkWkFmLGa9v+EgYkZVSKBD1bIWSR",
+	"hQFALEJj015JJqw7FOKaMNobHsJbz8csIfgpyH6zRSLRy0aFlrh7rWCuQS/4oSTyEMKj64GZB+nRhCQC",
+	"enGwlHSZXc7aQet76CQZM4V8hnZ1TUthJ2UO4FE2MdcyQm5DMuAOspJhS5RIl7jbSM3fhlBiaReghr+1",
+	"Z7aB6XEC6xvMb7t6hegVmcO9SG3cFrw3Oi8gtTmaOeMFLIQT/VXS3iw3YAdM3R2RHhHhza2KaVUMULHd",
+	"PGa2mzti4nKOm0s2jmnP5NsazQeYH4YiZkBuIEZcgYk8NozOSGjMJenFDNoL1byrjLFNuilPBpJ0ae8a",
+	"Hl0wtetNcpRYRQxfOqJT149/Ru2AzvKF4XHDhjxBZ7xIZrW3rWhnyN1zT+3sKzP2K7/gl03W8xWHMQ1y",
+	"btqTsJsj38IQxemMOW5UUnhKQBKvv12g/wa5geCQBRKLIlISY79DA9oQrwsDEpoyjZDUxlQq+295pEJL",
+	"x2Ns+Jr1BHSnGrlZ3AeMZfNjnHk1SgFHgToZCsm8GyY0dzJoA3wyFPCbERueQIBKLuxYZ5TtrlDDbejC",
+	"LphzlH+k7ajFjzD24+ZcBYEqBXcrUSM80N/42t9d1d3FqLr70f33WfRpFyFmWY4I1qNBJnMOTsbsBkDD",
+	"ilJp8ReSWWbaygDlirvbeV+t6/TPHYN0f+4YM9/i65HSYKz/gQf3Elyr6KWd+/kYkwX1WMZQo1N0krrX",
+	"Wuwud7nm43x3+cb3u2JVcJdD48DZO581W141kG19AWCdfiOtX0QDKPbaV4cmcXyRT5hLokWkYiaxWz+c",
+	"uzYoKaTumBzus4iNxkLDnPFCW4eukR5uQjUaSwFfxxNa89+w7nl/WyRL0DCJTOlOAn2BTCNoO1wYx1HJ",
+	"K3Pfcw9rwqh0PXScDGvDQhV+IkqgIWTlI4q5ni1Ng5Qlb2Ymi1P/ioRVJi0fVg0DmVraFuSx6UVj9q1I",
+	"/R+prVrKM5IOtmJW4ZIVJcyWhOpRfvC3Zo4hXnj22KcHk8uVIVaxpn4JdpU+QADS1uGTo4LVBWZTvdY3",
+	"s0AyLRb7Z/rPsgjH2Vj/371Wy2vIUmyhS2qAoFMrILFpdj0gNAaOQRM0a/+ZNKD1nJFpY5Zq4I6n1rix",
+	"zw+wYBeaweUF8Qa2LC9XO6/zxedJErO+IpEw9cI3DO/WskEkTGImjAlzcI3s+yQ8vjw9Obt6/+bsl7Mr",
+	"q4OYikR8aDgXbsbBNvVkZgw508/Cs9FMWiz0GXcyyO9r5gKLjh8gYZLwpBdnEYvqkFsLI2aR7bNGVUGn",
+	"ikhoXnNm4pcqzVg+bKiUHkCcfUWz06QJmXWbm2iZtISPnLCC2CxWdNjbzyL5H/5XeLhoRRfEo4uVIHCp",
+	"F7TS+tWsrjoGelvYMoWtZVQ0kUYMJH/ojQy67xU1DOMAIOENjXnE1fSEAjkLNJKHgef70ITXGHT4gzGG",
+	"Wm86HVEem8+CNekSQv/FzZ+yHh9jDTyJeXKtD51+aEGXHdMBI7Xwo+SKvc/S+NMu/Hm6+9G/TCvEn8L6",
+	"IYHULsh1gNfuRizm+kKmZ/qTiLVocQ0C4RK9VFrjgtEf+0Q6iIJwJnOQSjPU+k1ffcue0/bZn2Gre0H3",
+	"wO5IYns9MtNbH9U1oEeWJHTqbW/a+JlNw62oYTCkrQb68ln8zKbbdYcDAHwmnziCT1Ez0+btOtpZbtA0",
+	"wM041QNfrhflt7g7qtbgd1Xz9u/HP+DL0gIFwVuNLonIBkMnqq1oL4CtzKVC7vJszgpkZF6HBpODLGVy",
+	"I6QFWx7iLM1BQe34mpgOCnvkr6cQ5bkHkdXJ6S8X51enb4//eH/29v3F5fmry9NOkST8yKm1RrvjJZIP",
+	"XEeQtJNmSQLMbmZvohTOcyQ3chY2PaY5AqvydQkDT8MLSHj05vL06OSP92edzruvjSl84c6xC7QT7BTX",
+	"Bw/Tne3h/c1t9Z9P/3h/efquc3oyQ91Wuo00ikJBOHryrG9OmwybIWVb963Ldms+ta92O3pf95H2CgRN",
+	"1EZVtBVV1uf/DsHqlCa2cXRpePqdBPO93GgDu9PYfpCinZCLk5dfbPbltsiXf7Qf4dFSMNsRVimXFf/y",
+	"Y8mh7OanxuFf/tMK9cMrZVGaJ3qJlE0SxmIgTGeNiEFljAZkcvH2lVYXO7+9AneiIiMhFdl//oL8zH88",
+	"JOGEdSVXLO/JQRNCu1LEmWJkqNS4Juvk3eWbQ5KsThMZaliiSoD/i9TsW9VE1AGxio2I0UOq2GgcU8XM",
+	"exDa9DOmbevDY5H+PdQXhIfmf9Evq7iK9X+n6NePOTYWsS/e22954zvUD8GnZyk7w3zSFRdub/+feuGa",
+	"5CJlN5xNvOxRbb1687be88PiZK8ZGxOFMx6yKZmw1JUMgQTIEsVjkjKX0PpgqG/yT/P9uhX3mXk89q57",
+	"8HzSO8iMysVV9SF54JTPe4sRrUb7sLNr0WRxQPKdNElI6FprkjzZRKQuaOY9NKfb78aidw0gRgHwKIlS",
+	"2tfSpCdGRmgZiPPuv1uUwZ9V286qVIXFPx3n198h7vAgEQVviK/MqD9TaMEbyTKEPDMVriINTCC3JJ7g",
+	"oqNAn6BECvlNYHsZGwsSiK0HbLa6s4pQfKkRimISAfg8RyJRw4cKP9z9/VVs4SuMLcw4f2d7ZOTpkyYD",
+	"BTNTKIEshoK8tGEuSNpBAmFr89TMzmIfuFQ8GZikkvCNSb8N64GtrVg/XrCxnhtPYa6zZ3QmthEsDorM",
+	"HGA7nJIGSMncYzEB286ooOXs+EvfF+mIKm1rpbyRsj5LWdKD0p7pWO8oqVI4tV+U3CoBkLlDtSgOU8Va",
+	"qlhLFWvxYi29gj1jrUNPcV8caik1nUzMpWAs3k44hPZdgVooKTHx8oQ0jznI4/aBfVog88FXRu+70/dY",
+	"2hGSGkgHH1JdKQcUeiQKW99fs7E69KoysEsbnUpX0b0Bi3M5s879jM0V+XXmVx8cf+Wrv9ZK21WsiHaq",
+	"Mrt7Ee1sDqZuIdz5Kul0Cgu0mFTnvmD0iKh1VvRLVdHeimDnURPsbAoVvRrkOcVtNxKTRJtCiwmo53oH",
+	"2ltIN+tdM0Vqz6GoA7sGGkb6PtjkoHpsD7bsQDavSC0Do3HUL2KRue4XFnF6hZb57PXzJnupy8RXxy5O",
+	"Xs5oVsf4nsYJl2MhuXU3LDvu5hb/jsrJ/YirLZ8+W/6JBQeNFBcnL7eHXHnSwzK6hEbKEiingt7fUJVo",
+	"Sqdy/6Tvb4yoooeQdyFJko26pkUmtiHKJMQwXdDTo/tCw8k/wBtFwCWxy3wdHhYHH0Qpq6Cqgqrt5U8Y",
+	"cHhAR9mtBC+3kIf4ALM+K8gWVLPlPBobQaQnzopRIV9FifG1cxMCh8bm/XzlEKvRbzHAnmKxh+nGa0r7",
+	"52pDoNLfdu3VptgD6nqLIFXPa/Mq3v7GgA5W9gSpDKbLoO7XjGUsAkFkmA+mVRChUvseCI1gm24LjDAZ",
+	"bGk3N64w7h6QWG8UQJnUbjmXCuP639KYJRFNMeuM1N5dHder6rT1qtPMqj/e4jQzwCpaUdWmPZKmVIBS",
+	"ebarD5DmMC0rJphlNVqIhxrEmFXIqLLqQFG7wspcLP0lNcttlgjFeyynSYq5VNBpySec3l7sQb/OV3h4",
+	"WUfNhZM1yAz5jt/IwmQxv9Hn0M5JposcnFKPiusn/zdj6XQn2EnoiO20d+CxZ9GCXMKMR2UphB9LH+WN",
+	"bDMPRKmzE9xFp+zgvZ+eHGF1YRYVX3XVtHQF+mlAChL56OLoJvWf1o6gIChrI7LRzeLrZUGTnkgNX6K1",
+	"z8xwRB+ra+dTuH1EIzXhynb0sUf2xHqTXM6yKmqow/y0eQjEO3lkRAPi/C1vDpDWWOut8pqPxyw6NDVH",
+	"WkK9S7TuGwZEChKJsrJinOWEYqagFhFckv+Cubplw/7HLL7G77odl2fHf8daBWP72xqDzGJ1u5ug8gxU",
+	"TMFPwstp/ApJqVZ3N/T2XQtI3rtQk357b60XX7BU38UhPO3G8TCJSgerdLBVdDC74d3ZxR8WHV7vCC3p",
+	"GH/QOkBu4tBmnZxFoSEySUSeijJD5o280UROpWIjd9W9zvrynvAw2S2pI/BsbH69ljKyt9kRLFM/4ALT",
+	"4SJaUu637Bi666qsu0pzefRN6I3qsjbezaspux+ND+rTrvNW7bIPY5GqpbGRtUDMPXmRzoIvhDkceVyD",
+	"62kvpziRC6qGoMQUBx0ie7xUNFW2/D9mpqSSvLt62fgn6U6V5bUf0fQ6IJMh7w2JHOthyyFjioxTMUjp",
+	"SJLa6Ycei+tAX0WUIPoSCKRIfNihC6NwFQC3/yInYFeMCl62iPVpFquddp/Gkjl/XVeImNFk59MKSpdi",
+	"H9RuT97cmv7sLlwh7/m48xt240/FBPLIc356vyNATn9Fo4hFbRLyKABt9y0dsSCm5j/Agg8Mah+pwNOn",
+	"0X3o//IWEjyDWY7+kIzjzNDbiDgbYdOCEVM0oorCPqxJkSoW1ZsFE79jehfiDLuGzMZOqGgSFIve26aR",
+	"QRgQFiPbl3Vk570PC40Ooa0DXBuCByU8JGw0VlO3QfTeIMcsjiVuT+DGBl/ID2FAwu/0/2no//O/w4Ao",
+	"2tWPP74EP8s4ZX3+wRYCht+ERAr0wmgFxNu37IbGGfhP1JCNmqSjUkZHQOcCFe76/MEeNt4kqmiXSvi0",
+	"cqj/1qWqN8TGJXtBq9XSu0AG6GTiShIxSeD+wHWp0hpS3stMD7onkoThvyZDffogfhpDYoctEZCH+hRh",
+	"Pwr/mxjnEtTi6/lqtYwr0mUDmrimVYUiSfDER1lq22O5aogRnTqqA6B54wmhROtoKU6zSuevKi4/t48C",
+	"T2S++6kkx53fPImfC8pFQr8odmfE/i214MV2Md5xRb/xkEroVzRfnVzoS2MKmfWNyVbsHxy+tX+2VJl9",
+	"lTutC1G93CmOwU1bNF95JqoMqYety76vPVCVYa/qXR0wdXe0eUSl17c6Vao0pqro+jEXXd8V8nKXb7YJ",
+	"18Yt+glyL99TP9mSUxepmj8TJena+FOpUZVT9nGzO2/UK8t9h+wDemJd9PjuftjVNJ3HFWu2s63CzZW2",
+	"so34tJdsUtZM6RacuM2RUyit2xxYrJxdDSHiYg7N44CMzaQ2H8/GDVaKwWykDrnCowqPtoxHi5LflkPS",
+	"wtzlBai0QqcK0zrfaz8AvlXXcGCcsjFNmawX84H7Il3WYd84buU06Q1TkYhMxlMTLzKOIwhheaE/kame",
+	"GGG+zrffXhVa3u+3WhB6YrY3viOzphIzngN4I+H9sja3335LTqHnEWRMu/hpTaTFUXiOrLk06sCkJPld",
+	"1/XQgPZeZApa3vOEsA+0p+IpBEdFn4Q4hDAgoUm4DkntVsLvNgkdn7dJfOKqDvHNPvQdD0nN8HgzAkS8",
+	"6OyTSuhXmIRwM1LIK6dRfmuX9UUKLeczaHQvs16PSdnOG8JbTn9ok56pYCYkOKYSS8JNgWYKAUv3fNxF",
+	"BTp/++ntNx1RnD1UMBJ9I7QEsJ5Dblz7cgxZ5gkj3SkGdHmC8W7zwJQZRlxxw1K4ukmAzjni/b7eZSIh",
+	"4ywdC8lygqMu7V0PUo0V5G/RJbXw4rxzRW4/Q7t/i64M6zY/oWeI37z1MivLlU148Df8QWt/ZlX0Aeqn",
+	"IlEkS2ImJQlpHIvJBU21ugDbSx9C0Bvyg+Q2P5dEjmgcY2NGpb8L3OgdHD4asYjD9qUwWb1jtVGHVbVZ",
+	"ggcZqenkNvrYr8rS1M3i61fzPE3yibe392b1QHQqxVfeVkNwkQp99lnU1gCaTr3sklXhDAilc1iCs+HO",
+	"t96eKBJGAWw1QxCPwFuCFFXnmsqT9cS7nH/GZuYr9yyvupJX3TCqbhhVNwyvG8Yq5p3fQjGLsUuhXsW7",
+	"cP+tpm8vp0YwxrRWHrV6K4vsBgHp84TLoSmwJTzpxVnEIlJTQ8ZTMuRSiXSqUfSajVW97WklWp82eRTI",
+	"b6qV/YBQScJXp1ek2WzC8HY//i26Z9Gn0Kn5XDXJOwlGgBJ6AJFRvbGCNm/MBEcqFnqY2n4TRGoLVFtu",
+	"KU02qWyD3biqV9FTH7lIXusv8DVEIvS0X4tu5firHH9bdvw5rNoMlgalPsFgubMPKU6h17nJLDW1BJ5r",
+	"pHbJb1ga2L9Ilt7wHvtGuiT1ehO9ap4PzzatdR6JFKgSiMBnaBTsidGIw/u0SellqgPrACKldWN1p0An",
+	"CL4U/b/ZCIgImHWx4FVQ9wdOIDBOJSSwpQMmodMu8snQZAqvm/Aea5IjD4/HaACTiLMIHC70miVa9NEB",
+	"5QmgK08I7YoMOq5bV4mjb2AfjLOnSUIllHHbmOoA608znhdTdQHiZ8YZKVEIwJCWeCEhpbfu+8nazp2X",
+	"TNHxia6nYC6NH4cxEVkc4Urpcej3Fagplr3cXGhLKw+hvsbny9VvCIjkeguYDN1MspwRvA4eO5Cleu56",
+	"hY0ncWEX0V/03NSQJnAr/HmJQw0dCsXGo4YtI0+PnqRcL0twm9dNFT8fnBzMyHajpVI5FswU9A7gx5h3",
+	"a0BLrywBhymLyDiGHlNm36asr1XrJqlppcZ39a3qmgytwxN6guFTvWUKDIneWKRqxvOeO3PtpDxXbrNO",
+	"5t2xVM4sCpxcezdew2LJ8KCOGE3MotHEGKsxozeMSDHyNyi+snTttup4xEM5p/Y8prwxo5wsdSDub/pt",
+	"azOPVDW/T7SdtEfKGeNX2Gu1WnqHuRU9gH9KpuSR2mnr7faisbffaO1dtVpt+P//3gl2NIjttL9/0fo0",
+	"58aYFT37z1szlEbdTJGDlsMRh/a5MEC5OU4FwueQSm2ctg6x9jFlCZtoTWOPnLAeg84Uepz1JnlLR4z0",
+	"2cQrnkR5K5kiPvgDgxyMbx7nN973t1wmi0yZthpLxKLp8TsntxKhQHYdFqKgoBBoGzi1oq9qzl015y7D",
+	"BVN4NuMD11sUi3G5tOaCdKWcyP6lN5fxQR/6Po6x4AkUbxGuNuQX39hw5va4rburBNstZ8Luk7++rJTi",
+	"Dhia1LeCjVGuN93D+z6tc3GpD/Trbti5vpNzwNRmlP3bXZev9dd7VPVnK+j2VQVaVYH2qNt+bhOdg5Uy",
+	"LFM24FKlTimosHm9Kt5Lf/2eeEWvP5cOU4ong6pPQQWvTxVefWgj0uznp1Pte29k2VpDvXmUwELgh64A",
+	"vi9eVR7bqiD4cRcEbwbC/Opg8MymcvejoZo9iz7tRjxq2pO3UP+LRC8baXUujHjUnrBu+8+s1XrWGwqp",
+	"4L9Y2zzb/MG9AP8akpRJEd8wSZTQOiGwU5mIvH6IF84k4f//7CisN8lVzon7jcREKEBULsmIRsy4efWv",
+	"WpHUWiAEIhkkRg1ZygCKIXZNwQGNWI1hbX0b9qGqQ+OpLLlOxCTxSHht0PGgSY5pb2j62PX5DXOx81oI",
+	"f2kci0SlIm6TcdaNeS8gI/qhQQfsh2etVli3JJEFnVlLjIRNkGOQ9hU0p00Fqs51kjIKdHnIWKgHYgL4",
+	"/vvRe65nIbH+JJ+kayWDjwbt3Dy8SY7PLztt4N8SKR9wzNG6gKG3bYzbPKZU94Xki/SERydmW6zSEMea",
+	"OPkX5ZGjtBxTaD1k6ivd5tmZFShr9qXZnm4d8ei79eTVydmJW64FAZWTsxN30mZct0dQ2WQ3WuMojsWk",
+	"cQ5f7zZ5gbeaO+FGc9+nYKewfW8lJdQX22s/BZXGv3WN/ymo4lp0sfRm8cGXXGnwEYrUwo/6H++zNP4U",
+	"1pE6FMXGN9JtfEliDXEiU5JHjIS7dMx3b/bCgFBM73h3+cY2EUNZhLIlAzFpc1h8JNSooo9TlsY77Z3d",
+	"nZKc4bRw9kjNPLnuS9sPiiVawZdgEDy5OS+S/39PruXtCkCO2tdsKtFd8/r3n0mHKSyHAkE11QAf5uNo",
+	"/j1RoU20n5LX551TEvNuStNpJVRLherrybX8+qTp35PrhmRqTYn6+vefO2yhMDW7s5KjlRyt5OjDyVFz",
+	"7L4CwYlhjd2PMZdqeWQb7UwS/sgV4inSwLzhUuUuRIiimOpkVZC4KbsRrlu9VJLUMLFKC89UjMjeoRF7",
+	"+q9EjFki0eqFpGYex7IekG7GY5VTB0gl9P1dbmr7zRBrIYsiSRtp1O819lv7+1bQFkdkapOu2bRJjvzx",
+	"1fwsa2SwDwiSLOt5Qa7wLONzQFKmeIoXYCPUOpFMSUi873LnJ4DnARt7nmx/aOgbpPLqlvTHF0mPmeyy",
+	"FdQJEuv35XqBvm+cig+caYWHjQklPTGezisrVJGRkAqdFSYaBrWsoJVAwZUf8cLSdG/BzNT0BExmddEN",
+	"IdLi5NAdsRFVI9+Ej1XhmB+FXgu9/7Cdg9n+C4YR48wWj2BEP/BRNtpp7+8d/OPgn89eHPwj2BnxBH/c",
+	"c0PiiWIDlm5bCbrprZH+sAxJFmlE5oybcCxsuUo5qpSjSjl6MOVoRpKTmjvHBA8y0Sf5S/M6iO7uzf4u",
+	"lVLLfJHkzSMWKkxDAU1azscsIT9iZ/T9Zosc2Ud4qgJxz/WHjaPmqEKEPApRQKesx8fcJNoq26WdDCmU",
+	"VueKjn3kN6YvDU0iMSKSxgraEenpKiStCOWQ7j9/8T8h6QuNeljsB1EN9oF0fjpq7D9/4QrT4G01lQKb",
+	"UUD09WmjRyWL6qiq6FeETRLC1EI7SliC45hKqecWkJCPqP4zFjpes4hcvH1FavYD7qIvZvfjbLujT7vw",
+	"3OY4GYR1UDdce2a3slbRAKYyWz9uOhPJ0FJG5ZpSb8h614dYA6nXfEKlUfwiE34R0rS3N3/Tul4U5BrN",
+	"nnmR7XhkCNtAqeno/R7ZD+v2d1C6aSUJfXkao4c+DIgStm6yplUnEn4b1qFNkGW+EhOa4m4exKJLY5Jq",
+	"/RVqSNbVrfSexS3rduuGOoss0x3idaMRZcNcVOZhL6gak9xTcu5t6ROabuurf8m5UwqWFpxRcz6/6G/9",
+	"xDQYXwyuK7sZT0H+3aagLBS1m9dFtjWdXNWAnbyCmuHJ1VyhWKpGtOG9AfGeFRCQxljTB08w1ALk3eVZ",
+	"PSC9lCuWchoQvY5ObXLa2EUqoJPku8s36EyB82dOI5YZG1EZuOZ8BSXFRSXAGubKplrAiKY2dVeLWTVk",
+	"I8niGybrT1665t/ucYtXb5wLUBm/dE9fUknYr8s2/RzIXjg4Tw7aSxzxSyHeGN4WZNEHbZ2rgKVDalQf",
+	"2SahfnVIal1t8UEsG9/3Vv/sNWz1POF0xOoBCbM0Ltw3YV29MqFhW5ZMGQvPmG7epbEYCP+6JnkrjKnI",
+	"JXqrtXmKRry7TQ87EcaZTWgUpUxKsOns7GwZBE6u4EF+6uCPX3Ue+LfmjH4wcWFmtkBU4G6spEQlJbYt",
+	"JYq4+bQkhZxKxUYNy+60mHnxktGoATk+7loih8AGnTsDDV+YRmVFxnTAE6pYdLeqMveaZcSFHRj+lRv9",
+	"Fmso7EvecFk1U3uEtROPlAQQD1h+aDx4yLftorKE4hkwhQm3n9ViEqKYJPnri1yph3PDQwoe7PvenSLt",
+	"6RxIhFs80f5ZXhpoP9dYRHtKw2AtBDc4NMvgifuxT2Opf3UvdtHvmSZFeEehSZHRarpCxIwmK8WzHxe5",
+	"qV3Iit20wqkVcGpDALWIg/QeYLGoAhQ5/OwYd7ZTw2kffwwvW6uB697GB7FM7bDXWL7Ris7o6VR9fu1F",
+	"nHi4CHUgdEcM8ss33a8utIGplfPQdND63qMBIyKBzksFtQiD8zzOG8/qX/z8zUwC6wapRQyUCf0bRupR",
+	"t2gTVEYIT6RiNKrfV4VahIo4Sw8VN+HvP5hftRN4T1T5V55IofgKh/5YJP2Y99QjRQnccZtDiaDceDqK",
+	"pSBam5FzxhGc2a+S4udW023A1L0w5xGR+6yibVWEPhWhz6PmS7snRi7n8tEaU5matC2dBrl+7q/TbM88",
+	"RFqftczDzwtYlaL2JTZGXEO/+/IogLZoPu5GGR7OJS21j8UYdMFCPdqsHckTJfysiK1ZgXa8GzYEH9an",
+	"dSzG08qfVfXv+gy2pj0/W0WVccpuOJssxpRLlugNUGjA5EXbsaky5M+CwXhx8hJhA/7x9hWp7T1vkWjM",
+	"66aPPbb5Dsk4ZdAoHTOsdseJNlpvWFrMXBpH/bBJzkdcKRbZt/U5iyPsmEUi1qdZrGTbKxY6iih5I26Y",
+	"huTAazH1504HHwBMbH/uECUiOsUrfEea6YNxfHp51fjjjz/+aLT0/9sLChldpusYSyGrgdQWJJtBMpYo",
+	"q6OW9YDEYiAC0hOxyFJX102V0Ca9qYb+z8+nf/wVYgtr2huS8ONH28ijOWKK6qVv/nz6x6dP2wqJmi3y",
+	"mHXfCxzinTudj6N+8aXmul9YxOkVhmFnry8pgd5xe/nWp+VXzj+nNJcshXPIIjKmA9Z250wfsVsPVuUh",
+	"rag0n4gerTc5ocSKpXtnqtjayp6I2PLUY5OamzKZxco0F/QrMol+RJuE0J4wDGyRZRSSml9zeaSwqdGY",
+	"SqgTFamrlAxJLa+cxIdeMipFEiLUz/58LCIWHha9sIadAzJjoGkeyiAuSWj+8r47fY+/WlLO/Bo5BLIK",
+	"Q9Vhc5O1nILIUSImh8ZtbGVpd4ryTSTxNDAN/rpTzHdukhPstUhTBi2g+non4zv1YkHrSSpZgyeSJZJD",
+	"Sgw2BKSRHsVxKnrXfZFGpEsle7ZPauGZWYs3IWQx7+mFPsf/boUBGU7HQ5ZIwgeJSFlUb5LfRXqNjUUL",
+	"faRrPq2ZBti2//cQsrsDYB1xCdcpQ9aVYLZSGZ3uly4Ruk2etciYpYZVBP6zF8NymcTugMghTf20xMJO",
+	"0hBeQgti2poaxz4mZIMeVbgZWxB5FUk0ofFU8Z50jSX1n8N3kqWNowFLFBQmU9JL6SRmKXKUJNckS/pZ",
+	"GrN0rbxuPE8eecW62sBvM0XO23Wk+2+7hJO9jofqMRJsVML7qaSPO6kGm3BaIDX2BJu/RcuEVk4CsFB8",
+	"HbQOjMDyMK5Jfgdh879uWKptgB+ehYGpHQFeGT+l+1mzNcO4jDwFJlPARhMLlabrloP484TXXoDye1/0",
+	"KOUd8udmpu9m1CbhfkhqxnCsw+/SEVuzqDjLQxI+C71rbl+8guSBspt6YNtOZ4melpYQeihX/1KkN8yS",
+	"60AbZRMtB0MxZgl88Pwh4aKUUTOzQs6omdZOez/YYUk22mn/Zz949lcJOdLtsLtFawYlLFbiOhnpL2pe",
+	"+26/W2XEPHUc/BG+JH762sXbV/X1UVDefGko2Ln5qlAwxH4DDuZkO7/O9h5wgPC6c/5W33R8cnR19HlR",
+	"UN4MvvswildEQnt1hYYVGq6Ehp3f1kNDH+GM83KhY6OYwwWOQ+dMNBwUksiEjuVQKPBX04RQpWhvCOzq",
+	"+pxZDm19KbrHm+R4rmQ4EpMkFjQi3ax3zRSpPffM5HrRKA6L/UcxxGnuD9H3Dbave+Ziu5fUjGkrCfvQ",
+	"Y2OFjgF7kHJnhhLXLLEwHrGYA72nofkKlYaowjRoLAWRLIlkocVn017AorBJcrEz4za4j2g4zt92Ab7m",
+	"jQuIy5lVcVSzxXU59D+BTe27ZUkWALXamWHzfMOSgRrutPf2//nABOab8feXYrnvq7s4efkEKDuPce6N",
+	"Ey7HQvJVQtrmFv+Oivuz4v6cF3LHxdOwlogr6o+rijgi0lkgNiJtVlsNHY2Dz+ptul8QNuqyKGIRCU+o",
+	"onqyAz3Bi1SIflhGvD1Pu3HTC5vkTFn2RUlEvx/zhBE6oNqmKIqzYkeTcGnzr7B+SCZDpoYgkn16OMtB",
+	"2eXK7+yBdKWhdfUnxVf7FMPovc8VeUmnkkwsi9XMQudLLCmPMBBpxmMC3rXZHPKU2aa3JGUN7NvBVa72",
+	"JmxCDBrXUQ3g0tob7iIT0bhm05zF0pTcqiFL2oSSmCpzhe35QSLBJMQpMH8dWvGXRTC0zLPLKVJHulk0",
+	"DX2qLz1PUKLydcQoBsSK3iWKx6FeSCJFvRgesZEQq9wUPP2xENfZmNTmYiizcZP6fbuzYNRnKR868C7A",
+	"B4btNdUPn4gshk+cf1TLOGq/bR1Y0FIGK0ELlKV+YYC+lieD+3OlI6zQbsw2GqN4NEziJZh1C3+4h6MV",
+	"fXilQjw5FaIzu41JbUaSB0SLaOJk9EJC7uVKxkQt7wpCRwXBqKX9rI8rcICmxYFTIcZaaQgIzBDYm8lv",
+	"x43X553TNjSqGI1pT5HXv3dIbUZ/+O7viQrrhpR5jCkcVsJ7Q3ndOX8b5NJxnArFeopFBHccCWk8aJPT",
+	"6KRzFAYkVNNxm5iHByTsqan+pwm8X/MImar7WRwX5dGIqaGICI9IzbjxuGvGhr67/w9/RhnzM5v+ksWK",
+	"axllXHt1Kx64ROMaxA680ljl0DB0Rj0xPWoWKUWuI1qIXGzYhxWkci+mfITSneovYdM3XqZiFM6LaH0d",
+	"SGH9G1fTSqwuE6uvJ+rxS9bvzLFmHyD1c6e9w6avh91XPX7OX7/89+nl1a+dM3k2ettinbMXZ8m//z7j",
+	"E0734+uzvwX/96v4+jyJ4j/+Hsfs1UvVe/Uh1n+Pfoon+u/R6JeUJlHrLGk12fT1+N/H+hm/Tbt/j/ei",
+	"3+Pr87+PPpxfnfH+r83efpx0Ry9b0b9exwVHyJgqjYI77Z3/85+jxr9p4/+2Gt+/b/z13Z9/Nm/54X/m",
+	"nBLBzoeGeWCjCGEFoGkTNUwZA/XxxUGWxmRMU63AMr3uJr0oEmohCWoRBwvPrrSMSsv4MrUMI7TJ69+v",
+	"1lAxUGQ1YjEQS/ULfYGVgvkw8jTz2ay9oYgjm7UH4VRtq3Z+ewV+iGyMztj6oeVEbernv0tjJ2kLot1k",
+	"PY4FT5QkQ5YydGw7yWQGgTSmCQPm0s5vr0CqITOpafAZWndix6x040LEvDcN0VLvQ4asJDj7nCJbjJne",
+	"53o+EU9ZT8VTkmYJ2OtDFGG5KKYJGYosPbSiVf/my8Ky2MS96Ux90YV0i2/0J32EEnAzeRvBQ0Q+9aZ8",
+	"Qi7ymT29opvc3mVuqgRQJYDmBdCZtXZiRJUVpYtJlF+aHjjrIXfRX1ekNaYDNh8LJjXw++qfLk5eQvK4",
+	"NCFSzFUA5DZB3Zgn19LkFKMsqIVi0Eb+7PqyMOkiI+vzwfuFqz74QrF9Dov1JsBt4VQQL7hbafQVoD45",
+	"QL20KOft5HXij/9NFwLqr5cYwCnTpDWUfgON3wok2sWHh/W2xt3AqOwmIwZZ7X+QN4OwqO6SiE4/Hxr+",
+	"mm4GCMtyQgyRf2nu3g5il8nfM/+SN4Odvx4gW+SJ6NBmJ1YIXSH000Po22B0OVpPWHcoxPViCvJCA4C2",
+	"z4oypK4TONlvEZl13X2ySd567OR3K6m3Q2uPaKLV33Ka8d/tBLZY/2be0fFmWDUPqEi51yDlNnu5eEi8",
+	"k+l28aKy7JnDsISg2+zSLlIY/XR1ddEhLInAKUkMaVFvKCSzBLjXPImwRZ8NfoH5ikEvIlkvZUrbq1xC",
+	"pa/jztTK2SiTinQZoV1okcwCkklGwqFSYxkG4F3VilImLcOHSKGmeyLSCPOS4Ff9wqHGkRrF/52kXCmG",
+	"OWeu8b0l1Az39561/tF6cfDsWQiV4a0P/+gju0gYYD5QP5OQvnwKObimntgVZthmgVrbc1MYG70uFmLc",
+	"pb3rgIxToP8NwCpvxKJHY2x42ItFFhHLG2KbpZBw78X3zf3nB03zvyHhSS/OIhbVAzLKYsV7VKqAZIkc",
+	"sx6IKdcZUUAWGvxO48Y4S8dCMpKa8GafnF3cHMDFZxc3L0hN/7MxotC0BX5xb4Lwq1kAhNODVkuvMrTd",
+	"AuLQLI1Na2joY4we4iFLWUBEQpCjz+SODyjU3Omdkk7zpGaqSE8kCespw3Uq0L9tF5r2VEbjeEoiTuOY",
+	"ReChpvitwd2BeWX+Z8CPm7hH5J8RktFw4alSbDRWpE95jFvWOLbRg56YPmLjVHyY6p/gdqyVR3+4n6OG",
+	"navBB88TqWgcmwA9nRI54ao3BG7ERH8v2mckYgD3kFkomVL6tTAZqp8kcdeH5iC5TQfH5Wg1qUlqMxTW",
+	"XTYVSWSy3fAkAknBZChZ7/18+22MROr98mzfNvCGaPghkQyj8k6shvqBrhZ+KCb283JTxu+nC/KtyXBk",
+	"BTP4tyXuf/P0z0r9jy+PSlSJpcRpeNchCfHrhzn/RA7IFaHaF94g4CvmhHTajJYRoK/cU23yjZ5bOwog",
+	"U7mp1vSOrAVFmYvElPVEGslDJ5FGImVWLOnBbw9CcfQ5hFaNAioarEfN++8fpXsbQWW81scmLxAyMJHn",
+	"0DD4H+baNlQaTLVBgS3DU9YkR1A5gY1tuUT9GEN8IkECU/AVh97rQn2OuzFNrgl6GEkvZhSsqEMSJlkc",
+	"hyRm9AbJobIEcxaxl6LrKQJdz4zWiX0I8D+jhuj3i9CjdVKtlrdJ2NNfo5fpR7ykPM5SJkOSMpWlCejU",
+	"LUzOjLik3ZhFRyrUv+ohkZqv7MUpo9EUtGoW4argf9ebc21P3Bi5IqLfbwMKjhlm08xokIiJuH74wMDU",
+	"lpriWFDm7et5QvoxHwyVTdPs84TLIQNMhe+C9ip3qKttA4Grqnis/0PjrVk5YmpHtwC4aCLdG3C3puh+",
+	"VhLzNTXcylFW0So+keZWWO+2SfE1p4zu5gi6vIzCG8I30sPdYlvQwOvdS45yZRUsR0voKxLA8AmdontQ",
+	"Y6j3eET4kEehrZkI/9XooMurcWKeGJIaiBozmQaPwjq5oXHGAsIBfns0JrSXConuRQP+8gFCAyf5km6n",
+	"oc3jahdanPW06hpa6fHbiGjQxRi0aUxUDOMc5fGOXzOWgcpsUaGprw9zsDMxj4ISXYx2kNp+a78OVebW",
+	"YEensUo5JOVdM3Dp2keaimoPxpBoFKiZSpVy9wiwPApvUmKpuq+EIDU9hRRdvC6U02V9kTJzp0n6trZB",
+	"va2vTZlRic0oQSfuWdc+kRlkKeQF3cbpPbdY21Ok9ZfarN9if1s4urRlq+dXn9l9Afmv3p+V16RC27t6",
+	"QBmcVr2tUGG7P7zmPN5QdVLalV3v6WE2osl8RgkEsJDATjGSCqHKkvTCekBEpiSPGAl36Zjv3uwBBGRp",
+	"vNO2eYI7n/7KR7QLWdC7PTGePtrBfUyYmoj0+vEs3wqbackwuSxGPwtDMa+te+/FnwB6zS6c8xNTOewK",
+	"mmLkdczSBtoZfT7QwrCZ5y0eWe6xEmatjt7DkZYpyOsBZIMoOiSpGekDhb91/4kohuQCLscxE+OYkclQ",
+	"kJT1GL9hszmc9jmmOUjpyPDdGH9WE9GQio0hWtpARkH7jEwN0fIxYba5heIDrmhsqdP9Urm6TQzgqc+g",
+	"nj8cLyt56E9i4s8JngMcZM4F6lWi+Q80FXEljzyTMtMKhv4MIwht29XRO9mGIO1zsvganr74WTMdXLyb",
+	"PaKjsrn9IhI1jKGTVMQVySQd+K8+hp/LbjwuUv+jXugI+PMnnOp/l9wPrW6k902wOj61/WAhGcCfCN5w",
+	"y0jydrT5jXmDhvl7MfO4AChBSRqyeVIh2a9kF2N0H49mIpS71n+Gky/z959bRU4al4FJgqFRJK3Krc9s",
+	"2qc9RkzCC77BX6e8Lkcjip+NiFS1hkFosfp/nmDrgFm2KnNjW3/m8OK8c0WQ/NbYFPmh2v3o/vss+rSL",
+	"94Wg13an2gbgKWrX0tJMhienb06vTgsPhIJQ6joU4ZX4LIkthwyzknuZoZpIoUkFpnCGYB2E9SbpgA0i",
+	"ceSGTsvVhF5BI4ZZzTZskqNkSvY/fLDND2jvOhGTmOlBwh8xMAk9ljCDxsupaROamCQk4F8KgL4Js2ZI",
+	"DVtW2HSTOmw78xY9Np6QvRYx92DSjskPciYCJl5Bvoyf9uNl/MDfOJoipo3ITJ5RkxzZIIXvykIrDXOV",
+	"9kzdU0Ce2wqogDxrOcoJfYT3oe5VGjJOkMSKpspm0Nq4hDGwas9zK49re0zRuN4k4cFei7wSiR8Smbec",
+	"+n0LkYdEChIJvU5mCv5TKUnFJMDWXTSO/dAyZ/JwWZAFsqMG/IYlJBuDoWaS3sw09L7MlwtJJ5VlYumK",
+	"aGr4MmwmGvyeL29EahGXPS3OXS9CaePfhptDfxup6GgMD+kKbQJCCy4t72GQWh/OFCRjsYleEjwSOMSm",
+	"71Hs2BtDN6KOokmkB2DhyDCyyIK/Mcj/5cbj/yjzB9dADMIciolthyRivRgq8QR8QRq72mqjMKQyT040",
+	"BHQ0IYymMWepI4iGrcRlTkUHQTUoN6nD2nifYAp7FBLk7DsgBw2T8xgHj8Gc6WyIry8NPs5ZzyUCDDI9",
+	"Ha8ormEOxfknODVWRjFmFKxnN8NDoCDjU4nmk2+vw3n/MPpdZJss3ngrzMK+Y+lETOVMeyfLeLRTWhFT",
+	"HPm7hH8gkvVEEskA8wsN0Y7bX01yyf7WkAX+b4mJIGqokY702cRBkYhX+RhXdi8vnYdPf9JqfL8eqUlx",
+	"TnZ380QfBj6iMYm0oirLliOUQ7r//MUPIfmODNkH8tMvR8eNzk9H+89f6DNgCI7ceUQCoyb+mtIJ4I8l",
+	"LL9mU5+dcMa9iPlvKyyYA5BVF8xMQa8bbfT/+vji4NM6q5cvgZ+N+eKA6P9OGz0qmV4aevtizuFcQBYB",
+	"VbtIMsyjIAcUrTaURGgWLl2OoTv3OhprDb+45xaM3e392wevvGPy+Y/FWksR3uwFubAzKbzlByn/VIWT",
+	"NLcIy85ZMHvQnu0bDUC5JONvpB0H6kgu4ThiWlHVmhvmJM+L5ph3UwrKCXooCrSkJoWZSstvCqmst35c",
+	"6R3p0o97sxfknE7f7f718eDZpx/WOsTwDWbTqaWdXZ5XTcmz/YZeLv8L2Q4Im0/o8GU8iuVVsjn+9a95",
+	"O+koNwaiJnognYsxLNhaYamDUd9RTlW+2DarrJjKiqmsmMqKWWbFeA6xkxxSKnOmMmcqc6YyZypzpjJn",
+	"KnPmizFnSoX9Fu2aBb2VVjJwMJJTGTeVcVMZN5Vxc2/jBhMfKsOmMmwqw6YybCrDpjJsKsPmizRsUNA/",
+	"kFGDRspqBs2tqXSVRVNZNJVFU1k0K1o0VepZZdJUJk1l0lQmTWXSVCbNl2zSbD8BrcROWc2okWaelUVT",
+	"WTSVRVNZNPeyaDpofFTmTGXOVOZMZc5U5kxlzlTmzJdnzmgx/0C2jN6rqxkyN5xNquBMZcpUpkxlymzA",
+	"lPkN4aQyZipjpjJmKmOmMmYqY6YyZr5EYwYF/QOZM2ikLDZofA7cypSpTJnKlKlMmbuZMmY1rjSQVEZM",
+	"ZcRURkxlxFRGTGXEVEbMF2PEeCJ+i+ZLoS3HAsPl06f/FwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/uuid"
+
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/testkit"
 	"github.com/certhub/credentiald/internal/testkit/pdftext"
@@ -361,4 +363,40 @@ func TestAnEventsBulkJobsAreListed(t *testing.T) {
 	stranger := testkit.SignUp(t, s.env)
 	res = stranger.Client.Get("/api/v1/events/" + s.event.String() + "/certificates/generate/jobs")
 	wantError(t, res, 404, res.StatusCode, "NOT_FOUND")
+}
+
+// Single resources answer a strong ETag of what they send, and If-None-Match with it answers
+// 304 without a body; a change of the resource, or of what time makes of it (a certificate
+// past its expiry), changes the tag.
+func TestSingleResourcesAnswer304ToTheirETag(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	c := s.issue(t, "Ada", "Lovelace", nil)
+	paths := []string{
+		"/api/v1/events/" + s.event.String(), "/api/v1/certificates/" + c.Data.ID, "/api/v1/attendees/" + c.Data.AttendeeID,
+		"/api/v1/templates/" + s.template.String(), "/api/v1/credits", "/api/v1/auth/me", "/api/v1/branding",
+		"/api/v1/events/" + s.event.String() + "/registration",
+	}
+	for _, path := range paths {
+		res := s.acct.Client.Get(path)
+		tag := res.Header.Get("ETag")
+		if res.StatusCode != 200 || !strings.HasPrefix(tag, `"`) || strings.HasPrefix(tag, "W/") {
+			t.Fatalf("%s: %d, ETag %q", path, res.StatusCode, tag)
+		}
+		notModified(t, s.acct.Client, path, tag)
+		again := s.acct.Client.Do(withHeader(s.acct.Client.Request("GET", path, nil), "If-None-Match", `"stale"`))
+		if again.StatusCode != 200 || !bytes.Equal(again.Body, res.Body) {
+			t.Fatalf("%s with another tag: %d", path, again.StatusCode)
+		}
+	}
+	path := "/api/v1/certificates/" + c.Data.ID
+	before := s.acct.Client.Get(path).Header.Get("ETag")
+	testkit.SQL(t, s.env, `UPDATE certificates SET issued_at = now() - interval '2 days', expires_at = now() - interval '1 day' WHERE id = $1`, c.Data.ID)
+	res := s.acct.Client.Do(withHeader(s.acct.Client.Request("GET", path, nil), "If-None-Match", before))
+	if res.StatusCode != 200 || !strings.Contains(string(res.Body), `"status":"expired"`) || res.Header.Get("ETag") == before {
+		t.Fatalf("after its expiry: %d %s", res.StatusCode, res.Body)
+	}
+	if res := s.acct.Client.Get("/api/v1/certificates/" + uuid.NewString()); res.StatusCode != 404 || res.Header.Get("ETag") != "" {
+		t.Fatalf("a 404 is not tagged: %d %q", res.StatusCode, res.Header.Get("ETag"))
+	}
 }

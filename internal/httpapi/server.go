@@ -123,6 +123,7 @@ func New(opts Options) (*echo.Echo, error) {
 		public.unless(checkJSONText(ops)),
 		public.unless(validator.middleware), public.only(validator.explainRefusals),
 		public.unless(idempotency(ops, opts.Idempotency, logger)),
+		public.unless(conditionalGET(ops)),
 		publicDocumentsCORS)
 
 	e.GET("/openapi/v1.json", func(c echo.Context) error {
