@@ -65,8 +65,10 @@ WITH items AS (
 UPDATE bulk_jobs SET processed = processed + (SELECT count(*) FROM items), issued = issued + (SELECT count(*) FROM items)
 WHERE id = @job_id;
 
--- name: FinishBulkJob :exec
-UPDATE bulk_jobs SET status = @status, finished_at = @now::timestamptz WHERE id = @id AND status IN ('queued', 'running');
+-- FinishBulkJob records a job's end; no row: it had ended already.
+-- name: FinishBulkJob :one
+UPDATE bulk_jobs SET status = @status, finished_at = @now::timestamptz WHERE id = @id AND status IN ('queued', 'running')
+RETURNING *;
 
 -- AttendeesWithoutValidCertificate lists an event's attendees who hold no valid certificate of
 -- the template, oldest first.

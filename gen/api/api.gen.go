@@ -94,6 +94,36 @@ func (e BadgeAssertionStatus) Valid() bool {
 	}
 }
 
+// Defines values for BadgeIssuedEventEventType.
+const (
+	BadgeIssuedEventEventTypeBadgeIssued BadgeIssuedEventEventType = "badge.issued"
+)
+
+// Valid indicates whether the value is a known member of the BadgeIssuedEventEventType enum.
+func (e BadgeIssuedEventEventType) Valid() bool {
+	switch e {
+	case BadgeIssuedEventEventTypeBadgeIssued:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for BadgeIssuedEventDataStatus.
+const (
+	BadgeIssuedEventDataStatusActive BadgeIssuedEventDataStatus = "active"
+)
+
+// Valid indicates whether the value is a known member of the BadgeIssuedEventDataStatus enum.
+func (e BadgeIssuedEventDataStatus) Valid() bool {
+	switch e {
+	case BadgeIssuedEventDataStatusActive:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for BadgeRevokedEventEventType.
 const (
 	BadgeRevokedEventEventTypeBadgeRevoked BadgeRevokedEventEventType = "badge.revoked"
@@ -733,6 +763,39 @@ const (
 func (e JWKSetKeysUse) Valid() bool {
 	switch e {
 	case JWKSetKeysUseSig:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for JobCompletedEventEventType.
+const (
+	JobCompletedEventEventTypeJobCompleted JobCompletedEventEventType = "job.completed"
+)
+
+// Valid indicates whether the value is a known member of the JobCompletedEventEventType enum.
+func (e JobCompletedEventEventType) Valid() bool {
+	switch e {
+	case JobCompletedEventEventTypeJobCompleted:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for JobCompletedEventDataStatus.
+const (
+	JobCompletedEventDataStatusCompleted JobCompletedEventDataStatus = "completed"
+	JobCompletedEventDataStatusFailed    JobCompletedEventDataStatus = "failed"
+)
+
+// Valid indicates whether the value is a known member of the JobCompletedEventDataStatus enum.
+func (e JobCompletedEventDataStatus) Valid() bool {
+	switch e {
+	case JobCompletedEventDataStatusCompleted:
+		return true
+	case JobCompletedEventDataStatusFailed:
 		return true
 	default:
 		return false
@@ -1507,36 +1570,6 @@ func (e VerificationResultStatus) Valid() bool {
 	}
 }
 
-// Defines values for WebhookCreateRequestEvents.
-const (
-	WebhookCreateRequestEventsBadgeRevoked          WebhookCreateRequestEvents = "badge.revoked"
-	WebhookCreateRequestEventsCertificateDownloaded WebhookCreateRequestEvents = "certificate.downloaded"
-	WebhookCreateRequestEventsCertificateIssued     WebhookCreateRequestEvents = "certificate.issued"
-	WebhookCreateRequestEventsCertificateRevoked    WebhookCreateRequestEvents = "certificate.revoked"
-	WebhookCreateRequestEventsCertificateSent       WebhookCreateRequestEvents = "certificate.sent"
-	WebhookCreateRequestEventsCertificateViewed     WebhookCreateRequestEvents = "certificate.viewed"
-)
-
-// Valid indicates whether the value is a known member of the WebhookCreateRequestEvents enum.
-func (e WebhookCreateRequestEvents) Valid() bool {
-	switch e {
-	case WebhookCreateRequestEventsBadgeRevoked:
-		return true
-	case WebhookCreateRequestEventsCertificateDownloaded:
-		return true
-	case WebhookCreateRequestEventsCertificateIssued:
-		return true
-	case WebhookCreateRequestEventsCertificateRevoked:
-		return true
-	case WebhookCreateRequestEventsCertificateSent:
-		return true
-	case WebhookCreateRequestEventsCertificateViewed:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for WebhookDeliveryStatus.
 const (
 	WebhookDeliveryStatusFailed    WebhookDeliveryStatus = "failed"
@@ -1558,20 +1591,81 @@ func (e WebhookDeliveryStatus) Valid() bool {
 	}
 }
 
+// Defines values for WebhookEventKind.
+const (
+	WebhookEventKindBadgeIssued           WebhookEventKind = "badge.issued"
+	WebhookEventKindBadgeRevoked          WebhookEventKind = "badge.revoked"
+	WebhookEventKindCertificateDownloaded WebhookEventKind = "certificate.downloaded"
+	WebhookEventKindCertificateIssued     WebhookEventKind = "certificate.issued"
+	WebhookEventKindCertificateRevoked    WebhookEventKind = "certificate.revoked"
+	WebhookEventKindCertificateSent       WebhookEventKind = "certificate.sent"
+	WebhookEventKindCertificateViewed     WebhookEventKind = "certificate.viewed"
+	WebhookEventKindJobCompleted          WebhookEventKind = "job.completed"
+)
+
+// Valid indicates whether the value is a known member of the WebhookEventKind enum.
+func (e WebhookEventKind) Valid() bool {
+	switch e {
+	case WebhookEventKindBadgeIssued:
+		return true
+	case WebhookEventKindBadgeRevoked:
+		return true
+	case WebhookEventKindCertificateDownloaded:
+		return true
+	case WebhookEventKindCertificateIssued:
+		return true
+	case WebhookEventKindCertificateRevoked:
+		return true
+	case WebhookEventKindCertificateSent:
+		return true
+	case WebhookEventKindCertificateViewed:
+		return true
+	case WebhookEventKindJobCompleted:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookEventPattern.
+const (
+	WebhookEventPatternAsterisk    WebhookEventPattern = "*"
+	WebhookEventPatternBadge       WebhookEventPattern = "badge.*"
+	WebhookEventPatternCertificate WebhookEventPattern = "certificate.*"
+)
+
+// Valid indicates whether the value is a known member of the WebhookEventPattern enum.
+func (e WebhookEventPattern) Valid() bool {
+	switch e {
+	case WebhookEventPatternAsterisk:
+		return true
+	case WebhookEventPatternBadge:
+		return true
+	case WebhookEventPatternCertificate:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for WebhookEventType.
 const (
+	WebhookEventTypeBadgeIssued           WebhookEventType = "badge.issued"
 	WebhookEventTypeBadgeRevoked          WebhookEventType = "badge.revoked"
 	WebhookEventTypeCertificateDownloaded WebhookEventType = "certificate.downloaded"
 	WebhookEventTypeCertificateIssued     WebhookEventType = "certificate.issued"
 	WebhookEventTypeCertificateRevoked    WebhookEventType = "certificate.revoked"
 	WebhookEventTypeCertificateSent       WebhookEventType = "certificate.sent"
 	WebhookEventTypeCertificateViewed     WebhookEventType = "certificate.viewed"
+	WebhookEventTypeJobCompleted          WebhookEventType = "job.completed"
 	WebhookEventTypeWebhookTest           WebhookEventType = "webhook.test"
 )
 
 // Valid indicates whether the value is a known member of the WebhookEventType enum.
 func (e WebhookEventType) Valid() bool {
 	switch e {
+	case WebhookEventTypeBadgeIssued:
+		return true
 	case WebhookEventTypeBadgeRevoked:
 		return true
 	case WebhookEventTypeCertificateDownloaded:
@@ -1583,6 +1677,8 @@ func (e WebhookEventType) Valid() bool {
 	case WebhookEventTypeCertificateSent:
 		return true
 	case WebhookEventTypeCertificateViewed:
+		return true
+	case WebhookEventTypeJobCompleted:
 		return true
 	case WebhookEventTypeWebhookTest:
 		return true
@@ -1600,36 +1696,6 @@ const (
 func (e WebhookTestEventEventType) Valid() bool {
 	switch e {
 	case WebhookTestEventEventTypeWebhookTest:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for WebhookUpdateRequestEvents.
-const (
-	WebhookUpdateRequestEventsBadgeRevoked          WebhookUpdateRequestEvents = "badge.revoked"
-	WebhookUpdateRequestEventsCertificateDownloaded WebhookUpdateRequestEvents = "certificate.downloaded"
-	WebhookUpdateRequestEventsCertificateIssued     WebhookUpdateRequestEvents = "certificate.issued"
-	WebhookUpdateRequestEventsCertificateRevoked    WebhookUpdateRequestEvents = "certificate.revoked"
-	WebhookUpdateRequestEventsCertificateSent       WebhookUpdateRequestEvents = "certificate.sent"
-	WebhookUpdateRequestEventsCertificateViewed     WebhookUpdateRequestEvents = "certificate.viewed"
-)
-
-// Valid indicates whether the value is a known member of the WebhookUpdateRequestEvents enum.
-func (e WebhookUpdateRequestEvents) Valid() bool {
-	switch e {
-	case WebhookUpdateRequestEventsBadgeRevoked:
-		return true
-	case WebhookUpdateRequestEventsCertificateDownloaded:
-		return true
-	case WebhookUpdateRequestEventsCertificateIssued:
-		return true
-	case WebhookUpdateRequestEventsCertificateRevoked:
-		return true
-	case WebhookUpdateRequestEventsCertificateSent:
-		return true
-	case WebhookUpdateRequestEventsCertificateViewed:
 		return true
 	default:
 		return false
@@ -1864,6 +1930,31 @@ type BadgeIssueRequest struct {
 	AttendeeIds []openapi_types.UUID `json:"attendeeIds"`
 	SendEmail   *bool                `json:"sendEmail,omitempty"`
 }
+
+// BadgeIssuedEvent defines model for BadgeIssuedEvent.
+type BadgeIssuedEvent struct {
+	Data      BadgeIssuedEventData      `json:"data"`
+	EventType BadgeIssuedEventEventType `json:"eventType"`
+
+	// Timestamp RFC 3339 time the event happened.
+	Timestamp time.Time `json:"timestamp"`
+}
+
+// BadgeIssuedEventEventType defines model for BadgeIssuedEvent.EventType.
+type BadgeIssuedEventEventType string
+
+// BadgeIssuedEventData defines model for BadgeIssuedEventData.
+type BadgeIssuedEventData struct {
+	AssertionId      openapi_types.UUID         `json:"assertionId"`
+	AttendeeId       openapi_types.UUID         `json:"attendeeId"`
+	BadgeId          openapi_types.UUID         `json:"badgeId"`
+	IssuedAt         time.Time                  `json:"issuedAt"`
+	Status           BadgeIssuedEventDataStatus `json:"status"`
+	VerificationCode string                     `json:"verificationCode"`
+}
+
+// BadgeIssuedEventDataStatus defines model for BadgeIssuedEventData.Status.
+type BadgeIssuedEventDataStatus string
 
 // BadgePage Success envelope.
 type BadgePage struct {
@@ -2310,9 +2401,9 @@ type CreatedWebhookSubscription struct {
 	Description         *string   `json:"description"`
 
 	// DisabledAt When the service switched the subscription off: after 10 failed attempts in a row, or when its receiver answered `410 Gone`. Null while it is active, and when a client switched it off with `active: false`.
-	DisabledAt *time.Time         `json:"disabledAt"`
-	Events     []WebhookEventType `json:"events"`
-	Id         openapi_types.UUID `json:"id"`
+	DisabledAt *time.Time                 `json:"disabledAt"`
+	Events     []WebhookSubscriptionEvent `json:"events"`
+	Id         openapi_types.UUID         `json:"id"`
 
 	// Secret Signing secret: `whsec_` and the base64 of 32 random bytes. Returned once, never again. `X-Service-Signature` is keyed with this whole string; `webhook-signature` with the 32 bytes.
 	Secret    string    `json:"secret"`
@@ -2703,6 +2794,32 @@ type JWKSetKeysKty string
 
 // JWKSetKeysUse defines model for JWKSet.Keys.Use.
 type JWKSetKeysUse string
+
+// JobCompletedEvent defines model for JobCompletedEvent.
+type JobCompletedEvent struct {
+	Data      JobCompletedEventData      `json:"data"`
+	EventType JobCompletedEventEventType `json:"eventType"`
+
+	// Timestamp RFC 3339 time the event happened.
+	Timestamp time.Time `json:"timestamp"`
+}
+
+// JobCompletedEventEventType defines model for JobCompletedEvent.EventType.
+type JobCompletedEventEventType string
+
+// JobCompletedEventData defines model for JobCompletedEventData.
+type JobCompletedEventData struct {
+	EventId openapi_types.UUID          `json:"eventId"`
+	Failed  int                         `json:"failed"`
+	Issued  int                         `json:"issued"`
+	JobId   openapi_types.UUID          `json:"jobId"`
+	Skipped int                         `json:"skipped"`
+	Status  JobCompletedEventDataStatus `json:"status"`
+	Total   int                         `json:"total"`
+}
+
+// JobCompletedEventDataStatus defines model for JobCompletedEventData.Status.
+type JobCompletedEventDataStatus string
 
 // LoginRequest defines model for LoginRequest.
 type LoginRequest struct {
@@ -3375,15 +3492,12 @@ type VerificationResultEnvelope struct {
 // WebhookCreateRequest defines model for WebhookCreateRequest.
 type WebhookCreateRequest struct {
 	// Description For people; on update a blank string clears it.
-	Description *string                      `json:"description,omitempty"`
-	Events      []WebhookCreateRequestEvents `json:"events"`
+	Description *string                    `json:"description,omitempty"`
+	Events      []WebhookSubscriptionEvent `json:"events"`
 
 	// Url HTTPS URL resolving only to public addresses.
 	Url string `json:"url"`
 }
-
-// WebhookCreateRequestEvents defines model for WebhookCreateRequest.Events.
-type WebhookCreateRequestEvents string
 
 // WebhookDelivery defines model for WebhookDelivery.
 type WebhookDelivery struct {
@@ -3431,6 +3545,12 @@ type WebhookDeliveryPage struct {
 	Meta PageMeta          `json:"meta"`
 }
 
+// WebhookEventKind An event kind a subscription may choose: every kind but `webhook.test` (sent to the subscription it was asked for).
+type WebhookEventKind string
+
+// WebhookEventPattern A pattern a subscription may choose instead of naming kinds: `*` every kind (those added later too), `certificate.*` or `badge.*` every kind of that family. Deliveries always name a concrete kind in `eventType`.
+type WebhookEventPattern string
+
 // WebhookEventType defines model for WebhookEventType.
 type WebhookEventType string
 
@@ -3445,17 +3565,20 @@ type WebhookSubscription struct {
 	Description         *string   `json:"description"`
 
 	// DisabledAt When the service switched the subscription off: after 10 failed attempts in a row, or when its receiver answered `410 Gone`. Null while it is active, and when a client switched it off with `active: false`.
-	DisabledAt *time.Time         `json:"disabledAt"`
-	Events     []WebhookEventType `json:"events"`
-	Id         openapi_types.UUID `json:"id"`
-	UpdatedAt  time.Time          `json:"updatedAt"`
-	Url        string             `json:"url"`
+	DisabledAt *time.Time                 `json:"disabledAt"`
+	Events     []WebhookSubscriptionEvent `json:"events"`
+	Id         openapi_types.UUID         `json:"id"`
+	UpdatedAt  time.Time                  `json:"updatedAt"`
+	Url        string                     `json:"url"`
 }
 
 // WebhookSubscriptionEnvelope Success envelope.
 type WebhookSubscriptionEnvelope struct {
 	Data WebhookSubscription `json:"data"`
 }
+
+// WebhookSubscriptionEvent An event kind, or a pattern of kinds (two enums of their own: a delivery's `eventType` is always a kind). Every value accepted before is accepted still.
+type WebhookSubscriptionEvent = string
 
 // WebhookSubscriptionListEnvelope Success envelope.
 type WebhookSubscriptionListEnvelope struct {
@@ -3486,15 +3609,12 @@ type WebhookUpdateRequest struct {
 	Active *bool `json:"active,omitempty"`
 
 	// Description For people; on update a blank string clears it.
-	Description *string                       `json:"description,omitempty"`
-	Events      *[]WebhookUpdateRequestEvents `json:"events,omitempty"`
+	Description *string                     `json:"description,omitempty"`
+	Events      *[]WebhookSubscriptionEvent `json:"events,omitempty"`
 
 	// Url HTTPS URL resolving only to public addresses.
 	Url *string `json:"url,omitempty"`
 }
-
-// WebhookUpdateRequestEvents defines model for WebhookUpdateRequest.Events.
-type WebhookUpdateRequestEvents string
 
 // AssertionId defines model for AssertionId.
 type AssertionId = openapi_types.UUID
@@ -3857,6 +3977,30 @@ type ListWebhookDeliveriesParams struct {
 	PageSize *PageSize `form:"pageSize,omitempty" json:"pageSize,omitempty"`
 }
 
+// OnBadgeIssuedParams defines parameters for OnBadgeIssued.
+type OnBadgeIssuedParams struct {
+	// XServiceEvent Event kind.
+	XServiceEvent WebhookEventType `json:"X-Service-Event"`
+
+	// XServiceDelivery Delivery id; identical across retries: discard duplicates with it.
+	XServiceDelivery openapi_types.UUID `json:"X-Service-Delivery"`
+
+	// XServiceTimestamp Unix seconds, used in the signature. Reject values more than a few minutes old.
+	XServiceTimestamp string `json:"X-Service-Timestamp"`
+
+	// XServiceSignature `sha256=` + hex HMAC-SHA256 of `<timestamp>.<raw body>` keyed with the subscription's secret.
+	XServiceSignature string `json:"X-Service-Signature"`
+
+	// WebhookId Standard Webhooks, sent with every delivery: the delivery id, the same as `X-Service-Delivery`.
+	WebhookId *openapi_types.UUID `json:"webhook-id,omitempty"`
+
+	// WebhookTimestamp Standard Webhooks, sent with every delivery: Unix seconds, the same as `X-Service-Timestamp`.
+	WebhookTimestamp *string `json:"webhook-timestamp,omitempty"`
+
+	// WebhookSignature Standard Webhooks, sent with every delivery: `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the 32 bytes the secret's base64 after `whsec_` decodes to. The Standard Webhooks libraries verify it with the secret as it was shown.
+	WebhookSignature *string `json:"webhook-signature,omitempty"`
+}
+
 // OnBadgeRevokedParams defines parameters for OnBadgeRevoked.
 type OnBadgeRevokedParams struct {
 	// XServiceEvent Event kind.
@@ -4001,6 +4145,30 @@ type OnCertificateViewedParams struct {
 	WebhookSignature *string `json:"webhook-signature,omitempty"`
 }
 
+// OnJobCompletedParams defines parameters for OnJobCompleted.
+type OnJobCompletedParams struct {
+	// XServiceEvent Event kind.
+	XServiceEvent WebhookEventType `json:"X-Service-Event"`
+
+	// XServiceDelivery Delivery id; identical across retries: discard duplicates with it.
+	XServiceDelivery openapi_types.UUID `json:"X-Service-Delivery"`
+
+	// XServiceTimestamp Unix seconds, used in the signature. Reject values more than a few minutes old.
+	XServiceTimestamp string `json:"X-Service-Timestamp"`
+
+	// XServiceSignature `sha256=` + hex HMAC-SHA256 of `<timestamp>.<raw body>` keyed with the subscription's secret.
+	XServiceSignature string `json:"X-Service-Signature"`
+
+	// WebhookId Standard Webhooks, sent with every delivery: the delivery id, the same as `X-Service-Delivery`.
+	WebhookId *openapi_types.UUID `json:"webhook-id,omitempty"`
+
+	// WebhookTimestamp Standard Webhooks, sent with every delivery: Unix seconds, the same as `X-Service-Timestamp`.
+	WebhookTimestamp *string `json:"webhook-timestamp,omitempty"`
+
+	// WebhookSignature Standard Webhooks, sent with every delivery: `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the 32 bytes the secret's base64 after `whsec_` decodes to. The Standard Webhooks libraries verify it with the secret as it was shown.
+	WebhookSignature *string `json:"webhook-signature,omitempty"`
+}
+
 // OnWebhookTestParams defines parameters for OnWebhookTest.
 type OnWebhookTestParams struct {
 	// XServiceEvent Event kind.
@@ -4109,6 +4277,9 @@ type CreateWebhookJSONRequestBody = WebhookCreateRequest
 // UpdateWebhookJSONRequestBody defines body for UpdateWebhook for application/json ContentType.
 type UpdateWebhookJSONRequestBody = WebhookUpdateRequest
 
+// OnBadgeIssuedJSONRequestBody defines body for OnBadgeIssued for application/json ContentType.
+type OnBadgeIssuedJSONRequestBody = BadgeIssuedEvent
+
 // OnBadgeRevokedJSONRequestBody defines body for OnBadgeRevoked for application/json ContentType.
 type OnBadgeRevokedJSONRequestBody = BadgeRevokedEvent
 
@@ -4126,6 +4297,9 @@ type OnCertificateSentJSONRequestBody = CertificateSentEvent
 
 // OnCertificateViewedJSONRequestBody defines body for OnCertificateViewed for application/json ContentType.
 type OnCertificateViewedJSONRequestBody = CertificateViewedEvent
+
+// OnJobCompletedJSONRequestBody defines body for OnJobCompleted for application/json ContentType.
+type OnJobCompletedJSONRequestBody = JobCompletedEvent
 
 // OnWebhookTestJSONRequestBody defines body for OnWebhookTest for application/json ContentType.
 type OnWebhookTestJSONRequestBody = WebhookTestEvent
@@ -6695,6 +6869,9 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 // webhook echo.HandlerFunc returned by {Op}WebhookHandler at
 // whatever URL path they advertise to senders.
 type WebhookReceiverInterface interface {
+	// `badge.issued`
+	// HandleOnBadgeIssuedWebhook handles the POST webhook for badge.issued.
+	HandleOnBadgeIssuedWebhook(ctx echo.Context, params OnBadgeIssuedParams) error
 	// `badge.revoked`
 	// HandleOnBadgeRevokedWebhook handles the POST webhook for badge.revoked.
 	HandleOnBadgeRevokedWebhook(ctx echo.Context, params OnBadgeRevokedParams) error
@@ -6713,9 +6890,153 @@ type WebhookReceiverInterface interface {
 	// `certificate.viewed`
 	// HandleOnCertificateViewedWebhook handles the POST webhook for certificate.viewed.
 	HandleOnCertificateViewedWebhook(ctx echo.Context, params OnCertificateViewedParams) error
+	// `job.completed`
+	// HandleOnJobCompletedWebhook handles the POST webhook for job.completed.
+	HandleOnJobCompletedWebhook(ctx echo.Context, params OnJobCompletedParams) error
 	// `webhook.test`
 	// HandleOnWebhookTestWebhook handles the POST webhook for webhook.test.
 	HandleOnWebhookTestWebhook(ctx echo.Context, params OnWebhookTestParams) error
+}
+
+// OnBadgeIssuedWebhookHandler returns the echo.HandlerFunc for the badge.issued webhook.
+// Mount this at the URL path advertised to webhook senders. Errors
+// during parameter binding are returned via echo.NewHTTPError so echo's
+// error-handling chain reports them as 400. Middlewares are applied in
+// the order provided -- the last argument becomes the outermost wrapper.
+func OnBadgeIssuedWebhookHandler(si WebhookReceiverInterface, middlewares ...echo.MiddlewareFunc) echo.HandlerFunc {
+	h := echo.HandlerFunc(func(ctx echo.Context) error {
+		var err error
+		_ = err
+
+		// Parameter object where we will unmarshal all parameters from the context.
+		var params OnBadgeIssuedParams
+
+		// ------------- Required header parameter "X-Service-Event" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("X-Service-Event")]; found {
+			var XServiceEvent WebhookEventType
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Service-Event, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "X-Service-Event", valueList[0], &XServiceEvent, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Service-Event: %s", err))
+			}
+			params.XServiceEvent = XServiceEvent
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter X-Service-Event is required, but not found"))
+		}
+
+		// ------------- Required header parameter "X-Service-Delivery" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("X-Service-Delivery")]; found {
+			var XServiceDelivery openapi_types.UUID
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Service-Delivery, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "X-Service-Delivery", valueList[0], &XServiceDelivery, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Service-Delivery: %s", err))
+			}
+			params.XServiceDelivery = XServiceDelivery
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter X-Service-Delivery is required, but not found"))
+		}
+
+		// ------------- Required header parameter "X-Service-Timestamp" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("X-Service-Timestamp")]; found {
+			var XServiceTimestamp string
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Service-Timestamp, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "X-Service-Timestamp", valueList[0], &XServiceTimestamp, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Service-Timestamp: %s", err))
+			}
+			params.XServiceTimestamp = XServiceTimestamp
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter X-Service-Timestamp is required, but not found"))
+		}
+
+		// ------------- Required header parameter "X-Service-Signature" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("X-Service-Signature")]; found {
+			var XServiceSignature string
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Service-Signature, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "X-Service-Signature", valueList[0], &XServiceSignature, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Service-Signature: %s", err))
+			}
+			params.XServiceSignature = XServiceSignature
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter X-Service-Signature is required, but not found"))
+		}
+
+		// ------------- Optional header parameter "webhook-id" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-id")]; found {
+			var WebhookId openapi_types.UUID
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-id, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-id", valueList[0], &WebhookId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-id: %s", err))
+			}
+			params.WebhookId = &WebhookId
+
+		}
+
+		// ------------- Optional header parameter "webhook-timestamp" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-timestamp")]; found {
+			var WebhookTimestamp string
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-timestamp, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-timestamp", valueList[0], &WebhookTimestamp, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-timestamp: %s", err))
+			}
+			params.WebhookTimestamp = &WebhookTimestamp
+
+		}
+
+		// ------------- Optional header parameter "webhook-signature" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-signature")]; found {
+			var WebhookSignature string
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-signature, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-signature", valueList[0], &WebhookSignature, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-signature: %s", err))
+			}
+			params.WebhookSignature = &WebhookSignature
+
+		}
+
+		return si.HandleOnBadgeIssuedWebhook(ctx, params)
+	})
+	for _, mw := range middlewares {
+		h = mw(h)
+	}
+	return h
 }
 
 // OnBadgeRevokedWebhookHandler returns the echo.HandlerFunc for the badge.revoked webhook.
@@ -7557,6 +7878,147 @@ func OnCertificateViewedWebhookHandler(si WebhookReceiverInterface, middlewares 
 		}
 
 		return si.HandleOnCertificateViewedWebhook(ctx, params)
+	})
+	for _, mw := range middlewares {
+		h = mw(h)
+	}
+	return h
+}
+
+// OnJobCompletedWebhookHandler returns the echo.HandlerFunc for the job.completed webhook.
+// Mount this at the URL path advertised to webhook senders. Errors
+// during parameter binding are returned via echo.NewHTTPError so echo's
+// error-handling chain reports them as 400. Middlewares are applied in
+// the order provided -- the last argument becomes the outermost wrapper.
+func OnJobCompletedWebhookHandler(si WebhookReceiverInterface, middlewares ...echo.MiddlewareFunc) echo.HandlerFunc {
+	h := echo.HandlerFunc(func(ctx echo.Context) error {
+		var err error
+		_ = err
+
+		// Parameter object where we will unmarshal all parameters from the context.
+		var params OnJobCompletedParams
+
+		// ------------- Required header parameter "X-Service-Event" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("X-Service-Event")]; found {
+			var XServiceEvent WebhookEventType
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Service-Event, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "X-Service-Event", valueList[0], &XServiceEvent, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Service-Event: %s", err))
+			}
+			params.XServiceEvent = XServiceEvent
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter X-Service-Event is required, but not found"))
+		}
+
+		// ------------- Required header parameter "X-Service-Delivery" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("X-Service-Delivery")]; found {
+			var XServiceDelivery openapi_types.UUID
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Service-Delivery, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "X-Service-Delivery", valueList[0], &XServiceDelivery, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Service-Delivery: %s", err))
+			}
+			params.XServiceDelivery = XServiceDelivery
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter X-Service-Delivery is required, but not found"))
+		}
+
+		// ------------- Required header parameter "X-Service-Timestamp" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("X-Service-Timestamp")]; found {
+			var XServiceTimestamp string
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Service-Timestamp, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "X-Service-Timestamp", valueList[0], &XServiceTimestamp, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Service-Timestamp: %s", err))
+			}
+			params.XServiceTimestamp = XServiceTimestamp
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter X-Service-Timestamp is required, but not found"))
+		}
+
+		// ------------- Required header parameter "X-Service-Signature" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("X-Service-Signature")]; found {
+			var XServiceSignature string
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Service-Signature, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "X-Service-Signature", valueList[0], &XServiceSignature, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Service-Signature: %s", err))
+			}
+			params.XServiceSignature = XServiceSignature
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter X-Service-Signature is required, but not found"))
+		}
+
+		// ------------- Optional header parameter "webhook-id" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-id")]; found {
+			var WebhookId openapi_types.UUID
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-id, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-id", valueList[0], &WebhookId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-id: %s", err))
+			}
+			params.WebhookId = &WebhookId
+
+		}
+
+		// ------------- Optional header parameter "webhook-timestamp" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-timestamp")]; found {
+			var WebhookTimestamp string
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-timestamp, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-timestamp", valueList[0], &WebhookTimestamp, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-timestamp: %s", err))
+			}
+			params.WebhookTimestamp = &WebhookTimestamp
+
+		}
+
+		// ------------- Optional header parameter "webhook-signature" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-signature")]; found {
+			var WebhookSignature string
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-signature, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-signature", valueList[0], &WebhookSignature, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-signature: %s", err))
+			}
+			params.WebhookSignature = &WebhookSignature
+
+		}
+
+		return si.HandleOnJobCompletedWebhook(ctx, params)
 	})
 	for _, mw := range middlewares {
 		h = mw(h)
@@ -27165,666 +27627,676 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id Id) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P1bbyPJli+Gf5UAe4CiZicpkrpUicLBGZYu1epWSdoSVbV7d9VfGcwMktFKRrAjIkWxa+oP2zBgPxqw",
-	"AcPAAQw/+OE824Bh2E8ezxcx4DH8LYxYEZE3Jm+6dFVfNgbTKmZmXFesWNff+lQJ+GjMGWFKVtqfKkOC",
-	"QyLgz04QECkPOFOCR50o4pNzQQeU6WchkYGgY0U5q7QrB+eXV210RwTt0wDrHxFmckKERCM8RT2CBMEh",
-	"6gs+QphNEYd2UFXS0TgiyH9z1PWRID/HRCq5jxhHY0H6ER0MFaISMUJCEm7UK15FBkMywnoEhMWjSvvH",
-	"yj9WPnoVNR2TSrsilaBsUPn82asc4GBI7NhnB/wtn6CIs4GHMAtRb4omQz7ykBoSO3A37kA3E+Z7LumM",
-	"M0WYOqRyzCU1fRS79LFSOBiOCFM+qoZ8wiKOQ7mBuEA+ZRFlxPfQhKohwqhPI4IYHpEVe74iQSyoml7w",
-	"iAbT2c7fD7GC2Y3xgMDcdOdtREd4QKTZGDWkEkmqiIeokohPGDLDQlJNIwIrZdrUCzbEcughxtWQsoHb",
-	"Wa6GRKAhl2of+SHp4zhSNSkC9IJxRl74y2Zz1MWD2cG/I0JqkuJ9mIIgY0EkYQoIrY0kYSGiCvVwcIso",
-	"Q/5Jv3bGGam9xSoY+maLMUMxC4aYDUiIOCMJfW41tmHReawQRj0eTpcN8iQkozHXq35JxhGekrBks5WI",
-	"iY8mQ8LMulIJY5eKCxI6GuN9PS6CRUSJcPRvSABexiOC/KS7YFr7nkz98lOg+ys/CKfcnMjZQXbCUBAp",
-	"03WVPBYBaSOMxlgNHVUQJIm40wPkXKGqv4nHdPOuuVmv1/0NDyluzrfk0Z2e2gBTJg2xXV+e2pbtzLDU",
-	"u6WQ4noW+mcq9PLp0Wdn1edihFWlXYkFrQnSJ4KwgFTKpneJFTmlI6rg/81O8tJyFYQ1AyOhphA9pgll",
-	"IZ+4uY+4VCjgTCqBKSMhinRrSOljg8fjiBZ5wIgyOtJL30gGRZkiAyLyo7okI0yZHuz8kUWkr8ywsLLj",
-	"emhnkpQswRUJOAslipmiUXby+hgpiar6p14c3BLgtv04isw2buwjzcnRdmvPQ3KmFUbuVbK3NFlhLyVe",
-	"Fo96RCAskX9JlJjWOn1FhL/e7PSH8N38mSmOJlizANLnQtObElPKBvvlI3HLVYP18vUc4YyaU7mYMhcO",
-	"9rNXGWOBR0S5G1RKIvRYT0p4RFdfNu6FFxJRIDF9vVb08at4FX0BVNoVnGlltVMT07D0sBzdEaZOwmMa",
-	"lS7nOYumCCtFWEiI5QtUIqK/2k+4JFVe/iUcGXrAQcBjpl7YL2QynZ9jIqbpfIgZReVBY7/QS9P+VLZO",
-	"abuPWSOzVSXN08e3nHDy70nJJd3UdNza2UFjQZnCvYigYIgFDjQ5eUgGfExC/U5msT0kyIho2iYham2j",
-	"IY+FrKOOviUjPC1cJvp6S24+/asRxHDkbiR4Pb1y9BExV1wbwY22n1zyuaa2W61ks40AmS5b4f7KH318",
-	"f0rYQO9oa2fH06fL/bupz5JSROg2/38/fvhw32rUPny4f3n08S//MLO8XuW+Zl+v5Rc1XcvO1cHJSWZF",
-	"UVWOcUD0gvr/f32T9blA5B6DSIrR9fXJodm2vpYmQJgouUMZ8rXUosXXgFB9Axom1M6LHPoMqyVCR/ny",
-	"ZYWZeYu302yVEdx3vDeXmn+CZ48j6As8ICVkXOthSUIjahq+O48T6Fdyc7IyI2z/CN8bVtts6P95Ke9t",
-	"ll4UejRX9JeSEZ0oMpJoTASMadFg4PvSAbUa+REtHc67jDZ0wENSKtem+lLAQ4KqAZakRpkkTKsRd2Rj",
-	"zpWg3158T6XEsbu96GA1anud2t9x7ZfaeucK59U9PaA2iogyvCqkA61DaMl7OB0PCZOevnvhMIIADtwn",
-	"ECQkTFEcmctTEDnmTBK4O1/j0EpI+l+B0XP0nyCPmW43f5JGsLXHFv4UggvziV70yrvO6clhp3tyfnZz",
-	"dHl5flnxKiMiJZAu3MEZCYZxhe5wRENQXxSmkfRRRLWQNgENiqM+va/D/qZr/Q+C9CvtyjebqSa9aZ7K",
-	"zSMYDcxu9vZfv2fkw/Tqem5+G/nFyYFolVHhU1knEY/LRmu/2CwI01nZspaTZFdqJP2i0JCVUldsRL+t",
-	"1+++BnOv6blLrfPM7OxHoxD3Ixo8kmgOzs+OT08OuiXEYpSkFxJJhRVBISdm90D6BYHpCeljhc6KJOGG",
-	"/ocihWS/NAkcc9GjYUjY42jg5Ozq+vj45ODk6Kx7c3VwfnE0Qw2dixN0S6YowsGtVfC1kAaWG9A07d44",
-	"Pu0/GWms33ORTman94eimJLd1bRzwvRdh6PHkk736PKsc5ojmI6WB8n9mAT6CgSxoo7OrAGNSiTIHcER",
-	"CfdzNhMaIgqXZJ8Siahy9ouID56G0TzDsGZJzSzHH4zALA1osjrj6pjHLHwcWZ2dd2+Oz6/PDnN0dcaR",
-	"jINhclu4rbAa4pMQybI+ijuejPQPteXp/tg9f8tDfUBKjD/XiWYoKdNK6JA4RRIspLN27DZiPFEVZ7w0",
-	"NevqqIGfppY6ahbNaa6Dx/lPahkHyqKGcs6WjB1/0TfwTm4ffusUYXXQo/TUJgddkXu1OVQjWMn0LNo3",
-	"3pKQ4q5RvNI3ZzXupbybRrG1PHzbfXtqNHCwKks8lUhyw8MDHEuiWXvEB5oCExtRytw9xMgdEUgO+YTV",
-	"K3Zmc7jYM03ujGcURDTE0lgjjaIcCtxXElEWRHFIwo0FkwYtlPf7zuYVcX4bj1Gfi9HvljnZDety/haz",
-	"qfM0/Dr71uUcjTCbJg7duXsztF5YZ7/3EI4kB95XdBf8HnfJ+jZqiXNj4cepG8Ru7zTiOOxyfoqFMcM9",
-	"XLC46Pxwet45vOmen9+cdi7fzGo6YO4l9wEhoT1F4CCrNtFb+hosp99dnZ95aDv5N0aKjMYRVsRDzQb8",
-	"zAXaaXiNRgMJPpH2rYOrd4iOxlyojSfTjlYb7X7paF9IzXa0tq35RjwOYQaC8xG8CK3pFZfG4zwQmiMa",
-	"R/r+yhMtykszG/CHkptmye8jHA5gH106Ijx+pD3n8uiv10dX3Zvuyduj8+vuXBsgEI5UfDwmIcJC0Dut",
-	"BVm3IjUebD3JiCiyn0Q/6F8ngipFWB1dERbmblNwpT65zXCdkaKqFh2niiQUbDz6L6SJy1FmiTdSvS8z",
-	"o30TYDE7oyINF9b4D0XBRfrS9HtFpKScnbNo+jji7Vyc3Hx/9MONVi86p6fn748OCwRMJeJjIowpngHX",
-	"w0jSASNhjTIkzUj29T3sDEd6h2NJwicizMeMoEhIJfP9QxFT2X5rglosza3LETvdo5vTk7cn3SI1FcW3",
-	"fRNbYdiGibeYldCegoge0vEME8pM60/BcUZwLGNdWULQZHbNcKyGXNBfSPhYMyi4aG4sQc/cupoL6AuJ",
-	"3xKm9dERlZKygYcmAmIzyf2YChLqdwS547dPxq0e0vW+IzU7B9/oMJMhDYYmxhDEPJZ8isG6YrsApce/",
-	"OL/qok29vJuC9AWRQx8N6B3RzJKRCeKMlBhPc4v4B7Oh5gnoY7r7zvbFY6au4tEIC7hlcRhC/C2OLoS+",
-	"kBTVLfVxJIlXGWd++lSh4QpRDs7j/mn2wTjCbBkNXuh3jGvbeep/NIFE0KxtJI3b5L2fSADb0hlTGyS0",
-	"xpSM4hJ2VG5mWoOpaRmvbHqGWmWnJG7wLI4iF8JqTowxCtlPNCEu6OPHNIaAxVEErGXFJY+wVNdyhXmU",
-	"9TF/vwTp0/vZaR5TIRVqtrKhQTYs9JZMTViQIAEfMCrBJ6LqZYMG/5shLEVGchllXOnX9Xe2ISwEni4k",
-	"FdtBMhEvs93Zfcyt33zSOoCPMyEWC+ksw+WDWAjC1AWWcsJFCNEoQpBAoSEXkqAexItM0zGdsEM8lZX2",
-	"XiOJXzm4fIvklAXptNo/mvg92dYqScWrJCGGba2IENjbArUXBzJDwJA3kJKwlUKtXKqFiZHWltQQM7SD",
-	"RpTFSrPiAc+R9ti172WjapqtV8Wwmnlny81/JtxyRJW1DejDBVfEzAlLYo62dncWxxylpJ8MXdNrRGoR",
-	"ZaQwehvAtGj0DyXoEWUn5oNmgbq9SszozzGxj5WIiT4AE36MA8VFeZTUFb2vQTiRsfwmQen6FiVMaXFE",
-	"L+F4rFerENn08dPu53WCmoBI6L0LXyrtBmziMh8t6DdbW9s7u/7M+c0f3fmH8ZRKdcTuSKTXcNlZLKxP",
-	"bOQMYj+HZcidkxArvPI22ntnGWOCNkvnY4/tr3BzjTCNcq+bX8petZHBq1w+fX0dnM27RNa4wea2MSIK",
-	"uz0pX6J8cGejUdJD4Q4ThNT0qJB5A40xFRJVsTKpDa3GhodiCXGwlCW2TgkB8Z8+OV5bd0Orf3/0w+fP",
-	"vmVA2aG1GsnWTfUM5ZJow88lNGKMqmtsdtmtmEZ7pzuWWXgvoYZkufMXZjqIRWT84FvSUmflJy7JP9nf",
-	"61wMMiNvVxrNvVZ/BzdqL4Mmqb0Mt3Btr9cite3+Dt7tvQxehXvN3ATble+4/Jf/mJ1ou/L2X/73KIKY",
-	"4Sxl6bON2bTSrnSCEYE1zB+5+ecnF5a9/ZTn6WlupuzpepoWVzmSy3v6vZ3UwrFb8cQtOk7PfsctvNrc",
-	"1bT2ZXYCbptjLkZrXmt9GpFFPtVA3lWKkz24eueh6+5x7RWqvj5/69KqNjzkez7y930wXOAekmSMheZh",
-	"HjJKNRKQ1GUmto8cSVmnFGZh1itVR13IBxUK8kEDLMQUknN9m1Na0wP1UbWn39ZKEfgBfDdu30N+1h50",
-	"x8L6SNbIfUAiGGLuKQ8UUTWpBMEjP3VD4BGBXNeNtolMMD2jkAQ0JNKmbppsWBCPbaT0wdW7NPek0UAS",
-	"T8FrAa/ot+pL7xDYmUV77pIbvqAoltBrURgzDGup8QEPyFv9Xim92zYWLcE1XJGrXn4FKobwJiND9ymJ",
-	"Qols2u4+8h3z8j2jnNknnslaCuxnkyGPCBrhcR35lvf4KMBMU4CJnqpX5t659VFM9K2Yu3uNdpIde/MJ",
-	"b8U/b7rf8k03cwpe43DwK6gxgaCKCLr0NMNwDtzLxdX+9HirG4QwzOrfh1hhdH154mxiPT0OE+9gmPbF",
-	"2RvN7q/evQFbNvMQF/ZcM84I+PnsA4wGhBG4s+D9KkaCS6JUElBKpYzBMe2PBR1hMT3gERd+GqMG3b+Q",
-	"EOiOJLGZMQpuilwD8EKPRHyCqNrwUCjwhBnXNcKGwcAr9irqCcxCTaUpZ5ldId12eMBjVmItTXJ9pRlD",
-	"mJoqYMyecyQgzkgauQbkvCCpeIFBUyqsYplFAcCBoncmMUwBs/9YMguFB3mrzuwbhctmbX3Nq0AuE1VT",
-	"Z/maNVz9mMwxIdUFxs/sWmfOjKNaO6tCv8kS5bduHT0QTl2ytWtyA8fCVtSUgExWfDdntn8eK7xZsnU2",
-	"XZCAjqn1FS7iZZfJi/DVnYWouCRYlgFVvB9OXUiLPUOe5hcTLkK5j5hxUwBiClfJKaty4ZgQEtBwyok2",
-	"6gsXqDiicsNk2aiwRBjslPOGVUdHd0QL2o6kIIEe2fNqmetQ34CQZg23nTvdZkNuKLsxjlavIuMxEZKE",
-	"BJQygWP9X/gQjkxEFAlvetMbwxQrnh7Tx2Uzv32g4yVlR0XgG+BKWl+wrlEfVcdYKvdv2VG+gcGx3fuo",
-	"6naxp9dYkqivbxXApTFLZBdsI7s+Cfez3VSS+ZTywbuSBN2FL12LqBzFYRz3IhrkE2LHWLN8/5OkitzE",
-	"Ivq8CY+nm5+K/RqRJgt5spoBzLELL8tnsoewZIozHHHGd5RSwOzkS87qnMOynJV+UUtAgauvbA/If/fl",
-	"NcTiPH5lPTEvkq53NzI9RDivM9buxiIuE4uoiBBU0M0a26/mNzBX0P/y9LgmGZ7o8/sAw3TKLMDpuoIJ",
-	"uqUHIQkLj4xuDG1+ni/s5KXLpXLGCN87f6HVX9dyH2YGloFrsPO23/c4j0hJJEZ2zHMX+is55l/mdD/Q",
-	"+FMMoEdyiMHTTqX+c0z23YOcxQeutIJRJ6sfZ5hG5cLYjEiILLRdwJkDCpuxRbzBdwRhpHB0m4JoXI0J",
-	"vgVRyahEP1ak/eVjUYHR3GM2/uCJNPcc81rM/ebo6BkVPLTqupeYf1s7u+h7+hqFRAumAM+FFQowszZf",
-	"AOpIxNEqBoV+hEOiRVNYBhQMY3YL5ljoYzLkkhg4OBKREeQrSuTLu4G/sZ9R8UH8xj29TfU8k97a3ttp",
-	"7eb89XrgbZjfZnXMBv8s7wYfPvzlfhRt7PewJLvb3o8GqKRR2/vL5se//LtPDa+V8e7PLNci7JIwY9TA",
-	"WQsGDEArF6bPNvIz4xqzgRtLvV43Ru7MY3k30OPNvrJeVEZrBfvdjPa+irFuuVUw4cGtxkpcd0a/z4Sp",
-	"lIPjLNf3YaEWcCIQTAEGbE1ZY+UrONvHof7I+TqNzyY1tBhGtUi70OqSVHg0LgH+Oz5AW1tbe5B3AawL",
-	"+kBDPB4TZkxCD/CKpwPN9u4tESNmprymiSOPcLf0sn9Gk8hD7BXO3rBII85aAJ5MFf9YOpzVlO+FJsBH",
-	"arxFASkHPThH41xRy8xqliLVHhfrjFSZkV1Bg6dUqoMUNGo9oaTj4v7ebx2gpGFkWka6aWN2MBPZaCOf",
-	"MLgx9SMfbrjYT+zMhsnHIoLkqrEeBxtsOCP5m7+fXOi/m1tNr/GyhXr6kq024SLe8BBlIblHjRR6VI8M",
-	"1pAp/a5rBjxKkLm1jzBYu/XDEcFMpgYlH3jxseAj38HMAmOxbURUqhcSRVgaI5S1T1Q54M/qcYE1VE+5",
-	"IHn9E7hj75UmhKFSY9ne3JxMJvXJVp2LwSaTm2l+tty8AzUh/eUqNrsItJmsoz6/327Lk479303tl87b",
-	"vx51Op3DA37x7qL310mfd0r+d3Kw1fmhd/Xue9n5a6fTqRgzZjKuzEjqGY/fpjlucnMFNaexaah2s/mN",
-	"XrOEii9iMeZS02W6fOlZLKFQFyf2PINzh0po3kDD9oT02nM6aNsO2qt0YFQU3s+4sSrtSqvR2q01tmrN",
-	"7W6z0W602s3m38GAPh0rLmOqAHgzDCWuibAf1FqNVsu1lC5cwkbeEjXkoXvhHY5i/fiXreO//fUnEryP",
-	"+z9s704HO7gXvvu7/NvPp8P7YUziK/73wdlV55J+//p2L/hleEUuusdkePEq2Lp40+/t4lZrcNu//v77",
-	"7kV4ePDTt4OX1y9PgxZOd0nfbCda/ACQbJhmnm/ZgT3tkn7zy+7b23H328tX787k6/sfOp3338aq9Ybg",
-	"MNz76WoSv3736v6Sd9jkvQzvbtW3qY73o0UHxL2IZDjeMo7oFBfNDebt3owek57zUrW9zB45q4qWHvw1",
-	"BIkcj/iUVQziVO6/WROkMEZ9bmGfe9OUZZcFcpbPssABIJAHmFgZKyguTvp2GZNYycarjDiXH4aXW6yy",
-	"a3O1yTk2UporYTnBIpG55FBl5r66ezFDsQ8KB03o18stmnN6ZNovI1M32RXFjyOmVsg0KkoeabcvJAKD",
-	"h9Yx9eWb+Kszd7O+foxvXV/3WCFfJv2faNHBBwCUCdPPBGYhHxld27qjjNC1kZUACq2kLMPfB7kiL1Pk",
-	"5YBnvGj3tnd2XyYEXhTvnu0CLSxnpV3JD2TtK99QxedlKWaLmMysbLv6d3YWObZZbfzzj83a3keTB9Hw",
-	"dj5vrIfvGpKAjnBkhVUIZmggxbVM23jZfF7uaNbzMSyyuDhzlrn01NtQkHVvsBGmkWYzLmCrGJk1X8mE",
-	"Ty/JOJp2+RqxZ6UWQjgSbggFHGR4ZkCdEGcZriT3s3BuJjDGOM/jKKqXWKnmDyDiA/44C+Uf2FaYDXoq",
-	"nOdvDFTzMa7182lNa00m4BGPhcP2QP43l5dv3rx+7beR/41RbiW9R0Nyj93xN7lQhXynb5rHrc72thkz",
-	"eL8zLpjcvhvXuL6hcaAQzpccMcTqGQe6HAJOOjw4HxOGwD4lUaveQJZyLwTv04i8kMiHk+GjKuRf29oq",
-	"mIVYhC4CWm7spzScoJ5QA6dLWEhEMhz4VCLKcqa39Q+fVuOx4sLZHWfrPSQlEjKvQjALFyER7YzWDxZ1",
-	"+9K0jZq+fisHU2SexoJ4GYyE3Ectv46ORmM1zYTjYQFxc3V0oFkX6D9EoltCxqaVdFz631M0IYK4iDaI",
-	"wksKgEyhLUESgz+Ala+UK+iGWLA9z8qGE9KToGSWrWYiO9m3zPL5sYh8Z9vIEtLYUI+so/eOLLwCXWjG",
-	"6Iii6rvYDX8jpRDPAjYWKdQRHcLMjgtdX56WRHas46rOXXYpY0+XxbLbAuPwCndR4YLJ02n+AC+6D7+s",
-	"i9xdyqt7ye0XJop9zUFf5tySLjYUwrsgLB0w7fhIc1EAiQAeA3Hu+uAGEcFiRo4uCAiVDsPRVNEAR+iK",
-	"B5Soae5MFretXQkyTws5Zdlrv6ThIoW0K980j7ePXu4ViKH94yfnHX0jtJbyLR+PjYuUqsi4XflA4NGI",
-	"oIMhpqLy+WPmkCYCeyHofomgtGJk+29ZflrR+fenWPWnWPV7FKvQKekrxGPVzvLG55K03g85yDGyUJYq",
-	"yz/TY6ImPJXA6qiT8nUwnMB4oaWRhyJ6C95aMUWmDJJh+a5SFoDyVTFDBIQu+N6h0JL7cUQDqqLpRh1d",
-	"AQvpTTMiVyxsya0kD8YAQmhWghOxbGqqtcmpVGSUeVc/T5MkQII02XOaWWXFQweGAUId4oyAOwqNBbmj",
-	"ZCL1qnAt3+hvKcstmZMCAQ8ljfIAywDjE8TZ8wqATxrzF0e3x5hGBuLq+WL6E0ishbKNHUwsiAOtmhen",
-	"VnFNflwwqaSdNZOXrEt4KagWuGs/Z9C8lrmRbbki9/68sb+xNPVFohptYMvCoMZCZpQJNmxbhuDedVzY",
-	"BHWkZb5sKFV6oFB1u9EwBzLFoWk2Ghu5Y/Tc8ZOApF0WO1m4cQQZa3XPAG8DGL0Wf6jy9J/AwOGvCekN",
-	"Ob/N5E8lwZfzYjVN7arZtx13KyuemKx9stIvZMIO81rXvOplS0hQwtjWy/ZOGMpqYZ0pDyrxihhmu3Jj",
-	"Gc2hrDV5S8fjNcd2Zb9ZClJlRpp24rmV+LjSKn9ZvXJ201fXMOPo9jve+xWgbjTXnWNSMtaiZqPh8P/l",
-	"yrewHb+9c2Y4SZGG1kL9SI7C4uTGPmUgoT5/ItvysYwF1wS1yquZ47TkRYWFenRClQvu+jkm5qSJmDHz",
-	"tsN4Lj11GZ8LV8aptKTa7gKYnSSmy7SVXS9vAQ9IqDefdpkuTI4IFhyzL84m9FFflzc8RA5bU8R8PrEt",
-	"J3auKMN9x3tfQcKE261fO2XC9PsA+XWpIBpFfHKBhfMNLxbW3jvEw7ROs+JGfdNKuC2G7UpwUluDvI2g",
-	"MSRIP5bW9PkT7xm1crvRQv7B5dHhSdegBfsObB6zqQGNhyMt96FSsP0HFIuGfqXNhU06xE5DFSTgwtZp",
-	"EAAvL5HhHbYcca7XcsHyWeX0R4jjjSeVyH+LAvVVelM+o5Z9T6VaAFycsEH7Xk5YXqhru4bLTnu2lefl",
-	"8GlHZ3B0M7jbpvzl0WW3ZoL9Go3GdqtUBHiI3LmGxPf1IBKUh/E/FTTB+rABv7n8/RX1TBOuM8tYlu7j",
-	"Q/BEllbTtiZxW93rlkxR9UDw4LbPRQiuhK2Wh0rra6+S9L9+ev7soV2cKZEK2jkOlFnafG7/Cvn7q2br",
-	"l2X6rw6RkqGIQz5hEcfh86Vpze9sYb5W9jYPk+9+q4lbSxbh17qLHnN7zWKHJRN5rgvqEfxt/cSp/DKV",
-	"c4M5Jz7hCCXcIrdKS0jji+rLiySsVej6N07Nfyy6XLKXT+LWWQ0tufUQeOUitEVenqmslDz1+bEazEMl",
-	"7UJJgTsiBA2t8u7UuKzPySVuP6B6xyJlswD5BOvooyGPQgllEmE8IYkoqODgLirX5NcSJQvEnZOVSql4",
-	"CaVCPMSvIbusJ7FY4+pvX1r58pbBJW6yZ7UOZvp+ZjCDOT2tTHC/cWCDRdP/3YsT64MaLDaHlOiLj8Uq",
-	"+O3K3w/BMMjOiDD1K5z5pJuVD7zUY/rtn/b8xH+bR12LRodWUHoG4fH3cAqLa7SMKmb86MbDYjODVwYM",
-	"zTT5jpLJr3J9Zzpa+TDfwTe/g+NcnPyfpoBHHU6vYijjwXWXnuk4J6MqJQces+ePEFsjKmY+4VqL+R+4",
-	"cOetmXhJkJoe0S2Z1tElUbFggIIfEM8OzJbIzyWjBFTeaA5/k4P/+LTV8tYq6ecn7fg5MBCsUESwVGir",
-	"hSKiv5RekpTh10xmyY3/ZznSJy1Hakhk6en5sqbr3Dle9/i/N/HPV3Evh/G5zr0VOFjkmaAeSDkxZVIh",
-	"99Ya1EiIFDdJHpluy+1rAWeSBLHuwqYKlETMmKhkiJQZjZU0mceCTzzE4bi6xJ9Mby+kGw0lElV9Fweu",
-	"CICn2WoXG/sIZ0ZtO0CSQKiQtRRy1KijDtStKvaCqERyQlUw1Byk319ePeMBnHXlwiohheo1YRkPfp8W",
-	"nYXsqHTYM3Pi/X4b4b4iQk+5P3/thUN5kZoDEAp7AWWwSIj87WYDveGM+HV0ltYegHJYyNCUibcyqKwo",
-	"iKgW75JhAepc34ZcmfdtQJj/gAvDEOnK7MeemqNEWCwLiF9RhiKBIKqsjuyAQZQaPG8jfzKUJLgpIvpp",
-	"XrvVcqg6vakicuGlhfy/1a7MFteuXCIXAPHdkqkLYYPkMFPOygx0H7kDUpPpR0n+1lbL9py/Es2IczmY",
-	"n7a3Pv+7te5DN+3sZZjL87PrUDWU8BffQ/6mWSX/3/k5pEM3zAfGdMQPDa2IIULBklixNkxSBaKM0+XO",
-	"7Lwgh4SG1mPzX8OlVXb7rHODhVQd04G7FNa4tCI6oiWH7sBGe46JQCPO1DCpi0IYihl8Na8GUglgsJ7I",
-	"CFNmQ/1W/kbfLwuZNCP3CgU4IvoImJGi6nX3YAP1yIAyuary61XiFfIHChti1s5+mp1iZujz9+uJdkpf",
-	"Ge0HbcmYCMrDYkgiRCM2m3rgM0W5tz/XzB+tz+tBUpmNSbKsf/jhhx9qb9/6hSxq27XJoo4wW+rQiYxo",
-	"lKOtp1qdLPE9GwXZLbDT9R5LUV+akwFVr8y2Dk8OD3kQj1axxS3AkLHAnyi0bblw8aOwtbPT3LMl+lOM",
-	"B5ABLKIwXJVVV8QpV9/NQ5KbTG6oTgqwOfarW0LG0lQNmuor1UM8ColUSfq2RP7bOFL0lkz9fHWhEcCV",
-	"SqhOzwX9hYRwBPwC0Kq/NqJvSMPNu2bFSx9v0RAe6rtUUDXdHNkh6fc+ejPYrnqrviiG6keLvvvE4Lhl",
-	"aLE/msq+gkP97Sfvkn55QFqHQ/E9mQIpauGw0q48oB17bh1BVz5/fB4g2hl6XAeK1OgYCwOCS5pdK8c+",
-	"JZeSjub0X7YHORQTvR8/Nmt7ndq339XOLrSCcDuq/bIeWq5uZAYwd+dVTwWAaeEYoa12dkumG2VojskG",
-	"r4PemFmW0tmW8f2FlqoiJmzJDs6SSuntguWwx7EIHaiSXBf8lWUQSPpGuLZmFGTuba1KXXcPUIinMsOw",
-	"DRoTYO7LE5vCut3IWd2T3wE8KMMhkt/1By5oVFbaeztepZ/Bhm42aq0drfAMMcj82y2vonjytFlrbRUW",
-	"7xKyXRr13e3my/wTWWlvvXplzPn672bj88ci+ednU5SyAJkmrUWTAI7Y2rBmtVYw+ZQs0IxiUoJrsm43",
-	"s8u9sBetQfdWmWEb+bNT8NFfkJ9dPn/5CDMbP5Pu5R452/LF4bFBcikpZri8p75Fby4zZYd46jqx9A6a",
-	"1YxKVWrMsXQ5Y8yBclIRZbcy5Vh6gc1PAR/TbAHemcqMy2ekStC2TvEjpzN7kGYCOPtJWqalrVISsbiF",
-	"sAqmUVMHy7g0AMBHctTHAlW/uzo/c1kxXMDskT6iHgoEnkRESETurXXWy8L8ekjwmIXGuLzt4IDlPmpk",
-	"izun6JD5FeBxL7IIZ0khoJIVN6moxbUp2fHMNCSq+pt4TDfvmklRzQAKaW4ADSRTlEjxARjNl++35Voz",
-	"+zEmLDkjM2SkB1IYwbKeCvdU38CSK14pYyilvMzLc1E39OSwZM99cVlLSHC1S++LqoQld/Dq2uEsSP3a",
-	"9zcZ9UioDwLUQk9aQwAcj6rvtw7Qu4PCQ328khoZyC+UyPA3TKKtaSHgDAQDQ1jOHu0U0SQ1GQxp8IE+",
-	"9gFmnNEAR6D9gQZ6eXh8UGvWGx4iOBiiIQbsN3h09W2n1trZNR4AXz+pQlMH0PUG+ud/hterrtMNP6fb",
-	"WtlvH/lp4Q5TEueXvAHdiIuJTXumll9JXZHGXnur0W40/qwr8qx1RUoDDla3SuV2JpX2Z7eovJZECUj8",
-	"7OaVf2p3M6/vPF7ZKdd0yjSa0k1eUUcsOF8+xI3GVmDxgQ9PDuHf5Bvz86zeYx77bYTB/JSDd3whdQMJ",
-	"l6gvz46wqlZmIxMPyDwNKbd3uf0o47VH2bi8B0RrjcbGmr34pu7lih4viqwqc0yuGOZV+un6ruQVfZYR",
-	"lipBilmYgKOeMbU7t31pZJlM6/mUwAqVwu2ulx6d1pbr5MrNgVAkkzItSQhZQirZhUtWJ7tPS4n0i4o1",
-	"+eOyskST++zLZ9QUZvEr59SU0WwZYJY0SfMLELJWQ2qadSAAlkO6mOgIvAYWi80qVBBnbKQ7xRFmKGbk",
-	"fkwCgE/FcQRIOHKidTFQ81yV5NmtWQlPFKbymoezRDUfOzT95plBQ4PUa7ncDeSc0RCVozCNSlQ0Wwga",
-	"cYb8d53Tk8NO9+T87Obo8vL80kdVLZ1yZuF6DRSZ1l8FhMYMSTSWG23rm+GoT+9XRs+DWR3CqMrI/lGY",
-	"NDmQrvx0v41HmNUEwSHuRQRghTEzZhr0Fk9RMMRsQPZRyBHjCo2xkKRenijk6GLRip6cXV0fH58cnByd",
-	"dW+uDs4vjnyjukD8XxJgGuHg1hgv7ckz0RltPc4kVqM9EUbqSGCp3PP0B/dKAm3sXkl/cK9kdeO2wyMu",
-	"/m6/zv3mGjB6tHvF/isZo9M13XMbsCPbI8zyCGgPR71NT8asiUvp/fXQCAdDykhmx4Hh6MbryKLxm1gk",
-	"qYB15OKTpEK+HYCf3Z7iQal4lZMz+PGmc3Fy8/3RD5lfDi6PDo/Ouied06uKV+m+P7857hx0zy9vLo/+",
-	"en1yeXRY8SpZkC74tEg2Fa9iW745O+/edE5Pz9/Dl/pfx+fXZ/rvt0fdb88PCy90Ti+POoc/3JxcXV3D",
-	"DyeHR28vzrtHZwc/3Jyc3Vxcnr+5PLrSYzs4Pzs+PTnQI+h0u0dnh0dHN992rm4Oji67J8cnB53u0VXx",
-	"2evO4Rv49aLzw+l55/Cme35+c9q5fKOHrGd4dNW96Z68PTq/7hY615O5PLq+glFddrpHZv5mkGfdo8uz",
-	"zqmd4cnbi9Ojt0dn+uHc68dykzVRZymJwjkFUtg4htJvFtvL7/FwWjcY7x7yf46JmNbHeECu6C9E/zLG",
-	"alinof5zSHBIRP0kJKMxV4QF09r3ZKqf9GlE6oJPfnz50bZV8FpU0m5K5zqXt71P2bCJ6RgTrhXkpSKl",
-	"WYMlZ+0B2ToZtvGuUPG8LEAkh5aejbnPWQWbCwNGnjNgldhUGvL0Goyr97aw/7nB8IuQ6VIHWoJHh7hA",
-	"uAiCvwJI3QPCFBdEwOfjDtO1zaxGAb9pHjmtA7cEZJwYQg/xusUoz1kKDJG4I/uIM+KckEt8kK05PkjA",
-	"DDaldhL3YbOVM0e3my9TON6mbsg5ePZmHAC7zcQov/3qqTyJEIgT4qmLl3cLkcgfniuVETqb8wtZ8Lsh",
-	"oEVTEeL5nJHJSKsGcR3ZCGSDTpnE05ePt8x9uNaoQzyv5hYMaWWH16/ngaTz1nbWk+aWdo6fdRzFcm1X",
-	"66MclSt4p9ZwjuVdYM/k+VrTzWXpgz6TW2slPmnqij6zvWc1zXGGhS8LZ5lvDNJNmeDvB8ArzRVvXm41",
-	"ZmwdEw4RKkASOLqVuTsvy/K7jb12w3l0UsGg8pqIiDJ3f7Yrbzg64KxPBGEBQfr7ypNALy0Q2hJv9Nbu",
-	"joXmXUUmKwhY+apdDe9pJa6sKPXosmFs5RJrLbseSck1b5mYth44kxWasmJSprm5tP1lLbSgMqx3GL8C",
-	"i+ydha/9dS2xuldTa3FVTrSg5CKQSb7I4ti0s6zK4p887U+e9hXztBJr7/o+h9lSUlmwf4QjQXA4NfB7",
-	"s8xkNdyKFRX/9UFhVkdHLlvAkxEekAPO1PrGHBzRActhF1YCwpSBrbB20YgAMEzyu6CDYTkyEhSc/Nor",
-	"cq5U5/9XLMSpCrA1ZhE/rhi6UHw7SxVjLtQl0f9eJeO+YGFCAookYoUmWILbhEKDJKwj38B7+W3kvz25",
-	"ujo5e3NzfHJ0euhnCj1Cws4ZHhEP6lrov/SCgAV0w0O+M6Qfve2cnPoe8sHEfH72xoes7uR59+hvXd2u",
-	"qfrIBdK3LezPHY5iAgca6hCn4BCm5HWGA/rInFlXxmOjxIlYXlRUcxbBJy+kGTgKSBQhLF2+nYeCGKyz",
-	"VElbdarVaGRgKvaRr3m0n0KPQAtUmlWqLwxRWNmKXUj2KzdGr2lypnqSXC8sCxEUzAQbNKKqjjp27fU0",
-	"giEn4bJlqC9G5XOknyOmjLMFaKTiVRyJZB5p8ijlRYJPSqKVKSPIlnqxwcN6sUylYmPd15PSNIOaOX2+",
-	"tVSf1x16idXdhX0kiHiLzPDuqD6gvh4Ow1VqbglgA2sUuytyj8X18/KrDAEIMrlyOctAZ2k6xSKi+Q1A",
-	"Vc6iqQVa0O0exuPImELWDh82K5KtupVMftnaf1HFKkcEK+tXxjT0OhcptLYMAPs0zxLbFTFJ2desQKU1",
-	"DxPqGg4IqiZFMFEsSbixrDbRSgIVNP2bq7mSY3VPVWqlyKmniJob2qL0QeXiCRehTGAF9PnS97d9A1Ud",
-	"aArjyLAnaGBA7wjbqFe8B5RzWT4qLPUNzUMyb1guSihxUBjZyyUQG+oaYol8CFvJee5/M1VkCqGvBpdD",
-	"Cz8WbdFH1TGWyv1bdpS/AdKQ7d5HVbeLPb3GkkR9EJf0xWuWyC7YRnZ9EvyP1UAdV8PNmy0IMyumlLgt",
-	"wFTuIf+TpIrcxCL6nKSLFPv9nEfZWRkLxbGLAt5etlLMoqozK1SRma0Ns3pdmTy7XZWnfz2W+tIb58HG",
-	"+u/ef39FHgVScEum0rCX795/j66IQtXL4wP0cqf50maUSK05uNf0D9kgcZsY4t/S0IdjVAIqgGhoasyb",
-	"t4Ax+WnWQv2niTJiSsbmpvsDTzGOBlomCg+vOuDUvoN/Qe5IxavcfhUJ7bdqWmlXzr+/MAAZYD8CDbnS",
-	"rkTf/V30Oz/dvv5b2P+J9N5+e3R9shdLGnYuhp1ISqpO/3a5df7Dfe+kLIHdrMPDMsNh6dKkA7eGJYkY",
-	"d/n33OrOojHOySaHBUhbMCtRBkOSfcus0cxb98vtPbo7M2z9uhmWB9M1nayd2w2rXPbVKR9Q9gA3mNWH",
-	"KzjE/5ShRADfklILGJV2JeBCkEChIRdSC4BK2XjnObr1TFB81i65s12W7ZJ0lvk6+THXQLP1aqlhU5CA",
-	"aymjXG45Z0kBTEUYsgaEGMp/mu9AgpFFG1Ur1++rMoPqhB/jQM2Na6T3NcDZhPbTHF0cq6FmBwFWXCA8",
-	"HhfAzwxi0O5axi1giPTe4nqWd4PkkE9kwarQbG1t7+z6s/HTdi+TXZlDhnxVC+UCXh/xATfL419cd9Fm",
-	"T2AWUjbwPdQ3LhEbxBKQKNrX4iVUYXXCpvmeSiSJmr0Fn9YWWjTr6a5XtOrNW8BYPeAgC9IXRA67/Jbo",
-	"5RTq5lW/GTTIy3Crt4u3+w2yF7TCnd4r/JLs9pthI5g9wPk28o6Rnd0lp65oJsm2VTbT8zFhIF2kYSql",
-	"AXD6PQQvSrRVbyC/5EMfVV0W6lsekgi16g0PfXd1flY7PdxwKociYqSpIiR9yhLRGqkJRxYyQ9YRWAKd",
-	"BAlYhoxPGAK7RW+KfApdqum3WA79NvLlELd2dv8hTQUdknuXcpqU2QWbYlUJOhppJSniEyJqAdaKcy4X",
-	"z5c4Un4d+eDluGaKRpBqOrZR6al1MZl6gmyclVRMNgh8qmdImBJTZ4dJDlkqt6KISmWmPiKjHhEGYlUN",
-	"uUw4pRyTIJGX9m2iBoiKYLE1HAbgn8wjC/0JIeVybSymjIC0edfKYDKNYxHV6UgOIt7DkUFnGpNgk/c2",
-	"77bGjU3bcm2r3qhv1X/SEvrHbHp5micDAplrdo5AtmkFss1VBLJNo1lsNr/Z297ZfZmoGlqkz9L483Sa",
-	"6+6EhUTLdPmBpMnD6danN8prqsxRvkqaOdJ0k8f7uEoz4nAwpOSOJOBj6T8NQn+uSLBugyoiKCggTEs3",
-	"Buq30plgYZEW0pLdvI9m3cmomqROb23UnaOuEgvWjmMaOqm5VWu1Wq350FIL3dVWue9k5mYsRnr6fUoE",
-	"yPomvdwVAMuyBM0QDUfYIa9ebb/aexXi1qvG9svmTjNskJ3d/qsw2G3ttV6+3NptbIWNcBfjXi8Md1u4",
-	"2ST9l61m2NzZboWvKmnDdj2BjXTCUBAJwWEY7q69/qvdsPGq+erVdvAy3N3Zw60+wbgR7OzgsNHcSXf4",
-	"xDZ3bnnwx9L5uh3+OG99m7Vms9lcAN1lbC3uiD0xMJjdPRdChiN0xQNK1DSzexeC92kEFywArSYnLivh",
-	"fl5MCWOHl/Bn4v6XS9x3G/oORod7UVZYKBchPtrSJscZqKfinj0N+lpa27416zQpu3EWWVvW5r4z8hQt",
-	"S7pPzq5Js8+GTXBRhGRCNLRZ93Ot4XCs82tH57kuk0x/D/mOkswwhlwq01NCQuaBTXY4ceMo9Scm0Qdl",
-	"41gNMi/V7SGmYg28tjJJdn5qh+1sdRC+B+NC2zABGMpaY0z43GIUmhmW8aDpZU7mytXPE0n4gWkrRTg8",
-	"F1BhPQKZMSXZLbMHruRAL9Rp5OpOuoUKT6veQElTBtBKazReinzVmyJ9nCgbtEHW92nopxnVaq7kPYty",
-	"yseEmTh0I3LD3yuIq1r0bm3aL1e4CrYdvOdqDaeZLKs0vpPEyixvP4+j9fL71tu9v/7tsrv97u87Zjr1",
-	"MZhYjKPgnM1ERSYiQM7vVy4cpoLhVm872Orv4q1es98IdvqvSLO312+SrWAvfIlbvW2y23+FG0Ez3CI7",
-	"/Zd4r9cMtsId8rK/h5u9rSAV/Xb6zaCF90ij9zLcDrbIK7zbb/ZawVa4TXb6u430bBjjTXoiU/LMX/2Z",
-	"U6ypioRwnOZflo6NLiWmcl9v+c1hrvQIS4muL0+X+4YS/838dO7Ur50cptUqAs1EBRaHS2XiYnix8njn",
-	"BNB1E/e6iT9LCyikw+7hW4OIV704e7OxUmcJ+T65GzvldzmHdvGSzVLbQgfjmn6DYj+WZB9ofJt/b7gr",
-	"o+hdNDRcmEJmwRdfESmZP/6OyByZ5JJ4BOufp6vb42QAF8EOlehNM8m4lTf4jiAMweXrcfw1rxLL7edH",
-	"YF58e9b6+/TVXzK66YojWccSk+qmV2OCb0G2UHgASeHS/pISRGbzn4nBZvdwjTO1mhidIYoyH9gM1Rci",
-	"7uewPSiklDzZdyV/IByEcUY8hBHQn9bTHeqFxTrVsg+EjmIWOt2jWjwm9nxLxBnZqK+S8/0o/g3e6iTG",
-	"uJrGF8/pO9GwZps9MTOylo1V75n5mgkQ5jqie5HXZgh4DQk8y0lLU8mp1ccS6s1I6jDoxTz1JFnCx/HT",
-	"wnI/BU91nlbzW8HZugZ3fBhPWmAvq5y4BV5oLHsOHrUgGtu5/F5I5JvwoiOL3UEiSbLlxV5IzRRCIhA2",
-	"ttE2mnvujUK0DLTtCdhA3pWZYwT19U5q0WCRnIY5NaUWL+WE9CRVpHwZ+YStv4armCgWcwBb06qAmVJ2",
-	"vC+zgumazuVEcPOsS6831dcJjvQVonU26+miNnlh1nHsFLtkM4yGNxv2mup8Mwa5ld2FHrLuQpMyn3oM",
-	"vTKPYT5ewHTy4cM//Nio7eFa/+On3e31Kocmw8z2tbudGQcM3AQXQJA4jkoqK11CKTkvr3kZQquvYp1b",
-	"DVTRkpTdHjuWzC4soykT7/dAgw0kUeAk6DY7y+vLU2eJ8Ywu5+oUPuIaeVbLyWwkctaU62J0QSM1BpJM",
-	"hCmchme6J1Zjx2Vx1KUv3a5wipdYEWfjajO0JTSbSRTaJDIEs1AGGGh1zIUSmJaHlCR5yOtJ7mN7Gc0m",
-	"wWYzRBzkVS59tlmePJsvCqDKAjRMBqPmXCBKIhwILiWUSdU9yTWTOsZG+ksG6fotW+YLPCbCTcUtcker",
-	"hKdH3e7RZfna2qJo+Vn0BSFtKDycgUzBrmzfWPA2anqNRmMf9WJJGdyPzYb5JamM1obII/13NiZbN21u",
-	"kopXcV/rS899VjrMv4qHRVH99dKElpVhl1xfnnpI/hxjQSBOP8LC6ChJuhrWvF6ieAxlDxpoNPq1o6d+",
-	"Fo+InVpdOlg1bnFmvEm2YylvcQmQywND03YyXy2SgS4zEY3rhteK4rdFnB4T4BSQfRMjPeHiVsIPOUDQ",
-	"WQcovrcO0GYj6w5tNpZEseYHtHS6XzRdK7/wK8e7X5rwtz9CIN8lGVCpiHjAXK2/92yBjjo/QNlptiFG",
-	"p/yORDggDwpbzg1i5n6DbOS+rZQ6SeD4IE2AiwFmVAJ7zZvi58IyNFeAZXhEHDUrnYSW4WIJ6qh+4elG",
-	"+piw7cYywpsJOE4UxuyOzadIU1PkiihF2WDtYnV4jINSFa6sHmpGjmo01gAiCSIuH5jDSBjUcs4w5owC",
-	"mkn5XgPcRIvhDxlMcd/syNIGMxP10pVdnCtdtodf+CIoIao17oPZrw1i0GOggqRtKYcWtAwkKKHsLaic",
-	"l5Bg6txudFtb7Z299s7e3ysZSjOKUkJblStC0JTHiDKUYAElNJQU2Ws0u4AeVB559ec5e/Q5Kye38gTe",
-	"J8ukLRPmjSXlQSKPNTbAbTuiUo5JpPaRIAlqoshMY2b0JfKP0/8z27LTaMxFp0jzdZxS46b+oBUr1WFm",
-	"Nukq4Hnt548IHO9VrgiOHqbtmvpkXEoS1iLObykbIElw1AY/oTDewZDKwFjfMBJ05CFfkXvlIwwl/sBv",
-	"qEfiIYwGMY0iHgz/5T8iwTVvNd5EjKTCAmFThkxrtUs06Do6FHjC9JM7EigoPaiG0kPAupN6hheHx7rR",
-	"rUYDhWP63Kp2wCMu8q1987rx6rB1VCkzl+t1fCEBhSdqowGPwARsv903KymHOOQTgxxDB8NI921SR0KY",
-	"P2XwionnN2aRjJX6mx8btb1O7dgYqNdEbtKziUVaD/+by8s3b16/9tvI/8YY1yW9R0Nyj23xRmurLiS7",
-	"fdM8bnW2twGgSdBeL4GYtUtUSnbfYjYwaUPmEwTVOVAMPihl164cEMOZQgsCClF6rQI8pgosT4Y0VboN",
-	"hkJzQ//0ybDiuhaKP3/29w11DXkUQgKPqadC7lUdnSgkhwJQdwHdRyE1FISgn2MslH7ZKjiCWhwgLTzE",
-	"yp4ahkgU0bGkEvXIlLMidlerlK8WLTt6Io+w7VwRFr6Oo1twAj4kz1Uz01VBCJuakbNoes2gdk65ZTtX",
-	"xakM5JnYygOmlv4sbp3z9tzZEmYlgedzgEmyhhcnBrkfCqYXrxIz+nNM7GM7k2Q1VugsuxCZk2GEwQId",
-	"39JxvhCAQ48BXY6ESBpRvB9H0bTshBRFHDvOFSjiAZhKtkLSUlClDADSGqbstP6S/XzFSXxRJadsUVfW",
-	"ca6IlJQzsBStDQEAo08MVgWM7/ddVAVUgA17jpo7aERZrIjcB+e/Znd+J1ZDLugvIPe20Wut/QhkMguU",
-	"bnlRVkEOT6iAc6UfJSUIzUgRNLh68GjRIlcEHMc/x8Szk9tqADKrZzPTUSyJ4yK2GSSIigWTCINRynoU",
-	"F7PW7AoXxpOd/dKN/cL0mSWx1SkTirJyMV0bHVGL+JyhyZBDZVfpSMAWtc8yuzrqJAU5Xsi0EKyDO3Nj",
-	"8FETcYFaJvveYqMJCZhpkgQcZBf7bq4dE1RWhag4g+KEcI9DkGVEGTFudoiBowz1tMRmRBKqkmgDRZUm",
-	"qERScebAzE3pkuIEDgj6lo/HIFcmozAJM22tknoVaA7iQqEW04iggyGmJQpZuV3yQlAIJs1ITslkzYxy",
-	"Es+hqKPssPwVDZmt5YbM4vTKLKgywIyRUG+TEW/TwUJ8z0L402brVRb+FFUxUgIzOcaCMGW+7evtjBXa",
-	"bTTQPSArjuk9iSSUfGEGl1SicUSYmu7rXYXMcLOE5sudBhqN0ISGZAOkvlEsle3SqSkW2VQhiafSNFJH",
-	"Z3EU6V4SExIXEHDZLtkU/RPTGhEL9f1ueU92vV9uv9xrPCmW64wt5KsBdTUHYDlhM0BIzZFz4dD4+xZR",
-	"tWQf1iD0FVCb53PIWJAHauJFIjE8T3fno6rmRaY+vQ8L5ieMyRblhjUG9Fd3yJLmHI+jNokDGN++azrb",
-	"5ggb2OecHmRQDWBIwAPJvZJI4VsT+tbjSvERarb0sXFKEJ9oTp5h3wCDYDbQ8E9QkUyEbxShgI8I0qfP",
-	"bF81u8l4hqMjGfGMZgWf2MkY+BKVidiDyGeAnuCMbABkKekr3ZkeYoSnuluAuk4YjVZLk7GXIWCXmAFa",
-	"8L8ZM8CB0bHtuhSuGL0GVdD4idhI75avXMfv84IaU5GYyVkDyHRM+vqicZ4/N2Oz/1VJCPK75F7Z01LX",
-	"7fo5LD7briSC9sEBgqWkgT6wPNSL41VMh4sBtv9YENmro9s3S20OMivm5SfyFotbWbjNcFGamyuGoWoi",
-	"vlEiARmuAEwEhVRdjpn1EQ+hA6zSdjywIBYkOq9IXgl7AkZmaJBKg1ED4+QTtm+quk4oBPEWn4INTouX",
-	"TPOJrNHhlpBxdh1gQg7F0xaJAuYUM0UjK2QIkiRbZEi86bU+lkaKuTvxods4Yzpy67UyWvr8a26MAyIe",
-	"hqE/Myxo6xE2ra5VFtZWlQuJNxn74nNWUFy5oLu+lZYpcm7up+btRRHwPB9OuTAfMfNqIdZxceEXF0mo",
-	"mQiUVpyDj6wvFhASCA5rcDEXKjHKcrvv89VeTDBf7bhzwZPZpUt2Zp2Ki26bXuPgdgBW6TUFw2MaRYbf",
-	"TIY8IqY6W48MqVVIBZ/INvJBKvE9o1s4cVAqQVQwTNHeDKSsecfeV76H/J5WRaws2OMi1JohOhd6uVjO",
-	"H1Hwx8AXAkLeMu4Y0KiQIJJHscm6tw6akmoC0HNZ/WJBx8brYWUYrScNkjm8kIiEAyK91E8Cw66j16BV",
-	"RbRkjUAGMxKfYeKAXUbuFeJ9kFJGnrm6lFHrGEokKLiENMlKC9I+ytmb1yp5Pis9GvHq65b7iE02d7xb",
-	"8XHFqxjxX58M40Wb7zzj/b4keclxpqLSIdVKcZDBddS9AlD3iEYRHREliATNf0i1Bq2JBPWIpFo7B60d",
-	"aYLayIU6bOXCHNLr0lQ3MFLPL2Xg3DRULqUFmrWh2cXxGOtPEMWS3pG3mX7yIyj0WrTTmzxoGEkZG0kd",
-	"Fq9mMwvNkV31wnht3s46NL9iuntQpRz0dm6dnNbLvd1WY+t3rQUkU3soZ8oO/YTdukNg2/VSm5lEGI2x",
-	"lrgpU/vWIqDJ64VMiEFfNtYc85XrtlJNy2xRvotqIH7bRiwQNhD4joQuykEm6fwQ25AumGVfmVUC1Sdz",
-	"W2tVKRZUTeEqis3HIR1HfITNBdvD7JZxBwJp+W8ypuXis5lWKVzDfHElYSlr2bD6AhSx1PtuVuAlGo3S",
-	"JHPN6+rID3nci4iPcBhqMgKWThkjAgwl+8jngmHlXgi40I94IpRAEZ19lNkcrWhhlu4N8GzeR5pWhYkb",
-	"meA7IlGPqAnRquaEIxFHWozY1iOE4r1qQgOC/Inm/j7cKTb1DCZFQjuSFQ1Dv4WrPUP2iU0H9M2sMcb9",
-	"YHYNJGNmAp8WUaJXgXXMNd6st7yyakPwZsndmlyjO9lrvN4qu1Ln0vMBj+LR+hwx0XJXuVidUrxEoqCa",
-	"8EjU1/JzxmKai85sLU4mKx5wo6u44X5cuA7JlEKqxzaiYMMwprLxWO9a+1MCCTKn/k6mip5n8JrnvJpF",
-	"s/YqP4t576XZWp6Jc5nrvUwj3TI+p7mvF23ynrM5zPsgZ91w0Ubztj2xXmbcdVObigE7AMEf5LwPkKeL",
-	"SSjb1rLyR5nlX/ZyurDL3pxZq6Uf5NZq2dtZSljacmaXoVBCQr1r1aou3OJOq/ddDB7cIZ1tT980iZbv",
-	"6x+TRFMPudIzoEGLuOjrTW01WseEfQ545P5IzlqPR0n4d58zZWwqW62Ewg7yYU0diEzVulB6OcCbCW9p",
-	"tj5/9CpDAgpXe7uh17Ss57S31nbS26dPSS5/vR9H0RkEwK3W1dbcrsr93s7Dbfza6Q2RnN2kn1em4aQ9",
-	"++bPGR1tuzDptKJr5T0Xt3LIc+FTBQNOO59BnNi2Kp3tsqQmZyQsRGzN2qYeXg33saa+p6li+6vaB8ur",
-	"4NqFWHR1fdGwmcTSvHLETGHT1sxR4RNn/IpHDIxOGDVbNfNvNBA0rKOLjJe2jfzcoXbZsZ8/+17+kUuW",
-	"nX2ScgLzxMRVsplfQqwKv7gKze7XzBGsG+ms7IkrH1X2LAmncg/zobrwUzY3ux6LyP3uwvrrrgBq/fuj",
-	"HyC+F7Op8fpAaTfMUMwgsSXUn/kbCerndqOROqOcYRrKYWjFAtxN1FojLb/SUp0fEohj9usI9g8LgiJM",
-	"Q3BtJyYtxcdohMWAMhSCG8qpSeDtau5oRcQ8l14SdaQvlxfIMD5pglL6VKWKzJCMULWznV5cbdR81UCj",
-	"0T7qbCOHldBGrd2X8KPJ78+/vlPfyz7LfLS9V9f60UYddWyNV0uHmilLrZ/ZjPc0VqeOQEyRuQCa6sXZ",
-	"G8/ZPWxCwR0lk9f8Xred8b/7yfXguxWG6DBJxlhA8ZWqj/6P/wXpDTf/h/7Z/Of/+k/+a/fHf4P8jdQ6",
-	"mIlpMObcgI+IzIQdZGIDzOCo8pDkZVSuuy6cBmsdnpAoAk1LK6JQx1M3pZvEyH1fkqcQBISpg3IDTDdD",
-	"gy8kMu9aPbCO3g+JIHc2RsZat2NJpFb1AhVNnW8TtMaqvti9THSDB+HxHuol3gkvtfKAbd6zBp0Nr+Dq",
-	"TSIs/LGgIyymMHwffK/GtG6cr1kIOkCgk9ysP2eZs2W+Ak9CJjbQzPHr1p57OcfOSgbY9Atb3b6ofkNE",
-	"aSFlgk/KOfAcjmqcOfOZKnAnuw5t5BPmo2YLnfE7KF8CGP6e5mg+HObi730BrzP4WRD3M5Hwc0j0E2oe",
-	"hcnTcQRPIyoVH+MQu99/wj78+X//r/9zs/lv/+G/bLb+7b/9H1HVJA7l69RjhRhQu50KIIbA31MPxaxH",
-	"+oJKRTSNYyaRXicUvoAX4OhBRDAKcBgHNMShh3rkF0XEiDI+4R76f/7z/+Hf/sN////+d//VRh0dmvB7",
-	"QdB19wDCibPmN7tDkLemf5aaSKOKV/kJzyuyLFcuHOgI5ZJP8rb/nYWZCiV1luVi0eSrKZWYilcPLY/o",
-	"Wriw7oKvcS5eZUSWi5oJeFHp3G0bC5dAEH2rPkxNvjIsDtwVzlefDQfcT7XnPoXytKYEesbCn1GPZT59",
-	"KKslzpYMKeImZ6BiKv/6n8a3WP6SBXtpV/71f/uX/+lf/7P/87+ofJ7F2E57XgfH5m79oBaXgb5arIiT",
-	"AdZQ3uZCVDzs+zIrqROU5099ld7K04ML0QyCkJpuCpk30BhTIVE1cd01NjwUS9yLiMm+s0EhkJ4yX7S3",
-	"1tPsiFuNvE1OFlTz3e28Xly2LuLJ8ZCW4o/k8JGeBmMkC6r0FC1+XsGTtMgWr6+1tV2T69+e1uSfz/Zr",
-	"LbxAU9tSUQj/Fn5/Ds+/7dEzk1zE1w3axcPYeg70wp2q/TziRRrWTUXC5QsM3VnFbCd/mj//NH/+af58",
-	"ZvNn6hpatyj0U6IfmDM8m9lfEkJb4gc3cDO/r9QG3dApVpR56I0g5BZ6PZgKfUEEEM3RRr5uwkeH5Cf8",
-	"LkZXmEkP+ZDSkP6o/+Uh3yY4+Og8CtGVwizEIkTdLqpi1NxTw5repFhMUY/zW5SMwIWKbHjIN5kRvh4V",
-	"1/3AqH2kuSu6gn/oxgLOGAk02zcveAj3FRHolPek/m93wvdRj0hlDFmoTyYopHIc4SmacBFKMAQGQyxw",
-	"oKzlSblFiXBwK23lYAfTwQgWujky6pEw1NeNfhO0+SGGWMuqWYt9dDCkjEjioe/wGOu/YFG/54JgiPI8",
-	"+O57+Fp6KBhySRga6xGQe7WxbzI29RsQ1EklwkhOmRoSRQPzsMrviJBKxMHtBgCQMJ5+BaOiMhnmkyWj",
-	"pJdQNgyilZET9nYzDv/tkhBFqnBEg9XOXzlEhuYjxq6ZQ7mQcTC0wnWpJ6COTvWOoInAY4QVAv+5TKpH",
-	"g4z1QtrgjSplLhaTi9DkXSV2dPgJ0h31IivOTZrlPvI/fGA+IMQol4+tGblJPOtFPLgFOA2IrArRnWZw",
-	"AY4iqMcL4DNJ9ET+3lnC9ovZCLBsq+ZHFF7OsGtXwPyQghbzAKSNwGA0be+1Glt7mthiIQhTF2vjMga/",
-	"gxrqJdN/ggL3hU0tduGZpVu4v0fsSbb3d7lpxeVduphXRMXjNcUbrsZ6WNdlRRt8+7C9uekDiry5ySy4",
-	"8yqFXyQJBClho6+xJFst1D3vXiDzznLgCNuWlx3y8uX4sv7u/M6sbIa9lkS44sFr45fweHmwXce8dhWP",
-	"RtjwvEcYW1ZMyJqbWCV4tFT21ytyqd/TV06eeZRiIpblLbkJWW1hphk7kgTXddnWfFHSypLIWnR1aVfb",
-	"Xdh8wkBnMRX3SyWvd5kQgQchHAWZsvPrmYVXTgoc4QG5XqVq7QJCtILiwo6K8k7eUGAq8a2VHlpMpLOD",
-	"yEypbCdDrNbGX89BC60JP+p8ousUbzT1TB6NL5p0nYUHyrZftj50tQJc+QWK+IAvoqGyhZlLTPFaDZUb",
-	"NExFIjessnlGlN3KB1QhSk+khfYxKB8jSIJMnn0nOfPz5eu26o0MaoTVRA+xwigpzIyglrOHfDweR5Zt",
-	"bN4FvoXeyDQ/Ub5BMJeAaoElendQ++786kjrxmyqlZwAMxQMSXBrwnN4v29ANAaYMmmyRZIaV4cnh0kR",
-	"1JLEgty0VmEUuZGuXQ+70F+xuY+P8pQsqCv1QhqYO63uGTc/ZOAjU73M4N2VoyI9ELNlfr2bsgMjnhsS",
-	"2NNdfVx0ZmVSCt91CoBnCYMpL6xTXir2+gGV0m3/WYooVHRNag0aPl+yxnMWcnZwZTs2e6F/UVmmRL5Y",
-	"WaR5b5B914tpz+iRBaiZy7cJ4nHhdq8nGNDZHzNkkq9aCHDDuWJYmZo+s/rqwsKkx1ygMeHjiOwjzpBJ",
-	"lUcY9SLMbp0LGFDWXVW8cn9yKa64nWvGLVgi2pRPXhpizf50R8lk5r2QT1jEcTh39azgVF906NbFFi0t",
-	"Q/htt3txBaosJNbf6YUD+5rilj+6woOFitzmWOeMY9uvcjYC2Ph/397cXMcAzxDuQYI/lFK1KC3GhGeQ",
-	"qxw5+RBrC/+Ef02GRBhwFn0N4igytZVs5STKIB2SIIXFgCi5MXOebK1Ds/kLztUhiegdWQGwsKCGKkVG",
-	"Y1WCSdCxT9AIhwRJjvpYpDnHO/reR/ZrBFqYTM00Iz6CIGG3Rh7CkeSpbdRWkERS8fGYhKhH+lwAZFef",
-	"MiqHJERVgyQD2A1KUBIaScLFV0oUESzBe6qFD4PtCeb1MZaSFHLid7wliK0PgUGJTYzd25K1+5ZPUALg",
-	"EGGpkpVSnN96ZqEkMQGlBh4E+KGmbkFw8vMtGSs0xkIlWKIQsV1eI620kIG5mmdT84bT2bH1AXIXEnjB",
-	"74GqGDHOaq37e2RuQg8KF4ZUkEDpv/Xa8FiZn/ux1LtkTqWHEscL1M7Xw9jYR3pc1v2CHbZvvbKU7XWt",
-	"LrfobrLn4Ch5f24FfoL8v9WuDAnW3Lnx0R2O4oKtbC5ijVT2eJTBv753ZJ5bXTgJxsuypkrHyP1K3en3",
-	"ku6oRGFM2qhpz4aHEgRcD2013N8g6bfQkMdC2o2BA6qyRGebNKfUgT+ywLC10C6g7rFPmQEyX3OGgsgx",
-	"Z5K85uG0fMcM0lYTIDFdFikJiO75hbTHwnlpsssOugr4x6q9qSIWXwsLghhX6Lp7XHuFegQQ+a7/cnx8",
-	"fOiIFPgMRMoX0Sobre1V5nKVyK4lyKDwbK2JZIdFFQppCDNIGcICJiDnDMUfGxbkW/AuzLLkY5omIdLn",
-	"v+rDadWyvb+BbKBkdusBZhHFY1T1DR/xN9qWoCgET/a1Kuo2Jb0J4l4yInCjTqhB8OH9PuRO6LuSmZx2",
-	"hiPDSFDVqEuCwM2Qg9GzUwJtxA5Y0yMMabm9hyZ1NLrG8pNoAMlFWTz+xfM5QwEF8nY8OXeDZG+gFS75",
-	"L6oEFAWOdTUA9+GXD12emcmvHME8c2V9FTJ9UoSlrrSKVibi24FfZQ7vgzHpZi4zSFgzAq+B4jLbk6J6",
-	"ZXlGOXpawEGu1l0cYxrFoqyM5bGpMOAOtsEtEXziIa6ZC46imd5eSDcaSiSq+tmF8hFlQRSHJNzYRzgz",
-	"6kQAsEBbPRzc6qk0IAes2VjKB5eVxH1eFL/QOPbDhaJHItC7Yc/Miff77j5oNqyoWbr2IhXx3cWYXkW+",
-	"K4jtWzHEQOAaXcHQlMkihDYwCiKqFZFkWNSAnxmVzbzfRkCg/gPElhKVfF0JtchvVnTRrQ0PuNjMvfA6",
-	"zGmgc9EEy45cjnjWQREs4S9fw5WX43frXnvZj7+eTKTSmT00Kck21iVSHT0stWTVnUi6ONTfFNVEd4cu",
-	"vcf0WZEKj8azrO3y+ABtbW3tgY6b1t1BQzweE7ZUj5tbozQjW6a9e6uv6SFeu857pujgbNxHZuNXqu9T",
-	"tJDnv19cotPO5TGB/QdDzAbEFcGAKP6xINL6kUoi962RcURZtu3mqvKIr7/3kSA1Uz0RgiztbVLTV0nu",
-	"kjP4oPail3DLxYIY81i5pPKnOflPc/Jzm5Nnc5UcBt+V5qoWmRaKH3Vih15WKJvYuThBt2SKqn5A5Y0W",
-	"bW/q9boxBWAkTZWdXKkjVP3ufRdUc+DdQPfQR7pOelYmmZGyPncQZDhQmaSyCh7TOXW8L06QjMdjLtRs",
-	"4t2Jptt8abHqxeGx8WxDpB+OkClG6dSKpDwm4n2rfxhZMiIKYePkBp/d1CDifmAf2DffoAPO9LuUM/mB",
-	"1dBrLImjpTbyP0mqyE0sos+beEw375p+HX13dX5mi+7qqRgtJ8AjEh1gSfZRci9IlNxC190DSxl/9/ch",
-	"0Vsi/4cffvih9vZt7fDQ30cUfFZ9SoRE19cnh7Kuh2PFBT0S9AFumQ+VNqrX6wgKAOIBZVD0MqJSGWgL",
-	"/wMorPo1/ckYD8iHimf/uqK/2H8prnD0oYI++6j6c0zEFAHilG9s200PZQComvV6s9HwXJIVajX2ESMT",
-	"CLmnQqoNGOqREFy4kYKNxI0h4KHt1d4u5h8Wf+RD5d/rf7lbyf6T3FOpKBvYfwaChFTpd9Fn9NmvI183",
-	"ChiKUmnGvp/imegf/R91x7BJhZ7R549+Hb2nAODo3zV9iLE0m+jMUiN+Z+r+CKJ3OPRQL1au8paEwiM9",
-	"oBIo7CORf3n01+ujq+5N9+Tt0fl110cTLDfaaIhZCOVDUMxuGZ8wEw7bm8L1opmaNSXW0Sm9JQDuj5EV",
-	"e/JXk+7T6lO2hkoiiphKKKZeyS2FKj0wsggrItqIDhgXul39DOo3hxxsj3pEdXSEg6E1y1nrpaElEy8f",
-	"mmIBEByChYAgdv++Bu/X4LEPm2+lAdTjoVatBdG8Kpm1vemr240G8t91Tk8OO92T87Obo8vL80t/w0xI",
-	"cj0wQ4uGA8NJ1rc8MEnpABVImImqkW2E7UdjLPCIOBN48h0KOZEw4ZAEkd7mLG6OxcahClV9aKZu6sfp",
-	"5bTl4zbq6MLcMZmxVLPufy9BxZHmz2wgj6mvKWMikpgZueF2JRkzLPg0uzUAPSKHWMDxZrcSYMDRhAuo",
-	"ewvcRAkc3Jq85KSdJEUiVqMbyWMREIPE2+8FEQ0dA7M7Bag/puK2ZqRN9Ja+9lKgE/uW4mgbUIqr280t",
-	"5F90fjg97xzedM/Pb047l2+OfLCZ9Hg4dXchH+u2Bb0zJUbdgr8qOSug7wuqzC4NXU1SKO3jYGE084Zh",
-	"g5enrfm5fdOaqKGWkKniYS5KTxMRNjC1OagkoFdIL6FsHCtNP25Bpgb/p0eMZ2EfCTxBs34HD9BxGEEy",
-	"FoIP9DoRyFNEVf9D5cOHOHzVaHyo+AmYDsDLYCrgur3+S6PRaIDJhDlKLyPJRETeTxKEbJSR4mCXihQR",
-	"JKyjK3tYzP1iRJ82yuQY+qgKF5UtZyS9BNtH/4QH0kMuQd2sr9yw/kBAMxI8StOnJKoq3DP3KmUE9QTB",
-	"tzK1nXlJ7SB4R9PlQODxMMVCkuj6L61G6xU8hz/3zEc9ajyToEmAEU/QMDlA3CTWwwedeh3+e5S0sbtr",
-	"ftrd8+xvx0fHxxYKt3xRTYFFg6+VZodRCV5bM6KfOGXEDrhxkHTWOIQ/yYj/RJOZ19EpZwOb3YWqGXEG",
-	"lhduH5k5WYYukxpWmcUEAu04yrDAU0n9A1vHDdhwiXTqG4iLDP41SHVjJfUJhd01tJxwxRFWmmFkscSA",
-	"tYCDSN+oyHenwrDG0n4tr/QsjRq/2CCOMIDfCCNgmqPnWKXVjTRXZUiLpA6VWstcSHB90HisIEXLd+JX",
-	"G/mbUDgs4vw2HkMspY133DTS3eYnfS99tgGPWTYN3W44tCxpmKvhrfYeNPKcydLiykFhq2EtInckglTI",
-	"OyKkjwhTYrpveLa9Nr/tvj21gRKQZgLikJGMgNLsa/oa1SzVvwRImxFVNfj/vpf96VKLzwx8ezC37BNJ",
-	"lJ+AnUA0R8CZZnaUwVUxogpBRCgJ99F2aw/5l53u0c3pyduT7tGhnxkBUWJa62gOColzI2pN9kYB6MXB",
-	"rVaFx3rUxhCbCMbNRsMFPWiV2sZvuEGZ0h+di5N9CHmtUYaq/iaO1XAz4gMKRTzMPwUZUKn730BbDegp",
-	"U+g1t3dmv6V+zfW3j5yGKtFO8qtJxMsP2IaioO7BBRoTIjznAnW5njFTIpYqDYCAE/a32jEXEyxCEuq/",
-	"/NTvqRsxKZsBZ306iMG/YZsYC34/raOrIY8ja0p317i+aAWqXpKQyg19pGIGBUm0COtlVlTTJYGy3Twe",
-	"DBNgPSN/U4kiPhiQMENdqbjjykc5YUO/3otppCDkJ30P9GaI1UnDd9yrCTvYaTSRf3bevTl5e3F69Pbo",
-	"DCjIcH8jJUKlEeMfzdaQcupVJ03F0lyCrVy018voyoYeDV76+posrJJ/X3MaRk0GfAxVvcA3na5IKvia",
-	"N/RSToYUuGPSr5Y/pYFmZGQ/06Vm5SE314qRTeA42dpgRsOvow404gSDpK8M/91C/snZ1fXx8cnBydFZ",
-	"9+bq4PziyLe3O3CVupuJ76ZmxwAVitrI2LxGUAGtVHxOBq3Hf5uwMNt75+Lk5vujH270tndOT8/fHx36",
-	"9k4aUSmhMv1EcP0fG8ZrVCWwAUFz+nDBlqXtNvWsQPS/se0DwGXSQs70AFec5FbRuTi/6iLHLqCKsZ9e",
-	"Ua5AsvlwQO9ItkiyJcJ3ROjZanWSnVkR02l/UO4sUfgCa58cEaxf1/sVkrEgAWjZKalQCetLQq12uudu",
-	"5QEKzs4cI//QvgC385Dg0AR8RDQgTILNMtX9AV0efr8k/dqF4GNBicJimtpNsj9+ziB2JCoROpEy1lO0",
-	"MVKadE28sjTGlbsm4EiMCcNjWmlXturNugU7GIIxaRMgqcxdB7ghJSEw7o5G1YyRROtyM1d2veJidjcN",
-	"PvYmZjiaKhrIzRDLYY9jkyc7KMtg7HKFI2l9uvqGoBzKJIR4KttZRdBVs6vmC9JDRYpwQBCWUj/gTO6j",
-	"UOC+ZbNaBDJfmjA4V/kO5G2uLDHBGyD3a6UapSHhqRwVs5BDrIt+dcMDqNAkRmhGDPHMnSC9zB1m3704",
-	"PPZyH0hUBQ3FXYFGsB4Q08VGirua60VPou3aLFkn6m4yvaJeek3ZVsC9C1GaygSLmRBSVLVYs0wrQBPN",
-	"oU17G3DY/vEfL6C9+j/+IzrUpziLSIiqfl/wkaviyg2qIxjDPNTjUGzAqhF18zwLfa54iKeoet092NhH",
-	"tiHFUWvPtG0vMf2ZBe0kicHKUo0VAiAsK6m5bppNpfhOhsZGHC4gzNDW7q59H8blOoNReEa7NjMzIXjQ",
-	"JiwTvG5JycRYZSXtWWPIjKKi52i4kmbWIxxpiZeEBiyy3JKhOK/b1c8Mx1mt5K1JQWpb6VUQ9AsRXNr9",
-	"O9bslBEp9RYezJINdg6RlISo5TdQ4BoHFrmSm/blkE8QNjRUR+80xRaoO3sEwBAEB6PY0YiMOEjRYYKi",
-	"YjS4ltX7pcHgLA1S1ockN6CJsf/ZL/dRIPAkAn5tFNtbFLN+LMxPlkvYwRj50sh80hQDBptpiGk0tS8J",
-	"aWN/NdMyEoBnHZC6A7DE8X7mVKIq42BtAEcWNfi+ugkzcMwS9YEnMgoeEVD2EoUrhaK941E8MtdfuoXt",
-	"9N73bIlxJ9TAdWoEET9hzm1BcAjcO7n3TsJKW7PpjnvnMOHf+vpwNqiSO+MYAkDdCQbq9bLH/dAc1XbZ",
-	"ec65BiutRmu31mzUWjsVr0J122C3Sy9IvRvObYFnAizKXKLFwZ7i1caaYUllY2zWWltzxqj4WiP8mAYh",
-	"wgXdajQKFV+yKYA/2dywtP1FLvlkC5NNTUIbwLeTX5rz7ytexQgxMJKCFjuvM/vFZvK6efuzVynReVdu",
-	"JP2i0JCt3bdiI/ptmOq2Wdayz5Ll33yNQ+f7hk+ayz+5ZthqPSQ0H20t/+iYix4NQwJ+5u3W3vIvupy/",
-	"xWxqRwfJTzurzOjERufmfItwhrNexR8/ajKUFsmgXUnoBoEvSWqyxQPI5kooyRTuLyhe+o08kzF5uRmx",
-	"0LjvNg1+9En4ea50eAhM1zHjPgQcu1APF/7u+C+PwsRl1TbvMSWmwKT1OXZV0KxABFwogUNP2LJlA4Zl",
-	"mosT+eZu9F0izVIJ1F2mxhKHp4nlBEb+QqbOzH0j5JWJi7rhvJgIthuoXm/n4prLin9QEdR0W0dnXGW8",
-	"iAmuqRZ39OJQAuhZzFhJ0/vFXWVO+tj+U/j7U/j7U/j7Ywh/EMeWsvgZwa/ssklf2TwyPP0Cq2FlVvT6",
-	"U078WuXE/LYf4mkuCvZPUfGrERUb28u/OOPq2JX0+Aplywsiao5jpnzmseLlmNZuyVTOFSbPWTS1WQia",
-	"JStkMS88uAGspXpD80xp7gHNPY1LNXHOC6JiwVy6cx35WuC4liTsKGtrDrgI/z/23oa5bVv7E/4qGD//",
-	"Zyq1lCw7Tu6tPJ1d13ZSp2nsWk57e2+7ISRCEmqK0CVAK9pMvvsOzgFAUKJkyZYcO+HOzv82Ml8AEPid",
-	"99/Ji2FszKqgiJVhN1DHNEBsYbxBJPH00Mfx2534c2gec6mOxvxnvSpbhA58RYUXjwUvOriF9H5/pACg",
-	"94o9imZ/FxDA/gQA4Ee/XB7xWMiSI/4Wo3fuEBlGJp5YpdDZCF65tdbwZzg3TV6vo7Y7FhEL63joDzGp",
-	"BLL5PN087Ipo2px9jrY55h8+/2y02YCoOFEuTQn4rzGvzlkAdVQ2/Qm5ueSwxSXJA6holB08I+8u3zQk",
-	"7bNCvs/+8xckpUkkRqTLFWjTmIEEGdjQVL3z01FDXzakcnhIwnHK+vwD4B0WD0Px9773VByIDY4CNR5y",
-	"GZvCsi40OgMVP2ETPeIHw0Qsc0LI2sFqCSaVLW3fIB4WqXQ+FUszzC7eGiQfm2IuGMkyVDYXHpLwmk0x",
-	"4RZYriDHAOy6CrU/D2q3/nn7PWZgV0j0AbftrfCqCzrVJvmVEG9oOmCPVEjg1vSO+zoSwtcIdz9y9DGi",
-	"wldO+lCEk5J8Bsefo3HItDosOCPSLIHOQFIDG42xBCQBdnjgSMB/mZRE8DxBInNiM/ZQGyVcgTtHKh7H",
-	"JrkPqHdEavpa7rVyr4gL5up5gjcjZchAat2PsUgG9QdDV5yEQ9f1XAdn0U6JiXtQ4hbGpTo0LDzFD2f9",
-	"URVufSbcevr2Ke6v+yCP9e8vNEbfegU2d/Tl2Xcs8uWB9ecGckc/3kseK2AxKLemXVGWydiySl5ONKWf",
-	"DtmRPSpZgyeSJZJrxV/fji7slI9Aua3RxOVnagik4zGjwDFjIdWv+1ITDbqAWwz8bmUONstVXeJjW5GX",
-	"W8/8lqUCqpQVr8O+O9t05NlPjqOq7PAqxLvcCvcQwmGc+22hB64APlCyXG6RH7QOTLDMBHtDk4WfiNI4",
-	"7n2xECqNFpt95rptGX7m8Xcw/fY2PohlVp+9hhjSjxll6Y3XF3TZCXTXFQ5vBSOPyv3/1duRR1FkufPM",
-	"2b8LzgGw2FCD/XXXdQkpVfI2r9PB+zam1G1TDTnWI63iAZUesoKjB0toNqOIFM8nHwEBRfvjAvUE2/Ki",
-	"5wQqJa2hgtkqtqh1xm6pha4xckh+IPiv94n9JyY5wF/rh7YE1bxoIAhPlCChLckNm+Q8YX5+jcYKy01D",
-	"o8iVTTfJT7DjCI05lUy2SQhZR/Ci3bAvkM4AiwfdAAMSyixNzDV0xOPpW3eVbcYckBDMoSO0vsLdUP8L",
-	"r4E/NMmPwGoTQ/s9vVpY4R4dEkW7sqRg2LTe67E4thSu2K2vCSuDt8zUJZO+iGMxAX0wLFQ427Jn88Ch",
-	"iIGFmfqlvcpUNQMzcrHa2NQ5B65wuNls1g2NgS0InZgaLOv3uzr91xXEb9yfIGUsEUkDiGdhJDJ35CEc",
-	"BISSbgrVSv/NhGKA9gu5bUemxTHp8xh/P+78Vgj4hPovzVRM/vP2r7BuuhCKCCM8oyxWfExTtavXpwHb",
-	"Ka+dgmeaEBGmm8HDoDALN2VoWrk2kGfCzziTdKpfL4VeAXiSjVC5UVIsZaEJgRY7ATZavIaGoCI1+77L",
-	"E5pOoYN/HdZiiH0uTVd1t2jzr8Ze/vqVh1getNcCjgKRkuetoNVq6Q8j8zv3nm3LdkAQWSJ1Sz0PKGp3",
-	"ZlX/Ul/EIjKvckbHFGqVEutpiTXyTTHx0yXHpoTRNOb6XCTebpBEXvPxGDX+smHrP59kKPRhqvlob2m9",
-	"jNrEIqOqZKsiqVVPREZQ2zZt5i6ki9v5dvdblCZrGT9n8MleinT00JE3fPNMN5BK/anspydrP+GO9ny9",
-	"EAg77vy2UUvqthjdFnDdBKtyu3C74aoqIvVEDvz3KwgDj8vSNfEwvXSPrq5O356cnr7/6ajz/vj08urs",
-	"5dnx0dVpx+PfxJiz3aKgz87UlWi1ERimAktS4BjMWEql3k6ri0UgbyuTQvcfhSUtAMK2NgkXzj4MZv74",
-	"49HJq9NO+MUeCw2EHpMawOSSrVGyNuBXf9Tx0Q051YIF5ACup45jtaFEqlRow+j0ig7CvEmH4ZnF4njI",
-	"oqtR28kDTBfL/YD2EddGr+VSo/6m/0ZiLvA0cLdwVT8k4Vm/8VYkrPELVT3LUcHzMqlnrYO8ngxstC3F",
-	"dQdM3Utm3R6oPOvricI8HyZWuY6irL/7bWcRrvnSghLPVpRkv4gIcoJ2qjqGLePgK6CevS8I5hHUTD2I",
-	"3otM1ffXe7cXQC1ykD+wBX8XUKqU+cp6f5wY9c7Q0m82AOq4/paEVoasdy0NVSVWPpAaTQci2efRoc+a",
-	"jH7MmepXaOwAuhmQkblnIAVp4jUpyyRDt7KaiIZUbOxYCTVQzhZa1Ci5Or+6QKpmaEvTY2Ng/4Lk3CSe",
-	"BsDr/WL/2T+JNA0Snzf3gYEuTFlP3LB0ap6FMQo9gjqSTkNdA1dDlrYxi/jq9/P3L4+Or84v31+e/vru",
-	"7PL0JDycm5SrLrthNJZ6apgkPDshyMlvkg5y0Ttx0IbPO8vuHpDT6KRzFJA9VyCCVJp0hlatZgrmMU1Y",
-	"IwJSGbaBjdE2ASqwN5awRsLNyKTcJonwSQlKchNh72xHiLzRz/5MssMkw17pda2IVtYXIHf3utiw3fHl",
-	"6cnp26uzozdFf8vvcOAQakTqTp7hOsyPmn4cqlf5b7aQKTfv9FUbccBsYVizHpmSlQmDcmT6mnwx5Rum",
-	"ZFXQC/MVKBIFvaHDBwkBjHbKQoHrdUYTENmSLIvTJDKS3ZaauJxPJ7IOtXAFqQTgGboiSJEYvhuq7P3f",
-	"yKIEk8WQOfheig9zJZuYO26J6FkSSRNUzx9tRoXdggpvMb4ov8qEnIOkNnc7kkfQSaSi07wE9eGqvvFr",
-	"bE24ikytJV1LIiIdXBSRqUN/X+SLv3jBK7FZlSN+FkMKABEP1gJEDHZOPyiWABAsLw/SoDlii0lxvzy/",
-	"91aQbsDUL3fwXz2Ud/udZOlFKvo8rhzcX4WD+/ETbxwjFQXoJ0tUu9uwy+hFizW+876r2euJxBBgWHXK",
-	"ghGUPmtBHxQaAZnO8BJVA9DcJDE0+1rxyyQz/TysesY07M6omEpYHkDMV0nE5BBa81tC75QlbOI6/CfK",
-	"OVkANS0tvSkhDwmV18BAiT4SoagyfS4LOmIbxxxHOBPok2RaOqHmaeDasPkBoYjh1i8Mfy1nihmB2X1b",
-	"Uvwu8SWVX+Ur9asYiTyXw1J0JXJpvbqF7hE2RzWTLCI1OMKFXY8dZczer28ss2UbY1vkXbE0EV+jC8Xu",
-	"ja/SUWKAMffGr+QysZ2RlsRPoDRTGtc+EimZVO6UMTKOaZL3ugKKJdNokQ8SSXjSJMdIV6zEBGicoa0H",
-	"irjU+fjB+X+ba79uazbAJ4N8qYnSomu+gVyTHLS+J+Hx+duXb86Or7ymSujk5JIoes2SJjnK+YXxIhhd",
-	"NoYsddPEmYh+n3Snrg0TrOOawtEs9LbEIj7+MxX7riwXjxxNNpBxYXUTakrlNcCV4Dy4n+DUpuvL83dv",
-	"Twois7NgjwtDueX3jd6IHFzrhbPCzc3hqxJr+Ze7j0BrrSCYjkXSj3nvyUtAxEBPVK3qJMsFopqIRh/i",
-	"9LsRh+KwxaIRaR4LmQUY17aGpv6UbRdlF0kpm3o5YyOE+fEv+hAsEGclgXktFvURwmBCL2XKNW6yWQNe",
-	"L+qIyx50Hnw4ai5c1SubDrElgeief4Lvu2+o4KosB6Lfr6TV04oDfNFouNzndpWlJYgh+v1NRRI86GTJ",
-	"cuQ8spA4Y/dCNtRijNRIeLgyEnoVqSIlE4rYKJki2RjhTmvz6ch6vFQ2tn2QfQA/dANSYBxAOTha5z6c",
-	"BoaxFKKDDwWmuM4PhqWnydpQ2tqgiZPnvFW+twqUv2RQTraAyQBwiyH5EloK2La2kJtq1MeazUOFREwZ",
-	"kBck4gOuZB210hUA+MEAESZZxMMtwZF7SUe/ssKjR4lH6wLL4wOIH9mAl5wuPMz3Bwmsqt0ccxg+bxkV",
-	"7I/4xnWzJR4XuSlMomI2rRjFVu8v0rX73h5ZcxAWVbx4J2kJr6kNXuy3WgGhxpIZs17eoFvSqcyLQkLg",
-	"SAqxETf2ixwwqOGwHckxZaAmGSMhDLGJt9TvVkZsprGcDxXesyXjBZ79mUwWePcKbS8qL9LnqeKrWltg",
-	"awtEgrWxyS/Fw59upc85MqADyU3gkoGKM9P4EzqXjcQNNkmduXLuQgWpEzyRitGomFDPpeEFaROuSMzo",
-	"DZMkfHV6RcxAQ9LNlG1uYTDU/ztMBBsWcQ2PrqduYPoFuV9wLDfimkWkFmLGa9v+EgYkZVSKBD1bIWSR",
-	"hQFALEJj015JJqw7FOKaMNobHsJbz8csIfgpyH6zRSLRy0aFlrh7rWCuQS/4oSTyEMKj64GZB+nRhCQC",
-	"enGwlHSZXc7aQet76CQZM4V8hnZ1TUthJ2UO4FE2MdcyQm5DMuAOspJhS5RIl7jbSM3fhlBiaReghr+1",
-	"Z7aB6XEC6xvMb7t6hegVmcO9SG3cFrw3Oi8gtTmaOeMFLIQT/VXS3iw3YAdM3R2RHhHhza2KaVUMULHd",
-	"PGa2mzti4nKOm0s2jmnP5NsazQeYH4YiZkBuIEZcgYk8NozOSGjMJenFDNoL1byrjLFNuilPBpJ0ae8a",
-	"Hl0wtetNcpRYRQxfOqJT149/Ru2AzvKF4XHDhjxBZ7xIZrW3rWhnyN1zT+3sKzP2K7/gl03W8xWHMQ1y",
-	"btqTsJsj38IQxemMOW5UUnhKQBKvv12g/wa5geCQBRKLIlISY79DA9oQrwsDEpoyjZDUxlQq+295pEJL",
-	"x2Ns+Jr1BHSnGrlZ3AeMZfNjnHk1SgFHgToZCsm8GyY0dzJoA3wyFPCbERueQIBKLuxYZ5TtrlDDbejC",
-	"LphzlH+k7ajFjzD24+ZcBYEqBXcrUSM80N/42t9d1d3FqLr70f33WfRpFyFmWY4I1qNBJnMOTsbsBkDD",
-	"ilJp8ReSWWbaygDlirvbeV+t6/TPHYN0f+4YM9/i65HSYKz/gQf3Elyr6KWd+/kYkwX1WMZQo1N0krrX",
-	"Wuwud7nm43x3+cb3u2JVcJdD48DZO581W141kG19AWCdfiOtX0QDKPbaV4cmcXyRT5hLokWkYiaxWz+c",
-	"uzYoKaTumBzus4iNxkLDnPFCW4eukR5uQjUaSwFfxxNa89+w7nl/WyRL0DCJTOlOAn2BTCNoO1wYx1HJ",
-	"K3Pfcw9rwqh0PXScDGvDQhV+IkqgIWTlI4q5ni1Ng5Qlb2Ymi1P/ioRVJi0fVg0DmVraFuSx6UVj9q1I",
-	"/R+prVrKM5IOtmJW4ZIVJcyWhOpRfvC3Zo4hXnj22KcHk8uVIVaxpn4JdpU+QADS1uGTo4LVBWZTvdY3",
-	"s0AyLRb7Z/rPsgjH2Vj/371Wy2vIUmyhS2qAoFMrILFpdj0gNAaOQRM0a/+ZNKD1nJFpY5Zq4I6n1rix",
-	"zw+wYBeaweUF8Qa2LC9XO6/zxedJErO+IpEw9cI3DO/WskEkTGImjAlzcI3s+yQ8vjw9Obt6/+bsl7Mr",
-	"q4OYikR8aDgXbsbBNvVkZgw508/Cs9FMWiz0GXcyyO9r5gKLjh8gYZLwpBdnEYvqkFsLI2aR7bNGVUGn",
-	"ikhoXnNm4pcqzVg+bKiUHkCcfUWz06QJmXWbm2iZtISPnLCC2CxWdNjbzyL5H/5XeLhoRRfEo4uVIHCp",
-	"F7TS+tWsrjoGelvYMoWtZVQ0kUYMJH/ojQy67xU1DOMAIOENjXnE1fSEAjkLNJKHgef70ITXGHT4gzGG",
-	"Wm86HVEem8+CNekSQv/FzZ+yHh9jDTyJeXKtD51+aEGXHdMBI7Xwo+SKvc/S+NMu/Hm6+9G/TCvEn8L6",
-	"IYHULsh1gNfuRizm+kKmZ/qTiLVocQ0C4RK9VFrjgtEf+0Q6iIJwJnOQSjPU+k1ffcue0/bZn2Gre0H3",
-	"wO5IYns9MtNbH9U1oEeWJHTqbW/a+JlNw62oYTCkrQb68ln8zKbbdYcDAHwmnziCT1Ez0+btOtpZbtA0",
-	"wM041QNfrhflt7g7qtbgd1Xz9u/HP+DL0gIFwVuNLonIBkMnqq1oL4CtzKVC7vJszgpkZF6HBpODLGVy",
-	"I6QFWx7iLM1BQe34mpgOCnvkr6cQ5bkHkdXJ6S8X51enb4//eH/29v3F5fmry9NOkST8yKm1RrvjJZIP",
-	"XEeQtJNmSQLMbmZvohTOcyQ3chY2PaY5AqvydQkDT8MLSHj05vL06OSP92edzruvjSl84c6xC7QT7BTX",
-	"Bw/Tne3h/c1t9Z9P/3h/efquc3oyQ91Wuo00ikJBOHryrG9OmwybIWVb963Ldms+ta92O3pf95H2CgRN",
-	"1EZVtBVV1uf/DsHqlCa2cXRpePqdBPO93GgDu9PYfpCinZCLk5dfbPbltsiXf7Qf4dFSMNsRVimXFf/y",
-	"Y8mh7OanxuFf/tMK9cMrZVGaJ3qJlE0SxmIgTGeNiEFljAZkcvH2lVYXO7+9AneiIiMhFdl//oL8zH88",
-	"JOGEdSVXLO/JQRNCu1LEmWJkqNS4Juvk3eWbQ5KsThMZaliiSoD/i9TsW9VE1AGxio2I0UOq2GgcU8XM",
-	"exDa9DOmbevDY5H+PdQXhIfmf9Evq7iK9X+n6NePOTYWsS/e22954zvUD8GnZyk7w3zSFRdub/+feuGa",
-	"5CJlN5xNvOxRbb1687be88PiZK8ZGxOFMx6yKZmw1JUMgQTIEsVjkjKX0PpgqG/yT/P9uhX3mXk89q57",
-	"8HzSO8iMysVV9SF54JTPe4sRrUb7sLNr0WRxQPKdNElI6FprkjzZRKQuaOY9NKfb78aidw0gRgHwKIlS",
-	"2tfSpCdGRmgZiPPuv1uUwZ9V286qVIXFPx3n198h7vAgEQVviK/MqD9TaMEbyTKEPDMVriINTCC3JJ7g",
-	"oqNAn6BECvlNYHsZGwsSiK0HbLa6s4pQfKkRimISAfg8RyJRw4cKP9z9/VVs4SuMLcw4f2d7ZOTpkyYD",
-	"BTNTKIEshoK8tGEuSNpBAmFr89TMzmIfuFQ8GZikkvCNSb8N64GtrVg/XrCxnhtPYa6zZ3QmthEsDorM",
-	"HGA7nJIGSMncYzEB286ooOXs+EvfF+mIKm1rpbyRsj5LWdKD0p7pWO8oqVI4tV+U3CoBkLlDtSgOU8Va",
-	"qlhLFWvxYi29gj1jrUNPcV8caik1nUzMpWAs3k44hPZdgVooKTHx8oQ0jznI4/aBfVog88FXRu+70/dY",
-	"2hGSGkgHH1JdKQcUeiQKW99fs7E69KoysEsbnUpX0b0Bi3M5s879jM0V+XXmVx8cf+Wrv9ZK21WsiHaq",
-	"Mrt7Ee1sDqZuIdz5Kul0Cgu0mFTnvmD0iKh1VvRLVdHeimDnURPsbAoVvRrkOcVtNxKTRJtCiwmo53oH",
-	"2ltIN+tdM0Vqz6GoA7sGGkb6PtjkoHpsD7bsQDavSC0Do3HUL2KRue4XFnF6hZb57PXzJnupy8RXxy5O",
-	"Xs5oVsf4nsYJl2MhuXU3LDvu5hb/jsrJ/YirLZ8+W/6JBQeNFBcnL7eHXHnSwzK6hEbKEiingt7fUJVo",
-	"Sqdy/6Tvb4yoooeQdyFJko26pkUmtiHKJMQwXdDTo/tCw8k/wBtFwCWxy3wdHhYHH0Qpq6Cqgqrt5U8Y",
-	"cHhAR9mtBC+3kIf4ALM+K8gWVLPlPBobQaQnzopRIV9FifG1cxMCh8bm/XzlEKvRbzHAnmKxh+nGa0r7",
-	"52pDoNLfdu3VptgD6nqLIFXPa/Mq3v7GgA5W9gSpDKbLoO7XjGUsAkFkmA+mVRChUvseCI1gm24LjDAZ",
-	"bGk3N64w7h6QWG8UQJnUbjmXCuP639KYJRFNMeuM1N5dHder6rT1qtPMqj/e4jQzwCpaUdWmPZKmVIBS",
-	"ebarD5DmMC0rJphlNVqIhxrEmFXIqLLqQFG7wspcLP0lNcttlgjFeyynSYq5VNBpySec3l7sQb/OV3h4",
-	"WUfNhZM1yAz5jt/IwmQxv9Hn0M5JposcnFKPiusn/zdj6XQn2EnoiO20d+CxZ9GCXMKMR2UphB9LH+WN",
-	"bDMPRKmzE9xFp+zgvZ+eHGF1YRYVX3XVtHQF+mlAChL56OLoJvWf1o6gIChrI7LRzeLrZUGTnkgNX6K1",
-	"z8xwRB+ra+dTuH1EIzXhynb0sUf2xHqTXM6yKmqow/y0eQjEO3lkRAPi/C1vDpDWWOut8pqPxyw6NDVH",
-	"WkK9S7TuGwZEChKJsrJinOWEYqagFhFckv+Cubplw/7HLL7G77odl2fHf8daBWP72xqDzGJ1u5ug8gxU",
-	"TMFPwstp/ApJqVZ3N/T2XQtI3rtQk357b60XX7BU38UhPO3G8TCJSgerdLBVdDC74d3ZxR8WHV7vCC3p",
-	"GH/QOkBu4tBmnZxFoSEySUSeijJD5o280UROpWIjd9W9zvrynvAw2S2pI/BsbH69ljKyt9kRLFM/4ALT",
-	"4SJaUu637Bi666qsu0pzefRN6I3qsjbezaspux+ND+rTrvNW7bIPY5GqpbGRtUDMPXmRzoIvhDkceVyD",
-	"62kvpziRC6qGoMQUBx0ie7xUNFW2/D9mpqSSvLt62fgn6U6V5bUf0fQ6IJMh7w2JHOthyyFjioxTMUjp",
-	"SJLa6Ycei+tAX0WUIPoSCKRIfNihC6NwFQC3/yInYFeMCl62iPVpFquddp/Gkjl/XVeImNFk59MKSpdi",
-	"H9RuT97cmv7sLlwh7/m48xt240/FBPLIc356vyNATn9Fo4hFbRLyKABt9y0dsSCm5j/Agg8Mah+pwNOn",
-	"0X3o//IWEjyDWY7+kIzjzNDbiDgbYdOCEVM0oorCPqxJkSoW1ZsFE79jehfiDLuGzMZOqGgSFIve26aR",
-	"QRgQFiPbl3Vk570PC40Ooa0DXBuCByU8JGw0VlO3QfTeIMcsjiVuT+DGBl/ID2FAwu/0/2no//O/w4Ao",
-	"2tWPP74EP8s4ZX3+wRYCht+ERAr0wmgFxNu37IbGGfhP1JCNmqSjUkZHQOcCFe76/MEeNt4kqmiXSvi0",
-	"cqj/1qWqN8TGJXtBq9XSu0AG6GTiShIxSeD+wHWp0hpS3stMD7onkoThvyZDffogfhpDYoctEZCH+hRh",
-	"Pwr/mxjnEtTi6/lqtYwr0mUDmrimVYUiSfDER1lq22O5aogRnTqqA6B54wmhROtoKU6zSuevKi4/t48C",
-	"T2S++6kkx53fPImfC8pFQr8odmfE/i214MV2Md5xRb/xkEroVzRfnVzoS2MKmfWNyVbsHxy+tX+2VJl9",
-	"lTutC1G93CmOwU1bNF95JqoMqYety76vPVCVYa/qXR0wdXe0eUSl17c6Vao0pqro+jEXXd8V8nKXb7YJ",
-	"18Yt+glyL99TP9mSUxepmj8TJena+FOpUZVT9nGzO2/UK8t9h+wDemJd9PjuftjVNJ3HFWu2s63CzZW2",
-	"so34tJdsUtZM6RacuM2RUyit2xxYrJxdDSHiYg7N44CMzaQ2H8/GDVaKwWykDrnCowqPtoxHi5LflkPS",
-	"wtzlBai0QqcK0zrfaz8AvlXXcGCcsjFNmawX84H7Il3WYd84buU06Q1TkYhMxlMTLzKOIwhheaE/kame",
-	"GGG+zrffXhVa3u+3WhB6YrY3viOzphIzngN4I+H9sja3335LTqHnEWRMu/hpTaTFUXiOrLk06sCkJPld",
-	"1/XQgPZeZApa3vOEsA+0p+IpBEdFn4Q4hDAgoUm4DkntVsLvNgkdn7dJfOKqDvHNPvQdD0nN8HgzAkS8",
-	"6OyTSuhXmIRwM1LIK6dRfmuX9UUKLeczaHQvs16PSdnOG8JbTn9ok56pYCYkOKYSS8JNgWYKAUv3fNxF",
-	"BTp/++ntNx1RnD1UMBJ9I7QEsJ5Dblz7cgxZ5gkj3SkGdHmC8W7zwJQZRlxxw1K4ukmAzjni/b7eZSIh",
-	"4ywdC8lygqMu7V0PUo0V5G/RJbXw4rxzRW4/Q7t/i64M6zY/oWeI37z1MivLlU148Df8QWt/ZlX0Aeqn",
-	"IlEkS2ImJQlpHIvJBU21ugDbSx9C0Bvyg+Q2P5dEjmgcY2NGpb8L3OgdHD4asYjD9qUwWb1jtVGHVbVZ",
-	"ggcZqenkNvrYr8rS1M3i61fzPE3yibe392b1QHQqxVfeVkNwkQp99lnU1gCaTr3sklXhDAilc1iCs+HO",
-	"t96eKBJGAWw1QxCPwFuCFFXnmsqT9cS7nH/GZuYr9yyvupJX3TCqbhhVNwyvG8Yq5p3fQjGLsUuhXsW7",
-	"cP+tpm8vp0YwxrRWHrV6K4vsBgHp84TLoSmwJTzpxVnEIlJTQ8ZTMuRSiXSqUfSajVW97WklWp82eRTI",
-	"b6qV/YBQScJXp1ek2WzC8HY//i26Z9Gn0Kn5XDXJOwlGgBJ6AJFRvbGCNm/MBEcqFnqY2n4TRGoLVFtu",
-	"KU02qWyD3biqV9FTH7lIXusv8DVEIvS0X4tu5firHH9bdvw5rNoMlgalPsFgubMPKU6h17nJLDW1BJ5r",
-	"pHbJb1ga2L9Ilt7wHvtGuiT1ehO9ap4PzzatdR6JFKgSiMBnaBTsidGIw/u0SellqgPrACKldWN1p0An",
-	"CL4U/b/ZCIgImHWx4FVQ9wdOIDBOJSSwpQMmodMu8snQZAqvm/Aea5IjD4/HaACTiLMIHC70miVa9NEB",
-	"5QmgK08I7YoMOq5bV4mjb2AfjLOnSUIllHHbmOoA608znhdTdQHiZ8YZKVEIwJCWeCEhpbfu+8nazp2X",
-	"TNHxia6nYC6NH4cxEVkc4Urpcej3Fagplr3cXGhLKw+hvsbny9VvCIjkeguYDN1MspwRvA4eO5Cleu56",
-	"hY0ncWEX0V/03NSQJnAr/HmJQw0dCsXGo4YtI0+PnqRcL0twm9dNFT8fnBzMyHajpVI5FswU9A7gx5h3",
-	"a0BLrywBhymLyDiGHlNm36asr1XrJqlppcZ39a3qmgytwxN6guFTvWUKDIneWKRqxvOeO3PtpDxXbrNO",
-	"5t2xVM4sCpxcezdew2LJ8KCOGE3MotHEGKsxozeMSDHyNyi+snTttup4xEM5p/Y8prwxo5wsdSDub/pt",
-	"azOPVDW/T7SdtEfKGeNX2Gu1WnqHuRU9gH9KpuSR2mnr7faisbffaO1dtVpt+P//3gl2NIjttL9/0fo0",
-	"58aYFT37z1szlEbdTJGDlsMRh/a5MEC5OU4FwueQSm2ctg6x9jFlCZtoTWOPnLAeg84Uepz1JnlLR4z0",
-	"2cQrnkR5K5kiPvgDgxyMbx7nN973t1wmi0yZthpLxKLp8TsntxKhQHYdFqKgoBBoGzi1oq9qzl015y7D",
-	"BVN4NuMD11sUi3G5tOaCdKWcyP6lN5fxQR/6Po6x4AkUbxGuNuQX39hw5va4rburBNstZ8Luk7++rJTi",
-	"Dhia1LeCjVGuN93D+z6tc3GpD/Trbti5vpNzwNRmlP3bXZev9dd7VPVnK+j2VQVaVYH2qNt+bhOdg5Uy",
-	"LFM24FKlTimosHm9Kt5Lf/2eeEWvP5cOU4ong6pPQQWvTxVefWgj0uznp1Pte29k2VpDvXmUwELgh64A",
-	"vi9eVR7bqiD4cRcEbwbC/Opg8MymcvejoZo9iz7tRjxq2pO3UP+LRC8baXUujHjUnrBu+8+s1XrWGwqp",
-	"4L9Y2zzb/MG9AP8akpRJEd8wSZTQOiGwU5mIvH6IF84k4f//7CisN8lVzon7jcREKEBULsmIRsy4efWv",
-	"WpHUWiAEIhkkRg1ZygCKIXZNwQGNWI1hbX0b9qGqQ+OpLLlOxCTxSHht0PGgSY5pb2j62PX5DXOx81oI",
-	"f2kci0SlIm6TcdaNeS8gI/qhQQfsh2etVli3JJEFnVlLjIRNkGOQ9hU0p00Fqs51kjIKdHnIWKgHYgL4",
-	"/vvRe65nIbH+JJ+kayWDjwbt3Dy8SY7PLztt4N8SKR9wzNG6gKG3bYzbPKZU94Xki/SERydmW6zSEMea",
-	"OPkX5ZGjtBxTaD1k6ivd5tmZFShr9qXZnm4d8ei79eTVydmJW64FAZWTsxN30mZct0dQ2WQ3WuMojsWk",
-	"cQ5f7zZ5gbeaO+FGc9+nYKewfW8lJdQX22s/BZXGv3WN/ymo4lp0sfRm8cGXXGnwEYrUwo/6H++zNP4U",
-	"1pE6FMXGN9JtfEliDXEiU5JHjIS7dMx3b/bCgFBM73h3+cY2EUNZhLIlAzFpc1h8JNSooo9TlsY77Z3d",
-	"nZKc4bRw9kjNPLnuS9sPiiVawZdgEDy5OS+S/39PruXtCkCO2tdsKtFd8/r3n0mHKSyHAkE11QAf5uNo",
-	"/j1RoU20n5LX551TEvNuStNpJVRLherrybX8+qTp35PrhmRqTYn6+vefO2yhMDW7s5KjlRyt5OjDyVFz",
-	"7L4CwYlhjd2PMZdqeWQb7UwS/sgV4inSwLzhUuUuRIiimOpkVZC4KbsRrlu9VJLUMLFKC89UjMjeoRF7",
-	"+q9EjFki0eqFpGYex7IekG7GY5VTB0gl9P1dbmr7zRBrIYsiSRtp1O819lv7+1bQFkdkapOu2bRJjvzx",
-	"1fwsa2SwDwiSLOt5Qa7wLONzQFKmeIoXYCPUOpFMSUi873LnJ4DnARt7nmx/aOgbpPLqlvTHF0mPmeyy",
-	"FdQJEuv35XqBvm+cig+caYWHjQklPTGezisrVJGRkAqdFSYaBrWsoJVAwZUf8cLSdG/BzNT0BExmddEN",
-	"IdLi5NAdsRFVI9+Ej1XhmB+FXgu9/7Cdg9n+C4YR48wWj2BEP/BRNtpp7+8d/OPgn89eHPwj2BnxBH/c",
-	"c0PiiWIDlm5bCbrprZH+sAxJFmlE5oybcCxsuUo5qpSjSjl6MOVoRpKTmjvHBA8y0Sf5S/M6iO7uzf4u",
-	"lVLLfJHkzSMWKkxDAU1azscsIT9iZ/T9Zosc2Ud4qgJxz/WHjaPmqEKEPApRQKesx8fcJNoq26WdDCmU",
-	"VueKjn3kN6YvDU0iMSKSxgraEenpKiStCOWQ7j9/8T8h6QuNeljsB1EN9oF0fjpq7D9/4QrT4G01lQKb",
-	"UUD09WmjRyWL6qiq6FeETRLC1EI7SliC45hKqecWkJCPqP4zFjpes4hcvH1FavYD7qIvZvfjbLujT7vw",
-	"3OY4GYR1UDdce2a3slbRAKYyWz9uOhPJ0FJG5ZpSb8h614dYA6nXfEKlUfwiE34R0rS3N3/Tul4U5BrN",
-	"nnmR7XhkCNtAqeno/R7ZD+v2d1C6aSUJfXkao4c+DIgStm6yplUnEn4b1qFNkGW+EhOa4m4exKJLY5Jq",
-	"/RVqSNbVrfSexS3rduuGOoss0x3idaMRZcNcVOZhL6gak9xTcu5t6ROabuurf8m5UwqWFpxRcz6/6G/9",
-	"xDQYXwyuK7sZT0H+3aagLBS1m9dFtjWdXNWAnbyCmuHJ1VyhWKpGtOG9AfGeFRCQxljTB08w1ALk3eVZ",
-	"PSC9lCuWchoQvY5ObXLa2EUqoJPku8s36EyB82dOI5YZG1EZuOZ8BSXFRSXAGubKplrAiKY2dVeLWTVk",
-	"I8niGybrT1665t/ucYtXb5wLUBm/dE9fUknYr8s2/RzIXjg4Tw7aSxzxSyHeGN4WZNEHbZ2rgKVDalQf",
-	"2SahfnVIal1t8UEsG9/3Vv/sNWz1POF0xOoBCbM0Ltw3YV29MqFhW5ZMGQvPmG7epbEYCP+6JnkrjKnI",
-	"JXqrtXmKRry7TQ87EcaZTWgUpUxKsOns7GwZBE6u4EF+6uCPX3Ue+LfmjH4wcWFmtkBU4G6spEQlJbYt",
-	"JYq4+bQkhZxKxUYNy+60mHnxktGoATk+7loih8AGnTsDDV+YRmVFxnTAE6pYdLeqMveaZcSFHRj+lRv9",
-	"Fmso7EvecFk1U3uEtROPlAQQD1h+aDx4yLftorKE4hkwhQm3n9ViEqKYJPnri1yph3PDQwoe7PvenSLt",
-	"6RxIhFs80f5ZXhpoP9dYRHtKw2AtBDc4NMvgifuxT2Opf3UvdtHvmSZFeEehSZHRarpCxIwmK8WzHxe5",
-	"qV3Iit20wqkVcGpDALWIg/QeYLGoAhQ5/OwYd7ZTw2kffwwvW6uB697GB7FM7bDXWL7Ris7o6VR9fu1F",
-	"nHi4CHUgdEcM8ss33a8utIGplfPQdND63qMBIyKBzksFtQiD8zzOG8/qX/z8zUwC6wapRQyUCf0bRupR",
-	"t2gTVEYIT6RiNKrfV4VahIo4Sw8VN+HvP5hftRN4T1T5V55IofgKh/5YJP2Y99QjRQnccZtDiaDceDqK",
-	"pSBam5FzxhGc2a+S4udW023A1L0w5xGR+6yibVWEPhWhz6PmS7snRi7n8tEaU5matC2dBrl+7q/TbM88",
-	"RFqftczDzwtYlaL2JTZGXEO/+/IogLZoPu5GGR7OJS21j8UYdMFCPdqsHckTJfysiK1ZgXa8GzYEH9an",
-	"dSzG08qfVfXv+gy2pj0/W0WVccpuOJssxpRLlugNUGjA5EXbsaky5M+CwXhx8hJhA/7x9hWp7T1vkWjM",
-	"66aPPbb5Dsk4ZdAoHTOsdseJNlpvWFrMXBpH/bBJzkdcKRbZt/U5iyPsmEUi1qdZrGTbKxY6iih5I26Y",
-	"huTAazH1504HHwBMbH/uECUiOsUrfEea6YNxfHp51fjjjz/+aLT0/9sLChldpusYSyGrgdQWJJtBMpYo",
-	"q6OW9YDEYiAC0hOxyFJX102V0Ca9qYb+z8+nf/wVYgtr2huS8ONH28ijOWKK6qVv/nz6x6dP2wqJmi3y",
-	"mHXfCxzinTudj6N+8aXmul9YxOkVhmFnry8pgd5xe/nWp+VXzj+nNJcshXPIIjKmA9Z250wfsVsPVuUh",
-	"rag0n4gerTc5ocSKpXtnqtjayp6I2PLUY5OamzKZxco0F/QrMol+RJuE0J4wDGyRZRSSml9zeaSwqdGY",
-	"SqgTFamrlAxJLa+cxIdeMipFEiLUz/58LCIWHha9sIadAzJjoGkeyiAuSWj+8r47fY+/WlLO/Bo5BLIK",
-	"Q9Vhc5O1nILIUSImh8ZtbGVpd4ryTSTxNDAN/rpTzHdukhPstUhTBi2g+non4zv1YkHrSSpZgyeSJZJD",
-	"Sgw2BKSRHsVxKnrXfZFGpEsle7ZPauGZWYs3IWQx7+mFPsf/boUBGU7HQ5ZIwgeJSFlUb5LfRXqNjUUL",
-	"faRrPq2ZBti2//cQsrsDYB1xCdcpQ9aVYLZSGZ3uly4Ruk2etciYpYZVBP6zF8NymcTugMghTf20xMJO",
-	"0hBeQgti2poaxz4mZIMeVbgZWxB5FUk0ofFU8Z50jSX1n8N3kqWNowFLFBQmU9JL6SRmKXKUJNckS/pZ",
-	"GrN0rbxuPE8eecW62sBvM0XO23Wk+2+7hJO9jofqMRJsVML7qaSPO6kGm3BaIDX2BJu/RcuEVk4CsFB8",
-	"HbQOjMDyMK5Jfgdh879uWKptgB+ehYGpHQFeGT+l+1mzNcO4jDwFJlPARhMLlabrloP484TXXoDye1/0",
-	"KOUd8udmpu9m1CbhfkhqxnCsw+/SEVuzqDjLQxI+C71rbl+8guSBspt6YNtOZ4melpYQeihX/1KkN8yS",
-	"60AbZRMtB0MxZgl88Pwh4aKUUTOzQs6omdZOez/YYUk22mn/Zz949lcJOdLtsLtFawYlLFbiOhnpL2pe",
-	"+26/W2XEPHUc/BG+JH762sXbV/X1UVDefGko2Ln5qlAwxH4DDuZkO7/O9h5wgPC6c/5W33R8cnR19HlR",
-	"UN4MvvswildEQnt1hYYVGq6Ehp3f1kNDH+GM83KhY6OYwwWOQ+dMNBwUksiEjuVQKPBX04RQpWhvCOzq",
-	"+pxZDm19KbrHm+R4rmQ4EpMkFjQi3ax3zRSpPffM5HrRKA6L/UcxxGnuD9H3Dbave+Ziu5fUjGkrCfvQ",
-	"Y2OFjgF7kHJnhhLXLLEwHrGYA72nofkKlYaowjRoLAWRLIlkocVn017AorBJcrEz4za4j2g4zt92Ab7m",
-	"jQuIy5lVcVSzxXU59D+BTe27ZUkWALXamWHzfMOSgRrutPf2//nABOab8feXYrnvq7s4efkEKDuPce6N",
-	"Ey7HQvJVQtrmFv+Oivuz4v6cF3LHxdOwlogr6o+rijgi0lkgNiJtVlsNHY2Dz+ptul8QNuqyKGIRCU+o",
-	"onqyAz3Bi1SIflhGvD1Pu3HTC5vkTFn2RUlEvx/zhBE6oNqmKIqzYkeTcGnzr7B+SCZDpoYgkn16OMtB",
-	"2eXK7+yBdKWhdfUnxVf7FMPovc8VeUmnkkwsi9XMQudLLCmPMBBpxmMC3rXZHPKU2aa3JGUN7NvBVa72",
-	"JmxCDBrXUQ3g0tob7iIT0bhm05zF0pTcqiFL2oSSmCpzhe35QSLBJMQpMH8dWvGXRTC0zLPLKVJHulk0",
-	"DX2qLz1PUKLydcQoBsSK3iWKx6FeSCJFvRgesZEQq9wUPP2xENfZmNTmYiizcZP6fbuzYNRnKR868C7A",
-	"B4btNdUPn4gshk+cf1TLOGq/bR1Y0FIGK0ELlKV+YYC+lieD+3OlI6zQbsw2GqN4NEziJZh1C3+4h6MV",
-	"fXilQjw5FaIzu41JbUaSB0SLaOJk9EJC7uVKxkQt7wpCRwXBqKX9rI8rcICmxYFTIcZaaQgIzBDYm8lv",
-	"x43X553TNjSqGI1pT5HXv3dIbUZ/+O7viQrrhpR5jCkcVsJ7Q3ndOX8b5NJxnArFeopFBHccCWk8aJPT",
-	"6KRzFAYkVNNxm5iHByTsqan+pwm8X/MImar7WRwX5dGIqaGICI9IzbjxuGvGhr67/w9/RhnzM5v+ksWK",
-	"axllXHt1Kx64ROMaxA680ljl0DB0Rj0xPWoWKUWuI1qIXGzYhxWkci+mfITSneovYdM3XqZiFM6LaH0d",
-	"SGH9G1fTSqwuE6uvJ+rxS9bvzLFmHyD1c6e9w6avh91XPX7OX7/89+nl1a+dM3k2ettinbMXZ8m//z7j",
-	"E0734+uzvwX/96v4+jyJ4j/+Hsfs1UvVe/Uh1n+Pfoon+u/R6JeUJlHrLGk12fT1+N/H+hm/Tbt/j/ei",
-	"3+Pr87+PPpxfnfH+r83efpx0Ry9b0b9exwVHyJgqjYI77Z3/85+jxr9p4/+2Gt+/b/z13Z9/Nm/54X/m",
-	"nBLBzoeGeWCjCGEFoGkTNUwZA/XxxUGWxmRMU63AMr3uJr0oEmohCWoRBwvPrrSMSsv4MrUMI7TJ69+v",
-	"1lAxUGQ1YjEQS/ULfYGVgvkw8jTz2ay9oYgjm7UH4VRtq3Z+ewV+iGyMztj6oeVEbernv0tjJ2kLot1k",
-	"PY4FT5QkQ5YydGw7yWQGgTSmCQPm0s5vr0CqITOpafAZWndix6x040LEvDcN0VLvQ4asJDj7nCJbjJne",
-	"53o+EU9ZT8VTkmYJ2OtDFGG5KKYJGYosPbSiVf/my8Ky2MS96Ux90YV0i2/0J32EEnAzeRvBQ0Q+9aZ8",
-	"Qi7ymT29opvc3mVuqgRQJYDmBdCZtXZiRJUVpYtJlF+aHjjrIXfRX1ekNaYDNh8LJjXw++qfLk5eQvK4",
-	"NCFSzFUA5DZB3Zgn19LkFKMsqIVi0Eb+7PqyMOkiI+vzwfuFqz74QrF9Dov1JsBt4VQQL7hbafQVoD45",
-	"QL20KOft5HXij/9NFwLqr5cYwCnTpDWUfgON3wok2sWHh/W2xt3AqOwmIwZZ7X+QN4OwqO6SiE4/Hxr+",
-	"mm4GCMtyQgyRf2nu3g5il8nfM/+SN4Odvx4gW+SJ6NBmJ1YIXSH000Po22B0OVpPWHcoxPViCvJCA4C2",
-	"z4oypK4TONlvEZl13X2ySd567OR3K6m3Q2uPaKLV33Ka8d/tBLZY/2be0fFmWDUPqEi51yDlNnu5eEi8",
-	"k+l28aKy7JnDsISg2+zSLlIY/XR1ddEhLInAKUkMaVFvKCSzBLjXPImwRZ8NfoH5ikEvIlkvZUrbq1xC",
-	"pa/jztTK2SiTinQZoV1okcwCkklGwqFSYxkG4F3VilImLcOHSKGmeyLSCPOS4Ff9wqHGkRrF/52kXCmG",
-	"OWeu8b0l1Az39561/tF6cfDsWQiV4a0P/+gju0gYYD5QP5OQvnwKObimntgVZthmgVrbc1MYG70uFmLc",
-	"pb3rgIxToP8NwCpvxKJHY2x42ItFFhHLG2KbpZBw78X3zf3nB03zvyHhSS/OIhbVAzLKYsV7VKqAZIkc",
-	"sx6IKdcZUUAWGvxO48Y4S8dCMpKa8GafnF3cHMDFZxc3L0hN/7MxotC0BX5xb4Lwq1kAhNODVkuvMrTd",
-	"AuLQLI1Na2joY4we4iFLWUBEQpCjz+SODyjU3Omdkk7zpGaqSE8kCespw3Uq0L9tF5r2VEbjeEoiTuOY",
-	"ReChpvitwd2BeWX+Z8CPm7hH5J8RktFw4alSbDRWpE95jFvWOLbRg56YPmLjVHyY6p/gdqyVR3+4n6OG",
-	"navBB88TqWgcmwA9nRI54ao3BG7ERH8v2mckYgD3kFkomVL6tTAZqp8kcdeH5iC5TQfH5Wg1qUlqMxTW",
-	"XTYVSWSy3fAkAknBZChZ7/18+22MROr98mzfNvCGaPghkQyj8k6shvqBrhZ+KCb283JTxu+nC/KtyXBk",
-	"BTP4tyXuf/P0z0r9jy+PSlSJpcRpeNchCfHrhzn/RA7IFaHaF94g4CvmhHTajJYRoK/cU23yjZ5bOwog",
-	"U7mp1vSOrAVFmYvElPVEGslDJ5FGImVWLOnBbw9CcfQ5hFaNAioarEfN++8fpXsbQWW81scmLxAyMJHn",
-	"0DD4H+baNlQaTLVBgS3DU9YkR1A5gY1tuUT9GEN8IkECU/AVh97rQn2OuzFNrgl6GEkvZhSsqEMSJlkc",
-	"hyRm9AbJobIEcxaxl6LrKQJdz4zWiX0I8D+jhuj3i9CjdVKtlrdJ2NNfo5fpR7ykPM5SJkOSMpWlCejU",
-	"LUzOjLik3ZhFRyrUv+ohkZqv7MUpo9EUtGoW4argf9ebc21P3Bi5IqLfbwMKjhlm08xokIiJuH74wMDU",
-	"lpriWFDm7et5QvoxHwyVTdPs84TLIQNMhe+C9ip3qKttA4Grqnis/0PjrVk5YmpHtwC4aCLdG3C3puh+",
-	"VhLzNTXcylFW0So+keZWWO+2SfE1p4zu5gi6vIzCG8I30sPdYlvQwOvdS45yZRUsR0voKxLA8AmdontQ",
-	"Y6j3eET4kEehrZkI/9XooMurcWKeGJIaiBozmQaPwjq5oXHGAsIBfns0JrSXConuRQP+8gFCAyf5km6n",
-	"oc3jahdanPW06hpa6fHbiGjQxRi0aUxUDOMc5fGOXzOWgcpsUaGprw9zsDMxj4ISXYx2kNp+a78OVebW",
-	"YEensUo5JOVdM3Dp2keaimoPxpBoFKiZSpVy9wiwPApvUmKpuq+EIDU9hRRdvC6U02V9kTJzp0n6trZB",
-	"va2vTZlRic0oQSfuWdc+kRlkKeQF3cbpPbdY21Ok9ZfarN9if1s4urRlq+dXn9l9Afmv3p+V16RC27t6",
-	"QBmcVr2tUGG7P7zmPN5QdVLalV3v6WE2osl8RgkEsJDATjGSCqHKkvTCekBEpiSPGAl36Zjv3uwBBGRp",
-	"vNO2eYI7n/7KR7QLWdC7PTGePtrBfUyYmoj0+vEs3wqbackwuSxGPwtDMa+te+/FnwB6zS6c8xNTOewK",
-	"mmLkdczSBtoZfT7QwrCZ5y0eWe6xEmatjt7DkZYpyOsBZIMoOiSpGekDhb91/4kohuQCLscxE+OYkclQ",
-	"kJT1GL9hszmc9jmmOUjpyPDdGH9WE9GQio0hWtpARkH7jEwN0fIxYba5heIDrmhsqdP9Urm6TQzgqc+g",
-	"nj8cLyt56E9i4s8JngMcZM4F6lWi+Q80FXEljzyTMtMKhv4MIwht29XRO9mGIO1zsvganr74WTMdXLyb",
-	"PaKjsrn9IhI1jKGTVMQVySQd+K8+hp/LbjwuUv+jXugI+PMnnOp/l9wPrW6k902wOj61/WAhGcCfCN5w",
-	"y0jydrT5jXmDhvl7MfO4AChBSRqyeVIh2a9kF2N0H49mIpS71n+Gky/z959bRU4al4FJgqFRJK3Krc9s",
-	"2qc9RkzCC77BX6e8Lkcjip+NiFS1hkFosfp/nmDrgFm2KnNjW3/m8OK8c0WQ/NbYFPmh2v3o/vss+rSL",
-	"94Wg13an2gbgKWrX0tJMhienb06vTgsPhIJQ6joU4ZX4LIkthwyzknuZoZpIoUkFpnCGYB2E9SbpgA0i",
-	"ceSGTsvVhF5BI4ZZzTZskqNkSvY/fLDND2jvOhGTmOlBwh8xMAk9ljCDxsupaROamCQk4F8KgL4Js2ZI",
-	"DVtW2HSTOmw78xY9Np6QvRYx92DSjskPciYCJl5Bvoyf9uNl/MDfOJoipo3ITJ5RkxzZIIXvykIrDXOV",
-	"9kzdU0Ce2wqogDxrOcoJfYT3oe5VGjJOkMSKpspm0Nq4hDGwas9zK49re0zRuN4k4cFei7wSiR8Smbec",
-	"+n0LkYdEChIJvU5mCv5TKUnFJMDWXTSO/dAyZ/JwWZAFsqMG/IYlJBuDoWaS3sw09L7MlwtJJ5VlYumK",
-	"aGr4MmwmGvyeL29EahGXPS3OXS9CaePfhptDfxup6GgMD+kKbQJCCy4t72GQWh/OFCRjsYleEjwSOMSm",
-	"71Hs2BtDN6KOokmkB2DhyDCyyIK/Mcj/5cbj/yjzB9dADMIciolthyRivRgq8QR8QRq72mqjMKQyT040",
-	"BHQ0IYymMWepI4iGrcRlTkUHQTUoN6nD2nifYAp7FBLk7DsgBw2T8xgHj8Gc6WyIry8NPs5ZzyUCDDI9",
-	"Ha8ormEOxfknODVWRjFmFKxnN8NDoCDjU4nmk2+vw3n/MPpdZJss3ngrzMK+Y+lETOVMeyfLeLRTWhFT",
-	"HPm7hH8gkvVEEskA8wsN0Y7bX01yyf7WkAX+b4mJIGqokY702cRBkYhX+RhXdi8vnYdPf9JqfL8eqUlx",
-	"TnZ380QfBj6iMYm0oirLliOUQ7r//MUPIfmODNkH8tMvR8eNzk9H+89f6DNgCI7ceUQCoyb+mtIJ4I8l",
-	"LL9mU5+dcMa9iPlvKyyYA5BVF8xMQa8bbfT/+vji4NM6q5cvgZ+N+eKA6P9OGz0qmV4aevtizuFcQBYB",
-	"VbtIMsyjIAcUrTaURGgWLl2OoTv3OhprDb+45xaM3e392wevvGPy+Y/FWksR3uwFubAzKbzlByn/VIWT",
-	"NLcIy85ZMHvQnu0bDUC5JONvpB0H6kgu4ThiWlHVmhvmJM+L5ph3UwrKCXooCrSkJoWZSstvCqmst35c",
-	"6R3p0o97sxfknE7f7f718eDZpx/WOsTwDWbTqaWdXZ5XTcmz/YZeLv8L2Q4Im0/o8GU8iuVVsjn+9a95",
-	"O+koNwaiJnognYsxLNhaYamDUd9RTlW+2DarrJjKiqmsmMqKWWbFeA6xkxxSKnOmMmcqc6YyZypzpjJn",
-	"KnPmizFnSoX9Fu2aBb2VVjJwMJJTGTeVcVMZN5Vxc2/jBhMfKsOmMmwqw6YybCrDpjJsKsPmizRsUNA/",
-	"kFGDRspqBs2tqXSVRVNZNJVFU1k0K1o0VepZZdJUJk1l0lQmTWXSVCbNl2zSbD8BrcROWc2okWaelUVT",
-	"WTSVRVNZNPeyaDpofFTmTGXOVOZMZc5U5kxlzlTmzJdnzmgx/0C2jN6rqxkyN5xNquBMZcpUpkxlymzA",
-	"lPkN4aQyZipjpjJmKmOmMmYqY6YyZr5EYwYF/QOZM2ikLDZofA7cypSpTJnKlKlMmbuZMmY1rjSQVEZM",
-	"ZcRURkxlxFRGTGXEVEbMF2PEeCJ+i+ZLoS3HAsPl06f/FwAA//8=",
+	"7L1bbyPJli72VwLsAYraO0mR1KVKFAZnWLpUq1slaUtU1a7dVVYGM4NktJIR7IhIUeyaMmzDgP1owAYM",
+	"Awcw/OCH82wDhmE/eTx/xIDH8L84iBUReWPypktX9+7eGEyrmJlxXbFusda3PlcCPhpzRpiSlfbnypDg",
+	"kAj4sxMERMoDzpTgUSeK+ORc0AFl+llIZCDoWFHOKu3KwfnlVRvdEUH7NMD6R4SZnBAh0QhPUY8gQXCI",
+	"+oKPEGZTxKEdVJV0NI4I8t8cdX0kyE8xkUruI8bRWJB+RAdDhahEjJCQhBv1ileRwZCMsB4BYfGo0v6h",
+	"8qfKJ6+ipmNSaVekEpQNKl++eJUDHAyJHfvsgL/lExRxNvAQZiHqTdFkyEceUkNiB+7GHehmwnzPJZ1x",
+	"pghTh1SOuaSmj2KXPlYKB8MRYcpH1ZBPWMRxKDcQF8inLKKM+B6aUDVEGPVpRBDDI7Jiz1ckiAVV0wse",
+	"0WA62/n7IVYwuzEeEJib7ryN6AgPiDQbo4ZUIkkV8RBVEvEJQ2ZYSKppRGClTJt6wYZYDj3EuBpSNnA7",
+	"y9WQCDTkUu0jPyR9HEeqJkWAXjDOyAt/2WyOungwO/h3REhNUrwPUxBkLIgkTAGhtZEkLERUoR4ObhFl",
+	"yD/p1844I7W3WAVD32wxZihmwRCzAQkRZyShz63GNiw6jxXCqMfD6bJBnoRkNOZ61S/JOMJTEpZsthIx",
+	"8dFkSJhZVyph7FJxQUJHY7yvx0WwiCgRjv4NCcDLeESQn3QXTGvfk6lffgp0f+UH4ZSbEzk7yE4YCiJl",
+	"uq6SxyIgbYTRGKuhowqCJBF3eoCcK1T1N/GYbt41N+v1ur/hIcXN+ZY8utNTG2DKpCG268tT27KdGZZ6",
+	"txRSXM9C/0yFXj49+uys+lyMsKq0K7GgNUH6RBAWkErZ9C6xIqd0RBX8v9lJXlqugrBmYCTUFKLHNKEs",
+	"5BM39xGXCgWcSSUwZSREkW4NKX1s8Hgc0SIPGFFGR3rpG8mgKFNkQER+VJdkhCnTg50/soj0lRkWVnZc",
+	"D+1MkpIluCIBZ6FEMVM0yk5eHyMlUVX/1IuDWwLcth9HkdnGjX2kOTnabu15SM60wsi9SvaWJivspcTL",
+	"4lGPCIQl8i+JEtNap6+I8Nebnf4Qvps/M8XRBGsWQPpcaHpTYkrZYL98JG65arBevp4jnFFzKhdT5sLB",
+	"fvEqYyzwiCgnQaUkQo/1pIRHdLWwcS+8kIgCiWnxWtHHr+JVtACotCs408pqpyamYelhObojTJ2ExzQq",
+	"Xc5zFk0RVoqwkBDLF6hERH+1n3BJqrz8Szgy9ICDgMdMvbBfyGQ6P8VETNP5EDOKyoPGfqGXpv25bJ3S",
+	"dh+zRmarSpqnj2854eTfkxIh3dR03NrZQWNBmcK9iKBgiAUONDl5SAZ8TEL9TmaxPSTIiGjaJiFqbaMh",
+	"j4Wso46WkhGeFoSJFm+J5NO/GkUMR04iweupyNFHxIi4NgKJtp8I+VxT261WstlGgUyXrSC/8kcf358S",
+	"NtA72trZ8fTpcv9u6rOkFBG6zf/kh48f71uN2seP9y+PPv35H2aW16vc1+zrtfyipmvZuTo4OcmsKKrK",
+	"MQ6IXlD/P9WSrM8FIvcYVFKMrq9PDs229bU2AcpEiQxlyNdai1ZfA0K1BDRMqJ1XOfQZVkuUjvLlyyoz",
+	"8xZvp9kqI7jveG8uNf8Izx5H0Bd4QErIuNbDkoRG1TR8dx4n0K/k5mR1Rtj+Eb43rLbZ0P/zUt7bLBUU",
+	"ejRX9OeSEZ0oMpJoTASMadFg4PvSAbUa+REtHc67jDV0wENSqtem9lLAQ4KqAZakRpkkTJsRd2RjjkjQ",
+	"by+WUylx7G4vOliN2l6n9jdc+7m23rnCeXNPD6iNIqIMrwrpQNsQWvMeTsdDwqSnZS8cRlDAgfsEgoSE",
+	"KYojIzwFkWPOJAHZ+RqHVkPS/wqMnaP/BH3MdLv5ozSKrT228KcQXJhP9KJX3nVOTw473ZPzs5ujy8vz",
+	"y4pXGREpgXRBBmc0GMYVusMRDcF8UZhG0kcR1UraBCwojvr0vg77m671PwjSr7Qr32ymlvSmeSo3j2A0",
+	"MLtZ6b9+z8iH6dX13Pw28ouTA9UqY8Knuk6iHpeN1n6xWVCms7plLafJrtRI+kWhIaulrtiIfluv330N",
+	"5l7Tc5fa5pnZ2U/GIO5HNHgk0Rycnx2fnhx0S4jFGEkvJJIKK4JCTszugfYLCtMT0scKnRVJwg39d0UK",
+	"yX5pEjjmokfDkLDH0cDJ2dX18fHJwcnRWffm6uD84miGGjoXJ+iWTFGEg1tr4GslDTw3YGnavXF82n8y",
+	"0li/5yKdzE7vd0UxJburaeeEaVmHo8eSTvfo8qxzmiOYjtYHyf2YBFoEglpRR2fWgUYlEuSO4IiE+zmf",
+	"CQ0RBSHZp0Qiqpz/IuKDp2E0zzCsWVIzy/E7IzBLA5qszrg65jELH0dWZ+fdm+Pz67PDHF2dcSTjYJhI",
+	"C7cV1kJ8EiJZ1kdxx5OR/q62PN0fu+dveagPSInz5zqxDCVl2ggdEmdIgod01o/dRownpuLMLU3NXnXU",
+	"4J6mll7ULJrT3Ased39Sy1ygLGood9mS8eMv+gbeye3Db50irA16lJ7a5KArcq82h2oEK5meRfvGWxJS",
+	"3DWGV/rmrMW9lHfTKLaeh2+7b0+NBQ5eZYmnEklueHiAY0k0a4/4QFNg4iNKmbuHGLkjAskhn7B6xc5s",
+	"Dhd7psmd8YyBiIZYGm+kMZRDgftKIsqCKA5JuLFg0mCF8n7f+bwizm/jMepzMfq7ZU52w7qcv8Vs6m4a",
+	"fpl963KORphNkwvduXsztLewzn/vIRxJDryveF3w97hL9m6jllxuLPw4vQax2zuNOA67nJ9iYdxwD1cs",
+	"LjofTs87hzfd8/Ob087lm1lLB9y95D4gJLSnCC7Iqk30lr4Gz+l3V+dnHtpO/o2RIqNxhBXxULMBP3OB",
+	"dhpeo9FAgk+kfevg6h2iozEXauPJrKPVRrtfOtoXUrMdbW1rvhGPQ5iB4HwEL0JresWluXEeCM0RzUX6",
+	"/soTLepLMxvwu9KbZsnvExwOYB9dOiI8fqQ/5/LoL9dHV92b7snbo/Pr7lwfIBCOVHw8JiHCQtA7bQXZ",
+	"a0VqbrD1JCOiyH4S/aB/nQiqFGF1dEVYmJOmcJX65D7DdUaKqlp1nCqSULC50X8hTVyOMku8kdp9mRnt",
+	"mwCL2RkVabiwxr8rCi7Sl6bfKyIl5eycRdPHEW/n4uTm+6MPN9q86Jyenr8/OiwQMJWIj4kwrngGXA8j",
+	"SQeMhDXKkDQj2ddy2DmO9A7HkoRPRJiPGUGRkErm+7siprL91gS1WJtblyN2ukc3pydvT7pFaiqqb/sm",
+	"tsKwDRNvMauhPQURPaTjGSaUmdYfiuOM4ljGurKEoMnsmuFYDbmgP5PwsW5QuKK5sQQ9I3U1F9ACid8S",
+	"pu3REZWSsoGHJgJiM8n9mAoS6ncEueO3T8atHtL1viM1Owff2DCTIQ2GJsYQ1DyWfIrBu2K7AKPHvzi/",
+	"6qJNvbybgvQFkUMfDegd0cySkQnijJQ4T3OL+DvzoeYJ6FO6+873xWOmruLRCAuQsjgMIf4WRxdCCyRF",
+	"dUt9HEniVcaZnz5XaLhClIO7cf88+2AcYbaMBi/0O+Zq293U/2ACiaBZ20gat8l7P5IAtqUzpjZIaI0p",
+	"GcMl7KjczLQFU9M6Xtn0DLXKTknc4FkcRS6E1ZwY4xSyn2hCXNDHD2kMAYujCFjLikseYamu5QrzKOtj",
+	"/n4J0qf3s9M8pkIq1GxlQ4NsWOgtmZqwIEECPmBUwp2IqpcNGu7fDGEpMpLLKONKv66/sw1hIfB0IanY",
+	"DpKJeJntzu5jbv3mk9YBfJwJsVhIZxkuH8RCEKYusJQTLkKIRhGCBAoNuZAE9SBeZJqO6YQd4qmstPca",
+	"SfzKweVbJKcsSKfV/sHE78m2NkkqXiUJMWxrQ4TA3haovTiQGQKGvIGUhK0WavVSrUyMtLWkhpihHTSi",
+	"LFaaFQ94jrTHrn0vG1XTbL0qhtXMO1tu/jPhliOqrG9AHy4QETMnLIk52trdWRxzlJJ+MnRNrxGpRZSR",
+	"wuhtANOi0T+UoEeUnZgPmgXq9ioxoz/FxD5WIib6AEz4MQ4UF+VRUlf0vgbhRMbzmwSlaylKmNLqiF7C",
+	"8VivViGy6dPn3S/rBDUBkdB7F75U2g34xGU+WtBvtra2d3b9mfObP7rzD+MpleqI3ZFIr+Gys1hYn9jo",
+	"GcR+DsuQOychVnjlbbRyZxljgjZL52OP7S8guUaYRrnXzS9lr9rI4FWET1+Lg7N5QmQNCTa3jRFR2O1J",
+	"+RLlgzsbjZIeCjJMEFLTo0LmDTTGVEhUxcqkNrQaGx6KJcTBUpb4OiUExH/+7Hht3Q2t/v3Rhy9ffMuA",
+	"skNrNZKtm+oZyiXRhl9KaMQ4VdfY7DKpmEZ7pzuWWXgvoYZkufMCMx3EIjJ+sJS01Fn5kUvyT/b3OheD",
+	"zMjblUZzr9XfwY3ay6BJai/DLVzb67VIbbu/g3d7L4NX4V4zN8F25Tsu/+U/ZCfarrz9l/8ziiBmOEtZ",
+	"+mxjNq20K51gRGAN80du/vnJhWVvP+V5ehrJlD1dT9PiKkdyeU9/bye1cOxWPHGLjtOzy7iFos2JprWF",
+	"2Qlc2xxzMVpTrPVpRBbdqQbyrlKc7MHVOw9dd49rr1D19flbl1a14SHf85G/74PjAveQJGMsNA/zkDGq",
+	"kYCkLjOxfeRIyl5KYRZmb6XqqAv5oEJBPmiAhZhCcq5vc0preqA+qvb029oognsA343b95Cf9QfdsbA+",
+	"kjVyH5AIhph7ygNFVE0qQfDIT68h8IhArutG20QmmJ5RSAIaEmlTN002LKjHNlL64OpdmnvSaCCJp3Br",
+	"Aa/ot+pLZQjszKI9d8kNX1EVS+i1qIwZhrXU+YAH5K1+r5TebRuLluAaROSqwq9AxRDeZHToPiVRKJFN",
+	"291HvmNevmeMM/vEM1lLgf1sMuQRQSM8riPf8h4fBZhpCjDRU/XKXJlbH8VES8Wc7DXWSXbszSeUin9I",
+	"ut+ypJs5Ba9xOPgFzJhAUEUEXXqaYTgH7uXian9+vNcNQhhm7e9DrDC6vjxxPrGeHoeJdzBM++LsjWb3",
+	"V+/egC+beYgLe64ZZwTu+ewDjAaEEZBZ8H4VI8ElUSoJKKVSxnAx7Y8FHWExPeARF34aowbdv5AQ6I4k",
+	"sZkxCiRFrgF4oUciPkFUbXgoFHjCzNU1wobBwCtWFPUEZqGm0pSzzK6Qbjs84DEr8ZYmub7SjCFMXRUw",
+	"Zs9dJCDOSBq5BuS8IKl4gUNTKqximUUBwIGidyYxTAGz/1QyC4UHea/O7BsFYbO2veZVIJeJqqnzfM06",
+	"rn5I5piQ6gLnZ3atM2fGUa2dVaHfZInyW7eOHQinLtnaNbmBY2ErWkpAJiu+m3PbP48X3izZOpsuSEDH",
+	"1N4VLuJll8mL8NWdhai4JFiWAVW8H05dSIs9Q57mFxMuQrmPmLmmAMQUrpJTVuXCMSEkoOGUE23UFy5Q",
+	"cUTljsmyUWGJMPgp5w2rjo7uiFa0HUlBAj2y59Uy16GWgJBmDdLOnW6zITeU3ZiLVq8i4zERkoQEjDKB",
+	"Y/1f+BCOTEQUCW960xvDFCueHtOnZTO/feDFS8qOisA3wJW0vWCvRn1UHWOp3L9lR/kGBsd276Oq28We",
+	"XmNJor6WKoBLY5bILthGdn0S7me7qSTzKeWDdyUJugtfuhZROYrDOO5FNMgnxI6xZvn+Z0kVuYlF9GUT",
+	"Hk83Pxf7NSpNFvJkNQeYYxdels9kD2HJFGc44szdUUoBs5MvOatzDstyVvpVPQEFrr6yPyD/3de3EIvz",
+	"+IXtxLxKup5sZHqIcF5nvN2NRVwmFlERIahgmzW2X81vYK6i//XpcU0yPNHn9wGO6ZRZwKXrCi7olh6E",
+	"JCw8MrYxtPllvrKT1y6X6hkjfO/uC639utb1YWZgGbgGO2/7fY/ziJREYmTHvHihQ4CfWZPGV976TBfa",
+	"3Epc7MZVmOr3wPLrhnOX6/Z0RKTCo3EJ3NTxAdra2tqDaF8wS6ALNMTjMWHGEHnAXUw6zmzv3irEm5nw",
+	"mnp1HlZpKYU9ox6+vpI812p7oI5SJOkcWNQcHWElvWDu5v1K5N7XEXcP9IYWM0qQHGIIPaFS/zkm++5B",
+	"zgVqDnzey5l1GGWkaOXCOFFJiCzWY8CZQ86bcc69wXcEYaRwdJuiylyNCb4F28H4CH6oSPvLp6JFr8Xp",
+	"bEDOE7myctJ8sTowx2mV8UmF1n/lJfchrZ1d9D19jUKiLTXAq8MKBZjZSxBArknssyoGD9cIh0TbarAM",
+	"KBjG7BbuJ6CPyZBLYvARSURGkMArkS/vBv7GfsbnBfYo7ultque1lq3tvZ3Wbi6ARQ+8DfPbrI7Z4J/l",
+	"3eDjxz/fj6KN/R6WZHfb+8Eg9zRqe3/e/PTnf/zc8FqZcJeZ5VoE5hNmvHw469KDAWhr2/TZRn5mXGM2",
+	"cGOp1+vm1ifzWN4N9Hizr6wXptRawaE9485axXu93E2eKCWtxkpqyIzDKxO3VY4WtdwBBgu1gBOBpfas",
+	"ikm2jxU0k0Xm9m9FNZmZ8u9INxGJA26RiyjrEnsy39Sn0uGs5o1aqF090gX0bOpV3tUiUnfKYicKVWZk",
+	"V9DgKZXqIEVRW08p6bhA2PdbByhpGJmWkW7a+OHMRDbayCcMJKZ+5IOEi/3k4sUw+VhEkG041uNggw13",
+	"a/TmbycX+u/mVtNrvGyhnhay1SYI4g0PURaSe9RIsXj1yGANmdLvumbgihVSGfcRhusf/XBEMJOph9UH",
+	"Xnws+Mh3uMvAWGwbEZXqhUQRlsYrax12VQ6AzHpccD2gp1zQvP4J4hPulSaEoVJj2d7cnEwm9clWnYvB",
+	"JpObKWCB3LwDuzn95So2uwi0mayjPr/fbsuTjv3fTe3nztu/HHU6ncMDfvHuoveXSZ93Sv53crDV+dC7",
+	"eve97Pyl0+lUjF8/GVdmJPXMFfimOW5ycwW7v7FpqHaz+Y1es4SKL2Ix5lLTZbp86VksoVAXOPk8g3OH",
+	"SmjeQMP2hPTaczpo2w7aq3RgTBTez9zrVtqVVqO1W2ts1Zrb3Waj3Wi1m82/wY3SdKy4jKkCJNowlLgm",
+	"wn5QazVaLddSunAJG3lL1JCH7oV3OIr145+3jv/6lx9J8D7uf9jenQ52cC989zf5159Oh/fDmMRX/G+D",
+	"s6vOJf3+9e1e8PPwilx0j8nw4lWwdfGm39vFrdbgtn/9/ffdi/Dw4MdvBy+vX54GLZzukpZsJ1r9ANR4",
+	"mGaeb9mBPe2SfvPz7tvbcffby1fvzuTr+w+dzvtvY9V6Q3AY7v14NYlfv3t1f8k7bPJehne36tvUxvvB",
+	"wmXiXkQyHG8ZR3SGi+YG83Zvxo5Jz3mpH6vMQT9ripYe/DUUiRyP+Jw1DOJU779ZE7UzRn1ucdB705Rl",
+	"l0U2l8+ywAEgsg2YWBkrKC5O+nYZk1jp0kMZdS4/DC+3WGVic7XJOTZSmjxkOcEilbnkUGXmvvp9e4Zi",
+	"HxQfndCvl1s0dwuYab+MTN1kV1Q/jphaIfWuqHmk3b6QCBwe2sbUwjcJ4MjIZi1+TLCJFvdYIV8m/Z9o",
+	"1cEHRKAJ088EZiEfGVvb3s8apWsjqwEUWklZhr8PekVep8jrAc8oaPe2d3ZfJgReVO+eTYAWlrPSruQH",
+	"srbIN1TxZVnO5SImM6vbrv6dnUWObVYb//xDs7b3ySQGNbydLxvrAR6HJKAjHFllFaJ7GkhxrdM2Xjaf",
+	"lzua9XwMiywuzpxlLj31NjZqXQk2wjTSbMZFMBZDFecbmfDpJRlH0y5fIxiz1EMIR8INoQAMDs8Myhni",
+	"LMOV5H4W39BEiplokjiK6iVeqvkDiPiAP85D+Tv2FWajAAvn+RuDXX6Ma/18nt9akwl4xGPhwG6Q/83l",
+	"5Zs3r1/7beR/Y4xbSe/RkNxjd/xNcmAhAfCb5nGrs71txgzhIJk7ydy+m1gRLaFxoBDO1+AxxOqZiBI5",
+	"hMIB8OB8TBgC/5RErXoDWcq9ELxPI/JCIh9Oho+qAEhgiw1hFmIRupQAubGf0nACA0QNvjRhIRHJcOBT",
+	"iSjLud7WP3zajMeKC+d3nC2AktQMybwK0V1chES0M1Y/eNTtS9M2avr6rRxul3kaC+JlQENyH7X8Ojoa",
+	"jdU0E5+KBQSS1tGBZl1g/xCJbgkZm1bScel/T9GECOJCPCEsNamIM4W2BEkc/oDev1LyrBtiwfc8qxtO",
+	"SE+CkVm2monuZN8yy+fHIvKdbyNLSGNDPbKO3juy8Ap0oRmjI4qq74KZ/I2UQjyLYFqkUEd0CDM7LnR9",
+	"eVoS6rRO7EZO2KWMPV0Wy24LjMMryKKCgMnTaf4AL5KHXzdmxAnl1cNG7BcmrWPNQV/mriVdsDTEO0Ke",
+	"BoA88pHmooCaAjwGEj/0wQ0igsWMHl1QECodhqOpogGO0BUPKFHT3Jksblu7EmSeFpIss2K/pOEihbQr",
+	"3zSPt49e7hWIof3DZ3c7+kZoK+VbPh6bK1KqInPtygcCj0YEHQwxFZUvnzKHNFHYC1koSxSlFVM9fsv6",
+	"04qXf3+oVX+oVX+PahU6JX2FeKzaWd74XJrW+yEHPUYW6rRl+Wd6TNSEpxpYHXVSvg6OExgvtDTyUERv",
+	"4bZWTJGpC2ZYvisdByiVVcwQAaULvnewzOR+HNGAqmi6UUdXwEJ604zKFQtbgy5JDDMIKZqV4EQtm5ry",
+	"hXIqFRll3tXP06wh0CBNOqlmVln10KHDgFKHOCNwHYXGgtxRMpF6VbjWb/S3lOWWzGmBABCURnmAZ4Dx",
+	"CeLseRXAJw2CjaPbY0wjg/n2fEkuCUbcQt3GDiYWxKG4zQvcrLgmPy2YVNLOmtl89kp4KcocXNd+ycDb",
+	"LbtGtvW73Pvzxv7G0tRXCfO1gS0Lo3wLqYIm+rZtGYJ713FhE9SR1r2zoVTpgULV7UbDHMgUmKnZaGzk",
+	"jtFzBxQDtHxZMHFB4ggy1uaeQaKH6gxa/aHK038CA4e/JqQ35Pw2k1CYRCPPC142xdxm33bcrayaaLL2",
+	"yUq/kAk7zFtd88r5LSFBCWNbD/4gYSirhXWmPKjkVsSGPa/aWMZyKGtN3tLxeM2xXdlvlqK2mZGmnXhu",
+	"JT6ttMpf166c3fTVLcw4uv2O934B7CfNdee4lIy3qNlouIIYcmUpbMdvZc4MJynS0FowOMlRWJzt26cM",
+	"NNTnz+xcPpax4JqgVnk1c5yWvKiwUI/OMHTBXT/FxJw0ETNm3nag56WnLnPnwpW5VFpSfnoB7lQS02Xa",
+	"yq6Xt4AHJNSbz0NOFyZHBAuO2VdnE/qor8sbHqKHraliPp/allM7V9ThvuO9X0HChNutXzplwvT7AP11",
+	"qSIaRXxygYW7G16srL13EKBp4XLFjfmmjXBbHd7VpKW2KH8bQWNIkH4srevzR94zZuV2o4X8g8ujw5Ou",
+	"gc/2XfUFzKamigIcabkPpbPtP6B6OvQrbXJ40iF2FqogARe2cImAegsSGd5h63Pnei1XLJ9VT3+EOt54",
+	"Uo38t6hQX6WS8hmt7Hsq1QIk74QN2vdyyvJCW9s1XHbas608L4dPOzqDo5sBojf1YI8uuzUT7NdoNLZb",
+	"pSrAQ/TONTS+Xw9ER3kY/1NhdayPo/GbA7RY0c404TqzjGXpPj4EYGdpeXnrErfl7m7JFFUPBA9u+1yE",
+	"cJWw1fJQacH5VVAw1sermD20izMlUkU7x4EyS5sHu1gB0GJV+Ioy6IvVMYMyFHHIJyziOHy+NK35nS3M",
+	"18pK8zD57reauLVkEX4pWfQY6TULppdM5LkE1CP42/qJU/llKucGc058whFKuEVulZaQxle1lxdpWKvQ",
+	"9W+cmn9fdLlkL5/kWmc1+PDWQ/DGi1gveX2mslLy1JfHWjAP1bQLNTbuiBA0tMa7M+Oyd04ucfsB5WwW",
+	"GZsFDDRYRx8NeRRKqBsK4wlJRMEEh+uickt+LVWyQNw5XamUipdQ6vNi35Syt1U0lt82Ak5m2l/fM7jk",
+	"muxZvYOZvp8ZzGBOTysT3G8c2GDR9P/u1Yn1QQ0Wu0NK7MXHYhX8dvXvh2AYZGdEmPoFznzSzcoHXuox",
+	"/fZPe37iv82jrlWjQ6soPYPy+PdwCotrtIwqZu7RzQ2LzQxeGUE30+Q7Sia/iPjOdLTyYb6Db/4OjnNx",
+	"8n+4Ah51OL2KoYwHFyJ7puOcjKqUHHjMnj9CbI2omPmEaz3mv+NKtrdm4iVBanpEt2RaR5dExYJBWYiA",
+	"eHZgUKaiUNAyoPJGc/ibHPzH562Wt1aNSz9px8+BgWCFIoKlQlstFBH9pfSSpAy/ZjJLbvw/6vM+aX1e",
+	"QyJLT8/XdV3nzvG6x/+9iX++ins5jM915FbgcMJngnog5cTUDYbcW+tQIyFS3CR5ZLot968FnEkSxLoL",
+	"mypQEjFjopIhUmY0VtJkHgs+8RCH4+oSfzK9vZBuNJRIVPVdHLgiAJ5my79s7COcGbXtAEkCoULWU8hR",
+	"o446UMit2AuiEskJVcFQc5B+f3k5mQdw1pUrDYUUyjmFZTz4fVqFGbKj0mHPzIn3+22E+4oIPeX+/LUX",
+	"DuVFag5AKOwF1IUjIfK3mw30hjPi19FZWowD6sMhQ1Mm3sqgsqIgolq9S4YFqHN9G3Jl3rcBYf4DBIYh",
+	"0pXZT8mpMcp1WWD8iroUCQRRZQWWBwyi1eB5G/mToSTBTRHZT/PcrZZD1+lNFZELhRfy/1q7Mltdu3IJ",
+	"XQDId0umLpQNksRMnTcz0H3kDkpNph8leVxbLdtzXjSaEedyMT9vb335x7Xkopt2Vijm8v3sOlQNRfzZ",
+	"95C/aVbJ/0c/h3johvnA2I74oSEWMUQqWFIrFk1KyqOUcbzc2Z0X7JDQ0Hrs/tcgvMqk0DqSLKTqmA6c",
+	"cFhDeEV0REsO3YGN+hwTgUacqWFSMIgwFDP4al5xsBLgYD2REabMhvyt/I2WMwuZNSP3CgU4IvoImJGi",
+	"6nX3YAP1yIAyuaoR7FXiFfIIChti1s5+mp1iZujz9+uJdkqLjvaDtmRMBOVhMTQRohKbTT3wmWr1219q",
+	"5o/Wl/WgqczGJNnWHz58+FB7+9YvZFPbrk02dYTZ0oudyKhIOdp6qtXJEt+zUZDdAjtd77EU9bU5GVD1",
+	"ymzr8OTwkAfxaBWf3AIsGQsAikLblgsbPwpbOzvNPTCns1gPoANYZGEQlVVX3SxX+NBDkpuMbijbC/A5",
+	"9qtbQsbSlNOaapHqIR6FRKokjVsi/20cKXpLpn6+7NYIYEslwrEackF/JiEcAb8AuOqvjewb0nDzrlnx",
+	"0sdbNISHWpYKqqabIzsk/d4nbwbjVW/VV8VS/WRReJ8YJLcMNfYHU/JacChM/+Rd0q8PTOvwKL4nUyBF",
+	"rRxW2pUHtGPPrSPoypdPzwNIO0OP60CSGhtjYWBwSbNr5dqn5FLS0Zz+y/Ygh2ai9+OHZm2vU/v2u9rZ",
+	"hTYQbke1n9dDzdWNzADn7rzqqQCwLRwjtGUAb8l0owzVMdngdVAcM8tSOtsyvr/QY1XEhi3ZwVlSKZUu",
+	"WA57HIvQgSvJdUFgWQaJpG+Ua+tOQUZua1PqunuAQjyVGYZtUJkAe1+e2FTW7UbO+578DiBCGQ6R/K4/",
+	"cMGjstLe2/Eq/QxGdLNRa+1og2eIQeffbnkVxZOnzVprq7B4l5D10qjvbjdf5p/ISnvr1Svj1td/Nxtf",
+	"PhXJPz+bopYFCDVpTZoEeMQWTTartYLrp2SBZgyTEnyTdbuZXe6FvWgLurfKDNvIn52Cj/6M/Ozy+ctH",
+	"mNn4mbQv98j5mC8Ojw2iS0mVz+U99S2Kc5lLO8RT14mld7CsZkyqUmeOpcsZZw6UlYoou5Upx9ILbH4K",
+	"+JhmK1PPlCxdPiNVgrp1ih85ndmDNBPI2U/SMy1tlZKIxS+EVTCNmnpY5moDgHwkR30sUPW7q/Mzlx3D",
+	"Bcwe6SPqoUDgSUSEROTeemm9LNyvhwSPWWiczNsOFljuo0a26nmKEplfAR73Iot0lhQEKllxk5JaXJuS",
+	"Hc9MQ6Kqv4nHdPOumVSbDaDC7AbQQDJFiRQfgPN8+X5brjWzH2PCkjMyQ0Z6IIURLOupIKf6Bp5c8UoZ",
+	"QynlZV6ei7qhJ4cle+6Ly1pCgqsJva9qEpbI4NWtw1mw+rXlNxn1SKgPgm4MJa0hAJBH1fdbB+jdQeGh",
+	"Pl5JrQzkF0pl+Bsm4da0EHAGioEhLOePdoZokqIMjjT4QB/7ADPOaIAjsP7AAr08PD6oNesNDxEcDNEQ",
+	"AwYcPLr6tlNr7eyamwBfP6lCUwfQ9Qb653+G16uu0w0/Z9ta3W8f+WkBD1Ma5+e8A92oi4lPe6amX0l9",
+	"kcZee6vRbjT+qC/yrPVFSgMPVvdK5XYm1fZnt6i8pkQJWPzs5pV/anczb+883tgpt3TKLJrSTV7RRixc",
+	"vnyMG42twOIEH54cwr/JN+bnWbvHPPbbCIP7KQfz+ELqBhIuUV+eJWFNrcxGJjcg8yyk3N7l9qOM1x5l",
+	"4/MeELU1Ghtv9mJJ3ctVA18UYVV2QbliuFfpp+tfKa94ZxlhqRLEmIWJOOoZU7xz25dGmMm0rk8JvFAp",
+	"7O56adJpjblOruwcKEUyKdeShJIlpJJduGR1svu0lEi/qlqTPy4razS5z75+Zk1hFr9wbk0ZzZYBZ0mT",
+	"PL8AKWs1xKbZCwTAdEgXEx3BrYHFZLMGFcQbG+1OcYQZihm5H5MAYFRxHAEijpxoWwzMPFcteXZrVsIV",
+	"ham85uEsUc3HEE2/eWbw0CC9tVx+DeQuoyE6R2EalZhotiA04gz57zqnJ4ed7sn52c3R5eX5pY+qWjvl",
+	"zML2Gkgybb8KCJEZkmgsN9r2boajPr1fGUUPZnUIoyoj+0dh0+TAuvLT/TYeYVYTBIe4FxGAF8bMuGnQ",
+	"WzxFwRCzAdlHIUeMKzTGQpJ6ecKQo4tFK3pydnV9fHxycHJ01r25Oji/OPKN6QJxgEmgaYSDW+O8tCfP",
+	"RGe09TiTWI32RBitI4Gncs/TH9wrCcSxeyX9wb2StY3bDpe4+Lv9Oveba8DY0e4V+69kjM7WdM9twI5s",
+	"jzDLI6E9HP02PRmzLi6l99dDIxwMKSOZHQeGoxuvI4vKb2KRpALWkYtPkgr5dgB+dnuKB6XiVU7O4Meb",
+	"zsXJzfdHHzK/HFweHR6ddU86p1cVr9J9f35z3Dnonl/eXB795frk8uiw4lWyYF3waZFsKl7Ftnxzdt69",
+	"6Zyenr+HL/W/js+vz/Tfb4+6354fFl7onF4edQ4/3JxcXV3DDyeHR28vzrtHZwcfbk7Obi4uz99cHl3p",
+	"sR2cnx2fnhzoEXS63aOzw6Ojm287VzcHR5fdk+OTg0736Kr47HXn8A38etH5cHreObzpnp/fnHYu3+gh",
+	"6xkeXXVvuidvj86vu4XO9WQuj66vYFSXne6Rmb8Z5Fn36PKsc2pnePL24vTo7dGZfjhX/Fhusib6LCVR",
+	"OKdQChvHUALOYnz5PR5O6wbr3UP+TzER0/oYD8gV/ZnoX8ZYDes01H8OCQ6JqJ+EZDTmirBgWvueTPWT",
+	"Po1IXfDJDy8/2bYKtxaVtJvSuc7lbe9TNmxiOsaEawN5qUpp1mDJWXtA1k6GbbwrVD4vCxDJoaZnY+9z",
+	"XsHmwoCR5wxcJTalhjy9BePqvi3sf25Q/CKEuvQCLcGlQ1wgXATDXwGs7gFhigsi4fNxh+naZlajgOM0",
+	"j5zWgV0CMk4coYd43aKU5ywFiEiuI/uIM+IuIZfcQbbm3EECdrApuZNcHzZbOXd0u/kyheVt6obcBc/e",
+	"zAXAbjNxym+/eqqbRAjECfHUxc27hUj0D8+VzAidz/mFLNy7IaBFUxni+S4jk5FWDfI6shHIBqUyiasv",
+	"H2/Z9eFaow7xvNpbMKSVL7x+uRtIOm9tZ2/S3NLOuWcdR7Fc+6r1UReVK9xOrXE5lr8Ce6abrzWvuSx9",
+	"0Ge61lqJT5r6os/s71nNcpxh4cvCWeY7g3RTJvj7ATBLc9Wbl1uNGV/HhEOECpAEjm5lTuZlWX63sddu",
+	"uBudVDGovCYioszJz3blDUcHnPWJICwgSH9feRIIpgVKW3IbvbW7YyF6V9HJCgpWvnpXw3tajSurSj26",
+	"fBhbudRay65HUnrNW6amrQfSZJWmrJqUaW4ubX9dD63JRVrrMP4KPLLzMqie1xOrezU1F1flRAtKLwKZ",
+	"5Istjk07y6ot/sHT/uBpv2KeVuLtXf/OYbakVBb0H+FIEBxODQzfLDNZDb9iRcN/fXCY1VGSyxbwZIQH",
+	"5IAztb4zB0d0wHIYhpWAMGXgK6xfNCIAEJP8LuhgWI6QBIUnf+2VOVeq9/8LFuRUBfgas4ifVgxdKL6d",
+	"pYoxF+qS6H+vknlf8DAhAcUSsUITLOHahEKDJKwj38B8+W3kvz25ujo5e3NzfHJ0euhnCj5Cws4ZHhEP",
+	"6lvov/SCgAd0w0O+c6Qfve2cnPoe8sHFfH72xofs7uR59+ivXd2uqf7IBdLSFvbnDkcxgQMN9YhTkAhT",
+	"+jrDAX1kzqwr57FRcolYXlxUcxbBJy+kGTgKSBQhLF2+nYeCGLyzVElbfarVaGTgKvaRr3m0n0KQQAtU",
+	"mlWqLwxRWNmLXUj2K3dGr+lypnqSXC8sCxEUzgQfNKKqjjp27fU0giEn4bJlqC9G53OknyOmzGUL0EjF",
+	"qzgSyTzS5FHKiwSflEQrU0aQLflig4f1YpmKxca7ryelaQY1c/Z8a6k9rzv0Eq+7C/tIkPEWueHdUX1A",
+	"nT0chqvU3hLABtYoelfkHovr6OVXGQIQZCJyOctAaGk6xSKi+Q1AVc6iqQVc0O0exuPIuELWDh82K5Kt",
+	"vpVMftnaf1XDKkcEK9tXxjX0OhcptLYOAPs0zxPbFTFJ2desQqUtDxPqGg4IqibFMFEsSbixrEbRSgoV",
+	"NP2bq72SY3VPVXKlyKmniBoJbdH6oILxhItQJrAC+nxp+W3fQFUHnsI4MuwJGhjQO8I26hXvAWVdlo8K",
+	"Sy2heUjmDctFCSUXFEb3cgnEhrqGWCIfwlZyN/e/mWoyhdBXg8uhlR+Luuij6hhL5f4tO8rfAG3Idu+j",
+	"qtvFnl5jSaI+qEta8Jolsgu2kV2fBP9jNXDH1fDzZgvDzKopJdcW4Cr3kP9ZUkVuYhF9SdJFiv1+yaPt",
+	"rIyF4thFAXcvWzFmUfWZFarJzNaIWb2+TJ7drsrTfz2e+lKJ82Bn/Xfvv78ijwIpuCVTadjLd++/R1dE",
+	"oerl8QF6udN8aTNKpLYc3Gv6h2yQuE0M8W9p6MMxKgEVQDQ0tebNW8CY/DRrof7jRBk1JeNz0/3BTTGO",
+	"BlonCg+vOnCpfQf/gtyRile5/VUktN+qaaVdOf/+wgBkgP8ILORKuxJ99zfR7/x4+/qvYf9H0nv77dH1",
+	"yV4sadi5GHYiKak6/evl1vmH+95JWQK7WYeHZYbD0qVJB24NSxIx7vLvudWdRWWck00OC5C2YFaiDIYk",
+	"+5ZZo5m37pf7e3R3Ztj6dTMsD6ZrOlk7txtWufR88d6BK4v7XBi9M30shOf9kffqaaXe3ygyb/mU11va",
+	"56ghvWp95x95b1Uc3jXKOxcizZ+xHrMZ/8KSzOuVYj/lA8oecF1s/UYVHOJ/ynBsAKmTUivilXYl4EKQ",
+	"QKEhF1IbSkrZvIA5PqiZ5JGs/35nuywrLOks83XyY66BZuvV0gsAQQKutfFy/f6cJQVjFWHIOtpiKJdr",
+	"vgNNXxZ9ua1cv6/KSGHCj3Gg5sb/0vsa4NJC+2kuO47VUIvNACsuEB6PCyCBBllrdy0nMCgO9N7i4JZ3",
+	"g+SQT2TB+9ZsbW3v7PqzPMbuZbIrc8iQr+rJX6ATRXzAzfL4F9ddtNkTmIWUDXwP9c3VoQ32CkgU7Wsz",
+	"DKoWO6PMfE8lkkTNaotPe2dQdH/rrlf0fs9bwFg94CAL0hdEDrv8lujlFOrmVb8ZNMjLcKu3i7f7DbIX",
+	"tMKd3iv8kuz2m2EjmD3A+TbyF4g7u0tOXdGdmG2rbKbnY8JAC0/DuUoDRfV7CF6UaKveQH7Jhz6qumzt",
+	"tzwkEWrVGx767ur8rHZ6uOFMc0XESFNFSPqUJSYoUhOOLLSMrCPwmDtLCzA/GZ8wBP693hT5FLpU02+x",
+	"HPpt5Mshbu3s/kOaMj0k9y41OylLDb73qhJ0NCKhhyI+IaIWYEnCjVzOqi9xpPw68uE28JopGkFK9thm",
+	"b6Re+GTqCRJ4VqM3WVPwqZ4hYUpMnb8yOWSpfYciKpWZ+oiMekQYSGI15DLhlHJMgsSu2LcJTaBAwc2G",
+	"4TAAk2YeWahcSL2Qa2OWZQyJzbtWBrtsHIuoTkdyEPEejgyK2ZgEm7y3ebc1bmzalmtb9UZ9q/6jtmQ/",
+	"ZWEY0nwyMFxcs3MMl01ruGyuYrhsGhG+2fxmb3tn92Ui07Xpm6Xx5+k0190JC4m2ffIDSZPs061PJcpr",
+	"qsxRvkqaOdJ0k8fFuUozR3EwpOSOJCB96T+Nypwrqq3boIoIClom01aAgcaudCZYWESStMQ976PZsAtU",
+	"TSAGtjbq7kK7EgvW1tqfsy5btVar1ZoPwbYwrMM6wTqZuRnPqp5+nxIBNrGBYXAF87IsQTNEwxF2yKtX",
+	"26/2XoW49aqx/bK50wwbZGe3/yoMdlt7rZcvt3YbW2Ej3MW41wvD3RZuNkn/ZasZNne2W+GrStqwXU9g",
+	"I50wFERCECUG2bXXf7UbNl41X73aDl6Guzt7uNUnGDeCnR0cNpo76Q6f2ObOLQ/+VDpft8Of5q1vs9Zs",
+	"NpsLIO6MT9IdsScG0LO750ItcYSueECJmmZ270LwPo1AwAIgcXLishrul8WUMHa4In8AXHw9gAu3oe9g",
+	"dLgXZZWFchXiky0FdJyBRCvu2dOgFI4oOzHvtmYvF8skziIfxNrcd0afomXgFMnZNXAU2fAiLorQZYiG",
+	"Fp1i7q0RHOv82tF5V/wJIoaHfEdJZhhDLpXpKSEh88AmBZ24cZTeuydROmXjWA1aMvWBQezRGriGZZrs",
+	"/BQo29nqYJUPxk+34TQwlLXGmPC5xWhNMyzjQdPLnMxVrx5TTfiB6V1F2EgXeGRvzjJjSrLAZg9cyYFe",
+	"aNPI1S+zFxo8rXoDJU0Z4Ddt0XgpQlxvivRxomzQBl3fp6GfIg+ouZr3LBowHxNm8jWMyg1/r6CuatW7",
+	"tWm/XEEUbDsY3NUaTjO+Vml8J4kpW95+Hm/u5fett3t/+etld/vd33bMdOpjcLEYT9w5m4keTlSA3P14",
+	"uXKYKoZbve1gq7+Lt3rNfiPY6b8izd5ev0m2gr3wJW71tslu/xVuBM1wi+z0X+K9XjPYCnfIy/4ebva2",
+	"glT12+k3gxbeI43ey3A72CKv8G6/2WsFW+E22envNtKzYZw36YlMyTMv+jOnWFMVCeE4zReWjo0uJaby",
+	"mIhyyWFEeoSlRNeXp8vvUJN7zvmwB2n8R3KYVqugNRM9WxwulclV3IuVxzsn0LSbhKGYOM200Eg67B6+",
+	"NciR1YuzNxsrdZaQ75OHe6T8Lhf4URSyWWpbeBG/5g1EsR9Lsg90vs2XG05kFG/hDQ0XppBZ8MUiIiXz",
+	"x8uIzJFJhMQjWP88W90eJwNMCn6oxG6aSVqvvMF3BGFIwliP468pSiy3nx+pfPHtWetv01d/ztimK45k",
+	"HU9MaptejQm+Bd1C4QGAJ0j7S0oQmc1/Jgab3cM1ztRqanSGKMruimeovpCZMoftQeGx5Mm+K5EFYVOM",
+	"M+IhjID+tJ3u0GEsJrDWfSDEGrPQ2R7V4jGx51sizshGfRVshEfxb4jqSGLxq2kc/py+EwtrttkTMyPr",
+	"2VhVzsy3TIAw11Hdi7w2Q8BraOBZTloKuUCtPZZQb0ZTh0Ev5qknyRI+jp8WlvspeKq7aTW/FS5b1+CO",
+	"D+NJC/xllRO3wAudZc/BoxZkLbgrvxcS+SYM78hi3JBIkmw5vhdSM4WQCISNb7SN5p57YxAtAzd8AjaQ",
+	"v8rMMYL6eie16LBITsOc2muLl3JCepIqUr6MfMLWX8NVXBSLOYCt/VbAFio73pdZxXTNy+VEcfPslV5v",
+	"qsUJjrQI0TabvemiNsln9uLYGXbJZhgLbzY8PLX5ZhxyK18XesheFxpoifTG0Cu7MczHC5hOPn78hx8a",
+	"tT1c63/6vLu9XqXdZJjZvna3M+OAgZvgAoiewVFJBbJLKLno5S0vQ2j1Vbxzq4GPWpKy22PHktmFZTRl",
+	"4mIf6LCBZCOcBKdnZ3l9eeo8MZ6x5Vxdz0eIkWf1nMxG7GdduS6WHSxS4yDJRGLDaXgmObEaOy7LNyh9",
+	"6XaFU7zEizgbf56hLaHZTGLQJpEhmIUywECrYy6UwLQ8pCTJ119Pcx9bYTSbLJ4Nc3PQcLk082Z5knm+",
+	"eIYqC9Awmb6ac4EqiXAguJRQVlj3JNdMfhob7S8ZpOu3bJkv8JgINxW3yB1tEp4edbtHl+Vra4sH5mfR",
+	"F4S0oVB3BloIu/KWY8HbqOk1Go191IslZSAfmw3zS1JBsA2RR/rvbO6CbtpIkopXcV9roec+Kx3mX8TD",
+	"oqj+cmlCy8owfq4vTz0kf4qxIJDPEmFhbJQkrRNrXi9RPIbyIA00Gv3S0VM/iUfETq2uHawatzgbx+qy",
+	"gkt5i0sUXh5AnbaT+WqRDnSZiWhcNwxdFL8t4lmZAKeA7JtcggkXtxJ+yAHnzl6A4nt7AdpsZK9Dm40l",
+	"0d75AS2d7ldNa8wv/Mp5IZcm/O33EMh3SQZUKiIeMFd733u2wEadH6DsLNsQo1N+RyIckAeFLecGMSPf",
+	"IGu/bysKTxLYSkin4WKAGZXAXvOu+LnwJc0V4EseEUfNSiehdbhYgjmqX3i6kT4mbLuxNKmhGHCcGIzZ",
+	"HZtPkab2zhVRirLB2kUd8RgHpSZcWd3gjB7VaKwB2BNEXD4w15cwqHmeYcwZAzQDjbAGCJBWwx8ymOK+",
+	"2ZGlDWYm6qUruxhToGwPv7IgKCGqNeTB7NcGWesxkFrStpRD1VoGppVQ9hZUmExIML3cbnRbW+2dvfbO",
+	"3t8qGUozhlJCW5UrQtCUx4gylGBmJTSUFKNsNLuAslUeefXHOXv0OSsnt/JE9yfLOC9T5o0n5UEqj3U2",
+	"gLQdUSnHJFL7SJAkCUpkpjEz+hL9x9n/mW3ZaTTmorik+TrOqHFTf9CKldowM5t0FfC89fN7LLDgVa4I",
+	"jh5m7Zo6flxKEtYizm8pGyBJcNSGe0JhbgdDKgPjfcNI0JGHfEXulY8wlMKEe0M9Eg9hNIhpFPFg+C//",
+	"AQmueau5TcRIKiwQNuX6tFW7xIKuo0OBJ0w/uSOBghKdaig9BKw7qft5cXisG91qNFA4ps9tagc84iLf",
+	"2jevG68OW0eVMne5XscXEtCqojYa8AhcwPbbfbOScohDPjEIS3QwjHTfJnUkhPlTBq+YeH7jFsl4qb/5",
+	"oVHb69SOjYN6TYQzPZtYOBwr5H9zefnmzevXfhv53xjnuqT3aEjusS1yan3VhWS3b5rHrc72NgCZCdrr",
+	"JVDMdolKye5bzAYmbch8gqCKDYrhDkrZtSsHjnGu0IKCQpReqwCPqQLPkyFNlW6DodDc0D9/Nqy4rpXi",
+	"L1/8fUNdQx6FkMBj6g6Re1VHJwrJoQB0akDBUkgNBSHopxgLpV+2Bo6gFi9LKw+xsqeGIRJFdCypRD0y",
+	"5ayIcdcq5atFz46eyCN8O1eEha/j6BYuAR+S5+qSlVcB62xqRs6i6TWDGlPlnu1ctbMyMHRiK3QQSD6b",
+	"xXd0tz13ttRfSeD5nJzmrOPFqUHuh4LrxavEjP4UE/vYzmSd1O3sQmROhlEGC3R8S8f5ghkOZQlsORIi",
+	"aVTxfhxF07ITUpbXPgd2s0ARD8Aes5XElmeGr5ZCXhh7WqfMfr7iJL6qkVO2qCvbOFdESsoZeIrWhsqA",
+	"0ScOqwIW/vsuqgJ6xoY9R80dNKIsVkTuw+W/Znd+J1ZDLujPoPe20Wtt/QhkMguUbnlRVkEOd6uAB6cf",
+	"JaU6zUgRNLh68GjRI1cE5sc/xcSzk9tqAIKxZzPTUSyJ4yK2GSSIigWTCINTyt4oLmat2RUujCc7+6Ub",
+	"+5XpM0tiq1MmFC/mYro2iqhW8TlDkyGHCsjSkQCPId43y+zqqJMUrnkh04LJDhbQjcFHTcQFapnse4sh",
+	"KCRgC0oScNBd7Lu5dkxQWRWi4gzaGcI9DkGWEWXEXLNDDBxlqKc1NqOSUJVEGyiqNEElmopzB2YkpUuK",
+	"Ezgg6Fs+HoNemYzCJMy0tUnqVaA5iAuFmmUjgg6GmJYYZOV+yQtBIZg0ozklkzUzymk8h6KOssPyV3Rk",
+	"tpY7MovTK/OgygAzRkK9TUa9TQcL8T0LYYKbrVdZmGBUxUgJzOQYC8KU+bavtzNWaLfRQPeAQDqm9ySS",
+	"UBqJGfxeicYRYWq6r3cVMsPNEpovdxpoNEITGpIN0PpGsVS2S2emWARghSSeStNIHZ3FUaR7SVxIXEDA",
+	"ZbtkU/RPTFtELNTy3fKe7Hq/3H6513hSzOMZX8ivBvzYHIDlhM0ASThHzoVD4+9b5OGSfViD0FdAN5/P",
+	"IWNBHmiJF4nE8DzdnY+qmhdtmDL1sGB+wphs8XpYY0BJdocsac7xOGqTOIDx7bums22OsIFHz9lBBtUA",
+	"hgQ8kNwriRS+NaFvPa4UH6FmSx8bZwTxiebkGfYNMAhmAw3/BBPJRPhGEQr4iCB9+sz2VbObjGc4OpIR",
+	"z1hW8ImdjIEvUZmIPYh8BugJzsgGQPuSvtKd6SFGeKq7BUj4hNFoszQZexlSfIkboAX/m3EDHBgb265L",
+	"QcToNaiCxU/ERipbfuU2fp8XzJiKxEzOOkCmY9LXgsbd/LkZm/2vSkKQ3yX3yp6Wum7Xz2FW2nYlEbQP",
+	"FyBYShroA8tDvThexXS4GIj+9wUlv3oViGapz0Fm1bz8RN5icSsL0gwXtbm5ahiqJuobJRIQFAvARFBw",
+	"2OWY2TviIXSAVdqOBx7EgkbnFckrYU/AyAwNUmkwamCcfML2TfXjCYUg3uJT8MFp9ZJpPpF1OtwSMs6u",
+	"A0zIod3aYmrAnGKmaGSVDEGSZIsMiTe91qfSSDEnEx+6jTOuI7deK1cVmC/mxjgg4mG1JmaGBW09wqfV",
+	"tcbC2qZyIfEm4198zkqjq5YNBam0zJBzcz81by+KgOf5cMqF+YiZVwuxjosLJLlIQs1EoATpHBxxLVhA",
+	"SSA4rIFgLlQsleV+3+erUZpgI9tx54Ins0uX7Mw6lUndNr3Gwe0AvNJrKobHNIoMv5kMeURMFcMeGVJr",
+	"kAo+kW3kg1bie8a2cOqgVIKoYJiivRnoZfOOlVe+h/yeNkWsLtjjItSWIToXerlY7j6icB8DXwgIectc",
+	"x4BFhQSRPIpN1r29oCmpugE9l9X5FnRsbj2sDqPtpEEyhxcSkXBApJfek8Cw6+g1WFURLVkj0MGMxmeY",
+	"OGCXkXuFeB+0lJFnRJcyZh1DiQYFQkiTrLTFDEY5f/M6YTEl2qNRr37deh+xyeaOdys+rngVo/7rk2Fu",
+	"0eZfnvF+X5K85jhTeeyQaqM4yOA66l4B0H5Eo4iOiBJEguU/pNqC1kSCekRSbZ2D1Y40QW3kQh22cmEO",
+	"qbg0VUCM1vNzGYg9DZVLaYFmbWh2cTzG+xNEsaR35G2mn/wICr0W/fQmDxpGUsZG0guLV7OZhebIriow",
+	"Xpu3sxeav2K6e1BFKfR2bj2p1su93VZj6+/aCkim9lDOlB36Cbt1h8C266U+M4kwGmOtcVOm9q1HQJPX",
+	"C5kQgxY21h3zK7dtpZqW+aJ8F9VA/LaNWCBsIPAdCV2Ug0zS+SG2IV0wy74yqwSmT0Zaa1MpFlRNQRTF",
+	"5uOQjiM+wkbA9jC7ZdyBQFr+m4xpufpsplUK1zBfXUlYylo+rL4AQyy9fTcr8BKNRmmSueZ1deSHPO5F",
+	"xEc4DDUZAUunjBEBjpJ95HPBsHIvBFzoRzxRSqDY1D7KbI42tDBL9wZ4Nu8jTavCxI1M8B2RqEfUhGhT",
+	"c8KRiCOtRmzrEUKRazWhAUH+RHN/H2SKTT2DSZHQjmRFx9BvQbRnyD7x6YC9mXXGuB/MroFmzEzg0yJK",
+	"9CqwjrnGm/WWV1aVC94ska2JGN3JivF6q0ykzqXnAx7Fo/U5YmLlriJYnVG8RKOgmvBI1Nf6c8ZjmovO",
+	"bC1OJisecGOruOF+WrgOyZRCqsc2ouDDMK6y8VjvWvtzAgkyp05VptqkZ/Ca57yaRbP2Kj+Jee+l2Vqe",
+	"iXOZe3uZRrpl7pzmvl70yXvO5zDvg5x3w0Ubzdv2xHuZua6b2lQM2AEI/iDnfYA8XUxC2baWlQnLLP+y",
+	"l9OFXfbmzFot/SC3VsvezlLC0pYzuwwFRRLqXaume0GKO6vedzF4IEM6256WNImV7+sfk0RTD7kSTWBB",
+	"i7h415v6arSNCfsc8Mj9kZy1Ho+S8O8+Z8r4VLZaCYUd5MOaOhCZqm2hVDjAmwlvaba+fPIqQwIGV3u7",
+	"ode0rOe0t9Z20tvnz0kuf70fR9EZBMCt1tXW3K7K773dDbe5104lRHJ2k35emYaT9uybP2VstO3CpNPK",
+	"x5X3XNzKIc+FTxUcOO18BnHi26p0tsuSmpyTsBCxNeubenjV6Me6+p6m2vMv6h8srxZtF2KR6PqqYTOJ",
+	"p3nliJnCpq2Zo8InzvkVjxg4nTBqtmrm32ggaFhHF5lb2jbyc4faZcd++eJ7+UcuWXb2ScoJzBMTV8lm",
+	"fgmxKvziKpm7XzNHsG60s7Inrsxa2bMknMo9zIfqwk/Z3Ox6LCL3uwvrr7tCwfXvjz5AfC9mU3PrAyUQ",
+	"MUMxg8SWUH/mbySon9uNRnoZ5RzTUA5DGxZw3UStN9LyK63V+SGBOGa/jmD/sCAowjSEq+3EpaX4GI2w",
+	"GFCGQriGcmYS3HY1d7QhYp5LL4k60sLlBTKMT5qglD5VqSEzJCNU7WyngquNmq8aaDTaR51t5LAS2qi1",
+	"+xJ+NPn9+dd36nvZZ5mPtvfq2j7aqKOOrYVs6VAzZantM5vxnsbq1BGoKTIXQFO9OHvjOb+HTSi4o2Ty",
+	"mt/rtjP3734iHny3whAdJskYCyi+UvXR//W/Ib3h5v/QP5v//D//2X/r/vjvkL+RegczMQ3GnRvwEZGZ",
+	"sINMbIAZHFUekryMynXXhdNgvcMTEkVgaWlDFApT6aZ0kxi570vyFIKAMHVQ7oDpZmjwhUTmXWsH1tH7",
+	"IRHkzsbIWO92LInUpl6goqm72wSrsaoFu5eJbvAgPN5DveR2wku9POCb96xDZ8MrXPUmERb+WNARFlMY",
+	"vg93r8a1bi5fsxB0gEAnuVl/zjJny3wFNwmZ2EAzx1+39dzLXeys5IBNv9AqAA9w0fyGiNJCygSflHPg",
+	"ORzVXObMZ6rAnew6tJFPmI+aLXTG76B8CWD4e5qj+XCYi7/3BbzO4GdB3M9Ews8h0U+oeRQmT8cRPI2o",
+	"VHyMQ+x+/xH78Of/+7//r83mv/37/7rZ+rf//n9GVZM4lL16B7JhQO12KoAYAn9PPRSzHukLKhXRNI6Z",
+	"RHqdUPgCXoCjBxHBKMBhHNAQhx7qkZ8VESPK+IR76P/7L/+nf/v3/+P//z/8Nxt1dGjC7wVB190DCCfO",
+	"ut/sDkHemv5ZaiKNKl7lRzyvGLlcucCmI5RLPsn7/ncWZiqU1COXi1WTX01J0VS9emgZUdfChb0u+DXO",
+	"xauMyHJVMwEvKp27bWPhEgiiperDzOQrw+LgusLd1WfDAfdT67lPoYwzhgiXjIc/Yx7LfPpQ1kqcLRlS",
+	"xE3OQMVU/vU/j2+x/DkL9tKu/Ov/8S//y7/+F//3f1X5Mouxnfa8bkHG9etjktVjRZwOsIbxNhei4mHf",
+	"l3lJnaI8f+qr9FaeHlyIZhCE1HRTyLyBxpgKiarJ1V1jw0OxxL2ImOw7GxQC6SnzVXvrPc2OuNXI++Rk",
+	"wTTf3c7bxWXrIp4cD2kp/kgOH+lpMEayoEpP0eKXFW6SFvnitVhb+2pyfelpXf75bL/WQgGa+paKSvi3",
+	"8Ptz3PzbHj0zyUV83aBdPIyt50Av3KnazyNepGHdVCRcvsDQnVfMdvKH+/MP9+cf7s9ndn+mV0PrFk9/",
+	"SvQDc4ZnM/tLQmhL7sEN3MzfV2qDbugUK8o89EYQcgu9HkyFFhABRHO0ka+b8NEh+RG/i9EVZtJDPqQ0",
+	"pD/qf3nItwkOPjqPQnSlMAuxCFG3i6oYNffUsKY3KRZT1OP8FiUjcKEiGx7yTWaEr0fFdT8wah9p7oqu",
+	"4B+6sYAzRgLN9s0LHsJ9RQQ65T2p/9ud8H3UI1IZRxbqkwkKqRxHeIomXIQSHIHBEAscKOt5Um5RIhzc",
+	"Sls52MF0MIKFbo6MeiQMtbjRb4I1P8QQa1k1a7GPDoaUEUk89B0eY/0XLOr3XBAMUZ4H330PX0sPBUMu",
+	"CUNjPQJyrzb2TcamfgOCOqlEGMkpU0OiaGAeVvkdEVKJOLjdAAASxtOvYFRUJsN8smSUVAhlwyBaGT1h",
+	"bzdz4b9dEqJIFY5osNr5K4fI0HzE+DVzKBcyDoZWuS69CaijU70jaCLwGGGF4P5cJtWjQcd6IW3wRpUy",
+	"F4vJRWjyrhI/OvwE6Y56kRXnJs1yH/kfPzIfEGKUy8fWjNwknvUiHtwCnAZEVoXoTjO4AEcR1OMF8Jkk",
+	"eiIvd5aw/WI2AizbqvkRhZcz7NoVMD+kYMU8AGkjMBhN23utxtaeJrZYCMLUxdq4jMHfQQ31kuk/QYH7",
+	"wqYWu/DM0i3c3yP2JNv7d7lpxeVduphXRMXjNdUbrsZ6WNdlRRt8+7C9uekDiryRZBbceZXCL5IEgpSw",
+	"0ddYkq0W6p53L5B5ZzlwhG3Lyw55+XJ83fvu/M6s7Ia9lkS44sFr45fweHmwXce8dhWPRtjwvEc4W1ZM",
+	"yJqbWCV4tFT31ytyqd/TIifPPEoxEcvyltyErLUw04wdSYLrumxrvippZUlkLbq6tKvtBDafMLBZTMX9",
+	"Us3rXSZE4EEIR0Gm7Px6buGVkwJHeECuV6lau4AQraK4sKOivpN3FJhKfGulhxYT6ewgMlMq28kQq7Xx",
+	"13PQQmvCj7o70XWKN5p6Jo/GF026zsIDZdsvWx+6WgGu/AJFfMAX0VDZwswlpnithsodGqYikRtW2Twj",
+	"ym7lA6oQpSfSQvsYlI8RJEEmz76TnPn58nVb9UYGNcJaoodYYZQUZkZQy9lDPh6PI8s2Nu8C30JvZJqf",
+	"KN8gmEtAtcASvTuofXd+daRtYzbVRk6AGQqGJLg14Tm83zcgGgNMmTTZIkmNq8OTw6QIakliQW5aqzCK",
+	"3EjXrodd6K/Y3KdH3ZQsqCv1QhqYO23umWt+yMBHpnqZwbsrR0V6IGbL/Ho3ZQdGPDcksKe7+rTozMqk",
+	"FL7rFADPEgZTXlinvFTs9QMqpdv+sxRRqOia1Bo0fL5kjecs5OzgynZsVqB/VV2mRL9YWaV5b5B914tp",
+	"z9iRBaiZy7cJ4nFButf/VPEqP/JeXU8AaE6PJ1+qEDCGcxWwMoV8Zo3UhdVIj7lAY8LHEdlHnCGTH48w",
+	"6kWY3bp7X4BWd6Xwyi+RS8HE7QRXvAu0a3wV95IBHt3ZhI11IT9LqwN+2+1eXIGFCfnud3pq4PZS3LIt",
+	"Vw+wUCjbnLacz2r7Vc50h635d+3NzXX84gzhHuTdQ4VTC55iPGsGUMptuA8hsPBP+NdkSITBTNHSCUeR",
+	"KXlkCxpRBlmKBCksBkTJjRkytyUIzfYsIPdDEtE7sgKOYME6VIqMxqoEKqBjn6ARDgmSHPWxSFOBd7Q4",
+	"RvZrBMaRTL0nIz6C2F23Rh7CkeSpy9IWdkRS8fGYhKhH+lwAklafMiqHJERVA/ACkApKUBIaAe/CHiWK",
+	"CJZwqal1AgO5CV7vMZaSFFLVd7wlQKoPQSeJTejb25K1+5ZPUIKrEGGpkpVSnN96ZqEkMXGeBrUD2JSm",
+	"bkFw8vMtGSs0xkIlEJ8QSF1euqy0voCRmLMZc8Pp7Nj6gIQLebVwHYGqGDHOaq37e2QElAf1BEMqSKD0",
+	"33pteKzMz/1Y6l0yp9JDyX0IlLTXw9jYR3pc9lYEO8jdemUpY+paE2sFlnSUvD+3MD5B/l9rV4YEa+7c",
+	"+OgOR3HBhTUXSEYqezzKUFnfOzLPrS6cBHP5saalxcj9St3p95LuqERhTNqoac+GhxJgWg9tNdzfoIC3",
+	"0JDHQtqNgQOqskRnmzSn1GEyssCwtdAuoO6xT5nBF19zhoLIMWeSvObhtHzHDABWE5AqXXInCYju+YW0",
+	"x8JdnmSXHUwIuLaq9qaKWNgrLAhiXKHr7nHtFeoRAMq7/vPx8fGhI1LgMxDAXgSRbLS2V5nLVaJSlgB2",
+	"wrO1JpIdFlUopCHMIGUIC5iAnDMUf2xYkG8xtTDLko9pmoRIn/+qD6dVq9z+BrLxi9mtB/RDFI9R1Td8",
+	"xN9oW4KiENPY1xai25RUEmQ0CLjdnFADrMP7fUhp0LKSmVRzhiPDSFDVWDGCgGTIodvZKYGRYAes6RGG",
+	"tNwNQ5PyFl3jkEkU80RQFo9/8XzOUECBvB1PzkmQrARaQch/Vd28qHCsq5i7D79+RPHMTH7hwOKsyPqe",
+	"shJh1XHZLrfUlPvIHpcRnqJgyHkKwg1v9WIF1bR103VFpPJRVeo2LFfJHzmDr4flrXH35M7SbApEvvZK",
+	"XRrbNPvTHSWTmfdCPmERx+HMA2dTWz/pzL+TXmfMrBmhnF3MixSoZQY22zyav5agpxMMCBc2H00vq2wj",
+	"/09+dp2rCuBXMfi7Igyik/MND/k5G9GAy5jp5BsA9o+13jWi0bSOLB1SqE4wwVNp4Re1IhUIooj5jDLk",
+	"JyzKz+7Xnwqr+6dkHf+0dMm6873Yv669T0r3AG0vmlfWOn0wkuGMrgVpjsYeMwBuZtdSLLgsXZVj7gUc",
+	"zD7dxTGmUSzKip8em7oUTu4YtBvBJx7iWvbhKJrp7YV0o9E0VC0wAcqCKA5JuLGPcGbUiX5q4dl6OLjV",
+	"U2lA5mCzsVRMLyuk/LzYj6EJBwkXasaJvemGPTMn3u87daXZsJZQ6dqL1AJ1eluqKfmujLpvtWQDnGxM",
+	"WUNTJvcU2sAoiKhmzMmwqIHMMx4F834bAYH6D9Cqn9CnUxSLK17wrg0uufiSZKHWlnOUzMWiLDt6OSJa",
+	"B4OybMV+BZpZju+tq53Nbr+eCZuuALYyo84swyMpE9lfPnmLdCA4gTiR4rxvhDOqqglHWnY5q4oKxCes",
+	"nbK66QuZlZtwIo2UxdDGRh0duXpIsSmmMlYZ35RMf5KKRlFprZaSRfz1JAOWksdD8wJtY10i1dHDsrtW",
+	"Jeeki0P9TdEl5PSVpUqBZjhS4dF4Vk5cHh+gra2tPfBnpaWv0BCPx4Qt9dnMLROcsSPT3r3V1/RwYepY",
+	"6bpm6n7Ohl5lNn6lElvFS6r894ur5Nq5PCa35mCI2YC4OjSQSDMWRNqr3JLkGXuhMKIs23ZzVeXO19/7",
+	"SJCaKWAKcc5WNNe0XM5pDAai12pNElSGWBDjCi9X+/643Pnjcqcsoc8BVV7p9bfwzVAhrBM7iL+CPOxc",
+	"nKBbMkVVP6DyRou3m3q9bhxzGElTiipXDwxVv3vfBeMedhkoE/pI10nPymT8UtbnDqcPByqTeVnBYzqn",
+	"2P3FCZLxeMyFms1OPdGmXL7+XvXi8NiEf0A4LI6QqdjqrKikhqyW54aAjeocEYWwiQSBi+2pgY3+yD6y",
+	"b75BB5zpdyln8iOrodfYWOialtrI/yypIjexiL5s4jHdvGv6dfTd1fmZrUytp2KMugCPSHSAJdlHCeeW",
+	"KJET190DSxl/8/cBDUEi/8OHDx9qb9/WDg/9fUThjrdPiZDo+vrkUNb1cKxA1yNBH0EOfKy0Ub1eR1Al",
+	"Ew8og8qwEZXK4L/4H8F9pF/Tn4zxgHysePavK/qz/ZfiCkcfK+iLj6o/xVqLAVg239w0NT2UQWlr1uvN",
+	"RsNzmYio1dhHjEwgL4UKqTZgqEdCcOFGCh5LN4aAh7ZXy//NPyxIz8fKv9P/cnLD/pPcU6koG9h/BoKE",
+	"VOl30Rf0xa8jXzcKOplUmvXup6A/+kf/B90xbFKhZ/Tlk19H7ymgnPp3TR8Ckc0mOifxiN+Z4liC6B0O",
+	"PXCR2fJ0Elw/PefHqWKJ/Mujv1wfXXVvuidvj86vuz6aYLnRRkPMQqixg2J2y/iEmZjx3hQEgGZq1rFf",
+	"R6f0lkAFDIysYjLrbrLmoy00lNFM9UNT1MfothkPUxvRAdPqqNFZoch5yOEmQI+ojo5wMLROcnuXYGjJ",
+	"JJWEpqIGRFBhISDTw7+vwfs1eOzD5lt5jXo8pEQbuppXJbO2sri63Wgg/13n9OSw0z05P7s5urw8v/Q3",
+	"zIQk1wMztGg4MJxkLYeBSUqHOkLCTOiZ1Aq7+WiMBR4RdyGVfIdCTiRMOCRBpLc5Cy5lHXZUoaoPzdRN",
+	"kUW9nLbG4kYdXRgZkxlLNRsj4yXQUdL8mY12M0VoZUxEElgmN9yuJGOGBZ9mtwbweeQQCzje7FYCVj6a",
+	"cAHFoYGbKIGDW5O8n7ST5BHFanQjeSwCYjyK/V4Q0dAxMLtTAI1lytJrRtpEb+lrL0UDsm8pjrYByru6",
+	"3dxC/kXnw+l55/Cme35+c9q5fHPkg4uox8Opk4V8rNsW9M7U4XUL/qrkrIB7Q1BldmnoCvdC/SuHnaSZ",
+	"NwwbbK225uf2TXthBAW3TKkbIyg9TUTYYDnn8MSAXiEHi7JxrDT9uAWZGpCsHjH3fPtI4AmavQX0AEKK",
+	"ESRjIfhArxOBZF5U9T9WPn6Mw1eNxseKnyBOAQYTpgLE7fWfG41GAzxEzFF6GUkmSux+kkVnQ/EUBzdc",
+	"pIggYR1d2cNi5ItRfdook4jroyoIKlvzS3oJAJb+CQ+khxyKg1lfuWFv5wHyS/AozTHUhjPuGblKGUE9",
+	"QfCtTF2FXlJgC97RdDkQeDxMAcMkuv5zq9F6Bc/hzz3zUY+aOAHQ9cFnKWiYHCBu0Cfgg069Dv89StrY",
+	"3TU/7e559rfjo+NjixddvqjGr25A6NIUSiohhsKM6EdOGbEDbhwknTUO4U8y4j/SZOZ1dMrZwKZAompG",
+	"nYHlBekjMyfL0GVS6C2zmECgHUcZFp0tKRJiix0CGy7RTn2DA5MBibdeCKlPqPFUAC0nXHGElWYYWcA9",
+	"YC1wXaslKvLdqTCssbRfyys9S6PmlnoQRxgQooRRMM3Rc6zSWi+aqzKkVVIH3a51LiS4Pmg8VpDH6Dv1",
+	"q438TaiuF3F+G48h4NgGBW8a7W7zs5ZLX2xUcJZNQ7cbDlJOGuZqeKuVg0afM6mMXDm8eDWsReSORJAv",
+	"fEeE9BFhSkz3Dc+2YvPb7ttTG7YEuVigDhnNCCjNvqbFqGap/iXgPo2oqsH/973sT5dafWZw0w5zyz6R",
+	"RPkJIhDEVgWcaWZHGYiKEVUIwqZJuI+2W3vIv+x0j25OT96edI8O/cwIiBLTWkdzUMguHVF7Q2EMgF4c",
+	"3GpjdaxHbfzOiWLcbDRcCJI2em00lRuUqY/TuTjZh7jwGmWo6m/iWA03Iz6gUOnG/FOQAZW6/w201YCe",
+	"MtWQc3tn9lvq11x/+8hdFUm0k/xqslXzA7aBYah7cIHGhAjPBSS4hOiYKRFLlYYjwQn7a+2YiwkWIQn1",
+	"X34ahaAbMXnNAWd9OojhOsc2MRb8flpHV0MeR/bmwIlxLWgFql6SkMoNfaRiBlV7tArrZVZU0yWB2vY8",
+	"HgwT9Emjf1OJIj4YkDBDXam642qsOWVDv96LaaQgAC99D+xmiJxLg+ncqwk72Gk0kX923r05eXtxevT2",
+	"6AwoyHB/oyVCOR4TrZAttObMq06ar6i5BFu5srWXsZUNPZqiAutbsrBK/n3NWRg1GfAxlL6DSJF0RVLF",
+	"17yhl3IypMAdk361/ikNfikj+5kuNSsPuRErRjeB42QL6BkLv4460IhTDJK+Mvx3C/knZ1fXx8cnBydH",
+	"Z92bq4PziyPfSnfgKnU3E99NzY4Byni1kfFKjaBMYKn6nAxaj/82YWG2987Fyc33Rx9u9LZ3Tk/P3x8d",
+	"+lYmjajUeoWHJoLr/9hYd2MqwWUsNKcPF2xZ2m5TzwpU/xvbPqDAJi3kXA8g4iS3hs7F+VUXOXYBpb79",
+	"VES5KuLmwwG9I9lK4pYI3xGhZ6vNSXZmVUxn/UFNwMTgC6wHcUSwfl3vV0jGggRgZaekQiWsLwm12eme",
+	"u5UHvEQ7c4z8Q/sCSOchwaEJv4poQJgEr2Jq+0MJBvj9kvRrF4KPBSUKi2nqN8n++CUDa5OYROhEylhP",
+	"0UYsatI1Qf3SOFfumgC2MiYMj2mlXdmqN+sWEWQIzqRNwG0zsg4ucUoC0pyMRtWMk0TbcjMiu15xMe6b",
+	"BkR+EzMcTRUN5GaI5bDHsUkmH5Sl+Xa5wpG0V9haQlAOgRAhnsp21hB0JR+rOa+RKdsSDgjCUuoHnMl9",
+	"FArct2xWq0DmSxOU6spDgr7NlSUmeAP0fgjbSPMmUj0qZiGHyDP96oYHeLpJxN6MGuIZmSC9jAyz714c",
+	"Hnu5DySqgoXiRKBRrAfEdLGRghPnetGTaLs2S9aJOkmmV9RLxZRtBW6zIWZamdBNE9CNqhaQmWkDaEKE",
+	"zZ0KN+Cw/elPF9Be/U9/QodwVZaB7URVvy/4yJU65gb6FJxhHupxqMhhzYi6eZ6tD6B4iKeoet092NhH",
+	"tiHFUWvPtG2FmP7MItuSxGFlqcYqARAkudWAzzzbbKrFdzI0NuIggDBDW7u79n0Yl+sMRuEZ69rMzATE",
+	"QpuwTPC6JSUT8ZjVtGedITOGip6j4UqaWY9wpDVeEhpE1XJPhuK8blc/MxzntXKBW22rvQqCfiaCS7t/",
+	"x5qdMiKl3sKDWbLB7soiJSFq+Q1UgceBhXflpn055BOEDQ3V0TtNsQXqzh4BcATBwSh2NCIjDlp0mEAN",
+	"GQuuZe1+aYBqS1MG9CHJDWhi/H/2y30UCDyJgF8bw/YWxawfC/OT5RJ2MEa/NDqfNBWzwWcaYhpN7UtC",
+	"2kh8zbSMBuDZK0LdgQvmSk8lqjIO3ga4aqIGBFs3YQaOWWI+8ERHwSMCxl5icKV4zXc8ikdG/KVb2E7l",
+	"vmfr8DulBsSpUUT8hDm3BcEhcO9E7p2ElbZm0x33zmHCv7X4cD6oEplxDOHY7gQD9XrZ435ojmq77Dzn",
+	"Lu8qrUZrt9Zs1Fo7Fa9Cddvgt0sFpN4Nd22BZ+JIyi4ti4M9xauNNcOSysbYrLW25oxR8bVG+CkNCQYB",
+	"3Wo0CmWRsnmyP9oEyrT9RZd3yRYmm5oEH8DdTn5pzr+veBWjxMBIClbsvM7sF5vJ6+btL16lxOZduZH0",
+	"i0JDtsDlio3ot2Gq22ZZyz5Lln/zNQ7d7TR80lz+yTXD1uohofloa/lHx1z06H9k722Y27axf+GvgvHz",
+	"f6bSlpJlx8lu5dm517Wd1Gkau7bTbnfbG0IiJCGmCC0BWtHN5LvfwTkACOrNsi05doI7d/7byCQIgsDv",
+	"vP9OkjCIBO/t/nDzHZdC/EKziZkdFAs+X+WNTkyufCW2CGfYjyr+5y+9DaWh+2hvuX1DIJYk9balfSh5",
+	"dDtp669oa8bw0ldUQQaL1z21EMN320iyfpJ8XqgdHgHoWjDuQfq/TcawxSgWf0WauJBVG6/LVD4BkNbn",
+	"2LYKNAoRoJDrGeBg2cAAQiYKThKjbIxtWduNGqgVpuiJoxPnOYGZfyfLYOY+Knnz1EU9cFVNBN8N5Bib",
+	"d7HD+eoftM3FxzbJW6G8KKIj/9Xqjl4czoBiLkMvaSlfrCiz2sdeUP6C8heUv29D+YPUnhLiZxS/ecKm",
+	"vGT7GDH9jKrB1qzqFfTEx6onVj/7EZ1U8lSDqvhoVMXW3s13vBXqpe178wh1yzOWNyxiljhzX/VyxBtX",
+	"bCIXKpOnWToxRRcakhUxxDARSADjqa5rzJQoBzR6YkjVBedzpoo8s+QDTRJrheOdZMmBMr7mrsiTsvbH",
+	"xqwqitg87AZ+pQaILYw3iCyd7Ps4frMTfwbNUy7VwYj/rFdlg9CBjwh48Vjw4gK3kN7vjxQA9F6xR9Hs",
+	"7woC2J8AAPzol8sjHgk554i/xeidO0SGtoxnVil0NoJHfqA1/CliWpPX6/gfD0XC4joe+n1MKoFsPk83",
+	"jzsimTSnx9E2x+zgs2OjzQZs3plyaUpAEo95dc4CqKOy6b+Qe5cStrgkZQAVjbK9Z+Td+ZuGpD1WyffZ",
+	"ff6C5DRLxJB0uAJtGjOQIAOb6uW8+OmgoS8bUDnYJ/EoZz3+EfAOS/mBimHXGxUnYoOjwB+JhN+mjq4D",
+	"3QBBxc/YWM/4wTARq7kQsrawnoFJZYkm1oiHVb6pz9XiCbOLNwbJh6ZmDWayDJXNhfskvmITTLgFKjjI",
+	"MQC7LqD2l0Ht1j9uvsdM7BJpd+C2nRUedUYn2iS/FOINzfvskQoJ3Jrecb+NhPA1wu1PHH2MqPDNp2Cp",
+	"wsmcfAbHZqVxyPQDrTgj8iKD9llSAxtNsQQkgxYKwFiC/zIpieB5gkTmzGbsoTZKuAJ3DtQUmuQ+IMIS",
+	"uWn+utMqvSIumKvfE7wZOUOaXut+TEXWrz8YuuJLOHS9nevgJNmaY+LuzXEL41LtG06s6oez/qiAW18I",
+	"t56+fYr76z7IY/37C43Rt16BzR19efYZi3x5YP25idzRj/eSpwpIG+Zb064oy2RsWSWvpH3To0N2ZJdK",
+	"1uCZZJnkWvHXt6MLO+dDUG5rNHP5mRoC6WjEKDA+WUj1677UWIMu4BYDv9s8B5sldJ/jY1uRvH5Rzbq3",
+	"VEBctOJ12Jxqk448+8lxVsEODyHe5Va4hxAO49xvCz1wFfCBouL5Fvlea88Ey0ywNzZZ+JmYG8e9LxZC",
+	"pdFis89ctynDzwx/B9NvZ+2TWGb12WuI4TaZUpbeeM1zl51Ad13l8AYYeVTu/2/ejjxIEstkac7+XXAO",
+	"gMWGGuyv266Vzlwlb/06HTxvbUrdJtWQQz3TEA8IesgKjh4soVmPIlI9n3wIBBTtTwvUE+xdjZ4TqJS0",
+	"hgpmq9ii1im7pRa77uEx+SfBf73P7D8xyQH+Wt+3JajmQX1BeKYEiW1Jbtwkpxnz82s0Vlj2GJokrmy6",
+	"SX6CHUdoyqlksk1iyDqCB23HPYF0Blg86CYYkVgWeWauAWbJt+4q27E8IjGYQwdofcXbsf4XXgN/aJIf",
+	"gXcmhR6VerWwwj3ZJ4p25JyCYdOfssvS1BIqY0vLJqwM3jJVl0x6Ik3FGPTBuFLhbMuezYADkQInOvVL",
+	"e5Wpagae8mq1salzjlzhcLPZrBsaA1sQOjY1WNbvd3n8r0uI37g/QcpYJrIG0EDDTGTpyEM4iAglnRyq",
+	"lf5bCMUA7RcyTQ9NH3DS4yn+fnjxWyXgE+u/NHMx/s/bv+K6adUpEozwDItU8RHN1bZenwZsp7J2CsY0",
+	"ISJMN4PBoDALN2Vs+h03kGfCzziTdKIfL4VeARjJRqjcLCmWstCMQB+qCLuRXkHXXJGbfd/hGc0nRE+t",
+	"DmsxwGawBRDslYs2+2godIZiw30sD9ppAUeByMnzVtRqtfSHkeWdO882ZTsgiCyRunM9Dyhqt6ZV/7m+",
+	"iEV0W/MJLHOoVcqspyXVyDfBxE+XHJsTRvOU63ORebtBEnnFRyPU+OdNW//5qEChD69azvaG/uSoTSwy",
+	"quZsVWRr64rECGrby9DchYRuW3/b/htKk1sZPyfwyV6KfPjQkTd88lTLnKD+BPvpydpPuKM9Xy8Ewg4v",
+	"flurJXVTjG4DuG6CVaVduNlwVYhIPZED/8MKwsBjm3QtdUzD6YPLy+O3R8fH7386uHh/eHx+efLy5PDg",
+	"8vjCY8jEmLPdoqDPTtWVaLURGKYiS1LgGMxYTqXeTquLRSBvmyeF7j8LS1oAhG1tEi98+zia+uOPB0ev",
+	"ji/ir/ZYaCD0mNQAJpdsjTlrA371Rx0fXZNTLVpADuA6XDlWG0qkyoU2jI4vaT8uW+YYJlgsjocsuhq1",
+	"fXXAdLHcD2gfcW30Wi416m/67yTmAk8idwtX9X0Sn/Qab0XGGr9Q1bUcFbwsk3rW2ivrycBG21Bct8/U",
+	"vWTWzYHKk55+UXjPh4lV3kZR1t/9prMI13xtQYlnK0qyX0QCOUFboY5hwzj4Cqhn7wuCZQS1UA+i9yKX",
+	"9P313s0FUKss4Q9swd8FlIIyH6z3x4lR7wxx/HoDoI7rb0loZcC6V9JQVWLlA6nRvC+yXZ7s+6zJ6Mec",
+	"qn6F1gugmwEZmRsDKUgzr2VgIRm6ldVYNKRiI8dKqIFyutCiRsnl6eUZUjX7TTyABUlk6SQCXu8Xu8/+",
+	"QaRpV/q8uQsMdHHOuuKa5RMzFsYo9AzqSDoNdQ1cDVjexiziy99P3788OLw8PX9/fvzru5Pz46N4f+al",
+	"XHXZNaOp1K+GScLTLwQ5+U1ygVz0Thy04fNOs7tH5Dg5ujiIyI4rEEEqTTpFq1YzBfOYJqwRAakM28DG",
+	"aHseVdgb57BGws3IpNwmmfBJCebkJsLe2YwQeaPH/kKywyTDXup1DUQrtxcgd/e62LDd4fnx0fHby5OD",
+	"N1V/y+9w4BBqRO5OnuE6LI+aHs40FXK/2UKm0rzTV63FAbOBaU17ZOasTBzNR6ZvyRczf8PMWRX0wnwD",
+	"ikRFb7jg/YwARjtlocL1OqUJiGJJlsVxlhjJbktNXM6nE1n7WriCVALwjF0RpMiY64xp7v9OViWYrIbM",
+	"wfdSHcyVbGLuuCWiZ1kiTVC9HNrMCvv5VJ5ifFF+lQk5BUlt7nYkj6CTSEUnZQnqw1V949fYmHAVhbqV",
+	"dJ0TEbnARRGF2vf3Rbn4ixc8iM1QjvhFDCkARDxYCxAx2jr+qFgGQLC8PEiD5pAtJsX9+vzeG0G6PlO/",
+	"3MF/9VDe7XeS5We56PE0OLi/CQf34yfeOEQqCtBPlqh2N2GX0YsWa3ynPVez1xWZIcCw6pQFIyh91oI+",
+	"qjQCkkW3y1giUTUAzU0SQ7OvFb9CMtPPw6pnTMPulIqphOUBxHyVTIz3NWw5Qu+cZWxsQLQLXZeNkwVQ",
+	"09LSmxLymFB5BQyU6CMRiirTibKiI7ZxzmmCbwJ9kkxLJ9Q8DVwbNj8gFDHc+pXp38qZYmZgdt+GFL9z",
+	"fEjwq3yjfhUjkWdyWKquRC6tV7fSPcLmqBaSJaQGR7iy67GjjNn79bVltmxibou8K5Ym4lt0odi98U06",
+	"Sgwwlt74lVwmtjPSkvgJlGZK49pHIiWTyp0zRkYpzcpeV0CxZBot8n4mCc+a5BDpipUYA40ztPVAEZc7",
+	"Hz84/29y7ddtzQb4ZJAvNVNadM02kGuSvdYPJD48ffvyzcnhpddUCZ2cXBJFr1jWJAclvzBeBLMrRpCl",
+	"btosE9Hrkc7EtWGCdbylcDQLvSmxiMN/oWLfleXigaPJBjIurG5CTWl+DXAQnHv3E5zadH15+u7tUUVk",
+	"XizY48JQbvl9o9ciB2/1wGnh5t7hmxJr5Ze7j0BrrSCYDkXWS3n3yUtAxEBPVK3qJCsFohqLRg/i9NsJ",
+	"h+KwxaIRaR4rmQUY17aGpv6UbRdlF9lcNvX5jI0Q5se/6EOwQJzNCcxrsaiPEAYTujlTrnGTzRrwelEn",
+	"XHah8+DDUXPhql7adIgNCUQ3/hE+776hgst5ORC9XpBWTysO8FWj4XKf22WRz0EM0eutK5LgQSfLliPn",
+	"gYXEKbsXsqEWY6RGwv2VkdCrSBU5GVPERskUKUYId1qbz4fW46WKke2D7AP4vpuQAuMAysHROvfhNDKM",
+	"pRAdfCgwxXV+MCw9zm4Npa01mjhlzlvwvQVQ/ppBOdsAJgPALYbkc2gpYNvaQm6qUR9rNg8VEjFlRF6Q",
+	"hPe5knXUSlcA4AcDRHjJKh5uCI7cQy70IwMePUo8ui2wPD6A+JH1+ZzThYf5/iCBVbXrYw7D8ZZRwf6I",
+	"T7xttsTjIjeFlwjMpoFRbPX+Ih277+2RNQdhUcWLd5KW8Jra4MVuqxURaiyZEeuWDbolnciyKCQGjqQY",
+	"G3Fjv8g+gxoO25EcUwZqkjESwxSbeEv9bmXE5jWW86HCczZkvMDYX8hkgWev0PYieJG+TBVfaG2BrS0Q",
+	"CW6NTX4pHv50I33OgQEdSG4ClwxUnJnGn9C5bCiusUnq1JUzFypIneCZVIwm1YR6Lg0vSJtwRVJGr5kk",
+	"8avjS2ImGpNOoWxzC4Oh/t/hRbBhEdfw6HrqRqZfkPsF53ItrlhCajFmvLbtL3FEckalyNCzFUMWWRwB",
+	"xCI0Nu2VZMw6AyGuCKPdwT489XTEMoKfguw2WyQR3WJYaYm704pmGvSCH0oiDyEMXY/Me5AuzUgmoBcH",
+	"y0mH2eWs7bV+gE6SKVPIZ2hX17QUdlJmD4ayibmWEXITkgF3kJUMG6JEOsfdRmr+NoQSS7sANfytPbUN",
+	"TI8TWN9odtvVA6IHMod7kdq4LXhvdF5AanMwdcYrWAgn+pukvVluwPaZujsiPSLCmxsV01AMENhuHjPb",
+	"zR0xcTnHzTkbpbRr8m2N5gPMDwORMiA3EEOuwEQeGUZnJDTmknRTBu2Fat5VxtgmnZxnfUk6tHsFQ1dM",
+	"7XqTHGRWEcOHDunE9eOfUjugs3xletywIY/RGS+yae1tI9oZcvfcUzv7xoz94Bf8usl6vuEwpkHOdXsS",
+	"tkvkWxiiOJ4yx41KCqNEJPP620X6b5AbCA5ZILGoIiUx9js0oI3xujgisSnTiEltRKWy/5YHKrZ0PMaG",
+	"r1lPQGeikZulPcBYNjvHqUejFHAUqOOBkMy7YUxLJ4M2wMcDAb8ZseEJBKjkwo51RtnuCDXYhC7sgjkH",
+	"5UfajFr8CGM/7p1DECgouBuJGuGB/s7X/u6q7i5G1e1P7r9Pks/bCDHLckSwHg0ymUtwMmY3ABpWlEqL",
+	"v5DMMtVWBihX3N3O+2pdp39uGaT7c8uY+RZfD5QGY/0PPLjn4FpFL+3Mz4eYLKjnMoIanaqT1D3WYvd8",
+	"l2s5z3fnb3y/K1YFdzg0Dpy+81mz5VUD2dYXANb5d9L6RTSAYq99tW8Sxxf5hLkkWkQqZhK79eDctUHJ",
+	"IXXH5HCfJGw4EhrmjBfaOnSN9HAvVKOpFPB1PKE1+w3rnve3RYoMDZPElO5k0BfINIK204V5HMx5ZOl7",
+	"7mJNGJWuh46TYW1YqMpPRAk0hKx8RDHXtaVpkLLkvZnJ4tS/ImGVScuHVcNAppa2FXlsetGYfSty/0dq",
+	"q5bKjKS9jZhVuGRVCbMhoXpQHvyNmWOIF5499vnB5HIwxAJr6tdgV+kDBCBtHT4lKlhdYDrV6/ZmFkim",
+	"xWL/RP9ZVuG4GOn/u9NqeQ1Zqi10SQ0QdGIFJDbNrkeEpsAxaIJm7T+zBrSeMzJtxHIN3OnEGjd2/AgL",
+	"dqEZXFkQb2DL8nK1yzpfHE+SlPUUSYSpF75meLeWDSJjEjNhTJiDa2TfJfHh+fHRyeX7Nye/nFxaHcRU",
+	"JOKg8Uy4GSfb1C8zZciZfhaejWbSYqHPuJNBfl8zF1h0/AAZk4Rn3bRIWFKH3FqYMUtsnzWqKjpVQmLz",
+	"mBMTv1R5wcppQ6V0H+LsK5qdJk3IrNvMi86TlvCRM1YRm9WKDnv7SSL/w/+K9xet6IJ4dLUSBC71glZa",
+	"v5rWVUdAbwtbprK1jIom8oSB5I+9mUH3vaqGYRwAJL6mKU+4mhxRIGeBRvIw8XIfmvAagw5/MMdY603H",
+	"Q8pT81mwJl1C6L+6+XPW5SOsgScpz670odODVnTZEe0zUos/Sa7Y+yJPP2/Dnyfbn/zLtEL8Oa7vE0jt",
+	"glwHeOx2wlKuL2T6TX8SqRYtrkEgXKKXSmtcMPtjM0lvOVAPdOorzj321MEGOfTpdxA74SSX0JYXaCuY",
+	"bvyWc6ftc0bDAfFC9ZHdx8R2iGSmIz8qeUCqLEnslOLupPEzm8QbUd5gShsND5Zv8TObbNaJDrDxhTzp",
+	"CFlVfU4bxbfR6UozqAHOyYme+HJtqrzF3REait9VOdy9H2uBL4ErxAVvNSZlougPnIC3CkEFk2QpS0pH",
+	"aXNajCNfO7Sl7Bc5k2uhOtjwFKfJESrKyrfEj1DZI389hdjQPeivjo5/OTu9PH57+Mf7k7fvz85PX50f",
+	"X1SpxQ+cMmx0Qj5H8oHDCVJ98iLLgA/O7E2UwmVm5VrOwrrnNEN7NX9d4sjTCyMSH7w5Pz44+uP9ycXF",
+	"u2+NX3zhzrELtBVtVdcHD9Odrejd9W31n4//eH9+/O7i+GiK8G3uNtIoCmXk6P+zHj1taKyHyu22T122",
+	"W8tX+2a3o/d1H2mHQdBEbSxG217U6759jxB3TjPbbnpuUPudBKN/vqkH1qqxGCGxOyNnRy+/2pzNTVE2",
+	"/2g/wqMlbrYzDImagbX5sWRedspT4/Cv/GmFquOVci/NiF76ZZPEqegL048jYVBPowGZnL19pdXFi99e",
+	"gRNSkaGQiuw+f0F+5j/uk3jMOpIrVnbyoBmhHSnSQjEyUGpUk3Xy7vzNPslWJ5eMNSxRJcBrRmr2qWos",
+	"6oBY1fbF6FdVbDhKqWLmOQhteoxJ23r+GLrR9AXxvvlf9OYqrlL93zlGA1KO7Ujsg3d2W9789vUgOHqR",
+	"sxPMQl1x4XZ2/6EXrknOcnbN2djLOdXWq/fe1ue+X33ZK8ZGROEbD9iEjFnuCo1AAhSZ4inJmUuDfTDU",
+	"N1mr5X7diPvMDI8d7x48C/UOMiO4uEL3kgdOFL23GNFqtA872xZNFocx30mTuoSutSYpU1RE7kJt3qAl",
+	"SX8nFd0rADEKgEdJktOeliZdMTRCy0Ccd//dogz+W7XtW81VYfFPh+X1d4g7PEhEwZviKzPrLxRa8Gay",
+	"DCFPTF2syCMT/p0TT3AxVSBdUCKHrCiwvYyNBWnH1gM2XRMaIhRfa4SimnoAPs+hyNTgocIPd39+iC18",
+	"g7GFKefvdGeNMunS5K1gPgslkPtQkZc2zAWpPkg7bG2emtlZ7COXimd9k4oSvzFJu3E9shUZt48XrK1T",
+	"x1N41+kzOhXbiBYHRaYOsJ3OnLZJ2cywmLZt36ii5Wz5S98T+ZAqbWvlvJGzHstZ1oWCoMlI7yipcji1",
+	"X5XcmgMgM4dqURwmxFpCrCXEWrxYS7diz1jr0FPcF4da5ppOJuZSMRZvpilC+65CSJTNMfHKhDSPb8hj",
+	"BIJ9WqEAwkcm7zuT91gQEpMaSAcfUl0BCJSHZAob5l+xkdr3ajmwtxudSFcHvgaLczkfz/2MzRVZeWZX",
+	"Hxx/81f/VittVzHQ84TivHvR86wPpm6g6fkmSXgqC7SYiue+YPSICHlW9EuFaG+g5XnUtDzrQkWvcnlG",
+	"cdtOxDjTptBi2uqZjoP2FtIpuldMkdpzKAXBXoOGx74HNjmoHpuDLTuR9StSy8BolPSqWGSu+4UlnF6i",
+	"ZT59/azJPtdl4qtjZ0cvpzSrQ3xO44jLkZDcuhuWHXdzi39HcHI/4hrNp8+xf2TBQSPF2dHLzSFXmfSw",
+	"jGShkbMMirCgYzjUMprSqdI/6fsbE6roPuRdSJIVw45prInNiwoJMUwX9PRIwtBw8g/wWhFwSeyyXIeH",
+	"xcEHUcoCVAWo2lz+hAGHB3SU3UgLcwPliA8wt+cS2YBqtpx9Yy2I9MS5NALyBSKNb53REJg31u/nmw+x",
+	"Gv0WA+wxFnuYHr6GEGCmNgT4AWyvX22KPaCutwhS9XutX8XbXRvQwcoeIQHCZBnU/VqwgiUgiAxfwiQE",
+	"EYLa90BoBNt0U2CEyWBLe8BxhXH3iKR6owDK5HbLuVQY1zWXpixLaI5ZZ6T27vKwHqrTbledZlb98Ran",
+	"mQmGaEWoTXskrawApcpsVx8gzWFaVkwwzYW0EA81iDGrkFFl1YGqdoWVuVj6S2qWES0TindZSa6Ucqmg",
+	"P5NPU7252IN+nK/w8Hl9OBe+rEFmyHf8TlZeFvMbfebtkpq6ytwp9ay4Hvm/BcsnW9FWRodsq70Fw54k",
+	"C3IJC57MSyH8NHcob2brGRClzlZ0F53yAu/9/ORoritvEViuQ6vTFUirASlI4qOLI6nUf7p1BAVBWRuR",
+	"jU6RXi0LmnRFblgWrX1mpiN6WF07m8LtIxqpCVe2o489ci7Wm+R8motRQx3mp81CIN7JEyMaEOdveHKE",
+	"ZMhab5VXfDRiyb6pOdIS6l2mdd84IlKQRMwrK8a3HFPMFNQigkvyXzBXN2zY/1ikV/hdN+PyvPCfcauC",
+	"sd1NzUEWqbrZTRA8A4Ff+El4OY1fIZur1d0NvX3XAlL+LtSk395b68UHLNV3cQpPu908vETQwYIOtooO",
+	"Zje8O7v4w6LD6x2hJX3m91p7yGgc26yTkyQ2RCaZKFNRpijAkW2ayIlUbOiuutdZX95JHl52Q+oIjI0t",
+	"s2+ljOysdwbL1A+4wPTFSJaU+y07hu66kHUXNJdH37reqC63xrtZNWX7k/FBfd523qpt9nEkcrU0NnIr",
+	"EHMjL9JZ8IHwDgce1+DttJdjfJEzqgagxFQnHSPnvFQ0V7b8P2WmpJK8u3zZ+AfpTJRlwx/S/Coi4wHv",
+	"Dogc6WnLAWOKjHLRz+lQktrxxy5L60BfRZQg+hIIpEgcbN+FUbiKoCPAIidgRwwrXraE9WiRqq12j6aS",
+	"OX9dR4iU0Wzr8wpKl2If1XZXXt+Y/uwuXCHv+fDiN+zhn4sx5JGX/PR+H4GS/oomCUvaJOZJBNruWzpk",
+	"UUrNf4AFHxnUPlCRp0+j+9D/5S0keEbTzP4xGaWFobcRaTHEVgdDpmhCFYV9WJMiVyypNysm/oXpeIhv",
+	"2DFkNvaFqiZBtei9bdofxBFhKbJ9WUd22TGx0h4RmkHAtTF4UOJ9woYjNXEbRO8NcsjSVOL2BG5s8IX8",
+	"M45I/L3+Pw39f/53HBFFO3r4w3Pws4xy1uMfbSFg/F1MpEAvjFZAvH3LrmlagP9EDdiwSS5UzugQ6Fyg",
+	"wl2fP9jDxptEFe1QCZ9WDvTfOlR1B9juZCdqtVp6F8gInUxcSSLGGdwfud5WWkMqO6DpSXdFljH813ig",
+	"Tx/ET1NI7LAlAnJfnyLsYuF/E+Ncglp8/b5aLeOKdFifZq7VVaVIEjzxSZHbplquGmJIJ47qAGjeeEYo",
+	"0Tpajq8Z0vlDxeWX9lHgiSx3P5Xk8OI3T+KXgnKR0K+K3Smxf0MteLXJjHdc0W88oBK6HM1WJ1e62ZhC",
+	"Zn1jthH7B6dv7Z8NVWZflk7rSlSvdIpjcNMWzQfPRMiQeti67PvaA6EMe1Xvap+pu6PNIyq9vtGpEtKY",
+	"QtH1Yy66vivklS7fYh2ujRv0E+Revqd+siGnLlI1fyFK0lvjT1CjglP2cbM7r9Ury32H7AN6Yl30+O5+",
+	"2NU0nccVa7ZvG8LNQVvZRHzaSzaZ10zpBpy4yZFTKa1bH1isnF0NIeJqDs3jgIz1pDYfTscNVorBrKUO",
+	"OeBRwKMN49Gi5LflkLQwd3kBKq3QqcI03PfaD4Bv1TUcGOVsRHMm69V84J7Il/XlN45bOcm6g1xkopDp",
+	"xMSLjOMIQlhe6E8UqiuGmK/zt79dVhrl77ZaEHpitqO+I7OmEjOeI3gi4b15bW7/9jfTSBwypl38tCby",
+	"6iw8R9ZMGnVkUpL8Xu16akB7LwoFjfJ5RthH2lXpBIKjokdi0588IrFJuI5J7UbC7zaJHZ+3SXziqg7x",
+	"zR70HY9JzfB4MwJEvOjsk0roR5iEcDNTyCunSXlrh/VEDo3qC2iPL4tul0nZLtvIW05/aJNeqGgqJDii",
+	"EkvCTYFmDgFLNz7uogqdv/309psOKb49VDASfSO0BLCeQ25c+3IEWeYZI50JBnR5hvFuM2DODCOuuGY5",
+	"XN0kQOec8F5P7zKRkVGRj4RkJcFRh3av+rnGCvJBdEgtPju9uCQ3n6HtD6Ij47rNT+ga4jdvvczKcmUT",
+	"HvwNv9fanVoVfYB6ucgUKbKUSUlimqZifEZzrS7A9tKHEPSG8iC5zc8lkUOaptiYUenvAjd6B4cPhyzh",
+	"sH0pvKzesdqow6raIsODjNR0chN97FdlaeoU6dWrWZ4m+cTb23tv9UB0KtVH3lRDcJYLffZZ0tYAmk+8",
+	"7JJV4QwIpUtYgrPhzrfenigShhFsNUMQj8A7BylC55rgyXriXc6/YDPzlXuWh67koRtG6IYRumF43TBW",
+	"Me/8FopFil0K9SrehftvNX17OTWCMaa18qjVW1llN4hIj2dcDkyBLeFZNy0SlpCaGjCekwGXSuQTjaJX",
+	"bKTqbU8r0fq0yaNAflOt7EeEShK/Or4kzWYTprf96YPonCSfY6fmc9Uk7yQYAUroCSRG9cYK2rIxExyp",
+	"VOhpavtNEKktUG255TRbp7INduOqXkVPfeQie62/wLcQidCv/Vp0guMvOP427PhzWLUeLI3m+gSj5c4+",
+	"pDiFXucms9TUEniukdo5v2Z5ZP8iWX7Nu+w76ZLU6030qnk+PNu01nkkcqBKIALH0CjYFcMhh+dpk9LL",
+	"VAfWAURK68bqTIBOEHwp+n+LIRARMOtiwaug7g+cQGCcSkhgy/tMQqdd5JOh2QQeN+Zd1iQHHh6P0AAm",
+	"CWcJOFzoFcu06KN9yjNAV54R2hEFdFy3rhJH38A+GmdPk8RKKOO2MdUB1p9mPC+m6gLEz5QzUqIQgCkt",
+	"8UJCSm/d95O1nTsvm6DjE11P0UwaP05jLIo0wZXS89DPq1BTLHu4udCWVu5DfY3Pl6ufEBHJ9RYwGbqF",
+	"ZCUjeB08diBL9bvrFTaexIVdRH/R76YGNINb4c9LHGroUKg2HjVsGWV69Djnelmim7xuqvr54ORgRrab",
+	"LZXKsWDmoHcAP8asWwNaehUZOExZQkYp9Jgy+zZnPa1aN0lNKzW+q29V12RsHZ7QEwxH9ZYpMiR6I5Gr",
+	"Kc976cy1L+W5cpt1MuuOpXJqUeDk2rvxGpZKhgd1yGhmFo1mxlhNGb1mRIqhv0HxkXPXbqOORzyUM2rP",
+	"Y8obM8rJUgfi7rqfdmvmkVDz+0TbSXuknCl+hZ1Wq6V3mFvRPfinZEoeqK223m4vGju7jdbOZavVhv//",
+	"761oS4PYVvuHF63PM26MadGz+7w1RWnUKRTZazkccWhfCgOUm6NcIHwOqNTGaWsfax9zlrGx1jR2yBHr",
+	"MuhMoedZb5K3dMhIj4294kmUt5Ip4oM/MMjB/GZxfu19f+fLZFEo01ZjiVg0PX5n5FYmFMiu/UoUFBQC",
+	"bQPnVvSF5tyhOfc8XDCFZ1M+cL1FsRiXS2suSFfKiexfenMZH/S+7+MYCZ5B8Rbhak1+8bVNZ2aP27q7",
+	"INhuOBN2n/z1daUUX4ChSX0r2BjletM9vO/TOheX+kC/7Yadt3dy9plaj7J/s+vytf56j6r+bAXdPlSg",
+	"hQq0R932c5PoHK2UYZmzPpcqd0pBwObbVfGe++v3xCt6/Xe5YErxrB/6FAR4farw6kMbkWY/P51q33sj",
+	"y8Ya6s2iBBYCP3QF8H3xKnhsQ0Hw4y4IXg+E+dXB4JnN5fYnQzV7knzeTnjStCdvof6XiG4x1OpcnPCk",
+	"PWad9p9Fq/WsOxBSwX+xthnb/ME9AP8ak5xJkV4zSZTQOiGwU5mIvB7EC2eS+P9/dhDXm+Sy5MT9TmIi",
+	"FCAql2RIE2bcvPpXrUhqLRACkQwSowYsZwDFELum4IBGrMawtr4N+1DVofFUkV1lYpx5JLw26LjXJIe0",
+	"OzB97Hr8mrnYeS2GvzQORaZykbbJqOikvBuRIf3YoH32z2etVly3JJEVnVlLjIyNkWOQ9hQ0p80Fqs51",
+	"kjMKdHnIWKgnYgL4/vPRe67fQmL9SfmSrpUMDg3auRm8SQ5Pzy/awL8lct7nmKN1BlNv2xi3GWau7gvJ",
+	"F/kRT47MtlilIY41ccovyhNHaTmi0HrI1Fe6zbM1LVBu2Zdmc7p1wpPvbyevjk6O3HItCKgcnRy5kzbl",
+	"uj2Ayia70RoHaSrGjVP4ejfJC7zV3Ak3mvs+R1uV7XsjKaG+2F77OQoa/8Y1/qegimvRxfLrxQdfcqXB",
+	"RyhSiz/pf7wv8vRzXEfqUBQb30m38SVJNcSJQkmeMBJv0xHfvt6JI0IxvePd+RvbRAxlEcqWAsSkzWHx",
+	"kVCjij5ORZ5utbe2t+bkDOeVs0dqZuS6L20/KpZpBV+CQfDk3nmR/P8wvpI3KwAlal+xiUR3zevffyYX",
+	"TGE5FAiqiQb4uJxH88NYxTbRfkJen14ck5R3cppPglCdK1Rfj6/ktydNP4yvGpKpW0rU17//fMEWClOz",
+	"O4McDXI0yNGHk6Pm2H0DghPDGtufUi7V8sg22pkk/pErxFOkgXnDpSpdiBBFMdXJqiJxc3YtXLd6qSSp",
+	"YWKVFp65GJKdfSP29F+JGLFMotULSc08TWU9Ip2Cp6qkDpBK6Ps73NT2mynWYpYkkjbypNdt7LZ2d62g",
+	"rc7I1CZdsUmTHPjzq/lZ1shgHxEkWdbvBbnC04zPEcmZ4jlegI1Q60QyJSHxvsOdnwDGAzb2Mtl+39A3",
+	"SOXVLemPL7IuM9llK6gTJNXPK/UCfd8oFx850woPGxFKumI0mVVWqCJDIRU6K0w0DGpZQSuBgis/4oWl",
+	"6d6CmVfTL2Ayq6tuCJFXXw7dEWtRNcpN+FgVjtlZ6LXQ+w/bOZjtv2AaKb7Z4hkM6Uc+LIZb7d2dvb/v",
+	"/ePZi72/R1tDnuGPO25KPFOsz/JNK0HX3VukPyxDkkUakTnjJhwLWy4oR0E5CsrRgylHU5Kc1Nw5JniQ",
+	"iT7JX5vXQXS2r3e3qZRa5ousbB6xUGEaCGjScjpiGfkRO6PvNlvkwA7hqQrEjetPG2fNUYWIeRKjgM5Z",
+	"l4+4SbRVtks7GVAorS4VHTvkd6YvDc0SMSSSpgraEenXVUhaEcsB3X3+4n9i0hMa9bDYD6Ia7CO5+Omg",
+	"sfv8hStMg6fVVA5sRhHR1+eNLpUsqaOqoh8RN0kMrxbbWcISHKZUSv1uEYn5kOo/Y6HjFUvI2dtXpGY/",
+	"4Db6YrY/Tbc7+rwN4zZHWT+ug7rh2jO7lbWKBjCV2fpx05lIxpYyqtSUugPWvdrHGki95mMqjeKXmPCL",
+	"kKa9vfmb1vWSqNRodsyDbMcjQ9gGSs2F3u+J/bBuf0dzN60ksS9PU/TQxxFRwtZN1rTqROK/xXVoE2SZ",
+	"r8SY5rib+6no0JTkWn+FGpLb6lZ6z+KWdbt1TZ1FlukO6W2jEfOmuajMw14QGpPcU3LubOgTmm7rq3/J",
+	"mVMKlhacUXM+v+pv/cQ0GF8M3lZ2M56D/LtJQVkoatevi2zqdUpVA3byCmqGJ1dLhWKpGtGG50bEGysi",
+	"II2xpg9GMNQC5N35ST0i3ZwrlnMaEb2OTm1y2thZLqCT5LvzN+hMgfNnTiOWGRtRGbnmfBUlxUUlwBrm",
+	"yqZawIwmNnVXi1k1YEPJ0msm609eupbf7nGLV2+eC1AZv3RXXxIk7Ldlm34JZK8cnCcH7XMc8Ush3hje",
+	"FmTRB22dq4ClA2pUH9kmsX50TGodbfFBLBuf91b/7DVs9TzhdMjqEYmLPK3cN2YdvTKxYVuWTBkLz5hu",
+	"3qWp6Av/uiZ5K4ypyCV6q7V5ika8u01POxPGmU1okuRMSrDp7NvZMgh8uYoH+amDP37VWeDfmDP6wcSF",
+	"ebMFogJ3Y5ASQUpsWkpUcfNpSQo5kYoNG5bdaTHz4jmjSQNyfNy1RA6ADbp0Bhq+MI3Kioxon2dUseRu",
+	"VWXuMcuICy9g+pdu9husobAPecNlaKb2CGsnHikJIB6w8tB48FBu20VlCdUzYAoTbj6r1SREMc7Kx1e5",
+	"UvdnpocUPNj3vTNB2tMZkIg3eKL9s7w00H6qsYh2lYbBWgxucGiWwTP3Y4+mUv/qHuyi31NNivCOSpMi",
+	"o9V0hEgZzVaKZz8uclO7kIHdNODUCji1JoBaxEF6D7BYVAGKHH52jlubqeG0wx/Cw27VwHVn7ZNYpnbY",
+	"ayzfaKAzejpVn996ESceLkIdCN0Rg/zyTferC21gauUsNO21fvBowIjIoPNSRS3C4DxPy8az+hc/f7OQ",
+	"wLpBagkDZUL/hpF61C3aBJURwjOpGE3q91WhFqEivqWHiuvw9+/NrtoRPCcJ/pUnUii+wqE/FFkv5V31",
+	"SFECd9z6UCKabzwdpFIQrc3IGeMIzuw3SfFzo+nWZ+pemPOIyH1W0bYCoU8g9HnUfGn3xMjlXD5aY5qn",
+	"Jm1Kp0Gun/vrNJszD5HW51bm4ZcFrKCofY2NEW+h3319FEAbNB+3kwIP55KW2odiBLpgpR5t2o7kmRJ+",
+	"VsTGrEA73zUbgg/r0zoUo0nwZ4X+XV/A1rTnZ6OoMsrZNWfjxZhyzjK9ASoNmLxoOzZVhvxZMBjPjl4i",
+	"bMA/3r4itZ3nLZKMeN30scc23zEZ5QwapWOG1fYo00brNcurmUujpBc3yemQK8US+7QeZ2mCHbNIwnq0",
+	"SJVse8VCBwklb8Q105AceS2m/ty6wAGAie3PLaJEQid4he9IM30wDo/PLxt//PHHH42W/n87USWjy3Qd",
+	"YzlkNZDagmQzSMYS8+qoZT0iqeiLiHRFKorc1XVTJbRJb6qh//Pz8R9/xdjCmnYHJP70yTbyaA6Zonrp",
+	"mz8f//H586ZComaLPGbd9wyneOdO56OkV32oue4XlnB6iWHY6evnlEBvub1842jllbPjzM0ly+EcsoSM",
+	"aJ+13TnTR+zGgxU8pIFK84no0XqTE0qsWLp3poqtreyKhC1PPTapuTmTRapMc0G/IpPoIdokhvaEcWSL",
+	"LJOY1PyaywOFTY1GVEKdqMhdpWRMamXlJA56zqgUWYxQP/3zoUhYvF/1whp2DsiMgaZ5KIO4JLH5y/vO",
+	"5D3+akk5y2vkAMgqDFWHzU3WcgoiR5kY7xu3sZWlnQnKN5Glk8g0+OtMMN+5SY6w1yLNGbSA6umdjM/U",
+	"iwWtJ6lkDZ5JlkkOKTHYEJAmehaHuehe9USekA6V7NkuqcUnZi3exJDFvKMX+hT/uxVHZDAZDVgmCe9n",
+	"ImdJvUl+F/kVNhat9JGu+bRmGmDb/t9jyO6OgHXEJVznDFlXoulKZXS6n7tE6DZ51iIjlhtWEfjPbgrL",
+	"ZRK7IyIHNPfTEis7SUP4HFoQ09bUOPYxIRv0qMrN2ILIq0iiGU0ninelayyp/xy/kyxvHPRZpqAwmZJu",
+	"Tscpy5GjJLsiRdYr8pTlt8rrxvPkkVfcVhv4barIebOOdP9p53Cyb+OheowEG0F4P5X0cSfVYBNOKqTG",
+	"nmDzt+g8oVWSACwUX3utPSOwPIxrkt9B2Pyva5ZrG+Cfz+LI1I4Ar4yf0v2s2ZpiXEaeApMpYKOJlUrT",
+	"25aD+O8Jjz0D5fe+6DGXd8h/N/P67o3aJN6NSc0YjnX4XTpia5ZU33KfxM9i75qbF68ieaDsph7ZttNF",
+	"pl9LSwg9lct/KdIdFNlVpI2ysZaDsRixDD54OUi8KGXUvFklZ9S81lZ7N9piWTHcav9nN3r21xxypJth",
+	"d4PWDEpYrMR1MtJf1LL23X63YMQ8dRz8Eb4kfvra2dtX9dujoLz+2lDw4vqbQsEY+w04mJPt8jrbe8AB",
+	"wuuL07f6psOjg8uDL4uC8rr//cdhuiIS2qsDGgY0XAkNL367HRr6CGeclwsdG9UcLnAcOmei4aCQRGZ0",
+	"JAdCgb+aZoQqRbsDYFfX58xyaOtL0T3eJIczJcOJGGepoAnpFN0rpkjtuWcm16tGcVztP4ohTnN/jL5v",
+	"sH3dmIvtXlIzpq0k7GOXjRQ6BuxBKp0ZSlyxzMJ4wlIO9J6G5itWGqIqr0FTKYhkWSIrLT6b9gKWxE1S",
+	"ip0pt8F9RMNh+bQz8DWvXUCcT62Ko5qtrsu+/wlsat8NS7IAqNXWFJvnG5b11WCrvbP7jwcmMF+Pv38u",
+	"lvu+urOjl0+AsvMQ371xxOVISL5KSNvc4t8RuD8D9+eskDusnoZbibiq/riqiCMinwZiI9KmtdXY0Tj4",
+	"rN6m+wVhww5LEpaQ+Igqql+2r1/wLBeiF88j3p6l3bjuxk1yoiz7oiSi10t5xgjtU21TVMVZtaNJvLT5",
+	"V1zfJ+MBUwMQyT49nOWg7HDld/ZAutLYuvqz6qN9imH03peKvKQTScaWxWpqocsllpQnGIg08zEB79p0",
+	"DnnObNNbkrMG9u3gqlR7MzYmBo3rqAZwae0Nd5GJaFyxScliaUpu1YBlbUJJSpW5wvb8IIlgEuIUmL8O",
+	"rfjnRTC0zLPLKXJHulk1DX2qL/2eoESV64hRDIgVvcsUT2O9kESKejU8YiMhVrmpePpTIa6KEanNxFCm",
+	"4yb1+3ZnwajPUj504F2ADwzba6IHH4sihU9cflTLOGq/bR1Y0HIGK0ErlKV+YYC+lmf9+3OlI6zQTsrW",
+	"GqN4NEziczDrBv5wD0cDfXhQIZ6cCnExvY1JbUqSR0SLaOJk9EJC7uVKxlgt7wpChxXBqKX9tI8rcoCm",
+	"xYFTIUZaaYgIvCGwN5PfDhuvTy+O29CoYjiiXUVe/35BalP6w/cfxiquG1LmEaZwWAnvTeX1xenbqJSO",
+	"o1wo1lUsIbjjSEzTfpscJ0cXB3FEYjUZtYkZPCJxV030P03g/YonyFTdK9K0Ko+GTA1EQnhCasaNx10z",
+	"NvTd/X/4M8qYn9nklyJVXMso49qrW/HAJRrXIHbgkcYqh4ahU+qJ6VGzSClyHdFi5GLDPqwglbsp5UOU",
+	"7lR/CZu+8TIXw3hWROvrQArr37iaBLG6TKy+HqvHL1m/N8eafYTUz632Fpu8HnRedfkpf/3y38fnl79e",
+	"nMiT4dsWuzh5cZL9+8MJH3O6m16dfBD836/Sq9MsSf/4MErZq5eq++pjqv+e/JSO9d+T4S85zZLWSdZq",
+	"ssnr0b8P9Ri/TTofRjvJ7+nV6YeDj6eXJ7z3a7O7m2ad4ctW8q/XacURMqJKo+BWe+v//Oeg8W/a+L+t",
+	"xg/vG399/+efzRt++J8Zp0S09bFhBmxUIawCNG2iBjljoD6+2CvylIxorhVYptfdpBclQi0kQa3iYGXs",
+	"oGUELePr1DKM0Cavf7+8hYqBIquRir5Yql/oC6wULKdRpplPZ+0NRJrYrD0Ip2pb9eK3V+CHKEbojK3v",
+	"W07Uph7/XZ46SVsR7SbrcSR4piQZsJyhY9tJJjMJpDHNGDCXXvz2CqQaMpOaBp+xdSdemJVunImUdycx",
+	"Wuo9yJCVBN++pMgWI6b3uX6fhOesq9IJyYsM7PUBirBSFNOMDESR71vRqn/zZeG82MS96Ux90YV0i2/0",
+	"J32EEnA9eRvRQ0Q+9aZ8Qi7yqT29opvc3mVuCgIoCKBZAXRirZ0UUWVF6WIS5ZemB057yF301xVpjWif",
+	"zcaCSQ38vvqns6OXkDwuTYgUcxUAuU1QN+XZlTQ5xSgLarHot5E/u74sTLrIyPpy8H7mqg++UmyfwWK9",
+	"CXBbOBXEC+4GjT4A6pMD1HOLct5Ovk388b/5QkD99RwDOPM0aQ2l30HjtwqJdnXwuN7WuBsZld1kxCCr",
+	"/T/ldT+uqrskoZMvh4a/5usBwnk5IYbIf27u3hZil8nfM/+S1/2tvx4gW+SJ6NBmJwaEDgj99BD6Jhhd",
+	"jtZj1hkIcbWYgrzSAKDts6IMqOsETnZbRBYdd59skrceO/ndSurt1NpDmmn1dz7N+O/2BTZY/2aeceG9",
+	"YWgeEEi5b0HKbfZy9ZB4J9Pt4kVl2VOHYQlBt9mlHaQw+uny8uyCsCwBpyQxpEXdgZDMEuBe8SzBFn02",
+	"+AXmKwa9iGTdnCltr3IJlb6OO1MrZ8NCKtJhhHagRTKLSCEZiQdKjWQcgXdVK0qFtAwfIoea7rHIE8xL",
+	"gl/1AwcaR2oU/3ecc6UY5py5xveWUDPe3XnW+nvrxd6zZzFUhrc+/r2H7CJxhPlAvUJC+vIx5OCaemJX",
+	"mGGbBWptz73CyOh1qRCjDu1eRWSUA/1vBFZ5IxVdmmLDw24qioRY3hDbLIXEOy9+aO4+32ua/40Jz7pp",
+	"kbCkHpFhkSrepVJFpMjkiHVBTLnOiAKy0OB3mjZGRT4SkpHchDd75OTseg8uPjm7fkFq+p+NIYWmLfCL",
+	"exKEX80CIJzutVp6laHtFhCHFnlqWkNDH2P0EA9YziIiMoIcfSZ3vE+h5k7vlHxSJjVTRboiy1hXGa5T",
+	"gf5tu9C0qwqaphOScJqmLAEPNcVvDe4OzCvzPwN+3MwNUX5GSEbDhadKseFIkR7lKW5Z49hGD3pm+oiN",
+	"cvFxon+C27FWHv3hfo4adq4GHzzPpKJpagL0dELkmKvuALgRM/29aI+RhAHcQ2ahZErpx8LLUD2SxF0f",
+	"m4PkNh0cl4PVpCapTVFYd9hEZInJdsOTCCQF44Fk3fez7bcxEqn3y7Nd28AbouH7RDKMyjuxGusBXS38",
+	"QIzt5+WmjN9PF+Qbk+HICmbwb0Pc/2b0L0r9jw9P5qgSS4nT8K59EuPXj0v+iRKQA6HaV94g4BvmhHTa",
+	"jJYRoK/cU23yjZ4bOwogU7mp1vSOrAVFWYrEnHVFnsh9J5GGImdWLOnJbw5CcfYlhIZGAYEG61Hz/vtH",
+	"6d5G0Dxe60OTFwgZmMhzaBj890ttGyoNJtqgwJbhOWuSA6icwMa2XKJ+jCE+kSGBKfiKY+9xsT7HnZRm",
+	"VwQ9jKSbMgpW1D6JsyJNY5Iyeo3kUEWGOYvYS9H1FIGuZ0brxD4E+J9JQ/R6VejROqlWy9sk7uqv0S30",
+	"EC8pT4ucyZjkTBV5Bjp1C5MzEy5pJ2XJgYr1r3pKpOYre2nOaDIBrZoluCr43/XmTNsTN0euiOj12oCC",
+	"I4bZNFMaJGIirh8OGJnaUlMcC8q8fTzPSC/l/YGyaZo9nnE5YICp8F3QXuUOdbVtIHBVFU/1f2i8NStH",
+	"TO3oBgAXTaR7A+7GFN0vSmJ+Sw03OMoCreITaW6F9W7rFF8zyuh2iaDLyyi8KXwnPdyttgWNvN695KBU",
+	"VsFytIS+IgMMH9MJugc1hnrDI8LHPIltzUT8r8YFurwaR2bEmNRA1JiXafAkrpNrmhYsIhzgt0tTQru5",
+	"kOheNOAvHyA0cFQu6WYa2jyudqHVt56ErqFBj99ERIMuxqB1Y6JiGOeYH+/4tWAFqMwWFZr6+rgEOxPz",
+	"qCjR1WgHqe22dutQZW4NdnQaq5xDUt4VA5euHdJUVHswhkSjQM00Vyl3Q4DlUXmSEkvVfSUEqelXyNHF",
+	"60I5HdYTOTN3mqRvaxvU2/ranBmV2MwSdOKude0TWUCWQlnQbZzeM4u1OUVaf6n1+i12N4WjS1u2en71",
+	"qd0Xkf/q/Rm8JgFt7+oBZXBa9bZChe3+8FryeEPVydyu7HpPD4ohzWYzSiCAhQR2ipFcCDUvSS+uR0QU",
+	"SvKEkXibjvj29Q5AQJGnW22bJ7j1+a9yRtuQBb3dFaPJo53cp4ypscivHs/yrbCZlkyTy2r0szIV89i6",
+	"91z8CaDX7MIZPzGVg46gOUZeRyxvoJ3R430tDJtl3uKB5R6bw6x1ofdwomUK8noA2SCKDklqRvpA4W/d",
+	"HxHFkFzA5ThiYpQyMh4IkrMu49dsOofTjmOag8ydGT4b489qLBpSsRFESxvIKGjHKNQALR8TZptZKN7n",
+	"iqaWOt0vlavbxACe+wzq5eB42ZxBfxJj/51gHOAgcy5QrxLNH9BUxM0Z8kTKQisY+jMMIbRtV0fvZBuC",
+	"tOMU6RWMvnisqQ4u3s0e0dG8d/tFZGqQQiephCtSSNr3H30IP8+78bBK/Y96oSPgL0c41v+ecz+0upHe",
+	"N8Hq+Nz2g4VkAP9F8IYbZlK2oy1vLBs0zN6LmccVQInmpCGbkSrJfnN2MUb38WhmQrlr/TGcfJm9/9Qq",
+	"ctK4DEwSDE0SaVVufWbzHu0yYhJe8An+OpV1ORpR/GxEpKpFAqTF2v9php0DMjaeIayqxWenF5cESW+N",
+	"LQHjxfvW/6x3McDBgKWJSaGAQYxPeghkrZnIWL1JLsAwkASGNRxXrlDzErojTKubcZMcZBOy+/Gj7UhA",
+	"u1eZGKdMTwn+iNFCaHyEaS1eokub0MxkBgEpUgScSpjKQmrYR8LmgNRhL5in6LnxjOy0iLkHM2lM0o7T",
+	"2zEbCpJY/FwcLw0H/sbRPjC9PaaSf5rkwEYOfP8Smk6YQLRjipEi8tyWJUXkWcvxQOhztQvFqNIwZIJ4",
+	"VDRXNq3VBguM1VN7XppeXBtJiqb1Jon3dlrklcj8OMWsOdPrWdzaJ1KQROh1Mq/gj0pJLsYR9tOiaerH",
+	"ezmT+8siH5Cy1OfXLCPFCKwnk4lmXkP0CC2XC5kglaVH6YhkYkgsbHoY/F4ub0JqCZddLWNdg0Bpg9KG",
+	"MEN/G6nocASDdIS2y6AvlhbCMEmtpBYKMqTYWC8JtMYyU2z6br4Le2PsZnShaJboCViMMDQpsuIEjMp/",
+	"ufn4P8py4BrIJniHarbZPklYN4XyOAFfkKau4NlI8VyWGYOGFY5mhNE85Sx3rM2wlbgs+eEg0gU1IHVY",
+	"G+8TTGCPQtaafQYkhmHGHONgxs/Ys4aNGoXcrEU7R6hA9qXj+sQlLOGx/ALHRvOvxnGi29myMAgUSXye",
+	"o42Uu2t/1meLvhDZJov33QpvYZ+x9EVMNUt7qyh4sjW3SqU683cZ/0gk64oskRHm/BnyG7e9muScfdCI",
+	"BT5pickZaqCBjvTY2CGRSFf5GJd2Ky99D5+SpNX44XZEI9V3spubZ/os8CFNSaKVRzlvOWI5oLvPX/wz",
+	"Jt+TAftIfvrl4LBx8dPB7vMX+ggY0iF3HJFUqIm/5nQM8GNJxK/YxGcMnHL5YU7aCgvm8GPVBTOvoNeN",
+	"Nnp/fXqx9/k2q1cugZ8h+WKP6P/OG10qmV4aevNizsBcRBbhVLtK/MuTqMQTrTXMiZosXLoSQrfudTRu",
+	"Nf3qnlswd7f3b5688o7Jlz8Wt1qK+HonKmWdSaudf5DKT1U5STOLsOycRdMH7dmuUQCUS/z9Ttp5oIrk",
+	"koAT1hUJKG6YJzwrmVPeySnoJug1qFCFmrRiKi3nKKSX3vhxpXek537c652o5Fn6fvuvT3vPPv/zVocY",
+	"vsF0irO0b1fmOlPybLehl8v/QrYrwfqTLDwRj1J5lQSLf/1r1nY5KE2BpIlOQef1i33zJ57r8tM34FWG",
+	"ZvVmK2naQjI3tvXizjGWSs/D9if33yfJ5228LwYjojPRygHPMQQhLRd/fHT85vjyuDIgsOZQ18YVr8Sx",
+	"pFE+kX7WPczw8eXQyQ/r3GIwiOJgjwV7LNhjwR5bxR47N/gYDLJgkAWDLBhkwSALBlkwyL4ug8zI+I1b",
+	"ZLYL+UKTbH4/p8W2WbBighUTrJhgxSyzYrysgaMSUoI5E8yZYM4EcyaYM8GcCebMV2POzBX2G7RrFjSg",
+	"XcnAuSk9Lxg3wbgJxk0wblY0bkLiXDBsgmETDJtg2ATDJhg2X7Fhs/H0uVkjZTWD5sZUumDRBIsmWDTB",
+	"olnRogmpZ8GkCSZNMGmCSRNMmmDSfM0mzeYT0ObYKasZNdK8Z7BogkUTLJpg0dzLorlA4yOYM8GcCeZM",
+	"MGeCORPMmWDOfH3mjBbzD2TL6L26miFzzdk4BGeCKRNMmWDKrMGU+Q3hJBgzwZgJxkwwZoIxE4yZYMx8",
+	"jcYMCvoHMmfQSFls0HwQnaaeLnRTXWzLHJBOkV6RD6JjGyEmpBajlRGT2I2ALGwxascxGWu9lmsDoIDe",
+	"+4r0BRFZPSp71kKvGtkmI5Gm2iLRQjawqQXbKdhOwXZabju9Fp1Dh1zBbApmUzCbgtkUzKZgNgWz6asx",
+	"m3wZv0GLqWIFLTaW/K6KIe4TbJdguwTb5W62i1mNSw0kwXQJpkswXYLpEkyXYLoE0+WrMV08Eb9By6XS",
+	"6H2B4fL58/8LAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -113,8 +113,9 @@ func (q *Queries) CountBulkJobs(ctx context.Context, arg CountBulkJobsParams) (i
 	return count, err
 }
 
-const finishBulkJob = `-- name: FinishBulkJob :exec
+const finishBulkJob = `-- name: FinishBulkJob :one
 UPDATE bulk_jobs SET status = $1, finished_at = $2::timestamptz WHERE id = $3 AND status IN ('queued', 'running')
+RETURNING id, account_id, event_id, template_id, status, send_email, draft, total, processed, issued, skipped, failed, errors, created_at, started_at, finished_at
 `
 
 type FinishBulkJobParams struct {
@@ -123,9 +124,29 @@ type FinishBulkJobParams struct {
 	ID     uuid.UUID
 }
 
-func (q *Queries) FinishBulkJob(ctx context.Context, arg FinishBulkJobParams) error {
-	_, err := q.db.Exec(ctx, finishBulkJob, arg.Status, arg.Now, arg.ID)
-	return err
+// FinishBulkJob records a job's end; no row: it had ended already.
+func (q *Queries) FinishBulkJob(ctx context.Context, arg FinishBulkJobParams) (BulkJob, error) {
+	row := q.db.QueryRow(ctx, finishBulkJob, arg.Status, arg.Now, arg.ID)
+	var i BulkJob
+	err := row.Scan(
+		&i.ID,
+		&i.AccountID,
+		&i.EventID,
+		&i.TemplateID,
+		&i.Status,
+		&i.SendEmail,
+		&i.Draft,
+		&i.Total,
+		&i.Processed,
+		&i.Issued,
+		&i.Skipped,
+		&i.Failed,
+		&i.Errors,
+		&i.CreatedAt,
+		&i.StartedAt,
+		&i.FinishedAt,
+	)
+	return i, err
 }
 
 const getBulkJob = `-- name: GetBulkJob :one

@@ -58,7 +58,8 @@ type Issued struct {
 //   - The new assertions cost one credit each, taken in one statement or not at all: when
 //     fewer are left, CREDIT_LIMIT (with the figures) rolls everything back.
 //   - The day's analytics counter of badges issued for each attendee's event grows by the
-//     new ones (written at the commit); when asked, each new recipient's email is recorded.
+//     new ones (written at the commit); each new assertion writes a badge.issued event; when
+//     asked, each new recipient's email is recorded.
 //
 // Locks are taken in one order (badge, attendees by id through the assertions' foreign key,
 // credits, status list entries, analytics rows in key order at the commit), the order
@@ -109,6 +110,9 @@ func (s *Service) Issue(ctx context.Context, p IssueParams) ([]Issued, error) {
 		}
 		for _, a := range fresh {
 			tx.CountIssued(p.AccountID, eventOf[a.AttendeeID], store.KindBadgeAssertion, now, 1)
+			if err := outboxIssued(ctx, tx, a, now); err != nil {
+				return result{}, err
+			}
 		}
 		isNew := map[uuid.UUID]bool{}
 		for _, a := range fresh {

@@ -59,6 +59,14 @@ func (s *Service) RevokeAssertion(ctx context.Context, p RevokeParams) (Assertio
 	})
 }
 
+// outboxIssued writes the badge.issued event of a new assertion.
+func outboxIssued(ctx context.Context, tx *store.Tx, a store.BadgeAssertion, now time.Time) error {
+	data := map[string]any{"assertionId": a.ID, "badgeId": a.BadgeID, "attendeeId": a.AttendeeID,
+		"verificationCode": a.VerificationCode, "status": "active", "issuedAt": a.IssuedAt.UTC().Format(time.RFC3339)}
+	body := map[string]any{"eventType": "badge.issued", "timestamp": now.Format(time.RFC3339), "data": data}
+	return tx.Outbox(ctx, a.AccountID, "badge.issued", now, body)
+}
+
 // outboxRevoked writes the badge.revoked event of a revoked assertion.
 func outboxRevoked(ctx context.Context, tx *store.Tx, a store.BadgeAssertion) error {
 	at := a.RevokedAt.UTC()

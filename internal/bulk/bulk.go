@@ -256,6 +256,25 @@ func (s *Service) Jobs(ctx context.Context, accountID, eventID uuid.UUID, p stor
 	return s.store.ListBulkJobs(ctx, accountID, eventID, p)
 }
 
+// finish records a job's end with status and, in the same transaction, its job.completed
+// event; a job that had ended already changes nothing and sends nothing again.
+func (s *Service) finish(ctx context.Context, id uuid.UUID, status string) error {
+	now := s.certs.Now().UTC()
+	_, err := store.InTx(ctx, s.store, func(tx *store.Tx) (struct{}, error) {
+		j, err := tx.FinishBulkJob(ctx, id, status, now)
+		if errors.Is(err, store.ErrNotFound) {
+			return struct{}{}, nil
+		} else if err != nil {
+			return struct{}{}, err
+		}
+		data := map[string]any{"jobId": j.ID, "eventId": j.EventID, "status": j.Status, "total": j.Total,
+			"issued": j.Issued, "skipped": j.Skipped, "failed": j.Failed}
+		body := map[string]any{"eventType": "job.completed", "timestamp": now.Format(time.RFC3339), "data": data}
+		return struct{}{}, tx.Outbox(ctx, j.AccountID, "job.completed", now, body)
+	})
+	return err
+}
+
 type jobArgs struct {
 	JobID uuid.UUID `json:"jobId"`
 }
@@ -281,7 +300,7 @@ func (w *worker) Work(ctx context.Context, job *river.Job[jobArgs]) error {
 	}
 	rec, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	if ferr := w.s.store.FinishBulkJob(rec, job.Args.JobID, store.JobFailed, w.s.certs.Now()); ferr != nil {
+	if ferr := w.s.finish(rec, job.Args.JobID, store.JobFailed); ferr != nil {
 		return errors.Join(err, ferr)
 	}
 	return river.JobCancel(err)
@@ -308,7 +327,7 @@ func (w *worker) work(ctx context.Context, job *river.Job[jobArgs]) error {
 			return err
 		}
 		if len(ids) == 0 {
-			return s.store.FinishBulkJob(ctx, j.ID, store.JobCompleted, s.certs.Now())
+			return s.finish(ctx, j.ID, store.JobCompleted)
 		}
 		for batch := range slices.Chunk(ids, issueBatch) {
 			if err := ctx.Err(); err != nil {

@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/mail"
 	"os"
@@ -399,4 +400,57 @@ func TestSingleResourcesAnswer304ToTheirETag(t *testing.T) {
 	if res := s.acct.Client.Get("/api/v1/certificates/" + uuid.NewString()); res.StatusCode != 404 || res.Header.Get("ETag") != "" {
 		t.Fatalf("a 404 is not tagged: %d %q", res.StatusCode, res.Header.Get("ETag"))
 	}
+}
+
+// Subscriptions may name patterns beside kinds, and answer them as sent; an unknown one is
+// refused naming the kinds and patterns. A new badge assertion writes badge.issued and a
+// finished bulk job job.completed, each as the contract documents its webhook body.
+func TestBadgeAndJobEventsAndPatternSubscriptions(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	res := s.acct.Client.Post("/api/v1/webhooks", map[string]any{"url": "https://93.184.216.34/hook", "events": []string{"certificate.*", "badge.*", "job.completed"}})
+	var sub struct{ Data struct{ Events []string } }
+	res.JSON(t, &sub)
+	if res.StatusCode != 201 || strings.Join(sub.Data.Events, ",") != "certificate.*,badge.*,job.completed" {
+		t.Fatalf("subscribe with patterns: %d %s", res.StatusCode, res.Body)
+	}
+	res = s.acct.Client.Post("/api/v1/webhooks", map[string]any{"url": "https://93.184.216.34/hook", "events": []string{"job.*"}})
+	wantError(t, res, 400, res.StatusCode, "VALIDATION_ERROR")
+
+	if err := s.env.Service.Bulk.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.env.Service.Bulk.Stop(context.Background()) })
+	a := s.acct.Attendee(t, s.event, "Ada", "Lovelace", "ada@example.org")
+	res = s.acct.Client.Post("/api/v1/events/"+s.event.String()+"/certificates/generate/jobs", map[string]any{"sendEmail": false})
+	if res.StatusCode != http.StatusAccepted {
+		t.Fatalf("job: %d %s", res.StatusCode, res.Body)
+	}
+	job := waitForJob(t, s, res.Header.Get("Location"), func(j store.BulkJob) bool { return j.Status == "completed" })
+	res = s.acct.Client.Post("/api/v1/badges", map[string]any{"name": "Speaker"})
+	var badge struct{ Data struct{ ID string } }
+	res.JSON(t, &badge)
+	for range 2 { // the second time she holds it: no second event
+		if res := s.acct.Client.Post("/api/v1/badges/"+badge.Data.ID+"/issue", map[string]any{"attendeeIds": []string{a.String()}}); res.StatusCode != 200 {
+			t.Fatalf("issue badge: %d %s", res.StatusCode, res.Body)
+		}
+	}
+	events, err := s.env.Store.OutboxEvents(t.Context(), s.acct.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]int{}
+	for _, e := range events {
+		count[e.EventType]++
+		if e.EventType == "job.completed" {
+			var body struct{ Data struct{ JobID string } }
+			if err := json.Unmarshal(e.Payload, &body); err != nil || body.Data.JobID != job.Data.ID {
+				t.Errorf("job.completed names another job: %s", e.Payload)
+			}
+		}
+	}
+	if count["job.completed"] != 1 || count["badge.issued"] != 1 || count["certificate.issued"] != 1 {
+		t.Fatalf("events: %v", count)
+	}
+	checkOutbox(t, events)
 }

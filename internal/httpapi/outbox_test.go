@@ -18,6 +18,8 @@ var outboxSchemas = map[string]string{
 	"certificate.viewed":     "CertificateViewedEvent",
 	"certificate.downloaded": "CertificateDownloadedEvent",
 	"badge.revoked":          "BadgeRevokedEvent",
+	"badge.issued":           "BadgeIssuedEvent",
+	"job.completed":          "JobCompletedEvent",
 }
 
 // checkOutbox validates every outbox event of the account against the contract's webhook

@@ -19,7 +19,7 @@ func (s *Server) ListWebhooks(ctx context.Context, _ api.ListWebhooksRequestObje
 func (s *Server) CreateWebhook(ctx context.Context, req api.CreateWebhookRequestObject) (api.CreateWebhookResponseObject, error) {
 	b := req.Body
 	sub, secret, err := s.webhooks.Create(ctx, principal(ctx).AccountID, webhooks.Fields{URL: &b.Url,
-		Events: convertAll(b.Events, func(e api.WebhookCreateRequestEvents) string { return string(e) }), Description: b.Description})
+		Events: b.Events, Description: b.Description})
 	if err != nil {
 		return nil, err
 	}
@@ -34,7 +34,7 @@ func (s *Server) UpdateWebhook(ctx context.Context, req api.UpdateWebhookRequest
 	b := req.Body
 	f := webhooks.Fields{URL: b.Url, Description: b.Description, Active: b.Active}
 	if b.Events != nil {
-		f.Events = convertAll(*b.Events, func(e api.WebhookUpdateRequestEvents) string { return string(e) })
+		f.Events = *b.Events
 	}
 	sub, err := s.webhooks.Update(ctx, principal(ctx).AccountID, req.Id, f)
 	if err != nil {
@@ -68,7 +68,7 @@ func (s *Server) TestWebhook(ctx context.Context, req api.TestWebhookRequestObje
 }
 
 func webhookSubscription(w store.WebhookSubscription) api.WebhookSubscription {
-	return api.WebhookSubscription{Id: w.ID, Url: w.URL, Events: convertAll(w.Events, func(e string) api.WebhookEventType { return api.WebhookEventType(e) }),
+	return api.WebhookSubscription{Id: w.ID, Url: w.URL, Events: w.Events,
 		Description: w.Description, Active: w.Active, ConsecutiveFailures: w.ConsecutiveFailures, DisabledAt: utc(w.DisabledAt),
 		CreatedAt: w.CreatedAt.UTC(), UpdatedAt: w.UpdatedAt.UTC()}
 }

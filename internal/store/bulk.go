@@ -150,8 +150,13 @@ func (d queries) RecordIssuedJobItems(ctx context.Context, jobID uuid.UUID, item
 }
 
 // FinishBulkJob records a job's end at now with status (JobCompleted or JobFailed).
-func (d queries) FinishBulkJob(ctx context.Context, id uuid.UUID, status string, now time.Time) error {
-	return mapError(d.q.FinishBulkJob(ctx, db.FinishBulkJobParams{ID: id, Status: status, Now: now}))
+// ErrNotFound: the job had ended already.
+func (d queries) FinishBulkJob(ctx context.Context, id uuid.UUID, status string, now time.Time) (BulkJob, error) {
+	row, err := d.q.FinishBulkJob(ctx, db.FinishBulkJobParams{ID: id, Status: status, Now: now})
+	if err != nil {
+		return BulkJob{}, mapError(err)
+	}
+	return bulkJobFrom(row), nil
 }
 
 func bulkJobFrom(r db.BulkJob) BulkJob {

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -429,7 +430,54 @@ func TestEachKindGoesToTheSubscriptionsThatChoseIt(t *testing.T) {
 		}
 		kinds[body.EventType]++
 	}
-	if fmt.Sprint(kinds) != "map[badge.revoked:1 certificate.downloaded:2 certificate.issued:1 certificate.revoked:1 certificate.sent:1 certificate.viewed:2]" {
+	if fmt.Sprint(kinds) != "map[badge.issued:1 badge.revoked:1 certificate.downloaded:2 certificate.issued:1 certificate.revoked:1 certificate.sent:1 certificate.viewed:2 job.completed:1]" {
 		t.Fatalf("kinds %v", kinds)
+	}
+}
+
+// A subscription may name patterns instead of kinds: "*" takes every kind, "badge.*" and
+// "certificate.*" every kind of their family; each delivery names the concrete kind, signed so
+// that the Standard Webhooks library verifies it. webhook.test reaches no pattern.
+func TestPatternSubscriptionsTakeTheKindsTheyMatch(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	every, everySecret := h.subscribe("*")
+	badges, badgeSecret := h.subscribe("badge.*")
+	certs, _ := h.subscribe("certificate.*", "job.completed")
+	for _, k := range append(slices.Clone(webhooks.Kinds), webhooks.TestKind) {
+		h.event(k)
+	}
+	h.runOnce(h.dispatcher())
+	kindsOf := func(id uuid.UUID) []string {
+		var out []string
+		for _, d := range h.deliveries(id) {
+			out = append(out, d.EventType)
+		}
+		slices.Sort(out)
+		return out
+	}
+	if got := kindsOf(every.ID); len(got) != len(webhooks.Kinds) || slices.Contains(got, webhooks.TestKind) {
+		t.Errorf("*: %v", got)
+	}
+	if got := strings.Join(kindsOf(badges.ID), ","); got != "badge.issued,badge.revoked" {
+		t.Errorf("badge.*: %s", got)
+	}
+	if got := strings.Join(kindsOf(certs.ID), ","); got != "certificate.downloaded,certificate.issued,certificate.revoked,certificate.sent,certificate.viewed,job.completed" {
+		t.Errorf("certificate.* and job.completed: %s", got)
+	}
+	secrets := map[string]string{every.ID.String(): everySecret, badges.ID.String(): badgeSecret}
+	n := 0
+	for _, r := range h.recv.Got() {
+		if r.Header.Get("X-Service-Event") == "job.completed" || strings.HasPrefix(r.Header.Get("X-Service-Event"), "badge.") {
+			for _, d := range append(h.deliveries(every.ID), h.deliveries(badges.ID)...) {
+				if d.ID.String() == r.Header.Get("webhook-id") {
+					checkSigned(t, secrets[d.SubscriptionID.String()], r)
+					n++
+				}
+			}
+		}
+	}
+	if n != 5 { // job.completed and the two badge kinds to *, the two badge kinds to badge.*
+		t.Errorf("%d deliveries of the new kinds verified, want 5", n)
 	}
 }

@@ -18,7 +18,11 @@ import (
 // Kinds are the event kinds a subscription may choose; webhook.test goes to the subscription
 // it was asked for, whatever it chose.
 var Kinds = []string{"certificate.issued", "certificate.sent", "certificate.viewed", "certificate.downloaded", "certificate.revoked",
-	"badge.revoked"}
+	"badge.issued", "badge.revoked", "job.completed"}
+
+// Patterns are what a subscription may choose beside Kinds: every kind ("*"), or every kind of
+// one family. A delivery's eventType is always a concrete kind.
+var Patterns = []string{"*", "certificate.*", "badge.*"}
 
 // TestKind is the kind of the event POST /webhooks/{id}/test sends.
 const TestKind = "webhook.test"
@@ -199,8 +203,9 @@ func (s *Service) check(ctx context.Context, f Fields) error {
 			return apperr.Invalid("body.events", "must name at least one event kind")
 		}
 		for i, k := range f.Events {
-			if !slices.Contains(Kinds, k) {
-				return apperr.Invalid("body.events", "names an unknown event kind: "+k+"; the kinds are "+strings.Join(Kinds, ", "))
+			if !slices.Contains(Kinds, k) && !slices.Contains(Patterns, k) {
+				return apperr.Invalid("body.events", "names an unknown event kind: "+k+"; the kinds are "+strings.Join(Kinds, ", ")+
+					", and the patterns "+strings.Join(Patterns, ", "))
 			}
 			if slices.Contains(f.Events[:i], k) {
 				return apperr.Invalid("body.events", "names "+k+" twice")
