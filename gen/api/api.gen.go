@@ -3968,6 +3968,12 @@ type GetVerificationQrParams struct {
 // GetVerificationQrParamsFormat defines parameters for GetVerificationQr.
 type GetVerificationQrParamsFormat string
 
+// GetVerificationShareCardParams defines parameters for GetVerificationShareCard.
+type GetVerificationShareCardParams struct {
+	// IfNoneMatch An `ETag` received before: an unchanged asset answers 304 without a body.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
 // ListWebhookDeliveriesParams defines parameters for ListWebhookDeliveries.
 type ListWebhookDeliveriesParams struct {
 	// Page 1-based page number.
@@ -4818,6 +4824,9 @@ type ServerInterface interface {
 	// GetVerificationQr QR code of the verification page
 	// (GET /verify/{code}/qr)
 	GetVerificationQr(ctx echo.Context, code VerificationCode, params GetVerificationQrParams) error
+	// GetVerificationShareCard Share card
+	// (GET /verify/{code}/share.png)
+	GetVerificationShareCard(ctx echo.Context, code VerificationCode, params GetVerificationShareCardParams) error
 	// ListWebhooks List webhook subscriptions
 	// (GET /webhooks)
 	ListWebhooks(ctx echo.Context) error
@@ -6632,6 +6641,42 @@ func (w *ServerInterfaceWrapper) GetVerificationQr(ctx echo.Context) error {
 	return err
 }
 
+// GetVerificationShareCard converts echo context to params.
+func (w *ServerInterfaceWrapper) GetVerificationShareCard(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "code" -------------
+	var code VerificationCode
+
+	err = runtime.BindStyledParameterWithOptions("simple", "code", ctx.Param("code"), &code, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter code: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetVerificationShareCardParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetVerificationShareCard(ctx, code, params)
+	return err
+}
+
 // ListWebhooks converts echo context to params.
 func (w *ServerInterfaceWrapper) ListWebhooks(ctx echo.Context) error {
 	var err error
@@ -6854,6 +6899,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/verify/:code/issuer-logo", wrapper.GetVerificationIssuerLogo, options.OperationMiddlewares["getVerificationIssuerLogo"]...)
 	router.GET(options.BaseURL+"/verify/:code/preview.png", wrapper.GetVerificationPreview, options.OperationMiddlewares["getVerificationPreview"]...)
 	router.GET(options.BaseURL+"/verify/:code/qr", wrapper.GetVerificationQr, options.OperationMiddlewares["getVerificationQr"]...)
+	router.GET(options.BaseURL+"/verify/:code/share.png", wrapper.GetVerificationShareCard, options.OperationMiddlewares["getVerificationShareCard"]...)
 	router.GET(options.BaseURL+"/webhooks", wrapper.ListWebhooks, options.OperationMiddlewares["listWebhooks"]...)
 	router.POST(options.BaseURL+"/webhooks", wrapper.CreateWebhook, options.OperationMiddlewares["createWebhook"]...)
 	router.DELETE(options.BaseURL+"/webhooks/:id", wrapper.DeleteWebhook, options.OperationMiddlewares["deleteWebhook"]...)
@@ -23508,6 +23554,181 @@ func (response GetVerificationQr500JSONResponse) VisitGetVerificationQrResponse(
 	return err
 }
 
+type GetVerificationShareCardRequestObject struct {
+	Code   VerificationCode `json:"code"`
+	Params GetVerificationShareCardParams
+}
+
+type GetVerificationShareCardResponseObject interface {
+	VisitGetVerificationShareCardResponse(w http.ResponseWriter) error
+}
+
+type GetVerificationShareCard200ResponseHeaders struct {
+	AccessControlAllowOrigin *string
+	CacheControl             *string
+	ETag                     *string
+	RateLimitLimit           *int
+	RateLimitRemaining       *int
+	RateLimitReset           *int
+}
+
+type GetVerificationShareCard200ImagepngResponse struct {
+	Body          io.Reader
+	Headers       GetVerificationShareCard200ResponseHeaders
+	ContentLength int64
+}
+
+func (response GetVerificationShareCard200ImagepngResponse) VisitGetVerificationShareCardResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "image/png")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetVerificationShareCard304Response = NotModifiedResponse
+
+func (response GetVerificationShareCard304Response) VisitGetVerificationShareCardResponse(w http.ResponseWriter) error {
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(304)
+	return nil
+}
+
+type GetVerificationShareCard400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetVerificationShareCard400JSONResponse) VisitGetVerificationShareCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVerificationShareCard404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetVerificationShareCard404JSONResponse) VisitGetVerificationShareCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVerificationShareCard429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetVerificationShareCard429JSONResponse) VisitGetVerificationShareCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVerificationShareCard500JSONResponse struct{ InternalJSONResponse }
+
+func (response GetVerificationShareCard500JSONResponse) VisitGetVerificationShareCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListWebhooksRequestObject struct {
 }
 
@@ -24879,6 +25100,9 @@ type StrictServerInterface interface {
 	// GetVerificationQr QR code of the verification page
 	// (GET /verify/{code}/qr)
 	GetVerificationQr(ctx context.Context, request GetVerificationQrRequestObject) (GetVerificationQrResponseObject, error)
+	// GetVerificationShareCard Share card
+	// (GET /verify/{code}/share.png)
+	GetVerificationShareCard(ctx context.Context, request GetVerificationShareCardRequestObject) (GetVerificationShareCardResponseObject, error)
 	// ListWebhooks List webhook subscriptions
 	// (GET /webhooks)
 	ListWebhooks(ctx context.Context, request ListWebhooksRequestObject) (ListWebhooksResponseObject, error)
@@ -27429,6 +27653,32 @@ func (sh *strictHandler) GetVerificationQr(ctx echo.Context, code VerificationCo
 	return nil
 }
 
+// GetVerificationShareCard operation middleware
+func (sh *strictHandler) GetVerificationShareCard(ctx echo.Context, code VerificationCode, params GetVerificationShareCardParams) error {
+	var request GetVerificationShareCardRequestObject
+
+	request.Code = code
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetVerificationShareCard(ctx.Request().Context(), request.(GetVerificationShareCardRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetVerificationShareCard")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetVerificationShareCardResponseObject); ok {
+		return validResponse.VisitGetVerificationShareCardResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListWebhooks operation middleware
 func (sh *strictHandler) ListWebhooks(ctx echo.Context) error {
 	var request ListWebhooksRequestObject
@@ -28017,286 +28267,288 @@ var swaggerSpec = []string{
 	"vmfr8DulBsSpUUT8hDm3BcEhcO9E7p2ElbZm0x33zmHCv7X4cD6oEplxDOHY7gQD9XrZ435ojmq77Dzn",
 	"Lu8qrUZrt9Zs1Fo7Fa9Cddvgt0sFpN4Nd22BZ+JIyi4ti4M9xauNNcOSysbYrLW25oxR8bVG+CkNCQYB",
 	"3Wo0CmWRsnmyP9oEyrT9RZd3yRYmm5oEH8DdTn5pzr+veBWjxMBIClbsvM7sF5vJ6+btL16lxOZduZH0",
-	"i0JDtsDlio3ot2Gq22ZZyz5Lln/zNQ7d7TR80lz+yTXD1uohofloa/lHx1z06H9k722Y27axf+GvgvHz",
-	"f6bSlpJlx8lu5dm517Wd1Gkau7bTbnfbG0IiJCGmCC0BWtHN5LvfwTkACOrNsi05doI7d/7byCQIgsDv",
-	"vP9OkjCIBO/t/nDzHZdC/EKziZkdFAs+X+WNTkyufCW2CGfYjyr+5y+9DaWh+2hvuX1DIJYk9balfSh5",
-	"dDtp669oa8bw0ldUQQaL1z21EMN320iyfpJ8XqgdHgHoWjDuQfq/TcawxSgWf0WauJBVG6/LVD4BkNbn",
-	"2LYKNAoRoJDrGeBg2cAAQiYKThKjbIxtWduNGqgVpuiJoxPnOYGZfyfLYOY+Knnz1EU9cFVNBN8N5Bib",
-	"d7HD+eoftM3FxzbJW6G8KKIj/9Xqjl4czoBiLkMvaSlfrCiz2sdeUP6C8heUv29D+YPUnhLiZxS/ecKm",
-	"vGT7GDH9jKrB1qzqFfTEx6onVj/7EZ1U8lSDqvhoVMXW3s13vBXqpe178wh1yzOWNyxiljhzX/VyxBtX",
-	"bCIXKpOnWToxRRcakhUxxDARSADjqa5rzJQoBzR6YkjVBedzpoo8s+QDTRJrheOdZMmBMr7mrsiTsvbH",
-	"xqwqitg87AZ+pQaILYw3iCyd7Ps4frMTfwbNUy7VwYj/rFdlg9CBjwh48Vjw4gK3kN7vjxQA9F6xR9Hs",
-	"7woC2J8AAPzol8sjHgk554i/xeidO0SGtoxnVil0NoJHfqA1/CliWpPX6/gfD0XC4joe+n1MKoFsPk83",
-	"jzsimTSnx9E2x+zgs2OjzQZs3plyaUpAEo95dc4CqKOy6b+Qe5cStrgkZQAVjbK9Z+Td+ZuGpD1WyffZ",
-	"ff6C5DRLxJB0uAJtGjOQIAOb6uW8+OmgoS8bUDnYJ/EoZz3+EfAOS/mBimHXGxUnYoOjwB+JhN+mjq4D",
-	"3QBBxc/YWM/4wTARq7kQsrawnoFJZYkm1oiHVb6pz9XiCbOLNwbJh6ZmDWayDJXNhfskvmITTLgFKjjI",
-	"MQC7LqD2l0Ht1j9uvsdM7BJpd+C2nRUedUYn2iS/FOINzfvskQoJ3Jrecb+NhPA1wu1PHH2MqPDNp2Cp",
-	"wsmcfAbHZqVxyPQDrTgj8iKD9llSAxtNsQQkgxYKwFiC/zIpieB5gkTmzGbsoTZKuAJ3DtQUmuQ+IMIS",
-	"uWn+utMqvSIumKvfE7wZOUOaXut+TEXWrz8YuuJLOHS9nevgJNmaY+LuzXEL41LtG06s6oez/qiAW18I",
-	"t56+fYr76z7IY/37C43Rt16BzR19efYZi3x5YP25idzRj/eSpwpIG+Zb064oy2RsWSWvpH3To0N2ZJdK",
-	"1uCZZJnkWvHXt6MLO+dDUG5rNHP5mRoC6WjEKDA+WUj1677UWIMu4BYDv9s8B5sldJ/jY1uRvH5Rzbq3",
-	"VEBctOJ12Jxqk448+8lxVsEODyHe5Va4hxAO49xvCz1wFfCBouL5Fvlea88Ey0ywNzZZ+JmYG8e9LxZC",
-	"pdFis89ctynDzwx/B9NvZ+2TWGb12WuI4TaZUpbeeM1zl51Ad13l8AYYeVTu/2/ejjxIEstkac7+XXAO",
-	"gMWGGuyv266Vzlwlb/06HTxvbUrdJtWQQz3TEA8IesgKjh4soVmPIlI9n3wIBBTtTwvUE+xdjZ4TqJS0",
-	"hgpmq9ii1im7pRa77uEx+SfBf73P7D8xyQH+Wt+3JajmQX1BeKYEiW1Jbtwkpxnz82s0Vlj2GJokrmy6",
-	"SX6CHUdoyqlksk1iyDqCB23HPYF0Blg86CYYkVgWeWauAWbJt+4q27E8IjGYQwdofcXbsf4XXgN/aJIf",
-	"gXcmhR6VerWwwj3ZJ4p25JyCYdOfssvS1BIqY0vLJqwM3jJVl0x6Ik3FGPTBuFLhbMuezYADkQInOvVL",
-	"e5Wpagae8mq1salzjlzhcLPZrBsaA1sQOjY1WNbvd3n8r0uI37g/QcpYJrIG0EDDTGTpyEM4iAglnRyq",
-	"lf5bCMUA7RcyTQ9NH3DS4yn+fnjxWyXgE+u/NHMx/s/bv+K6adUpEozwDItU8RHN1bZenwZsp7J2CsY0",
-	"ISJMN4PBoDALN2Vs+h03kGfCzziTdKIfL4VeARjJRqjcLCmWstCMQB+qCLuRXkHXXJGbfd/hGc0nRE+t",
-	"DmsxwGawBRDslYs2+2godIZiw30sD9ppAUeByMnzVtRqtfSHkeWdO882ZTsgiCyRunM9Dyhqt6ZV/7m+",
-	"iEV0W/MJLHOoVcqspyXVyDfBxE+XHJsTRvOU63ORebtBEnnFRyPU+OdNW//5qEChD69azvaG/uSoTSwy",
-	"quZsVWRr64rECGrby9DchYRuW3/b/htKk1sZPyfwyV6KfPjQkTd88lTLnKD+BPvpydpPuKM9Xy8Ewg4v",
-	"flurJXVTjG4DuG6CVaVduNlwVYhIPZED/8MKwsBjm3QtdUzD6YPLy+O3R8fH7386uHh/eHx+efLy5PDg",
-	"8vjCY8jEmLPdoqDPTtWVaLURGKYiS1LgGMxYTqXeTquLRSBvmyeF7j8LS1oAhG1tEi98+zia+uOPB0ev",
-	"ji/ir/ZYaCD0mNQAJpdsjTlrA371Rx0fXZNTLVpADuA6XDlWG0qkyoU2jI4vaT8uW+YYJlgsjocsuhq1",
-	"fXXAdLHcD2gfcW30Wi416m/67yTmAk8idwtX9X0Sn/Qab0XGGr9Q1bUcFbwsk3rW2ivrycBG21Bct8/U",
-	"vWTWzYHKk55+UXjPh4lV3kZR1t/9prMI13xtQYlnK0qyX0QCOUFboY5hwzj4Cqhn7wuCZQS1UA+i9yKX",
-	"9P313s0FUKss4Q9swd8FlIIyH6z3x4lR7wxx/HoDoI7rb0loZcC6V9JQVWLlA6nRvC+yXZ7s+6zJ6Mec",
-	"qn6F1gugmwEZmRsDKUgzr2VgIRm6ldVYNKRiI8dKqIFyutCiRsnl6eUZUjX7TTyABUlk6SQCXu8Xu8/+",
-	"QaRpV/q8uQsMdHHOuuKa5RMzFsYo9AzqSDoNdQ1cDVjexiziy99P3788OLw8PX9/fvzru5Pz46N4f+al",
-	"XHXZNaOp1K+GScLTLwQ5+U1ygVz0Thy04fNOs7tH5Dg5ujiIyI4rEEEqTTpFq1YzBfOYJqwRAakM28DG",
-	"aHseVdgb57BGws3IpNwmmfBJCebkJsLe2YwQeaPH/kKywyTDXup1DUQrtxcgd/e62LDd4fnx0fHby5OD",
-	"N1V/y+9w4BBqRO5OnuE6LI+aHs40FXK/2UKm0rzTV63FAbOBaU17ZOasTBzNR6ZvyRczf8PMWRX0wnwD",
-	"ikRFb7jg/YwARjtlocL1OqUJiGJJlsVxlhjJbktNXM6nE1n7WriCVALwjF0RpMiY64xp7v9OViWYrIbM",
-	"wfdSHcyVbGLuuCWiZ1kiTVC9HNrMCvv5VJ5ifFF+lQk5BUlt7nYkj6CTSEUnZQnqw1V949fYmHAVhbqV",
-	"dJ0TEbnARRGF2vf3Rbn4ixc8iM1QjvhFDCkARDxYCxAx2jr+qFgGQLC8PEiD5pAtJsX9+vzeG0G6PlO/",
-	"3MF/9VDe7XeS5We56PE0OLi/CQf34yfeOEQqCtBPlqh2N2GX0YsWa3ynPVez1xWZIcCw6pQFIyh91oI+",
-	"qjQCkkW3y1giUTUAzU0SQ7OvFb9CMtPPw6pnTMPulIqphOUBxHyVTIz3NWw5Qu+cZWxsQLQLXZeNkwVQ",
-	"09LSmxLymFB5BQyU6CMRiirTibKiI7ZxzmmCbwJ9kkxLJ9Q8DVwbNj8gFDHc+pXp38qZYmZgdt+GFL9z",
-	"fEjwq3yjfhUjkWdyWKquRC6tV7fSPcLmqBaSJaQGR7iy67GjjNn79bVltmxibou8K5Ym4lt0odi98U06",
-	"Sgwwlt74lVwmtjPSkvgJlGZK49pHIiWTyp0zRkYpzcpeV0CxZBot8n4mCc+a5BDpipUYA40ztPVAEZc7",
-	"Hz84/29y7ddtzQb4ZJAvNVNadM02kGuSvdYPJD48ffvyzcnhpddUCZ2cXBJFr1jWJAclvzBeBLMrRpCl",
-	"btosE9Hrkc7EtWGCdbylcDQLvSmxiMN/oWLfleXigaPJBjIurG5CTWl+DXAQnHv3E5zadH15+u7tUUVk",
-	"XizY48JQbvl9o9ciB2/1wGnh5t7hmxJr5Ze7j0BrrSCYDkXWS3n3yUtAxEBPVK3qJCsFohqLRg/i9NsJ",
-	"h+KwxaIRaR4rmQUY17aGpv6UbRdlF9lcNvX5jI0Q5se/6EOwQJzNCcxrsaiPEAYTujlTrnGTzRrwelEn",
-	"XHah8+DDUXPhql7adIgNCUQ3/hE+776hgst5ORC9XpBWTysO8FWj4XKf22WRz0EM0eutK5LgQSfLliPn",
-	"gYXEKbsXsqEWY6RGwv2VkdCrSBU5GVPERskUKUYId1qbz4fW46WKke2D7AP4vpuQAuMAysHROvfhNDKM",
-	"pRAdfCgwxXV+MCw9zm4Npa01mjhlzlvwvQVQ/ppBOdsAJgPALYbkc2gpYNvaQm6qUR9rNg8VEjFlRF6Q",
-	"hPe5knXUSlcA4AcDRHjJKh5uCI7cQy70IwMePUo8ui2wPD6A+JH1+ZzThYf5/iCBVbXrYw7D8ZZRwf6I",
-	"T7xttsTjIjeFlwjMpoFRbPX+Ih277+2RNQdhUcWLd5KW8Jra4MVuqxURaiyZEeuWDbolnciyKCQGjqQY",
-	"G3Fjv8g+gxoO25EcUwZqkjESwxSbeEv9bmXE5jWW86HCczZkvMDYX8hkgWev0PYieJG+TBVfaG2BrS0Q",
-	"CW6NTX4pHv50I33OgQEdSG4ClwxUnJnGn9C5bCiusUnq1JUzFypIneCZVIwm1YR6Lg0vSJtwRVJGr5kk",
-	"8avjS2ImGpNOoWxzC4Oh/t/hRbBhEdfw6HrqRqZfkPsF53ItrlhCajFmvLbtL3FEckalyNCzFUMWWRwB",
-	"xCI0Nu2VZMw6AyGuCKPdwT489XTEMoKfguw2WyQR3WJYaYm704pmGvSCH0oiDyEMXY/Me5AuzUgmoBcH",
-	"y0mH2eWs7bV+gE6SKVPIZ2hX17QUdlJmD4ayibmWEXITkgF3kJUMG6JEOsfdRmr+NoQSS7sANfytPbUN",
-	"TI8TWN9odtvVA6IHMod7kdq4LXhvdF5AanMwdcYrWAgn+pukvVluwPaZujsiPSLCmxsV01AMENhuHjPb",
-	"zR0xcTnHzTkbpbRr8m2N5gPMDwORMiA3EEOuwEQeGUZnJDTmknRTBu2Fat5VxtgmnZxnfUk6tHsFQ1dM",
-	"7XqTHGRWEcOHDunE9eOfUjugs3xletywIY/RGS+yae1tI9oZcvfcUzv7xoz94Bf8usl6vuEwpkHOdXsS",
-	"tkvkWxiiOJ4yx41KCqNEJPP620X6b5AbCA5ZILGoIiUx9js0oI3xujgisSnTiEltRKWy/5YHKrZ0PMaG",
-	"r1lPQGeikZulPcBYNjvHqUejFHAUqOOBkMy7YUxLJ4M2wMcDAb8ZseEJBKjkwo51RtnuCDXYhC7sgjkH",
-	"5UfajFr8CGM/7p1DECgouBuJGuGB/s7X/u6q7i5G1e1P7r9Pks/bCDHLckSwHg0ymUtwMmY3ABpWlEqL",
-	"v5DMMtVWBihX3N3O+2pdp39uGaT7c8uY+RZfD5QGY/0PPLjn4FpFL+3Mz4eYLKjnMoIanaqT1D3WYvd8",
-	"l2s5z3fnb3y/K1YFdzg0Dpy+81mz5VUD2dYXANb5d9L6RTSAYq99tW8Sxxf5hLkkWkQqZhK79eDctUHJ",
-	"IXXH5HCfJGw4EhrmjBfaOnSN9HAvVKOpFPB1PKE1+w3rnve3RYoMDZPElO5k0BfINIK204V5HMx5ZOl7",
-	"7mJNGJWuh46TYW1YqMpPRAk0hKx8RDHXtaVpkLLkvZnJ4tS/ImGVScuHVcNAppa2FXlsetGYfSty/0dq",
-	"q5bKjKS9jZhVuGRVCbMhoXpQHvyNmWOIF5499vnB5HIwxAJr6tdgV+kDBCBtHT4lKlhdYDrV6/ZmFkim",
-	"xWL/RP9ZVuG4GOn/u9NqeQ1Zqi10SQ0QdGIFJDbNrkeEpsAxaIJm7T+zBrSeMzJtxHIN3OnEGjd2/AgL",
-	"dqEZXFkQb2DL8nK1yzpfHE+SlPUUSYSpF75meLeWDSJjEjNhTJiDa2TfJfHh+fHRyeX7Nye/nFxaHcRU",
-	"JOKg8Uy4GSfb1C8zZciZfhaejWbSYqHPuJNBfl8zF1h0/AAZk4Rn3bRIWFKH3FqYMUtsnzWqKjpVQmLz",
-	"mBMTv1R5wcppQ6V0H+LsK5qdJk3IrNvMi86TlvCRM1YRm9WKDnv7SSL/w/+K9xet6IJ4dLUSBC71glZa",
-	"v5rWVUdAbwtbprK1jIom8oSB5I+9mUH3vaqGYRwAJL6mKU+4mhxRIGeBRvIw8XIfmvAagw5/MMdY603H",
-	"Q8pT81mwJl1C6L+6+XPW5SOsgScpz670odODVnTZEe0zUos/Sa7Y+yJPP2/Dnyfbn/zLtEL8Oa7vE0jt",
-	"glwHeOx2wlKuL2T6TX8SqRYtrkEgXKKXSmtcMPtjM0lvOVAPdOorzj321MEGOfTpdxA74SSX0JYXaCuY",
-	"bvyWc6ftc0bDAfFC9ZHdx8R2iGSmIz8qeUCqLEnslOLupPEzm8QbUd5gShsND5Zv8TObbNaJDrDxhTzp",
-	"CFlVfU4bxbfR6UozqAHOyYme+HJtqrzF3REait9VOdy9H2uBL4ErxAVvNSZlougPnIC3CkEFk2QpS0pH",
-	"aXNajCNfO7Sl7Bc5k2uhOtjwFKfJESrKyrfEj1DZI389hdjQPeivjo5/OTu9PH57+Mf7k7fvz85PX50f",
-	"X1SpxQ+cMmx0Qj5H8oHDCVJ98iLLgA/O7E2UwmVm5VrOwrrnNEN7NX9d4sjTCyMSH7w5Pz44+uP9ycXF",
-	"u2+NX3zhzrELtBVtVdcHD9Odrejd9W31n4//eH9+/O7i+GiK8G3uNtIoCmXk6P+zHj1taKyHyu22T122",
-	"W8tX+2a3o/d1H2mHQdBEbSxG217U6759jxB3TjPbbnpuUPudBKN/vqkH1qqxGCGxOyNnRy+/2pzNTVE2",
-	"/2g/wqMlbrYzDImagbX5sWRedspT4/Cv/GmFquOVci/NiF76ZZPEqegL048jYVBPowGZnL19pdXFi99e",
-	"gRNSkaGQiuw+f0F+5j/uk3jMOpIrVnbyoBmhHSnSQjEyUGpUk3Xy7vzNPslWJ5eMNSxRJcBrRmr2qWos",
-	"6oBY1fbF6FdVbDhKqWLmOQhteoxJ23r+GLrR9AXxvvlf9OYqrlL93zlGA1KO7Ujsg3d2W9789vUgOHqR",
-	"sxPMQl1x4XZ2/6EXrknOcnbN2djLOdXWq/fe1ue+X33ZK8ZGROEbD9iEjFnuCo1AAhSZ4inJmUuDfTDU",
-	"N1mr5X7diPvMDI8d7x48C/UOMiO4uEL3kgdOFL23GNFqtA872xZNFocx30mTuoSutSYpU1RE7kJt3qAl",
-	"SX8nFd0rADEKgEdJktOeliZdMTRCy0Ccd//dogz+W7XtW81VYfFPh+X1d4g7PEhEwZviKzPrLxRa8Gay",
-	"DCFPTF2syCMT/p0TT3AxVSBdUCKHrCiwvYyNBWnH1gM2XRMaIhRfa4SimnoAPs+hyNTgocIPd39+iC18",
-	"g7GFKefvdGeNMunS5K1gPgslkPtQkZc2zAWpPkg7bG2emtlZ7COXimd9k4oSvzFJu3E9shUZt48XrK1T",
-	"x1N41+kzOhXbiBYHRaYOsJ3OnLZJ2cywmLZt36ii5Wz5S98T+ZAqbWvlvJGzHstZ1oWCoMlI7yipcji1",
-	"X5XcmgMgM4dqURwmxFpCrCXEWrxYS7diz1jr0FPcF4da5ppOJuZSMRZvpilC+65CSJTNMfHKhDSPb8hj",
-	"BIJ9WqEAwkcm7zuT91gQEpMaSAcfUl0BCJSHZAob5l+xkdr3ajmwtxudSFcHvgaLczkfz/2MzRVZeWZX",
-	"Hxx/81f/VittVzHQ84TivHvR86wPpm6g6fkmSXgqC7SYiue+YPSICHlW9EuFaG+g5XnUtDzrQkWvcnlG",
-	"cdtOxDjTptBi2uqZjoP2FtIpuldMkdpzKAXBXoOGx74HNjmoHpuDLTuR9StSy8BolPSqWGSu+4UlnF6i",
-	"ZT59/azJPtdl4qtjZ0cvpzSrQ3xO44jLkZDcuhuWHXdzi39HcHI/4hrNp8+xf2TBQSPF2dHLzSFXmfSw",
-	"jGShkbMMirCgYzjUMprSqdI/6fsbE6roPuRdSJIVw45prInNiwoJMUwX9PRIwtBw8g/wWhFwSeyyXIeH",
-	"xcEHUcoCVAWo2lz+hAGHB3SU3UgLcwPliA8wt+cS2YBqtpx9Yy2I9MS5NALyBSKNb53REJg31u/nmw+x",
-	"Gv0WA+wxFnuYHr6GEGCmNgT4AWyvX22KPaCutwhS9XutX8XbXRvQwcoeIQHCZBnU/VqwgiUgiAxfwiQE",
-	"EYLa90BoBNt0U2CEyWBLe8BxhXH3iKR6owDK5HbLuVQY1zWXpixLaI5ZZ6T27vKwHqrTbledZlb98Ran",
-	"mQmGaEWoTXskrawApcpsVx8gzWFaVkwwzYW0EA81iDGrkFFl1YGqdoWVuVj6S2qWES0TindZSa6Ucqmg",
-	"P5NPU7252IN+nK/w8Hl9OBe+rEFmyHf8TlZeFvMbfebtkpq6ytwp9ay4Hvm/BcsnW9FWRodsq70Fw54k",
-	"C3IJC57MSyH8NHcob2brGRClzlZ0F53yAu/9/ORoritvEViuQ6vTFUirASlI4qOLI6nUf7p1BAVBWRuR",
-	"jU6RXi0LmnRFblgWrX1mpiN6WF07m8LtIxqpCVe2o489ci7Wm+R8motRQx3mp81CIN7JEyMaEOdveHKE",
-	"ZMhab5VXfDRiyb6pOdIS6l2mdd84IlKQRMwrK8a3HFPMFNQigkvyXzBXN2zY/1ikV/hdN+PyvPCfcauC",
-	"sd1NzUEWqbrZTRA8A4Ff+El4OY1fIZur1d0NvX3XAlL+LtSk395b68UHLNV3cQpPu908vETQwYIOtooO",
-	"Zje8O7v4w6LD6x2hJX3m91p7yGgc26yTkyQ2RCaZKFNRpijAkW2ayIlUbOiuutdZX95JHl52Q+oIjI0t",
-	"s2+ljOysdwbL1A+4wPTFSJaU+y07hu66kHUXNJdH37reqC63xrtZNWX7k/FBfd523qpt9nEkcrU0NnIr",
-	"EHMjL9JZ8IHwDgce1+DttJdjfJEzqgagxFQnHSPnvFQ0V7b8P2WmpJK8u3zZ+AfpTJRlwx/S/Coi4wHv",
-	"Dogc6WnLAWOKjHLRz+lQktrxxy5L60BfRZQg+hIIpEgcbN+FUbiKoCPAIidgRwwrXraE9WiRqq12j6aS",
-	"OX9dR4iU0Wzr8wpKl2If1XZXXt+Y/uwuXCHv+fDiN+zhn4sx5JGX/PR+H4GS/oomCUvaJOZJBNruWzpk",
-	"UUrNf4AFHxnUPlCRp0+j+9D/5S0keEbTzP4xGaWFobcRaTHEVgdDpmhCFYV9WJMiVyypNysm/oXpeIhv",
-	"2DFkNvaFqiZBtei9bdofxBFhKbJ9WUd22TGx0h4RmkHAtTF4UOJ9woYjNXEbRO8NcsjSVOL2BG5s8IX8",
-	"M45I/L3+Pw39f/53HBFFO3r4w3Pws4xy1uMfbSFg/F1MpEAvjFZAvH3LrmlagP9EDdiwSS5UzugQ6Fyg",
-	"wl2fP9jDxptEFe1QCZ9WDvTfOlR1B9juZCdqtVp6F8gInUxcSSLGGdwfud5WWkMqO6DpSXdFljH813ig",
-	"Tx/ET1NI7LAlAnJfnyLsYuF/E+Ncglp8/b5aLeOKdFifZq7VVaVIEjzxSZHbplquGmJIJ47qAGjeeEYo",
-	"0Tpajq8Z0vlDxeWX9lHgiSx3P5Xk8OI3T+KXgnKR0K+K3Smxf0MteLXJjHdc0W88oBK6HM1WJ1e62ZhC",
-	"Zn1jthH7B6dv7Z8NVWZflk7rSlSvdIpjcNMWzQfPRMiQeti67PvaA6EMe1Xvap+pu6PNIyq9vtGpEtKY",
-	"QtH1Yy66vivklS7fYh2ujRv0E+Revqd+siGnLlI1fyFK0lvjT1CjglP2cbM7r9Ury32H7AN6Yl30+O5+",
-	"2NU0nccVa7ZvG8LNQVvZRHzaSzaZ10zpBpy4yZFTKa1bH1isnF0NIeJqDs3jgIz1pDYfTscNVorBrKUO",
-	"OeBRwKMN49Gi5LflkLQwd3kBKq3QqcI03PfaD4Bv1TUcGOVsRHMm69V84J7Il/XlN45bOcm6g1xkopDp",
-	"xMSLjOMIQlhe6E8UqiuGmK/zt79dVhrl77ZaEHpitqO+I7OmEjOeI3gi4b15bW7/9jfTSBwypl38tCby",
-	"6iw8R9ZMGnVkUpL8Xu16akB7LwoFjfJ5RthH2lXpBIKjokdi0588IrFJuI5J7UbC7zaJHZ+3SXziqg7x",
-	"zR70HY9JzfB4MwJEvOjsk0roR5iEcDNTyCunSXlrh/VEDo3qC2iPL4tul0nZLtvIW05/aJNeqGgqJDii",
-	"EkvCTYFmDgFLNz7uogqdv/309psOKb49VDASfSO0BLCeQ25c+3IEWeYZI50JBnR5hvFuM2DODCOuuGY5",
-	"XN0kQOec8F5P7zKRkVGRj4RkJcFRh3av+rnGCvJBdEgtPju9uCQ3n6HtD6Ij47rNT+ga4jdvvczKcmUT",
-	"HvwNv9fanVoVfYB6ucgUKbKUSUlimqZifEZzrS7A9tKHEPSG8iC5zc8lkUOaptiYUenvAjd6B4cPhyzh",
-	"sH0pvKzesdqow6raIsODjNR0chN97FdlaeoU6dWrWZ4m+cTb23tv9UB0KtVH3lRDcJYLffZZ0tYAmk+8",
-	"7JJV4QwIpUtYgrPhzrfenigShhFsNUMQj8A7BylC55rgyXriXc6/YDPzlXuWh67koRtG6IYRumF43TBW",
-	"Me/8FopFil0K9SrehftvNX17OTWCMaa18qjVW1llN4hIj2dcDkyBLeFZNy0SlpCaGjCekwGXSuQTjaJX",
-	"bKTqbU8r0fq0yaNAflOt7EeEShK/Or4kzWYTprf96YPonCSfY6fmc9Uk7yQYAUroCSRG9cYK2rIxExyp",
-	"VOhpavtNEKktUG255TRbp7INduOqXkVPfeQie62/wLcQidCv/Vp0guMvOP427PhzWLUeLI3m+gSj5c4+",
-	"pDiFXucms9TUEniukdo5v2Z5ZP8iWX7Nu+w76ZLU6030qnk+PNu01nkkcqBKIALH0CjYFcMhh+dpk9LL",
-	"VAfWAURK68bqTIBOEHwp+n+LIRARMOtiwaug7g+cQGCcSkhgy/tMQqdd5JOh2QQeN+Zd1iQHHh6P0AAm",
-	"CWcJOFzoFcu06KN9yjNAV54R2hEFdFy3rhJH38A+GmdPk8RKKOO2MdUB1p9mPC+m6gLEz5QzUqIQgCkt",
-	"8UJCSm/d95O1nTsvm6DjE11P0UwaP05jLIo0wZXS89DPq1BTLHu4udCWVu5DfY3Pl6ufEBHJ9RYwGbqF",
-	"ZCUjeB08diBL9bvrFTaexIVdRH/R76YGNINb4c9LHGroUKg2HjVsGWV69Djnelmim7xuqvr54ORgRrab",
-	"LZXKsWDmoHcAP8asWwNaehUZOExZQkYp9Jgy+zZnPa1aN0lNKzW+q29V12RsHZ7QEwxH9ZYpMiR6I5Gr",
-	"Kc976cy1L+W5cpt1MuuOpXJqUeDk2rvxGpZKhgd1yGhmFo1mxlhNGb1mRIqhv0HxkXPXbqOORzyUM2rP",
-	"Y8obM8rJUgfi7rqfdmvmkVDz+0TbSXuknCl+hZ1Wq6V3mFvRPfinZEoeqK223m4vGju7jdbOZavVhv//",
-	"761oS4PYVvuHF63PM26MadGz+7w1RWnUKRTZazkccWhfCgOUm6NcIHwOqNTGaWsfax9zlrGx1jR2yBHr",
-	"MuhMoedZb5K3dMhIj4294kmUt5Ip4oM/MMjB/GZxfu19f+fLZFEo01ZjiVg0PX5n5FYmFMiu/UoUFBQC",
-	"bQPnVvSF5tyhOfc8XDCFZ1M+cL1FsRiXS2suSFfKiexfenMZH/S+7+MYCZ5B8Rbhak1+8bVNZ2aP27q7",
-	"INhuOBN2n/z1daUUX4ChSX0r2BjletM9vO/TOheX+kC/7Yadt3dy9plaj7J/s+vytf56j6r+bAXdPlSg",
-	"hQq0R932c5PoHK2UYZmzPpcqd0pBwObbVfGe++v3xCt6/Xe5YErxrB/6FAR4farw6kMbkWY/P51q33sj",
-	"y8Ya6s2iBBYCP3QF8H3xKnhsQ0Hw4y4IXg+E+dXB4JnN5fYnQzV7knzeTnjStCdvof6XiG4x1OpcnPCk",
-	"PWad9p9Fq/WsOxBSwX+xthnb/ME9AP8ak5xJkV4zSZTQOiGwU5mIvB7EC2eS+P9/dhDXm+Sy5MT9TmIi",
-	"FCAql2RIE2bcvPpXrUhqLRACkQwSowYsZwDFELum4IBGrMawtr4N+1DVofFUkV1lYpx5JLw26LjXJIe0",
-	"OzB97Hr8mrnYeS2GvzQORaZykbbJqOikvBuRIf3YoH32z2etVly3JJEVnVlLjIyNkWOQ9hQ0p80Fqs51",
-	"kjMKdHnIWKgnYgL4/vPRe67fQmL9SfmSrpUMDg3auRm8SQ5Pzy/awL8lct7nmKN1BlNv2xi3GWau7gvJ",
-	"F/kRT47MtlilIY41ccovyhNHaTmi0HrI1Fe6zbM1LVBu2Zdmc7p1wpPvbyevjk6O3HItCKgcnRy5kzbl",
-	"uj2Ayia70RoHaSrGjVP4ejfJC7zV3Ak3mvs+R1uV7XsjKaG+2F77OQoa/8Y1/qegimvRxfLrxQdfcqXB",
-	"RyhSiz/pf7wv8vRzXEfqUBQb30m38SVJNcSJQkmeMBJv0xHfvt6JI0IxvePd+RvbRAxlEcqWAsSkzWHx",
-	"kVCjij5ORZ5utbe2t+bkDOeVs0dqZuS6L20/KpZpBV+CQfDk3nmR/P8wvpI3KwAlal+xiUR3zevffyYX",
-	"TGE5FAiqiQb4uJxH88NYxTbRfkJen14ck5R3cppPglCdK1Rfj6/ktydNP4yvGpKpW0rU17//fMEWClOz",
-	"O4McDXI0yNGHk6Pm2H0DghPDGtufUi7V8sg22pkk/pErxFOkgXnDpSpdiBBFMdXJqiJxc3YtXLd6qSSp",
-	"YWKVFp65GJKdfSP29F+JGLFMotULSc08TWU9Ip2Cp6qkDpBK6Ps73NT2mynWYpYkkjbypNdt7LZ2d62g",
-	"rc7I1CZdsUmTHPjzq/lZ1shgHxEkWdbvBbnC04zPEcmZ4jlegI1Q60QyJSHxvsOdnwDGAzb2Mtl+39A3",
-	"SOXVLemPL7IuM9llK6gTJNXPK/UCfd8oFx850woPGxFKumI0mVVWqCJDIRU6K0w0DGpZQSuBgis/4oWl",
-	"6d6CmVfTL2Ayq6tuCJFXXw7dEWtRNcpN+FgVjtlZ6LXQ+w/bOZjtv2AaKb7Z4hkM6Uc+LIZb7d2dvb/v",
-	"/ePZi72/R1tDnuGPO25KPFOsz/JNK0HX3VukPyxDkkUakTnjJhwLWy4oR0E5CsrRgylHU5Kc1Nw5JniQ",
-	"iT7JX5vXQXS2r3e3qZRa5ousbB6xUGEaCGjScjpiGfkRO6PvNlvkwA7hqQrEjetPG2fNUYWIeRKjgM5Z",
-	"l4+4SbRVtks7GVAorS4VHTvkd6YvDc0SMSSSpgraEenXVUhaEcsB3X3+4n9i0hMa9bDYD6Ia7CO5+Omg",
-	"sfv8hStMg6fVVA5sRhHR1+eNLpUsqaOqoh8RN0kMrxbbWcISHKZUSv1uEYn5kOo/Y6HjFUvI2dtXpGY/",
-	"4Db6YrY/Tbc7+rwN4zZHWT+ug7rh2jO7lbWKBjCV2fpx05lIxpYyqtSUugPWvdrHGki95mMqjeKXmPCL",
-	"kKa9vfmb1vWSqNRodsyDbMcjQ9gGSs2F3u+J/bBuf0dzN60ksS9PU/TQxxFRwtZN1rTqROK/xXVoE2SZ",
-	"r8SY5rib+6no0JTkWn+FGpLb6lZ6z+KWdbt1TZ1FlukO6W2jEfOmuajMw14QGpPcU3LubOgTmm7rq3/J",
-	"mVMKlhacUXM+v+pv/cQ0GF8M3lZ2M56D/LtJQVkoatevi2zqdUpVA3byCmqGJ1dLhWKpGtGG50bEGysi",
-	"II2xpg9GMNQC5N35ST0i3ZwrlnMaEb2OTm1y2thZLqCT5LvzN+hMgfNnTiOWGRtRGbnmfBUlxUUlwBrm",
-	"yqZawIwmNnVXi1k1YEPJ0msm609eupbf7nGLV2+eC1AZv3RXXxIk7Ldlm34JZK8cnCcH7XMc8Ush3hje",
-	"FmTRB22dq4ClA2pUH9kmsX50TGodbfFBLBuf91b/7DVs9TzhdMjqEYmLPK3cN2YdvTKxYVuWTBkLz5hu",
-	"3qWp6Av/uiZ5K4ypyCV6q7V5ika8u01POxPGmU1okuRMSrDp7NvZMgh8uYoH+amDP37VWeDfmDP6wcSF",
-	"ebMFogJ3Y5ASQUpsWkpUcfNpSQo5kYoNG5bdaTHz4jmjSQNyfNy1RA6ADbp0Bhq+MI3Kioxon2dUseRu",
-	"VWXuMcuICy9g+pdu9husobAPecNlaKb2CGsnHikJIB6w8tB48FBu20VlCdUzYAoTbj6r1SREMc7Kx1e5",
-	"UvdnpocUPNj3vTNB2tMZkIg3eKL9s7w00H6qsYh2lYbBWgxucGiWwTP3Y4+mUv/qHuyi31NNivCOSpMi",
-	"o9V0hEgZzVaKZz8uclO7kIHdNODUCji1JoBaxEF6D7BYVAGKHH52jlubqeG0wx/Cw27VwHVn7ZNYpnbY",
-	"ayzfaKAzejpVn996ESceLkIdCN0Rg/zyTferC21gauUsNO21fvBowIjIoPNSRS3C4DxPy8az+hc/f7OQ",
-	"wLpBagkDZUL/hpF61C3aBJURwjOpGE3q91WhFqEivqWHiuvw9+/NrtoRPCcJ/pUnUii+wqE/FFkv5V31",
-	"SFECd9z6UCKabzwdpFIQrc3IGeMIzuw3SfFzo+nWZ+pemPOIyH1W0bYCoU8g9HnUfGn3xMjlXD5aY5qn",
-	"Jm1Kp0Gun/vrNJszD5HW51bm4ZcFrKCofY2NEW+h3319FEAbNB+3kwIP55KW2odiBLpgpR5t2o7kmRJ+",
-	"VsTGrEA73zUbgg/r0zoUo0nwZ4X+XV/A1rTnZ6OoMsrZNWfjxZhyzjK9ASoNmLxoOzZVhvxZMBjPjl4i",
-	"bMA/3r4itZ3nLZKMeN30scc23zEZ5QwapWOG1fYo00brNcurmUujpBc3yemQK8US+7QeZ2mCHbNIwnq0",
-	"SJVse8VCBwklb8Q105AceS2m/ty6wAGAie3PLaJEQid4he9IM30wDo/PLxt//PHHH42W/n87USWjy3Qd",
-	"YzlkNZDagmQzSMYS8+qoZT0iqeiLiHRFKorc1XVTJbRJb6qh//Pz8R9/xdjCmnYHJP70yTbyaA6Zonrp",
-	"mz8f//H586ZComaLPGbd9wyneOdO56OkV32oue4XlnB6iWHY6evnlEBvub1842jllbPjzM0ly+EcsoSM",
-	"aJ+13TnTR+zGgxU8pIFK84no0XqTE0qsWLp3poqtreyKhC1PPTapuTmTRapMc0G/IpPoIdokhvaEcWSL",
-	"LJOY1PyaywOFTY1GVEKdqMhdpWRMamXlJA56zqgUWYxQP/3zoUhYvF/1whp2DsiMgaZ5KIO4JLH5y/vO",
-	"5D3+akk5y2vkAMgqDFWHzU3WcgoiR5kY7xu3sZWlnQnKN5Glk8g0+OtMMN+5SY6w1yLNGbSA6umdjM/U",
-	"iwWtJ6lkDZ5JlkkOKTHYEJAmehaHuehe9USekA6V7NkuqcUnZi3exJDFvKMX+hT/uxVHZDAZDVgmCe9n",
-	"ImdJvUl+F/kVNhat9JGu+bRmGmDb/t9jyO6OgHXEJVznDFlXoulKZXS6n7tE6DZ51iIjlhtWEfjPbgrL",
-	"ZRK7IyIHNPfTEis7SUP4HFoQ09bUOPYxIRv0qMrN2ILIq0iiGU0ninelayyp/xy/kyxvHPRZpqAwmZJu",
-	"Tscpy5GjJLsiRdYr8pTlt8rrxvPkkVfcVhv4barIebOOdP9p53Cyb+OheowEG0F4P5X0cSfVYBNOKqTG",
-	"nmDzt+g8oVWSACwUX3utPSOwPIxrkt9B2Pyva5ZrG+Cfz+LI1I4Ar4yf0v2s2ZpiXEaeApMpYKOJlUrT",
-	"25aD+O8Jjz0D5fe+6DGXd8h/N/P67o3aJN6NSc0YjnX4XTpia5ZU33KfxM9i75qbF68ieaDsph7ZttNF",
-	"pl9LSwg9lct/KdIdFNlVpI2ysZaDsRixDD54OUi8KGXUvFklZ9S81lZ7N9piWTHcav9nN3r21xxypJth",
-	"d4PWDEpYrMR1MtJf1LL23X63YMQ8dRz8Eb4kfvra2dtX9dujoLz+2lDw4vqbQsEY+w04mJPt8jrbe8AB",
-	"wuuL07f6psOjg8uDL4uC8rr//cdhuiIS2qsDGgY0XAkNL367HRr6CGeclwsdG9UcLnAcOmei4aCQRGZ0",
-	"JAdCgb+aZoQqRbsDYFfX58xyaOtL0T3eJIczJcOJGGepoAnpFN0rpkjtuWcm16tGcVztP4ohTnN/jL5v",
-	"sH3dmIvtXlIzpq0k7GOXjRQ6BuxBKp0ZSlyxzMJ4wlIO9J6G5itWGqIqr0FTKYhkWSIrLT6b9gKWxE1S",
-	"ip0pt8F9RMNh+bQz8DWvXUCcT62Ko5qtrsu+/wlsat8NS7IAqNXWFJvnG5b11WCrvbP7jwcmMF+Pv38u",
-	"lvu+urOjl0+AsvMQ371xxOVISL5KSNvc4t8RuD8D9+eskDusnoZbibiq/riqiCMinwZiI9KmtdXY0Tj4",
-	"rN6m+wVhww5LEpaQ+Igqql+2r1/wLBeiF88j3p6l3bjuxk1yoiz7oiSi10t5xgjtU21TVMVZtaNJvLT5",
-	"V1zfJ+MBUwMQyT49nOWg7HDld/ZAutLYuvqz6qN9imH03peKvKQTScaWxWpqocsllpQnGIg08zEB79p0",
-	"DnnObNNbkrMG9u3gqlR7MzYmBo3rqAZwae0Nd5GJaFyxScliaUpu1YBlbUJJSpW5wvb8IIlgEuIUmL8O",
-	"rfjnRTC0zLPLKXJHulk1DX2qL/2eoESV64hRDIgVvcsUT2O9kESKejU8YiMhVrmpePpTIa6KEanNxFCm",
-	"4yb1+3ZnwajPUj504F2ADwzba6IHH4sihU9cflTLOGq/bR1Y0HIGK0ErlKV+YYC+lmf9+3OlI6zQTsrW",
-	"GqN4NEziczDrBv5wD0cDfXhQIZ6cCnExvY1JbUqSR0SLaOJk9EJC7uVKxlgt7wpChxXBqKX9tI8rcoCm",
-	"xYFTIUZaaYgIvCGwN5PfDhuvTy+O29CoYjiiXUVe/35BalP6w/cfxiquG1LmEaZwWAnvTeX1xenbqJSO",
-	"o1wo1lUsIbjjSEzTfpscJ0cXB3FEYjUZtYkZPCJxV030P03g/YonyFTdK9K0Ko+GTA1EQnhCasaNx10z",
-	"NvTd/X/4M8qYn9nklyJVXMso49qrW/HAJRrXIHbgkcYqh4ahU+qJ6VGzSClyHdFi5GLDPqwglbsp5UOU",
-	"7lR/CZu+8TIXw3hWROvrQArr37iaBLG6TKy+HqvHL1m/N8eafYTUz632Fpu8HnRedfkpf/3y38fnl79e",
-	"nMiT4dsWuzh5cZL9+8MJH3O6m16dfBD836/Sq9MsSf/4MErZq5eq++pjqv+e/JSO9d+T4S85zZLWSdZq",
-	"ssnr0b8P9Ri/TTofRjvJ7+nV6YeDj6eXJ7z3a7O7m2ad4ctW8q/XacURMqJKo+BWe+v//Oeg8W/a+L+t",
-	"xg/vG399/+efzRt++J8Zp0S09bFhBmxUIawCNG2iBjljoD6+2CvylIxorhVYptfdpBclQi0kQa3iYGXs",
-	"oGUELePr1DKM0Cavf7+8hYqBIquRir5Yql/oC6wULKdRpplPZ+0NRJrYrD0Ip2pb9eK3V+CHKEbojK3v",
-	"W07Uph7/XZ46SVsR7SbrcSR4piQZsJyhY9tJJjMJpDHNGDCXXvz2CqQaMpOaBp+xdSdemJVunImUdycx",
-	"Wuo9yJCVBN++pMgWI6b3uX6fhOesq9IJyYsM7PUBirBSFNOMDESR71vRqn/zZeG82MS96Ux90YV0i2/0",
-	"J32EEnA9eRvRQ0Q+9aZ8Qi7yqT29opvc3mVuCgIoCKBZAXRirZ0UUWVF6WIS5ZemB057yF301xVpjWif",
-	"zcaCSQ38vvqns6OXkDwuTYgUcxUAuU1QN+XZlTQ5xSgLarHot5E/u74sTLrIyPpy8H7mqg++UmyfwWK9",
-	"CXBbOBXEC+4GjT4A6pMD1HOLct5Ovk388b/5QkD99RwDOPM0aQ2l30HjtwqJdnXwuN7WuBsZld1kxCCr",
-	"/T/ldT+uqrskoZMvh4a/5usBwnk5IYbIf27u3hZil8nfM/+S1/2tvx4gW+SJ6NBmJwaEDgj99BD6Jhhd",
-	"jtZj1hkIcbWYgrzSAKDts6IMqOsETnZbRBYdd59skrceO/ndSurt1NpDmmn1dz7N+O/2BTZY/2aeceG9",
-	"YWgeEEi5b0HKbfZy9ZB4J9Pt4kVl2VOHYQlBt9mlHaQw+uny8uyCsCwBpyQxpEXdgZDMEuBe8SzBFn02",
-	"+AXmKwa9iGTdnCltr3IJlb6OO1MrZ8NCKtJhhHagRTKLSCEZiQdKjWQcgXdVK0qFtAwfIoea7rHIE8xL",
-	"gl/1AwcaR2oU/3ecc6UY5py5xveWUDPe3XnW+nvrxd6zZzFUhrc+/r2H7CJxhPlAvUJC+vIx5OCaemJX",
-	"mGGbBWptz73CyOh1qRCjDu1eRWSUA/1vBFZ5IxVdmmLDw24qioRY3hDbLIXEOy9+aO4+32ua/40Jz7pp",
-	"kbCkHpFhkSrepVJFpMjkiHVBTLnOiAKy0OB3mjZGRT4SkpHchDd75OTseg8uPjm7fkFq+p+NIYWmLfCL",
-	"exKEX80CIJzutVp6laHtFhCHFnlqWkNDH2P0EA9YziIiMoIcfSZ3vE+h5k7vlHxSJjVTRboiy1hXGa5T",
-	"gf5tu9C0qwqaphOScJqmLAEPNcVvDe4OzCvzPwN+3MwNUX5GSEbDhadKseFIkR7lKW5Z49hGD3pm+oiN",
-	"cvFxon+C27FWHv3hfo4adq4GHzzPpKJpagL0dELkmKvuALgRM/29aI+RhAHcQ2ahZErpx8LLUD2SxF0f",
-	"m4PkNh0cl4PVpCapTVFYd9hEZInJdsOTCCQF44Fk3fez7bcxEqn3y7Nd28AbouH7RDKMyjuxGusBXS38",
-	"QIzt5+WmjN9PF+Qbk+HICmbwb0Pc/2b0L0r9jw9P5qgSS4nT8K59EuPXj0v+iRKQA6HaV94g4BvmhHTa",
-	"jJYRoK/cU23yjZ4bOwogU7mp1vSOrAVFWYrEnHVFnsh9J5GGImdWLOnJbw5CcfYlhIZGAYEG61Hz/vtH",
-	"6d5G0Dxe60OTFwgZmMhzaBj890ttGyoNJtqgwJbhOWuSA6icwMa2XKJ+jCE+kSGBKfiKY+9xsT7HnZRm",
-	"VwQ9jKSbMgpW1D6JsyJNY5Iyeo3kUEWGOYvYS9H1FIGuZ0brxD4E+J9JQ/R6VejROqlWy9sk7uqv0S30",
-	"EC8pT4ucyZjkTBV5Bjp1C5MzEy5pJ2XJgYr1r3pKpOYre2nOaDIBrZoluCr43/XmTNsTN0euiOj12oCC",
-	"I4bZNFMaJGIirh8OGJnaUlMcC8q8fTzPSC/l/YGyaZo9nnE5YICp8F3QXuUOdbVtIHBVFU/1f2i8NStH",
-	"TO3oBgAXTaR7A+7GFN0vSmJ+Sw03OMoCreITaW6F9W7rFF8zyuh2iaDLyyi8KXwnPdyttgWNvN695KBU",
-	"VsFytIS+IgMMH9MJugc1hnrDI8LHPIltzUT8r8YFurwaR2bEmNRA1JiXafAkrpNrmhYsIhzgt0tTQru5",
-	"kOheNOAvHyA0cFQu6WYa2jyudqHVt56ErqFBj99ERIMuxqB1Y6JiGOeYH+/4tWAFqMwWFZr6+rgEOxPz",
-	"qCjR1WgHqe22dutQZW4NdnQaq5xDUt4VA5euHdJUVHswhkSjQM00Vyl3Q4DlUXmSEkvVfSUEqelXyNHF",
-	"60I5HdYTOTN3mqRvaxvU2/ranBmV2MwSdOKude0TWUCWQlnQbZzeM4u1OUVaf6n1+i12N4WjS1u2en71",
-	"qd0Xkf/q/Rm8JgFt7+oBZXBa9bZChe3+8FryeEPVydyu7HpPD4ohzWYzSiCAhQR2ipFcCDUvSS+uR0QU",
-	"SvKEkXibjvj29Q5AQJGnW22bJ7j1+a9yRtuQBb3dFaPJo53cp4ypscivHs/yrbCZlkyTy2r0szIV89i6",
-	"91z8CaDX7MIZPzGVg46gOUZeRyxvoJ3R430tDJtl3uKB5R6bw6x1ofdwomUK8noA2SCKDklqRvpA4W/d",
-	"HxHFkFzA5ThiYpQyMh4IkrMu49dsOofTjmOag8ydGT4b489qLBpSsRFESxvIKGjHKNQALR8TZptZKN7n",
-	"iqaWOt0vlavbxACe+wzq5eB42ZxBfxJj/51gHOAgcy5QrxLNH9BUxM0Z8kTKQisY+jMMIbRtV0fvZBuC",
-	"tOMU6RWMvnisqQ4u3s0e0dG8d/tFZGqQQiephCtSSNr3H30IP8+78bBK/Y96oSPgL0c41v+ecz+0upHe",
-	"N8Hq+Nz2g4VkAP9F8IYbZlK2oy1vLBs0zN6LmccVQInmpCGbkSrJfnN2MUb38WhmQrlr/TGcfJm9/9Qq",
-	"ctK4DEwSDE0SaVVufWbzHu0yYhJe8An+OpV1ORpR/GxEpKpFAqTF2v9php0DMjaeIayqxWenF5cESW+N",
-	"LQHjxfvW/6x3McDBgKWJSaGAQYxPeghkrZnIWL1JLsAwkASGNRxXrlDzErojTKubcZMcZBOy+/Gj7UhA",
-	"u1eZGKdMTwn+iNFCaHyEaS1eokub0MxkBgEpUgScSpjKQmrYR8LmgNRhL5in6LnxjOy0iLkHM2lM0o7T",
-	"2zEbCpJY/FwcLw0H/sbRPjC9PaaSf5rkwEYOfP8Smk6YQLRjipEi8tyWJUXkWcvxQOhztQvFqNIwZIJ4",
-	"VDRXNq3VBguM1VN7XppeXBtJiqb1Jon3dlrklcj8OMWsOdPrWdzaJ1KQROh1Mq/gj0pJLsYR9tOiaerH",
-	"ezmT+8siH5Cy1OfXLCPFCKwnk4lmXkP0CC2XC5kglaVH6YhkYkgsbHoY/F4ub0JqCZddLWNdg0Bpg9KG",
-	"MEN/G6nocASDdIS2y6AvlhbCMEmtpBYKMqTYWC8JtMYyU2z6br4Le2PsZnShaJboCViMMDQpsuIEjMp/",
-	"ufn4P8py4BrIJniHarbZPklYN4XyOAFfkKau4NlI8VyWGYOGFY5mhNE85Sx3rM2wlbgs+eEg0gU1IHVY",
-	"G+8TTGCPQtaafQYkhmHGHONgxs/Ys4aNGoXcrEU7R6hA9qXj+sQlLOGx/ALHRvOvxnGi29myMAgUSXye",
-	"o42Uu2t/1meLvhDZJov33QpvYZ+x9EVMNUt7qyh4sjW3SqU683cZ/0gk64oskRHm/BnyG7e9muScfdCI",
-	"BT5pickZaqCBjvTY2CGRSFf5GJd2Ky99D5+SpNX44XZEI9V3spubZ/os8CFNSaKVRzlvOWI5oLvPX/wz",
-	"Jt+TAftIfvrl4LBx8dPB7vMX+ggY0iF3HJFUqIm/5nQM8GNJxK/YxGcMnHL5YU7aCgvm8GPVBTOvoNeN",
-	"Nnp/fXqx9/k2q1cugZ8h+WKP6P/OG10qmV4aevNizsBcRBbhVLtK/MuTqMQTrTXMiZosXLoSQrfudTRu",
-	"Nf3qnlswd7f3b5688o7Jlz8Wt1qK+HonKmWdSaudf5DKT1U5STOLsOycRdMH7dmuUQCUS/z9Ttp5oIrk",
-	"koAT1hUJKG6YJzwrmVPeySnoJug1qFCFmrRiKi3nKKSX3vhxpXek537c652o5Fn6fvuvT3vPPv/zVocY",
-	"vsF0irO0b1fmOlPybLehl8v/QrYrwfqTLDwRj1J5lQSLf/1r1nY5KE2BpIlOQef1i33zJ57r8tM34FWG",
-	"ZvVmK2naQjI3tvXizjGWSs/D9if33yfJ5228LwYjojPRygHPMQQhLRd/fHT85vjyuDIgsOZQ18YVr8Sx",
-	"pFE+kX7WPczw8eXQyQ/r3GIwiOJgjwV7LNhjwR5bxR47N/gYDLJgkAWDLBhkwSALBlkwyL4ug8zI+I1b",
-	"ZLYL+UKTbH4/p8W2WbBighUTrJhgxSyzYrysgaMSUoI5E8yZYM4EcyaYM8GcCebMV2POzBX2G7RrFjSg",
-	"XcnAuSk9Lxg3wbgJxk0wblY0bkLiXDBsgmETDJtg2ATDJhg2X7Fhs/H0uVkjZTWD5sZUumDRBIsmWDTB",
-	"olnRogmpZ8GkCSZNMGmCSRNMmmDSfM0mzeYT0ObYKasZNdK8Z7BogkUTLJpg0dzLorlA4yOYM8GcCeZM",
-	"MGeCORPMmWDOfH3mjBbzD2TL6L26miFzzdk4BGeCKRNMmWDKrMGU+Q3hJBgzwZgJxkwwZoIxE4yZYMx8",
-	"jcYMCvoHMmfQSFls0HwQnaaeLnRTXWzLHJBOkV6RD6JjGyEmpBajlRGT2I2ALGwxascxGWu9lmsDoIDe",
-	"+4r0BRFZPSp71kKvGtkmI5Gm2iLRQjawqQXbKdhOwXZabju9Fp1Dh1zBbApmUzCbgtkUzKZgNgWz6asx",
-	"m3wZv0GLqWIFLTaW/K6KIe4TbJdguwTb5W62i1mNSw0kwXQJpkswXYLpEkyXYLoE0+WrMV08Eb9By6XS",
-	"6H2B4fL58/8LAAD//w==",
+	"i0JDtsDlio3ot2Gq22ZZyz5Lln/zNQ7d7TR80lz+yTXD1uohofloa/lHx1z06H9k712Y27ixtsG/gtK+",
+	"WyEnTYqSZb8TqqZ2FUl25DiWRpSTyUyybpANkoiaDU4DLZrr8n//CucAaDRvoixSlmx89dU7MdUXAA08",
+	"5/6cJGEQCT7Y/+H2O66E+IVmUzM6KBZ8vs6MzkyufCW2CGfYjyr+50+9DaWh+2jvuH1DIJYk9balAyh5",
+	"dDtp589oZ87w0ldUQQaL1z21EMN3u0iyfpZ8WqodngDoWjDuQ/q/TcawxSgWf0WauJBVG6/LVD4FkNbn",
+	"2LYKNAoRoJDrGeBg2cAAQiYKThKjbIxtWdutGqgVpuiJo1PnOYGRfyfLYOYhKnmL1EX94KqaCL4byDE2",
+	"c7GP89U/aJuLr22St0J5UURH/qvVHb04nAHFXIZe0lK+WFFmtY+DoPwF5S8of9+G8gepPSXEzyl+i4RN",
+	"ecnuKWL6BVXDnXnVK+iJj1VPrH72Ezqt5KkGVfHRqIqtg9vveCvUS9v35hHqlhcsb1jELHHmvurlmDeu",
+	"2VQuVSbPs3Rqii40JCtiiGEikADGU13XmClRDmj0xJCqC87nTBV5ZskHmiTWCsc7yZIjZXzNPZEnZe2P",
+	"jVlVFLFF2A38Sg0QWxhvEFk6PfRx/HYn/hyap1yqozH/Wa/KFqEDXxHw4rHgRQe3kN7vjxQA9F6xR9Hs",
+	"7woC2J8AAPzol8sjHgu54Ii/xeidO0SGtoxnVil0NoJHfqA1/BliWpPX6/gfj0XC4joe+kNMKoFsPk83",
+	"j7simTZnn6NtjvmHzz8bbTZg886US1MCknjMq3MWQB2VTX9Cbi4lbHFJygAqGmUHz8i7yzcNSfusku+z",
+	"//wFyWmWiBHpcgXaNGYgQQY21cvZ+emooS8bUjk8JPE4Z33+AfAOS/mBimHfeyoOxAZHgT8SCb9NHV0X",
+	"ugGCip+xiR7xg2EiVnMhZO1gPQOTyhJNbBAPq3xTn6rFE2YXbw2Sj03NGoxkFSqbCw9JfM2mmHALVHCQ",
+	"YwB2XUDtL4Parb/ffo8Z2BXS7sBte2u86oJOtUl+JcQbmg/YIxUSuDW9434XCeFrhLsfOfoYUeFbTMFS",
+	"hZMF+QyOzUrjkOkHWnFG5EUG7bOkBjaaYglIBi0UgLEE/2VSEsHzBInMmc3YQ22UcAXuHKgpNMl9QIQl",
+	"ctP8da9VekVcMFfPE7wZOUOaXut+TEU2qD8YuuIkHLrezXVwluwsMHEPFriFcakODSdW9cNZf1TArS+E",
+	"W0/fPsX9dR/ksf79pcboW6/A5jN9efYdy3x5YP25gXymH+8lTxWQNiy2pl1RlsnYskpeSfumnw7ZkT0q",
+	"WYNnkmWSa8Vf344u7JyPQLmt0czlZ2oIpOMxo8D4ZCHVr/tSEw26gFsM/G6LHGyW0H2Bj21N8vplNeve",
+	"UgFx0ZrXYXOqbTry7CfHUQU7PIR4V1vhHkI4jHO/LfXAVcAHiooXW+QHrQMTLDPB3thk4WdiYRz3vlgI",
+	"lUbLzT5z3bYMP/P4zzD99jY+iFVWn72GGG6TGWXpjdc8d9UJdNdVDm+AkUfl/v/m7cijJLFMlubsfw7O",
+	"AbDYUIP9dde10lmo5G1ep4P3bUyp26YacqxHGuIBQQ9Zw9GDJTSbUUSq55OPgICi/XGJeoK9q9FzApWS",
+	"1lDBbBVb1Dpjt9Ri1z08Jv8g+K/3mf0nJjnAX+uHtgTVvGggCM+UILEtyY2b5Dxjfn6NxgrLHkOTxJVN",
+	"N8lPsOMITTmVTLZJDFlH8KLduC+QzgCLB90AIxLLIs/MNcAs+dZdZTuWRyQGc+gIra94N9b/wmvgD03y",
+	"I/DOpNCjUq8WVrgnh0TRrlxQMGz6U/ZYmlpCZWxp2YSVwVtm6pJJX6SpmIA+GFcqnG3Zs3ngUKTAiU79",
+	"0l5lqpqBp7xabWzqnCNXONxsNuuGxsAWhE5MDZb1+12d/usK4jfuT5AylomsATTQMBJZOvIQDiJCSTeH",
+	"aqX/FkIxQPulTNMj0wec9HmKvx93fq0EfGL9l2YuJv95+2dcN606RYIRnlGRKj6mudrV69OA7VTWTsEz",
+	"TYgI083gYVCYhZsyNv2OG8gz4WecSTrVr5dCrwA8yUao3CgplrLQjEAfqgi7kV5D11yRm33f5RnNp0QP",
+	"rQ5rMcRmsAUQ7JWLNv9qKHSGYsNDLA/aawFHgcjJ81bUarX0h5HlnXvPtmU7IIiskLoLPQ8oandmVf+F",
+	"vohldFuLCSxzqFXKrKcl1cg3xcRPlxybE0bzlOtzkXm7QRJ5zcdj1PgXDVv/+aRAoQ9TLUd7S39y1CaW",
+	"GVULtiqytfVEYgS17WVo7kJCt52/7f4NpcmdjJ8z+GQvRT566MgbvnmmZU5Qf4L99GTtJ9zRnq8XAmHH",
+	"nV83akndFqPbAq6bYFVpF243XBUiUk/kwP+whjDw2CZdSx3TcPro6ur07cnp6fufjjrvj08vr85enh0f",
+	"XZ12PIZMjDnbLQr67ExdiVYbgWEqsiQFjsGM5VTq7bS+WATytkVS6P6jsKQFQNjWJvHS2cfRzB9/PDp5",
+	"ddqJv9pjoYHQY1IDmFyxNRasDfjVH3V8dENOtWgJOYDrcOVYbSiRKhfaMDq9ooO4bJljmGCxOB6y6GrU",
+	"9tUB08VyP6B9xLXRa7nUqL/pv5OYCzyN3C1c1Q9JfNZvvBUZa/xCVc9yVPCyTOpZ66CsJwMbbUtx3QFT",
+	"95JZtwcqz/p6ojDPh4lV3kVR1t/9trMI13xtQYlna0qyX0QCOUE7oY5hyzj4Cqhn7wuCZQS1UA+i9yKX",
+	"9P313u0FUKss4Q9swX8OKAVlPljvjxOj3hni+M0GQB3X34rQypD1rqWhqsTKB1Kj+UBk+zw59FmT0Y85",
+	"U/0KrRdANwMyMvcMpCDNvJaBhWToVlYT0ZCKjR0roQbK2UKLGiVX51cXSNXsN/EAFiSRpdMIeL1f7D/7",
+	"O5GmXenz5j4w0MU564kblk/NszBGoUdQR9JpqGvgasjyNmYRX/12/v7l0fHV+eX7y9N/vju7PD2JD+cm",
+	"5arLbhhNpZ4aJgnPTghy8pukg1z0Thy04fPOsrtH5DQ56RxFZM8ViCCVJp2hVauZgnlME9aIgFSGbWBj",
+	"tD2PKuyNC1gj4WZkUm6TTPikBAtyE2HvbEeIvNHP/kKywyTDXul1DUQrdxcgn+91sWG748vTk9O3V2dH",
+	"b6r+lt/gwCHUiNydPMN1WB41/TjTVMj9ZguZSvNOX7URB8wWhjXrkVmwMnG0GJm+JV/M4g2zYFXQC/MN",
+	"KBIVvaHDBxkBjHbKQoXrdUYTEMWKLIvTLDGS3ZaauJxPJ7IOtXAFqQTgGbsiSJEx1xnT3P+drEowWQ2Z",
+	"g++l+jBXsom545aInmWJNEH18tFmVNjPp/IW44vyq0zIOUhqc7cjeQSdRCo6LUtQH67qG7/G1oSrKNSd",
+	"pOuCiEgHF0UU6tDfF+XiL1/wIDZDOeIXMaQAEPFgLUHEaOf0g2IZAMHq8iANmiO2nBT36/N7bwXpBkz9",
+	"8hn+q4fybr+TLL/IRZ+nwcH9TTi4Hz/xxjFSUYB+skK1uw27jF60XOM777uavZ7IDAGGVacsGEHpsxb0",
+	"UaURkCx6PcYSiaoBaG6SGJp9rfgVkpl+HlY9Yxp2Z1RMJSwPIOarZGJyqGHLEXrnLGMTA6I96LpsnCyA",
+	"mpaW3pSQx4TKa2CgRB+JUFSZTpQVHbGNY04TnAn0STItnVDzNHBt2PyAUMRw61eGfydnihmB2X1bUvwu",
+	"8SXBr/KN+lWMRJ7LYam6Erm0Xt1K9wibo1pIlpAaHOHKrseOMmbv1zeW2bKNsS3zrliaiG/RhWL3xjfp",
+	"KDHAWHrj13KZ2M5IK+InUJopjWsfiZRMKnfOGBmnNCt7XQHFkmm0yAeZJDxrkmOkK1ZiAjTO0NYDRVzu",
+	"fPzg/L/NtV+3NRvgk0G+1Exp0TXfQK5JDlo/kPj4/O3LN2fHV15TJXRyckkUvWZZkxyV/MJ4EYyuGEOW",
+	"ummzTES/T7pT14YJ1vGOwtEs9LbEIj7+CxX7ri0XjxxNNpBxYXUTakqLa4CD4Dy4n+DUpuvL83dvTyoi",
+	"s7NkjwtDueX3jd6IHLzTC2eFm5vDNyXWyi93H4HWWkMwHYusn/Lek5eAiIGeqFrXSVYKRDURjT7E6XcT",
+	"DsVhy0Uj0jxWMgswrm0NTf0p2y7KLrKFbOqLGRshzI9/0YdgiThbEJjXYlEfIQwm9HKmXOMmmzXg9aJO",
+	"uOxB58GHo+bCVb2y6RBbEoju+Sf4vvuGCq4W5UD0+0FaPa04wFeNhqt9bldFvgAxRL+/qUiCB50sW42c",
+	"RxYSZ+xeyIZajpEaCQ/XRkKvIlXkZEIRGyVTpBgj3GltPh9Zj5cqxrYPsg/gh25ACowDKAdH69yH08gw",
+	"lkJ08KHAFNf5wbD0NLszlLY2aOKUOW/B9xZA+WsG5WwLmAwAtxySL6GlgG1rC7mpRn2s2TxUSMSUEXlB",
+	"Ej7gStZRK10DgB8MEGGSVTzcEhy5l3T0KwMePUo8uiuwPD6A+JEN+ILThYf5/iCBVbWbYw7D562igv0R",
+	"33jXbInHRW4KkwjMpoFRbP3+Il277+2RNQdhWcWLd5JW8Jra4MV+qxURaiyZMeuVDbolncqyKCQGjqQY",
+	"G3Fjv8gBgxoO25EcUwZqkjESwxCbeEv988qIzTRW86HCe7ZkvMCzv5DJAu9eo+1F8CJ9mSq+0NoCW1sg",
+	"EtwZm/xSPPzpVvqcIwM6kNwELhmoODONP6Fz2UjcYJPUmSvnLlSQOsEzqRhNqgn1XBpekDbhiqSM3jBJ",
+	"4lenV8QMNCbdQtnmFgZD/b/DRLBhEdfw6HrqRqZfkPsFx3IjrllCajFmvLbtL3FEckalyNCzFUMWWRwB",
+	"xCI0Nu2VZMK6QyGuCaO94SG89XzMMoKfguw3WyQRvWJUaYm714rmGvSCH0oiDyE8uh6ZeZAezUgmoBcH",
+	"y0mX2eWsHbR+gE6SKVPIZ2hX17QUdlLmAB5lE3MtI+Q2JAPuICsZtkSJdIm7jdT8bQgllnYBavhbe2Yb",
+	"mB4nsL7R/LarB0QPZA73IrVxW/De6LyE1OZo5oxXsBBO9DdJe7PagB0w9fmI9IgIb25VTEMxQGC7ecxs",
+	"N5+Jias5bi7ZOKU9k29rNB9gfhiKlAG5gRhxBSby2DA6I6Exl6SXMmgvVPOuMsY26eY8G0jSpb1reHTF",
+	"1K43yVFmFTF86YhOXT/+GbUDOstXhscNG/IEnfEim9XetqKdIXfPPbWzb8zYD37Br5us5xsOYxrk3LQn",
+	"YbdEvqUhitMZc9yopPCUiGRef7tI/w1yA8EhCyQWVaQkxn6HBrQxXhdHJDZlGjGpjalU9t/ySMWWjsfY",
+	"8DXrCehONXKztA8Yy+bHOPNqlAKOAnUyFJJ5N0xo6WTQBvhkKOA3IzY8gQCVXNixzijbXaGG29CFXTDn",
+	"qPxI21GLH2Hsx805BIGCgruVqBEe6O987e9z1d3lqLr70f33WfJpFyFmVY4I1qNBJnMJTsbsBkDDilJp",
+	"8ReSWWbaygDlirvbeV+t6/SPHYN0f+wYM9/i65HSYKz/gQf3Elyr6KWd+/kYkwX1WMZQo1N1krrXWuxe",
+	"7HItx/nu8o3vd8Wq4C6HxoGzdz5rtrxqINv6AsA6/05av4gGUOy1rw5N4vgynzCXRItIxUxit344d21Q",
+	"ckjdMTncZwkbjYWGOeOFtg5dIz3chGo0lQK+jie05r9h3fP+tkiRoWGSmNKdDPoCmUbQdrgwjqMFryx9",
+	"zz2sCaPS9dBxMqwNC1X5iSiBhpCVjyjmerY0DVKWvJmZLE79KxJWmbR8WDUMZGppW5HHpheN2bci93+k",
+	"tmqpzEg62IpZhUtWlTBbEqpH5cHfmjmGeOHZY58eTC4HQyywpn4NdpU+QADS1uFTooLVBWZTve5uZoFk",
+	"Wi72z/SfZRWOi7H+v3utlteQpdpCl9QAQadWQGLT7HpEaAocgyZo1v4ja0DrOSPTxizXwJ1OrXFjnx9h",
+	"wS40gysL4g1sWV6udlnni8+TJGV9RRJh6oVvGN6tZYPImMRMGBPm4BrZ90l8fHl6cnb1/s3ZL2dXVgcx",
+	"FYn40Hgu3IyDberJzBhypp+FZ6OZtFjoM+5kkN/XzAUWHT9AxiThWS8tEpbUIbcWRswS22eNqopOlZDY",
+	"vObMxC9VXrBy2FApPYA4+5pmp0kTMus2N9FF0hI+csYqYrNa0WFvP0vkf/if8eGyFV0Sj65WgsClXtBK",
+	"61ezuuoY6G1hy1S2llHRRJ4wkPyxNzLovlfVMIwDgMQ3NOUJV9MTCuQs0EgeBl7uQxNeY9DhD8YYa73p",
+	"dER5aj4L1qRLCP1XN3/OenyMNfAk5dm1PnT6oRVddkwHjNTij5Ir9r7I00+78Ofp7kf/Mq0Qf4rrhwRS",
+	"uyDXAV67m7CU6wuZnulPItWixTUIhEv0UmmNC0Z/agbpLQfqgU59xbHHnjrYIMc+/Q5iJ5zkEtryAm0F",
+	"043fcu60fc5oOCBeqD6y+5jYDpHMdORHJQ9IlSWJnVLcmzZ+ZtN4K8obDGmr4cFyFj+z6Xad6AAbX8iT",
+	"jpBV1ee0UXwXna40gxrgnJzqga/Wpspb3B2hofjnKof792Mt8CVwhbjgrcakTBSDoRPwViGoYJIsZUnp",
+	"KG3OinHka4e2lIMiZ3IjVAdbHuIsOUJFWfmW+BEqe+TPpxAbugf91cnpLxfnV6dvj39/f/b2/cXl+avL",
+	"006VWvzIKcNGJ+QLJB84nCDVJy+yDPjgzN5EKVxmVm7kLGx6THO0V4vXJY48vTAi8dGby9Ojk9/fn3U6",
+	"7741fvGlO8cu0E60U10fPEyfbUXvb26r/3z6+/vL03ed05MZwreF20ijKJSRo//PevS0obEZKre7vnXV",
+	"bi2n9s1uR+/rPtIOg6CJ2liMtr2o1337HiHunGa23fTCoPY7CUb/YlMPrFVjMUJid0YuTl5+tTmb26Js",
+	"/tF+hEdL3GxHGBI1A2vzY8m87JanxuFf+dMaVcdr5V6aJ3rpl00Sp2IgTD+OhEE9jQZkcvH2lVYXO7++",
+	"AiekIiMhFdl//oL8zH88JPGEdSVXrOzkQTNCu1KkhWJkqNS4Juvk3eWbQ5KtTy4Za1iiSoDXjNTsW9VE",
+	"1AGxqu2L0a+q2GicUsXMexDa9DOmbev5Y+hG0xfEh+Z/0ZuruEr1f+cYDUg5tiOxL97bb3njO9QPwacX",
+	"OTvDLNQ1F25v/+964ZrkImc3nE28nFNtvXrztj73w+pkrxkbE4UzHrIpmbDcFRqBBCgyxVOSM5cG+2Co",
+	"b7JWy/26FfeZeTx2vHvwLNTPkBnBxRW6lzxwoui9xYhWo33Y2bVosjyM+U6a1CV0rTVJmaIichdq8x5a",
+	"kvR3U9G7BhCjAHiUJDnta2nSEyMjtAzEefd/XpTBn1XbzmqhCot/Oi6v/4y4w4NEFLwhvjKj/kKhBW8k",
+	"qxDyzNTFijwy4d8F8QQXUwXSBSVyyIoC28vYWJB2bD1gszWhIULxtUYoqqkH4PMciUwNHyr88PnvD7GF",
+	"bzC2MOP8ne2sUSZdmrwVzGehBHIfKvLShrkg1Qdph63NUzM7i33gUvFsYFJR4jcmaTeuR7Yi4+7xgo11",
+	"6ngKc509ozOxjWh5UGTmANvhLGiblM09FtO27YwqWs6Ov/R9kY+o0rZWzhs567OcZT0oCJqO9Y6SKodT",
+	"+1XJrQUAMneolsVhQqwlxFpCrMWLtfQq9oy1Dj3FfXmoZaHpZGIuFWPxdpoitO8qhETZAhOvTEjz+IY8",
+	"RiDYpxUKIHxl8r47fY8FITGpgXTwIdUVgEB5SKawYf41G6tDr5YDe7vRqXR14BuwOFfz8dzP2FyTlWd+",
+	"9cHxt3j177TSdhUDPU8ozrsXPc/mYOoWmp5vkoSnskDLqXjuC0aPiJBnTb9UiPYGWp5HTcuzKVT0Kpfn",
+	"FLfdREwybQotp62e6zhobyHdonfNFKk9h1IQ7DVoeOz7YJOD6rE92LID2bwitQqMxkm/ikXmul9YwukV",
+	"Wuaz18+b7AtdJr46dnHyckazOsb3NE64HAvJrbth1XE3t/h3BCf3I67RfPoc+ycWHDRSXJy83B5ylUkP",
+	"q0gWGjnLoAgLOoZDLaMpnSr9k76/MaGKHkLehSRZMeqaxprYvKiQEMN0QU+PJAwNJ/8AbxQBV8Quy3V4",
+	"WBx8EKUsQFWAqu3lTxhweEBH2a20MLdQjvgAc3cukS2oZqvZNzaCSE+cSyMgXyDS+NYZDYF5Y/N+vsUQ",
+	"q9FvOcCeYrGH6eFrCAHmakOAH8D2+tWm2APqessgVc9r8yre/saADlb2BAkQpqug7p8FK1gCgsjwJUxD",
+	"ECGofQ+ERrBNtwVGmAy2sgccVxh3j0iqNwqgTG63nEuFcV1zacqyhOaYdUZq766O66E67W7VaWbVH29x",
+	"mhlgiFaE2rRH0soKUKrMdvUB0hymVcUEs1xIS/FQgxizChlVVh2oaldYmYulv6RmGdEyoXiPleRKKZcK",
+	"+jP5NNXbiz3o1/kKD1/Uh3PpZA0yQ77jd7IyWcxv9Jm3S2rqKnOn1KPi+sn/LVg+3Yl2MjpiO+0deOxZ",
+	"siSXsODJohTCjwsf5Y1sMw9EqbMTfY5O2cF7Pz05muvKLALLdWh1ugZpNSAFSXx0cSSV+k93jqAgKGsj",
+	"stEt0utVQZOeyA3LorXPzHBEH6tr51O4fUQjNeHKdvSxR87FepNcznIxaqjD/LR5CMQ7eWJEA+L8LW+O",
+	"kAxZ663ymo/HLDk0NUdaQr3LtO4bR0QKkohFZcU4ywnFTEEtIrgk/wVzdcuG/Y9Feo3fdTsuz47/jjsV",
+	"jO1vawyySNXtboLgGQj8wk/Cy2n8CtlCre7z0Nt3LSDl71JN+u29tV58wUp9F4fwtNvNwySCDhZ0sHV0",
+	"MLvh3dnFH5YdXu8Iregzf9A6QEbj2GadnCWxITLJRJmKMkMBjmzTRE6lYiN31b3O+upO8jDZLakj8Gxs",
+	"mX0nZWRvsyNYpX7ABaYvRrKi3G/VMXTXhay7oLk8+tb1RnW5M97Nqym7H40P6tOu81btsg9jkauVsZE7",
+	"gZh78jKdBV8IczjyuAbvpr2c4kQuqBqCElMddIyc81LRXNny/5SZkkry7upl4++kO1WWDX9E8+uITIa8",
+	"NyRyrIcth4wpMs7FIKcjSWqnH3osrQN9FVGC6EsgkCLxYYcujMJVBB0BljkBu2JU8bIlrE+LVO20+zSV",
+	"zPnrukKkjGY7n9ZQuhT7oHZ78ubW9Gd34Rp5z8edX7GHfy4mkEde8tP7fQRK+iuaJCxpk5gnEWi7b+mI",
+	"RSk1/wEWfGRQ+0hFnj6N7kP/l7eQ4BnNMvvHZJwWht5GpMUIWx2MmKIJVRT2YU2KXLGk3qyY+B3T8RBn",
+	"2DVkNnZCVZOgWvTeNu0P4oiwFNm+rCO77JhYaY8IzSDg2hg8KPEhYaOxmroNovcGOWZpKnF7Ajc2+EL+",
+	"EUck/l7/n4b+P/9vHBFFu/rxx5fgZxnnrM8/2ELA+LuYSIFeGK2AePuW3dC0AP+JGrJRk3RUzugI6Fyg",
+	"wl2fP9jDxptEFe1SCZ9WDvXfulT1htjuZC9qtVp6F8gInUxcSSImGdwfud5WWkMqO6DpQfdEljH812So",
+	"Tx/ET1NI7LAlAvJQnyLsYuF/E+Ncglp8PV+tlnFFumxAM9fqqlIkCZ74pMhtUy1XDTGiU0d1ADRvPCOU",
+	"aB0tx2mGdP5QcfmlfRR4IsvdTyU57vzqSfxSUC4T+lWxOyP2b6kFrzaZ8Y4r+o2HVEKXo/nq5Eo3G1PI",
+	"rG/MtmL/4PCt/bOlyuyr0mldieqVTnEMbtqi+eCZCBlSD1uXfV97IJRhr+tdHTD1+WjziEqvb3WqhDSm",
+	"UHT9mIuuPxfySpdvsQnXxi36CXIv31M/2ZJTF6mavxAl6Z3xJ6hRwSn7uNmdN+qV5b5D9gE9sS56/Pl+",
+	"2PU0nccVa7azDeHmoK1sIz7tJZssaqZ0C07c5siplNZtDizWzq6GEHE1h+ZxQMZmUpuPZ+MGa8VgNlKH",
+	"HPAo4NGW8WhZ8ttqSFqau7wEldboVGEa7nvtB8C36hoOjHM2pjmT9Wo+cF/kq/ryG8etnGa9YS4yUch0",
+	"auJFxnEEISwv9CcK1RMjzNf529+uKo3y91stCD0x21HfkVlTiRnPEbyR8P6iNrd/+5tpJA4Z0y5+WhN5",
+	"dRSeI2sujToyKUl+r3Y9NKC9F4WCRvk8I+wD7al0CsFR0Sex6U8ekdgkXMekdivhd5vEjs/bJD5xVYf4",
+	"Zh/6jsekZni8GQEiXnT2SSX0K0xCuBkp5JXTpLy1y/oih0b1BbTHl0Wvx6Rsl23kLac/tEkvVDQTEhxT",
+	"iSXhpkAzh4Clez7uogqdv/309puOKM4eKhiJvhFaAljPITeufTmGLPOMke4UA7o8w3i3eWDODCOuuGE5",
+	"XN0kQOec8H5f7zKRkXGRj4VkJcFRl/auB7nGCvKX6JJafHHeuSK3n6Hdv0RXxnWbn9AzxG/eepmV5com",
+	"PPgb/qC1P7Mq+gD1c5EpUmQpk5LENE3F5ILmWl2A7aUPIegN5UFym59LIkc0TbExo9LfBW70Dg4fjVjC",
+	"YftSmKzesdqow6raIsODjNR0cht97NdlaeoW6fWreZ4m+cTb23uzeiA6leorb6shuMiFPvssaWsAzade",
+	"dsm6cAaE0iUswdlw51tvTxQJowi2miGIR+BdgBShc03wZD3xLudfsJn52j3LQ1fy0A0jdMMI3TC8bhjr",
+	"mHd+C8UixS6FehU/h/tvPX17NTWCMaa18qjVW1llN4hIn2dcDk2BLeFZLy0SlpCaGjKekyGXSuRTjaLX",
+	"bKzqbU8r0fq0yaNAflOt7EeEShK/Or0izWYThrf78S/RPUs+xU7N56pJ3kkwApTQA0iM6o0VtGVjJjhS",
+	"qdDD1PabIFJboNpyy2m2SWUb7MZ1vYqe+shF9lp/gW8hEqGn/Vp0g+MvOP627PhzWLUZLI0W+gSj1c4+",
+	"pDiFXucms9TUEniukdolv2F5ZP8iWX7De+w76ZLU6030qnk+PNu01nkkcqBKIAKfoVGwJ0YjDu/TJqWX",
+	"qQ6sA4iU1o3VnQKdIPhS9P8WIyAiYNbFgldB3R84gcA4lZDAlg+YhE67yCdDsym8bsJ7rEmOPDweowFM",
+	"Es4ScLjQa5Zp0UcHlGeArjwjtCsK6LhuXSWOvoF9MM6eJomVUMZtY6oDrD/NeF5M1QWInxlnpEQhAENa",
+	"4YWElN667ydrO3deNkXHJ7qeork0fhzGRBRpgiulx6HfV6GmWPVyc6EtrTyE+hqfL1e/ISKS6y1gMnQL",
+	"yUpG8Dp47ECW6rnrFTaexKVdRH/Rc1NDmsGt8OcVDjV0KFQbjxq2jDI9epJzvSzRbV43Vf18cHIwI9uN",
+	"lkrlWDBz0DuAH2PerQEtvYoMHKYsIeMUekyZfZuzvlatm6SmlRrf1beuazK2Dk/oCYZP9ZYpMiR6Y5Gr",
+	"Gc976cy1k/Jcuc06mXfHUjmzKHBy7d14DUslw4M6YjQzi0YzY6ymjN4wIsXI36D4yoVrt1XHIx7KObXn",
+	"MeWNGeVkpQNxf9NvuzPzSKj5faLtpD1SzhS/wl6r1dI7zK3oAfxTMiWP1E5bb7cXjb39RmvvqtVqw///",
+	"9060o0Fsp/3Di9anOTfGrOjZf96aoTTqFooctByOOLQvhQHKzXEuED6HVGrjtHWItY85y9hEaxp75IT1",
+	"GHSm0OOsN8lbOmKkzyZe8STKW8kU8cEfGORgfPM4v/G+v4tlsiiUaauxQiyaHr9zcisTCmTXYSUKCgqB",
+	"toFzK/pCc+7QnHsRLpjCsxkfuN6iWIzLpTUXpCvlRPYvvbmMD/rQ93GMBc+geItwtSG/+MaGM7fHbd1d",
+	"EGy3nAm7T/78ulKKO2BoUt8KNka53nQP7/u0zsWVPtBvu2Hn3Z2cA6Y2o+zf7rp8rb/eo6o/W0O3DxVo",
+	"oQLtUbf93CY6R2tlWOZswKXKnVIQsPluVbyX/vo98Ypefy4dphTPBqFPQYDXpwqvPrQRafbz06n2vTey",
+	"bK2h3jxKYCHwQ1cA3xevgsc2FAQ/7oLgzUCYXx0Mntlc7n40VLNnyafdhCdNe/KW6n+J6BUjrc7FCU/a",
+	"E9Zt/1G0Ws96QyEV/Bdrm2ebP7gX4F9jkjMp0hsmiRJaJwR2KhOR1w/xwpkk/r+fHcX1JrkqOXG/k5gI",
+	"BYjKJRnRhBk3r/5VK5JaC4RAJIPEqCHLGUAxxK4pOKARqzGsrW/DPlR1aDxVZNeZmGQeCa8NOh40yTHt",
+	"DU0fuz6/YS52XovhL41jkalcpG0yLrop70VkRD806ID941mrFdctSWRFZ9YSI2MT5BikfQXNaXOBqnOd",
+	"5IwCXR4yFuqBmAC+/370nutZSKw/KSfpWsngo0E7Nw9vkuPzy04b+LdEzgccc7QuYOhtG+M2j1mo+0Ly",
+	"RX7CkxOzLdZpiGNNnPKL8sRRWo4ptB4y9ZVu8+zMCpQ79qXZnm6d8OT7u8mrk7MTt1xLAionZyfupM24",
+	"bo+gsslutMZRmopJ4xy+3m3yAm81d8KN5r5P0U5l+95KSqgvttd+ioLGv3WN/ymo4lp0sfxm+cGXXGnw",
+	"EYrU4o/6H++LPP0U15E6FMXGd9JtfElSDXGiUJInjMS7dMx3b/biiFBM73h3+cY2EUNZhLKlADFpc1h8",
+	"JNSooo9Tkac77Z3dnQU5w3nl7JGaeXLdl7YfFMu0gi/BIHhyc14m//+aXMvbFYASta/ZVKK75vVvP5MO",
+	"U1gOBYJqqgE+LsfR/GuiYptoPyWvzzunJOXdnObTIFQXCtXXk2v57UnTvybXDcnUHSXq699+7rClwtTs",
+	"ziBHgxwNcvTh5Kg5dt+A4MSwxu7HlEu1OrKNdiaJf+QK8RRpYN5wqUoXIkRRTHWyqkjcnN0I161eKklq",
+	"mFilhWcuRmTv0Ig9/VcixiyTaPVCUjNPU1mPSLfgqSqpA6QS+v4uN7X9Zoi1mCWJpI086fca+639fSto",
+	"qyMytUnXbNokR/74an6WNTLYRwRJlvW8IFd4lvE5IjlTPMcLsBFqnUimJCTed7nzE8DzgI29TLY/NPQN",
+	"Unl1S/rji6zHTHbZGuoESfX7Sr1A3zfOxQfOtMLDxoSSnhhP55UVqshISIXOChMNg1pW0Eqg4MqPeGFp",
+	"urdgZmp6AiazuuqGEHl1cuiO2IiqUW7Cx6pwzI9Cr4Xef9jOwWz/JcNIcWbLRzCiH/ioGO209/cO/vfg",
+	"789eHPxvtDPiGf6454bEM8UGLN+2EnTTu0P6wyokWaYRmTNuwrGw5YJyFJSjoBw9mHI0I8lJzZ1jggeZ",
+	"6JP8tXkdRHf3Zn+XSqllvsjK5hFLFaahgCYt52OWkR+xM/p+s0WO7CM8VYG45/rDxlFzVCFinsQooHPW",
+	"42NuEm2V7dJOhhRKq0tFxz7yO9OXhmaJGBFJUwXtiPR0FZJWxHJI95+/+J+Y9IVGPSz2g6gG+0A6Px01",
+	"9p+/cIVp8LaayoHNKCL6+rzRo5IldVRV9CviJolharEdJSzBcUql1HOLSMxHVP8ZCx2vWUIu3r4iNfsB",
+	"d9EXs/txtt3Rp114bnOcDeI6qBuuPbNbWatoAFOZrR83nYlkbCmjSk2pN2S960OsgdRrPqHSKH6JCb8I",
+	"adrbm79pXS+JSo1mz7zIdjwyhG2g1HT0fk/sh3X7O1q4aSWJfXmaooc+jogStm6yplUnEv8trkObIMt8",
+	"JSY0x908SEWXpiTX+ivUkNxVt9J7Fres260b6iyySndI7xqNWDTMZWUe9oLQmOSeknNvS5/QdFtf/0vO",
+	"nVKwtOCMmvP5VX/rJ6bB+GLwrrKb8Rzk320KylJRu3ldZFvTKVUN2MlrqBmeXC0VipVqRBveGxHvWREB",
+	"aYw1ffAEQy1A3l2e1SPSy7liOacR0evo1CanjV3kAjpJvrt8g84UOH/mNGKZsRGVkWvOV1FSXFQCrGGu",
+	"bKoFjGhqU3e1mFVDNpIsvWGy/uSla/ntHrd49ca5BJXxS/f0JUHCflu26ZdA9srBeXLQvsARvxLijeFt",
+	"QRZ90Na5Clg6pEb1kW0S61fHpNbVFh/EsvF9b/XPXsNWzxNOR6wekbjI08p9E9bVKxMbtmXJlLHwjOnm",
+	"XZqKgfCva5K3wpiKXKK3WpunaMS72/SwM2Gc2YQmSc6kBJvOzs6WQeDkKh7kpw7++FXngX9rzugHExdm",
+	"ZktEBe7GICWClNi2lKji5tOSFHIqFRs1LLvTcubFS0aTBuT4uGuJHAIbdOkMNHxhGpUVGdMBz6hiyedV",
+	"lbnXrCIu7MDwr9zot1hDYV/yhsvQTO0R1k48UhJAPGDlofHgody2y8oSqmfAFCbcflarSYhikpWvr3Kl",
+	"Hs4NDyl4sO97d4q0p3MgEW/xRPtneWWg/VxjEe0pDYO1GNzg0CyDZ+7HPk2l/tW92EW/Z5oU4R2VJkVG",
+	"q+kKkTKarRXPflzkpnYhA7tpwKk1cGpDALWMg/QeYLGsAhQ5/OwYd7ZTw2kffwwvu1MD172ND2KV2mGv",
+	"sXyjgc7o6VR9futFnHi4CHUg9JkY5Jdvul9daANTK+eh6aD1g0cDRkQGnZcqahEG53laNp7Vv/j5m4UE",
+	"1g1SSxgoE/o3jNSjbtEmqIwQnknFaFK/rwq1DBVxlh4qbsLffzC/aifwniT4V55Iofgah/5YZP2U99Qj",
+	"RQnccZtDiWix8XSUSkG0NiPnjCM4s98kxc+tptuAqXthziMi91lH2wqEPoHQ51Hzpd0TI1dz+WiNaZGa",
+	"tC2dBrl+7q/TbM88RFqfO5mHXxawgqL2NTZGvIN+9/VRAG3RfNxNCjycK1pqH4sx6IKVerRZO5JnSvhZ",
+	"EVuzAu14N2wIPqxP61iMp8GfFfp3fQFb056fraLKOGc3nE2WY8oly/QGqDRg8qLt2FQZ8mfBYLw4eYmw",
+	"Af94+4rU9p63SDLmddPHHtt8x2ScM2iUjhlWu+NMG603LK9mLo2Tftwk5yOuFEvs2/qcpQl2zCIJ69Mi",
+	"VbLtFQsdJZS8ETdMQ3LktZj6Y6eDDwAmtj92iBIJneIVviPN9ME4Pr28avz++++/N1r6/+1FlYwu03WM",
+	"5ZDVQGpLks0gGUssqqOW9YikYiAi0hOpKHJX102V0Ca9qYb+z8+nv/8ZYwtr2huS+ONH28ijOWKK6qVv",
+	"/nz6+6dP2wqJmi3ymHXfCxziZ3c6Hyf96kvNdb+whNMrDMPOXr+gBHrH7eVbn1ZeOf+chblkOZxDlpAx",
+	"HbC2O2f6iN16sIKHNFBpPhE9Wm9yQokVS/fOVLG1lT2RsNWpxyY1N2eySJVpLuhXZBL9iDaJoT1hHNki",
+	"yyQmNb/m8khhU6MxlVAnKnJXKRmTWlk5iQ+9ZFSKLEaon/35WCQsPqx6YQ07B2TGQNM8lEFcktj85X13",
+	"+h5/taSc5TVyCGQVhqrD5iZrOQWRo0xMDo3b2MrS7hTlm8jSaWQa/HWnmO/cJCfYa5HmDFpA9fVOxnfq",
+	"xYLWk1SyBs8kyySHlBhsCEgTPYrjXPSu+yJPSJdK9myf1OIzsxZvYshi3tMLfY7/3YojMpyOhyyThA8y",
+	"kbOk3iS/ifwaG4tW+kjXfFozDbBt/+8xZHdHwDriEq5zhqwr0WylMjrdL10idJs8a5Exyw2rCPxnL4Xl",
+	"MondEZFDmvtpiZWdpCF8AS2IaWtqHPuYkA16VOVmbEHkVSTRjKZTxXvSNZbUf47fSZY3jgYsU1CYTEkv",
+	"p5OU5chRkl2TIusXecryO+V143nyyCvuqg38OlPkvF1Huv+2SzjZd/FQPUaCjSC8n0r6uJNqsAmnFVJj",
+	"T7D5W3SR0CpJAJaKr4PWgRFYHsY1yW8gbP6fG5ZrG+Afz+LI1I4Ar4yf0v2s2ZphXEaeApMpYKOJlUrT",
+	"u5aD+POE116A8ntf9FjIO+TPzUzfzahN4v2Y1IzhWIffpSO2Zkl1lockfhZ719y+eBXJA2U39ci2nS4y",
+	"PS0tIfRQrv6lSG9YZNeRNsomWg7GYswy+ODlQ+JlKaNmZpWcUTOtnfZ+tMOyYrTT/s9+9OzPBeRIt8Pu",
+	"Fq0ZlLBYietkpL+oZe27/W7BiHnqOPgjfEn89LWLt6/qd0dBefO1oWDn5ptCwRj7DTiYk+3yOtt7wAHC",
+	"6875W33T8cnR1dGXRUF5M/j+wyhdEwnt1QENAxquhYadX++Ghj7CGeflUsdGNYcLHIfOmWg4KCSRGR3L",
+	"oVDgr6YZoUrR3hDY1fU5sxza+lJ0jzfJ8VzJcCImWSpoQrpF75opUnvumcn1qlEcV/uPYojT3B+j7xts",
+	"X/fM5XYvqRnTVhL2ocfGCh0D9iCVzgwlrllmYTxhKQd6T0PzFSsNUZVp0FQKIlmWyEqLz6a9gCVxk5Ri",
+	"Z8ZtcB/RcFy+7QJ8zRsXEJczq+KoZqvrcuh/Apvad8uSLAFqtTPD5vmGZQM13Gnv7f/9gQnMN+PvX4jl",
+	"vq/u4uTlE6DsPMa5N064HAvJ1wlpm1v8OwL3Z+D+nBdyx9XTcCcRV9Uf1xVxROSzQGxE2qy2GjsaB5/V",
+	"23S/IGzUZUnCEhKfUEX1ZAd6ghe5EP14EfH2PO3GTS9ukjNl2RclEf1+yjNG6IBqm6IqzqodTeKVzb/i",
+	"+iGZDJkagkj26eEsB2WXK7+zB9KVxtbVn1Vf7VMMo/e+VOQlnUoysSxWMwtdLrGkPMFApBmPCXjXZnPI",
+	"c2ab3pKcNbBvB1el2puxCTFoXEc1gEtrb7iLTETjmk1LFktTcquGLGsTSlKqzBW25wdJBJMQp8D8dWjF",
+	"vyiCoWWeXU6RO9LNqmnoU33peYISVa4jRjEgVvQuUzyN9UISKerV8IiNhFjlpuLpT4W4LsakNhdDmY2b",
+	"1O/bnQWjPiv50IF3AT4wbK+pfvhEFCl84vKjWsZR+23rwIKWM1gJWqEs9QsD9LU8G9yfKx1hhXZTttEY",
+	"xaNhEl+AWbfwh3s4GujDgwrx5FSIzuw2JrUZSR4RLaKJk9FLCblXKxkTtborCB1VBKOW9rM+rsgBmhYH",
+	"ToUYa6UhIjBDYG8mvx43Xp93TtvQqGI0pj1FXv/WIbUZ/eH7vyYqrhtS5jGmcFgJ7w3ldef8bVRKx3Eu",
+	"FOsplhDccSSm6aBNTpOTzlEckVhNx21iHh6RuKem+p8m8H7NE2Sq7hdpWpVHI6aGIiE8ITXjxuOuGRv6",
+	"7v4v/BllzM9s+kuRKq5llHHt1a144BKNaxA78EpjlUPD0Bn1xPSoWaYUuY5oMXKxYR9WkMq9lPIRSneq",
+	"v4RN33iZi1E8L6L1dSCF9W9cTYNYXSVWX0/U45es35tjzT5A6udOe4dNXw+7r3r8nL9++e/Ty6t/ds7k",
+	"2ehti3XOXpxl//7rjE843U+vz/4S/N+v0uvzLEl//2ucslcvVe/Vh1T/Pfkpnei/J6NfcpolrbOs1WTT",
+	"1+N/H+tn/Drt/jXeS35Lr8//OvpwfnXG+/9s9vbTrDt62Ur+9TqtOELGVGkU3Gnv/H//OWr8mzb+/1bj",
+	"h/eNP7//44/mLT/8z5xTItr50DAPbFQhrAI0baKGOWOgPr44KPKUjGmuFVim192kFyVCLSVBreJg5dlB",
+	"ywhaxtepZRihTV7/dnUHFQNFViMVA7FSv9AXWClYDqNMM5/N2huKNLFZexBO1bZq59dX4IcoxuiMrR9a",
+	"TtSmfv67PHWStiLaTdbjWPBMSTJkOUPHtpNMZhBIY5oxYC7t/PoKpBoyk5oGn7F1J3bMSjcuRMp70xgt",
+	"9T5kyEqCsy8pssWY6X2u55PwnPVUOiV5kYG9PkQRVopimpGhKPJDK1r1b74sXBSbuDedqS+6kG7xjf6k",
+	"j1ACbiZvI3qIyKfelE/IRT6zp9d0k9u7zE1BAAUBNC+Azqy1kyKqrCldTKL8yvTAWQ+5i/66Iq0xHbD5",
+	"WDCpgd9X/3Rx8hKSx6UJkWKuAiC3CeqmPLuWJqcYZUEtFoM28mfXV4VJlxlZXw7eL1z1wVeK7XNYrDcB",
+	"bgungnjB3aDRB0B9coB6aVHO28l3iT/+N18KqP+8xADOIk1aQ+l30PitQqJdfXhcb2vcjYzKbjJikNX+",
+	"H/JmEFfVXZLQ6ZdDw3/mmwHCRTkhhsh/Ye7eDmKXyd8z/5I3g50/HyBb5Ino0GYnBoQOCP30EPo2GL0L",
+	"WoMWersWrAFSih6nKcmYmkDtoNZrXQC+4nmBMjlPjV060nqbULK332p9ePGshTXZNhhTzX4ARRvUaqik",
+	"9EkVvpNE5NxS9UHhqN+iDEYQzY8RqjMhTcJVg0ZEzERQkGGgSV7OlknqG239Y8qv2SNUxjv6yx7TPPmG",
+	"1HGIN+p5w46NKlsrYH3A+ifoX3e7eTWqT1h3KMT18sYSlbYubZ/rakgloYqMhFRkv0Vk0XX3ySZ56/Wc",
+	"+DyiFDu09ohmWhosbh7xm53AFquazTs63gxDS5jQauEOrRbMXq4eEu9kul28jGxj5jCsaLtgdmkXiel+",
+	"urq66BCWJRBqIoaKrjcUklla82ueJaiZ2JQGcEpiKgORrJczpRUhLoG/wTEia5N7VEhFuozQLjS+ZxEp",
+	"JCPxUKmxjCOImWn9o5CWt0nkwNQxEXmC2abwq37hUONIjeL/TnKuFMNMYlMAU9Ikx/t7z1r/23px8OxZ",
+	"DHwfrQ//20fOqDjCLM9+IaEo5RQqKwxLhCu3sy1gtRLlpjA26lIqxLhLe9cRGedA6h6BXtpIRY+m2Ma2",
+	"l4oiIZYNyrbAIvHeix+a+88PmuZ/Y8KzXlokLKlHZFSkiveoVBEpMjlmPRBIrt+tgNxi+J2mjXGRj4Vk",
+	"JDdJK31ydnFzABefXdy8IDX9z8aIQisu+MW9CZJqzAIgnB60WnqVoZki0EEXeWoa/kN3eoz7DVnOQJFF",
+	"5lVTETSgUEmtd0o+LUtVqCI9kWWspwyDtVGA7ULTnipomk5JwmmasgTijhS/NTixMVvY/wz4cTP3iPIz",
+	"QooxLjxVWntXpE95ilvWhCsxLpqZ7pDjXHyY6p/gdmRAwSinn3msFTCWQGSVZ1LRNDVpV3RK5ISr3hAY",
+	"bzP9vWifkYQB3EO+uGRK6dfCZKh+ksRdH5uD5DYdHJej9aQmqc00JuiyqcgSk8OMJxGoZyZDyXrvYzcJ",
+	"0p0a40WyFwd6vzzb15snESPMcTokkmGulROrsX6gYzjRNpn5vNyQs/hJ4HxrMhy5Hg3+bamji3n6F23o",
+	"gi9PFqgSK+kw8a5DEuPXj0tWoRKQA03mV9725Rtm+nXajJYRoK/cU23yjZ5b+8Rg/wlTg+8dWQuKshSJ",
+	"OeuJPJGHTiKNRM6sWNKD3x6E4uhLCA3tXwK54aPu5uIfpXsbQYu6FRybbG/Iq0f2WtOX5bDUtqF+bKoN",
+	"CjVkU63yNMkR1MNhu3IuUT/GxA2RIS01uGBj73WxPsfdlGbXBB2MpJcyClbUIYmzIk1jkjJ6g5R/RYaZ",
+	"6Ngh13WKgl6WRuvE7jL4n0lD9PtV6NE6qVbL2yTu6a/RK/QjXlKeFjmTMcmZKvIMdOoWptwnXNJuypIj",
+	"Fetf9ZBIzVf20pzRZApaNUtwVfC/6825ZlZujFwR0e+3AQXHDHMkZzRIxERcP3xgZBgDDOUBKPP29Twj",
+	"/ZQPhsom3/d5xuWQAabCd0F7lTvU1baBwFVVPNX/ofHWrBwxjABbAFw0ke4NuFtTdL9oa4o7arjBURbI",
+	"cp9Iy0KsYt6k+JpTRndLBF1dHOcN4Tvp4W612XPkdWQnR6WyCpajpWkXGWD4hE7RPagx1Hs8InzMk9hW",
+	"wsX/anTQ5dU4MU+MSQ1EjZlMgydxndzQtGAR4QC/PZoS2suFRPeiAX/5AKGBk3JJt9Om7HE1ga7Oehp6",
+	"QQc9fhsRDbocgzaNiYphnGNxvOOfBStAZbao0NTXxyXYmZhHRYmuRjtIbb+1XwfuEGuwo9NY5RxSra8Z",
+	"uHTtIyOXAGJhDOmjgXBvoVLuHgGWR+VNSqxU95UQpKankKOL14VyuqwvcmbuNKU81jaot/W1OTMqsRkl",
+	"6MQ969onsoB8hJKmwzi95xZre4q0/lKb9VvsbwtHVzbi9vzqM7svIv/V+zN4TQLafq4HlMFp1dsKFbb7",
+	"w2vZnQFqCc15m9/Tw2JEs/nsOwhgIS2pYiQXQi1KvY7rERGFkjxhJN6lY757swcQUOTpTtvmE+58+rMc",
+	"EWYV7vbEePpoB/fR5DE+nuVbYzOtGCaX1ehnZSjmtXXvvfgTQK/ZhXN+YiqHXUFzjLyOWd5AO6PPB1oY",
+	"Nsts9CPLKLmAL7Gj93CiZQqyNQGFLIoOSWpG+gCdQ91/IoohuYShd8zEOGVkMhQkZz3Gb9hsaqR9jmn5",
+	"tHBk+G6MP6uJaEjFxhAtbSBPrH1GoYZo+Zgw29xC8QFXNLUJoX4BdN0mBvDc74tRPhwvW/DQn8TEnxM8",
+	"B5glnQvUS1X1H2jqnBc88kzKQisY+jOMILRtV0fvZBuCtM8p0mt4+vJnzfTl8m726OsWze0XkalhCv0B",
+	"E65IIenAf/Ux/LzoxuNqQxfUC11blfIJp/rfC+6HBmbS+ybIeZLbLt+QDOBPBG+4ZSRlk/HyxrLtzvy9",
+	"mNBbAZRoQXaveVIl2W/BLsboPh7NTCh3rf8MJ1/m7z+3ipw0LgOTBEOTRFqVW5/ZvE97jJiEF3yDv05l",
+	"taVGFD8bEQnIkdZuufZ/nmE/mIxN5mgIa/HFeeeKIJW5sSXgefGh9T/rXQxwMGRpUuZ/O5/0CCi4M5Gx",
+	"epN0wDCQBB5rmAtd+f0V9LyZVTfjJjnKpmT/wwfbZ4b2rjMxSZkeEvwRo4XQzg7TWrxElzahmckMAqq7",
+	"CJjyMJWF1LA7kM0BqcNeMG/RY+MZ2WsRcw9m0pikHae3YzYUJLH4uTheGg78jaN9YDo2zST/NMmRjRz4",
+	"/iU0nTCBaM9ktUfkuc1vj8izlmP30edqHygGpOE9BvGoaK5sCYANFhirp/a8NL24NpIUTetNEh/stcgr",
+	"kflxinlzpt+3uHVIpCCJ0OtkpuA/lZJcTCLskkjT1I/3ciYPV0U+IGVpwG9YRooxWE8mE81MQ/QJLZcL",
+	"+X2VJb3qimRqqIlsehj8Xi5vQmoJl1Bd4dq+ShuUNjRI+ttIRUdjLDoQ2i6DbodaCMMgtZJaKMiQYhO9",
+	"JNDw0Ayx6bv5OvbG2I2oo2iW6AFYjDDkV7LiBIzKf7nx+D/K8sE1kE0wh2q22SFJWC+FomcBX5CmjsbC",
+	"SPFclhmDhuuTZoTRPOUsd1z8sJW4LFk/IdIFpRV1WBvvE0xhj0LWmn0HJIZhxhzjYMbP2bOmxwAKuXmL",
+	"doFQgexLx+CMS1jCY/kFTo3mX43jRHezZeEhUB/xaYE2Uu6uw3mfLfpCZJss33drzMK+Y+VETI1ie6co",
+	"eLKzsPawOvJ3Gf9AJOuJLJER5vwZSjO3vZrkkv2lEQt80hKTM9RQAx3ps4lDIpGu8zGu7FZeOQ+faKrV",
+	"+OFu9FHVOdnNzTN9FviIpiTRyqNctByxHNL95y/+EZPvyZB9ID/9cnTc6Px0tP/8hT4ChkrOHUekimvi",
+	"rzmdAPzY1hDXbOrzwM64/DAnbY0Fc/ix7oKZKeh1o43+nx9fHHy6y+qVS+BnSL44IPq/80aPSqaXht6+",
+	"mHMwF5FlONWu0rnzJCrxRGsNC6ImS5euhNCdex2NOw2/uueWjN3t/dsHr7xj8uWPxZ2WIr7Zi0pZZ9Jq",
+	"Fx+k8lNVTtLcIqw6Z9HsQXu2bxQA5RJ/v5N2HKgiuSTghPVEAoob5gnPS+aUd3MKugl6DSoE0CatmErL",
+	"JA3ppbd+XOkd6YUf92YvKtnzvt/98+PBs0//uNMhhm8wm+Is7ezKXGdKnu039HL5X8j2mtl8koUn4lEq",
+	"r5Ng8a9/zdsuR6UpkDTRKei8frFv/sQLXX76BrzKkGffbiXNWkjmxrZe3AXGUul52P3o/vss+bSL98Vg",
+	"RHSnWjngOYYgpO2wEp+cvjm9Oq08EAp6qWvOjVfis6RRPpFU3L3MsKzm0J8Vq5djMIjiYI8FeyzYY8Ee",
+	"W8ceuzT4GAyyYJAFgywYZMEgCwZZMMi+LoPMyPitW2TGZFpuki3u0rfcNgtWTLBighUTrJhVVoyXNXBS",
+	"QkowZ4I5E8yZYM4EcyaYM8Gc+WrMmYXCfot2zZK24msZOLel5wXjJhg3wbgJxs2axk1InAuGTTBsgmET",
+	"DJtg2ATD5is2bLaePjdvpKxn0NyaShcsmmDRBIsmWDRrWjQh9SyYNMGkCSZNMGmCSRNMmq/ZpNl+AtoC",
+	"O2U9o0aaeQaLJlg0waIJFs29LJoOGh/BnAnmTDBngjkTzJlgzgRz5uszZ7SYfyBbRu/V9QyZG84mITgT",
+	"TJlgygRTZgOmzK8IJ8GYCcZMMGaCMROMmWDMBGPmazRmUNA/kDmDRspyg+Yv0W3q4UI31eW2zBHpFuk1",
+	"+Ut0bSPEhNRitDJiErsnIAtbjNpxTCZar+XaACig974iA0FEVo/KnrXQq0a2yVikqbZItJANbGrBdgq2",
+	"U7CdVttOr0X32CFXMJuC2RTMpmA2BbMpmE3BbPpqzCZfxm/RYqpYQcuNJb+rYoj7BNsl2C7Bdvk828Ws",
+	"xpUGkmC6BNMlmC7BdAmmSzBdguny1ZgunojfouVSafS+xHD59On/BAAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -207,8 +207,15 @@ func TestIssuingToTwoThenThreeChargesOnlyTheNewOne(t *testing.T) {
 	if counted != 3 {
 		t.Fatalf("analytics count %d badges issued, want 3", counted)
 	}
-	if events, err := w.st.OutboxEvents(t.Context(), w.account); err != nil || len(events) != 0 {
-		t.Fatalf("outbox: %v %v", events, err)
+	// One badge.issued event per new assertion, none for whoever held the badge already.
+	events, err := w.st.OutboxEvents(t.Context(), w.account)
+	if err != nil || len(events) != 3 {
+		t.Fatalf("outbox: %d events, %v", len(events), err)
+	}
+	for _, e := range events {
+		if e.EventType != "badge.issued" {
+			t.Fatalf("outbox: a %s event", e.EventType)
+		}
 	}
 	if got, err := w.svc.Get(t.Context(), w.account, b.ID); err != nil || got.IssuedCount != 3 {
 		t.Fatalf("issuedCount %d (%v), want 3", got.IssuedCount, err)

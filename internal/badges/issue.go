@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -17,6 +16,7 @@ import (
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/certificates"
 	"github.com/certhub/credentiald/internal/credentials"
+	"github.com/certhub/credentiald/internal/render"
 	"github.com/certhub/credentiald/internal/store"
 )
 
@@ -361,7 +361,7 @@ func (s *Service) recordEmail(ctx context.Context, tx *store.Tx, a store.BadgeAs
 	body := fmt.Sprintf("Hello %s,\n\n%s awarded you the badge \"%s\".\n\nAnyone can verify it, and you can add it to your profile, at:\n%s\n\n%s\n",
 		a.Recipient.FirstName, iss.Name, b.Name, s.VerificationURL(a.VerificationCode), iss.Name)
 	m := store.OutboundEmail{AccountID: a.AccountID, Kind: "badge", BadgeAssertionID: &a.ID, ToAddress: a.Recipient.Email,
-		ToName: strings.TrimSpace(a.Recipient.FirstName + " " + a.Recipient.LastName), FromName: cmp.Or(iss.EmailFromName, iss.Name),
+		ToName: render.FullName(a.Recipient.FirstName, a.Recipient.LastName), FromName: cmp.Or(iss.EmailFromName, iss.Name),
 		Subject: "Your badge: " + b.Name, BodyText: body}
 	if iss.EmailReplyTo != "" {
 		rt := iss.EmailReplyTo

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -12,6 +11,7 @@ import (
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/credentials"
 	"github.com/certhub/credentiald/internal/openbadges"
+	"github.com/certhub/credentiald/internal/render"
 	"github.com/certhub/credentiald/internal/store"
 )
 
@@ -148,7 +148,8 @@ type AssertionView struct {
 	CriteriaURL          *string
 	Tags                 []string
 	Issuer               IssuerView
-	RecipientName        string // first and last name; the email is never shown publicly
+	RecipientName        string // the whole name as render.FullName writes it; the email is never shown publicly
+	RecipientFirstName   string // the given name, for greetings
 	IssuedAt             time.Time
 	ExpiresAt            *time.Time
 	RevokedAt            *time.Time // set when revoked, with RevocationReason and its code
@@ -189,7 +190,8 @@ func (s *Service) AssertionByCode(ctx context.Context, code string) (AssertionVi
 		VerificationURL: s.VerificationURL(a.VerificationCode), Status: status, BadgeName: b.Name,
 		BadgeDescription: b.Description, BadgeImage: v.ImageURI, CriteriaNarrative: b.CriteriaNarrative,
 		CriteriaURL: b.CriteriaURL, Tags: b.Tags, Issuer: IssuerView{Name: iss.Name, URL: iss.URL, Logo: iss.Logo, Color: iss.Color},
-		RecipientName: strings.TrimSpace(a.Recipient.FirstName + " " + a.Recipient.LastName), IssuedAt: a.IssuedAt,
+		RecipientName: render.FullName(a.Recipient.FirstName, a.Recipient.LastName), RecipientFirstName: a.Recipient.FirstName,
+		IssuedAt:  a.IssuedAt,
 		ExpiresAt: a.ExpiresAt, AssertionURL: s.AssertionURL(a.ID),
 		ImagePNGURL: s.BakedImageURL(a.VerificationCode, "png"), ImageSVGURL: s.BakedImageURL(a.VerificationCode, "svg")}
 	if status != "revoked" {

@@ -15,6 +15,7 @@ import (
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/email"
 	"github.com/certhub/credentiald/internal/events"
+	"github.com/certhub/credentiald/internal/render"
 	"github.com/certhub/credentiald/internal/store"
 )
 
@@ -38,7 +39,7 @@ func (s *Service) recordEmail(ctx context.Context, tx *store.Tx, c store.Certifi
 	body := fmt.Sprintf("Hello %s,\n\nyour certificate for %s is attached (%s).\n\nAnyone can verify it at:\n%s\n\n%s\n",
 		c.FirstName, snap.Event.Name, c.Number, linkMarker, issuer)
 	m := store.OutboundEmail{AccountID: c.AccountID, Kind: "certificate", CertificateID: &c.ID, ToAddress: c.Email,
-		ToName: strings.TrimSpace(c.FirstName + " " + c.LastName), FromName: cmp.Or(snap.Issuer.EmailFromName, snap.Issuer.Name),
+		ToName: render.FullName(c.FirstName, c.LastName), FromName: cmp.Or(snap.Issuer.EmailFromName, snap.Issuer.Name),
 		Subject: "Your certificate: " + snap.Event.Name, BodyText: body}
 	if snap.Issuer.EmailReplyTo != "" {
 		rt := snap.Issuer.EmailReplyTo

@@ -103,6 +103,22 @@ func (s *Service) PNG(c store.Certificate) ([]byte, error) {
 	return render.PNG(t, d, render.PreviewDPI)
 }
 
+// ShareCard draws a certificate's share card (1200x630 PNG): its page, its event's name and its
+// issuer, on the issuer's colour, whatever the template's orientation.
+func (s *Service) ShareCard(c store.Certificate) ([]byte, error) {
+	t, d, err := s.renderInput(c)
+	if err != nil {
+		return nil, err
+	}
+	pic, err := render.ShareCardPicture(t, d)
+	if err != nil {
+		return nil, err
+	}
+	snap := snapshotOf(c)
+	return render.ShareCard(render.ShareCardInput{Picture: pic, Label: "Certificate", Name: snap.Event.Name,
+		Issuer: d.IssuerName, BrandColor: snap.Issuer.Color})
+}
+
 func (s *Service) renderInput(c store.Certificate) (render.Template, render.Data, error) {
 	snap := snapshotOf(c)
 	t, err := templates.ForRendering(store.Template{PageSize: snap.Template.PageSize, Orientation: snap.Template.Orientation, Layout: snap.Template.Layout})

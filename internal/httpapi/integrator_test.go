@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"image/png"
 	"net/http"
 	"net/mail"
 	"os"
@@ -453,4 +454,58 @@ func TestBadgeAndJobEventsAndPatternSubscriptions(t *testing.T) {
 		t.Fatalf("events: %v", count)
 	}
 	checkOutbox(t, events)
+}
+
+// Every credential has a share card, 1200x630 whatever its template's orientation, which its
+// page names as og:image with its size: a portrait certificate, a landscape one and a badge.
+func TestEveryCredentialHasAWideShareCard(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	var list struct {
+		Data []struct{ ID, Name, Orientation string }
+	}
+	s.acct.Client.Get("/api/v1/system-templates").JSON(t, &list)
+	codes := map[string]string{}
+	for _, st := range list.Data {
+		if _, seen := codes[st.Orientation]; seen {
+			continue
+		}
+		a := s.acct.Attendee(t, s.event, "Ada", st.Orientation, "ada."+st.Orientation+"@example.org")
+		res := s.acct.Client.Post("/api/v1/certificates/generate", s.generate(a, map[string]any{"templateId": st.ID}))
+		var c certificateBody
+		res.JSON(t, &c)
+		codes[st.Orientation] = c.Data.VerificationCode
+	}
+	res := s.acct.Client.Post("/api/v1/badges", map[string]any{"name": "Speaker"})
+	var badge struct{ Data struct{ ID string } }
+	res.JSON(t, &badge)
+	a := s.acct.Attendee(t, s.event, "Grace", "Hopper", "grace@example.org")
+	res = s.acct.Client.Post("/api/v1/badges/"+badge.Data.ID+"/issue", map[string]any{"attendeeIds": []string{a.String()}})
+	var issued struct {
+		Data []struct{ VerificationCode string }
+	}
+	res.JSON(t, &issued)
+	codes["badge"] = issued.Data[0].VerificationCode
+	if codes["portrait"] == "" || codes["landscape"] == "" {
+		t.Fatalf("system templates of both orientations: %+v", list.Data)
+	}
+	for kind, code := range codes {
+		res := s.env.Client.Get("/api/v1/verify/" + code + "/share.png")
+		if res.StatusCode != 200 || res.Header.Get("Content-Type") != "image/png" {
+			t.Fatalf("%s: %d %v", kind, res.StatusCode, res.Header)
+		}
+		cfg, err := png.DecodeConfig(bytes.NewReader(res.Body))
+		if err != nil || cfg.Width != 1200 || cfg.Height != 630 {
+			t.Fatalf("%s: %dx%d (%v)", kind, cfg.Width, cfg.Height, err)
+		}
+		notModified(t, s.env.Client, "/api/v1/verify/"+code+"/share.png", res.Header.Get("ETag"))
+		page := string(s.env.Client.Get("/verify/" + code).Body)
+		for _, want := range []string{`<meta property="og:image" content="` + s.env.Config.SiteURL.String() + `/api/v1/verify/` + code + `/share.png">`,
+			`<meta property="og:image:width" content="1200">`, `<meta property="og:image:height" content="630">`,
+			`<meta name="twitter:card" content="summary_large_image">`} {
+			if !strings.Contains(page, want) {
+				t.Errorf("%s page lacks %s", kind, want)
+			}
+		}
+	}
 }

@@ -220,7 +220,7 @@ func (s *Server) newVerificationView(p verification.Page) verificationView {
 	}
 	v.Monogram = monogram(c.Issuer.Name)
 	v.PageURL = s.verification.VerificationURL(c.Code)
-	v.ImageURL = s.verification.ImageURL(c) // og:image: the preview, or the badge's baked PNG
+	v.ImageURL = s.verification.ShareCardURL(c) // og:image: the 1200x630 share card, for any credential
 	v.PreviewAlt = fmt.Sprintf("%s %s awarded to %s by %s", v.KindLabel, c.Name, c.RecipientName, c.Issuer.Name)
 	v.CopyBeacon = base + "/share/copy"
 	v.CredentialJSONURL, v.CredentialJWTURL = api+"/credential.json", api+"/credential.jwt"
@@ -228,7 +228,7 @@ func (s *Server) newVerificationView(p verification.Page) verificationView {
 		// A badge has no rendered page and no PDF: its image is the baked PNG (square), and
 		// what a recipient keeps is that image, as PNG or SVG, and the signed credential.
 		v.PreviewURL, v.PreviewWidth, v.PreviewHeight = api+"/badge.png", 600, 600
-		v.Caption, v.TwitterCard = "The badge as issued", "summary"
+		v.Caption, v.TwitterCard = "The badge as issued", "summary_large_image" // the share card is wide
 		file := fileName(c.Name, "badge")
 		v.Downloads = []downloadLink{
 			{Label: "Download badge (PNG)", Href: api + "/badge.png", Type: "image/png", Filename: file + ".png"},

@@ -100,8 +100,8 @@ func TestBadgePageShowsTheBadgeAndOffersItsDownloads(t *testing.T) {
 		`href="` + api + `/badge.png" type="image/png" download="speaker.png"`,
 		`href="` + api + `/badge.svg" type="image/svg&#43;xml" download="speaker.svg"`,
 		`href="` + api + `/credential.json" type="application/vc" download="speaker.credential.json"`,
-		`<meta property="og:image" content="` + b.env.Config.SiteURL.String() + api + `/badge.png">`,
-		`<meta name="twitter:card" content="summary">`, "Skip to the badge",
+		`<meta property="og:image" content="` + b.env.Config.SiteURL.String() + api + `/share.png">`,
+		`<meta name="twitter:card" content="summary_large_image">`, "Skip to the badge",
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the badge's page lacks %s", want)

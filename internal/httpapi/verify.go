@@ -89,6 +89,18 @@ func (s *Server) GetVerificationPreview(ctx context.Context, req api.GetVerifica
 		Headers: api.GetVerificationPreview200ResponseHeaders{ETag: &a.ETag, CacheControl: new(cachePreview)}}, nil
 }
 
+func (s *Server) GetVerificationShareCard(ctx context.Context, req api.GetVerificationShareCardRequestObject) (api.GetVerificationShareCardResponseObject, error) {
+	a, err := s.verification.ShareCard(ctx, req.Code, ifNoneMatch(req.Params.IfNoneMatch))
+	switch {
+	case err != nil:
+		return nil, err
+	case a.NotModified:
+		return api.GetVerificationShareCard304Response(notModified(a, cachePreview)), nil
+	}
+	return api.GetVerificationShareCard200ImagepngResponse{Body: bytes.NewReader(a.Body), ContentLength: int64(len(a.Body)),
+		Headers: api.GetVerificationShareCard200ResponseHeaders{ETag: &a.ETag, CacheControl: new(cachePreview)}}, nil
+}
+
 func (s *Server) GetVerificationCertificatePdf(ctx context.Context, req api.GetVerificationCertificatePdfRequestObject) (api.GetVerificationCertificatePdfResponseObject, error) {
 	token := ""
 	if req.Params.T != nil {

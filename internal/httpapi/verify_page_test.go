@@ -37,7 +37,7 @@ func TestVerificationPageShowsTheCertificateAndUnfurls(t *testing.T) {
 	site := s.env.Config.SiteURL.String()
 	for _, want := range []string{
 		`<html lang="en">`, "This certificate is valid", "Ada Lovelace", "Go Conference", c.Data.CertificateNumber,
-		`<meta property="og:image" content="` + site + `/api/v1/verify/` + c.Data.VerificationCode + `/preview.png">`,
+		`<meta property="og:image" content="` + site + `/api/v1/verify/` + c.Data.VerificationCode + `/share.png">`,
 		`<meta property="og:url" content="` + site + `/verify/` + c.Data.VerificationCode + `">`,
 		`<meta property="og:title"`, `<meta property="og:description"`, `<meta name="twitter:card" content="summary_large_image">`,
 		`src="/api/v1/verify/` + c.Data.VerificationCode + `/preview.png"`, `alt="Certificate Go Conference awarded to Ada Lovelace`,

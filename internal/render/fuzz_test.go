@@ -97,5 +97,3 @@ func FuzzCheckImage(f *testing.F) {
 		t.Fatalf("the PDF holds no image of %v or its proportions", want)
 	})
 }
-
-func abs(v int) int { return max(v, -v) }

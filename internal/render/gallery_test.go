@@ -106,29 +106,35 @@ func lineText(l textLine) string {
 func itoa(i int) string { return strconv.Itoa(i) }
 
 // The PDF of every system template says the name, in its written order (李小龙, not 小龙 李),
-// and its date and number.
+// and its date and number, and sets every text in the face its plan chose.
 func TestSystemTemplatePDFsSayTheNameInItsOrder(t *testing.T) {
+	t.Parallel()
 	for name, tmpl := range systemTemplates(t) {
-		for _, r := range GalleryNames {
-			b, err := PDF(tmpl, GallerySample(r))
-			if err != nil {
-				t.Fatalf("%s: %v", name, err)
-			}
-			text := strings.ReplaceAll(pdfText(t, b), "\n", " ")
-			full := FullName(r.FirstName, r.LastName)
-			// A long name may be set in two lines: each of its words, in order.
-			at := 0
-			for _, w := range strings.Fields(full) {
-				i := strings.Index(text[at:], w)
-				if i < 0 {
-					t.Fatalf("%s: the PDF does not say %q of %q in order:\n%s", name, w, full, text)
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			for _, r := range GalleryNames {
+				d := GallerySample(r)
+				b, err := PDF(tmpl, d)
+				if err != nil {
+					t.Fatal(err)
 				}
-				at += i + len(w)
+				pdfSetsTheTextsAsPlanned(t, tmpl, d, b)
+				text := strings.ReplaceAll(pdfText(t, b), "\n", " ")
+				full := FullName(r.FirstName, r.LastName)
+				// A long name may be set in two lines: each of its words, in order.
+				at := 0
+				for _, w := range strings.Fields(full) {
+					i := strings.Index(text[at:], w)
+					if i < 0 {
+						t.Fatalf("the PDF does not say %q of %q in order:\n%s", w, full, text)
+					}
+					at += i + len(w)
+				}
+				if !strings.Contains(text, "CERT-2026-000042") {
+					t.Errorf("%s: no certificate number", full)
+				}
 			}
-			if !strings.Contains(text, "CERT-2026-000042") {
-				t.Errorf("%s: no certificate number", name)
-			}
-		}
+		})
 	}
 }
 

@@ -69,7 +69,7 @@ func (a *asset) pixels() (image.Image, error) {
 // Version names how this renderer draws: change it with any change that draws an existing
 // certificate differently (a face, a fit, an ornament), so that the validators of what it drew
 // (the preview's and the PDF's ETag) change with it and clients fetch the new drawing.
-const Version = "2026-11-26"
+const Version = "2026-11-26.2"
 
 // An image is judged by what decoding it costs, read from its header before it is decoded:
 // its pixels (what drawing and scaling it cost) and the bytes its decoded pixels take. 4096 x

@@ -350,7 +350,9 @@ func MetadataKeys(l Layout) []string {
 
 // FullName joins a recipient's names as they are written: given name first with a space, or,
 // when both are written in CJK scripts, family name first without a space (李小龙, 山田太郎,
-// 김민준).
+// 김민준). It is the one rule for a recipient's whole name wherever it is written: the
+// certificate ({{recipient.fullName}}), the verification page and its share texts, emails and
+// Open Badges assertions, so that none of them names a recipient otherwise than the others.
 func FullName(first, last string) string {
 	first, last = strings.TrimSpace(first), strings.TrimSpace(last)
 	if first != "" && last != "" && allCJK(first) && allCJK(last) {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"image/color"
-	"strconv"
 	"time"
 
 	"github.com/johnfercher/maroto/v2"
@@ -43,21 +42,7 @@ func PDF(t Template, d Data) (pdf []byte, err error) {
 		return nil, err
 	}
 	fams, _ := loadFonts()
-	// Only the faces the page uses are embedded (maroto parses every font it is given); the
-	// default font is one of them, so that no unused face is parsed and embedded.
-	faces := p.faces
-	def := fams["sans"].faces[regular]
-	if len(faces) == 0 {
-		faces = map[*face]bool{def: true}
-	} else if !faces[def] {
-		key := func(f *face) string { return f.family + strconv.Itoa(int(f.style)) }
-		def = nil
-		for f := range faces {
-			if def == nil || key(f) < key(def) {
-				def = f
-			}
-		}
-	}
+	faces, def := pdfFaces(p.faces, fams["sans"].faces[regular])
 	fonts := make([]*entity.CustomFont, 0, len(faces))
 	for f := range faces {
 		// Each document gets its own copy of the font's bytes: while it subsets a font, gofpdf
@@ -117,6 +102,30 @@ func PDF(t Template, d Data) (pdf []byte, err error) {
 		return nil, fmt.Errorf("render: pdf: %w", err)
 	}
 	return doc.GetBytes(), nil
+}
+
+// pdfFaces returns the faces to embed and the document's default face. Only the faces the page
+// uses are embedded (maroto parses every font it is given), so the default is one of them.
+//
+// The default must be a regular face whenever the page sets any regular text: maroto's
+// fontstyle.Normal is the empty string, and maroto gives a text with an empty style the
+// default font's style, so a bold default sets every regular text in its family's bold face.
+// (The default used to be the first face used in alphabetical order: beside a bold CJK name,
+// "cjk" bold, which turned "This is to certify that" and the footer bold.)
+func pdfFaces(used map[*face]bool, sans *face) (map[*face]bool, *face) {
+	if len(used) == 0 {
+		return map[*face]bool{sans: true}, sans
+	}
+	if used[sans] {
+		return used, sans
+	}
+	var def *face
+	for f := range used {
+		if def == nil || f.style < def.style || f.style == def.style && f.family < def.family {
+			def = f
+		}
+	}
+	return used, def
 }
 
 func pdfCol(c plannedCol, height float64) (core.Col, error) {

@@ -51,31 +51,15 @@ func Image(t Template, d Data, dpi float64) (*image.RGBA, error) {
 	} else {
 		draw.Draw(img, img.Bounds(), image.White, image.Point{}, draw.Src)
 	}
-	faces := map[faceKey]font.Face{}
-	defer func() {
-		for _, f := range faces {
-			_ = f.Close()
-		}
-	}()
+	faces := newTextFaces(dpi)
+	defer faces.close()
 	for _, r := range p.rows {
 		for _, c := range r.cols {
 			for _, it := range c.items {
 				switch it := it.(type) {
 				case textLine:
-					x := c.x + it.x(c.width)
-					for _, run := range it.runs {
-						k := faceKey{run.face, it.size}
-						ff := faces[k]
-						if ff == nil {
-							if ff, err = opentype.NewFace(run.face.font, &opentype.FaceOptions{Size: it.size, DPI: dpi, Hinting: font.HintingNone}); err != nil {
-								return nil, err
-							}
-							faces[k] = ff
-						}
-						for _, dx := range overstrike(run.face, it.size*25.4/72) {
-							drawUnkerned(img, image.NewUniform(it.color), ff, run.text,
-								fixed.Point26_6{X: fixed.Int26_6(px(x+run.offset+dx) * 64), Y: fixed.Int26_6(px(r.y+it.baseline) * 64)})
-						}
+					if err := faces.draw(img, it.runs, it.size, it.color, px(c.x+it.x(c.width)), px(r.y+it.baseline)); err != nil {
+						return nil, err
 					}
 				case imageItem:
 					dst := image.Rect(int(px(c.x+it.x)), int(px(r.y+it.y)), int(px(c.x+it.x+it.w)), int(px(r.y+it.y+it.h)))
@@ -121,6 +105,43 @@ func drawUnkerned(dst draw.Image, src image.Image, f font.Face, text string, dot
 type faceKey struct {
 	f    *face
 	size float64
+}
+
+// textFaces are the faces one drawing sets text in, each opened once per size.
+type textFaces struct {
+	dpi float64
+	m   map[faceKey]font.Face
+}
+
+func newTextFaces(dpi float64) *textFaces {
+	return &textFaces{dpi: dpi, m: map[faceKey]font.Face{}}
+}
+
+func (t *textFaces) close() {
+	for _, f := range t.m {
+		_ = f.Close()
+	}
+}
+
+// draw draws a line's runs, set at size points, starting x pixels from the left edge with its
+// baseline y pixels from the top (the runs' offsets are in millimetres).
+func (t *textFaces) draw(img draw.Image, runs []run, size float64, c color.RGBA, x, y float64) error {
+	for _, r := range runs {
+		k := faceKey{r.face, size}
+		f := t.m[k]
+		if f == nil {
+			var err error
+			if f, err = opentype.NewFace(r.face.font, &opentype.FaceOptions{Size: size, DPI: t.dpi, Hinting: font.HintingNone}); err != nil {
+				return err
+			}
+			t.m[k] = f
+		}
+		for _, dx := range overstrike(r.face, size*25.4/72) {
+			drawUnkerned(img, image.NewUniform(c), f, r.text,
+				fixed.Point26_6{X: fixed.Int26_6((x + (r.offset+dx)*t.dpi/25.4) * 64), Y: fixed.Int26_6(y * 64)})
+		}
+	}
+	return nil
 }
 
 func drawQR(img *image.RGBA, value string, x, y, side float64) error {

@@ -134,6 +134,36 @@ func (s *Service) Preview(ctx context.Context, code, ifNoneMatch string) (Asset,
 	return a, err
 }
 
+// ShareCard answers the card that social networks show for a credential's link (1200x630 PNG):
+// a certificate's page or a badge's image, with its name and issuer, on the issuer's colour.
+func (s *Service) ShareCard(ctx context.Context, code, ifNoneMatch string) (Asset, error) {
+	c, err := s.find(ctx, code)
+	if err != nil {
+		return Asset{}, err
+	}
+	a := Asset{ContentType: "image/png", ETag: etag.Of("share", render.Version, c.version(), c.Issuer.Name, c.Issuer.Color, s.siteURL)}
+	if a.NotModified = etag.Matches(ifNoneMatch, a.ETag); a.NotModified {
+		return a, nil
+	}
+	key := "share:" + c.version() + ":" + c.Issuer.Name + ":" + c.Issuer.Color
+	a.Body, err = s.renders.get(ctx, key, func() ([]byte, error) {
+		if c.Kind == KindCertificate {
+			cert, err := s.certificates.GetWithSnapshot(ctx, c.AccountID, c.ID)
+			if err != nil {
+				return nil, err
+			}
+			return s.certificates.ShareCard(cert)
+		}
+		img, err := s.badges.BakedPNG(ctx, c.Code)
+		if err != nil {
+			return nil, err
+		}
+		return render.ShareCard(render.ShareCardInput{PicturePNG: img, Label: "Badge", Name: c.Name, Issuer: c.Issuer.Name,
+			BrandColor: c.Issuer.Color})
+	})
+	return a, err
+}
+
 // Download answers a certificate's PDF, counted as a download. With the recipient's token,
 // certificate.downloaded is written to the outbox. A revalidated copy (304) is not a download.
 func (s *Service) Download(ctx context.Context, code, token, ifNoneMatch string, v Visitor) (Asset, error) {

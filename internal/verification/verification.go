@@ -22,6 +22,7 @@ import (
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/badges"
 	"github.com/certhub/credentiald/internal/credentials"
+	"github.com/certhub/credentiald/internal/render"
 	"github.com/certhub/credentiald/internal/store"
 )
 
@@ -91,6 +92,7 @@ type CertificateSource interface {
 	GetWithSnapshot(ctx context.Context, accountID, id uuid.UUID) (store.Certificate, error)
 	PDF(c store.Certificate) ([]byte, error)
 	PNG(c store.Certificate) ([]byte, error)
+	ShareCard(c store.Certificate) ([]byte, error)
 }
 
 // Service answers public verification.
@@ -154,6 +156,9 @@ func (s *Service) ImageURL(c Credential) string {
 	}
 	return s.AssetURL(c.Code, "preview.png")
 }
+
+// ShareCardURL is the credential's share card (1200x630), what its page names as og:image.
+func (s *Service) ShareCardURL(c Credential) string { return s.AssetURL(c.Code, "share.png") }
 
 // LogoURL is the issuer's logo of the credential, when it has one.
 func (s *Service) LogoURL(c Credential) *string {
@@ -224,9 +229,7 @@ func (s *Service) fromAssertion(ctx context.Context, code string) (Credential, e
 		RecipientName: v.RecipientName, Status: Status(v.Status), IssuedAt: v.IssuedAt.UTC(),
 		ExpiresAt: utc(v.ExpiresAt), RevokedAt: utc(v.RevokedAt), RevocationReason: v.RevocationReason, ReasonCode: v.RevocationReasonCode,
 		Issuer: Issuer{Name: v.Issuer.Name, HasLogo: v.Issuer.Logo != "", Color: v.Issuer.Color}, UpdatedAt: v.IssuedAt}
-	if f := strings.Fields(v.RecipientName); len(f) > 0 {
-		c.RecipientFirstName = f[0]
-	}
+	c.RecipientFirstName = v.RecipientFirstName
 	if v.Issuer.URL != "" {
 		c.Issuer.Website = &v.Issuer.URL
 	}
@@ -243,7 +246,7 @@ func (s *Service) fromCertificate(r store.VerifiedCertificate) (Credential, erro
 	}
 	c := Credential{Kind: KindCertificate, storeKind: store.KindCertificate, ID: r.ID, AccountID: r.AccountID,
 		EventID: r.EventID, AttendeeID: r.AttendeeID, Code: r.Code, Number: r.Number, Name: r.EventName,
-		RecipientName: strings.TrimSpace(r.FirstName + " " + r.LastName), RecipientFirstName: r.FirstName,
+		RecipientName: render.FullName(r.FirstName, r.LastName), RecipientFirstName: r.FirstName,
 		IssuedAt: r.IssuedAt.UTC(), ExpiresAt: utc(r.ExpiresAt), RevokedAt: utc(r.RevokedAt),
 		RevocationReason: r.RevocationReason, ReasonCode: r.ReasonCode,
 		EventDate: utc(r.EventDate), EventLocation: r.EventLocation, UpdatedAt: r.UpdatedAt,
