@@ -21,6 +21,9 @@ fi
 if ! have node || ! have npm; then
   missing+=("Node.js and npm, for the independent verifiers in test/vc-verify (apt-get install nodejs npm)")
 fi
+if ! have promtool; then
+  missing+=("promtool, which lints the scraped /metrics (apt-get install prometheus)")
+fi
 if ! have gcc; then
   missing+=("gcc, which the race detector and sqlc need (apt-get install gcc)")
 fi

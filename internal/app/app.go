@@ -18,6 +18,7 @@ import (
 	"github.com/certhub/credentiald/internal/auth"
 	"github.com/certhub/credentiald/internal/config"
 	"github.com/certhub/credentiald/internal/devpg"
+	"github.com/certhub/credentiald/internal/metrics"
 	"github.com/certhub/credentiald/internal/store"
 )
 
@@ -125,6 +126,14 @@ func Serve(ctx context.Context, cfg config.Config, logger *slog.Logger, ready ch
 		defer stopProfiler()
 	}
 
+	if svc.Metrics != nil {
+		stopMetrics, err := serveMetrics(cfg.MetricsAddr, svc.Metrics, logger)
+		if err != nil {
+			return err
+		}
+		defer stopMetrics()
+	}
+
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return err
@@ -177,6 +186,23 @@ func HTTPServer(handler http.Handler, logger *slog.Logger, readTimeout time.Dura
 		IdleTimeout:       120 * time.Second,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
+}
+
+// serveMetrics serves the Prometheus metrics at /metrics on addr, a listener of its own like
+// the profiler's: the metrics are the operator's, outside the contract, and the API's mux never
+// carries them. It returns the function that stops it (after the API has drained, so that the
+// last scrapes see the drain).
+func serveMetrics(addr string, m *metrics.Registry, logger *slog.Logger) (func(), error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("METRICS_ADDR: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", m.Handler(logger))
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, WriteTimeout: time.Minute}
+	logger.Info("serving metrics", "addr", ln.Addr().String(), "path", "/metrics")
+	go func() { _ = srv.Serve(ln) }()
+	return func() { _ = srv.Close() }, nil
 }
 
 // serveProfiler serves net/http/pprof on addr, a listener of its own: the API's mux never

@@ -23,6 +23,7 @@ import (
 	"github.com/certhub/credentiald/internal/events"
 	"github.com/certhub/credentiald/internal/httpapi"
 	"github.com/certhub/credentiald/internal/idempotency"
+	"github.com/certhub/credentiald/internal/metrics"
 	"github.com/certhub/credentiald/internal/ratelimit"
 	"github.com/certhub/credentiald/internal/secretbox"
 	"github.com/certhub/credentiald/internal/store"
@@ -52,6 +53,8 @@ type Service struct {
 	Dispatcher  *webhooks.Dispatcher
 	// Secrets seals the secrets kept at rest (webhook signing secrets, TOTP secrets).
 	Secrets *secretbox.Box
+	// Metrics are what Serve exposes on METRICS_ADDR; nil when it is unset.
+	Metrics *metrics.Registry
 	closers []func()
 }
 
@@ -103,6 +106,11 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 		return nil, err
 	}
 
+	if cfg.MetricsAddr != "" {
+		svc.Metrics = metrics.New()
+		svc.Metrics.Register(metrics.NewPoolCollector(func() metrics.PoolStats { return metrics.PoolStats(st.PoolStats()) }))
+	}
+
 	limiter := o.Limiter
 	if limiter == nil && cfg.RedisURL != "" {
 		r, err := ratelimit.NewRedis(ctx, cfg.RedisURL)
@@ -115,6 +123,7 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 	} else if limiter == nil {
 		limiter = ratelimit.NewMemory(o.Now)
 	}
+	limiter = svc.Metrics.Limiter(limiter)
 
 	sender := o.EmailSender
 	if sender == nil && cfg.SMTPURL != "" {
@@ -126,6 +135,7 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 		sender = email.FileSender{Dir: dir}
 		logger.InfoContext(ctx, "SMTP_URL is unset: outbound email is written as .eml files", "dir", dir)
 	}
+	sender = svc.Metrics.EmailSender(sender, o.Now)
 	svc.Email = &email.Worker{Store: st, Sender: sender, Logger: logger,
 		Composer: email.Composer{From: from, Domain: cfg.SiteURL.Hostname()},
 		Prepare:  svc.Certificates.PrepareEmail, Delivered: svc.Certificates.RecordSent, Now: o.Now}
@@ -154,7 +164,7 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 	svc.Handler, err = httpapi.New(httpapi.Options{
 		Logger: logger, Readiness: st, Auth: svc.Auth, Accounts: svc.Accounts, Events: svc.Events, Attendees: svc.Attendees, Templates: svc.Templates, Certificates: svc.Certificates, Bulk: svc.Bulk, Verification: svc.Verification, Badges: svc.Badges, Webhooks: svc.Webhooks, Credentials: svc.Credentials, Analytics: analytics.New(st, o.Now), Idempotency: svc.Idempotency,
 		Limiter: limiter, TrustedProxies: cfg.TrustedProxies, SignupEnabled: cfg.SignupEnabled,
-		KickEmail: svc.Email.Kick, StrictMiddlewares: o.StrictMiddlewares,
+		KickEmail: svc.Email.Kick, StrictMiddlewares: o.StrictMiddlewares, Metrics: svc.Metrics.Requests(),
 	})
 	if err != nil {
 		svc.Close()

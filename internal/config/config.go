@@ -46,6 +46,9 @@ type Config struct {
 	// PprofAddr, when set, serves Go's profiler (net/http/pprof) on a listener of its own,
 	// never on the API's: for profiling under load, off by default.
 	PprofAddr string
+	// MetricsAddr, when set, serves the Prometheus metrics (/metrics) on a listener of its own,
+	// never on the API's: an operator's port, off by default.
+	MetricsAddr string
 }
 
 // FromEnv reads the configuration through getenv (os.Getenv in production).
@@ -60,6 +63,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 
 		JWTSigningKey: getenv("JWT_SIGNING_KEY"),
 		PprofAddr:     getenv("PPROF_ADDR"),
+		MetricsAddr:   getenv("METRICS_ADDR"),
 		GOGCSet:       getenv("GOGC") != "",
 	}
 	var err error

@@ -23,6 +23,7 @@ import (
 	"github.com/certhub/credentiald/internal/certificates"
 	"github.com/certhub/credentiald/internal/credentials"
 	"github.com/certhub/credentiald/internal/events"
+	"github.com/certhub/credentiald/internal/metrics"
 	"github.com/certhub/credentiald/internal/ratelimit"
 	"github.com/certhub/credentiald/internal/spec"
 	"github.com/certhub/credentiald/internal/templates"
@@ -66,6 +67,8 @@ type Options struct {
 	KickEmail func()
 	// StrictMiddlewares wrap every operation; tests use them to provoke failures.
 	StrictMiddlewares []api.StrictMiddlewareFunc
+	// Metrics, when set, records every request (METRICS_ADDR); nil: no metrics.
+	Metrics *metrics.HTTP
 }
 
 // Server implements the contract's operations.
@@ -114,7 +117,8 @@ func New(opts Options) (*echo.Echo, error) {
 	// Public verification takes a lighter path through the middleware (see public.go).
 	public := publicRoutesOf(ops)
 	validator := newRequestValidator(doc)
-	e.Use(requestID, sandboxSVG,
+	names := routeNamesOf(ops)
+	e.Use(countRequests(opts.Metrics, names), requestID, sandboxSVG,
 		public.unless(accessLog(logger)), public.only(newAccessSummary(logger).middleware),
 		recoverPanics, public.visitors,
 		rateLimit(opts.Limiter, opts.TrustedProxies, logger),
@@ -155,6 +159,9 @@ func New(opts Options) (*echo.Echo, error) {
 	srv := &Server{logger: logger, auth: opts.Auth, accounts: opts.Accounts, events: opts.Events, attendees: opts.Attendees, templates: opts.Templates, certificates: opts.Certificates, bulk: opts.Bulk, verification: opts.Verification, badges: opts.Badges, webhooks: opts.Webhooks, credentials: opts.Credentials, analytics: opts.Analytics, pages: pages, signupEnabled: opts.SignupEnabled, kickEmail: kick}
 	api.RegisterHandlersWithBaseURL(mountedRouter{Echo: e, mounts: mounts(doc)}, api.NewStrictHandler(srv, opts.StrictMiddlewares), apiPrefix)
 	srv.registerSite(e)
+	if err := names.cover(e.Routes()); err != nil {
+		return nil, err
+	}
 	return e, nil
 }
 

@@ -116,3 +116,27 @@ func (s *Store) Fingerprint(ctx context.Context) (string, error) {
 	}
 	return fp, nil
 }
+
+// PoolStats is what the connection pool reports of itself, for the operator's metrics.
+type PoolStats struct {
+	AcquiredConns, IdleConns, ConstructingConns, TotalConns, MaxConns int32
+
+	AcquireCount            int64
+	AcquireDuration         time.Duration
+	CanceledAcquireCount    int64
+	EmptyAcquireCount       int64
+	EmptyAcquireWaitTime    time.Duration
+	NewConnsCount           int64
+	MaxLifetimeDestroyCount int64
+	MaxIdleDestroyCount     int64
+}
+
+// PoolStats reads the connection pool's statistics now.
+func (s *Store) PoolStats() PoolStats {
+	st := s.pool.Stat()
+	return PoolStats{AcquiredConns: st.AcquiredConns(), IdleConns: st.IdleConns(), ConstructingConns: st.ConstructingConns(),
+		TotalConns: st.TotalConns(), MaxConns: st.MaxConns(), AcquireCount: st.AcquireCount(), AcquireDuration: st.AcquireDuration(),
+		CanceledAcquireCount: st.CanceledAcquireCount(), EmptyAcquireCount: st.EmptyAcquireCount(),
+		EmptyAcquireWaitTime: st.EmptyAcquireWaitTime(), NewConnsCount: st.NewConnsCount(),
+		MaxLifetimeDestroyCount: st.MaxLifetimeDestroyCount(), MaxIdleDestroyCount: st.MaxIdleDestroyCount()}
+}
