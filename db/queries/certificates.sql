@@ -200,5 +200,11 @@ UPDATE certificates SET recipient_token_hash = @token_hash WHERE id = @id;
 INSERT INTO outbox_events (id, account_id, event_type, payload, occurred_at)
 VALUES (@id, @account_id, @event_type, @payload, @occurred_at);
 
+-- InsertOutboxEvents writes several events of one account and kind in one statement (the
+-- assertions of one issuance, or of a retired badge), in the order given.
+-- name: InsertOutboxEvents :exec
+INSERT INTO outbox_events (id, account_id, event_type, payload, occurred_at)
+SELECT unnest(@ids::uuid[]), @account_id, @event_type, unnest(@payloads::jsonb[]), @occurred_at;
+
 -- name: ListOutboxEvents :many
 SELECT * FROM outbox_events WHERE account_id = @account_id ORDER BY occurred_at, id;

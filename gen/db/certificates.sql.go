@@ -457,6 +457,32 @@ func (q *Queries) InsertOutboxEvent(ctx context.Context, arg InsertOutboxEventPa
 	return err
 }
 
+const insertOutboxEvents = `-- name: InsertOutboxEvents :exec
+INSERT INTO outbox_events (id, account_id, event_type, payload, occurred_at)
+SELECT unnest($1::uuid[]), $2, $3, unnest($4::jsonb[]), $5
+`
+
+type InsertOutboxEventsParams struct {
+	Ids        []uuid.UUID
+	AccountID  uuid.UUID
+	EventType  string
+	Payloads   [][]byte
+	OccurredAt time.Time
+}
+
+// InsertOutboxEvents writes several events of one account and kind in one statement (the
+// assertions of one issuance, or of a retired badge), in the order given.
+func (q *Queries) InsertOutboxEvents(ctx context.Context, arg InsertOutboxEventsParams) error {
+	_, err := q.db.Exec(ctx, insertOutboxEvents,
+		arg.Ids,
+		arg.AccountID,
+		arg.EventType,
+		arg.Payloads,
+		arg.OccurredAt,
+	)
+	return err
+}
+
 const issueDraft = `-- name: IssueDraft :one
 UPDATE certificates SET status = 'issued', recipient_first_name = $1,
     recipient_last_name = $2, recipient_email = $3, snapshot = $4,

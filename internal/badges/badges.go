@@ -154,12 +154,7 @@ func (s *Service) Delete(ctx context.Context, accountID, id uuid.UUID) error {
 		if err := credentials.RevokeBadgeStatus(ctx, tx, id, now); err != nil {
 			return struct{}{}, err
 		}
-		for _, a := range revoked {
-			if err := outboxRevoked(ctx, tx, a); err != nil {
-				return struct{}{}, err
-			}
-		}
-		return struct{}{}, nil
+		return struct{}{}, outboxAssertions(ctx, tx, "badge.revoked", now, revoked)
 	})
 	return err
 }

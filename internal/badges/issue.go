@@ -110,9 +110,9 @@ func (s *Service) Issue(ctx context.Context, p IssueParams) ([]Issued, error) {
 		}
 		for _, a := range fresh {
 			tx.CountIssued(p.AccountID, eventOf[a.AttendeeID], store.KindBadgeAssertion, now, 1)
-			if err := outboxIssued(ctx, tx, a, now); err != nil {
-				return result{}, err
-			}
+		}
+		if err := outboxAssertions(ctx, tx, "badge.issued", now, fresh); err != nil {
+			return result{}, err
 		}
 		isNew := map[uuid.UUID]bool{}
 		for _, a := range fresh {

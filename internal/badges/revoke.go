@@ -52,27 +52,29 @@ func (s *Service) RevokeAssertion(ctx context.Context, p RevokeParams) (Assertio
 		if err := credentials.RevokeStatus(ctx, tx, r.At, a.ID); err != nil {
 			return Assertion{}, err
 		}
-		if err := outboxRevoked(ctx, tx, a); err != nil {
+		if err := outboxAssertions(ctx, tx, "badge.revoked", r.At, []store.BadgeAssertion{a}); err != nil {
 			return Assertion{}, err
 		}
 		return s.assertionView(a, b, r.At), nil
 	})
 }
 
-// outboxIssued writes the badge.issued event of a new assertion.
-func outboxIssued(ctx context.Context, tx *store.Tx, a store.BadgeAssertion, now time.Time) error {
-	data := map[string]any{"assertionId": a.ID, "badgeId": a.BadgeID, "attendeeId": a.AttendeeID,
-		"verificationCode": a.VerificationCode, "status": "active", "issuedAt": a.IssuedAt.UTC().Format(time.RFC3339)}
-	body := map[string]any{"eventType": "badge.issued", "timestamp": now.Format(time.RFC3339), "data": data}
-	return tx.Outbox(ctx, a.AccountID, "badge.issued", now, body)
-}
-
-// outboxRevoked writes the badge.revoked event of a revoked assertion.
-func outboxRevoked(ctx context.Context, tx *store.Tx, a store.BadgeAssertion) error {
-	at := a.RevokedAt.UTC()
-	data := map[string]any{"assertionId": a.ID, "badgeId": a.BadgeID, "attendeeId": a.AttendeeID,
-		"verificationCode": a.VerificationCode, "status": "revoked", "issuedAt": a.IssuedAt.UTC().Format(time.RFC3339),
-		"revokedAt": at.Format(time.RFC3339), "reason": a.RevocationReason, "reasonCode": store.Deref(a.RevocationReasonCode)}
-	body := map[string]any{"eventType": "badge.revoked", "timestamp": at.Format(time.RFC3339), "data": data}
-	return tx.Outbox(ctx, a.AccountID, "badge.revoked", at, body)
+// outboxAssertions writes one event of kind (badge.issued or badge.revoked) per assertion, at
+// at, in one statement: an issuance of 100 attendees, or a retired badge's thousands of
+// assertions, cost one round trip.
+func outboxAssertions(ctx context.Context, tx *store.Tx, kind string, at time.Time, list []store.BadgeAssertion) error {
+	if len(list) == 0 {
+		return nil
+	}
+	bodies := make([]any, len(list))
+	for i, a := range list {
+		data := map[string]any{"assertionId": a.ID, "badgeId": a.BadgeID, "attendeeId": a.AttendeeID,
+			"verificationCode": a.VerificationCode, "status": "active", "issuedAt": a.IssuedAt.UTC().Format(time.RFC3339)}
+		if a.Revoked {
+			data["status"], data["revokedAt"], data["reason"], data["reasonCode"] =
+				"revoked", a.RevokedAt.UTC().Format(time.RFC3339), a.RevocationReason, store.Deref(a.RevocationReasonCode)
+		}
+		bodies[i] = map[string]any{"eventType": kind, "timestamp": at.UTC().Format(time.RFC3339), "data": data}
+	}
+	return tx.OutboxMany(ctx, list[0].AccountID, kind, at, bodies)
 }

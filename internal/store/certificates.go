@@ -444,6 +444,22 @@ func (d queries) Outbox(ctx context.Context, accountID uuid.UUID, eventType stri
 		Payload: b, OccurredAt: at}))
 }
 
+// OutboxMany writes one event of eventType per payload, in one statement.
+func (d queries) OutboxMany(ctx context.Context, accountID uuid.UUID, eventType string, at time.Time, payloads []any) error {
+	if len(payloads) == 0 {
+		return nil
+	}
+	p := db.InsertOutboxEventsParams{AccountID: accountID, EventType: eventType, OccurredAt: at}
+	for _, v := range payloads {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		p.Ids, p.Payloads = append(p.Ids, newID()), append(p.Payloads, b)
+	}
+	return mapError(d.q.InsertOutboxEvents(ctx, p))
+}
+
 // OutboxEvents lists the account's outbox events, oldest first.
 func (d queries) OutboxEvents(ctx context.Context, accountID uuid.UUID) ([]OutboxEvent, error) {
 	rows, err := d.q.ListOutboxEvents(ctx, accountID)
