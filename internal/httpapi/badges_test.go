@@ -365,15 +365,7 @@ func TestIssuingWithSendEmailRecordsTheBadgeEmail(t *testing.T) {
 	if n, err := b.env.Service.Email.RunOnce(t.Context()); err != nil || n != 1 {
 		t.Fatalf("the worker sent %d messages: %v", n, err)
 	}
-	files, _ := filepath.Glob(filepath.Join(b.env.Config.DataDir, "outbox", "*.eml"))
-	if len(files) != 1 {
-		t.Fatalf("%d messages written", len(files))
-	}
-	raw, _ := os.ReadFile(files[0])
-	msg, err := mail.ReadMessage(bytes.NewReader(raw))
-	if err != nil {
-		t.Fatal(err)
-	}
+	msg, raw := onlyMessageSent(t, b.env)
 	text, _ := io.ReadAll(quotedprintable.NewReader(msg.Body))
 	if link := b.env.Config.SiteURL.String() + "/verify/" + issued.Data[0].VerificationCode; !strings.Contains(string(text), link) ||
 		!strings.Contains(msg.Header.Get("To"), "ada@example.org") {
@@ -509,4 +501,23 @@ func TestSimultaneousBadgeIssuancesNeverChargeTwice(t *testing.T) {
 	if used := b.creditsUsed(t); used != len(people) {
 		t.Fatalf("%d credits used for %d attendees", used, len(people))
 	}
+}
+
+// onlyMessageSent reads the one message the email worker wrote (into .eml files, SMTP_URL
+// being unset in tests), parsed and raw.
+func onlyMessageSent(t *testing.T, env *testkit.Env) (*mail.Message, []byte) {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(env.Config.DataDir, "outbox", "*.eml"))
+	if len(files) != 1 {
+		t.Fatalf("%d messages written", len(files))
+	}
+	raw, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, err := mail.ReadMessage(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return msg, raw
 }

@@ -88,16 +88,7 @@ func TestVerificationPageInABrowser(t *testing.T) {
 	acct.Client.Post("/api/v1/certificates/"+revoked.Data.ID+"/revoke", map[string]any{
 		"reason": "The certificate named the wrong workshop; a corrected one was issued.", "reasonCode": "superseded"})
 
-	alloc, cancel := chromedp.NewExecAllocator(t.Context(),
-		chromedp.ExecPath(chrome), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.Flag("hide-scrollbars", true), chromedp.UserDataDir(t.TempDir()))
-	defer cancel()
-	browserCtx, cancel := chromedp.NewContext(alloc)
-	defer cancel()
-	if err := chromedp.Do(browserCtx); err != nil {
-		t.Fatalf("starting %s: %v", chrome, err)
-	}
+	browserCtx := startBrowser(t, chrome)
 
 	viewports := []struct {
 		name          string
@@ -288,3 +279,19 @@ const sampleLogo = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 120 120
 <polygon points="60,6 107,33 107,87 60,114 13,87 13,33" fill="#1F2A44"/>
 <polygon points="60,24 91,42 91,78 60,96 29,78 29,42" fill="#C9A227"/>
 <circle cx="60" cy="60" r="14" fill="#FFFFFF"/></svg>`
+
+// startBrowser starts Chromium headless with a fresh profile for the test (stopped with it),
+// for tests that open several tabs of their own sizes in one browser.
+func startBrowser(t *testing.T, chrome string) context.Context {
+	t.Helper()
+	alloc, cancelAlloc := chromedp.NewExecAllocator(t.Context(),
+		chromedp.ExecPath(chrome), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.Flag("hide-scrollbars", true), chromedp.UserDataDir(t.TempDir()))
+	ctx, cancel := chromedp.NewContext(alloc)
+	t.Cleanup(func() { cancel(); cancelAlloc() })
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("starting %s: %v", chrome, err)
+	}
+	return ctx
+}

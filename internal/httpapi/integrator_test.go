@@ -7,8 +7,6 @@ import (
 	"image/png"
 	"net/http"
 	"net/mail"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -211,15 +209,7 @@ func TestTheAccountNameStandsInForAnUnsetIssuerName(t *testing.T) {
 	if n, err := s.env.Service.Email.RunOnce(t.Context()); err != nil || n != 1 {
 		t.Fatalf("the worker sent %d messages: %v", n, err)
 	}
-	files, _ := filepath.Glob(filepath.Join(s.env.Config.DataDir, "outbox", "*.eml"))
-	if len(files) != 1 {
-		t.Fatalf("%d messages written", len(files))
-	}
-	raw, _ := os.ReadFile(files[0])
-	msg, err := mail.ReadMessage(bytes.NewReader(raw))
-	if err != nil {
-		t.Fatal(err)
-	}
+	msg, raw := onlyMessageSent(t, s.env)
 	if from, err := mail.ParseAddress(msg.Header.Get("From")); err != nil || from.Name != name {
 		t.Fatalf("From: %q (%v)", msg.Header.Get("From"), err)
 	}

@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/chromedp"
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/internal/testkit"
@@ -195,16 +194,7 @@ func TestBadgePageInABrowser(t *testing.T) {
 	}
 	code := issueBadge(t, b)
 
-	alloc, cancel := chromedp.NewExecAllocator(t.Context(),
-		chromedp.ExecPath(chrome), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.Flag("hide-scrollbars", true), chromedp.UserDataDir(t.TempDir()))
-	defer cancel()
-	browserCtx, cancel := chromedp.NewContext(alloc)
-	defer cancel()
-	if err := chromedp.Do(browserCtx); err != nil {
-		t.Fatalf("starting %s: %v", chrome, err)
-	}
+	browserCtx := startBrowser(t, chrome)
 	for _, vp := range []struct {
 		name          string
 		width, height int64
