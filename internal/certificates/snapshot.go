@@ -104,8 +104,9 @@ func (s *Service) PNG(c store.Certificate) ([]byte, error) {
 }
 
 // ShareCard draws a certificate's share card (1200x630 PNG): its page, its event's name and its
-// issuer, on the issuer's colour, whatever the template's orientation.
-func (s *Service) ShareCard(c store.Certificate) ([]byte, error) {
+// issuer, on the issuer's colour, whatever the template's orientation, under label (what it is:
+// "Certificate", or "Revoked certificate").
+func (s *Service) ShareCard(c store.Certificate, label string) ([]byte, error) {
 	t, d, err := s.renderInput(c)
 	if err != nil {
 		return nil, err
@@ -115,7 +116,7 @@ func (s *Service) ShareCard(c store.Certificate) ([]byte, error) {
 		return nil, err
 	}
 	snap := snapshotOf(c)
-	return render.ShareCard(render.ShareCardInput{Picture: pic, Label: "Certificate", Name: snap.Event.Name,
+	return render.ShareCard(render.ShareCardInput{Picture: pic, Label: label, Name: snap.Event.Name,
 		Issuer: d.IssuerName, BrandColor: snap.Issuer.Color})
 }
 

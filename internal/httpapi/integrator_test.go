@@ -489,6 +489,17 @@ func TestEveryCredentialHasAWideShareCard(t *testing.T) {
 			t.Fatalf("%s: %dx%d (%v)", kind, cfg.Width, cfg.Height, err)
 		}
 		notModified(t, s.env.Client, "/api/v1/verify/"+code+"/share.png", res.Header.Get("ETag"))
+		if kind == "badge" { // revoked, its card is drawn again, saying so
+			var got struct{ Data []struct{ ID string } }
+			s.acct.Client.Get("/api/v1/badges/"+badge.Data.ID+"/assertions").JSON(t, &got)
+			if r := s.acct.Client.Post("/api/v1/badges/"+badge.Data.ID+"/assertions/"+got.Data[0].ID+"/revoke", nil); r.StatusCode != 200 {
+				t.Fatalf("revoke: %d %s", r.StatusCode, r.Body)
+			}
+			after := s.env.Client.Get("/api/v1/verify/" + code + "/share.png")
+			if after.StatusCode != 200 || after.Header.Get("ETag") == res.Header.Get("ETag") || bytes.Equal(after.Body, res.Body) {
+				t.Fatalf("the revoked badge's card is the valid one's: %d", after.StatusCode)
+			}
+		}
 		page := string(s.env.Client.Get("/verify/" + code).Body)
 		for _, want := range []string{`<meta property="og:image" content="` + s.env.Config.SiteURL.String() + `/api/v1/verify/` + code + `/share.png">`,
 			`<meta property="og:image:width" content="1200">`, `<meta property="og:image:height" content="630">`,

@@ -225,6 +225,9 @@ func fitCardText(fb *fallback, s string, width, hi, lo, lead float64, maxLines i
 // cutAtWord cuts s to fit width pixels at size with an ellipsis after its last whole word that
 // fits, or, for a single word (or text without spaces), after its last character that fits.
 func cutAtWord(s string, fb *fallback, size, width float64) string {
+	if fb.measure(s, size)*72/25.4 <= width {
+		return s
+	}
 	words := strings.Fields(s)
 	for n := len(words) - 1; n >= 1; n-- {
 		cut := strings.TrimRight(strings.Join(words[:n], " "), ",;:·-–—") + "…"

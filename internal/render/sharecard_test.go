@@ -313,3 +313,19 @@ func BenchmarkShareCard(b *testing.B) {
 		})
 	}
 }
+
+// A label of several words that fits is drawn whole ("REVOKED BADGE" had been cut to
+// "REVOKED…", since the cut tried fewer words before the whole); one that does not fit is cut
+// after a whole word.
+func TestShareCardLabelIsCutOnlyWhenItDoesNotFit(t *testing.T) {
+	t.Parallel()
+	fams, _ := loadFonts()
+	fb := newFallback(fams, "modern", bold, "REVOKED CERTIFICATE")
+	if got := cutAtWord("REVOKED CERTIFICATE", fb, cardLabelSize, 500); got != "REVOKED CERTIFICATE" {
+		t.Errorf("a label that fits: %q", got)
+	}
+	room := fb.measure("REVOKED…", cardLabelSize)*72/25.4 + 1
+	if got := cutAtWord("REVOKED CERTIFICATE", fb, cardLabelSize, room); got != "REVOKED…" {
+		t.Errorf("a label that does not fit: %q", got)
+	}
+}

@@ -136,29 +136,38 @@ func (s *Service) Preview(ctx context.Context, code, ifNoneMatch string) (Asset,
 
 // ShareCard answers the card that social networks show for a credential's link (1200x630 PNG):
 // a certificate's page or a badge's image, with its name and issuer, on the issuer's colour.
+// A revoked or expired credential says so above its name, so that a link shared before keeps
+// no valid look.
 func (s *Service) ShareCard(ctx context.Context, code, ifNoneMatch string) (Asset, error) {
 	c, err := s.find(ctx, code)
 	if err != nil {
 		return Asset{}, err
 	}
-	a := Asset{ContentType: "image/png", ETag: etag.Of("share", render.Version, c.version(), c.Issuer.Name, c.Issuer.Color, s.siteURL)}
+	label := map[Kind]string{KindCertificate: "Certificate", KindBadge: "Badge"}[c.Kind]
+	switch c.Status {
+	case Revoked:
+		label = "Revoked " + strings.ToLower(label)
+	case Expired:
+		label = "Expired " + strings.ToLower(label)
+	}
+	a := Asset{ContentType: "image/png", ETag: etag.Of("share", render.Version, c.version(), label, c.Issuer.Name, c.Issuer.Color, s.siteURL)}
 	if a.NotModified = etag.Matches(ifNoneMatch, a.ETag); a.NotModified {
 		return a, nil
 	}
-	key := "share:" + c.version() + ":" + c.Issuer.Name + ":" + c.Issuer.Color
+	key := "share:" + c.version() + ":" + label + ":" + c.Issuer.Name + ":" + c.Issuer.Color
 	a.Body, err = s.renders.get(ctx, key, func() ([]byte, error) {
 		if c.Kind == KindCertificate {
 			cert, err := s.certificates.GetWithSnapshot(ctx, c.AccountID, c.ID)
 			if err != nil {
 				return nil, err
 			}
-			return s.certificates.ShareCard(cert)
+			return s.certificates.ShareCard(cert, label)
 		}
 		img, err := s.badges.BakedPNG(ctx, c.Code)
 		if err != nil {
 			return nil, err
 		}
-		return render.ShareCard(render.ShareCardInput{PicturePNG: img, Label: "Badge", Name: c.Name, Issuer: c.Issuer.Name,
+		return render.ShareCard(render.ShareCardInput{PicturePNG: img, Label: label, Name: c.Name, Issuer: c.Issuer.Name,
 			BrandColor: c.Issuer.Color})
 	})
 	return a, err

@@ -92,7 +92,7 @@ type CertificateSource interface {
 	GetWithSnapshot(ctx context.Context, accountID, id uuid.UUID) (store.Certificate, error)
 	PDF(c store.Certificate) ([]byte, error)
 	PNG(c store.Certificate) ([]byte, error)
-	ShareCard(c store.Certificate) ([]byte, error)
+	ShareCard(c store.Certificate, label string) ([]byte, error)
 }
 
 // Service answers public verification.
