@@ -61,15 +61,16 @@ func TestMetricsFollowRealTraffic(t *testing.T) {
 	if res := env.Client.Get("/healthz"); res.StatusCode != http.StatusOK {
 		t.Fatalf("healthz: %d", res.StatusCode)
 	}
-	// The verification limit takes 30 a minute from one address: the 31st is refused.
-	limited := 0
-	for range 31 {
+	// The verification limit takes 30 a minute from one address: lookups until the first 429
+	// (the 31st, or a little later on a loaded machine, where the bucket refills one every 2 s).
+	looked := 0
+	for ; looked < 60; looked++ {
 		if env.Client.Get("/api/v1/verify/NO-SUCH-CODE").StatusCode == http.StatusTooManyRequests {
-			limited++
+			break
 		}
 	}
-	if limited != 1 {
-		t.Fatalf("%d answers 429 of 31 verifications, want 1", limited)
+	if looked < 30 || looked == 60 {
+		t.Fatalf("the first 429 came after %d verifications, want 30 or a few more", looked)
 	}
 
 	// The email worker sends the certificate's message after the request; wait for it.
@@ -134,7 +135,7 @@ func TestMetricsFollowRealTraffic(t *testing.T) {
 		{"credentiald_http_requests_total", []string{"operation", "unknown", "code", "404"}, 1},
 		{"credentiald_http_requests_total", []string{"operation", "listEvents", "code", "401"}, 1},
 		{"credentiald_http_requests_total", []string{"operation", "healthz", "code", "200"}, 1},
-		{"credentiald_http_requests_total", []string{"operation", "verifyCredential", "code", "404"}, 30},
+		{"credentiald_http_requests_total", []string{"operation", "verifyCredential", "code", "404"}, float64(looked)},
 		{"credentiald_http_requests_total", []string{"operation", "verifyCredential", "code", "429"}, 1},
 		{"credentiald_http_rate_limited_total", []string{"operation", "verifyCredential"}, 1},
 		{"credentiald_rate_limit_refusals_total", []string{"limit", "verify"}, 1},
