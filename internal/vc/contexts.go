@@ -18,6 +18,15 @@ const (
 	ContextMultikeyV1    = "https://w3id.org/security/multikey/v1"
 )
 
+// The contexts a holder's DID authentication may use besides those above: the VC Data Model
+// 1.1 context and the Ed25519Signature2020 suite's, which the Learner Credential Wallet writes
+// (see presentation.go). They load only where presentations are verified, never where this
+// service signs.
+const (
+	ContextCredentialsV1        = "https://www.w3.org/2018/credentials/v1"
+	ContextEd25519Signature2020 = "https://w3id.org/security/suites/ed25519-2020/v1"
+)
+
 //go:embed contexts/*.json contexts/*.jsonld
 var contextFiles embed.FS
 
@@ -29,11 +38,23 @@ var contextFileNames = map[string]string{
 	ContextMultikeyV1:    "contexts/multikey-v1.jsonld",
 }
 
+// presentationContextFileNames are the contexts a DID authentication presentation may use.
+var presentationContextFileNames = map[string]string{
+	ContextCredentialsV1:        "contexts/credentials-v1.jsonld",
+	ContextEd25519Signature2020: "contexts/ed25519-signature-2020-v1.jsonld",
+	ContextCredentialsV2:        "contexts/credentials-v2.jsonld",
+}
+
 // Contexts returns the shipped bytes of every context, by URL: what a verifier (or the HTTP
 // layer, if it ever serves them) needs to process our documents offline.
-func Contexts() map[string][]byte {
-	out := make(map[string][]byte, len(contextFileNames))
-	for url, name := range contextFileNames {
+func Contexts() map[string][]byte { return readContexts(contextFileNames) }
+
+// PresentationContexts returns the bytes of the contexts a DID authentication may use, by URL.
+func PresentationContexts() map[string][]byte { return readContexts(presentationContextFileNames) }
+
+func readContexts(names map[string]string) map[string][]byte {
+	out := make(map[string][]byte, len(names))
+	for url, name := range names {
 		b, err := contextFiles.ReadFile(name)
 		if err != nil {
 			panic(err) // embedded at build time: cannot happen
@@ -65,9 +86,11 @@ type DocumentLoader struct {
 var _ ld.DocumentLoader = (*DocumentLoader)(nil)
 
 // NewDocumentLoader parses the shipped contexts once.
-func NewDocumentLoader() *DocumentLoader {
-	l := &DocumentLoader{docs: make(map[string]*ld.RemoteDocument, len(contextFileNames))}
-	for url, b := range Contexts() {
+func NewDocumentLoader() *DocumentLoader { return newDocumentLoader(Contexts()) }
+
+func newDocumentLoader(contexts map[string][]byte) *DocumentLoader {
+	l := &DocumentLoader{docs: make(map[string]*ld.RemoteDocument, len(contexts))}
+	for url, b := range contexts {
 		var doc any
 		if err := json.Unmarshal(b, &doc); err != nil {
 			panic(fmt.Sprintf("vc: shipped context %s is not JSON: %v", url, err))

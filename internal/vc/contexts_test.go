@@ -55,3 +55,22 @@ func TestDocumentLoaderRefusesEveryOtherURL(t *testing.T) {
 		t.Fatalf("unknown context: %v", err)
 	}
 }
+
+func TestPresentationContextsArePinned(t *testing.T) {
+	t.Parallel()
+	pins := map[string]string{
+		ContextCredentialsV1:        "00d7dd6d3ad8b920e3e550dd3a3d9090bffcac84cdbf943da6924b3e0a5c8bb8",
+		ContextEd25519Signature2020: "b9e1ab971fd8bf2c7553e0c4a9438e0b9450afde1ea1ca5b2492368b9f549588",
+		ContextCredentialsV2:        "8a9f494a89ecc51db093e90e84713e07e84d6d9204364a9b3c7868b21751236f",
+	}
+	got := PresentationContexts()
+	if len(got) != len(pins) {
+		t.Fatalf("%d presentation contexts, %d pinned", len(got), len(pins))
+	}
+	for url, want := range pins {
+		sum := sha256.Sum256(got[url])
+		if h := hex.EncodeToString(sum[:]); h != want {
+			t.Errorf("%s: sha256 %s, pinned %s", url, h, want)
+		}
+	}
+}

@@ -25,11 +25,14 @@ const (
 type Proof struct {
 	Context            any    `json:"@context,omitempty"`
 	Type               string `json:"type"`
-	Cryptosuite        string `json:"cryptosuite"`
+	Cryptosuite        string `json:"cryptosuite,omitempty"` // none in an Ed25519Signature2020 proof
 	Created            string `json:"created,omitempty"`
 	VerificationMethod string `json:"verificationMethod"`
 	ProofPurpose       string `json:"proofPurpose"`
-	ProofValue         string `json:"proofValue,omitempty"`
+	// Challenge and Domain bind a holder's authentication proof to one request of one site.
+	Challenge  string `json:"challenge,omitempty"`
+	Domain     string `json:"domain,omitempty"`
+	ProofValue string `json:"proofValue,omitempty"`
 }
 
 // Signer signs with one issuer key. VerificationMethod (the DID, "#" and the key's multibase)
