@@ -32,6 +32,8 @@ type AnalyticsDaily struct {
 	Issued int32
 	// Of the credentials issued on this day, those verified at least once so far.
 	IssuedVerified int32
+	// Credentials claimed into a wallet on this day.
+	Claims int32
 }
 
 type ApiKey struct {
@@ -342,6 +344,31 @@ type VerificationCode struct {
 	Code      string
 	Kind      string
 	CreatedAt time.Time
+}
+
+// Offers of a credential to its recipient's wallet: claimable once, by either protocol, until expires_at.
+type WalletOffer struct {
+	ID               uuid.UUID
+	AccountID        uuid.UUID
+	CertificateID    *uuid.UUID
+	BadgeAssertionID *uuid.UUID
+	TokenHash        []byte
+	TokenSealed      []byte
+	ExpiresAt        time.Time
+	ClaimedAt        *time.Time
+	Holder           *string
+	Protocol         *string
+	CreatedAt        time.Time
+}
+
+// Single-use secrets of wallet claims (challenges, pre-authorized codes, access tokens, nonces), by SHA-256.
+type WalletSecret struct {
+	Hash      []byte
+	Kind      string
+	AccountID uuid.UUID
+	OfferID   *uuid.UUID
+	ExpiresAt time.Time
+	UsedAt    *time.Time
 }
 
 type WebhookDelivery struct {

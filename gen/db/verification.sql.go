@@ -204,7 +204,7 @@ func (q *Queries) MarkCertificateViewed(ctx context.Context, arg MarkCertificate
 }
 
 const verificationActivity = `-- name: VerificationActivity :many
-SELECT account_id, day, event_id, credential_kind, views, verifications, downloads, shares, issued, issued_verified FROM analytics_daily WHERE account_id = $1 ORDER BY day, event_id, credential_kind
+SELECT account_id, day, event_id, credential_kind, views, verifications, downloads, shares, issued, issued_verified, claims FROM analytics_daily WHERE account_id = $1 ORDER BY day, event_id, credential_kind
 `
 
 func (q *Queries) VerificationActivity(ctx context.Context, accountID uuid.UUID) ([]AnalyticsDaily, error) {
@@ -227,6 +227,7 @@ func (q *Queries) VerificationActivity(ctx context.Context, accountID uuid.UUID)
 			&i.Shares,
 			&i.Issued,
 			&i.IssuedVerified,
+			&i.Claims,
 		); err != nil {
 			return nil, err
 		}

@@ -34,6 +34,8 @@ const (
 	RateLimited           Code = "RATE_LIMITED"
 	Internal              Code = "INTERNAL"
 	NotImplemented        Code = "NOT_IMPLEMENTED"
+	// OfferGone: a wallet offer that was claimed, expired, or whose credential was revoked.
+	OfferGone Code = "OFFER_GONE"
 )
 
 var statuses = map[Code]int{
@@ -57,6 +59,7 @@ var statuses = map[Code]int{
 	RateLimited:           http.StatusTooManyRequests,
 	Internal:              http.StatusInternalServerError,
 	NotImplemented:        http.StatusNotImplemented,
+	OfferGone:             http.StatusGone,
 }
 
 // Status is the HTTP status of a code; an unknown code is an internal error.

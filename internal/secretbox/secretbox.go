@@ -13,6 +13,7 @@ import (
 	"bytes"
 	"crypto/aes"
 	"crypto/cipher"
+	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"errors"
@@ -32,6 +33,8 @@ var ErrOpen = errors.New("secretbox: cannot open the value (unknown key, altered
 type Box struct {
 	current [4]byte
 	aeads   map[[4]byte]cipher.AEAD
+	// hashKeys are the keys of KeyedHashes, derived from each key, the current first.
+	hashKeys [][]byte
 }
 
 // New returns a box that seals under key and also opens values sealed under previous keys.
@@ -54,6 +57,10 @@ func New(key []byte, previous ...[]byte) (*Box, error) {
 			b.current = id
 		}
 		b.aeads[id] = aead
+		// A key of its own for hashing, so that no hash is ever computed under the AES key.
+		derive := hmac.New(sha256.New, k)
+		derive.Write([]byte("credentiald secretbox keyed hash v1"))
+		b.hashKeys = append(b.hashKeys, derive.Sum(nil))
 	}
 	return b, nil
 }
@@ -99,4 +106,29 @@ func (b *Box) Open(sealed, associated []byte) ([]byte, error) {
 // those that are not).
 func (b *Box) Current(sealed []byte) bool {
 	return len(sealed) >= 5 && sealed[0] == version && bytes.Equal(sealed[1:5], b.current[:])
+}
+
+// KeyedHash is the HMAC-SHA256 of value for purpose under the current key: how a secret that
+// must also be kept sealed (a wallet offer's token) is found without a plain digest that anyone
+// holding the table could test guesses against.
+func (b *Box) KeyedHash(value []byte, purpose string) []byte {
+	return keyedHash(b.hashKeys[0], value, purpose)
+}
+
+// KeyedHashes is KeyedHash under every key the box holds, the current first: a value hashed
+// before a rotation is still found.
+func (b *Box) KeyedHashes(value []byte, purpose string) [][]byte {
+	out := make([][]byte, len(b.hashKeys))
+	for i, k := range b.hashKeys {
+		out[i] = keyedHash(k, value, purpose)
+	}
+	return out
+}
+
+func keyedHash(key, value []byte, purpose string) []byte {
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte(purpose))
+	m.Write([]byte{0})
+	m.Write(value)
+	return m.Sum(nil)
 }

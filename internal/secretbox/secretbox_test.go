@@ -67,3 +67,24 @@ func TestSealedSecretsOpenOnlyWhereTheyBelong(t *testing.T) {
 		t.Fatal("a 16-byte key was accepted")
 	}
 }
+
+func TestKeyedHashesFindAValueAcrossARotation(t *testing.T) {
+	k1, k2 := key(t), key(t)
+	old, _ := New(k1)
+	rotated, _ := New(k2, k1)
+	h := old.KeyedHash([]byte("token"), "wallet offer")
+	if bytes.Equal(h, old.KeyedHash([]byte("token"), "other purpose")) {
+		t.Fatal("one hash for two purposes")
+	}
+	if bytes.Equal(h, old.KeyedHash([]byte("tokeN"), "wallet offer")) {
+		t.Fatal("one hash for two values")
+	}
+	hs := rotated.KeyedHashes([]byte("token"), "wallet offer")
+	if len(hs) != 2 || !bytes.Equal(hs[1], h) || bytes.Equal(hs[0], h) || !bytes.Equal(hs[0], rotated.KeyedHash([]byte("token"), "wallet offer")) {
+		t.Fatal("after a rotation, the hashes are not the new key's then the old key's")
+	}
+	other, _ := New(key(t))
+	if bytes.Equal(other.KeyedHash([]byte("token"), "wallet offer"), h) {
+		t.Fatal("another key gives the same hash: it is not keyed")
+	}
+}

@@ -1,0 +1,267 @@
+package wallet
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/credentials"
+	"github.com/certhub/credentiald/internal/secretbox"
+	"github.com/certhub/credentiald/internal/store"
+)
+
+// The lifetimes of an offer and of the single-use secrets of a claim.
+const (
+	OfferValidity = 30 * 24 * time.Hour
+	// ChallengeValidity bounds a VC API exchange between its two requests, and
+	// CodeValidity an OpenID4VCI pre-authorized code and access token, NonceValidity a c_nonce:
+	// a wallet goes through them in seconds.
+	ChallengeValidity = 10 * time.Minute
+	CodeValidity      = 10 * time.Minute
+	NonceValidity     = 5 * time.Minute
+)
+
+// The protocols a claim is made over, as claims and events name them.
+const (
+	ProtocolVCAPI   = "vcapi"
+	ProtocolOID4VCI = "oid4vci"
+)
+
+// tokenPurpose separates the keyed hashes of offer tokens from any other.
+const tokenPurpose = "wallet offer token"
+
+// Service creates offers and runs claims.
+type Service struct {
+	store   *store.Store
+	box     *secretbox.Box
+	creds   *credentials.Service
+	siteURL string
+	now     func() time.Time
+}
+
+// New returns the service. siteURL roots every link and names the issuers.
+func New(st *store.Store, box *secretbox.Box, creds *credentials.Service, siteURL string, now func() time.Time) *Service {
+	if now == nil {
+		now = time.Now
+	}
+	return &Service{store: st, box: box, creds: creds, siteURL: strings.TrimSuffix(siteURL, "/"), now: now}
+}
+
+// Credential names what an offer is of: a certificate, or a badge assertion (with its badge).
+type Credential struct {
+	AccountID     uuid.UUID
+	CertificateID *uuid.UUID
+	BadgeID       uuid.UUID // with AssertionID
+	AssertionID   *uuid.UUID
+}
+
+func (c Credential) kind() string {
+	if c.CertificateID != nil {
+		return store.KindCertificate
+	}
+	return store.KindBadgeAssertion
+}
+
+// Offer is an offer as the API shows it: its links carry its token.
+type Offer struct {
+	store.WalletOffer
+	InteractionURL, CredentialOfferURI, WalletURL, LCWRequestURL string
+}
+
+// Create makes an offer of an issued credential that is neither revoked nor expired.
+func (s *Service) Create(ctx context.Context, c Credential) (Offer, error) {
+	cred, err := s.find(ctx, c)
+	if err != nil {
+		return Offer{}, err
+	}
+	now := s.now().UTC()
+	switch {
+	case !cred.Issued:
+		return Offer{}, apperr.New(apperr.Conflict, "A draft is not issued; issue it before offering it to a wallet.")
+	case cred.Revoked:
+		return Offer{}, apperr.New(apperr.Conflict, "A revoked credential cannot be offered to a wallet.")
+	case cred.ExpiresAt != nil && !now.Before(*cred.ExpiresAt):
+		return Offer{}, apperr.New(apperr.Conflict, "An expired credential cannot be offered to a wallet.")
+	}
+	token, err := randomToken()
+	if err != nil {
+		return Offer{}, err
+	}
+	o := store.NewWalletOffer{WalletOffer: store.WalletOffer{ID: uuid.Must(uuid.NewV7()), AccountID: c.AccountID,
+		CertificateID: c.CertificateID, BadgeAssertionID: c.AssertionID, ExpiresAt: now.Add(OfferValidity), CreatedAt: now},
+		TokenHash: s.box.KeyedHash([]byte(token), tokenPurpose)}
+	if o.TokenSealed, err = s.box.Seal([]byte(token), sealedFor(o.ID)); err != nil {
+		return Offer{}, err
+	}
+	stored, err := s.store.InsertWalletOffer(ctx, o)
+	if err != nil {
+		return Offer{}, err
+	}
+	return s.view(stored, token), nil
+}
+
+// List returns a page of a credential's offers, newest first, and their total.
+func (s *Service) List(ctx context.Context, c Credential, p store.Page) ([]Offer, int, error) {
+	if _, err := s.find(ctx, c); err != nil {
+		return nil, 0, err
+	}
+	list, total, err := s.store.ListWalletOffers(ctx, c.AccountID, c.CertificateID, c.AssertionID, p)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]Offer, len(list))
+	for i, o := range list {
+		token, err := s.box.Open(o.TokenSealed, sealedFor(o.ID))
+		if err != nil {
+			return nil, 0, fmt.Errorf("wallet: opening the token of offer %s: %w", o.ID, err)
+		}
+		out[i] = s.view(o, string(token))
+	}
+	return out, total, nil
+}
+
+func (s *Service) find(ctx context.Context, c Credential) (store.WalletCredential, error) {
+	if c.CertificateID != nil {
+		cred, err := s.store.FindWalletCertificate(ctx, c.AccountID, *c.CertificateID)
+		return cred, apperr.When(err, store.ErrNotFound, apperr.NoSuch("certificate"))
+	}
+	cred, err := s.store.FindWalletAssertion(ctx, c.AccountID, c.BadgeID, *c.AssertionID)
+	return cred, apperr.When(err, store.ErrNotFound, apperr.NoSuch("badge assertion"))
+}
+
+func sealedFor(offerID uuid.UUID) []byte { return []byte("wallet-offer:" + offerID.String()) }
+
+// view adds an offer's links.
+func (s *Service) view(o store.WalletOffer, token string) Offer {
+	v := Offer{WalletOffer: o, InteractionURL: s.InteractionURL(token), CredentialOfferURI: s.offerURI(o.AccountID, token)}
+	v.WalletURL = "openid-credential-offer://?credential_offer_uri=" + url.QueryEscape(v.CredentialOfferURI)
+	request, _ := json.Marshal(map[string]any{"protocols": map[string]string{"vcapi": s.ExchangeURL(token)}})
+	v.LCWRequestURL = "https://lcw.app/request?request=" + url.QueryEscape(string(request))
+	return v
+}
+
+// InteractionURL is where a person (an HTML page with a QR code) or a wallet (the protocols,
+// as JSON) starts a claim.
+func (s *Service) InteractionURL(token string) string {
+	return s.siteURL + "/interactions/" + token + "?iuv=1"
+}
+
+// ExchangeURL is the VC API exchange of an offer.
+func (s *Service) ExchangeURL(token string) string { return s.siteURL + "/exchanges/" + token }
+
+// IssuerID is the OpenID4VCI credential issuer identifier of an account.
+func (s *Service) IssuerID(accountID uuid.UUID) string {
+	return s.siteURL + "/issuers/" + accountID.String()
+}
+
+func (s *Service) offerURI(accountID uuid.UUID, token string) string {
+	return s.IssuerID(accountID) + "/offers/" + token
+}
+
+// Protocols is what the interaction URL answers a wallet: where each protocol starts.
+func (s *Service) Protocols(ctx context.Context, token string) (map[string]string, error) {
+	o, err := s.live(ctx, token)
+	if err != nil {
+		return nil, err
+	}
+	v := s.view(o.WalletOffer, token)
+	return map[string]string{"vcapi": s.ExchangeURL(token), "OID4VCI": v.WalletURL}, nil
+}
+
+// live finds the offer of a token that can still be claimed: 404 for no such offer, 410
+// OFFER_GONE for one claimed, expired, or whose credential was revoked or expired.
+func (s *Service) live(ctx context.Context, token string) (store.WalletOfferFound, error) {
+	if !plausibleToken(token) {
+		return store.WalletOfferFound{}, apperr.NoSuch("wallet offer")
+	}
+	o, err := s.store.FindWalletOffer(ctx, s.box.KeyedHashes([]byte(token), tokenPurpose))
+	if err != nil {
+		return o, apperr.When(err, store.ErrNotFound, apperr.NoSuch("wallet offer"))
+	}
+	return o, s.stillLive(o)
+}
+
+// stillLive is OFFER_GONE for an offer claimed or expired, or whose credential was revoked or
+// expired.
+func (s *Service) stillLive(o store.WalletOfferFound) error {
+	now := s.now()
+	switch {
+	case o.ClaimedAt != nil:
+		return apperr.New(apperr.OfferGone, "This offer was claimed already; ask the issuer for a new one.")
+	case !now.Before(o.ExpiresAt):
+		return apperr.New(apperr.OfferGone, "This offer expired; ask the issuer for a new one.")
+	case o.CredentialRevoked:
+		return apperr.New(apperr.OfferGone, "The credential was revoked; it can no longer be claimed.")
+	case o.CredentialExpiresAt != nil && !now.Before(*o.CredentialExpiresAt):
+		return apperr.New(apperr.OfferGone, "The credential expired; it can no longer be claimed.")
+	}
+	return nil
+}
+
+// Page is what the interaction page shows of an offer: the links a person follows, and why it
+// cannot be claimed when it cannot.
+type Page struct {
+	Offer
+	// Gone, when set, says why the offer can no longer be claimed.
+	Gone string
+}
+
+// Interaction returns the interaction page of an offer, also when it is gone (the page says
+// so); 404 for no such offer.
+func (s *Service) Interaction(ctx context.Context, token string) (Page, error) {
+	o, err := s.live(ctx, token)
+	if e, ok := apperr.As(err); ok && e.Code == apperr.OfferGone {
+		return Page{Offer: s.view(o.WalletOffer, token), Gone: e.Message}, nil
+	} else if err != nil {
+		return Page{}, err
+	}
+	return Page{Offer: s.view(o.WalletOffer, token)}, nil
+}
+
+// tokenBytes is the size of every token and secret: 256 random bits.
+const tokenBytes = 32
+
+func randomToken() (string, error) {
+	var b [tokenBytes]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	return base64.RawURLEncoding.EncodeToString(b[:]), nil
+}
+
+// plausibleToken refuses, before any lookup, what no token of ours can be.
+func plausibleToken(t string) bool {
+	b, err := base64.RawURLEncoding.DecodeString(t)
+	return err == nil && len(b) == tokenBytes
+}
+
+// digest is how a single-use secret is stored: its 256 random bits need no key.
+func digest(secret string) []byte {
+	h := sha256.Sum256([]byte(secret))
+	return h[:]
+}
+
+// newSecret makes and stores a single-use secret of kind for an offer (or, for a nonce, for
+// the account's issuer).
+func (s *Service) newSecret(ctx context.Context, kind string, accountID uuid.UUID, offerID *uuid.UUID, ttl time.Duration) (string, error) {
+	secret, err := randomToken()
+	if err != nil {
+		return "", err
+	}
+	err = s.store.InsertWalletSecret(ctx, store.WalletSecret{Hash: digest(secret), Kind: kind, AccountID: accountID,
+		OfferID: offerID, ExpiresAt: s.now().Add(ttl)})
+	return secret, err
+}
+
+// errSecret says a single-use secret was unknown, used, expired, or another offer's.
+var errSecret = errors.New("wallet: no such live secret")
