@@ -23,6 +23,7 @@ import (
 	"github.com/certhub/credentiald/internal/certificates"
 	"github.com/certhub/credentiald/internal/credentials"
 	"github.com/certhub/credentiald/internal/events"
+	"github.com/certhub/credentiald/internal/httperr"
 	"github.com/certhub/credentiald/internal/metrics"
 	"github.com/certhub/credentiald/internal/ratelimit"
 	"github.com/certhub/credentiald/internal/spec"
@@ -113,7 +114,7 @@ func New(opts Options) (*echo.Echo, error) {
 	logger := opts.Logger
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	e.HTTPErrorHandler = pageErrors(errorHandler(logger), pages, logger)
+	e.HTTPErrorHandler = pageErrors(httperr.Handler(logger), pages, logger)
 	// Public verification takes a lighter path through the middleware (see public.go).
 	public := publicRoutesOf(ops)
 	validator := newRequestValidator(doc)
