@@ -158,7 +158,12 @@ func New(opts Options) (*echo.Echo, error) {
 		kick = func() {}
 	}
 	srv := &Server{logger: logger, auth: opts.Auth, accounts: opts.Accounts, events: opts.Events, attendees: opts.Attendees, templates: opts.Templates, certificates: opts.Certificates, bulk: opts.Bulk, verification: opts.Verification, badges: opts.Badges, webhooks: opts.Webhooks, credentials: opts.Credentials, analytics: opts.Analytics, pages: pages, signupEnabled: opts.SignupEnabled, kickEmail: kick}
-	api.RegisterHandlersWithBaseURL(mountedRouter{Echo: e, mounts: mounts(doc)}, api.NewStrictHandler(srv, opts.StrictMiddlewares), apiPrefix)
+	fields, err := fieldLocationsOf(doc)
+	if err != nil {
+		return nil, err
+	}
+	strict := append([]api.StrictMiddlewareFunc{fields.middleware}, opts.StrictMiddlewares...)
+	api.RegisterHandlersWithBaseURL(mountedRouter{Echo: e, mounts: mounts(doc)}, api.NewStrictHandler(srv, strict), apiPrefix)
 	srv.registerSite(e)
 	if err := names.cover(e.Routes()); err != nil {
 		return nil, err
