@@ -50,19 +50,19 @@ func (s *Service) PutBranding(ctx context.Context, accountID uuid.UUID, b store.
 	trim(&b.EmailFromName)
 	trim(&b.Website)
 	trim(&b.PublicEmail)
-	for field, v := range map[string]*string{"body.issuerName": b.IssuerName, "body.emailFromName": b.EmailFromName} {
+	for field, v := range map[string]*string{"issuerName": b.IssuerName, "emailFromName": b.EmailFromName} {
 		if v != nil && hasControl(*v) {
 			details = append(details, apperr.Detail{Field: field, Message: "must not contain control characters"})
 		}
 	}
 	if b.Website != nil {
 		if u, err := url.Parse(*b.Website); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			details = append(details, apperr.Detail{Field: "body.website", Message: "must be an absolute http(s) URL"})
+			details = append(details, apperr.Detail{Field: "website", Message: "must be an absolute http(s) URL"})
 		}
 	}
 	if b.Logo != nil {
 		if msg := CheckImageDataURI(*b.Logo); msg != "" {
-			details = append(details, apperr.Detail{Field: "body.logo", Message: msg})
+			details = append(details, apperr.Detail{Field: "logo", Message: msg})
 		}
 	}
 	var sd []apperr.Detail
@@ -80,12 +80,12 @@ func (s *Service) PutBranding(ctx context.Context, accountID uuid.UUID, b store.
 func checkSignatories(in []store.Signatory) ([]store.Signatory, []apperr.Detail) {
 	var details []apperr.Detail
 	if len(in) > MaxSignatories {
-		return in, []apperr.Detail{{Field: "body.signatories", Message: fmt.Sprintf(
+		return in, []apperr.Detail{{Field: "signatories", Message: fmt.Sprintf(
 			"holds %d signatories; a certificate shows at most %d: keep the first two", len(in), MaxSignatories)}}
 	}
 	out := make([]store.Signatory, 0, len(in))
 	for i, sg := range in {
-		field := func(name string) string { return fmt.Sprintf("body.signatories[%d].%s", i, name) }
+		field := func(name string) string { return fmt.Sprintf("signatories[%d].%s", i, name) }
 		sg.Name, sg.Title = strings.TrimSpace(sg.Name), strings.TrimSpace(sg.Title)
 		for name, v := range map[string]string{"name": sg.Name, "title": sg.Title} {
 			if err := spec.CheckSingleLine(v); err != nil {

@@ -48,11 +48,11 @@ func PeriodOf(from, to *time.Time, now time.Time) (Period, error) {
 	}
 	switch {
 	case p.From.After(p.To) && to == nil:
-		return Period{}, apperr.Invalid("query.from", fmt.Sprintf("must not be after today (%s, UTC) when `to` is not given", p.To.Format(time.DateOnly)))
+		return Period{}, apperr.Invalid("from", fmt.Sprintf("must not be after today (%s, UTC) when `to` is not given", p.To.Format(time.DateOnly)))
 	case p.From.After(p.To):
-		return Period{}, apperr.Invalid("query.to", fmt.Sprintf("must not be before `from` (%s)", p.From.Format(time.DateOnly)))
+		return Period{}, apperr.Invalid("to", fmt.Sprintf("must not be before `from` (%s)", p.From.Format(time.DateOnly)))
 	case p.Days() > MaxDays:
-		return Period{}, apperr.Invalid("query.from", fmt.Sprintf("the period may cover at most %d days; with `to` %s, `from` may be %s at the earliest",
+		return Period{}, apperr.Invalid("from", fmt.Sprintf("the period may cover at most %d days; with `to` %s, `from` may be %s at the earliest",
 			MaxDays, p.To.Format(time.DateOnly), p.To.AddDate(0, 0, -(MaxDays-1)).Format(time.DateOnly)))
 	}
 	return p, nil
@@ -132,7 +132,7 @@ func (s *Service) Event(ctx context.Context, accountID, eventID uuid.UUID, from,
 		return nil, err
 	}
 	if _, err := s.store.FindEvent(ctx, accountID, eventID); err != nil {
-		return nil, apperr.When(err, store.ErrNotFound, events.Missing("path.eventId"))
+		return nil, apperr.When(err, store.ErrNotFound, events.Missing())
 	}
 	rows, err := s.store.EventAnalyticsDays(ctx, accountID, eventID, p.From, p.To)
 	if err != nil {

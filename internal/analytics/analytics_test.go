@@ -37,10 +37,10 @@ func TestPeriodDefaultsAndLimits(t *testing.T) {
 		"one day":                                          {day("2026-11-23"), day("2026-11-23"), "2026-11-23", "2026-11-23", 1, ""},
 		"a leap year, 366 days":                            {day("2024-01-01"), day("2024-12-31"), "2024-01-01", "2024-12-31", 366, ""},
 		"days to come are allowed":                         {day("2026-12-01"), day("2026-12-31"), "2026-12-01", "2026-12-31", 31, ""},
-		"367 days":                                         {day("2024-01-01"), day("2025-01-01"), "", "", 0, "query.from"},
-		"to before from":                                   {day("2026-11-10"), day("2026-11-09"), "", "", 0, "query.to"},
-		"from after today, to not given":                   {day("2026-11-24"), nil, "", "", 0, "query.from"},
-		"the widest dates":                                 {day("0001-01-01"), day("9999-12-31"), "", "", 0, "query.from"},
+		"367 days":                                         {day("2024-01-01"), day("2025-01-01"), "", "", 0, "from"},
+		"to before from":                                   {day("2026-11-10"), day("2026-11-09"), "", "", 0, "to"},
+		"from after today, to not given":                   {day("2026-11-24"), nil, "", "", 0, "from"},
+		"the widest dates":                                 {day("0001-01-01"), day("9999-12-31"), "", "", 0, "from"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			p, err := analytics.PeriodOf(c.from, c.to, now)

@@ -1,11 +1,11 @@
 // Package apperr defines the one application error type. Its codes are the contract's
-// `error.code` values; the HTTP edge maps each code to a status in one table.
+// `error.code` values; the HTTP edge (internal/httperr) maps each code to a status in one
+// table, so nothing here speaks HTTP.
 package apperr
 
 import (
 	"errors"
 	"fmt"
-	"net/http"
 	"time"
 )
 
@@ -37,38 +37,6 @@ const (
 	// OfferGone: a wallet offer that was claimed, expired, or whose credential was revoked.
 	OfferGone Code = "OFFER_GONE"
 )
-
-var statuses = map[Code]int{
-	ValidationError:       http.StatusBadRequest,
-	InvalidAPIKey:         http.StatusUnauthorized,
-	InvalidCredentials:    http.StatusUnauthorized,
-	TwoFactorRequired:     http.StatusUnauthorized,
-	CreditLimit:           http.StatusPaymentRequired,
-	InsufficientScope:     http.StatusForbidden,
-	APIKeyNotAllowed:      http.StatusForbidden,
-	NotFound:              http.StatusNotFound,
-	MethodNotAllowed:      http.StatusMethodNotAllowed,
-	AlreadyIssued:         http.StatusConflict,
-	IdempotencyInProgress: http.StatusConflict,
-	Conflict:              http.StatusConflict,
-	AttendeeHasCerts:      http.StatusConflict,
-	AttendeeHasBadges:     http.StatusConflict,
-	RequestTimeout:        http.StatusRequestTimeout,
-	PayloadTooLarge:       http.StatusRequestEntityTooLarge,
-	IdempotencyKeyReused:  http.StatusUnprocessableEntity,
-	RateLimited:           http.StatusTooManyRequests,
-	Internal:              http.StatusInternalServerError,
-	NotImplemented:        http.StatusNotImplemented,
-	OfferGone:             http.StatusGone,
-}
-
-// Status is the HTTP status of a code; an unknown code is an internal error.
-func (c Code) Status() int {
-	if s, ok := statuses[c]; ok {
-		return s
-	}
-	return http.StatusInternalServerError
-}
 
 // Detail names one input at fault, as `error.details[]` does.
 type Detail struct {

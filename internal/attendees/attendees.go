@@ -42,17 +42,17 @@ func New(s *store.Store, now func() time.Time) *Service {
 // Create validates f and adds an attendee to an event of the account.
 func (s *Service) Create(ctx context.Context, accountID, eventID uuid.UUID, f store.AttendeeFields) (store.Attendee, error) {
 	var details []apperr.Detail
-	f.FirstName = checkName(f.FirstName, "body.firstName", &details)
-	f.LastName = checkName(f.LastName, "body.lastName", &details)
-	f.Email = checkEmail(f.Email, "body.email", &details)
-	f.Metadata = checkMetadata(f.Metadata, "body.metadata", &details)
+	f.FirstName = checkName(f.FirstName, "firstName", &details)
+	f.LastName = checkName(f.LastName, "lastName", &details)
+	f.Email = checkEmail(f.Email, "email", &details)
+	f.Metadata = checkMetadata(f.Metadata, "metadata", &details)
 	if len(details) > 0 {
 		return store.Attendee{}, invalid(details)
 	}
 	now := s.now()
 	return store.InTx(ctx, s.store, func(tx *store.Tx) (store.Attendee, error) {
 		if err := tx.LockEventForAttendees(ctx, accountID, eventID); err != nil {
-			return store.Attendee{}, apperr.When(err, store.ErrNotFound, events.Missing("body.eventId"))
+			return store.Attendee{}, apperr.When(err, store.ErrNotFound, events.Missing())
 		}
 		return tx.CreateAttendee(ctx, accountID, eventID, f, now)
 	})
@@ -76,7 +76,7 @@ func (s *Service) List(ctx context.Context, accountID uuid.UUID, f store.Attende
 
 // ListOfEvent is List for one event that must exist: another account's event is 404.
 func (s *Service) ListOfEvent(ctx context.Context, accountID, eventID uuid.UUID, p store.Page) ([]store.Attendee, int, error) {
-	if err := events.Require(ctx, s.store, accountID, eventID, "path.id"); err != nil {
+	if err := events.Require(ctx, s.store, accountID, eventID); err != nil {
 		return nil, 0, err
 	}
 	return s.store.ListAttendees(ctx, accountID, store.AttendeeFilter{EventID: &eventID}, p)
@@ -91,19 +91,19 @@ func (s *Service) Count(ctx context.Context, accountID uuid.UUID, eventID *uuid.
 func (s *Service) Update(ctx context.Context, accountID, id uuid.UUID, c store.AttendeeChanges) (store.Attendee, error) {
 	var details []apperr.Detail
 	if c.FirstName != nil {
-		v := checkName(*c.FirstName, "body.firstName", &details)
+		v := checkName(*c.FirstName, "firstName", &details)
 		c.FirstName = &v
 	}
 	if c.LastName != nil {
-		v := checkName(*c.LastName, "body.lastName", &details)
+		v := checkName(*c.LastName, "lastName", &details)
 		c.LastName = &v
 	}
 	if c.Email != nil {
-		v := checkEmail(*c.Email, "body.email", &details)
+		v := checkEmail(*c.Email, "email", &details)
 		c.Email = &v
 	}
 	if c.Metadata != nil {
-		c.Metadata = checkMetadata(c.Metadata, "body.metadata", &details)
+		c.Metadata = checkMetadata(c.Metadata, "metadata", &details)
 	}
 	if len(details) > 0 {
 		return store.Attendee{}, invalid(details)
@@ -143,7 +143,7 @@ func (s *Service) importRows(ctx context.Context, accountID, eventID uuid.UUID,
 	now := s.now()
 	return store.InTx(ctx, s.store, func(tx *store.Tx) (int, error) {
 		if err := tx.LockEventForAttendees(ctx, accountID, eventID); err != nil {
-			return 0, apperr.When(err, store.ErrNotFound, events.Missing("query.eventId"))
+			return 0, apperr.When(err, store.ErrNotFound, events.Missing())
 		}
 		existing, err := tx.EventAttendeeEmails(ctx, eventID)
 		if err != nil {

@@ -22,7 +22,7 @@ var exportColumns = []string{"id", "firstName", "lastName", "email", "createdAt"
 // closed (the client is gone) or when ctx, the request's, ends; a failure after the start ends
 // the stream with that error.
 func (s *Service) ExportStream(ctx context.Context, accountID, eventID uuid.UUID, bom bool) (io.ReadCloser, error) {
-	if err := events.Require(ctx, s.store, accountID, eventID, "path.eventId"); err != nil {
+	if err := events.Require(ctx, s.store, accountID, eventID); err != nil {
 		return nil, err
 	}
 	pr, pw := io.Pipe()

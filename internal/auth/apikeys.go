@@ -83,20 +83,20 @@ func (s *Service) CreateAPIKey(ctx context.Context, p Principal, n NewAPIKeyPara
 func validateNewKey(n NewAPIKeyParams) error {
 	var details []apperr.Detail
 	if l := len([]rune(strings.TrimSpace(n.Name))); l < 1 || l > 100 {
-		details = append(details, apperr.Detail{Field: "body.name", Message: "must be 1 to 100 characters"})
+		details = append(details, apperr.Detail{Field: "name", Message: "must be 1 to 100 characters"})
 	}
 	if len(n.Scopes) == 0 {
-		details = append(details, apperr.Detail{Field: "body.scopes", Message: "must name at least one scope"})
+		details = append(details, apperr.Detail{Field: "scopes", Message: "must name at least one scope"})
 	}
 	for i, sc := range n.Scopes {
 		if !slices.Contains(Scopes, sc) {
-			details = append(details, apperr.Detail{Field: fmt.Sprintf("body.scopes[%d]", i), Message: "is not a known scope"})
+			details = append(details, apperr.Detail{Field: fmt.Sprintf("scopes[%d]", i), Message: "is not a known scope"})
 		} else if slices.Index(n.Scopes, sc) != i {
-			details = append(details, apperr.Detail{Field: fmt.Sprintf("body.scopes[%d]", i), Message: "is named twice"})
+			details = append(details, apperr.Detail{Field: fmt.Sprintf("scopes[%d]", i), Message: "is named twice"})
 		}
 	}
 	if d := n.ExpiresInDays; d != nil && (*d < 1 || *d > 365) {
-		details = append(details, apperr.Detail{Field: "body.expiresInDays", Message: "must be 1 to 365"})
+		details = append(details, apperr.Detail{Field: "expiresInDays", Message: "must be 1 to 365"})
 	}
 	if len(details) > 0 {
 		return &apperr.Error{Code: apperr.ValidationError, Message: "The request is not valid.", Details: details}
@@ -111,7 +111,7 @@ func (s *Service) confirmRecentSignIn(ctx context.Context, p Principal, password
 		if s.now().Sub(p.AuthenticatedAt) <= RecentSignIn {
 			return nil
 		}
-		return apperr.Invalid("body.currentPassword",
+		return apperr.Invalid("currentPassword",
 			"is required: the session signed in more than 5 minutes ago (or send twoFactorCode)")
 	}
 	creds, err := s.credentials(ctx, p)
@@ -122,17 +122,17 @@ func (s *Service) confirmRecentSignIn(ctx context.Context, p Principal, password
 		if ok, err := VerifyPassword(ctx, password, creds.PasswordHash); err != nil {
 			return err
 		} else if !ok {
-			return apperr.Invalid("body.currentPassword", "is not correct")
+			return apperr.Invalid("currentPassword", "is not correct")
 		}
 	}
 	if code != "" {
 		if !creds.TOTPEnabled {
-			return apperr.Invalid("body.twoFactorCode", "two-step sign-in is not on for this user: send currentPassword")
+			return apperr.Invalid("twoFactorCode", "two-step sign-in is not on for this user: send currentPassword")
 		}
 		if ok, err := s.acceptTOTP(ctx, creds, code); err != nil {
 			return err
 		} else if !ok {
-			return apperr.Invalid("body.twoFactorCode", "is not the current code of the authenticator, or was used already")
+			return apperr.Invalid("twoFactorCode", "is not the current code of the authenticator, or was used already")
 		}
 	}
 	return nil

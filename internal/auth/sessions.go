@@ -191,7 +191,7 @@ func (s *Service) Logout(ctx context.Context, p Principal, refreshToken string) 
 	_, err := store.InTx(ctx, s.store, func(tx *store.Tx) (struct{}, error) {
 		rt, err := tx.LockRefreshToken(ctx, hashToken(refreshToken))
 		if errors.Is(err, store.ErrNotFound) || (err == nil && rt.SessionID != p.SessionID) {
-			return struct{}{}, apperr.Invalid("body.refreshToken", "is not a refresh token of this session")
+			return struct{}{}, apperr.Invalid("refreshToken", "is not a refresh token of this session")
 		} else if err != nil {
 			return struct{}{}, err
 		}

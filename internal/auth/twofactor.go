@@ -55,7 +55,7 @@ func (s *Service) EnableTOTP(ctx context.Context, p Principal, code string) ([]s
 	if ok, err := s.acceptTOTP(ctx, creds, code); err != nil {
 		return nil, err
 	} else if !ok {
-		return nil, apperr.Invalid("body.code", "is not the current code of the authenticator, or was used already")
+		return nil, apperr.Invalid("code", "is not the current code of the authenticator, or was used already")
 	}
 	codes, hashes, err := newRecoveryCodes()
 	if err != nil {
@@ -88,12 +88,12 @@ func (s *Service) DisableTOTP(ctx context.Context, p Principal, password, code s
 	if ok, err := VerifyPassword(ctx, password, creds.PasswordHash); err != nil {
 		return err
 	} else if !ok {
-		return apperr.Invalid("body.currentPassword", "is not correct")
+		return apperr.Invalid("currentPassword", "is not correct")
 	}
 	if ok, err := s.acceptTOTP(ctx, creds, code); err != nil {
 		return err
 	} else if !ok {
-		return apperr.Invalid("body.code", "is not the current code of the authenticator, or was used already")
+		return apperr.Invalid("code", "is not the current code of the authenticator, or was used already")
 	}
 	now := s.now()
 	_, err = store.InTx(ctx, s.store, func(tx *store.Tx) (struct{}, error) {

@@ -176,7 +176,7 @@ func normalize(f *store.BadgeFields) error {
 	var details []apperr.Detail
 	f.Name = strings.TrimSpace(f.Name)
 	if f.Name == "" {
-		details = append(details, apperr.Detail{Field: "body.name", Message: "must not be blank"})
+		details = append(details, apperr.Detail{Field: "name", Message: "must not be blank"})
 	}
 	blankToNil := func(p **string) {
 		if *p != nil {
@@ -192,20 +192,20 @@ func normalize(f *store.BadgeFields) error {
 	blankToNil(&f.CriteriaURL)
 	if f.CriteriaURL != nil {
 		if u, err := url.Parse(*f.CriteriaURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			details = append(details, apperr.Detail{Field: "body.criteria.url", Message: "must be an absolute http(s) URL"})
+			details = append(details, apperr.Detail{Field: "criteria.url", Message: "must be an absolute http(s) URL"})
 		}
 	}
 	tags := make([]string, 0, len(f.Tags))
 	for i, t := range f.Tags {
 		if t = strings.TrimSpace(t); t == "" {
-			details = append(details, apperr.Detail{Field: "body.tags[" + strconv.Itoa(i) + "]", Message: "must not be blank"})
+			details = append(details, apperr.Detail{Field: "tags[" + strconv.Itoa(i) + "]", Message: "must not be blank"})
 		}
 		tags = append(tags, t)
 	}
 	f.Tags = tags
 	if f.Image != nil {
 		if msg := checkImage(*f.Image); msg != "" {
-			details = append(details, apperr.Detail{Field: "body.image", Message: msg})
+			details = append(details, apperr.Detail{Field: "image", Message: msg})
 		}
 	}
 	if len(details) > 0 {

@@ -274,11 +274,11 @@ func TestIssuanceRefusesBadLists(t *testing.T) {
 		code  apperr.Code
 		field string
 	}{
-		"empty":              {nil, apperr.ValidationError, "body.attendeeIds"},
-		"too many":           {many, apperr.ValidationError, "body.attendeeIds"},
-		"twice":              {[]uuid.UUID{ada, ada}, apperr.ValidationError, "body.attendeeIds[1]"},
-		"another account's":  {[]uuid.UUID{ada, stranger}, apperr.NotFound, "body.attendeeIds[1]"},
-		"nobody":             {[]uuid.UUID{uuid.New()}, apperr.NotFound, "body.attendeeIds[0]"},
+		"empty":              {nil, apperr.ValidationError, "attendeeIds"},
+		"too many":           {many, apperr.ValidationError, "attendeeIds"},
+		"twice":              {[]uuid.UUID{ada, ada}, apperr.ValidationError, "attendeeIds[1]"},
+		"another account's":  {[]uuid.UUID{ada, stranger}, apperr.NotFound, "attendeeIds[1]"},
+		"nobody":             {[]uuid.UUID{uuid.New()}, apperr.NotFound, "attendeeIds[0]"},
 		"another's badge id": {[]uuid.UUID{ada}, apperr.NotFound, ""},
 	} {
 		badge := b.ID
@@ -310,7 +310,7 @@ func TestImagesAreCheckedWhenGiven(t *testing.T) {
 		"another picture": "data:image/gif;base64,R0lGODlh",
 	} {
 		_, err := w.svc.Create(t.Context(), w.account, store.BadgeFields{Name: "Speaker", Image: &uri})
-		if e, ok := apperr.As(err); !ok || e.Code != apperr.ValidationError || e.Details[0].Field != "body.image" {
+		if e, ok := apperr.As(err); !ok || e.Code != apperr.ValidationError || e.Details[0].Field != "image" {
 			t.Errorf("%s: %v", name, err)
 		}
 	}

@@ -148,12 +148,12 @@ func (s *Service) Issue(ctx context.Context, p IssueParams) ([]Issued, error) {
 // without it): 1 to MaxIssue attendees, none twice.
 func checkAttendeeIDs(ids []uuid.UUID) error {
 	if len(ids) == 0 || len(ids) > MaxIssue {
-		return apperr.Invalid("body.attendeeIds", fmt.Sprintf("must name 1 to %d attendees", MaxIssue))
+		return apperr.Invalid("attendeeIds", fmt.Sprintf("must name 1 to %d attendees", MaxIssue))
 	}
 	seen := make(map[uuid.UUID]bool, len(ids))
 	for i, id := range ids {
 		if seen[id] {
-			return apperr.Invalid(fmt.Sprintf("body.attendeeIds[%d]", i), "names an attendee named earlier in the list")
+			return apperr.Invalid(fmt.Sprintf("attendeeIds[%d]", i), "names an attendee named earlier in the list")
 		}
 		seen[id] = true
 	}
@@ -173,7 +173,7 @@ func recipientsOf(ctx context.Context, tx *store.Tx, accountID uuid.UUID, ids []
 		}
 		for i, id := range ids {
 			if !have[id] {
-				return nil, apperr.NoSuch("attendee").At(fmt.Sprintf("body.attendeeIds[%d]", i), "names no attendee of this account")
+				return nil, apperr.NoSuch("attendee").At(fmt.Sprintf("attendeeIds[%d]", i), "names no attendee of this account")
 			}
 		}
 	}
@@ -215,7 +215,7 @@ func (s *Service) newAssertions(ctx context.Context, tx *store.Tx, b store.Badge
 	if err != nil {
 		// An attendee removed since they were read.
 		return nil, apperr.When(err, store.Conflict(store.BadgeAssertionAttendee),
-			apperr.NoSuch("attendee").At("body.attendeeIds", "names an attendee who was removed meanwhile"))
+			apperr.NoSuch("attendee").At("attendeeIds", "names an attendee who was removed meanwhile"))
 	}
 	if len(written) < len(todo) {
 		ids := make([]uuid.UUID, len(todo))

@@ -131,7 +131,7 @@ func (s *Service) Generate(ctx context.Context, r Request) (Result, error) {
 			return Result{}, err
 		}
 		if len(ids) > MaxSync {
-			return Result{}, apperr.Invalid("body.attendeeIds", fmt.Sprintf("%d attendees hold no valid certificate; name at most %d, or start a job", len(ids), MaxSync))
+			return Result{}, apperr.Invalid("attendeeIds", fmt.Sprintf("%d attendees hold no valid certificate; name at most %d, or start a job", len(ids), MaxSync))
 		}
 	}
 	res := Result{Issued: []store.Certificate{}, Skipped: []Skipped{}, Failed: []Failed{}}
@@ -165,7 +165,7 @@ func (s *Service) template(ctx context.Context, r Request) (uuid.UUID, error) {
 	if r.TemplateID == nil {
 		return ev.TemplateID, nil
 	}
-	if err := templates.RequireUsable(ctx, s.store, r.AccountID, *r.TemplateID, "body.templateId"); err != nil {
+	if err := templates.RequireUsable(ctx, s.store, r.AccountID, *r.TemplateID); err != nil {
 		return uuid.Nil, err
 	}
 	return *r.TemplateID, nil
@@ -250,7 +250,7 @@ func (s *Service) Job(ctx context.Context, accountID, eventID, id uuid.UUID) (st
 // Jobs returns a page of an event's jobs, newest first, and their total; another account's
 // event is 404.
 func (s *Service) Jobs(ctx context.Context, accountID, eventID uuid.UUID, p store.Page) ([]store.BulkJob, int, error) {
-	if err := events.Require(ctx, s.store, accountID, eventID, "path.id"); err != nil {
+	if err := events.Require(ctx, s.store, accountID, eventID); err != nil {
 		return nil, 0, err
 	}
 	return s.store.ListBulkJobs(ctx, accountID, eventID, p)

@@ -63,7 +63,7 @@ func (s *Service) GetWithSnapshot(ctx context.Context, accountID, id uuid.UUID) 
 // ListOfEvent returns a page of an event's certificates, only those of status (valid, expired,
 // revoked or draft, as the API names them) when it is set; another account's event is 404.
 func (s *Service) ListOfEvent(ctx context.Context, accountID, eventID uuid.UUID, status *string, p store.Page) ([]store.Certificate, int, error) {
-	if err := events.Require(ctx, s.store, accountID, eventID, "path.id"); err != nil {
+	if err := events.Require(ctx, s.store, accountID, eventID); err != nil {
 		return nil, 0, err
 	}
 	return s.store.ListEventCertificates(ctx, accountID, eventID, status, p, s.now())

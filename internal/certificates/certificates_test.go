@@ -12,6 +12,7 @@ import (
 
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/certificates"
+	"github.com/certhub/credentiald/internal/httperr"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/testkit"
 )
@@ -374,7 +375,7 @@ func TestConcurrentIssuanceKeepsOneCertificatePerAttendeeAndTheCreditLimit(t *te
 	p := s.params(s.attendee(t, "Ada"))
 	codes := testkit.Race(10, func(int) int {
 		_, err := s.svc.Generate(t.Context(), p)
-		return apperr.CodeOf(err).Status() * boolInt(err != nil)
+		return httperr.Status(apperr.CodeOf(err)) * boolInt(err != nil)
 	})
 	if codes[0] != 1 || codes[409] != 9 {
 		t.Fatalf("one attendee, 10 at once: %v (0 is success)", codes)
@@ -385,7 +386,7 @@ func TestConcurrentIssuanceKeepsOneCertificatePerAttendeeAndTheCreditLimit(t *te
 	}
 	codes = testkit.Race(len(many), func(i int) int {
 		_, err := s.svc.Generate(t.Context(), s.params(many[i]))
-		return apperr.CodeOf(err).Status() * boolInt(err != nil)
+		return httperr.Status(apperr.CodeOf(err)) * boolInt(err != nil)
 	})
 	if codes[0] != 11 || codes[402] != 9 || s.used(t) != 12 {
 		t.Fatalf("20 attendees, 11 credits left: %v, %d used", codes, s.used(t))

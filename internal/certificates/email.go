@@ -71,7 +71,7 @@ func (s *Service) Send(ctx context.Context, accountID, id uuid.UUID) (store.Emai
 // SendBulk records, in one transaction, the delivery emails of an event's valid certificates
 // (or of those named), skipping those already emailed when onlyUnsent is set.
 func (s *Service) SendBulk(ctx context.Context, accountID, eventID uuid.UUID, ids []uuid.UUID, onlyUnsent bool) (queued, skipped int, err error) {
-	if err := events.Require(ctx, s.store, accountID, eventID, "body.eventId"); err != nil {
+	if err := events.Require(ctx, s.store, accountID, eventID); err != nil {
 		return 0, 0, err
 	}
 	now := s.now()

@@ -50,7 +50,7 @@ func (s *Service) Generate(ctx context.Context, p GenerateParams) (store.Certifi
 func (s *Service) Issue(ctx context.Context, tx *store.Tx, p GenerateParams) (store.Certificate, error) {
 	now := s.now()
 	if p.ExpiresAt != nil && !p.ExpiresAt.After(now) {
-		return store.Certificate{}, apperr.Invalid("body.expiresAt", "must be in the future")
+		return store.Certificate{}, apperr.Invalid("expiresAt", "must be in the future")
 	}
 	src, err := issueSource(ctx, tx, p.AccountID, p.EventID, p.AttendeeID, p.TemplateID)
 	if err != nil {
@@ -130,12 +130,12 @@ func issueSource(ctx context.Context, tx *store.Tx, accountID, eventID, attendee
 		a, err := tx.LockAttendeeForIssue(ctx, accountID, attendeeID)
 		if err != nil {
 			return source{}, apperr.When(err, store.ErrNotFound,
-				apperr.NoSuch("attendee").At("body.attendeeId", "names no attendee of this account"))
+				apperr.NoSuch("attendee").At("attendeeId", "names no attendee of this account"))
 		}
 		if err := onEvent(a, eventID); err != nil {
 			return source{}, err
 		}
-		return source{}, templates.Missing("body.templateId")
+		return source{}, templates.Missing()
 	} else if err != nil {
 		return source{}, err
 	}
@@ -144,7 +144,7 @@ func issueSource(ctx context.Context, tx *store.Tx, accountID, eventID, attendee
 
 func onEvent(a store.AttendeeOnEvent, eventID uuid.UUID) error {
 	if a.Attendee.EventID != eventID {
-		return apperr.New(apperr.NotFound, "The attendee is not on this event.").At("body.attendeeId", "names no attendee of the event")
+		return apperr.New(apperr.NotFound, "The attendee is not on this event.").At("attendeeId", "names no attendee of the event")
 	}
 	return nil
 }

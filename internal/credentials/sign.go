@@ -260,7 +260,7 @@ type certificateSnapshot struct {
 // from the stored bits and signed with the account's newest key, as of its last revocation.
 func (s *Service) StatusList(ctx context.Context, accountID uuid.UUID, list int, ifNoneMatch string) (Signed, error) {
 	if list < 1 || list > math.MaxInt32 { // public routes skip the request validator
-		return Signed{}, apperr.Invalid("path.list", "must be a list number from 1 to 2147483647")
+		return Signed{}, apperr.Invalid("list", "must be a list number from 1 to 2147483647")
 	}
 	l, err := s.store.FindStatusList(ctx, accountID, list)
 	if errors.Is(err, store.ErrNotFound) {

@@ -28,15 +28,16 @@ func New(s *store.Store, now func() time.Time) *Service {
 	return &Service{store: s, now: now}
 }
 
-// Missing is NOT_FOUND for an event that field named but the account does not have.
-func Missing(field string) *apperr.Error {
-	return apperr.NoSuch("event").At(field, "names no event of this account")
+// Missing is NOT_FOUND for an event that an input (eventId) named but the account does not
+// have. The field is the domain's name; the HTTP edge says where the operation takes it.
+func Missing() *apperr.Error {
+	return apperr.NoSuch("event").At("eventId", "names no event of this account")
 }
 
-// Require answers NOT_FOUND, naming field, unless the account has the event.
-func Require(ctx context.Context, st *store.Store, accountID, eventID uuid.UUID, field string) error {
+// Require answers NOT_FOUND, naming eventId, unless the account has the event.
+func Require(ctx context.Context, st *store.Store, accountID, eventID uuid.UUID) error {
 	_, err := st.FindEvent(ctx, accountID, eventID)
-	return apperr.When(err, store.ErrNotFound, Missing(field))
+	return apperr.When(err, store.ErrNotFound, Missing())
 }
 
 // Create validates f and creates an event in the account; its template must be one the
@@ -45,7 +46,7 @@ func (s *Service) Create(ctx context.Context, accountID uuid.UUID, f store.Event
 	if err := normalize(&f); err != nil {
 		return store.Event{}, err
 	}
-	if err := templates.RequireUsable(ctx, s.store, accountID, f.TemplateID, "body.templateId"); err != nil {
+	if err := templates.RequireUsable(ctx, s.store, accountID, f.TemplateID); err != nil {
 		return store.Event{}, err
 	}
 	return s.store.CreateEvent(ctx, accountID, f, s.now())
@@ -74,7 +75,7 @@ func (s *Service) Replace(ctx context.Context, accountID, id uuid.UUID, f store.
 		if err := tx.LockEvent(ctx, accountID, id); err != nil {
 			return store.Event{}, noSuchEvent(err)
 		}
-		if err := templates.RequireUsable(ctx, tx, accountID, f.TemplateID, "body.templateId"); err != nil {
+		if err := templates.RequireUsable(ctx, tx, accountID, f.TemplateID); err != nil {
 			return store.Event{}, err
 		}
 		return tx.UpdateEvent(ctx, accountID, id, f, now)
@@ -105,7 +106,7 @@ func (s *Service) Delete(ctx context.Context, accountID, id uuid.UUID) error {
 // SetRegistration validates and replaces an event's registration settings.
 func (s *Service) SetRegistration(ctx context.Context, accountID, id uuid.UUID, r store.Registration) (store.Event, error) {
 	if r.OpensAt != nil && r.ClosesAt != nil && !r.ClosesAt.After(*r.OpensAt) {
-		return store.Event{}, apperr.Invalid("body.closesAt", "must be after opensAt")
+		return store.Event{}, apperr.Invalid("closesAt", "must be after opensAt")
 	}
 	if r.Message != nil && strings.TrimSpace(*r.Message) == "" {
 		r.Message = nil
@@ -120,15 +121,15 @@ func normalize(f *store.EventFields) error {
 	var details []apperr.Detail
 	f.Name = strings.TrimSpace(f.Name)
 	if f.Name == "" {
-		details = append(details, apperr.Detail{Field: "body.name", Message: "must not be blank"})
+		details = append(details, apperr.Detail{Field: "name", Message: "must not be blank"})
 	} else if strings.IndexFunc(f.Name, unicode.IsControl) >= 0 {
-		details = append(details, apperr.Detail{Field: "body.name", Message: "must not contain control characters"})
+		details = append(details, apperr.Detail{Field: "name", Message: "must not contain control characters"})
 	}
 	if f.Location != nil {
 		if v := strings.TrimSpace(*f.Location); v == "" {
 			f.Location = nil
 		} else if strings.IndexFunc(v, unicode.IsControl) >= 0 {
-			details = append(details, apperr.Detail{Field: "body.location", Message: "must not contain control characters"})
+			details = append(details, apperr.Detail{Field: "location", Message: "must not contain control characters"})
 		} else {
 			f.Location = &v
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/certhub/credentiald/internal/httperr"
 	"github.com/certhub/credentiald/internal/spec"
 )
 
@@ -30,7 +31,7 @@ func FuzzRequestBodies(f *testing.F) {
 		{http.MethodPut, "/branding"}, {http.MethodPost, "/certificates/generate"},
 	}
 	e := echo.New()
-	e.HTTPErrorHandler = errorHandler(slog.New(slog.DiscardHandler))
+	e.HTTPErrorHandler = httperr.Handler(slog.New(slog.DiscardHandler))
 	e.Use(recoverPanics, limitBody, checkJSONText(ops), newRequestValidator(doc).middleware)
 	var handed []byte
 	for _, r := range routes {

@@ -23,6 +23,7 @@ import (
 	"github.com/certhub/credentiald/internal/certificates"
 	"github.com/certhub/credentiald/internal/credentials"
 	"github.com/certhub/credentiald/internal/events"
+	"github.com/certhub/credentiald/internal/httperr"
 	"github.com/certhub/credentiald/internal/metrics"
 	"github.com/certhub/credentiald/internal/ratelimit"
 	"github.com/certhub/credentiald/internal/spec"
@@ -113,7 +114,7 @@ func New(opts Options) (*echo.Echo, error) {
 	logger := opts.Logger
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	e.HTTPErrorHandler = pageErrors(errorHandler(logger), pages, logger)
+	e.HTTPErrorHandler = pageErrors(httperr.Handler(logger), pages, logger)
 	// Public verification takes a lighter path through the middleware (see public.go).
 	public := publicRoutesOf(ops)
 	validator := newRequestValidator(doc)
@@ -157,7 +158,12 @@ func New(opts Options) (*echo.Echo, error) {
 		kick = func() {}
 	}
 	srv := &Server{logger: logger, auth: opts.Auth, accounts: opts.Accounts, events: opts.Events, attendees: opts.Attendees, templates: opts.Templates, certificates: opts.Certificates, bulk: opts.Bulk, verification: opts.Verification, badges: opts.Badges, webhooks: opts.Webhooks, credentials: opts.Credentials, analytics: opts.Analytics, pages: pages, signupEnabled: opts.SignupEnabled, kickEmail: kick}
-	api.RegisterHandlersWithBaseURL(mountedRouter{Echo: e, mounts: mounts(doc)}, api.NewStrictHandler(srv, opts.StrictMiddlewares), apiPrefix)
+	fields, err := fieldLocationsOf(doc)
+	if err != nil {
+		return nil, err
+	}
+	strict := append([]api.StrictMiddlewareFunc{fields.middleware}, opts.StrictMiddlewares...)
+	api.RegisterHandlersWithBaseURL(mountedRouter{Echo: e, mounts: mounts(doc)}, api.NewStrictHandler(srv, strict), apiPrefix)
 	srv.registerSite(e)
 	if err := names.cover(e.Routes()); err != nil {
 		return nil, err

@@ -2,8 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"slices"
-	"strings"
 
 	openapi_types "github.com/oapi-codegen/runtime/types"
 
@@ -23,7 +21,7 @@ func (s *Server) Register(ctx context.Context, req api.RegisterRequestObject) (a
 		Email: string(b.Email), Password: b.Password, Name: b.Name, AccountName: b.AccountName,
 	})
 	if err != nil {
-		return nil, inBody(err)
+		return nil, err
 	}
 	tokens, err := s.auth.StartSession(ctx, user)
 	if err != nil {
@@ -95,21 +93,4 @@ func (s *Server) DisableTwoFactor(ctx context.Context, req api.DisableTwoFactorR
 
 func sessionTokens(t auth.Tokens) api.SessionTokens {
 	return api.SessionTokens{AccessToken: t.AccessToken, RefreshToken: t.RefreshToken, ExpiresAt: t.ExpiresAt.UTC()}
-}
-
-// inBody names the fields of a domain validation error as the request body's.
-func inBody(err error) error {
-	if e, ok := apperr.As(err); ok && len(e.Details) > 0 {
-		for i, d := range e.Details {
-			if d.Field != "" && !hasLocation(d.Field) {
-				e.Details[i].Field = "body." + d.Field
-			}
-		}
-	}
-	return err
-}
-
-func hasLocation(field string) bool {
-	return slices.ContainsFunc([]string{"body.", "query.", "path.", "header.", "file."},
-		func(p string) bool { return strings.HasPrefix(field, p) })
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/httperr"
 	"github.com/certhub/credentiald/internal/logging"
 	"github.com/certhub/credentiald/internal/verification"
 )
@@ -114,7 +115,7 @@ func (s *Server) copiedLink(c echo.Context) error {
 // do not document (405 on a route of theirs) goes to the API's handler and its envelope.
 func pageErrors(api echo.HTTPErrorHandler, pages *pageRenderer, logger *slog.Logger) echo.HTTPErrorHandler {
 	return func(err error, c echo.Context) {
-		e := toAppError(err)
+		e := httperr.From(err)
 		if !siteRoutes[c.Path()] || c.Response().Committed || e.Code == apperr.MethodNotAllowed {
 			api(err, c)
 			return

@@ -25,6 +25,7 @@ import (
 	"golang.org/x/text/message"
 
 	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/httperr"
 	"github.com/certhub/credentiald/internal/spec"
 )
 
@@ -399,11 +400,7 @@ func nullDefaults(s *openapi3.Schema, v any, field string, out *[]apperr.Detail)
 func validationError(err error) *apperr.Error {
 	var he *echo.HTTPError
 	if errors.As(err, &he) && he.Code != 400 {
-		code := httpErrorCodes[he.Code]
-		if code == "" {
-			code = apperr.Internal
-		}
-		return &apperr.Error{Code: code, Message: httpErrorMessages[code], Cause: err}
+		return httperr.FromStatus(he.Code, err)
 	}
 	e := &apperr.Error{Code: apperr.ValidationError, Message: "The request is not valid.", Cause: err}
 	collectDetails(err, "", &e.Details)

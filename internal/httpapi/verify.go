@@ -105,7 +105,7 @@ func (s *Server) GetVerificationCertificatePdf(ctx context.Context, req api.GetV
 	token := ""
 	if req.Params.T != nil {
 		if token = *req.Params.T; utf8.RuneCountInString(token) > maxTokenLen {
-			return nil, apperr.Invalid("query.t", "must be at most 128 characters")
+			return nil, apperr.Invalid("t", "must be at most 128 characters")
 		}
 	}
 	a, err := s.verification.Download(ctx, req.Code, token, ifNoneMatch(req.Params.IfNoneMatch), visitorFrom(ctx))

@@ -43,9 +43,10 @@ type Fields struct {
 	Layout      json.RawMessage
 }
 
-// Missing is NOT_FOUND for a template that field named but the account may not use.
-func Missing(field string) *apperr.Error {
-	return apperr.NoSuch("template").At(field, "names no template of this account and no system template")
+// Missing is NOT_FOUND for a template that an input (templateId) named but the account may
+// not use. The field is the domain's name; the HTTP edge says where the operation takes it.
+func Missing() *apperr.Error {
+	return apperr.NoSuch("template").At("templateId", "names no template of this account and no system template")
 }
 
 // UsableChecker tells whether an account may use a template: a *store.Store, or a *store.Tx.
@@ -53,15 +54,15 @@ type UsableChecker interface {
 	TemplateUsable(ctx context.Context, accountID, templateID uuid.UUID) (bool, error)
 }
 
-// RequireUsable answers NOT_FOUND, naming field, unless the account may use the template (one
-// of its own, or a system template).
-func RequireUsable(ctx context.Context, c UsableChecker, accountID, templateID uuid.UUID, field string) error {
+// RequireUsable answers NOT_FOUND, naming templateId, unless the account may use the template
+// (one of its own, or a system template).
+func RequireUsable(ctx context.Context, c UsableChecker, accountID, templateID uuid.UUID) error {
 	ok, err := c.TemplateUsable(ctx, accountID, templateID)
 	if err != nil {
 		return err
 	}
 	if !ok {
-		return Missing(field)
+		return Missing()
 	}
 	return nil
 }
@@ -264,9 +265,9 @@ func check(f Fields) (store.NewTemplate, error) {
 	var details []apperr.Detail
 	name := strings.TrimSpace(f.Name)
 	if name == "" {
-		details = append(details, apperr.Detail{Field: "body.name", Message: "must not be blank"})
+		details = append(details, apperr.Detail{Field: "name", Message: "must not be blank"})
 	} else if strings.IndexFunc(name, unicode.IsControl) >= 0 {
-		details = append(details, apperr.Detail{Field: "body.name", Message: "must not contain control characters"})
+		details = append(details, apperr.Detail{Field: "name", Message: "must not contain control characters"})
 	}
 	if f.Description != nil && strings.TrimSpace(*f.Description) == "" {
 		f.Description = nil
@@ -275,10 +276,10 @@ func check(f Fields) (store.NewTemplate, error) {
 		Orientation: or(f.Orientation, "landscape"), Layout: f.Layout}
 	layout, err := render.ParseLayout(f.Layout)
 	if err != nil {
-		details = append(details, apperr.Detail{Field: "body.layout", Message: "is not a valid layout"})
+		details = append(details, apperr.Detail{Field: "layout", Message: "is not a valid layout"})
 	} else {
 		for _, p := range render.Check(render.Template{Page: render.PageOf(n.PageSize, n.Orientation), Layout: layout}) {
-			details = append(details, apperr.Detail{Field: "body.layout." + p.Path, Message: p.Message})
+			details = append(details, apperr.Detail{Field: "layout." + p.Path, Message: p.Message})
 		}
 	}
 	if len(details) > 0 {

@@ -48,7 +48,7 @@ const (
 // QR answers the QR code of a code's verification page.
 func (s *Service) QR(ctx context.Context, code string, format QRFormat, ifNoneMatch string) (Asset, error) {
 	if format != QRPNG && format != QRSVG {
-		return Asset{}, apperr.Invalid("query.format", "must be png or svg")
+		return Asset{}, apperr.Invalid("format", "must be png or svg")
 	}
 	c, err := s.find(ctx, code)
 	if err != nil {
@@ -249,7 +249,7 @@ func (s *Service) IssuerLogo(ctx context.Context, code, ifNoneMatch string) (Ass
 // a certificate has none.
 func (s *Service) BadgeImage(ctx context.Context, code string, svg bool, version int) (Asset, error) {
 	if version != 2 && version != 3 {
-		return Asset{}, apperr.Invalid("query.version", "must be 2 or 3")
+		return Asset{}, apperr.Invalid("version", "must be 2 or 3")
 	}
 	c, err := s.find(ctx, code)
 	if err != nil {
@@ -301,6 +301,6 @@ func (c Credential) ref() credentials.Ref {
 
 func noSuchAsset(message string) error {
 	e := apperr.New(apperr.NotFound, "%s", message)
-	e.Details = []apperr.Detail{{Field: "path.code", Message: "names a credential without this asset"}}
+	e.Details = []apperr.Detail{{Field: "code", Message: "names a credential without this asset"}}
 	return e
 }

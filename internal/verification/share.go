@@ -22,7 +22,7 @@ func (s *Service) Share(ctx context.Context, code, network string, v Visitor) (s
 	target := s.ShareURL(c, network)
 	if target == "" {
 		e := apperr.New(apperr.NotFound, "No such network to share to: use linkedin, x, facebook or email.")
-		e.Details = []apperr.Detail{{Field: "path.network", Message: "must be linkedin, x, facebook or email"}}
+		e.Details = []apperr.Detail{{Field: "network", Message: "must be linkedin, x, facebook or email"}}
 		return "", e
 	}
 	if v.counted() {

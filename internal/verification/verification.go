@@ -171,12 +171,12 @@ func (s *Service) LogoURL(c Credential) *string {
 
 func notFound() error {
 	e := apperr.New(apperr.NotFound, "No credential has this verification code.")
-	e.Details = []apperr.Detail{{Field: "path.code", Message: "names no issued credential"}}
+	e.Details = []apperr.Detail{{Field: "code", Message: "names no issued credential"}}
 	return e
 }
 
 func invalidCode() error {
-	return apperr.Invalid("path.code", "must be a verification code: 1 to 64 letters, digits or hyphens")
+	return apperr.Invalid("code", "must be a verification code: 1 to 64 letters, digits or hyphens")
 }
 
 // find reads the credential behind a code at the service's time. Drafts and unknown codes are

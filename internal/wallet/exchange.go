@@ -74,12 +74,12 @@ func (s *Service) CompleteExchange(ctx context.Context, token string, presentati
 	holder, err := vc.VerifyDIDAuthentication(presentation, vc.AuthenticationCheck{Challenge: proof.Proof.Challenge,
 		Domain: s.domain(), Resolve: Ed25519Key})
 	if err != nil {
-		return nil, apperr.Invalid("body.verifiablePresentation", err.Error())
+		return nil, apperr.Invalid("verifiablePresentation", err.Error())
 	}
 	signed, err := s.claim(ctx, o, holder, ProtocolVCAPI, credentials.FormDataIntegrity, func(tx *store.Tx, now time.Time) error {
 		_, offer, err := tx.SpendWalletSecret(ctx, digest(proof.Proof.Challenge), "challenge", now)
 		if errors.Is(err, store.ErrNotFound) || (err == nil && (offer == nil || *offer != o.ID)) {
-			return apperr.Invalid("body.verifiablePresentation", "the proof's challenge is not a live challenge of this exchange: post {} for a new one")
+			return apperr.Invalid("verifiablePresentation", "the proof's challenge is not a live challenge of this exchange: post {} for a new one")
 		}
 		return err
 	})

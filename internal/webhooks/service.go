@@ -76,7 +76,7 @@ func (s *Service) List(ctx context.Context, accountID uuid.UUID) ([]store.Webhoo
 // which is never shown again.
 func (s *Service) Create(ctx context.Context, accountID uuid.UUID, f Fields) (store.WebhookSubscription, string, error) {
 	if f.URL == nil {
-		return store.WebhookSubscription{}, "", apperr.Invalid("body.url", "is required")
+		return store.WebhookSubscription{}, "", apperr.Invalid("url", "is required")
 	}
 	if err := s.check(ctx, f); err != nil {
 		return store.WebhookSubscription{}, "", err
@@ -195,20 +195,20 @@ func (s *Service) check(ctx context.Context, f Fields) error {
 			if errors.Is(err, ErrUnsafeTarget) {
 				msg = strings.TrimPrefix(msg, ErrUnsafeTarget.Error()+": ")
 			}
-			return apperr.Invalid("body.url", msg)
+			return apperr.Invalid("url", msg)
 		}
 	}
 	if f.Events != nil {
 		if len(f.Events) == 0 {
-			return apperr.Invalid("body.events", "must name at least one event kind")
+			return apperr.Invalid("events", "must name at least one event kind")
 		}
 		for i, k := range f.Events {
 			if !slices.Contains(Kinds, k) && !slices.Contains(Patterns, k) {
-				return apperr.Invalid("body.events", "names an unknown event kind: "+k+"; the kinds are "+strings.Join(Kinds, ", ")+
+				return apperr.Invalid("events", "names an unknown event kind: "+k+"; the kinds are "+strings.Join(Kinds, ", ")+
 					", and the patterns "+strings.Join(Patterns, ", "))
 			}
 			if slices.Contains(f.Events[:i], k) {
-				return apperr.Invalid("body.events", "names "+k+" twice")
+				return apperr.Invalid("events", "names "+k+" twice")
 			}
 		}
 	}

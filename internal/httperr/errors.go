@@ -1,4 +1,7 @@
-package httpapi
+// Package httperr is where an error becomes an HTTP answer: the status of each of the
+// contract's error codes, the envelope `{ "error": { "code", "message", ... } }`, and the one
+// Echo error handler that writes it and logs the failure.
+package httperr
 
 import (
 	"errors"
@@ -31,9 +34,9 @@ var httpErrorMessages = map[apperr.Code]string{
 	apperr.Internal:         "Internal error.",
 }
 
-// toAppError turns any error a handler or middleware returned into an application error.
+// From turns any error a handler or middleware returned into an application error.
 // Unexpected errors become INTERNAL; their cause is kept for the log only.
-func toAppError(err error) *apperr.Error {
+func From(err error) *apperr.Error {
 	if e, ok := apperr.As(err); ok {
 		return e
 	}
@@ -42,19 +45,29 @@ func toAppError(err error) *apperr.Error {
 		if e, ok := apperr.As(he.Internal); ok {
 			return e
 		}
-		if code, ok := httpErrorCodes[he.Code]; ok {
-			return &apperr.Error{Code: code, Message: httpErrorMessages[code], Cause: err}
+		if _, ok := httpErrorCodes[he.Code]; ok {
+			return FromStatus(he.Code, err)
 		}
 	}
 	return &apperr.Error{Code: apperr.Internal, Message: httpErrorMessages[apperr.Internal], Cause: err}
 }
 
-// errorHandler writes every failure in the contract's envelope and logs it: 5xx as errors
+// FromStatus is the application error for an HTTP error of Echo's or of the request
+// validator's own (routing, body limits, binding): its contract code, or INTERNAL.
+func FromStatus(status int, cause error) *apperr.Error {
+	code, ok := httpErrorCodes[status]
+	if !ok {
+		code = apperr.Internal
+	}
+	return &apperr.Error{Code: code, Message: httpErrorMessages[code], Cause: cause}
+}
+
+// Handler writes every failure in the contract's envelope and logs it: 5xx as errors
 // with their cause, 4xx as warnings.
-func errorHandler(logger *slog.Logger) echo.HTTPErrorHandler {
+func Handler(logger *slog.Logger) echo.HTTPErrorHandler {
 	return func(err error, c echo.Context) {
-		e := toAppError(err)
-		status := e.Code.Status()
+		e := From(err)
+		status := Status(e.Code)
 		ctx := c.Request().Context()
 		if status >= 500 && e.Code != apperr.NotImplemented {
 			logger.ErrorContext(ctx, "request failed", "status", status, "code", e.Code, "error", err)
@@ -78,14 +91,14 @@ func errorHandler(logger *slog.Logger) echo.HTTPErrorHandler {
 			_ = c.NoContent(status)
 			return
 		}
-		if werr := c.JSON(status, envelope(e)); werr != nil {
+		if werr := c.JSON(status, Envelope(e)); werr != nil {
 			logger.ErrorContext(ctx, "writing error response", "error", werr)
 		}
 	}
 }
 
-// envelope renders an application error as the contract's error body.
-func envelope(e *apperr.Error) api.Error {
+// Envelope renders an application error as the contract's error body.
+func Envelope(e *apperr.Error) api.Error {
 	body := api.ErrorBody{Code: api.ErrorCode(e.Code), Message: e.Message}
 	if len(e.Details) > 0 {
 		details := make([]api.ErrorDetail, len(e.Details))

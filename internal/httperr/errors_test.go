@@ -1,4 +1,4 @@
-package httpapi
+package httperr
 
 import (
 	"encoding/json"
@@ -15,7 +15,7 @@ func TestEnvelopeCarriesCreditsAndExisting(t *testing.T) {
 	e := &apperr.Error{Code: apperr.CreditLimit, Message: "No credits left.",
 		Credits:  &apperr.Credits{Limit: &limit, Used: 12, Remaining: &remaining, ResetsAt: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)},
 		Existing: &apperr.Existing{ID: "0192f5a0-7c1e-7d3a-9b2e-4f5a6b7c8d91", CertificateNumber: "CERT-2026-000042", VerificationCode: "7K2M9QXRT4VZ"}}
-	raw, err := json.Marshal(envelope(e))
+	raw, err := json.Marshal(Envelope(e))
 	if err != nil {
 		t.Fatal(err)
 	}
