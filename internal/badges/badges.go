@@ -19,6 +19,7 @@ import (
 	"github.com/certhub/credentiald/internal/accounts"
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/credentials"
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/store"
 )
 
@@ -53,13 +54,13 @@ func (s *Service) SetKick(kick func()) { s.kick = kick }
 
 // Badge is a badge as clients see it.
 type Badge struct {
-	store.Badge
+	domain.Badge
 	// ImageURI is the badge's own image, or the generated one, as a data URI.
 	ImageURI string
 }
 
 // Create validates f and stores a new active badge in the account.
-func (s *Service) Create(ctx context.Context, accountID uuid.UUID, f store.BadgeFields) (Badge, error) {
+func (s *Service) Create(ctx context.Context, accountID uuid.UUID, f domain.BadgeFields) (Badge, error) {
 	if err := normalize(&f); err != nil {
 		return Badge{}, err
 	}
@@ -80,7 +81,7 @@ func (s *Service) Get(ctx context.Context, accountID, id uuid.UUID) (Badge, erro
 }
 
 // List returns a page of the account's active badges, newest first, and their total.
-func (s *Service) List(ctx context.Context, accountID uuid.UUID, p store.Page) ([]Badge, int, error) {
+func (s *Service) List(ctx context.Context, accountID uuid.UUID, p domain.Page) ([]Badge, int, error) {
 	list, total, err := s.store.ListActiveBadges(ctx, accountID, p)
 	if err != nil {
 		return nil, 0, err
@@ -99,7 +100,7 @@ func (s *Service) List(ctx context.Context, accountID uuid.UUID, p store.Page) (
 }
 
 // Replace validates f and replaces the badge's fields with it; a retired badge answers 409.
-func (s *Service) Replace(ctx context.Context, accountID, id uuid.UUID, f store.BadgeFields) (Badge, error) {
+func (s *Service) Replace(ctx context.Context, accountID, id uuid.UUID, f domain.BadgeFields) (Badge, error) {
 	if err := normalize(&f); err != nil {
 		return Badge{}, err
 	}
@@ -172,7 +173,7 @@ func noSuchBadge(err error) error {
 // normalize trims the texts, clears blank optional ones, and checks what the contract's schema
 // cannot: a name that is not blank, an http(s) criteria URL, tags that are not blank and an
 // image whose content is what its data URI says and can carry an assertion.
-func normalize(f *store.BadgeFields) error {
+func normalize(f *domain.BadgeFields) error {
 	var details []apperr.Detail
 	f.Name = strings.TrimSpace(f.Name)
 	if f.Name == "" {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/credentials"
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/openbadges"
 	"github.com/certhub/credentiald/internal/render"
 	"github.com/certhub/credentiald/internal/store"
@@ -64,14 +65,14 @@ func (s *Service) OpenBadgesAssertion(ctx context.Context, id uuid.UUID) (Hosted
 	return HostedAssertion{Assertion: &doc}, nil
 }
 
-func (s *Service) hostedAssertion(a store.BadgeAssertion) openbadges.Assertion {
+func (s *Service) hostedAssertion(a domain.BadgeAssertion) openbadges.Assertion {
 	return openbadges.NewAssertion(s.AssertionURL(a.ID), s.BadgeClassURL(a.BadgeID), a.Recipient.Email, a.RecipientSalt,
 		s.BakedImageURL(a.VerificationCode, "png"), a.IssuedAt, a.ExpiresAt)
 }
 
 // revocationReason is why a revoked assertion is revoked: the reason it was revoked with
 // ("" when none was given), or its badge's retirement.
-func revocationReason(a store.BadgeAssertion) string {
+func revocationReason(a domain.BadgeAssertion) string {
 	if a.Revoked {
 		return store.Deref(a.RevocationReason)
 	}
@@ -101,7 +102,7 @@ func (s *Service) OpenBadgesBadgeClass(ctx context.Context, id uuid.UUID) (openb
 
 // criteriaOf is a BadgeClass's criteria: its URL and narrative, or, when the badge states
 // neither, the generated narrative its credentials carry too.
-func criteriaOf(b store.Badge, issuerName string) openbadges.Criteria {
+func criteriaOf(b domain.Badge, issuerName string) openbadges.Criteria {
 	c := openbadges.Criteria{ID: store.Deref(b.CriteriaURL), Narrative: store.Deref(b.CriteriaNarrative)}
 	if c.ID == "" && c.Narrative == "" {
 		c.Narrative = credentials.BadgeNarrative(b.Name, issuerName)
@@ -240,7 +241,7 @@ func (s *Service) BakedSVG(ctx context.Context, code string) ([]byte, error) {
 	return s.bakeAssertion(picture{data: img, svg: true}, ab.Assertion)
 }
 
-func (s *Service) bakeAssertion(pic picture, a store.BadgeAssertion) ([]byte, error) {
+func (s *Service) bakeAssertion(pic picture, a domain.BadgeAssertion) ([]byte, error) {
 	doc, err := json.Marshal(s.hostedAssertion(a))
 	if err != nil {
 		return nil, err

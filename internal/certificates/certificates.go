@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/events"
 	"github.com/certhub/credentiald/internal/store"
 )
@@ -49,20 +50,20 @@ func (s *Service) Kick() { s.kick() }
 func (s *Service) Now() time.Time { return s.now() }
 
 // Get returns a certificate of the account as the API shows it: without its snapshot.
-func (s *Service) Get(ctx context.Context, accountID, id uuid.UUID) (store.Certificate, error) {
+func (s *Service) Get(ctx context.Context, accountID, id uuid.UUID) (domain.Certificate, error) {
 	c, err := s.store.FindCertificateRecord(ctx, accountID, id, s.now())
 	return c, noSuchCertificate(err)
 }
 
 // GetWithSnapshot is Get with what the certificate is rendered from (Snapshot).
-func (s *Service) GetWithSnapshot(ctx context.Context, accountID, id uuid.UUID) (store.Certificate, error) {
+func (s *Service) GetWithSnapshot(ctx context.Context, accountID, id uuid.UUID) (domain.Certificate, error) {
 	c, err := s.store.FindCertificate(ctx, accountID, id, s.now())
 	return c, noSuchCertificate(err)
 }
 
 // ListOfEvent returns a page of an event's certificates, only those of status (valid, expired,
 // revoked or draft, as the API names them) when it is set; another account's event is 404.
-func (s *Service) ListOfEvent(ctx context.Context, accountID, eventID uuid.UUID, status *string, p store.Page) ([]store.Certificate, int, error) {
+func (s *Service) ListOfEvent(ctx context.Context, accountID, eventID uuid.UUID, status *string, p domain.Page) ([]domain.Certificate, int, error) {
 	if err := events.Require(ctx, s.store, accountID, eventID, "path.id"); err != nil {
 		return nil, 0, err
 	}
@@ -73,7 +74,7 @@ func (s *Service) ListOfEvent(ctx context.Context, accountID, eventID uuid.UUID,
 func (s *Service) VerificationURL(code string) string { return s.siteURL + "/verify/" + code }
 
 // Download renders a certificate's PDF; a draft is not issued and answers 409.
-func (s *Service) Download(ctx context.Context, accountID, id uuid.UUID) (store.Certificate, []byte, error) {
+func (s *Service) Download(ctx context.Context, accountID, id uuid.UUID) (domain.Certificate, []byte, error) {
 	c, err := s.GetWithSnapshot(ctx, accountID, id)
 	if err != nil {
 		return c, nil, err
@@ -86,7 +87,7 @@ func (s *Service) Download(ctx context.Context, accountID, id uuid.UUID) (store.
 }
 
 // Deliveries lists the account's certificate and badge emails.
-func (s *Service) Deliveries(ctx context.Context, accountID uuid.UUID, f store.EmailFilter, p store.Page) ([]store.EmailDelivery, int, error) {
+func (s *Service) Deliveries(ctx context.Context, accountID uuid.UUID, f domain.EmailFilter, p domain.Page) ([]domain.EmailDelivery, int, error) {
 	return s.store.ListCredentialEmails(ctx, accountID, f, p)
 }
 

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/etag"
 	"github.com/certhub/credentiald/internal/openbadges"
 	"github.com/certhub/credentiald/internal/store"
@@ -219,7 +220,7 @@ func BadgeNarrative(name, issuer string) string {
 
 // badgeClaims are the claims frozen in the entry; an assertion issued before they were kept
 // says what its badge says now.
-func (s *Service) badgeClaims(ctx context.Context, entry store.VerifiableCredential, b store.Badge) (BadgeClaims, error) {
+func (s *Service) badgeClaims(ctx context.Context, entry store.VerifiableCredential, b domain.Badge) (BadgeClaims, error) {
 	var c BadgeClaims
 	if entry.Claims != nil {
 		err := json.Unmarshal(entry.Claims, &c)
@@ -236,7 +237,7 @@ func (s *Service) badgeClaims(ctx context.Context, entry store.VerifiableCredent
 
 // BadgeClaimsOf is what an assertion of b issued now says, its issuer named and linked as
 // given.
-func BadgeClaimsOf(b store.Badge, issuerName, issuerURL string, issuerHasLogo bool) BadgeClaims {
+func BadgeClaimsOf(b domain.Badge, issuerName, issuerURL string, issuerHasLogo bool) BadgeClaims {
 	return BadgeClaims{Name: b.Name, Description: store.Deref(b.Description), Narrative: store.Deref(b.CriteriaNarrative),
 		CriteriaURL: store.Deref(b.CriteriaURL), IssuerName: issuerName, IssuerURL: issuerURL, IssuerHasLogo: issuerHasLogo}
 }

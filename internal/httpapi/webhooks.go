@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/certhub/credentiald/gen/api"
-	"github.com/certhub/credentiald/internal/store"
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/webhooks"
 )
 
@@ -67,13 +67,13 @@ func (s *Server) TestWebhook(ctx context.Context, req api.TestWebhookRequestObje
 	return api.TestWebhook202JSONResponse{Body: api.WebhookDeliveryEnvelope{Data: webhookDelivery(d)}}, nil
 }
 
-func webhookSubscription(w store.WebhookSubscription) api.WebhookSubscription {
+func webhookSubscription(w domain.WebhookSubscription) api.WebhookSubscription {
 	return api.WebhookSubscription{Id: w.ID, Url: w.URL, Events: w.Events,
 		Description: w.Description, Active: w.Active, ConsecutiveFailures: w.ConsecutiveFailures, DisabledAt: utc(w.DisabledAt),
 		CreatedAt: w.CreatedAt.UTC(), UpdatedAt: w.UpdatedAt.UTC()}
 }
 
-func webhookDelivery(d store.WebhookDelivery) api.WebhookDelivery {
+func webhookDelivery(d domain.WebhookDelivery) api.WebhookDelivery {
 	return api.WebhookDelivery{Id: d.ID, EventType: api.WebhookEventType(d.EventType), Status: api.WebhookDeliveryStatus(d.Status),
 		Attempts: d.Attempts, LastAttemptAt: utc(d.LastAttemptAt), NextAttemptAt: utc(d.NextAttemptAt), ResponseStatus: d.ResponseStatus,
 		ResponseBody: d.ResponseBody, Error: d.Error, DurationMs: d.DurationMs, CreatedAt: d.CreatedAt.UTC()}

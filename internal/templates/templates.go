@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/render"
 	"github.com/certhub/credentiald/internal/store"
 )
@@ -67,17 +68,17 @@ func RequireUsable(ctx context.Context, c UsableChecker, accountID, templateID u
 }
 
 // Create validates f and stores a template in the account.
-func (s *Service) Create(ctx context.Context, accountID uuid.UUID, f Fields) (store.Template, error) {
+func (s *Service) Create(ctx context.Context, accountID uuid.UUID, f Fields) (domain.Template, error) {
 	n, err := check(f)
 	if err != nil {
-		return store.Template{}, err
+		return domain.Template{}, err
 	}
 	n.AccountID = &accountID
 	return s.store.InsertTemplate(ctx, n, s.now())
 }
 
 // Get returns one of the account's templates or a system template.
-func (s *Service) Get(ctx context.Context, accountID, id uuid.UUID) (store.Template, error) {
+func (s *Service) Get(ctx context.Context, accountID, id uuid.UUID) (domain.Template, error) {
 	t, err := s.store.FindTemplate(ctx, accountID, id)
 	return t, noSuchTemplate(err)
 }
@@ -87,29 +88,29 @@ func noSuchTemplate(err error) error {
 }
 
 // List returns a page of the account's own templates and their total.
-func (s *Service) List(ctx context.Context, accountID uuid.UUID, active *bool, p store.Page) ([]store.Template, int, error) {
+func (s *Service) List(ctx context.Context, accountID uuid.UUID, active *bool, p domain.Page) ([]domain.Template, int, error) {
 	return s.store.ListTemplates(ctx, accountID, active, p)
 }
 
 // ListSystem returns the read-only system templates.
-func (s *Service) ListSystem(ctx context.Context) ([]store.Template, error) {
+func (s *Service) ListSystem(ctx context.Context) ([]domain.Template, error) {
 	return s.store.ListSystemTemplates(ctx)
 }
 
 // Replace validates f and replaces one of the account's templates with it.
-func (s *Service) Replace(ctx context.Context, accountID, id uuid.UUID, f Fields) (store.Template, error) {
+func (s *Service) Replace(ctx context.Context, accountID, id uuid.UUID, f Fields) (domain.Template, error) {
 	n, err := check(f)
 	if err != nil {
-		return store.Template{}, err
+		return domain.Template{}, err
 	}
 	now := s.now()
-	return store.InTx(ctx, s.store, func(tx *store.Tx) (store.Template, error) {
+	return store.InTx(ctx, s.store, func(tx *store.Tx) (domain.Template, error) {
 		cur, err := tx.LockTemplate(ctx, accountID, id)
 		if err != nil {
-			return store.Template{}, noSuchTemplate(err)
+			return domain.Template{}, noSuchTemplate(err)
 		}
 		if cur.System() {
-			return store.Template{}, apperr.New(apperr.Conflict, "System templates are read-only; duplicate it to make your own.")
+			return domain.Template{}, apperr.New(apperr.Conflict, "System templates are read-only; duplicate it to make your own.")
 		}
 		return tx.UpdateTemplate(ctx, accountID, id, n, now)
 	})
@@ -162,10 +163,10 @@ func usesOf(u store.TemplateUses) string {
 }
 
 // Duplicate copies one of the account's templates, or a system template, into the account.
-func (s *Service) Duplicate(ctx context.Context, accountID, id uuid.UUID) (store.Template, error) {
+func (s *Service) Duplicate(ctx context.Context, accountID, id uuid.UUID) (domain.Template, error) {
 	src, err := s.Get(ctx, accountID, id)
 	if err != nil {
-		return store.Template{}, err
+		return domain.Template{}, err
 	}
 	name := []rune(src.Name + " (copy)")
 	if len(name) > 200 {
@@ -239,7 +240,7 @@ func (s *Service) Preview(ctx context.Context, accountID, id uuid.UUID, sample S
 }
 
 // ForRendering turns a stored template into what the renderer draws.
-func ForRendering(t store.Template) (render.Template, error) {
+func ForRendering(t domain.Template) (render.Template, error) {
 	layout, err := render.ParseLayout(t.Layout)
 	if err != nil {
 		return render.Template{}, err

@@ -22,6 +22,7 @@ import (
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/badges"
 	"github.com/certhub/credentiald/internal/credentials"
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/render"
 	"github.com/certhub/credentiald/internal/store"
 )
@@ -89,10 +90,10 @@ func (v Visitor) counted() bool { return !IsCrawler(v.UserAgent) }
 
 // CertificateSource gives the rendering of a certificate (certificates.Service).
 type CertificateSource interface {
-	GetWithSnapshot(ctx context.Context, accountID, id uuid.UUID) (store.Certificate, error)
-	PDF(c store.Certificate) ([]byte, error)
-	PNG(c store.Certificate) ([]byte, error)
-	ShareCard(c store.Certificate, label string) ([]byte, error)
+	GetWithSnapshot(ctx context.Context, accountID, id uuid.UUID) (domain.Certificate, error)
+	PDF(c domain.Certificate) ([]byte, error)
+	PNG(c domain.Certificate) ([]byte, error)
+	ShareCard(c domain.Certificate, label string) ([]byte, error)
 }
 
 // Service answers public verification.

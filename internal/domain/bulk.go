@@ -1,0 +1,26 @@
+package domain
+
+import (
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// BulkJob is a background issuance for an event, with its progress.
+type BulkJob struct {
+	ID, AccountID, EventID, TemplateID uuid.UUID
+	Status                             string // queued, running, completed, failed
+	SendEmail, Draft                   bool
+	Total, Processed                   int
+	Issued, Skipped, Failed            int
+	Errors                             []BulkJobError
+	CreatedAt                          time.Time
+	StartedAt, FinishedAt              *time.Time
+}
+
+// BulkJobError is one attendee's failure in a job.
+type BulkJobError struct {
+	AttendeeID uuid.UUID `json:"attendeeId"`
+	Code       string    `json:"code"`
+	Message    string    `json:"message"`
+}

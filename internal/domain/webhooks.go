@@ -1,0 +1,39 @@
+package domain
+
+import (
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// WebhookSubscription is an endpoint of an account and the event kinds it receives. Its
+// signing secret is kept sealed; the webhooks service opens it.
+type WebhookSubscription struct {
+	ID, AccountID       uuid.UUID
+	URL                 string
+	Events              []string
+	Description         *string
+	SecretSealed        []byte
+	Active              bool
+	ConsecutiveFailures int
+	DisabledAt          *time.Time
+	CreatedAt           time.Time
+	UpdatedAt           time.Time
+}
+
+// WebhookDelivery is one event on its way to one subscription, and how its attempts went.
+type WebhookDelivery struct {
+	ID, AccountID, SubscriptionID uuid.UUID
+	OutboxEventID                 *uuid.UUID
+	EventType                     string
+	Payload                       []byte // the exact bytes every attempt sends
+	Status                        string // pending, succeeded, failed
+	Attempts                      int
+	LastAttemptAt                 *time.Time
+	NextAttemptAt                 *time.Time
+	ResponseStatus                *int
+	ResponseBody                  *string
+	Error                         *string
+	DurationMs                    *int
+	CreatedAt                     time.Time
+}
