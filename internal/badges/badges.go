@@ -110,7 +110,7 @@ func (s *Service) Replace(ctx context.Context, accountID, id uuid.UUID, f domain
 		if err != nil {
 			return Badge{}, noSuchBadge(err)
 		}
-		if cur.Status == statusRetired {
+		if cur.Status == domain.BadgeRetired {
 			return Badge{}, apperr.New(apperr.Conflict, "The badge is retired; a retired badge does not change.")
 		}
 		b, err := tx.UpdateBadge(ctx, id, f, cur.IssuedCount, now)
@@ -139,7 +139,7 @@ func (s *Service) Delete(ctx context.Context, accountID, id uuid.UUID) error {
 			return struct{}{}, noSuchBadge(err)
 		}
 		switch {
-		case cur.Status == statusRetired:
+		case cur.Status == domain.BadgeRetired:
 			return struct{}{}, nil
 		case cur.IssuedCount == 0:
 			return struct{}{}, tx.DeleteBadge(ctx, id)
@@ -159,12 +159,6 @@ func (s *Service) Delete(ctx context.Context, accountID, id uuid.UUID) error {
 	})
 	return err
 }
-
-// The statuses of a badge.
-const (
-	statusActive  = "active"
-	statusRetired = "retired"
-)
 
 func noSuchBadge(err error) error {
 	return apperr.When(err, store.ErrNotFound, apperr.NoSuch("badge"))

@@ -35,7 +35,7 @@ type IssueParams struct {
 type Assertion struct {
 	domain.BadgeAssertion
 	// Status is active, expired (past ExpiresAt) or revoked (itself, or its badge retired).
-	Status string
+	Status domain.AssertionStatus
 	// VerificationURL is its public verification page.
 	VerificationURL string
 }
@@ -80,7 +80,7 @@ func (s *Service) Issue(ctx context.Context, p IssueParams) ([]Issued, error) {
 		if err != nil {
 			return result{}, noSuchBadge(err)
 		}
-		if b.Status == statusRetired {
+		if b.Status == domain.BadgeRetired {
 			return result{}, apperr.New(apperr.Conflict, "The badge is retired; a retired badge is not issued.")
 		}
 		recipients, err := recipientsOf(ctx, tx, p.AccountID, p.AttendeeIDs)
@@ -324,17 +324,7 @@ func newSalt() (string, error) {
 
 // assertionView is a as clients see it at now, an assertion of badge b.
 func (s *Service) assertionView(a domain.BadgeAssertion, b domain.Badge, now time.Time) Assertion {
-	return Assertion{BadgeAssertion: a, Status: assertionStatus(a, b, now), VerificationURL: s.VerificationURL(a.VerificationCode)}
-}
-
-func assertionStatus(a domain.BadgeAssertion, b domain.Badge, now time.Time) string {
-	switch {
-	case a.Revoked || b.Status == statusRetired:
-		return "revoked"
-	case a.ExpiresAt != nil && !now.Before(*a.ExpiresAt):
-		return "expired"
-	}
-	return "active"
+	return Assertion{BadgeAssertion: a, Status: a.StatusAt(b, now), VerificationURL: s.VerificationURL(a.VerificationCode)}
 }
 
 // Assertions returns a page of a badge's assertions, newest first, of an active or a retired

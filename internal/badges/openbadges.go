@@ -57,7 +57,7 @@ func (s *Service) OpenBadgesAssertion(ctx context.Context, id uuid.UUID) (Hosted
 		return HostedAssertion{}, noSuchAssertion(err)
 	}
 	a, b := ab.Assertion, ab.Badge
-	if assertionStatus(a, b, s.now()) == "revoked" {
+	if a.StatusAt(b, s.now()) == domain.AssertionRevoked {
 		return HostedAssertion{Revoked: &openbadges.RevokedAssertion{Context: openbadges.Context, ID: s.AssertionURL(a.ID),
 			Revoked: true, RevocationReason: revocationReason(a)}}, nil
 	}
@@ -183,8 +183,8 @@ func (s *Service) AssertionByCode(ctx context.Context, code string) (AssertionVi
 	if err != nil {
 		return AssertionView{}, err
 	}
-	status := assertionStatus(a, b, s.now())
-	if status == "active" {
+	status := string(a.StatusAt(b, s.now()))
+	if status == string(domain.AssertionActive) {
 		status = "valid" // verification's word, as for certificates
 	}
 	out := AssertionView{ID: a.ID, BadgeID: b.ID, AccountID: a.AccountID, AttendeeID: a.AttendeeID, EventID: ab.EventID, VerificationCode: a.VerificationCode,

@@ -43,7 +43,7 @@ func (s *Service) RevokeAssertion(ctx context.Context, p RevokeParams) (Assertio
 		if err != nil {
 			return Assertion{}, noSuchBadge(err)
 		}
-		if cur.Revoked || b.Status == statusRetired {
+		if cur.Revoked || b.Status == domain.BadgeRetired {
 			return s.assertionView(cur, b, r.At), nil
 		}
 		a, err := tx.RevokeBadgeAssertion(ctx, cur.ID, r)

@@ -259,7 +259,7 @@ func (s *Service) Jobs(ctx context.Context, accountID, eventID uuid.UUID, p doma
 
 // finish records a job's end with status and, in the same transaction, its job.completed
 // event; a job that had ended already changes nothing and sends nothing again.
-func (s *Service) finish(ctx context.Context, id uuid.UUID, status string) error {
+func (s *Service) finish(ctx context.Context, id uuid.UUID, status domain.BulkJobStatus) error {
 	now := s.certs.Now().UTC()
 	_, err := store.InTx(ctx, s.store, func(tx *store.Tx) (struct{}, error) {
 		j, err := tx.FinishBulkJob(ctx, id, status, now)
@@ -301,7 +301,7 @@ func (w *worker) Work(ctx context.Context, job *river.Job[jobArgs]) error {
 	}
 	rec, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	if ferr := w.s.finish(rec, job.Args.JobID, store.JobFailed); ferr != nil {
+	if ferr := w.s.finish(rec, job.Args.JobID, domain.BulkJobFailed); ferr != nil {
 		return errors.Join(err, ferr)
 	}
 	return river.JobCancel(err)
@@ -313,7 +313,7 @@ func (w *worker) work(ctx context.Context, job *river.Job[jobArgs]) error {
 	if err != nil {
 		return err
 	}
-	if j.Status == store.JobCompleted || j.Status == store.JobFailed {
+	if j.Status == domain.BulkJobCompleted || j.Status == domain.BulkJobFailed {
 		return nil
 	}
 	if err := s.store.StartBulkJob(ctx, j.ID, s.certs.Now()); err != nil {
@@ -328,7 +328,7 @@ func (w *worker) work(ctx context.Context, job *river.Job[jobArgs]) error {
 			return err
 		}
 		if len(ids) == 0 {
-			return s.finish(ctx, j.ID, store.JobCompleted)
+			return s.finish(ctx, j.ID, domain.BulkJobCompleted)
 		}
 		for batch := range slices.Chunk(ids, issueBatch) {
 			if err := ctx.Err(); err != nil {

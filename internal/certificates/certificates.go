@@ -79,7 +79,7 @@ func (s *Service) Download(ctx context.Context, accountID, id uuid.UUID) (domain
 	if err != nil {
 		return c, nil, err
 	}
-	if c.Status == "draft" {
+	if c.Status == domain.CertificateDraft {
 		return c, nil, apperr.New(apperr.Conflict, "A draft is not issued; issue it to download its PDF.")
 	}
 	pdf, err := s.PDF(c)

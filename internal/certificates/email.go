@@ -58,7 +58,7 @@ func (s *Service) Send(ctx context.Context, accountID, id uuid.UUID) (domain.Ema
 		if err != nil {
 			return domain.EmailDelivery{}, noSuchCertificate(err)
 		}
-		if c.Status == "revoked" || c.Status == "draft" {
+		if c.Status == domain.CertificateRevoked || c.Status == domain.CertificateDraft {
 			return domain.EmailDelivery{}, apperr.New(apperr.Conflict, "A %s certificate is not sent.", c.Status)
 		}
 		return s.recordEmail(ctx, tx, c, now)
@@ -115,7 +115,7 @@ func (s *Service) PrepareEmail(ctx context.Context, d *domain.EmailDelivery) ([]
 	if err != nil {
 		return nil, err
 	}
-	if c.Status == "revoked" || c.Status == "draft" {
+	if c.Status == domain.CertificateRevoked || c.Status == domain.CertificateDraft {
 		return nil, &email.PermanentError{Err: fmt.Errorf("certificate %s is %s", c.Number, c.Status)}
 	}
 	pdf, err := s.PDF(c)

@@ -29,7 +29,7 @@ func (s *Service) Revoke(ctx context.Context, accountID, id uuid.UUID, reason *s
 		if err != nil {
 			return domain.Certificate{}, noSuchCertificate(err)
 		}
-		if cur.Status == "draft" {
+		if cur.Status == domain.CertificateDraft {
 			return domain.Certificate{}, apperr.New(apperr.Conflict, "A draft is not issued and cannot be revoked; delete it instead.")
 		}
 		return revoke(ctx, tx, cur, store.Revocation{At: now, Reason: reason, ReasonCode: code})
@@ -38,7 +38,7 @@ func (s *Service) Revoke(ctx context.Context, accountID, id uuid.UUID, reason *s
 
 // revoke revokes the locked certificate cur, unless it is revoked already.
 func revoke(ctx context.Context, tx *store.Tx, cur domain.Certificate, r store.Revocation) (domain.Certificate, error) {
-	if cur.Status == "revoked" {
+	if cur.Status == domain.CertificateRevoked {
 		return cur, nil
 	}
 	c, err := tx.RevokeCertificate(ctx, cur.ID, r, r.At)
@@ -62,7 +62,7 @@ func (s *Service) Delete(ctx context.Context, accountID, id uuid.UUID) error {
 		if err != nil {
 			return struct{}{}, noSuchCertificate(err)
 		}
-		if cur.Status == "draft" {
+		if cur.Status == domain.CertificateDraft {
 			return struct{}{}, tx.DeleteDraftCertificate(ctx, id)
 		}
 		_, err = revoke(ctx, tx, cur, store.Revocation{At: now, ReasonCode: "deleted_by_issuer"})
@@ -80,7 +80,7 @@ func (s *Service) Regenerate(ctx context.Context, accountID, id uuid.UUID) (doma
 		if err != nil {
 			return domain.Certificate{}, noSuchCertificate(err)
 		}
-		if cur.Status == "revoked" || cur.Status == "draft" {
+		if cur.Status == domain.CertificateRevoked || cur.Status == domain.CertificateDraft {
 			return domain.Certificate{}, apperr.New(apperr.Conflict, "A %s certificate cannot be regenerated.", cur.Status)
 		}
 		src, err := issueSource(ctx, tx, accountID, cur.EventID, cur.AttendeeID, cur.TemplateID)

@@ -17,7 +17,7 @@ type Badge struct {
 	Image             *string // the issuer's own image as a data URI; nil: none given
 	Tags              []string
 	ValidityDays      *int
-	Status            string // active, retired
+	Status            BadgeStatus
 	RetiredAt         *time.Time
 	IssuedCount       int
 	CreatedAt         time.Time
@@ -49,4 +49,35 @@ type BadgeAssertion struct {
 	// RevocationReasonCode is the certificates' set of codes; nil while not revoked.
 	RevocationReasonCode *string
 	CreatedAt            time.Time
+}
+
+// BadgeStatus is whether a badge is still issued.
+type BadgeStatus string
+
+// A badge is active until it is retired; a retired badge's assertions read as revoked.
+const (
+	BadgeActive  BadgeStatus = "active"
+	BadgeRetired BadgeStatus = "retired"
+)
+
+// AssertionStatus is a badge assertion's status as clients see it.
+type AssertionStatus string
+
+// The statuses of an assertion clients see.
+const (
+	AssertionActive  AssertionStatus = "active"
+	AssertionExpired AssertionStatus = "expired"
+	AssertionRevoked AssertionStatus = "revoked"
+)
+
+// StatusAt is what assertion a of badge b reads as at now: revoked when it was revoked or its
+// badge retired, expired once its expiry has passed, active otherwise.
+func (a BadgeAssertion) StatusAt(b Badge, now time.Time) AssertionStatus {
+	switch {
+	case a.Revoked || b.Status == BadgeRetired:
+		return AssertionRevoked
+	case a.ExpiresAt != nil && !now.Before(*a.ExpiresAt):
+		return AssertionExpired
+	}
+	return AssertionActive
 }

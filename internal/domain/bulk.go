@@ -9,7 +9,7 @@ import (
 // BulkJob is a background issuance for an event, with its progress.
 type BulkJob struct {
 	ID, AccountID, EventID, TemplateID uuid.UUID
-	Status                             string // queued, running, completed, failed
+	Status                             BulkJobStatus
 	SendEmail, Draft                   bool
 	Total, Processed                   int
 	Issued, Skipped, Failed            int
@@ -24,3 +24,14 @@ type BulkJobError struct {
 	Code       string    `json:"code"`
 	Message    string    `json:"message"`
 }
+
+// BulkJobStatus is where a bulk job is.
+type BulkJobStatus string
+
+// A job is queued, then running, then completed or failed.
+const (
+	BulkJobQueued    BulkJobStatus = "queued"
+	BulkJobRunning   BulkJobStatus = "running"
+	BulkJobCompleted BulkJobStatus = "completed"
+	BulkJobFailed    BulkJobStatus = "failed"
+)

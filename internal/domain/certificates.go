@@ -7,8 +7,8 @@ import (
 	"github.com/google/uuid"
 )
 
-// Certificate is a certificate as stored; Status is what clients see at the time it was read:
-// draft, valid, expired or revoked.
+// Certificate is a certificate; Status is what clients see at the time it was read
+// (CertificateStatusAt).
 type Certificate struct {
 	ID                   uuid.UUID
 	AccountID            uuid.UUID
@@ -17,7 +17,7 @@ type Certificate struct {
 	TemplateID           uuid.UUID
 	Number               string
 	VerificationCode     string
-	Status               string // draft, valid, expired, revoked
+	Status               CertificateStatus
 	FirstName, LastName  string
 	Email                string
 	Snapshot             json.RawMessage
@@ -32,4 +32,37 @@ type Certificate struct {
 // Recipient is whom a certificate is made out to, copied from the attendee when issued.
 type Recipient struct {
 	FirstName, LastName, Email string
+}
+
+// CertificateStatus is a certificate's status as clients see it.
+type CertificateStatus string
+
+// The statuses clients see.
+const (
+	CertificateDraft   CertificateStatus = "draft"
+	CertificateValid   CertificateStatus = "valid"
+	CertificateExpired CertificateStatus = "expired"
+	CertificateRevoked CertificateStatus = "revoked"
+)
+
+// The statuses a certificate is stored with: an issued one reads as valid or expired.
+const (
+	StoredCertificateDraft   = "draft"
+	StoredCertificateIssued  = "issued"
+	StoredCertificateExpired = "expired"
+	StoredCertificateRevoked = "revoked"
+)
+
+// CertificateStatusAt is what a certificate stored with status stored reads as at now: an
+// issued certificate whose expiry has passed is expired, whether or not anything wrote so yet
+// (the store marks lapsed ones only when it next issues for their attendee); a draft stays a
+// draft and a revoked one revoked.
+func CertificateStatusAt(stored string, expiresAt *time.Time, now time.Time) CertificateStatus {
+	switch {
+	case stored == StoredCertificateIssued && expiresAt != nil && !now.Before(*expiresAt):
+		return CertificateExpired
+	case stored == StoredCertificateIssued:
+		return CertificateValid
+	}
+	return CertificateStatus(stored)
 }

@@ -24,7 +24,7 @@ type OutboundEmail struct {
 type EmailDelivery struct {
 	OutboundEmail
 	ID            uuid.UUID
-	Status        string // queued, sent, failed
+	Status        EmailDeliveryStatus
 	Attempts      int
 	LastError     *string
 	NextAttemptAt time.Time
@@ -35,5 +35,15 @@ type EmailDelivery struct {
 // EmailFilter narrows a list of credential deliveries.
 type EmailFilter struct {
 	EventID, CertificateID *uuid.UUID
-	Status                 *string
+	Status                 *EmailDeliveryStatus
 }
+
+// EmailDeliveryStatus is where an outbound email is.
+type EmailDeliveryStatus string
+
+// An email is queued until it is sent or has failed for good.
+const (
+	EmailQueued EmailDeliveryStatus = "queued"
+	EmailSent   EmailDeliveryStatus = "sent"
+	EmailFailed EmailDeliveryStatus = "failed"
+)

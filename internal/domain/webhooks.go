@@ -27,7 +27,7 @@ type WebhookDelivery struct {
 	OutboxEventID                 *uuid.UUID
 	EventType                     string
 	Payload                       []byte // the exact bytes every attempt sends
-	Status                        string // pending, succeeded, failed
+	Status                        WebhookDeliveryStatus
 	Attempts                      int
 	LastAttemptAt                 *time.Time
 	NextAttemptAt                 *time.Time
@@ -37,3 +37,13 @@ type WebhookDelivery struct {
 	DurationMs                    *int
 	CreatedAt                     time.Time
 }
+
+// WebhookDeliveryStatus is where a webhook delivery is.
+type WebhookDeliveryStatus string
+
+// A delivery is pending (attempts left) until it succeeds or fails for good.
+const (
+	WebhookPending   WebhookDeliveryStatus = "pending"
+	WebhookSucceeded WebhookDeliveryStatus = "succeeded"
+	WebhookFailed    WebhookDeliveryStatus = "failed"
+)

@@ -205,9 +205,9 @@ func TestAnUnreachableServerIsRetriedUntilGivenUp(t *testing.T) {
 	for attempt := 1; attempt <= 3; attempt++ {
 		f.run(t)
 		s := f.status(t, d.ID)
-		want := "queued"
+		want := domain.EmailQueued
 		if attempt == 3 {
-			want = "failed"
+			want = domain.EmailFailed
 		}
 		if s.Status != want || s.Attempts != attempt {
 			t.Fatalf("attempt %d: %+v", attempt, s)

@@ -13,7 +13,7 @@ func (s *Server) ListEmailDeliveries(ctx context.Context, req api.ListEmailDeliv
 	page := pageOf(req.Params.Page, req.Params.PageSize)
 	f := domain.EmailFilter{EventID: req.Params.EventId, CertificateID: req.Params.CertificateId}
 	if req.Params.Status != nil {
-		st := string(*req.Params.Status)
+		st := domain.EmailDeliveryStatus(*req.Params.Status)
 		f.Status = &st
 	}
 	list, total, err := s.certificates.Deliveries(ctx, principal(ctx).AccountID, f, page)

@@ -124,7 +124,7 @@ func (d queries) CopyAttendees(ctx context.Context, accountID, eventID uuid.UUID
 // ExportRow is one attendee of an export with the certificate that best describes them.
 type ExportRow struct {
 	domain.Attendee
-	CertificateStatus string // "", "draft", "valid", "expired" or "revoked"
+	CertificateStatus domain.CertificateStatus // "" when the attendee has none
 	CertificateNumber string
 	VerificationCode  string
 }
@@ -159,7 +159,7 @@ func (d queries) ExportAttendees(ctx context.Context, eventID uuid.UUID, until t
 	for i, r := range batch {
 		out[i] = ExportRow{Attendee: domain.Attendee{ID: r.ID, EventID: eventID, FirstName: r.FirstName, LastName: r.LastName,
 			Email: r.Email, Metadata: metadataMap(r.Metadata), CreatedAt: r.CreatedAt},
-			CertificateStatus: certificateStatus(r.CertificateStatus, r.CertificateExpiresAt, now),
+			CertificateStatus: domain.CertificateStatusAt(r.CertificateStatus, r.CertificateExpiresAt, now),
 			CertificateNumber: r.CertificateNumber, VerificationCode: r.VerificationCode}
 	}
 	if len(batch) > 0 {

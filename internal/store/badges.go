@@ -253,7 +253,7 @@ func tagsOf(tags []string) []string {
 
 func badgeFrom(r db.Badge, issued int32) domain.Badge {
 	return domain.Badge{ID: r.ID, AccountID: r.AccountID, Name: r.Name, Description: r.Description, CriteriaNarrative: r.CriteriaNarrative,
-		CriteriaURL: r.CriteriaUrl, Image: r.Image, Tags: tagsOf(r.Tags), ValidityDays: intPtr(r.ValidityDays), Status: r.Status,
+		CriteriaURL: r.CriteriaUrl, Image: r.Image, Tags: tagsOf(r.Tags), ValidityDays: intPtr(r.ValidityDays), Status: domain.BadgeStatus(r.Status),
 		RetiredAt: r.RetiredAt, IssuedCount: int(issued), CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 }
 

@@ -18,12 +18,6 @@ type NewBulkJob struct {
 	AttendeeIDs                    []uuid.UUID
 }
 
-// The statuses a job ends with.
-const (
-	JobCompleted = "completed"
-	JobFailed    = "failed"
-)
-
 // The outcomes of one attendee of a job.
 const (
 	ItemIssued  = "issued"
@@ -131,10 +125,10 @@ func (d queries) RecordIssuedJobItems(ctx context.Context, jobID uuid.UUID, item
 		CertificateIds: certs, Now: now}))
 }
 
-// FinishBulkJob records a job's end at now with status (JobCompleted or JobFailed).
-// ErrNotFound: the job had ended already.
-func (d queries) FinishBulkJob(ctx context.Context, id uuid.UUID, status string, now time.Time) (domain.BulkJob, error) {
-	row, err := d.q.FinishBulkJob(ctx, db.FinishBulkJobParams{ID: id, Status: status, Now: now})
+// FinishBulkJob records a job's end at now with status (domain.BulkJobCompleted or
+// domain.BulkJobFailed). ErrNotFound: the job had ended already.
+func (d queries) FinishBulkJob(ctx context.Context, id uuid.UUID, status domain.BulkJobStatus, now time.Time) (domain.BulkJob, error) {
+	row, err := d.q.FinishBulkJob(ctx, db.FinishBulkJobParams{ID: id, Status: string(status), Now: now})
 	if err != nil {
 		return domain.BulkJob{}, mapError(err)
 	}
@@ -142,7 +136,7 @@ func (d queries) FinishBulkJob(ctx context.Context, id uuid.UUID, status string,
 }
 
 func bulkJobFrom(r db.BulkJob) domain.BulkJob {
-	j := domain.BulkJob{ID: r.ID, AccountID: r.AccountID, EventID: r.EventID, TemplateID: r.TemplateID, Status: r.Status,
+	j := domain.BulkJob{ID: r.ID, AccountID: r.AccountID, EventID: r.EventID, TemplateID: r.TemplateID, Status: domain.BulkJobStatus(r.Status),
 		SendEmail: r.SendEmail, Draft: r.Draft, Total: int(r.Total), Processed: int(r.Processed), Issued: int(r.Issued),
 		Skipped: int(r.Skipped), Failed: int(r.Failed), CreatedAt: r.CreatedAt, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt}
 	_ = json.Unmarshal(r.Errors, &j.Errors) // written by RecordBulkJobItem

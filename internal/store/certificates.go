@@ -208,9 +208,9 @@ func (d queries) CurrentCertificates(ctx context.Context, k CertificateKey, now 
 	for _, r := range rows {
 		c := certificateFrom(r, now)
 		switch r.Status {
-		case statusIssued:
+		case domain.StoredCertificateIssued:
 			cur.Issued = &c
-		case statusDraft:
+		case domain.StoredCertificateDraft:
 			cur.Draft = &c
 		}
 	}
@@ -225,9 +225,9 @@ func (d queries) CurrentCertificates(ctx context.Context, k CertificateKey, now 
 // ErrNotInserted when the code is taken (nothing written) or no credit is left (the code and
 // the counter were written: roll the transaction back).
 func (d queries) InsertCertificate(ctx context.Context, c NewCertificate, now time.Time) (InsertedCertificate, error) {
-	status := statusIssued
+	status := domain.StoredCertificateIssued
 	if c.Draft {
-		status = statusDraft
+		status = domain.StoredCertificateDraft
 	}
 	id := c.ID
 	if id == uuid.Nil {
@@ -447,27 +447,9 @@ func (d queries) OutboxEvents(ctx context.Context, accountID uuid.UUID) ([]Outbo
 	}), nil
 }
 
-// The statuses a certificate is stored with; clients see issued as valid or expired.
-const (
-	statusDraft  = "draft"
-	statusIssued = "issued"
-)
-
-// certificateStatus is the status a client sees at now: an issued certificate past its expiry
-// reads as expired.
-func certificateStatus(stored string, expiresAt *time.Time, now time.Time) string {
-	switch {
-	case stored == statusIssued && expiresAt != nil && !now.Before(*expiresAt):
-		return "expired"
-	case stored == statusIssued:
-		return "valid"
-	}
-	return stored
-}
-
 func certificateFrom(r db.Certificate, now time.Time) domain.Certificate {
 	return domain.Certificate{ID: r.ID, AccountID: r.AccountID, EventID: r.EventID, AttendeeID: r.AttendeeID, TemplateID: r.TemplateID,
-		Number: r.CertificateNumber, VerificationCode: r.VerificationCode, Status: certificateStatus(r.Status, r.ExpiresAt, now),
+		Number: r.CertificateNumber, VerificationCode: r.VerificationCode, Status: domain.CertificateStatusAt(r.Status, r.ExpiresAt, now),
 		FirstName: r.RecipientFirstName, LastName: r.RecipientLastName, Email: r.RecipientEmail, Snapshot: r.Snapshot,
 		IssuedAt: r.IssuedAt, ExpiresAt: r.ExpiresAt, RevokedAt: r.RevokedAt, RevocationReason: r.RevocationReason,
 		RevocationReasonCode: r.RevocationReasonCode, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}

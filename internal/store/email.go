@@ -85,7 +85,7 @@ func emailDeliveryFrom(r db.EmailDelivery) domain.EmailDelivery {
 		OutboundEmail: domain.OutboundEmail{AccountID: r.AccountID, Kind: r.Kind, CertificateID: r.CertificateID,
 			BadgeAssertionID: r.BadgeAssertionID, ToAddress: r.ToAddress, ToName: r.ToName, FromName: r.FromName,
 			ReplyTo: r.ReplyTo, Subject: r.Subject, BodyText: r.BodyText},
-		ID: r.ID, Status: r.Status, Attempts: int(r.Attempts), LastError: r.LastError,
+		ID: r.ID, Status: domain.EmailDeliveryStatus(r.Status), Attempts: int(r.Attempts), LastError: r.LastError,
 		NextAttemptAt: r.NextAttemptAt, SentAt: r.SentAt, CreatedAt: r.CreatedAt,
 	}
 }
@@ -94,12 +94,12 @@ func emailDeliveryFrom(r db.EmailDelivery) domain.EmailDelivery {
 // newest first, and their total.
 func (d queries) ListCredentialEmails(ctx context.Context, accountID uuid.UUID, f domain.EmailFilter, p domain.Page) ([]domain.EmailDelivery, int, error) {
 	rows, err := d.q.ListCredentialEmails(ctx, db.ListCredentialEmailsParams{AccountID: accountID, EventID: f.EventID,
-		CertificateID: f.CertificateID, Status: f.Status, PageSize: pageLimit(p), PageOffset: pageOffset(p)})
+		CertificateID: f.CertificateID, Status: (*string)(f.Status), PageSize: pageLimit(p), PageOffset: pageOffset(p)})
 	if err != nil {
 		return nil, 0, mapError(err)
 	}
 	n, err := d.q.CountCredentialEmails(ctx, db.CountCredentialEmailsParams{AccountID: accountID, EventID: f.EventID,
-		CertificateID: f.CertificateID, Status: f.Status})
+		CertificateID: f.CertificateID, Status: (*string)(f.Status)})
 	if err != nil {
 		return nil, 0, mapError(err)
 	}

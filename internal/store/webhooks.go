@@ -49,7 +49,7 @@ type WebhookAttempt struct {
 
 // WebhookOutcome is what one attempt came to. Status pending means: try again at NextAttemptAt.
 type WebhookOutcome struct {
-	Status         string
+	Status         domain.WebhookDeliveryStatus
 	NextAttemptAt  *time.Time
 	ResponseStatus *int
 	ResponseBody   *string
@@ -292,7 +292,7 @@ func (d queries) FailLapsedWebhookDeliveries(ctx context.Context, now time.Time,
 // FinishWebhookAttempt records the outcome of a delivery's attempt numbered attempt; false when
 // the delivery moved on without it (its lease lapsed and it was claimed again).
 func (d queries) FinishWebhookAttempt(ctx context.Context, id uuid.UUID, attempt int, o WebhookOutcome) (bool, error) {
-	n, err := d.q.FinishWebhookAttempt(ctx, db.FinishWebhookAttemptParams{ID: id, Attempt: int32(attempt), Status: o.Status,
+	n, err := d.q.FinishWebhookAttempt(ctx, db.FinishWebhookAttemptParams{ID: id, Attempt: int32(attempt), Status: string(o.Status),
 		NextAttemptAt: o.NextAttemptAt, ResponseStatus: int32Ptr(o.ResponseStatus), ResponseBody: o.ResponseBody, Error: o.Error,
 		DurationMs: int32Ptr(o.DurationMs)})
 	return n == 1, mapError(err)
@@ -323,7 +323,7 @@ func webhookSubscriptionFrom(r db.WebhookSubscription) domain.WebhookSubscriptio
 
 func webhookDeliveryFrom(r db.WebhookDelivery) domain.WebhookDelivery {
 	return domain.WebhookDelivery{ID: r.ID, AccountID: r.AccountID, SubscriptionID: r.SubscriptionID, OutboxEventID: r.OutboxEventID,
-		EventType: r.EventType, Payload: r.Payload, Status: r.Status, Attempts: int(r.Attempts), LastAttemptAt: r.LastAttemptAt,
+		EventType: r.EventType, Payload: r.Payload, Status: domain.WebhookDeliveryStatus(r.Status), Attempts: int(r.Attempts), LastAttemptAt: r.LastAttemptAt,
 		NextAttemptAt: r.NextAttemptAt, ResponseStatus: intPtr(r.ResponseStatus), ResponseBody: r.ResponseBody, Error: r.Error,
 		DurationMs: intPtr(r.DurationMs), CreatedAt: r.CreatedAt}
 }

@@ -242,7 +242,7 @@ func (s *Service) fromAssertion(ctx context.Context, code string) (Credential, e
 }
 
 func (s *Service) fromCertificate(r store.VerifiedCertificate) (Credential, error) {
-	if r.Status == "draft" || r.IssuedAt == nil {
+	if r.Status == domain.StoredCertificateDraft || r.IssuedAt == nil {
 		return Credential{}, notFound()
 	}
 	c := Credential{Kind: KindCertificate, storeKind: store.KindCertificate, ID: r.ID, AccountID: r.AccountID,
@@ -263,17 +263,10 @@ func (s *Service) fromCertificate(r store.VerifiedCertificate) (Credential, erro
 	return c, nil
 }
 
-// statusAt is the rule for a stored status at a time: revoked stays revoked; an issued
-// credential whose expiry has passed is expired whether or not anything wrote so yet.
+// statusAt is the domain's rule for a stored status at a time (domain.CertificateStatusAt) in
+// verification's words; drafts never reach it (fromCertificate refuses them).
 func statusAt(stored string, expiresAt *time.Time, now time.Time) Status {
-	switch {
-	case stored == "revoked":
-		return Revoked
-	case stored == "expired", expiresAt != nil && !now.Before(*expiresAt):
-		return Expired
-	default:
-		return Valid
-	}
+	return Status(domain.CertificateStatusAt(stored, expiresAt, now))
 }
 
 func utc(t *time.Time) *time.Time {
