@@ -20,13 +20,14 @@ import (
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/credentials"
 	"github.com/certhub/credentiald/internal/domain"
+	"github.com/certhub/credentiald/internal/links"
 	"github.com/certhub/credentiald/internal/store"
 )
 
 // Service creates, issues and retires badges.
 type Service struct {
-	store   *store.Store
-	siteURL string
+	store *store.Store
+	links links.Site
 	// contactEmail is the service's own address, the Open Badges 2.0 issuer email of an
 	// account whose branding sets no publicEmail.
 	contactEmail string
@@ -45,7 +46,7 @@ func New(s *store.Store, siteURL, contactEmail string, now func() time.Time, kic
 	if kick == nil {
 		kick = func() {}
 	}
-	return &Service{store: s, siteURL: strings.TrimSuffix(siteURL, "/"), contactEmail: contactEmail, now: now, kick: kick,
+	return &Service{store: s, links: links.New(siteURL), contactEmail: contactEmail, now: now, kick: kick,
 		images: newImageCache()}
 }
 

@@ -324,7 +324,7 @@ func newSalt() (string, error) {
 
 // assertionView is a as clients see it at now, an assertion of badge b.
 func (s *Service) assertionView(a domain.BadgeAssertion, b domain.Badge, now time.Time) Assertion {
-	return Assertion{BadgeAssertion: a, Status: a.StatusAt(b, now), VerificationURL: s.VerificationURL(a.VerificationCode)}
+	return Assertion{BadgeAssertion: a, Status: a.StatusAt(b, now), VerificationURL: s.links.Verification(a.VerificationCode)}
 }
 
 // Assertions returns a page of a badge's assertions, newest first, of an active or a retired
@@ -350,7 +350,7 @@ func (s *Service) Assertions(ctx context.Context, accountID, badgeID uuid.UUID, 
 // its verification page, in tx.
 func (s *Service) recordEmail(ctx context.Context, tx *store.Tx, a domain.BadgeAssertion, b domain.Badge, iss issuer, now time.Time) error {
 	body := fmt.Sprintf("Hello %s,\n\n%s awarded you the badge \"%s\".\n\nAnyone can verify it, and you can add it to your profile, at:\n%s\n\n%s\n",
-		a.Recipient.FirstName, iss.Name, b.Name, s.VerificationURL(a.VerificationCode), iss.Name)
+		a.Recipient.FirstName, iss.Name, b.Name, s.links.Verification(a.VerificationCode), iss.Name)
 	m := domain.OutboundEmail{AccountID: a.AccountID, Kind: "badge", BadgeAssertionID: &a.ID, ToAddress: a.Recipient.Email,
 		ToName: render.FullName(a.Recipient.FirstName, a.Recipient.LastName), FromName: cmp.Or(iss.EmailFromName, iss.Name),
 		Subject: "Your badge: " + b.Name, BodyText: body}
@@ -361,6 +361,3 @@ func (s *Service) recordEmail(ctx context.Context, tx *store.Tx, a domain.BadgeA
 	_, err := tx.EnqueueEmail(ctx, m, now)
 	return err
 }
-
-// VerificationURL is the public page of a badge assertion.
-func (s *Service) VerificationURL(code string) string { return s.siteURL + "/verify/" + code }

@@ -17,29 +17,9 @@ import (
 )
 
 // Every assertion is published as Open Badges 2.0, verified by hosting: its Assertion, its
-// badge's BadgeClass and the account's Issuer Profile live at the site root under /ob/v2/,
-// and each document's id is its own URL. The baked images carry the same Assertion.
-
-// AssertionURL is the URL of an assertion's hosted Open Badges 2.0 document.
-func (s *Service) AssertionURL(id uuid.UUID) string {
-	return s.siteURL + "/ob/v2/assertions/" + id.String()
-}
-
-// BadgeClassURL is the URL of a badge's Open Badges 2.0 BadgeClass.
-func (s *Service) BadgeClassURL(id uuid.UUID) string {
-	return s.siteURL + "/ob/v2/badges/" + id.String()
-}
-
-// IssuerURL is the URL of an account's Open Badges 2.0 Issuer Profile.
-func (s *Service) IssuerURL(accountID uuid.UUID) string {
-	return s.siteURL + "/ob/v2/issuers/" + accountID.String()
-}
-
-// BakedImageURL is the URL of an assertion's badge image with the assertion baked in, in
-// format png or svg (served by public verification).
-func (s *Service) BakedImageURL(code, format string) string {
-	return s.siteURL + "/api/v1/verify/" + code + "/badge." + format
-}
+// badge's BadgeClass and the account's Issuer Profile live at the site root under /ob/v2/
+// (links.Site.OpenBadgesAssertion and its siblings), and each document's id is its own URL.
+// The baked images carry the same Assertion.
 
 // HostedAssertion is what an assertion's URL answers: the Assertion while it is in force
 // (valid, or expired: verifiers read expires), or, once it is revoked or its badge retired,
@@ -58,7 +38,7 @@ func (s *Service) OpenBadgesAssertion(ctx context.Context, id uuid.UUID) (Hosted
 	}
 	a, b := ab.Assertion, ab.Badge
 	if a.StatusAt(b, s.now()) == domain.AssertionRevoked {
-		return HostedAssertion{Revoked: &openbadges.RevokedAssertion{Context: openbadges.Context, ID: s.AssertionURL(a.ID),
+		return HostedAssertion{Revoked: &openbadges.RevokedAssertion{Context: openbadges.Context, ID: s.links.OpenBadgesAssertion(a.ID),
 			Revoked: true, RevocationReason: revocationReason(a)}}, nil
 	}
 	doc := s.hostedAssertion(a)
@@ -66,8 +46,8 @@ func (s *Service) OpenBadgesAssertion(ctx context.Context, id uuid.UUID) (Hosted
 }
 
 func (s *Service) hostedAssertion(a domain.BadgeAssertion) openbadges.Assertion {
-	return openbadges.NewAssertion(s.AssertionURL(a.ID), s.BadgeClassURL(a.BadgeID), a.Recipient.Email, a.RecipientSalt,
-		s.BakedImageURL(a.VerificationCode, "png"), a.IssuedAt, a.ExpiresAt)
+	return openbadges.NewAssertion(s.links.OpenBadgesAssertion(a.ID), s.links.OpenBadgesBadgeClass(a.BadgeID), a.Recipient.Email, a.RecipientSalt,
+		s.links.BakedBadge(a.VerificationCode, "png"), a.IssuedAt, a.ExpiresAt)
 }
 
 // revocationReason is why a revoked assertion is revoked: the reason it was revoked with
@@ -94,10 +74,10 @@ func (s *Service) OpenBadgesBadgeClass(ctx context.Context, id uuid.UUID) (openb
 	if err != nil {
 		return openbadges.BadgeClass{}, err
 	}
-	return openbadges.BadgeClass{Context: openbadges.Context, Type: "BadgeClass", ID: s.BadgeClassURL(b.ID), Name: b.Name,
+	return openbadges.BadgeClass{Context: openbadges.Context, Type: "BadgeClass", ID: s.links.OpenBadgesBadgeClass(b.ID), Name: b.Name,
 		Description: cmp.Or(store.Deref(b.Description), credentials.BadgeDescription(b.Name, iss.Name)), Image: v.ImageURI,
 		Criteria: criteriaOf(b, iss.Name),
-		Issuer:   s.IssuerURL(b.AccountID), Tags: b.Tags}, nil
+		Issuer:   s.links.OpenBadgesIssuer(b.AccountID), Tags: b.Tags}, nil
 }
 
 // criteriaOf is a BadgeClass's criteria: its URL and narrative, or, when the badge states
@@ -126,8 +106,8 @@ func (s *Service) OpenBadgesIssuer(ctx context.Context, accountID uuid.UUID) (op
 	if err != nil {
 		return openbadges.Issuer{}, err
 	}
-	return openbadges.Issuer{Context: openbadges.Context, Type: "Issuer", ID: s.IssuerURL(accountID), Name: iss.Name,
-		URL: cmp.Or(iss.URL, s.siteURL), Email: cmp.Or(iss.PublicEmail, s.contactEmail), Image: iss.Logo}, nil
+	return openbadges.Issuer{Context: openbadges.Context, Type: "Issuer", ID: s.links.OpenBadgesIssuer(accountID), Name: iss.Name,
+		URL: cmp.Or(iss.URL, s.links.Root()), Email: cmp.Or(iss.PublicEmail, s.contactEmail), Image: iss.Logo}, nil
 }
 
 // AssertionView is what public verification shows of a badge assertion, found by its code.
@@ -188,13 +168,13 @@ func (s *Service) AssertionByCode(ctx context.Context, code string) (AssertionVi
 		status = "valid" // verification's word, as for certificates
 	}
 	out := AssertionView{ID: a.ID, BadgeID: b.ID, AccountID: a.AccountID, AttendeeID: a.AttendeeID, EventID: ab.EventID, VerificationCode: a.VerificationCode,
-		VerificationURL: s.VerificationURL(a.VerificationCode), Status: status, BadgeName: b.Name,
+		VerificationURL: s.links.Verification(a.VerificationCode), Status: status, BadgeName: b.Name,
 		BadgeDescription: b.Description, BadgeImage: v.ImageURI, CriteriaNarrative: b.CriteriaNarrative,
 		CriteriaURL: b.CriteriaURL, Tags: b.Tags, Issuer: IssuerView{Name: iss.Name, URL: iss.URL, Logo: iss.Logo, Color: iss.Color},
 		RecipientName: render.FullName(a.Recipient.FirstName, a.Recipient.LastName), RecipientFirstName: a.Recipient.FirstName,
 		IssuedAt:  a.IssuedAt,
-		ExpiresAt: a.ExpiresAt, AssertionURL: s.AssertionURL(a.ID),
-		ImagePNGURL: s.BakedImageURL(a.VerificationCode, "png"), ImageSVGURL: s.BakedImageURL(a.VerificationCode, "svg")}
+		ExpiresAt: a.ExpiresAt, AssertionURL: s.links.OpenBadgesAssertion(a.ID),
+		ImagePNGURL: s.links.BakedBadge(a.VerificationCode, "png"), ImageSVGURL: s.links.BakedBadge(a.VerificationCode, "svg")}
 	if status != "revoked" {
 		return out, nil
 	}
@@ -246,7 +226,7 @@ func (s *Service) bakeAssertion(pic picture, a domain.BadgeAssertion) ([]byte, e
 	if err != nil {
 		return nil, err
 	}
-	return bake(pic, doc, s.AssertionURL(a.ID))
+	return bake(pic, doc, s.links.OpenBadgesAssertion(a.ID))
 }
 
 func (s *Service) byCode(ctx context.Context, code string) (store.AssertionOfBadge, issuer, error) {

@@ -19,6 +19,7 @@ import (
 	"github.com/certhub/credentiald/internal/certificates"
 	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/events"
+	"github.com/certhub/credentiald/internal/links"
 	"github.com/certhub/credentiald/internal/recovery"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/templates"
@@ -189,7 +190,7 @@ func (s *Service) CreateJob(ctx context.Context, r Request) (domain.BulkJob, err
 		}
 		if active, err := tx.ActiveBulkJob(ctx, r.EventID); err == nil {
 			e := apperr.New(apperr.Conflict, "A job for this event is already queued or running; follow it at Location.")
-			e.Location = "/api/v1/events/" + r.EventID.String() + "/certificates/generate/jobs/" + active.String()
+			e.Location = links.BulkJob(r.EventID, active)
 			return domain.BulkJob{}, e
 		} else if !errors.Is(err, store.ErrNotFound) {
 			return domain.BulkJob{}, err

@@ -6,7 +6,6 @@ package certificates
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -14,15 +13,16 @@ import (
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/events"
+	"github.com/certhub/credentiald/internal/links"
 	"github.com/certhub/credentiald/internal/store"
 )
 
 // Service issues and manages certificates.
 type Service struct {
-	store   *store.Store
-	siteURL string
-	now     func() time.Time
-	kick    func() // wakes the email worker
+	store *store.Store
+	links links.Site
+	now   func() time.Time
+	kick  func() // wakes the email worker
 	// drawCode draws verification codes (DrawVerificationCode; tests replace it).
 	drawCode func() (string, error)
 }
@@ -36,7 +36,7 @@ func New(s *store.Store, siteURL string, now func() time.Time, kick func()) *Ser
 	if kick == nil {
 		kick = func() {}
 	}
-	return &Service{store: s, siteURL: strings.TrimSuffix(siteURL, "/"), now: now, kick: kick, drawCode: DrawVerificationCode}
+	return &Service{store: s, links: links.New(siteURL), now: now, kick: kick, drawCode: DrawVerificationCode}
 }
 
 // SetKick sets the function that wakes the email worker (it is built after the service).
@@ -69,9 +69,6 @@ func (s *Service) ListOfEvent(ctx context.Context, accountID, eventID uuid.UUID,
 	}
 	return s.store.ListEventCertificates(ctx, accountID, eventID, status, p, s.now())
 }
-
-// VerificationURL is the public page of a certificate.
-func (s *Service) VerificationURL(code string) string { return s.siteURL + "/verify/" + code }
 
 // Download renders a certificate's PDF; a draft is not issued and answers 409.
 func (s *Service) Download(ctx context.Context, accountID, id uuid.UUID) (domain.Certificate, []byte, error) {

@@ -131,7 +131,7 @@ func (s *Service) PrepareEmail(ctx context.Context, d *domain.EmailDelivery) ([]
 	if err := s.store.SetRecipientToken(ctx, c.ID, hash[:]); err != nil {
 		return nil, err
 	}
-	d.BodyText = strings.ReplaceAll(d.BodyText, linkMarker, s.VerificationURL(c.VerificationCode)+"?t="+token)
+	d.BodyText = strings.ReplaceAll(d.BodyText, linkMarker, s.links.Verification(c.VerificationCode)+"?t="+token)
 	return []email.Attachment{{Name: c.Number + ".pdf", ContentType: "application/pdf", Data: pdf}}, nil
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/credentials"
 	"github.com/certhub/credentiald/internal/domain"
+	"github.com/certhub/credentiald/internal/links"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/templates"
 )
@@ -238,7 +239,7 @@ func certificateNumber(now time.Time) store.NumberFormat {
 func alreadyIssued(cur domain.Certificate) error {
 	e := apperr.New(apperr.AlreadyIssued, "The attendee already holds a valid certificate (%s) for this event and template.", cur.Number)
 	e.Existing = &apperr.Existing{ID: cur.ID.String(), CertificateNumber: cur.Number, VerificationCode: cur.VerificationCode}
-	e.Location = "/api/v1/certificates/" + cur.ID.String()
+	e.Location = links.Certificate(cur.ID)
 	return e
 }
 

@@ -135,7 +135,7 @@ func (s *Service) renderInput(c domain.Certificate) (render.Template, render.Dat
 		IssuerLogo:      snap.Issuer.Logo,
 		BrandColor:      snap.Issuer.Color,
 		Signatories:     make([]render.Signatory, 0, len(snap.Issuer.Signatories)),
-		VerificationURL: s.VerificationURL(c.VerificationCode),
+		VerificationURL: s.links.Verification(c.VerificationCode),
 		Metadata:        snap.Metadata,
 	}
 	for _, sg := range snap.Issuer.Signatories {

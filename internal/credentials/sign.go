@@ -114,12 +114,12 @@ func (s *Service) unsigned(ctx context.Context, ref Ref, entry store.VerifiableC
 	if err != nil {
 		return vc.OpenBadgeCredential{}, err
 	}
-	status, err := vc.NewStatusEntry(vc.StatusListURL(s.siteURL, ref.AccountID.String(), entry.List), entry.Index)
+	status, err := vc.NewStatusEntry(vc.StatusListURL(s.links.Root(), ref.AccountID.String(), entry.List), entry.Index)
 	if err != nil {
 		return vc.OpenBadgeCredential{}, err
 	}
 	in := vc.CredentialInput{ID: ref.ID.String(), IssuerDID: did, Salt: entry.Salt, Status: &status}
-	logoURL := s.siteURL + "/api/v1/verify/" + ref.VerificationCode + "/issuer-logo"
+	logoURL := s.links.IssuerLogo(ref.VerificationCode)
 	// What a credential says of its achievement is what was frozen when it was issued; where
 	// that says nothing (no event or badge description, no criteria), a sentence is generated,
 	// since Open Badges 3.0 requires both a description and a criteria narrative.
@@ -168,7 +168,7 @@ func (s *Service) unsigned(ctx context.Context, ref Ref, entry store.VerifiableC
 		}
 		in.Name, in.AchievementName = claims.Name, claims.Name
 		in.IdentityHash = openbadges.RecipientIdentity(a.Recipient.Email, entry.Salt)
-		in.AchievementID = s.siteURL + "/ob/v2/badges/" + b.ID.String()
+		in.AchievementID = s.links.OpenBadgesBadgeClass(b.ID)
 		in.AchievementType = "Badge"
 		in.IssuedAt, in.ExpiresAt = a.IssuedAt, a.ExpiresAt
 		describe = func(issuerName string) {
@@ -191,7 +191,7 @@ func (s *Service) unsigned(ctx context.Context, ref Ref, entry store.VerifiableC
 	}
 	// The issuer's website, else the service's own address: wallets show it as the issuer's
 	// link, and the Open Badges 2.0 profile of the same issuer requires one.
-	in.IssuerURL = cmp.Or(in.IssuerURL, s.siteURL)
+	in.IssuerURL = cmp.Or(in.IssuerURL, s.links.Root())
 	describe(in.IssuerName)
 	return vc.NewOpenBadgeCredential(in)
 }
@@ -275,7 +275,7 @@ func (s *Service) StatusList(ctx context.Context, accountID uuid.UUID, list int,
 	}
 	key := keys[len(keys)-1]
 	at := l.ChangedAt.UTC().Truncate(time.Second) // the list's validFrom, to the second as every date
-	out := Signed{ETag: etag.Of("status", formatVersion, s.siteURL, accountID.String(), fmt.Sprint(list), key.id.String(),
+	out := Signed{ETag: etag.Of("status", formatVersion, s.links.Root(), accountID.String(), fmt.Sprint(list), key.id.String(),
 		l.ChangedAt.UTC().Format(time.RFC3339Nano))}
 	if out.NotModified = etag.Matches(ifNoneMatch, out.ETag); out.NotModified {
 		return out, nil
@@ -299,7 +299,7 @@ func (s *Service) StatusList(ctx context.Context, accountID uuid.UUID, list int,
 		if err != nil {
 			return nil, err
 		}
-		url := vc.StatusListURL(s.siteURL, accountID.String(), list)
+		url := vc.StatusListURL(s.links.Root(), accountID.String(), list)
 		return signer.SignDataIntegrity(vc.NewStatusListCredential(url, did, bits, at), at)
 	})
 	return out, err

@@ -12,6 +12,7 @@ import (
 	"github.com/certhub/credentiald/gen/api"
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/domain"
+	"github.com/certhub/credentiald/internal/links"
 )
 
 func (s *Server) ListAttendees(ctx context.Context, req api.ListAttendeesRequestObject) (api.ListAttendeesResponseObject, error) {
@@ -53,7 +54,7 @@ func (s *Server) CreateAttendee(ctx context.Context, req api.CreateAttendeeReque
 		return nil, err
 	}
 	return api.CreateAttendee201JSONResponse{Body: api.AttendeeEnvelope{Data: attendee(a)},
-		Headers: api.CreateAttendee201ResponseHeaders{Location: apiPrefix + "/attendees/" + a.ID.String()}}, nil
+		Headers: api.CreateAttendee201ResponseHeaders{Location: links.Attendee(a.ID)}}, nil
 }
 
 func (s *Server) GetAttendee(ctx context.Context, req api.GetAttendeeRequestObject) (api.GetAttendeeResponseObject, error) {

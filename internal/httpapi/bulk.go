@@ -8,6 +8,7 @@ import (
 	"github.com/certhub/credentiald/gen/api"
 	"github.com/certhub/credentiald/internal/bulk"
 	"github.com/certhub/credentiald/internal/domain"
+	"github.com/certhub/credentiald/internal/links"
 )
 
 func (s *Server) BulkGenerateCertificates(ctx context.Context, req api.BulkGenerateCertificatesRequestObject) (api.BulkGenerateCertificatesResponseObject, error) {
@@ -66,7 +67,7 @@ func bulkRequest(ctx context.Context, eventID uuid.UUID, attendeeIDs *[]uuid.UUI
 }
 
 func jobLocation(j domain.BulkJob) string {
-	return apiPrefix + "/events/" + j.EventID.String() + "/certificates/generate/jobs/" + j.ID.String()
+	return links.BulkJob(j.EventID, j.ID)
 }
 
 func bulkJob(j domain.BulkJob) api.BulkJob {

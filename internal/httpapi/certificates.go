@@ -57,7 +57,7 @@ func (s *Server) certificate(c domain.Certificate) api.Certificate {
 		Status: api.CertificateStatus(c.Status), EventId: c.EventID, AttendeeId: c.AttendeeID, TemplateId: c.TemplateID,
 		Recipient: api.Recipient{FirstName: c.FirstName, LastName: c.LastName, Email: openapi_types.Email(c.Email)},
 		IssuedAt:  utc(c.IssuedAt), ExpiresAt: utc(c.ExpiresAt), RevokedAt: utc(c.RevokedAt), RevocationReason: c.RevocationReason,
-		VerificationUrl: s.certificates.VerificationURL(c.VerificationCode), CreatedAt: c.CreatedAt.UTC(), UpdatedAt: c.UpdatedAt.UTC()}
+		VerificationUrl: s.links.Verification(c.VerificationCode), CreatedAt: c.CreatedAt.UTC(), UpdatedAt: c.UpdatedAt.UTC()}
 	if c.RevocationReasonCode != nil {
 		code := api.CertificateRevocationReasonCode(*c.RevocationReasonCode)
 		out.RevocationReasonCode = &code

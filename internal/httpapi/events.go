@@ -5,6 +5,7 @@ import (
 
 	"github.com/certhub/credentiald/gen/api"
 	"github.com/certhub/credentiald/internal/domain"
+	"github.com/certhub/credentiald/internal/links"
 )
 
 func (s *Server) ListEvents(ctx context.Context, req api.ListEventsRequestObject) (api.ListEventsResponseObject, error) {
@@ -28,7 +29,7 @@ func (s *Server) CreateEvent(ctx context.Context, req api.CreateEventRequestObje
 		return nil, err
 	}
 	return api.CreateEvent201JSONResponse{Body: api.EventEnvelope{Data: event(e)},
-		Headers: api.CreateEvent201ResponseHeaders{Location: apiPrefix + "/events/" + e.ID.String()}}, nil
+		Headers: api.CreateEvent201ResponseHeaders{Location: links.Event(e.ID)}}, nil
 }
 
 func (s *Server) GetEvent(ctx context.Context, req api.GetEventRequestObject) (api.GetEventResponseObject, error) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/certhub/credentiald/gen/api"
 	"github.com/certhub/credentiald/internal/domain"
+	"github.com/certhub/credentiald/internal/links"
 	"github.com/certhub/credentiald/internal/templates"
 )
 
@@ -50,7 +51,7 @@ func (s *Server) CreateTemplate(ctx context.Context, req api.CreateTemplateReque
 		return nil, err
 	}
 	return api.CreateTemplate201JSONResponse{Body: api.TemplateEnvelope{Data: out},
-		Headers: api.CreateTemplate201ResponseHeaders{Location: apiPrefix + "/templates/" + t.ID.String()}}, nil
+		Headers: api.CreateTemplate201ResponseHeaders{Location: links.Template(t.ID)}}, nil
 }
 
 func (s *Server) GetTemplate(ctx context.Context, req api.GetTemplateRequestObject) (api.GetTemplateResponseObject, error) {
@@ -99,7 +100,7 @@ func (s *Server) DuplicateTemplate(ctx context.Context, req api.DuplicateTemplat
 		return nil, err
 	}
 	return api.DuplicateTemplate201JSONResponse{Body: api.TemplateEnvelope{Data: out},
-		Headers: api.DuplicateTemplate201ResponseHeaders{Location: apiPrefix + "/templates/" + t.ID.String()}}, nil
+		Headers: api.DuplicateTemplate201ResponseHeaders{Location: links.Template(t.ID)}}, nil
 }
 
 func (s *Server) PreviewTemplate(ctx context.Context, req api.PreviewTemplateRequestObject) (api.PreviewTemplateResponseObject, error) {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/certhub/credentiald/gen/api"
 	"github.com/certhub/credentiald/internal/domain"
+	"github.com/certhub/credentiald/internal/links"
 	"github.com/certhub/credentiald/internal/webhooks"
 )
 
@@ -27,7 +28,7 @@ func (s *Server) CreateWebhook(ctx context.Context, req api.CreateWebhookRequest
 	return api.CreateWebhook201JSONResponse{Body: api.CreatedWebhookSubscriptionEnvelope{Data: api.CreatedWebhookSubscription{
 		Id: v.Id, Url: v.Url, Events: v.Events, Description: v.Description, Active: v.Active, ConsecutiveFailures: v.ConsecutiveFailures,
 		DisabledAt: v.DisabledAt, CreatedAt: v.CreatedAt, UpdatedAt: v.UpdatedAt, Secret: secret,
-	}}, Headers: api.CreateWebhook201ResponseHeaders{Location: apiPrefix + "/webhooks/" + sub.ID.String()}}, nil
+	}}, Headers: api.CreateWebhook201ResponseHeaders{Location: links.Webhook(sub.ID)}}, nil
 }
 
 func (s *Server) UpdateWebhook(ctx context.Context, req api.UpdateWebhookRequestObject) (api.UpdateWebhookResponseObject, error) {

@@ -15,15 +15,16 @@ import (
 
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/domain"
+	"github.com/certhub/credentiald/internal/links"
 	"github.com/certhub/credentiald/internal/render"
 	"github.com/certhub/credentiald/internal/store"
 )
 
 // Service applies the template rules.
 type Service struct {
-	store   *store.Store
-	siteURL string
-	now     func() time.Time
+	store *store.Store
+	links links.Site
+	now   func() time.Time
 }
 
 // New returns the service; siteURL roots the verification links of previews.
@@ -31,7 +32,7 @@ func New(s *store.Store, siteURL string, now func() time.Time) *Service {
 	if now == nil {
 		now = time.Now
 	}
-	return &Service{store: s, siteURL: strings.TrimSuffix(siteURL, "/"), now: now}
+	return &Service{store: s, links: links.New(siteURL), now: now}
 }
 
 // Fields are what creating or replacing a template sets.
@@ -224,7 +225,7 @@ func (s *Service) Preview(ctx context.Context, accountID, id uuid.UUID, sample S
 		IssuerName:      issuerName,
 		IssuerLogo:      store.Deref(b.Logo),
 		BrandColor:      store.Deref(b.PrimaryColor),
-		VerificationURL: s.siteURL + "/verify/SAMPLE0000000",
+		VerificationURL: s.links.Verification("SAMPLE0000000"),
 		Metadata:        sampleMetadata(tmpl.Layout, sample.Metadata),
 	}
 	for _, sg := range b.Signatories {

@@ -14,7 +14,6 @@ import (
 	"crypto/subtle"
 	"errors"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -23,6 +22,7 @@ import (
 	"github.com/certhub/credentiald/internal/badges"
 	"github.com/certhub/credentiald/internal/credentials"
 	"github.com/certhub/credentiald/internal/domain"
+	"github.com/certhub/credentiald/internal/links"
 	"github.com/certhub/credentiald/internal/render"
 	"github.com/certhub/credentiald/internal/store"
 )
@@ -102,7 +102,7 @@ type Service struct {
 	certificates CertificateSource
 	badges       BadgeSource // nil: badge assertions are not found
 	signer       CredentialSigner
-	siteURL      string
+	links        links.Site
 	now          func() time.Time
 	logger       *slog.Logger
 	renders      *renderCache
@@ -132,17 +132,14 @@ func New(st *store.Store, certificates CertificateSource, o Options) *Service {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	return &Service{store: st, certificates: certificates, badges: o.Badges, signer: o.Credentials, siteURL: strings.TrimSuffix(o.SiteURL, "/"), now: o.Now,
+	return &Service{store: st, certificates: certificates, badges: o.Badges, signer: o.Credentials, links: links.New(o.SiteURL), now: o.Now,
 		logger: o.Logger, renders: newRenderCache(64 << 20),
 		Activity: newRecorder(st, o.Now, o.Logger, o.FlushEvery)}
 }
 
-// VerificationURL is the public page of a code.
-func (s *Service) VerificationURL(code string) string { return s.siteURL + "/verify/" + code }
-
 // AssetURL is the absolute URL of one of a code's assets (qr, preview.png, issuer-logo, ...).
 func (s *Service) AssetURL(code, asset string) string {
-	return s.siteURL + "/api/v1/verify/" + code + "/" + asset
+	return s.links.VerificationAsset(code, asset)
 }
 
 // CredentialURL is the URL of a credential's signed form: "json" (credential.json) or "jwt".
@@ -166,7 +163,7 @@ func (s *Service) LogoURL(c Credential) *string {
 	if !c.Issuer.HasLogo {
 		return nil
 	}
-	u := s.AssetURL(c.Code, "issuer-logo")
+	u := s.links.IssuerLogo(c.Code)
 	return &u
 }
 
