@@ -41,7 +41,7 @@ type BadgeAssertion struct {
 	VerificationCode string
 	Recipient        Recipient
 	RecipientSalt    string // hashes the email in Open Badges documents
-	Revoked          bool   // revoked itself (the badges service says what clients see)
+	Revoked          bool   // revoked itself (StatusAt says what clients see)
 	IssuedAt         time.Time
 	ExpiresAt        *time.Time
 	RevokedAt        *time.Time
