@@ -13,6 +13,7 @@ import (
 
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/auth"
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/spec"
 	"github.com/certhub/credentiald/internal/store"
 )
@@ -37,7 +38,7 @@ type CreateParams struct {
 }
 
 // Create validates p, hashes the password and creates the account with its owner.
-func (s *Service) Create(ctx context.Context, p CreateParams) (store.Account, store.User, error) {
+func (s *Service) Create(ctx context.Context, p CreateParams) (domain.Account, domain.User, error) {
 	email := strings.ToLower(strings.TrimSpace(p.Email))
 	var details []apperr.Detail
 	if !spec.IsEmail(email) {
@@ -49,11 +50,11 @@ func (s *Service) Create(ctx context.Context, p CreateParams) (store.Account, st
 	details = appendLength(details, "name", p.Name)
 	details = appendLength(details, "accountName", p.AccountName)
 	if len(details) > 0 {
-		return store.Account{}, store.User{}, &apperr.Error{Code: apperr.ValidationError, Message: "The account is not valid.", Details: details}
+		return domain.Account{}, domain.User{}, &apperr.Error{Code: apperr.ValidationError, Message: "The account is not valid.", Details: details}
 	}
 	hash, err := auth.HashPassword(ctx, p.Password)
 	if err != nil {
-		return store.Account{}, store.User{}, err
+		return domain.Account{}, domain.User{}, err
 	}
 	plan := p.Plan
 	if plan == "" {
@@ -61,8 +62,8 @@ func (s *Service) Create(ctx context.Context, p CreateParams) (store.Account, st
 	}
 	now := s.now()
 	type created struct {
-		account store.Account
-		owner   store.User
+		account domain.Account
+		owner   domain.User
 	}
 	c, err := store.InTx(ctx, s.store, func(tx *store.Tx) (created, error) {
 		if err := requirePlan(ctx, tx, plan); err != nil {
@@ -84,13 +85,13 @@ func (s *Service) Create(ctx context.Context, p CreateParams) (store.Account, st
 }
 
 // SetPlan moves an account to plan.
-func (s *Service) SetPlan(ctx context.Context, accountID uuid.UUID, plan string) (store.Account, error) {
+func (s *Service) SetPlan(ctx context.Context, accountID uuid.UUID, plan string) (domain.Account, error) {
 	if err := requirePlan(ctx, s.store, plan); err != nil {
-		return store.Account{}, err
+		return domain.Account{}, err
 	}
 	a, err := s.store.SetAccountPlan(ctx, accountID, plan, s.now())
 	if err != nil {
-		return store.Account{}, apperr.When(planConflict(err), store.ErrNotFound, apperr.NoSuch("account"))
+		return domain.Account{}, apperr.When(planConflict(err), store.ErrNotFound, apperr.NoSuch("account"))
 	}
 	return a, nil
 }

@@ -12,9 +12,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/render"
 	"github.com/certhub/credentiald/internal/spec"
-	"github.com/certhub/credentiald/internal/store"
 )
 
 // MaxLogoBytes is the largest logo accepted, decoded.
@@ -30,12 +30,12 @@ const (
 )
 
 // Branding returns the account's branding.
-func (s *Service) Branding(ctx context.Context, accountID uuid.UUID) (store.Branding, error) {
+func (s *Service) Branding(ctx context.Context, accountID uuid.UUID) (domain.Branding, error) {
 	return s.store.FindBranding(ctx, accountID)
 }
 
 // PutBranding validates b and replaces the account's branding with it.
-func (s *Service) PutBranding(ctx context.Context, accountID uuid.UUID, b store.Branding) (store.Branding, error) {
+func (s *Service) PutBranding(ctx context.Context, accountID uuid.UUID, b domain.Branding) (domain.Branding, error) {
 	var details []apperr.Detail
 	trim := func(p **string) {
 		if *p != nil {
@@ -69,7 +69,7 @@ func (s *Service) PutBranding(ctx context.Context, accountID uuid.UUID, b store.
 	b.Signatories, sd = checkSignatories(b.Signatories)
 	details = append(details, sd...)
 	if len(details) > 0 {
-		return store.Branding{}, &apperr.Error{Code: apperr.ValidationError, Message: "The branding is not valid.", Details: details}
+		return domain.Branding{}, &apperr.Error{Code: apperr.ValidationError, Message: "The branding is not valid.", Details: details}
 	}
 	return s.store.PutBranding(ctx, accountID, b, s.now())
 }
@@ -77,13 +77,13 @@ func (s *Service) PutBranding(ctx context.Context, accountID uuid.UUID, b store.
 // checkSignatories trims the signatories' names and titles and says what is wrong with each.
 // A signature image must decode as the renderer decodes it, so that a stored signatory never
 // makes a certificate fail to render later.
-func checkSignatories(in []store.Signatory) ([]store.Signatory, []apperr.Detail) {
+func checkSignatories(in []domain.Signatory) ([]domain.Signatory, []apperr.Detail) {
 	var details []apperr.Detail
 	if len(in) > MaxSignatories {
 		return in, []apperr.Detail{{Field: "signatories", Message: fmt.Sprintf(
 			"holds %d signatories; a certificate shows at most %d: keep the first two", len(in), MaxSignatories)}}
 	}
-	out := make([]store.Signatory, 0, len(in))
+	out := make([]domain.Signatory, 0, len(in))
 	for i, sg := range in {
 		field := func(name string) string { return fmt.Sprintf("signatories[%d].%s", i, name) }
 		sg.Name, sg.Title = strings.TrimSpace(sg.Name), strings.TrimSpace(sg.Title)

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/internal/analytics"
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/testkit"
 )
@@ -39,7 +40,7 @@ func BenchmarkDashboard(b *testing.B) {
 			evs[i] = uuid.New()
 		}
 		if a == 0 {
-			ev, err := st.CreateEvent(ctx, acct.ID, store.EventFields{Name: "Go Conference", EventDate: today, TemplateID: system[0].ID}, today)
+			ev, err := st.CreateEvent(ctx, acct.ID, domain.EventFields{Name: "Go Conference", EventDate: today, TemplateID: system[0].ID}, today)
 			if err != nil {
 				b.Fatal(err)
 			}

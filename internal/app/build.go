@@ -23,6 +23,7 @@ import (
 	"github.com/certhub/credentiald/internal/events"
 	"github.com/certhub/credentiald/internal/httpapi"
 	"github.com/certhub/credentiald/internal/idempotency"
+	"github.com/certhub/credentiald/internal/links"
 	"github.com/certhub/credentiald/internal/metrics"
 	"github.com/certhub/credentiald/internal/ratelimit"
 	"github.com/certhub/credentiald/internal/secretbox"
@@ -164,6 +165,7 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 	svc.Handler, err = httpapi.New(httpapi.Options{
 		Logger: logger, Readiness: st, Auth: svc.Auth, Accounts: svc.Accounts, Events: svc.Events, Attendees: svc.Attendees, Templates: svc.Templates, Certificates: svc.Certificates, Bulk: svc.Bulk, Verification: svc.Verification, Badges: svc.Badges, Webhooks: svc.Webhooks, Credentials: svc.Credentials, Analytics: analytics.New(st, o.Now), Idempotency: svc.Idempotency,
 		Limiter: limiter, TrustedProxies: cfg.TrustedProxies, SignupEnabled: cfg.SignupEnabled,
+		Links:     links.New(site),
 		KickEmail: svc.Email.Kick, StrictMiddlewares: o.StrictMiddlewares, Metrics: svc.Metrics.Requests(),
 	})
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/events"
 	"github.com/certhub/credentiald/internal/spec"
 	"github.com/certhub/credentiald/internal/store"
@@ -40,26 +41,26 @@ func New(s *store.Store, now func() time.Time) *Service {
 }
 
 // Create validates f and adds an attendee to an event of the account.
-func (s *Service) Create(ctx context.Context, accountID, eventID uuid.UUID, f store.AttendeeFields) (store.Attendee, error) {
+func (s *Service) Create(ctx context.Context, accountID, eventID uuid.UUID, f domain.AttendeeFields) (domain.Attendee, error) {
 	var details []apperr.Detail
 	f.FirstName = checkName(f.FirstName, "firstName", &details)
 	f.LastName = checkName(f.LastName, "lastName", &details)
 	f.Email = checkEmail(f.Email, "email", &details)
 	f.Metadata = checkMetadata(f.Metadata, "metadata", &details)
 	if len(details) > 0 {
-		return store.Attendee{}, invalid(details)
+		return domain.Attendee{}, invalid(details)
 	}
 	now := s.now()
-	return store.InTx(ctx, s.store, func(tx *store.Tx) (store.Attendee, error) {
+	return store.InTx(ctx, s.store, func(tx *store.Tx) (domain.Attendee, error) {
 		if err := tx.LockEventForAttendees(ctx, accountID, eventID); err != nil {
-			return store.Attendee{}, apperr.When(err, store.ErrNotFound, events.Missing())
+			return domain.Attendee{}, apperr.When(err, store.ErrNotFound, events.Missing())
 		}
 		return tx.CreateAttendee(ctx, accountID, eventID, f, now)
 	})
 }
 
 // Get returns an attendee of the account.
-func (s *Service) Get(ctx context.Context, accountID, id uuid.UUID) (store.Attendee, error) {
+func (s *Service) Get(ctx context.Context, accountID, id uuid.UUID) (domain.Attendee, error) {
 	a, err := s.store.FindAttendee(ctx, accountID, id)
 	return a, noSuchAttendee(err)
 }
@@ -70,25 +71,25 @@ func noSuchAttendee(err error) error {
 
 // List returns a page of the account's attendees that f lets through (one event, one email)
 // and their total. A filter naming no event of the account lists nothing.
-func (s *Service) List(ctx context.Context, accountID uuid.UUID, f store.AttendeeFilter, p store.Page) ([]store.Attendee, int, error) {
+func (s *Service) List(ctx context.Context, accountID uuid.UUID, f domain.AttendeeFilter, p domain.Page) ([]domain.Attendee, int, error) {
 	return s.store.ListAttendees(ctx, accountID, f, p)
 }
 
 // ListOfEvent is List for one event that must exist: another account's event is 404.
-func (s *Service) ListOfEvent(ctx context.Context, accountID, eventID uuid.UUID, p store.Page) ([]store.Attendee, int, error) {
+func (s *Service) ListOfEvent(ctx context.Context, accountID, eventID uuid.UUID, p domain.Page) ([]domain.Attendee, int, error) {
 	if err := events.Require(ctx, s.store, accountID, eventID); err != nil {
 		return nil, 0, err
 	}
-	return s.store.ListAttendees(ctx, accountID, store.AttendeeFilter{EventID: &eventID}, p)
+	return s.store.ListAttendees(ctx, accountID, domain.AttendeeFilter{EventID: &eventID}, p)
 }
 
 // Count counts the account's attendees, of one event when eventID is set.
 func (s *Service) Count(ctx context.Context, accountID uuid.UUID, eventID *uuid.UUID) (int, error) {
-	return s.store.CountAttendees(ctx, accountID, store.AttendeeFilter{EventID: eventID})
+	return s.store.CountAttendees(ctx, accountID, domain.AttendeeFilter{EventID: eventID})
 }
 
 // Update validates and applies the changes c sets.
-func (s *Service) Update(ctx context.Context, accountID, id uuid.UUID, c store.AttendeeChanges) (store.Attendee, error) {
+func (s *Service) Update(ctx context.Context, accountID, id uuid.UUID, c domain.AttendeeChanges) (domain.Attendee, error) {
 	var details []apperr.Detail
 	if c.FirstName != nil {
 		v := checkName(*c.FirstName, "firstName", &details)
@@ -106,7 +107,7 @@ func (s *Service) Update(ctx context.Context, accountID, id uuid.UUID, c store.A
 		c.Metadata = checkMetadata(c.Metadata, "metadata", &details)
 	}
 	if len(details) > 0 {
-		return store.Attendee{}, invalid(details)
+		return domain.Attendee{}, invalid(details)
 	}
 	a, err := s.store.UpdateAttendee(ctx, accountID, id, c, s.now())
 	return a, noSuchAttendee(err)
@@ -139,7 +140,7 @@ func (s *Service) Delete(ctx context.Context, accountID, id uuid.UUID) error {
 // first, so concurrent imports into one event see each other's rows; plan receives the
 // normalised emails already on the event and returns the attendees to add.
 func (s *Service) importRows(ctx context.Context, accountID, eventID uuid.UUID,
-	plan func(existing map[string]struct{}) ([]store.AttendeeFields, error)) (int, error) {
+	plan func(existing map[string]struct{}) ([]domain.AttendeeFields, error)) (int, error) {
 	now := s.now()
 	return store.InTx(ctx, s.store, func(tx *store.Tx) (int, error) {
 		if err := tx.LockEventForAttendees(ctx, accountID, eventID); err != nil {

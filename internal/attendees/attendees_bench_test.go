@@ -14,6 +14,7 @@ import (
 
 	"github.com/certhub/credentiald/internal/accounts"
 	"github.com/certhub/credentiald/internal/attendees"
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/testkit"
 )
@@ -39,7 +40,7 @@ func newEvent(b *testing.B, st *store.Store) (uuid.UUID, uuid.UUID) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ev, err := st.CreateEvent(ctx, acct.ID, store.EventFields{Name: "E", EventDate: time.Now(), TemplateID: tmpl.ID}, time.Now())
+	ev, err := st.CreateEvent(ctx, acct.ID, domain.EventFields{Name: "E", EventDate: time.Now(), TemplateID: tmpl.ID}, time.Now())
 	if err != nil {
 		b.Fatal(err)
 	}

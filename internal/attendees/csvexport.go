@@ -83,7 +83,7 @@ func (s *Service) Export(ctx context.Context, eventID uuid.UUID, w io.Writer) er
 		}
 		for _, r := range batch {
 			record = append(record[:0], r.ID.String(), neutralise(r.FirstName), neutralise(r.LastName), neutralise(r.Email),
-				r.CreatedAt.UTC().Format(time.RFC3339), r.CertificateStatus, r.CertificateNumber, r.VerificationCode)
+				r.CreatedAt.UTC().Format(time.RFC3339), string(r.CertificateStatus), r.CertificateNumber, r.VerificationCode)
 			for _, k := range keys {
 				record = append(record, neutralise(r.Metadata[k]))
 			}

@@ -16,8 +16,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/spec"
-	"github.com/certhub/credentiald/internal/store"
 )
 
 // Limits of an imported file.
@@ -78,8 +78,8 @@ func (s *Service) Import(ctx context.Context, accountID, eventID uuid.UUID, file
 		return ImportResult{}, err
 	}
 	result := ImportResult{Rejected: parsed.rejected}
-	_, err = s.importRows(ctx, accountID, eventID, func(existing map[string]struct{}) ([]store.AttendeeFields, error) {
-		add := make([]store.AttendeeFields, 0, len(parsed.rows))
+	_, err = s.importRows(ctx, accountID, eventID, func(existing map[string]struct{}) ([]domain.AttendeeFields, error) {
+		add := make([]domain.AttendeeFields, 0, len(parsed.rows))
 		seen := make(map[string]struct{}, len(parsed.rows))
 		for _, r := range parsed.rows {
 			key := strings.ToLower(r.Email)
@@ -104,7 +104,7 @@ func (s *Service) Import(ctx context.Context, accountID, eventID uuid.UUID, file
 }
 
 type parsedFile struct {
-	rows     []store.AttendeeFields
+	rows     []domain.AttendeeFields
 	rejected []Rejection
 }
 
@@ -233,14 +233,14 @@ func matchHeader(header []string) (columns, []metaColumn, error) {
 	return cols, meta, nil
 }
 
-func readRow(rec []string, cols columns, meta []metaColumn, line int) (store.AttendeeFields, *Rejection) {
+func readRow(rec []string, cols columns, meta []metaColumn, line int) (domain.AttendeeFields, *Rejection) {
 	cell := func(i int) string {
 		if i < len(rec) {
 			return cleanCell(rec[i])
 		}
 		return ""
 	}
-	f := store.AttendeeFields{FirstName: cell(cols.firstName), LastName: cell(cols.lastName), Email: cell(cols.email)}
+	f := domain.AttendeeFields{FirstName: cell(cols.firstName), LastName: cell(cols.lastName), Email: cell(cols.email)}
 	var email *string
 	if f.Email != "" {
 		e := cut(f.Email, maxEcho)

@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/internal/attendees"
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/recovery"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/testkit"
@@ -44,9 +45,9 @@ func newExporting(t *testing.T, n int) exporting {
 func (s exporting) add(t *testing.T, prefix string, n int) {
 	t.Helper()
 	s.clock.Advance(time.Second)
-	rows := make([]store.AttendeeFields, n)
+	rows := make([]domain.AttendeeFields, n)
 	for i := range rows {
-		rows[i] = store.AttendeeFields{FirstName: prefix, LastName: fmt.Sprint(i), Email: fmt.Sprintf("%s%d@example.org", prefix, i)}
+		rows[i] = domain.AttendeeFields{FirstName: prefix, LastName: fmt.Sprint(i), Email: fmt.Sprintf("%s%d@example.org", prefix, i)}
 	}
 	if _, err := s.st.CopyAttendees(t.Context(), s.account, s.event, rows, s.clock.Now()); err != nil {
 		t.Fatal(err)

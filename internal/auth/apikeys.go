@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/store"
 )
 
@@ -40,16 +41,16 @@ type NewAPIKeyParams struct {
 // CreateAPIKey creates a key for the principal's account and returns it with the full key,
 // which is never available again. The session must have signed in recently, or the request
 // must prove it again with the password or a code. The owner is emailed about the new key.
-func (s *Service) CreateAPIKey(ctx context.Context, p Principal, n NewAPIKeyParams) (store.APIKey, string, error) {
+func (s *Service) CreateAPIKey(ctx context.Context, p Principal, n NewAPIKeyParams) (domain.APIKey, string, error) {
 	if err := validateNewKey(n); err != nil {
-		return store.APIKey{}, "", err
+		return domain.APIKey{}, "", err
 	}
 	if err := s.confirmRecentSignIn(ctx, p, n.CurrentPassword, n.TwoFactorCode); err != nil {
-		return store.APIKey{}, "", err
+		return domain.APIKey{}, "", err
 	}
 	creator, err := s.profile(ctx, p)
 	if err != nil {
-		return store.APIKey{}, "", err
+		return domain.APIKey{}, "", err
 	}
 	full := APIKeyPrefix + randomToken(32)
 	var expires *time.Time
@@ -59,7 +60,7 @@ func (s *Service) CreateAPIKey(ctx context.Context, p Principal, n NewAPIKeyPara
 	}
 	now := s.now()
 	// The key and the email that tells the account's owner about it commit together.
-	key, err := store.InTx(ctx, s.store, func(tx *store.Tx) (store.APIKey, error) {
+	key, err := store.InTx(ctx, s.store, func(tx *store.Tx) (domain.APIKey, error) {
 		key, err := tx.CreateAPIKey(ctx, store.NewAPIKey{
 			AccountID: p.AccountID, CreatedBy: p.UserID, Name: strings.TrimSpace(n.Name), Scopes: n.Scopes,
 			Prefix: full[:12], Hash: hashToken(full), ExpiresAt: expires,
@@ -75,7 +76,7 @@ func (s *Service) CreateAPIKey(ctx context.Context, p Principal, n NewAPIKeyPara
 		return key, err
 	})
 	if err != nil {
-		return store.APIKey{}, "", err
+		return domain.APIKey{}, "", err
 	}
 	return key, full, nil
 }
@@ -138,7 +139,7 @@ func (s *Service) confirmRecentSignIn(ctx context.Context, p Principal, password
 	return nil
 }
 
-func newKeyNotice(owner store.User, creator store.Profile, k store.APIKey) store.OutboundEmail {
+func newKeyNotice(owner domain.User, creator store.Profile, k domain.APIKey) domain.OutboundEmail {
 	expiry := "never"
 	if k.ExpiresAt != nil {
 		expiry = k.ExpiresAt.UTC().Format("2 January 2006, 15:04 UTC")
@@ -161,14 +162,14 @@ once (anyone who can sign in to the account can), then change your password. Unt
 deleted, whoever holds it can act for the account.
 `, owner.Name, creator.User.Email, creator.Account.Name, k.Name, k.Prefix, strings.Join(k.Scopes, ", "), creator.User.Email,
 		k.CreatedAt.UTC().Format("2 January 2006, 15:04 UTC"), expiry, k.Name)
-	return store.OutboundEmail{
+	return domain.OutboundEmail{
 		AccountID: k.AccountID, Kind: "api_key_created", ToAddress: owner.Email, ToName: owner.Name,
 		Subject: "A new API key was created for " + creator.Account.Name, BodyText: body,
 	}
 }
 
 // ListAPIKeys returns the account's active keys, newest first.
-func (s *Service) ListAPIKeys(ctx context.Context, p Principal) ([]store.APIKey, error) {
+func (s *Service) ListAPIKeys(ctx context.Context, p Principal) ([]domain.APIKey, error) {
 	return s.store.ListActiveAPIKeys(ctx, p.AccountID, s.now())
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/email"
 	"github.com/certhub/credentiald/internal/store"
 )
@@ -16,11 +17,11 @@ import (
 func TestTheKeyNoticeDetailsBecomeRows(t *testing.T) {
 	at := time.Date(2026, 11, 23, 9, 30, 0, 0, time.UTC)
 	for expires, want := range map[*time.Time]string{nil: "never", &at: "23 November 2026, 09:30 UTC"} {
-		k := store.APIKey{ID: uuid.New(), Name: "ci", Prefix: "ck_live_abcd", Scopes: []string{"events:read", "events:write"},
+		k := domain.APIKey{ID: uuid.New(), Name: "ci", Prefix: "ck_live_abcd", Scopes: []string{"events:read", "events:write"},
 			CreatedAt: at, ExpiresAt: expires}
-		n := newKeyNotice(store.User{Name: "Ada", Email: "ada@example.org"},
-			store.Profile{User: store.User{Email: "grace@example.org"}, Account: store.Account{Name: "Academy"}}, k)
-		b := email.FromText(store.EmailDelivery{OutboundEmail: n}, email.Brand{Name: "Academy"})
+		n := newKeyNotice(domain.User{Name: "Ada", Email: "ada@example.org"},
+			store.Profile{User: domain.User{Email: "grace@example.org"}, Account: domain.Account{Name: "Academy"}}, k)
+		b := email.FromText(domain.EmailDelivery{OutboundEmail: n}, email.Brand{Name: "Academy"})
 		if len(b.Details) != 6 || b.Details[2] != [2]string{"Scopes", "events:read, events:write"} || b.Details[5] != [2]string{"Expires", want} {
 			t.Fatalf("details %q", b.Details)
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/secretbox"
 	"github.com/certhub/credentiald/internal/store"
 )
@@ -96,7 +97,7 @@ func (s *Service) Login(ctx context.Context, p LoginParams) (Tokens, error) {
 }
 
 // StartSession begins a session for a user who has just proven who they are.
-func (s *Service) StartSession(ctx context.Context, u store.User) (Tokens, error) {
+func (s *Service) StartSession(ctx context.Context, u domain.User) (Tokens, error) {
 	refresh, grant := s.newRefreshToken()
 	now := s.now()
 	sess, err := store.InTx(ctx, s.store, func(tx *store.Tx) (store.Session, error) {

@@ -19,13 +19,15 @@ import (
 	"github.com/certhub/credentiald/internal/accounts"
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/credentials"
+	"github.com/certhub/credentiald/internal/domain"
+	"github.com/certhub/credentiald/internal/links"
 	"github.com/certhub/credentiald/internal/store"
 )
 
 // Service creates, issues and retires badges.
 type Service struct {
-	store   *store.Store
-	siteURL string
+	store *store.Store
+	links links.Site
 	// contactEmail is the service's own address, the Open Badges 2.0 issuer email of an
 	// account whose branding sets no publicEmail.
 	contactEmail string
@@ -44,7 +46,7 @@ func New(s *store.Store, siteURL, contactEmail string, now func() time.Time, kic
 	if kick == nil {
 		kick = func() {}
 	}
-	return &Service{store: s, siteURL: strings.TrimSuffix(siteURL, "/"), contactEmail: contactEmail, now: now, kick: kick,
+	return &Service{store: s, links: links.New(siteURL), contactEmail: contactEmail, now: now, kick: kick,
 		images: newImageCache()}
 }
 
@@ -53,13 +55,13 @@ func (s *Service) SetKick(kick func()) { s.kick = kick }
 
 // Badge is a badge as clients see it.
 type Badge struct {
-	store.Badge
+	domain.Badge
 	// ImageURI is the badge's own image, or the generated one, as a data URI.
 	ImageURI string
 }
 
 // Create validates f and stores a new active badge in the account.
-func (s *Service) Create(ctx context.Context, accountID uuid.UUID, f store.BadgeFields) (Badge, error) {
+func (s *Service) Create(ctx context.Context, accountID uuid.UUID, f domain.BadgeFields) (Badge, error) {
 	if err := normalize(&f); err != nil {
 		return Badge{}, err
 	}
@@ -80,7 +82,7 @@ func (s *Service) Get(ctx context.Context, accountID, id uuid.UUID) (Badge, erro
 }
 
 // List returns a page of the account's active badges, newest first, and their total.
-func (s *Service) List(ctx context.Context, accountID uuid.UUID, p store.Page) ([]Badge, int, error) {
+func (s *Service) List(ctx context.Context, accountID uuid.UUID, p domain.Page) ([]Badge, int, error) {
 	list, total, err := s.store.ListActiveBadges(ctx, accountID, p)
 	if err != nil {
 		return nil, 0, err
@@ -99,7 +101,7 @@ func (s *Service) List(ctx context.Context, accountID uuid.UUID, p store.Page) (
 }
 
 // Replace validates f and replaces the badge's fields with it; a retired badge answers 409.
-func (s *Service) Replace(ctx context.Context, accountID, id uuid.UUID, f store.BadgeFields) (Badge, error) {
+func (s *Service) Replace(ctx context.Context, accountID, id uuid.UUID, f domain.BadgeFields) (Badge, error) {
 	if err := normalize(&f); err != nil {
 		return Badge{}, err
 	}
@@ -109,7 +111,7 @@ func (s *Service) Replace(ctx context.Context, accountID, id uuid.UUID, f store.
 		if err != nil {
 			return Badge{}, noSuchBadge(err)
 		}
-		if cur.Status == statusRetired {
+		if cur.Status == domain.BadgeRetired {
 			return Badge{}, apperr.New(apperr.Conflict, "The badge is retired; a retired badge does not change.")
 		}
 		b, err := tx.UpdateBadge(ctx, id, f, cur.IssuedCount, now)
@@ -138,7 +140,7 @@ func (s *Service) Delete(ctx context.Context, accountID, id uuid.UUID) error {
 			return struct{}{}, noSuchBadge(err)
 		}
 		switch {
-		case cur.Status == statusRetired:
+		case cur.Status == domain.BadgeRetired:
 			return struct{}{}, nil
 		case cur.IssuedCount == 0:
 			return struct{}{}, tx.DeleteBadge(ctx, id)
@@ -159,12 +161,6 @@ func (s *Service) Delete(ctx context.Context, accountID, id uuid.UUID) error {
 	return err
 }
 
-// The statuses of a badge.
-const (
-	statusActive  = "active"
-	statusRetired = "retired"
-)
-
 func noSuchBadge(err error) error {
 	return apperr.When(err, store.ErrNotFound, apperr.NoSuch("badge"))
 }
@@ -172,7 +168,7 @@ func noSuchBadge(err error) error {
 // normalize trims the texts, clears blank optional ones, and checks what the contract's schema
 // cannot: a name that is not blank, an http(s) criteria URL, tags that are not blank and an
 // image whose content is what its data URI says and can carry an assertion.
-func normalize(f *store.BadgeFields) error {
+func normalize(f *domain.BadgeFields) error {
 	var details []apperr.Detail
 	f.Name = strings.TrimSpace(f.Name)
 	if f.Name == "" {

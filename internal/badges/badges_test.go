@@ -17,6 +17,7 @@ import (
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/badges"
 	"github.com/certhub/credentiald/internal/certificates"
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/testkit"
 )
@@ -44,7 +45,7 @@ func newWorld(t *testing.T) world {
 
 func (w world) attendee(t *testing.T, first string) uuid.UUID {
 	t.Helper()
-	a, err := w.st.CreateAttendee(t.Context(), w.account, w.event, store.AttendeeFields{FirstName: first, LastName: "Lovelace",
+	a, err := w.st.CreateAttendee(t.Context(), w.account, w.event, domain.AttendeeFields{FirstName: first, LastName: "Lovelace",
 		Email: " " + first + "@Example.org "}, w.clock.Now())
 	if err != nil {
 		t.Fatal(err)
@@ -52,7 +53,7 @@ func (w world) attendee(t *testing.T, first string) uuid.UUID {
 	return a.ID
 }
 
-func (w world) badge(t *testing.T, f store.BadgeFields) badges.Badge {
+func (w world) badge(t *testing.T, f domain.BadgeFields) badges.Badge {
 	t.Helper()
 	b, err := w.svc.Create(t.Context(), w.account, f)
 	if err != nil {
@@ -94,7 +95,7 @@ func wantCode(t *testing.T, err error, code apperr.Code) *apperr.Error {
 func TestConcurrentIssuesOfOneBadgeNeverIssueOrChargeTwice(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	b := w.badge(t, store.BadgeFields{Name: "Speaker"})
+	b := w.badge(t, domain.BadgeFields{Name: "Speaker"})
 	var people []uuid.UUID
 	for i := range 10 {
 		people = append(people, w.attendee(t, fmt.Sprintf("p%d", i)))
@@ -140,7 +141,7 @@ func TestConcurrentIssuesOfOneBadgeNeverIssueOrChargeTwice(t *testing.T) {
 	if used := w.used(t); used != len(people) {
 		t.Fatalf("%d credits used for %d attendees", used, len(people))
 	}
-	_, total, err := w.svc.Assertions(t.Context(), w.account, b.ID, store.Page{Number: 1, Size: 100})
+	_, total, err := w.svc.Assertions(t.Context(), w.account, b.ID, domain.Page{Number: 1, Size: 100})
 	if err != nil || total != len(people) {
 		t.Fatalf("%d assertions (%v), want %d", total, err, len(people))
 	}
@@ -176,7 +177,7 @@ func TestIssuingToTwoThenThreeChargesOnlyTheNewOne(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
 	days := 30
-	b := w.badge(t, store.BadgeFields{Name: "Speaker", ValidityDays: &days})
+	b := w.badge(t, domain.BadgeFields{Name: "Speaker", ValidityDays: &days})
 	ada, grace, linus := w.attendee(t, "Ada"), w.attendee(t, "Grace"), w.attendee(t, "Linus")
 	first := w.issue(t, b.ID, ada, grace)
 	if len(first) != 2 || first[0].AttendeeID != ada || first[1].AttendeeID != grace || first[0].AlreadyIssued || first[1].AlreadyIssued {
@@ -227,7 +228,7 @@ func TestIssuingToTwoThenThreeChargesOnlyTheNewOne(t *testing.T) {
 func TestNotEnoughCreditsIssuesNothing(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	b := w.badge(t, store.BadgeFields{Name: "Speaker"})
+	b := w.badge(t, domain.BadgeFields{Name: "Speaker"})
 	var early []uuid.UUID
 	for i := range 10 {
 		early = append(early, w.attendee(t, fmt.Sprintf("e%d", i)))
@@ -260,7 +261,7 @@ func TestNotEnoughCreditsIssuesNothing(t *testing.T) {
 func TestIssuanceRefusesBadLists(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	b := w.badge(t, store.BadgeFields{Name: "Speaker"})
+	b := w.badge(t, domain.BadgeFields{Name: "Speaker"})
 	ada := w.attendee(t, "Ada")
 	other := newWorld(t)
 	stranger := other.attendee(t, "Eve")
@@ -283,7 +284,7 @@ func TestIssuanceRefusesBadLists(t *testing.T) {
 	} {
 		badge := b.ID
 		if name == "another's badge id" {
-			badge = other.badge(t, store.BadgeFields{Name: "Theirs"}).ID
+			badge = other.badge(t, domain.BadgeFields{Name: "Theirs"}).ID
 		}
 		_, err := w.svc.Issue(t.Context(), badges.IssueParams{AccountID: w.account, BadgeID: badge, AttendeeIDs: c.ids})
 		e := wantCode(t, err, c.code)
@@ -309,13 +310,13 @@ func TestImagesAreCheckedWhenGiven(t *testing.T) {
 		"SVG not XML":     "data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString([]byte(`<svg><g></svg>`)),
 		"another picture": "data:image/gif;base64,R0lGODlh",
 	} {
-		_, err := w.svc.Create(t.Context(), w.account, store.BadgeFields{Name: "Speaker", Image: &uri})
+		_, err := w.svc.Create(t.Context(), w.account, domain.BadgeFields{Name: "Speaker", Image: &uri})
 		if e, ok := apperr.As(err); !ok || e.Code != apperr.ValidationError || e.Details[0].Field != "image" {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
 	good := "data:image/png;base64," + base64.StdEncoding.EncodeToString(pngOf(t, 4, 4))
-	if b := w.badge(t, store.BadgeFields{Name: "Speaker", Image: &good}); b.ImageURI != good {
+	if b := w.badge(t, domain.BadgeFields{Name: "Speaker", Image: &good}); b.ImageURI != good {
 		t.Fatal("the badge's own image was not kept")
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/openbadges"
 	"github.com/certhub/credentiald/internal/render"
 	"github.com/certhub/credentiald/internal/store"
@@ -37,8 +38,8 @@ type issuer struct {
 
 // issuerReader reads branding and accounts: a *store.Store, or a *store.Tx.
 type issuerReader interface {
-	FindBranding(ctx context.Context, accountID uuid.UUID) (store.Branding, error)
-	FindAccountByID(ctx context.Context, id uuid.UUID) (store.Account, error)
+	FindBranding(ctx context.Context, accountID uuid.UUID) (domain.Branding, error)
+	FindAccountByID(ctx context.Context, id uuid.UUID) (domain.Account, error)
 }
 
 func issuerOf(ctx context.Context, r issuerReader, accountID uuid.UUID) (issuer, error) {
@@ -59,7 +60,7 @@ func issuerOf(ctx context.Context, r issuerReader, accountID uuid.UUID) (issuer,
 		PublicEmail: store.Deref(b.PublicEmail)}, nil
 }
 
-func (s *Service) view(ctx context.Context, r issuerReader, b store.Badge) (Badge, error) {
+func (s *Service) view(ctx context.Context, r issuerReader, b domain.Badge) (Badge, error) {
 	iss, err := issuerOf(ctx, r, b.AccountID)
 	if err != nil {
 		return Badge{}, err
@@ -68,7 +69,7 @@ func (s *Service) view(ctx context.Context, r issuerReader, b store.Badge) (Badg
 }
 
 // viewFor is b as clients see it, its image generated unless it has its own.
-func (s *Service) viewFor(b store.Badge, iss issuer) (Badge, error) {
+func (s *Service) viewFor(b domain.Badge, iss issuer) (Badge, error) {
 	if b.Image != nil {
 		return Badge{Badge: b, ImageURI: *b.Image}, nil
 	}
@@ -79,7 +80,7 @@ func (s *Service) viewFor(b store.Badge, iss issuer) (Badge, error) {
 	return Badge{Badge: b, ImageURI: "data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString(svg)}, nil
 }
 
-func art(b store.Badge, iss issuer) render.BadgeArt {
+func art(b domain.Badge, iss issuer) render.BadgeArt {
 	return render.BadgeArt{Name: b.Name, Issuer: iss.Name, Color: iss.Color}
 }
 
@@ -110,7 +111,7 @@ func decodeImage(uri string) (picture, error) {
 
 // pngOf is the badge's image as a PNG: its own PNG, its own SVG rasterised, or the generated
 // one.
-func (s *Service) pngOf(b store.Badge, iss issuer) ([]byte, error) {
+func (s *Service) pngOf(b domain.Badge, iss issuer) ([]byte, error) {
 	if b.Image == nil {
 		a := art(b, iss)
 		return s.images.get("png", a, func() ([]byte, error) { return render.BadgePNG(a, generatedPNGSide) })
@@ -124,7 +125,7 @@ func (s *Service) pngOf(b store.Badge, iss issuer) ([]byte, error) {
 
 // svgOf is the badge's image as an SVG: its own SVG, its own PNG inside an SVG, or the
 // generated one.
-func (s *Service) svgOf(b store.Badge, iss issuer) ([]byte, error) {
+func (s *Service) svgOf(b domain.Badge, iss issuer) ([]byte, error) {
 	if b.Image == nil {
 		a := art(b, iss)
 		return s.images.get("svg", a, func() ([]byte, error) { return render.BadgeSVG(a) })

@@ -16,6 +16,7 @@ import (
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/certificates"
 	"github.com/certhub/credentiald/internal/credentials"
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/render"
 	"github.com/certhub/credentiald/internal/store"
 )
@@ -32,9 +33,9 @@ type IssueParams struct {
 
 // Assertion is an assertion as clients see it.
 type Assertion struct {
-	store.BadgeAssertion
+	domain.BadgeAssertion
 	// Status is active, expired (past ExpiresAt) or revoked (itself, or its badge retired).
-	Status string
+	Status domain.AssertionStatus
 	// VerificationURL is its public verification page.
 	VerificationURL string
 }
@@ -79,7 +80,7 @@ func (s *Service) Issue(ctx context.Context, p IssueParams) ([]Issued, error) {
 		if err != nil {
 			return result{}, noSuchBadge(err)
 		}
-		if b.Status == statusRetired {
+		if b.Status == domain.BadgeRetired {
 			return result{}, apperr.New(apperr.Conflict, "The badge is retired; a retired badge is not issued.")
 		}
 		recipients, err := recipientsOf(ctx, tx, p.AccountID, p.AttendeeIDs)
@@ -90,7 +91,7 @@ func (s *Service) Issue(ctx context.Context, p IssueParams) ([]Issued, error) {
 		if err != nil {
 			return result{}, err
 		}
-		byAttendee := map[uuid.UUID]store.BadgeAssertion{}
+		byAttendee := map[uuid.UUID]domain.BadgeAssertion{}
 		for _, a := range held {
 			byAttendee[a.AttendeeID] = a
 		}
@@ -185,8 +186,8 @@ func recipientsOf(ctx context.Context, tx *store.Tx, accountID uuid.UUID, ids []
 // fresh code and salt, and returns those written. Whoever came to hold the badge meanwhile
 // (not possible while the badge is locked, but the insert does not rely on it) is read back
 // into held instead.
-func (s *Service) newAssertions(ctx context.Context, tx *store.Tx, b store.Badge, recipients []store.BadgeRecipient,
-	held map[uuid.UUID]store.BadgeAssertion, now time.Time) ([]store.BadgeAssertion, error) {
+func (s *Service) newAssertions(ctx context.Context, tx *store.Tx, b domain.Badge, recipients []store.BadgeRecipient,
+	held map[uuid.UUID]domain.BadgeAssertion, now time.Time) ([]domain.BadgeAssertion, error) {
 	var todo []store.NewBadgeAssertion
 	for _, r := range recipients {
 		if _, ok := held[r.AttendeeID]; !ok {
@@ -243,7 +244,7 @@ func (s *Service) newAssertions(ctx context.Context, tx *store.Tx, b store.Badge
 // index, its recipient salt (the one its Open Badges 2.0 form hashes the email with) and what
 // its badge and issuer say now, frozen, since the badge may change later and the credential
 // signs what was issued.
-func assignStatuses(ctx context.Context, tx *store.Tx, b store.Badge, fresh []store.BadgeAssertion, now time.Time) error {
+func assignStatuses(ctx context.Context, tx *store.Tx, b domain.Badge, fresh []domain.BadgeAssertion, now time.Time) error {
 	if len(fresh) == 0 {
 		return nil
 	}
@@ -262,7 +263,7 @@ func assignStatuses(ctx context.Context, tx *store.Tx, b store.Badge, fresh []st
 }
 
 // charge takes one credit per new assertion, all or none.
-func (s *Service) charge(ctx context.Context, tx *store.Tx, p IssueParams, fresh []store.BadgeAssertion, now time.Time) error {
+func (s *Service) charge(ctx context.Context, tx *store.Tx, p IssueParams, fresh []domain.BadgeAssertion, now time.Time) error {
 	if len(fresh) == 0 {
 		return nil
 	}
@@ -322,23 +323,13 @@ func newSalt() (string, error) {
 }
 
 // assertionView is a as clients see it at now, an assertion of badge b.
-func (s *Service) assertionView(a store.BadgeAssertion, b store.Badge, now time.Time) Assertion {
-	return Assertion{BadgeAssertion: a, Status: assertionStatus(a, b, now), VerificationURL: s.VerificationURL(a.VerificationCode)}
-}
-
-func assertionStatus(a store.BadgeAssertion, b store.Badge, now time.Time) string {
-	switch {
-	case a.Revoked || b.Status == statusRetired:
-		return "revoked"
-	case a.ExpiresAt != nil && !now.Before(*a.ExpiresAt):
-		return "expired"
-	}
-	return "active"
+func (s *Service) assertionView(a domain.BadgeAssertion, b domain.Badge, now time.Time) Assertion {
+	return Assertion{BadgeAssertion: a, Status: a.StatusAt(b, now), VerificationURL: s.links.Verification(a.VerificationCode)}
 }
 
 // Assertions returns a page of a badge's assertions, newest first, of an active or a retired
 // badge, and their total.
-func (s *Service) Assertions(ctx context.Context, accountID, badgeID uuid.UUID, p store.Page) ([]Assertion, int, error) {
+func (s *Service) Assertions(ctx context.Context, accountID, badgeID uuid.UUID, p domain.Page) ([]Assertion, int, error) {
 	b, err := s.store.FindBadge(ctx, accountID, badgeID)
 	if err != nil {
 		return nil, 0, noSuchBadge(err)
@@ -357,10 +348,10 @@ func (s *Service) Assertions(ctx context.Context, accountID, badgeID uuid.UUID, 
 
 // recordEmail records the email that tells a new recipient about their badge, with the link to
 // its verification page, in tx.
-func (s *Service) recordEmail(ctx context.Context, tx *store.Tx, a store.BadgeAssertion, b store.Badge, iss issuer, now time.Time) error {
+func (s *Service) recordEmail(ctx context.Context, tx *store.Tx, a domain.BadgeAssertion, b domain.Badge, iss issuer, now time.Time) error {
 	body := fmt.Sprintf("Hello %s,\n\n%s awarded you the badge \"%s\".\n\nAnyone can verify it, and you can add it to your profile, at:\n%s\n\n%s\n",
-		a.Recipient.FirstName, iss.Name, b.Name, s.VerificationURL(a.VerificationCode), iss.Name)
-	m := store.OutboundEmail{AccountID: a.AccountID, Kind: "badge", BadgeAssertionID: &a.ID, ToAddress: a.Recipient.Email,
+		a.Recipient.FirstName, iss.Name, b.Name, s.links.Verification(a.VerificationCode), iss.Name)
+	m := domain.OutboundEmail{AccountID: a.AccountID, Kind: "badge", BadgeAssertionID: &a.ID, ToAddress: a.Recipient.Email,
 		ToName: render.FullName(a.Recipient.FirstName, a.Recipient.LastName), FromName: cmp.Or(iss.EmailFromName, iss.Name),
 		Subject: "Your badge: " + b.Name, BodyText: body}
 	if iss.EmailReplyTo != "" {
@@ -370,6 +361,3 @@ func (s *Service) recordEmail(ctx context.Context, tx *store.Tx, a store.BadgeAs
 	_, err := tx.EnqueueEmail(ctx, m, now)
 	return err
 }
-
-// VerificationURL is the public page of a badge assertion.
-func (s *Service) VerificationURL(code string) string { return s.siteURL + "/verify/" + code }

@@ -10,35 +10,16 @@ import (
 
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/credentials"
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/openbadges"
 	"github.com/certhub/credentiald/internal/render"
 	"github.com/certhub/credentiald/internal/store"
 )
 
 // Every assertion is published as Open Badges 2.0, verified by hosting: its Assertion, its
-// badge's BadgeClass and the account's Issuer Profile live at the site root under /ob/v2/,
-// and each document's id is its own URL. The baked images carry the same Assertion.
-
-// AssertionURL is the URL of an assertion's hosted Open Badges 2.0 document.
-func (s *Service) AssertionURL(id uuid.UUID) string {
-	return s.siteURL + "/ob/v2/assertions/" + id.String()
-}
-
-// BadgeClassURL is the URL of a badge's Open Badges 2.0 BadgeClass.
-func (s *Service) BadgeClassURL(id uuid.UUID) string {
-	return s.siteURL + "/ob/v2/badges/" + id.String()
-}
-
-// IssuerURL is the URL of an account's Open Badges 2.0 Issuer Profile.
-func (s *Service) IssuerURL(accountID uuid.UUID) string {
-	return s.siteURL + "/ob/v2/issuers/" + accountID.String()
-}
-
-// BakedImageURL is the URL of an assertion's badge image with the assertion baked in, in
-// format png or svg (served by public verification).
-func (s *Service) BakedImageURL(code, format string) string {
-	return s.siteURL + "/api/v1/verify/" + code + "/badge." + format
-}
+// badge's BadgeClass and the account's Issuer Profile live at the site root under /ob/v2/
+// (links.Site.OpenBadgesAssertion and its siblings), and each document's id is its own URL.
+// The baked images carry the same Assertion.
 
 // HostedAssertion is what an assertion's URL answers: the Assertion while it is in force
 // (valid, or expired: verifiers read expires), or, once it is revoked or its badge retired,
@@ -56,22 +37,22 @@ func (s *Service) OpenBadgesAssertion(ctx context.Context, id uuid.UUID) (Hosted
 		return HostedAssertion{}, noSuchAssertion(err)
 	}
 	a, b := ab.Assertion, ab.Badge
-	if assertionStatus(a, b, s.now()) == "revoked" {
-		return HostedAssertion{Revoked: &openbadges.RevokedAssertion{Context: openbadges.Context, ID: s.AssertionURL(a.ID),
+	if a.StatusAt(b, s.now()) == domain.AssertionRevoked {
+		return HostedAssertion{Revoked: &openbadges.RevokedAssertion{Context: openbadges.Context, ID: s.links.OpenBadgesAssertion(a.ID),
 			Revoked: true, RevocationReason: revocationReason(a)}}, nil
 	}
 	doc := s.hostedAssertion(a)
 	return HostedAssertion{Assertion: &doc}, nil
 }
 
-func (s *Service) hostedAssertion(a store.BadgeAssertion) openbadges.Assertion {
-	return openbadges.NewAssertion(s.AssertionURL(a.ID), s.BadgeClassURL(a.BadgeID), a.Recipient.Email, a.RecipientSalt,
-		s.BakedImageURL(a.VerificationCode, "png"), a.IssuedAt, a.ExpiresAt)
+func (s *Service) hostedAssertion(a domain.BadgeAssertion) openbadges.Assertion {
+	return openbadges.NewAssertion(s.links.OpenBadgesAssertion(a.ID), s.links.OpenBadgesBadgeClass(a.BadgeID), a.Recipient.Email, a.RecipientSalt,
+		s.links.BakedBadge(a.VerificationCode, "png"), a.IssuedAt, a.ExpiresAt)
 }
 
 // revocationReason is why a revoked assertion is revoked: the reason it was revoked with
 // ("" when none was given), or its badge's retirement.
-func revocationReason(a store.BadgeAssertion) string {
+func revocationReason(a domain.BadgeAssertion) string {
 	if a.Revoked {
 		return store.Deref(a.RevocationReason)
 	}
@@ -93,15 +74,15 @@ func (s *Service) OpenBadgesBadgeClass(ctx context.Context, id uuid.UUID) (openb
 	if err != nil {
 		return openbadges.BadgeClass{}, err
 	}
-	return openbadges.BadgeClass{Context: openbadges.Context, Type: "BadgeClass", ID: s.BadgeClassURL(b.ID), Name: b.Name,
+	return openbadges.BadgeClass{Context: openbadges.Context, Type: "BadgeClass", ID: s.links.OpenBadgesBadgeClass(b.ID), Name: b.Name,
 		Description: cmp.Or(store.Deref(b.Description), credentials.BadgeDescription(b.Name, iss.Name)), Image: v.ImageURI,
 		Criteria: criteriaOf(b, iss.Name),
-		Issuer:   s.IssuerURL(b.AccountID), Tags: b.Tags}, nil
+		Issuer:   s.links.OpenBadgesIssuer(b.AccountID), Tags: b.Tags}, nil
 }
 
 // criteriaOf is a BadgeClass's criteria: its URL and narrative, or, when the badge states
 // neither, the generated narrative its credentials carry too.
-func criteriaOf(b store.Badge, issuerName string) openbadges.Criteria {
+func criteriaOf(b domain.Badge, issuerName string) openbadges.Criteria {
 	c := openbadges.Criteria{ID: store.Deref(b.CriteriaURL), Narrative: store.Deref(b.CriteriaNarrative)}
 	if c.ID == "" && c.Narrative == "" {
 		c.Narrative = credentials.BadgeNarrative(b.Name, issuerName)
@@ -125,8 +106,8 @@ func (s *Service) OpenBadgesIssuer(ctx context.Context, accountID uuid.UUID) (op
 	if err != nil {
 		return openbadges.Issuer{}, err
 	}
-	return openbadges.Issuer{Context: openbadges.Context, Type: "Issuer", ID: s.IssuerURL(accountID), Name: iss.Name,
-		URL: cmp.Or(iss.URL, s.siteURL), Email: cmp.Or(iss.PublicEmail, s.contactEmail), Image: iss.Logo}, nil
+	return openbadges.Issuer{Context: openbadges.Context, Type: "Issuer", ID: s.links.OpenBadgesIssuer(accountID), Name: iss.Name,
+		URL: cmp.Or(iss.URL, s.links.Root()), Email: cmp.Or(iss.PublicEmail, s.contactEmail), Image: iss.Logo}, nil
 }
 
 // AssertionView is what public verification shows of a badge assertion, found by its code.
@@ -182,18 +163,18 @@ func (s *Service) AssertionByCode(ctx context.Context, code string) (AssertionVi
 	if err != nil {
 		return AssertionView{}, err
 	}
-	status := assertionStatus(a, b, s.now())
-	if status == "active" {
+	status := string(a.StatusAt(b, s.now()))
+	if status == string(domain.AssertionActive) {
 		status = "valid" // verification's word, as for certificates
 	}
 	out := AssertionView{ID: a.ID, BadgeID: b.ID, AccountID: a.AccountID, AttendeeID: a.AttendeeID, EventID: ab.EventID, VerificationCode: a.VerificationCode,
-		VerificationURL: s.VerificationURL(a.VerificationCode), Status: status, BadgeName: b.Name,
+		VerificationURL: s.links.Verification(a.VerificationCode), Status: status, BadgeName: b.Name,
 		BadgeDescription: b.Description, BadgeImage: v.ImageURI, CriteriaNarrative: b.CriteriaNarrative,
 		CriteriaURL: b.CriteriaURL, Tags: b.Tags, Issuer: IssuerView{Name: iss.Name, URL: iss.URL, Logo: iss.Logo, Color: iss.Color},
 		RecipientName: render.FullName(a.Recipient.FirstName, a.Recipient.LastName), RecipientFirstName: a.Recipient.FirstName,
 		IssuedAt:  a.IssuedAt,
-		ExpiresAt: a.ExpiresAt, AssertionURL: s.AssertionURL(a.ID),
-		ImagePNGURL: s.BakedImageURL(a.VerificationCode, "png"), ImageSVGURL: s.BakedImageURL(a.VerificationCode, "svg")}
+		ExpiresAt: a.ExpiresAt, AssertionURL: s.links.OpenBadgesAssertion(a.ID),
+		ImagePNGURL: s.links.BakedBadge(a.VerificationCode, "png"), ImageSVGURL: s.links.BakedBadge(a.VerificationCode, "svg")}
 	if status != "revoked" {
 		return out, nil
 	}
@@ -240,12 +221,12 @@ func (s *Service) BakedSVG(ctx context.Context, code string) ([]byte, error) {
 	return s.bakeAssertion(picture{data: img, svg: true}, ab.Assertion)
 }
 
-func (s *Service) bakeAssertion(pic picture, a store.BadgeAssertion) ([]byte, error) {
+func (s *Service) bakeAssertion(pic picture, a domain.BadgeAssertion) ([]byte, error) {
 	doc, err := json.Marshal(s.hostedAssertion(a))
 	if err != nil {
 		return nil, err
 	}
-	return bake(pic, doc, s.AssertionURL(a.ID))
+	return bake(pic, doc, s.links.OpenBadgesAssertion(a.ID))
 }
 
 func (s *Service) byCode(ctx context.Context, code string) (store.AssertionOfBadge, issuer, error) {

@@ -18,8 +18,8 @@ import (
 
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/badges"
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/openbadges"
-	"github.com/certhub/credentiald/internal/store"
 )
 
 // Deleting a badge that was issued retires it: it leaves the list, still answers, cannot be
@@ -29,8 +29,8 @@ func TestDeletingRetiresAnIssuedBadgeAndRemovesANeverIssuedOne(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
 	ctx := t.Context()
-	b := w.badge(t, store.BadgeFields{Name: "Speaker"})
-	unused := w.badge(t, store.BadgeFields{Name: "Unused"})
+	b := w.badge(t, domain.BadgeFields{Name: "Speaker"})
+	unused := w.badge(t, domain.BadgeFields{Name: "Unused"})
 	ada := w.attendee(t, "Ada")
 	a := w.issue(t, b.ID, ada)[0]
 
@@ -47,16 +47,16 @@ func TestDeletingRetiresAnIssuedBadgeAndRemovesANeverIssuedOne(t *testing.T) {
 	if err != nil || got.Status != "retired" || got.RetiredAt == nil || got.IssuedCount != 1 {
 		t.Fatalf("retired badge: %+v %v", got, err)
 	}
-	if list, total, err := w.svc.List(ctx, w.account, store.Page{Number: 1, Size: 20}); err != nil || total != 0 || len(list) != 0 {
+	if list, total, err := w.svc.List(ctx, w.account, domain.Page{Number: 1, Size: 20}); err != nil || total != 0 || len(list) != 0 {
 		t.Fatalf("the list holds %d badges (%v)", total, err)
 	}
-	listed, _, err := w.svc.Assertions(ctx, w.account, b.ID, store.Page{Number: 1, Size: 20})
+	listed, _, err := w.svc.Assertions(ctx, w.account, b.ID, domain.Page{Number: 1, Size: 20})
 	if err != nil || len(listed) != 1 || listed[0].Status != "revoked" || listed[0].RevokedAt == nil {
 		t.Fatalf("assertions of the retired badge: %+v %v", listed, err)
 	}
 	_, err = w.svc.Issue(ctx, badges.IssueParams{AccountID: w.account, BadgeID: b.ID, AttendeeIDs: []uuid.UUID{w.attendee(t, "Late")}})
 	wantCode(t, err, apperr.Conflict)
-	_, err = w.svc.Replace(ctx, w.account, b.ID, store.BadgeFields{Name: "Renamed"})
+	_, err = w.svc.Replace(ctx, w.account, b.ID, domain.BadgeFields{Name: "Renamed"})
 	wantCode(t, err, apperr.Conflict)
 	before := w.fingerprint(t)
 	if err := w.svc.Delete(ctx, w.account, b.ID); err != nil || w.fingerprint(t) != before {
@@ -86,11 +86,11 @@ func TestAssertionByCodeShowsWhatVerificationNeeds(t *testing.T) {
 	w := newWorld(t)
 	ctx := t.Context()
 	color, issuerName, website := "#7B1FA2", "Gophers e.V.", "https://gophers.example"
-	if _, err := w.st.PutBranding(ctx, w.account, store.Branding{IssuerName: &issuerName, Website: &website, PrimaryColor: &color}, w.clock.Now()); err != nil {
+	if _, err := w.st.PutBranding(ctx, w.account, domain.Branding{IssuerName: &issuerName, Website: &website, PrimaryColor: &color}, w.clock.Now()); err != nil {
 		t.Fatal(err)
 	}
 	days, desc := 10, "Gave a talk"
-	b := w.badge(t, store.BadgeFields{Name: "Speaker", Description: &desc, ValidityDays: &days, Tags: []string{"talk"}})
+	b := w.badge(t, domain.BadgeFields{Name: "Speaker", Description: &desc, ValidityDays: &days, Tags: []string{"talk"}})
 	a := w.issue(t, b.ID, w.attendee(t, "Ada"))[0]
 
 	v, err := w.svc.AssertionByCode(ctx, strings.ToLower(a.VerificationCode))
@@ -193,7 +193,7 @@ func TestBakedImagesCarryTheirAssertion(t *testing.T) {
 		"own SVG":   ptr("data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString([]byte(ownSVG))),
 	} {
 		t.Run(name, func(t *testing.T) {
-			b := w.badge(t, store.BadgeFields{Name: "Speaker " + name, Image: image})
+			b := w.badge(t, domain.BadgeFields{Name: "Speaker " + name, Image: image})
 			a := w.issue(t, b.ID, w.attendee(t, strings.ReplaceAll(name, " ", "")))[0]
 			email := strings.ReplaceAll(name, " ", "") + "@example.org"
 
@@ -245,7 +245,7 @@ func TestOpenBadgesDocuments(t *testing.T) {
 		t.Fatalf("an account without badges has a profile: %v", err)
 	}
 	narrative, criteria := "Gave a talk", "https://example.org/criteria"
-	b := w.badge(t, store.BadgeFields{Name: "Speaker", CriteriaNarrative: &narrative, CriteriaURL: &criteria, Tags: []string{"talk", "2026"}})
+	b := w.badge(t, domain.BadgeFields{Name: "Speaker", CriteriaNarrative: &narrative, CriteriaURL: &criteria, Tags: []string{"talk", "2026"}})
 	a := w.issue(t, b.ID, w.attendee(t, "Ada"))[0]
 
 	hosted, err := w.svc.OpenBadgesAssertion(ctx, a.ID)

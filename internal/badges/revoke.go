@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/internal/credentials"
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/store"
 )
 
@@ -42,7 +43,7 @@ func (s *Service) RevokeAssertion(ctx context.Context, p RevokeParams) (Assertio
 		if err != nil {
 			return Assertion{}, noSuchBadge(err)
 		}
-		if cur.Revoked || b.Status == statusRetired {
+		if cur.Revoked || b.Status == domain.BadgeRetired {
 			return s.assertionView(cur, b, r.At), nil
 		}
 		a, err := tx.RevokeBadgeAssertion(ctx, cur.ID, r)
@@ -52,7 +53,7 @@ func (s *Service) RevokeAssertion(ctx context.Context, p RevokeParams) (Assertio
 		if err := credentials.RevokeStatus(ctx, tx, r.At, a.ID); err != nil {
 			return Assertion{}, err
 		}
-		if err := outboxAssertions(ctx, tx, "badge.revoked", r.At, []store.BadgeAssertion{a}); err != nil {
+		if err := outboxAssertions(ctx, tx, "badge.revoked", r.At, []domain.BadgeAssertion{a}); err != nil {
 			return Assertion{}, err
 		}
 		return s.assertionView(a, b, r.At), nil
@@ -62,7 +63,7 @@ func (s *Service) RevokeAssertion(ctx context.Context, p RevokeParams) (Assertio
 // outboxAssertions writes one event of kind (badge.issued or badge.revoked) per assertion, at
 // at, in one statement: an issuance of 100 attendees, or a retired badge's thousands of
 // assertions, cost one round trip.
-func outboxAssertions(ctx context.Context, tx *store.Tx, kind string, at time.Time, list []store.BadgeAssertion) error {
+func outboxAssertions(ctx context.Context, tx *store.Tx, kind string, at time.Time, list []domain.BadgeAssertion) error {
 	if len(list) == 0 {
 		return nil
 	}

@@ -17,7 +17,9 @@ import (
 
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/certificates"
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/events"
+	"github.com/certhub/credentiald/internal/links"
 	"github.com/certhub/credentiald/internal/recovery"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/templates"
@@ -29,9 +31,9 @@ const MaxSync = 100
 // Issuer issues certificates; the service runs with *certificates.Service.
 type Issuer interface {
 	// Generate issues one certificate in a transaction of its own.
-	Generate(ctx context.Context, p certificates.GenerateParams) (store.Certificate, error)
+	Generate(ctx context.Context, p certificates.GenerateParams) (domain.Certificate, error)
 	// Issue issues one certificate in the caller's transaction.
-	Issue(ctx context.Context, tx *store.Tx, p certificates.GenerateParams) (store.Certificate, error)
+	Issue(ctx context.Context, tx *store.Tx, p certificates.GenerateParams) (domain.Certificate, error)
 	// Kick wakes the email worker once a transaction in which Issue recorded an email committed.
 	Kick()
 	Now() time.Time
@@ -113,7 +115,7 @@ type Failed struct {
 
 // Result is the outcome of a synchronous bulk issuance, per attendee.
 type Result struct {
-	Issued  []store.Certificate
+	Issued  []domain.Certificate
 	Skipped []Skipped
 	Failed  []Failed
 }
@@ -134,7 +136,7 @@ func (s *Service) Generate(ctx context.Context, r Request) (Result, error) {
 			return Result{}, apperr.Invalid("attendeeIds", fmt.Sprintf("%d attendees hold no valid certificate; name at most %d, or start a job", len(ids), MaxSync))
 		}
 	}
-	res := Result{Issued: []store.Certificate{}, Skipped: []Skipped{}, Failed: []Failed{}}
+	res := Result{Issued: []domain.Certificate{}, Skipped: []Skipped{}, Failed: []Failed{}}
 	for _, a := range ids {
 		c, err := s.certs.Generate(ctx, certificates.GenerateParams{AccountID: r.AccountID, EventID: r.EventID, AttendeeID: a,
 			TemplateID: tmpl, SendEmail: r.SendEmail, Draft: r.Draft})
@@ -176,38 +178,38 @@ func (s *Service) template(ctx context.Context, r Request) (uuid.UUID, error) {
 // or running answers 409 with the Location of that one. Unless the request allows a partial
 // job, one whose attendees to issue outnumber the credits left is refused with CREDIT_LIMIT
 // before anything is written.
-func (s *Service) CreateJob(ctx context.Context, r Request) (store.BulkJob, error) {
+func (s *Service) CreateJob(ctx context.Context, r Request) (domain.BulkJob, error) {
 	tmpl, err := s.template(ctx, r)
 	if err != nil {
-		return store.BulkJob{}, err
+		return domain.BulkJob{}, err
 	}
 	now := s.certs.Now()
-	return store.InTx(ctx, s.store, func(tx *store.Tx) (store.BulkJob, error) {
+	return store.InTx(ctx, s.store, func(tx *store.Tx) (domain.BulkJob, error) {
 		if err := tx.LockEvent(ctx, r.AccountID, r.EventID); err != nil {
-			return store.BulkJob{}, apperr.When(err, store.ErrNotFound, apperr.NoSuch("event"))
+			return domain.BulkJob{}, apperr.When(err, store.ErrNotFound, apperr.NoSuch("event"))
 		}
 		if active, err := tx.ActiveBulkJob(ctx, r.EventID); err == nil {
 			e := apperr.New(apperr.Conflict, "A job for this event is already queued or running; follow it at Location.")
-			e.Location = "/api/v1/events/" + r.EventID.String() + "/certificates/generate/jobs/" + active.String()
-			return store.BulkJob{}, e
+			e.Location = links.BulkJob(r.EventID, active)
+			return domain.BulkJob{}, e
 		} else if !errors.Is(err, store.ErrNotFound) {
-			return store.BulkJob{}, err
+			return domain.BulkJob{}, err
 		}
 		ids := r.AttendeeIDs
 		if ids == nil {
 			if ids, err = tx.AttendeesWithoutValid(ctx, r.AccountID, r.EventID, tmpl, now); err != nil {
-				return store.BulkJob{}, err
+				return domain.BulkJob{}, err
 			}
 		}
 		if !r.Draft && !r.AllowPartial { // drafts use no credit
 			if err := creditsSuffice(ctx, tx, r, tmpl, ids, now); err != nil {
-				return store.BulkJob{}, err
+				return domain.BulkJob{}, err
 			}
 		}
 		j, err := tx.InsertBulkJob(ctx, store.NewBulkJob{AccountID: r.AccountID, EventID: r.EventID, TemplateID: tmpl,
 			SendEmail: r.SendEmail, Draft: r.Draft, AttendeeIDs: ids}, now)
 		if err != nil {
-			return store.BulkJob{}, err
+			return domain.BulkJob{}, err
 		}
 		return j, tx.InsertJob(ctx, s.jobs, jobArgs{JobID: j.ID})
 	})
@@ -242,14 +244,14 @@ func counted(n int, one, many string) string {
 }
 
 // Job returns a job of an event of the account.
-func (s *Service) Job(ctx context.Context, accountID, eventID, id uuid.UUID) (store.BulkJob, error) {
+func (s *Service) Job(ctx context.Context, accountID, eventID, id uuid.UUID) (domain.BulkJob, error) {
 	j, err := s.store.FindBulkJob(ctx, accountID, eventID, id)
 	return j, apperr.When(err, store.ErrNotFound, apperr.NoSuch("job"))
 }
 
 // Jobs returns a page of an event's jobs, newest first, and their total; another account's
 // event is 404.
-func (s *Service) Jobs(ctx context.Context, accountID, eventID uuid.UUID, p store.Page) ([]store.BulkJob, int, error) {
+func (s *Service) Jobs(ctx context.Context, accountID, eventID uuid.UUID, p domain.Page) ([]domain.BulkJob, int, error) {
 	if err := events.Require(ctx, s.store, accountID, eventID); err != nil {
 		return nil, 0, err
 	}
@@ -258,7 +260,7 @@ func (s *Service) Jobs(ctx context.Context, accountID, eventID uuid.UUID, p stor
 
 // finish records a job's end with status and, in the same transaction, its job.completed
 // event; a job that had ended already changes nothing and sends nothing again.
-func (s *Service) finish(ctx context.Context, id uuid.UUID, status string) error {
+func (s *Service) finish(ctx context.Context, id uuid.UUID, status domain.BulkJobStatus) error {
 	now := s.certs.Now().UTC()
 	_, err := store.InTx(ctx, s.store, func(tx *store.Tx) (struct{}, error) {
 		j, err := tx.FinishBulkJob(ctx, id, status, now)
@@ -300,7 +302,7 @@ func (w *worker) Work(ctx context.Context, job *river.Job[jobArgs]) error {
 	}
 	rec, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	if ferr := w.s.finish(rec, job.Args.JobID, store.JobFailed); ferr != nil {
+	if ferr := w.s.finish(rec, job.Args.JobID, domain.BulkJobFailed); ferr != nil {
 		return errors.Join(err, ferr)
 	}
 	return river.JobCancel(err)
@@ -312,7 +314,7 @@ func (w *worker) work(ctx context.Context, job *river.Job[jobArgs]) error {
 	if err != nil {
 		return err
 	}
-	if j.Status == store.JobCompleted || j.Status == store.JobFailed {
+	if j.Status == domain.BulkJobCompleted || j.Status == domain.BulkJobFailed {
 		return nil
 	}
 	if err := s.store.StartBulkJob(ctx, j.ID, s.certs.Now()); err != nil {
@@ -327,7 +329,7 @@ func (w *worker) work(ctx context.Context, job *river.Job[jobArgs]) error {
 			return err
 		}
 		if len(ids) == 0 {
-			return s.finish(ctx, j.ID, store.JobCompleted)
+			return s.finish(ctx, j.ID, domain.BulkJobCompleted)
 		}
 		for batch := range slices.Chunk(ids, issueBatch) {
 			if err := ctx.Err(); err != nil {
@@ -367,7 +369,7 @@ const issueBatch = 25
 // transaction rolls back and it answers false, leaving the attendees pending for process to
 // take one by one. Either way an issuance and its record commit together, so a crash at any
 // point issues, charges and emails nobody twice.
-func (s *Service) processBatch(ctx context.Context, j store.BulkJob, attendees []uuid.UUID) bool {
+func (s *Service) processBatch(ctx context.Context, j domain.BulkJob, attendees []uuid.UUID) bool {
 	err := recovery.Run(ctx, s.logger, "bulk job panicked while issuing a batch (its attendees go one by one)", func() error {
 		_, err := store.InTx(ctx, s.store, func(tx *store.Tx) (struct{}, error) {
 			// Every attendee of the batch is locked before the first issuance takes the
@@ -399,7 +401,7 @@ func (s *Service) processBatch(ctx context.Context, j store.BulkJob, attendees [
 }
 
 // issueFor is what the job asks of one attendee's issuance.
-func issueFor(j store.BulkJob, attendee uuid.UUID) certificates.GenerateParams {
+func issueFor(j domain.BulkJob, attendee uuid.UUID) certificates.GenerateParams {
 	return certificates.GenerateParams{AccountID: j.AccountID, EventID: j.EventID, AttendeeID: attendee,
 		TemplateID: j.TemplateID, SendEmail: j.SendEmail, Draft: j.Draft}
 }
@@ -409,7 +411,7 @@ func issueFor(j store.BulkJob, attendee uuid.UUID) certificates.GenerateParams {
 // attendees (or dies) never issues, charges or emails anyone twice. Skips and failures are
 // recorded after (they changed nothing). A panic while issuing (its transaction rolled back)
 // fails the item for good: the same attendee would panic again on every retry.
-func (s *Service) process(ctx context.Context, j store.BulkJob, attendee uuid.UUID) error {
+func (s *Service) process(ctx context.Context, j domain.BulkJob, attendee uuid.UUID) error {
 	p := issueFor(j, attendee)
 	err := recovery.Run(ctx, s.logger, "bulk job panicked while issuing", func() error {
 		_, err := store.InTx(ctx, s.store, func(tx *store.Tx) (struct{}, error) {

@@ -16,6 +16,7 @@ import (
 	"github.com/certhub/credentiald/internal/attendees"
 	"github.com/certhub/credentiald/internal/bulk"
 	"github.com/certhub/credentiald/internal/certificates"
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/testkit"
 )
@@ -56,7 +57,7 @@ func setup(b *testing.B) fixture {
 // event creates an event with n attendees and returns it with their ids.
 func (f fixture) event(b *testing.B, n int) (uuid.UUID, []uuid.UUID) {
 	ctx := context.Background()
-	ev, err := f.st.CreateEvent(ctx, f.account, store.EventFields{Name: "E", EventDate: time.Now(), TemplateID: f.tmpl}, time.Now())
+	ev, err := f.st.CreateEvent(ctx, f.account, domain.EventFields{Name: "E", EventDate: time.Now(), TemplateID: f.tmpl}, time.Now())
 	if err != nil {
 		b.Fatal(err)
 	}

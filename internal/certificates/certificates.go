@@ -6,22 +6,23 @@ package certificates
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/events"
+	"github.com/certhub/credentiald/internal/links"
 	"github.com/certhub/credentiald/internal/store"
 )
 
 // Service issues and manages certificates.
 type Service struct {
-	store   *store.Store
-	siteURL string
-	now     func() time.Time
-	kick    func() // wakes the email worker
+	store *store.Store
+	links links.Site
+	now   func() time.Time
+	kick  func() // wakes the email worker
 	// drawCode draws verification codes (DrawVerificationCode; tests replace it).
 	drawCode func() (string, error)
 }
@@ -35,7 +36,7 @@ func New(s *store.Store, siteURL string, now func() time.Time, kick func()) *Ser
 	if kick == nil {
 		kick = func() {}
 	}
-	return &Service{store: s, siteURL: strings.TrimSuffix(siteURL, "/"), now: now, kick: kick, drawCode: DrawVerificationCode}
+	return &Service{store: s, links: links.New(siteURL), now: now, kick: kick, drawCode: DrawVerificationCode}
 }
 
 // SetKick sets the function that wakes the email worker (it is built after the service).
@@ -49,36 +50,33 @@ func (s *Service) Kick() { s.kick() }
 func (s *Service) Now() time.Time { return s.now() }
 
 // Get returns a certificate of the account as the API shows it: without its snapshot.
-func (s *Service) Get(ctx context.Context, accountID, id uuid.UUID) (store.Certificate, error) {
+func (s *Service) Get(ctx context.Context, accountID, id uuid.UUID) (domain.Certificate, error) {
 	c, err := s.store.FindCertificateRecord(ctx, accountID, id, s.now())
 	return c, noSuchCertificate(err)
 }
 
 // GetWithSnapshot is Get with what the certificate is rendered from (Snapshot).
-func (s *Service) GetWithSnapshot(ctx context.Context, accountID, id uuid.UUID) (store.Certificate, error) {
+func (s *Service) GetWithSnapshot(ctx context.Context, accountID, id uuid.UUID) (domain.Certificate, error) {
 	c, err := s.store.FindCertificate(ctx, accountID, id, s.now())
 	return c, noSuchCertificate(err)
 }
 
 // ListOfEvent returns a page of an event's certificates, only those of status (valid, expired,
 // revoked or draft, as the API names them) when it is set; another account's event is 404.
-func (s *Service) ListOfEvent(ctx context.Context, accountID, eventID uuid.UUID, status *string, p store.Page) ([]store.Certificate, int, error) {
+func (s *Service) ListOfEvent(ctx context.Context, accountID, eventID uuid.UUID, status *string, p domain.Page) ([]domain.Certificate, int, error) {
 	if err := events.Require(ctx, s.store, accountID, eventID); err != nil {
 		return nil, 0, err
 	}
 	return s.store.ListEventCertificates(ctx, accountID, eventID, status, p, s.now())
 }
 
-// VerificationURL is the public page of a certificate.
-func (s *Service) VerificationURL(code string) string { return s.siteURL + "/verify/" + code }
-
 // Download renders a certificate's PDF; a draft is not issued and answers 409.
-func (s *Service) Download(ctx context.Context, accountID, id uuid.UUID) (store.Certificate, []byte, error) {
+func (s *Service) Download(ctx context.Context, accountID, id uuid.UUID) (domain.Certificate, []byte, error) {
 	c, err := s.GetWithSnapshot(ctx, accountID, id)
 	if err != nil {
 		return c, nil, err
 	}
-	if c.Status == "draft" {
+	if c.Status == domain.CertificateDraft {
 		return c, nil, apperr.New(apperr.Conflict, "A draft is not issued; issue it to download its PDF.")
 	}
 	pdf, err := s.PDF(c)
@@ -86,7 +84,7 @@ func (s *Service) Download(ctx context.Context, accountID, id uuid.UUID) (store.
 }
 
 // Deliveries lists the account's certificate and badge emails.
-func (s *Service) Deliveries(ctx context.Context, accountID uuid.UUID, f store.EmailFilter, p store.Page) ([]store.EmailDelivery, int, error) {
+func (s *Service) Deliveries(ctx context.Context, accountID uuid.UUID, f domain.EmailFilter, p domain.Page) ([]domain.EmailDelivery, int, error) {
 	return s.store.ListCredentialEmails(ctx, accountID, f, p)
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/certificates"
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/httperr"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/testkit"
@@ -40,7 +41,7 @@ func newIssuing(t *testing.T) issuing {
 
 func (s issuing) attendee(t *testing.T, first string) uuid.UUID {
 	t.Helper()
-	a, err := s.st.CreateAttendee(t.Context(), s.account, s.event, store.AttendeeFields{FirstName: first, LastName: "Lovelace",
+	a, err := s.st.CreateAttendee(t.Context(), s.account, s.event, domain.AttendeeFields{FirstName: first, LastName: "Lovelace",
 		Email: strings.ToLower(first) + "@example.org"}, s.clock.Now())
 	if err != nil {
 		t.Fatal(err)
@@ -52,7 +53,7 @@ func (s issuing) params(attendee uuid.UUID) certificates.GenerateParams {
 	return certificates.GenerateParams{AccountID: s.account, EventID: s.event, AttendeeID: attendee, TemplateID: s.template}
 }
 
-func (s issuing) generate(t *testing.T, p certificates.GenerateParams) store.Certificate {
+func (s issuing) generate(t *testing.T, p certificates.GenerateParams) domain.Certificate {
 	t.Helper()
 	c, err := s.svc.Generate(t.Context(), p)
 	if err != nil {
@@ -86,7 +87,7 @@ func (s issuing) outbox(t *testing.T) map[string]int {
 
 func (s issuing) emails(t *testing.T) int {
 	t.Helper()
-	_, n, err := s.svc.Deliveries(t.Context(), s.account, store.EmailFilter{}, store.Page{Number: 1, Size: 100})
+	_, n, err := s.svc.Deliveries(t.Context(), s.account, domain.EmailFilter{}, domain.Page{Number: 1, Size: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,7 +343,7 @@ func TestRegenerateKeepsNumberAndCodeAndCostsNothing(t *testing.T) {
 	ada := s.attendee(t, "Ada")
 	c := s.generate(t, s.params(ada))
 	renamed := "Augusta Ada"
-	if _, err := s.st.UpdateAttendee(t.Context(), s.account, ada, store.AttendeeChanges{FirstName: &renamed}, s.clock.Now()); err != nil {
+	if _, err := s.st.UpdateAttendee(t.Context(), s.account, ada, domain.AttendeeChanges{FirstName: &renamed}, s.clock.Now()); err != nil {
 		t.Fatal(err)
 	}
 	r, err := s.svc.Regenerate(t.Context(), s.account, c.ID)

@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/email"
 	"github.com/certhub/credentiald/internal/events"
 	"github.com/certhub/credentiald/internal/render"
@@ -25,20 +26,20 @@ import (
 const linkMarker = "[[verification-link]]"
 
 // recordEmail records the delivery email of a certificate in tx, in the words of its snapshot.
-func (s *Service) recordEmail(ctx context.Context, tx *store.Tx, c store.Certificate, now time.Time) (store.EmailDelivery, error) {
+func (s *Service) recordEmail(ctx context.Context, tx *store.Tx, c domain.Certificate, now time.Time) (domain.EmailDelivery, error) {
 	snap := snapshotOf(c)
 	if snap.Issuer.Name == "" {
 		// A certificate issued before the account's name stood in for an unset issuer name.
 		acct, err := tx.FindAccountByID(ctx, c.AccountID)
 		if err != nil {
-			return store.EmailDelivery{}, err
+			return domain.EmailDelivery{}, err
 		}
 		snap.Issuer.Name = acct.Name
 	}
 	issuer := snap.Issuer.Name
 	body := fmt.Sprintf("Hello %s,\n\nyour certificate for %s is attached (%s).\n\nAnyone can verify it at:\n%s\n\n%s\n",
 		c.FirstName, snap.Event.Name, c.Number, linkMarker, issuer)
-	m := store.OutboundEmail{AccountID: c.AccountID, Kind: "certificate", CertificateID: &c.ID, ToAddress: c.Email,
+	m := domain.OutboundEmail{AccountID: c.AccountID, Kind: "certificate", CertificateID: &c.ID, ToAddress: c.Email,
 		ToName: render.FullName(c.FirstName, c.LastName), FromName: cmp.Or(snap.Issuer.EmailFromName, snap.Issuer.Name),
 		Subject: "Your certificate: " + snap.Event.Name, BodyText: body}
 	if snap.Issuer.EmailReplyTo != "" {
@@ -50,15 +51,15 @@ func (s *Service) recordEmail(ctx context.Context, tx *store.Tx, c store.Certifi
 
 // Send records the delivery email of a valid or expired certificate (its link gets a fresh
 // recipient token, and the PDF is attached, when it is sent).
-func (s *Service) Send(ctx context.Context, accountID, id uuid.UUID) (store.EmailDelivery, error) {
+func (s *Service) Send(ctx context.Context, accountID, id uuid.UUID) (domain.EmailDelivery, error) {
 	now := s.now()
-	d, err := store.InTx(ctx, s.store, func(tx *store.Tx) (store.EmailDelivery, error) {
+	d, err := store.InTx(ctx, s.store, func(tx *store.Tx) (domain.EmailDelivery, error) {
 		c, err := tx.LockCertificate(ctx, accountID, id, now)
 		if err != nil {
-			return store.EmailDelivery{}, noSuchCertificate(err)
+			return domain.EmailDelivery{}, noSuchCertificate(err)
 		}
-		if c.Status == "revoked" || c.Status == "draft" {
-			return store.EmailDelivery{}, apperr.New(apperr.Conflict, "A %s certificate is not sent.", c.Status)
+		if c.Status == domain.CertificateRevoked || c.Status == domain.CertificateDraft {
+			return domain.EmailDelivery{}, apperr.New(apperr.Conflict, "A %s certificate is not sent.", c.Status)
 		}
 		return s.recordEmail(ctx, tx, c, now)
 	})
@@ -106,7 +107,7 @@ func (s *Service) SendBulk(ctx context.Context, accountID, eventID uuid.UUID, id
 // PrepareEmail completes a certificate's delivery email as it is sent: a fresh recipient token
 // goes into its link (its hash onto the certificate, replacing an earlier one), and the PDF is
 // rendered from the snapshot and attached.
-func (s *Service) PrepareEmail(ctx context.Context, d *store.EmailDelivery) ([]email.Attachment, error) {
+func (s *Service) PrepareEmail(ctx context.Context, d *domain.EmailDelivery) ([]email.Attachment, error) {
 	if d.Kind != "certificate" || d.CertificateID == nil {
 		return nil, nil
 	}
@@ -114,7 +115,7 @@ func (s *Service) PrepareEmail(ctx context.Context, d *store.EmailDelivery) ([]e
 	if err != nil {
 		return nil, err
 	}
-	if c.Status == "revoked" || c.Status == "draft" {
+	if c.Status == domain.CertificateRevoked || c.Status == domain.CertificateDraft {
 		return nil, &email.PermanentError{Err: fmt.Errorf("certificate %s is %s", c.Number, c.Status)}
 	}
 	pdf, err := s.PDF(c)
@@ -130,13 +131,13 @@ func (s *Service) PrepareEmail(ctx context.Context, d *store.EmailDelivery) ([]e
 	if err := s.store.SetRecipientToken(ctx, c.ID, hash[:]); err != nil {
 		return nil, err
 	}
-	d.BodyText = strings.ReplaceAll(d.BodyText, linkMarker, s.VerificationURL(c.VerificationCode)+"?t="+token)
+	d.BodyText = strings.ReplaceAll(d.BodyText, linkMarker, s.links.Verification(c.VerificationCode)+"?t="+token)
 	return []email.Attachment{{Name: c.Number + ".pdf", ContentType: "application/pdf", Data: pdf}}, nil
 }
 
 // RecordSent writes certificate.sent to the outbox in tx, the transaction in which the email
 // worker marks a certificate's delivery email sent; other messages write nothing.
-func (s *Service) RecordSent(ctx context.Context, tx *store.Tx, d store.EmailDelivery) error {
+func (s *Service) RecordSent(ctx context.Context, tx *store.Tx, d domain.EmailDelivery) error {
 	if d.Kind != "certificate" || d.CertificateID == nil {
 		return nil
 	}

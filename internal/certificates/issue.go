@@ -11,6 +11,8 @@ import (
 
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/credentials"
+	"github.com/certhub/credentiald/internal/domain"
+	"github.com/certhub/credentiald/internal/links"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/templates"
 )
@@ -25,12 +27,12 @@ type GenerateParams struct {
 
 // Generate issues one certificate (or prepares a draft) in a transaction of its own, under the
 // rules of Issue, and wakes the email worker when it recorded the delivery email.
-func (s *Service) Generate(ctx context.Context, p GenerateParams) (store.Certificate, error) {
-	c, err := store.InTx(ctx, s.store, func(tx *store.Tx) (store.Certificate, error) {
+func (s *Service) Generate(ctx context.Context, p GenerateParams) (domain.Certificate, error) {
+	c, err := store.InTx(ctx, s.store, func(tx *store.Tx) (domain.Certificate, error) {
 		return s.Issue(ctx, tx, p)
 	})
 	if err != nil {
-		return store.Certificate{}, err
+		return domain.Certificate{}, err
 	}
 	if p.SendEmail && !p.Draft {
 		s.kick()
@@ -47,23 +49,23 @@ func (s *Service) Generate(ctx context.Context, p GenerateParams) (store.Certifi
 // code); its verifiable credential gets its status list entry; when asked, the delivery email
 // is recorded. A draft costs nothing and writes no event and no email; an existing draft is answered as it is. Call Kick once tx
 // committed when p.SendEmail was set.
-func (s *Service) Issue(ctx context.Context, tx *store.Tx, p GenerateParams) (store.Certificate, error) {
+func (s *Service) Issue(ctx context.Context, tx *store.Tx, p GenerateParams) (domain.Certificate, error) {
 	now := s.now()
 	if p.ExpiresAt != nil && !p.ExpiresAt.After(now) {
-		return store.Certificate{}, apperr.Invalid("expiresAt", "must be in the future")
+		return domain.Certificate{}, apperr.Invalid("expiresAt", "must be in the future")
 	}
 	src, err := issueSource(ctx, tx, p.AccountID, p.EventID, p.AttendeeID, p.TemplateID)
 	if err != nil {
-		return store.Certificate{}, err
+		return domain.Certificate{}, err
 	}
 	key := store.CertificateKey{AttendeeID: p.AttendeeID, EventID: p.EventID, TemplateID: p.TemplateID}
 	// A lapsed certificate is marked expired and the current ones read in one round trip.
 	cur, err := tx.CurrentCertificates(ctx, key, now)
 	if err != nil {
-		return store.Certificate{}, err
+		return domain.Certificate{}, err
 	}
 	if cur.Issued != nil {
-		return store.Certificate{}, alreadyIssued(*cur.Issued)
+		return domain.Certificate{}, alreadyIssued(*cur.Issued)
 	}
 	hasDraft := cur.Draft != nil
 	if p.Draft {
@@ -78,11 +80,11 @@ func (s *Service) Issue(ctx context.Context, tx *store.Tx, p GenerateParams) (st
 		// taken and written by the insert's one statement (see insert).
 		c, err := s.insert(ctx, tx, p, src, &issued, now)
 		if err != nil {
-			return store.Certificate{}, err
+			return domain.Certificate{}, err
 		}
 		if p.SendEmail {
 			if _, err := s.recordEmail(ctx, tx, c, now); err != nil {
-				return store.Certificate{}, err
+				return domain.Certificate{}, err
 			}
 		}
 		return c, nil
@@ -93,26 +95,26 @@ func (s *Service) Issue(ctx context.Context, tx *store.Tx, p GenerateParams) (st
 	// credit and then probes entries, which waits for an entry another transaction holds; an
 	// entry taken before the credit here could close that circle (a deadlock).
 	if issued.Snapshot, err = snapshotFrom(src); err != nil {
-		return store.Certificate{}, err
+		return domain.Certificate{}, err
 	}
 	c, err := tx.IssueDraft(ctx, cur.Draft.ID, issued, now)
 	if err != nil {
-		return store.Certificate{}, err
+		return domain.Certificate{}, err
 	}
 	if err := spendCredit(ctx, tx, p.AccountID, now); err != nil {
-		return store.Certificate{}, err
+		return domain.Certificate{}, err
 	}
 	tx.CountIssued(c.AccountID, c.EventID, store.KindCertificate, issued.IssuedAt, 1)
 	// Its verifiable credential's entry: a status list index, drawn in this transaction.
 	if err := credentials.AssignStatus(ctx, tx, credentials.Entry{Kind: store.KindCertificate, AccountID: c.AccountID, CredentialID: c.ID}, now); err != nil {
-		return store.Certificate{}, err
+		return domain.Certificate{}, err
 	}
 	if err := tx.Outbox(ctx, c.AccountID, "certificate.issued", now, eventBody("certificate.issued", now, eventData(c))); err != nil {
-		return store.Certificate{}, err
+		return domain.Certificate{}, err
 	}
 	if p.SendEmail {
 		if _, err := s.recordEmail(ctx, tx, c, now); err != nil {
-			return store.Certificate{}, err
+			return domain.Certificate{}, err
 		}
 	}
 	return c, nil
@@ -160,8 +162,8 @@ func issuance(src source, expiresAt *time.Time, now time.Time) store.Issuance {
 	return store.Issuance{Recipient: recipientOf(src.Attendee), IssuedAt: at, ExpiresAt: expiresAt}
 }
 
-func recipientOf(a store.Attendee) store.Recipient {
-	return store.Recipient{FirstName: a.FirstName, LastName: a.LastName, Email: a.Email}
+func recipientOf(a domain.Attendee) domain.Recipient {
+	return domain.Recipient{FirstName: a.FirstName, LastName: a.LastName, Email: a.Email}
 }
 
 // insert writes a new certificate with the account's next number and a fresh code: issued
@@ -171,10 +173,10 @@ func recipientOf(a store.Attendee) store.Recipient {
 // spends the credit (CREDIT_LIMIT when none is left), writes the certificate.issued event,
 // whose number it fills in, and the verifiable credential's status entry (drawn here; when the
 // statement could take none of its candidates, the entry is drawn the long way after it).
-func (s *Service) insert(ctx context.Context, tx *store.Tx, p GenerateParams, src source, issued *store.Issuance, now time.Time) (store.Certificate, error) {
+func (s *Service) insert(ctx context.Context, tx *store.Tx, p GenerateParams, src source, issued *store.Issuance, now time.Time) (domain.Certificate, error) {
 	snap, err := snapshotFrom(src)
 	if err != nil {
-		return store.Certificate{}, err
+		return domain.Certificate{}, err
 	}
 	c := store.NewCertificate{ID: uuid.Must(uuid.NewV7()), AccountID: p.AccountID, CertificateKey: store.CertificateKey{AttendeeID: p.AttendeeID,
 		EventID: p.EventID, TemplateID: p.TemplateID}, Number: certificateNumber(now),
@@ -184,7 +186,7 @@ func (s *Service) insert(ctx context.Context, tx *store.Tx, p GenerateParams, sr
 		c.Spend = &store.CreditSpend{Period: CreditPeriod(now)}
 		status, err := credentials.Draw()
 		if err != nil {
-			return store.Certificate{}, err
+			return domain.Certificate{}, err
 		}
 		c.Status = &status
 	}
@@ -194,12 +196,12 @@ func (s *Service) insert(ctx context.Context, tx *store.Tx, p GenerateParams, sr
 	// code another is drawn.
 	for range 5 {
 		if c.VerificationCode, err = s.drawCode(); err != nil {
-			return store.Certificate{}, err
+			return domain.Certificate{}, err
 		}
 		if issued != nil {
 			// What the event says of the certificate, but its number, which the insert writes
 			// in. A new issuance is valid: its expiry, if any, is in the future (checked above).
-			data := eventData(store.Certificate{ID: c.ID, EventID: p.EventID, AttendeeID: p.AttendeeID, Status: "valid", VerificationCode: c.VerificationCode})
+			data := eventData(domain.Certificate{ID: c.ID, EventID: p.EventID, AttendeeID: p.AttendeeID, Status: "valid", VerificationCode: c.VerificationCode})
 			c.Event = &store.NumberedEvent{Type: "certificate.issued", Payload: eventBody("certificate.issued", now, data),
 				NumberAt: []string{"data", "certificateNumber"}}
 		}
@@ -208,24 +210,24 @@ func (s *Service) insert(ctx context.Context, tx *store.Tx, p GenerateParams, sr
 			if issued != nil {
 				credits, err := CreditsOf(ctx, tx, p.AccountID, now)
 				if err != nil {
-					return store.Certificate{}, err
+					return domain.Certificate{}, err
 				}
 				if credits.Remaining != nil && *credits.Remaining == 0 {
-					return store.Certificate{}, creditLimit(ctx, tx, p.AccountID, now)
+					return domain.Certificate{}, creditLimit(ctx, tx, p.AccountID, now)
 				}
 			}
 			continue // the code was taken
 		} else if err != nil {
-			return store.Certificate{}, err
+			return domain.Certificate{}, err
 		}
 		if issued != nil && !cert.StatusAssigned {
 			if err := credentials.AssignStatus(ctx, tx, credentials.Entry{Kind: store.KindCertificate, AccountID: p.AccountID, CredentialID: c.ID}, now); err != nil {
-				return store.Certificate{}, err
+				return domain.Certificate{}, err
 			}
 		}
 		return cert.Certificate, nil // an issued one counted in analytics by the insert's statement
 	}
-	return store.Certificate{}, errors.New("certificates: no free verification code after 5 draws")
+	return domain.Certificate{}, errors.New("certificates: no free verification code after 5 draws")
 }
 
 // certificateNumber is how the account's certificate numbers are written: the year of issue,
@@ -234,10 +236,10 @@ func certificateNumber(now time.Time) store.NumberFormat {
 	return store.NumberFormat{Prefix: fmt.Sprintf("CERT-%d-", now.UTC().Year()), Digits: 6}
 }
 
-func alreadyIssued(cur store.Certificate) error {
+func alreadyIssued(cur domain.Certificate) error {
 	e := apperr.New(apperr.AlreadyIssued, "The attendee already holds a valid certificate (%s) for this event and template.", cur.Number)
 	e.Existing = &apperr.Existing{ID: cur.ID.String(), CertificateNumber: cur.Number, VerificationCode: cur.VerificationCode}
-	e.Location = "/api/v1/certificates/" + cur.ID.String()
+	e.Location = links.Certificate(cur.ID)
 	return e
 }
 

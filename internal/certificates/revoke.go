@@ -9,13 +9,14 @@ import (
 
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/credentials"
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/store"
 )
 
 // Revoke revokes an issued (valid or expired) certificate and keeps it, writing
 // certificate.revoked; revoking a revoked one answers it unchanged, with no second event; a
 // draft answers 409.
-func (s *Service) Revoke(ctx context.Context, accountID, id uuid.UUID, reason *string, code string) (store.Certificate, error) {
+func (s *Service) Revoke(ctx context.Context, accountID, id uuid.UUID, reason *string, code string) (domain.Certificate, error) {
 	if code == "" {
 		code = "other"
 	}
@@ -23,29 +24,29 @@ func (s *Service) Revoke(ctx context.Context, accountID, id uuid.UUID, reason *s
 		reason = nil
 	}
 	now := s.now().UTC()
-	return store.InTx(ctx, s.store, func(tx *store.Tx) (store.Certificate, error) {
+	return store.InTx(ctx, s.store, func(tx *store.Tx) (domain.Certificate, error) {
 		cur, err := tx.LockCertificate(ctx, accountID, id, now)
 		if err != nil {
-			return store.Certificate{}, noSuchCertificate(err)
+			return domain.Certificate{}, noSuchCertificate(err)
 		}
-		if cur.Status == "draft" {
-			return store.Certificate{}, apperr.New(apperr.Conflict, "A draft is not issued and cannot be revoked; delete it instead.")
+		if cur.Status == domain.CertificateDraft {
+			return domain.Certificate{}, apperr.New(apperr.Conflict, "A draft is not issued and cannot be revoked; delete it instead.")
 		}
 		return revoke(ctx, tx, cur, store.Revocation{At: now, Reason: reason, ReasonCode: code})
 	})
 }
 
 // revoke revokes the locked certificate cur, unless it is revoked already.
-func revoke(ctx context.Context, tx *store.Tx, cur store.Certificate, r store.Revocation) (store.Certificate, error) {
-	if cur.Status == "revoked" {
+func revoke(ctx context.Context, tx *store.Tx, cur domain.Certificate, r store.Revocation) (domain.Certificate, error) {
+	if cur.Status == domain.CertificateRevoked {
 		return cur, nil
 	}
 	c, err := tx.RevokeCertificate(ctx, cur.ID, r, r.At)
 	if err != nil {
-		return store.Certificate{}, err
+		return domain.Certificate{}, err
 	}
 	if err := credentials.RevokeStatus(ctx, tx, r.At, c.ID); err != nil {
-		return store.Certificate{}, err
+		return domain.Certificate{}, err
 	}
 	data := eventData(c)
 	data["revokedAt"], data["reason"], data["reasonCode"] = r.At.Format(time.RFC3339), r.Reason, r.ReasonCode
@@ -61,7 +62,7 @@ func (s *Service) Delete(ctx context.Context, accountID, id uuid.UUID) error {
 		if err != nil {
 			return struct{}{}, noSuchCertificate(err)
 		}
-		if cur.Status == "draft" {
+		if cur.Status == domain.CertificateDraft {
 			return struct{}{}, tx.DeleteDraftCertificate(ctx, id)
 		}
 		_, err = revoke(ctx, tx, cur, store.Revocation{At: now, ReasonCode: "deleted_by_issuer"})
@@ -72,27 +73,27 @@ func (s *Service) Delete(ctx context.Context, accountID, id uuid.UUID) error {
 
 // Regenerate rebuilds a valid or expired certificate's snapshot from the current attendee,
 // event, template and branding; number and code stay, and no credit is used.
-func (s *Service) Regenerate(ctx context.Context, accountID, id uuid.UUID) (store.Certificate, error) {
+func (s *Service) Regenerate(ctx context.Context, accountID, id uuid.UUID) (domain.Certificate, error) {
 	now := s.now()
-	return store.InTx(ctx, s.store, func(tx *store.Tx) (store.Certificate, error) {
+	return store.InTx(ctx, s.store, func(tx *store.Tx) (domain.Certificate, error) {
 		cur, err := tx.LockCertificate(ctx, accountID, id, now)
 		if err != nil {
-			return store.Certificate{}, noSuchCertificate(err)
+			return domain.Certificate{}, noSuchCertificate(err)
 		}
-		if cur.Status == "revoked" || cur.Status == "draft" {
-			return store.Certificate{}, apperr.New(apperr.Conflict, "A %s certificate cannot be regenerated.", cur.Status)
+		if cur.Status == domain.CertificateRevoked || cur.Status == domain.CertificateDraft {
+			return domain.Certificate{}, apperr.New(apperr.Conflict, "A %s certificate cannot be regenerated.", cur.Status)
 		}
 		src, err := issueSource(ctx, tx, accountID, cur.EventID, cur.AttendeeID, cur.TemplateID)
 		if err != nil {
-			return store.Certificate{}, err
+			return domain.Certificate{}, err
 		}
 		snap, err := snapshotFrom(src)
 		if err != nil {
-			return store.Certificate{}, err
+			return domain.Certificate{}, err
 		}
 		c, err := tx.ReplaceSnapshot(ctx, id, recipientOf(src.Attendee), snap, now)
 		if err != nil {
-			return store.Certificate{}, err
+			return domain.Certificate{}, err
 		}
 		// The credential says what the new snapshot says: it is signed again.
 		return c, credentials.Resign(ctx, tx, id, now)

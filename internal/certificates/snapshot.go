@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/render"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/templates"
@@ -79,14 +80,14 @@ func snapshotFrom(src source) (json.RawMessage, error) {
 	return json.Marshal(snap)
 }
 
-func snapshotOf(c store.Certificate) Snapshot {
+func snapshotOf(c domain.Certificate) Snapshot {
 	var snap Snapshot
 	_ = json.Unmarshal(c.Snapshot, &snap) // written by snapshotFrom
 	return snap
 }
 
 // PDF renders a certificate from its snapshot.
-func (s *Service) PDF(c store.Certificate) ([]byte, error) {
+func (s *Service) PDF(c domain.Certificate) ([]byte, error) {
 	t, d, err := s.renderInput(c)
 	if err != nil {
 		return nil, err
@@ -95,7 +96,7 @@ func (s *Service) PDF(c store.Certificate) ([]byte, error) {
 }
 
 // PNG renders a certificate's page from its snapshot.
-func (s *Service) PNG(c store.Certificate) ([]byte, error) {
+func (s *Service) PNG(c domain.Certificate) ([]byte, error) {
 	t, d, err := s.renderInput(c)
 	if err != nil {
 		return nil, err
@@ -106,7 +107,7 @@ func (s *Service) PNG(c store.Certificate) ([]byte, error) {
 // ShareCard draws a certificate's share card (1200x630 PNG): its page, its event's name and its
 // issuer, on the issuer's colour, whatever the template's orientation, under label (what it is:
 // "Certificate", or "Revoked certificate").
-func (s *Service) ShareCard(c store.Certificate, label string) ([]byte, error) {
+func (s *Service) ShareCard(c domain.Certificate, label string) ([]byte, error) {
 	t, d, err := s.renderInput(c)
 	if err != nil {
 		return nil, err
@@ -120,9 +121,9 @@ func (s *Service) ShareCard(c store.Certificate, label string) ([]byte, error) {
 		Issuer: d.IssuerName, BrandColor: snap.Issuer.Color})
 }
 
-func (s *Service) renderInput(c store.Certificate) (render.Template, render.Data, error) {
+func (s *Service) renderInput(c domain.Certificate) (render.Template, render.Data, error) {
 	snap := snapshotOf(c)
-	t, err := templates.ForRendering(store.Template{PageSize: snap.Template.PageSize, Orientation: snap.Template.Orientation, Layout: snap.Template.Layout})
+	t, err := templates.ForRendering(domain.Template{PageSize: snap.Template.PageSize, Orientation: snap.Template.Orientation, Layout: snap.Template.Layout})
 	if err != nil {
 		return render.Template{}, render.Data{}, err
 	}
@@ -134,7 +135,7 @@ func (s *Service) renderInput(c store.Certificate) (render.Template, render.Data
 		IssuerLogo:      snap.Issuer.Logo,
 		BrandColor:      snap.Issuer.Color,
 		Signatories:     make([]render.Signatory, 0, len(snap.Issuer.Signatories)),
-		VerificationURL: s.VerificationURL(c.VerificationCode),
+		VerificationURL: s.links.Verification(c.VerificationCode),
 		Metadata:        snap.Metadata,
 	}
 	for _, sg := range snap.Issuer.Signatories {
@@ -152,7 +153,7 @@ func eventBody(eventType string, at time.Time, data map[string]any) map[string]a
 }
 
 // eventData is what every certificate event says of its certificate.
-func eventData(c store.Certificate) map[string]any {
+func eventData(c domain.Certificate) map[string]any {
 	return map[string]any{"certificateId": c.ID, "certificateNumber": c.Number, "eventId": c.EventID,
 		"attendeeId": c.AttendeeID, "status": c.Status, "verificationCode": c.VerificationCode}
 }

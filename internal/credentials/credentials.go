@@ -17,20 +17,20 @@
 package credentials
 
 import (
-	"strings"
 	"time"
 
+	"github.com/certhub/credentiald/internal/links"
 	"github.com/certhub/credentiald/internal/secretbox"
 	"github.com/certhub/credentiald/internal/store"
 )
 
 // Service serves the verifiable-credential forms and manages the issuer keys.
 type Service struct {
-	store   *store.Store
-	box     *secretbox.Box
-	siteURL string
-	now     func() time.Time
-	signed  *signedCache
+	store  *store.Store
+	box    *secretbox.Box
+	links  links.Site
+	now    func() time.Time
+	signed *signedCache
 }
 
 // New returns the service. box seals the private keys; siteURL names the issuers
@@ -39,5 +39,5 @@ func New(st *store.Store, box *secretbox.Box, siteURL string, now func() time.Ti
 	if now == nil {
 		now = time.Now
 	}
-	return &Service{store: st, box: box, siteURL: strings.TrimSuffix(siteURL, "/"), now: now, signed: newSignedCache(4096)}
+	return &Service{store: st, box: box, links: links.New(siteURL), now: now, signed: newSignedCache(4096)}
 }

@@ -107,7 +107,7 @@ func (s *Service) signer(accountID uuid.UUID, did string, k issuerKey) (vc.Signe
 
 // DID is the account's issuer DID.
 func (s *Service) DID(accountID uuid.UUID) (string, error) {
-	return vc.DIDWeb(s.siteURL, accountID.String())
+	return vc.DIDWeb(s.links.Root(), accountID.String())
 }
 
 // RotatedKey reports a rotation: the new key and the one it retired (nil: none, the

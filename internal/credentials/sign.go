@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/etag"
 	"github.com/certhub/credentiald/internal/openbadges"
 	"github.com/certhub/credentiald/internal/store"
@@ -113,12 +114,12 @@ func (s *Service) unsigned(ctx context.Context, ref Ref, entry store.VerifiableC
 	if err != nil {
 		return vc.OpenBadgeCredential{}, err
 	}
-	status, err := vc.NewStatusEntry(vc.StatusListURL(s.siteURL, ref.AccountID.String(), entry.List), entry.Index)
+	status, err := vc.NewStatusEntry(vc.StatusListURL(s.links.Root(), ref.AccountID.String(), entry.List), entry.Index)
 	if err != nil {
 		return vc.OpenBadgeCredential{}, err
 	}
 	in := vc.CredentialInput{ID: ref.ID.String(), IssuerDID: did, Salt: entry.Salt, Status: &status}
-	logoURL := s.siteURL + "/api/v1/verify/" + ref.VerificationCode + "/issuer-logo"
+	logoURL := s.links.IssuerLogo(ref.VerificationCode)
 	// What a credential says of its achievement is what was frozen when it was issued; where
 	// that says nothing (no event or badge description, no criteria), a sentence is generated,
 	// since Open Badges 3.0 requires both a description and a criteria narrative.
@@ -167,7 +168,7 @@ func (s *Service) unsigned(ctx context.Context, ref Ref, entry store.VerifiableC
 		}
 		in.Name, in.AchievementName = claims.Name, claims.Name
 		in.IdentityHash = openbadges.RecipientIdentity(a.Recipient.Email, entry.Salt)
-		in.AchievementID = s.siteURL + "/ob/v2/badges/" + b.ID.String()
+		in.AchievementID = s.links.OpenBadgesBadgeClass(b.ID)
 		in.AchievementType = "Badge"
 		in.IssuedAt, in.ExpiresAt = a.IssuedAt, a.ExpiresAt
 		describe = func(issuerName string) {
@@ -190,7 +191,7 @@ func (s *Service) unsigned(ctx context.Context, ref Ref, entry store.VerifiableC
 	}
 	// The issuer's website, else the service's own address: wallets show it as the issuer's
 	// link, and the Open Badges 2.0 profile of the same issuer requires one.
-	in.IssuerURL = cmp.Or(in.IssuerURL, s.siteURL)
+	in.IssuerURL = cmp.Or(in.IssuerURL, s.links.Root())
 	describe(in.IssuerName)
 	return vc.NewOpenBadgeCredential(in)
 }
@@ -219,7 +220,7 @@ func BadgeNarrative(name, issuer string) string {
 
 // badgeClaims are the claims frozen in the entry; an assertion issued before they were kept
 // says what its badge says now.
-func (s *Service) badgeClaims(ctx context.Context, entry store.VerifiableCredential, b store.Badge) (BadgeClaims, error) {
+func (s *Service) badgeClaims(ctx context.Context, entry store.VerifiableCredential, b domain.Badge) (BadgeClaims, error) {
 	var c BadgeClaims
 	if entry.Claims != nil {
 		err := json.Unmarshal(entry.Claims, &c)
@@ -236,7 +237,7 @@ func (s *Service) badgeClaims(ctx context.Context, entry store.VerifiableCredent
 
 // BadgeClaimsOf is what an assertion of b issued now says, its issuer named and linked as
 // given.
-func BadgeClaimsOf(b store.Badge, issuerName, issuerURL string, issuerHasLogo bool) BadgeClaims {
+func BadgeClaimsOf(b domain.Badge, issuerName, issuerURL string, issuerHasLogo bool) BadgeClaims {
 	return BadgeClaims{Name: b.Name, Description: store.Deref(b.Description), Narrative: store.Deref(b.CriteriaNarrative),
 		CriteriaURL: store.Deref(b.CriteriaURL), IssuerName: issuerName, IssuerURL: issuerURL, IssuerHasLogo: issuerHasLogo}
 }
@@ -274,7 +275,7 @@ func (s *Service) StatusList(ctx context.Context, accountID uuid.UUID, list int,
 	}
 	key := keys[len(keys)-1]
 	at := l.ChangedAt.UTC().Truncate(time.Second) // the list's validFrom, to the second as every date
-	out := Signed{ETag: etag.Of("status", formatVersion, s.siteURL, accountID.String(), fmt.Sprint(list), key.id.String(),
+	out := Signed{ETag: etag.Of("status", formatVersion, s.links.Root(), accountID.String(), fmt.Sprint(list), key.id.String(),
 		l.ChangedAt.UTC().Format(time.RFC3339Nano))}
 	if out.NotModified = etag.Matches(ifNoneMatch, out.ETag); out.NotModified {
 		return out, nil
@@ -298,7 +299,7 @@ func (s *Service) StatusList(ctx context.Context, accountID uuid.UUID, list int,
 		if err != nil {
 			return nil, err
 		}
-		url := vc.StatusListURL(s.siteURL, accountID.String(), list)
+		url := vc.StatusListURL(s.links.Root(), accountID.String(), list)
 		return signer.SignDataIntegrity(vc.NewStatusListCredential(url, did, bits, at), at)
 	})
 	return out, err

@@ -14,13 +14,13 @@ import (
 
 	gomail "github.com/wneessen/go-mail"
 
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/spec"
-	"github.com/certhub/credentiald/internal/store"
 )
 
 // Sender hands a composed message to its next hop.
 type Sender interface {
-	Send(ctx context.Context, d store.EmailDelivery, m *gomail.Msg) error
+	Send(ctx context.Context, d domain.EmailDelivery, m *gomail.Msg) error
 }
 
 // PermanentError marks a failure that retrying cannot fix (a 5xx answer, a refused address).
@@ -62,7 +62,7 @@ func oneLine(s string) string {
 
 // Compose builds the message of a delivery. Names and the subject are encoded by the mail
 // library (RFC 2047) after control characters are removed; addresses must parse as one address.
-func (c Composer) Compose(d store.EmailDelivery) (*gomail.Msg, error) {
+func (c Composer) Compose(d domain.EmailDelivery) (*gomail.Msg, error) {
 	m := gomail.NewMsg()
 	fromName := oneLine(d.FromName)
 	if fromName == "" {

@@ -22,6 +22,7 @@ import (
 	gomail "github.com/wneessen/go-mail"
 
 	"github.com/certhub/credentiald/internal/accounts"
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/email"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/testkit"
@@ -56,7 +57,7 @@ func newFixture(t *testing.T) *fixture {
 	return &fixture{store: st, account: acc.ID, smtp: srv, worker: w}
 }
 
-func (f *fixture) enqueue(t *testing.T, m store.OutboundEmail) store.EmailDelivery {
+func (f *fixture) enqueue(t *testing.T, m domain.OutboundEmail) domain.EmailDelivery {
 	t.Helper()
 	m.AccountID = f.account
 	if m.Kind == "" {
@@ -77,7 +78,7 @@ func (f *fixture) now() time.Time {
 	return time.Now()
 }
 
-func (f *fixture) status(t *testing.T, id uuid.UUID) store.EmailDelivery {
+func (f *fixture) status(t *testing.T, id uuid.UUID) domain.EmailDelivery {
 	t.Helper()
 	d, err := f.store.FindEmailDelivery(context.Background(), f.account, id)
 	if err != nil {
@@ -97,7 +98,7 @@ func TestAQueuedMessageIsDeliveredThroughSMTP(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	reply := "desk@academy.example"
-	d := f.enqueue(t, store.OutboundEmail{ToAddress: "ada@example.org", ToName: "Ada Lovelace", FromName: "Analytical Society",
+	d := f.enqueue(t, domain.OutboundEmail{ToAddress: "ada@example.org", ToName: "Ada Lovelace", FromName: "Analytical Society",
 		ReplyTo: &reply, Subject: "Your certificate — Łukasz Żółć", BodyText: "Hello Ada,\n\nhere it is.\n"})
 	f.run(t)
 	got := f.smtp.Messages()
@@ -129,7 +130,7 @@ func TestAQueuedMessageIsDeliveredThroughSMTP(t *testing.T) {
 // Names and subjects are stored as people typed them; none can add a header or a recipient.
 func TestHeaderInjectionThroughNamesIsImpossible(t *testing.T) {
 	t.Parallel()
-	d := store.EmailDelivery{ID: uuid.New(), CreatedAt: time.Now(), OutboundEmail: store.OutboundEmail{
+	d := domain.EmailDelivery{ID: uuid.New(), CreatedAt: time.Now(), OutboundEmail: domain.OutboundEmail{
 		ToAddress: "ada@example.org", ToName: "Ada\r\nBcc: victim@evil.example", FromName: "Certs\nCc: other@evil.example",
 		Subject: "Hi\r\n\r\nInjected body\r\nBcc: third@evil.example", BodyText: "body"}}
 	m, err := composer.Compose(d)
@@ -168,7 +169,7 @@ func TestATemporaryFailureIsRetriedAndAPermanentOneRecorded(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.smtp.Refuse(451, "greylisted, try again")
-	d := f.enqueue(t, store.OutboundEmail{ToAddress: "ada@example.org", Subject: "Retry me", BodyText: "x"})
+	d := f.enqueue(t, domain.OutboundEmail{ToAddress: "ada@example.org", Subject: "Retry me", BodyText: "x"})
 	f.run(t)
 	if s := f.status(t, d.ID); s.Status != "queued" || s.Attempts != 1 || s.LastError == nil || !strings.Contains(*s.LastError, "451") {
 		t.Fatalf("after a 451: %+v", s)
@@ -179,7 +180,7 @@ func TestATemporaryFailureIsRetriedAndAPermanentOneRecorded(t *testing.T) {
 	}
 
 	f.smtp.Refuse(550, "no such mailbox")
-	d = f.enqueue(t, store.OutboundEmail{ToAddress: "gone@example.org", Subject: "Bounce", BodyText: "x"})
+	d = f.enqueue(t, domain.OutboundEmail{ToAddress: "gone@example.org", Subject: "Bounce", BodyText: "x"})
 	f.run(t)
 	if s := f.status(t, d.ID); s.Status != "failed" || s.Attempts != 1 || !strings.Contains(*s.LastError, "550") {
 		t.Fatalf("after a 550: %+v", s)
@@ -200,13 +201,13 @@ func TestAnUnreachableServerIsRetriedUntilGivenUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.worker.Sender, f.worker.MaxAttempts = sender, 3
-	d := f.enqueue(t, store.OutboundEmail{ToAddress: "ada@example.org", Subject: "Down", BodyText: "x"})
+	d := f.enqueue(t, domain.OutboundEmail{ToAddress: "ada@example.org", Subject: "Down", BodyText: "x"})
 	for attempt := 1; attempt <= 3; attempt++ {
 		f.run(t)
 		s := f.status(t, d.ID)
-		want := "queued"
+		want := domain.EmailQueued
 		if attempt == 3 {
-			want = "failed"
+			want = domain.EmailFailed
 		}
 		if s.Status != want || s.Attempts != attempt {
 			t.Fatalf("attempt %d: %+v", attempt, s)
@@ -225,7 +226,7 @@ func clockedFixture(t *testing.T) (*fixture, *testkit.Clock) {
 
 // deadWorkerClaims claims what is due the way a worker does, and then does nothing more: the
 // worker died (or its process did) while sending.
-func (f *fixture) deadWorkerClaims(t *testing.T, clock *testkit.Clock, maxAttempts int) []store.EmailDelivery {
+func (f *fixture) deadWorkerClaims(t *testing.T, clock *testkit.Clock, maxAttempts int) []domain.EmailDelivery {
 	t.Helper()
 	claimed, err := f.store.ClaimDueEmails(context.Background(), store.EmailClaim{Now: clock.Now(), Batch: 10, Lease: 5 * time.Minute, MaxAttempts: maxAttempts})
 	if err != nil {
@@ -238,7 +239,7 @@ func (f *fixture) deadWorkerClaims(t *testing.T, clock *testkit.Clock, maxAttemp
 func TestAMessageClaimedByADeadWorkerIsSentAfterItsLease(t *testing.T) {
 	t.Parallel()
 	f, clock := clockedFixture(t)
-	d := f.enqueue(t, store.OutboundEmail{ToAddress: "ada@example.org", Subject: "Lease", BodyText: "x"})
+	d := f.enqueue(t, domain.OutboundEmail{ToAddress: "ada@example.org", Subject: "Lease", BodyText: "x"})
 	if claimed := f.deadWorkerClaims(t, clock, 8); len(claimed) != 1 {
 		t.Fatalf("claim: %v", claimed)
 	}
@@ -263,7 +264,7 @@ func TestLapsedLeasesCountTowardTheAttemptCap(t *testing.T) {
 	t.Parallel()
 	f, clock := clockedFixture(t)
 	f.worker.MaxAttempts = 3
-	d := f.enqueue(t, store.OutboundEmail{ToAddress: "ada@example.org", Subject: "Crash", BodyText: "x"})
+	d := f.enqueue(t, domain.OutboundEmail{ToAddress: "ada@example.org", Subject: "Crash", BodyText: "x"})
 	for attempt := 1; attempt <= 3; attempt++ {
 		if claimed := f.deadWorkerClaims(t, clock, 3); len(claimed) != 1 || claimed[0].Attempts != attempt {
 			t.Fatalf("claim %d: %+v", attempt, claimed)
@@ -287,7 +288,7 @@ func TestLapsedLeasesCountTowardTheAttemptCap(t *testing.T) {
 	}
 
 	// A message under its last lease is left alone until the lease runs out.
-	d = f.enqueue(t, store.OutboundEmail{ToAddress: "ada@example.org", Subject: "Slow", BodyText: "x"})
+	d = f.enqueue(t, domain.OutboundEmail{ToAddress: "ada@example.org", Subject: "Slow", BodyText: "x"})
 	for range 3 {
 		f.deadWorkerClaims(t, clock, 3)
 		clock.Advance(4 * time.Minute)
@@ -311,7 +312,7 @@ func TestAPanicWhilePreparingFailsThatMessageAndTheWorkerGoesOn(t *testing.T) {
 	f := newFixture(t)
 	var logs syncBuffer
 	f.worker.Logger = slog.New(slog.NewJSONHandler(&logs, nil))
-	f.worker.Prepare = func(_ context.Context, d *store.EmailDelivery) ([]email.Attachment, error) {
+	f.worker.Prepare = func(_ context.Context, d *domain.EmailDelivery) ([]email.Attachment, error) {
 		if d.Subject == "Boom" {
 			explode()
 		}
@@ -319,8 +320,8 @@ func TestAPanicWhilePreparingFailsThatMessageAndTheWorkerGoesOn(t *testing.T) {
 	}
 	sent := make(chan uuid.UUID, 10)
 	f.worker.Sender = notifying{Sender: f.worker.Sender, sent: sent}
-	boom := f.enqueue(t, store.OutboundEmail{ToAddress: "ada@example.org", Subject: "Boom", BodyText: "x"})
-	next := f.enqueue(t, store.OutboundEmail{ToAddress: "grace@example.org", Subject: "Fine", BodyText: "x"})
+	boom := f.enqueue(t, domain.OutboundEmail{ToAddress: "ada@example.org", Subject: "Boom", BodyText: "x"})
+	next := f.enqueue(t, domain.OutboundEmail{ToAddress: "grace@example.org", Subject: "Fine", BodyText: "x"})
 
 	// The worker runs as the service runs it.
 	ctx, cancel := context.WithCancel(context.Background())
@@ -330,7 +331,7 @@ func TestAPanicWhilePreparingFailsThatMessageAndTheWorkerGoesOn(t *testing.T) {
 	t.Cleanup(stop)
 	waitForSend(t, sent, next.ID)
 	// Still running: a message recorded now is sent too.
-	later := f.enqueue(t, store.OutboundEmail{ToAddress: "alan@example.org", Subject: "Later", BodyText: "x"})
+	later := f.enqueue(t, domain.OutboundEmail{ToAddress: "alan@example.org", Subject: "Later", BodyText: "x"})
 	f.worker.Kick()
 	waitForSend(t, sent, later.ID)
 	stop() // the worker records each outcome before it returns
@@ -368,7 +369,7 @@ type notifying struct {
 	sent chan<- uuid.UUID
 }
 
-func (n notifying) Send(ctx context.Context, d store.EmailDelivery, m *gomail.Msg) error {
+func (n notifying) Send(ctx context.Context, d domain.EmailDelivery, m *gomail.Msg) error {
 	err := n.Sender.Send(ctx, d, m)
 	if err == nil {
 		n.sent <- d.ID
@@ -448,11 +449,11 @@ func TestMessagesAreSentAsPlainTextAndBrandedHTML(t *testing.T) {
 	logo := `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 40"><rect width="100" height="40" fill="#0E7C66"/></svg>`
 	name, colour, site := "Gophers e.V.", "#0E7C66", "https://gophers.example.org"
 	uri := "data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString([]byte(logo))
-	if _, err := f.store.PutBranding(context.Background(), f.account, store.Branding{IssuerName: &name, PrimaryColor: &colour, Website: &site, Logo: &uri}, time.Now()); err != nil {
+	if _, err := f.store.PutBranding(context.Background(), f.account, domain.Branding{IssuerName: &name, PrimaryColor: &colour, Website: &site, Logo: &uri}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	body := "Hello Ada,\n\nyour certificate for Go Conference 2026 is attached (CERT-2026-000042).\n\nAnyone can verify it at:\nhttps://certs.example.org/verify/7K3M9QX2PB4T?t=tok\n\nGophers e.V.\n"
-	f.enqueue(t, store.OutboundEmail{Kind: "certificate", ToAddress: "ada@example.org", Subject: "Your certificate: Go Conference 2026", BodyText: body})
+	f.enqueue(t, domain.OutboundEmail{Kind: "certificate", ToAddress: "ada@example.org", Subject: "Your certificate: Go Conference 2026", BodyText: body})
 	f.run(t)
 	got := f.smtp.Messages()
 	if len(got) != 1 {
@@ -499,12 +500,12 @@ func TestMessagesAreSentAsPlainTextAndBrandedHTML(t *testing.T) {
 // The API key notice's indented "Label: value" lines become the HTML's detail rows.
 func TestAPIKeyNoticeDetailsBecomeRows(t *testing.T) {
 	t.Parallel()
-	b := email.FromText(store.EmailDelivery{OutboundEmail: store.OutboundEmail{Kind: "api_key_created", Subject: "A new API key",
+	b := email.FromText(domain.EmailDelivery{OutboundEmail: domain.OutboundEmail{Kind: "api_key_created", Subject: "A new API key",
 		BodyText: "Hello Ada,\n\na new API key was created for Academy.\n\n  Name:       ci\n  Scopes:     events:read\n  Expires:    never\n\nIf you did not expect this key, delete it.\n"}}, email.Brand{Name: "Academy"})
 	if b.Heading != "A new API key was created" || len(b.Paragraphs) != 3 || len(b.Details) != 3 || b.Button != nil {
 		t.Fatalf("%+v", b)
 	}
-	b = email.FromText(store.EmailDelivery{OutboundEmail: store.OutboundEmail{Kind: "api_key_created",
+	b = email.FromText(domain.EmailDelivery{OutboundEmail: domain.OutboundEmail{Kind: "api_key_created",
 		BodyText: "Hi,\n\n  Name:       ci\n  Scopes:     events:read, events:write\n"}}, email.Brand{})
 	if len(b.Details) != 2 || b.Details[1] != [2]string{"Scopes", "events:read, events:write"} {
 		t.Fatalf("details %+v", b.Details)

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/render"
 	"github.com/certhub/credentiald/internal/store"
 )
@@ -25,7 +26,7 @@ var headings = map[string][2]string{
 var detailLine = regexp.MustCompile(`^\s*([^:]{1,40}):\s+(\S.*)$`)
 
 // FromText is the branded form of a recorded message.
-func FromText(d store.EmailDelivery, brand Brand) Branded {
+func FromText(d domain.EmailDelivery, brand Brand) Branded {
 	h, ok := headings[d.Kind]
 	if !ok {
 		h = [2]string{d.Subject, "Open"}
@@ -73,7 +74,7 @@ func FromText(d store.EmailDelivery, brand Brand) Branded {
 
 // BrandOf is how an account's branding appears in its emails; the logo is sent as a PNG at
 // most logoWidth pixels wide (mail clients show no SVG).
-func BrandOf(b store.Branding) Brand {
+func BrandOf(b domain.Branding) Brand {
 	brand := Brand{Name: store.Deref(b.IssuerName), Color: store.Deref(b.PrimaryColor), Website: store.Deref(b.Website)}
 	if b.Logo != nil {
 		brand.Logo = logoPNG(*b.Logo)

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/certhub/credentiald/internal/store"
+	"github.com/certhub/credentiald/internal/domain"
 )
 
 // A certificate's recorded text reads in the HTML in the order it was written: the greeting
@@ -12,7 +12,7 @@ import (
 // below it; the footer ends in one full stop even when the name has its own.
 func TestTheHTMLKeepsTheTextsOrder(t *testing.T) {
 	t.Parallel()
-	d := store.EmailDelivery{OutboundEmail: store.OutboundEmail{Kind: "certificate", Subject: "Your certificate: Go Conference 2026",
+	d := domain.EmailDelivery{OutboundEmail: domain.OutboundEmail{Kind: "certificate", Subject: "Your certificate: Go Conference 2026",
 		BodyText: "Hello Ada,\n\nyour certificate for Go Conference 2026 is attached (CERT-2026-000042).\n\n" +
 			"Anyone can verify it at:\nhttps://certs.example.org/verify/7K3M9QX2PB4TW8?t=abc\n\nGophers e.V.\n"}}
 	b := FromText(d, Brand{Name: "Gophers e.V."})

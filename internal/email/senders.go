@@ -13,7 +13,7 @@ import (
 
 	gomail "github.com/wneessen/go-mail"
 
-	"github.com/certhub/credentiald/internal/store"
+	"github.com/certhub/credentiald/internal/domain"
 )
 
 // SMTPSender delivers through an SMTP server.
@@ -69,7 +69,7 @@ func NewSMTPSender(rawURL string, tlsConfig *tls.Config) (*SMTPSender, error) {
 
 // Send delivers one message. An SMTP 5xx answer is permanent; everything else (4xx, a refused
 // or broken connection) is worth another try.
-func (s *SMTPSender) Send(ctx context.Context, _ store.EmailDelivery, m *gomail.Msg) error {
+func (s *SMTPSender) Send(ctx context.Context, _ domain.EmailDelivery, m *gomail.Msg) error {
 	c, err := gomail.NewClient(s.host, s.opts...)
 	if err != nil {
 		return &PermanentError{err}
@@ -87,7 +87,7 @@ func (s *SMTPSender) Send(ctx context.Context, _ store.EmailDelivery, m *gomail.
 type FileSender struct{ Dir string }
 
 // Send writes the message atomically (a reader never sees half a file).
-func (f FileSender) Send(_ context.Context, d store.EmailDelivery, m *gomail.Msg) error {
+func (f FileSender) Send(_ context.Context, d domain.EmailDelivery, m *gomail.Msg) error {
 	if err := os.MkdirAll(f.Dir, 0o750); err != nil {
 		return err
 	}

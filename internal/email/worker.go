@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 	gomail "github.com/wneessen/go-mail"
 
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/recovery"
 	"github.com/certhub/credentiald/internal/store"
 )
@@ -36,10 +37,10 @@ type Worker struct {
 	// Prepare, when set, completes a message as it is sent: it may fill in the body (a link
 	// with a secret that must not rest in the database) and returns the files it carries (a
 	// certificate's PDF).
-	Prepare func(ctx context.Context, d *store.EmailDelivery) ([]Attachment, error)
+	Prepare func(ctx context.Context, d *domain.EmailDelivery) ([]Attachment, error)
 	// Delivered, when set, writes what follows from a delivery in the transaction that marks
 	// the message sent (a certificate's certificate.sent event).
-	Delivered func(ctx context.Context, tx *store.Tx, d store.EmailDelivery) error
+	Delivered func(ctx context.Context, tx *store.Tx, d domain.EmailDelivery) error
 	// Poll is how often the worker looks for due messages when nobody kicks it (default 2 s).
 	Poll time.Duration
 	// Now is the worker's clock (default time.Now): it decides what is due and when a lease ends.
@@ -145,7 +146,7 @@ func (w *Worker) RunOnce(ctx context.Context) (int, error) {
 }
 
 // deliver tries one message and records the outcome. Only a failure to record is returned.
-func (w *Worker) deliver(ctx context.Context, d store.EmailDelivery) error {
+func (w *Worker) deliver(ctx context.Context, d domain.EmailDelivery) error {
 	log := w.Logger.With("delivery_id", d.ID, "kind", d.Kind, "attempt", d.Attempts)
 	err := recovery.Run(ctx, log, "email panicked while being prepared or sent", func() error { return w.send(ctx, d) })
 	// Record the outcome even when ctx was cancelled mid-send.
@@ -184,7 +185,7 @@ func (w *Worker) markSent(ctx context.Context, id uuid.UUID, now time.Time) erro
 	return err
 }
 
-func (w *Worker) send(ctx context.Context, d store.EmailDelivery) error {
+func (w *Worker) send(ctx context.Context, d domain.EmailDelivery) error {
 	var files []Attachment
 	if w.Prepare != nil {
 		var err error
@@ -211,7 +212,7 @@ func (w *Worker) send(ctx context.Context, d store.EmailDelivery) error {
 
 // addHTML adds the branded HTML part beside the plain text, in the account's current branding,
 // with its logo inline (cid:logo).
-func (w *Worker) addHTML(ctx context.Context, d store.EmailDelivery, m *gomail.Msg) error {
+func (w *Worker) addHTML(ctx context.Context, d domain.EmailDelivery, m *gomail.Msg) error {
 	branding, err := w.Store.FindBranding(ctx, d.AccountID)
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/templates"
 )
@@ -42,18 +43,18 @@ func Require(ctx context.Context, st *store.Store, accountID, eventID uuid.UUID)
 
 // Create validates f and creates an event in the account; its template must be one the
 // account may use.
-func (s *Service) Create(ctx context.Context, accountID uuid.UUID, f store.EventFields) (store.Event, error) {
+func (s *Service) Create(ctx context.Context, accountID uuid.UUID, f domain.EventFields) (domain.Event, error) {
 	if err := normalize(&f); err != nil {
-		return store.Event{}, err
+		return domain.Event{}, err
 	}
 	if err := templates.RequireUsable(ctx, s.store, accountID, f.TemplateID); err != nil {
-		return store.Event{}, err
+		return domain.Event{}, err
 	}
 	return s.store.CreateEvent(ctx, accountID, f, s.now())
 }
 
 // Get returns an event of the account.
-func (s *Service) Get(ctx context.Context, accountID, id uuid.UUID) (store.Event, error) {
+func (s *Service) Get(ctx context.Context, accountID, id uuid.UUID) (domain.Event, error) {
 	ev, err := s.store.FindEvent(ctx, accountID, id)
 	return ev, noSuchEvent(err)
 }
@@ -61,22 +62,22 @@ func (s *Service) Get(ctx context.Context, accountID, id uuid.UUID) (store.Event
 func noSuchEvent(err error) error { return apperr.When(err, store.ErrNotFound, apperr.NoSuch("event")) }
 
 // List returns a page of the account's events, newest first, and their total.
-func (s *Service) List(ctx context.Context, accountID uuid.UUID, p store.Page) ([]store.Event, int, error) {
+func (s *Service) List(ctx context.Context, accountID uuid.UUID, p domain.Page) ([]domain.Event, int, error) {
 	return s.store.ListEvents(ctx, accountID, p)
 }
 
 // Replace validates f and replaces the event's fields with it.
-func (s *Service) Replace(ctx context.Context, accountID, id uuid.UUID, f store.EventFields) (store.Event, error) {
+func (s *Service) Replace(ctx context.Context, accountID, id uuid.UUID, f domain.EventFields) (domain.Event, error) {
 	if err := normalize(&f); err != nil {
-		return store.Event{}, err
+		return domain.Event{}, err
 	}
 	now := s.now()
-	return store.InTx(ctx, s.store, func(tx *store.Tx) (store.Event, error) {
+	return store.InTx(ctx, s.store, func(tx *store.Tx) (domain.Event, error) {
 		if err := tx.LockEvent(ctx, accountID, id); err != nil {
-			return store.Event{}, noSuchEvent(err)
+			return domain.Event{}, noSuchEvent(err)
 		}
 		if err := templates.RequireUsable(ctx, tx, accountID, f.TemplateID); err != nil {
-			return store.Event{}, err
+			return domain.Event{}, err
 		}
 		return tx.UpdateEvent(ctx, accountID, id, f, now)
 	})
@@ -104,9 +105,9 @@ func (s *Service) Delete(ctx context.Context, accountID, id uuid.UUID) error {
 }
 
 // SetRegistration validates and replaces an event's registration settings.
-func (s *Service) SetRegistration(ctx context.Context, accountID, id uuid.UUID, r store.Registration) (store.Event, error) {
+func (s *Service) SetRegistration(ctx context.Context, accountID, id uuid.UUID, r domain.Registration) (domain.Event, error) {
 	if r.OpensAt != nil && r.ClosesAt != nil && !r.ClosesAt.After(*r.OpensAt) {
-		return store.Event{}, apperr.Invalid("closesAt", "must be after opensAt")
+		return domain.Event{}, apperr.Invalid("closesAt", "must be after opensAt")
 	}
 	if r.Message != nil && strings.TrimSpace(*r.Message) == "" {
 		r.Message = nil
@@ -117,7 +118,7 @@ func (s *Service) SetRegistration(ctx context.Context, accountID, id uuid.UUID, 
 
 // normalize trims the texts, clears blank optional ones and refuses control characters in the
 // one-line fields (they appear on certificates and in email subjects).
-func normalize(f *store.EventFields) error {
+func normalize(f *domain.EventFields) error {
 	var details []apperr.Detail
 	f.Name = strings.TrimSpace(f.Name)
 	if f.Name == "" {

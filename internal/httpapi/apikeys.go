@@ -6,7 +6,7 @@ import (
 
 	"github.com/certhub/credentiald/gen/api"
 	"github.com/certhub/credentiald/internal/auth"
-	"github.com/certhub/credentiald/internal/store"
+	"github.com/certhub/credentiald/internal/domain"
 )
 
 func (s *Server) ListApiKeys(ctx context.Context, _ api.ListApiKeysRequestObject) (api.ListApiKeysResponseObject, error) {
@@ -28,7 +28,7 @@ func (s *Server) CreateApiKey(ctx context.Context, req api.CreateApiKeyRequestOb
 		scopes[i] = string(sc)
 	}
 	k, full, err := s.auth.CreateAPIKey(ctx, principal(ctx), auth.NewAPIKeyParams{Name: b.Name, Scopes: scopes,
-		ExpiresInDays: b.ExpiresInDays, CurrentPassword: store.Deref(b.CurrentPassword), TwoFactorCode: store.Deref(b.TwoFactorCode)})
+		ExpiresInDays: b.ExpiresInDays, CurrentPassword: deref(b.CurrentPassword), TwoFactorCode: deref(b.TwoFactorCode)})
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +47,7 @@ func (s *Server) DeleteApiKey(ctx context.Context, req api.DeleteApiKeyRequestOb
 	return api.DeleteApiKey204Response{}, nil
 }
 
-func apiKey(k store.APIKey) api.ApiKey {
+func apiKey(k domain.APIKey) api.ApiKey {
 	scopes := make([]api.Scope, len(k.Scopes))
 	for i, sc := range k.Scopes {
 		scopes[i] = api.Scope(sc)

@@ -11,12 +11,13 @@ import (
 
 	"github.com/certhub/credentiald/gen/api"
 	"github.com/certhub/credentiald/internal/apperr"
-	"github.com/certhub/credentiald/internal/store"
+	"github.com/certhub/credentiald/internal/domain"
+	"github.com/certhub/credentiald/internal/links"
 )
 
 func (s *Server) ListAttendees(ctx context.Context, req api.ListAttendeesRequestObject) (api.ListAttendeesResponseObject, error) {
 	page := pageOf(req.Params.Page, req.Params.PageSize)
-	f := store.AttendeeFilter{EventID: req.Params.EventId}
+	f := domain.AttendeeFilter{EventID: req.Params.EventId}
 	if e := req.Params.Email; e != nil {
 		v := string(*e)
 		f.Email = &v
@@ -47,13 +48,13 @@ func (s *Server) CountAttendees(ctx context.Context, req api.CountAttendeesReque
 
 func (s *Server) CreateAttendee(ctx context.Context, req api.CreateAttendeeRequestObject) (api.CreateAttendeeResponseObject, error) {
 	b := req.Body
-	a, err := s.attendees.Create(ctx, principal(ctx).AccountID, b.EventId, store.AttendeeFields{
-		FirstName: b.FirstName, LastName: b.LastName, Email: string(b.Email), Metadata: store.Deref(b.Metadata)})
+	a, err := s.attendees.Create(ctx, principal(ctx).AccountID, b.EventId, domain.AttendeeFields{
+		FirstName: b.FirstName, LastName: b.LastName, Email: string(b.Email), Metadata: deref(b.Metadata)})
 	if err != nil {
 		return nil, err
 	}
 	return api.CreateAttendee201JSONResponse{Body: api.AttendeeEnvelope{Data: attendee(a)},
-		Headers: api.CreateAttendee201ResponseHeaders{Location: apiPrefix + "/attendees/" + a.ID.String()}}, nil
+		Headers: api.CreateAttendee201ResponseHeaders{Location: links.Attendee(a.ID)}}, nil
 }
 
 func (s *Server) GetAttendee(ctx context.Context, req api.GetAttendeeRequestObject) (api.GetAttendeeResponseObject, error) {
@@ -66,7 +67,7 @@ func (s *Server) GetAttendee(ctx context.Context, req api.GetAttendeeRequestObje
 
 func (s *Server) UpdateAttendee(ctx context.Context, req api.UpdateAttendeeRequestObject) (api.UpdateAttendeeResponseObject, error) {
 	b := req.Body
-	c := store.AttendeeChanges{FirstName: b.FirstName, LastName: b.LastName, Metadata: store.Deref(b.Metadata)}
+	c := domain.AttendeeChanges{FirstName: b.FirstName, LastName: b.LastName, Metadata: deref(b.Metadata)}
 	if b.Metadata != nil && c.Metadata == nil {
 		c.Metadata = map[string]string{}
 	}
@@ -134,7 +135,7 @@ func (s *Server) ExportEventAttendees(ctx context.Context, req api.ExportEventAt
 		Headers: api.ExportEventAttendees200ResponseHeaders{ContentDisposition: &disposition}}, nil
 }
 
-func attendee(a store.Attendee) api.Attendee {
+func attendee(a domain.Attendee) api.Attendee {
 	m := a.Metadata
 	if m == nil {
 		m = map[string]string{}

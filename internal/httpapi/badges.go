@@ -7,7 +7,7 @@ import (
 
 	"github.com/certhub/credentiald/gen/api"
 	"github.com/certhub/credentiald/internal/badges"
-	"github.com/certhub/credentiald/internal/store"
+	"github.com/certhub/credentiald/internal/domain"
 )
 
 func (s *Server) ListBadges(ctx context.Context, req api.ListBadgesRequestObject) (api.ListBadgesResponseObject, error) {
@@ -84,8 +84,8 @@ func (s *Server) RevokeBadgeAssertion(ctx context.Context, req api.RevokeBadgeAs
 	return api.RevokeBadgeAssertion200JSONResponse{Body: api.BadgeAssertionEnvelope{Data: badgeAssertion(a)}}, nil
 }
 
-func badgeFields(b *api.BadgeRequest) store.BadgeFields {
-	f := store.BadgeFields{Name: b.Name, Description: b.Description, Image: b.Image, ValidityDays: b.ValidityDays}
+func badgeFields(b *api.BadgeRequest) domain.BadgeFields {
+	f := domain.BadgeFields{Name: b.Name, Description: b.Description, Image: b.Image, ValidityDays: b.ValidityDays}
 	if b.Criteria != nil {
 		f.CriteriaNarrative, f.CriteriaURL = b.Criteria.Narrative, b.Criteria.Url
 	}

@@ -6,7 +6,7 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 
 	"github.com/certhub/credentiald/gen/api"
-	"github.com/certhub/credentiald/internal/store"
+	"github.com/certhub/credentiald/internal/domain"
 )
 
 func (s *Server) GetBranding(ctx context.Context, _ api.GetBrandingRequestObject) (api.GetBrandingResponseObject, error) {
@@ -29,7 +29,7 @@ func (s *Server) UpdateBranding(ctx context.Context, req api.UpdateBrandingReque
 		v := string(*u.PublicEmail)
 		publicEmail = &v
 	}
-	b, err := s.accounts.PutBranding(ctx, principal(ctx).AccountID, store.Branding{
+	b, err := s.accounts.PutBranding(ctx, principal(ctx).AccountID, domain.Branding{
 		IssuerName: u.IssuerName, Website: u.Website, Logo: u.Logo, PrimaryColor: u.PrimaryColor,
 		EmailFromName: u.EmailFromName, EmailReplyTo: replyTo, PublicEmail: publicEmail, Signatories: signatoriesFrom(u.Signatories),
 	})
@@ -39,7 +39,7 @@ func (s *Server) UpdateBranding(ctx context.Context, req api.UpdateBrandingReque
 	return api.UpdateBranding200JSONResponse{Body: api.BrandingEnvelope{Data: branding(b)}}, nil
 }
 
-func branding(b store.Branding) api.Branding {
+func branding(b domain.Branding) api.Branding {
 	email := func(p *string) *openapi_types.Email {
 		if p == nil {
 			return nil
@@ -59,13 +59,13 @@ func branding(b store.Branding) api.Branding {
 		EmailFromName: b.EmailFromName, EmailReplyTo: email(b.EmailReplyTo), PublicEmail: email(b.PublicEmail), Signatories: signatories}
 }
 
-func signatoriesFrom(in *[]api.Signatory) []store.Signatory {
+func signatoriesFrom(in *[]api.Signatory) []domain.Signatory {
 	if in == nil {
 		return nil
 	}
-	out := make([]store.Signatory, 0, len(*in))
+	out := make([]domain.Signatory, 0, len(*in))
 	for _, sg := range *in {
-		out = append(out, store.Signatory{Name: sg.Name, Title: store.Deref(sg.Title), SignatureImage: sg.SignatureImage})
+		out = append(out, domain.Signatory{Name: sg.Name, Title: deref(sg.Title), SignatureImage: sg.SignatureImage})
 	}
 	return out
 }

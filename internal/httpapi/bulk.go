@@ -7,11 +7,12 @@ import (
 
 	"github.com/certhub/credentiald/gen/api"
 	"github.com/certhub/credentiald/internal/bulk"
-	"github.com/certhub/credentiald/internal/store"
+	"github.com/certhub/credentiald/internal/domain"
+	"github.com/certhub/credentiald/internal/links"
 )
 
 func (s *Server) BulkGenerateCertificates(ctx context.Context, req api.BulkGenerateCertificatesRequestObject) (api.BulkGenerateCertificatesResponseObject, error) {
-	b := store.Deref(req.Body)
+	b := deref(req.Body)
 	r := bulkRequest(ctx, req.Id, b.AttendeeIds, b.TemplateId, b.SendEmail, b.Draft)
 	res, err := s.bulk.Generate(ctx, r)
 	if err != nil {
@@ -30,7 +31,7 @@ func (s *Server) BulkGenerateCertificates(ctx context.Context, req api.BulkGener
 }
 
 func (s *Server) CreateBulkGenerationJob(ctx context.Context, req api.CreateBulkGenerationJobRequestObject) (api.CreateBulkGenerationJobResponseObject, error) {
-	b := store.Deref(req.Body)
+	b := deref(req.Body)
 	r := bulkRequest(ctx, req.Id, b.AttendeeIds, b.TemplateId, b.SendEmail, b.Draft)
 	r.AllowPartial = b.AllowPartial != nil && *b.AllowPartial
 	j, err := s.bulk.CreateJob(ctx, r)
@@ -61,15 +62,15 @@ func (s *Server) ListBulkGenerationJobs(ctx context.Context, req api.ListBulkGen
 // bulkRequest applies the contract's defaults to the fields both bulk bodies share: sendEmail
 // true, draft false, the attendees without a valid certificate, the event's template.
 func bulkRequest(ctx context.Context, eventID uuid.UUID, attendeeIDs *[]uuid.UUID, templateID *uuid.UUID, sendEmail, draft *bool) bulk.Request {
-	return bulk.Request{AccountID: principal(ctx).AccountID, EventID: eventID, AttendeeIDs: store.Deref(attendeeIDs),
+	return bulk.Request{AccountID: principal(ctx).AccountID, EventID: eventID, AttendeeIDs: deref(attendeeIDs),
 		TemplateID: templateID, SendEmail: sendEmail == nil || *sendEmail, Draft: draft != nil && *draft}
 }
 
-func jobLocation(j store.BulkJob) string {
-	return apiPrefix + "/events/" + j.EventID.String() + "/certificates/generate/jobs/" + j.ID.String()
+func jobLocation(j domain.BulkJob) string {
+	return links.BulkJob(j.EventID, j.ID)
 }
 
-func bulkJob(j store.BulkJob) api.BulkJob {
+func bulkJob(j domain.BulkJob) api.BulkJob {
 	errs := make([]api.BulkJobError, len(j.Errors))
 	for i, e := range j.Errors {
 		errs[i] = api.BulkJobError{AttendeeId: e.AttendeeID, Code: api.ErrorCode(e.Code), Message: e.Message}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/certhub/credentiald/internal/store"
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/testkit"
 )
 
@@ -106,7 +106,7 @@ func TestAPartialJobIssuesWhileCreditsLast(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = s.env.Service.Bulk.Stop(context.Background()) })
-	j := waitForJob(t, s, res.Header.Get("Location"), func(j store.BulkJob) bool { return j.Status == "completed" })
+	j := waitForJob(t, s, res.Header.Get("Location"), func(j domain.BulkJob) bool { return j.Status == "completed" })
 	if j.Data.Total != 3 || j.Data.Issued != 2 || j.Data.Failed != 1 || len(j.Data.Errors) != 1 ||
 		j.Data.Errors[0].Code != "CREDIT_LIMIT" || j.Data.Errors[0].AttendeeID != ids[2].String() {
 		t.Fatalf("job: %+v", j.Data)
@@ -138,7 +138,7 @@ func TestADraftJobIsNotCountedAgainstCredits(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = s.env.Service.Bulk.Stop(context.Background()) })
-	j := waitForJob(t, s, res.Header.Get("Location"), func(j store.BulkJob) bool { return j.Status == "completed" })
+	j := waitForJob(t, s, res.Header.Get("Location"), func(j domain.BulkJob) bool { return j.Status == "completed" })
 	if j.Data.Issued != 3 || j.Data.Failed != 0 {
 		t.Fatalf("draft job: %+v", j.Data)
 	}

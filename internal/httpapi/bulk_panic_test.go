@@ -12,6 +12,7 @@ import (
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/bulk"
 	"github.com/certhub/credentiald/internal/certificates"
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/testkit"
 )
@@ -23,7 +24,7 @@ type panicking struct {
 	on map[uuid.UUID]bool
 }
 
-func (p panicking) Issue(ctx context.Context, tx *store.Tx, g certificates.GenerateParams) (store.Certificate, error) {
+func (p panicking) Issue(ctx context.Context, tx *store.Tx, g certificates.GenerateParams) (domain.Certificate, error) {
 	c, err := p.Service.Issue(ctx, tx, g)
 	if err == nil && p.on[g.AttendeeID] {
 		panic("glyph index out of range")
@@ -76,7 +77,7 @@ func TestAPanicWhileIssuingFailsThatAttendeeAndTheJobGoesOn(t *testing.T) {
 	}
 	// Items are worked in attendee order (UUIDv7, made in order): the panic comes in the middle.
 	startJobs(t, s, panicking{Service: s.env.Service.Certificates, on: map[uuid.UUID]bool{ids[1]: true}})
-	j := waitForJob(t, s, res.Header.Get("Location"), func(j store.BulkJob) bool { return j.Status == "completed" })
+	j := waitForJob(t, s, res.Header.Get("Location"), func(j domain.BulkJob) bool { return j.Status == "completed" })
 	if j.Data.Processed != 3 || j.Data.Issued != 2 || j.Data.Failed != 1 || len(j.Data.Errors) != 1 ||
 		j.Data.Errors[0].AttendeeID != ids[1].String() || j.Data.Errors[0].Code != "INTERNAL" {
 		t.Fatalf("job: %+v", j.Data)
@@ -99,8 +100,8 @@ func TestAPanicWhileIssuingFailsThatAttendeeAndTheJobGoesOn(t *testing.T) {
 // panics in the job's own code, outside any one issuance.
 type brokenIssuer struct{ *certificates.Service }
 
-func (brokenIssuer) Issue(context.Context, *store.Tx, certificates.GenerateParams) (store.Certificate, error) {
-	return store.Certificate{}, apperr.New(apperr.AlreadyIssued, "issued, somewhere")
+func (brokenIssuer) Issue(context.Context, *store.Tx, certificates.GenerateParams) (domain.Certificate, error) {
+	return domain.Certificate{}, apperr.New(apperr.AlreadyIssued, "issued, somewhere")
 }
 
 // A panic in the job itself fails the job for good: River does not try it again.
@@ -110,7 +111,7 @@ func TestAPanicInAJobFailsItWithoutRetries(t *testing.T) {
 	s.acct.Attendee(t, s.event, "Ada", "Lovelace", "ada@example.org")
 	res := s.acct.Client.Post("/api/v1/events/"+s.event.String()+"/certificates/generate/jobs", map[string]any{"sendEmail": false})
 	jobs := startJobs(t, s, brokenIssuer{s.env.Service.Certificates})
-	j := waitForJob(t, s, res.Header.Get("Location"), func(j store.BulkJob) bool { return j.Status != "queued" && j.Status != "running" })
+	j := waitForJob(t, s, res.Header.Get("Location"), func(j domain.BulkJob) bool { return j.Status != "queued" && j.Status != "running" })
 	if j.Data.Status != "failed" {
 		t.Fatalf("job: %+v", j.Data)
 	}

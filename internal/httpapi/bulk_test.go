@@ -19,6 +19,7 @@ import (
 
 	"github.com/certhub/credentiald/internal/bulk"
 	"github.com/certhub/credentiald/internal/certificates"
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/testkit"
 	"github.com/certhub/credentiald/internal/testkit/contract"
@@ -155,7 +156,7 @@ type jobBody struct {
 
 // waitForJob watches the job in the database (polling through the API would spend the
 // client's rate limit), then reads it once through the API.
-func waitForJob(t *testing.T, s issuing, path string, done func(store.BulkJob) bool) jobBody {
+func waitForJob(t *testing.T, s issuing, path string, done func(domain.BulkJob) bool) jobBody {
 	t.Helper()
 	id := uuid.MustParse(path[strings.LastIndex(path, "/")+1:])
 	deadline := time.Now().Add(2 * time.Minute)
@@ -207,7 +208,7 @@ func bigJob(t *testing.T, s issuing) string {
 // skipped, none failed), 2,000 certificates, 2,000 credits, 2,000 emails, nobody twice.
 func wantEveryoneOnce(t *testing.T, s issuing, path string, midway int) {
 	t.Helper()
-	done := waitForJob(t, s, path, func(j store.BulkJob) bool { return j.Status == "completed" })
+	done := waitForJob(t, s, path, func(j domain.BulkJob) bool { return j.Status == "completed" })
 	if done.Data.Processed != 2000 || done.Data.Issued != 2000 || done.Data.Skipped != 0 || done.Data.Failed != 0 {
 		t.Fatalf("finished job: %+v (midway %d)", done.Data, midway)
 	}
@@ -241,7 +242,7 @@ func TestABulkJobSurvivesARestart(t *testing.T) {
 	if err := first.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	waitForJob(t, s, path, func(j store.BulkJob) bool { return j.Processed >= 300 })
+	waitForJob(t, s, path, func(j domain.BulkJob) bool { return j.Processed >= 300 })
 	if err := first.StopAndCancel(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -320,7 +321,7 @@ func TestABulkJobSurvivesACrash(t *testing.T) {
 			_ = worker.Wait()
 		}
 	})
-	waitForJob(t, s, path, func(j store.BulkJob) bool { return j.Processed >= 300 })
+	waitForJob(t, s, path, func(j domain.BulkJob) bool { return j.Processed >= 300 })
 	if err := worker.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
@@ -356,7 +357,7 @@ func TestAnEventWithDraftsFromAJobCanBeDeleted(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = s.env.Service.Bulk.Stop(context.Background()) })
-	done := waitForJob(t, s, path, func(j store.BulkJob) bool { return j.Status == "completed" })
+	done := waitForJob(t, s, path, func(j domain.BulkJob) bool { return j.Status == "completed" })
 	if done.Data.Issued != 3 {
 		t.Fatalf("job: %+v", done.Data)
 	}

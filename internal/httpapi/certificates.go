@@ -8,7 +8,7 @@ import (
 
 	"github.com/certhub/credentiald/gen/api"
 	"github.com/certhub/credentiald/internal/certificates"
-	"github.com/certhub/credentiald/internal/store"
+	"github.com/certhub/credentiald/internal/domain"
 )
 
 func (s *Server) GenerateCertificate(ctx context.Context, req api.GenerateCertificateRequestObject) (api.GenerateCertificateResponseObject, error) {
@@ -52,12 +52,12 @@ func (s *Server) GetCredits(ctx context.Context, _ api.GetCreditsRequestObject) 
 		Plan: api.Plan(c.Plan), Limit: c.Limit, Used: c.Used, Remaining: c.Remaining, ResetsAt: c.ResetsAt}}}, nil
 }
 
-func (s *Server) certificate(c store.Certificate) api.Certificate {
+func (s *Server) certificate(c domain.Certificate) api.Certificate {
 	out := api.Certificate{Id: c.ID, CertificateNumber: c.Number, VerificationCode: c.VerificationCode,
 		Status: api.CertificateStatus(c.Status), EventId: c.EventID, AttendeeId: c.AttendeeID, TemplateId: c.TemplateID,
 		Recipient: api.Recipient{FirstName: c.FirstName, LastName: c.LastName, Email: openapi_types.Email(c.Email)},
 		IssuedAt:  utc(c.IssuedAt), ExpiresAt: utc(c.ExpiresAt), RevokedAt: utc(c.RevokedAt), RevocationReason: c.RevocationReason,
-		VerificationUrl: s.certificates.VerificationURL(c.VerificationCode), CreatedAt: c.CreatedAt.UTC(), UpdatedAt: c.UpdatedAt.UTC()}
+		VerificationUrl: s.links.Verification(c.VerificationCode), CreatedAt: c.CreatedAt.UTC(), UpdatedAt: c.UpdatedAt.UTC()}
 	if c.RevocationReasonCode != nil {
 		code := api.CertificateRevocationReasonCode(*c.RevocationReasonCode)
 		out.RevocationReasonCode = &code
@@ -114,7 +114,7 @@ func (s *Server) SendCertificate(ctx context.Context, req api.SendCertificateReq
 	return api.SendCertificate202JSONResponse{Body: api.EmailDeliveryEnvelope{Data: emailDelivery(d)}}, nil
 }
 
-func emailDelivery(d store.EmailDelivery) api.EmailDelivery {
+func emailDelivery(d domain.EmailDelivery) api.EmailDelivery {
 	return api.EmailDelivery{Id: d.ID, CertificateId: d.CertificateID, BadgeAssertionId: d.BadgeAssertionID,
 		To: openapi_types.Email(d.ToAddress), Subject: d.Subject, Status: api.EmailDeliveryStatus(d.Status), Attempts: d.Attempts,
 		LastError: d.LastError, SentAt: utc(d.SentAt), CreatedAt: d.CreatedAt.UTC()}

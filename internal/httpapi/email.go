@@ -6,14 +6,14 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/gen/api"
-	"github.com/certhub/credentiald/internal/store"
+	"github.com/certhub/credentiald/internal/domain"
 )
 
 func (s *Server) ListEmailDeliveries(ctx context.Context, req api.ListEmailDeliveriesRequestObject) (api.ListEmailDeliveriesResponseObject, error) {
 	page := pageOf(req.Params.Page, req.Params.PageSize)
-	f := store.EmailFilter{EventID: req.Params.EventId, CertificateID: req.Params.CertificateId}
+	f := domain.EmailFilter{EventID: req.Params.EventId, CertificateID: req.Params.CertificateId}
 	if req.Params.Status != nil {
-		st := string(*req.Params.Status)
+		st := domain.EmailDeliveryStatus(*req.Params.Status)
 		f.Status = &st
 	}
 	list, total, err := s.certificates.Deliveries(ctx, principal(ctx).AccountID, f, page)

@@ -4,7 +4,8 @@ import (
 	"context"
 
 	"github.com/certhub/credentiald/gen/api"
-	"github.com/certhub/credentiald/internal/store"
+	"github.com/certhub/credentiald/internal/domain"
+	"github.com/certhub/credentiald/internal/links"
 )
 
 func (s *Server) ListEvents(ctx context.Context, req api.ListEventsRequestObject) (api.ListEventsResponseObject, error) {
@@ -22,13 +23,13 @@ func (s *Server) ListEvents(ctx context.Context, req api.ListEventsRequestObject
 
 func (s *Server) CreateEvent(ctx context.Context, req api.CreateEventRequestObject) (api.CreateEventResponseObject, error) {
 	b := req.Body
-	e, err := s.events.Create(ctx, principal(ctx).AccountID, store.EventFields{Name: b.Name, Description: b.Description,
+	e, err := s.events.Create(ctx, principal(ctx).AccountID, domain.EventFields{Name: b.Name, Description: b.Description,
 		EventDate: b.EventDate, Location: b.Location, TemplateID: b.TemplateId, CertificateValidityDays: b.CertificateValidityDays})
 	if err != nil {
 		return nil, err
 	}
 	return api.CreateEvent201JSONResponse{Body: api.EventEnvelope{Data: event(e)},
-		Headers: api.CreateEvent201ResponseHeaders{Location: apiPrefix + "/events/" + e.ID.String()}}, nil
+		Headers: api.CreateEvent201ResponseHeaders{Location: links.Event(e.ID)}}, nil
 }
 
 func (s *Server) GetEvent(ctx context.Context, req api.GetEventRequestObject) (api.GetEventResponseObject, error) {
@@ -41,7 +42,7 @@ func (s *Server) GetEvent(ctx context.Context, req api.GetEventRequestObject) (a
 
 func (s *Server) UpdateEvent(ctx context.Context, req api.UpdateEventRequestObject) (api.UpdateEventResponseObject, error) {
 	b := req.Body
-	e, err := s.events.Replace(ctx, principal(ctx).AccountID, req.Id, store.EventFields{Name: b.Name, Description: b.Description,
+	e, err := s.events.Replace(ctx, principal(ctx).AccountID, req.Id, domain.EventFields{Name: b.Name, Description: b.Description,
 		EventDate: b.EventDate, Location: b.Location, TemplateID: b.TemplateId, CertificateValidityDays: b.CertificateValidityDays})
 	if err != nil {
 		return nil, err
@@ -66,7 +67,7 @@ func (s *Server) GetEventRegistration(ctx context.Context, req api.GetEventRegis
 
 func (s *Server) UpdateEventRegistration(ctx context.Context, req api.UpdateEventRegistrationRequestObject) (api.UpdateEventRegistrationResponseObject, error) {
 	b := req.Body
-	e, err := s.events.SetRegistration(ctx, principal(ctx).AccountID, req.Id, store.Registration{
+	e, err := s.events.SetRegistration(ctx, principal(ctx).AccountID, req.Id, domain.Registration{
 		Enabled: b.Enabled, OpensAt: b.OpensAt, ClosesAt: b.ClosesAt, Capacity: b.Capacity, Message: b.Message})
 	if err != nil {
 		return nil, err
@@ -74,20 +75,20 @@ func (s *Server) UpdateEventRegistration(ctx context.Context, req api.UpdateEven
 	return api.UpdateEventRegistration200JSONResponse{Body: api.RegistrationSettingsEnvelope{Data: registration(e.Registration)}}, nil
 }
 
-func event(e store.Event) api.Event {
+func event(e domain.Event) api.Event {
 	return api.Event{Id: e.ID, Name: e.Name, Description: e.Description, EventDate: e.EventDate.UTC(), Location: e.Location,
 		TemplateId: e.TemplateID, CertificateValidityDays: e.CertificateValidityDays,
 		CreatedAt: e.CreatedAt.UTC(), UpdatedAt: e.UpdatedAt.UTC()}
 }
 
-func registration(r store.Registration) api.RegistrationSettings {
+func registration(r domain.Registration) api.RegistrationSettings {
 	return api.RegistrationSettings{Enabled: r.Enabled, OpensAt: utc(r.OpensAt), ClosesAt: utc(r.ClosesAt),
 		Capacity: r.Capacity, Message: r.Message}
 }
 
 // pageOf applies the contract's defaults: page 1, 20 items.
-func pageOf(page, size *int) store.Page {
-	p := store.Page{Number: 1, Size: 20}
+func pageOf(page, size *int) domain.Page {
+	p := domain.Page{Number: 1, Size: 20}
 	if page != nil {
 		p.Number = *page
 	}
@@ -97,6 +98,6 @@ func pageOf(page, size *int) store.Page {
 	return p
 }
 
-func pageMeta(p store.Page, total int) api.PageMeta {
+func pageMeta(p domain.Page, total int) api.PageMeta {
 	return api.PageMeta{Page: p.Number, PageSize: p.Size, Total: total}
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/certhub/credentiald/internal/auth"
-	"github.com/certhub/credentiald/internal/store"
+	"github.com/certhub/credentiald/internal/domain"
 )
 
 const (
@@ -28,8 +28,8 @@ const (
 
 // IdempotencyKeys claims Idempotency-Keys and keeps answers (*idempotency.Service).
 type IdempotencyKeys interface {
-	Claim(ctx context.Context, accountID uuid.UUID, key string, fingerprint []byte, lease time.Duration) (*store.StoredResponse, error)
-	Complete(ctx context.Context, accountID uuid.UUID, key string, fingerprint []byte, r store.StoredResponse) error
+	Claim(ctx context.Context, accountID uuid.UUID, key string, fingerprint []byte, lease time.Duration) (*domain.StoredResponse, error)
+	Complete(ctx context.Context, accountID uuid.UUID, key string, fingerprint []byte, r domain.StoredResponse) error
 	Release(ctx context.Context, accountID uuid.UUID, key string, fingerprint []byte) error
 }
 
@@ -88,7 +88,7 @@ func idempotency(ops operations, keys IdempotencyKeys, logger *slog.Logger) echo
 						keep.Set(name, v)
 					}
 				}
-				if err := keys.Complete(done, p.AccountID, key, fp, store.StoredResponse{Status: status, Header: keep, Body: rec.body.Bytes()}); err != nil {
+				if err := keys.Complete(done, p.AccountID, key, fp, domain.StoredResponse{Status: status, Header: keep, Body: rec.body.Bytes()}); err != nil {
 					logger.ErrorContext(ctx, "remembering an idempotent answer", "error", err)
 				}
 				return nil

@@ -13,7 +13,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/certhub/credentiald/internal/store"
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/testkit"
 	"github.com/certhub/credentiald/internal/testkit/pdftext"
 )
@@ -340,7 +340,7 @@ func TestAnEventsBulkJobsAreListed(t *testing.T) {
 		ids = append(ids, j.Data.ID)
 		// A job with nobody to issue finishes at once; the next may start after it.
 		waitForJob(t, s, "/api/v1/events/"+s.event.String()+"/certificates/generate/jobs/"+j.Data.ID,
-			func(j store.BulkJob) bool { return j.Status == "completed" || j.Status == "failed" })
+			func(j domain.BulkJob) bool { return j.Status == "completed" || j.Status == "failed" })
 	}
 	_, reader := s.acct.APIKey(t, "certificates:read")
 	var page struct {
@@ -417,7 +417,7 @@ func TestBadgeAndJobEventsAndPatternSubscriptions(t *testing.T) {
 	if res.StatusCode != http.StatusAccepted {
 		t.Fatalf("job: %d %s", res.StatusCode, res.Body)
 	}
-	job := waitForJob(t, s, res.Header.Get("Location"), func(j store.BulkJob) bool { return j.Status == "completed" })
+	job := waitForJob(t, s, res.Header.Get("Location"), func(j domain.BulkJob) bool { return j.Status == "completed" })
 	res = s.acct.Client.Post("/api/v1/badges", map[string]any{"name": "Speaker"})
 	var badge struct{ Data struct{ ID string } }
 	res.JSON(t, &badge)

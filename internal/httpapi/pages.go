@@ -19,6 +19,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/certhub/credentiald/internal/links"
 	"github.com/certhub/credentiald/internal/verification"
 )
 
@@ -213,32 +214,31 @@ func (s *Server) newVerificationView(p verification.Page) verificationView {
 	if c.Issuer.Website != nil {
 		v.IssuerURL = *c.Issuer.Website
 	}
-	base := "/verify/" + c.Code
-	api := apiPrefix + "/verify/" + c.Code
+	asset := func(name string) string { return links.VerificationAssetPath(c.Code, name) }
 	if c.Issuer.HasLogo {
-		v.LogoURL = api + "/issuer-logo"
+		v.LogoURL = asset("issuer-logo")
 	}
 	v.Monogram = monogram(c.Issuer.Name)
-	v.PageURL = s.verification.VerificationURL(c.Code)
+	v.PageURL = s.links.Verification(c.Code)
 	v.ImageURL = s.verification.ShareCardURL(c) // og:image: the 1200x630 share card, for any credential
 	v.PreviewAlt = fmt.Sprintf("%s %s awarded to %s by %s", v.KindLabel, c.Name, c.RecipientName, c.Issuer.Name)
-	v.CopyBeacon = base + "/share/copy"
-	v.CredentialJSONURL, v.CredentialJWTURL = api+"/credential.json", api+"/credential.jwt"
+	v.CopyBeacon = links.VerificationShare(c.Code, "copy")
+	v.CredentialJSONURL, v.CredentialJWTURL = asset("credential.json"), asset("credential.jwt")
 	if c.Kind == verification.KindBadge {
 		// A badge has no rendered page and no PDF: its image is the baked PNG (square), and
 		// what a recipient keeps is that image, as PNG or SVG, and the signed credential.
-		v.PreviewURL, v.PreviewWidth, v.PreviewHeight = api+"/badge.png", 600, 600
+		v.PreviewURL, v.PreviewWidth, v.PreviewHeight = asset("badge.png"), 600, 600
 		v.Caption, v.TwitterCard = "The badge as issued", "summary_large_image" // the share card is wide
 		file := fileName(c.Name, "badge")
 		v.Downloads = []downloadLink{
-			{Label: "Download badge (PNG)", Href: api + "/badge.png", Type: "image/png", Filename: file + ".png"},
-			{Label: "SVG version", Href: api + "/badge.svg", Type: "image/svg+xml", Filename: file + ".svg"},
+			{Label: "Download badge (PNG)", Href: asset("badge.png"), Type: "image/png", Filename: file + ".png"},
+			{Label: "SVG version", Href: asset("badge.svg"), Type: "image/svg+xml", Filename: file + ".svg"},
 			{Label: "Signed credential", Href: v.CredentialJSONURL, Type: "application/vc", Filename: file + ".credential.json"},
 		}
 	} else {
-		v.PreviewURL, v.PreviewWidth, v.PreviewHeight = api+"/preview.png", 1754, 1240
+		v.PreviewURL, v.PreviewWidth, v.PreviewHeight = asset("preview.png"), 1754, 1240
 		v.Caption, v.TwitterCard = "Certificate "+c.Number+" as issued", "summary_large_image"
-		pdf := api + "/certificate.pdf"
+		pdf := asset("certificate.pdf")
 		if p.Recipient() {
 			pdf += "?t=" + url.QueryEscape(p.Token)
 		}
@@ -285,7 +285,7 @@ func (s *Server) newVerificationView(p verification.Page) verificationView {
 	}
 	v.Summary = fmt.Sprintf("%s %s, issued by %s on %s. Status: %s.", v.KindLabel, c.Name, c.Issuer.Name, v.IssuedOn, strings.ToLower(v.StatusLabel))
 	for _, n := range verification.Networks {
-		v.Shares = append(v.Shares, shareLink{Network: n, Prefix: shareLabels[n][0], Label: shareLabels[n][1], Href: base + "/share/" + n, Icon: shareIcons[n]})
+		v.Shares = append(v.Shares, shareLink{Network: n, Prefix: shareLabels[n][0], Label: shareLabels[n][1], Href: links.VerificationShare(c.Code, n), Icon: shareIcons[n]})
 	}
 	return v
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/certhub/credentiald/internal/credentials"
 	"github.com/certhub/credentiald/internal/events"
 	"github.com/certhub/credentiald/internal/httperr"
+	"github.com/certhub/credentiald/internal/links"
 	"github.com/certhub/credentiald/internal/metrics"
 	"github.com/certhub/credentiald/internal/ratelimit"
 	"github.com/certhub/credentiald/internal/spec"
@@ -70,6 +71,8 @@ type Options struct {
 	StrictMiddlewares []api.StrictMiddlewareFunc
 	// Metrics, when set, records every request (METRICS_ADDR); nil: no metrics.
 	Metrics *metrics.HTTP
+	// Links makes the URLs the answers carry (site_url); its zero value makes them relative.
+	Links links.Site
 }
 
 // Server implements the contract's operations.
@@ -90,6 +93,7 @@ type Server struct {
 	analytics     *analytics.Service
 	signupEnabled bool
 	kickEmail     func()
+	links         links.Site
 }
 
 var _ api.StrictServerInterface = (*Server)(nil)
@@ -158,6 +162,7 @@ func New(opts Options) (*echo.Echo, error) {
 		kick = func() {}
 	}
 	srv := &Server{logger: logger, auth: opts.Auth, accounts: opts.Accounts, events: opts.Events, attendees: opts.Attendees, templates: opts.Templates, certificates: opts.Certificates, bulk: opts.Bulk, verification: opts.Verification, badges: opts.Badges, webhooks: opts.Webhooks, credentials: opts.Credentials, analytics: opts.Analytics, pages: pages, signupEnabled: opts.SignupEnabled, kickEmail: kick}
+	srv.links = opts.Links
 	fields, err := fieldLocationsOf(doc)
 	if err != nil {
 		return nil, err

@@ -9,7 +9,6 @@ import (
 	"github.com/certhub/credentiald/internal/accounts"
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/auth"
-	"github.com/certhub/credentiald/internal/store"
 )
 
 func (s *Server) Register(ctx context.Context, req api.RegisterRequestObject) (api.RegisterResponseObject, error) {
@@ -33,7 +32,7 @@ func (s *Server) Register(ctx context.Context, req api.RegisterRequestObject) (a
 func (s *Server) Login(ctx context.Context, req api.LoginRequestObject) (api.LoginResponseObject, error) {
 	b := req.Body
 	tokens, err := s.auth.Login(ctx, auth.LoginParams{Email: string(b.Email), Password: b.Password,
-		TwoFactorCode: store.Deref(b.TwoFactorCode), RecoveryCode: store.Deref(b.RecoveryCode)})
+		TwoFactorCode: deref(b.TwoFactorCode), RecoveryCode: deref(b.RecoveryCode)})
 	if err != nil {
 		return nil, err
 	}

@@ -3,13 +3,13 @@ package httpapi
 import (
 	"log/slog"
 	"net/http"
-	"net/url"
 	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/httperr"
+	"github.com/certhub/credentiald/internal/links"
 	"github.com/certhub/credentiald/internal/logging"
 	"github.com/certhub/credentiald/internal/verification"
 )
@@ -61,7 +61,7 @@ func (s *Server) homePage(c echo.Context) error {
 		return s.pages.render(c, http.StatusOK, "home.html", &homeView{}, "public, max-age=300")
 	}
 	if code, ok := verification.NormalizeTypedCode(raw); ok && len(raw) <= 256 {
-		return c.Redirect(http.StatusFound, "/verify/"+url.PathEscape(code))
+		return c.Redirect(http.StatusFound, links.EscapedVerificationPage(code))
 	}
 	view := homeView{Code: raw, Error: "That is not a verification code: it is made of letters and digits, like 7K2M9QXRT4VZ1."}
 	if len(raw) > 80 {

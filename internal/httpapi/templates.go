@@ -6,7 +6,8 @@ import (
 	"encoding/json"
 
 	"github.com/certhub/credentiald/gen/api"
-	"github.com/certhub/credentiald/internal/store"
+	"github.com/certhub/credentiald/internal/domain"
+	"github.com/certhub/credentiald/internal/links"
 	"github.com/certhub/credentiald/internal/templates"
 )
 
@@ -50,7 +51,7 @@ func (s *Server) CreateTemplate(ctx context.Context, req api.CreateTemplateReque
 		return nil, err
 	}
 	return api.CreateTemplate201JSONResponse{Body: api.TemplateEnvelope{Data: out},
-		Headers: api.CreateTemplate201ResponseHeaders{Location: apiPrefix + "/templates/" + t.ID.String()}}, nil
+		Headers: api.CreateTemplate201ResponseHeaders{Location: links.Template(t.ID)}}, nil
 }
 
 func (s *Server) GetTemplate(ctx context.Context, req api.GetTemplateRequestObject) (api.GetTemplateResponseObject, error) {
@@ -99,7 +100,7 @@ func (s *Server) DuplicateTemplate(ctx context.Context, req api.DuplicateTemplat
 		return nil, err
 	}
 	return api.DuplicateTemplate201JSONResponse{Body: api.TemplateEnvelope{Data: out},
-		Headers: api.DuplicateTemplate201ResponseHeaders{Location: apiPrefix + "/templates/" + t.ID.String()}}, nil
+		Headers: api.DuplicateTemplate201ResponseHeaders{Location: links.Template(t.ID)}}, nil
 }
 
 func (s *Server) PreviewTemplate(ctx context.Context, req api.PreviewTemplateRequestObject) (api.PreviewTemplateResponseObject, error) {
@@ -107,15 +108,15 @@ func (s *Server) PreviewTemplate(ctx context.Context, req api.PreviewTemplateReq
 	if req.Body != nil && req.Body.Sample != nil {
 		in := req.Body.Sample
 		if r := in.Recipient; r != nil {
-			sample.FirstName, sample.LastName = store.Deref(r.FirstName), store.Deref(r.LastName)
+			sample.FirstName, sample.LastName = deref(r.FirstName), deref(r.LastName)
 			if r.Email != nil {
 				sample.Email = string(*r.Email)
 			}
 		}
 		if e := in.Event; e != nil {
-			sample.EventName, sample.EventLocation, sample.EventDate = store.Deref(e.Name), store.Deref(e.Location), e.Date
+			sample.EventName, sample.EventLocation, sample.EventDate = deref(e.Name), deref(e.Location), e.Date
 		}
-		sample.Metadata = store.Deref(in.Metadata)
+		sample.Metadata = deref(in.Metadata)
 	}
 	format := templates.PDF
 	if prefers(ctx, "image/png", "application/pdf") {
@@ -146,7 +147,7 @@ func templateFields(name string, description *string, active *bool, size *api.Pa
 	return f, nil
 }
 
-func templateOut(t store.Template) (api.Template, error) {
+func templateOut(t domain.Template) (api.Template, error) {
 	var layout api.TemplateLayout
 	if err := json.Unmarshal(t.Layout, &layout); err != nil {
 		return api.Template{}, err
@@ -156,7 +157,7 @@ func templateOut(t store.Template) (api.Template, error) {
 		CreatedAt: t.CreatedAt.UTC(), UpdatedAt: t.UpdatedAt.UTC()}, nil
 }
 
-func templatesOut(list []store.Template) ([]api.Template, error) {
+func templatesOut(list []domain.Template) ([]api.Template, error) {
 	out := make([]api.Template, len(list))
 	for i, t := range list {
 		var err error

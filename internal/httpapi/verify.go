@@ -50,7 +50,7 @@ func (s *Server) verificationResult(c verification.Credential) api.VerificationR
 	if c.ReasonCode != nil {
 		r.RevocationReasonCode = new(api.VerificationResultRevocationReasonCode(*c.ReasonCode))
 	}
-	r.VerificationUrl = s.verification.VerificationURL(c.Code)
+	r.VerificationUrl = s.links.Verification(c.Code)
 	r.Links = &struct {
 		CredentialJson string `json:"credentialJson"`
 		CredentialJwt  string `json:"credentialJwt"`

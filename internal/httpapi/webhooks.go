@@ -4,7 +4,8 @@ import (
 	"context"
 
 	"github.com/certhub/credentiald/gen/api"
-	"github.com/certhub/credentiald/internal/store"
+	"github.com/certhub/credentiald/internal/domain"
+	"github.com/certhub/credentiald/internal/links"
 	"github.com/certhub/credentiald/internal/webhooks"
 )
 
@@ -27,7 +28,7 @@ func (s *Server) CreateWebhook(ctx context.Context, req api.CreateWebhookRequest
 	return api.CreateWebhook201JSONResponse{Body: api.CreatedWebhookSubscriptionEnvelope{Data: api.CreatedWebhookSubscription{
 		Id: v.Id, Url: v.Url, Events: v.Events, Description: v.Description, Active: v.Active, ConsecutiveFailures: v.ConsecutiveFailures,
 		DisabledAt: v.DisabledAt, CreatedAt: v.CreatedAt, UpdatedAt: v.UpdatedAt, Secret: secret,
-	}}, Headers: api.CreateWebhook201ResponseHeaders{Location: apiPrefix + "/webhooks/" + sub.ID.String()}}, nil
+	}}, Headers: api.CreateWebhook201ResponseHeaders{Location: links.Webhook(sub.ID)}}, nil
 }
 
 func (s *Server) UpdateWebhook(ctx context.Context, req api.UpdateWebhookRequestObject) (api.UpdateWebhookResponseObject, error) {
@@ -67,13 +68,13 @@ func (s *Server) TestWebhook(ctx context.Context, req api.TestWebhookRequestObje
 	return api.TestWebhook202JSONResponse{Body: api.WebhookDeliveryEnvelope{Data: webhookDelivery(d)}}, nil
 }
 
-func webhookSubscription(w store.WebhookSubscription) api.WebhookSubscription {
+func webhookSubscription(w domain.WebhookSubscription) api.WebhookSubscription {
 	return api.WebhookSubscription{Id: w.ID, Url: w.URL, Events: w.Events,
 		Description: w.Description, Active: w.Active, ConsecutiveFailures: w.ConsecutiveFailures, DisabledAt: utc(w.DisabledAt),
 		CreatedAt: w.CreatedAt.UTC(), UpdatedAt: w.UpdatedAt.UTC()}
 }
 
-func webhookDelivery(d store.WebhookDelivery) api.WebhookDelivery {
+func webhookDelivery(d domain.WebhookDelivery) api.WebhookDelivery {
 	return api.WebhookDelivery{Id: d.ID, EventType: api.WebhookEventType(d.EventType), Status: api.WebhookDeliveryStatus(d.Status),
 		Attempts: d.Attempts, LastAttemptAt: utc(d.LastAttemptAt), NextAttemptAt: utc(d.NextAttemptAt), ResponseStatus: d.ResponseStatus,
 		ResponseBody: d.ResponseBody, Error: d.Error, DurationMs: d.DurationMs, CreatedAt: d.CreatedAt.UTC()}

@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/recovery"
 	"github.com/certhub/credentiald/internal/store"
 )
@@ -41,7 +42,7 @@ func New(st *store.Store, now func() time.Time) *Service {
 // IDEMPOTENCY_KEY_REUSED for another request's key; 409 IDEMPOTENCY_IN_PROGRESS while the
 // first request still runs (its lease has not lapsed). A failure of the database is its own
 // error (500), never a 409: no other request is known to hold the key then.
-func (s *Service) Claim(ctx context.Context, accountID uuid.UUID, key string, fingerprint []byte, lease time.Duration) (*store.StoredResponse, error) {
+func (s *Service) Claim(ctx context.Context, accountID uuid.UUID, key string, fingerprint []byte, lease time.Duration) (*domain.StoredResponse, error) {
 	ok, err := s.store.ClaimIdempotencyKey(ctx, store.IdempotencyClaim{AccountID: accountID, Key: key,
 		Fingerprint: fingerprint, Now: s.now(), Lease: lease, Keep: Keep})
 	if err != nil {
@@ -68,7 +69,7 @@ func (s *Service) Claim(ctx context.Context, accountID uuid.UUID, key string, fi
 }
 
 // Complete keeps a request's successful answer under its key.
-func (s *Service) Complete(ctx context.Context, accountID uuid.UUID, key string, fingerprint []byte, r store.StoredResponse) error {
+func (s *Service) Complete(ctx context.Context, accountID uuid.UUID, key string, fingerprint []byte, r domain.StoredResponse) error {
 	return s.store.CompleteIdempotencyKey(ctx, accountID, key, fingerprint, r)
 }
 

@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/idempotency"
-	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/testkit"
 )
 
@@ -19,7 +19,7 @@ func TestPurgeDeletesOnlyKeysPastTheirTime(t *testing.T) {
 	s := idempotency.New(w.Store, w.Clock.Now)
 	ctx := t.Context()
 	fp := []byte("fingerprint")
-	answer := store.StoredResponse{Status: 200, Body: []byte(`{"data":{}}`)}
+	answer := domain.StoredResponse{Status: 200, Body: []byte(`{"data":{}}`)}
 	for _, key := range []string{"old-1", "old-2"} {
 		if _, err := s.Claim(ctx, w.Account, key, fp, time.Minute); err != nil {
 			t.Fatal(err)

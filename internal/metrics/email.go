@@ -8,8 +8,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	gomail "github.com/wneessen/go-mail"
 
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/email"
-	"github.com/certhub/credentiald/internal/store"
 )
 
 // Outcomes of an attempt to send a message.
@@ -57,7 +57,7 @@ type countingSender struct {
 	wait     prometheus.Histogram
 }
 
-func (c *countingSender) Send(ctx context.Context, d store.EmailDelivery, m *gomail.Msg) error {
+func (c *countingSender) Send(ctx context.Context, d domain.EmailDelivery, m *gomail.Msg) error {
 	if !d.CreatedAt.IsZero() {
 		c.wait.Observe(max(0, c.now().Sub(d.CreatedAt).Seconds()))
 	}

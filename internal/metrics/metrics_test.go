@@ -15,9 +15,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	gomail "github.com/wneessen/go-mail"
 
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/email"
 	"github.com/certhub/credentiald/internal/ratelimit"
-	"github.com/certhub/credentiald/internal/store"
 )
 
 // Recording a request on a status code its operation answered before allocates nothing: the
@@ -140,7 +140,7 @@ func TestMetricsEmailSenderCountsAttemptsByOutcome(t *testing.T) {
 	i := 0
 	s := r.EmailSender(senderFunc(func() error { err := results[i]; i++; return err }), func() time.Time { return now })
 	for range results {
-		d := store.EmailDelivery{OutboundEmail: store.OutboundEmail{Kind: "certificate"}, CreatedAt: now.Add(-time.Minute)}
+		d := domain.EmailDelivery{OutboundEmail: domain.OutboundEmail{Kind: "certificate"}, CreatedAt: now.Add(-time.Minute)}
 		err := s.Send(t.Context(), d, gomail.NewMsg())
 		if err != results[i-1] {
 			t.Errorf("Send returned %v, want %v", err, results[i-1])
@@ -182,7 +182,7 @@ func TestMetricsHandlerServesTheTextFormat(t *testing.T) {
 
 type senderFunc func() error
 
-func (f senderFunc) Send(context.Context, store.EmailDelivery, *gomail.Msg) error { return f() }
+func (f senderFunc) Send(context.Context, domain.EmailDelivery, *gomail.Msg) error { return f() }
 
 type failingLimiter struct{}
 

@@ -7,24 +7,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/gen/db"
+	"github.com/certhub/credentiald/internal/domain"
 )
-
-// Account is an organisation using the service.
-type Account struct {
-	ID        uuid.UUID
-	Name      string
-	Plan      string
-	CreatedAt time.Time
-}
-
-// User is a person who signs in to an account.
-type User struct {
-	ID        uuid.UUID
-	AccountID uuid.UUID
-	Email     string
-	Name      string
-	Role      string
-}
 
 // NewAccount is an account to create.
 type NewAccount struct {
@@ -49,64 +33,64 @@ func (d queries) PlanExists(ctx context.Context, plan string) (bool, error) {
 
 // CreateAccount creates an account, created at now. A conflict on AccountPlanExists: no such
 // plan.
-func (d queries) CreateAccount(ctx context.Context, a NewAccount, now time.Time) (Account, error) {
+func (d queries) CreateAccount(ctx context.Context, a NewAccount, now time.Time) (domain.Account, error) {
 	row, err := d.q.CreateAccount(ctx, db.CreateAccountParams{ID: newID(), Name: a.Name, Plan: a.Plan, Now: now})
 	if err != nil {
-		return Account{}, mapError(err)
+		return domain.Account{}, mapError(err)
 	}
 	return accountFrom(row), nil
 }
 
 // CreateUser creates a user, created at now. A conflict on UniqueUserEmail: the email is taken.
-func (d queries) CreateUser(ctx context.Context, u NewUser, now time.Time) (User, error) {
+func (d queries) CreateUser(ctx context.Context, u NewUser, now time.Time) (domain.User, error) {
 	row, err := d.q.CreateUser(ctx, db.CreateUserParams{ID: newID(), AccountID: u.AccountID, Email: u.Email, Name: u.Name,
 		PasswordHash: u.PasswordHash, Role: u.Role, Now: now})
 	if err != nil {
-		return User{}, mapError(err)
+		return domain.User{}, mapError(err)
 	}
 	return userFrom(row), nil
 }
 
 // SetAccountPlan moves an account to another plan, at now. A conflict on AccountPlanExists: no
 // such plan.
-func (d queries) SetAccountPlan(ctx context.Context, accountID uuid.UUID, plan string, now time.Time) (Account, error) {
+func (d queries) SetAccountPlan(ctx context.Context, accountID uuid.UUID, plan string, now time.Time) (domain.Account, error) {
 	row, err := d.q.SetAccountPlan(ctx, db.SetAccountPlanParams{ID: accountID, Plan: plan, Now: now})
 	if err != nil {
-		return Account{}, mapError(err)
+		return domain.Account{}, mapError(err)
 	}
 	return accountFrom(row), nil
 }
 
 // FindAccountOwner returns the owner of an account.
-func (d queries) FindAccountOwner(ctx context.Context, accountID uuid.UUID) (User, error) {
+func (d queries) FindAccountOwner(ctx context.Context, accountID uuid.UUID) (domain.User, error) {
 	row, err := d.q.FindAccountOwner(ctx, accountID)
 	if err != nil {
-		return User{}, mapError(err)
+		return domain.User{}, mapError(err)
 	}
 	return userFrom(row), nil
 }
 
 // FindAccountByID returns an account.
-func (d queries) FindAccountByID(ctx context.Context, id uuid.UUID) (Account, error) {
+func (d queries) FindAccountByID(ctx context.Context, id uuid.UUID) (domain.Account, error) {
 	acc, err := d.q.GetAccount(ctx, id)
 	if err != nil {
-		return Account{}, mapError(err)
+		return domain.Account{}, mapError(err)
 	}
 	return accountFrom(acc), nil
 }
 
 // FindUserByEmail returns the user with email (compared trimmed and case-insensitively).
-func (d queries) FindUserByEmail(ctx context.Context, email string) (User, error) {
+func (d queries) FindUserByEmail(ctx context.Context, email string) (domain.User, error) {
 	u, err := d.q.FindUserByEmail(ctx, email)
 	if err != nil {
-		return User{}, mapError(err)
+		return domain.User{}, mapError(err)
 	}
 	return userFrom(u), nil
 }
 
 // Credentials are what signing in checks a user against. They never leave the auth rules.
 type Credentials struct {
-	User         User
+	User         domain.User
 	PasswordHash string
 	// The TOTP secret, sealed; or, written before secrets were sealed, plain (until the next
 	// start seals it). Both are empty until two-step sign-in is set up.
@@ -140,9 +124,9 @@ func credentialsFrom(u db.User) Credentials {
 
 // Profile is a user with the account it works in.
 type Profile struct {
-	User             User
+	User             domain.User
 	TwoFactorEnabled bool
-	Account          Account
+	Account          domain.Account
 }
 
 // FindProfile returns a user of an account with that account.
@@ -152,18 +136,18 @@ func (d queries) FindProfile(ctx context.Context, accountID, userID uuid.UUID) (
 		return Profile{}, mapError(err)
 	}
 	return Profile{
-		User:             User{ID: r.ID, AccountID: r.AccountID, Email: r.Email, Name: r.Name, Role: r.Role},
+		User:             domain.User{ID: r.ID, AccountID: r.AccountID, Email: r.Email, Name: r.Name, Role: r.Role},
 		TwoFactorEnabled: r.TotpEnabled,
-		Account:          Account{ID: r.AccountID, Name: r.AccountName, Plan: r.AccountPlan},
+		Account:          domain.Account{ID: r.AccountID, Name: r.AccountName, Plan: r.AccountPlan},
 	}, nil
 }
 
-func accountFrom(a db.Account) Account {
-	return Account{ID: a.ID, Name: a.Name, Plan: a.Plan, CreatedAt: a.CreatedAt}
+func accountFrom(a db.Account) domain.Account {
+	return domain.Account{ID: a.ID, Name: a.Name, Plan: a.Plan, CreatedAt: a.CreatedAt}
 }
 
-func userFrom(u db.User) User {
-	return User{ID: u.ID, AccountID: u.AccountID, Email: u.Email, Name: u.Name, Role: u.Role}
+func userFrom(u db.User) domain.User {
+	return domain.User{ID: u.ID, AccountID: u.AccountID, Email: u.Email, Name: u.Name, Role: u.Role}
 }
 
 // newID returns a time-ordered UUID (version 7).

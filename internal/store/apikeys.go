@@ -7,19 +7,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/gen/db"
+	"github.com/certhub/credentiald/internal/domain"
 )
-
-// APIKey is a key's summary; the key itself is never stored, only its hash.
-type APIKey struct {
-	ID         uuid.UUID
-	AccountID  uuid.UUID
-	Name       string
-	Scopes     []string
-	Prefix     string
-	CreatedAt  time.Time
-	ExpiresAt  *time.Time
-	LastUsedAt *time.Time
-}
 
 // NewAPIKey is a key to create.
 type NewAPIKey struct {
@@ -33,18 +22,18 @@ type NewAPIKey struct {
 }
 
 // CreateAPIKey stores a key, created at now.
-func (d queries) CreateAPIKey(ctx context.Context, k NewAPIKey, now time.Time) (APIKey, error) {
+func (d queries) CreateAPIKey(ctx context.Context, k NewAPIKey, now time.Time) (domain.APIKey, error) {
 	row, err := d.q.CreateAPIKey(ctx, db.CreateAPIKeyParams{ID: newID(), AccountID: k.AccountID, CreatedBy: k.CreatedBy,
 		Name: k.Name, Scopes: k.Scopes, Prefix: k.Prefix, KeyHash: k.Hash, ExpiresAt: k.ExpiresAt, Now: now})
 	if err != nil {
-		return APIKey{}, mapError(err)
+		return domain.APIKey{}, mapError(err)
 	}
 	return apiKeyFrom(row), nil
 }
 
 // ListActiveAPIKeys returns the account's keys that are neither deleted nor expired at now,
 // newest first.
-func (d queries) ListActiveAPIKeys(ctx context.Context, accountID uuid.UUID, now time.Time) ([]APIKey, error) {
+func (d queries) ListActiveAPIKeys(ctx context.Context, accountID uuid.UUID, now time.Time) ([]domain.APIKey, error) {
 	rows, err := d.q.ListActiveAPIKeys(ctx, db.ListActiveAPIKeysParams{AccountID: accountID, Now: now})
 	if err != nil {
 		return nil, mapError(err)
@@ -88,7 +77,7 @@ func (d queries) TouchAPIKey(ctx context.Context, id uuid.UUID, now time.Time) e
 	return mapError(d.q.TouchAPIKey(ctx, db.TouchAPIKeyParams{ID: id, Now: now}))
 }
 
-func apiKeyFrom(r db.ApiKey) APIKey {
-	return APIKey{ID: r.ID, AccountID: r.AccountID, Name: r.Name, Scopes: r.Scopes, Prefix: r.Prefix,
+func apiKeyFrom(r db.ApiKey) domain.APIKey {
+	return domain.APIKey{ID: r.ID, AccountID: r.AccountID, Name: r.Name, Scopes: r.Scopes, Prefix: r.Prefix,
 		CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, LastUsedAt: r.LastUsedAt}
 }

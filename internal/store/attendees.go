@@ -8,57 +8,33 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/gen/db"
+	"github.com/certhub/credentiald/internal/domain"
 )
 
-// Attendee is a person attending an event.
-type Attendee struct {
-	ID        uuid.UUID
-	AccountID uuid.UUID
-	EventID   uuid.UUID
-	FirstName string
-	LastName  string
-	Email     string
-	Metadata  map[string]string
-	CreatedAt time.Time
-	UpdatedAt time.Time
-}
-
-// AttendeeFields are what creating an attendee sets.
-type AttendeeFields struct {
-	FirstName, LastName, Email string
-	Metadata                   map[string]string
-}
-
-// AttendeeChanges are the fields an update changes; nil leaves a field as it is.
-type AttendeeChanges struct {
-	FirstName, LastName, Email *string
-	Metadata                   map[string]string // nil: unchanged; otherwise replaces the map
-}
-
 // CreateAttendee adds an attendee to an event, created at now.
-func (d queries) CreateAttendee(ctx context.Context, accountID, eventID uuid.UUID, f AttendeeFields, now time.Time) (Attendee, error) {
+func (d queries) CreateAttendee(ctx context.Context, accountID, eventID uuid.UUID, f domain.AttendeeFields, now time.Time) (domain.Attendee, error) {
 	row, err := d.q.CreateAttendee(ctx, db.CreateAttendeeParams{ID: newID(), AccountID: accountID, EventID: eventID,
 		FirstName: f.FirstName, LastName: f.LastName, Email: f.Email, Metadata: metadataJSON(f.Metadata), Now: now})
 	if err != nil {
-		return Attendee{}, mapError(err)
+		return domain.Attendee{}, mapError(err)
 	}
 	return attendeeFrom(row), nil
 }
 
 // FindAttendee returns an attendee of the account.
-func (d queries) FindAttendee(ctx context.Context, accountID, id uuid.UUID) (Attendee, error) {
+func (d queries) FindAttendee(ctx context.Context, accountID, id uuid.UUID) (domain.Attendee, error) {
 	row, err := d.q.GetAttendee(ctx, db.GetAttendeeParams{AccountID: accountID, ID: id})
 	if err != nil {
-		return Attendee{}, mapError(err)
+		return domain.Attendee{}, mapError(err)
 	}
 	return attendeeFrom(row), nil
 }
 
 // ListAttendees returns a page of the account's attendees, of one event when eventID is set,
 // newest first, and how many there are.
-func (d queries) ListAttendees(ctx context.Context, accountID uuid.UUID, f AttendeeFilter, p Page) ([]Attendee, int, error) {
+func (d queries) ListAttendees(ctx context.Context, accountID uuid.UUID, f domain.AttendeeFilter, p domain.Page) ([]domain.Attendee, int, error) {
 	rows, err := d.q.ListAttendees(ctx, db.ListAttendeesParams{AccountID: accountID, EventID: f.EventID, Email: f.Email,
-		PageSize: p.limit(), PageOffset: p.offset()})
+		PageSize: pageLimit(p), PageOffset: pageOffset(p)})
 	if err != nil {
 		return nil, 0, mapError(err)
 	}
@@ -66,28 +42,21 @@ func (d queries) ListAttendees(ctx context.Context, accountID uuid.UUID, f Atten
 	return convert(rows, attendeeFrom), total, err
 }
 
-// AttendeeFilter narrows a list of attendees: to one event, to one email address (compared
-// trimmed and lower-cased); nil fields do not narrow.
-type AttendeeFilter struct {
-	EventID *uuid.UUID
-	Email   *string
-}
-
 // CountAttendees counts the account's attendees that f lets through.
-func (d queries) CountAttendees(ctx context.Context, accountID uuid.UUID, f AttendeeFilter) (int, error) {
+func (d queries) CountAttendees(ctx context.Context, accountID uuid.UUID, f domain.AttendeeFilter) (int, error) {
 	n, err := d.q.CountAttendees(ctx, db.CountAttendeesParams{AccountID: accountID, EventID: f.EventID, Email: f.Email})
 	return int(n), mapError(err)
 }
 
 // UpdateAttendee changes the fields c sets, at now.
-func (d queries) UpdateAttendee(ctx context.Context, accountID, id uuid.UUID, c AttendeeChanges, now time.Time) (Attendee, error) {
+func (d queries) UpdateAttendee(ctx context.Context, accountID, id uuid.UUID, c domain.AttendeeChanges, now time.Time) (domain.Attendee, error) {
 	p := db.UpdateAttendeeParams{AccountID: accountID, ID: id, FirstName: c.FirstName, LastName: c.LastName, Email: c.Email, Now: now}
 	if c.Metadata != nil {
 		p.Metadata = metadataJSON(c.Metadata)
 	}
 	row, err := d.q.UpdateAttendee(ctx, p)
 	if err != nil {
-		return Attendee{}, mapError(err)
+		return domain.Attendee{}, mapError(err)
 	}
 	return attendeeFrom(row), nil
 }
@@ -142,7 +111,7 @@ func (d queries) EventAttendeeEmails(ctx context.Context, eventID uuid.UUID) (ma
 }
 
 // CopyAttendees adds attendees to an event with COPY, created at now, and counts them.
-func (d queries) CopyAttendees(ctx context.Context, accountID, eventID uuid.UUID, rows []AttendeeFields, now time.Time) (int, error) {
+func (d queries) CopyAttendees(ctx context.Context, accountID, eventID uuid.UUID, rows []domain.AttendeeFields, now time.Time) (int, error) {
 	params := make([]db.CopyAttendeesParams, len(rows))
 	for i, r := range rows {
 		params[i] = db.CopyAttendeesParams{ID: newID(), AccountID: accountID, EventID: eventID, FirstName: r.FirstName,
@@ -154,8 +123,8 @@ func (d queries) CopyAttendees(ctx context.Context, accountID, eventID uuid.UUID
 
 // ExportRow is one attendee of an export with the certificate that best describes them.
 type ExportRow struct {
-	Attendee
-	CertificateStatus string // "", "draft", "valid", "expired" or "revoked"
+	domain.Attendee
+	CertificateStatus domain.CertificateStatus // "" when the attendee has none
 	CertificateNumber string
 	VerificationCode  string
 }
@@ -188,9 +157,9 @@ func (d queries) ExportAttendees(ctx context.Context, eventID uuid.UUID, until t
 	}
 	out := make([]ExportRow, len(batch))
 	for i, r := range batch {
-		out[i] = ExportRow{Attendee: Attendee{ID: r.ID, EventID: eventID, FirstName: r.FirstName, LastName: r.LastName,
+		out[i] = ExportRow{Attendee: domain.Attendee{ID: r.ID, EventID: eventID, FirstName: r.FirstName, LastName: r.LastName,
 			Email: r.Email, Metadata: metadataMap(r.Metadata), CreatedAt: r.CreatedAt},
-			CertificateStatus: certificateStatus(r.CertificateStatus, r.CertificateExpiresAt, now),
+			CertificateStatus: domain.CertificateStatusAt(r.CertificateStatus, r.CertificateExpiresAt, now),
 			CertificateNumber: r.CertificateNumber, VerificationCode: r.VerificationCode}
 	}
 	if len(batch) > 0 {
@@ -200,8 +169,8 @@ func (d queries) ExportAttendees(ctx context.Context, eventID uuid.UUID, until t
 	return out, after, nil
 }
 
-func attendeeFrom(r db.Attendee) Attendee {
-	return Attendee{ID: r.ID, AccountID: r.AccountID, EventID: r.EventID, FirstName: r.FirstName, LastName: r.LastName,
+func attendeeFrom(r db.Attendee) domain.Attendee {
+	return domain.Attendee{ID: r.ID, AccountID: r.AccountID, EventID: r.EventID, FirstName: r.FirstName, LastName: r.LastName,
 		Email: r.Email, Metadata: metadataMap(r.Metadata), CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 }
 

@@ -7,58 +7,14 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/gen/db"
+	"github.com/certhub/credentiald/internal/domain"
 )
-
-// Badge is a badge as stored, with how many assertions were issued from it.
-type Badge struct {
-	ID                uuid.UUID
-	AccountID         uuid.UUID
-	Name              string
-	Description       *string
-	CriteriaNarrative *string
-	CriteriaURL       *string
-	Image             *string // the issuer's own image as a data URI; nil: none given
-	Tags              []string
-	ValidityDays      *int
-	Status            string // active, retired
-	RetiredAt         *time.Time
-	IssuedCount       int
-	CreatedAt         time.Time
-	UpdatedAt         time.Time
-}
-
-// BadgeFields are what creating or replacing a badge sets.
-type BadgeFields struct {
-	Name                                               string
-	Description, CriteriaNarrative, CriteriaURL, Image *string
-	Tags                                               []string
-	ValidityDays                                       *int
-}
-
-// BadgeAssertion is one badge issued to one attendee, as stored.
-type BadgeAssertion struct {
-	ID               uuid.UUID
-	AccountID        uuid.UUID
-	BadgeID          uuid.UUID
-	AttendeeID       uuid.UUID
-	VerificationCode string
-	Recipient        Recipient
-	RecipientSalt    string // hashes the email in Open Badges documents
-	Revoked          bool   // revoked itself (the badges service says what clients see)
-	IssuedAt         time.Time
-	ExpiresAt        *time.Time
-	RevokedAt        *time.Time
-	RevocationReason *string
-	// RevocationReasonCode is the certificates' set of codes; nil while not revoked.
-	RevocationReasonCode *string
-	CreatedAt            time.Time
-}
 
 // NewBadgeAssertion is an assertion to insert for one attendee.
 type NewBadgeAssertion struct {
 	AttendeeID       uuid.UUID
 	VerificationCode string
-	Recipient        Recipient
+	Recipient        domain.Recipient
 	RecipientSalt    string
 }
 
@@ -71,8 +27,8 @@ type BadgeIssuance struct {
 
 // AssertionOfBadge is an assertion with its badge (whose IssuedCount is not read).
 type AssertionOfBadge struct {
-	Assertion BadgeAssertion
-	Badge     Badge
+	Assertion domain.BadgeAssertion
+	Badge     domain.Badge
 	// EventID is the event of the assertion's attendee (read by FindBadgeAssertionByCode only).
 	EventID uuid.UUID
 }
@@ -81,52 +37,52 @@ type AssertionOfBadge struct {
 type BadgeRecipient struct {
 	AttendeeID uuid.UUID
 	EventID    uuid.UUID
-	Recipient  Recipient
+	Recipient  domain.Recipient
 }
 
 // InsertBadge stores a new active badge, created at now.
-func (d queries) InsertBadge(ctx context.Context, accountID uuid.UUID, f BadgeFields, now time.Time) (Badge, error) {
+func (d queries) InsertBadge(ctx context.Context, accountID uuid.UUID, f domain.BadgeFields, now time.Time) (domain.Badge, error) {
 	r, err := d.q.InsertBadge(ctx, db.InsertBadgeParams{ID: newID(), AccountID: accountID, Name: f.Name, Description: f.Description,
 		CriteriaNarrative: f.CriteriaNarrative, CriteriaUrl: f.CriteriaURL, Image: f.Image, Tags: tagsOf(f.Tags),
 		ValidityDays: int32Ptr(f.ValidityDays), Now: now})
 	if err != nil {
-		return Badge{}, mapError(err)
+		return domain.Badge{}, mapError(err)
 	}
 	return badgeFrom(r, 0), nil
 }
 
 // FindBadge returns a badge of the account, active or retired.
-func (d queries) FindBadge(ctx context.Context, accountID, id uuid.UUID) (Badge, error) {
+func (d queries) FindBadge(ctx context.Context, accountID, id uuid.UUID) (domain.Badge, error) {
 	r, err := d.q.GetBadge(ctx, db.GetBadgeParams{AccountID: accountID, ID: id})
 	if err != nil {
-		return Badge{}, mapError(err)
+		return domain.Badge{}, mapError(err)
 	}
 	return badgeFrom(r.Badge, r.IssuedCount), nil
 }
 
 // FindBadgeByID returns a badge of any account, for its public documents (IssuedCount is not
 // read).
-func (d queries) FindBadgeByID(ctx context.Context, id uuid.UUID) (Badge, error) {
+func (d queries) FindBadgeByID(ctx context.Context, id uuid.UUID) (domain.Badge, error) {
 	r, err := d.q.GetBadgeByID(ctx, id)
 	if err != nil {
-		return Badge{}, mapError(err)
+		return domain.Badge{}, mapError(err)
 	}
 	return badgeFrom(r, 0), nil
 }
 
 // LockBadge returns a badge of the account, holding it until the transaction ends.
-func (d queries) LockBadge(ctx context.Context, accountID, id uuid.UUID) (Badge, error) {
+func (d queries) LockBadge(ctx context.Context, accountID, id uuid.UUID) (domain.Badge, error) {
 	r, err := d.q.LockBadge(ctx, db.LockBadgeParams{AccountID: accountID, ID: id})
 	if err != nil {
-		return Badge{}, mapError(err)
+		return domain.Badge{}, mapError(err)
 	}
 	return badgeFrom(r.Badge, r.IssuedCount), nil
 }
 
 // ListActiveBadges returns a page of the account's active badges, newest first, and their
 // total.
-func (d queries) ListActiveBadges(ctx context.Context, accountID uuid.UUID, p Page) ([]Badge, int, error) {
-	rows, err := d.q.ListActiveBadges(ctx, db.ListActiveBadgesParams{AccountID: accountID, PageSize: p.limit(), PageOffset: p.offset()})
+func (d queries) ListActiveBadges(ctx context.Context, accountID uuid.UUID, p domain.Page) ([]domain.Badge, int, error) {
+	rows, err := d.q.ListActiveBadges(ctx, db.ListActiveBadgesParams{AccountID: accountID, PageSize: pageLimit(p), PageOffset: pageOffset(p)})
 	if err != nil {
 		return nil, 0, mapError(err)
 	}
@@ -134,7 +90,7 @@ func (d queries) ListActiveBadges(ctx context.Context, accountID uuid.UUID, p Pa
 	if err != nil {
 		return nil, 0, mapError(err)
 	}
-	return convert(rows, func(r db.ListActiveBadgesRow) Badge { return badgeFrom(r.Badge, r.IssuedCount) }), int(total), nil
+	return convert(rows, func(r db.ListActiveBadgesRow) domain.Badge { return badgeFrom(r.Badge, r.IssuedCount) }), int(total), nil
 }
 
 // AccountHasBadges reports whether the account ever created a badge that still exists.
@@ -145,22 +101,22 @@ func (d queries) AccountHasBadges(ctx context.Context, accountID uuid.UUID) (boo
 
 // UpdateBadge replaces a badge's fields, at now; issuedCount is carried over as the caller read
 // it (under LockBadge).
-func (d queries) UpdateBadge(ctx context.Context, id uuid.UUID, f BadgeFields, issuedCount int, now time.Time) (Badge, error) {
+func (d queries) UpdateBadge(ctx context.Context, id uuid.UUID, f domain.BadgeFields, issuedCount int, now time.Time) (domain.Badge, error) {
 	r, err := d.q.UpdateBadge(ctx, db.UpdateBadgeParams{ID: id, Name: f.Name, Description: f.Description,
 		CriteriaNarrative: f.CriteriaNarrative, CriteriaUrl: f.CriteriaURL, Image: f.Image, Tags: tagsOf(f.Tags),
 		ValidityDays: int32Ptr(f.ValidityDays), Now: now})
 	if err != nil {
-		return Badge{}, mapError(err)
+		return domain.Badge{}, mapError(err)
 	}
 	return badgeFrom(r, int32(issuedCount)), nil
 }
 
 // RetireBadge marks an active badge retired at now; issuedCount is carried over as the caller
 // read it. ErrNotFound: it is not active.
-func (d queries) RetireBadge(ctx context.Context, id uuid.UUID, issuedCount int, now time.Time) (Badge, error) {
+func (d queries) RetireBadge(ctx context.Context, id uuid.UUID, issuedCount int, now time.Time) (domain.Badge, error) {
 	r, err := d.q.RetireBadge(ctx, db.RetireBadgeParams{ID: id, Now: now})
 	if err != nil {
-		return Badge{}, mapError(err)
+		return domain.Badge{}, mapError(err)
 	}
 	return badgeFrom(r, int32(issuedCount)), nil
 }
@@ -171,7 +127,7 @@ func (d queries) DeleteBadge(ctx context.Context, id uuid.UUID) error {
 }
 
 // RevokeAssertionsOfBadge revokes the badge's active assertions as r says, and returns them.
-func (d queries) RevokeAssertionsOfBadge(ctx context.Context, badgeID uuid.UUID, r Revocation) ([]BadgeAssertion, error) {
+func (d queries) RevokeAssertionsOfBadge(ctx context.Context, badgeID uuid.UUID, r Revocation) ([]domain.BadgeAssertion, error) {
 	rows, err := d.q.RevokeAssertionsOfBadge(ctx, db.RevokeAssertionsOfBadgeParams{BadgeID: badgeID, Reason: r.Reason,
 		ReasonCode: &r.ReasonCode, Now: r.At})
 	if err != nil {
@@ -182,19 +138,19 @@ func (d queries) RevokeAssertionsOfBadge(ctx context.Context, badgeID uuid.UUID,
 
 // LockBadgeAssertion reads an assertion of the account's badge and holds it until the
 // transaction ends. ErrNotFound: the badge has no such assertion in the account.
-func (d queries) LockBadgeAssertion(ctx context.Context, accountID, badgeID, id uuid.UUID) (BadgeAssertion, error) {
+func (d queries) LockBadgeAssertion(ctx context.Context, accountID, badgeID, id uuid.UUID) (domain.BadgeAssertion, error) {
 	r, err := d.q.LockBadgeAssertion(ctx, db.LockBadgeAssertionParams{AccountID: accountID, BadgeID: badgeID, ID: id})
 	if err != nil {
-		return BadgeAssertion{}, mapError(err)
+		return domain.BadgeAssertion{}, mapError(err)
 	}
 	return badgeAssertionFrom(r), nil
 }
 
 // RevokeBadgeAssertion revokes an active assertion as r says. ErrNotFound: it is not active.
-func (d queries) RevokeBadgeAssertion(ctx context.Context, id uuid.UUID, r Revocation) (BadgeAssertion, error) {
+func (d queries) RevokeBadgeAssertion(ctx context.Context, id uuid.UUID, r Revocation) (domain.BadgeAssertion, error) {
 	row, err := d.q.RevokeBadgeAssertion(ctx, db.RevokeBadgeAssertionParams{ID: id, Reason: r.Reason, ReasonCode: &r.ReasonCode, Now: r.At})
 	if err != nil {
-		return BadgeAssertion{}, mapError(err)
+		return domain.BadgeAssertion{}, mapError(err)
 	}
 	return badgeAssertionFrom(row), nil
 }
@@ -207,13 +163,13 @@ func (d queries) BadgeRecipients(ctx context.Context, accountID uuid.UUID, ids [
 		return nil, mapError(err)
 	}
 	return convert(rows, func(r db.BadgeRecipientsRow) BadgeRecipient {
-		return BadgeRecipient{AttendeeID: r.ID, EventID: r.EventID, Recipient: Recipient{FirstName: r.FirstName, LastName: r.LastName, Email: r.Email}}
+		return BadgeRecipient{AttendeeID: r.ID, EventID: r.EventID, Recipient: domain.Recipient{FirstName: r.FirstName, LastName: r.LastName, Email: r.Email}}
 	}), nil
 }
 
 // FindBadgeAssertionsOf returns the badge's active assertions of any of the attendees (those
 // that hold the badge: a revoked one does not).
-func (d queries) FindBadgeAssertionsOf(ctx context.Context, badgeID uuid.UUID, attendeeIDs []uuid.UUID) ([]BadgeAssertion, error) {
+func (d queries) FindBadgeAssertionsOf(ctx context.Context, badgeID uuid.UUID, attendeeIDs []uuid.UUID) ([]domain.BadgeAssertion, error) {
 	rows, err := d.q.FindBadgeAssertionsOf(ctx, db.FindBadgeAssertionsOfParams{BadgeID: badgeID, AttendeeIds: attendeeIDs})
 	if err != nil {
 		return nil, mapError(err)
@@ -237,7 +193,7 @@ func (d queries) RegisterVerificationCodes(ctx context.Context, codes []string, 
 
 // InsertBadgeAssertions stores one assertion per entry of list, in its order, in one
 // statement, and returns those it wrote: an attendee who holds the badge already is left out.
-func (d queries) InsertBadgeAssertions(ctx context.Context, in BadgeIssuance, list []NewBadgeAssertion) ([]BadgeAssertion, error) {
+func (d queries) InsertBadgeAssertions(ctx context.Context, in BadgeIssuance, list []NewBadgeAssertion) ([]domain.BadgeAssertion, error) {
 	p := db.InsertBadgeAssertionsParams{AccountID: in.AccountID, BadgeID: in.BadgeID, IssuedAt: in.IssuedAt, ExpiresAt: in.ExpiresAt}
 	for _, a := range list {
 		p.Ids = append(p.Ids, newID())
@@ -256,9 +212,9 @@ func (d queries) InsertBadgeAssertions(ctx context.Context, in BadgeIssuance, li
 }
 
 // ListBadgeAssertions returns a page of a badge's assertions, newest first, and their total.
-func (d queries) ListBadgeAssertions(ctx context.Context, accountID, badgeID uuid.UUID, p Page) ([]BadgeAssertion, int, error) {
+func (d queries) ListBadgeAssertions(ctx context.Context, accountID, badgeID uuid.UUID, p domain.Page) ([]domain.BadgeAssertion, int, error) {
 	rows, err := d.q.ListBadgeAssertions(ctx, db.ListBadgeAssertionsParams{AccountID: accountID, BadgeID: badgeID,
-		PageSize: p.limit(), PageOffset: p.offset()})
+		PageSize: pageLimit(p), PageOffset: pageOffset(p)})
 	if err != nil {
 		return nil, 0, mapError(err)
 	}
@@ -295,15 +251,15 @@ func tagsOf(tags []string) []string {
 	return tags
 }
 
-func badgeFrom(r db.Badge, issued int32) Badge {
-	return Badge{ID: r.ID, AccountID: r.AccountID, Name: r.Name, Description: r.Description, CriteriaNarrative: r.CriteriaNarrative,
-		CriteriaURL: r.CriteriaUrl, Image: r.Image, Tags: tagsOf(r.Tags), ValidityDays: intPtr(r.ValidityDays), Status: r.Status,
+func badgeFrom(r db.Badge, issued int32) domain.Badge {
+	return domain.Badge{ID: r.ID, AccountID: r.AccountID, Name: r.Name, Description: r.Description, CriteriaNarrative: r.CriteriaNarrative,
+		CriteriaURL: r.CriteriaUrl, Image: r.Image, Tags: tagsOf(r.Tags), ValidityDays: intPtr(r.ValidityDays), Status: domain.BadgeStatus(r.Status),
 		RetiredAt: r.RetiredAt, IssuedCount: int(issued), CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 }
 
-func badgeAssertionFrom(r db.BadgeAssertion) BadgeAssertion {
-	return BadgeAssertion{ID: r.ID, AccountID: r.AccountID, BadgeID: r.BadgeID, AttendeeID: r.AttendeeID,
-		VerificationCode: r.VerificationCode, Recipient: Recipient{FirstName: r.RecipientFirstName, LastName: r.RecipientLastName,
+func badgeAssertionFrom(r db.BadgeAssertion) domain.BadgeAssertion {
+	return domain.BadgeAssertion{ID: r.ID, AccountID: r.AccountID, BadgeID: r.BadgeID, AttendeeID: r.AttendeeID,
+		VerificationCode: r.VerificationCode, Recipient: domain.Recipient{FirstName: r.RecipientFirstName, LastName: r.RecipientLastName,
 			Email: r.RecipientEmail}, RecipientSalt: r.RecipientSalt, Revoked: r.Status == "revoked", IssuedAt: r.IssuedAt,
 		ExpiresAt: r.ExpiresAt, RevokedAt: r.RevokedAt, RevocationReason: r.RevocationReason,
 		RevocationReasonCode: r.RevocationReasonCode, CreatedAt: r.CreatedAt}

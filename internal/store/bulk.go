@@ -8,26 +8,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/gen/db"
+	"github.com/certhub/credentiald/internal/domain"
 )
-
-// BulkJob is a background issuance for an event, with its progress.
-type BulkJob struct {
-	ID, AccountID, EventID, TemplateID uuid.UUID
-	Status                             string // queued, running, completed, failed
-	SendEmail, Draft                   bool
-	Total, Processed                   int
-	Issued, Skipped, Failed            int
-	Errors                             []BulkJobError
-	CreatedAt                          time.Time
-	StartedAt, FinishedAt              *time.Time
-}
-
-// BulkJobError is one attendee's failure in a job.
-type BulkJobError struct {
-	AttendeeID uuid.UUID `json:"attendeeId"`
-	Code       string    `json:"code"`
-	Message    string    `json:"message"`
-}
 
 // NewBulkJob is a job to record, with one item per attendee.
 type NewBulkJob struct {
@@ -35,12 +17,6 @@ type NewBulkJob struct {
 	SendEmail, Draft               bool
 	AttendeeIDs                    []uuid.UUID
 }
-
-// The statuses a job ends with.
-const (
-	JobCompleted = "completed"
-	JobFailed    = "failed"
-)
 
 // The outcomes of one attendee of a job.
 const (
@@ -57,35 +33,35 @@ func (d queries) ActiveBulkJob(ctx context.Context, eventID uuid.UUID) (uuid.UUI
 
 // InsertBulkJob records a job, created at now, and its items, queued. It runs in a
 // transaction only: the job is recorded with all its items or not at all.
-func (t *Tx) InsertBulkJob(ctx context.Context, in NewBulkJob, now time.Time) (BulkJob, error) {
+func (t *Tx) InsertBulkJob(ctx context.Context, in NewBulkJob, now time.Time) (domain.BulkJob, error) {
 	row, err := t.q.InsertBulkJob(ctx, db.InsertBulkJobParams{ID: newID(), AccountID: in.AccountID, EventID: in.EventID,
 		TemplateID: in.TemplateID, SendEmail: in.SendEmail, Draft: in.Draft, Total: int32(len(in.AttendeeIDs)), Now: now})
 	if err != nil {
-		return BulkJob{}, mapError(err)
+		return domain.BulkJob{}, mapError(err)
 	}
 	items := make([]db.InsertBulkJobItemsParams, len(in.AttendeeIDs))
 	for i, id := range in.AttendeeIDs {
 		items[i] = db.InsertBulkJobItemsParams{JobID: row.ID, AttendeeID: id}
 	}
 	if _, err := t.q.InsertBulkJobItems(ctx, items); err != nil {
-		return BulkJob{}, mapError(err)
+		return domain.BulkJob{}, mapError(err)
 	}
 	return bulkJobFrom(row), nil
 }
 
 // FindBulkJob returns a job of an event of the account.
-func (d queries) FindBulkJob(ctx context.Context, accountID, eventID, id uuid.UUID) (BulkJob, error) {
+func (d queries) FindBulkJob(ctx context.Context, accountID, eventID, id uuid.UUID) (domain.BulkJob, error) {
 	row, err := d.q.GetBulkJob(ctx, db.GetBulkJobParams{AccountID: accountID, EventID: eventID, ID: id})
 	if err != nil {
-		return BulkJob{}, mapError(err)
+		return domain.BulkJob{}, mapError(err)
 	}
 	return bulkJobFrom(row), nil
 }
 
 // ListBulkJobs returns a page of an event's jobs, newest first, and their total.
-func (d queries) ListBulkJobs(ctx context.Context, accountID, eventID uuid.UUID, p Page) ([]BulkJob, int, error) {
+func (d queries) ListBulkJobs(ctx context.Context, accountID, eventID uuid.UUID, p domain.Page) ([]domain.BulkJob, int, error) {
 	rows, err := d.q.ListBulkJobs(ctx, db.ListBulkJobsParams{AccountID: accountID, EventID: eventID,
-		PageSize: p.limit(), PageOffset: p.offset()})
+		PageSize: pageLimit(p), PageOffset: pageOffset(p)})
 	if err != nil {
 		return nil, 0, mapError(err)
 	}
@@ -97,10 +73,10 @@ func (d queries) ListBulkJobs(ctx context.Context, accountID, eventID uuid.UUID,
 }
 
 // BulkJobByID returns a job, for its worker.
-func (d queries) BulkJobByID(ctx context.Context, id uuid.UUID) (BulkJob, error) {
+func (d queries) BulkJobByID(ctx context.Context, id uuid.UUID) (domain.BulkJob, error) {
 	row, err := d.q.GetBulkJobByID(ctx, id)
 	if err != nil {
-		return BulkJob{}, mapError(err)
+		return domain.BulkJob{}, mapError(err)
 	}
 	return bulkJobFrom(row), nil
 }
@@ -149,23 +125,23 @@ func (d queries) RecordIssuedJobItems(ctx context.Context, jobID uuid.UUID, item
 		CertificateIds: certs, Now: now}))
 }
 
-// FinishBulkJob records a job's end at now with status (JobCompleted or JobFailed).
-// ErrNotFound: the job had ended already.
-func (d queries) FinishBulkJob(ctx context.Context, id uuid.UUID, status string, now time.Time) (BulkJob, error) {
-	row, err := d.q.FinishBulkJob(ctx, db.FinishBulkJobParams{ID: id, Status: status, Now: now})
+// FinishBulkJob records a job's end at now with status (domain.BulkJobCompleted or
+// domain.BulkJobFailed). ErrNotFound: the job had ended already.
+func (d queries) FinishBulkJob(ctx context.Context, id uuid.UUID, status domain.BulkJobStatus, now time.Time) (domain.BulkJob, error) {
+	row, err := d.q.FinishBulkJob(ctx, db.FinishBulkJobParams{ID: id, Status: string(status), Now: now})
 	if err != nil {
-		return BulkJob{}, mapError(err)
+		return domain.BulkJob{}, mapError(err)
 	}
 	return bulkJobFrom(row), nil
 }
 
-func bulkJobFrom(r db.BulkJob) BulkJob {
-	j := BulkJob{ID: r.ID, AccountID: r.AccountID, EventID: r.EventID, TemplateID: r.TemplateID, Status: r.Status,
+func bulkJobFrom(r db.BulkJob) domain.BulkJob {
+	j := domain.BulkJob{ID: r.ID, AccountID: r.AccountID, EventID: r.EventID, TemplateID: r.TemplateID, Status: domain.BulkJobStatus(r.Status),
 		SendEmail: r.SendEmail, Draft: r.Draft, Total: int(r.Total), Processed: int(r.Processed), Issued: int(r.Issued),
 		Skipped: int(r.Skipped), Failed: int(r.Failed), CreatedAt: r.CreatedAt, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt}
 	_ = json.Unmarshal(r.Errors, &j.Errors) // written by RecordBulkJobItem
 	if j.Errors == nil {
-		j.Errors = []BulkJobError{}
+		j.Errors = []domain.BulkJobError{}
 	}
 	return j
 }

@@ -10,39 +10,13 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/certhub/credentiald/gen/db"
+	"github.com/certhub/credentiald/internal/domain"
 )
-
-// Certificate is a certificate as stored; Status is what clients see at the time it was read:
-// draft, valid, expired or revoked.
-type Certificate struct {
-	ID                   uuid.UUID
-	AccountID            uuid.UUID
-	EventID              uuid.UUID
-	AttendeeID           uuid.UUID
-	TemplateID           uuid.UUID
-	Number               string
-	VerificationCode     string
-	Status               string // draft, valid, expired, revoked
-	FirstName, LastName  string
-	Email                string
-	Snapshot             json.RawMessage
-	IssuedAt             *time.Time
-	ExpiresAt            *time.Time
-	RevokedAt            *time.Time
-	RevocationReason     *string
-	RevocationReasonCode *string
-	CreatedAt, UpdatedAt time.Time
-}
 
 // CertificateKey names the certificates of one attendee of an event with one template: at most
 // one of them is issued (a partial unique index), and at most one is a draft.
 type CertificateKey struct {
 	AttendeeID, EventID, TemplateID uuid.UUID
-}
-
-// Recipient is whom a certificate is made out to, copied from the attendee when issued.
-type Recipient struct {
-	FirstName, LastName, Email string
 }
 
 // NewCertificate is a certificate to insert: a draft, or an issued one.
@@ -53,7 +27,7 @@ type NewCertificate struct {
 	Number           NumberFormat
 	VerificationCode string
 	Draft            bool
-	Recipient        Recipient
+	Recipient        domain.Recipient
 	Snapshot         json.RawMessage
 	IssuedAt         *time.Time // nil for a draft
 	ExpiresAt        *time.Time
@@ -76,7 +50,7 @@ type StatusDraw struct {
 // InsertedCertificate is what InsertCertificate wrote: the certificate, and whether its status
 // entry was written with it.
 type InsertedCertificate struct {
-	Certificate
+	domain.Certificate
 	StatusAssigned bool
 }
 
@@ -102,7 +76,7 @@ type NumberFormat struct {
 
 // Issuance is what turns a draft into an issued certificate.
 type Issuance struct {
-	Recipient Recipient
+	Recipient domain.Recipient
 	Snapshot  json.RawMessage
 	IssuedAt  time.Time
 	ExpiresAt *time.Time
@@ -124,8 +98,8 @@ type CreditUsage struct {
 
 // AttendeeOnEvent is an attendee with the event they attend.
 type AttendeeOnEvent struct {
-	Attendee Attendee
-	Event    Event
+	Attendee domain.Attendee
+	Event    domain.Event
 }
 
 // CreditUsage returns the account's plan and the credits it used in the month starting at
@@ -164,9 +138,9 @@ func (d queries) LockAttendeeForIssue(ctx context.Context, accountID, attendeeID
 		return AttendeeOnEvent{}, mapError(err)
 	}
 	return AttendeeOnEvent{
-		Attendee: Attendee{ID: a.ID, AccountID: a.AccountID, EventID: a.EventID, FirstName: a.FirstName, LastName: a.LastName,
+		Attendee: domain.Attendee{ID: a.ID, AccountID: a.AccountID, EventID: a.EventID, FirstName: a.FirstName, LastName: a.LastName,
 			Email: a.Email, Metadata: metadataMap(a.Metadata), CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt},
-		Event: Event{ID: a.EventID, AccountID: a.AccountID, Name: a.EventName, EventDate: a.EventDate, Location: a.EventLocation,
+		Event: domain.Event{ID: a.EventID, AccountID: a.AccountID, Name: a.EventName, EventDate: a.EventDate, Location: a.EventLocation,
 			Description: a.EventDescription,
 			TemplateID:  a.EventTemplateID, CertificateValidityDays: intPtr(a.CertificateValidityDays)},
 	}, nil
@@ -182,8 +156,8 @@ func (d queries) LockAttendees(ctx context.Context, accountID uuid.UUID, ids []u
 // and the account's branding.
 type IssueSource struct {
 	AttendeeOnEvent
-	Template Template
-	Branding Branding
+	Template domain.Template
+	Branding domain.Branding
 	// AccountName names the issuer where the branding does not.
 	AccountName string
 }
@@ -198,14 +172,14 @@ func (d queries) LockIssueSource(ctx context.Context, accountID, attendeeID, tem
 	}
 	src := IssueSource{
 		AttendeeOnEvent: AttendeeOnEvent{
-			Attendee: Attendee{ID: a.ID, AccountID: a.AccountID, EventID: a.EventID, FirstName: a.FirstName, LastName: a.LastName,
+			Attendee: domain.Attendee{ID: a.ID, AccountID: a.AccountID, EventID: a.EventID, FirstName: a.FirstName, LastName: a.LastName,
 				Email: a.Email, Metadata: metadataMap(a.Metadata), CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt},
-			Event: Event{ID: a.EventID, AccountID: a.AccountID, Name: a.EventName, EventDate: a.EventDate, Location: a.EventLocation,
+			Event: domain.Event{ID: a.EventID, AccountID: a.AccountID, Name: a.EventName, EventDate: a.EventDate, Location: a.EventLocation,
 				Description: a.EventDescription,
 				TemplateID:  a.EventTemplateID, CertificateValidityDays: intPtr(a.CertificateValidityDays)},
 		},
 		Template:    templateFrom(a.Template),
-		Branding:    Branding{Signatories: []Signatory{}}, // as FindBranding answers for an account without one
+		Branding:    domain.Branding{Signatories: []domain.Signatory{}}, // as FindBranding answers for an account without one
 		AccountName: a.AccountName,
 	}
 	if a.BrandingAccountID != nil {
@@ -219,7 +193,7 @@ func (d queries) LockIssueSource(ctx context.Context, accountID, attendeeID, tem
 // CurrentCertificates are a key's current certificates: the issued one and the draft, each
 // nil when there is none.
 type CurrentCertificates struct {
-	Issued, Draft *Certificate
+	Issued, Draft *domain.Certificate
 }
 
 // CurrentCertificates marks the key's issued certificate past its expiry at now as expired,
@@ -234,9 +208,9 @@ func (d queries) CurrentCertificates(ctx context.Context, k CertificateKey, now 
 	for _, r := range rows {
 		c := certificateFrom(r, now)
 		switch r.Status {
-		case statusIssued:
+		case domain.StoredCertificateIssued:
 			cur.Issued = &c
-		case statusDraft:
+		case domain.StoredCertificateDraft:
 			cur.Draft = &c
 		}
 	}
@@ -251,9 +225,9 @@ func (d queries) CurrentCertificates(ctx context.Context, k CertificateKey, now 
 // ErrNotInserted when the code is taken (nothing written) or no credit is left (the code and
 // the counter were written: roll the transaction back).
 func (d queries) InsertCertificate(ctx context.Context, c NewCertificate, now time.Time) (InsertedCertificate, error) {
-	status := statusIssued
+	status := domain.StoredCertificateIssued
 	if c.Draft {
-		status = statusDraft
+		status = domain.StoredCertificateDraft
 	}
 	id := c.ID
 	if id == uuid.Nil {
@@ -298,49 +272,49 @@ func (d queries) InsertCertificate(ctx context.Context, c NewCertificate, now ti
 
 // IssueDraft turns a draft into an issued certificate, keeping its number and code.
 // ErrNotFound: id is not a draft.
-func (d queries) IssueDraft(ctx context.Context, id uuid.UUID, in Issuance, now time.Time) (Certificate, error) {
+func (d queries) IssueDraft(ctx context.Context, id uuid.UUID, in Issuance, now time.Time) (domain.Certificate, error) {
 	issued := in.IssuedAt
 	row, err := d.q.IssueDraft(ctx, db.IssueDraftParams{ID: id, RecipientFirstName: in.Recipient.FirstName,
 		RecipientLastName: in.Recipient.LastName, RecipientEmail: in.Recipient.Email, Snapshot: in.Snapshot,
 		IssuedAt: &issued, ExpiresAt: in.ExpiresAt, Now: now})
 	if err != nil {
-		return Certificate{}, mapError(err)
+		return domain.Certificate{}, mapError(err)
 	}
 	return certificateFrom(row, now), nil
 }
 
 // FindCertificate returns a certificate of the account.
-func (d queries) FindCertificate(ctx context.Context, accountID, id uuid.UUID, now time.Time) (Certificate, error) {
+func (d queries) FindCertificate(ctx context.Context, accountID, id uuid.UUID, now time.Time) (domain.Certificate, error) {
 	row, err := d.q.GetCertificate(ctx, db.GetCertificateParams{AccountID: accountID, ID: id})
 	if err != nil {
-		return Certificate{}, mapError(err)
+		return domain.Certificate{}, mapError(err)
 	}
 	return certificateFrom(row, now), nil
 }
 
 // FindCertificateByID returns a certificate of any account, for the workers.
-func (d queries) FindCertificateByID(ctx context.Context, id uuid.UUID, now time.Time) (Certificate, error) {
+func (d queries) FindCertificateByID(ctx context.Context, id uuid.UUID, now time.Time) (domain.Certificate, error) {
 	row, err := d.q.GetCertificateByID(ctx, id)
 	if err != nil {
-		return Certificate{}, mapError(err)
+		return domain.Certificate{}, mapError(err)
 	}
 	return certificateFrom(row, now), nil
 }
 
 // LockCertificate returns a certificate of the account, holding it until the transaction ends.
-func (d queries) LockCertificate(ctx context.Context, accountID, id uuid.UUID, now time.Time) (Certificate, error) {
+func (d queries) LockCertificate(ctx context.Context, accountID, id uuid.UUID, now time.Time) (domain.Certificate, error) {
 	row, err := d.q.LockCertificate(ctx, db.LockCertificateParams{AccountID: accountID, ID: id})
 	if err != nil {
-		return Certificate{}, mapError(err)
+		return domain.Certificate{}, mapError(err)
 	}
 	return certificateFrom(row, now), nil
 }
 
 // ListEventCertificates returns a page of an event's certificates, newest first, and their
 // total, without their snapshots (as FindCertificateRecord).
-func (d queries) ListEventCertificates(ctx context.Context, accountID, eventID uuid.UUID, status *string, p Page, now time.Time) ([]Certificate, int, error) {
+func (d queries) ListEventCertificates(ctx context.Context, accountID, eventID uuid.UUID, status *string, p domain.Page, now time.Time) ([]domain.Certificate, int, error) {
 	rows, err := d.q.ListEventCertificates(ctx, db.ListEventCertificatesParams{AccountID: accountID, EventID: eventID,
-		Status: status, Now: now, PageSize: p.limit(), PageOffset: p.offset()})
+		Status: status, Now: now, PageSize: pageLimit(p), PageOffset: pageOffset(p)})
 	if err != nil {
 		return nil, 0, mapError(err)
 	}
@@ -349,21 +323,23 @@ func (d queries) ListEventCertificates(ctx context.Context, accountID, eventID u
 	if err != nil {
 		return nil, 0, mapError(err)
 	}
-	return convert(rows, func(r db.ListEventCertificatesRow) Certificate { return recordFrom(db.GetCertificateRecordRow(r), now) }), int(total), nil
+	return convert(rows, func(r db.ListEventCertificatesRow) domain.Certificate {
+		return recordFrom(db.GetCertificateRecordRow(r), now)
+	}), int(total), nil
 }
 
 // FindCertificateRecord is FindCertificate without the snapshot (Snapshot is nil): what the
 // API shows of a certificate, read without decompressing what it is rendered from.
-func (d queries) FindCertificateRecord(ctx context.Context, accountID, id uuid.UUID, now time.Time) (Certificate, error) {
+func (d queries) FindCertificateRecord(ctx context.Context, accountID, id uuid.UUID, now time.Time) (domain.Certificate, error) {
 	row, err := d.q.GetCertificateRecord(ctx, db.GetCertificateRecordParams{AccountID: accountID, ID: id})
 	if err != nil {
-		return Certificate{}, mapError(err)
+		return domain.Certificate{}, mapError(err)
 	}
 	return recordFrom(row, now), nil
 }
 
 // recordFrom is certificateFrom for a row without the snapshot.
-func recordFrom(r db.GetCertificateRecordRow, now time.Time) Certificate {
+func recordFrom(r db.GetCertificateRecordRow, now time.Time) domain.Certificate {
 	return certificateFrom(db.Certificate{ID: r.ID, AccountID: r.AccountID, EventID: r.EventID, AttendeeID: r.AttendeeID,
 		TemplateID: r.TemplateID, CertificateNumber: r.CertificateNumber, VerificationCode: r.VerificationCode, Status: r.Status,
 		RecipientFirstName: r.RecipientFirstName, RecipientLastName: r.RecipientLastName, RecipientEmail: r.RecipientEmail,
@@ -373,12 +349,12 @@ func recordFrom(r db.GetCertificateRecordRow, now time.Time) Certificate {
 
 // RevokeCertificate revokes an issued (valid or expired) certificate. ErrNotFound: it is not
 // issued.
-func (d queries) RevokeCertificate(ctx context.Context, id uuid.UUID, r Revocation, now time.Time) (Certificate, error) {
+func (d queries) RevokeCertificate(ctx context.Context, id uuid.UUID, r Revocation, now time.Time) (domain.Certificate, error) {
 	at := r.At
 	code := r.ReasonCode
 	row, err := d.q.RevokeCertificate(ctx, db.RevokeCertificateParams{ID: id, RevokedAt: &at, Reason: r.Reason, ReasonCode: &code, Now: now})
 	if err != nil {
-		return Certificate{}, mapError(err)
+		return domain.Certificate{}, mapError(err)
 	}
 	return certificateFrom(row, now), nil
 }
@@ -389,11 +365,11 @@ func (d queries) DeleteDraftCertificate(ctx context.Context, id uuid.UUID) error
 }
 
 // ReplaceSnapshot replaces what a certificate is rendered from and whom it is made out to.
-func (d queries) ReplaceSnapshot(ctx context.Context, id uuid.UUID, to Recipient, snapshot json.RawMessage, now time.Time) (Certificate, error) {
+func (d queries) ReplaceSnapshot(ctx context.Context, id uuid.UUID, to domain.Recipient, snapshot json.RawMessage, now time.Time) (domain.Certificate, error) {
 	row, err := d.q.ReplaceSnapshot(ctx, db.ReplaceSnapshotParams{ID: id, Snapshot: snapshot, RecipientFirstName: to.FirstName,
 		RecipientLastName: to.LastName, RecipientEmail: to.Email, Now: now})
 	if err != nil {
-		return Certificate{}, mapError(err)
+		return domain.Certificate{}, mapError(err)
 	}
 	return certificateFrom(row, now), nil
 }
@@ -405,7 +381,7 @@ func (d queries) SetRecipientToken(ctx context.Context, certificateID uuid.UUID,
 
 // SendableCertificate is a valid certificate with whether it was emailed (sent, or queued).
 type SendableCertificate struct {
-	Certificate
+	domain.Certificate
 	Emailed bool
 }
 
@@ -471,27 +447,9 @@ func (d queries) OutboxEvents(ctx context.Context, accountID uuid.UUID) ([]Outbo
 	}), nil
 }
 
-// The statuses a certificate is stored with; clients see issued as valid or expired.
-const (
-	statusDraft  = "draft"
-	statusIssued = "issued"
-)
-
-// certificateStatus is the status a client sees at now: an issued certificate past its expiry
-// reads as expired.
-func certificateStatus(stored string, expiresAt *time.Time, now time.Time) string {
-	switch {
-	case stored == statusIssued && expiresAt != nil && !now.Before(*expiresAt):
-		return "expired"
-	case stored == statusIssued:
-		return "valid"
-	}
-	return stored
-}
-
-func certificateFrom(r db.Certificate, now time.Time) Certificate {
-	return Certificate{ID: r.ID, AccountID: r.AccountID, EventID: r.EventID, AttendeeID: r.AttendeeID, TemplateID: r.TemplateID,
-		Number: r.CertificateNumber, VerificationCode: r.VerificationCode, Status: certificateStatus(r.Status, r.ExpiresAt, now),
+func certificateFrom(r db.Certificate, now time.Time) domain.Certificate {
+	return domain.Certificate{ID: r.ID, AccountID: r.AccountID, EventID: r.EventID, AttendeeID: r.AttendeeID, TemplateID: r.TemplateID,
+		Number: r.CertificateNumber, VerificationCode: r.VerificationCode, Status: domain.CertificateStatusAt(r.Status, r.ExpiresAt, now),
 		FirstName: r.RecipientFirstName, LastName: r.RecipientLastName, Email: r.RecipientEmail, Snapshot: r.Snapshot,
 		IssuedAt: r.IssuedAt, ExpiresAt: r.ExpiresAt, RevokedAt: r.RevokedAt, RevocationReason: r.RevocationReason,
 		RevocationReasonCode: r.RevocationReasonCode, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}

@@ -7,42 +7,17 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/gen/db"
+	"github.com/certhub/credentiald/internal/domain"
 )
-
-// OutboundEmail is a message to record for the email worker.
-type OutboundEmail struct {
-	AccountID        uuid.UUID
-	Kind             string // certificate, badge, api_key_created, notice
-	CertificateID    *uuid.UUID
-	BadgeAssertionID *uuid.UUID
-	ToAddress        string
-	ToName           string
-	FromName         string
-	ReplyTo          *string
-	Subject          string
-	BodyText         string
-}
-
-// EmailDelivery is a recorded message and how its delivery went.
-type EmailDelivery struct {
-	OutboundEmail
-	ID            uuid.UUID
-	Status        string // queued, sent, failed
-	Attempts      int
-	LastError     *string
-	NextAttemptAt time.Time
-	SentAt        *time.Time
-	CreatedAt     time.Time
-}
 
 // EnqueueEmail records a message for the email worker, due at now. A message with a cause is
 // recorded in the transaction of that cause.
-func (d queries) EnqueueEmail(ctx context.Context, m OutboundEmail, now time.Time) (EmailDelivery, error) {
+func (d queries) EnqueueEmail(ctx context.Context, m domain.OutboundEmail, now time.Time) (domain.EmailDelivery, error) {
 	row, err := d.q.EnqueueEmail(ctx, db.EnqueueEmailParams{ID: newID(), AccountID: m.AccountID, Kind: m.Kind,
 		CertificateID: m.CertificateID, BadgeAssertionID: m.BadgeAssertionID, ToAddress: m.ToAddress,
 		ToName: m.ToName, FromName: m.FromName, ReplyTo: m.ReplyTo, Subject: m.Subject, BodyText: m.BodyText, Now: now})
 	if err != nil {
-		return EmailDelivery{}, mapError(err)
+		return domain.EmailDelivery{}, mapError(err)
 	}
 	return emailDeliveryFrom(row), nil
 }
@@ -58,7 +33,7 @@ type EmailClaim struct {
 
 // ClaimDueEmails takes due messages, counting an attempt on each: a worker that dies leaves
 // them due again once the lease has passed, and that attempt stays counted.
-func (d queries) ClaimDueEmails(ctx context.Context, c EmailClaim) ([]EmailDelivery, error) {
+func (d queries) ClaimDueEmails(ctx context.Context, c EmailClaim) ([]domain.EmailDelivery, error) {
 	rows, err := d.q.ClaimDueEmails(ctx, db.ClaimDueEmailsParams{LeasedUntil: c.Now.Add(c.Lease), Now: c.Now,
 		MaxAttempts: int32(c.MaxAttempts), BatchSize: int32(c.Batch)})
 	if err != nil {
@@ -69,7 +44,7 @@ func (d queries) ClaimDueEmails(ctx context.Context, c EmailClaim) ([]EmailDeliv
 
 // FailLapsedEmails records as failed, with reason, the messages claimed maxAttempts times whose
 // last lease ran out at now with no outcome recorded, and returns them.
-func (d queries) FailLapsedEmails(ctx context.Context, now time.Time, maxAttempts int, reason string) ([]EmailDelivery, error) {
+func (d queries) FailLapsedEmails(ctx context.Context, now time.Time, maxAttempts int, reason string) ([]domain.EmailDelivery, error) {
 	rows, err := d.q.FailLapsedEmails(ctx, db.FailLapsedEmailsParams{Now: now, MaxAttempts: int32(maxAttempts), LastError: &reason})
 	if err != nil {
 		return nil, mapError(err)
@@ -78,10 +53,10 @@ func (d queries) FailLapsedEmails(ctx context.Context, now time.Time, maxAttempt
 }
 
 // MarkEmailSent records a message delivered at now and returns it.
-func (d queries) MarkEmailSent(ctx context.Context, id uuid.UUID, now time.Time) (EmailDelivery, error) {
+func (d queries) MarkEmailSent(ctx context.Context, id uuid.UUID, now time.Time) (domain.EmailDelivery, error) {
 	row, err := d.q.MarkEmailSent(ctx, db.MarkEmailSentParams{ID: id, Now: now})
 	if err != nil {
-		return EmailDelivery{}, mapError(err)
+		return domain.EmailDelivery{}, mapError(err)
 	}
 	return emailDeliveryFrom(row), nil
 }
@@ -97,40 +72,34 @@ func (d queries) MarkEmailFailed(ctx context.Context, id uuid.UUID, reason strin
 }
 
 // FindEmailDelivery returns a message of the account.
-func (d queries) FindEmailDelivery(ctx context.Context, accountID, id uuid.UUID) (EmailDelivery, error) {
+func (d queries) FindEmailDelivery(ctx context.Context, accountID, id uuid.UUID) (domain.EmailDelivery, error) {
 	r, err := d.q.GetEmailDelivery(ctx, db.GetEmailDeliveryParams{AccountID: accountID, ID: id})
 	if err != nil {
-		return EmailDelivery{}, mapError(err)
+		return domain.EmailDelivery{}, mapError(err)
 	}
 	return emailDeliveryFrom(r), nil
 }
 
-func emailDeliveryFrom(r db.EmailDelivery) EmailDelivery {
-	return EmailDelivery{
-		OutboundEmail: OutboundEmail{AccountID: r.AccountID, Kind: r.Kind, CertificateID: r.CertificateID,
+func emailDeliveryFrom(r db.EmailDelivery) domain.EmailDelivery {
+	return domain.EmailDelivery{
+		OutboundEmail: domain.OutboundEmail{AccountID: r.AccountID, Kind: r.Kind, CertificateID: r.CertificateID,
 			BadgeAssertionID: r.BadgeAssertionID, ToAddress: r.ToAddress, ToName: r.ToName, FromName: r.FromName,
 			ReplyTo: r.ReplyTo, Subject: r.Subject, BodyText: r.BodyText},
-		ID: r.ID, Status: r.Status, Attempts: int(r.Attempts), LastError: r.LastError,
+		ID: r.ID, Status: domain.EmailDeliveryStatus(r.Status), Attempts: int(r.Attempts), LastError: r.LastError,
 		NextAttemptAt: r.NextAttemptAt, SentAt: r.SentAt, CreatedAt: r.CreatedAt,
 	}
 }
 
-// EmailFilter narrows a list of credential deliveries.
-type EmailFilter struct {
-	EventID, CertificateID *uuid.UUID
-	Status                 *string
-}
-
 // ListCredentialEmails returns a page of the account's certificate and badge deliveries,
 // newest first, and their total.
-func (d queries) ListCredentialEmails(ctx context.Context, accountID uuid.UUID, f EmailFilter, p Page) ([]EmailDelivery, int, error) {
+func (d queries) ListCredentialEmails(ctx context.Context, accountID uuid.UUID, f domain.EmailFilter, p domain.Page) ([]domain.EmailDelivery, int, error) {
 	rows, err := d.q.ListCredentialEmails(ctx, db.ListCredentialEmailsParams{AccountID: accountID, EventID: f.EventID,
-		CertificateID: f.CertificateID, Status: f.Status, PageSize: p.limit(), PageOffset: p.offset()})
+		CertificateID: f.CertificateID, Status: (*string)(f.Status), PageSize: pageLimit(p), PageOffset: pageOffset(p)})
 	if err != nil {
 		return nil, 0, mapError(err)
 	}
 	n, err := d.q.CountCredentialEmails(ctx, db.CountCredentialEmailsParams{AccountID: accountID, EventID: f.EventID,
-		CertificateID: f.CertificateID, Status: f.Status})
+		CertificateID: f.CertificateID, Status: (*string)(f.Status)})
 	if err != nil {
 		return nil, 0, mapError(err)
 	}

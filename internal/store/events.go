@@ -7,47 +7,12 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/gen/db"
+	"github.com/certhub/credentiald/internal/domain"
 )
 
-// Page selects a page of a list: Number from 1, Size items.
-type Page struct{ Number, Size int }
-
-func (p Page) limit() int32  { return int32(p.Size) }
-func (p Page) offset() int32 { return int32((p.Number - 1) * p.Size) }
-
-// Registration is an event's registration settings.
-type Registration struct {
-	Enabled  bool
-	OpensAt  *time.Time
-	ClosesAt *time.Time
-	Capacity *int
-	Message  *string
-}
-
-// Event is an event of an account.
-type Event struct {
-	ID                      uuid.UUID
-	AccountID               uuid.UUID
-	Name                    string
-	Description             *string
-	EventDate               time.Time
-	Location                *string
-	TemplateID              uuid.UUID
-	CertificateValidityDays *int
-	Registration            Registration
-	CreatedAt               time.Time
-	UpdatedAt               time.Time
-}
-
-// EventFields are what creating or replacing an event sets.
-type EventFields struct {
-	Name                    string
-	Description             *string
-	EventDate               time.Time
-	Location                *string
-	TemplateID              uuid.UUID
-	CertificateValidityDays *int
-}
+// pageLimit and pageOffset are a page's LIMIT and OFFSET.
+func pageLimit(p domain.Page) int32  { return int32(p.Size) }
+func pageOffset(p domain.Page) int32 { return int32((p.Number - 1) * p.Size) }
 
 // TemplateUsable reports whether an event of the account may use a template: one of the
 // account's own, or a system template.
@@ -57,28 +22,28 @@ func (d queries) TemplateUsable(ctx context.Context, accountID, templateID uuid.
 }
 
 // CreateEvent creates an event of the account, created at now.
-func (d queries) CreateEvent(ctx context.Context, accountID uuid.UUID, f EventFields, now time.Time) (Event, error) {
+func (d queries) CreateEvent(ctx context.Context, accountID uuid.UUID, f domain.EventFields, now time.Time) (domain.Event, error) {
 	row, err := d.q.CreateEvent(ctx, db.CreateEventParams{ID: newID(), AccountID: accountID, Name: f.Name,
 		Description: f.Description, EventDate: f.EventDate, Location: f.Location, TemplateID: f.TemplateID,
 		CertificateValidityDays: int32Ptr(f.CertificateValidityDays), Now: now})
 	if err != nil {
-		return Event{}, mapError(err)
+		return domain.Event{}, mapError(err)
 	}
 	return eventFrom(row), nil
 }
 
 // FindEvent returns an event of the account.
-func (d queries) FindEvent(ctx context.Context, accountID, id uuid.UUID) (Event, error) {
+func (d queries) FindEvent(ctx context.Context, accountID, id uuid.UUID) (domain.Event, error) {
 	row, err := d.q.GetEvent(ctx, db.GetEventParams{AccountID: accountID, ID: id})
 	if err != nil {
-		return Event{}, mapError(err)
+		return domain.Event{}, mapError(err)
 	}
 	return eventFrom(row), nil
 }
 
 // ListEvents returns a page of the account's events, newest first, and how many there are.
-func (d queries) ListEvents(ctx context.Context, accountID uuid.UUID, p Page) ([]Event, int, error) {
-	rows, err := d.q.ListEvents(ctx, db.ListEventsParams{AccountID: accountID, PageSize: p.limit(), PageOffset: p.offset()})
+func (d queries) ListEvents(ctx context.Context, accountID uuid.UUID, p domain.Page) ([]domain.Event, int, error) {
+	rows, err := d.q.ListEvents(ctx, db.ListEventsParams{AccountID: accountID, PageSize: pageLimit(p), PageOffset: pageOffset(p)})
 	if err != nil {
 		return nil, 0, mapError(err)
 	}
@@ -90,22 +55,22 @@ func (d queries) ListEvents(ctx context.Context, accountID uuid.UUID, p Page) ([
 }
 
 // UpdateEvent replaces an event's fields, at now.
-func (d queries) UpdateEvent(ctx context.Context, accountID, id uuid.UUID, f EventFields, now time.Time) (Event, error) {
+func (d queries) UpdateEvent(ctx context.Context, accountID, id uuid.UUID, f domain.EventFields, now time.Time) (domain.Event, error) {
 	row, err := d.q.UpdateEvent(ctx, db.UpdateEventParams{AccountID: accountID, ID: id, Name: f.Name,
 		Description: f.Description, EventDate: f.EventDate, Location: f.Location, TemplateID: f.TemplateID,
 		CertificateValidityDays: int32Ptr(f.CertificateValidityDays), Now: now})
 	if err != nil {
-		return Event{}, mapError(err)
+		return domain.Event{}, mapError(err)
 	}
 	return eventFrom(row), nil
 }
 
 // UpdateRegistration replaces an event's registration settings, at now.
-func (d queries) UpdateRegistration(ctx context.Context, accountID, id uuid.UUID, r Registration, now time.Time) (Event, error) {
+func (d queries) UpdateRegistration(ctx context.Context, accountID, id uuid.UUID, r domain.Registration, now time.Time) (domain.Event, error) {
 	row, err := d.q.UpdateEventRegistration(ctx, db.UpdateEventRegistrationParams{AccountID: accountID, ID: id,
 		Enabled: r.Enabled, OpensAt: r.OpensAt, ClosesAt: r.ClosesAt, Capacity: int32Ptr(r.Capacity), Message: r.Message, Now: now})
 	if err != nil {
-		return Event{}, mapError(err)
+		return domain.Event{}, mapError(err)
 	}
 	return eventFrom(row), nil
 }
@@ -132,10 +97,10 @@ func (t *Tx) DeleteEvent(ctx context.Context, accountID, id uuid.UUID) error {
 	return mapError(t.q.DeleteEvent(ctx, db.DeleteEventParams{AccountID: accountID, ID: id}))
 }
 
-func eventFrom(r db.Event) Event {
-	return Event{ID: r.ID, AccountID: r.AccountID, Name: r.Name, Description: r.Description, EventDate: r.EventDate,
+func eventFrom(r db.Event) domain.Event {
+	return domain.Event{ID: r.ID, AccountID: r.AccountID, Name: r.Name, Description: r.Description, EventDate: r.EventDate,
 		Location: r.Location, TemplateID: r.TemplateID, CertificateValidityDays: intPtr(r.CertificateValidityDays),
-		Registration: Registration{Enabled: r.RegistrationEnabled, OpensAt: r.RegistrationOpensAt,
+		Registration: domain.Registration{Enabled: r.RegistrationEnabled, OpensAt: r.RegistrationOpensAt,
 			ClosesAt: r.RegistrationClosesAt, Capacity: intPtr(r.RegistrationCapacity), Message: r.RegistrationMessage},
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/testkit"
 )
@@ -21,10 +22,10 @@ type seeded struct {
 	st       *store.Store
 	url      string
 	conn     *pgx.Conn
-	account  store.Account
-	owner    store.User
-	template store.Template
-	event    store.Event
+	account  domain.Account
+	owner    domain.User
+	template domain.Template
+	event    domain.Event
 	now      time.Time
 }
 
@@ -49,7 +50,7 @@ func seed(t *testing.T) seeded {
 		Orientation: "landscape", Layout: json.RawMessage(`{"rows":[]}`)}, s.now); err != nil {
 		t.Fatal(err)
 	}
-	if s.event, err = st.CreateEvent(ctx, s.account.ID, store.EventFields{Name: "Congress", EventDate: s.now,
+	if s.event, err = st.CreateEvent(ctx, s.account.ID, domain.EventFields{Name: "Congress", EventDate: s.now,
 		TemplateID: s.template.ID}, s.now); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/gen/db"
+	"github.com/certhub/credentiald/internal/domain"
 )
 
 // IdempotencyClaim takes a key for a request, identified by its fingerprint, from Now until
@@ -20,18 +21,11 @@ type IdempotencyClaim struct {
 	Lease, Keep time.Duration
 }
 
-// StoredResponse is the answer remembered under a key: status, the headers kept, the body.
-type StoredResponse struct {
-	Status int
-	Header map[string][]string
-	Body   []byte
-}
-
 // IdempotencyRecord is what holds a key: the request's fingerprint and, once it succeeded, its
 // answer (nil while it runs).
 type IdempotencyRecord struct {
 	Fingerprint []byte
-	Response    *StoredResponse
+	Response    *domain.StoredResponse
 }
 
 // ClaimIdempotencyKey takes a key in one statement: true when it was free (or its record had
@@ -55,13 +49,13 @@ func (d queries) FindIdempotencyKey(ctx context.Context, accountID uuid.UUID, ke
 		if err := json.Unmarshal(row.ResponseHeaders, &h); err != nil {
 			return IdempotencyRecord{}, err
 		}
-		rec.Response = &StoredResponse{Status: int(*row.ResponseStatus), Header: h, Body: row.ResponseBody}
+		rec.Response = &domain.StoredResponse{Status: int(*row.ResponseStatus), Header: h, Body: row.ResponseBody}
 	}
 	return rec, nil
 }
 
 // CompleteIdempotencyKey remembers a request's answer under its key.
-func (d queries) CompleteIdempotencyKey(ctx context.Context, accountID uuid.UUID, key string, fingerprint []byte, r StoredResponse) error {
+func (d queries) CompleteIdempotencyKey(ctx context.Context, accountID uuid.UUID, key string, fingerprint []byte, r domain.StoredResponse) error {
 	h, err := json.Marshal(r.Header)
 	if err != nil {
 		return err

@@ -11,24 +11,8 @@ import (
 
 	dbfiles "github.com/certhub/credentiald/db"
 	"github.com/certhub/credentiald/gen/db"
+	"github.com/certhub/credentiald/internal/domain"
 )
-
-// Template is a certificate template: an account's own, or a read-only system template.
-type Template struct {
-	ID          uuid.UUID
-	AccountID   *uuid.UUID // nil: a system template
-	Name        string
-	Description *string
-	Active      bool
-	PageSize    string
-	Orientation string
-	Layout      json.RawMessage
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
-}
-
-// System reports whether the template is a read-only system template.
-func (t Template) System() bool { return t.AccountID == nil }
 
 // NewTemplate is a template to store.
 type NewTemplate struct {
@@ -42,29 +26,29 @@ type NewTemplate struct {
 }
 
 // InsertTemplate stores a template, created at now, and returns it.
-func (d queries) InsertTemplate(ctx context.Context, t NewTemplate, now time.Time) (Template, error) {
+func (d queries) InsertTemplate(ctx context.Context, t NewTemplate, now time.Time) (domain.Template, error) {
 	active := t.Active == nil || *t.Active
 	row, err := d.q.CreateTemplate(ctx, db.CreateTemplateParams{ID: newID(), AccountID: t.AccountID, Name: t.Name,
 		Description: t.Description, Active: active, PageSize: t.PageSize, Orientation: t.Orientation, Layout: t.Layout, Now: now})
 	if err != nil {
-		return Template{}, mapError(err)
+		return domain.Template{}, mapError(err)
 	}
 	return templateFrom(row), nil
 }
 
 // FindTemplate returns one of the account's templates or a system template.
-func (d queries) FindTemplate(ctx context.Context, accountID, id uuid.UUID) (Template, error) {
+func (d queries) FindTemplate(ctx context.Context, accountID, id uuid.UUID) (domain.Template, error) {
 	row, err := d.q.GetTemplate(ctx, db.GetTemplateParams{AccountID: accountID, ID: id})
 	if err != nil {
-		return Template{}, mapError(err)
+		return domain.Template{}, mapError(err)
 	}
 	return templateFrom(row), nil
 }
 
 // ListTemplates returns a page of the account's own templates, newest first, optionally only
 // the active or inactive ones, and how many there are.
-func (d queries) ListTemplates(ctx context.Context, accountID uuid.UUID, active *bool, p Page) ([]Template, int, error) {
-	rows, err := d.q.ListTemplates(ctx, db.ListTemplatesParams{AccountID: &accountID, Active: active, PageSize: p.limit(), PageOffset: p.offset()})
+func (d queries) ListTemplates(ctx context.Context, accountID uuid.UUID, active *bool, p domain.Page) ([]domain.Template, int, error) {
+	rows, err := d.q.ListTemplates(ctx, db.ListTemplatesParams{AccountID: &accountID, Active: active, PageSize: pageLimit(p), PageOffset: pageOffset(p)})
 	if err != nil {
 		return nil, 0, mapError(err)
 	}
@@ -76,7 +60,7 @@ func (d queries) ListTemplates(ctx context.Context, accountID uuid.UUID, active 
 }
 
 // ListSystemTemplates returns the read-only templates, by name.
-func (d queries) ListSystemTemplates(ctx context.Context) ([]Template, error) {
+func (d queries) ListSystemTemplates(ctx context.Context) ([]domain.Template, error) {
 	rows, err := d.q.ListSystemTemplates(ctx)
 	if err != nil {
 		return nil, mapError(err)
@@ -86,20 +70,20 @@ func (d queries) ListSystemTemplates(ctx context.Context) ([]Template, error) {
 
 // LockTemplate returns one of the account's templates or a system template, holding it until
 // the transaction ends.
-func (d queries) LockTemplate(ctx context.Context, accountID, id uuid.UUID) (Template, error) {
+func (d queries) LockTemplate(ctx context.Context, accountID, id uuid.UUID) (domain.Template, error) {
 	row, err := d.q.LockTemplate(ctx, db.LockTemplateParams{AccountID: accountID, ID: id})
 	if err != nil {
-		return Template{}, mapError(err)
+		return domain.Template{}, mapError(err)
 	}
 	return templateFrom(row), nil
 }
 
 // UpdateTemplate replaces one of the account's own templates, at now.
-func (d queries) UpdateTemplate(ctx context.Context, accountID, id uuid.UUID, t NewTemplate, now time.Time) (Template, error) {
+func (d queries) UpdateTemplate(ctx context.Context, accountID, id uuid.UUID, t NewTemplate, now time.Time) (domain.Template, error) {
 	row, err := d.q.UpdateTemplate(ctx, db.UpdateTemplateParams{AccountID: &accountID, ID: id, Name: t.Name, Description: t.Description,
 		Active: t.Active == nil || *t.Active, PageSize: t.PageSize, Orientation: t.Orientation, Layout: t.Layout, Now: now})
 	if err != nil {
-		return Template{}, mapError(err)
+		return domain.Template{}, mapError(err)
 	}
 	return templateFrom(row), nil
 }
@@ -142,10 +126,10 @@ func seedSystemTemplates(ctx context.Context, q *db.Queries) error {
 }
 
 // SystemTemplate reads one embedded system template file.
-func SystemTemplate(path string) (Template, error) {
+func SystemTemplate(path string) (domain.Template, error) {
 	b, err := dbfiles.SystemTemplates.ReadFile(path)
 	if err != nil {
-		return Template{}, err
+		return domain.Template{}, err
 	}
 	var t struct {
 		ID          uuid.UUID       `json:"id"`
@@ -156,13 +140,13 @@ func SystemTemplate(path string) (Template, error) {
 		Layout      json.RawMessage `json:"layout"`
 	}
 	if err := json.Unmarshal(b, &t); err != nil {
-		return Template{}, fmt.Errorf("system template %s: %w", path, err)
+		return domain.Template{}, fmt.Errorf("system template %s: %w", path, err)
 	}
-	return Template{ID: t.ID, Name: t.Name, Description: &t.Description, Active: true, PageSize: t.PageSize,
+	return domain.Template{ID: t.ID, Name: t.Name, Description: &t.Description, Active: true, PageSize: t.PageSize,
 		Orientation: t.Orientation, Layout: t.Layout}, nil
 }
 
-func templateFrom(r db.Template) Template {
-	return Template{ID: r.ID, AccountID: r.AccountID, Name: r.Name, Description: r.Description, Active: r.Active,
+func templateFrom(r db.Template) domain.Template {
+	return domain.Template{ID: r.ID, AccountID: r.AccountID, Name: r.Name, Description: r.Description, Active: r.Active,
 		PageSize: r.PageSize, Orientation: r.Orientation, Layout: r.Layout, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 }

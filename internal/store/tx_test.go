@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/store"
 )
 
@@ -25,15 +26,15 @@ func (s seeded) lockedPromptly(t *testing.T) bool {
 
 // renameInTx renames the event in a transaction that holds it, then ends as end says.
 func (s seeded) renameInTx(ctx context.Context, end func() error) error {
-	_, err := store.InTx(ctx, s.st, func(tx *store.Tx) (store.Event, error) {
+	_, err := store.InTx(ctx, s.st, func(tx *store.Tx) (domain.Event, error) {
 		if err := tx.LockEvent(ctx, s.account.ID, s.event.ID); err != nil {
-			return store.Event{}, err
+			return domain.Event{}, err
 		}
-		f := store.EventFields{Name: "Renamed", EventDate: s.event.EventDate, TemplateID: s.template.ID}
+		f := domain.EventFields{Name: "Renamed", EventDate: s.event.EventDate, TemplateID: s.template.ID}
 		if _, err := tx.UpdateEvent(ctx, s.account.ID, s.event.ID, f, s.now); err != nil {
-			return store.Event{}, err
+			return domain.Event{}, err
 		}
-		return store.Event{}, end()
+		return domain.Event{}, end()
 	})
 	return err
 }
@@ -63,7 +64,7 @@ func TestInTxCommitsWhenTheFunctionSucceeds(t *testing.T) {
 	t.Parallel()
 	s := seed(t)
 	got, err := store.InTx(t.Context(), s.st, func(tx *store.Tx) (string, error) {
-		f := store.EventFields{Name: "Renamed", EventDate: s.event.EventDate, TemplateID: s.template.ID}
+		f := domain.EventFields{Name: "Renamed", EventDate: s.event.EventDate, TemplateID: s.template.ID}
 		ev, err := tx.UpdateEvent(t.Context(), s.account.ID, s.event.ID, f, s.now)
 		return ev.Name, err
 	})

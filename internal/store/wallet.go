@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/gen/db"
+	"github.com/certhub/credentiald/internal/domain"
 )
 
 // WalletOffer is an offer of one credential (a certificate or a badge assertion) to its
@@ -67,7 +68,7 @@ func (d queries) InsertWalletOffer(ctx context.Context, o NewWalletOffer) (Walle
 
 // ListWalletOffers returns a page of the offers of a certificate (certificateID set) or of a
 // badge assertion, newest first, and their total.
-func (d queries) ListWalletOffers(ctx context.Context, accountID uuid.UUID, certificateID, assertionID *uuid.UUID, p Page) ([]WalletOffer, int, error) {
+func (d queries) ListWalletOffers(ctx context.Context, accountID uuid.UUID, certificateID, assertionID *uuid.UUID, p domain.Page) ([]WalletOffer, int, error) {
 	var (
 		rows  []db.WalletOffer
 		total int64
@@ -75,13 +76,13 @@ func (d queries) ListWalletOffers(ctx context.Context, accountID uuid.UUID, cert
 	)
 	if certificateID != nil {
 		rows, err = d.q.ListCertificateWalletOffers(ctx, db.ListCertificateWalletOffersParams{AccountID: accountID,
-			CertificateID: certificateID, PageSize: p.limit(), PageOffset: p.offset()})
+			CertificateID: certificateID, PageSize: pageLimit(p), PageOffset: pageOffset(p)})
 		if err == nil {
 			total, err = d.q.CountCertificateWalletOffers(ctx, db.CountCertificateWalletOffersParams{AccountID: accountID, CertificateID: certificateID})
 		}
 	} else {
 		rows, err = d.q.ListAssertionWalletOffers(ctx, db.ListAssertionWalletOffersParams{AccountID: accountID,
-			BadgeAssertionID: assertionID, PageSize: p.limit(), PageOffset: p.offset()})
+			BadgeAssertionID: assertionID, PageSize: pageLimit(p), PageOffset: pageOffset(p)})
 		if err == nil {
 			total, err = d.q.CountAssertionWalletOffers(ctx, db.CountAssertionWalletOffersParams{AccountID: accountID, BadgeAssertionID: assertionID})
 		}

@@ -7,22 +7,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/gen/db"
+	"github.com/certhub/credentiald/internal/domain"
 )
-
-// WebhookSubscription is an endpoint of an account and the event kinds it receives. Its
-// signing secret is kept sealed; the webhooks service opens it.
-type WebhookSubscription struct {
-	ID, AccountID       uuid.UUID
-	URL                 string
-	Events              []string
-	Description         *string
-	SecretSealed        []byte
-	Active              bool
-	ConsecutiveFailures int
-	DisabledAt          *time.Time
-	CreatedAt           time.Time
-	UpdatedAt           time.Time
-}
 
 // NewWebhookSubscription is what creating a subscription stores. The id is the caller's, since
 // the sealed secret is bound to it.
@@ -44,23 +30,6 @@ type WebhookSubscriptionState struct {
 	DisabledAt          *time.Time
 }
 
-// WebhookDelivery is one event on its way to one subscription, and how its attempts went.
-type WebhookDelivery struct {
-	ID, AccountID, SubscriptionID uuid.UUID
-	OutboxEventID                 *uuid.UUID
-	EventType                     string
-	Payload                       []byte // the exact bytes every attempt sends
-	Status                        string // pending, succeeded, failed
-	Attempts                      int
-	LastAttemptAt                 *time.Time
-	NextAttemptAt                 *time.Time
-	ResponseStatus                *int
-	ResponseBody                  *string
-	Error                         *string
-	DurationMs                    *int
-	CreatedAt                     time.Time
-}
-
 // NewWebhookDelivery is a delivery to record, due at once.
 type NewWebhookDelivery struct {
 	AccountID, SubscriptionID uuid.UUID
@@ -71,7 +40,7 @@ type NewWebhookDelivery struct {
 
 // WebhookAttempt is a delivery claimed for one attempt, with where and how to sign it.
 type WebhookAttempt struct {
-	Delivery     WebhookDelivery
+	Delivery     domain.WebhookDelivery
 	URL          string
 	SecretSealed []byte
 	// Lapsed says that the previous claim's lease ran out with no outcome recorded.
@@ -80,7 +49,7 @@ type WebhookAttempt struct {
 
 // WebhookOutcome is what one attempt came to. Status pending means: try again at NextAttemptAt.
 type WebhookOutcome struct {
-	Status         string
+	Status         domain.WebhookDeliveryStatus
 	NextAttemptAt  *time.Time
 	ResponseStatus *int
 	ResponseBody   *string
@@ -128,17 +97,17 @@ func (d queries) CountWebhookSubscriptions(ctx context.Context, accountID uuid.U
 }
 
 // InsertWebhookSubscription stores a new, active subscription.
-func (d queries) InsertWebhookSubscription(ctx context.Context, s NewWebhookSubscription, now time.Time) (WebhookSubscription, error) {
+func (d queries) InsertWebhookSubscription(ctx context.Context, s NewWebhookSubscription, now time.Time) (domain.WebhookSubscription, error) {
 	r, err := d.q.InsertWebhookSubscription(ctx, db.InsertWebhookSubscriptionParams{ID: s.ID, AccountID: s.AccountID,
 		Url: s.URL, Events: s.Events, Description: s.Description, SecretSealed: s.SecretSealed, Now: now})
 	if err != nil {
-		return WebhookSubscription{}, mapError(err)
+		return domain.WebhookSubscription{}, mapError(err)
 	}
 	return webhookSubscriptionFrom(r), nil
 }
 
 // ListWebhookSubscriptions returns the account's subscriptions, newest first.
-func (d queries) ListWebhookSubscriptions(ctx context.Context, accountID uuid.UUID) ([]WebhookSubscription, error) {
+func (d queries) ListWebhookSubscriptions(ctx context.Context, accountID uuid.UUID) ([]domain.WebhookSubscription, error) {
 	rows, err := d.q.ListWebhookSubscriptions(ctx, accountID)
 	if err != nil {
 		return nil, mapError(err)
@@ -147,41 +116,41 @@ func (d queries) ListWebhookSubscriptions(ctx context.Context, accountID uuid.UU
 }
 
 // FindWebhookSubscription returns a subscription of the account.
-func (d queries) FindWebhookSubscription(ctx context.Context, accountID, id uuid.UUID) (WebhookSubscription, error) {
+func (d queries) FindWebhookSubscription(ctx context.Context, accountID, id uuid.UUID) (domain.WebhookSubscription, error) {
 	r, err := d.q.GetWebhookSubscription(ctx, db.GetWebhookSubscriptionParams{AccountID: accountID, ID: id})
 	if err != nil {
-		return WebhookSubscription{}, mapError(err)
+		return domain.WebhookSubscription{}, mapError(err)
 	}
 	return webhookSubscriptionFrom(r), nil
 }
 
 // LockWebhookSubscription returns a subscription of the account, locked until the transaction
 // ends.
-func (t *Tx) LockWebhookSubscription(ctx context.Context, accountID, id uuid.UUID) (WebhookSubscription, error) {
+func (t *Tx) LockWebhookSubscription(ctx context.Context, accountID, id uuid.UUID) (domain.WebhookSubscription, error) {
 	r, err := t.q.LockWebhookSubscription(ctx, db.LockWebhookSubscriptionParams{AccountID: accountID, ID: id})
 	if err != nil {
-		return WebhookSubscription{}, mapError(err)
+		return domain.WebhookSubscription{}, mapError(err)
 	}
 	return webhookSubscriptionFrom(r), nil
 }
 
 // LockWebhookSubscriptionByID returns a subscription, whatever its account, locked until the
 // transaction ends.
-func (t *Tx) LockWebhookSubscriptionByID(ctx context.Context, id uuid.UUID) (WebhookSubscription, error) {
+func (t *Tx) LockWebhookSubscriptionByID(ctx context.Context, id uuid.UUID) (domain.WebhookSubscription, error) {
 	r, err := t.q.LockWebhookSubscriptionByID(ctx, id)
 	if err != nil {
-		return WebhookSubscription{}, mapError(err)
+		return domain.WebhookSubscription{}, mapError(err)
 	}
 	return webhookSubscriptionFrom(r), nil
 }
 
 // UpdateWebhookSubscription writes a subscription's state at now.
-func (d queries) UpdateWebhookSubscription(ctx context.Context, accountID, id uuid.UUID, s WebhookSubscriptionState, now time.Time) (WebhookSubscription, error) {
+func (d queries) UpdateWebhookSubscription(ctx context.Context, accountID, id uuid.UUID, s WebhookSubscriptionState, now time.Time) (domain.WebhookSubscription, error) {
 	r, err := d.q.UpdateWebhookSubscription(ctx, db.UpdateWebhookSubscriptionParams{AccountID: accountID, ID: id, Url: s.URL,
 		Events: s.Events, Description: s.Description, Active: s.Active, ConsecutiveFailures: int32(s.ConsecutiveFailures),
 		DisabledAt: s.DisabledAt, Now: now})
 	if err != nil {
-		return WebhookSubscription{}, mapError(err)
+		return domain.WebhookSubscription{}, mapError(err)
 	}
 	return webhookSubscriptionFrom(r), nil
 }
@@ -221,20 +190,20 @@ func (d queries) FailPendingWebhookDeliveries(ctx context.Context, subscriptionI
 }
 
 // InsertWebhookDelivery records a delivery, due at now.
-func (d queries) InsertWebhookDelivery(ctx context.Context, w NewWebhookDelivery, now time.Time) (WebhookDelivery, error) {
+func (d queries) InsertWebhookDelivery(ctx context.Context, w NewWebhookDelivery, now time.Time) (domain.WebhookDelivery, error) {
 	r, err := d.q.InsertWebhookDelivery(ctx, db.InsertWebhookDeliveryParams{ID: newID(), AccountID: w.AccountID,
 		SubscriptionID: w.SubscriptionID, OutboxEventID: w.OutboxEventID, EventType: w.EventType, Payload: w.Payload, Now: now})
 	if err != nil {
-		return WebhookDelivery{}, mapError(err)
+		return domain.WebhookDelivery{}, mapError(err)
 	}
 	return webhookDeliveryFrom(r), nil
 }
 
 // ListWebhookDeliveries returns a page of a subscription's deliveries, newest first, and their
 // total.
-func (d queries) ListWebhookDeliveries(ctx context.Context, accountID, subscriptionID uuid.UUID, p Page) ([]WebhookDelivery, int, error) {
+func (d queries) ListWebhookDeliveries(ctx context.Context, accountID, subscriptionID uuid.UUID, p domain.Page) ([]domain.WebhookDelivery, int, error) {
 	rows, err := d.q.ListWebhookDeliveries(ctx, db.ListWebhookDeliveriesParams{AccountID: accountID, SubscriptionID: subscriptionID,
-		PageSize: p.limit(), PageOffset: p.offset()})
+		PageSize: pageLimit(p), PageOffset: pageOffset(p)})
 	if err != nil {
 		return nil, 0, mapError(err)
 	}
@@ -312,7 +281,7 @@ func (d queries) ClaimDueWebhookDeliveries(ctx context.Context, c WebhookClaim) 
 
 // FailLapsedWebhookDeliveries records as failed, with reason, the deliveries claimed
 // maxAttempts times whose last lease ran out at now with no outcome recorded, and returns them.
-func (d queries) FailLapsedWebhookDeliveries(ctx context.Context, now time.Time, maxAttempts int, reason string) ([]WebhookDelivery, error) {
+func (d queries) FailLapsedWebhookDeliveries(ctx context.Context, now time.Time, maxAttempts int, reason string) ([]domain.WebhookDelivery, error) {
 	rows, err := d.q.FailLapsedWebhookDeliveries(ctx, db.FailLapsedWebhookDeliveriesParams{Now: now, MaxAttempts: int32(maxAttempts), Error: &reason})
 	if err != nil {
 		return nil, mapError(err)
@@ -323,7 +292,7 @@ func (d queries) FailLapsedWebhookDeliveries(ctx context.Context, now time.Time,
 // FinishWebhookAttempt records the outcome of a delivery's attempt numbered attempt; false when
 // the delivery moved on without it (its lease lapsed and it was claimed again).
 func (d queries) FinishWebhookAttempt(ctx context.Context, id uuid.UUID, attempt int, o WebhookOutcome) (bool, error) {
-	n, err := d.q.FinishWebhookAttempt(ctx, db.FinishWebhookAttemptParams{ID: id, Attempt: int32(attempt), Status: o.Status,
+	n, err := d.q.FinishWebhookAttempt(ctx, db.FinishWebhookAttemptParams{ID: id, Attempt: int32(attempt), Status: string(o.Status),
 		NextAttemptAt: o.NextAttemptAt, ResponseStatus: int32Ptr(o.ResponseStatus), ResponseBody: o.ResponseBody, Error: o.Error,
 		DurationMs: int32Ptr(o.DurationMs)})
 	return n == 1, mapError(err)
@@ -346,15 +315,15 @@ func (d queries) ReplaceWebhookSecret(ctx context.Context, id uuid.UUID, old, se
 	return n == 1, mapError(err)
 }
 
-func webhookSubscriptionFrom(r db.WebhookSubscription) WebhookSubscription {
-	return WebhookSubscription{ID: r.ID, AccountID: r.AccountID, URL: r.Url, Events: r.Events, Description: r.Description,
+func webhookSubscriptionFrom(r db.WebhookSubscription) domain.WebhookSubscription {
+	return domain.WebhookSubscription{ID: r.ID, AccountID: r.AccountID, URL: r.Url, Events: r.Events, Description: r.Description,
 		SecretSealed: r.SecretSealed, Active: r.Active, ConsecutiveFailures: int(r.ConsecutiveFailures), DisabledAt: r.DisabledAt,
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 }
 
-func webhookDeliveryFrom(r db.WebhookDelivery) WebhookDelivery {
-	return WebhookDelivery{ID: r.ID, AccountID: r.AccountID, SubscriptionID: r.SubscriptionID, OutboxEventID: r.OutboxEventID,
-		EventType: r.EventType, Payload: r.Payload, Status: r.Status, Attempts: int(r.Attempts), LastAttemptAt: r.LastAttemptAt,
+func webhookDeliveryFrom(r db.WebhookDelivery) domain.WebhookDelivery {
+	return domain.WebhookDelivery{ID: r.ID, AccountID: r.AccountID, SubscriptionID: r.SubscriptionID, OutboxEventID: r.OutboxEventID,
+		EventType: r.EventType, Payload: r.Payload, Status: domain.WebhookDeliveryStatus(r.Status), Attempts: int(r.Attempts), LastAttemptAt: r.LastAttemptAt,
 		NextAttemptAt: r.NextAttemptAt, ResponseStatus: intPtr(r.ResponseStatus), ResponseBody: r.ResponseBody, Error: r.Error,
 		DurationMs: intPtr(r.DurationMs), CreatedAt: r.CreatedAt}
 }

@@ -14,15 +14,17 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/domain"
+	"github.com/certhub/credentiald/internal/links"
 	"github.com/certhub/credentiald/internal/render"
 	"github.com/certhub/credentiald/internal/store"
 )
 
 // Service applies the template rules.
 type Service struct {
-	store   *store.Store
-	siteURL string
-	now     func() time.Time
+	store *store.Store
+	links links.Site
+	now   func() time.Time
 }
 
 // New returns the service; siteURL roots the verification links of previews.
@@ -30,7 +32,7 @@ func New(s *store.Store, siteURL string, now func() time.Time) *Service {
 	if now == nil {
 		now = time.Now
 	}
-	return &Service{store: s, siteURL: strings.TrimSuffix(siteURL, "/"), now: now}
+	return &Service{store: s, links: links.New(siteURL), now: now}
 }
 
 // Fields are what creating or replacing a template sets.
@@ -68,17 +70,17 @@ func RequireUsable(ctx context.Context, c UsableChecker, accountID, templateID u
 }
 
 // Create validates f and stores a template in the account.
-func (s *Service) Create(ctx context.Context, accountID uuid.UUID, f Fields) (store.Template, error) {
+func (s *Service) Create(ctx context.Context, accountID uuid.UUID, f Fields) (domain.Template, error) {
 	n, err := check(f)
 	if err != nil {
-		return store.Template{}, err
+		return domain.Template{}, err
 	}
 	n.AccountID = &accountID
 	return s.store.InsertTemplate(ctx, n, s.now())
 }
 
 // Get returns one of the account's templates or a system template.
-func (s *Service) Get(ctx context.Context, accountID, id uuid.UUID) (store.Template, error) {
+func (s *Service) Get(ctx context.Context, accountID, id uuid.UUID) (domain.Template, error) {
 	t, err := s.store.FindTemplate(ctx, accountID, id)
 	return t, noSuchTemplate(err)
 }
@@ -88,29 +90,29 @@ func noSuchTemplate(err error) error {
 }
 
 // List returns a page of the account's own templates and their total.
-func (s *Service) List(ctx context.Context, accountID uuid.UUID, active *bool, p store.Page) ([]store.Template, int, error) {
+func (s *Service) List(ctx context.Context, accountID uuid.UUID, active *bool, p domain.Page) ([]domain.Template, int, error) {
 	return s.store.ListTemplates(ctx, accountID, active, p)
 }
 
 // ListSystem returns the read-only system templates.
-func (s *Service) ListSystem(ctx context.Context) ([]store.Template, error) {
+func (s *Service) ListSystem(ctx context.Context) ([]domain.Template, error) {
 	return s.store.ListSystemTemplates(ctx)
 }
 
 // Replace validates f and replaces one of the account's templates with it.
-func (s *Service) Replace(ctx context.Context, accountID, id uuid.UUID, f Fields) (store.Template, error) {
+func (s *Service) Replace(ctx context.Context, accountID, id uuid.UUID, f Fields) (domain.Template, error) {
 	n, err := check(f)
 	if err != nil {
-		return store.Template{}, err
+		return domain.Template{}, err
 	}
 	now := s.now()
-	return store.InTx(ctx, s.store, func(tx *store.Tx) (store.Template, error) {
+	return store.InTx(ctx, s.store, func(tx *store.Tx) (domain.Template, error) {
 		cur, err := tx.LockTemplate(ctx, accountID, id)
 		if err != nil {
-			return store.Template{}, noSuchTemplate(err)
+			return domain.Template{}, noSuchTemplate(err)
 		}
 		if cur.System() {
-			return store.Template{}, apperr.New(apperr.Conflict, "System templates are read-only; duplicate it to make your own.")
+			return domain.Template{}, apperr.New(apperr.Conflict, "System templates are read-only; duplicate it to make your own.")
 		}
 		return tx.UpdateTemplate(ctx, accountID, id, n, now)
 	})
@@ -163,10 +165,10 @@ func usesOf(u store.TemplateUses) string {
 }
 
 // Duplicate copies one of the account's templates, or a system template, into the account.
-func (s *Service) Duplicate(ctx context.Context, accountID, id uuid.UUID) (store.Template, error) {
+func (s *Service) Duplicate(ctx context.Context, accountID, id uuid.UUID) (domain.Template, error) {
 	src, err := s.Get(ctx, accountID, id)
 	if err != nil {
-		return store.Template{}, err
+		return domain.Template{}, err
 	}
 	name := []rune(src.Name + " (copy)")
 	if len(name) > 200 {
@@ -224,7 +226,7 @@ func (s *Service) Preview(ctx context.Context, accountID, id uuid.UUID, sample S
 		IssuerName:      issuerName,
 		IssuerLogo:      store.Deref(b.Logo),
 		BrandColor:      store.Deref(b.PrimaryColor),
-		VerificationURL: s.siteURL + "/verify/SAMPLE0000000",
+		VerificationURL: s.links.Verification("SAMPLE0000000"),
 		Metadata:        sampleMetadata(tmpl.Layout, sample.Metadata),
 	}
 	for _, sg := range b.Signatories {
@@ -240,7 +242,7 @@ func (s *Service) Preview(ctx context.Context, accountID, id uuid.UUID, sample S
 }
 
 // ForRendering turns a stored template into what the renderer draws.
-func ForRendering(t store.Template) (render.Template, error) {
+func ForRendering(t domain.Template) (render.Template, error) {
 	layout, err := render.ParseLayout(t.Layout)
 	if err != nil {
 		return render.Template{}, err

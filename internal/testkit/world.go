@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/internal/accounts"
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/store"
 )
 
@@ -38,7 +39,7 @@ func NewWorld(t testing.TB) World {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev, err := st.CreateEvent(ctx, acct.ID, store.EventFields{Name: "Congress", EventDate: clock.Now(), TemplateID: tmpl.ID}, clock.Now())
+	ev, err := st.CreateEvent(ctx, acct.ID, domain.EventFields{Name: "Congress", EventDate: clock.Now(), TemplateID: tmpl.ID}, clock.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -54,7 +54,7 @@ func (s *Service) QR(ctx context.Context, code string, format QRFormat, ifNoneMa
 	if err != nil {
 		return Asset{}, err
 	}
-	url := s.VerificationURL(c.Code)
+	url := s.links.Verification(c.Code)
 	a := Asset{ETag: etag.Of("qr", string(format), url)}
 	if a.NotModified = etag.Matches(ifNoneMatch, a.ETag); a.NotModified {
 		return a, nil
@@ -126,7 +126,7 @@ func (s *Service) Preview(ctx context.Context, code, ifNoneMatch string) (Asset,
 	if c.Kind != KindCertificate {
 		return Asset{}, noSuchAsset("A badge has no certificate preview; its image is badge.png.")
 	}
-	a := Asset{ContentType: "image/png", ETag: etag.Of("preview", render.Version, c.version(), s.siteURL)}
+	a := Asset{ContentType: "image/png", ETag: etag.Of("preview", render.Version, c.version(), s.links.Root())}
 	if a.NotModified = etag.Matches(ifNoneMatch, a.ETag); a.NotModified {
 		return a, nil
 	}
@@ -150,7 +150,7 @@ func (s *Service) ShareCard(ctx context.Context, code, ifNoneMatch string) (Asse
 	case Expired:
 		label = "Expired " + strings.ToLower(label)
 	}
-	a := Asset{ContentType: "image/png", ETag: etag.Of("share", render.Version, c.version(), label, c.Issuer.Name, c.Issuer.Color, s.siteURL)}
+	a := Asset{ContentType: "image/png", ETag: etag.Of("share", render.Version, c.version(), label, c.Issuer.Name, c.Issuer.Color, s.links.Root())}
 	if a.NotModified = etag.Matches(ifNoneMatch, a.ETag); a.NotModified {
 		return a, nil
 	}
@@ -183,7 +183,7 @@ func (s *Service) Download(ctx context.Context, code, token, ifNoneMatch string,
 	if c.Kind != KindCertificate {
 		return Asset{}, noSuchAsset("A badge has no PDF.")
 	}
-	a := Asset{ContentType: "application/pdf", ETag: etag.Of("pdf", render.Version, c.version(), s.siteURL), Filename: c.Number + ".pdf"}
+	a := Asset{ContentType: "application/pdf", ETag: etag.Of("pdf", render.Version, c.version(), s.links.Root()), Filename: c.Number + ".pdf"}
 	if a.NotModified = etag.Matches(ifNoneMatch, a.ETag); a.NotModified {
 		return a, nil
 	}

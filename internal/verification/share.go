@@ -46,7 +46,7 @@ func (s *Service) CopiedLink(ctx context.Context, code string, v Visitor) error 
 // ShareURL is the address that shares c on network, or "" for a network not offered.
 // LinkedIn's add-to-profile form takes months 1 to 12.
 func (s *Service) ShareURL(c Credential, network string) string {
-	page := s.VerificationURL(c.Code)
+	page := s.links.Verification(c.Code)
 	switch network {
 	case "linkedin":
 		q := url.Values{}

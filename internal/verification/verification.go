@@ -14,7 +14,6 @@ import (
 	"crypto/subtle"
 	"errors"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -22,6 +21,8 @@ import (
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/badges"
 	"github.com/certhub/credentiald/internal/credentials"
+	"github.com/certhub/credentiald/internal/domain"
+	"github.com/certhub/credentiald/internal/links"
 	"github.com/certhub/credentiald/internal/render"
 	"github.com/certhub/credentiald/internal/store"
 )
@@ -89,10 +90,10 @@ func (v Visitor) counted() bool { return !IsCrawler(v.UserAgent) }
 
 // CertificateSource gives the rendering of a certificate (certificates.Service).
 type CertificateSource interface {
-	GetWithSnapshot(ctx context.Context, accountID, id uuid.UUID) (store.Certificate, error)
-	PDF(c store.Certificate) ([]byte, error)
-	PNG(c store.Certificate) ([]byte, error)
-	ShareCard(c store.Certificate, label string) ([]byte, error)
+	GetWithSnapshot(ctx context.Context, accountID, id uuid.UUID) (domain.Certificate, error)
+	PDF(c domain.Certificate) ([]byte, error)
+	PNG(c domain.Certificate) ([]byte, error)
+	ShareCard(c domain.Certificate, label string) ([]byte, error)
 }
 
 // Service answers public verification.
@@ -101,7 +102,7 @@ type Service struct {
 	certificates CertificateSource
 	badges       BadgeSource // nil: badge assertions are not found
 	signer       CredentialSigner
-	siteURL      string
+	links        links.Site
 	now          func() time.Time
 	logger       *slog.Logger
 	renders      *renderCache
@@ -131,17 +132,14 @@ func New(st *store.Store, certificates CertificateSource, o Options) *Service {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	return &Service{store: st, certificates: certificates, badges: o.Badges, signer: o.Credentials, siteURL: strings.TrimSuffix(o.SiteURL, "/"), now: o.Now,
+	return &Service{store: st, certificates: certificates, badges: o.Badges, signer: o.Credentials, links: links.New(o.SiteURL), now: o.Now,
 		logger: o.Logger, renders: newRenderCache(64 << 20),
 		Activity: newRecorder(st, o.Now, o.Logger, o.FlushEvery)}
 }
 
-// VerificationURL is the public page of a code.
-func (s *Service) VerificationURL(code string) string { return s.siteURL + "/verify/" + code }
-
 // AssetURL is the absolute URL of one of a code's assets (qr, preview.png, issuer-logo, ...).
 func (s *Service) AssetURL(code, asset string) string {
-	return s.siteURL + "/api/v1/verify/" + code + "/" + asset
+	return s.links.VerificationAsset(code, asset)
 }
 
 // CredentialURL is the URL of a credential's signed form: "json" (credential.json) or "jwt".
@@ -165,7 +163,7 @@ func (s *Service) LogoURL(c Credential) *string {
 	if !c.Issuer.HasLogo {
 		return nil
 	}
-	u := s.AssetURL(c.Code, "issuer-logo")
+	u := s.links.IssuerLogo(c.Code)
 	return &u
 }
 
@@ -241,7 +239,7 @@ func (s *Service) fromAssertion(ctx context.Context, code string) (Credential, e
 }
 
 func (s *Service) fromCertificate(r store.VerifiedCertificate) (Credential, error) {
-	if r.Status == "draft" || r.IssuedAt == nil {
+	if r.Status == domain.StoredCertificateDraft || r.IssuedAt == nil {
 		return Credential{}, notFound()
 	}
 	c := Credential{Kind: KindCertificate, storeKind: store.KindCertificate, ID: r.ID, AccountID: r.AccountID,
@@ -262,17 +260,10 @@ func (s *Service) fromCertificate(r store.VerifiedCertificate) (Credential, erro
 	return c, nil
 }
 
-// statusAt is the rule for a stored status at a time: revoked stays revoked; an issued
-// credential whose expiry has passed is expired whether or not anything wrote so yet.
+// statusAt is the domain's rule for a stored status at a time (domain.CertificateStatusAt) in
+// verification's words; drafts never reach it (fromCertificate refuses them).
 func statusAt(stored string, expiresAt *time.Time, now time.Time) Status {
-	switch {
-	case stored == "revoked":
-		return Revoked
-	case stored == "expired", expiresAt != nil && !now.Before(*expiresAt):
-		return Expired
-	default:
-		return Valid
-	}
+	return Status(domain.CertificateStatusAt(stored, expiresAt, now))
 }
 
 func utc(t *time.Time) *time.Time {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/credentials"
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/secretbox"
 	"github.com/certhub/credentiald/internal/store"
 )
@@ -111,7 +112,7 @@ func (s *Service) Create(ctx context.Context, c Credential) (Offer, error) {
 }
 
 // List returns a page of a credential's offers, newest first, and their total.
-func (s *Service) List(ctx context.Context, c Credential, p store.Page) ([]Offer, int, error) {
+func (s *Service) List(ctx context.Context, c Credential, p domain.Page) ([]Offer, int, error) {
 	if _, err := s.find(ctx, c); err != nil {
 		return nil, 0, err
 	}

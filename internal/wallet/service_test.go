@@ -15,7 +15,7 @@ import (
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/certificates"
 	"github.com/certhub/credentiald/internal/credentials"
-	"github.com/certhub/credentiald/internal/store"
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/testkit"
 	"github.com/certhub/credentiald/internal/vc"
 	"github.com/certhub/credentiald/internal/wallet"
@@ -31,7 +31,7 @@ type claiming struct {
 	certs   *certificates.Service
 	creds   *credentials.Service
 	wallet  *wallet.Service
-	cert    store.Certificate
+	cert    domain.Certificate
 	subject wallet.Credential
 }
 
@@ -42,7 +42,7 @@ func newClaiming(t *testing.T) claiming {
 	c := claiming{w: w, certs: certificates.New(w.Store, site, w.Clock.Now, nil)}
 	c.creds = credentials.New(w.Store, box, site, w.Clock.Now)
 	c.wallet = wallet.New(w.Store, box, c.creds, site, w.Clock.Now)
-	a, err := w.Store.CreateAttendee(t.Context(), w.Account, w.Event, store.AttendeeFields{FirstName: "Ada", LastName: "Lovelace",
+	a, err := w.Store.CreateAttendee(t.Context(), w.Account, w.Event, domain.AttendeeFields{FirstName: "Ada", LastName: "Lovelace",
 		Email: "ada@example.org"}, w.Clock.Now())
 	if err != nil {
 		t.Fatal(err)
@@ -151,7 +151,7 @@ func TestAnExchangeClaimBindsTheCertificateToTheWalletsDID(t *testing.T) {
 	if err != nil || page.Gone == "" {
 		t.Fatalf("the page of a claimed offer: %+v %v", page, err)
 	}
-	list, total, err := c.wallet.List(ctx, c.subject, store.Page{Number: 1, Size: 10})
+	list, total, err := c.wallet.List(ctx, c.subject, domain.Page{Number: 1, Size: 10})
 	if err != nil || total != 1 || list[0].Holder == nil || *list[0].Holder != holder || *list[0].Protocol != wallet.ProtocolVCAPI {
 		t.Fatalf("offers after the claim: %+v %d %v", list, total, err)
 	}

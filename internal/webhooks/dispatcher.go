@@ -19,6 +19,7 @@ import (
 	"code.dny.dev/ssrf"
 	"github.com/google/uuid"
 
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/recovery"
 	"github.com/certhub/credentiald/internal/secretbox"
 	"github.com/certhub/credentiald/internal/store"
@@ -455,7 +456,7 @@ func (d *Dispatcher) record(ctx context.Context, a store.WebhookAttempt, r resul
 
 // countFailures adds n failed attempts to a locked subscription and switches it off, failing
 // its pending deliveries, when they reach SwitchOffAfter in a row or the receiver said 410 Gone.
-func (d *Dispatcher) countFailures(ctx context.Context, tx *store.Tx, sub store.WebhookSubscription, n int, gone bool, now time.Time) (bool, error) {
+func (d *Dispatcher) countFailures(ctx context.Context, tx *store.Tx, sub domain.WebhookSubscription, n int, gone bool, now time.Time) (bool, error) {
 	if n == 0 {
 		return false, nil
 	}

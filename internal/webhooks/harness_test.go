@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/internal/accounts"
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/secretbox"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/testkit"
@@ -110,7 +111,7 @@ func (h *harness) dispatcher() *webhooks.Dispatcher {
 }
 
 // subscribe subscribes the receiver's /hook to kinds and returns the subscription and its secret.
-func (h *harness) subscribe(kinds ...string) (store.WebhookSubscription, string) {
+func (h *harness) subscribe(kinds ...string) (domain.WebhookSubscription, string) {
 	h.t.Helper()
 	u := h.recv.srv.URL + "/hook"
 	sub, secret, err := h.svc.Create(h.ctx, h.account, webhooks.Fields{URL: &u, Events: kinds})
@@ -155,16 +156,16 @@ func (h *harness) runOnce(d *webhooks.Dispatcher) int {
 }
 
 // deliveries returns the subscription's deliveries, newest first.
-func (h *harness) deliveries(sub uuid.UUID) []store.WebhookDelivery {
+func (h *harness) deliveries(sub uuid.UUID) []domain.WebhookDelivery {
 	h.t.Helper()
-	list, _, err := h.st.ListWebhookDeliveries(h.ctx, h.account, sub, store.Page{Number: 1, Size: 100})
+	list, _, err := h.st.ListWebhookDeliveries(h.ctx, h.account, sub, domain.Page{Number: 1, Size: 100})
 	if err != nil {
 		h.t.Fatal(err)
 	}
 	return list
 }
 
-func (h *harness) subscription(id uuid.UUID) store.WebhookSubscription {
+func (h *harness) subscription(id uuid.UUID) domain.WebhookSubscription {
 	h.t.Helper()
 	s, err := h.st.FindWebhookSubscription(h.ctx, h.account, id)
 	if err != nil {
@@ -175,7 +176,7 @@ func (h *harness) subscription(id uuid.UUID) store.WebhookSubscription {
 
 // storeSubscription stores a subscription without the creation check, as one made when its
 // host's name resolved elsewhere.
-func (h *harness) storeSubscription(u string, kinds ...string) store.WebhookSubscription {
+func (h *harness) storeSubscription(u string, kinds ...string) domain.WebhookSubscription {
 	h.t.Helper()
 	secret, err := webhooks.NewSecret()
 	if err != nil {

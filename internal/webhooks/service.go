@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/secretbox"
 	"github.com/certhub/credentiald/internal/store"
 )
@@ -68,62 +69,62 @@ func noSuchSubscription(err error) error {
 }
 
 // List returns the account's subscriptions, newest first.
-func (s *Service) List(ctx context.Context, accountID uuid.UUID) ([]store.WebhookSubscription, error) {
+func (s *Service) List(ctx context.Context, accountID uuid.UUID) ([]domain.WebhookSubscription, error) {
 	return s.store.ListWebhookSubscriptions(ctx, accountID)
 }
 
 // Create checks f and subscribes its URL; it returns the subscription and its signing secret,
 // which is never shown again.
-func (s *Service) Create(ctx context.Context, accountID uuid.UUID, f Fields) (store.WebhookSubscription, string, error) {
+func (s *Service) Create(ctx context.Context, accountID uuid.UUID, f Fields) (domain.WebhookSubscription, string, error) {
 	if f.URL == nil {
-		return store.WebhookSubscription{}, "", apperr.Invalid("url", "is required")
+		return domain.WebhookSubscription{}, "", apperr.Invalid("url", "is required")
 	}
 	if err := s.check(ctx, f); err != nil {
-		return store.WebhookSubscription{}, "", err
+		return domain.WebhookSubscription{}, "", err
 	}
 	secret, err := NewSecret()
 	if err != nil {
-		return store.WebhookSubscription{}, "", err
+		return domain.WebhookSubscription{}, "", err
 	}
 	id, err := uuid.NewV7()
 	if err != nil {
-		return store.WebhookSubscription{}, "", err
+		return domain.WebhookSubscription{}, "", err
 	}
 	sealed, err := s.secrets.Seal([]byte(secret), associated(id))
 	if err != nil {
-		return store.WebhookSubscription{}, "", err
+		return domain.WebhookSubscription{}, "", err
 	}
 	now := s.now()
-	sub, err := store.InTx(ctx, s.store, func(tx *store.Tx) (store.WebhookSubscription, error) {
+	sub, err := store.InTx(ctx, s.store, func(tx *store.Tx) (domain.WebhookSubscription, error) {
 		if err := tx.LockAccountWebhooks(ctx, accountID); err != nil {
-			return store.WebhookSubscription{}, err
+			return domain.WebhookSubscription{}, err
 		}
 		if n, err := tx.CountWebhookSubscriptions(ctx, accountID); err != nil {
-			return store.WebhookSubscription{}, err
+			return domain.WebhookSubscription{}, err
 		} else if n >= MaxSubscriptions {
-			return store.WebhookSubscription{}, apperr.New(apperr.Conflict,
+			return domain.WebhookSubscription{}, apperr.New(apperr.Conflict,
 				"An account has at most %d webhook subscriptions; delete one, or let one subscription receive more event kinds.", MaxSubscriptions)
 		}
 		return tx.InsertWebhookSubscription(ctx, store.NewWebhookSubscription{ID: id, AccountID: accountID, URL: *f.URL,
 			Events: f.Events, Description: description(f.Description), SecretSealed: sealed}, now)
 	})
 	if err != nil {
-		return store.WebhookSubscription{}, "", err
+		return domain.WebhookSubscription{}, "", err
 	}
 	return sub, secret, nil
 }
 
 // Update changes the parts f sets. Switching a subscription on resets its failure count and
 // its disabledAt; switching it off gives up its pending deliveries.
-func (s *Service) Update(ctx context.Context, accountID, id uuid.UUID, f Fields) (store.WebhookSubscription, error) {
+func (s *Service) Update(ctx context.Context, accountID, id uuid.UUID, f Fields) (domain.WebhookSubscription, error) {
 	if err := s.check(ctx, f); err != nil {
-		return store.WebhookSubscription{}, err
+		return domain.WebhookSubscription{}, err
 	}
 	now := s.now()
-	return store.InTx(ctx, s.store, func(tx *store.Tx) (store.WebhookSubscription, error) {
+	return store.InTx(ctx, s.store, func(tx *store.Tx) (domain.WebhookSubscription, error) {
 		cur, err := tx.LockWebhookSubscription(ctx, accountID, id)
 		if err != nil {
-			return store.WebhookSubscription{}, noSuchSubscription(err)
+			return domain.WebhookSubscription{}, noSuchSubscription(err)
 		}
 		next := store.WebhookSubscriptionState{URL: cur.URL, Events: cur.Events, Description: cur.Description,
 			Active: cur.Active, ConsecutiveFailures: cur.ConsecutiveFailures, DisabledAt: cur.DisabledAt}
@@ -141,7 +142,7 @@ func (s *Service) Update(ctx context.Context, accountID, id uuid.UUID, f Fields)
 			if next.Active {
 				next.ConsecutiveFailures, next.DisabledAt = 0, nil
 			} else if err := tx.FailPendingWebhookDeliveries(ctx, id, "not delivered: the subscription was switched off (PUT active: false)", now); err != nil {
-				return store.WebhookSubscription{}, err
+				return domain.WebhookSubscription{}, err
 			}
 		}
 		return tx.UpdateWebhookSubscription(ctx, accountID, id, next, now)
@@ -154,7 +155,7 @@ func (s *Service) Delete(ctx context.Context, accountID, id uuid.UUID) error {
 }
 
 // Deliveries returns a page of a subscription's deliveries, newest first, and their total.
-func (s *Service) Deliveries(ctx context.Context, accountID, id uuid.UUID, p store.Page) ([]store.WebhookDelivery, int, error) {
+func (s *Service) Deliveries(ctx context.Context, accountID, id uuid.UUID, p domain.Page) ([]domain.WebhookDelivery, int, error) {
 	if _, err := s.store.FindWebhookSubscription(ctx, accountID, id); err != nil {
 		return nil, 0, noSuchSubscription(err)
 	}
@@ -167,20 +168,20 @@ const TestMessage = "A test event from credentiald: this endpoint receives the s
 // Test records a webhook.test delivery to the subscription, due at once, and returns it. It is
 // sent like any delivery, also to a switched-off subscription (to try the endpoint before
 // switching it on again), and its attempts count in the subscription's failures.
-func (s *Service) Test(ctx context.Context, accountID, id uuid.UUID) (store.WebhookDelivery, error) {
+func (s *Service) Test(ctx context.Context, accountID, id uuid.UUID) (domain.WebhookDelivery, error) {
 	if _, err := s.store.FindWebhookSubscription(ctx, accountID, id); err != nil {
-		return store.WebhookDelivery{}, noSuchSubscription(err)
+		return domain.WebhookDelivery{}, noSuchSubscription(err)
 	}
 	now := s.now()
 	payload, err := json.Marshal(map[string]any{"eventType": TestKind, "timestamp": now.UTC().Format(time.RFC3339),
 		"data": map[string]any{"subscriptionId": id, "message": TestMessage}})
 	if err != nil {
-		return store.WebhookDelivery{}, err
+		return domain.WebhookDelivery{}, err
 	}
 	d, err := s.store.InsertWebhookDelivery(ctx, store.NewWebhookDelivery{AccountID: accountID, SubscriptionID: id,
 		EventType: TestKind, Payload: payload}, now)
 	if err != nil {
-		return store.WebhookDelivery{}, apperr.When(err, store.Conflict("webhook_deliveries_account_id_subscription_id_fkey"),
+		return domain.WebhookDelivery{}, apperr.When(err, store.Conflict("webhook_deliveries_account_id_subscription_id_fkey"),
 			apperr.NoSuch("webhook subscription"))
 	}
 	s.kick()

@@ -1,0 +1,68 @@
+package domain
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Certificate is a certificate; Status is what clients see at the time it was read
+// (CertificateStatusAt).
+type Certificate struct {
+	ID                   uuid.UUID
+	AccountID            uuid.UUID
+	EventID              uuid.UUID
+	AttendeeID           uuid.UUID
+	TemplateID           uuid.UUID
+	Number               string
+	VerificationCode     string
+	Status               CertificateStatus
+	FirstName, LastName  string
+	Email                string
+	Snapshot             json.RawMessage
+	IssuedAt             *time.Time
+	ExpiresAt            *time.Time
+	RevokedAt            *time.Time
+	RevocationReason     *string
+	RevocationReasonCode *string
+	CreatedAt, UpdatedAt time.Time
+}
+
+// Recipient is whom a certificate is made out to, copied from the attendee when issued.
+type Recipient struct {
+	FirstName, LastName, Email string
+}
+
+// CertificateStatus is a certificate's status as clients see it.
+type CertificateStatus string
+
+// The statuses clients see.
+const (
+	CertificateDraft   CertificateStatus = "draft"
+	CertificateValid   CertificateStatus = "valid"
+	CertificateExpired CertificateStatus = "expired"
+	CertificateRevoked CertificateStatus = "revoked"
+)
+
+// The statuses a certificate is stored with: an issued one reads as valid or expired.
+const (
+	StoredCertificateDraft   = "draft"
+	StoredCertificateIssued  = "issued"
+	StoredCertificateExpired = "expired"
+	StoredCertificateRevoked = "revoked"
+)
+
+// CertificateStatusAt is what a certificate stored with status stored reads as at now: an
+// issued certificate whose expiry has passed is expired, whether or not anything wrote so yet
+// (the store marks lapsed ones only when it next issues for their attendee); a draft stays a
+// draft and a revoked one revoked.
+func CertificateStatusAt(stored string, expiresAt *time.Time, now time.Time) CertificateStatus {
+	switch {
+	case stored == StoredCertificateIssued && expiresAt != nil && !now.Before(*expiresAt):
+		return CertificateExpired
+	case stored == StoredCertificateIssued:
+		return CertificateValid
+	}
+	return CertificateStatus(stored)
+}

@@ -1,0 +1,44 @@
+package domain
+
+import (
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Page selects a page of a list: Number from 1, Size items.
+type Page struct{ Number, Size int }
+
+// Registration is an event's registration settings.
+type Registration struct {
+	Enabled  bool
+	OpensAt  *time.Time
+	ClosesAt *time.Time
+	Capacity *int
+	Message  *string
+}
+
+// Event is an event of an account.
+type Event struct {
+	ID                      uuid.UUID
+	AccountID               uuid.UUID
+	Name                    string
+	Description             *string
+	EventDate               time.Time
+	Location                *string
+	TemplateID              uuid.UUID
+	CertificateValidityDays *int
+	Registration            Registration
+	CreatedAt               time.Time
+	UpdatedAt               time.Time
+}
+
+// EventFields are what creating or replacing an event sets.
+type EventFields struct {
+	Name                    string
+	Description             *string
+	EventDate               time.Time
+	Location                *string
+	TemplateID              uuid.UUID
+	CertificateValidityDays *int
+}
