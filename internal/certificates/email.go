@@ -52,7 +52,7 @@ func (s *Service) recordEmail(ctx context.Context, tx *store.Tx, c store.Certifi
 // recipient token, and the PDF is attached, when it is sent).
 func (s *Service) Send(ctx context.Context, accountID, id uuid.UUID) (store.EmailDelivery, error) {
 	now := s.now()
-	d, err := store.InTx(ctx, s.store, func(tx *store.Tx) (store.EmailDelivery, error) {
+	return store.InTx(ctx, s.store, func(tx *store.Tx) (store.EmailDelivery, error) {
 		c, err := tx.LockCertificate(ctx, accountID, id, now)
 		if err != nil {
 			return store.EmailDelivery{}, noSuchCertificate(err)
@@ -62,10 +62,6 @@ func (s *Service) Send(ctx context.Context, accountID, id uuid.UUID) (store.Emai
 		}
 		return s.recordEmail(ctx, tx, c, now)
 	})
-	if err == nil {
-		s.kick()
-	}
-	return d, err
 }
 
 // SendBulk records, in one transaction, the delivery emails of an event's valid certificates
@@ -97,9 +93,6 @@ func (s *Service) SendBulk(ctx context.Context, accountID, eventID uuid.UUID, id
 		}
 		return n, nil
 	})
-	if err == nil && n.queued > 0 {
-		s.kick()
-	}
 	return n.queued, n.skipped, err
 }
 

@@ -102,10 +102,10 @@ func TestAPartialJobIssuesWhileCreditsLast(t *testing.T) {
 	if res.StatusCode != 202 {
 		t.Fatalf("create job: %d %s", res.StatusCode, res.Body)
 	}
-	if err := s.env.Service.Bulk.Start(context.Background()); err != nil {
+	if err := s.env.Service.Jobs.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = s.env.Service.Bulk.Stop(context.Background()) })
+	t.Cleanup(func() { _ = s.env.Service.Jobs.Stop(context.Background()) })
 	j := waitForJob(t, s, res.Header.Get("Location"), func(j store.BulkJob) bool { return j.Status == "completed" })
 	if j.Data.Total != 3 || j.Data.Issued != 2 || j.Data.Failed != 1 || len(j.Data.Errors) != 1 ||
 		j.Data.Errors[0].Code != "CREDIT_LIMIT" || j.Data.Errors[0].AttendeeID != ids[2].String() {
@@ -134,10 +134,10 @@ func TestADraftJobIsNotCountedAgainstCredits(t *testing.T) {
 	if res.StatusCode != 202 {
 		t.Fatalf("draft job: %d %s", res.StatusCode, res.Body)
 	}
-	if err := s.env.Service.Bulk.Start(context.Background()); err != nil {
+	if err := s.env.Service.Jobs.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = s.env.Service.Bulk.Stop(context.Background()) })
+	t.Cleanup(func() { _ = s.env.Service.Jobs.Stop(context.Background()) })
 	j := waitForJob(t, s, res.Header.Get("Location"), func(j store.BulkJob) bool { return j.Status == "completed" })
 	if j.Data.Issued != 3 || j.Data.Failed != 0 {
 		t.Fatalf("draft job: %+v", j.Data)
