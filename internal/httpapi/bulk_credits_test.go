@@ -43,7 +43,7 @@ func (s issuing) jobsPath() string {
 // its job-queue entry.
 func jobRows(t *testing.T, s issuing) (jobs, items, queued int) {
 	t.Helper()
-	testkit.QueryRow(t, s.env, `SELECT (SELECT count(*) FROM bulk_jobs), (SELECT count(*) FROM bulk_job_items), (SELECT count(*) FROM river_job)`,
+	testkit.QueryRow(t, s.env, `SELECT (SELECT count(*) FROM bulk_jobs), (SELECT count(*) FROM bulk_job_items), (SELECT count(*) FROM river_job WHERE kind = 'bulk_generate_certificates')`,
 		nil, &jobs, &items, &queued)
 	return jobs, items, queued
 }

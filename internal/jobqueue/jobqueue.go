@@ -34,9 +34,9 @@ type Workers struct {
 const DefaultRescueAfter = 2 * time.Minute
 
 // New returns the client over the store's database; Start begins working jobs, Stop lets the
-// running ones finish. rescueAfter (0: DefaultRescueAfter) must exceed River's default job
-// timeout (1 minute); workers with a longer timeout declare it (Timeout), and River waits for
-// it before rescuing their jobs.
+// running ones finish. rescueAfter (0: DefaultRescueAfter) is when River's rescuer takes up the
+// job of a process that died; workers with a longer timeout declare it (Timeout), and River
+// waits for it before rescuing their jobs.
 func New(st *store.Store, w Workers, logger *slog.Logger, rescueAfter time.Duration) (*store.JobQueue, error) {
 	// The machine has 2 cores: bulk issuance renders (CPU), so 2 at a time; email and webhooks
 	// wait on the network, so more; the maintenance jobs are rare and short.
@@ -61,11 +61,15 @@ func New(st *store.Store, w Workers, logger *slog.Logger, rescueAfter time.Durat
 		queues[jobs.QueueMaintenance] = river.QueueConfig{MaxWorkers: 1}
 		periodic = append(periodic, w.Idempotency.PurgeJob())
 	}
+	rescueAfter = cmp.Or(rescueAfter, DefaultRescueAfter)
 	return st.NewJobQueue(&river.Config{
-		Queues:               queues,
-		Workers:              workers,
-		PeriodicJobs:         periodic,
-		Logger:               logger,
-		RescueStuckJobsAfter: cmp.Or(rescueAfter, DefaultRescueAfter),
+		Queues:       queues,
+		Workers:      workers,
+		PeriodicJobs: periodic,
+		Logger:       logger,
+		// River's default job timeout (1 minute), unless the rescue comes sooner (tests); workers
+		// that need longer say so (Timeout).
+		JobTimeout:           min(time.Minute, rescueAfter),
+		RescueStuckJobsAfter: rescueAfter,
 	})
 }
