@@ -7,54 +7,28 @@ VALUES (@id, @account_id, @kind, sqlc.narg(certificate_id), sqlc.narg(badge_asse
         @now::timestamptz, @now::timestamptz, @now::timestamptz)
 RETURNING *;
 
--- ClaimDueEmails takes a batch of due messages for one worker. Claiming counts an attempt and
--- moves next_attempt_at past a lease: if the worker dies, the message is due again after it,
--- and the lapsed attempt stays counted. A message claimed max_attempts times is never claimed
--- again (FailLapsedEmails closes it), so a message that stops the process every time it is
--- sent stops it at most max_attempts times.
--- name: ClaimDueEmails :many
-UPDATE email_deliveries
-SET attempts = attempts + 1,
-    next_attempt_at = @leased_until::timestamptz,
-    updated_at = @now::timestamptz
-WHERE id IN (
-    SELECT id FROM email_deliveries
-    WHERE status = 'queued' AND next_attempt_at <= @now::timestamptz AND attempts < @max_attempts::integer
-    ORDER BY next_attempt_at, id
-    LIMIT @batch_size
-    FOR UPDATE SKIP LOCKED
-)
-RETURNING *;
+-- name: GetEmailDeliveryByID :one
+SELECT * FROM email_deliveries WHERE id = @id;
 
--- FailLapsedEmails records as failed the messages whose last allowed attempt lapsed: claimed
--- max_attempts times, and the lease of the last claim ran out with no outcome recorded (the
--- worker died or hung while sending). A failure the worker saw never leaves a message here:
--- it records the message failed once attempts reach the cap.
--- name: FailLapsedEmails :many
-UPDATE email_deliveries
-SET status = 'failed', last_error = @last_error, updated_at = @now::timestamptz
-WHERE id IN (
-    SELECT id FROM email_deliveries
-    WHERE status = 'queued' AND next_attempt_at <= @now::timestamptz AND attempts >= @max_attempts::integer
-    FOR UPDATE SKIP LOCKED
-)
-RETURNING *;
-
+-- The outcomes of an attempt (numbered attempts) change only a message still queued: a job
+-- run again after its outcome was recorded changes nothing.
 -- name: MarkEmailSent :one
-UPDATE email_deliveries SET status = 'sent', sent_at = @now::timestamptz, last_error = NULL, updated_at = @now::timestamptz
-WHERE id = @id
+UPDATE email_deliveries SET status = 'sent', attempts = @attempts, sent_at = @now::timestamptz, last_error = NULL,
+    updated_at = @now::timestamptz
+WHERE id = @id AND status = 'queued'
 RETURNING *;
 
 -- name: GetCertificateByID :one
 SELECT * FROM certificates WHERE id = @id;
 
 -- name: RetryEmailLater :exec
-UPDATE email_deliveries SET last_error = @last_error, next_attempt_at = @next_attempt_at, updated_at = @now::timestamptz
-WHERE id = @id;
+UPDATE email_deliveries SET attempts = @attempts, last_error = @last_error, next_attempt_at = @next_attempt_at,
+    updated_at = @now::timestamptz
+WHERE id = @id AND status = 'queued';
 
 -- name: MarkEmailFailed :exec
-UPDATE email_deliveries SET status = 'failed', last_error = @last_error, updated_at = @now::timestamptz
-WHERE id = @id;
+UPDATE email_deliveries SET status = 'failed', attempts = @attempts, last_error = @last_error, updated_at = @now::timestamptz
+WHERE id = @id AND status = 'queued';
 
 -- name: GetEmailDelivery :one
 SELECT * FROM email_deliveries WHERE account_id = @account_id AND id = @id;

@@ -69,13 +69,12 @@ LIMIT @page_size OFFSET @page_offset;
 -- name: CountWebhookDeliveries :one
 SELECT count(*) FROM webhook_deliveries WHERE account_id = @account_id AND subscription_id = @subscription_id;
 
--- ClaimOutboxEvents takes a batch of events not yet dispatched, oldest first, for one
--- dispatcher's transaction; another dispatcher skips them.
--- name: ClaimOutboxEvents :many
-SELECT * FROM outbox_events WHERE dispatched_at IS NULL
+-- LockOutboxEvents takes the events of a fan-out job not yet dispatched, locked until the
+-- transaction ends: a second fan-out of the same events waits, then finds them dispatched.
+-- name: LockOutboxEvents :many
+SELECT * FROM outbox_events WHERE id = ANY (@ids::uuid[]) AND dispatched_at IS NULL
 ORDER BY occurred_at, id
-LIMIT @batch_size
-FOR UPDATE SKIP LOCKED;
+FOR UPDATE;
 
 -- OutboxSubscribers pairs each event with the active subscriptions of its account that chose
 -- its kind, by name or by a pattern: "*" (every kind), or "certificate.*" and "badge.*" (the
@@ -91,59 +90,44 @@ WHERE e.id = ANY (@event_ids::uuid[])
 ORDER BY e.occurred_at, e.id, s.created_at, s.id;
 
 -- InsertFannedOutDeliveries writes one delivery per (subscription, event); a pair that has one
--- already is skipped, so a fan-out repeated after a failure cannot deliver twice.
--- name: InsertFannedOutDeliveries :execrows
+-- already is skipped, so a fan-out repeated after a failure cannot deliver twice. It returns the
+-- ids of those it wrote.
+-- name: InsertFannedOutDeliveries :many
 INSERT INTO webhook_deliveries (id, account_id, subscription_id, outbox_event_id, event_type, payload, next_attempt_at, created_at)
 SELECT unnest(@ids::uuid[]), unnest(@account_ids::uuid[]), unnest(@subscription_ids::uuid[]), unnest(@outbox_event_ids::uuid[]),
        unnest(@event_types::text[]), unnest(@payloads::bytea[]), @now::timestamptz, @now::timestamptz
-ON CONFLICT ON CONSTRAINT webhook_deliveries_subscription_id_outbox_event_id_key DO NOTHING;
+ON CONFLICT ON CONSTRAINT webhook_deliveries_subscription_id_outbox_event_id_key DO NOTHING
+RETURNING id;
 
 -- name: MarkOutboxDispatched :exec
 UPDATE outbox_events SET dispatched_at = @now::timestamptz WHERE id = ANY (@ids::uuid[]);
 
--- ClaimDueWebhookDeliveries takes a batch of due deliveries for one dispatcher. Claiming counts
--- an attempt and holds the delivery until leased_until: a dispatcher that stops while sending
--- lets it become due again after the lease, with that attempt counted (lapsed says so). A
--- delivery claimed max_attempts times is not claimed again; FailLapsedWebhookDeliveries closes
--- it. The subscription's URL and sealed secret come along.
--- name: ClaimDueWebhookDeliveries :many
-WITH due AS (
-    SELECT d.id, (d.leased_until IS NOT NULL)::boolean AS lapsed
+-- StartWebhookAttempt records that the attempt numbered attempt of a pending delivery begins
+-- (its job runs): attempts, last_attempt_at, and leased_until, the end of the attempt's time
+-- (an attempt past it lapsed: its process stopped). It returns the delivery, what it was before
+-- (its attempts, whether an attempt was in flight), and the subscription's URL and sealed
+-- secret; nothing when the delivery is no longer pending
+-- (failed when its subscription was switched off, or deleted with it).
+-- name: StartWebhookAttempt :one
+WITH prev AS (
+    SELECT d.id, d.attempts AS previous_attempts, (d.leased_until IS NOT NULL)::boolean AS previous_in_flight
     FROM webhook_deliveries d
-    WHERE d.status = 'pending' AND d.next_attempt_at <= @now::timestamptz
-      AND (d.leased_until IS NULL OR d.leased_until <= @now::timestamptz)
-      AND d.attempts < @max_attempts::integer
-    ORDER BY d.next_attempt_at, d.id
-    LIMIT @batch_size
-    FOR UPDATE OF d SKIP LOCKED
-), claimed AS (
+    WHERE d.id = @id AND d.status = 'pending'
+    FOR UPDATE
+), started AS (
     UPDATE webhook_deliveries d
-    SET attempts = d.attempts + 1, last_attempt_at = @now::timestamptz, leased_until = @leased_until::timestamptz
-    FROM due
-    WHERE d.id = due.id
+    SET attempts = @attempt::integer, last_attempt_at = @now::timestamptz, leased_until = @leased_until::timestamptz
+    FROM prev
+    WHERE d.id = prev.id
     RETURNING d.*
 )
-SELECT c.*, due.lapsed, s.url, s.secret_sealed
-FROM claimed c
-JOIN due ON due.id = c.id
-JOIN webhook_subscriptions s ON s.id = c.subscription_id
-ORDER BY c.next_attempt_at, c.id;
-
--- FailLapsedWebhookDeliveries closes the deliveries whose last allowed attempt lapsed: claimed
--- max_attempts times, and the lease of the last claim ran out with no outcome recorded.
--- name: FailLapsedWebhookDeliveries :many
-UPDATE webhook_deliveries
-SET status = 'failed', error = @error, next_attempt_at = NULL, leased_until = NULL
-WHERE id IN (
-    SELECT id FROM webhook_deliveries
-    WHERE status = 'pending' AND leased_until <= @now::timestamptz AND attempts >= @max_attempts::integer
-    FOR UPDATE SKIP LOCKED
-)
-RETURNING *;
+SELECT c.*, prev.previous_attempts, prev.previous_in_flight, s.url, s.secret_sealed
+FROM started c
+JOIN prev ON prev.id = c.id
+JOIN webhook_subscriptions s ON s.id = c.subscription_id;
 
 -- FinishWebhookAttempt records the outcome of the attempt numbered attempt. It changes nothing
--- when the delivery moved on without this attempt (its lease lapsed and another dispatcher
--- claimed it again).
+-- when the delivery moved on without this attempt (it was closed meanwhile).
 -- name: FinishWebhookAttempt :execrows
 UPDATE webhook_deliveries
 SET status = @status, next_attempt_at = sqlc.narg(next_attempt_at), leased_until = NULL,

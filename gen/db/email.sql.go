@@ -12,77 +12,6 @@ import (
 	"github.com/google/uuid"
 )
 
-const claimDueEmails = `-- name: ClaimDueEmails :many
-UPDATE email_deliveries
-SET attempts = attempts + 1,
-    next_attempt_at = $1::timestamptz,
-    updated_at = $2::timestamptz
-WHERE id IN (
-    SELECT id FROM email_deliveries
-    WHERE status = 'queued' AND next_attempt_at <= $2::timestamptz AND attempts < $3::integer
-    ORDER BY next_attempt_at, id
-    LIMIT $4
-    FOR UPDATE SKIP LOCKED
-)
-RETURNING id, account_id, kind, certificate_id, badge_assertion_id, to_address, subject, body_text, status, attempts, last_error, next_attempt_at, sent_at, created_at, to_name, from_name, reply_to, updated_at
-`
-
-type ClaimDueEmailsParams struct {
-	LeasedUntil time.Time
-	Now         time.Time
-	MaxAttempts int32
-	BatchSize   int32
-}
-
-// ClaimDueEmails takes a batch of due messages for one worker. Claiming counts an attempt and
-// moves next_attempt_at past a lease: if the worker dies, the message is due again after it,
-// and the lapsed attempt stays counted. A message claimed max_attempts times is never claimed
-// again (FailLapsedEmails closes it), so a message that stops the process every time it is
-// sent stops it at most max_attempts times.
-func (q *Queries) ClaimDueEmails(ctx context.Context, arg ClaimDueEmailsParams) ([]EmailDelivery, error) {
-	rows, err := q.db.Query(ctx, claimDueEmails,
-		arg.LeasedUntil,
-		arg.Now,
-		arg.MaxAttempts,
-		arg.BatchSize,
-	)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []EmailDelivery
-	for rows.Next() {
-		var i EmailDelivery
-		if err := rows.Scan(
-			&i.ID,
-			&i.AccountID,
-			&i.Kind,
-			&i.CertificateID,
-			&i.BadgeAssertionID,
-			&i.ToAddress,
-			&i.Subject,
-			&i.BodyText,
-			&i.Status,
-			&i.Attempts,
-			&i.LastError,
-			&i.NextAttemptAt,
-			&i.SentAt,
-			&i.CreatedAt,
-			&i.ToName,
-			&i.FromName,
-			&i.ReplyTo,
-			&i.UpdatedAt,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
 const countCredentialEmails = `-- name: CountCredentialEmails :one
 SELECT count(*) FROM email_deliveries d LEFT JOIN certificates c ON c.id = d.certificate_id
 LEFT JOIN badge_assertions b ON b.id = d.badge_assertion_id LEFT JOIN attendees ba ON ba.id = b.attendee_id
@@ -175,66 +104,6 @@ func (q *Queries) EnqueueEmail(ctx context.Context, arg EnqueueEmailParams) (Ema
 	return i, err
 }
 
-const failLapsedEmails = `-- name: FailLapsedEmails :many
-UPDATE email_deliveries
-SET status = 'failed', last_error = $1, updated_at = $2::timestamptz
-WHERE id IN (
-    SELECT id FROM email_deliveries
-    WHERE status = 'queued' AND next_attempt_at <= $2::timestamptz AND attempts >= $3::integer
-    FOR UPDATE SKIP LOCKED
-)
-RETURNING id, account_id, kind, certificate_id, badge_assertion_id, to_address, subject, body_text, status, attempts, last_error, next_attempt_at, sent_at, created_at, to_name, from_name, reply_to, updated_at
-`
-
-type FailLapsedEmailsParams struct {
-	LastError   *string
-	Now         time.Time
-	MaxAttempts int32
-}
-
-// FailLapsedEmails records as failed the messages whose last allowed attempt lapsed: claimed
-// max_attempts times, and the lease of the last claim ran out with no outcome recorded (the
-// worker died or hung while sending). A failure the worker saw never leaves a message here:
-// it records the message failed once attempts reach the cap.
-func (q *Queries) FailLapsedEmails(ctx context.Context, arg FailLapsedEmailsParams) ([]EmailDelivery, error) {
-	rows, err := q.db.Query(ctx, failLapsedEmails, arg.LastError, arg.Now, arg.MaxAttempts)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []EmailDelivery
-	for rows.Next() {
-		var i EmailDelivery
-		if err := rows.Scan(
-			&i.ID,
-			&i.AccountID,
-			&i.Kind,
-			&i.CertificateID,
-			&i.BadgeAssertionID,
-			&i.ToAddress,
-			&i.Subject,
-			&i.BodyText,
-			&i.Status,
-			&i.Attempts,
-			&i.LastError,
-			&i.NextAttemptAt,
-			&i.SentAt,
-			&i.CreatedAt,
-			&i.ToName,
-			&i.FromName,
-			&i.ReplyTo,
-			&i.UpdatedAt,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
 const getCertificateByID = `-- name: GetCertificateByID :one
 SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location FROM certificates WHERE id = $1
 `
@@ -283,6 +152,36 @@ type GetEmailDeliveryParams struct {
 
 func (q *Queries) GetEmailDelivery(ctx context.Context, arg GetEmailDeliveryParams) (EmailDelivery, error) {
 	row := q.db.QueryRow(ctx, getEmailDelivery, arg.AccountID, arg.ID)
+	var i EmailDelivery
+	err := row.Scan(
+		&i.ID,
+		&i.AccountID,
+		&i.Kind,
+		&i.CertificateID,
+		&i.BadgeAssertionID,
+		&i.ToAddress,
+		&i.Subject,
+		&i.BodyText,
+		&i.Status,
+		&i.Attempts,
+		&i.LastError,
+		&i.NextAttemptAt,
+		&i.SentAt,
+		&i.CreatedAt,
+		&i.ToName,
+		&i.FromName,
+		&i.ReplyTo,
+		&i.UpdatedAt,
+	)
+	return i, err
+}
+
+const getEmailDeliveryByID = `-- name: GetEmailDeliveryByID :one
+SELECT id, account_id, kind, certificate_id, badge_assertion_id, to_address, subject, body_text, status, attempts, last_error, next_attempt_at, sent_at, created_at, to_name, from_name, reply_to, updated_at FROM email_deliveries WHERE id = $1
+`
+
+func (q *Queries) GetEmailDeliveryByID(ctx context.Context, id uuid.UUID) (EmailDelivery, error) {
+	row := q.db.QueryRow(ctx, getEmailDeliveryByID, id)
 	var i EmailDelivery
 	err := row.Scan(
 		&i.ID,
@@ -376,34 +275,44 @@ func (q *Queries) ListCredentialEmails(ctx context.Context, arg ListCredentialEm
 }
 
 const markEmailFailed = `-- name: MarkEmailFailed :exec
-UPDATE email_deliveries SET status = 'failed', last_error = $1, updated_at = $2::timestamptz
-WHERE id = $3
+UPDATE email_deliveries SET status = 'failed', attempts = $1, last_error = $2, updated_at = $3::timestamptz
+WHERE id = $4 AND status = 'queued'
 `
 
 type MarkEmailFailedParams struct {
+	Attempts  int32
 	LastError *string
 	Now       time.Time
 	ID        uuid.UUID
 }
 
 func (q *Queries) MarkEmailFailed(ctx context.Context, arg MarkEmailFailedParams) error {
-	_, err := q.db.Exec(ctx, markEmailFailed, arg.LastError, arg.Now, arg.ID)
+	_, err := q.db.Exec(ctx, markEmailFailed,
+		arg.Attempts,
+		arg.LastError,
+		arg.Now,
+		arg.ID,
+	)
 	return err
 }
 
 const markEmailSent = `-- name: MarkEmailSent :one
-UPDATE email_deliveries SET status = 'sent', sent_at = $1::timestamptz, last_error = NULL, updated_at = $1::timestamptz
-WHERE id = $2
+UPDATE email_deliveries SET status = 'sent', attempts = $1, sent_at = $2::timestamptz, last_error = NULL,
+    updated_at = $2::timestamptz
+WHERE id = $3 AND status = 'queued'
 RETURNING id, account_id, kind, certificate_id, badge_assertion_id, to_address, subject, body_text, status, attempts, last_error, next_attempt_at, sent_at, created_at, to_name, from_name, reply_to, updated_at
 `
 
 type MarkEmailSentParams struct {
-	Now time.Time
-	ID  uuid.UUID
+	Attempts int32
+	Now      time.Time
+	ID       uuid.UUID
 }
 
+// The outcomes of an attempt (numbered attempts) change only a message still queued: a job
+// run again after its outcome was recorded changes nothing.
 func (q *Queries) MarkEmailSent(ctx context.Context, arg MarkEmailSentParams) (EmailDelivery, error) {
-	row := q.db.QueryRow(ctx, markEmailSent, arg.Now, arg.ID)
+	row := q.db.QueryRow(ctx, markEmailSent, arg.Attempts, arg.Now, arg.ID)
 	var i EmailDelivery
 	err := row.Scan(
 		&i.ID,
@@ -429,11 +338,13 @@ func (q *Queries) MarkEmailSent(ctx context.Context, arg MarkEmailSentParams) (E
 }
 
 const retryEmailLater = `-- name: RetryEmailLater :exec
-UPDATE email_deliveries SET last_error = $1, next_attempt_at = $2, updated_at = $3::timestamptz
-WHERE id = $4
+UPDATE email_deliveries SET attempts = $1, last_error = $2, next_attempt_at = $3,
+    updated_at = $4::timestamptz
+WHERE id = $5 AND status = 'queued'
 `
 
 type RetryEmailLaterParams struct {
+	Attempts      int32
 	LastError     *string
 	NextAttemptAt time.Time
 	Now           time.Time
@@ -442,6 +353,7 @@ type RetryEmailLaterParams struct {
 
 func (q *Queries) RetryEmailLater(ctx context.Context, arg RetryEmailLaterParams) error {
 	_, err := q.db.Exec(ctx, retryEmailLater,
+		arg.Attempts,
 		arg.LastError,
 		arg.NextAttemptAt,
 		arg.Now,

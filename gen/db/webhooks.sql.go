@@ -12,145 +12,6 @@ import (
 	"github.com/google/uuid"
 )
 
-const claimDueWebhookDeliveries = `-- name: ClaimDueWebhookDeliveries :many
-WITH due AS (
-    SELECT d.id, (d.leased_until IS NOT NULL)::boolean AS lapsed
-    FROM webhook_deliveries d
-    WHERE d.status = 'pending' AND d.next_attempt_at <= $1::timestamptz
-      AND (d.leased_until IS NULL OR d.leased_until <= $1::timestamptz)
-      AND d.attempts < $2::integer
-    ORDER BY d.next_attempt_at, d.id
-    LIMIT $3
-    FOR UPDATE OF d SKIP LOCKED
-), claimed AS (
-    UPDATE webhook_deliveries d
-    SET attempts = d.attempts + 1, last_attempt_at = $1::timestamptz, leased_until = $4::timestamptz
-    FROM due
-    WHERE d.id = due.id
-    RETURNING d.id, d.account_id, d.subscription_id, d.outbox_event_id, d.event_type, d.payload, d.status, d.attempts, d.last_attempt_at, d.next_attempt_at, d.response_status, d.response_body, d.error, d.duration_ms, d.created_at, d.leased_until
-)
-SELECT c.id, c.account_id, c.subscription_id, c.outbox_event_id, c.event_type, c.payload, c.status, c.attempts, c.last_attempt_at, c.next_attempt_at, c.response_status, c.response_body, c.error, c.duration_ms, c.created_at, c.leased_until, due.lapsed, s.url, s.secret_sealed
-FROM claimed c
-JOIN due ON due.id = c.id
-JOIN webhook_subscriptions s ON s.id = c.subscription_id
-ORDER BY c.next_attempt_at, c.id
-`
-
-type ClaimDueWebhookDeliveriesParams struct {
-	Now         time.Time
-	MaxAttempts int32
-	BatchSize   int32
-	LeasedUntil time.Time
-}
-
-type ClaimDueWebhookDeliveriesRow struct {
-	ID             uuid.UUID
-	AccountID      uuid.UUID
-	SubscriptionID uuid.UUID
-	OutboxEventID  *uuid.UUID
-	EventType      string
-	Payload        []byte
-	Status         string
-	Attempts       int32
-	LastAttemptAt  *time.Time
-	NextAttemptAt  *time.Time
-	ResponseStatus *int32
-	ResponseBody   *string
-	Error          *string
-	DurationMs     *int32
-	CreatedAt      time.Time
-	LeasedUntil    *time.Time
-	Lapsed         bool
-	Url            string
-	SecretSealed   []byte
-}
-
-// ClaimDueWebhookDeliveries takes a batch of due deliveries for one dispatcher. Claiming counts
-// an attempt and holds the delivery until leased_until: a dispatcher that stops while sending
-// lets it become due again after the lease, with that attempt counted (lapsed says so). A
-// delivery claimed max_attempts times is not claimed again; FailLapsedWebhookDeliveries closes
-// it. The subscription's URL and sealed secret come along.
-func (q *Queries) ClaimDueWebhookDeliveries(ctx context.Context, arg ClaimDueWebhookDeliveriesParams) ([]ClaimDueWebhookDeliveriesRow, error) {
-	rows, err := q.db.Query(ctx, claimDueWebhookDeliveries,
-		arg.Now,
-		arg.MaxAttempts,
-		arg.BatchSize,
-		arg.LeasedUntil,
-	)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []ClaimDueWebhookDeliveriesRow
-	for rows.Next() {
-		var i ClaimDueWebhookDeliveriesRow
-		if err := rows.Scan(
-			&i.ID,
-			&i.AccountID,
-			&i.SubscriptionID,
-			&i.OutboxEventID,
-			&i.EventType,
-			&i.Payload,
-			&i.Status,
-			&i.Attempts,
-			&i.LastAttemptAt,
-			&i.NextAttemptAt,
-			&i.ResponseStatus,
-			&i.ResponseBody,
-			&i.Error,
-			&i.DurationMs,
-			&i.CreatedAt,
-			&i.LeasedUntil,
-			&i.Lapsed,
-			&i.Url,
-			&i.SecretSealed,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const claimOutboxEvents = `-- name: ClaimOutboxEvents :many
-SELECT id, account_id, event_type, payload, occurred_at, dispatched_at FROM outbox_events WHERE dispatched_at IS NULL
-ORDER BY occurred_at, id
-LIMIT $1
-FOR UPDATE SKIP LOCKED
-`
-
-// ClaimOutboxEvents takes a batch of events not yet dispatched, oldest first, for one
-// dispatcher's transaction; another dispatcher skips them.
-func (q *Queries) ClaimOutboxEvents(ctx context.Context, batchSize int32) ([]OutboxEvent, error) {
-	rows, err := q.db.Query(ctx, claimOutboxEvents, batchSize)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []OutboxEvent
-	for rows.Next() {
-		var i OutboxEvent
-		if err := rows.Scan(
-			&i.ID,
-			&i.AccountID,
-			&i.EventType,
-			&i.Payload,
-			&i.OccurredAt,
-			&i.DispatchedAt,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
 const countWebhookDeliveries = `-- name: CountWebhookDeliveries :one
 SELECT count(*) FROM webhook_deliveries WHERE account_id = $1 AND subscription_id = $2
 `
@@ -195,62 +56,6 @@ func (q *Queries) DeleteWebhookSubscription(ctx context.Context, arg DeleteWebho
 	return result.RowsAffected(), nil
 }
 
-const failLapsedWebhookDeliveries = `-- name: FailLapsedWebhookDeliveries :many
-UPDATE webhook_deliveries
-SET status = 'failed', error = $1, next_attempt_at = NULL, leased_until = NULL
-WHERE id IN (
-    SELECT id FROM webhook_deliveries
-    WHERE status = 'pending' AND leased_until <= $2::timestamptz AND attempts >= $3::integer
-    FOR UPDATE SKIP LOCKED
-)
-RETURNING id, account_id, subscription_id, outbox_event_id, event_type, payload, status, attempts, last_attempt_at, next_attempt_at, response_status, response_body, error, duration_ms, created_at, leased_until
-`
-
-type FailLapsedWebhookDeliveriesParams struct {
-	Error       *string
-	Now         time.Time
-	MaxAttempts int32
-}
-
-// FailLapsedWebhookDeliveries closes the deliveries whose last allowed attempt lapsed: claimed
-// max_attempts times, and the lease of the last claim ran out with no outcome recorded.
-func (q *Queries) FailLapsedWebhookDeliveries(ctx context.Context, arg FailLapsedWebhookDeliveriesParams) ([]WebhookDelivery, error) {
-	rows, err := q.db.Query(ctx, failLapsedWebhookDeliveries, arg.Error, arg.Now, arg.MaxAttempts)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []WebhookDelivery
-	for rows.Next() {
-		var i WebhookDelivery
-		if err := rows.Scan(
-			&i.ID,
-			&i.AccountID,
-			&i.SubscriptionID,
-			&i.OutboxEventID,
-			&i.EventType,
-			&i.Payload,
-			&i.Status,
-			&i.Attempts,
-			&i.LastAttemptAt,
-			&i.NextAttemptAt,
-			&i.ResponseStatus,
-			&i.ResponseBody,
-			&i.Error,
-			&i.DurationMs,
-			&i.CreatedAt,
-			&i.LeasedUntil,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
 const failPendingWebhookDeliveries = `-- name: FailPendingWebhookDeliveries :exec
 UPDATE webhook_deliveries
 SET status = 'failed', error = $1, next_attempt_at = NULL, leased_until = NULL
@@ -291,8 +96,7 @@ type FinishWebhookAttemptParams struct {
 }
 
 // FinishWebhookAttempt records the outcome of the attempt numbered attempt. It changes nothing
-// when the delivery moved on without this attempt (its lease lapsed and another dispatcher
-// claimed it again).
+// when the delivery moved on without this attempt (it was closed meanwhile).
 func (q *Queries) FinishWebhookAttempt(ctx context.Context, arg FinishWebhookAttemptParams) (int64, error) {
 	result, err := q.db.Exec(ctx, finishWebhookAttempt,
 		arg.Status,
@@ -338,11 +142,12 @@ func (q *Queries) GetWebhookSubscription(ctx context.Context, arg GetWebhookSubs
 	return i, err
 }
 
-const insertFannedOutDeliveries = `-- name: InsertFannedOutDeliveries :execrows
+const insertFannedOutDeliveries = `-- name: InsertFannedOutDeliveries :many
 INSERT INTO webhook_deliveries (id, account_id, subscription_id, outbox_event_id, event_type, payload, next_attempt_at, created_at)
 SELECT unnest($1::uuid[]), unnest($2::uuid[]), unnest($3::uuid[]), unnest($4::uuid[]),
        unnest($5::text[]), unnest($6::bytea[]), $7::timestamptz, $7::timestamptz
 ON CONFLICT ON CONSTRAINT webhook_deliveries_subscription_id_outbox_event_id_key DO NOTHING
+RETURNING id
 `
 
 type InsertFannedOutDeliveriesParams struct {
@@ -356,9 +161,10 @@ type InsertFannedOutDeliveriesParams struct {
 }
 
 // InsertFannedOutDeliveries writes one delivery per (subscription, event); a pair that has one
-// already is skipped, so a fan-out repeated after a failure cannot deliver twice.
-func (q *Queries) InsertFannedOutDeliveries(ctx context.Context, arg InsertFannedOutDeliveriesParams) (int64, error) {
-	result, err := q.db.Exec(ctx, insertFannedOutDeliveries,
+// already is skipped, so a fan-out repeated after a failure cannot deliver twice. It returns the
+// ids of those it wrote.
+func (q *Queries) InsertFannedOutDeliveries(ctx context.Context, arg InsertFannedOutDeliveriesParams) ([]uuid.UUID, error) {
+	rows, err := q.db.Query(ctx, insertFannedOutDeliveries,
 		arg.Ids,
 		arg.AccountIds,
 		arg.SubscriptionIds,
@@ -368,9 +174,21 @@ func (q *Queries) InsertFannedOutDeliveries(ctx context.Context, arg InsertFanne
 		arg.Now,
 	)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	return result.RowsAffected(), nil
+	defer rows.Close()
+	var items []uuid.UUID
+	for rows.Next() {
+		var id uuid.UUID
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const insertWebhookDelivery = `-- name: InsertWebhookDelivery :one
@@ -603,6 +421,41 @@ func (q *Queries) LockAccountWebhooks(ctx context.Context, accountID uuid.UUID) 
 	return err
 }
 
+const lockOutboxEvents = `-- name: LockOutboxEvents :many
+SELECT id, account_id, event_type, payload, occurred_at, dispatched_at FROM outbox_events WHERE id = ANY ($1::uuid[]) AND dispatched_at IS NULL
+ORDER BY occurred_at, id
+FOR UPDATE
+`
+
+// LockOutboxEvents takes the events of a fan-out job not yet dispatched, locked until the
+// transaction ends: a second fan-out of the same events waits, then finds them dispatched.
+func (q *Queries) LockOutboxEvents(ctx context.Context, ids []uuid.UUID) ([]OutboxEvent, error) {
+	rows, err := q.db.Query(ctx, lockOutboxEvents, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []OutboxEvent
+	for rows.Next() {
+		var i OutboxEvent
+		if err := rows.Scan(
+			&i.ID,
+			&i.AccountID,
+			&i.EventType,
+			&i.Payload,
+			&i.OccurredAt,
+			&i.DispatchedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const lockWebhookSubscription = `-- name: LockWebhookSubscription :one
 SELECT id, account_id, url, events, description, active, consecutive_failures, disabled_at, created_at, updated_at, secret_sealed FROM webhook_subscriptions WHERE account_id = $1 AND id = $2 FOR UPDATE
 `
@@ -750,6 +603,94 @@ type SetWebhookFailuresParams struct {
 func (q *Queries) SetWebhookFailures(ctx context.Context, arg SetWebhookFailuresParams) error {
 	_, err := q.db.Exec(ctx, setWebhookFailures, arg.ConsecutiveFailures, arg.ID)
 	return err
+}
+
+const startWebhookAttempt = `-- name: StartWebhookAttempt :one
+WITH prev AS (
+    SELECT d.id, d.attempts AS previous_attempts, (d.leased_until IS NOT NULL)::boolean AS previous_in_flight
+    FROM webhook_deliveries d
+    WHERE d.id = $1 AND d.status = 'pending'
+    FOR UPDATE
+), started AS (
+    UPDATE webhook_deliveries d
+    SET attempts = $2::integer, last_attempt_at = $3::timestamptz, leased_until = $4::timestamptz
+    FROM prev
+    WHERE d.id = prev.id
+    RETURNING d.id, d.account_id, d.subscription_id, d.outbox_event_id, d.event_type, d.payload, d.status, d.attempts, d.last_attempt_at, d.next_attempt_at, d.response_status, d.response_body, d.error, d.duration_ms, d.created_at, d.leased_until
+)
+SELECT c.id, c.account_id, c.subscription_id, c.outbox_event_id, c.event_type, c.payload, c.status, c.attempts, c.last_attempt_at, c.next_attempt_at, c.response_status, c.response_body, c.error, c.duration_ms, c.created_at, c.leased_until, prev.previous_attempts, prev.previous_in_flight, s.url, s.secret_sealed
+FROM started c
+JOIN prev ON prev.id = c.id
+JOIN webhook_subscriptions s ON s.id = c.subscription_id
+`
+
+type StartWebhookAttemptParams struct {
+	ID          uuid.UUID
+	Attempt     int32
+	Now         time.Time
+	LeasedUntil time.Time
+}
+
+type StartWebhookAttemptRow struct {
+	ID               uuid.UUID
+	AccountID        uuid.UUID
+	SubscriptionID   uuid.UUID
+	OutboxEventID    *uuid.UUID
+	EventType        string
+	Payload          []byte
+	Status           string
+	Attempts         int32
+	LastAttemptAt    *time.Time
+	NextAttemptAt    *time.Time
+	ResponseStatus   *int32
+	ResponseBody     *string
+	Error            *string
+	DurationMs       *int32
+	CreatedAt        time.Time
+	LeasedUntil      *time.Time
+	PreviousAttempts int32
+	PreviousInFlight bool
+	Url              string
+	SecretSealed     []byte
+}
+
+// StartWebhookAttempt records that the attempt numbered attempt of a pending delivery begins
+// (its job runs): attempts, last_attempt_at, and leased_until, the end of the attempt's time
+// (an attempt past it lapsed: its process stopped). It returns the delivery, what it was before
+// (its attempts, whether an attempt was in flight), and the subscription's URL and sealed
+// secret; nothing when the delivery is no longer pending
+// (failed when its subscription was switched off, or deleted with it).
+func (q *Queries) StartWebhookAttempt(ctx context.Context, arg StartWebhookAttemptParams) (StartWebhookAttemptRow, error) {
+	row := q.db.QueryRow(ctx, startWebhookAttempt,
+		arg.ID,
+		arg.Attempt,
+		arg.Now,
+		arg.LeasedUntil,
+	)
+	var i StartWebhookAttemptRow
+	err := row.Scan(
+		&i.ID,
+		&i.AccountID,
+		&i.SubscriptionID,
+		&i.OutboxEventID,
+		&i.EventType,
+		&i.Payload,
+		&i.Status,
+		&i.Attempts,
+		&i.LastAttemptAt,
+		&i.NextAttemptAt,
+		&i.ResponseStatus,
+		&i.ResponseBody,
+		&i.Error,
+		&i.DurationMs,
+		&i.CreatedAt,
+		&i.LeasedUntil,
+		&i.PreviousAttempts,
+		&i.PreviousInFlight,
+		&i.Url,
+		&i.SecretSealed,
+	)
+	return i, err
 }
 
 const switchOffWebhookSubscription = `-- name: SwitchOffWebhookSubscription :exec

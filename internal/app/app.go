@@ -99,22 +99,21 @@ func Serve(ctx context.Context, cfg config.Config, logger *slog.Logger, ready ch
 	}
 	workers, stopWorkers := context.WithCancel(context.WithoutCancel(ctx))
 	var workersDone sync.WaitGroup
-	workersDone.Go(func() { svc.Email.Run(workers) })
-	workersDone.Go(func() { svc.Dispatcher.Run(workers) })
 	// Counted verification activity is written in batches; stopping flushes what is left,
 	// after the HTTP server has drained (its shutdown comes first, below).
 	workersDone.Go(func() { svc.Verification.Activity.Run(workers) })
-	workersDone.Go(func() { svc.Idempotency.RunPurge(workers, logger) })
 	defer func() { stopWorkers(); workersDone.Wait() }()
-	if err := svc.Bulk.Start(workers); err != nil {
+	// Email, webhooks, bulk jobs and the periodic purge are River jobs on one client.
+	if err := svc.Jobs.Start(workers); err != nil {
 		return fmt.Errorf("starting the job queue: %w", err)
 	}
 	defer func() {
-		// Jobs finish the batch in hand; the rest resumes after the next start.
+		// Running jobs finish (a bulk job its batch in hand, an email or a webhook its
+		// attempt); the rest resumes after the next start.
 		stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
 		defer cancel()
-		if err := svc.Bulk.Stop(stopCtx); err != nil {
-			_ = svc.Bulk.StopAndCancel(context.WithoutCancel(ctx))
+		if err := svc.Jobs.Stop(stopCtx); err != nil {
+			_ = svc.Jobs.StopAndCancel(context.WithoutCancel(ctx))
 		}
 	}()
 

@@ -23,6 +23,7 @@ import (
 	"github.com/certhub/credentiald/internal/events"
 	"github.com/certhub/credentiald/internal/httpapi"
 	"github.com/certhub/credentiald/internal/idempotency"
+	"github.com/certhub/credentiald/internal/jobqueue"
 	"github.com/certhub/credentiald/internal/links"
 	"github.com/certhub/credentiald/internal/metrics"
 	"github.com/certhub/credentiald/internal/ratelimit"
@@ -52,6 +53,11 @@ type Service struct {
 	Email       *email.Worker
 	Webhooks    *webhooks.Service
 	Dispatcher  *webhooks.Dispatcher
+	// Jobs is the process's one River client, with every worker above registered; Serve starts
+	// and stops it.
+	Jobs *store.JobQueue
+	// Now is the service's clock (Overrides.Now, or the system's).
+	Now func() time.Time
 	// Secrets seals the secrets kept at rest (webhook signing secrets, TOTP secrets).
 	Secrets *secretbox.Box
 	// Metrics are what Serve exposes on METRICS_ADDR; nil when it is unset.
@@ -84,11 +90,14 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 	if err != nil {
 		return nil, err
 	}
-	svc := &Service{Logger: logger, Accounts: accounts.New(st, o.Now), Events: events.New(st, o.Now), Attendees: attendees.New(st, o.Now),
+	svc := &Service{Logger: logger, Now: o.Now, Accounts: accounts.New(st, o.Now), Events: events.New(st, o.Now), Attendees: attendees.New(st, o.Now),
 		Templates:    templates.New(st, cfg.SiteURL.String(), o.Now),
-		Certificates: certificates.New(st, cfg.SiteURL.String(), o.Now, nil),
-		Badges:       badges.New(st, cfg.SiteURL.String(), from.Address, o.Now, nil),
+		Certificates: certificates.New(st, cfg.SiteURL.String(), o.Now),
+		Badges:       badges.New(st, cfg.SiteURL.String(), from.Address, o.Now),
 		Idempotency:  idempotency.New(st, o.Now)}
+	if svc.Now == nil {
+		svc.Now = time.Now
+	}
 	if svc.Secrets, err = Secrets(cfg, logger); err != nil {
 		return nil, err
 	}
@@ -140,8 +149,6 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 	svc.Email = &email.Worker{Store: st, Sender: sender, Logger: logger,
 		Composer: email.Composer{From: from, Domain: cfg.SiteURL.Hostname()},
 		Prepare:  svc.Certificates.PrepareEmail, Delivered: svc.Certificates.RecordSent, Now: o.Now}
-	svc.Certificates.SetKick(svc.Email.Kick)
-	svc.Badges.SetKick(svc.Email.Kick)
 	if svc.Bulk, err = bulk.New(st, svc.Certificates, logger, bulk.Timing{}); err != nil {
 		svc.Close()
 		return nil, err
@@ -157,7 +164,12 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 	svc.Webhooks = webhooks.NewService(st, svc.Secrets, policy, o.Now)
 	svc.Dispatcher = &webhooks.Dispatcher{Store: st, Secrets: svc.Secrets, Policy: policy, Logger: logger,
 		Timeout: o.WebhookTimeout, Now: o.Now}
-	svc.Webhooks.SetKick(svc.Dispatcher.Kick)
+	svc.Jobs, err = jobqueue.New(st, jobqueue.Workers{Bulk: svc.Bulk, Email: svc.Email, Webhooks: svc.Dispatcher,
+		Idempotency: svc.Idempotency}, logger, svc.Bulk.Timing().RescueAfter)
+	if err != nil {
+		svc.Close()
+		return nil, fmt.Errorf("building the job queue: %w", err)
+	}
 
 	svc.Credentials = credentials.New(st, svc.Secrets, site, o.Now)
 	svc.Verification = verification.New(st, svc.Certificates, verification.Options{SiteURL: site, Now: o.Now, Logger: logger,
@@ -165,8 +177,8 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 	svc.Handler, err = httpapi.New(httpapi.Options{
 		Logger: logger, Readiness: st, Auth: svc.Auth, Accounts: svc.Accounts, Events: svc.Events, Attendees: svc.Attendees, Templates: svc.Templates, Certificates: svc.Certificates, Bulk: svc.Bulk, Verification: svc.Verification, Badges: svc.Badges, Webhooks: svc.Webhooks, Credentials: svc.Credentials, Analytics: analytics.New(st, o.Now), Idempotency: svc.Idempotency,
 		Limiter: limiter, TrustedProxies: cfg.TrustedProxies, SignupEnabled: cfg.SignupEnabled,
-		Links:     links.New(site),
-		KickEmail: svc.Email.Kick, StrictMiddlewares: o.StrictMiddlewares, Metrics: svc.Metrics.Requests(),
+		Links:             links.New(site),
+		StrictMiddlewares: o.StrictMiddlewares, Metrics: svc.Metrics.Requests(),
 	})
 	if err != nil {
 		svc.Close()

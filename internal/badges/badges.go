@@ -32,26 +32,18 @@ type Service struct {
 	// account whose branding sets no publicEmail.
 	contactEmail string
 	now          func() time.Time
-	kick         func() // wakes the email worker
 	images       *imageCache
 }
 
 // New returns the service. siteURL roots verification links and Open Badges URLs;
-// contactEmail is the service's sender address, which stands in for an issuer's public email;
-// kick, when set, wakes the email worker after a message was recorded.
-func New(s *store.Store, siteURL, contactEmail string, now func() time.Time, kick func()) *Service {
+// contactEmail is the service's sender address, which stands in for an issuer's public email.
+func New(s *store.Store, siteURL, contactEmail string, now func() time.Time) *Service {
 	if now == nil {
 		now = time.Now
 	}
-	if kick == nil {
-		kick = func() {}
-	}
-	return &Service{store: s, links: links.New(siteURL), contactEmail: contactEmail, now: now, kick: kick,
+	return &Service{store: s, links: links.New(siteURL), contactEmail: contactEmail, now: now,
 		images: newImageCache()}
 }
-
-// SetKick sets the function that wakes the email worker (it is built after the service).
-func (s *Service) SetKick(kick func()) { s.kick = kick }
 
 // Badge is a badge as clients see it.
 type Badge struct {

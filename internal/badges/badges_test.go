@@ -40,7 +40,7 @@ type world struct {
 func newWorld(t *testing.T) world {
 	t.Helper()
 	w := testkit.NewWorld(t)
-	return world{dbURL: w.DBURL, st: w.Store, svc: badges.New(w.Store, site, "no-reply@certs.example.org", w.Clock.Now, nil), clock: w.Clock, account: w.Account, event: w.Event}
+	return world{dbURL: w.DBURL, st: w.Store, svc: badges.New(w.Store, site, "no-reply@certs.example.org", w.Clock.Now), clock: w.Clock, account: w.Account, event: w.Event}
 }
 
 func (w world) attendee(t *testing.T, first string) uuid.UUID {

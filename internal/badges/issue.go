@@ -139,9 +139,6 @@ func (s *Service) Issue(ctx context.Context, p IssueParams) ([]Issued, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p.SendEmail && r.fresh > 0 {
-		s.kick()
-	}
 	return r.issued, nil
 }
 

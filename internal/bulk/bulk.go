@@ -19,6 +19,7 @@ import (
 	"github.com/certhub/credentiald/internal/certificates"
 	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/events"
+	"github.com/certhub/credentiald/internal/jobs"
 	"github.com/certhub/credentiald/internal/links"
 	"github.com/certhub/credentiald/internal/recovery"
 	"github.com/certhub/credentiald/internal/store"
@@ -34,61 +35,43 @@ type Issuer interface {
 	Generate(ctx context.Context, p certificates.GenerateParams) (domain.Certificate, error)
 	// Issue issues one certificate in the caller's transaction.
 	Issue(ctx context.Context, tx *store.Tx, p certificates.GenerateParams) (domain.Certificate, error)
-	// Kick wakes the email worker once a transaction in which Issue recorded an email committed.
-	Kick()
 	Now() time.Time
 }
 
-// Timing paces the job queue; the zero value is production's.
+// Timing paces the jobs; the zero value is production's.
 type Timing struct {
 	// RunFor bounds one run of a job (default 20 s); the job then yields and continues in its
 	// next run, so that no run outlasts JobTimeout.
 	RunFor time.Duration
 	// JobTimeout cancels a run that takes longer (default 1 min).
 	JobTimeout time.Duration
-	// RescueAfter is when a job whose process died mid-run is taken up again (default 2 min).
+	// RescueAfter is when a job whose process died mid-run is taken up again (default 2 min):
+	// the process's River client takes it (see jobqueue), bulk only keeps the figure.
 	RescueAfter time.Duration
 }
 
-// Service runs bulk issuance.
+// Service runs bulk issuance. Its jobs run on the process's one River client (see jobqueue),
+// with the worker Worker returns.
 type Service struct {
 	store  *store.Store
 	certs  Issuer
-	jobs   *store.JobQueue
 	logger *slog.Logger
-	runFor time.Duration
+	timing Timing
 }
 
-// New returns the service with its job-queue client; Start begins working jobs.
+// New returns the service.
 func New(st *store.Store, certs Issuer, logger *slog.Logger, t Timing) (*Service, error) {
 	t.RunFor = cmp.Or(t.RunFor, 20*time.Second)
 	t.JobTimeout = cmp.Or(t.JobTimeout, time.Minute)
 	t.RescueAfter = cmp.Or(t.RescueAfter, 2*time.Minute)
-	s := &Service{store: st, certs: certs, logger: logger, runFor: t.RunFor}
-	workers := river.NewWorkers()
-	river.AddWorker(workers, &worker{s: s})
-	jobs, err := st.NewJobQueue(&river.Config{
-		Queues:               map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 2}},
-		Workers:              workers,
-		Logger:               logger,
-		RescueStuckJobsAfter: t.RescueAfter,
-		JobTimeout:           t.JobTimeout,
-	})
-	if err != nil {
-		return nil, err
-	}
-	s.jobs = jobs
-	return s, nil
+	return &Service{store: st, certs: certs, logger: logger, timing: t}, nil
 }
 
-// Start works queued jobs until Stop.
-func (s *Service) Start(ctx context.Context) error { return s.jobs.Start(ctx) }
+// Worker is the River worker of the service's jobs.
+func (s *Service) Worker() river.Worker[JobArgs] { return &worker{s: s} }
 
-// Stop lets running jobs finish their current batch (up to issueBatch attendees) and stops.
-func (s *Service) Stop(ctx context.Context) error { return s.jobs.Stop(ctx) }
-
-// StopAndCancel stops at once, cancelling running jobs (they resume after a restart).
-func (s *Service) StopAndCancel(ctx context.Context) error { return s.jobs.StopAndCancel(ctx) }
+// Timing is the service's pace, its defaults applied.
+func (s *Service) Timing() Timing { return s.timing }
 
 // Request is what to issue for an event.
 type Request struct {
@@ -211,7 +194,7 @@ func (s *Service) CreateJob(ctx context.Context, r Request) (domain.BulkJob, err
 		if err != nil {
 			return domain.BulkJob{}, err
 		}
-		return j, tx.InsertJob(ctx, s.jobs, jobArgs{JobID: j.ID})
+		return j, tx.InsertJob(ctx, JobArgs{JobID: j.ID})
 	})
 }
 
@@ -277,16 +260,24 @@ func (s *Service) finish(ctx context.Context, id uuid.UUID, status domain.BulkJo
 	return err
 }
 
-type jobArgs struct {
+// JobArgs are the arguments of a bulk job's River job.
+type JobArgs struct {
 	JobID uuid.UUID `json:"jobId"`
 }
 
-func (jobArgs) Kind() string { return "bulk_generate_certificates" }
+// Kind is the job's kind in River.
+func (JobArgs) Kind() string { return "bulk_generate_certificates" }
+
+// InsertOpts puts bulk jobs in their own queue.
+func (JobArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{Queue: jobs.QueueBulk} }
 
 type worker struct {
-	river.WorkerDefaults[jobArgs]
+	river.WorkerDefaults[JobArgs]
 	s *Service
 }
+
+// Timeout cancels a run that takes longer than the service's JobTimeout.
+func (w *worker) Timeout(*river.Job[JobArgs]) time.Duration { return w.s.timing.JobTimeout }
 
 const itemBatch = 100
 
@@ -295,7 +286,7 @@ const itemBatch = 100
 // cancelled or dies leaves the rest pending, and the next run (after a restart, River retries
 // or rescues the job) goes on from there. A panic fails its attendee's item (see process); one
 // anywhere else fails the job for good: River would retry it, and it would panic again.
-func (w *worker) Work(ctx context.Context, job *river.Job[jobArgs]) error {
+func (w *worker) Work(ctx context.Context, job *river.Job[JobArgs]) error {
 	err := recovery.Run(ctx, w.s.logger, "bulk job panicked", func() error { return w.work(ctx, job) }, "job_id", job.Args.JobID)
 	if !recovery.Is(err) {
 		return err
@@ -308,7 +299,7 @@ func (w *worker) Work(ctx context.Context, job *river.Job[jobArgs]) error {
 	return river.JobCancel(err)
 }
 
-func (w *worker) work(ctx context.Context, job *river.Job[jobArgs]) error {
+func (w *worker) work(ctx context.Context, job *river.Job[JobArgs]) error {
 	s := w.s
 	j, err := s.store.BulkJobByID(ctx, job.Args.JobID)
 	if err != nil {
@@ -322,7 +313,7 @@ func (w *worker) work(ctx context.Context, job *river.Job[jobArgs]) error {
 	}
 	// The run's length is the machine's time, not the service's clock: it keeps River's job
 	// timeout, which a test clock does not move.
-	deadline := time.Now().Add(s.runFor)
+	deadline := time.Now().Add(s.timing.RunFor)
 	for {
 		ids, err := s.store.PendingBulkJobItems(ctx, j.ID, itemBatch)
 		if err != nil {
@@ -391,13 +382,7 @@ func (s *Service) processBatch(ctx context.Context, j domain.BulkJob, attendees 
 		})
 		return err
 	}, "job_id", j.ID)
-	if err != nil {
-		return false
-	}
-	if j.SendEmail && !j.Draft {
-		s.certs.Kick()
-	}
-	return true
+	return err == nil
 }
 
 // issueFor is what the job asks of one attendee's issuance.
@@ -425,9 +410,6 @@ func (s *Service) process(ctx context.Context, j domain.BulkJob, attendee uuid.U
 		return err
 	}, "job_id", j.ID, "attendee_id", attendee)
 	if err == nil {
-		if p.SendEmail && !p.Draft {
-			s.certs.Kick()
-		}
 		return nil
 	}
 	now := s.certs.Now()

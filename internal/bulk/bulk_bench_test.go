@@ -17,6 +17,7 @@ import (
 	"github.com/certhub/credentiald/internal/bulk"
 	"github.com/certhub/credentiald/internal/certificates"
 	"github.com/certhub/credentiald/internal/domain"
+	"github.com/certhub/credentiald/internal/jobqueue"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/testkit"
 )
@@ -46,7 +47,7 @@ func setup(b *testing.B) fixture {
 		b.Fatal(err)
 	}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	certs := certificates.New(st, "https://certs.example.org", nil, nil)
+	certs := certificates.New(st, "https://certs.example.org", nil)
 	bs, err := bulk.New(st, certs, logger, bulk.Timing{})
 	if err != nil {
 		b.Fatal(err)
@@ -116,10 +117,14 @@ func BenchmarkIssueBulk100(b *testing.B) {
 // One background job for an event of 10,000 attendees per iteration, from queueing to completion.
 func BenchmarkJob10000(b *testing.B) {
 	f := setup(b)
-	if err := f.bulk.Start(context.Background()); err != nil {
+	queue, err := jobqueue.New(f.st, jobqueue.Workers{Bulk: f.bulk}, slog.New(slog.NewTextHandler(io.Discard, nil)), 0)
+	if err != nil {
 		b.Fatal(err)
 	}
-	defer func() { _ = f.bulk.Stop(context.Background()) }()
+	if err := queue.Start(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _ = queue.Stop(context.Background()) }()
 	for b.Loop() {
 		b.StopTimer()
 		ev, _ := f.event(b, 10_000)

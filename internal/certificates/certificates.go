@@ -22,29 +22,17 @@ type Service struct {
 	store *store.Store
 	links links.Site
 	now   func() time.Time
-	kick  func() // wakes the email worker
 	// drawCode draws verification codes (DrawVerificationCode; tests replace it).
 	drawCode func() (string, error)
 }
 
-// New returns the service. siteURL roots verification links; kick, when set, wakes the email
-// worker after a message was recorded.
-func New(s *store.Store, siteURL string, now func() time.Time, kick func()) *Service {
+// New returns the service. siteURL roots verification links.
+func New(s *store.Store, siteURL string, now func() time.Time) *Service {
 	if now == nil {
 		now = time.Now
 	}
-	if kick == nil {
-		kick = func() {}
-	}
-	return &Service{store: s, links: links.New(siteURL), now: now, kick: kick, drawCode: DrawVerificationCode}
+	return &Service{store: s, links: links.New(siteURL), now: now, drawCode: DrawVerificationCode}
 }
-
-// SetKick sets the function that wakes the email worker (it is built after the service).
-func (s *Service) SetKick(kick func()) { s.kick = kick }
-
-// Kick wakes the email worker: call it once a transaction in which Issue recorded an email
-// has committed.
-func (s *Service) Kick() { s.kick() }
 
 // Now is the service's clock.
 func (s *Service) Now() time.Time { return s.now() }

@@ -35,7 +35,7 @@ type issuing struct {
 func newIssuing(t *testing.T) issuing {
 	t.Helper()
 	w := testkit.NewWorld(t)
-	return issuing{st: w.Store, dbURL: w.DBURL, svc: certificates.New(w.Store, "https://certs.example.org", w.Clock.Now, nil), clock: w.Clock,
+	return issuing{st: w.Store, dbURL: w.DBURL, svc: certificates.New(w.Store, "https://certs.example.org", w.Clock.Now), clock: w.Clock,
 		account: w.Account, event: w.Event, template: w.Template}
 }
 

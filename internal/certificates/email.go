@@ -53,7 +53,7 @@ func (s *Service) recordEmail(ctx context.Context, tx *store.Tx, c domain.Certif
 // recipient token, and the PDF is attached, when it is sent).
 func (s *Service) Send(ctx context.Context, accountID, id uuid.UUID) (domain.EmailDelivery, error) {
 	now := s.now()
-	d, err := store.InTx(ctx, s.store, func(tx *store.Tx) (domain.EmailDelivery, error) {
+	return store.InTx(ctx, s.store, func(tx *store.Tx) (domain.EmailDelivery, error) {
 		c, err := tx.LockCertificate(ctx, accountID, id, now)
 		if err != nil {
 			return domain.EmailDelivery{}, noSuchCertificate(err)
@@ -63,10 +63,6 @@ func (s *Service) Send(ctx context.Context, accountID, id uuid.UUID) (domain.Ema
 		}
 		return s.recordEmail(ctx, tx, c, now)
 	})
-	if err == nil {
-		s.kick()
-	}
-	return d, err
 }
 
 // SendBulk records, in one transaction, the delivery emails of an event's valid certificates
@@ -98,9 +94,6 @@ func (s *Service) SendBulk(ctx context.Context, accountID, eventID uuid.UUID, id
 		}
 		return n, nil
 	})
-	if err == nil && n.queued > 0 {
-		s.kick()
-	}
 	return n.queued, n.skipped, err
 }
 

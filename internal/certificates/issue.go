@@ -26,18 +26,11 @@ type GenerateParams struct {
 }
 
 // Generate issues one certificate (or prepares a draft) in a transaction of its own, under the
-// rules of Issue, and wakes the email worker when it recorded the delivery email.
+// rules of Issue.
 func (s *Service) Generate(ctx context.Context, p GenerateParams) (domain.Certificate, error) {
-	c, err := store.InTx(ctx, s.store, func(tx *store.Tx) (domain.Certificate, error) {
+	return store.InTx(ctx, s.store, func(tx *store.Tx) (domain.Certificate, error) {
 		return s.Issue(ctx, tx, p)
 	})
-	if err != nil {
-		return domain.Certificate{}, err
-	}
-	if p.SendEmail && !p.Draft {
-		s.kick()
-	}
-	return c, nil
 }
 
 // Issue issues one certificate in tx, the caller's transaction (a bulk job records its item in
@@ -47,8 +40,7 @@ func (s *Service) Generate(ctx context.Context, p GenerateParams) (domain.Certif
 // goes to the outbox, in the statement that inserts the certificate with the account's next
 // number (a draft of the attendee becomes the certificate instead, keeping its number and
 // code); its verifiable credential gets its status list entry; when asked, the delivery email
-// is recorded. A draft costs nothing and writes no event and no email; an existing draft is answered as it is. Call Kick once tx
-// committed when p.SendEmail was set.
+// is recorded. A draft costs nothing and writes no event and no email; an existing draft is answered as it is.
 func (s *Service) Issue(ctx context.Context, tx *store.Tx, p GenerateParams) (domain.Certificate, error) {
 	now := s.now()
 	if p.ExpiresAt != nil && !p.ExpiresAt.After(now) {

@@ -1,7 +1,7 @@
-// Package email delivers the messages other features record in email_deliveries: a worker
-// claims due messages, composes them and hands them to a Sender (SMTP, or .eml files when no
-// SMTP server is configured). Temporary failures are retried with backoff; permanent ones are
-// recorded.
+// Package email delivers the messages other features record in email_deliveries: the River
+// job queued with each message runs the worker, which composes it and hands it to a Sender
+// (SMTP, or .eml files when no SMTP server is configured). Temporary failures are retried with
+// backoff; permanent ones are recorded.
 package email
 
 import (

@@ -19,11 +19,15 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 	gomail "github.com/wneessen/go-mail"
 
 	"github.com/certhub/credentiald/internal/accounts"
 	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/email"
+	"github.com/certhub/credentiald/internal/jobqueue"
+	"github.com/certhub/credentiald/internal/jobs"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/testkit"
 )
@@ -37,11 +41,12 @@ type fixture struct {
 	account uuid.UUID
 	smtp    *testkit.SMTP
 	worker  *email.Worker
+	jobs    *testkit.Jobs
 }
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	st, _ := testkit.Store(t)
+	st, dbURL := testkit.Store(t)
 	acc, _, err := accounts.New(st, nil).Create(context.Background(), accounts.CreateParams{
 		Email: "owner@example.org", Password: testkit.Password, Name: "Owner", AccountName: "Academy"})
 	if err != nil {
@@ -54,7 +59,12 @@ func newFixture(t *testing.T) *fixture {
 	}
 	w := &email.Worker{Store: st, Sender: sender, Composer: composer, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Backoff: func(int) time.Duration { return 0 }}
-	return &fixture{store: st, account: acc.ID, smtp: srv, worker: w}
+	f := &fixture{store: st, account: acc.ID, smtp: srv, worker: w}
+	f.jobs = testkit.NewJobs(t, dbURL, f.now)
+	// River rescues a job whose process died once the attempt's timeout has passed.
+	f.jobs.RescueAfter = 3 * time.Minute
+	testkit.AddJobWorker(f.jobs, river.Worker[jobs.SendEmail](w))
+	return f
 }
 
 func (f *fixture) enqueue(t *testing.T, m domain.OutboundEmail) domain.EmailDelivery {
@@ -87,11 +97,10 @@ func (f *fixture) status(t *testing.T, id uuid.UUID) domain.EmailDelivery {
 	return d
 }
 
-func (f *fixture) run(t *testing.T) {
+// run works the email jobs that are due, as River would, and returns how many it worked.
+func (f *fixture) run(t *testing.T) int {
 	t.Helper()
-	if _, err := f.worker.RunOnce(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	return len(f.jobs.WorkDue(jobs.SendEmail{}.Kind()))
 }
 
 func TestAQueuedMessageIsDeliveredThroughSMTP(t *testing.T) {
@@ -122,8 +131,8 @@ func TestAQueuedMessageIsDeliveredThroughSMTP(t *testing.T) {
 		t.Fatalf("delivery after sending: %+v", s)
 	}
 	// Nothing is due any more.
-	if n, _ := f.worker.RunOnce(context.Background()); n != 0 {
-		t.Fatalf("a sent message was claimed again")
+	if n := f.run(t); n != 0 {
+		t.Fatalf("a sent message was sent again")
 	}
 }
 
@@ -224,83 +233,81 @@ func clockedFixture(t *testing.T) (*fixture, *testkit.Clock) {
 	return f, clock
 }
 
-// deadWorkerClaims claims what is due the way a worker does, and then does nothing more: the
-// worker died (or its process did) while sending.
-func (f *fixture) deadWorkerClaims(t *testing.T, clock *testkit.Clock, maxAttempts int) []domain.EmailDelivery {
+// deadWorkerClaims takes what is due the way River's client does for a worker, and then does
+// nothing more: the worker's process died (kill -9) while sending.
+func (f *fixture) deadWorkerClaims(t *testing.T) []*rivertype.JobRow {
 	t.Helper()
-	claimed, err := f.store.ClaimDueEmails(context.Background(), store.EmailClaim{Now: clock.Now(), Batch: 10, Lease: 5 * time.Minute, MaxAttempts: maxAttempts})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return claimed
+	return f.jobs.Abandon(jobs.SendEmail{}.Kind())
 }
 
-// A worker that claims a message and dies leaves it due again once its lease has passed.
+// A worker whose process dies while sending loses nothing: River rescues its job once the
+// attempt's time (3 minutes) has passed, and the message is sent then, the lapsed attempt
+// counted.
 func TestAMessageClaimedByADeadWorkerIsSentAfterItsLease(t *testing.T) {
 	t.Parallel()
 	f, clock := clockedFixture(t)
 	d := f.enqueue(t, domain.OutboundEmail{ToAddress: "ada@example.org", Subject: "Lease", BodyText: "x"})
-	if claimed := f.deadWorkerClaims(t, clock, 8); len(claimed) != 1 {
+	if claimed := f.deadWorkerClaims(t); len(claimed) != 1 {
 		t.Fatalf("claim: %v", claimed)
 	}
-	if n, _ := f.worker.RunOnce(context.Background()); n != 0 {
-		t.Fatal("a message under lease was claimed twice")
+	if n := f.run(t); n != 0 {
+		t.Fatal("a message being sent was taken twice")
 	}
-	clock.Advance(4 * time.Minute)
-	if n, _ := f.worker.RunOnce(context.Background()); n != 0 {
-		t.Fatal("a message was claimed again before its lease ran out")
+	clock.Advance(2 * time.Minute)
+	if n := f.run(t); n != 0 {
+		t.Fatal("a message was taken again before its attempt's time ran out")
 	}
-	clock.Advance(time.Minute + time.Second) // the lease runs out
+	clock.Advance(time.Minute + time.Second) // the attempt's time runs out
 	f.run(t)
 	if s := f.status(t, d.ID); s.Status != "sent" || s.Attempts != 2 {
-		t.Fatalf("after the lease: %+v", s)
+		t.Fatalf("after the rescue: %+v", s)
 	}
 }
 
 // A message whose sending stops the process every time (the worker never records an outcome)
-// counts each lapsed lease as an attempt, and is given up at the cap instead of stopping the
-// process again after every restart.
+// counts each lapsed attempt, and is given up at the cap instead of stopping the process again
+// after every restart: the run after the last lapsed attempt only records it failed.
 func TestLapsedLeasesCountTowardTheAttemptCap(t *testing.T) {
 	t.Parallel()
 	f, clock := clockedFixture(t)
 	f.worker.MaxAttempts = 3
 	d := f.enqueue(t, domain.OutboundEmail{ToAddress: "ada@example.org", Subject: "Crash", BodyText: "x"})
 	for attempt := 1; attempt <= 3; attempt++ {
-		if claimed := f.deadWorkerClaims(t, clock, 3); len(claimed) != 1 || claimed[0].Attempts != attempt {
+		if claimed := f.deadWorkerClaims(t); len(claimed) != 1 || claimed[0].Attempt != attempt {
 			t.Fatalf("claim %d: %+v", attempt, claimed)
 		}
-		clock.Advance(5*time.Minute + time.Second)
+		clock.Advance(3*time.Minute + time.Second)
 	}
-	// The third lease has lapsed: no worker gets the message a fourth time.
-	if claimed := f.deadWorkerClaims(t, clock, 3); len(claimed) != 0 {
-		t.Fatalf("claimed past the cap: %+v", claimed)
-	}
-	if n, err := f.worker.RunOnce(context.Background()); err != nil || n != 0 {
-		t.Fatalf("run: %d %v", n, err)
+	// The third attempt has lapsed: the next run sends nothing and gives the message up.
+	if n := f.run(t); n != 1 {
+		t.Fatalf("run: %d", n)
 	}
 	s := f.status(t, d.ID)
 	if s.Status != "failed" || s.Attempts != 3 || s.LastError == nil || !strings.Contains(*s.LastError, "gave up after 3 attempts") ||
 		!strings.Contains(*s.LastError, "did not finish") {
-		t.Fatalf("after three lapsed leases: %+v %q", s, store.Deref(s.LastError))
+		t.Fatalf("after three lapsed attempts: %+v %q", s, store.Deref(s.LastError))
 	}
 	if len(f.smtp.Messages()) != 0 {
 		t.Fatal("the message was sent")
 	}
+	if n := f.run(t); n != 0 {
+		t.Fatal("a message given up was taken again")
+	}
 
-	// A message under its last lease is left alone until the lease runs out.
+	// A message in its last attempt is left alone until the attempt's time runs out.
 	d = f.enqueue(t, domain.OutboundEmail{ToAddress: "ada@example.org", Subject: "Slow", BodyText: "x"})
 	for range 3 {
-		f.deadWorkerClaims(t, clock, 3)
-		clock.Advance(4 * time.Minute)
+		f.deadWorkerClaims(t)
+		clock.Advance(2 * time.Minute)
 		f.run(t)
 		if s := f.status(t, d.ID); s.Status != "queued" {
-			t.Fatalf("given up while under lease: %+v", s)
+			t.Fatalf("given up while being sent: %+v", s)
 		}
 		clock.Advance(time.Minute + time.Second)
 	}
 	f.run(t)
 	if s := f.status(t, d.ID); s.Status != "failed" || s.Attempts != 3 {
-		t.Fatalf("after its last lease: %+v", s)
+		t.Fatalf("after its last attempt's time: %+v", s)
 	}
 }
 
@@ -323,18 +330,21 @@ func TestAPanicWhilePreparingFailsThatMessageAndTheWorkerGoesOn(t *testing.T) {
 	boom := f.enqueue(t, domain.OutboundEmail{ToAddress: "ada@example.org", Subject: "Boom", BodyText: "x"})
 	next := f.enqueue(t, domain.OutboundEmail{ToAddress: "grace@example.org", Subject: "Fine", BodyText: "x"})
 
-	// The worker runs as the service runs it.
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); f.worker.Run(ctx) }()
-	stop := sync.OnceFunc(func() { cancel(); <-done })
+	// The worker runs as the service runs it: on a River client.
+	queue, err := jobqueue.New(f.store, jobqueue.Workers{Email: f.worker}, f.worker.Logger, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := queue.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	stop := sync.OnceFunc(func() { _ = queue.Stop(context.Background()) })
 	t.Cleanup(stop)
 	waitForSend(t, sent, next.ID)
-	// Still running: a message recorded now is sent too.
+	// Still running: a message recorded now is sent too, with no wake-up but River's.
 	later := f.enqueue(t, domain.OutboundEmail{ToAddress: "alan@example.org", Subject: "Later", BodyText: "x"})
-	f.worker.Kick()
 	waitForSend(t, sent, later.ID)
-	stop() // the worker records each outcome before it returns
+	stop() // the client lets each running job record its outcome before it returns
 
 	s := f.status(t, boom.ID)
 	if s.Status != "failed" || s.Attempts != 1 || s.LastError == nil || !strings.Contains(*s.LastError, "internal error") ||

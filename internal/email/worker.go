@@ -3,16 +3,18 @@ package email
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/riverqueue/river"
 	gomail "github.com/wneessen/go-mail"
 
 	"github.com/certhub/credentiald/internal/domain"
+	"github.com/certhub/credentiald/internal/jobs"
 	"github.com/certhub/credentiald/internal/recovery"
 	"github.com/certhub/credentiald/internal/store"
 )
@@ -23,16 +25,22 @@ type Attachment struct {
 	Data              []byte
 }
 
-// Worker sends the recorded messages that are due.
+// Worker sends recorded messages: it is the River worker of jobs.SendEmail, queued in the
+// transaction that records each message. River retries a temporary failure on the worker's
+// schedule (NextRetry) and rescues the job of a process that died while sending; the outcome
+// of every attempt is recorded on the message, which the API lists.
 type Worker struct {
+	river.WorkerDefaults[jobs.SendEmail]
+
 	Store    *store.Store
 	Sender   Sender
 	Composer Composer
 	Logger   *slog.Logger
-	// MaxAttempts before a temporarily failing message is given up (default 8).
+	// MaxAttempts before a temporarily failing message is given up (default jobs.EmailAttempts;
+	// at most that).
 	MaxAttempts int
 	// Backoff is the wait after the n-th failed attempt (default: 30 s doubling, at most 1 h,
-	// with jitter).
+	// with a jitter drawn from the job's id and the attempt).
 	Backoff func(attempt int) time.Duration
 	// Prepare, when set, completes a message as it is sent: it may fill in the body (a link
 	// with a secret that must not rest in the database) and returns the files it carries (a
@@ -41,142 +49,123 @@ type Worker struct {
 	// Delivered, when set, writes what follows from a delivery in the transaction that marks
 	// the message sent (a certificate's certificate.sent event).
 	Delivered func(ctx context.Context, tx *store.Tx, d domain.EmailDelivery) error
-	// Poll is how often the worker looks for due messages when nobody kicks it (default 2 s).
-	Poll time.Duration
-	// Now is the worker's clock (default time.Now): it decides what is due and when a lease ends.
+	// Now is the worker's clock (default time.Now): the times recorded on the message.
 	Now func() time.Time
-
-	once sync.Once
-	kick chan struct{}
 }
 
-const (
-	claimBatch = 20
-	// claimLease: a message claimed by a worker that then dies is due again after this.
-	claimLease = 5 * time.Minute
-)
+// Timeout bounds one attempt: preparing (a certificate's PDF) and the minute of sending.
+func (w *Worker) Timeout(*river.Job[jobs.SendEmail]) time.Duration { return 3 * time.Minute }
 
-func defaultBackoff(attempt int) time.Duration {
+// backoff is the wait after the failed attempt numbered attempt of job id: 30 s doubling, at
+// most 1 h, between half of that and all of it. The jitter is drawn from the job's id and the
+// attempt, so that NextRetry (River's schedule) and the time recorded on the message agree.
+func (w *Worker) backoff(id int64, attempt int) time.Duration {
+	if w.Backoff != nil {
+		return w.Backoff(attempt)
+	}
 	d := 30 * time.Second << min(attempt-1, 7)
 	d = min(d, time.Hour)
-	return d/2 + rand.N(d/2+1)
+	jitter := rand.New(rand.NewPCG(uint64(id), uint64(attempt)))
+	return d/2 + time.Duration(jitter.Int64N(int64(d/2)+1))
 }
 
-// init applies the defaults once: Kick comes from request goroutines while Run may start.
-func (w *Worker) init() {
-	w.once.Do(func() {
-		if w.MaxAttempts == 0 {
-			w.MaxAttempts = 8
-		}
-		if w.Backoff == nil {
-			w.Backoff = defaultBackoff
-		}
-		if w.Poll == 0 {
-			w.Poll = 2 * time.Second
-		}
-		if w.Now == nil {
-			w.Now = time.Now
-		}
-		w.kick = make(chan struct{}, 1)
-	})
+// NextRetry is when River tries a failed attempt again: counted from the attempt's start (and
+// not before now: River refuses a time past).
+func (w *Worker) NextRetry(job *river.Job[jobs.SendEmail]) time.Time {
+	next := w.attemptedAt(job).Add(w.backoff(job.ID, job.Attempt))
+	if now := w.now(); next.Before(now) {
+		return now
+	}
+	return next
 }
 
-// Kick asks the worker to look for due messages now.
-func (w *Worker) Kick() {
-	w.init()
-	select {
-	case w.kick <- struct{}{}:
-	default:
+func (w *Worker) attemptedAt(job *river.Job[jobs.SendEmail]) time.Time {
+	if job.AttemptedAt != nil {
+		return *job.AttemptedAt
 	}
+	return w.now()
 }
 
-// Run sends due messages until ctx ends.
-func (w *Worker) Run(ctx context.Context) {
-	w.init()
-	t := time.NewTicker(w.Poll)
-	defer t.Stop()
-	for {
-		for {
-			var n int
-			// Nothing that goes wrong in one round, a panic included, stops the worker.
-			err := recovery.Run(ctx, w.Logger, "email worker panicked", func() (err error) {
-				n, err = w.RunOnce(ctx)
-				return err
-			})
-			if err != nil && ctx.Err() == nil && !recovery.Is(err) {
-				w.Logger.ErrorContext(ctx, "email worker", "error", err)
-			}
-			if n < claimBatch || err != nil {
-				break
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		case <-w.kick:
-		}
+func (w *Worker) now() time.Time {
+	if w.Now != nil {
+		return w.Now()
 	}
+	return time.Now()
 }
 
-// RunOnce records as failed the messages whose last allowed attempt lapsed, then claims one
-// batch of due messages and tries each once. It returns how many it claimed.
-func (w *Worker) RunOnce(ctx context.Context) (int, error) {
-	w.init()
-	now := w.Now()
-	lapsed, err := w.Store.FailLapsedEmails(ctx, now, w.MaxAttempts, fmt.Sprintf(
-		"gave up after %d attempts: the last one did not finish within its lease of %s (the worker stopped or hung while sending)",
-		w.MaxAttempts, claimLease))
-	if err != nil {
-		return 0, err
+func (w *Worker) maxAttempts() int {
+	if w.MaxAttempts > 0 {
+		return min(w.MaxAttempts, jobs.EmailAttempts)
 	}
-	for _, d := range lapsed {
-		w.Logger.ErrorContext(ctx, "email given up: its last attempt did not finish", "delivery_id", d.ID, "kind", d.Kind, "attempt", d.Attempts)
-	}
-	batch, err := w.Store.ClaimDueEmails(ctx, store.EmailClaim{Now: now, Batch: claimBatch, Lease: claimLease, MaxAttempts: w.MaxAttempts})
-	if err != nil {
-		return 0, err
-	}
-	for _, d := range batch {
-		if err := w.deliver(ctx, d); err != nil {
-			return len(batch), err
-		}
-	}
-	return len(batch), nil
+	return jobs.EmailAttempts
 }
 
-// deliver tries one message and records the outcome. Only a failure to record is returned.
-func (w *Worker) deliver(ctx context.Context, d domain.EmailDelivery) error {
-	log := w.Logger.With("delivery_id", d.ID, "kind", d.Kind, "attempt", d.Attempts)
-	err := recovery.Run(ctx, log, "email panicked while being prepared or sent", func() error { return w.send(ctx, d) })
+// Work makes one attempt at a message and records its outcome. A temporary failure is returned
+// for River to retry on NextRetry; a permanent one, a panic or the last attempt's failure
+// cancels the job. The attempt after the cap happens only when the last allowed one lapsed
+// (its process died while sending): it records the message failed. A message no longer queued
+// (its outcome recorded by an attempt whose job did not complete) is left as it is.
+func (w *Worker) Work(ctx context.Context, job *river.Job[jobs.SendEmail]) error {
+	d, err := w.Store.EmailByID(ctx, job.Args.DeliveryID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	if d.Status != "queued" {
+		return nil
+	}
+	log := w.Logger.With("delivery_id", d.ID, "kind", d.Kind, "attempt", job.Attempt)
+	limit := w.maxAttempts()
 	// Record the outcome even when ctx was cancelled mid-send.
 	rec, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	now := w.Now()
+	if job.Attempt > limit {
+		log.ErrorContext(ctx, "email given up: its last attempt did not finish")
+		reason := fmt.Sprintf("gave up after %d attempts: the last one did not finish (the worker stopped or hung while sending)", limit)
+		return cancelled(errors.New(reason), w.Store.MarkEmailFailed(rec, d.ID, limit, reason, w.now()))
+	}
+	err = recovery.Run(ctx, log, "email panicked while being prepared or sent", func() error { return w.send(ctx, d) })
+	now := w.now()
 	switch {
 	case err == nil:
 		log.InfoContext(ctx, "email sent")
-		return w.markSent(rec, d.ID, now)
+		return w.markSent(rec, d.ID, job.Attempt, now)
 	case recovery.Is(err):
 		// Logged with its stack above; the same message would panic again on every retry.
-		return w.Store.MarkEmailFailed(rec, d.ID, "internal error while preparing or sending the message; it is not retried (the service log has the details)", now)
+		return cancelled(err, w.Store.MarkEmailFailed(rec, d.ID, job.Attempt, "internal error while preparing or sending the message; it is not retried (the service log has the details)", now))
 	case isPermanent(err):
 		log.WarnContext(ctx, "email failed for good", "error", err)
-		return w.Store.MarkEmailFailed(rec, d.ID, err.Error(), now)
-	case d.Attempts >= w.MaxAttempts:
+		return cancelled(err, w.Store.MarkEmailFailed(rec, d.ID, job.Attempt, err.Error(), now))
+	case job.Attempt >= limit:
 		log.WarnContext(ctx, "email given up", "error", err)
-		return w.Store.MarkEmailFailed(rec, d.ID, fmt.Sprintf("gave up after %d attempts: %v", d.Attempts, err), now)
+		return cancelled(err, w.Store.MarkEmailFailed(rec, d.ID, job.Attempt, fmt.Sprintf("gave up after %d attempts: %v", job.Attempt, err), now))
 	default:
-		next := now.Add(w.Backoff(d.Attempts))
+		next := w.NextRetry(job)
 		log.InfoContext(ctx, "email will be retried", "error", err, "next_attempt_at", next)
-		return w.Store.RetryEmailLater(rec, d.ID, err.Error(), next, now)
+		if rerr := w.Store.RetryEmailLater(rec, d.ID, job.Attempt, err.Error(), next, now); rerr != nil {
+			return errors.Join(err, rerr)
+		}
+		return err
 	}
 }
 
+// cancelled ends a job whose message was recorded failed; a failure to record it is returned
+// instead, for River to try the attempt again.
+func cancelled(err, recordErr error) error {
+	if recordErr != nil {
+		return errors.Join(err, recordErr)
+	}
+	return river.JobCancel(err)
+}
+
 // markSent records a delivered message and, in the same transaction, what follows from it.
-func (w *Worker) markSent(ctx context.Context, id uuid.UUID, now time.Time) error {
+func (w *Worker) markSent(ctx context.Context, id uuid.UUID, attempt int, now time.Time) error {
 	_, err := store.InTx(ctx, w.Store, func(tx *store.Tx) (struct{}, error) {
-		d, err := tx.MarkEmailSent(ctx, id, now)
+		d, err := tx.MarkEmailSent(ctx, id, attempt, now)
+		if errors.Is(err, store.ErrNotFound) {
+			return struct{}{}, nil // recorded meanwhile
+		}
 		if err != nil || w.Delivered == nil {
 			return struct{}{}, err
 		}

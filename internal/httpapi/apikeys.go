@@ -32,7 +32,6 @@ func (s *Server) CreateApiKey(ctx context.Context, req api.CreateApiKeyRequestOb
 	if err != nil {
 		return nil, err
 	}
-	s.kickEmail()
 	summary := apiKey(k)
 	return api.CreateApiKey200JSONResponse{Body: api.CreatedApiKeyEnvelope{Data: api.CreatedApiKey{
 		Id: summary.Id, Name: summary.Name, Scopes: summary.Scopes, Prefix: summary.Prefix, CreatedAt: summary.CreatedAt,

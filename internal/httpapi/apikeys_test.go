@@ -154,7 +154,7 @@ func TestTheOwnerIsEmailedAboutEveryNewKey(t *testing.T) {
 	env := testkit.NewServer(t)
 	acct := testkit.SignUp(t, env)
 	key, _ := acct.APIKey(t, "events:read")
-	if n, err := env.Service.Email.RunOnce(t.Context()); err != nil || n != 1 {
+	if n, err := runEmail(t, env); err != nil || n != 1 {
 		t.Fatalf("email worker: %d messages, %v", n, err)
 	}
 	files, _ := filepath.Glob(filepath.Join(env.Config.DataDir, "outbox", "*.eml"))

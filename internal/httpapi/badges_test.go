@@ -362,7 +362,7 @@ func TestIssuingWithSendEmailRecordsTheBadgeEmail(t *testing.T) {
 		t.Fatalf("recorded as a %s email", kind)
 	}
 	// The email worker sends it as it sends any other (here into .eml files), with the link.
-	if n, err := b.env.Service.Email.RunOnce(t.Context()); err != nil || n != 1 {
+	if n, err := runEmail(t, b.env); err != nil || n != 1 {
 		t.Fatalf("the worker sent %d messages: %v", n, err)
 	}
 	msg, raw := onlyMessageSent(t, b.env)

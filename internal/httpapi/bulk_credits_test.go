@@ -43,7 +43,7 @@ func (s issuing) jobsPath() string {
 // its job-queue entry.
 func jobRows(t *testing.T, s issuing) (jobs, items, queued int) {
 	t.Helper()
-	testkit.QueryRow(t, s.env, `SELECT (SELECT count(*) FROM bulk_jobs), (SELECT count(*) FROM bulk_job_items), (SELECT count(*) FROM river_job)`,
+	testkit.QueryRow(t, s.env, `SELECT (SELECT count(*) FROM bulk_jobs), (SELECT count(*) FROM bulk_job_items), (SELECT count(*) FROM river_job WHERE kind = 'bulk_generate_certificates')`,
 		nil, &jobs, &items, &queued)
 	return jobs, items, queued
 }
@@ -102,10 +102,10 @@ func TestAPartialJobIssuesWhileCreditsLast(t *testing.T) {
 	if res.StatusCode != 202 {
 		t.Fatalf("create job: %d %s", res.StatusCode, res.Body)
 	}
-	if err := s.env.Service.Bulk.Start(context.Background()); err != nil {
+	if err := s.env.Service.Jobs.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = s.env.Service.Bulk.Stop(context.Background()) })
+	t.Cleanup(func() { _ = s.env.Service.Jobs.Stop(context.Background()) })
 	j := waitForJob(t, s, res.Header.Get("Location"), func(j domain.BulkJob) bool { return j.Status == "completed" })
 	if j.Data.Total != 3 || j.Data.Issued != 2 || j.Data.Failed != 1 || len(j.Data.Errors) != 1 ||
 		j.Data.Errors[0].Code != "CREDIT_LIMIT" || j.Data.Errors[0].AttendeeID != ids[2].String() {
@@ -134,10 +134,10 @@ func TestADraftJobIsNotCountedAgainstCredits(t *testing.T) {
 	if res.StatusCode != 202 {
 		t.Fatalf("draft job: %d %s", res.StatusCode, res.Body)
 	}
-	if err := s.env.Service.Bulk.Start(context.Background()); err != nil {
+	if err := s.env.Service.Jobs.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = s.env.Service.Bulk.Stop(context.Background()) })
+	t.Cleanup(func() { _ = s.env.Service.Jobs.Stop(context.Background()) })
 	j := waitForJob(t, s, res.Header.Get("Location"), func(j domain.BulkJob) bool { return j.Status == "completed" })
 	if j.Data.Issued != 3 || j.Data.Failed != 0 {
 		t.Fatalf("draft job: %+v", j.Data)

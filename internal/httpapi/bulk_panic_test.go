@@ -33,9 +33,9 @@ func (p panicking) Issue(ctx context.Context, tx *store.Tx, g certificates.Gener
 }
 
 // startJobs starts a job queue that issues through issuer, as a restarted service would.
-func startJobs(t *testing.T, s issuing, issuer bulk.Issuer) *bulk.Service {
+func startJobs(t *testing.T, s issuing, issuer bulk.Issuer) *store.JobQueue {
 	t.Helper()
-	jobs, err := bulk.New(s.env.Store, issuer, s.env.Service.Logger, bulk.Timing{})
+	jobs, err := bulkQueue(s.env.Store, s.env.Service.Logger, bulk.Timing{}, issuer)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -238,7 +238,7 @@ func TestABulkJobSurvivesARestart(t *testing.T) {
 		t.Fatalf("409 Location %q, want %q", again.Header.Get("Location"), path)
 	}
 
-	first := s.env.Service.Bulk
+	first := s.env.Service.Jobs
 	if err := first.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +261,7 @@ func TestABulkJobSurvivesARestart(t *testing.T) {
 // (or another instance) would; it stops with the test.
 func startAgain(t *testing.T, s issuing, timing bulk.Timing) {
 	t.Helper()
-	jobs, err := bulk.New(s.env.Store, s.env.Service.Certificates, s.env.Service.Logger, timing)
+	jobs, err := bulkQueue(s.env.Store, s.env.Service.Logger, timing, s.env.Service.Certificates)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,7 +288,7 @@ func TestBulkWorkerProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	jobs, err := bulk.New(st, certificates.New(st, "https://certs.example.org", nil, nil), logger, bulk.Timing{})
+	jobs, err := bulkQueue(st, logger, bulk.Timing{}, certificates.New(st, "https://certs.example.org", nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -353,10 +353,10 @@ func TestAnEventWithDraftsFromAJobCanBeDeleted(t *testing.T) {
 	}
 	res := s.acct.Client.Post("/api/v1/events/"+s.event.String()+"/certificates/generate/jobs", map[string]any{"draft": true})
 	path := res.Header.Get("Location")
-	if err := s.env.Service.Bulk.Start(context.Background()); err != nil {
+	if err := s.env.Service.Jobs.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = s.env.Service.Bulk.Stop(context.Background()) })
+	t.Cleanup(func() { _ = s.env.Service.Jobs.Stop(context.Background()) })
 	done := waitForJob(t, s, path, func(j domain.BulkJob) bool { return j.Status == "completed" })
 	if done.Data.Issued != 3 {
 		t.Fatalf("job: %+v", done.Data)

@@ -256,7 +256,7 @@ func TestGenerateSendsTheCertificateByEmail(t *testing.T) {
 	ada := s.acct.Attendee(t, s.event, "Дмитрий", "Шостакович", "dmitri@example.org")
 	var c certificateBody
 	s.acct.Client.Post("/api/v1/certificates/generate", s.generate(ada, map[string]any{"sendEmail": true})).JSON(t, &c)
-	if _, err := s.env.Service.Email.RunOnce(t.Context()); err != nil {
+	if _, err := runEmail(t, s.env); err != nil {
 		t.Fatal(err)
 	}
 	files, _ := filepath.Glob(filepath.Join(s.env.Config.DataDir, "outbox", "*.eml"))

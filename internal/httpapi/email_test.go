@@ -46,7 +46,7 @@ func TestSendBulkAndTheDeliveriesList(t *testing.T) {
 	if page.Meta.Total != 2 || page.Data[0].CertificateID != ids[0] {
 		t.Fatalf("filtered: %+v", page)
 	}
-	if _, err := s.env.Service.Email.RunOnce(t.Context()); err != nil {
+	if _, err := runEmail(t, s.env); err != nil {
 		t.Fatal(err)
 	}
 	s.acct.Client.Get("/api/v1/email/deliveries?status=sent").JSON(t, &page)

@@ -206,7 +206,7 @@ func TestTheAccountNameStandsInForAnUnsetIssuerName(t *testing.T) {
 	if fromName != name || !strings.Contains(body, name) || strings.Contains(body, "organisers") {
 		t.Fatalf("email from %q:\n%s", fromName, body)
 	}
-	if n, err := s.env.Service.Email.RunOnce(t.Context()); err != nil || n != 1 {
+	if n, err := runEmail(t, s.env); err != nil || n != 1 {
 		t.Fatalf("the worker sent %d messages: %v", n, err)
 	}
 	msg, raw := onlyMessageSent(t, s.env)
@@ -325,10 +325,10 @@ func TestTheExportStartsWithAByteOrderMarkWhenAsked(t *testing.T) {
 func TestAnEventsBulkJobsAreListed(t *testing.T) {
 	t.Parallel()
 	s := newIssuing(t)
-	if err := s.env.Service.Bulk.Start(context.Background()); err != nil {
+	if err := s.env.Service.Jobs.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = s.env.Service.Bulk.Stop(context.Background()) })
+	t.Cleanup(func() { _ = s.env.Service.Jobs.Stop(context.Background()) })
 	var ids []string
 	for range 2 {
 		res := s.acct.Client.Post("/api/v1/events/"+s.event.String()+"/certificates/generate/jobs", map[string]any{"sendEmail": false})
@@ -408,10 +408,10 @@ func TestBadgeAndJobEventsAndPatternSubscriptions(t *testing.T) {
 	res = s.acct.Client.Post("/api/v1/webhooks", map[string]any{"url": "https://93.184.216.34/hook", "events": []string{"job.*"}})
 	wantError(t, res, 400, res.StatusCode, "VALIDATION_ERROR")
 
-	if err := s.env.Service.Bulk.Start(context.Background()); err != nil {
+	if err := s.env.Service.Jobs.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = s.env.Service.Bulk.Stop(context.Background()) })
+	t.Cleanup(func() { _ = s.env.Service.Jobs.Stop(context.Background()) })
 	a := s.acct.Attendee(t, s.event, "Ada", "Lovelace", "ada@example.org")
 	res = s.acct.Client.Post("/api/v1/events/"+s.event.String()+"/certificates/generate/jobs", map[string]any{"sendEmail": false})
 	if res.StatusCode != http.StatusAccepted {

@@ -65,8 +65,6 @@ type Options struct {
 	Limiter        ratelimit.Limiter
 	TrustedProxies []netip.Prefix
 	SignupEnabled  bool
-	// KickEmail, when set, wakes the email worker after a request recorded a message.
-	KickEmail func()
 	// StrictMiddlewares wrap every operation; tests use them to provoke failures.
 	StrictMiddlewares []api.StrictMiddlewareFunc
 	// Metrics, when set, records every request (METRICS_ADDR); nil: no metrics.
@@ -92,7 +90,6 @@ type Server struct {
 	webhooks      *webhooks.Service
 	analytics     *analytics.Service
 	signupEnabled bool
-	kickEmail     func()
 	links         links.Site
 }
 
@@ -157,11 +154,7 @@ func New(opts Options) (*echo.Echo, error) {
 		return c.JSON(http.StatusOK, map[string]string{"status": "ready"})
 	})
 
-	kick := opts.KickEmail
-	if kick == nil {
-		kick = func() {}
-	}
-	srv := &Server{logger: logger, auth: opts.Auth, accounts: opts.Accounts, events: opts.Events, attendees: opts.Attendees, templates: opts.Templates, certificates: opts.Certificates, bulk: opts.Bulk, verification: opts.Verification, badges: opts.Badges, webhooks: opts.Webhooks, credentials: opts.Credentials, analytics: opts.Analytics, pages: pages, signupEnabled: opts.SignupEnabled, kickEmail: kick}
+	srv := &Server{logger: logger, auth: opts.Auth, accounts: opts.Accounts, events: opts.Events, attendees: opts.Attendees, templates: opts.Templates, certificates: opts.Certificates, bulk: opts.Bulk, verification: opts.Verification, badges: opts.Badges, webhooks: opts.Webhooks, credentials: opts.Credentials, analytics: opts.Analytics, pages: pages, signupEnabled: opts.SignupEnabled}
 	srv.links = opts.Links
 	fields, err := fieldLocationsOf(doc)
 	if err != nil {

@@ -84,7 +84,7 @@ func newHookEnv(t *testing.T, opts ...testkit.Option) hookEnv {
 
 func (h hookEnv) dispatch(t *testing.T) {
 	t.Helper()
-	if _, err := h.env.Service.Dispatcher.RunOnce(t.Context()); err != nil {
+	if _, err := runWebhooks(t, h.env); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -298,7 +298,7 @@ func TestDeliveriesCarryTheDocumentedBodyAndHeadersOfEveryKind(t *testing.T) {
 	if res.StatusCode != 200 {
 		t.Fatalf("generate: %d %s", res.StatusCode, res.Body)
 	}
-	if _, err := h.env.Service.Email.RunOnce(t.Context()); err != nil {
+	if _, err := runEmail(t, h.env); err != nil {
 		t.Fatal(err)
 	}
 	const token = "portal-token-of-the-delivery-email"
@@ -392,7 +392,7 @@ func TestADeliveryToANameResolvingToLoopbackIsRecordedFailed(t *testing.T) {
 	if res := acct.Client.Post("/api/v1/webhooks/"+sub.Data.ID+"/test", nil); res.StatusCode != 202 {
 		t.Fatalf("test: %d %s", res.StatusCode, res.Body)
 	}
-	if _, err := env.Service.Dispatcher.RunOnce(t.Context()); err != nil {
+	if _, err := runWebhooks(t, env); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(recv.requests()); n != 0 {

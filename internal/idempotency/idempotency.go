@@ -13,10 +13,11 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/riverqueue/river"
 
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/domain"
-	"github.com/certhub/credentiald/internal/recovery"
+	"github.com/certhub/credentiald/internal/jobs"
 	"github.com/certhub/credentiald/internal/store"
 )
 
@@ -78,7 +79,8 @@ func (s *Service) Release(ctx context.Context, accountID uuid.UUID, key string, 
 	return s.store.ReleaseIdempotencyKey(ctx, accountID, key, fingerprint)
 }
 
-// PurgeEvery is how often RunPurge deletes the keys whose answers are no longer replayed.
+// PurgeEvery is how often the periodic purge job deletes the keys whose answers are no longer
+// replayed.
 const PurgeEvery = time.Hour
 
 // Purge deletes the keys whose time is over (a claim takes such a key afresh anyway) and
@@ -87,26 +89,33 @@ func (s *Service) Purge(ctx context.Context) (int, error) {
 	return s.store.DeleteExpiredIdempotencyKeys(ctx, s.now())
 }
 
-// RunPurge purges every PurgeEvery until ctx ends; a failure or a panic is logged and the
-// next round tries again.
-func (s *Service) RunPurge(ctx context.Context, logger *slog.Logger) {
-	t := time.NewTicker(PurgeEvery)
-	defer t.Stop()
-	for {
-		err := recovery.Run(ctx, logger, "panic while purging idempotency keys", func() error {
-			n, err := s.Purge(ctx)
-			if err == nil && n > 0 {
-				logger.InfoContext(ctx, "purged expired idempotency keys", "count", n)
-			}
-			return err
-		})
-		if err != nil && !recovery.Is(err) && ctx.Err() == nil {
-			logger.ErrorContext(ctx, "purging expired idempotency keys", "error", err)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+// PurgeJob is the periodic job that purges, every PurgeEvery and once when the process starts
+// (River's leader inserts it; see jobqueue).
+func (s *Service) PurgeJob() *river.PeriodicJob {
+	return river.NewPeriodicJob(river.PeriodicInterval(PurgeEvery), func() (river.JobArgs, *river.InsertOpts) {
+		return jobs.PurgeIdempotencyKeys{}, nil
+	}, &river.PeriodicJobOpts{RunOnStart: true})
+}
+
+// PurgeWorker is the River worker of the purge job; a failure is logged by River and the next
+// hour's purge tries again.
+func (s *Service) PurgeWorker(logger *slog.Logger) river.Worker[jobs.PurgeIdempotencyKeys] {
+	return &purgeWorker{s: s, logger: logger}
+}
+
+type purgeWorker struct {
+	river.WorkerDefaults[jobs.PurgeIdempotencyKeys]
+	s      *Service
+	logger *slog.Logger
+}
+
+func (w *purgeWorker) Work(ctx context.Context, _ *river.Job[jobs.PurgeIdempotencyKeys]) error {
+	n, err := w.s.Purge(ctx)
+	if err != nil {
+		return fmt.Errorf("purging expired idempotency keys: %w", err)
 	}
+	if n > 0 {
+		w.logger.InfoContext(ctx, "purged expired idempotency keys", "count", n)
+	}
+	return nil
 }

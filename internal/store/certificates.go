@@ -4,13 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/riverqueue/river"
 
 	"github.com/certhub/credentiald/gen/db"
 	"github.com/certhub/credentiald/internal/domain"
+	"github.com/certhub/credentiald/internal/jobs"
 )
 
 // CertificateKey names the certificates of one attendee of an event with one template: at most
@@ -223,8 +226,11 @@ func (d queries) CurrentCertificates(ctx context.Context, k CertificateKey, now 
 // same statement also spends one credit of the account's month; with Event, it writes the
 // outbox event, its number set from the certificate's; with Status, the status list entry.
 // ErrNotInserted when the code is taken (nothing written) or no credit is left (the code and
-// the counter were written: roll the transaction back).
-func (d queries) InsertCertificate(ctx context.Context, c NewCertificate, now time.Time) (InsertedCertificate, error) {
+// the counter were written: roll the transaction back). The event's fan-out job is queued
+// before the statement, under the outbox id the statement writes, so that the statement's locks
+// (the credit and counter rows) are not held for one more round trip; when the statement
+// writes no event, the job finds none and does nothing.
+func (t *Tx) InsertCertificate(ctx context.Context, c NewCertificate, now time.Time) (InsertedCertificate, error) {
 	status := domain.StoredCertificateIssued
 	if c.Draft {
 		status = domain.StoredCertificateDraft
@@ -247,6 +253,9 @@ func (d queries) InsertCertificate(ctx context.Context, c NewCertificate, now ti
 			return InsertedCertificate{}, err
 		}
 		arg.EventType, arg.EventPayload, arg.EventNumberAt = c.Event.Type, payload, c.Event.NumberAt
+		if err := t.InsertJob(ctx, jobs.FanOutEvents{OutboxEventIDs: []uuid.UUID{arg.OutboxID}}); err != nil {
+			return InsertedCertificate{}, err
+		}
 	}
 	if c.Status != nil {
 		arg.StatusSalt = c.Status.Salt
@@ -254,7 +263,7 @@ func (d queries) InsertCertificate(ctx context.Context, c NewCertificate, now ti
 			arg.StatusCandidates = append(arg.StatusCandidates, int32(i))
 		}
 	}
-	r, err := d.q.InsertCertificate(ctx, arg)
+	r, err := t.q.InsertCertificate(ctx, arg)
 	if err = mapError(err); errors.Is(err, ErrNotFound) {
 		return InsertedCertificate{}, ErrNotInserted
 	} else if err != nil {
@@ -410,18 +419,35 @@ type OutboxEvent struct {
 	OccurredAt time.Time
 }
 
-// Outbox writes an event with its payload (marshalled as JSON) to the outbox.
-func (d queries) Outbox(ctx context.Context, accountID uuid.UUID, eventType string, at time.Time, payload any) error {
+// Outbox writes an event with its payload (marshalled as JSON) to the outbox, and queues its
+// fan-out to the webhook subscriptions.
+func (t *Tx) Outbox(ctx context.Context, accountID uuid.UUID, eventType string, at time.Time, payload any) error {
 	b, err := json.Marshal(payload)
 	if err != nil {
 		return err
 	}
-	return mapError(d.q.InsertOutboxEvent(ctx, db.InsertOutboxEventParams{ID: newID(), AccountID: accountID, EventType: eventType,
-		Payload: b, OccurredAt: at}))
+	id := newID()
+	if err := t.q.InsertOutboxEvent(ctx, db.InsertOutboxEventParams{ID: id, AccountID: accountID, EventType: eventType,
+		Payload: b, OccurredAt: at}); err != nil {
+		return mapError(err)
+	}
+	return t.InsertJob(ctx, jobs.FanOutEvents{OutboxEventIDs: []uuid.UUID{id}})
 }
 
-// OutboxMany writes one event of eventType per payload, in one statement.
-func (d queries) OutboxMany(ctx context.Context, accountID uuid.UUID, eventType string, at time.Time, payloads []any) error {
+// Outbox writes an event in a transaction of its own (see Tx.Outbox).
+func (s *Store) Outbox(ctx context.Context, accountID uuid.UUID, eventType string, at time.Time, payload any) error {
+	_, err := InTx(ctx, s, func(tx *Tx) (struct{}, error) {
+		return struct{}{}, tx.Outbox(ctx, accountID, eventType, at, payload)
+	})
+	return err
+}
+
+// fanOutBatch is how many events one fan-out job takes.
+const fanOutBatch = 500
+
+// OutboxMany writes one event of eventType per payload, in one statement, and queues their
+// fan-out, one job per fanOutBatch events.
+func (t *Tx) OutboxMany(ctx context.Context, accountID uuid.UUID, eventType string, at time.Time, payloads []any) error {
 	if len(payloads) == 0 {
 		return nil
 	}
@@ -433,7 +459,14 @@ func (d queries) OutboxMany(ctx context.Context, accountID uuid.UUID, eventType 
 		}
 		p.Ids, p.Payloads = append(p.Ids, newID()), append(p.Payloads, b)
 	}
-	return mapError(d.q.InsertOutboxEvents(ctx, p))
+	if err := t.q.InsertOutboxEvents(ctx, p); err != nil {
+		return mapError(err)
+	}
+	var fanOuts []river.JobArgs
+	for ids := range slices.Chunk(p.Ids, fanOutBatch) {
+		fanOuts = append(fanOuts, jobs.FanOutEvents{OutboxEventIDs: ids})
+	}
+	return t.InsertJobs(ctx, fanOuts)
 }
 
 // OutboxEvents lists the account's outbox events, oldest first.

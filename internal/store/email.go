@@ -8,67 +8,56 @@ import (
 
 	"github.com/certhub/credentiald/gen/db"
 	"github.com/certhub/credentiald/internal/domain"
+	"github.com/certhub/credentiald/internal/jobs"
 )
 
-// EnqueueEmail records a message for the email worker, due at now. A message with a cause is
-// recorded in the transaction of that cause.
-func (d queries) EnqueueEmail(ctx context.Context, m domain.OutboundEmail, now time.Time) (domain.EmailDelivery, error) {
-	row, err := d.q.EnqueueEmail(ctx, db.EnqueueEmailParams{ID: newID(), AccountID: m.AccountID, Kind: m.Kind,
+// EnqueueEmail records a message, due at now, and queues the job that sends it. A message
+// with a cause is recorded in the transaction of that cause.
+func (t *Tx) EnqueueEmail(ctx context.Context, m domain.OutboundEmail, now time.Time) (domain.EmailDelivery, error) {
+	row, err := t.q.EnqueueEmail(ctx, db.EnqueueEmailParams{ID: newID(), AccountID: m.AccountID, Kind: m.Kind,
 		CertificateID: m.CertificateID, BadgeAssertionID: m.BadgeAssertionID, ToAddress: m.ToAddress,
 		ToName: m.ToName, FromName: m.FromName, ReplyTo: m.ReplyTo, Subject: m.Subject, BodyText: m.BodyText, Now: now})
 	if err != nil {
 		return domain.EmailDelivery{}, mapError(err)
 	}
-	return emailDeliveryFrom(row), nil
+	return emailDeliveryFrom(row), t.InsertJob(ctx, jobs.SendEmail{DeliveryID: row.ID})
 }
 
-// EmailClaim is what a worker claims: up to Batch messages due at Now, each for Lease. A
-// message claimed MaxAttempts times is not claimed again.
-type EmailClaim struct {
-	Now         time.Time
-	Batch       int
-	Lease       time.Duration
-	MaxAttempts int
+// EnqueueEmail records a message and its job in a transaction of their own (see Tx.EnqueueEmail).
+func (s *Store) EnqueueEmail(ctx context.Context, m domain.OutboundEmail, now time.Time) (domain.EmailDelivery, error) {
+	return InTx(ctx, s, func(tx *Tx) (domain.EmailDelivery, error) { return tx.EnqueueEmail(ctx, m, now) })
 }
 
-// ClaimDueEmails takes due messages, counting an attempt on each: a worker that dies leaves
-// them due again once the lease has passed, and that attempt stays counted.
-func (d queries) ClaimDueEmails(ctx context.Context, c EmailClaim) ([]domain.EmailDelivery, error) {
-	rows, err := d.q.ClaimDueEmails(ctx, db.ClaimDueEmailsParams{LeasedUntil: c.Now.Add(c.Lease), Now: c.Now,
-		MaxAttempts: int32(c.MaxAttempts), BatchSize: int32(c.Batch)})
-	if err != nil {
-		return nil, mapError(err)
-	}
-	return convert(rows, emailDeliveryFrom), nil
-}
-
-// FailLapsedEmails records as failed, with reason, the messages claimed maxAttempts times whose
-// last lease ran out at now with no outcome recorded, and returns them.
-func (d queries) FailLapsedEmails(ctx context.Context, now time.Time, maxAttempts int, reason string) ([]domain.EmailDelivery, error) {
-	rows, err := d.q.FailLapsedEmails(ctx, db.FailLapsedEmailsParams{Now: now, MaxAttempts: int32(maxAttempts), LastError: &reason})
-	if err != nil {
-		return nil, mapError(err)
-	}
-	return convert(rows, emailDeliveryFrom), nil
-}
-
-// MarkEmailSent records a message delivered at now and returns it.
-func (d queries) MarkEmailSent(ctx context.Context, id uuid.UUID, now time.Time) (domain.EmailDelivery, error) {
-	row, err := d.q.MarkEmailSent(ctx, db.MarkEmailSentParams{ID: id, Now: now})
+// EmailByID returns a message, whatever its account.
+func (d queries) EmailByID(ctx context.Context, id uuid.UUID) (domain.EmailDelivery, error) {
+	row, err := d.q.GetEmailDeliveryByID(ctx, id)
 	if err != nil {
 		return domain.EmailDelivery{}, mapError(err)
 	}
 	return emailDeliveryFrom(row), nil
 }
 
-// RetryEmailLater records, at now, a temporary failure and when to try again.
-func (d queries) RetryEmailLater(ctx context.Context, id uuid.UUID, reason string, at, now time.Time) error {
-	return mapError(d.q.RetryEmailLater(ctx, db.RetryEmailLaterParams{ID: id, LastError: &reason, NextAttemptAt: at, Now: now}))
+// MarkEmailSent records a queued message delivered at now by its attempt numbered attempt, and
+// returns it; ErrNotFound when it is no longer queued.
+func (d queries) MarkEmailSent(ctx context.Context, id uuid.UUID, attempt int, now time.Time) (domain.EmailDelivery, error) {
+	row, err := d.q.MarkEmailSent(ctx, db.MarkEmailSentParams{ID: id, Attempts: int32(attempt), Now: now})
+	if err != nil {
+		return domain.EmailDelivery{}, mapError(err)
+	}
+	return emailDeliveryFrom(row), nil
 }
 
-// MarkEmailFailed records, at now, a message that will not be delivered.
-func (d queries) MarkEmailFailed(ctx context.Context, id uuid.UUID, reason string, now time.Time) error {
-	return mapError(d.q.MarkEmailFailed(ctx, db.MarkEmailFailedParams{ID: id, LastError: &reason, Now: now}))
+// RetryEmailLater records, at now, the temporary failure of a queued message's attempt
+// numbered attempt, and when to try again.
+func (d queries) RetryEmailLater(ctx context.Context, id uuid.UUID, attempt int, reason string, at, now time.Time) error {
+	return mapError(d.q.RetryEmailLater(ctx, db.RetryEmailLaterParams{ID: id, Attempts: int32(attempt), LastError: &reason,
+		NextAttemptAt: at, Now: now}))
+}
+
+// MarkEmailFailed records, at now, a queued message that will not be delivered, after attempts
+// attempts.
+func (d queries) MarkEmailFailed(ctx context.Context, id uuid.UUID, attempts int, reason string, now time.Time) error {
+	return mapError(d.q.MarkEmailFailed(ctx, db.MarkEmailFailedParams{ID: id, Attempts: int32(attempts), LastError: &reason, Now: now}))
 }
 
 // FindEmailDelivery returns a message of the account.

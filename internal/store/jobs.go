@@ -8,8 +8,10 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 )
 
-// JobQueue is the job queue (River) in the store's database: a job is enqueued in the
-// transaction of its cause (Tx.InsertJob), so it exists exactly when its cause was committed.
+// JobQueue is the job queue (River) in the store's database, as a client that works jobs: the
+// process builds one, with every worker registered (see app). Jobs are inserted in the
+// transaction of their cause (Tx.InsertJob), so a job exists exactly when its cause was
+// committed.
 type JobQueue struct{ client *river.Client[pgx.Tx] }
 
 // NewJobQueue returns a job-queue client over the store's pool; Start begins working jobs.
@@ -30,8 +32,28 @@ func (j *JobQueue) Stop(ctx context.Context) error { return j.client.Stop(ctx) }
 // StopAndCancel stops at once, cancelling the context of running jobs.
 func (j *JobQueue) StopAndCancel(ctx context.Context) error { return j.client.StopAndCancel(ctx) }
 
-// InsertJob enqueues a job in the transaction.
-func (t *Tx) InsertJob(ctx context.Context, jobs *JobQueue, args river.JobArgs) error {
-	_, err := jobs.client.InsertTx(ctx, t.tx, args, nil)
+// newJobInserter returns the client the store inserts jobs with: River's insert-only client
+// (no workers, never started), so that domain code queues a job in its transaction without
+// holding the process's working client.
+func newJobInserter(s *Store) (*river.Client[pgx.Tx], error) {
+	return river.NewClient(riverpgxv5.New(s.pool), &river.Config{})
+}
+
+// InsertJob queues a job in the transaction; its options are its arguments' (InsertOpts).
+func (t *Tx) InsertJob(ctx context.Context, args river.JobArgs) error {
+	_, err := t.jobs.InsertTx(ctx, t.tx, args, nil)
+	return mapError(err)
+}
+
+// InsertJobs queues jobs in the transaction, in one statement.
+func (t *Tx) InsertJobs(ctx context.Context, args []river.JobArgs) error {
+	if len(args) == 0 {
+		return nil
+	}
+	params := make([]river.InsertManyParams, len(args))
+	for i, a := range args {
+		params[i] = river.InsertManyParams{Args: a}
+	}
+	_, err := t.jobs.InsertManyTx(ctx, t.tx, params)
 	return mapError(err)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
+	"github.com/riverqueue/river"
 
 	"github.com/certhub/credentiald/gen/db"
 )
@@ -26,13 +27,15 @@ type Store struct {
 	pool       *pgxpool.Pool
 	sqlDB      *sql.DB // database/sql view of pool, for goose
 	migrations *goose.Provider
+	jobs       *river.Client[pgx.Tx] // inserts jobs only (see newJobInserter)
 }
 
 // Tx is one open transaction: the store's data methods, run inside it. It lives only during
 // the function given to InTx.
 type Tx struct {
 	queries
-	tx pgx.Tx
+	tx   pgx.Tx
+	jobs *river.Client[pgx.Tx]
 	// issued holds what CountIssued was told, written just before the commit.
 	issued map[IssuedKey]int
 }
@@ -65,6 +68,10 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		s.Close()
 		return nil, err
 	}
+	if s.jobs, err = newJobInserter(s); err != nil {
+		s.Close()
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -92,7 +99,7 @@ func InTx[T any](ctx context.Context, s *Store, fn func(tx *Tx) (T, error)) (T, 
 		defer cancel()
 		_ = ptx.Rollback(rbCtx)
 	}()
-	tx := &Tx{queries: queries{q: s.q.WithTx(ptx)}, tx: ptx}
+	tx := &Tx{queries: queries{q: s.q.WithTx(ptx)}, tx: ptx, jobs: s.jobs}
 	out, err := fn(tx)
 	if err != nil {
 		return zero, err // the data methods' errors are mapped already; the service's are its own

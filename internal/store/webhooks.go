@@ -5,9 +5,11 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/riverqueue/river"
 
 	"github.com/certhub/credentiald/gen/db"
 	"github.com/certhub/credentiald/internal/domain"
+	"github.com/certhub/credentiald/internal/jobs"
 )
 
 // NewWebhookSubscription is what creating a subscription stores. The id is the caller's, since
@@ -38,13 +40,15 @@ type NewWebhookDelivery struct {
 	Payload                   []byte
 }
 
-// WebhookAttempt is a delivery claimed for one attempt, with where and how to sign it.
+// WebhookAttempt is a delivery whose attempt began, with where and how to sign it.
 type WebhookAttempt struct {
 	Delivery     domain.WebhookDelivery
 	URL          string
 	SecretSealed []byte
-	// Lapsed says that the previous claim's lease ran out with no outcome recorded.
-	Lapsed bool
+	// PreviousAttempts is how many attempts had begun before this one; PreviousInFlight says
+	// that the last of them never recorded an outcome (its process stopped while sending).
+	PreviousAttempts int
+	PreviousInFlight bool
 }
 
 // WebhookOutcome is what one attempt came to. Status pending means: try again at NextAttemptAt.
@@ -55,15 +59,6 @@ type WebhookOutcome struct {
 	ResponseBody   *string
 	Error          *string
 	DurationMs     *int
-}
-
-// WebhookClaim is what a dispatcher claims: up to Batch deliveries due at Now, each for Lease.
-// A delivery claimed MaxAttempts times is not claimed again.
-type WebhookClaim struct {
-	Now         time.Time
-	Batch       int
-	Lease       time.Duration
-	MaxAttempts int
 }
 
 // FanOut is one delivery the fan-out of an event writes.
@@ -189,14 +184,19 @@ func (d queries) FailPendingWebhookDeliveries(ctx context.Context, subscriptionI
 		Error: &reason, Now: now}))
 }
 
-// InsertWebhookDelivery records a delivery, due at now.
-func (d queries) InsertWebhookDelivery(ctx context.Context, w NewWebhookDelivery, now time.Time) (domain.WebhookDelivery, error) {
-	r, err := d.q.InsertWebhookDelivery(ctx, db.InsertWebhookDeliveryParams{ID: newID(), AccountID: w.AccountID,
+// InsertWebhookDelivery records a delivery, due at now, and queues its job.
+func (t *Tx) InsertWebhookDelivery(ctx context.Context, w NewWebhookDelivery, now time.Time) (domain.WebhookDelivery, error) {
+	r, err := t.q.InsertWebhookDelivery(ctx, db.InsertWebhookDeliveryParams{ID: newID(), AccountID: w.AccountID,
 		SubscriptionID: w.SubscriptionID, OutboxEventID: w.OutboxEventID, EventType: w.EventType, Payload: w.Payload, Now: now})
 	if err != nil {
 		return domain.WebhookDelivery{}, mapError(err)
 	}
-	return webhookDeliveryFrom(r), nil
+	return webhookDeliveryFrom(r), t.InsertJob(ctx, jobs.DeliverWebhook{DeliveryID: r.ID})
+}
+
+// InsertWebhookDelivery records a delivery and its job in a transaction of their own.
+func (s *Store) InsertWebhookDelivery(ctx context.Context, w NewWebhookDelivery, now time.Time) (domain.WebhookDelivery, error) {
+	return InTx(ctx, s, func(tx *Tx) (domain.WebhookDelivery, error) { return tx.InsertWebhookDelivery(ctx, w, now) })
 }
 
 // ListWebhookDeliveries returns a page of a subscription's deliveries, newest first, and their
@@ -214,10 +214,10 @@ func (d queries) ListWebhookDeliveries(ctx context.Context, accountID, subscript
 	return convert(rows, webhookDeliveryFrom), int(n), nil
 }
 
-// ClaimOutboxEvents takes up to batch events not yet dispatched, oldest first, locked until the
-// transaction ends; a concurrent claim skips them.
-func (t *Tx) ClaimOutboxEvents(ctx context.Context, batch int) ([]OutboxEvent, error) {
-	rows, err := t.q.ClaimOutboxEvents(ctx, int32(batch))
+// LockOutboxEvents returns those of the events not yet dispatched, oldest first, locked until
+// the transaction ends.
+func (t *Tx) LockOutboxEvents(ctx context.Context, ids []uuid.UUID) ([]OutboxEvent, error) {
+	rows, err := t.q.LockOutboxEvents(ctx, ids)
 	if err != nil {
 		return nil, mapError(err)
 	}
@@ -238,9 +238,9 @@ func (d queries) OutboxSubscribers(ctx context.Context, eventIDs []uuid.UUID) ([
 	}), nil
 }
 
-// InsertFannedOutDeliveries records the deliveries, due at now; a (subscription, event) pair
-// that has one already is skipped. It returns how many it recorded.
-func (d queries) InsertFannedOutDeliveries(ctx context.Context, fs []FanOut, now time.Time) (int, error) {
+// InsertFannedOutDeliveries records the deliveries, due at now, and queues a job for each; a
+// (subscription, event) pair that has one already is skipped. It returns how many it recorded.
+func (t *Tx) InsertFannedOutDeliveries(ctx context.Context, fs []FanOut, now time.Time) (int, error) {
 	if len(fs) == 0 {
 		return 0, nil
 	}
@@ -253,8 +253,15 @@ func (d queries) InsertFannedOutDeliveries(ctx context.Context, fs []FanOut, now
 		p.EventTypes = append(p.EventTypes, f.EventType)
 		p.Payloads = append(p.Payloads, f.Payload)
 	}
-	n, err := d.q.InsertFannedOutDeliveries(ctx, p)
-	return int(n), mapError(err)
+	ids, err := t.q.InsertFannedOutDeliveries(ctx, p)
+	if err != nil {
+		return 0, mapError(err)
+	}
+	deliveries := make([]river.JobArgs, len(ids))
+	for i, id := range ids {
+		deliveries[i] = jobs.DeliverWebhook{DeliveryID: id}
+	}
+	return len(ids), t.InsertJobs(ctx, deliveries)
 }
 
 // MarkOutboxDispatched records the events as dispatched at now.
@@ -262,35 +269,23 @@ func (d queries) MarkOutboxDispatched(ctx context.Context, ids []uuid.UUID, now 
 	return mapError(d.q.MarkOutboxDispatched(ctx, db.MarkOutboxDispatchedParams{Ids: ids, Now: now}))
 }
 
-// ClaimDueWebhookDeliveries takes due deliveries, counting an attempt on each and holding each
-// for the lease: a dispatcher that stops leaves them due again once the lease has passed, and
-// that attempt stays counted.
-func (d queries) ClaimDueWebhookDeliveries(ctx context.Context, c WebhookClaim) ([]WebhookAttempt, error) {
-	rows, err := d.q.ClaimDueWebhookDeliveries(ctx, db.ClaimDueWebhookDeliveriesParams{Now: c.Now, LeasedUntil: c.Now.Add(c.Lease),
-		MaxAttempts: int32(c.MaxAttempts), BatchSize: int32(c.Batch)})
+// StartWebhookAttempt records, at now, that the attempt numbered attempt of a pending delivery
+// begins and may run until leasedUntil, and returns it with what it was before; ErrNotFound
+// when the delivery is no longer pending.
+func (d queries) StartWebhookAttempt(ctx context.Context, id uuid.UUID, attempt int, now, leasedUntil time.Time) (WebhookAttempt, error) {
+	r, err := d.q.StartWebhookAttempt(ctx, db.StartWebhookAttemptParams{ID: id, Attempt: int32(attempt), Now: now, LeasedUntil: leasedUntil})
 	if err != nil {
-		return nil, mapError(err)
+		return WebhookAttempt{}, mapError(err)
 	}
-	return convert(rows, func(r db.ClaimDueWebhookDeliveriesRow) WebhookAttempt {
-		return WebhookAttempt{URL: r.Url, SecretSealed: r.SecretSealed, Lapsed: r.Lapsed, Delivery: webhookDeliveryFrom(db.WebhookDelivery{
+	return WebhookAttempt{URL: r.Url, SecretSealed: r.SecretSealed, PreviousAttempts: int(r.PreviousAttempts),
+		PreviousInFlight: r.PreviousInFlight, Delivery: webhookDeliveryFrom(db.WebhookDelivery{
 			ID: r.ID, AccountID: r.AccountID, SubscriptionID: r.SubscriptionID, OutboxEventID: r.OutboxEventID, EventType: r.EventType,
 			Payload: r.Payload, Status: r.Status, Attempts: r.Attempts, LastAttemptAt: r.LastAttemptAt, NextAttemptAt: r.NextAttemptAt,
-			ResponseStatus: r.ResponseStatus, ResponseBody: r.ResponseBody, Error: r.Error, DurationMs: r.DurationMs, CreatedAt: r.CreatedAt})}
-	}), nil
-}
-
-// FailLapsedWebhookDeliveries records as failed, with reason, the deliveries claimed
-// maxAttempts times whose last lease ran out at now with no outcome recorded, and returns them.
-func (d queries) FailLapsedWebhookDeliveries(ctx context.Context, now time.Time, maxAttempts int, reason string) ([]domain.WebhookDelivery, error) {
-	rows, err := d.q.FailLapsedWebhookDeliveries(ctx, db.FailLapsedWebhookDeliveriesParams{Now: now, MaxAttempts: int32(maxAttempts), Error: &reason})
-	if err != nil {
-		return nil, mapError(err)
-	}
-	return convert(rows, webhookDeliveryFrom), nil
+			ResponseStatus: r.ResponseStatus, ResponseBody: r.ResponseBody, Error: r.Error, DurationMs: r.DurationMs, CreatedAt: r.CreatedAt})}, nil
 }
 
 // FinishWebhookAttempt records the outcome of a delivery's attempt numbered attempt; false when
-// the delivery moved on without it (its lease lapsed and it was claimed again).
+// the delivery moved on without it (it was closed meanwhile).
 func (d queries) FinishWebhookAttempt(ctx context.Context, id uuid.UUID, attempt int, o WebhookOutcome) (bool, error) {
 	n, err := d.q.FinishWebhookAttempt(ctx, db.FinishWebhookAttemptParams{ID: id, Attempt: int32(attempt), Status: string(o.Status),
 		NextAttemptAt: o.NextAttemptAt, ResponseStatus: int32Ptr(o.ResponseStatus), ResponseBody: o.ResponseBody, Error: o.Error,

@@ -39,7 +39,7 @@ func newClaiming(t *testing.T) claiming {
 	t.Helper()
 	w := testkit.NewWorld(t)
 	box := testkit.SecretBox(t)
-	c := claiming{w: w, certs: certificates.New(w.Store, site, w.Clock.Now, nil)}
+	c := claiming{w: w, certs: certificates.New(w.Store, site, w.Clock.Now)}
 	c.creds = credentials.New(w.Store, box, site, w.Clock.Now)
 	c.wallet = wallet.New(w.Store, box, c.creds, site, w.Clock.Now)
 	a, err := w.Store.CreateAttendee(t.Context(), w.Account, w.Event, domain.AttendeeFields{FirstName: "Ada", LastName: "Lovelace",

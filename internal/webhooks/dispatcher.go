@@ -18,8 +18,10 @@ import (
 
 	"code.dny.dev/ssrf"
 	"github.com/google/uuid"
+	"github.com/riverqueue/river"
 
 	"github.com/certhub/credentiald/internal/domain"
+	"github.com/certhub/credentiald/internal/jobs"
 	"github.com/certhub/credentiald/internal/recovery"
 	"github.com/certhub/credentiald/internal/secretbox"
 	"github.com/certhub/credentiald/internal/store"
@@ -28,7 +30,7 @@ import (
 // The delivery rules of the contract.
 const (
 	// MaxAttempts a delivery gets: at once, then after each of RetryDelays.
-	MaxAttempts = 5
+	MaxAttempts = jobs.WebhookAttempts
 	// SwitchOffAfter failed attempts in a row (over all its deliveries) switch a subscription off.
 	SwitchOffAfter = 10
 	// DefaultTimeout of one attempt: connecting, sending and the answer's headers and body.
@@ -41,15 +43,14 @@ const (
 // attempt before.
 var RetryDelays = [MaxAttempts - 1]time.Duration{time.Minute, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour}
 
-const (
-	fanOutBatch = 200
-	claimBatch  = 50
-)
+// Concurrency is how many deliveries are sent at once: the MaxWorkers of River's webhooks queue.
+const Concurrency = 8
 
-// Dispatcher turns outbox events into deliveries and sends the deliveries that are due. Any
-// number of dispatchers may run on one database: each claims what it sends under a lease, so a
-// delivery is attempted by one dispatcher at a time, and one that stops while sending lets its
-// deliveries become due again when their lease runs out (the lapsed attempt counts).
+// Dispatcher turns outbox events into deliveries and makes their attempts, as River jobs: the
+// fan-out job queued with each outbox event (jobs.FanOutEvents) writes the deliveries and queues
+// one job per delivery (jobs.DeliverWebhook), which makes its attempts on the contract's
+// schedule. River runs each job in one worker at a time, retries it at NextRetry, and rescues
+// the job of a process that stopped while sending (that lapsed attempt counts).
 type Dispatcher struct {
 	Store   *store.Store
 	Secrets *secretbox.Box
@@ -57,18 +58,11 @@ type Dispatcher struct {
 	Logger  *slog.Logger
 	// Timeout of one attempt (default DefaultTimeout).
 	Timeout time.Duration
-	// Lease is how long a claimed delivery is held (default 1 minute; at least Timeout + 30 s).
-	Lease time.Duration
-	// Concurrency is how many deliveries are sent at once (default 8).
-	Concurrency int
-	// Poll is how often the dispatcher looks for work when nobody kicks it (default 1 s).
-	Poll time.Duration
-	// Now is the dispatcher's clock (default time.Now): what is due, retry times, timestamps.
-	// Durations are measured on the monotonic clock.
+	// Now is the dispatcher's clock (default time.Now): timestamps and signatures. Durations
+	// are measured on the monotonic clock.
 	Now func() time.Time
 
 	once   sync.Once
-	kick   chan struct{}
 	client *http.Client
 }
 
@@ -77,188 +71,162 @@ func (d *Dispatcher) init() {
 		if d.Timeout == 0 {
 			d.Timeout = DefaultTimeout
 		}
-		if d.Lease == 0 {
-			d.Lease = time.Minute
-		}
-		d.Lease = max(d.Lease, d.Timeout+30*time.Second)
-		if d.Concurrency == 0 {
-			d.Concurrency = 8
-		}
-		if d.Poll == 0 {
-			d.Poll = time.Second
-		}
 		if d.Now == nil {
 			d.Now = time.Now
 		}
 		if d.Logger == nil {
 			d.Logger = slog.Default()
 		}
-		d.kick = make(chan struct{}, 1)
 		d.client = d.Policy.Client(d.Timeout)
 		if t, ok := d.client.Transport.(*http.Transport); ok {
 			// Keep a connection per sender idle, so that a busy receiver is not handshaken anew.
-			t.MaxIdleConnsPerHost = max(t.MaxIdleConnsPerHost, d.Concurrency)
+			t.MaxIdleConnsPerHost = max(t.MaxIdleConnsPerHost, Concurrency)
 		}
 	})
 }
 
-// Kick asks the dispatcher to look for work now.
-func (d *Dispatcher) Kick() {
-	d.init()
-	select {
-	case d.kick <- struct{}{}:
-	default:
-	}
+// attemptTime is how long an attempt may run, from its start: its timeout and the time to
+// record it. A delivery whose attempt began longer ago, with no outcome, lapsed.
+func (d *Dispatcher) attemptTime() time.Duration { return d.Timeout + 30*time.Second }
+
+// FanOutWorker is the River worker of jobs.FanOutEvents.
+func (d *Dispatcher) FanOutWorker() river.Worker[jobs.FanOutEvents] { return &fanOutWorker{d: d} }
+
+// DeliveryWorker is the River worker of jobs.DeliverWebhook.
+func (d *Dispatcher) DeliveryWorker() river.Worker[jobs.DeliverWebhook] { return &deliveryWorker{d: d} }
+
+type fanOutWorker struct {
+	river.WorkerDefaults[jobs.FanOutEvents]
+	d *Dispatcher
 }
 
-// Run dispatches until ctx ends. An attempt in flight when ctx ends is finished (it is bounded
-// by the timeout) and recorded.
-func (d *Dispatcher) Run(ctx context.Context) {
-	d.init()
-	t := time.NewTicker(d.Poll)
-	defer t.Stop()
-	for {
-		for {
-			var n int
-			// Nothing that goes wrong in one round, a panic included, stops the dispatcher.
-			err := recovery.Run(ctx, d.Logger, "webhook dispatcher panicked", func() (err error) {
-				n, err = d.RunOnce(ctx)
-				return err
-			})
-			if err != nil && ctx.Err() == nil && !recovery.Is(err) {
-				d.Logger.ErrorContext(ctx, "webhook dispatcher", "error", err)
-			}
-			if n < claimBatch || err != nil || ctx.Err() != nil {
-				break
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		case <-d.kick:
-		}
-	}
-}
-
-// RunOnce fans the outbox's new events out into deliveries, closes the deliveries whose last
-// attempt lapsed, then claims one batch of due deliveries and attempts each once. It returns
-// how many it attempted.
-func (d *Dispatcher) RunOnce(ctx context.Context) (int, error) {
+// Work writes one delivery per event and active subscription of its account that chose the
+// event's kind, queues a job for each, and marks the events dispatched, in one transaction; the
+// payload's bytes are fixed here, so every attempt sends the same ones. Events dispatched
+// already (or never written: the statement that was to write one inserted nothing) are skipped.
+func (w *fanOutWorker) Work(ctx context.Context, job *river.Job[jobs.FanOutEvents]) error {
+	d := w.d
 	d.init()
 	now := d.Now()
-	if _, err := d.fanOut(ctx, now); err != nil {
-		return 0, fmt.Errorf("fanning out the outbox: %w", err)
-	}
-	if err := d.failLapsed(ctx, now); err != nil {
-		return 0, err
-	}
-	batch, err := d.Store.ClaimDueWebhookDeliveries(ctx, store.WebhookClaim{Now: now, Batch: claimBatch, Lease: d.Lease, MaxAttempts: MaxAttempts})
-	if err != nil {
-		return 0, err
-	}
-	var (
-		wg    sync.WaitGroup
-		mu    sync.Mutex
-		first error
-		slots = make(chan struct{}, d.Concurrency)
-	)
-	for _, a := range batch {
-		slots <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-slots }()
-			if err := d.deliver(ctx, a); err != nil {
-				mu.Lock()
-				first = firstOf(first, err)
-				mu.Unlock()
-			}
-		})
-	}
-	wg.Wait()
-	return len(batch), first
-}
-
-func firstOf(first, err error) error {
-	if first != nil {
-		return first
-	}
-	return err
-}
-
-// fanOut writes one delivery per event and active subscription of its account that chose the
-// event's kind, and marks the events dispatched, in one transaction per batch; the payload's
-// bytes are fixed here, so every attempt sends the same ones. It returns how many events it
-// dispatched.
-func (d *Dispatcher) fanOut(ctx context.Context, now time.Time) (int, error) {
-	total := 0
-	for {
-		n, err := store.InTx(ctx, d.Store, func(tx *store.Tx) (int, error) {
-			events, err := tx.ClaimOutboxEvents(ctx, fanOutBatch)
-			if err != nil || len(events) == 0 {
-				return 0, err
-			}
-			ids := make([]uuid.UUID, len(events))
-			byID := make(map[uuid.UUID]store.OutboxEvent, len(events))
-			for i, e := range events {
-				ids[i], byID[e.ID] = e.ID, e
-			}
-			subs, err := tx.OutboxSubscribers(ctx, ids)
-			if err != nil {
-				return 0, err
-			}
-			payloads := map[uuid.UUID][]byte{}
-			fs := make([]store.FanOut, 0, len(subs))
-			for _, s := range subs {
-				e := byID[s.OutboxEventID]
-				p, ok := payloads[e.ID]
-				if !ok {
-					var b bytes.Buffer
-					if err := json.Compact(&b, e.Payload); err != nil {
-						return 0, fmt.Errorf("outbox event %s: %w", e.ID, err)
-					}
-					p, payloads[e.ID] = b.Bytes(), b.Bytes()
-				}
-				fs = append(fs, store.FanOut{AccountID: s.AccountID, SubscriptionID: s.SubscriptionID, OutboxEventID: e.ID,
-					EventType: e.EventType, Payload: p})
-			}
-			if _, err := tx.InsertFannedOutDeliveries(ctx, fs, now); err != nil {
-				return 0, err
-			}
-			return len(events), tx.MarkOutboxDispatched(ctx, ids, now)
-		})
-		total += n
-		if err != nil || n < fanOutBatch {
-			return total, err
-		}
-	}
-}
-
-// failLapsed records as failed the deliveries whose fifth attempt never finished (the process
-// stopped while sending), and counts that attempt against their subscription.
-func (d *Dispatcher) failLapsed(ctx context.Context, now time.Time) error {
-	lapsed, err := d.Store.FailLapsedWebhookDeliveries(ctx, now, MaxAttempts, fmt.Sprintf(
-		"gave up after %d attempts: the last one did not finish within its lease of %s (the service stopped while sending)", MaxAttempts, d.Lease))
-	if err != nil {
-		return err
-	}
-	for _, w := range lapsed {
-		d.Logger.WarnContext(ctx, "webhook delivery given up: its last attempt did not finish", "delivery_id", w.ID,
-			"subscription_id", w.SubscriptionID)
-		_, err := store.InTx(ctx, d.Store, func(tx *store.Tx) (struct{}, error) {
-			sub, err := tx.LockWebhookSubscriptionByID(ctx, w.SubscriptionID)
-			if errors.Is(err, store.ErrNotFound) {
-				return struct{}{}, nil
-			} else if err != nil {
-				return struct{}{}, err
-			}
-			_, err = d.countFailures(ctx, tx, sub, 1, false, now)
+	_, err := store.InTx(ctx, d.Store, func(tx *store.Tx) (struct{}, error) {
+		events, err := tx.LockOutboxEvents(ctx, job.Args.OutboxEventIDs)
+		if err != nil || len(events) == 0 {
 			return struct{}{}, err
-		})
-		if err != nil {
-			return err
 		}
+		ids := make([]uuid.UUID, len(events))
+		byID := make(map[uuid.UUID]store.OutboxEvent, len(events))
+		for i, e := range events {
+			ids[i], byID[e.ID] = e.ID, e
+		}
+		subs, err := tx.OutboxSubscribers(ctx, ids)
+		if err != nil {
+			return struct{}{}, err
+		}
+		payloads := map[uuid.UUID][]byte{}
+		fs := make([]store.FanOut, 0, len(subs))
+		for _, s := range subs {
+			e := byID[s.OutboxEventID]
+			p, ok := payloads[e.ID]
+			if !ok {
+				var b bytes.Buffer
+				if err := json.Compact(&b, e.Payload); err != nil {
+					return struct{}{}, fmt.Errorf("outbox event %s: %w", e.ID, err)
+				}
+				p, payloads[e.ID] = b.Bytes(), b.Bytes()
+			}
+			fs = append(fs, store.FanOut{AccountID: s.AccountID, SubscriptionID: s.SubscriptionID, OutboxEventID: e.ID,
+				EventType: e.EventType, Payload: p})
+		}
+		if _, err := tx.InsertFannedOutDeliveries(ctx, fs, now); err != nil {
+			return struct{}{}, err
+		}
+		return struct{}{}, tx.MarkOutboxDispatched(ctx, ids, now)
+	})
+	if err != nil {
+		return fmt.Errorf("fanning out outbox events: %w", err)
 	}
 	return nil
+}
+
+type deliveryWorker struct {
+	river.WorkerDefaults[jobs.DeliverWebhook]
+	d *Dispatcher
+}
+
+// Timeout bounds a job's run: the attempt and its record.
+func (w *deliveryWorker) Timeout(*river.Job[jobs.DeliverWebhook]) time.Duration {
+	w.d.init()
+	return w.d.attemptTime()
+}
+
+// NextRetry is RetryDelays after the start of the attempt that failed. After the last allowed
+// attempt (rescued by River because it lapsed) the next run comes at once: it only records the
+// delivery failed. Never before now: River refuses a time past.
+func (w *deliveryWorker) NextRetry(job *river.Job[jobs.DeliverWebhook]) time.Time {
+	w.d.init()
+	now := w.d.Now()
+	next := now
+	if job.AttemptedAt != nil && job.Attempt >= 1 && job.Attempt <= len(RetryDelays) {
+		next = job.AttemptedAt.Add(RetryDelays[job.Attempt-1])
+	}
+	if next.Before(now) {
+		return now
+	}
+	return next
+}
+
+// NotSent is the output (river.RecordOutput) of a delivery job that sent nothing.
+type NotSent struct {
+	Reason string `json:"notSent"`
+}
+
+// Work makes the attempt numbered job.Attempt at a delivery and records its outcome. A failure
+// to retry is returned, for River to run the job again at NextRetry; a delivery closed for good
+// cancels the job. Attempts River counted that recorded no outcome (their process stopped while
+// sending) count against the subscription; when the last allowed one lapsed, this run only
+// records the delivery failed. A delivery no longer pending (its subscription was switched off
+// or deleted) completes the job without sending.
+func (w *deliveryWorker) Work(ctx context.Context, job *river.Job[jobs.DeliverWebhook]) error {
+	d := w.d
+	d.init()
+	start := d.Now()
+	if job.AttemptedAt != nil {
+		start = *job.AttemptedAt
+	}
+	attempt := min(job.Attempt, MaxAttempts)
+	a, err := d.Store.StartWebhookAttempt(ctx, job.Args.DeliveryID, attempt, start, start.Add(d.attemptTime()))
+	if errors.Is(err, store.ErrNotFound) {
+		return river.RecordOutput(ctx, NotSent{Reason: "the delivery is no longer pending"})
+	} else if err != nil {
+		return err
+	}
+	lapsed := max(0, job.Attempt-1-a.PreviousAttempts)
+	if a.PreviousInFlight {
+		lapsed++
+	}
+	rec, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if job.Attempt > MaxAttempts {
+		d.Logger.WarnContext(ctx, "webhook delivery given up: its last attempt did not finish", "delivery_id", a.Delivery.ID,
+			"subscription_id", a.Delivery.SubscriptionID)
+		problem := fmt.Sprintf("gave up after %d attempts: the last one did not finish (the service stopped while sending)", MaxAttempts)
+		if _, err := d.record(rec, a, result{problem: problem, ours: true, final: true}, lapsed); err != nil {
+			return err
+		}
+		return errors.Join(river.RecordOutput(ctx, NotSent{Reason: problem}), river.JobCancel(errors.New(problem)))
+	}
+	r := d.deliver(ctx, a)
+	retry, err := d.record(rec, a, r, lapsed)
+	switch {
+	case err != nil:
+		return err
+	case r.problem == "":
+		return nil
+	case retry:
+		return errors.New(r.problem)
+	default:
+		return river.JobCancel(errors.New(r.problem))
+	}
 }
 
 // result is what one attempt came to.
@@ -273,12 +241,11 @@ type result struct {
 	ours, final bool
 }
 
-// deliver makes one attempt at a claimed delivery and records its outcome. Only a failure to
-// record is returned.
-func (d *Dispatcher) deliver(ctx context.Context, a store.WebhookAttempt) error {
+// deliver makes one attempt at a delivery whose attempt began, and logs it.
+func (d *Dispatcher) deliver(ctx context.Context, a store.WebhookAttempt) result {
 	w := a.Delivery
 	log := d.Logger.With("delivery_id", w.ID, "subscription_id", w.SubscriptionID, "event_type", w.EventType, "attempt", w.Attempts)
-	// The attempt runs to its end, bounded by the timeout, even when the dispatcher is stopping.
+	// The attempt runs to its end, bounded by the timeout, even when the process is stopping.
 	sendCtx := context.WithoutCancel(ctx)
 	var r result
 	err := recovery.Run(sendCtx, log, "webhook delivery panicked", func() error {
@@ -297,9 +264,7 @@ func (d *Dispatcher) deliver(ctx context.Context, a store.WebhookAttempt) error 
 	default:
 		log.WarnContext(ctx, "webhook attempt failed", "status", r.status, "problem", r.problem)
 	}
-	rec, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-	defer cancel()
-	return d.record(rec, a, r)
+	return r
 }
 
 // send makes the request: the exact payload bytes, signed now.
@@ -384,10 +349,11 @@ func text(b []byte) *string {
 }
 
 // record writes the outcome of an attempt and applies the subscription's rules: a success
-// resets its failures; a failure counts one (and one more when the attempt before lapsed),
+// resets its failures; a failure counts one (and one more per attempt before that lapsed),
 // schedules the next attempt, or closes the delivery when it was the last, when the
 // subscription is off, or when this failure switches it off (410 Gone, or the tenth in a row).
-func (d *Dispatcher) record(ctx context.Context, a store.WebhookAttempt, r result) error {
+// It reports whether the delivery waits for another attempt.
+func (d *Dispatcher) record(ctx context.Context, a store.WebhookAttempt, r result, lapsed int) (bool, error) {
 	w := a.Delivery
 	now := d.Now()
 	o := store.WebhookOutcome{ResponseBody: r.body}
@@ -407,20 +373,17 @@ func (d *Dispatcher) record(ctx context.Context, a store.WebhookAttempt, r resul
 			}
 			return struct{}{}, tx.ResetWebhookFailures(ctx, w.SubscriptionID)
 		})
-		return err
+		return false, err
 	}
-	_, err := store.InTx(ctx, d.Store, func(tx *store.Tx) (struct{}, error) {
+	return store.InTx(ctx, d.Store, func(tx *store.Tx) (bool, error) {
 		sub, err := tx.LockWebhookSubscriptionByID(ctx, w.SubscriptionID)
 		if errors.Is(err, store.ErrNotFound) {
-			return struct{}{}, nil // deleted meanwhile, with its deliveries
+			return false, nil // deleted meanwhile, with its deliveries
 		} else if err != nil {
-			return struct{}{}, err
+			return false, err
 		}
-		failures := 0
+		failures := lapsed
 		if !r.ours {
-			failures++
-		}
-		if a.Lapsed {
 			failures++
 		}
 		problem := r.problem
@@ -446,12 +409,11 @@ func (d *Dispatcher) record(ctx context.Context, a store.WebhookAttempt, r resul
 			o.NextAttemptAt = &next
 		}
 		if ok, err := tx.FinishWebhookAttempt(ctx, w.ID, w.Attempts, o); err != nil || !ok {
-			return struct{}{}, err
+			return false, err
 		}
 		_, err = d.countFailures(ctx, tx, sub, failures, r.gone, now)
-		return struct{}{}, err
+		return !final, err
 	})
-	return err
 }
 
 // countFailures adds n failed attempts to a locked subscription and switches it off, failing

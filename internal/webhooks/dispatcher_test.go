@@ -2,7 +2,6 @@ package webhooks_test
 
 import (
 	"bytes"
-	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -12,13 +11,14 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
+	"github.com/certhub/credentiald/internal/jobqueue"
+	"github.com/certhub/credentiald/internal/jobs"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/webhooks"
 )
@@ -148,7 +148,6 @@ func TestTenFailuresInARowSwitchTheSubscriptionOff(t *testing.T) {
 	sub, _ := h.subscribe("certificate.issued")
 	h.recv.Status(http.StatusServiceUnavailable, "")
 	d := h.dispatcher()
-	d.Concurrency = 1
 	for range 4 {
 		h.event("certificate.issued")
 	}
@@ -159,7 +158,7 @@ func TestTenFailuresInARowSwitchTheSubscriptionOff(t *testing.T) {
 		t.Fatalf("after 8 failures: %+v", s)
 	}
 	h.clock.Advance(5 * time.Minute)
-	h.runOnce(d) // the 10th switches it off; the two claimed with it finish their attempt
+	h.runOnce(d) // the 10th switches it off; the two left fail without an attempt
 	s := h.subscription(sub.ID)
 	if s.Active || s.DisabledAt == nil || s.DisabledAt.Sub(h.clock.Now()).Abs() > time.Microsecond || s.ConsecutiveFailures < 10 {
 		t.Fatalf("after 10 failures: %+v", s)
@@ -295,9 +294,9 @@ func TestANameResolvingToLoopbackIsRefusedAtConnectTime(t *testing.T) {
 	}
 }
 
-// A dispatcher that stops while sending leaves its deliveries leased; after the lease another
-// one (a restarted instance) delivers them, with the lapsed attempt counted. Events written
-// while no dispatcher ran are delivered by the next one.
+// A process killed while sending (kill -9) loses nothing: River rescues the job once the
+// attempt's time has passed, and another instance delivers it, the lapsed attempt counted.
+// Events written while no instance ran are delivered by the next one.
 func TestDeliveriesSurviveARestart(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
@@ -306,18 +305,22 @@ func TestDeliveriesSurviveARestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The first instance claims the delivery, then dies before sending it.
-	claimed, err := h.st.ClaimDueWebhookDeliveries(h.ctx, store.WebhookClaim{Now: h.clock.Now(), Batch: 10, Lease: time.Minute, MaxAttempts: webhooks.MaxAttempts})
-	if err != nil || len(claimed) != 1 || claimed[0].Delivery.ID != test.ID {
-		t.Fatalf("claim: %v %v", claimed, err)
+	// The first instance takes the delivery's job, begins the attempt, then dies.
+	first := h.dispatcher()
+	taken := h.jobsOf(first).Abandon(jobs.DeliverWebhook{}.Kind())
+	if len(taken) != 1 {
+		t.Fatalf("taken: %v", taken)
+	}
+	if _, err := h.st.StartWebhookAttempt(h.ctx, test.ID, 1, h.clock.Now(), h.clock.Now().Add(time.Minute)); err != nil {
+		t.Fatal(err)
 	}
 	h.event("certificate.issued") // written while nothing runs
 
 	second := h.dispatcher()
 	if h.runOnce(second) != 1 {
-		t.Fatal("the second instance should deliver only the new event while the lease holds")
+		t.Fatal("the second instance should deliver only the new event while the first attempt's time runs")
 	}
-	h.clock.Advance(time.Minute + time.Second)
+	h.clock.Advance(jobqueue.DefaultRescueAfter + time.Second)
 	if h.runOnce(second) != 1 {
 		t.Fatal("the lapsed delivery was not taken over")
 	}
@@ -341,7 +344,57 @@ func TestDeliveriesSurviveARestart(t *testing.T) {
 	}
 }
 
-// Two dispatchers on one database deliver every event exactly once.
+// When the last allowed attempt lapses (the process died while making it), the delivery does not
+// stay pending: River runs its job once more, which records it failed, says why, and counts the
+// lapsed attempt against the subscription.
+func TestALapsedLastAttemptEndsTheDeliveryFailed(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	sub, _ := h.subscribe("certificate.issued")
+	h.recv.Status(http.StatusInternalServerError, "")
+	h.event("certificate.issued")
+	d := h.dispatcher()
+	h.runOnce(d)
+	for _, wait := range webhooks.RetryDelays[:len(webhooks.RetryDelays)-1] {
+		h.clock.Advance(wait)
+		if h.runOnce(d) != 1 {
+			t.Fatal("an attempt did not go out on time")
+		}
+	}
+	h.clock.Advance(webhooks.RetryDelays[len(webhooks.RetryDelays)-1])
+	taken := h.jobsOf(d).Abandon(jobs.DeliverWebhook{}.Kind())
+	if len(taken) != 1 || taken[0].Attempt != webhooks.MaxAttempts {
+		t.Fatalf("taken: %+v", taken)
+	}
+	id := h.deliveries(sub.ID)[0].ID
+	if _, err := h.st.StartWebhookAttempt(h.ctx, id, webhooks.MaxAttempts, h.clock.Now(), h.clock.Now().Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if h.runOnce(d) != 0 || h.deliveries(sub.ID)[0].Status != "pending" {
+		t.Fatal("the last attempt was given up while it could still be running")
+	}
+	h.clock.Advance(jobqueue.DefaultRescueAfter + time.Second)
+	if h.runOnce(d) != 0 {
+		t.Fatal("a sixth attempt was sent")
+	}
+	rec := h.deliveries(sub.ID)[0]
+	if rec.Status != "failed" || rec.Attempts != webhooks.MaxAttempts || rec.NextAttemptAt != nil ||
+		!strings.Contains(store.Deref(rec.Error), "gave up after 5 attempts") || !strings.Contains(store.Deref(rec.Error), "did not finish") {
+		t.Fatalf("record %+v (%s)", rec, store.Deref(rec.Error))
+	}
+	if got := len(h.recv.Got()); got != webhooks.MaxAttempts-1 {
+		t.Fatalf("%d requests, want %d", got, webhooks.MaxAttempts-1)
+	}
+	if s := h.subscription(sub.ID); s.ConsecutiveFailures != webhooks.MaxAttempts {
+		t.Fatalf("the lapsed attempt was not counted: %+v", s)
+	}
+	h.clock.Advance(24 * time.Hour)
+	if h.runOnce(d) != 0 {
+		t.Fatal("sent after it was given up")
+	}
+}
+
+// Two instances on one database (two River clients) deliver every event exactly once.
 func TestTwoDispatchersDeliverEachEventExactlyOnce(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
@@ -351,20 +404,28 @@ func TestTwoDispatchersDeliverEachEventExactlyOnce(t *testing.T) {
 	for range events {
 		certs[h.event("certificate.issued")] = true
 	}
-	ctx, stop := context.WithCancel(h.ctx)
-	var wg sync.WaitGroup
+	var queues []*store.JobQueue
 	for range 2 {
 		d := h.dispatcher()
-		d.Poll = 10 * time.Millisecond
-		wg.Go(func() { d.Run(ctx) })
+		q, err := jobqueue.New(h.st, jobqueue.Workers{Webhooks: d}, d.Logger, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := q.Start(h.ctx); err != nil {
+			t.Fatal(err)
+		}
+		queues = append(queues, q)
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for len(h.recv.Got()) < events && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	time.Sleep(200 * time.Millisecond) // long enough for a duplicate to show
-	stop()
-	wg.Wait()
+	for _, q := range queues {
+		if err := q.Stop(h.ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
 	ids, seen := map[string]int{}, map[uuid.UUID]int{}
 	for _, r := range h.recv.Got() {
 		ids[r.Header.Get("X-Service-Delivery")]++

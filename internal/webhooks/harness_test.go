@@ -86,12 +86,16 @@ type harness struct {
 	recv    *receiver
 	policy  webhooks.Policy
 	svc     *webhooks.Service
+	dbURL   string
+	// jobs works the River jobs of each dispatcher the test made, on the harness's clock.
+	jobs map[*webhooks.Dispatcher]*testkit.Jobs
 }
 
 func newHarness(t testing.TB) *harness {
 	t.Helper()
-	st, _ := testkit.Store(t)
-	h := &harness{t: t, ctx: context.Background(), st: st, box: testkit.SecretBox(t), clock: &testkit.Clock{}, recv: newReceiver(t)}
+	st, dbURL := testkit.Store(t)
+	h := &harness{t: t, ctx: context.Background(), st: st, box: testkit.SecretBox(t), clock: &testkit.Clock{}, recv: newReceiver(t),
+		dbURL: dbURL, jobs: map[*webhooks.Dispatcher]*testkit.Jobs{}}
 	h.clock.Stop()
 	acc, _, err := accounts.New(st, nil).Create(h.ctx, accounts.CreateParams{Email: "owner-" + uuid.NewString()[:8] + "@example.org",
 		Password: testkit.Password, Name: "Owner", AccountName: "Hooks"})
@@ -145,14 +149,24 @@ func (h *harness) event(kind string) uuid.UUID {
 	return cert
 }
 
-// runOnce runs one round of d and fails the test on an error.
+// jobsOf returns what works d's River jobs, as a client running d's workers would, on the
+// harness's clock.
+func (h *harness) jobsOf(d *webhooks.Dispatcher) *testkit.Jobs {
+	j, ok := h.jobs[d]
+	if !ok {
+		j = testkit.NewJobs(h.t, h.dbURL, h.clock.Now)
+		testkit.AddJobWorker(j, d.FanOutWorker())
+		testkit.AddJobWorker(j, d.DeliveryWorker())
+		h.jobs[d] = j
+	}
+	return j
+}
+
+// runOnce fans the due outbox events out with d, then works the due deliveries once, and
+// returns how many attempts it made.
 func (h *harness) runOnce(d *webhooks.Dispatcher) int {
 	h.t.Helper()
-	n, err := d.RunOnce(h.ctx)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	return n
+	return h.jobsOf(d).RunWebhooks()
 }
 
 // deliveries returns the subscription's deliveries, newest first.

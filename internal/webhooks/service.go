@@ -38,7 +38,6 @@ type Service struct {
 	secrets *secretbox.Box
 	policy  Policy
 	now     func() time.Time
-	kick    func()
 }
 
 // NewService returns the service. secrets seals the signing secrets; policy checks URLs.
@@ -46,11 +45,8 @@ func NewService(st *store.Store, secrets *secretbox.Box, policy Policy, now func
 	if now == nil {
 		now = time.Now
 	}
-	return &Service{store: st, secrets: secrets, policy: policy, now: now, kick: func() {}}
+	return &Service{store: st, secrets: secrets, policy: policy, now: now}
 }
-
-// SetKick sets the function that wakes the dispatcher (it is built after the service).
-func (s *Service) SetKick(kick func()) { s.kick = kick }
 
 // Fields are the parts of a subscription a client sets. On update, nil leaves a part as it
 // is; a blank description clears it.
@@ -184,7 +180,6 @@ func (s *Service) Test(ctx context.Context, accountID, id uuid.UUID) (domain.Web
 		return domain.WebhookDelivery{}, apperr.When(err, store.Conflict("webhook_deliveries_account_id_subscription_id_fkey"),
 			apperr.NoSuch("webhook subscription"))
 	}
-	s.kick()
 	return d, nil
 }
 

@@ -1,0 +1,75 @@
+// Package jobqueue builds the process's one River client: every worker registered, one queue
+// per kind of work, the periodic jobs. Everything that leaves the process later (email,
+// webhooks, bulk issuance, purges) is a River job inserted in its cause's transaction (see
+// store.Tx.InsertJob), so retries, backoff, rescue of a dead process's jobs and periodic work
+// are River's.
+package jobqueue
+
+import (
+	"cmp"
+	"log/slog"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/certhub/credentiald/internal/bulk"
+	"github.com/certhub/credentiald/internal/email"
+	"github.com/certhub/credentiald/internal/idempotency"
+	"github.com/certhub/credentiald/internal/jobs"
+	"github.com/certhub/credentiald/internal/store"
+	"github.com/certhub/credentiald/internal/webhooks"
+)
+
+// Workers are what the client works; a nil one is left out with its queue (tests start a
+// client for one kind of work).
+type Workers struct {
+	Bulk        *bulk.Service
+	Email       *email.Worker
+	Webhooks    *webhooks.Dispatcher
+	Idempotency *idempotency.Service
+}
+
+// DefaultRescueAfter is when the job of a process that died mid-run is taken up again, unless
+// its worker's timeout is longer (an email's attempt may run 3 minutes).
+const DefaultRescueAfter = 2 * time.Minute
+
+// New returns the client over the store's database; Start begins working jobs, Stop lets the
+// running ones finish. rescueAfter (0: DefaultRescueAfter) is when River's rescuer takes up the
+// job of a process that died; workers with a longer timeout declare it (Timeout), and River
+// waits for it before rescuing their jobs.
+func New(st *store.Store, w Workers, logger *slog.Logger, rescueAfter time.Duration) (*store.JobQueue, error) {
+	// The machine has 2 cores: bulk issuance renders (CPU), so 2 at a time; email and webhooks
+	// wait on the network, so more; the maintenance jobs are rare and short.
+	queues := map[string]river.QueueConfig{}
+	workers := river.NewWorkers()
+	var periodic []*river.PeriodicJob
+	if w.Bulk != nil {
+		river.AddWorker(workers, w.Bulk.Worker())
+		queues[jobs.QueueBulk] = river.QueueConfig{MaxWorkers: 2}
+	}
+	if w.Email != nil {
+		river.AddWorker[jobs.SendEmail](workers, w.Email)
+		queues[jobs.QueueEmail] = river.QueueConfig{MaxWorkers: 4}
+	}
+	if w.Webhooks != nil {
+		river.AddWorker(workers, w.Webhooks.FanOutWorker())
+		river.AddWorker(workers, w.Webhooks.DeliveryWorker())
+		queues[jobs.QueueWebhooks] = river.QueueConfig{MaxWorkers: webhooks.Concurrency}
+	}
+	if w.Idempotency != nil {
+		river.AddWorker(workers, w.Idempotency.PurgeWorker(logger))
+		queues[jobs.QueueMaintenance] = river.QueueConfig{MaxWorkers: 1}
+		periodic = append(periodic, w.Idempotency.PurgeJob())
+	}
+	rescueAfter = cmp.Or(rescueAfter, DefaultRescueAfter)
+	return st.NewJobQueue(&river.Config{
+		Queues:       queues,
+		Workers:      workers,
+		PeriodicJobs: periodic,
+		Logger:       logger,
+		// River's default job timeout (1 minute), unless the rescue comes sooner (tests); workers
+		// that need longer say so (Timeout).
+		JobTimeout:           min(time.Minute, rescueAfter),
+		RescueStuckJobsAfter: rescueAfter,
+	})
+}
