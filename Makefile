@@ -36,7 +36,7 @@ test: ## Run every test, with the race detector, against a real PostgreSQL (priv
 	@$(GO) run ./cmd/devtool contract-coverage | head -1
 
 FUZZTIME ?= 3m
-FUZZ_TARGETS = ./internal/render:FuzzRenderAnyText ./internal/render:FuzzCheckImage ./internal/attendees:FuzzParseCSV ./internal/httpapi:FuzzRequestBodies
+FUZZ_TARGETS = ./internal/render:FuzzRenderAnyText ./internal/render:FuzzCheckImage ./internal/attendees:FuzzParseCSV ./internal/httpmw:FuzzRequestBodies
 
 fuzz: ## Fuzz each target for FUZZTIME (default 3m); `make test` runs their seed corpora, and a crasher lands in the package's testdata/fuzz
 	@for t in $(FUZZ_TARGETS); do \

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/labstack/echo/v4"
 	openapi_types "github.com/oapi-codegen/runtime/types"
 
 	"github.com/certhub/credentiald/gen/api"
@@ -71,15 +70,4 @@ func optional(s string) *string {
 		return nil
 	}
 	return &s
-}
-
-// publicDocumentsCORS lets any origin read the Open Badges documents and the issuers' DID
-// documents, JWK Sets and status lists: verifiers run in browsers too.
-func publicDocumentsCORS(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		if isPublicDocumentPath(c.Request().URL.Path) {
-			c.Response().Header().Set("Access-Control-Allow-Origin", "*")
-		}
-		return next(c)
-	}
 }

@@ -1,5 +1,6 @@
-// Package httpapi is the HTTP edge: the Echo server, its middleware and the handlers that
-// implement the generated strict interface by calling the domain services.
+// Package httpapi is the HTTP edge: the handlers that implement the generated strict interface
+// by calling the domain services, and the server that mounts them, the middleware
+// (internal/httpmw) and the HTML site (internal/site), each part as an Echo group.
 package httpapi
 
 import (
@@ -24,9 +25,11 @@ import (
 	"github.com/certhub/credentiald/internal/credentials"
 	"github.com/certhub/credentiald/internal/events"
 	"github.com/certhub/credentiald/internal/httperr"
+	"github.com/certhub/credentiald/internal/httpmw"
 	"github.com/certhub/credentiald/internal/links"
 	"github.com/certhub/credentiald/internal/metrics"
 	"github.com/certhub/credentiald/internal/ratelimit"
+	"github.com/certhub/credentiald/internal/site"
 	"github.com/certhub/credentiald/internal/spec"
 	"github.com/certhub/credentiald/internal/templates"
 	"github.com/certhub/credentiald/internal/verification"
@@ -59,7 +62,7 @@ type Options struct {
 	Credentials *credentials.Service
 	Analytics   *analytics.Service
 	// Idempotency remembers the answers of requests sent with an Idempotency-Key.
-	Idempotency IdempotencyKeys
+	Idempotency httpmw.IdempotencyKeys
 	// Limiter counts requests per client address; TrustedProxies are the peers whose
 	// X-Forwarded-For is believed.
 	Limiter        ratelimit.Limiter
@@ -86,7 +89,6 @@ type Server struct {
 	badges        *badges.Service
 	verification  *verification.Service
 	credentials   *credentials.Service
-	pages         *pageRenderer
 	webhooks      *webhooks.Service
 	analytics     *analytics.Service
 	signupEnabled bool
@@ -104,38 +106,48 @@ func New(opts Options) (*echo.Echo, error) {
 	if opts.Auth == nil || opts.Accounts == nil || opts.Events == nil || opts.Attendees == nil || opts.Templates == nil || opts.Certificates == nil || opts.Bulk == nil || opts.Verification == nil || opts.Badges == nil || opts.Webhooks == nil || opts.Credentials == nil || opts.Analytics == nil || opts.Idempotency == nil || opts.Limiter == nil || opts.Readiness == nil {
 		return nil, errors.New("httpapi: Auth, Accounts, Events, Attendees, Templates, Certificates, Bulk, Verification, Badges, Webhooks, Credentials, Analytics, Idempotency, Limiter and Readiness are required")
 	}
-	ops, err := indexOperations(doc)
-	if err != nil {
-		return nil, err
-	}
-	pages, err := newPageRenderer()
+	ops, err := httpmw.IndexOperations(doc)
 	if err != nil {
 		return nil, err
 	}
 	logger := opts.Logger
+	pages, err := site.New(opts.Verification, opts.Links, logger)
+	if err != nil {
+		return nil, err
+	}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	e.HTTPErrorHandler = pageErrors(httperr.Handler(logger), pages, logger)
-	// Public verification takes a lighter path through the middleware (see public.go).
-	public := publicRoutesOf(ops)
-	validator := newRequestValidator(doc)
-	names := routeNamesOf(ops)
-	e.Use(countRequests(opts.Metrics, names), requestID, sandboxSVG,
-		public.unless(accessLog(logger)), public.only(newAccessSummary(logger).middleware),
-		recoverPanics, public.visitors,
-		rateLimit(opts.Limiter, opts.TrustedProxies, logger),
-		limitBody,
-		public.unless(authenticate(ops, opts.Auth)),
-		public.unless(checkJSONText(ops)),
-		public.unless(validator.middleware), public.only(validator.explainRefusals),
-		public.unless(idempotency(ops, opts.Idempotency, logger)),
-		public.unless(conditionalGET(ops)),
-		publicDocumentsCORS)
+	e.HTTPErrorHandler = pages.Errors(httperr.Handler(logger))
 
-	e.GET("/openapi/v1.json", func(c echo.Context) error {
+	// The parts of the service, each with the middleware its routes run (parts.go), in order.
+	// Public verification takes a lighter path than the account API (see httpmw/visitors.go):
+	// no authentication, request validator or idempotency, and a summarised access log.
+	validator := httpmw.NewRequestValidator(doc)
+	access, summary := httpmw.AccessLog(logger), httpmw.NewAccessSummary(logger).Middleware
+	limit := httpmw.RateLimit(opts.Limiter, opts.TrustedProxies, logger)
+	ps := newParts(e)
+	ps.add(apiPrefix, true, access, httpmw.RecoverPanics, limit, httpmw.LimitBody,
+		httpmw.Authenticate(ops, opts.Auth), httpmw.CheckJSONText(ops), validator.Middleware,
+		httpmw.Idempotency(ops, opts.Idempotency, logger), httpmw.ConditionalGET(ops))
+	ps.add(apiPrefix+"/verify", true, summary, httpmw.RecoverPanics, httpmw.Visitors, httpmw.AllowAnyOrigin,
+		limit, httpmw.LimitBody, validator.ExplainRefusals)
+	// The Open Badges documents and the issuers' (did:web resolves there) at the site root;
+	// their CORS comes last, as it always did: a refusal before it (429, 413) goes without.
+	for _, prefix := range []string{"/ob", "/issuers"} {
+		ps.add(prefix, true, summary, httpmw.RecoverPanics, httpmw.Visitors, limit, httpmw.LimitBody,
+			validator.ExplainRefusals, httpmw.AllowAnyOrigin)
+	}
+	home := ps.add("", false, summary, httpmw.RecoverPanics, httpmw.Visitors, httpmw.LimitBody)
+	lookups := ps.add("/verify", true, summary, httpmw.RecoverPanics, httpmw.Visitors, limit, httpmw.LimitBody)
+	infrastructure := ps.add("", false, access, httpmw.RecoverPanics, httpmw.LimitBody)
+	ps.rest = infrastructure
+	names := httpmw.RouteNamesOf(ops, infrastructureRoutes)
+	e.Use(httpmw.CountRequests(opts.Metrics, names), httpmw.RequestID, httpmw.SandboxSVG, ps.unmatched)
+
+	infrastructure.Add(http.MethodGet, "/openapi/v1.json", func(c echo.Context) error {
 		return c.Blob(http.StatusOK, "application/json", openapi.Document)
 	})
-	e.GET("/docs", func(c echo.Context) error {
+	infrastructure.Add(http.MethodGet, "/docs", func(c echo.Context) error {
 		h := c.Response().Header()
 		h.Set("Content-Security-Policy", docs.ContentSecurityPolicy)
 		h.Set("X-Content-Type-Options", "nosniff")
@@ -143,10 +155,10 @@ func New(opts Options) (*echo.Echo, error) {
 		h.Set("Cache-Control", "public, max-age=300")
 		return c.Blob(http.StatusOK, "text/html; charset=utf-8", docs.Page)
 	})
-	e.GET("/healthz", func(c echo.Context) error {
+	infrastructure.Add(http.MethodGet, "/healthz", func(c echo.Context) error {
 		return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
 	})
-	e.GET("/readyz", func(c echo.Context) error {
+	infrastructure.Add(http.MethodGet, "/readyz", func(c echo.Context) error {
 		if err := opts.Readiness.Ready(c.Request().Context()); err != nil {
 			logger.WarnContext(c.Request().Context(), "not ready", "error", err)
 			return c.JSON(http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
@@ -154,26 +166,27 @@ func New(opts Options) (*echo.Echo, error) {
 		return c.JSON(http.StatusOK, map[string]string{"status": "ready"})
 	})
 
-	srv := &Server{logger: logger, auth: opts.Auth, accounts: opts.Accounts, events: opts.Events, attendees: opts.Attendees, templates: opts.Templates, certificates: opts.Certificates, bulk: opts.Bulk, verification: opts.Verification, badges: opts.Badges, webhooks: opts.Webhooks, credentials: opts.Credentials, analytics: opts.Analytics, pages: pages, signupEnabled: opts.SignupEnabled}
+	srv := &Server{logger: logger, auth: opts.Auth, accounts: opts.Accounts, events: opts.Events, attendees: opts.Attendees, templates: opts.Templates, certificates: opts.Certificates, bulk: opts.Bulk, verification: opts.Verification, badges: opts.Badges, webhooks: opts.Webhooks, credentials: opts.Credentials, analytics: opts.Analytics, signupEnabled: opts.SignupEnabled}
 	srv.links = opts.Links
-	fields, err := fieldLocationsOf(doc)
+	fields, err := httpmw.FieldLocationsOf(doc)
 	if err != nil {
 		return nil, err
 	}
-	strict := append([]api.StrictMiddlewareFunc{fields.middleware}, opts.StrictMiddlewares...)
-	api.RegisterHandlersWithBaseURL(mountedRouter{Echo: e, mounts: mounts(doc)}, api.NewStrictHandler(srv, strict), apiPrefix)
-	srv.registerSite(e)
-	if err := names.cover(e.Routes()); err != nil {
+	strict := append([]api.StrictMiddlewareFunc{fields.Middleware}, opts.StrictMiddlewares...)
+	api.RegisterHandlersWithBaseURL(mountedRouter{parts: ps, mounts: mounts(doc)}, api.NewStrictHandler(srv, strict), apiPrefix)
+	pages.Register(home, lookups, infrastructure)
+	if err := names.Cover(e.Routes()); err != nil {
 		return nil, err
 	}
 	return e, nil
 }
 
-// mountedRouter registers the generated routes where the contract serves them: the generated
-// code puts every operation under /api/v1, and the few whose path item names the site root as
-// its server (the Open Badges documents) move there.
+// mountedRouter registers the generated routes where the contract serves them, each in its
+// part of the service: the generated code puts every operation under /api/v1, and the few
+// whose path item names the site root as its server (the Open Badges and issuers' documents)
+// move there.
 type mountedRouter struct {
-	*echo.Echo
+	parts  *parts
 	mounts map[string]string // the route asked for -> the route served
 }
 
@@ -182,35 +195,61 @@ func mounts(doc *openapi3.T) map[string]string {
 	m := map[string]string{}
 	for path, item := range doc.Paths.Map() {
 		if at := spec.FullPath(path, item); at != apiPrefix+path {
-			m[echoRoute(apiPrefix+path)] = echoRoute(at)
+			m[httpmw.EchoRoute(apiPrefix+path)] = httpmw.EchoRoute(at)
 		}
 	}
 	return m
 }
 
-func (r mountedRouter) at(route string) string {
-	if m, ok := r.mounts[route]; ok {
-		return m
+func (r mountedRouter) add(method, route string, h echo.HandlerFunc, m []echo.MiddlewareFunc) *echo.Route {
+	if at, ok := r.mounts[route]; ok {
+		route = at
 	}
-	return route
+	return r.parts.under(route).Add(method, route, h, m...)
 }
 
-func (r mountedRouter) GET(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
-	return r.Echo.GET(r.at(p), h, m...)
-}
-
-func (r mountedRouter) POST(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
-	return r.Echo.POST(r.at(p), h, m...)
-}
-
-func (r mountedRouter) PUT(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
-	return r.Echo.PUT(r.at(p), h, m...)
-}
-
-func (r mountedRouter) PATCH(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
-	return r.Echo.PATCH(r.at(p), h, m...)
+func (r mountedRouter) CONNECT(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
+	return r.add(http.MethodConnect, p, h, m)
 }
 
 func (r mountedRouter) DELETE(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
-	return r.Echo.DELETE(r.at(p), h, m...)
+	return r.add(http.MethodDelete, p, h, m)
+}
+
+func (r mountedRouter) GET(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
+	return r.add(http.MethodGet, p, h, m)
+}
+
+func (r mountedRouter) HEAD(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
+	return r.add(http.MethodHead, p, h, m)
+}
+
+func (r mountedRouter) OPTIONS(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
+	return r.add(http.MethodOptions, p, h, m)
+}
+
+func (r mountedRouter) PATCH(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
+	return r.add(http.MethodPatch, p, h, m)
+}
+
+func (r mountedRouter) POST(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
+	return r.add(http.MethodPost, p, h, m)
+}
+
+func (r mountedRouter) PUT(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
+	return r.add(http.MethodPut, p, h, m)
+}
+
+func (r mountedRouter) TRACE(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
+	return r.add(http.MethodTrace, p, h, m)
+}
+
+// infrastructureRoutes name, for the metrics, the routes outside the contract.
+var infrastructureRoutes = map[string]string{
+	"GET /openapi/v1.json": "openapi_document",
+	"GET /docs":            "docs_page",
+	"GET /healthz":         "healthz",
+	"GET /readyz":          "readyz",
+	"GET /favicon.svg":     "favicon_svg", // the site's icons (internal/site)
+	"GET /favicon.ico":     "favicon_ico",
 }

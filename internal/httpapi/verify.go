@@ -12,9 +12,9 @@ import (
 )
 
 // The public verification operations under /api/v1/verify. They pass through a lighter
-// middleware path (see public.go): the code's shape and the other inputs are checked by the
-// service and here, not by the contract validator; Access-Control-Allow-Origin: * is set on
-// every answer there.
+// middleware path (see internal/httpmw/visitors.go): the code's shape and the other inputs
+// are checked by the service and here, not by the contract validator;
+// Access-Control-Allow-Origin: * is set on every answer there.
 
 // How long caches may keep what the verification answers hold.
 const (

@@ -1,4 +1,4 @@
-package httpapi
+package httpmw
 
 import (
 	"context"
@@ -28,14 +28,14 @@ type operation struct {
 	JSONBody    bool     // takes an application/json request body
 }
 
-// operations indexes the contract's operations by method and Echo route, read from the
+// Operations indexes the contract's operations by method and Echo route, read from the
 // document itself so that enforcement and documentation cannot drift apart.
-type operations map[string]operation
+type Operations map[string]operation
 
 func routeKey(method, route string) string { return method + " " + route }
 
-// echoRoute turns /api/v1/events/{id} into /api/v1/events/:id, as Echo names the route.
-func echoRoute(path string) string {
+// EchoRoute turns /api/v1/events/{id} into /api/v1/events/:id, as Echo names the route.
+func EchoRoute(path string) string {
 	var b strings.Builder
 	for _, seg := range strings.Split(strings.TrimPrefix(path, "/"), "/") {
 		b.WriteByte('/')
@@ -48,8 +48,8 @@ func echoRoute(path string) string {
 	return b.String()
 }
 
-func indexOperations(doc *openapi3.T) (operations, error) {
-	ops := operations{}
+func IndexOperations(doc *openapi3.T) (Operations, error) {
+	ops := Operations{}
 	for path, item := range doc.Paths.Map() {
 		for method, op := range item.Operations() {
 			o := operation{ID: op.OperationID}
@@ -73,7 +73,7 @@ func indexOperations(doc *openapi3.T) (operations, error) {
 			if !o.Public && !o.SessionOnly && len(o.Scopes) == 0 {
 				return nil, fmt.Errorf("operation %s needs credentials but declares neither x-required-scopes nor x-session-only", o.ID)
 			}
-			ops[routeKey(method, echoRoute(spec.FullPath(path, item)))] = o
+			ops[routeKey(method, EchoRoute(spec.FullPath(path, item)))] = o
 		}
 	}
 	return ops, nil
@@ -84,9 +84,9 @@ type Authenticator interface {
 	Authenticate(ctx context.Context, bearer string) (auth.Principal, error)
 }
 
-// authenticate checks the credentials of every operation that needs them, then what the
+// Authenticate checks the credentials of every operation that needs them, then what the
 // operation asks of them: a session, or an API key with one of its scopes.
-func authenticate(ops operations, authn Authenticator) echo.MiddlewareFunc {
+func Authenticate(ops Operations, authn Authenticator) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			op, ok := ops[routeKey(c.Request().Method, c.Path())]
@@ -117,16 +117,6 @@ func authenticate(ops operations, authn Authenticator) echo.MiddlewareFunc {
 	}
 }
 
-// principal returns the caller of an operation that needs credentials; the authenticate
-// middleware guarantees one.
-func principal(ctx context.Context) auth.Principal {
-	p, ok := auth.PrincipalFrom(ctx)
-	if !ok {
-		panic("operation reached without a principal: is it public in the contract?")
-	}
-	return p
-}
-
 // limitsFor names the limits a request counts against, beyond the global one.
 func limitsFor(method, route string) []ratelimit.Limit {
 	limits := []ratelimit.Limit{ratelimit.Global}
@@ -142,17 +132,14 @@ func limitsFor(method, route string) []ratelimit.Limit {
 	return limits
 }
 
-// rateLimit counts each API request against its limits per client address, answers the most
+// RateLimit counts each request against its limits per client address, answers the most
 // constrained one in RateLimit-* headers, and refuses with 429 and Retry-After when a bucket is
 // empty. If the limiter itself fails (Redis away), requests pass and the failure is logged: an
 // outage of the limiter does not become an outage of the API.
-func rateLimit(limiter ratelimit.Limiter, trusted []netip.Prefix, logger *slog.Logger) echo.MiddlewareFunc {
+func RateLimit(limiter ratelimit.Limiter, trusted []netip.Prefix, logger *slog.Logger) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			req := c.Request()
-			if !isContractPath(req.URL.Path) && !strings.HasPrefix(req.URL.Path, "/verify/") {
-				return next(c)
-			}
 			client := ratelimit.ClientAddr(req, trusted).String()
 			var shown, denied *ratelimit.Result
 			for _, l := range limitsFor(req.Method, c.Path()) {

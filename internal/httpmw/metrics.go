@@ -1,8 +1,7 @@
-package httpapi
+package httpmw
 
 import (
 	"fmt"
-	"net/http"
 	"strings"
 	"time"
 
@@ -11,54 +10,47 @@ import (
 	"github.com/certhub/credentiald/internal/metrics"
 )
 
-// routeNames names every route the server serves for the metrics' operation label: the
+// RouteNames names every route the server serves for the metrics' operation label: the
 // contract's operation id (as the request validator finds it, by method and Echo route), and
 // for the few routes outside the contract a fixed name. No value comes from the request, so
 // the label's values are bounded.
-type routeNames map[routeID]string
+type RouteNames map[routeID]string
 
 // routeID is a route by method and Echo route (a struct key: looking it up allocates nothing).
 type routeID struct{ method, path string }
 
-// infrastructureRoutes are the routes outside the contract.
-var infrastructureRoutes = map[routeID]string{
-	{http.MethodGet, "/openapi/v1.json"}: "openapi_document",
-	{http.MethodGet, "/docs"}:            "docs_page",
-	{http.MethodGet, "/healthz"}:         "healthz",
-	{http.MethodGet, "/readyz"}:          "readyz",
-	{http.MethodGet, routeIcon}:          "favicon_svg",
-	{http.MethodGet, routeICO}:           "favicon_ico",
-}
-
-func routeNamesOf(ops operations) routeNames {
-	names := routeNames{}
+// RouteNamesOf names the contract's operations by their ids, and the routes outside the
+// contract by others: its keys are "GET /healthz" (method, space, Echo route).
+func RouteNamesOf(ops Operations, others map[string]string) RouteNames {
+	names := RouteNames{}
 	for key, op := range ops {
 		method, route, _ := strings.Cut(key, " ")
 		names[routeID{method, route}] = op.ID
 	}
-	for id, name := range infrastructureRoutes {
-		names[id] = name
+	for key, name := range others {
+		method, route, _ := strings.Cut(key, " ")
+		names[routeID{method, route}] = name
 	}
 	return names
 }
 
-// cover checks that every route of the server has a name, so that no route of a new feature
+// Cover checks that every route of the server has a name, so that no route of a new feature
 // is counted as unknown: the server does not start otherwise.
-func (n routeNames) cover(routes []*echo.Route) error {
+func (n RouteNames) Cover(routes []*echo.Route) error {
 	for _, r := range routes {
 		if _, ok := n[routeID{r.Method, r.Path}]; !ok {
-			return fmt.Errorf("httpapi: the route %s %s has no name for the metrics: add it to infrastructureRoutes", r.Method, r.Path)
+			return fmt.Errorf("httpmw: the route %s %s has no name for the metrics: add it to the names of the routes outside the contract", r.Method, r.Path)
 		}
 	}
 	return nil
 }
 
-// countRequests records every request in m (nil: metrics are off, and it does nothing): its
+// CountRequests records every request in m (nil: metrics are off, and it does nothing): its
 // operation, its status and its duration, and it counts the requests in flight. It runs first,
 // and answers a handler's error itself (through the error handler, as Echo would after it), so
 // that it records the status the client got: errors, the rate limiter's 429s and panics
 // turned into 500s included.
-func countRequests(m *metrics.HTTP, names routeNames) echo.MiddlewareFunc {
+func CountRequests(m *metrics.HTTP, names RouteNames) echo.MiddlewareFunc {
 	if m == nil {
 		return func(next echo.HandlerFunc) echo.HandlerFunc { return next }
 	}

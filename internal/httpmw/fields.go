@@ -1,4 +1,4 @@
-package httpapi
+package httpmw
 
 import (
 	"fmt"
@@ -28,13 +28,13 @@ var fieldAliases = map[string]map[string]string{
 	"importAttendees":        {"file": "file"},
 }
 
-// fieldLocations maps each operation, by the name the generated strict server gives it
+// FieldLocations maps each operation, by the name the generated strict server gives it
 // (ListEventAttendees for listEventAttendees), to the location-qualified name of each input's
 // first segment that is not in the body: its path and query parameters, and its aliases.
-type fieldLocations map[string]map[string]string
+type FieldLocations map[string]map[string]string
 
-func fieldLocationsOf(doc *openapi3.T) (fieldLocations, error) {
-	locs := fieldLocations{}
+func FieldLocationsOf(doc *openapi3.T) (FieldLocations, error) {
+	locs := FieldLocations{}
 	for _, item := range doc.Paths.Map() {
 		for _, op := range item.Operations() {
 			names := map[string]string{}
@@ -56,7 +56,7 @@ func fieldLocationsOf(doc *openapi3.T) (fieldLocations, error) {
 	methods := reflect.TypeFor[api.StrictServerInterface]()
 	for i := range methods.NumMethod() {
 		if _, ok := locs[methods.Method(i).Name]; !ok {
-			return nil, fmt.Errorf("httpapi: the operation %s of the generated server is not one of the document's", methods.Method(i).Name)
+			return nil, fmt.Errorf("httpmw: the operation %s of the generated server is not one of the document's", methods.Method(i).Name)
 		}
 	}
 	return locs, nil
@@ -71,7 +71,7 @@ func generatedName(operationID string) string {
 // qualify rewrites the fields of err's details, if it is an application error, as the
 // operation takes them: a first segment that names a path or query parameter (or an alias)
 // becomes that, anything else is in the body.
-func (l fieldLocations) qualify(operationID string, err error) error {
+func (l FieldLocations) qualify(operationID string, err error) error {
 	e, ok := apperr.As(err)
 	if !ok {
 		return err
@@ -94,8 +94,8 @@ func (l fieldLocations) qualify(operationID string, err error) error {
 	return err
 }
 
-// middleware qualifies the fields of every error an operation's handler returns.
-func (l fieldLocations) middleware(f api.StrictHandlerFunc, operationID string) api.StrictHandlerFunc {
+// Middleware qualifies the fields of every error an operation's handler returns.
+func (l FieldLocations) Middleware(f api.StrictHandlerFunc, operationID string) api.StrictHandlerFunc {
 	return func(c echo.Context, request any) (any, error) {
 		res, err := f(c, request)
 		if err != nil {

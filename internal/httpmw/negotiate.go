@@ -1,4 +1,4 @@
-package httpapi
+package httpmw
 
 import (
 	"context"
@@ -14,9 +14,9 @@ func withAccept(ctx context.Context, accept string) context.Context {
 	return context.WithValue(ctx, acceptKey{}, accept)
 }
 
-// prefers reports whether the request's Accept header ranks media type a above b. Each is
+// Prefers reports whether the request's Accept header ranks media type a above b. Each is
 // weighed by its most specific matching range (type/subtype, then type/*, then */*).
-func prefers(ctx context.Context, a, b string) bool {
+func Prefers(ctx context.Context, a, b string) bool {
 	accept, _ := ctx.Value(acceptKey{}).(string)
 	return quality(accept, a) > quality(accept, b)
 }

@@ -1,4 +1,8 @@
-package httpapi
+// Package httpmw is the middleware of the HTTP edge: request ids, access logs, panic recovery,
+// rate and body limits, authentication, the JSON text checks, the contract's request
+// validator, idempotency, conditional GETs, the metrics, and what public requests need. Each
+// part of the service (internal/httpapi mounts them) takes the ones it needs, route by route.
+package httpmw
 
 import (
 	"errors"
@@ -11,7 +15,6 @@ import (
 	"os"
 	"regexp"
 	"runtime/debug"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -19,15 +22,19 @@ import (
 
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/logging"
+	"github.com/certhub/credentiald/internal/spec"
 )
 
 const headerRequestID = "X-Request-Id"
 
+// apiPrefix roots the account API and public verification (the contract's server).
+const apiPrefix = spec.APIPrefix
+
 var validRequestID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
 
-// requestID takes a well-formed X-Request-Id from the client or makes one, answers it, and
+// RequestID takes a well-formed X-Request-Id from the client or makes one, answers it, and
 // puts it in the request context so every log line of the request carries it.
-func requestID(next echo.HandlerFunc) echo.HandlerFunc {
+func RequestID(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		id := c.Request().Header.Get(headerRequestID)
 		if !validRequestID.MatchString(id) {
@@ -40,8 +47,8 @@ func requestID(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// accessLog renders the outcome (so it knows the status) and logs one line per request.
-func accessLog(logger *slog.Logger) echo.MiddlewareFunc {
+// AccessLog renders the outcome (so it knows the status) and logs one line per request.
+func AccessLog(logger *slog.Logger) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			start := time.Now()
@@ -59,9 +66,9 @@ func accessLog(logger *slog.Logger) echo.MiddlewareFunc {
 	}
 }
 
-// recoverPanics turns a panic into an error, which the error handler answers as 500 INTERNAL
+// RecoverPanics turns a panic into an error, which the error handler answers as 500 INTERNAL
 // and logs with the stack. Nothing of it reaches the client.
-func recoverPanics(next echo.HandlerFunc) echo.HandlerFunc {
+func RecoverPanics(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) (err error) {
 		defer func() {
 			if r := recover(); r != nil {
@@ -92,12 +99,12 @@ var bodyLimits = map[string]int64{
 	routeKey(http.MethodPost, apiPrefix+"/attendees/import"): importBodyLimit,   // importAttendees
 }
 
-// limitBody answers 413 for a declared length over the operation's limit, and caps the reader
+// LimitBody answers 413 for a declared length over the operation's limit, and caps the reader
 // for bodies of unknown length: whoever reads past the limit fails, and the answer is then
 // 413. A body that stops arriving fails its reader when the server's read deadline passes,
 // wherever it is read (the text check, the validator, a multipart parser); the answer is then
 // 408 REQUEST_TIMEOUT, whatever the reader made of the failure, and nothing was done.
-func limitBody(next echo.HandlerFunc) echo.HandlerFunc {
+func LimitBody(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
 		limit, ok := bodyLimits[routeKey(req.Method, c.Path())]
@@ -169,45 +176,24 @@ func (b *cappedBody) noteStall(err error) bool {
 	return b.stalled
 }
 
-// svgPolicy is the Content-Security-Policy of every SVG the service answers, and of the
+// SVGPolicy is the Content-Security-Policy of every SVG the service answers, and of the
 // issuer's logo whatever its type. An SVG opened by itself is a document of the service's
 // origin, and one an issuer stored may hold script: none runs, nothing loads, and the
 // document is sandboxed into an origin of its own. Inline styles, which SVGs draw with, stay.
-const svgPolicy = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
+const SVGPolicy = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
 
-// sandboxSVG sends svgPolicy and X-Content-Type-Options: nosniff with every image/svg+xml
+// SandboxSVG sends SVGPolicy and X-Content-Type-Options: nosniff with every image/svg+xml
 // answer, whichever handler wrote it: the badge image, the QR code, the issuer's logo.
-func sandboxSVG(next echo.HandlerFunc) echo.HandlerFunc {
+func SandboxSVG(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		res := c.Response()
 		res.Before(func() {
 			h := res.Header()
 			if mt, _, _ := mime.ParseMediaType(h.Get(echo.HeaderContentType)); mt == "image/svg+xml" {
-				h.Set("Content-Security-Policy", svgPolicy)
+				h.Set("Content-Security-Policy", SVGPolicy)
 				h.Set("X-Content-Type-Options", "nosniff")
 			}
 		})
 		return next(c)
 	}
 }
-
-// isAPIPath reports whether path is under /api/v1.
-func isAPIPath(path string) bool { return strings.HasPrefix(path, apiPrefix+"/") }
-
-// openBadgesPrefix roots the Open Badges documents, which the contract serves at the site root
-// (their path items name the server "/").
-const openBadgesPrefix = "/ob/"
-
-// issuersPrefix roots the issuers' DID documents, JWK Sets and status lists, which the contract
-// serves at the site root (did:web resolves there).
-const issuersPrefix = "/issuers/"
-
-// isPublicDocumentPath reports whether path is that of an Open Badges document or an issuer's
-// verifiable-credential document: public documents that verifiers fetch from anywhere.
-func isPublicDocumentPath(path string) bool {
-	return strings.HasPrefix(path, openBadgesPrefix) || strings.HasPrefix(path, issuersPrefix)
-}
-
-// isContractPath reports whether path belongs to the contract's operations: under /api/v1, or
-// an Open Badges or issuer document.
-func isContractPath(path string) bool { return isAPIPath(path) || isPublicDocumentPath(path) }

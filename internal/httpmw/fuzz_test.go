@@ -1,4 +1,4 @@
-package httpapi
+package httpmw
 
 import (
 	"bytes"
@@ -22,7 +22,7 @@ import (
 // well-formed UTF-8 JSON value. Never a 500, never a panic.
 func FuzzRequestBodies(f *testing.F) {
 	doc := spec.MustLoad()
-	ops, err := indexOperations(doc)
+	ops, err := IndexOperations(doc)
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -32,10 +32,10 @@ func FuzzRequestBodies(f *testing.F) {
 	}
 	e := echo.New()
 	e.HTTPErrorHandler = httperr.Handler(slog.New(slog.DiscardHandler))
-	e.Use(recoverPanics, limitBody, checkJSONText(ops), newRequestValidator(doc).middleware)
+	e.Use(RecoverPanics, LimitBody, CheckJSONText(ops), NewRequestValidator(doc).Middleware)
 	var handed []byte
 	for _, r := range routes {
-		e.Add(r.method, echoRoute(apiPrefix+r.path), func(c echo.Context) error {
+		e.Add(r.method, EchoRoute(apiPrefix+r.path), func(c echo.Context) error {
 			handed, _ = io.ReadAll(c.Request().Body)
 			return c.NoContent(http.StatusNoContent)
 		})

@@ -1,4 +1,4 @@
-package httpapi
+package httpmw
 
 import (
 	"bytes"
@@ -29,7 +29,7 @@ import (
 	"github.com/certhub/credentiald/internal/spec"
 )
 
-// requestValidator checks API requests against the contract: parameters, body, unknown
+// RequestValidator checks API requests against the contract: parameters, body, unknown
 // fields. A mismatch answers 400 VALIDATION_ERROR with one detail per problem.
 //
 // kin-openapi validates an OpenAPI 3.1 document with a JSON Schema 2020-12 validator that it
@@ -45,15 +45,15 @@ import (
 // (gorilla/mux trying each path's pattern in turn: a tenth of the server's CPU for an
 // authenticated GET); the errors are turned into answers as oapi-codegen's middleware turns
 // them, which stays the path for a request Echo matched to no operation of the document.
-type requestValidator struct {
+type RequestValidator struct {
 	routes   map[string]*routers.Route
 	opts     *oapimw.Options
 	fallback echo.MiddlewareFunc
 }
 
-func newRequestValidator(doc *openapi3.T) *requestValidator {
+func NewRequestValidator(doc *openapi3.T) *RequestValidator {
 	full := spec.WithFullPaths(doc)
-	v := &requestValidator{opts: validatorOptions()}
+	v := &RequestValidator{opts: validatorOptions()}
 	v.fallback = oapimw.OapiRequestValidatorWithOptions(full, v.opts) // (it drops the document's servers)
 	legacy := *full
 	legacy.OpenAPI = "3.0.3" // only the version: openapi3filter picks its schema validator by it
@@ -63,7 +63,7 @@ func newRequestValidator(doc *openapi3.T) *requestValidator {
 
 // route is the request's operation, nil when Echo matched it to none of the document's (or
 // its parameters are not one path segment each).
-func (v *requestValidator) route(c echo.Context) *routers.Route {
+func (v *RequestValidator) route(c echo.Context) *routers.Route {
 	route := v.routes[routeKey(c.Request().Method, c.Path())]
 	if route == nil || !segmentParams(c) {
 		return nil
@@ -71,13 +71,10 @@ func (v *requestValidator) route(c echo.Context) *routers.Route {
 	return route
 }
 
-// middleware validates every request before its handler runs.
-func (v *requestValidator) middleware(next echo.HandlerFunc) echo.HandlerFunc {
+// Middleware validates every request before its handler runs.
+func (v *RequestValidator) Middleware(next echo.HandlerFunc) echo.HandlerFunc {
 	unmatched := v.fallback(next)
 	return func(c echo.Context) error {
-		if v.opts.Skipper(c) {
-			return next(c)
-		}
 		route := v.route(c)
 		if route == nil {
 			return unmatched(c)
@@ -89,11 +86,11 @@ func (v *requestValidator) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// explainRefusals is for the public routes, which skip the validator for speed: when the
+// ExplainRefusals is for the public routes, which skip the validator for speed: when the
 // generated wrapper refused a parameter it could not bind (a malformed UUID), the request is
 // validated then, so that the 400 names the parameter and the fix like every other one.
 // The wrapper binds parameters before anything reads the body.
-func (v *requestValidator) explainRefusals(next echo.HandlerFunc) echo.HandlerFunc {
+func (v *RequestValidator) ExplainRefusals(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		err := next(c)
 		var he *echo.HTTPError
@@ -118,7 +115,7 @@ func operationRoutes(full, legacy *openapi3.T) map[string]*routers.Route {
 	routes := map[string]*routers.Route{}
 	for path, item := range full.Paths.Map() {
 		for method, op := range item.Operations() {
-			key := routeKey(method, echoRoute(path))
+			key := routeKey(method, EchoRoute(path))
 			doc := full
 			if plain[key] {
 				doc = legacy
@@ -192,7 +189,6 @@ func validateRoute(c echo.Context, route *routers.Route, opts *oapimw.Options) *
 func validatorOptions() *oapimw.Options {
 	return &oapimw.Options{
 		DoNotValidateServers: true,
-		Skipper:              func(c echo.Context) bool { return !isContractPath(c.Request().URL.Path) },
 		Options: openapi3filter.Options{
 			MultiError: true,
 			// Credentials are checked by the authentication middleware, not here.
@@ -233,7 +229,7 @@ func plainOperations(doc *openapi3.T) map[string]bool {
 					ok = false
 				}
 			}
-			plain[routeKey(method, echoRoute(path))] = ok
+			plain[routeKey(method, EchoRoute(path))] = ok
 		}
 	}
 	return plain

@@ -1,4 +1,4 @@
-package httpapi
+package httpmw
 
 import (
 	"bytes"
@@ -19,11 +19,11 @@ import (
 // maxTextProblems bounds the details of one refused body.
 const maxTextProblems = 20
 
-// checkJSONText refuses, before the contract validator reads it, a JSON body that Go's decoder
+// CheckJSONText refuses, before the contract validator reads it, a JSON body that Go's decoder
 // would silently alter or cut short: bytes that are not UTF-8 and lone surrogate escapes (both
 // would become U+FFFD), U+0000 (PostgreSQL cannot store it), and anything after the first JSON
 // value (the decoder stops there and ignores the rest). Each problem names its field.
-func checkJSONText(ops operations) echo.MiddlewareFunc {
+func CheckJSONText(ops Operations) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			req := c.Request()

@@ -1,4 +1,4 @@
-package httpapi
+package site
 
 import (
 	"bytes"
@@ -201,7 +201,7 @@ func day(t time.Time) string { return t.UTC().Format("2 January 2006") }
 // newVerificationView builds what the page shows; paths to this site's resources are relative,
 // so the page loads them from wherever it was served, while the tags that leave the site
 // (OpenGraph, canonical, share targets) carry absolute URLs.
-func (s *Server) newVerificationView(p verification.Page) verificationView {
+func (s *Site) newVerificationView(p verification.Page) verificationView {
 	c := p.Credential
 	v := verificationView{Credential: c, Portal: p.Recipient(), Recipient: c.RecipientName, IssuerName: c.Issuer.Name}
 	v.accent = c.Issuer.Color

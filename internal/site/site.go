@@ -1,4 +1,6 @@
-package httpapi
+// Package site is the public HTML site beside the API: the home page with its lookup form, the
+// verification pages, the share links and the site's icon, with their error pages.
+package site
 
 import (
 	"log/slog"
@@ -9,8 +11,10 @@ import (
 
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/httperr"
+	"github.com/certhub/credentiald/internal/httpmw"
 	"github.com/certhub/credentiald/internal/links"
 	"github.com/certhub/credentiald/internal/logging"
+	"github.com/certhub/credentiald/internal/spec"
 	"github.com/certhub/credentiald/internal/verification"
 )
 
@@ -36,13 +40,47 @@ const cacheIcon = "public, max-age=86400"
 
 var siteRoutes = map[string]bool{routeHome: true, routePage: true, routeShare: true, routeCopied: true}
 
-func (s *Server) registerSite(e *echo.Echo) {
-	e.GET(routeHome, s.homePage)
-	e.GET(routePage, s.verificationPage)
-	e.GET(routeShare, s.share)
-	e.POST(routeCopied, s.copiedLink)
-	e.GET(routeIcon, icon("image/svg+xml", s.pages.faviconSVG))
-	e.GET(routeICO, icon("image/x-icon", s.pages.faviconICO))
+// apiPrefix roots the API, whose verification resources (images, PDF, credentials) the pages
+// link to.
+const apiPrefix = spec.APIPrefix
+
+// maxTokenLen is the contract's maxLength of a recipient token (the `t` parameter).
+const maxTokenLen = 128
+
+// Site serves the public HTML site.
+type Site struct {
+	verification *verification.Service
+	pages        *pageRenderer
+	logger       *slog.Logger
+	links        links.Site
+}
+
+// New builds the site: its templates, style, script and icons are embedded in the binary.
+// l makes the pages' absolute links (the page's own URL, for sharing).
+func New(v *verification.Service, l links.Site, logger *slog.Logger) (*Site, error) {
+	pages, err := newPageRenderer()
+	if err != nil {
+		return nil, err
+	}
+	return &Site{verification: v, pages: pages, logger: logger, links: l}, nil
+}
+
+// Router adds a route, by its full path, with the middleware of the part of the service that
+// serves it (an *echo.Echo adds it with none of its own).
+type Router interface {
+	Add(method, path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route
+}
+
+// Register adds the site's routes: the home page to pages, the pages that look a code up (the
+// verification page and its share links, which count against the verification rate limit) to
+// lookups, and the icons to assets.
+func (s *Site) Register(pages, lookups, assets Router) {
+	pages.Add(http.MethodGet, routeHome, s.homePage)
+	lookups.Add(http.MethodGet, routePage, s.verificationPage)
+	lookups.Add(http.MethodGet, routeShare, s.share)
+	lookups.Add(http.MethodPost, routeCopied, s.copiedLink)
+	assets.Add(http.MethodGet, routeIcon, icon("image/svg+xml", s.pages.faviconSVG))
+	assets.Add(http.MethodGet, routeICO, icon("image/x-icon", s.pages.faviconICO))
 }
 
 // icon answers the site's icon, the same bytes for every request.
@@ -55,7 +93,7 @@ func icon(media string, body []byte) echo.HandlerFunc {
 	}
 }
 
-func (s *Server) homePage(c echo.Context) error {
+func (s *Site) homePage(c echo.Context) error {
 	raw, typed := c.QueryParam("code"), c.QueryParams().Has("code")
 	if !typed {
 		return s.pages.render(c, http.StatusOK, "home.html", &homeView{}, "public, max-age=300")
@@ -70,13 +108,13 @@ func (s *Server) homePage(c echo.Context) error {
 	return s.pages.render(c, http.StatusBadRequest, "home.html", &view, "no-store")
 }
 
-func (s *Server) verificationPage(c echo.Context) error {
+func (s *Site) verificationPage(c echo.Context) error {
 	ctx := c.Request().Context()
 	token := c.QueryParam("t")
 	if utf8.RuneCountInString(token) > maxTokenLen { // the contract's maxLength counts characters
 		token = "" // not a token of ours: the public page
 	}
-	p, err := s.verification.View(ctx, c.Param("code"), token, visitorFrom(ctx))
+	p, err := s.verification.View(ctx, c.Param("code"), token, httpmw.Visitor(ctx))
 	if err != nil {
 		return err
 	}
@@ -88,13 +126,13 @@ func (s *Server) verificationPage(c echo.Context) error {
 	return s.pages.render(c, http.StatusOK, "verify.html", &view, cache)
 }
 
-func (s *Server) share(c echo.Context) error {
+func (s *Site) share(c echo.Context) error {
 	if c.Param("network") == "copy" { // Echo routes GET .../share/copy here; only POST is one
 		c.Response().Header().Set(echo.HeaderAllow, http.MethodPost)
 		return echo.ErrMethodNotAllowed
 	}
 	ctx := c.Request().Context()
-	target, err := s.verification.Share(ctx, c.Param("code"), c.Param("network"), visitorFrom(ctx))
+	target, err := s.verification.Share(ctx, c.Param("code"), c.Param("network"), httpmw.Visitor(ctx))
 	if err != nil {
 		return err
 	}
@@ -102,18 +140,20 @@ func (s *Server) share(c echo.Context) error {
 	return c.Redirect(http.StatusFound, target)
 }
 
-func (s *Server) copiedLink(c echo.Context) error {
+func (s *Site) copiedLink(c echo.Context) error {
 	ctx := c.Request().Context()
-	if err := s.verification.CopiedLink(ctx, c.Param("code"), visitorFrom(ctx)); err != nil {
+	if err := s.verification.CopiedLink(ctx, c.Param("code"), httpmw.Visitor(ctx)); err != nil {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)
 }
 
-// pageErrors answers the failures of the site's pages as HTML pages: not found (an unknown
-// code, a malformed one, a draft), too many requests, and anything unexpected. What the pages
-// do not document (405 on a route of theirs) goes to the API's handler and its envelope.
-func pageErrors(api echo.HTTPErrorHandler, pages *pageRenderer, logger *slog.Logger) echo.HTTPErrorHandler {
+// Errors answers the failures of the site's pages as HTML pages: not found (an unknown code, a
+// malformed one, a draft), too many requests, and anything unexpected. What the pages do not
+// document (405 on a route of theirs), and every failure elsewhere, goes to api, the API's
+// handler and its envelope.
+func (s *Site) Errors(api echo.HTTPErrorHandler) echo.HTTPErrorHandler {
+	pages, logger := s.pages, s.logger
 	return func(err error, c echo.Context) {
 		e := httperr.From(err)
 		if !siteRoutes[c.Path()] || c.Response().Committed || e.Code == apperr.MethodNotAllowed {

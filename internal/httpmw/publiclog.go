@@ -1,4 +1,4 @@
-package httpapi
+package httpmw
 
 import (
 	"context"
@@ -32,7 +32,7 @@ type accessTally struct {
 	lastPath string
 }
 
-type accessSummary struct {
+type AccessSummary struct {
 	logger *slog.Logger
 	now    func() time.Time
 
@@ -41,13 +41,13 @@ type accessSummary struct {
 	tallies map[accessKey]*accessTally
 }
 
-func newAccessSummary(logger *slog.Logger) *accessSummary {
-	return &accessSummary{logger: logger, now: time.Now, since: time.Now(), tallies: map[accessKey]*accessTally{}}
+func NewAccessSummary(logger *slog.Logger) *AccessSummary {
+	return &AccessSummary{logger: logger, now: time.Now, since: time.Now(), tallies: map[accessKey]*accessTally{}}
 }
 
-// middleware answers the request (rendering an error through the error handler, as the access
+// Middleware answers the request (rendering an error through the error handler, as the access
 // log does for the others) and counts it.
-func (a *accessSummary) middleware(next echo.HandlerFunc) echo.HandlerFunc {
+func (a *AccessSummary) Middleware(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		start := a.now()
 		if err := next(c); err != nil {
@@ -65,7 +65,7 @@ func (a *accessSummary) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-func (a *accessSummary) add(k accessKey, took time.Duration, at time.Time) {
+func (a *AccessSummary) add(k accessKey, took time.Duration, at time.Time) {
 	a.mu.Lock()
 	t := a.tallies[k]
 	if t == nil {
@@ -89,7 +89,7 @@ func (a *accessSummary) add(k accessKey, took time.Duration, at time.Time) {
 	}
 }
 
-func (a *accessSummary) write(tallies map[accessKey]*accessTally, window time.Duration) {
+func (a *AccessSummary) write(tallies map[accessKey]*accessTally, window time.Duration) {
 	keys := make([]accessKey, 0, len(tallies))
 	for k := range tallies {
 		keys = append(keys, k)

@@ -1,4 +1,4 @@
-package httpapi
+package httpmw
 
 import (
 	"bytes"
@@ -19,10 +19,10 @@ var taggedResources = map[string]bool{
 	"getCredits": true, "getEvent": true, "getEventRegistration": true, "getMe": true, "getTemplate": true,
 }
 
-// conditionalGET tags the 200 answers of taggedResources and answers 304, without a body, to
+// ConditionalGET tags the 200 answers of taggedResources and answers 304, without a body, to
 // a request whose If-None-Match names the tag. The answer is held until the handler returns
 // (single resources are small); any other answer passes as written.
-func conditionalGET(ops operations) echo.MiddlewareFunc {
+func ConditionalGET(ops Operations) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			req := c.Request()

@@ -1,4 +1,4 @@
-package httpapi
+package httpmw
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 // Public lookups are logged as one summary line per route and status every 10 seconds.
 func TestPublicAccessLogIsASummary(t *testing.T) {
 	var buf bytes.Buffer
-	a := newAccessSummary(slog.New(slog.NewJSONHandler(&buf, nil)))
+	a := NewAccessSummary(slog.New(slog.NewJSONHandler(&buf, nil)))
 	start := time.Date(2026, 11, 13, 10, 0, 0, 0, time.UTC)
 	a.since = start
 	for i := range 99 {

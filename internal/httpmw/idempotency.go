@@ -1,4 +1,4 @@
-package httpapi
+package httpmw
 
 import (
 	"bytes"
@@ -33,12 +33,12 @@ type IdempotencyKeys interface {
 	Release(ctx context.Context, accountID uuid.UUID, key string, fingerprint []byte) error
 }
 
-// idempotency makes the operations that declare the Idempotency-Key header safe to retry: the
+// Idempotency makes the operations that declare the Idempotency-Key header safe to retry: the
 // first request with a key runs and its successful answer is remembered for 24 hours; a replay
 // with the same method, path and body gets that answer with Idempotent-Replayed: true; the same
 // key with another request answers 422, and while the first still runs, 409. A request that
 // fails is forgotten, so it can be retried with the same key.
-func idempotency(ops operations, keys IdempotencyKeys, logger *slog.Logger) echo.MiddlewareFunc {
+func Idempotency(ops Operations, keys IdempotencyKeys, logger *slog.Logger) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			key := c.Request().Header.Get(headerIdempotencyKey)
