@@ -94,6 +94,21 @@ func (e BadgeAssertionStatus) Valid() bool {
 	}
 }
 
+// Defines values for BadgeClaimedEventEventType.
+const (
+	BadgeClaimedEventEventTypeBadgeClaimed BadgeClaimedEventEventType = "badge.claimed"
+)
+
+// Valid indicates whether the value is a known member of the BadgeClaimedEventEventType enum.
+func (e BadgeClaimedEventEventType) Valid() bool {
+	switch e {
+	case BadgeClaimedEventEventTypeBadgeClaimed:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for BadgeIssuedEventEventType.
 const (
 	BadgeIssuedEventEventTypeBadgeIssued BadgeIssuedEventEventType = "badge.issued"
@@ -289,6 +304,21 @@ func (e CertificateRevocationReasonCode) Valid() bool {
 	case CertificateRevocationReasonCodeOther:
 		return true
 	case CertificateRevocationReasonCodeSuperseded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CertificateClaimedEventEventType.
+const (
+	CertificateClaimedEventEventTypeCertificateClaimed CertificateClaimedEventEventType = "certificate.claimed"
+)
+
+// Valid indicates whether the value is a known member of the CertificateClaimedEventEventType enum.
+func (e CertificateClaimedEventEventType) Valid() bool {
+	switch e {
+	case CertificateClaimedEventEventTypeCertificateClaimed:
 		return true
 	default:
 		return false
@@ -543,6 +573,7 @@ const (
 	ErrorCodeMETHODNOTALLOWED        ErrorCode = "METHOD_NOT_ALLOWED"
 	ErrorCodeNOTFOUND                ErrorCode = "NOT_FOUND"
 	ErrorCodeNOTIMPLEMENTED          ErrorCode = "NOT_IMPLEMENTED"
+	ErrorCodeOFFERGONE               ErrorCode = "OFFER_GONE"
 	ErrorCodePAYLOADTOOLARGE         ErrorCode = "PAYLOAD_TOO_LARGE"
 	ErrorCodeRATELIMITED             ErrorCode = "RATE_LIMITED"
 	ErrorCodeREQUESTTIMEOUT          ErrorCode = "REQUEST_TIMEOUT"
@@ -582,6 +613,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeNOTFOUND:
 		return true
 	case ErrorCodeNOTIMPLEMENTED:
+		return true
+	case ErrorCodeOFFERGONE:
 		return true
 	case ErrorCodePAYLOADTOOLARGE:
 		return true
@@ -1483,6 +1516,21 @@ func (e TextContentType) Valid() bool {
 	}
 }
 
+// Defines values for TokenResponseTokenType.
+const (
+	TokenResponseTokenTypeBearer TokenResponseTokenType = "Bearer"
+)
+
+// Valid indicates whether the value is a known member of the TokenResponseTokenType enum.
+func (e TokenResponseTokenType) Valid() bool {
+	switch e {
+	case TokenResponseTokenTypeBearer:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for UserRole.
 const (
 	UserRoleMember UserRole = "member"
@@ -1570,6 +1618,45 @@ func (e VerificationResultStatus) Valid() bool {
 	}
 }
 
+// Defines values for WalletOfferProtocol.
+const (
+	WalletOfferProtocolLessThannil WalletOfferProtocol = "<nil>"
+	WalletOfferProtocolOid4vci     WalletOfferProtocol = "oid4vci"
+	WalletOfferProtocolVcapi       WalletOfferProtocol = "vcapi"
+)
+
+// Valid indicates whether the value is a known member of the WalletOfferProtocol enum.
+func (e WalletOfferProtocol) Valid() bool {
+	switch e {
+	case WalletOfferProtocolLessThannil:
+		return true
+	case WalletOfferProtocolOid4vci:
+		return true
+	case WalletOfferProtocolVcapi:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WalletProtocol.
+const (
+	WalletProtocolOid4vci WalletProtocol = "oid4vci"
+	WalletProtocolVcapi   WalletProtocol = "vcapi"
+)
+
+// Valid indicates whether the value is a known member of the WalletProtocol enum.
+func (e WalletProtocol) Valid() bool {
+	switch e {
+	case WalletProtocolOid4vci:
+		return true
+	case WalletProtocolVcapi:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for WebhookDeliveryStatus.
 const (
 	WebhookDeliveryStatusFailed    WebhookDeliveryStatus = "failed"
@@ -1593,8 +1680,10 @@ func (e WebhookDeliveryStatus) Valid() bool {
 
 // Defines values for WebhookEventKind.
 const (
+	WebhookEventKindBadgeClaimed          WebhookEventKind = "badge.claimed"
 	WebhookEventKindBadgeIssued           WebhookEventKind = "badge.issued"
 	WebhookEventKindBadgeRevoked          WebhookEventKind = "badge.revoked"
+	WebhookEventKindCertificateClaimed    WebhookEventKind = "certificate.claimed"
 	WebhookEventKindCertificateDownloaded WebhookEventKind = "certificate.downloaded"
 	WebhookEventKindCertificateIssued     WebhookEventKind = "certificate.issued"
 	WebhookEventKindCertificateRevoked    WebhookEventKind = "certificate.revoked"
@@ -1606,9 +1695,13 @@ const (
 // Valid indicates whether the value is a known member of the WebhookEventKind enum.
 func (e WebhookEventKind) Valid() bool {
 	switch e {
+	case WebhookEventKindBadgeClaimed:
+		return true
 	case WebhookEventKindBadgeIssued:
 		return true
 	case WebhookEventKindBadgeRevoked:
+		return true
+	case WebhookEventKindCertificateClaimed:
 		return true
 	case WebhookEventKindCertificateDownloaded:
 		return true
@@ -1650,8 +1743,10 @@ func (e WebhookEventPattern) Valid() bool {
 
 // Defines values for WebhookEventType.
 const (
+	WebhookEventTypeBadgeClaimed          WebhookEventType = "badge.claimed"
 	WebhookEventTypeBadgeIssued           WebhookEventType = "badge.issued"
 	WebhookEventTypeBadgeRevoked          WebhookEventType = "badge.revoked"
+	WebhookEventTypeCertificateClaimed    WebhookEventType = "certificate.claimed"
 	WebhookEventTypeCertificateDownloaded WebhookEventType = "certificate.downloaded"
 	WebhookEventTypeCertificateIssued     WebhookEventType = "certificate.issued"
 	WebhookEventTypeCertificateRevoked    WebhookEventType = "certificate.revoked"
@@ -1664,9 +1759,13 @@ const (
 // Valid indicates whether the value is a known member of the WebhookEventType enum.
 func (e WebhookEventType) Valid() bool {
 	switch e {
+	case WebhookEventTypeBadgeClaimed:
+		return true
 	case WebhookEventTypeBadgeIssued:
 		return true
 	case WebhookEventTypeBadgeRevoked:
+		return true
+	case WebhookEventTypeCertificateClaimed:
 		return true
 	case WebhookEventTypeCertificateDownloaded:
 		return true
@@ -1851,6 +1950,15 @@ type AttendeeUpdateRequest struct {
 	Metadata *map[string]string `json:"metadata,omitempty"`
 }
 
+// AuthorizationServerMetadata RFC 8414 authorization server metadata: each issuer is its own authorization server, for the pre-authorized code grant.
+type AuthorizationServerMetadata struct {
+	GrantTypesSupported                        *[]string              `json:"grant_types_supported,omitempty"`
+	Issuer                                     string                 `json:"issuer"`
+	PreAuthorizedGrantAnonymousAccessSupported *bool                  `json:"pre-authorized_grant_anonymous_access_supported,omitempty"`
+	TokenEndpoint                              string                 `json:"token_endpoint"`
+	AdditionalProperties                       map[string]interface{} `json:"-"`
+}
+
 // Badge defines model for Badge.
 type Badge struct {
 	CreatedAt   time.Time          `json:"createdAt"`
@@ -1912,6 +2020,32 @@ type BadgeAssertionEnvelope struct {
 type BadgeAssertionPage struct {
 	Data []BadgeAssertion `json:"data"`
 	Meta PageMeta         `json:"meta"`
+}
+
+// BadgeClaimedEvent defines model for BadgeClaimedEvent.
+type BadgeClaimedEvent struct {
+	Data      BadgeClaimedEventData      `json:"data"`
+	EventType BadgeClaimedEventEventType `json:"eventType"`
+
+	// Timestamp RFC 3339 time the event happened.
+	Timestamp time.Time `json:"timestamp"`
+}
+
+// BadgeClaimedEventEventType defines model for BadgeClaimedEvent.EventType.
+type BadgeClaimedEventEventType string
+
+// BadgeClaimedEventData defines model for BadgeClaimedEventData.
+type BadgeClaimedEventData struct {
+	// BadgeAssertionId The badge assertion claimed.
+	BadgeAssertionId openapi_types.UUID `json:"badgeAssertionId"`
+	ClaimedAt        time.Time          `json:"claimedAt"`
+
+	// Holder The DID the wallet copy is bound to.
+	Holder  string             `json:"holder"`
+	OfferId openapi_types.UUID `json:"offerId"`
+
+	// Protocol How a wallet claimed: the W3C VC API exchange (`vcapi`) or OpenID4VCI 1.0 (`oid4vci`).
+	Protocol WalletProtocol `json:"protocol"`
 }
 
 // BadgeCriteria defines model for BadgeCriteria.
@@ -2219,6 +2353,32 @@ type Certificate struct {
 // CertificateRevocationReasonCode defines model for Certificate.RevocationReasonCode.
 type CertificateRevocationReasonCode string
 
+// CertificateClaimedEvent defines model for CertificateClaimedEvent.
+type CertificateClaimedEvent struct {
+	Data      CertificateClaimedEventData      `json:"data"`
+	EventType CertificateClaimedEventEventType `json:"eventType"`
+
+	// Timestamp RFC 3339 time the event happened.
+	Timestamp time.Time `json:"timestamp"`
+}
+
+// CertificateClaimedEventEventType defines model for CertificateClaimedEvent.EventType.
+type CertificateClaimedEventEventType string
+
+// CertificateClaimedEventData defines model for CertificateClaimedEventData.
+type CertificateClaimedEventData struct {
+	// CertificateId The certificate claimed.
+	CertificateId openapi_types.UUID `json:"certificateId"`
+	ClaimedAt     time.Time          `json:"claimedAt"`
+
+	// Holder The DID the wallet copy is bound to.
+	Holder  string             `json:"holder"`
+	OfferId openapi_types.UUID `json:"offerId"`
+
+	// Protocol How a wallet claimed: the W3C VC API exchange (`vcapi`) or OpenID4VCI 1.0 (`oid4vci`).
+	Protocol WalletProtocol `json:"protocol"`
+}
+
 // CertificateDownloadedEvent defines model for CertificateDownloadedEvent.
 type CertificateDownloadedEvent struct {
 	Data      CertificateDownloadedEventData      `json:"data"`
@@ -2414,6 +2574,42 @@ type CreatedWebhookSubscription struct {
 // CreatedWebhookSubscriptionEnvelope Success envelope.
 type CreatedWebhookSubscriptionEnvelope struct {
 	Data CreatedWebhookSubscription `json:"data"`
+}
+
+// CredentialIssuerMetadata OpenID4VCI 1.0 credential issuer metadata: `OpenBadgeCredential_ldp_vc` and `OpenBadgeCredential_jwt_vc_json`, bound to did:key or did:jwk, proven with a jwt proof (EdDSA, ES256).
+type CredentialIssuerMetadata struct {
+	AuthorizationServers              *[]string                 `json:"authorization_servers,omitempty"`
+	CredentialConfigurationsSupported map[string]interface{}    `json:"credential_configurations_supported"`
+	CredentialEndpoint                string                    `json:"credential_endpoint"`
+	CredentialIssuer                  string                    `json:"credential_issuer"`
+	Display                           *[]map[string]interface{} `json:"display,omitempty"`
+	NonceEndpoint                     *string                   `json:"nonce_endpoint,omitempty"`
+	TokenEndpoint                     *string                   `json:"token_endpoint,omitempty"`
+	AdditionalProperties              map[string]interface{}    `json:"-"`
+}
+
+// CredentialOffer An OpenID4VCI credential offer, with a fresh single-use pre-authorized code.
+type CredentialOffer struct {
+	CredentialConfigurationIds []string               `json:"credential_configuration_ids"`
+	CredentialIssuer           string                 `json:"credential_issuer"`
+	Grants                     map[string]interface{} `json:"grants"`
+}
+
+// CredentialRequest OpenID4VCI 1.0 credential request (`proofs.jwt` with one proof; the single `proof` of earlier drafts is read too).
+type CredentialRequest struct {
+	CredentialConfigurationId *string                 `json:"credential_configuration_id,omitempty"`
+	Format                    *string                 `json:"format,omitempty"`
+	Proof                     *map[string]interface{} `json:"proof,omitempty"`
+	Proofs                    *map[string]interface{} `json:"proofs,omitempty"`
+	AdditionalProperties      map[string]interface{}  `json:"-"`
+}
+
+// CredentialResponse defines model for CredentialResponse.
+type CredentialResponse struct {
+	Credentials []struct {
+		// Credential For ldp_vc the credential with its Data Integrity proof; for jwt_vc_json a VC-JOSE compact JWS.
+		Credential interface{} `json:"credential"`
+	} `json:"credentials"`
 }
 
 // CreditFigures defines model for CreditFigures.
@@ -2679,6 +2875,23 @@ type EventUpdateRequest struct {
 	TemplateId              openapi_types.UUID `json:"templateId"`
 }
 
+// ExchangeRequest `{}` to start the exchange; then `{ verifiablePresentation }` with the holder's DID authentication.
+type ExchangeRequest struct {
+	// VerifiablePresentation A DID authentication: a VerifiablePresentation with `holder` a did:key and one proof (Ed25519Signature2020, or DataIntegrityProof eddsa-rdfc-2022) of purpose `authentication` with the challenge and domain asked for.
+	VerifiablePresentation *map[string]interface{} `json:"verifiablePresentation,omitempty"`
+}
+
+// ExchangeResponse The request for a DID authentication (first step), or the presentation with the credential (second step).
+type ExchangeResponse struct {
+	// VerifiablePresentation A presentation carrying the credential bound to the holder (`verifiableCredential`).
+	VerifiablePresentation        *map[string]interface{} `json:"verifiablePresentation,omitempty"`
+	VerifiablePresentationRequest *struct {
+		Challenge string                   `json:"challenge"`
+		Domain    string                   `json:"domain"`
+		Query     []map[string]interface{} `json:"query"`
+	} `json:"verifiablePresentationRequest,omitempty"`
+}
+
 // ExistingCertificate The valid certificate the attendee already holds.
 type ExistingCertificate struct {
 	CertificateNumber string             `json:"certificateNumber"`
@@ -2848,6 +3061,24 @@ type LogoContentType string
 // LogoutRequest defines model for LogoutRequest.
 type LogoutRequest struct {
 	RefreshToken string `json:"refreshToken"`
+}
+
+// NonceResponse defines model for NonceResponse.
+type NonceResponse struct {
+	CNonce string `json:"c_nonce"`
+}
+
+// OAuthError An OAuth 2.0 error object (RFC 6749 5.2; OpenID4VCI 1.0 8.3.1.2): the wallet protocols' endpoints answer in it, not in the service's envelope.
+type OAuthError struct {
+	// Error Examples: invalid_grant, invalid_token, invalid_proof, invalid_nonce
+	Error                string                 `json:"error"`
+	ErrorDescription     *string                `json:"error_description,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// OAuthErrorAnswer An OAuth error object, or the service's envelope for a request its router refuses before the protocol (a malformed path).
+type OAuthErrorAnswer struct {
+	union json.RawMessage
 }
 
 // OpenBadgeCredential An Open Badges 3.0 `OpenBadgeCredential` (VC Data Model 2.0, JSON-LD). Every term is defined by its two contexts. The recipient is known only by `identityHash`: `sha256$` and the hex SHA-256 of the email (trimmed, lower-cased) followed by `salt`. `validUntil` is present when the credential expires. `credentialStatus` is its entry in the issuer's revocation list. The members are those of the specification; this schema names the ones this service writes.
@@ -3394,6 +3625,23 @@ type TextContentFont string
 // TextContentType defines model for TextContent.Type.
 type TextContentType string
 
+// TokenRequest defines model for TokenRequest.
+type TokenRequest struct {
+	GrantType            string                 `json:"grant_type"`
+	PreAuthorizedCode    *string                `json:"pre-authorized_code,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// TokenResponse defines model for TokenResponse.
+type TokenResponse struct {
+	AccessToken string                 `json:"access_token"`
+	ExpiresIn   int                    `json:"expires_in"`
+	TokenType   TokenResponseTokenType `json:"token_type"`
+}
+
+// TokenResponseTokenType defines model for TokenResponse.TokenType.
+type TokenResponseTokenType string
+
 // TwoFactorDisableRequest defines model for TwoFactorDisableRequest.
 type TwoFactorDisableRequest struct {
 	// Code Six-digit code from the authenticator app.
@@ -3488,6 +3736,66 @@ type VerificationResultStatus string
 type VerificationResultEnvelope struct {
 	Data VerificationResult `json:"data"`
 }
+
+// WalletInteraction Where each protocol a wallet may speak starts (the VC API's interaction protocols document).
+type WalletInteraction struct {
+	Protocols struct {
+		// OID4VCI The OpenID4VCI offer link.
+		OID4VCI string `json:"OID4VCI"`
+
+		// Vcapi The VC API exchange.
+		Vcapi string `json:"vcapi"`
+	} `json:"protocols"`
+}
+
+// WalletOffer An offer of one credential to its recipient's wallet: claimable once, by either protocol, for 30 days. Its links carry its secret token (never its `id`): whoever holds them can claim, so send them only to the recipient.
+type WalletOffer struct {
+	// BadgeAssertionId The badge assertion offered (offers of an assertion).
+	BadgeAssertionId *openapi_types.UUID `json:"badgeAssertionId,omitempty"`
+
+	// CertificateId The certificate offered (offers of a certificate).
+	CertificateId *openapi_types.UUID `json:"certificateId,omitempty"`
+	ClaimedAt     *time.Time          `json:"claimedAt"`
+	CreatedAt     time.Time           `json:"createdAt"`
+
+	// CredentialOfferUri The OpenID4VCI credential offer document (`{issuer}/offers/{offerToken}`).
+	CredentialOfferUri string    `json:"credentialOfferUri"`
+	ExpiresAt          time.Time `json:"expiresAt"`
+
+	// Holder The DID the credential was bound to, once claimed.
+	Holder *string            `json:"holder"`
+	Id     openapi_types.UUID `json:"id"`
+
+	// InteractionUrl `{site_url}/interactions/{offerToken}?iuv=1`: a page with a QR code for people, the protocols as JSON for wallets.
+	InteractionUrl string `json:"interactionUrl"`
+
+	// LcwRequestUrl Opens the Learner Credential Wallet on the VC API exchange.
+	LcwRequestUrl string `json:"lcwRequestUrl"`
+
+	// Protocol How it was claimed.
+	Protocol *WalletOfferProtocol `json:"protocol"`
+
+	// WalletUrl `openid-credential-offer://?credential_offer_uri=...`: opens an OpenID4VCI wallet on the offer.
+	WalletUrl string `json:"walletUrl"`
+}
+
+// WalletOfferProtocol How it was claimed.
+type WalletOfferProtocol string
+
+// WalletOfferEnvelope Success envelope.
+type WalletOfferEnvelope struct {
+	// Data An offer of one credential to its recipient's wallet: claimable once, by either protocol, for 30 days. Its links carry its secret token (never its `id`): whoever holds them can claim, so send them only to the recipient.
+	Data WalletOffer `json:"data"`
+}
+
+// WalletOfferPage Success envelope.
+type WalletOfferPage struct {
+	Data []WalletOffer `json:"data"`
+	Meta PageMeta      `json:"meta"`
+}
+
+// WalletProtocol How a wallet claimed: the W3C VC API exchange (`vcapi`) or OpenID4VCI 1.0 (`oid4vci`).
+type WalletProtocol string
 
 // WebhookCreateRequest defines model for WebhookCreateRequest.
 type WebhookCreateRequest struct {
@@ -3616,6 +3924,9 @@ type WebhookUpdateRequest struct {
 	Url *string `json:"url,omitempty"`
 }
 
+// AccountIdPath defines model for AccountIdPath.
+type AccountIdPath = openapi_types.UUID
+
 // AssertionId defines model for AssertionId.
 type AssertionId = openapi_types.UUID
 
@@ -3637,6 +3948,9 @@ type IfNoneMatch = string
 // JobId defines model for JobId.
 type JobId = openapi_types.UUID
 
+// OfferToken defines model for OfferToken.
+type OfferToken = string
+
 // Page defines model for Page.
 type Page = int
 
@@ -3655,11 +3969,20 @@ type Conflict = Error
 // Forbidden The error envelope. Every failure, from validation to an unexpected fault, answers in this shape.
 type Forbidden = Error
 
+// Gone The error envelope. Every failure, from validation to an unexpected fault, answers in this shape.
+type Gone = Error
+
 // Internal The error envelope. Every failure, from validation to an unexpected fault, answers in this shape.
 type Internal = Error
 
 // NotFound The error envelope. Every failure, from validation to an unexpected fault, answers in this shape.
 type NotFound = Error
+
+// OAuthBadRequest An OAuth error object, or the service's envelope for a request its router refuses before the protocol (a malformed path).
+type OAuthBadRequest = OAuthErrorAnswer
+
+// OAuthUnauthorized An OAuth 2.0 error object (RFC 6749 5.2; OpenID4VCI 1.0 8.3.1.2): the wallet protocols' endpoints answer in it, not in the service's envelope.
+type OAuthUnauthorized = OAuthError
 
 // PayloadTooLarge The error envelope. Every failure, from validation to an unexpected fault, answers in this shape.
 type PayloadTooLarge = Error
@@ -3759,6 +4082,15 @@ type ListBadgeAssertionsParams struct {
 	PageSize *PageSize `form:"pageSize,omitempty" json:"pageSize,omitempty"`
 }
 
+// ListBadgeAssertionWalletOffersParams defines parameters for ListBadgeAssertionWalletOffers.
+type ListBadgeAssertionWalletOffersParams struct {
+	// Page 1-based page number.
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+
+	// PageSize Items per page.
+	PageSize *PageSize `form:"pageSize,omitempty" json:"pageSize,omitempty"`
+}
+
 // IssueBadgeParams defines parameters for IssueBadge.
 type IssueBadgeParams struct {
 	// IdempotencyKey 1 to 255 printable characters, scoped to the account, remembered 24 hours. A replay with the same body answers the original answer with `Idempotent-Replayed: true`; another body answers 422.
@@ -3781,6 +4113,15 @@ type GenerateCertificateParams struct {
 type GetCertificateParams struct {
 	// IfNoneMatch An `ETag` received before: an unchanged asset answers 304 without a body.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// ListCertificateWalletOffersParams defines parameters for ListCertificateWalletOffers.
+type ListCertificateWalletOffersParams struct {
+	// Page 1-based page number.
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+
+	// PageSize Items per page.
+	PageSize *PageSize `form:"pageSize,omitempty" json:"pageSize,omitempty"`
 }
 
 // GetCreditsParams defines parameters for GetCredits.
@@ -3983,6 +4324,30 @@ type ListWebhookDeliveriesParams struct {
 	PageSize *PageSize `form:"pageSize,omitempty" json:"pageSize,omitempty"`
 }
 
+// OnBadgeClaimedParams defines parameters for OnBadgeClaimed.
+type OnBadgeClaimedParams struct {
+	// XServiceEvent Event kind.
+	XServiceEvent WebhookEventType `json:"X-Service-Event"`
+
+	// XServiceDelivery Delivery id; identical across retries: discard duplicates with it.
+	XServiceDelivery openapi_types.UUID `json:"X-Service-Delivery"`
+
+	// XServiceTimestamp Unix seconds, used in the signature. Reject values more than a few minutes old.
+	XServiceTimestamp string `json:"X-Service-Timestamp"`
+
+	// XServiceSignature `sha256=` + hex HMAC-SHA256 of `<timestamp>.<raw body>` keyed with the subscription's secret.
+	XServiceSignature string `json:"X-Service-Signature"`
+
+	// WebhookId Standard Webhooks, sent with every delivery: the delivery id, the same as `X-Service-Delivery`.
+	WebhookId *openapi_types.UUID `json:"webhook-id,omitempty"`
+
+	// WebhookTimestamp Standard Webhooks, sent with every delivery: Unix seconds, the same as `X-Service-Timestamp`.
+	WebhookTimestamp *string `json:"webhook-timestamp,omitempty"`
+
+	// WebhookSignature Standard Webhooks, sent with every delivery: `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the 32 bytes the secret's base64 after `whsec_` decodes to. The Standard Webhooks libraries verify it with the secret as it was shown.
+	WebhookSignature *string `json:"webhook-signature,omitempty"`
+}
+
 // OnBadgeIssuedParams defines parameters for OnBadgeIssued.
 type OnBadgeIssuedParams struct {
 	// XServiceEvent Event kind.
@@ -4009,6 +4374,30 @@ type OnBadgeIssuedParams struct {
 
 // OnBadgeRevokedParams defines parameters for OnBadgeRevoked.
 type OnBadgeRevokedParams struct {
+	// XServiceEvent Event kind.
+	XServiceEvent WebhookEventType `json:"X-Service-Event"`
+
+	// XServiceDelivery Delivery id; identical across retries: discard duplicates with it.
+	XServiceDelivery openapi_types.UUID `json:"X-Service-Delivery"`
+
+	// XServiceTimestamp Unix seconds, used in the signature. Reject values more than a few minutes old.
+	XServiceTimestamp string `json:"X-Service-Timestamp"`
+
+	// XServiceSignature `sha256=` + hex HMAC-SHA256 of `<timestamp>.<raw body>` keyed with the subscription's secret.
+	XServiceSignature string `json:"X-Service-Signature"`
+
+	// WebhookId Standard Webhooks, sent with every delivery: the delivery id, the same as `X-Service-Delivery`.
+	WebhookId *openapi_types.UUID `json:"webhook-id,omitempty"`
+
+	// WebhookTimestamp Standard Webhooks, sent with every delivery: Unix seconds, the same as `X-Service-Timestamp`.
+	WebhookTimestamp *string `json:"webhook-timestamp,omitempty"`
+
+	// WebhookSignature Standard Webhooks, sent with every delivery: `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the 32 bytes the secret's base64 after `whsec_` decodes to. The Standard Webhooks libraries verify it with the secret as it was shown.
+	WebhookSignature *string `json:"webhook-signature,omitempty"`
+}
+
+// OnCertificateClaimedParams defines parameters for OnCertificateClaimed.
+type OnCertificateClaimedParams struct {
 	// XServiceEvent Event kind.
 	XServiceEvent WebhookEventType `json:"X-Service-Event"`
 
@@ -4268,6 +4657,15 @@ type CreateBulkGenerationJobJSONRequestBody = BulkJobRequest
 // UpdateEventRegistrationJSONRequestBody defines body for UpdateEventRegistration for application/json ContentType.
 type UpdateEventRegistrationJSONRequestBody = RegistrationSettingsUpdate
 
+// PostWalletExchangeJSONRequestBody defines body for PostWalletExchange for application/json ContentType.
+type PostWalletExchangeJSONRequestBody = ExchangeRequest
+
+// PostIssuerCredentialJSONRequestBody defines body for PostIssuerCredential for application/json ContentType.
+type PostIssuerCredentialJSONRequestBody = CredentialRequest
+
+// PostIssuerTokenFormdataRequestBody defines body for PostIssuerToken for application/x-www-form-urlencoded ContentType.
+type PostIssuerTokenFormdataRequestBody = TokenRequest
+
 // CreateTemplateJSONRequestBody defines body for CreateTemplate for application/json ContentType.
 type CreateTemplateJSONRequestBody = TemplateCreateRequest
 
@@ -4283,11 +4681,17 @@ type CreateWebhookJSONRequestBody = WebhookCreateRequest
 // UpdateWebhookJSONRequestBody defines body for UpdateWebhook for application/json ContentType.
 type UpdateWebhookJSONRequestBody = WebhookUpdateRequest
 
+// OnBadgeClaimedJSONRequestBody defines body for OnBadgeClaimed for application/json ContentType.
+type OnBadgeClaimedJSONRequestBody = BadgeClaimedEvent
+
 // OnBadgeIssuedJSONRequestBody defines body for OnBadgeIssued for application/json ContentType.
 type OnBadgeIssuedJSONRequestBody = BadgeIssuedEvent
 
 // OnBadgeRevokedJSONRequestBody defines body for OnBadgeRevoked for application/json ContentType.
 type OnBadgeRevokedJSONRequestBody = BadgeRevokedEvent
+
+// OnCertificateClaimedJSONRequestBody defines body for OnCertificateClaimed for application/json ContentType.
+type OnCertificateClaimedJSONRequestBody = CertificateClaimedEvent
 
 // OnCertificateDownloadedJSONRequestBody defines body for OnCertificateDownloaded for application/json ContentType.
 type OnCertificateDownloadedJSONRequestBody = CertificateDownloadedEvent
@@ -4309,6 +4713,606 @@ type OnJobCompletedJSONRequestBody = JobCompletedEvent
 
 // OnWebhookTestJSONRequestBody defines body for OnWebhookTest for application/json ContentType.
 type OnWebhookTestJSONRequestBody = WebhookTestEvent
+
+// Getter for additional properties for AuthorizationServerMetadata. Returns the specified
+// element and whether it was found
+func (a AuthorizationServerMetadata) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for AuthorizationServerMetadata
+func (a *AuthorizationServerMetadata) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for AuthorizationServerMetadata to handle AdditionalProperties
+func (a *AuthorizationServerMetadata) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["grant_types_supported"]; found {
+		err = json.Unmarshal(raw, &a.GrantTypesSupported)
+		if err != nil {
+			return fmt.Errorf("error reading 'grant_types_supported': %w", err)
+		}
+		delete(object, "grant_types_supported")
+	}
+
+	if raw, found := object["issuer"]; found {
+		err = json.Unmarshal(raw, &a.Issuer)
+		if err != nil {
+			return fmt.Errorf("error reading 'issuer': %w", err)
+		}
+		delete(object, "issuer")
+	}
+
+	if raw, found := object["pre-authorized_grant_anonymous_access_supported"]; found {
+		err = json.Unmarshal(raw, &a.PreAuthorizedGrantAnonymousAccessSupported)
+		if err != nil {
+			return fmt.Errorf("error reading 'pre-authorized_grant_anonymous_access_supported': %w", err)
+		}
+		delete(object, "pre-authorized_grant_anonymous_access_supported")
+	}
+
+	if raw, found := object["token_endpoint"]; found {
+		err = json.Unmarshal(raw, &a.TokenEndpoint)
+		if err != nil {
+			return fmt.Errorf("error reading 'token_endpoint': %w", err)
+		}
+		delete(object, "token_endpoint")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for AuthorizationServerMetadata to handle AdditionalProperties
+func (a AuthorizationServerMetadata) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.GrantTypesSupported != nil {
+		object["grant_types_supported"], err = json.Marshal(a.GrantTypesSupported)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'grant_types_supported': %w", err)
+		}
+	}
+
+	object["issuer"], err = json.Marshal(a.Issuer)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'issuer': %w", err)
+	}
+
+	if a.PreAuthorizedGrantAnonymousAccessSupported != nil {
+		object["pre-authorized_grant_anonymous_access_supported"], err = json.Marshal(a.PreAuthorizedGrantAnonymousAccessSupported)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'pre-authorized_grant_anonymous_access_supported': %w", err)
+		}
+	}
+
+	object["token_endpoint"], err = json.Marshal(a.TokenEndpoint)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'token_endpoint': %w", err)
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for CredentialIssuerMetadata. Returns the specified
+// element and whether it was found
+func (a CredentialIssuerMetadata) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for CredentialIssuerMetadata
+func (a *CredentialIssuerMetadata) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for CredentialIssuerMetadata to handle AdditionalProperties
+func (a *CredentialIssuerMetadata) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["authorization_servers"]; found {
+		err = json.Unmarshal(raw, &a.AuthorizationServers)
+		if err != nil {
+			return fmt.Errorf("error reading 'authorization_servers': %w", err)
+		}
+		delete(object, "authorization_servers")
+	}
+
+	if raw, found := object["credential_configurations_supported"]; found {
+		err = json.Unmarshal(raw, &a.CredentialConfigurationsSupported)
+		if err != nil {
+			return fmt.Errorf("error reading 'credential_configurations_supported': %w", err)
+		}
+		delete(object, "credential_configurations_supported")
+	}
+
+	if raw, found := object["credential_endpoint"]; found {
+		err = json.Unmarshal(raw, &a.CredentialEndpoint)
+		if err != nil {
+			return fmt.Errorf("error reading 'credential_endpoint': %w", err)
+		}
+		delete(object, "credential_endpoint")
+	}
+
+	if raw, found := object["credential_issuer"]; found {
+		err = json.Unmarshal(raw, &a.CredentialIssuer)
+		if err != nil {
+			return fmt.Errorf("error reading 'credential_issuer': %w", err)
+		}
+		delete(object, "credential_issuer")
+	}
+
+	if raw, found := object["display"]; found {
+		err = json.Unmarshal(raw, &a.Display)
+		if err != nil {
+			return fmt.Errorf("error reading 'display': %w", err)
+		}
+		delete(object, "display")
+	}
+
+	if raw, found := object["nonce_endpoint"]; found {
+		err = json.Unmarshal(raw, &a.NonceEndpoint)
+		if err != nil {
+			return fmt.Errorf("error reading 'nonce_endpoint': %w", err)
+		}
+		delete(object, "nonce_endpoint")
+	}
+
+	if raw, found := object["token_endpoint"]; found {
+		err = json.Unmarshal(raw, &a.TokenEndpoint)
+		if err != nil {
+			return fmt.Errorf("error reading 'token_endpoint': %w", err)
+		}
+		delete(object, "token_endpoint")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for CredentialIssuerMetadata to handle AdditionalProperties
+func (a CredentialIssuerMetadata) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.AuthorizationServers != nil {
+		object["authorization_servers"], err = json.Marshal(a.AuthorizationServers)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'authorization_servers': %w", err)
+		}
+	}
+
+	if a.CredentialConfigurationsSupported != nil {
+		object["credential_configurations_supported"], err = json.Marshal(a.CredentialConfigurationsSupported)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'credential_configurations_supported': %w", err)
+		}
+	}
+
+	object["credential_endpoint"], err = json.Marshal(a.CredentialEndpoint)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'credential_endpoint': %w", err)
+	}
+
+	object["credential_issuer"], err = json.Marshal(a.CredentialIssuer)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'credential_issuer': %w", err)
+	}
+
+	if a.Display != nil {
+		object["display"], err = json.Marshal(a.Display)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'display': %w", err)
+		}
+	}
+
+	if a.NonceEndpoint != nil {
+		object["nonce_endpoint"], err = json.Marshal(a.NonceEndpoint)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'nonce_endpoint': %w", err)
+		}
+	}
+
+	if a.TokenEndpoint != nil {
+		object["token_endpoint"], err = json.Marshal(a.TokenEndpoint)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'token_endpoint': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for CredentialRequest. Returns the specified
+// element and whether it was found
+func (a CredentialRequest) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for CredentialRequest
+func (a *CredentialRequest) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for CredentialRequest to handle AdditionalProperties
+func (a *CredentialRequest) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["credential_configuration_id"]; found {
+		err = json.Unmarshal(raw, &a.CredentialConfigurationId)
+		if err != nil {
+			return fmt.Errorf("error reading 'credential_configuration_id': %w", err)
+		}
+		delete(object, "credential_configuration_id")
+	}
+
+	if raw, found := object["format"]; found {
+		err = json.Unmarshal(raw, &a.Format)
+		if err != nil {
+			return fmt.Errorf("error reading 'format': %w", err)
+		}
+		delete(object, "format")
+	}
+
+	if raw, found := object["proof"]; found {
+		err = json.Unmarshal(raw, &a.Proof)
+		if err != nil {
+			return fmt.Errorf("error reading 'proof': %w", err)
+		}
+		delete(object, "proof")
+	}
+
+	if raw, found := object["proofs"]; found {
+		err = json.Unmarshal(raw, &a.Proofs)
+		if err != nil {
+			return fmt.Errorf("error reading 'proofs': %w", err)
+		}
+		delete(object, "proofs")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for CredentialRequest to handle AdditionalProperties
+func (a CredentialRequest) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.CredentialConfigurationId != nil {
+		object["credential_configuration_id"], err = json.Marshal(a.CredentialConfigurationId)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'credential_configuration_id': %w", err)
+		}
+	}
+
+	if a.Format != nil {
+		object["format"], err = json.Marshal(a.Format)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'format': %w", err)
+		}
+	}
+
+	if a.Proof != nil {
+		object["proof"], err = json.Marshal(a.Proof)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'proof': %w", err)
+		}
+	}
+
+	if a.Proofs != nil {
+		object["proofs"], err = json.Marshal(a.Proofs)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'proofs': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for OAuthError. Returns the specified
+// element and whether it was found
+func (a OAuthError) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for OAuthError
+func (a *OAuthError) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for OAuthError to handle AdditionalProperties
+func (a *OAuthError) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["error"]; found {
+		err = json.Unmarshal(raw, &a.Error)
+		if err != nil {
+			return fmt.Errorf("error reading 'error': %w", err)
+		}
+		delete(object, "error")
+	}
+
+	if raw, found := object["error_description"]; found {
+		err = json.Unmarshal(raw, &a.ErrorDescription)
+		if err != nil {
+			return fmt.Errorf("error reading 'error_description': %w", err)
+		}
+		delete(object, "error_description")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for OAuthError to handle AdditionalProperties
+func (a OAuthError) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	object["error"], err = json.Marshal(a.Error)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'error': %w", err)
+	}
+
+	if a.ErrorDescription != nil {
+		object["error_description"], err = json.Marshal(a.ErrorDescription)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'error_description': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for TokenRequest. Returns the specified
+// element and whether it was found
+func (a TokenRequest) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for TokenRequest
+func (a *TokenRequest) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for TokenRequest to handle AdditionalProperties
+func (a *TokenRequest) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["grant_type"]; found {
+		err = json.Unmarshal(raw, &a.GrantType)
+		if err != nil {
+			return fmt.Errorf("error reading 'grant_type': %w", err)
+		}
+		delete(object, "grant_type")
+	}
+
+	if raw, found := object["pre-authorized_code"]; found {
+		err = json.Unmarshal(raw, &a.PreAuthorizedCode)
+		if err != nil {
+			return fmt.Errorf("error reading 'pre-authorized_code': %w", err)
+		}
+		delete(object, "pre-authorized_code")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for TokenRequest to handle AdditionalProperties
+func (a TokenRequest) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	object["grant_type"], err = json.Marshal(a.GrantType)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'grant_type': %w", err)
+	}
+
+	if a.PreAuthorizedCode != nil {
+		object["pre-authorized_code"], err = json.Marshal(a.PreAuthorizedCode)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'pre-authorized_code': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// AsOAuthError returns the union data inside the OAuthErrorAnswer as a OAuthError
+func (t OAuthErrorAnswer) AsOAuthError() (OAuthError, error) {
+	var body OAuthError
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromOAuthError overwrites any union data inside the OAuthErrorAnswer as the provided OAuthError
+func (t *OAuthErrorAnswer) FromOAuthError(v OAuthError) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeOAuthError performs a merge with any union data inside the OAuthErrorAnswer, using the provided OAuthError
+func (t *OAuthErrorAnswer) MergeOAuthError(v OAuthError) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsError returns the union data inside the OAuthErrorAnswer as a Error
+func (t OAuthErrorAnswer) AsError() (Error, error) {
+	var body Error
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromError overwrites any union data inside the OAuthErrorAnswer as the provided Error
+func (t *OAuthErrorAnswer) FromError(v Error) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeError performs a merge with any union data inside the OAuthErrorAnswer, using the provided Error
+func (t *OAuthErrorAnswer) MergeError(v Error) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t OAuthErrorAnswer) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *OAuthErrorAnswer) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
 
 // AsTextContent returns the union data inside the TemplateContent as a TextContent
 func (t TemplateContent) AsTextContent() (TextContent, error) {
@@ -4593,6 +5597,12 @@ func (t *TemplateContent) UnmarshalJSON(b []byte) error {
 
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
+	// GetAuthorizationServerMetadata OAuth authorization server metadata
+	// (GET /.well-known/oauth-authorization-server/issuers/{accountId})
+	GetAuthorizationServerMetadata(ctx echo.Context, accountId AccountIdPath) error
+	// GetCredentialIssuerMetadata OpenID4VCI credential issuer metadata
+	// (GET /.well-known/openid-credential-issuer/issuers/{accountId})
+	GetCredentialIssuerMetadata(ctx echo.Context, accountId AccountIdPath) error
 	// GetAnalyticsDashboard Dashboard totals
 	// (GET /analytics/dashboard)
 	GetAnalyticsDashboard(ctx echo.Context, params GetAnalyticsDashboardParams) error
@@ -4674,6 +5684,12 @@ type ServerInterface interface {
 	// RevokeBadgeAssertion Revoke one badge assertion
 	// (POST /badges/{id}/assertions/{assertionId}/revoke)
 	RevokeBadgeAssertion(ctx echo.Context, id Id, assertionId AssertionId) error
+	// ListBadgeAssertionWalletOffers List a badge assertion's wallet offers
+	// (GET /badges/{id}/assertions/{assertionId}/wallet-offers)
+	ListBadgeAssertionWalletOffers(ctx echo.Context, id Id, assertionId AssertionId, params ListBadgeAssertionWalletOffersParams) error
+	// CreateBadgeAssertionWalletOffer Offer a badge assertion to the recipient's wallet
+	// (POST /badges/{id}/assertions/{assertionId}/wallet-offers)
+	CreateBadgeAssertionWalletOffer(ctx echo.Context, id Id, assertionId AssertionId) error
 	// IssueBadge Issue a badge to attendees
 	// (POST /badges/{id}/issue)
 	IssueBadge(ctx echo.Context, id Id, params IssueBadgeParams) error
@@ -4704,6 +5720,12 @@ type ServerInterface interface {
 	// SendCertificate Email a certificate
 	// (POST /certificates/{id}/send)
 	SendCertificate(ctx echo.Context, id Id) error
+	// ListCertificateWalletOffers List a certificate's wallet offers
+	// (GET /certificates/{id}/wallet-offers)
+	ListCertificateWalletOffers(ctx echo.Context, id Id, params ListCertificateWalletOffersParams) error
+	// CreateCertificateWalletOffer Offer a certificate to the recipient's wallet
+	// (POST /certificates/{id}/wallet-offers)
+	CreateCertificateWalletOffer(ctx echo.Context, id Id) error
 	// GetCredits Credits this month
 	// (GET /credits)
 	GetCredits(ctx echo.Context, params GetCreditsParams) error
@@ -4755,15 +5777,39 @@ type ServerInterface interface {
 	// UpdateEventRegistration Replace registration settings
 	// (PUT /events/{id}/registration)
 	UpdateEventRegistration(ctx echo.Context, id Id) error
+	// PostWalletExchange VC API exchange (DID authentication, then the credential)
+	// (POST /exchanges/{offerToken})
+	PostWalletExchange(ctx echo.Context, offerToken OfferToken) error
+	// GetAuthorizationServerMetadataAppended OAuth authorization server metadata (earlier drafts)
+	// (GET /issuers/{accountId}/.well-known/oauth-authorization-server)
+	GetAuthorizationServerMetadataAppended(ctx echo.Context, accountId AccountIdPath) error
+	// GetOpenIDConfiguration OpenID configuration (earlier drafts)
+	// (GET /issuers/{accountId}/.well-known/openid-configuration)
+	GetOpenIDConfiguration(ctx echo.Context, accountId AccountIdPath) error
+	// GetCredentialIssuerMetadataAppended OpenID4VCI credential issuer metadata (earlier drafts)
+	// (GET /issuers/{accountId}/.well-known/openid-credential-issuer)
+	GetCredentialIssuerMetadataAppended(ctx echo.Context, accountId AccountIdPath) error
+	// PostIssuerCredential OpenID4VCI credential endpoint
+	// (POST /issuers/{accountId}/credential)
+	PostIssuerCredential(ctx echo.Context, accountId AccountIdPath) error
 	// GetIssuerDidDocument Issuer DID document (did:web)
 	// (GET /issuers/{accountId}/did.json)
 	GetIssuerDidDocument(ctx echo.Context, accountId openapi_types.UUID, params GetIssuerDidDocumentParams) error
 	// GetIssuerJwks Issuer JWK Set
 	// (GET /issuers/{accountId}/jwks.json)
 	GetIssuerJwks(ctx echo.Context, accountId openapi_types.UUID, params GetIssuerJwksParams) error
+	// PostIssuerNonce OpenID4VCI nonce endpoint
+	// (POST /issuers/{accountId}/nonce)
+	PostIssuerNonce(ctx echo.Context, accountId AccountIdPath) error
+	// GetCredentialOffer OpenID4VCI credential offer
+	// (GET /issuers/{accountId}/offers/{offerToken})
+	GetCredentialOffer(ctx echo.Context, accountId AccountIdPath, offerToken OfferToken) error
 	// GetIssuerStatusList Issuer revocation list (Bitstring Status List)
 	// (GET /issuers/{accountId}/status/{list})
 	GetIssuerStatusList(ctx echo.Context, accountId openapi_types.UUID, list int, params GetIssuerStatusListParams) error
+	// PostIssuerToken OpenID4VCI token endpoint (pre-authorized code)
+	// (POST /issuers/{accountId}/token)
+	PostIssuerToken(ctx echo.Context, accountId AccountIdPath) error
 	// GetOpenBadgesAssertion Open Badges 2.0 Assertion
 	// (GET /ob/v2/assertions/{id})
 	GetOpenBadgesAssertion(ctx echo.Context, id Id) error
@@ -4850,6 +5896,38 @@ type ServerInterface interface {
 // ServerInterfaceWrapper converts echo contexts to parameters.
 type ServerInterfaceWrapper struct {
 	Handler ServerInterface
+}
+
+// GetAuthorizationServerMetadata converts echo context to params.
+func (w *ServerInterfaceWrapper) GetAuthorizationServerMetadata(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "accountId" -------------
+	var accountId AccountIdPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "accountId", ctx.Param("accountId"), &accountId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter accountId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetAuthorizationServerMetadata(ctx, accountId)
+	return err
+}
+
+// GetCredentialIssuerMetadata converts echo context to params.
+func (w *ServerInterfaceWrapper) GetCredentialIssuerMetadata(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "accountId" -------------
+	var accountId AccountIdPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "accountId", ctx.Param("accountId"), &accountId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter accountId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetCredentialIssuerMetadata(ctx, accountId)
+	return err
 }
 
 // GetAnalyticsDashboard converts echo context to params.
@@ -5352,6 +6430,70 @@ func (w *ServerInterfaceWrapper) RevokeBadgeAssertion(ctx echo.Context) error {
 	return err
 }
 
+// ListBadgeAssertionWalletOffers converts echo context to params.
+func (w *ServerInterfaceWrapper) ListBadgeAssertionWalletOffers(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// ------------- Path parameter "assertionId" -------------
+	var assertionId AssertionId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "assertionId", ctx.Param("assertionId"), &assertionId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter assertionId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListBadgeAssertionWalletOffersParams
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// ------------- Optional query parameter "pageSize" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageSize", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageSize: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListBadgeAssertionWalletOffers(ctx, id, assertionId, params)
+	return err
+}
+
+// CreateBadgeAssertionWalletOffer converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateBadgeAssertionWalletOffer(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// ------------- Path parameter "assertionId" -------------
+	var assertionId AssertionId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "assertionId", ctx.Param("assertionId"), &assertionId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter assertionId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateBadgeAssertionWalletOffer(ctx, id, assertionId)
+	return err
+}
+
 // IssueBadge converts echo context to params.
 func (w *ServerInterfaceWrapper) IssueBadge(ctx echo.Context) error {
 	var err error
@@ -5568,6 +6710,54 @@ func (w *ServerInterfaceWrapper) SendCertificate(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.SendCertificate(ctx, id)
+	return err
+}
+
+// ListCertificateWalletOffers converts echo context to params.
+func (w *ServerInterfaceWrapper) ListCertificateWalletOffers(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListCertificateWalletOffersParams
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// ------------- Optional query parameter "pageSize" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageSize", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageSize: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListCertificateWalletOffers(ctx, id, params)
+	return err
+}
+
+// CreateCertificateWalletOffer converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateCertificateWalletOffer(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateCertificateWalletOffer(ctx, id)
 	return err
 }
 
@@ -6033,6 +7223,86 @@ func (w *ServerInterfaceWrapper) UpdateEventRegistration(ctx echo.Context) error
 	return err
 }
 
+// PostWalletExchange converts echo context to params.
+func (w *ServerInterfaceWrapper) PostWalletExchange(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "offerToken" -------------
+	var offerToken OfferToken
+
+	err = runtime.BindStyledParameterWithOptions("simple", "offerToken", ctx.Param("offerToken"), &offerToken, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter offerToken: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PostWalletExchange(ctx, offerToken)
+	return err
+}
+
+// GetAuthorizationServerMetadataAppended converts echo context to params.
+func (w *ServerInterfaceWrapper) GetAuthorizationServerMetadataAppended(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "accountId" -------------
+	var accountId AccountIdPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "accountId", ctx.Param("accountId"), &accountId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter accountId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetAuthorizationServerMetadataAppended(ctx, accountId)
+	return err
+}
+
+// GetOpenIDConfiguration converts echo context to params.
+func (w *ServerInterfaceWrapper) GetOpenIDConfiguration(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "accountId" -------------
+	var accountId AccountIdPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "accountId", ctx.Param("accountId"), &accountId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter accountId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetOpenIDConfiguration(ctx, accountId)
+	return err
+}
+
+// GetCredentialIssuerMetadataAppended converts echo context to params.
+func (w *ServerInterfaceWrapper) GetCredentialIssuerMetadataAppended(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "accountId" -------------
+	var accountId AccountIdPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "accountId", ctx.Param("accountId"), &accountId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter accountId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetCredentialIssuerMetadataAppended(ctx, accountId)
+	return err
+}
+
+// PostIssuerCredential converts echo context to params.
+func (w *ServerInterfaceWrapper) PostIssuerCredential(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "accountId" -------------
+	var accountId AccountIdPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "accountId", ctx.Param("accountId"), &accountId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter accountId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PostIssuerCredential(ctx, accountId)
+	return err
+}
+
 // GetIssuerDidDocument converts echo context to params.
 func (w *ServerInterfaceWrapper) GetIssuerDidDocument(ctx echo.Context) error {
 	var err error
@@ -6105,6 +7375,46 @@ func (w *ServerInterfaceWrapper) GetIssuerJwks(ctx echo.Context) error {
 	return err
 }
 
+// PostIssuerNonce converts echo context to params.
+func (w *ServerInterfaceWrapper) PostIssuerNonce(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "accountId" -------------
+	var accountId AccountIdPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "accountId", ctx.Param("accountId"), &accountId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter accountId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PostIssuerNonce(ctx, accountId)
+	return err
+}
+
+// GetCredentialOffer converts echo context to params.
+func (w *ServerInterfaceWrapper) GetCredentialOffer(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "accountId" -------------
+	var accountId AccountIdPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "accountId", ctx.Param("accountId"), &accountId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter accountId: %s", err))
+	}
+
+	// ------------- Path parameter "offerToken" -------------
+	var offerToken OfferToken
+
+	err = runtime.BindStyledParameterWithOptions("simple", "offerToken", ctx.Param("offerToken"), &offerToken, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter offerToken: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetCredentialOffer(ctx, accountId, offerToken)
+	return err
+}
+
 // GetIssuerStatusList converts echo context to params.
 func (w *ServerInterfaceWrapper) GetIssuerStatusList(ctx echo.Context) error {
 	var err error
@@ -6146,6 +7456,22 @@ func (w *ServerInterfaceWrapper) GetIssuerStatusList(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetIssuerStatusList(ctx, accountId, list, params)
+	return err
+}
+
+// PostIssuerToken converts echo context to params.
+func (w *ServerInterfaceWrapper) PostIssuerToken(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "accountId" -------------
+	var accountId AccountIdPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "accountId", ctx.Param("accountId"), &accountId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter accountId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PostIssuerToken(ctx, accountId)
 	return err
 }
 
@@ -6822,6 +8148,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 		Handler: si,
 	}
 
+	router.GET(options.BaseURL+"/.well-known/oauth-authorization-server/issuers/:accountId", wrapper.GetAuthorizationServerMetadata, options.OperationMiddlewares["getAuthorizationServerMetadata"]...)
+	router.GET(options.BaseURL+"/.well-known/openid-credential-issuer/issuers/:accountId", wrapper.GetCredentialIssuerMetadata, options.OperationMiddlewares["getCredentialIssuerMetadata"]...)
 	router.GET(options.BaseURL+"/analytics/dashboard", wrapper.GetAnalyticsDashboard, options.OperationMiddlewares["getAnalyticsDashboard"]...)
 	router.GET(options.BaseURL+"/analytics/events/:eventId", wrapper.GetEventAnalytics, options.OperationMiddlewares["getEventAnalytics"]...)
 	router.GET(options.BaseURL+"/api-keys", wrapper.ListApiKeys, options.OperationMiddlewares["listApiKeys"]...)
@@ -6849,6 +8177,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.PUT(options.BaseURL+"/badges/:id", wrapper.UpdateBadge, options.OperationMiddlewares["updateBadge"]...)
 	router.GET(options.BaseURL+"/badges/:id/assertions", wrapper.ListBadgeAssertions, options.OperationMiddlewares["listBadgeAssertions"]...)
 	router.POST(options.BaseURL+"/badges/:id/assertions/:assertionId/revoke", wrapper.RevokeBadgeAssertion, options.OperationMiddlewares["revokeBadgeAssertion"]...)
+	router.GET(options.BaseURL+"/badges/:id/assertions/:assertionId/wallet-offers", wrapper.ListBadgeAssertionWalletOffers, options.OperationMiddlewares["listBadgeAssertionWalletOffers"]...)
+	router.POST(options.BaseURL+"/badges/:id/assertions/:assertionId/wallet-offers", wrapper.CreateBadgeAssertionWalletOffer, options.OperationMiddlewares["createBadgeAssertionWalletOffer"]...)
 	router.POST(options.BaseURL+"/badges/:id/issue", wrapper.IssueBadge, options.OperationMiddlewares["issueBadge"]...)
 	router.GET(options.BaseURL+"/branding", wrapper.GetBranding, options.OperationMiddlewares["getBranding"]...)
 	router.PUT(options.BaseURL+"/branding", wrapper.UpdateBranding, options.OperationMiddlewares["updateBranding"]...)
@@ -6859,6 +8189,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/certificates/:id/regenerate", wrapper.RegenerateCertificate, options.OperationMiddlewares["regenerateCertificate"]...)
 	router.POST(options.BaseURL+"/certificates/:id/revoke", wrapper.RevokeCertificate, options.OperationMiddlewares["revokeCertificate"]...)
 	router.POST(options.BaseURL+"/certificates/:id/send", wrapper.SendCertificate, options.OperationMiddlewares["sendCertificate"]...)
+	router.GET(options.BaseURL+"/certificates/:id/wallet-offers", wrapper.ListCertificateWalletOffers, options.OperationMiddlewares["listCertificateWalletOffers"]...)
+	router.POST(options.BaseURL+"/certificates/:id/wallet-offers", wrapper.CreateCertificateWalletOffer, options.OperationMiddlewares["createCertificateWalletOffer"]...)
 	router.GET(options.BaseURL+"/credits", wrapper.GetCredits, options.OperationMiddlewares["getCredits"]...)
 	router.GET(options.BaseURL+"/email/deliveries", wrapper.ListEmailDeliveries, options.OperationMiddlewares["listEmailDeliveries"]...)
 	router.POST(options.BaseURL+"/email/send-bulk", wrapper.SendBulkEmail, options.OperationMiddlewares["sendBulkEmail"]...)
@@ -6876,9 +8208,17 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/events/:id/certificates/generate/jobs/:jobId", wrapper.GetBulkGenerationJob, options.OperationMiddlewares["getBulkGenerationJob"]...)
 	router.GET(options.BaseURL+"/events/:id/registration", wrapper.GetEventRegistration, options.OperationMiddlewares["getEventRegistration"]...)
 	router.PUT(options.BaseURL+"/events/:id/registration", wrapper.UpdateEventRegistration, options.OperationMiddlewares["updateEventRegistration"]...)
+	router.POST(options.BaseURL+"/exchanges/:offerToken", wrapper.PostWalletExchange, options.OperationMiddlewares["postWalletExchange"]...)
+	router.GET(options.BaseURL+"/issuers/:accountId/.well-known/oauth-authorization-server", wrapper.GetAuthorizationServerMetadataAppended, options.OperationMiddlewares["getAuthorizationServerMetadataAppended"]...)
+	router.GET(options.BaseURL+"/issuers/:accountId/.well-known/openid-configuration", wrapper.GetOpenIDConfiguration, options.OperationMiddlewares["getOpenIDConfiguration"]...)
+	router.GET(options.BaseURL+"/issuers/:accountId/.well-known/openid-credential-issuer", wrapper.GetCredentialIssuerMetadataAppended, options.OperationMiddlewares["getCredentialIssuerMetadataAppended"]...)
+	router.POST(options.BaseURL+"/issuers/:accountId/credential", wrapper.PostIssuerCredential, options.OperationMiddlewares["postIssuerCredential"]...)
 	router.GET(options.BaseURL+"/issuers/:accountId/did.json", wrapper.GetIssuerDidDocument, options.OperationMiddlewares["getIssuerDidDocument"]...)
 	router.GET(options.BaseURL+"/issuers/:accountId/jwks.json", wrapper.GetIssuerJwks, options.OperationMiddlewares["getIssuerJwks"]...)
+	router.POST(options.BaseURL+"/issuers/:accountId/nonce", wrapper.PostIssuerNonce, options.OperationMiddlewares["postIssuerNonce"]...)
+	router.GET(options.BaseURL+"/issuers/:accountId/offers/:offerToken", wrapper.GetCredentialOffer, options.OperationMiddlewares["getCredentialOffer"]...)
 	router.GET(options.BaseURL+"/issuers/:accountId/status/:list", wrapper.GetIssuerStatusList, options.OperationMiddlewares["getIssuerStatusList"]...)
+	router.POST(options.BaseURL+"/issuers/:accountId/token", wrapper.PostIssuerToken, options.OperationMiddlewares["postIssuerToken"]...)
 	router.GET(options.BaseURL+"/ob/v2/assertions/:id", wrapper.GetOpenBadgesAssertion, options.OperationMiddlewares["getOpenBadgesAssertion"]...)
 	router.GET(options.BaseURL+"/ob/v2/badges/:id", wrapper.GetOpenBadgesBadgeClass, options.OperationMiddlewares["getOpenBadgesBadgeClass"]...)
 	router.GET(options.BaseURL+"/ob/v2/issuers/:accountId", wrapper.GetOpenBadgesIssuer, options.OperationMiddlewares["getOpenBadgesIssuer"]...)
@@ -6915,12 +8255,18 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 // webhook echo.HandlerFunc returned by {Op}WebhookHandler at
 // whatever URL path they advertise to senders.
 type WebhookReceiverInterface interface {
+	// `badge.claimed`
+	// HandleOnBadgeClaimedWebhook handles the POST webhook for badge.claimed.
+	HandleOnBadgeClaimedWebhook(ctx echo.Context, params OnBadgeClaimedParams) error
 	// `badge.issued`
 	// HandleOnBadgeIssuedWebhook handles the POST webhook for badge.issued.
 	HandleOnBadgeIssuedWebhook(ctx echo.Context, params OnBadgeIssuedParams) error
 	// `badge.revoked`
 	// HandleOnBadgeRevokedWebhook handles the POST webhook for badge.revoked.
 	HandleOnBadgeRevokedWebhook(ctx echo.Context, params OnBadgeRevokedParams) error
+	// `certificate.claimed`
+	// HandleOnCertificateClaimedWebhook handles the POST webhook for certificate.claimed.
+	HandleOnCertificateClaimedWebhook(ctx echo.Context, params OnCertificateClaimedParams) error
 	// `certificate.downloaded`
 	// HandleOnCertificateDownloadedWebhook handles the POST webhook for certificate.downloaded.
 	HandleOnCertificateDownloadedWebhook(ctx echo.Context, params OnCertificateDownloadedParams) error
@@ -6942,6 +8288,147 @@ type WebhookReceiverInterface interface {
 	// `webhook.test`
 	// HandleOnWebhookTestWebhook handles the POST webhook for webhook.test.
 	HandleOnWebhookTestWebhook(ctx echo.Context, params OnWebhookTestParams) error
+}
+
+// OnBadgeClaimedWebhookHandler returns the echo.HandlerFunc for the badge.claimed webhook.
+// Mount this at the URL path advertised to webhook senders. Errors
+// during parameter binding are returned via echo.NewHTTPError so echo's
+// error-handling chain reports them as 400. Middlewares are applied in
+// the order provided -- the last argument becomes the outermost wrapper.
+func OnBadgeClaimedWebhookHandler(si WebhookReceiverInterface, middlewares ...echo.MiddlewareFunc) echo.HandlerFunc {
+	h := echo.HandlerFunc(func(ctx echo.Context) error {
+		var err error
+		_ = err
+
+		// Parameter object where we will unmarshal all parameters from the context.
+		var params OnBadgeClaimedParams
+
+		// ------------- Required header parameter "X-Service-Event" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("X-Service-Event")]; found {
+			var XServiceEvent WebhookEventType
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Service-Event, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "X-Service-Event", valueList[0], &XServiceEvent, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Service-Event: %s", err))
+			}
+			params.XServiceEvent = XServiceEvent
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter X-Service-Event is required, but not found"))
+		}
+
+		// ------------- Required header parameter "X-Service-Delivery" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("X-Service-Delivery")]; found {
+			var XServiceDelivery openapi_types.UUID
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Service-Delivery, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "X-Service-Delivery", valueList[0], &XServiceDelivery, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Service-Delivery: %s", err))
+			}
+			params.XServiceDelivery = XServiceDelivery
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter X-Service-Delivery is required, but not found"))
+		}
+
+		// ------------- Required header parameter "X-Service-Timestamp" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("X-Service-Timestamp")]; found {
+			var XServiceTimestamp string
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Service-Timestamp, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "X-Service-Timestamp", valueList[0], &XServiceTimestamp, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Service-Timestamp: %s", err))
+			}
+			params.XServiceTimestamp = XServiceTimestamp
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter X-Service-Timestamp is required, but not found"))
+		}
+
+		// ------------- Required header parameter "X-Service-Signature" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("X-Service-Signature")]; found {
+			var XServiceSignature string
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Service-Signature, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "X-Service-Signature", valueList[0], &XServiceSignature, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Service-Signature: %s", err))
+			}
+			params.XServiceSignature = XServiceSignature
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter X-Service-Signature is required, but not found"))
+		}
+
+		// ------------- Optional header parameter "webhook-id" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-id")]; found {
+			var WebhookId openapi_types.UUID
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-id, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-id", valueList[0], &WebhookId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-id: %s", err))
+			}
+			params.WebhookId = &WebhookId
+
+		}
+
+		// ------------- Optional header parameter "webhook-timestamp" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-timestamp")]; found {
+			var WebhookTimestamp string
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-timestamp, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-timestamp", valueList[0], &WebhookTimestamp, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-timestamp: %s", err))
+			}
+			params.WebhookTimestamp = &WebhookTimestamp
+
+		}
+
+		// ------------- Optional header parameter "webhook-signature" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-signature")]; found {
+			var WebhookSignature string
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-signature, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-signature", valueList[0], &WebhookSignature, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-signature: %s", err))
+			}
+			params.WebhookSignature = &WebhookSignature
+
+		}
+
+		return si.HandleOnBadgeClaimedWebhook(ctx, params)
+	})
+	for _, mw := range middlewares {
+		h = mw(h)
+	}
+	return h
 }
 
 // OnBadgeIssuedWebhookHandler returns the echo.HandlerFunc for the badge.issued webhook.
@@ -7219,6 +8706,147 @@ func OnBadgeRevokedWebhookHandler(si WebhookReceiverInterface, middlewares ...ec
 		}
 
 		return si.HandleOnBadgeRevokedWebhook(ctx, params)
+	})
+	for _, mw := range middlewares {
+		h = mw(h)
+	}
+	return h
+}
+
+// OnCertificateClaimedWebhookHandler returns the echo.HandlerFunc for the certificate.claimed webhook.
+// Mount this at the URL path advertised to webhook senders. Errors
+// during parameter binding are returned via echo.NewHTTPError so echo's
+// error-handling chain reports them as 400. Middlewares are applied in
+// the order provided -- the last argument becomes the outermost wrapper.
+func OnCertificateClaimedWebhookHandler(si WebhookReceiverInterface, middlewares ...echo.MiddlewareFunc) echo.HandlerFunc {
+	h := echo.HandlerFunc(func(ctx echo.Context) error {
+		var err error
+		_ = err
+
+		// Parameter object where we will unmarshal all parameters from the context.
+		var params OnCertificateClaimedParams
+
+		// ------------- Required header parameter "X-Service-Event" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("X-Service-Event")]; found {
+			var XServiceEvent WebhookEventType
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Service-Event, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "X-Service-Event", valueList[0], &XServiceEvent, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Service-Event: %s", err))
+			}
+			params.XServiceEvent = XServiceEvent
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter X-Service-Event is required, but not found"))
+		}
+
+		// ------------- Required header parameter "X-Service-Delivery" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("X-Service-Delivery")]; found {
+			var XServiceDelivery openapi_types.UUID
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Service-Delivery, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "X-Service-Delivery", valueList[0], &XServiceDelivery, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Service-Delivery: %s", err))
+			}
+			params.XServiceDelivery = XServiceDelivery
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter X-Service-Delivery is required, but not found"))
+		}
+
+		// ------------- Required header parameter "X-Service-Timestamp" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("X-Service-Timestamp")]; found {
+			var XServiceTimestamp string
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Service-Timestamp, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "X-Service-Timestamp", valueList[0], &XServiceTimestamp, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Service-Timestamp: %s", err))
+			}
+			params.XServiceTimestamp = XServiceTimestamp
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter X-Service-Timestamp is required, but not found"))
+		}
+
+		// ------------- Required header parameter "X-Service-Signature" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("X-Service-Signature")]; found {
+			var XServiceSignature string
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Service-Signature, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "X-Service-Signature", valueList[0], &XServiceSignature, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Service-Signature: %s", err))
+			}
+			params.XServiceSignature = XServiceSignature
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter X-Service-Signature is required, but not found"))
+		}
+
+		// ------------- Optional header parameter "webhook-id" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-id")]; found {
+			var WebhookId openapi_types.UUID
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-id, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-id", valueList[0], &WebhookId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-id: %s", err))
+			}
+			params.WebhookId = &WebhookId
+
+		}
+
+		// ------------- Optional header parameter "webhook-timestamp" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-timestamp")]; found {
+			var WebhookTimestamp string
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-timestamp, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-timestamp", valueList[0], &WebhookTimestamp, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-timestamp: %s", err))
+			}
+			params.WebhookTimestamp = &WebhookTimestamp
+
+		}
+
+		// ------------- Optional header parameter "webhook-signature" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-signature")]; found {
+			var WebhookSignature string
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-signature, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-signature", valueList[0], &WebhookSignature, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-signature: %s", err))
+			}
+			params.WebhookSignature = &WebhookSignature
+
+		}
+
+		return si.HandleOnCertificateClaimedWebhook(ctx, params)
 	})
 	for _, mw := range middlewares {
 		h = mw(h)
@@ -8246,6 +9874,17 @@ type ForbiddenJSONResponse struct {
 	Headers ForbiddenResponseHeaders
 }
 
+type GoneResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+type GoneJSONResponse struct {
+	Body Error
+
+	Headers GoneResponseHeaders
+}
+
 type InternalResponseHeaders struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -8278,6 +9917,31 @@ type NotModifiedResponseHeaders struct {
 }
 type NotModifiedResponse struct {
 	Headers NotModifiedResponseHeaders
+}
+
+type OAuthBadRequestResponseHeaders struct {
+	CacheControl       *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+type OAuthBadRequestJSONResponse struct {
+	Body OAuthErrorAnswer
+
+	Headers OAuthBadRequestResponseHeaders
+}
+
+type OAuthUnauthorizedResponseHeaders struct {
+	CacheControl       *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	WWWAuthenticate    *string
+}
+type OAuthUnauthorizedJSONResponse struct {
+	Body OAuthError
+
+	Headers OAuthUnauthorizedResponseHeaders
 }
 
 type PageErrorTexthtmlResponse struct {
@@ -8365,6 +10029,280 @@ type UnauthorizedJSONResponse struct {
 	Body Error
 
 	Headers UnauthorizedResponseHeaders
+}
+
+type GetAuthorizationServerMetadataRequestObject struct {
+	AccountId AccountIdPath `json:"accountId"`
+}
+
+type GetAuthorizationServerMetadataResponseObject interface {
+	VisitGetAuthorizationServerMetadataResponse(w http.ResponseWriter) error
+}
+
+type GetAuthorizationServerMetadata200ResponseHeaders struct {
+	AccessControlAllowOrigin *string
+	RateLimitLimit           *int
+	RateLimitRemaining       *int
+	RateLimitReset           *int
+}
+
+type GetAuthorizationServerMetadata200JSONResponse struct {
+	Body    AuthorizationServerMetadata
+	Headers GetAuthorizationServerMetadata200ResponseHeaders
+}
+
+func (response GetAuthorizationServerMetadata200JSONResponse) VisitGetAuthorizationServerMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAuthorizationServerMetadata400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetAuthorizationServerMetadata400JSONResponse) VisitGetAuthorizationServerMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAuthorizationServerMetadata404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetAuthorizationServerMetadata404JSONResponse) VisitGetAuthorizationServerMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAuthorizationServerMetadata429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetAuthorizationServerMetadata429JSONResponse) VisitGetAuthorizationServerMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAuthorizationServerMetadata500JSONResponse struct{ InternalJSONResponse }
+
+func (response GetAuthorizationServerMetadata500JSONResponse) VisitGetAuthorizationServerMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCredentialIssuerMetadataRequestObject struct {
+	AccountId AccountIdPath `json:"accountId"`
+}
+
+type GetCredentialIssuerMetadataResponseObject interface {
+	VisitGetCredentialIssuerMetadataResponse(w http.ResponseWriter) error
+}
+
+type GetCredentialIssuerMetadata200ResponseHeaders struct {
+	AccessControlAllowOrigin *string
+	RateLimitLimit           *int
+	RateLimitRemaining       *int
+	RateLimitReset           *int
+}
+
+type GetCredentialIssuerMetadata200JSONResponse struct {
+	Body    CredentialIssuerMetadata
+	Headers GetCredentialIssuerMetadata200ResponseHeaders
+}
+
+func (response GetCredentialIssuerMetadata200JSONResponse) VisitGetCredentialIssuerMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCredentialIssuerMetadata400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetCredentialIssuerMetadata400JSONResponse) VisitGetCredentialIssuerMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCredentialIssuerMetadata404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetCredentialIssuerMetadata404JSONResponse) VisitGetCredentialIssuerMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCredentialIssuerMetadata429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetCredentialIssuerMetadata429JSONResponse) VisitGetCredentialIssuerMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCredentialIssuerMetadata500JSONResponse struct{ InternalJSONResponse }
+
+func (response GetCredentialIssuerMetadata500JSONResponse) VisitGetCredentialIssuerMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
 }
 
 type GetAnalyticsDashboardRequestObject struct {
@@ -13614,6 +15552,390 @@ func (response RevokeBadgeAssertion500JSONResponse) VisitRevokeBadgeAssertionRes
 	return err
 }
 
+type ListBadgeAssertionWalletOffersRequestObject struct {
+	Id          Id          `json:"id"`
+	AssertionId AssertionId `json:"assertionId"`
+	Params      ListBadgeAssertionWalletOffersParams
+}
+
+type ListBadgeAssertionWalletOffersResponseObject interface {
+	VisitListBadgeAssertionWalletOffersResponse(w http.ResponseWriter) error
+}
+
+type ListBadgeAssertionWalletOffers200ResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+type ListBadgeAssertionWalletOffers200JSONResponse struct {
+	Body    WalletOfferPage
+	Headers ListBadgeAssertionWalletOffers200ResponseHeaders
+}
+
+func (response ListBadgeAssertionWalletOffers200JSONResponse) VisitListBadgeAssertionWalletOffersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBadgeAssertionWalletOffers400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListBadgeAssertionWalletOffers400JSONResponse) VisitListBadgeAssertionWalletOffersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBadgeAssertionWalletOffers401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListBadgeAssertionWalletOffers401JSONResponse) VisitListBadgeAssertionWalletOffersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBadgeAssertionWalletOffers403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListBadgeAssertionWalletOffers403JSONResponse) VisitListBadgeAssertionWalletOffersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBadgeAssertionWalletOffers404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListBadgeAssertionWalletOffers404JSONResponse) VisitListBadgeAssertionWalletOffersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBadgeAssertionWalletOffers429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListBadgeAssertionWalletOffers429JSONResponse) VisitListBadgeAssertionWalletOffersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBadgeAssertionWalletOffers500JSONResponse struct{ InternalJSONResponse }
+
+func (response ListBadgeAssertionWalletOffers500JSONResponse) VisitListBadgeAssertionWalletOffersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBadgeAssertionWalletOfferRequestObject struct {
+	Id          Id          `json:"id"`
+	AssertionId AssertionId `json:"assertionId"`
+}
+
+type CreateBadgeAssertionWalletOfferResponseObject interface {
+	VisitCreateBadgeAssertionWalletOfferResponse(w http.ResponseWriter) error
+}
+
+type CreateBadgeAssertionWalletOffer201ResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+type CreateBadgeAssertionWalletOffer201JSONResponse struct {
+	Body    WalletOfferEnvelope
+	Headers CreateBadgeAssertionWalletOffer201ResponseHeaders
+}
+
+func (response CreateBadgeAssertionWalletOffer201JSONResponse) VisitCreateBadgeAssertionWalletOfferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBadgeAssertionWalletOffer400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateBadgeAssertionWalletOffer400JSONResponse) VisitCreateBadgeAssertionWalletOfferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBadgeAssertionWalletOffer401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateBadgeAssertionWalletOffer401JSONResponse) VisitCreateBadgeAssertionWalletOfferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBadgeAssertionWalletOffer403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateBadgeAssertionWalletOffer403JSONResponse) VisitCreateBadgeAssertionWalletOfferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBadgeAssertionWalletOffer404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateBadgeAssertionWalletOffer404JSONResponse) VisitCreateBadgeAssertionWalletOfferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBadgeAssertionWalletOffer409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateBadgeAssertionWalletOffer409JSONResponse) VisitCreateBadgeAssertionWalletOfferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBadgeAssertionWalletOffer429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreateBadgeAssertionWalletOffer429JSONResponse) VisitCreateBadgeAssertionWalletOfferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBadgeAssertionWalletOffer500JSONResponse struct{ InternalJSONResponse }
+
+func (response CreateBadgeAssertionWalletOffer500JSONResponse) VisitCreateBadgeAssertionWalletOfferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type IssueBadgeRequestObject struct {
 	Id     Id `json:"id"`
 	Params IssueBadgeParams
@@ -15881,6 +18203,388 @@ func (response SendCertificate429JSONResponse) VisitSendCertificateResponse(w ht
 type SendCertificate500JSONResponse struct{ InternalJSONResponse }
 
 func (response SendCertificate500JSONResponse) VisitSendCertificateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCertificateWalletOffersRequestObject struct {
+	Id     Id `json:"id"`
+	Params ListCertificateWalletOffersParams
+}
+
+type ListCertificateWalletOffersResponseObject interface {
+	VisitListCertificateWalletOffersResponse(w http.ResponseWriter) error
+}
+
+type ListCertificateWalletOffers200ResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+type ListCertificateWalletOffers200JSONResponse struct {
+	Body    WalletOfferPage
+	Headers ListCertificateWalletOffers200ResponseHeaders
+}
+
+func (response ListCertificateWalletOffers200JSONResponse) VisitListCertificateWalletOffersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCertificateWalletOffers400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListCertificateWalletOffers400JSONResponse) VisitListCertificateWalletOffersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCertificateWalletOffers401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListCertificateWalletOffers401JSONResponse) VisitListCertificateWalletOffersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCertificateWalletOffers403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListCertificateWalletOffers403JSONResponse) VisitListCertificateWalletOffersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCertificateWalletOffers404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListCertificateWalletOffers404JSONResponse) VisitListCertificateWalletOffersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCertificateWalletOffers429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListCertificateWalletOffers429JSONResponse) VisitListCertificateWalletOffersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCertificateWalletOffers500JSONResponse struct{ InternalJSONResponse }
+
+func (response ListCertificateWalletOffers500JSONResponse) VisitListCertificateWalletOffersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCertificateWalletOfferRequestObject struct {
+	Id Id `json:"id"`
+}
+
+type CreateCertificateWalletOfferResponseObject interface {
+	VisitCreateCertificateWalletOfferResponse(w http.ResponseWriter) error
+}
+
+type CreateCertificateWalletOffer201ResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+type CreateCertificateWalletOffer201JSONResponse struct {
+	Body    WalletOfferEnvelope
+	Headers CreateCertificateWalletOffer201ResponseHeaders
+}
+
+func (response CreateCertificateWalletOffer201JSONResponse) VisitCreateCertificateWalletOfferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCertificateWalletOffer400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateCertificateWalletOffer400JSONResponse) VisitCreateCertificateWalletOfferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCertificateWalletOffer401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateCertificateWalletOffer401JSONResponse) VisitCreateCertificateWalletOfferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCertificateWalletOffer403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateCertificateWalletOffer403JSONResponse) VisitCreateCertificateWalletOfferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCertificateWalletOffer404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateCertificateWalletOffer404JSONResponse) VisitCreateCertificateWalletOfferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCertificateWalletOffer409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateCertificateWalletOffer409JSONResponse) VisitCreateCertificateWalletOfferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCertificateWalletOffer429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreateCertificateWalletOffer429JSONResponse) VisitCreateCertificateWalletOfferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCertificateWalletOffer500JSONResponse struct{ InternalJSONResponse }
+
+func (response CreateCertificateWalletOffer500JSONResponse) VisitCreateCertificateWalletOfferResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -19441,6 +22145,752 @@ func (response UpdateEventRegistration500JSONResponse) VisitUpdateEventRegistrat
 	return err
 }
 
+type PostWalletExchangeRequestObject struct {
+	OfferToken OfferToken `json:"offerToken"`
+	Body       *PostWalletExchangeJSONRequestBody
+}
+
+type PostWalletExchangeResponseObject interface {
+	VisitPostWalletExchangeResponse(w http.ResponseWriter) error
+}
+
+type PostWalletExchange200ResponseHeaders struct {
+	CacheControl       *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+type PostWalletExchange200JSONResponse struct {
+	Body    ExchangeResponse
+	Headers PostWalletExchange200ResponseHeaders
+}
+
+func (response PostWalletExchange200JSONResponse) VisitPostWalletExchangeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PostWalletExchange400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response PostWalletExchange400JSONResponse) VisitPostWalletExchangeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PostWalletExchange404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response PostWalletExchange404JSONResponse) VisitPostWalletExchangeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PostWalletExchange410JSONResponse struct{ GoneJSONResponse }
+
+func (response PostWalletExchange410JSONResponse) VisitPostWalletExchangeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(410)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PostWalletExchange429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response PostWalletExchange429JSONResponse) VisitPostWalletExchangeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PostWalletExchange500JSONResponse struct{ InternalJSONResponse }
+
+func (response PostWalletExchange500JSONResponse) VisitPostWalletExchangeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAuthorizationServerMetadataAppendedRequestObject struct {
+	AccountId AccountIdPath `json:"accountId"`
+}
+
+type GetAuthorizationServerMetadataAppendedResponseObject interface {
+	VisitGetAuthorizationServerMetadataAppendedResponse(w http.ResponseWriter) error
+}
+
+type GetAuthorizationServerMetadataAppended200ResponseHeaders struct {
+	AccessControlAllowOrigin *string
+	RateLimitLimit           *int
+	RateLimitRemaining       *int
+	RateLimitReset           *int
+}
+
+type GetAuthorizationServerMetadataAppended200JSONResponse struct {
+	Body    AuthorizationServerMetadata
+	Headers GetAuthorizationServerMetadataAppended200ResponseHeaders
+}
+
+func (response GetAuthorizationServerMetadataAppended200JSONResponse) VisitGetAuthorizationServerMetadataAppendedResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAuthorizationServerMetadataAppended400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetAuthorizationServerMetadataAppended400JSONResponse) VisitGetAuthorizationServerMetadataAppendedResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAuthorizationServerMetadataAppended404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetAuthorizationServerMetadataAppended404JSONResponse) VisitGetAuthorizationServerMetadataAppendedResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAuthorizationServerMetadataAppended429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetAuthorizationServerMetadataAppended429JSONResponse) VisitGetAuthorizationServerMetadataAppendedResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAuthorizationServerMetadataAppended500JSONResponse struct{ InternalJSONResponse }
+
+func (response GetAuthorizationServerMetadataAppended500JSONResponse) VisitGetAuthorizationServerMetadataAppendedResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOpenIDConfigurationRequestObject struct {
+	AccountId AccountIdPath `json:"accountId"`
+}
+
+type GetOpenIDConfigurationResponseObject interface {
+	VisitGetOpenIDConfigurationResponse(w http.ResponseWriter) error
+}
+
+type GetOpenIDConfiguration200ResponseHeaders struct {
+	AccessControlAllowOrigin *string
+	RateLimitLimit           *int
+	RateLimitRemaining       *int
+	RateLimitReset           *int
+}
+
+type GetOpenIDConfiguration200JSONResponse struct {
+	Body    AuthorizationServerMetadata
+	Headers GetOpenIDConfiguration200ResponseHeaders
+}
+
+func (response GetOpenIDConfiguration200JSONResponse) VisitGetOpenIDConfigurationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOpenIDConfiguration400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetOpenIDConfiguration400JSONResponse) VisitGetOpenIDConfigurationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOpenIDConfiguration404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetOpenIDConfiguration404JSONResponse) VisitGetOpenIDConfigurationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOpenIDConfiguration429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetOpenIDConfiguration429JSONResponse) VisitGetOpenIDConfigurationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOpenIDConfiguration500JSONResponse struct{ InternalJSONResponse }
+
+func (response GetOpenIDConfiguration500JSONResponse) VisitGetOpenIDConfigurationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCredentialIssuerMetadataAppendedRequestObject struct {
+	AccountId AccountIdPath `json:"accountId"`
+}
+
+type GetCredentialIssuerMetadataAppendedResponseObject interface {
+	VisitGetCredentialIssuerMetadataAppendedResponse(w http.ResponseWriter) error
+}
+
+type GetCredentialIssuerMetadataAppended200ResponseHeaders struct {
+	AccessControlAllowOrigin *string
+	RateLimitLimit           *int
+	RateLimitRemaining       *int
+	RateLimitReset           *int
+}
+
+type GetCredentialIssuerMetadataAppended200JSONResponse struct {
+	Body    CredentialIssuerMetadata
+	Headers GetCredentialIssuerMetadataAppended200ResponseHeaders
+}
+
+func (response GetCredentialIssuerMetadataAppended200JSONResponse) VisitGetCredentialIssuerMetadataAppendedResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCredentialIssuerMetadataAppended400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetCredentialIssuerMetadataAppended400JSONResponse) VisitGetCredentialIssuerMetadataAppendedResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCredentialIssuerMetadataAppended404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetCredentialIssuerMetadataAppended404JSONResponse) VisitGetCredentialIssuerMetadataAppendedResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCredentialIssuerMetadataAppended429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetCredentialIssuerMetadataAppended429JSONResponse) VisitGetCredentialIssuerMetadataAppendedResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCredentialIssuerMetadataAppended500JSONResponse struct{ InternalJSONResponse }
+
+func (response GetCredentialIssuerMetadataAppended500JSONResponse) VisitGetCredentialIssuerMetadataAppendedResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PostIssuerCredentialRequestObject struct {
+	AccountId AccountIdPath `json:"accountId"`
+	Body      *PostIssuerCredentialJSONRequestBody
+}
+
+type PostIssuerCredentialResponseObject interface {
+	VisitPostIssuerCredentialResponse(w http.ResponseWriter) error
+}
+
+type PostIssuerCredential200ResponseHeaders struct {
+	AccessControlAllowOrigin *string
+	CacheControl             *string
+	RateLimitLimit           *int
+	RateLimitRemaining       *int
+	RateLimitReset           *int
+}
+
+type PostIssuerCredential200JSONResponse struct {
+	Body    CredentialResponse
+	Headers PostIssuerCredential200ResponseHeaders
+}
+
+func (response PostIssuerCredential200JSONResponse) VisitPostIssuerCredentialResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PostIssuerCredential400JSONResponse struct{ OAuthBadRequestJSONResponse }
+
+func (response PostIssuerCredential400JSONResponse) VisitPostIssuerCredentialResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PostIssuerCredential401JSONResponse struct{ OAuthUnauthorizedJSONResponse }
+
+func (response PostIssuerCredential401JSONResponse) VisitPostIssuerCredentialResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PostIssuerCredential404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response PostIssuerCredential404JSONResponse) VisitPostIssuerCredentialResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PostIssuerCredential429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response PostIssuerCredential429JSONResponse) VisitPostIssuerCredentialResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PostIssuerCredential500JSONResponse struct{ InternalJSONResponse }
+
+func (response PostIssuerCredential500JSONResponse) VisitPostIssuerCredentialResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetIssuerDidDocumentRequestObject struct {
 	AccountId openapi_types.UUID `json:"accountId"`
 	Params    GetIssuerDidDocumentParams
@@ -19783,6 +23233,312 @@ func (response GetIssuerJwks500JSONResponse) VisitGetIssuerJwksResponse(w http.R
 	return err
 }
 
+type PostIssuerNonceRequestObject struct {
+	AccountId AccountIdPath `json:"accountId"`
+}
+
+type PostIssuerNonceResponseObject interface {
+	VisitPostIssuerNonceResponse(w http.ResponseWriter) error
+}
+
+type PostIssuerNonce200ResponseHeaders struct {
+	AccessControlAllowOrigin *string
+	CacheControl             *string
+	RateLimitLimit           *int
+	RateLimitRemaining       *int
+	RateLimitReset           *int
+}
+
+type PostIssuerNonce200JSONResponse struct {
+	Body    NonceResponse
+	Headers PostIssuerNonce200ResponseHeaders
+}
+
+func (response PostIssuerNonce200JSONResponse) VisitPostIssuerNonceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PostIssuerNonce400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response PostIssuerNonce400JSONResponse) VisitPostIssuerNonceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PostIssuerNonce404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response PostIssuerNonce404JSONResponse) VisitPostIssuerNonceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PostIssuerNonce429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response PostIssuerNonce429JSONResponse) VisitPostIssuerNonceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PostIssuerNonce500JSONResponse struct{ InternalJSONResponse }
+
+func (response PostIssuerNonce500JSONResponse) VisitPostIssuerNonceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCredentialOfferRequestObject struct {
+	AccountId  AccountIdPath `json:"accountId"`
+	OfferToken OfferToken    `json:"offerToken"`
+}
+
+type GetCredentialOfferResponseObject interface {
+	VisitGetCredentialOfferResponse(w http.ResponseWriter) error
+}
+
+type GetCredentialOffer200ResponseHeaders struct {
+	AccessControlAllowOrigin *string
+	CacheControl             *string
+	RateLimitLimit           *int
+	RateLimitRemaining       *int
+	RateLimitReset           *int
+}
+
+type GetCredentialOffer200JSONResponse struct {
+	Body    CredentialOffer
+	Headers GetCredentialOffer200ResponseHeaders
+}
+
+func (response GetCredentialOffer200JSONResponse) VisitGetCredentialOfferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCredentialOffer400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetCredentialOffer400JSONResponse) VisitGetCredentialOfferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCredentialOffer404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetCredentialOffer404JSONResponse) VisitGetCredentialOfferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCredentialOffer410JSONResponse struct{ GoneJSONResponse }
+
+func (response GetCredentialOffer410JSONResponse) VisitGetCredentialOfferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(410)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCredentialOffer429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetCredentialOffer429JSONResponse) VisitGetCredentialOfferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCredentialOffer500JSONResponse struct{ InternalJSONResponse }
+
+func (response GetCredentialOffer500JSONResponse) VisitGetCredentialOfferResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetIssuerStatusListRequestObject struct {
 	AccountId openapi_types.UUID `json:"accountId"`
 	List      int                `json:"list"`
@@ -19939,6 +23695,151 @@ func (response GetIssuerStatusList429JSONResponse) VisitGetIssuerStatusListRespo
 type GetIssuerStatusList500JSONResponse struct{ InternalJSONResponse }
 
 func (response GetIssuerStatusList500JSONResponse) VisitGetIssuerStatusListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PostIssuerTokenRequestObject struct {
+	AccountId AccountIdPath `json:"accountId"`
+	Body      *PostIssuerTokenFormdataRequestBody
+}
+
+type PostIssuerTokenResponseObject interface {
+	VisitPostIssuerTokenResponse(w http.ResponseWriter) error
+}
+
+type PostIssuerToken200ResponseHeaders struct {
+	AccessControlAllowOrigin *string
+	CacheControl             *string
+	RateLimitLimit           *int
+	RateLimitRemaining       *int
+	RateLimitReset           *int
+}
+
+type PostIssuerToken200JSONResponse struct {
+	Body    TokenResponse
+	Headers PostIssuerToken200ResponseHeaders
+}
+
+func (response PostIssuerToken200JSONResponse) VisitPostIssuerTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.AccessControlAllowOrigin != nil {
+		w.Header().Set("Access-Control-Allow-Origin", fmt.Sprint(*response.Headers.AccessControlAllowOrigin))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PostIssuerToken400JSONResponse struct{ OAuthBadRequestJSONResponse }
+
+func (response PostIssuerToken400JSONResponse) VisitPostIssuerTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PostIssuerToken404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response PostIssuerToken404JSONResponse) VisitPostIssuerTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PostIssuerToken429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response PostIssuerToken429JSONResponse) VisitPostIssuerTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PostIssuerToken500JSONResponse struct{ InternalJSONResponse }
+
+func (response PostIssuerToken500JSONResponse) VisitPostIssuerTokenResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -24869,6 +28770,12 @@ func (response TestWebhook500JSONResponse) VisitTestWebhookResponse(w http.Respo
 
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
+	// GetAuthorizationServerMetadata OAuth authorization server metadata
+	// (GET /.well-known/oauth-authorization-server/issuers/{accountId})
+	GetAuthorizationServerMetadata(ctx context.Context, request GetAuthorizationServerMetadataRequestObject) (GetAuthorizationServerMetadataResponseObject, error)
+	// GetCredentialIssuerMetadata OpenID4VCI credential issuer metadata
+	// (GET /.well-known/openid-credential-issuer/issuers/{accountId})
+	GetCredentialIssuerMetadata(ctx context.Context, request GetCredentialIssuerMetadataRequestObject) (GetCredentialIssuerMetadataResponseObject, error)
 	// GetAnalyticsDashboard Dashboard totals
 	// (GET /analytics/dashboard)
 	GetAnalyticsDashboard(ctx context.Context, request GetAnalyticsDashboardRequestObject) (GetAnalyticsDashboardResponseObject, error)
@@ -24950,6 +28857,12 @@ type StrictServerInterface interface {
 	// RevokeBadgeAssertion Revoke one badge assertion
 	// (POST /badges/{id}/assertions/{assertionId}/revoke)
 	RevokeBadgeAssertion(ctx context.Context, request RevokeBadgeAssertionRequestObject) (RevokeBadgeAssertionResponseObject, error)
+	// ListBadgeAssertionWalletOffers List a badge assertion's wallet offers
+	// (GET /badges/{id}/assertions/{assertionId}/wallet-offers)
+	ListBadgeAssertionWalletOffers(ctx context.Context, request ListBadgeAssertionWalletOffersRequestObject) (ListBadgeAssertionWalletOffersResponseObject, error)
+	// CreateBadgeAssertionWalletOffer Offer a badge assertion to the recipient's wallet
+	// (POST /badges/{id}/assertions/{assertionId}/wallet-offers)
+	CreateBadgeAssertionWalletOffer(ctx context.Context, request CreateBadgeAssertionWalletOfferRequestObject) (CreateBadgeAssertionWalletOfferResponseObject, error)
 	// IssueBadge Issue a badge to attendees
 	// (POST /badges/{id}/issue)
 	IssueBadge(ctx context.Context, request IssueBadgeRequestObject) (IssueBadgeResponseObject, error)
@@ -24980,6 +28893,12 @@ type StrictServerInterface interface {
 	// SendCertificate Email a certificate
 	// (POST /certificates/{id}/send)
 	SendCertificate(ctx context.Context, request SendCertificateRequestObject) (SendCertificateResponseObject, error)
+	// ListCertificateWalletOffers List a certificate's wallet offers
+	// (GET /certificates/{id}/wallet-offers)
+	ListCertificateWalletOffers(ctx context.Context, request ListCertificateWalletOffersRequestObject) (ListCertificateWalletOffersResponseObject, error)
+	// CreateCertificateWalletOffer Offer a certificate to the recipient's wallet
+	// (POST /certificates/{id}/wallet-offers)
+	CreateCertificateWalletOffer(ctx context.Context, request CreateCertificateWalletOfferRequestObject) (CreateCertificateWalletOfferResponseObject, error)
 	// GetCredits Credits this month
 	// (GET /credits)
 	GetCredits(ctx context.Context, request GetCreditsRequestObject) (GetCreditsResponseObject, error)
@@ -25031,15 +28950,39 @@ type StrictServerInterface interface {
 	// UpdateEventRegistration Replace registration settings
 	// (PUT /events/{id}/registration)
 	UpdateEventRegistration(ctx context.Context, request UpdateEventRegistrationRequestObject) (UpdateEventRegistrationResponseObject, error)
+	// PostWalletExchange VC API exchange (DID authentication, then the credential)
+	// (POST /exchanges/{offerToken})
+	PostWalletExchange(ctx context.Context, request PostWalletExchangeRequestObject) (PostWalletExchangeResponseObject, error)
+	// GetAuthorizationServerMetadataAppended OAuth authorization server metadata (earlier drafts)
+	// (GET /issuers/{accountId}/.well-known/oauth-authorization-server)
+	GetAuthorizationServerMetadataAppended(ctx context.Context, request GetAuthorizationServerMetadataAppendedRequestObject) (GetAuthorizationServerMetadataAppendedResponseObject, error)
+	// GetOpenIDConfiguration OpenID configuration (earlier drafts)
+	// (GET /issuers/{accountId}/.well-known/openid-configuration)
+	GetOpenIDConfiguration(ctx context.Context, request GetOpenIDConfigurationRequestObject) (GetOpenIDConfigurationResponseObject, error)
+	// GetCredentialIssuerMetadataAppended OpenID4VCI credential issuer metadata (earlier drafts)
+	// (GET /issuers/{accountId}/.well-known/openid-credential-issuer)
+	GetCredentialIssuerMetadataAppended(ctx context.Context, request GetCredentialIssuerMetadataAppendedRequestObject) (GetCredentialIssuerMetadataAppendedResponseObject, error)
+	// PostIssuerCredential OpenID4VCI credential endpoint
+	// (POST /issuers/{accountId}/credential)
+	PostIssuerCredential(ctx context.Context, request PostIssuerCredentialRequestObject) (PostIssuerCredentialResponseObject, error)
 	// GetIssuerDidDocument Issuer DID document (did:web)
 	// (GET /issuers/{accountId}/did.json)
 	GetIssuerDidDocument(ctx context.Context, request GetIssuerDidDocumentRequestObject) (GetIssuerDidDocumentResponseObject, error)
 	// GetIssuerJwks Issuer JWK Set
 	// (GET /issuers/{accountId}/jwks.json)
 	GetIssuerJwks(ctx context.Context, request GetIssuerJwksRequestObject) (GetIssuerJwksResponseObject, error)
+	// PostIssuerNonce OpenID4VCI nonce endpoint
+	// (POST /issuers/{accountId}/nonce)
+	PostIssuerNonce(ctx context.Context, request PostIssuerNonceRequestObject) (PostIssuerNonceResponseObject, error)
+	// GetCredentialOffer OpenID4VCI credential offer
+	// (GET /issuers/{accountId}/offers/{offerToken})
+	GetCredentialOffer(ctx context.Context, request GetCredentialOfferRequestObject) (GetCredentialOfferResponseObject, error)
 	// GetIssuerStatusList Issuer revocation list (Bitstring Status List)
 	// (GET /issuers/{accountId}/status/{list})
 	GetIssuerStatusList(ctx context.Context, request GetIssuerStatusListRequestObject) (GetIssuerStatusListResponseObject, error)
+	// PostIssuerToken OpenID4VCI token endpoint (pre-authorized code)
+	// (POST /issuers/{accountId}/token)
+	PostIssuerToken(ctx context.Context, request PostIssuerTokenRequestObject) (PostIssuerTokenResponseObject, error)
 	// GetOpenBadgesAssertion Open Badges 2.0 Assertion
 	// (GET /ob/v2/assertions/{id})
 	GetOpenBadgesAssertion(ctx context.Context, request GetOpenBadgesAssertionRequestObject) (GetOpenBadgesAssertionResponseObject, error)
@@ -25133,6 +29076,56 @@ func NewStrictHandler(ssi StrictServerInterface, middlewares []StrictMiddlewareF
 type strictHandler struct {
 	ssi         StrictServerInterface
 	middlewares []StrictMiddlewareFunc
+}
+
+// GetAuthorizationServerMetadata operation middleware
+func (sh *strictHandler) GetAuthorizationServerMetadata(ctx echo.Context, accountId AccountIdPath) error {
+	var request GetAuthorizationServerMetadataRequestObject
+
+	request.AccountId = accountId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetAuthorizationServerMetadata(ctx.Request().Context(), request.(GetAuthorizationServerMetadataRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetAuthorizationServerMetadata")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetAuthorizationServerMetadataResponseObject); ok {
+		return validResponse.VisitGetAuthorizationServerMetadataResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetCredentialIssuerMetadata operation middleware
+func (sh *strictHandler) GetCredentialIssuerMetadata(ctx echo.Context, accountId AccountIdPath) error {
+	var request GetCredentialIssuerMetadataRequestObject
+
+	request.AccountId = accountId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetCredentialIssuerMetadata(ctx.Request().Context(), request.(GetCredentialIssuerMetadataRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetCredentialIssuerMetadata")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetCredentialIssuerMetadataResponseObject); ok {
+		return validResponse.VisitGetCredentialIssuerMetadataResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
 }
 
 // GetAnalyticsDashboard operation middleware
@@ -26078,6 +30071,59 @@ func (sh *strictHandler) RevokeBadgeAssertion(ctx echo.Context, id Id, assertion
 	return nil
 }
 
+// ListBadgeAssertionWalletOffers operation middleware
+func (sh *strictHandler) ListBadgeAssertionWalletOffers(ctx echo.Context, id Id, assertionId AssertionId, params ListBadgeAssertionWalletOffersParams) error {
+	var request ListBadgeAssertionWalletOffersRequestObject
+
+	request.Id = id
+	request.AssertionId = assertionId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListBadgeAssertionWalletOffers(ctx.Request().Context(), request.(ListBadgeAssertionWalletOffersRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListBadgeAssertionWalletOffers")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListBadgeAssertionWalletOffersResponseObject); ok {
+		return validResponse.VisitListBadgeAssertionWalletOffersResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateBadgeAssertionWalletOffer operation middleware
+func (sh *strictHandler) CreateBadgeAssertionWalletOffer(ctx echo.Context, id Id, assertionId AssertionId) error {
+	var request CreateBadgeAssertionWalletOfferRequestObject
+
+	request.Id = id
+	request.AssertionId = assertionId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateBadgeAssertionWalletOffer(ctx.Request().Context(), request.(CreateBadgeAssertionWalletOfferRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateBadgeAssertionWalletOffer")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateBadgeAssertionWalletOfferResponseObject); ok {
+		return validResponse.VisitCreateBadgeAssertionWalletOfferResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // IssueBadge operation middleware
 func (sh *strictHandler) IssueBadge(ctx echo.Context, id Id, params IssueBadgeParams) error {
 	var request IssueBadgeRequestObject
@@ -26417,6 +30463,57 @@ func (sh *strictHandler) SendCertificate(ctx echo.Context, id Id) error {
 		return err
 	} else if validResponse, ok := response.(SendCertificateResponseObject); ok {
 		return validResponse.VisitSendCertificateResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListCertificateWalletOffers operation middleware
+func (sh *strictHandler) ListCertificateWalletOffers(ctx echo.Context, id Id, params ListCertificateWalletOffersParams) error {
+	var request ListCertificateWalletOffersRequestObject
+
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListCertificateWalletOffers(ctx.Request().Context(), request.(ListCertificateWalletOffersRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListCertificateWalletOffers")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListCertificateWalletOffersResponseObject); ok {
+		return validResponse.VisitListCertificateWalletOffersResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateCertificateWalletOffer operation middleware
+func (sh *strictHandler) CreateCertificateWalletOffer(ctx echo.Context, id Id) error {
+	var request CreateCertificateWalletOfferRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateCertificateWalletOffer(ctx.Request().Context(), request.(CreateCertificateWalletOfferRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateCertificateWalletOffer")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateCertificateWalletOfferResponseObject); ok {
+		return validResponse.VisitCreateCertificateWalletOfferResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -26997,6 +31094,177 @@ func (sh *strictHandler) UpdateEventRegistration(ctx echo.Context, id Id) error 
 	return nil
 }
 
+// PostWalletExchange operation middleware
+func (sh *strictHandler) PostWalletExchange(ctx echo.Context, offerToken OfferToken) error {
+	var request PostWalletExchangeRequestObject
+
+	request.OfferToken = offerToken
+
+	var body PostWalletExchangeJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PostWalletExchange(ctx.Request().Context(), request.(PostWalletExchangeRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PostWalletExchange")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PostWalletExchangeResponseObject); ok {
+		return validResponse.VisitPostWalletExchangeResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetAuthorizationServerMetadataAppended operation middleware
+func (sh *strictHandler) GetAuthorizationServerMetadataAppended(ctx echo.Context, accountId AccountIdPath) error {
+	var request GetAuthorizationServerMetadataAppendedRequestObject
+
+	request.AccountId = accountId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetAuthorizationServerMetadataAppended(ctx.Request().Context(), request.(GetAuthorizationServerMetadataAppendedRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetAuthorizationServerMetadataAppended")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetAuthorizationServerMetadataAppendedResponseObject); ok {
+		return validResponse.VisitGetAuthorizationServerMetadataAppendedResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetOpenIDConfiguration operation middleware
+func (sh *strictHandler) GetOpenIDConfiguration(ctx echo.Context, accountId AccountIdPath) error {
+	var request GetOpenIDConfigurationRequestObject
+
+	request.AccountId = accountId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetOpenIDConfiguration(ctx.Request().Context(), request.(GetOpenIDConfigurationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetOpenIDConfiguration")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetOpenIDConfigurationResponseObject); ok {
+		return validResponse.VisitGetOpenIDConfigurationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetCredentialIssuerMetadataAppended operation middleware
+func (sh *strictHandler) GetCredentialIssuerMetadataAppended(ctx echo.Context, accountId AccountIdPath) error {
+	var request GetCredentialIssuerMetadataAppendedRequestObject
+
+	request.AccountId = accountId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetCredentialIssuerMetadataAppended(ctx.Request().Context(), request.(GetCredentialIssuerMetadataAppendedRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetCredentialIssuerMetadataAppended")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetCredentialIssuerMetadataAppendedResponseObject); ok {
+		return validResponse.VisitGetCredentialIssuerMetadataAppendedResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PostIssuerCredential operation middleware
+func (sh *strictHandler) PostIssuerCredential(ctx echo.Context, accountId AccountIdPath) error {
+	var request PostIssuerCredentialRequestObject
+
+	request.AccountId = accountId
+
+	var body PostIssuerCredentialJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PostIssuerCredential(ctx.Request().Context(), request.(PostIssuerCredentialRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PostIssuerCredential")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PostIssuerCredentialResponseObject); ok {
+		return validResponse.VisitPostIssuerCredentialResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // GetIssuerDidDocument operation middleware
 func (sh *strictHandler) GetIssuerDidDocument(ctx echo.Context, accountId openapi_types.UUID, params GetIssuerDidDocumentParams) error {
 	var request GetIssuerDidDocumentRequestObject
@@ -27049,6 +31317,57 @@ func (sh *strictHandler) GetIssuerJwks(ctx echo.Context, accountId openapi_types
 	return nil
 }
 
+// PostIssuerNonce operation middleware
+func (sh *strictHandler) PostIssuerNonce(ctx echo.Context, accountId AccountIdPath) error {
+	var request PostIssuerNonceRequestObject
+
+	request.AccountId = accountId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PostIssuerNonce(ctx.Request().Context(), request.(PostIssuerNonceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PostIssuerNonce")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PostIssuerNonceResponseObject); ok {
+		return validResponse.VisitPostIssuerNonceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetCredentialOffer operation middleware
+func (sh *strictHandler) GetCredentialOffer(ctx echo.Context, accountId AccountIdPath, offerToken OfferToken) error {
+	var request GetCredentialOfferRequestObject
+
+	request.AccountId = accountId
+	request.OfferToken = offerToken
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetCredentialOffer(ctx.Request().Context(), request.(GetCredentialOfferRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetCredentialOffer")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetCredentialOfferResponseObject); ok {
+		return validResponse.VisitGetCredentialOfferResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // GetIssuerStatusList operation middleware
 func (sh *strictHandler) GetIssuerStatusList(ctx echo.Context, accountId openapi_types.UUID, list int, params GetIssuerStatusListParams) error {
 	var request GetIssuerStatusListRequestObject
@@ -27070,6 +31389,41 @@ func (sh *strictHandler) GetIssuerStatusList(ctx echo.Context, accountId openapi
 		return err
 	} else if validResponse, ok := response.(GetIssuerStatusListResponseObject); ok {
 		return validResponse.VisitGetIssuerStatusListResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PostIssuerToken operation middleware
+func (sh *strictHandler) PostIssuerToken(ctx echo.Context, accountId AccountIdPath) error {
+	var request PostIssuerTokenRequestObject
+
+	request.AccountId = accountId
+
+	if form, err := ctx.FormParams(); err == nil {
+		var body PostIssuerTokenFormdataRequestBody
+		if err := runtime.BindForm(&body, form, nil, nil); err != nil {
+			return err
+		}
+		request.Body = &body
+	} else {
+		return err
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PostIssuerToken(ctx.Request().Context(), request.(PostIssuerTokenRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PostIssuerToken")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PostIssuerTokenResponseObject); ok {
+		return validResponse.VisitPostIssuerTokenResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -27877,678 +32231,765 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id Id) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L1bbyPJli72VwLsAYraO0mR1KVKFAZnWLpUq1slaUtU1a7dVVYGM4NktJIR7IhIUeyaMmzDgP1owAYM",
-	"Awcw/OCH82wDhmE/eTx/xIDH8L84iBUReWPypktX9+7eGEyrmJlxXbFusda3PlcCPhpzRpiSlfbnypDg",
-	"kAj4sxMERMoDzpTgUSeK+ORc0AFl+llIZCDoWFHOKu3KwfnlVRvdEUH7NMD6R4SZnBAh0QhPUY8gQXCI",
-	"+oKPEGZTxKEdVJV0NI4I8t8cdX0kyE8xkUruI8bRWJB+RAdDhahEjJCQhBv1ileRwZCMsB4BYfGo0v6h",
-	"8qfKJ6+ipmNSaVekEpQNKl++eJUDHAyJHfvsgL/lExRxNvAQZiHqTdFkyEceUkNiB+7GHehmwnzPJZ1x",
-	"pghTh1SOuaSmj2KXPlYKB8MRYcpH1ZBPWMRxKDcQF8inLKKM+B6aUDVEGPVpRBDDI7Jiz1ckiAVV0wse",
-	"0WA62/n7IVYwuzEeEJib7ryN6AgPiDQbo4ZUIkkV8RBVEvEJQ2ZYSKppRGClTJt6wYZYDj3EuBpSNnA7",
-	"y9WQCDTkUu0jPyR9HEeqJkWAXjDOyAt/2WyOungwO/h3REhNUrwPUxBkLIgkTAGhtZEkLERUoR4ObhFl",
-	"yD/p1844I7W3WAVD32wxZihmwRCzAQkRZyShz63GNiw6jxXCqMfD6bJBnoRkNOZ61S/JOMJTEpZsthIx",
-	"8dFkSJhZVyph7FJxQUJHY7yvx0WwiCgRjv4NCcDLeESQn3QXTGvfk6lffgp0f+UH4ZSbEzk7yE4YCiJl",
-	"uq6SxyIgbYTRGKuhowqCJBF3eoCcK1T1N/GYbt41N+v1ur/hIcXN+ZY8utNTG2DKpCG268tT27KdGZZ6",
-	"txRSXM9C/0yFXj49+uys+lyMsKq0K7GgNUH6RBAWkErZ9C6xIqd0RBX8v9lJXlqugrBmYCTUFKLHNKEs",
-	"5BM39xGXCgWcSSUwZSREkW4NKX1s8Hgc0SIPGFFGR3rpG8mgKFNkQER+VJdkhCnTg50/soj0lRkWVnZc",
-	"D+1MkpIluCIBZ6FEMVM0yk5eHyMlUVX/1IuDWwLcth9HkdnGjX2kOTnabu15SM60wsi9SvaWJivspcTL",
-	"4lGPCIQl8i+JEtNap6+I8Nebnf4Qvps/M8XRBGsWQPpcaHpTYkrZYL98JG65arBevp4jnFFzKhdT5sLB",
-	"fvEqYyzwiCgnQaUkQo/1pIRHdLWwcS+8kIgCiWnxWtHHr+JVtACotCs408pqpyamYelhObojTJ2ExzQq",
-	"Xc5zFk0RVoqwkBDLF6hERH+1n3BJqrz8Szgy9ICDgMdMvbBfyGQ6P8VETNP5EDOKyoPGfqGXpv25bJ3S",
-	"dh+zRmarSpqnj2854eTfkxIh3dR03NrZQWNBmcK9iKBgiAUONDl5SAZ8TEL9TmaxPSTIiGjaJiFqbaMh",
-	"j4Wso46WkhGeFoSJFm+J5NO/GkUMR04iweupyNFHxIi4NgKJtp8I+VxT261WstlGgUyXrSC/8kcf358S",
-	"NtA72trZ8fTpcv9u6rOkFBG6zf/kh48f71uN2seP9y+PPv35H2aW16vc1+zrtfyipmvZuTo4OcmsKKrK",
-	"MQ6IXlD/P9WSrM8FIvcYVFKMrq9PDs229bU2AcpEiQxlyNdai1ZfA0K1BDRMqJ1XOfQZVkuUjvLlyyoz",
-	"8xZvp9kqI7jveG8uNf8Izx5H0Bd4QErIuNbDkoRG1TR8dx4n0K/k5mR1Rtj+Eb43rLbZ0P/zUt7bLBUU",
-	"ejRX9OeSEZ0oMpJoTASMadFg4PvSAbUa+REtHc67jDV0wENSqtem9lLAQ4KqAZakRpkkTJsRd2RjjkjQ",
-	"by+WUylx7G4vOliN2l6n9jdc+7m23rnCeXNPD6iNIqIMrwrpQNsQWvMeTsdDwqSnZS8cRlDAgfsEgoSE",
-	"KYojIzwFkWPOJAHZ+RqHVkPS/wqMnaP/BH3MdLv5ozSKrT228KcQXJhP9KJX3nVOTw473ZPzs5ujy8vz",
-	"y4pXGREpgXRBBmc0GMYVusMRDcF8UZhG0kcR1UraBCwojvr0vg77m671PwjSr7Qr32ymlvSmeSo3j2A0",
-	"MLtZ6b9+z8iH6dX13Pw28ouTA9UqY8Knuk6iHpeN1n6xWVCms7plLafJrtRI+kWhIaulrtiIfluv330N",
-	"5l7Tc5fa5pnZ2U/GIO5HNHgk0Rycnx2fnhx0S4jFGEkvJJIKK4JCTszugfYLCtMT0scKnRVJwg39d0UK",
-	"yX5pEjjmokfDkLDH0cDJ2dX18fHJwcnRWffm6uD84miGGjoXJ+iWTFGEg1tr4GslDTw3YGnavXF82n8y",
-	"0li/5yKdzE7vd0UxJburaeeEaVmHo8eSTvfo8qxzmiOYjtYHyf2YBFoEglpRR2fWgUYlEuSO4IiE+zmf",
-	"CQ0RBSHZp0Qiqpz/IuKDp2E0zzCsWVIzy/E7IzBLA5qszrg65jELH0dWZ+fdm+Pz67PDHF2dcSTjYJhI",
-	"C7cV1kJ8EiJZ1kdxx5OR/q62PN0fu+dveagPSInz5zqxDCVl2ggdEmdIgod01o/dRownpuLMLU3NXnXU",
-	"4J6mll7ULJrT3Ased39Sy1ygLGood9mS8eMv+gbeye3Db50irA16lJ7a5KArcq82h2oEK5meRfvGWxJS",
-	"3DWGV/rmrMW9lHfTKLaeh2+7b0+NBQ5eZYmnEklueHiAY0k0a4/4QFNg4iNKmbuHGLkjAskhn7B6xc5s",
-	"Dhd7psmd8YyBiIZYGm+kMZRDgftKIsqCKA5JuLFg0mCF8n7f+bwizm/jMepzMfq7ZU52w7qcv8Vs6m4a",
-	"fpl963KORphNkwvduXsztLewzn/vIRxJDryveF3w97hL9m6jllxuLPw4vQax2zuNOA67nJ9iYdxwD1cs",
-	"LjofTs87hzfd8/Ob087lm1lLB9y95D4gJLSnCC7Iqk30lr4Gz+l3V+dnHtpO/o2RIqNxhBXxULMBP3OB",
-	"dhpeo9FAgk+kfevg6h2iozEXauPJrKPVRrtfOtoXUrMdbW1rvhGPQ5iB4HwEL0JresWluXEeCM0RzUX6",
-	"/soTLepLMxvwu9KbZsnvExwOYB9dOiI8fqQ/5/LoL9dHV92b7snbo/Pr7lwfIBCOVHw8JiHCQtA7bQXZ",
-	"a0VqbrD1JCOiyH4S/aB/nQiqFGF1dEVYmJOmcJX65D7DdUaKqlp1nCqSULC50X8hTVyOMku8kdp9mRnt",
-	"mwCL2RkVabiwxr8rCi7Sl6bfKyIl5eycRdPHEW/n4uTm+6MPN9q86Jyenr8/OiwQMJWIj4kwrngGXA8j",
-	"SQeMhDXKkDQj2ddy2DmO9A7HkoRPRJiPGUGRkErm+7siprL91gS1WJtblyN2ukc3pydvT7pFaiqqb/sm",
-	"tsKwDRNvMauhPQURPaTjGSaUmdYfiuOM4ljGurKEoMnsmuFYDbmgP5PwsW5QuKK5sQQ9I3U1F9ACid8S",
-	"pu3REZWSsoGHJgJiM8n9mAoS6ncEueO3T8atHtL1viM1Owff2DCTIQ2GJsYQ1DyWfIrBu2K7AKPHvzi/",
-	"6qJNvbybgvQFkUMfDegd0cySkQnijJQ4T3OL+DvzoeYJ6FO6+873xWOmruLRCAuQsjgMIf4WRxdCCyRF",
-	"dUt9HEniVcaZnz5XaLhClIO7cf88+2AcYbaMBi/0O+Zq293U/2ACiaBZ20gat8l7P5IAtqUzpjZIaI0p",
-	"GcMl7KjczLQFU9M6Xtn0DLXKTknc4FkcRS6E1ZwY4xSyn2hCXNDHD2kMAYujCFjLikseYamu5QrzKOtj",
-	"/n4J0qf3s9M8pkIq1GxlQ4NsWOgtmZqwIEECPmBUwp2IqpcNGu7fDGEpMpLLKONKv66/sw1hIfB0IanY",
-	"DpKJeJntzu5jbv3mk9YBfJwJsVhIZxkuH8RCEKYusJQTLkKIRhGCBAoNuZAE9SBeZJqO6YQd4qmstPca",
-	"SfzKweVbJKcsSKfV/sHE78m2NkkqXiUJMWxrQ4TA3haovTiQGQKGvIGUhK0WavVSrUyMtLWkhpihHTSi",
-	"LFaaFQ94jrTHrn0vG1XTbL0qhtXMO1tu/jPhliOqrG9AHy4QETMnLIk52trdWRxzlJJ+MnRNrxGpRZSR",
-	"wuhtANOi0T+UoEeUnZgPmgXq9ioxoz/FxD5WIib6AEz4MQ4UF+VRUlf0vgbhRMbzmwSlaylKmNLqiF7C",
-	"8VivViGy6dPn3S/rBDUBkdB7F75U2g34xGU+WtBvtra2d3b9mfObP7rzD+MpleqI3ZFIr+Gys1hYn9jo",
-	"GcR+DsuQOychVnjlbbRyZxljgjZL52OP7S8guUaYRrnXzS9lr9rI4FWET1+Lg7N5QmQNCTa3jRFR2O1J",
-	"+RLlgzsbjZIeCjJMEFLTo0LmDTTGVEhUxcqkNrQaGx6KJcTBUpb4OiUExH/+7Hht3Q2t/v3Rhy9ffMuA",
-	"skNrNZKtm+oZyiXRhl9KaMQ4VdfY7DKpmEZ7pzuWWXgvoYZkufMCMx3EIjJ+sJS01Fn5kUvyT/b3OheD",
-	"zMjblUZzr9XfwY3ay6BJai/DLVzb67VIbbu/g3d7L4NX4V4zN8F25Tsu/+U/ZCfarrz9l/8ziiBmOEtZ",
-	"+mxjNq20K51gRGAN80du/vnJhWVvP+V5ehrJlD1dT9PiKkdyeU9/bye1cOxWPHGLjtOzy7iFos2JprWF",
-	"2Qlc2xxzMVpTrPVpRBbdqQbyrlKc7MHVOw9dd49rr1D19flbl1a14SHf85G/74PjAveQJGMsNA/zkDGq",
-	"kYCkLjOxfeRIyl5KYRZmb6XqqAv5oEJBPmiAhZhCcq5vc0preqA+qvb029oognsA343b95Cf9QfdsbA+",
-	"kjVyH5AIhph7ygNFVE0qQfDIT68h8IhArutG20QmmJ5RSAIaEmlTN002LKjHNlL64OpdmnvSaCCJp3Br",
-	"Aa/ot+pLZQjszKI9d8kNX1EVS+i1qIwZhrXU+YAH5K1+r5TebRuLluAaROSqwq9AxRDeZHToPiVRKJFN",
-	"291HvmNevmeMM/vEM1lLgf1sMuQRQSM8riPf8h4fBZhpCjDRU/XKXJlbH8VES8Wc7DXWSXbszSeUin9I",
-	"ut+ypJs5Ba9xOPgFzJhAUEUEXXqaYTgH7uXian9+vNcNQhhm7e9DrDC6vjxxPrGeHoeJdzBM++LsjWb3",
-	"V+/egC+beYgLe64ZZwTu+ewDjAaEEZBZ8H4VI8ElUSoJKKVSxnAx7Y8FHWExPeARF34aowbdv5AQ6I4k",
-	"sZkxCiRFrgF4oUciPkFUbXgoFHjCzNU1wobBwCtWFPUEZqGm0pSzzK6Qbjs84DEr8ZYmub7SjCFMXRUw",
-	"Zs9dJCDOSBq5BuS8IKl4gUNTKqximUUBwIGidyYxTAGz/1QyC4UHea/O7BsFYbO2veZVIJeJqqnzfM06",
-	"rn5I5piQ6gLnZ3atM2fGUa2dVaHfZInyW7eOHQinLtnaNbmBY2ErWkpAJiu+m3PbP48X3izZOpsuSEDH",
-	"1N4VLuJll8mL8NWdhai4JFiWAVW8H05dSIs9Q57mFxMuQrmPmLmmAMQUrpJTVuXCMSEkoOGUE23UFy5Q",
-	"cUTljsmyUWGJMPgp5w2rjo7uiFa0HUlBAj2y59Uy16GWgJBmDdLOnW6zITeU3ZiLVq8i4zERkoQEjDKB",
-	"Y/1f+BCOTEQUCW960xvDFCueHtOnZTO/feDFS8qOisA3wJW0vWCvRn1UHWOp3L9lR/kGBsd276Oq28We",
-	"XmNJor6WKoBLY5bILthGdn0S7me7qSTzKeWDdyUJugtfuhZROYrDOO5FNMgnxI6xZvn+Z0kVuYlF9GUT",
-	"Hk83Pxf7NSpNFvJkNQeYYxdels9kD2HJFGc44szdUUoBs5MvOatzDstyVvpVPQEFrr6yPyD/3de3EIvz",
-	"+IXtxLxKup5sZHqIcF5nvN2NRVwmFlERIahgmzW2X81vYK6i//XpcU0yPNHn9wGO6ZRZwKXrCi7olh6E",
-	"JCw8MrYxtPllvrKT1y6X6hkjfO/uC639utb1YWZgGbgGO2/7fY/ziJREYmTHvHihQ4CfWZPGV976TBfa",
-	"3Epc7MZVmOr3wPLrhnOX6/Z0RKTCo3EJ3NTxAdra2tqDaF8wS6ALNMTjMWHGEHnAXUw6zmzv3irEm5nw",
-	"mnp1HlZpKYU9ox6+vpI812p7oI5SJOkcWNQcHWElvWDu5v1K5N7XEXcP9IYWM0qQHGIIPaFS/zkm++5B",
-	"zgVqDnzey5l1GGWkaOXCOFFJiCzWY8CZQ86bcc69wXcEYaRwdJuiylyNCb4F28H4CH6oSPvLp6JFr8Xp",
-	"bEDOE7myctJ8sTowx2mV8UmF1n/lJfchrZ1d9D19jUKiLTXAq8MKBZjZSxBArknssyoGD9cIh0TbarAM",
-	"KBjG7BbuJ6CPyZBLYvARSURGkMArkS/vBv7GfsbnBfYo7ultque1lq3tvZ3Wbi6ARQ+8DfPbrI7Z4J/l",
-	"3eDjxz/fj6KN/R6WZHfb+8Eg9zRqe3/e/PTnf/zc8FqZcJeZ5VoE5hNmvHw469KDAWhr2/TZRn5mXGM2",
-	"cGOp1+vm1ifzWN4N9Hizr6wXptRawaE9485axXu93E2eKCWtxkpqyIzDKxO3VY4WtdwBBgu1gBOBpfas",
-	"ikm2jxU0k0Xm9m9FNZmZ8u9INxGJA26RiyjrEnsy39Sn0uGs5o1aqF090gX0bOpV3tUiUnfKYicKVWZk",
-	"V9DgKZXqIEVRW08p6bhA2PdbByhpGJmWkW7a+OHMRDbayCcMJKZ+5IOEi/3k4sUw+VhEkG041uNggw13",
-	"a/TmbycX+u/mVtNrvGyhnhay1SYI4g0PURaSe9RIsXj1yGANmdLvumbgihVSGfcRhusf/XBEMJOph9UH",
-	"Xnws+Mh3uMvAWGwbEZXqhUQRlsYrax12VQ6AzHpccD2gp1zQvP4J4hPulSaEoVJj2d7cnEwm9clWnYvB",
-	"JpObKWCB3LwDuzn95So2uwi0mayjPr/fbsuTjv3fTe3nztu/HHU6ncMDfvHuoveXSZ93Sv53crDV+dC7",
-	"eve97Pyl0+lUjF8/GVdmJPXMFfimOW5ycwW7v7FpqHaz+Y1es4SKL2Ix5lLTZbp86VksoVAXOPk8g3OH",
-	"SmjeQMP2hPTaczpo2w7aq3RgTBTez9zrVtqVVqO1W2ts1Zrb3Waj3Wi1m82/wY3SdKy4jKkCJNowlLgm",
-	"wn5QazVaLddSunAJG3lL1JCH7oV3OIr145+3jv/6lx9J8D7uf9jenQ52cC989zf5159Oh/fDmMRX/G+D",
-	"s6vOJf3+9e1e8PPwilx0j8nw4lWwdfGm39vFrdbgtn/9/ffdi/Dw4MdvBy+vX54GLZzukpZsJ1r9ANR4",
-	"mGaeb9mBPe2SfvPz7tvbcffby1fvzuTr+w+dzvtvY9V6Q3AY7v14NYlfv3t1f8k7bPJehne36tvUxvvB",
-	"wmXiXkQyHG8ZR3SGi+YG83Zvxo5Jz3mpH6vMQT9ripYe/DUUiRyP+Jw1DOJU779ZE7UzRn1ucdB705Rl",
-	"l0U2l8+ywAEgsg2YWBkrKC5O+nYZk1jp0kMZdS4/DC+3WGVic7XJOTZSmjxkOcEilbnkUGXmvvp9e4Zi",
-	"HxQfndCvl1s0dwuYab+MTN1kV1Q/jphaIfWuqHmk3b6QCBwe2sbUwjcJ4MjIZi1+TLCJFvdYIV8m/Z9o",
-	"1cEHRKAJ088EZiEfGVvb3s8apWsjqwEUWklZhr8PekVep8jrAc8oaPe2d3ZfJgReVO+eTYAWlrPSruQH",
-	"srbIN1TxZVnO5SImM6vbrv6dnUWObVYb//xDs7b3ySQGNbydLxvrAR6HJKAjHFllFaJ7GkhxrdM2Xjaf",
-	"lzua9XwMiywuzpxlLj31NjZqXQk2wjTSbMZFMBZDFecbmfDpJRlH0y5fIxiz1EMIR8INoQAMDs8Myhni",
-	"LMOV5H4W39BEiplokjiK6iVeqvkDiPiAP85D+Tv2FWajAAvn+RuDXX6Ma/18nt9akwl4xGPhwG6Q/83l",
-	"5Zs3r1/7beR/Y4xbSe/RkNxjd/xNcmAhAfCb5nGrs71txgzhIJk7ydy+m1gRLaFxoBDO1+AxxOqZiBI5",
-	"hMIB8OB8TBgC/5RErXoDWcq9ELxPI/JCIh9Oho+qAEhgiw1hFmIRupQAubGf0nACA0QNvjRhIRHJcOBT",
-	"iSjLud7WP3zajMeKC+d3nC2AktQMybwK0V1chES0M1Y/eNTtS9M2avr6rRxul3kaC+JlQENyH7X8Ojoa",
-	"jdU0E5+KBQSS1tGBZl1g/xCJbgkZm1bScel/T9GECOJCPCEsNamIM4W2BEkc/oDev1LyrBtiwfc8qxtO",
-	"SE+CkVm2monuZN8yy+fHIvKdbyNLSGNDPbKO3juy8Ap0oRmjI4qq74KZ/I2UQjyLYFqkUEd0CDM7LnR9",
-	"eVoS6rRO7EZO2KWMPV0Wy24LjMMryKKCgMnTaf4AL5KHXzdmxAnl1cNG7BcmrWPNQV/mriVdsDTEO0Ke",
-	"BoA88pHmooCaAjwGEj/0wQ0igsWMHl1QECodhqOpogGO0BUPKFHT3Jksblu7EmSeFpIss2K/pOEihbQr",
-	"3zSPt49e7hWIof3DZ3c7+kZoK+VbPh6bK1KqInPtygcCj0YEHQwxFZUvnzKHNFHYC1koSxSlFVM9fsv6",
-	"04qXf3+oVX+oVX+PahU6JX2FeKzaWd74XJrW+yEHPUYW6rRl+Wd6TNSEpxpYHXVSvg6OExgvtDTyUERv",
-	"4bZWTJGpC2ZYvisdByiVVcwQAaULvnewzOR+HNGAqmi6UUdXwEJ604zKFQtbgy5JDDMIKZqV4EQtm5ry",
-	"hXIqFRll3tXP06wh0CBNOqlmVln10KHDgFKHOCNwHYXGgtxRMpF6VbjWb/S3lOWWzGmBABCURnmAZ4Dx",
-	"CeLseRXAJw2CjaPbY0wjg/n2fEkuCUbcQt3GDiYWxKG4zQvcrLgmPy2YVNLOmtl89kp4KcocXNd+ycDb",
-	"LbtGtvW73Pvzxv7G0tRXCfO1gS0Lo3wLqYIm+rZtGYJ713FhE9SR1r2zoVTpgULV7UbDHMgUmKnZaGzk",
-	"jtFzBxQDtHxZMHFB4ggy1uaeQaKH6gxa/aHK038CA4e/JqQ35Pw2k1CYRCPPC142xdxm33bcrayaaLL2",
-	"yUq/kAk7zFtd88r5LSFBCWNbD/4gYSirhXWmPKjkVsSGPa/aWMZyKGtN3tLxeM2xXdlvlqK2mZGmnXhu",
-	"JT6ttMpf166c3fTVLcw4uv2O934B7CfNdee4lIy3qNlouIIYcmUpbMdvZc4MJynS0FowOMlRWJzt26cM",
-	"NNTnz+xcPpax4JqgVnk1c5yWvKiwUI/OMHTBXT/FxJw0ETNm3nag56WnLnPnwpW5VFpSfnoB7lQS02Xa",
-	"yq6Xt4AHJNSbz0NOFyZHBAuO2VdnE/qor8sbHqKHraliPp/allM7V9ThvuO9X0HChNutXzplwvT7AP11",
-	"qSIaRXxygYW7G16srL13EKBp4XLFjfmmjXBbHd7VpKW2KH8bQWNIkH4srevzR94zZuV2o4X8g8ujw5Ou",
-	"gc/2XfUFzKamigIcabkPpbPtP6B6OvQrbXJ40iF2FqogARe2cImAegsSGd5h63Pnei1XLJ9VT3+EOt54",
-	"Uo38t6hQX6WS8hmt7Hsq1QIk74QN2vdyyvJCW9s1XHbas608L4dPOzqDo5sBojf1YI8uuzUT7NdoNLZb",
-	"pSrAQ/TONTS+Xw9ER3kY/1NhdayPo/GbA7RY0c404TqzjGXpPj4EYGdpeXnrErfl7m7JFFUPBA9u+1yE",
-	"cJWw1fJQacH5VVAw1sermD20izMlUkU7x4EyS5sHu1gB0GJV+Ioy6IvVMYMyFHHIJyziOHy+NK35nS3M",
-	"18pK8zD57reauLVkEX4pWfQY6TULppdM5LkE1CP42/qJU/llKucGc058whFKuEVulZaQxle1lxdpWKvQ",
-	"9W+cmn9fdLlkL5/kWmc1+PDWQ/DGi1gveX2mslLy1JfHWjAP1bQLNTbuiBA0tMa7M+Oyd04ucfsB5WwW",
-	"GZsFDDRYRx8NeRRKqBsK4wlJRMEEh+uickt+LVWyQNw5XamUipdQ6vNi35Syt1U0lt82Ak5m2l/fM7jk",
-	"muxZvYOZvp8ZzGBOTysT3G8c2GDR9P/u1Yn1QQ0Wu0NK7MXHYhX8dvXvh2AYZGdEmPoFznzSzcoHXuox",
-	"/fZPe37iv82jrlWjQ6soPYPy+PdwCotrtIwqZu7RzQ2LzQxeGUE30+Q7Sia/iPjOdLTyYb6Db/4OjnNx",
-	"8n+4Ah51OL2KoYwHFyJ7puOcjKqUHHjMnj9CbI2omPmEaz3mv+NKtrdm4iVBanpEt2RaR5dExYJBWYiA",
-	"eHZgUKaiUNAyoPJGc/ibHPzH562Wt1aNSz9px8+BgWCFIoKlQlstFBH9pfSSpAy/ZjJLbvw/6vM+aX1e",
-	"QyJLT8/XdV3nzvG6x/+9iX++ins5jM915FbgcMJngnog5cTUDYbcW+tQIyFS3CR5ZLot968FnEkSxLoL",
-	"mypQEjFjopIhUmY0VtJkHgs+8RCH4+oSfzK9vZBuNJRIVPVdHLgiAJ5my79s7COcGbXtAEkCoULWU8hR",
-	"o446UMit2AuiEskJVcFQc5B+f3k5mQdw1pUrDYUUyjmFZTz4fVqFGbKj0mHPzIn3+22E+4oIPeX+/LUX",
-	"DuVFag5AKOwF1IUjIfK3mw30hjPi19FZWowD6sMhQ1Mm3sqgsqIgolq9S4YFqHN9G3Jl3rcBYf4DBIYh",
-	"0pXZT8mpMcp1WWD8iroUCQRRZQWWBwyi1eB5G/mToSTBTRHZT/PcrZZD1+lNFZELhRfy/1q7Mltdu3IJ",
-	"XQDId0umLpQNksRMnTcz0H3kDkpNph8leVxbLdtzXjSaEedyMT9vb335x7Xkopt2Vijm8v3sOlQNRfzZ",
-	"95C/aVbJ/0c/h3johvnA2I74oSEWMUQqWFIrFk1KyqOUcbzc2Z0X7JDQ0Hrs/tcgvMqk0DqSLKTqmA6c",
-	"cFhDeEV0REsO3YGN+hwTgUacqWFSMIgwFDP4al5xsBLgYD2REabMhvyt/I2WMwuZNSP3CgU4IvoImJGi",
-	"6nX3YAP1yIAyuaoR7FXiFfIIChti1s5+mp1iZujz9+uJdkqLjvaDtmRMBOVhMTQRohKbTT3wmWr1219q",
-	"5o/Wl/WgqczGJNnWHz58+FB7+9YvZFPbrk02dYTZ0oudyKhIOdp6qtXJEt+zUZDdAjtd77EU9bU5GVD1",
-	"ymzr8OTwkAfxaBWf3AIsGQsAikLblgsbPwpbOzvNPTCns1gPoANYZGEQlVVX3SxX+NBDkpuMbijbC/A5",
-	"9qtbQsbSlNOaapHqIR6FRKokjVsi/20cKXpLpn6+7NYIYEslwrEackF/JiEcAb8AuOqvjewb0nDzrlnx",
-	"0sdbNISHWpYKqqabIzsk/d4nbwbjVW/VV8VS/WRReJ8YJLcMNfYHU/JacChM/+Rd0q8PTOvwKL4nUyBF",
-	"rRxW2pUHtGPPrSPoypdPzwNIO0OP60CSGhtjYWBwSbNr5dqn5FLS0Zz+y/Ygh2ai9+OHZm2vU/v2u9rZ",
-	"hTYQbke1n9dDzdWNzADn7rzqqQCwLRwjtGUAb8l0owzVMdngdVAcM8tSOtsyvr/QY1XEhi3ZwVlSKZUu",
-	"WA57HIvQgSvJdUFgWQaJpG+Ua+tOQUZua1PqunuAQjyVGYZtUJkAe1+e2FTW7UbO+578DiBCGQ6R/K4/",
-	"cMGjstLe2/Eq/QxGdLNRa+1og2eIQeffbnkVxZOnzVprq7B4l5D10qjvbjdf5p/ISnvr1Svj1td/Nxtf",
-	"PhXJPz+bopYFCDVpTZoEeMQWTTartYLrp2SBZgyTEnyTdbuZXe6FvWgLurfKDNvIn52Cj/6M/Ozy+ctH",
-	"mNn4mbQv98j5mC8Ojw2iS0mVz+U99S2Kc5lLO8RT14mld7CsZkyqUmeOpcsZZw6UlYoou5Upx9ILbH4K",
-	"+JhmK1PPlCxdPiNVgrp1ih85ndmDNBPI2U/SMy1tlZKIxS+EVTCNmnpY5moDgHwkR30sUPW7q/Mzlx3D",
-	"Bcwe6SPqoUDgSUSEROTeemm9LNyvhwSPWWiczNsOFljuo0a26nmKEplfAR73Iot0lhQEKllxk5JaXJuS",
-	"Hc9MQ6Kqv4nHdPOumVSbDaDC7AbQQDJFiRQfgPN8+X5brjWzH2PCkjMyQ0Z6IIURLOupIKf6Bp5c8UoZ",
-	"QynlZV6ei7qhJ4cle+6Ly1pCgqsJva9qEpbI4NWtw1mw+rXlNxn1SKgPgm4MJa0hAJBH1fdbB+jdQeGh",
-	"Pl5JrQzkF0pl+Bsm4da0EHAGioEhLOePdoZokqIMjjT4QB/7ADPOaIAjsP7AAr08PD6oNesNDxEcDNEQ",
-	"AwYcPLr6tlNr7eyamwBfP6lCUwfQ9Qb653+G16uu0w0/Z9ta3W8f+WkBD1Ma5+e8A92oi4lPe6amX0l9",
-	"kcZee6vRbjT+qC/yrPVFSgMPVvdK5XYm1fZnt6i8pkQJWPzs5pV/anczb+883tgpt3TKLJrSTV7RRixc",
-	"vnyMG42twOIEH54cwr/JN+bnWbvHPPbbCIP7KQfz+ELqBhIuUV+eJWFNrcxGJjcg8yyk3N7l9qOM1x5l",
-	"4/MeELU1Ghtv9mJJ3ctVA18UYVV2QbliuFfpp+tfKa94ZxlhqRLEmIWJOOoZU7xz25dGmMm0rk8JvFAp",
-	"7O56adJpjblOruwcKEUyKdeShJIlpJJduGR1svu0lEi/qlqTPy4razS5z75+Zk1hFr9wbk0ZzZYBZ0mT",
-	"PL8AKWs1xKbZCwTAdEgXEx3BrYHFZLMGFcQbG+1OcYQZihm5H5MAYFRxHAEijpxoWwzMPFcteXZrVsIV",
-	"ham85uEsUc3HEE2/eWbw0CC9tVx+DeQuoyE6R2EalZhotiA04gz57zqnJ4ed7sn52c3R5eX5pY+qWjvl",
-	"zML2Gkgybb8KCJEZkmgsN9r2boajPr1fGUUPZnUIoyoj+0dh0+TAuvLT/TYeYVYTBIe4FxGAF8bMuGnQ",
-	"WzxFwRCzAdlHIUeMKzTGQpJ6ecKQo4tFK3pydnV9fHxycHJ01r25Oji/OPKN6QJxgEmgaYSDW+O8tCfP",
-	"RGe09TiTWI32RBitI4Gncs/TH9wrCcSxeyX9wb2StY3bDpe4+Lv9Oveba8DY0e4V+69kjM7WdM9twI5s",
-	"jzDLI6E9HP02PRmzLi6l99dDIxwMKSOZHQeGoxuvI4vKb2KRpALWkYtPkgr5dgB+dnuKB6XiVU7O4Meb",
-	"zsXJzfdHHzK/HFweHR6ddU86p1cVr9J9f35z3Dnonl/eXB795frk8uiw4lWyYF3waZFsKl7Ftnxzdt69",
-	"6Zyenr+HL/W/js+vz/Tfb4+6354fFl7onF4edQ4/3JxcXV3DDyeHR28vzrtHZwcfbk7Obi4uz99cHl3p",
-	"sR2cnx2fnhzoEXS63aOzw6Ojm287VzcHR5fdk+OTg0736Kr47HXn8A38etH5cHreObzpnp/fnHYu3+gh",
-	"6xkeXXVvuidvj86vu4XO9WQuj66vYFSXne6Rmb8Z5Fn36PKsc2pnePL24vTo7dGZfjhX/Fhusib6LCVR",
-	"OKdQChvHUALOYnz5PR5O6wbr3UP+TzER0/oYD8gV/ZnoX8ZYDes01H8OCQ6JqJ+EZDTmirBgWvueTPWT",
-	"Po1IXfDJDy8/2bYKtxaVtJvSuc7lbe9TNmxiOsaEawN5qUpp1mDJWXtA1k6GbbwrVD4vCxDJoaZnY+9z",
-	"XsHmwoCR5wxcJTalhjy9BePqvi3sf25Q/CKEuvQCLcGlQ1wgXATDXwGs7gFhigsi4fNxh+naZlajgOM0",
-	"j5zWgV0CMk4coYd43aKU5ywFiEiuI/uIM+IuIZfcQbbm3EECdrApuZNcHzZbOXd0u/kyheVt6obcBc/e",
-	"zAXAbjNxym+/eqqbRAjECfHUxc27hUj0D8+VzAidz/mFLNy7IaBFUxni+S4jk5FWDfI6shHIBqUyiasv",
-	"H2/Z9eFaow7xvNpbMKSVL7x+uRtIOm9tZ2/S3NLOuWcdR7Fc+6r1UReVK9xOrXE5lr8Ce6abrzWvuSx9",
-	"0Ge61lqJT5r6os/s71nNcpxh4cvCWeY7g3RTJvj7ATBLc9Wbl1uNGV/HhEOECpAEjm5lTuZlWX63sddu",
-	"uBudVDGovCYioszJz3blDUcHnPWJICwgSH9feRIIpgVKW3IbvbW7YyF6V9HJCgpWvnpXw3tajSurSj26",
-	"fBhbudRay65HUnrNW6amrQfSZJWmrJqUaW4ubX9dD63JRVrrMP4KPLLzMqie1xOrezU1F1flRAtKLwKZ",
-	"5Istjk07y6ot/sHT/uBpv2KeVuLtXf/OYbakVBb0H+FIEBxODQzfLDNZDb9iRcN/fXCY1VGSyxbwZIQH",
-	"5IAztb4zB0d0wHIYhpWAMGXgK6xfNCIAEJP8LuhgWI6QBIUnf+2VOVeq9/8LFuRUBfgas4ifVgxdKL6d",
-	"pYoxF+qS6H+vknlf8DAhAcUSsUITLOHahEKDJKwj38B8+W3kvz25ujo5e3NzfHJ0euhnCj5Cws4ZHhEP",
-	"6lvov/SCgAd0w0O+c6Qfve2cnPoe8sHFfH72xofs7uR59+ivXd2uqf7IBdLSFvbnDkcxgQMN9YhTkAhT",
-	"+jrDAX1kzqwr57FRcolYXlxUcxbBJy+kGTgKSBQhLF2+nYeCGLyzVElbfarVaGTgKvaRr3m0n0KQQAtU",
-	"mlWqLwxRWNmLXUj2K3dGr+lypnqSXC8sCxEUzgQfNKKqjjp27fU0giEn4bJlqC9G53OknyOmzGUL0EjF",
-	"qzgSyTzS5FHKiwSflEQrU0aQLflig4f1YpmKxca7ryelaQY1c/Z8a6k9rzv0Eq+7C/tIkPEWueHdUX1A",
-	"nT0chqvU3hLABtYoelfkHovr6OVXGQIQZCJyOctAaGk6xSKi+Q1AVc6iqQVc0O0exuPIuELWDh82K5Kt",
-	"vpVMftnaf1XDKkcEK9tXxjX0OhcptLYOAPs0zxPbFTFJ2desQqUtDxPqGg4IqibFMFEsSbixrEbRSgoV",
-	"NP2bq72SY3VPVXKlyKmniBoJbdH6oILxhItQJrAC+nxp+W3fQFUHnsI4MuwJGhjQO8I26hXvAWVdlo8K",
-	"Sy2heUjmDctFCSUXFEb3cgnEhrqGWCIfwlZyN/e/mWoyhdBXg8uhlR+Luuij6hhL5f4tO8rfAG3Idu+j",
-	"qtvFnl5jSaI+qEta8Jolsgu2kV2fBP9jNXDH1fDzZgvDzKopJdcW4Cr3kP9ZUkVuYhF9SdJFiv1+yaPt",
-	"rIyF4thFAXcvWzFmUfWZFarJzNaIWb2+TJ7drsrTfz2e+lKJ82Bn/Xfvv78ijwIpuCVTadjLd++/R1dE",
-	"oerl8QF6udN8aTNKpLYc3Gv6h2yQuE0M8W9p6MMxKgEVQDQ0tebNW8CY/DRrof7jRBk1JeNz0/3BTTGO",
-	"BlonCg+vOnCpfQf/gtyRile5/VUktN+qaaVdOf/+wgBkgP8ILORKuxJ99zfR7/x4+/qvYf9H0nv77dH1",
-	"yV4sadi5GHYiKak6/evl1vmH+95JWQK7WYeHZYbD0qVJB24NSxIx7vLvudWdRWWck00OC5C2YFaiDIYk",
-	"+5ZZo5m37pf7e3R3Ztj6dTMsD6ZrOlk7txtWufR88d6BK4v7XBi9M30shOf9kffqaaXe3ygyb/mU11va",
-	"56ghvWp95x95b1Uc3jXKOxcizZ+xHrMZ/8KSzOuVYj/lA8oecF1s/UYVHOJ/ynBsAKmTUivilXYl4EKQ",
-	"QKEhF1IbSkrZvIA5PqiZ5JGs/35nuywrLOks83XyY66BZuvV0gsAQQKutfFy/f6cJQVjFWHIOtpiKJdr",
-	"vgNNXxZ9ua1cv6/KSGHCj3Gg5sb/0vsa4NJC+2kuO47VUIvNACsuEB6PCyCBBllrdy0nMCgO9N7i4JZ3",
-	"g+SQT2TB+9ZsbW3v7PqzPMbuZbIrc8iQr+rJX6ATRXzAzfL4F9ddtNkTmIWUDXwP9c3VoQ32CkgU7Wsz",
-	"DKoWO6PMfE8lkkTNaotPe2dQdH/rrlf0fs9bwFg94CAL0hdEDrv8lujlFOrmVb8ZNMjLcKu3i7f7DbIX",
-	"tMKd3iv8kuz2m2EjmD3A+TbyF4g7u0tOXdGdmG2rbKbnY8JAC0/DuUoDRfV7CF6UaKveQH7Jhz6qumzt",
-	"tzwkEWrVGx767ur8rHZ6uOFMc0XESFNFSPqUJSYoUhOOLLSMrCPwmDtLCzA/GZ8wBP693hT5FLpU02+x",
-	"HPpt5Mshbu3s/kOaMj0k9y41OylLDb73qhJ0NCKhhyI+IaIWYEnCjVzOqi9xpPw68uE28JopGkFK9thm",
-	"b6Re+GTqCRJ4VqM3WVPwqZ4hYUpMnb8yOWSpfYciKpWZ+oiMekQYSGI15DLhlHJMgsSu2LcJTaBAwc2G",
-	"4TAAk2YeWahcSL2Qa2OWZQyJzbtWBrtsHIuoTkdyEPEejgyK2ZgEm7y3ebc1bmzalmtb9UZ9q/6jtmQ/",
-	"ZWEY0nwyMFxcs3MMl01ruGyuYrhsGhG+2fxmb3tn92Ui07Xpm6Xx5+k0190JC4m2ffIDSZPs061PJcpr",
-	"qsxRvkqaOdJ0k8fFuUozR3EwpOSOJCB96T+Nypwrqq3boIoIClom01aAgcaudCZYWESStMQ976PZsAtU",
-	"TSAGtjbq7kK7EgvW1tqfsy5btVar1ZoPwbYwrMM6wTqZuRnPqp5+nxIBNrGBYXAF87IsQTNEwxF2yKtX",
-	"26/2XoW49aqx/bK50wwbZGe3/yoMdlt7rZcvt3YbW2Ej3MW41wvD3RZuNkn/ZasZNne2W+GrStqwXU9g",
-	"I50wFERCECUG2bXXf7UbNl41X73aDl6Guzt7uNUnGDeCnR0cNpo76Q6f2ObOLQ/+VDpft8Of5q1vs9Zs",
-	"NpsLIO6MT9IdsScG0LO750ItcYSueECJmmZ270LwPo1AwAIgcXLishrul8WUMHa4In8AXHw9gAu3oe9g",
-	"dLgXZZWFchXiky0FdJyBRCvu2dOgFI4oOzHvtmYvF8skziIfxNrcd0afomXgFMnZNXAU2fAiLorQZYiG",
-	"Fp1i7q0RHOv82tF5V/wJIoaHfEdJZhhDLpXpKSEh88AmBZ24cZTeuydROmXjWA1aMvWBQezRGriGZZrs",
-	"/BQo29nqYJUPxk+34TQwlLXGmPC5xWhNMyzjQdPLnMxVrx5TTfiB6V1F2EgXeGRvzjJjSrLAZg9cyYFe",
-	"aNPI1S+zFxo8rXoDJU0Z4Ddt0XgpQlxvivRxomzQBl3fp6GfIg+ouZr3LBowHxNm8jWMyg1/r6CuatW7",
-	"tWm/XEEUbDsY3NUaTjO+Vml8J4kpW95+Hm/u5fett3t/+etld/vd33bMdOpjcLEYT9w5m4keTlSA3P14",
-	"uXKYKoZbve1gq7+Lt3rNfiPY6b8izd5ev0m2gr3wJW71tslu/xVuBM1wi+z0X+K9XjPYCnfIy/4ebva2",
-	"glT12+k3gxbeI43ey3A72CKv8G6/2WsFW+E22envNtKzYZw36YlMyTMv+jOnWFMVCeE4zReWjo0uJaby",
-	"mIhyyWFEeoSlRNeXp8vvUJN7zvmwB2n8R3KYVqugNRM9WxwulclV3IuVxzsn0LSbhKGYOM200Eg67B6+",
-	"NciR1YuzNxsrdZaQ75OHe6T8Lhf4URSyWWpbeBG/5g1EsR9Lsg90vs2XG05kFG/hDQ0XppBZ8MUiIiXz",
-	"x8uIzJFJhMQjWP88W90eJwNMCn6oxG6aSVqvvMF3BGFIwliP468pSiy3nx+pfPHtWetv01d/ztimK45k",
-	"HU9MaptejQm+Bd1C4QGAJ0j7S0oQmc1/Jgab3cM1ztRqanSGKMruimeovpCZMoftQeGx5Mm+K5EFYVOM",
-	"M+IhjID+tJ3u0GEsJrDWfSDEGrPQ2R7V4jGx51sizshGfRVshEfxb4jqSGLxq2kc/py+EwtrttkTMyPr",
-	"2VhVzsy3TIAw11Hdi7w2Q8BraOBZTloKuUCtPZZQb0ZTh0Ev5qknyRI+jp8WlvspeKq7aTW/FS5b1+CO",
-	"D+NJC/xllRO3wAudZc/BoxZkLbgrvxcS+SYM78hi3JBIkmw5vhdSM4WQCISNb7SN5p57YxAtAzd8AjaQ",
-	"v8rMMYL6eie16LBITsOc2muLl3JCepIqUr6MfMLWX8NVXBSLOYCt/VbAFio73pdZxXTNy+VEcfPslV5v",
-	"qsUJjrQI0TabvemiNsln9uLYGXbJZhgLbzY8PLX5ZhxyK18XesheFxpoifTG0Cu7MczHC5hOPn78hx8a",
-	"tT1c63/6vLu9XqXdZJjZvna3M+OAgZvgAoiewVFJBbJLKLno5S0vQ2j1Vbxzq4GPWpKy22PHktmFZTRl",
-	"4mIf6LCBZCOcBKdnZ3l9eeo8MZ6x5Vxdz0eIkWf1nMxG7GdduS6WHSxS4yDJRGLDaXgmObEaOy7LNyh9",
-	"6XaFU7zEizgbf56hLaHZTGLQJpEhmIUywECrYy6UwLQ8pCTJ119Pcx9bYTSbLJ4Nc3PQcLk082Z5knm+",
-	"eIYqC9Awmb6ac4EqiXAguJRQVlj3JNdMfhob7S8ZpOu3bJkv8JgINxW3yB1tEp4edbtHl+Vra4sH5mfR",
-	"F4S0oVB3BloIu/KWY8HbqOk1Go191IslZSAfmw3zS1JBsA2RR/rvbO6CbtpIkopXcV9roec+Kx3mX8TD",
-	"oqj+cmlCy8owfq4vTz0kf4qxIJDPEmFhbJQkrRNrXi9RPIbyIA00Gv3S0VM/iUfETq2uHawatzgbx+qy",
-	"gkt5i0sUXh5AnbaT+WqRDnSZiWhcNwxdFL8t4lmZAKeA7JtcggkXtxJ+yAHnzl6A4nt7AdpsZK9Dm40l",
-	"0d75AS2d7ldNa8wv/Mp5IZcm/O33EMh3SQZUKiIeMFd733u2wEadH6DsLNsQo1N+RyIckAeFLecGMSPf",
-	"IGu/bysKTxLYSkin4WKAGZXAXvOu+LnwJc0V4EseEUfNSiehdbhYgjmqX3i6kT4mbLuxNKmhGHCcGIzZ",
-	"HZtPkab2zhVRirLB2kUd8RgHpSZcWd3gjB7VaKwB2BNEXD4w15cwqHmeYcwZAzQDjbAGCJBWwx8ymOK+",
-	"2ZGlDWYm6qUruxhToGwPv7IgKCGqNeTB7NcGWesxkFrStpRD1VoGppVQ9hZUmExIML3cbnRbW+2dvfbO",
-	"3t8qGUozhlJCW5UrQtCUx4gylGBmJTSUFKNsNLuAslUeefXHOXv0OSsnt/JE9yfLOC9T5o0n5UEqj3U2",
-	"gLQdUSnHJFL7SJAkCUpkpjEz+hL9x9n/mW3ZaTTmorik+TrOqHFTf9CKldowM5t0FfC89fN7LLDgVa4I",
-	"jh5m7Zo6flxKEtYizm8pGyBJcNSGe0JhbgdDKgPjfcNI0JGHfEXulY8wlMKEe0M9Eg9hNIhpFPFg+C//",
-	"AQmueau5TcRIKiwQNuX6tFW7xIKuo0OBJ0w/uSOBghKdaig9BKw7qft5cXisG91qNFA4ps9tagc84iLf",
-	"2jevG68OW0eVMne5XscXEtCqojYa8AhcwPbbfbOScohDPjEIS3QwjHTfJnUkhPlTBq+YeH7jFsl4qb/5",
-	"oVHb69SOjYN6TYQzPZtYOBwr5H9zefnmzevXfhv53xjnuqT3aEjusS1yan3VhWS3b5rHrc72NgCZCdrr",
-	"JVDMdolKye5bzAYmbch8gqCKDYrhDkrZtSsHjnGu0IKCQpReqwCPqQLPkyFNlW6DodDc0D9/Nqy4rpXi",
-	"L1/8fUNdQx6FkMBj6g6Re1VHJwrJoQB0akDBUkgNBSHopxgLpV+2Bo6gFi9LKw+xsqeGIRJFdCypRD0y",
-	"5ayIcdcq5atFz46eyCN8O1eEha/j6BYuAR+S5+qSlVcB62xqRs6i6TWDGlPlnu1ctbMyMHRiK3QQSD6b",
-	"xXd0tz13ttRfSeD5nJzmrOPFqUHuh4LrxavEjP4UE/vYzmSd1O3sQmROhlEGC3R8S8f5ghkOZQlsORIi",
-	"aVTxfhxF07ITUpbXPgd2s0ARD8Aes5XElmeGr5ZCXhh7WqfMfr7iJL6qkVO2qCvbOFdESsoZeIrWhsqA",
-	"0ScOqwIW/vsuqgJ6xoY9R80dNKIsVkTuw+W/Znd+J1ZDLujPoPe20Wtt/QhkMguUbnlRVkEOd6uAB6cf",
-	"JaU6zUgRNLh68GjRI1cE5sc/xcSzk9tqAIKxZzPTUSyJ4yK2GSSIigWTCINTyt4oLmat2RUujCc7+6Ub",
-	"+5XpM0tiq1MmFC/mYro2iqhW8TlDkyGHCsjSkQCPId43y+zqqJMUrnkh04LJDhbQjcFHTcQFapnse4sh",
-	"KCRgC0oScNBd7Lu5dkxQWRWi4gzaGcI9DkGWEWXEXLNDDBxlqKc1NqOSUJVEGyiqNEElmopzB2YkpUuK",
-	"Ezgg6Fs+HoNemYzCJMy0tUnqVaA5iAuFmmUjgg6GmJYYZOV+yQtBIZg0ozklkzUzymk8h6KOssPyV3Rk",
-	"tpY7MovTK/OgygAzRkK9TUa9TQcL8T0LYYKbrVdZmGBUxUgJzOQYC8KU+bavtzNWaLfRQPeAQDqm9ySS",
-	"UBqJGfxeicYRYWq6r3cVMsPNEpovdxpoNEITGpIN0PpGsVS2S2emWARghSSeStNIHZ3FUaR7SVxIXEDA",
-	"ZbtkU/RPTFtELNTy3fKe7Hq/3H6513hSzOMZX8ivBvzYHIDlhM0ASThHzoVD4+9b5OGSfViD0FdAN5/P",
-	"IWNBHmiJF4nE8DzdnY+qmhdtmDL1sGB+wphs8XpYY0BJdocsac7xOGqTOIDx7bums22OsIFHz9lBBtUA",
-	"hgQ8kNwriRS+NaFvPa4UH6FmSx8bZwTxiebkGfYNMAhmAw3/BBPJRPhGEQr4iCB9+sz2VbObjGc4OpIR",
-	"z1hW8ImdjIEvUZmIPYh8BugJzsgGQPuSvtKd6SFGeKq7BUj4hNFoszQZexlSfIkboAX/m3EDHBgb265L",
-	"QcToNaiCxU/ERipbfuU2fp8XzJiKxEzOOkCmY9LXgsbd/LkZm/2vSkKQ3yX3yp6Wum7Xz2FW2nYlEbQP",
-	"FyBYShroA8tDvThexXS4GIj+9wUlv3oViGapz0Fm1bz8RN5icSsL0gwXtbm5ahiqJuobJRIQFAvARFBw",
-	"2OWY2TviIXSAVdqOBx7EgkbnFckrYU/AyAwNUmkwamCcfML2TfXjCYUg3uJT8MFp9ZJpPpF1OtwSMs6u",
-	"A0zIod3aYmrAnGKmaGSVDEGSZIsMiTe91qfSSDEnEx+6jTOuI7deK1cVmC/mxjgg4mG1JmaGBW09wqfV",
-	"tcbC2qZyIfEm4198zkqjq5YNBam0zJBzcz81by+KgOf5cMqF+YiZVwuxjosLJLlIQs1EoATpHBxxLVhA",
-	"SSA4rIFgLlQsleV+3+erUZpgI9tx54Ins0uX7Mw6lUndNr3Gwe0AvNJrKobHNIoMv5kMeURMFcMeGVJr",
-	"kAo+kW3kg1bie8a2cOqgVIKoYJiivRnoZfOOlVe+h/yeNkWsLtjjItSWIToXerlY7j6icB8DXwgIectc",
-	"x4BFhQSRPIpN1r29oCmpugE9l9X5FnRsbj2sDqPtpEEyhxcSkXBApJfek8Cw6+g1WFURLVkj0MGMxmeY",
-	"OGCXkXuFeB+0lJFnRJcyZh1DiQYFQkiTrLTFDEY5f/M6YTEl2qNRr37deh+xyeaOdys+rngVo/7rk2Fu",
-	"0eZfnvF+X5K85jhTeeyQaqM4yOA66l4B0H5Eo4iOiBJEguU/pNqC1kSCekRSbZ2D1Y40QW3kQh22cmEO",
-	"qbg0VUCM1vNzGYg9DZVLaYFmbWh2cTzG+xNEsaR35G2mn/wICr0W/fQmDxpGUsZG0guLV7OZhebIriow",
-	"Xpu3sxeav2K6e1BFKfR2bj2p1su93VZj6+/aCkim9lDOlB36Cbt1h8C266U+M4kwGmOtcVOm9q1HQJPX",
-	"C5kQgxY21h3zK7dtpZqW+aJ8F9VA/LaNWCBsIPAdCV2Ug0zS+SG2IV0wy74yqwSmT0Zaa1MpFlRNQRTF",
-	"5uOQjiM+wkbA9jC7ZdyBQFr+m4xpufpsplUK1zBfXUlYylo+rL4AQyy9fTcr8BKNRmmSueZ1deSHPO5F",
-	"xEc4DDUZAUunjBEBjpJ95HPBsHIvBFzoRzxRSqDY1D7KbI42tDBL9wZ4Nu8jTavCxI1M8B2RqEfUhGhT",
-	"c8KRiCOtRmzrEUKRazWhAUH+RHN/H2SKTT2DSZHQjmRFx9BvQbRnyD7x6YC9mXXGuB/MroFmzEzg0yJK",
-	"9CqwjrnGm/WWV1aVC94ska2JGN3JivF6q0ykzqXnAx7Fo/U5YmLlriJYnVG8RKOgmvBI1Nf6c8ZjmovO",
-	"bC1OJisecGOruOF+WrgOyZRCqsc2ouDDMK6y8VjvWvtzAgkyp05VptqkZ/Ca57yaRbP2Kj+Jee+l2Vqe",
-	"iXOZe3uZRrpl7pzmvl70yXvO5zDvg5x3w0Ubzdv2xHuZua6b2lQM2AEI/iDnfYA8XUxC2baWlQnLLP+y",
-	"l9OFXfbmzFot/SC3VsvezlLC0pYzuwwFRRLqXaume0GKO6vedzF4IEM6256WNImV7+sfk0RTD7kSTWBB",
-	"i7h415v6arSNCfsc8Mj9kZy1Ho+S8O8+Z8r4VLZaCYUd5MOaOhCZqm2hVDjAmwlvaba+fPIqQwIGV3u7",
-	"ode0rOe0t9Z20tvnz0kuf70fR9EZBMCt1tXW3K7K773dDbe5104lRHJ2k35emYaT9uybP2VstO3CpNPK",
-	"x5X3XNzKIc+FTxUcOO18BnHi26p0tsuSmpyTsBCxNeubenjV6Me6+p6m2vMv6h8srxZtF2KR6PqqYTOJ",
-	"p3nliJnCpq2Zo8InzvkVjxg4nTBqtmrm32ggaFhHF5lb2jbyc4faZcd++eJ7+UcuWXb2ScoJzBMTV8lm",
-	"fgmxKvziKpm7XzNHsG60s7Inrsxa2bMknMo9zIfqwk/Z3Ox6LCL3uwvrr7tCwfXvjz5AfC9mU3PrAyUQ",
-	"MUMxg8SWUH/mbySon9uNRnoZ5RzTUA5DGxZw3UStN9LyK63V+SGBOGa/jmD/sCAowjSEq+3EpaX4GI2w",
-	"GFCGQriGcmYS3HY1d7QhYp5LL4k60sLlBTKMT5qglD5VqSEzJCNU7WyngquNmq8aaDTaR51t5LAS2qi1",
-	"+xJ+NPn9+dd36nvZZ5mPtvfq2j7aqKOOrYVs6VAzZantM5vxnsbq1BGoKTIXQFO9OHvjOb+HTSi4o2Ty",
-	"mt/rtjP3734iHny3whAdJskYCyi+UvXR//W/Ib3h5v/QP5v//D//2X/r/vjvkL+RegczMQ3GnRvwEZGZ",
-	"sINMbIAZHFUekryMynXXhdNgvcMTEkVgaWlDFApT6aZ0kxi570vyFIKAMHVQ7oDpZmjwhUTmXWsH1tH7",
-	"IRHkzsbIWO92LInUpl6goqm72wSrsaoFu5eJbvAgPN5DveR2wku9POCb96xDZ8MrXPUmERb+WNARFlMY",
-	"vg93r8a1bi5fsxB0gEAnuVl/zjJny3wFNwmZ2EAzx1+39dzLXeys5IBNv9AqAA9w0fyGiNJCygSflHPg",
-	"ORzVXObMZ6rAnew6tJFPmI+aLXTG76B8CWD4e5qj+XCYi7/3BbzO4GdB3M9Ews8h0U+oeRQmT8cRPI2o",
-	"VHyMQ+x+/xH78Of/+7//r83mv/37/7rZ+rf//n9GVZM4lL16B7JhQO12KoAYAn9PPRSzHukLKhXRNI6Z",
-	"RHqdUPgCXoCjBxHBKMBhHNAQhx7qkZ8VESPK+IR76P/7L/+nf/v3/+P//z/8Nxt1dGjC7wVB190DCCfO",
-	"ut/sDkHemv5ZaiKNKl7lRzyvGLlcucCmI5RLPsn7/ncWZiqU1COXi1WTX01J0VS9emgZUdfChb0u+DXO",
-	"xauMyHJVMwEvKp27bWPhEgiiperDzOQrw+LgusLd1WfDAfdT67lPoYwzhgiXjIc/Yx7LfPpQ1kqcLRlS",
-	"xE3OQMVU/vU/j2+x/DkL9tKu/Ov/8S//y7/+F//3f1X5Mouxnfa8bkHG9etjktVjRZwOsIbxNhei4mHf",
-	"l3lJnaI8f+qr9FaeHlyIZhCE1HRTyLyBxpgKiarJ1V1jw0OxxL2ImOw7GxQC6SnzVXvrPc2OuNXI++Rk",
-	"wTTf3c7bxWXrIp4cD2kp/kgOH+lpMEayoEpP0eKXFW6SFvnitVhb+2pyfelpXf75bL/WQgGa+paKSvi3",
-	"8Ptz3PzbHj0zyUV83aBdPIyt50Av3KnazyNepGHdVCRcvsDQnVfMdvKH+/MP9+cf7s9ndn+mV0PrFk9/",
-	"SvQDc4ZnM/tLQmhL7sEN3MzfV2qDbugUK8o89EYQcgu9HkyFFhABRHO0ka+b8NEh+RG/i9EVZtJDPqQ0",
-	"pD/qf3nItwkOPjqPQnSlMAuxCFG3i6oYNffUsKY3KRZT1OP8FiUjcKEiGx7yTWaEr0fFdT8wah9p7oqu",
-	"4B+6sYAzRgLN9s0LHsJ9RQQ65T2p/9ud8H3UI1IZRxbqkwkKqRxHeIomXIQSHIHBEAscKOt5Um5RIhzc",
-	"Sls52MF0MIKFbo6MeiQMtbjRb4I1P8QQa1k1a7GPDoaUEUk89B0eY/0XLOr3XBAMUZ4H330PX0sPBUMu",
-	"CUNjPQJyrzb2TcamfgOCOqlEGMkpU0OiaGAeVvkdEVKJOLjdAAASxtOvYFRUJsN8smSUVAhlwyBaGT1h",
-	"bzdz4b9dEqJIFY5osNr5K4fI0HzE+DVzKBcyDoZWuS69CaijU70jaCLwGGGF4P5cJtWjQcd6IW3wRpUy",
-	"F4vJRWjyrhI/OvwE6Y56kRXnJs1yH/kfPzIfEGKUy8fWjNwknvUiHtwCnAZEVoXoTjO4AEcR1OMF8Jkk",
-	"eiIvd5aw/WI2AizbqvkRhZcz7NoVMD+kYMU8AGkjMBhN23utxtaeJrZYCMLUxdq4jMHfQQ31kuk/QYH7",
-	"wqYWu/DM0i3c3yP2JNv7d7lpxeVduphXRMXjNdUbrsZ6WNdlRRt8+7C9uekDiryRZBbceZXCL5IEgpSw",
-	"0ddYkq0W6p53L5B5ZzlwhG3Lyw55+XJ83fvu/M6s7Ia9lkS44sFr45fweHmwXce8dhWPRtjwvEc4W1ZM",
-	"yJqbWCV4tFT31ytyqd/TIifPPEoxEcvyltyErLUw04wdSYLrumxrvippZUlkLbq6tKvtBDafMLBZTMX9",
-	"Us3rXSZE4EEIR0Gm7Px6buGVkwJHeECuV6lau4AQraK4sKOivpN3FJhKfGulhxYT6ewgMlMq28kQq7Xx",
-	"13PQQmvCj7o70XWKN5p6Jo/GF026zsIDZdsvWx+6WgGu/AJFfMAX0VDZwswlpnithsodGqYikRtW2Twj",
-	"ym7lA6oQpSfSQvsYlI8RJEEmz76TnPn58nVb9UYGNcJaoodYYZQUZkZQy9lDPh6PI8s2Nu8C30JvZJqf",
-	"KN8gmEtAtcASvTuofXd+daRtYzbVRk6AGQqGJLg14Tm83zcgGgNMmTTZIkmNq8OTw6QIakliQW5aqzCK",
-	"3EjXrodd6K/Y3KdH3ZQsqCv1QhqYO23umWt+yMBHpnqZwbsrR0V6IGbL/Ho3ZQdGPDcksKe7+rTozMqk",
-	"FL7rFADPEgZTXlinvFTs9QMqpdv+sxRRqOia1Bo0fL5kjecs5OzgynZsVqB/VV2mRL9YWaV5b5B914tp",
-	"z9iRBaiZy7cJ4nFButf/VPEqP/JeXU8AaE6PJ1+qEDCGcxWwMoV8Zo3UhdVIj7lAY8LHEdlHnCGTH48w",
-	"6kWY3bp7X4BWd6Xwyi+RS8HE7QRXvAu0a3wV95IBHt3ZhI11IT9LqwN+2+1eXIGFCfnud3pq4PZS3LIt",
-	"Vw+wUCjbnLacz2r7Vc50h635d+3NzXX84gzhHuTdQ4VTC55iPGsGUMptuA8hsPBP+NdkSITBTNHSCUeR",
-	"KXlkCxpRBlmKBCksBkTJjRkytyUIzfYsIPdDEtE7sgKOYME6VIqMxqoEKqBjn6ARDgmSHPWxSFOBd7Q4",
-	"RvZrBMaRTL0nIz6C2F23Rh7CkeSpy9IWdkRS8fGYhKhH+lwAklafMiqHJERVA/ACkApKUBIaAe/CHiWK",
-	"CJZwqal1AgO5CV7vMZaSFFLVd7wlQKoPQSeJTejb25K1+5ZPUIKrEGGpkpVSnN96ZqEkMXGeBrUD2JSm",
-	"bkFw8vMtGSs0xkIlEJ8QSF1euqy0voCRmLMZc8Pp7Nj6gIQLebVwHYGqGDHOaq37e2QElAf1BEMqSKD0",
-	"33pteKzMz/1Y6l0yp9JDyX0IlLTXw9jYR3pc9lYEO8jdemUpY+paE2sFlnSUvD+3MD5B/l9rV4YEa+7c",
-	"+OgOR3HBhTUXSEYqezzKUFnfOzLPrS6cBHP5saalxcj9St3p95LuqERhTNqoac+GhxJgWg9tNdzfoIC3",
-	"0JDHQtqNgQOqskRnmzSn1GEyssCwtdAuoO6xT5nBF19zhoLIMWeSvObhtHzHDABWE5AqXXInCYju+YW0",
-	"x8JdnmSXHUwIuLaq9qaKWNgrLAhiXKHr7nHtFeoRAMq7/vPx8fGhI1LgMxDAXgSRbLS2V5nLVaJSlgB2",
-	"wrO1JpIdFlUopCHMIGUIC5iAnDMUf2xYkG8xtTDLko9pmoRIn/+qD6dVq9z+BrLxi9mtB/RDFI9R1Td8",
-	"xN9oW4KiENPY1xai25RUEmQ0CLjdnFADrMP7fUhp0LKSmVRzhiPDSFDVWDGCgGTIodvZKYGRYAes6RGG",
-	"tNwNQ5PyFl3jkEkU80RQFo9/8XzOUECBvB1PzkmQrARaQch/Vd28qHCsq5i7D79+RPHMTH7hwOKsyPqe",
-	"shJh1XHZLrfUlPvIHpcRnqJgyHkKwg1v9WIF1bR103VFpPJRVeo2LFfJHzmDr4flrXH35M7SbApEvvZK",
-	"XRrbNPvTHSWTmfdCPmERx+HMA2dTWz/pzL+TXmfMrBmhnF3MixSoZQY22zyav5agpxMMCBc2H00vq2wj",
-	"/09+dp2rCuBXMfi7Igyik/MND/k5G9GAy5jp5BsA9o+13jWi0bSOLB1SqE4wwVNp4Re1IhUIooj5jDLk",
-	"JyzKz+7Xnwqr+6dkHf+0dMm6873Yv669T0r3AG0vmlfWOn0wkuGMrgVpjsYeMwBuZtdSLLgsXZVj7gUc",
-	"zD7dxTGmUSzKip8em7oUTu4YtBvBJx7iWvbhKJrp7YV0o9E0VC0wAcqCKA5JuLGPcGbUiX5q4dl6OLjV",
-	"U2lA5mCzsVRMLyuk/LzYj6EJBwkXasaJvemGPTMn3u87daXZsJZQ6dqL1AJ1eluqKfmujLpvtWQDnGxM",
-	"WUNTJvcU2sAoiKhmzMmwqIHMMx4F834bAYH6D9Cqn9CnUxSLK17wrg0uufiSZKHWlnOUzMWiLDt6OSJa",
-	"B4OybMV+BZpZju+tq53Nbr+eCZuuALYyo84swyMpE9lfPnmLdCA4gTiR4rxvhDOqqglHWnY5q4oKxCes",
-	"nbK66QuZlZtwIo2UxdDGRh0duXpIsSmmMlYZ35RMf5KKRlFprZaSRfz1JAOWksdD8wJtY10i1dHDsrtW",
-	"Jeeki0P9TdEl5PSVpUqBZjhS4dF4Vk5cHh+gra2tPfBnpaWv0BCPx4Qt9dnMLROcsSPT3r3V1/RwYepY",
-	"6bpm6n7Ohl5lNn6lElvFS6r894ur5Nq5PCa35mCI2YC4OjSQSDMWRNqr3JLkGXuhMKIs23ZzVeXO19/7",
-	"SJCaKWAKcc5WNNe0XM5pDAai12pNElSGWBDjCi9X+/643Pnjcqcsoc8BVV7p9bfwzVAhrBM7iL+CPOxc",
-	"nKBbMkVVP6DyRou3m3q9bhxzGElTiipXDwxVv3vfBeMedhkoE/pI10nPymT8UtbnDqcPByqTeVnBYzqn",
-	"2P3FCZLxeMyFms1OPdGmXL7+XvXi8NiEf0A4LI6QqdjqrKikhqyW54aAjeocEYWwiQSBi+2pgY3+yD6y",
-	"b75BB5zpdyln8iOrodfYWOialtrI/yypIjexiL5s4jHdvGv6dfTd1fmZrUytp2KMugCPSHSAJdlHCeeW",
-	"KJET190DSxl/8/cBDUEi/8OHDx9qb9/WDg/9fUThjrdPiZDo+vrkUNb1cKxA1yNBH0EOfKy0Ub1eR1Al",
-	"Ew8og8qwEZXK4L/4H8F9pF/Tn4zxgHysePavK/qz/ZfiCkcfK+iLj6o/xVqLAVg239w0NT2UQWlr1uvN",
-	"RsNzmYio1dhHjEwgL4UKqTZgqEdCcOFGCh5LN4aAh7ZXy//NPyxIz8fKv9P/cnLD/pPcU6koG9h/BoKE",
-	"VOl30Rf0xa8jXzcKOplUmvXup6A/+kf/B90xbFKhZ/Tlk19H7ymgnPp3TR8Ckc0mOifxiN+Z4liC6B0O",
-	"PXCR2fJ0Elw/PefHqWKJ/Mujv1wfXXVvuidvj86vuz6aYLnRRkPMQqixg2J2y/iEmZjx3hQEgGZq1rFf",
-	"R6f0lkAFDIysYjLrbrLmoy00lNFM9UNT1MfothkPUxvRAdPqqNFZoch5yOEmQI+ojo5wMLROcnuXYGjJ",
-	"JJWEpqIGRFBhISDTw7+vwfs1eOzD5lt5jXo8pEQbuppXJbO2sri63Wgg/13n9OSw0z05P7s5urw8v/Q3",
-	"zIQk1wMztGg4MJxkLYeBSUqHOkLCTOiZ1Aq7+WiMBR4RdyGVfIdCTiRMOCRBpLc5Cy5lHXZUoaoPzdRN",
-	"kUW9nLbG4kYdXRgZkxlLNRsj4yXQUdL8mY12M0VoZUxEElgmN9yuJGOGBZ9mtwbweeQQCzje7FYCVj6a",
-	"cAHFoYGbKIGDW5O8n7ST5BHFanQjeSwCYjyK/V4Q0dAxMLtTAI1lytJrRtpEb+lrL0UDsm8pjrYByru6",
-	"3dxC/kXnw+l55/Cme35+c9q5fHPkg4uox8Opk4V8rNsW9M7U4XUL/qrkrIB7Q1BldmnoCvdC/SuHnaSZ",
-	"NwwbbK225uf2TXthBAW3TKkbIyg9TUTYYDnn8MSAXiEHi7JxrDT9uAWZGpCsHjH3fPtI4AmavQX0AEKK",
-	"ESRjIfhArxOBZF5U9T9WPn6Mw1eNxseKnyBOAQYTpgLE7fWfG41GAzxEzFF6GUkmSux+kkVnQ/EUBzdc",
-	"pIggYR1d2cNi5ItRfdook4jroyoIKlvzS3oJAJb+CQ+khxyKg1lfuWFv5wHyS/AozTHUhjPuGblKGUE9",
-	"QfCtTF2FXlJgC97RdDkQeDxMAcMkuv5zq9F6Bc/hzz3zUY+aOAHQ9cFnKWiYHCBu0Cfgg069Dv89StrY",
-	"3TU/7e559rfjo+NjixddvqjGr25A6NIUSiohhsKM6EdOGbEDbhwknTUO4U8y4j/SZOZ1dMrZwKZAompG",
-	"nYHlBekjMyfL0GVS6C2zmECgHUcZFp0tKRJiix0CGy7RTn2DA5MBibdeCKlPqPFUAC0nXHGElWYYWcA9",
-	"YC1wXaslKvLdqTCssbRfyys9S6PmlnoQRxgQooRRMM3Rc6zSWi+aqzKkVVIH3a51LiS4Pmg8VpDH6Dv1",
-	"q438TaiuF3F+G48h4NgGBW8a7W7zs5ZLX2xUcJZNQ7cbDlJOGuZqeKuVg0afM6mMXDm8eDWsReSORJAv",
-	"fEeE9BFhSkz3Dc+2YvPb7ttTG7YEuVigDhnNCCjNvqbFqGap/iXgPo2oqsH/973sT5dafWZw0w5zyz6R",
-	"RPkJIhDEVgWcaWZHGYiKEVUIwqZJuI+2W3vIv+x0j25OT96edI8O/cwIiBLTWkdzUMguHVF7Q2EMgF4c",
-	"3GpjdaxHbfzOiWLcbDRcCJI2em00lRuUqY/TuTjZh7jwGmWo6m/iWA03Iz6gUOnG/FOQAZW6/w201YCe",
-	"MtWQc3tn9lvq11x/+8hdFUm0k/xqslXzA7aBYah7cIHGhAjPBSS4hOiYKRFLlYYjwQn7a+2YiwkWIQn1",
-	"X34ahaAbMXnNAWd9OojhOsc2MRb8flpHV0MeR/bmwIlxLWgFql6SkMoNfaRiBlV7tArrZVZU0yWB2vY8",
-	"HgwT9Emjf1OJIj4YkDBDXam642qsOWVDv96LaaQgAC99D+xmiJxLg+ncqwk72Gk0kX923r05eXtxevT2",
-	"6AwoyHB/oyVCOR4TrZAttObMq06ar6i5BFu5srWXsZUNPZqiAutbsrBK/n3NWRg1GfAxlL6DSJF0RVLF",
-	"17yhl3IypMAdk361/ikNfikj+5kuNSsPuRErRjeB42QL6BkLv4460IhTDJK+Mvx3C/knZ1fXx8cnBydH",
-	"Z92bq4PziyPfSnfgKnU3E99NzY4Byni1kfFKjaBMYKn6nAxaj/82YWG2987Fyc33Rx9u9LZ3Tk/P3x8d",
-	"+lYmjajUeoWHJoLr/9hYd2MqwWUsNKcPF2xZ2m5TzwpU/xvbPqDAJi3kXA8g4iS3hs7F+VUXOXYBpb79",
-	"VES5KuLmwwG9I9lK4pYI3xGhZ6vNSXZmVUxn/UFNwMTgC6wHcUSwfl3vV0jGggRgZaekQiWsLwm12eme",
-	"u5UHvEQ7c4z8Q/sCSOchwaEJv4poQJgEr2Jq+0MJBvj9kvRrF4KPBSUKi2nqN8n++CUDa5OYROhEylhP",
-	"0UYsatI1Qf3SOFfumgC2MiYMj2mlXdmqN+sWEWQIzqRNwG0zsg4ucUoC0pyMRtWMk0TbcjMiu15xMe6b",
-	"BkR+EzMcTRUN5GaI5bDHsUkmH5Sl+Xa5wpG0V9haQlAOgRAhnsp21hB0JR+rOa+RKdsSDgjCUuoHnMl9",
-	"FArct2xWq0DmSxOU6spDgr7NlSUmeAP0fgjbSPMmUj0qZiGHyDP96oYHeLpJxN6MGuIZmSC9jAyz714c",
-	"Hnu5DySqgoXiRKBRrAfEdLGRghPnetGTaLs2S9aJOkmmV9RLxZRtBW6zIWZamdBNE9CNqhaQmWkDaEKE",
-	"zZ0KN+Cw/elPF9Be/U9/QodwVZaB7URVvy/4yJU65gb6FJxhHupxqMhhzYi6eZ6tD6B4iKeoet092NhH",
-	"tiHFUWvPtG2FmP7MItuSxGFlqcYqARAkudWAzzzbbKrFdzI0NuIggDBDW7u79n0Yl+sMRuEZ69rMzATE",
-	"QpuwTPC6JSUT8ZjVtGedITOGip6j4UqaWY9wpDVeEhpE1XJPhuK8blc/MxzntXKBW22rvQqCfiaCS7t/",
-	"x5qdMiKl3sKDWbLB7soiJSFq+Q1UgceBhXflpn055BOEDQ3V0TtNsQXqzh4BcATBwSh2NCIjDlp0mEAN",
-	"GQuuZe1+aYBqS1MG9CHJDWhi/H/2y30UCDyJgF8bw/YWxawfC/OT5RJ2MEa/NDqfNBWzwWcaYhpN7UtC",
-	"2kh8zbSMBuDZK0LdgQvmSk8lqjIO3ga4aqIGBFs3YQaOWWI+8ERHwSMCxl5icKV4zXc8ikdG/KVb2E7l",
-	"vmfr8DulBsSpUUT8hDm3BcEhcO9E7p2ElbZm0x33zmHCv7X4cD6oEplxDOHY7gQD9XrZ435ojmq77Dzn",
-	"Lu8qrUZrt9Zs1Fo7Fa9Cddvgt0sFpN4Nd22BZ+JIyi4ti4M9xauNNcOSysbYrLW25oxR8bVG+CkNCQYB",
-	"3Wo0CmWRsnmyP9oEyrT9RZd3yRYmm5oEH8DdTn5pzr+veBWjxMBIClbsvM7sF5vJ6+btL16lxOZduZH0",
-	"i0JDtsDlio3ot2Gq22ZZyz5Lln/zNQ7d7TR80lz+yTXD1uohofloa/lHx1z06H9k712Y27ixtsG/gtK+",
-	"WyEnTYqSZb8TqqZ2FUl25DiWRpSTyUyybpANkoiaDU4DLZrr8n//CucAaDRvoixSlmx89dU7MdUXAA08",
-	"5/6cJGEQCT7Y/+H2O66E+IVmUzM6KBZ8vs6MzkyufCW2CGfYjyr+50+9DaWh+2jvuH1DIJYk9balAyh5",
-	"dDtp589oZ87w0ldUQQaL1z21EMN3u0iyfpZ8WqodngDoWjDuQ/q/TcawxSgWf0WauJBVG6/LVD4FkNbn",
-	"2LYKNAoRoJDrGeBg2cAAQiYKThKjbIxtWdutGqgVpuiJo1PnOYGRfyfLYOYhKnmL1EX94KqaCL4byDE2",
-	"c7GP89U/aJuLr22St0J5UURH/qvVHb04nAHFXIZe0lK+WFFmtY+DoPwF5S8of9+G8gepPSXEzyl+i4RN",
-	"ecnuKWL6BVXDnXnVK+iJj1VPrH72Ezqt5KkGVfHRqIqtg9vveCvUS9v35hHqlhcsb1jELHHmvurlmDeu",
-	"2VQuVSbPs3Rqii40JCtiiGEikADGU13XmClRDmj0xJCqC87nTBV5ZskHmiTWCsc7yZIjZXzNPZEnZe2P",
-	"jVlVFLFF2A38Sg0QWxhvEFk6PfRx/HYn/hyap1yqozH/Wa/KFqEDXxHw4rHgRQe3kN7vjxQA9F6xR9Hs",
-	"7woC2J8AAPzol8sjHgu54Ii/xeidO0SGtoxnVil0NoJHfqA1/BliWpPX6/gfj0XC4joe+kNMKoFsPk83",
-	"j7simTZnn6NtjvmHzz8bbTZg886US1MCknjMq3MWQB2VTX9Cbi4lbHFJygAqGmUHz8i7yzcNSfusku+z",
-	"//wFyWmWiBHpcgXaNGYgQQY21cvZ+emooS8bUjk8JPE4Z33+AfAOS/mBimHfeyoOxAZHgT8SCb9NHV0X",
-	"ugGCip+xiR7xg2EiVnMhZO1gPQOTyhJNbBAPq3xTn6rFE2YXbw2Sj03NGoxkFSqbCw9JfM2mmHALVHCQ",
-	"YwB2XUDtL4Parb/ffo8Z2BXS7sBte2u86oJOtUl+JcQbmg/YIxUSuDW9434XCeFrhLsfOfoYUeFbTMFS",
-	"hZMF+QyOzUrjkOkHWnFG5EUG7bOkBjaaYglIBi0UgLEE/2VSEsHzBInMmc3YQ22UcAXuHKgpNMl9QIQl",
-	"ctP8da9VekVcMFfPE7wZOUOaXut+TEU2qD8YuuIkHLrezXVwluwsMHEPFriFcakODSdW9cNZf1TArS+E",
-	"W0/fPsX9dR/ksf79pcboW6/A5jN9efYdy3x5YP25gXymH+8lTxWQNiy2pl1RlsnYskpeSfumnw7ZkT0q",
-	"WYNnkmWSa8Vf344u7JyPQLmt0czlZ2oIpOMxo8D4ZCHVr/tSEw26gFsM/G6LHGyW0H2Bj21N8vplNeve",
-	"UgFx0ZrXYXOqbTry7CfHUQU7PIR4V1vhHkI4jHO/LfXAVcAHiooXW+QHrQMTLDPB3thk4WdiYRz3vlgI",
-	"lUbLzT5z3bYMP/P4zzD99jY+iFVWn72GGG6TGWXpjdc8d9UJdNdVDm+AkUfl/v/m7cijJLFMlubsfw7O",
-	"AbDYUIP9dde10lmo5G1ep4P3bUyp26YacqxHGuIBQQ9Zw9GDJTSbUUSq55OPgICi/XGJeoK9q9FzApWS",
-	"1lDBbBVb1Dpjt9Ri1z08Jv8g+K/3mf0nJjnAX+uHtgTVvGggCM+UILEtyY2b5Dxjfn6NxgrLHkOTxJVN",
-	"N8lPsOMITTmVTLZJDFlH8KLduC+QzgCLB90AIxLLIs/MNcAs+dZdZTuWRyQGc+gIra94N9b/wmvgD03y",
-	"I/DOpNCjUq8WVrgnh0TRrlxQMGz6U/ZYmlpCZWxp2YSVwVtm6pJJX6SpmIA+GFcqnG3Zs3ngUKTAiU79",
-	"0l5lqpqBp7xabWzqnCNXONxsNuuGxsAWhE5MDZb1+12d/usK4jfuT5AylomsATTQMBJZOvIQDiJCSTeH",
-	"aqX/FkIxQPulTNMj0wec9HmKvx93fq0EfGL9l2YuJv95+2dcN606RYIRnlGRKj6mudrV69OA7VTWTsEz",
-	"TYgI083gYVCYhZsyNv2OG8gz4WecSTrVr5dCrwA8yUao3CgplrLQjEAfqgi7kV5D11yRm33f5RnNp0QP",
-	"rQ5rMcRmsAUQ7JWLNv9qKHSGYsNDLA/aawFHgcjJ81bUarX0h5HlnXvPtmU7IIiskLoLPQ8oandmVf+F",
-	"vohldFuLCSxzqFXKrKcl1cg3xcRPlxybE0bzlOtzkXm7QRJ5zcdj1PgXDVv/+aRAoQ9TLUd7S39y1CaW",
-	"GVULtiqytfVEYgS17WVo7kJCt52/7f4NpcmdjJ8z+GQvRT566MgbvnmmZU5Qf4L99GTtJ9zRnq8XAmHH",
-	"nV83akndFqPbAq6bYFVpF243XBUiUk/kwP+whjDw2CZdSx3TcPro6ur07cnp6fufjjrvj08vr85enh0f",
-	"XZ12PIZMjDnbLQr67ExdiVYbgWEqsiQFjsGM5VTq7bS+WATytkVS6P6jsKQFQNjWJvHS2cfRzB9/PDp5",
-	"ddqJv9pjoYHQY1IDmFyxNRasDfjVH3V8dENOtWgJOYDrcOVYbSiRKhfaMDq9ooO4bJljmGCxOB6y6GrU",
-	"9tUB08VyP6B9xLXRa7nUqL/pv5OYCzyN3C1c1Q9JfNZvvBUZa/xCVc9yVPCyTOpZ66CsJwMbbUtx3QFT",
-	"95JZtwcqz/p6ojDPh4lV3kVR1t/9trMI13xtQYlna0qyX0QCOUE7oY5hyzj4Cqhn7wuCZQS1UA+i9yKX",
-	"9P313u0FUKss4Q9swX8OKAVlPljvjxOj3hni+M0GQB3X34rQypD1rqWhqsTKB1Kj+UBk+zw59FmT0Y85",
-	"U/0KrRdANwMyMvcMpCDNvJaBhWToVlYT0ZCKjR0roQbK2UKLGiVX51cXSNXsN/EAFiSRpdMIeL1f7D/7",
-	"O5GmXenz5j4w0MU564kblk/NszBGoUdQR9JpqGvgasjyNmYRX/12/v7l0fHV+eX7y9N/vju7PD2JD+cm",
-	"5arLbhhNpZ4aJgnPTghy8pukg1z0Thy04fPOsrtH5DQ56RxFZM8ViCCVJp2hVauZgnlME9aIgFSGbWBj",
-	"tD2PKuyNC1gj4WZkUm6TTPikBAtyE2HvbEeIvNHP/kKywyTDXul1DUQrdxcgn+91sWG748vTk9O3V2dH",
-	"b6r+lt/gwCHUiNydPMN1WB41/TjTVMj9ZguZSvNOX7URB8wWhjXrkVmwMnG0GJm+JV/M4g2zYFXQC/MN",
-	"KBIVvaHDBxkBjHbKQoXrdUYTEMWKLIvTLDGS3ZaauJxPJ7IOtXAFqQTgGbsiSJEx1xnT3P+drEowWQ2Z",
-	"g++l+jBXsom545aInmWJNEH18tFmVNjPp/IW44vyq0zIOUhqc7cjeQSdRCo6LUtQH67qG7/G1oSrKNSd",
-	"pOuCiEgHF0UU6tDfF+XiL1/wIDZDOeIXMaQAEPFgLUHEaOf0g2IZAMHq8iANmiO2nBT36/N7bwXpBkz9",
-	"8hn+q4fybr+TLL/IRZ+nwcH9TTi4Hz/xxjFSUYB+skK1uw27jF60XOM777uavZ7IDAGGVacsGEHpsxb0",
-	"UaURkCx6PcYSiaoBaG6SGJp9rfgVkpl+HlY9Yxp2Z1RMJSwPIOarZGJyqGHLEXrnLGMTA6I96LpsnCyA",
-	"mpaW3pSQx4TKa2CgRB+JUFSZTpQVHbGNY04TnAn0STItnVDzNHBt2PyAUMRw61eGfydnihmB2X1bUvwu",
-	"8SXBr/KN+lWMRJ7LYam6Erm0Xt1K9wibo1pIlpAaHOHKrseOMmbv1zeW2bKNsS3zrliaiG/RhWL3xjfp",
-	"KDHAWHrj13KZ2M5IK+InUJopjWsfiZRMKnfOGBmnNCt7XQHFkmm0yAeZJDxrkmOkK1ZiAjTO0NYDRVzu",
-	"fPzg/L/NtV+3NRvgk0G+1Exp0TXfQK5JDlo/kPj4/O3LN2fHV15TJXRyckkUvWZZkxyV/MJ4EYyuGEOW",
-	"ummzTES/T7pT14YJ1vGOwtEs9LbEIj7+CxX7ri0XjxxNNpBxYXUTakqLa4CD4Dy4n+DUpuvL83dvTyoi",
-	"s7NkjwtDueX3jd6IHLzTC2eFm5vDNyXWyi93H4HWWkMwHYusn/Lek5eAiIGeqFrXSVYKRDURjT7E6XcT",
-	"DsVhy0Uj0jxWMgswrm0NTf0p2y7KLrKFbOqLGRshzI9/0YdgiThbEJjXYlEfIQwm9HKmXOMmmzXg9aJO",
-	"uOxB58GHo+bCVb2y6RBbEoju+Sf4vvuGCq4W5UD0+0FaPa04wFeNhqt9bldFvgAxRL+/qUiCB50sW42c",
-	"RxYSZ+xeyIZajpEaCQ/XRkKvIlXkZEIRGyVTpBgj3GltPh9Zj5cqxrYPsg/gh25ACowDKAdH69yH08gw",
-	"lkJ08KHAFNf5wbD0NLszlLY2aOKUOW/B9xZA+WsG5WwLmAwAtxySL6GlgG1rC7mpRn2s2TxUSMSUEXlB",
-	"Ej7gStZRK10DgB8MEGGSVTzcEhy5l3T0KwMePUo8uiuwPD6A+JEN+ILThYf5/iCBVbWbYw7D562igv0R",
-	"33jXbInHRW4KkwjMpoFRbP3+Il277+2RNQdhWcWLd5JW8Jra4MV+qxURaiyZMeuVDbolncqyKCQGjqQY",
-	"G3Fjv8gBgxoO25EcUwZqkjESwxCbeEv988qIzTRW86HCe7ZkvMCzv5DJAu9eo+1F8CJ9mSq+0NoCW1sg",
-	"EtwZm/xSPPzpVvqcIwM6kNwELhmoODONP6Fz2UjcYJPUmSvnLlSQOsEzqRhNqgn1XBpekDbhiqSM3jBJ",
-	"4lenV8QMNCbdQtnmFgZD/b/DRLBhEdfw6HrqRqZfkPsFx3IjrllCajFmvLbtL3FEckalyNCzFUMWWRwB",
-	"xCI0Nu2VZMK6QyGuCaO94SG89XzMMoKfguw3WyQRvWJUaYm714rmGvSCH0oiDyE8uh6ZeZAezUgmoBcH",
-	"y0mX2eWsHbR+gE6SKVPIZ2hX17QUdlLmAB5lE3MtI+Q2JAPuICsZtkSJdIm7jdT8bQgllnYBavhbe2Yb",
-	"mB4nsL7R/LarB0QPZA73IrVxW/De6LyE1OZo5oxXsBBO9DdJe7PagB0w9fmI9IgIb25VTEMxQGC7ecxs",
-	"N5+Jias5bi7ZOKU9k29rNB9gfhiKlAG5gRhxBSby2DA6I6Exl6SXMmgvVPOuMsY26eY8G0jSpb1reHTF",
-	"1K43yVFmFTF86YhOXT/+GbUDOstXhscNG/IEnfEim9XetqKdIXfPPbWzb8zYD37Br5us5xsOYxrk3LQn",
-	"YbdEvqUhitMZc9yopPCUiGRef7tI/w1yA8EhCyQWVaQkxn6HBrQxXhdHJDZlGjGpjalU9t/ySMWWjsfY",
-	"8DXrCehONXKztA8Yy+bHOPNqlAKOAnUyFJJ5N0xo6WTQBvhkKOA3IzY8gQCVXNixzijbXaGG29CFXTDn",
-	"qPxI21GLH2Hsx805BIGCgruVqBEe6O987e9z1d3lqLr70f33WfJpFyFmVY4I1qNBJnMJTsbsBkDDilJp",
-	"8ReSWWbaygDlirvbeV+t6/SPHYN0f+wYM9/i65HSYKz/gQf3Elyr6KWd+/kYkwX1WMZQo1N1krrXWuxe",
-	"7HItx/nu8o3vd8Wq4C6HxoGzdz5rtrxqINv6AsA6/05av4gGUOy1rw5N4vgynzCXRItIxUxit344d21Q",
-	"ckjdMTncZwkbjYWGOeOFtg5dIz3chGo0lQK+jie05r9h3fP+tkiRoWGSmNKdDPoCmUbQdrgwjqMFryx9",
-	"zz2sCaPS9dBxMqwNC1X5iSiBhpCVjyjmerY0DVKWvJmZLE79KxJWmbR8WDUMZGppW5HHpheN2bci93+k",
-	"tmqpzEg62IpZhUtWlTBbEqpH5cHfmjmGeOHZY58eTC4HQyywpn4NdpU+QADS1uFTooLVBWZTve5uZoFk",
-	"Wi72z/SfZRWOi7H+v3utlteQpdpCl9QAQadWQGLT7HpEaAocgyZo1v4ja0DrOSPTxizXwJ1OrXFjnx9h",
-	"wS40gysL4g1sWV6udlnni8+TJGV9RRJh6oVvGN6tZYPImMRMGBPm4BrZ90l8fHl6cnb1/s3ZL2dXVgcx",
-	"FYn40Hgu3IyDberJzBhypp+FZ6OZtFjoM+5kkN/XzAUWHT9AxiThWS8tEpbUIbcWRswS22eNqopOlZDY",
-	"vObMxC9VXrBy2FApPYA4+5pmp0kTMus2N9FF0hI+csYqYrNa0WFvP0vkf/if8eGyFV0Sj65WgsClXtBK",
-	"61ezuuoY6G1hy1S2llHRRJ4wkPyxNzLovlfVMIwDgMQ3NOUJV9MTCuQs0EgeBl7uQxNeY9DhD8YYa73p",
-	"dER5aj4L1qRLCP1XN3/OenyMNfAk5dm1PnT6oRVddkwHjNTij5Ir9r7I00+78Ofp7kf/Mq0Qf4rrhwRS",
-	"uyDXAV67m7CU6wuZnulPItWixTUIhEv0UmmNC0Z/agbpLQfqgU59xbHHnjrYIMc+/Q5iJ5zkEtryAm0F",
-	"043fcu60fc5oOCBeqD6y+5jYDpHMdORHJQ9IlSWJnVLcmzZ+ZtN4K8obDGmr4cFyFj+z6Xad6AAbX8iT",
-	"jpBV1ee0UXwXna40gxrgnJzqga/Wpspb3B2hofjnKof792Mt8CVwhbjgrcakTBSDoRPwViGoYJIsZUnp",
-	"KG3OinHka4e2lIMiZ3IjVAdbHuIsOUJFWfmW+BEqe+TPpxAbugf91cnpLxfnV6dvj39/f/b2/cXl+avL",
-	"006VWvzIKcNGJ+QLJB84nCDVJy+yDPjgzN5EKVxmVm7kLGx6THO0V4vXJY48vTAi8dGby9Ojk9/fn3U6",
-	"7741fvGlO8cu0E60U10fPEyfbUXvb26r/3z6+/vL03ed05MZwreF20ijKJSRo//PevS0obEZKre7vnXV",
-	"bi2n9s1uR+/rPtIOg6CJ2liMtr2o1337HiHunGa23fTCoPY7CUb/YlMPrFVjMUJid0YuTl5+tTmb26Js",
-	"/tF+hEdL3GxHGBI1A2vzY8m87JanxuFf+dMaVcdr5V6aJ3rpl00Sp2IgTD+OhEE9jQZkcvH2lVYXO7++",
-	"AiekIiMhFdl//oL8zH88JPGEdSVXrOzkQTNCu1KkhWJkqNS4Juvk3eWbQ5KtTy4Za1iiSoDXjNTsW9VE",
-	"1AGxqu2L0a+q2GicUsXMexDa9DOmbev5Y+hG0xfEh+Z/0ZuruEr1f+cYDUg5tiOxL97bb3njO9QPwacX",
-	"OTvDLNQ1F25v/+964ZrkImc3nE28nFNtvXrztj73w+pkrxkbE4UzHrIpmbDcFRqBBCgyxVOSM5cG+2Co",
-	"b7JWy/26FfeZeTx2vHvwLNTPkBnBxRW6lzxwoui9xYhWo33Y2bVosjyM+U6a1CV0rTVJmaIichdq8x5a",
-	"kvR3U9G7BhCjAHiUJDnta2nSEyMjtAzEefd/XpTBn1XbzmqhCot/Oi6v/4y4w4NEFLwhvjKj/kKhBW8k",
-	"qxDyzNTFijwy4d8F8QQXUwXSBSVyyIoC28vYWJB2bD1gszWhIULxtUYoqqkH4PMciUwNHyr88PnvD7GF",
-	"bzC2MOP8ne2sUSZdmrwVzGehBHIfKvLShrkg1Qdph63NUzM7i33gUvFsYFJR4jcmaTeuR7Yi4+7xgo11",
-	"6ngKc509ozOxjWh5UGTmANvhLGiblM09FtO27YwqWs6Ov/R9kY+o0rZWzhs567OcZT0oCJqO9Y6SKodT",
-	"+1XJrQUAMneolsVhQqwlxFpCrMWLtfQq9oy1Dj3FfXmoZaHpZGIuFWPxdpoitO8qhETZAhOvTEjz+IY8",
-	"RiDYpxUKIHxl8r47fY8FITGpgXTwIdUVgEB5SKawYf41G6tDr5YDe7vRqXR14BuwOFfz8dzP2FyTlWd+",
-	"9cHxt3j177TSdhUDPU8ozrsXPc/mYOoWmp5vkoSnskDLqXjuC0aPiJBnTb9UiPYGWp5HTcuzKVT0Kpfn",
-	"FLfdREwybQotp62e6zhobyHdonfNFKk9h1IQ7DVoeOz7YJOD6rE92LID2bwitQqMxkm/ikXmul9YwukV",
-	"Wuaz18+b7AtdJr46dnHyckazOsb3NE64HAvJrbth1XE3t/h3BCf3I67RfPoc+ycWHDRSXJy83B5ylUkP",
-	"q0gWGjnLoAgLOoZDLaMpnSr9k76/MaGKHkLehSRZMeqaxprYvKiQEMN0QU+PJAwNJ/8AbxQBV8Quy3V4",
-	"WBx8EKUsQFWAqu3lTxhweEBH2a20MLdQjvgAc3cukS2oZqvZNzaCSE+cSyMgXyDS+NYZDYF5Y/N+vsUQ",
-	"q9FvOcCeYrGH6eFrCAHmakOAH8D2+tWm2APqessgVc9r8yre/saADlb2BAkQpqug7p8FK1gCgsjwJUxD",
-	"ECGofQ+ERrBNtwVGmAy2sgccVxh3j0iqNwqgTG63nEuFcV1zacqyhOaYdUZq766O66E67W7VaWbVH29x",
-	"mhlgiFaE2rRH0soKUKrMdvUB0hymVcUEs1xIS/FQgxizChlVVh2oaldYmYulv6RmGdEyoXiPleRKKZcK",
-	"+jP5NNXbiz3o1/kKD1/Uh3PpZA0yQ77jd7IyWcxv9Jm3S2rqKnOn1KPi+sn/LVg+3Yl2MjpiO+0deOxZ",
-	"siSXsODJohTCjwsf5Y1sMw9EqbMTfY5O2cF7Pz05muvKLALLdWh1ugZpNSAFSXx0cSSV+k93jqAgKGsj",
-	"stEt0utVQZOeyA3LorXPzHBEH6tr51O4fUQjNeHKdvSxR87FepNcznIxaqjD/LR5CMQ7eWJEA+L8LW+O",
-	"kAxZ663ymo/HLDk0NUdaQr3LtO4bR0QKkohFZcU4ywnFTEEtIrgk/wVzdcuG/Y9Feo3fdTsuz47/jjsV",
-	"jO1vawyySNXtboLgGQj8wk/Cy2n8CtlCre7z0Nt3LSDl71JN+u29tV58wUp9F4fwtNvNwySCDhZ0sHV0",
-	"MLvh3dnFH5YdXu8Iregzf9A6QEbj2GadnCWxITLJRJmKMkMBjmzTRE6lYiN31b3O+upO8jDZLakj8Gxs",
-	"mX0nZWRvsyNYpX7ABaYvRrKi3G/VMXTXhay7oLk8+tb1RnW5M97Nqym7H40P6tOu81btsg9jkauVsZE7",
-	"gZh78jKdBV8IczjyuAbvpr2c4kQuqBqCElMddIyc81LRXNny/5SZkkry7upl4++kO1WWDX9E8+uITIa8",
-	"NyRyrIcth4wpMs7FIKcjSWqnH3osrQN9FVGC6EsgkCLxYYcujMJVBB0BljkBu2JU8bIlrE+LVO20+zSV",
-	"zPnrukKkjGY7n9ZQuhT7oHZ78ubW9Gd34Rp5z8edX7GHfy4mkEde8tP7fQRK+iuaJCxpk5gnEWi7b+mI",
-	"RSk1/wEWfGRQ+0hFnj6N7kP/l7eQ4BnNMvvHZJwWht5GpMUIWx2MmKIJVRT2YU2KXLGk3qyY+B3T8RBn",
-	"2DVkNnZCVZOgWvTeNu0P4oiwFNm+rCO77JhYaY8IzSDg2hg8KPEhYaOxmroNovcGOWZpKnF7Ajc2+EL+",
-	"EUck/l7/n4b+P/9vHBFFu/rxx5fgZxnnrM8/2ELA+LuYSIFeGK2AePuW3dC0AP+JGrJRk3RUzugI6Fyg",
-	"wl2fP9jDxptEFe1SCZ9WDvXfulT1htjuZC9qtVp6F8gInUxcSSImGdwfud5WWkMqO6DpQfdEljH812So",
-	"Tx/ET1NI7LAlAvJQnyLsYuF/E+Ncglp8PV+tlnFFumxAM9fqqlIkCZ74pMhtUy1XDTGiU0d1ADRvPCOU",
-	"aB0tx2mGdP5QcfmlfRR4IsvdTyU57vzqSfxSUC4T+lWxOyP2b6kFrzaZ8Y4r+o2HVEKXo/nq5Eo3G1PI",
-	"rG/MtmL/4PCt/bOlyuyr0mldieqVTnEMbtqi+eCZCBlSD1uXfV97IJRhr+tdHTD1+WjziEqvb3WqhDSm",
-	"UHT9mIuuPxfySpdvsQnXxi36CXIv31M/2ZJTF6mavxAl6Z3xJ6hRwSn7uNmdN+qV5b5D9gE9sS56/Pl+",
-	"2PU0nccVa7azDeHmoK1sIz7tJZssaqZ0C07c5siplNZtDizWzq6GEHE1h+ZxQMZmUpuPZ+MGa8VgNlKH",
-	"HPAo4NGW8WhZ8ttqSFqau7wEldboVGEa7nvtB8C36hoOjHM2pjmT9Wo+cF/kq/ryG8etnGa9YS4yUch0",
-	"auJFxnEEISwv9CcK1RMjzNf529+uKo3y91stCD0x21HfkVlTiRnPEbyR8P6iNrd/+5tpJA4Z0y5+WhN5",
-	"dRSeI2sujToyKUl+r3Y9NKC9F4WCRvk8I+wD7al0CsFR0Sex6U8ekdgkXMekdivhd5vEjs/bJD5xVYf4",
-	"Zh/6jsekZni8GQEiXnT2SSX0K0xCuBkp5JXTpLy1y/oih0b1BbTHl0Wvx6Rsl23kLac/tEkvVDQTEhxT",
-	"iSXhpkAzh4Clez7uogqdv/309puOKM4eKhiJvhFaAljPITeufTmGLPOMke4UA7o8w3i3eWDODCOuuGE5",
-	"XN0kQOec8H5f7zKRkXGRj4VkJcFRl/auB7nGCvKX6JJafHHeuSK3n6Hdv0RXxnWbn9AzxG/eepmV5com",
-	"PPgb/qC1P7Mq+gD1c5EpUmQpk5LENE3F5ILmWl2A7aUPIegN5UFym59LIkc0TbExo9LfBW70Dg4fjVjC",
-	"YftSmKzesdqow6raIsODjNR0cht97NdlaeoW6fWreZ4m+cTb23uzeiA6leorb6shuMiFPvssaWsAzade",
-	"dsm6cAaE0iUswdlw51tvTxQJowi2miGIR+BdgBShc03wZD3xLudfsJn52j3LQ1fy0A0jdMMI3TC8bhjr",
-	"mHd+C8UixS6FehU/h/tvPX17NTWCMaa18qjVW1llN4hIn2dcDk2BLeFZLy0SlpCaGjKekyGXSuRTjaLX",
-	"bKzqbU8r0fq0yaNAflOt7EeEShK/Or0izWYThrf78S/RPUs+xU7N56pJ3kkwApTQA0iM6o0VtGVjJjhS",
-	"qdDD1PabIFJboNpyy2m2SWUb7MZ1vYqe+shF9lp/gW8hEqGn/Vp0g+MvOP627PhzWLUZLI0W+gSj1c4+",
-	"pDiFXucms9TUEniukdolv2F5ZP8iWX7De+w76ZLU6030qnk+PNu01nkkcqBKIAKfoVGwJ0YjDu/TJqWX",
-	"qQ6sA4iU1o3VnQKdIPhS9P8WIyAiYNbFgldB3R84gcA4lZDAlg+YhE67yCdDsym8bsJ7rEmOPDweowFM",
-	"Es4ScLjQa5Zp0UcHlGeArjwjtCsK6LhuXSWOvoF9MM6eJomVUMZtY6oDrD/NeF5M1QWInxlnpEQhAENa",
-	"4YWElN667ydrO3deNkXHJ7qeork0fhzGRBRpgiulx6HfV6GmWPVyc6EtrTyE+hqfL1e/ISKS6y1gMnQL",
-	"yUpG8Dp47ECW6rnrFTaexKVdRH/Rc1NDmsGt8OcVDjV0KFQbjxq2jDI9epJzvSzRbV43Vf18cHIwI9uN",
-	"lkrlWDBz0DuAH2PerQEtvYoMHKYsIeMUekyZfZuzvlatm6SmlRrf1beuazK2Dk/oCYZP9ZYpMiR6Y5Gr",
-	"Gc976cy1k/Jcuc06mXfHUjmzKHBy7d14DUslw4M6YjQzi0YzY6ymjN4wIsXI36D4yoVrt1XHIx7KObXn",
-	"MeWNGeVkpQNxf9NvuzPzSKj5faLtpD1SzhS/wl6r1dI7zK3oAfxTMiWP1E5bb7cXjb39RmvvqtVqw///",
-	"9060o0Fsp/3Di9anOTfGrOjZf96aoTTqFooctByOOLQvhQHKzXEuED6HVGrjtHWItY85y9hEaxp75IT1",
-	"GHSm0OOsN8lbOmKkzyZe8STKW8kU8cEfGORgfPM4v/G+v4tlsiiUaauxQiyaHr9zcisTCmTXYSUKCgqB",
-	"toFzK/pCc+7QnHsRLpjCsxkfuN6iWIzLpTUXpCvlRPYvvbmMD/rQ93GMBc+geItwtSG/+MaGM7fHbd1d",
-	"EGy3nAm7T/78ulKKO2BoUt8KNka53nQP7/u0zsWVPtBvu2Hn3Z2cA6Y2o+zf7rp8rb/eo6o/W0O3DxVo",
-	"oQLtUbf93CY6R2tlWOZswKXKnVIQsPluVbyX/vo98Ypefy4dphTPBqFPQYDXpwqvPrQRafbz06n2vTey",
-	"bK2h3jxKYCHwQ1cA3xevgsc2FAQ/7oLgzUCYXx0Mntlc7n40VLNnyafdhCdNe/KW6n+J6BUjrc7FCU/a",
-	"E9Zt/1G0Ws96QyEV/Bdrm2ebP7gX4F9jkjMp0hsmiRJaJwR2KhOR1w/xwpkk/r+fHcX1JrkqOXG/k5gI",
-	"BYjKJRnRhBk3r/5VK5JaC4RAJIPEqCHLGUAxxK4pOKARqzGsrW/DPlR1aDxVZNeZmGQeCa8NOh40yTHt",
-	"DU0fuz6/YS52XovhL41jkalcpG0yLrop70VkRD806ID941mrFdctSWRFZ9YSI2MT5BikfQXNaXOBqnOd",
-	"5IwCXR4yFuqBmAC+/370nutZSKw/KSfpWsngo0E7Nw9vkuPzy04b+LdEzgccc7QuYOhtG+M2j1mo+0Ly",
-	"RX7CkxOzLdZpiGNNnPKL8sRRWo4ptB4y9ZVu8+zMCpQ79qXZnm6d8OT7u8mrk7MTt1xLAionZyfupM24",
-	"bo+gsslutMZRmopJ4xy+3m3yAm81d8KN5r5P0U5l+95KSqgvttd+ioLGv3WN/ymo4lp0sfxm+cGXXGnw",
-	"EYrU4o/6H++LPP0U15E6FMXGd9JtfElSDXGiUJInjMS7dMx3b/biiFBM73h3+cY2EUNZhLKlADFpc1h8",
-	"JNSooo9Tkac77Z3dnQU5w3nl7JGaeXLdl7YfFMu0gi/BIHhyc14m//+aXMvbFYASta/ZVKK75vVvP5MO",
-	"U1gOBYJqqgE+LsfR/GuiYptoPyWvzzunJOXdnObTIFQXCtXXk2v57UnTvybXDcnUHSXq699+7rClwtTs",
-	"ziBHgxwNcvTh5Kg5dt+A4MSwxu7HlEu1OrKNdiaJf+QK8RRpYN5wqUoXIkRRTHWyqkjcnN0I161eKklq",
-	"mFilhWcuRmTv0Ig9/VcixiyTaPVCUjNPU1mPSLfgqSqpA6QS+v4uN7X9Zoi1mCWJpI086fca+639fSto",
-	"qyMytUnXbNokR/74an6WNTLYRwRJlvW8IFd4lvE5IjlTPMcLsBFqnUimJCTed7nzE8DzgI29TLY/NPQN",
-	"Unl1S/rji6zHTHbZGuoESfX7Sr1A3zfOxQfOtMLDxoSSnhhP55UVqshISIXOChMNg1pW0Eqg4MqPeGFp",
-	"urdgZmp6AiazuuqGEHl1cuiO2IiqUW7Cx6pwzI9Cr4Xef9jOwWz/JcNIcWbLRzCiH/ioGO209/cO/vfg",
-	"789eHPxvtDPiGf6454bEM8UGLN+2EnTTu0P6wyokWaYRmTNuwrGw5YJyFJSjoBw9mHI0I8lJzZ1jggeZ",
-	"6JP8tXkdRHf3Zn+XSqllvsjK5hFLFaahgCYt52OWkR+xM/p+s0WO7CM8VYG45/rDxlFzVCFinsQooHPW",
-	"42NuEm2V7dJOhhRKq0tFxz7yO9OXhmaJGBFJUwXtiPR0FZJWxHJI95+/+J+Y9IVGPSz2g6gG+0A6Px01",
-	"9p+/cIVp8LaayoHNKCL6+rzRo5IldVRV9CviJolharEdJSzBcUql1HOLSMxHVP8ZCx2vWUIu3r4iNfsB",
-	"d9EXs/txtt3Rp114bnOcDeI6qBuuPbNbWatoAFOZrR83nYlkbCmjSk2pN2S960OsgdRrPqHSKH6JCb8I",
-	"adrbm79pXS+JSo1mz7zIdjwyhG2g1HT0fk/sh3X7O1q4aSWJfXmaooc+jogStm6yplUnEv8trkObIMt8",
-	"JSY0x908SEWXpiTX+ivUkNxVt9J7Fres260b6iyySndI7xqNWDTMZWUe9oLQmOSeknNvS5/QdFtf/0vO",
-	"nVKwtOCMmvP5VX/rJ6bB+GLwrrKb8Rzk320KylJRu3ldZFvTKVUN2MlrqBmeXC0VipVqRBveGxHvWREB",
-	"aYw1ffAEQy1A3l2e1SPSy7liOacR0evo1CanjV3kAjpJvrt8g84UOH/mNGKZsRGVkWvOV1FSXFQCrGGu",
-	"bKoFjGhqU3e1mFVDNpIsvWGy/uSla/ntHrd49ca5BJXxS/f0JUHCflu26ZdA9srBeXLQvsARvxLijeFt",
-	"QRZ90Na5Clg6pEb1kW0S61fHpNbVFh/EsvF9b/XPXsNWzxNOR6wekbjI08p9E9bVKxMbtmXJlLHwjOnm",
-	"XZqKgfCva5K3wpiKXKK3WpunaMS72/SwM2Gc2YQmSc6kBJvOzs6WQeDkKh7kpw7++FXngX9rzugHExdm",
-	"ZktEBe7GICWClNi2lKji5tOSFHIqFRs1LLvTcubFS0aTBuT4uGuJHAIbdOkMNHxhGpUVGdMBz6hiyedV",
-	"lbnXrCIu7MDwr9zot1hDYV/yhsvQTO0R1k48UhJAPGDlofHgody2y8oSqmfAFCbcflarSYhikpWvr3Kl",
-	"Hs4NDyl4sO97d4q0p3MgEW/xRPtneWWg/VxjEe0pDYO1GNzg0CyDZ+7HPk2l/tW92EW/Z5oU4R2VJkVG",
-	"q+kKkTKarRXPflzkpnYhA7tpwKk1cGpDALWMg/QeYLGsAhQ5/OwYd7ZTw2kffwwvu1MD172ND2KV2mGv",
-	"sXyjgc7o6VR9futFnHi4CHUg9JkY5Jdvul9daANTK+eh6aD1g0cDRkQGnZcqahEG53laNp7Vv/j5m4UE",
-	"1g1SSxgoE/o3jNSjbtEmqIwQnknFaFK/rwq1DBVxlh4qbsLffzC/aifwniT4V55Iofgah/5YZP2U99Qj",
-	"RQnccZtDiWix8XSUSkG0NiPnjCM4s98kxc+tptuAqXthziMi91lH2wqEPoHQ51Hzpd0TI1dz+WiNaZGa",
-	"tC2dBrl+7q/TbM88RFqfO5mHXxawgqL2NTZGvIN+9/VRAG3RfNxNCjycK1pqH4sx6IKVerRZO5JnSvhZ",
-	"EVuzAu14N2wIPqxP61iMp8GfFfp3fQFb056fraLKOGc3nE2WY8oly/QGqDRg8qLt2FQZ8mfBYLw4eYmw",
-	"Af94+4rU9p63SDLmddPHHtt8x2ScM2iUjhlWu+NMG603LK9mLo2Tftwk5yOuFEvs2/qcpQl2zCIJ69Mi",
-	"VbLtFQsdJZS8ETdMQ3LktZj6Y6eDDwAmtj92iBIJneIVviPN9ME4Pr28avz++++/N1r6/+1FlYwu03WM",
-	"5ZDVQGpLks0gGUssqqOW9YikYiAi0hOpKHJX102V0Ca9qYb+z8+nv/8ZYwtr2huS+ONH28ijOWKK6qVv",
-	"/nz6+6dP2wqJmi3ymHXfCxziZ3c6Hyf96kvNdb+whNMrDMPOXr+gBHrH7eVbn1ZeOf+chblkOZxDlpAx",
-	"HbC2O2f6iN16sIKHNFBpPhE9Wm9yQokVS/fOVLG1lT2RsNWpxyY1N2eySJVpLuhXZBL9iDaJoT1hHNki",
-	"yyQmNb/m8khhU6MxlVAnKnJXKRmTWlk5iQ+9ZFSKLEaon/35WCQsPqx6YQ07B2TGQNM8lEFcktj85X13",
-	"+h5/taSc5TVyCGQVhqrD5iZrOQWRo0xMDo3b2MrS7hTlm8jSaWQa/HWnmO/cJCfYa5HmDFpA9fVOxnfq",
-	"xYLWk1SyBs8kyySHlBhsCEgTPYrjXPSu+yJPSJdK9myf1OIzsxZvYshi3tMLfY7/3YojMpyOhyyThA8y",
-	"kbOk3iS/ifwaG4tW+kjXfFozDbBt/+8xZHdHwDriEq5zhqwr0WylMjrdL10idJs8a5Exyw2rCPxnL4Xl",
-	"MondEZFDmvtpiZWdpCF8AS2IaWtqHPuYkA16VOVmbEHkVSTRjKZTxXvSNZbUf47fSZY3jgYsU1CYTEkv",
-	"p5OU5chRkl2TIusXecryO+V143nyyCvuqg38OlPkvF1Huv+2SzjZd/FQPUaCjSC8n0r6uJNqsAmnFVJj",
-	"T7D5W3SR0CpJAJaKr4PWgRFYHsY1yW8gbP6fG5ZrG+Afz+LI1I4Ar4yf0v2s2ZphXEaeApMpYKOJlUrT",
-	"u5aD+POE116A8ntf9FjIO+TPzUzfzahN4v2Y1IzhWIffpSO2Zkl1lockfhZ719y+eBXJA2U39ci2nS4y",
-	"PS0tIfRQrv6lSG9YZNeRNsomWg7GYswy+ODlQ+JlKaNmZpWcUTOtnfZ+tMOyYrTT/s9+9OzPBeRIt8Pu",
-	"Fq0ZlLBYietkpL+oZe27/W7BiHnqOPgjfEn89LWLt6/qd0dBefO1oWDn5ptCwRj7DTiYk+3yOtt7wAHC",
-	"6875W33T8cnR1dGXRUF5M/j+wyhdEwnt1QENAxquhYadX++Ghj7CGeflUsdGNYcLHIfOmWg4KCSRGR3L",
-	"oVDgr6YZoUrR3hDY1fU5sxza+lJ0jzfJ8VzJcCImWSpoQrpF75opUnvumcn1qlEcV/uPYojT3B+j7xts",
-	"X/fM5XYvqRnTVhL2ocfGCh0D9iCVzgwlrllmYTxhKQd6T0PzFSsNUZVp0FQKIlmWyEqLz6a9gCVxk5Ri",
-	"Z8ZtcB/RcFy+7QJ8zRsXEJczq+KoZqvrcuh/Apvad8uSLAFqtTPD5vmGZQM13Gnv7f/9gQnMN+PvX4jl",
-	"vq/u4uTlE6DsPMa5N064HAvJ1wlpm1v8OwL3Z+D+nBdyx9XTcCcRV9Uf1xVxROSzQGxE2qy2GjsaB5/V",
-	"23S/IGzUZUnCEhKfUEX1ZAd6ghe5EP14EfH2PO3GTS9ukjNl2RclEf1+yjNG6IBqm6IqzqodTeKVzb/i",
-	"+iGZDJkagkj26eEsB2WXK7+zB9KVxtbVn1Vf7VMMo/e+VOQlnUoysSxWMwtdLrGkPMFApBmPCXjXZnPI",
-	"c2ab3pKcNbBvB1el2puxCTFoXEc1gEtrb7iLTETjmk1LFktTcquGLGsTSlKqzBW25wdJBJMQp8D8dWjF",
-	"vyiCoWWeXU6RO9LNqmnoU33peYISVa4jRjEgVvQuUzyN9UISKerV8IiNhFjlpuLpT4W4LsakNhdDmY2b",
-	"1O/bnQWjPiv50IF3AT4wbK+pfvhEFCl84vKjWsZR+23rwIKWM1gJWqEs9QsD9LU8G9yfKx1hhXZTttEY",
-	"xaNhEl+AWbfwh3s4GujDgwrx5FSIzuw2JrUZSR4RLaKJk9FLCblXKxkTtborCB1VBKOW9rM+rsgBmhYH",
-	"ToUYa6UhIjBDYG8mvx43Xp93TtvQqGI0pj1FXv/WIbUZ/eH7vyYqrhtS5jGmcFgJ7w3ldef8bVRKx3Eu",
-	"FOsplhDccSSm6aBNTpOTzlEckVhNx21iHh6RuKem+p8m8H7NE2Sq7hdpWpVHI6aGIiE8ITXjxuOuGRv6",
-	"7v4v/BllzM9s+kuRKq5llHHt1a144BKNaxA78EpjlUPD0Bn1xPSoWaYUuY5oMXKxYR9WkMq9lPIRSneq",
-	"v4RN33iZi1E8L6L1dSCF9W9cTYNYXSVWX0/U45es35tjzT5A6udOe4dNXw+7r3r8nL9++e/Ty6t/ds7k",
-	"2ehti3XOXpxl//7rjE843U+vz/4S/N+v0uvzLEl//2ucslcvVe/Vh1T/Pfkpnei/J6NfcpolrbOs1WTT",
-	"1+N/H+tn/Drt/jXeS35Lr8//OvpwfnXG+/9s9vbTrDt62Ur+9TqtOELGVGkU3Gnv/H//OWr8mzb+/1bj",
-	"h/eNP7//44/mLT/8z5xTItr50DAPbFQhrAI0baKGOWOgPr44KPKUjGmuFVim192kFyVCLSVBreJg5dlB",
-	"ywhaxtepZRihTV7/dnUHFQNFViMVA7FSv9AXWClYDqNMM5/N2huKNLFZexBO1bZq59dX4IcoxuiMrR9a",
-	"TtSmfv67PHWStiLaTdbjWPBMSTJkOUPHtpNMZhBIY5oxYC7t/PoKpBoyk5oGn7F1J3bMSjcuRMp70xgt",
-	"9T5kyEqCsy8pssWY6X2u55PwnPVUOiV5kYG9PkQRVopimpGhKPJDK1r1b74sXBSbuDedqS+6kG7xjf6k",
-	"j1ACbiZvI3qIyKfelE/IRT6zp9d0k9u7zE1BAAUBNC+Azqy1kyKqrCldTKL8yvTAWQ+5i/66Iq0xHbD5",
-	"WDCpgd9X/3Rx8hKSx6UJkWKuAiC3CeqmPLuWJqcYZUEtFoM28mfXV4VJlxlZXw7eL1z1wVeK7XNYrDcB",
-	"bgungnjB3aDRB0B9coB6aVHO28l3iT/+N18KqP+8xADOIk1aQ+l30PitQqJdfXhcb2vcjYzKbjJikNX+",
-	"H/JmEFfVXZLQ6ZdDw3/mmwHCRTkhhsh/Ye7eDmKXyd8z/5I3g50/HyBb5Ino0GYnBoQOCP30EPo2GL0L",
-	"WoMWersWrAFSih6nKcmYmkDtoNZrXQC+4nmBMjlPjV060nqbULK332p9ePGshTXZNhhTzX4ARRvUaqik",
-	"9EkVvpNE5NxS9UHhqN+iDEYQzY8RqjMhTcJVg0ZEzERQkGGgSV7OlknqG239Y8qv2SNUxjv6yx7TPPmG",
-	"1HGIN+p5w46NKlsrYH3A+ifoX3e7eTWqT1h3KMT18sYSlbYubZ/rakgloYqMhFRkv0Vk0XX3ySZ56/Wc",
-	"+DyiFDu09ohmWhosbh7xm53AFquazTs63gxDS5jQauEOrRbMXq4eEu9kul28jGxj5jCsaLtgdmkXiel+",
-	"urq66BCWJRBqIoaKrjcUklla82ueJaiZ2JQGcEpiKgORrJczpRUhLoG/wTEia5N7VEhFuozQLjS+ZxEp",
-	"JCPxUKmxjCOImWn9o5CWt0nkwNQxEXmC2abwq37hUONIjeL/TnKuFMNMYlMAU9Ikx/t7z1r/23px8OxZ",
-	"DHwfrQ//20fOqDjCLM9+IaEo5RQqKwxLhCu3sy1gtRLlpjA26lIqxLhLe9cRGedA6h6BXtpIRY+m2Ma2",
-	"l4oiIZYNyrbAIvHeix+a+88PmuZ/Y8KzXlokLKlHZFSkiveoVBEpMjlmPRBIrt+tgNxi+J2mjXGRj4Vk",
-	"JDdJK31ydnFzABefXdy8IDX9z8aIQisu+MW9CZJqzAIgnB60WnqVoZki0EEXeWoa/kN3eoz7DVnOQJFF",
-	"5lVTETSgUEmtd0o+LUtVqCI9kWWspwyDtVGA7ULTnipomk5JwmmasgTijhS/NTixMVvY/wz4cTP3iPIz",
-	"QooxLjxVWntXpE95ilvWhCsxLpqZ7pDjXHyY6p/gdmRAwSinn3msFTCWQGSVZ1LRNDVpV3RK5ISr3hAY",
-	"bzP9vWifkYQB3EO+uGRK6dfCZKh+ksRdH5uD5DYdHJej9aQmqc00JuiyqcgSk8OMJxGoZyZDyXrvYzcJ",
-	"0p0a40WyFwd6vzzb15snESPMcTokkmGulROrsX6gYzjRNpn5vNyQs/hJ4HxrMhy5Hg3+bamji3n6F23o",
-	"gi9PFqgSK+kw8a5DEuPXj0tWoRKQA03mV9725Rtm+nXajJYRoK/cU23yjZ5b+8Rg/wlTg+8dWQuKshSJ",
-	"OeuJPJGHTiKNRM6sWNKD3x6E4uhLCA3tXwK54aPu5uIfpXsbQYu6FRybbG/Iq0f2WtOX5bDUtqF+bKoN",
-	"CjVkU63yNMkR1MNhu3IuUT/GxA2RIS01uGBj73WxPsfdlGbXBB2MpJcyClbUIYmzIk1jkjJ6g5R/RYaZ",
-	"6Ngh13WKgl6WRuvE7jL4n0lD9PtV6NE6qVbL2yTu6a/RK/QjXlKeFjmTMcmZKvIMdOoWptwnXNJuypIj",
-	"Fetf9ZBIzVf20pzRZApaNUtwVfC/6825ZlZujFwR0e+3AQXHDHMkZzRIxERcP3xgZBgDDOUBKPP29Twj",
-	"/ZQPhsom3/d5xuWQAabCd0F7lTvU1baBwFVVPNX/ofHWrBwxjABbAFw0ke4NuFtTdL9oa4o7arjBURbI",
-	"cp9Iy0KsYt6k+JpTRndLBF1dHOcN4Tvp4W612XPkdWQnR6WyCpajpWkXGWD4hE7RPagx1Hs8InzMk9hW",
-	"wsX/anTQ5dU4MU+MSQ1EjZlMgydxndzQtGAR4QC/PZoS2suFRPeiAX/5AKGBk3JJt9Om7HE1ga7Oehp6",
-	"QQc9fhsRDbocgzaNiYphnGNxvOOfBStAZbao0NTXxyXYmZhHRYmuRjtIbb+1XwfuEGuwo9NY5RxSra8Z",
-	"uHTtIyOXAGJhDOmjgXBvoVLuHgGWR+VNSqxU95UQpKankKOL14VyuqwvcmbuNKU81jaot/W1OTMqsRkl",
-	"6MQ969onsoB8hJKmwzi95xZre4q0/lKb9VvsbwtHVzbi9vzqM7svIv/V+zN4TQLafq4HlMFp1dsKFbb7",
-	"w2vZnQFqCc15m9/Tw2JEs/nsOwhgIS2pYiQXQi1KvY7rERGFkjxhJN6lY757swcQUOTpTtvmE+58+rMc",
-	"EWYV7vbEePpoB/fR5DE+nuVbYzOtGCaX1ehnZSjmtXXvvfgTQK/ZhXN+YiqHXUFzjLyOWd5AO6PPB1oY",
-	"Nsts9CPLKLmAL7Gj93CiZQqyNQGFLIoOSWpG+gCdQ91/IoohuYShd8zEOGVkMhQkZz3Gb9hsaqR9jmn5",
-	"tHBk+G6MP6uJaEjFxhAtbSBPrH1GoYZo+Zgw29xC8QFXNLUJoX4BdN0mBvDc74tRPhwvW/DQn8TEnxM8",
-	"B5glnQvUS1X1H2jqnBc88kzKQisY+jOMILRtV0fvZBuCtM8p0mt4+vJnzfTl8m726OsWze0XkalhCv0B",
-	"E65IIenAf/Ux/LzoxuNqQxfUC11blfIJp/rfC+6HBmbS+ybIeZLbLt+QDOBPBG+4ZSRlk/HyxrLtzvy9",
-	"mNBbAZRoQXaveVIl2W/BLsboPh7NTCh3rf8MJ1/m7z+3ipw0LgOTBEOTRFqVW5/ZvE97jJiEF3yDv05l",
-	"taVGFD8bEQnIkdZuufZ/nmE/mIxN5mgIa/HFeeeKIJW5sSXgefGh9T/rXQxwMGRpUuZ/O5/0CCi4M5Gx",
-	"epN0wDCQBB5rmAtd+f0V9LyZVTfjJjnKpmT/wwfbZ4b2rjMxSZkeEvwRo4XQzg7TWrxElzahmckMAqq7",
-	"CJjyMJWF1LA7kM0BqcNeMG/RY+MZ2WsRcw9m0pikHae3YzYUJLH4uTheGg78jaN9YDo2zST/NMmRjRz4",
-	"/iU0nTCBaM9ktUfkuc1vj8izlmP30edqHygGpOE9BvGoaK5sCYANFhirp/a8NL24NpIUTetNEh/stcgr",
-	"kflxinlzpt+3uHVIpCCJ0OtkpuA/lZJcTCLskkjT1I/3ciYPV0U+IGVpwG9YRooxWE8mE81MQ/QJLZcL",
-	"+X2VJb3qimRqqIlsehj8Xi5vQmoJl1Bd4dq+ShuUNjRI+ttIRUdjLDoQ2i6DbodaCMMgtZJaKMiQYhO9",
-	"JNDw0Ayx6bv5OvbG2I2oo2iW6AFYjDDkV7LiBIzKf7nx+D/K8sE1kE0wh2q22SFJWC+FomcBX5CmjsbC",
-	"SPFclhmDhuuTZoTRPOUsd1z8sJW4LFk/IdIFpRV1WBvvE0xhj0LWmn0HJIZhxhzjYMbP2bOmxwAKuXmL",
-	"doFQgexLx+CMS1jCY/kFTo3mX43jRHezZeEhUB/xaYE2Uu6uw3mfLfpCZJss33drzMK+Y+VETI1ie6co",
-	"eLKzsPawOvJ3Gf9AJOuJLJER5vwZSjO3vZrkkv2lEQt80hKTM9RQAx3ps4lDIpGu8zGu7FZeOQ+faKrV",
-	"+OFu9FHVOdnNzTN9FviIpiTRyqNctByxHNL95y/+EZPvyZB9ID/9cnTc6Px0tP/8hT4ChkrOHUekimvi",
-	"rzmdAPzY1hDXbOrzwM64/DAnbY0Fc/ix7oKZKeh1o43+nx9fHHy6y+qVS+BnSL44IPq/80aPSqaXht6+",
-	"mHMwF5FlONWu0rnzJCrxRGsNC6ImS5euhNCdex2NOw2/uueWjN3t/dsHr7xj8uWPxZ2WIr7Zi0pZZ9Jq",
-	"Fx+k8lNVTtLcIqw6Z9HsQXu2bxQA5RJ/v5N2HKgiuSTghPVEAoob5gnPS+aUd3MKugl6DSoE0CatmErL",
-	"JA3ppbd+XOkd6YUf92YvKtnzvt/98+PBs0//uNMhhm8wm+Is7ezKXGdKnu039HL5X8j2mtl8koUn4lEq",
-	"r5Ng8a9/zdsuR6UpkDTRKei8frFv/sQLXX76BrzKkGffbiXNWkjmxrZe3AXGUul52P3o/vss+bSL98Vg",
-	"RHSnWjngOYYgpO2wEp+cvjm9Oq08EAp6qWvOjVfis6RRPpFU3L3MsKzm0J8Vq5djMIjiYI8FeyzYY8Ee",
-	"W8ceuzT4GAyyYJAFgywYZMEgCwZZMMi+LoPMyPitW2TGZFpuki3u0rfcNgtWTLBighUTrJhVVoyXNXBS",
-	"QkowZ4I5E8yZYM4EcyaYM8Gc+WrMmYXCfot2zZK24msZOLel5wXjJhg3wbgJxs2axk1InAuGTTBsgmET",
-	"DJtg2ATD5is2bLaePjdvpKxn0NyaShcsmmDRBIsmWDRrWjQh9SyYNMGkCSZNMGmCSRNMmq/ZpNl+AtoC",
-	"O2U9o0aaeQaLJlg0waIJFs29LJoOGh/BnAnmTDBngjkTzJlgzgRz5uszZ7SYfyBbRu/V9QyZG84mITgT",
-	"TJlgygRTZgOmzK8IJ8GYCcZMMGaCMROMmWDMBGPmazRmUNA/kDmDRspyg+Yv0W3q4UI31eW2zBHpFuk1",
-	"+Ut0bSPEhNRitDJiErsnIAtbjNpxTCZar+XaACig974iA0FEVo/KnrXQq0a2yVikqbZItJANbGrBdgq2",
-	"U7CdVttOr0X32CFXMJuC2RTMpmA2BbMpmE3BbPpqzCZfxm/RYqpYQcuNJb+rYoj7BNsl2C7Bdvk828Ws",
-	"xpUGkmC6BNMlmC7BdAmmSzBdguny1ZgunojfouVSafS+xHD59On/BAAA//8=",
+	"7P1bbyPHujeGf5UCvYGh9mpSJHWYEYWFd3N0GMvWSLKkmVm2Z/7qYneRLKtZ1a4qiqJnzR9JECC5DJAA",
+	"QYAXCHKRi/c6AYIgucrO+0UCZAf5FkE9VdUnNsmmNPLYy17Y2B6xu+v41FPP8fd8rAV8HHNGmJK17sfa",
+	"iOCQCPhnLwiIlAecKcGjXhTx6bmgQ8r0s5DIQNBYUc5q3drB+eVVF90RQQc0wPpHhJmcEiHRGM9QnyBB",
+	"cIgGgo8RZjPEoR1Ul3QcRwT5r46ufSTIzxMildxHjKNYkEFEhyOFqESMkJCEG82aV5PBiIyxHgFhk3Gt",
+	"+2Ptn2sfvJqaxaTWrUklKBvWPn3yagc4GBE79vkBf82nKOJs6CHMQtSfoemIjz2kRsQO3I070M2E+Z5L",
+	"OuNMEaYOqYy5pKaPYpc+VgoHozFhykf1kE9ZxHEoNxAXyKcsooz4HppSNUIYDWhEEMNjUrHnKxJMBFWz",
+	"Cx7RYDbf+bsRVjC7GA8JzE133kV0jIdEmo1RIyqRpIp4iCqJ+JQhMywk1SwisFKmTb1gIyxHHmJcjSgb",
+	"up3lakQEGnGp9pEfkgGeRKohRYCeMc7IM3/VbI6u8XB+8G+JkJqk+ACmIEgsiCRMAaF1kSQsRFShPg5u",
+	"EWXIPxk0zjgjjddYBSPfbDFmaMKCEWZDEiLOSEKfW61tWHQ+UQijPg9nqwZ5EpJxzPWqX5I4wjMSlmy2",
+	"EhPio+mIMLOuVMLYpeKChI7G+ECPi2ARUSIc/RsSgJfxmCA/6S6YNb4lM7/8FOj+yg/CKTcncn6QvTAU",
+	"RMp0XSWfiIB0EUYxViNHFQRJIu70ADlXqO5v4phu3rU3m82mv+Ehxc35ljy601MbYsqkIbY3l6e2ZTsz",
+	"LPVuKaS4noX+mQq9fHr02VkNuBhjVevWJoI2BBkQQVhAamXTu8SKnNIxVfD/5id5abkKwpqBkVBTiB7T",
+	"lLKQT93cx1wqFHAmlcCUkRBFujWk9LHBcRzRIg8YU0bHeulbyaAoU2RIRH5Ul2SMKdODXTyyiAyUGRZW",
+	"dlwP7UySkiW4IgFnoUQTpmiUnbw+Rkqiuv6pPwluCXDbwSSKzDZu7CPNydF2Z89Dcq4VRu5Vsrc0WWEv",
+	"JV42GfeJQFgi/5IoMWv0BooIf73Z6Q/hu8UzUxxNsWYBZMCFpjclZpQN98tH4parAevl6znCGTWncjll",
+	"Lh3sJ68WY4HHRKU3KJ8wdRJeYDWaH/71iCAq5URzUGxefSYRBVLT12xNH8OaV9MXQa1bw661imdnQsPS",
+	"I9OTkgg9hJOwfEzYvbB0NJlWHjeeozuiZ3VMo9JNPmfRDGGlCAsJsdyKSkT0V/sJ76bKy7+EI0Ol6cLC",
+	"FzKZzs8TImbpfIgZRe1BY3f7W7JOabuPWSOzVSXN08e3nNwv35IS0aGtT1dnZwfFgjKF+xFBwQgLHGgi",
+	"95AMeExC/U5msT0kyJjoE0dC1NlGIz4Rsol6+u6O8KxwxelLN7mP9a9GPMSRuyfh9fQi1AfXXLxdBPfs",
+	"fiJ65Jra7nSSzTZibbpshVs1z5Dw/SlhQ72jnZ0dT59593dbn3CliNBt/v9+fP/+vtNqvH9///zow1/+",
+	"aW55vdp9w77eyC9qupa9q4OTk8yKorqMcUD0gvr/f32/DrhA5B6DoIzRmzcnh2bbBlrGARGn5GZnyNey",
+	"lBaqA0L1vWxYYzcvCOkzrFaIQuXLlxWxFi3eTrtTRnDf8P5Cav4Jnj2OoM8HAyKu+S1h5dyN6+fPtCQS",
+	"CKJlkVvCPCPsaLk3ouxWLuB5PG166SWRrsHudtkQL/CQlJy0Rh9LEhoZ3VxYi5iVfiW37FbYBgod43tz",
+	"R7Vb+n9eemm1S29YPZor+kvJiE4UGUsUEwFjWjYY+L50QJ1WfkQrh/M2o0Ye8JCUKgSpohnwkKB6gCVp",
+	"UCYJ0/rXHdlYsIP67XX2bvHZbzX2eo0fcOOXxnpHH+f1ZD2gLoqIMuw0pENNhFplGc3iEWHS00IL8AvQ",
+	"XIBBBoKEhCmKIyN1CCJjziQBoeMlDq1oqf8KjIKo/wmCrOl28ydpNALLWeCfQnBhPtGLXnvbOz057F2f",
+	"nJ/dHF1enl/WvNqYSAmkCwcpI/oxrtAdjmgIep/CNJI+iqiWbqegenI0oPdN2N90rf9JkEGtW/tqMzVB",
+	"bJqncvMIRgOzmz/C6/eMfJheU8/N7yK/ODmQSTO2j1RITPSKstHaLzYLWkhWKG/kVIBKjaRfFBqy4n3F",
+	"RvTbev3uGzD3hp671Mri3M5+MJaEQUSDRxLNwfnZ8enJwXUJsRjtUjNehRVBISdm90BtAJnuM9JHhc6K",
+	"JOGG/ocihWS/NAkcc9GnYWguzofTwMnZ1Zvj45ODk6Oz65urg/OLozlq6F2coFsyQxEObq1lRMuRYPIC",
+	"Fd3ujePT/mcjjfV7LtLJ/PT+UBRTsruadl5xRh5HNufHx0eXN6/Oz4rkQqWR2cB+FESY6p3CkSA4nO0j",
+	"LG9hG7UiTQSIyxgxMkWckc9GNVMcRUTND8ND5D7WZOIhLkB8TK9meE+QO36rL27h3pyjp3Tefyg6ymy3",
+	"pp8TpmUlHD2W9VwfXZ71TnMU1NMqD7mPSaBFKBBLm+jMWq4p7BHBEQn3c8ZKGiIKOzmgRCKqnOEw4sPP",
+	"c1E9wbDmWZVZjj8Yg7I0oMnqjKtjPmHh48jq7Pz65vj8zdlhjq7OOJKTYJRIG24rrBHksxDJqj6KO56M",
+	"9A+15en+2D1/zUN9QErsm28S44ekLCCwmNZWAq6JeQdSFzGeWEPm3KMN62NsgIO0kXpIl81poWfVOS4b",
+	"Gc/lsoZyXs6MA23ZN/BObh9+7xTxyaud9yZqtJbmW+1gQrtwOntgJVvAyOE1BFSJeP8nEihU9ykDxfTG",
+	"sm7fQ8lPQ4EZ/DBhchLHXChif7xRs5hkX00FimxDE3bL+JRlnwacDehwImCa2RZiwfkg+wPjLIA+5tu+",
+	"CQmjJPQ39hFGYxwNuNDSlp/4HnzHgcBFmLXaSiLuKOhchN2RSAvV9Xk9ewNRJhXBYeE0PYrs//FI+Q3D",
+	"EzXigv5Cwicg5jIyTsgDLKJ+190zREpjJNVCiaU7D01kXqr9czfnd9OrvXv3rqEXXR+yAKsSW6b/kmBB",
+	"hOEdf31fy23C+9qKkAlnvj1KBZaEThS5V5sjNY7yBGLfeE1Ciq9Nc+mb88bqlWIrjSbWr/D19etTY7wG",
+	"T7bEM4kkN+JrgCdS62haTtWXb+IBSuVaDzFyRwSSIz5lzZqd2QIB7okmd8azCtwIS+NrNDbmUOCBkoiy",
+	"IJqEJNxYMmkw4IK2KK10zm8nsVZOx/+wcpndsGvOX2M2c9ENv86+XXOOxpjNkiCyhXszspFfLmbAQziS",
+	"HMS+YojCP+Iu2XiKRhJQsfTjNPTCbu8s4ji85vwUi+EjzT0Xve9Pz3uHN9fn5zenvctX80ZCcOaS+4CQ",
+	"0J4iCMqpt9Fr+hIMPd9cnZ95aDv5GyNFxnGEFfFQuwU/c4F2Wl6r1UKCT6V96+DqLaJjLXZtfDYTUbXR",
+	"7peO9hnYjbAyQXaTOIQZCM7H8CK0pldcmii3odAc0QTv7VeeaFFVnNuAP5TKOE9+H+BwAPu4pmPCJ490",
+	"hVwefffm6Or65vrk9dH5m+uF7jMgHKl4HJMQYSHoHWVDF8pETdScnmREFNlPIi71r1NBlSKsia4IC3O3",
+	"KYRvfXZ32zojRXWtNc8USSjYRBE+kyYWWJkl3khNXpkZ7ZugzvkZFWm4sMZ/KAou0pem3ysiJeXsnEWz",
+	"xxFv7+Lk5tuj72/Ozq9veqen5++ODkus8jEx2iZEaEuEkaRDRsIGZUiakezre9j5XPQOa73hMxHmY0ZQ",
+	"JKSS+f6hiKlsvzVBLZfm1uWIveujm9OT1yfXRWoqim/7Jp7TsA0T4zkvoX0OInpIx3NMKDOtPwXHOcGx",
+	"jHVlCUGT2ZrmjqUeIDA53ViCnrt1NRfQF5IzaIyplJQNPTQVkA9i7Rn6Heu7+2zX6Ppd7ztSs3PwjQ4z",
+	"HdFgZPIaQMxjyac5cw0oPf7F+dU12tTLuynIQBA58tGQ3hGZcZPO+41yi/gHcx/lCehDuvvZmO6ryXiM",
+	"BdyyOAwh5wdHF0JfSIrqlgY4ksSrxZmfPtZoWCGG0QWrfZx/EEeYraLBC/2OiQpzQW4/mjBhaNY2kuaK",
+	"GHu1br0XUxsCvMaUjOIS9lRuZlqDaWgZr2x6hlplryRX4WwSRS5txpwYYxSyn2hCXNLHj2n4HZtEEbCW",
+	"ikseYaneyArzKOtj8X4JMqD389M8pkIq1O5kA39tKsotmZmgX0ECPmRUgjtYNcsGDaErhrAUGctVlHGl",
+	"X9ff2YawEHi2lFRsB8lEvMx2Z/cxt36LSesAPs74aJbSWYbLBxMhCFMXWMopFyEEcgpBAoVGXEiC+hBq",
+	"OUvHdMIO8UzWunutJPTz4PI1kjMWpNPq/mii82VXqyQ1r5YkEHS1IkJgbwvUXhzIHAFDrmJKwlYKtXKp",
+	"FibGWltSI8zQDhpTNlGaFQ95jrRj176XDUhtd14UI1IXnS03/7lkijFV1jagDxdcEXMnLAnX3drdWR6u",
+	"m5J+MnRNrxFpRJSRwuht7O+y0T+UoMeUnZgP2gXq9moTRn+eEPtYiQnRB2DKj3GguCgPML6i9w2IxDWW",
+	"3yQRDqemfL2EcaxXqxAU/OHj7qd14oGBSOi9i/wt7QZs4jKfC+C3O1vbO7v+3PnNH93Fh/GUSnVkPXUr",
+	"z2JhfSZGznCOPliG3DkJscKVt9HeO6sYE7RZOh97bH+Fm2uMaZR73fxS9qrN+6ly+Qz0dXC26BJZ4wZb",
+	"2MaYKOz2pHyJ8qkbrVZJD4U7TBDS0KNC5g0UYyokqmNl0ik7rQ0PTSRkuVCW2DolJOF9/Oh4bdMNrfnt",
+	"0fefPvmWAWWH1mklWzfTM5QrAvU/ldCIMaqusdllt2Kay5XuWGbhvYQakuXOX5jpIJaR8YNvSUudtZ+4",
+	"JP9if29yMcyMvFtrtfc6gx3cajwP2qTxPNzCjb1+hzS2Bzt4t/88eBHutXMT7Na+4fJf/0N2ot3a63/9",
+	"36MIMoKylKXPNmazWrfWC8YE1jB/5Bafn1zS1fbnPE+f52bKnq7P02KVI7m6p3+0k1o4dhVP3LLj9OR3",
+	"3NKrzV1Na19mJ+C2OeZivOa1NqARWeZTDeRdrTjZg6u3Hnpzfdx4geovz1+7VO4ND/mej/x9HwwXuI8k",
+	"ibHQPMxDRqlGAhLJzcT2kSMp65TCLMx6pZroGiKHhAIMigALMQNAEN/iWDT0QH1U7+u3tVIEfgDfjdv3",
+	"kJ+1B92xsDmWDXIfkAiGmHvKA0VUQypB8NhP3RB4TABfY8NEuNhlQiEJaEikhYswCBwgHtsko4Ort2lm",
+	"aauFJJ6B1wJe0W81V94hsDPL9tzlBX5BUSyh16IwZhjWSuMDHpLX+r1SerdtLFuCN3BFVr38ClQMkZ1G",
+	"hh5QEoUSWaiQfeQ75uV7RjmzTzyTkxzYz6YjHhE0xnET+Zb3+CjATFOACRxt1hbeuc3xhOhbMXf3Gu0k",
+	"O/b2Z7wV/7zpfs833fwpsFZwYGBX4DB9vXLxTAprAVzk+AC92G5vI5xt0SG5uOl1EcHByKXOUJkA/5R9",
+	"5SUsNBakkdrrjY4MwavzzCeNaZU3SaRrjhvN7WiR7ZjRFWFhysS+/LhsPC1mnM3GfCJvjHE8PwzbRp/z",
+	"iGCIvwbb+Q1hYcwpU6u7LeoJZrRz7ZTxvJc4HP4KSmsgqCKCruTdMJwD93LxbH18vI0VAlbmrS2HWGH0",
+	"5vLEWUD7ehwmusVc0Rdnr/TlfvX2FXgumIe4sFyccUbAq2sfYDQkjICEAu/XMRJcEqWSzAmzQc8k8mNB",
+	"x1jMDnjEhZ9GJEL3zyRkBCJJbAqxArkg1wC80CcRnyKqNjwUCqyPzhBThrC5TuAVe2r6ArNQ86T0Hplf",
+	"Id12eMAnrMQ2nuC2SDOGMDVMwZi9NNuMkTROEZjXEtiaJeZrqbCayCzOFA4UvTMZ9ApI/kPJLBQeyvXO",
+	"+NrauVeDMFmqZs7OOW+m/DGZY0KqS0zd2bXOnBlHtXZWhX6TJcpv3TpaP5y6ZGvX5AbuwqqoFwOZVHw3",
+	"56R5Gp+LWbJ1Nl2QgMbUeoaX8bLL5EX46s6CoF0SLMug0N6NZi6AyZ4hT/OLKReh3EfMOKUAk4+r5JTV",
+	"uXBMCAloOOVEG82lC1QcUbkZumxUWCIMN+6iYTXR0R3RapUjKQBDQva8WuY60vIOQOaAbONOt9mQG8pu",
+	"jFvdq8lJTIQkIQEVXOCJ/i98CEcmIoqEN/3Zjbv29Jg+rJr57QPdbCk7KkIrAlfS2qF1hPuoHmOp3N+y",
+	"p3wDtGi791Hd7WJfr7Ek0SBJ4TVLZBdsI7s+Cfez3dSS+ZTywbsSJJOlL70RUTlmTTzpRzTII4fEWLN8",
+	"/6OkitxMRPRpEx7PNj8W+zUC7HpijJ6bYxdels9kD2HJFOc44pynMKWA+cmXnNUFh2U1K/2idp8CV69s",
+	"/cl/9+XtAcV5/MpWASOSmlx7gFpb836svFXZPrQ8mlicjeUsFYDgTDRt+n+59EPHRCo8jksgH48P0NbW",
+	"1h5Ev4LgBn2gEY5jwoyo9gDfRDrQbO/eCiqbm/J6S9vPUcYiKEHDS9O7yC5cnh8tEA/su+vIByMehWUY",
+	"gnoohyeHxsRjsBwCHs+0ytuHWHqDSDrXHqTwVBSYYsEVDxanuzl6ewf9X7i3i5s5t67pKJL5ZTrLLtPi",
+	"rc5ogGtsMdOHHG68Oe9ga9k9PRFRid6ctWW1tl8sbuDToml8eY6+JiM/0TfgAxx56XULQSoVXHYdPQhJ",
+	"WHhkbInQ5qfF6kJeP1tJ22N87+IrrL1vrXCLzMAyyHB23kUTTGGFs2NevtBPe0NkuqhwQRjZ53d9PxQn",
+	"vKZmmr8ZVlLYE2qy66uZC+0eD5TyiySd4+4LpOxKkvXCzfuNSI5fRmB8oPeomIGH5AhDqB6V+p8x2XcP",
+	"ci4jc+DzXqGsyTVzi9YujNOJhMji8QecOXTzOWfGK3xHEEYKR7cpgOVVTPCtMTCDle3HmrS/fCjaxPR1",
+	"Oh/A+JmMwbnbfLk4sMDsm7HqhtYC7CX+487OLvqWvkQhCXhoMMWxQgFm1mkMIJmJVFnHYCMe45AgPjB4",
+	"kCgYTdgt+HOhj+mIS2Iw7ElExoD1IpEv74b+xn7GagwWHdzX29TMSy1b23s7nd1cwB84UWB+m/WYDf8u",
+	"74bv3//lfhxt7PexJLvb3o8GJLTV2PvL5oe//PVjy+tkwgPnlmsZbmiYsZPjrFEcBoAoQ6bPLvIz44rZ",
+	"0I2l2WwaL3nmsbwb6vFmX1kvrLNTwQE4ZxCu4u1b7VZMhJJOq5IYMmcyzsS5lgPTrjYhw0It4URg63hS",
+	"wSTbRwXJZJnB6vcimsxN+Q8km4jEhL3MyJo1Kn826+6H0uFUs+cula4eaUR9MvEqb6wUqUFyuRmSKjOy",
+	"K2jwlEp1kAI2ryeU9FziwLutA5Q0jEzLSDdtLNlmIhtd5BMGN6Z+5MMNN/ET16Vh8hMRQXZ2rMfBhhvO",
+	"7/rqh5ML/e/2VttrPe+gvr5k6224iDc8RFlI7lErrZeiRwZryJR+1zUDISmQ+r2PMDhQ9cMxwUymPgof",
+	"ePGx4GPf1cYBxmLbiKhUzySKsDR+DWvyrnMommNxNs2UC5LXv0A8173ShDBSKpbdzc3pdNqcbjW5GG4y",
+	"uZkCvMjNO9Cb01+uJmYXgTaTddTn9+ttedKz/7tp/NJ7/d1Rr9c7POAXby/6300HvFfyv5ODrd73/au3",
+	"38red71er2Y8Y8m4MiNpZkKGNs1xk5sV9P7WpqHazfZXes0SKr6YiJhLTZfp8qVnsYRCXaD50wyuloZx",
+	"1EIadqek313QQdd20K3SgVFR+CATGVHr1jqtzm6jtdVob1+3W91Wp9tu/wA+2VmsuJxQBXU5wlDihggH",
+	"QaPT6nRcS+nCJWzkNVEjHroX3uJooh//snX8t+9+IsG7yeD77d3ZcAf3w7c/yL/9fDq6H03I5Ir/MDy7",
+	"6l3Sb1/e7gW/jK7IxfUxGV28CLYuXg36u7jTGd4O3nz77fVFeHjw09fD52+enwYdnO6SvtlOtPgBlb1g",
+	"mnm+ZQf2eZf0q192X9/G119fvnh7Jl/ef9/rvft6ojqvCA7DvZ+uppOXb1/cX/Iem76T4d2t+jrV8X60",
+	"yPy4H5EMx1vFEZ3iornBot2b02PSc15qxyoPECqqoqUHfw1BIscjPmYVg0kq99+sWSBgggbc1qrqz1KW",
+	"XZYJUj7LAgeASGBgYmWsoLg46dtlTKKS21AZcS4/DC+3WGXXZrXJpdFgZQZ4wwmWicwlhyoz9+oRKxmK",
+	"fVA+SUK/Xm7RkvCxtP0yMnWTrSh+HDFVIVW5KHmk3T6TCAweWsfUl28SApW5m/X1Y8K19HWPFfJl0v+J",
+	"Fh18QFCbMv1MYBbysdG1bYSDEbo2shJAoZWUZfj7IFfkZYq8HPCEF+3e9s7u84TAi+Ldk12gheWsdWv5",
+	"gax95Ruq+LQqR30Zk5mXbat/Z2eRY5v11t9/bDf2PphEypa382ljvdoqIQnoGEdWWIX4uBZSXMu0reft",
+	"p+WOZj0fwyKLi7NgmUtPvY0uXPcGG2MaaTbjIr6Lod2LlUz49JLE0eyarxG8XmohhCPhhlCoQWSCkwEV",
+	"EnGW4UpyPwuFbWItTTzWJIqaJVaqxQOI+JA/zkL5B7YVZuNoC+f5K1Mm6Rg3Bvm86LUmE/CIT4QDB0P+",
+	"V5eXr169fOl3kf+VUW4lvUcjco/d8TfJ1IWE6a/ax53e9rYZMwRUZXySuX030Vb6hsaBQjhfJ9UQq2di",
+	"suQIyqjBg/OYMAT2KYk6zRaylHsh+IBG5JlEPpwMH9UBwMUWhMUsxCJ0KVRyYz+l4QKssiQsJCIZDnwq",
+	"EWU509v6h0+r8Vhx4eyO8+UgkwqKmVchPpKLkIhuRusHi7p9adZFbUCLzuEcmqcTQbwMyFLuo47fREfj",
+	"WM0yEd5YQCh2Ex1o1gX6D5HolpDYtJKOS/89Q1MiiAuShsDupGrpDNoSJDH4Q6GwSmADbogF2/O8bDgl",
+	"fUnLwH6vs+Hj9i2zfP5ERL6zbWQJKTbUI5vonSMLr0AXkLBhiaLuu3BAfyOlEM+C3Rcp1BEdwswlgby5",
+	"PC0JFlwndmM+G8Kmarplsey2wDi8wl1UuGDydJo/wMvuwy8bM+Iu5ephI/YLkwa35qAvc25Jl24AEcOQ",
+	"1waguHysuSigTAGPgUQ5fXCDiGAxJ0cXBIRaj+FopmiAI3TFA0rULHcmi9vWrQWZp4Wk9Oy1X9JwkUK6",
+	"ta/ax9tHz/cKxND98aPzjr4SWkv5msexcZFSFRm3Kx8KPB4TdDDCVNQ+fcgc0kRgL2TtrRCUKqbG/Z7l",
+	"p4rOvz/Fqj/Fqn9EsQqdkoFCfKK6Wd74VJLWuxEHOUYWqlZn+Wd6TNSUpxJYE/VSvg6GExgvtDT2UERv",
+	"wVsrZshUSTYs3xXSBlTfOmaIgNAF3zsYe3IfRzSgKpptNNEVsJD+LCNyTYStyJ0k0hpEKc1KcCKWzUyJ",
+	"eTmTiowz7+rnad4dSJAm/V4zq6x46NC0QKhDnBFwR6FYkDtKplKvCtfyjf6WstySOSkQANXSKA+wDDA+",
+	"RZw9rQD4WYNgJ9HtMaaRSV19ujSxBFNzqWxjBzMRxKFeLgrcrLkmPyyZVNLOmvmw1iW8EpUT3LWfMnCg",
+	"q9zItlSwe3/R2F9ZmvoiYb42sGVplG8h2dZE33YtQ3DvOi5sgjrSKuA2lCo9UKi+3WqZA5kC2bVbrY3c",
+	"MXrqgGIoxVEWTFy4cQSJtbpnKndAIS8t/lDl6X8CA4d/TUl/xPltJgUgkxBeHrxsku5L0sctdytLiEjW",
+	"PlnpZzJhhxVSIj6tJEEJY1sPLiZhKNXCOlMetChXv3pjGc2hrDV5S+N4zbFd2W9WolyakaadeG4lPlRa",
+	"5S+rV85venUNcxLdfsP7vwJWnua6C0xKxlrUbrVcASFZ+Ra247d3zhwnKdLQWrBhyVFYni8/oAwk1KfP",
+	"jV49llhwTVBVXs0cpxUvKizUo3N0XXDXzxNiTpqYMGbedkUiSk9dxufClXEqLRvucpy+JKbLtJVdL28J",
+	"D0ioN5/Jny5MjgiWHLMvzib0UV+XNzxEDltTxHw6sS0ndlaU4b7h/d9AwoTbrV87ZcL0+wD5daUgGkV8",
+	"eoGF8w0vF9beOcjkBIUZKW7UN62Es8m4TwySipHhJIrIQHURNIYEGUykNX3+xPtGrdxudZB/cHl0eHJt",
+	"yg34rloNZjNTdQaOtNxHegL2D6TlQ+hXWniFpEPsNFRBAi5soScB9WkkMrzD9JzvtVywfFI5/RHieOuz",
+	"SuS/R4H6Kr0pn1DLvqdSLal8kLBB+15OWF6qa7uGy057tpWn5fBpR2dwdDOFO0DdPTi6vG6YYL9Wq7Xd",
+	"KRUBHiJ3riHx/XZAbsrD+D8X2s36SDS/O0iYinqmCdeZZywr9/EhEFUlqQulJnFbHvSWzFD9QPDgdsBF",
+	"CK6ErY6HAixJgzJJmKSK3pGN5qrO3ohofeA6kJfmDu3yTIlU0M5xoMzS5uFiKkDCVAWAKQOPqY66laGI",
+	"J4YXWdDT0kyt7D3+O4caWTb9NU0QaUuL0Eaydso/kUZWIY3kF/RxMCOZbT7kUxZxHP4qR6rQWeVTFSbf",
+	"/QMcrLJF+LVku8dIg/NgvslEnkrge4S8sH4iYvGAld2uC27Q5IYtuX1zq7SCNL6o/WmZxlKFrn/n1PzH",
+	"ossVe/lZ3KTVypd0HlLvpIidlNcPapWSET891iLwUM21UOPrjghBQ2sMc2aRrGzkgBAeUE5vmfGmgMoJ",
+	"6+gjLUxIqFsO4wlJRMGkBe7XcsvYWqpZgbhzukcpFa+g1KfFkiplb1Uklt83olRm2l/e0r7C7fyk1vZM",
+	"308MDrKgp8oE9zsHClk2/X94cWJ9kJDl5sUS+8tjsT9+v/L3QzBBsjMiTP0KZz7ppvKBlyRXp+L3etrz",
+	"E/99HnUtGh1aQekJhMd/hFNYXKNVVDEXl2I8ljbTvjKme6bJt5RMf5XrO9NR5cN8B9/8Axzn4uT/NAU8",
+	"6nB6NUMZDy6E+kTHORlVKTnwCXv6iMs1oswWE671QP2BK+nfmomXBH3qEd2SWRNdEjURDAoVBcSzA4PC",
+	"SYWC2gGVN5rD3+TgdD5udby1amz7STt+DlwHKxQRLBXa6qCI6C+llyQ5+Q2TqXXju6p4tr79+l7qhQWW",
+	"bFn9ueU6NvGxHRSMsMCBHpiL/LklM5OAJUjAh4xKyoaIqlKn0kPLqS+PnM4UTbIdJBPJu2CzLt7M+hkS",
+	"WXl6vqzpOneO1z3+70w+wdWkn8PMXefeChzu/lyQHKRwAYeVkMtuDWokRIqbpKlMt+X2tYAzSYKJ7sKm",
+	"3pREoJkof4g8G8dKmkx+wace4nBcXSJdprdn0o2GEonqvsurUATACG1Bso19hDOjth0gSSD0zloKOWo1",
+	"UQ8KyRZ7QVQiOaUqGGkOMhisLnD2AM5aufZdSKGcZFjGg5OQRpttmA57bk58MOgiPFBE6CkPFq+9cKhJ",
+	"UnMAQmEvoC4tCZG/3W6hV5wRv4nO0vJQUJ8WGZoy8YsG5RgFEdXiXTIsQHEc2BBG874NsPQfcGEYIq3M",
+	"fkpOjRGuyxJNKspSJBCkZGOu6JBB9Cc87yJ/OpIkuCkiZWqeu9VxaFX9mSJy6eWF/L81rsxWN65cgiQA",
+	"XN6SmQsNhaRLU2fWDHQfuYPSkOlHSV7kVsf2nL8azYhzuc0ft7c+/XWte9FNO3sp5vJn7TrUDUX8xfeQ",
+	"v2lWyf+rn0MQdcN8YKzU5KEhSxOI/LGkVizjlxTsKuN4ubO7KHgooaH12P1v4fIqu4XWucksTIDJt35Y",
+	"GdrzmLCTw+23Byeo3WxlsAcc3EhaidbX71rUeffWTRTGN3eBJbiyF36aqpu74OYnyZnvJRE2KKRhV4u8",
+	"XMA/f5reeigW/I7YfGOMfpoqBBh6qH4UHl71PHR01dnZ3Zhf8Vwt3BtTC1d+JtjJm4CzAR1OBDReXps2",
+	"3ZPMd9Xr0+Y+q15LN6QyjvCsDBQxHVBxYkyzxLXG9shqu/NTK1+lamu+/BycDwZErAuiyFDmCGTIH2Kt",
+	"PEeMA0HkCFmUjYksrbA8T5iLpnRDwzXLrz6IQqC8chldrLdH80NPml6+HysjCdZjSMI0h+o+sAXZ/Gmq",
+	"7C3MGTG8Yt9CH+h9QuY9AG0iWESUCJtnrO97QbBmRHxjrjDIwonb0ZWzQIf4Cev90xTgrcnsmxb5W4+e",
+	"02/ugldvJ/jdd61wfBaf/u3lrN/ZG3/bibfCgxN5Mj6WP8xOdk9u395eHp+9PGGtJpl9Mwrffae/5eHX",
+	"l9PgF3532jmLAnb5y+n47fb379rT/qs3k/7WN+y0E/0SbL2NAvb6jhx8s9cMOhEzEAWVCbKUDB2FLcNy",
+	"nSOAdBkq1FPPUouMtQywvk3GoeXkjtSDmijRsbhAZoOTxCZLjkB4WsiH6tgJYq2jwwEXKHP3IYzeHjS+",
+	"Ob86QloewIFC37y7ai45i6WHa6nen12KRSeTqmO962TdNYromJaI6Qc27yrWkgJnapQUvSUMTRh8tajA",
+	"dUnpDj2fMabMJt1U/kZrpkvVO0buFQpwRLTQbEaK6m+uDzZQnwwpk1XN5l5tUiGTt7AvZu3sp9kpZoa+",
+	"eL8+005pZbP7oC2JiaA8LCYHQV5Qu60HntF5DCzs9qeG+Ufn03rgsGZjEryj77///vvG69d+Ac/Idm3w",
+	"jCLMVoaCRMaokqOtz7U6WeJ7MgqyW2Cn6z2Wor607gNUXVnROTw5POTBZFzFi7cEzdFC8KPQtuUSN4/C",
+	"zs5Oew8M8Fm0NbAa2NoewOvrrkJ3rni/hyQ3mErTkSkZNnNf3RISS1MSeqaVcA/xKNQSjANSksh/PYkU",
+	"vSUzP186egyFAyTKiJj6CPiFkgf+2rU1Qhpu3rVrXvp4i4bwUGvf+gLbHNsh6fc+eHNVFvRWfdFqBh9s",
+	"HYzPXKairG7DjwAnrQSPoqeojEG/fGkIhwj3LZkBKfYxAJQ/oB17bh1B1z59eJqSEHP0uI4etUDOLdv7",
+	"B8qSGXIp6WhB/2V7kMMT1PvxY7ux12t8/U3j7KLxA27cjhu/rFe3QjcyV7pi50VfBYAu5xihLWV/S2Yb",
+	"ZbjqyQavg6OeWZbS2a4t6xarM5Ts4DyplN4uWI76HIvQwZvK9S0IKRbgwAjX1gGDzL2tFdA31wcoxDOZ",
+	"YdgGFxWqX8kTCyaz3cr565PfAcYzwyGS3/UHLt1E1rp7O15tkKnS0m41Ojs1rwaFMmWtu93xaoonT9uN",
+	"zlZh8S4h77zV3N1uP88/kbXu1osXJhBA/7vd+vShtOZ4MrqilPUyX2s8gf6jRkg3q1XBWVSyQHOKSQnC",
+	"4LrdzC/30l4wC4vV1Mu77iJ/fgo++gvys8vnrx5hZuPngBfcI+eVvjg8NpiK9nhnd3Z1TwNbR6XMCR7i",
+	"mevE0jtoVnMqVan7x9LlnPsHCrtGlN3KlGPpBTY/BTymDiNS95uTnWJsqr0un5Eqwb09xY+czvxBmkv9",
+	"GBTsCOUkYhHEYRVMo6YirQmGAChNydEAC1T/5ur8zOWncwGzR/qIeigQeBoRIRG5t35dL1tww0OCT1ho",
+	"3NLbrjCH3EetDK57Bqc9vwJ80o8s1nBSkrNkxQ0oTHFtSnY8Mw2J6v4mjunmXXvTSM+bHwMekk/+BtBA",
+	"MkWJFB+Cu331fluu9bHE3JickTky0gMpjGBVT4V7amAKBCleK2MopbzMy3NRN/TksGTPfXFZS0iw2qX3",
+	"RVXCkju4unY4Xy5q7fubjPsk1AehzJSH6u+2DtDbg8JDfbySanXILxSr8zcM5I1pIWdrTTzYThFNQILA",
+	"kAYf6GMfYMYZDXAE2h9ooJeHxweNdrPlIYKDERphQGGGR1df9xqdnV0TO+DrJ3Vo6gC63kB//zu8Xned",
+	"bvg53dbKfvvWZg4l9Exxyl/yLncjLiZe8Hnj+XyFv9Zed6vVbbX+rPD3pBX+SkMVq1ulcjuTSvvzW1Tu",
+	"CSgp1zS/eeWf2t3M6zuPV3bKNZ0yjaZ0kyvqiIVwjfeTVmsrsK7zw5ND+Jt8ZX6e13vMY7+LMJifckDr",
+	"zyTAVLgD21ydV2lVrcxGJjETizSk3N7l9qOM1x5lI/ofEOc9jo01e/lNDbdfr0oF6LKQpooB4qWfrh+E",
+	"VjHKKcJSJZiNS1N31ROCLOW2L41Jl2llzRLvf2nhi/WAitIqz71c4WcQimRSMDEJPk9IJbtwyepk92kl",
+	"kX5RsSZ/XCpLNLnPvnwubmEWv3I2bhnNlkHXSgNftQSrthpm6rwDAVDV0sVER+A1sKjIVqGCDCUj3SmO",
+	"MEMTRu5jEkAhAzyJAJNSTrUuBmoelVq3K9uaSsj+MJWXPJwnqsUo/uk3TwzfH6Rey9VuIOeMhnhehWlU",
+	"oqJdCKJ3F3GG/Le905PD3vXJ+dnN0eXl+aWP6lo65cwWzjCgwFp/FRBUOyJRLDe61jfD0YDeV8axhlkd",
+	"wqjKyP5R6JA5uNz8dL+ejDFrCIJD3I8IFPjAzJhp0Gs8Q8EIsyHZRyFHjCsUYyFJszzF2NHFshU9Obt6",
+	"c3x8cnBydHZ9c3VwfnHkG9UFMgeS1JQIB7fGeGlPnonn7OpxJtGd3akwUkcCEOuepz+4V5IiI+6V9Af3",
+	"SlY37rrKIMXf7de531wDRo92r9i/kjE6XdM9tyG+sjvGLI9F/PD6E+nJmDdxKb2/HhrjYEQZyew4MByI",
+	"KEO2LpaJXpYKWEcuolkq5NsB+NntKR6Umlc7OYMfb3oXJzffHn2f+eXg8ujw6Oz6pHd6VfNq1+/Ob457",
+	"B9fnlzeXR9+9Obk8Oqx5tSxcLnxaJJuaV7Mt35ydX9/0Tk/P38GX+q/j8zdn+t+vj66/Pj8svNA7vTzq",
+	"HX5/c3J19QZ+ODk8en1xfn10dvD9zcnZzcXl+avLoys9toPzs+PTkwM9gt719dHZ4dHRzde9q5uDo8vr",
+	"k+OTg9710VXx2cve4Sv49aL3/el57/Dm+vz85rR3+UoPWc/w6Or65vrk9dH5m+tC53oyl0dvrmBUl73r",
+	"IzN/M8iz66PLs96pneHJ64vTo9dHZ+bh+fHx0eXNq/Ozo8V3kWUtaxaDoCRagK1HWTyBiswWctfv83DW",
+	"NKWXPOT/PCFi1ozxkFzRX4j+JcZq1KSh/ueI4JCI5klIxjFXhAWzxrdkpp8MaESagk9/fP7BtlVwYdTS",
+	"bkrnupDRvUt5sgnwiAnX2vJK+dKswYqD94Ck3wwPeWvxdw7xTC6KFskVMcqm7uVMhO2l0SNPmfdCbEYu",
+	"+fzqjCvDvLT/hTl1ywCjU29aAhONuEC4WJuqEmrk2lkOSxLp8mkL6dpmVqMAq7qInNZBQQUyTqyih3jd",
+	"GvHnLMWXSnyTA4iXtR7JFQ7JzgKHJJTyMBUwE19iu5OzTXfbz9MqGW3dkPP27M15A3bbiYV++8XncitC",
+	"VE6IZy7tzi1EIox4roJd6AzQz2TBCYeAFk2htqfzTCYjrdsAZZvAZEDjk7S88vGW+RLXGnWIF5XChSFV",
+	"9n79eu5Iumht591qbmkXOF3jaCLX9rs+ymtZwVW1hqcs7w97IjfYmj4vSx/0iXxclfikKff/xMafamrk",
+	"HAtfFduy2DKkmzK5Yw9AaVwo3jzfas0ZPqYcwlWAJHB0K3N3XpblX7f2ui3n3kkFg9pLIiLK3P3Zrb3i",
+	"6ICzARGEBQTp72ufBcFxidCWuKa3dndsxYwqMllBwMoX0215n1fiyopSj67myypXPu7Y9UgqIXurxLT1",
+	"MB6t0JQVkzLNLaTtL2uuNanMax3G34B5dlEC9tOaZXWvpgR6VU60pBI6kEm+9nls2llV/PxPnvYnT/sN",
+	"87R7Y6x92BHxP37yteoCNa/MObl3xl81Igz5H62ohvsRsTZdI7R9yqATmFIB1puMJ/pLlRG008M0R4bl",
+	"jZfo7CVNdxFGb8sHZ5AKzLB8hJNUcGPIJ2nSN4SkJCgNnVanBega8+56VIhSALiD2Hi1kZ8fWGZlghGO",
+	"IsKGpix1yMeYMoTlrUm2yNihliUwpntcMX1xXstyia0DMHTMryWqm2qcUpF4A5bAhBYV17SQoFi3tbnh",
+	"s/lbpvru5noKsBAzyobF3pLM/pTmUN1PO0lVM3+jZGm9BeOpenQKDNTt7IIiBnqnSx+BkXSdlPoCjzDf",
+	"e5kBJN19qEhO896i9Slqvih0tmwfwpEgOJwZ4O+StPVKiHkVbYXrw1FWr3NUxnNPxnhIDjhT69t/cUSH",
+	"LIeaXgsIUwYwz/pVIgKQlMnvgg5H5ZisdFxq9b44e6VP8NXbV0gLWejN5YmHsEJjLhXq7Oyib+lLFJKA",
+	"h9ZUkF5wW9t7O53dXL4lIHNAT5v1mA3/Lu+G79//5X4cbewbYBgvhz/zl79+bHnrJmW6YWqmilFm/NAv",
+	"osxi0HSRnxlOzIZuCM1m0wC1ZR7Lu6EeZvaVbGhWUtxsXMkTZ0Ofim9nqSLmQl0S/XcVrK8iCxR8apP8",
+	"sAS3Kx0bSIom8g2wsN9F/uuTq6uTs1c3xydHp4fgmkZkHKuZSfg7w2PiQYVK/S+9IOA02fCQ7xxxR697",
+	"J6e+h3xwUZ2fvfKB3SfPr4/+dq3bRcy24NBZ9ImfGL6reTNOYeng5PsZoclH5sy6gpwlVwNJywfM3VV8",
+	"+kyagaOARBHC0uXreiiYgEOHKmnrR3darQxA3j7ytVjnp6CH0AKVZpWaS0OcKju+CsnC5f6rNb1UVE+S",
+	"64VlIRppWgC3FaKqiXp27fU0ghEn4aplaC7HA3eknyOmjLMWaKTm1RyJZB5p8ijlRYJPS7IdKCPIFm21",
+	"yQd6sQyEhnEI6klpmkHtnAmws9IEqDv0EkedCxtLsLiXee7cUX1ApXwchlWqZwtgA2uUrS9yj+WV8POr",
+	"DAFMMrlyOcuA9mo6tcAkmQ1Adc6imRWTdbuHkzgy1tO10w/MimTrZyeTX7X2X9QWkyOCyiYZY01+mYs0",
+	"XFsGgH1a5Ly5FhOSsq95gYpELlQ+HBJUZ9xWJkYTScKNVVWGKwlU0PTvrnpqjtV9rqKpRU49Q9Tc0BYf",
+	"3NPHaspFKBNYEn2+9P1t30B1B9fIODLsCRoY0jvCNpo17wGFWVePCkt9Q/OQLBqWizJMfJpG9nIABIa6",
+	"RlgiH8LecpE/v5t6sAVrh0EC1MKPxXn3UT3GUrm/ZU/5GyAN2e59VHe72NdrLEk0AHFJX7xmieyCbWTX",
+	"J0EcrAYnXw2xe76067yYUuLpBO+ah/yPkipyMxHRpyTdrNjvpzy+Z2X0RccuCkjf2Zqvy+rHVqgHO1/l",
+	"tXqF2Dy7rcrTfzvOvdIb58H+vW/efXtFHgVycktm0rCXb959i66IQvXL4wP0fKf93GakSa05uNeUrYXq",
+	"kkxsYpl/S0MfjlEJKAmiIaqDUgFvAWPyU0MQoLIVQdV0fxBcgqOhlonCw6sexMHcwV9g6Kt5tdvfBCDG",
+	"rZrVurXzby8MwA6YnEFDrnVr0Tc/iEHvp9uXfwsHP5H+66+P3pzsTSQNexejXiQlVad/u9w6//6+f1IG",
+	"gGHW4WHIErB0adKSW8OSRK67/Htudedx4BegUcACpC2YlSiDMcq+ZdZo7q371fYe3Z0Ztn7dDMuD6ZpO",
+	"1saGgFUuPV+8f8A1Hamnqwoy18fSgiA/8X4zcK//XmuBlE95vaVdp/6GTfJYqeelUULL3/uJ96tW/ki1",
+	"vBURQnOZKukuL81SUVwZGMI1lDwz/mxRj+T6Ns1lYnFSRXBuEOmGnvIhZQ+IMLF2oxoO8b9kODbAYkup",
+	"BfFatxZwIUig0IgLqRUlpWxe0QIb1FzyWdblt7NdllWadJb5Ovkx10C782Klz1CQgGtpvFy+P2fExU0p",
+	"wrIQse47kPRl0ZbbyfX7oowUpvwYB2ph/gC9b0AlDGg/xcLI+I64QDiOC7DkBplvdy0jsAFVvbeVN8q7",
+	"QXLEp7JgfWt3trZ3dv15HmP3MtmVBWTIq1ryl8hEER9yszz+xZtrtNkXmIWUDX0PDUy0gfVaBSSK9rUa",
+	"NqJsmChl5nsqkSSqBHv6s/oMiuZv3XVF6/eiBZyoBxxkQQDw+JrfEr2cQt28GLSDFnkebvV38fagRfaC",
+	"TrjTf4Gfk91BO2wF8wc430Y+5mBnd8WpK5oTs22VzfSMs4A8FEH2BlCxK9RJsy+WDeC8N1GjFSmGZXDH",
+	"PYbgU9Rptmzmj2nUCO67z7f30E6zs48KuMgvmlvNdrNjhfopjiICcOmKBzySz5AD1pY28RBRhqjyjO8i",
+	"V/Li2TJlKElHzCZ8UAb+xRsAgdaXi/0boMIzf8c2ld79XVy9jJ1Kd3NTmtmwUEpZmOmYbkUPpl6aZGAW",
+	"PbvgiWN9fl2sZ9756aGyB58oIpwPBfXJgAviID9gE1AdozGO9AVEQhRjNQKtiDNyPgBdaJkUmSGnT16F",
+	"NEWjbJSgU5dPPiYMwYsSbTVbpcD9Pqo7zJPXPCSRJlAPfXN1ftY4PdxwBipFxFjzxpAMKEsMMUhNObIA",
+	"bbKJTIyDtTdArQ3GpwyBlbs/Qz6FLtXsayxHfhf5coQ7O7v/lAKPjMi9Azhxd63xQNWVoOMxCT0U8SkR",
+	"jQBLEm7kkB98iSPlN5EPNPiGKRoBsIkNasj4otJYBleBK6vXmtxj+FTPkDAlZu4kJVdNauVAEZXKTH1M",
+	"xn0iTCkgNeIykRdkTIJEu963acGwq+DfM/csgI2aR7ZEDSQwyrWRPzPq9OZdJ4MAGk9E1KRjOYx4H0cG",
+	"CzQmwSbvb95txa1N23Jjq9lqbjV/khxYcHFlQK3V8p1rdoH6vmnV980q6vumEWQ321/tbe/sPk8k21Mq",
+	"VZbGn6bTXHcnLCT3tW4tP5AUqibd+lSuekmV4V5XSTNHmm7y6HJXKf4CDkaU3JEE6jb90yiO2eQR0Jmp",
+	"IoKCrsW0LmxKUtV6UywsrleS66KJbj5eEdUToJ6tjaYL66hNBOtqHcjZWDqNTqfTWQxkujQe0pqCe5m5",
+	"Gf+Cnv6Aagb948eaATNyl2SWJeg7wHCEHfLixfaLvRch7rxobT9v77TDFtnZHbwIg93OXuf5863d1lbY",
+	"Cncx7vfDcLeD220yeN5ph+2d7U74opY2bNcT2EgvDAWRkH2AQYLbG7zYDVsv2i9ebAfPw92dPdwZEIxb",
+	"wc4ODlvtnXSHT2xz5/b2+VA6X7fDHxatb7vRbrfbS4Bik5oPT4F8a3fP5SjgCF3xgBI1y+zeheADGsHt",
+	"DYWAkhOX1fM+LaeEpGTAnzBRXw4mym3o25LIvFq5CPHBluA9zgCLFvfs82D9jik7Me92ltVAuaoEd7M2",
+	"952TJGkZxFNydg2oUzbIjosiACiiocV4Wug7hWOdXzu6KNAlwZXykO8oyQxjxKUyPSUkZB7YbNoTN47S",
+	"6JMkVq1sHNUAmlNLMETgrYEOXCbDL84dtp1Vh3x+cN0yG1QGQ1lrjAmfW455OMcyHjS9zMms6oBPJeEH",
+	"5kUXwZdd+J0rHpSOKUmfnj9wJQe6VJtzDElWD+lYqvBoRTtpysCnao3GS3FW+zOkjxNlwy7I+j4N/RS/",
+	"Ry2UvOcx9XlMmEl0NCI3/LuCuKpF786m/bLCVbDtwOSrNZymSldpfCeJrFzdfh619fm3ndd73/3t8nr7",
+	"7Q87ZjrNGAyNxh59zubSbhIRIBclUi4cpoLhVn872Brs4q1+e9AKdgYvSLu/N2iTrWAvfI47/W2yO3iB",
+	"W0E73CI7g+d4r98OtsId8nywh9v9rSAV/XYG7aCD90ir/zzcDrbIC7w7aPc7wVa4TXYGu630bBgTZnoi",
+	"U/LMX/2ZU6ypioS1T0svS8dGVxJTeWRQ+c1hrvQIS4neXJ6ujiRIvP2LwYPSKKjkMFWrXD0XQ14cLpWJ",
+	"Q/pZ5fEuCLe+ToKxTLRyWuAzHXYf3xr85frF2auNSp0l5PvZg55SfpcLfypesllqWxqOsqYxtNiPJdkH",
+	"mqAX3xvuyijGohgaLkwhs+DLr4iUzB9/R2SOTHJJPIL1L9LV7XEy8N5gh0r0pjm0l9orfEcQhuzF9Tj+",
+	"mleJ5faL4/Uvvj7r/DB78ZeMblpxJOtYYlLd9Com+BZkC4WHYISW9peUIDKb/0QMNruHa5ypamJ0hijK",
+	"bN9zVF+wli9ge1DwO3my70pTQ/Ag44x4CCOgP62nO4w1i6yvZR9INMAsdLpHvXhM7PmWiDOy0awCKvQo",
+	"/g2xTUlGSj3NRlnQd6JhzTdryuYia9moes8s1kyAMNcR3Yu8NkPAa0jgWU5ailVErT6WUG9GUodBL+ep",
+	"J8kSPo6fFpb7c/BUF29gfiuEHKzBHR/Gk5bYy2onboGXGsuegkctyd1xju9nEvkmGPXIgsORSJKC70sS",
+	"FhKBsLGNdtHCc28UolUQwZ+BDeQd+jlG0FzvpBYNFslpWFDzfPlSTklfUkXKl5FP2fprWMVEsZwD2Jrr",
+	"BVC+suN9mRVM105ctt961qXXn+nrBEf6CtE6m/V0UZvqNu9fdopdshlGw5tPkkh1vjmDXGV3oYesu9Bg",
+	"MqUeQ6/MY5iPmjGdvH//Tz+2Gnu4MfjwcXd7rRCadJjZvna3M+OAgZsQG4ghw1FJHc9LzEI+9vKalyG0",
+	"ZhXrXDUIb0tSdnvsWDK7sIqmTHT4Aw02kHKHkxSN7CzfXJ46S4ytzb3dbqFXnJFHXCNPajmZz1vJmnJd",
+	"RgdopMZAkslHgNPwRPdENXZclnVT+tJthVO8woo4n4WRoS1BswgFSXwUZqEMMNBqzIUSmJYHViVAN+tJ",
+	"7rG9jOZRVrLBng5TNYfP0i5HZ8mXoFJlARom311zLhAlEQ4ElxLhKIJ0EblmCmBspL9kkK7fsmW+wDER",
+	"bipukXtaJTw9ur4+uixfW1uCNz+LgSCki9qdXKkr7IpEx4J3UdtrtVr7qD+RlMH92G6ZX5I6vF2Iv9P/",
+	"zmbw6KbNTVLzau5rfem5z0qH+Z14WCzhd5cmwLIMHO/N5amH5M8TLAhkdUVYGB0lSW7GmtdLNImhyFYL",
+	"jce/dgzhz+IREYTVpYOq0bvz0dwuN76Ut7h0+dUBYWk7ma+WyUCXmbjedZMxRPHbIhCkCXAKyL7JqJly",
+	"cSvhhxz8/LwDFN9bB2i7lXWHtlsrch7yA1o53S+a3Jtf+MrZUZcmCPSPEM56SYZUKiIeMFfr7z1boqMu",
+	"DtN3mm2I0Sm/IxEOyIOC93ODmLvfALtiYOvyTxO8Z0gq42KIGZXAXvOm+IW4X+0KuF+PyCZgpZPQMtxE",
+	"gjqqX/h8I31M8kJrZWpPMew+URizO7aYIk0FuyuiFGXDtUsj4xgHpSpcWfX9jBzVaq2BdBdEXD4w450w",
+	"3LeJRfMKaAYgZA30PC2GP2QwxX2zI0sbzEzUS1d2ObJG2R5+4YughKjWuA/mvzaQlI/BopS2pRwc5SoU",
+	"yoSyt6BOc0KCqXO7dd3Z6u7sdXf2fqhlKM0oSglt1a4IQTM+QZShBGwyoaGkpHOrfQ3wlOWRV3+es0ef",
+	"s3JyK4d7+Gy4C2XCvLGkPEjkscYGuG3HVMqYRGofCZKkAorMNOZGXyL/OP0/sy07rdZCLKM0a80pNW7q",
+	"D1qxUh1mbpOuAp7Xfv6IZYq82hXB0cO0XVMNl0tJwkbE+S1lQyQJjrrgJxTGOxhSGRjrG0aCjj3kK3Kv",
+	"fIShoLTJj6Fs6CGMhhMaRTwY/et/QIJr3mq8iRhQTRE2yTRaq12hQTfRocBTpp/ckUBBoWs1kh4C1p1U",
+	"z744PNaNbrVaKIzpU6vaAY+4yLf21cvWi8POUa3MXK7X8ZkEzLaoi4Y8AhOw/XbfrKQc4ZBPDc4YHY4i",
+	"3bdJHQlh/pTBKyae35hFMlbqr35sNfZ6jWNjoF4T50/PZiIcmhvyv7q8fPXq5Uu/i/yvjHFd0ns0IvfY",
+	"lgq3tupCyudX7eNOb3sb4PwE7feTGgZ2iUrJ7mvMhiZtyHyCoBYcmoAPStm1K4dPcqbQgoBCIM8twDFV",
+	"YHkypKnSbTAUmhv6x4+GFTe1UPzpk79vqMugmQJghiYzcq+a6EQhORJQ1gGw4BRSI0EI+nmChdIvWwVH",
+	"UIsap4WHibKnhiESRTSWVKI+mXFWRHrslPLVomVHT+QRtp0rwsKXk+gWnIAPyfZ2KftVUK7bkPoWzd4w",
+	"qNRYbtnO1QwtqyJCbGkrAsln8yinzttzZwvmlgSeL8jszxpenBjkfiiYXrzahNGfJ8Q+tjNZB8AguxCZ",
+	"k1GWH3p1S+N8pSmHNQa6HAmRNKL4YBJFs7ITUobusACvukARD0Dgs/U4V+MjVANSmEfXzaMYVJzEF1Vy",
+	"yha1so5zRaSknIGlaG3AGBh9YrAqFJF5d43qgCGzYc9ReweNKZsoIvfB+a/Znd+bqBEX9BeL6f1Saz8C",
+	"mcwCSPddllWQQ58roCLqR0nBazNSBA1WDx4tWuSKFW3wzxPi2clttQD637P4DGgiieMithkkiJoIJhEG",
+	"o5T1KC5nrdkVLownO/uVG/uF6TNLYtUpE3DZuZitjaWrRXzO0HTEkaRDJh0J8AnE+2aZXRP1kopvzyS8",
+	"DljwDhzTjcFHbcQF6hgMCoukKSQgbDoUdPdurh0TVFaHqDiD+Ydwn0OQZUQZMW52iIGjDPW1xGZEEqqS",
+	"aANFlSaoRFJx5sDMTemS4gQOCPqaxzHIlckoTMJMV6ukXg2ag7hQqPw5JuhghGmJQlZul7wQFIJJM5JT",
+	"Mlkzo5zEcyiaKDssv6Ihs7PakFmcXpkFVQaYMRLqbTLibTpYiO9ZCpbd7rzIgmWjOkZKYCZjLAhT5tuB",
+	"3s6JQrutFroHHN6Y3pNIQk1BZlCsJYojwtRsX+8qZIabJTRf7rTQeIymNCQbIPWNJ1LZLp2aYnGwFZJ4",
+	"Jk0jTXQ2iSLdS2JC4gICLrslm2LKOUiFWajvd8t7suv9fPv5XuuzIn/P2UJ+MxDg5gCsJmwGeNo5ci4c",
+	"Gn/f4m+X7MMahF6hLMhiDjkR5IGaeJFIDM/T3fmornnRBvAgHxbMTxiTZ36FNQascHfIkuYcj6M2iQMY",
+	"375rOtvmGJsiATk9yKAawJCAB5J7JZHCtyb0rc+V4mPU7uhj45QgPtWcPMO+AQbBbKDhn6AimQjfKEIB",
+	"HxOkT5/Zvnp2k/EcR0cy4hnNCj6xkzEgPioTsQeRzwA9wRnZAIBrMlC6Mz3ECM90t1AYIWE0Wi1Nxl5W",
+	"L6HEDNCB/82ZAQ6Mjm3XpXDF6DWog8ZPxEZ6t/zGdfwBL6gxNYmZnDeAzGIy0BeN8/y5GZv9r0tCkH9N",
+	"7pU9LU3drp9DbrXtSiLoABwgWEoa6APLQ704Xs10uLwcwx+roEL18kntUpuDzIp5+Ym8xuJWFm4zXJTm",
+	"FophqJ6Ib5RIwBEtwHNB2X6XY2Z9xCPoAKu0HQ8siAWJziuSV8KegJEZGqTSYNTAOPmU7SOwNE8pBPEW",
+	"n4INTouXTPOJrNHhlpA4uw4wIYf5bKuQAnOaMEUjK2QIkiRbZEi87XU+lEaKuTvxods4Zzpy61W5tsbi",
+	"ay7GAREPq7gyNyxo6xE2rWurLKytKhcSbzL2xacs0V213jbcSqsUOTf3U/P2sgh4ng+nXJqPmHm1EOu4",
+	"vLKgiyTUTARqdy9A0x9Y2C1BcNiAi7lQ6luW232frrh3ghBux50LnswuXbIz65T0dtv0Ege3Q7BKrykY",
+	"HtMoMvxmOuIRMeV/+2RErUIq+FR2kQ9Sie/ZUnFWHJRKEBWMUsxDA0Bu3rH3le8hv69VESsL9rkItWaI",
+	"zoVeLpbzRxT8MfCFgJC3jDsGNCokiOTRxGTdWwdNSe0Z6LnEnq8EjY3Xw8owWk8aJnN4JhEJh0R6qZ8E",
+	"ht1EL0GrimjJGoEMZiQ+w8QBu4zcK8QHIKWMPXN1KaPWMZRIUHAJaZKVtqTHOGdvXicspkR6NOLVb1vu",
+	"IzbZ3PFuxeOaVzPivz4Zxou22HnGBwNJ8pLjXMnOQ6qV4iCDbqp7hbIOYxpFdEyUIBI0/xHVGrQmEtQn",
+	"kmrtHLR2pAlqIxfqsJULc0ivS1MLx0g9v5SVcqChcikt0KwNzS6Ox1h/gmgi6R15neknP4JCr0U7vcmD",
+	"hpGUsZHUYfFiPrPQHNmqF8ZL83bWofkbprsH1VVDrxdWVes839vttLb+obWAZGoP5UzZoZ+wW3cIbLte",
+	"ajOTCKMYa4mbMrVvLQLCFCB1xKAvG2uO+Y3rtlLNymxRvotqIH7XRiwQNhT4joQuykEm6fwQ25AumGVf",
+	"mVUC1SdzW2tVaSKomsFVNDEfhzSO+BibC7aP2S3jDgTS8t9kTKvFZzOtagUpC0xiXRvWQIAilnrfzQo8",
+	"R+NxmmSueV0T+SGf9CPiIxyGmoyApVPGiABDyT7yuWBYuRcCLvQjngglUHJtH2U2RytamKV7AzybD5Cm",
+	"VWHiRqb4DuBb1ZRoVXPKkZhEWozY1iOMo4lEakoDgvyp5v4+3Ck29QwmRUI7koqGod/D1Z4h+8SmA/pm",
+	"1hjjfjC7BpIxM4FPyyjRq8E65hpvNzteWW06eLPkbk2u0Z3sNd7slF2pC+n5gEeT8focMdFyq1ysTile",
+	"IVFQTXgkGmj5OWMxzUVndpYnkxUPuNFV3HA/LF2HZEoh1WMbU7BhGFNZHOtd635MIEEWVGvL1Fz1DGr5",
+	"glezmO5e7Wex6L00W8szcS4LvZdppFvG57Tw9aJN3nM2h0Uf5KwbLtpo0bYn1suMu25mUzFgBz5VBYDO",
+	"t7WqWF5m+Ve9nC7sqjfn1mrlB7m1WvV2lhJWtpzZZUC6TqgX1O4H1ld3Wr3vYvDgDulte/qmSbR8qMGe",
+	"JJp6yBUqAw1aTIq+3tRWo3VM2OeAR+4fyVnr8ygJ/x5wpoxNZauTUNhBPqypB5GpWhdKLwd4M+Et7c6n",
+	"D15tREDh6m639JqW9Zz21tlOevv4Mcnlbw4mUXQGAXDVutpa2FW539t5uI1fO70hkrOb9PPCNJy0Z9/8",
+	"OaOjbRcm/SHFoH3Hxa0c8Vz4VMGA081nECe2rVpvuyypyRkJCxFb87apggFwjUD2x5r6VhuIOxWSkH5V",
+	"+2CZPzVZiGVX1xcNm0kszZUjZgqbtmaOCp8649dkzMDohFG70zB/o6GgYRNdZLy0XeTnDrXLjv30yffy",
+	"j1yy7PyTlBOYJyauks39EmJV+CWyqRLu18wRbBrprOyJKzZY9iwJp3IP86G68FM2N7s5EZH73YX1N125",
+	"7Oa3R99DfC9mM+P1gUKgmKEJg8SWUH/mbySon9utVuqMcoZpKAqjFQtwN1FrjbT8Skt1fkggjtlvItg/",
+	"LAiKMA3BtZ2YtBSP0RiLIWUoBDeUU5PA29Xe0YqIeS69JOpIXy7PkGF80gSlDKhKFZkRGaN6bzu9uLqo",
+	"/aKFxuN91NtGDiuhizq7z+FHk9+ff32nuZd9lvloe6+p9aONJurZiuCWDjVTllo/sxnvaaxOE4GYInMB",
+	"NPWLs1ees3vYhII7SqYv+b1uO+N/95PrwXcrDNFhksRYQAmiuo/+j/8F6Q03/4f+bv7zf/0n/7X7x3+D",
+	"/I3UOpiJaTDm3ICPicyEHWRiA8zgqPKQ5GVUrrsunAZrHZ6SKDL1Q5gtz6ab0k1i5L4vyVMIAsLUQbkB",
+	"5jpDg88kMu9aPbCJ3o2IIHc2RsZat6FGCbnHgYpmzrcJWmNdX+xeJrrBg/B4D/UT74SXWnnANu9Zg86G",
+	"V3D1JhEWfizoGIsZDN8H36sxrRvnaxaCDhDoJDfrz1nmbJmvwJOQiQ00c/xta8/9nGOnkgE2/UKLADzA",
+	"RfUbIkoLKRN8Ws6BF3BU48xZzFSBO9l16CKfMB+1O+iM30H5EsDw9zRH8+EwF38fCHidwc+CuJ+JhJ9D",
+	"op9Q8yhMnsYRPI2oVDzGIXa//4R9+Of//b/+z+32v/37/7Ld+bf/9n9EdZM4lHW9A9kwoHY7FUAMgX/P",
+	"PDRhfTIQVCqiaRwzifQ6ofAZvABHDyKCUYDDSUBDHHqoT35RRIwp41Puof/nP/8f/u3f//f/73/3X200",
+	"0aEJvxcEvbk+gHDirPnN7hDkremfpSbSqObVfsKLSvLLymVmHaFc8mne9r+zNFOhpCq/XC6a/GYK66bi",
+	"1UOL6boWLqy74Lc4F682JqtFzQS8qHTuto2lSyCIvlUfpiZfGRYH7grnq8+GA+6n2vOAQjFzDBEuGQt/",
+	"Rj2W+fShrJY4XzKkiJucgYqp/cf/dHKL5S9ZsJdu7T/+b//6P/3H/+z//C9qn+YxttOe1y1Lun6VWFI9",
+	"VsTJAGsobwshKh72fZmV1AnKi6depbfy9OBCNIMgpKGbQuYNFGMqJKonrrvWhocmEvcjYrLvbFAIpKcs",
+	"Fu2t9TQ74k4rb5OTBdV8dzuvF5eti/jseEgr8Udy+EifB2MkC6r0OVr8VMGTtMwWr6+1tV2T69+e1uSf",
+	"z/brLL1AU9tSUQj/Gn5/Cs+/7dEzk1zG1w3axcPYeg70wp2q/TziRRrWTUXC5QsM3VnFbCd/mj//NH/+",
+	"af58YvNn6hpaM8z1s6IfmDM8n9lfEkJb4gc3cDP/WKkNuqFTrCjz0CtByC30ejAT+oIIIJqji3zdhI8O",
+	"yU/47QRdYSY95ENKQ/qj/stDvk1w8NF5FKIrhVmIRYiur1Edo/aeGjX0Jk3EDPU5v0XJCFyoyIaHfJMZ",
+	"4etRcd0PjNpHmruiK/hDNxZwxkig2b55wUN4oIhAp7wv9X+vp3wf9YlUthDugExRSGUc4RmachFKMAQG",
+	"IyxwoKzlSblFiXBwK239bAfTwQgWujky7pMw1NeNfhO0+RGGWMu6WYt9dDCijEjioW9wjPW/YFG/5YJg",
+	"iPI8+OZb+Fp6KBhxSRiK9QjIvdrYNxmb+g0I6qQSYSRnTI2IooF5WOd3REglJsHtBgCQMJ5+BaOiMhnm",
+	"Z0tGSS+hbBhEJyMn7O1mHP7bJSGKVOGIBtXOXzlEhuYjxq6ZQ7mQk2BkhetST0ATneodQVOBY4QVAv+5",
+	"TGqog4z1TNrgjTplLhaTi9DkXSV2dPgJ0h31IivOTZrlPvLfv2c+IMQol4+tGblJPOtHPLgFOA2IrArR",
+	"nWZwAY6imSlyLTPRE/l7ZwXbL2YjwLJVzY8ovJxh1/yWsJUymrlKM3IVFNe+sa1NBOtSogbdGAs8ll2O",
+	"J2rUhVca+pVuLEgD21x9Et4EPDQIufO/dmtXcXQfnb8kP3z33ff97692391f9U968xd+dgSlVe5KGl8F",
+	"0pppc8laPaiMu0nGt0XIywZsLYQ3NPs4B8d8S9hNkQgM5MFqMsh1n2ss13PprKf8GAeKi0MKeu4DsFjs",
+	"1m7vdVpbe5odTYQgTF2sjdwZJKhdORsQvW/AbWmgkBPXld5/wvTpU/piiOOCaV7f5+ve5CaRygHhl3dj",
+	"8vwLN3e7s7W9swsX99z018fSXLXfxS48s3RL9/eIfZbt/YfctOLyrlzMK6Im8Zo8gqtYD+tNWVkP3z7s",
+	"bm76UGfAyDoW/rtKaSBJAkFKLtqXWJKtDro+v75A5p3V0CK2LS875NXL8WUjIvI7U9lQ/0YS4cpLr83y",
+	"+WR1OGbPvHY1GY+x4XmPMMdVTNlbmHoneLRSO9Qrcqnf07dSnnmUomaWZba5CVl9cq4ZO5IE+XfV1nxR",
+	"0sqSyFp0dWlX293mfMpAqx2D87JUNn+bCSJ5EAZWWvBgXcdB5bTRMR6SN1XqGi8hRKtKLO2oKAzlTUmm",
+	"VuNaCcTFVEs7iMyUynYyxGpthP4c+NSaALXOa75OeU9T8ebRCLRJ11kAqWz7ZetDq5Voyy9QxId8GQ2V",
+	"LcxCYpqs1VC5ycvUrHLDKptnRNmtfECdqvREWvAngwMzhjTZ5Nk3kjM/X+Bwq9nK4IpYW8UhVhglpbsR",
+	"VPv2kI/jOLJsY/Mu8C04S6b5qfINxr0E3BMs0duDxjfnV0cbTdRjM60GB5ihYESCWxPAxQcDA7MyxJRJ",
+	"k0+UVEE7PDlMyuSWpJ7kplWFUeRGunbF9EJ/xeY+PMqXtqTy2DNpgBARlTYQBDAakKlvZxARy3GzHojq",
+	"s7giUtmBEU8NGu3prj4sO7PS1FbPdAqQeAmDKS+9VF5M+M0Daunb/rMUUaj5m1SjNHy+ZI0XLOT84Mp2",
+	"bP5C/6KyTIl8UVmkeYejiCjNewQOHlRZjQhigupiwRUPeIQwmkKrAPYEVXWd5Q2Y1dsD1Ls4eSZN0pzp",
+	"Nfk4LdRdksmfvLTmxXR+crj99uCkPO5Rc2fzXHNHkxp4W4o+eRfgmJY3YuaEyH0wwmxI1q69aJr2kpGu",
+	"LHydLsXiXT3X01kfrdusAh9A9GR6xEw2pMwxSrPPXRREmI4hoIKzgHioP0OEQhC0G6dR0i1oZhOdKAnr",
+	"LFGAhZgZxB1QUA1mJ6ob1qt/92lokHs4/GSQtOA2g8tNdw0RnwAxam45Fs2c+Ti1OJcAQ4RDkpQUPAmX",
+	"1QpOa7vD8pAQ1eEfEEKPWfq8UO19gTKXwyUu7zePQjzfZ/aFip3qpXqQSPkgzJqUdIAQ3wi68gBmqM1Q",
+	"oWMGqO7b8PxPm2YNNj/Cf8G++8mvVGO/qgCf+cS4MMrHrcUllZMFAZ+pbxKTuQdnAdlFby5XD6qZADIM",
+	"s9zg9FFSRW4mIvq0mXk3v1b/jk7u/tr2u5AwPiQuSN4VpdPHNCY8jiyOXMqYsUTfXJ2fwRvm4Msqqx4F",
+	"LkywdMx6941575RgyL8+SNfT8DGLh7I+k/USNlkSbcOnDlErs0WJQGP5Mafh9l1AKwhFZkUW2AFjwmjY",
+	"SAmlAfvR3dz8d+lvN/DbzUTQvzabTb+LoAKJ5i2ZAzLNLQh80ayGS1SgndLjmZ1FcePy2mPKSpIzklns",
+	"LLtYcT19UcEpe02uKTHBR18+EDg3g185Ftj0fbH0hCWioCUYg5D0buugeJhR3Ycz528gLrIU3262UN23",
+	"5zCP3lg8pGW6xjtT22S9rN6Mn6QAtnn5Oqn5UrBeNf+55tV+4v2mXmLQqfR48sXaocpKrgZwppTpvBOm",
+	"YL0rRLkmfHpfswODEIYw6keY3brIVygu5YqBl4fRlpZTshOsSoRmja8m/WSAR3c2ZX3dogel9dG/vr6+",
+	"uAIPCiB+3empORnPqOWuIjopu5JyXvvtFznXFGzNv+tubq4TGcQQ7gPyGIFBGfhIo+EYSF234T4kAcKf",
+	"8NcUtCUwujCpcBSZoq+2pCtlgNNCkMJiSJTcmDuStgi72Z7SM2m24pBE9I5UQFIveD+UIuNYlYCl9ewT",
+	"NMYh0cL2AIsUDGmniXoM2a8RGP9l6h0cc5DgqFsjD+FI8jRow5a2R1LxOCYh6pMBF4AlPKCMypGWew3E",
+	"JYDKKUFJaAxYLvFLoohgSZzOYooOQNxPrOXyAljXjreilMRD8BknJvnntSzngwmyXISlSlZKcX7rmYXS",
+	"yovL9xSGTWnqFgQnP9+SWKEYC5UUOYBU0vLizaUV1oxFaB4zZDSbH9sAaoEAshAEZKE6RoyzRuf+HhkD",
+	"jAcV1UMqSKD0v/Xa8IkyPw8mUu+SOZUeSiLCNLnDMDb2kR6XjQvDrujIcjkZKP/auhAqsKSj5P1EyJ6X",
+	"4/2/Na4MCTbcufHRHY4mpJJWpVfNHo+yuhTvHJnnVhdOghE511TEGLmv1J1+L+mOShROSBe17dnwUFKa",
+	"w9NKuf03GJg7aMQnQtqNgQOqskRnmzSn1KHSs8CwtdAuoO5xQJmpsLTmDIWN1nnJw1n5jhkI4DZg9Tt4",
+	"GxIQ3fMzaY+F0/+zyw4mcgjcq/dniljgXywIYlyhN9fHjReoTwAq/M1fjo+PDx2RAp+BFN4ijH6rs11l",
+	"LleJybSkZAE8W2si2WFRhUIawgxShrCECcgFQ/Fjw4J8iyqMWZZ8TNMkRPr81304rSQkoZHXilsP+O9o",
+	"EqO6b/iIv9G1BEUhq2ugdU63KelNkJEgIL5zSg20KB8MIKlb35XM2A0ZjgwjcaYiQeBmyEmIdkpgBLcD",
+	"1vQIQ1rtZqRJgb9r43BMDM/JRVk8/sXzOUcBBfJ2PDl3g6xUn/KX/JdVoQoCR3U1Kv/hb0CVKs7k11an",
+	"MlfWt5SVXFY9l+9/S03Bw+xxGeMZCkacp2WI4K3+RCHfFnhsKiKVj+pSt2G5Sv7IGXsIlrfGnZk7S/NJ",
+	"4Pnqk01pfC/Zn+4omc69F/IpizgO5x44n5GNA5j7O+k1r2blG7GKZvKR+3uJcghLfpECWs6VFzKPFq84",
+	"SPMEAxKgxe3Qiy+7yP9nP7sbdQVlKjB4fSMMFyznGx7yc5qkAeE04883AJcE1tLZmEazJrLUSqGK2xTP",
+	"pIWp1+JWIIgi5jPKkJ8wMj+7q/9cWL5/Thbun1cu2fXiWI7fGoVkT8DjCSar6T4YF35ObgN/idHtDBy2",
+	"2dsUWTtLfeUI5gEHFVJ3cYxpNBElhoTasany5+4wgx0q+NRDXN+jOIrmensm3Wg0pdULDIWyIJqEJNzY",
+	"Rzgz6kTWtWDXfRzc6qm0AIel3Vp55ZdrNo/V1KqGRIUmdDpcKmUnuqsb9tyc+GDgRJ92y2pVpWsvUm3W",
+	"yYCp1OVvt1voFWfEtxK3KUNj1GJDUwbJB9rAKIioZvLJsKgBIDfWCfN+FwGB+g+Q0D+jfah4xVb0hKwN",
+	"1b88oGipBJgzuixE9i87ejkiWgfRv2zFfgNSXo7vrSvpzW+/ngmbVYCunBONVqE7ll3snz54y+QpOIE4",
+	"uev5wFzhqK6mHOkbzmloVCA+Zd2U1c2eyeztCifS3MUY2thooiNXXXZiSlPGKmPnkulPUtEoKo09KFnE",
+	"3w60Sil5PBRlxTZ2TaQ6ehhWRlVyTro41N8UzUtOqsmJDmVCgWY4UuFxPH9PXB4foK2trT2wjaWFhNEI",
+	"xzFhK+0/i9hSVidNe/eqr+nhUiCO0nUdEymtjjafppDZ+EoFi4sBXfnvvaSzJXN5DFLBAbicXFVPgCWI",
+	"BZE2SKQEisA6J8aUZdtuVxXufP29jwRpEIiVh6xRezU39L2ckxhMwRMrNUkQGSaCGLN6udj3p6PoT0dR",
+	"WcCYg/2/0utvY54g+bA3cYDphfuwd3GCbskM1f2Ayht9vd00m01j5MNImsK+uerKqP7Nu2swFMAuA2Wa",
+	"BMdkRHpWtSREoresiHQvF+2Q6yfxJyXxyuZ3wsKYU6ZQ3ZhA3Rw2ulBT1+WTymI4m/OyDMCumAmmWDGP",
+	"TxCIM+AOvR0HKoPHU8Mx/ZeMh7eWoGfoYclJHHOh5jGLTvSc8lXZ6xeHxybkG1LgcGQi0ZK8aIdTBHKJ",
+	"OYhGBYiIXgaI/oZg1pkpJvSevWdffYUOONPvUs7ke9ZAL7GxR+gz0UXZACIc0827tt+0QT+aTYJxwSin",
+	"AR6T6ABLso+SG0ii5L57c31gKfwHfx8w8iTyv//+++8br183Dg/9fURhHwaUCInevDk5lE09HCuY6JGg",
+	"93Cfva91UbPZRJ/8fRTjIWVabAaAP4MK6r8Hk5p+TX8S4yF5X/Psv67oL/YvxRWO3tfQJx/Vf55oaQzA",
+	"un1DVm0PZbC7281mu9XyHD4N6rT2ESNTIBYqpNqAoR4JwYUbKVhx3RgCHtpe7T1m/rDQre9r/x97/8Lc",
+	"tq3tD8NfBeP3/06klpJlx8lppen8H9V2UqeJ7W076e5u+5iQCEmIKEKbAK3oZPLdn8FaAAjqZjm2HNvh",
+	"mTO7MUXijnVfv/V/9V+W/5k/2ScuFU/65k99TrnS75Iv5EtYJ6FuFGRLqTQLaeVQsPph+JfuGDZppmfy",
+	"5Z+wTv7gUPsivNoJIcwLN9EazkfiCksmp0zvcBSA2dAULZdg6OpYq1WFShKeHf7r/eH5xeXF0bvDk/cX",
+	"IZlQWW2SAU0iqLxKsmSYiEmCIWUdjO/UxNk4O+rkLR8yqItIiRGw5o1rRg025Wc9CVv/iKVeUUb37GlN",
+	"wvuJFqtR9iZTkZFIgHdEj6hODml3YBwHxr+CZwmhBiKsswiBpRiYmpDwUw3er8HPIWy+kTtIR0ScaYVd",
+	"01w3ayNTVPYaDRJ+aL89OmhfHJ0cXx6enZ2chVWckBR6YHgWkZPATdbyBBB7abEoWeSRLakVD/wIMveZ",
+	"ddK570gkmIQJR6wb6232IYeNeZIrUgmhmTqW3tfLaSrvV+vkFHmlN5aKHxcfOEBhif/0M1yg7i6QaBe9",
+	"Kat2V9yYYcGn/tZgDO+ApnC9k6GECmpkItKhHjFQE5XS7hAh3Vw7Dl0iU6NLKbK0y9B+2ut0Yx5ZAmZ2",
+	"CgCT+YgrNKvtkHf81yDHiDVvKUH2oMBTZW/nOQlP23++PWkfXF6cnFy+bZ+9PgzB1NUR0dTydDHWbacc",
+	"RI58wX9acFfATJNyhbs0wA8irIpsEXU18YZhg87Y1PTcvGmcaFCGGQugIsMP9CGiWOGngDIN5xWQOXgy",
+	"zpQ+P3ZBpgid3GHo+2yRlE7IvGc0AGDhhBGZpano63ViAPFEKuHfW3//nUU/NRp/b4UOhxiQeSlPQWx4",
+	"/2Oj0WiApSuxJ33RkXTCeMthq5j0GyXAnBgrlrKoTs7NZUH+giJck3jwTCGpAKMylaBl4GCR9SPalwGx",
+	"2H64vrJqIhYACDoVcY48I0lF0Q7yVZ4w0kkZHcrc5Bm4ssvwjj6X/ZSOBzmMtCTvf9xt7P4Ev8M/f8aP",
+	"OhxjJ0BnAdtryiN3gQRiEsIH7Xod/nvo2nj5Eh+9/Dkwz14dvnplqggtXlT0IiA0eQ6swyXEleCIPgqe",
+	"MDPgxr7rrHEA/2Qj8ZG7mdfJW5H0DTAOqXjiDCwvcB/p3Sw8l678t7eYcEDb9mSYcGRXOtKUwAcyvEDK",
+	"DhEd1CsdZqwpUt9QtLjAWXZUcUSVJhg+DDuQFnBha45KQnsrkDQu7NfQysCcUfTc97OYAm5wioIyXj1L",
+	"Ko0WBnG9RIvWtqCXlrlIKvRFE5kCdJvQil9NEm5DzfVYiGE2hiRDkwi4jdLd9mfNl76YTECfTEO3VQs0",
+	"LpG4Im01fBDlOQS4EcpWEVODWsyuWAwoUlcslSFhiUqnLaTZhm3+dvHurQnlAvwFEIdQMoKTZl7TbFST",
+	"1PAM0IBHXNXgf8PAf3SmxecEog9gbv4vkqnQ4cRCvFlXJJrY8QRYxUiL+eNxzFnUInu7P5PwrH1xePn2",
+	"6N3RxeFB6I2AqXRaa2sKCphDI248LahIdLLuUCvdYz1qtJ87wXin0bAKg1beTYSZHRRWTW2fHrUgF7TG",
+	"E1IJt7XqsR2LPof6p/hnyvpc6v6r5HkDenKBOK3i3uF+S/2a7a9FrGNMkhfuKWIYFQdsguXIxf4pGTOW",
+	"BjZIw8JkZYlKM6nyEC24Yf+uvRLphKYRi/S/wjwyQzeCaFddkfR4PwO3lGlinIpP0zo5H4gsNh4Qy8Y1",
+	"o01J5YxFXFb1lcoSqOWqRdjAW1F9Lpm+DanI+gNXkwDlby5JLPp9FnmnKxd3bOVtlyrCJelkPFYQlJi/",
+	"B/o/RBPmAYb2VUcOXjR2SHh8cnF59O707eG7w2M4QUj9UUqEIq0YweGX37bqVTvHKNFUIgnbRgGFv5sE",
+	"wX8MZYFz5yhJrvPjecRSczfXyGGVwk81q2HUZFeMoSA6RM/kK5ILvviGXsrJgAN1dP1q+VNiVYuEtbwu",
+	"NSmPBLIVlE3gOpmy6mipqJM2NGIFA9eXR3+fk/Do+Pz9q1dH+0eHxxeX5/snp4eh4e5AVep2JqGdmhkD",
+	"FHduErSujaB4/ELx2Q1aj3/oSJjpvX16dPn74Z+Xetvbb9+e/HF4EBqeNOJSyxUBmaRC/8fkt6KqBK5n",
+	"aE5fLtiyvN0dPSsQ/S9N+1AbxLVQMG0Ai5PCKDqnJ+cXxJKLXsrkIMxZlHliPuzzK2bxzETC7CH8wFI9",
+	"W61OJsdGxLTaH1SKdwpf11hCR4zq1/V+RWycsi5o2flR4RLWl0Va7bS/25UHFH0zc0rCA/MCcOcBoxGa",
+	"VWLeZQaDK9f9oTAfPD9jvdppKsYpZ4qm09xu4j/84oGd5pacIykzPUUTxamPLibySjSuXO0ABOeYJZC/",
+	"ufW8vlM3OJEDMIptA5o38jpwRi0I0rM8mlQ8I4nW5eZYdn3Lxv1vY2mx7fqExXENdMNtAFpzMGewSjXs",
+	"ehu1Jrn92Vyio+gLoKYtQgA6e7VPftrb2cslWRM/aFQvimxda6OFvgj2ZZhGvobmM8M3zACanpWmYBta",
+	"MNIQDh8qjlAywdNZ62T/5Oy8iVQk5X0O4QvudB1FW009ywKpPIdxvrOo4Xq3rMq31F+Yv2IReo6iU6oG",
+	"4PuzVBt2fLfRmKm+6IMtfDRZ+Gi3vhYMaMWwwVo4f5octPhWsIU3BEaFptHaPiohtbamobUTWLBlgzBf",
+	"b+On5kv40Hz3Jdiakbyua8q9jm8XGnBy2tqN5F/MNGRKda/ZiH4bFnMPd27RZ26Ht3+lkfUMwSd7139y",
+	"LNQrWy9lb/fn6z+4EOIdTaamH0jfebHO2I5M9GrBQr/V/Ouf4CtJUNPmWLkI3BjYwhxhCqzC8f7src3d",
+	"RtkL43XR1iy7WhUtErFgSxqoq+bWiT7vC4mKO9ZbwZZWs7eaf20dflIs0XRYYvDxQ53hHJmeS9lEmncj",
+	"Io3gCDPJbHZUWsBHnS3vlsis1+OfwMGTejECBbeHZlvVB0nAc54M/oxHQb2Xjrkk3SXpfmqkeyHSgqEc",
+	"j5x404TGU8W7cjuictARFEFaF9LlC6FoLE24KxmzlAsIrY7oVDZ9uodrE5FKwTOLBfMLqCCyRaKU9sx4",
+	"E6HMl5gM12eJppQQ6wVOalDY4A2wrUMgeI5HlNsqsyQSkPGiX60GUMnQZQrNmfoCtLvIwLMTmXdPD14F",
+	"hQ8kqYAXwJqZ0HjdZ9hFNS8LWehFT6Jp21ywTtxai/SKBrkpyLQCka+Qq6kwZQwTSUnFlMJMRKK5YWqY",
+	"XVQFlvTDD6fQXv2HH8gBhNV5BdNIJeylYmTMhkpg0TlwOAekI6AWujHV1/F3vzKzEhGdksr7i/1qi5iG",
+	"lCC7P2Pbhvvqz0xNQeacwubUGH4LyVkG3SYwzeaW8rZ3xkbIz2lCnr98ad6HcdnOYBQBerBwZpiIB23C",
+	"MsHr5ijZq5Fbs+cdjnPOAD1H1PxbhJIRjXsiHbEIa9kt9hYqIepm9b3hWM+wTRhpGgtxysj/slRIs3+v",
+	"UiYHCZNSb+H+/LGhNrwpP0Lc6PQqpYlE2Aq7BVMAZCMUz1CdfNAnduZ0+1cAnK1wMWY7GrGRAEt15Io8",
+	"oJdk1/jWJJYIXJiqrC9JYUAT9LGbL1ukm9JJDDYRdB4NSZb0shQfGSphBoPSHNpVJVQNxbiEiPJ4al5K",
+	"pckA1kQL5aPAhBPqDmx6iEfYK4kAjx6EpXEsP6qbwIHTxJnohbMD0hEDh4pzauSVMq9EnI3QxJRvYTO3",
+	"rWEAbW44BJMVGvtCR5ybKaNRuFj7t+8cOPo9JzbORLZBGqi9wXB6A/+6H+BVbS66z4VAv63dxu7L2k6j",
+	"tvsCkFK2mlvgG8+NUHo3bGgQnYs5XxTgODvYt3S9sXokadEYd2q7z5eMUYkbjXCTQrXbQrepLlB5gVh9",
+	"8ntRli6F3p3rP3mf5KUS8KPn13/0SqQdHkUs+WaicjEC8a9/igKqOzcE4rWkJ4u6k7T1T7A159yAegkF",
+	"IoOgsJ5YiCFy21jedpXWfgBE1xJjGx6IlNYmwVv6K+LIhYU18b1EpVMg0voem/etQARUyFVrdmTZkAEk",
+	"mcg4SYi8MbRwGtdKoJaZorebTp13Ekb+TOYBgy0U8haJi7rhopgI/lHIWjRzsc354h/gUWG3dXIslBep",
+	"58ouanFHLw5nUNwnwUiEnL9YVmalj71S+CuFv1L4+z6EP0gDyEn8Te2Fh0jT0VoYlHLiY5ETi9t+QKeF",
+	"nLZSVHwwouKjMMOuli1PWVqzFDOnM7cVL8e8NmRTuVSYPEniqUnQxgQVA7geAAcw0SBVTTMl8gFNPTFs",
+	"0QXApkxlaWJBz+ok1ALHe8mitjLxHF2RRjlOgI0LKwhii2g31C2oAdvCmB6RxNOWT8evD5SZo+Yxl6o9",
+	"5r/rVdmk1x26KOnFQ6EX53iE9Hl/oARAnxV7Fc35LlAA+wgIgB9h5nIOx0IuuOLHGCHnLpEpB8ITKxQ6",
+	"HcEDXdMS/kzBN5MD6Ooq7YuIhVW89C0M3IaMGU82DzsimtZn29E6x3zj822jzgZ1VBPlUgGgPC/mrjgN",
+	"oIrCpj8hN5ecbHFJ8iBFVMr2npP3Z29rkvZYIaZ+98VLktIkEiPS4QqkaYzyh2xNqpfz/Ld2Tb82oHLQ",
+	"IuE4ZT3+CegdQogBBNyu1yoOxAYgQl0mLLVqMDc6WulGET9hEz3ie6OJiPyAJGsLc5+ZVBbg7g7pYRHn",
+	"9ksx0dqc4k260gHTAkayiiqbF1skHLIpJrVBiRWI4wW9rqTa34ZqN366/hszsAuE+4TPdtbo6pROtUp+",
+	"IcRbmvbZA2USeDS9634TDuFLhNufOdoYUeBbDP1YJCcLYoZd1rOmQ3XyhwsRt8aINEsAmV9qwkZjTBdP",
+	"oHg1ICXiXybtByxPkCyY2KwYlEYJN8VaFI9jk0ADALwiJdkYEuUauVXEOXP1PMGakTIsf2fNj7FI+tV7",
+	"o644CUddb2Y6OIoWxRftLTAL41K1DBZvceOsPaqkW9+Ibj1+/RTP120oj7XvL1VGj70k9q+05dk+ltny",
+	"QPtzA/lKO94rHisAeFusTTvgA5MVYYW8HG5atw4ZSF0qWY0nkiWSa8Fff44m7JSPQLit0MTlQGkSSMdj",
+	"RgFp1pJUH1tBTTTRBbqFRXcWGdhsodQFNrY1i8Iuw7fylgoAU9d875z/L9twDLzZExxVqYeXLt7VWrhH",
+	"IRyNc8+WWuAKxAdCEhdr5HuNPeMsM87e0GS6JmKhH/e2tBCy+Zerfea9TSl+pvmvUP127nwQq7Q++w4x",
+	"OIgzwtJbE/143Q1075Xh0Q/X/P/d65HtKLII+ubufw2dA8JiXQ326bYrUb9QyLt7mQ76uzOhbqPJHHqk",
+	"pT+glEPWMPRgmvrdCCLF+8lHAPLW/LxEPNkXcTYyoVWARmIVFYxWscAxM3pLJQS97ZiOWEh+IfjXZWL/",
+	"xCAH+LXasjAvpqO+IDxRgoQ2xyOsk5OE+fE1mlZYpEkaRQ6aqE5+gxNHaMypZLJJQog6go62w55AyDAE",
+	"6HADDEgoszQx7wBW/bF7K6buJVCH2qh9hduh/gvfgR/q5FfAqIx5YsJ3EEUqahFFO3IBKA8klFDSZXFs",
+	"C7nIMe0yWYeVwU9msH9IT8SxmIA8GBZQhCy0kGlwIGKoxUR9+BxlkIOgPlIR0cdgCQUOnKder1cNVJgF",
+	"XZkYnANr97s4/PcF+G/cTxAyloikBuVnYCQyN+QhOQgIJZ0UEAH+mwnFgNovrXAzokNmwsFifL5//qHg",
+	"8An1L/VUTP46/ic0qYYAF8UlCUdZrPiYpmpbr08NjlOOTwBtGhcRhptBYwB+gIcy3EdKX0MsNz/iTNKp",
+	"7l4KvQLQkvVQuVFSTGWhCeEjSHmhgBDWEWIIBWKgiw5PaDolemhVWIsBBdk/AzDufNHmuwYwIQD0aGF6",
+	"0E4DcMBESl40gkajoTdG5l/uPN+U7oBEZAXXXWh5QFa7NSv6L7RFLIPmXQx2n0KuUmItLbGmfFNbiNQo",
+	"VSlhNI25vheJdxokkUM+HqPEv2jY+ueDDJk+TDUfrYm4tNOYxb5FaWKZUrXgqCKyc1dEhlHrEXpfIfjz",
+	"1g/bPyA3uZHycwRb9kqko/v2vGHPM6XoS/Gn1J8erf6EJ9qz9YIjbP/8w51qUtf56DZA142zKtcLN+uu",
+	"Kj1Sj+TC/7wGM/CQ6V0pz66IAF364uLw+ODw8PK39vnl/uHZxdGro/32xeG5h6aPPmd7REGenckr0WIj",
+	"oLgGFgjMoQSzlEp9nNZniwCQvAxG4XajsMBgAIrcJOHS2YfBzI+/tg9eH56HT/ZaaELooRUDmVxxNBas",
+	"DdjVH7R/9I6MasEScABXWdchR1IiVSq0YnR4QfthXqrTVI2wIDgJwvJiPU9QXSy+GupHXCu9Fq+Y+of+",
+	"mcRY4GngPuGq2iLhUa92LBJWe0dV1+LA8TxN6nljL88nAx1tQ37dPlO34lnXOyqPenqiMM/78VXeRFDW",
+	"+37dXYR3nppT4vmanOydiCAmaKvMY9gwHXwN5R1uSwRzD2qm7kXuxbozt5d7N+dALVYUumcN/muIUinM",
+	"l9r7w6RR702Rqbt1gDo87RWulQHrDqWBg8fMB1KhaV8kuzxq+ZVJ0I45k/0KZdpANgPAX9cGwvwnXqny",
+	"TDI0K6uJqEnFxg75WxPK2USLCiUXJxenWA7FL/gHKEgiiacB1M55ufv8JyLRg0Be1HcB5TlMGWBeTU1b",
+	"6KPQI6hiYRfIa+BqwNImRhFf/HFy+aq9f3Fydnl2+K/3R2eHB2FrblIuu+yK0VjqqWGQ8OyEICa/Ts6x",
+	"bpVjB03Y3tlKUAE5jA7O2wHZcQkiCFdPZ6CLKyZhHsOENUVAuPAmIJ7b+qgFhPQFyOyrMAvnYxPh7GyG",
+	"ibzVbX8j3mGCYaGkVgm0cnMG8vVWF+u22z87PDg8vjhqvy3aW/6AC4ekRqTu5hk88fyq6eZMAVL3zCYy",
+	"5eqdfutODDAbGNasRWbByoTBYsr0PdliFh+YBauCVpjvQJAoyA3nvJ8QoNFOWCjUU5iRBES2IsriMIkM",
+	"Z7epJi7m07GslmauwJWAeIYuCRILApriTvj9M1nkYLLoMgfbS7Exl7KJseO22BNLImmc6nnTZlRY+7PQ",
+	"i7FF+Vkm5AQ4tfnagTyCTCIVneYpqPeX9Y27sTHmKjJ1I+66wCNyjosiMtXyz0W++MsXvGSbZTriN1Gk",
+	"gCDixVpCEYMCSu+q9CBNNEdsOSju07N7b4TS9Zl69xX2q/uybr+XLD1NRY/HpYH7uzBwP3zgjX2EogD5",
+	"ZIVodx3tMnLRconvpOdy9roiMQAYVpyyxAhSnzWjDwrFNmXW7TIWSRQNQHKTxJSy0oJfJpmpmWfFM6bJ",
+	"7oyIqYTFAcR4lURMWppsOUDvlCVsYohoV4/OGlmAatrSTyaFPCRUDgGBEm0kQlFlqtYXZMQmjjmOcCZQ",
+	"i9SUTUXJ05Brg+YHgCKmflVh+DcyppgRmNO3IcHvDDsp7SrfqV3FcOS5GJaiKZFLa9UtVGizMaqZZBGp",
+	"wBUunHqs2mjOfvXOIls2MbZl1hULE/E9mlDs2fguDSWGMObW+LVMJrb66Ar/CaRmSmPaRyAlE8qdMkbG",
+	"MU3yerIAsWSKmfN+IglP6mQf4YqVmACMMxQGQRaXOhs/GP+vM+1Xbc4G2GQQLzVRmnXNF2muk73GzyTc",
+	"Pzl+9fZo/8IrXIpGTi6JokOW1Ek7xxfGl2B02Rii1Ccck3FEr0c6U1fqFNbxhszRLPSm2CI2/42Sfdfm",
+	"i20Hkw1gXJjdhJLS4hzgknHu3Y5xatX11cn744MCyzxfcsaFgdwCmKA4xnN+F3zwRh3OMjc3h++KreU7",
+	"dxuG1liDMe2LpBfz7qPngEgDPVa1rpEsZ4hqImo98NNvRxySw5azRoR5LEQWoF/bKpp6K5vOy65VsQVo",
+	"6osRG8HNj7/oS7CEnS1wzGu2qK8QOhO6KVOucJONGoBxYfpkxGUXqnvfHzQXruqFDYfYEEN07R9gf7d1",
+	"FVwsioHo9Upu9bj8AE+aGq62uV1k6QKKIXq9u/IkeKSTJaspZ9uSxBm9F6KhltNITQlba1NCLyNVpGRC",
+	"kTZKpkg2RnKnpfl0ZC1eKhujJlMk4C03IAXKAaSDo3buk9PAIJaCd/C+iCmu873R0sPkxqS0cYcqTh7z",
+	"VtreSqL8lIlysgGaDARuOUk+g5IC0lQihdhUIz5WbBwqBGLKgLwkEe9zJasola5BgO+NIMIki/RwQ+TI",
+	"dXKuuyzp0YOkRzclLA+PQPzK+nzB7cLLfHsigVm1d4cchu2tgoL9FXu8abTEwwI3hUmUyKYlotj69UU6",
+	"9tzbK2suwrKMF+8mrcA1tc6L3UYjINRoMmPWzQt0SzqVeVJICBhJIRbixnqRfaipTmxFcgwZqEjGSAhD",
+	"rOMn1a9LIzbTWI2HCv1sSHmBtr+RygJ9r1H2orQifZssvrK0BZa2QEpwY9rkp+Lho2vhc9qG6EBwE5hk",
+	"IOPMFP6EymUjcYVFUmfenHtRQegET6RiNCoG1HNpcEGahCsSM3rFJAlfH14QM9CQdDJli1sYGur/DhPB",
+	"gkVck0dXUzcw9YLcExzLlRiyiFRCjHht2idhQFJGpUjQshVCFFkYAIlF0li3b5IJ6wyEGBJGu4MW9Hoy",
+	"ZgnBrSC79QaJRDcbFUri7jSCuQK9YIeSiEMITVcDMw/SpQlJBNTiYCnpMLuclb3Gz1BJMmYK8Qzt6pqS",
+	"wo7L7EFTNjDXIkJugjPgCbKcYUOQSGd42kjFP4aQYmkXoILPmjPHwNQ4gfUN5o9dtaToJZjDrUBt3BG8",
+	"NXVeAmrTnrnjBVoIN/q7hL1ZrcD2mfp6ivSAAG+uFUzLZIAS7eYho918JU1cjXFzxsYx7Zp4WyP5APLD",
+	"QMQMwA3EiCtQkccG0RkBjbkk3ZhBeaGK95ZRtkkn5Ulfkg7tDqHpgqpdrZN2YgUx7HREp64e/4zYAZXl",
+	"C8PjBg15gsZ4kcxKbxuRzhC755bS2Xem7Jd2wacN1vMduzEN5bxrS8J2TvmWuigOZ9RxI5JCKwFJvPp2",
+	"gf4NYgPBIAsgFkVKSYz+DgVoQ3wvDEho0jRCUhlTqezfsq1CC8djdPiKtQR0pppys7gHNJbNj3Gma+QC",
+	"DgJ1MhCSeR9MaG5k0Ar4ZCDgmWEbHkOATC6sWGeE7Y5Qg03Iws6Z0843aTNi8QP0/bg5l06gUsDdiNcI",
+	"L/QzX/r7WnF3OVXd/uz+fRR92UYSsypGBPPRIJI5J05G7QaChhml0tJfCGaZKSsDkCvua2d9tabTv7cM",
+	"pft7y6j5lr62lSbG+g+8uGdgWkUr7dzjfQwW1GMZQ45O0UjqurW0e7HJNR/n+7O3vt0Vs4I7HAoHzn75",
+	"vN7wsoFs6Qsg1ukzae0imoBirX3VMoHjy2zCXBLNIhUzgd26ce7KoKQQumNiuI8iNhoLTeaMFdoadA33",
+	"cBOq0FgK2B2Pac3vYdWz/jZIlqBiEpnUnQTqAplC0Ha4MI72gi5z23MXc8KodDV0HA9rwkIVHhElUBGy",
+	"/BHZXNempkHIkjczE8WpnyJglQnLh1VDR6bmtgV+bGrRmHMrUv8htVlLeUTS3kbUKlyyIofZEFNt5xd/",
+	"Y+oY0gtPH/tyb3y5VMRK1NSnoFfpCwRE2hp8cqpgZYHZUK/bqFkzAsGExjFTNdHrmauyFCdoZnjPJMFv",
+	"CX47q4nZ6mA8JTFPhgBzFiD2aTemfMQiDFHR3AF45sHRgctjGqdCia6I70er+QPmcYJLcA+0+LHpQ976",
+	"lMpQqQxtUBlaTl7uOqzuHR2CXOl3UrAs5UNpGgJmEiz5GBALxBjgIEVKZJcmsqolWCBsYK9PlCAUg+hp",
+	"7Dq5Yim08mEf6Bb7hKK2JmVauTg62Puwf4REEgkoTyy2kNEKkHKSrhhDYUYHYu3pIhV4wKOARAbWIbL6",
+	"CEtUOg2IFLne4IJIDAYJjlS3XyUdfWr0vPJfkE7XyTkzlBqXRiTx1L7olqhJJgMBURdY70cN2AgCVGAW",
+	"6MzogY0uSmlPy95OoUDabrFT8snVybEgoa0GHjbN4TCxGlQPKRVZf7BoG5+hPrbpIMdFXOXeBPwNgT94",
+	"U1kldesTChsS5HghcD7KWJnHVJDsUWdTwCGdZydzxMnxlzvzZIDxZ7ll7Uj/LIsWj2ys/3en0fBqHuaI",
+	"xYDEUwEjxdTaoKDoqqwGhMYA423i0pp/JzWo7mzMRmOWanE8nlr/gW0/QEwcoLs55pSxDFjo22YOpYPt",
+	"SRKzniKRMJA8lo8lbKI1F4mSvIkk4pLsNXZJuH92eHB0cfn26N3RhTXzGdAPbDSci+jEwdb1ZGZ8JTkL",
+	"sTtrMs8q1Dfz+KWDXeyeg+BKmCQ86cZZxKIqpK/BiFlklRWqCmbLiISmmyMTIqjSjOXDBjCiPoSyrunZ",
+	"MZH4Zt3mJrrIIAWbnLCCZaqYNG0/P4rkX/yfsLVsRZeEfBaTreFVLy5Ms8xZc/AYKkjAkSkcLWMFFWmE",
+	"slTojQwKXBeNeMbHRsIrGvOIq+kBBfzDnrKBmvk5NBFsDIpowxhDyZLocER5bLYFYZ8kRNcWD38utFHg",
+	"R5YYFMzFY9pnpBJ+llyxyyyNv2zDz9Ptz/5r+yJiX8Jqi0D2BIQTQ7fbEYu5fpHpmf4GOq10NbjhFb1U",
+	"fQrw3DVElSwuB5panYUYxx56Ftca2fcRLpGcwk3OrQdphuZ4XEQHa9n0y7LABfGiYQN7joktws4ioibc",
+	"ZLm3oW6JJKGzO3entd/ZNNyIJAVD2mgEXj6L39l0s3EqQDa+UbAKkqyiSKpVrZuYTXNPQw38/1M98NUi",
+	"Uv6J++KpBQzen8S3eztgMJ8DF7DBjjVNSkBRsgzeCgQFmiRzXpLHItRn2TiWRILK7/0sZfJO0MQ2PMRZ",
+	"/LGCsPI9QZAVzsg/jyH86hYIsweH705PLg6P9/+8PDq+PD07eX12eF6s3tN2wrCRCfkCzgc+XYimT7Mk",
+	"AchlczaRC+fJS3dyF+56THPIsovXJQw8uTAgYfvt2WH74M/Lo/Pz999bCZ+lJ8cu0FawVVwfvExf7aja",
+	"vbuj/vvhn5dnh+/PDw9mMJUXHiNNRQGpCV3s1mmuFY27QUu+aa+rTms+te/2OHq7+0CLeIMk6kwySuTG",
+	"jtvZXlKaRGZXFjot30tQ+hereqCtGo0RcicTcnrw6smmRW2qKsqvdhMebG0UO8IyF6osjPJQkps6+a1x",
+	"9C9/tAawz1rpTaZFL8OpTsJY9IUpeRcxSFkHT+Xp8WstLp5/eA1GSEVGQiqy++Il+Z3/2iLhhHUkVywv",
+	"lkcTQjtSxJliZKDUuCKr5P3Z2xZJ1sdvDzVZokqA1YxUbK9qIqpAsXzyKI1dVbHROKaKmX6QtOk2pk1r",
+	"+WNoRtMvhC3zX7TmKq5i/e8UA25ijhX/bMc7uw1vfC3dCLaepewIE73WXLid3Z/0wtXJacquOJt4aV1a",
+	"e/XmbW3ureJkh4yNicIZD9iUTFjqcvmBA2SJ4jFJmcs0uzeqbxLD8vO6EfOZaR6LSt97otdX8IzSxFUW",
+	"CLznXKxbsxEtRvtkZ9tSk+VuzPfSZAegaa1O2n7QhovYyBvN62B1YtEdAhGjQPBM3AfpsK4YGaZlSJz3",
+	"/dd5GfxZNe2sFoqw+NN+/v5X+B3uxaPgDfG1GfU3ci14I1lFIY8M9Iyw8SDhAn+C86lCKJMSKSQegO5l",
+	"dCyIJ7UWsFnYldJD8VQ9FMXQA7B5jkSiBvflfvj6/kvfwnfoW5gx/s4Wr8vzmkzcCsazUAKxDwV+ad1c",
+	"EOqDEfFW56mYk8U+cal40jehKHlAZDWwSc839xfcWTG8xzDX2Ts649sIljtFZi6wHc6CyqTJXLOYGWln",
+	"VJBytvyl74l0RJXWtVJeS1mPpSzpQs79dKxPlFQp3NonxbcWEJC5S7XMD1P6WkpfS+lr8Xwt3YI+Y7VD",
+	"T3Bf7mpZqDoZn0tBWbweCRT1uwLmZ7JAxcsD0jxITw90E85pAWUTu4wuO9NLzLkOSQW4g09SXY41ZGAn",
+	"qgoMZMjGquWnGkD5ZDqVDmrpDjTO1ZCXt1M21wS+nF99MPwtXv0brbRdxTKqv0z5uhUC5t2RqWuQML9L",
+	"nMvCAi1Hu7wtMXpAmJdr2qVKb2+JfPmgkS/viip64EBzgtt2JCaJVoWWV4aZK+ptPyGdrDtkilReQCoI",
+	"lvOuziV0bo5s2YHcvSC1ihiNo16RFpn33rGI0wvUzGffn1fZF5pMfHHs9ODVjGS1j/3UDrgcC8mtuWHV",
+	"dTef+F+URu4y8XKTMp0lDppSnB682hzlyoMeVuGY1VKWQBJWLxUjzGU0qVO5fdK3N0ZU0RbEXUiSZKOO",
+	"qV2P9UEzCT5M5/T0cHhRcfIv8J1SwBW+y3wd7pcO3otQVpKqklRtLn7CEId7NJRdi7x4DaqfT2BuDte3",
+	"AdFsNcDdnVCkRw5XV1K+EqvuewcNB3C7u7fzLSaxmvotJ7CHmOxRRHGayw0BfAALQ6dVsXuU9ZaRVD2v",
+	"uxfxdu+M0MHKHiAAwnQVqftXxjIWASMyeAnT0olQin33RI3gmN4bMVofWLPoM3iooJrr2OViLn1/wj3g",
+	"apZAmSXB+86AMleQi7uwuX0NYKbXTgmW+TjBMoun6uuBMtcSaBEuczGnuCPptgS/LAn+dwt+6Wuo6wBf",
+	"3lL2xUSI5Y5kk0iRSS2exvoIAZ1N7WF0YeDWQ9OlMUsimmLGBam8v9ivlsgMN0NmMKv+cIEZzADLSJ0S",
+	"l+Eh0E5LpfJML59Amsu0KpF2Fgd0pc7PrDGSKmsKK1oWURRF2BtSsWjAiVC8y3JgUS2nQfl/30ywWf3e",
+	"N/ZxtoC+LJ2socyQ6/NMFiaLuT0+/H5e+bBYGArEKa5b/m/G0ulWsJXQEdtqbkGzR9GSPJqMR4vSZz4v",
+	"bMob2d00iFxnK/gae+o5fvvl0RlDCrMozSEPSzp+oNYNoBQk8qmLq4Gkf7px9BASZcmSqNbJ4uGqgKGu",
+	"SA3CuPVNmOGIHiLLzKcv+hQNrBvmgb72iDderZOzWRxyTeowN2OeBOKXPDKsAen8NT0HWGtPy61yyMdj",
+	"FrVMvr3mUO8TLfuGYMiIxCJIHZzlhGKWjGYRXJL/gqtmw06tX7N4iPu6GXf/ud/HjcASdjc1BpnF6noX",
+	"WWkzKMvXPQoPv/GpJQuluq+j3r5pActdLJWkj28t9WIHK+VdHMJN1egHJovpSZQyWCmDrSOD2QPv7i4+",
+	"WHZ5vSu0wn2019jDah6hjbg+ikID4peIPAx7pvwNVlohcioVG7m3bnXXVzslYLIbEkeg7X3o5kbCyM7d",
+	"jmCV+AEvmLLL0Qqoi1XX0L1XZpyUksuDlVzwHjrR5cb0bl5M2f5sbFBftp21apt9GotUrfSN3IiIuZaX",
+	"ySzYIcyh7eFs30x6OcSJnFI1ACGmOOgQ6y1JRVNloa9iZuBEyPuLV7WfSGeqbCWoEU2HAZkMeHdA5FgP",
+	"Ww4YU2Scin5KR5JUDj91WVwF6FaiBDqnOSi00FjLuVG4CqAa1jIjYEeMCla2iPVoFqutZo/Gkjl7XUeI",
+	"mNFk68saQpdin9R2V15dm/rnXlwj52///EOAhfnFBHIo89pMfg2tHPqVRhGLmiTkUQDS7jEdsSCm5h+g",
+	"wQeGardV4MnTaD70nxxDclMwW9UqJOM4M9COIs5GWOZrxBSNqKJwDitSpIpF1XpBxcceQoIz7JjYCDuh",
+	"okpQBHxqmtJfYUBYjEi31pAdGmNJqK9C6JA8oBAavBuCBSVsETYaq6k7IPpskH0WxxKPJ9SFAVvIL2FA",
+	"wh/1/9T0//w/YUAU7ejm98/AzjJOWY9/siAY4bOQSIFWGC2AeOeWXdE4A/uJGrBRnZyrlNERQBkCupO+",
+	"f3CGjTWJKtqhErZWDvRvHaq6Ayz1txM0Gg19CmSARiauJBGTBL4PIBZET0FLSClNJO2CN1OkpCuShOFf",
+	"k4G+feA/jSHaxqbHypa+RVjBzd8TY1wCHCo9Xy2WcUU6rE8TNEPRGYAQsMRHmT7OxUzgEZ06mC+AOOYJ",
+	"oUTLaClOs0xlLePmvrWNAm9kfvqpJPvnHzyOnzPKZUy/yHZn2P41OEjFAovedUW78YBKqPA5j8xTqORo",
+	"QHz0h8lG9B8cvtV/NoRKdJEbrQtevdwobuPTEDCqtEyUsVP3i0l0W32ghCBa17raZ+rrqc0Dgh261qhS",
+	"hjGVgEMPGXDoa0lebvLN7sK0cY18gnVHbimfbMioi2VKvhEc/43pTylGlUbZh13Z5E6tstw3yN6jJdZ5",
+	"j7/eDvsYkyDtbEt3cymtbCQDMg82WVRI9Bo6cZ0hp5DJfXfEYu3oanARF2NoHgbJuJvQ5v1Zv8FaPpg7",
+	"weAp6VFJjzZMj5YFv60mSUtjl5dQpTWqtEEZAOmX3gLbqiu2NU7ZmKZMVovxwD2RkmxMlCA7jYZnnC1G",
+	"G8tp0h2kIhGZjKfGX2QMR+DC8lx/IlNdMcJ4nR9+8GxgHNHLJgOGwP9o+DKFXKjEiOcAeiS85+zg+ie0",
+	"k9d/+IEcQr1PiJh2/tOKSIuj8AxZc2HUgQlJsu8eRRKqBUDJJ5Gpqv6DJ4R9ol0VT8E5KnokxCGEAQlN",
+	"wHVIKtcWu2mS0NWyMYFPXFXBv9mjPIZGLL4HgSIUaOyTSuguTEC4GSnEldMo/7TDeiJlhEqZjfRKyazb",
+	"ZVI2cYbgHDQJTmmW6LkFMy7BMZXKJKlDgmYKDkvXPp6iQikru/V2T0cUZ48J7vpDKIdlLYfcmPblGKLM",
+	"E0Y6U3To8gT93abBlJlqEOKKpfB2nUApk4hjArtIyDhLx0KyHNyzQ7vDfgo5+B9Fh1TC05PzC3L9Hdr+",
+	"KDoyrNr4hK4BPfbWy6wsVzbgwT/we43dmVXRF6iXikSRLImZlCSkcSwmpzTV4gIcL30JQW7IL5I7/FwS",
+	"OaJxjEXJld4X+NC7OHw0YhGH40thsvrEaqUOs2qzBC8ywjLj+re7XTZWC4rBbBahtJPFw9fzGKWbEmru",
+	"qRDjr96s7glKsNjldTkEp6nQd59FTU1A06kXXbIuOYNiKjlZgrvh7rc+nsgSRgEcNVMcCQnvAkpRVm0s",
+	"LVn3UoVvWX0wvxZX+9tVx2vfTbG6NUvTfTdlucpKcGUluLIS3MJKcOuod3758CzGCt16Fb8G93o9eXs1",
+	"NIJRprXwqMXbORDEHk+4HJgEW8KTbpxFLCIVxEUccKlECoBfQzZW1aYnlWh52sRRILa/FvYDQiUJXx9e",
+	"kHq9DsPb/vxRdI6iL6ET87mqk/cSlAAl9AAiI3pjBm0OsgVXKhZ6mFp/E0RqDVRrbilN7lLYBr1xXaui",
+	"Jz5ykbzRO/A9eCL0tN+ITmn4Kw1/Gzb8OVp1N7Q0uBEyozH2ITrgZCBiG1lqcgk800jljF+xNLC/SJZe",
+	"8S57Jl2QerWOVjXPhqenQJMucxaJFKASiMA2NBXsitEIgBxBpfQi1QF1ACmlNWN1pgBdCLYU/d9sBEAE",
+	"zJpY8C3I+wMjECinEgLY0j6Tmu4ZPBmaTKG7Ce+yOml79HiMCjCJOIvA4EKHLNGsj/YpTyxYJO2ITBE1",
+	"EdZU4uAb2Cdj7KmTUAllzDYmO8Da04zlxWRdAPuZMUZKZAIwpBVWSAjprfp2sqYz5yVTNHyi6SmYC+PH",
+	"YUxEFke4Unocur8CNMWqzs2LNrWyBfk1PtSk7iEgkusjYCJ0M8nyajhVsNgBL9Vz1ytsLIlLK+i/03NT",
+	"A5rAp/DzCoMaGhSKRfcNWkYeHj1JuV6W4DqrmypuH9wcjMh2o6VSOczkFOQOwMeYN2tAOdssAYMpi8g4",
+	"hvqq5tymrKdF6zqpaKHGN/Wta5oMrcET6uFiq94yBQZEbyxSNWN5z425dlKeKbdeJfPmWCpnFgVurv0a",
+	"32GxZHhRR4wmZtFoYpTVmNErRqQY+QcUu1y4dhs1POKlnBN7HlLcmBFOVhoQd++6txsjj5Q5v/cmR93S",
+	"9uDfLi1A5KCcMe7CTqPR0CfMrege/CmZkm211dTH7WVtZ7fW2LloNJrw///ZCrY0Edtq/vyy8WXOjDHL",
+	"enZfNGYgjTqZInsNR0cctc+ZAfLNcSqQfA6o1Mppo4W5jylL2ERLGjvkgHUZVGXT46zWyTEdMdJjEy95",
+	"EvmtZIr4xB8Q5GB883T+jowr1/FkkSlTUm4FW0R6Ps+3EqGAd7UKXlAQCBD82bC++iyPhMXE7Nw+eOJm",
+	"bTpFgvwdWXIKd+Wfp20St4lnMzZwfUQxGZdLqy5Il8qJ6F/6cBkbdMu3cYwFTyB5i3B1R3bxOxvO3Bm3",
+	"eXclY7vmTthz8s/TCik+B0WT+lqwUcr1obt/26c1Lq60gX7fxepvbuTsM3U3wv71pss3evceVP7ZGrJ9",
+	"mYFWZqA96JL3m6TOwVoRlinrc6lSJxSUtPlmWbxn/vo98oxefy7nTCme9Ms6BSV5fazk1SdtRJrz/Hiy",
+	"fW9NWTZWTHqeSmAi8H1nAN+WXpUW2zIh+GEnBN8NCStkB5t6gnL7M5RtuxBDlnxZnlKjRb8/nu/PlSPU",
+	"wt5bRtOEpSQnggSrxkE0ft14/D57AUWUhAjARzsxO/UkRbOuoaai4cHRgV4W3aQ1dkH6HalEPGoO2bRF",
+	"WBRJWkujXre229jd1QT3MNp98WLn53PeT6jKUrbb2G1ULTpjL2VyQCRP+jGrZVKr3gM91KTPQuf1lByk",
+	"zjAS+mqGbgJk8ZjJl9BVpp0pPVsYvbHwoeiLfSLuE3TjrU1BdNaC9tQCz3mlGwsFFwu9Vg6ookQfuL4+",
+	"ZFW0rEMhRTSIw4bXSbvYERbjEQxN7jDVKalMQLh3Aw7MaAPTJXgc7EpDvtBeowH9gUPU6w8HoNeuRfZ2",
+	"GiQ8efXq8Ozy9cnxYThTwtdWihCpLfIIkvtp1ol5t5k3+UwSpY+trW5pCRTMp040dcR0nqZWKnzEx4A8",
+	"byDAI4Q+wD8NeiCNopRJOc+S9b3AY31oDv+NufGJu2mbw+MwY/tWYByue+xgmcPIBoJjoMX8XTGhI6x4",
+	"RN0t86p8zgAs0u6A1fZFolIRXwutqF+275ae269g0Dtr9PFaJN+OvWpuytKr5cW5NK0nqRCKVMLP+o/L",
+	"LI2/hNWmLW/rquHo/0BKp+QRI+E2HfPtq50wIBRjTd6fvbW1JdHV2+dXLEEKz2VXXLFUH9YsjbeaW9tb",
+	"RUY/y1Yri66E8nMZ8fhXfSHgk2KJ1jsk6CkPdt5a/OB6vzBIbl4CedgjlzLTd+6zweg/ir5s1ycsjmvD",
+	"REySbaF3rVZgRTWc0EqzGhRidnDDGGdkhwYVmNKYs9RGoMVCDE2V51wiwJE5ZojDaxIOv/f01956LZpH",
+	"WGCzJsING5d1sn9ydt4EqE6R8j5PFtrC2v68z2Ha78yk2uMxSyIW3Zhrtu0AEY97o+Aty4e/jJPZPZth",
+	"RG3IP7acqNaOYzGpncDCXUfN8VPzJXxovitZ1COxST0WrnOiz3tRbCY48JwUVYqk59EynOvI9pglPKp1",
+	"RQLhQtf7QVYRbFClAMYfS/WTfYQrd+ObPlwKjiPeL6xDSbFLil1S7AdBsZGeFMjU90aiHUmr4Rd3LFdj",
+	"SK7Mej3+iVAjtFYfJK3ODa6QBPWoRO1lYy+pdkm1nybV3vuwf7SAgnwPknY+6+Ueprbxf/jm/WX+jiGb",
+	"GuuwED3y5o8L/S89l0qopuMmQVaxd9XlNXjlx48TFQbkMDo4b4OP6Hz3xcuAhEMehYQS407Sv+h/fpwM",
+	"9dTBe0/Cj5NhSPB6BSSkWRRC1zjNQL+RiKTLwhyMC/4mLIkgNLvaJGEcjS+vuuGsD8dl5Rc9NjitQHet",
+	"Lq+6l5qw6mF+2K+9OTk/JG/+ODc5ZTLrhJ4DCJkUBbqGrpHAG5B1b6E7Jk9+U6LP1EDPRb9WJxCnjvuN",
+	"CiKisYnOR9ZVsklCnkAe5SX0EJLKXmOnGuSP8wleGjN/GJAwS4CL+78WpJjQawHm7z/AFQ5ION/2ZcQS",
+	"jhB0iZlaXyRsIwx7lUtpscMIeVvO6+6EI9+91ygf4DfyG/kDWO05Wur62ZAkUHqUbiRGAMX4ivAS+G4+",
+	"xuRxRKAhi8RThO5dG8nxeKUTy76ekBQS8ahuydJShTES3Wyk2WKoRYEJ6zT/zhqN592BkAr+xZqmbfOD",
+	"6wB/DUnKpIgh9kGQCiVQfc0gTuhGvHR9Ev7/n7fDqmPbup1nEoF+QMbhkoxoxEwao36q+AiQIiDRngHw",
+	"j9ZpwV8O2Ay0yPPMZ5L3ExZVW4QmxHBir8i0TarfqxOgYBH45Xv8ijlsiEpYIIRNMgbFNSAj+qlG++yX",
+	"541G6MJsCjHhTUJJwiZYQ5P2lBY+SCrQp18lKaNQDhKZqR6IAajw+8cYFj0LifiqnrJsS8dh0xB9bhpf",
+	"oEav0LkXadjIvw94dGCOxTwDnz9CNoQ/31EeuZKtY83HHX64Ozxbs9zWzyrsiXRE1VZzK8t4tKDA6kZj",
+	"xyMe/XgzZn5wdOCWawkXPzg6cDftEfDxMqJ90xHtT9zckGuMz6Q7+BJY33WcD+PykBchb8nA6mvVOZ8S",
+	"aqqynNEjMSvcPQylnLDOBqwN32zOy/j/x8lQXi8A5FR7yKYS05He/PE7OWcK4X4xNFITeE8drX+cqNAC",
+	"SU4J6Okx76Q0nZZMdSFTfTMZyu+Pm36cDGuSqRty1Dd//H7OljJTczpLPlry0ZKP3h8fNdfuO2CcYH5d",
+	"Ybk3aRVh1xhqSQUzLEgmWUBeWH5TNRkQaL9H273oFTVWY93ctLv1G+YQ4Ok5hiV9wP5ZGOAqY2wb3Qql",
+	"FbZ05n6vztyio+8JWUqBNM4H5i/VmdDvlptOc8INKU/vU25qPjULvtOOUAOfyBccgkY9MUlAtdwzQLoi",
+	"YqSfUgPtuiitD16pJMJH44WH1frNs89aZK+xh6lKpkaA484mle5JMqtCgBHs4235VXDzDLmN+xtxYtc6",
+	"G81Ol8yuTGIrOeONHInCUI6nwhsRw2j7c8ylWs0V0elGwl+5QuMS1nx9y6VHWAEyyZQiUwXzo+Y+JnNc",
+	"9yVJBVFUWYShRjstYwPUv0LIk0QXICCY8ziW1YB0Mh6rPDRJKqG/73BTyM8MsRLOJNJbq2NxRKYQyZBN",
+	"66Ttj6/iQ6oj1wz01jBEWAdgcDAnFqpPpkzxFF8gHRr1WZVIvTtQdpA7pym0BxnwOS9vmVqNUnlFSvRW",
+	"a15uoGTXsK0SOA25kVR/N07FJ84kGTI21rqpGE/nLbdUkZGwaqqBvoLCVWCihXx7H94K69B5C2ampidg",
+	"YNSLPlmRFieHvtk7sbvmh/ChWl/nR6HXQp8/OP+BOf5LhhHjzJaPYEQ/8VE22mru7uz9z95Pz1/u/U+w",
+	"NeIJPtxxQ+KJYn2QDTZqEb7q3gDrcBUlWSbEmDtusNfgyJWW4tJSXFqK781SPMPJScXdY4IXmeib/D24",
+	"YBVGxy1FGUppxAwEzpzGXzAq7zSKVmWaFOKeScV/AWtH2+YkCEiLbM6vRDqqsUT3pmUiMDFcam7wS5Ym",
+	"Tc5Urwk0XzYhy78JL9T0C83igC91E39njcbuywU//FKv18NqC1i20cELSA9rhGBniczGY5EqFl3mw/RD",
+	"pr3Qa/sIXgxJheJ6GpkjgBqIzu4BkWQos204mvpB2ePR5nBf0dmfapPJpKZFoVqWxubErS8GwGC/UaS2",
+	"6Xt1kLZ/FUubyWMJ0y69BBuxhSA9s14CUlnA2x5rrpfobF/tblMptVoPUD78Gmj/gZCKIS4C+VXr/JLs",
+	"1hukbZvwrAHEtesPEpk5RytByKMQWVPKunzMTeEMKP02ojwmAwqlUnNbhm3ymSRa305pEokRkTRWTd2a",
+	"5l4Ki1CHckB3X7z8PyHpCU1rsHgfRHGzT+T8t3Zt98VLV2gOequolI/AiaDfT2tdKllURWuE7iKskxCm",
+	"FtpRwhLsx1RKPTfNq0dU/4yFC4csIqfHr0nFbtc2xp5tf/YZ376I2JdtaLc+TvphFSwK1o3hZuxsCbuN",
+	"Rp55FuJ7MgwIlrnPjSHdAesOW1jTUK/5hErrETHh5kIys1X4m0IBwhktdkxHofmsCZV8kPMDVkNkN9ad",
+	"42DhEZUk9DlWjBHJYUCUsHUQK/snZ+ck/EELVlyZ4rZEiQlNUWDtx6KjhT0nQdzUfKLPLB5Zd1q/Ho93",
+	"be4c3zT6etEwl7Fp+0K9BMS9Cx/C3W/hGV6c9Xdy7paCMRXuqLmfT3qvH5lI4rPBm6rnjKfA/66zQSxl",
+	"tXcvc2xqOrmoASd5DTHD46u5QLFSjGhCvwHx2goIcGMEBIEWTKlg8v7sqBqQbsoVSzkNiF5HZxlxBpfT",
+	"VPR4DN2hvwTun7mNWDbUsEooNwojKggpLgobDN5c2dQyGNHUluLQbFYN2Eiy+IrJ6qPnrvnePWz26o1z",
+	"CVXGne7qV0oO+30pm9+CshcuzqMj7QtshCtJvLGtWyKLJkvrPwVaOqBG9JFNEuquQ1LpaI0Pcnewv2P9",
+	"OIDizrPObjpi1YCEWRoXvpuwjl4ZUJgYoPEbDc+obt6rsegL/706ORZGVeQSHdJaPUXzp/tMDzsRxl/t",
+	"bJdap7Ozs2WNcHIFJ/FjJ/64q/OEf2P+5ntjF2ZmS1gFnsaSS5RcYtNcokg3HxenkFOp2Kim2GgcU4UX",
+	"diGDOGM0qkFOo3uXyAEfj31joJ4h7zJNlRUZ0z5PqDK1Jm5cz8l1s6xQXMylOofhX7jRb9JNYzp5y6Uq",
+	"ayE9vFpID6/WkD4pBC9Yfmk88pAf22Vlhop3wBQauv6uFpOuxSTJuw9syCGgmLTmhocl9Tm4FDpTEr4+",
+	"vCBzRCLc4I327/LKWLoTTYtoV2kyWAnBDF4F81ziHvZoLPVT17ELcIOqR77go7/Y8qUcI9V0hIgZTdYK",
+	"WTulUPZqrffO+f+yzQbk24XEUZV0qqRTK+nUHRGoYEkc0i2IxbKKjt2UUcXsGLc2g+Nnm9+Hzm4UIbJz",
+	"54NYJXbYdwguy6xT4q0Jl7vuMrn3ysSX+6vi+L0XZcTLRagjQl9Jg/xyjO6pc21g9sQ8adpr/EzC/ZPj",
+	"V2+P9i9CIhJNoIpiETrnecw0tYLaj/qJn6KRSaiiTSoRA2FCP0NPPcoWTYLCCOGJVIxG1duKUMuoIs7S",
+	"o4p3Ye/fm1+1A+gnKu0rj6Tw6xqXfl8kvZh31QOlEnji7o5KBIuVp3YsBZSakXPKEdzZ77Jk/7WqW5+p",
+	"W9GcB1Ssfx1pqyzQXxbof8AF+m9NI1fX5tcS0yIxaVMyDdbuv71Mszn1EMv0f6sEgq8gWKWg9rQq9N9Y",
+	"vnt6Jf03qD5uRxlezhWYbftiDLJgIeV8Vo/kiam3Yt7ZmBZox3vHiuD92rT2xXha2rOePs17gLqmvT8b",
+	"pSrjlF1xNllOU85YEtkKTo6G5N52OhrHDONnQWE8PXiFZAP+OH5NKjsvGiQa8ypGTIXtbpeNVUjGKevp",
+	"djHCanucaKX1iqXFyKVx1Avr5GTElWKR7a3HWRxJouiQkYj1aBYr2fSShdoRJW/FFdMkGWslob3s761z",
+	"bOBQ//n3FlEiolN8wzekISIF2T88u6j9+eeff9Ya+v92gkJE1zNp02UTOmKksiTYDIKxxCKoFFkNSCz6",
+	"IiBdEYssddAtVAmt0hvAk79+P/zznxDSoRntDkj4+TNVSm8Kq7vyeb8f/vnly6ZcouaIPGTZ9xSH6Am/",
+	"NxN2x1Gv2Kl57x2LOL1AN+zs+wtQTrbcWb62tfzN+XYWxpKlcA9ZRMa0z5runukrdu3FKi2kT1rwfkpy",
+	"tD7kCBUBbOnWkSo2t7IrIrY69NiE5qZMZrFC+IkCFAHk9DZJCLALYWCTLKOQVPycy7YKIdh3TCXkiYrU",
+	"ZUqGpJJnTmKjZ4xiHUBN6mcf74uIha2iFdYAcEFkjO42h2wIzS+XneklPrVFiPJ35ADwqAwal41NBhBP",
+	"whVJxKRlzMaWl3amyN9EEk8DkjDNoTtTjHeukwOssEtTRhKhFy1LIoMqISLdMelSyWo8kSyRHEJi9Eyh",
+	"ijqVZD8V3WFPpBHpUMme75JKeGTW4m0IUcw7eqFP8N+NMCCD6XjAEkl4PxEpVPD9Q6RDCdvl81ZS8cs4",
+	"AJiH/3sI0d1YG9EFXKcMgdWC2UxlNLr7KBXXgVIERA5o6oclFk6SJuELkL/IoWbw1rCPAdkgRxU+tnDb",
+	"LiOJJjSeKt6VAcmSGCAaBoyE7yVLa+0+SxQkJlPSTekkZinCkCVDkiW9LI1ZeqO4brxPt6h9+GEmyXmz",
+	"hnS/tzO42TexUJWwFmX4+NeHjzuuBodwWoDE9xibf0QXMa0cBGAp+3JIxj6Nq5M/gNn83yuWah3gl+dh",
+	"YHJHADrOD+l+Xm/MVJhDnAITKWC9iYVM05umg/jzhG5PQfi9LfVYCC3oz81M382oScLdkFSM4liF59IV",
+	"8mNRcZYtEj4PvXeuX7wC54G0m2pAOAJ4ZomeluYQeigX/1akO8iSYaCVsonmg6EYswQ2PG8kXBYyamZW",
+	"iBk109pq7gZbLMlGW82/doPn/yzAP7ye7G5Qm0EOi5m4jkf6i5rnvtt9K5WYx04Hf4WdxK2vnB6/rt6c",
+	"Csqrp0YFz6++KyoYYn1VR+ZkM3/P1lp1BOHN+cmx/mj/oH3R/rZUUF71f/w0itekhPbtkhqW1HAtanj+",
+	"4WbU0Kdwxni51LBRjOECw6EzJhoMCklkQsdyIBTYq2lCqFK0O4DCH/qe2ZqB+lU0j9fJ/lzKcCQmSSxo",
+	"RDpZd8gUqbzw1ORqUSkO/TlYF6f5PkTbN+i+rs3lei+pGNVWEvapy8YKDQP2IuXGDARtM2TcgagZmK9Q",
+	"aRJVmAaNpSCSJZEkob/i9gUWhfW8jMis2eA2rGE/7+0UbM13ziDOZlbFockX16Xlb4EN7btmSZYQarU1",
+	"A9j9liV9Ndhq7uz+dM8FG+/G3r+4uohnqzs9ePUIgDL3ce61Ay7HQvJ1XNrmE/+LEt67hPeeZ3L7xdtw",
+	"IxZXlB/XZXFEpLOE2LC0WWk1dDAOfuEOU+2XsFGHRRGLSHhAFdWT7esJnqZC9MJFtTXmYTeuumGdHCmL",
+	"vgiFpWKeMEL7VOsURXZWrOAcLkTajnhkhOkWmQwYlq0qgDhaDMoOL1TsQkTy0Jr6k2LXfhWBWUxoSaeS",
+	"TCyK1cxC50ssKY/QEWnGYxzeldkY8pT1WcJSrClSwzrFXOVib8ImxFDjKooBXFp9w71kPBpDNs1RLE3K",
+	"rRqwpEkoiakyb9gaxyQSTIKfAuPXCVeLPRia59nlFKkD3Syqhj7Ul54nCFH5OqIXA3xF7xPF41AvJJGi",
+	"WnSPWE+IFW4Klv5YiGE2JpU5H8qs36R622rU6PVZWfIEcBdgg+F4TXXjE5HFsMX5plrEUbu3VUBBSxms",
+	"BC1AlvqJAfpdnvRvXw4FyQrtxOxOfRQPpljIApp1TYkQj46WFUJKEeLRiRDns8eYVGY4eUA0iyaORy8F",
+	"3l4tZEzU6sJfdFRgjJrbz9q4AkfQNDtwIgRURQ4IzBDQm8mH/dqbk/PDJtSiGo1pV5E3f5yTyoz88OPH",
+	"iQqrBpR5jCEclsN7Q3lzfnIc5NxxnArFuopFBE8cCWncb5LD6OC8HQYkVNNxk5jGAxJ21VT/aRzvQx4h",
+	"UnUvi+MiPxoxNRAR4RGpGDOe4cMHRwdou/v/4WPkMb+z6bssVlzzKGPaq1r2wCUq18B2oEujlWuGPSue",
+	"mJrcy4Sij5OhNFIRYLGlrM+lAq4M9T+Ru1O9EzZ841UqRuE8i9bvARfWz7ialmx1FVt9M1EPn7P+aK41",
+	"+wShn1vNLTZ9M+i87vIT/ubVfw7PLv51fiSPRscNdn708ij5z8cjPuF0Nx4efRT8P6/j4UkSxX9+HMfs",
+	"9SvVff0p1r9Hv8UT/Xs0epfSJGocJY06m74Z/2dft/Fh2vk43on+iIcnH9ufTi6OeO9f9e5unHRGrxrR",
+	"v9/EBUPImCpNBbeaW//vX+3af2jtfxu1ny9r//z499/1ax78nzmjRLD1qWYarBVJWIHQNIkapIyB+Phy",
+	"L0tjMqapFmCZXncTXhQJJdeooYp5onnbpZRRShlPU8owTJu8+ePiBiIGsqxaLPpipXyhX7BcMB9GHmY+",
+	"G7U3EHFko/bAnap11fMPr8EOkY3RGFttWUzUum7/fRo7Tltg7SbqEYqZSDJgKUPDtuNMZhAIY5owQC49",
+	"//AauBoik5qq3aE1J56bla6diph3pyFq6j2IkJUEZ59DZIsx0+dczyfiKeuqeErSLAF9fYAsLGfFNCED",
+	"kaUty1p7WNbb8cJFvolbw5n6rAvhFt/qLX2AHPBu4jaC+/B86kP5iEzkM2d6TTO5/cp8VDKgkgHNM6Aj",
+	"q+3ESFXW5C4mUH5leOCshdx5f12S1pj22bwvmFTA7qsfnR68guBxaVykGKsAlNs4dWOeDKWJKUZeUAlF",
+	"v4n42dVVbtJlSta3I++nLvvgidL2OVqsDwEeCyeCeM7dUqIvCeqjI6hnlsp5J/km/sf/pksJ6r/O0IGz",
+	"SJLWpPQZFH4rgGgXGw+rTU13AyOym4gYRLX/RV71w6K4SyI6/XbU8F/p3RDCRTEhBsh/YezeFtIuE79n",
+	"/pJX/a1/7iFa5JHI0OYklhS6pNCPj0JfR0ZvQq1BCr1eCtYEUooupzFJmJpA7qCWa50DvmB5gTQ5T4xd",
+	"OtJqk1Cys9tofHr5vIE52dYZU4x+AEEbxGrIpPRBFZ5JIlJuofogcdQvUQYjCObHCNmZECbhskEDImY8",
+	"KIgwALXQi2mS+kOb/xjzIXuAwvi53tl9mkbfkTgO/kY9bzixQeFolbS+pPWP0L7uTvNqqj5hnYEQw+WF",
+	"JQplXZo+1tWASkIVGQmpyG6DyKzjvpN1cuzVnPg6oBQ7tOaIJpobLC4e8YedwAazmk0f594My5IwZamF",
+	"G5RaMGe5eEm8m+lO8TKwjZnLsKLsgjmlHQSm++3i4vQ8r5tvoOi6AyGZhTUf8iRCycSGNIBREkMZiGTd",
+	"lCktCHEJ+A0OEVmr3KNMKtJhhHakiDPFApJJRsKBUmMZBuAz0/JHJi1uk0gBqWMi0gijTeGp7nCg6UiF",
+	"4n8nKVeKYSSxSYDJYZLD3Z3njf9pvNx7/jwEvI/Gp//pIWZUGGCUZy+TkJRyCJkVBiXCpdvZErBaiHJT",
+	"GBtxKRZi3KHdYUDGKYC6ByCX1mLRpTGWse3GIouIRYOyJbBIuPPy5/rui726+W9IeNKNs4hF1YCMsljx",
+	"LpUqIFkix6wLDMnVuxUQWwzPaVwbZ+lYSEZSE7TSI0enV3vw8tHp1UtS0X/WRhRKccET1xME1ZgFQHK6",
+	"12joVYZiigAHnaWxKfgP1enR7zdgKQNBFpFXTUZQn0ImtT4p6TRPVaGKdEWSsK4yCNZGALYLTbsqo3E8",
+	"JRGnccwi8DtS3GswYmO0sL8NuLmJayLfRggxxoWnSkvvivQoj/HIGncl+kUTUx1ynIpPU/0IPkcEFPRy",
+	"+pHHWgBjEXhWeSIVjWMTdkWnRE646g4A8TbR+0V7jEQMyD3Ei0umlO4WJkN1SxJPfWgukjt0cF3a63FN",
+	"UpkpTNBhU5FEJoYZbyJAz0wGknUvQzcJ0pka5UWyl3v6vDzf1YcnEiOMcWoRyTDWyrHVUDfoEE60Tma2",
+	"lxtwFj8InG+MhyPWo6F/G6roYlr/pgVdsPNogSixEg4Tv2qREHc/zFGFcoJcwmQ+8bIv3zHSr5NmNI8A",
+	"eeWWYpOv9FxbJwbrT5gcfO/KWqIoc5aYsq5II9lyHGkkUmbZkh785kgojj4noWX5lxLc8EFXc/Gv0q2V",
+	"oEXVCvZNtDfE1SN6ranL0sqlbcgfm2qFQg3YVIs8ddKGfDgsV84lyscYuCEShKUGE2zodRfqe9yJaTIk",
+	"aGAk3ZhR0KJaJEyyOA5JzOgVQv5lCUaiY4VcVykKalkaqROry+A/o5ro9YqkR8ukWixvkrCrd6Ob6SZe",
+	"UR5nKZMhSZnK0gRk6gaG3Edc0k7MorYK9VM9JFLxhb04ZTSaglTNIlwV/He1PlfMyo2RKyJ6vSZQwTHD",
+	"GMkZCRJpIq4fNhgYxAADeQDCvO2eJ6QX8/5A2eD7Hk+4HDCgqbAvqK9yR3W1biBwVRWP9T80vTUrRwwi",
+	"wAYILqpItya4GxN0v2lpihtKuKWhrATLfSQlCzGL+S7Z15wwup1T0NXJcd4QnkmP7haLPQdeRXbSzoVV",
+	"0BwtTLtIgIZP6BTNg5qGes0jhQ95FNpMuPDftXM0edUOTIshqQCrMZOp8SiskisaZywgHMhvl8aEdlMh",
+	"0bxoiL+8B9fAQb6kmylT9rCKQBdnPS1rQZdy/CY8GnQ5DbprmqgY+jkW+zv+lbEMRGZLFer6/TAndsbn",
+	"URCii94OUtlt7FYBO8Qq7Gg0VimHUOshA5OubTJwASCWjCF8NADuLRTKXROgeRR6UmKluK+EIBU9hRRN",
+	"vM6V02E9kTLzpUnlsbpBtanfTZkRic0oQSbuWtM+kRnEI+QwHcboPbdYmxOk9U7drd1id1N0dGUhbs+u",
+	"PnP6AvJffT5Lq0lJbb/WAsrgtupjhQLb7clrXp0BcgnNfZs/04NsRJP56DtwYCEsqWIkFUItCr0OqwER",
+	"mZI8YiTcpmO+fbUDJCBL462mjSfc+vJPPiKMKtzuivH0wQ7us4ljfDjLt8ZhWjFMLovez8JQTLdVr198",
+	"BKTXnMI5OzGVg46gKXpexyytoZ7R433NDOt5NHrbIkouwEs812c40jwF0ZoAQhZZhyQVw30AzqHqt4hs",
+	"SC5B6B0zMY4ZmQwESVmX8Ss2Gxpp2zElnxaODPtG/7OaiJpUbAze0hrixNo2MjVAzce42eYWive5orEN",
+	"CPUToKs2MICnfl2MvHF8bUGjv4mJPydoB5AlnQnUC1X1GzR5zguaPJIy0wKG3oYRuLbt6uiTbF2Qtp0s",
+	"HkLry9uaqcvlfezB1y2a2zuRqEEM9QEjrkgmad/veh8eL/pwv1jQBeVCV1Ylb+FQ/73geyhgJr09QcyT",
+	"1Fb5hmAAfyL4wTUjyYuM5x/mZXfmv8WA3gJBCRZE95qWCsF+C04xevfxaiZCuXf9Nhx/mf/+xApy0pgM",
+	"TBAMjSJpRW59Z9Me7TJiAl6wB3+d8mxLTVH8aEQEIAdEGRYtF/9PEiwIM6FxzBQi0Ni48ZnMxybgzOUw",
+	"rGII8nECEnhkLqNpRw1SkfUHYCYRPWMggV9Er8dSGWDxPN3Lh32QftknA3MnUoA+PDrY+7B/VCfnoE5I",
+	"Ep6enF8YvEOXtH8BlXJmhdSwTtrJlOx++mSr09DuMBGTmOlLDz+ijxGK4GEwjBce0yQ0MfFEAJAXwLwx",
+	"AIZUsKaQjRypwgkyveix8YTsNIj5BuNvTKiPk/YxhgpCX/wIHi94B37jqFWYOk8zIUN10rb+Bt8qhQoX",
+	"hh3tmFj4gLywUfEBed5wmED6Nu4CMIE0aMnAVBVNlT0A1sVgdKXKi1xh41q1UjSu1km4t9Mgr0Xiezfm",
+	"laBez1K7FpGCREKvk5mC3yolqZiY40Hj2PcScyZbq/wlEOjU51csIdkYdC4Tv2amIXr6oNrlQlRgZaGy",
+	"OiKaGkAjG1QGz/PljUgl4hJyMlyxWGld2QY8Se+NVHQ0xlQFobU5qJGoWTcMUou2mYK4KjbRSwJlEs0Q",
+	"675x8Nx+GLoRnSuaRHoAlrIYyCxZMB0G+V9uPP5DmTdcAY4GcyjGqLVIxLoxpEoL2EEaO/ALw/tTmccZ",
+	"GoRQmhBG05iz1CH4w1HiMscKBf8YJGRUYW28LZjCGYVYN9sHhJNhnB3joPzPacGmMsG+IXVzivACXgRB",
+	"mw74Gdcwp6r5FhwahaHo/glupgJDI5BW8WWBEJMfr9a8qRdNKLJJlh+8NWZh+1g5EZPa2NzKMh5tLUxZ",
+	"LI78fcI/Ecm6IolkgKGCBgnNna86OWMfNckCU7bEmA410JSO9NjEkSIRr7MZF/Ysr5yHj0/VqP18M9Sp",
+	"4pzs6eaJvgx8RGNkc3LRcoRyQHdfvPwlJD+SAftEfnvX3q+d/9beffFS3wGDQOfuIyLM1fFpSidAf2xF",
+	"iSGb+vCxM5ZCDGVbY8EcAVl3wcwU9LrRWu+fzy/3vtxk9fIl8AMrX+4R/e+01qWS6aWh1y/mHJ0LyDJC",
+	"1SyiwPMoyAmKFhsWOFuWLl1OQ7dudTVuNPzimVsydnf2rx+88q7Jt78WN1qK8GonyJmdicZdfJHyrSrc",
+	"pLlFWHXPgtmL9nzXSADKxQs/k3YcKCO52OGIdUUEkhuGF8+z5ph3UgrCCRobCrjRJhqZSgtADVGp126u",
+	"9K70ws292gly0L0ft//5vPf8yy83usSwB7OR0dLOLg+RpuT5bk0vl79DtkTN3cdm+Dwe2fI6gRn//ve8",
+	"ytPOlYGojsZEZy0MC2pTuNBWqL/A1xA0/HrlSkt6syDvFVBoCBaKMp4aaC9s2eieJGJobBmwOPI1MhPx",
+	"M4ICR4lIWLXUk0o9qdSTSj1pDT0JTYilmlSqSaWaVKpJpZpUqkmlmvTE1CRk8RvXklD9uU5JMqWJrteS",
+	"ZjUk82FTL+4CZSn3625/dv8+ir5s43chKBGdqRYOeIoBXtLWrwwPDt8eXhwWGgS4JJrYSlD4JrYljfCJ",
+	"JZtcZ6aGRcqoFAliQ4WgEIWlPlbqY6U+Vupj6+hjZ4Y+lgpZqZCVClmpkJUKWamQlQrZ01LIDI/fuEZm",
+	"VKblKpkPk3+r2ECvoTIusNSvSv2q1K8enn7lRYuX0YGlllVqWaWWVWpZpZZVallPTsua5/Qb1LUWKFHr",
+	"aVyRmCRY6HS50lXqNaVeU+o1pV6zpl5zkJOUUrUpVZtStSlVm1K1KVWbUrV5iqpNzuzvSbvJFZb1FJzr",
+	"EqJK5aZUbkrlplRu1lRuylSlUrEpFZtSsSkVm1KxKRWbJ6zYbDxhaV5JWU+huTZ5qdRoSo2m1GhKjWZN",
+	"jaZM9ilVmlKlKVWaUqUpVZpSpXnKKs3mU34W6CnrKTXSzLPUaEqNptRoSo3mVhrNOSofpTpTqjOlOlOq",
+	"M6U6U6ozpTrz9NQZzebvSZfRZ3U9ReaKs0npnClVmVKVKVWZO1BlPiA5KZWZUpkplZlSmSmVmVKZKZWZ",
+	"p6jMIKO/J3UGlZTlCs1H0anr4cZMrdJl2qSTxUPyUXRIjydcDlhEKiFqGSEJXQuIex2idBySiZZruVYA",
+	"sjgCpaAviEiqgWX/Uv+UKNkkYxHHWiPRTLbEVyt1p1J3KnWn1brTG9HZd5SrVJtKtalUm0q1qVSbSrWp",
+	"VJuejNrk8/gNakwFLWi5smT2o66YLEPYSt2l1F1K3eUrdRezGheakJSqS6m6lKpLqbqUqkupupSqy5NR",
+	"XTwWv0HNxVdJlikuX778fwEAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

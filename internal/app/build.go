@@ -31,6 +31,7 @@ import (
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/templates"
 	"github.com/certhub/credentiald/internal/verification"
+	"github.com/certhub/credentiald/internal/wallet"
 	"github.com/certhub/credentiald/internal/webhooks"
 )
 
@@ -48,6 +49,8 @@ type Service struct {
 	Verification *verification.Service
 	// Credentials signs the verifiable credentials and keeps the issuer keys.
 	Credentials *credentials.Service
+	// Wallet delivers credentials into recipients' wallets.
+	Wallet      *wallet.Service
 	Idempotency *idempotency.Service
 	Logger      *slog.Logger
 	Email       *email.Worker
@@ -172,10 +175,11 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 	}
 
 	svc.Credentials = credentials.New(st, svc.Secrets, site, o.Now)
+	svc.Wallet = wallet.New(st, svc.Secrets, svc.Credentials, site, o.Now)
 	svc.Verification = verification.New(st, svc.Certificates, verification.Options{SiteURL: site, Now: o.Now, Logger: logger,
 		Badges: svc.Badges, Credentials: svc.Credentials})
 	svc.Handler, err = httpapi.New(httpapi.Options{
-		Logger: logger, Readiness: st, Auth: svc.Auth, Accounts: svc.Accounts, Events: svc.Events, Attendees: svc.Attendees, Templates: svc.Templates, Certificates: svc.Certificates, Bulk: svc.Bulk, Verification: svc.Verification, Badges: svc.Badges, Webhooks: svc.Webhooks, Credentials: svc.Credentials, Analytics: analytics.New(st, o.Now), Idempotency: svc.Idempotency,
+		Logger: logger, Readiness: st, Auth: svc.Auth, Accounts: svc.Accounts, Events: svc.Events, Attendees: svc.Attendees, Templates: svc.Templates, Certificates: svc.Certificates, Bulk: svc.Bulk, Verification: svc.Verification, Badges: svc.Badges, Webhooks: svc.Webhooks, Credentials: svc.Credentials, Wallet: svc.Wallet, Analytics: analytics.New(st, o.Now), Idempotency: svc.Idempotency,
 		Limiter: limiter, TrustedProxies: cfg.TrustedProxies, SignupEnabled: cfg.SignupEnabled,
 		Links:             links.New(site),
 		StrictMiddlewares: o.StrictMiddlewares, Metrics: svc.Metrics.Requests(),

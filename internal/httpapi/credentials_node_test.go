@@ -136,20 +136,6 @@ func TestDigitalBazaarVerifiesTheServedCredentials(t *testing.T) {
 	tampered["name"] = "Certificate of Attendance: Mallory"
 	tamperedJSON, _ := json.Marshal(tampered)
 
-	dir := t.TempDir()
-	if err := os.Mkdir(filepath.Join(dir, "contexts"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	contexts := map[string]string{}
-	n := 0
-	for url, body := range vc.Contexts() {
-		n++
-		name := filepath.Join("contexts", fmt.Sprintf("%d.json", n))
-		contexts[url] = name
-		if err := os.WriteFile(filepath.Join(dir, name), body, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 	type credentialCase struct {
 		Name       string          `json:"name"`
 		Credential json.RawMessage `json:"credential"`
@@ -173,7 +159,6 @@ func TestDigitalBazaarVerifiesTheServedCredentials(t *testing.T) {
 	afterRevocation := map[string]any{listURL: listAfter}
 	jwtValid := map[string]any{"verified": true, "schema": true, "claims": true}
 	fixtures := map[string]any{
-		"contexts":  contexts,
 		"documents": documents,
 		"credentials": []credentialCase{
 			{Name: "certificate", Credential: certJSON, Expect: valid(false)},
@@ -192,6 +177,30 @@ func TestDigitalBazaarVerifiesTheServedCredentials(t *testing.T) {
 			{Name: "badge created without a description JWT", Token: plainBadgeJWT, JWKS: jwks, Expect: jwtValid},
 		},
 	}
+	runNodeVerifier(t, node, fixtures, 7, 4)
+}
+
+// runNodeVerifier has test/vc-verify/verify.mjs check fixtures (credentials and JWTs, each
+// with what it must report; the documents its offline loader serves), with the shipped
+// contexts, and fails the test on any mismatch; credentials and jwts are the counts of
+// results expected.
+func runNodeVerifier(t *testing.T, node string, fixtures map[string]any, credentials, jwts int) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "contexts"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	contexts := map[string]string{}
+	n := 0
+	for url, body := range vc.Contexts() {
+		n++
+		name := filepath.Join("contexts", fmt.Sprintf("%d.json", n))
+		contexts[url] = name
+		if err := os.WriteFile(filepath.Join(dir, name), body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fixtures["contexts"] = contexts
 	body, err := json.MarshalIndent(fixtures, "", "  ")
 	if err != nil {
 		t.Fatal(err)
@@ -303,7 +312,7 @@ func TestDigitalBazaarVerifiesTheServedCredentials(t *testing.T) {
 			t.Errorf("%s: claim %s", r.Name, e)
 		}
 	}
-	if len(result.Credentials) != 7 || len(result.JWTs) != 4 {
+	if len(result.Credentials) != credentials || len(result.JWTs) != jwts {
 		t.Errorf("%d credential and %d JWT results", len(result.Credentials), len(result.JWTs))
 	}
 	if runErr != nil && !t.Failed() {

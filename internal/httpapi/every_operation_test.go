@@ -47,6 +47,20 @@ func (o contractOperation) documents(status int) bool {
 // public reports whether the operation needs no credentials (security: []).
 func (o contractOperation) public() bool { return o.Security != nil && len(*o.Security) == 0 }
 
+// walletProtocol reports whether the operation takes an OpenID4VCI access token, the
+// protocol's own bearer, which its handler checks and refuses in OAuth's words.
+func (o contractOperation) walletProtocol() bool {
+	if o.Security == nil {
+		return false
+	}
+	for _, r := range *o.Security {
+		if _, ok := r["walletAccessToken"]; ok {
+			return true
+		}
+	}
+	return false
+}
+
 func (o contractOperation) sessionOnly() bool {
 	v, _ := o.Extensions["x-session-only"].(bool)
 	return v
@@ -177,6 +191,20 @@ func TestEveryOperationDocumenting401RefusesMissingAndMalformedCredentials(t *te
 	t.Parallel()
 	env := testkit.NewServer(t, trustLoopback())
 	forEachOperation(t, documenting(401), nil, func(t *testing.T, op contractOperation) {
+		if op.walletProtocol() {
+			// RFC 6750: an access token missing or unknown is invalid_token, in OAuth's error
+			// object, with the challenge in WWW-Authenticate.
+			for name, bearer := range map[string]string{"NoCredential": "", "UnknownToken": "not-a-token"} {
+				res := clientFor(t, env, bearer).Do(op.request(t, env, op.Path))
+				var e struct{ Error string }
+				res.JSON(t, &e)
+				if res.StatusCode != http.StatusUnauthorized || e.Error != "invalid_token" ||
+					!strings.Contains(res.Header.Get("WWW-Authenticate"), `error="invalid_token"`) {
+					t.Fatalf("%s: %d %s (WWW-Authenticate %q)", name, res.StatusCode, res.Body, res.Header.Get("WWW-Authenticate"))
+				}
+			}
+			return
+		}
 		if op.public() {
 			// The credential is in the body (a password, a refresh token), and the
 			// document's example names none of this fresh database's.
@@ -308,9 +336,10 @@ func TestEveryOperationDocumenting500AnswersInternalWhenItsHandlerFails(t *testi
 	// handler that the middleware wraps.
 	const outsideStrictHandler = "served by site.go, not by the strict handler, so no strict middleware can make it fail"
 	skip := map[string]string{
-		"getHomePage":         outsideStrictHandler,
-		"getVerificationPage": outsideStrictHandler,
-		"recordCopiedLink":    outsideStrictHandler,
+		"getHomePage":          outsideStrictHandler,
+		"getVerificationPage":  outsideStrictHandler,
+		"recordCopiedLink":     outsideStrictHandler,
+		"getWalletInteraction": outsideStrictHandler,
 	}
 	forEachOperation(t, documenting(500), skip, func(t *testing.T, op contractOperation) {
 		res := clientFor(t, env, who.bearerFor(op)).Do(op.request(t, env, op.Path))

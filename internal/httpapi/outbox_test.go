@@ -20,6 +20,8 @@ var outboxSchemas = map[string]string{
 	"badge.revoked":          "BadgeRevokedEvent",
 	"badge.issued":           "BadgeIssuedEvent",
 	"job.completed":          "JobCompletedEvent",
+	"certificate.claimed":    "CertificateClaimedEvent",
+	"badge.claimed":          "BadgeClaimedEvent",
 }
 
 // checkOutbox validates every outbox event of the account against the contract's webhook

@@ -33,6 +33,7 @@ import (
 	"github.com/certhub/credentiald/internal/spec"
 	"github.com/certhub/credentiald/internal/templates"
 	"github.com/certhub/credentiald/internal/verification"
+	"github.com/certhub/credentiald/internal/wallet"
 	"github.com/certhub/credentiald/internal/webhooks"
 	"github.com/certhub/credentiald/openapi"
 )
@@ -60,7 +61,9 @@ type Options struct {
 	Webhooks     *webhooks.Service
 	// Credentials serves the issuers' DID documents, JWK Sets and status lists.
 	Credentials *credentials.Service
-	Analytics   *analytics.Service
+	// Wallet runs wallet delivery: offers, the VC API exchange, OpenID4VCI.
+	Wallet    *wallet.Service
+	Analytics *analytics.Service
 	// Idempotency remembers the answers of requests sent with an Idempotency-Key.
 	Idempotency httpmw.IdempotencyKeys
 	// Limiter counts requests per client address; TrustedProxies are the peers whose
@@ -89,6 +92,7 @@ type Server struct {
 	badges        *badges.Service
 	verification  *verification.Service
 	credentials   *credentials.Service
+	wallet        *wallet.Service
 	webhooks      *webhooks.Service
 	analytics     *analytics.Service
 	signupEnabled bool
@@ -103,15 +107,15 @@ func New(opts Options) (*echo.Echo, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opts.Auth == nil || opts.Accounts == nil || opts.Events == nil || opts.Attendees == nil || opts.Templates == nil || opts.Certificates == nil || opts.Bulk == nil || opts.Verification == nil || opts.Badges == nil || opts.Webhooks == nil || opts.Credentials == nil || opts.Analytics == nil || opts.Idempotency == nil || opts.Limiter == nil || opts.Readiness == nil {
-		return nil, errors.New("httpapi: Auth, Accounts, Events, Attendees, Templates, Certificates, Bulk, Verification, Badges, Webhooks, Credentials, Analytics, Idempotency, Limiter and Readiness are required")
+	if opts.Auth == nil || opts.Accounts == nil || opts.Events == nil || opts.Attendees == nil || opts.Templates == nil || opts.Certificates == nil || opts.Bulk == nil || opts.Verification == nil || opts.Badges == nil || opts.Webhooks == nil || opts.Credentials == nil || opts.Wallet == nil || opts.Analytics == nil || opts.Idempotency == nil || opts.Limiter == nil || opts.Readiness == nil {
+		return nil, errors.New("httpapi: Auth, Accounts, Events, Attendees, Templates, Certificates, Bulk, Verification, Badges, Webhooks, Credentials, Wallet, Analytics, Idempotency, Limiter and Readiness are required")
 	}
 	ops, err := httpmw.IndexOperations(doc)
 	if err != nil {
 		return nil, err
 	}
 	logger := opts.Logger
-	pages, err := site.New(opts.Verification, opts.Links, logger)
+	pages, err := site.New(opts.Verification, opts.Wallet, opts.Links, logger)
 	if err != nil {
 		return nil, err
 	}
@@ -134,6 +138,13 @@ func New(opts Options) (*echo.Echo, error) {
 	// The Open Badges documents and the issuers' (did:web resolves there) at the site root;
 	// their CORS comes last, as it always did: a refusal before it (429, 413) goes without.
 	for _, prefix := range []string{"/ob", "/issuers"} {
+		ps.add(prefix, true, summary, httpmw.RecoverPanics, httpmw.Visitors, limit, httpmw.LimitBody,
+			validator.ExplainRefusals, httpmw.AllowAnyOrigin)
+	}
+	// Wallet delivery at the site root: the interaction page and the VC API exchange, and the
+	// OpenID4VCI discovery documents (the issuers' own endpoints are under /issuers above).
+	interactions := ps.add("/interactions", true, summary, httpmw.RecoverPanics, httpmw.Visitors, limit, httpmw.LimitBody)
+	for _, prefix := range []string{"/exchanges", "/.well-known"} {
 		ps.add(prefix, true, summary, httpmw.RecoverPanics, httpmw.Visitors, limit, httpmw.LimitBody,
 			validator.ExplainRefusals, httpmw.AllowAnyOrigin)
 	}
@@ -166,15 +177,16 @@ func New(opts Options) (*echo.Echo, error) {
 		return c.JSON(http.StatusOK, map[string]string{"status": "ready"})
 	})
 
-	srv := &Server{logger: logger, auth: opts.Auth, accounts: opts.Accounts, events: opts.Events, attendees: opts.Attendees, templates: opts.Templates, certificates: opts.Certificates, bulk: opts.Bulk, verification: opts.Verification, badges: opts.Badges, webhooks: opts.Webhooks, credentials: opts.Credentials, analytics: opts.Analytics, signupEnabled: opts.SignupEnabled}
+	srv := &Server{logger: logger, auth: opts.Auth, accounts: opts.Accounts, events: opts.Events, attendees: opts.Attendees, templates: opts.Templates, certificates: opts.Certificates, bulk: opts.Bulk, verification: opts.Verification, badges: opts.Badges, webhooks: opts.Webhooks, credentials: opts.Credentials, analytics: opts.Analytics, wallet: opts.Wallet, signupEnabled: opts.SignupEnabled}
 	srv.links = opts.Links
 	fields, err := httpmw.FieldLocationsOf(doc)
 	if err != nil {
 		return nil, err
 	}
-	strict := append([]api.StrictMiddlewareFunc{fields.Middleware}, opts.StrictMiddlewares...)
+	strict := append([]api.StrictMiddlewareFunc{fields.Middleware, bearerForWallet}, opts.StrictMiddlewares...)
 	api.RegisterHandlersWithBaseURL(mountedRouter{parts: ps, mounts: mounts(doc)}, api.NewStrictHandler(srv, strict), apiPrefix)
 	pages.Register(home, lookups, infrastructure)
+	pages.RegisterWallet(interactions)
 	if err := names.Cover(e.Routes()); err != nil {
 		return nil, err
 	}

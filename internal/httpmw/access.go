@@ -53,7 +53,9 @@ func IndexOperations(doc *openapi3.T) (Operations, error) {
 	for path, item := range doc.Paths.Map() {
 		for method, op := range item.Operations() {
 			o := operation{ID: op.OperationID}
-			o.Public = op.Security != nil && len(*op.Security) == 0
+			// Public: no credentials (security: []), or only a protocol's own (the OpenID4VCI
+			// access token, which its handler checks): none of this service's bearer credentials.
+			o.Public = op.Security != nil && !usesScheme(*op.Security, "bearerAuth")
 			if v, ok := op.Extensions["x-session-only"].(bool); ok {
 				o.SessionOnly = v
 			}
@@ -77,6 +79,16 @@ func IndexOperations(doc *openapi3.T) (Operations, error) {
 		}
 	}
 	return ops, nil
+}
+
+// usesScheme reports whether any of the requirements names the security scheme.
+func usesScheme(reqs openapi3.SecurityRequirements, scheme string) bool {
+	for _, r := range reqs {
+		if _, ok := r[scheme]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // Authenticator resolves a bearer credential to a principal.
@@ -123,7 +135,12 @@ func limitsFor(method, route string) []ratelimit.Limit {
 	switch routeKey(method, route) {
 	case routeKey(http.MethodPost, apiPrefix+"/auth/login"), routeKey(http.MethodPost, apiPrefix+"/auth/register"):
 		limits = append(limits, ratelimit.SignIn)
-	case routeKey(http.MethodGet, apiPrefix+"/verify/:code"), routeKey(http.MethodGet, "/verify/:code"):
+	case routeKey(http.MethodGet, apiPrefix+"/verify/:code"), routeKey(http.MethodGet, "/verify/:code"),
+		// Wallet delivery: each request tries a secret (an offer token, a code, an access
+		// token), so they are limited like lookups of a verification code.
+		routeKey(http.MethodGet, "/interactions/:offerToken"), routeKey(http.MethodPost, "/exchanges/:offerToken"),
+		routeKey(http.MethodGet, "/issuers/:accountId/offers/:offerToken"), routeKey(http.MethodPost, "/issuers/:accountId/token"),
+		routeKey(http.MethodPost, "/issuers/:accountId/nonce"), routeKey(http.MethodPost, "/issuers/:accountId/credential"):
 		limits = append(limits, ratelimit.Verification)
 	case routeKey(http.MethodGet, apiPrefix+"/certificates/:id/download"),
 		routeKey(http.MethodGet, apiPrefix+"/verify/:code/certificate.pdf"):

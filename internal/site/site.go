@@ -16,6 +16,7 @@ import (
 	"github.com/certhub/credentiald/internal/logging"
 	"github.com/certhub/credentiald/internal/spec"
 	"github.com/certhub/credentiald/internal/verification"
+	"github.com/certhub/credentiald/internal/wallet"
 )
 
 // The pages at the site root: the home page with its lookup form, the verification page, and
@@ -38,7 +39,7 @@ const (
 // cacheIcon lets browsers keep the site's icon for a day: it changes with a release at most.
 const cacheIcon = "public, max-age=86400"
 
-var siteRoutes = map[string]bool{routeHome: true, routePage: true, routeShare: true, routeCopied: true}
+var siteRoutes = map[string]bool{routeHome: true, routePage: true, routeShare: true, routeCopied: true, routeInteraction: true}
 
 // apiPrefix roots the API, whose verification resources (images, PDF, credentials) the pages
 // link to.
@@ -50,6 +51,7 @@ const maxTokenLen = 128
 // Site serves the public HTML site.
 type Site struct {
 	verification *verification.Service
+	wallet       *wallet.Service
 	pages        *pageRenderer
 	logger       *slog.Logger
 	links        links.Site
@@ -57,18 +59,23 @@ type Site struct {
 
 // New builds the site: its templates, style, script and icons are embedded in the binary.
 // l makes the pages' absolute links (the page's own URL, for sharing).
-func New(v *verification.Service, l links.Site, logger *slog.Logger) (*Site, error) {
+func New(v *verification.Service, w *wallet.Service, l links.Site, logger *slog.Logger) (*Site, error) {
 	pages, err := newPageRenderer()
 	if err != nil {
 		return nil, err
 	}
-	return &Site{verification: v, pages: pages, logger: logger, links: l}, nil
+	return &Site{verification: v, wallet: w, pages: pages, logger: logger, links: l}, nil
 }
 
 // Router adds a route, by its full path, with the middleware of the part of the service that
 // serves it (an *echo.Echo adds it with none of its own).
 type Router interface {
 	Add(method, path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route
+}
+
+// RegisterWallet adds the wallet page (an offer's interaction URL) to r.
+func (s *Site) RegisterWallet(r Router) {
+	r.Add(http.MethodGet, routeInteraction, s.walletInteraction)
 }
 
 // Register adds the site's routes: the home page to pages, the pages that look a code up (the
@@ -156,7 +163,8 @@ func (s *Site) Errors(api echo.HTTPErrorHandler) echo.HTTPErrorHandler {
 	pages, logger := s.pages, s.logger
 	return func(err error, c echo.Context) {
 		e := httperr.From(err)
-		if !siteRoutes[c.Path()] || c.Response().Committed || e.Code == apperr.MethodNotAllowed {
+		if !siteRoutes[c.Path()] || c.Response().Committed || e.Code == apperr.MethodNotAllowed ||
+			(c.Path() == routeInteraction && httpmw.Prefers(c.Request().Context(), echo.MIMEApplicationJSON, echo.MIMETextHTML)) {
 			api(err, c)
 			return
 		}
@@ -166,6 +174,12 @@ func (s *Site) Errors(api echo.HTTPErrorHandler) echo.HTTPErrorHandler {
 		switch e.Code {
 		case apperr.NotFound, apperr.ValidationError:
 			view.Title = "No credential with this code"
+			if c.Path() == routeInteraction {
+				view.Lookup = false
+				view.Title, view.Message = "This wallet link does not work", "Check that you opened the whole link from your email; if it still does not work, ask the issuer for a new one."
+				logger.WarnContext(ctx, "page not found", "status", status, "code", e.Code, "message", e.Message)
+				break
+			}
 			view.Message = "We could not find a certificate or badge with the code “" + clip(c.Param("code"), 64) + "”. Check it against the credential (letters and digits, beside the QR code), or type it below."
 			if c.Path() == routeShare {
 				view.Title, view.Message = "Nothing to share here", "This link names no credential, or no place to share it to."

@@ -5,7 +5,9 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"sync"
 	"testing"
 	"time"
@@ -35,11 +37,12 @@ type Env struct {
 func (e *Env) Logs() string { return e.logs.String() }
 
 type settings struct {
-	cfg         config.Config
-	ov          app.Overrides
-	logTo       io.Writer
-	logLevel    slog.Level
-	readTimeout time.Duration
+	siteAtServer bool
+	cfg          config.Config
+	ov           app.Overrides
+	logTo        io.Writer
+	logLevel     slog.Level
+	readTimeout  time.Duration
 }
 
 // Option changes how NewServer builds the service.
@@ -75,6 +78,11 @@ func WithWebhookPolicy(p webhooks.Policy, timeout time.Duration) Option {
 // tests of a request body that stops arriving.
 func WithReadTimeout(d time.Duration) Option { return func(s *settings) { s.readTimeout = d } }
 
+// WithSiteAtServer makes the service's site_url the test server's own address, so that the
+// absolute links it gives (a wallet offer's URLs, an issuer's endpoints) lead back to it: for
+// clients written by others that follow them, such as wallets.
+func WithSiteAtServer() Option { return func(s *settings) { s.siteAtServer = true } }
+
 // WithEmailSender replaces the .eml folder the email worker writes to.
 func WithEmailSender(e email.Sender) Option { return func(s *settings) { s.ov.EmailSender = e } }
 
@@ -96,13 +104,19 @@ func NewServer(t testing.TB, opts ...Option) *Env {
 		opt(&s)
 	}
 	logger := logging.New(s.logTo, s.logLevel)
+	// The server listens before the service is built, so that its address can be the site's.
+	var handler http.Handler
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
+	if s.siteAtServer {
+		s.cfg.SiteURL = &url.URL{Scheme: "http", Host: srv.Listener.Addr().String()}
+	}
 	svc, err := app.Build(context.Background(), s.cfg, st, logger, s.ov)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(svc.Close)
+	handler = svc.Handler
 	// The server is the one the service runs in, with its timeouts.
-	srv := httptest.NewUnstartedServer(svc.Handler)
 	srv.Config = app.HTTPServer(svc.Handler, logger, s.readTimeout)
 	srv.Start()
 	t.Cleanup(srv.Close)

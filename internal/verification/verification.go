@@ -286,6 +286,12 @@ func (s *Service) Verify(ctx context.Context, code string, v Visitor) (Credentia
 	return c, nil
 }
 
+// Describe returns what a code's credential is, without counting a verification: for a page
+// that shows it to its recipient for another purpose (the wallet page).
+func (s *Service) Describe(ctx context.Context, code string) (Credential, error) {
+	return s.find(ctx, code)
+}
+
 // Page is what the verification page shows: the credential, and whether the request carries
 // the recipient's token (the recipient's portal).
 type Page struct {

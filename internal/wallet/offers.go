@@ -213,6 +213,8 @@ func (s *Service) stillLive(o store.WalletOfferFound) error {
 // cannot be claimed when it cannot.
 type Page struct {
 	Offer
+	// VerificationCode is the offered credential's, for the page to show what it is.
+	VerificationCode string
 	// Gone, when set, says why the offer can no longer be claimed.
 	Gone string
 }
@@ -222,11 +224,11 @@ type Page struct {
 func (s *Service) Interaction(ctx context.Context, token string) (Page, error) {
 	o, err := s.live(ctx, token)
 	if e, ok := apperr.As(err); ok && e.Code == apperr.OfferGone {
-		return Page{Offer: s.view(o.WalletOffer, token), Gone: e.Message}, nil
+		return Page{Offer: s.view(o.WalletOffer, token), VerificationCode: o.VerificationCode, Gone: e.Message}, nil
 	} else if err != nil {
 		return Page{}, err
 	}
-	return Page{Offer: s.view(o.WalletOffer, token)}, nil
+	return Page{Offer: s.view(o.WalletOffer, token), VerificationCode: o.VerificationCode}, nil
 }
 
 // tokenBytes is the size of every token and secret: 256 random bits.

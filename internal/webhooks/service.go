@@ -19,7 +19,7 @@ import (
 // Kinds are the event kinds a subscription may choose; webhook.test goes to the subscription
 // it was asked for, whatever it chose.
 var Kinds = []string{"certificate.issued", "certificate.sent", "certificate.viewed", "certificate.downloaded", "certificate.revoked",
-	"badge.issued", "badge.revoked", "job.completed"}
+	"certificate.claimed", "badge.issued", "badge.revoked", "badge.claimed", "job.completed"}
 
 // Patterns are what a subscription may choose beside Kinds: every kind ("*"), or every kind of
 // one family. A delivery's eventType is always a concrete kind.

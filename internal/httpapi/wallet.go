@@ -1,0 +1,270 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+
+	"github.com/certhub/credentiald/gen/api"
+	"github.com/certhub/credentiald/internal/wallet"
+)
+
+// Wallet delivery: offers through the account API; the VC API exchange and OpenID4VCI at the
+// site root (the interaction page is the site's, internal/site).
+
+func (s *Server) CreateCertificateWalletOffer(ctx context.Context, req api.CreateCertificateWalletOfferRequestObject) (api.CreateCertificateWalletOfferResponseObject, error) {
+	o, err := s.wallet.Create(ctx, wallet.Credential{AccountID: principal(ctx).AccountID, CertificateID: &req.Id})
+	if err != nil {
+		return nil, err
+	}
+	return api.CreateCertificateWalletOffer201JSONResponse{Body: api.WalletOfferEnvelope{Data: walletOffer(o)}}, nil
+}
+
+func (s *Server) ListCertificateWalletOffers(ctx context.Context, req api.ListCertificateWalletOffersRequestObject) (api.ListCertificateWalletOffersResponseObject, error) {
+	page := pageOf(req.Params.Page, req.Params.PageSize)
+	list, total, err := s.wallet.List(ctx, wallet.Credential{AccountID: principal(ctx).AccountID, CertificateID: &req.Id}, page)
+	if err != nil {
+		return nil, err
+	}
+	return api.ListCertificateWalletOffers200JSONResponse{Body: api.WalletOfferPage{Data: convertAll(list, walletOffer), Meta: pageMeta(page, total)}}, nil
+}
+
+func (s *Server) CreateBadgeAssertionWalletOffer(ctx context.Context, req api.CreateBadgeAssertionWalletOfferRequestObject) (api.CreateBadgeAssertionWalletOfferResponseObject, error) {
+	c := wallet.Credential{AccountID: principal(ctx).AccountID, BadgeID: req.Id, AssertionID: &req.AssertionId}
+	o, err := s.wallet.Create(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	return api.CreateBadgeAssertionWalletOffer201JSONResponse{Body: api.WalletOfferEnvelope{Data: walletOffer(o)}}, nil
+}
+
+func (s *Server) ListBadgeAssertionWalletOffers(ctx context.Context, req api.ListBadgeAssertionWalletOffersRequestObject) (api.ListBadgeAssertionWalletOffersResponseObject, error) {
+	page := pageOf(req.Params.Page, req.Params.PageSize)
+	c := wallet.Credential{AccountID: principal(ctx).AccountID, BadgeID: req.Id, AssertionID: &req.AssertionId}
+	list, total, err := s.wallet.List(ctx, c, page)
+	if err != nil {
+		return nil, err
+	}
+	return api.ListBadgeAssertionWalletOffers200JSONResponse{Body: api.WalletOfferPage{Data: convertAll(list, walletOffer), Meta: pageMeta(page, total)}}, nil
+}
+
+func walletOffer(o wallet.Offer) api.WalletOffer {
+	v := api.WalletOffer{Id: o.ID, CertificateId: o.CertificateID, BadgeAssertionId: o.BadgeAssertionID, InteractionUrl: o.InteractionURL,
+		CredentialOfferUri: o.CredentialOfferURI, WalletUrl: o.WalletURL, LcwRequestUrl: o.LCWRequestURL, ExpiresAt: o.ExpiresAt,
+		ClaimedAt: o.ClaimedAt, Holder: o.Holder, CreatedAt: o.CreatedAt}
+	if o.Protocol != nil {
+		p := api.WalletOfferProtocol(*o.Protocol)
+		v.Protocol = &p
+	}
+	return v
+}
+
+// noStore is the Cache-Control of every answer that carries a secret (a challenge, a code, a
+// token, a nonce, a credential bound to a holder).
+var noStore = ptr("no-store")
+
+func (s *Server) PostWalletExchange(ctx context.Context, req api.PostWalletExchangeRequestObject) (api.PostWalletExchangeResponseObject, error) {
+	headers := api.PostWalletExchange200ResponseHeaders{CacheControl: noStore}
+	if req.Body == nil || req.Body.VerifiablePresentation == nil {
+		r, err := s.wallet.StartExchange(ctx, req.OfferToken)
+		if err != nil {
+			return nil, err
+		}
+		out := api.ExchangeResponse{VerifiablePresentationRequest: &struct {
+			Challenge string                   `json:"challenge"`
+			Domain    string                   `json:"domain"`
+			Query     []map[string]interface{} `json:"query"`
+		}{Challenge: r.Challenge, Domain: r.Domain, Query: r.Query}}
+		return api.PostWalletExchange200JSONResponse{Body: out, Headers: headers}, nil
+	}
+	presentation, err := json.Marshal(req.Body.VerifiablePresentation)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := s.wallet.CompleteExchange(ctx, req.OfferToken, presentation)
+	if err != nil {
+		return nil, err
+	}
+	var vp map[string]any
+	if err := json.Unmarshal(raw, &vp); err != nil {
+		return nil, err
+	}
+	return api.PostWalletExchange200JSONResponse{Body: api.ExchangeResponse{VerifiablePresentation: &vp}, Headers: headers}, nil
+}
+
+func (s *Server) GetCredentialOffer(ctx context.Context, req api.GetCredentialOfferRequestObject) (api.GetCredentialOfferResponseObject, error) {
+	doc, err := s.wallet.OfferDocument(ctx, req.AccountId, req.OfferToken)
+	if err != nil {
+		return nil, err
+	}
+	var out api.CredentialOffer
+	if err := remarshal(doc, &out); err != nil {
+		return nil, err
+	}
+	return api.GetCredentialOffer200JSONResponse{Body: out, Headers: api.GetCredentialOffer200ResponseHeaders{CacheControl: noStore}}, nil
+}
+
+func (s *Server) PostIssuerToken(ctx context.Context, req api.PostIssuerTokenRequestObject) (api.PostIssuerTokenResponseObject, error) {
+	var grant, code string
+	if req.Body != nil {
+		grant = req.Body.GrantType
+		code = deref(req.Body.PreAuthorizedCode)
+	}
+	t, err := s.wallet.ExchangeCode(ctx, req.AccountId, grant, code)
+	var oe *wallet.OAuthError
+	if errors.As(err, &oe) {
+		return api.PostIssuerToken400JSONResponse{OAuthBadRequestJSONResponse: oauthBadRequest(oe)}, nil
+	} else if err != nil {
+		return nil, err
+	}
+	return api.PostIssuerToken200JSONResponse{Body: api.TokenResponse{AccessToken: t.AccessToken, TokenType: api.TokenResponseTokenTypeBearer, ExpiresIn: t.ExpiresIn},
+		Headers: api.PostIssuerToken200ResponseHeaders{CacheControl: noStore}}, nil
+}
+
+func (s *Server) PostIssuerNonce(ctx context.Context, req api.PostIssuerNonceRequestObject) (api.PostIssuerNonceResponseObject, error) {
+	n, err := s.wallet.Nonce(ctx, req.AccountId)
+	if err != nil {
+		return nil, err
+	}
+	return api.PostIssuerNonce200JSONResponse{Body: api.NonceResponse{CNonce: n}, Headers: api.PostIssuerNonce200ResponseHeaders{CacheControl: noStore}}, nil
+}
+
+func (s *Server) PostIssuerCredential(ctx context.Context, req api.PostIssuerCredentialRequestObject) (api.PostIssuerCredentialResponseObject, error) {
+	var cr wallet.CredentialRequest
+	if req.Body != nil {
+		if err := remarshal(req.Body, &cr); err != nil {
+			return api.PostIssuerCredential400JSONResponse{OAuthBadRequestJSONResponse: oauthBadRequest(&wallet.OAuthError{
+				Code: "invalid_credential_request", Description: "the credential request is not of the shape OpenID4VCI 1.0 gives it"})}, nil
+		}
+	}
+	out, err := s.wallet.IssueCredential(ctx, req.AccountId, walletAccessToken(ctx), cr)
+	var oe *wallet.OAuthError
+	switch {
+	case errors.As(err, &oe) && oe.Code == "invalid_token":
+		return api.PostIssuerCredential401JSONResponse{OAuthUnauthorizedJSONResponse: api.OAuthUnauthorizedJSONResponse{
+			Body: oauthBody(oe), Headers: api.OAuthUnauthorizedResponseHeaders{CacheControl: noStore,
+				WWWAuthenticate: ptr(`Bearer error="invalid_token"`)}}}, nil
+	case errors.As(err, &oe):
+		return api.PostIssuerCredential400JSONResponse{OAuthBadRequestJSONResponse: oauthBadRequest(oe)}, nil
+	case err != nil:
+		return nil, err
+	}
+	var body api.CredentialResponse
+	if err := json.Unmarshal(out, &body); err != nil {
+		return nil, err
+	}
+	return api.PostIssuerCredential200JSONResponse{Body: body, Headers: api.PostIssuerCredential200ResponseHeaders{CacheControl: noStore}}, nil
+}
+
+func oauthBody(e *wallet.OAuthError) api.OAuthError {
+	return api.OAuthError{Error: e.Code, ErrorDescription: &e.Description}
+}
+
+func oauthBadRequest(e *wallet.OAuthError) api.OAuthBadRequestJSONResponse {
+	var body api.OAuthErrorAnswer
+	_ = body.FromOAuthError(oauthBody(e)) // marshals a struct of strings: cannot fail
+	return api.OAuthBadRequestJSONResponse{Body: body, Headers: api.OAuthBadRequestResponseHeaders{CacheControl: noStore}}
+}
+
+func (s *Server) GetCredentialIssuerMetadata(ctx context.Context, req api.GetCredentialIssuerMetadataRequestObject) (api.GetCredentialIssuerMetadataResponseObject, error) {
+	m, err := s.issuerMetadata(ctx, req.AccountId)
+	if err != nil {
+		return nil, err
+	}
+	return api.GetCredentialIssuerMetadata200JSONResponse{Body: m}, nil
+}
+
+func (s *Server) GetCredentialIssuerMetadataAppended(ctx context.Context, req api.GetCredentialIssuerMetadataAppendedRequestObject) (api.GetCredentialIssuerMetadataAppendedResponseObject, error) {
+	m, err := s.issuerMetadata(ctx, req.AccountId)
+	if err != nil {
+		return nil, err
+	}
+	return api.GetCredentialIssuerMetadataAppended200JSONResponse{Body: m}, nil
+}
+
+func (s *Server) issuerMetadata(ctx context.Context, accountID uuid.UUID) (api.CredentialIssuerMetadata, error) {
+	var out api.CredentialIssuerMetadata
+	m, err := s.wallet.IssuerMetadata(ctx, accountID)
+	if err != nil {
+		return out, err
+	}
+	return out, remarshal(m, &out)
+}
+
+func (s *Server) authorizationServer(ctx context.Context, accountID uuid.UUID) (api.AuthorizationServerMetadata, error) {
+	var out api.AuthorizationServerMetadata
+	m, err := s.wallet.AuthorizationServerMetadata(ctx, accountID)
+	if err != nil {
+		return out, err
+	}
+	return out, remarshal(m, &out)
+}
+
+func (s *Server) GetAuthorizationServerMetadata(ctx context.Context, req api.GetAuthorizationServerMetadataRequestObject) (api.GetAuthorizationServerMetadataResponseObject, error) {
+	m, err := s.authorizationServer(ctx, req.AccountId)
+	if err != nil {
+		return nil, err
+	}
+	return api.GetAuthorizationServerMetadata200JSONResponse{Body: m}, nil
+}
+
+func (s *Server) GetAuthorizationServerMetadataAppended(ctx context.Context, req api.GetAuthorizationServerMetadataAppendedRequestObject) (api.GetAuthorizationServerMetadataAppendedResponseObject, error) {
+	m, err := s.authorizationServer(ctx, req.AccountId)
+	if err != nil {
+		return nil, err
+	}
+	return api.GetAuthorizationServerMetadataAppended200JSONResponse{Body: m}, nil
+}
+
+func (s *Server) GetOpenIDConfiguration(ctx context.Context, req api.GetOpenIDConfigurationRequestObject) (api.GetOpenIDConfigurationResponseObject, error) {
+	m, err := s.authorizationServer(ctx, req.AccountId)
+	if err != nil {
+		return nil, err
+	}
+	return api.GetOpenIDConfiguration200JSONResponse{Body: m}, nil
+}
+
+// remarshal moves a value of one shape into the generated type of the same JSON.
+func remarshal(from, to any) error {
+	b, err := json.Marshal(from)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, to)
+}
+
+type walletTokenKey struct{}
+
+// walletAccessToken is the OpenID4VCI access token the credential request carried
+// (Authorization: Bearer), put in the context by bearerForWallet.
+func walletAccessToken(ctx context.Context) string {
+	t, _ := ctx.Value(walletTokenKey{}).(string)
+	return t
+}
+
+// bearerForWallet passes the credential endpoint its access token: the strict handlers see
+// only the request's context, and this bearer is the protocol's, not an API credential.
+func bearerForWallet(f api.StrictHandlerFunc, operationID string) api.StrictHandlerFunc {
+	if operationID != "PostIssuerCredential" {
+		return f
+	}
+	return func(c echo.Context, request any) (any, error) {
+		if t, ok := bearerOf(c.Request().Header.Get(echo.HeaderAuthorization)); ok {
+			c.SetRequest(c.Request().WithContext(context.WithValue(c.Request().Context(), walletTokenKey{}, t)))
+		}
+		return f(c, request)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// bearerOf reads a bearer token from an Authorization header.
+func bearerOf(header string) (string, bool) {
+	t, ok := strings.CutPrefix(header, "Bearer ")
+	t = strings.TrimSpace(t)
+	return t, ok && t != ""
+}

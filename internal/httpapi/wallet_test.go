@@ -1,0 +1,262 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/certhub/credentiald/internal/testkit"
+)
+
+// nodeWith returns the node binary where the packages are installed in test/vc-verify, or
+// skips the test (fails it in CI).
+func nodeWith(t *testing.T, packages ...string) string {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	for _, pkg := range packages {
+		if err == nil {
+			_, err = os.Stat(filepath.Join(verifierDir, "node_modules", pkg))
+		}
+	}
+	if err != nil {
+		msg := "the wallets and verifiers need node and their packages: (cd test/vc-verify && npm ci): " + err.Error()
+		if os.Getenv("CI") != "" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	return node
+}
+
+// runNode runs a script of test/vc-verify with input as JSON on stdin and decodes its output.
+func runNode(t *testing.T, node, script string, input, output any) {
+	t.Helper()
+	in, _ := json.Marshal(input)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, filepath.Join(verifierDir, script))
+	cmd.Stdin = bytes.NewReader(in)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", script, err, stderr.String())
+	}
+	if err := json.Unmarshal(out, output); err != nil {
+		t.Fatalf("%s answered %s: %v", script, out, err)
+	}
+}
+
+type walletOffer struct {
+	ID, InteractionURL, CredentialOfferURI, WalletURL, LcwRequestURL string
+	CertificateID, BadgeAssertionID, Holder, Protocol                *string
+}
+
+type walletOfferBody struct{ Data walletOffer }
+
+// Real holders claim real offers from the running service: the OpenWallet Foundation's
+// OpenID4VCI client (@openid4vc/openid4vci) in both formats, and a VC API exchange made as the
+// Learner Credential Wallet makes it (@digitalcredentials/vc with Ed25519Signature2020 and a
+// did:key). What they receive is the certificate bound to their DID: the DCC's verifier-core
+// and Digital Bazaar's libraries verify it, and after the certificate is revoked through the
+// API the wallet copies are reported revoked.
+func TestWalletsClaimOffersOverBothProtocols(t *testing.T) {
+	t.Parallel()
+	node := nodeWith(t, "@openid4vc/openid4vci", "@digitalcredentials/vc", "@digitalcredentials/verifier-core", "@digitalbazaar/vc")
+	s := newIssuing(t, testkit.WithSiteAtServer())
+	cert := s.issue(t, "Ada", "Lovelace", nil)
+	offer := func() walletOfferBody {
+		t.Helper()
+		res := s.acct.Client.Post("/api/v1/certificates/"+cert.Data.ID+"/wallet-offers", nil)
+		var o walletOfferBody
+		res.JSON(t, &o)
+		if res.StatusCode != http.StatusCreated || o.Data.CertificateID == nil || *o.Data.CertificateID != cert.Data.ID {
+			t.Fatalf("offer: %d %s", res.StatusCode, res.Body)
+		}
+		return o
+	}
+	ldpOffer, jwtOffer, vcapiOffer := offer(), offer(), offer()
+
+	type claimed struct {
+		Holder   string
+		Response struct {
+			Credentials []struct{ Credential json.RawMessage }
+		}
+	}
+	var ldp, jwt claimed
+	runNode(t, node, "oid4vci.mjs", map[string]any{"offer": ldpOffer.Data.WalletURL, "seed": strings.Repeat("11", 32),
+		"configurationId": "OpenBadgeCredential_ldp_vc"}, &ldp)
+	runNode(t, node, "oid4vci.mjs", map[string]any{"offer": jwtOffer.Data.WalletURL, "seed": strings.Repeat("22", 32),
+		"configurationId": "OpenBadgeCredential_jwt_vc_json"}, &jwt)
+	if len(ldp.Response.Credentials) != 1 || len(jwt.Response.Credentials) != 1 {
+		t.Fatalf("OpenID4VCI answers: %+v %+v", ldp, jwt)
+	}
+	var jwtToken string
+	if err := json.Unmarshal(jwt.Response.Credentials[0].Credential, &jwtToken); err != nil {
+		t.Fatalf("the jwt_vc_json credential is not a string: %s", jwt.Response.Credentials[0].Credential)
+	}
+
+	// The exchange, as the LCW runs it from the interaction URL.
+	public := s.env.Client
+	interaction, _ := url.Parse(vcapiOffer.Data.InteractionURL)
+	req := public.Request(http.MethodGet, interaction.RequestURI(), nil)
+	req.Header.Set("Accept", "application/json")
+	var protocols struct {
+		Protocols struct{ Vcapi, OID4VCI string }
+	}
+	res := public.Do(req)
+	res.JSON(t, &protocols)
+	if res.StatusCode != http.StatusOK || protocols.Protocols.OID4VCI != vcapiOffer.Data.WalletURL {
+		t.Fatalf("interaction (JSON): %d %s", res.StatusCode, res.Body)
+	}
+	exchange, _ := url.Parse(protocols.Protocols.Vcapi)
+	var vpr struct {
+		VerifiablePresentationRequest struct{ Challenge, Domain string }
+	}
+	res = public.Post(exchange.Path, map[string]any{})
+	res.JSON(t, &vpr)
+	if res.StatusCode != http.StatusOK || vpr.VerifiablePresentationRequest.Challenge == "" {
+		t.Fatalf("exchange start: %d %s", res.StatusCode, res.Body)
+	}
+	seed := bytes.Repeat([]byte{0x33}, 32)
+	vp := lcwAuthentication(t, node, seed, vpr.VerifiablePresentationRequest.Challenge, vpr.VerifiablePresentationRequest.Domain)
+	// A presentation for another challenge is refused and leaves the offer claimable.
+	stale := lcwAuthentication(t, node, seed, "not-the-challenge", vpr.VerifiablePresentationRequest.Domain)
+	res = public.Post(exchange.Path, map[string]any{"verifiablePresentation": stale})
+	wantError(t, res, http.StatusBadRequest, res.StatusCode, "VALIDATION_ERROR")
+	var answer struct {
+		VerifiablePresentation struct{ VerifiableCredential []json.RawMessage }
+	}
+	res = public.Post(exchange.Path, map[string]any{"verifiablePresentation": vp})
+	res.JSON(t, &answer)
+	if res.StatusCode != http.StatusOK || len(answer.VerifiablePresentation.VerifiableCredential) != 1 {
+		t.Fatalf("exchange: %d %s", res.StatusCode, res.Body)
+	}
+	exchanged := answer.VerifiablePresentation.VerifiableCredential[0]
+
+	// Each offer is claimed once: the exchange, the offer document and the page say so.
+	res = public.Post(exchange.Path, map[string]any{"verifiablePresentation": vp})
+	wantError(t, res, http.StatusGone, res.StatusCode, "OFFER_GONE")
+	offerURI, _ := url.Parse(ldpOffer.Data.CredentialOfferURI)
+	res = public.Get(offerURI.Path)
+	wantError(t, res, http.StatusGone, res.StatusCode, "OFFER_GONE")
+	page := public.Get(interaction.RequestURI())
+	if page.StatusCode != http.StatusGone || !bytes.Contains(page.Body, []byte("no longer works")) {
+		t.Fatalf("the page of a claimed offer: %d", page.StatusCode)
+	}
+	var list struct {
+		Data []walletOffer
+		Meta struct{ Total int }
+	}
+	res = s.acct.Client.Get("/api/v1/certificates/" + cert.Data.ID + "/wallet-offers")
+	res.JSON(t, &list)
+	if res.StatusCode != http.StatusOK || list.Meta.Total != 3 {
+		t.Fatalf("offers: %d %s", res.StatusCode, res.Body)
+	}
+	holders := map[string]string{}
+	for _, o := range list.Data {
+		if o.Holder == nil || o.Protocol == nil {
+			t.Fatalf("an offer not claimed: %+v", o)
+		}
+		holders[*o.Holder] = *o.Protocol
+	}
+	if holders[ldp.Holder] != "oid4vci" || holders[jwt.Holder] != "oid4vci" || len(holders) != 3 {
+		t.Fatalf("holders and protocols: %v (ldp %s, jwt %s)", holders, ldp.Holder, jwt.Holder)
+	}
+
+	// What the wallets hold verifies, bound to each holder, and is revoked with the certificate.
+	for name, c := range map[string]json.RawMessage{"OpenID4VCI": ldp.Response.Credentials[0].Credential, "exchange": exchanged} {
+		var bound struct {
+			ID                string
+			CredentialSubject struct{ ID string }
+		}
+		_ = json.Unmarshal(c, &bound)
+		if bound.ID != "urn:uuid:"+cert.Data.ID || !strings.HasPrefix(bound.CredentialSubject.ID, "did:key:z6Mk") {
+			t.Fatalf("%s: credential %s bound to %q", name, bound.ID, bound.CredentialSubject.ID)
+		}
+	}
+	account := s.acct.ID.String()
+	get := func(path string) json.RawMessage {
+		t.Helper()
+		res := public.Get(path)
+		if res.StatusCode != http.StatusOK {
+			t.Fatalf("%s: %d %s", path, res.StatusCode, res.Body)
+		}
+		return res.Body
+	}
+	var fields struct {
+		Issuer           struct{ ID string }
+		CredentialStatus struct{ StatusListCredential string }
+	}
+	_ = json.Unmarshal(exchanged, &fields)
+	listURL := fields.CredentialStatus.StatusListCredential
+	listPath := listURL[strings.Index(listURL, "/issuers/"):]
+	documents := map[string]any{fields.Issuer.ID: get("/issuers/" + account + "/did.json"), listURL: get(listPath)}
+	jwks := get("/issuers/" + account + "/jwks.json")
+	if res := s.acct.Client.Post("/api/v1/certificates/"+cert.Data.ID+"/revoke", map[string]any{"reasonCode": "superseded"}); res.StatusCode != http.StatusOK {
+		t.Fatalf("revoke: %d %s", res.StatusCode, res.Body)
+	}
+	after := map[string]any{listURL: get(listPath)}
+	core := func(revoked bool) map[string]any {
+		return map[string]any{"verified": true, "revoked": revoked, "schema": true,
+			"verifierCore": map[string]any{"fatal": nil, "valid_signature": true, "expiration": true, "revocation_status": !revoked, "schema_check": true}}
+	}
+	type credentialCase struct {
+		Name       string          `json:"name"`
+		Credential json.RawMessage `json:"credential"`
+		Documents  map[string]any  `json:"documents,omitempty"`
+		Expect     map[string]any  `json:"expect"`
+	}
+	type jwtCase struct {
+		Name   string          `json:"name"`
+		Token  string          `json:"token"`
+		JWKS   json.RawMessage `json:"jwks"`
+		Expect map[string]any  `json:"expect"`
+	}
+	runNodeVerifier(t, node, map[string]any{
+		"documents": documents,
+		"credentials": []credentialCase{
+			{Name: "claimed over OpenID4VCI (ldp_vc)", Credential: ldp.Response.Credentials[0].Credential, Expect: core(false)},
+			{Name: "claimed over the VC API exchange", Credential: exchanged, Expect: core(false)},
+			{Name: "OpenID4VCI copy after revocation", Credential: ldp.Response.Credentials[0].Credential, Documents: after, Expect: core(true)},
+			{Name: "exchange copy after revocation", Credential: exchanged, Documents: after, Expect: core(true)},
+		},
+		"jwts": []jwtCase{{Name: "claimed over OpenID4VCI (jwt_vc_json)", Token: jwtToken, JWKS: jwks,
+			Expect: map[string]any{"verified": true, "schema": true, "claims": true}}},
+	}, 4, 1)
+
+	// A revoked certificate's new offer is refused; the events say who claimed, and how.
+	res = s.acct.Client.Post("/api/v1/certificates/"+cert.Data.ID+"/wallet-offers", nil)
+	wantError(t, res, http.StatusConflict, res.StatusCode, "CONFLICT")
+	events, err := s.env.Store.OutboxEvents(t.Context(), s.acct.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkOutbox(t, events)
+	n := 0
+	for _, e := range events {
+		if e.EventType == "certificate.claimed" {
+			n++
+		}
+	}
+	if n != 3 {
+		t.Fatalf("%d certificate.claimed events, want 3", n)
+	}
+}
+
+// lcwAuthentication is a DID authentication made by the Learner Credential Wallet's libraries.
+func lcwAuthentication(t *testing.T, node string, seed []byte, challenge, domain string) map[string]any {
+	t.Helper()
+	var vp map[string]any
+	runNode(t, node, "didauth.mjs", map[string]any{"seed": hex.EncodeToString(seed), "challenge": challenge, "domain": domain}, &vp)
+	return vp
+}

@@ -1,0 +1,83 @@
+package site
+
+import (
+	"html/template"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/certhub/credentiald/internal/httpmw"
+	"github.com/certhub/credentiald/internal/links"
+	"github.com/certhub/credentiald/internal/render"
+	"github.com/certhub/credentiald/internal/verification"
+)
+
+// routeInteraction is an offer's interaction URL: a page with a QR code for people, the
+// protocols as JSON for wallets (the VC API's interaction URL, which wallets ask for JSON).
+const routeInteraction = "/interactions/:offerToken"
+
+// walletView is the page that offers a credential to its recipient's wallet.
+type walletView struct {
+	pageData
+	Heading, Name, RecipientName string
+	KindLabel, KindLower         string
+	IssuerName, IssuerURL        string
+	LogoURL, Monogram            string
+	WalletURL, LCWRequestURL     string
+	VerificationPath, Expires    string
+	QRCode                       template.HTML
+	Gone                         string
+}
+
+// walletInteraction answers an offer's interaction URL. A wallet (Accept: application/json)
+// gets the protocols it may use, or the API's envelope for an offer gone or unknown; a person
+// gets the page: what is offered, the two wallet links, and a QR code of this URL for a
+// phone's camera; an offer gone shows why, with 410.
+func (s *Site) walletInteraction(c echo.Context) error {
+	ctx := c.Request().Context()
+	token := c.Param("offerToken")
+	if httpmw.Prefers(ctx, echo.MIMEApplicationJSON, echo.MIMETextHTML) {
+		protocols, err := s.wallet.Protocols(ctx, token)
+		if err != nil {
+			return err
+		}
+		c.Response().Header().Set("Cache-Control", "no-store")
+		return c.JSON(http.StatusOK, map[string]any{"protocols": protocols})
+	}
+	p, err := s.wallet.Interaction(ctx, token)
+	if err != nil {
+		return err
+	}
+	cred, err := s.verification.Describe(ctx, p.VerificationCode)
+	if err != nil {
+		return err
+	}
+	v := walletView{Name: cred.Name, RecipientName: cred.RecipientName, IssuerName: cred.Issuer.Name,
+		WalletURL: p.WalletURL, LCWRequestURL: p.LCWRequestURL, Gone: p.Gone,
+		VerificationPath: links.VerificationPage(cred.Code), Expires: day(p.ExpiresAt)}
+	v.accent = cred.Issuer.Color
+	v.KindLabel, v.KindLower = "Certificate", "certificate"
+	if cred.Kind == verification.KindBadge {
+		v.KindLabel, v.KindLower = "Badge", "badge"
+	}
+	if cred.Issuer.Website != nil {
+		v.IssuerURL = *cred.Issuer.Website
+	}
+	if cred.Issuer.HasLogo {
+		v.LogoURL = links.VerificationAssetPath(cred.Code, "issuer-logo")
+	}
+	v.Monogram = monogram(cred.Issuer.Name)
+	status := http.StatusOK
+	if p.Gone != "" {
+		status = http.StatusGone
+		v.Heading = "This wallet link no longer works"
+	} else {
+		v.Heading = "Add your " + v.KindLower + " to your wallet"
+		qr, err := render.QRCodeSVG(p.InteractionURL, "QR code: scan it with your phone's wallet app")
+		if err != nil {
+			return err
+		}
+		v.QRCode = template.HTML(qr) // drawn here from a URL: squares only, nothing of the visitor's
+	}
+	return s.pages.render(c, status, "wallet.html", &v, "no-store")
+}
