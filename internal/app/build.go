@@ -19,6 +19,7 @@ import (
 	"github.com/certhub/credentiald/internal/certificates"
 	"github.com/certhub/credentiald/internal/config"
 	"github.com/certhub/credentiald/internal/credentials"
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/email"
 	"github.com/certhub/credentiald/internal/events"
 	"github.com/certhub/credentiald/internal/httpapi"
@@ -87,6 +88,16 @@ type Overrides struct {
 	WebhookTimeout time.Duration
 }
 
+// prepareEmail completes a delivery email as it is sent: the certificate's link token and PDF,
+// then a fresh wallet offer's link.
+func (s *Service) prepareEmail(ctx context.Context, d *domain.EmailDelivery) ([]email.Attachment, error) {
+	files, err := s.Certificates.PrepareEmail(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	return files, s.Wallet.PrepareEmail(ctx, d)
+}
+
 // Build assembles the service from the configuration.
 func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog.Logger, o Overrides) (*Service, error) {
 	from, err := email.ParseFrom(cfg.MailFrom)
@@ -151,7 +162,7 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 	sender = svc.Metrics.EmailSender(sender, o.Now)
 	svc.Email = &email.Worker{Store: st, Sender: sender, Logger: logger,
 		Composer: email.Composer{From: from, Domain: cfg.SiteURL.Hostname()},
-		Prepare:  svc.Certificates.PrepareEmail, Delivered: svc.Certificates.RecordSent, Now: o.Now}
+		Prepare:  svc.prepareEmail, Delivered: svc.Certificates.RecordSent, Now: o.Now}
 	if svc.Bulk, err = bulk.New(st, svc.Certificates, logger, bulk.Timing{}); err != nil {
 		svc.Close()
 		return nil, err

@@ -19,6 +19,7 @@ import (
 	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/render"
 	"github.com/certhub/credentiald/internal/store"
+	"github.com/certhub/credentiald/internal/wallet"
 )
 
 // MaxIssue is the most attendees one request issues a badge to.
@@ -346,8 +347,8 @@ func (s *Service) Assertions(ctx context.Context, accountID, badgeID uuid.UUID, 
 // recordEmail records the email that tells a new recipient about their badge, with the link to
 // its verification page, in tx.
 func (s *Service) recordEmail(ctx context.Context, tx *store.Tx, a domain.BadgeAssertion, b domain.Badge, iss issuer, now time.Time) error {
-	body := fmt.Sprintf("Hello %s,\n\n%s awarded you the badge \"%s\".\n\nAnyone can verify it, and you can add it to your profile, at:\n%s\n\n%s\n",
-		a.Recipient.FirstName, iss.Name, b.Name, s.links.Verification(a.VerificationCode), iss.Name)
+	body := fmt.Sprintf("Hello %s,\n\n%s awarded you the badge \"%s\".\n\nAnyone can verify it, and you can add it to your profile, at:\n%s\n\n%s\n\n%s\n",
+		a.Recipient.FirstName, iss.Name, b.Name, s.links.Verification(a.VerificationCode), wallet.EmailParagraph, iss.Name)
 	m := domain.OutboundEmail{AccountID: a.AccountID, Kind: "badge", BadgeAssertionID: &a.ID, ToAddress: a.Recipient.Email,
 		ToName: render.FullName(a.Recipient.FirstName, a.Recipient.LastName), FromName: cmp.Or(iss.EmailFromName, iss.Name),
 		Subject: "Your badge: " + b.Name, BodyText: body}

@@ -18,6 +18,7 @@ import (
 	"github.com/certhub/credentiald/internal/events"
 	"github.com/certhub/credentiald/internal/render"
 	"github.com/certhub/credentiald/internal/store"
+	"github.com/certhub/credentiald/internal/wallet"
 )
 
 // linkMarker stands in the recorded body for the verification link: the link carries a
@@ -37,8 +38,8 @@ func (s *Service) recordEmail(ctx context.Context, tx *store.Tx, c domain.Certif
 		snap.Issuer.Name = acct.Name
 	}
 	issuer := snap.Issuer.Name
-	body := fmt.Sprintf("Hello %s,\n\nyour certificate for %s is attached (%s).\n\nAnyone can verify it at:\n%s\n\n%s\n",
-		c.FirstName, snap.Event.Name, c.Number, linkMarker, issuer)
+	body := fmt.Sprintf("Hello %s,\n\nyour certificate for %s is attached (%s).\n\nAnyone can verify it at:\n%s\n\n%s\n\n%s\n",
+		c.FirstName, snap.Event.Name, c.Number, linkMarker, wallet.EmailParagraph, issuer)
 	m := domain.OutboundEmail{AccountID: c.AccountID, Kind: "certificate", CertificateID: &c.ID, ToAddress: c.Email,
 		ToName: render.FullName(c.FirstName, c.LastName), FromName: cmp.Or(snap.Issuer.EmailFromName, snap.Issuer.Name),
 		Subject: "Your certificate: " + snap.Event.Name, BodyText: body}

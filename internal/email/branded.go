@@ -33,9 +33,11 @@ type Branded struct {
 	Heading    string
 	Paragraphs []string
 	Button     *Button
-	Closing    []string    // paragraphs after the button (a sign-off)
-	Details    [][2]string // label and value rows, e.g. the certificate number
-	Footer     string
+	// Wallet is the second call to action: the link that adds the credential to a wallet.
+	Wallet  *Button
+	Closing []string    // paragraphs after the button (a sign-off)
+	Details [][2]string // label and value rows, e.g. the certificate number
+	Footer  string
 }
 
 // LogoContentID names the inline logo in the HTML part (the template says cid:logo).

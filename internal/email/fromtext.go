@@ -39,7 +39,13 @@ func FromText(d domain.EmailDelivery, brand Brand) Branded {
 			continue
 		}
 		last := strings.TrimSpace(lines[len(lines)-1])
-		if b.Button == nil && (strings.HasPrefix(last, "https://") || strings.HasPrefix(last, "http://")) && !strings.ContainsAny(last, " \t") {
+		isLink := (strings.HasPrefix(last, "https://") || strings.HasPrefix(last, "http://")) && !strings.ContainsAny(last, " \t")
+		if b.Button != nil && b.Wallet == nil && isLink && strings.Contains(last, "/interactions/") {
+			// The wallet link (a wallet offer's interaction URL) is the second button.
+			b.Wallet = &Button{Label: "Add to your wallet", URL: last}
+			continue
+		}
+		if b.Button == nil && isLink {
 			b.Button = &Button{Label: h[1], URL: last}
 			// The words that lead to the link ("Anyone can verify it at:") stay right above
 			// the button.

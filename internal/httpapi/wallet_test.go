@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"io"
+	"mime/quotedprintable"
 	"net/http"
 	"net/url"
 	"os"
@@ -259,4 +261,35 @@ func lcwAuthentication(t *testing.T, node string, seed []byte, challenge, domain
 	var vp map[string]any
 	runNode(t, node, "didauth.mjs", map[string]any{"seed": hex.EncodeToString(seed), "challenge": challenge, "domain": domain}, &vp)
 	return vp
+}
+
+// The delivery email of a certificate offers it to the recipient's wallet: a fresh offer made
+// when the message is sent, its link in the text and as the HTML part's second button.
+func TestTheDeliveryEmailCarriesAFreshWalletOffer(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	a := s.acct.Attendee(t, s.event, "Grace", "Hopper", "grace@example.org")
+	var cert certificateBody
+	s.acct.Client.Post("/api/v1/certificates/generate", s.generate(a, map[string]any{"sendEmail": true})).JSON(t, &cert)
+	if n, err := runEmail(t, s.env); err != nil || n != 1 {
+		t.Fatalf("the worker sent %d messages: %v", n, err)
+	}
+	_, raw := onlyMessageSent(t, s.env)
+	text, _ := io.ReadAll(quotedprintable.NewReader(bytes.NewReader(raw)))
+	var list struct {
+		Data []walletOffer
+		Meta struct{ Total int }
+	}
+	res := s.acct.Client.Get("/api/v1/certificates/" + cert.Data.ID + "/wallet-offers")
+	res.JSON(t, &list)
+	if res.StatusCode != http.StatusOK || list.Meta.Total != 1 {
+		t.Fatalf("offers after the email: %d %s", res.StatusCode, res.Body)
+	}
+	link := list.Data[0].InteractionURL
+	if !bytes.Contains(text, []byte("Keep it in your digital wallet:\r\n"+link)) && !bytes.Contains(text, []byte("Keep it in your digital wallet:\n"+link)) {
+		t.Fatalf("the text lacks the wallet link %s:\n%s", link, text)
+	}
+	if !bytes.Contains(text, []byte(">Add to your wallet</a>")) || bytes.Contains(text, []byte("[[wallet-link]]")) {
+		t.Fatalf("the HTML part lacks its wallet button, or the marker was left:\n%s", text)
+	}
 }

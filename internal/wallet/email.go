@@ -1,0 +1,52 @@
+package wallet
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/domain"
+)
+
+// LinkMarker stands in a recorded delivery email for the link of a wallet offer, made when the
+// message is sent (PrepareEmail): an offer is claimable once, so the message gets a fresh one,
+// and its token never rests in the recorded body.
+const LinkMarker = "[[wallet-link]]"
+
+// EmailParagraph is the paragraph of a delivery email that offers the credential to the
+// recipient's wallet.
+const EmailParagraph = "Keep it in your digital wallet:\n" + LinkMarker
+
+// PrepareEmail fills a certificate's or a badge's delivery email, as it is sent, with the link
+// of a fresh wallet offer. A credential that can no longer be offered (revoked, expired) loses
+// the paragraph; a message without the marker is left as it is.
+func (s *Service) PrepareEmail(ctx context.Context, d *domain.EmailDelivery) error {
+	if !strings.Contains(d.BodyText, LinkMarker) {
+		return nil
+	}
+	c := Credential{AccountID: d.AccountID}
+	switch {
+	case d.CertificateID != nil:
+		c.CertificateID = d.CertificateID
+	case d.BadgeAssertionID != nil:
+		a, err := s.store.FindBadgeAssertion(ctx, *d.BadgeAssertionID)
+		if err != nil {
+			return err
+		}
+		c.BadgeID, c.AssertionID = a.Assertion.BadgeID, d.BadgeAssertionID
+	default:
+		d.BodyText = strings.ReplaceAll(d.BodyText, "\n\n"+EmailParagraph, "")
+		return nil
+	}
+	o, err := s.Create(ctx, c)
+	var e *apperr.Error
+	if errors.As(err, &e) && (e.Code == apperr.Conflict || e.Code == apperr.NotFound) {
+		d.BodyText = strings.ReplaceAll(d.BodyText, "\n\n"+EmailParagraph, "")
+		return nil
+	} else if err != nil {
+		return err
+	}
+	d.BodyText = strings.ReplaceAll(d.BodyText, LinkMarker, o.InteractionURL)
+	return nil
+}
