@@ -15,7 +15,7 @@ ON CONFLICT (account_id, day, event_id, credential_kind) DO UPDATE SET issued = 
 -- name: AnalyticsTotals :many
 SELECT credential_kind, sum(issued)::bigint AS issued, sum(issued_verified)::bigint AS issued_verified,
        sum(views)::bigint AS views, sum(shares)::bigint AS shares, sum(downloads)::bigint AS downloads,
-       sum(verifications)::bigint AS verifications
+       sum(verifications)::bigint AS verifications, sum(claims)::bigint AS claims
 FROM analytics_daily
 WHERE account_id = @account_id AND day BETWEEN @first_day::date AND @last_day::date
 GROUP BY credential_kind;
@@ -26,7 +26,7 @@ GROUP BY credential_kind;
 SELECT day, coalesce(sum(issued) FILTER (WHERE credential_kind = 'certificate'), 0)::bigint AS certificates_issued,
        coalesce(sum(issued) FILTER (WHERE credential_kind = 'badge_assertion'), 0)::bigint AS badges_issued,
        sum(views)::bigint AS views, sum(shares)::bigint AS shares,
-       sum(downloads)::bigint AS downloads, sum(verifications)::bigint AS verifications
+       sum(downloads)::bigint AS downloads, sum(verifications)::bigint AS verifications, sum(claims)::bigint AS claims
 FROM analytics_daily
 WHERE account_id = @account_id AND event_id = @event_id AND day BETWEEN @first_day::date AND @last_day::date
 GROUP BY day

@@ -15,7 +15,7 @@ import (
 const analyticsTotals = `-- name: AnalyticsTotals :many
 SELECT credential_kind, sum(issued)::bigint AS issued, sum(issued_verified)::bigint AS issued_verified,
        sum(views)::bigint AS views, sum(shares)::bigint AS shares, sum(downloads)::bigint AS downloads,
-       sum(verifications)::bigint AS verifications
+       sum(verifications)::bigint AS verifications, sum(claims)::bigint AS claims
 FROM analytics_daily
 WHERE account_id = $1 AND day BETWEEN $2::date AND $3::date
 GROUP BY credential_kind
@@ -35,6 +35,7 @@ type AnalyticsTotalsRow struct {
 	Shares         int64
 	Downloads      int64
 	Verifications  int64
+	Claims         int64
 }
 
 // AnalyticsTotals sums an account's counters over a range of days, per kind of credential
@@ -56,6 +57,7 @@ func (q *Queries) AnalyticsTotals(ctx context.Context, arg AnalyticsTotalsParams
 			&i.Shares,
 			&i.Downloads,
 			&i.Verifications,
+			&i.Claims,
 		); err != nil {
 			return nil, err
 		}
@@ -103,7 +105,7 @@ const eventAnalyticsDays = `-- name: EventAnalyticsDays :many
 SELECT day, coalesce(sum(issued) FILTER (WHERE credential_kind = 'certificate'), 0)::bigint AS certificates_issued,
        coalesce(sum(issued) FILTER (WHERE credential_kind = 'badge_assertion'), 0)::bigint AS badges_issued,
        sum(views)::bigint AS views, sum(shares)::bigint AS shares,
-       sum(downloads)::bigint AS downloads, sum(verifications)::bigint AS verifications
+       sum(downloads)::bigint AS downloads, sum(verifications)::bigint AS verifications, sum(claims)::bigint AS claims
 FROM analytics_daily
 WHERE account_id = $1 AND event_id = $2 AND day BETWEEN $3::date AND $4::date
 GROUP BY day
@@ -125,6 +127,7 @@ type EventAnalyticsDaysRow struct {
 	Shares             int64
 	Downloads          int64
 	Verifications      int64
+	Claims             int64
 }
 
 // EventAnalyticsDays sums one event's counters per day over a range, the issued ones per kind
@@ -151,6 +154,7 @@ func (q *Queries) EventAnalyticsDays(ctx context.Context, arg EventAnalyticsDays
 			&i.Shares,
 			&i.Downloads,
 			&i.Verifications,
+			&i.Claims,
 		); err != nil {
 			return nil, err
 		}

@@ -67,6 +67,8 @@ type Dashboard struct {
 	Period
 	CertificatesIssued, BadgesIssued        int
 	Views, Shares, Downloads, Verifications int
+	// Claims are credentials taken into a wallet through an offer.
+	Claims int
 	// VerificationRate is the share of the credentials issued in the period that have been
 	// verified at least once (by now), 0 when none were issued.
 	VerificationRate float64
@@ -81,6 +83,8 @@ type Day struct {
 	Date                                    time.Time
 	CertificatesIssued, BadgesIssued        int
 	Views, Shares, Downloads, Verifications int
+	// Claims are credentials taken into a wallet through an offer.
+	Claims int
 }
 
 // Issued counts certificates and badge assertions together.
@@ -111,7 +115,7 @@ func (s *Service) Dashboard(ctx context.Context, accountID uuid.UUID, from, to *
 		return Dashboard{}, err
 	}
 	d := Dashboard{Period: p, CertificatesIssued: t.CertificatesIssued, BadgesIssued: t.BadgesIssued,
-		Views: t.Views, Shares: t.Shares, Downloads: t.Downloads, Verifications: t.Verifications}
+		Views: t.Views, Shares: t.Shares, Downloads: t.Downloads, Verifications: t.Verifications, Claims: t.Claims}
 	d.VerificationRate = rate(t.IssuedVerified, d.CredentialsIssued())
 	return d, nil
 }
@@ -148,7 +152,7 @@ func (s *Service) Event(ctx context.Context, accountID, eventID uuid.UUID, from,
 			continue // not asked for: the query reads only the period
 		}
 		out[i] = Day{Date: out[i].Date, CertificatesIssued: r.CertificatesIssued, BadgesIssued: r.BadgesIssued, Views: r.Views,
-			Shares: r.Shares, Downloads: r.Downloads, Verifications: r.Verifications}
+			Shares: r.Shares, Downloads: r.Downloads, Verifications: r.Verifications, Claims: r.Claims}
 	}
 	return out, nil
 }

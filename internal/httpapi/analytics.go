@@ -17,7 +17,7 @@ func (s *Server) GetAnalyticsDashboard(ctx context.Context, req api.GetAnalytics
 	return api.GetAnalyticsDashboard200JSONResponse{Body: api.DashboardAnalyticsEnvelope{Data: api.DashboardAnalytics{
 		From: openapi_types.Date{Time: d.From}, To: openapi_types.Date{Time: d.To},
 		CredentialsIssued: d.CredentialsIssued(), CertificatesIssued: d.CertificatesIssued, BadgesIssued: d.BadgesIssued,
-		Views: d.Views, Shares: d.Shares, Downloads: d.Downloads, Verifications: d.Verifications, VerificationRate: d.VerificationRate,
+		Views: d.Views, Shares: d.Shares, Downloads: d.Downloads, Verifications: d.Verifications, Claims: d.Claims, VerificationRate: d.VerificationRate,
 	}}}, nil
 }
 
@@ -30,7 +30,7 @@ func (s *Server) GetEventAnalytics(ctx context.Context, req api.GetEventAnalytic
 	for i, d := range days {
 		out[i] = api.EventAnalyticsDay{Date: openapi_types.Date{Time: d.Date}, Issued: d.Issued(), CertificatesIssued: d.CertificatesIssued,
 			BadgesIssued: d.BadgesIssued, Views: d.Views,
-			Shares: d.Shares, Downloads: d.Downloads, Verifications: d.Verifications}
+			Shares: d.Shares, Downloads: d.Downloads, Verifications: d.Verifications, Claims: d.Claims}
 	}
 	return api.GetEventAnalytics200JSONResponse{Body: api.EventAnalyticsDayListEnvelope{Data: out}}, nil
 }

@@ -253,6 +253,18 @@ func TestWalletsClaimOffersOverBothProtocols(t *testing.T) {
 	if n != 3 {
 		t.Fatalf("%d certificate.claimed events, want 3", n)
 	}
+	// The claims count in the analytics, the account's and the event's.
+	var dash struct{ Data struct{ Claims int } }
+	s.acct.Client.Get("/api/v1/analytics/dashboard").JSON(t, &dash)
+	var days struct{ Data []struct{ Claims int } }
+	s.acct.Client.Get("/api/v1/analytics/events/"+s.event.String()).JSON(t, &days)
+	claims := 0
+	for _, d := range days.Data {
+		claims += d.Claims
+	}
+	if dash.Data.Claims != 3 || claims != 3 {
+		t.Fatalf("claims: dashboard %d, event %d; want 3", dash.Data.Claims, claims)
+	}
 }
 
 // lcwAuthentication is a DID authentication made by the Learner Credential Wallet's libraries.

@@ -67,8 +67,8 @@ func (t *Tx) writeIssued(ctx context.Context) error {
 type AnalyticsTotals struct {
 	CertificatesIssued, BadgesIssued int
 	// IssuedVerified counts the credentials issued in the range verified at least once so far.
-	IssuedVerified                          int
-	Views, Shares, Downloads, Verifications int
+	IssuedVerified                                  int
+	Views, Shares, Downloads, Verifications, Claims int
 }
 
 // AnalyticsTotals sums the account's counters of the days first to last (dates, UTC),
@@ -91,15 +91,16 @@ func (d queries) AnalyticsTotals(ctx context.Context, accountID uuid.UUID, first
 		t.Shares += int(r.Shares)
 		t.Downloads += int(r.Downloads)
 		t.Verifications += int(r.Verifications)
+		t.Claims += int(r.Claims)
 	}
 	return t, nil
 }
 
 // EventDay is one event's counters of one day, both kinds of credential together.
 type EventDay struct {
-	Day                                     time.Time
-	CertificatesIssued, BadgesIssued        int
-	Views, Shares, Downloads, Verifications int
+	Day                                             time.Time
+	CertificatesIssued, BadgesIssued                int
+	Views, Shares, Downloads, Verifications, Claims int
 }
 
 // EventAnalyticsDays returns the event's counters of the days first to last (dates, UTC) that
@@ -111,6 +112,6 @@ func (d queries) EventAnalyticsDays(ctx context.Context, accountID, eventID uuid
 	}
 	return convert(rows, func(r db.EventAnalyticsDaysRow) EventDay {
 		return EventDay{Day: r.Day, CertificatesIssued: int(r.CertificatesIssued), BadgesIssued: int(r.BadgesIssued), Views: int(r.Views), Shares: int(r.Shares),
-			Downloads: int(r.Downloads), Verifications: int(r.Verifications)}
+			Downloads: int(r.Downloads), Verifications: int(r.Verifications), Claims: int(r.Claims)}
 	}), nil
 }

@@ -35,7 +35,7 @@ type claiming struct {
 	subject wallet.Credential
 }
 
-func newClaiming(t *testing.T) claiming {
+func newClaiming(t testing.TB) claiming {
 	t.Helper()
 	w := testkit.NewWorld(t)
 	box := testkit.SecretBox(t)
@@ -171,7 +171,7 @@ func TestAnExchangeClaimBindsTheCertificateToTheWalletsDID(t *testing.T) {
 }
 
 // proofFor signs a wallet's key proof for the account's issuer with nonce.
-func proofFor(t *testing.T, key ed25519.PrivateKey, aud, nonce string, iat time.Time) string {
+func proofFor(t testing.TB, key ed25519.PrivateKey, aud, nonce string, iat time.Time) string {
 	t.Helper()
 	did := didKeyEd25519(key.Public().(ed25519.PublicKey))
 	return proofJWT(t, jwa.EdDSA(), key, map[string]any{"typ": wallet.ProofJWTType, "kid": did + "#" + strings.TrimPrefix(did, "did:key:")},
@@ -314,4 +314,36 @@ func TestARevokedOrUnknownCredentialCannotBeOfferedOrClaimed(t *testing.T) {
 	wantCode(t, err, apperr.NotFound)
 	_, err = c.wallet.StartExchange(ctx, strings.Repeat("A", 43))
 	wantCode(t, err, apperr.NotFound)
+}
+
+func TestAnExpiredOfferIsGoneAndAProofWithoutNonceIsRefused(t *testing.T) {
+	t.Parallel()
+	c := newClaiming(t)
+	ctx := t.Context()
+	_, token := c.offer(t)
+	doc, err := c.wallet.OfferDocument(ctx, c.w.Account, token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := doc["grants"].(map[string]any)[wallet.PreAuthorizedGrant].(map[string]any)["pre-authorized_code"].(string)
+	tok, err := c.wallet.ExchangeCode(ctx, c.w.Account, wallet.PreAuthorizedGrant, code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, key, _ := ed25519.GenerateKey(nil)
+	var r wallet.CredentialRequest
+	_ = json.Unmarshal([]byte(`{"credential_configuration_id":"`+wallet.ConfigLDP+`","proofs":{"jwt":["`+
+		proofFor(t, key, c.wallet.IssuerID(c.w.Account), "", c.w.Clock.Now())+`"]}}`), &r)
+	_, err = c.wallet.IssueCredential(ctx, c.w.Account, tok.AccessToken, r)
+	wantOAuth(t, err, "invalid_nonce")
+
+	c.w.Clock.Advance(wallet.OfferValidity + time.Minute)
+	_, err = c.wallet.StartExchange(ctx, token)
+	wantCode(t, err, apperr.OfferGone)
+	_, err = c.wallet.OfferDocument(ctx, c.w.Account, token)
+	wantCode(t, err, apperr.OfferGone)
+	page, err := c.wallet.Interaction(ctx, token)
+	if err != nil || !strings.Contains(page.Gone, "expired") {
+		t.Fatalf("the page of an expired offer: %+v %v", page.Gone, err)
+	}
 }

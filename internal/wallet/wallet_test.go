@@ -73,7 +73,7 @@ func TestDIDKeysAndDIDJWKsResolveToTheirKeys(t *testing.T) {
 }
 
 // proofJWT signs an OpenID4VCI key proof as a wallet does.
-func proofJWT(t *testing.T, alg jwa.SignatureAlgorithm, key any, header map[string]any, claims map[string]any) string {
+func proofJWT(t testing.TB, alg jwa.SignatureAlgorithm, key any, header map[string]any, claims map[string]any) string {
 	t.Helper()
 	hdr := jws.NewHeaders()
 	for k, v := range header {
