@@ -66,4 +66,3 @@ func tokenOf(o wallet.Offer) string {
 	u := o.InteractionURL
 	return u[len(site+"/interactions/") : len(u)-len("?iuv=1")]
 }
-
