@@ -77,3 +77,13 @@ FROM certificates WHERE account_id = @account_id AND id = @id;
 SELECT true AS issued, (a.status = 'revoked' OR b.status = 'retired')::boolean AS revoked, a.expires_at, a.verification_code
 FROM badge_assertions a JOIN badges b ON b.id = a.badge_id
 WHERE a.account_id = @account_id AND a.badge_id = @badge_id AND a.id = @id;
+
+-- LatestLiveWalletOffer is a credential's newest offer that is unclaimed and valid for at
+-- least a day more: what the recipient's verification page shows again rather than make one
+-- at every visit.
+-- name: LatestLiveWalletOffer :one
+SELECT * FROM wallet_offers
+WHERE account_id = @account_id
+  AND (certificate_id = sqlc.narg(certificate_id) OR badge_assertion_id = sqlc.narg(badge_assertion_id))
+  AND claimed_at IS NULL AND expires_at > @valid_after::timestamptz
+ORDER BY created_at DESC, id DESC LIMIT 1;

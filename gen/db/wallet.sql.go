@@ -261,6 +261,48 @@ func (q *Queries) InsertWalletSecret(ctx context.Context, arg InsertWalletSecret
 	return err
 }
 
+const latestLiveWalletOffer = `-- name: LatestLiveWalletOffer :one
+SELECT id, account_id, certificate_id, badge_assertion_id, token_hash, token_sealed, expires_at, claimed_at, holder, protocol, created_at FROM wallet_offers
+WHERE account_id = $1
+  AND (certificate_id = $2 OR badge_assertion_id = $3)
+  AND claimed_at IS NULL AND expires_at > $4::timestamptz
+ORDER BY created_at DESC, id DESC LIMIT 1
+`
+
+type LatestLiveWalletOfferParams struct {
+	AccountID        uuid.UUID
+	CertificateID    *uuid.UUID
+	BadgeAssertionID *uuid.UUID
+	ValidAfter       time.Time
+}
+
+// LatestLiveWalletOffer is a credential's newest offer that is unclaimed and valid for at
+// least a day more: what the recipient's verification page shows again rather than make one
+// at every visit.
+func (q *Queries) LatestLiveWalletOffer(ctx context.Context, arg LatestLiveWalletOfferParams) (WalletOffer, error) {
+	row := q.db.QueryRow(ctx, latestLiveWalletOffer,
+		arg.AccountID,
+		arg.CertificateID,
+		arg.BadgeAssertionID,
+		arg.ValidAfter,
+	)
+	var i WalletOffer
+	err := row.Scan(
+		&i.ID,
+		&i.AccountID,
+		&i.CertificateID,
+		&i.BadgeAssertionID,
+		&i.TokenHash,
+		&i.TokenSealed,
+		&i.ExpiresAt,
+		&i.ClaimedAt,
+		&i.Holder,
+		&i.Protocol,
+		&i.CreatedAt,
+	)
+	return i, err
+}
+
 const listAssertionWalletOffers = `-- name: ListAssertionWalletOffers :many
 SELECT id, account_id, certificate_id, badge_assertion_id, token_hash, token_sealed, expires_at, claimed_at, holder, protocol, created_at FROM wallet_offers
 WHERE account_id = $1 AND badge_assertion_id = $2

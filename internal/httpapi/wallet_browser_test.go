@@ -118,8 +118,8 @@ func TestTheWalletPageInABrowser(t *testing.T) {
 			if seen.Heading != "Add your certificate to your wallet" || !strings.Contains(seen.What, "Ada Lovelace") || len(seen.Links) != 2 {
 				t.Errorf("the page shows %+v", seen)
 			}
-			if !strings.HasPrefix(strings.SplitN(seen.Links[0], " openid-credential-offer://", 2)[0], "Open in your wallet") ||
-				!strings.Contains(seen.Links[1], "https://lcw.app/request?request=") {
+			if seen.Links[0] != "Open in your wallet "+o.Data.WalletURL ||
+				!strings.HasPrefix(seen.Links[1], "Open in Learner Credential Wallet https://lcw.app/request?request=") {
 				t.Errorf("wallet links: %v", seen.Links)
 			}
 			// A code of a ~100-character URL has a few hundred dark modules; at 160 CSS px

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"html"
 	"io"
 	"mime/quotedprintable"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -303,5 +305,23 @@ func TestTheDeliveryEmailCarriesAFreshWalletOffer(t *testing.T) {
 	}
 	if !bytes.Contains(text, []byte(">Add to your wallet</a>")) || bytes.Contains(text, []byte("[[wallet-link]]")) {
 		t.Fatalf("the HTML part lacks its wallet button, or the marker was left:\n%s", text)
+	}
+	// The recipient's page (the email's verification link, with its token) shows the same
+	// offer again, with its QR code; the public page shows none.
+	verify := regexp.MustCompile(`/verify/[0-9A-Z]+\?t=[A-Za-z0-9_-]+`).Find(text)
+	if verify == nil {
+		t.Fatalf("no verification link with a token in:\n%s", text)
+	}
+	page := s.env.Client.Get(string(verify))
+	if page.StatusCode != http.StatusOK || !bytes.Contains(page.Body, []byte("Keep it in your digital wallet")) ||
+		!bytes.Contains(page.Body, []byte(`href="`+html.EscapeString(list.Data[0].WalletURL)+`"`)) || !bytes.Contains(page.Body, []byte("<svg")) {
+		t.Fatalf("the recipient's page lacks the wallet card of %s: %d", list.Data[0].WalletURL, page.StatusCode)
+	}
+	public := s.env.Client.Get("/verify/" + cert.Data.VerificationCode)
+	if bytes.Contains(public.Body, []byte("Keep it in your digital wallet")) {
+		t.Fatal("the public page offers the credential to a wallet")
+	}
+	if res := s.acct.Client.Get("/api/v1/certificates/" + cert.Data.ID + "/wallet-offers"); !bytes.Contains(res.Body, []byte(`"total":1`)) {
+		t.Fatalf("the page made another offer instead of showing the email's: %s", res.Body)
 	}
 }

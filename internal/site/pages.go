@@ -170,8 +170,10 @@ type verificationView struct {
 	CredentialJSONURL, CredentialJWTURL string
 	PreviewWidth, PreviewHeight         int
 	Portal                              bool
-	Downloads                           []downloadLink
-	Shares                              []shareLink
+	// Wallet, on the recipient's page of a valid credential, offers it to their wallet.
+	Wallet    *walletCard
+	Downloads []downloadLink
+	Shares    []shareLink
 }
 
 // downloadLink is a button of the page's download row; the first is the primary one.

@@ -130,6 +130,9 @@ func (s *Site) verificationPage(c echo.Context) error {
 		cache = "private, no-store"
 	}
 	view := s.newVerificationView(p)
+	if p.Recipient() && p.Status == verification.Valid {
+		view.Wallet = s.recipientWallet(c, p.Credential)
+	}
 	return s.pages.render(c, http.StatusOK, "verify.html", &view, cache)
 }
 

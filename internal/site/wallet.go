@@ -10,6 +10,7 @@ import (
 	"github.com/certhub/credentiald/internal/links"
 	"github.com/certhub/credentiald/internal/render"
 	"github.com/certhub/credentiald/internal/verification"
+	"github.com/certhub/credentiald/internal/wallet"
 )
 
 // routeInteraction is an offer's interaction URL: a page with a QR code for people, the
@@ -23,10 +24,13 @@ type walletView struct {
 	KindLabel, KindLower         string
 	IssuerName, IssuerURL        string
 	LogoURL, Monogram            string
-	WalletURL, LCWRequestURL     string
-	VerificationPath, Expires    string
-	QRCode                       template.HTML
-	Gone                         string
+	// WalletURL is the openid-credential-offer: deep link, which html/template would refuse as
+	// an unknown scheme: it is the service's own, built from the offer's https URL.
+	WalletURL                 template.URL
+	LCWRequestURL             string
+	VerificationPath, Expires string
+	QRCode                    template.HTML
+	Gone                      string
 }
 
 // walletInteraction answers an offer's interaction URL. A wallet (Accept: application/json)
@@ -53,7 +57,7 @@ func (s *Site) walletInteraction(c echo.Context) error {
 		return err
 	}
 	v := walletView{Name: cred.Name, RecipientName: cred.RecipientName, IssuerName: cred.Issuer.Name,
-		WalletURL: p.WalletURL, LCWRequestURL: p.LCWRequestURL, Gone: p.Gone,
+		WalletURL: template.URL(p.WalletURL), LCWRequestURL: p.LCWRequestURL, Gone: p.Gone,
 		VerificationPath: links.VerificationPage(cred.Code), Expires: day(p.ExpiresAt)}
 	v.accent = cred.Issuer.Color
 	v.KindLabel, v.KindLower = "Certificate", "certificate"
@@ -80,4 +84,36 @@ func (s *Site) walletInteraction(c echo.Context) error {
 		v.QRCode = template.HTML(qr) // drawn here from a URL: squares only, nothing of the visitor's
 	}
 	return s.pages.render(c, status, "wallet.html", &v, "no-store")
+}
+
+// walletCard is the recipient's page's offer to their wallet: the two links and a QR code of
+// the offer's interaction URL (for a wallet on another device than the one reading the page).
+type walletCard struct {
+	WalletURL     template.URL // see walletView
+	LCWRequestURL string
+	QRCode        template.HTML
+}
+
+// recipientWallet is the wallet card of the recipient's page of a valid credential, or nil:
+// an offer that cannot be made (a fault) leaves the page without the card, logged.
+func (s *Site) recipientWallet(c echo.Context, cred verification.Credential) *walletCard {
+	ctx := c.Request().Context()
+	w := wallet.Credential{AccountID: cred.AccountID}
+	id := cred.ID
+	if cred.Kind == verification.KindBadge {
+		w.AssertionID = &id
+	} else {
+		w.CertificateID = &id
+	}
+	o, err := s.wallet.ForRecipient(ctx, w)
+	if err != nil {
+		s.logger.WarnContext(ctx, "no wallet offer on the recipient's page", "error", err)
+		return nil
+	}
+	qr, err := render.QRCodeSVG(o.InteractionURL, "QR code: scan it with your phone's wallet app")
+	if err != nil {
+		s.logger.WarnContext(ctx, "no wallet offer on the recipient's page", "error", err)
+		return nil
+	}
+	return &walletCard{WalletURL: template.URL(o.WalletURL), LCWRequestURL: o.LCWRequestURL, QRCode: template.HTML(qr)}
 }

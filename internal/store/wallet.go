@@ -180,3 +180,14 @@ func (d queries) FindWalletAssertion(ctx context.Context, accountID, badgeID, id
 	}
 	return WalletCredential{Issued: r.Issued, Revoked: r.Revoked, ExpiresAt: r.ExpiresAt, VerificationCode: r.VerificationCode}, nil
 }
+
+// LatestLiveWalletOffer returns the credential's newest unclaimed offer that is still valid
+// at validAfter. ErrNotFound: none.
+func (d queries) LatestLiveWalletOffer(ctx context.Context, accountID uuid.UUID, certificateID, assertionID *uuid.UUID, validAfter time.Time) (WalletOffer, error) {
+	r, err := d.q.LatestLiveWalletOffer(ctx, db.LatestLiveWalletOfferParams{AccountID: accountID, CertificateID: certificateID,
+		BadgeAssertionID: assertionID, ValidAfter: validAfter})
+	if err != nil {
+		return WalletOffer{}, mapError(err)
+	}
+	return walletOfferFrom(r), nil
+}

@@ -268,3 +268,27 @@ func (s *Service) newSecret(ctx context.Context, kind string, accountID uuid.UUI
 
 // errSecret says a single-use secret was unknown, used, expired, or another offer's.
 var errSecret = errors.New("wallet: no such live secret")
+
+// ForRecipient returns an offer to show the credential's recipient (their verification page):
+// the newest unclaimed one valid for a day more, else a new one. For a badge assertion the
+// badge may be left out: it is read.
+func (s *Service) ForRecipient(ctx context.Context, c Credential) (Offer, error) {
+	if c.AssertionID != nil && c.BadgeID == uuid.Nil {
+		a, err := s.store.FindBadgeAssertion(ctx, *c.AssertionID)
+		if err != nil {
+			return Offer{}, apperr.When(err, store.ErrNotFound, apperr.NoSuch("badge assertion"))
+		}
+		c.BadgeID = a.Assertion.BadgeID
+	}
+	o, err := s.store.LatestLiveWalletOffer(ctx, c.AccountID, c.CertificateID, c.AssertionID, s.now().Add(24*time.Hour))
+	if errors.Is(err, store.ErrNotFound) {
+		return s.Create(ctx, c)
+	} else if err != nil {
+		return Offer{}, err
+	}
+	token, err := s.box.Open(o.TokenSealed, sealedFor(o.ID))
+	if err != nil {
+		return Offer{}, fmt.Errorf("wallet: opening the token of offer %s: %w", o.ID, err)
+	}
+	return s.view(o, string(token)), nil
+}
