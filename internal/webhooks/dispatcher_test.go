@@ -491,7 +491,7 @@ func TestEachKindGoesToTheSubscriptionsThatChoseIt(t *testing.T) {
 		}
 		kinds[body.EventType]++
 	}
-	if fmt.Sprint(kinds) != "map[badge.issued:1 badge.revoked:1 certificate.downloaded:2 certificate.issued:1 certificate.revoked:1 certificate.sent:1 certificate.viewed:2 job.completed:1]" {
+	if fmt.Sprint(kinds) != "map[badge.claimed:1 badge.issued:1 badge.revoked:1 certificate.claimed:1 certificate.downloaded:2 certificate.issued:1 certificate.revoked:1 certificate.sent:1 certificate.viewed:2 job.completed:1]" {
 		t.Fatalf("kinds %v", kinds)
 	}
 }
@@ -520,10 +520,10 @@ func TestPatternSubscriptionsTakeTheKindsTheyMatch(t *testing.T) {
 	if got := kindsOf(every.ID); len(got) != len(webhooks.Kinds) || slices.Contains(got, webhooks.TestKind) {
 		t.Errorf("*: %v", got)
 	}
-	if got := strings.Join(kindsOf(badges.ID), ","); got != "badge.issued,badge.revoked" {
+	if got := strings.Join(kindsOf(badges.ID), ","); got != "badge.claimed,badge.issued,badge.revoked" {
 		t.Errorf("badge.*: %s", got)
 	}
-	if got := strings.Join(kindsOf(certs.ID), ","); got != "certificate.downloaded,certificate.issued,certificate.revoked,certificate.sent,certificate.viewed,job.completed" {
+	if got := strings.Join(kindsOf(certs.ID), ","); got != "certificate.claimed,certificate.downloaded,certificate.issued,certificate.revoked,certificate.sent,certificate.viewed,job.completed" {
 		t.Errorf("certificate.* and job.completed: %s", got)
 	}
 	secrets := map[string]string{every.ID.String(): everySecret, badges.ID.String(): badgeSecret}
@@ -538,7 +538,7 @@ func TestPatternSubscriptionsTakeTheKindsTheyMatch(t *testing.T) {
 			}
 		}
 	}
-	if n != 5 { // job.completed and the two badge kinds to *, the two badge kinds to badge.*
-		t.Errorf("%d deliveries of the new kinds verified, want 5", n)
+	if n != 7 { // job.completed and the three badge kinds to *, the three badge kinds to badge.*
+		t.Errorf("%d deliveries of the new kinds verified, want 7", n)
 	}
 }
