@@ -347,3 +347,44 @@ func TestAnExpiredOfferIsGoneAndAProofWithoutNonceIsRefused(t *testing.T) {
 		t.Fatalf("the page of an expired offer: %+v %v", page.Gone, err)
 	}
 }
+
+// A c_nonce is spent by the credential request that presents it: another offer's request with
+// the same nonce is refused, and that offer stays claimable with a fresh one.
+func TestANonceIsSpentOnce(t *testing.T) {
+	t.Parallel()
+	c := newClaiming(t)
+	ctx := t.Context()
+	issuer := c.wallet.IssuerID(c.w.Account)
+	token := func() string {
+		t.Helper()
+		_, offer := c.offer(t)
+		doc, err := c.wallet.OfferDocument(ctx, c.w.Account, offer)
+		if err != nil {
+			t.Fatal(err)
+		}
+		code := doc["grants"].(map[string]any)[wallet.PreAuthorizedGrant].(map[string]any)["pre-authorized_code"].(string)
+		tok, err := c.wallet.ExchangeCode(ctx, c.w.Account, wallet.PreAuthorizedGrant, code)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok.AccessToken
+	}
+	first, second := token(), token()
+	_, key, _ := ed25519.GenerateKey(nil)
+	request := func(nonce string) wallet.CredentialRequest {
+		var r wallet.CredentialRequest
+		_ = json.Unmarshal([]byte(`{"credential_configuration_id":"`+wallet.ConfigLDP+`","proofs":{"jwt":["`+
+			proofFor(t, key, issuer, nonce, c.w.Clock.Now())+`"]}}`), &r)
+		return r
+	}
+	nonce, _ := c.wallet.Nonce(ctx, c.w.Account)
+	if _, err := c.wallet.IssueCredential(ctx, c.w.Account, first, request(nonce)); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c.wallet.IssueCredential(ctx, c.w.Account, second, request(nonce))
+	wantOAuth(t, err, "invalid_nonce")
+	fresh, _ := c.wallet.Nonce(ctx, c.w.Account)
+	if _, err := c.wallet.IssueCredential(ctx, c.w.Account, second, request(fresh)); err != nil {
+		t.Fatalf("the second offer, with a fresh nonce: %v", err)
+	}
+}
