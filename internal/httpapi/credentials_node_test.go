@@ -31,21 +31,7 @@ const verifierDir = "../../test/vc-verify"
 // the revoked one as revoked and the altered one as an invalid signature.
 func TestDigitalBazaarVerifiesTheServedCredentials(t *testing.T) {
 	t.Parallel()
-	node, err := exec.LookPath("node")
-	if err == nil {
-		for _, pkg := range []string{"@digitalbazaar/vc", "@digitalcredentials/verifier-core", "ajv"} {
-			if _, err = os.Stat(filepath.Join(verifierDir, "node_modules", pkg)); err != nil {
-				break
-			}
-		}
-	}
-	if err != nil {
-		msg := "the independent verifier needs node and its packages: (cd test/vc-verify && npm ci): " + err.Error()
-		if os.Getenv("CI") != "" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	node := nodeWith(t, "@digitalbazaar/vc", "@digitalcredentials/verifier-core", "ajv")
 	b := newBadging(t)
 	issueBadge := func(body map[string]any, attendee string) string {
 		t.Helper()
@@ -136,18 +122,6 @@ func TestDigitalBazaarVerifiesTheServedCredentials(t *testing.T) {
 	tampered["name"] = "Certificate of Attendance: Mallory"
 	tamperedJSON, _ := json.Marshal(tampered)
 
-	type credentialCase struct {
-		Name       string          `json:"name"`
-		Credential json.RawMessage `json:"credential"`
-		Documents  map[string]any  `json:"documents,omitempty"`
-		Expect     map[string]any  `json:"expect"`
-	}
-	type jwtCase struct {
-		Name   string          `json:"name"`
-		Token  string          `json:"token"`
-		JWKS   json.RawMessage `json:"jwks"`
-		Expect map[string]any  `json:"expect"`
-	}
 	// What verifier-core must report (its own check names; revocation_status false = revoked).
 	// Its registered_issuer check is false offline (no registry): reported, not expected.
 	verifierCore := func(revoked bool) map[string]any {
@@ -178,6 +152,20 @@ func TestDigitalBazaarVerifiesTheServedCredentials(t *testing.T) {
 		},
 	}
 	runNodeVerifier(t, node, fixtures, 7, 4)
+}
+
+// credentialCase and jwtCase are what verify.mjs checks, each with what it must report.
+type credentialCase struct {
+	Name       string          `json:"name"`
+	Credential json.RawMessage `json:"credential"`
+	Documents  map[string]any  `json:"documents,omitempty"`
+	Expect     map[string]any  `json:"expect"`
+}
+type jwtCase struct {
+	Name   string          `json:"name"`
+	Token  string          `json:"token"`
+	JWKS   json.RawMessage `json:"jwks"`
+	Expect map[string]any  `json:"expect"`
 }
 
 // runNodeVerifier has test/vc-verify/verify.mjs check fixtures (credentials and JWTs, each

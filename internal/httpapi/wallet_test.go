@@ -10,7 +10,6 @@ import (
 	"mime/quotedprintable"
 	"net/http"
 	"net/url"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -21,24 +20,10 @@ import (
 	"github.com/certhub/credentiald/internal/testkit"
 )
 
-// nodeWith returns the node binary where the packages are installed in test/vc-verify, or
-// skips the test (fails it in CI).
+// nodeWith returns the node binary where the packages are installed in test/vc-verify.
 func nodeWith(t *testing.T, packages ...string) string {
 	t.Helper()
-	node, err := exec.LookPath("node")
-	for _, pkg := range packages {
-		if err == nil {
-			_, err = os.Stat(filepath.Join(verifierDir, "node_modules", pkg))
-		}
-	}
-	if err != nil {
-		msg := "the wallets and verifiers need node and their packages: (cd test/vc-verify && npm ci): " + err.Error()
-		if os.Getenv("CI") != "" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	return node
+	return testkit.Node(t, verifierDir, packages...)
 }
 
 // runNode runs a script of test/vc-verify with input as JSON on stdin and decodes its output.
@@ -213,18 +198,6 @@ func TestWalletsClaimOffersOverBothProtocols(t *testing.T) {
 	core := func(revoked bool) map[string]any {
 		return map[string]any{"verified": true, "revoked": revoked, "schema": true,
 			"verifierCore": map[string]any{"fatal": nil, "valid_signature": true, "expiration": true, "revocation_status": !revoked, "schema_check": true}}
-	}
-	type credentialCase struct {
-		Name       string          `json:"name"`
-		Credential json.RawMessage `json:"credential"`
-		Documents  map[string]any  `json:"documents,omitempty"`
-		Expect     map[string]any  `json:"expect"`
-	}
-	type jwtCase struct {
-		Name   string          `json:"name"`
-		Token  string          `json:"token"`
-		JWKS   json.RawMessage `json:"jwks"`
-		Expect map[string]any  `json:"expect"`
 	}
 	runNodeVerifier(t, node, map[string]any{
 		"documents": documents,

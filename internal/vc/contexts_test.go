@@ -18,16 +18,7 @@ func TestShippedContextsArePinned(t *testing.T) {
 		ContextDIDv1:         "62c1054bf404d6dd3a4b26b64f830fd72095f6a26edc4469908c94351352ce5f",
 		ContextMultikeyV1:    "c5f3806f8286920573221938917988a18a4cc5a09e968d29649613c7a1c2b1f6",
 	}
-	got := Contexts()
-	if len(got) != len(pins) {
-		t.Fatalf("%d contexts shipped, %d pinned", len(got), len(pins))
-	}
-	for url, want := range pins {
-		sum := sha256.Sum256(got[url])
-		if h := hex.EncodeToString(sum[:]); h != want {
-			t.Errorf("%s: sha256 %s, pinned %s", url, h, want)
-		}
-	}
+	checkPins(t, Contexts(), pins)
 }
 
 func TestDocumentLoaderRefusesEveryOtherURL(t *testing.T) {
@@ -63,9 +54,14 @@ func TestPresentationContextsArePinned(t *testing.T) {
 		ContextEd25519Signature2020: "b9e1ab971fd8bf2c7553e0c4a9438e0b9450afde1ea1ca5b2492368b9f549588",
 		ContextCredentialsV2:        "8a9f494a89ecc51db093e90e84713e07e84d6d9204364a9b3c7868b21751236f",
 	}
-	got := PresentationContexts()
+	checkPins(t, PresentationContexts(), pins)
+}
+
+// checkPins fails unless got holds exactly the pinned contexts, each with its SHA-256.
+func checkPins(t *testing.T, got map[string][]byte, pins map[string]string) {
+	t.Helper()
 	if len(got) != len(pins) {
-		t.Fatalf("%d presentation contexts, %d pinned", len(got), len(pins))
+		t.Fatalf("%d contexts shipped, %d pinned", len(got), len(pins))
 	}
 	for url, want := range pins {
 		sum := sha256.Sum256(got[url])

@@ -65,6 +65,22 @@ func (c claiming) offer(t *testing.T) (wallet.Offer, string) {
 	return o, token
 }
 
+// accessToken runs an offer's OpenID4VCI steps up to the access token: the offer document's
+// pre-authorized code, traded at the token endpoint.
+func (c claiming) accessToken(t testing.TB, token string) string {
+	t.Helper()
+	doc, err := c.wallet.OfferDocument(t.Context(), c.w.Account, token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := doc["grants"].(map[string]any)[wallet.PreAuthorizedGrant].(map[string]any)["pre-authorized_code"].(string)
+	tok, err := c.wallet.ExchangeCode(t.Context(), c.w.Account, wallet.PreAuthorizedGrant, code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok.AccessToken
+}
+
 func wantCode(t *testing.T, err error, code apperr.Code) {
 	t.Helper()
 	if e, ok := apperr.As(err); !ok || e.Code != code {
@@ -195,10 +211,11 @@ func TestAnOpenID4VCIClaimSpendsItsCodeTokenAndNonceOnce(t *testing.T) {
 	wantOAuth(t, err, "unsupported_grant_type")
 	_, err = c.wallet.ExchangeCode(ctx, uuid.New(), wallet.PreAuthorizedGrant, code)
 	wantOAuth(t, err, "invalid_grant")
-	tok, err := c.wallet.ExchangeCode(ctx, c.w.Account, wallet.PreAuthorizedGrant, code)
-	if err != nil || tok.AccessToken == "" {
+	t0, err := c.wallet.ExchangeCode(ctx, c.w.Account, wallet.PreAuthorizedGrant, code)
+	if err != nil || t0.AccessToken == "" {
 		t.Fatal(err)
 	}
+	tok := t0.AccessToken
 	_, err = c.wallet.ExchangeCode(ctx, c.w.Account, wallet.PreAuthorizedGrant, code)
 	wantOAuth(t, err, "invalid_grant") // the code is spent
 
@@ -214,18 +231,18 @@ func TestAnOpenID4VCIClaimSpendsItsCodeTokenAndNonceOnce(t *testing.T) {
 		return r
 	}
 	now := c.w.Clock.Now()
-	_, err = c.wallet.IssueCredential(ctx, c.w.Account, tok.AccessToken, req(proofFor(t, key, "https://evil.example/issuers/x", nonce, now)))
+	_, err = c.wallet.IssueCredential(ctx, c.w.Account, tok, req(proofFor(t, key, "https://evil.example/issuers/x", nonce, now)))
 	wantOAuth(t, err, "invalid_proof")
-	_, err = c.wallet.IssueCredential(ctx, c.w.Account, tok.AccessToken, req(proofFor(t, key, issuer, "never-issued", now)))
+	_, err = c.wallet.IssueCredential(ctx, c.w.Account, tok, req(proofFor(t, key, issuer, "never-issued", now)))
 	wantOAuth(t, err, "invalid_nonce")
 	_, err = c.wallet.IssueCredential(ctx, c.w.Account, "not-a-token", req(proofFor(t, key, issuer, nonce, now)))
 	wantOAuth(t, err, "invalid_token")
 	var bad wallet.CredentialRequest
 	_ = json.Unmarshal([]byte(`{"credential_configuration_id":"Other","proofs":{"jwt":["x"]}}`), &bad)
-	_, err = c.wallet.IssueCredential(ctx, c.w.Account, tok.AccessToken, bad)
+	_, err = c.wallet.IssueCredential(ctx, c.w.Account, tok, bad)
 	wantOAuth(t, err, "unknown_credential_configuration")
 
-	out, err := c.wallet.IssueCredential(ctx, c.w.Account, tok.AccessToken, req(proofFor(t, key, issuer, nonce, now)))
+	out, err := c.wallet.IssueCredential(ctx, c.w.Account, tok, req(proofFor(t, key, issuer, nonce, now)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +258,7 @@ func TestAnOpenID4VCIClaimSpendsItsCodeTokenAndNonceOnce(t *testing.T) {
 
 	// Everything is spent: the token, the nonce and the offer.
 	nonce2, _ := c.wallet.Nonce(ctx, c.w.Account)
-	_, err = c.wallet.IssueCredential(ctx, c.w.Account, tok.AccessToken, req(proofFor(t, key, issuer, nonce2, now)))
+	_, err = c.wallet.IssueCredential(ctx, c.w.Account, tok, req(proofFor(t, key, issuer, nonce2, now)))
 	wantOAuth(t, err, "invalid_token")
 	_, err = c.wallet.OfferDocument(ctx, c.w.Account, token)
 	wantCode(t, err, apperr.OfferGone)
@@ -252,12 +269,7 @@ func TestTheJWTFormIsTheCredentialSignedAsVCJOSEForTheHolder(t *testing.T) {
 	c := newClaiming(t)
 	ctx := t.Context()
 	_, token := c.offer(t)
-	doc, _ := c.wallet.OfferDocument(ctx, c.w.Account, token)
-	code := doc["grants"].(map[string]any)[wallet.PreAuthorizedGrant].(map[string]any)["pre-authorized_code"].(string)
-	tok, err := c.wallet.ExchangeCode(ctx, c.w.Account, wallet.PreAuthorizedGrant, code)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tok := c.accessToken(t, token)
 	_, key, _ := ed25519.GenerateKey(nil)
 	holder := didKeyEd25519(key.Public().(ed25519.PublicKey))
 	nonce, _ := c.wallet.Nonce(ctx, c.w.Account)
@@ -265,7 +277,7 @@ func TestTheJWTFormIsTheCredentialSignedAsVCJOSEForTheHolder(t *testing.T) {
 	var r wallet.CredentialRequest
 	_ = json.Unmarshal([]byte(`{"credential_configuration_id":"`+wallet.ConfigJWT+`","proof":{"proof_type":"jwt","jwt":"`+
 		proofFor(t, key, c.wallet.IssuerID(c.w.Account), nonce, c.w.Clock.Now())+`"}}`), &r)
-	out, err := c.wallet.IssueCredential(ctx, c.w.Account, tok.AccessToken, r)
+	out, err := c.wallet.IssueCredential(ctx, c.w.Account, tok, r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -321,20 +333,12 @@ func TestAnExpiredOfferIsGoneAndAProofWithoutNonceIsRefused(t *testing.T) {
 	c := newClaiming(t)
 	ctx := t.Context()
 	_, token := c.offer(t)
-	doc, err := c.wallet.OfferDocument(ctx, c.w.Account, token)
-	if err != nil {
-		t.Fatal(err)
-	}
-	code := doc["grants"].(map[string]any)[wallet.PreAuthorizedGrant].(map[string]any)["pre-authorized_code"].(string)
-	tok, err := c.wallet.ExchangeCode(ctx, c.w.Account, wallet.PreAuthorizedGrant, code)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tok := c.accessToken(t, token)
 	_, key, _ := ed25519.GenerateKey(nil)
 	var r wallet.CredentialRequest
 	_ = json.Unmarshal([]byte(`{"credential_configuration_id":"`+wallet.ConfigLDP+`","proofs":{"jwt":["`+
 		proofFor(t, key, c.wallet.IssuerID(c.w.Account), "", c.w.Clock.Now())+`"]}}`), &r)
-	_, err = c.wallet.IssueCredential(ctx, c.w.Account, tok.AccessToken, r)
+	_, err := c.wallet.IssueCredential(ctx, c.w.Account, tok, r)
 	wantOAuth(t, err, "invalid_nonce")
 
 	c.w.Clock.Advance(wallet.OfferValidity + time.Minute)
@@ -358,16 +362,7 @@ func TestANonceIsSpentOnce(t *testing.T) {
 	token := func() string {
 		t.Helper()
 		_, offer := c.offer(t)
-		doc, err := c.wallet.OfferDocument(ctx, c.w.Account, offer)
-		if err != nil {
-			t.Fatal(err)
-		}
-		code := doc["grants"].(map[string]any)[wallet.PreAuthorizedGrant].(map[string]any)["pre-authorized_code"].(string)
-		tok, err := c.wallet.ExchangeCode(ctx, c.w.Account, wallet.PreAuthorizedGrant, code)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tok.AccessToken
+		return c.accessToken(t, offer)
 	}
 	first, second := token(), token()
 	_, key, _ := ed25519.GenerateKey(nil)

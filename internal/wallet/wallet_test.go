@@ -10,7 +10,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -22,6 +21,7 @@ import (
 	"github.com/lestrrat-go/jwx/v3/jws"
 	"github.com/mr-tron/base58"
 
+	"github.com/certhub/credentiald/internal/testkit"
 	"github.com/certhub/credentiald/internal/vc"
 	"github.com/certhub/credentiald/internal/wallet"
 )
@@ -156,17 +156,7 @@ func TestProofJWTsThatProveNothingAreRefused(t *testing.T) {
 func lcwPresentation(t *testing.T, seed []byte, challenge, domain string, version int) []byte {
 	t.Helper()
 	dir := "../../test/vc-verify"
-	node, err := exec.LookPath("node")
-	if err == nil {
-		_, err = os.Stat(filepath.Join(dir, "node_modules", "@digitalcredentials", "vc"))
-	}
-	if err != nil {
-		msg := "the wallet's libraries need node and their packages: (cd test/vc-verify && npm ci): " + err.Error()
-		if os.Getenv("CI") != "" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	node := testkit.Node(t, dir, "@digitalcredentials/vc")
 	in, _ := json.Marshal(map[string]any{"seed": hex.EncodeToString(seed), "challenge": challenge, "domain": domain, "version": version})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
