@@ -14,6 +14,7 @@ import (
 	"github.com/certhub/credentiald/internal/certificates"
 	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/httperr"
+	"github.com/certhub/credentiald/internal/issuance"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/testkit"
 )
@@ -182,7 +183,7 @@ func TestATakenCodeIsDrawnAgainAndChargedOnce(t *testing.T) {
 		if draws%2 == 1 {
 			return first.VerificationCode, nil // taken
 		}
-		return certificates.DrawVerificationCode()
+		return issuance.DrawVerificationCode()
 	})
 	second := s.generate(t, s.params(s.attendee(t, "Grace")))
 	p := s.params(s.attendee(t, "Edsger"))

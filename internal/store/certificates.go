@@ -3,12 +3,10 @@ package store
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"slices"
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/riverqueue/river"
 
 	"github.com/certhub/credentiald/gen/db"
@@ -22,7 +20,8 @@ type CertificateKey struct {
 	AttendeeID, EventID, TemplateID uuid.UUID
 }
 
-// NewCertificate is a certificate to insert: a draft, or an issued one.
+// NewCertificate is a certificate to insert (Pipeline.InsertCertificate): a draft, or an
+// issued one.
 type NewCertificate struct {
 	ID        uuid.UUID // zero: the store makes one
 	AccountID uuid.UUID
@@ -34,40 +33,6 @@ type NewCertificate struct {
 	Snapshot         json.RawMessage
 	IssuedAt         *time.Time // nil for a draft
 	ExpiresAt        *time.Time
-	// Spend, for an issuance, spends one credit in the statement that inserts the certificate.
-	Spend *CreditSpend
-	// Event, for an issuance, is written to the outbox in the same statement.
-	Event *NumberedEvent
-	// Status, for an issuance, is its verifiable credential's entry as drawn: the statement
-	// takes the first candidate index free in the account's open status list.
-	Status *StatusDraw
-}
-
-// StatusDraw is a drawn status list entry: candidate indexes, and the salt of the recipient
-// hash.
-type StatusDraw struct {
-	Candidates []int
-	Salt       string
-}
-
-// InsertedCertificate is what InsertCertificate wrote: the certificate, and whether its status
-// entry was written with it.
-type InsertedCertificate struct {
-	domain.Certificate
-	StatusAssigned bool
-}
-
-// CreditSpend is one credit of the account's month starting at Period.
-type CreditSpend struct {
-	Period time.Time
-}
-
-// NumberedEvent is an outbox event about a certificate whose number the insert sets: Payload
-// with the number written at the path NumberAt (for example data, certificateNumber).
-type NumberedEvent struct {
-	Type     string
-	Payload  any
-	NumberAt []string
 }
 
 // NumberFormat is how a new certificate's number is written: Prefix, then the account's next
@@ -113,24 +78,6 @@ func (d queries) CreditUsage(ctx context.Context, accountID uuid.UUID, period ti
 		return CreditUsage{}, mapError(err)
 	}
 	return CreditUsage{Plan: row.Plan, Limit: intPtr(row.MonthlyLimit), Used: int(row.Used)}, nil
-}
-
-// SpendCredit takes one credit of the account's month starting at period, unless the plan's
-// limit is reached: false then. Concurrent spends never pass the limit.
-func (d queries) SpendCredit(ctx context.Context, accountID uuid.UUID, period time.Time) (bool, error) {
-	return d.SpendCredits(ctx, accountID, period, 1)
-}
-
-// SpendCredits takes n credits of the account's month starting at period, all or none: false,
-// and nothing taken, when fewer than n are left. Concurrent spends never pass the limit.
-func (d queries) SpendCredits(ctx context.Context, accountID uuid.UUID, period time.Time, n int) (bool, error) {
-	_, err := d.q.SpendCredits(ctx, db.SpendCreditsParams{AccountID: accountID, Period: period, N: int32(n)})
-	if err := mapError(err); errors.Is(err, ErrNotFound) {
-		return false, nil
-	} else if err != nil {
-		return false, err
-	}
-	return true, nil
 }
 
 // LockAttendeeForIssue returns an attendee of the account with their event, holding the
@@ -218,78 +165,6 @@ func (d queries) CurrentCertificates(ctx context.Context, k CertificateKey, now 
 		}
 	}
 	return cur, nil
-}
-
-// InsertCertificate stores a new certificate or draft, numbered with the account's next
-// number, which it takes in the same statement (Number.Prefix then the number, zero-padded to
-// Number.Digits), under VerificationCode, which it reserves in the registry. With Spend, the
-// same statement also spends one credit of the account's month; with Event, it writes the
-// outbox event, its number set from the certificate's; with Status, the status list entry.
-// ErrNotInserted when the code is taken (nothing written) or no credit is left (the code and
-// the counter were written: roll the transaction back). The event's fan-out job is queued
-// before the statement, under the outbox id the statement writes, so that the statement's locks
-// (the credit and counter rows) are not held for one more round trip; when the statement
-// writes no event, the job finds none and does nothing.
-func (t *Tx) InsertCertificate(ctx context.Context, c NewCertificate, now time.Time) (InsertedCertificate, error) {
-	status := domain.StoredCertificateIssued
-	if c.Draft {
-		status = domain.StoredCertificateDraft
-	}
-	id := c.ID
-	if id == uuid.Nil {
-		id = newID()
-	}
-	arg := db.InsertCertificateParams{ID: id, AccountID: c.AccountID, EventID: c.EventID,
-		AttendeeID: c.AttendeeID, TemplateID: c.TemplateID, NumberPrefix: c.Number.Prefix, NumberDigits: int32(c.Number.Digits),
-		VerificationCode: c.VerificationCode, Status: status, RecipientFirstName: c.Recipient.FirstName,
-		RecipientLastName: c.Recipient.LastName, RecipientEmail: c.Recipient.Email, Snapshot: c.Snapshot, IssuedAt: c.IssuedAt,
-		ExpiresAt: c.ExpiresAt, Now: now, OutboxID: newID(), EventNumberAt: []string{}, StatusCandidates: []int32{}}
-	if c.Spend != nil {
-		arg.CreditPeriod = pgtype.Date{Time: c.Spend.Period, Valid: true}
-	}
-	if c.Event != nil {
-		payload, err := json.Marshal(c.Event.Payload)
-		if err != nil {
-			return InsertedCertificate{}, err
-		}
-		arg.EventType, arg.EventPayload, arg.EventNumberAt = c.Event.Type, payload, c.Event.NumberAt
-		if err := t.InsertJob(ctx, jobs.FanOutEvents{OutboxEventIDs: []uuid.UUID{arg.OutboxID}}); err != nil {
-			return InsertedCertificate{}, err
-		}
-	}
-	if c.Status != nil {
-		arg.StatusSalt = c.Status.Salt
-		for _, i := range c.Status.Candidates {
-			arg.StatusCandidates = append(arg.StatusCandidates, int32(i))
-		}
-	}
-	r, err := t.q.InsertCertificate(ctx, arg)
-	if err = mapError(err); errors.Is(err, ErrNotFound) {
-		return InsertedCertificate{}, ErrNotInserted
-	} else if err != nil {
-		return InsertedCertificate{}, err
-	}
-	row := db.Certificate{ID: r.ID, AccountID: r.AccountID, EventID: r.EventID, AttendeeID: r.AttendeeID, TemplateID: r.TemplateID,
-		CertificateNumber: r.CertificateNumber, VerificationCode: r.VerificationCode, Status: r.Status,
-		RecipientFirstName: r.RecipientFirstName, RecipientLastName: r.RecipientLastName, RecipientEmail: r.RecipientEmail,
-		Snapshot: r.Snapshot, RecipientTokenHash: r.RecipientTokenHash, IssuedAt: r.IssuedAt, ExpiresAt: r.ExpiresAt,
-		RevokedAt: r.RevokedAt, RevocationReason: r.RevocationReason, RevocationReasonCode: r.RevocationReasonCode,
-		FirstViewedAt: r.FirstViewedAt, FirstVerifiedAt: r.FirstVerifiedAt, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
-		SnapshotEventName: r.SnapshotEventName, SnapshotEventDate: r.SnapshotEventDate, SnapshotEventLocation: r.SnapshotEventLocation}
-	return InsertedCertificate{Certificate: certificateFrom(row, now), StatusAssigned: r.StatusAssigned}, nil
-}
-
-// IssueDraft turns a draft into an issued certificate, keeping its number and code.
-// ErrNotFound: id is not a draft.
-func (d queries) IssueDraft(ctx context.Context, id uuid.UUID, in Issuance, now time.Time) (domain.Certificate, error) {
-	issued := in.IssuedAt
-	row, err := d.q.IssueDraft(ctx, db.IssueDraftParams{ID: id, RecipientFirstName: in.Recipient.FirstName,
-		RecipientLastName: in.Recipient.LastName, RecipientEmail: in.Recipient.Email, Snapshot: in.Snapshot,
-		IssuedAt: &issued, ExpiresAt: in.ExpiresAt, Now: now})
-	if err != nil {
-		return domain.Certificate{}, mapError(err)
-	}
-	return certificateFrom(row, now), nil
 }
 
 // FindCertificate returns a certificate of the account.
