@@ -36,9 +36,10 @@ FOR UPDATE OF a;
 -- CurrentCertificatesFor marks the key's issued certificate past its expiry as expired (so
 -- that a new one can be issued: at most one issued certificate per attendee, event and
 -- template) and returns what is current after that: the issued certificate and the draft, if
--- any. One statement, one round trip: its SELECT sees the rows as they were before the
--- UPDATE, so the certificates it expired are left out by id.
--- name: CurrentCertificatesFor :many
+-- any. One statement: its SELECT sees the rows as they were before the UPDATE, so the
+-- certificates it expired are left out by id. A batch query: it shares its round trip with
+-- ReserveNewCertificateCode, queued after it (store.Tx.CurrentCertificates).
+-- name: CurrentCertificatesFor :batchmany
 WITH expired AS (
     UPDATE certificates SET status = 'expired', updated_at = @now::timestamptz
     WHERE attendee_id = @attendee_id AND event_id = @event_id AND template_id = @template_id
@@ -48,6 +49,24 @@ WITH expired AS (
 SELECT cur.* FROM certificates cur
 WHERE cur.attendee_id = @attendee_id AND cur.event_id = @event_id AND cur.template_id = @template_id
   AND cur.status IN ('issued', 'draft') AND cur.id NOT IN (SELECT expired.id FROM expired);
+
+-- ReserveNewCertificateCode reserves @code for the key's new certificate, in the batch of
+-- CurrentCertificatesFor, queued after it (so it sees the certificates that statement expired):
+-- only when the key has no current certificate (none issued, no draft), the one case in which
+-- certificates.Issue inserts a new one; otherwise the key's certificate keeps its own code, or
+-- none is issued, and nothing is reserved. No row: the key has a current certificate, or the
+-- code was taken (the caller tells which from CurrentCertificatesFor's answer). The key is
+-- held by its attendee's lock, taken before, so no certificate of it appears in between.
+-- name: ReserveNewCertificateCode :batchone
+INSERT INTO verification_codes (code, kind, created_at)
+SELECT @code::text, 'certificate', @now::timestamptz
+WHERE NOT EXISTS (
+    SELECT 1 FROM certificates cur
+    WHERE cur.attendee_id = @attendee_id AND cur.event_id = @event_id AND cur.template_id = @template_id
+      AND cur.status IN ('issued', 'draft')
+)
+ON CONFLICT DO NOTHING
+RETURNING code;
 
 -- name: CreditFigures :one
 SELECT a.plan, p.monthly_credits AS monthly_limit,

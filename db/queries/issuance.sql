@@ -20,7 +20,7 @@ RETURNING used;
 -- PipelineInsertCertificate stores a new certificate or draft numbered with the account's next
 -- number (@number_prefix, then the number zero-padded to @number_digits), taken by moving the
 -- account's counter on in the same statement, under @verification_code, reserved before
--- (RegisterVerificationCodes).
+-- (ReserveNewCertificateCode, or RegisterVerificationCodes).
 -- name: PipelineInsertCertificate :batchone
 WITH counter AS (
     INSERT INTO certificate_counters AS c (account_id, last_number) VALUES (@account_id, 1)

@@ -18,6 +18,114 @@ var (
 	ErrBatchAlreadyClosed = errors.New("batch already closed")
 )
 
+const currentCertificatesFor = `-- name: CurrentCertificatesFor :batchmany
+WITH expired AS (
+    UPDATE certificates SET status = 'expired', updated_at = $4::timestamptz
+    WHERE attendee_id = $1 AND event_id = $2 AND template_id = $3
+      AND status = 'issued' AND expires_at IS NOT NULL AND expires_at <= $4::timestamptz
+    RETURNING id
+)
+SELECT cur.id, cur.account_id, cur.event_id, cur.attendee_id, cur.template_id, cur.certificate_number, cur.verification_code, cur.status, cur.recipient_first_name, cur.recipient_last_name, cur.recipient_email, cur.snapshot, cur.recipient_token_hash, cur.issued_at, cur.expires_at, cur.revoked_at, cur.revocation_reason, cur.revocation_reason_code, cur.first_viewed_at, cur.first_verified_at, cur.created_at, cur.updated_at, cur.snapshot_event_name, cur.snapshot_event_date, cur.snapshot_event_location FROM certificates cur
+WHERE cur.attendee_id = $1 AND cur.event_id = $2 AND cur.template_id = $3
+  AND cur.status IN ('issued', 'draft') AND cur.id NOT IN (SELECT expired.id FROM expired)
+`
+
+type CurrentCertificatesForBatchResults struct {
+	br     pgx.BatchResults
+	tot    int
+	closed bool
+}
+
+type CurrentCertificatesForParams struct {
+	AttendeeID uuid.UUID
+	EventID    uuid.UUID
+	TemplateID uuid.UUID
+	Now        time.Time
+}
+
+// CurrentCertificatesFor marks the key's issued certificate past its expiry as expired (so
+// that a new one can be issued: at most one issued certificate per attendee, event and
+// template) and returns what is current after that: the issued certificate and the draft, if
+// any. One statement: its SELECT sees the rows as they were before the UPDATE, so the
+// certificates it expired are left out by id. A batch query: it shares its round trip with
+// ReserveNewCertificateCode, queued after it (store.Tx.CurrentCertificates).
+func (q *Queries) CurrentCertificatesFor(ctx context.Context, arg []CurrentCertificatesForParams) *CurrentCertificatesForBatchResults {
+	batch := &pgx.Batch{}
+	for _, a := range arg {
+		vals := []interface{}{
+			a.AttendeeID,
+			a.EventID,
+			a.TemplateID,
+			a.Now,
+		}
+		batch.Queue(currentCertificatesFor, vals...)
+	}
+	br := q.db.SendBatch(ctx, batch)
+	return &CurrentCertificatesForBatchResults{br, len(arg), false}
+}
+
+func (b *CurrentCertificatesForBatchResults) Query(f func(int, []Certificate, error)) {
+	defer b.br.Close()
+	for t := 0; t < b.tot; t++ {
+		var items []Certificate
+		if b.closed {
+			if f != nil {
+				f(t, items, ErrBatchAlreadyClosed)
+			}
+			continue
+		}
+		err := func() error {
+			rows, err := b.br.Query()
+			if err != nil {
+				return err
+			}
+			defer rows.Close()
+			for rows.Next() {
+				var i Certificate
+				if err := rows.Scan(
+					&i.ID,
+					&i.AccountID,
+					&i.EventID,
+					&i.AttendeeID,
+					&i.TemplateID,
+					&i.CertificateNumber,
+					&i.VerificationCode,
+					&i.Status,
+					&i.RecipientFirstName,
+					&i.RecipientLastName,
+					&i.RecipientEmail,
+					&i.Snapshot,
+					&i.RecipientTokenHash,
+					&i.IssuedAt,
+					&i.ExpiresAt,
+					&i.RevokedAt,
+					&i.RevocationReason,
+					&i.RevocationReasonCode,
+					&i.FirstViewedAt,
+					&i.FirstVerifiedAt,
+					&i.CreatedAt,
+					&i.UpdatedAt,
+					&i.SnapshotEventName,
+					&i.SnapshotEventDate,
+					&i.SnapshotEventLocation,
+				); err != nil {
+					return err
+				}
+				items = append(items, i)
+			}
+			return rows.Err()
+		}()
+		if f != nil {
+			f(t, items, err)
+		}
+	}
+}
+
+func (b *CurrentCertificatesForBatchResults) Close() error {
+	b.closed = true
+	return b.br.Close()
+}
+
 const pipelineCountIssued = `-- name: PipelineCountIssued :batchexec
 INSERT INTO analytics_daily AS d (account_id, day, event_id, credential_kind, issued)
 SELECT account_id, day, event_id, kind, sum(n)::integer
@@ -125,7 +233,7 @@ type PipelineInsertCertificateParams struct {
 // PipelineInsertCertificate stores a new certificate or draft numbered with the account's next
 // number (@number_prefix, then the number zero-padded to @number_digits), taken by moving the
 // account's counter on in the same statement, under @verification_code, reserved before
-// (RegisterVerificationCodes).
+// (ReserveNewCertificateCode, or RegisterVerificationCodes).
 func (q *Queries) PipelineInsertCertificate(ctx context.Context, arg []PipelineInsertCertificateParams) *PipelineInsertCertificateBatchResults {
 	batch := &pgx.Batch{}
 	for _, a := range arg {
@@ -565,6 +673,78 @@ func (b *PipelineSpendCreditsBatchResults) QueryRow(f func(int, int32, error)) {
 }
 
 func (b *PipelineSpendCreditsBatchResults) Close() error {
+	b.closed = true
+	return b.br.Close()
+}
+
+const reserveNewCertificateCode = `-- name: ReserveNewCertificateCode :batchone
+INSERT INTO verification_codes (code, kind, created_at)
+SELECT $1::text, 'certificate', $2::timestamptz
+WHERE NOT EXISTS (
+    SELECT 1 FROM certificates cur
+    WHERE cur.attendee_id = $3 AND cur.event_id = $4 AND cur.template_id = $5
+      AND cur.status IN ('issued', 'draft')
+)
+ON CONFLICT DO NOTHING
+RETURNING code
+`
+
+type ReserveNewCertificateCodeBatchResults struct {
+	br     pgx.BatchResults
+	tot    int
+	closed bool
+}
+
+type ReserveNewCertificateCodeParams struct {
+	Code       string
+	Now        time.Time
+	AttendeeID uuid.UUID
+	EventID    uuid.UUID
+	TemplateID uuid.UUID
+}
+
+// ReserveNewCertificateCode reserves @code for the key's new certificate, in the batch of
+// CurrentCertificatesFor, queued after it (so it sees the certificates that statement expired):
+// only when the key has no current certificate (none issued, no draft), the one case in which
+// certificates.Issue inserts a new one; otherwise the key's certificate keeps its own code, or
+// none is issued, and nothing is reserved. No row: the key has a current certificate, or the
+// code was taken (the caller tells which from CurrentCertificatesFor's answer). The key is
+// held by its attendee's lock, taken before, so no certificate of it appears in between.
+func (q *Queries) ReserveNewCertificateCode(ctx context.Context, arg []ReserveNewCertificateCodeParams) *ReserveNewCertificateCodeBatchResults {
+	batch := &pgx.Batch{}
+	for _, a := range arg {
+		vals := []interface{}{
+			a.Code,
+			a.Now,
+			a.AttendeeID,
+			a.EventID,
+			a.TemplateID,
+		}
+		batch.Queue(reserveNewCertificateCode, vals...)
+	}
+	br := q.db.SendBatch(ctx, batch)
+	return &ReserveNewCertificateCodeBatchResults{br, len(arg), false}
+}
+
+func (b *ReserveNewCertificateCodeBatchResults) QueryRow(f func(int, string, error)) {
+	defer b.br.Close()
+	for t := 0; t < b.tot; t++ {
+		var code string
+		if b.closed {
+			if f != nil {
+				f(t, code, ErrBatchAlreadyClosed)
+			}
+			continue
+		}
+		row := b.br.QueryRow()
+		err := row.Scan(&code)
+		if f != nil {
+			f(t, code, err)
+		}
+	}
+}
+
+func (b *ReserveNewCertificateCodeBatchResults) Close() error {
 	b.closed = true
 	return b.br.Close()
 }

@@ -33,13 +33,15 @@ func (s *Service) Generate(ctx context.Context, p GenerateParams) (domain.Certif
 }
 
 // Issue issues one certificate in tx, the caller's transaction (a bulk job records its item in
-// the same one). The attendee is locked, so issuances for one attendee run one after the
-// other; an issued certificate past its expiry is marked expired; a valid one answers
-// ALREADY_ISSUED. The rest is issuance.Issue's: the certificate inserted with the account's
-// next number and a fresh code (or the attendee's draft turned issued, keeping its number and
-// code), one credit spent (CREDIT_LIMIT when none is left), its status list entry,
-// certificate.issued in the outbox, the day's count and, when asked, the delivery email. A
-// draft costs nothing and writes no event and no email; an existing draft is answered as it is.
+// the same one). The attendee is locked, so issuances for one attendee run one after the other;
+// an issued certificate past its expiry is marked expired; a valid one answers ALREADY_ISSUED.
+// A new certificate's fresh code is drawn here and reserved in the round trip that reads the
+// current certificates, only when there is none. The rest is issuance.Issue's: the certificate
+// inserted with the account's next number and that code (or the attendee's draft turned issued,
+// keeping its number and code), one credit spent (CREDIT_LIMIT when none is left), its status
+// list entry, certificate.issued in the outbox, the day's count and, when asked, the delivery
+// email. A draft costs nothing and writes no event and no email; an existing draft is answered
+// as it is.
 func (s *Service) Issue(ctx context.Context, tx *store.Tx, p GenerateParams) (domain.Certificate, error) {
 	now := s.now()
 	if p.ExpiresAt != nil && !p.ExpiresAt.After(now) {
@@ -50,8 +52,15 @@ func (s *Service) Issue(ctx context.Context, tx *store.Tx, p GenerateParams) (do
 		return domain.Certificate{}, err
 	}
 	key := store.CertificateKey{AttendeeID: p.AttendeeID, EventID: p.EventID, TemplateID: p.TemplateID}
-	// A lapsed certificate is marked expired and the current ones read in one round trip.
-	cur, err := tx.CurrentCertificates(ctx, key, now)
+	// In one round trip: a lapsed certificate is marked expired, the current ones are read and,
+	// when there is none (a new certificate is to be written), a code drawn here is reserved for
+	// it. Reserved after the attendee's lock and before the account's hot rows (a code's row is
+	// no hot row); a taken code (cur.Code empty) is drawn again by issuance.Issue.
+	code, err := s.drawCode()
+	if err != nil {
+		return domain.Certificate{}, err
+	}
+	cur, err := tx.CurrentCertificates(ctx, key, now, code)
 	if err != nil {
 		return domain.Certificate{}, err
 	}
@@ -76,7 +85,7 @@ func (s *Service) Issue(ctx context.Context, tx *store.Tx, p GenerateParams) (do
 		item.Issuance.Snapshot = snap
 	} else {
 		c := store.NewCertificate{AccountID: p.AccountID, CertificateKey: key, Number: certificateNumber(now),
-			Draft: p.Draft, Recipient: recipientOf(src.Attendee), Snapshot: snap}
+			VerificationCode: cur.Code, Draft: p.Draft, Recipient: recipientOf(src.Attendee), Snapshot: snap}
 		if !p.Draft {
 			issued := issuanceOf(src, p.ExpiresAt, now)
 			c.IssuedAt, c.ExpiresAt = &issued.IssuedAt, issued.ExpiresAt

@@ -46,8 +46,9 @@ type Request struct {
 // issued (Draft, with Issuance).
 type Certificate struct {
 	// New is a new certificate (or a new draft, with New.Draft: no credit, no entry, no event,
-	// no email); its verification code is drawn and reserved by Issue, its number taken by its
-	// insert.
+	// no email); its number is taken by its insert. Its verification code is New.VerificationCode
+	// when set, reserved by the caller already (certificates.Issue reserves it in the round trip
+	// of its read of the key, store.Tx.CurrentCertificates); else Issue draws and reserves one.
 	New *store.NewCertificate
 	// Draft is the draft to issue (as read, locked by its attendee), keeping its number and code,
 	// as Issuance says.
@@ -85,12 +86,13 @@ type Issued struct {
 // Issue issues r's credentials in tx, the caller's transaction, and records their side effects
 // there; CREDIT_LIMIT (with the figures) when the account has fewer credits left than r needs,
 // and the caller rolls tx back. Its round trips: the verification codes reserved (one
-// statement), the kind's rows written when they do not take hot rows (badge assertions; their
-// emails then too), the webhook fan-out jobs (River's statement), then one pipeline that takes
-// the hot rows and does every write of the issuance (the credits, a certificate's number and
-// row, the status list entries, the outbox events, the analytics counts); after it only what
-// could not go in it: an entry drawn the long way (no open list, every candidate taken), and a
-// new certificate's email, which says its number.
+// statement; none for a certificate whose code its caller reserved), the kind's rows written
+// when they do not take hot rows (badge assertions; their emails then too), the webhook fan-out
+// jobs (River's statement), then one pipeline that takes the hot rows and does every write of
+// the issuance (the credits, a certificate's number and row, the status list entries, the
+// outbox events, the analytics counts); after it only what could not go in it: an entry drawn
+// the long way (no open list, every candidate taken), and a new certificate's email, which says
+// its number.
 func Issue(ctx context.Context, tx *store.Tx, r Request) (Issued, error) {
 	if r.DrawCode == nil {
 		r.DrawCode = DrawVerificationCode
@@ -131,15 +133,15 @@ func assignRest(ctx context.Context, tx *store.Tx, entries []entry, now time.Tim
 	return nil
 }
 
-// issueCertificates issues new certificates and drafts. Every certificate gets its code before
-// the pipeline; in the pipeline, the credits go first (the hot row that orders the account's
-// issuances), then each certificate's row (a new one takes the account's counter), its entry
-// and its event, then the analytics counts.
+// issueCertificates issues new certificates and drafts. Every new certificate has its code
+// before the pipeline (reserved by the caller, or here); in the pipeline, the credits go first
+// (the hot row that orders the account's issuances), then each certificate's row (a new one
+// takes the account's counter), its entry and its event, then the analytics counts.
 func issueCertificates(ctx context.Context, tx *store.Tx, r Request) (Issued, error) {
-	fresh := 0 // new certificates, whose codes are reserved here
+	fresh := 0 // new certificates whose codes are reserved here
 	charged := 0
 	for _, c := range r.Certificates {
-		if c.New != nil {
+		if c.New != nil && c.New.VerificationCode == "" {
 			fresh++
 		}
 		if c.New == nil || !c.New.Draft {
@@ -164,7 +166,9 @@ func issueCertificates(ctx context.Context, tx *store.Tx, r Request) (Issued, er
 			if n.ID == uuid.Nil {
 				n.ID = uuid.Must(uuid.NewV7())
 			}
-			n.VerificationCode, codes = codes[0], codes[1:]
+			if n.VerificationCode == "" {
+				n.VerificationCode, codes = codes[0], codes[1:]
+			}
 			written[i] = p.InsertCertificate(ctx, n, r.Now)
 			if n.Draft {
 				continue

@@ -3,10 +3,12 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 
 	"github.com/certhub/credentiald/gen/db"
@@ -27,7 +29,7 @@ type NewCertificate struct {
 	AccountID uuid.UUID
 	CertificateKey
 	Number           NumberFormat
-	VerificationCode string
+	VerificationCode string // reserved in verification_codes before (issuance.Issue reserves one when empty)
 	Draft            bool
 	Recipient        domain.Recipient
 	Snapshot         json.RawMessage
@@ -141,28 +143,58 @@ func (d queries) LockIssueSource(ctx context.Context, accountID, attendeeID, tem
 }
 
 // CurrentCertificates are a key's current certificates: the issued one and the draft, each
-// nil when there is none.
+// nil when there is none; and, when there is neither, the verification code reserved for the
+// key's new certificate.
 type CurrentCertificates struct {
 	Issued, Draft *domain.Certificate
+	// Code is the code offered to CurrentCertificates, reserved (kind certificate) for the new
+	// certificate the key is to get: set only when the key has no current certificate and the
+	// code was free. Empty with no current certificate: the code was taken, draw another.
+	Code string
 }
 
 // CurrentCertificates marks the key's issued certificate past its expiry at now as expired,
-// then returns the key's issued certificate and draft, in one statement.
-func (d queries) CurrentCertificates(ctx context.Context, k CertificateKey, now time.Time) (CurrentCertificates, error) {
-	rows, err := d.q.CurrentCertificatesFor(ctx, db.CurrentCertificatesForParams{AttendeeID: k.AttendeeID,
-		EventID: k.EventID, TemplateID: k.TemplateID, Now: now})
-	if err != nil {
-		return CurrentCertificates{}, mapError(err)
-	}
+// returns the key's issued certificate and draft, and, when it has neither, reserves code for
+// its new certificate: two statements (CurrentCertificatesFor, ReserveNewCertificateCode) in
+// one round trip. The caller holds the key's attendee, so nothing changes the key in between.
+// A code is reserved only where a new certificate will name it, and it takes no hot row: the
+// code's row is its own (a random key), so reserving it here, before the account's hot rows,
+// keeps their order.
+func (t *Tx) CurrentCertificates(ctx context.Context, k CertificateKey, now time.Time, code string) (CurrentCertificates, error) {
 	var cur CurrentCertificates
-	for _, r := range rows {
-		c := certificateFrom(r, now)
-		switch r.Status {
-		case domain.StoredCertificateIssued:
-			cur.Issued = &c
-		case domain.StoredCertificateDraft:
-			cur.Draft = &c
+	p := t.Pipeline()
+	rows := p.q.CurrentCertificatesFor(ctx, []db.CurrentCertificatesForParams{{AttendeeID: k.AttendeeID,
+		EventID: k.EventID, TemplateID: k.TemplateID, Now: now}})
+	p.reads = append(p.reads, func() error {
+		var err error
+		rows.Query(func(_ int, got []db.Certificate, e error) {
+			if err = e; e != nil {
+				return
+			}
+			for _, r := range got {
+				c := certificateFrom(r, now)
+				switch r.Status {
+				case domain.StoredCertificateIssued:
+					cur.Issued = &c
+				case domain.StoredCertificateDraft:
+					cur.Draft = &c
+				}
+			}
+		})
+		return err
+	})
+	reserved := p.q.ReserveNewCertificateCode(ctx, []db.ReserveNewCertificateCodeParams{{Code: code, Now: now,
+		AttendeeID: k.AttendeeID, EventID: k.EventID, TemplateID: k.TemplateID}})
+	p.reads = append(p.reads, func() error {
+		var err error
+		reserved.QueryRow(func(_ int, c string, e error) { cur.Code, err = c, e })
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil // a current certificate, or the code taken: Code stays empty
 		}
+		return err
+	})
+	if err := p.flush(ctx); err != nil {
+		return CurrentCertificates{}, err
 	}
 	return cur, nil
 }
