@@ -1,6 +1,6 @@
 -- CountIssued adds credentials issued to the day's counters (parallel arrays, one element a
--- row), in key order (store.Tx.CountIssued: badge assertions and issued drafts; a new
--- certificate is counted by InsertCertificate).
+-- row), in key order (store.Tx.CountIssued, at the commit when no issuance pipeline wrote them;
+-- PipelineCountIssued is the same in a pipeline).
 -- name: CountIssued :exec
 INSERT INTO analytics_daily AS d (account_id, day, event_id, credential_kind, issued)
 SELECT account_id, day, event_id, kind, sum(n)::integer

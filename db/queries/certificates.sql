@@ -36,9 +36,10 @@ FOR UPDATE OF a;
 -- CurrentCertificatesFor marks the key's issued certificate past its expiry as expired (so
 -- that a new one can be issued: at most one issued certificate per attendee, event and
 -- template) and returns what is current after that: the issued certificate and the draft, if
--- any. One statement, one round trip: its SELECT sees the rows as they were before the
--- UPDATE, so the certificates it expired are left out by id.
--- name: CurrentCertificatesFor :many
+-- any. One statement: its SELECT sees the rows as they were before the UPDATE, so the
+-- certificates it expired are left out by id. A batch query: it shares its round trip with
+-- ReserveNewCertificateCode, queued after it (store.Tx.CurrentCertificates).
+-- name: CurrentCertificatesFor :batchmany
 WITH expired AS (
     UPDATE certificates SET status = 'expired', updated_at = @now::timestamptz
     WHERE attendee_id = @attendee_id AND event_id = @event_id AND template_id = @template_id
@@ -49,97 +50,29 @@ SELECT cur.* FROM certificates cur
 WHERE cur.attendee_id = @attendee_id AND cur.event_id = @event_id AND cur.template_id = @template_id
   AND cur.status IN ('issued', 'draft') AND cur.id NOT IN (SELECT expired.id FROM expired);
 
--- SpendCredits takes n credits of the account's month, all or none: no row comes back when
--- fewer than n are left. The conflicting row is locked and re-checked, so concurrent spends
--- never pass the limit.
--- name: SpendCredits :one
-INSERT INTO credit_usage AS u (account_id, period, used)
-SELECT a.id, @period::date, @n::integer FROM accounts a JOIN plans p ON p.code = a.plan
-WHERE a.id = @account_id AND coalesce(p.monthly_credits, 2147483647) >= @n::integer
-ON CONFLICT (account_id, period) DO UPDATE SET used = u.used + @n::integer
-WHERE u.used <= (SELECT coalesce(p.monthly_credits, 2147483647) FROM accounts a JOIN plans p ON p.code = a.plan WHERE a.id = u.account_id) - @n::integer
-RETURNING used;
+-- ReserveNewCertificateCode reserves @code for the key's new certificate, in the batch of
+-- CurrentCertificatesFor, queued after it (so it sees the certificates that statement expired):
+-- only when the key has no current certificate (none issued, no draft), the one case in which
+-- certificates.Issue inserts a new one; otherwise the key's certificate keeps its own code, or
+-- none is issued, and nothing is reserved. No row: the key has a current certificate, or the
+-- code was taken (the caller tells which from CurrentCertificatesFor's answer). The key is
+-- held by its attendee's lock, taken before, so no certificate of it appears in between.
+-- name: ReserveNewCertificateCode :batchone
+INSERT INTO verification_codes (code, kind, created_at)
+SELECT @code::text, 'certificate', @now::timestamptz
+WHERE NOT EXISTS (
+    SELECT 1 FROM certificates cur
+    WHERE cur.attendee_id = @attendee_id AND cur.event_id = @event_id AND cur.template_id = @template_id
+      AND cur.status IN ('issued', 'draft')
+)
+ON CONFLICT DO NOTHING
+RETURNING code;
 
 -- name: CreditFigures :one
 SELECT a.plan, p.monthly_credits AS monthly_limit,
        coalesce((SELECT used FROM credit_usage u WHERE u.account_id = a.id AND u.period = @period::date), 0)::integer AS used
 FROM accounts a JOIN plans p ON p.code = a.plan
 WHERE a.id = @account_id;
-
--- InsertCertificate stores a new certificate or draft, numbered with the account's next number
--- (@number_prefix, then the number zero-padded to @number_digits) by moving the account's
--- counter on, under the verification code @verification_code, which it reserves in the
--- registry. For an issued certificate the same statement spends one credit of the month
--- @credit_period (the conditional upsert of SpendCredits), writes the outbox event
--- @event_payload with the number set at the path @event_number_at, counts the certificate in
--- the day's analytics (its event's row, a hot row too), and gives its verifiable credential
--- its entry: the first of the random @status_candidates that is free in the account's open
--- status list, with the salt @status_salt (status_assigned false: the account has no open
--- list, or every candidate was taken; the caller draws the entry the long way).
--- No row comes back when the code is taken (then nothing is written) or no credit is left
--- (then the code and the counter were written: roll the transaction back); the caller tells
--- which by the credit figures. The counter and the credit rows are taken by
--- every issuance of the account and held until the commit: one statement that takes both and
--- does everything else, in one round trip, holds them for the shortest time.
--- name: InsertCertificate :one
-WITH code AS (
-    INSERT INTO verification_codes (code, kind, created_at) VALUES (@verification_code, 'certificate', @now::timestamptz)
-    ON CONFLICT DO NOTHING
-    RETURNING code
-), counter AS (
-    INSERT INTO certificate_counters AS c (account_id, last_number) SELECT @account_id, 1 FROM code
-    ON CONFLICT (account_id) DO UPDATE SET last_number = c.last_number + 1
-    RETURNING last_number
-), credit AS (
-    INSERT INTO credit_usage AS u (account_id, period, used)
-    SELECT a.id, sqlc.narg(credit_period)::date, 1 FROM accounts a JOIN plans p ON p.code = a.plan
-    WHERE sqlc.narg(credit_period)::date IS NOT NULL AND a.id = @account_id AND coalesce(p.monthly_credits, 2147483647) >= 1
-      AND EXISTS (SELECT 1 FROM code)
-    ON CONFLICT (account_id, period) DO UPDATE SET used = u.used + 1
-    WHERE u.used <= (SELECT coalesce(p.monthly_credits, 2147483647) FROM accounts a JOIN plans p ON p.code = a.plan WHERE a.id = u.account_id) - 1
-    RETURNING used
-), cert AS (
-    INSERT INTO certificates (id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code,
-        status, recipient_first_name, recipient_last_name, recipient_email, snapshot, issued_at, expires_at, created_at, updated_at)
-    SELECT @id, @account_id, @event_id, @attendee_id, @template_id,
-        @number_prefix::text || lpad(counter.last_number::text, greatest(@number_digits::integer, length(counter.last_number::text)), '0'),
-        code.code, @status, @recipient_first_name, @recipient_last_name, @recipient_email, @snapshot,
-        sqlc.narg(issued_at), sqlc.narg(expires_at), @now::timestamptz, @now::timestamptz
-    FROM counter, code
-    WHERE sqlc.narg(credit_period)::date IS NULL OR EXISTS (SELECT 1 FROM credit)
-    RETURNING *
-), entry AS (
-    INSERT INTO verifiable_credentials (credential_id, kind, account_id, list, status_index, salt, signed_at)
-    SELECT cert.id, 'certificate', cert.account_id, l.list, candidate, @status_salt::text, @now::timestamptz
-    FROM cert,
-         (SELECT s.list FROM status_lists s WHERE s.account_id = @account_id AND s.full_at IS NULL ORDER BY s.list LIMIT 1) l,
-         unnest(@status_candidates::integer[]) AS candidate
-    WHERE cert.issued_at IS NOT NULL
-    -- the first free candidate is taken; the rest conflict with it on credential_id
-    ON CONFLICT DO NOTHING
-    RETURNING list
-), event AS (
-    INSERT INTO outbox_events (id, account_id, event_type, payload, occurred_at)
-    SELECT @outbox_id, cert.account_id, @event_type::text,
-        jsonb_set(sqlc.narg(event_payload)::jsonb, @event_number_at::text[], to_jsonb(cert.certificate_number)), @now::timestamptz
-    FROM cert
-    WHERE sqlc.narg(event_payload)::jsonb IS NOT NULL
-), counted AS (
-    INSERT INTO analytics_daily AS d (account_id, day, event_id, credential_kind, issued)
-    SELECT cert.account_id, (cert.issued_at AT TIME ZONE 'UTC')::date, cert.event_id, 'certificate', 1
-    FROM cert
-    WHERE cert.issued_at IS NOT NULL
-    ON CONFLICT (account_id, day, event_id, credential_kind) DO UPDATE SET issued = d.issued + excluded.issued
-)
-SELECT cert.*, EXISTS (SELECT 1 FROM entry) AS status_assigned FROM cert;
-
--- IssueDraft turns a draft into the issued certificate, keeping its number and code.
--- name: IssueDraft :one
-UPDATE certificates SET status = 'issued', recipient_first_name = @recipient_first_name,
-    recipient_last_name = @recipient_last_name, recipient_email = @recipient_email, snapshot = @snapshot,
-    issued_at = @issued_at, expires_at = sqlc.narg(expires_at), updated_at = @now::timestamptz
-WHERE id = @id AND status = 'draft'
-RETURNING *;
 
 -- name: GetCertificate :one
 SELECT * FROM certificates WHERE account_id = @account_id AND id = @id;

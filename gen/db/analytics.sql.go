@@ -88,8 +88,8 @@ type CountIssuedParams struct {
 }
 
 // CountIssued adds credentials issued to the day's counters (parallel arrays, one element a
-// row), in key order (store.Tx.CountIssued: badge assertions and issued drafts; a new
-// certificate is counted by InsertCertificate).
+// row), in key order (store.Tx.CountIssued, at the commit when no issuance pipeline wrote them;
+// PipelineCountIssued is the same in a pipeline).
 func (q *Queries) CountIssued(ctx context.Context, arg CountIssuedParams) error {
 	_, err := q.db.Exec(ctx, countIssued,
 		arg.AccountIds,

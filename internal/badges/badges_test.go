@@ -16,8 +16,8 @@ import (
 
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/badges"
-	"github.com/certhub/credentiald/internal/certificates"
 	"github.com/certhub/credentiald/internal/domain"
+	"github.com/certhub/credentiald/internal/issuance"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/testkit"
 )
@@ -73,7 +73,7 @@ func (w world) issue(t *testing.T, badge uuid.UUID, attendees ...uuid.UUID) []ba
 
 func (w world) used(t *testing.T) int {
 	t.Helper()
-	c, err := certificates.CreditsOf(t.Context(), w.st, w.account, w.clock.Now())
+	c, err := issuance.CreditsOf(t.Context(), w.st, w.account, w.clock.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -14,9 +13,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/internal/apperr"
-	"github.com/certhub/credentiald/internal/certificates"
 	"github.com/certhub/credentiald/internal/credentials"
 	"github.com/certhub/credentiald/internal/domain"
+	"github.com/certhub/credentiald/internal/issuance"
 	"github.com/certhub/credentiald/internal/render"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/wallet"
@@ -63,10 +62,12 @@ type Issued struct {
 //     new ones (written at the commit); each new assertion writes a badge.issued event; when
 //     asked, each new recipient's email is recorded.
 //
-// Locks are taken in one order (badge, attendees by id through the assertions' foreign key,
-// credits, status list entries, analytics rows in key order at the commit), the order
-// certificate issuance also follows (attendee, then the account's hot rows, then status list
-// entries), so concurrent issuances wait for each other but never deadlock.
+// The assertions, credits, entries, events, counts and emails are issuance.Issue's, the path
+// every kind of credential takes. Locks are taken in one order (badge, attendees by id through
+// the assertions' foreign key, then issuance's: credits, status list entries, analytics rows in
+// key order), the order certificate issuance also follows (attendee, then the account's hot
+// rows, then status list entries), so concurrent issuances wait for each other but never
+// deadlock.
 func (s *Service) Issue(ctx context.Context, p IssueParams) ([]Issued, error) {
 	if err := checkAttendeeIDs(p.AttendeeIDs); err != nil {
 		return nil, err
@@ -96,40 +97,13 @@ func (s *Service) Issue(ctx context.Context, p IssueParams) ([]Issued, error) {
 		for _, a := range held {
 			byAttendee[a.AttendeeID] = a
 		}
-		fresh, err := s.newAssertions(ctx, tx, b, recipients, byAttendee, now)
+		fresh, err := s.issue(ctx, tx, p, b, recipients, byAttendee, now)
 		if err != nil {
-			return result{}, err
-		}
-		if err := s.charge(ctx, tx, p, fresh, now); err != nil {
-			return result{}, err
-		}
-		if err := assignStatuses(ctx, tx, b, fresh, now); err != nil {
-			return result{}, err
-		}
-		eventOf := map[uuid.UUID]uuid.UUID{}
-		for _, r := range recipients {
-			eventOf[r.AttendeeID] = r.EventID
-		}
-		for _, a := range fresh {
-			tx.CountIssued(p.AccountID, eventOf[a.AttendeeID], store.KindBadgeAssertion, now, 1)
-		}
-		if err := outboxAssertions(ctx, tx, "badge.issued", now, fresh); err != nil {
 			return result{}, err
 		}
 		isNew := map[uuid.UUID]bool{}
 		for _, a := range fresh {
 			byAttendee[a.AttendeeID], isNew[a.AttendeeID] = a, true
-		}
-		if p.SendEmail && len(fresh) > 0 {
-			iss, err := issuerOf(ctx, tx, p.AccountID)
-			if err != nil {
-				return result{}, err
-			}
-			for _, a := range fresh {
-				if err := s.recordEmail(ctx, tx, a, b, iss, now); err != nil {
-					return result{}, err
-				}
-			}
 		}
 		out := make([]Issued, len(p.AttendeeIDs))
 		for i, id := range p.AttendeeIDs {
@@ -180,42 +154,50 @@ func recipientsOf(ctx context.Context, tx *store.Tx, accountID uuid.UUID, ids []
 	return found, nil
 }
 
-// newAssertions writes an assertion for each recipient who does not hold the badge, with a
-// fresh code and salt, and returns those written. Whoever came to hold the badge meanwhile
-// (not possible while the badge is locked, but the insert does not rely on it) is read back
-// into held instead.
-func (s *Service) newAssertions(ctx context.Context, tx *store.Tx, b domain.Badge, recipients []store.BadgeRecipient,
+// issue issues the badge to each recipient who does not hold it (issuance.Issue: a fresh code
+// and salt each, one credit each, their entries, badge.issued events, the day's counts and,
+// when asked, their emails) and returns the assertions written. Whoever came to hold the badge
+// meanwhile (not possible while the badge is locked, but the insert does not rely on it) is
+// read back into held instead. The issuer is read before: its name and logo go into the
+// credentials' frozen claims and the emails.
+func (s *Service) issue(ctx context.Context, tx *store.Tx, p IssueParams, b domain.Badge, recipients []store.BadgeRecipient,
 	held map[uuid.UUID]domain.BadgeAssertion, now time.Time) ([]domain.BadgeAssertion, error) {
 	var todo []store.NewBadgeAssertion
+	eventOf := map[uuid.UUID]uuid.UUID{}
 	for _, r := range recipients {
-		if _, ok := held[r.AttendeeID]; !ok {
-			todo = append(todo, store.NewBadgeAssertion{AttendeeID: r.AttendeeID, Recipient: r.Recipient})
+		eventOf[r.AttendeeID] = r.EventID
+		if _, ok := held[r.AttendeeID]; ok {
+			continue
 		}
+		salt, err := newSalt()
+		if err != nil {
+			return nil, err
+		}
+		todo = append(todo, store.NewBadgeAssertion{AttendeeID: r.AttendeeID, Recipient: r.Recipient, RecipientSalt: salt})
 	}
 	if len(todo) == 0 {
 		return nil, nil
 	}
-	codes, err := reserveCodes(ctx, tx, len(todo), now)
+	iss, err := issuerOf(ctx, tx, b.AccountID)
 	if err != nil {
 		return nil, err
-	}
-	for i := range todo {
-		if todo[i].RecipientSalt, err = newSalt(); err != nil {
-			return nil, err
-		}
-		todo[i].VerificationCode = codes[i]
 	}
 	var expires *time.Time
 	if b.ValidityDays != nil {
 		e := now.AddDate(0, 0, *b.ValidityDays)
 		expires = &e
 	}
-	written, err := tx.InsertBadgeAssertions(ctx, store.BadgeIssuance{AccountID: b.AccountID, BadgeID: b.ID, IssuedAt: now, ExpiresAt: expires}, todo)
-	if err != nil {
-		// An attendee removed since they were read.
-		return nil, apperr.When(err, store.Conflict(store.BadgeAssertionAttendee),
-			apperr.NoSuch("attendee").At("attendeeIds", "names an attendee who was removed meanwhile"))
+	req := &issuance.Badge{Issuance: store.BadgeIssuance{AccountID: b.AccountID, BadgeID: b.ID, IssuedAt: now, ExpiresAt: expires},
+		Assertions: todo, EventOf: eventOf, Claims: credentials.BadgeClaimsOf(b, iss.Name, iss.URL, iss.Logo != ""),
+		Event: func(a domain.BadgeAssertion) any { return assertionEvent("badge.issued", now, a) }}
+	if p.SendEmail {
+		req.Email = func(a domain.BadgeAssertion) domain.OutboundEmail { return s.composeEmail(a, b, iss) }
 	}
+	out, err := issuance.Issue(ctx, tx, issuance.Request{AccountID: p.AccountID, Now: now, Badge: req})
+	if err != nil {
+		return nil, err
+	}
+	written := out.Assertions
 	if len(written) < len(todo) {
 		ids := make([]uuid.UUID, len(todo))
 		for i, t := range todo {
@@ -236,79 +218,6 @@ func (s *Service) newAssertions(ctx context.Context, tx *store.Tx, b domain.Badg
 		}
 	}
 	return written, nil
-}
-
-// assignStatuses gives each new assertion its verifiable credential's entry: a status list
-// index, its recipient salt (the one its Open Badges 2.0 form hashes the email with) and what
-// its badge and issuer say now, frozen, since the badge may change later and the credential
-// signs what was issued.
-func assignStatuses(ctx context.Context, tx *store.Tx, b domain.Badge, fresh []domain.BadgeAssertion, now time.Time) error {
-	if len(fresh) == 0 {
-		return nil
-	}
-	iss, err := issuerOf(ctx, tx, b.AccountID)
-	if err != nil {
-		return err
-	}
-	claims := credentials.BadgeClaimsOf(b, iss.Name, iss.URL, iss.Logo != "")
-	for _, a := range fresh {
-		e := credentials.Entry{Kind: store.KindBadgeAssertion, AccountID: a.AccountID, CredentialID: a.ID, Salt: a.RecipientSalt, Claims: &claims}
-		if err := credentials.AssignStatus(ctx, tx, e, now); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// charge takes one credit per new assertion, all or none.
-func (s *Service) charge(ctx context.Context, tx *store.Tx, p IssueParams, fresh []domain.BadgeAssertion, now time.Time) error {
-	if len(fresh) == 0 {
-		return nil
-	}
-	ok, err := tx.SpendCredits(ctx, p.AccountID, certificates.CreditPeriod(now), len(fresh))
-	if err != nil {
-		return err
-	}
-	if !ok {
-		c, err := certificates.CreditsOf(ctx, tx, p.AccountID, now)
-		if err != nil {
-			return err
-		}
-		e := apperr.New(apperr.CreditLimit, "Not enough credits: %d new recipients need %d, and %d are left this month on the %s plan; nothing was issued. Credits renew on %s.",
-			len(fresh), len(fresh), store.Deref(c.Remaining), c.Plan, c.ResetsAt.Format("2 January 2006"))
-		e.Credits = c.Figures()
-		return e
-	}
-	return nil
-}
-
-// reserveCodes draws n verification codes and reserves them in one statement, drawing again
-// for any that was taken (unlikely at 65 bits), up to 5 rounds.
-func reserveCodes(ctx context.Context, tx *store.Tx, n int, now time.Time) ([]string, error) {
-	var out []string
-	for range 5 {
-		draw := make([]string, n-len(out))
-		for i := range draw {
-			c, err := certificates.DrawVerificationCode()
-			if err != nil {
-				return nil, err
-			}
-			draw[i] = c
-		}
-		got, err := tx.RegisterVerificationCodes(ctx, draw, "badge_assertion", now)
-		if err != nil {
-			return nil, err
-		}
-		for _, c := range draw {
-			if got[c] {
-				out = append(out, c)
-			}
-		}
-		if len(out) == n {
-			return out, nil
-		}
-	}
-	return nil, errors.New("badges: no free verification codes after 5 draws")
 }
 
 // newSalt is 128 random bits in hex, the salt of one recipient's hashed email.
@@ -344,9 +253,9 @@ func (s *Service) Assertions(ctx context.Context, accountID, badgeID uuid.UUID, 
 	return out, total, nil
 }
 
-// recordEmail records the email that tells a new recipient about their badge, with the link to
-// its verification page, in tx.
-func (s *Service) recordEmail(ctx context.Context, tx *store.Tx, a domain.BadgeAssertion, b domain.Badge, iss issuer, now time.Time) error {
+// composeEmail is the email that tells a new recipient about their badge, with the link to
+// its verification page.
+func (s *Service) composeEmail(a domain.BadgeAssertion, b domain.Badge, iss issuer) domain.OutboundEmail {
 	body := fmt.Sprintf("Hello %s,\n\n%s awarded you the badge \"%s\".\n\nAnyone can verify it, and you can add it to your profile, at:\n%s\n\n%s\n\n%s\n",
 		a.Recipient.FirstName, iss.Name, b.Name, s.links.Verification(a.VerificationCode), wallet.EmailParagraph, iss.Name)
 	m := domain.OutboundEmail{AccountID: a.AccountID, Kind: "badge", BadgeAssertionID: &a.ID, ToAddress: a.Recipient.Email,
@@ -356,6 +265,5 @@ func (s *Service) recordEmail(ctx context.Context, tx *store.Tx, a domain.BadgeA
 		rt := iss.EmailReplyTo
 		m.ReplyTo = &rt
 	}
-	_, err := tx.EnqueueEmail(ctx, m, now)
-	return err
+	return m
 }

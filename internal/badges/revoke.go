@@ -69,13 +69,18 @@ func outboxAssertions(ctx context.Context, tx *store.Tx, kind string, at time.Ti
 	}
 	bodies := make([]any, len(list))
 	for i, a := range list {
-		data := map[string]any{"assertionId": a.ID, "badgeId": a.BadgeID, "attendeeId": a.AttendeeID,
-			"verificationCode": a.VerificationCode, "status": "active", "issuedAt": a.IssuedAt.UTC().Format(time.RFC3339)}
-		if a.Revoked {
-			data["status"], data["revokedAt"], data["reason"], data["reasonCode"] =
-				"revoked", a.RevokedAt.UTC().Format(time.RFC3339), a.RevocationReason, store.Deref(a.RevocationReasonCode)
-		}
-		bodies[i] = map[string]any{"eventType": kind, "timestamp": at.UTC().Format(time.RFC3339), "data": data}
+		bodies[i] = assertionEvent(kind, at, a)
 	}
 	return tx.OutboxMany(ctx, list[0].AccountID, kind, at, bodies)
+}
+
+// assertionEvent is the payload of an assertion's event of kind (badge.issued, badge.revoked).
+func assertionEvent(kind string, at time.Time, a domain.BadgeAssertion) any {
+	data := map[string]any{"assertionId": a.ID, "badgeId": a.BadgeID, "attendeeId": a.AttendeeID,
+		"verificationCode": a.VerificationCode, "status": "active", "issuedAt": a.IssuedAt.UTC().Format(time.RFC3339)}
+	if a.Revoked {
+		data["status"], data["revokedAt"], data["reason"], data["reasonCode"] =
+			"revoked", a.RevokedAt.UTC().Format(time.RFC3339), a.RevocationReason, store.Deref(a.RevocationReasonCode)
+	}
+	return map[string]any{"eventType": kind, "timestamp": at.UTC().Format(time.RFC3339), "data": data}
 }

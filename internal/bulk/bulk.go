@@ -19,6 +19,7 @@ import (
 	"github.com/certhub/credentiald/internal/certificates"
 	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/events"
+	"github.com/certhub/credentiald/internal/issuance"
 	"github.com/certhub/credentiald/internal/jobs"
 	"github.com/certhub/credentiald/internal/links"
 	"github.com/certhub/credentiald/internal/recovery"
@@ -203,7 +204,7 @@ func (s *Service) CreateJob(ctx context.Context, r Request) (domain.BulkJob, err
 // template: an attendee who holds one is skipped, an unknown one fails, neither is charged. An
 // unlimited plan is never refused. Credits are spent as the job runs, not reserved here.
 func creditsSuffice(ctx context.Context, tx *store.Tx, r Request, templateID uuid.UUID, ids []uuid.UUID, now time.Time) error {
-	c, err := certificates.CreditsOf(ctx, tx, r.AccountID, now)
+	c, err := issuance.CreditsOf(ctx, tx, r.AccountID, now)
 	if err != nil || c.Remaining == nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/events"
+	"github.com/certhub/credentiald/internal/issuance"
 	"github.com/certhub/credentiald/internal/links"
 	"github.com/certhub/credentiald/internal/store"
 )
@@ -22,7 +23,7 @@ type Service struct {
 	store *store.Store
 	links links.Site
 	now   func() time.Time
-	// drawCode draws verification codes (DrawVerificationCode; tests replace it).
+	// drawCode draws verification codes (issuance.DrawVerificationCode; tests replace it).
 	drawCode func() (string, error)
 }
 
@@ -31,7 +32,12 @@ func New(s *store.Store, siteURL string, now func() time.Time) *Service {
 	if now == nil {
 		now = time.Now
 	}
-	return &Service{store: s, links: links.New(siteURL), now: now, drawCode: DrawVerificationCode}
+	return &Service{store: s, links: links.New(siteURL), now: now, drawCode: issuance.DrawVerificationCode}
+}
+
+// Credits returns the account's credit figures for this month (issuance.CreditsOf).
+func (s *Service) Credits(ctx context.Context, accountID uuid.UUID) (issuance.Credits, error) {
+	return issuance.CreditsOf(ctx, s.store, accountID, s.now())
 }
 
 // Now is the service's clock.

@@ -14,6 +14,7 @@ import (
 	"github.com/certhub/credentiald/internal/certificates"
 	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/httperr"
+	"github.com/certhub/credentiald/internal/issuance"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/testkit"
 )
@@ -182,7 +183,7 @@ func TestATakenCodeIsDrawnAgainAndChargedOnce(t *testing.T) {
 		if draws%2 == 1 {
 			return first.VerificationCode, nil // taken
 		}
-		return certificates.DrawVerificationCode()
+		return issuance.DrawVerificationCode()
 	})
 	second := s.generate(t, s.params(s.attendee(t, "Grace")))
 	p := s.params(s.attendee(t, "Edsger"))
@@ -447,4 +448,79 @@ func TestABatchLocksItsAttendeesBeforeTheHotRows(t *testing.T) {
 		t.Fatalf("the batch: %v", err)
 	}
 	wantCode(t, <-single, apperr.AlreadyIssued)
+}
+
+// codes counts the registered verification codes (the test's database is its own).
+func (s issuing) codes(t *testing.T) int {
+	t.Helper()
+	var n int
+	testkit.QueryRowAt(t, s.dbURL, `SELECT count(*)::integer FROM verification_codes`, nil, &n)
+	return n
+}
+
+// Generate's round trips, BEGIN and COMMIT (or ROLLBACK) counted, warmed up and on the common
+// path (the status entry's first candidate free): a new certificate's code is reserved in the
+// round trip that reads the attendee's current certificates, so it takes 6 (BEGIN, the
+// attendee locked and the source read, the current certificates read and the code reserved,
+// the webhook fan-out job, the pipeline, COMMIT). A code is reserved only where a new
+// certificate (or draft) takes it: a draft turned issued keeps its own, an existing draft is
+// answered as it is and ALREADY_ISSUED writes nothing.
+func TestGenerateRoundTripsAndCodes(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	testkit.SQLAt(t, s.dbURL, `UPDATE accounts SET plan = 'unlimited' WHERE id = $1`, s.account)
+	st, rt := testkit.CountingStore(t, s.dbURL)
+	svc := certificates.New(st, "https://certs.example.org", s.clock.Now)
+	draft := func(p certificates.GenerateParams) certificates.GenerateParams { p.Draft = true; return p }
+	cases := []struct {
+		name string
+		// arrange answers the params of the call measured, after whatever it needs before.
+		arrange func(t *testing.T) certificates.GenerateParams
+		refused apperr.Code
+		trips   int64
+		codes   int
+	}{
+		{"a new certificate", func(t *testing.T) certificates.GenerateParams { return s.params(s.attendee(t, "Ada")) }, "", 6, 1},
+		{"a new draft", func(t *testing.T) certificates.GenerateParams { return draft(s.params(s.attendee(t, "Ada"))) }, "", 5, 1},
+		{"a draft turned issued", func(t *testing.T) certificates.GenerateParams {
+			p := s.params(s.attendee(t, "Ada"))
+			s.generate(t, draft(p))
+			return p
+		}, "", 6, 0},
+		{"an existing draft, answered as it is", func(t *testing.T) certificates.GenerateParams {
+			p := draft(s.params(s.attendee(t, "Ada")))
+			s.generate(t, p)
+			return p
+		}, "", 4, 0},
+		{"a valid certificate held: ALREADY_ISSUED", func(t *testing.T) certificates.GenerateParams {
+			p := s.params(s.attendee(t, "Ada"))
+			s.generate(t, p)
+			return p
+		}, apperr.AlreadyIssued, 4, 0},
+	}
+	// The account's first status entry is drawn the long way (its first list): issue it first.
+	s.generate(t, s.params(s.attendee(t, "First")))
+	for _, c := range cases {
+		least := int64(1 << 30)
+		for i := range 4 { // the first call prepares the statements; pgxpool may ping before a call
+			p := c.arrange(t)
+			codes := s.codes(t)
+			n := rt.Count()
+			_, err := svc.Generate(t.Context(), p)
+			if i > 0 {
+				least = min(least, rt.Count()-n)
+			}
+			if c.refused != "" {
+				wantCode(t, err, c.refused)
+			} else if err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			if got := s.codes(t) - codes; got != c.codes {
+				t.Fatalf("%s: %d codes reserved, want %d", c.name, got, c.codes)
+			}
+		}
+		if least != c.trips {
+			t.Errorf("%s: %d round trips, want %d", c.name, least, c.trips)
+		}
+	}
 }

@@ -28,14 +28,24 @@ const linkMarker = "[[verification-link]]"
 
 // recordEmail records the delivery email of a certificate in tx, in the words of its snapshot.
 func (s *Service) recordEmail(ctx context.Context, tx *store.Tx, c domain.Certificate, now time.Time) (domain.EmailDelivery, error) {
-	snap := snapshotOf(c)
-	if snap.Issuer.Name == "" {
+	var accountName string
+	if snapshotOf(c).Issuer.Name == "" {
 		// A certificate issued before the account's name stood in for an unset issuer name.
 		acct, err := tx.FindAccountByID(ctx, c.AccountID)
 		if err != nil {
 			return domain.EmailDelivery{}, err
 		}
-		snap.Issuer.Name = acct.Name
+		accountName = acct.Name
+	}
+	return tx.EnqueueEmail(ctx, composeEmail(c, accountName), now)
+}
+
+// composeEmail is the delivery email of a certificate, in the words of its snapshot; the
+// issuer is accountName where the snapshot names none.
+func composeEmail(c domain.Certificate, accountName string) domain.OutboundEmail {
+	snap := snapshotOf(c)
+	if snap.Issuer.Name == "" {
+		snap.Issuer.Name = accountName
 	}
 	issuer := snap.Issuer.Name
 	body := fmt.Sprintf("Hello %s,\n\nyour certificate for %s is attached (%s).\n\nAnyone can verify it at:\n%s\n\n%s\n\n%s\n",
@@ -47,7 +57,7 @@ func (s *Service) recordEmail(ctx context.Context, tx *store.Tx, c domain.Certif
 		rt := snap.Issuer.EmailReplyTo
 		m.ReplyTo = &rt
 	}
-	return tx.EnqueueEmail(ctx, m, now)
+	return m
 }
 
 // Send records the delivery email of a valid or expired certificate (its link gets a fresh

@@ -2,7 +2,6 @@ package certificates
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"time"
@@ -10,8 +9,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/internal/apperr"
-	"github.com/certhub/credentiald/internal/credentials"
 	"github.com/certhub/credentiald/internal/domain"
+	"github.com/certhub/credentiald/internal/issuance"
 	"github.com/certhub/credentiald/internal/links"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/templates"
@@ -34,13 +33,15 @@ func (s *Service) Generate(ctx context.Context, p GenerateParams) (domain.Certif
 }
 
 // Issue issues one certificate in tx, the caller's transaction (a bulk job records its item in
-// the same one). The attendee is locked, so issuances for one attendee run one after the
-// other; an issued certificate past its expiry is marked expired; a valid one answers
-// ALREADY_ISSUED; one credit is spent (CREDIT_LIMIT when none is left) and certificate.issued
-// goes to the outbox, in the statement that inserts the certificate with the account's next
-// number (a draft of the attendee becomes the certificate instead, keeping its number and
-// code); its verifiable credential gets its status list entry; when asked, the delivery email
-// is recorded. A draft costs nothing and writes no event and no email; an existing draft is answered as it is.
+// the same one). The attendee is locked, so issuances for one attendee run one after the other;
+// an issued certificate past its expiry is marked expired; a valid one answers ALREADY_ISSUED.
+// A new certificate's fresh code is drawn here and reserved in the round trip that reads the
+// current certificates, only when there is none. The rest is issuance.Issue's: the certificate
+// inserted with the account's next number and that code (or the attendee's draft turned issued,
+// keeping its number and code), one credit spent (CREDIT_LIMIT when none is left), its status
+// list entry, certificate.issued in the outbox, the day's count and, when asked, the delivery
+// email. A draft costs nothing and writes no event and no email; an existing draft is answered
+// as it is.
 func (s *Service) Issue(ctx context.Context, tx *store.Tx, p GenerateParams) (domain.Certificate, error) {
 	now := s.now()
 	if p.ExpiresAt != nil && !p.ExpiresAt.After(now) {
@@ -51,65 +52,52 @@ func (s *Service) Issue(ctx context.Context, tx *store.Tx, p GenerateParams) (do
 		return domain.Certificate{}, err
 	}
 	key := store.CertificateKey{AttendeeID: p.AttendeeID, EventID: p.EventID, TemplateID: p.TemplateID}
-	// A lapsed certificate is marked expired and the current ones read in one round trip.
-	cur, err := tx.CurrentCertificates(ctx, key, now)
+	// In one round trip: a lapsed certificate is marked expired, the current ones are read and,
+	// when there is none (a new certificate is to be written), a code drawn here is reserved for
+	// it. Reserved after the attendee's lock and before the account's hot rows (a code's row is
+	// no hot row); a taken code (cur.Code empty) is drawn again by issuance.Issue.
+	code, err := s.drawCode()
+	if err != nil {
+		return domain.Certificate{}, err
+	}
+	cur, err := tx.CurrentCertificates(ctx, key, now, code)
 	if err != nil {
 		return domain.Certificate{}, err
 	}
 	if cur.Issued != nil {
 		return domain.Certificate{}, alreadyIssued(*cur.Issued)
 	}
-	hasDraft := cur.Draft != nil
-	if p.Draft {
-		if hasDraft {
-			return *cur.Draft, nil
-		}
-		return s.insert(ctx, tx, p, src, nil, now)
+	if p.Draft && cur.Draft != nil {
+		return *cur.Draft, nil
 	}
-	issued := issuance(src, p.ExpiresAt, now)
-	if !hasDraft {
-		// A new certificate: its number, its credit and its certificate.issued event are
-		// taken and written by the insert's one statement (see insert).
-		c, err := s.insert(ctx, tx, p, src, &issued, now)
-		if err != nil {
-			return domain.Certificate{}, err
-		}
-		if p.SendEmail {
-			if _, err := s.recordEmail(ctx, tx, c, now); err != nil {
-				return domain.Certificate{}, err
-			}
-		}
-		return c, nil
-	}
-	// The draft becomes the certificate, keeping its number. Locks are taken in the order every
-	// issuance takes them (the attendee, the account's hot rows, then status list entries), so
-	// the credit is spent before the entry is drawn: a new certificate's statement takes the
-	// credit and then probes entries, which waits for an entry another transaction holds; an
-	// entry taken before the credit here could close that circle (a deadlock).
-	if issued.Snapshot, err = snapshotFrom(src); err != nil {
-		return domain.Certificate{}, err
-	}
-	c, err := tx.IssueDraft(ctx, cur.Draft.ID, issued, now)
+	snap, err := snapshotFrom(src)
 	if err != nil {
 		return domain.Certificate{}, err
 	}
-	if err := spendCredit(ctx, tx, p.AccountID, now); err != nil {
-		return domain.Certificate{}, err
+	item := issuance.Certificate{Event: func(c domain.Certificate) any {
+		return eventBody("certificate.issued", now, eventData(c))
+	}}
+	if p.SendEmail && !p.Draft {
+		item.Email = func(c domain.Certificate) domain.OutboundEmail { return composeEmail(c, src.AccountName) }
 	}
-	tx.CountIssued(c.AccountID, c.EventID, store.KindCertificate, issued.IssuedAt, 1)
-	// Its verifiable credential's entry: a status list index, drawn in this transaction.
-	if err := credentials.AssignStatus(ctx, tx, credentials.Entry{Kind: store.KindCertificate, AccountID: c.AccountID, CredentialID: c.ID}, now); err != nil {
-		return domain.Certificate{}, err
-	}
-	if err := tx.Outbox(ctx, c.AccountID, "certificate.issued", now, eventBody("certificate.issued", now, eventData(c))); err != nil {
-		return domain.Certificate{}, err
-	}
-	if p.SendEmail {
-		if _, err := s.recordEmail(ctx, tx, c, now); err != nil {
-			return domain.Certificate{}, err
+	if cur.Draft != nil {
+		item.Draft, item.Issuance = cur.Draft, issuanceOf(src, p.ExpiresAt, now)
+		item.Issuance.Snapshot = snap
+	} else {
+		c := store.NewCertificate{AccountID: p.AccountID, CertificateKey: key, Number: certificateNumber(now),
+			VerificationCode: cur.Code, Draft: p.Draft, Recipient: recipientOf(src.Attendee), Snapshot: snap}
+		if !p.Draft {
+			issued := issuanceOf(src, p.ExpiresAt, now)
+			c.IssuedAt, c.ExpiresAt = &issued.IssuedAt, issued.ExpiresAt
 		}
+		item.New = &c
 	}
-	return c, nil
+	out, err := issuance.Issue(ctx, tx, issuance.Request{AccountID: p.AccountID, Now: now, DrawCode: s.drawCode,
+		Certificates: []issuance.Certificate{item}})
+	if err != nil {
+		return domain.Certificate{}, err
+	}
+	return out.Certificates[0], nil
 }
 
 // source is what a certificate is made from, read in the issuing transaction.
@@ -143,9 +131,9 @@ func onEvent(a store.AttendeeOnEvent, eventID uuid.UUID) error {
 	return nil
 }
 
-// issuance is what issuing fixes at now: recipient, issue time and expiry (expiresAt, else the
+// issuanceOf is what issuing fixes at now: recipient, issue time and expiry (expiresAt, else the
 // event's validity from now, else none).
-func issuance(src source, expiresAt *time.Time, now time.Time) store.Issuance {
+func issuanceOf(src source, expiresAt *time.Time, now time.Time) store.Issuance {
 	at := now.UTC()
 	if expiresAt == nil && src.Event.CertificateValidityDays != nil {
 		e := at.AddDate(0, 0, *src.Event.CertificateValidityDays)
@@ -156,70 +144,6 @@ func issuance(src source, expiresAt *time.Time, now time.Time) store.Issuance {
 
 func recipientOf(a domain.Attendee) domain.Recipient {
 	return domain.Recipient{FirstName: a.FirstName, LastName: a.LastName, Email: a.Email}
-}
-
-// insert writes a new certificate with the account's next number and a fresh code: issued
-// when issued is set, otherwise a draft. The account's number counter and credit row are
-// taken by every issuance of the account and held until the commit, so one statement takes
-// both, and does the rest in the same round trip: it reserves the code and, for an issuance,
-// spends the credit (CREDIT_LIMIT when none is left), writes the certificate.issued event,
-// whose number it fills in, and the verifiable credential's status entry (drawn here; when the
-// statement could take none of its candidates, the entry is drawn the long way after it).
-func (s *Service) insert(ctx context.Context, tx *store.Tx, p GenerateParams, src source, issued *store.Issuance, now time.Time) (domain.Certificate, error) {
-	snap, err := snapshotFrom(src)
-	if err != nil {
-		return domain.Certificate{}, err
-	}
-	c := store.NewCertificate{ID: uuid.Must(uuid.NewV7()), AccountID: p.AccountID, CertificateKey: store.CertificateKey{AttendeeID: p.AttendeeID,
-		EventID: p.EventID, TemplateID: p.TemplateID}, Number: certificateNumber(now),
-		Draft: issued == nil, Recipient: recipientOf(src.Attendee), Snapshot: snap}
-	if issued != nil {
-		c.IssuedAt, c.ExpiresAt = &issued.IssuedAt, issued.ExpiresAt
-		c.Spend = &store.CreditSpend{Period: CreditPeriod(now)}
-		status, err := credentials.Draw()
-		if err != nil {
-			return domain.Certificate{}, err
-		}
-		c.Status = &status
-	}
-	// A taken code (65 random bits: in practice never) inserts nothing and writes nothing; a
-	// missing credit inserts nothing either (what the statement wrote on the way goes with the
-	// rollback that CREDIT_LIMIT causes): the credit figures tell the two apart, and for a taken
-	// code another is drawn.
-	for range 5 {
-		if c.VerificationCode, err = s.drawCode(); err != nil {
-			return domain.Certificate{}, err
-		}
-		if issued != nil {
-			// What the event says of the certificate, but its number, which the insert writes
-			// in. A new issuance is valid: its expiry, if any, is in the future (checked above).
-			data := eventData(domain.Certificate{ID: c.ID, EventID: p.EventID, AttendeeID: p.AttendeeID, Status: "valid", VerificationCode: c.VerificationCode})
-			c.Event = &store.NumberedEvent{Type: "certificate.issued", Payload: eventBody("certificate.issued", now, data),
-				NumberAt: []string{"data", "certificateNumber"}}
-		}
-		cert, err := tx.InsertCertificate(ctx, c, now)
-		if errors.Is(err, store.ErrNotInserted) {
-			if issued != nil {
-				credits, err := CreditsOf(ctx, tx, p.AccountID, now)
-				if err != nil {
-					return domain.Certificate{}, err
-				}
-				if credits.Remaining != nil && *credits.Remaining == 0 {
-					return domain.Certificate{}, creditLimit(ctx, tx, p.AccountID, now)
-				}
-			}
-			continue // the code was taken
-		} else if err != nil {
-			return domain.Certificate{}, err
-		}
-		if issued != nil && !cert.StatusAssigned {
-			if err := credentials.AssignStatus(ctx, tx, credentials.Entry{Kind: store.KindCertificate, AccountID: p.AccountID, CredentialID: c.ID}, now); err != nil {
-				return domain.Certificate{}, err
-			}
-		}
-		return cert.Certificate, nil // an issued one counted in analytics by the insert's statement
-	}
-	return domain.Certificate{}, errors.New("certificates: no free verification code after 5 draws")
 }
 
 // certificateNumber is how the account's certificate numbers are written: the year of issue,
@@ -233,23 +157,4 @@ func alreadyIssued(cur domain.Certificate) error {
 	e.Existing = &apperr.Existing{ID: cur.ID.String(), CertificateNumber: cur.Number, VerificationCode: cur.VerificationCode}
 	e.Location = links.Certificate(cur.ID)
 	return e
-}
-
-// crockford is Crockford's base32 alphabet: no I, L, O or U.
-const crockford = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
-
-// codeLength characters of base32 carry 65 random bits.
-const codeLength = 13
-
-// DrawVerificationCode draws a random verification code for any credential: 13 characters of
-// Crockford's base32 (65 random bits), upper case. Reserve it in verification_codes before use.
-func DrawVerificationCode() (string, error) {
-	var b [codeLength]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", err
-	}
-	for i := range b {
-		b[i] = crockford[b[i]&31]
-	}
-	return string(b[:]), nil
 }

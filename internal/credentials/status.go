@@ -46,18 +46,9 @@ func AssignStatus(ctx context.Context, tx *store.Tx, e Entry, now time.Time) err
 
 // assignStatus is AssignStatus with lists of capacity entries (the tests fill small ones).
 func assignStatus(ctx context.Context, tx *store.Tx, e Entry, now time.Time, capacity int) error {
-	row := store.VerifiableCredential{CredentialID: e.CredentialID, Kind: e.Kind, AccountID: e.AccountID, Salt: e.Salt, SignedAt: now.UTC()}
-	if row.Salt == "" {
-		var err error
-		if row.Salt, err = newSalt(); err != nil {
-			return err
-		}
-	}
-	if e.Claims != nil {
-		var err error
-		if row.Claims, err = e.Claims.marshal(); err != nil {
-			return err
-		}
+	row, err := entryRow(e, now)
+	if err != nil {
+		return err
 	}
 	// The common case in one round trip: the open list exists and a random index is free.
 	first, err := randomIndexes(1, capacity)
@@ -109,22 +100,37 @@ func assignStatus(ctx context.Context, tx *store.Tx, e Entry, now time.Time, cap
 	return fmt.Errorf("credentials: no status list index for %s after 1000 rounds", e.CredentialID)
 }
 
-// drawCandidates is how many random indexes an issuing statement tries (Draw): a list a
+// entryRow is e's entry as stored, signed at now, with a salt drawn when e brings none.
+func entryRow(e Entry, now time.Time) (store.VerifiableCredential, error) {
+	row := store.VerifiableCredential{CredentialID: e.CredentialID, Kind: e.Kind, AccountID: e.AccountID, Salt: e.Salt, SignedAt: now.UTC()}
+	var err error
+	if row.Salt == "" {
+		if row.Salt, err = newSalt(); err != nil {
+			return row, err
+		}
+	}
+	if e.Claims != nil {
+		row.Claims, err = e.Claims.marshal()
+	}
+	return row, err
+}
+
+// drawCandidates is how many random indexes an issuance's pipeline tries (Draw): a list a
 // fraction f full misses them all with probability f^16, and over a list's filling 1 issuance
 // in 17 goes the long way (AssignStatus).
 const drawCandidates = 16
 
-// Draw draws a certificate's entry for its issuing statement to take (store.StatusDraw):
-// random candidate indexes in the open list, and the salt of its recipient hash. When the
-// statement took none (no open list yet, or every candidate taken), call AssignStatus in the
-// same transaction.
-func Draw() (store.StatusDraw, error) {
-	candidates, err := randomIndexes(drawCandidates, vc.StatusListSize)
+// Draw draws e's entry for an issuance's pipeline to take (store.Pipeline.InsertStatusEntry),
+// in the round trip that writes the credential: the row as AssignStatus would store it, and
+// random candidate indexes in the open list. When the pipeline took none (no open list yet, or
+// every candidate taken), call AssignStatus in the same transaction, after it.
+func Draw(e Entry, now time.Time) (store.VerifiableCredential, []int, error) {
+	row, err := entryRow(e, now)
 	if err != nil {
-		return store.StatusDraw{}, err
+		return row, nil, err
 	}
-	salt, err := newSalt()
-	return store.StatusDraw{Candidates: candidates, Salt: salt}, err
+	candidates, err := randomIndexes(drawCandidates, vc.StatusListSize)
+	return row, candidates, err
 }
 
 // nextList creates the account's list after its highest one (or its first) and returns the

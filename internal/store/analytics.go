@@ -22,11 +22,10 @@ type IssuedKey struct {
 }
 
 // CountIssued counts n credentials of kind issued for the event at at (its UTC day). The
-// counts are kept with the transaction and written once, in key order, just before it commits:
-// a transaction that issues for several events takes their counter rows in key order, and
-// holds them only for the commit. (Badge assertions and issued drafts are counted this way; a
-// new certificate is counted by its own inserting statement, InsertCertificate, with the
-// account's other hot rows.)
+// counts are kept with the transaction and written once, in key order: by the next issuance
+// pipeline's Send (after the issuance's other writes, in the same round trip), or else just
+// before the commit. A transaction that issues for several events takes their counter rows in
+// key order.
 func (t *Tx) CountIssued(accountID, eventID uuid.UUID, kind string, at time.Time, n int) {
 	if n <= 0 {
 		return
@@ -40,8 +39,19 @@ func (t *Tx) CountIssued(accountID, eventID uuid.UUID, kind string, at time.Time
 }
 
 func (t *Tx) writeIssued(ctx context.Context) error {
-	if len(t.issued) == 0 {
+	p, ok := t.takeIssued()
+	if !ok {
 		return nil
+	}
+	return mapError(t.q.CountIssued(ctx, p))
+}
+
+// takeIssued returns the counts CountIssued was told, in key order, and forgets them: the
+// commit writes them, or an issuance's pipeline (Pipeline.Send) with its other writes.
+func (t *Tx) takeIssued() (db.CountIssuedParams, bool) {
+	var p db.CountIssuedParams
+	if len(t.issued) == 0 {
+		return p, false
 	}
 	keys := make([]IssuedKey, 0, len(t.issued))
 	for k := range t.issued {
@@ -51,7 +61,6 @@ func (t *Tx) writeIssued(ctx context.Context) error {
 		return cmp.Or(bytes.Compare(a.AccountID[:], b.AccountID[:]), a.Day.Compare(b.Day),
 			bytes.Compare(a.EventID[:], b.EventID[:]), cmp.Compare(a.Kind, b.Kind))
 	})
-	var p db.CountIssuedParams
 	for _, k := range keys {
 		p.AccountIds = append(p.AccountIds, k.AccountID)
 		p.Days = append(p.Days, k.Day)
@@ -60,7 +69,7 @@ func (t *Tx) writeIssued(ctx context.Context) error {
 		p.Counts = append(p.Counts, int32(t.issued[k]))
 	}
 	t.issued = nil
-	return mapError(t.q.CountIssued(ctx, p))
+	return p, true
 }
 
 // AnalyticsTotals are an account's counters summed over a range of days.

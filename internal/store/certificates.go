@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 
 	"github.com/certhub/credentiald/gen/db"
@@ -22,52 +22,19 @@ type CertificateKey struct {
 	AttendeeID, EventID, TemplateID uuid.UUID
 }
 
-// NewCertificate is a certificate to insert: a draft, or an issued one.
+// NewCertificate is a certificate to insert (Pipeline.InsertCertificate): a draft, or an
+// issued one.
 type NewCertificate struct {
 	ID        uuid.UUID // zero: the store makes one
 	AccountID uuid.UUID
 	CertificateKey
 	Number           NumberFormat
-	VerificationCode string
+	VerificationCode string // reserved in verification_codes before (issuance.Issue reserves one when empty)
 	Draft            bool
 	Recipient        domain.Recipient
 	Snapshot         json.RawMessage
 	IssuedAt         *time.Time // nil for a draft
 	ExpiresAt        *time.Time
-	// Spend, for an issuance, spends one credit in the statement that inserts the certificate.
-	Spend *CreditSpend
-	// Event, for an issuance, is written to the outbox in the same statement.
-	Event *NumberedEvent
-	// Status, for an issuance, is its verifiable credential's entry as drawn: the statement
-	// takes the first candidate index free in the account's open status list.
-	Status *StatusDraw
-}
-
-// StatusDraw is a drawn status list entry: candidate indexes, and the salt of the recipient
-// hash.
-type StatusDraw struct {
-	Candidates []int
-	Salt       string
-}
-
-// InsertedCertificate is what InsertCertificate wrote: the certificate, and whether its status
-// entry was written with it.
-type InsertedCertificate struct {
-	domain.Certificate
-	StatusAssigned bool
-}
-
-// CreditSpend is one credit of the account's month starting at Period.
-type CreditSpend struct {
-	Period time.Time
-}
-
-// NumberedEvent is an outbox event about a certificate whose number the insert sets: Payload
-// with the number written at the path NumberAt (for example data, certificateNumber).
-type NumberedEvent struct {
-	Type     string
-	Payload  any
-	NumberAt []string
 }
 
 // NumberFormat is how a new certificate's number is written: Prefix, then the account's next
@@ -113,24 +80,6 @@ func (d queries) CreditUsage(ctx context.Context, accountID uuid.UUID, period ti
 		return CreditUsage{}, mapError(err)
 	}
 	return CreditUsage{Plan: row.Plan, Limit: intPtr(row.MonthlyLimit), Used: int(row.Used)}, nil
-}
-
-// SpendCredit takes one credit of the account's month starting at period, unless the plan's
-// limit is reached: false then. Concurrent spends never pass the limit.
-func (d queries) SpendCredit(ctx context.Context, accountID uuid.UUID, period time.Time) (bool, error) {
-	return d.SpendCredits(ctx, accountID, period, 1)
-}
-
-// SpendCredits takes n credits of the account's month starting at period, all or none: false,
-// and nothing taken, when fewer than n are left. Concurrent spends never pass the limit.
-func (d queries) SpendCredits(ctx context.Context, accountID uuid.UUID, period time.Time, n int) (bool, error) {
-	_, err := d.q.SpendCredits(ctx, db.SpendCreditsParams{AccountID: accountID, Period: period, N: int32(n)})
-	if err := mapError(err); errors.Is(err, ErrNotFound) {
-		return false, nil
-	} else if err != nil {
-		return false, err
-	}
-	return true, nil
 }
 
 // LockAttendeeForIssue returns an attendee of the account with their event, holding the
@@ -194,102 +143,60 @@ func (d queries) LockIssueSource(ctx context.Context, accountID, attendeeID, tem
 }
 
 // CurrentCertificates are a key's current certificates: the issued one and the draft, each
-// nil when there is none.
+// nil when there is none; and, when there is neither, the verification code reserved for the
+// key's new certificate.
 type CurrentCertificates struct {
 	Issued, Draft *domain.Certificate
+	// Code is the code offered to CurrentCertificates, reserved (kind certificate) for the new
+	// certificate the key is to get: set only when the key has no current certificate and the
+	// code was free. Empty with no current certificate: the code was taken, draw another.
+	Code string
 }
 
 // CurrentCertificates marks the key's issued certificate past its expiry at now as expired,
-// then returns the key's issued certificate and draft, in one statement.
-func (d queries) CurrentCertificates(ctx context.Context, k CertificateKey, now time.Time) (CurrentCertificates, error) {
-	rows, err := d.q.CurrentCertificatesFor(ctx, db.CurrentCertificatesForParams{AttendeeID: k.AttendeeID,
-		EventID: k.EventID, TemplateID: k.TemplateID, Now: now})
-	if err != nil {
-		return CurrentCertificates{}, mapError(err)
-	}
+// returns the key's issued certificate and draft, and, when it has neither, reserves code for
+// its new certificate: two statements (CurrentCertificatesFor, ReserveNewCertificateCode) in
+// one round trip. The caller holds the key's attendee, so nothing changes the key in between.
+// A code is reserved only where a new certificate will name it, and it takes no hot row: the
+// code's row is its own (a random key), so reserving it here, before the account's hot rows,
+// keeps their order.
+func (t *Tx) CurrentCertificates(ctx context.Context, k CertificateKey, now time.Time, code string) (CurrentCertificates, error) {
 	var cur CurrentCertificates
-	for _, r := range rows {
-		c := certificateFrom(r, now)
-		switch r.Status {
-		case domain.StoredCertificateIssued:
-			cur.Issued = &c
-		case domain.StoredCertificateDraft:
-			cur.Draft = &c
+	p := t.Pipeline()
+	rows := p.q.CurrentCertificatesFor(ctx, []db.CurrentCertificatesForParams{{AttendeeID: k.AttendeeID,
+		EventID: k.EventID, TemplateID: k.TemplateID, Now: now}})
+	p.reads = append(p.reads, func() error {
+		var err error
+		rows.Query(func(_ int, got []db.Certificate, e error) {
+			if err = e; e != nil {
+				return
+			}
+			for _, r := range got {
+				c := certificateFrom(r, now)
+				switch r.Status {
+				case domain.StoredCertificateIssued:
+					cur.Issued = &c
+				case domain.StoredCertificateDraft:
+					cur.Draft = &c
+				}
+			}
+		})
+		return err
+	})
+	reserved := p.q.ReserveNewCertificateCode(ctx, []db.ReserveNewCertificateCodeParams{{Code: code, Now: now,
+		AttendeeID: k.AttendeeID, EventID: k.EventID, TemplateID: k.TemplateID}})
+	p.reads = append(p.reads, func() error {
+		var err error
+		reserved.QueryRow(func(_ int, c string, e error) { cur.Code, err = c, e })
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil // a current certificate, or the code taken: Code stays empty
 		}
+		return err
+	})
+	if err := p.flush(ctx); err != nil {
+		return CurrentCertificates{}, err
 	}
 	return cur, nil
-}
-
-// InsertCertificate stores a new certificate or draft, numbered with the account's next
-// number, which it takes in the same statement (Number.Prefix then the number, zero-padded to
-// Number.Digits), under VerificationCode, which it reserves in the registry. With Spend, the
-// same statement also spends one credit of the account's month; with Event, it writes the
-// outbox event, its number set from the certificate's; with Status, the status list entry.
-// ErrNotInserted when the code is taken (nothing written) or no credit is left (the code and
-// the counter were written: roll the transaction back). The event's fan-out job is queued
-// before the statement, under the outbox id the statement writes, so that the statement's locks
-// (the credit and counter rows) are not held for one more round trip; when the statement
-// writes no event, the job finds none and does nothing.
-func (t *Tx) InsertCertificate(ctx context.Context, c NewCertificate, now time.Time) (InsertedCertificate, error) {
-	status := domain.StoredCertificateIssued
-	if c.Draft {
-		status = domain.StoredCertificateDraft
-	}
-	id := c.ID
-	if id == uuid.Nil {
-		id = newID()
-	}
-	arg := db.InsertCertificateParams{ID: id, AccountID: c.AccountID, EventID: c.EventID,
-		AttendeeID: c.AttendeeID, TemplateID: c.TemplateID, NumberPrefix: c.Number.Prefix, NumberDigits: int32(c.Number.Digits),
-		VerificationCode: c.VerificationCode, Status: status, RecipientFirstName: c.Recipient.FirstName,
-		RecipientLastName: c.Recipient.LastName, RecipientEmail: c.Recipient.Email, Snapshot: c.Snapshot, IssuedAt: c.IssuedAt,
-		ExpiresAt: c.ExpiresAt, Now: now, OutboxID: newID(), EventNumberAt: []string{}, StatusCandidates: []int32{}}
-	if c.Spend != nil {
-		arg.CreditPeriod = pgtype.Date{Time: c.Spend.Period, Valid: true}
-	}
-	if c.Event != nil {
-		payload, err := json.Marshal(c.Event.Payload)
-		if err != nil {
-			return InsertedCertificate{}, err
-		}
-		arg.EventType, arg.EventPayload, arg.EventNumberAt = c.Event.Type, payload, c.Event.NumberAt
-		if err := t.InsertJob(ctx, jobs.FanOutEvents{OutboxEventIDs: []uuid.UUID{arg.OutboxID}}); err != nil {
-			return InsertedCertificate{}, err
-		}
-	}
-	if c.Status != nil {
-		arg.StatusSalt = c.Status.Salt
-		for _, i := range c.Status.Candidates {
-			arg.StatusCandidates = append(arg.StatusCandidates, int32(i))
-		}
-	}
-	r, err := t.q.InsertCertificate(ctx, arg)
-	if err = mapError(err); errors.Is(err, ErrNotFound) {
-		return InsertedCertificate{}, ErrNotInserted
-	} else if err != nil {
-		return InsertedCertificate{}, err
-	}
-	row := db.Certificate{ID: r.ID, AccountID: r.AccountID, EventID: r.EventID, AttendeeID: r.AttendeeID, TemplateID: r.TemplateID,
-		CertificateNumber: r.CertificateNumber, VerificationCode: r.VerificationCode, Status: r.Status,
-		RecipientFirstName: r.RecipientFirstName, RecipientLastName: r.RecipientLastName, RecipientEmail: r.RecipientEmail,
-		Snapshot: r.Snapshot, RecipientTokenHash: r.RecipientTokenHash, IssuedAt: r.IssuedAt, ExpiresAt: r.ExpiresAt,
-		RevokedAt: r.RevokedAt, RevocationReason: r.RevocationReason, RevocationReasonCode: r.RevocationReasonCode,
-		FirstViewedAt: r.FirstViewedAt, FirstVerifiedAt: r.FirstVerifiedAt, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
-		SnapshotEventName: r.SnapshotEventName, SnapshotEventDate: r.SnapshotEventDate, SnapshotEventLocation: r.SnapshotEventLocation}
-	return InsertedCertificate{Certificate: certificateFrom(row, now), StatusAssigned: r.StatusAssigned}, nil
-}
-
-// IssueDraft turns a draft into an issued certificate, keeping its number and code.
-// ErrNotFound: id is not a draft.
-func (d queries) IssueDraft(ctx context.Context, id uuid.UUID, in Issuance, now time.Time) (domain.Certificate, error) {
-	issued := in.IssuedAt
-	row, err := d.q.IssueDraft(ctx, db.IssueDraftParams{ID: id, RecipientFirstName: in.Recipient.FirstName,
-		RecipientLastName: in.Recipient.LastName, RecipientEmail: in.Recipient.Email, Snapshot: in.Snapshot,
-		IssuedAt: &issued, ExpiresAt: in.ExpiresAt, Now: now})
-	if err != nil {
-		return domain.Certificate{}, mapError(err)
-	}
-	return certificateFrom(row, now), nil
 }
 
 // FindCertificate returns a certificate of the account.

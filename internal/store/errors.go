@@ -11,11 +11,6 @@ import (
 // so.
 var ErrNotFound = errors.New("store: not found")
 
-// ErrNotInserted says a statement that inserts under conditions (a credit left, a free
-// verification code) found one unmet, and inserted nothing; the caller tells which, and rolls
-// the transaction back when what the statement wrote on the way must not stay.
-var ErrNotInserted = errors.New("store: not inserted: no credit left, or the code is taken")
-
 // ConflictError reports a write that a constraint of the schema refused: a unique key already
 // taken, a row referenced by another, or a reference to a row that does not exist.
 type ConflictError struct {

@@ -1,4 +1,4 @@
-package certificates
+package issuance
 
 import (
 	"context"
@@ -18,11 +18,6 @@ type Credits struct {
 	Used      int
 	Remaining *int // nil: unlimited
 	ResetsAt  time.Time
-}
-
-// Credits returns the account's credit figures for this month.
-func (s *Service) Credits(ctx context.Context, accountID uuid.UUID) (Credits, error) {
-	return CreditsOf(ctx, s.store, accountID, s.now())
 }
 
 // CreditReader reads an account's credit usage: a *store.Store, or a *store.Tx.
@@ -52,29 +47,28 @@ func (c Credits) Figures() *apperr.Credits {
 }
 
 // CreditPeriod is the month whose credits a spend at t takes: its first day, UTC (credits
-// renew on the first day of each month, UTC). Badge issuance spends by it too.
+// renew on the first day of each month, UTC).
 func CreditPeriod(t time.Time) time.Time {
 	t = t.UTC()
 	return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
 }
 
-// spendCredit takes one credit of the account's month in tx: CREDIT_LIMIT, with the figures,
-// when none is left. Concurrent spends never pass the plan's limit.
-func spendCredit(ctx context.Context, tx *store.Tx, accountID uuid.UUID, now time.Time) error {
-	if ok, err := tx.SpendCredit(ctx, accountID, CreditPeriod(now)); err != nil || ok {
-		return err
-	}
-	return creditLimit(ctx, tx, accountID, now)
-}
-
-// creditLimit is CREDIT_LIMIT with the account's figures, read in tx.
-func creditLimit(ctx context.Context, tx *store.Tx, accountID uuid.UUID, now time.Time) error {
+// creditLimit is CREDIT_LIMIT with the account's figures, read in tx, for an issuance of n
+// credentials of kind that found fewer credits left. The message is the kind's: a certificate
+// is issued one at a time, badge assertions n at a time, all or nothing.
+func creditLimit(ctx context.Context, tx *store.Tx, accountID uuid.UUID, kind string, n int, now time.Time) error {
 	c, err := CreditsOf(ctx, tx, accountID, now)
 	if err != nil {
 		return err
 	}
-	e := apperr.New(apperr.CreditLimit, "No credits left this month: the %s plan has %d; they renew on %s.", c.Plan,
-		store.Deref(c.Limit), c.ResetsAt.Format("2 January 2006"))
+	var e *apperr.Error
+	if kind == store.KindBadgeAssertion {
+		e = apperr.New(apperr.CreditLimit, "Not enough credits: %d new recipients need %d, and %d are left this month on the %s plan; nothing was issued. Credits renew on %s.",
+			n, n, store.Deref(c.Remaining), c.Plan, c.ResetsAt.Format("2 January 2006"))
+	} else {
+		e = apperr.New(apperr.CreditLimit, "No credits left this month: the %s plan has %d; they renew on %s.", c.Plan,
+			store.Deref(c.Limit), c.ResetsAt.Format("2 January 2006"))
+	}
 	e.Credits = c.Figures()
 	return e
 }

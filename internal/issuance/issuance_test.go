@@ -1,0 +1,371 @@
+package issuance_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/credentials"
+	"github.com/certhub/credentiald/internal/domain"
+	"github.com/certhub/credentiald/internal/issuance"
+	"github.com/certhub/credentiald/internal/store"
+	"github.com/certhub/credentiald/internal/testkit"
+)
+
+func TestMain(m *testing.M) { testkit.Main(m) }
+
+// world is an account on the free plan (12 credits a month) with a template and an event.
+type world struct{ testkit.World }
+
+func (w world) attendee(t *testing.T, first string) domain.Attendee {
+	t.Helper()
+	a, err := w.Store.CreateAttendee(t.Context(), w.Account, w.Event, domain.AttendeeFields{FirstName: first, LastName: "Lovelace",
+		Email: strings.ToLower(first) + "@example.org"}, w.Clock.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func recipient(a domain.Attendee) domain.Recipient {
+	return domain.Recipient{FirstName: a.FirstName, LastName: a.LastName, Email: a.Email}
+}
+
+// newCertificate is a new certificate (or draft) for the attendee; its code is left to Issue.
+func (w world) newCertificate(a domain.Attendee, draft bool) *store.NewCertificate {
+	c := &store.NewCertificate{AccountID: w.Account, CertificateKey: store.CertificateKey{AttendeeID: a.ID, EventID: w.Event,
+		TemplateID: w.Template}, Number: store.NumberFormat{Prefix: "T-", Digits: 4}, Draft: draft, Recipient: recipient(a),
+		Snapshot: json.RawMessage(`{}`)}
+	if !draft {
+		at := w.Clock.Now().UTC()
+		c.IssuedAt = &at
+	}
+	return c
+}
+
+func certificateEvent(c domain.Certificate) any {
+	return map[string]any{"type": "certificate.issued", "data": map[string]any{"id": c.ID, "certificateNumber": ""}}
+}
+
+func (w world) certificateEmail(c domain.Certificate) domain.OutboundEmail {
+	return domain.OutboundEmail{AccountID: w.Account, Kind: "certificate", CertificateID: &c.ID, ToAddress: c.Email,
+		Subject: "Your certificate " + c.Number, BodyText: c.Number}
+}
+
+// issue runs Issue in a transaction of its own, rolled back when Issue fails.
+func (w world) issue(t *testing.T, r issuance.Request) (issuance.Issued, error) {
+	t.Helper()
+	return store.InTx(t.Context(), w.Store, func(tx *store.Tx) (issuance.Issued, error) { return issuance.Issue(t.Context(), tx, r) })
+}
+
+// writes are what issuances wrote, in the account (the codes, in the test's database).
+type writes struct {
+	Credits, Codes, Entries, Events, Counted, Emails, FanOuts int
+}
+
+func (w world) writes(t *testing.T) writes {
+	t.Helper()
+	var n writes
+	testkit.QueryRowAt(t, w.DBURL, `SELECT
+		(SELECT coalesce(sum(used), 0) FROM credit_usage WHERE account_id = $1)::integer,
+		(SELECT count(*) FROM verification_codes)::integer,
+		(SELECT count(*) FROM verifiable_credentials WHERE account_id = $1)::integer,
+		(SELECT count(*) FROM outbox_events WHERE account_id = $1)::integer,
+		(SELECT coalesce(sum(issued), 0) FROM analytics_daily WHERE account_id = $1)::integer,
+		(SELECT count(*) FROM email_deliveries WHERE account_id = $1)::integer,
+		(SELECT count(*) FROM river_job WHERE kind = 'webhook_fan_out')::integer`, []any{w.Account},
+		&n.Credits, &n.Codes, &n.Entries, &n.Events, &n.Counted, &n.Emails, &n.FanOuts)
+	return n
+}
+
+func (n writes) minus(m writes) writes {
+	return writes{Credits: n.Credits - m.Credits, Codes: n.Codes - m.Codes, Entries: n.Entries - m.Entries, Events: n.Events - m.Events,
+		Counted: n.Counted - m.Counted, Emails: n.Emails - m.Emails, FanOuts: n.FanOuts - m.FanOuts}
+}
+
+// credential is what a test checks of one issued credential in the database.
+type credential struct {
+	id   uuid.UUID
+	kind string
+	code string
+}
+
+// kind is one kind of issuance: arrange prepares what it needs (a draft, a badge) before the
+// figures are read, and answers the request and what it issues.
+type kind struct {
+	name    string
+	arrange func(t *testing.T, w world) issuance.Request
+	want    writes
+	// issued are the credentials the request issues, from Issue's answer.
+	issued func(out issuance.Issued) []credential
+	// codeOf, when set, is the code the request says its credential has (reserved by its caller).
+	codeOf func(r issuance.Request) string
+}
+
+func certificatesOf(out issuance.Issued) []credential {
+	var cs []credential
+	for _, c := range out.Certificates {
+		cs = append(cs, credential{id: c.ID, kind: store.KindCertificate, code: c.VerificationCode})
+	}
+	return cs
+}
+
+func assertionsOf(out issuance.Issued) []credential {
+	var cs []credential
+	for _, a := range out.Assertions {
+		cs = append(cs, credential{id: a.ID, kind: store.KindBadgeAssertion, code: a.VerificationCode})
+	}
+	return cs
+}
+
+// draft writes a draft for a new attendee, through Issue, and returns it.
+func (w world) draft(t *testing.T, first string) domain.Certificate {
+	t.Helper()
+	out, err := w.issue(t, issuance.Request{AccountID: w.Account, Now: w.Clock.Now(),
+		Certificates: []issuance.Certificate{{New: w.newCertificate(w.attendee(t, first), true), Event: certificateEvent}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.Certificates[0]
+}
+
+func kinds() []kind {
+	return []kind{{
+		name: "a new certificate",
+		arrange: func(t *testing.T, w world) issuance.Request {
+			return issuance.Request{AccountID: w.Account, Now: w.Clock.Now(), Certificates: []issuance.Certificate{{
+				New: w.newCertificate(w.attendee(t, "Ada"), false), Event: certificateEvent, Email: w.certificateEmail}}}
+		},
+		want:   writes{Credits: 1, Codes: 1, Entries: 1, Events: 1, Counted: 1, Emails: 1, FanOuts: 1},
+		issued: certificatesOf,
+	}, {
+		name: "a new certificate whose code its caller reserved",
+		arrange: func(t *testing.T, w world) issuance.Request {
+			c := w.newCertificate(w.attendee(t, "Ada"), false)
+			c.VerificationCode = "RESERVED00001"
+			testkit.SQLAt(t, w.DBURL, `INSERT INTO verification_codes (code, kind) VALUES ($1, 'certificate')`, c.VerificationCode)
+			return issuance.Request{AccountID: w.Account, Now: w.Clock.Now(), Certificates: []issuance.Certificate{{
+				New: c, Event: certificateEvent}}}
+		},
+		want:   writes{Credits: 1, Codes: 0, Entries: 1, Events: 1, Counted: 1, FanOuts: 1},
+		issued: certificatesOf,
+		codeOf: func(r issuance.Request) string { return r.Certificates[0].New.VerificationCode },
+	}, {
+		name: "a new draft",
+		arrange: func(t *testing.T, w world) issuance.Request {
+			return issuance.Request{AccountID: w.Account, Now: w.Clock.Now(), Certificates: []issuance.Certificate{{
+				New: w.newCertificate(w.attendee(t, "Ada"), true), Event: certificateEvent, Email: w.certificateEmail}}}
+		},
+		want: writes{Codes: 1}, // a draft costs nothing, has no entry, no event, no count and no email
+		issued: func(out issuance.Issued) []credential {
+			return nil // not issued: checked by the figures alone
+		},
+	}, {
+		name: "a draft turned issued",
+		arrange: func(t *testing.T, w world) issuance.Request {
+			d := w.draft(t, "Ada")
+			return issuance.Request{AccountID: w.Account, Now: w.Clock.Now(), Certificates: []issuance.Certificate{{
+				Draft: &d, Issuance: store.Issuance{Recipient: recipient(w.attendee(t, "Grace")), Snapshot: json.RawMessage(`{}`),
+					IssuedAt: w.Clock.Now().UTC()}, Event: certificateEvent, Email: w.certificateEmail}}}
+		},
+		want:   writes{Credits: 1, Codes: 0, Entries: 1, Events: 1, Counted: 1, Emails: 1, FanOuts: 1}, // it keeps its code
+		issued: certificatesOf,
+		codeOf: func(r issuance.Request) string { return r.Certificates[0].Draft.VerificationCode },
+	}, {
+		name: "a badge issued to three attendees",
+		arrange: func(t *testing.T, w world) issuance.Request {
+			return w.badgeRequest(t, 3)
+		},
+		want:   writes{Credits: 3, Codes: 3, Entries: 3, Events: 3, Counted: 3, Emails: 3, FanOuts: 1}, // one fan-out for the three
+		issued: assertionsOf,
+	}}
+}
+
+func (w world) badgeRequest(t *testing.T, n int) issuance.Request {
+	t.Helper()
+	now := w.Clock.Now()
+	b, err := w.Store.InsertBadge(t.Context(), w.Account, domain.BadgeFields{Name: "Speaker"}, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := &issuance.Badge{Issuance: store.BadgeIssuance{AccountID: w.Account, BadgeID: b.ID, IssuedAt: now.UTC()},
+		EventOf: map[uuid.UUID]uuid.UUID{}, Claims: credentials.BadgeClaimsOf(b, "Analytical Society", "", false),
+		Event: func(a domain.BadgeAssertion) any {
+			return map[string]any{"type": "badge.issued", "data": map[string]any{"id": a.ID}}
+		},
+		Email: func(a domain.BadgeAssertion) domain.OutboundEmail {
+			return domain.OutboundEmail{AccountID: w.Account, Kind: "badge", BadgeAssertionID: &a.ID, ToAddress: a.Recipient.Email,
+				Subject: "Your badge", BodyText: "A badge"}
+		}}
+	for i := range n {
+		a := w.attendee(t, fmt.Sprintf("Speaker%d", i))
+		req.EventOf[a.ID] = w.Event
+		req.Assertions = append(req.Assertions, store.NewBadgeAssertion{AttendeeID: a.ID, Recipient: recipient(a),
+			RecipientSalt: fmt.Sprintf("salt-%016d", i)})
+	}
+	return issuance.Request{AccountID: w.Account, Now: now, Badge: req}
+}
+
+// One issuance of each kind writes what issuing entails, once per credential: its credit, its
+// code (reserved under its kind, and naming it), its status list entry, its outbox event (with
+// its webhook fan-out job), the day's count and, when asked, its email; a draft only its row
+// and its code.
+func TestIssueWritesWhatOneIssuanceEntails(t *testing.T) {
+	t.Parallel()
+	for _, k := range kinds() {
+		t.Run(k.name, func(t *testing.T) {
+			t.Parallel()
+			w := world{testkit.NewWorld(t)}
+			r := k.arrange(t, w)
+			before := w.writes(t)
+			out, err := w.issue(t, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := w.writes(t).minus(before); got != k.want {
+				t.Fatalf("wrote %+v, want %+v", got, k.want)
+			}
+			issued := k.issued(out)
+			if len(issued) != k.want.Entries {
+				t.Fatalf("answered %d credentials, want %d", len(issued), k.want.Entries)
+			}
+			for _, c := range issued {
+				w.checkIssued(t, c)
+				if k.codeOf != nil && c.code != k.codeOf(r) {
+					t.Fatalf("code %s, want %s (the one the request had)", c.code, k.codeOf(r))
+				}
+			}
+		})
+	}
+}
+
+// checkIssued checks one issued credential in the database: its code registered under its
+// kind, its status entry, and, for a certificate, its number in its event.
+func (w world) checkIssued(t *testing.T, c credential) {
+	t.Helper()
+	var codeKind string
+	var entries int
+	testkit.QueryRowAt(t, w.DBURL, `SELECT (SELECT kind FROM verification_codes WHERE code = $1),
+		(SELECT count(*) FROM verifiable_credentials WHERE credential_id = $2 AND kind = $3)::integer`,
+		[]any{c.code, c.id, c.kind}, &codeKind, &entries)
+	if codeKind != c.kind || entries != 1 {
+		t.Fatalf("%s %s: code %s registered as %q, %d status entries", c.kind, c.id, c.code, codeKind, entries)
+	}
+	if c.kind != store.KindCertificate {
+		return
+	}
+	var number, inEvent, code string
+	testkit.QueryRowAt(t, w.DBURL, `SELECT c.certificate_number, coalesce(e.payload->'data'->>'certificateNumber', ''), c.verification_code
+		FROM certificates c LEFT JOIN outbox_events e ON e.event_type = 'certificate.issued' AND e.payload->'data'->>'id' = c.id::text
+		WHERE c.id = $1`, []any{c.id}, &number, &inEvent, &code)
+	if number == "" || inEvent != number || code != c.code {
+		t.Fatalf("certificate %s numbered %q, its event says %q; code %s, answered %s", c.id, number, inEvent, code, c.code)
+	}
+}
+
+// With fewer credits left than an issuance needs, every kind is refused with CREDIT_LIMIT and
+// the figures, and, its transaction rolled back, leaves the database as it was: no credit,
+// code, row, entry, event, count, job or email. A badge issuance is all or nothing.
+func TestCreditLimitWritesNothing(t *testing.T) {
+	t.Parallel()
+	for _, k := range kinds() {
+		if k.want.Credits == 0 {
+			continue // a draft costs nothing
+		}
+		t.Run(k.name, func(t *testing.T) {
+			t.Parallel()
+			w := world{testkit.NewWorld(t)}
+			r := k.arrange(t, w)
+			left := k.want.Credits - 1 // one short
+			testkit.SQLAt(t, w.DBURL, `INSERT INTO credit_usage (account_id, period, used) VALUES ($1, $2, $3)
+				ON CONFLICT (account_id, period) DO UPDATE SET used = excluded.used`,
+				w.Account, issuance.CreditPeriod(w.Clock.Now()), 12-left)
+			before, err := w.Store.Fingerprint(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = w.issue(t, r)
+			e, ok := apperr.As(err)
+			if !ok || e.Code != apperr.CreditLimit {
+				t.Fatalf("got %v, want CREDIT_LIMIT", err)
+			}
+			if e.Credits == nil || *e.Credits.Limit != 12 || e.Credits.Used != 12-left || *e.Credits.Remaining != left {
+				t.Fatalf("figures %+v", e.Credits)
+			}
+			if after, err := w.Store.Fingerprint(t.Context()); err != nil || after != before {
+				t.Fatalf("CREDIT_LIMIT changed the database (%v)", err)
+			}
+		})
+	}
+}
+
+// Issue's own round trips, warmed up (each statement prepared on the connection), on the
+// common path (every status entry's first candidate free): the codes it reserves (none when
+// its caller did), the kind's rows that take no hot row (badge assertions), the emails of
+// assertions, the webhook fan-out jobs, one pipeline for every write under the hot rows, and a
+// new certificate's email (it says its number). BEGIN and COMMIT are the caller's.
+func TestIssueRoundTrips(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name    string
+		request func(t *testing.T, w world, st *store.Store) issuance.Request
+		want    int64
+	}{
+		{"a new certificate, its code reserved by its caller", func(t *testing.T, w world, _ *store.Store) issuance.Request {
+			c := w.newCertificate(w.attendee(t, "Ada"), false)
+			code, err := issuance.DrawVerificationCode()
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.VerificationCode = code
+			testkit.SQLAt(t, w.DBURL, `INSERT INTO verification_codes (code, kind) VALUES ($1, 'certificate')`, code)
+			return issuance.Request{AccountID: w.Account, Now: w.Clock.Now(), Certificates: []issuance.Certificate{{New: c, Event: certificateEvent}}}
+		}, 2}, // jobs, pipeline
+		{"a new certificate", func(t *testing.T, w world, _ *store.Store) issuance.Request {
+			return issuance.Request{AccountID: w.Account, Now: w.Clock.Now(), Certificates: []issuance.Certificate{{
+				New: w.newCertificate(w.attendee(t, "Ada"), false), Event: certificateEvent}}}
+		}, 3}, // code, jobs, pipeline
+		{"a draft turned issued", func(t *testing.T, w world, _ *store.Store) issuance.Request {
+			d := w.draft(t, "Ada")
+			return issuance.Request{AccountID: w.Account, Now: w.Clock.Now(), Certificates: []issuance.Certificate{{
+				Draft: &d, Issuance: store.Issuance{Recipient: domain.Recipient{FirstName: d.FirstName, LastName: d.LastName, Email: d.Email}, Snapshot: json.RawMessage(`{}`), IssuedAt: w.Clock.Now().UTC()},
+				Event: certificateEvent}}}
+		}, 2}, // jobs, pipeline
+		{"a badge issued to three attendees, with their emails", func(t *testing.T, w world, _ *store.Store) issuance.Request {
+			return w.badgeRequest(t, 3)
+		}, 10}, // codes, assertions, 3 emails (a row and a River job each), jobs, pipeline
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			w := world{testkit.NewWorld(t)}
+			testkit.SQLAt(t, w.DBURL, `UPDATE accounts SET plan = 'unlimited' WHERE id = $1`, w.Account)
+			st, rt := testkit.CountingStore(t, w.DBURL)
+			// Twice to warm up: the account's first entry is drawn the long way (its first
+			// status list), the second issuance takes the common path.
+			least := int64(1 << 30)
+			for i := range 5 {
+				r := c.request(t, w, st)
+				_, err := store.InTx(t.Context(), st, func(tx *store.Tx) (issuance.Issued, error) {
+					n := rt.Count()
+					out, err := issuance.Issue(context.Background(), tx, r)
+					if i >= 2 {
+						least = min(least, rt.Count()-n)
+					}
+					return out, err
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			if least != c.want {
+				t.Fatalf("%d round trips, want %d", least, c.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,271 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/riverqueue/river"
+
+	"github.com/certhub/credentiald/gen/db"
+	"github.com/certhub/credentiald/internal/domain"
+	"github.com/certhub/credentiald/internal/jobs"
+)
+
+// Pipeline queues the writes of an issuance and sends them to PostgreSQL in one round trip
+// (Send), in the order queued. An issuance holds the account's hot rows (its credit row, its
+// number counter, the day's analytics rows) from the first of these writes until its commit,
+// and every issuance of the account waits for them: one round trip for all the writes keeps
+// that hold as short as one statement would, while the rules that tie the writes together stay
+// in Go (internal/issuance) and every statement stays in db/queries.
+//
+// The statements are sqlc batch queries (db/queries/issuance.sql). The generated Queries of a
+// pipeline run on batchDB, which does not send the batch each of them builds: it appends the
+// batch's queued queries to the pipeline's one pgx.Batch and answers results that read, once
+// Send has sent the whole, from the real results in queue order. What an operation answers
+// (a certificate, whether a credit was spent) is filled in by Send. The same mechanism sends,
+// with flush, the two statements of Tx.CurrentCertificates (a read and a new certificate's code
+// reserved) in one round trip before the hot rows.
+type Pipeline struct {
+	tx    *Tx
+	q     *db.Queries
+	batch pgx.Batch
+	// sent are the real results, once Send has sent the batch.
+	sent pgx.BatchResults
+	// reads read the operations' results, in the order they were queued.
+	reads []func() error
+	// jobs are River jobs the queued writes call for (webhook fan-outs), inserted by Send before
+	// the batch: River inserts with statements of its own, in a round trip of its own, taken
+	// before the hot rows are.
+	jobs []river.JobArgs
+}
+
+// Pipeline starts an empty pipeline in the transaction.
+func (t *Tx) Pipeline() *Pipeline {
+	p := &Pipeline{tx: t}
+	p.q = db.New(batchDB{p})
+	return p
+}
+
+// batchDB is the database of a pipeline's generated Queries: SendBatch queues, nothing else
+// runs (a pipeline's statements are all batch queries).
+type batchDB struct{ p *Pipeline }
+
+var errNotBatched = errors.New("store: a pipeline runs batch queries only")
+
+func (batchDB) Exec(context.Context, string, ...any) (pgconn.CommandTag, error) {
+	return pgconn.CommandTag{}, errNotBatched
+}
+func (batchDB) Query(context.Context, string, ...any) (pgx.Rows, error) { return nil, errNotBatched }
+func (batchDB) QueryRow(context.Context, string, ...any) pgx.Row        { return errRow{} }
+func (batchDB) CopyFrom(context.Context, pgx.Identifier, []string, pgx.CopyFromSource) (int64, error) {
+	return 0, errNotBatched
+}
+
+// SendBatch appends b's queries to the pipeline's batch, in order.
+func (d batchDB) SendBatch(_ context.Context, b *pgx.Batch) pgx.BatchResults {
+	d.p.batch.QueuedQueries = append(d.p.batch.QueuedQueries, b.QueuedQueries...)
+	return queuedResults{d.p}
+}
+
+type errRow struct{}
+
+func (errRow) Scan(...any) error { return errNotBatched }
+
+// queuedResults reads a generated batch's results from the pipeline's real results, which the
+// generated code reads in its own queue order, called by Send in the pipeline's order. Close
+// does nothing: Send closes the real results once every operation has read its own.
+type queuedResults struct{ p *Pipeline }
+
+func (r queuedResults) Exec() (pgconn.CommandTag, error) { return r.p.sent.Exec() }
+func (r queuedResults) Query() (pgx.Rows, error)         { return r.p.sent.Query() }
+func (r queuedResults) QueryRow() pgx.Row                { return r.p.sent.QueryRow() }
+func (r queuedResults) Close() error                     { return nil }
+func (r queuedResults) Tx() pgx.Tx                       { return nil }
+
+// Len is how many statements are queued.
+func (p *Pipeline) Len() int { return p.batch.Len() }
+
+// Send sends the queued statements in one round trip (the River jobs they call for in one
+// before), after queuing the counts that CountIssued was told in the transaction (the day's
+// analytics rows, in key order), and fills in what the operations answer. The first error is
+// returned (a failed statement aborts the transaction: those after it fail too).
+func (p *Pipeline) Send(ctx context.Context) error {
+	if err := p.tx.InsertJobs(ctx, p.jobs); err != nil {
+		return err
+	}
+	p.jobs = nil
+	if c, ok := p.tx.takeIssued(); ok {
+		r := p.q.PipelineCountIssued(ctx, []db.PipelineCountIssuedParams{db.PipelineCountIssuedParams(c)})
+		p.exec(func(f func(int, error)) { r.Exec(f) })
+	}
+	return p.flush(ctx)
+}
+
+// flush sends the queued statements in one round trip and fills in what the operations
+// answer, as Send does, but takes nothing else with them: no River job, no count of
+// CountIssued (those belong with the writes under the hot rows). A pipeline of statements
+// that are not an issuance's writes (Tx.CurrentCertificates) is sent with flush.
+func (p *Pipeline) flush(ctx context.Context) error {
+	if p.batch.Len() == 0 {
+		return nil
+	}
+	p.sent = p.tx.tx.SendBatch(ctx, &p.batch)
+	var first error
+	for _, read := range p.reads {
+		if err := read(); err != nil && first == nil {
+			first = err
+		}
+	}
+	if err := p.sent.Close(); err != nil && first == nil {
+		first = err
+	}
+	p.batch, p.reads, p.sent = pgx.Batch{}, nil, nil
+	return mapError(first)
+}
+
+// exec records the read of a :batchexec operation.
+func (p *Pipeline) exec(run func(func(int, error))) {
+	p.reads = append(p.reads, func() error {
+		var first error
+		run(func(_ int, err error) {
+			if err != nil && first == nil {
+				first = err
+			}
+		})
+		return first
+	})
+}
+
+// Spent says whether a pipeline's credit spend took its credits (read after Send).
+type Spent struct{ OK bool }
+
+// SpendCredits queues the spend of n credits of the account's month starting at period, all or
+// none (SpendCredits): after Send, the answer says whether they were taken.
+func (p *Pipeline) SpendCredits(ctx context.Context, accountID uuid.UUID, period time.Time, n int) *Spent {
+	out := &Spent{}
+	r := p.q.PipelineSpendCredits(ctx, []db.PipelineSpendCreditsParams{{AccountID: accountID, Period: period, N: int32(n)}})
+	p.reads = append(p.reads, func() error {
+		var err error
+		r.QueryRow(func(_ int, _ int32, e error) { err = e })
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil // fewer than n left: OK stays false
+		}
+		out.OK = err == nil
+		return err
+	})
+	return out
+}
+
+// InsertCertificate queues a new certificate or draft, numbered with the account's next
+// number, which its statement takes (Number.Prefix, then the number zero-padded to
+// Number.Digits), under VerificationCode, reserved before (Tx.CurrentCertificates or
+// RegisterVerificationCodes). The
+// certificate is filled in by Send.
+func (p *Pipeline) InsertCertificate(ctx context.Context, c NewCertificate, now time.Time) *domain.Certificate {
+	status := domain.StoredCertificateIssued
+	if c.Draft {
+		status = domain.StoredCertificateDraft
+	}
+	if c.ID == uuid.Nil {
+		c.ID = newID()
+	}
+	out := &domain.Certificate{}
+	r := p.q.PipelineInsertCertificate(ctx, []db.PipelineInsertCertificateParams{{ID: c.ID, AccountID: c.AccountID,
+		EventID: c.EventID, AttendeeID: c.AttendeeID, TemplateID: c.TemplateID, NumberPrefix: c.Number.Prefix,
+		NumberDigits: int32(c.Number.Digits), VerificationCode: c.VerificationCode, Status: status,
+		RecipientFirstName: c.Recipient.FirstName, RecipientLastName: c.Recipient.LastName, RecipientEmail: c.Recipient.Email,
+		Snapshot: c.Snapshot, IssuedAt: c.IssuedAt, ExpiresAt: c.ExpiresAt, Now: now}})
+	p.reads = append(p.reads, func() error {
+		var err error
+		r.QueryRow(func(_ int, row db.Certificate, e error) {
+			if err = e; e == nil {
+				*out = certificateFrom(row, now)
+			}
+		})
+		return err
+	})
+	return out
+}
+
+// IssueDraft queues the issuance of a draft, keeping its number and code; Send answers
+// ErrNotFound when id is no longer a draft.
+func (p *Pipeline) IssueDraft(ctx context.Context, id uuid.UUID, in Issuance, now time.Time) *domain.Certificate {
+	issued := in.IssuedAt
+	out := &domain.Certificate{}
+	r := p.q.PipelineIssueDraft(ctx, []db.PipelineIssueDraftParams{{ID: id, RecipientFirstName: in.Recipient.FirstName,
+		RecipientLastName: in.Recipient.LastName, RecipientEmail: in.Recipient.Email, Snapshot: in.Snapshot,
+		IssuedAt: &issued, ExpiresAt: in.ExpiresAt, Now: now}})
+	p.reads = append(p.reads, func() error {
+		var err error
+		r.QueryRow(func(_ int, row db.Certificate, e error) {
+			if err = e; e == nil {
+				*out = certificateFrom(row, now)
+			}
+		})
+		return err
+	})
+	return out
+}
+
+// Assigned says whether a pipeline's status entry was written (read after Send).
+type Assigned struct{ OK bool }
+
+// InsertStatusEntry queues v's entry in the account's open status list (v.List is not read) at
+// the first of the candidate indexes that is free; after Send, the answer says whether it was
+// written (not: no open list, or every candidate taken).
+func (p *Pipeline) InsertStatusEntry(ctx context.Context, v VerifiableCredential, candidates []int) *Assigned {
+	out := &Assigned{}
+	r := p.q.PipelineInsertStatusEntry(ctx, []db.PipelineInsertStatusEntryParams{{CredentialID: v.CredentialID, Kind: v.Kind,
+		AccountID: v.AccountID, Salt: v.Salt, Claims: v.Claims, Now: v.SignedAt,
+		Candidates: convert(candidates, func(n int) int32 { return int32(n) })}})
+	p.reads = append(p.reads, func() error {
+		var err error
+		r.Query(func(_ int, lists []int32, e error) { err, out.OK = e, e == nil && len(lists) > 0 })
+		return err
+	})
+	return out
+}
+
+// CertificateEvent queues an outbox event about a certificate written earlier in the pipeline
+// (inserted, or a draft issued), with its payload's data.certificateNumber set from the
+// certificate's row by the statement, and its webhook fan-out job.
+func (p *Pipeline) CertificateEvent(ctx context.Context, certificateID uuid.UUID, eventType string, at time.Time, payload any) error {
+	b, err := json.Marshal(payload)
+	if err != nil {
+		return err
+	}
+	id := newID()
+	r := p.q.PipelineInsertCertificateEvent(ctx, []db.PipelineInsertCertificateEventParams{{ID: id, EventType: eventType,
+		Payload: b, OccurredAt: at, CertificateID: certificateID}})
+	p.exec(func(f func(int, error)) { r.Exec(f) })
+	p.jobs = append(p.jobs, jobs.FanOutEvents{OutboxEventIDs: []uuid.UUID{id}})
+	return nil
+}
+
+// OutboxMany queues one event of eventType per payload, in one statement, and their fan-out
+// jobs, one per fanOutBatch events (as Tx.OutboxMany).
+func (p *Pipeline) OutboxMany(ctx context.Context, accountID uuid.UUID, eventType string, at time.Time, payloads []any) error {
+	if len(payloads) == 0 {
+		return nil
+	}
+	arg := db.PipelineInsertOutboxEventsParams{AccountID: accountID, EventType: eventType, OccurredAt: at}
+	for _, v := range payloads {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		arg.Ids, arg.Payloads = append(arg.Ids, newID()), append(arg.Payloads, b)
+	}
+	r := p.q.PipelineInsertOutboxEvents(ctx, []db.PipelineInsertOutboxEventsParams{arg})
+	p.exec(func(f func(int, error)) { r.Exec(f) })
+	for ids := range slices.Chunk(arg.Ids, fanOutBatch) {
+		p.jobs = append(p.jobs, jobs.FanOutEvents{OutboxEventIDs: ids})
+	}
+	return nil
+}
