@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/certhub/credentiald/internal/devpg"
+	"github.com/certhub/credentiald/internal/embeddedpg"
 	"github.com/certhub/credentiald/internal/loadbench"
 	"github.com/certhub/credentiald/internal/testkit/coverage"
 )
@@ -61,14 +61,14 @@ func run(cmd string, args []string) error {
 	defer stop()
 	switch cmd {
 	case "pg-start":
-		c, err := devpg.Start(ctx, *dir, devpg.Options{Ephemeral: *ephemeral})
+		c, err := embeddedpg.Start(ctx, *dir, embeddedpg.Options{Ephemeral: *ephemeral})
 		if err != nil {
 			return err
 		}
 		fmt.Println(c.URL())
 		return nil
 	case "pg-stop":
-		return devpg.StopDir(ctx, *dir)
+		return embeddedpg.StopDir(ctx, *dir)
 	case "contract-coverage":
 		report, err := coverage.Report(*covDir)
 		if err != nil {

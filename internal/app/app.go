@@ -17,7 +17,7 @@ import (
 
 	"github.com/certhub/credentiald/internal/auth"
 	"github.com/certhub/credentiald/internal/config"
-	"github.com/certhub/credentiald/internal/devpg"
+	"github.com/certhub/credentiald/internal/embeddedpg"
 	"github.com/certhub/credentiald/internal/metrics"
 	"github.com/certhub/credentiald/internal/store"
 )
@@ -30,7 +30,7 @@ func Database(ctx context.Context, cfg config.Config, logger *slog.Logger) (*sto
 	stopCluster := func() {}
 	if url == "" {
 		dir := filepath.Join(cfg.DataDir, "postgres")
-		cluster, err := devpg.Start(ctx, dir, devpg.Options{})
+		cluster, err := embeddedpg.Start(ctx, dir, embeddedpg.Options{})
 		if err != nil {
 			return nil, nil, fmt.Errorf("DATABASE_URL is unset and the private cluster in %s did not start: %w", dir, err)
 		}

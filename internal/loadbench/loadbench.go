@@ -27,7 +27,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/certhub/credentiald/internal/devpg"
+	"github.com/certhub/credentiald/internal/embeddedpg"
 	"github.com/certhub/credentiald/internal/loadgen"
 )
 
@@ -84,7 +84,7 @@ func Run(ctx context.Context, o Options) (err error) {
 		return err
 	}
 	fmt.Fprintf(o.Out, "bench-http: load average %s; starting a durable PostgreSQL cluster in %s\n", loadgen.LoadAverage(), pgDir)
-	cluster, err := devpg.Start(ctx, pgDir, devpg.Options{}) // not Ephemeral: fsync on
+	cluster, err := embeddedpg.Start(ctx, pgDir, embeddedpg.Options{}) // not Ephemeral: fsync on
 	if err != nil {
 		return err
 	}

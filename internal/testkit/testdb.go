@@ -22,7 +22,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	dbfiles "github.com/certhub/credentiald/db"
-	"github.com/certhub/credentiald/internal/devpg"
+	"github.com/certhub/credentiald/internal/embeddedpg"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/testkit/coverage"
 )
@@ -104,7 +104,7 @@ func setup() error {
 	ctx := context.Background()
 	raw := os.Getenv("TEST_DATABASE_URL")
 	if raw == "" {
-		c, err := devpg.Start(ctx, filepath.Join(coverage.ModuleRoot(), ".data", "postgres-test"), devpg.Options{Ephemeral: true})
+		c, err := embeddedpg.Start(ctx, filepath.Join(coverage.ModuleRoot(), ".data", "postgres-test"), embeddedpg.Options{Ephemeral: true})
 		if err != nil {
 			return err
 		}

@@ -1,8 +1,10 @@
-// Package devpg runs a private PostgreSQL cluster in a folder of the project, for `make run`
-// and `make test` on a machine without a configured database. It uses the server binaries on
+// Package embeddedpg runs the service's embedded default database: a private PostgreSQL cluster
+// in a folder of the project, which the service starts when DATABASE_URL is unset (`make run`)
+// and `make test` uses on a machine without a configured database. It is part of the binary,
+// not a development tool. It uses the server binaries on
 // the PATH or under /usr/lib/postgresql/*/bin and, when running as root, runs them as the
 // postgres OS user (initdb and postgres refuse root).
-package devpg
+package embeddedpg
 
 import (
 	"bytes"
