@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"net/netip"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -152,4 +154,35 @@ func TestInstancesShareTheLimitThroughRedis(t *testing.T) {
 	wantError(t, res, 429, res.StatusCode, "RATE_LIMITED")
 	res = attempt(b)
 	wantError(t, res, 429, res.StatusCode, "RATE_LIMITED")
+}
+
+// The wallet endpoints try a secret with every request (an offer token, a code, an access
+// token), so they count against the verification lookups' bucket: 30 a minute per client,
+// shared among them, then 429.
+func TestWalletEndpointsShareTheVerificationLimit(t *testing.T) {
+	t.Parallel()
+	clock := &testkit.Clock{}
+	clock.Stop()
+	env := testkit.NewServer(t, testkit.WithClock(clock.Now))
+	acct := testkit.SignUp(t, env)
+	token := strings.Repeat("A", 43)
+	issuer := "/issuers/" + acct.ID.String()
+	try := []func() *contract.Response{
+		func() *contract.Response { return env.Client.Post("/exchanges/"+token, map[string]any{}) },
+		func() *contract.Response { return env.Client.Get(issuer + "/offers/" + token) },
+		func() *contract.Response { return env.Client.Post(issuer+"/nonce", nil) },
+	}
+	for i := 1; i <= ratelimit.Verification.Burst; i++ {
+		if res := try[i%len(try)](); res.StatusCode == http.StatusTooManyRequests {
+			t.Fatalf("request %d refused: %s", i, res.Body)
+		}
+	}
+	for _, f := range try {
+		res := f()
+		wantError(t, res, http.StatusTooManyRequests, res.StatusCode, "RATE_LIMITED")
+	}
+	// The account's API is not held back by it.
+	if res := acct.Client.Get("/api/v1/auth/me"); res.StatusCode != http.StatusOK {
+		t.Fatalf("me: %d", res.StatusCode)
+	}
 }
