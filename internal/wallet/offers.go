@@ -66,13 +66,6 @@ type Credential struct {
 	AssertionID   *uuid.UUID
 }
 
-func (c Credential) kind() string {
-	if c.CertificateID != nil {
-		return store.KindCertificate
-	}
-	return store.KindBadgeAssertion
-}
-
 // Offer is an offer as the API shows it: its links carry its token.
 type Offer struct {
 	store.WalletOffer
@@ -265,9 +258,6 @@ func (s *Service) newSecret(ctx context.Context, kind string, accountID uuid.UUI
 		OfferID: offerID, ExpiresAt: s.now().Add(ttl)})
 	return secret, err
 }
-
-// errSecret says a single-use secret was unknown, used, expired, or another offer's.
-var errSecret = errors.New("wallet: no such live secret")
 
 // ForRecipient returns an offer to show the credential's recipient (their verification page):
 // the newest unclaimed one valid for a day more, else a new one. For a badge assertion the

@@ -193,15 +193,17 @@ type CredentialRequest struct {
 // configuration's format. The access token and the proof's c_nonce are spent, and the offer
 // claimed, together; a refused request spends nothing.
 func (s *Service) IssueCredential(ctx context.Context, accountID uuid.UUID, accessToken string, req CredentialRequest) (json.RawMessage, error) {
+	// The access token first (RFC 6750): a request without a live one is invalid_token,
+	// whatever its body says.
+	o, err := s.offerOfAccessToken(ctx, accountID, accessToken)
+	if err != nil {
+		return nil, err
+	}
 	form, err := requestedForm(req)
 	if err != nil {
 		return nil, err
 	}
 	jwt, err := requestedProof(req)
-	if err != nil {
-		return nil, err
-	}
-	o, err := s.offerOfAccessToken(ctx, accountID, accessToken)
 	if err != nil {
 		return nil, err
 	}

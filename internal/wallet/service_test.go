@@ -237,6 +237,8 @@ func TestAnOpenID4VCIClaimSpendsItsCodeTokenAndNonceOnce(t *testing.T) {
 	wantOAuth(t, err, "invalid_nonce")
 	_, err = c.wallet.IssueCredential(ctx, c.w.Account, "not-a-token", req(proofFor(t, key, issuer, nonce, now)))
 	wantOAuth(t, err, "invalid_token")
+	_, err = c.wallet.IssueCredential(ctx, c.w.Account, "", wallet.CredentialRequest{})
+	wantOAuth(t, err, "invalid_token") // no token: 401 before the body is read (RFC 6750)
 	var bad wallet.CredentialRequest
 	_ = json.Unmarshal([]byte(`{"credential_configuration_id":"Other","proofs":{"jwt":["x"]}}`), &bad)
 	_, err = c.wallet.IssueCredential(ctx, c.w.Account, tok, bad)
