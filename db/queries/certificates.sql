@@ -129,15 +129,30 @@ RETURNING *;
 -- name: SetRecipientToken :exec
 UPDATE certificates SET recipient_token_hash = @token_hash WHERE id = @id;
 
+-- InsertOutboxEvent records an event; one that no active subscription takes is recorded
+-- dispatched, at its occurrence (it is never fanned out: QueueOutboxFanOut skips it).
 -- name: InsertOutboxEvent :exec
-INSERT INTO outbox_events (id, account_id, event_type, payload, occurred_at)
-VALUES (@id, @account_id, @event_type, @payload, @occurred_at);
+INSERT INTO outbox_events (id, account_id, event_type, payload, occurred_at, dispatched_at)
+VALUES (@id, @account_id, @event_type, @payload, @occurred_at,
+        CASE WHEN webhook_subscribed(@account_id, @event_type) THEN NULL ELSE @occurred_at::timestamptz END);
 
 -- InsertOutboxEvents writes several events of one account and kind in one statement (the
--- assertions of one issuance, or of a retired badge), in the order given.
+-- assertions of one issuance, or of a retired badge), in the order given, dispatched already
+-- when no active subscription takes their kind (as InsertOutboxEvent).
 -- name: InsertOutboxEvents :exec
-INSERT INTO outbox_events (id, account_id, event_type, payload, occurred_at)
-SELECT unnest(@ids::uuid[]), @account_id, @event_type, unnest(@payloads::jsonb[]), @occurred_at;
+INSERT INTO outbox_events (id, account_id, event_type, payload, occurred_at, dispatched_at)
+SELECT unnest(@ids::uuid[]), @account_id, @event_type, unnest(@payloads::jsonb[]), @occurred_at,
+       CASE WHEN webhook_subscribed(@account_id, @event_type) THEN NULL ELSE @occurred_at::timestamptz END;
+
+-- QueueOutboxFanOut queues the webhook fan-out jobs (River's, of @job_kind in @job_queue) of
+-- those of the events that wait for one (not recorded dispatched), @batch events a job, in the
+-- order they occurred. Nothing is queued when none waits.
+-- name: QueueOutboxFanOut :exec
+SELECT queue_river_jobs(@job_kind::text, @job_queue::text, @job_max_attempts::smallint, coalesce(array_agg(j.args), '{}'))
+FROM (SELECT jsonb_build_object('outboxEventIds', jsonb_agg(p.id ORDER BY p.occurred_at, p.id)) AS args
+      FROM (SELECT e.id, e.occurred_at, (row_number() OVER (ORDER BY e.occurred_at, e.id) - 1) / @batch::integer AS chunk
+            FROM outbox_events e WHERE e.id = ANY (@ids::uuid[]) AND e.dispatched_at IS NULL) p
+      GROUP BY p.chunk) j;
 
 -- name: ListOutboxEvents :many
 SELECT * FROM outbox_events WHERE account_id = @account_id ORDER BY occurred_at, id;

@@ -60,18 +60,30 @@ RETURNING list;
 -- PipelineInsertCertificateEvent writes an outbox event about a certificate written earlier in
 -- the same batch (inserted, or a draft issued): @payload with the certificate's number, which
 -- only its row knows by then, set at the fixed path data.certificateNumber (the field every
--- certificate event carries, see certificates.eventData).
+-- certificate event carries, see certificates.eventData); dispatched already when no active
+-- subscription takes its kind (as InsertOutboxEvent).
 -- name: PipelineInsertCertificateEvent :batchexec
-INSERT INTO outbox_events (id, account_id, event_type, payload, occurred_at)
+INSERT INTO outbox_events (id, account_id, event_type, payload, occurred_at, dispatched_at)
 SELECT @id, c.account_id, @event_type::text,
-    jsonb_set(@payload::jsonb, '{data,certificateNumber}', to_jsonb(c.certificate_number)), @occurred_at::timestamptz
+    jsonb_set(@payload::jsonb, '{data,certificateNumber}', to_jsonb(c.certificate_number)), @occurred_at::timestamptz,
+    CASE WHEN webhook_subscribed(c.account_id, @event_type::text) THEN NULL ELSE @occurred_at::timestamptz END
 FROM certificates c WHERE c.id = @certificate_id;
 
 -- PipelineInsertOutboxEvents is InsertOutboxEvents in a pipeline: several events of one
 -- account and kind, in the order given.
 -- name: PipelineInsertOutboxEvents :batchexec
-INSERT INTO outbox_events (id, account_id, event_type, payload, occurred_at)
-SELECT unnest(@ids::uuid[]), @account_id, @event_type, unnest(@payloads::jsonb[]), @occurred_at;
+INSERT INTO outbox_events (id, account_id, event_type, payload, occurred_at, dispatched_at)
+SELECT unnest(@ids::uuid[]), @account_id, @event_type, unnest(@payloads::jsonb[]), @occurred_at,
+       CASE WHEN webhook_subscribed(@account_id, @event_type) THEN NULL ELSE @occurred_at::timestamptz END;
+
+-- PipelineQueueOutboxFanOut is QueueOutboxFanOut (certificates.sql) in a pipeline, after the
+-- statements that record its events.
+-- name: PipelineQueueOutboxFanOut :batchexec
+SELECT queue_river_jobs(@job_kind::text, @job_queue::text, @job_max_attempts::smallint, coalesce(array_agg(j.args), '{}'))
+FROM (SELECT jsonb_build_object('outboxEventIds', jsonb_agg(p.id ORDER BY p.occurred_at, p.id)) AS args
+      FROM (SELECT e.id, e.occurred_at, (row_number() OVER (ORDER BY e.occurred_at, e.id) - 1) / @batch::integer AS chunk
+            FROM outbox_events e WHERE e.id = ANY (@ids::uuid[]) AND e.dispatched_at IS NULL) p
+      GROUP BY p.chunk) j;
 
 -- PipelineCountIssued is CountIssued (analytics.sql) in a pipeline: the day's counters, in key
 -- order.

@@ -76,16 +76,12 @@ SELECT * FROM outbox_events WHERE id = ANY (@ids::uuid[]) AND dispatched_at IS N
 ORDER BY occurred_at, id
 FOR UPDATE;
 
--- OutboxSubscribers pairs each event with the active subscriptions of its account that chose
--- its kind, by name or by a pattern: "*" (every kind), or "certificate.*" and "badge.*" (the
--- kinds before the dot). webhook.test goes only to the subscription it was asked for.
+-- OutboxSubscribers pairs each event with the active subscriptions of its account that take
+-- its kind (webhook_takes: by name or by a pattern).
 -- name: OutboxSubscribers :many
 SELECT e.id AS outbox_event_id, s.id AS subscription_id, s.account_id
 FROM outbox_events e
-JOIN webhook_subscriptions s ON s.account_id = e.account_id AND s.active
- AND (e.event_type = ANY (s.events)
-      OR (e.event_type <> 'webhook.test'
-          AND ('*' = ANY (s.events) OR split_part(e.event_type, '.', 1) || '.*' = ANY (s.events))))
+JOIN webhook_subscriptions s ON s.account_id = e.account_id AND s.active AND webhook_takes(s.events, e.event_type)
 WHERE e.id = ANY (@event_ids::uuid[])
 ORDER BY e.occurred_at, e.id, s.created_at, s.id;
 

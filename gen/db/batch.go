@@ -311,9 +311,10 @@ func (b *PipelineInsertCertificateBatchResults) Close() error {
 }
 
 const pipelineInsertCertificateEvent = `-- name: PipelineInsertCertificateEvent :batchexec
-INSERT INTO outbox_events (id, account_id, event_type, payload, occurred_at)
+INSERT INTO outbox_events (id, account_id, event_type, payload, occurred_at, dispatched_at)
 SELECT $1, c.account_id, $2::text,
-    jsonb_set($3::jsonb, '{data,certificateNumber}', to_jsonb(c.certificate_number)), $4::timestamptz
+    jsonb_set($3::jsonb, '{data,certificateNumber}', to_jsonb(c.certificate_number)), $4::timestamptz,
+    CASE WHEN webhook_subscribed(c.account_id, $2::text) THEN NULL ELSE $4::timestamptz END
 FROM certificates c WHERE c.id = $5
 `
 
@@ -334,7 +335,8 @@ type PipelineInsertCertificateEventParams struct {
 // PipelineInsertCertificateEvent writes an outbox event about a certificate written earlier in
 // the same batch (inserted, or a draft issued): @payload with the certificate's number, which
 // only its row knows by then, set at the fixed path data.certificateNumber (the field every
-// certificate event carries, see certificates.eventData).
+// certificate event carries, see certificates.eventData); dispatched already when no active
+// subscription takes its kind (as InsertOutboxEvent).
 func (q *Queries) PipelineInsertCertificateEvent(ctx context.Context, arg []PipelineInsertCertificateEventParams) *PipelineInsertCertificateEventBatchResults {
 	batch := &pgx.Batch{}
 	for _, a := range arg {
@@ -373,8 +375,9 @@ func (b *PipelineInsertCertificateEventBatchResults) Close() error {
 }
 
 const pipelineInsertOutboxEvents = `-- name: PipelineInsertOutboxEvents :batchexec
-INSERT INTO outbox_events (id, account_id, event_type, payload, occurred_at)
-SELECT unnest($1::uuid[]), $2, $3, unnest($4::jsonb[]), $5
+INSERT INTO outbox_events (id, account_id, event_type, payload, occurred_at, dispatched_at)
+SELECT unnest($1::uuid[]), $2, $3, unnest($4::jsonb[]), $5,
+       CASE WHEN webhook_subscribed($2, $3) THEN NULL ELSE $5::timestamptz END
 `
 
 type PipelineInsertOutboxEventsBatchResults struct {
@@ -604,6 +607,67 @@ func (b *PipelineIssueDraftBatchResults) QueryRow(f func(int, Certificate, error
 }
 
 func (b *PipelineIssueDraftBatchResults) Close() error {
+	b.closed = true
+	return b.br.Close()
+}
+
+const pipelineQueueOutboxFanOut = `-- name: PipelineQueueOutboxFanOut :batchexec
+SELECT queue_river_jobs($1::text, $2::text, $3::smallint, coalesce(array_agg(j.args), '{}'))
+FROM (SELECT jsonb_build_object('outboxEventIds', jsonb_agg(p.id ORDER BY p.occurred_at, p.id)) AS args
+      FROM (SELECT e.id, e.occurred_at, (row_number() OVER (ORDER BY e.occurred_at, e.id) - 1) / $4::integer AS chunk
+            FROM outbox_events e WHERE e.id = ANY ($5::uuid[]) AND e.dispatched_at IS NULL) p
+      GROUP BY p.chunk) j
+`
+
+type PipelineQueueOutboxFanOutBatchResults struct {
+	br     pgx.BatchResults
+	tot    int
+	closed bool
+}
+
+type PipelineQueueOutboxFanOutParams struct {
+	JobKind        string
+	JobQueue       string
+	JobMaxAttempts int16
+	Batch          int32
+	Ids            []uuid.UUID
+}
+
+// PipelineQueueOutboxFanOut is QueueOutboxFanOut (certificates.sql) in a pipeline, after the
+// statements that record its events.
+func (q *Queries) PipelineQueueOutboxFanOut(ctx context.Context, arg []PipelineQueueOutboxFanOutParams) *PipelineQueueOutboxFanOutBatchResults {
+	batch := &pgx.Batch{}
+	for _, a := range arg {
+		vals := []interface{}{
+			a.JobKind,
+			a.JobQueue,
+			a.JobMaxAttempts,
+			a.Batch,
+			a.Ids,
+		}
+		batch.Queue(pipelineQueueOutboxFanOut, vals...)
+	}
+	br := q.db.SendBatch(ctx, batch)
+	return &PipelineQueueOutboxFanOutBatchResults{br, len(arg), false}
+}
+
+func (b *PipelineQueueOutboxFanOutBatchResults) Exec(f func(int, error)) {
+	defer b.br.Close()
+	for t := 0; t < b.tot; t++ {
+		if b.closed {
+			if f != nil {
+				f(t, ErrBatchAlreadyClosed)
+			}
+			continue
+		}
+		_, err := b.br.Exec()
+		if f != nil {
+			f(t, err)
+		}
+	}
+}
+
+func (b *PipelineQueueOutboxFanOutBatchResults) Close() error {
 	b.closed = true
 	return b.br.Close()
 }

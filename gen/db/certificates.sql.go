@@ -177,8 +177,9 @@ func (q *Queries) GetCertificateRecord(ctx context.Context, arg GetCertificateRe
 }
 
 const insertOutboxEvent = `-- name: InsertOutboxEvent :exec
-INSERT INTO outbox_events (id, account_id, event_type, payload, occurred_at)
-VALUES ($1, $2, $3, $4, $5)
+INSERT INTO outbox_events (id, account_id, event_type, payload, occurred_at, dispatched_at)
+VALUES ($1, $2, $3, $4, $5,
+        CASE WHEN webhook_subscribed($2, $3) THEN NULL ELSE $5::timestamptz END)
 `
 
 type InsertOutboxEventParams struct {
@@ -189,6 +190,8 @@ type InsertOutboxEventParams struct {
 	OccurredAt time.Time
 }
 
+// InsertOutboxEvent records an event; one that no active subscription takes is recorded
+// dispatched, at its occurrence (it is never fanned out: QueueOutboxFanOut skips it).
 func (q *Queries) InsertOutboxEvent(ctx context.Context, arg InsertOutboxEventParams) error {
 	_, err := q.db.Exec(ctx, insertOutboxEvent,
 		arg.ID,
@@ -201,8 +204,9 @@ func (q *Queries) InsertOutboxEvent(ctx context.Context, arg InsertOutboxEventPa
 }
 
 const insertOutboxEvents = `-- name: InsertOutboxEvents :exec
-INSERT INTO outbox_events (id, account_id, event_type, payload, occurred_at)
-SELECT unnest($1::uuid[]), $2, $3, unnest($4::jsonb[]), $5
+INSERT INTO outbox_events (id, account_id, event_type, payload, occurred_at, dispatched_at)
+SELECT unnest($1::uuid[]), $2, $3, unnest($4::jsonb[]), $5,
+       CASE WHEN webhook_subscribed($2, $3) THEN NULL ELSE $5::timestamptz END
 `
 
 type InsertOutboxEventsParams struct {
@@ -214,7 +218,8 @@ type InsertOutboxEventsParams struct {
 }
 
 // InsertOutboxEvents writes several events of one account and kind in one statement (the
-// assertions of one issuance, or of a retired badge), in the order given.
+// assertions of one issuance, or of a retired badge), in the order given, dispatched already
+// when no active subscription takes their kind (as InsertOutboxEvent).
 func (q *Queries) InsertOutboxEvents(ctx context.Context, arg InsertOutboxEventsParams) error {
 	_, err := q.db.Exec(ctx, insertOutboxEvents,
 		arg.Ids,
@@ -566,6 +571,36 @@ func (q *Queries) LockIssueSource(ctx context.Context, arg LockIssueSourceParams
 		&i.AccountName,
 	)
 	return i, err
+}
+
+const queueOutboxFanOut = `-- name: QueueOutboxFanOut :exec
+SELECT queue_river_jobs($1::text, $2::text, $3::smallint, coalesce(array_agg(j.args), '{}'))
+FROM (SELECT jsonb_build_object('outboxEventIds', jsonb_agg(p.id ORDER BY p.occurred_at, p.id)) AS args
+      FROM (SELECT e.id, e.occurred_at, (row_number() OVER (ORDER BY e.occurred_at, e.id) - 1) / $4::integer AS chunk
+            FROM outbox_events e WHERE e.id = ANY ($5::uuid[]) AND e.dispatched_at IS NULL) p
+      GROUP BY p.chunk) j
+`
+
+type QueueOutboxFanOutParams struct {
+	JobKind        string
+	JobQueue       string
+	JobMaxAttempts int16
+	Batch          int32
+	Ids            []uuid.UUID
+}
+
+// QueueOutboxFanOut queues the webhook fan-out jobs (River's, of @job_kind in @job_queue) of
+// those of the events that wait for one (not recorded dispatched), @batch events a job, in the
+// order they occurred. Nothing is queued when none waits.
+func (q *Queries) QueueOutboxFanOut(ctx context.Context, arg QueueOutboxFanOutParams) error {
+	_, err := q.db.Exec(ctx, queueOutboxFanOut,
+		arg.JobKind,
+		arg.JobQueue,
+		arg.JobMaxAttempts,
+		arg.Batch,
+		arg.Ids,
+	)
+	return err
 }
 
 const replaceSnapshot = `-- name: ReplaceSnapshot :one

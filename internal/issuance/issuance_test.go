@@ -64,8 +64,17 @@ func (w world) issue(t *testing.T, r issuance.Request) (issuance.Issued, error) 
 }
 
 // writes are what issuances wrote, in the account (the codes, in the test's database).
+// Waiting are the outbox events not recorded dispatched: those a webhook subscription takes,
+// whose fan-out jobs are FanOuts.
 type writes struct {
-	Credits, Codes, Entries, Events, Counted, Emails, FanOuts int
+	Credits, Codes, Entries, Events, Counted, Emails, Waiting, FanOuts int
+}
+
+// subscribe gives the account an active webhook subscription to kinds.
+func (w world) subscribe(t *testing.T, kinds ...string) {
+	t.Helper()
+	testkit.SQLAt(t, w.DBURL, `INSERT INTO webhook_subscriptions (account_id, url, events, secret_sealed)
+		VALUES ($1, 'https://hooks.example.org/in', $2, '\x00')`, w.Account, kinds)
 }
 
 func (w world) writes(t *testing.T) writes {
@@ -78,14 +87,25 @@ func (w world) writes(t *testing.T) writes {
 		(SELECT count(*) FROM outbox_events WHERE account_id = $1)::integer,
 		(SELECT coalesce(sum(issued), 0) FROM analytics_daily WHERE account_id = $1)::integer,
 		(SELECT count(*) FROM email_deliveries WHERE account_id = $1)::integer,
+		(SELECT count(*) FROM outbox_events WHERE account_id = $1 AND dispatched_at IS NULL)::integer,
 		(SELECT count(*) FROM river_job WHERE kind = 'webhook_fan_out')::integer`, []any{w.Account},
-		&n.Credits, &n.Codes, &n.Entries, &n.Events, &n.Counted, &n.Emails, &n.FanOuts)
+		&n.Credits, &n.Codes, &n.Entries, &n.Events, &n.Counted, &n.Emails, &n.Waiting, &n.FanOuts)
 	return n
 }
 
 func (n writes) minus(m writes) writes {
 	return writes{Credits: n.Credits - m.Credits, Codes: n.Codes - m.Codes, Entries: n.Entries - m.Entries, Events: n.Events - m.Events,
-		Counted: n.Counted - m.Counted, Emails: n.Emails - m.Emails, FanOuts: n.FanOuts - m.FanOuts}
+		Counted: n.Counted - m.Counted, Emails: n.Emails - m.Emails, Waiting: n.Waiting - m.Waiting, FanOuts: n.FanOuts - m.FanOuts}
+}
+
+// subscribed is what w wrote when the account has a webhook subscription that takes its
+// events: they wait for their fan-out, one job for them all.
+func (n writes) subscribed() writes {
+	n.Waiting = n.Events
+	if n.Events > 0 {
+		n.FanOuts = 1
+	}
+	return n
 }
 
 // credential is what a test checks of one issued credential in the database.
@@ -141,7 +161,7 @@ func kinds() []kind {
 			return issuance.Request{AccountID: w.Account, Now: w.Clock.Now(), Certificates: []issuance.Certificate{{
 				New: w.newCertificate(w.attendee(t, "Ada"), false), Event: certificateEvent, Email: w.certificateEmail}}}
 		},
-		want:   writes{Credits: 1, Codes: 1, Entries: 1, Events: 1, Counted: 1, Emails: 1, FanOuts: 1},
+		want:   writes{Credits: 1, Codes: 1, Entries: 1, Events: 1, Counted: 1, Emails: 1},
 		issued: certificatesOf,
 	}, {
 		name: "a new certificate whose code its caller reserved",
@@ -152,7 +172,7 @@ func kinds() []kind {
 			return issuance.Request{AccountID: w.Account, Now: w.Clock.Now(), Certificates: []issuance.Certificate{{
 				New: c, Event: certificateEvent}}}
 		},
-		want:   writes{Credits: 1, Codes: 0, Entries: 1, Events: 1, Counted: 1, FanOuts: 1},
+		want:   writes{Credits: 1, Codes: 0, Entries: 1, Events: 1, Counted: 1},
 		issued: certificatesOf,
 		codeOf: func(r issuance.Request) string { return r.Certificates[0].New.VerificationCode },
 	}, {
@@ -173,7 +193,7 @@ func kinds() []kind {
 				Draft: &d, Issuance: store.Issuance{Recipient: recipient(w.attendee(t, "Grace")), Snapshot: json.RawMessage(`{}`),
 					IssuedAt: w.Clock.Now().UTC()}, Event: certificateEvent, Email: w.certificateEmail}}}
 		},
-		want:   writes{Credits: 1, Codes: 0, Entries: 1, Events: 1, Counted: 1, Emails: 1, FanOuts: 1}, // it keeps its code
+		want:   writes{Credits: 1, Codes: 0, Entries: 1, Events: 1, Counted: 1, Emails: 1}, // it keeps its code
 		issued: certificatesOf,
 		codeOf: func(r issuance.Request) string { return r.Certificates[0].Draft.VerificationCode },
 	}, {
@@ -181,7 +201,7 @@ func kinds() []kind {
 		arrange: func(t *testing.T, w world) issuance.Request {
 			return w.badgeRequest(t, 3)
 		},
-		want:   writes{Credits: 3, Codes: 3, Entries: 3, Events: 3, Counted: 3, Emails: 3, FanOuts: 1}, // one fan-out for the three
+		want:   writes{Credits: 3, Codes: 3, Entries: 3, Events: 3, Counted: 3, Emails: 3},
 		issued: assertionsOf,
 	}}
 }
@@ -212,35 +232,50 @@ func (w world) badgeRequest(t *testing.T, n int) issuance.Request {
 }
 
 // One issuance of each kind writes what issuing entails, once per credential: its credit, its
-// code (reserved under its kind, and naming it), its status list entry, its outbox event (with
-// its webhook fan-out job), the day's count and, when asked, its email; a draft only its row
-// and its code.
+// code (reserved under its kind, and naming it), its status list entry, its outbox event, the
+// day's count and, when asked, its email; a draft only its row and its code. The events wait
+// for a webhook fan-out, with its job (one for the issuance), only when a subscription of the
+// account takes them; else they are recorded dispatched, with no job.
 func TestIssueWritesWhatOneIssuanceEntails(t *testing.T) {
 	t.Parallel()
 	for _, k := range kinds() {
-		t.Run(k.name, func(t *testing.T) {
-			t.Parallel()
-			w := world{testkit.NewWorld(t)}
-			r := k.arrange(t, w)
-			before := w.writes(t)
-			out, err := w.issue(t, r)
-			if err != nil {
-				t.Fatal(err)
+		// A subscription to every kind takes the events; one to revocations takes none of them.
+		for _, subscribed := range []string{"", "*", "certificate.revoked"} {
+			name := k.name + ", no webhook subscription"
+			if subscribed != "" {
+				name = k.name + ", a subscription to " + subscribed
 			}
-			if got := w.writes(t).minus(before); got != k.want {
-				t.Fatalf("wrote %+v, want %+v", got, k.want)
-			}
-			issued := k.issued(out)
-			if len(issued) != k.want.Entries {
-				t.Fatalf("answered %d credentials, want %d", len(issued), k.want.Entries)
-			}
-			for _, c := range issued {
-				w.checkIssued(t, c)
-				if k.codeOf != nil && c.code != k.codeOf(r) {
-					t.Fatalf("code %s, want %s (the one the request had)", c.code, k.codeOf(r))
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				w := world{testkit.NewWorld(t)}
+				if subscribed != "" {
+					w.subscribe(t, subscribed)
 				}
-			}
-		})
+				want := k.want
+				if subscribed == "*" {
+					want = want.subscribed()
+				}
+				r := k.arrange(t, w)
+				before := w.writes(t)
+				out, err := w.issue(t, r)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := w.writes(t).minus(before); got != want {
+					t.Fatalf("wrote %+v, want %+v", got, want)
+				}
+				issued := k.issued(out)
+				if len(issued) != want.Entries {
+					t.Fatalf("answered %d credentials, want %d", len(issued), want.Entries)
+				}
+				for _, c := range issued {
+					w.checkIssued(t, c)
+					if k.codeOf != nil && c.code != k.codeOf(r) {
+						t.Fatalf("code %s, want %s (the one the request had)", c.code, k.codeOf(r))
+					}
+				}
+			})
+		}
 	}
 }
 
@@ -307,8 +342,9 @@ func TestCreditLimitWritesNothing(t *testing.T) {
 // Issue's own round trips, warmed up (each statement prepared on the connection), on the
 // common path (every status entry's first candidate free): the codes it reserves (none when
 // its caller did), the kind's rows that take no hot row (badge assertions), the emails of
-// assertions, the webhook fan-out jobs, one pipeline for every write under the hot rows, and a
-// new certificate's email (it says its number). BEGIN and COMMIT are the caller's.
+// assertions, one pipeline for every write under the hot rows (the webhook fan-out jobs with
+// them), and a new certificate's email (it says its number). BEGIN and COMMIT are the
+// caller's. A webhook subscription adds none.
 func TestIssueRoundTrips(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -325,47 +361,52 @@ func TestIssueRoundTrips(t *testing.T) {
 			c.VerificationCode = code
 			testkit.SQLAt(t, w.DBURL, `INSERT INTO verification_codes (code, kind) VALUES ($1, 'certificate')`, code)
 			return issuance.Request{AccountID: w.Account, Now: w.Clock.Now(), Certificates: []issuance.Certificate{{New: c, Event: certificateEvent}}}
-		}, 2}, // jobs, pipeline
+		}, 1}, // pipeline
 		{"a new certificate", func(t *testing.T, w world, _ *store.Store) issuance.Request {
 			return issuance.Request{AccountID: w.Account, Now: w.Clock.Now(), Certificates: []issuance.Certificate{{
 				New: w.newCertificate(w.attendee(t, "Ada"), false), Event: certificateEvent}}}
-		}, 3}, // code, jobs, pipeline
+		}, 2}, // code, pipeline
 		{"a draft turned issued", func(t *testing.T, w world, _ *store.Store) issuance.Request {
 			d := w.draft(t, "Ada")
 			return issuance.Request{AccountID: w.Account, Now: w.Clock.Now(), Certificates: []issuance.Certificate{{
 				Draft: &d, Issuance: store.Issuance{Recipient: domain.Recipient{FirstName: d.FirstName, LastName: d.LastName, Email: d.Email}, Snapshot: json.RawMessage(`{}`), IssuedAt: w.Clock.Now().UTC()},
 				Event: certificateEvent}}}
-		}, 2}, // jobs, pipeline
+		}, 1}, // pipeline
 		{"a badge issued to three attendees, with their emails", func(t *testing.T, w world, _ *store.Store) issuance.Request {
 			return w.badgeRequest(t, 3)
-		}, 10}, // codes, assertions, 3 emails (a row and a River job each), jobs, pipeline
+		}, 9}, // codes, assertions, 3 emails (a row and a River job each), pipeline
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			w := world{testkit.NewWorld(t)}
-			testkit.SQLAt(t, w.DBURL, `UPDATE accounts SET plan = 'unlimited' WHERE id = $1`, w.Account)
-			st, rt := testkit.CountingStore(t, w.DBURL)
-			// Twice to warm up: the account's first entry is drawn the long way (its first
-			// status list), the second issuance takes the common path.
-			least := int64(1 << 30)
-			for i := range 5 {
-				r := c.request(t, w, st)
-				_, err := store.InTx(t.Context(), st, func(tx *store.Tx) (issuance.Issued, error) {
-					n := rt.Count()
-					out, err := issuance.Issue(context.Background(), tx, r)
-					if i >= 2 {
-						least = min(least, rt.Count()-n)
-					}
-					return out, err
-				})
-				if err != nil {
-					t.Fatal(err)
+		for _, subscribed := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s, subscribed to webhooks %v", c.name, subscribed), func(t *testing.T) {
+				t.Parallel()
+				w := world{testkit.NewWorld(t)}
+				testkit.SQLAt(t, w.DBURL, `UPDATE accounts SET plan = 'unlimited' WHERE id = $1`, w.Account)
+				if subscribed {
+					w.subscribe(t, "*")
 				}
-			}
-			if least != c.want {
-				t.Fatalf("%d round trips, want %d", least, c.want)
-			}
-		})
+				st, rt := testkit.CountingStore(t, w.DBURL)
+				// Twice to warm up: the account's first entry is drawn the long way (its first
+				// status list), the second issuance takes the common path.
+				least := int64(1 << 30)
+				for i := range 5 {
+					r := c.request(t, w, st)
+					_, err := store.InTx(t.Context(), st, func(tx *store.Tx) (issuance.Issued, error) {
+						n := rt.Count()
+						out, err := issuance.Issue(context.Background(), tx, r)
+						if i >= 2 {
+							least = min(least, rt.Count()-n)
+						}
+						return out, err
+					})
+					if err != nil {
+						t.Fatal(err)
+					}
+				}
+				if least != c.want {
+					t.Fatalf("%d round trips, want %d", least, c.want)
+				}
+			})
+		}
 	}
 }

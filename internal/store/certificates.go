@@ -4,12 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"slices"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/riverqueue/river"
 
 	"github.com/certhub/credentiald/gen/db"
 	"github.com/certhub/credentiald/internal/domain"
@@ -326,8 +324,9 @@ type OutboxEvent struct {
 	OccurredAt time.Time
 }
 
-// Outbox writes an event with its payload (marshalled as JSON) to the outbox, and queues its
-// fan-out to the webhook subscriptions.
+// Outbox writes an event with its payload (marshalled as JSON) to the outbox and, when an
+// active webhook subscription of the account takes its kind, queues its fan-out; an event
+// nobody subscribes to is recorded dispatched, with no job.
 func (t *Tx) Outbox(ctx context.Context, accountID uuid.UUID, eventType string, at time.Time, payload any) error {
 	b, err := json.Marshal(payload)
 	if err != nil {
@@ -338,7 +337,18 @@ func (t *Tx) Outbox(ctx context.Context, accountID uuid.UUID, eventType string, 
 		Payload: b, OccurredAt: at}); err != nil {
 		return mapError(err)
 	}
-	return t.InsertJob(ctx, jobs.FanOutEvents{OutboxEventIDs: []uuid.UUID{id}})
+	return mapError(t.q.QueueOutboxFanOut(ctx, fanOutParams([]uuid.UUID{id})))
+}
+
+// fanOutParams are the arguments of the statement that queues the fan-out jobs of events
+// (QueueOutboxFanOut): the job's kind, queue and attempts as jobs.FanOutEvents says, with
+// fanOutBatch events a job. The statement writes the job's arguments (jobs.FanOutEvents'
+// JSON) itself, since only it knows which events wait for a fan-out.
+func fanOutParams(ids []uuid.UUID) db.QueueOutboxFanOutParams {
+	var args jobs.FanOutEvents
+	opts := args.InsertOpts()
+	return db.QueueOutboxFanOutParams{JobKind: args.Kind(), JobQueue: opts.Queue, JobMaxAttempts: int16(opts.MaxAttempts),
+		Batch: fanOutBatch, Ids: ids}
 }
 
 // Outbox writes an event in a transaction of its own (see Tx.Outbox).
@@ -353,7 +363,7 @@ func (s *Store) Outbox(ctx context.Context, accountID uuid.UUID, eventType strin
 const fanOutBatch = 500
 
 // OutboxMany writes one event of eventType per payload, in one statement, and queues their
-// fan-out, one job per fanOutBatch events.
+// fan-out (as Outbox), one job per fanOutBatch events.
 func (t *Tx) OutboxMany(ctx context.Context, accountID uuid.UUID, eventType string, at time.Time, payloads []any) error {
 	if len(payloads) == 0 {
 		return nil
@@ -369,11 +379,7 @@ func (t *Tx) OutboxMany(ctx context.Context, accountID uuid.UUID, eventType stri
 	if err := t.q.InsertOutboxEvents(ctx, p); err != nil {
 		return mapError(err)
 	}
-	var fanOuts []river.JobArgs
-	for ids := range slices.Chunk(p.Ids, fanOutBatch) {
-		fanOuts = append(fanOuts, jobs.FanOutEvents{OutboxEventIDs: ids})
-	}
-	return t.InsertJobs(ctx, fanOuts)
+	return mapError(t.q.QueueOutboxFanOut(ctx, fanOutParams(p.Ids)))
 }
 
 // OutboxEvents lists the account's outbox events, oldest first.

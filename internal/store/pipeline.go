@@ -4,17 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"slices"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/riverqueue/river"
 
 	"github.com/certhub/credentiald/gen/db"
 	"github.com/certhub/credentiald/internal/domain"
-	"github.com/certhub/credentiald/internal/jobs"
 )
 
 // Pipeline queues the writes of an issuance and sends them to PostgreSQL in one round trip
@@ -39,10 +36,8 @@ type Pipeline struct {
 	sent pgx.BatchResults
 	// reads read the operations' results, in the order they were queued.
 	reads []func() error
-	// jobs are River jobs the queued writes call for (webhook fan-outs), inserted by Send before
-	// the batch: River inserts with statements of its own, in a round trip of its own, taken
-	// before the hot rows are.
-	jobs []river.JobArgs
+	// events are the outbox events queued, whose webhook fan-out Send queues with them.
+	events []uuid.UUID
 }
 
 // Pipeline starts an empty pipeline in the transaction.
@@ -91,15 +86,17 @@ func (r queuedResults) Tx() pgx.Tx                       { return nil }
 // Len is how many statements are queued.
 func (p *Pipeline) Len() int { return p.batch.Len() }
 
-// Send sends the queued statements in one round trip (the River jobs they call for in one
-// before), after queuing the counts that CountIssued was told in the transaction (the day's
-// analytics rows, in key order), and fills in what the operations answer. The first error is
-// returned (a failed statement aborts the transaction: those after it fail too).
+// Send sends the queued statements in one round trip, after queuing the webhook fan-out jobs
+// of the outbox events queued (those that some subscription takes) and the counts that
+// CountIssued was told in the transaction (the day's analytics rows, in key order), and fills
+// in what the operations answer. The first error is returned (a failed statement aborts the
+// transaction: those after it fail too).
 func (p *Pipeline) Send(ctx context.Context) error {
-	if err := p.tx.InsertJobs(ctx, p.jobs); err != nil {
-		return err
+	if len(p.events) > 0 {
+		r := p.q.PipelineQueueOutboxFanOut(ctx, []db.PipelineQueueOutboxFanOutParams{db.PipelineQueueOutboxFanOutParams(fanOutParams(p.events))})
+		p.exec(func(f func(int, error)) { r.Exec(f) })
+		p.events = nil
 	}
-	p.jobs = nil
 	if c, ok := p.tx.takeIssued(); ok {
 		r := p.q.PipelineCountIssued(ctx, []db.PipelineCountIssuedParams{db.PipelineCountIssuedParams(c)})
 		p.exec(func(f func(int, error)) { r.Exec(f) })
@@ -234,7 +231,7 @@ func (p *Pipeline) InsertStatusEntry(ctx context.Context, v VerifiableCredential
 
 // CertificateEvent queues an outbox event about a certificate written earlier in the pipeline
 // (inserted, or a draft issued), with its payload's data.certificateNumber set from the
-// certificate's row by the statement, and its webhook fan-out job.
+// certificate's row by the statement; Send queues its webhook fan-out.
 func (p *Pipeline) CertificateEvent(ctx context.Context, certificateID uuid.UUID, eventType string, at time.Time, payload any) error {
 	b, err := json.Marshal(payload)
 	if err != nil {
@@ -244,12 +241,12 @@ func (p *Pipeline) CertificateEvent(ctx context.Context, certificateID uuid.UUID
 	r := p.q.PipelineInsertCertificateEvent(ctx, []db.PipelineInsertCertificateEventParams{{ID: id, EventType: eventType,
 		Payload: b, OccurredAt: at, CertificateID: certificateID}})
 	p.exec(func(f func(int, error)) { r.Exec(f) })
-	p.jobs = append(p.jobs, jobs.FanOutEvents{OutboxEventIDs: []uuid.UUID{id}})
+	p.events = append(p.events, id)
 	return nil
 }
 
-// OutboxMany queues one event of eventType per payload, in one statement, and their fan-out
-// jobs, one per fanOutBatch events (as Tx.OutboxMany).
+// OutboxMany queues one event of eventType per payload, in one statement (as Tx.OutboxMany);
+// Send queues their webhook fan-out.
 func (p *Pipeline) OutboxMany(ctx context.Context, accountID uuid.UUID, eventType string, at time.Time, payloads []any) error {
 	if len(payloads) == 0 {
 		return nil
@@ -264,8 +261,6 @@ func (p *Pipeline) OutboxMany(ctx context.Context, accountID uuid.UUID, eventTyp
 	}
 	r := p.q.PipelineInsertOutboxEvents(ctx, []db.PipelineInsertOutboxEventsParams{arg})
 	p.exec(func(f func(int, error)) { r.Exec(f) })
-	for ids := range slices.Chunk(arg.Ids, fanOutBatch) {
-		p.jobs = append(p.jobs, jobs.FanOutEvents{OutboxEventIDs: ids})
-	}
+	p.events = append(p.events, arg.Ids...)
 	return nil
 }
