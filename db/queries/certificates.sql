@@ -146,13 +146,10 @@ SELECT unnest(@ids::uuid[]), @account_id, @event_type, unnest(@payloads::jsonb[]
 
 -- QueueOutboxFanOut queues the webhook fan-out jobs (River's, of @job_kind in @job_queue) of
 -- those of the events that wait for one (not recorded dispatched), @batch events a job, in the
--- order they occurred. Nothing is queued when none waits.
+-- order they occurred. Nothing is queued when none waits. The statement is the function
+-- queue_outbox_fan_out (migration 00021), whose plan is prepared once a session.
 -- name: QueueOutboxFanOut :exec
-SELECT queue_river_jobs(@job_kind::text, @job_queue::text, @job_max_attempts::smallint, coalesce(array_agg(j.args), '{}'))
-FROM (SELECT jsonb_build_object('outboxEventIds', jsonb_agg(p.id ORDER BY p.occurred_at, p.id)) AS args
-      FROM (SELECT e.id, e.occurred_at, (row_number() OVER (ORDER BY e.occurred_at, e.id) - 1) / @batch::integer AS chunk
-            FROM outbox_events e WHERE e.id = ANY (@ids::uuid[]) AND e.dispatched_at IS NULL) p
-      GROUP BY p.chunk) j;
+SELECT queue_outbox_fan_out(@job_kind::text, @job_queue::text, @job_max_attempts::smallint, @batch::integer, @ids::uuid[]);
 
 -- name: ListOutboxEvents :many
 SELECT * FROM outbox_events WHERE account_id = @account_id ORDER BY occurred_at, id;

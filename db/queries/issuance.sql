@@ -79,11 +79,7 @@ SELECT unnest(@ids::uuid[]), @account_id, @event_type, unnest(@payloads::jsonb[]
 -- PipelineQueueOutboxFanOut is QueueOutboxFanOut (certificates.sql) in a pipeline, after the
 -- statements that record its events.
 -- name: PipelineQueueOutboxFanOut :batchexec
-SELECT queue_river_jobs(@job_kind::text, @job_queue::text, @job_max_attempts::smallint, coalesce(array_agg(j.args), '{}'))
-FROM (SELECT jsonb_build_object('outboxEventIds', jsonb_agg(p.id ORDER BY p.occurred_at, p.id)) AS args
-      FROM (SELECT e.id, e.occurred_at, (row_number() OVER (ORDER BY e.occurred_at, e.id) - 1) / @batch::integer AS chunk
-            FROM outbox_events e WHERE e.id = ANY (@ids::uuid[]) AND e.dispatched_at IS NULL) p
-      GROUP BY p.chunk) j;
+SELECT queue_outbox_fan_out(@job_kind::text, @job_queue::text, @job_max_attempts::smallint, @batch::integer, @ids::uuid[]);
 
 -- PipelineCountIssued is CountIssued (analytics.sql) in a pipeline: the day's counters, in key
 -- order.

@@ -612,11 +612,7 @@ func (b *PipelineIssueDraftBatchResults) Close() error {
 }
 
 const pipelineQueueOutboxFanOut = `-- name: PipelineQueueOutboxFanOut :batchexec
-SELECT queue_river_jobs($1::text, $2::text, $3::smallint, coalesce(array_agg(j.args), '{}'))
-FROM (SELECT jsonb_build_object('outboxEventIds', jsonb_agg(p.id ORDER BY p.occurred_at, p.id)) AS args
-      FROM (SELECT e.id, e.occurred_at, (row_number() OVER (ORDER BY e.occurred_at, e.id) - 1) / $4::integer AS chunk
-            FROM outbox_events e WHERE e.id = ANY ($5::uuid[]) AND e.dispatched_at IS NULL) p
-      GROUP BY p.chunk) j
+SELECT queue_outbox_fan_out($1::text, $2::text, $3::smallint, $4::integer, $5::uuid[])
 `
 
 type PipelineQueueOutboxFanOutBatchResults struct {

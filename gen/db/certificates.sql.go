@@ -574,11 +574,7 @@ func (q *Queries) LockIssueSource(ctx context.Context, arg LockIssueSourceParams
 }
 
 const queueOutboxFanOut = `-- name: QueueOutboxFanOut :exec
-SELECT queue_river_jobs($1::text, $2::text, $3::smallint, coalesce(array_agg(j.args), '{}'))
-FROM (SELECT jsonb_build_object('outboxEventIds', jsonb_agg(p.id ORDER BY p.occurred_at, p.id)) AS args
-      FROM (SELECT e.id, e.occurred_at, (row_number() OVER (ORDER BY e.occurred_at, e.id) - 1) / $4::integer AS chunk
-            FROM outbox_events e WHERE e.id = ANY ($5::uuid[]) AND e.dispatched_at IS NULL) p
-      GROUP BY p.chunk) j
+SELECT queue_outbox_fan_out($1::text, $2::text, $3::smallint, $4::integer, $5::uuid[])
 `
 
 type QueueOutboxFanOutParams struct {
@@ -591,7 +587,8 @@ type QueueOutboxFanOutParams struct {
 
 // QueueOutboxFanOut queues the webhook fan-out jobs (River's, of @job_kind in @job_queue) of
 // those of the events that wait for one (not recorded dispatched), @batch events a job, in the
-// order they occurred. Nothing is queued when none waits.
+// order they occurred. Nothing is queued when none waits. The statement is the function
+// queue_outbox_fan_out (migration 00021), whose plan is prepared once a session.
 func (q *Queries) QueueOutboxFanOut(ctx context.Context, arg QueueOutboxFanOutParams) error {
 	_, err := q.db.Exec(ctx, queueOutboxFanOut,
 		arg.JobKind,
