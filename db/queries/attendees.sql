@@ -13,17 +13,24 @@ SELECT * FROM attendees WHERE account_id = @account_id AND id = @id;
 
 -- ListAttendees is a page of the account's attendees, of one event and with one email
 -- (compared trimmed and lower-cased) when those are set.
+-- ListAttendees is a page of the account's attendees, of one event, of one email, and whose
+-- "first last email" matches @pattern (compared lower-cased, as attendees_search_trgm_idx
+-- indexes it), each when set. Its ORDER BY is the list's default (see ListEvents).
 -- name: ListAttendees :many
 SELECT * FROM attendees
 WHERE account_id = @account_id AND (sqlc.narg(event_id)::uuid IS NULL OR event_id = sqlc.narg(event_id))
   AND (sqlc.narg(email)::text IS NULL OR email_normalized = lower(btrim(sqlc.narg(email)::text)))
+  AND (sqlc.narg(pattern)::text IS NULL
+       OR lower(first_name || ' ' || last_name || ' ' || email) LIKE lower(sqlc.narg(pattern)::text))
 ORDER BY created_at DESC, id DESC
 LIMIT @page_size OFFSET @page_offset;
 
 -- name: CountAttendees :one
 SELECT count(*) FROM attendees
 WHERE account_id = @account_id AND (sqlc.narg(event_id)::uuid IS NULL OR event_id = sqlc.narg(event_id))
-  AND (sqlc.narg(email)::text IS NULL OR email_normalized = lower(btrim(sqlc.narg(email)::text)));
+  AND (sqlc.narg(email)::text IS NULL OR email_normalized = lower(btrim(sqlc.narg(email)::text)))
+  AND (sqlc.narg(pattern)::text IS NULL
+       OR lower(first_name || ' ' || last_name || ' ' || email) LIKE lower(sqlc.narg(pattern)::text));
 
 -- name: UpdateAttendee :one
 UPDATE attendees SET

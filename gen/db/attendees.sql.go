@@ -51,16 +51,24 @@ const countAttendees = `-- name: CountAttendees :one
 SELECT count(*) FROM attendees
 WHERE account_id = $1 AND ($2::uuid IS NULL OR event_id = $2)
   AND ($3::text IS NULL OR email_normalized = lower(btrim($3::text)))
+  AND ($4::text IS NULL
+       OR lower(first_name || ' ' || last_name || ' ' || email) LIKE lower($4::text))
 `
 
 type CountAttendeesParams struct {
 	AccountID uuid.UUID
 	EventID   *uuid.UUID
 	Email     *string
+	Pattern   *string
 }
 
 func (q *Queries) CountAttendees(ctx context.Context, arg CountAttendeesParams) (int64, error) {
-	row := q.db.QueryRow(ctx, countAttendees, arg.AccountID, arg.EventID, arg.Email)
+	row := q.db.QueryRow(ctx, countAttendees,
+		arg.AccountID,
+		arg.EventID,
+		arg.Email,
+		arg.Pattern,
+	)
 	var count int64
 	err := row.Scan(&count)
 	return count, err
@@ -302,25 +310,32 @@ const listAttendees = `-- name: ListAttendees :many
 SELECT id, account_id, event_id, first_name, last_name, email, email_normalized, metadata, created_at, updated_at FROM attendees
 WHERE account_id = $1 AND ($2::uuid IS NULL OR event_id = $2)
   AND ($3::text IS NULL OR email_normalized = lower(btrim($3::text)))
+  AND ($4::text IS NULL
+       OR lower(first_name || ' ' || last_name || ' ' || email) LIKE lower($4::text))
 ORDER BY created_at DESC, id DESC
-LIMIT $5 OFFSET $4
+LIMIT $6 OFFSET $5
 `
 
 type ListAttendeesParams struct {
 	AccountID  uuid.UUID
 	EventID    *uuid.UUID
 	Email      *string
+	Pattern    *string
 	PageOffset int32
 	PageSize   int32
 }
 
 // ListAttendees is a page of the account's attendees, of one event and with one email
 // (compared trimmed and lower-cased) when those are set.
+// ListAttendees is a page of the account's attendees, of one event, of one email, and whose
+// "first last email" matches @pattern (compared lower-cased, as attendees_search_trgm_idx
+// indexes it), each when set. Its ORDER BY is the list's default (see ListEvents).
 func (q *Queries) ListAttendees(ctx context.Context, arg ListAttendeesParams) ([]Attendee, error) {
 	rows, err := q.db.Query(ctx, listAttendees,
 		arg.AccountID,
 		arg.EventID,
 		arg.Email,
+		arg.Pattern,
 		arg.PageOffset,
 		arg.PageSize,
 	)

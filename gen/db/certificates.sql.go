@@ -12,27 +12,46 @@ import (
 	"github.com/google/uuid"
 )
 
-const countEventCertificates = `-- name: CountEventCertificates :one
-SELECT count(*) FROM certificates WHERE account_id = $1 AND event_id = $2
-  AND ($3::text IS NULL OR CASE $3::text
-        WHEN 'valid' THEN status = 'issued' AND (expires_at IS NULL OR expires_at > $4::timestamptz)
-        WHEN 'expired' THEN status = 'expired' OR (status = 'issued' AND expires_at <= $4::timestamptz)
-        ELSE status = $3::text END)
+const countCertificates = `-- name: CountCertificates :one
+SELECT count(*) FROM certificates
+WHERE account_id = $1
+  AND ($2::uuid IS NULL OR event_id = $2)
+  AND ($3::uuid IS NULL OR attendee_id = $3)
+  AND ($4::uuid IS NULL OR template_id = $4)
+  AND ($5::text IS NULL OR CASE $5::text
+        WHEN 'valid' THEN status = 'issued' AND (expires_at IS NULL OR expires_at > $6::timestamptz)
+        WHEN 'expired' THEN status = 'expired' OR (status = 'issued' AND expires_at <= $6::timestamptz)
+        ELSE status = $5::text END)
+  AND ($7::timestamptz IS NULL OR issued_at >= $7::timestamptz)
+  AND ($8::timestamptz IS NULL OR issued_at < $8::timestamptz)
+  AND ($9::text IS NULL
+       OR lower(certificate_number || ' ' || verification_code || ' ' || recipient_first_name || ' '
+                || recipient_last_name || ' ' || recipient_email) LIKE lower($9::text))
 `
 
-type CountEventCertificatesParams struct {
-	AccountID uuid.UUID
-	EventID   uuid.UUID
-	Status    *string
-	Now       time.Time
+type CountCertificatesParams struct {
+	AccountID    uuid.UUID
+	EventID      *uuid.UUID
+	AttendeeID   *uuid.UUID
+	TemplateID   *uuid.UUID
+	Status       *string
+	Now          time.Time
+	IssuedFrom   *time.Time
+	IssuedBefore *time.Time
+	Pattern      *string
 }
 
-func (q *Queries) CountEventCertificates(ctx context.Context, arg CountEventCertificatesParams) (int64, error) {
-	row := q.db.QueryRow(ctx, countEventCertificates,
+func (q *Queries) CountCertificates(ctx context.Context, arg CountCertificatesParams) (int64, error) {
+	row := q.db.QueryRow(ctx, countCertificates,
 		arg.AccountID,
 		arg.EventID,
+		arg.AttendeeID,
+		arg.TemplateID,
 		arg.Status,
 		arg.Now,
+		arg.IssuedFrom,
+		arg.IssuedBefore,
+		arg.Pattern,
 	)
 	var count int64
 	err := row.Scan(&count)
@@ -231,29 +250,43 @@ func (q *Queries) InsertOutboxEvents(ctx context.Context, arg InsertOutboxEvents
 	return err
 }
 
-const listEventCertificates = `-- name: ListEventCertificates :many
+const listCertificates = `-- name: ListCertificates :many
 SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status,
        recipient_first_name, recipient_last_name, recipient_email, issued_at, expires_at, revoked_at,
        revocation_reason, revocation_reason_code, created_at, updated_at
-FROM certificates WHERE account_id = $1 AND event_id = $2
-  AND ($3::text IS NULL OR CASE $3::text
-        WHEN 'valid' THEN status = 'issued' AND (expires_at IS NULL OR expires_at > $4::timestamptz)
-        WHEN 'expired' THEN status = 'expired' OR (status = 'issued' AND expires_at <= $4::timestamptz)
-        ELSE status = $3::text END)
+FROM certificates
+WHERE account_id = $1
+  AND ($2::uuid IS NULL OR event_id = $2)
+  AND ($3::uuid IS NULL OR attendee_id = $3)
+  AND ($4::uuid IS NULL OR template_id = $4)
+  AND ($5::text IS NULL OR CASE $5::text
+        WHEN 'valid' THEN status = 'issued' AND (expires_at IS NULL OR expires_at > $6::timestamptz)
+        WHEN 'expired' THEN status = 'expired' OR (status = 'issued' AND expires_at <= $6::timestamptz)
+        ELSE status = $5::text END)
+  AND ($7::timestamptz IS NULL OR issued_at >= $7::timestamptz)
+  AND ($8::timestamptz IS NULL OR issued_at < $8::timestamptz)
+  AND ($9::text IS NULL
+       OR lower(certificate_number || ' ' || verification_code || ' ' || recipient_first_name || ' '
+                || recipient_last_name || ' ' || recipient_email) LIKE lower($9::text))
 ORDER BY created_at DESC, id DESC
-LIMIT $6 OFFSET $5
+LIMIT $11 OFFSET $10
 `
 
-type ListEventCertificatesParams struct {
-	AccountID  uuid.UUID
-	EventID    uuid.UUID
-	Status     *string
-	Now        time.Time
-	PageOffset int32
-	PageSize   int32
+type ListCertificatesParams struct {
+	AccountID    uuid.UUID
+	EventID      *uuid.UUID
+	AttendeeID   *uuid.UUID
+	TemplateID   *uuid.UUID
+	Status       *string
+	Now          time.Time
+	IssuedFrom   *time.Time
+	IssuedBefore *time.Time
+	Pattern      *string
+	PageOffset   int32
+	PageSize     int32
 }
 
-type ListEventCertificatesRow struct {
+type ListCertificatesRow struct {
 	ID                   uuid.UUID
 	AccountID            uuid.UUID
 	EventID              uuid.UUID
@@ -274,16 +307,24 @@ type ListEventCertificatesRow struct {
 	UpdatedAt            time.Time
 }
 
-// ListEventCertificates is a page of an event's certificates as the API shows them (without
-// their snapshots, like GetCertificateRecord), of one status as the API names it when status
-// is set: valid (issued, not past its expiry at now), expired (marked so, or issued and past
-// its expiry), revoked or draft.
-func (q *Queries) ListEventCertificates(ctx context.Context, arg ListEventCertificatesParams) ([]ListEventCertificatesRow, error) {
-	rows, err := q.db.Query(ctx, listEventCertificates,
+// ListCertificates is a page of the account's certificates as the API shows them (without
+// their snapshots, like GetCertificateRecord), with the filters that are set: an event, an
+// attendee, a template; a status as the API names it, at now: valid (issued, not past its
+// expiry), expired (marked so, or issued and past its expiry), revoked or draft; issued at
+// or after issued_from and before issued_before; "number code first last email" matching
+// @pattern (compared lower-cased, as certificates_search_trgm_idx indexes it). Its ORDER BY
+// is the list's default (see ListEvents).
+func (q *Queries) ListCertificates(ctx context.Context, arg ListCertificatesParams) ([]ListCertificatesRow, error) {
+	rows, err := q.db.Query(ctx, listCertificates,
 		arg.AccountID,
 		arg.EventID,
+		arg.AttendeeID,
+		arg.TemplateID,
 		arg.Status,
 		arg.Now,
+		arg.IssuedFrom,
+		arg.IssuedBefore,
+		arg.Pattern,
 		arg.PageOffset,
 		arg.PageSize,
 	)
@@ -291,9 +332,9 @@ func (q *Queries) ListEventCertificates(ctx context.Context, arg ListEventCertif
 		return nil, err
 	}
 	defer rows.Close()
-	var items []ListEventCertificatesRow
+	var items []ListCertificatesRow
 	for rows.Next() {
-		var i ListEventCertificatesRow
+		var i ListCertificatesRow
 		if err := rows.Scan(
 			&i.ID,
 			&i.AccountID,

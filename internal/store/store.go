@@ -40,8 +40,12 @@ type Tx struct {
 	issued map[IssuedKey]int
 }
 
-// queries are the data methods, shared by Store and Tx.
-type queries struct{ q *db.Queries }
+// queries are the data methods, shared by Store and Tx: the generated queries on conn (the
+// pool, or the transaction).
+type queries struct {
+	q    *db.Queries
+	conn db.DBTX
+}
 
 // Open connects to the database at url.
 func Open(ctx context.Context, url string) (*Store, error) {
@@ -63,7 +67,7 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		pool.Close()
 		return nil, fmt.Errorf("connecting to the database: %w", err)
 	}
-	s := &Store{queries: queries{q: db.New(pool)}, pool: pool, sqlDB: stdlib.OpenDBFromPool(pool)}
+	s := &Store{queries: queries{q: db.New(pool), conn: pool}, pool: pool, sqlDB: stdlib.OpenDBFromPool(pool)}
 	if s.migrations, err = newGooseProvider(s.sqlDB); err != nil {
 		s.Close()
 		return nil, err
@@ -99,7 +103,7 @@ func InTx[T any](ctx context.Context, s *Store, fn func(tx *Tx) (T, error)) (T, 
 		defer cancel()
 		_ = ptx.Rollback(rbCtx)
 	}()
-	tx := &Tx{queries: queries{q: s.q.WithTx(ptx)}, tx: ptx, jobs: s.jobs}
+	tx := &Tx{queries: queries{q: s.q.WithTx(ptx), conn: ptx}, tx: ptx, jobs: s.jobs}
 	out, err := fn(tx)
 	if err != nil {
 		return zero, err // the data methods' errors are mapped already; the service's are its own
