@@ -21,9 +21,12 @@ CREATE INDEX attendees_account_email_id_idx ON attendees (account_id, email_norm
 DROP INDEX attendees_account_email_idx;
 CREATE INDEX certificates_account_created_idx ON certificates (account_id, created_at, id);
 CREATE INDEX certificates_account_issued_idx ON certificates (account_id, issued_at, id);
+-- A status is a filter (the revoked ones, the drafts) that an account's certificates are
+-- listed and counted by, newest first.
+CREATE INDEX certificates_account_status_idx ON certificates (account_id, status, created_at, id);
 
 -- +goose Down
-DROP INDEX certificates_account_issued_idx, certificates_account_created_idx;
+DROP INDEX certificates_account_status_idx, certificates_account_issued_idx, certificates_account_created_idx;
 CREATE INDEX attendees_account_email_idx ON attendees (account_id, email_normalized);
 DROP INDEX attendees_account_email_id_idx, attendees_account_last_name_idx;
 DROP INDEX certificates_search_trgm_idx, attendees_search_trgm_idx, badges_name_trgm_idx, templates_name_trgm_idx,

@@ -38,8 +38,16 @@ func (d queries) ListAttendees(ctx context.Context, accountID uuid.UUID, f domai
 		return nil, 0, err
 	}
 	pattern := containsPattern(p.Q)
-	rows, err := q.ListAttendees(ctx, db.ListAttendeesParams{AccountID: accountID, EventID: f.EventID, Email: f.Email,
-		Pattern: pattern, PageSize: pageLimit(p), PageOffset: pageOffset(p)})
+	var rows []db.Attendee
+	if pattern == nil {
+		rows, err = q.ListAttendees(ctx, db.ListAttendeesParams{AccountID: accountID, EventID: f.EventID, Email: f.Email,
+			PageSize: pageLimit(p), PageOffset: pageOffset(p)})
+	} else {
+		var found []db.SearchAttendeesRow
+		found, err = q.SearchAttendees(ctx, db.SearchAttendeesParams{AccountID: accountID, EventID: f.EventID, Email: f.Email,
+			Pattern: *pattern, PageSize: pageLimit(p), PageOffset: pageOffset(p)})
+		rows = convert(found, func(r db.SearchAttendeesRow) db.Attendee { return db.Attendee(r) })
+	}
 	if err != nil {
 		return nil, 0, mapError(err)
 	}

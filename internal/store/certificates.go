@@ -234,9 +234,18 @@ func (d queries) ListCertificates(ctx context.Context, accountID uuid.UUID, f do
 	}
 	arg := db.CountCertificatesParams{AccountID: accountID, EventID: f.EventID, AttendeeID: f.AttendeeID, TemplateID: f.TemplateID,
 		Status: (*string)(f.Status), Now: now, IssuedFrom: f.IssuedFrom, IssuedBefore: f.IssuedBefore, Pattern: containsPattern(p.Q)}
-	rows, err := q.ListCertificates(ctx, db.ListCertificatesParams{AccountID: arg.AccountID, EventID: arg.EventID,
-		AttendeeID: arg.AttendeeID, TemplateID: arg.TemplateID, Status: arg.Status, Now: arg.Now, IssuedFrom: arg.IssuedFrom,
-		IssuedBefore: arg.IssuedBefore, Pattern: arg.Pattern, PageSize: pageLimit(p), PageOffset: pageOffset(p)})
+	var rows []db.ListCertificatesRow
+	if arg.Pattern == nil {
+		rows, err = q.ListCertificates(ctx, db.ListCertificatesParams{AccountID: arg.AccountID, EventID: arg.EventID,
+			AttendeeID: arg.AttendeeID, TemplateID: arg.TemplateID, Status: arg.Status, Now: arg.Now, IssuedFrom: arg.IssuedFrom,
+			IssuedBefore: arg.IssuedBefore, PageSize: pageLimit(p), PageOffset: pageOffset(p)})
+	} else {
+		var found []db.SearchCertificatesRow
+		found, err = q.SearchCertificates(ctx, db.SearchCertificatesParams{AccountID: arg.AccountID, EventID: arg.EventID,
+			AttendeeID: arg.AttendeeID, TemplateID: arg.TemplateID, Status: arg.Status, Now: arg.Now, IssuedFrom: arg.IssuedFrom,
+			IssuedBefore: arg.IssuedBefore, Pattern: *arg.Pattern, PageSize: pageLimit(p), PageOffset: pageOffset(p)})
+		rows = convert(found, func(r db.SearchCertificatesRow) db.ListCertificatesRow { return db.ListCertificatesRow(r) })
+	}
 	if err != nil {
 		return nil, 0, mapError(err)
 	}

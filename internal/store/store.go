@@ -47,11 +47,23 @@ type queries struct {
 	conn db.DBTX
 }
 
+// Option adjusts the connection pool Open makes.
+type Option func(*pgxpool.Config)
+
+// WithTracer has every query of the store's connections traced by t (pgx's tracer: what a
+// statement ran, with which arguments, and how long it took).
+func WithTracer(t pgx.QueryTracer) Option {
+	return func(c *pgxpool.Config) { c.ConnConfig.Tracer = t }
+}
+
 // Open connects to the database at url.
-func Open(ctx context.Context, url string) (*Store, error) {
+func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("DATABASE_URL: %w", err)
+	}
+	for _, o := range opts {
+		o(cfg)
 	}
 	cfg.AfterConnect = func(_ context.Context, conn *pgx.Conn) error {
 		registerUUID(conn.TypeMap())
