@@ -22,14 +22,14 @@ SELECT * FROM templates WHERE id = @id AND (account_id = @account_id::uuid OR ac
 -- name: ListTemplates :many
 SELECT * FROM templates
 WHERE account_id = @account_id AND (sqlc.narg(active)::boolean IS NULL OR active = sqlc.narg(active))
-  AND (sqlc.narg(pattern)::text IS NULL OR lower(name) LIKE lower(sqlc.narg(pattern)::text))
+  AND (sqlc.narg(pattern)::text IS NULL OR lower(name COLLATE "und-x-icu") LIKE sqlc.narg(pattern)::text)
 ORDER BY created_at DESC, id DESC
 LIMIT @page_size OFFSET @page_offset;
 
 -- name: CountTemplates :one
 SELECT count(*) FROM templates
 WHERE account_id = @account_id AND (sqlc.narg(active)::boolean IS NULL OR active = sqlc.narg(active))
-  AND (sqlc.narg(pattern)::text IS NULL OR lower(name) LIKE lower(sqlc.narg(pattern)::text));
+  AND (sqlc.narg(pattern)::text IS NULL OR lower(name COLLATE "und-x-icu") LIKE sqlc.narg(pattern)::text);
 
 -- name: ListSystemTemplates :many
 SELECT * FROM templates WHERE account_id IS NULL ORDER BY name;

@@ -52,7 +52,7 @@ SELECT count(*) FROM attendees
 WHERE account_id = $1 AND ($2::uuid IS NULL OR event_id = $2)
   AND ($3::text IS NULL OR email_normalized = lower(btrim($3::text)))
   AND ($4::text IS NULL
-       OR lower(first_name || ' ' || last_name || ' ' || email) LIKE lower($4::text))
+       OR lower((first_name || ' ' || last_name || ' ' || email) COLLATE "und-x-icu") LIKE $4::text)
 `
 
 type CountAttendeesParams struct {
@@ -406,7 +406,7 @@ WITH matches AS MATERIALIZED (
     SELECT id, account_id, event_id, first_name, last_name, email, email_normalized, metadata, created_at, updated_at FROM attendees
     WHERE account_id = $3 AND ($4::uuid IS NULL OR event_id = $4)
       AND ($5::text IS NULL OR email_normalized = lower(btrim($5::text)))
-      AND lower(first_name || ' ' || last_name || ' ' || email) LIKE lower($6::text))
+      AND lower((first_name || ' ' || last_name || ' ' || email) COLLATE "und-x-icu") LIKE $6::text)
 SELECT id, account_id, event_id, first_name, last_name, email, email_normalized, metadata, created_at, updated_at FROM matches
 ORDER BY created_at DESC, id DESC
 LIMIT $2 OFFSET $1

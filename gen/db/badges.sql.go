@@ -70,7 +70,7 @@ func (q *Queries) BadgeRecipients(ctx context.Context, arg BadgeRecipientsParams
 
 const countActiveBadges = `-- name: CountActiveBadges :one
 SELECT count(*) FROM badges WHERE account_id = $1 AND status = 'active'
-  AND ($2::text IS NULL OR lower(name) LIKE lower($2::text))
+  AND ($2::text IS NULL OR lower(name COLLATE "und-x-icu") LIKE $2::text)
 `
 
 type CountActiveBadgesParams struct {
@@ -457,7 +457,7 @@ func (q *Queries) InsertBadgeAssertions(ctx context.Context, arg InsertBadgeAsse
 const listActiveBadges = `-- name: ListActiveBadges :many
 SELECT b.id, b.account_id, b.name, b.description, b.criteria_narrative, b.criteria_url, b.image, b.tags, b.validity_days, b.status, b.retired_at, b.created_at, b.updated_at, (SELECT count(*) FROM badge_assertions a WHERE a.badge_id = b.id)::integer AS issued_count
 FROM badges b WHERE b.account_id = $1 AND b.status = 'active'
-  AND ($2::text IS NULL OR lower(b.name) LIKE lower($2::text))
+  AND ($2::text IS NULL OR lower(b.name COLLATE "und-x-icu") LIKE $2::text)
 ORDER BY b.created_at DESC, b.id DESC
 LIMIT $4 OFFSET $3
 `

@@ -25,8 +25,8 @@ WHERE account_id = $1
   AND ($7::timestamptz IS NULL OR issued_at >= $7::timestamptz)
   AND ($8::timestamptz IS NULL OR issued_at < $8::timestamptz)
   AND ($9::text IS NULL
-       OR lower(certificate_number || ' ' || verification_code || ' ' || recipient_first_name || ' '
-                || recipient_last_name || ' ' || recipient_email) LIKE lower($9::text))
+       OR lower((certificate_number || ' ' || verification_code || ' ' || recipient_first_name || ' '
+                || recipient_last_name || ' ' || recipient_email) COLLATE "und-x-icu") LIKE $9::text)
 `
 
 type CountCertificatesParams struct {
@@ -766,8 +766,8 @@ WITH matches AS MATERIALIZED (
             ELSE status = $7::text END)
       AND ($9::timestamptz IS NULL OR issued_at >= $9::timestamptz)
       AND ($10::timestamptz IS NULL OR issued_at < $10::timestamptz)
-      AND lower(certificate_number || ' ' || verification_code || ' ' || recipient_first_name || ' '
-               || recipient_last_name || ' ' || recipient_email) LIKE lower($11::text))
+      AND lower((certificate_number || ' ' || verification_code || ' ' || recipient_first_name || ' '
+               || recipient_last_name || ' ' || recipient_email) COLLATE "und-x-icu") LIKE $11::text)
 SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, created_at, updated_at FROM matches
 ORDER BY created_at DESC, id DESC
 LIMIT $2 OFFSET $1

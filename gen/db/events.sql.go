@@ -14,7 +14,7 @@ import (
 
 const countEvents = `-- name: CountEvents :one
 SELECT count(*) FROM events WHERE account_id = $1
-  AND ($2::text IS NULL OR lower(name) LIKE lower($2::text))
+  AND ($2::text IS NULL OR lower(name COLLATE "und-x-icu") LIKE $2::text)
 `
 
 type CountEventsParams struct {
@@ -160,7 +160,7 @@ func (q *Queries) GetEvent(ctx context.Context, arg GetEventParams) (Event, erro
 
 const listEvents = `-- name: ListEvents :many
 SELECT id, account_id, name, description, event_date, location, template_id, certificate_validity_days, registration_enabled, registration_opens_at, registration_closes_at, registration_capacity, registration_message, created_at, updated_at FROM events WHERE account_id = $1
-  AND ($2::text IS NULL OR lower(name) LIKE lower($2::text))
+  AND ($2::text IS NULL OR lower(name COLLATE "und-x-icu") LIKE $2::text)
 ORDER BY created_at DESC, id DESC
 LIMIT $4 OFFSET $3
 `

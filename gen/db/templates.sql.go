@@ -15,7 +15,7 @@ import (
 const countTemplates = `-- name: CountTemplates :one
 SELECT count(*) FROM templates
 WHERE account_id = $1 AND ($2::boolean IS NULL OR active = $2)
-  AND ($3::text IS NULL OR lower(name) LIKE lower($3::text))
+  AND ($3::text IS NULL OR lower(name COLLATE "und-x-icu") LIKE $3::text)
 `
 
 type CountTemplatesParams struct {
@@ -158,7 +158,7 @@ func (q *Queries) ListSystemTemplates(ctx context.Context) ([]Template, error) {
 const listTemplates = `-- name: ListTemplates :many
 SELECT id, account_id, name, description, active, page_size, orientation, layout, created_at, updated_at FROM templates
 WHERE account_id = $1 AND ($2::boolean IS NULL OR active = $2)
-  AND ($3::text IS NULL OR lower(name) LIKE lower($3::text))
+  AND ($3::text IS NULL OR lower(name COLLATE "und-x-icu") LIKE $3::text)
 ORDER BY created_at DESC, id DESC
 LIMIT $5 OFFSET $4
 `

@@ -20,7 +20,9 @@ import (
 // its ORDER BY in place of the default one. Only clauses built here from these tables ever
 // reach the SQL: the API's value selects one, it is never written into the text.
 type sortColumns struct {
-	// byField maps each sortable field to its column.
+	// byField maps each sortable field to its column. A column that may be null (a draft's
+	// issued_at) sorts its nulls last in both directions: "-issuedAt" is the newest issued
+	// first, then the drafts, never issued.
 	byField map[string]string
 	// fallback is the default order ("-createdAt").
 	fallback string
@@ -38,7 +40,10 @@ func (c sortColumns) orderBy(sort string) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("store: no sort order %q", sort)
 	}
-	return "ORDER BY " + c.alias + col + " " + dir + ", " + c.alias + "id " + dir, nil
+	if strings.HasSuffix(col, "?") { // nullable
+		col, dir = strings.TrimSuffix(col, "?"), dir+" NULLS LAST"
+	}
+	return "ORDER BY " + c.alias + col + " " + dir + ", " + c.alias + "id " + strings.TrimSuffix(dir, " NULLS LAST"), nil
 }
 
 var (
@@ -46,7 +51,7 @@ var (
 		fallback: "-createdAt"}
 	attendeeOrders = sortColumns{byField: map[string]string{"createdAt": "created_at", "lastName": "last_name",
 		"email": "email_normalized"}, fallback: "-createdAt"}
-	certificateOrders = sortColumns{byField: map[string]string{"createdAt": "created_at", "issuedAt": "issued_at"}, fallback: "-createdAt"}
+	certificateOrders = sortColumns{byField: map[string]string{"createdAt": "created_at", "issuedAt": "issued_at?"}, fallback: "-createdAt"}
 	templateOrders    = sortColumns{byField: map[string]string{"createdAt": "created_at", "name": "name"}, fallback: "-createdAt"}
 	badgeOrders       = sortColumns{byField: map[string]string{"createdAt": "created_at", "name": "name"}, fallback: "-createdAt", alias: "b."}
 	assertionOrders   = sortColumns{byField: map[string]string{"issuedAt": "issued_at"}, fallback: "-issuedAt"}
@@ -130,14 +135,14 @@ type errorRow struct{ err error }
 
 func (r errorRow) Scan(...any) error { return r.err }
 
-// containsPattern is the LIKE pattern of a search: the text, with LIKE's own characters
-// escaped, between wildcards (the queries compare it lower-cased by PostgreSQL, as the
-// indexed expressions are); nil when there is no search.
+// containsPattern is the LIKE pattern of a search: the text lower-cased (Unicode's simple
+// case folding, as the indexed expressions are lower-cased under ICU's root collation), with
+// LIKE's own characters escaped, between wildcards; nil when there is no search.
 func containsPattern(q *string) *string {
 	if q == nil || *q == "" {
 		return nil
 	}
-	esc := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(*q)
+	esc := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(strings.ToLower(*q))
 	p := "%" + esc + "%"
 	return &p
 }
