@@ -13,6 +13,8 @@ SELECT * FROM attendees WHERE account_id = @account_id AND id = @id;
 
 -- ListAttendees is a page of the account's attendees, of one event and with one email
 -- (compared trimmed and lower-cased) when those are set.
+-- ListAttendees is a page of the account's attendees, of one event and of one email, each
+-- when set. Its ORDER BY is the list's default (see ListEvents).
 -- name: ListAttendees :many
 SELECT * FROM attendees
 WHERE account_id = @account_id AND (sqlc.narg(event_id)::uuid IS NULL OR event_id = sqlc.narg(event_id))
@@ -20,10 +22,30 @@ WHERE account_id = @account_id AND (sqlc.narg(event_id)::uuid IS NULL OR event_i
 ORDER BY created_at DESC, id DESC
 LIMIT @page_size OFFSET @page_offset;
 
+-- SearchAttendees is ListAttendees with a search (@pattern set): the matches are found first,
+-- by attendees_search_trgm_idx, and then sorted. PostgreSQL cannot estimate how many rows a
+-- "contains" pattern matches, and might otherwise walk the account's rows in the order asked,
+-- testing each, on the guess that a page of matches comes soon: for a rare name, the whole
+-- account (MATERIALIZED keeps the matches a set of their own).
+-- name: SearchAttendees :many
+WITH matches AS MATERIALIZED (
+    SELECT * FROM attendees
+    WHERE account_id = @account_id AND (sqlc.narg(event_id)::uuid IS NULL OR event_id = sqlc.narg(event_id))
+      AND (sqlc.narg(email)::text IS NULL OR email_normalized = lower(btrim(sqlc.narg(email)::text)))
+      AND lower((first_name || ' ' || last_name || ' ' || email) COLLATE "und-x-icu") LIKE @pattern::text)
+SELECT * FROM matches
+ORDER BY created_at DESC, id DESC
+LIMIT @page_size OFFSET @page_offset;
+
+-- CountAttendees counts what ListAttendees and SearchAttendees list: with @pattern, the
+-- attendees whose "first last email" matches it (compared lower-cased, as
+-- attendees_search_trgm_idx indexes it).
 -- name: CountAttendees :one
 SELECT count(*) FROM attendees
 WHERE account_id = @account_id AND (sqlc.narg(event_id)::uuid IS NULL OR event_id = sqlc.narg(event_id))
-  AND (sqlc.narg(email)::text IS NULL OR email_normalized = lower(btrim(sqlc.narg(email)::text)));
+  AND (sqlc.narg(email)::text IS NULL OR email_normalized = lower(btrim(sqlc.narg(email)::text)))
+  AND (sqlc.narg(pattern)::text IS NULL
+       OR lower((first_name || ' ' || last_name || ' ' || email) COLLATE "und-x-icu") LIKE sqlc.narg(pattern)::text);
 
 -- name: UpdateAttendee :one
 UPDATE attendees SET

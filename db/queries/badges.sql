@@ -20,14 +20,17 @@ SELECT sqlc.embed(b), (SELECT count(*) FROM badge_assertions a WHERE a.badge_id 
 FROM badges b WHERE b.account_id = @account_id AND b.id = @id
 FOR UPDATE OF b;
 
+-- ListActiveBadges is a page of the account's active badges, searched by name as ListEvents.
 -- name: ListActiveBadges :many
 SELECT sqlc.embed(b), (SELECT count(*) FROM badge_assertions a WHERE a.badge_id = b.id)::integer AS issued_count
 FROM badges b WHERE b.account_id = @account_id AND b.status = 'active'
+  AND (sqlc.narg(pattern)::text IS NULL OR lower(b.name COLLATE "und-x-icu") LIKE sqlc.narg(pattern)::text)
 ORDER BY b.created_at DESC, b.id DESC
 LIMIT @page_size OFFSET @page_offset;
 
 -- name: CountActiveBadges :one
-SELECT count(*) FROM badges WHERE account_id = @account_id AND status = 'active';
+SELECT count(*) FROM badges WHERE account_id = @account_id AND status = 'active'
+  AND (sqlc.narg(pattern)::text IS NULL OR lower(name COLLATE "und-x-icu") LIKE sqlc.narg(pattern)::text);
 
 -- name: AccountHasBadges :one
 SELECT EXISTS (SELECT 1 FROM badges WHERE account_id = @account_id);

@@ -88,28 +88,71 @@ SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, v
        revocation_reason, revocation_reason_code, created_at, updated_at
 FROM certificates WHERE account_id = @account_id AND id = @id;
 
--- ListEventCertificates is a page of an event's certificates as the API shows them (without
--- their snapshots, like GetCertificateRecord), of one status as the API names it when status
--- is set: valid (issued, not past its expiry at now), expired (marked so, or issued and past
--- its expiry), revoked or draft.
--- name: ListEventCertificates :many
+-- ListCertificates is a page of the account's certificates as the API shows them (without
+-- their snapshots, like GetCertificateRecord), with the filters that are set: an event, an
+-- attendee, a template; a status as the API names it, at now: valid (issued, not past its
+-- expiry), expired (marked so, or issued and past its expiry), revoked or draft; issued at
+-- or after issued_from and before issued_before. Its ORDER BY is the list's default (see
+-- ListEvents). CountCertificates counts them, and with @pattern those whose "number code
+-- first last email" matches it (compared lower-cased, as certificates_search_trgm_idx
+-- indexes it), as SearchCertificates lists them.
+-- name: ListCertificates :many
 SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status,
        recipient_first_name, recipient_last_name, recipient_email, issued_at, expires_at, revoked_at,
        revocation_reason, revocation_reason_code, created_at, updated_at
-FROM certificates WHERE account_id = @account_id AND event_id = @event_id
+FROM certificates
+WHERE account_id = @account_id
+  AND (sqlc.narg(event_id)::uuid IS NULL OR event_id = sqlc.narg(event_id))
+  AND (sqlc.narg(attendee_id)::uuid IS NULL OR attendee_id = sqlc.narg(attendee_id))
+  AND (sqlc.narg(template_id)::uuid IS NULL OR template_id = sqlc.narg(template_id))
   AND (sqlc.narg(status)::text IS NULL OR CASE sqlc.narg(status)::text
         WHEN 'valid' THEN status = 'issued' AND (expires_at IS NULL OR expires_at > @now::timestamptz)
         WHEN 'expired' THEN status = 'expired' OR (status = 'issued' AND expires_at <= @now::timestamptz)
         ELSE status = sqlc.narg(status)::text END)
+  AND (sqlc.narg(issued_from)::timestamptz IS NULL OR issued_at >= sqlc.narg(issued_from)::timestamptz)
+  AND (sqlc.narg(issued_before)::timestamptz IS NULL OR issued_at < sqlc.narg(issued_before)::timestamptz)
 ORDER BY created_at DESC, id DESC
 LIMIT @page_size OFFSET @page_offset;
 
--- name: CountEventCertificates :one
-SELECT count(*) FROM certificates WHERE account_id = @account_id AND event_id = @event_id
+-- SearchCertificates is ListCertificates with a search (@pattern set): the matches are found
+-- first, by certificates_search_trgm_idx, and then sorted (see SearchAttendees).
+-- name: SearchCertificates :many
+WITH matches AS MATERIALIZED (
+    SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status,
+           recipient_first_name, recipient_last_name, recipient_email, issued_at, expires_at, revoked_at,
+           revocation_reason, revocation_reason_code, created_at, updated_at
+    FROM certificates
+    WHERE account_id = @account_id
+      AND (sqlc.narg(event_id)::uuid IS NULL OR event_id = sqlc.narg(event_id))
+      AND (sqlc.narg(attendee_id)::uuid IS NULL OR attendee_id = sqlc.narg(attendee_id))
+      AND (sqlc.narg(template_id)::uuid IS NULL OR template_id = sqlc.narg(template_id))
+      AND (sqlc.narg(status)::text IS NULL OR CASE sqlc.narg(status)::text
+            WHEN 'valid' THEN status = 'issued' AND (expires_at IS NULL OR expires_at > @now::timestamptz)
+            WHEN 'expired' THEN status = 'expired' OR (status = 'issued' AND expires_at <= @now::timestamptz)
+            ELSE status = sqlc.narg(status)::text END)
+      AND (sqlc.narg(issued_from)::timestamptz IS NULL OR issued_at >= sqlc.narg(issued_from)::timestamptz)
+      AND (sqlc.narg(issued_before)::timestamptz IS NULL OR issued_at < sqlc.narg(issued_before)::timestamptz)
+      AND lower((certificate_number || ' ' || verification_code || ' ' || recipient_first_name || ' '
+               || recipient_last_name || ' ' || recipient_email) COLLATE "und-x-icu") LIKE @pattern::text)
+SELECT * FROM matches
+ORDER BY created_at DESC, id DESC
+LIMIT @page_size OFFSET @page_offset;
+
+-- name: CountCertificates :one
+SELECT count(*) FROM certificates
+WHERE account_id = @account_id
+  AND (sqlc.narg(event_id)::uuid IS NULL OR event_id = sqlc.narg(event_id))
+  AND (sqlc.narg(attendee_id)::uuid IS NULL OR attendee_id = sqlc.narg(attendee_id))
+  AND (sqlc.narg(template_id)::uuid IS NULL OR template_id = sqlc.narg(template_id))
   AND (sqlc.narg(status)::text IS NULL OR CASE sqlc.narg(status)::text
         WHEN 'valid' THEN status = 'issued' AND (expires_at IS NULL OR expires_at > @now::timestamptz)
         WHEN 'expired' THEN status = 'expired' OR (status = 'issued' AND expires_at <= @now::timestamptz)
-        ELSE status = sqlc.narg(status)::text END);
+        ELSE status = sqlc.narg(status)::text END)
+  AND (sqlc.narg(issued_from)::timestamptz IS NULL OR issued_at >= sqlc.narg(issued_from)::timestamptz)
+  AND (sqlc.narg(issued_before)::timestamptz IS NULL OR issued_at < sqlc.narg(issued_before)::timestamptz)
+  AND (sqlc.narg(pattern)::text IS NULL
+       OR lower((certificate_number || ' ' || verification_code || ' ' || recipient_first_name || ' '
+                || recipient_last_name || ' ' || recipient_email) COLLATE "und-x-icu") LIKE sqlc.narg(pattern)::text);
 
 -- name: RevokeCertificate :one
 UPDATE certificates SET status = 'revoked', revoked_at = @revoked_at, revocation_reason = sqlc.narg(reason),

@@ -15,13 +15,18 @@ RETURNING *;
 -- name: GetEvent :one
 SELECT * FROM events WHERE account_id = @account_id AND id = @id;
 
+-- ListEvents is a page of the account's events, those whose name matches @pattern (a LIKE
+-- pattern, compared lower-cased as events_name_trgm_idx indexes it) when it is set. Its ORDER
+-- BY is the list's default; the store puts the order asked in its place (store/lists.go).
 -- name: ListEvents :many
 SELECT * FROM events WHERE account_id = @account_id
+  AND (sqlc.narg(pattern)::text IS NULL OR lower(name COLLATE "und-x-icu") LIKE sqlc.narg(pattern)::text)
 ORDER BY created_at DESC, id DESC
 LIMIT @page_size OFFSET @page_offset;
 
 -- name: CountEvents :one
-SELECT count(*) FROM events WHERE account_id = @account_id;
+SELECT count(*) FROM events WHERE account_id = @account_id
+  AND (sqlc.narg(pattern)::text IS NULL OR lower(name COLLATE "und-x-icu") LIKE sqlc.narg(pattern)::text);
 
 -- name: UpdateEvent :one
 UPDATE events SET name = @name, description = sqlc.narg(description), event_date = @event_date,

@@ -18,15 +18,18 @@ WHERE templates.account_id IS NULL AND (templates.name, templates.description, t
 -- name: GetTemplate :one
 SELECT * FROM templates WHERE id = @id AND (account_id = @account_id::uuid OR account_id IS NULL);
 
+-- ListTemplates is a page of the account's templates, searched by name as ListEvents.
 -- name: ListTemplates :many
 SELECT * FROM templates
 WHERE account_id = @account_id AND (sqlc.narg(active)::boolean IS NULL OR active = sqlc.narg(active))
+  AND (sqlc.narg(pattern)::text IS NULL OR lower(name COLLATE "und-x-icu") LIKE sqlc.narg(pattern)::text)
 ORDER BY created_at DESC, id DESC
 LIMIT @page_size OFFSET @page_offset;
 
 -- name: CountTemplates :one
 SELECT count(*) FROM templates
-WHERE account_id = @account_id AND (sqlc.narg(active)::boolean IS NULL OR active = sqlc.narg(active));
+WHERE account_id = @account_id AND (sqlc.narg(active)::boolean IS NULL OR active = sqlc.narg(active))
+  AND (sqlc.narg(pattern)::text IS NULL OR lower(name COLLATE "und-x-icu") LIKE sqlc.narg(pattern)::text);
 
 -- name: ListSystemTemplates :many
 SELECT * FROM templates WHERE account_id IS NULL ORDER BY name;

@@ -25,6 +25,36 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
+// Defines values for AttendeeSort.
+const (
+	AttendeeSortCreatedAt      AttendeeSort = "createdAt"
+	AttendeeSortEmail          AttendeeSort = "email"
+	AttendeeSortLastName       AttendeeSort = "lastName"
+	AttendeeSortMinusCreatedAt AttendeeSort = "-createdAt"
+	AttendeeSortMinusEmail     AttendeeSort = "-email"
+	AttendeeSortMinusLastName  AttendeeSort = "-lastName"
+)
+
+// Valid indicates whether the value is a known member of the AttendeeSort enum.
+func (e AttendeeSort) Valid() bool {
+	switch e {
+	case AttendeeSortCreatedAt:
+		return true
+	case AttendeeSortEmail:
+		return true
+	case AttendeeSortLastName:
+		return true
+	case AttendeeSortMinusCreatedAt:
+		return true
+	case AttendeeSortMinusEmail:
+		return true
+	case AttendeeSortMinusLastName:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for BadgeStatus.
 const (
 	BadgeStatusActive  BadgeStatus = "active"
@@ -88,6 +118,24 @@ func (e BadgeAssertionStatus) Valid() bool {
 	case BadgeAssertionStatusExpired:
 		return true
 	case BadgeAssertionStatusRevoked:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for BadgeAssertionSort.
+const (
+	BadgeAssertionSortIssuedAt      BadgeAssertionSort = "issuedAt"
+	BadgeAssertionSortMinusIssuedAt BadgeAssertionSort = "-issuedAt"
+)
+
+// Valid indicates whether the value is a known member of the BadgeAssertionSort enum.
+func (e BadgeAssertionSort) Valid() bool {
+	switch e {
+	case BadgeAssertionSortIssuedAt:
+		return true
+	case BadgeAssertionSortMinusIssuedAt:
 		return true
 	default:
 		return false
@@ -196,6 +244,30 @@ func (e BadgeRevokedEventDataStatus) Valid() bool {
 	}
 }
 
+// Defines values for BadgeSort.
+const (
+	BadgeSortCreatedAt      BadgeSort = "createdAt"
+	BadgeSortMinusCreatedAt BadgeSort = "-createdAt"
+	BadgeSortMinusName      BadgeSort = "-name"
+	BadgeSortName           BadgeSort = "name"
+)
+
+// Valid indicates whether the value is a known member of the BadgeSort enum.
+func (e BadgeSort) Valid() bool {
+	switch e {
+	case BadgeSortCreatedAt:
+		return true
+	case BadgeSortMinusCreatedAt:
+		return true
+	case BadgeSortMinusName:
+		return true
+	case BadgeSortName:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for BitstringStatusListCredentialCredentialSubjectStatusPurpose.
 const (
 	BitstringStatusListCredentialCredentialSubjectStatusPurposeRevocation BitstringStatusListCredentialCredentialSubjectStatusPurpose = "revocation"
@@ -274,6 +346,24 @@ func (e BulkJobStatus) Valid() bool {
 	case BulkJobStatusQueued:
 		return true
 	case BulkJobStatusRunning:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for BulkJobSort.
+const (
+	BulkJobSortCreatedAt      BulkJobSort = "createdAt"
+	BulkJobSortMinusCreatedAt BulkJobSort = "-createdAt"
+)
+
+// Valid indicates whether the value is a known member of the BulkJobSort enum.
+func (e BulkJobSort) Valid() bool {
+	switch e {
+	case BulkJobSortCreatedAt:
+		return true
+	case BulkJobSortMinusCreatedAt:
 		return true
 	default:
 		return false
@@ -385,6 +475,30 @@ func (e CertificateSentEventEventType) Valid() bool {
 	}
 }
 
+// Defines values for CertificateSort.
+const (
+	CertificateSortCreatedAt      CertificateSort = "createdAt"
+	CertificateSortIssuedAt       CertificateSort = "issuedAt"
+	CertificateSortMinusCreatedAt CertificateSort = "-createdAt"
+	CertificateSortMinusIssuedAt  CertificateSort = "-issuedAt"
+)
+
+// Valid indicates whether the value is a known member of the CertificateSort enum.
+func (e CertificateSort) Valid() bool {
+	switch e {
+	case CertificateSortCreatedAt:
+		return true
+	case CertificateSortIssuedAt:
+		return true
+	case CertificateSortMinusCreatedAt:
+		return true
+	case CertificateSortMinusIssuedAt:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CertificateStatus.
 const (
 	CertificateStatusDraft   CertificateStatus = "draft"
@@ -478,6 +592,24 @@ const (
 func (e DataIntegrityProofType) Valid() bool {
 	switch e {
 	case DataIntegrityProofTypeDataIntegrityProof:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for EmailDeliverySort.
+const (
+	EmailDeliverySortCreatedAt      EmailDeliverySort = "createdAt"
+	EmailDeliverySortMinusCreatedAt EmailDeliverySort = "-createdAt"
+)
+
+// Valid indicates whether the value is a known member of the EmailDeliverySort enum.
+func (e EmailDeliverySort) Valid() bool {
+	switch e {
+	case EmailDeliverySortCreatedAt:
+		return true
+	case EmailDeliverySortMinusCreatedAt:
 		return true
 	default:
 		return false
@@ -625,6 +757,36 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeTWOFACTORREQUIRED:
 		return true
 	case ErrorCodeVALIDATIONERROR:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for EventSort.
+const (
+	EventSortCreatedAt      EventSort = "createdAt"
+	EventSortEventDate      EventSort = "eventDate"
+	EventSortMinusCreatedAt EventSort = "-createdAt"
+	EventSortMinusEventDate EventSort = "-eventDate"
+	EventSortMinusName      EventSort = "-name"
+	EventSortName           EventSort = "name"
+)
+
+// Valid indicates whether the value is a known member of the EventSort enum.
+func (e EventSort) Valid() bool {
+	switch e {
+	case EventSortCreatedAt:
+		return true
+	case EventSortEventDate:
+		return true
+	case EventSortMinusCreatedAt:
+		return true
+	case EventSortMinusEventDate:
+		return true
+	case EventSortMinusName:
+		return true
+	case EventSortName:
 		return true
 	default:
 		return false
@@ -1453,6 +1615,30 @@ func (e TemplateLayoutLocale) Valid() bool {
 	}
 }
 
+// Defines values for TemplateSort.
+const (
+	TemplateSortCreatedAt      TemplateSort = "createdAt"
+	TemplateSortMinusCreatedAt TemplateSort = "-createdAt"
+	TemplateSortMinusName      TemplateSort = "-name"
+	TemplateSortName           TemplateSort = "name"
+)
+
+// Valid indicates whether the value is a known member of the TemplateSort enum.
+func (e TemplateSort) Valid() bool {
+	switch e {
+	case TemplateSortCreatedAt:
+		return true
+	case TemplateSortMinusCreatedAt:
+		return true
+	case TemplateSortMinusName:
+		return true
+	case TemplateSortName:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for TextContentAlign.
 const (
 	TextContentAlignCenter TextContentAlign = "center"
@@ -1639,6 +1825,30 @@ func (e WalletOfferProtocol) Valid() bool {
 	}
 }
 
+// Defines values for WalletOfferSort.
+const (
+	WalletOfferSortCreatedAt      WalletOfferSort = "createdAt"
+	WalletOfferSortExpiresAt      WalletOfferSort = "expiresAt"
+	WalletOfferSortMinusCreatedAt WalletOfferSort = "-createdAt"
+	WalletOfferSortMinusExpiresAt WalletOfferSort = "-expiresAt"
+)
+
+// Valid indicates whether the value is a known member of the WalletOfferSort enum.
+func (e WalletOfferSort) Valid() bool {
+	switch e {
+	case WalletOfferSortCreatedAt:
+		return true
+	case WalletOfferSortExpiresAt:
+		return true
+	case WalletOfferSortMinusCreatedAt:
+		return true
+	case WalletOfferSortMinusExpiresAt:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for WalletProtocol.
 const (
 	WalletProtocolOid4vci WalletProtocol = "oid4vci"
@@ -1672,6 +1882,24 @@ func (e WebhookDeliveryStatus) Valid() bool {
 	case WebhookDeliveryStatusPending:
 		return true
 	case WebhookDeliveryStatusSucceeded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookDeliverySort.
+const (
+	WebhookDeliverySortCreatedAt      WebhookDeliverySort = "createdAt"
+	WebhookDeliverySortMinusCreatedAt WebhookDeliverySort = "-createdAt"
+)
+
+// Valid indicates whether the value is a known member of the WebhookDeliverySort enum.
+func (e WebhookDeliverySort) Valid() bool {
+	switch e {
+	case WebhookDeliverySortCreatedAt:
+		return true
+	case WebhookDeliverySortMinusCreatedAt:
 		return true
 	default:
 		return false
@@ -1940,6 +2168,9 @@ type AttendeePage struct {
 	Meta PageMeta   `json:"meta"`
 }
 
+// AttendeeSort The order of the attendees: a field, ascending, or the field after `-`, descending; ties are broken by `id` in the same direction, so pages never repeat or skip an item. Default `-createdAt`.
+type AttendeeSort string
+
 // AttendeeUpdateRequest Changes the fields present; `metadata`, when present, replaces the whole map. `eventId` cannot change.
 type AttendeeUpdateRequest struct {
 	Email     *openapi_types.Email `json:"email,omitempty"`
@@ -2021,6 +2252,9 @@ type BadgeAssertionPage struct {
 	Data []BadgeAssertion `json:"data"`
 	Meta PageMeta         `json:"meta"`
 }
+
+// BadgeAssertionSort The order of the assertions: a field, ascending, or the field after `-`, descending; ties are broken by `id` in the same direction, so pages never repeat or skip an item. Default `-issuedAt`.
+type BadgeAssertionSort string
 
 // BadgeClaimedEvent defines model for BadgeClaimedEvent.
 type BadgeClaimedEvent struct {
@@ -2138,6 +2372,9 @@ type BadgeRevokedEventDataReasonCode string
 
 // BadgeRevokedEventDataStatus defines model for BadgeRevokedEventData.Status.
 type BadgeRevokedEventDataStatus string
+
+// BadgeSort The order of the badges: a field, ascending, or the field after `-`, descending; ties are broken by `id` in the same direction, so pages never repeat or skip an item. Default `-createdAt`.
+type BadgeSort string
 
 // BitstringStatusListCredential A signed W3C Bitstring Status List (revocation): `encodedList` is `u` and the base64url (no padding) of the GZIP of 131,072 bits (16 KiB), index 0 the most significant bit of the first byte; a set bit means revoked. `validFrom` is the time of the list's last revocation (or of its creation).
 type BitstringStatusListCredential struct {
@@ -2318,6 +2555,9 @@ type BulkJobRequest struct {
 	TemplateId *openapi_types.UUID `json:"templateId,omitempty"`
 }
 
+// BulkJobSort The order of the jobs: a field, ascending, or the field after `-`, descending; ties are broken by `id` in the same direction, so pages never repeat or skip an item. Default `-createdAt`.
+type BulkJobSort string
+
 // BulkSkipped defines model for BulkSkipped.
 type BulkSkipped struct {
 	AttendeeId openapi_types.UUID `json:"attendeeId"`
@@ -2495,6 +2735,9 @@ type CertificateSentEventData struct {
 	Status            CertificateStatus  `json:"status"`
 	VerificationCode  string             `json:"verificationCode"`
 }
+
+// CertificateSort The order of the certificates: a field, ascending, or the field after `-`, descending; ties are broken by `id` in the same direction, so pages never repeat or skip an item. Default `-createdAt`.
+type CertificateSort string
 
 // CertificateStatus defines model for CertificateStatus.
 type CertificateStatus string
@@ -2753,6 +2996,9 @@ type EmailDeliveryPage struct {
 	Meta PageMeta        `json:"meta"`
 }
 
+// EmailDeliverySort The order of the email deliveries: a field, ascending, or the field after `-`, descending; ties are broken by `id` in the same direction, so pages never repeat or skip an item. Default `-createdAt`.
+type EmailDeliverySort string
+
 // EmailDeliveryStatus defines model for EmailDeliveryStatus.
 type EmailDeliveryStatus string
 
@@ -2870,6 +3116,9 @@ type EventPage struct {
 	Data []Event  `json:"data"`
 	Meta PageMeta `json:"meta"`
 }
+
+// EventSort The order of the events: a field, ascending, or the field after `-`, descending; ties are broken by `id` in the same direction, so pages never repeat or skip an item. Default `-createdAt`.
+type EventSort string
 
 // EventUpdateRequest Replaces the event: an omitted optional field is cleared.
 type EventUpdateRequest struct {
@@ -3594,6 +3843,9 @@ type TemplateRow struct {
 	Height float32 `json:"height"`
 }
 
+// TemplateSort The order of the templates: a field, ascending, or the field after `-`, descending; ties are broken by `id` in the same direction, so pages never repeat or skip an item. Default `-createdAt`.
+type TemplateSort string
+
 // TemplateUpdateRequest Replaces the template; omitted fields take their defaults.
 type TemplateUpdateRequest struct {
 	Active      *bool   `json:"active,omitempty"`
@@ -3800,6 +4052,9 @@ type WalletOfferPage struct {
 	Meta PageMeta      `json:"meta"`
 }
 
+// WalletOfferSort The order of the offers: a field, ascending, or the field after `-`, descending; ties are broken by `id` in the same direction, so pages never repeat or skip an item. Default `-createdAt`.
+type WalletOfferSort string
+
 // WalletProtocol How a wallet claimed: the W3C VC API exchange (`vcapi`) or OpenID4VCI 1.0 (`oid4vci`).
 type WalletProtocol string
 
@@ -3858,6 +4113,9 @@ type WebhookDeliveryPage struct {
 	Data []WebhookDelivery `json:"data"`
 	Meta PageMeta          `json:"meta"`
 }
+
+// WebhookDeliverySort The order of the deliveries: a field, ascending, or the field after `-`, descending; ties are broken by `id` in the same direction, so pages never repeat or skip an item. Default `-createdAt`.
+type WebhookDeliverySort string
 
 // WebhookEventKind An event kind a subscription may choose: every kind but `webhook.test` (sent to the subscription it was asked for).
 type WebhookEventKind string
@@ -4036,6 +4294,12 @@ type ListAttendeesParams struct {
 
 	// PageSize Items per page.
 	PageSize *PageSize `form:"pageSize,omitempty" json:"pageSize,omitempty"`
+
+	// Q Search: only the attendees whose name (first and last, as "Ada Lovelace") or email contains this text, case-insensitively. At least 3 characters: the search goes by trigram index, which shorter text cannot use.
+	Q *string `form:"q,omitempty" json:"q,omitempty"`
+
+	// Sort The order of the attendees (default `-createdAt`).
+	Sort *AttendeeSort `form:"sort,omitempty" json:"sort,omitempty"`
 }
 
 // CountAttendeesParams defines parameters for CountAttendees.
@@ -4071,6 +4335,12 @@ type ListBadgesParams struct {
 
 	// PageSize Items per page.
 	PageSize *PageSize `form:"pageSize,omitempty" json:"pageSize,omitempty"`
+
+	// Q Search: only the badges whose name contains this text, case-insensitively.
+	Q *string `form:"q,omitempty" json:"q,omitempty"`
+
+	// Sort The order of the badges (default `-createdAt`).
+	Sort *BadgeSort `form:"sort,omitempty" json:"sort,omitempty"`
 }
 
 // GetBadgeParams defines parameters for GetBadge.
@@ -4086,6 +4356,9 @@ type ListBadgeAssertionsParams struct {
 
 	// PageSize Items per page.
 	PageSize *PageSize `form:"pageSize,omitempty" json:"pageSize,omitempty"`
+
+	// Sort The order of the assertions (default `-issuedAt`).
+	Sort *BadgeAssertionSort `form:"sort,omitempty" json:"sort,omitempty"`
 }
 
 // ListBadgeAssertionWalletOffersParams defines parameters for ListBadgeAssertionWalletOffers.
@@ -4095,6 +4368,9 @@ type ListBadgeAssertionWalletOffersParams struct {
 
 	// PageSize Items per page.
 	PageSize *PageSize `form:"pageSize,omitempty" json:"pageSize,omitempty"`
+
+	// Sort The order of the offers (default `-createdAt`).
+	Sort *WalletOfferSort `form:"sort,omitempty" json:"sort,omitempty"`
 }
 
 // IssueBadgeParams defines parameters for IssueBadge.
@@ -4107,6 +4383,39 @@ type IssueBadgeParams struct {
 type GetBrandingParams struct {
 	// IfNoneMatch An `ETag` received before: an unchanged asset answers 304 without a body.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// ListCertificatesParams defines parameters for ListCertificates.
+type ListCertificatesParams struct {
+	// Page 1-based page number.
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+
+	// PageSize Items per page.
+	PageSize *PageSize `form:"pageSize,omitempty" json:"pageSize,omitempty"`
+
+	// EventId Only the certificates of this event.
+	EventId *openapi_types.UUID `form:"eventId,omitempty" json:"eventId,omitempty"`
+
+	// AttendeeId Only the certificates of this attendee.
+	AttendeeId *openapi_types.UUID `form:"attendeeId,omitempty" json:"attendeeId,omitempty"`
+
+	// TemplateId Only the certificates made with this template.
+	TemplateId *openapi_types.UUID `form:"templateId,omitempty" json:"templateId,omitempty"`
+
+	// Status Only the certificates in this status now (`expired`: past their expiry date).
+	Status *CertificateStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// IssuedFrom Only the certificates issued on this day (UTC) or later; drafts, never issued, are left out.
+	IssuedFrom *openapi_types.Date `form:"issuedFrom,omitempty" json:"issuedFrom,omitempty"`
+
+	// IssuedTo Only the certificates issued on this day (UTC) or earlier; drafts, never issued, are left out.
+	IssuedTo *openapi_types.Date `form:"issuedTo,omitempty" json:"issuedTo,omitempty"`
+
+	// Q Search: only the certificates whose number, verification code, recipient's name (first and last) or recipient's email contains this text, case-insensitively. At least 3 characters: the search goes by trigram index, which shorter text cannot use.
+	Q *string `form:"q,omitempty" json:"q,omitempty"`
+
+	// Sort The order of the certificates (default `-createdAt`).
+	Sort *CertificateSort `form:"sort,omitempty" json:"sort,omitempty"`
 }
 
 // GenerateCertificateParams defines parameters for GenerateCertificate.
@@ -4128,6 +4437,9 @@ type ListCertificateWalletOffersParams struct {
 
 	// PageSize Items per page.
 	PageSize *PageSize `form:"pageSize,omitempty" json:"pageSize,omitempty"`
+
+	// Sort The order of the offers (default `-createdAt`).
+	Sort *WalletOfferSort `form:"sort,omitempty" json:"sort,omitempty"`
 }
 
 // GetCreditsParams defines parameters for GetCredits.
@@ -4148,6 +4460,9 @@ type ListEmailDeliveriesParams struct {
 
 	// PageSize Items per page.
 	PageSize *PageSize `form:"pageSize,omitempty" json:"pageSize,omitempty"`
+
+	// Sort The order of the email deliveries (default `-createdAt`).
+	Sort *EmailDeliverySort `form:"sort,omitempty" json:"sort,omitempty"`
 }
 
 // ListEventsParams defines parameters for ListEvents.
@@ -4157,6 +4472,12 @@ type ListEventsParams struct {
 
 	// PageSize Items per page.
 	PageSize *PageSize `form:"pageSize,omitempty" json:"pageSize,omitempty"`
+
+	// Q Search: only the events whose name contains this text, case-insensitively.
+	Q *string `form:"q,omitempty" json:"q,omitempty"`
+
+	// Sort The order of the events (default `-createdAt`).
+	Sort *EventSort `form:"sort,omitempty" json:"sort,omitempty"`
 }
 
 // ExportEventAttendeesParams defines parameters for ExportEventAttendees.
@@ -4178,6 +4499,12 @@ type ListEventAttendeesParams struct {
 
 	// PageSize Items per page.
 	PageSize *PageSize `form:"pageSize,omitempty" json:"pageSize,omitempty"`
+
+	// Q Search: only the attendees whose name (first and last, as "Ada Lovelace") or email contains this text, case-insensitively. At least 3 characters: the search goes by trigram index, which shorter text cannot use.
+	Q *string `form:"q,omitempty" json:"q,omitempty"`
+
+	// Sort The order of the attendees (default `-createdAt`).
+	Sort *AttendeeSort `form:"sort,omitempty" json:"sort,omitempty"`
 }
 
 // ListEventCertificatesParams defines parameters for ListEventCertificates.
@@ -4188,6 +4515,12 @@ type ListEventCertificatesParams struct {
 	// PageSize Items per page.
 	PageSize *PageSize          `form:"pageSize,omitempty" json:"pageSize,omitempty"`
 	Status   *CertificateStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// Q Search: only the certificates whose number, verification code, recipient's name (first and last) or recipient's email contains this text, case-insensitively. At least 3 characters: the search goes by trigram index, which shorter text cannot use.
+	Q *string `form:"q,omitempty" json:"q,omitempty"`
+
+	// Sort The order of the certificates (default `-createdAt`).
+	Sort *CertificateSort `form:"sort,omitempty" json:"sort,omitempty"`
 }
 
 // BulkGenerateCertificatesParams defines parameters for BulkGenerateCertificates.
@@ -4203,6 +4536,9 @@ type ListBulkGenerationJobsParams struct {
 
 	// PageSize Items per page.
 	PageSize *PageSize `form:"pageSize,omitempty" json:"pageSize,omitempty"`
+
+	// Sort The order of the jobs (default `-createdAt`).
+	Sort *BulkJobSort `form:"sort,omitempty" json:"sort,omitempty"`
 }
 
 // GetBulkGenerationJobParams defines parameters for GetBulkGenerationJob.
@@ -4245,6 +4581,12 @@ type ListTemplatesParams struct {
 
 	// PageSize Items per page.
 	PageSize *PageSize `form:"pageSize,omitempty" json:"pageSize,omitempty"`
+
+	// Q Search: only the templates whose name contains this text, case-insensitively.
+	Q *string `form:"q,omitempty" json:"q,omitempty"`
+
+	// Sort The order of the templates (default `-createdAt`).
+	Sort *TemplateSort `form:"sort,omitempty" json:"sort,omitempty"`
 }
 
 // GetTemplateParams defines parameters for GetTemplate.
@@ -4328,6 +4670,9 @@ type ListWebhookDeliveriesParams struct {
 
 	// PageSize Items per page.
 	PageSize *PageSize `form:"pageSize,omitempty" json:"pageSize,omitempty"`
+
+	// Sort The order of the deliveries (default `-createdAt`).
+	Sort *WebhookDeliverySort `form:"sort,omitempty" json:"sort,omitempty"`
 }
 
 // OnBadgeClaimedParams defines parameters for OnBadgeClaimed.
@@ -5705,6 +6050,9 @@ type ServerInterface interface {
 	// UpdateBranding Replace branding
 	// (PUT /branding)
 	UpdateBranding(ctx echo.Context) error
+	// ListCertificates List the account's certificates
+	// (GET /certificates)
+	ListCertificates(ctx echo.Context, params ListCertificatesParams) error
 	// GenerateCertificate Issue a certificate
 	// (POST /certificates/generate)
 	GenerateCertificate(ctx echo.Context, params GenerateCertificateParams) error
@@ -6061,6 +6409,20 @@ func (w *ServerInterfaceWrapper) ListAttendees(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageSize: %s", err))
 	}
 
+	// ------------- Optional query parameter "q" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "q", ctx.QueryParams(), &params.Q, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter q: %s", err))
+	}
+
+	// ------------- Optional query parameter "sort" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", ctx.QueryParams(), &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter sort: %s", err))
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ListAttendees(ctx, params)
 	return err
@@ -6298,6 +6660,20 @@ func (w *ServerInterfaceWrapper) ListBadges(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageSize: %s", err))
 	}
 
+	// ------------- Optional query parameter "q" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "q", ctx.QueryParams(), &params.Q, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter q: %s", err))
+	}
+
+	// ------------- Optional query parameter "sort" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", ctx.QueryParams(), &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter sort: %s", err))
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ListBadges(ctx, params)
 	return err
@@ -6407,6 +6783,13 @@ func (w *ServerInterfaceWrapper) ListBadgeAssertions(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageSize: %s", err))
 	}
 
+	// ------------- Optional query parameter "sort" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", ctx.QueryParams(), &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter sort: %s", err))
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ListBadgeAssertions(ctx, id, params)
 	return err
@@ -6469,6 +6852,13 @@ func (w *ServerInterfaceWrapper) ListBadgeAssertionWalletOffers(ctx echo.Context
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageSize", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageSize: %s", err))
+	}
+
+	// ------------- Optional query parameter "sort" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", ctx.QueryParams(), &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter sort: %s", err))
 	}
 
 	// Invoke the callback with all the unmarshaled arguments
@@ -6571,6 +6961,87 @@ func (w *ServerInterfaceWrapper) UpdateBranding(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.UpdateBranding(ctx)
+	return err
+}
+
+// ListCertificates converts echo context to params.
+func (w *ServerInterfaceWrapper) ListCertificates(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListCertificatesParams
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// ------------- Optional query parameter "pageSize" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageSize", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageSize: %s", err))
+	}
+
+	// ------------- Optional query parameter "eventId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "eventId", ctx.QueryParams(), &params.EventId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter eventId: %s", err))
+	}
+
+	// ------------- Optional query parameter "attendeeId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "attendeeId", ctx.QueryParams(), &params.AttendeeId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter attendeeId: %s", err))
+	}
+
+	// ------------- Optional query parameter "templateId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "templateId", ctx.QueryParams(), &params.TemplateId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter templateId: %s", err))
+	}
+
+	// ------------- Optional query parameter "status" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "status", ctx.QueryParams(), &params.Status, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter status: %s", err))
+	}
+
+	// ------------- Optional query parameter "issuedFrom" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "issuedFrom", ctx.QueryParams(), &params.IssuedFrom, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter issuedFrom: %s", err))
+	}
+
+	// ------------- Optional query parameter "issuedTo" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "issuedTo", ctx.QueryParams(), &params.IssuedTo, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter issuedTo: %s", err))
+	}
+
+	// ------------- Optional query parameter "q" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "q", ctx.QueryParams(), &params.Q, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter q: %s", err))
+	}
+
+	// ------------- Optional query parameter "sort" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", ctx.QueryParams(), &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter sort: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListCertificates(ctx, params)
 	return err
 }
 
@@ -6746,6 +7217,13 @@ func (w *ServerInterfaceWrapper) ListCertificateWalletOffers(ctx echo.Context) e
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageSize: %s", err))
 	}
 
+	// ------------- Optional query parameter "sort" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", ctx.QueryParams(), &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter sort: %s", err))
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ListCertificateWalletOffers(ctx, id, params)
 	return err
@@ -6837,6 +7315,13 @@ func (w *ServerInterfaceWrapper) ListEmailDeliveries(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageSize: %s", err))
 	}
 
+	// ------------- Optional query parameter "sort" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", ctx.QueryParams(), &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter sort: %s", err))
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ListEmailDeliveries(ctx, params)
 	return err
@@ -6869,6 +7354,20 @@ func (w *ServerInterfaceWrapper) ListEvents(ctx echo.Context) error {
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageSize", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageSize: %s", err))
+	}
+
+	// ------------- Optional query parameter "q" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "q", ctx.QueryParams(), &params.Q, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter q: %s", err))
+	}
+
+	// ------------- Optional query parameter "sort" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", ctx.QueryParams(), &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter sort: %s", err))
 	}
 
 	// Invoke the callback with all the unmarshaled arguments
@@ -7005,6 +7504,20 @@ func (w *ServerInterfaceWrapper) ListEventAttendees(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageSize: %s", err))
 	}
 
+	// ------------- Optional query parameter "q" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "q", ctx.QueryParams(), &params.Q, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter q: %s", err))
+	}
+
+	// ------------- Optional query parameter "sort" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", ctx.QueryParams(), &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter sort: %s", err))
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ListEventAttendees(ctx, id, params)
 	return err
@@ -7042,6 +7555,20 @@ func (w *ServerInterfaceWrapper) ListEventCertificates(ctx echo.Context) error {
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "status", ctx.QueryParams(), &params.Status, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter status: %s", err))
+	}
+
+	// ------------- Optional query parameter "q" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "q", ctx.QueryParams(), &params.Q, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter q: %s", err))
+	}
+
+	// ------------- Optional query parameter "sort" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", ctx.QueryParams(), &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter sort: %s", err))
 	}
 
 	// Invoke the callback with all the unmarshaled arguments
@@ -7110,6 +7637,13 @@ func (w *ServerInterfaceWrapper) ListBulkGenerationJobs(ctx echo.Context) error 
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageSize", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageSize: %s", err))
+	}
+
+	// ------------- Optional query parameter "sort" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", ctx.QueryParams(), &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter sort: %s", err))
 	}
 
 	// Invoke the callback with all the unmarshaled arguments
@@ -7563,6 +8097,20 @@ func (w *ServerInterfaceWrapper) ListTemplates(ctx echo.Context) error {
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageSize", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageSize: %s", err))
+	}
+
+	// ------------- Optional query parameter "q" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "q", ctx.QueryParams(), &params.Q, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter q: %s", err))
+	}
+
+	// ------------- Optional query parameter "sort" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", ctx.QueryParams(), &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter sort: %s", err))
 	}
 
 	// Invoke the callback with all the unmarshaled arguments
@@ -8086,6 +8634,13 @@ func (w *ServerInterfaceWrapper) ListWebhookDeliveries(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageSize: %s", err))
 	}
 
+	// ------------- Optional query parameter "sort" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", ctx.QueryParams(), &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter sort: %s", err))
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ListWebhookDeliveries(ctx, id, params)
 	return err
@@ -8188,6 +8743,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/badges/:id/issue", wrapper.IssueBadge, options.OperationMiddlewares["issueBadge"]...)
 	router.GET(options.BaseURL+"/branding", wrapper.GetBranding, options.OperationMiddlewares["getBranding"]...)
 	router.PUT(options.BaseURL+"/branding", wrapper.UpdateBranding, options.OperationMiddlewares["updateBranding"]...)
+	router.GET(options.BaseURL+"/certificates", wrapper.ListCertificates, options.OperationMiddlewares["listCertificates"]...)
 	router.POST(options.BaseURL+"/certificates/generate", wrapper.GenerateCertificate, options.OperationMiddlewares["generateCertificate"]...)
 	router.DELETE(options.BaseURL+"/certificates/:id", wrapper.DeleteCertificate, options.OperationMiddlewares["deleteCertificate"]...)
 	router.GET(options.BaseURL+"/certificates/:id", wrapper.GetCertificate, options.OperationMiddlewares["getCertificate"]...)
@@ -16636,6 +17192,162 @@ func (response UpdateBranding429JSONResponse) VisitUpdateBrandingResponse(w http
 type UpdateBranding500JSONResponse struct{ InternalJSONResponse }
 
 func (response UpdateBranding500JSONResponse) VisitUpdateBrandingResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCertificatesRequestObject struct {
+	Params ListCertificatesParams
+}
+
+type ListCertificatesResponseObject interface {
+	VisitListCertificatesResponse(w http.ResponseWriter) error
+}
+
+type ListCertificates200ResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+type ListCertificates200JSONResponse struct {
+	Body    CertificatePage
+	Headers ListCertificates200ResponseHeaders
+}
+
+func (response ListCertificates200JSONResponse) VisitListCertificatesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCertificates400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListCertificates400JSONResponse) VisitListCertificatesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCertificates401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListCertificates401JSONResponse) VisitListCertificatesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCertificates403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListCertificates403JSONResponse) VisitListCertificatesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCertificates429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListCertificates429JSONResponse) VisitListCertificatesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCertificates500JSONResponse struct{ InternalJSONResponse }
+
+func (response ListCertificates500JSONResponse) VisitListCertificatesResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -28878,6 +29590,9 @@ type StrictServerInterface interface {
 	// UpdateBranding Replace branding
 	// (PUT /branding)
 	UpdateBranding(ctx context.Context, request UpdateBrandingRequestObject) (UpdateBrandingResponseObject, error)
+	// ListCertificates List the account's certificates
+	// (GET /certificates)
+	ListCertificates(ctx context.Context, request ListCertificatesRequestObject) (ListCertificatesResponseObject, error)
 	// GenerateCertificate Issue a certificate
 	// (POST /certificates/generate)
 	GenerateCertificate(ctx context.Context, request GenerateCertificateRequestObject) (GenerateCertificateResponseObject, error)
@@ -30244,6 +30959,31 @@ func (sh *strictHandler) UpdateBranding(ctx echo.Context) error {
 		return err
 	} else if validResponse, ok := response.(UpdateBrandingResponseObject); ok {
 		return validResponse.VisitUpdateBrandingResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListCertificates operation middleware
+func (sh *strictHandler) ListCertificates(ctx echo.Context, params ListCertificatesParams) error {
+	var request ListCertificatesRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListCertificates(ctx.Request().Context(), request.(ListCertificatesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListCertificates")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListCertificatesResponseObject); ok {
+		return validResponse.VisitListCertificatesResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -32237,766 +32977,787 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id Id) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P1bbxvJujeGf5UCZwOm9mpSJHWwRWHh3bQOHnlkSSPJ9pqD/+pid5GsUbOqp6ooiuPlP5IgQHIZIAGC",
-	"AC8Q5CIX73UCBEFylZ33iwTIDvItgnqqqk9skk3JGs+smcHGXha7u45PPfUcf8/HWsDHMWeEKVnrfqyN",
-	"CA6JgH/2goBIecCZEjzqRRGfngs6pEw/C4kMBI0V5azWrR2cX1510R0RdEADrH9EmMkpERKN8Qz1CRIE",
-	"h2gg+BhhNkMc2kF1ScdxRJD/6ujaR4L8PCFSyX3EOIoFGUR0OFKISsQICUm40ax5NRmMyBjrERA2Gde6",
-	"P9T+ufbBq6lZTGrdmlSCsmHt0yevdoCDEbFjnx/w13yKIs6GHsIsRP0Zmo742ENqROzA3bgD3UyY77mk",
-	"M84UYeqQyphLavooduljpXAwGhOmfFQP+ZRFHIdyA3GBfMoiyojvoSlVI4TRgEYEMTwmFXu+IsFEUDW7",
-	"4BENZvOdvx9hBbOL8ZDA3HTnXUTHeEik2Rg1ohJJqoiHqJKITxkyw0JSzSICK2Xa1As2wnLkIcbViLKh",
-	"21muRkSgEZdqH/khGeBJpBpSBOgZ44w881fN5ugaD+cH/44IqUmKD2AKgsSCSMIUEFoXScJCRBXq4+AW",
-	"UYb8k0HjjDPSeINVMPLNFmOGJiwYYTYkIeKMJPS51dqGRecThTDq83C2apAnIRnHXK/6JYkjPCNhyWYr",
-	"MSE+mo4IM+tKJYxdKi5I6GiMD/S4CBYRJcLRvyEBeBmPCfKT7oJZ4xsy88tPge6v/CCccnMi5wfZC0NB",
-	"pEzXVfKJCEgXYRRjNXJUQZAk4k4PkHOF6v4mjunmXXuz2Wz6Gx5S3JxvyaM7PbUhpkwaYnt7eWpbtjPD",
-	"Uu+WQorrWeifqdDLp0efndWAizFWtW5tImhDkAERhAWkVja9S6zIKR1TBf9vfpKXlqsgrBkYCTWF6DFN",
-	"KQv51M19zKVCAWdSCUwZCVGkW0NKHxscxxEt8oAxZXSsl76VDIoyRYZE5Ed1ScaYMj3YxSOLyECZYWFl",
-	"x/XQziQpWYIrEnAWSjRhikbZyetjpCSq65/6k+CWALcdTKLIbOPGPtKcHG139jwk51ph5F4le0uTFfZS",
-	"4mWTcZ8IhCXyL4kSs0ZvoIjw15ud/hC+WzwzxdEUaxZABlxoelNiRtlwv3wkbrkasF6+niOcUXMql1Pm",
-	"0sF+8moxFnhMVHqD8glTJ+EFVqP54V+PCKJSTjQHxebVZxJRIDV9zdb0Max5NX0R1Lo17FqreHYmNCw9",
-	"Mj0pidBDOAnLx4TdC0tHk2nlceM5uiN6Vsc0Kt3kcxbNEFaKsJAQy62oRER/tZ/wbqq8/Es4MlSaLix8",
-	"IZPp/DwhYpbOh5hR1B40dre/JeuUtvuYNTJbVdI8fXzLyf3yDSkRHdr6dHV2dlAsKFO4HxEUjLDAgSZy",
-	"D8mAxyTU72QW20OCjIk+cSREnW004hMhm6in7+4IzwpXnL50k/tY/2rEQxy5exJeTy9CfXDNxdtFcM/u",
-	"J6JHrqntTifZbCPWpstWuFXzDAnfnxI21Dva2dnx9Jl3f7f1CVeKCN3m/++HH3+877QaP/54//zow1/+",
-	"aW55vdp9w77eyC9qupa9q4OTk8yKorqMcUD0gvr/f32/DrhA5B6DoIzR27cnh2bbBlrGARGn5GZnyNey",
-	"lBaqA0L1vWxYYzcvCOkzrFaIQuXLlxWxFi3eTrtTRnCveX8hNf8Ezx5H0OeDARHX/Jawcu7G9fNnWhIJ",
-	"BNGyyC1hnhF2tNwbUXYrF/A8nja99JJI12B3u2yIF3hISk5ao48lCY2Mbi6sRcxKv5JbditsA4WO8b25",
-	"o9ot/Z+XXlrt0htWj+aK/lIyohNFxhLFRMCYlg0Gvi8dUKeVH9HK4bzLqJEHPCSlCkGqaAY8JKgeYEka",
-	"lEnCtP51RzYW7KB+e529W3z2W429XuN73Pilsd7Rx3k9WQ+oiyKiDDsN6VAToVZZRrN4RJj0tNAC/AI0",
-	"F2CQgSAhYYriyEgdgsiYM0lA6HiJQyta6r8CoyDqf4Iga7rd/EkajcByFvinEFyYT/Si1971Tk8Oe9cn",
-	"52c3R5eX55c1rzYmUgLpwkHKiH6MK3SHIxqC3qcwjaSPIqql2ymonhwN6H0T9jdd638SZFDr1r7aTE0Q",
-	"m+ap3DyC0cDs5o/w+j0jH6bX1HPzu8gvTg5k0oztIxUSE72ibLT2i82CFpIVyhs5FaBSI+kXhYaseF+x",
-	"Ef22Xr/7Bsy9oecutbI4t7MfjCVhENHgkURzcH52fHpycF1CLEa71IxXYUVQyInZPVAbQKb7jPRRobMi",
-	"Sbih/6FIIdkvTQLHXPRpGJqL8+E0cHJ29fb4+OTg5Ojs+ubq4PziaI4aehcn6JbMUISDW2sZ0XIkmLxA",
-	"Rbd74/i0/9lIY/2ei3QyP70/FMWU7K6mnVeckceRzfnx8dHlzavzsyK5UGlkNrAfBRGmeqdwJAgOZ/sI",
-	"y1vYRq1IEwHiMkaMTBFn5LNRzRRHEVHzw/AQuY81mXiICxAf06sZ3hPkjt/qi1u4N+foKZ33H4qOMtut",
-	"6eeEaVkJR49lPddHl2e90xwF9bTKQ+5jEmgRCsTSJjqzlmsKe0RwRML9nLGShojCTg4okYgqZziM+PDz",
-	"XFRPMKx5VmWW4w/GoCwNaLI64+qYT1j4OLI6O7++OT5/e3aYo6szjuQkGCXShtsKawT5LESyqo/ijicj",
-	"/UNtebo/ds/f8FAfkBL75tvE+CEpCwgsprWVgGti3oHURYwn1pA592jD+hgb4CBtpB7SZXNa6Fl1jstG",
-	"xnO5rKGclzPjQFv2DbyT24ffO0V88mrnvYkaraX5VjuY0C6czh5YyRYwcngNAVUi3v+JBArVfcpAMb2x",
-	"rNv3UPLTUGAGP0yYnMQxF4rYH2/ULCbZV1OBItvQhN0yPmXZpwFnAzqcCJhmtoVYcD7I/sA4C6CP+bZv",
-	"QsIoCf2NfYTRGEcDLrS05Se+B99xIHARZq22kog7CjoXYXck0kJ1fV7P3kCUSUVwWDhNjyL7fzxSfsvw",
-	"RI24oL+Q8AmIuYyME/IAi6jfdfcMkdIYSbVQYunOQxOZl2r/3M353fRq79+/b+hF14cswKrElum/JFgQ",
-	"YXjHX3+s5Tbhx9qKkAlnvj1KBZaEThS5V5sjNY7yBGLfeENCiq9Nc+mb88bqlWIrjSbWr/D19ZtTY7wG",
-	"T7bEM4kkN+JrgCdS62haTtWXb+IBSuVaDzFyRwSSIz5lzZqd2QIB7okmd8azCtwIS+NrNDbmUOCBkoiy",
-	"IJqEJNxYMmkw4IK2KK10zm8nsVZOx/+wcpndsGvO32A2c9ENv86+XXOOxpjNkiCyhXszspFfLmbAQziS",
-	"HMS+YojCP+Iu2XiKRhJQsfTjNPTCbu8s4ji85vwUi+EjzT0Xve9Oz3uHN9fn5zenvctX80ZCcOaS+4CQ",
-	"0J4iCMqpt9Eb+hIMPa+vzs88tJ38jZEi4zjCinio3YKfuUA7La/VaiHBp9K+dXD1DtGxFrs2PpuJqNpo",
-	"90tH+wzsRliZILtJHMIMBOdjeBFa0ysuTZTbUGiOaIL39itPtKgqzm3AH0plnCe/D3A4gH1c0zHhk0e6",
-	"Qi6Pvn17dHV9c33y5uj87fVC9xkQjlQ8jkmIsBD0jrKhC2WiJmpOTzIiiuwnEZf616mgShHWRFeEhbnb",
-	"FMK3Pru7bZ2RorrWmmeKJBRsogifSRMLrMwSb6Qmr8yM9k1Q5/yMijRcWOM/FAUX6UvT7xWRknJ2zqLZ",
-	"44i3d3Fy883Rdzdn59c3vdPT8/dHhyVW+ZgYbRMitCXCSNIhI2GDMiTNSPb1Pex8LnqHtd7wmQjzMSMo",
-	"ElLJfP9QxFS235qglktz63LE3vXRzenJm5PrIjUVxbd9E89p2IaJ8ZyX0D4HET2k4zkmlJnWn4LjnOBY",
-	"xrqyhKDJbE1zx1IPEJicbixBz926mgvoC8kZNMZUSsqGHpoKyAex9gz9jvXdfbZrdP2u9x2p2Tn4RoeZ",
-	"jmgwMnkNIOax5NOcuQaUHv/i/Ooaberl3RRkIIgc+WhI74jMuEnn/Ua5RfyDuY/yBPQh3f1sTPfVZDzG",
-	"Am5ZHIaQ84OjC6EvJEV1SwMcSeLV4sxPH2s0rBDD6ILVPs4/iCPMVtHghX7HRIW5ILcfTJgwNGsbSXNF",
-	"jL1at96LqQ0BXmNKRnEJeyo3M63BNLSMVzY9Q62yV5KrcDaJIpc2Y06MMQrZTzQhLunjhzT8jk2iCFhL",
-	"xSWPsFRvZYV5lPWxeL8EGdD7+WkeUyEVaneygb82FeWWzEzQryABHzIqwR2smmWDhtAVQ1iKjOUqyrjS",
-	"r+vvbENYCDxbSiq2g2QiXma7s/uYW7/FpHUAH2d8NEvpLMPlg4kQhKkLLOWUixACOYUggUIjLiRBfQi1",
-	"nKVjOmGHeCZr3b1WEvp5cPkGyRkL0ml1fzDR+bKrVZKaV0sSCLpaESGwtwVqLw5kjoAhVzElYSuFWrlU",
-	"CxNjrS2pEWZoB40pmyjNioc8R9qxa9/LBqS2Oy+KEamLzpab/1wyxZgqaxvQhwuuiLkTloTrbu3uLA/X",
-	"TUk/Gbqm14g0IspIYfQ29nfZ6B9K0GPKTswH7QJ1e7UJoz9PiH2sxIToAzDlxzhQXJQHGF/R+wZE4hrL",
-	"b5IIh1NTvl7CONarVQgK/vBx99M68cBAJPTeRf6WdgM2cZnPBfDbna3tnV1/7vzmj+7iw3hKpTqynrqV",
-	"Z7GwPhMjZzhHHyxD7pyEWOHK22jvnVWMCdosnY89tr/CzTXGNMq9bn4pe9Xm/VS5fAb6OjhbdImscYMt",
-	"bGNMFHZ7Ur5E+dSNVqukh8IdJghp6FEh8waKMRUS1bEy6ZSd1oaHJhKyXChLbJ0SkvA+fnS8tumG1vzm",
-	"6LtPn3zLgLJD67SSrZvpGcoVgfqfSmjEGFXX2OyyWzHN5Up3LLPwXkINyXLnL8x0EMvI+MG3pKXO2k9c",
-	"kn+xvze5GGZG3q212nudwQ5uNZ4HbdJ4Hm7hxl6/Qxrbgx28238evAj32rkJdmuvufzX/5CdaLf25l//",
-	"9yiCjKAsZemzjdms1q31gjGBNcwfucXnJ5d0tf05z9PnuZmyp+vztFjlSK7u6R/tpBaOXcUTt+w4Pfkd",
-	"t/Rqc1fT2pfZCbhtjrkYr3mtDWhElvlUA3lXK0724Oqdh95eHzdeoPrL8zculXvDQ77nI3/fB8MF7iNJ",
-	"Yiw0D/OQUaqRgERyM7F95EjKOqUwC7NeqSa6hsghoQCDIsBCzAAQxLc4Fg09UB/V+/ptrRSBH8B34/Y9",
-	"5GftQXcsbI5lg9wHJIIh5p7yQBHVkEoQPPZTNwQeE8DX2DARLnaZUEgCGhJp4SIMAgeIxzbJ6ODqXZpZ",
-	"2mohiWfgtYBX9FvNlXcI7MyyPXd5gV9QFEvotSiMGYa10viAh+SNfq+U3m0by5bgLVyRVS+/AhVDZKeR",
-	"oQeURKFEFipkH/mOefmeUc7sE8/kJAf2s+mIRwSNcdxEvuU9Pgow0xRgAkebtYV3bnM8IfpWzN29RjvJ",
-	"jr39GW/FP2+63/NNN38KrBUcGNgVOEzfrFw8k8JaABc5PkAvttvbCGdbdEgubnpdRHAwcqkzVCbAP2Vf",
-	"eQkLjQVppPZ6oyND8Oo880ljWuVNEuma40ZzO1pkO2Z0RViYMrEvPy4bT4sZZ7Mxn8gbYxzPD8O20ec8",
-	"Ihjir8F2fkNYGHPK1Opui3qCGe1cO2U87yUOh7+C0hoIqoigK3k3DOfAvVw8Wx8fb2OFgJV5a8shVhi9",
-	"vTxxFtC+HoeJbjFX9MXZK325X717BZ4L5iEuLBdnnBHw6toHGA0JIyChwPt1jASXRKkkc8Js0DOJ/FjQ",
-	"MRazAx5x4acRidD9MwkZgUgSm0KsQC7INQAv9EnEp4iqDQ+FAuujM8SUIWyuE3jFnpq+wCzUPCm9R+ZX",
-	"SLcdHvAJK7GNJ7gt0owhTA1TMGYvzTZjJI1TBOa1BLZmiflaKqwmMoszhQNF70wGvQKS/1AyC4WHcr0z",
-	"vrZ27tUgTJaqmbNzzpspf0jmmJDqElN3dq0zZ8ZRrZ1Vod9kifJbt47WD6cu2do1uYG7sCrqxUAmFd/N",
-	"OWmexudilmydTRckoDG1nuFlvOwyeRG+urMgaJcEyzIotPejmQtgsmfI0/xiykUo9xEzTinA5OMqOWV1",
-	"LhwTQgIaTjnRRnPpAhVHVG6GLhsVlgjDjbtoWE10dEe0WuVICsCQkD2vlrmOtLwDkDkg27jTbTbkhrIb",
-	"41b3anISEyFJSEAFF3ii/xc+hCMTEUXCm/7sxl17ekwfVs389oFutpQdFaEVgStp7dA6wn1Uj7FU7m/Z",
-	"U74BWrTd+6judrGv11iSaJCk8Jolsgu2kV2fhPvZbmrJfEr54F0JksnSl96KqByzJp70IxrkkUNirFm+",
-	"/1FSRW4mIvq0CY9nmx+L/RoBdj0xRs/NsQsvy2eyh7BkinMccc5TmFLA/ORLzuqCw7KalX5Ru0+Bq1e2",
-	"/uS/+/L2gOI8fmWrgBFJTa49QK2teT9W3qpsH1oeTSzOxnKWCkBwJpo2/b9c+qFjIhUexyWQj8cHaGtr",
-	"aw+iX0Fwgz7QCMcxYUZUe4BvIh1otndvBZXNTXm9pe3nKGMRlKDhpeldZBcuz48WiAf23XXkgxGPwjIM",
-	"QT2Uw5NDY+IxWA4Bj2da5e1DLL1BJJ1rD1J4KgpMseCKB4vT3Ry9vYf+L9zbxc2cW9d0FMn8Mp1ll2nx",
-	"Vmc0wDW2mOlDDjfenHewteyenoioRG/O2rJa2y8WN/Bp0TS+PEdfk5Gf6BvwAY689LqFIJUKLruOHoQk",
-	"LDwytkRo89NidSGvn62k7TG+d/EV1t63VrhFZmAZZDg776IJprDC2TEvX+invSEyXVS4IIzs87u+H4oT",
-	"XlMzzd8MKynsCTXZ9dXMhXaPB0r5RZLOcfcFUnYlyXrh5v1GJMcvIzA+0HtUzMBDcoQhVI9K/c+Y7LsH",
-	"OZeROfB5r1DW5Jq5RWsXxulEQmTx+APOHLr5nDPjFb4jCCOFo9sUwPIqJvjWGJjByvZDTdpfPhRtYvo6",
-	"nQ9g/EzG4NxtvlwcWGD2zVh1Q2sB9hL/cWdnF31DX6KQBDw0mOJYoQAz6zQGkMxEqqxjsBGPcUgQHxg8",
-	"SBSMJuwW/LnQx3TEJTEY9iQiY8B6kciXd0N/Yz9jNQaLDu7rbWrmpZat7b2dzm4u4A+cKDC/zXrMhn+X",
-	"d8Mff/zL/Tja2O9jSXa3vR8MSGirsfeXzQ9/+evHltfJhAfOLdcy3NAwYyfHWaM4DABRhkyfXeRnxhWz",
-	"oRtLs9k0XvLMY3k31OPNvrJeWGenggNwziBcxdu32q2YCCWdViUxZM5knIlzLQemXW1ChoVawonA1vGk",
-	"gkm2jwqSyTKD1e9FNJmb8h9INhGJCXuZkTVrVP5s1t0PpcOpZs9dKl090oj6ZOJV3lgpUoPkcjMkVWZk",
-	"V9DgKZXqIAVsXk8o6bnEgfdbByhpGJmWkW7aWLLNRDa6yCcMbkz9yIcbbuInrkvD5CciguzsWI+DDTec",
-	"3/XV9ycX+t/trbbXet5BfX3J1ttwEW94iLKQ3KNWWi9FjwzWkCn9rmsGQlIg9XsfYXCg6odjgplMfRQ+",
-	"8OJjwce+q40DjMW2EVGpnkkUYWn8GtbkXedQNMfibJopFySvf4F4rnulCWGkVCy7m5vT6bQ53WpyMdxk",
-	"cjMFeJGbd6A3p79cTcwuAm0m66jP79fb8qRn/7tp/NJ78+1Rr9c7POAX7y76304HvFfy38nBVu+7/tW7",
-	"b2Tv216vVzOesWRcmZE0MyFDm+a4yc0Ken9r01DtZvsrvWYJFV9MRMylpst0+dKzWEKhLtD8aQZXS8M4",
-	"aiENu1PS7y7ooGs76FbpwKgofJCJjKh1a51WZ7fR2mq0t6/brW6r0223vwef7CxWXE6ogrocYShxQ4SD",
-	"oNFpdTqupXThEjbyhqgRD90L73A00Y9/2Tr+27c/keD9ZPDd9u5suIP74bvv5d9+Ph3djyZkcsW/H55d",
-	"9S7pNy9v94JfRlfk4vqYjC5eBFsXrwb9XdzpDG8Hb7/55voiPDz46evh87fPT4MOTndJ32wnWvyAyl4w",
-	"zTzfsgP7vEv61S+7b27j668vX7w7ky/vv+v13n89UZ1XBIfh3k9X08nLdy/uL3mPTd/L8O5WfZ3qeD9Y",
-	"ZH7cj0iG463iiE5x0dxg0e7N6THpOS+1Y5UHCBVV0dKDv4YgkeMRH7OKwSSV+2/WLBAwQQNua1X1ZynL",
-	"LssEKZ9lgQNAJDAwsTJWUFyc9O0yJlHJbaiMOJcfhpdbrLJrs9rk0miwMgO84QTLROaSQ5WZe/WIlQzF",
-	"PiifJKFfL7doSfhY2n4ZmbrJVhQ/jpiqkKpclDzSbp9JBAYPrWPqyzcJgcrczfr6MeFa+rrHCvky6f9E",
-	"iw4+IKhNmX4mMAv52OjaNsLBCF0bWQmg0ErKMvx9kCvyMkVeDnjCi3Zve2f3eULgRfHuyS7QwnLWurX8",
-	"QNa+8g1VfFqVo76MyczLttW/s7PIsc166+8/tBt7H0wiZcvb+bSxXm2VkAR0jCMrrEJ8XAsprmXa1vP2",
-	"03JHs56PYZHFxVmwzKWn3kYXrnuDjTGNNJtxEd/F0O7FSiZ8ekniaHbN1wheL7UQwpFwQyjUIDLByYAK",
-	"iTjLcCW5n4XCNrGWJh5rEkXNEivV4gFEfMgfZ6H8A9sKs3G0hfP8lSmTdIwbg3xe9FqTCXjEJ8KBgyH/",
-	"q8vLV69evvS7yP/KKLeS3qMRucfu+Jtk6kLC9Fft405ve9uMGQKqMj7J3L6baCt9Q+NAIZyvk2qI1TMx",
-	"WXIEZdTgwXlMGAL7lESdZgtZyr0QfEAj8kwiH06Gj+oA4GILwmIWYhG6FCq5sZ/ScAFWWRIWEpEMBz6V",
-	"iLKc6W39w6fVeKy4cHbH+XKQSQXFzKsQH8lFSEQ3o/WDRd2+NOuiNqBF53AOzdOJIF4GZCn3UcdvoqNx",
-	"rGaZCG8sIBS7iQ406wL9h0h0S0hsWknHpf+eoSkRxAVJQ2B3UrV0Bm0Jkhj8oVBYJbABN8SC7XleNpyS",
-	"vqRlYL/X2fBx+5ZZPn8iIt/ZNrKEFBvqkU303pGFV6ALSNiwRFH3XTigv5FSiGfB7osU6ogOYeaSQN5e",
-	"npYEC64TuzGfDWFTNd2yWHZbYBxe4S4qXDB5Os0f4GX34ZeNGXGXcvWwEfuFSYNbc9CXObekSzeAiGHI",
-	"awNQXD7WXBRQpoDHQKKcPrhBRLCYk6MLAkKtx3A0UzTAEbriASVqljuTxW3r1oLM00JSevbaL2m4SCHd",
-	"2lft4+2j53sFYuj+8NF5R18JraV8zePYuEipiozblQ8FHo8JOhhhKmqfPmQOaSKwF7L2VghKFVPjfs/y",
-	"U0Xn359i1Z9i1T+iWIVOyUAhPlHdLG98Kknr/YiDHCMLVauz/DM9JmrKUwmsiXopXwfDCYwXWhp7KKK3",
-	"4K0VM2SqJBuW7wppA6pvHTNEQOiC7x2MPbmPIxpQFc02mugKWEh/lhG5JsJW5E4SaQ2ilGYlOBHLZqbE",
-	"vJxJRcaZd/XzNO8OJEiTfq+ZVVY8dGhaINQhzgi4o1AsyB0lU6lXhWv5Rn9LWW7JnBQIgGpplAdYBhif",
-	"Is6eVgD8rEGwk+j2GNPIpK4+XZpYgqm5VLaxg5kI4lAvFwVu1lyTH5ZMKmlnzXxY6xJeicoJ7tpPGTjQ",
-	"VW5kWyrYvb9o7K8sTX2RMF8b2LI0yreQbGuib7uWIbh3HRc2QR1pFXAbSpUeKFTfbrXMgUyB7Nqt1kbu",
-	"GD11QDGU4igLJi7cOILEWt0zlTugkJcWf6jy9D+BgcO/pqQ/4vw2kwKQSQgvD142Sfcl6eOWu5UlRCRr",
-	"n6z0M5mwwwopEZ9WkqCEsa0HF5MwlGphnSkPWpSrX72xjOZQ1pq8pXG85tiu7DcrUS7NSNNOPLcSHyqt",
-	"8pfVK+c3vbqGOYluX/P+r4CVp7nuApOSsRa1Wy1XQEhWvoXt+O2dM8dJijS0FmxYchSW58sPKAMJ9elz",
-	"o1ePJRZcE1SVVzPHacWLCgv16BxdF9z184SYkyYmjJm3XZGI0lOX8blwZZxKy4a7HKcviekybWXXy1vC",
-	"AxLqzWfypwuTI4Ilx+yLswl91NflDQ+Rw9YUMZ9ObMuJnRVluNe8/xtImHC79WunTJh+HyC/rhREo4hP",
-	"L7BwvuHlwtp7B5mcoDAjxY36ppVwNhn3iUFSMTKcRBEZqC6CxpAgg4m0ps+feN+oldutDvIPLo8OT65N",
-	"uQHfVavBbGaqzsCRlvtIT8D+gbR8CP1KC6+QdIidhipIwIUt9CSgPo1EhneYnvO9lguWTyqnP0Icb31W",
-	"ifz3KFBfpTflE2rZ91SqJZUPEjZo38sJy0t1bddw2WnPtvK0HD7t6AyObqZwB6i7B0eX1w0T7NdqtbY7",
-	"pSLAQ+TONSS+3w7ITXkY/+dCu1kfieZ3BwlTUc804TrzjGXlPj4EoqokdaHUJG7Lg96SGaofCB7cDrgI",
-	"wZWw1fFQgCVpUCYJk1TRO7LRXNXZWxGtD1wH8tLcoV2eKZEK2jkOlFnaPFxMBUiYqgAwZeAx1VG3MhTx",
-	"xPAiC3pamqmVvcd/51Ajy6a/pgkibWkR2kjWTvkn0sgqpJH8gj4OZiSzzYd8yiKOw1/lSBU6q3yqwuS7",
-	"f4CDVbYIv5Zs9xhpcB7MN5nIUwl8j5AX1k9ELB6wstt1wQ2a3LAlt29ulVaQxhe1Py3TWKrQ9e+cmv9Y",
-	"dLliLz+Lm7Ra+ZLOQ+qdFLGT8vpBrVIy4qfHWgQeqrkWanzdESFoaI1hziySlY0cEMIDyuktM94UUDlh",
-	"HX2khQkJdcthPCGJKJi0wP1abhlbSzUrEHdO9yil4hWU+rRYUqXsrYrE8vtGlMpM+8tb2le4nZ/U2p7p",
-	"+4nBQRb0VJngfudAIcum/w8vTqwPErLcvFhif3ks9sfvV/5+CCZIdkaEqV/hzCfdVD7wkuTqVPxeT3t+",
-	"4r/Po65Fo0MrKD2B8PiPcAqLa7SKKubiUozH0mbaV8Z0zzT5jpLpr3J9ZzqqfJjv4Jt/gONcnPyfpoBH",
-	"HU6vZijjwYVQn+g4J6MqJQc+YU8fcblGlNliwrUeqD9wJf1bM/GSoE89olsya6JLoiaCQaGigHh2YFA4",
-	"qVBQO6DyRnP4mxyczsetjrdWjW0/acfPgetghSKCpUJbHRQR/aX0kiQnv2EytW58VxXP1rdf30u9sMCS",
-	"Las/t1zHJj62g4IRFjjQA3ORP7dkZhKwBAn4kFFJ2RBRVepUemg59eWR05miSbaDZCJ5F2zWxZtZP0Mi",
-	"K0/PlzVd587xusf/vcknuJr0c5i569xbgcPdnwuSgxQu4LASctmtQY2ESHGTNJXptty+FnAmSTDRXdjU",
-	"m5IINBPlD5Fn41hJk8kv+NRDHI6rS6TL9PZMutFQIlHdd3kVigAYoS1ItrGPcGbUtgMkCYTeWUshR60m",
-	"6kEh2WIviEokp1QFI81BBoPVBc4ewFkr174LKZSTDMt4cBLSaLMN02HPzYkPBl2EB4oIPeXB4rUXDjVJ",
-	"ag5AKOwF1KUlIfK32y30ijPiN9FZWh4K6tMiQ1MmftGgHKMgolq8S4YFKI4DG8Jo3rcBlv4DLgxDpJXZ",
-	"T8mpMcJ1WaJJRVmKBIKUbMwVHTKI/oTnXeRPR5IEN0WkTM1ztzoOrao/U0QuvbyQ/7fGldnqxpVLkASA",
-	"y1syc6GhkHRp6syage4jd1AaMv0oyYvc6tie81ejGXEut/nj9tanv651L7ppZy/FXP6sXYe6oYi/+B7y",
-	"N80q+X/1cwiibpgPjJWaPDRkaQKRP5bUimX8koJdZRwvd3YXBQ8lNLQeu/8tXF5lt9A6N5mFCTD51g8r",
-	"Q3seE3ZyuP3u4AS1m60M9oCDG0kr0fr6XYs67966icL45i6wBFf2wk9TdXMX3PwkOfO9JMIGhTTsapGX",
-	"C/jnT9NbD8WC3xGbb4zRT1OFAEMP1Y/Cw6ueh46uOju7G/MrnquFe2Nq4crPBDt5E3A2oMOJgMbLa9Om",
-	"e5L5rnp92txn1WvphlTGEZ6VgSKmAypOjGmWuNbYHlltd35q5atUbc2Xn4PzwYCIdUEUGcocgQz5Q6yV",
-	"54hxIIgcIYuyMZGlFZbnCXPRlG5ouGb51QdRCJRXLqOL9fZofuhJ08v3Y2UkwXoMSZjmUN0HtiCbP02V",
-	"vYU5I4ZX7FvoA71PyLwHoE0Ei4gSYfOM9X0vCNaMiG/MFQZZOHE7unIW6BA/Yb1/mgK8NZm9bpG/9eg5",
-	"fX0XvHo3we+/bYXjs/j0by9n/c7e+JtOvBUenMiT8bH8fnaye3L77vby+OzlCWs1yez1KHz/rf6Wh19f",
-	"ToNf+N1p5ywK2OUvp+N329+9b0/7r95O+luv2Wkn+iXYehcF7M0dOXi91ww6ETMQBZUJspQMHYUtw3Kd",
-	"I4B0GSrUU89Si4y1DLC+Tcah5eSO1IOaKNGxuEBmg5PEJkuOQHhayIfq2AliraPDARcoc/chjN4dNF6f",
-	"Xx0hLQ/gQKHX76+aS85i6eFaqvdnl2LRyaTqWO86WXeNIjqmJWL6gc27irWkwJkaJUVvCUMTBl8tKnBd",
-	"UrpDz2eMKbNJN5W/0ZrpUvWOkXuFAhwRLTSbkaL62+uDDdQnQ8pkVbO5V5tUyOQt7ItZO/tpdoqZoS/e",
-	"r8+0U1rZ7D5oS2IiKA+LyUGQF9Ru64FndB4DC7v9qWH+0fm0Hjis2ZgE7+i77777rvHmjV/AM7JdGzyj",
-	"CLOVoSCRMarkaOtzrU6W+J6MguwW2Ol6j6WoL637AFVXVnQOTw4PeTAZV/HiLUFztBD8KLRtucTNo7Cz",
-	"s9PeAwN8Fm0NrAa2tgfw+rqr0J0r3u8hyQ2m0nRkSobN3Fe3hMTSlISeaSXcQzwKtQTjgJQk8t9MIkVv",
-	"yczPl44eQ+EAiTIipj4CfqHkgb92bY2Qhpt37ZqXPt6iITzU2re+wDbHdkj6vQ/eXJUFvVVftJrBB1sH",
-	"4zOXqSir2/ADwEkrwaPoKSpj0C9fGsIhwn1DZkCKfQwA5Q9ox55bR9C1Tx+epiTEHD2uo0ctkHPL9v6B",
-	"smSGXEo6WtB/2R7k8AT1fvzQbuz1Gl+/bpxdNL7Hjdtx45f16lboRuZKV+y86KsA0OUcI7Sl7G/JbKMM",
-	"Vz3Z4HVw1DPLUjrbtWXdYnWGkh2cJ5XS2wXLUZ9jETp4U7m+BSHFAhwY4do6YJC5t7UC+vb6AIV4JjMM",
-	"2+CiQvUreWLBZLZbOX998jvAeEKCl8GzyzCL5BX9rcs8kbXu3o5XG2QKtrRbjc5OzatBzUxZ6253vJri",
-	"ydN2o7NVWMdLSEFvNXe328/zT2Stu/XihYkJ0P9utz59KC0/noyuKHC9zJcdT1AAqZHXzcJV8BuVrNWc",
-	"jlICNrhuN3bly9Qfuw1I4VvCEGWKI+wSC3PdeEiNBJ8MwWlAhXsHDE0S1QkFv6FL6Nuo5DQrEsHSuWMW",
-	"Fsu9ly9IF/nzC+ujvyA/u6n+6hFmyHEOGcI9cm7zi8NjA/po+U+W3lb3NLCFXsq89CGeuU7sgQTVb07n",
-	"K/VP2dMy55+CyrMRZbcyZal6gc1PAY+pA7HU/eaEuxibcrTLZ6RKgHlP8SOnM3+853JTBgVDRzmJWIhz",
-	"WAXTqCmZa6I1AOtTcjTAAtVfX52fuQR6LmD2SDMODwUCTyNN/OTeOp69bEUQDwk+YaHxm2+7yiFyH7Uy",
-	"wPMZIPn8CvBJP7JgyEnN0JIVN6g1xbUp2fHMNCSq+5s4ppt37U0j3m9+DHhIPvkbQAPJFCVSfAjxAKv3",
-	"2/LSjyX20OSMzJGRHkhhBKt6KlykA1PBSPFaGUMp5bBenre7oSeHJXvui8taQoIJe612PX9R5bVEWqiu",
-	"x84Xtlpb0iDjPgn1iSgzOqL6+60D9O6g8FCfs6SuHvILZfX8DQPOY1rIWYUTX7tTmRM4IzD5wQf6/AeY",
-	"cUYDHIGeCrry5eHxQaPdbHmI4GCERhjwouHR1de9Rmdn10Q5+PpJHZo6gK430N//Dq/XXacbfk4Lt1Lq",
-	"vrXuQ7E/U0bzl3xwgBFsE3/9vJl/vhZha6+71eq2Wn/WInzSWoSlQZXV7We5nUn1kvktKvdZlBSWmt+8",
-	"8k/tbuY1s8erZeU6WZnuVbrJFbXZQmDJj5NWayuwTv7Dk0P4m3xlfp7X0Mxjv4swGMpykPDPJABquAPb",
-	"XJ0BapXCzEYm0R2LdLnc3uX2o4zXHmVzDx4QkT6Ojd19+ZUN12CvSq3qsuCriqHspZ+uHy5XMR4rwlIl",
-	"6JJLk4zVE8JB5bYvjZ6XaQ3QkjiF0hId60EqpfWoe7kS1SAdyaS0YxImn5BKduGS1cnu00oi/aJiTf64",
-	"VJZocp99+azhwix+5bzhMpotA9mVBmhrCapuNXTXeVcH4L+li4mOwL9h8ZutZgW5VEa6UxxhhiaM3Mck",
-	"gJILeBIBeqacaqUM9D0qtZJXtjWVahDAVF7ycJ6oFtcbSL954kIDQepfXe2wcm5ziDxWmEYlutqFIHp3",
-	"EWfIf9c7PTnsXZ+cn90cXV6eX/qorqVTzmyJDwNfrBVZAeG/IxLFcqNrvUgcDeh9ZcRtmNUhjKqM7B+F",
-	"Y5kD9s1P9+vJGLOGIDjE/YhAKRLMjL0GvcEzFIwwG5J9FHLEuEIxFpI0y5OhHV0sW9GTs6u3x8cnBydH",
-	"Z9c3VwfnF0e+UV0gxyFJoolwcGvMrPbkmcjTrh5nEofanQojdSRQtu55+oN7JSmH4l5Jf3CvZJXkrqth",
-	"Uvzdfp37zTVgFGr3iv0rGaPTNd1zG4wsu2PM8qjJD6+UkZ6MeVuX0vvroTEORpSRzI4Dw4HYN2QreJk4",
-	"a6mAdeRir6VCvh2An92e4kGpebWTM/jxpndxcvPN0XeZXw4ujw6Pzq5PeqdXNa92/f785rh3cH1+eXN5",
-	"9O3bk8ujw5pXywL7wqdFsql5Ndvyzdn59U3v9PT8PXyp/zo+f3um//3m6Prr88PCC73Ty6Pe4Xc3J1dX",
-	"b+GHk8OjNxfn10dnB9/dnJzdXFyev7o8utJjOzg/Oz49OdAj6F1fH50dHh3dfN27ujk4urw+OT456F0f",
-	"XRWfvewdvoJfL3rfnZ73Dm+uz89vTnuXr/SQ9QyPrq5vrk/eHJ2/vS50ridzefT2CkZ12bs+MvM3gzy7",
-	"Pro8653aGZ68uTg9enN0Zh6eHx8fXd68Oj87WnwXWdayZtkKSqIFKICUxROoHW3Bgf0+D2dNUyTKQ/7P",
-	"EyJmzRgPyRX9hehfYqxGTRrqf44IDolonoRkHHNFWDBrfENm+smARqQp+PSH5x9sWwVnSy3tpnSuCxnd",
-	"+5Qnm1CUmHCtLa+UL80arDh4D0hPzvCQdxYp6BDP5KK4lly5pWySYc5W2F4a5/KUGTrE5g6Tz6/OuILR",
-	"S/tfmP23DNo69fslgNaIC4SLVbQq4VuunY+xJOUvn2CRrm1mNQoAsIvIaR28ViDjxCp6iNetZn/OUiSs",
-	"xIs6gMhe6ztd4TrtLHCdtguuU1O2M/F6tjs5e3W3/Twt7dHWbToP0N6ch2C3nVjtt198LgcohBKFeOZy",
-	"Bd2aJHKJ58ruhc4W/UwWHHMIyNJUl3s6H2oy0rqNqrZZVwbpPsklLB9vmX9xvVFXcMnmoPjL/LNuChU8",
-	"mXhRuWBYgcoOuF/PI0oXbeW8Z88twwK/bxxN5Nqu30c5Tit4y9Zw1uVdck/kiVvT7Wbpgz6Zm22JT22O",
-	"VZ9S+fTgDdU02blbZFUg0GLjlG7KJNo9ANJyoYT1fKs1Z3uZcojtAdrA0a3MXbvZq+a6tddtOQ9TKpvU",
-	"XhIRUeau8G7tFUcHnA2IICwgSH9f+yxwl0vkxsRNvrW7Y8uLVBELCzJevvJwy/u8Ql9Wmnt06WNWuUx0",
-	"x65HUjbaWyUprgeIaeW2rKSWaW4hbX9Zi7HJ+17rMP4GLMSLstWf1jKsezX14qtyoiVl44FM8oXiY9PO",
-	"qkrxf/K0P3nab5in3Rt78cOOiP/xk69VJigQZs7JvbM/qxFhyP9oZTbcj4g1Kxvp7VMGysHUVbAObTzR",
-	"X6qMxJ0epjkyLG+8xGxQ0nQXYfSufHAG1sEMy0c4yZs3vgSSZshDVEwCadFpdVoARTIfMYAKgRKADREb",
-	"xzry8wPLrEww0ioTG5oa3iEfY8oQlrcmMyVjCluW7ZnuccVcz3l1y2UBD8DWMr+WqG5Kl0pF4g1YAhPd",
-	"VFzTQjZn3RYyh8/mb5nqu5vrKcBCzCgbFntLYBBSmkN1P+0k1dH8jZKl9RaMp+rRKTBQt7MLKj7onS59",
-	"BHbadfAHCjzCfO9lBpB096EiOc07rNanqPkK2tkahwhHguBwZlDSS3L8K8ELVjRXro/dWb0oVBnPPRnj",
-	"ITngTK1vgsYRHbIcxHwtIEwZdEHr2okI4Hcmvws6HJUD2NJxqeH94uyVPsFX714hLWSht5cnHsIKjblU",
-	"qLOzi76hL1FIAh5am0F6wW1t7+10dnPJqQBjAj1t1mM2/Lu8G/7441/ux9HGvkHR8XJgPX/568eWt24G",
-	"qxumZqoYZcYP/SLKLGBPF/mZ4cRs6IbQbDYNql3msbwb6mFmX8lGhyWV4MaVnIE2+qr4dpYqYi7UJdF/",
-	"VwFGK7JAwac2IxJL8PzSscHvaCLfoDD7XeS/Obm6Ojl7dXN8cnR6CN5xRMaxmpnsyDM8Jh6U89T/0gsC",
-	"fpsND/nOF3j0pndy6nvIBy/Z+dkrH9h98vz66G/Xul3EbAsOykaf+Inhu5o34xTDD06+nxGafGTOrKte",
-	"WnI1kLTWwtxdxafPpBk4CkgUISxdcrOHggn4lKiStth2p9XKoAnuI1+LdX6KEAktUGlWqbk0yqqy762Q",
-	"WV3uQlvTUUb1JLleWBaikaYF8JwhqpqoZ9deTyMYcRKuWobmcvB0R/o5Ysr4i4FGal7NkUjmkSaPUl4k",
-	"+LQk84IygmyFW5sIoRfL4I0Yn6SelKYZ1M7ZAjsrbYG6Qy/xFbrItQS4fJnz0B1VqDC/JgMPwyqlxgWw",
-	"gTVq/Be5R4m2nalznl9liKGSyZXLWcZ+r+nUorhkNgDVOYtmVkzW7R5O4siYUddOhTArki02nkx+1dp/",
-	"UVtMjggqm2SMWfllLthxbRkA9mmR0+haTEjKvuYFKhK5aP1wSFCdcVvGGU0kCTdWlWSuJFBB07+7UrM5",
-	"Vve5KswWOfUMUXNDWzB1Tx+rKRehTDBc9PnS97d9A9UdtiXjyLAnaGBI7wjbaNa8B1SxXT0qLPUNzUOy",
-	"aFgu0DHxpRrZy6E1GOoaYYl8iLzLBR/9bornFqwdBjZRCz8WFN9H9RhL5f6WPeVvgDRku/dR3e1iX6+x",
-	"JNEAxCV98Zolsgu2kV2fBJ6xGvZ+NXjz+Tq482JKicsT3Gwe8j9KqsjNRESfktS3Yr+f8mColaEqHbso",
-	"wKJnC+QuK7ZboXjufEnc6uV08+y2Kk//7Tj3Sm+cB/v3Xr//5oo8ChHmlsykYS+v33+DrohC9cvjA/R8",
-	"p/3cJsVJrTm415QtHOvyXGxum39LQx+OUQmCC6IhqoNSAW8BY/JTQxBA2BUR6HR/EN+Co6GWicLDqx6E",
-	"4tzBX2Doq3m1298EesitmtW6tfNvLgwaEZicQUOudWvR6+/FoPfT7cu/hYOfSP/N10dvT/Ymkoa9i1Ev",
-	"kpKq079dbp1/d98/KUMLMevwMBgOWLo0b8qtYUku2V3+Pbe686D5C6A7YAHSFsxKlGE+Zd8yazT31v1q",
-	"e4/uzgxbv26G5cF0TSdrA2nAKpeeL94/4JqO1NOVUJnrY2n1lJ94vxm413+vhVPKp7ze0q5TrMTmmazU",
-	"89JwoeXv/cT7VcukpFreilChuWSZdJeXJsoorgxm4xpKnhl/tgJKcn2b5jJBOakiODeIdENP+ZCyB0SY",
-	"WLtRDYf4XzIcGzDEpdSCeK1bC7gQJFBoxIXUipJSNrVpgQ1qLv8t6/Lb2S5LbE06y3yd/JhroN15sdJn",
-	"KEjAtTReLt+fM+ICqBRhWTxd9x1I+rJoy+3k+n1RRgpTfowDtTCFgd43oGwItJ/icmR8R1wgHMcFDHcD",
-	"Y7i7lhHYINDe2zIl5d0gOeJTWbC+tTtb2zu7/jyPsXuZ7MoCMuRVLflLZKKID7lZHv/i7TXa7AvMQsqG",
-	"vocGJtrAeq0CEkX7Wg0bUTZMlDLzPZVIElUC1P1ZfQZF87fuuqL1e9ECTtQDDrIggA59zW+JXk6hbl4M",
-	"2kGLPA+3+rt4e9Aie0En3Om/wM/J7qAdtoL5A5xvIx9zsLO74tQVzYnZtspmesZZQB4Kt3sDEOIVisrZ",
-	"F8sGcN6bqNGKLMcybOgeQ/Ap6jRbNvnINGoE993n23top9nZRwUQ6RfNrWa72bFCvY39dUBL8hlyKOTS",
-	"5j4iyhBVnvFd5OqDPFumDCUZkdmcE8rAv3gDiNn6crF/A6565u/YZvO7v4url7FT6W5uSpMrFkopC5Mt",
-	"063owdRL8xzMomcXPHGsz6+L9cw7Pz2UQeETRYTzoaA+GXBBHOoIbAKqYzTGkb6ASIhirEagFXFGzgeg",
-	"Cy2TIjPk9MmrkClplI0SKO/yyceEIXhRoq1mq7TKgY/qDnblDQ9JpAnUQ6+vzs8ap4cbzkCliBhr3hiS",
-	"AWWJIQapKUcWzU42kYlxsPYGKEzC+JQhsHL3Z8in0KWafY3lyO8iX45wZ2f3n1LskxG5dxgrSQA8eKDq",
-	"StDxmIQeiviUiEaAJQk3cuATvsSR8pvIBxp8yxSNAFvFBjVkfFFpLIMrV5bVa036M3yqZ0iYEjN3kpKr",
-	"JrVyoIhKZaY+JuM+EaZukhpxmcgLMiZBol3v28xk2FXw75l7FpBZzSNbzwdyKOXaMKkZdXrzrpOBS40n",
-	"ImrSsRxGvI8jA5wak2CT9zfvtuLWpm25sdVsNbeaP0kOLLi4MqDWavnONbtAfd+06vtmFfV90wiym+2v",
-	"9rZ3dp8nku0plSpL40/Taa67ExaS+1q3lh9IipaTbn0qV72kynCvq6SZI003eaS7qxQCAgcjSu5Igguc",
-	"/mkUx2zSCujMVBFBQddiWhc29btqvSkWFmMsybHRRDcfr4jqCVbQ1kbThXXUJoJ1tQ7kbCydRqfT6SxG",
-	"fV0aD2lNwb3M3Ix/QU9/QDWD/uFjzeApuUsyyxL0HWA4wg558WL7xd6LEHdetLaft3faYYvs7A5ehMFu",
-	"Z6/z/PnWbmsrbIW7GPf7Ybjbwe02GTzvtMP2znYnfFFLG7brCWykF4aCSEhDwCDB7Q1e7IatF+0XL7aD",
-	"5+Huzh7uDAjGrWBnB4et9k66wye2uXN7+3wona/b4Q+L1rfdaLfb7SWoukmBjKeACba753IUcISueECJ",
-	"mmV270LwAY3g9oaqScmJy+p5n5ZTQlJf4U+kqi+HVOU29F1JZF6tXIT4YOsVH2egV4t79nmAkceUnZh3",
-	"O8sKxlxVQtxZm/vOSZK0DGUqObsGVyobZMdFEYwU0dDCTC30ncKxzq8dXRTokkBbech3lGSGMeJSmZ4S",
-	"EjIPbELviRtHafRJEqtWNo5qaNapJRgi8NaAUi6T4RenL9vOquNjP7jImw0qg6GsNcaEzy2HXZxjGQ+a",
-	"XuZkVnXAp5LwA1Ozi0jVLvzOVVpKx5RkcM8fuJIDXarNOYYkq4d0LFV4tKKdNGWgXLVG46WYr/0Z0seJ",
-	"smEXZH2fhn4KIaQWSt7zBQh4TJjJeDQiN/y7griqRe/Opv2ywlWw7ZD3qzWcpmhXaXwniaxc3X4eQfb5",
-	"N503e9/+7fJ6+933O2Y6zRgMjcYefc7m0m4SESAXJVIuHKaC4VZ/O9ga7OKtfnvQCnYGL0i7vzdok61g",
-	"L3yOO/1tsjt4gVtBO9wiO4PneK/fDrbCHfJ8sIfb/a0gFf12Bu2gg/dIq/883A62yAu8O2j3O8FWuE12",
-	"Brut9GwYE2Z6IlPyzF/9mVOsqYqEtU9LL0vHRlcSU3lkUPnNYa70CEuJ3l6ero4kSLz9i/GL0iio5DBV",
-	"K/M9F0NeHC6ViUP6WeXxLgi3vk6CsUy0cloNNR12H98aLOj6xdmrjUqdJeT72YOeUn6XC38qXrJZalsa",
-	"jrKmMbTYjyXZB5qgF98b7sooxqIYGi5MIbPgy6+IlMwff0dkjkxySTyC9S/S1e1xMlDjYIdK9KY5wJna",
-	"K3xHEIbsxfU4/ppXieX2i+P1L74+63w/e/GXjG5acSTrWGJS3fQqJvgWZAuFh2CElvaXlCAym/9EDDa7",
-	"h2ucqWpidIYoymzfc1RfsJYvYHtQHT15su/qeEPwIOOMeAgjoD+tpzuYN4vyr2UfSDTALHS6R714TOz5",
-	"logzstGsgmv0KP4NsU1JRko9zUZZ0HeiYc03a2oMI2vZqHrPLNZMgDDXEd2LvDZDwGtI4FlOWgqXRK0+",
-	"llBvRlKHQS/nqSfJEj6OnxaW+3PwVBdvYH4rhByswR0fxpOW2MtqJ26BlxrLnoJHLcndcY7vZxL5Jhj1",
-	"yOLTkUiSgu9LEhYSgbCxjXbRwnNvFKJVKMWfgQ3kHfo5RtBc76QWDRbJaVhQIH75Uk5JX1JFypeRT9n6",
-	"a1jFRLGcA9gC9QVcwLLjfZkVTNdOXLbfetal15/p6wRH+grROpv1dFGb6jbvX3aKXbIZRsObT5JIdb45",
-	"g1xld6GHrLvQgDOlHkOvzGOYj5oxnfz44z/90Grs4cbgw8fd7bVCaNJhZvva3c6MAwZuQmwghgxHJUVP",
-	"LzEL+djLa16G0JpVrHPVUMQtSdntsWPJ7MIqmjLR4Q802EDKHU5SNLKzfHt56iwxtpD5druFXnFGHnGN",
-	"PKnlZD5vJWvKdRkdoJEaA0kmHwFOwxPdE9XYcVnWTelLtxVO8Qor4nwWRoa2BM0iFCTxUZiFMsBAqzEX",
-	"SmBaHliVAN2sJ7nH9jKaR1nJBns6WNccPku7HJ0lXw5LlQVomHx3zblAlEQ4EFxKhKMI0kXkmimAsZH+",
-	"kkG6fsuW+QLHRLipuEXuaZXw9Oj6+uiyfG1tveL8LAaCkC5qd3Jlt7CrqB0L3kVtr9Vq7aP+RFIG92O7",
-	"ZX5JihZ3If5O/zubwaObNjdJzau5r/Wl5z4rHea34mGxhN9emgDLMpS8t5enHpI/T7AgkNUVYWF0lCS5",
-	"GWteL9EkhoJfLTQe/9oxhD+LR0QQVpcOqkbvzkdzu9z4Ut7i0uVXB4Sl7WS+WiYDXWbietdNxhDFb4uI",
-	"kCbAKSD7JqNmysWthB9yCPjzDlB8bx2g7VbWHdpurch5yA9o5XS/aHJvfuErZ0ddmiDQP0I46yUZUqmI",
-	"eMBcrb/3bImOujhM32m2IUan/I5EOCAPCt7PDWLufgPsCsNNGZkmkNOQVMbFEDMqgb3mTfELcb/aFXC/",
-	"HpFNwEonoWW4iQR1VL/w+Ub6mOSF1srUnmLYfaIwZndsMUWaInpXRCnKhmvXkcYxDkpVOAPpnlzfzVyJ",
-	"yxb8Vx3UPeLygRnvhOG+TSyaV0AzACFroOdpMfwhgynumx1Z2mBmol66ssuRNcr28AtfBCVEtcZ9MP+1",
-	"gaR8DBaltC3l4ChXoVAmlL1lkNkdCabO7dZ1Z6u7s9fd2fu+lqE0oygltFW7IgTN+ARRhhKwyYSGkqLX",
-	"rfY1wFOWR179ec4efc7Kya0c7uGz4S6UCfPGkvIgkccaG+C2HVMpYxKpfSRIkgooMtOYG32J/OP0/8y2",
-	"7LRaC7GM0qw1p9S4qT9oxUp1mLlNugp4Xvv5I1ZK8mpXBEcP03ZNQV4uJQkbEee3lA2RJDjqgp9QGO9g",
-	"SGVgrG8YCTr2kK/IvfIRhuLWJj+GsqGHMBpOaBTxYPSv/wEJrnmr8SZiQDVF2CTTaK12hQbdRIcCT5l+",
-	"ckcCBUW31Uh6CFh3Usn74vBYN7rVaqEwpk+tagc84iLf2lcvWy8OO0e1MnO5XsdnEjDboi4a8ghMwPbb",
-	"fbOScoRDPjU4Y3Q4inTfJnUkhPlTBq+YeH5jFslYqb/6odXY6zWOjYF6TZw/PZuJcGhuyP/q8vLVq5cv",
-	"/S7yvzLGdUnv0YjcY1u23NqqCymfX7WPO73tbYDzE7TfT4oZ2CUqJbuvMRuatCHzCYJydGgCPihl164c",
-	"PsmZQgsCCoE8twDHVIHlyZCmSrfBUGhu6B8/Glbc1ELxp0/+vqEug2YKgBmazMi9aqITheRIQH0HwIJT",
-	"SI0EIejnCRZKv2wVHEEtapwWHibKnhqGSBTRWFKJ+mTGWRHpsVPKV4uWHT2RR9h2rggLX06iW3ACPiTb",
-	"26XsV0G5bkPqWzR7y6BYZLllO1e2tKycCLHVtQgkn82jnGaro+QMLSsz+7OGFycGuR8KphevNmH05wmx",
-	"j+1M1gEwyC5E5mSU5Yde3dI4X+zKYY2BLkdCJI0oPphE0azshJShOyzAqy5QxAMQ+GxJ0NX4CNWAFObR",
-	"dfMoBhUn8UWVnLJFrazjXBEpKWdgKVobMAZGnxisCtVk3l+jOmDIbNhz1N5BY8omish9cP5rduf3JmrE",
-	"Bf3FYnq/1NqPQCazANJ9l2UV5NDnCqiI+lFSc9uMFEGD1YNHixa5Ymkb/POEeHZyWy2A/vcsPgOaSOK4",
-	"iG0GCaImgkmEwShlPYrLWWt2hQvjyc5+5cZ+YfrMklh1ygRcdi5ma2PpahGfMzQdcSTpkElHAnwC8b5Z",
-	"ZtdEvaTo3DMJrwMWvAPHdGPwURtxgToGg8IiaQoJCJsOBd29m2vHBJXVISrOYP4h3OcQZBlRRoybHWLg",
-	"KEN9LbEZkYSqJNpAUaUJKpFUnDkwc1O6pDiBA4K+5nEMcmUyCpMw09UqqVeD5iAuFIqPjgk6GGFaopCV",
-	"2yUvBIVg0ozklEzWzCgn8RyKJsoOy69oyOysNmQWp1dmQZUBZoyEepuMeJsOFuJ7loJltzsvsmDZqI6R",
-	"EpjJGAvClPl2oLdzotBuq4XuAYc3pvckklDWkBkUa4niiDA129e7CpnhZgnNlzstNB6jKQ3JBkh944lU",
-	"tkunplgcbIUknknTSBOdTaJI95KYkLiAgMtuyaaYcg5SYRbq+93ynux6P99+vtf6rMjfc7aQ3wwEuDkA",
-	"qwmbAZ52jpwLh8bft/jbJfuwBqFXKAuymENOBHmgJl4kEsPzdHc+qmtetAE8yIcF8xPG5JlfYY0BK9wd",
-	"sqQ5x+OoTeIAxrfvms62OcamSEBODzKoBjAk4IHkXkkoRWiQb7lSfIzaHX1snBLEp5qTZ9g3wCCYDTT8",
-	"E1QkE+EbRSjgY4L06TPbV89uMp7j6EhGPKNZwSd2MgbER2Ui9iDyGaAnOCMbAHBNBkp3pocY4ZnuFgoj",
-	"JIxGq6XJ2MvqJZSYATrw35wZ4MDo2HZdCleMXoM6aPxEbKR3y29cxx/wghpTkxjK9RXY/SwmA33ROM+f",
-	"m7HZ/7okBPnX5F7Z09LU7fo55FbbriSCDkw5QClpoA8sD/XieDXT4fJyDH+sggrVyye1S20OMivm5Sfy",
-	"BotbWbjNcFGaWyiGoXoivlEiAUe0AM+10c3kmFkf8Qg6wCptxwMLYkGi84rklbAnYGSGBqk0GDUwTj5l",
-	"+wgszVMKQbzFp2CD0+Il03wia3S4JSTOrgNMyGE+23KkwJwmTNHIChmCJMkWGRJve50PpZFi7k586DbO",
-	"mY7celWurbH4motxQMTDKq7MDQvaeoRN69oqC2uryoXEm4x98SmrhFct+Q230ipFzs391Ly9LAKe58Mp",
-	"l+YjZl4txDouryzoIgk1E4Hy4QvQ9AcWdksQHDbgYi5UG5fldt+nqy+eIITbceeCJ7NLl+zMOlXF3Ta9",
-	"xMHtEKzSawqGxzSKDL+ZjnhETB3gPhlRq5AKPpVd5INU4nu2VJwVB6USRAWjFPPQAJCbd+x95XvI72tV",
-	"xMqCfS5CrRmic6GXi+X8EQV/DHwhIOQt444BjQoJInk0MVn31kFTUnsGei6x5ytBY+P1sDKM1pOGyRye",
-	"SUTCIZFe6ieBYTfRS9CqIlqyRiCDGYnPMHHALiP3CvEBSCljz1xdyqh1DCUSFFxCmmSlLekxztmb1wmL",
-	"KZEejXj125b7iE02d7xb8bjm1Yz4r0+G8aItdp7xwUCSvOQ4V7LzkGqlOMigm+peoazDmEYRHRMliATN",
-	"f0S1Bq2JBPWJpFo7B60daYLayIU6bOXCHNLr0tTCMVLPL2WlHGioXEoLNGtDs4vjMdafIJpIekfeZPrJ",
-	"j6DQa9FOb/KgYSRlbCR1WLyYzyw0R7bqhfHSvJ11aP6G6e5BddXQm4VV1TrP93Y7ra1/aC0gmdpDOVN2",
-	"6Cfs1h0C266X2swkwijGWuKmTO1bi4AwBUgdMejLxppjfuO6rVSzMluU76IaiN+1EQuEDQW+I6GLcpBJ",
-	"Oj/ENqQLZtlXZpVA9cnc1lpVmgiqZnAVTczHIY0jPsbmgu1jdsu4A4G0/DcZ02rx2UyrWkHKApNY14Y1",
-	"EKCIpd53swLP0XicJplrXtdEfsgn/Yj4CIehJiNg6ZQxIsBQso98LhhW7oWAC/2IJ0IJlFzbR5nN0YoW",
-	"ZuneAM/mA6RpVZi4kSm+A/hWNSVa1ZxyJCaRFiO29QjjaCKRmtKAIH+qub8Pd4pNPYNJkdCOpKJh6Pdw",
-	"tWfIPrHpgL6ZNca4H8yugWTMTODTMkr0arCOucbbzY5XVpsO3iy5W5NrdCd7jTc7ZVfqQno+4NFkvD5H",
-	"TLTcKherU4pXSBRUEx6JBlp+zlhMc9GZneXJZMUDbnQVN9wPS9chmVJI9djGFGwYxlQWx3rXuh8TSJAF",
-	"1doyNVc9g1q+4NUsprtX+1ksei/N1vJMnMtC72Ua6ZbxOS18vWiT95zNYdEHOeuGizZatO2J9TLjrpvZ",
-	"VAzYgU9VAaDzba0qlpdZ/lUvpwu76s25tVr5QW6tVr2dpYSVLWd2GZCuE+oFtfuB9dWdVu+7GDy4Q3rb",
-	"nr5pEi0farAniaYecoXKQIMWk6KvN7XVaB0T9jngkftHctb6PErCvwecKWNT2eokFHaQD2vqQWSq1oXS",
-	"ywHeTHhLu/Ppg1cbEVC4utstvaZlPae9dbaT3j5+THL5m4NJFJ1BAFy1rrYWdlXu93YebuPXTm+I5Owm",
-	"/bwwDSft2Td/zuho24VJf0gxaN9zcStHPBc+VTDgdPMZxIltq9bbLktqckbCQsTWvG2qYABcI5D9saa+",
-	"1QbiToUkpF/VPljmT00WYtnV9UXDZhJLc+WImcKmrZmjwqfO+DUZMzA6YdTuNMzfaCho2EQXGS9tF/m5",
-	"Q+2yYz998r38I5csO/8k5QTmiYmrZHO/hFgVfolsqoT7NXMEm0Y6K3viig2WPUvCqdzDfKgu/JTNzW5O",
-	"ROR+d2H9TVcuu/nN0XcQ34vZzHh9oBAoZmjCILEl1J/5Gwnq53arlTqjnGEaisJoxQLcTdRaIy2/0lKd",
-	"HxKIY/abCPYPC4IiTENwbScmLcVjNMZiSBkKwQ3l1CTwdrV3tCJinksviTrSl8szZBifNEEpA6pSRWZE",
-	"xqje204vri5qv2ih8Xgf9baRw0roos7uc/jR5PfnX99p7mWfZT7a3mtq/WijiXq2IrilQ82UpdbPbMZ7",
-	"GqvTRCCmyFwATf3i7JXn7B42oeCOkulLfq/bzvjf/eR68N0KQ3SYJDEWUIKo7qP/439BesPN/6G/m//5",
-	"v/6T/9r9479B/kZqHczENBhzbsDHRGbCDjKxAWZwVHlI8jIq110XToO1Dk9JFJn6IcyWZ9NN6SYxct+X",
-	"5CkEAWHqoNwAc52hwWcSmXetHthE70dEkDsbI2Ot21CjhNzjQEUz59sErbGuL3YvE93gQXi8h/qJd8JL",
-	"rTxgm/esQWfDK7h6kwgLPxZ0jMUMhu+D79WY1o3zNQtBBwh0kpv15yxztsxX4EnIxAaaOf62ted+zrFT",
-	"yQCbfqFFAB7govoNEaWFlAk+LefACziqceYsZqrAnew6dJFPmI/aHXTG76B8CWD4e5qj+XCYi78PBLzO",
-	"4GdB3M9Ews8h0U+oeRQmT+MInkZUKh7jELvff8I+/PP//l//53b73/79f9nu/Nt/+z+iukkcyrregWwY",
-	"ULudCiCGwL9nHpqwPhkIKhXRNI6ZRHqdUPgMXoCjBxHBKMDhJKAhDj3UJ78oIsaU8Sn30P/zn/8P//bv",
-	"//v/97/7rzaa6NCE3wuC3l4fQDhx1vxmdwjy1vTPUhNpVPNqP+FFJfll5TKzjlAu+TRv+99ZmqlQUpVf",
-	"LhdNfjOFdVPx6qHFdF0LF9Zd8Fuci1cbk9WiZgJeVDp328bSJRBE36oPU5OvDIsDd4Xz1WfDAfdT7XlA",
-	"oZg5hgiXjIU/ox7LfPpQVkucLxlSxE3OQMXU/uN/OrnF8pcs2Eu39h//t3/9n/7jf/Z//he1T/MY22nP",
-	"65YlXb9KLKkeK+JkgDWUt4UQFQ/7vsxK6gTlxVOv0lt5enAhmkEQ0tBNIfMGijEVEtUT111rw0MTifsR",
-	"Mdl3NigE0lMWi/bWepodcaeVt8nJgmq+u53Xi8vWRXx2PKSV+CM5fKTPgzGSBVX6HC1+quBJWmaL19fa",
-	"2q7J9W9Pa/LPZ/t1ll6gqW2pKIR/Db8/heff9uiZSS7j6wbt4mFsPQd64U7Vfh7xIg3rpiLh8gWG7qxi",
-	"tpM/zZ9/mj//NH8+sfkzdQ2tGeb6WdEPzBmez+wvCaEt8YMbuJl/rNQG3dApVpR56JUg5BZ6PZgJfUEE",
-	"EM3RRb5uwkeH5Cf8boKuMJMe8iGlIf1R/+Uh3yY4+Og8CtGVwizEIkTX16iOUXtPjRp6kyZihvqc36Jk",
-	"BC5UZMNDvsmM8PWouO4HRu0jzV3RFfyhGws4YyTQbN+84CE8UESgU96X+n+vp3wf9YlUthDugExRSGUc",
-	"4RmachFKMAQGIyxwoKzlSblFiXBwK239bAfTwQgWujky7pMw1NeNfhO0+RGGWMu6WYt9dDCijEjiodc4",
-	"xvpfsKjfcEEwRHkevP4GvpYeCkZcEoZiPQJyrzb2TcamfgOCOqlEGMkZUyOiaGAe1vkdEVKJSXC7AQAk",
-	"jKdfwaioTIb52ZJR0ksoGwbRycgJe7sZh/92SYgiVTiiQbXzVw6RofmIsWvmUC7kJBhZ4brUE9BEp3pH",
-	"0FTgGGGFwH8ukxrqIGM9kzZ4o06Zi8XkIjR5V4kdHX6CdEe9yIpzk2a5j/wff2Q+IMQol4+tGblJPOtH",
-	"PLgFOA2IrArRnWZwAY6imSlyLTPRE/l7ZwXbL2YjwLJVzY8ovJxh1/yWsJUymrlKM3IVFNe+sa1NBOtS",
-	"ogbdGAs8ll2OJ2rUhVca+pVuLEgD21x9Et4EPDQIufO/dmtXcXQfnb8k33/77Xf97652399f9U968xd+",
-	"dgSlVe5KGl8F0pppc8laPaiMu0nGt0XIywZsLYQ3NPs4B8d8S9hNkQgM5MFqMsh1n2ss13PprKf8GAeK",
-	"i0MKeu4DsFjs1m7vdVpbe5odTYQgTF2sjdwZJKhdORsQvW/AbWmgkBPXld5/wvTpU/piiOOCaV7f5+ve",
-	"5CaRygHhl3dj8vwLN3e7s7W9swsX99z018fSXLXfxS48s3RL9/eIfZbt/YfctOLyrlzMK6Im8Zo8gqtY",
-	"D+ttWVkP3z7sbm76UGfAyDoW/rtKaSBJAkFKLtqXWJKtDro+v75A5p3V0CK2LS875NXL8WUjIvI7U9lQ",
-	"/1YS4cpLr83y+WR1OGbPvHY1GY+x4XmPMMdVTNlbmHoneLRSO9Qrcqnf07dSnnmUomaWZba5CVl9cq4Z",
-	"O5IE+XfV1nxR0sqSyFp0dWlX293mfMpAqx2D87JUNn+XCSJ5EAZWWvBgXcdB5bTRMR6St1XqGi8hRKtK",
-	"LO2oKAzlTUmmVuNaCcTFVEs7iMyUynYyxGpthP4c+NSaALXOa75OeU9T8ebRCLRJ11kAqWz7ZetDq5Vo",
-	"yy9QxId8GQ2VLcxCYpqs1VC5ycvUrHLDKptnRNmtfECdqvREWvAngwMzhjTZ5NlryZmfL3C41WxlcEWs",
-	"reIQK4yS0t0Iqn17yMdxHFm2sXkX+BacJdP8VPkG414C7gmW6N1B4/X51dFGE/XYTKvBAWYoGJHg1gRw",
-	"8cHAwKwMMWXS5BMlVdAOTw6TMrklqSe5aVVhFLmRrl0xvdBfsbkPj/KlLak89kwaIEREpQ0EAYwGZOrb",
-	"GUTEctysB6L6LK6IVHZgxFODRnu6qw/Lzqw0tdUznQIkXsJgyksvlRcTfvuAWvq2/yxFFGr+JtUoDZ8v",
-	"WeMFCzk/uLIdm7/Qv6gsUyJfVBZp3uMoIkrzHoGDB1VWI4KYoLpYcMUDHiGMptAqgD1BVV1neQNm9e4A",
-	"9S5OnkmTNGd6TT5OC3WXZPInL615MZ2fHG6/Ozgpj3vU3Nk819zRpAbelqJP3gU4puWNmDkhch+MMBuS",
-	"tWsvmqa9ZKQrC1+nS7F4V8/1dNZH6zarwAcQPZkeMZMNKXOM0uxzFwURpmMIqOAsIB7qzxChEATtxmmU",
-	"dAua2UQnSsI6SxRgIWYGcQcUVIPZieqG9erffRoa5B4OPxkkLbjN4HLTXUPEJ0CMmluORTNnPk4tziXA",
-	"EOGQJCUFT8JltYLT2u6wPCREdfgHhNBjlj4vVHtfoMzlcInL+82jEM/3mX2hYqd6qR4kUj4IsyYlHSDE",
-	"t4KuPIAZajNU6JgBqvs2PP/TplmDzY/wv2Df/eRXqrFfVYDPfGJcGOXj1uKSysmCgM/UN4nJ3IOzgOyi",
-	"N5erB9VMABmGWW5w+iipIjcTEX3azLybX6t/Ryd3f237XUgYHxIXJO+K0uljGhMeRxZHLmXMWKLXV+dn",
-	"8IY5+LLKqkeBCxMsHbPefWPeOyUY8q8P0vU0fMzioazPZL2ETZZE2/CpQ9TKbFEi0Fh+zGm4fRfQCkKR",
-	"WZEFdsCYMBo2UkJpwH50Nzf/XfrbDfx2MxH0r81m0+8iqECieUvmgExzCwJfNKvhEhVop/R4ZmdR3Li8",
-	"9piykuSMZBY7yy5WXE9fVHDKXpNrSkzw0ZcPBM7N4FeOBTZ9Xyw9YYkoaAnGICS93zooHmZU9+HM+RuI",
-	"iyzFt5stVPftOcyjNxYPaZmu8d7UNlkvqzfjJymAbV6+SWq+FKxXzX+uebWfeL+plxh0Kj2efLF2qLKS",
-	"qwGcKWU674QpWO8KUa4Jn97X7MAghCGM+hFmty7yFYpLuWLg5WG0peWU7ASrEqFZ46tJPxng0Z1NWV+3",
-	"6EFpffSvr68vrsCDAohfd3pqTsYzarmriE7KrqSc1377Rc41BVvz77qbm+tEBjGE+4A8RmBQBj7SaDgG",
-	"UtdtuA9JgPAn/DUFbQmMLkwqHEWm6Kst6UoZ4LQQpLAYEiU35o6kLcJutqf0TJqtOCQRvSMVkNQL3g+l",
-	"yDhWJWBpPfsEjXFItLA9wCIFQ9ppoh5D9msExn+ZegfHHCQ46tbIQziSPA3asKXtkVQ8jkmI+mTABWAJ",
-	"DyijcqTlXgNxCaBySlASGgOWS/ySKCJYEqezmKIDEPcTa7m8ANa1460oJfEQfMaJSf55I8v5YIIsF2Gp",
-	"kpVSnN96ZqG08uLyPYVhU5q6BcHJz7ckVijGQiVFDiCVtLx4c2mFNWMRmscMGc3mxzaAWiCALAQBWaiO",
-	"EeOs0bm/R8YA40FF9ZAKEij9b702fKLMz4OJ1LtkTqWHkogwTe4wjI19pMdl48KwKzqyXE4Gyr+2LoQK",
-	"LOkoeT8RsufleP9vjStDgg13bnx0h6MJqaRV6VWzx6OsLsV7R+a51YWTYETONRUxRu4rdaffS7qjEoUT",
-	"0kVtezY8lJTm8LRSbv8NBuYOGvGJkHZj4ICqLNHZJs0pdaj0LDBsLbQLqHscUGYqLK05Q2GjdV7ycFa+",
-	"YwYCuA1Y/Q7ehgRE9/xM2mPh9P/ssoOJHAL36v2ZIhb4FwuCGFfo7fVx4wXqE4AKf/uX4+PjQ0ekwGcg",
-	"hbcIo9/qbFeZy1ViMi0pWQDP1ppIdlhUoZCGMIOUISxhAnLBUPzYsCDfogpjliUf0zQJkT7/dR9OKwlJ",
-	"aOS14tYD/juaxKjuGz7ib3QtQVHI6hpondNtSnoTZCQIiO+cUgMtygcDSOrWdyUzdkOGI8NInKlIELgZ",
-	"chKinRIYwe2ANT3CkFa7GWlS4O/aOBwTw3NyURaPf/F8zlFAgbwdT87dICvVp/wl/2VVqILAUV2Nyn/4",
-	"G1ClijP5tdWpzJX1DWUll1XP5fvfUlPwMHtcxniGghHnaRkieKs/Uci3BR6bikjlo7rUbViukj9yxh6C",
-	"5a1xZ+bO0nwSeL76ZFMa30v2pztKpnPvhXzKIo7DuQfOZ2TjAOb+TnrNq1n5RqyimXzk/l6iHMKSX6SA",
-	"lnPlhcyjxSsO0jzBgARocTv04ssu8v/Zz+5GXUGZCgxe3wjDBcv5hof8nCZpQDjN+PMNwCWBtXQ2ptGs",
-	"iSy1UqjiNsUzaWHqtbgVCKKI+Ywy5CeMzM/u6j8Xlu+fk4X755VLdr04luO3RiHZE/B4gslqug/GhZ+T",
-	"28BfYnQ7A4dt9jZF1s5SXzmCecBBhdRdHGMaTUSJIaF2bKr8uTvMYIcKPvUQ1/cojqK53p5JNxpNafUC",
-	"Q6EsiCYhCTf2Ec6MOpF1Ldh1Hwe3eiotwGFpt1Ze+eWazWM1taohUaEJnQ6XStmJ7uqGPTcnPhg40afd",
-	"slpV6dqLVJt1MmAqdfnb7RZ6xRnxrcRtytAYtdjQlEHygTYwCiKqmXwyLGoAyI11wrzfRUCg/gMk9M9o",
-	"HypesRU9IWtD9S8PKFoqAeaMLguR/cuOXo6I1kH0L1ux34CUl+N760p689uvZ8JmFaAr50SjVeiOZRf7",
-	"pw/eMnkKTiBO7no+MFc4qqspR/qGcxoaFYhPWTdldbNnMnu7wok0dzGGNjaa6MhVl52Y0pSxyti5ZPqT",
-	"VDSKSmMPShbxtwOtUkoeD0VZsY1dE6mOHoaVUZWcky4O9TdF85KTanKiQ5lQoBmOVHgcz98Tl8cHaGtr",
-	"aw9sY2khYTTCcUzYSvvPIraU1UnT3r3qa3q4FIijdF3HREqro82nKWQ2vlLB4mJAV/57L+lsyVweg1Rw",
-	"AC4nV9UTYAliQaQNEimBIrDOiTFl2bbbVYU7X3/vI0EaBGLlIWvUXs0NfS/nJAZT8MRKTRJEhokgxqxe",
-	"Lvb96Sj601FUFjDmYP+v9PrbmCdIPuxNHGB64T7sXZygWzJDdT+g8kZfbzfNZtMY+TCSprBvrroyqr9+",
-	"fw2GAthloEyT4JiMSM+qloRI9JYVke7loh1y/ST+pCRe2fxOWBhzyhSqGxOom8NGF2rqunxSWQxnc16W",
-	"AdgVM8EUK+bxCQJxBtyht+NAZfB4ajim/5Lx8NYS9Aw9LDmJYy7UPGbRiZ5Tvip7/eLw2IR8Qwocjkwk",
-	"WpIX7XCKQC4xB9GoABHRywDR3xDMOjPFhH5kP7KvvkIHnOl3KWfyR9ZAL7GxR+gz0UXZACIc0827tt+0",
-	"QT+aTYJxwSinAR6T6ABLso+SG0ii5L57e31gKfx7fx8w8iTyv/vuu+8ab940Dg/9fURhHwaUCInevj05",
-	"lE09HCuY6JGgH+E++7HWRc1mE33y91GMh5RpsRkA/gwqqP8jmNT0a/qTGA/JjzXP/uuK/mL/Ulzh6Mca",
-	"+uSj+s8TLY0BWLdvyKrtoQx2d7vZbLdansOn+f/Y+xfmtm1tfxj+Khi//3citZQsO05OK03n/6i2kzpN",
-	"bG/bSXd328eEREhCRBHaBGhFJ5Pv/gzWAkBQN8ux5dgOz5zZjSkSd6z7+i2y22iRhE3gsPBUqioM9TBN",
-	"RWpHClZcO4auiEyvho/hHwa69e+t/6v/svzP/Mk+cal40jd/6nPKlX6XfCFfwjoJdaMgW0qlWUgrh4LV",
-	"D8O/dMewSTM9ky//hHXyB4faF+HVTghhXriJ1nA+EldYMjlleoejAMyGpmi5BENXx1qtKlSS8OzwX+8P",
-	"zy8uL47eHZ68vwjJhMpqkwxoEkHlVZIlw0RMEgwp62B8pybOxtlRJ2/5kEFdREqMgDVvXDNqsCk/60nY",
-	"+kcs9YoyumdPaxLeT7RYjbI3mYqMRAK8I3pEdXJIuwPjODD+FTxLCDUQYZ1FCCzFwNSEhJ9q8H4Nfg5h",
-	"843cQToi4kwr7JrmulkbmaKy12iQ8EP77dFB++Lo5Pjy8Ozs5Cys4oSk0APDs4icBG6ylieA2EuLRcki",
-	"j2xJrXjgR5C5z6yTzn1HIsEkTDhi3Vhvsw85bMyTXJFKCM3UsfS+Xk5Teb9aJ6fIK72xVPy4+MABCkv8",
-	"p5/hAnV3gUS76E1ZtbvixgwLPvW3BmN4BzSF650MJVRQIxORDvWIgZqolHaHCOnm2nHoEpkaXUqRpV2G",
-	"9tNepxvzyBIws1MAmMxHXKFZbYe8478GOUaseUsJsgcFnip7O89JeNr+8+1J++Dy4uTk8m377PVhCKau",
-	"joimlqeLsW475SBy5Av+04K7AmaalCvcpQF+EGFVZIuoq4k3DBt0xqam5+ZN40SDMsxYABUZfqAPEcUK",
-	"PwWUaTivgMzBk3Gm9PmxCzJF6OQOQ99ni6R0QuY9owEACyeMyCxNRV+vEwOIJ1IJ/976++8s+qnR+Hsr",
-	"dDjEgMxLeQpiw/sfG41GAyxdiT3pi46kE8ZbDlvFpN8oAebEWLGURXVybi4L8hcU4ZrEg2cKSQUYlakE",
-	"LQMHi6wf0b4MiMX2w/WVVROxAEDQqYhz5BlJKop2kK/yhJFOyuhQ5ibPwJVdhnf0ueyndDzIYaQlef/j",
-	"bmP3J/gd/vkzftThGDsBOgvYXlMeuQskEJMQPmjX6/DfQ9fGy5f46OXPgXn26vDVK1NFaPGiohcBoclz",
-	"YB0uIa4ER/RR8ISZATf2XWeNA/gnG4mP3M28Tt6KpG+AcUjFE2dgeYH7SO9m4bl05b+9xYQD2rYnw4Qj",
-	"u9KRpgQ+kOEFUnaI6KBe6TBjTZH6hqLFBc6yo4ojqjTB8GHYgbSAC1tzVBLaW4GkcWG/hlYG5oyi576f",
-	"xRRwg1MUlPHqWVJptDCI6yVatLYFvbTMRVKhL5rIFKDbhFb8apJwG2qux0IMszEkGZpEwG2U7rY/a770",
-	"xWQC+mQauq1aoHGJxBVpq+GDKM8hwI1QtoqYGtRidsViQJG6YqkMCUtUOm0hzTZs87eLd29NKBfgL4A4",
-	"hJIRnDTzmmajmqSGZ4AGPOKqBv8bBv6jMy0+JxB9AHPzf5FMhQ4nFuLNuiLRxI4nwCpGWswfj2POohbZ",
-	"2/2ZhGfti8PLt0fvji4OD0JvBEyl01pbU1DAHBpx42lBRaKTdYda6R7rUaP93AnGO42GVRi08m4izOyg",
-	"sGpq+/SoBbmgNZ6QSritVY/tWPQ51D/FP1PW51L3XyXPG9CTC8RpFfcO91vq12x/LWIdY5K8cE8Rw6g4",
-	"YBMsRy72T8mYsTSwQRoWJitLVJpJlYdowQ37d+2VSCc0jVik/xXmkRm6EUS76oqkx/sZuKVME+NUfJrW",
-	"yflAZLHxgFg2rhltSipnLOKyqq9UlkAtVy3CBt6K6nPJ9G1IRdYfuJoEKH9zSWLR77PIO125uGMrb7tU",
-	"ES5JJ+OxgqDE/D3Q/yGaMA8wtK86cvCisUPC45OLy6N3p28P3x0ewwlC6o9SIhRpxQgOv/y2Va/aOUaJ",
-	"phJJ2DYKKPzdJAj+YygLnDtHSXKdH88jlpq7uUYOqxR+qlkNoya7YgwF0SF6Jl+RXPDFN/RSTgYcqKPr",
-	"V8ufEqtaJKzldalJeSSQraBsAtfJlFVHS0WdtKERKxi4vjz6+5yER8fn71+9Oto/Ojy+uDzfPzk9DA13",
-	"B6pStzMJ7dTMGKC4c5OgdW0ExeMXis9u0Hr8Q0fCTO/t06PL3w//vNTb3n779uSPw4PQ8KQRl1quCMgk",
-	"Ffo/Jr8VVSVwPUNz+nLBluXt7uhZgeh/adqH2iCuhYJpA1icFEbROT05vyCWXPRSJgdhzqLME/Nhn18x",
-	"i2cmEmYP4QeW6tlqdTI5NiKm1f6gUrxT+LrGEjpiVL+u9yti45R1QcvOjwqXsL4s0mqn/d2uPKDom5lT",
-	"Eh6YF4A7DxiN0KwS8y4zGFy57g+F+eD5GevVTlMxTjlTNJ3mdhP/4RcP7DS35BxJmekpmihOfXQxkVei",
-	"ceVqByA4xyyB/M2t5/WdusGJHIBRbBvQvJHXgTNqQZCe5dGk4hlJtC43x7LrWzbufxtLi23XJyyOa6Ab",
-	"bgPQmoM5g1WqYdfbqDXJ7c/mEh1FXwA1bREC0NmrffLT3s5eLsma+EGjelFk61obLfRFsC/DNPI1NJ8Z",
-	"vmEG0PSsNAXb0IKRhnD4UHGEkgmezlon+ydn502kIinvcwhfcKfrKNpq6lkWSOU5jPOdRQ3Xu2VVvqX+",
-	"wvwVi9BzFJ1SNQDfn6XasOO7jcZM9UUfbOGjycJHu/W1YEArhg3WwvnT5KDFt4ItvCEwKjSN1vZRCam1",
-	"NQ2tncCCLRuE+XobPzVfwofmuy/B1ozkdV1T7nV8u9CAk9PWbiT/YqYhU6p7zUb027CYe7hziz5zO7z9",
-	"K42sZwg+2bv+k2OhXtl6KXu7P1//wYUQ72gyNf1A+s6LdcZ2ZKJXCxb6reZf/wRfSYKaNsfKReDGwBbm",
-	"CFNgFY73Z29t7jbKXhivi7Zm2dWqaJGIBVvSQF01t070eV9IVNyx3gq2tJq91fxr6/CTYommwxKDjx/q",
-	"DOfI9FzKJtK8GxFpBEeYSWazo9ICPupsebdEZr0e/wQOntSLESi4PTTbqj5IAp7zZPBnPArqvXTMJeku",
-	"SfdTI90LkRYM5XjkxJsmNJ4q3pXbEZWDjqAI0rqQLl8IRWNpwl3JmKVcQGh1RKey6dM9XJuIVAqeWSyY",
-	"X0AFkS0SpbRnxpsIZb7EZLg+SzSlhFgvcFKDwgZvgG0dAsFzPKLcVpklkYCMF/1qNYBKhi5TaM7UF6Dd",
-	"RQaenci8e3rwKih8IEkFvADWzITG6z7DLqp5WchCL3oSTdvmgnXi1lqkVzTITUGmFYh8hVxNhSljmEhK",
-	"KqYUZiISzQ1Tw+yiKrCkH344hfbqP/xADiCsziuYRiphLxUjYzZUAovOgcM5IB0BtdCNqb6Ov/uVmZWI",
-	"6JRU3l/sV1vENKQE2f0Z2zbcV39magoy5xQ2p8bwW0jOMug2gWk2t5S3vTM2Qn5OE/L85UvzPozLdgaj",
-	"CNCDhTPDRDxoE5YJXjdHyV6N3Jo973CccwboOaLm3yKUjGjcE+mIRVjLbrG3UAlRN6vvDcd6hm3CSNNY",
-	"iFNG/pelQpr9e5UyOUiYlHoL9+ePDbXhTfkR4kanVylNJMJW2C2YAiAboXiG6uSDPrEzp9u/AuBshYsx",
-	"29GIjQRYqiNX5AG9JLvGtyaxRODCVGV9SQoDmqCP3XzZIt2UTmKwiaDzaEiypJel+MhQCTMYlObQriqh",
-	"aijGJUSUx1PzUipNBrAmWigfBSacUHdg00M8wl5JBHj0ICyNY/lR3QQOnCbORC+cHZCOGDhUnFMjr5R5",
-	"JeJshCamfAubuW0NA2hzwyGYrNDYFzri3EwZjcLF2r9958DR7zmxcSayDdJA7Q2G0xv41/0Ar2pz0X0u",
-	"BPpt7TZ2X9Z2GrXdF4CUstXcAt94boTSu2FDg+hczPmiAMfZwb6l643VI0mLxrhT232+ZIxK3GiEmxSq",
-	"3Ra6TXWBygvE6pPfi7J0KfTuXP/J+yQvlYAfPb/+o1ci7fAoYsk3E5WLEYh//VMUUN25IRCvJT1Z1J2k",
-	"rX+CrTnnBtRLKBAZBIX1xEIMkdvG8rartPYDILqWGNvwQKS0Ngne0l8RRy4srInvJSqdApHW99i8bwUi",
-	"oEKuWrMjy4YMIMlExklC5I2hhdO4VgK1zBS93XTqvJMw8mcyDxhsoZC3SFzUDRfFRPCPQtaimYttzhf/",
-	"AI8Ku62TY6G8SD1XdlGLO3pxOIPiPglGIuT8xbIyK33slcJfKfyVwt/3IfxBGkBO4m9qLzxEmo7WwqCU",
-	"Ex+LnFjc9gM6LeS0laLigxEVH4UZdrVsecrSmqWYOZ25rXg55rUhm8qlwuRJEk9NgjYmqBjA9QA4gIkG",
-	"qWqaKZEPaOqJYYsuADZlKksTC3pWJ6EWON5LFrWViefoijTKcQJsXFhBEFtEu6FuQQ3YFsb0iCSetnw6",
-	"fn2gzBw1j7lU7TH/Xa/KJr3u0EVJLx4KvTjHI6TP+wMlAPqs2KtozneBAthHQAD8CDOXczgWcsEVP8YI",
-	"OXeJTDkQnlih0OkIHuialvBnCr6ZHEBXV2lfRCys4qVvYeA2ZMx4snnYEdG0PtuO1jnmG59vG3U2qKOa",
-	"KJcKAOV5MXfFaQBVFDb9Cbm55GSLS5IHKaJStvecvD97W5O0xwox9bsvXpKUJpEYkQ5XIE1jlD9ka1K9",
-	"nOe/tWv6tQGVgxYJxynr8U9A7xBCDCDgdr1WcSA2ABHqMmGpVYO50dFKN4r4CZvoEd8bTUTkByRZW5j7",
-	"zKSyAHd3SA+LOLdfionW5hRv0pUOmBYwklVU2bzYIuGQTTGpDUqsQBwv6HUl1f42VLvx0/XfmIFdINwn",
-	"fLazRlendKpV8gsh3tK0zx4ok8Cj6V33m3AIXyLc/szRxogC32LoxyI5WRAz7LKeNR2qkz9ciLg1RqRZ",
-	"Asj8UhM2GmO6eALFqwEpEf8yaT9geYJkwcRmxaA0Srgp1qJ4HJsEGgDgFSnJxpAo18itIs6Zq+cJ1oyU",
-	"Yfk7a36MRdKv3ht1xUk46noz08FRtCi+aG+BWRiXqmWweIsbZ+1RJd36RnTr8euneL5uQ3msfX+pMnrs",
-	"JbF/pS3P9rHMlgfanxvIV9rxXvFYAcDbYm3aAR+YrAgr5OVw07p1yEDqUslqPJEskVwL/vpzNGGnfATC",
-	"bYUmLgdKk0A6HjMKSLOWpPrYCmqiiS7QLSy6s8jAZgulLrCxrVkUdhm+lbdUAJi65nvn/H/ZhmPgzZ7g",
-	"qEo9vHTxrtbCPQrhaJx7ttQCVyA+EJK4WCPfa+wZZ5lx9oYm0zURC/24t6WFkM2/XO0z721K8TPNf4Xq",
-	"t3Png1il9dl3iMFBnBGW3prox+tuoHuvDI9+uOb/716PbEeRRdA3d/9r6BwQFutqsE+3XYn6hULe3ct0",
-	"0N+dCXUbTebQIy39AaUcsoahB9PU70YQKd5PPgKQt+bnJeLJvoizkQmtAjQSq6hgtIoFjpnRWyoh6G3H",
-	"dMRC8gvBvy4T+ycGOcCv1ZaFeTEd9QXhiRIktDkeYZ2cJMyPr9G0wiJN0ihy0ER18hucOEJjTiWTTRJC",
-	"1BF0tB32BEKGIUCHG2BAQpmliXkHsOqP3VsxdS+BOtRG7SvcDvVf+A78UCe/AkZlzBMTvoMoUlGLKNqR",
-	"C0B5IKGEki6LY1vIRY5pl8k6rAx+MoP9Q3oijsUE5MGwgCJkoYVMgwMRQy0m6sPnKIMcBPWRiog+Bkso",
-	"cOA89Xq9aqDCLOjKxOAcWLvfxeG/L8B/436CkLFEJDUoPwMjkbkhD8lBQCjppIAI8N9MKAbUfmmFmxEd",
-	"MhMOFuPz/fMPBYdPqH+pp2Ly1/E/oUk1BLgoLkk4ymLFxzRV23p9anCccnwCaNO4iDDcDBoD8AM8lOE+",
-	"UvoaYrn5EWeSTnX3UugVgJash8qNkmIqC00IH0HKCwWEsI4QQygQA110eELTKdFDq8JaDCjI/hmAceeL",
-	"Nt81gAkBoEcL04N2GoADJlLyohE0Gg29MTL/cuf5pnQHJCIruO5CywOy2q1Z0X+hLWIZNO9isPsUcpUS",
-	"a2mJNeWb2kKkRqlKCaNpzPW9SLzTIIkc8vEYJf5Fw9Y/H2TI9GGq+WhNxKWdxiz2LUoTy5SqBUcVkZ27",
-	"IjKMWo/Q+wrBn7d+2P4BucmNlJ8j2LJXIh3dt+cNe54pRV+KP6X+9Gj1JzzRnq0XHGH75x/uVJO6zke3",
-	"AbpunFW5XrhZd1XpkXokF/7nNZiBh0zvSnl2RQTo0hcXh8cHh4eXv7XPL/cPzy6OXh3tty8Ozz00ffQ5",
-	"2yMK8uxMXokWGwHFNbBAYA4lmKVU6uO0PlsEgORlMAq3G4UFBgNQ5CYJl84+DGZ+/LV98PrwPHyy10IT",
-	"Qg+tGMjkiqOxYG3Arv6g/aN3ZFQLloADuMq6DjmSEqlSoRWjwwvaD/NSnaZqhAXBSRCWF+t5gupi8dVQ",
-	"P+Ja6bV4xdQ/9M8kxgJPA/cJV9UWCY96tWORsNo7qroWB47naVLPG3t5PhnoaBvy6/aZuhXPut5RedTT",
-	"E4V53o+v8iaCst736+4ivPPUnBLP1+Rk70QEMUFbZR7DhungayjvcFsimHtQM3Uvci/Wnbm93Ls5B2qx",
-	"otA9a/BfQ5RKYb7U3h8mjXpvikzdrQPU4WmvcK0MWHcoDRw8Zj6QCk37ItnlUcuvTIJ2zJnsVyjTBrIZ",
-	"AP66NhDmP/FKlWeSoVlZTURNKjZ2yN+aUM4mWlQouTi5OMVyKH7BP0BBEkk8DaB2zsvd5z8RiR4E8qK+",
-	"CyjPYcoA82pq2kIfhR5BFQu7QF4DVwOWNjGK+OKPk8tX7f2Lk7PLs8N/vT86OzwIW3OTctllV4zGUk8N",
-	"g4RnJwQx+XVyjnWrHDtowvbOVoIKyGF0cN4OyI5LEEG4ejoDXVwxCfMYJqwpAsKFNwHx3NZHLSCkL0Bm",
-	"X4VZOB+bCGdnM0zkrW77G/EOEwwLJbVKoJWbM5Cvt7pYt93+2eHB4fHFUftt0d7yB1w4JDUidTfP4Inn",
-	"V003ZwqQumc2kSlX7/Rbd2KA2cCwZi0yC1YmDBZTpu/JFrP4wCxYFbTCfAeCREFuOOf9hACNdsJCoZ7C",
-	"jCQgshVRFodJZDi7TTVxMZ+OZbU0cwWuBMQzdEmQWBDQFHfC75/JIgeTRZc52F6KjbmUTYwdt8WeWBJJ",
-	"41TPmzajwtqfhV6MLcrPMiEnwKnN1w7kEWQSqeg0T0G9v6xv3I2NMVeRqRtx1wUekXNcFJGpln8u8sVf",
-	"vuAl2yzTEb+JIgUEES/WEooYFFB6V6UHaaI5YstBcZ+e3XsjlK7P1LuvsF/dl3X7vWTpaSp6PC4N3N+F",
-	"gfvhA2/sIxQFyCcrRLvraJeRi5ZLfCc9l7PXFYkBwLDilCVGkPqsGX1QKLYps26XsUiiaACSmySmlJUW",
-	"/DLJTM08K54xTXZnREwlLA4gxqskYtLSZMsBeqcsYRNDRLt6dNbIAlTTln4yKeQhoXIICJRoIxGKKlO1",
-	"viAjNnHMcYQzgVqkpmwqSp6GXBs0PwAUMfWrCsO/kTHFjMCcvg0JfmfYSWlX+U7tKoYjz8WwFE2JXFqr",
-	"bqFCm41RzSSLSAWucOHUY9VGc/ardxbZsomxLbOuWJiI79GEYs/Gd2koMYQxt8avZTKx1UdX+E8gNVMa",
-	"0z4CKZlQ7pQxMo5pkteTBYglU8yc9xNJeFIn+whXrMQEYJyhMAiyuNTZ+MH4f51pv2pzNsAmg3ipidKs",
-	"a75Ic53sNX4m4f7J8au3R/sXXuFSNHJySRQdsqRO2jm+ML4Eo8vGEKU+4ZiMI3o90pm6Uqewjjdkjmah",
-	"N8UWsflvlOy7Nl9sO5hsAOPC7CaUlBbnAJeMc+92jFOrrq9O3h8fFFjm+ZIzLgzkFsAExTGe87vggzfq",
-	"cJa5uTl8V2wt37nbMLTGGoxpXyS9mHcfPQdEGuixqnWNZDlDVBNR64GffjvikBy2nDUizGMhsgD92lbR",
-	"1FvZdF52rYotQFNfjNgIbn78RV+CJexsgWNes0V9hdCZ0E2ZcoWbbNQAjAvTJyMuu1Dd+/6guXBVL2w4",
-	"xIYYomv/APu7ravgYlEMRK9XcqvH5Qd40tRwtc3tIksXUAzR692VJ8EjnSxZTTnbliTO6L0QDbWcRmpK",
-	"2FqbEnoZqSIlE4q0UTJFsjGSOy3NpyNr8VLZGDWZIgFvuQEpUA4gHRy1c5+cBgaxFLyD90VMcZ3vjZYe",
-	"JjcmpY07VHHymLfS9lYS5adMlJMN0GQgcMtJ8hmUFJCmEinEphrxsWLjUCEQUwbkJYl4nytZRal0DQJ8",
-	"bwQRJlmkhxsiR66Tc91lSY8eJD26KWF5eATiV9bnC24XXubbEwnMqr075DBsbxUU7K/Y402jJR4WuClM",
-	"okQ2LRHF1q8v0rHn3l5ZcxGWZbx4N2kFrql1Xuw2GgGhRpMZs25eoFvSqcyTQkLASAqxEDfWi+xDTXVi",
-	"K5JjyEBFMkZCGGIdP6l+XRqxmcZqPFToZ0PKC7T9jVQW6HuNshelFenbZPGVpS2wtAVSghvTJj8VDx9d",
-	"C5/TNkQHgpvAJAMZZ6bwJ1QuG4krLJI68+bciwpCJ3giFaNRMaCeS4ML0iRckZjRKyZJ+PrwgpiBhqST",
-	"KVvcwtBQ/3eYCBYs4po8upq6gakX5J7gWK7EkEWkEmLEa9M+CQOSMipFgpatEKLIwgBILJLGun2TTFhn",
-	"IMSQMNodtKDXkzFLCG4F2a03SCS62ahQEnenEcwV6AU7lEQcQmi6Gph5kC5NSCKgFgdLSYfZ5azsNX6G",
-	"SpIxU4hnaFfXlBR2XGYPmrKBuRYRchOcAU+Q5QwbgkQ6w9NGKv4xhBRLuwAVfNacOQamxgmsbzB/7Kol",
-	"RS/BHG4FauOO4K2p8xJQm/bMHS/QQrjR3yXszWoFts/U11OkBwR4c61gWiYDlGg3Dxnt5itp4mqMmzM2",
-	"jmnXxNsayQeQHwYiZgBuIEZcgYo8NojOCGjMJenGDMoLVby3jLJNOilP+pJ0aHcITRdU7WqdtBMriGGn",
-	"Izp19fhnxA6oLF8YHjdoyBM0xotkVnrbiHSG2D23lM6+M2W/tAs+bbCe79iNaSjnXVsStnPKt9RFcTij",
-	"jhuRFFoJSOLVtwv0bxAbCAZZALEoUkpi9HcoQBvie2FAQpOmEZLKmEpl/5ZtFVo4HqPDV6wloDPVlJvF",
-	"PaCxbH6MM10jF3AQqJOBkMz7YEJzI4NWwCcDAc8M2/AYAmRyYcU6I2x3hBpsQhZ2zpx2vkmbEYsfoO/H",
-	"zbl0ApUC7ka8Rnihn/nS39eKu8up6vZn9++j6Ms2kphVMSKYjwaRzDlxMmo3EDTMKJWW/kIwy0xZGYBc",
-	"cV8766s1nf69ZSjd31tGzbf0ta00MdZ/4MU9A9MqWmnnHu9jsKAeyxhydIpGUtetpd2LTa75ON+fvfXt",
-	"rpgV3OFQOHD2y+f1hpcNZEtfALFOn0lrF9EEFGvtq5YJHF9mE+aSaBapmAns1o1zVwYlhdAdE8N9FLHR",
-	"WGgyZ6zQ1qBruIebUIXGUsDueExrfg+rnvW3QbIEFZPIpO4kUBfIFIK2w4VxtBd0mdueu5gTRqWroeN4",
-	"WBMWqvCIKIGKkOWPyOa6NjUNQpa8mZkoTv0UAatMWD6sGjoyNbct8GNTi8acW5H6D6nNWsojkvY2olbh",
-	"khU5zIaYaju/+BtTx5BeePrYl3vjy6UiVqKmPgW9Sl8gINLW4JNTBSsLzIZ63UbNmhEIJjSOmaqJXs9c",
-	"laU4QTPDeyYJfkvw21lNzFYH4ymJeTIEmLMAsU+7MeUjFmGIiuYOwDMPjg5cHtM4FUp0RXw/Ws0fMI8T",
-	"XIJ7oMWPTR/y1qdUhkplaIPK0HLyctdhde/oEORKv5OCZSkfStMQMJNgyceAWCDGAAcpUiK7NJFVLcEC",
-	"YQN7faIEoRhET2PXyRVLoZUP+0C32CcUtTUp08rF0cHeh/0jJJJIQHlisYWMVoCUk3TFGAozOhBrTxep",
-	"wAMeBSQysA6R1UdYotJpQKTI9QYXRGIwSHCkuv0q6ehTo+eV/4J0uk7OmaHUuDQiiaf2RbdETTIZCIi6",
-	"wHo/asBGEKACs0BnRg9sdFFKe1r2dgoF0naLnZJPrk6OBQltNfCwaQ6HidWgekipyPqDRdv4DPWxTQc5",
-	"LuIq9ybgbwj8wZvKKqlbn1DYkCDHC4HzUcbKPKaCZI86mwIO6Tw7mSNOjr/cmScDjD/LLWtH+mdZtHhk",
-	"Y/2/O42GV/MwRywGJJ4KGCmm1gYFRVdlNSA0BhhvE5fW/DupQXVnYzYas1SL4/HU+g9s+wFi4gDdzTGn",
-	"jGXAQt82cygdbE+SmPUUiYSB5LF8LGETrblIlORNJBGXZK+xS8L9s8ODo4vLt0fvji6smc+AfmCj4VxE",
-	"Jw62ricz4yvJWYjdWZN5VqG+mccvHexi9xwEV8Ik4Uk3ziIWVSF9DUbMIqusUFUwW0YkNN0cmRBBlWYs",
-	"HzaAEfUhlHVNz46JxDfrNjfRRQYp2OSEFSxTxaRp+/lRJP/i/4StZSu6JOSzmGwNr3pxYZplzpqDx1BB",
-	"Ao5M4WgZK6hII5SlQm9kUOC6aMQzPjYSXtGYR1xNDyjgH/aUDdTMz6GJYGNQRBvGGEqWRIcjymOzLQj7",
-	"JCG6tnj4c6GNAj+yxKBgLh7TPiOV8LPkil1mafxlG36ebn/2X9sXEfsSVlsEsicgnBi63Y5YzPWLTM/0",
-	"N9BppavBDa/opepTgOeuIapkcTnQ1OosxDj20LO41si+j3CJ5BRucm49SDM0x+MiOljLpl+WBS6IFw0b",
-	"2HNMbBF2FhE14SbLvQ11SyQJnd25O639zqbhRiQpGNJGI/DyWfzOppuNUwGy8Y2CVZBkFUVSrWrdxGya",
-	"expq4P+f6oGvFpHyT9wXTy1g8P4kvt3bAYP5HLiADXasaVICipJl8FYgKNAkmfOSPBahPsvGsSQSVH7v",
-	"ZymTd4ImtuEhzuKPFYSV7wmCrHBG/nkM4Ve3QJg9OHx3enJxeLz/5+XR8eXp2cnrs8PzYvWethOGjUzI",
-	"F3A+8OlCNH2aJQlALpuziVw4T166k7tw12OaQ5ZdvC5h4MmFAQnbb88O2wd/Xh6dn7//3kr4LD05doG2",
-	"gq3i+uBl+mpH1e7dHfXfD/+8PDt8f354MIOpvPAYaSoKSE3oYrdOc61o3A1a8k17XXVa86l9t8fR290H",
-	"WsQbJFFnklEiN3bczvaS0iQyu7LQaflegtK/WNUDbdVojJA7mZDTg1dPNi1qU1VRfrWb8GBro9gRlrlQ",
-	"ZWGUh5Lc1MlvjaN/+aM1gH3WSm8yLXoZTnUSxqIvTMm7iEHKOngqT49fa3Hx/MNrMEIqMhJSkd0XL8nv",
-	"/NcWCSesI7liebE8mhDakSLOFCMDpcYVWSXvz962SLI+fnuoyRJVAqxmpGJ7VRNRBYrlk0dp7KqKjcYx",
-	"Vcz0g6RNtzFtWssfQzOafiFsmf+iNVdxFet/pxhwE3Os+Gc73tlteONr6Uaw9SxlR5jotebC7ez+pBeu",
-	"Tk5TdsXZxEvr0tqrN29rc28VJztkbEwUznjApmTCUpfLDxwgSxSPScpcptm9UX2TGJaf142Yz0zzWFT6",
-	"3hO9voJnlCauskDgPedi3ZqNaDHaJzvblposd2O+lyY7AE1rddL2gzZcxEbeaF4HqxOL7hCIGAWCZ+I+",
-	"SId1xcgwLUPivO+/zsvgz6ppZ7VQhMWf9vP3v8LvcC8eBW+Ir82ov5FrwRvJKgp5ZKBnhI0HCRf4E5xP",
-	"FUKZlEgh8QB0L6NjQTyptYDNwq6UHoqn6qEohh6AzXMkEjW4L/fD1/df+ha+Q9/CjPF3tnhdntdk4lYw",
-	"noUSiH0o8Evr5oJQH4yItzpPxZws9olLxZO+CUXJAyKrgU16vrm/4M6K4T2Guc7e0RnfRrDcKTJzge1w",
-	"FlQmTeaaxcxIO6OClLPlL31PpCOqtK6V8lrKeixlSRdy7qdjfaKkSuHWPim+tYCAzF2qZX6Y0tdS+lpK",
-	"X4vna+kW9BmrHXqC+3JXy0LVyfhcCsri9UigqN8VMD+TBSpeHpDmQXp6oJtwTgsom9hldNmZXmLOdUgq",
-	"wB18kupyrCEDO1FVYCBDNlYtP9UAyifTqXRQS3egca6GvLydsrkm8OX86oPhb/Hq32il7SqWUf1lytet",
-	"EDDvjkxdg4T5XeJcFhZoOdrlbYnRA8K8XNMuVXp7S+TLB418eVdU0QMHmhPctiMxSbQqtLwyzFxRb/sJ",
-	"6WTdIVOk8gJSQbCcd3UuoXNzZMsO5O4FqVXEaBz1irTIvPeORZxeoGY++/68yr7QZOKLY6cHr2Ykq33s",
-	"p3bA5VhIbs0Nq667+cT/ojRyl4mXm5TpLHHQlOL04NXmKFce9LAKx6yWsgSSsHqpGGEuo0mdyu2Tvr0x",
-	"ooq2IO5CkiQbdUzteqwPmknwYTqnp4fDi4qTf4HvlAKu8F3m63C/dPBehLKSVJWkanPxE4Y43KOh7Frk",
-	"xWtQ/XwCc3O4vg2IZqsB7u6EIj1yuLqS8pVYdd87aDiA2929nW8xidXUbzmBPcRkjyKK01xuCOADWBg6",
-	"rYrdo6y3jKTqed29iLd7Z4QOVvYAARCmq0jdvzKWsQgYkcFLmJZOhFLsuydqBMf03ojR+sCaRZ/BQwXV",
-	"XMcuF3Pp+xPuAVezBMosCd53BpS5glzchc3tawAzvXZKsMzHCZZZPFVfD5S5lkCLcJmLOcUdSbcl+GVJ",
-	"8L9b8EtfQ10H+PKWsi8mQix3JJtEikxq8TTWRwjobGoPowsDtx6aLo1ZEtEUMy5I5f3FfrVEZrgZMoNZ",
-	"9YcLzGAGWEbqlLgMD4F2WiqVZ3r5BNJcplWJtLM4oCt1fmaNkVRZU1jRsoiiKMLekIpFA06E4l2WA4tq",
-	"OQ3K//tmgs3q976xj7MF9GXpZA1lhlyfZ7IwWczt8eH388qHxcJQIE5x3fJ/M5ZOt4KthI7YVnMLmj2K",
-	"luTRZDxalD7zeWFT3sjupkHkOlvB19hTz/HbL4/OGFKYRWkOeVjS8QO1bgClIJFPXVwNJP3TjaOHkChL",
-	"lkS1ThYPVwUMdUVqEMatb8IMR/QQWWY+fdGnaGDdMA/0tUe88WqdnM3ikGtSh7kZ8yQQv+SRYQ1I56/p",
-	"OcBae1pulUM+HrOoZfLtNYd6n2jZNwRDRiQWQergLCcUs2Q0i+CS/BdcNRt2av2axUPc1824+8/9Pm4E",
-	"lrC7qTHILFbXu8hKm0FZvu5RePiNTy1ZKNV9HfX2TQtY7mKpJH18a6kXO1gp7+IQbqpGPzBZTE+ilMFK",
-	"GWwdGcweeHd38cGyy+tdoRXuo73GHlbzCG3E9VEUGhC/RORh2DPlb7DSCpFTqdjIvXWru77aKQGT3ZA4",
-	"Am3vQzc3EkZ27nYEq8QPeMGUXY5WQF2suobuvTLjpJRcHqzkgvfQiS43pnfzYsr2Z2OD+rLtrFXb7NNY",
-	"pGqlb+RGRMy1vExmwQ5hDm0PZ/tm0sshTuSUqgEIMcVBh1hvSSqaKgt9FTMDJ0LeX7yq/UQ6U2UrQY1o",
-	"OgzIZMC7AyLHethywJgi41T0UzqSpHL4qcviKkC3EiXQOc1BoYXGWs6NwlUA1bCWGQE7YlSwskWsR7NY",
-	"bTV7NJbM2es6QsSMJltf1hC6FPuktrvy6trUP/fiGjl/++cfAizMLyaQQ5nXZvJraOXQrzSKWNQkIY8C",
-	"kHaP6YgFMTX/AA0+MFS7rQJPnkbzof/kGJKbgtmqViEZx5mBdhRxNsIyXyOmaEQVhXNYkSJVLKrWCyo+",
-	"9hASnGHHxEbYCRVVgiLgU9OU/goDwmJEurWG7NAYS0J9FUKH5AGF0ODdECwoYYuw0VhN3QHRZ4PssziW",
-	"eDyhLgzYQn4JAxL+qP+npv/n/wkDomhHN79/BnaWccp6/JMFwQifhUQKtMJoAcQ7t+yKxhnYT9SAjerk",
-	"XKWMjgDKENCd9P2DM2ysSVTRDpWwtXKgf+tQ1R1gqb+doNFo6FMgAzQycSWJmCTwfQCxIHoKWkJKaSJp",
-	"F7yZIiVdkSQM/5oM9O0D/2kM0TY2PVa29C3CCm7+nhjjEuBQ6flqsYwr0mF9mqAZis4AhIAlPsr0cS5m",
-	"Ao/o1MF8AcQxTwglWkZLcZplKmsZN/etbRR4I/PTTyXZP//gcfycUS5j+kW2O8P2r8FBKhZY9K4r2o0H",
-	"VEKFz3lknkIlRwPioz9MNqL/4PCt/rMhVKKL3Ghd8OrlRnEbn4aAUaVlooydul9MotvqAyUE0brW1T5T",
-	"X09tHhDs0LVGlTKMqQQcesiAQ19L8nKTb3YXpo1r5BOsO3JL+WRDRl0sU/KN4PhvTH9KMao0yj7syiZ3",
-	"apXlvkH2Hi2xznv89XbYx5gEaWdbuptLaWUjGZB5sMmiQqLX0InrDDmFTO67IxZrR1eDi7gYQ/MwSMbd",
-	"hDbvz/oN1vLB3AkGT0mPSnq0YXq0LPhtNUlaGru8hCqtUaUNygBIv/QW2FZdsa1xysY0ZbJajAfuiZRk",
-	"Y6IE2Wk0PONsMdpYTpPuIBWJyGQ8Nf4iYzgCF5bn+hOZ6ooRxuv88INnA+OIXjYZMAT+R8OXKeRCJUY8",
-	"B9Aj4T1nB9c/oZ28/sMP5BDqfULEtPOfVkRaHIVnyJoLow5MSJJ99yiSUC0ASj6JTFX1Hzwh7BPtqngK",
-	"zlHRIyEOIQxIaAKuQ1K5tthNk4Sulo0JfOKqCv7NHuUxNGLxPQgUoUBjn1RCd2ECws1IIa6cRvmnHdYT",
-	"KSNUymykV0pm3S6TsokzBOegSXBKs0TPLZhxCY6pVCZJHRI0U3BYuvbxFBVKWdmtt3s6ojh7THDXH0I5",
-	"LGs55Ma0L8cQZZ4w0pmiQ5cn6O82DabMVIMQVyyFt+sESplEHBPYRULGWToWkuXgnh3aHfZTyMH/KDqk",
-	"Ep6enF+Q6+/Q9kfRkWHVxid0Deixt15mZbmyAQ/+gd9r7M6sir5AvVQkimRJzKQkIY1jMTmlqRYX4Hjp",
-	"SwhyQ36R3OHnksgRjWMsSq70vsCH3sXhoxGLOBxfCpPVJ1YrdZhVmyV4kRGWGde/3e2ysVpQDGazCKWd",
-	"LB6+nsco3ZRQc0+FGH/1ZnVPUILFLq/LIThNhb77LGpqAppOveiSdckZFFPJyRLcDXe/9fFEljAK4KiZ",
-	"4khIeBdQirJqY2nJupcqfMvqg/m1uNrfrjpe+26K1a1Zmu67KctVVoIrK8GVleAWVoJbR73zy4dnMVbo",
-	"1qv4NbjX68nbq6ERjDKthUct3s6BIPZ4wuXAJNgSnnTjLGIRqSAu4oBLJVIA/Bqysao2PalEy9MmjgKx",
-	"/bWwHxAqSfj68ILU63UY3vbnj6JzFH0JnZjPVZ28l6AEKKEHEBnRGzNoc5AtuFKx0MPU+psgUmugWnNL",
-	"aXKXwjbojetaFT3xkYvkjd6B78EToaf9RnRKw19p+Nuw4c/RqruhpcGNkBmNsQ/RAScDEdvIUpNL4JlG",
-	"Kmf8iqWB/UWy9Ip32TPpgtSrdbSqeTY8PQWadJmzSKQAlUAEtqGpYFeMRgDkCCqlF6kOqANIKa0ZqzMF",
-	"6EKwpej/ZiMAImDWxIJvQd4fGIFAOZUQwJb2mdR0z+DJ0GQK3U14l9VJ26PHY1SAScRZBAYXOmSJZn20",
-	"T3liwSJpR2SKqImwphIH38A+GWNPnYRKKGO2MdkB1p5mLC8m6wLYz4wxUiITgCGtsEJCSG/Vt5M1nTkv",
-	"maLhE01PwVwYPw5jIrI4wpXS49D9FaApVnVuXrSplS3Ir/GhJnUPAZFcHwEToZtJllfDqYLFDnipnrte",
-	"YWNJXFpB/52emxrQBD6Fn1cY1NCgUCy6b9Ay8vDoScr1sgTXWd1Ucfvg5mBEthstlcphJqcgdwA+xrxZ",
-	"A8rZZgkYTFlExjHUVzXnNmU9LVrXSUULNb6pb13TZGgNnlAPF1v1likwIHpjkaoZy3tuzLWT8ky59SqZ",
-	"N8dSObMocHPt1/gOiyXDizpiNDGLRhOjrMaMXjEixcg/oNjlwrXbqOERL+Wc2POQ4saMcLLSgLh7173d",
-	"GHmkzPm9NznqlrYH/3ZpASIH5YxxF3YajYY+YW5F9+BPyZRsq62mPm4vazu7tcbORaPRhP//z1awpYnY",
-	"VvPnl40vc2aMWdaz+6IxA2nUyRTZazg64qh9zgyQb45TgeRzQKVWThstzH1MWcImWtLYIQesy6Aqmx5n",
-	"tU6O6YiRHpt4yZPIbyVTxCf+gCAH45un83dkXLmOJ4tMmZJyK9gi0vN5vpUIBbyrVfCCgkCA4M+G9dVn",
-	"eSQsJmbn9sETN2vTKRLk78iSU7gr/zxtk7hNPJuxgesjism4XFp1QbpUTkT/0ofL2KBbvo1jLHgCyVuE",
-	"qzuyi9/ZcObOuM27KxnbNXfCnpN/nlZI8TkomtTXgo1Srg/d/ds+rXFxpQ30+y5Wf3MjZ5+puxH2rzdd",
-	"vtG796Dyz9aQ7csMtDID7UGXvN8kdQ7WirBMWZ9LlTqhoKTNN8viPfPX75Fn9PpzOWdK8aRf1ikoyetj",
-	"Ja8+aSPSnOfHk+17a8qysWLS81QCE4HvOwP4tvSqtNiWCcEPOyH4bkhYITvY1BOU25+hbNuFGLLky/KU",
-	"Gi36/fF8f64coRb23jKaJiwlOREkWDUOovHrxuP32QsooiREAD7aidmpJymadQ01FQ0Pjg70sugmrbEL",
-	"0u9IJeJRc8imLcKiSNJaGvW6td3G7q4muIfR7osXOz+f835CVZay3cZuo2rRGXspkwMiedKPWS2TWvUe",
-	"6KEmfRY6r6fkIHWGkdBXM3QTIIvHTL6ErjLtTOnZwuiNhQ9FX+wTcZ+gG29tCqKzFrSnFnjOK91YKLhY",
-	"6LVyQBUl+sD19SGromUdCimiQRw2vE7axY6wGI9gaHKHqU5JZQLCvRtwYEYbmC7B42BXGvKF9hoN6A8c",
-	"ol5/OAC9di2yt9Mg4cmrV4dnl69Pjg/DmRK+tlKESG2RR5DcT7NOzLvNvMlnkih9bG11S0ugYD51oqkj",
-	"pvM0tVLhIz4G5HkDAR4h9AH+adADaRSlTMp5lqzvBR7rQ3P4b8yNT9xN2xwehxnbtwLjcN1jB8scRjYQ",
-	"HAMt5u+KCR1hxSPqbplX5XMGYJF2B6y2LxKVivhaaEX9sn239Nx+BYPeWaOP1yL5duxVc1OWXi0vzqVp",
-	"PUmFUKQSftZ/XGZp/CWsNm15W1cNR/8HUjoljxgJt+mYb1/thAGhGGvy/uytrS2Jrt4+v2IJUnguu+KK",
-	"pfqwZmm81dza3ioy+lm2Wll0JZSfy4jHv+oLAZ8US7TeIUFPebDz1uIH1/uFQXLzEsjDHrmUmb5znw1G",
-	"/1H0Zbs+YXFcGyZikmwLvWu1Aiuq4YRWmtWgELODG8Y4Izs0qMCUxpylNgItFmJoqjznEgGOzDFDHF6T",
-	"cPi9p7/21mvRPMICmzURbti4rJP9k7PzJkB1ipT3ebLQFtb2530O035nJtUej1kSsejGXLNtB4h43BsF",
-	"b1k+/GWczO7ZDCNqQ/6x5US1dhyLSe0EFu46ao6fmi/hQ/NdyaIeiU3qsXCdE33ei2IzwYHnpKhSJD2P",
-	"luFcR7bHLOFRrSsSCBe63g+yimCDKgUw/liqn+wjXLkb3/ThUnAc8X5hHUqKXVLskmI/CIqN9KRApr43",
-	"Eu1IWg2/uGO5GkNyZdbr8U+EGqG1+iBpdW5whSSoRyVqLxt7SbVLqv00qfbeh/2jBRTke5C081kv9zC1",
-	"jf/DN+8v83cM2dRYh4XokTd/XOh/6blUQjUdNwmyir2rLq/BKz9+nKgwIIfRwXkbfETnuy9eBiQc8igk",
-	"lBh3kv5F//PjZKinDt57En6cDEOC1ysgIc2iELrGaQb6jUQkXRbmYFzwN2FJBKHZ1SYJ42h8edUNZ304",
-	"Liu/6LHBaQW6a3V51b3UhFUP88N+7c3J+SF588e5ySmTWSf0HEDIpCjQNXSNBN6ArHsL3TF58psSfaYG",
-	"ei76tTqBOHXcb1QQEY1NdD6yrpJNEvIE8igvoYeQVPYaO9Ugf5xP8NKY+cOAhFkCXNz/tSDFhF4LMH//",
-	"Aa5wQML5ti8jlnCEoEvM1PoiYRth2KtcSosdRsjbcl53Jxz57r1G+QC/kd/IH8Bqz9FS18+GJIHSo3Qj",
-	"MQIoxleEl8B38zEmjyMCDVkkniJ079pIjscrnVj29YSkkIhHdUuWliqMkehmI80WQy0KTFin+XfWaDzv",
-	"DoRU8C/WNG2bH1wH+GtIUiZFDLEPglQogeprBnFCN+Kl65Pw//+8HVYd29btPJMI9AMyDpdkRCNm0hj1",
-	"U8VHgBQBifYMgH+0Tgv+csBmoEWeZz6TvJ+wqNoiNCGGE3tFpm1S/V6dAAWLwC/f41fMYUNUwgIhbJIx",
-	"KK4BGdFPNdpnvzxvNEIXZlOICW8SShI2wRqatKe08EFSgT79KkkZhXKQyEz1QAxAhd8/xrDoWUjEV/WU",
-	"ZVs6DpuG6HPT+AI1eoXOvUjDRv59wKMDcyzmGfj8EbIh/PmO8siVbB1rPu7ww93h2Zrltn5WYU+kI6q2",
-	"mltZxqMFBVY3Gjse8ejHmzHzg6MDt1xLuPjB0YG7aY+Aj5cR7ZuOaH/i5oZcY3wm3cGXwPqu43wYl4e8",
-	"CHlLBlZfq875lFBTleWMHolZ4e5hKOWEdTZgbfhmc17G/z9OhvJ6ASCn2kM2lZiO9OaP38k5Uwj3i6GR",
-	"msB76mj940SFFkhySkBPj3knpem0ZKoLmeqbyVB+f9z042RYk0zdkKO++eP3c7aUmZrTWfLRko+WfPT+",
-	"+Ki5dt8B4wTz6wrLvUmrCLvGUEsqmGFBMskC8sLym6rJgED7PdruRa+osRrr5qbdrd8whwBPzzEs6QP2",
-	"z8IAVxlj2+hWKK2wpTP3e3XmFh19T8hSCqRxPjB/qc6EfrfcdJoTbkh5ep9yU/OpWfCddoQa+ES+4BA0",
-	"6olJAqrlngHSFREj/ZQaaNdFaX3wSiURPhovPKzWb5591iJ7jT1MVTI1Ahx3Nql0T5JZFQKMYB9vy6+C",
-	"m2fIbdzfiBO71tlodrpkdmUSW8kZb+RIFIZyPBXeiBhG259jLtVqrohONxL+yhUal7Dm61suPcIKkEmm",
-	"FJkqmB819zGZ47ovSSqIosoiDDXaaRkboP4VQp4kugABwZzHsawGpJPxWOWhSVIJ/X2Hm0J+ZoiVcCaR",
-	"3lodiyMyhUiGbFonbX98FR9SHblmoLeGIcI6AIODObFQfTJliqf4AunQqM+qROrdgbKD3DlNoT3IgM95",
-	"ecvUapTKK1Kit1rzcgMlu4ZtlcBpyI2k+rtxKj5xJsmQsbHWTcV4Om+5pYqMhFVTDfQVFK4CEy3k2/vw",
-	"VliHzlswMzU9AQOjXvTJirQ4OfTN3ondNT+ED9X6Oj8KvRb6/MH5D8zxXzKMGGe2fAQj+omPstFWc3dn",
-	"73/2fnr+cu9/gq0RT/DhjhsSTxTrg2ywUYvwVfcGWIerKMkyIcbccYO9BkeutBSXluLSUnxvluIZTk4q",
-	"7h4TvMhE3+TvwQWrMDpuKcpQSiNmIHDmNP6CUXmnUbQq06QQ90wq/gtYO9o2J0FAWmRzfiXSUY0lujct",
-	"E4GJ4VJzg1+yNGlypnpNoPmyCVn+TXihpl9oFgd8qZv4O2s0dl8u+OGXer0eVlvAso0OXkB6WCMEO0tk",
-	"Nh6LVLHoMh+mHzLthV7bR/BiSCoU19PIHAHUQHR2D4gkQ5ltw9HUD8oejzaH+4rO/lSbTCY1LQrVsjQ2",
-	"J259MQAG+40itU3fq4O0/atY2kweS5h26SXYiC0E6Zn1EpDKAt72WHO9RGf7anebSqnVeoDy4ddA+w+E",
-	"VAxxEcivWueXZLfeIG3bhGcNIK5df5DIzDlaCUIehciaUtblY24KZ0DptxHlMRlQKJWa2zJsk88k0fp2",
-	"SpNIjIiksWrq1jT3UliEOpQDuvvi5f8JSU9oWoPF+yCKm30i57+1a7svXrpCc9BbRaV8BE4E/X5a61LJ",
-	"oipaI3QXYZ2EMLXQjhKWYD+mUuq5aV49ovpnLFw4ZBE5PX5NKna7tjH2bPuzz/j2RcS+bEO79XHSD6tg",
-	"UbBuDDdjZ0vYbTTyzLMQ35NhQLDMfW4M6Q5Yd9jCmoZ6zSdUWo+ICTcXkpmtwt8UChDOaLFjOgrNZ02o",
-	"5IOcH7AaIrux7hwHC4+oJKHPsWKMSA4DooStg1jZPzk7J+EPWrDiyhS3JUpMaIoCaz8WHS3sOQnipuYT",
-	"fWbxyLrT+vV4vGtz5/im0deLhrmMTdsX6iUg7l34EO5+C8/w4qy/k3O3FIypcEfN/XzSe/3IRBKfDd5U",
-	"PWc8Bf53nQ1iKau9e5ljU9PJRQ04yWuIGR5fzQWKlWJEE/oNiNdWQIAbIyAItGBKBZP3Z0fVgHRTrljK",
-	"aUD0OjrLiDO4nKaix2PoDv0lcP/MbcSyoYZVQrlRGFFBSHFR2GDw5sqmlsGIprYUh2azasBGksVXTFYf",
-	"PXfN9+5hs1dvnEuoMu50V79SctjvS9n8FpS9cHEeHWlfYCNcSeKNbd0SWTRZWv8p0NIBNaKPbJJQdx2S",
-	"SkdrfJC7g/0d68cBFHeedXbTEasGJMzSuPDdhHX0yoDCxACN32h4RnXzXo1FX/jv1cmxMKoil+iQ1uop",
-	"mj/dZ3rYiTD+ame71DqdnZ0ta4STKziJHzvxx12dJ/wb8zffG7swM1vCKvA0llyi5BKb5hJFuvm4OIWc",
-	"SsVGNcVG45gqvLALGcQZo1ENchrdu0QO+HjsGwP1DHmXaaqsyJj2eUKVqTVx43pOrptlheJiLtU5DP/C",
-	"jX6TbhrTyVsuVVkL6eHVQnp4tYb0SSF4wfJL45GH/NguKzNUvAOm0ND1d7WYdC0mSd59YEMOAcWkNTc8",
-	"LKnPwaXQmZLw9eEFmSMS4QZvtH+XV8bSnWhaRLtKk8FKCGbwKpjnEvewR2Opn7qOXYAbVD3yBR/9xZYv",
-	"5RippiNEzGiyVsjaKYWyV2u9d87/l202IN8uJI6qpFMlnVpJp+6IQAVL4pBuQSyWVXTspowqZse4tRkc",
-	"P9v8PnR2owiRnTsfxCqxw75DcFlmnRJvTbjcdZfJvVcmvtxfFcfvvSgjXi5CHRH6Shrkl2N0T51rA7Mn",
-	"5knTXuNnEu6fHL96e7R/ERKRaAJVFIvQOc9jpqkV1H7UT/wUjUxCFW1SiRgIE/oZeupRtmgSFEYIT6Ri",
-	"NKreVoRaRhVxlh5VvAt7/978qh1AP1FpX3kkhV/XuPT7IunFvKseKJXAE3d3VCJYrDy1Yymg1IycU47g",
-	"zn6XJfuvVd36TN2K5jygYv3rSFtlgf6yQP8DLtB/axq5uja/lpgWiUmbkmmwdv/tZZrNqYdYpv9bJRB8",
-	"BcEqBbWnVaH/xvLd0yvpv0H1cTvK8HKuwGzbF2OQBQsp57N6JE9MvRXzzsa0QDveO1YE79emtS/G09Ke",
-	"9fRp3gPUNe392ShVGafsirPJcppyxpLIVnByNCT3ttPROGYYPwsK4+nBKyQb8Mfxa1LZedEg0ZhXMWIq",
-	"bHe7bKxCMk5ZT7eLEVbb40QrrVcsLUYujaNeWCcnI64Ui2xvPc7iSBJFh4xErEezWMmmlyzUjih5K66Y",
-	"JslYKwntZX9vnWMDh/rPv7eIEhGd4hu+IQ0RKcj+4dlF7c8///yz1tD/txMUIrqeSZsum9ARI5UlwWYQ",
-	"jCUWQaXIakBi0RcB6YpYZKmDbqFKaJXeAJ789fvhn/+EkA7NaHdAws+fqVJ6U1jdlc/7/fDPL1825RI1",
-	"R+Qhy76nOERP+L2ZsDuOesVOzXvvWMTpBbphZ99fgHKy5c7yta3lb863szCWLIV7yCIypn3WdPdMX7Fr",
-	"L1ZpIX3SgvdTkqP1IUeoCGBLt45UsbmVXRGx1aHHJjQ3ZTKLFcJPFKAIIKe3SUKAXQgDm2QZhaTi51y2",
-	"VQjBvmMqIU9UpC5TMiSVPHMSGz1jFOsAalI/+3hfRCxsFa2wBoALImN0tzlkQ2h+uexML/GpLUKUvyMH",
-	"gEdl0LhsbDKAeBKuSCImLWM2try0M0X+JpJ4GpCEaQ7dmWK8c50cYIVdmjKSCL1oWRIZVAkR6Y5Jl0pW",
-	"44lkieQQEqNnClXUqST7qegOeyKNSIdK9nyXVMIjsxZvQ4hi3tELfYL/boQBGUzHA5ZIwvuJSKGC7x8i",
-	"HUrYLp+3kopfxgHAPPzfQ4juxtqILuA6ZQisFsxmKqPR3UepuA6UIiByQFM/LLFwkjQJX4D8RQ41g7eG",
-	"fQzIBjmq8LGF23YZSTSh8VTxrgxIlsQA0TBgJHwvWVpr91miIDGZkm5KJzFLEYYsGZIs6WVpzNIbxXXj",
-	"fbpF7cMPM0nOmzWk+72dwc2+iYWqhLUow8e/PnzccTU4hNMCJL7H2Pwjuohp5SAAS9mXQzL2aVyd/AHM",
-	"5v9esVTrAL88DwOTOwLQcX5I9/N6Y6bCHOIUmEgB600sZJreNB3Enyd0ewrC722px0JoQX9uZvpuRk0S",
-	"7oakYhTHKjyXrpAfi4qzbJHweei9c/3iFTgPpN1UA8IRwDNL9LQ0h9BDufi3It1BlgwDrZRNNB8MxZgl",
-	"sOF5I+GykFEzs0LMqJnWVnM32GJJNtpq/rUbPP9nAf7h9WR3g9oMcljMxHU80l/UPPfd7lupxDx2Ovgr",
-	"7CRufeX0+HX15lRQXj01Knh+9V1RwRDrqzoyJ5v5e7bWqiMIb85PjvVH+wfti/a3pYLyqv/jp1G8JiW0",
-	"b5fUsKSGa1HD8w83o4Y+hTPGy6WGjWIMFxgOnTHRYFBIIhM6lgOhwF5NE0KVot0BFP7Q98zWDNSvonm8",
-	"TvbnUoYjMUliQSPSybpDpkjlhacmV4tKcejPwbo4zfch2r5B93VtLtd7ScWotpKwT102VmgYsBcpN2Yg",
-	"aJsh4w5EzcB8hUqTqMI0aCwFkSyJJAn9FbcvsCis52VEZs0Gt2EN+3lvp2BrvnMGcTazKg5NvrguLX8L",
-	"bGjfNUuyhFCrrRnA7rcs6avBVnNn96d7Lth4N/b+xdVFPFvd6cGrRwCUuY9zrx1wORaSr+PSNp/4X5Tw",
-	"3iW89zyT2y/ehhuxuKL8uC6LIyKdJcSGpc1Kq6GDcfALd5hqv4SNOiyKWETCA6qonmxfT/A0FaIXLqqt",
-	"MQ+7cdUN6+RIWfRFKCwV84QR2qdapyiys2IF53Ah0nbEIyNMt8hkwLBsVQHE0WJQdnihYhcikofW1J8U",
-	"u/arCMxiQks6lWRiUaxmFjpfYkl5hI5IMx7j8K7MxpCnrM8SlmJNkRrWKeYqF3sTNiGGGldRDODS6hvu",
-	"JePRGLJpjmJpUm7VgCVNQklMlXnD1jgmkWAS/BQYv064WuzB0DzPLqdIHehmUTX0ob70PEGIytcRvRjg",
-	"K3qfKB6HeiGJFNWie8R6QqxwU7D0x0IMszGpzPlQZv0m1dtWo0avz8qSJ4C7ABsMx2uqG5+ILIYtzjfV",
-	"Io7ava0CClrKYCVoAbLUTwzQ7/Kkf/tyKEhWaCdmd+qjeDDFQhbQrGtKhHh0tKwQUooQj06EOJ89xqQy",
-	"w8kDolk0cTx6KfD2aiFjolYX/qKjAmPU3H7WxhU4gqbZgRMhoCpyQGCGgN5MPuzX3pycHzahFtVoTLuK",
-	"vPnjnFRm5IcfP05UWDWgzGMM4bAc3hvKm/OT4yDnjuNUKNZVLCJ44khI436THEYH5+0wIKGajpvENB6Q",
-	"sKum+k/jeB/yCJGqe1kcF/nRiKmBiAiPSMWY8QwfPjg6QNvd/w8fI4/5nU3fZbHimkcZ017VsgcuUbkG",
-	"tgNdGq1cM+xZ8cTU5F4mFH2cDKWRigCLLWV9LhVwZaj/idyd6p2w4RuvUjEK51m0fg+4sH7G1bRkq6vY",
-	"6puJevic9UdzrdknCP3cam6x6ZtB53WXn/A3r/5zeHbxr/MjeTQ6brDzo5dHyX8+HvEJp7vx8Oij4P95",
-	"HQ9Pkij+8+M4Zq9fqe7rT7H+Pfotnujfo9G7lCZR4yhp1Nn0zfg/+7qND9POx/FO9Ec8PPnY/nRyccR7",
-	"/6p3d+OkM3rViP79Ji4YQsZUaSq41dz6f/9q1/5Da//bqP18Wfvnx7//rl/z4P/MGSWCrU8102CtSMIK",
-	"hKZJ1CBlDMTHl3tZGpMxTbUAy/S6m/CiSCi5Rg1VzBPN2y6ljFLKeJpShmHa5M0fFzcQMZBl1WLRFyvl",
-	"C/2C5YL5MPIw89movYGIIxu1B+5Urauef3gNdohsjMbYastiotZ1++/T2HHaAms3UY9QzESSAUsZGrYd",
-	"ZzKDQBjThAFy6fmH18DVEJnUVO0OrTnx3Kx07VTEvDsNUVPvQYSsJDj7HCJbjJk+53o+EU9ZV8VTkmYJ",
-	"6OsDZGE5K6YJGYgsbVnW2sOy3o4XLvJN3BrO1GddCLf4Vm/pA+SAdxO3EdyH51MfykdkIp8502uaye1X",
-	"5qOSAZUMaJ4BHVltJ0aqsiZ3MYHyK8MDZy3kzvvrkrTGtM/mfcGkAnZf/ej04BUEj0vjIsVYBaDcxqkb",
-	"82QoTUwx8oJKKPpNxM+urnKTLlOyvh15P3XZB0+Uts/RYn0I8Fg4EcRz7pYSfUlQHx1BPbNUzjvJN/E/",
-	"/jddSlD/dYYOnEWStCalz6DwWwFEu9h4WG1quhsYkd1ExCCq/S/yqh8WxV0S0em3o4b/Su+GEC6KCTFA",
-	"/gtj97aQdpn4PfOXvOpv/XMP0SKPRIY2J7Gk0CWFfnwU+joyehNqDVLo9VKwJpBSdDmNScLUBHIHtVzr",
-	"HPAFywukyXli7NKRVpuEkp3dRuPTy+cNzMm2zphi9AMI2iBWQyalD6rwTBKRcgvVB4mjfokyGEEwP0bI",
-	"zoQwCZcNGhAx40FBhAGohV5Mk9Qf2vzHmA/ZAxTGz/XO7tM0+o7EcfA36nnDiQ0KR6uk9SWtf4T2dXea",
-	"V1P1CesMhBguLyxRKOvS9LGuBlQSqshISEV2G0RmHfedrJNjr+bE1wGl2KE1RzTR3GBx8Yg/7AQ2mNVs",
-	"+jj3ZliWhClLLdyg1II5y8VL4t1Md4qXgW3MXIYVZRfMKe0gMN1vFxen53ndfANF1x0IySys+ZAnEUom",
-	"NqQBjJIYykAk66ZMaUGIS8BvcIjIWuUeZVKRDiO0I0WcKRaQTDISDpQayzAAn5mWPzJpcZtECkgdE5FG",
-	"GG0KT3WHA01HKhT/O0m5UgwjiU0CTA6THO7uPG/8T+Pl3vPnIeB9ND79Tw8xo8IAozx7mYSklEPIrDAo",
-	"ES7dzpaA1UKUm8LYiEuxEOMO7Q4DMk4B1D0AubQWiy6NsYxtNxZZRCwalC2BRcKdlz/Xd1/s1c1/Q8KT",
-	"bpxFLKoGZJTFinepVAHJEjlmXWBIrt6tgNhieE7j2jhLx0IykpqglR45Or3ag5ePTq9ekor+szaiUIoL",
-	"nrieIKjGLACS071GQ68yFFMEOOgsjU3Bf6hOj36/AUsZCLKIvGoygvoUMqn1SUmneaoKVaQrkoR1lUGw",
-	"NgKwXWjaVRmN4ymJOI1jFoHfkeJegxEbo4X9bcDNTVwT+TZCiDEuPFVaelekR3mMR9a4K9EvmpjqkONU",
-	"fJrqR/A5IqCgl9OPPNYCGIvAs8oTqWgcm7ArOiVywlV3AIi3id4v2mMkYkDuIV5cMqV0tzAZqluSeOpD",
-	"c5HcoYPr0l6Pa5LKTGGCDpuKJDIxzHgTAXpmMpCsexm6SZDO1Cgvkr3c0+fl+a4+PJEYYYxTi0iGsVaO",
-	"rYa6QYdwonUys73cgLP4QeB8YzwcsR4N/dtQRRfT+jct6IKdRwtEiZVwmPhVi4S4+2GOKpQT5BIm84mX",
-	"ffmOkX6dNKN5BMgrtxSbfKXn2joxWH/C5OB7V9YSRZmzxJR1RRrJluNII5Eyy5b04DdHQnH0OQkty7+U",
-	"4IYPupqLf5VurQQtqlawb6K9Ia4e0WtNXZZWLm1D/thUKxRqwKZa5KmTNuTDYblyLlE+xsANkSAsNZhg",
-	"Q6+7UN/jTkyTIUEDI+nGjIIW1SJhksVxSGJGrxDyL0swEh0r5LpKUVDL0kidWF0G/xnVRK9XJD1aJtVi",
-	"eZOEXb0b3Uw38YryOEuZDEnKVJYmIFM3MOQ+4pJ2Yha1Vaif6iGRii/sxSmj0RSkahbhquC/q/W5YlZu",
-	"jFwR0es1gQqOGcZIzkiQSBNx/bDBwCAGGMgDEOZt9zwhvZj3B8oG3/d4wuWAAU2FfUF9lTuqq3UDgauq",
-	"eKz/oemtWTliEAE2QHBRRbo1wd2YoPtNS1PcUMItDWUlWO4jKVmIWcx3yb7mhNHtnIKuTo7zhvBMenS3",
-	"WOw58Cqyk3YurILmaGHaRQI0fEKnaB7UNNRrHil8yKPQZsKF/66do8mrdmBaDEkFWI2ZTI1HYZVc0Thj",
-	"AeFAfrs0JrSbConmRUP85T24Bg7yJd1MmbKHVQS6OOtpWQu6lOM34dGgy2nQXdNExdDPsdjf8a+MZSAy",
-	"W6pQ1++HObEzPo+CEF30dpDKbmO3CtghVmFHo7FKOYRaDxmYdG2TgQsAsWQM4aMBcG+hUO6aAM2j0JMS",
-	"K8V9JQSp6CmkaOJ1rpwO64mUmS9NKo/VDapN/W7KjEhsRgkycdea9onMIB4hh+kwRu+5xdqcIK136m7t",
-	"FruboqMrC3F7dvWZ0xeQ/+rzWVpNSmr7tRZQBrdVHysU2G5PXvPqDJBLaO7b/JkeZCOazEffgQMLYUkV",
-	"I6kQalHodVgNiMiU5BEj4TYd8+2rHSABWRpvNW084daXf/IRYVThdleMpw92cJ9NHOPDWb41DtOKYXJZ",
-	"9H4WhmK6rXr94iMgveYUztmJqRx0BE3R8zpmaQ31jB7va2ZYz6PR2xZRcgFe4rk+w5HmKYjWBBCyyDok",
-	"qRjuA3AOVb9FZENyCULvmIlxzMhkIEjKuoxfsdnQSNuOKfm0cGTYN/qf1UTUpGJj8JbWECfWtpGpAWo+",
-	"xs02t1C8zxWNbUConwBdtYEBPPXrYuSN42sLGv1NTPw5QTuALOlMoF6oqt+gyXNe0OSRlJkWMPQ2jMC1",
-	"bVdHn2TrgrTtZPEQWl/e1kxdLu9jD75u0dzeiUQNYqgPGHFFMkn7ftf78HjRh/vFgi4oF7qyKnkLh/rv",
-	"Bd9DATPp7QlinqS2yjcEA/gTwQ+uGUleZDz/MC+7M/8tBvQWCEqwILrXtFQI9ltwitG7j1czEcq967fh",
-	"+Mv89ydWkJPGZGCCYGgUSSty6zub9miXERPwgj3465RnW2qK4kcjIgA5IMqwaLn4f5JgQZgJjWOmEIHG",
-	"xo3PZD42AWcuh2EVQ5CPE5DAI3MZTTtqkIqsPwAziegZAwn8Ino9lsoAi+fpXj7sg/TLPhmYO5EC9OHR",
-	"wd6H/aM6OQd1QpLw9OT8wuAduqT9C6iUMyukhnXSTqZk99MnW52GdoeJmMRMX3r4EX2MUAQPg2G88Jgm",
-	"oYmJJwKAvADmjQEwpII1hWzkSBVOkOlFj40nZKdBzDcYf2NCfZy0jzFUEPriR/B4wTvwG0etwtR5mgkZ",
-	"qpO29Tf4VilUuDDsaMfEwgfkhY2KD8jzhsME0rdxF4AJpEFLBqaqaKrsAbAuBqMrVV7kChvXqpWicbVO",
-	"wr2dBnktEt+7Ma8E9XqW2rWIFCQSep3MFPxWKUnFxBwPGse+l5gz2VrlL4FApz6/YgnJxqBzmfg1Mw3R",
-	"0wfVLheiAisLldUR0dQAGtmgMnieL29EKhGXkJPhisVK68o24El6b6SiozGmKgitzUGNRM26YZBatM0U",
-	"xFWxiV4SKJNohlj3jYPn9sPQjehc0STSA7CUxUBmyYLpMMj/cuPxH8q84QpwNJhDMUatRSLWjSFVWsAO",
-	"0tiBXxjen8o8ztAghNKEMJrGnKUOwR+OEpc5Vij4xyAhowpr423BFM4oxLrZPiCcDOPsGAflf04LNpUJ",
-	"9g2pm1OEF/AiCNp0wM+4hjlVzbfg0CgMRfdPcDMVGBqBtIovC4SY/Hi15k29aEKRTbL84K0xC9vHyomY",
-	"1MbmVpbxaGthymJx5O8T/olI1hVJJAMMFTRIaO581ckZ+6hJFpiyJcZ0qIGmdKTHJo4UiXidzbiwZ3nl",
-	"PHx8qkbt55uhThXnZE83T/Rl4CMaI5uTi5YjlAO6++LlLyH5kQzYJ/Lbu/Z+7fy39u6Ll/oOGAQ6dx8R",
-	"Ya6OT1M6AfpjK0oM2dSHj52xFGIo2xoL5gjIugtmpqDXjdZ6/3x+ufflJquXL4EfWPlyj+h/p7UulUwv",
-	"Db1+MefoXECWEapmEQWeR0FOULTYsMDZsnTpchq6daurcaPhF8/ckrG7s3/94JV3Tb79tbjRUoRXO0HO",
-	"7Ew07uKLlG9V4SbNLcKqexbMXrTnu0YCUC5e+Jm040AZycUOR6wrIpDcMLx4njXHvJNSEE7Q2FDAjTbR",
-	"yFRaAGqISr12c6V3pRdu7tVOkIPu/bj9z+e9519+udElhj2YjYyWdnZ5iDQlz3drern8HbIlau4+NsPn",
-	"8ciW1wnM+Pe/51Wedq4MRHU0JjprYVhQm8KFtkL9Bb6GoOHXK1da0psFea+AQkOwUJTx1EB7YctG9yQR",
-	"Q2PLgMWRr5GZiJ8RFDhKRMKqpZ5U6kmlnlTqSWvoSWhCLNWkUk0q1aRSTSrVpFJNKtWkJ6YmIYvfuJaE",
-	"6s91SpIpTXS9ljSrIZkPm3pxFyhLuV93+7P791H0ZRu/C0GJ6Ey1cMBTDPCStn5leHD49vDisNAgwCXR",
-	"xFaCwjexLWmETyzZ5DozNSxSRqVIEBsqBIUoLPWxUh8r9bFSH1tHHzsz9LFUyEqFrFTISoWsVMhKhaxU",
-	"yJ6WQmZ4/MY1MqMyLVfJfJj8W8UGeg2VcYGlflXqV6V+9fD0Ky9avIwOLLWsUssqtaxSyyq1rFLLenJa",
-	"1jyn36CutUCJWk/jisQkwUKny5WuUq8p9ZpSryn1mjX1moOcpJSqTanalKpNqdqUqk2p2pSqzVNUbXJm",
-	"f0/aTa6wrKfgXJcQVSo3pXJTKjelcrOmclOmKpWKTanYlIpNqdiUik2p2DxhxWbjCUvzSsp6Cs21yUul",
-	"RlNqNKVGU2o0a2o0ZbJPqdKUKk2p0pQqTanSlCrNU1ZpNp/ys0BPWU+pkWaepUZTajSlRlNqNLfSaM5R",
-	"+SjVmVKdKdWZUp0p1ZlSnSnVmaenzmg2f0+6jD6r6ykyV5xNSudMqcqUqkypytyBKvMByUmpzJTKTKnM",
-	"lMpMqcyUykypzDxFZQYZ/T2pM6ikLFdoPopOXQ83ZmqVLtMmnSweko+iQ3o84XLAIlIJUcsISehaQNzr",
-	"EKXjkEy0XMu1ApDFESgFfUFEUg0s+5f6p0TJJhmLONYaiWayJb5aqTuVulOpO63Wnd6Izr6jXKXaVKpN",
-	"pdpUqk2l2lSqTaXa9GTUJp/Hb1BjKmhBy5Ulsx91xWQZwlbqLqXuUuouX6m7mNW40ISkVF1K1aVUXUrV",
-	"pVRdStWlVF2ejOrisfgNai6+SrJMcfny5f8LAAD//w==",
+	"7P1rbxvJui+Gf5UCZwOW9mpSJHWxRWHhHFoXjzyypCXJ9po147+62F0Uy2pW9VQVRXG8/UcSBEheBkiA",
+	"IMABgrzIi/M6AYIgeZWd80UC5AT5FkE9Vd1dfSHZlKzxXLGxl8XurutTTz3X3/OpEfBxzBlhSjZ6nxoj",
+	"gkMi4J/9ICBS7nOmBI/6UcSnZ4LeUKafhUQGgsaKctboNfbPLi576I4IOqQB1j8izOSUCInGeIYGBAmC",
+	"QzQUfIwwmyEO7aA1ScdxRJD/6vDKR4L8NCFSyT3EOIoFGUb0ZqQQlYgREpJwvdXwGjIYkTHWIyBsMm70",
+	"fmj8c+OD11CzmDR6DakEZTeNz5+9xj4ORsSOvTzgb/kURZzdeAizEA1maDriYw+pEbEDT8Yd6GbCfM8V",
+	"nXGmCFMHVMZcUtNHsUsfK4WD0Zgw5aO1kE9ZxHEo1xEXyKcsooz4HppSNUIYDWlEEMNjUrPnSxJMBFWz",
+	"cx7RYFbu/P0IK5hdjG8IzE133kN0jG+INBujRlQiSRXxEFUS8SlDZlhIqllEYKVMm3rBRliOPMS4GlF2",
+	"k+wsVyMi0IhLtYf8kAzxJFJNKQL0jHFGnvnLZnN4hW/Kg39HhNQkxYcwBUFiQSRhCgithyRhIaIKDXBw",
+	"iyhD/vGwecoZab7BKhj5ZosxQxMWjDC7ISHijKT0udnegkXnE4UwGvBwtmyQxyEZx1yv+gWJIzwjYcVm",
+	"KzEhPpqOCDPrSiWMXSouSJjQGB/qcREsIkpEQv+GBOBlPCbIT7sLZs3vyMyvPgW6v+qDcMLNiSwPsh+G",
+	"gkiZravkExGQHsIoxmqUUAVBkog7PUDOFVrzN3BMN+46G61Wy1/3kOLmfEse3emp3WDKpCG2txcntmU7",
+	"Myz1bimkuJ6F/pkKvXx69O6shlyMsWr0GhNBm4IMiSAsII2q6V1gRU7omCr4f+VJXliugrBmYCTUFKLH",
+	"NKUs5NNk7mMuFQo4k0pgykiIIt0aUvrY4DiOaJEHjCmjY7307XRQlClyQ0R+VBdkjCnTg50/sogMlRkW",
+	"VnZcD+1MkooluCQBZ6FEE6Zo5E5eHyMl0Zr+aTAJbglw2+Ekisw2ru8hzcnRVnfXQ7LUCiP3Kt1bmq6w",
+	"lxEvm4wHRCAskX9BlJg1+0NFhL/a7PSH8N38mSmOplizADLkQtObEjPKbvaqR5IsVxPWy9dzhDNqTuVi",
+	"ylw42M9eI8YCj4nKblA+Yeo4PMdqVB7+1YggKuVEc1BsXn0mEQVS09dsQx/DhtfQF0Gj18BJazXPzoSG",
+	"lUemLyURegjHYfWYcPLCwtE4rTxyPEoRFhJyyYWqHhAXoWGXcEHb1yVas1cM8puBIFiRsK/89XS8P02I",
+	"mGUDlrp5d2T/JMiw0Wt8s5FJQBvmqdzIjUkP8iUOb0i6cnWHmryfG6ve8i841IqRpQOuOc6BfvdJ1zMb",
+	"DYxtEt2+5oOao/vIB087Nmc0IFPplQRBtu76BdkXTzrS4shAZhpjGh2QiN4RMas5Xn0pRSg0H9GnHXN5",
+	"fDDqO6I52RGNKhn7GYtmzkGHYVOJiP5qL5XXqPLyL+HI3EwZM4Uv5LyJEDOKxmr8yo494ekVvDFr9zF8",
+	"Efqpu6Mwzyfdx3Q0RgieM3X62Fk78u53pEKV6ejbvru9jWJBmcKDiKBghAUO9KXrIRnwmIT6HYcQPCTI",
+	"mGgJgISou4VGfCJkC/W1LhHhWUHk1kpAqh8oWGmtruIokdvh9Uww14KEUQR6COT+vVQVyjW11e2mO2HU",
+	"7GzZClJ+XkDC9yeE3Whq625ve1oGSf7uaIlDKSJ0m/+/H3788b7bbv744/3zww9/+afS8nqN+6Z9vZlf",
+	"1Gwt+5f7x8fOiqI1GeOA6AX1//9a3h9ygcg9BsUdo7dvjw/Mtg21zgUqV4WmwZCvdTut5AeEaj3BiGq9",
+	"vGKm70u1RDWrXj5X5Zu3eNudbhXBveaDudT8EZ49jqDPhkMirvgtYXPOsX7+TGtGgSBaN7olzDPKl9bD",
+	"I8pu5RwZjGdNLxRaszXY2aoa4jm+IRUnrTnAkoTGZmAE6HmcRL+SW3bLh4BCx/jeyMydtv7Py4ToTqXE",
+	"r0dzSX+uGNGxImOJYiJgTIsGA99XDqjbzo9o6XCuyDiO6ssCyr7+pMw4NyY9yHeO7W2fh6TSipJZ5wIe",
+	"ErQWYEmalEnCJFX0jqzPITP99ioENp9BtZu7/eY/cPPn5mr8CeeNi3pAPRQRZXh+SG/0ScEsRKNZPCJM",
+	"elrTA6YG5h4jpAkSEqYojmDF3uMoIgoOZ82dhdP2pNtaHBOMkwxGnN+uKOH9MrJd1dhADRZExpxJAlrw",
+	"SxxaW4f+KzAWS/1PsKyYLd34KI2Jyl4t8E8huDCfaIJuvOufHB/0r47PTq8PLy7OLhpeY0ykBN4FK+DY",
+	"IhhX6A5HNARDpMI0kj6KqFQSTcEWytGQ3rdghWvKPzAamF157VfvGfkwvZaem99DfnFyYCRxjPGZ1SI1",
+	"dFWN1n6xUTCLuVaiZs4mVauR7ItCQ9beVLMR/bZev/smzL2p5y4bvR/KO/vBmLaHEQ0eSTT7Z6dHJ8f7",
+	"VxXEYsyd+uZVWBEUcmJ2D+xYoHB8Qfqo0VmRJJKh/6FIId0vTQJHXAxoGBrJ6eE0cHx6+fbo6Hj/+PD0",
+	"6vpy/+z8sEQN/fNjdEtmKMLBrTXVa0UCfDBgM7Z7k9yB/hcjjdV7LtJJeXp/KIqp2F1NO684I48jm7Oj",
+	"o8OL61dnp0VyodLIAuDQCCJM9U7hSBAczvYQlrewjWDmE6AvYcTIFHFGvhjVTEFSKA/DQ+Q+1mTiIS5A",
+	"f8jEHnhPkDt+q4UikbxZoqds3n8oOnK2W9PPMdNyKI4ey3quDi9O+yc5CuprnZfcxyTQ4ikIZy10al2p",
+	"FPaI4IiEeznvGQ0RhZ0caqmOqsSTFfGbL3NRPcGwyqzKLMcfjEFZGtBkdcrVEZ+w8HFkdXp2dX109vb0",
+	"IEdXpxzJSTBKpY1kK6wV7IsQybI+ijuejvQPteXZ/tg9f8NDfUAqHG5vU+uXpCwgsJjWWAa+8nJEQw8x",
+	"nprDSvE6TRv00oSInWYWsrNoTnNDfZJImqYTSrOooVzYjRPRsegbeCe3D791ivjsNc76EzVaSfOtdzCh",
+	"XTidfTCTzmHk8BoCqkR88JEECq35lIFiem1Zt++h9KcbgRn8MGFyEsdcKGJ/vFazmLivZgKF29CE3TI+",
+	"Ze7TgLMhvZkImKbbQiw4H7o/MM4C6KPc9nVIGCWhv76HMBrjaMiFlrb81BnuJxwIYlZcs70k4o6CzkXY",
+	"HYm0UL1W1rPXEWVSERwWTtOjyP73R8pvGZ6oERf0ZxI+ATFXkXFKHmAS93vJPUOkNFZyLZRYuvPQROal",
+	"2j93s7ybXuP9+/dNvej6kAVYVdiJ/ZcECyIM7/jrj43cJvzYWBLDl9jvDzOBJaUTRe7VxkiNozyB2Dfe",
+	"kJDiK9Nc9mbZW7FUbKXRxDqWvr16c2K8FxBaJfFMIsmN+BrgidQ6mpZT9eWbugAzudZDjNwRgeSIT1mr",
+	"YWc2R4B7osmdcleBG2FpHOHGfh8KPFQSURZEk5CE6wsmDcZxa8A20jm/ncRaOR3/buUyu2FXnL/BbJaE",
+	"2/0y+3bFORpjNkujmufuzciGIidBbB7CkeQg9hVj5n6Pu2QD/JpphN/Cj7NYQLu9s4jj8IrzEyxuHmnu",
+	"Oe9/f3LWP7i+Oju7PulfvCobCcGbT+4DQkJ7iiBKdK2D3tCXYOh5fXl26qGt9G+cugM91GnDz1yg7bbX",
+	"breR4FNp39q/fIfoWItd61/MRFRvtHuVo30GdiOsTNT3JA5hBoLzMbwIrekVlybs+kZojmiiyfdqT7So",
+	"KpY24A+lMpbJ7wMcDmAfV3RM+OSRrpCLw7+9Pby8ur46fnN49vZqrvsMCEcqHsckRFgIekfZTRJbS00Y",
+	"t55kRBTZS1MA9K9TQZUirIUuCQtztynEE39xd9sqI0VrWmueKZJSsAlrfyZNcooyS7yembycGe2ZLIPy",
+	"jIo0XFjjPxQFF+lL0+8lkZJydsai2eOIt39+fP3d4ffXp2dX1/2Tk7P3hwcVVvmYGG0TUoYkwkjSG0bC",
+	"JmVImpHs6Xs48bnoHdZ6wxcizMeMoEhIFfP9QxFT1X5rglosza3KEftXh9cnx2+Or4rUVBTf9kyCgWEb",
+	"JumgLKF9CSJ6SMclJuRM60/BsSQ4VrEulxA0ma1o7ljoAQKT07Ul6NKtq7mAvpASg8aYSknZjYemAhIU",
+	"rT1Dv2N9d1/sGl29672E1OwcfKPDTEc0GJlEOxDzWPppzlwDSo9/fnZ5hTb08m4IMhREjnx0Q++IdNyk",
+	"Zb9RbhH/YO6jPAF9yHbfTTK6nIzHWMAti8MQklBxdC70haSobmmII0m8Ruz89KlBwxpBrElw2KfygzjC",
+	"bBkNnut3TFRYEkD4g4kTh2ZtI1nyorFX69b7MbUx4CtMKQ1yy81MazBNLeNVTc9Qq+xXRNadTqIoyeM0",
+	"J8YYhewnmhAX9PFDFtrIJlEErKXmkkdYqreyxjyq+pi/X4IM6X15mkdUSIU6XTfy24YS3pKZifoWJOA3",
+	"jEpwB6tW1aAhdMUQliJjuYwyLvXr+jvbEBYCzxaSiu0gnYjnbLe7j7n1m09a+/Cx46NZSGcOlw8mQhCm",
+	"zrGUUy5CCJIVggQKjbiQBA0gjHWWjemYHeCZbPR222mo5f7FGyRnLMim1fvBpI7InlZJGl4jzW7paUWE",
+	"wN4WqL04kBIBQ/J8RsJWCrVyqRYmxlpbUiPM0DYaUzZRmhXf8Bxpx0n7nhvs2+m+KEb7zjtbyfxLmT5j",
+	"qqxtQB8uuCJKJyyN197c2V4cr52Rfjp0Ta8RaUaUkcLobfD3otE/lKDHlB2bDzoF6vYaE0Z/mhD7WIkJ",
+	"0Qdgyo9woLioDt6+pPdNiHI2lt80Mxtnpny9hHGsV6sQcP3h087nVWKtgUjofRJVXdkN2MRlPhnE73Q3",
+	"t7Z3/NL5zR/d+YfxhEp1aD11S89iYX0mRs5IHH2wDLlzEmKFa2+jvXeWMSZos3I+9tj+AjfXGNMo97r5",
+	"pepVm5RW5/IZ6uvgdN4lssINNreNMVE42ZPqJcrn7rTbFT0U7jBBSFOPCpk3UIypkGgNK5Pf322ve2gi",
+	"Ic2JMidRA0vkf/qU8NpWMrTWd4fff/7sWwbkDq3bTrdupmcolyRBfK6gEWNUXWGzq27FLNEw2zFn4b2U",
+	"GtLlzl+Y2SAWkfGDb0lLnY2PXJJ/a39vcXHjjLzXaHd2u8Nt3G4+Dzqk+TzcxM3dQZc0t4bbeGfwPHgR",
+	"7nZyE+w1XnP5r//enWiv8eZf//cogpQwl7L02cZs1ug1+sGYwBrmj9z885PLutv6kufpy9xM7un6Mi3W",
+	"OZLLe/q9ndTCsat54hYdpye/4+oAG6x+mR2D2+aIi/GK19qQRmSRTzWQd43iZPcv33no7dVR8wVae3n2",
+	"JsEWWfeQ7/nI3/PBcIEHSJIYC83DPGSUaiQA2cRMbA8lJGWdUpiFrleqha4gckgoAEUKsBAzQKjyLbBS",
+	"Uw/UR2sD/bZWisAP4Cfj9j3ku/agOxa2xrJJ7gMSwRBzT3mgiGpKJQge+5kbAo8JAD6tmwgXu0woJAEN",
+	"ibT4RQYSCsRjm2S0f/kuSy1ut5HEM/BawCv6rdbSOwR2ZtGeJ4mhX1EUS+m1KIwZhrXU+IBvyBv9XiW9",
+	"2zYWLUGWcGcTSBtN9watC1bSgy0kUeghLAPCQjC0WRKABwgPFRHIb/oe0q2ad/aQXjaEBUEDAVa0wQz5",
+	"NAt7A/IJqdY9KWcekhwiDKTVogSJCVa6I3lLY4QZ0sveQgcVSYF6qxJAKXeOuQk7rK5ZIWg0i/wvuwOS",
+	"FX0LQkddcaLAFyBWVmarJpFFA9tDfnId+J5Rd+0Tz6T5B/az6YhHBI1x3EK+5eY+CjDTZ8qE4sI6VEsx",
+	"rfGEaDkjJ80Yfc8de+cLyhl/yg6/ZdmhzFesXwGuhEtwQb9Zungm4bqAH3a0j15sdbYQdltMwNqS6fUQ",
+	"wcEoSUaiMsX2q/rKSy+lWJBm5gExVgcIBy6z8yxKWF6nscM5/l7a0SIjN6MrIr9VCdL5cdkIZcw4m435",
+	"RF4bd0N+GLaNAecRwRDRDt6Ia8LCmFOmlndb1LzMaEvtVN0igHv09GaAQFBFBK0Hw7SfvFw8W58eb7WG",
+	"EKCy/eoAK4zeXhznAKdMvJARes5PX+k76vLdK/AFMX01Wi7OOCPgJ7cPMLohjIDMB++vYSS4JEqluShm",
+	"g55J5MeCjrGY7fOICz+L8YTun0nIsUSS2KRsBZJWrgF4YUAiPkVUrXsoFFgfnRtMGcLmOoFX7KkZCAyX",
+	"tnOPlFcI0L/2+YRVeBv6GWCYeS8z9cGYvSx/j5Es8hOY1wJkugUOAamwmkgXShIHit4ZvAcFJF91lyt8",
+	"I1c74yvbO7wGBB5TNUssx2XD7w/pHFNSXeA8cNfaOTMJ1dpZFfpNlyi/davYUfIIbStyg+TCqmlpADKp",
+	"+W7O7fU0XqwE667+pgsS0JhaX/siXnaRvghf3Vmc0wuCZRXa6fvRLAkJs2fI0/xiykUo9xAzbj6A3eUq",
+	"PWVrXCRMCAloOONE662FC1QcUbVhv2pUWCIMN+68YbXQ4R3RimpCUoB9hux5tcx1pOUdQKHKyfVmQ64p",
+	"uzaBCl5DTmIiJAkJGDUEnuj/hQ/hyEREkfB6MLtOrj09pg/LZn77QMdlxo6K6MnAlbS+bUMLfLQWY6mS",
+	"v2Vf+QZL2Xbvo7VkFwd6jSWJhmlStFkiu2Dr7vqk3M9200jnU8kH7ypwdxa+9FZE1fAt8WQQ0SCPc6MV",
+	"OQ/5nyRV5Hoios8b8Hi28anYrxFgVxNj9NwSduG5fMY9hBVTLHHEku81o4Dy5CvO6pzDspyVflVLWoGr",
+	"17an5b/7+haW4jx+YTvLPGDV1Nri0FhtuNVfr7UlBX8tM2Vja0n/XcVujPxuoB4AkHFFYaI2Xbt9aOE9",
+	"dXgYw20mLQIDaVn0iWpRkY6JVHgcV0BgH+2jzc3NXQi+znAs0QjHMWFGrn2AaywbqNu7t+RIlqa82tIO",
+	"cnQ8D1rZXDzZxW0XLs+858hS9t1VhKkRj8IqfFU9lIPjA2MPM1AiAY9niEo0gFQOg9Beag8yyGpKl7Hg",
+	"igfzsy3zoGfnydvFzSytazaKdH5OZ+4yzd9qR11eYYuZ5oggHpSc0+1FQs1ERBVGBtfw1956Mb+Bz/Om",
+	"8fWvvxVvvWPN2x7gR85kE4iRquEx7upBSMLCQ2N4hTY/z9et8srsUtoe4/skvMcaR1eK9nEG5lx1dt5F",
+	"e1Vhhd0xL17op70hnC5qXBDmVvtN3w/FCa+oxudvhqUU9oRq/+o6+Vwj0QNVoiJJ57j7HJWklhoyd/N+",
+	"JWL215GuH+hqKyaAIjnCEClKpf5nTPaSBzn/mjnweReaa592btHGufHQkRDZ+kQBZ0m1l5Ln5xW+Iwgj",
+	"haPbDK/0Mib41ljjwST5Q0PaXz4UDYj6Oi3Hz34hy3nuNl8sDsyxkTsm8NCay700fKG7vYO+oy9RSAIe",
+	"mhorWKEAMxuzAPi3qVS5hsGgPsYh0boRLAMKRhN2C+EE0Md0xCUxNX1IRMYANSSRL+9u/PU9x8QO5i88",
+	"0NvUykstm1u7292dXLwpeJxgfhtrMbv5F3l38+OPf7kfR+t7AyzJzpb3g8H/bTd3/7Lx4S9//dT2uk50",
+	"amm5FkECh45TAbseBBiA1thMnz3kO+OK2U0yllarZYI0nMfy7kaP131ltajibg1vacl6Xsc1utwHmwol",
+	"3XYtMaRkX3fCrKuBsZfb22GhFnAiMAw9qWDi9lFDMllk3futiCalKf+BZBOR2vsXWaRdC/wXM4V/qBxO",
+	"PeP3QunqkRbnJxOv8pZdkVlvl9tsHxdGZQoU/W5iqKw/sllglo6djyrzxyXswQmVaj+Dr19NjusnqT7v",
+	"N/dR2jAyLSPdtPGUmL1f7yGfMBAy9CMfhIKJn7rGzb04ERHgKcR6HOxmPdmnV/84Ptf/7mx2vPbzLhpo",
+	"uWStA7LLuocoC8k9amcl9/TIgOyY0u8mzUDIE4A17CEMDnr9cEwwk5kPzIfr60jwsZ+UVwRebNuIqFTP",
+	"JIqwNH4z61JZ40BUFhnXTLkgrP5biMC8V3oLR0rFsrexMZ1OW9PNFhc3G0xuZJBMcuMOTA3ZL5cTQ/hw",
+	"nNN11Czv2y153Lf/XTd/7r/522G/3z/Y5+fvzgd/mw55v+K/4/3N/veDy3ffyf7f+v1+w3he03E5I2k5",
+	"IWkbhkPJjRqmkvaGOegbnW/0mqUH/3wiYi41XWbLl7GvCgpNUkOeZnCNLEyoEdKwNyWD3pwOeraDXp0O",
+	"jFbHh07kTaPX6La7O832ZrOzddVp99rdXqfzD/D5z2LF5YQqKPMUhhI3RTgMmt12t5u0lC1cynnfEDXi",
+	"YfLCOxxN9OOfN4/+/rePJHg/GX6/tTO72caD8N0/5N9/OhndjyZkcsn/cXN62b+g37283Q1+Hl2S86sj",
+	"Mjp/EWyevxoOdnC3e3M7fPvdd1fn4cH+x29vnr99fhJ0cbZLWhg41hIbFIeFaeZZvR3Yl13Sb37eeXMb",
+	"X3178eLdqXx5/32///7bieq+IjgMdz9eTicv3724v+B9Nn0vw7tb9W2mFv9g65TgQUQcjreMIya6nuYG",
+	"83avpPpl57zS9FcdgFbU3isP/gqyV45HfHJ1qUmmKl2vWC5lgobcljsdzDKWXZW7VT3LAgeA2H1gYlWs",
+	"oLg42dtVTKKWW1oZCTg/DC+3WFWSRr3JZdGGVT4LwwkWaRkVh8qZe/2IKIdiH5QBltKvl1u0NDwxa7+K",
+	"TJPJVkps5X07ZKoGuEBR8si6fSYR2Ii0yKUv3zTEzrmb9fVjwgH1dY8V8mXa/7EWHXzAPJwy/UxgFvKx",
+	"MU/YCBojp667EkChlYxl+HsgV+Rlirwc8IQX7e7W9s7zlMCL4t2TXaCF5Wz0GvmBrHzlG6r4vAxVYhGT",
+	"Kcu29b+zs8ixzbX2v/zQae5+MKnPbW/78/pqlaZCEtAxjqywCvGXbaS4lmnbzztPyx3Nej6GRRYXZ84y",
+	"V556G7266g02xjTSbCbJKCimDszXy+HTCxJHsyu+QnJEpVEVjkQyhELZOBP8DjiuiDOHK8k9F7zexPKa",
+	"eL9JFLUqDHvzBxDxG/44o+4f2LzqxmkXzvM3pmjcEW4O80gGK00m4BGfiATOD/nfXFy8evXypd9D/jdG",
+	"uZX0Ho3IPU6Ov4E/KEAcfNM56va3tsyYIWDPcePm9t1E8+kbGgcK4XypfUOsnon5kyOofAkPzmLC0EtT",
+	"jbnbaiNLueeCD2lEnknkw8nw0RpALhnjhcIsxCJMkh7l+l5GwwUgdElYSEQ6HPhUIspy1srVD59W47Hi",
+	"IjHVliuKpwV5nVch/hbMPD1H6wcnhH1p1kMdMNLkkEnN04kgngOLlvuo67fQ4ThWMyeDAAsI9W+hfbdY",
+	"8y0hsWklG5f+e4amRJAkCB8SB9LC9zNoS5DURwK19GrBgyRDLJjry7LhlAwkrYLnvnLTE+xbZvn8iYj8",
+	"xLbhElJsqEe20PuELLwCXUBCkCWKNT8JN/XXMwrxbHmKIoUmRAdWMUOtby9OKoJRVwl3KWfb2CzDZFks",
+	"uy0wDq9wFxUumDyd5g/wovvw64bZJJdy/Ugb+4VJs1xx0Bc5T26SzgIR6ZA3CTDWfKy5KODCAY8xplcq",
+	"URARLEpydEFAaPQZjmaKBjhClzygRM1yZ7K4bb2GW169ACPhXvsVDRcppNf4pnO0dfh8t0AMvR8+JQ7l",
+	"V0JrKd/yODZeZaoi46nmNwKPxwTtjzAVjc8fnEOaCuyFrNAlglLN1MvfsvxU01/6p1j1p1j1exSr0AkZ",
+	"KsQnqufyxqeStN6POMgx0j2UzyRy+Wd2TNSUZxJYC/Uzvg6GExgvtDT2UERvwcEtZsgUtjcsH9YdYobD",
+	"GVrDDBEQuuD7pPAEuY8jGlAVzdZb6BJYyGDmiFwTLTzohtJEbYMBp1kJTsWyGVqDT2ZSkbHzrn6e5XWC",
+	"BGkAMzSzcsXDBP8OhDrEGQF3FIoFuaNkKvWqcC3f6G8pyy1ZIgUCBGIWGAOWAcaniLOnFQC/aNzwJLo9",
+	"wjQyqdFPl4aYouAulG3sYCaCJDi182JdG0mTHxZMKm1nxXxr60VfiqMLHu7PDoDvMs+7LZyevD9v7K8s",
+	"TX2VyGgbC7QwMLqQzG3c3j3LEJJ3Ey5s4mD0meQThXASfZYdKLS21W6bA5lBT3ba7fXcMXrqGGwonlMV",
+	"f124cQSJtbpnau1A6T0t/lDl6X8CA4d/TU0pdCdrwgEcqI73NqAOFfAElrtV5ZCka5+u9DOZssMaWSSf",
+	"l5KghLGtBvCUMpR6kbAZD5qHBVG/MUdzqGpN3tI4XnFsl/abpbi0ZqRZJ16yEh9qrfLX1SvLm15fw5xE",
+	"t6/54BdAt9Rcd45JyViLOu12UvJL1r6F7fjtnVPiJEUaWgnoLz0Ki/EYhpSBhPr0uffLxxILrgmqzqvO",
+	"cVryosJCPToHPAmk+mlCzEkTE8bM20lZl8pT5/hcuDJOpUXDXYysmYbBmbbc9fIW8ICUevNIEdnC5Ihg",
+	"wTH76mxCH/VVecND5LAVRcynE9tyYmdNGe41H/wKckyS3fqls0xMvw+QX5cKolHEp+dYJL7hxcLa+wTk",
+	"PIXdQ4ob9U0r4WwyHhATLWpkOIkiMlQ9BI0hQYYTaU2fH/nAqJVb7S7y9y8OD46vTIEQP6kvhdnM1ImC",
+	"Iy33kJ6A/QNp+RD6lRa+I+0QJxqqIAEXtjSbgIpSEhneYXrO91otWD6pnP4Icbz9RSXy36JA/ZoPHhfy",
+	"/JEPfi8Bz5URzo6g/bSWiHsq1YJ6LulVYd/LKRQL7RFJw1Uc0W3laW/BrKNTYG9OOSIwCewfXlw1TUBk",
+	"u93e6lbuxkNk8xWk4l8P0FR1dsiXQpxaHQ3qNwfLVFMXNyFNZea7dB8fAhNXkRFT6TawRY9vyQyt7Qse",
+	"3A65CMHdstn1UIAlaVImCZNU0Tuy3lrW2VsRrQ4eCTJl6dAuTsDJlJEcB3KWNg/ZVAOWqS4IUxWAU33k",
+	"O4cinhi1Zk5PCxMAXVnnN45gs2j6K5ppspbmgdi4ttw/AWyWAdjkF/Rx6DXONh/wKYs4Dn+RI1XorPap",
+	"CtPvfgcHq2oRfinZ7jHSYBlQO53IUwl8j5AXVs9vLR6wqtt1zg2a3rAVt29ulZaQxle10S3SWOrQ9W+c",
+	"mv9YdLlkL7+IK7leUabuQ6o4FSG58vpBo1bC5ufHWgQeqrkWKhfeESFoaA2GienIlY0SfI0HFAldZOAq",
+	"IOPCOvpICxMSDXBwC+MJSUTB7Acu6mrr4UqqWYG4c7pHJRUvodSnhSirZG91JJbfNlCZM+2v741Y4pp/",
+	"Uo+E0/cTY87M6ak2wf3G8WcWTf93L06sjj2z2LxYYX95LKTMb1f+fgjUjDsjwtQvcObTbmofeEmY+h2c",
+	"9vzEf5tHXYtGB1ZQegLh8fdwCotrtIwqHuXzdKOufzdgT7XB3cuE4HAQ4xy3oA61y1M4Tb6jZPqLSEFO",
+	"R7V54h188zvgisXJ/2lReRSP8xqGMh5cJfuJuGI6qkpy4BP29MG9KwQ0zidcy6ZMufunD+edb0w5NYWO",
+	"bPjWLZlZbmw/eYAFpWbcwK2ZeEV8sR7RLZm10AVRE8Gg5lpAPDswqAEHu5Pl1AVUXuuL8jqH3PRps+t9",
+	"XgWCxE/b8XM4TlihiGCp0GYXRUR/Kb00n85vmqTAaz8p8PlWPtDZP7dWXCzIkN6Xl+vIhGJ3UTDCAgd6",
+	"YMmNfktmJtdPkIDfMCopu0FUVfrmZMBjImubFy7168uD9J36b7aDdCJ5T7brKXfWz5DI0tPzdT0AuXO8",
+	"6vF/b1JXLieDHKL1KvdWkFTFKMVjQrYgcFgjk1m7JAmR4kYcc7qtNlMGnEkSTHQXNsurItjRJJRAkOM4",
+	"VtKARgg+9RCH45rkbDq9PZPJaLTAuOYnKTyKAO6lra24voewM2rbAZIEojytwZWjdgv1ocp4sRdEJZJT",
+	"qoKR5iDD4fJajQ/grLXLeIYUKuOGVTw4jZ61ia3ZsEtz4sNhz4rfnXYStVq19iIB6JKaAxAKewFFy0mI",
+	"/K1OG73ijPgtdJpVuoPi5cjQlAmVNRjkKIioFu/SYQFg6NBGy5r3bSyv/4ALwxBpbfZTcWqMcF2V01RT",
+	"liKBIBUbc0lvGAQaw/Me8qcjSYLrIiir5rmb3QQYbTBTRC68vJD/9+al2ermZZKLC1iqt2SWRCFDfq8p",
+	"mW0GuoeSg9KU2UdpCu5m1/acvxrNiHNp9J+2Nj//daV7MZm2eynmUrXtOqwZiviL7yF/w6yS/1c/B1ab",
+	"DPOBIWeTh0Z+TSCAypJasSJpWnuwiuPlzu68GKyUhlZj97+Gy6vqFlrlJrOIFCa1/2EVtc9iwo4Ptt7t",
+	"H6NOq+3AXCTINllRbV+/a2tCJG9dR2F8fRdYgqt64eNUXd8F1x8lZ76XBiqhkIY9LfJyAf/8OL31UCz4",
+	"HbGp7Rh9nCoEcI1o7TA8uOx76PCyu72zXl7xXFnva1PWW34hhNPrgLMhvZkIaLy6zHa2J8539Utt5z6r",
+	"XxY8pDKO8KwKfzMbUHFiTLPElcb2yMLh5alVr1K9NV98Ds6GQyJWxetkyDkCDvlDyJqXEONQEDlCFtBl",
+	"IiuLxZcJc96Urmm4YiXpB1EIVIqvoovV9qg89LTpxfuxNCBjNYYkTHNozQe2IFsfp8rewpwRwyv2LMqG",
+	"3idk3gN8MIJFRImwKe36vhcEa0bE10tle+ZO3I6umgUm4LKw3h+ngKROZq/b5O99ekZf3wWv3k3w+7+1",
+	"w/FpfPL3l7NBd3f8XTfeDPeP5fH4SP5jdrxzfPvu9uLo9OUxa7fI7PUofP83/S0Pv72YBj/zu5PuaRSw",
+	"i59Pxu+2vn/fmQ5evZ0MNl+zk270c7D5LgrYmzuy/3q3FXQjZtAwahNkJRkmFLYINrhEANkylMluIbXI",
+	"WMsAq9tkEmCm3JF6UBMVOhYXyGxwmkNnyREITwv5UOg/BUdO6HDIBXLuPoTRu/3m67PLQ6TlARwo9Pr9",
+	"ZWvBWaw8XAv1fncp5p1Mqo70rpNV1yiiY1ohpu/bFL9YSwqcqVFav5swNGHw1bxa/RWFdfR8xpgym7tU",
+	"+xutmS5U7xi5VyjAEdFCsxkpWnt7tb+OBuSGMlnXbO41JjWSxgv7YtbOfupO0Rn6/P36Qjullc3eg7Yk",
+	"JoLysJhjBelVnY4euKPzGATirc9N84/u59VwiM3GpNBa33///ffNN2/8AnSW7dpAZ0WYLY2oiYxRJUdb",
+	"X2p1XOJ7MgqyW2Cn6z2Wor627gNUXVvROTg+OODBZFzHi7cAONRWe0ChbSvJET4Mu9vbnV0wwLvAfmA1",
+	"sGVkgNev2dr5WtqQqa0MnKkA3zUdmYJ+s+SrW0Jiaarbz7QS7iEehVqCSTC7JPLfTCJFb8nMz1fBH0ON",
+	"CokcEVMfAb9QXcNfuYxLSMONu07Dyx5v0hAeau1bX2AbYzsk/d4Hr1TQQ2/VVy2c8cGWXPnCFVGqSoT8",
+	"AMjlSvAoeooiLPTrVyFJwAe/IzMgxQEGLPwHtGPPbULQjc8fnqb6SIkeV9Gj5si5VXv/QFnSIZeKjub0",
+	"X7UHOehKvR8/dJq7/ea3r5un581/4ObtuPnzaiVSdCOlKinbLwYqACDDhBGawWh+uF4F4Z9u8CqQ/c6y",
+	"VM52ZVm3WAikYgfLpFJ5u2A5GnAswgRJV65uQchgJ4dGuLYOGGTuba2Avr3aRyGeSYdhGwheU+bt2OIW",
+	"bbVz/vr0d0CMhTw5A53oMIv0Ff1tksAjG73dba8xdGoDddrN7nbDa0BFW9nobXW9huLp006zu1lYxwvI",
+	"5G+3drY6z/NPZKO3+eKFiQnQ/+60P38onoT8xIoCFyjRWfnWFHDSBiyZhavhN6pYq5KOUoFruWo3duWr",
+	"1B+7DUjhW8IQZYojnORn5rrxkBoJPrkBpwEVyTtgaJJojVDwGyZ5keu1nGZFIlg4d8xCU1Vw2br3kF9e",
+	"WB/9BfnupvrLR+iQYwmEJHmUuM3PD44MvqjlPy69Le9paGsKVXnpQzxLOrEHElS/ks5X6Z+yp6Xkn4K6",
+	"0BFltzJjqXqBzU8Bj2mCl6r7zQl3MTbFohfPSFVgQJ/gR06nfLxLKT7DgqGjmkQsmj6sgmnUFLQ20RoA",
+	"Kys5GmKB1l5fnp0mOARcwOyRZhweCgSeRpr4yb11PHtu8RkPCT5hofGbbyVFauQeajs1DpyaBfkV4JNB",
+	"ZHG304q+FStuAJKKa1Ox4840JFrzN3BMN+46G0a83/gU8JB89teBBtIpSqT4DcQDLN9vy0s/VdhD0zNS",
+	"IiM9kMIIlvVUuEiHpliW4o0qhlLJYb08b0+Gnh4W99wXl7WCBFP2Wu96/qrKa4W0UF+PLddQW1nSIOMB",
+	"CfWJqDI6orX3m/vo3X7hoT5naQlH5BcqOPrrBgfKtJCzCqe+9kRlTpGzwOQHH+jzH2DGGQ1wBHoq6MoX",
+	"B0f7zU6r7SGCgxEaYYAmh0eX3/ab3e0dE+Xg6ydr0NQ+dL2O/uVf4PW1pNN1P6eFWyl1z1r3oa6kqdj6",
+	"cz44wAi2qb++bOYvl71s7/Y22712+8+yl09a9rIyqLK+/Sy3M5leUt6iap9FRQ2z8uZVf2p3M6+ZPV4t",
+	"q9bJqnSvyk2uqc0WAkt+nLTbm4F18h8cH8Df5Bvzc1lDM4/9HsJgKMtVH3gmAZckObCt5Ym0Vil0NjKN",
+	"7piny+X2LrcfVbz20E3heEBE+jg2dvfFVzZcg/06leSrgq9qhrJXfrp6uFzNeKwIS5UCmS7M1VZPiKqV",
+	"274sel5m5WYr4hQqq8GshkyVVYvv5wrIg3Qk0yqiaZh8SiruwqWr4+7TUiL9qmJN/rjUlmhyn3395OvC",
+	"LH7h9Os8zT4qJwyI1wnU/R1jYlad9CoUbGlQ3hbAXteDXy6vPIAPZiSIDsErZAHWrT4KGWhGJlZcr8OE",
+	"kfuYBFATRS+FZyN8pVlZKrVqXEXQtYqEwFRe8rB8FOcXBMm+eeJKIEHmlV7u5kuCDSBeW2EaVWi454Lo",
+	"3UWcIf9d/+T4oH91fHZ6fXhxcXbhozUt03Nma/AYfHGt/gsImh6RKJbrPet742hI72tD4sOsDmBUVczi",
+	"USCqOeTt/HS/nYwxawqCQzyICNQKwsxYudAbPEPBCLMbsodCjhhXKMZCklZ1Jn5CF4tW9Pj08u3R0fH+",
+	"8eHp1fXl/tn5oW8UPsgMSVOPIhzcSvcMm3jdnh5nGr3bmwojq6VY08nz7IfklbReUfJK9kPySi71NSky",
+	"VPzdfp37LWnAmCGSV+xf6RgTDT15bkO4ZW+MWR7W/OGlbLKTUbYQKr2/HhrjYEQZcXYcGA5EDCJbYs9E",
+	"p0sFrCMXsS4V8u0Aciy2eFAaXuP4FH687p8fX393+L3zy/7F4cHh6dVx/+Sy4TWu3p9dH/X3r84uri8O",
+	"//b2+OLwoOE1XORt+LRINg2vYVu+Pj27uu6fnJy9hy/1X0dnb0/1v98cXn17dlB4oX9ycdg/+P76+PLy",
+	"LfxwfHD45vzs6vB0//vr49Pr84uzVxeHl3ps+2enRyfH+3oE/aurw9ODw8Prb/uX1/uHF1fHR8f7/avD",
+	"y+Kzl/2DV/Dref/7k7P+wfXV2dn1Sf/ilR6ynuHh5dX11fGbw7O3V4XO9WQuDt9ewqgu+leHZv5mkKdX",
+	"hxen/RM7w+M35yeHbw5PzcOzo6PDi+tXZ6eH8+8iy1pWrCujb/M5JVBZPIHi7ha92x/wcNYyVdw85P80",
+	"IWLW0tf3Jf2Z6F9irEYtGup/jggOiWgdh2Qcc0VYMGt+R2b6yZBGpCX49IfnH2xbBRdVI+umcq5zGd37",
+	"jCebAJ6Y8Dgiy9VDswZLDt4DkrodHvLOwlQd4JmcFw2Uq4fmpmbmLKydhdFBT5nXRGzGNfnySmBS0X1h",
+	"/3NzJhdhz2fe0hRxXsuXuFjmrha46spZLAsSJfNpKdnaOqtRQB+eR06rgAUDGae25AM8W1GAPWMZDFvq",
+	"ex5CPLT1OC9xOHfnOJw7BYezqaub+oo73ZyVv9d5ntXe6eg2E7/ZbsmvstNJfR1bL76U2xgCsEI8SzIs",
+	"kzVJ5RIvqYsZJhb8Z7LgzkRAlqb849N5ntORrtlYdJurZkpRpBmY1eOt8squNuoajuxcrYwqr3YyhRr+",
+	"XzyvnjesQG235S/nR6bztrLsD02WYY63PI4mcmWH+aPczTV8jCu4OPOOzCfyX67orLT0QZ/MObnAE1li",
+	"1SdUPj3kRT1NtnSLLAufmm/S002Z9MQH4KnOlbCeb7ZLtpcph4gooA0c3crcteteNVft3V478ctlsknj",
+	"JRERZckV3mu84mifsyERhAUE6e8bXwRrdYHcmAYXbO5s2/o/dcTCgoyXLw3e9r6s0OdKc4+uTc5q13Hv",
+	"2vVI67p7yyTF1dBYrdzmSmpOc3Np++va2U22/EqH8VdgV5+X4/+09nTd6yPt6MZq9XtBVbMU36yg/Gb2",
+	"R6U9Qj99C5pIXa5egB0jcYQDF/e5pyeUVE/nsWnHLieVbun3P++HP++H38b9cG9s7w87Iv6nz75WP6Ea",
+	"ojkn94ktX40IQ/4nK//iQUSsid5Iwp8dMBFTIMWGVOCJ/lI52kt2mEpkWN14hQmmomnNI99VD84Ai5hh",
+	"+QinyA3GL0MyjAaIy0pBVbrtbhu4bDlmBRVCdQCdJDahHcjPD8xZmWCk1U+m9X8WopCPMWUIy1uTG+WY",
+	"FRflG2d7XDPbuHzFJHnoQ7BbldcSrZk6zVKReD29aOLSmhbyidckCTgLzWflG7v+7uZ6CrAQM8puir2l",
+	"QBwZzaE1P+sk03f99Yql9eaMp+7RKTDQZGfnlG7RO135CGzeqyBgFHiE+d5zBpB296EmOZWdf6tTVKkM",
+	"aa6gK8KRIDicmXIHFSgTtQAua5p+VwfhrV/drYrnHo/xDdnnTK1uzscRvWF54TAgTBl8SytLRQQQZNPf",
+	"Bb0ZVQci0HGlE+P89JU+wZfvXiEtsKK3F8cewgqNuVSou72DvqMvUUgCHlr7S3bBbW7tbnd3cunRAKQD",
+	"PW2sxezmX+TdzY8//uV+HK3vGRwnLwcX9Ze/fmp7q+ZQJ8PUTBUjZ/zQr5ZdTVc95DvDidlNMoRWq2Vw",
+	"FZ3H8u5GD9N9xY1PTEs6jms5Vm38X/FtlypiLtQF+WhE61XjpJHgU5uTiyV40enYIMi0kG/g1P0e8t8c",
+	"X14en766Pjo+PDmASANExrGamfzcUzwmHtQu1v/SCwI+sHUP+Ylf9fBN//jE95APHsez01c+sPv0+dXh",
+	"3690u4jZFhIwJX3iJ4bvat6MMxRJOPm+IzT5yJzZpFRzxdVAsqIppbuKT59JG08UkChCWCbp9R4KJuCf",
+	"o0qaGaNuu+3gWe4hX4t1foZRCi1QaVaptTDOr7Yfs5DbX+2OXNHpSPUkuV5YFqKRpgXwQiKqWqhv115P",
+	"IxhxEi5bhtbiKggJ6eeIyfG9A400vEZCIs4jTR6VvEjwaUXuD2UE2XLeVgHVi2UQb4x/V09K0wzq5Oyq",
+	"3aV2Vd2hl/pdk9jJtALBIkdsclQlcODVGHgYLkdC0MP4CJFWte0VRe5RYbmQWRnm/CpDPJpMr1zOHF+I",
+	"plOLI+RsAFrjLJpZMVm3ezCJI2OSXjkZx6xINjxn8svW/qvatXJEUNu8ZUz0L3PhtivLALBP8xxwV2JC",
+	"MvZVFqhIlOSLhDcErTFua9ajiSTh+rL687UEKmj6N1czOsfqvlSp6CKnniFqbmgL5+/pYzXlIpQpipA+",
+	"X/r+tm+gtQRdlXFk2BM0cEPvCFtvNbwHlKNePios9Q3NQzJvWEnQaOqXNrJXghdiqGuEJfIhijFn7fvN",
+	"VMEuWDsMcKcWfmxZBh+txViq5G/ZV/46SEO2ex+tJbs40GssSTQEcUlfvGaJ7IKtu+uTAoTWq/5QD2C/",
+	"XNC6LKZUuI/BvOsh/5OkilxPRPQ5Tb4s9vs5D8dbGyw1YRcFYH630vWiqtk1qmCXa1vXr4udZ7d1efqv",
+	"x1FaeeM82Ff6+v13l+RRmES3ZCYNe3n9/jt0SRRauzjaR8+3O89tWib4GJLXlK0AnWRa2exK/xacEkpW",
+	"YQghGqI1UCrgLWBMfmYIAhDFIgai7g9ihXB0o2Wi8OCyD2FNd/AXGPoaXuP2V4Ffc6tmjV7j7Ltzg4cF",
+	"JmfQkBu9RvT6H2LY/3j78u/h8CMZvPn28O3x7kTSsH8+6kdSUnXy94vNs+/vB8dVeDVmHR4GBANLl2Xu",
+	"JWtYkc14l38vWd1y2YY54DGwAFkLZiWqUMfct8wald66X27v0d2ZYevXzbA8mK7pZGUoF1jlyvPFB/tc",
+	"05F6uiI+pT4W1u/5yAetIHn9t1q6p3rKqy3tKuVybM7OUj0vC71a/N5HPqhbqCfT8paEXZUSj7JdXph0",
+	"pLgyqKErKHlm/G4NnvT6Ns05AU6ZIlgaRLahJ/yGsgdE61i7UQOH+N86HBtQ7KXUgnij1wi4ECRQaMSF",
+	"1IqSUja5bo4NqpSB6br8treqUqvTzpyv0x9zDXS6L5b6DAUJuJbGq+X7M0aS6ABFmIvonHwHkr4s2nK7",
+	"uX5fVJHClB/hQM1NB6H3TShcA+1nyDCO74gLhOO4UEXAAGnurGQENhjI97ZQTnU3SI74VBasb53u5tb2",
+	"jl/mMXYv012ZQ4a8riV/gUwU8Rtulsc/f3uFNgYCQziG76GhiTawXquARNGeVsNGlN2kSpn5nkokiaqA",
+	"iv+iPoOi+Vt3XdP6PW8BJ+oBB1kQwCe/4rdEL6dQ1y+GnaBNnoebgx28NWyT3aAbbg9e4OdkZ9gJ20H5",
+	"AOfbyMccbO8sOXVFc6LbVtVMTzkLyEMBn68BxL5GdUj7YtUAzvoTNVqSMVqFTt5nCD5F3VbbJnKZRo3g",
+	"vvN8axdtt7p7qABj/qK12eq0ulaot3HUCdSXfIYSHHxp80gRZYgqz/guchVqni1ShtLsUjd/hzLwL14D",
+	"Zru+XOzfgOzv/B1bPInk7+LqOXYq3c11ZaLKXCllbuJqthV9mHplzohZdHfBU8d6eV2sZz7x00MhHj5R",
+	"EJIFPhQ0IEMuSIJ7A5uA1jAa40hfQCREMVYj0Io4I2dD0IUWSZEOOX32amSdGmWjAky+evIxYQhelGiz",
+	"1a6ss+GjtQT45w0PSaQJ1EOvL89OmycH64mBShEx1rwxJEPKUkMMUlOOLJ6ibCET42DtDVAah/EpQ2Dl",
+	"NhFwuks1+xbLkd9Dvhzh7vbOP2XoOyNyn6D85DPa15Sg4zEJPRTxKRHNAEsSrufgT3yJI+W3kA80+JYp",
+	"GgG6jw1qcHxRWSxDUjDP1WtNKjl8qmdImBKz5CSlV01m5UARlcpMfUzGAyJM3J8acZnKCzImQapd79ks",
+	"b9hV8O+Zexawgc0jW1EK8lHlykC9jjq9cdd1AHvjiYhadCxvIj7AkYHujUmwwQcbd5txe8O23NxstVub",
+	"rY+SAwsurgyotVq+S5qdo75vWPV9o476vmEE2Y3ON7tb2zvPU8n2hErl0vjTdJrr7piF5L7Ra+QHkuE1",
+	"ZVufyVUvqTLc6zJt5lDTTR5r8TIDIcHBiJI7kiJTZ38axdFNAAKdmSoiKOhaTOvCpoJcoz/FwqLcpflK",
+	"mujK8YpoLUWr2lxvJWEdjYlgPa0DJTaWbrPb7Xbn4w4vjIe0puC+MzfjX9DTH1LNoH/41DCIXskl6bIE",
+	"fQcYjrBNXrzYerH7IsTdF+2t553tTtgm2zvDF2Gw093tPn++udPeDNvhDsaDQRjudHGnQ4bPu52ws73V",
+	"DV80sobtegIb6YehIBJSOjBIcLvDFzth+0XnxYut4Hm4s72Lu0OCcTvY3sZhu7Od7fCxbe7M3j4fKueb",
+	"7PCHeevbaXY6nc4CXOe0RMtTAFXb3UvyPXCELnlAiZo5u3cu+JBGcHtD3a70xLl63ufFlJBW+PgTK+3r",
+	"YaUlG/quIjKvUS1CfLAVs48c8N/inn0ZaO4xZcfm3e6ikkWXtTCfVua+JUmSVuGcpWfXIJu5QXZcFOFw",
+	"EQ0t0Nlc3ykc6/za0XmBLim4mof8hJLMMEZcKtNTSkLmgU2OPk7GURl9ksaqVY2jHp56ZgmGCLwVwLyr",
+	"ZPj5qeC2s/oI7Q8uM2iDymAoK40x5XOLgT9LLONB03NOZl0HfCYJPzDNvYiVnoTfJbW+sjGlOSblA1dx",
+	"oCu1uYQhyfohHQsVHq1op00ZMGGt0XgZ6vBghvRxouymB7I+pOikcExqruRdLoHBY8JM9qgRueHfNcRV",
+	"LXp3N+yXNa6CraT2Q72Gs3T3Oo1vp5GVy9vPYxg//677Zvdvf7+42nr3j20znVYMhkZjjz5jpbSbVATI",
+	"RYlUC4eZYLg52Ao2hzt4c9AZtoPt4QvSGewOO2Qz2A2f4+5gi+wMX+B20Ak3yfbwOd4ddILNcJs8H+7i",
+	"zmAzyES/7WEn6OJd0h48D7eCTfIC7ww7g26wGW6R7eFOOzsbxoSZnciMPPNXv3OKNVWRsPF54WWZsNGl",
+	"xFQdGVR9c5grPcJSorcXJ8sjCVJv/3wsqCwKKj1M9QrNl2LIi8OlMnVIP6s93jnh1ldpMJaJVs7q8WbD",
+	"HuBbg0a+dn76ar1WZyn5fvGgp4zf5cKfipesS20Lw1FWNIYW+7Ek+0AT9Px7I7kyirEohoYLU3AWfPEV",
+	"kZH54+8I58ikl8QjWP88Xd0eJwN2D3aoVG8qgfc0XuE7gjBkL67G8Ve8Siy3nx+vf/7tafcfsxd/cXTT",
+	"miNZxRKT6aaXMcG3IFsofANGaGl/yQjC2fwnYrDuHq5wpuqJ0Q5RVNm+S1RfsJbPYXtQnz99spdUkofg",
+	"QcYZ8RBGQH9aT08g82ydCS37QKIBZmGie6wVj4k93xJxRtZbdTCiHsW/IbYpzUhZy7JR5vSdaljlZk2V",
+	"a2QtG3XvmfmaCRDmKqJ7kdc6BLyCBO5y0kroKWr1sZR6HUkdBr2Ypx6nS/g4flpY7i/BU5N4A/NbIeRg",
+	"Be74MJ60wF7WOE4WeKGx7Cl41ILcncTx/Uwi3wSjHlqsPxJJUvB9ScJCIhA2ttEemnvujUK0DCf7C7CB",
+	"vEM/xwhaq53UosEiPQ2lGDdRYymnZCCpItXLyKds9TWsY6JYzAEmEIdbxFisOt4XrmC6cuKy/dazLr3B",
+	"TF8nONJXiNbZrKeL2lS3sn85UezSzTAaXjlJItP5Sga52u5CD1l3oQG6yjyGXpXHMB81Yzr58cd/+qHd",
+	"3MXN4YdPO1srhdBkw3T72tlyxgEDNyE2EEOGo4qyuxeYhXzs5TUvQ2itOta5ejj2lqTs9tixOLuwjKZM",
+	"dPgDDTaQcofTFA13lm8vThJLjC2lv9Vpo1eckUdcI09qOSnnrbim3CSjAzRSYyBx8hHgNDzRPVGPHVdl",
+	"3VS+dFvjFC+xIpazMBzaEtRFKEjjozALZYCBVmMulMC0OrAqBQ1aTXKP7WVURllxgz0TiNwcPkunGp0l",
+	"X5BNVQVomHx3zblAlEQ4EFxKhKPIoAGtmAIYG+kvHWTSb9Uyn+OYiGQqySL3tUp4cnh1dXhRvba2YnZ+",
+	"FkNBSA91urnCbzip6R4L3kMdr91u76HBRFIG92OnbX5Jy2b3IP5O/9vN4NFNm5uk4TWSr/Wll3xWOcy/",
+	"iYfFEv7twgRYViEOvr048ZD8aYIFgayuCAujo6TJzVjzeokmMZSca6Px+JeOIfxJPCKCsL50UDd6txzN",
+	"neTGV/KWJF1+eUBY1o7z1SIZ6MKJ6101GUMUvy2ia5oAp4DsmYyaKRe3En7IVRMoO0DxvXWAdtquO7TT",
+	"XpLzkB/Q0ul+1eTe/MLXzo66MEGgf4Rw1gtyQ6Ui4gFztf7e0wU66vww/USzDTE64XckwgF5UPB+bhCl",
+	"+w2wKww3ZWSawndDUhkXN5hRCew1b4qfi/vVqYH79YhsAlY5CS3DTSSoo/qFLzfSxyQvtJem9hTD7lOF",
+	"0d2x+RRpyjheEqUou1m5kjmOcVCpwhl4/PT6buWKrLbhv/oA+RGXD8x4JwwPbGJRWQF1AEJWQM/TYvhD",
+	"BlPcNzuyrEFnol62souRNar28CtfBBVEtcJ9UP7aQFI+BotS2pZycJTLUChTyt40KPcJCWbO7fZVd7O3",
+	"vdvb3v1Hw6E0oyiltNW4JATN+ARRhlKwyZSG0rLr7c4VwFNWR179ec4efc6qya0a7uGL4S5UCfPGkvIg",
+	"kccaG+C2HVMpYxKpPSRImgoonGmURl8h/yT6v7Mt2+32XCyjLGstUWqSqT9oxSp1mNImXQY8r/38EatO",
+	"eY1LgqOHabumJDSXkoTNiPNbym6QJDjqgZ9QGO9gSGVgrG8YCTr2kK/IvfIRhvLqJj8GMJExupnQKOLB",
+	"6F//PRJc81bjTcSAaoqwSabRWu0SDbqFDgSeMv3kjgQKyr6rkfQQsO60lvz5wZFudLPdRmFMn1rVDnjE",
+	"Rb61b162Xxx0DyuhpPU6PpOA2Rb10A2PwARsv90zKylHOORTgzNGb0aR7tukjoQwf8rgFRPPb8wijpX6",
+	"mx/azd1+88gYqFfE+dOzmYgEzQ3531xcvHr18qXfQ/43xrgu6T0akXtsC+dbW3Uh5fObzlG3v7UFcH6C",
+	"DgZpYQi7RJVk9y1mNyZtyHyCoLQfmoAPStm1q4ZPSkyhBQGFQJ5bgGOqwPJkSFNl22AoNDf0T58MK25p",
+	"ofjzZ3/PUJdBMwXADE1m5F610LFCciSgVgZgwSmkRoIQ9NMEC6VftgqOoBY1TgsPE2VPDUMkimgsqUQD",
+	"MuOsiPTYreSrRcuOnsgjbDuXhIUvJ9EtOAEfku2dpOzXQbnuQOpbNHvLoPBmtWU7Vzi3qjQLsZXKCCSf",
+	"lVFOXZj2nKFlaWa/a3hJxKDkh4LpxWtMGP1pQuxjO5NVAAzchXBORlV+6OUtjfOFwxKsMdDlSIikEcWH",
+	"kyiaVZ2QKnSHOXjVBYp4AAKfLa+6HB+hHpBCGV03j2JQcxJfVcmpWtTaOs4lkZJyBpailQFjYPSpwapQ",
+	"mef9FVoDDJl1e44622hM2UQRuQfOf83u/P5EjbigP1tM75da+xHIZBZAuu+irIIc+lwBFVE/Squ+m5Ei",
+	"aLB+8GjRIlcsE4R/mhDPTm6zDdD/nsVnQBNJEi5im0GCqIlgEmEwSlmP4mLW6q5wYTzu7Jdu7FemT5fE",
+	"6lMm4LJzMVsZS1eL+Jyh6YgjSW+YTEiATyDe12V2LdRPC/g9k/A6YMEn4JjJGHzUQVygrsGgsEiaQppa",
+	"GRYFPXk3144JKluDqDiD+YfwgEOQZUQZMW52iIGjDA20xGZEEqrSaANFlSaoVFJJzIHOTZkkxQkcEPQt",
+	"j2OQK9NRmISZnlZJvQY0B3GhUMh1TND+CNMKhazaLnkuKASTOpJTOlkzo5zEcyBayB2WX9OQ2V1uyCxO",
+	"r8qCKgPMGAn1NhnxNhssxPcsBMvudF+4YNloDSMlMJMxFoQp8+1Qb+dEoZ12G90DDm9M70kkoUQkMyjW",
+	"EsURYWq2p3cVMsPNEpovt9toPEZTGpJ1kPrGE6lsl4maYnGwFZJ4Jk0jLXQ6iSLdS2pC4gICLnsVm2LK",
+	"OUiFWajvd8t73PV+vvV8t/1Fkb9LtpBfDQS4OQDLCZsBnnaOnAuHxt+z+NsV+7ACodcoCzKfQ04EeaAm",
+	"XiQSw/N0dz5a07xoHXiQDwvmp4zJM7/CGgNWeHLI0uYSHkdtEgcwvr2kabfNMTZFAnJ6kEE1gCEBDyT3",
+	"SkJZR4N8y5XiY9Tp6mOTKEF8qjm5w74BBsFsoOGfoCKZCN8oQgEfE6RPn9m+NXeTcYmjIxlxR7OCT+xk",
+	"DIiPciL2IPIZoCc4I+sAcE2GSnemhxjhme4WCiOkjEarpenYq+olVJgBuvBfyQywb3Rsuy6FK0avwRpo",
+	"/ESsZ3fLr1zHH/KCGtOQGEofFtj9LCZDfdEknr9kxmb/1yQhyL8i98qelpZu188ht9p2JRF0aEorSkkD",
+	"fWB5qBfHa5gOF5dj+GMVVKhfPqlTaXOQrpiXn8gbLG5l4TbDRWlurhiG1lLxjRIJOKIFeK71npNjZn3E",
+	"I+gAq6wdDyyIBYnOK5JXyp6AkRkapNJg1MA4+ZTtIbA0TykE8Rafgg1Oi5dM8wnX6HBLSOyuA0wowXy2",
+	"pV2BOU2YopEVMgRJky0cEu943Q+VkWLJnfjQbSyZjpL1ql1bY/41F+OAiIdVXCkNC9p6hE3ryioLK6vK",
+	"hcQbx774lBXX65ZPh1tpmSKXzP3EvL0oAp7nwykX5iM6rxZiHRdXaUwiCTUTgVLsc9D0hxZ2SxAcNuFi",
+	"LlRul9V236er1Z4ihNtx54In3aVLd2aVCu3JNr3Ewe0NWKVXFAyPaBQZfjMd8YiYmsoDMqJWIRV8KnvI",
+	"B6nE92ypOCsOSiWICkYZ5qEBIDfv2PvK95A/0KqIlQUHUALTb6EzoZeL5fwRBX8MfCEg5M1xx4BGhQSR",
+	"PJqYrHvroKmoPQM9V9jzlaCx8XpYGUbrSTfpHJ5JRMIbIr3MTwLDbqGXoFVFtGKNQAYzEp9h4oBdRu4V",
+	"4kOQUsaeubqUUesYSiUouIQ0yUpb0mOcszevEhZTIT0a8erXLfcRm2ye8G7F44bXMOK/PhnGizbfecaH",
+	"Q0nykmOpZOcB1Upx4KCb6l6hrMOYRhEdEyWIBM1/RLUGrYkEDYikWjsHrR1pglrPhTps5sIcsuvS1MIx",
+	"Us/PVaUcaKiSlBZo1oZmF8djrD9BNJH0jrxx+smPoNBr0U5v8qBhJFVsJHNYvChnFpojW/fCeGnedh2a",
+	"v2K6e1BdNfRmblW17vPdnW5783etBaRTeyhncod+zG6TQ2Db9TKbmUQYxVhL3JSpPWsREKYAaUIM+rKx",
+	"5phfuW4r1azKFuUnUQ3E79mIBcJuBL4jYRLlINN0fohtyBbMsi9nlUD1cW5rrSpNBFUzuIom5uOQxhEf",
+	"Y3PBDjC7ZTwBgbT8Nx3TcvHZTKteQcoCk1jVhjUUoIhl3nezAs/ReJwlmWte10J+yCeDiPgIh6EmI2Dp",
+	"lDEiwFCyh3wuGFbJCwEX+hFPhRIoubaHnM3RihZm2d4Az+ZDpGlVmLiRKb4D+FY1JVrVnHIkJpEWI7b0",
+	"CONoIpGa0oAgf6q5vw93ik09g0mR0I6kpmHot3C1O2Sf2nRA33SNMckPZtdAMmYm8GkRJXoNWMdc451W",
+	"16uqTQdvVtyt6TW67V7jrW7VlTqXnvd5NBmvzhFTLbfOxZooxUskCqoJj0RDLT87FtNcdGZ3cTJZ8YAb",
+	"XSUZ7oeF65BOKaR6bGMKNgxjKotjvWu9TykkyJxqbU7NVc+gls951cV09xo/iXnvZdlanolzmeu9zCLd",
+	"HJ/T3NeLNnkvsTnM+yBn3UiijeZte2q9dNx1M5uKATvwuS4AdL6tZcXynOVf9nK2sMveLK3V0g9ya7Xs",
+	"bZcSlrbs7DIgXafUC2r3A+urJ1q9n8TgwR3S3/L0TZNq+VCDPU009VBSqAw0aDEp+nozW43WMWGfAx4l",
+	"/0jP2oBHafj3kDNlbCqb3ZTC9vNhTX2ITNW6UHY5wJspb+l0P3/wGiMCCldvq63XtKrnrLfuVtrbp09p",
+	"Ln9rOImiUwiAq9fV5tyuqv3eiYfb+LWzGyI9u2k/L0zDaXv2zZ8cHW2rMOkPGQbtey5u5YjnwqcKBpxe",
+	"PoM4tW01+ltVSU2JkbAQsVW2TRUMgCsEsj/W1LfcQNytkYT0i9oHq/yp6UIsurq+athMammuHTFT2LQV",
+	"c1T4NDF+TcYMjE4YdbpN8ze6ETRsoXPHS9tDfu5QJ9mxnz/7Xv5RkixbfpJxAvPExFWy0i8hVoVfIpsq",
+	"kfzqHMGWkc6qniTFBquepeFUycN8qC785OZmtyYiSn5PwvpbSbns1neH30N8L2Yz4/WBQqCYoQmDxJZQ",
+	"f+avp6ifW+125oxKDNNQFEYrFuBuotYaafmVlur8kEAcs99CsH9YEBRhGoJrOzVpKR6jMRY3lKEQ3FCJ",
+	"mgTers62VkTMc+mlUUf6cnmGDOOTJihlSFWmyIzIGK31t7KLq4c6L9poPN5D/S2UYCX0UHfnOfxo8vvz",
+	"r2+3dt1nzkdbuy2tH623UN9WBLd0qJmy1PqZzXjPYnVaCMQUmQugWTs/feUldg+bUHBHyfQlv9dtO/53",
+	"P70e/GSFITpMkhgLKEG05qP/439BesPN/6F/Mf/zf/0n/3Xyj/8G+euZddCJaTDm3ICPiXTCDpzYADM4",
+	"qjwkeRWV664Lp8Fah6ckikz9EGbLs+mmdJMYJd9X5CkEAWFqv9oAc+XQ4DOJzLtWD2yh9yMiyJ2NkbHW",
+	"bahRQu5xoKJZ4tsErXFNX+yeE93gQXi8hwapd8LLrDxgm/esQWfdK7h60wgLPxZ0jMUMhu+D79WY1o3z",
+	"1YWgAwQ6yc36c+acLfMVeBKc2EAzx1+39jzIOXZqGWCzL7QIwANcVL8horSQMsGn1Rx4Dkc1zpz5TBW4",
+	"k12HHvIJ81Gni075HZQvAQx/T3M0Hw5z8fehgNcZ/CxI8jOR8HNI9BNqHoXp0ziCpxGVisc4xMnvH7EP",
+	"//y//9f/udP5j//uv+x0/+N/+z+iNZM45LregWwYULudCiCGwL9nHpqwARkKKhXRNI6ZRHqdUPgMXoCj",
+	"BxHBKMDhJKAhDj00ID8rIsaU8Sn30P/zn/8P//Hf/ff/73/3X6230IEJvxcEvb3ah3Bi1/xmdwjy1vTP",
+	"UhNp1PAaH/G8kvyydpnZhFAu+DRv+99emKlQUZVfLhZNfjWFdTPx6qHFdJMWzq274Nc4F68xJstFzRS8",
+	"qHLuto2FSyCIvlUfpiZfGhYH7orEV++GA+5l2vOQQjFzDBEujoXfUY9lPn3I1RLLJUOKuMkOVEzjP/yn",
+	"k1ssf3bBXnqN//C//ev/9B/+s//zv2h8LmNsZz2vWpZ09SqxpH6sSCIDrKC8zYWoeNj3VVbSRFCeP/U6",
+	"vVWnBxeiGQQhTd0UMm+gGFMh0Vrqumuve2gi8SAiJvvOBoVAesp80d5aT90Rd9t5m5wsqOY7W3m9uGpd",
+	"xBfHQ1qKP5LDR/oyGCMuqNKXaPFzDU/SIlu8vtZWdk2ufntak38+26+78ALNbEtFIfxb+P0pPP+2R89M",
+	"chFfv+SiEHrbdOOQyloDCO5Zudokkx1hg3DhISwDAkJ8Wg3RQF/goSIC+U3fAzhp884e0tsBEtFA8FvC",
+	"bDU/P60wiccEhVSQwIpa3CDYWZFNkJhgExx6S2OtIOntbCGb5on8bDa+K2q5c8xN2JqOmoVYxYzwk4Uz",
+	"MCEPuw9zaCHJGu7loUKyeHgq0uuxcBMm5kTbyZ924z/txn/ajZ/Ybpz51FaMD/6isBHmDJchESpijysC",
+	"CAxOz+8rJ0Q3dIIVZR56JQi5hV73Z0LfrAGEwfSQr5vw0QH5iN9N0CVm0kM+5IJkP+q/POTbzBAfnUUh",
+	"ulSYhViE6OoKrWHU2VWjpt6kiZihAee3KB1BEmOz7iHfpJT4elRc9wOj9pHmrugS/tCNBZwxEmi2b17w",
+	"7EV5wgdS/+/VlO+hAZHKVhAekikKqYwjPENTLkIJFtRghAUOlDXZqWRRIhzcSlt4PLlRGcFCN0fGAxKG",
+	"+rrRb4IZZIQhSHXNrMUe2h9RRiTx0GscY/0vWNTvuCAYwmP3X38HX0sPBSMuCUOxHgG5V+t7JtVVvwHR",
+	"sFQijOSMqRFRNDAP1/gdEVKJSXC7DsgtjGdfwaioTIf5xbJ4skvIjR/pOgLW7o4TKbFVEdtJFY5oUO/8",
+	"VWOLaD5iDMI5eBA5CUZWK6l0obTQid4RNBU4RlghCDyQafF5EE6fSRv1skZZEsTKRWgS1lIHBPwEeaJ6",
+	"kRXnJj91D/k//sh8gNZRSSK7ZuQmY28Q8eAWcEggJC1Ed5rBBTiKZqY6uHTCTvL3zhK2X0zjgGWrm1hS",
+	"eNlh11qkXCqjmavUkaugKvm1bW0iWI8SNezFWOCx7HE8UaMevNLUr/RiQZrYghyQ8DrgoYEWLv/aa1zG",
+	"0X109pL8429/+37w/eXO+/vLwXG/fOG7I6gsD1jR+DJ0W6fNBWv1oPr3BsXAVm+vGrA1rV5T93EOx/qW",
+	"sOsiERisiOVkkOs+11iu58pZT/kRDhQXBxQMBA8AsbFbu7XbbW/uanY0EYIwdb4y5GmQwp3ljGf0vgm3",
+	"pcGQTn1+ev8J06dP6Yshjgs+DX2fr3qTmwy0pIJAdTcGIKFwc3e6m1vbO3Bxl6a/Ogjpsv0uduGZpVu4",
+	"v4fsi2zv73LTisu7dDEviZrEK/IIrmI9rLdV9VB8+7C3seFDgQYj61jc9Do1lSQJBKm4aF9iSTa76Ors",
+	"6hyZd5Zjsti2PHfIy5fj64aS5HemtofjrSQiqcu9Msvnk+VxrH3z2uVkPMaG5z3Cjlkz13FuzqLg0VLt",
+	"UK/IhX5P30p55lEJN1qVEphMyOqTpWbsSFLI5GVb81VJyyWRlejqwq52cpvzKQOtdgxe30rZ/J0TffMg",
+	"8LCsUsSqHpfa+bZjfEPe1ikIvYAQrSqxsKOiMJQ3JZkilytlXhdzVO0gnClV7WSI1cqlDXKoXSsi+ybh",
+	"BqvURTWlgh4N3Zt27SJvue1XrQ+tV9suv0ARv+GLaKhqYeYS02SlhqpNXqbYVzKsqnlGlN3KBxT4yk6k",
+	"Rc0yADpjyC9On72WnPn5ypCbrbYDyGJtFQdYYZTWPEdQJt1DPo7jyLKNjbvAt6g2TvNT5ZviABIAY7BE",
+	"7/abr88uD9dbqM9mWg0OMEPBiAS3JvKND4cGn+YGUyZNIlZaPu7g+CCtL1yRs5ObVh1GkRvpyqXmC/0V",
+	"m/vwKCfkgpJtz6RBkEQ0cccAuAUyhQENlGQ14NgD4ZDml5KqOjDiqdG2Pd3Vh0VnVpqi9E6ngCWYMpjq",
+	"mlXVVZhr3TmlLD3o36WIQrHktIyn4fMVazxnIcuDq9qx8oX+VWWZCvmitkjzHkcRUZr3CBw8qCQdEcRE",
+	"I8aCKx7wCGE0hVYBJQvKESeWN2BW7/ZR//z4mTTZhqbX9OOswnkFBEL60ooX09nxwda7/ePqgFHNnc1z",
+	"zR1NTuVtJWznXYBjWt2ImRMi98EIsxuyctFK07SXjnRpxfBsKebv6pmezuow52YV+BDCTrMjZtJIZY5R",
+	"mn3uoSDCdAyRKJwFxEODGSIUoseTcRol3aKNttCxkrDOEgVYiJmBKgIF1YCdojXDevXvPg0N5BGHnwwE",
+	"GdxmcLnprsGDDtis5pZj0SwxH2cW5wpEjfCGpLUYj8NFRZazoviwPCREa/APyD3ALHteKJM/R5nLATpX",
+	"95uHby736b5Qs1O9VA8SKR8E9pORDhDiW0GXHkCH2gwVJswArfk2r+HzhlmDjU/wv2Df/eyv17Gm1BXg",
+	"nU+MC6N63FpcUjlZEICtBiajm3twFpBd9NZi9aCeCcBhmNUGp0+SKnI9EdHnDefd/Fr9Gzq5+2vH70Gm",
+	"/Q1JsguSan76mMaEx5EF4MsYM5bo9eXZKbxhDr6ss+pRkMRXVo5Z774x750QDInr+9l6Gj5mgWRWZ7Je",
+	"yiYrwpT4NIEic7YoFWgsP+Y03LoLaA2hyKzIHDtgTBgNmxmhNGE/ehsb/yb77Rp+u54I+tdWq+X3EJRu",
+	"0bzFOSDT3ILAF616gE4F2qk8nu4sihuX1x4zVpKeEWexXXax5Hr6qoKTe02uKDHBR18/gjo3g184iNrp",
+	"+3Hxdoah/26C7dxz0qwCO8/Yk1nC84VMKpWm7Zkz6FzvN/eL/BCt+cC2/HU9GYdpdFpttOZbVpZHDi3y",
+	"ucpBmro6q2WUO66mAtDrxZu03lDBANj654bX+MgHLU2loJbq8YAhKK3jDBV+cvWnnTK6ZT9WwQBaiLBO",
+	"r7o9zVENOh3CaBBhdptEXUNhs6QQfXUId2UpLzvBuufYrPHlZJAO8PDOwiWsWnCjsjb/t1dX55fghAK0",
+	"uTs9tURMNpaNpBo/qbrVc4EPWy9y3j3Ymn/T29hYJbiKITwA1DsCgzLQpUZJNHDOyYb7kIAKf8JfU1A4",
+	"wW7FpMJRZAoO23LClAFGEEEKixui5HqJqxmboN2eSrZmtuKARPSO1EDxLziQlCLjWFUA9fXtEzTGIdFM",
+	"aIhFBsS13UJ9huzXCPwnMnOwjjkIwTRZIw/hSPIs7kUScUcDgqTicUxCNCBDLgDHekgZlSOtOhh4VQA0",
+	"VIKS0NgAk6RDiSKCJUnUPlPwAkKnYq3aFIDitr0lZUwegg06MYlnb2Q1H0xRDSMsVbpSivNbzyyUNPeB",
+	"1fqATWnqFgSnP9+SWKEYC5UW2IA05urC4ZXV/YxRrYxXM5qVxzaEOjSAagUxbWgNI8ZZs3t/j4wNy4Nq",
+	"/uZu0v/Wa8Mnyvw8nEi9S+ZUeigNqtPkDsNY30N6XPZaxEnBm8WqBlD+lfXC1GBJh+n7qZ5Svs79vzcv",
+	"DQk2k3PjozscTUgtxVSvmj0eVTVR3idknltdOAlGal9Rl2XkvlZ3+r20OypROCE91LFnw0NpWRgPbbaT",
+	"f4ONvotGfCKk3Rg4oMolOtukOaVJRQQWGLYW2gXUPQ4pM9W9VpyhsAFPL3k4q94xAz/dgToRCbQSCYju",
+	"+Zm0xyIxobjLDl4GiH1cG8wUsaDTWvhiXKG3V0fNF2hAAKb+7V+Ojo4OEiIFPgPp48USDu3uVp25XKZW",
+	"54pyGfBspYm4w6IKhTSEGWQMYQETkHOG4seGBfkW0Rozl3xM0yRE+vyv+XBaSUhCI68Vtx5qD6BJjNZ8",
+	"w0f89Z4lKAoZhUOttiebkt0EjgQBIbJTamBt+XAI0rS+K5kxvTIcGUaSWNsEgZshJyHaKYEfwQ5Y0yMM",
+	"abmnlqbFJa+Mzza13acXZfH4F89niQIK5J3w5NwNslQDzV/yX1cLLQgc9TXR/Ie/Am20OJNfWiPN9/84",
+	"rdQeRvq7SQNboNvBJf8dZRXXez9B57ilpjypy2DGeIaCEedZ0TB4azBRyLflWFuKSOWjNanbsHw4z6SM",
+	"EQ7LW+NDz3GfMmRDvlZsSxqHn/vTHSXT0nshn7KI47D0IHFU2uCT0t9pr3nFNN+IVc3Tj5K/ly35eQY/",
+	"WyoGZh7NX3HQfwgG3E6LsqMXX/aQ/8++uxtrCorKYAg1iDCIJJyve8jP6d4GMteMP98AHAis5dkxjWaa",
+	"/pKTgXA0xTNpi0poATUQRBHzGWXIT1l/jkD/ubB8/5wu3D8vXbKr+QFEvzYKcU/A4wnGtQ08uIpDSdIF",
+	"J53Rhg14vdnbDAffpb7qegMBB6Vbd3GEaTQRFaaXxpGpyZnc+gbpV/Cph7hmdTiKSr09kw4PRmsFhkJZ",
+	"EE1CEq7vIeyMOtUOLDT9AAe3eiptQE3qtJcKSdW64GN127pxeKGJ1w8X6iWptp8MuzQnPhwmwmKnbfXQ",
+	"yrUXmf6fSM2ZnOpvddroFWfEtzqKKRplDAmGpgzuFrSBURBRzeTTYVFTLsDYc8z7PQQE6j9Ap/mCFrWi",
+	"UFLT/bZyYY3FUWwLZeacmWpuHY6qo5cjolXqb1St2K9ALs7xvVVl4/L265mwWQ2g2ZJotAyLtepi//zB",
+	"WyRPwQnE6V3Ph+YKR2tqypG+4RKdlgrEp6yXsbrZM+nernAizV2MoY31FjpMakFPTCHZWDmWQZn9JBWN",
+	"osqAl4pF/PUAIVWSx0MxkWxjV0Sqw4ch29Ql57SLA/1N0SCXSDU50aFKKNAMRyo8jsv3xMXRPtrc3NwF",
+	"a2JW9huNcBwTttRiNo8tuVp81rtXf00PFsLmVK7rmEhptdpyboyz8bXKixejCPPfe2lnC+byGHiMfXDS",
+	"yUxplP8fe//C3DaO7I3DXwXl87w10gwly46TsyPV1vNobCfjTBJ7bSezs5t5TYiEJMQUoSVAK9qpfPd/",
+	"oRsAQd0sX+TYCU+d2okpEnf0vX9NxhmTJjJpAf6FceeMeOq3vbOucBfq70OSsQaDBA1IVTasuaH5ckli",
+	"wPJERmqSIDLkGUNHxGKxr3KtVa61RVGKtkjHmV5/E2gHGa/d3JY3mOGH3ZMjcsmmpBZGXF5o9nbRbDbR",
+	"LEqJxDLcpVropPb693MwFMAuw8nErFo3Ij2rLReX011V8r1bCrEp9eM8cC5IHp+zNB4LnipSQ6OxnUO9",
+	"DRWwbRKznI2htH6pPlhivQiea+bxBaK/+sLWWqCR8tCztuiY/z/PJ77lIFv0sGQ+HotMzSOMHek5lcqK",
+	"k9rJwUvMM4C8S5pg+KNLxreoYiCX4EVEFSBhehkg5QAiqKdY+utj+jH9n/8h+yLV73KRyo9pg/xC0R6h",
+	"70Sb+FFrdMy3r3bCpok0A9uangoqpxEdsWSfStYhjgNJ4vjd+/N9c8L/FXYA0VKS8I8//vij8fZt4+Ag",
+	"7BAO+9DnLJPk/fujA9nUwzGCiR4J+Qj87ONWmzSbTfIl7JAxHfBUi80Ax4kYvuFHMELq1/QnYzpgH7cC",
+	"868z/l/zlxKKJh+3yJeQ1P6Ta2kMoPVDPFY7AfGQ9neazZ1WK7CgSGS31SEpm8Bh4ZlUdRjqYZaJzI4U",
+	"7N52DJGITa+Gj+EfBmj549b/1X9Z/mf+ZJ+5VDwdmD/1OeVKv0u+kC9hk4S6UZAtpdIspFMAN+uH4b91",
+	"x7BJMz2TL3+GTfI7h0o14dVOCLGFuInWtjkSV1jgPGN6h+MAzIYpm+iLIcHQ1bNWqxqVJDw9/Mf7w7Pz",
+	"i/Ojt4fH789DMqGy3iZDmsZQJ5nk6WUqJinGMfYwqFgTZ+MeapI3/JJBFVNKjIA1b1wzarApFu1J2PpH",
+	"LMyMMrpnT2sTPki1WI2yN5mKnMQC/El6RE1ySKOhcbUYjxSeJcS3iLEqKkQzYzR0SsLPDXi/AT+HsPlG",
+	"7iA9EXOmFXZNc92sjUxR22u1SPih++booHt+dPzu4vD09Pg0rOOEpNADw7OInARuspYngNhLixzLYo9s",
+	"gQUcPwK4CGbdmu47EgsmYcIxixK9zT5AuDFPckVqITTT/Ji3Ws8ivZzwLxbWm+QEeaU3lpqfjBE4+G+J",
+	"//TTqqBKNpBoFzIs63ZX3Jhhwaf+1mDg+JBmcL3TSwn1DslEZJd6xEBNVEajSwRgdO04SJNcjS6kyLOI",
+	"of2034sSHlsCZnYK4M35iCs0q+2Qt/yXoEB0Nm8pQfagHFttb+cZCU+6f7w57h5cnB8fX7zpnr46DMHU",
+	"1RPx1PJ0MdZtZxxEjmLB/7bgroCZJuMKd2mIH8RYw9ziX2viDcMGnbGt6bl507gdoWg6litGhh/oQ0Sx",
+	"HlcJEx7OK8DB8HScK31+7IJMEei8x9Bb3CEZnZB5X3IAMOApIzLPMjHQ68QAV4zUwo9bHz/m8d9arY9b",
+	"oUMNBxxtyjMQG97/1Gq1WmDpSu1JX3QknTDecYA+JudLCTAnJoplLG6SM3NZkL+gCNcmHiZYSGrAqEzd",
+	"dhk4EHP9iA5kQCwSJ66vrJsYD4Btz0RSwB1JUlO0h3yVp4z0MkYvZWHyDFyRdHhHn8tBRsfDAvRdkvc/",
+	"7bZ2/wa/wz9/xo963PmbaAK214zH7gIJRBCFD7rNJvz30LXx4gU+evFzYJ69PHz50tT8Wryo6EXAQgIF",
+	"mhOXEImDI/okeMrMgFv7rrPWAfyTjcQn7mbeJG9EOjBoTKTmiTOwvMB9pHez8Fy6Yv3eYsIB7dqTYWLg",
+	"XaFXIulUGjK8QMoOEcvXK/RnrClS31C0uMBZdlRxRJUmGH7RBCAt4GfUHJWE9lYgaVzYr6GVgTmjGOsw",
+	"yBMKKN8ZCsp49SypNFoYBJMTLVrb8nta5iKZ0BdN5AoglUIrfrVJqJUDfQHFZT6GzFaTfbqN0t32X5ov",
+	"fTHppz6Zhm7rtiyAROKKtNXwQZTnEFVJKFvzTw0bCbtiCUCXXbFMhoSlKpt2kGYbtvnr+ds3JvgNQD9A",
+	"HELJCE6aeU2zUU1Sw1PA7h5x1YD/DQP/0akWn1OI14C5+b9IpkKH6gwRepFINbHjKbCKkRbzx+OEs7hD",
+	"9nZ/JuFp9/zw4s3R26Pzw4PQGwFT2bTR1RQUgK5G3HhaUJHo5dGlVrrHetRoP3eC8U6rZRUGrbybmDw7",
+	"KKxx3D056kACcoOnpBZua9VjOxEDDtWK8c+MDbjU/dfJsxb05EKXOuW9w/2W+jXbX4dYx5gkz91TBM4q",
+	"D9iEF5Lz/RMyZixzLnKLzZanKsulKoLa4Ib9s/FSZBOaxSzW/wqLWBbdCEKsRSLt80EObinTxDgTn6dN",
+	"cjYUeWI8IJaNa0abkdopi7ms6yuVp1B5WYuwgbei+lwyfRsykQ+GroIIyt9ckkQMBiz2Tlch7tg6+S4/",
+	"iUvSy3miIIyzeA/0f4i/LEIy7auOHDxv7ZDw3fH5xdHbkzeHbw/fwQlC6o9SIpRUxpgXv1i+Va+6BTCO",
+	"phJp2DUKKPzdJog4ZSgLnDtHSQqdH88jFoa8uUYOqxR+blgNoyEjMWYyNPFGxYoUgi++oZdyMuRAHV2/",
+	"Wv6UWIMmZR2vS03KY4FsBWUTuE4IOGIsFU3ShUasYOD68ujvMxIevTt7//Ll0f7R4bvzi7P945PD0HB3",
+	"oCpNO5PQTs2MAUqxtwla10Y0u5SLxWc3aD3+S0fCTO/dk6OL3w7/uNDb3n3z5vj3w4PQ8KQRlxIiTCaZ",
+	"0P8xSdWoKoHrGZrTlwu2rGh3R88KRP8L0z5U8nEtlEwbwOKkMIrOyfHZObHkop8xOQwLFmWemA8H/IpZ",
+	"ED2RMnsIP7BMz1ark+k7I2Ja7Y9LX+GLjCV0xKh+Xe9XzMYZi0DLLo4Kl7C+LNZqp/3drjzUvDAzpyQ8",
+	"MC8Adx4yGqNZJeERM8Bvhe4PZTTh+SnrN04yMc44UzSbFnYT/+EXD2G3sOQcSZnrKZq4V310MXtconHl",
+	"agdwX8cshaThrWfNnaYBJx2CUWwbsPeR14EzakFYo+XRpOYZSbQuN8eym1s2U2IbCwFuNycsSRqgG24D",
+	"up/D1oNVamDX26g1ye2/zCU6ir8AVN8i2KnTl/vkb3s7e4Uka2KljOpFka1rbbTUF8G+DNMo1tB8ZviG",
+	"GUDbs9KUbEMLRhrC4UPFEQqceDprk+wfn561kYpkfMAhfMGdrqN4q61nWSKVZzDOtxbjX++WVfmW+guL",
+	"Vyws1FF8QtUQfH+WasOO77ZaM7VSfYSPTwb6Ae3W1yJQrRg2WAvnT5MrBLAVbOENgVGhabSxj0pIo6tp",
+	"aOMYFmzZIMzX2/ip+RI+NN99CbZmJK/rmnKv49ulBpyctnYjxRczDZnC+ms2ot+GxdzDnVv0mdvh7V9o",
+	"bD1D8Mne9Z+8E+qlrW60t/vz9R+cC/GWplPTDyQ8PV9nbEcm3rdkod9q//vP4JYkqG2z0lzMcgJsYY4w",
+	"BVbheH/6xgIGoOyFEc5oa5aRVkXLRCzYkgZfrb11rM/7QqLijvVWsKXV7K32v7cOPyuWajosMVz7sc5w",
+	"jkzP5QkjzbsRkUZEjpn0PzsqLeCjzlZ0S2Te7/PP4ODJvBiBkttDs636oyTgBU8Gf8aToN5Lx1yR7op0",
+	"f2ukeyG8h6EcT5x405QmU8UjuR1TOewJisjAC+nyuVA0kSbclYxZxgWEVsd0Kts+3cO1iUmt5JnVA5mB",
+	"opEdEme0b8abCmW+xPTBAUs1pYRYL3BSg8IGb4BtHQLBCxCswlaZp7GAZAP9aj2AuqMut2rO1Beg3UUG",
+	"np3IvHty8DIofSBJDbwA1syExusBwy7qRRHXUi96Em3b5oJ14tZapFc0KExBphWIfIXsVoVJdph6S2qm",
+	"cG0qUs0NM8Ps4jqwpB9/PIH2mj/+SA4grM4rb0hqYT8TI2M2VAJLRILDOSA9oYaFqb6Jv/t11JWI6ZTU",
+	"3p/v1zvENKQE2f0Z2zbcV39mKoAy5xQ2p8bwW0hnM5BKgWm2sJR3vTM2Qn5OU/LsxQvzPozLdgajCNCD",
+	"hTPD1EVoE5YJXjdHyV6Nwpo973CccwboOaLm3yGUjGjSF9mIxVh5crG3UAnRNKvvDcd6hm3CSNtYiDNG",
+	"/ssyIc3+vcyYHKZMSr2F+/PHhtrwpuIIcaPTq4ymkhZJOdC+HIoJoXiGmuSDPrEzp9u/AuBshYsx29GI",
+	"jQRYqmNXWQS9JLvGtyaxoOfC5G59SUoDmqCP3XzZIVFGJwnYRNB5dEnytJ9n+MhQCTMYlObQriqhxi/G",
+	"JcSUJ1PzUiZNzrQmWigfBSacUHdg00M8wl5LBXj0ICyNY7Fg3QQOnKbORC+cHZCOGDhUnFOjqGt7JZJ8",
+	"hCamYgvbhW0NA2gLwyGYrNDYFzri3M4YjcPF2r9958DR7zmxcSayDRJn7Q2G0xv4190kZ7UX3edSoN/W",
+	"bmv3RWOn1dh9DvA8W+0t8I0XRii9GzY0iM7FnC8KcJwd7Bu63lg9krRojDuN3WdLxqjEjUa4SaHabaHb",
+	"VBeovECsPv6tLEtXQu/O9Z+8T4v6HPjRs+s/eimyHo9jln41UbkcgfjvP8sCqjs3BOK1pCeLupO09Wew",
+	"NefcgCIdJSKDSMSeWIghcttYjHqV1n4ARNcSYxseiJTWwgZY+iuS2IWFtfG9VGVTINL6Hpv3rUAEVMjV",
+	"Vndk2ZABJJnIOEmIvDG0ACTXSqCWmaK3m06ddxJG/oMsAgY7KOQtEhd1w2UxEfyjkLVo5mKb88U/AEHD",
+	"bpvknVBepJ4rkqrFHb04nEFFqRQjEQr+YlmZlT72KuGvEv4q4e/7EP4gDaAg8Te1Fx4iTUdrYVDJiU9F",
+	"Tixv+wGdlnLaKlHx0YiKT8IMu1q2PGFZw1LMgs7cVbwc88Ylm8qlwuRxmkxNgjYmqBiU/wA4gIkGqWua",
+	"KZEPaOqJYYu8AB9ReZZamLgmCbXA8V4C2AjGc0QiiwucABsXVhLEFtFuKJbRALaFMT0iTaYdn45fHygz",
+	"R80TLlV3zH/Tq7JJrzt0UdGLx0IvzvAI6fP+SAmAPiv2KprzXaIA9hEQAD/CzOUcjoVccMXfYYScu0Sm",
+	"Bg1PrVDodAQPpk5L+DNVBk0OoCvmtS9iFtbx0ncwcBsyZjzZPOyJeNqcbUfrHPONz7eNOhsU702VSwWA",
+	"mtCYu+I0gDoKm/6E3FwKssUlKYIUUSnbe0ben75pSNpnpZj63ecvSEbTWIxIjyuQpjHKH7I1qV7Os1+7",
+	"Df3akMphh4TjjPX5Z6B3CLoGoHm7Xqs4EBuACMXAsL6vwdzoaaUbRfyUTfSIH4wmIvIDkqwtzH1mUllI",
+	"wHukh2Vk4C/lRGtzijfpSgdMCxjJKqpsXuyQ8JJNMakN6vpAHC/odRXV/jpUu/W3678xAztHgFT4bGeN",
+	"rk7oVKvk50K8odmAPVImgUfTu+434RC+RLj9F0cbIwp8i8Eyy+RkQcywy3rWdKhJfnch4tYYkeUplIOQ",
+	"mrDRBNPFU6iYDtiS+JdJ+wHLEyQLpjYrBqVRwk2FIMWTxCTQAGSxyEg+hkS5VmEVcc5cPU+wZmQMay5a",
+	"82Mi0kH9wagrTsJR15uZDo7iRfFFewvMwrhUHYNeXN44a4+q6NZXoltPXz/F83UXymPt+0uV0XdeEvst",
+	"bXm2j2W2PND+3EBuacd7yRMFAG+LtWkHfGCyIqyQVwB069YhAymikjV4KlkquRb89edows74CITbGk1d",
+	"DpQmgXQ8ZhSweS1J9bEV1EQTXaBbWOlpkYHNVuddYGNbsxLxMnwrb6kAYnbN9874f9mC1TxjNIuGbYOQ",
+	"UoKUmIDHB7Akayhqgx2bSkSd/rjVjSl5I65YQiP2cQuykXAPABKDQ/oNR3jqYMEuAAQgBgI980T4tuFt",
+	"elxkIJgkvaneqkFGR4SnMfscmAwlORSZstmnEU0hWkqyZVvyn9J2lCCvW6XS8M9usxf2wAPK7WZzDUxP",
+	"uPuVvaNypa+2dniU2PES92yppbNE5CH0c7HlY6+1Z5ySxqkemoziVCz0l9+V5wBqwnL12ry3KQXbNH8L",
+	"FXvn3gexSru27xCDNzkjlL4xUabX3UD3XhWG/njdLN+9vt6NY1vbwdz929A5ICzWpWOfbgPNWipM37/s",
+	"DP3dm/C80aQZPdLK71LJIWsY1BAO4H4EkfL95KOxKSuxWDzZF0k+MiFsgPpiFUKMCrIAPTP6YS0Ehecd",
+	"HbGQ/J3gXxep/RODSeDXesfC6ZiOBoLwVAkS2lyasEmOU+bHMUEBC4PoSePYQUA1ya9w4ghNOJVMtkkI",
+	"0V3Q0XbYFwjNhkAoboABCWWepeYdqAnwzr2ltTXzEqhmXdRyw+1Q/4XvwA9N8gtggSY8NWFSiNYVd4ii",
+	"PbkA/AgSdyiJWJLYEkNyTCMmm7Ay+MkMxhLpiyQRE5AHwxJak4VwMg0ORQJVwqgPU6QMQhNU7iojJxnM",
+	"psCBIDWbzbqBZLPgNhODJ2Htq+eH/zwHP5n7CULzUpE2oDASjEQWBlMkBwGhtnzIf3KhGFD7pbWXRvSS",
+	"mbC7BJ/vn30oOdZC/UszE5N/v/szNCmdAMvFJQlHeaL4mGZqW69PA45TgQMBbRpXHIb1QWMAMoGHMtxH",
+	"St9AzDw/sk/Sqe5eCr0C0JL1BLpRUkwZoinhI0gtooDE1hPiEkoXQRc9ntJsSvTQ6rAWQwqyfw6g58Wi",
+	"zXcNoE0AnNLBNKydFuCtiYw8bwWtVktvjCy+3Hm2Kd0BicgKrrvQwoOsdmtW9F9o81kGgby4qEAGOWGp",
+	"tWglmvJNbZVho1RlhNEs4fpepN5pkFCcZowS/6Jh658PcmT6MNVitK4wD05jFmMYpYllStWCo4oI2pGI",
+	"DaPWI/S+QpDtrR+3f0RuciPl5wi27KXIRg/t4cSeT5nMk0r8qfSnb0B/whPtWX7B4bh/9uFeNanrfKEb",
+	"oOvGKVjohZt1C1aevydy4X9egxl4FQBckdlIxIDifX5++O7g8PDi1+7Zxf7h6fnRy6P97vnhmVe1AH37",
+	"9oiCPDuTv6PFRkDLte6MAo2ZZVTq47Q+WwQg6mVwFXcbhQVgA/DpNgmXzj4MZn78pXvw6vAs/GavhSaE",
+	"Hio0kMkVR2PB2oBd/VH7oe/JqBYsAWFwNZ8dQiclUmVCK0aH53QQFkVkTXUOCzaUIvwxVpoF1cXi2KF+",
+	"xLXSa3GhqX/of5AYcz0N3Cdc1TskPOo33omUNd5SFVm8PV6koz1r7RV5e6Cjbch/PmDqTjzremflUV9P",
+	"FOb5ML7KmwjKet+vu4vwzrfmlHi2Jid7K2KIvdqq8kU2TAdfQRmNuxLBwoOaqweRe7G+z93l3s05UMuV",
+	"mx5Yg78NUaqE+Up7f5w06r0p5nW/DlCHW77CtTJk0aU0sPuYYUJqNBuIdJfHHb8CjI0KK2UZQzk8kM0A",
+	"WNm1geUUUq+Ifi4ZmpXVRDSkYmOHsK4J5WxCS42S8+PzEyw74xdWBLQpkSbTAGoUvdh99jci0YNAnjd3",
+	"IX4tzBhgi01NW+ij0COoYwEdyB/hasiyNkZrn/9+fPGyu39+fHpxeviP90enhwdhZ25SLovvitFE6qlh",
+	"MPbshCD3oUnOsD6YYwdt2N7ZilsBOYwPzroB2XGJOFgWgM5ARNcMMAGGY2uKgLDsbUCWt3VoS0j0CxDw",
+	"V2FDzseAwtnZDBN5o9v+SrzDBB1D6bIK0ObmDOT2Vhfrtts/PTw4fHd+1H1Ttrf8DhcOSY3I3M0zuO3F",
+	"VdPNmUKv7plNGCvUO/3WvRhgNjCsWYvMgpUJg8WU6XuyxSw+MAtWBa0w34EgUZIbzvggJUCjnbBQqlsx",
+	"IwmIfEWUxWEaG85uU3pczKdjWR3NXIErAfEMXbIpFl40RbTw+x9kmYPJssscbC/lxlxqLMbo26JaLI2l",
+	"caoXTZtRYY3VUi/GFuVn85Bj4NTmawemCTKJVHRapPo+XHY97sbGmKvI1Y246wKPyBkuishVxz8XxeIv",
+	"X/CKbVZpn19FkQKCiBdrCUUMSmjIq9KwNNEcseXgw9+e3XsjlG7A1Ntb2K8eyrr9XrLsJBN9nlQG7u/C",
+	"wP34AU72EfID5JMVot11tMvIRcslvuO+y42MRGqARqw4ZYkRpJhrRh+UiprKPIoYiyWKBiC5SWJKhmnB",
+	"L5fM1Ca04hnTZHdGxFTC4i1ivEoqJh1NthxwesZSNjFENNKjs0YWoJq2xJZJ1Q8JlZeA9Ik2EqEohnTO",
+	"lNvC7ESRxDgTqPlqytOi5GnItUFNBOAWUyesNPwbGVPMCMzp25Dgd4qdVHaV79SuYjjyXAxL2ZTIpbXq",
+	"lirh2RjVXLKY1OAKl049Vsc0Z79+b5EtmxjbMuuKheP4Hk0o9mx8l4YSQxgLa/xaJhNb5XWF/wRSM6Ux",
+	"7SNglQnlzhgj44SmRd1egLIyReP5IJWEp02yj7DQSkwALhsKsCCLy5yNH4z/15n26zZnA2wyiEsLKfwL",
+	"imE3yV7rZxLuH797+eZo/9wrEItGTi6JopcsbZJugeOML8Ho8jFEqU84JuOIfp/0pq6kLKzjDZmjWehN",
+	"sUVs/isl+67NF7sOjhxAzzC7CSWlxTnAFePcuxvj1Krry+P37w5KLPNsyRkXBtoM4JiSBM/5ffDBG3U4",
+	"y9zcHL4rtlbs3F0YWmsNxrQv0n7CoyfPAZEGeqxqXSNZwRDVRDT64Kffjjkkhy1njQinWYosQL+2VTT1",
+	"Vradl12rYgtQ6xcjY4KbH3/Rl2AJO1vgmNdsUV8hdCZEGVOuQJaNGoBxYfpkzGUEVdQfDgINV/XchkNs",
+	"iCG69g+wv7u6Cs4XxUD0+xW3elp+gG+aGq62uZ3n2QKKIfr9+/IkeKSTpaspZ9eSxBm9F6KhltNITQk7",
+	"a1NCLyNVZGRCkTZKpkg+RnKnpflsZC1eKh+jJlMm4B03IAXKAaSDo3buk9PAIMOCd/ChiCmu84PR0sP0",
+	"xqS0dY8qThHzVtneKqL8LRPldAM0GQjccpJ8CqUbpKn4CrGpRnys2ThUCMSUAXlBYj7gStZRKl2DAD8Y",
+	"QYRJlunhhsiR6+RMd1nRo0dJj25KWB4fgfiFDfiC24WX+e5EArNq7w85DNtbBbn7C/Z402iJTYDI4mB9",
+	"BNk1IWHvCt26cxvoVli4zeO2QjcVaGsFlrZ+iZqevdKWGpk7viyZxyMSKyBbrV9mt9UCJGdQ0sYsKmq8",
+	"SzqVRb5LCPBPYVBcbTKAsvzEFrXHaIiaZIyEMMQmflK/XYa0mcZqqFfoZ0N6GbT9lbQx6HuNyimVgezr",
+	"JChW1VGwOgpSghvTJj/LEB9diwzUNUQH4rbA2gTJdKZ2LBS/G4krrLM78+bciwqiQngqFaNxOVeASwN5",
+	"0iYcgOmvmCThq8NzYgYakl6ubH0UQ0P932EiWPOKa/LoyjIHpuSUe4JjuRKXLCa1EIN52/ZJGJCMUSlS",
+	"NNqFECAXBkBikTQ27ZtkwnpDIS4Jo9GwA70ej1lKcCvIbrNFYhHlo1JV5Z1WMFfjGUxsEiEWoel6YOZB",
+	"IpqSVEA5F5aRHrPLWdtr/QzFSBOmEKrRrq6pSu24zB40ZWOOLdjlJjgDniDLGTaE9nSKp43U/GMI2aN2",
+	"AWr4rD1zDEyZHFjfYP7Y1SuKXuFU3Amvxx3BO1PnJXg93Zk7XqKFcKO/S0Sf1br5gKnbU6RHhOVzrWBa",
+	"5TlUQD6PGcjnljRxNXzPKRsnNDKhxEbyAVCLoUgY4DaIEVegIo8NWDViNXNJooRBhaqa95ZRtkkv4+lA",
+	"kh6NLqHpkqpdb5JuagUx7HREp4b4dWbFDi3blYfHDdDzBP0MIp2V3jYinSEs0R2ls+9M2a/sgt82DtF3",
+	"7KE1lPO+LQnbBeVb6n05nFHHjUgKrQQk9UokBvo3CHsEgyzgc5QpJTH6O9QwDvG9MCChyUAJSW1MpbJ/",
+	"y64KLdKQ0eFr1hLQm2rKzZI+0Fg2P8aZrpELOHRX9LYUH0xoYWTQCvhkKOCZYRseQ4AkNSx6aITtnlDD",
+	"TcjCzk/VLTZpM2Lxrdxa6ziK3MgfyGPk+qtcR5VYvBFfE5KBH3yZ8bZC8nJavP2X+/dR/GUbCdOqoBlM",
+	"0IPQ7oKkGWUdyCCm2EpLtSG6Z6bODmDQuK+dzdYaXD9uGfr4ccsYByxV7ipNwvUfeHFPwSCLtt25x/sY",
+	"PanHMoakpbJp1XVrKf5iQ20xzvenb3xrLaZJ9zhUUpz98lmz5aVH2VogQOKzH6S1pmiyCwkiTHVMJP0y",
+	"SzKXRDNWxUyku26cu7owGcQymaD2o5iNxkKTOWO7tmZgw3PchGo0kQJ2x2N183tY92zGLZKnqM7EJpcp",
+	"hUJJpgK5HS6Mo7ugy8JiHWGSHJWuqJDjfG1YqNIjogSqT5arInOMbK4exHB5MzNhrfopIniZPAVYNXR/",
+	"ah5d4uKmOI85tyLzH1KbxlWEaO1tRBnDJStzmA2x4m5x8TemxCG98LS4Lw/Glyv1rYKR/Ra0MX2BgEhb",
+	"M1FBFawsMBv7dhflbEYgmNAkYaoh+n1zVZYCJ80M7wdJ8FuC387qb7ZcGs9IwtNLwH0LEAw2SigfsRgD",
+	"WzR3AJ55cHTgErvGmVAiEsnD6EK/wzyOcQkegBZ/HS3Km+XmVSivs0p/qvSnDepPyynSfcfvvaWXIIr6",
+	"nZRMWMVQ2obmmSRVPgbUBzEGSE2RERnRVNa10Au0EBwDqRKEYiICTVwnVyyDVj7sA6ljn1E619RP6yNH",
+	"B3sf9o+QriLN5anFZzKKBBJbEokxFLd0QOCe+lKDBzwOSGygMWKrwrBUZdOASFGoGi5axeC44Eh1+3XS",
+	"06dGz6v4BUl7k5wxQ9xxaTBoWZSXqE0mQwHhHVgzSQ3ZCCJhYBboNemDMTDOaF+L604HQXZg8WeKyTXJ",
+	"O0FCW1E9bJvDYYJCqB5SJvLBcNE2/oAq3KajKRcxogfTCTYEoOFNZZWgrk8obEhQYK7A+aiCcp5SUbcn",
+	"nZECh3SencwRJ8df7s1lAvai5ca4I/2zLBtJ8rH+351Wy6sbWaA+A5pRDewaU2u2gsK1sh4QmgAUugmA",
+	"a39MG1Ah21iaxizTEnwytY4K236AuEJAdwvcLmNMsPDB7QKOCNuTJGF9RWJhYI0sH0vZRCs7EoV/E7LE",
+	"Jdlr7ZJw//Tw4Oj84s3R26Nzaxk0wCnYaDgXOoqDberJzDhlChZid9Zk79Wobxnyyy+7IEEHY5YySXga",
+	"JXnM4jqkAMKIWWz1G6pKls6YhKabIxOLqLKcFcMGQKcBxMyu6UIyIf9m3eYmusiGBZucspIxq5x4bj8/",
+	"iuW/+Z9hZ9mKLoktLSesw6teAJpmmbMW5DFU4YAjUzpaxnAqshhlqdAbGRQJL9v9jDOPhFc04TFX0wMK",
+	"GJJ9ZSNCi3NoQuUYFCKHMYaSpfHhiPLEbAtCZ0kI4y0f/kJoo8CPLDEoWZjHdMBILfxLcsUu8iz5sg0/",
+	"T7f/8l/bFzH7EtY7BNI0IG4Zut2OWcL1i0zP9FdQg6WrYw6v6KUaUIA4byAyZ3k50DrrjMo49tAz0jbI",
+	"vo8SiuQUbnJhcMhytODjIjpo0LZf2gYuiBd2G9hzTGwhexYTNeEGKaALtV8kCZ2pOpo2fmPTcCOSFAxp",
+	"o6F+xSx+Y9PNBsQA2fhKUTFIssoiqVa1bmJpLZwTDQg0mOqBrxaRik/cF99aZOLDSXy7dwNX8zlwCV/t",
+	"naZJKShKlsFbgaBEk2TBS4qgh+YsG8eyUlA9f5BnTN4LItuGhziL4VYSVr4nGLfSGfnzKcR53QGl9+Dw",
+	"7cnx+eG7/T8ujt5dnJwevzo9PCtXQOo6YdjIhHwB5wM3MITtZ3maAmy1OZvIhYssqXu5C/c9pjl03sXr",
+	"EgaeXBiQsPvm9LB78MfF0dnZ+++tDNLSk2MXaCvYKq8PXqZb+7Z27++o/3b4x8Xp4fuzw4MZXOqFx0hT",
+	"UUC7Qq+89bNrReN+EKdv2uuq01pM7bs9jt7uPtJC6CCJOpOMEoWx4262l4ymsdmVhX7O9xKU/sWqHmir",
+	"RmOEJM2UnBy8/GbzrzZVWeYXuwmPtr6MHWGVdFUVl3ksWVS94tY4+lc8WgMcaa08KtOil0rVJGEiBsKU",
+	"DYwZ5MaDp/Lk3SstLp59eAVGSEVGQiqy+/wF+Y3/0iHhhPUkV6woOEhTQntSJLliZKjUuCbr5P3pmw4g",
+	"Fa2JgR9qskSVAKsZqdle1UTUgWL55NECISk2GidUMdMPkjbdxrRtLX8MzWj6hbBj/ovWXMVVov+dYYxO",
+	"wrFqou14Z7flja+jG8HW84wdYUbZmgu3s/s3vXBNcpKxK84mXv6Y1l69eVube6c82UvGxkThjIdsSiYs",
+	"c6ABwAHyVPGEZMyltD0Y1TcZaMV53Yj5zDSPhbkfPKPsFjyjMnFVRRYfOOnrzmxEi9E+2bk/pD2/VRO7",
+	"RzBhzPtlxtcZEBplQkrP0RlgaEjhtusYK16iKTRJaZaJCUrDMYnEqKcpeo0mCRLqoUgQEWQ+aHDfn/ZX",
+	"gPs7tjB/JbIPC8LN7JcB+cGPR3EJzq8vshFVmjrnXP+yAMDvJv1bDW3ZEArH3iZGMaIx80xdluUvG4z9",
+	"fTOD4aYEiNHpUjEhNZeX2CaQl4iRsai+QdRVfdlYsZWtdc0o3ik9wy/XHzcKC7aCSUynpPb+fB/yJvVq",
+	"ZR1zt4IZZ6CWjsDdL/KlRxDffZmJ0eIlB6Z9+yVfMXRGs4Tfx+DPxd2GPofXuUBYTfNRj2VB2fqAKS5+",
+	"IAqAe9Yg1BoIWUKlMlhIxUtYGGpNCFDSBfAtqcgzT6JtGyh5PXAyEEyS3pSojA8yOiI8jdnngEyGPBpq",
+	"aTUDBzL7DOBVWpLPJbsztOiz20CL+pdg47HOXmdVrHMFM7pG6LInwfwgS1TAk8tK4sYyI+ec0GQsnf7z",
+	"bavwLY80ey9Nzid6P5uk68fVuqBaTw5z5V57iYgugZhS0ElNaC7psUiMjF3BUGfv+9sFgpRma2e10MqI",
+	"P3lLeIvQkAcJ+vCG+MqM+itFf3gjWaXEHhkYQmFDdsMFIR8u7A24hxIZpJOCedwI8Mi6zIrOQvBVQSTf",
+	"ahBJOToUJJKRSNXwoSJEbt9/Ff7xHYZ/zPjnZ2s0F9nqJrQYQ44pgfDUEr+0kUigiWOeozVL18zJYp+5",
+	"VDwdmGjhImelHlgAnJuHdNxbzeenMNfZOzoTfhIsj1uZucB2OAsK8KdzzaKOZGdUknKWWBcy3shYn2Us",
+	"jRYqjt82AZm7VMtCZapwmCocpgqH8cJhopI+c3tF0SmEC5TF61HhUb8r4b+nC1S8ImfAg3f3ANjhnJYQ",
+	"17HL+KI3vUAknZDUgDv4JNUh5wCuTqrqwEAu2Vh1/GzQVOsddCod7OY9aJyr4c/vpmyuCYI+v/rgm128",
+	"+jdaabuKVeJllZV/JzT0+yNT16Cif5eY5wu8pIuC7O5KjB4R/vmadqkqIK9CQX/UKOj3RRWXWfkhozwW",
+	"k1SrQsvDMhCWT4kJzRCOw35Cenl0yRSpPYds3RFPc8Xqc5gbmyNbdiD3L0itIkbjuF+mRea9tyzm9Bw1",
+	"89n351X2hSYTXxw7OXg5I1ntYz+NAy7HQnJrblh13c0n/heVkbvCxtikTGeJg6YUJwcvN0e5irjUVei0",
+	"jYylkCffz8QIYyhMdnthn/TtjTFVtAOhsdKEVpi4r5h1SC7Bh+mcnl5NBlScSoFn90kBV/gui3V4WDr4",
+	"IEJZRaoqUrW5EFdDHB7QUHYtnvY1WM0+gbk5CPMGRLPVsMX3QpGeOAhxRfkqBOLvvYAMQBbfv51vMYnV",
+	"1G85gT3EfNwy0OZc+i5AOFlwYa2KPaCst4yk6nndv4i3e2+EDlb2ADGqpqtI3T9ylrMYGJGBtJpWToRK",
+	"7HsgagTH9MGI0fpw6WWfwWOFSl/HLjeT+/QAaOkV/HlFIyt/wnXw5ysozH2Y6W4Dg+61U0GgP00I9PKp",
+	"uj38+VoyMIKgL2Yu9yQQV5DmFcH/biHNfaV2HTjzO4rLmDuxEhJA34Zcaok20UcI6GxmD6OLHLdOnYgm",
+	"LI1phkkamNJb4W3dDG/LrPrjhdsyA6yCeyq0rcdAOy2VKpLDfAJpLtMqeJRZdPeVZgJm7ZdUWetZ2RiJ",
+	"oiiCGZKarfGQCsUjVsDFazmNxfWyZWGzJgHfPsgXIaIsnayhzJAeNJP/jOlAflGlonB2uUKovGesk0VN",
+	"eSO7nwZviOVRMsH6aB5fwX5SHsvGLSil7iobSgWrsIZJBPFOYp8kuQqa+qcbRykhJZcsjRu9PLlcFZgU",
+	"icwUm7E+EDMc0UeQwfk0SZ8MgknEPNC0AkvP1JvkdLYkjaaPmAMyTzfxSx4bfoLM4ZqeA6zUrIVdecnH",
+	"YxZ3TF6/ZmvvUy0wh2D9iMUiwBqc5YRiNo7mK1yS/4BLaMPOs1/y5BL3dTNhBWd+HzcCZdjd1Bhknqjr",
+	"XXGVoaEqfvwkIgmM7y5dKArejnr79ggEBFwqfr+7s6iMHawUknEIXwEtcA5sDAdrYcbA/L0eMthdEbx2",
+	"boPgBQv3AGKm7qYSLyvxch3x0t5lR5bwwTK65FGHFe60vdYe1qwLC1DK0EBVp6KIZJ8p8oj1BImcSsVG",
+	"Bd7lXcjYaicNTHZDkha0vQ/d3EjO2rnfEaySrOAFgksRr0ALWXUN3XtV0k4llD1aoQzvoZPKbkzv5iWw",
+	"7b+MTe7LtrPebbPPY83d7w0+2rW8TBzDDmEOXa+azM0Es0OcyAlVwwUyV4hVRaWimbLoYYnBJabk/fnL",
+	"xt9Ib6psvdMRzS4dfOpYD1sOGVNknIlBRkeS1A4/RyypQ4ECogQ66zno6tBYx7mVuAqg5usyYa03A7sb",
+	"sz7NE7XV7tNEMieg9YRIGE23vqwhdGl5cTuSV9dmT7oX10ib3D/7EAB4RyYmkIZaVCD1K8UWBQ5oHLO4",
+	"TUIeByDIv6MjFiTU/AOME4Gh2l0VRLPgyP6Tdwi9O1u7NSTjJDfomCLJR1jMdsQUjamicA5rUmSKxfVm",
+	"yXqBPYQEZ9gzsSJ2QmVtp4yZ1TYFbsOAsATrOVjDvsOR1lchdGAoUO4X3g3BOBR2CBuN1dQdEH02yD5L",
+	"EonHE6ofgpnn72FAwp/0/zT0//y/MCCK9nTz+6dgQhpnrM8/WxyR8IeQSIEGJi2AeOeWXdEkB9OQGrJR",
+	"k5ypjNERoEECQJa+f3CGjaGMKtqjErYW0INJj6poiJjiO0Gr1dKnQAZoP+NKEjFJ4fsAYmP0FLSElNFU",
+	"0gi8uyLTSk3K8K/JUN8+8CcnEH1kM4xlR98irFPs74mxmwGUl56vFsu4Ij02oCla2OgMxgp4JuJcH+dy",
+	"MvWITh1SGhTy4CmhiKKN06yygas4wq9tfsEbWZx+Ksn+2QeP4xeMchnTL7PdGbZ/DZRUuYy4d13RJD6k",
+	"EurYz4MbleqVGxwk/WG6Ef0Hh2/1nw0BO50X9viSl7Ow99t4PcTcqiwTVSzZw8I63VUfqFCc1jUcD5i6",
+	"PbV5RMhN1xpVqrCuCrPpMWM23ZbkFSbf/D5MG9fIJ1hd747yyYaMuliM7ytVNLgx/anEqMoo+7jr992r",
+	"VZb7BtkHtMQ6x/jt7bAbzCO9xo1eaGaeJ32mElegBc6PW92Ykjfiiumd+7iFtci+25Jcdq8379O3PVVu",
+	"/Uoq3EjmbRGvRD0CtiY9vs5g9nDVVZfT5TtVOt0gaX6o8phVocaqUGPFGyrecCfesCyWdTV7WJqKsIRD",
+	"rFHcEaqHSL9iH/gTXI2+ccbGNGOyXiZzfZGRfEyUIDutlif2lpMH5DSNhplIRS6TqfGRGmMpuG09d7fI",
+	"VSRGGKP244+e3Zcj6OFkyLBeCBp7Tf0nKjGBIYAeCe8734/+CX1DzR9/JIe6N0yAcDEDNaj+643CM97O",
+	"ZUUEJgyvKFQtociIrQ1c13/wlLDPNFLJFAICRJ+EOIQwIKHJnwhJ7doaWW0SuhJYJtiPI18I+5Qn0IiF",
+	"BSJQuwYN3FIJ3YXJ7zAjhTQRGhef9lhfZIxQKfORXimZRxGTso0zBIZmkhyzPNVzC2ZUG1ui2iZpZ+Ck",
+	"d+3jKSpVwLNbb/d0RHH2yEP1h1BFz1rLuXFnyTEkjaRMsysIYuApxniYBjNmisiIK5bB200CFZBijiAW",
+	"IiXjPBtrluwwgXs0uhxkgMPxSfRILTw5Pjsn19+h7U+iJ8O65ZSRwUr31susLFc2yMc/8Hut3ZlV0Reo",
+	"n4lUkTxNmJQkpEkiJic006IbHC99CUGGKy6SO/xcEjmiSQK96O7H+KF3cfhoxGIOx5fCZPWJpdkAcZCz",
+	"PMWLjGjuuP7dKGJjtaCG1GaBjXt5cvlqHtp4UwLmA9Vv/cWb1QMhkJa7vC4l6CQT+u6zuK0JaDb1IqrW",
+	"JWdQg6kgS3A33P3WxxNZwiiAo2ZqqiHhXUApqmKvlfX2QYp3Lisr6Jfw6369oprd+6lxuWZFy++mml9V",
+	"QLIqIFkVkFxYQHId9c7TVLWcAQqWXsXbwOWvJ2+vhkcxyrQWHrV4O4ed2ucpl0OTL094GiV5zGJSQzjV",
+	"IZdKZAD6d8nGqt72pBItT5vYISwJooV98NyErw7PSbPZhOFt//VJ9I7iL6ET87lqkvcSlAAl9ABiI3qj",
+	"YbAA2oMrlQg9TK2/CSK1Bqo1t4ym9ylsg964roXXEx+5SF/rHXg6KK568K9Fb/O2QtNRZSes7IQbthM6",
+	"0nY/pDe4EZirsQ0ioOhkKBIbfG3SbTxLSu2UX7EssL9Ill3xiP0gXR5HvYlGOM/kp6dA04g5A0YGQClE",
+	"YBuaaEZiNALsV9BAvWQOwBxBwmqtXr0poJ2C6UX/Nx+BO4ZZiwy+BamxYDMCXVZCjGc2YNI54CGuHLqb",
+	"8Ig1Sdcj32PUl0nMWQz2GXrJUs0p6YDy1OLL0p7IFVETYS0rDryFfTa2oSYJlVDGymMSaKz5zRhqTGIS",
+	"cKsZ26VEngFDWmG0hKj3um9WazvrXzpFOylaqoK5TBccxkTkSYwrpceh+ysB06zq3Lxos487kILmo9Pq",
+	"HgIiuT4CJog9l6youVUHAx+wXj13vcLG8GgNbmB9LaDYmuStnpsa0hQ+hZ9X2N/Q/mCkV2zSmCq9DIJJ",
+	"xvWyBNcZ6VR5++DmYNKCGy01bj40YWsxBdBx5q0gUDQ7T8G+ymIyTqCKszm3GetrSbxJaloG8i2D61oy",
+	"Q2sfharb2Kq3TIHB3RyLTM0Y6gvbr52UZ/lt1sm89ZbKmUWBm2u/xndYIhle1BGjqVk0mhrdNmH0ihEp",
+	"Rv4BxS4Xrt1G7ZR4KeekpMcUWmmEk5X2xt377u3GuENVWvyDyVF3NFX4t0sLEAWOb4K7sNNqtfQJcyu6",
+	"B39KpmRXbbX1cXvR2NlttHbOW602/P+/toItTcS22j+/aH2Zs3rMsp7d560ZQLNershey9ERR+0LZoB8",
+	"c5wJJJ9DKrUu2+pgenDGUjbRksYOOWARg9qPepz1JnlHR4z02cTLL0Z+K5kiPvEH0EkY3zydvydbzHU8",
+	"WeTKFK5cwRaRns/zrVQo4F2dktMUBALEizesrznLI2ExMYF9AI67WRNQmSB/R4af0l3589u2oNvczBmT",
+	"uT6imK/OpVUXpMt2Ruw/CHFCk3XHN4mMBU8hv5FwdU9m9HsbztwZt6mpFWO75k7Yc/LntxV1fwaKJvW1",
+	"YKOU60P38KZSa4tcaTL97pIp72gTHTB1P8L+9dbL13r3HlWK5hqyfZWkWSVpPuYkzY1S52CtgMyMDbhU",
+	"mRMKKtp8s0T3U3/9nnjSuz+XM6YUTwdVaZOKvD5V8uqTNiLNeX46CfF3piwbK1k/TyUwV/6hk+TvSq8q",
+	"i22VM/+4c+bvh4SVEuhNCVK5/RdUejwXlyz9sjwDR4t+vz/bn6tgqoW9N4xmKctIQQQJFpqE4P2m8fj9",
+	"5cUfURJi0iHtJezEkxTNuoaaioYHRwd6WXST1tgFmX2kFvO4fcmmHcLiWNJGFvejxm5rd1cT3MN49/nz",
+	"nZ/P+CClKs/Ybmu3VbcApv2MySGRPB0krJFLrXoP9VDTAQud11NykDrDWOirGboJkMVjJl9CV/96psB1",
+	"afTGwoeiL/aJ0GjQjbc2JdFZC9pTi83oVXst1Wgt9Vo7oIoSfeAG+pDV0bIOtVfRIA4b3iTdckdYv0sw",
+	"NLnDVKekNgHh3g04MKMNTJfgcbArDelFe60WZokyesW8/nAAeu06ZG+nRcLjly8PTy9eHb87DGcKhds6",
+	"MZBiCuigILmf5L2ER+2iyR8kUfrY2oK4lkDBfJpEU0fM/mlrpcLPcg3IsxZioELoA/zTAGzSOM6YlPMs",
+	"Wd8LPNaH5vDfmBsfu5u2OcgaM7avhVfjuscOljmMbNw4BlrM3xUTOsLKR9TdMq8w8AwGKY2GrLEvUpWJ",
+	"5Fr0Uf2yfbfy3N6CQe+s0ccrkX499qq5Kcuultfz07SeZEIoUgv/0n9c5FnyJay3bUVsVwtL/wcyQCWP",
+	"GQm36ZhvX+2EAaEYa/L+9I0tR4uu3gG/YilSeC4jccUyfVjzLNlqb21vlRn9LFutLboSyk99xONf94WA",
+	"z4qlWu+QoKc82nlr8YPr/cIguXkJ5HGPXMpc37m/TBmLo/jLdnPCkqRxmYpJui30rjVKrKiBE1ppVoPa",
+	"7Q6RG+OM7NCg/lqWcJbZCLREiEtTGL6QCHBkjhni8NqEw+99/bW3XovmEZbYrIlww8Zlk+wfn561Ac1W",
+	"ZHzA04W2sK4/7zOY9lszqe54zNKYxTfmml07QISs3yjuzvLhL+Nkds9mGFEX0pUtJ2p0k0RMGsewcNdR",
+	"c/zUfAkfmu8qFvVEbFJPhesc6/NeFpsJDrwgRbUy6XmyDOc6sj1mKY8bkUghXOh6P8gqgg2qFFS6OB6z",
+	"9OiA7COivxvf9PFScBzxfmkdKopdUeyKYj8Kio30pESmvjcS7UhaA7+4Z7kaQ3Jl3u/zz4QaobX+KGl1",
+	"YXCFJKgnJWovG3tFtSuq/W1S7b0P+0cLKMj3IGkXs17uYeoa/4dv3l/m77hkU2MdFqJPXv9+rv+l51IL",
+	"1XTcJsgq9q4i3oBXfvo0UWFADuODsy74iM52n78ISHjJ45BQYtxJ+hf9z0+TSz118N6T8NPkMiR4vQIS",
+	"0jwOoWucZqDfSEUasbDA7oK/CUtjCM2ut0mYxOOLqyic9eG4JP6yxwanFeiu1cVVdKEJqx7mh/3G6+Oz",
+	"Q/L69zOTUybzXug5gJBJUaBr6BoJvAFZ9xa6Y4rkNyUGTA31XPRrTQJx6rjfqCAieJvofWKRkm0S8hTy",
+	"KC+gh5DU9lo79aB4XEzwwpj5w4CEeQpc3P+1JMWEXgswf/8BrnBAwvm2L2KWckSsS83UBiJlG2HYq1xK",
+	"ix1GyNsKXncvHPn+vUbFAL+S38gfwGrP0VLXz4YkgcqjdCMxAijGLcJL4Lv5GJOnEYGGLBJPEbp3bSTH",
+	"05VOLPv6hqSQmMdNS5aWKoyxiPKRZouhFgUmrNf+mLdaz6KhkAr+xdqmbfOD6wB/DUnGpEgg9kGQGiVQ",
+	"oNAgTuhGvHR9Ev7/nnXDumPbup0fJOICgYzDJRnRmJk0Rv1U8REgRUCiPQOcIK3Tgr8csBlomeeZzyQf",
+	"pCyudwhNieHEXh12m1S/1yRAwWLwy/f5FXPYELWwRAjbZAyKa0BG9HODDtjfn7VaoQuzKcWEtwklKZtg",
+	"mVnaV1r4IJlAn36dZIxCxVRkpnogBqDC7x9jWPQsJMKxesqyra6ITUP0uWl8gRq9QudepGEj/z7g8YE5",
+	"FvMMfP4I2RD+Ykd57LDJx5qPO2hyd3i2Zrmtn1XYF9mIqq32Vp7zeOs2IOV3iB2PefzTzZj5wdGBW64l",
+	"XPzg6MDdtCfAx6uI9k1HtH/j5oZCY/xBuoMvgfVdx/kwLg95EfKWHKy+Vp3zKaGmKssZPRKz0t3DUMoJ",
+	"623A2vDV5ryM/3+aXMrrBYCCal+yqcR0pNe//0bOmEJ0YAyN1ATeU0ebnyYqtLiTUwJ6esJ7Gc2mFVNd",
+	"yFRfTy7l98dNP00uG5KpG3LU17//dsaWMlNzOis+WvHRio8+HB811+47YJxgfl1huTdpFWFkDLWkhhkW",
+	"JJcsIM8tv6mbDAi036PtXvTLGquxbm7a3foVcwjw9LyDJX3E/lkY4CpjbBfdCpUVtnLmfq/O3LKj7xuy",
+	"lAJpnA/MX6ozod+tMJ0WhBtSnt5n3JSIapd8pz2hhj6RLzkEjXpikoAahWcAShSSQUYNtOuitD54pZYK",
+	"H40XHtabN88+65C91h6mKpmSAo47m1S6b5JZlQKMYB/vyq+Cm2fIbdzfiBO71tlodrpidlUSW8UZb+RI",
+	"FIZyfCu8ETGMtv9KuFSruSI63Uj4C1doXMJyvW+49AgrQCaZymWqZH7U3Mdkjuu+JKkhiiqLMdRop2Ns",
+	"gPpXCHmS6AIEBHOeJLIekF7OE1WEJkkl9Pc9bur+mSHWwplEemt1LI/I1C25ZNMm6frjq/mQ6sg1A701",
+	"DBHWARgczImlYpUZUzzDF0iPxgNWJ1LvDlQp5M5pCu1BBnzByzumtKNUXk0TvdWalxso2TVsqwROQ2Ek",
+	"1d+NM/GZM0kuGRtr3VSMp/OWW6rISFg11UBfQZ0rMNFCvr0Pb4Vl67wFM1PTEzAw6mWfrMjKk0Pf7L3Y",
+	"XYtD+Fitr/Oj0Guhz58pWI3Hf8kwEpzZ8hGM6Gc+ykdb7d2dvf/d+9uzF3v/C1Wg8eGOGxJPFRuAbLBR",
+	"i/BVdAOsw1WUZJkQY+64wV6DI1dZiitLcWUpfjBL8QwnJzV3jwleZKJv8vfgglUYHbcUZSijMTMQOHMa",
+	"f8movNMqW5VpWop7JjX/BSw1bZuTICAtsjm/FNmowVLdm5aJwMRwobnB3/MsbXOm+m2g+bINWf5teKGh",
+	"X2iXB3yhm/iYt1q7Lxb88PdmsxnWO8CyjQ5eQnpYIwQ7T2U+HotMsfiiGKYfMu2FXttH8GJIahTX08gc",
+	"AZRMdHYPiCRDmW3D0dSPyh6PNoeHis7+3JhMJg0tCjXyLDEnbn0xAAb7lSK1Td+rg7T9q1jZTJ5KmHbl",
+	"JdiILQTpmfUSkNoC3vZUc71Eb/tqd5tKqdV6gPLh10D7D4VUDHERyC9a55dkt9kiXduEZw0grl1/kMjM",
+	"OVoJQh6HyJoyFvExN4UzoPTbiPKEDClUVi1sGbbJHyTR+nZG01iMiKSJauvWNPdSWLM6lEO6+/zF/wlJ",
+	"X2hag8X7IIqbfSZnv3Ybu89fuEJz0FtNZXwETgT9ftaIqGRxHa0RuouwSUKYWmhHCUuwn1Ap9dw0rx5R",
+	"/TMWLrxkMTl594rU7HZtY+zZ9l8+49sXMfuyDe02x+kgrINFwbox3IydLWG31Soyz0J8T4YBwar4hTEk",
+	"GrLosoM1DfWaT6i0HhETbi4kM1uFvykUIJzRYsd0FJrP2lDJBzk/YDXEdmPdOQ4WHlFJQp9jJRiRHAZE",
+	"CVsHsbZ/fHpGwh+1YMWVqYVLlJjQDAXWQSJ6WthzEsRNzSf6zOKRdaf19ni8a3Pn5KbR14uGuYxN2xea",
+	"FSDuffgQ7n8LT/HirL+Tc7cUjKlwR839/Kb3+omJJD4bvKl6zngG/O86G8RSVnv/MsemplOIGnCS1xAz",
+	"PL5aCBQrxYg29BsQr62AADdGQBBowZQKJu9Pj+oBiTKuWMZpQPQ6OsuIM7icZKLPE+gO/SVw/8xtxLKh",
+	"hlVCuVEYUUlIcVHYYPDmyqaWwYimthSHZrNqyEaSJVdM1p88dy327nGzV2+cS6gy7nSkX6k47PelbH4N",
+	"yl66OE+OtC+wEa4k8ca2boksmiyt/xRo6ZAa0Ue2Sai7DkmtpzU+yN3B/t7pxwEUd551dtMRqwckzLOk",
+	"9N2E9fTKgMLEAI3faHhGdfNeTcRA+O81yTthVEUu0SGt1VM0f7rP9LBTYfzVznapdTo7O1vWCCdXchI/",
+	"deKPuzpP+Dfmb34wdmFmtoRV4GmsuETFJTbNJcp082lxCjmVio0aio3GCVV4YRcyiFNG4wbkNLp3iRzy",
+	"8dg3BuoZ8ohpqqzImA54SpWpNXHjek6um2WF4hIu1RkM/9yNfpNuGtPJGy5VVQvp8dVCeny1hvRJIXjB",
+	"ikvjkYfi2C4rM1S+A6bQ0PV3tZx0LSZp0X1gQw4BxaQzNzwsqc/BpdCbkvDV4TmZIxLhBm+0f5dXxtId",
+	"a1pEI6XJYC0EM3gdzHOpe9inidRPXccuwA2qHvmCj/5iy5dyjFTTEyJhNF0rZO2EQtmrtd474//Fd8uT",
+	"OmM0i4ZtTB7XFLXYGHQO6AETTc8oTyVWN1fsswpIRCVr8FRqhqMnk0yXTfY/WzOxe29YOtDnd6fVgrA9",
+	"9/dtMrnt/p2JTG0248D2hMteEeKKEK8kxPdEgYMlgVZ3oIbLSlZGGaOK2TFubQao0Da/D53dKARm594H",
+	"sUqusu8QXJZZr8sbEw943WVy71WZPQ9XpvJ7rzqJl4tQR4RuSYP8epPuqfPdYHrIPGnaa/1Mwv3jdy/f",
+	"HO2fh0SkmkCV5T6MPuAJ09QKilvqJ34OSi6hTDipxQykJf0MQxFQeGoTlLYIT6ViNK7fVUZcRhVxlh5V",
+	"vA+Hxt78qh1AP3FlQHoilW3XuPT7Iu0nPFKPlErgibs/KhEs1g67iRRQS0fOaX9wZ0F7REdoRLOMQ/h4",
+	"CSrLxmhlrFRMUgL8GbV5MbYwa5G0pfiIBUTm0RBBwDz68oPE+Kpp4D7hqt4h4VG/8U6krAGZQKENs3IW",
+	"+metPWe8p6Qn4umGdNMBU3eiOZvFwLp3aWtWeaqyhzadPfRI6erjI5OvmLo7jSy0uVwtlpgWiUmbkmly",
+	"qPJ/d5lmc+rhexjh18qQuAXBqgS1xyqo3U4ZvLF89+1oj6dsnNBoo+rjdpzj5VwBSrcvxiALlnLqZ/VI",
+	"npqCMuadjWmBdrz3rAg+rE1rX4ynlT3r26d5j1DXtPdno1RlnLErzibLacopS2NbosrRkCKcgI7GCcMA",
+	"YVAYTw5eItmAP969IrWd5y0Sj3kdQ8LCbhSxsQrJOGN93S6GkG2PU620XrGsHJo1jvthkxyPuFIstr31",
+	"OUtiSRS9ZCRmfZonSra9bKhuTMkbccU0ScZiUGgv+7h1hg0c6j8/bhElYjrFN3xDGkJukP3D0/PGH3/8",
+	"8Uejpf9vJyiFrP0gbT4wOPxqS6LpINpMLMKCkfWAJGIgAhKJROSZw6ahSmiV3iC6/Pu3wz/+DCHfm9Fo",
+	"SMK//qJK6U1hTVcf8LfDP7582ZTP1xyRxyz7nuAQPeH3ZsLuOO6XOzXvvWUxp+foYZ19f4Hrdcud5Wtb",
+	"K96cb2dhsFwG95DFZEwHrO3umb5i116sykL6TQve35IcrQ85YmEAW7pzKI5NHo1EzFbHVpvY44zJPFGI",
+	"r1HCWoCk5TYJAVciDGwWaRySmp9U2lUhRDOPqYREWJG5VNCQ1IrUUGz0lFEsdKhJ/ezjfRGzsFO2whqE",
+	"MQj90d0WmBSh+eWiN73Ap7bKUvGOHALgloEbs8HXgFJKuCKpmHSM2djy0t4U+ZtIk2lAUqY5dG+KAd1N",
+	"coAlhGnGSCr0ouVpbGAzRKw7ngt6gZlCmXgqyX4mosu+yGLSo5I92yW18MisxZsQwrR39EIf479bYUCG",
+	"0/GQpZLwQSoyKFH8u8guJWyXz1tJza9TAWgl/u8hhK9j8UcXUZ4xRI4LZlOx0ejuw3Bch7oREDmkmR93",
+	"WTpJmoQvgDYjh5rBW8M+RpyDHFX62OKJu5QrmtJkqngkA5KnCWBQDBkJ30uWNboDlirIvKYkyugkYRni",
+	"rKWXJE/7eZaw7EaB63if7lDc8cNMFvdmDel+b6dws29ioapwO6r4+NvHxzuuBodwWsL89xibf0QXMa0C",
+	"5WAp+3JQzT6Na5Lfgdn83yuWaR3g78/CwCTHADaeH7P+rNmaKaGHQAwmUsB6E0uptDfNd/HnCd2egPB7",
+	"V+qxEDvRn5uZvptRm4S7IakZxbEOz6WrVMji8iw7JHwWeu9cv3glzgN5RfWAcEQozVM9Lc0h9FDO/6lI",
+	"NMzTy0ArZRPNB0MxZilseNFIuCxM1MysFCxqprXV3g22WJqPttr/3g2e/bkA4PF6srtBbQY5LKYaOx7p",
+	"L2qR3G/3rVJinjod/AV2Ere+dvLuVf3mVFBefWtU8Ozqu6KCIRaQdWROtov3bDFZRxBenx2/0x/tH3TP",
+	"u1+XCsqrwU+fR8malNC+XVHDihquRQ3PPtyMGvoUzhgvlxo2yjFcYDh0xkQDsiGJTOlYDoUCezVNCVWK",
+	"RkOobKLvmS2KqF9F83iT7M/lRMdikiaCxqSXR5dMkdpzT02ul5Xi0J+DdXGa70O0fYPu69pcrveSmlFt",
+	"JWGfIzZWaBiwF6kwZiAqnSHjDiXO4JiFSpOo0jRoIgWRLI0lCf0Vty+wOGwWdVJmzQZ3YQ37RW8nYGu+",
+	"dwZxOrMqDi6/vC4dfwtsaN81S7KEUKulWU27f3vgipT3Y+9fXD7Fs9WdHLx8Akig+zj3xgGXYyH5Oi5t",
+	"84n/RYVfXuGXzzO5/fJtuBGLK8uP67I4IrJZQmxY2qy0GjqcCr8yiSlnTNiox+KYxSQ8oIrqyQ70BE8y",
+	"IfrhouIh87giV1HYJEfKwktC5ayEp4zQAdU6RZmdlUtUhwuhxGMeG2G6QyZDhnW5SiiVFmSzx0slyRBy",
+	"PbSm/rTctV8mYRb0WtKpJBML0zWz0MUSS8pjdESa8RiHd202hjxjA5ayDIumNLAQM1eF2JuyCTHUuI5i",
+	"AJdW33AvGY/GJZsWMJ0mp1gNWdomlCRUmTdsEWcSCybBT4Hx64SrxR4MzfPscorMoYqWVUMfy0zPE4So",
+	"Yh3RiwG+ovep4kmoF5JIUS+7R6wnxAo3JUt/IsRlPia1OR/KrN+kftdy2+j1WVnTBfKdYYPheE0h4Vnk",
+	"CWxxsakWUtXubR1g3jIGK0FLmKx+YoB+l6eDu9d7QbJCewm7Vx/Fo6mGsoBmXVMDxaOjVQmUSoR4ciLE",
+	"2ewxJrUZTh4QzaKJ49FLkcVXCxkTtbqyGeA6FKPQ3H7WxhU4gqbZgRMhoOxzQGCGAE9NPuw3Xh+fHbah",
+	"2NZoTCNFXv9+Rmoz8sNPnyYqrBtgiTGGcFgO7w3l9dnxu6DgjuNMKBYpFhM8cSSkyaBNDuODs24YkFBN",
+	"x21iGg9IGKmp/tM43i95jFDc/TxJyvxoxNRQxITHpGbMeIYPHxwdoO3uf/Ax8pjf2PRtniiueZQx7dUt",
+	"e+ASlWtgO9Cl0co1w54VT0zR8WVC0afJpTRSEYDNZWzApQKuDAVOkbtTvRM2fONlJkbhPIvW7wEX1s+4",
+	"mlZsdRVbfT1Rj5+z/mSuNfsMoZ9b7S02fT3svYr4MX/98l+Hp+f/ODuSR6N3LXZ29OIo/denIz7hdDe5",
+	"PPok+L9eJZfHaZz88WmcsFcvVfTqc6J/j39NJvr3ePQ2o2ncOkpbTTZ9Pf7Xvm7jw7T3abwT/55cHn/q",
+	"fj4+P+L9fzSj3STtjV624n++TkqGkDFVmgputbf+///uNv5FG/9tNX6+aPz508ePzWse/J85o0Sw9blh",
+	"GmyUSViJ0LSJGmaMgfj4Yi/PEjKmmRZgmV53E14UCyXXKBKLeaJF25WUUUkZ36aUYZg2ef37+Q1EDGRZ",
+	"jUQMxEr5Qr9guWAxjCLMfDZqbyiS2EbtgTtV66pnH16BHSIfozG23rGgr03d/vsscZy2xNpN1CNUa5Fk",
+	"yDKGhm3HmcwgEKc1ZQDNevbhFXA1hF41ZclDa048MyvdOBEJj6Yhaup9iJCVBGdfYICLMdPnXM8n5hmL",
+	"VDIlWZ6Cvj5EFlawYpqSocizjmWtfaxb7njhIt/EnfFafdaFeJJv9JY+Qg54P3EbwUN4PvWhfEIm8pkz",
+	"vaaZ3H5lPqoYUMWA5hnQkdV2EqQqa3IXEyi/Mjxw1kLuvL8uSWtMB2zeF0xqYPfVj04OXkLwuDQuUoxV",
+	"AMptnLoJTy+liSlGXlALxaCNAOH1VW7SZUrW1yPvJy774Bul7XO0WB8CPBZOBPGcu5VEXxHUJ0dQTy2V",
+	"807yTfyP/8mWEtR/nKIDZ5EkrUnpD1DZroQSXm48rLc13Q2MyG4iYhC2/+/yahCWxV0S0+nXo4b/yO6H",
+	"EC6KCTGVChbG7m0h7TLxe+YveTXY+vMBokWeiAxtTmJFoSsK/fQo9HVk9CbUGqTQ66VgTSCliDhNSMrU",
+	"BHIHtVzrHPAlywukyXli7NKR1tuEkp3dVuvzi2ctzMm2zphy9AMI2iBWQyalD6rwgyQi4xaqDxJH/Rps",
+	"MIJgfoyQnQlhEi4bNCBixoOCCANQ7L2cJqk/tPmPCb9kj1AYP9M7u0+z+DsSx8HfqOcNJzYoHa2K1le0",
+	"/gna191pXk3VJ6w3FOJyeeWMUt2ato91NaSSUEVGQiqy2yIy77nvZJO884pq3A4oxQ6tPaKp5gaLq2P8",
+	"biewwaxm08eZN8Oq5k1VauEGpRbMWS5fEu9mulO8DGxj5jKsKLtgTmkPgel+PT8/OSMsjcHVRAwUXTQU",
+	"kllY80uexiiZ2JAGMEpiKAORLMqYCrCwikgj5hCRtco9yqUiPUZoT4okVywguWQkHCo1lmEAPjMtf+TS",
+	"4jaJDJA6JiKLMdoUnuoOh5qO1Cj+d5JxpRhGEpsEmAImOdzdedb639aLvWfPQsD7aH3+3z5iRoUBRnn2",
+	"cwlJKYeQWWFQIly6na1xq4UoN4WxEZcSIcY9Gl0GZJwBqHsAcmkjERFNsE5vlIg8JhYNytb4IuHOi5+b",
+	"u8/3mua/IeFplOQxi+sBGeWJ4hGVKiB5KscsAobkCvoKiC2G5zRpjPNsLCQjmQla6ZOjk6s9ePno5OoF",
+	"qek/GyMKtcbgiesJgmrMAiA53Wu19CpDtUiAg86zJDRhsUMWXaLfb8gyBoIsIq+ajKABhUxqfVKyaZGq",
+	"QhWJRJqySBkEayMA24WmkcppkkxJzGmSsBj8jhT3GozYGC3sbwNubuqaKLYRQoxx4anS0rsifcoTPLLG",
+	"XYl+0dSUvxxn4vNUP4LPEQEFvZx+5LEWwFgMnlWeSkWTxIRd0SmRE66iISDepnq/aJ+RmAG5h3hxyZTS",
+	"3cJkqG5J4qkPzUVyhw6uS3c9rklqM4UJemwq0tjEMONNBOiZyVCy6CJ0kyC9qVFeJHuxp8/Ls119eGIx",
+	"whinDpEMY60cWw11gw7hROtkZnu5AWfxg8D5xng4Yj0a+rehii6m9a9a0AU7jxeIEivhMPGrDglx98MC",
+	"VaggyBVM5jde9uU7Rvp10ozmESCv3FFs8pWea+vEYP0Jk4PvXVlLFGXBEjMWiSyWHceRRiJjli3pwW+O",
+	"hOLoCxJalX+pwA0fdTUX/yrdWQlaVK1g30R7Q1w9oteauiydQtqG/LGpVijUkE21yNMkXciHw3rsXKJ8",
+	"jIEbIkVYajDBhl53ob7HvYSmlwQNjCRKGAUtqkPCNE+SkCSMXiHkX55iJDqWAHaVoqBYp5E6sboM/jNu",
+	"iH6/THq0TKrF8jYJI70bUa6beEl5kmdMhiRjKs9SkKlbGHIfc0l7CYu7KtRP9ZBIzRf2kozReApSNYtx",
+	"VfDf9eZcMSs3Rq6I6PfbQAXHDGMkZyRIpIm4fthgYBADDOQBCPO2e56SfsIHQ2WD7/s85XLIgKbCvqC+",
+	"yh3V1bqBwFVVPNH/0PTWrBwxiAAbILioIt2Z4G5M0P2qpSluKOFWhrIKLPeJlCzELOb7ZF9zwuh2QUFX",
+	"J8d5Q/hBenS3XM068ErOk24hrILmaGHaRQo0fEKnaB7UNNRrHil8yOPQZsKF/2ycocmrcWBaDEkNWI2Z",
+	"TIPHYZ1c0SRnAeFAfiOaEBplQqJ50RB/+QCugYNiSTdTpuxWVa6vebc89unma0fPdFiVkK7E/004Quhy",
+	"0nXfpFQxdI8sdpP8I2c5SNqWmDT1+2FBI42rpCR7l50kpLbb2q0D5IjV89HWrDIOEdqXDCzBtsnAxY1Y",
+	"6oeo04DTt1CWd02AwlLqSYmVWoISgtT0FDK0DDsPUI/1RcbMlyYDyKoU9bZ+N2NGkjajBFE6sh4BInMI",
+	"YyjQPYytfG6xNid/6526X3PH7qbo6Mr63Z45fub0BeQ/+nxWxpaK2t7WcMrgtupjhXLe3clrUdQBUhDN",
+	"fZs/08N8RNP5oD3weyGaqWIkE0ItitgO6wERuZI8ZiTcpmO+fbUDJCDPkq22DUPc+vJnMSIMRtyOxHj6",
+	"aAf3lwl/fDzLt8ZhWjFMLstO09JQTLd1r198BKTXnMI58zKVw56gGTpsxyxroHrS5wPNDJtFEHvXAlEu",
+	"gFk802c41jwFQZ4AeRZZhyQ1w30ABaLut4hsSC4B9h0zMU4YmQwFyVjE+BWbjai07ZhKUQtHhn2j21pN",
+	"REMqNgYnawPhZW0buRqiwmS8c3MLxQdc0cTGkfp503UbT8Azv5xG0Ti+tqDRX8XEnxO0A4CUznLqRbj6",
+	"DZr06AVNHkmZawFDb8MIPOJ2dfRJtp5L206eXELry9uaKeflfeyh3i2a21uRqmECZQVjrkgu6cDveh8e",
+	"L/pwv1wHBuVCV42laOFQ/73ge6h7Jr09QaiUzBYHhxgCfyL4wTUjKWqTFx8W1Xrmv8U44BJBCRYEBZuW",
+	"SjGCC04xBgXg1UyFcu/6bTj+Mv/9sRXkpLE0mNgZGsfSitz6zmZ9GjFi4mSwB3+diiRNTVH8IEbELQcg",
+	"GhYvF/+PU6wjM6FJwhQC19hw85mEyTbA0xXoreIS5OMUJPDYXEbTjhpmIh8Mwboi+sauAr+Ifp9lMsCa",
+	"e7qXD/sg/bLPBh1PZICYeHSw92H/qEnOQJ2QJDw5Pjs3MIku1/8cCuzMCqlhk3TTKdn9/NkWtaHRZSom",
+	"CdOXHn5E1yTUzsMYGi+qpk1oasKQAFcvgHlj3AypYSkiG3BShxNketFj4ynZaRHzDYbtmAghJ+1j6BVE",
+	"zPiBP17MD/zGUasw5aFmIo2apGvdFL4xCxUujFbaMSH0AXlug+kD8qzloIT0bdwFPANpQJaBqSqaKXsA",
+	"rGfC6Eq154XCxrVqpWhSb5Jwb6dFXonUd4rMK0H9vqV2HSIFiYVeJzMFv1VKMjExx4Mmie9c5kx2VrlZ",
+	"ID5qwK9YSvIx6Fwm7M1MQ/T1QbXLhWDCyiJs9UQ8NThINhYNnhfLG5NazCWkcrgas9J6wA3mkt4bqeho",
+	"jBkOQmtzUFpRs24YpBZtcwXhWGyilwSqK5ohNn2b4pn9MHQjOlM0jfUALGUxSFuyZHEMir/cePyHsmi4",
+	"BhwN5lAObeuQmEUJZFgL2EGaOMwMw/szWYQnGmBRmhJGs4SzzAH/w1HisoAYBbca5HHUYW28LZjCGYUQ",
+	"OdsHRKFheB7joPzPacGmoMG+IXVzivACXgSxng4vGtewoKrFFhwahaHsNQpupgJDI5CN8WWBEFMcr868",
+	"hRhNKLJNlh+8NWZh+1g5EZMR2d7Kcx5vLcx0LI/8fco/E8kikcYywAhDA6DmzleTnLJPmmSBBVxiKIga",
+	"akpH+mziSJFI1tmMc3uWV87Dh7VqNX6+GVhVeU72dPNUXwY+ogmyObloOUI5pLvPX/w9JD+RIftMfn3b",
+	"3W+c/drdff5C3wEDXOfuIwLTNfFpRidAf2whiks29VFnZyyFGAG3xoI5ArLugpkp6HWjjf6ff73Y+3KT",
+	"1SuWwI/HfLFH9L+zRkQl00tDr1/MOToXkGWEql0Gj+dxUBAULTYs8NEsXbqChm7d6WrcaPjlM7dk7O7s",
+	"Xz945V2Tr38tbrQU4dVOUDA7E8S7+CIVW1W6SXOLsOqeBbMX7dmukQCUCzP+QdpxoIzkQo5jFokYJDeM",
+	"Sp5nzQnvZRSEEzQ2lOCmTRAzlRa3GoJZr91c6V3phZt7tRMUWH0/bf/5196zL3+/0SWGPZgNqJZ2dkVk",
+	"NSXPdht6ufwdspVt7j+kw+fxyJbXief45z/nVZ5uoQzETTQmOmthWFKbwoW2Qv0FvoZY49crV1rSm8WG",
+	"r4FCQ7C+lPHUQHthxwYFpTFDY8uQJbGvkZlAoRHURUpFyuqVnlTpSZWeVOlJa+hJaEKs1KRKTarUpEpN",
+	"qtSkSk2q1KRvTE1CFr9xLQnVn+uUJFPR6HotaVZDMh+29eIuUJYKv+72X+7fR/GXbfwuBCWiN9XCAc8w",
+	"wEvaspfhweGbw/PDUoOAskRTW0AK38S2pBE+sdKT68yUvsgYlSJFSKkQFKKw0scqfazSxyp9bB197NTQ",
+	"x0ohqxSySiGrFLJKIasUskoh+7YUMsPjN66RGZVpuUrmo+vfKTbQa6iKC6z0q0q/qvSrx6dfedHiVXRg",
+	"pWVVWlalZVVaVqVlVVrWN6dlzXP6DepaC5So9TSuWExSrI+6XOmq9JpKr6n0mkqvWVOvOShISqXaVKpN",
+	"pdpUqk2l2lSqTaXafIuqTcHsH0i7KRSW9RSc6xKiKuWmUm4q5aZSbtZUbqpUpUqxqRSbSrGpFJtKsakU",
+	"m29Ysdl4wtK8krKeQnNt8lKl0VQaTaXRVBrNmhpNlexTqTSVSlOpNJVKU6k0lUrzLas0m0/5WaCnrKfU",
+	"SDPPSqOpNJpKo6k0mjtpNGeofFTqTKXOVOpMpc5U6kylzlTqzLenzmg2/0C6jD6r6ykyV5xNKudMpcpU",
+	"qkylytyDKvMByUmlzFTKTKXMVMpMpcxUykylzHyLygwy+gdSZ1BJWa7QfBK9ph5uwtQqXaZLenlyST6J",
+	"HunzlMshi0ktRC0jJKFrAXGvQ5SOQzLRci3XCkCexKAUDAQRaT2w7F/qn1Il22QskkRrJJrJVvhqle5U",
+	"6U6V7rRad3otevuOclVqU6U2VWpTpTZValOlNlVq0zejNvk8foMaU0kLWq4smf1oKiarELZKd6l0l0p3",
+	"uaXuYlbjXBOSSnWpVJdKdalUl0p1qVSXSnX5ZlQXj8VvUHPxVZJlisuXL/9fAAAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

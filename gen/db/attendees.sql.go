@@ -51,16 +51,27 @@ const countAttendees = `-- name: CountAttendees :one
 SELECT count(*) FROM attendees
 WHERE account_id = $1 AND ($2::uuid IS NULL OR event_id = $2)
   AND ($3::text IS NULL OR email_normalized = lower(btrim($3::text)))
+  AND ($4::text IS NULL
+       OR lower((first_name || ' ' || last_name || ' ' || email) COLLATE "und-x-icu") LIKE $4::text)
 `
 
 type CountAttendeesParams struct {
 	AccountID uuid.UUID
 	EventID   *uuid.UUID
 	Email     *string
+	Pattern   *string
 }
 
+// CountAttendees counts what ListAttendees and SearchAttendees list: with @pattern, the
+// attendees whose "first last email" matches it (compared lower-cased, as
+// attendees_search_trgm_idx indexes it).
 func (q *Queries) CountAttendees(ctx context.Context, arg CountAttendeesParams) (int64, error) {
-	row := q.db.QueryRow(ctx, countAttendees, arg.AccountID, arg.EventID, arg.Email)
+	row := q.db.QueryRow(ctx, countAttendees,
+		arg.AccountID,
+		arg.EventID,
+		arg.Email,
+		arg.Pattern,
+	)
 	var count int64
 	err := row.Scan(&count)
 	return count, err
@@ -316,6 +327,8 @@ type ListAttendeesParams struct {
 
 // ListAttendees is a page of the account's attendees, of one event and with one email
 // (compared trimmed and lower-cased) when those are set.
+// ListAttendees is a page of the account's attendees, of one event and of one email, each
+// when set. Its ORDER BY is the list's default (see ListEvents).
 func (q *Queries) ListAttendees(ctx context.Context, arg ListAttendeesParams) ([]Attendee, error) {
 	rows, err := q.db.Query(ctx, listAttendees,
 		arg.AccountID,
@@ -386,6 +399,82 @@ func (q *Queries) LockEventForAttendees(ctx context.Context, arg LockEventForAtt
 	var id uuid.UUID
 	err := row.Scan(&id)
 	return id, err
+}
+
+const searchAttendees = `-- name: SearchAttendees :many
+WITH matches AS MATERIALIZED (
+    SELECT id, account_id, event_id, first_name, last_name, email, email_normalized, metadata, created_at, updated_at FROM attendees
+    WHERE account_id = $3 AND ($4::uuid IS NULL OR event_id = $4)
+      AND ($5::text IS NULL OR email_normalized = lower(btrim($5::text)))
+      AND lower((first_name || ' ' || last_name || ' ' || email) COLLATE "und-x-icu") LIKE $6::text)
+SELECT id, account_id, event_id, first_name, last_name, email, email_normalized, metadata, created_at, updated_at FROM matches
+ORDER BY created_at DESC, id DESC
+LIMIT $2 OFFSET $1
+`
+
+type SearchAttendeesParams struct {
+	PageOffset int32
+	PageSize   int32
+	AccountID  uuid.UUID
+	EventID    *uuid.UUID
+	Email      *string
+	Pattern    string
+}
+
+type SearchAttendeesRow struct {
+	ID              uuid.UUID
+	AccountID       uuid.UUID
+	EventID         uuid.UUID
+	FirstName       string
+	LastName        string
+	Email           string
+	EmailNormalized *string
+	Metadata        []byte
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
+}
+
+// SearchAttendees is ListAttendees with a search (@pattern set): the matches are found first,
+// by attendees_search_trgm_idx, and then sorted. PostgreSQL cannot estimate how many rows a
+// "contains" pattern matches, and might otherwise walk the account's rows in the order asked,
+// testing each, on the guess that a page of matches comes soon: for a rare name, the whole
+// account (MATERIALIZED keeps the matches a set of their own).
+func (q *Queries) SearchAttendees(ctx context.Context, arg SearchAttendeesParams) ([]SearchAttendeesRow, error) {
+	rows, err := q.db.Query(ctx, searchAttendees,
+		arg.PageOffset,
+		arg.PageSize,
+		arg.AccountID,
+		arg.EventID,
+		arg.Email,
+		arg.Pattern,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []SearchAttendeesRow
+	for rows.Next() {
+		var i SearchAttendeesRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.AccountID,
+			&i.EventID,
+			&i.FirstName,
+			&i.LastName,
+			&i.Email,
+			&i.EmailNormalized,
+			&i.Metadata,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const updateAttendee = `-- name: UpdateAttendee :one

@@ -70,10 +70,16 @@ func (q *Queries) BadgeRecipients(ctx context.Context, arg BadgeRecipientsParams
 
 const countActiveBadges = `-- name: CountActiveBadges :one
 SELECT count(*) FROM badges WHERE account_id = $1 AND status = 'active'
+  AND ($2::text IS NULL OR lower(name COLLATE "und-x-icu") LIKE $2::text)
 `
 
-func (q *Queries) CountActiveBadges(ctx context.Context, accountID uuid.UUID) (int64, error) {
-	row := q.db.QueryRow(ctx, countActiveBadges, accountID)
+type CountActiveBadgesParams struct {
+	AccountID uuid.UUID
+	Pattern   *string
+}
+
+func (q *Queries) CountActiveBadges(ctx context.Context, arg CountActiveBadgesParams) (int64, error) {
+	row := q.db.QueryRow(ctx, countActiveBadges, arg.AccountID, arg.Pattern)
 	var count int64
 	err := row.Scan(&count)
 	return count, err
@@ -451,12 +457,14 @@ func (q *Queries) InsertBadgeAssertions(ctx context.Context, arg InsertBadgeAsse
 const listActiveBadges = `-- name: ListActiveBadges :many
 SELECT b.id, b.account_id, b.name, b.description, b.criteria_narrative, b.criteria_url, b.image, b.tags, b.validity_days, b.status, b.retired_at, b.created_at, b.updated_at, (SELECT count(*) FROM badge_assertions a WHERE a.badge_id = b.id)::integer AS issued_count
 FROM badges b WHERE b.account_id = $1 AND b.status = 'active'
+  AND ($2::text IS NULL OR lower(b.name COLLATE "und-x-icu") LIKE $2::text)
 ORDER BY b.created_at DESC, b.id DESC
-LIMIT $3 OFFSET $2
+LIMIT $4 OFFSET $3
 `
 
 type ListActiveBadgesParams struct {
 	AccountID  uuid.UUID
+	Pattern    *string
 	PageOffset int32
 	PageSize   int32
 }
@@ -466,8 +474,14 @@ type ListActiveBadgesRow struct {
 	IssuedCount int32
 }
 
+// ListActiveBadges is a page of the account's active badges, searched by name as ListEvents.
 func (q *Queries) ListActiveBadges(ctx context.Context, arg ListActiveBadgesParams) ([]ListActiveBadgesRow, error) {
-	rows, err := q.db.Query(ctx, listActiveBadges, arg.AccountID, arg.PageOffset, arg.PageSize)
+	rows, err := q.db.Query(ctx, listActiveBadges,
+		arg.AccountID,
+		arg.Pattern,
+		arg.PageOffset,
+		arg.PageSize,
+	)
 	if err != nil {
 		return nil, err
 	}

@@ -12,27 +12,46 @@ import (
 	"github.com/google/uuid"
 )
 
-const countEventCertificates = `-- name: CountEventCertificates :one
-SELECT count(*) FROM certificates WHERE account_id = $1 AND event_id = $2
-  AND ($3::text IS NULL OR CASE $3::text
-        WHEN 'valid' THEN status = 'issued' AND (expires_at IS NULL OR expires_at > $4::timestamptz)
-        WHEN 'expired' THEN status = 'expired' OR (status = 'issued' AND expires_at <= $4::timestamptz)
-        ELSE status = $3::text END)
+const countCertificates = `-- name: CountCertificates :one
+SELECT count(*) FROM certificates
+WHERE account_id = $1
+  AND ($2::uuid IS NULL OR event_id = $2)
+  AND ($3::uuid IS NULL OR attendee_id = $3)
+  AND ($4::uuid IS NULL OR template_id = $4)
+  AND ($5::text IS NULL OR CASE $5::text
+        WHEN 'valid' THEN status = 'issued' AND (expires_at IS NULL OR expires_at > $6::timestamptz)
+        WHEN 'expired' THEN status = 'expired' OR (status = 'issued' AND expires_at <= $6::timestamptz)
+        ELSE status = $5::text END)
+  AND ($7::timestamptz IS NULL OR issued_at >= $7::timestamptz)
+  AND ($8::timestamptz IS NULL OR issued_at < $8::timestamptz)
+  AND ($9::text IS NULL
+       OR lower((certificate_number || ' ' || verification_code || ' ' || recipient_first_name || ' '
+                || recipient_last_name || ' ' || recipient_email) COLLATE "und-x-icu") LIKE $9::text)
 `
 
-type CountEventCertificatesParams struct {
-	AccountID uuid.UUID
-	EventID   uuid.UUID
-	Status    *string
-	Now       time.Time
+type CountCertificatesParams struct {
+	AccountID    uuid.UUID
+	EventID      *uuid.UUID
+	AttendeeID   *uuid.UUID
+	TemplateID   *uuid.UUID
+	Status       *string
+	Now          time.Time
+	IssuedFrom   *time.Time
+	IssuedBefore *time.Time
+	Pattern      *string
 }
 
-func (q *Queries) CountEventCertificates(ctx context.Context, arg CountEventCertificatesParams) (int64, error) {
-	row := q.db.QueryRow(ctx, countEventCertificates,
+func (q *Queries) CountCertificates(ctx context.Context, arg CountCertificatesParams) (int64, error) {
+	row := q.db.QueryRow(ctx, countCertificates,
 		arg.AccountID,
 		arg.EventID,
+		arg.AttendeeID,
+		arg.TemplateID,
 		arg.Status,
 		arg.Now,
+		arg.IssuedFrom,
+		arg.IssuedBefore,
+		arg.Pattern,
 	)
 	var count int64
 	err := row.Scan(&count)
@@ -231,29 +250,39 @@ func (q *Queries) InsertOutboxEvents(ctx context.Context, arg InsertOutboxEvents
 	return err
 }
 
-const listEventCertificates = `-- name: ListEventCertificates :many
+const listCertificates = `-- name: ListCertificates :many
 SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status,
        recipient_first_name, recipient_last_name, recipient_email, issued_at, expires_at, revoked_at,
        revocation_reason, revocation_reason_code, created_at, updated_at
-FROM certificates WHERE account_id = $1 AND event_id = $2
-  AND ($3::text IS NULL OR CASE $3::text
-        WHEN 'valid' THEN status = 'issued' AND (expires_at IS NULL OR expires_at > $4::timestamptz)
-        WHEN 'expired' THEN status = 'expired' OR (status = 'issued' AND expires_at <= $4::timestamptz)
-        ELSE status = $3::text END)
+FROM certificates
+WHERE account_id = $1
+  AND ($2::uuid IS NULL OR event_id = $2)
+  AND ($3::uuid IS NULL OR attendee_id = $3)
+  AND ($4::uuid IS NULL OR template_id = $4)
+  AND ($5::text IS NULL OR CASE $5::text
+        WHEN 'valid' THEN status = 'issued' AND (expires_at IS NULL OR expires_at > $6::timestamptz)
+        WHEN 'expired' THEN status = 'expired' OR (status = 'issued' AND expires_at <= $6::timestamptz)
+        ELSE status = $5::text END)
+  AND ($7::timestamptz IS NULL OR issued_at >= $7::timestamptz)
+  AND ($8::timestamptz IS NULL OR issued_at < $8::timestamptz)
 ORDER BY created_at DESC, id DESC
-LIMIT $6 OFFSET $5
+LIMIT $10 OFFSET $9
 `
 
-type ListEventCertificatesParams struct {
-	AccountID  uuid.UUID
-	EventID    uuid.UUID
-	Status     *string
-	Now        time.Time
-	PageOffset int32
-	PageSize   int32
+type ListCertificatesParams struct {
+	AccountID    uuid.UUID
+	EventID      *uuid.UUID
+	AttendeeID   *uuid.UUID
+	TemplateID   *uuid.UUID
+	Status       *string
+	Now          time.Time
+	IssuedFrom   *time.Time
+	IssuedBefore *time.Time
+	PageOffset   int32
+	PageSize     int32
 }
 
-type ListEventCertificatesRow struct {
+type ListCertificatesRow struct {
 	ID                   uuid.UUID
 	AccountID            uuid.UUID
 	EventID              uuid.UUID
@@ -274,16 +303,24 @@ type ListEventCertificatesRow struct {
 	UpdatedAt            time.Time
 }
 
-// ListEventCertificates is a page of an event's certificates as the API shows them (without
-// their snapshots, like GetCertificateRecord), of one status as the API names it when status
-// is set: valid (issued, not past its expiry at now), expired (marked so, or issued and past
-// its expiry), revoked or draft.
-func (q *Queries) ListEventCertificates(ctx context.Context, arg ListEventCertificatesParams) ([]ListEventCertificatesRow, error) {
-	rows, err := q.db.Query(ctx, listEventCertificates,
+// ListCertificates is a page of the account's certificates as the API shows them (without
+// their snapshots, like GetCertificateRecord), with the filters that are set: an event, an
+// attendee, a template; a status as the API names it, at now: valid (issued, not past its
+// expiry), expired (marked so, or issued and past its expiry), revoked or draft; issued at
+// or after issued_from and before issued_before. Its ORDER BY is the list's default (see
+// ListEvents). CountCertificates counts them, and with @pattern those whose "number code
+// first last email" matches it (compared lower-cased, as certificates_search_trgm_idx
+// indexes it), as SearchCertificates lists them.
+func (q *Queries) ListCertificates(ctx context.Context, arg ListCertificatesParams) ([]ListCertificatesRow, error) {
+	rows, err := q.db.Query(ctx, listCertificates,
 		arg.AccountID,
 		arg.EventID,
+		arg.AttendeeID,
+		arg.TemplateID,
 		arg.Status,
 		arg.Now,
+		arg.IssuedFrom,
+		arg.IssuedBefore,
 		arg.PageOffset,
 		arg.PageSize,
 	)
@@ -291,9 +328,9 @@ func (q *Queries) ListEventCertificates(ctx context.Context, arg ListEventCertif
 		return nil, err
 	}
 	defer rows.Close()
-	var items []ListEventCertificatesRow
+	var items []ListCertificatesRow
 	for rows.Next() {
-		var i ListEventCertificatesRow
+		var i ListCertificatesRow
 		if err := rows.Scan(
 			&i.ID,
 			&i.AccountID,
@@ -708,6 +745,117 @@ func (q *Queries) RevokeCertificate(ctx context.Context, arg RevokeCertificatePa
 		&i.SnapshotEventLocation,
 	)
 	return i, err
+}
+
+const searchCertificates = `-- name: SearchCertificates :many
+WITH matches AS MATERIALIZED (
+    SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status,
+           recipient_first_name, recipient_last_name, recipient_email, issued_at, expires_at, revoked_at,
+           revocation_reason, revocation_reason_code, created_at, updated_at
+    FROM certificates
+    WHERE account_id = $3
+      AND ($4::uuid IS NULL OR event_id = $4)
+      AND ($5::uuid IS NULL OR attendee_id = $5)
+      AND ($6::uuid IS NULL OR template_id = $6)
+      AND ($7::text IS NULL OR CASE $7::text
+            WHEN 'valid' THEN status = 'issued' AND (expires_at IS NULL OR expires_at > $8::timestamptz)
+            WHEN 'expired' THEN status = 'expired' OR (status = 'issued' AND expires_at <= $8::timestamptz)
+            ELSE status = $7::text END)
+      AND ($9::timestamptz IS NULL OR issued_at >= $9::timestamptz)
+      AND ($10::timestamptz IS NULL OR issued_at < $10::timestamptz)
+      AND lower((certificate_number || ' ' || verification_code || ' ' || recipient_first_name || ' '
+               || recipient_last_name || ' ' || recipient_email) COLLATE "und-x-icu") LIKE $11::text)
+SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, created_at, updated_at FROM matches
+ORDER BY created_at DESC, id DESC
+LIMIT $2 OFFSET $1
+`
+
+type SearchCertificatesParams struct {
+	PageOffset   int32
+	PageSize     int32
+	AccountID    uuid.UUID
+	EventID      *uuid.UUID
+	AttendeeID   *uuid.UUID
+	TemplateID   *uuid.UUID
+	Status       *string
+	Now          time.Time
+	IssuedFrom   *time.Time
+	IssuedBefore *time.Time
+	Pattern      string
+}
+
+type SearchCertificatesRow struct {
+	ID                   uuid.UUID
+	AccountID            uuid.UUID
+	EventID              uuid.UUID
+	AttendeeID           uuid.UUID
+	TemplateID           uuid.UUID
+	CertificateNumber    string
+	VerificationCode     string
+	Status               string
+	RecipientFirstName   string
+	RecipientLastName    string
+	RecipientEmail       string
+	IssuedAt             *time.Time
+	ExpiresAt            *time.Time
+	RevokedAt            *time.Time
+	RevocationReason     *string
+	RevocationReasonCode *string
+	CreatedAt            time.Time
+	UpdatedAt            time.Time
+}
+
+// SearchCertificates is ListCertificates with a search (@pattern set): the matches are found
+// first, by certificates_search_trgm_idx, and then sorted (see SearchAttendees).
+func (q *Queries) SearchCertificates(ctx context.Context, arg SearchCertificatesParams) ([]SearchCertificatesRow, error) {
+	rows, err := q.db.Query(ctx, searchCertificates,
+		arg.PageOffset,
+		arg.PageSize,
+		arg.AccountID,
+		arg.EventID,
+		arg.AttendeeID,
+		arg.TemplateID,
+		arg.Status,
+		arg.Now,
+		arg.IssuedFrom,
+		arg.IssuedBefore,
+		arg.Pattern,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []SearchCertificatesRow
+	for rows.Next() {
+		var i SearchCertificatesRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.AccountID,
+			&i.EventID,
+			&i.AttendeeID,
+			&i.TemplateID,
+			&i.CertificateNumber,
+			&i.VerificationCode,
+			&i.Status,
+			&i.RecipientFirstName,
+			&i.RecipientLastName,
+			&i.RecipientEmail,
+			&i.IssuedAt,
+			&i.ExpiresAt,
+			&i.RevokedAt,
+			&i.RevocationReason,
+			&i.RevocationReasonCode,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const setRecipientToken = `-- name: SetRecipientToken :exec

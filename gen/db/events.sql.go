@@ -14,10 +14,16 @@ import (
 
 const countEvents = `-- name: CountEvents :one
 SELECT count(*) FROM events WHERE account_id = $1
+  AND ($2::text IS NULL OR lower(name COLLATE "und-x-icu") LIKE $2::text)
 `
 
-func (q *Queries) CountEvents(ctx context.Context, accountID uuid.UUID) (int64, error) {
-	row := q.db.QueryRow(ctx, countEvents, accountID)
+type CountEventsParams struct {
+	AccountID uuid.UUID
+	Pattern   *string
+}
+
+func (q *Queries) CountEvents(ctx context.Context, arg CountEventsParams) (int64, error) {
+	row := q.db.QueryRow(ctx, countEvents, arg.AccountID, arg.Pattern)
 	var count int64
 	err := row.Scan(&count)
 	return count, err
@@ -154,18 +160,28 @@ func (q *Queries) GetEvent(ctx context.Context, arg GetEventParams) (Event, erro
 
 const listEvents = `-- name: ListEvents :many
 SELECT id, account_id, name, description, event_date, location, template_id, certificate_validity_days, registration_enabled, registration_opens_at, registration_closes_at, registration_capacity, registration_message, created_at, updated_at FROM events WHERE account_id = $1
+  AND ($2::text IS NULL OR lower(name COLLATE "und-x-icu") LIKE $2::text)
 ORDER BY created_at DESC, id DESC
-LIMIT $3 OFFSET $2
+LIMIT $4 OFFSET $3
 `
 
 type ListEventsParams struct {
 	AccountID  uuid.UUID
+	Pattern    *string
 	PageOffset int32
 	PageSize   int32
 }
 
+// ListEvents is a page of the account's events, those whose name matches @pattern (a LIKE
+// pattern, compared lower-cased as events_name_trgm_idx indexes it) when it is set. Its ORDER
+// BY is the list's default; the store puts the order asked in its place (store/lists.go).
 func (q *Queries) ListEvents(ctx context.Context, arg ListEventsParams) ([]Event, error) {
-	rows, err := q.db.Query(ctx, listEvents, arg.AccountID, arg.PageOffset, arg.PageSize)
+	rows, err := q.db.Query(ctx, listEvents,
+		arg.AccountID,
+		arg.Pattern,
+		arg.PageOffset,
+		arg.PageSize,
+	)
 	if err != nil {
 		return nil, err
 	}

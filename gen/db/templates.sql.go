@@ -15,15 +15,17 @@ import (
 const countTemplates = `-- name: CountTemplates :one
 SELECT count(*) FROM templates
 WHERE account_id = $1 AND ($2::boolean IS NULL OR active = $2)
+  AND ($3::text IS NULL OR lower(name COLLATE "und-x-icu") LIKE $3::text)
 `
 
 type CountTemplatesParams struct {
 	AccountID *uuid.UUID
 	Active    *bool
+	Pattern   *string
 }
 
 func (q *Queries) CountTemplates(ctx context.Context, arg CountTemplatesParams) (int64, error) {
-	row := q.db.QueryRow(ctx, countTemplates, arg.AccountID, arg.Active)
+	row := q.db.QueryRow(ctx, countTemplates, arg.AccountID, arg.Active, arg.Pattern)
 	var count int64
 	err := row.Scan(&count)
 	return count, err
@@ -156,21 +158,25 @@ func (q *Queries) ListSystemTemplates(ctx context.Context) ([]Template, error) {
 const listTemplates = `-- name: ListTemplates :many
 SELECT id, account_id, name, description, active, page_size, orientation, layout, created_at, updated_at FROM templates
 WHERE account_id = $1 AND ($2::boolean IS NULL OR active = $2)
+  AND ($3::text IS NULL OR lower(name COLLATE "und-x-icu") LIKE $3::text)
 ORDER BY created_at DESC, id DESC
-LIMIT $4 OFFSET $3
+LIMIT $5 OFFSET $4
 `
 
 type ListTemplatesParams struct {
 	AccountID  *uuid.UUID
 	Active     *bool
+	Pattern    *string
 	PageOffset int32
 	PageSize   int32
 }
 
+// ListTemplates is a page of the account's templates, searched by name as ListEvents.
 func (q *Queries) ListTemplates(ctx context.Context, arg ListTemplatesParams) ([]Template, error) {
 	rows, err := q.db.Query(ctx, listTemplates,
 		arg.AccountID,
 		arg.Active,
+		arg.Pattern,
 		arg.PageOffset,
 		arg.PageSize,
 	)

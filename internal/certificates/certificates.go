@@ -55,13 +55,19 @@ func (s *Service) GetWithSnapshot(ctx context.Context, accountID, id uuid.UUID) 
 	return c, noSuchCertificate(err)
 }
 
-// ListOfEvent returns a page of an event's certificates, only those of status (valid, expired,
-// revoked or draft, as the API names them) when it is set; another account's event is 404.
-func (s *Service) ListOfEvent(ctx context.Context, accountID, eventID uuid.UUID, status *string, p domain.Page) ([]domain.Certificate, int, error) {
+// List returns a page of the account's certificates that f lets through, with their total.
+func (s *Service) List(ctx context.Context, accountID uuid.UUID, f domain.CertificateFilter, p domain.Page) ([]domain.Certificate, int, error) {
+	return s.store.ListCertificates(ctx, accountID, f, p, s.now())
+}
+
+// ListOfEvent returns a page of an event's certificates that f lets through (its EventID is
+// the event); another account's event is 404.
+func (s *Service) ListOfEvent(ctx context.Context, accountID, eventID uuid.UUID, f domain.CertificateFilter, p domain.Page) ([]domain.Certificate, int, error) {
 	if err := events.Require(ctx, s.store, accountID, eventID); err != nil {
 		return nil, 0, err
 	}
-	return s.store.ListEventCertificates(ctx, accountID, eventID, status, p, s.now())
+	f.EventID = &eventID
+	return s.store.ListCertificates(ctx, accountID, f, p, s.now())
 }
 
 // Download renders a certificate's PDF; a draft is not issued and answers 409.

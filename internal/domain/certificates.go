@@ -66,3 +66,13 @@ func CertificateStatusAt(stored string, expiresAt *time.Time, now time.Time) Cer
 	}
 	return CertificateStatus(stored)
 }
+
+// CertificateFilter narrows a list of certificates; every filter set must hold. Status is as
+// the API names it, at the time of the list (an issued certificate past its expiry is
+// expired); IssuedFrom and IssuedBefore bound the issue time (a draft, never issued, is left
+// out by either).
+type CertificateFilter struct {
+	EventID, AttendeeID, TemplateID *uuid.UUID
+	Status                          *CertificateStatus
+	IssuedFrom, IssuedBefore        *time.Time
+}

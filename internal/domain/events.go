@@ -6,8 +6,14 @@ import (
 	"github.com/google/uuid"
 )
 
-// Page selects a page of a list: Number from 1, Size items.
-type Page struct{ Number, Size int }
+// Page selects a page of a list: Number from 1, Size items, in the order Sort names (a field
+// of the list, "-" before it for descending; empty: the list's default), of the items that
+// match the search Q when it is set (what a search matches is the list's to say).
+type Page struct {
+	Number, Size int
+	Sort         string
+	Q            *string
+}
 
 // Registration is an event's registration settings.
 type Registration struct {

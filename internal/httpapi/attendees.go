@@ -16,7 +16,7 @@ import (
 )
 
 func (s *Server) ListAttendees(ctx context.Context, req api.ListAttendeesRequestObject) (api.ListAttendeesResponseObject, error) {
-	page := pageOf(req.Params.Page, req.Params.PageSize)
+	page := pageOf(req.Params.Page, req.Params.PageSize, req.Params.Sort, req.Params.Q)
 	f := domain.AttendeeFilter{EventID: req.Params.EventId}
 	if e := req.Params.Email; e != nil {
 		v := string(*e)
@@ -30,7 +30,7 @@ func (s *Server) ListAttendees(ctx context.Context, req api.ListAttendeesRequest
 }
 
 func (s *Server) ListEventAttendees(ctx context.Context, req api.ListEventAttendeesRequestObject) (api.ListEventAttendeesResponseObject, error) {
-	page := pageOf(req.Params.Page, req.Params.PageSize)
+	page := pageOf(req.Params.Page, req.Params.PageSize, req.Params.Sort, req.Params.Q)
 	list, total, err := s.attendees.ListOfEvent(ctx, principal(ctx).AccountID, req.Id, page)
 	if err != nil {
 		return nil, err

@@ -11,7 +11,7 @@ import (
 )
 
 func (s *Server) ListBadges(ctx context.Context, req api.ListBadgesRequestObject) (api.ListBadgesResponseObject, error) {
-	page := pageOf(req.Params.Page, req.Params.PageSize)
+	page := pageOf(req.Params.Page, req.Params.PageSize, req.Params.Sort, req.Params.Q)
 	list, total, err := s.badges.List(ctx, principal(ctx).AccountID, page)
 	if err != nil {
 		return nil, err
@@ -61,7 +61,7 @@ func (s *Server) IssueBadge(ctx context.Context, req api.IssueBadgeRequestObject
 }
 
 func (s *Server) ListBadgeAssertions(ctx context.Context, req api.ListBadgeAssertionsRequestObject) (api.ListBadgeAssertionsResponseObject, error) {
-	page := pageOf(req.Params.Page, req.Params.PageSize)
+	page := pageOf(req.Params.Page, req.Params.PageSize, req.Params.Sort, nil)
 	list, total, err := s.badges.Assertions(ctx, principal(ctx).AccountID, req.Id, page)
 	if err != nil {
 		return nil, err

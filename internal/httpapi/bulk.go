@@ -51,7 +51,7 @@ func (s *Server) GetBulkGenerationJob(ctx context.Context, req api.GetBulkGenera
 }
 
 func (s *Server) ListBulkGenerationJobs(ctx context.Context, req api.ListBulkGenerationJobsRequestObject) (api.ListBulkGenerationJobsResponseObject, error) {
-	page := pageOf(req.Params.Page, req.Params.PageSize)
+	page := pageOf(req.Params.Page, req.Params.PageSize, req.Params.Sort, nil)
 	list, total, err := s.bulk.Jobs(ctx, principal(ctx).AccountID, req.Id, page)
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bytes"
 	"context"
+	"time"
 
 	openapi_types "github.com/oapi-codegen/runtime/types"
 
@@ -30,17 +31,34 @@ func (s *Server) GetCertificate(ctx context.Context, req api.GetCertificateReque
 }
 
 func (s *Server) ListEventCertificates(ctx context.Context, req api.ListEventCertificatesRequestObject) (api.ListEventCertificatesResponseObject, error) {
-	page := pageOf(req.Params.Page, req.Params.PageSize)
-	var status *string
-	if st := req.Params.Status; st != nil {
-		v := string(*st)
-		status = &v
-	}
-	list, total, err := s.certificates.ListOfEvent(ctx, principal(ctx).AccountID, req.Id, status, page)
+	page := pageOf(req.Params.Page, req.Params.PageSize, req.Params.Sort, req.Params.Q)
+	f := domain.CertificateFilter{Status: (*domain.CertificateStatus)(req.Params.Status)}
+	list, total, err := s.certificates.ListOfEvent(ctx, principal(ctx).AccountID, req.Id, f, page)
 	if err != nil {
 		return nil, err
 	}
 	return api.ListEventCertificates200JSONResponse{Body: api.CertificatePage{Data: convertAll(list, s.certificate), Meta: pageMeta(page, total)}}, nil
+}
+
+func (s *Server) ListCertificates(ctx context.Context, req api.ListCertificatesRequestObject) (api.ListCertificatesResponseObject, error) {
+	q := req.Params
+	page := pageOf(q.Page, q.PageSize, q.Sort, q.Q)
+	f := domain.CertificateFilter{EventID: q.EventId, AttendeeID: q.AttendeeId, TemplateID: q.TemplateId,
+		Status: (*domain.CertificateStatus)(q.Status), IssuedFrom: dayStart(q.IssuedFrom, 0), IssuedBefore: dayStart(q.IssuedTo, 1)}
+	list, total, err := s.certificates.List(ctx, principal(ctx).AccountID, f, page)
+	if err != nil {
+		return nil, err
+	}
+	return api.ListCertificates200JSONResponse{Body: api.CertificatePage{Data: convertAll(list, s.certificate), Meta: pageMeta(page, total)}}, nil
+}
+
+// dayStart is the start (UTC) of the day d names, plus days days; nil when d is.
+func dayStart(d *openapi_types.Date, days int) *time.Time {
+	if d == nil {
+		return nil
+	}
+	t := time.Date(d.Year(), d.Month(), d.Day()+days, 0, 0, 0, 0, time.UTC)
+	return &t
 }
 
 func (s *Server) GetCredits(ctx context.Context, _ api.GetCreditsRequestObject) (api.GetCreditsResponseObject, error) {

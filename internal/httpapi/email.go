@@ -10,7 +10,7 @@ import (
 )
 
 func (s *Server) ListEmailDeliveries(ctx context.Context, req api.ListEmailDeliveriesRequestObject) (api.ListEmailDeliveriesResponseObject, error) {
-	page := pageOf(req.Params.Page, req.Params.PageSize)
+	page := pageOf(req.Params.Page, req.Params.PageSize, req.Params.Sort, nil)
 	f := domain.EmailFilter{EventID: req.Params.EventId, CertificateID: req.Params.CertificateId}
 	if req.Params.Status != nil {
 		st := domain.EmailDeliveryStatus(*req.Params.Status)

@@ -9,7 +9,7 @@ import (
 )
 
 func (s *Server) ListEvents(ctx context.Context, req api.ListEventsRequestObject) (api.ListEventsResponseObject, error) {
-	page := pageOf(req.Params.Page, req.Params.PageSize)
+	page := pageOf(req.Params.Page, req.Params.PageSize, req.Params.Sort, req.Params.Q)
 	list, total, err := s.events.List(ctx, principal(ctx).AccountID, page)
 	if err != nil {
 		return nil, err
@@ -86,9 +86,13 @@ func registration(r domain.Registration) api.RegistrationSettings {
 		Capacity: r.Capacity, Message: r.Message}
 }
 
-// pageOf applies the contract's defaults: page 1, 20 items.
-func pageOf(page, size *int) domain.Page {
-	p := domain.Page{Number: 1, Size: 20}
+// pageOf applies the contract's defaults: page 1, 20 items, the list's default order (an
+// empty Sort), no search.
+func pageOf[S ~string](page, size *int, sort *S, q *string) domain.Page {
+	p := domain.Page{Number: 1, Size: 20, Q: q}
+	if sort != nil {
+		p.Sort = string(*sort)
+	}
 	if page != nil {
 		p.Number = *page
 	}

@@ -250,7 +250,7 @@ func TestUnknownQueryParametersAreRefusedWhereCredentialsAreNeeded(t *testing.T)
 	c := s.issue(t, "Ada", "Lovelace", nil)
 	for path, field := range map[string]string{
 		"/api/v1/events?serach=go": "query.serach",
-		"/api/v1/events/" + s.event.String() + "/certificates?status=valid&sort=-issuedAt": "query.sort",
+		"/api/v1/events/" + s.event.String() + "/certificates?status=valid&order=-issuedAt": "query.order",
 		"/api/v1/credits?verbose=1": "query.verbose",
 	} {
 		res := s.acct.Client.Get(path)

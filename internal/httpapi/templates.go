@@ -12,7 +12,7 @@ import (
 )
 
 func (s *Server) ListTemplates(ctx context.Context, req api.ListTemplatesRequestObject) (api.ListTemplatesResponseObject, error) {
-	page := pageOf(req.Params.Page, req.Params.PageSize)
+	page := pageOf(req.Params.Page, req.Params.PageSize, req.Params.Sort, req.Params.Q)
 	list, total, err := s.templates.List(ctx, principal(ctx).AccountID, req.Params.Active, page)
 	if err != nil {
 		return nil, err

@@ -25,7 +25,7 @@ func (s *Server) CreateCertificateWalletOffer(ctx context.Context, req api.Creat
 }
 
 func (s *Server) ListCertificateWalletOffers(ctx context.Context, req api.ListCertificateWalletOffersRequestObject) (api.ListCertificateWalletOffersResponseObject, error) {
-	page := pageOf(req.Params.Page, req.Params.PageSize)
+	page := pageOf(req.Params.Page, req.Params.PageSize, req.Params.Sort, nil)
 	list, total, err := s.wallet.List(ctx, wallet.Credential{AccountID: principal(ctx).AccountID, CertificateID: &req.Id}, page)
 	if err != nil {
 		return nil, err
@@ -43,7 +43,7 @@ func (s *Server) CreateBadgeAssertionWalletOffer(ctx context.Context, req api.Cr
 }
 
 func (s *Server) ListBadgeAssertionWalletOffers(ctx context.Context, req api.ListBadgeAssertionWalletOffersRequestObject) (api.ListBadgeAssertionWalletOffersResponseObject, error) {
-	page := pageOf(req.Params.Page, req.Params.PageSize)
+	page := pageOf(req.Params.Page, req.Params.PageSize, req.Params.Sort, nil)
 	c := wallet.Credential{AccountID: principal(ctx).AccountID, BadgeID: req.Id, AssertionID: &req.AssertionId}
 	list, total, err := s.wallet.List(ctx, c, page)
 	if err != nil {

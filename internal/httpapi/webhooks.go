@@ -52,7 +52,7 @@ func (s *Server) DeleteWebhook(ctx context.Context, req api.DeleteWebhookRequest
 }
 
 func (s *Server) ListWebhookDeliveries(ctx context.Context, req api.ListWebhookDeliveriesRequestObject) (api.ListWebhookDeliveriesResponseObject, error) {
-	page := pageOf(req.Params.Page, req.Params.PageSize)
+	page := pageOf(req.Params.Page, req.Params.PageSize, req.Params.Sort, nil)
 	list, total, err := s.webhooks.Deliveries(ctx, principal(ctx).AccountID, req.Id, page)
 	if err != nil {
 		return nil, err

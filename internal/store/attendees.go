@@ -30,16 +30,29 @@ func (d queries) FindAttendee(ctx context.Context, accountID, id uuid.UUID) (dom
 	return attendeeFrom(row), nil
 }
 
-// ListAttendees returns a page of the account's attendees, of one event when eventID is set,
-// newest first, and how many there are.
+// ListAttendees returns a page of the account's attendees that f lets through and that match
+// p's search, in p's order, and how many match.
 func (d queries) ListAttendees(ctx context.Context, accountID uuid.UUID, f domain.AttendeeFilter, p domain.Page) ([]domain.Attendee, int, error) {
-	rows, err := d.q.ListAttendees(ctx, db.ListAttendeesParams{AccountID: accountID, EventID: f.EventID, Email: f.Email,
-		PageSize: pageLimit(p), PageOffset: pageOffset(p)})
+	q, err := d.list(attendeeOrders, p.Sort)
+	if err != nil {
+		return nil, 0, err
+	}
+	pattern := containsPattern(p.Q)
+	var rows []db.Attendee
+	if pattern == nil {
+		rows, err = q.ListAttendees(ctx, db.ListAttendeesParams{AccountID: accountID, EventID: f.EventID, Email: f.Email,
+			PageSize: pageLimit(p), PageOffset: pageOffset(p)})
+	} else {
+		var found []db.SearchAttendeesRow
+		found, err = q.SearchAttendees(ctx, db.SearchAttendeesParams{AccountID: accountID, EventID: f.EventID, Email: f.Email,
+			Pattern: *pattern, PageSize: pageLimit(p), PageOffset: pageOffset(p)})
+		rows = convert(found, func(r db.SearchAttendeesRow) db.Attendee { return db.Attendee(r) })
+	}
 	if err != nil {
 		return nil, 0, mapError(err)
 	}
-	total, err := d.CountAttendees(ctx, accountID, f)
-	return convert(rows, attendeeFrom), total, err
+	n, err := q.CountAttendees(ctx, db.CountAttendeesParams{AccountID: accountID, EventID: f.EventID, Email: f.Email, Pattern: pattern})
+	return convert(rows, attendeeFrom), int(n), mapError(err)
 }
 
 // CountAttendees counts the account's attendees that f lets through.

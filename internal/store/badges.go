@@ -79,14 +79,19 @@ func (d queries) LockBadge(ctx context.Context, accountID, id uuid.UUID) (domain
 	return badgeFrom(r.Badge, r.IssuedCount), nil
 }
 
-// ListActiveBadges returns a page of the account's active badges, newest first, and their
-// total.
+// ListActiveBadges returns a page of the account's active badges, in p's order and matching
+// its search, and how many match.
 func (d queries) ListActiveBadges(ctx context.Context, accountID uuid.UUID, p domain.Page) ([]domain.Badge, int, error) {
-	rows, err := d.q.ListActiveBadges(ctx, db.ListActiveBadgesParams{AccountID: accountID, PageSize: pageLimit(p), PageOffset: pageOffset(p)})
+	q, err := d.list(badgeOrders, p.Sort)
+	if err != nil {
+		return nil, 0, err
+	}
+	pattern := containsPattern(p.Q)
+	rows, err := q.ListActiveBadges(ctx, db.ListActiveBadgesParams{AccountID: accountID, Pattern: pattern, PageSize: pageLimit(p), PageOffset: pageOffset(p)})
 	if err != nil {
 		return nil, 0, mapError(err)
 	}
-	total, err := d.q.CountActiveBadges(ctx, accountID)
+	total, err := q.CountActiveBadges(ctx, db.CountActiveBadgesParams{AccountID: accountID, Pattern: pattern})
 	if err != nil {
 		return nil, 0, mapError(err)
 	}
@@ -211,14 +216,18 @@ func (d queries) InsertBadgeAssertions(ctx context.Context, in BadgeIssuance, li
 	return convert(rows, badgeAssertionFrom), nil
 }
 
-// ListBadgeAssertions returns a page of a badge's assertions, newest first, and their total.
+// ListBadgeAssertions returns a page of a badge's assertions, in p's order, and their total.
 func (d queries) ListBadgeAssertions(ctx context.Context, accountID, badgeID uuid.UUID, p domain.Page) ([]domain.BadgeAssertion, int, error) {
-	rows, err := d.q.ListBadgeAssertions(ctx, db.ListBadgeAssertionsParams{AccountID: accountID, BadgeID: badgeID,
+	q, err := d.list(assertionOrders, p.Sort)
+	if err != nil {
+		return nil, 0, err
+	}
+	rows, err := q.ListBadgeAssertions(ctx, db.ListBadgeAssertionsParams{AccountID: accountID, BadgeID: badgeID,
 		PageSize: pageLimit(p), PageOffset: pageOffset(p)})
 	if err != nil {
 		return nil, 0, mapError(err)
 	}
-	total, err := d.q.CountBadgeAssertions(ctx, db.CountBadgeAssertionsParams{AccountID: accountID, BadgeID: badgeID})
+	total, err := q.CountBadgeAssertions(ctx, db.CountBadgeAssertionsParams{AccountID: accountID, BadgeID: badgeID})
 	if err != nil {
 		return nil, 0, mapError(err)
 	}

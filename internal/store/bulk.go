@@ -58,14 +58,18 @@ func (d queries) FindBulkJob(ctx context.Context, accountID, eventID, id uuid.UU
 	return bulkJobFrom(row), nil
 }
 
-// ListBulkJobs returns a page of an event's jobs, newest first, and their total.
+// ListBulkJobs returns a page of an event's jobs, in p's order, and their total.
 func (d queries) ListBulkJobs(ctx context.Context, accountID, eventID uuid.UUID, p domain.Page) ([]domain.BulkJob, int, error) {
-	rows, err := d.q.ListBulkJobs(ctx, db.ListBulkJobsParams{AccountID: accountID, EventID: eventID,
+	q, err := d.list(createdOrders, p.Sort)
+	if err != nil {
+		return nil, 0, err
+	}
+	rows, err := q.ListBulkJobs(ctx, db.ListBulkJobsParams{AccountID: accountID, EventID: eventID,
 		PageSize: pageLimit(p), PageOffset: pageOffset(p)})
 	if err != nil {
 		return nil, 0, mapError(err)
 	}
-	total, err := d.q.CountBulkJobs(ctx, db.CountBulkJobsParams{AccountID: accountID, EventID: eventID})
+	total, err := q.CountBulkJobs(ctx, db.CountBulkJobsParams{AccountID: accountID, EventID: eventID})
 	if err != nil {
 		return nil, 0, mapError(err)
 	}

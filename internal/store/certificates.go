@@ -224,20 +224,36 @@ func (d queries) LockCertificate(ctx context.Context, accountID, id uuid.UUID, n
 	return certificateFrom(row, now), nil
 }
 
-// ListEventCertificates returns a page of an event's certificates, newest first, and their
-// total, without their snapshots (as FindCertificateRecord).
-func (d queries) ListEventCertificates(ctx context.Context, accountID, eventID uuid.UUID, status *string, p domain.Page, now time.Time) ([]domain.Certificate, int, error) {
-	rows, err := d.q.ListEventCertificates(ctx, db.ListEventCertificatesParams{AccountID: accountID, EventID: eventID,
-		Status: status, Now: now, PageSize: pageLimit(p), PageOffset: pageOffset(p)})
+// ListCertificates returns a page of the account's certificates that f lets through (the
+// status as it is at now) and that match p's search, in p's order, and how many match,
+// without their snapshots (as FindCertificateRecord).
+func (d queries) ListCertificates(ctx context.Context, accountID uuid.UUID, f domain.CertificateFilter, p domain.Page, now time.Time) ([]domain.Certificate, int, error) {
+	q, err := d.list(certificateOrders, p.Sort)
+	if err != nil {
+		return nil, 0, err
+	}
+	arg := db.CountCertificatesParams{AccountID: accountID, EventID: f.EventID, AttendeeID: f.AttendeeID, TemplateID: f.TemplateID,
+		Status: (*string)(f.Status), Now: now, IssuedFrom: f.IssuedFrom, IssuedBefore: f.IssuedBefore, Pattern: containsPattern(p.Q)}
+	var rows []db.ListCertificatesRow
+	if arg.Pattern == nil {
+		rows, err = q.ListCertificates(ctx, db.ListCertificatesParams{AccountID: arg.AccountID, EventID: arg.EventID,
+			AttendeeID: arg.AttendeeID, TemplateID: arg.TemplateID, Status: arg.Status, Now: arg.Now, IssuedFrom: arg.IssuedFrom,
+			IssuedBefore: arg.IssuedBefore, PageSize: pageLimit(p), PageOffset: pageOffset(p)})
+	} else {
+		var found []db.SearchCertificatesRow
+		found, err = q.SearchCertificates(ctx, db.SearchCertificatesParams{AccountID: arg.AccountID, EventID: arg.EventID,
+			AttendeeID: arg.AttendeeID, TemplateID: arg.TemplateID, Status: arg.Status, Now: arg.Now, IssuedFrom: arg.IssuedFrom,
+			IssuedBefore: arg.IssuedBefore, Pattern: *arg.Pattern, PageSize: pageLimit(p), PageOffset: pageOffset(p)})
+		rows = convert(found, func(r db.SearchCertificatesRow) db.ListCertificatesRow { return db.ListCertificatesRow(r) })
+	}
 	if err != nil {
 		return nil, 0, mapError(err)
 	}
-	total, err := d.q.CountEventCertificates(ctx, db.CountEventCertificatesParams{AccountID: accountID, EventID: eventID,
-		Status: status, Now: now})
+	total, err := q.CountCertificates(ctx, arg)
 	if err != nil {
 		return nil, 0, mapError(err)
 	}
-	return convert(rows, func(r db.ListEventCertificatesRow) domain.Certificate {
+	return convert(rows, func(r db.ListCertificatesRow) domain.Certificate {
 		return recordFrom(db.GetCertificateRecordRow(r), now)
 	}), int(total), nil
 }

@@ -80,14 +80,18 @@ func emailDeliveryFrom(r db.EmailDelivery) domain.EmailDelivery {
 }
 
 // ListCredentialEmails returns a page of the account's certificate and badge deliveries,
-// newest first, and their total.
+// in p's order, and their total.
 func (d queries) ListCredentialEmails(ctx context.Context, accountID uuid.UUID, f domain.EmailFilter, p domain.Page) ([]domain.EmailDelivery, int, error) {
-	rows, err := d.q.ListCredentialEmails(ctx, db.ListCredentialEmailsParams{AccountID: accountID, EventID: f.EventID,
+	q, err := d.list(emailOrders, p.Sort)
+	if err != nil {
+		return nil, 0, err
+	}
+	rows, err := q.ListCredentialEmails(ctx, db.ListCredentialEmailsParams{AccountID: accountID, EventID: f.EventID,
 		CertificateID: f.CertificateID, Status: (*string)(f.Status), PageSize: pageLimit(p), PageOffset: pageOffset(p)})
 	if err != nil {
 		return nil, 0, mapError(err)
 	}
-	n, err := d.q.CountCredentialEmails(ctx, db.CountCredentialEmailsParams{AccountID: accountID, EventID: f.EventID,
+	n, err := q.CountCredentialEmails(ctx, db.CountCredentialEmailsParams{AccountID: accountID, EventID: f.EventID,
 		CertificateID: f.CertificateID, Status: (*string)(f.Status)})
 	if err != nil {
 		return nil, 0, mapError(err)

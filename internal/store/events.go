@@ -41,13 +41,19 @@ func (d queries) FindEvent(ctx context.Context, accountID, id uuid.UUID) (domain
 	return eventFrom(row), nil
 }
 
-// ListEvents returns a page of the account's events, newest first, and how many there are.
+// ListEvents returns a page of the account's events, in p's order and matching its search,
+// and how many match.
 func (d queries) ListEvents(ctx context.Context, accountID uuid.UUID, p domain.Page) ([]domain.Event, int, error) {
-	rows, err := d.q.ListEvents(ctx, db.ListEventsParams{AccountID: accountID, PageSize: pageLimit(p), PageOffset: pageOffset(p)})
+	q, err := d.list(eventOrders, p.Sort)
+	if err != nil {
+		return nil, 0, err
+	}
+	pattern := containsPattern(p.Q)
+	rows, err := q.ListEvents(ctx, db.ListEventsParams{AccountID: accountID, Pattern: pattern, PageSize: pageLimit(p), PageOffset: pageOffset(p)})
 	if err != nil {
 		return nil, 0, mapError(err)
 	}
-	total, err := d.q.CountEvents(ctx, accountID)
+	total, err := q.CountEvents(ctx, db.CountEventsParams{AccountID: accountID, Pattern: pattern})
 	if err != nil {
 		return nil, 0, mapError(err)
 	}

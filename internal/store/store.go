@@ -40,14 +40,30 @@ type Tx struct {
 	issued map[IssuedKey]int
 }
 
-// queries are the data methods, shared by Store and Tx.
-type queries struct{ q *db.Queries }
+// queries are the data methods, shared by Store and Tx: the generated queries on conn (the
+// pool, or the transaction).
+type queries struct {
+	q    *db.Queries
+	conn db.DBTX
+}
+
+// Option adjusts the connection pool Open makes.
+type Option func(*pgxpool.Config)
+
+// WithTracer has every query of the store's connections traced by t (pgx's tracer: what a
+// statement ran, with which arguments, and how long it took).
+func WithTracer(t pgx.QueryTracer) Option {
+	return func(c *pgxpool.Config) { c.ConnConfig.Tracer = t }
+}
 
 // Open connects to the database at url.
-func Open(ctx context.Context, url string) (*Store, error) {
+func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("DATABASE_URL: %w", err)
+	}
+	for _, o := range opts {
+		o(cfg)
 	}
 	cfg.AfterConnect = func(_ context.Context, conn *pgx.Conn) error {
 		registerUUID(conn.TypeMap())
@@ -63,7 +79,7 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		pool.Close()
 		return nil, fmt.Errorf("connecting to the database: %w", err)
 	}
-	s := &Store{queries: queries{q: db.New(pool)}, pool: pool, sqlDB: stdlib.OpenDBFromPool(pool)}
+	s := &Store{queries: queries{q: db.New(pool), conn: pool}, pool: pool, sqlDB: stdlib.OpenDBFromPool(pool)}
 	if s.migrations, err = newGooseProvider(s.sqlDB); err != nil {
 		s.Close()
 		return nil, err
@@ -99,7 +115,7 @@ func InTx[T any](ctx context.Context, s *Store, fn func(tx *Tx) (T, error)) (T, 
 		defer cancel()
 		_ = ptx.Rollback(rbCtx)
 	}()
-	tx := &Tx{queries: queries{q: s.q.WithTx(ptx)}, tx: ptx, jobs: s.jobs}
+	tx := &Tx{queries: queries{q: s.q.WithTx(ptx), conn: ptx}, tx: ptx, jobs: s.jobs}
 	out, err := fn(tx)
 	if err != nil {
 		return zero, err // the data methods' errors are mapped already; the service's are its own

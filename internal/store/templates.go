@@ -45,14 +45,20 @@ func (d queries) FindTemplate(ctx context.Context, accountID, id uuid.UUID) (dom
 	return templateFrom(row), nil
 }
 
-// ListTemplates returns a page of the account's own templates, newest first, optionally only
-// the active or inactive ones, and how many there are.
+// ListTemplates returns a page of the account's own templates, in p's order and matching its
+// search, optionally only the active or inactive ones, and how many match.
 func (d queries) ListTemplates(ctx context.Context, accountID uuid.UUID, active *bool, p domain.Page) ([]domain.Template, int, error) {
-	rows, err := d.q.ListTemplates(ctx, db.ListTemplatesParams{AccountID: &accountID, Active: active, PageSize: pageLimit(p), PageOffset: pageOffset(p)})
+	q, err := d.list(templateOrders, p.Sort)
+	if err != nil {
+		return nil, 0, err
+	}
+	pattern := containsPattern(p.Q)
+	rows, err := q.ListTemplates(ctx, db.ListTemplatesParams{AccountID: &accountID, Active: active, Pattern: pattern,
+		PageSize: pageLimit(p), PageOffset: pageOffset(p)})
 	if err != nil {
 		return nil, 0, mapError(err)
 	}
-	total, err := d.q.CountTemplates(ctx, db.CountTemplatesParams{AccountID: &accountID, Active: active})
+	total, err := q.CountTemplates(ctx, db.CountTemplatesParams{AccountID: &accountID, Active: active, Pattern: pattern})
 	if err != nil {
 		return nil, 0, mapError(err)
 	}

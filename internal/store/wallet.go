@@ -67,24 +67,27 @@ func (d queries) InsertWalletOffer(ctx context.Context, o NewWalletOffer) (Walle
 }
 
 // ListWalletOffers returns a page of the offers of a certificate (certificateID set) or of a
-// badge assertion, newest first, and their total.
+// badge assertion, in p's order, and their total.
 func (d queries) ListWalletOffers(ctx context.Context, accountID uuid.UUID, certificateID, assertionID *uuid.UUID, p domain.Page) ([]WalletOffer, int, error) {
+	q, err := d.list(walletOfferOrders, p.Sort)
+	if err != nil {
+		return nil, 0, err
+	}
 	var (
 		rows  []db.WalletOffer
 		total int64
-		err   error
 	)
 	if certificateID != nil {
-		rows, err = d.q.ListCertificateWalletOffers(ctx, db.ListCertificateWalletOffersParams{AccountID: accountID,
+		rows, err = q.ListCertificateWalletOffers(ctx, db.ListCertificateWalletOffersParams{AccountID: accountID,
 			CertificateID: certificateID, PageSize: pageLimit(p), PageOffset: pageOffset(p)})
 		if err == nil {
-			total, err = d.q.CountCertificateWalletOffers(ctx, db.CountCertificateWalletOffersParams{AccountID: accountID, CertificateID: certificateID})
+			total, err = q.CountCertificateWalletOffers(ctx, db.CountCertificateWalletOffersParams{AccountID: accountID, CertificateID: certificateID})
 		}
 	} else {
-		rows, err = d.q.ListAssertionWalletOffers(ctx, db.ListAssertionWalletOffersParams{AccountID: accountID,
+		rows, err = q.ListAssertionWalletOffers(ctx, db.ListAssertionWalletOffersParams{AccountID: accountID,
 			BadgeAssertionID: assertionID, PageSize: pageLimit(p), PageOffset: pageOffset(p)})
 		if err == nil {
-			total, err = d.q.CountAssertionWalletOffers(ctx, db.CountAssertionWalletOffersParams{AccountID: accountID, BadgeAssertionID: assertionID})
+			total, err = q.CountAssertionWalletOffers(ctx, db.CountAssertionWalletOffersParams{AccountID: accountID, BadgeAssertionID: assertionID})
 		}
 	}
 	if err != nil {

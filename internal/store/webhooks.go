@@ -199,15 +199,19 @@ func (s *Store) InsertWebhookDelivery(ctx context.Context, w NewWebhookDelivery,
 	return InTx(ctx, s, func(tx *Tx) (domain.WebhookDelivery, error) { return tx.InsertWebhookDelivery(ctx, w, now) })
 }
 
-// ListWebhookDeliveries returns a page of a subscription's deliveries, newest first, and their
+// ListWebhookDeliveries returns a page of a subscription's deliveries, in p's order, and their
 // total.
 func (d queries) ListWebhookDeliveries(ctx context.Context, accountID, subscriptionID uuid.UUID, p domain.Page) ([]domain.WebhookDelivery, int, error) {
-	rows, err := d.q.ListWebhookDeliveries(ctx, db.ListWebhookDeliveriesParams{AccountID: accountID, SubscriptionID: subscriptionID,
+	q, err := d.list(createdOrders, p.Sort)
+	if err != nil {
+		return nil, 0, err
+	}
+	rows, err := q.ListWebhookDeliveries(ctx, db.ListWebhookDeliveriesParams{AccountID: accountID, SubscriptionID: subscriptionID,
 		PageSize: pageLimit(p), PageOffset: pageOffset(p)})
 	if err != nil {
 		return nil, 0, mapError(err)
 	}
-	n, err := d.q.CountWebhookDeliveries(ctx, db.CountWebhookDeliveriesParams{AccountID: accountID, SubscriptionID: subscriptionID})
+	n, err := q.CountWebhookDeliveries(ctx, db.CountWebhookDeliveriesParams{AccountID: accountID, SubscriptionID: subscriptionID})
 	if err != nil {
 		return nil, 0, mapError(err)
 	}
