@@ -791,3 +791,41 @@ func TestSearchFoldsCaseBeyondASCII(t *testing.T) {
 	searched(t, c, "/api/v1/attendees?q="+url.QueryEscape("ŁUKASZ ŻÓŁĆ"), lukasz.String())
 	searched(t, c, "/api/v1/certificates?q="+url.QueryEscape("łukasz"), cert)
 }
+
+// Names sort as people read them, whatever the database's locale: case does not put "Zed"
+// before "adam", and accented letters sort with their base letter ("Émile" after "adam",
+// "Żółć" after "Zed"), for events, templates and badges by name and attendees by last name.
+func TestNamesSortAsPeopleReadThem(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t, testkit.WithLimiter(unlimited{}))
+	c := s.acct.Client
+	names := []string{"Zed", "adam", "Żółć", "Émile"}
+	want := []string{"adam", "Émile", "Zed", "Żółć"}
+	for _, n := range names {
+		s.newEvent(t, n, "2026-05-01T10:00:00Z")
+		s.newTemplate(t, n)
+		s.acct.Attendee(t, s.event, "Ada", n, strings.ToLower(strings.ReplaceAll(n, "ó", "o"))+"x@example.org")
+		created(t, c, "/api/v1/badges", map[string]any{"name": n})
+	}
+	for path, field := range map[string]string{
+		"/api/v1/events?sort=name":                                         "name",
+		"/api/v1/templates?sort=name":                                      "name",
+		"/api/v1/badges?sort=name":                                         "name",
+		"/api/v1/attendees?sort=lastName":                                  "lastName",
+		"/api/v1/events/" + s.event.String() + "/attendees?sort=-lastName": "lastName",
+	} {
+		var got []string
+		for _, it := range getList(t, c, withQuery(path, "pageSize=100")).Data {
+			if v := it[field].(string); slices.Contains(names, v) {
+				got = append(got, v)
+			}
+		}
+		w := slices.Clone(want)
+		if strings.HasPrefix(path[strings.Index(path, "sort=")+5:], "-") {
+			slices.Reverse(w)
+		}
+		if !slices.Equal(got, w) {
+			t.Errorf("%s: %q, want %q", path, got, w)
+		}
+	}
+}

@@ -20,15 +20,26 @@ import (
 // its ORDER BY in place of the default one. Only clauses built here from these tables ever
 // reach the SQL: the API's value selects one, it is never written into the text.
 type sortColumns struct {
-	// byField maps each sortable field to its column. A column that may be null (a draft's
-	// issued_at) sorts its nulls last in both directions: "-issuedAt" is the newest issued
-	// first, then the drafts, never issued.
-	byField map[string]string
+	// byField maps each sortable field to what orders it.
+	byField map[string]sortColumn
 	// fallback is the default order ("-createdAt").
 	fallback string
 	// alias qualifies the columns and the id ("b." when the query names the table b).
 	alias string
 }
+
+// sortColumn is what orders a field: a column, compared as text under ICU's root collation
+// when text (names sort as people read them, "adam" before "Zed" and "Żółć" after "Zed",
+// whatever the database's locale; their indexes use the same collation), its nulls last in
+// both directions when it may be null ("-issuedAt" is the newest issued first, then the
+// drafts, never issued).
+type sortColumn struct {
+	column          string
+	text, nullsLast bool
+}
+
+func col(name string) sortColumn  { return sortColumn{column: name} }
+func text(name string) sortColumn { return sortColumn{column: name, text: true} }
 
 // orderBy is the ORDER BY clause of the order named sort.
 func (c sortColumns) orderBy(sort string) (string, error) {
@@ -36,28 +47,35 @@ func (c sortColumns) orderBy(sort string) (string, error) {
 	if rest, ok := strings.CutPrefix(sort, "-"); ok {
 		field, dir = rest, "DESC"
 	}
-	col, ok := c.byField[field]
+	sc, ok := c.byField[field]
 	if !ok {
 		return "", fmt.Errorf("store: no sort order %q", sort)
 	}
-	if strings.HasSuffix(col, "?") { // nullable
-		col, dir = strings.TrimSuffix(col, "?"), dir+" NULLS LAST"
+	key := c.alias + sc.column
+	if sc.text {
+		key += ` COLLATE "und-x-icu"`
 	}
-	return "ORDER BY " + c.alias + col + " " + dir + ", " + c.alias + "id " + strings.TrimSuffix(dir, " NULLS LAST"), nil
+	key += " " + dir
+	if sc.nullsLast {
+		key += " NULLS LAST"
+	}
+	return "ORDER BY " + key + ", " + c.alias + "id " + dir, nil
 }
 
 var (
-	eventOrders = sortColumns{byField: map[string]string{"createdAt": "created_at", "name": "name", "eventDate": "event_date"},
-		fallback: "-createdAt"}
-	attendeeOrders = sortColumns{byField: map[string]string{"createdAt": "created_at", "lastName": "last_name",
-		"email": "email_normalized"}, fallback: "-createdAt"}
-	certificateOrders = sortColumns{byField: map[string]string{"createdAt": "created_at", "issuedAt": "issued_at?"}, fallback: "-createdAt"}
-	templateOrders    = sortColumns{byField: map[string]string{"createdAt": "created_at", "name": "name"}, fallback: "-createdAt"}
-	badgeOrders       = sortColumns{byField: map[string]string{"createdAt": "created_at", "name": "name"}, fallback: "-createdAt", alias: "b."}
-	assertionOrders   = sortColumns{byField: map[string]string{"issuedAt": "issued_at"}, fallback: "-issuedAt"}
-	createdOrders     = sortColumns{byField: map[string]string{"createdAt": "created_at"}, fallback: "-createdAt"}
-	emailOrders       = sortColumns{byField: map[string]string{"createdAt": "created_at"}, fallback: "-createdAt", alias: "d."}
-	walletOfferOrders = sortColumns{byField: map[string]string{"createdAt": "created_at", "expiresAt": "expires_at"}, fallback: "-createdAt"}
+	created     = col("created_at")
+	eventOrders = sortColumns{byField: map[string]sortColumn{"createdAt": created, "name": text("name"),
+		"eventDate": col("event_date")}, fallback: "-createdAt"}
+	attendeeOrders = sortColumns{byField: map[string]sortColumn{"createdAt": created, "lastName": text("last_name"),
+		"email": col("email_normalized")}, fallback: "-createdAt"}
+	certificateOrders = sortColumns{byField: map[string]sortColumn{"createdAt": created,
+		"issuedAt": {column: "issued_at", nullsLast: true}}, fallback: "-createdAt"}
+	templateOrders    = sortColumns{byField: map[string]sortColumn{"createdAt": created, "name": text("name")}, fallback: "-createdAt"}
+	badgeOrders       = sortColumns{byField: map[string]sortColumn{"createdAt": created, "name": text("name")}, fallback: "-createdAt", alias: "b."}
+	assertionOrders   = sortColumns{byField: map[string]sortColumn{"issuedAt": col("issued_at")}, fallback: "-issuedAt"}
+	createdOrders     = sortColumns{byField: map[string]sortColumn{"createdAt": created}, fallback: "-createdAt"}
+	emailOrders       = sortColumns{byField: map[string]sortColumn{"createdAt": created}, fallback: "-createdAt", alias: "d."}
+	walletOfferOrders = sortColumns{byField: map[string]sortColumn{"createdAt": created, "expiresAt": col("expires_at")}, fallback: "-createdAt"}
 )
 
 // list returns the queries of a list in the order sort (the default when empty). Its
@@ -127,9 +145,19 @@ func (l listDB) CopyFrom(context.Context, pgx.Identifier, []string, pgx.CopyFrom
 	return 0, errListOnly
 }
 
-func (l listDB) SendBatch(context.Context, *pgx.Batch) pgx.BatchResults { return nil }
+func (l listDB) SendBatch(context.Context, *pgx.Batch) pgx.BatchResults { return failedBatch{} }
 
 var errListOnly = errors.New("store: a list runs queries only")
+
+// failedBatch answers every result of a batch a list was asked to send (none does) with
+// errListOnly.
+type failedBatch struct{}
+
+func (failedBatch) Exec() (pgconn.CommandTag, error) { return pgconn.CommandTag{}, errListOnly }
+func (failedBatch) Query() (pgx.Rows, error)         { return nil, errListOnly }
+func (failedBatch) QueryRow() pgx.Row                { return errorRow{errListOnly} }
+func (failedBatch) Close() error                     { return nil }
+func (failedBatch) Tx() pgx.Tx                       { return nil }
 
 type errorRow struct{ err error }
 
