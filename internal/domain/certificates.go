@@ -69,10 +69,23 @@ func CertificateStatusAt(stored string, expiresAt *time.Time, now time.Time) Cer
 
 // CertificateFilter narrows a list of certificates; every filter set must hold. Status is as
 // the API names it, at the time of the list (an issued certificate past its expiry is
-// expired); IssuedFrom and IssuedBefore bound the issue time (a draft, never issued, is left
-// out by either).
+// expired); IssuedFrom and IssuedTo are days (their dates alone count, in UTC), both
+// inclusive (a draft, never issued, is left out by either).
 type CertificateFilter struct {
 	EventID, AttendeeID, TemplateID *uuid.UUID
 	Status                          *CertificateStatus
-	IssuedFrom, IssuedBefore        *time.Time
+	IssuedFrom, IssuedTo            *time.Time
+}
+
+// IssuedBounds are the instants the filter's days bound the issue time with: from the start
+// of IssuedFrom, before the start of the day after IssuedTo (nil when unset).
+func (f CertificateFilter) IssuedBounds() (from, before *time.Time) {
+	day := func(d *time.Time, add int) *time.Time {
+		if d == nil {
+			return nil
+		}
+		t := time.Date(d.Year(), d.Month(), d.Day()+add, 0, 0, 0, 0, time.UTC)
+		return &t
+	}
+	return day(f.IssuedFrom, 0), day(f.IssuedTo, 1)
 }

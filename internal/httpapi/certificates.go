@@ -3,7 +3,6 @@ package httpapi
 import (
 	"bytes"
 	"context"
-	"time"
 
 	openapi_types "github.com/oapi-codegen/runtime/types"
 
@@ -44,7 +43,7 @@ func (s *Server) ListCertificates(ctx context.Context, req api.ListCertificatesR
 	q := req.Params
 	page := pageOf(q.Page, q.PageSize, q.Sort, q.Q)
 	f := domain.CertificateFilter{EventID: q.EventId, AttendeeID: q.AttendeeId, TemplateID: q.TemplateId,
-		Status: (*domain.CertificateStatus)(q.Status), IssuedFrom: dayStart(q.IssuedFrom, 0), IssuedBefore: dayStart(q.IssuedTo, 1)}
+		Status: (*domain.CertificateStatus)(q.Status), IssuedFrom: dateOf(q.IssuedFrom), IssuedTo: dateOf(q.IssuedTo)}
 	list, total, err := s.certificates.List(ctx, principal(ctx).AccountID, f, page)
 	if err != nil {
 		return nil, err
@@ -52,14 +51,6 @@ func (s *Server) ListCertificates(ctx context.Context, req api.ListCertificatesR
 	return api.ListCertificates200JSONResponse{Body: api.CertificatePage{Data: convertAll(list, s.certificate), Meta: pageMeta(page, total)}}, nil
 }
 
-// dayStart is the start (UTC) of the day d names, plus days days; nil when d is.
-func dayStart(d *openapi_types.Date, days int) *time.Time {
-	if d == nil {
-		return nil
-	}
-	t := time.Date(d.Year(), d.Month(), d.Day()+days, 0, 0, 0, 0, time.UTC)
-	return &t
-}
 
 func (s *Server) GetCredits(ctx context.Context, _ api.GetCreditsRequestObject) (api.GetCreditsResponseObject, error) {
 	c, err := s.certificates.Credits(ctx, principal(ctx).AccountID)

@@ -232,8 +232,9 @@ func (d queries) ListCertificates(ctx context.Context, accountID uuid.UUID, f do
 	if err != nil {
 		return nil, 0, err
 	}
+	from, before := f.IssuedBounds()
 	arg := db.CountCertificatesParams{AccountID: accountID, EventID: f.EventID, AttendeeID: f.AttendeeID, TemplateID: f.TemplateID,
-		Status: (*string)(f.Status), Now: now, IssuedFrom: f.IssuedFrom, IssuedBefore: f.IssuedBefore, Pattern: containsPattern(p.Q)}
+		Status: (*string)(f.Status), Now: now, IssuedFrom: from, IssuedBefore: before, Pattern: containsPattern(p.Q)}
 	var rows []db.ListCertificatesRow
 	if arg.Pattern == nil {
 		rows, err = q.ListCertificates(ctx, db.ListCertificatesParams{AccountID: arg.AccountID, EventID: arg.EventID,
