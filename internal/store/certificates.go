@@ -376,6 +376,19 @@ func (s *Store) Outbox(ctx context.Context, accountID uuid.UUID, eventType strin
 	return err
 }
 
+// outboxPayloads are the new ids and the JSON of events' payloads, in order.
+func outboxPayloads(payloads []any) ([]uuid.UUID, [][]byte, error) {
+	ids, bodies := make([]uuid.UUID, len(payloads)), make([][]byte, len(payloads))
+	for i, v := range payloads {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, nil, err
+		}
+		ids[i], bodies[i] = newID(), b
+	}
+	return ids, bodies, nil
+}
+
 // fanOutBatch is how many events one fan-out job takes.
 const fanOutBatch = 500
 
@@ -385,14 +398,11 @@ func (t *Tx) OutboxMany(ctx context.Context, accountID uuid.UUID, eventType stri
 	if len(payloads) == 0 {
 		return nil
 	}
-	p := db.InsertOutboxEventsParams{AccountID: accountID, EventType: eventType, OccurredAt: at}
-	for _, v := range payloads {
-		b, err := json.Marshal(v)
-		if err != nil {
-			return err
-		}
-		p.Ids, p.Payloads = append(p.Ids, newID()), append(p.Payloads, b)
+	ids, bodies, err := outboxPayloads(payloads)
+	if err != nil {
+		return err
 	}
+	p := db.InsertOutboxEventsParams{AccountID: accountID, EventType: eventType, OccurredAt: at, Ids: ids, Payloads: bodies}
 	if err := t.q.InsertOutboxEvents(ctx, p); err != nil {
 		return mapError(err)
 	}

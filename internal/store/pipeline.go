@@ -172,35 +172,30 @@ func (p *Pipeline) InsertCertificate(ctx context.Context, c NewCertificate, now 
 	if c.ID == uuid.Nil {
 		c.ID = newID()
 	}
-	out := &domain.Certificate{}
 	r := p.q.PipelineInsertCertificate(ctx, []db.PipelineInsertCertificateParams{{ID: c.ID, AccountID: c.AccountID,
 		EventID: c.EventID, AttendeeID: c.AttendeeID, TemplateID: c.TemplateID, NumberPrefix: c.Number.Prefix,
 		NumberDigits: int32(c.Number.Digits), VerificationCode: c.VerificationCode, Status: status,
 		RecipientFirstName: c.Recipient.FirstName, RecipientLastName: c.Recipient.LastName, RecipientEmail: c.Recipient.Email,
 		Snapshot: c.Snapshot, IssuedAt: c.IssuedAt, ExpiresAt: c.ExpiresAt, Now: now}})
-	p.reads = append(p.reads, func() error {
-		var err error
-		r.QueryRow(func(_ int, row db.Certificate, e error) {
-			if err = e; e == nil {
-				*out = certificateFrom(row, now)
-			}
-		})
-		return err
-	})
-	return out
+	return p.certificate(r.QueryRow, now)
 }
 
 // IssueDraft queues the issuance of a draft, keeping its number and code; Send answers
 // ErrNotFound when id is no longer a draft.
 func (p *Pipeline) IssueDraft(ctx context.Context, id uuid.UUID, in Issuance, now time.Time) *domain.Certificate {
 	issued := in.IssuedAt
-	out := &domain.Certificate{}
 	r := p.q.PipelineIssueDraft(ctx, []db.PipelineIssueDraftParams{{ID: id, RecipientFirstName: in.Recipient.FirstName,
 		RecipientLastName: in.Recipient.LastName, RecipientEmail: in.Recipient.Email, Snapshot: in.Snapshot,
 		IssuedAt: &issued, ExpiresAt: in.ExpiresAt, Now: now}})
+	return p.certificate(r.QueryRow, now)
+}
+
+// certificate is the certificate a queued statement answers, filled in by Send from its row.
+func (p *Pipeline) certificate(queryRow func(func(int, db.Certificate, error)), now time.Time) *domain.Certificate {
+	out := &domain.Certificate{}
 	p.reads = append(p.reads, func() error {
 		var err error
-		r.QueryRow(func(_ int, row db.Certificate, e error) {
+		queryRow(func(_ int, row db.Certificate, e error) {
 			if err = e; e == nil {
 				*out = certificateFrom(row, now)
 			}
@@ -251,14 +246,11 @@ func (p *Pipeline) OutboxMany(ctx context.Context, accountID uuid.UUID, eventTyp
 	if len(payloads) == 0 {
 		return nil
 	}
-	arg := db.PipelineInsertOutboxEventsParams{AccountID: accountID, EventType: eventType, OccurredAt: at}
-	for _, v := range payloads {
-		b, err := json.Marshal(v)
-		if err != nil {
-			return err
-		}
-		arg.Ids, arg.Payloads = append(arg.Ids, newID()), append(arg.Payloads, b)
+	ids, bodies, err := outboxPayloads(payloads)
+	if err != nil {
+		return err
 	}
+	arg := db.PipelineInsertOutboxEventsParams{AccountID: accountID, EventType: eventType, OccurredAt: at, Ids: ids, Payloads: bodies}
 	r := p.q.PipelineInsertOutboxEvents(ctx, []db.PipelineInsertOutboxEventsParams{arg})
 	p.exec(func(f func(int, error)) { r.Exec(f) })
 	p.events = append(p.events, arg.Ids...)
