@@ -63,6 +63,7 @@ func TestDIDKeysAndDIDJWKsResolveToTheirKeys(t *testing.T) {
 		"did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK#other", // a fragment of another key
 		"did:key:zQ3shokFTS3brHcDQrn82RUDfCZESWL1ZdCEJwekUDPQiYBme",      // secp256k1
 		"did:key:notbase58",
+		"did:key:z6Mk" + strings.Repeat("z", 1000), // refused before base58 decodes it
 		dj + "#1",
 		"did:jwk:" + strings.Repeat("A", 10),
 	} {
@@ -148,6 +149,20 @@ func TestProofJWTsThatProveNothingAreRefused(t *testing.T) {
 		if _, err := wallet.VerifyProofJWT(tok, issuer, now); !errors.Is(err, wallet.ErrInvalidProof) {
 			t.Errorf("%s: %v, want ErrInvalidProof", name, err)
 		}
+	}
+}
+
+// A proof larger than any key proof is refused before it is parsed: a did:key of hundreds of
+// kilobytes in its kid would otherwise cost seconds of base58 decoding.
+func TestAnOversizedProofJWTIsRefusedUnread(t *testing.T) {
+	t.Parallel()
+	_, edKey, _ := ed25519.GenerateKey(rand.Reader)
+	now := time.Now()
+	tok := proofJWT(t, jwa.EdDSA(), edKey, map[string]any{"typ": wallet.ProofJWTType, "kid": "did:key:z6Mk" + strings.Repeat("z", wallet.MaxProofJWTBytes)},
+		map[string]any{"aud": issuer, "iat": now.Unix(), "nonce": "n"})
+	_, err := wallet.VerifyProofJWT(tok, issuer, now)
+	if !errors.Is(err, wallet.ErrInvalidProof) || !strings.Contains(err.Error(), "larger than") {
+		t.Fatalf("got %v, want ErrInvalidProof for its size", err)
 	}
 }
 
