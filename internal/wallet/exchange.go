@@ -58,9 +58,10 @@ func (s *Service) domain() string {
 }
 
 // CompleteExchange verifies a DID authentication made for a challenge of this offer and
-// answers the presentation that carries the credential bound to the holder. A presentation that
+// answers the presentation that carries the credential bound to the holder (as it was signed,
+// byte for byte). A presentation that
 // does not verify is 400 and leaves the offer claimable; a challenge is spent by the claim.
-func (s *Service) CompleteExchange(ctx context.Context, token string, presentation json.RawMessage) (json.RawMessage, error) {
+func (s *Service) CompleteExchange(ctx context.Context, token string, presentation json.RawMessage) (map[string]any, error) {
 	o, err := s.live(ctx, token)
 	if err != nil {
 		return nil, err
@@ -86,10 +87,9 @@ func (s *Service) CompleteExchange(ctx context.Context, token string, presentati
 	if err != nil {
 		return nil, err
 	}
-	vp := map[string]any{
+	return map[string]any{
 		"@context":             []string{vc.ContextCredentialsV2},
 		"type":                 []string{"VerifiablePresentation"},
 		"verifiableCredential": []json.RawMessage{signed},
-	}
-	return json.Marshal(vp)
+	}, nil
 }
