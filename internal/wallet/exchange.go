@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net/url"
 	"time"
 
 	"github.com/certhub/credentiald/internal/apperr"
@@ -43,18 +42,8 @@ func (s *Service) StartExchange(ctx context.Context, token string) (Presentation
 			"acceptedCryptosuites": []map[string]string{{"cryptosuite": vc.Cryptosuite}, {"cryptosuite": vc.ProofTypeEd25519Signature2020}},
 		}},
 		Challenge: challenge,
-		Domain:    s.domain(),
+		Domain:    s.domain,
 	}, nil
-}
-
-// domain is what a holder's proof names as the site it authenticates to: the host, with its
-// port, of the site URL.
-func (s *Service) domain() string {
-	u, err := url.Parse(s.siteURL)
-	if err != nil {
-		return ""
-	}
-	return u.Host
 }
 
 // CompleteExchange verifies a DID authentication made for a challenge of this offer and
@@ -73,7 +62,7 @@ func (s *Service) CompleteExchange(ctx context.Context, token string, presentati
 	}
 	_ = json.Unmarshal(presentation, &proof)
 	holder, err := vc.VerifyDIDAuthentication(presentation, vc.AuthenticationCheck{Challenge: proof.Proof.Challenge,
-		Domain: s.domain(), Resolve: Ed25519Key})
+		Domain: s.domain, Resolve: Ed25519Key})
 	if err != nil {
 		return nil, apperr.Invalid("verifiablePresentation", err.Error())
 	}

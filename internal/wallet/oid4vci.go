@@ -249,8 +249,8 @@ func (s *Service) offerOfAccessToken(ctx context.Context, accountID uuid.UUID, a
 	} else if err != nil {
 		return o, err
 	}
-	if err := s.stillLive(o); err != nil {
-		return o, oauthError("credential_request_denied", "%s", err.(*apperr.Error).Message)
+	if e, ok := apperr.As(s.stillLive(o)); ok {
+		return o, oauthError("credential_request_denied", "%s", e.Message)
 	}
 	return o, nil
 }
