@@ -192,19 +192,14 @@ func TestTheLearnerCredentialWalletsDIDAuthenticationVerifies(t *testing.T) {
 	want := didKeyEd25519(ed25519.NewKeyFromSeed(seed).Public().(ed25519.PublicKey))
 	for _, version := range []int{1, 2} {
 		vp := lcwPresentation(t, seed, "challenge-1", "certs.example.org:8443", version)
-		check := vc.AuthenticationCheck{Challenge: "challenge-1", Domain: "certs.example.org:8443", Resolve: wallet.Ed25519Key}
-		holder, err := vc.VerifyDIDAuthentication(vp, check)
-		if err != nil || holder != want {
-			t.Fatalf("VC %d.0 presentation: holder %q, %v; want %s", version, holder, err, want)
+		check := vc.AuthenticationCheck{Domain: "certs.example.org:8443", Resolve: wallet.Ed25519Key}
+		auth, err := vc.VerifyDIDAuthentication(vp, check)
+		if err != nil || auth.Holder != want || auth.Challenge != "challenge-1" {
+			t.Fatalf("VC %d.0 presentation: %+v, %v; want holder %s, challenge-1", version, auth, err, want)
 		}
-		refused := map[string]vc.AuthenticationCheck{
-			"another challenge": {Challenge: "challenge-2", Domain: check.Domain, Resolve: wallet.Ed25519Key},
-			"another domain":    {Challenge: check.Challenge, Domain: "evil.example", Resolve: wallet.Ed25519Key},
-		}
-		for name, c := range refused {
-			if _, err := vc.VerifyDIDAuthentication(vp, c); !errors.Is(err, vc.ErrInvalidPresentation) {
-				t.Errorf("VC %d.0, %s: %v, want ErrInvalidPresentation", version, name, err)
-			}
+		anotherDomain := vc.AuthenticationCheck{Domain: "evil.example", Resolve: wallet.Ed25519Key}
+		if _, err := vc.VerifyDIDAuthentication(vp, anotherDomain); !errors.Is(err, vc.ErrInvalidPresentation) {
+			t.Errorf("VC %d.0, another domain: %v, want ErrInvalidPresentation", version, err)
 		}
 		var m map[string]any
 		_ = json.Unmarshal(vp, &m)
