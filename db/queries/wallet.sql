@@ -3,23 +3,18 @@ INSERT INTO wallet_offers (id, account_id, certificate_id, badge_assertion_id, t
 VALUES (@id, @account_id, sqlc.narg(certificate_id), sqlc.narg(badge_assertion_id), @token_hash, @token_sealed, @expires_at, @created_at)
 RETURNING *;
 
--- ListCertificateWalletOffers is a page of a certificate's offers, newest first.
--- name: ListCertificateWalletOffers :many
+-- ListWalletOffers is a page of a credential's offers (a certificate's, or a badge
+-- assertion's: the other is null), newest first.
+-- name: ListWalletOffers :many
 SELECT * FROM wallet_offers
-WHERE account_id = @account_id AND certificate_id = @certificate_id
+WHERE account_id = @account_id
+  AND (certificate_id = sqlc.narg(certificate_id) OR badge_assertion_id = sqlc.narg(badge_assertion_id))
 ORDER BY created_at DESC, id DESC LIMIT @page_size OFFSET @page_offset;
 
--- name: CountCertificateWalletOffers :one
-SELECT count(*) FROM wallet_offers WHERE account_id = @account_id AND certificate_id = @certificate_id;
-
--- ListAssertionWalletOffers is a page of a badge assertion's offers, newest first.
--- name: ListAssertionWalletOffers :many
-SELECT * FROM wallet_offers
-WHERE account_id = @account_id AND badge_assertion_id = @badge_assertion_id
-ORDER BY created_at DESC, id DESC LIMIT @page_size OFFSET @page_offset;
-
--- name: CountAssertionWalletOffers :one
-SELECT count(*) FROM wallet_offers WHERE account_id = @account_id AND badge_assertion_id = @badge_assertion_id;
+-- name: CountWalletOffers :one
+SELECT count(*) FROM wallet_offers
+WHERE account_id = @account_id
+  AND (certificate_id = sqlc.narg(certificate_id) OR badge_assertion_id = sqlc.narg(badge_assertion_id));
 
 -- FindWalletOffer finds an offer by a keyed hash of its token (any of the hashes: one per key
 -- the secrets box holds, the current first), or by a live single-use secret issued for it

@@ -50,38 +50,6 @@ func (q *Queries) ClaimWalletOffer(ctx context.Context, arg ClaimWalletOfferPara
 	return i, err
 }
 
-const countAssertionWalletOffers = `-- name: CountAssertionWalletOffers :one
-SELECT count(*) FROM wallet_offers WHERE account_id = $1 AND badge_assertion_id = $2
-`
-
-type CountAssertionWalletOffersParams struct {
-	AccountID        uuid.UUID
-	BadgeAssertionID *uuid.UUID
-}
-
-func (q *Queries) CountAssertionWalletOffers(ctx context.Context, arg CountAssertionWalletOffersParams) (int64, error) {
-	row := q.db.QueryRow(ctx, countAssertionWalletOffers, arg.AccountID, arg.BadgeAssertionID)
-	var count int64
-	err := row.Scan(&count)
-	return count, err
-}
-
-const countCertificateWalletOffers = `-- name: CountCertificateWalletOffers :one
-SELECT count(*) FROM wallet_offers WHERE account_id = $1 AND certificate_id = $2
-`
-
-type CountCertificateWalletOffersParams struct {
-	AccountID     uuid.UUID
-	CertificateID *uuid.UUID
-}
-
-func (q *Queries) CountCertificateWalletOffers(ctx context.Context, arg CountCertificateWalletOffersParams) (int64, error) {
-	row := q.db.QueryRow(ctx, countCertificateWalletOffers, arg.AccountID, arg.CertificateID)
-	var count int64
-	err := row.Scan(&count)
-	return count, err
-}
-
 const countClaim = `-- name: CountClaim :exec
 INSERT INTO analytics_daily AS d (account_id, day, event_id, credential_kind, claims)
 VALUES ($1, $2, $3, $4, 1)
@@ -104,6 +72,25 @@ func (q *Queries) CountClaim(ctx context.Context, arg CountClaimParams) error {
 		arg.CredentialKind,
 	)
 	return err
+}
+
+const countWalletOffers = `-- name: CountWalletOffers :one
+SELECT count(*) FROM wallet_offers
+WHERE account_id = $1
+  AND (certificate_id = $2 OR badge_assertion_id = $3)
+`
+
+type CountWalletOffersParams struct {
+	AccountID        uuid.UUID
+	CertificateID    *uuid.UUID
+	BadgeAssertionID *uuid.UUID
+}
+
+func (q *Queries) CountWalletOffers(ctx context.Context, arg CountWalletOffersParams) (int64, error) {
+	row := q.db.QueryRow(ctx, countWalletOffers, arg.AccountID, arg.CertificateID, arg.BadgeAssertionID)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
 }
 
 const deleteExpiredWalletSecrets = `-- name: DeleteExpiredWalletSecrets :execrows
@@ -303,75 +290,28 @@ func (q *Queries) LatestLiveWalletOffer(ctx context.Context, arg LatestLiveWalle
 	return i, err
 }
 
-const listAssertionWalletOffers = `-- name: ListAssertionWalletOffers :many
+const listWalletOffers = `-- name: ListWalletOffers :many
 SELECT id, account_id, certificate_id, badge_assertion_id, token_hash, token_sealed, expires_at, claimed_at, holder, protocol, created_at FROM wallet_offers
-WHERE account_id = $1 AND badge_assertion_id = $2
-ORDER BY created_at DESC, id DESC LIMIT $4 OFFSET $3
+WHERE account_id = $1
+  AND (certificate_id = $2 OR badge_assertion_id = $3)
+ORDER BY created_at DESC, id DESC LIMIT $5 OFFSET $4
 `
 
-type ListAssertionWalletOffersParams struct {
+type ListWalletOffersParams struct {
 	AccountID        uuid.UUID
+	CertificateID    *uuid.UUID
 	BadgeAssertionID *uuid.UUID
 	PageOffset       int32
 	PageSize         int32
 }
 
-// ListAssertionWalletOffers is a page of a badge assertion's offers, newest first.
-func (q *Queries) ListAssertionWalletOffers(ctx context.Context, arg ListAssertionWalletOffersParams) ([]WalletOffer, error) {
-	rows, err := q.db.Query(ctx, listAssertionWalletOffers,
-		arg.AccountID,
-		arg.BadgeAssertionID,
-		arg.PageOffset,
-		arg.PageSize,
-	)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []WalletOffer
-	for rows.Next() {
-		var i WalletOffer
-		if err := rows.Scan(
-			&i.ID,
-			&i.AccountID,
-			&i.CertificateID,
-			&i.BadgeAssertionID,
-			&i.TokenHash,
-			&i.TokenSealed,
-			&i.ExpiresAt,
-			&i.ClaimedAt,
-			&i.Holder,
-			&i.Protocol,
-			&i.CreatedAt,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const listCertificateWalletOffers = `-- name: ListCertificateWalletOffers :many
-SELECT id, account_id, certificate_id, badge_assertion_id, token_hash, token_sealed, expires_at, claimed_at, holder, protocol, created_at FROM wallet_offers
-WHERE account_id = $1 AND certificate_id = $2
-ORDER BY created_at DESC, id DESC LIMIT $4 OFFSET $3
-`
-
-type ListCertificateWalletOffersParams struct {
-	AccountID     uuid.UUID
-	CertificateID *uuid.UUID
-	PageOffset    int32
-	PageSize      int32
-}
-
-// ListCertificateWalletOffers is a page of a certificate's offers, newest first.
-func (q *Queries) ListCertificateWalletOffers(ctx context.Context, arg ListCertificateWalletOffersParams) ([]WalletOffer, error) {
-	rows, err := q.db.Query(ctx, listCertificateWalletOffers,
+// ListWalletOffers is a page of a credential's offers (a certificate's, or a badge
+// assertion's: the other is null), newest first.
+func (q *Queries) ListWalletOffers(ctx context.Context, arg ListWalletOffersParams) ([]WalletOffer, error) {
+	rows, err := q.db.Query(ctx, listWalletOffers,
 		arg.AccountID,
 		arg.CertificateID,
+		arg.BadgeAssertionID,
 		arg.PageOffset,
 		arg.PageSize,
 	)

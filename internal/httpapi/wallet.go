@@ -6,7 +6,6 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
 	"github.com/certhub/credentiald/gen/api"
@@ -85,24 +84,16 @@ func (s *Server) PostWalletExchange(ctx context.Context, req api.PostWalletExcha
 	if err != nil {
 		return nil, err
 	}
-	raw, err := s.wallet.CompleteExchange(ctx, req.OfferToken, presentation)
+	vp, err := s.wallet.CompleteExchange(ctx, req.OfferToken, presentation)
 	if err != nil {
-		return nil, err
-	}
-	var vp map[string]any
-	if err := json.Unmarshal(raw, &vp); err != nil {
 		return nil, err
 	}
 	return api.PostWalletExchange200JSONResponse{Body: api.ExchangeResponse{VerifiablePresentation: &vp}, Headers: headers}, nil
 }
 
 func (s *Server) GetCredentialOffer(ctx context.Context, req api.GetCredentialOfferRequestObject) (api.GetCredentialOfferResponseObject, error) {
-	doc, err := s.wallet.OfferDocument(ctx, req.AccountId, req.OfferToken)
+	out, err := document[api.CredentialOffer](s.wallet.OfferDocument(ctx, req.AccountId, req.OfferToken))
 	if err != nil {
-		return nil, err
-	}
-	var out api.CredentialOffer
-	if err := remarshal(doc, &out); err != nil {
 		return nil, err
 	}
 	return api.GetCredentialOffer200JSONResponse{Body: out, Headers: api.GetCredentialOffer200ResponseHeaders{CacheControl: noStore}}, nil
@@ -141,7 +132,7 @@ func (s *Server) PostIssuerCredential(ctx context.Context, req api.PostIssuerCre
 				Code: "invalid_credential_request", Description: "the credential request is not of the shape OpenID4VCI 1.0 gives it"})}, nil
 		}
 	}
-	out, err := s.wallet.IssueCredential(ctx, req.AccountId, walletAccessToken(ctx), cr)
+	credential, err := s.wallet.IssueCredential(ctx, req.AccountId, walletAccessToken(ctx), cr)
 	var oe *wallet.OAuthError
 	switch {
 	case errors.As(err, &oe) && oe.Code == "invalid_token":
@@ -153,10 +144,10 @@ func (s *Server) PostIssuerCredential(ctx context.Context, req api.PostIssuerCre
 	case err != nil:
 		return nil, err
 	}
-	var body api.CredentialResponse
-	if err := json.Unmarshal(out, &body); err != nil {
-		return nil, err
-	}
+	body := api.CredentialResponse{Credentials: make([]struct {
+		Credential interface{} `json:"credential"`
+	}, 1)}
+	body.Credentials[0].Credential = credential
 	return api.PostIssuerCredential200JSONResponse{Body: body, Headers: api.PostIssuerCredential200ResponseHeaders{CacheControl: noStore}}, nil
 }
 
@@ -170,8 +161,11 @@ func oauthBadRequest(e *wallet.OAuthError) api.OAuthBadRequestJSONResponse {
 	return api.OAuthBadRequestJSONResponse{Body: body, Headers: api.OAuthBadRequestResponseHeaders{CacheControl: noStore}}
 }
 
+// The discovery documents: the issuer's metadata at both of its well-known URLs, and the
+// authorization server's at its three.
+
 func (s *Server) GetCredentialIssuerMetadata(ctx context.Context, req api.GetCredentialIssuerMetadataRequestObject) (api.GetCredentialIssuerMetadataResponseObject, error) {
-	m, err := s.issuerMetadata(ctx, req.AccountId)
+	m, err := document[api.CredentialIssuerMetadata](s.wallet.IssuerMetadata(ctx, req.AccountId))
 	if err != nil {
 		return nil, err
 	}
@@ -179,33 +173,15 @@ func (s *Server) GetCredentialIssuerMetadata(ctx context.Context, req api.GetCre
 }
 
 func (s *Server) GetCredentialIssuerMetadataAppended(ctx context.Context, req api.GetCredentialIssuerMetadataAppendedRequestObject) (api.GetCredentialIssuerMetadataAppendedResponseObject, error) {
-	m, err := s.issuerMetadata(ctx, req.AccountId)
+	m, err := document[api.CredentialIssuerMetadata](s.wallet.IssuerMetadata(ctx, req.AccountId))
 	if err != nil {
 		return nil, err
 	}
 	return api.GetCredentialIssuerMetadataAppended200JSONResponse{Body: m}, nil
 }
 
-func (s *Server) issuerMetadata(ctx context.Context, accountID uuid.UUID) (api.CredentialIssuerMetadata, error) {
-	var out api.CredentialIssuerMetadata
-	m, err := s.wallet.IssuerMetadata(ctx, accountID)
-	if err != nil {
-		return out, err
-	}
-	return out, remarshal(m, &out)
-}
-
-func (s *Server) authorizationServer(ctx context.Context, accountID uuid.UUID) (api.AuthorizationServerMetadata, error) {
-	var out api.AuthorizationServerMetadata
-	m, err := s.wallet.AuthorizationServerMetadata(ctx, accountID)
-	if err != nil {
-		return out, err
-	}
-	return out, remarshal(m, &out)
-}
-
 func (s *Server) GetAuthorizationServerMetadata(ctx context.Context, req api.GetAuthorizationServerMetadataRequestObject) (api.GetAuthorizationServerMetadataResponseObject, error) {
-	m, err := s.authorizationServer(ctx, req.AccountId)
+	m, err := document[api.AuthorizationServerMetadata](s.wallet.AuthorizationServerMetadata(ctx, req.AccountId))
 	if err != nil {
 		return nil, err
 	}
@@ -213,7 +189,7 @@ func (s *Server) GetAuthorizationServerMetadata(ctx context.Context, req api.Get
 }
 
 func (s *Server) GetAuthorizationServerMetadataAppended(ctx context.Context, req api.GetAuthorizationServerMetadataAppendedRequestObject) (api.GetAuthorizationServerMetadataAppendedResponseObject, error) {
-	m, err := s.authorizationServer(ctx, req.AccountId)
+	m, err := document[api.AuthorizationServerMetadata](s.wallet.AuthorizationServerMetadata(ctx, req.AccountId))
 	if err != nil {
 		return nil, err
 	}
@@ -221,11 +197,21 @@ func (s *Server) GetAuthorizationServerMetadataAppended(ctx context.Context, req
 }
 
 func (s *Server) GetOpenIDConfiguration(ctx context.Context, req api.GetOpenIDConfigurationRequestObject) (api.GetOpenIDConfigurationResponseObject, error) {
-	m, err := s.authorizationServer(ctx, req.AccountId)
+	m, err := document[api.AuthorizationServerMetadata](s.wallet.AuthorizationServerMetadata(ctx, req.AccountId))
 	if err != nil {
 		return nil, err
 	}
 	return api.GetOpenIDConfiguration200JSONResponse{Body: m}, nil
+}
+
+// document moves a protocol document the wallet service built (or its error) into the generated
+// type of the same JSON.
+func document[T any](m map[string]any, err error) (T, error) {
+	var out T
+	if err != nil {
+		return out, err
+	}
+	return out, remarshal(m, &out)
 }
 
 // remarshal moves a value of one shape into the generated type of the same JSON.

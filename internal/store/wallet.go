@@ -67,29 +67,19 @@ func (d queries) InsertWalletOffer(ctx context.Context, o NewWalletOffer) (Walle
 }
 
 // ListWalletOffers returns a page of the offers of a certificate (certificateID set) or of a
-// badge assertion, in p's order, and their total.
+// badge assertion (assertionID set), in p's order, and their total.
 func (d queries) ListWalletOffers(ctx context.Context, accountID uuid.UUID, certificateID, assertionID *uuid.UUID, p domain.Page) ([]WalletOffer, int, error) {
 	q, err := d.list(walletOfferOrders, p.Sort)
 	if err != nil {
 		return nil, 0, err
 	}
-	var (
-		rows  []db.WalletOffer
-		total int64
-	)
-	if certificateID != nil {
-		rows, err = q.ListCertificateWalletOffers(ctx, db.ListCertificateWalletOffersParams{AccountID: accountID,
-			CertificateID: certificateID, PageSize: pageLimit(p), PageOffset: pageOffset(p)})
-		if err == nil {
-			total, err = q.CountCertificateWalletOffers(ctx, db.CountCertificateWalletOffersParams{AccountID: accountID, CertificateID: certificateID})
-		}
-	} else {
-		rows, err = q.ListAssertionWalletOffers(ctx, db.ListAssertionWalletOffersParams{AccountID: accountID,
-			BadgeAssertionID: assertionID, PageSize: pageLimit(p), PageOffset: pageOffset(p)})
-		if err == nil {
-			total, err = q.CountAssertionWalletOffers(ctx, db.CountAssertionWalletOffersParams{AccountID: accountID, BadgeAssertionID: assertionID})
-		}
+	rows, err := q.ListWalletOffers(ctx, db.ListWalletOffersParams{AccountID: accountID, CertificateID: certificateID,
+		BadgeAssertionID: assertionID, PageSize: pageLimit(p), PageOffset: pageOffset(p)})
+	if err != nil {
+		return nil, 0, mapError(err)
 	}
+	total, err := q.CountWalletOffers(ctx, db.CountWalletOffersParams{AccountID: accountID, CertificateID: certificateID,
+		BadgeAssertionID: assertionID})
 	if err != nil {
 		return nil, 0, mapError(err)
 	}

@@ -31,10 +31,10 @@ const maxPresentationObjects = 4
 
 var presentationLoader = newDocumentLoader(PresentationContexts())
 
-// AuthenticationCheck is what a holder's DID authentication must prove: possession of a key of
-// its holder DID, for this challenge (issued once, by us) and this domain (our host).
+// AuthenticationCheck is what a holder's DID authentication must prove besides possession of a
+// key of its holder DID: that it was made for this domain (our host).
 type AuthenticationCheck struct {
-	Challenge, Domain string
+	Domain string
 	// Resolve finds the public key of the proof's verification method (a did:key is resolved
 	// locally, never over the network).
 	Resolve KeyResolver
@@ -44,82 +44,89 @@ type AuthenticationCheck struct {
 // accepts; the error says why, in words for the holder's developer.
 var ErrInvalidPresentation = errors.New("vc: invalid DID authentication")
 
+// DIDAuthentication is what a verified DID authentication says: the holder's DID, and the
+// challenge its proof signed, which the caller must check is one it issued (an exchange has
+// several live ones, and spends the one presented).
+type DIDAuthentication struct {
+	Holder, Challenge string
+}
+
 // VerifyDIDAuthentication checks a holder's DID authentication presentation (a
 // VerifiablePresentation naming its holder, with one proof of purpose authentication made by
-// a key of that holder over the challenge and domain asked for) and returns the holder's DID.
-func VerifyDIDAuthentication(vp []byte, c AuthenticationCheck) (string, error) {
+// a key of that holder over a challenge and the domain asked for).
+func VerifyDIDAuthentication(vp []byte, c AuthenticationCheck) (DIDAuthentication, error) {
 	if len(vp) > MaxPresentationBytes {
-		return "", fmt.Errorf("%w: larger than %d bytes", ErrInvalidPresentation, MaxPresentationBytes)
+		return DIDAuthentication{}, fmt.Errorf("%w: larger than %d bytes", ErrInvalidPresentation, MaxPresentationBytes)
 	}
 	var m map[string]any
 	if err := json.Unmarshal(vp, &m); err != nil {
-		return "", fmt.Errorf("%w: not a JSON object", ErrInvalidPresentation)
+		return DIDAuthentication{}, fmt.Errorf("%w: not a JSON object", ErrInvalidPresentation)
 	}
 	if !hasType(m["type"], "VerifiablePresentation") {
-		return "", fmt.Errorf("%w: type must include VerifiablePresentation", ErrInvalidPresentation)
+		return DIDAuthentication{}, fmt.Errorf("%w: type must include VerifiablePresentation", ErrInvalidPresentation)
 	}
 	holder, _ := m["holder"].(string)
 	if !strings.HasPrefix(holder, "did:") {
-		return "", fmt.Errorf("%w: holder must be a DID", ErrInvalidPresentation)
+		return DIDAuthentication{}, fmt.Errorf("%w: holder must be a DID", ErrInvalidPresentation)
 	}
 	if creds, ok := m["verifiableCredential"]; ok && !isEmptyList(creds) {
-		return "", fmt.Errorf("%w: a DID authentication carries no credentials", ErrInvalidPresentation)
+		return DIDAuthentication{}, fmt.Errorf("%w: a DID authentication carries no credentials", ErrInvalidPresentation)
 	}
 	rawProof, ok := m["proof"].(map[string]any)
 	if !ok {
-		return "", fmt.Errorf("%w: it needs exactly one proof object", ErrInvalidPresentation)
+		return DIDAuthentication{}, fmt.Errorf("%w: it needs exactly one proof object", ErrInvalidPresentation)
 	}
 	delete(m, "proof")
 	if n := countObjects(m); n > maxPresentationObjects {
-		return "", fmt.Errorf("%w: %d JSON objects, at most %d", ErrInvalidPresentation, n, maxPresentationObjects)
+		return DIDAuthentication{}, fmt.Errorf("%w: %d JSON objects, at most %d", ErrInvalidPresentation, n, maxPresentationObjects)
 	}
 	var proof Proof
 	pb, _ := json.Marshal(rawProof)
 	if err := json.Unmarshal(pb, &proof); err != nil {
-		return "", fmt.Errorf("%w: proof: %v", ErrInvalidPresentation, err)
+		return DIDAuthentication{}, fmt.Errorf("%w: proof: %v", ErrInvalidPresentation, err)
 	}
 	switch {
 	case proof.Type == ProofTypeEd25519Signature2020 && proof.Cryptosuite == "":
 	case proof.Type == ProofType && proof.Cryptosuite == Cryptosuite:
 	default:
-		return "", fmt.Errorf("%w: proof %s %s is neither Ed25519Signature2020 nor DataIntegrityProof eddsa-rdfc-2022",
+		return DIDAuthentication{}, fmt.Errorf("%w: proof %s %s is neither Ed25519Signature2020 nor DataIntegrityProof eddsa-rdfc-2022",
 			ErrInvalidPresentation, proof.Type, proof.Cryptosuite)
 	}
 	if len(rawProof) != len(fieldsOf(proof)) {
 		// A member this struct does not know would be signed by the holder but dropped here.
-		return "", fmt.Errorf("%w: the proof has members this service does not know", ErrInvalidPresentation)
+		return DIDAuthentication{}, fmt.Errorf("%w: the proof has members this service does not know", ErrInvalidPresentation)
 	}
 	if proof.ProofPurpose != ProofPurposeAuthentication {
-		return "", fmt.Errorf("%w: proofPurpose must be authentication", ErrInvalidPresentation)
+		return DIDAuthentication{}, fmt.Errorf("%w: proofPurpose must be authentication", ErrInvalidPresentation)
 	}
-	if proof.Challenge != c.Challenge {
-		return "", fmt.Errorf("%w: the proof's challenge is not the one this exchange issued", ErrInvalidPresentation)
+	if proof.Challenge == "" {
+		return DIDAuthentication{}, fmt.Errorf("%w: the proof must carry the challenge asked for", ErrInvalidPresentation)
 	}
 	if proof.Domain != c.Domain {
-		return "", fmt.Errorf("%w: the proof's domain must be %q", ErrInvalidPresentation, c.Domain)
+		return DIDAuthentication{}, fmt.Errorf("%w: the proof's domain must be %q", ErrInvalidPresentation, c.Domain)
 	}
 	if !strings.HasPrefix(proof.VerificationMethod, holder+"#") {
-		return "", fmt.Errorf("%w: the proof's key must be one of the holder's (%s#...)", ErrInvalidPresentation, holder)
+		return DIDAuthentication{}, fmt.Errorf("%w: the proof's key must be one of the holder's (%s#...)", ErrInvalidPresentation, holder)
 	}
 	if proof.Context != nil && !reflect.DeepEqual(proof.Context, m["@context"]) {
-		return "", fmt.Errorf("%w: the proof's @context differs from the presentation's", ErrInvalidPresentation)
+		return DIDAuthentication{}, fmt.Errorf("%w: the proof's @context differs from the presentation's", ErrInvalidPresentation)
 	}
 	sig, err := decodeProofValue(proof.ProofValue)
 	if err != nil {
-		return "", fmt.Errorf("%w: %w", ErrInvalidPresentation, err)
+		return DIDAuthentication{}, fmt.Errorf("%w: %w", ErrInvalidPresentation, err)
 	}
 	pub, err := c.Resolve(proof.VerificationMethod)
 	if err != nil {
-		return "", fmt.Errorf("%w: %w", ErrInvalidPresentation, err)
+		return DIDAuthentication{}, fmt.Errorf("%w: %w", ErrInvalidPresentation, err)
 	}
 	data, err := presentationLoader.hashData(m, proof)
 	if err != nil {
-		return "", fmt.Errorf("%w: %w", ErrInvalidPresentation, err)
+		return DIDAuthentication{}, fmt.Errorf("%w: %w", ErrInvalidPresentation, err)
 	}
 	if !ed25519.Verify(pub, data, sig) {
-		return "", fmt.Errorf("%w: the signature does not match", ErrInvalidPresentation)
+		return DIDAuthentication{}, fmt.Errorf("%w: the signature does not match", ErrInvalidPresentation)
 	}
-	return holder, nil
+	return DIDAuthentication{Holder: holder, Challenge: proof.Challenge}, nil
 }
 
 func hasType(v any, want string) bool {

@@ -15,8 +15,8 @@ import (
 // The OpenID4VCI claim runs every server step (offer, offer document, code, nonce, the proof's
 // verification, the bound credential signed, the claim's transaction); the holder's own work
 // (signing its proof) is outside the timer. The exchange's extra cost is the DID
-// authentication's verification, measured by BenchmarkVerifyDIDAuthentication in internal/vc
-// terms: one RDFC-1.0 canonicalization of a presentation of a few hundred bytes.
+// authentication's verification: one RDFC-1.0 canonicalization of a presentation of a few
+// hundred bytes, about what BenchmarkVerifyDataIntegrity in internal/vc measures.
 func BenchmarkClaim(b *testing.B) {
 	c := newClaiming(b)
 	ctx := b.Context()

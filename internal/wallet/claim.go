@@ -5,7 +5,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/credentials"
 	"github.com/certhub/credentiald/internal/store"
 )
@@ -33,7 +32,7 @@ func (s *Service) claim(ctx context.Context, o store.WalletOfferFound, holder, p
 		}
 		claimed, err := tx.ClaimWalletOffer(ctx, o.ID, holder, protocol, now)
 		if errors.Is(err, store.ErrNotFound) {
-			return struct{}{}, apperr.New(apperr.OfferGone, "This offer was claimed already; ask the issuer for a new one.")
+			return struct{}{}, claimedAlready()
 		} else if err != nil {
 			return struct{}{}, err
 		}

@@ -4,6 +4,7 @@
 package wallet
 
 import (
+	"bytes"
 	"crypto/ecdsa"
 	"crypto/ed25519"
 	"crypto/elliptic"
@@ -14,6 +15,8 @@ import (
 
 	"github.com/lestrrat-go/jwx/v3/jwk"
 	"github.com/mr-tron/base58"
+
+	"github.com/certhub/credentiald/internal/vc"
 )
 
 // ErrUnsupportedDID says that a holder's DID is of a method this service does not resolve.
@@ -21,11 +24,13 @@ import (
 // itself: nothing is fetched from the network.
 var ErrUnsupportedDID = errors.New("wallet: unsupported DID")
 
-// Multicodec prefixes of the public keys did:key carries (unsigned varints).
-var (
-	ed25519Codec = []byte{0xed, 0x01}
-	p256Codec    = []byte{0x80, 0x24}
-)
+// p256Codec is the multicodec prefix of a compressed P-256 public key (an unsigned varint);
+// vc.ParseMultibase reads the Ed25519 ones.
+var p256Codec = []byte{0x80, 0x24}
+
+// maxDIDKeyMultibase bounds a did:key's multibase before it is decoded: base58 decoding costs
+// the square of the length, and the keys accepted are 48 (Ed25519) or 49 (P-256) characters.
+const maxDIDKeyMultibase = 64
 
 // HolderKey is a holder's public key: an ed25519.PublicKey or an *ecdsa.PublicKey (P-256).
 type HolderKey = any
@@ -76,24 +81,21 @@ func Ed25519Key(verificationMethod string) (ed25519.PublicKey, error) {
 }
 
 func parseDIDKey(mb string) (HolderKey, error) {
-	if !strings.HasPrefix(mb, "z") {
-		return nil, fmt.Errorf("%w: did:key must be base58btc (z...)", ErrUnsupportedDID)
+	if len(mb) > maxDIDKeyMultibase {
+		return nil, fmt.Errorf("%w: did:key is longer than an Ed25519 or P-256 key's", ErrUnsupportedDID)
 	}
-	b, err := base58.Decode(mb[1:])
-	if err != nil || len(b) < 3 {
-		return nil, fmt.Errorf("%w: did:key is not base58btc", ErrUnsupportedDID)
+	if pub, err := vc.ParseMultibase(mb); err == nil {
+		return pub, nil
 	}
-	switch {
-	case b[0] == ed25519Codec[0] && b[1] == ed25519Codec[1] && len(b) == 2+ed25519.PublicKeySize:
-		return ed25519.PublicKey(b[2:]), nil
-	case b[0] == p256Codec[0] && b[1] == p256Codec[1] && len(b) == 2+33:
-		x, y := elliptic.UnmarshalCompressed(elliptic.P256(), b[2:])
-		if x == nil {
-			return nil, fmt.Errorf("%w: did:key P-256 point is not on the curve", ErrUnsupportedDID)
-		}
-		return &ecdsa.PublicKey{Curve: elliptic.P256(), X: x, Y: y}, nil
+	b, err := base58.Decode(strings.TrimPrefix(mb, "z"))
+	if !strings.HasPrefix(mb, "z") || err != nil || len(b) != len(p256Codec)+33 || !bytes.HasPrefix(b, p256Codec) {
+		return nil, fmt.Errorf("%w: did:key holds neither an Ed25519 nor a P-256 public key in base58btc (z...)", ErrUnsupportedDID)
 	}
-	return nil, fmt.Errorf("%w: did:key holds neither an Ed25519 nor a P-256 public key", ErrUnsupportedDID)
+	x, y := elliptic.UnmarshalCompressed(elliptic.P256(), b[len(p256Codec):])
+	if x == nil {
+		return nil, fmt.Errorf("%w: did:key P-256 point is not on the curve", ErrUnsupportedDID)
+	}
+	return &ecdsa.PublicKey{Curve: elliptic.P256(), X: x, Y: y}, nil
 }
 
 func parseDIDJWK(encoded string) (jwk.Key, error) {

@@ -2,7 +2,6 @@ package wallet
 
 import (
 	"context"
-	"errors"
 	"strings"
 
 	"github.com/certhub/credentiald/internal/apperr"
@@ -25,23 +24,12 @@ func (s *Service) PrepareEmail(ctx context.Context, d *domain.EmailDelivery) err
 	if !strings.Contains(d.BodyText, LinkMarker) {
 		return nil
 	}
-	c := Credential{AccountID: d.AccountID}
-	switch {
-	case d.CertificateID != nil:
-		c.CertificateID = d.CertificateID
-	case d.BadgeAssertionID != nil:
-		a, err := s.store.FindBadgeAssertion(ctx, *d.BadgeAssertionID)
-		if err != nil {
-			return err
-		}
-		c.BadgeID, c.AssertionID = a.Assertion.BadgeID, d.BadgeAssertionID
-	default:
-		d.BodyText = strings.ReplaceAll(d.BodyText, "\n\n"+EmailParagraph, "")
-		return nil
+	c := Credential{AccountID: d.AccountID, CertificateID: d.CertificateID}
+	if c.CertificateID == nil {
+		c.AssertionID = d.BadgeAssertionID
 	}
-	o, err := s.Create(ctx, c)
-	var e *apperr.Error
-	if errors.As(err, &e) && (e.Code == apperr.Conflict || e.Code == apperr.NotFound) {
+	o, err := s.offerFor(ctx, c)
+	if e, ok := apperr.As(err); ok && (e.Code == apperr.Conflict || e.Code == apperr.NotFound) {
 		d.BodyText = strings.ReplaceAll(d.BodyText, "\n\n"+EmailParagraph, "")
 		return nil
 	} else if err != nil {
@@ -49,4 +37,17 @@ func (s *Service) PrepareEmail(ctx context.Context, d *domain.EmailDelivery) err
 	}
 	d.BodyText = strings.ReplaceAll(d.BodyText, LinkMarker, o.InteractionURL)
 	return nil
+}
+
+// offerFor makes an offer of the credential of a delivery email: NOT_FOUND for a message of
+// neither a certificate nor a badge assertion.
+func (s *Service) offerFor(ctx context.Context, c Credential) (Offer, error) {
+	if c.CertificateID == nil && c.AssertionID == nil {
+		return Offer{}, apperr.NoSuch("credential")
+	}
+	c, err := s.withBadge(ctx, c)
+	if err != nil {
+		return Offer{}, err
+	}
+	return s.Create(ctx, c)
 }

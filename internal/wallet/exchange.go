@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net/url"
 	"time"
 
 	"github.com/certhub/credentiald/internal/apperr"
@@ -43,41 +42,25 @@ func (s *Service) StartExchange(ctx context.Context, token string) (Presentation
 			"acceptedCryptosuites": []map[string]string{{"cryptosuite": vc.Cryptosuite}, {"cryptosuite": vc.ProofTypeEd25519Signature2020}},
 		}},
 		Challenge: challenge,
-		Domain:    s.domain(),
+		Domain:    s.domain,
 	}, nil
 }
 
-// domain is what a holder's proof names as the site it authenticates to: the host, with its
-// port, of the site URL.
-func (s *Service) domain() string {
-	u, err := url.Parse(s.siteURL)
-	if err != nil {
-		return ""
-	}
-	return u.Host
-}
-
 // CompleteExchange verifies a DID authentication made for a challenge of this offer and
-// answers the presentation that carries the credential bound to the holder. A presentation that
-// does not verify is 400 and leaves the offer claimable; a challenge is spent by the claim.
-func (s *Service) CompleteExchange(ctx context.Context, token string, presentation json.RawMessage) (json.RawMessage, error) {
+// answers the presentation that carries the credential bound to the holder (as it was signed,
+// byte for byte). A presentation that does not verify, or whose challenge is not a live one of
+// this offer, is 400 and leaves the offer claimable; the challenge is spent by the claim.
+func (s *Service) CompleteExchange(ctx context.Context, token string, presentation json.RawMessage) (map[string]any, error) {
 	o, err := s.live(ctx, token)
 	if err != nil {
 		return nil, err
 	}
-	var proof struct {
-		Proof struct {
-			Challenge string `json:"challenge"`
-		} `json:"proof"`
-	}
-	_ = json.Unmarshal(presentation, &proof)
-	holder, err := vc.VerifyDIDAuthentication(presentation, vc.AuthenticationCheck{Challenge: proof.Proof.Challenge,
-		Domain: s.domain(), Resolve: Ed25519Key})
+	auth, err := vc.VerifyDIDAuthentication(presentation, vc.AuthenticationCheck{Domain: s.domain, Resolve: Ed25519Key})
 	if err != nil {
 		return nil, apperr.Invalid("verifiablePresentation", err.Error())
 	}
-	signed, err := s.claim(ctx, o, holder, ProtocolVCAPI, credentials.FormDataIntegrity, func(tx *store.Tx, now time.Time) error {
-		_, offer, err := tx.SpendWalletSecret(ctx, digest(proof.Proof.Challenge), "challenge", now)
+	signed, err := s.claim(ctx, o, auth.Holder, ProtocolVCAPI, credentials.FormDataIntegrity, func(tx *store.Tx, now time.Time) error {
+		_, offer, err := tx.SpendWalletSecret(ctx, digest(auth.Challenge), "challenge", now)
 		if errors.Is(err, store.ErrNotFound) || (err == nil && (offer == nil || *offer != o.ID)) {
 			return apperr.Invalid("verifiablePresentation", "the proof's challenge is not a live challenge of this exchange: post {} for a new one")
 		}
@@ -86,10 +69,9 @@ func (s *Service) CompleteExchange(ctx context.Context, token string, presentati
 	if err != nil {
 		return nil, err
 	}
-	vp := map[string]any{
+	return map[string]any{
 		"@context":             []string{vc.ContextCredentialsV2},
 		"type":                 []string{"VerifiablePresentation"},
 		"verifiableCredential": []json.RawMessage{signed},
-	}
-	return json.Marshal(vp)
+	}, nil
 }

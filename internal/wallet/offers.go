@@ -47,7 +47,10 @@ type Service struct {
 	box     *secretbox.Box
 	creds   *credentials.Service
 	siteURL string
-	now     func() time.Time
+	// domain is what a holder's proof names as the site it authenticates to: the host, with
+	// its port, of the site URL.
+	domain string
+	now    func() time.Time
 }
 
 // New returns the service. siteURL roots every link and names the issuers.
@@ -55,7 +58,11 @@ func New(st *store.Store, box *secretbox.Box, creds *credentials.Service, siteUR
 	if now == nil {
 		now = time.Now
 	}
-	return &Service{store: st, box: box, creds: creds, siteURL: strings.TrimSuffix(siteURL, "/"), now: now}
+	s := &Service{store: st, box: box, creds: creds, siteURL: strings.TrimSuffix(siteURL, "/"), now: now}
+	if u, err := url.Parse(s.siteURL); err == nil {
+		s.domain = u.Host
+	}
+	return s
 }
 
 // Credential names what an offer is of: a certificate, or a badge assertion (with its badge).
@@ -137,8 +144,8 @@ func sealedFor(offerID uuid.UUID) []byte { return []byte("wallet-offer:" + offer
 
 // view adds an offer's links.
 func (s *Service) view(o store.WalletOffer, token string) Offer {
-	v := Offer{WalletOffer: o, InteractionURL: s.InteractionURL(token), CredentialOfferURI: s.offerURI(o.AccountID, token)}
-	v.WalletURL = "openid-credential-offer://?credential_offer_uri=" + url.QueryEscape(v.CredentialOfferURI)
+	v := Offer{WalletOffer: o, InteractionURL: s.InteractionURL(token), CredentialOfferURI: s.offerURI(o.AccountID, token),
+		WalletURL: s.walletURL(o.AccountID, token)}
 	request, _ := json.Marshal(map[string]any{"protocols": map[string]string{"vcapi": s.ExchangeURL(token)}})
 	v.LCWRequestURL = "https://lcw.app/request?request=" + url.QueryEscape(string(request))
 	return v
@@ -162,14 +169,18 @@ func (s *Service) offerURI(accountID uuid.UUID, token string) string {
 	return s.IssuerID(accountID) + "/offers/" + token
 }
 
+// walletURL is the OpenID4VCI deep link of an offer, which a wallet app opens.
+func (s *Service) walletURL(accountID uuid.UUID, token string) string {
+	return "openid-credential-offer://?credential_offer_uri=" + url.QueryEscape(s.offerURI(accountID, token))
+}
+
 // Protocols is what the interaction URL answers a wallet: where each protocol starts.
 func (s *Service) Protocols(ctx context.Context, token string) (map[string]string, error) {
 	o, err := s.live(ctx, token)
 	if err != nil {
 		return nil, err
 	}
-	v := s.view(o.WalletOffer, token)
-	return map[string]string{"vcapi": s.ExchangeURL(token), "OID4VCI": v.WalletURL}, nil
+	return map[string]string{"vcapi": s.ExchangeURL(token), "OID4VCI": s.walletURL(o.AccountID, token)}, nil
 }
 
 // live finds the offer of a token that can still be claimed: 404 for no such offer, 410
@@ -191,7 +202,7 @@ func (s *Service) stillLive(o store.WalletOfferFound) error {
 	now := s.now()
 	switch {
 	case o.ClaimedAt != nil:
-		return apperr.New(apperr.OfferGone, "This offer was claimed already; ask the issuer for a new one.")
+		return claimedAlready()
 	case !now.Before(o.ExpiresAt):
 		return apperr.New(apperr.OfferGone, "This offer expired; ask the issuer for a new one.")
 	case o.CredentialRevoked:
@@ -200,6 +211,10 @@ func (s *Service) stillLive(o store.WalletOfferFound) error {
 		return apperr.New(apperr.OfferGone, "The credential expired; it can no longer be claimed.")
 	}
 	return nil
+}
+
+func claimedAlready() *apperr.Error {
+	return apperr.New(apperr.OfferGone, "This offer was claimed already; ask the issuer for a new one.")
 }
 
 // Page is what the interaction page shows of an offer: the links a person follows, and why it
@@ -216,12 +231,13 @@ type Page struct {
 // so); 404 for no such offer.
 func (s *Service) Interaction(ctx context.Context, token string) (Page, error) {
 	o, err := s.live(ctx, token)
+	p := Page{Offer: s.view(o.WalletOffer, token), VerificationCode: o.VerificationCode}
 	if e, ok := apperr.As(err); ok && e.Code == apperr.OfferGone {
-		return Page{Offer: s.view(o.WalletOffer, token), VerificationCode: o.VerificationCode, Gone: e.Message}, nil
+		p.Gone = e.Message
 	} else if err != nil {
 		return Page{}, err
 	}
-	return Page{Offer: s.view(o.WalletOffer, token), VerificationCode: o.VerificationCode}, nil
+	return p, nil
 }
 
 // tokenBytes is the size of every token and secret: 256 random bits.
@@ -263,12 +279,9 @@ func (s *Service) newSecret(ctx context.Context, kind string, accountID uuid.UUI
 // the newest unclaimed one valid for a day more, else a new one. For a badge assertion the
 // badge may be left out: it is read.
 func (s *Service) ForRecipient(ctx context.Context, c Credential) (Offer, error) {
-	if c.AssertionID != nil && c.BadgeID == uuid.Nil {
-		a, err := s.store.FindBadgeAssertion(ctx, *c.AssertionID)
-		if err != nil {
-			return Offer{}, apperr.When(err, store.ErrNotFound, apperr.NoSuch("badge assertion"))
-		}
-		c.BadgeID = a.Assertion.BadgeID
+	c, err := s.withBadge(ctx, c)
+	if err != nil {
+		return Offer{}, err
 	}
 	o, err := s.store.LatestLiveWalletOffer(ctx, c.AccountID, c.CertificateID, c.AssertionID, s.now().Add(24*time.Hour))
 	if errors.Is(err, store.ErrNotFound) {
@@ -281,4 +294,18 @@ func (s *Service) ForRecipient(ctx context.Context, c Credential) (Offer, error)
 		return Offer{}, fmt.Errorf("wallet: opening the token of offer %s: %w", o.ID, err)
 	}
 	return s.view(o, string(token)), nil
+}
+
+// withBadge fills in the badge of a badge assertion named without it (the recipient's page
+// and the delivery email know only the assertion).
+func (s *Service) withBadge(ctx context.Context, c Credential) (Credential, error) {
+	if c.AssertionID == nil || c.BadgeID != uuid.Nil {
+		return c, nil
+	}
+	a, err := s.store.FindBadgeAssertion(ctx, *c.AssertionID)
+	if err != nil {
+		return c, apperr.When(err, store.ErrNotFound, apperr.NoSuch("badge assertion"))
+	}
+	c.BadgeID = a.Assertion.BadgeID
+	return c, nil
 }

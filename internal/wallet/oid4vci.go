@@ -191,8 +191,10 @@ type CredentialRequest struct {
 // IssueCredential answers a credential request made with an access token of one of the
 // issuer's offers: the offer's credential bound to the key the proof JWT proves, in the
 // configuration's format. The access token and the proof's c_nonce are spent, and the offer
-// claimed, together; a refused request spends nothing.
-func (s *Service) IssueCredential(ctx context.Context, accountID uuid.UUID, accessToken string, req CredentialRequest) (json.RawMessage, error) {
+// claimed, together; a refused request spends nothing. The credential is as the response
+// carries it: the signed JSON for ldp_vc (a json.RawMessage), the compact JWS for jwt_vc_json
+// (a string).
+func (s *Service) IssueCredential(ctx context.Context, accountID uuid.UUID, accessToken string, req CredentialRequest) (any, error) {
 	// The access token first (RFC 6750): a request without a live one is invalid_token,
 	// whatever its body says.
 	o, err := s.offerOfAccessToken(ctx, accountID, accessToken)
@@ -233,11 +235,10 @@ func (s *Service) IssueCredential(ctx context.Context, accountID uuid.UUID, acce
 	} else if err != nil {
 		return nil, err
 	}
-	var credential any = json.RawMessage(signed)
 	if form == credentials.FormJWT {
-		credential = string(signed)
+		return string(signed), nil
 	}
-	return json.Marshal(map[string]any{"credentials": []map[string]any{{"credential": credential}}})
+	return json.RawMessage(signed), nil
 }
 
 // offerOfAccessToken finds the live offer an unspent access token of the issuer was issued for.
@@ -248,8 +249,8 @@ func (s *Service) offerOfAccessToken(ctx context.Context, accountID uuid.UUID, a
 	} else if err != nil {
 		return o, err
 	}
-	if err := s.stillLive(o); err != nil {
-		return o, oauthError("credential_request_denied", "%s", err.(*apperr.Error).Message)
+	if e, ok := apperr.As(s.stillLive(o)); ok {
+		return o, oauthError("credential_request_denied", "%s", e.Message)
 	}
 	return o, nil
 }

@@ -21,6 +21,11 @@ const ProofJWTType = "openid4vci-proof+jwt"
 // proof is spent with its nonce anyway.
 const proofClockSkew = 5 * time.Minute
 
+// MaxProofJWTBytes bounds a proof JWT before it is parsed: a header naming one key and three
+// claims take a few hundred bytes, and the request body's own bound (a megabyte) would let a
+// did:key of hundreds of kilobytes reach base58 decoding, whose cost is quadratic.
+const MaxProofJWTBytes = 8 << 10
+
 // ErrInvalidProof says that a key proof is not one this issuer accepts (OAuth invalid_proof);
 // the error says why.
 var ErrInvalidProof = errors.New("wallet: invalid proof")
@@ -37,6 +42,9 @@ type KeyProof struct {
 // (a did:key or did:jwk verification method) or its jwk header carries, for the audience (the
 // credential issuer's identifier), issued within a few minutes of now, carrying a nonce.
 func VerifyProofJWT(token string, audience string, now time.Time) (KeyProof, error) {
+	if len(token) > MaxProofJWTBytes {
+		return KeyProof{}, fmt.Errorf("%w: larger than %d bytes", ErrInvalidProof, MaxProofJWTBytes)
+	}
 	msg, err := jws.ParseString(token)
 	if err != nil {
 		return KeyProof{}, fmt.Errorf("%w: not a compact JWS", ErrInvalidProof)

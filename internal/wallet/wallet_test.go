@@ -7,6 +7,7 @@ import (
 	"crypto/ed25519"
 	"crypto/elliptic"
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -63,6 +64,7 @@ func TestDIDKeysAndDIDJWKsResolveToTheirKeys(t *testing.T) {
 		"did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK#other", // a fragment of another key
 		"did:key:zQ3shokFTS3brHcDQrn82RUDfCZESWL1ZdCEJwekUDPQiYBme",      // secp256k1
 		"did:key:notbase58",
+		"did:key:z6Mk" + strings.Repeat("z", 1000), // refused before base58 decodes it
 		dj + "#1",
 		"did:jwk:" + strings.Repeat("A", 10),
 	} {
@@ -141,13 +143,34 @@ func TestProofJWTsThatProveNothingAreRefused(t *testing.T) {
 		"no key named":         proofJWT(t, jwa.EdDSA(), edKey, map[string]any{"typ": wallet.ProofJWTType}, claims(nil)),
 		"a did:web":            proofJWT(t, jwa.EdDSA(), edKey, map[string]any{"typ": wallet.ProofJWTType, "kid": "did:web:evil.example#k"}, claims(nil)),
 		"not a JWS":            "a.b",
-		"unsigned (alg none)":  "eyJhbGciOiJub25lIiwidHlwIjoib3BlbmlkNHZjaS1wcm9vZitqd3QifQ.eyJhdWQiOiJ4In0.",
+		"unsigned (alg none)":  unsigned(map[string]any{"alg": "none", "typ": wallet.ProofJWTType, "kid": kid}, claims(nil)),
 		"a token of two parts": strings.Join(strings.Split(proofJWT(t, jwa.EdDSA(), edKey, good, claims(nil)), ".")[:2], "."),
 	}
 	for name, tok := range cases {
 		if _, err := wallet.VerifyProofJWT(tok, issuer, now); !errors.Is(err, wallet.ErrInvalidProof) {
 			t.Errorf("%s: %v, want ErrInvalidProof", name, err)
 		}
+	}
+}
+
+// unsigned is a JWS of alg none: its header and claims, and no signature.
+func unsigned(header, claims map[string]any) string {
+	h, _ := json.Marshal(header)
+	c, _ := json.Marshal(claims)
+	return base64.RawURLEncoding.EncodeToString(h) + "." + base64.RawURLEncoding.EncodeToString(c) + "."
+}
+
+// A proof larger than any key proof is refused before it is parsed: a did:key of hundreds of
+// kilobytes in its kid would otherwise cost seconds of base58 decoding.
+func TestAnOversizedProofJWTIsRefusedUnread(t *testing.T) {
+	t.Parallel()
+	_, edKey, _ := ed25519.GenerateKey(rand.Reader)
+	now := time.Now()
+	tok := proofJWT(t, jwa.EdDSA(), edKey, map[string]any{"typ": wallet.ProofJWTType, "kid": "did:key:z6Mk" + strings.Repeat("z", wallet.MaxProofJWTBytes)},
+		map[string]any{"aud": issuer, "iat": now.Unix(), "nonce": "n"})
+	_, err := wallet.VerifyProofJWT(tok, issuer, now)
+	if !errors.Is(err, wallet.ErrInvalidProof) || !strings.Contains(err.Error(), "larger than") {
+		t.Fatalf("got %v, want ErrInvalidProof for its size", err)
 	}
 }
 
@@ -177,19 +200,14 @@ func TestTheLearnerCredentialWalletsDIDAuthenticationVerifies(t *testing.T) {
 	want := didKeyEd25519(ed25519.NewKeyFromSeed(seed).Public().(ed25519.PublicKey))
 	for _, version := range []int{1, 2} {
 		vp := lcwPresentation(t, seed, "challenge-1", "certs.example.org:8443", version)
-		check := vc.AuthenticationCheck{Challenge: "challenge-1", Domain: "certs.example.org:8443", Resolve: wallet.Ed25519Key}
-		holder, err := vc.VerifyDIDAuthentication(vp, check)
-		if err != nil || holder != want {
-			t.Fatalf("VC %d.0 presentation: holder %q, %v; want %s", version, holder, err, want)
+		check := vc.AuthenticationCheck{Domain: "certs.example.org:8443", Resolve: wallet.Ed25519Key}
+		auth, err := vc.VerifyDIDAuthentication(vp, check)
+		if err != nil || auth.Holder != want || auth.Challenge != "challenge-1" {
+			t.Fatalf("VC %d.0 presentation: %+v, %v; want holder %s, challenge-1", version, auth, err, want)
 		}
-		refused := map[string]vc.AuthenticationCheck{
-			"another challenge": {Challenge: "challenge-2", Domain: check.Domain, Resolve: wallet.Ed25519Key},
-			"another domain":    {Challenge: check.Challenge, Domain: "evil.example", Resolve: wallet.Ed25519Key},
-		}
-		for name, c := range refused {
-			if _, err := vc.VerifyDIDAuthentication(vp, c); !errors.Is(err, vc.ErrInvalidPresentation) {
-				t.Errorf("VC %d.0, %s: %v, want ErrInvalidPresentation", version, name, err)
-			}
+		anotherDomain := vc.AuthenticationCheck{Domain: "evil.example", Resolve: wallet.Ed25519Key}
+		if _, err := vc.VerifyDIDAuthentication(vp, anotherDomain); !errors.Is(err, vc.ErrInvalidPresentation) {
+			t.Errorf("VC %d.0, another domain: %v, want ErrInvalidPresentation", version, err)
 		}
 		var m map[string]any
 		_ = json.Unmarshal(vp, &m)
