@@ -139,7 +139,7 @@ func New(opts Options) (*echo.Echo, error) {
 	// their CORS comes last, as it always did: a refusal before it (429, 413) goes without.
 	for _, prefix := range []string{"/ob", "/issuers"} {
 		ps.add(prefix, true, summary, httpmw.RecoverPanics, httpmw.Visitors, limit, httpmw.LimitBody,
-			validator.ExplainRefusals, httpmw.AllowAnyOrigin)
+			validator.ExplainRefusals, httpmw.AllowAnyOrigin, httpmw.ReadableForm)
 	}
 	// Wallet delivery at the site root: the interaction page and the VC API exchange, and the
 	// OpenID4VCI discovery documents (the issuers' own endpoints are under /issuers above).

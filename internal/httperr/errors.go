@@ -45,6 +45,12 @@ func From(err error) *apperr.Error {
 		if e, ok := apperr.As(he.Internal); ok {
 			return e
 		}
+		if he.Code == http.StatusUnsupportedMediaType {
+			// Echo's binding of a body of a type the operation does not take.
+			e := apperr.Invalid("header.Content-Type", "This operation does not take a body of this type; send the Content-Type the contract names for it (application/json, unless it says otherwise).")
+			e.Cause = err
+			return e
+		}
 		if _, ok := httpErrorCodes[he.Code]; ok {
 			return FromStatus(he.Code, err)
 		}
