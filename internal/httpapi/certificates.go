@@ -51,7 +51,6 @@ func (s *Server) ListCertificates(ctx context.Context, req api.ListCertificatesR
 	return api.ListCertificates200JSONResponse{Body: api.CertificatePage{Data: convertAll(list, s.certificate), Meta: pageMeta(page, total)}}, nil
 }
 
-
 func (s *Server) GetCredits(ctx context.Context, _ api.GetCreditsRequestObject) (api.GetCreditsResponseObject, error) {
 	c, err := s.certificates.Credits(ctx, principal(ctx).AccountID)
 	if err != nil {

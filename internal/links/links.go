@@ -63,6 +63,25 @@ func (s Site) OpenBadgesIssuer(accountID uuid.UUID) string {
 	return s.root + "/ob/v2/issuers/" + accountID.String()
 }
 
+// Wallet delivery: an offer's interaction (a page for people, the protocols for wallets), its
+// VC API exchange, and the account's OpenID4VCI credential issuer with its offers.
+
+// Interaction is where a claim of an offer starts: {site}/interactions/{token}?iuv=1 (the
+// parameter tells a wallet that reads it that the URL is an interaction URL).
+func (s Site) Interaction(token string) string { return s.root + "/interactions/" + token + "?iuv=1" }
+
+// Exchange is the VC API exchange of an offer.
+func (s Site) Exchange(token string) string { return s.root + "/exchanges/" + token }
+
+// Issuer is an account's OpenID4VCI credential issuer identifier, the root of its issuer
+// endpoints and documents: {site}/issuers/{account}.
+func (s Site) Issuer(accountID uuid.UUID) string { return s.root + "/issuers/" + accountID.String() }
+
+// CredentialOffer is the OpenID4VCI credential offer of an offer, by reference.
+func (s Site) CredentialOffer(accountID uuid.UUID, token string) string {
+	return s.Issuer(accountID) + "/offers/" + token
+}
+
 // VerificationPage is the site-relative path of a code's public page: /verify/{code}. code
 // is written as it is: verification codes are letters and digits.
 func VerificationPage(code string) string { return "/verify/" + code }

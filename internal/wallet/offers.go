@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -17,6 +16,7 @@ import (
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/credentials"
 	"github.com/certhub/credentiald/internal/domain"
+	"github.com/certhub/credentiald/internal/links"
 	"github.com/certhub/credentiald/internal/secretbox"
 	"github.com/certhub/credentiald/internal/store"
 )
@@ -43,10 +43,10 @@ const tokenPurpose = "wallet offer token"
 
 // Service creates offers and runs claims.
 type Service struct {
-	store   *store.Store
-	box     *secretbox.Box
-	creds   *credentials.Service
-	siteURL string
+	store *store.Store
+	box   *secretbox.Box
+	creds *credentials.Service
+	links links.Site
 	// domain is what a holder's proof names as the site it authenticates to: the host, with
 	// its port, of the site URL.
 	domain string
@@ -58,8 +58,8 @@ func New(st *store.Store, box *secretbox.Box, creds *credentials.Service, siteUR
 	if now == nil {
 		now = time.Now
 	}
-	s := &Service{store: st, box: box, creds: creds, siteURL: strings.TrimSuffix(siteURL, "/"), now: now}
-	if u, err := url.Parse(s.siteURL); err == nil {
+	s := &Service{store: st, box: box, creds: creds, links: links.New(siteURL), now: now}
+	if u, err := url.Parse(s.links.Root()); err == nil {
 		s.domain = u.Host
 	}
 	return s
@@ -153,20 +153,16 @@ func (s *Service) view(o store.WalletOffer, token string) Offer {
 
 // InteractionURL is where a person (an HTML page with a QR code) or a wallet (the protocols,
 // as JSON) starts a claim.
-func (s *Service) InteractionURL(token string) string {
-	return s.siteURL + "/interactions/" + token + "?iuv=1"
-}
+func (s *Service) InteractionURL(token string) string { return s.links.Interaction(token) }
 
 // ExchangeURL is the VC API exchange of an offer.
-func (s *Service) ExchangeURL(token string) string { return s.siteURL + "/exchanges/" + token }
+func (s *Service) ExchangeURL(token string) string { return s.links.Exchange(token) }
 
 // IssuerID is the OpenID4VCI credential issuer identifier of an account.
-func (s *Service) IssuerID(accountID uuid.UUID) string {
-	return s.siteURL + "/issuers/" + accountID.String()
-}
+func (s *Service) IssuerID(accountID uuid.UUID) string { return s.links.Issuer(accountID) }
 
 func (s *Service) offerURI(accountID uuid.UUID, token string) string {
-	return s.IssuerID(accountID) + "/offers/" + token
+	return s.links.CredentialOffer(accountID, token)
 }
 
 // walletURL is the OpenID4VCI deep link of an offer, which a wallet app opens.
