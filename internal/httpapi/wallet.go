@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"strings"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/certhub/credentiald/gen/api"
+	"github.com/certhub/credentiald/internal/httpmw"
 	"github.com/certhub/credentiald/internal/wallet"
 )
 
@@ -239,7 +239,7 @@ func bearerForWallet(f api.StrictHandlerFunc, operationID string) api.StrictHand
 		return f
 	}
 	return func(c echo.Context, request any) (any, error) {
-		if t, ok := bearerOf(c.Request().Header.Get(echo.HeaderAuthorization)); ok {
+		if t, ok := httpmw.BearerToken(c.Request().Header.Get(echo.HeaderAuthorization)); ok {
 			c.SetRequest(c.Request().WithContext(context.WithValue(c.Request().Context(), walletTokenKey{}, t)))
 		}
 		return f(c, request)
@@ -249,8 +249,4 @@ func bearerForWallet(f api.StrictHandlerFunc, operationID string) api.StrictHand
 func ptr[T any](v T) *T { return &v }
 
 // bearerOf reads a bearer token from an Authorization header.
-func bearerOf(header string) (string, bool) {
-	t, ok := strings.CutPrefix(header, "Bearer ")
-	t = strings.TrimSpace(t)
-	return t, ok && t != ""
-}
+

@@ -106,12 +106,12 @@ func Authenticate(ops Operations, authn Authenticator) echo.MiddlewareFunc {
 				return next(c)
 			}
 			c.Response().Header().Set("WWW-Authenticate", `Bearer realm="credentiald"`)
-			bearer, found := strings.CutPrefix(c.Request().Header.Get(echo.HeaderAuthorization), "Bearer ")
-			if !found || strings.TrimSpace(bearer) == "" {
+			bearer, found := BearerToken(c.Request().Header.Get(echo.HeaderAuthorization))
+			if !found {
 				return apperr.New(apperr.InvalidAPIKey, "Send an API key or an access token as `Authorization: Bearer <token>`.")
 			}
 			ctx := c.Request().Context()
-			p, err := authn.Authenticate(ctx, strings.TrimSpace(bearer))
+			p, err := authn.Authenticate(ctx, bearer)
 			if err != nil {
 				return err
 			}
@@ -195,4 +195,12 @@ func RateLimit(limiter ratelimit.Limiter, trusted []netip.Prefix, logger *slog.L
 			return next(c)
 		}
 	}
+}
+
+// BearerToken is the token of an Authorization header "Bearer <token>" (RFC 6750), trimmed;
+// false when the header is not one or the token is empty.
+func BearerToken(header string) (string, bool) {
+	t, ok := strings.CutPrefix(header, "Bearer ")
+	t = strings.TrimSpace(t)
+	return t, ok && t != ""
 }
