@@ -114,15 +114,21 @@ func NotSent(job *rivertype.JobRow) bool {
 func (j *Jobs) due(ctx context.Context, kind string) []int64 {
 	j.t.Helper()
 	now := j.now()
-	rows, err := j.pool.Query(ctx, `SELECT id FROM river_job WHERE kind = $1 AND (
-		(state IN ('available', 'scheduled', 'retryable') AND (attempt = 0 OR scheduled_at <= $2))
-		OR (state = 'running' AND attempted_at <= $3)) ORDER BY scheduled_at, id`, kind, now, now.Add(-j.RescueAfter))
+	res, err := j.client.JobList(ctx, river.NewJobListParams().Kinds(kind).First(10_000).
+		States(rivertype.JobStateAvailable, rivertype.JobStateScheduled, rivertype.JobStateRetryable, rivertype.JobStateRunning).
+		OrderBy(river.JobListOrderByScheduledAt, river.SortOrderAsc))
 	if err != nil {
 		j.t.Fatal(err)
 	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
-	if err != nil {
-		j.t.Fatal(err)
+	var ids []int64
+	for _, job := range res.Jobs {
+		if job.State == rivertype.JobStateRunning {
+			if job.AttemptedAt != nil && !job.AttemptedAt.After(now.Add(-j.RescueAfter)) {
+				ids = append(ids, job.ID)
+			}
+		} else if job.Attempt == 0 || !job.ScheduledAt.After(now) {
+			ids = append(ids, job.ID)
+		}
 	}
 	return ids
 }
