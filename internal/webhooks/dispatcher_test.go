@@ -2,6 +2,7 @@ package webhooks_test
 
 import (
 	"bytes"
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -421,6 +422,8 @@ func TestTwoDispatchersDeliverEachEventExactlyOnce(t *testing.T) {
 		if err := q.Start(h.ctx); err != nil {
 			t.Fatal(err)
 		}
+		// Stopped below; this stops them too when the test fails before that.
+		t.Cleanup(func() { _ = q.StopAndCancel(context.Background()) })
 		queues = append(queues, q)
 	}
 	deadline := time.Now().Add(30 * time.Second)
