@@ -107,15 +107,7 @@ func Serve(ctx context.Context, cfg config.Config, logger *slog.Logger, ready ch
 	if err := svc.Jobs.Start(workers); err != nil {
 		return fmt.Errorf("starting the job queue: %w", err)
 	}
-	defer func() {
-		// Running jobs finish (a bulk job its batch in hand, an email or a webhook its
-		// attempt); the rest resumes after the next start.
-		stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
-		defer cancel()
-		if err := svc.Jobs.Stop(stopCtx); err != nil {
-			_ = svc.Jobs.StopAndCancel(context.WithoutCancel(ctx))
-		}
-	}()
+	defer stopJobs(ctx, svc.Jobs, logger)
 
 	if cfg.PprofAddr != "" {
 		stopProfiler, err := serveProfiler(cfg.PprofAddr, logger)
@@ -160,6 +152,27 @@ func Serve(ctx context.Context, cfg config.Config, logger *slog.Logger, ready ch
 	}
 	logger.Info("stopped")
 	return nil
+}
+
+// stopJobs stops the job queue: running jobs finish (a bulk job its batch in hand, an email or
+// a webhook its attempt) for up to 15 seconds, then are cancelled and given 5 seconds more; a
+// job still running after that is left to River's rescuer, in the next process, so that one
+// job that ignores its context cannot keep the process from stopping. The rest resumes after
+// the next start.
+func stopJobs(ctx context.Context, jobs *store.JobQueue, logger *slog.Logger) {
+	ctx = context.WithoutCancel(ctx)
+	stopCtx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	err := jobs.Stop(stopCtx)
+	if err == nil {
+		return
+	}
+	logger.Warn("running jobs did not finish within 15 s of stopping; cancelling them", "error", err)
+	cancelCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := jobs.StopAndCancel(cancelCtx); err != nil {
+		logger.Error("jobs still running when the process stopped; River's rescuer takes them up again", "error", err)
+	}
 }
 
 // DefaultReadTimeout bounds the reading of one request, its body included.

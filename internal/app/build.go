@@ -179,7 +179,7 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 	svc.Dispatcher = &webhooks.Dispatcher{Store: st, Secrets: svc.Secrets, Policy: policy, Logger: logger,
 		Timeout: o.WebhookTimeout, Now: o.Now}
 	svc.Jobs, err = jobqueue.New(st, jobqueue.Workers{Bulk: svc.Bulk, Email: svc.Email, Webhooks: svc.Dispatcher,
-		Idempotency: svc.Idempotency}, logger, svc.Bulk.Timing().RescueAfter)
+		Idempotency: svc.Idempotency}, logger, 0)
 	if err != nil {
 		svc.Close()
 		return nil, fmt.Errorf("building the job queue: %w", err)

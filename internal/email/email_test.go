@@ -61,8 +61,6 @@ func newFixture(t *testing.T) *fixture {
 		Backoff: func(int) time.Duration { return 0 }}
 	f := &fixture{store: st, account: acc.ID, smtp: srv, worker: w}
 	f.jobs = testkit.NewJobs(t, dbURL, f.now)
-	// River rescues a job whose process died once the attempt's timeout has passed.
-	f.jobs.RescueAfter = 3 * time.Minute
 	testkit.AddJobWorker(f.jobs, river.Worker[jobs.SendEmail](w))
 	return f
 }

@@ -87,10 +87,10 @@ type Issued struct {
 // there; CREDIT_LIMIT (with the figures) when the account has fewer credits left than r needs,
 // and the caller rolls tx back. Its round trips: the verification codes reserved (one
 // statement; none for a certificate whose code its caller reserved), the kind's rows written
-// when they do not take hot rows (badge assertions; their emails then too), the webhook fan-out
-// jobs (River's statement), then one pipeline that takes the hot rows and does every write of
-// the issuance (the credits, a certificate's number and row, the status list entries, the
-// outbox events, the analytics counts); after it only what could not go in it: an entry drawn
+// when they do not take hot rows (badge assertions; their emails then too), then one pipeline
+// that takes the hot rows and does every write of the issuance (the credits, a certificate's
+// number and row, the status list entries, the outbox events with their webhook fan-out jobs,
+// the analytics counts); after it only what could not go in it: an entry drawn
 // the long way (no open list, every candidate taken), and a new certificate's email, which says
 // its number.
 func Issue(ctx context.Context, tx *store.Tx, r Request) (Issued, error) {

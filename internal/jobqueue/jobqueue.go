@@ -30,8 +30,12 @@ type Workers struct {
 }
 
 // DefaultRescueAfter is when the job of a process that died mid-run is taken up again, unless
-// its worker's timeout is longer (an email's attempt may run 3 minutes).
-const DefaultRescueAfter = 2 * time.Minute
+// its worker's timeout is longer (an email's attempt may run 3 minutes): the lease of one
+// minute the contract promises for a webhook attempt (WebhookDelivery.attempts in
+// openapi/v1.json; the attempt's own bound, 10 s and 30 s to record it, fits in it). River's
+// rescuer looks every 30 seconds, so a lapsed attempt is taken up 1 to 1.5 minutes after it
+// began.
+const DefaultRescueAfter = time.Minute
 
 // New returns the client over the store's database; Start begins working jobs, Stop lets the
 // running ones finish. rescueAfter (0: DefaultRescueAfter) is when River's rescuer takes up the

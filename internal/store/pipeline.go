@@ -83,9 +83,6 @@ func (r queuedResults) QueryRow() pgx.Row                { return r.p.sent.Query
 func (r queuedResults) Close() error                     { return nil }
 func (r queuedResults) Tx() pgx.Tx                       { return nil }
 
-// Len is how many statements are queued.
-func (p *Pipeline) Len() int { return p.batch.Len() }
-
 // Send sends the queued statements in one round trip, after queuing the webhook fan-out jobs
 // of the outbox events queued (those that some subscription takes) and the counts that
 // CountIssued was told in the transaction (the day's analytics rows, in key order), and fills

@@ -24,14 +24,15 @@ import (
 // scheduled, cancellations and completions recorded as a client would. A job is due when it was
 // never attempted (River takes a new job at once, whatever the test's clock says), when its
 // retry time has come on the clock, or when it has been running for longer than RescueAfter
-// (River's rescuer takes up the job of a process that died).
+// and its worker's Timeout (River's rescuer takes up the job of a process that died, and waits
+// for a worker's longer timeout as it does for an email's).
 type Jobs struct {
 	t      testing.TB
 	pool   *pgxpool.Pool
 	client *river.Client[pgx.Tx]
 	config *river.Config
 	now    func() time.Time
-	kinds  map[string]func(ctx context.Context, tx pgx.Tx, job *rivertype.JobRow) (*rivertest.WorkResult, error)
+	kinds  map[string]jobKind
 	// RescueAfter is how long a job runs before River's rescuer takes it up again
 	// (jobqueue.DefaultRescueAfter).
 	RescueAfter time.Duration
@@ -54,15 +55,24 @@ func NewJobs(t testing.TB, dbURL string, now func() time.Time) *Jobs {
 		t.Fatal(err)
 	}
 	return &Jobs{t: t, pool: pool, client: client, config: config, now: now, RescueAfter: jobqueue.DefaultRescueAfter,
-		kinds: map[string]func(context.Context, pgx.Tx, *rivertype.JobRow) (*rivertest.WorkResult, error){}}
+		kinds: map[string]jobKind{}}
+}
+
+// jobKind is how Jobs works the jobs of one kind, and its worker's timeout for one.
+type jobKind struct {
+	work    func(ctx context.Context, tx pgx.Tx, job *rivertype.JobRow) (*rivertest.WorkResult, error)
+	timeout func(job *rivertype.JobRow) time.Duration
 }
 
 // AddJobWorker lets j work the jobs of w's kind.
 func AddJobWorker[T river.JobArgs](j *Jobs, w river.Worker[T]) {
 	var args T
 	tw := rivertest.NewWorker(j.t, riverpgxv5.New(j.pool), j.config, w)
-	j.kinds[args.Kind()] = func(ctx context.Context, tx pgx.Tx, job *rivertype.JobRow) (*rivertest.WorkResult, error) {
-		return tw.WorkJob(ctx, j.t, tx, job)
+	j.kinds[args.Kind()] = jobKind{
+		work: func(ctx context.Context, tx pgx.Tx, job *rivertype.JobRow) (*rivertest.WorkResult, error) {
+			return tw.WorkJob(ctx, j.t, tx, job)
+		},
+		timeout: func(job *rivertype.JobRow) time.Duration { return w.Timeout(&river.Job[T]{JobRow: job}) },
 	}
 }
 
@@ -114,15 +124,25 @@ func NotSent(job *rivertype.JobRow) bool {
 func (j *Jobs) due(ctx context.Context, kind string) []int64 {
 	j.t.Helper()
 	now := j.now()
-	rows, err := j.pool.Query(ctx, `SELECT id FROM river_job WHERE kind = $1 AND (
-		(state IN ('available', 'scheduled', 'retryable') AND (attempt = 0 OR scheduled_at <= $2))
-		OR (state = 'running' AND attempted_at <= $3)) ORDER BY scheduled_at, id`, kind, now, now.Add(-j.RescueAfter))
+	res, err := j.client.JobList(ctx, river.NewJobListParams().Kinds(kind).First(10_000).
+		States(rivertype.JobStateAvailable, rivertype.JobStateScheduled, rivertype.JobStateRetryable, rivertype.JobStateRunning).
+		OrderBy(river.JobListOrderByScheduledAt, river.SortOrderAsc))
 	if err != nil {
 		j.t.Fatal(err)
 	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
-	if err != nil {
-		j.t.Fatal(err)
+	var ids []int64
+	for _, job := range res.Jobs {
+		if job.State == rivertype.JobStateRunning {
+			rescueAfter := j.RescueAfter
+			if k, ok := j.kinds[kind]; ok {
+				rescueAfter = max(rescueAfter, k.timeout(job))
+			}
+			if job.AttemptedAt != nil && !job.AttemptedAt.After(now.Add(-rescueAfter)) {
+				ids = append(ids, job.ID)
+			}
+		} else if job.Attempt == 0 || !job.ScheduledAt.After(now) {
+			ids = append(ids, job.ID)
+		}
 	}
 	return ids
 }
@@ -133,7 +153,7 @@ func (j *Jobs) due(ctx context.Context, kind string) []int64 {
 func (j *Jobs) WorkDue(kind string) []*rivertype.JobRow {
 	j.t.Helper()
 	ctx := context.Background()
-	work, ok := j.kinds[kind]
+	k, ok := j.kinds[kind]
 	if !ok {
 		j.t.Fatalf("no worker for jobs of kind %s", kind)
 	}
@@ -148,7 +168,7 @@ func (j *Jobs) WorkDue(kind string) []*rivertype.JobRow {
 			_ = tx.Rollback(ctx)
 			j.t.Fatal(err)
 		}
-		res, err := work(ctx, tx, job)
+		res, err := k.work(ctx, tx, job)
 		if res == nil {
 			_ = tx.Rollback(ctx)
 			j.t.Fatalf("working job %d (%s): %v", id, kind, err)
