@@ -46,8 +46,9 @@ type Timing struct {
 	RunFor time.Duration
 	// JobTimeout cancels a run that takes longer (default 1 min).
 	JobTimeout time.Duration
-	// RescueAfter is when a job whose process died mid-run is taken up again (default 2 min):
-	// the process's River client takes it (see jobqueue), bulk only keeps the figure.
+	// RescueAfter is when a job whose process died mid-run is taken up again (0: the process's
+	// River client's default, jobqueue.DefaultRescueAfter): that client takes it (see
+	// jobqueue); bulk only keeps the figure, for the client a test builds.
 	RescueAfter time.Duration
 }
 
@@ -64,7 +65,6 @@ type Service struct {
 func New(st *store.Store, certs Issuer, logger *slog.Logger, t Timing) (*Service, error) {
 	t.RunFor = cmp.Or(t.RunFor, 20*time.Second)
 	t.JobTimeout = cmp.Or(t.JobTimeout, time.Minute)
-	t.RescueAfter = cmp.Or(t.RescueAfter, 2*time.Minute)
 	return &Service{store: st, certs: certs, logger: logger, timing: t}, nil
 }
 
