@@ -249,4 +249,3 @@ func bearerForWallet(f api.StrictHandlerFunc, operationID string) api.StrictHand
 func ptr[T any](v T) *T { return &v }
 
 // bearerOf reads a bearer token from an Authorization header.
-
