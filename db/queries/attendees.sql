@@ -32,8 +32,8 @@ WITH matches AS MATERIALIZED (
     SELECT * FROM attendees
     WHERE account_id = @account_id AND (sqlc.narg(event_id)::uuid IS NULL OR event_id = sqlc.narg(event_id))
       AND (sqlc.narg(email)::text IS NULL OR email_normalized = lower(btrim(sqlc.narg(email)::text)))
-      AND lower((first_name || ' ' || last_name || ' ' || email) COLLATE "und-x-icu") LIKE @pattern::text)
-SELECT * FROM matches
+      AND search_text LIKE @pattern::text)
+SELECT matches.*, (SELECT count(*) FROM matches) AS total FROM matches
 ORDER BY created_at DESC, id DESC
 LIMIT @page_size OFFSET @page_offset;
 
@@ -45,7 +45,7 @@ SELECT count(*) FROM attendees
 WHERE account_id = @account_id AND (sqlc.narg(event_id)::uuid IS NULL OR event_id = sqlc.narg(event_id))
   AND (sqlc.narg(email)::text IS NULL OR email_normalized = lower(btrim(sqlc.narg(email)::text)))
   AND (sqlc.narg(pattern)::text IS NULL
-       OR lower((first_name || ' ' || last_name || ' ' || email) COLLATE "und-x-icu") LIKE sqlc.narg(pattern)::text);
+       OR search_text LIKE sqlc.narg(pattern)::text);
 
 -- name: UpdateAttendee :one
 UPDATE attendees SET

@@ -132,9 +132,8 @@ WITH matches AS MATERIALIZED (
             ELSE status = sqlc.narg(status)::text END)
       AND (sqlc.narg(issued_from)::timestamptz IS NULL OR issued_at >= sqlc.narg(issued_from)::timestamptz)
       AND (sqlc.narg(issued_before)::timestamptz IS NULL OR issued_at < sqlc.narg(issued_before)::timestamptz)
-      AND lower((certificate_number || ' ' || verification_code || ' ' || recipient_first_name || ' '
-               || recipient_last_name || ' ' || recipient_email) COLLATE "und-x-icu") LIKE @pattern::text)
-SELECT * FROM matches
+      AND search_text LIKE @pattern::text)
+SELECT matches.*, (SELECT count(*) FROM matches) AS total FROM matches
 ORDER BY created_at DESC, id DESC
 LIMIT @page_size OFFSET @page_offset;
 
@@ -151,8 +150,7 @@ WHERE account_id = @account_id
   AND (sqlc.narg(issued_from)::timestamptz IS NULL OR issued_at >= sqlc.narg(issued_from)::timestamptz)
   AND (sqlc.narg(issued_before)::timestamptz IS NULL OR issued_at < sqlc.narg(issued_before)::timestamptz)
   AND (sqlc.narg(pattern)::text IS NULL
-       OR lower((certificate_number || ' ' || verification_code || ' ' || recipient_first_name || ' '
-                || recipient_last_name || ' ' || recipient_email) COLLATE "und-x-icu") LIKE sqlc.narg(pattern)::text);
+       OR search_text LIKE sqlc.narg(pattern)::text);
 
 -- name: RevokeCertificate :one
 UPDATE certificates SET status = 'revoked', revoked_at = @revoked_at, revocation_reason = sqlc.narg(reason),

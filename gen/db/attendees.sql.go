@@ -52,7 +52,7 @@ SELECT count(*) FROM attendees
 WHERE account_id = $1 AND ($2::uuid IS NULL OR event_id = $2)
   AND ($3::text IS NULL OR email_normalized = lower(btrim($3::text)))
   AND ($4::text IS NULL
-       OR lower((first_name || ' ' || last_name || ' ' || email) COLLATE "und-x-icu") LIKE $4::text)
+       OR search_text LIKE $4::text)
 `
 
 type CountAttendeesParams struct {
@@ -80,7 +80,7 @@ func (q *Queries) CountAttendees(ctx context.Context, arg CountAttendeesParams) 
 const createAttendee = `-- name: CreateAttendee :one
 INSERT INTO attendees (id, account_id, event_id, first_name, last_name, email, metadata, created_at, updated_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8::timestamptz, $8::timestamptz)
-RETURNING id, account_id, event_id, first_name, last_name, email, email_normalized, metadata, created_at, updated_at
+RETURNING id, account_id, event_id, first_name, last_name, email, email_normalized, metadata, created_at, updated_at, search_text
 `
 
 type CreateAttendeeParams struct {
@@ -117,6 +117,7 @@ func (q *Queries) CreateAttendee(ctx context.Context, arg CreateAttendeeParams) 
 		&i.Metadata,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.SearchText,
 	)
 	return i, err
 }
@@ -283,7 +284,7 @@ func (q *Queries) ExportAttendees(ctx context.Context, arg ExportAttendeesParams
 }
 
 const getAttendee = `-- name: GetAttendee :one
-SELECT id, account_id, event_id, first_name, last_name, email, email_normalized, metadata, created_at, updated_at FROM attendees WHERE account_id = $1 AND id = $2
+SELECT id, account_id, event_id, first_name, last_name, email, email_normalized, metadata, created_at, updated_at, search_text FROM attendees WHERE account_id = $1 AND id = $2
 `
 
 type GetAttendeeParams struct {
@@ -305,12 +306,13 @@ func (q *Queries) GetAttendee(ctx context.Context, arg GetAttendeeParams) (Atten
 		&i.Metadata,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.SearchText,
 	)
 	return i, err
 }
 
 const listAttendees = `-- name: ListAttendees :many
-SELECT id, account_id, event_id, first_name, last_name, email, email_normalized, metadata, created_at, updated_at FROM attendees
+SELECT id, account_id, event_id, first_name, last_name, email, email_normalized, metadata, created_at, updated_at, search_text FROM attendees
 WHERE account_id = $1 AND ($2::uuid IS NULL OR event_id = $2)
   AND ($3::text IS NULL OR email_normalized = lower(btrim($3::text)))
 ORDER BY created_at DESC, id DESC
@@ -355,6 +357,7 @@ func (q *Queries) ListAttendees(ctx context.Context, arg ListAttendeesParams) ([
 			&i.Metadata,
 			&i.CreatedAt,
 			&i.UpdatedAt,
+			&i.SearchText,
 		); err != nil {
 			return nil, err
 		}
@@ -403,11 +406,11 @@ func (q *Queries) LockEventForAttendees(ctx context.Context, arg LockEventForAtt
 
 const searchAttendees = `-- name: SearchAttendees :many
 WITH matches AS MATERIALIZED (
-    SELECT id, account_id, event_id, first_name, last_name, email, email_normalized, metadata, created_at, updated_at FROM attendees
+    SELECT id, account_id, event_id, first_name, last_name, email, email_normalized, metadata, created_at, updated_at, search_text FROM attendees
     WHERE account_id = $3 AND ($4::uuid IS NULL OR event_id = $4)
       AND ($5::text IS NULL OR email_normalized = lower(btrim($5::text)))
-      AND lower((first_name || ' ' || last_name || ' ' || email) COLLATE "und-x-icu") LIKE $6::text)
-SELECT id, account_id, event_id, first_name, last_name, email, email_normalized, metadata, created_at, updated_at FROM matches
+      AND search_text LIKE $6::text)
+SELECT matches.id, matches.account_id, matches.event_id, matches.first_name, matches.last_name, matches.email, matches.email_normalized, matches.metadata, matches.created_at, matches.updated_at, matches.search_text, (SELECT count(*) FROM matches) AS total FROM matches
 ORDER BY created_at DESC, id DESC
 LIMIT $2 OFFSET $1
 `
@@ -432,6 +435,8 @@ type SearchAttendeesRow struct {
 	Metadata        []byte
 	CreatedAt       time.Time
 	UpdatedAt       time.Time
+	SearchText      string
+	Total           int64
 }
 
 // SearchAttendees is ListAttendees with a search (@pattern set): the matches are found first,
@@ -466,6 +471,8 @@ func (q *Queries) SearchAttendees(ctx context.Context, arg SearchAttendeesParams
 			&i.Metadata,
 			&i.CreatedAt,
 			&i.UpdatedAt,
+			&i.SearchText,
+			&i.Total,
 		); err != nil {
 			return nil, err
 		}
@@ -485,7 +492,7 @@ UPDATE attendees SET
     metadata   = coalesce($4, metadata),
     updated_at = $5::timestamptz
 WHERE account_id = $6 AND id = $7
-RETURNING id, account_id, event_id, first_name, last_name, email, email_normalized, metadata, created_at, updated_at
+RETURNING id, account_id, event_id, first_name, last_name, email, email_normalized, metadata, created_at, updated_at, search_text
 `
 
 type UpdateAttendeeParams struct {
@@ -520,6 +527,7 @@ func (q *Queries) UpdateAttendee(ctx context.Context, arg UpdateAttendeeParams) 
 		&i.Metadata,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.SearchText,
 	)
 	return i, err
 }

@@ -25,8 +25,7 @@ WHERE account_id = $1
   AND ($7::timestamptz IS NULL OR issued_at >= $7::timestamptz)
   AND ($8::timestamptz IS NULL OR issued_at < $8::timestamptz)
   AND ($9::text IS NULL
-       OR lower((certificate_number || ' ' || verification_code || ' ' || recipient_first_name || ' '
-                || recipient_last_name || ' ' || recipient_email) COLLATE "und-x-icu") LIKE $9::text)
+       OR search_text LIKE $9::text)
 `
 
 type CountCertificatesParams struct {
@@ -93,7 +92,7 @@ func (q *Queries) DeleteDraftCertificate(ctx context.Context, id uuid.UUID) erro
 }
 
 const getCertificate = `-- name: GetCertificate :one
-SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location FROM certificates WHERE account_id = $1 AND id = $2
+SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location, search_text FROM certificates WHERE account_id = $1 AND id = $2
 `
 
 type GetCertificateParams struct {
@@ -130,6 +129,7 @@ func (q *Queries) GetCertificate(ctx context.Context, arg GetCertificateParams) 
 		&i.SnapshotEventName,
 		&i.SnapshotEventDate,
 		&i.SnapshotEventLocation,
+		&i.SearchText,
 	)
 	return i, err
 }
@@ -393,7 +393,7 @@ func (q *Queries) ListOutboxEvents(ctx context.Context, accountID uuid.UUID) ([]
 }
 
 const lockAttendeeForIssue = `-- name: LockAttendeeForIssue :one
-SELECT a.id, a.account_id, a.event_id, a.first_name, a.last_name, a.email, a.email_normalized, a.metadata, a.created_at, a.updated_at, e.name AS event_name, e.event_date, e.location AS event_location, e.description AS event_description,
+SELECT a.id, a.account_id, a.event_id, a.first_name, a.last_name, a.email, a.email_normalized, a.metadata, a.created_at, a.updated_at, a.search_text, e.name AS event_name, e.event_date, e.location AS event_location, e.description AS event_description,
        e.certificate_validity_days, e.template_id AS event_template_id
 FROM attendees a JOIN events e ON e.id = a.event_id
 WHERE a.account_id = $1 AND a.id = $2
@@ -416,6 +416,7 @@ type LockAttendeeForIssueRow struct {
 	Metadata                []byte
 	CreatedAt               time.Time
 	UpdatedAt               time.Time
+	SearchText              string
 	EventName               string
 	EventDate               time.Time
 	EventLocation           *string
@@ -440,6 +441,7 @@ func (q *Queries) LockAttendeeForIssue(ctx context.Context, arg LockAttendeeForI
 		&i.Metadata,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.SearchText,
 		&i.EventName,
 		&i.EventDate,
 		&i.EventLocation,
@@ -469,7 +471,7 @@ func (q *Queries) LockAttendees(ctx context.Context, arg LockAttendeesParams) er
 }
 
 const lockCertificate = `-- name: LockCertificate :one
-SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location FROM certificates WHERE account_id = $1 AND id = $2 FOR UPDATE
+SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location, search_text FROM certificates WHERE account_id = $1 AND id = $2 FOR UPDATE
 `
 
 type LockCertificateParams struct {
@@ -506,12 +508,13 @@ func (q *Queries) LockCertificate(ctx context.Context, arg LockCertificateParams
 		&i.SnapshotEventName,
 		&i.SnapshotEventDate,
 		&i.SnapshotEventLocation,
+		&i.SearchText,
 	)
 	return i, err
 }
 
 const lockIssueSource = `-- name: LockIssueSource :one
-SELECT a.id, a.account_id, a.event_id, a.first_name, a.last_name, a.email, a.email_normalized, a.metadata, a.created_at, a.updated_at, e.name AS event_name, e.event_date, e.location AS event_location, e.description AS event_description,
+SELECT a.id, a.account_id, a.event_id, a.first_name, a.last_name, a.email, a.email_normalized, a.metadata, a.created_at, a.updated_at, a.search_text, e.name AS event_name, e.event_date, e.location AS event_location, e.description AS event_description,
        e.certificate_validity_days, e.template_id AS event_template_id,
        t.id, t.account_id, t.name, t.description, t.active, t.page_size, t.orientation, t.layout, t.created_at, t.updated_at,
        b.account_id AS branding_account_id, b.issuer_name AS branding_issuer_name, b.website AS branding_website,
@@ -543,6 +546,7 @@ type LockIssueSourceRow struct {
 	Metadata                []byte
 	CreatedAt               time.Time
 	UpdatedAt               time.Time
+	SearchText              string
 	EventName               string
 	EventDate               time.Time
 	EventLocation           *string
@@ -580,6 +584,7 @@ func (q *Queries) LockIssueSource(ctx context.Context, arg LockIssueSourceParams
 		&i.Metadata,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.SearchText,
 		&i.EventName,
 		&i.EventDate,
 		&i.EventLocation,
@@ -641,7 +646,7 @@ const replaceSnapshot = `-- name: ReplaceSnapshot :one
 UPDATE certificates SET snapshot = $1, recipient_first_name = $2,
     recipient_last_name = $3, recipient_email = $4, updated_at = $5::timestamptz
 WHERE id = $6
-RETURNING id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location
+RETURNING id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location, search_text
 `
 
 type ReplaceSnapshotParams struct {
@@ -689,6 +694,7 @@ func (q *Queries) ReplaceSnapshot(ctx context.Context, arg ReplaceSnapshotParams
 		&i.SnapshotEventName,
 		&i.SnapshotEventDate,
 		&i.SnapshotEventLocation,
+		&i.SearchText,
 	)
 	return i, err
 }
@@ -697,7 +703,7 @@ const revokeCertificate = `-- name: RevokeCertificate :one
 UPDATE certificates SET status = 'revoked', revoked_at = $1, revocation_reason = $2,
     revocation_reason_code = $3, updated_at = $4::timestamptz
 WHERE id = $5 AND status IN ('issued', 'expired')
-RETURNING id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location
+RETURNING id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location, search_text
 `
 
 type RevokeCertificateParams struct {
@@ -743,6 +749,7 @@ func (q *Queries) RevokeCertificate(ctx context.Context, arg RevokeCertificatePa
 		&i.SnapshotEventName,
 		&i.SnapshotEventDate,
 		&i.SnapshotEventLocation,
+		&i.SearchText,
 	)
 	return i, err
 }
@@ -763,9 +770,8 @@ WITH matches AS MATERIALIZED (
             ELSE status = $7::text END)
       AND ($9::timestamptz IS NULL OR issued_at >= $9::timestamptz)
       AND ($10::timestamptz IS NULL OR issued_at < $10::timestamptz)
-      AND lower((certificate_number || ' ' || verification_code || ' ' || recipient_first_name || ' '
-               || recipient_last_name || ' ' || recipient_email) COLLATE "und-x-icu") LIKE $11::text)
-SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, created_at, updated_at FROM matches
+      AND search_text LIKE $11::text)
+SELECT matches.id, matches.account_id, matches.event_id, matches.attendee_id, matches.template_id, matches.certificate_number, matches.verification_code, matches.status, matches.recipient_first_name, matches.recipient_last_name, matches.recipient_email, matches.issued_at, matches.expires_at, matches.revoked_at, matches.revocation_reason, matches.revocation_reason_code, matches.created_at, matches.updated_at, (SELECT count(*) FROM matches) AS total FROM matches
 ORDER BY created_at DESC, id DESC
 LIMIT $2 OFFSET $1
 `
@@ -803,6 +809,7 @@ type SearchCertificatesRow struct {
 	RevocationReasonCode *string
 	CreatedAt            time.Time
 	UpdatedAt            time.Time
+	Total                int64
 }
 
 // SearchCertificates is ListCertificates with a search (@pattern set): the matches are found
@@ -847,6 +854,7 @@ func (q *Queries) SearchCertificates(ctx context.Context, arg SearchCertificates
 			&i.RevocationReasonCode,
 			&i.CreatedAt,
 			&i.UpdatedAt,
+			&i.Total,
 		); err != nil {
 			return nil, err
 		}

@@ -105,7 +105,7 @@ func (q *Queries) EnqueueEmail(ctx context.Context, arg EnqueueEmailParams) (Ema
 }
 
 const getCertificateByID = `-- name: GetCertificateByID :one
-SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location FROM certificates WHERE id = $1
+SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location, search_text FROM certificates WHERE id = $1
 `
 
 func (q *Queries) GetCertificateByID(ctx context.Context, id uuid.UUID) (Certificate, error) {
@@ -137,6 +137,7 @@ func (q *Queries) GetCertificateByID(ctx context.Context, id uuid.UUID) (Certifi
 		&i.SnapshotEventName,
 		&i.SnapshotEventDate,
 		&i.SnapshotEventLocation,
+		&i.SearchText,
 	)
 	return i, err
 }
@@ -363,7 +364,7 @@ func (q *Queries) RetryEmailLater(ctx context.Context, arg RetryEmailLaterParams
 }
 
 const sendableCertificates = `-- name: SendableCertificates :many
-SELECT c.id, c.account_id, c.event_id, c.attendee_id, c.template_id, c.certificate_number, c.verification_code, c.status, c.recipient_first_name, c.recipient_last_name, c.recipient_email, c.snapshot, c.recipient_token_hash, c.issued_at, c.expires_at, c.revoked_at, c.revocation_reason, c.revocation_reason_code, c.first_viewed_at, c.first_verified_at, c.created_at, c.updated_at, c.snapshot_event_name, c.snapshot_event_date, c.snapshot_event_location, EXISTS (
+SELECT c.id, c.account_id, c.event_id, c.attendee_id, c.template_id, c.certificate_number, c.verification_code, c.status, c.recipient_first_name, c.recipient_last_name, c.recipient_email, c.snapshot, c.recipient_token_hash, c.issued_at, c.expires_at, c.revoked_at, c.revocation_reason, c.revocation_reason_code, c.first_viewed_at, c.first_verified_at, c.created_at, c.updated_at, c.snapshot_event_name, c.snapshot_event_date, c.snapshot_event_location, c.search_text, EXISTS (
     SELECT 1 FROM email_deliveries d WHERE d.certificate_id = c.id AND d.status IN ('sent', 'queued')
 ) AS emailed
 FROM certificates c
@@ -407,6 +408,7 @@ type SendableCertificatesRow struct {
 	SnapshotEventName     *string
 	SnapshotEventDate     *string
 	SnapshotEventLocation *string
+	SearchText            string
 	Emailed               bool
 }
 
@@ -452,6 +454,7 @@ func (q *Queries) SendableCertificates(ctx context.Context, arg SendableCertific
 			&i.SnapshotEventName,
 			&i.SnapshotEventDate,
 			&i.SnapshotEventLocation,
+			&i.SearchText,
 			&i.Emailed,
 		); err != nil {
 			return nil, err

@@ -61,6 +61,7 @@ type Attendee struct {
 	Metadata        []byte
 	CreatedAt       time.Time
 	UpdatedAt       time.Time
+	SearchText      string
 }
 
 type Badge struct {
@@ -170,6 +171,7 @@ type Certificate struct {
 	SnapshotEventName     *string
 	SnapshotEventDate     *string
 	SnapshotEventLocation *string
+	SearchText            string
 }
 
 type CertificateCounter struct {
@@ -241,6 +243,15 @@ type IssuerKey struct {
 	PrivateKeySealed []byte
 	CreatedAt        time.Time
 	RetiredAt        *time.Time
+}
+
+type ListTotal struct {
+	AccountID uuid.UUID
+	List      string
+	EventID   uuid.UUID
+	Status    string
+	Shard     int16
+	N         int64
 }
 
 type OutboxEvent struct {

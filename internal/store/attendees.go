@@ -38,26 +38,33 @@ func (d queries) ListAttendees(ctx context.Context, accountID uuid.UUID, f domai
 		return nil, 0, err
 	}
 	pattern := containsPattern(p.Q)
-	var rows []db.Attendee
-	if pattern == nil {
-		rows, err = q.ListAttendees(ctx, db.ListAttendeesParams{AccountID: accountID, EventID: f.EventID, Email: f.Email,
-			PageSize: pageLimit(p), PageOffset: pageOffset(p)})
-	} else {
-		var found []db.SearchAttendeesRow
-		found, err = q.SearchAttendees(ctx, db.SearchAttendeesParams{AccountID: accountID, EventID: f.EventID, Email: f.Email,
+	if pattern != nil {
+		found, err := q.SearchAttendees(ctx, db.SearchAttendeesParams{AccountID: accountID, EventID: f.EventID, Email: f.Email,
 			Pattern: *pattern, PageSize: pageLimit(p), PageOffset: pageOffset(p)})
-		rows = convert(found, func(r db.SearchAttendeesRow) db.Attendee { return db.Attendee(r) })
+		if err != nil {
+			return nil, 0, mapError(err)
+		}
+		total, err := searchTotal(found, func(r db.SearchAttendeesRow) int64 { return r.Total }, p, func() (int64, error) {
+			return d.attendeeTotal(ctx, q, accountID, f, pattern)
+		})
+		return convert(found, func(r db.SearchAttendeesRow) domain.Attendee {
+			return attendeeFrom(db.Attendee{ID: r.ID, AccountID: r.AccountID, EventID: r.EventID, FirstName: r.FirstName,
+				LastName: r.LastName, Email: r.Email, EmailNormalized: r.EmailNormalized, Metadata: r.Metadata,
+				CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt})
+		}), int(total), mapError(err)
 	}
+	rows, err := q.ListAttendees(ctx, db.ListAttendeesParams{AccountID: accountID, EventID: f.EventID, Email: f.Email,
+		PageSize: pageLimit(p), PageOffset: pageOffset(p)})
 	if err != nil {
 		return nil, 0, mapError(err)
 	}
-	n, err := q.CountAttendees(ctx, db.CountAttendeesParams{AccountID: accountID, EventID: f.EventID, Email: f.Email, Pattern: pattern})
+	n, err := d.attendeeTotal(ctx, q, accountID, f, nil)
 	return convert(rows, attendeeFrom), int(n), mapError(err)
 }
 
 // CountAttendees counts the account's attendees that f lets through.
 func (d queries) CountAttendees(ctx context.Context, accountID uuid.UUID, f domain.AttendeeFilter) (int, error) {
-	n, err := d.q.CountAttendees(ctx, db.CountAttendeesParams{AccountID: accountID, EventID: f.EventID, Email: f.Email})
+	n, err := d.attendeeTotal(ctx, d.q, accountID, f, nil)
 	return int(n), mapError(err)
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -228,29 +229,45 @@ func (d queries) LockCertificate(ctx context.Context, accountID, id uuid.UUID, n
 // status as it is at now) and that match p's search, in p's order, and how many match,
 // without their snapshots (as FindCertificateRecord).
 func (d queries) ListCertificates(ctx context.Context, accountID uuid.UUID, f domain.CertificateFilter, p domain.Page, now time.Time) ([]domain.Certificate, int, error) {
-	q, err := d.list(certificateOrders, p.Sort)
+	sort := p.Sort
+	if f.Status != nil && *f.Status == domain.CertificateDraft && strings.TrimPrefix(sort, "-") == "issuedAt" {
+		// No draft was issued: ordered by issuedAt, drafts are in the order of their ids, the
+		// ties' order. Asked so, PostgreSQL walks the account's ids to the page's drafts, where
+		// it walked the account's issued certificates, all first, to reach them (84 ms).
+		sort = strings.Replace(sort, "issuedAt", "id", 1)
+	}
+	q, err := d.list(certificateOrders, sort)
 	if err != nil {
 		return nil, 0, err
 	}
 	from, before := f.IssuedBounds()
 	arg := db.CountCertificatesParams{AccountID: accountID, EventID: f.EventID, AttendeeID: f.AttendeeID, TemplateID: f.TemplateID,
 		Status: (*string)(f.Status), Now: now, IssuedFrom: from, IssuedBefore: before, Pattern: containsPattern(p.Q)}
-	var rows []db.ListCertificatesRow
-	if arg.Pattern == nil {
-		rows, err = q.ListCertificates(ctx, db.ListCertificatesParams{AccountID: arg.AccountID, EventID: arg.EventID,
-			AttendeeID: arg.AttendeeID, TemplateID: arg.TemplateID, Status: arg.Status, Now: arg.Now, IssuedFrom: arg.IssuedFrom,
-			IssuedBefore: arg.IssuedBefore, PageSize: pageLimit(p), PageOffset: pageOffset(p)})
-	} else {
-		var found []db.SearchCertificatesRow
-		found, err = q.SearchCertificates(ctx, db.SearchCertificatesParams{AccountID: arg.AccountID, EventID: arg.EventID,
+	if arg.Pattern != nil {
+		found, err := q.SearchCertificates(ctx, db.SearchCertificatesParams{AccountID: arg.AccountID, EventID: arg.EventID,
 			AttendeeID: arg.AttendeeID, TemplateID: arg.TemplateID, Status: arg.Status, Now: arg.Now, IssuedFrom: arg.IssuedFrom,
 			IssuedBefore: arg.IssuedBefore, Pattern: *arg.Pattern, PageSize: pageLimit(p), PageOffset: pageOffset(p)})
-		rows = convert(found, func(r db.SearchCertificatesRow) db.ListCertificatesRow { return db.ListCertificatesRow(r) })
+		if err != nil {
+			return nil, 0, mapError(err)
+		}
+		total, err := searchTotal(found, func(r db.SearchCertificatesRow) int64 { return r.Total }, p, func() (int64, error) {
+			return d.certificateTotal(ctx, q, arg)
+		})
+		return convert(found, func(r db.SearchCertificatesRow) domain.Certificate {
+			return recordFrom(db.GetCertificateRecordRow{ID: r.ID, AccountID: r.AccountID, EventID: r.EventID, AttendeeID: r.AttendeeID,
+				TemplateID: r.TemplateID, CertificateNumber: r.CertificateNumber, VerificationCode: r.VerificationCode, Status: r.Status,
+				RecipientFirstName: r.RecipientFirstName, RecipientLastName: r.RecipientLastName, RecipientEmail: r.RecipientEmail,
+				IssuedAt: r.IssuedAt, ExpiresAt: r.ExpiresAt, RevokedAt: r.RevokedAt, RevocationReason: r.RevocationReason,
+				RevocationReasonCode: r.RevocationReasonCode, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}, now)
+		}), int(total), mapError(err)
 	}
+	rows, err := q.ListCertificates(ctx, db.ListCertificatesParams{AccountID: arg.AccountID, EventID: arg.EventID,
+		AttendeeID: arg.AttendeeID, TemplateID: arg.TemplateID, Status: arg.Status, Now: arg.Now, IssuedFrom: arg.IssuedFrom,
+		IssuedBefore: arg.IssuedBefore, PageSize: pageLimit(p), PageOffset: pageOffset(p)})
 	if err != nil {
 		return nil, 0, mapError(err)
 	}
-	total, err := q.CountCertificates(ctx, arg)
+	total, err := d.certificateTotal(ctx, q, arg)
 	if err != nil {
 		return nil, 0, mapError(err)
 	}

@@ -69,7 +69,7 @@ var (
 	attendeeOrders = sortColumns{byField: map[string]sortColumn{"createdAt": created, "lastName": text("last_name"),
 		"email": col("email_normalized")}, fallback: "-createdAt"}
 	certificateOrders = sortColumns{byField: map[string]sortColumn{"createdAt": created,
-		"issuedAt": {column: "issued_at", nullsLast: true}}, fallback: "-createdAt"}
+		"issuedAt": {column: "issued_at", nullsLast: true}, "id": col("id")}, fallback: "-createdAt"}
 	templateOrders    = sortColumns{byField: map[string]sortColumn{"createdAt": created, "name": text("name")}, fallback: "-createdAt"}
 	badgeOrders       = sortColumns{byField: map[string]sortColumn{"createdAt": created, "name": text("name")}, fallback: "-createdAt", alias: "b."}
 	assertionOrders   = sortColumns{byField: map[string]sortColumn{"issuedAt": col("issued_at")}, fallback: "-issuedAt"}
