@@ -36,6 +36,24 @@ func (q *Queries) AssertionIDsOfBadge(ctx context.Context, badgeID uuid.UUID) ([
 	return items, nil
 }
 
+const countStatusEntries = `-- name: CountStatusEntries :one
+SELECT count(*) FROM verifiable_credentials WHERE account_id = $1 AND list = $2
+`
+
+type CountStatusEntriesParams struct {
+	AccountID uuid.UUID
+	List      int32
+}
+
+// CountStatusEntries counts the entries of one of the account's lists (an index-only scan of
+// verifiable_credentials_status_index_key).
+func (q *Queries) CountStatusEntries(ctx context.Context, arg CountStatusEntriesParams) (int64, error) {
+	row := q.db.QueryRow(ctx, countStatusEntries, arg.AccountID, arg.List)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const ensureStatusList = `-- name: EnsureStatusList :exec
 INSERT INTO status_lists (account_id, list, created_at, changed_at)
 VALUES ($1, $2, $3::timestamptz, $3::timestamptz)
@@ -68,7 +86,8 @@ type FreeStatusIndexesParams struct {
 }
 
 // FreeStatusIndexes lists a random few of the list's free indexes up to last_index: the exact
-// draw once random candidates keep hitting taken ones (a list nearly full).
+// draw once random candidates keep hitting taken ones in a list that is not nearly full (it
+// reads the whole list: 100 ms or more for 131,072).
 func (q *Queries) FreeStatusIndexes(ctx context.Context, arg FreeStatusIndexesParams) ([]int32, error) {
 	rows, err := q.db.Query(ctx, freeStatusIndexes, arg.LastIndex, arg.AccountID, arg.List)
 	if err != nil {

@@ -58,8 +58,8 @@ func TestConcurrentFirstNeedsEndWithOneKey(t *testing.T) {
 	}
 }
 
-// Indexes are drawn without collision, concurrent issuances included; a full list is marked
-// so and the next one opened.
+// Indexes are drawn without collision, concurrent issuances included; a list 7/8 full whose
+// random draws miss is marked full and the next one opened.
 func TestStatusIndexesAreDistinctAndAFullListOpensTheNext(t *testing.T) {
 	t.Parallel()
 	_, st, account, dbURL := newWorldAt(t)
@@ -95,8 +95,14 @@ func TestStatusIndexesAreDistinctAndAFullListOpensTheNext(t *testing.T) {
 		}
 		perList[r.List][r.Index] = true
 	}
-	if len(rows) != n || len(perList[1]) != capacity || len(perList[2]) != capacity || len(perList[3]) != n-2*capacity {
+	// A list closes once 7/8 full when random draws miss (7 or 8 of 8 here), and only then.
+	if len(rows) != n || len(perList) < 3 {
 		t.Fatalf("%d entries over lists %v", len(rows), perList)
+	}
+	for list := 1; list < len(perList); list++ {
+		if k := len(perList[list]); k < capacity*7/8 || k > capacity {
+			t.Fatalf("list %d closed with %d of %d entries: %v", list, k, capacity, perList)
+		}
 	}
 	for list, full := range map[int]bool{1: true, 2: true, 3: false} {
 		l, err := st.FindStatusList(ctx, account, list)

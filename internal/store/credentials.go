@@ -105,6 +105,12 @@ func (d queries) RevokedStatusIndexes(ctx context.Context, accountID uuid.UUID, 
 	return convert(rows, func(r int32) int { return int(r) }), nil
 }
 
+// CountStatusEntries counts the entries of one of the account's status lists.
+func (d queries) CountStatusEntries(ctx context.Context, accountID uuid.UUID, list int) (int, error) {
+	n, err := d.q.CountStatusEntries(ctx, db.CountStatusEntriesParams{AccountID: accountID, List: int32(list)})
+	return int(n), mapError(err)
+}
+
 // FreeStatusIndexes returns a few free indexes of the list, at most lastIndex, in random
 // order (none: the list is full up to lastIndex).
 func (d queries) FreeStatusIndexes(ctx context.Context, accountID uuid.UUID, list, lastIndex int) ([]int, error) {
