@@ -40,6 +40,8 @@ type Options struct {
 	Rounds  int           // phases of each side per work (3)
 	// Profile writes a CPU profile of the server under each load into Dir (PPROF_ADDR).
 	Profile bool
+	// Prepared is how many certificates the account is issued before the loads run (0: none).
+	Prepared int
 	// Works names the loads to run (issue, lookup, import, job); empty: all. lookup reads
 	// what issue made, so it brings issue along.
 	Works []string
@@ -115,6 +117,9 @@ func Run(ctx context.Context, o Options) (err error) {
 	}
 	if err := b.setup(ctx); err != nil {
 		return fmt.Errorf("setting up the data: %w", err)
+	}
+	if err := b.prepare(ctx); err != nil {
+		return fmt.Errorf("preparing the account's history: %w", err)
 	}
 	bare, err := startBare(ctx, pool)
 	if err != nil {
