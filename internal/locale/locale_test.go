@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/stretchr/testify/require"
 )
 
 // fieldPattern finds what a message fills in: {{.Field}} from the code, {{event.name}} from a
@@ -36,12 +34,15 @@ func fieldsOf(text string) []string {
 // English unseen and no translation drops a link, a name or a date.
 func TestCatalogsComplete(t *testing.T) {
 	en, err := Messages(Default)
-	require.NoError(t, err)
-	require.NotEmpty(t, en)
+	if err != nil || len(en) == 0 {
+		t.Fatalf("en.toml: %d messages, %v", len(en), err)
+	}
 	for _, code := range Codes[1:] {
 		t.Run(code, func(t *testing.T) {
 			msgs, err := Messages(code)
-			require.NoError(t, err)
+			if err != nil {
+				t.Fatal(err)
+			}
 			for id, want := range en {
 				got, ok := msgs[id]
 				if !ok {
@@ -81,7 +82,9 @@ func TestChoosePrefersQueryThenAcceptLanguageThenFallback(t *testing.T) {
 		{"", "zh-TW", "en", "en"}, // Traditional Chinese is not Simplified Chinese
 		{"", "garbage;;q", "fr", "fr"},
 	} {
-		require.Equal(t, tc.want, Choose(tc.query, tc.accept, tc.fallback), "%+v", tc)
+		if got := Choose(tc.query, tc.accept, tc.fallback); got != tc.want {
+			t.Errorf("Choose(%q, %q, %q) = %q, want %q", tc.query, tc.accept, tc.fallback, got, tc.want)
+		}
 	}
 }
 
@@ -94,17 +97,24 @@ func TestLongDateFollowsEachLanguage(t *testing.T) {
 		"nl": "13 november 2026", "pl": "13 listopada 2026", "ja": "2026年11月13日", "zh-Hans": "2026年11月13日",
 	}
 	for _, code := range Codes {
-		require.Equal(t, want[code], LongDate(d, code), code)
+		equal(t, want[code], LongDate(d, code))
 	}
-	require.Equal(t, "", LongDate(time.Time{}, "de"))
+	equal(t, "", LongDate(time.Time{}, "de"))
 }
 
 func TestTextFillsFieldsInTheLanguage(t *testing.T) {
 	t.Parallel()
-	require.Equal(t, "Ihr Zertifikat: GoDays", Text("de", "email.certificate.subject", map[string]any{"Event": "GoDays"}))
-	require.Equal(t, "Your certificate: GoDays", Text("xx", "email.certificate.subject", map[string]any{"Event": "GoDays"}))
-	require.Equal(t, "an {{event.name}} teilgenommen hat", TemplateText("de", "classic", "has attended {{event.name}}"))
-	require.Equal(t, "{{event.name}}に参加したことを証明します", TemplateText("ja", "classic", "has attended {{event.name}}"))
-	require.Equal(t, "Typed by a user", TemplateText("de", "classic", "Typed by a user"))
-	require.Equal(t, "has attended {{event.name}}", TemplateText("en", "classic", "has attended {{event.name}}"))
+	equal(t, "Ihr Zertifikat: GoDays", Text("de", "email.certificate.subject", map[string]any{"Event": "GoDays"}))
+	equal(t, "Your certificate: GoDays", Text("xx", "email.certificate.subject", map[string]any{"Event": "GoDays"}))
+	equal(t, "an {{event.name}} teilgenommen hat", TemplateText("de", "classic", "has attended {{event.name}}"))
+	equal(t, "{{event.name}}に参加したことを証明します", TemplateText("ja", "classic", "has attended {{event.name}}"))
+	equal(t, "Typed by a user", TemplateText("de", "classic", "Typed by a user"))
+	equal(t, "has attended {{event.name}}", TemplateText("en", "classic", "has attended {{event.name}}"))
+}
+
+func equal(t *testing.T, want, got string) {
+	t.Helper()
+	if got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
 }
