@@ -43,11 +43,11 @@ func (q *Queries) CountCredentialEmails(ctx context.Context, arg CountCredential
 const enqueueEmail = `-- name: EnqueueEmail :one
 INSERT INTO email_deliveries (id, account_id, kind, certificate_id, badge_assertion_id,
                               to_address, to_name, from_name, reply_to, subject, body_text,
-                              next_attempt_at, created_at, updated_at)
+                              locale, next_attempt_at, created_at, updated_at)
 VALUES ($1, $2, $3, $4, $5,
         $6, $7, $8, $9, $10, $11,
-        $12::timestamptz, $12::timestamptz, $12::timestamptz)
-RETURNING id, account_id, kind, certificate_id, badge_assertion_id, to_address, subject, body_text, status, attempts, last_error, next_attempt_at, sent_at, created_at, to_name, from_name, reply_to, updated_at
+        $12, $13::timestamptz, $13::timestamptz, $13::timestamptz)
+RETURNING id, account_id, kind, certificate_id, badge_assertion_id, to_address, subject, body_text, status, attempts, last_error, next_attempt_at, sent_at, created_at, to_name, from_name, reply_to, updated_at, locale
 `
 
 type EnqueueEmailParams struct {
@@ -62,6 +62,7 @@ type EnqueueEmailParams struct {
 	ReplyTo          *string
 	Subject          string
 	BodyText         string
+	Locale           string
 	Now              time.Time
 }
 
@@ -78,6 +79,7 @@ func (q *Queries) EnqueueEmail(ctx context.Context, arg EnqueueEmailParams) (Ema
 		arg.ReplyTo,
 		arg.Subject,
 		arg.BodyText,
+		arg.Locale,
 		arg.Now,
 	)
 	var i EmailDelivery
@@ -100,6 +102,7 @@ func (q *Queries) EnqueueEmail(ctx context.Context, arg EnqueueEmailParams) (Ema
 		&i.FromName,
 		&i.ReplyTo,
 		&i.UpdatedAt,
+		&i.Locale,
 	)
 	return i, err
 }
@@ -142,7 +145,7 @@ func (q *Queries) GetCertificateByID(ctx context.Context, id uuid.UUID) (Certifi
 }
 
 const getEmailDelivery = `-- name: GetEmailDelivery :one
-SELECT id, account_id, kind, certificate_id, badge_assertion_id, to_address, subject, body_text, status, attempts, last_error, next_attempt_at, sent_at, created_at, to_name, from_name, reply_to, updated_at FROM email_deliveries WHERE account_id = $1 AND id = $2
+SELECT id, account_id, kind, certificate_id, badge_assertion_id, to_address, subject, body_text, status, attempts, last_error, next_attempt_at, sent_at, created_at, to_name, from_name, reply_to, updated_at, locale FROM email_deliveries WHERE account_id = $1 AND id = $2
 `
 
 type GetEmailDeliveryParams struct {
@@ -172,12 +175,13 @@ func (q *Queries) GetEmailDelivery(ctx context.Context, arg GetEmailDeliveryPara
 		&i.FromName,
 		&i.ReplyTo,
 		&i.UpdatedAt,
+		&i.Locale,
 	)
 	return i, err
 }
 
 const getEmailDeliveryByID = `-- name: GetEmailDeliveryByID :one
-SELECT id, account_id, kind, certificate_id, badge_assertion_id, to_address, subject, body_text, status, attempts, last_error, next_attempt_at, sent_at, created_at, to_name, from_name, reply_to, updated_at FROM email_deliveries WHERE id = $1
+SELECT id, account_id, kind, certificate_id, badge_assertion_id, to_address, subject, body_text, status, attempts, last_error, next_attempt_at, sent_at, created_at, to_name, from_name, reply_to, updated_at, locale FROM email_deliveries WHERE id = $1
 `
 
 func (q *Queries) GetEmailDeliveryByID(ctx context.Context, id uuid.UUID) (EmailDelivery, error) {
@@ -202,12 +206,13 @@ func (q *Queries) GetEmailDeliveryByID(ctx context.Context, id uuid.UUID) (Email
 		&i.FromName,
 		&i.ReplyTo,
 		&i.UpdatedAt,
+		&i.Locale,
 	)
 	return i, err
 }
 
 const listCredentialEmails = `-- name: ListCredentialEmails :many
-SELECT d.id, d.account_id, d.kind, d.certificate_id, d.badge_assertion_id, d.to_address, d.subject, d.body_text, d.status, d.attempts, d.last_error, d.next_attempt_at, d.sent_at, d.created_at, d.to_name, d.from_name, d.reply_to, d.updated_at FROM email_deliveries d LEFT JOIN certificates c ON c.id = d.certificate_id
+SELECT d.id, d.account_id, d.kind, d.certificate_id, d.badge_assertion_id, d.to_address, d.subject, d.body_text, d.status, d.attempts, d.last_error, d.next_attempt_at, d.sent_at, d.created_at, d.to_name, d.from_name, d.reply_to, d.updated_at, d.locale FROM email_deliveries d LEFT JOIN certificates c ON c.id = d.certificate_id
 LEFT JOIN badge_assertions b ON b.id = d.badge_assertion_id LEFT JOIN attendees ba ON ba.id = b.attendee_id
 WHERE d.account_id = $1 AND d.kind IN ('certificate', 'badge')
   AND ($2::uuid IS NULL OR coalesce(c.event_id, ba.event_id) = $2)
@@ -263,6 +268,7 @@ func (q *Queries) ListCredentialEmails(ctx context.Context, arg ListCredentialEm
 			&i.FromName,
 			&i.ReplyTo,
 			&i.UpdatedAt,
+			&i.Locale,
 		); err != nil {
 			return nil, err
 		}
@@ -300,7 +306,7 @@ const markEmailSent = `-- name: MarkEmailSent :one
 UPDATE email_deliveries SET status = 'sent', attempts = $1, sent_at = $2::timestamptz, last_error = NULL,
     updated_at = $2::timestamptz
 WHERE id = $3 AND status = 'queued'
-RETURNING id, account_id, kind, certificate_id, badge_assertion_id, to_address, subject, body_text, status, attempts, last_error, next_attempt_at, sent_at, created_at, to_name, from_name, reply_to, updated_at
+RETURNING id, account_id, kind, certificate_id, badge_assertion_id, to_address, subject, body_text, status, attempts, last_error, next_attempt_at, sent_at, created_at, to_name, from_name, reply_to, updated_at, locale
 `
 
 type MarkEmailSentParams struct {
@@ -333,6 +339,7 @@ func (q *Queries) MarkEmailSent(ctx context.Context, arg MarkEmailSentParams) (E
 		&i.FromName,
 		&i.ReplyTo,
 		&i.UpdatedAt,
+		&i.Locale,
 	)
 	return i, err
 }

@@ -111,6 +111,7 @@ type Branding struct {
 	UpdatedAt     time.Time
 	Signatories   []byte
 	PublicEmail   *string
+	DefaultLocale *string
 }
 
 type BulkJob struct {
@@ -202,6 +203,7 @@ type EmailDelivery struct {
 	FromName         string
 	ReplyTo          *string
 	UpdatedAt        time.Time
+	Locale           string
 }
 
 type Event struct {
@@ -220,6 +222,7 @@ type Event struct {
 	RegistrationMessage     *string
 	CreatedAt               time.Time
 	UpdatedAt               time.Time
+	Locale                  string
 }
 
 type IdempotencyKey struct {
