@@ -512,7 +512,7 @@ func (q *Queries) LockCertificate(ctx context.Context, arg LockCertificateParams
 
 const lockIssueSource = `-- name: LockIssueSource :one
 SELECT a.id, a.account_id, a.event_id, a.first_name, a.last_name, a.email, a.email_normalized, a.metadata, a.created_at, a.updated_at, e.name AS event_name, e.event_date, e.location AS event_location, e.description AS event_description,
-       e.certificate_validity_days, e.template_id AS event_template_id,
+       e.certificate_validity_days, e.template_id AS event_template_id, e.locale AS event_locale,
        t.id, t.account_id, t.name, t.description, t.active, t.page_size, t.orientation, t.layout, t.created_at, t.updated_at,
        b.account_id AS branding_account_id, b.issuer_name AS branding_issuer_name, b.website AS branding_website,
        b.logo AS branding_logo, b.primary_color AS branding_primary_color, b.email_from_name AS branding_email_from_name,
@@ -549,6 +549,7 @@ type LockIssueSourceRow struct {
 	EventDescription        *string
 	CertificateValidityDays *int32
 	EventTemplateID         uuid.UUID
+	EventLocale             string
 	Template                Template
 	BrandingAccountID       *uuid.UUID
 	BrandingIssuerName      *string
@@ -586,6 +587,7 @@ func (q *Queries) LockIssueSource(ctx context.Context, arg LockIssueSourceParams
 		&i.EventDescription,
 		&i.CertificateValidityDays,
 		&i.EventTemplateID,
+		&i.EventLocale,
 		&i.Template.ID,
 		&i.Template.AccountID,
 		&i.Template.Name,
