@@ -171,6 +171,7 @@ type Certificate struct {
 	SnapshotEventName     *string
 	SnapshotEventDate     *string
 	SnapshotEventLocation *string
+	SnapshotEventLocale   *string
 }
 
 type CertificateCounter struct {
