@@ -128,7 +128,8 @@ func (s *Service) ShareCard(c domain.Certificate, label string) ([]byte, error) 
 
 func (s *Service) renderInput(c domain.Certificate) (render.Template, render.Data, error) {
 	snap := snapshotOf(c)
-	t, err := templates.ForRendering(domain.Template{PageSize: snap.Template.PageSize, Orientation: snap.Template.Orientation, Layout: snap.Template.Layout})
+	t, err := templates.ForRenderingIn(domain.Template{ID: snap.Template.ID, PageSize: snap.Template.PageSize,
+		Orientation: snap.Template.Orientation, Layout: snap.Template.Layout}, snap.Event.Locale)
 	if err != nil {
 		return render.Template{}, render.Data{}, err
 	}
