@@ -60,7 +60,7 @@ docs: ## Render the system templates' previews and generated badge images into d
 
 screenshots: ## Take the verification page's screenshots in docs/ with Chromium (shown in the README)
 	@url=$${TEST_DATABASE_URL:-$$($(GO) run ./cmd/devtool pg-start -dir $(PG_TEST_DIR))} && \
-		UPDATE_SCREENSHOTS=1 TEST_DATABASE_URL=$$url $(GO) test -count=1 -run '^(TestVerificationPageInABrowser|TestBadgePageInABrowser|TestTheWalletPageInABrowser)$$' ./internal/httpapi
+		UPDATE_SCREENSHOTS=1 TEST_DATABASE_URL=$$url $(GO) test -count=1 -run '^(TestVerificationPageInABrowser|TestBadgePageInABrowser|TestTheWalletPageInABrowser|TestTheVerificationPageInGermanAndJapaneseInABrowser)$$' ./internal/httpapi
 
 contract-coverage: ## Print which operations and documented responses the last `make test` observed
 	@$(GO) run ./cmd/devtool contract-coverage

@@ -260,7 +260,7 @@ func (s *Site) newVerificationView(p verification.Page, l lang) verificationView
 	if c.EventDate != nil {
 		v.EventWhen = l.day(*c.EventDate)
 		if c.EventLocation != "" {
-			v.EventWhen += ", " + c.EventLocation
+			v.EventWhen = l.T("page.eventWhen", "Date", v.EventWhen, "Location", c.EventLocation)
 		}
 	}
 	switch c.Status {
@@ -268,7 +268,7 @@ func (s *Site) newVerificationView(p verification.Page, l lang) verificationView
 		v.StatusLabel, v.Headline = l.T("page.statusValid"), k("headlineValid")
 		v.StatusMessage = l.T("page.messageValid", "Issuer", c.Issuer.Name, "Recipient", c.RecipientName, "Date", v.IssuedOn)
 		if v.ExpiresOn != "" {
-			v.StatusMessage += " " + l.T("page.messageValidUntil", "Date", v.ExpiresOn)
+			v.StatusMessage += l.T("page.messageValidUntil", "Date", v.ExpiresOn)
 		}
 	case verification.Expired:
 		v.StatusLabel, v.Headline = l.T("page.statusExpired"), k("headlineExpired")
