@@ -11,7 +11,7 @@ CONTRACT_REVISION ?= openapi/v1.json
 CLIENT_TS   = test/client-ts
 
 .DEFAULT_GOAL := help
-.PHONY: help run build test bench bench-http fuzz generate lint check contract-gate release-contract client-ts contract-coverage docs screenshots clean
+.PHONY: help run build test bench bench-http fuzz generate lint check contract-gate release-contract client-ts contract-coverage docs screenshots catalogs clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -60,7 +60,7 @@ docs: ## Render the system templates' previews and generated badge images into d
 
 screenshots: ## Take the verification page's screenshots in docs/ with Chromium (shown in the README)
 	@url=$${TEST_DATABASE_URL:-$$($(GO) run ./cmd/devtool pg-start -dir $(PG_TEST_DIR))} && \
-		UPDATE_SCREENSHOTS=1 TEST_DATABASE_URL=$$url $(GO) test -count=1 -run '^(TestVerificationPageInABrowser|TestBadgePageInABrowser|TestTheWalletPageInABrowser)$$' ./internal/httpapi
+		UPDATE_SCREENSHOTS=1 TEST_DATABASE_URL=$$url $(GO) test -count=1 -run '^(TestVerificationPageInABrowser|TestBadgePageInABrowser|TestTheWalletPageInABrowser|TestTheVerificationPageInGermanAndJapaneseInABrowser)$$' ./internal/httpapi
 
 contract-coverage: ## Print which operations and documented responses the last `make test` observed
 	@$(GO) run ./cmd/devtool contract-coverage
@@ -93,13 +93,16 @@ client-ts: $(CLIENT_TS)/node_modules/.package-lock.json ## Generate a TypeScript
 $(CLIENT_TS)/node_modules/.package-lock.json: $(CLIENT_TS)/package-lock.json
 	cd $(CLIENT_TS) && npm ci --no-audit --no-fund
 
-check: generate lint contract-gate client-ts ## Regenerate, lint, and fail if anything differs from what is committed
+check: generate lint contract-gate client-ts catalogs ## Regenerate, lint, and fail if anything differs from what is committed
 	@test -z "$$(gofmt -l cmd internal openapi db gen)" || { echo "gofmt needed:"; gofmt -l cmd internal openapi db gen; exit 1; }
 	@$(GO) mod tidy && $(GO) -C internal/tools/oasdiff mod tidy && \
 		git diff --exit-code -- go.mod go.sum internal/tools/oasdiff/go.mod internal/tools/oasdiff/go.sum || { echo "go.mod/go.sum are not tidy"; exit 1; }
 	@git diff --exit-code --stat -- gen openapi db || { echo "generated code differs from what is committed: run make generate and commit"; exit 1; }
 	@test -z "$$(git ls-files --others --exclude-standard gen)" || { echo "untracked generated files:"; git ls-files --others --exclude-standard gen; exit 1; }
 	@echo "check: ok"
+
+catalogs: ## Fail when a language's catalog (internal/locale/catalog) misses or adds an id, or drops a field, against English
+	$(GO) test -count=1 -run '^TestCatalogsComplete$$' ./internal/locale
 
 clean: ## Stop the test cluster and remove bin/ and .data/
 	-$(GO) run ./cmd/devtool pg-stop -dir $(PG_TEST_DIR)

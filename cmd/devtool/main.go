@@ -21,7 +21,7 @@ const usage = `usage: devtool <command>
   pg-start -dir DIR   start (or reuse) a private PostgreSQL cluster and print its URL
   pg-stop -dir DIR    stop that cluster
   contract-coverage   print which operations and responses the last test run observed
-  template-previews -out DIR   render each system template as DIR/template-NAME.png
+  template-previews -out DIR   render each system template as DIR/template-NAME.png (and lang-NAME.png, German and Japanese)
   badge-previews -out DIR      render generated badge images for three names as DIR/badge-*.png
   api-docs -page FILE          write the API reference page (Redoc and the document inline) and its Go file
   bench-http -bin FILE [-bench-dir DIR] [-profile] [-phase 3s] [-works issue,lookup,import,job]

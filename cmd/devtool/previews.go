@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	dbfiles "github.com/certhub/credentiald/db"
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/render"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/templates"
@@ -69,8 +70,47 @@ func templatePreviews(dir string) error {
 		if err := write(filepath.Join(dir, "gallery-"+base+".png"), contactSheet(pages)); err != nil {
 			return err
 		}
+		if err := languagePreview(dir, base, t, logo); err != nil {
+			return fmt.Errorf("%s: %w", f, err)
+		}
 	}
 	return nil
+}
+
+// languageSamples are the certificates of the language gallery: German, the longest of the
+// languages, with a long name; Japanese, in other faces. What an account would type itself
+// (event, signatories' titles) is typed in the language too.
+var languageSamples = []struct {
+	locale    string
+	recipient render.Recipient
+	event     string
+	titles    [2]string
+}{
+	{"de", render.Recipient{FirstName: "Friederike", LastName: "Müller-Lüdenscheidt"}, "Gophertage 2026", [2]string{"Programmleitung", "Direktorin"}},
+	{"ja", render.Recipient{FirstName: "太郎", LastName: "山田"}, "Go カンファレンス 2026", [2]string{"プログラム委員長", "理事長"}},
+}
+
+// languagePreview renders a system template for each of languageSamples, side by side, as
+// DIR/lang-NAME.png: the template's fixed words and dates in the event's language.
+func languagePreview(dir, base string, t domain.Template, logo string) error {
+	var pages []*image.RGBA
+	for _, s := range languageSamples {
+		tmpl, err := templates.ForRenderingIn(t, s.locale)
+		if err != nil {
+			return err
+		}
+		d := render.GallerySample(s.recipient)
+		d.IssuerLogo, d.Event.Name = logo, s.event
+		for i := range d.Signatories {
+			d.Signatories[i].Title = s.titles[i]
+		}
+		img, err := render.Image(tmpl, d, 72)
+		if err != nil {
+			return err
+		}
+		pages = append(pages, img)
+	}
+	return write(filepath.Join(dir, "lang-"+base+".png"), contactSheet(pages))
 }
 
 // contactSheet sets pages two by two on a light grey ground.

@@ -20,7 +20,7 @@ SELECT a.id FROM attendees a WHERE a.account_id = @account_id AND a.id = ANY(@id
 -- row: the attendee or the template is missing (LockAttendeeForIssue tells which).
 -- name: LockIssueSource :one
 SELECT a.*, e.name AS event_name, e.event_date, e.location AS event_location, e.description AS event_description,
-       e.certificate_validity_days, e.template_id AS event_template_id,
+       e.certificate_validity_days, e.template_id AS event_template_id, e.locale AS event_locale,
        sqlc.embed(t),
        b.account_id AS branding_account_id, b.issuer_name AS branding_issuer_name, b.website AS branding_website,
        b.logo AS branding_logo, b.primary_color AS branding_primary_color, b.email_from_name AS branding_email_from_name,

@@ -1,10 +1,10 @@
 -- name: EnqueueEmail :one
 INSERT INTO email_deliveries (id, account_id, kind, certificate_id, badge_assertion_id,
                               to_address, to_name, from_name, reply_to, subject, body_text,
-                              next_attempt_at, created_at, updated_at)
+                              locale, next_attempt_at, created_at, updated_at)
 VALUES (@id, @account_id, @kind, sqlc.narg(certificate_id), sqlc.narg(badge_assertion_id),
         @to_address, @to_name, @from_name, sqlc.narg(reply_to), @subject, @body_text,
-        @now::timestamptz, @now::timestamptz, @now::timestamptz)
+        @locale, @now::timestamptz, @now::timestamptz, @now::timestamptz)
 RETURNING *;
 
 -- name: GetEmailDeliveryByID :one

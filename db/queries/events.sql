@@ -7,9 +7,9 @@ SELECT EXISTS (
 
 -- name: CreateEvent :one
 INSERT INTO events (id, account_id, name, description, event_date, location, template_id, certificate_validity_days,
-                    created_at, updated_at)
+                    locale, created_at, updated_at)
 VALUES (@id, @account_id, @name, sqlc.narg(description), @event_date, sqlc.narg(location), @template_id,
-        sqlc.narg(certificate_validity_days), @now::timestamptz, @now::timestamptz)
+        sqlc.narg(certificate_validity_days), @locale, @now::timestamptz, @now::timestamptz)
 RETURNING *;
 
 -- name: GetEvent :one
@@ -31,7 +31,7 @@ SELECT count(*) FROM events WHERE account_id = @account_id
 -- name: UpdateEvent :one
 UPDATE events SET name = @name, description = sqlc.narg(description), event_date = @event_date,
     location = sqlc.narg(location), template_id = @template_id,
-    certificate_validity_days = sqlc.narg(certificate_validity_days), updated_at = @now::timestamptz
+    certificate_validity_days = sqlc.narg(certificate_validity_days), locale = @locale, updated_at = @now::timestamptz
 WHERE account_id = @account_id AND id = @id
 RETURNING *;
 

@@ -25,7 +25,7 @@ WITH expired AS (
       AND status = 'issued' AND expires_at IS NOT NULL AND expires_at <= $4::timestamptz
     RETURNING id
 )
-SELECT cur.id, cur.account_id, cur.event_id, cur.attendee_id, cur.template_id, cur.certificate_number, cur.verification_code, cur.status, cur.recipient_first_name, cur.recipient_last_name, cur.recipient_email, cur.snapshot, cur.recipient_token_hash, cur.issued_at, cur.expires_at, cur.revoked_at, cur.revocation_reason, cur.revocation_reason_code, cur.first_viewed_at, cur.first_verified_at, cur.created_at, cur.updated_at, cur.snapshot_event_name, cur.snapshot_event_date, cur.snapshot_event_location, cur.search_text FROM certificates cur
+SELECT cur.id, cur.account_id, cur.event_id, cur.attendee_id, cur.template_id, cur.certificate_number, cur.verification_code, cur.status, cur.recipient_first_name, cur.recipient_last_name, cur.recipient_email, cur.snapshot, cur.recipient_token_hash, cur.issued_at, cur.expires_at, cur.revoked_at, cur.revocation_reason, cur.revocation_reason_code, cur.first_viewed_at, cur.first_verified_at, cur.created_at, cur.updated_at, cur.snapshot_event_name, cur.snapshot_event_date, cur.snapshot_event_location, cur.snapshot_event_locale, cur.search_text FROM certificates cur
 WHERE cur.attendee_id = $1 AND cur.event_id = $2 AND cur.template_id = $3
   AND cur.status IN ('issued', 'draft') AND cur.id NOT IN (SELECT expired.id FROM expired)
 `
@@ -108,6 +108,7 @@ func (b *CurrentCertificatesForBatchResults) Query(f func(int, []Certificate, er
 					&i.SnapshotEventName,
 					&i.SnapshotEventDate,
 					&i.SnapshotEventLocation,
+					&i.SnapshotEventLocale,
 					&i.SearchText,
 				); err != nil {
 					return err
@@ -203,7 +204,7 @@ SELECT $1, $2, $3, $4, $5,
     $8, $9, $10, $11, $12, $13,
     $14, $15, $16::timestamptz, $16::timestamptz
 FROM counter
-RETURNING id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location, search_text
+RETURNING id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location, snapshot_event_locale, search_text
 `
 
 type PipelineInsertCertificateBatchResults struct {
@@ -299,6 +300,7 @@ func (b *PipelineInsertCertificateBatchResults) QueryRow(f func(int, Certificate
 			&i.SnapshotEventName,
 			&i.SnapshotEventDate,
 			&i.SnapshotEventLocation,
+			&i.SnapshotEventLocale,
 			&i.SearchText,
 		)
 		if f != nil {
@@ -523,7 +525,7 @@ UPDATE certificates SET status = 'issued', recipient_first_name = $1,
     recipient_last_name = $2, recipient_email = $3, snapshot = $4,
     issued_at = $5, expires_at = $6, updated_at = $7::timestamptz
 WHERE id = $8 AND status = 'draft'
-RETURNING id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location, search_text
+RETURNING id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location, snapshot_event_locale, search_text
 `
 
 type PipelineIssueDraftBatchResults struct {
@@ -601,6 +603,7 @@ func (b *PipelineIssueDraftBatchResults) QueryRow(f func(int, Certificate, error
 			&i.SnapshotEventName,
 			&i.SnapshotEventDate,
 			&i.SnapshotEventLocation,
+			&i.SnapshotEventLocale,
 			&i.SearchText,
 		)
 		if f != nil {

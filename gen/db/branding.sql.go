@@ -13,7 +13,7 @@ import (
 )
 
 const getBranding = `-- name: GetBranding :one
-SELECT account_id, issuer_name, website, logo, primary_color, email_from_name, email_reply_to, updated_at, signatories, public_email FROM branding WHERE account_id = $1
+SELECT account_id, issuer_name, website, logo, primary_color, email_from_name, email_reply_to, updated_at, signatories, public_email, default_locale FROM branding WHERE account_id = $1
 `
 
 func (q *Queries) GetBranding(ctx context.Context, accountID uuid.UUID) (Branding, error) {
@@ -30,22 +30,23 @@ func (q *Queries) GetBranding(ctx context.Context, accountID uuid.UUID) (Brandin
 		&i.UpdatedAt,
 		&i.Signatories,
 		&i.PublicEmail,
+		&i.DefaultLocale,
 	)
 	return i, err
 }
 
 const putBranding = `-- name: PutBranding :one
 INSERT INTO branding (account_id, issuer_name, website, logo, primary_color, email_from_name, email_reply_to,
-                      public_email, signatories, updated_at)
+                      public_email, signatories, default_locale, updated_at)
 VALUES ($1, $2, $3, $4, $5,
         $6, $7, $8, $9::jsonb,
-        $10::timestamptz)
+        $10, $11::timestamptz)
 ON CONFLICT (account_id) DO UPDATE SET
     issuer_name = EXCLUDED.issuer_name, website = EXCLUDED.website, logo = EXCLUDED.logo,
     primary_color = EXCLUDED.primary_color, email_from_name = EXCLUDED.email_from_name,
     email_reply_to = EXCLUDED.email_reply_to, public_email = EXCLUDED.public_email,
-    signatories = EXCLUDED.signatories, updated_at = EXCLUDED.updated_at
-RETURNING account_id, issuer_name, website, logo, primary_color, email_from_name, email_reply_to, updated_at, signatories, public_email
+    signatories = EXCLUDED.signatories, default_locale = EXCLUDED.default_locale, updated_at = EXCLUDED.updated_at
+RETURNING account_id, issuer_name, website, logo, primary_color, email_from_name, email_reply_to, updated_at, signatories, public_email, default_locale
 `
 
 type PutBrandingParams struct {
@@ -58,6 +59,7 @@ type PutBrandingParams struct {
 	EmailReplyTo  *string
 	PublicEmail   *string
 	Signatories   []byte
+	DefaultLocale *string
 	Now           time.Time
 }
 
@@ -72,6 +74,7 @@ func (q *Queries) PutBranding(ctx context.Context, arg PutBrandingParams) (Brand
 		arg.EmailReplyTo,
 		arg.PublicEmail,
 		arg.Signatories,
+		arg.DefaultLocale,
 		arg.Now,
 	)
 	var i Branding
@@ -86,6 +89,7 @@ func (q *Queries) PutBranding(ctx context.Context, arg PutBrandingParams) (Brand
 		&i.UpdatedAt,
 		&i.Signatories,
 		&i.PublicEmail,
+		&i.DefaultLocale,
 	)
 	return i, err
 }

@@ -92,7 +92,7 @@ func (q *Queries) DeleteDraftCertificate(ctx context.Context, id uuid.UUID) erro
 }
 
 const getCertificate = `-- name: GetCertificate :one
-SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location, search_text FROM certificates WHERE account_id = $1 AND id = $2
+SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location, snapshot_event_locale, search_text FROM certificates WHERE account_id = $1 AND id = $2
 `
 
 type GetCertificateParams struct {
@@ -129,6 +129,7 @@ func (q *Queries) GetCertificate(ctx context.Context, arg GetCertificateParams) 
 		&i.SnapshotEventName,
 		&i.SnapshotEventDate,
 		&i.SnapshotEventLocation,
+		&i.SnapshotEventLocale,
 		&i.SearchText,
 	)
 	return i, err
@@ -471,7 +472,7 @@ func (q *Queries) LockAttendees(ctx context.Context, arg LockAttendeesParams) er
 }
 
 const lockCertificate = `-- name: LockCertificate :one
-SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location, search_text FROM certificates WHERE account_id = $1 AND id = $2 FOR UPDATE
+SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location, snapshot_event_locale, search_text FROM certificates WHERE account_id = $1 AND id = $2 FOR UPDATE
 `
 
 type LockCertificateParams struct {
@@ -508,6 +509,7 @@ func (q *Queries) LockCertificate(ctx context.Context, arg LockCertificateParams
 		&i.SnapshotEventName,
 		&i.SnapshotEventDate,
 		&i.SnapshotEventLocation,
+		&i.SnapshotEventLocale,
 		&i.SearchText,
 	)
 	return i, err
@@ -515,7 +517,7 @@ func (q *Queries) LockCertificate(ctx context.Context, arg LockCertificateParams
 
 const lockIssueSource = `-- name: LockIssueSource :one
 SELECT a.id, a.account_id, a.event_id, a.first_name, a.last_name, a.email, a.email_normalized, a.metadata, a.created_at, a.updated_at, a.search_text, e.name AS event_name, e.event_date, e.location AS event_location, e.description AS event_description,
-       e.certificate_validity_days, e.template_id AS event_template_id,
+       e.certificate_validity_days, e.template_id AS event_template_id, e.locale AS event_locale,
        t.id, t.account_id, t.name, t.description, t.active, t.page_size, t.orientation, t.layout, t.created_at, t.updated_at,
        b.account_id AS branding_account_id, b.issuer_name AS branding_issuer_name, b.website AS branding_website,
        b.logo AS branding_logo, b.primary_color AS branding_primary_color, b.email_from_name AS branding_email_from_name,
@@ -553,6 +555,7 @@ type LockIssueSourceRow struct {
 	EventDescription        *string
 	CertificateValidityDays *int32
 	EventTemplateID         uuid.UUID
+	EventLocale             string
 	Template                Template
 	BrandingAccountID       *uuid.UUID
 	BrandingIssuerName      *string
@@ -591,6 +594,7 @@ func (q *Queries) LockIssueSource(ctx context.Context, arg LockIssueSourceParams
 		&i.EventDescription,
 		&i.CertificateValidityDays,
 		&i.EventTemplateID,
+		&i.EventLocale,
 		&i.Template.ID,
 		&i.Template.AccountID,
 		&i.Template.Name,
@@ -646,7 +650,7 @@ const replaceSnapshot = `-- name: ReplaceSnapshot :one
 UPDATE certificates SET snapshot = $1, recipient_first_name = $2,
     recipient_last_name = $3, recipient_email = $4, updated_at = $5::timestamptz
 WHERE id = $6
-RETURNING id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location, search_text
+RETURNING id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location, snapshot_event_locale, search_text
 `
 
 type ReplaceSnapshotParams struct {
@@ -694,6 +698,7 @@ func (q *Queries) ReplaceSnapshot(ctx context.Context, arg ReplaceSnapshotParams
 		&i.SnapshotEventName,
 		&i.SnapshotEventDate,
 		&i.SnapshotEventLocation,
+		&i.SnapshotEventLocale,
 		&i.SearchText,
 	)
 	return i, err
@@ -703,7 +708,7 @@ const revokeCertificate = `-- name: RevokeCertificate :one
 UPDATE certificates SET status = 'revoked', revoked_at = $1, revocation_reason = $2,
     revocation_reason_code = $3, updated_at = $4::timestamptz
 WHERE id = $5 AND status IN ('issued', 'expired')
-RETURNING id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location, search_text
+RETURNING id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location, snapshot_event_locale, search_text
 `
 
 type RevokeCertificateParams struct {
@@ -749,6 +754,7 @@ func (q *Queries) RevokeCertificate(ctx context.Context, arg RevokeCertificatePa
 		&i.SnapshotEventName,
 		&i.SnapshotEventDate,
 		&i.SnapshotEventLocation,
+		&i.SnapshotEventLocale,
 		&i.SearchText,
 	)
 	return i, err

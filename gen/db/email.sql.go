@@ -43,11 +43,11 @@ func (q *Queries) CountCredentialEmails(ctx context.Context, arg CountCredential
 const enqueueEmail = `-- name: EnqueueEmail :one
 INSERT INTO email_deliveries (id, account_id, kind, certificate_id, badge_assertion_id,
                               to_address, to_name, from_name, reply_to, subject, body_text,
-                              next_attempt_at, created_at, updated_at)
+                              locale, next_attempt_at, created_at, updated_at)
 VALUES ($1, $2, $3, $4, $5,
         $6, $7, $8, $9, $10, $11,
-        $12::timestamptz, $12::timestamptz, $12::timestamptz)
-RETURNING id, account_id, kind, certificate_id, badge_assertion_id, to_address, subject, body_text, status, attempts, last_error, next_attempt_at, sent_at, created_at, to_name, from_name, reply_to, updated_at
+        $12, $13::timestamptz, $13::timestamptz, $13::timestamptz)
+RETURNING id, account_id, kind, certificate_id, badge_assertion_id, to_address, subject, body_text, status, attempts, last_error, next_attempt_at, sent_at, created_at, to_name, from_name, reply_to, updated_at, locale
 `
 
 type EnqueueEmailParams struct {
@@ -62,6 +62,7 @@ type EnqueueEmailParams struct {
 	ReplyTo          *string
 	Subject          string
 	BodyText         string
+	Locale           string
 	Now              time.Time
 }
 
@@ -78,6 +79,7 @@ func (q *Queries) EnqueueEmail(ctx context.Context, arg EnqueueEmailParams) (Ema
 		arg.ReplyTo,
 		arg.Subject,
 		arg.BodyText,
+		arg.Locale,
 		arg.Now,
 	)
 	var i EmailDelivery
@@ -100,12 +102,13 @@ func (q *Queries) EnqueueEmail(ctx context.Context, arg EnqueueEmailParams) (Ema
 		&i.FromName,
 		&i.ReplyTo,
 		&i.UpdatedAt,
+		&i.Locale,
 	)
 	return i, err
 }
 
 const getCertificateByID = `-- name: GetCertificateByID :one
-SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location, search_text FROM certificates WHERE id = $1
+SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location, snapshot_event_locale, search_text FROM certificates WHERE id = $1
 `
 
 func (q *Queries) GetCertificateByID(ctx context.Context, id uuid.UUID) (Certificate, error) {
@@ -137,13 +140,14 @@ func (q *Queries) GetCertificateByID(ctx context.Context, id uuid.UUID) (Certifi
 		&i.SnapshotEventName,
 		&i.SnapshotEventDate,
 		&i.SnapshotEventLocation,
+		&i.SnapshotEventLocale,
 		&i.SearchText,
 	)
 	return i, err
 }
 
 const getEmailDelivery = `-- name: GetEmailDelivery :one
-SELECT id, account_id, kind, certificate_id, badge_assertion_id, to_address, subject, body_text, status, attempts, last_error, next_attempt_at, sent_at, created_at, to_name, from_name, reply_to, updated_at FROM email_deliveries WHERE account_id = $1 AND id = $2
+SELECT id, account_id, kind, certificate_id, badge_assertion_id, to_address, subject, body_text, status, attempts, last_error, next_attempt_at, sent_at, created_at, to_name, from_name, reply_to, updated_at, locale FROM email_deliveries WHERE account_id = $1 AND id = $2
 `
 
 type GetEmailDeliveryParams struct {
@@ -173,12 +177,13 @@ func (q *Queries) GetEmailDelivery(ctx context.Context, arg GetEmailDeliveryPara
 		&i.FromName,
 		&i.ReplyTo,
 		&i.UpdatedAt,
+		&i.Locale,
 	)
 	return i, err
 }
 
 const getEmailDeliveryByID = `-- name: GetEmailDeliveryByID :one
-SELECT id, account_id, kind, certificate_id, badge_assertion_id, to_address, subject, body_text, status, attempts, last_error, next_attempt_at, sent_at, created_at, to_name, from_name, reply_to, updated_at FROM email_deliveries WHERE id = $1
+SELECT id, account_id, kind, certificate_id, badge_assertion_id, to_address, subject, body_text, status, attempts, last_error, next_attempt_at, sent_at, created_at, to_name, from_name, reply_to, updated_at, locale FROM email_deliveries WHERE id = $1
 `
 
 func (q *Queries) GetEmailDeliveryByID(ctx context.Context, id uuid.UUID) (EmailDelivery, error) {
@@ -203,12 +208,13 @@ func (q *Queries) GetEmailDeliveryByID(ctx context.Context, id uuid.UUID) (Email
 		&i.FromName,
 		&i.ReplyTo,
 		&i.UpdatedAt,
+		&i.Locale,
 	)
 	return i, err
 }
 
 const listCredentialEmails = `-- name: ListCredentialEmails :many
-SELECT d.id, d.account_id, d.kind, d.certificate_id, d.badge_assertion_id, d.to_address, d.subject, d.body_text, d.status, d.attempts, d.last_error, d.next_attempt_at, d.sent_at, d.created_at, d.to_name, d.from_name, d.reply_to, d.updated_at FROM email_deliveries d LEFT JOIN certificates c ON c.id = d.certificate_id
+SELECT d.id, d.account_id, d.kind, d.certificate_id, d.badge_assertion_id, d.to_address, d.subject, d.body_text, d.status, d.attempts, d.last_error, d.next_attempt_at, d.sent_at, d.created_at, d.to_name, d.from_name, d.reply_to, d.updated_at, d.locale FROM email_deliveries d LEFT JOIN certificates c ON c.id = d.certificate_id
 LEFT JOIN badge_assertions b ON b.id = d.badge_assertion_id LEFT JOIN attendees ba ON ba.id = b.attendee_id
 WHERE d.account_id = $1 AND d.kind IN ('certificate', 'badge')
   AND ($2::uuid IS NULL OR coalesce(c.event_id, ba.event_id) = $2)
@@ -264,6 +270,7 @@ func (q *Queries) ListCredentialEmails(ctx context.Context, arg ListCredentialEm
 			&i.FromName,
 			&i.ReplyTo,
 			&i.UpdatedAt,
+			&i.Locale,
 		); err != nil {
 			return nil, err
 		}
@@ -301,7 +308,7 @@ const markEmailSent = `-- name: MarkEmailSent :one
 UPDATE email_deliveries SET status = 'sent', attempts = $1, sent_at = $2::timestamptz, last_error = NULL,
     updated_at = $2::timestamptz
 WHERE id = $3 AND status = 'queued'
-RETURNING id, account_id, kind, certificate_id, badge_assertion_id, to_address, subject, body_text, status, attempts, last_error, next_attempt_at, sent_at, created_at, to_name, from_name, reply_to, updated_at
+RETURNING id, account_id, kind, certificate_id, badge_assertion_id, to_address, subject, body_text, status, attempts, last_error, next_attempt_at, sent_at, created_at, to_name, from_name, reply_to, updated_at, locale
 `
 
 type MarkEmailSentParams struct {
@@ -334,6 +341,7 @@ func (q *Queries) MarkEmailSent(ctx context.Context, arg MarkEmailSentParams) (E
 		&i.FromName,
 		&i.ReplyTo,
 		&i.UpdatedAt,
+		&i.Locale,
 	)
 	return i, err
 }
@@ -364,7 +372,7 @@ func (q *Queries) RetryEmailLater(ctx context.Context, arg RetryEmailLaterParams
 }
 
 const sendableCertificates = `-- name: SendableCertificates :many
-SELECT c.id, c.account_id, c.event_id, c.attendee_id, c.template_id, c.certificate_number, c.verification_code, c.status, c.recipient_first_name, c.recipient_last_name, c.recipient_email, c.snapshot, c.recipient_token_hash, c.issued_at, c.expires_at, c.revoked_at, c.revocation_reason, c.revocation_reason_code, c.first_viewed_at, c.first_verified_at, c.created_at, c.updated_at, c.snapshot_event_name, c.snapshot_event_date, c.snapshot_event_location, c.search_text, EXISTS (
+SELECT c.id, c.account_id, c.event_id, c.attendee_id, c.template_id, c.certificate_number, c.verification_code, c.status, c.recipient_first_name, c.recipient_last_name, c.recipient_email, c.snapshot, c.recipient_token_hash, c.issued_at, c.expires_at, c.revoked_at, c.revocation_reason, c.revocation_reason_code, c.first_viewed_at, c.first_verified_at, c.created_at, c.updated_at, c.snapshot_event_name, c.snapshot_event_date, c.snapshot_event_location, c.snapshot_event_locale, c.search_text, EXISTS (
     SELECT 1 FROM email_deliveries d WHERE d.certificate_id = c.id AND d.status IN ('sent', 'queued')
 ) AS emailed
 FROM certificates c
@@ -408,6 +416,7 @@ type SendableCertificatesRow struct {
 	SnapshotEventName     *string
 	SnapshotEventDate     *string
 	SnapshotEventLocation *string
+	SnapshotEventLocale   *string
 	SearchText            string
 	Emailed               bool
 }
@@ -454,6 +463,7 @@ func (q *Queries) SendableCertificates(ctx context.Context, arg SendableCertific
 			&i.SnapshotEventName,
 			&i.SnapshotEventDate,
 			&i.SnapshotEventLocation,
+			&i.SnapshotEventLocale,
 			&i.SearchText,
 			&i.Emailed,
 		); err != nil {

@@ -47,10 +47,10 @@ func (q *Queries) CountIssuedCertificatesOfEvent(ctx context.Context, arg CountI
 
 const createEvent = `-- name: CreateEvent :one
 INSERT INTO events (id, account_id, name, description, event_date, location, template_id, certificate_validity_days,
-                    created_at, updated_at)
+                    locale, created_at, updated_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7,
-        $8, $9::timestamptz, $9::timestamptz)
-RETURNING id, account_id, name, description, event_date, location, template_id, certificate_validity_days, registration_enabled, registration_opens_at, registration_closes_at, registration_capacity, registration_message, created_at, updated_at
+        $8, $9, $10::timestamptz, $10::timestamptz)
+RETURNING id, account_id, name, description, event_date, location, template_id, certificate_validity_days, registration_enabled, registration_opens_at, registration_closes_at, registration_capacity, registration_message, created_at, updated_at, locale
 `
 
 type CreateEventParams struct {
@@ -62,6 +62,7 @@ type CreateEventParams struct {
 	Location                *string
 	TemplateID              uuid.UUID
 	CertificateValidityDays *int32
+	Locale                  string
 	Now                     time.Time
 }
 
@@ -75,6 +76,7 @@ func (q *Queries) CreateEvent(ctx context.Context, arg CreateEventParams) (Event
 		arg.Location,
 		arg.TemplateID,
 		arg.CertificateValidityDays,
+		arg.Locale,
 		arg.Now,
 	)
 	var i Event
@@ -94,6 +96,7 @@ func (q *Queries) CreateEvent(ctx context.Context, arg CreateEventParams) (Event
 		&i.RegistrationMessage,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.Locale,
 	)
 	return i, err
 }
@@ -127,7 +130,7 @@ func (q *Queries) DeleteEvent(ctx context.Context, arg DeleteEventParams) error 
 }
 
 const getEvent = `-- name: GetEvent :one
-SELECT id, account_id, name, description, event_date, location, template_id, certificate_validity_days, registration_enabled, registration_opens_at, registration_closes_at, registration_capacity, registration_message, created_at, updated_at FROM events WHERE account_id = $1 AND id = $2
+SELECT id, account_id, name, description, event_date, location, template_id, certificate_validity_days, registration_enabled, registration_opens_at, registration_closes_at, registration_capacity, registration_message, created_at, updated_at, locale FROM events WHERE account_id = $1 AND id = $2
 `
 
 type GetEventParams struct {
@@ -154,12 +157,13 @@ func (q *Queries) GetEvent(ctx context.Context, arg GetEventParams) (Event, erro
 		&i.RegistrationMessage,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.Locale,
 	)
 	return i, err
 }
 
 const listEvents = `-- name: ListEvents :many
-SELECT id, account_id, name, description, event_date, location, template_id, certificate_validity_days, registration_enabled, registration_opens_at, registration_closes_at, registration_capacity, registration_message, created_at, updated_at FROM events WHERE account_id = $1
+SELECT id, account_id, name, description, event_date, location, template_id, certificate_validity_days, registration_enabled, registration_opens_at, registration_closes_at, registration_capacity, registration_message, created_at, updated_at, locale FROM events WHERE account_id = $1
   AND ($2::text IS NULL OR lower(name COLLATE "und-x-icu") LIKE $2::text)
 ORDER BY created_at DESC, id DESC
 LIMIT $4 OFFSET $3
@@ -205,6 +209,7 @@ func (q *Queries) ListEvents(ctx context.Context, arg ListEventsParams) ([]Event
 			&i.RegistrationMessage,
 			&i.CreatedAt,
 			&i.UpdatedAt,
+			&i.Locale,
 		); err != nil {
 			return nil, err
 		}
@@ -256,9 +261,9 @@ func (q *Queries) TemplateUsable(ctx context.Context, arg TemplateUsableParams) 
 const updateEvent = `-- name: UpdateEvent :one
 UPDATE events SET name = $1, description = $2, event_date = $3,
     location = $4, template_id = $5,
-    certificate_validity_days = $6, updated_at = $7::timestamptz
-WHERE account_id = $8 AND id = $9
-RETURNING id, account_id, name, description, event_date, location, template_id, certificate_validity_days, registration_enabled, registration_opens_at, registration_closes_at, registration_capacity, registration_message, created_at, updated_at
+    certificate_validity_days = $6, locale = $7, updated_at = $8::timestamptz
+WHERE account_id = $9 AND id = $10
+RETURNING id, account_id, name, description, event_date, location, template_id, certificate_validity_days, registration_enabled, registration_opens_at, registration_closes_at, registration_capacity, registration_message, created_at, updated_at, locale
 `
 
 type UpdateEventParams struct {
@@ -268,6 +273,7 @@ type UpdateEventParams struct {
 	Location                *string
 	TemplateID              uuid.UUID
 	CertificateValidityDays *int32
+	Locale                  string
 	Now                     time.Time
 	AccountID               uuid.UUID
 	ID                      uuid.UUID
@@ -281,6 +287,7 @@ func (q *Queries) UpdateEvent(ctx context.Context, arg UpdateEventParams) (Event
 		arg.Location,
 		arg.TemplateID,
 		arg.CertificateValidityDays,
+		arg.Locale,
 		arg.Now,
 		arg.AccountID,
 		arg.ID,
@@ -302,6 +309,7 @@ func (q *Queries) UpdateEvent(ctx context.Context, arg UpdateEventParams) (Event
 		&i.RegistrationMessage,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.Locale,
 	)
 	return i, err
 }
@@ -311,7 +319,7 @@ UPDATE events SET registration_enabled = $1, registration_opens_at = $2,
     registration_closes_at = $3, registration_capacity = $4,
     registration_message = $5, updated_at = $6::timestamptz
 WHERE account_id = $7 AND id = $8
-RETURNING id, account_id, name, description, event_date, location, template_id, certificate_validity_days, registration_enabled, registration_opens_at, registration_closes_at, registration_capacity, registration_message, created_at, updated_at
+RETURNING id, account_id, name, description, event_date, location, template_id, certificate_validity_days, registration_enabled, registration_opens_at, registration_closes_at, registration_capacity, registration_message, created_at, updated_at, locale
 `
 
 type UpdateEventRegistrationParams struct {
@@ -353,6 +361,7 @@ func (q *Queries) UpdateEventRegistration(ctx context.Context, arg UpdateEventRe
 		&i.RegistrationMessage,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.Locale,
 	)
 	return i, err
 }

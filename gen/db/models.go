@@ -112,6 +112,7 @@ type Branding struct {
 	UpdatedAt     time.Time
 	Signatories   []byte
 	PublicEmail   *string
+	DefaultLocale *string
 }
 
 type BulkJob struct {
@@ -171,6 +172,7 @@ type Certificate struct {
 	SnapshotEventName     *string
 	SnapshotEventDate     *string
 	SnapshotEventLocation *string
+	SnapshotEventLocale   *string
 	SearchText            string
 }
 
@@ -204,6 +206,7 @@ type EmailDelivery struct {
 	FromName         string
 	ReplyTo          *string
 	UpdatedAt        time.Time
+	Locale           string
 }
 
 type Event struct {
@@ -222,6 +225,7 @@ type Event struct {
 	RegistrationMessage     *string
 	CreatedAt               time.Time
 	UpdatedAt               time.Time
+	Locale                  string
 }
 
 type IdempotencyKey struct {

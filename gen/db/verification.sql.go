@@ -105,6 +105,7 @@ SELECT c.id, c.account_id, c.event_id, c.attendee_id, c.certificate_number, c.st
        coalesce(c.snapshot_event_name, '')::text AS event_name,
        coalesce(c.snapshot_event_date, '')::text AS event_date,
        coalesce(c.snapshot_event_location, '')::text AS event_location,
+       coalesce(c.snapshot_event_locale, 'en')::text AS event_locale,
        c.issued_at, c.expires_at, c.revoked_at, c.revocation_reason, c.revocation_reason_code,
        c.recipient_token_hash, (c.first_viewed_at IS NOT NULL)::boolean AS viewed_before,
        (c.first_verified_at IS NOT NULL)::boolean AS verified_before, c.updated_at,
@@ -129,6 +130,7 @@ type LookupCertificateByCodeRow struct {
 	EventName            string
 	EventDate            string
 	EventLocation        string
+	EventLocale          string
 	IssuedAt             *time.Time
 	ExpiresAt            *time.Time
 	RevokedAt            *time.Time
@@ -166,6 +168,7 @@ func (q *Queries) LookupCertificateByCode(ctx context.Context, code string) (Loo
 		&i.EventName,
 		&i.EventDate,
 		&i.EventLocation,
+		&i.EventLocale,
 		&i.IssuedAt,
 		&i.ExpiresAt,
 		&i.RevokedAt,

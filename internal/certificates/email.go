@@ -16,6 +16,7 @@ import (
 	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/email"
 	"github.com/certhub/credentiald/internal/events"
+	"github.com/certhub/credentiald/internal/locale"
 	"github.com/certhub/credentiald/internal/render"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/wallet"
@@ -47,12 +48,15 @@ func composeEmail(c domain.Certificate, accountName string) domain.OutboundEmail
 	if snap.Issuer.Name == "" {
 		snap.Issuer.Name = accountName
 	}
-	issuer := snap.Issuer.Name
-	body := fmt.Sprintf("Hello %s,\n\nyour certificate for %s is attached (%s).\n\nAnyone can verify it at:\n%s\n\n%s\n\n%s\n",
-		c.FirstName, snap.Event.Name, c.Number, linkMarker, wallet.EmailParagraph, issuer)
+	lang := locale.Or(snap.Event.Locale, locale.Default)
+	// The user's words (names, the event's name) are data of the catalog's text, never part
+	// of it: a "{{" in an event's name is printed, not executed.
+	fields := map[string]any{"FirstName": c.FirstName, "FullName": render.FullName(c.FirstName, c.LastName),
+		"Event": snap.Event.Name, "Number": c.Number, "Link": linkMarker, "Wallet": wallet.EmailParagraphIn(lang), "Issuer": snap.Issuer.Name}
 	m := domain.OutboundEmail{AccountID: c.AccountID, Kind: "certificate", CertificateID: &c.ID, ToAddress: c.Email,
 		ToName: render.FullName(c.FirstName, c.LastName), FromName: cmp.Or(snap.Issuer.EmailFromName, snap.Issuer.Name),
-		Subject: "Your certificate: " + snap.Event.Name, BodyText: body}
+		Subject: locale.Text(lang, "email.certificate.subject", fields), BodyText: locale.Text(lang, "email.certificate.body", fields),
+		Locale: lang}
 	if snap.Issuer.EmailReplyTo != "" {
 		rt := snap.Issuer.EmailReplyTo
 		m.ReplyTo = &rt

@@ -33,6 +33,10 @@ type Snapshot struct {
 		Location string    `json:"location,omitempty"`
 		// Description is the event's, as the certificate's credential describes it.
 		Description string `json:"description,omitempty"`
+		// Locale is the event's language as the certificate was issued: its PDF, its emails
+		// and its credential's texts speak it. Absent from certificates issued before
+		// languages, which speak English.
+		Locale string `json:"locale,omitempty"`
 	} `json:"event"`
 	Issuer struct {
 		Name    string `json:"name"`
@@ -66,6 +70,7 @@ func snapshotFrom(src source) (json.RawMessage, error) {
 	snap.Recipient.FirstName, snap.Recipient.LastName, snap.Recipient.Email = a.FirstName, a.LastName, a.Email
 	snap.Event.Name, snap.Event.Date, snap.Event.Location = src.Event.Name, src.Event.EventDate.UTC(), store.Deref(src.Event.Location)
 	snap.Event.Description = store.Deref(src.Event.Description)
+	snap.Event.Locale = src.Event.Locale
 	b := src.Branding
 	// The account's name stands in for an unset issuer name: nothing a recipient receives
 	// leaves the issuer unnamed (the PDF's signature, the email, the credential).
@@ -123,7 +128,8 @@ func (s *Service) ShareCard(c domain.Certificate, label string) ([]byte, error) 
 
 func (s *Service) renderInput(c domain.Certificate) (render.Template, render.Data, error) {
 	snap := snapshotOf(c)
-	t, err := templates.ForRendering(domain.Template{PageSize: snap.Template.PageSize, Orientation: snap.Template.Orientation, Layout: snap.Template.Layout})
+	t, err := templates.ForRenderingIn(domain.Template{ID: snap.Template.ID, PageSize: snap.Template.PageSize,
+		Orientation: snap.Template.Orientation, Layout: snap.Template.Layout}, snap.Event.Locale)
 	if err != nil {
 		return render.Template{}, render.Data{}, err
 	}

@@ -15,6 +15,8 @@ type Branding struct {
 	EmailReplyTo  *string
 	// PublicEmail is the issuer's public contact address (Open Badges 2.0 Issuer email).
 	PublicEmail *string
+	// DefaultLocale is the locale an event takes when it is created without one; nil: English.
+	DefaultLocale *string
 	// Signatories sign the account's certificates, in order (at most two); never nil when
 	// read.
 	Signatories []Signatory

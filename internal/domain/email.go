@@ -18,6 +18,8 @@ type OutboundEmail struct {
 	ReplyTo          *string
 	Subject          string
 	BodyText         string
+	// Locale is the language the message is written in; its HTML part speaks it too.
+	Locale string
 }
 
 // EmailDelivery is a recorded message and how its delivery went.

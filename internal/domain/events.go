@@ -34,9 +34,12 @@ type Event struct {
 	Location                *string
 	TemplateID              uuid.UUID
 	CertificateValidityDays *int
-	Registration            Registration
-	CreatedAt               time.Time
-	UpdatedAt               time.Time
+	// Locale is the language of the event's certificates, emails and generated credential
+	// texts (internal/locale's Codes).
+	Locale       string
+	Registration Registration
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
 }
 
 // EventFields are what creating or replacing an event sets.
@@ -47,4 +50,6 @@ type EventFields struct {
 	Location                *string
 	TemplateID              uuid.UUID
 	CertificateValidityDays *int
+	// Locale is the event's language; "" takes the branding's default, else English.
+	Locale string
 }

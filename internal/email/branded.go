@@ -2,6 +2,7 @@ package email
 
 import (
 	"bytes"
+	"cmp"
 	"embed"
 	"html/template"
 	"regexp"
@@ -38,6 +39,8 @@ type Branded struct {
 	Closing []string    // paragraphs after the button (a sign-off)
 	Details [][2]string // label and value rows, e.g. the certificate number
 	Footer  string
+	// Lang is the message's language (<html lang>); English when empty.
+	Lang string
 }
 
 // LogoContentID names the inline logo in the HTML part (the template says cid:logo).
@@ -57,6 +60,6 @@ func (b Branded) HTML() (string, error) {
 		colour = "#1F2A44"
 	}
 	var buf bytes.Buffer
-	err := brandedHTML.Execute(&buf, map[string]any{"M": b, "Colour": colour, "HasLogo": len(b.Brand.Logo) > 0})
+	err := brandedHTML.Execute(&buf, map[string]any{"M": b, "Colour": colour, "HasLogo": len(b.Brand.Logo) > 0, "Lang": cmp.Or(b.Lang, "en")})
 	return buf.String(), err
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/certhub/credentiald/internal/domain"
+	"github.com/certhub/credentiald/internal/locale"
 	"github.com/certhub/credentiald/internal/render"
 	"github.com/certhub/credentiald/internal/store"
 )
@@ -16,23 +17,39 @@ import (
 // lines; a paragraph that ends in a link becomes the button, its other lines the words above
 // it; a paragraph of "Label: value" lines becomes the detail rows.
 
-// headings and button labels per kind of message.
+// headings and button labels per kind of message, in English; the kinds a recipient receives
+// (certificate, badge) take theirs from the catalog in the message's language.
 var headings = map[string][2]string{
 	"certificate":     {"Your certificate is ready", "View and verify your certificate"},
 	"badge":           {"You have been awarded a badge", "View your badge"},
 	"api_key_created": {"A new API key was created", "Open"},
 }
 
+// headingOf is the heading and button label of a message in its language.
+func headingOf(d domain.EmailDelivery) ([2]string, bool) {
+	switch d.Kind {
+	case "certificate", "badge":
+		lang := locale.Or(d.Locale, locale.Default)
+		return [2]string{locale.Text(lang, "email."+d.Kind+".heading", nil), locale.Text(lang, "email."+d.Kind+".button", nil)}, true
+	}
+	h, ok := headings[d.Kind]
+	return h, ok
+}
+
 var detailLine = regexp.MustCompile(`^\s*([^:]{1,40}):\s+(\S.*)$`)
 
 // FromText is the branded form of a recorded message.
 func FromText(d domain.EmailDelivery, brand Brand) Branded {
-	h, ok := headings[d.Kind]
+	h, ok := headingOf(d)
 	if !ok {
 		h = [2]string{d.Subject, "Open"}
 	}
-	b := Branded{Brand: brand, Heading: h[0], Preheader: d.Subject,
-		Footer: "Sent for " + strings.TrimRight(cmp.Or(brand.Name, d.FromName, "the issuer"), ".") + "."}
+	lang := locale.Or(d.Locale, locale.Default)
+	footer := locale.Text(lang, "email.footerNoIssuer", nil)
+	if name := strings.TrimRight(cmp.Or(brand.Name, d.FromName), "."); name != "" {
+		footer = locale.Text(lang, "email.footer", map[string]any{"Issuer": name})
+	}
+	b := Branded{Brand: brand, Heading: h[0], Preheader: d.Subject, Footer: footer, Lang: lang}
 	for _, para := range strings.Split(strings.ReplaceAll(d.BodyText, "\r\n", "\n"), "\n\n") {
 		lines := strings.Split(strings.Trim(para, "\n"), "\n")
 		if len(lines) == 0 || strings.TrimSpace(lines[0]) == "" {
@@ -42,7 +59,7 @@ func FromText(d domain.EmailDelivery, brand Brand) Branded {
 		isLink := (strings.HasPrefix(last, "https://") || strings.HasPrefix(last, "http://")) && !strings.ContainsAny(last, " \t")
 		if b.Button != nil && b.Wallet == nil && isLink && strings.Contains(last, "/interactions/") {
 			// The wallet link (a wallet offer's interaction URL) is the second button.
-			b.Wallet = &Button{Label: "Add to your wallet", URL: last}
+			b.Wallet = &Button{Label: locale.Text(lang, "email.walletButton", nil), URL: last}
 			continue
 		}
 		if b.Button == nil && isLink {

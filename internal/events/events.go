@@ -11,6 +11,7 @@ import (
 
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/domain"
+	"github.com/certhub/credentiald/internal/locale"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/templates"
 )
@@ -50,6 +51,9 @@ func (s *Service) Create(ctx context.Context, accountID uuid.UUID, f domain.Even
 	if err := templates.RequireUsable(ctx, s.store, accountID, f.TemplateID); err != nil {
 		return domain.Event{}, err
 	}
+	if err := s.defaultLocale(ctx, s.store, accountID, &f); err != nil {
+		return domain.Event{}, err
+	}
 	return s.store.CreateEvent(ctx, accountID, f, s.now())
 }
 
@@ -79,8 +83,28 @@ func (s *Service) Replace(ctx context.Context, accountID, id uuid.UUID, f domain
 		if err := templates.RequireUsable(ctx, tx, accountID, f.TemplateID); err != nil {
 			return domain.Event{}, err
 		}
+		if err := s.defaultLocale(ctx, tx, accountID, &f); err != nil {
+			return domain.Event{}, err
+		}
 		return tx.UpdateEvent(ctx, accountID, id, f, now)
 	})
+}
+
+// defaultLocale gives f the account's default locale when it names none: the branding's
+// defaultLocale, else English. A replaced event without one takes it again, as the contract's
+// replacement clears every omitted field to its default.
+func (s *Service) defaultLocale(ctx context.Context, st interface {
+	FindBranding(context.Context, uuid.UUID) (domain.Branding, error)
+}, accountID uuid.UUID, f *domain.EventFields) error {
+	if f.Locale != "" {
+		return nil
+	}
+	b, err := st.FindBranding(ctx, accountID)
+	if err != nil {
+		return err
+	}
+	f.Locale = locale.Or(store.Deref(b.DefaultLocale), locale.Default)
+	return nil
 }
 
 // Delete removes an event with its attendees and draft certificates. An event with any issued

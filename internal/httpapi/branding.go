@@ -29,7 +29,12 @@ func (s *Server) UpdateBranding(ctx context.Context, req api.UpdateBrandingReque
 		v := string(*u.PublicEmail)
 		publicEmail = &v
 	}
-	b, err := s.accounts.PutBranding(ctx, principal(ctx).AccountID, domain.Branding{
+	var defaultLocale *string
+	if u.DefaultLocale != nil {
+		v := string(*u.DefaultLocale)
+		defaultLocale = &v
+	}
+	b, err := s.accounts.PutBranding(ctx, principal(ctx).AccountID, domain.Branding{DefaultLocale: defaultLocale,
 		IssuerName: u.IssuerName, Website: u.Website, Logo: u.Logo, PrimaryColor: u.PrimaryColor,
 		EmailFromName: u.EmailFromName, EmailReplyTo: replyTo, PublicEmail: publicEmail, Signatories: signatoriesFrom(u.Signatories),
 	})
@@ -55,7 +60,12 @@ func branding(b domain.Branding) api.Branding {
 		}
 		signatories = append(signatories, out)
 	}
-	return api.Branding{IssuerName: b.IssuerName, Website: b.Website, Logo: b.Logo, PrimaryColor: b.PrimaryColor,
+	var defaultLocale *api.BrandingDefaultLocale
+	if b.DefaultLocale != nil {
+		v := api.BrandingDefaultLocale(*b.DefaultLocale)
+		defaultLocale = &v
+	}
+	return api.Branding{DefaultLocale: defaultLocale, IssuerName: b.IssuerName, Website: b.Website, Logo: b.Logo, PrimaryColor: b.PrimaryColor,
 		EmailFromName: b.EmailFromName, EmailReplyTo: email(b.EmailReplyTo), PublicEmail: email(b.PublicEmail), Signatories: signatories}
 }
 

@@ -282,12 +282,14 @@ const sampleLogo = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 120 120
 
 // startBrowser starts Chromium headless with a fresh profile for the test (stopped with it),
 // for tests that open several tabs of their own sizes in one browser.
-func startBrowser(t *testing.T, chrome string) context.Context {
+func startBrowser(t *testing.T, chrome string, extra ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
-	alloc, cancelAlloc := chromedp.NewExecAllocator(t.Context(),
+	opts := append([]chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(chrome), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
 		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.Flag("hide-scrollbars", true), chromedp.UserDataDir(t.TempDir()))
+		chromedp.Flag("disable-sync", true), chromedp.Flag("hide-scrollbars", true), chromedp.UserDataDir(t.TempDir()),
+		chromedp.Env("FONTCONFIG_FILE=" + fontconfigWithCJK(t))}, extra...)
+	alloc, cancelAlloc := chromedp.NewExecAllocator(t.Context(), opts...)
 	ctx, cancel := chromedp.NewContext(alloc)
 	t.Cleanup(func() { cancel(); cancelAlloc() })
 	if err := chromedp.Do(ctx); err != nil {

@@ -24,7 +24,8 @@ func (s *Server) ListEvents(ctx context.Context, req api.ListEventsRequestObject
 func (s *Server) CreateEvent(ctx context.Context, req api.CreateEventRequestObject) (api.CreateEventResponseObject, error) {
 	b := req.Body
 	e, err := s.events.Create(ctx, principal(ctx).AccountID, domain.EventFields{Name: b.Name, Description: b.Description,
-		EventDate: b.EventDate, Location: b.Location, TemplateID: b.TemplateId, CertificateValidityDays: b.CertificateValidityDays})
+		EventDate: b.EventDate, Location: b.Location, TemplateID: b.TemplateId, CertificateValidityDays: b.CertificateValidityDays,
+		Locale: string(deref(b.Locale))})
 	if err != nil {
 		return nil, err
 	}
@@ -43,7 +44,8 @@ func (s *Server) GetEvent(ctx context.Context, req api.GetEventRequestObject) (a
 func (s *Server) UpdateEvent(ctx context.Context, req api.UpdateEventRequestObject) (api.UpdateEventResponseObject, error) {
 	b := req.Body
 	e, err := s.events.Replace(ctx, principal(ctx).AccountID, req.Id, domain.EventFields{Name: b.Name, Description: b.Description,
-		EventDate: b.EventDate, Location: b.Location, TemplateID: b.TemplateId, CertificateValidityDays: b.CertificateValidityDays})
+		EventDate: b.EventDate, Location: b.Location, TemplateID: b.TemplateId, CertificateValidityDays: b.CertificateValidityDays,
+		Locale: string(deref(b.Locale))})
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +79,7 @@ func (s *Server) UpdateEventRegistration(ctx context.Context, req api.UpdateEven
 
 func event(e domain.Event) api.Event {
 	return api.Event{Id: e.ID, Name: e.Name, Description: e.Description, EventDate: e.EventDate.UTC(), Location: e.Location,
-		TemplateId: e.TemplateID, CertificateValidityDays: e.CertificateValidityDays,
+		TemplateId: e.TemplateID, CertificateValidityDays: e.CertificateValidityDays, Locale: api.Locale(e.Locale),
 		CreatedAt: e.CreatedAt.UTC(), UpdatedAt: e.UpdatedAt.UTC()}
 }
 

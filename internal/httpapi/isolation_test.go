@@ -74,7 +74,7 @@ func TestBrandingIsReplacedAsAWholeAndValidated(t *testing.T) {
 	env := testkit.NewServer(t)
 	acct := testkit.SignUp(t, env)
 	res := acct.Client.Get("/api/v1/branding")
-	if string(res.Body) != `{"data":{"emailFromName":null,"emailReplyTo":null,"issuerName":null,"logo":null,"primaryColor":null,"publicEmail":null,"signatories":[],"website":null}}`+"\n" {
+	if string(res.Body) != `{"data":{"defaultLocale":null,"emailFromName":null,"emailReplyTo":null,"issuerName":null,"logo":null,"primaryColor":null,"publicEmail":null,"signatories":[],"website":null}}`+"\n" {
 		t.Fatalf("unset branding: %s", res.Body)
 	}
 	png := "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="

@@ -12,14 +12,16 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/goodsign/monday"
+	"github.com/certhub/credentiald/internal/locale"
 )
 
 // Layout is a template's page: an optional background and rows of columns.
 type Layout struct {
 	Background *Background `json:"background,omitempty"`
 	Rows       []Row       `json:"rows"`
-	// Locale sets how dates are written: en (the default), de, fr, es, pl or ja.
+	// Locale sets how dates are written: one of internal/locale's codes; English when empty.
+	// A template may pin one (the contract allows en, de, fr, es, pl, ja); otherwise a
+	// certificate gives its event's.
 	Locale string `json:"locale,omitempty"`
 	// AccentColor is the template's accent colour: wherever the layout uses exactly this
 	// colour, the account's branding colour takes its place when the account has one.
@@ -230,13 +232,13 @@ func Check(t Template) []Problem {
 // fill replaces the placeholders of text with d's values. A separator (" · ", ", ", " | ",
 // " – ", " — ") left beside a placeholder that came out empty goes with it: "Berlin · 12 November
 // 2026" becomes "12 November 2026" for an event without a location, not "· 12 November 2026".
-func fill(text string, d *Data, locale string) string {
+func fill(text string, d *Data, loc string) string {
 	if !strings.Contains(text, "{{") {
 		return text
 	}
 	empty := false
 	out := placeholderPattern.ReplaceAllStringFunc(text, func(m string) string {
-		v := value(placeholderPattern.FindStringSubmatch(m)[1], d, locale)
+		v := value(placeholderPattern.FindStringSubmatch(m)[1], d, loc)
 		if strings.TrimSpace(v) == "" {
 			empty = true
 			return "\x00"
@@ -260,7 +262,7 @@ func fill(text string, d *Data, locale string) string {
 var separators = []string{" · ", ", ", " | ", " – ", " — "}
 
 // value is a placeholder's value.
-func value(name string, d *Data, locale string) string {
+func value(name string, d *Data, loc string) string {
 	if key, ok := strings.CutPrefix(name, metadataPrefix); ok {
 		return d.Metadata[key]
 	}
@@ -274,18 +276,18 @@ func value(name string, d *Data, locale string) string {
 	case "event.name":
 		return d.Event.Name
 	case "event.date":
-		return longDate(d.Event.Date, locale)
+		return longDate(d.Event.Date, loc)
 	case "event.location":
 		return d.Event.Location
 	case "certificate.number":
 		return d.Certificate.Number
 	case "certificate.issuedAt":
-		return longDate(d.Certificate.IssuedAt, locale)
+		return longDate(d.Certificate.IssuedAt, loc)
 	case "certificate.expiresAt":
 		if d.Certificate.ExpiresAt == nil {
-			return localeOf(locale).noExpiry
+			return locale.Raw(locale.Or(loc, locale.Default), "date.noExpiry")
 		}
-		return longDate(*d.Certificate.ExpiresAt, locale)
+		return longDate(*d.Certificate.ExpiresAt, loc)
 	case "issuer.name":
 		return d.IssuerName
 	case "verification.url":
@@ -294,40 +296,12 @@ func value(name string, d *Data, locale string) string {
 	return ""
 }
 
-func longDate(t time.Time, locale string) string {
-	if t.IsZero() {
-		return ""
-	}
-	l := localeOf(locale)
-	return monday.Format(t.UTC(), l.dateLayout, l.monday)
-}
+// longDate is t's UTC day as loc writes it (internal/locale: the catalog's layout, monday's
+// month names), English for an unknown loc.
+func longDate(t time.Time, loc string) string { return locale.LongDate(t, loc) }
 
-// dateLocale is how a template's locale writes dates; goodsign/monday supplies the month
-// names, in the genitive where the language takes it ("12 listopada 2026").
-type dateLocale struct {
-	monday     monday.Locale
-	dateLayout string
-	noExpiry   string
-}
-
-var dateLocales = map[string]dateLocale{
-	"en": {monday.LocaleEnGB, "2 January 2006", "no expiry"},
-	"de": {monday.LocaleDeDE, "2. January 2006", "unbefristet"},
-	"fr": {monday.LocaleFrFR, "2 January 2006", "sans date d'expiration"},
-	"es": {monday.LocaleEsES, "2 de January de 2006", "sin caducidad"},
-	"pl": {monday.LocalePlPL, "2 January 2006", "bezterminowo"},
-	"ja": {monday.LocaleJaJP, "2006年1月2日", "無期限"},
-}
-
-// Locales lists the locales a template may name.
+// Locales lists the locales a template's layout may name (the contract's TemplateLayout.locale).
 var Locales = []string{"en", "de", "fr", "es", "pl", "ja"}
-
-func localeOf(name string) dateLocale {
-	if l, ok := dateLocales[name]; ok {
-		return l
-	}
-	return dateLocales["en"]
-}
 
 // MetadataKeys lists the attendee.metadata keys a layout's texts use.
 func MetadataKeys(l Layout) []string {

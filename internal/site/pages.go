@@ -20,6 +20,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/certhub/credentiald/internal/links"
+	"github.com/certhub/credentiald/internal/locale"
 	"github.com/certhub/credentiald/internal/verification"
 )
 
@@ -143,7 +144,10 @@ type pageData struct {
 	Service string
 	Style   template.CSS
 	Script  template.JS
-	accent  string
+	// L is the page's language; Langs, when set, is its language switcher.
+	L      lang
+	Langs  []langLink
+	accent string
 }
 
 func (d *pageData) base() *pageData { return d }
@@ -188,30 +192,30 @@ type shareLink struct {
 	Icon                         template.HTML
 }
 
-var reasonLabels = map[string]string{
-	"issued_in_error":   "Issued in error",
-	"superseded":        "Superseded by a newer credential",
-	"fraud":             "Fraud",
-	"other":             "Revoked by the issuer",
-	"deleted_by_issuer": "Deleted by the issuer",
-}
+// reasonIDs are the catalog's texts of the revocation reasons, by code.
+var reasonIDs = map[string]string{"issued_in_error": "page.reason.issuedInError", "superseded": "page.reason.superseded",
+	"fraud": "page.reason.fraud", "other": "page.reason.byIssuer", "deleted_by_issuer": "page.reason.deletedByIssuer"}
 
-var shareLabels = map[string][2]string{"linkedin": {"Add to", "LinkedIn"}, "x": {"Post on", "X"}, "facebook": {"", "Facebook"}, "email": {"", "Email"}}
+// shareLabels are a share button's prefix (a catalog id, or "") and the network's own name.
+var shareLabels = map[string][2]string{"linkedin": {"page.shareAddTo", "LinkedIn"}, "x": {"page.sharePostOn", "X"}, "facebook": {"", "Facebook"}, "email": {"", "page.shareEmail"}}
 
-func day(t time.Time) string { return t.UTC().Format("2 January 2006") }
+// day is t's UTC day as the page's language writes it.
+func (l lang) day(t time.Time) string { return locale.LongDate(t, string(l)) }
 
 // newVerificationView builds what the page shows; paths to this site's resources are relative,
 // so the page loads them from wherever it was served, while the tags that leave the site
 // (OpenGraph, canonical, share targets) carry absolute URLs.
-func (s *Site) newVerificationView(p verification.Page) verificationView {
+func (s *Site) newVerificationView(p verification.Page, l lang) verificationView {
 	c := p.Credential
 	v := verificationView{Credential: c, Portal: p.Recipient(), Recipient: c.RecipientName, IssuerName: c.Issuer.Name}
-	v.accent = c.Issuer.Color
+	v.accent, v.L = c.Issuer.Color, l
 	v.Script = template.JS(s.pages.script)
-	v.KindLabel, v.KindLower = "Certificate", "certificate"
+	v.KindLower = "certificate" // names the kind's texts (page.certificate.*) and CSS classes
 	if c.Kind == verification.KindBadge {
-		v.KindLabel, v.KindLower = "Badge", "badge"
+		v.KindLower = "badge"
 	}
+	k := func(id string, kv ...any) string { return l.T("page."+v.KindLower+"."+id, kv...) }
+	v.KindLabel = k("kind")
 	v.RecipientFirst = c.RecipientFirstName
 	if c.Issuer.Website != nil {
 		v.IssuerURL = *c.Issuer.Website
@@ -223,58 +227,58 @@ func (s *Site) newVerificationView(p verification.Page) verificationView {
 	v.Monogram = monogram(c.Issuer.Name)
 	v.PageURL = s.links.Verification(c.Code)
 	v.ImageURL = s.verification.ShareCardURL(c) // og:image: the 1200x630 share card, for any credential
-	v.PreviewAlt = fmt.Sprintf("%s %s awarded to %s by %s", v.KindLabel, c.Name, c.RecipientName, c.Issuer.Name)
+	v.PreviewAlt = k("previewAlt", "Name", c.Name, "Recipient", c.RecipientName, "Issuer", c.Issuer.Name)
 	v.CopyBeacon = links.VerificationShare(c.Code, "copy")
 	v.CredentialJSONURL, v.CredentialJWTURL = asset("credential.json"), asset("credential.jwt")
 	if c.Kind == verification.KindBadge {
 		// A badge has no rendered page and no PDF: its image is the baked PNG (square), and
 		// what a recipient keeps is that image, as PNG or SVG, and the signed credential.
 		v.PreviewURL, v.PreviewWidth, v.PreviewHeight = asset("badge.png"), 600, 600
-		v.Caption, v.TwitterCard = "The badge as issued", "summary_large_image" // the share card is wide
+		v.Caption, v.TwitterCard = k("caption"), "summary_large_image" // the share card is wide
 		file := fileName(c.Name, "badge")
 		v.Downloads = []downloadLink{
-			{Label: "Download badge (PNG)", Href: asset("badge.png"), Type: "image/png", Filename: file + ".png"},
-			{Label: "SVG version", Href: asset("badge.svg"), Type: "image/svg+xml", Filename: file + ".svg"},
-			{Label: "Signed credential", Href: v.CredentialJSONURL, Type: "application/vc", Filename: file + ".credential.json"},
+			{Label: l.T("page.downloadPNG"), Href: asset("badge.png"), Type: "image/png", Filename: file + ".png"},
+			{Label: l.T("page.svgVersion"), Href: asset("badge.svg"), Type: "image/svg+xml", Filename: file + ".svg"},
+			{Label: l.T("page.signedCredential"), Href: v.CredentialJSONURL, Type: "application/vc", Filename: file + ".credential.json"},
 		}
 	} else {
 		v.PreviewURL, v.PreviewWidth, v.PreviewHeight = asset("preview.png"), 1754, 1240
-		v.Caption, v.TwitterCard = "Certificate "+c.Number+" as issued", "summary_large_image"
+		v.Caption, v.TwitterCard = k("caption", "Number", c.Number), "summary_large_image"
 		pdf := asset("certificate.pdf")
 		if p.Recipient() {
 			pdf += "?t=" + url.QueryEscape(p.Token)
 		}
-		v.Downloads = []downloadLink{{Label: "Download PDF", Href: pdf, Type: "application/pdf"}}
+		v.Downloads = []downloadLink{{Label: l.T("page.downloadPDF"), Href: pdf, Type: "application/pdf"}}
 	}
-	v.IssuedOn, v.IssuedISO = day(c.IssuedAt), c.IssuedAt.Format(time.RFC3339)
+	v.IssuedOn, v.IssuedISO = l.day(c.IssuedAt), c.IssuedAt.Format(time.RFC3339)
 	if c.ExpiresAt != nil {
-		v.ExpiresOn, v.ExpiresISO = day(*c.ExpiresAt), c.ExpiresAt.Format(time.RFC3339)
+		v.ExpiresOn, v.ExpiresISO = l.day(*c.ExpiresAt), c.ExpiresAt.Format(time.RFC3339)
 	}
 	if c.RevokedAt != nil {
-		v.RevokedOn, v.RevokedISO = day(*c.RevokedAt), c.RevokedAt.Format(time.RFC3339)
+		v.RevokedOn, v.RevokedISO = l.day(*c.RevokedAt), c.RevokedAt.Format(time.RFC3339)
 	}
 	if c.EventDate != nil {
-		v.EventWhen = day(*c.EventDate)
+		v.EventWhen = l.day(*c.EventDate)
 		if c.EventLocation != "" {
-			v.EventWhen += ", " + c.EventLocation
+			v.EventWhen = l.T("page.eventWhen", "Date", v.EventWhen, "Location", c.EventLocation)
 		}
 	}
 	switch c.Status {
 	case verification.Valid:
-		v.StatusLabel, v.Headline = "Valid", "This "+v.KindLower+" is valid"
-		v.StatusMessage = fmt.Sprintf("%s issued it to %s on %s.", c.Issuer.Name, c.RecipientName, v.IssuedOn)
+		v.StatusLabel, v.Headline = l.T("page.statusValid"), k("headlineValid")
+		v.StatusMessage = l.T("page.messageValid", "Issuer", c.Issuer.Name, "Recipient", c.RecipientName, "Date", v.IssuedOn)
 		if v.ExpiresOn != "" {
-			v.StatusMessage += " It is valid until " + v.ExpiresOn + "."
+			v.StatusMessage += l.T("page.messageValidUntil", "Date", v.ExpiresOn)
 		}
 	case verification.Expired:
-		v.StatusLabel, v.Headline = "Expired", "This "+v.KindLower+" has expired"
-		v.StatusMessage = fmt.Sprintf("%s issued it to %s on %s; it was valid until %s.", c.Issuer.Name, c.RecipientName, v.IssuedOn, v.ExpiresOn)
+		v.StatusLabel, v.Headline = l.T("page.statusExpired"), k("headlineExpired")
+		v.StatusMessage = l.T("page.messageExpired", "Issuer", c.Issuer.Name, "Recipient", c.RecipientName, "Date", v.IssuedOn, "Until", v.ExpiresOn)
 	case verification.Revoked:
-		v.StatusLabel, v.Headline = "Revoked", "This "+v.KindLower+" has been revoked"
-		v.StatusMessage = fmt.Sprintf("%s revoked it on %s. It is no longer valid.", c.Issuer.Name, v.RevokedOn)
-		v.ReasonLabel = reasonLabels["other"]
-		if c.ReasonCode != nil && reasonLabels[*c.ReasonCode] != "" {
-			v.ReasonLabel = reasonLabels[*c.ReasonCode]
+		v.StatusLabel, v.Headline = l.T("page.statusRevoked"), k("headlineRevoked")
+		v.StatusMessage = l.T("page.messageRevoked", "Issuer", c.Issuer.Name, "Date", v.RevokedOn)
+		v.ReasonLabel = l.T(reasonIDs["other"])
+		if c.ReasonCode != nil && reasonIDs[*c.ReasonCode] != "" {
+			v.ReasonLabel = l.T(reasonIDs[*c.ReasonCode])
 		}
 		if c.RevocationReason != nil {
 			v.Reason = *c.RevocationReason
@@ -285,9 +289,16 @@ func (s *Site) newVerificationView(p verification.Page) verificationView {
 	if c.Status != verification.Valid {
 		v.ShareTitle = v.StatusLabel + ": " + v.ShareTitle
 	}
-	v.Summary = fmt.Sprintf("%s %s, issued by %s on %s. Status: %s.", v.KindLabel, c.Name, c.Issuer.Name, v.IssuedOn, strings.ToLower(v.StatusLabel))
+	v.Summary = k("summary", "Name", c.Name, "Issuer", c.Issuer.Name, "Date", v.IssuedOn, "Status", strings.ToLower(v.StatusLabel))
 	for _, n := range verification.Networks {
-		v.Shares = append(v.Shares, shareLink{Network: n, Prefix: shareLabels[n][0], Label: shareLabels[n][1], Href: links.VerificationShare(c.Code, n), Icon: shareIcons[n]})
+		prefix, label := shareLabels[n][0], shareLabels[n][1]
+		if prefix != "" {
+			prefix = l.T(prefix)
+		}
+		if strings.HasPrefix(label, "page.") {
+			label = l.T(label)
+		}
+		v.Shares = append(v.Shares, shareLink{Network: n, Prefix: prefix, Label: label, Href: links.VerificationShare(c.Code, n), Icon: shareIcons[n]})
 	}
 	return v
 }

@@ -129,9 +129,11 @@ func (s *Site) verificationPage(c echo.Context) error {
 	if p.Recipient() {
 		cache = "private, no-store"
 	}
-	view := s.newVerificationView(p)
+	l := pageLang(c, p.Credential.Locale)
+	view := s.newVerificationView(p, l)
+	view.Langs = switcher(c, l)
 	if p.Recipient() && p.Status == verification.Valid {
-		view.Wallet = s.recipientWallet(c, p.Credential)
+		view.Wallet = s.recipientWallet(c, p.Credential, l)
 	}
 	return s.pages.render(c, http.StatusOK, "verify.html", &view, cache)
 }

@@ -56,14 +56,16 @@ func (s *Site) walletInteraction(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	l := pageLang(c, cred.Locale)
 	v := walletView{Name: cred.Name, RecipientName: cred.RecipientName, IssuerName: cred.Issuer.Name,
 		WalletURL: template.URL(p.WalletURL), LCWRequestURL: p.LCWRequestURL, Gone: p.Gone,
-		VerificationPath: links.VerificationPage(cred.Code), Expires: day(p.ExpiresAt)}
-	v.accent = cred.Issuer.Color
-	v.KindLabel, v.KindLower = "Certificate", "certificate"
+		VerificationPath: links.VerificationPage(cred.Code), Expires: l.day(p.ExpiresAt)}
+	v.accent, v.L, v.Langs = cred.Issuer.Color, l, switcher(c, l)
+	v.KindLower = "certificate"
 	if cred.Kind == verification.KindBadge {
-		v.KindLabel, v.KindLower = "Badge", "badge"
+		v.KindLower = "badge"
 	}
+	v.KindLabel = l.T("page." + v.KindLower + ".kind")
 	if cred.Issuer.Website != nil {
 		v.IssuerURL = *cred.Issuer.Website
 	}
@@ -74,10 +76,10 @@ func (s *Site) walletInteraction(c echo.Context) error {
 	status := http.StatusOK
 	if p.Gone != "" {
 		status = http.StatusGone
-		v.Heading = "This wallet link no longer works"
+		v.Heading = l.T("page.walletGone")
 	} else {
-		v.Heading = "Add your " + v.KindLower + " to your wallet"
-		qr, err := render.QRCodeSVG(p.InteractionURL, "QR code: scan it with your phone's wallet app")
+		v.Heading = l.T("page." + v.KindLower + ".walletHeading")
+		qr, err := render.QRCodeSVG(p.InteractionURL, l.T("page.qrAlt"))
 		if err != nil {
 			return err
 		}
@@ -96,7 +98,7 @@ type walletCard struct {
 
 // recipientWallet is the wallet card of the recipient's page of a valid credential, or nil:
 // an offer that cannot be made (a fault) leaves the page without the card, logged.
-func (s *Site) recipientWallet(c echo.Context, cred verification.Credential) *walletCard {
+func (s *Site) recipientWallet(c echo.Context, cred verification.Credential, l lang) *walletCard {
 	ctx := c.Request().Context()
 	w := wallet.Credential{AccountID: cred.AccountID}
 	id := cred.ID
@@ -110,7 +112,7 @@ func (s *Site) recipientWallet(c echo.Context, cred verification.Credential) *wa
 		s.logger.WarnContext(ctx, "no wallet offer on the recipient's page", "error", err)
 		return nil
 	}
-	qr, err := render.QRCodeSVG(o.InteractionURL, "QR code: scan it with your phone's wallet app")
+	qr, err := render.QRCodeSVG(o.InteractionURL, l.T("page.qrAlt"))
 	if err != nil {
 		s.logger.WarnContext(ctx, "no wallet offer on the recipient's page", "error", err)
 		return nil

@@ -37,7 +37,7 @@ func (d queries) PutBranding(ctx context.Context, accountID uuid.UUID, b domain.
 	}
 	r, err := d.q.PutBranding(ctx, db.PutBrandingParams{AccountID: accountID, IssuerName: b.IssuerName,
 		Website: b.Website, Logo: b.Logo, PrimaryColor: b.PrimaryColor, EmailFromName: b.EmailFromName,
-		EmailReplyTo: b.EmailReplyTo, PublicEmail: b.PublicEmail, Signatories: signatories, Now: now})
+		EmailReplyTo: b.EmailReplyTo, PublicEmail: b.PublicEmail, Signatories: signatories, DefaultLocale: b.DefaultLocale, Now: now})
 	if err != nil {
 		return domain.Branding{}, mapError(err)
 	}
@@ -47,7 +47,7 @@ func (d queries) PutBranding(ctx context.Context, accountID uuid.UUID, b domain.
 func brandingFrom(r db.Branding) (domain.Branding, error) {
 	b := domain.Branding{IssuerName: r.IssuerName, Website: r.Website, Logo: r.Logo, PrimaryColor: r.PrimaryColor,
 		EmailFromName: r.EmailFromName, EmailReplyTo: r.EmailReplyTo, PublicEmail: r.PublicEmail, Signatories: []domain.Signatory{},
-		UpdatedAt: &r.UpdatedAt}
+		DefaultLocale: r.DefaultLocale, UpdatedAt: &r.UpdatedAt}
 	if err := json.Unmarshal(r.Signatories, &b.Signatories); err != nil {
 		return domain.Branding{}, fmt.Errorf("store: branding of account %s: signatories: %w", r.AccountID, err)
 	}

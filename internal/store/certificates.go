@@ -126,8 +126,8 @@ func (d queries) LockIssueSource(ctx context.Context, accountID, attendeeID, tem
 			Attendee: domain.Attendee{ID: a.ID, AccountID: a.AccountID, EventID: a.EventID, FirstName: a.FirstName, LastName: a.LastName,
 				Email: a.Email, Metadata: metadataMap(a.Metadata), CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt},
 			Event: domain.Event{ID: a.EventID, AccountID: a.AccountID, Name: a.EventName, EventDate: a.EventDate, Location: a.EventLocation,
-				Description: a.EventDescription,
-				TemplateID:  a.EventTemplateID, CertificateValidityDays: intPtr(a.CertificateValidityDays)},
+				Description: a.EventDescription, Locale: a.EventLocale,
+				TemplateID: a.EventTemplateID, CertificateValidityDays: intPtr(a.CertificateValidityDays)},
 		},
 		Template:    templateFrom(a.Template),
 		Branding:    domain.Branding{Signatories: []domain.Signatory{}}, // as FindBranding answers for an account without one

@@ -16,7 +16,7 @@ import (
 func (t *Tx) EnqueueEmail(ctx context.Context, m domain.OutboundEmail, now time.Time) (domain.EmailDelivery, error) {
 	row, err := t.q.EnqueueEmail(ctx, db.EnqueueEmailParams{ID: newID(), AccountID: m.AccountID, Kind: m.Kind,
 		CertificateID: m.CertificateID, BadgeAssertionID: m.BadgeAssertionID, ToAddress: m.ToAddress,
-		ToName: m.ToName, FromName: m.FromName, ReplyTo: m.ReplyTo, Subject: m.Subject, BodyText: m.BodyText, Now: now})
+		ToName: m.ToName, FromName: m.FromName, ReplyTo: m.ReplyTo, Subject: m.Subject, BodyText: m.BodyText, Locale: localeOr(m.Locale), Now: now})
 	if err != nil {
 		return domain.EmailDelivery{}, mapError(err)
 	}
@@ -73,7 +73,7 @@ func emailDeliveryFrom(r db.EmailDelivery) domain.EmailDelivery {
 	return domain.EmailDelivery{
 		OutboundEmail: domain.OutboundEmail{AccountID: r.AccountID, Kind: r.Kind, CertificateID: r.CertificateID,
 			BadgeAssertionID: r.BadgeAssertionID, ToAddress: r.ToAddress, ToName: r.ToName, FromName: r.FromName,
-			ReplyTo: r.ReplyTo, Subject: r.Subject, BodyText: r.BodyText},
+			ReplyTo: r.ReplyTo, Subject: r.Subject, BodyText: r.BodyText, Locale: r.Locale},
 		ID: r.ID, Status: domain.EmailDeliveryStatus(r.Status), Attempts: int(r.Attempts), LastError: r.LastError,
 		NextAttemptAt: r.NextAttemptAt, SentAt: r.SentAt, CreatedAt: r.CreatedAt,
 	}

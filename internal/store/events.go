@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -25,7 +26,7 @@ func (d queries) TemplateUsable(ctx context.Context, accountID, templateID uuid.
 func (d queries) CreateEvent(ctx context.Context, accountID uuid.UUID, f domain.EventFields, now time.Time) (domain.Event, error) {
 	row, err := d.q.CreateEvent(ctx, db.CreateEventParams{ID: newID(), AccountID: accountID, Name: f.Name,
 		Description: f.Description, EventDate: f.EventDate, Location: f.Location, TemplateID: f.TemplateID,
-		CertificateValidityDays: int32Ptr(f.CertificateValidityDays), Now: now})
+		CertificateValidityDays: int32Ptr(f.CertificateValidityDays), Locale: localeOr(f.Locale), Now: now})
 	if err != nil {
 		return domain.Event{}, mapError(err)
 	}
@@ -64,7 +65,7 @@ func (d queries) ListEvents(ctx context.Context, accountID uuid.UUID, p domain.P
 func (d queries) UpdateEvent(ctx context.Context, accountID, id uuid.UUID, f domain.EventFields, now time.Time) (domain.Event, error) {
 	row, err := d.q.UpdateEvent(ctx, db.UpdateEventParams{AccountID: accountID, ID: id, Name: f.Name,
 		Description: f.Description, EventDate: f.EventDate, Location: f.Location, TemplateID: f.TemplateID,
-		CertificateValidityDays: int32Ptr(f.CertificateValidityDays), Now: now})
+		CertificateValidityDays: int32Ptr(f.CertificateValidityDays), Locale: localeOr(f.Locale), Now: now})
 	if err != nil {
 		return domain.Event{}, mapError(err)
 	}
@@ -103,10 +104,15 @@ func (t *Tx) DeleteEvent(ctx context.Context, accountID, id uuid.UUID) error {
 	return mapError(t.q.DeleteEvent(ctx, db.DeleteEventParams{AccountID: accountID, ID: id}))
 }
 
+// localeOr is an event's locale as stored: the events service has chosen it (the branding's
+// default when the request named none); a direct caller naming none (factories, benchmarks)
+// stores English, the column's default.
+func localeOr(l string) string { return cmp.Or(l, "en") }
+
 func eventFrom(r db.Event) domain.Event {
 	return domain.Event{ID: r.ID, AccountID: r.AccountID, Name: r.Name, Description: r.Description, EventDate: r.EventDate,
 		Location: r.Location, TemplateID: r.TemplateID, CertificateValidityDays: intPtr(r.CertificateValidityDays),
-		Registration: domain.Registration{Enabled: r.RegistrationEnabled, OpensAt: r.RegistrationOpensAt,
+		Locale: r.Locale, Registration: domain.Registration{Enabled: r.RegistrationEnabled, OpensAt: r.RegistrationOpensAt,
 			ClosesAt: r.RegistrationClosesAt, Capacity: intPtr(r.RegistrationCapacity), Message: r.RegistrationMessage},
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 }

@@ -38,6 +38,7 @@ type VerifiedCertificate struct {
 	EventName        string
 	EventDate        *time.Time
 	EventLocation    string
+	Locale           string // the event's, frozen in the snapshot; en for older certificates
 	IssuedAt         *time.Time
 	ExpiresAt        *time.Time
 	RevokedAt        *time.Time
@@ -76,7 +77,7 @@ func (d queries) LookupVerificationCode(ctx context.Context, code string) (Verif
 	}
 	c := &VerifiedCertificate{ID: r.ID, AccountID: r.AccountID, EventID: r.EventID, AttendeeID: r.AttendeeID,
 		Code: code, Number: r.CertificateNumber, Status: r.Status, FirstName: r.RecipientFirstName, LastName: r.RecipientLastName,
-		EventName: r.EventName, EventLocation: r.EventLocation,
+		EventName: r.EventName, EventLocation: r.EventLocation, Locale: r.EventLocale,
 		IssuedAt: r.IssuedAt, ExpiresAt: r.ExpiresAt, RevokedAt: r.RevokedAt,
 		RevocationReason: r.RevocationReason, ReasonCode: r.RevocationReasonCode,
 		RecipientTokenHash: r.RecipientTokenHash, ViewedBefore: r.ViewedBefore, VerifiedBefore: r.VerifiedBefore,

@@ -64,11 +64,14 @@ type Credential struct {
 	RevocationReason, ReasonCode *string
 	EventDate                    *time.Time
 	EventLocation                string
-	Issuer                       Issuer
-	UpdatedAt                    time.Time // moves whenever what the assets show may change
-	tokenHash                    []byte
-	firstViewed, verifiedBefore  bool
-	storeKind                    string
+	// Locale is the credential's language (its event's): the page's last choice, after
+	// ?lang= and Accept-Language. English for a badge for now.
+	Locale                      string
+	Issuer                      Issuer
+	UpdatedAt                   time.Time // moves whenever what the assets show may change
+	tokenHash                   []byte
+	firstViewed, verifiedBefore bool
+	storeKind                   string
 }
 
 // Issuer is the issuer as its branding presents it now.
@@ -247,7 +250,7 @@ func (s *Service) fromCertificate(r store.VerifiedCertificate) (Credential, erro
 		RecipientName: render.FullName(r.FirstName, r.LastName), RecipientFirstName: r.FirstName,
 		IssuedAt: r.IssuedAt.UTC(), ExpiresAt: utc(r.ExpiresAt), RevokedAt: utc(r.RevokedAt),
 		RevocationReason: r.RevocationReason, ReasonCode: r.ReasonCode,
-		EventDate: utc(r.EventDate), EventLocation: r.EventLocation, UpdatedAt: r.UpdatedAt,
+		EventDate: utc(r.EventDate), EventLocation: r.EventLocation, UpdatedAt: r.UpdatedAt, Locale: r.Locale,
 		Issuer:    Issuer{Name: r.Issuer.Name, Website: r.Issuer.Website, HasLogo: r.Issuer.HasLogo},
 		tokenHash: r.RecipientTokenHash, firstViewed: r.ViewedBefore, verifiedBefore: r.VerifiedBefore}
 	if r.Issuer.Color != nil {

@@ -2,10 +2,12 @@ package wallet
 
 import (
 	"context"
+	"regexp"
 	"strings"
 
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/domain"
+	"github.com/certhub/credentiald/internal/locale"
 )
 
 // LinkMarker stands in a recorded delivery email for the link of a wallet offer, made when the
@@ -14,8 +16,17 @@ import (
 const LinkMarker = "[[wallet-link]]"
 
 // EmailParagraph is the paragraph of a delivery email that offers the credential to the
-// recipient's wallet.
-const EmailParagraph = "Keep it in your digital wallet:\n" + LinkMarker
+// recipient's wallet, in English.
+var EmailParagraph = EmailParagraphIn(locale.Default)
+
+// EmailParagraphIn is that paragraph in a language: its words, then the link's marker on a
+// line of its own.
+func EmailParagraphIn(lang string) string {
+	return locale.Text(lang, "email.walletParagraph", nil) + "\n" + LinkMarker
+}
+
+// walletParagraph finds the wallet paragraph in a recorded body, whatever its language.
+var walletParagraph = regexp.MustCompile(`\n\n[^\n]*\n` + regexp.QuoteMeta(LinkMarker))
 
 // PrepareEmail fills a certificate's or a badge's delivery email, as it is sent, with the link
 // of a fresh wallet offer. A credential that can no longer be offered (revoked, expired) loses
@@ -30,7 +41,7 @@ func (s *Service) PrepareEmail(ctx context.Context, d *domain.EmailDelivery) err
 	}
 	o, err := s.offerFor(ctx, c)
 	if e, ok := apperr.As(err); ok && (e.Code == apperr.Conflict || e.Code == apperr.NotFound) {
-		d.BodyText = strings.ReplaceAll(d.BodyText, "\n\n"+EmailParagraph, "")
+		d.BodyText = walletParagraph.ReplaceAllString(d.BodyText, "")
 		return nil
 	} else if err != nil {
 		return err

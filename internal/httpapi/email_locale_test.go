@@ -1,0 +1,83 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"io"
+	"mime"
+	"mime/quotedprintable"
+	"net/mail"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/certhub/credentiald/internal/config"
+	"github.com/certhub/credentiald/internal/testkit"
+)
+
+// A certificate's delivery email speaks its event's language: the subject, the plain-text
+// body, the HTML part's heading, buttons, footer and <html lang>, sent over real SMTP on
+// loopback. The user's words (the event's name, the recipient's name) stay as typed.
+func TestTheDeliveryEmailSpeaksTheEventsLanguage(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		locale, subject string
+		text, html      []string
+	}{
+		{"de", "Ihr Zertifikat: Gophertage 2026",
+			[]string{"Hallo Grete,", "im Anhang finden Sie Ihr Zertifikat für Gophertage 2026 (CERT-", "Jeder kann seine Echtheit hier prüfen:",
+				"Bewahren Sie es in Ihrer digitalen Wallet auf:"},
+			[]string{`<html lang="de">`, "Ihr Zertifikat ist da", "Zertifikat ansehen und prüfen", "Zur Wallet hinzufügen", "Gesendet im Auftrag von Gophers e.V."}},
+		{"ja", "Gophertage 2026 の証明書をお送りします",
+			[]string{"Grete Müller 様", "Gophertage 2026 の証明書（CERT-", "どなたでも次のページで確認できます"},
+			[]string{`<html lang="ja">`, "証明書をお届けします", "証明書を表示・検証する", "ウォレットに追加"}},
+	} {
+		t.Run(tc.locale, func(t *testing.T) {
+			t.Parallel()
+			smtp := testkit.SMTPServer(t)
+			env := testkit.NewServer(t, testkit.WithConfig(func(c *config.Config) { c.SMTPURL = smtp.URL() }))
+			acct := testkit.SignUp(t, env)
+			acct.Client.Put("/api/v1/branding", map[string]any{"issuerName": "Gophers e.V."})
+			tmpl := acct.Template(t, env)
+			res := acct.Client.Post("/api/v1/events", map[string]any{"name": "Gophertage 2026", "eventDate": "2026-11-12T09:00:00Z",
+				"templateId": tmpl, "locale": tc.locale})
+			var ev eventBody
+			res.JSON(t, &ev)
+			s := issuing{env: env, acct: acct, event: uuid.MustParse(ev.Data.ID), template: tmpl}
+			a := acct.Attendee(t, s.event, "Grete", "Müller", "grete@example.org")
+			if res := acct.Client.Post("/api/v1/certificates/generate", s.generate(a, map[string]any{"sendEmail": true})); res.StatusCode != 200 {
+				t.Fatalf("generate: %d %s", res.StatusCode, res.Body)
+			}
+			if n, err := runEmail(t, env); err != nil || n != 1 {
+				t.Fatalf("the worker sent %d messages: %v", n, err)
+			}
+			msgs := smtp.Messages()
+			if len(msgs) != 1 {
+				t.Fatalf("%d messages over SMTP", len(msgs))
+			}
+			msg, err := mail.ReadMessage(bytes.NewReader(msgs[0].Data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			subject, err := new(mime.WordDecoder).DecodeHeader(msg.Header.Get("Subject"))
+			if err != nil || subject != tc.subject {
+				t.Fatalf("subject %q (%v), want %q", subject, err, tc.subject)
+			}
+			text := plainText(t, string(msgs[0].Data))
+			for _, want := range tc.text {
+				if !strings.Contains(text, want) {
+					t.Errorf("the text lacks %q:\n%s", want, text)
+				}
+			}
+			if strings.Contains(text, "Anyone can verify") || strings.Contains(text, "Keep it in your digital wallet") {
+				t.Errorf("English left in the text:\n%s", text)
+			}
+			all, _ := io.ReadAll(quotedprintable.NewReader(bytes.NewReader(msgs[0].Data)))
+			for _, want := range tc.html {
+				if !bytes.Contains(all, []byte(want)) {
+					t.Errorf("the HTML lacks %q", want)
+				}
+			}
+		})
+	}
+}
