@@ -79,6 +79,13 @@ func RuntimeDefaults(cfg config.Config) (restore func()) {
 // Serve runs the API until ctx is cancelled, then drains requests for up to 20 seconds.
 // ready, when not nil, receives the listening address.
 func Serve(ctx context.Context, cfg config.Config, logger *slog.Logger, ready chan<- net.Addr) error {
+	return ServeWith(ctx, cfg, logger, ready, Overrides{})
+}
+
+// ServeWith is Serve with parts of the service replaced: tests that run the whole process (its
+// metrics listener, its tracer provider) and deliver webhooks to a receiver of their own, whose
+// CA the service must trust.
+func ServeWith(ctx context.Context, cfg config.Config, logger *slog.Logger, ready chan<- net.Addr, o Overrides) error {
 	RuntimeDefaults(cfg)
 	st, closeDB, err := Database(ctx, cfg, logger)
 	if err != nil {
@@ -86,7 +93,7 @@ func Serve(ctx context.Context, cfg config.Config, logger *slog.Logger, ready ch
 	}
 	defer closeDB()
 
-	svc, err := Build(ctx, cfg, st, logger, Overrides{})
+	svc, err := Build(ctx, cfg, st, logger, o)
 	if err != nil {
 		return err
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/certhub/credentiald/internal/httpapi"
 	"github.com/certhub/credentiald/internal/idempotency"
 	"github.com/certhub/credentiald/internal/jobqueue"
+	"github.com/certhub/credentiald/internal/jobs"
 	"github.com/certhub/credentiald/internal/links"
 	"github.com/certhub/credentiald/internal/metrics"
 	"github.com/certhub/credentiald/internal/ratelimit"
@@ -133,6 +134,9 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 	if cfg.MetricsAddr != "" {
 		svc.Metrics = metrics.New()
 		svc.Metrics.Register(metrics.NewPoolCollector(func() metrics.PoolStats { return metrics.PoolStats(st.PoolStats()) }))
+		svc.Metrics.Register(metrics.NewJobsCollector(countJobs(st), jobs.Queues))
+		issued := svc.Metrics.Issuance(store.KindCertificate, store.KindBadgeAssertion)
+		st.OnCommit(func(c store.Committed) { issued.Committed(c.Issued, c.CreditsSpent) })
 	}
 
 	limiter := o.Limiter
@@ -177,7 +181,7 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 	}
 	svc.Webhooks = webhooks.NewService(st, svc.Secrets, policy, o.Now)
 	svc.Dispatcher = &webhooks.Dispatcher{Store: st, Secrets: svc.Secrets, Policy: policy, Logger: logger,
-		Timeout: o.WebhookTimeout, Now: o.Now}
+		Timeout: o.WebhookTimeout, Now: o.Now, Observer: svc.Metrics.WebhookObserver()}
 	svc.Jobs, err = jobqueue.New(st, jobqueue.Workers{Bulk: svc.Bulk, Email: svc.Email, Webhooks: svc.Dispatcher,
 		Idempotency: svc.Idempotency}, logger, 0)
 	if err != nil {
@@ -200,4 +204,16 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 		return nil, err
 	}
 	return svc, nil
+}
+
+// countJobs counts River's jobs in the store, for the metrics' collector.
+func countJobs(st *store.Store) func(context.Context) ([]metrics.JobCount, error) {
+	return func(ctx context.Context) ([]metrics.JobCount, error) {
+		counts, err := st.CountJobs(ctx)
+		out := make([]metrics.JobCount, len(counts))
+		for i, c := range counts {
+			out[i] = metrics.JobCount(c)
+		}
+		return out, err
+	}
 }

@@ -57,3 +57,23 @@ func (t *Tx) InsertJobs(ctx context.Context, args []river.JobArgs) error {
 	_, err := t.jobs.InsertManyTx(ctx, t.tx, params)
 	return mapError(err)
 }
+
+// JobCount is how many of River's jobs are in one queue in one state.
+type JobCount struct {
+	Queue, State string
+	Jobs         int
+}
+
+// CountJobs counts River's jobs by queue and state, in one statement (for the operator's
+// metrics, at each scrape).
+func (s *Store) CountJobs(ctx context.Context) ([]JobCount, error) {
+	rows, err := s.q.CountJobsByQueueAndState(ctx)
+	if err != nil {
+		return nil, mapError(err)
+	}
+	out := make([]JobCount, len(rows))
+	for i, r := range rows {
+		out[i] = JobCount{Queue: r.Queue, State: r.State, Jobs: int(r.Jobs)}
+	}
+	return out, nil
+}

@@ -151,6 +151,9 @@ func (p *Pipeline) SpendCredits(ctx context.Context, accountID uuid.UUID, period
 			return nil // fewer than n left: OK stays false
 		}
 		out.OK = err == nil
+		if out.OK {
+			p.tx.committed.CreditsSpent += n
+		}
 		return err
 	})
 	return out

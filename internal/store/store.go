@@ -28,6 +28,7 @@ type Store struct {
 	sqlDB      *sql.DB // database/sql view of pool, for goose
 	migrations *goose.Provider
 	jobs       *river.Client[pgx.Tx] // inserts jobs only (see newJobInserter)
+	onCommit   func(Committed)
 }
 
 // Tx is one open transaction: the store's data methods, run inside it. It lives only during
@@ -38,6 +39,8 @@ type Tx struct {
 	jobs *river.Client[pgx.Tx]
 	// issued holds what CountIssued was told, written just before the commit.
 	issued map[IssuedKey]int
+	// committed is what the transaction issued and spent, told to Store.OnCommit's function.
+	committed Committed
 }
 
 // queries are the data methods, shared by Store and Tx: the generated queries on conn (the
@@ -125,6 +128,9 @@ func InTx[T any](ctx context.Context, s *Store, fn func(tx *Tx) (T, error)) (T, 
 	}
 	if err := ptx.Commit(ctx); err != nil {
 		return zero, mapError(err)
+	}
+	if s.onCommit != nil && !tx.committed.empty() {
+		s.onCommit(tx.committed)
 	}
 	return out, nil
 }

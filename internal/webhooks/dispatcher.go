@@ -61,6 +61,8 @@ type Dispatcher struct {
 	// Now is the dispatcher's clock (default time.Now): timestamps and signatures. Durations
 	// are measured on the monotonic clock.
 	Now func() time.Time
+	// Observer, when set, is told of each attempt's outcome (the operator's metrics).
+	Observer Observer
 
 	once   sync.Once
 	client *http.Client
@@ -210,19 +212,23 @@ func (w *deliveryWorker) Work(ctx context.Context, job *river.Job[jobs.DeliverWe
 		d.Logger.WarnContext(ctx, "webhook delivery given up: its last attempt did not finish", "delivery_id", a.Delivery.ID,
 			"subscription_id", a.Delivery.SubscriptionID)
 		problem := fmt.Sprintf("gave up after %d attempts: the last one did not finish (the service stopped while sending)", MaxAttempts)
-		if _, err := d.record(rec, a, result{problem: problem, ours: true, final: true}, lapsed); err != nil {
+		outcome, err := d.record(rec, a, result{problem: problem, ours: true, final: true}, lapsed)
+		if err != nil {
 			return err
 		}
+		d.observe(a, outcome)
 		return errors.Join(river.RecordOutput(ctx, NotSent{Reason: problem}), river.JobCancel(errors.New(problem)))
 	}
 	r := d.deliver(ctx, a)
-	retry, err := d.record(rec, a, r, lapsed)
-	switch {
-	case err != nil:
+	outcome, err := d.record(rec, a, r, lapsed)
+	if err != nil {
 		return err
+	}
+	d.observe(a, outcome)
+	switch {
 	case r.problem == "":
 		return nil
-	case retry:
+	case outcome == OutcomeRetrying:
 		return errors.New(r.problem)
 	default:
 		return river.JobCancel(errors.New(r.problem))
@@ -348,12 +354,20 @@ func text(b []byte) *string {
 	return &s
 }
 
+// observe tells the observer, if any, of an attempt recorded (after its transaction committed).
+func (d *Dispatcher) observe(a store.WebhookAttempt, o Outcome) {
+	if d.Observer != nil && o != "" {
+		d.Observer.Attempted(o, max(0, d.Now().Sub(a.QueuedAt)))
+	}
+}
+
 // record writes the outcome of an attempt and applies the subscription's rules: a success
 // resets its failures; a failure counts one (and one more per attempt before that lapsed),
 // schedules the next attempt, or closes the delivery when it was the last, when the
 // subscription is off, or when this failure switches it off (410 Gone, or the tenth in a row).
-// It reports whether the delivery waits for another attempt.
-func (d *Dispatcher) record(ctx context.Context, a store.WebhookAttempt, r result, lapsed int) (bool, error) {
+// It returns the attempt's outcome: OutcomeRetrying when the delivery waits for another
+// attempt; "" when there was nothing to record (the delivery was closed or deleted meanwhile).
+func (d *Dispatcher) record(ctx context.Context, a store.WebhookAttempt, r result, lapsed int) (Outcome, error) {
 	w := a.Delivery
 	now := d.Now()
 	o := store.WebhookOutcome{ResponseBody: r.body}
@@ -367,20 +381,19 @@ func (d *Dispatcher) record(ctx context.Context, a store.WebhookAttempt, r resul
 	if r.problem == "" {
 		// A success needs no lock on the subscription: it only ever sets the count to 0.
 		o.Status = "succeeded"
-		_, err := store.InTx(ctx, d.Store, func(tx *store.Tx) (struct{}, error) {
+		return store.InTx(ctx, d.Store, func(tx *store.Tx) (Outcome, error) {
 			if ok, err := tx.FinishWebhookAttempt(ctx, w.ID, w.Attempts, o); err != nil || !ok {
-				return struct{}{}, err
+				return "", err
 			}
-			return struct{}{}, tx.ResetWebhookFailures(ctx, w.SubscriptionID)
+			return OutcomeDelivered, tx.ResetWebhookFailures(ctx, w.SubscriptionID)
 		})
-		return false, err
 	}
-	return store.InTx(ctx, d.Store, func(tx *store.Tx) (bool, error) {
+	return store.InTx(ctx, d.Store, func(tx *store.Tx) (Outcome, error) {
 		sub, err := tx.LockWebhookSubscriptionByID(ctx, w.SubscriptionID)
 		if errors.Is(err, store.ErrNotFound) {
-			return false, nil // deleted meanwhile, with its deliveries
+			return "", nil // deleted meanwhile, with its deliveries
 		} else if err != nil {
-			return false, err
+			return "", err
 		}
 		failures := lapsed
 		if !r.ours {
@@ -409,10 +422,18 @@ func (d *Dispatcher) record(ctx context.Context, a store.WebhookAttempt, r resul
 			o.NextAttemptAt = &next
 		}
 		if ok, err := tx.FinishWebhookAttempt(ctx, w.ID, w.Attempts, o); err != nil || !ok {
-			return false, err
+			return "", err
 		}
-		_, err = d.countFailures(ctx, tx, sub, failures, r.gone, now)
-		return !final, err
+		if _, err := d.countFailures(ctx, tx, sub, failures, r.gone, now); err != nil {
+			return "", err
+		}
+		switch {
+		case !final:
+			return OutcomeRetrying, nil
+		case switchOff || !sub.Active:
+			return OutcomeDisabled, nil
+		}
+		return OutcomeFailed, nil
 	})
 }
 
