@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"github.com/riverqueue/river/rivertype"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/certhub/credentiald/gen/api"
 	"github.com/certhub/credentiald/internal/accounts"
@@ -32,6 +34,7 @@ import (
 	"github.com/certhub/credentiald/internal/secretbox"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/templates"
+	"github.com/certhub/credentiald/internal/tracing"
 	"github.com/certhub/credentiald/internal/verification"
 	"github.com/certhub/credentiald/internal/wallet"
 	"github.com/certhub/credentiald/internal/webhooks"
@@ -87,6 +90,9 @@ type Overrides struct {
 	// receiver's CA and allow it on loopback); WebhookTimeout the 10 s of an attempt.
 	WebhookPolicy  *webhooks.Policy
 	WebhookTimeout time.Duration
+	// TracerProvider traces the service (nil: no tracing). Serve sets it when the configuration
+	// names an OTLP endpoint, having opened the store with its pgx tracer (StoreOptions).
+	TracerProvider trace.TracerProvider
 }
 
 // prepareEmail completes a delivery email as it is sent: the certificate's link token and PDF,
@@ -163,7 +169,7 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 		sender = email.FileSender{Dir: dir}
 		logger.InfoContext(ctx, "SMTP_URL is unset: outbound email is written as .eml files", "dir", dir)
 	}
-	sender = svc.Metrics.EmailSender(sender, o.Now)
+	sender = svc.Metrics.EmailSender(tracing.EmailSender(sender, o.TracerProvider), o.Now)
 	svc.Email = &email.Worker{Store: st, Sender: sender, Logger: logger,
 		Composer: email.Composer{From: from, Domain: cfg.SiteURL.Hostname()},
 		Prepare:  svc.prepareEmail, Delivered: svc.Certificates.RecordSent, Now: o.Now}
@@ -181,9 +187,10 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 	}
 	svc.Webhooks = webhooks.NewService(st, svc.Secrets, policy, o.Now)
 	svc.Dispatcher = &webhooks.Dispatcher{Store: st, Secrets: svc.Secrets, Policy: policy, Logger: logger,
-		Timeout: o.WebhookTimeout, Now: o.Now, Observer: svc.Metrics.WebhookObserver()}
+		Timeout: o.WebhookTimeout, Now: o.Now, Observer: svc.Metrics.WebhookObserver(),
+		Tracer: tracing.Tracer(o.TracerProvider)}
 	svc.Jobs, err = jobqueue.New(st, jobqueue.Workers{Bulk: svc.Bulk, Email: svc.Email, Webhooks: svc.Dispatcher,
-		Idempotency: svc.Idempotency}, logger, 0)
+		Idempotency: svc.Idempotency}, logger, 0, jobPlugins(o.TracerProvider)...)
 	if err != nil {
 		svc.Close()
 		return nil, fmt.Errorf("building the job queue: %w", err)
@@ -197,7 +204,7 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 		Logger: logger, Readiness: st, Auth: svc.Auth, Accounts: svc.Accounts, Events: svc.Events, Attendees: svc.Attendees, Templates: svc.Templates, Certificates: svc.Certificates, Bulk: svc.Bulk, Verification: svc.Verification, Badges: svc.Badges, Webhooks: svc.Webhooks, Credentials: svc.Credentials, Wallet: svc.Wallet, Analytics: analytics.New(st, o.Now), Idempotency: svc.Idempotency,
 		Limiter: limiter, TrustedProxies: cfg.TrustedProxies, SignupEnabled: cfg.SignupEnabled,
 		Links:             links.New(site),
-		StrictMiddlewares: o.StrictMiddlewares, Metrics: svc.Metrics.Requests(),
+		StrictMiddlewares: o.StrictMiddlewares, Metrics: svc.Metrics.Requests(), Tracer: tracing.Tracer(o.TracerProvider),
 	})
 	if err != nil {
 		svc.Close()
@@ -216,4 +223,21 @@ func countJobs(st *store.Store) func(context.Context) ([]metrics.JobCount, error
 		}
 		return out, err
 	}
+}
+
+// StoreOptions are the store's options for tracing with tp: pgx's spans, and the trace context
+// of the span that inserts a job kept in it. None when tp is nil.
+func StoreOptions(tp trace.TracerProvider) []store.Option {
+	if tp == nil {
+		return nil
+	}
+	return []store.Option{store.WithTracer(tracing.QueryTracer(tp)), store.WithJobPlugins(tracing.JobPlugin(tp))}
+}
+
+// jobPlugins are the job client's plugins for tracing with tp: none when tp is nil.
+func jobPlugins(tp trace.TracerProvider) []rivertype.Plugin {
+	if tp == nil {
+		return nil
+	}
+	return []rivertype.Plugin{tracing.JobPlugin(tp)}
 }

@@ -127,8 +127,8 @@ func TestMetricsFollowRealTraffic(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	if n := len(recv.requests()); n != 1 {
-		t.Fatalf("the receiver got %d requests, want 1", n)
+	if got := recv.requests(); len(got) != 1 || got[0].Get("traceparent") != "" {
+		t.Fatalf("the receiver got %d requests (want 1), without tracing configured: %v", len(got), got)
 	}
 
 	for _, f := range []struct {

@@ -6,6 +6,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivertype"
 )
 
 // JobQueue is the job queue (River) in the store's database, as a client that works jobs: the
@@ -35,8 +36,8 @@ func (j *JobQueue) StopAndCancel(ctx context.Context) error { return j.client.St
 // newJobInserter returns the client the store inserts jobs with: River's insert-only client
 // (no workers, never started), so that domain code queues a job in its transaction without
 // holding the process's working client.
-func newJobInserter(s *Store) (*river.Client[pgx.Tx], error) {
-	return river.NewClient(riverpgxv5.New(s.pool), &river.Config{})
+func newJobInserter(s *Store, plugins []rivertype.Plugin) (*river.Client[pgx.Tx], error) {
+	return river.NewClient(riverpgxv5.New(s.pool), &river.Config{Plugins: plugins})
 }
 
 // InsertJob queues a job in the transaction; its options are its arguments' (InsertOpts).

@@ -19,12 +19,15 @@ import (
 	"code.dny.dev/ssrf"
 	"github.com/google/uuid"
 	"github.com/riverqueue/river"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/jobs"
 	"github.com/certhub/credentiald/internal/recovery"
 	"github.com/certhub/credentiald/internal/secretbox"
 	"github.com/certhub/credentiald/internal/store"
+	"github.com/certhub/credentiald/internal/tracing"
 )
 
 // The delivery rules of the contract.
@@ -63,6 +66,9 @@ type Dispatcher struct {
 	Now func() time.Time
 	// Observer, when set, is told of each attempt's outcome (the operator's metrics).
 	Observer Observer
+	// Tracer, when set, makes a client span of each request (see traced.go), whose trace
+	// context the request carries in traceparent.
+	Tracer trace.Tracer
 
 	once   sync.Once
 	client *http.Client
@@ -273,8 +279,9 @@ func (d *Dispatcher) deliver(ctx context.Context, a store.WebhookAttempt) result
 	return r
 }
 
-// send makes the request: the exact payload bytes, signed now.
-func (d *Dispatcher) send(ctx context.Context, a store.WebhookAttempt) result {
+// post makes the request: the exact payload bytes, signed now, with the trace context of ctx
+// (traceparent) when it has a span.
+func (d *Dispatcher) post(ctx context.Context, a store.WebhookAttempt) result {
 	w := a.Delivery
 	u, err := url.Parse(a.URL)
 	if err != nil || (u.Scheme != "https" && !(d.Policy.AllowInsecure && u.Scheme == "http")) {
@@ -293,6 +300,7 @@ func (d *Dispatcher) send(ctx context.Context, a store.WebhookAttempt) result {
 		return result{problem: "not sent: the URL cannot be requested: " + err.Error()}
 	}
 	req.Header = h
+	tracing.Propagator.Inject(ctx, propagation.HeaderCarrier(req.Header))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "credentiald-webhooks/1")
 	start := time.Now()
