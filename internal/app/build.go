@@ -80,7 +80,8 @@ func (s *Service) Close() {
 	}
 }
 
-// Overrides replace parts of the service; tests use them, production leaves them empty.
+// Overrides replace parts of the service; tests use them, and Serve passes the one it starts
+// itself (the tracer provider); otherwise production leaves them empty.
 type Overrides struct {
 	Now               func() time.Time
 	Limiter           ratelimit.Limiter

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -33,7 +34,8 @@ import (
 // the caller's continues the caller's trace: the request's server span, named by its operation
 // id, has the database's spans below it; the webhook its event queues is sent in a client span
 // whose trace id is the one the receiver reads in the traceparent header, below the River job's
-// span; and the service's log lines carry the trace and span ids. Stopping the service exports
+// span, which links back, through the webhook fan-out job, to the request's span; and the
+// service's log lines carry the trace and span ids. Stopping the service exports
 // what was not exported yet.
 func TestTracesFollowARequestIntoTheDatabaseAndItsWebhook(t *testing.T) {
 	t.Parallel()
@@ -148,6 +150,19 @@ func TestTracesFollowARequestIntoTheDatabaseAndItsWebhook(t *testing.T) {
 	job := spans.byID[string(send.ParentSpanId)]
 	if job == nil || job.Name != "river.work/webhook_deliver" || !bytes.Equal(job.TraceId, send.TraceId) {
 		t.Errorf("the webhook's span is not a child of its River job's span: parent %v", job)
+	}
+
+	// And the webhook's trace leads back to the request's: the delivery job's span links to
+	// the span that queued it, in the fan-out job, whose span links to the request's span
+	// (links, not parents: a job may run long after its cause).
+	fanOut := spans.find(func(s *tracepb.Span) bool { return s.Name == "river.work/webhook_fan_out" })
+	if fanOut == nil || !linksTo(fanOut, server) {
+		t.Errorf("the fan-out job's span does not link to the request's: %v", fanOut)
+	} else if job != nil && !slices.ContainsFunc(job.Links, func(l *tracepb.Span_Link) bool {
+		queued := spans.byID[string(l.SpanId)]
+		return queued != nil && (queued == fanOut || spans.descendsFrom(queued, fanOut))
+	}) {
+		t.Errorf("the delivery job's span does not link to a span of the fan-out job: %v", job.Links)
 	}
 
 	// The log line of the delivery carries the webhook's trace.
@@ -266,6 +281,12 @@ func (e exported) descendsFrom(s, root *tracepb.Span) bool {
 		s = e.byID[string(s.ParentSpanId)]
 	}
 	return false
+}
+
+func linksTo(s, to *tracepb.Span) bool {
+	return slices.ContainsFunc(s.Links, func(l *tracepb.Span_Link) bool {
+		return bytes.Equal(l.TraceId, to.TraceId) && bytes.Equal(l.SpanId, to.SpanId)
+	})
 }
 
 func stringAttr(attrs []*commonpb.KeyValue, key string) string {
