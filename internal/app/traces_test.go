@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -34,7 +35,8 @@ import (
 // the caller's continues the caller's trace: the request's server span, named by its operation
 // id, has the database's spans below it; the webhook its event queues is sent in a client span
 // whose trace id is the one the receiver reads in the traceparent header, below the River job's
-// span, which links back, through the webhook fan-out job, to the request's span; and the
+// span, which links back, through the webhook fan-out job, to the request's span; its email is
+// sent in a client span below its job's, which links to the request too; and the
 // service's log lines carry the trace and span ids. Stopping the service exports
 // what was not exported yet.
 func TestTracesFollowARequestIntoTheDatabaseAndItsWebhook(t *testing.T) {
@@ -74,17 +76,23 @@ func TestTracesFollowARequestIntoTheDatabaseAndItsWebhook(t *testing.T) {
 	ada := acct.Attendee(t, event, "Ada", "Lovelace", "ada@example.org")
 	const callerTrace, callerSpan = "4bf92f3577b34da6a3ce929b0e0e4736", "00f067aa0ba902b7"
 	req := acct.Client.Request(http.MethodPost, "/api/v1/certificates/generate", map[string]any{
-		"eventId": event, "templateId": acct.Template(t, env), "attendeeId": ada})
+		"eventId": event, "templateId": acct.Template(t, env), "attendeeId": ada, "sendEmail": true})
 	req.Header.Set("traceparent", "00-"+callerTrace+"-"+callerSpan+"-01")
 	if res := acct.Client.Do(req); res.StatusCode != http.StatusOK {
 		t.Fatalf("generate: %d %s", res.StatusCode, res.Body)
 	}
+	// The webhook and the email (SMTP_URL unset: an .eml file) go out after the request.
 	var hook http.Header
-	for deadline := time.Now().Add(30 * time.Second); hook == nil; time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		if got := hooks.requests(); len(got) > 0 {
 			hook = got[0]
-		} else if time.Now().After(deadline) {
-			t.Fatalf("no webhook delivered\n%s", logs)
+		}
+		mails, _ := filepath.Glob(filepath.Join(cfg.DataDir, "outbox", "*.eml"))
+		if hook != nil && len(mails) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the webhook (%v) or the email (%v) did not go out\n%s", hook, mails, logs)
 		}
 	}
 	// Stopping flushes: every span ended before the provider's shutdown is exported.
@@ -163,6 +171,22 @@ func TestTracesFollowARequestIntoTheDatabaseAndItsWebhook(t *testing.T) {
 		return queued != nil && (queued == fanOut || spans.descendsFrom(queued, fanOut))
 	}) {
 		t.Errorf("the delivery job's span does not link to a span of the fan-out job: %v", job.Links)
+	}
+
+	// The email is sent in a client span below its River job's, and the job, queued through
+	// River's client in the request's transaction, links to the span that queued it there.
+	mail := spans.find(func(s *tracepb.Span) bool { return s.Name == "email.send" })
+	if mail == nil || mail.Kind != tracepb.Span_SPAN_KIND_CLIENT || stringAttr(mail.Attributes, "email.kind") != "certificate" {
+		t.Fatalf("no email.send client span of the certificate's message: %v", mail)
+	}
+	mailJob := spans.byID[string(mail.ParentSpanId)]
+	if mailJob == nil || mailJob.Name != "river.work/email_send" {
+		t.Errorf("the email's span is not a child of its River job's span: parent %v", mailJob)
+	} else if !slices.ContainsFunc(mailJob.Links, func(l *tracepb.Span_Link) bool {
+		queued := spans.byID[string(l.SpanId)]
+		return queued != nil && spans.descendsFrom(queued, server)
+	}) {
+		t.Errorf("the email job's span does not link to a span of the request: %v", mailJob.Links)
 	}
 
 	// The log line of the delivery carries the webhook's trace.
