@@ -627,7 +627,7 @@ type QueueOutboxFanOutParams struct {
 // those of the events that wait for one (not recorded dispatched), @batch events a job, in the
 // order they occurred. Nothing is queued when none waits. The statement is the function
 // queue_outbox_fan_out (migration 00021), whose plan is prepared once a session. The jobs'
-// River metadata is @job_metadata: the trace context of the transaction's span (migration 00025).
+// River metadata is @job_metadata: the trace context of the transaction's span (migration 00028).
 func (q *Queries) QueueOutboxFanOut(ctx context.Context, arg QueueOutboxFanOutParams) error {
 	_, err := q.db.Exec(ctx, queueOutboxFanOut,
 		arg.JobKind,
