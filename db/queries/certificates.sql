@@ -188,9 +188,10 @@ SELECT unnest(@ids::uuid[]), @account_id, @event_type, unnest(@payloads::jsonb[]
 -- QueueOutboxFanOut queues the webhook fan-out jobs (River's, of @job_kind in @job_queue) of
 -- those of the events that wait for one (not recorded dispatched), @batch events a job, in the
 -- order they occurred. Nothing is queued when none waits. The statement is the function
--- queue_outbox_fan_out (migration 00021), whose plan is prepared once a session.
+-- queue_outbox_fan_out (migration 00021), whose plan is prepared once a session. The jobs'
+-- River metadata is @job_metadata: the trace context of the transaction's span (migration 00028).
 -- name: QueueOutboxFanOut :exec
-SELECT queue_outbox_fan_out(@job_kind::text, @job_queue::text, @job_max_attempts::smallint, @batch::integer, @ids::uuid[]);
+SELECT queue_outbox_fan_out(@job_kind::text, @job_queue::text, @job_max_attempts::smallint, @batch::integer, @ids::uuid[], @job_metadata::jsonb);
 
 -- name: ListOutboxEvents :many
 SELECT * FROM outbox_events WHERE account_id = @account_id ORDER BY occurred_at, id;

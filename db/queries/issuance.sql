@@ -79,7 +79,7 @@ SELECT unnest(@ids::uuid[]), @account_id, @event_type, unnest(@payloads::jsonb[]
 -- PipelineQueueOutboxFanOut is QueueOutboxFanOut (certificates.sql) in a pipeline, after the
 -- statements that record its events.
 -- name: PipelineQueueOutboxFanOut :batchexec
-SELECT queue_outbox_fan_out(@job_kind::text, @job_queue::text, @job_max_attempts::smallint, @batch::integer, @ids::uuid[]);
+SELECT queue_outbox_fan_out(@job_kind::text, @job_queue::text, @job_max_attempts::smallint, @batch::integer, @ids::uuid[], @job_metadata::jsonb);
 
 -- PipelineCountIssued is CountIssued (analytics.sql) in a pipeline: the day's counters, in key
 -- order.

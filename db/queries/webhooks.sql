@@ -104,6 +104,8 @@ UPDATE outbox_events SET dispatched_at = @now::timestamptz WHERE id = ANY (@ids:
 -- (its attempts, whether an attempt was in flight), and the subscription's URL and sealed
 -- secret; nothing when the delivery is no longer pending
 -- (failed when its subscription was switched off, or deleted with it).
+-- queued_at is when its event occurred (when the delivery was made, for one without an event):
+-- the operator's metrics measure a delivery's wait from it.
 -- name: StartWebhookAttempt :one
 WITH prev AS (
     SELECT d.id, d.attempts AS previous_attempts, (d.leased_until IS NOT NULL)::boolean AS previous_in_flight
@@ -117,10 +119,12 @@ WITH prev AS (
     WHERE d.id = prev.id
     RETURNING d.*
 )
-SELECT c.*, prev.previous_attempts, prev.previous_in_flight, s.url, s.secret_sealed
+SELECT c.*, prev.previous_attempts, prev.previous_in_flight, s.url, s.secret_sealed,
+       coalesce(e.occurred_at, c.created_at)::timestamptz AS queued_at
 FROM started c
 JOIN prev ON prev.id = c.id
-JOIN webhook_subscriptions s ON s.id = c.subscription_id;
+JOIN webhook_subscriptions s ON s.id = c.subscription_id
+LEFT JOIN outbox_events e ON e.id = c.outbox_event_id;
 
 -- FinishWebhookAttempt records the outcome of the attempt numbered attempt. It changes nothing
 -- when the delivery moved on without this attempt (it was closed meanwhile).

@@ -618,7 +618,7 @@ func (b *PipelineIssueDraftBatchResults) Close() error {
 }
 
 const pipelineQueueOutboxFanOut = `-- name: PipelineQueueOutboxFanOut :batchexec
-SELECT queue_outbox_fan_out($1::text, $2::text, $3::smallint, $4::integer, $5::uuid[])
+SELECT queue_outbox_fan_out($1::text, $2::text, $3::smallint, $4::integer, $5::uuid[], $6::jsonb)
 `
 
 type PipelineQueueOutboxFanOutBatchResults struct {
@@ -633,6 +633,7 @@ type PipelineQueueOutboxFanOutParams struct {
 	JobMaxAttempts int16
 	Batch          int32
 	Ids            []uuid.UUID
+	JobMetadata    []byte
 }
 
 // PipelineQueueOutboxFanOut is QueueOutboxFanOut (certificates.sql) in a pipeline, after the
@@ -646,6 +647,7 @@ func (q *Queries) PipelineQueueOutboxFanOut(ctx context.Context, arg []PipelineQ
 			a.JobMaxAttempts,
 			a.Batch,
 			a.Ids,
+			a.JobMetadata,
 		}
 		batch.Queue(pipelineQueueOutboxFanOut, vals...)
 	}

@@ -620,7 +620,7 @@ func (q *Queries) LockIssueSource(ctx context.Context, arg LockIssueSourceParams
 }
 
 const queueOutboxFanOut = `-- name: QueueOutboxFanOut :exec
-SELECT queue_outbox_fan_out($1::text, $2::text, $3::smallint, $4::integer, $5::uuid[])
+SELECT queue_outbox_fan_out($1::text, $2::text, $3::smallint, $4::integer, $5::uuid[], $6::jsonb)
 `
 
 type QueueOutboxFanOutParams struct {
@@ -629,12 +629,14 @@ type QueueOutboxFanOutParams struct {
 	JobMaxAttempts int16
 	Batch          int32
 	Ids            []uuid.UUID
+	JobMetadata    []byte
 }
 
 // QueueOutboxFanOut queues the webhook fan-out jobs (River's, of @job_kind in @job_queue) of
 // those of the events that wait for one (not recorded dispatched), @batch events a job, in the
 // order they occurred. Nothing is queued when none waits. The statement is the function
-// queue_outbox_fan_out (migration 00021), whose plan is prepared once a session.
+// queue_outbox_fan_out (migration 00021), whose plan is prepared once a session. The jobs'
+// River metadata is @job_metadata: the trace context of the transaction's span (migration 00028).
 func (q *Queries) QueueOutboxFanOut(ctx context.Context, arg QueueOutboxFanOutParams) error {
 	_, err := q.db.Exec(ctx, queueOutboxFanOut,
 		arg.JobKind,
@@ -642,6 +644,7 @@ func (q *Queries) QueueOutboxFanOut(ctx context.Context, arg QueueOutboxFanOutPa
 		arg.JobMaxAttempts,
 		arg.Batch,
 		arg.Ids,
+		arg.JobMetadata,
 	)
 	return err
 }

@@ -614,10 +614,12 @@ WITH prev AS (
     WHERE d.id = prev.id
     RETURNING d.id, d.account_id, d.subscription_id, d.outbox_event_id, d.event_type, d.payload, d.status, d.attempts, d.last_attempt_at, d.next_attempt_at, d.response_status, d.response_body, d.error, d.duration_ms, d.created_at, d.leased_until
 )
-SELECT c.id, c.account_id, c.subscription_id, c.outbox_event_id, c.event_type, c.payload, c.status, c.attempts, c.last_attempt_at, c.next_attempt_at, c.response_status, c.response_body, c.error, c.duration_ms, c.created_at, c.leased_until, prev.previous_attempts, prev.previous_in_flight, s.url, s.secret_sealed
+SELECT c.id, c.account_id, c.subscription_id, c.outbox_event_id, c.event_type, c.payload, c.status, c.attempts, c.last_attempt_at, c.next_attempt_at, c.response_status, c.response_body, c.error, c.duration_ms, c.created_at, c.leased_until, prev.previous_attempts, prev.previous_in_flight, s.url, s.secret_sealed,
+       coalesce(e.occurred_at, c.created_at)::timestamptz AS queued_at
 FROM started c
 JOIN prev ON prev.id = c.id
 JOIN webhook_subscriptions s ON s.id = c.subscription_id
+LEFT JOIN outbox_events e ON e.id = c.outbox_event_id
 `
 
 type StartWebhookAttemptParams struct {
@@ -648,6 +650,7 @@ type StartWebhookAttemptRow struct {
 	PreviousInFlight bool
 	Url              string
 	SecretSealed     []byte
+	QueuedAt         time.Time
 }
 
 // StartWebhookAttempt records that the attempt numbered attempt of a pending delivery begins
@@ -656,6 +659,8 @@ type StartWebhookAttemptRow struct {
 // (its attempts, whether an attempt was in flight), and the subscription's URL and sealed
 // secret; nothing when the delivery is no longer pending
 // (failed when its subscription was switched off, or deleted with it).
+// queued_at is when its event occurred (when the delivery was made, for one without an event):
+// the operator's metrics measure a delivery's wait from it.
 func (q *Queries) StartWebhookAttempt(ctx context.Context, arg StartWebhookAttemptParams) (StartWebhookAttemptRow, error) {
 	row := q.db.QueryRow(ctx, startWebhookAttempt,
 		arg.ID,
@@ -685,6 +690,7 @@ func (q *Queries) StartWebhookAttempt(ctx context.Context, arg StartWebhookAttem
 		&i.PreviousInFlight,
 		&i.Url,
 		&i.SecretSealed,
+		&i.QueuedAt,
 	)
 	return i, err
 }

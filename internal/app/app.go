@@ -20,12 +20,14 @@ import (
 	"github.com/certhub/credentiald/internal/embeddedpg"
 	"github.com/certhub/credentiald/internal/metrics"
 	"github.com/certhub/credentiald/internal/store"
+	"github.com/certhub/credentiald/internal/tracing"
 )
 
 // Database opens the configured database, or starts the private cluster under DataDir when
 // DATABASE_URL is unset, and applies the migrations. The returned close function stops
 // whatever was started.
-func Database(ctx context.Context, cfg config.Config, logger *slog.Logger) (*store.Store, func(), error) {
+// opts adjust the store (StoreOptions: its tracing).
+func Database(ctx context.Context, cfg config.Config, logger *slog.Logger, opts ...store.Option) (*store.Store, func(), error) {
 	url := cfg.DatabaseURL
 	stopCluster := func() {}
 	if url == "" {
@@ -42,7 +44,7 @@ func Database(ctx context.Context, cfg config.Config, logger *slog.Logger) (*sto
 			}
 		}
 	}
-	st, err := store.Open(ctx, url)
+	st, err := store.Open(ctx, url, opts...)
 	if err != nil {
 		stopCluster()
 		return nil, nil, err
@@ -79,14 +81,38 @@ func RuntimeDefaults(cfg config.Config) (restore func()) {
 // Serve runs the API until ctx is cancelled, then drains requests for up to 20 seconds.
 // ready, when not nil, receives the listening address.
 func Serve(ctx context.Context, cfg config.Config, logger *slog.Logger, ready chan<- net.Addr) error {
+	return ServeWith(ctx, cfg, logger, ready, Overrides{})
+}
+
+// ServeWith is Serve with parts of the service replaced: tests that run the whole process (its
+// metrics listener, its tracer provider) and deliver webhooks to a receiver of their own, whose
+// CA the service must trust.
+func ServeWith(ctx context.Context, cfg config.Config, logger *slog.Logger, ready chan<- net.Addr, o Overrides) error {
 	RuntimeDefaults(cfg)
-	st, closeDB, err := Database(ctx, cfg, logger)
+	// Tracing starts first and stops last (deferred first): its shutdown exports the spans of
+	// everything that stops before it, the last requests' and jobs' included.
+	tp, err := tracing.Start(ctx, cfg.TracesEndpoint, cfg.ServiceName)
+	if err != nil {
+		return err
+	}
+	if tp != nil {
+		o.TracerProvider = tp
+		logger.InfoContext(ctx, "exporting traces", "endpoint", cfg.TracesEndpoint, "service_name", cfg.ServiceName)
+		defer func() {
+			flushCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			defer cancel()
+			if err := tp.Shutdown(flushCtx); err != nil {
+				logger.Error("exporting the last traces", "error", err)
+			}
+		}()
+	}
+	st, closeDB, err := Database(ctx, cfg, logger, StoreOptions(o.TracerProvider)...)
 	if err != nil {
 		return err
 	}
 	defer closeDB()
 
-	svc, err := Build(ctx, cfg, st, logger, Overrides{})
+	svc, err := Build(ctx, cfg, st, logger, o)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"github.com/riverqueue/river/rivertype"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/certhub/credentiald/gen/api"
 	"github.com/certhub/credentiald/internal/accounts"
@@ -25,12 +27,14 @@ import (
 	"github.com/certhub/credentiald/internal/httpapi"
 	"github.com/certhub/credentiald/internal/idempotency"
 	"github.com/certhub/credentiald/internal/jobqueue"
+	"github.com/certhub/credentiald/internal/jobs"
 	"github.com/certhub/credentiald/internal/links"
 	"github.com/certhub/credentiald/internal/metrics"
 	"github.com/certhub/credentiald/internal/ratelimit"
 	"github.com/certhub/credentiald/internal/secretbox"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/templates"
+	"github.com/certhub/credentiald/internal/tracing"
 	"github.com/certhub/credentiald/internal/verification"
 	"github.com/certhub/credentiald/internal/wallet"
 	"github.com/certhub/credentiald/internal/webhooks"
@@ -76,7 +80,8 @@ func (s *Service) Close() {
 	}
 }
 
-// Overrides replace parts of the service; tests use them, production leaves them empty.
+// Overrides replace parts of the service; tests use them, and Serve passes the one it starts
+// itself (the tracer provider); otherwise production leaves them empty.
 type Overrides struct {
 	Now               func() time.Time
 	Limiter           ratelimit.Limiter
@@ -86,6 +91,9 @@ type Overrides struct {
 	// receiver's CA and allow it on loopback); WebhookTimeout the 10 s of an attempt.
 	WebhookPolicy  *webhooks.Policy
 	WebhookTimeout time.Duration
+	// TracerProvider traces the service (nil: no tracing). Serve sets it when the configuration
+	// names an OTLP endpoint, having opened the store with its pgx tracer (StoreOptions).
+	TracerProvider trace.TracerProvider
 }
 
 // prepareEmail completes a delivery email as it is sent: the certificate's link token and PDF,
@@ -133,6 +141,9 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 	if cfg.MetricsAddr != "" {
 		svc.Metrics = metrics.New()
 		svc.Metrics.Register(metrics.NewPoolCollector(func() metrics.PoolStats { return metrics.PoolStats(st.PoolStats()) }))
+		svc.Metrics.Register(metrics.NewJobsCollector(countJobs(st), jobs.Queues))
+		issued := svc.Metrics.Issuance(store.KindCertificate, store.KindBadgeAssertion)
+		st.OnCommit(func(c store.Committed) { issued.Committed(c.Issued, c.CreditsSpent) })
 	}
 
 	limiter := o.Limiter
@@ -159,7 +170,7 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 		sender = email.FileSender{Dir: dir}
 		logger.InfoContext(ctx, "SMTP_URL is unset: outbound email is written as .eml files", "dir", dir)
 	}
-	sender = svc.Metrics.EmailSender(sender, o.Now)
+	sender = svc.Metrics.EmailSender(tracing.EmailSender(sender, o.TracerProvider), o.Now)
 	svc.Email = &email.Worker{Store: st, Sender: sender, Logger: logger,
 		Composer: email.Composer{From: from, Domain: cfg.SiteURL.Hostname()},
 		Prepare:  svc.prepareEmail, Delivered: svc.Certificates.RecordSent, Now: o.Now}
@@ -177,9 +188,10 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 	}
 	svc.Webhooks = webhooks.NewService(st, svc.Secrets, policy, o.Now)
 	svc.Dispatcher = &webhooks.Dispatcher{Store: st, Secrets: svc.Secrets, Policy: policy, Logger: logger,
-		Timeout: o.WebhookTimeout, Now: o.Now}
+		Timeout: o.WebhookTimeout, Now: o.Now, Observer: svc.Metrics.WebhookObserver(),
+		Tracer: tracing.Tracer(o.TracerProvider)}
 	svc.Jobs, err = jobqueue.New(st, jobqueue.Workers{Bulk: svc.Bulk, Email: svc.Email, Webhooks: svc.Dispatcher,
-		Idempotency: svc.Idempotency}, logger, 0)
+		Idempotency: svc.Idempotency}, logger, 0, jobPlugins(o.TracerProvider)...)
 	if err != nil {
 		svc.Close()
 		return nil, fmt.Errorf("building the job queue: %w", err)
@@ -193,11 +205,40 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 		Logger: logger, Readiness: st, Auth: svc.Auth, Accounts: svc.Accounts, Events: svc.Events, Attendees: svc.Attendees, Templates: svc.Templates, Certificates: svc.Certificates, Bulk: svc.Bulk, Verification: svc.Verification, Badges: svc.Badges, Webhooks: svc.Webhooks, Credentials: svc.Credentials, Wallet: svc.Wallet, Analytics: analytics.New(st, o.Now), Idempotency: svc.Idempotency,
 		Limiter: limiter, TrustedProxies: cfg.TrustedProxies, SignupEnabled: cfg.SignupEnabled,
 		Links:             links.New(site),
-		StrictMiddlewares: o.StrictMiddlewares, Metrics: svc.Metrics.Requests(),
+		StrictMiddlewares: o.StrictMiddlewares, Metrics: svc.Metrics.Requests(), Tracer: tracing.Tracer(o.TracerProvider),
 	})
 	if err != nil {
 		svc.Close()
 		return nil, err
 	}
 	return svc, nil
+}
+
+// countJobs counts River's jobs in the store, for the metrics' collector.
+func countJobs(st *store.Store) func(context.Context) ([]metrics.JobCount, error) {
+	return func(ctx context.Context) ([]metrics.JobCount, error) {
+		counts, err := st.CountJobs(ctx)
+		out := make([]metrics.JobCount, len(counts))
+		for i, c := range counts {
+			out[i] = metrics.JobCount(c)
+		}
+		return out, err
+	}
+}
+
+// StoreOptions are the store's options for tracing with tp: pgx's spans, and the trace context
+// of the span that inserts a job kept in it. None when tp is nil.
+func StoreOptions(tp trace.TracerProvider) []store.Option {
+	if tp == nil {
+		return nil
+	}
+	return []store.Option{store.WithTracer(tracing.QueryTracer(tp)), store.WithJobPlugins(tracing.JobPlugin(tp))}
+}
+
+// jobPlugins are the job client's plugins for tracing with tp: none when tp is nil.
+func jobPlugins(tp trace.TracerProvider) []rivertype.Plugin {
+	if tp == nil {
+		return nil
+	}
+	return []rivertype.Plugin{tracing.JobPlugin(tp)}
 }

@@ -32,25 +32,63 @@ import (
 func TestMain(m *testing.M) { testkit.Main(m) }
 
 // With METRICS_ADDR set, the service serves Prometheus metrics on that listener of its own, and
-// they follow real traffic: an issued certificate and its email, a 404 outside every route, a
-// 401, a route outside the contract, a 429 of the verification limit. Each family has its type and labels, the labels take no value
-// from the request beyond its route and status, and promtool finds nothing to complain about.
+// they follow real traffic: an issued certificate, its email and its webhook delivered to a
+// real HTTPS receiver, a badge assertion, an issuance refused for want of credits (which counts
+// nothing), a 404 outside every route, a 401, a route outside the contract, a 429 of the
+// verification limit. Each family has its type and labels, the labels take no value from the
+// request beyond its route and status, and promtool finds nothing to complain about.
 func TestMetricsFollowRealTraffic(t *testing.T) {
 	t.Parallel()
-	s := serveWithMetrics(t)
+	recv := newHookReceiver(t)
+	s := serveWithMetrics(t, recv.policy())
 	before := s.scrape(t)
 	if f := before.families["credentiald_http_requests_total"]; f != nil && len(f.Metric) > 0 {
 		t.Fatalf("requests counted before any request: %v", f.Metric)
 	}
+	// The issuance counters and every delivery outcome are there from the start, at 0.
+	for _, c := range []struct {
+		name   string
+		labels []string
+	}{
+		{"credentiald_credentials_issued_total", []string{"kind", "certificate"}},
+		{"credentiald_credentials_issued_total", []string{"kind", "badge_assertion"}},
+		{"credentiald_credits_spent_total", nil},
+		{"credentiald_webhook_deliveries_total", []string{"outcome", "delivered"}},
+		{"credentiald_webhook_deliveries_total", []string{"outcome", "disabled"}},
+	} {
+		if got := before.value(t, c.name, c.labels...); got != 0 {
+			t.Errorf("before any request, %s%v = %v, want 0", c.name, c.labels, got)
+		}
+	}
 
 	env := &testkit.Env{URL: s.api, Store: s.store, Client: contract.NewClient(t, s.api)}
 	acct := testkit.SignUp(t, env)
+	if res := acct.Client.Post("/api/v1/webhooks", map[string]any{"url": recv.srv.URL + "/hooks",
+		"events": []string{"certificate.issued"}}); res.StatusCode != http.StatusCreated {
+		t.Fatalf("subscribe: %d %s", res.StatusCode, res.Body)
+	}
 	event := acct.Event(t, env, "Metrics Meetup")
+	template := acct.Template(t, env)
 	ada := acct.Attendee(t, event, "Ada", "Lovelace", "ada@example.org")
 	res := acct.Client.Post("/api/v1/certificates/generate", map[string]any{
-		"eventId": event, "templateId": acct.Template(t, env), "attendeeId": ada, "sendEmail": true})
+		"eventId": event, "templateId": template, "attendeeId": ada, "sendEmail": true})
 	if res.StatusCode != http.StatusOK {
 		t.Fatalf("generate: %d %s", res.StatusCode, res.Body)
+	}
+	var badge struct{ Data struct{ ID string } }
+	acct.Client.Post("/api/v1/badges", map[string]any{"name": "Speaker"}).JSON(t, &badge)
+	if res := acct.Client.Post("/api/v1/badges/"+badge.Data.ID+"/issue", map[string]any{
+		"attendeeIds": []string{ada.String()}}); res.StatusCode != http.StatusOK {
+		t.Fatalf("issue the badge: %d %s", res.StatusCode, res.Body)
+	}
+	// The month's credits run out: the next certificate is refused after its issuance was
+	// written in the transaction (CREDIT_LIMIT comes from the spend, in the same round trip),
+	// and the rollback leaves the issuance counters where they were.
+	testkit.SQLAt(t, s.dbURL, `UPDATE credit_usage SET used = 12 WHERE account_id = $1`, acct.ID)
+	grace := acct.Attendee(t, event, "Grace", "Hopper", "grace@example.org")
+	if res := acct.Client.Post("/api/v1/certificates/generate", map[string]any{
+		"eventId": event, "templateId": template, "attendeeId": grace}); res.StatusCode != http.StatusPaymentRequired {
+		t.Fatalf("generate without credits: %d %s", res.StatusCode, res.Body)
 	}
 	if res := env.Client.Get("/api/v1/no-such-route"); res.StatusCode != http.StatusNotFound {
 		t.Fatalf("an unknown route: %d", res.StatusCode)
@@ -73,17 +111,24 @@ func TestMetricsFollowRealTraffic(t *testing.T) {
 		t.Fatalf("the first 429 came after %d verifications, want 30 or a few more", looked)
 	}
 
-	// The email worker sends the certificate's message after the request; wait for it.
+	// The email and webhook workers send the certificate's message and event after the request,
+	// and River marks their jobs completed a moment later; wait for all of it.
 	var after scrape
 	for deadline := time.Now().Add(30 * time.Second); ; {
 		after = s.scrape(t)
-		if after.value(t, "credentiald_email_send_attempts_total", "kind", "certificate", "outcome", "sent") == 1 {
+		if after.value(t, "credentiald_email_send_attempts_total", "kind", "certificate", "outcome", "sent") == 1 &&
+			after.value(t, "credentiald_webhook_deliveries_total", "outcome", "delivered") == 1 &&
+			after.value(t, "credentiald_jobs", "queue", "email", "state", "completed") == 1 &&
+			after.value(t, "credentiald_jobs", "queue", "webhooks", "state", "completed") == 2 { // fan-out and delivery
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the certificate's email was not counted as sent:\n%s", after.text)
+			t.Fatalf("the certificate's email and webhook were not counted as sent and completed:\n%s", after.text)
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+	if got := recv.requests(); len(got) != 1 || got[0].Get("traceparent") != "" {
+		t.Fatalf("the receiver got %d requests (want 1), without tracing configured: %v", len(got), got)
 	}
 
 	for _, f := range []struct {
@@ -100,6 +145,11 @@ func TestMetricsFollowRealTraffic(t *testing.T) {
 		{"credentiald_email_send_attempts_total", dto.MetricType_COUNTER, []string{"kind", "outcome"}},
 		{"credentiald_email_send_duration_seconds", dto.MetricType_HISTOGRAM, nil},
 		{"credentiald_email_queue_wait_seconds", dto.MetricType_HISTOGRAM, nil},
+		{"credentiald_credentials_issued_total", dto.MetricType_COUNTER, []string{"kind"}},
+		{"credentiald_credits_spent_total", dto.MetricType_COUNTER, nil},
+		{"credentiald_webhook_deliveries_total", dto.MetricType_COUNTER, []string{"outcome"}},
+		{"credentiald_webhook_queue_wait_seconds", dto.MetricType_HISTOGRAM, nil},
+		{"credentiald_jobs", dto.MetricType_GAUGE, []string{"queue", "state"}},
 		{"credentiald_build_info", dto.MetricType_GAUGE, []string{"goversion", "revision", "version"}},
 		{"credentiald_db_pool_connections", dto.MetricType_GAUGE, nil},
 		{"credentiald_db_pool_acquires_total", dto.MetricType_COUNTER, nil},
@@ -130,7 +180,8 @@ func TestMetricsFollowRealTraffic(t *testing.T) {
 		want   float64
 	}{
 		{"credentiald_http_requests_total", []string{"operation", "register", "code", "201"}, 1},
-		{"credentiald_http_requests_total", []string{"operation", "createAttendee", "code", "201"}, 1},
+		{"credentiald_http_requests_total", []string{"operation", "createAttendee", "code", "201"}, 2},
+		{"credentiald_http_requests_total", []string{"operation", "generateCertificate", "code", "402"}, 1},
 		{"credentiald_http_requests_total", []string{"operation", "generateCertificate", "code", "200"}, 1},
 		{"credentiald_http_requests_total", []string{"operation", "unknown", "code", "404"}, 1},
 		{"credentiald_http_requests_total", []string{"operation", "listEvents", "code", "401"}, 1},
@@ -142,6 +193,14 @@ func TestMetricsFollowRealTraffic(t *testing.T) {
 		{"credentiald_rate_limit_refusals_total", []string{"limit", "global"}, 0},
 		{"credentiald_rate_limit_errors_total", nil, 0},
 		{"credentiald_http_requests_in_flight", nil, 0},
+		{"credentiald_credentials_issued_total", []string{"kind", "certificate"}, 1},
+		{"credentiald_credentials_issued_total", []string{"kind", "badge_assertion"}, 1},
+		{"credentiald_credits_spent_total", nil, 2},
+		{"credentiald_webhook_deliveries_total", []string{"outcome", "retrying"}, 0},
+		{"credentiald_webhook_deliveries_total", []string{"outcome", "failed"}, 0},
+		{"credentiald_webhook_deliveries_total", []string{"outcome", "disabled"}, 0},
+		{"credentiald_jobs", []string{"queue", "webhooks", "state", "available"}, 0},
+		{"credentiald_jobs", []string{"queue", "bulk", "state", "completed"}, 0},
 	} {
 		if got := after.value(t, c.name, c.labels...); got != c.want {
 			t.Errorf("%s%v = %v, want %v", c.name, c.labels, got, c.want)
@@ -156,6 +215,13 @@ func TestMetricsFollowRealTraffic(t *testing.T) {
 	}
 	if n := after.histogramCount(t, "credentiald_email_queue_wait_seconds"); n != 1 {
 		t.Errorf("the email queue wait has %d observations, want 1", n)
+	}
+	if n := after.histogramCount(t, "credentiald_webhook_queue_wait_seconds"); n != 1 {
+		t.Errorf("the webhook queue wait has %d observations, want 1", n)
+	}
+	// Every queue shows every River state (8), and no other label value appears.
+	if n := len(after.families["credentiald_jobs"].GetMetric()); n != 4*8 {
+		t.Errorf("credentiald_jobs has %d series, want 32 (4 queues, 8 states)", n)
 	}
 
 	// No label value comes from the request: operations are names, codes are statuses.
@@ -188,6 +254,7 @@ func TestMetricsAddressInUseStopsTheStart(t *testing.T) {
 // served is the service running in this process with METRICS_ADDR on a loopback port.
 type served struct {
 	store   *store.Store
+	dbURL   string
 	api     string // the API's base URL
 	metrics string // the metrics' URL
 }
@@ -202,7 +269,7 @@ func testConfig(t *testing.T, dbURL string) config.Config {
 	return cfg
 }
 
-func serveWithMetrics(t *testing.T) served {
+func serveWithMetrics(t *testing.T, o app.Overrides) served {
 	st, dbURL := testkit.Store(t)
 	cfg := testConfig(t, dbURL)
 	cfg.MetricsAddr = "127.0.0.1:0"
@@ -210,7 +277,7 @@ func serveWithMetrics(t *testing.T) served {
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan net.Addr, 1)
 	done := make(chan error, 1)
-	go func() { done <- app.Serve(ctx, cfg, logging.New(logs, slog.LevelInfo), ready) }()
+	go func() { done <- app.ServeWith(ctx, cfg, logging.New(logs, slog.LevelInfo), ready, o) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
@@ -236,7 +303,7 @@ func serveWithMetrics(t *testing.T) served {
 	if metricsAddr == "" {
 		t.Fatalf("no \"serving metrics\" line in the log:\n%s", logs)
 	}
-	return served{store: st, api: "http://" + addr.String(), metrics: "http://" + metricsAddr + "/metrics"}
+	return served{store: st, dbURL: dbURL, api: "http://" + addr.String(), metrics: "http://" + metricsAddr + "/metrics"}
 }
 
 // scrape is one scrape of /metrics, as text and parsed.

@@ -49,6 +49,12 @@ type Config struct {
 	// MetricsAddr, when set, serves the Prometheus metrics (/metrics) on a listener of its own,
 	// never on the API's: an operator's port, off by default.
 	MetricsAddr string
+	// TracesEndpoint, when set, is the OTLP/HTTP URL traces are exported to (OpenTelemetry's
+	// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, or OTEL_EXPORTER_OTLP_ENDPOINT with /v1/traces); empty:
+	// no tracing at all.
+	TracesEndpoint string
+	// ServiceName names the service in its traces (OTEL_SERVICE_NAME, default credentiald).
+	ServiceName string
 }
 
 // FromEnv reads the configuration through getenv (os.Getenv in production).
@@ -67,6 +73,10 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		GOGCSet:       getenv("GOGC") != "",
 	}
 	var err error
+	if c.TracesEndpoint, err = tracesEndpoint(getenv); err != nil {
+		return c, err
+	}
+	c.ServiceName = orDefault(getenv("OTEL_SERVICE_NAME"), "credentiald")
 	site := orDefault(getenv("SITE_URL"), "http://localhost:8080")
 	if c.SiteURL, err = url.Parse(strings.TrimRight(site, "/")); err != nil || c.SiteURL.Host == "" ||
 		(c.SiteURL.Scheme != "http" && c.SiteURL.Scheme != "https") {
@@ -139,4 +149,27 @@ func parseBool(getenv func(string) string, name string, def bool) (bool, error) 
 		return false, fmt.Errorf("%s %q: want true or false", name, v)
 	}
 	return b, nil
+}
+
+// tracesEndpoint is where traces go, read as OpenTelemetry's exporters read it: the signal's
+// own variable is the URL as it is; the general one is a base, to which /v1/traces is added.
+// OTEL_SDK_DISABLED=true switches tracing off whatever they say. The exporter's other settings
+// (OTEL_EXPORTER_OTLP_HEADERS, _COMPRESSION, _TIMEOUT, OTEL_BSP_*) are read by the SDK itself.
+func tracesEndpoint(getenv func(string) string) (string, error) {
+	if off, err := parseBool(getenv, "OTEL_SDK_DISABLED", false); err != nil || off {
+		return "", err
+	}
+	name, u := "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+	if u == "" {
+		name, u = "OTEL_EXPORTER_OTLP_ENDPOINT", getenv("OTEL_EXPORTER_OTLP_ENDPOINT")
+		if u == "" {
+			return "", nil
+		}
+		u = strings.TrimRight(u, "/") + "/v1/traces"
+	}
+	parsed, err := url.Parse(u)
+	if err != nil || parsed.Host == "" || (parsed.Scheme != "http" && parsed.Scheme != "https") {
+		return "", fmt.Errorf("%s %q: want an absolute http(s) URL (OTLP over HTTP, such as http://localhost:4318)", name, getenv(name))
+	}
+	return u, nil
 }

@@ -35,7 +35,9 @@ func TestBadValuesAreRefusedWithTheirName(t *testing.T) {
 	for name, value := range map[string]string{
 		"SITE_URL": "localhost:8080", "LOG_LEVEL": "loud", "SIGNUP_ENABLED": "maybe",
 		"WEBHOOK_ALLOW_INSECURE_TARGETS": "yes please", "TRUSTED_PROXIES": "not-an-ip",
-		"SECRETS_KEY": "c2hvcnQ=", "SECRETS_KEY_PREVIOUS": "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=,not base64",
+		"OTEL_EXPORTER_OTLP_ENDPOINT": "localhost:4318", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "grpc://collector",
+		"OTEL_SDK_DISABLED": "nope",
+		"SECRETS_KEY":       "c2hvcnQ=", "SECRETS_KEY_PREVIOUS": "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=,not base64",
 	} {
 		if _, err := FromEnv(env(map[string]string{name: value})); err == nil || !strings.Contains(err.Error(), name) {
 			t.Errorf("%s=%q: %v", name, value, err)
@@ -56,5 +58,29 @@ func TestSecretsKeysAreBase64Of32Bytes(t *testing.T) {
 	}
 	if c, _ := FromEnv(env(nil)); c.SecretsKey != nil || c.SecretsKeyPrevious != nil {
 		t.Fatal("keys out of nothing")
+	}
+}
+
+// Traces go where OpenTelemetry's exporters would send them: the signal's own variable as it
+// is, the general one with /v1/traces added; nowhere when neither is set or the SDK is disabled.
+func TestTracesEndpointFollowsOpenTelemetrysVariables(t *testing.T) {
+	for _, c := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{nil, ""},
+		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318"}, "http://collector:4318/v1/traces"},
+		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "https://otlp.example.org/otlp/"}, "https://otlp.example.org/otlp/v1/traces"},
+		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318",
+			"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://tempo:4318/traces"}, "http://tempo:4318/traces"},
+		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318", "OTEL_SDK_DISABLED": "true"}, ""},
+	} {
+		got, err := FromEnv(env(c.env))
+		if err != nil || got.TracesEndpoint != c.want {
+			t.Errorf("%v: %q %v, want %q", c.env, got.TracesEndpoint, err, c.want)
+		}
+	}
+	if c, _ := FromEnv(env(nil)); c.ServiceName != "credentiald" {
+		t.Errorf("default service name %q", c.ServiceName)
 	}
 }

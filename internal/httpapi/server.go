@@ -12,6 +12,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/certhub/credentiald/gen/api"
 	"github.com/certhub/credentiald/gen/docs"
@@ -75,6 +76,9 @@ type Options struct {
 	StrictMiddlewares []api.StrictMiddlewareFunc
 	// Metrics, when set, records every request (METRICS_ADDR); nil: no metrics.
 	Metrics *metrics.HTTP
+	// Tracer, when set, makes a server span of every request (OTEL_EXPORTER_OTLP_ENDPOINT);
+	// nil: no tracing.
+	Tracer trace.Tracer
 	// Links makes the URLs the answers carry (site_url); its zero value makes them relative.
 	Links links.Site
 }
@@ -153,7 +157,7 @@ func New(opts Options) (*echo.Echo, error) {
 	infrastructure := ps.add("", false, access, httpmw.RecoverPanics, httpmw.LimitBody)
 	ps.rest = infrastructure
 	names := httpmw.RouteNamesOf(ops, infrastructureRoutes)
-	e.Use(httpmw.CountRequests(opts.Metrics, names), httpmw.RequestID, httpmw.SandboxSVG, ps.unmatched)
+	e.Use(httpmw.Observe(opts.Metrics, opts.Tracer, names), httpmw.RequestID, httpmw.SandboxSVG, ps.unmatched)
 
 	infrastructure.Add(http.MethodGet, "/openapi/v1.json", func(c echo.Context) error {
 		return c.Blob(http.StatusOK, "application/json", openapi.Document)

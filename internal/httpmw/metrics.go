@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/certhub/credentiald/internal/metrics"
 )
@@ -45,35 +46,61 @@ func (n RouteNames) Cover(routes []*echo.Route) error {
 	return nil
 }
 
-// CountRequests records every request in m (nil: metrics are off, and it does nothing): its
-// operation, its status and its duration, and it counts the requests in flight. It runs first,
-// and answers a handler's error itself (through the error handler, as Echo would after it), so
-// that it records the status the client got: errors, the rate limiter's 429s and panics
-// turned into 500s included.
-func CountRequests(m *metrics.HTTP, names RouteNames) echo.MiddlewareFunc {
-	if m == nil {
+// Observe records every request: in m, its operation, its status and its duration, and the
+// requests in flight (nil: metrics off); and, with tracer (nil: tracing off), as a server span
+// named by its operation, continuing the trace of an incoming traceparent. The route's name is
+// looked up once for both. It runs first, and answers a handler's error itself (through the
+// error handler, as Echo would after it), so that both record the status the client got:
+// errors, the rate limiter's 429s and panics turned into 500s included. Both nil: it does
+// nothing.
+func Observe(m *metrics.HTTP, tracer trace.Tracer, names RouteNames) echo.MiddlewareFunc {
+	if m == nil && tracer == nil {
 		return func(next echo.HandlerFunc) echo.HandlerFunc { return next }
 	}
-	ops := make(map[routeID]*metrics.Operation, len(names))
-	for id, name := range names {
-		ops[id] = m.Operation(name)
+	type route struct {
+		name string
+		op   *metrics.Operation // nil when metrics are off
 	}
-	unknown := m.Operation(metrics.Unknown)
+	routes := make(map[routeID]route, len(names))
+	unknown := route{name: metrics.Unknown}
+	for id, name := range names {
+		routes[id] = route{name: name}
+	}
+	if m != nil {
+		for id, r := range routes {
+			r.op = m.Operation(r.name)
+			routes[id] = r
+		}
+		unknown.op = m.Operation(metrics.Unknown)
+	}
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			start := time.Now()
-			m.Begin()
-			defer m.End()
+			r, ok := routes[routeID{c.Request().Method, c.Path()}]
+			// Echo also matches an empty parameter, or a last one that runs over slashes; the
+			// validator takes such a request for no operation, and so does the name.
+			if !ok || !segmentParams(c) {
+				r = unknown
+			}
+			if m != nil {
+				m.Begin()
+				defer m.End()
+			}
+			var span trace.Span
+			if tracer != nil {
+				span = startServerSpan(c, tracer, r.name)
+				defer span.End()
+			}
 			if err := next(c); err != nil {
 				c.Error(err)
 			}
-			op := ops[routeID{c.Request().Method, c.Path()}]
-			// Echo also matches an empty parameter, or a last one that runs over slashes; the
-			// validator takes such a request for no operation, and so does the label.
-			if op == nil || !segmentParams(c) {
-				op = unknown
+			status := c.Response().Status
+			if r.op != nil {
+				r.op.Observe(status, time.Since(start))
 			}
-			op.Observe(c.Response().Status, time.Since(start))
+			if span != nil {
+				endServerSpan(span, status)
+			}
 			return nil
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/certhub/credentiald/internal/bulk"
 	"github.com/certhub/credentiald/internal/email"
@@ -40,8 +41,9 @@ const DefaultRescueAfter = time.Minute
 // New returns the client over the store's database; Start begins working jobs, Stop lets the
 // running ones finish. rescueAfter (0: DefaultRescueAfter) is when River's rescuer takes up the
 // job of a process that died; workers with a longer timeout declare it (Timeout), and River
-// waits for it before rescuing their jobs.
-func New(st *store.Store, w Workers, logger *slog.Logger, rescueAfter time.Duration) (*store.JobQueue, error) {
+// waits for it before rescuing their jobs. plugins are installed on the client (River's
+// OpenTelemetry middleware, when tracing is on).
+func New(st *store.Store, w Workers, logger *slog.Logger, rescueAfter time.Duration, plugins ...rivertype.Plugin) (*store.JobQueue, error) {
 	// The machine has 2 cores: bulk issuance renders (CPU), so 2 at a time; email and webhooks
 	// wait on the network, so more; the maintenance jobs are rare and short.
 	queues := map[string]river.QueueConfig{}
@@ -76,6 +78,7 @@ func New(st *store.Store, w Workers, logger *slog.Logger, rescueAfter time.Durat
 		Queues:       queues,
 		Workers:      workers,
 		PeriodicJobs: periodic,
+		Plugins:      plugins,
 		Logger:       logger,
 		// River's default job timeout (1 minute), unless the rescue comes sooner (tests); workers
 		// that need longer say so (Timeout).

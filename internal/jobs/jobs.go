@@ -18,6 +18,9 @@ const (
 	QueueMaintenance = "maintenance"
 )
 
+// Queues are all of them (the metrics show each, empty or not).
+var Queues = []string{QueueBulk, QueueEmail, QueueWebhooks, QueueMaintenance}
+
 // EmailAttempts is how many times a message is tried before it is given up.
 const EmailAttempts = 8
 

@@ -1,5 +1,6 @@
 // Package logging builds the service's slog logger: JSON lines that carry the request id of
-// the context they are logged with.
+// the context they are logged with, and its trace and span ids when it has a span (tracing on),
+// so that a log line leads to its trace and back.
 package logging
 
 import (
@@ -8,6 +9,8 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+
+	"go.opentelemetry.io/otel/trace"
 )
 
 type ctxKey struct{}
@@ -45,6 +48,9 @@ type contextHandler struct{ slog.Handler }
 func (h contextHandler) Handle(ctx context.Context, r slog.Record) error {
 	if id := RequestID(ctx); id != "" {
 		r.AddAttrs(slog.String("request_id", id))
+	}
+	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
+		r.AddAttrs(slog.String("trace_id", sc.TraceID().String()), slog.String("span_id", sc.SpanID().String()))
 	}
 	return h.Handler.Handle(ctx, r)
 }

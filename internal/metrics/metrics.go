@@ -1,7 +1,9 @@
 // Package metrics is the service's Prometheus exposition, served on the operator's listener
 // (METRICS_ADDR), never on the API's: the registry and its handler, the API's request metrics
 // (recorded by httpapi's middleware), counting decorators for the rate limiter and the email
-// sender, the database pool's figures, the Go runtime, the process and the build.
+// sender, the webhook dispatcher's observer, the credentials issued and credits spent (told by
+// the store after each commit), River's jobs and the database pool's figures (read at each
+// scrape), the Go runtime, the process and the build.
 //
 // Every label takes a bounded set of values: operation ids, status codes, limit names, kinds
 // of message and outcomes; never an account, a verification code or a path with an id in it.

@@ -18,6 +18,7 @@ import (
 	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/email"
 	"github.com/certhub/credentiald/internal/ratelimit"
+	"github.com/certhub/credentiald/internal/webhooks"
 )
 
 // Recording a request on a status code its operation answered before allocates nothing: the
@@ -65,6 +66,9 @@ func TestMetricsPassPrometheusLint(t *testing.T) {
 	r.Limiter(ratelimit.NewMemory(nil))
 	r.EmailSender(senderFunc(func() error { return nil }), nil)
 	r.Register(NewPoolCollector(func() PoolStats { return PoolStats{} }))
+	r.Register(NewJobsCollector(func(context.Context) ([]JobCount, error) { return nil, nil }, []string{"email"}))
+	r.Issuance("certificate").Committed(map[string]int{"certificate": 1}, 1)
+	r.WebhookObserver().Attempted(webhooks.OutcomeDelivered, time.Second)
 	r.http.Operation("getEvent").Observe(http.StatusOK, time.Millisecond)
 	problems, err := testutil.GatherAndLint(r.reg)
 	if err != nil {
@@ -157,6 +161,73 @@ func TestMetricsEmailSenderCountsAttemptsByOutcome(t *testing.T) {
 	}
 }
 
+// River's jobs are counted at the scrape, within JobsTimeout: each of the service's queues
+// shows every state, a queue only the database knows shows what it has, and a count that fails
+// leaves the family out of the scrape while the others are still served.
+func TestMetricsJobsCollectorCountsAtTheScrape(t *testing.T) {
+	var fail error
+	c := NewJobsCollector(func(ctx context.Context) ([]JobCount, error) {
+		if d, ok := ctx.Deadline(); !ok || time.Until(d) > JobsTimeout {
+			t.Errorf("the count runs without the scrape's bound (deadline %v, %v)", d, ok)
+		}
+		return []JobCount{{Queue: "email", State: "completed", Jobs: 3}, {Queue: "legacy", State: "available", Jobs: 1}}, fail
+	}, []string{"email", "webhooks"})
+	want := `
+# HELP credentiald_jobs River's jobs now, by queue and state (available, scheduled, running, retryable, completed, cancelled, discarded, pending), counted in the database at each scrape.
+# TYPE credentiald_jobs gauge
+credentiald_jobs{queue="email",state="available"} 0
+credentiald_jobs{queue="email",state="cancelled"} 0
+credentiald_jobs{queue="email",state="completed"} 3
+credentiald_jobs{queue="email",state="discarded"} 0
+credentiald_jobs{queue="email",state="pending"} 0
+credentiald_jobs{queue="email",state="retryable"} 0
+credentiald_jobs{queue="email",state="running"} 0
+credentiald_jobs{queue="email",state="scheduled"} 0
+credentiald_jobs{queue="legacy",state="available"} 1
+credentiald_jobs{queue="webhooks",state="available"} 0
+credentiald_jobs{queue="webhooks",state="cancelled"} 0
+credentiald_jobs{queue="webhooks",state="completed"} 0
+credentiald_jobs{queue="webhooks",state="discarded"} 0
+credentiald_jobs{queue="webhooks",state="pending"} 0
+credentiald_jobs{queue="webhooks",state="retryable"} 0
+credentiald_jobs{queue="webhooks",state="running"} 0
+credentiald_jobs{queue="webhooks",state="scheduled"} 0
+`
+	if err := testutil.CollectAndCompare(c, strings.NewReader(want)); err != nil {
+		t.Error(err)
+	}
+
+	fail = errors.New("canceling statement due to statement timeout")
+	r := New()
+	r.Register(c)
+	rec := httptest.NewRecorder()
+	r.Handler(slog.New(slog.NewTextHandler(io.Discard, nil))).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	if rec.Code != http.StatusOK || strings.Contains(rec.Body.String(), "credentiald_jobs{") ||
+		!strings.Contains(rec.Body.String(), "credentiald_build_info{") {
+		t.Errorf("a failing count: %d\n%s", rec.Code, rec.Body.String())
+	}
+}
+
+// Each attempt counts under its outcome, every outcome's series there from the start; the wait
+// is observed once per attempt.
+func TestMetricsWebhookObserverCountsAttemptsByOutcome(t *testing.T) {
+	r := New()
+	o := r.WebhookObserver()
+	for _, outcome := range []webhooks.Outcome{webhooks.OutcomeDelivered, webhooks.OutcomeRetrying, webhooks.OutcomeRetrying, webhooks.OutcomeDisabled} {
+		o.Attempted(outcome, 2*time.Minute)
+	}
+	w := o.(*webhookObserver)
+	for outcome, want := range map[webhooks.Outcome]float64{webhooks.OutcomeDelivered: 1, webhooks.OutcomeRetrying: 2,
+		webhooks.OutcomeFailed: 0, webhooks.OutcomeDisabled: 1} {
+		if got := testutil.ToFloat64(w.byOutcome[outcome]); got != want {
+			t.Errorf("%s counted %v times, want %v", outcome, got, want)
+		}
+	}
+	if n := testutil.CollectAndCount(r.reg, "credentiald_webhook_deliveries_total"); n != len(webhooks.Outcomes) {
+		t.Errorf("%d outcome series, want %d", n, len(webhooks.Outcomes))
+	}
+}
+
 // A nil registry is metrics off: the decorators hand back what they were given.
 func TestMetricsOffDecorateNothing(t *testing.T) {
 	var off *Registry
@@ -166,6 +237,9 @@ func TestMetricsOffDecorateNothing(t *testing.T) {
 	}
 	if _, ok := off.EmailSender(s, nil).(senderFunc); !ok {
 		t.Error("a nil registry decorated the email sender")
+	}
+	if off.WebhookObserver() != nil || off.Issuance("certificate") != nil {
+		t.Error("a nil registry observes webhooks or counts issuance")
 	}
 }
 

@@ -36,6 +36,7 @@ func (t *Tx) CountIssued(accountID, eventID uuid.UUID, kind string, at time.Time
 		t.issued = map[IssuedKey]int{}
 	}
 	t.issued[k] += n
+	t.countCommitted(kind, n)
 }
 
 func (t *Tx) writeIssued(ctx context.Context) error {

@@ -371,18 +371,19 @@ func (t *Tx) Outbox(ctx context.Context, accountID uuid.UUID, eventType string, 
 		Payload: b, OccurredAt: at}); err != nil {
 		return mapError(err)
 	}
-	return mapError(t.q.QueueOutboxFanOut(ctx, fanOutParams([]uuid.UUID{id})))
+	return mapError(t.q.QueueOutboxFanOut(ctx, fanOutParams(ctx, []uuid.UUID{id})))
 }
 
 // fanOutParams are the arguments of the statement that queues the fan-out jobs of events
 // (QueueOutboxFanOut): the job's kind, queue and attempts as jobs.FanOutEvents says, with
 // fanOutBatch events a job. The statement writes the job's arguments (jobs.FanOutEvents'
-// JSON) itself, since only it knows which events wait for a fan-out.
-func fanOutParams(ids []uuid.UUID) db.QueueOutboxFanOutParams {
+// JSON) itself, since only it knows which events wait for a fan-out. The job's metadata is the
+// trace context of ctx's span (jobMetadata).
+func fanOutParams(ctx context.Context, ids []uuid.UUID) db.QueueOutboxFanOutParams {
 	var args jobs.FanOutEvents
 	opts := args.InsertOpts()
 	return db.QueueOutboxFanOutParams{JobKind: args.Kind(), JobQueue: opts.Queue, JobMaxAttempts: int16(opts.MaxAttempts),
-		Batch: fanOutBatch, Ids: ids}
+		Batch: fanOutBatch, Ids: ids, JobMetadata: jobMetadata(ctx)}
 }
 
 // Outbox writes an event in a transaction of its own (see Tx.Outbox).
@@ -423,7 +424,7 @@ func (t *Tx) OutboxMany(ctx context.Context, accountID uuid.UUID, eventType stri
 	if err := t.q.InsertOutboxEvents(ctx, p); err != nil {
 		return mapError(err)
 	}
-	return mapError(t.q.QueueOutboxFanOut(ctx, fanOutParams(p.Ids)))
+	return mapError(t.q.QueueOutboxFanOut(ctx, fanOutParams(ctx, p.Ids)))
 }
 
 // OutboxEvents lists the account's outbox events, oldest first.

@@ -2,10 +2,13 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivertype"
+	"go.opentelemetry.io/otel/propagation"
 )
 
 // JobQueue is the job queue (River) in the store's database, as a client that works jobs: the
@@ -35,8 +38,8 @@ func (j *JobQueue) StopAndCancel(ctx context.Context) error { return j.client.St
 // newJobInserter returns the client the store inserts jobs with: River's insert-only client
 // (no workers, never started), so that domain code queues a job in its transaction without
 // holding the process's working client.
-func newJobInserter(s *Store) (*river.Client[pgx.Tx], error) {
-	return river.NewClient(riverpgxv5.New(s.pool), &river.Config{})
+func newJobInserter(s *Store, plugins []rivertype.Plugin) (*river.Client[pgx.Tx], error) {
+	return river.NewClient(riverpgxv5.New(s.pool), &river.Config{Plugins: plugins})
 }
 
 // InsertJob queues a job in the transaction; its options are its arguments' (InsertOpts).
@@ -56,4 +59,41 @@ func (t *Tx) InsertJobs(ctx context.Context, args []river.JobArgs) error {
 	}
 	_, err := t.jobs.InsertManyTx(ctx, t.tx, params)
 	return mapError(err)
+}
+
+// JobCount is how many of River's jobs are in one queue in one state.
+type JobCount struct {
+	Queue, State string
+	Jobs         int
+}
+
+// CountJobs counts River's jobs by queue and state, in one statement (for the operator's
+// metrics, at each scrape).
+func (s *Store) CountJobs(ctx context.Context) ([]JobCount, error) {
+	rows, err := s.q.CountJobsByQueueAndState(ctx)
+	if err != nil {
+		return nil, mapError(err)
+	}
+	out := make([]JobCount, len(rows))
+	for i, r := range rows {
+		out[i] = JobCount{Queue: r.Queue, State: r.State, Jobs: int(r.Jobs)}
+	}
+	return out, nil
+}
+
+// jobMetadata is the River metadata of a job the store queues by SQL (the webhook fan-out): the
+// W3C trace context of ctx's span, under the keys River's OpenTelemetry middleware reads
+// (traceparent, tracestate), so that the job's work span links to the span that queued it, as
+// for a job inserted through River's client; {} when ctx has no span (tracing off).
+func jobMetadata(ctx context.Context) []byte {
+	carrier := propagation.MapCarrier{}
+	propagation.TraceContext{}.Inject(ctx, carrier)
+	if len(carrier) == 0 {
+		return []byte("{}")
+	}
+	b, err := json.Marshal(carrier)
+	if err != nil {
+		return []byte("{}")
+	}
+	return b
 }

@@ -90,7 +90,7 @@ func (r queuedResults) Tx() pgx.Tx                       { return nil }
 // transaction: those after it fail too).
 func (p *Pipeline) Send(ctx context.Context) error {
 	if len(p.events) > 0 {
-		r := p.q.PipelineQueueOutboxFanOut(ctx, []db.PipelineQueueOutboxFanOutParams{db.PipelineQueueOutboxFanOutParams(fanOutParams(p.events))})
+		r := p.q.PipelineQueueOutboxFanOut(ctx, []db.PipelineQueueOutboxFanOutParams{db.PipelineQueueOutboxFanOutParams(fanOutParams(ctx, p.events))})
 		p.exec(func(f func(int, error)) { r.Exec(f) })
 		p.events = nil
 	}
@@ -151,6 +151,9 @@ func (p *Pipeline) SpendCredits(ctx context.Context, accountID uuid.UUID, period
 			return nil // fewer than n left: OK stays false
 		}
 		out.OK = err == nil
+		if out.OK {
+			p.tx.committed.CreditsSpent += n
+		}
 		return err
 	})
 	return out

@@ -12,10 +12,12 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/multitracer"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/certhub/credentiald/gen/db"
 )
@@ -28,6 +30,7 @@ type Store struct {
 	sqlDB      *sql.DB // database/sql view of pool, for goose
 	migrations *goose.Provider
 	jobs       *river.Client[pgx.Tx] // inserts jobs only (see newJobInserter)
+	onCommit   func(Committed)
 }
 
 // Tx is one open transaction: the store's data methods, run inside it. It lives only during
@@ -38,6 +41,8 @@ type Tx struct {
 	jobs *river.Client[pgx.Tx]
 	// issued holds what CountIssued was told, written just before the commit.
 	issued map[IssuedKey]int
+	// committed is what the transaction issued and spent, told to Store.OnCommit's function.
+	committed Committed
 }
 
 // queries are the data methods, shared by Store and Tx: the generated queries on conn (the
@@ -47,13 +52,30 @@ type queries struct {
 	conn db.DBTX
 }
 
-// Option adjusts the connection pool Open makes.
-type Option func(*pgxpool.Config)
+// Option adjusts what Open makes: the connection pool, the client that inserts jobs.
+type Option func(*options)
+
+type options struct {
+	pool       *pgxpool.Config
+	jobPlugins []rivertype.Plugin
+}
 
 // WithTracer has every query of the store's connections traced by t (pgx's tracer: what a
-// statement ran, with which arguments, and how long it took).
+// statement ran, with which arguments, and how long it took). Tracers given by several
+// options all trace, in their order (a benchmark's counting tracer beside OpenTelemetry's).
 func WithTracer(t pgx.QueryTracer) Option {
-	return func(c *pgxpool.Config) { c.ConnConfig.Tracer = t }
+	return func(o *options) {
+		if prev := o.pool.ConnConfig.Tracer; prev != nil {
+			t = multitracer.New(prev, t)
+		}
+		o.pool.ConnConfig.Tracer = t
+	}
+}
+
+// WithJobPlugins installs River plugins on the client the store inserts jobs with (Tx.InsertJob):
+// River's OpenTelemetry middleware writes the inserting span's trace context into the job.
+func WithJobPlugins(ps ...rivertype.Plugin) Option {
+	return func(o *options) { o.jobPlugins = append(o.jobPlugins, ps...) }
 }
 
 // Open connects to the database at url.
@@ -62,8 +84,9 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("DATABASE_URL: %w", err)
 	}
-	for _, o := range opts {
-		o(cfg)
+	o := options{pool: cfg}
+	for _, opt := range opts {
+		opt(&o)
 	}
 	cfg.AfterConnect = func(_ context.Context, conn *pgx.Conn) error {
 		registerUUID(conn.TypeMap())
@@ -84,7 +107,7 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 		s.Close()
 		return nil, err
 	}
-	if s.jobs, err = newJobInserter(s); err != nil {
+	if s.jobs, err = newJobInserter(s, o.jobPlugins); err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -125,6 +148,9 @@ func InTx[T any](ctx context.Context, s *Store, fn func(tx *Tx) (T, error)) (T, 
 	}
 	if err := ptx.Commit(ctx); err != nil {
 		return zero, mapError(err)
+	}
+	if s.onCommit != nil && !tx.committed.empty() {
+		s.onCommit(tx.committed)
 	}
 	return out, nil
 }

@@ -49,6 +49,9 @@ type WebhookAttempt struct {
 	// that the last of them never recorded an outcome (its process stopped while sending).
 	PreviousAttempts int
 	PreviousInFlight bool
+	// QueuedAt is when the delivery's event occurred (when the delivery was made, for one
+	// without an event): its wait is measured from it.
+	QueuedAt time.Time
 }
 
 // WebhookOutcome is what one attempt came to. Status pending means: try again at NextAttemptAt.
@@ -282,7 +285,7 @@ func (d queries) StartWebhookAttempt(ctx context.Context, id uuid.UUID, attempt 
 		return WebhookAttempt{}, mapError(err)
 	}
 	return WebhookAttempt{URL: r.Url, SecretSealed: r.SecretSealed, PreviousAttempts: int(r.PreviousAttempts),
-		PreviousInFlight: r.PreviousInFlight, Delivery: webhookDeliveryFrom(db.WebhookDelivery{
+		PreviousInFlight: r.PreviousInFlight, QueuedAt: r.QueuedAt, Delivery: webhookDeliveryFrom(db.WebhookDelivery{
 			ID: r.ID, AccountID: r.AccountID, SubscriptionID: r.SubscriptionID, OutboxEventID: r.OutboxEventID, EventType: r.EventType,
 			Payload: r.Payload, Status: r.Status, Attempts: r.Attempts, LastAttemptAt: r.LastAttemptAt, NextAttemptAt: r.NextAttemptAt,
 			ResponseStatus: r.ResponseStatus, ResponseBody: r.ResponseBody, Error: r.Error, DurationMs: r.DurationMs, CreatedAt: r.CreatedAt})}, nil

@@ -19,12 +19,15 @@ import (
 	"code.dny.dev/ssrf"
 	"github.com/google/uuid"
 	"github.com/riverqueue/river"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/jobs"
 	"github.com/certhub/credentiald/internal/recovery"
 	"github.com/certhub/credentiald/internal/secretbox"
 	"github.com/certhub/credentiald/internal/store"
+	"github.com/certhub/credentiald/internal/tracing"
 )
 
 // The delivery rules of the contract.
@@ -61,6 +64,11 @@ type Dispatcher struct {
 	// Now is the dispatcher's clock (default time.Now): timestamps and signatures. Durations
 	// are measured on the monotonic clock.
 	Now func() time.Time
+	// Observer, when set, is told of each attempt's outcome (the operator's metrics).
+	Observer Observer
+	// Tracer, when set, makes a client span of each request (see traced.go), whose trace
+	// context the request carries in traceparent.
+	Tracer trace.Tracer
 
 	once   sync.Once
 	client *http.Client
@@ -210,19 +218,23 @@ func (w *deliveryWorker) Work(ctx context.Context, job *river.Job[jobs.DeliverWe
 		d.Logger.WarnContext(ctx, "webhook delivery given up: its last attempt did not finish", "delivery_id", a.Delivery.ID,
 			"subscription_id", a.Delivery.SubscriptionID)
 		problem := fmt.Sprintf("gave up after %d attempts: the last one did not finish (the service stopped while sending)", MaxAttempts)
-		if _, err := d.record(rec, a, result{problem: problem, ours: true, final: true}, lapsed); err != nil {
+		outcome, err := d.record(rec, a, result{problem: problem, ours: true, final: true}, lapsed)
+		if err != nil {
 			return err
 		}
+		d.observe(a, outcome)
 		return errors.Join(river.RecordOutput(ctx, NotSent{Reason: problem}), river.JobCancel(errors.New(problem)))
 	}
 	r := d.deliver(ctx, a)
-	retry, err := d.record(rec, a, r, lapsed)
-	switch {
-	case err != nil:
+	outcome, err := d.record(rec, a, r, lapsed)
+	if err != nil {
 		return err
+	}
+	d.observe(a, outcome)
+	switch {
 	case r.problem == "":
 		return nil
-	case retry:
+	case outcome == OutcomeRetrying:
 		return errors.New(r.problem)
 	default:
 		return river.JobCancel(errors.New(r.problem))
@@ -267,8 +279,9 @@ func (d *Dispatcher) deliver(ctx context.Context, a store.WebhookAttempt) result
 	return r
 }
 
-// send makes the request: the exact payload bytes, signed now.
-func (d *Dispatcher) send(ctx context.Context, a store.WebhookAttempt) result {
+// post makes the request: the exact payload bytes, signed now, with the trace context of ctx
+// (traceparent) when it has a span.
+func (d *Dispatcher) post(ctx context.Context, a store.WebhookAttempt) result {
 	w := a.Delivery
 	u, err := url.Parse(a.URL)
 	if err != nil || (u.Scheme != "https" && !(d.Policy.AllowInsecure && u.Scheme == "http")) {
@@ -287,6 +300,7 @@ func (d *Dispatcher) send(ctx context.Context, a store.WebhookAttempt) result {
 		return result{problem: "not sent: the URL cannot be requested: " + err.Error()}
 	}
 	req.Header = h
+	tracing.Propagator.Inject(ctx, propagation.HeaderCarrier(req.Header))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "credentiald-webhooks/1")
 	start := time.Now()
@@ -348,12 +362,20 @@ func text(b []byte) *string {
 	return &s
 }
 
+// observe tells the observer, if any, of an attempt recorded (after its transaction committed).
+func (d *Dispatcher) observe(a store.WebhookAttempt, o Outcome) {
+	if d.Observer != nil && o != "" {
+		d.Observer.Attempted(o, max(0, d.Now().Sub(a.QueuedAt)))
+	}
+}
+
 // record writes the outcome of an attempt and applies the subscription's rules: a success
 // resets its failures; a failure counts one (and one more per attempt before that lapsed),
 // schedules the next attempt, or closes the delivery when it was the last, when the
 // subscription is off, or when this failure switches it off (410 Gone, or the tenth in a row).
-// It reports whether the delivery waits for another attempt.
-func (d *Dispatcher) record(ctx context.Context, a store.WebhookAttempt, r result, lapsed int) (bool, error) {
+// It returns the attempt's outcome: OutcomeRetrying when the delivery waits for another
+// attempt; "" when there was nothing to record (the delivery was closed or deleted meanwhile).
+func (d *Dispatcher) record(ctx context.Context, a store.WebhookAttempt, r result, lapsed int) (Outcome, error) {
 	w := a.Delivery
 	now := d.Now()
 	o := store.WebhookOutcome{ResponseBody: r.body}
@@ -367,20 +389,19 @@ func (d *Dispatcher) record(ctx context.Context, a store.WebhookAttempt, r resul
 	if r.problem == "" {
 		// A success needs no lock on the subscription: it only ever sets the count to 0.
 		o.Status = "succeeded"
-		_, err := store.InTx(ctx, d.Store, func(tx *store.Tx) (struct{}, error) {
+		return store.InTx(ctx, d.Store, func(tx *store.Tx) (Outcome, error) {
 			if ok, err := tx.FinishWebhookAttempt(ctx, w.ID, w.Attempts, o); err != nil || !ok {
-				return struct{}{}, err
+				return "", err
 			}
-			return struct{}{}, tx.ResetWebhookFailures(ctx, w.SubscriptionID)
+			return OutcomeDelivered, tx.ResetWebhookFailures(ctx, w.SubscriptionID)
 		})
-		return false, err
 	}
-	return store.InTx(ctx, d.Store, func(tx *store.Tx) (bool, error) {
+	return store.InTx(ctx, d.Store, func(tx *store.Tx) (Outcome, error) {
 		sub, err := tx.LockWebhookSubscriptionByID(ctx, w.SubscriptionID)
 		if errors.Is(err, store.ErrNotFound) {
-			return false, nil // deleted meanwhile, with its deliveries
+			return "", nil // deleted meanwhile, with its deliveries
 		} else if err != nil {
-			return false, err
+			return "", err
 		}
 		failures := lapsed
 		if !r.ours {
@@ -409,10 +430,18 @@ func (d *Dispatcher) record(ctx context.Context, a store.WebhookAttempt, r resul
 			o.NextAttemptAt = &next
 		}
 		if ok, err := tx.FinishWebhookAttempt(ctx, w.ID, w.Attempts, o); err != nil || !ok {
-			return false, err
+			return "", err
 		}
-		_, err = d.countFailures(ctx, tx, sub, failures, r.gone, now)
-		return !final, err
+		if _, err := d.countFailures(ctx, tx, sub, failures, r.gone, now); err != nil {
+			return "", err
+		}
+		switch {
+		case !final:
+			return OutcomeRetrying, nil
+		case switchOff || !sub.Active:
+			return OutcomeDisabled, nil
+		}
+		return OutcomeFailed, nil
 	})
 }
 
