@@ -9,7 +9,7 @@ import (
 
 const eventJSON = `{"data":{"id":"0192f5a0-7c1e-7d3a-9b2e-4f5a6b7c8d91","name":"Go Conference","description":null,
 "eventDate":"2026-11-12T09:00:00Z","location":"Berlin","templateId":"0192f5a0-7c1e-7d3a-9b2e-4f5a6b7c8d90",
-"certificateValidityDays":null,"createdAt":"2026-11-01T10:00:00Z","updatedAt":"2026-11-01T10:00:00Z"%s}}`
+"certificateValidityDays":null,"locale":"en","createdAt":"2026-11-01T10:00:00Z","updatedAt":"2026-11-01T10:00:00Z"%s}}`
 
 func exchange(method, path string, status int, contentType, body string) (*http.Request, *http.Response, []byte) {
 	req := httptest.NewRequest(method, "http://service"+path, nil)
