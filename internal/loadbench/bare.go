@@ -73,7 +73,7 @@ WITH credit AS (
     ON CONFLICT (account_id, period) DO UPDATE SET used = u.used + 1 RETURNING used)
 INSERT INTO bare.certificates (id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code,
     status, recipient_first_name, recipient_last_name, recipient_email, snapshot, issued_at, created_at, updated_at)
-SELECT $2, $1, $4, $3, $5, 'CERT-' || used, upper(md5($2::text)), 'issued', 'Ada', 'Lovelace', 'ada@example.org', '{}',
+SELECT $2, $1, $4, $3, $5, 'CERT-' || used, upper(md5($2::uuid::text)), 'issued', 'Ada', 'Lovelace', 'ada@example.org', '{}',
     now(), now(), now() FROM credit
 RETURNING id, certificate_number`, account, pgUUID(uuid.Must(uuid.NewV7())), pgUUID(body.AttendeeID), event, template).Scan(&id, &number)
 		if err != nil {
