@@ -131,6 +131,7 @@ type AssertionView struct {
 	Issuer               IssuerView
 	RecipientName        string // the whole name as render.FullName writes it; the email is never shown publicly
 	RecipientFirstName   string // the given name, for greetings
+	Locale               string // the assertion's language, its attendee's event's when issued
 	IssuedAt             time.Time
 	ExpiresAt            *time.Time
 	RevokedAt            *time.Time // set when revoked, with RevocationReason and its code
@@ -172,7 +173,7 @@ func (s *Service) AssertionByCode(ctx context.Context, code string) (AssertionVi
 		BadgeDescription: b.Description, BadgeImage: v.ImageURI, CriteriaNarrative: b.CriteriaNarrative,
 		CriteriaURL: b.CriteriaURL, Tags: b.Tags, Issuer: IssuerView{Name: iss.Name, URL: iss.URL, Logo: iss.Logo, Color: iss.Color},
 		RecipientName: render.FullName(a.Recipient.FirstName, a.Recipient.LastName), RecipientFirstName: a.Recipient.FirstName,
-		IssuedAt:  a.IssuedAt,
+		IssuedAt: a.IssuedAt, Locale: a.Locale,
 		ExpiresAt: a.ExpiresAt, AssertionURL: s.links.OpenBadgesAssertion(a.ID),
 		ImagePNGURL: s.links.BakedBadge(a.VerificationCode, "png"), ImageSVGURL: s.links.BakedBadge(a.VerificationCode, "svg")}
 	if status != "revoked" {
