@@ -11,6 +11,7 @@ import (
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/credentials"
 	"github.com/certhub/credentiald/internal/domain"
+	"github.com/certhub/credentiald/internal/locale"
 	"github.com/certhub/credentiald/internal/openbadges"
 	"github.com/certhub/credentiald/internal/render"
 	"github.com/certhub/credentiald/internal/store"
@@ -75,17 +76,19 @@ func (s *Service) OpenBadgesBadgeClass(ctx context.Context, id uuid.UUID) (openb
 		return openbadges.BadgeClass{}, err
 	}
 	return openbadges.BadgeClass{Context: openbadges.Context, Type: "BadgeClass", ID: s.links.OpenBadgesBadgeClass(b.ID), Name: b.Name,
-		Description: cmp.Or(store.Deref(b.Description), credentials.BadgeDescription(b.Name, iss.Name)), Image: v.ImageURI,
+		Description: cmp.Or(store.Deref(b.Description), credentials.BadgeDescription(locale.Default, b.Name, iss.Name)), Image: v.ImageURI,
 		Criteria: criteriaOf(b, iss.Name),
 		Issuer:   s.links.OpenBadgesIssuer(b.AccountID), Tags: b.Tags}, nil
 }
 
 // criteriaOf is a BadgeClass's criteria: its URL and narrative, or, when the badge states
-// neither, the generated narrative its credentials carry too.
+// neither, the generated narrative its credentials carry too. A BadgeClass is one document for
+// the assertions of every event the badge is issued at, so its generated words are English;
+// each assertion's credential says them in its own language.
 func criteriaOf(b domain.Badge, issuerName string) openbadges.Criteria {
 	c := openbadges.Criteria{ID: store.Deref(b.CriteriaURL), Narrative: store.Deref(b.CriteriaNarrative)}
 	if c.ID == "" && c.Narrative == "" {
-		c.Narrative = credentials.BadgeNarrative(b.Name, issuerName)
+		c.Narrative = credentials.BadgeNarrative(locale.Default, b.Name, issuerName)
 	}
 	return c
 }
