@@ -13,8 +13,8 @@ import (
 
 // The home page and the site's error pages have no credential to take a language from: they
 // speak the one asked by ?lang=, else by Accept-Language, else English, with <html lang> and
-// Vary: Accept-Language. The home page links itself in every language and keeps a ?lang=
-// through the lookup to the credential's page.
+// Vary: Accept-Language. They link themselves in every language, and the home page keeps a
+// ?lang= through the lookup to the credential's page.
 func TestTheHomeAndErrorPagesSpeakTheLanguageAsked(t *testing.T) {
 	t.Parallel()
 	env := testkit.NewServer(t)
@@ -29,7 +29,8 @@ func TestTheHomeAndErrorPagesSpeakTheLanguageAsked(t *testing.T) {
 		{"home, nothing asked", "/", "", "en", 200, []string{"Verify a credential", "Letters and digits; case and hyphens do not matter.",
 			`The <a href="/docs">API reference</a> documents every operation.`}},
 		{"not a code", "/?code=%21%21&lang=fr", "", "fr", 400, []string{"Ce n&#39;est pas un code de vérification"}},
-		{"no credential", "/verify/ZZZZZZZZZZZZZ", "pl", "pl", 404, []string{"Brak poświadczenia o tym kodzie", "„ZZZZZZZZZZZZZ”", "Kod weryfikacyjny"}},
+		{"no credential", "/verify/ZZZZZZZZZZZZZ", "pl", "pl", 404, []string{"Brak poświadczenia o tym kodzie", "„ZZZZZZZZZZZZZ”", "Kod weryfikacyjny",
+			`href="/verify/ZZZZZZZZZZZZZ?lang=de" hreflang="de" lang="de"`, `hreflang="pl" lang="pl" aria-current="true"`}},
 		{"no credential, ?lang= first", "/verify/ZZZZZZZZZZZZZ?lang=es", "pl", "es", 404, []string{"No hay ninguna credencial con este código"}},
 		{"no credential, an unsupported language", "/verify/ZZZZZZZZZZZZZ", "tlh", "en", 404, []string{"No credential with this code"}},
 	} {

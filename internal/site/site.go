@@ -188,7 +188,7 @@ func (s *Site) Errors(api echo.HTTPErrorHandler) echo.HTTPErrorHandler {
 		// No credential was found, so the page speaks the language asked, else English.
 		l := pageLang(c, "")
 		view := errorView{Lookup: true}
-		view.L = l
+		view.L, view.Langs = l, switcher(c, l)
 		status := http.StatusNotFound
 		switch e.Code {
 		case apperr.NotFound, apperr.ValidationError:
