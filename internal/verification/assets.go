@@ -142,6 +142,11 @@ var shareLabels = map[Status]map[Kind]string{
 	Expired: {KindCertificate: "share.expiredCertificate", KindBadge: "share.expiredBadge"},
 }
 
+// shareLabel is the line over c's name on its share card, in c's language.
+func shareLabel(c Credential) string {
+	return locale.Text(locale.Or(c.Locale, locale.Default), shareLabels[c.Status][c.Kind], nil)
+}
+
 // ShareCard answers the card that social networks show for a credential's link (1200x630 PNG):
 // a certificate's page or a badge's image, with its name and issuer, on the issuer's colour.
 // A revoked or expired credential says so above its name, so that a link shared before keeps
@@ -152,7 +157,7 @@ func (s *Service) ShareCard(ctx context.Context, code, ifNoneMatch string) (Asse
 	if err != nil {
 		return Asset{}, err
 	}
-	label := locale.Text(locale.Or(c.Locale, locale.Default), shareLabels[c.Status][c.Kind], nil)
+	label := shareLabel(c)
 	a := Asset{ContentType: "image/png", ETag: etag.Of("share", render.Version, c.version(), label, c.Issuer.Name, c.Issuer.Color, s.links.Root())}
 	if a.NotModified = etag.Matches(ifNoneMatch, a.ETag); a.NotModified {
 		return a, nil
