@@ -70,10 +70,12 @@ UPDATE badge_assertions SET status = 'revoked', revoked_at = @now::timestamptz,
 WHERE id = @id AND status = 'active'
 RETURNING *;
 
--- BadgeRecipients reads the attendees of the account among ids, with their event.
+-- BadgeRecipients reads the attendees of the account among ids, with their event and its
+-- locale (which their assertions speak).
 -- name: BadgeRecipients :many
-SELECT id, event_id, first_name, last_name, email FROM attendees
-WHERE account_id = @account_id AND id = ANY (@ids::uuid[]);
+SELECT a.id, a.event_id, a.first_name, a.last_name, a.email, e.locale AS event_locale
+FROM attendees a JOIN events e ON e.id = a.event_id
+WHERE a.account_id = @account_id AND a.id = ANY (@ids::uuid[]);
 
 -- FindBadgeAssertionsOf returns the assertions that hold the badge (not revoked) of any of the
 -- attendees: at most one each.
@@ -94,10 +96,10 @@ RETURNING code;
 -- missing from the answer.
 -- name: InsertBadgeAssertions :many
 INSERT INTO badge_assertions (id, account_id, badge_id, attendee_id, verification_code, recipient_first_name,
-                              recipient_last_name, recipient_email, recipient_salt, issued_at, expires_at, created_at)
+                              recipient_last_name, recipient_email, recipient_salt, locale, issued_at, expires_at, created_at)
 SELECT unnest(@ids::uuid[]), @account_id, @badge_id, unnest(@attendee_ids::uuid[]), unnest(@codes::text[]),
        unnest(@first_names::text[]), unnest(@last_names::text[]), unnest(@emails::text[]), unnest(@salts::text[]),
-       @issued_at::timestamptz, sqlc.narg(expires_at)::timestamptz, @issued_at::timestamptz
+       unnest(@locales::text[]), @issued_at::timestamptz, sqlc.narg(expires_at)::timestamptz, @issued_at::timestamptz
 ON CONFLICT (badge_id, attendee_id) WHERE status = 'active' DO NOTHING
 RETURNING *;
 

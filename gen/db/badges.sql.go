@@ -24,8 +24,9 @@ func (q *Queries) AccountHasBadges(ctx context.Context, accountID uuid.UUID) (bo
 }
 
 const badgeRecipients = `-- name: BadgeRecipients :many
-SELECT id, event_id, first_name, last_name, email FROM attendees
-WHERE account_id = $1 AND id = ANY ($2::uuid[])
+SELECT a.id, a.event_id, a.first_name, a.last_name, a.email, e.locale AS event_locale
+FROM attendees a JOIN events e ON e.id = a.event_id
+WHERE a.account_id = $1 AND a.id = ANY ($2::uuid[])
 `
 
 type BadgeRecipientsParams struct {
@@ -34,14 +35,16 @@ type BadgeRecipientsParams struct {
 }
 
 type BadgeRecipientsRow struct {
-	ID        uuid.UUID
-	EventID   uuid.UUID
-	FirstName string
-	LastName  string
-	Email     string
+	ID          uuid.UUID
+	EventID     uuid.UUID
+	FirstName   string
+	LastName    string
+	Email       string
+	EventLocale string
 }
 
-// BadgeRecipients reads the attendees of the account among ids, with their event.
+// BadgeRecipients reads the attendees of the account among ids, with their event and its
+// locale (which their assertions speak).
 func (q *Queries) BadgeRecipients(ctx context.Context, arg BadgeRecipientsParams) ([]BadgeRecipientsRow, error) {
 	rows, err := q.db.Query(ctx, badgeRecipients, arg.AccountID, arg.Ids)
 	if err != nil {
@@ -57,6 +60,7 @@ func (q *Queries) BadgeRecipients(ctx context.Context, arg BadgeRecipientsParams
 			&i.FirstName,
 			&i.LastName,
 			&i.Email,
+			&i.EventLocale,
 		); err != nil {
 			return nil, err
 		}
@@ -111,7 +115,7 @@ func (q *Queries) DeleteBadge(ctx context.Context, id uuid.UUID) error {
 }
 
 const findBadgeAssertionsOf = `-- name: FindBadgeAssertionsOf :many
-SELECT id, account_id, badge_id, attendee_id, verification_code, recipient_first_name, recipient_last_name, recipient_email, status, issued_at, expires_at, revoked_at, revocation_reason, first_verified_at, created_at, recipient_salt, revocation_reason_code FROM badge_assertions
+SELECT id, account_id, badge_id, attendee_id, verification_code, recipient_first_name, recipient_last_name, recipient_email, status, issued_at, expires_at, revoked_at, revocation_reason, first_verified_at, created_at, recipient_salt, revocation_reason_code, locale FROM badge_assertions
 WHERE badge_id = $1 AND attendee_id = ANY ($2::uuid[]) AND status = 'active'
 `
 
@@ -149,6 +153,7 @@ func (q *Queries) FindBadgeAssertionsOf(ctx context.Context, arg FindBadgeAssert
 			&i.CreatedAt,
 			&i.RecipientSalt,
 			&i.RevocationReasonCode,
+			&i.Locale,
 		); err != nil {
 			return nil, err
 		}
@@ -198,7 +203,7 @@ func (q *Queries) GetBadge(ctx context.Context, arg GetBadgeParams) (GetBadgeRow
 }
 
 const getBadgeAssertionByCode = `-- name: GetBadgeAssertionByCode :one
-SELECT a.id, a.account_id, a.badge_id, a.attendee_id, a.verification_code, a.recipient_first_name, a.recipient_last_name, a.recipient_email, a.status, a.issued_at, a.expires_at, a.revoked_at, a.revocation_reason, a.first_verified_at, a.created_at, a.recipient_salt, a.revocation_reason_code, b.id, b.account_id, b.name, b.description, b.criteria_narrative, b.criteria_url, b.image, b.tags, b.validity_days, b.status, b.retired_at, b.created_at, b.updated_at, t.event_id FROM badge_assertions a JOIN badges b ON b.id = a.badge_id
+SELECT a.id, a.account_id, a.badge_id, a.attendee_id, a.verification_code, a.recipient_first_name, a.recipient_last_name, a.recipient_email, a.status, a.issued_at, a.expires_at, a.revoked_at, a.revocation_reason, a.first_verified_at, a.created_at, a.recipient_salt, a.revocation_reason_code, a.locale, b.id, b.account_id, b.name, b.description, b.criteria_narrative, b.criteria_url, b.image, b.tags, b.validity_days, b.status, b.retired_at, b.created_at, b.updated_at, t.event_id FROM badge_assertions a JOIN badges b ON b.id = a.badge_id
 JOIN attendees t ON t.id = a.attendee_id
 WHERE a.verification_code = upper($1::text)
 `
@@ -232,6 +237,7 @@ func (q *Queries) GetBadgeAssertionByCode(ctx context.Context, code string) (Get
 		&i.BadgeAssertion.CreatedAt,
 		&i.BadgeAssertion.RecipientSalt,
 		&i.BadgeAssertion.RevocationReasonCode,
+		&i.BadgeAssertion.Locale,
 		&i.Badge.ID,
 		&i.Badge.AccountID,
 		&i.Badge.Name,
@@ -251,7 +257,7 @@ func (q *Queries) GetBadgeAssertionByCode(ctx context.Context, code string) (Get
 }
 
 const getBadgeAssertionByID = `-- name: GetBadgeAssertionByID :one
-SELECT a.id, a.account_id, a.badge_id, a.attendee_id, a.verification_code, a.recipient_first_name, a.recipient_last_name, a.recipient_email, a.status, a.issued_at, a.expires_at, a.revoked_at, a.revocation_reason, a.first_verified_at, a.created_at, a.recipient_salt, a.revocation_reason_code, b.id, b.account_id, b.name, b.description, b.criteria_narrative, b.criteria_url, b.image, b.tags, b.validity_days, b.status, b.retired_at, b.created_at, b.updated_at FROM badge_assertions a JOIN badges b ON b.id = a.badge_id
+SELECT a.id, a.account_id, a.badge_id, a.attendee_id, a.verification_code, a.recipient_first_name, a.recipient_last_name, a.recipient_email, a.status, a.issued_at, a.expires_at, a.revoked_at, a.revocation_reason, a.first_verified_at, a.created_at, a.recipient_salt, a.revocation_reason_code, a.locale, b.id, b.account_id, b.name, b.description, b.criteria_narrative, b.criteria_url, b.image, b.tags, b.validity_days, b.status, b.retired_at, b.created_at, b.updated_at FROM badge_assertions a JOIN badges b ON b.id = a.badge_id
 WHERE a.id = $1
 `
 
@@ -281,6 +287,7 @@ func (q *Queries) GetBadgeAssertionByID(ctx context.Context, id uuid.UUID) (GetB
 		&i.BadgeAssertion.CreatedAt,
 		&i.BadgeAssertion.RecipientSalt,
 		&i.BadgeAssertion.RevocationReasonCode,
+		&i.BadgeAssertion.Locale,
 		&i.Badge.ID,
 		&i.Badge.AccountID,
 		&i.Badge.Name,
@@ -379,12 +386,12 @@ func (q *Queries) InsertBadge(ctx context.Context, arg InsertBadgeParams) (Badge
 
 const insertBadgeAssertions = `-- name: InsertBadgeAssertions :many
 INSERT INTO badge_assertions (id, account_id, badge_id, attendee_id, verification_code, recipient_first_name,
-                              recipient_last_name, recipient_email, recipient_salt, issued_at, expires_at, created_at)
+                              recipient_last_name, recipient_email, recipient_salt, locale, issued_at, expires_at, created_at)
 SELECT unnest($1::uuid[]), $2, $3, unnest($4::uuid[]), unnest($5::text[]),
        unnest($6::text[]), unnest($7::text[]), unnest($8::text[]), unnest($9::text[]),
-       $10::timestamptz, $11::timestamptz, $10::timestamptz
+       unnest($10::text[]), $11::timestamptz, $12::timestamptz, $11::timestamptz
 ON CONFLICT (badge_id, attendee_id) WHERE status = 'active' DO NOTHING
-RETURNING id, account_id, badge_id, attendee_id, verification_code, recipient_first_name, recipient_last_name, recipient_email, status, issued_at, expires_at, revoked_at, revocation_reason, first_verified_at, created_at, recipient_salt, revocation_reason_code
+RETURNING id, account_id, badge_id, attendee_id, verification_code, recipient_first_name, recipient_last_name, recipient_email, status, issued_at, expires_at, revoked_at, revocation_reason, first_verified_at, created_at, recipient_salt, revocation_reason_code, locale
 `
 
 type InsertBadgeAssertionsParams struct {
@@ -397,6 +404,7 @@ type InsertBadgeAssertionsParams struct {
 	LastNames   []string
 	Emails      []string
 	Salts       []string
+	Locales     []string
 	IssuedAt    time.Time
 	ExpiresAt   *time.Time
 }
@@ -415,6 +423,7 @@ func (q *Queries) InsertBadgeAssertions(ctx context.Context, arg InsertBadgeAsse
 		arg.LastNames,
 		arg.Emails,
 		arg.Salts,
+		arg.Locales,
 		arg.IssuedAt,
 		arg.ExpiresAt,
 	)
@@ -443,6 +452,7 @@ func (q *Queries) InsertBadgeAssertions(ctx context.Context, arg InsertBadgeAsse
 			&i.CreatedAt,
 			&i.RecipientSalt,
 			&i.RevocationReasonCode,
+			&i.Locale,
 		); err != nil {
 			return nil, err
 		}
@@ -516,7 +526,7 @@ func (q *Queries) ListActiveBadges(ctx context.Context, arg ListActiveBadgesPara
 }
 
 const listBadgeAssertions = `-- name: ListBadgeAssertions :many
-SELECT id, account_id, badge_id, attendee_id, verification_code, recipient_first_name, recipient_last_name, recipient_email, status, issued_at, expires_at, revoked_at, revocation_reason, first_verified_at, created_at, recipient_salt, revocation_reason_code FROM badge_assertions WHERE account_id = $1 AND badge_id = $2
+SELECT id, account_id, badge_id, attendee_id, verification_code, recipient_first_name, recipient_last_name, recipient_email, status, issued_at, expires_at, revoked_at, revocation_reason, first_verified_at, created_at, recipient_salt, revocation_reason_code, locale FROM badge_assertions WHERE account_id = $1 AND badge_id = $2
 ORDER BY issued_at DESC, id DESC
 LIMIT $4 OFFSET $3
 `
@@ -560,6 +570,7 @@ func (q *Queries) ListBadgeAssertions(ctx context.Context, arg ListBadgeAssertio
 			&i.CreatedAt,
 			&i.RecipientSalt,
 			&i.RevocationReasonCode,
+			&i.Locale,
 		); err != nil {
 			return nil, err
 		}
@@ -612,7 +623,7 @@ func (q *Queries) LockBadge(ctx context.Context, arg LockBadgeParams) (LockBadge
 }
 
 const lockBadgeAssertion = `-- name: LockBadgeAssertion :one
-SELECT id, account_id, badge_id, attendee_id, verification_code, recipient_first_name, recipient_last_name, recipient_email, status, issued_at, expires_at, revoked_at, revocation_reason, first_verified_at, created_at, recipient_salt, revocation_reason_code FROM badge_assertions
+SELECT id, account_id, badge_id, attendee_id, verification_code, recipient_first_name, recipient_last_name, recipient_email, status, issued_at, expires_at, revoked_at, revocation_reason, first_verified_at, created_at, recipient_salt, revocation_reason_code, locale FROM badge_assertions
 WHERE account_id = $1 AND badge_id = $2 AND id = $3
 FOR UPDATE
 `
@@ -645,6 +656,7 @@ func (q *Queries) LockBadgeAssertion(ctx context.Context, arg LockBadgeAssertion
 		&i.CreatedAt,
 		&i.RecipientSalt,
 		&i.RevocationReasonCode,
+		&i.Locale,
 	)
 	return i, err
 }
@@ -720,7 +732,7 @@ const revokeAssertionsOfBadge = `-- name: RevokeAssertionsOfBadge :many
 UPDATE badge_assertions SET status = 'revoked', revoked_at = $1::timestamptz, revocation_reason = $2,
     revocation_reason_code = $3
 WHERE badge_id = $4 AND status = 'active'
-RETURNING id, account_id, badge_id, attendee_id, verification_code, recipient_first_name, recipient_last_name, recipient_email, status, issued_at, expires_at, revoked_at, revocation_reason, first_verified_at, created_at, recipient_salt, revocation_reason_code
+RETURNING id, account_id, badge_id, attendee_id, verification_code, recipient_first_name, recipient_last_name, recipient_email, status, issued_at, expires_at, revoked_at, revocation_reason, first_verified_at, created_at, recipient_salt, revocation_reason_code, locale
 `
 
 type RevokeAssertionsOfBadgeParams struct {
@@ -763,6 +775,7 @@ func (q *Queries) RevokeAssertionsOfBadge(ctx context.Context, arg RevokeAsserti
 			&i.CreatedAt,
 			&i.RecipientSalt,
 			&i.RevocationReasonCode,
+			&i.Locale,
 		); err != nil {
 			return nil, err
 		}
@@ -778,7 +791,7 @@ const revokeBadgeAssertion = `-- name: RevokeBadgeAssertion :one
 UPDATE badge_assertions SET status = 'revoked', revoked_at = $1::timestamptz,
     revocation_reason = $2, revocation_reason_code = $3
 WHERE id = $4 AND status = 'active'
-RETURNING id, account_id, badge_id, attendee_id, verification_code, recipient_first_name, recipient_last_name, recipient_email, status, issued_at, expires_at, revoked_at, revocation_reason, first_verified_at, created_at, recipient_salt, revocation_reason_code
+RETURNING id, account_id, badge_id, attendee_id, verification_code, recipient_first_name, recipient_last_name, recipient_email, status, issued_at, expires_at, revoked_at, revocation_reason, first_verified_at, created_at, recipient_salt, revocation_reason_code, locale
 `
 
 type RevokeBadgeAssertionParams struct {
@@ -815,6 +828,7 @@ func (q *Queries) RevokeBadgeAssertion(ctx context.Context, arg RevokeBadgeAsser
 		&i.CreatedAt,
 		&i.RecipientSalt,
 		&i.RevocationReasonCode,
+		&i.Locale,
 	)
 	return i, err
 }

@@ -99,6 +99,7 @@ type BadgeAssertion struct {
 	CreatedAt            time.Time
 	RecipientSalt        string
 	RevocationReasonCode *string
+	Locale               string
 }
 
 type Branding struct {

@@ -16,6 +16,7 @@ import (
 	"github.com/certhub/credentiald/internal/credentials"
 	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/issuance"
+	"github.com/certhub/credentiald/internal/locale"
 	"github.com/certhub/credentiald/internal/render"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/wallet"
@@ -173,7 +174,7 @@ func (s *Service) issue(ctx context.Context, tx *store.Tx, p IssueParams, b doma
 		if err != nil {
 			return nil, err
 		}
-		todo = append(todo, store.NewBadgeAssertion{AttendeeID: r.AttendeeID, Recipient: r.Recipient, RecipientSalt: salt})
+		todo = append(todo, store.NewBadgeAssertion{AttendeeID: r.AttendeeID, Recipient: r.Recipient, RecipientSalt: salt, Locale: r.EventLocale})
 	}
 	if len(todo) == 0 {
 		return nil, nil
@@ -254,13 +255,16 @@ func (s *Service) Assertions(ctx context.Context, accountID, badgeID uuid.UUID, 
 }
 
 // composeEmail is the email that tells a new recipient about their badge, with the link to
-// its verification page.
+// its verification page, in the assertion's language (its attendee's event's).
 func (s *Service) composeEmail(a domain.BadgeAssertion, b domain.Badge, iss issuer) domain.OutboundEmail {
-	body := fmt.Sprintf("Hello %s,\n\n%s awarded you the badge \"%s\".\n\nAnyone can verify it, and you can add it to your profile, at:\n%s\n\n%s\n\n%s\n",
-		a.Recipient.FirstName, iss.Name, b.Name, s.links.Verification(a.VerificationCode), wallet.EmailParagraph, iss.Name)
+	lang := locale.Or(a.Locale, locale.Default)
+	// The user's words (names, the badge's and issuer's names) are data of the catalog's text,
+	// never part of it.
+	fields := map[string]any{"FirstName": a.Recipient.FirstName, "FullName": render.FullName(a.Recipient.FirstName, a.Recipient.LastName),
+		"Badge": b.Name, "Issuer": iss.Name, "Link": s.links.Verification(a.VerificationCode), "Wallet": wallet.EmailParagraphIn(lang)}
 	m := domain.OutboundEmail{AccountID: a.AccountID, Kind: "badge", BadgeAssertionID: &a.ID, ToAddress: a.Recipient.Email,
 		ToName: render.FullName(a.Recipient.FirstName, a.Recipient.LastName), FromName: cmp.Or(iss.EmailFromName, iss.Name),
-		Subject: "Your badge: " + b.Name, BodyText: body}
+		Subject: locale.Text(lang, "email.badge.subject", fields), BodyText: locale.Text(lang, "email.badge.body", fields), Locale: lang}
 	if iss.EmailReplyTo != "" {
 		rt := iss.EmailReplyTo
 		m.ReplyTo = &rt

@@ -11,6 +11,7 @@ import (
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/credentials"
 	"github.com/certhub/credentiald/internal/domain"
+	"github.com/certhub/credentiald/internal/locale"
 	"github.com/certhub/credentiald/internal/openbadges"
 	"github.com/certhub/credentiald/internal/render"
 	"github.com/certhub/credentiald/internal/store"
@@ -75,17 +76,19 @@ func (s *Service) OpenBadgesBadgeClass(ctx context.Context, id uuid.UUID) (openb
 		return openbadges.BadgeClass{}, err
 	}
 	return openbadges.BadgeClass{Context: openbadges.Context, Type: "BadgeClass", ID: s.links.OpenBadgesBadgeClass(b.ID), Name: b.Name,
-		Description: cmp.Or(store.Deref(b.Description), credentials.BadgeDescription(b.Name, iss.Name)), Image: v.ImageURI,
+		Description: cmp.Or(store.Deref(b.Description), credentials.BadgeDescription(locale.Default, b.Name, iss.Name)), Image: v.ImageURI,
 		Criteria: criteriaOf(b, iss.Name),
 		Issuer:   s.links.OpenBadgesIssuer(b.AccountID), Tags: b.Tags}, nil
 }
 
 // criteriaOf is a BadgeClass's criteria: its URL and narrative, or, when the badge states
-// neither, the generated narrative its credentials carry too.
+// neither, the generated narrative its credentials carry too. A BadgeClass is one document for
+// the assertions of every event the badge is issued at, so its generated words are English;
+// each assertion's credential says them in its own language.
 func criteriaOf(b domain.Badge, issuerName string) openbadges.Criteria {
 	c := openbadges.Criteria{ID: store.Deref(b.CriteriaURL), Narrative: store.Deref(b.CriteriaNarrative)}
 	if c.ID == "" && c.Narrative == "" {
-		c.Narrative = credentials.BadgeNarrative(b.Name, issuerName)
+		c.Narrative = credentials.BadgeNarrative(locale.Default, b.Name, issuerName)
 	}
 	return c
 }
@@ -131,6 +134,7 @@ type AssertionView struct {
 	Issuer               IssuerView
 	RecipientName        string // the whole name as render.FullName writes it; the email is never shown publicly
 	RecipientFirstName   string // the given name, for greetings
+	Locale               string // the assertion's language, its attendee's event's when issued
 	IssuedAt             time.Time
 	ExpiresAt            *time.Time
 	RevokedAt            *time.Time // set when revoked, with RevocationReason and its code
@@ -172,7 +176,7 @@ func (s *Service) AssertionByCode(ctx context.Context, code string) (AssertionVi
 		BadgeDescription: b.Description, BadgeImage: v.ImageURI, CriteriaNarrative: b.CriteriaNarrative,
 		CriteriaURL: b.CriteriaURL, Tags: b.Tags, Issuer: IssuerView{Name: iss.Name, URL: iss.URL, Logo: iss.Logo, Color: iss.Color},
 		RecipientName: render.FullName(a.Recipient.FirstName, a.Recipient.LastName), RecipientFirstName: a.Recipient.FirstName,
-		IssuedAt:  a.IssuedAt,
+		IssuedAt: a.IssuedAt, Locale: a.Locale,
 		ExpiresAt: a.ExpiresAt, AssertionURL: s.links.OpenBadgesAssertion(a.ID),
 		ImagePNGURL: s.links.BakedBadge(a.VerificationCode, "png"), ImageSVGURL: s.links.BakedBadge(a.VerificationCode, "svg")}
 	if status != "revoked" {

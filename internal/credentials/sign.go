@@ -17,6 +17,7 @@ import (
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/etag"
+	"github.com/certhub/credentiald/internal/locale"
 	"github.com/certhub/credentiald/internal/openbadges"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/vc"
@@ -149,8 +150,8 @@ func (s *Service) unsigned(ctx context.Context, ref Ref, entry store.VerifiableC
 		in.IssuedAt, in.ExpiresAt = *c.IssuedAt, c.ExpiresAt
 		describe = func(issuerName string) {
 			in.AchievementDescription = cmp.Or(strings.TrimSpace(snap.Event.Description),
-				CertificateDescription(snap.Event.Name, snap.Event.Date, issuerName))
-			in.Narrative = CertificateNarrative(snap.Event.Name, snap.Event.Date)
+				CertificateDescription(snap.Event.Locale, snap.Event.Name, snap.Event.Date, issuerName))
+			in.Narrative = CertificateNarrative(snap.Event.Locale, snap.Event.Name, snap.Event.Date)
 		}
 	case store.KindBadgeAssertion:
 		ab, err := s.store.FindBadgeAssertion(ctx, ref.ID)
@@ -172,12 +173,12 @@ func (s *Service) unsigned(ctx context.Context, ref Ref, entry store.VerifiableC
 		in.AchievementType = "Badge"
 		in.IssuedAt, in.ExpiresAt = a.IssuedAt, a.ExpiresAt
 		describe = func(issuerName string) {
-			in.AchievementDescription = cmp.Or(claims.Description, BadgeDescription(claims.Name, issuerName))
+			in.AchievementDescription = cmp.Or(claims.Description, BadgeDescription(a.Locale, claims.Name, issuerName))
 			in.Narrative = claims.Narrative
 			if in.Narrative == "" && claims.CriteriaURL != "" {
-				in.Narrative = "See " + claims.CriteriaURL
+				in.Narrative = locale.Text(locale.Or(a.Locale, locale.Default), "credential.seeCriteria", map[string]any{"URL": claims.CriteriaURL})
 			}
-			in.Narrative = cmp.Or(in.Narrative, BadgeNarrative(claims.Name, issuerName))
+			in.Narrative = cmp.Or(in.Narrative, BadgeNarrative(a.Locale, claims.Name, issuerName))
 		}
 	default:
 		return vc.OpenBadgeCredential{}, fmt.Errorf("credentials: unknown kind %q", ref.Kind)
@@ -196,26 +197,33 @@ func (s *Service) unsigned(ctx context.Context, ref Ref, entry store.VerifiableC
 	return vc.NewOpenBadgeCredential(in)
 }
 
+// The sentences below are what a credential says where its issuer wrote nothing, in the
+// credential's language (lang: its event's locale, stored with it when it was issued, so that
+// signing it again gives the same words; "" for credentials issued before languages, which
+// speak English). The user's words (names) are the catalog text's data, never its template.
+
 // CertificateDescription is the achievement description of a certificate whose event has
 // none: the event, its date and who issued it.
-func CertificateDescription(event string, date time.Time, issuer string) string {
-	return fmt.Sprintf("Certificate of attendance at %s on %s, issued by %s.", event, date.UTC().Format("2 January 2006"), issuer)
+func CertificateDescription(lang, event string, date time.Time, issuer string) string {
+	lang = locale.Or(lang, locale.Default)
+	return locale.Text(lang, "credential.certificateDescription", map[string]any{"Event": event, "Date": locale.LongDate(date, lang), "Issuer": issuer})
 }
 
 // CertificateNarrative is how a certificate is earned: by attending its event.
-func CertificateNarrative(event string, date time.Time) string {
-	return "Awarded to attendees of " + event + " (" + date.UTC().Format(time.DateOnly) + ")."
+func CertificateNarrative(lang, event string, date time.Time) string {
+	return locale.Text(locale.Or(lang, locale.Default), "credential.certificateNarrative",
+		map[string]any{"Event": event, "Day": date.UTC().Format(time.DateOnly)})
 }
 
 // BadgeDescription is the description of a badge that has none, in its credentials and its
 // Open Badges 2.0 BadgeClass.
-func BadgeDescription(name, issuer string) string {
-	return fmt.Sprintf("The %s badge, awarded by %s.", name, issuer)
+func BadgeDescription(lang, name, issuer string) string {
+	return locale.Text(locale.Or(lang, locale.Default), "credential.badgeDescription", map[string]any{"Badge": name, "Issuer": issuer})
 }
 
 // BadgeNarrative is the criteria of a badge that states none.
-func BadgeNarrative(name, issuer string) string {
-	return fmt.Sprintf("Awarded by %s to the recipients it chose for the %s badge.", issuer, name)
+func BadgeNarrative(lang, name, issuer string) string {
+	return locale.Text(locale.Or(lang, locale.Default), "credential.badgeNarrative", map[string]any{"Badge": name, "Issuer": issuer})
 }
 
 // badgeClaims are the claims frozen in the entry; an assertion issued before they were kept
@@ -249,6 +257,7 @@ type certificateSnapshot struct {
 		Name        string    `json:"name"`
 		Date        time.Time `json:"date"`
 		Description string    `json:"description"`
+		Locale      string    `json:"locale"`
 	} `json:"event"`
 	Issuer struct {
 		Name    string `json:"name"`

@@ -48,7 +48,10 @@ type BadgeAssertion struct {
 	RevocationReason *string
 	// RevocationReasonCode is the certificates' set of codes; nil while not revoked.
 	RevocationReasonCode *string
-	CreatedAt            time.Time
+	// Locale is the language of its attendee's event when it was issued: its email, its
+	// page's fallback and its credential's generated sentences speak it.
+	Locale    string
+	CreatedAt time.Time
 }
 
 // BadgeStatus is whether a badge is still issued.

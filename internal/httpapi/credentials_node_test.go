@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/certhub/credentiald/internal/vc"
 )
 
@@ -18,8 +20,8 @@ import (
 const verifierDir = "../../test/vc-verify"
 
 // Other people's verifiers, run offline (one node process) on what the LIVE endpoints answer
-// for a certificate, a certificate with an expiry, a badge with a description and one created
-// without: Digital Bazaar's libraries verify each credential.json with a document loader that
+// for a certificate, a certificate with an expiry, a badge with a description, one created
+// without, and a certificate of a Japanese event (its generated sentences Japanese): Digital Bazaar's libraries verify each credential.json with a document loader that
 // serves the issuer's DID document and status list as the service answered them, and the
 // shipped contexts; after the certificate is revoked through the API, the list the service
 // then answers reports it revoked (and the badge not); a credential whose name was altered is
@@ -64,6 +66,14 @@ func TestDigitalBazaarVerifiesTheServedCredentials(t *testing.T) {
 	cert := generate("Ada", "ada.cert@example.org", nil)
 	expiresAt := time.Now().UTC().Add(90 * 24 * time.Hour).Truncate(time.Second)
 	expiring := generate("Alan", "alan.cert@example.org", map[string]any{"expiresAt": expiresAt.Format(time.RFC3339), "sendEmail": false})
+	// A certificate of a Japanese event without a description: the sentences its credential
+	// generates are Japanese, signed and canonicalised as any other text.
+	var jaEvent eventBody
+	b.acct.Client.Post("/api/v1/events", map[string]any{"name": "Gophertage 2026", "eventDate": "2026-11-12T09:00:00Z",
+		"templateId": tmpl, "locale": "ja"}).JSON(t, &jaEvent)
+	var japanese certificateBody
+	b.acct.Client.Post("/api/v1/certificates/generate", map[string]any{"eventId": jaEvent.Data.ID, "templateId": tmpl,
+		"attendeeId": b.acct.Attendee(t, uuid.MustParse(jaEvent.Data.ID), "Hana", "Sato", "hana@example.org")}).JSON(t, &japanese)
 	public := b.env.Client
 	get := func(path string) json.RawMessage {
 		t.Helper()
@@ -81,6 +91,10 @@ func TestDigitalBazaarVerifiesTheServedCredentials(t *testing.T) {
 	expiringJSON, expiringJWT := served(expiring.Data.VerificationCode)
 	badgeJSON, badgeJWT := served(badgeCode)
 	plainBadgeJSON, plainBadgeJWT := served(plainBadgeCode)
+	japaneseJSON, japaneseJWT := served(japanese.Data.VerificationCode)
+	if !strings.Contains(string(japaneseJSON), "2026年11月12日に開催されたGophertage 2026の参加証明書です") {
+		t.Fatalf("the Japanese event's credential: %s", japaneseJSON)
+	}
 	account := b.acct.ID.String()
 	didDoc := get("/issuers/" + account + "/did.json")
 	jwks := get("/issuers/" + account + "/jwks.json")
@@ -104,7 +118,7 @@ func TestDigitalBazaarVerifiesTheServedCredentials(t *testing.T) {
 	listPath := func(url string) string { return url[strings.Index(url, "/issuers/"):] }
 	// Each credential's status list as served before the revocation (they may share one).
 	documents := map[string]any{c.Issuer.ID: didDoc}
-	for _, credential := range []json.RawMessage{certJSON, expiringJSON, badgeJSON, plainBadgeJSON} {
+	for _, credential := range []json.RawMessage{certJSON, expiringJSON, badgeJSON, plainBadgeJSON, japaneseJSON} {
 		if url := fields(credential).CredentialStatus.StatusListCredential; documents[url] == nil {
 			documents[url] = get(listPath(url))
 		}
@@ -143,15 +157,17 @@ func TestDigitalBazaarVerifiesTheServedCredentials(t *testing.T) {
 				Expect: map[string]any{"verified": false, "verifierCore": map[string]any{"fatal": "invalid_signature"}}},
 			{Name: "certificate with an expiry", Credential: expiringJSON, Expect: valid(false)},
 			{Name: "badge created without a description", Credential: plainBadgeJSON, Expect: valid(false)},
+			{Name: "certificate of a Japanese event", Credential: japaneseJSON, Expect: valid(false)},
 		},
 		"jwts": []jwtCase{
 			{Name: "certificate JWT", Token: certJWT, JWKS: jwks, Expect: jwtValid},
 			{Name: "badge JWT", Token: badgeJWT, JWKS: jwks, Expect: jwtValid},
 			{Name: "certificate with an expiry JWT", Token: expiringJWT, JWKS: jwks, Expect: jwtValid},
 			{Name: "badge created without a description JWT", Token: plainBadgeJWT, JWKS: jwks, Expect: jwtValid},
+			{Name: "certificate of a Japanese event JWT", Token: japaneseJWT, JWKS: jwks, Expect: jwtValid},
 		},
 	}
-	runNodeVerifier(t, node, fixtures, 7, 4)
+	runNodeVerifier(t, node, fixtures, 8, 5)
 }
 
 // credentialCase and jwtCase are what verify.mjs checks, each with what it must report.

@@ -226,7 +226,7 @@ func (w world) badgeRequest(t *testing.T, n int) issuance.Request {
 		a := w.attendee(t, fmt.Sprintf("Speaker%d", i))
 		req.EventOf[a.ID] = w.Event
 		req.Assertions = append(req.Assertions, store.NewBadgeAssertion{AttendeeID: a.ID, Recipient: recipient(a),
-			RecipientSalt: fmt.Sprintf("salt-%016d", i)})
+			RecipientSalt: fmt.Sprintf("salt-%016d", i), Locale: "en"})
 	}
 	return issuance.Request{AccountID: w.Account, Now: now, Badge: req}
 }

@@ -419,6 +419,8 @@ func contrast(a, b [3]float64) float64 {
 type homeView struct {
 	pageData
 	Code, Error string
+	// KeepLang: the page was asked for in a language by ?lang=, which the lookup keeps.
+	KeepLang bool
 }
 
 // errorView is an error page.

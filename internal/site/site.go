@@ -5,6 +5,7 @@ package site
 import (
 	"log/slog"
 	"net/http"
+	"net/url"
 	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
@@ -13,6 +14,7 @@ import (
 	"github.com/certhub/credentiald/internal/httperr"
 	"github.com/certhub/credentiald/internal/httpmw"
 	"github.com/certhub/credentiald/internal/links"
+	"github.com/certhub/credentiald/internal/locale"
 	"github.com/certhub/credentiald/internal/logging"
 	"github.com/certhub/credentiald/internal/spec"
 	"github.com/certhub/credentiald/internal/verification"
@@ -100,15 +102,24 @@ func icon(media string, body []byte) echo.HandlerFunc {
 	}
 }
 
+// homePage is the lookup form, in the language asked (?lang=, else Accept-Language, else
+// English); a language asked by ?lang= is kept through the lookup to the credential's page.
 func (s *Site) homePage(c echo.Context) error {
 	raw, typed := c.QueryParam("code"), c.QueryParams().Has("code")
+	l := pageLang(c, "")
+	view := homeView{KeepLang: locale.Parse(c.QueryParam("lang")) != ""}
+	view.L, view.Langs = l, switcher(c, l)
 	if !typed {
-		return s.pages.render(c, http.StatusOK, "home.html", &homeView{}, "public, max-age=300")
+		return s.pages.render(c, http.StatusOK, "home.html", &view, "public, max-age=300")
 	}
 	if code, ok := verification.NormalizeTypedCode(raw); ok && len(raw) <= 256 {
-		return c.Redirect(http.StatusFound, links.EscapedVerificationPage(code))
+		target := links.EscapedVerificationPage(code)
+		if view.KeepLang {
+			target += "?" + url.Values{"lang": {l.Code()}}.Encode()
+		}
+		return c.Redirect(http.StatusFound, target)
 	}
-	view := homeView{Code: raw, Error: "That is not a verification code: it is made of letters and digits, like 7K2M9QXRT4VZ1."}
+	view.Code, view.Error = raw, l.T("page.home.notACode")
 	if len(raw) > 80 {
 		view.Code = ""
 	}
@@ -174,32 +185,34 @@ func (s *Site) Errors(api echo.HTTPErrorHandler) echo.HTTPErrorHandler {
 			return
 		}
 		ctx := c.Request().Context()
+		// No credential was found, so the page speaks the language asked, else English.
+		l := pageLang(c, "")
 		view := errorView{Lookup: true}
+		view.L, view.Langs = l, switcher(c, l)
 		status := http.StatusNotFound
 		switch e.Code {
 		case apperr.NotFound, apperr.ValidationError:
-			view.Title = "No credential with this code"
+			view.Title = l.T("page.error.notFoundTitle")
 			if c.Path() == routeInteraction {
 				view.Lookup = false
-				view.Title, view.Message = "This wallet link does not work", "Check that you opened the whole link from your email; if it still does not work, ask the issuer for a new one."
+				view.Title, view.Message = l.T("page.error.walletTitle"), l.T("page.error.wallet")
 				logger.WarnContext(ctx, "page not found", "status", status, "code", e.Code, "message", e.Message)
 				break
 			}
-			view.Message = "We could not find a certificate or badge with the code “" + clip(c.Param("code"), 64) + "”. Check it against the credential (letters and digits, beside the QR code), or type it below."
+			view.Message = l.T("page.error.notFound", "Code", clip(c.Param("code"), 64))
 			if c.Path() == routeShare {
-				view.Title, view.Message = "Nothing to share here", "This link names no credential, or no place to share it to."
+				view.Title, view.Message = l.T("page.error.shareTitle"), l.T("page.error.share")
 			}
 			logger.WarnContext(ctx, "page not found", "status", status, "code", e.Code, "message", e.Message)
 		case apperr.RateLimited:
 			status, view.Lookup = http.StatusTooManyRequests, false
-			view.Title = "Too many lookups"
-			view.Message = "Too many verifications came from your address in a short time. Wait " +
-				c.Response().Header().Get("Retry-After") + " seconds, then reload this page."
+			view.Title = l.T("page.error.tooManyTitle")
+			view.Message = l.T("page.error.tooMany", "Seconds", c.Response().Header().Get("Retry-After"))
 			logger.WarnContext(ctx, "request refused", "status", status, "code", e.Code, "message", e.Message)
 		default:
 			status, view.Lookup = http.StatusInternalServerError, false
-			view.Title = "Something went wrong"
-			view.Message = "This page could not be shown because of a fault on our side. Try again in a moment."
+			view.Title = l.T("page.error.faultTitle")
+			view.Message = l.T("page.error.fault")
 			view.RequestID = logging.RequestID(ctx)
 			logger.ErrorContext(ctx, "request failed", "status", status, "code", e.Code, "error", err)
 		}

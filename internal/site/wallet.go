@@ -58,7 +58,7 @@ func (s *Site) walletInteraction(c echo.Context) error {
 	}
 	l := pageLang(c, cred.Locale)
 	v := walletView{Name: cred.Name, RecipientName: cred.RecipientName, IssuerName: cred.Issuer.Name,
-		WalletURL: template.URL(p.WalletURL), LCWRequestURL: p.LCWRequestURL, Gone: p.Gone,
+		WalletURL: template.URL(p.WalletURL), LCWRequestURL: p.LCWRequestURL, Gone: goneText(l, p.Gone),
 		VerificationPath: links.VerificationPage(cred.Code), Expires: l.day(p.ExpiresAt)}
 	v.accent, v.L, v.Langs = cred.Issuer.Color, l, switcher(c, l)
 	v.KindLower = "certificate"
@@ -118,4 +118,13 @@ func (s *Site) recipientWallet(c echo.Context, cred verification.Credential, l l
 		return nil
 	}
 	return &walletCard{WalletURL: template.URL(o.WalletURL), LCWRequestURL: o.LCWRequestURL, QRCode: template.HTML(qr)}
+}
+
+// goneText says in the page's language why an offer can no longer be claimed; "" while it
+// can.
+func goneText(l lang, r wallet.GoneReason) string {
+	if r == "" {
+		return ""
+	}
+	return l.T("page.walletGoneWhy." + string(r))
 }

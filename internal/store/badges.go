@@ -16,6 +16,7 @@ type NewBadgeAssertion struct {
 	VerificationCode string
 	Recipient        domain.Recipient
 	RecipientSalt    string
+	Locale           string // its attendee's event's
 }
 
 // BadgeIssuance is what the assertions of one issuance share.
@@ -38,6 +39,8 @@ type BadgeRecipient struct {
 	AttendeeID uuid.UUID
 	EventID    uuid.UUID
 	Recipient  domain.Recipient
+	// EventLocale is the locale of the attendee's event, which the assertion speaks.
+	EventLocale string
 }
 
 // InsertBadge stores a new active badge, created at now.
@@ -168,7 +171,8 @@ func (d queries) BadgeRecipients(ctx context.Context, accountID uuid.UUID, ids [
 		return nil, mapError(err)
 	}
 	return convert(rows, func(r db.BadgeRecipientsRow) BadgeRecipient {
-		return BadgeRecipient{AttendeeID: r.ID, EventID: r.EventID, Recipient: domain.Recipient{FirstName: r.FirstName, LastName: r.LastName, Email: r.Email}}
+		return BadgeRecipient{AttendeeID: r.ID, EventID: r.EventID, Recipient: domain.Recipient{FirstName: r.FirstName, LastName: r.LastName, Email: r.Email},
+			EventLocale: r.EventLocale}
 	}), nil
 }
 
@@ -208,6 +212,7 @@ func (d queries) InsertBadgeAssertions(ctx context.Context, in BadgeIssuance, li
 		p.LastNames = append(p.LastNames, a.Recipient.LastName)
 		p.Emails = append(p.Emails, a.Recipient.Email)
 		p.Salts = append(p.Salts, a.RecipientSalt)
+		p.Locales = append(p.Locales, a.Locale)
 	}
 	rows, err := d.q.InsertBadgeAssertions(ctx, p)
 	if err != nil {
@@ -271,5 +276,5 @@ func badgeAssertionFrom(r db.BadgeAssertion) domain.BadgeAssertion {
 		VerificationCode: r.VerificationCode, Recipient: domain.Recipient{FirstName: r.RecipientFirstName, LastName: r.RecipientLastName,
 			Email: r.RecipientEmail}, RecipientSalt: r.RecipientSalt, Revoked: r.Status == "revoked", IssuedAt: r.IssuedAt,
 		ExpiresAt: r.ExpiresAt, RevokedAt: r.RevokedAt, RevocationReason: r.RevocationReason,
-		RevocationReasonCode: r.RevocationReasonCode, CreatedAt: r.CreatedAt}
+		RevocationReasonCode: r.RevocationReasonCode, Locale: r.Locale, CreatedAt: r.CreatedAt}
 }

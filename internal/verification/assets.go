@@ -17,6 +17,7 @@ import (
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/credentials"
 	"github.com/certhub/credentiald/internal/etag"
+	"github.com/certhub/credentiald/internal/locale"
 	"github.com/certhub/credentiald/internal/render"
 	"github.com/certhub/credentiald/internal/store"
 )
@@ -134,22 +135,29 @@ func (s *Service) Preview(ctx context.Context, code, ifNoneMatch string) (Asset,
 	return a, err
 }
 
+// shareLabels are the catalog's lines over a share card's name, by status and kind.
+var shareLabels = map[Status]map[Kind]string{
+	Valid:   {KindCertificate: "share.certificate", KindBadge: "share.badge"},
+	Revoked: {KindCertificate: "share.revokedCertificate", KindBadge: "share.revokedBadge"},
+	Expired: {KindCertificate: "share.expiredCertificate", KindBadge: "share.expiredBadge"},
+}
+
+// shareLabel is the line over c's name on its share card, in c's language.
+func shareLabel(c Credential) string {
+	return locale.Text(locale.Or(c.Locale, locale.Default), shareLabels[c.Status][c.Kind], nil)
+}
+
 // ShareCard answers the card that social networks show for a credential's link (1200x630 PNG):
 // a certificate's page or a badge's image, with its name and issuer, on the issuer's colour.
 // A revoked or expired credential says so above its name, so that a link shared before keeps
-// no valid look.
+// no valid look. The card speaks the credential's language (its event's): a network shows the
+// same card to everyone, so no reader's language can choose it.
 func (s *Service) ShareCard(ctx context.Context, code, ifNoneMatch string) (Asset, error) {
 	c, err := s.find(ctx, code)
 	if err != nil {
 		return Asset{}, err
 	}
-	label := map[Kind]string{KindCertificate: "Certificate", KindBadge: "Badge"}[c.Kind]
-	switch c.Status {
-	case Revoked:
-		label = "Revoked " + strings.ToLower(label)
-	case Expired:
-		label = "Expired " + strings.ToLower(label)
-	}
+	label := shareLabel(c)
 	a := Asset{ContentType: "image/png", ETag: etag.Of("share", render.Version, c.version(), label, c.Issuer.Name, c.Issuer.Color, s.links.Root())}
 	if a.NotModified = etag.Matches(ifNoneMatch, a.ETag); a.NotModified {
 		return a, nil

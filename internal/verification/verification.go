@@ -65,7 +65,7 @@ type Credential struct {
 	EventDate                    *time.Time
 	EventLocation                string
 	// Locale is the credential's language (its event's): the page's last choice, after
-	// ?lang= and Accept-Language. English for a badge for now.
+	// ?lang= and Accept-Language. A badge assertion's is its own (its attendee's event's).
 	Locale                      string
 	Issuer                      Issuer
 	UpdatedAt                   time.Time // moves whenever what the assets show may change
@@ -229,7 +229,7 @@ func (s *Service) fromAssertion(ctx context.Context, code string) (Credential, e
 		AttendeeID: v.AttendeeID, Code: v.VerificationCode, Name: v.BadgeName, Description: v.BadgeDescription,
 		RecipientName: v.RecipientName, Status: Status(v.Status), IssuedAt: v.IssuedAt.UTC(),
 		ExpiresAt: utc(v.ExpiresAt), RevokedAt: utc(v.RevokedAt), RevocationReason: v.RevocationReason, ReasonCode: v.RevocationReasonCode,
-		Issuer: Issuer{Name: v.Issuer.Name, HasLogo: v.Issuer.Logo != "", Color: v.Issuer.Color}, UpdatedAt: v.IssuedAt}
+		Issuer: Issuer{Name: v.Issuer.Name, HasLogo: v.Issuer.Logo != "", Color: v.Issuer.Color}, UpdatedAt: v.IssuedAt, Locale: v.Locale}
 	c.RecipientFirstName = v.RecipientFirstName
 	if v.Issuer.URL != "" {
 		c.Issuer.Website = &v.Issuer.URL

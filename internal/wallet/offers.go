@@ -192,6 +192,38 @@ func (s *Service) live(ctx context.Context, token string) (store.WalletOfferFoun
 	return o, s.stillLive(o)
 }
 
+// GoneReason is why an offer can no longer be claimed: what its page tells the person who
+// opened it, in their language (the catalog's page.walletGoneWhy table), and what OFFER_GONE's
+// message says in English.
+type GoneReason string
+
+// The reasons an offer is gone.
+const (
+	GoneClaimed           GoneReason = "claimed"
+	GoneOfferExpired      GoneReason = "offerExpired"
+	GoneRevoked           GoneReason = "revoked"
+	GoneCredentialExpired GoneReason = "credentialExpired"
+)
+
+// goneMessages are OFFER_GONE's messages, for the API and the wallets' protocols.
+var goneMessages = map[GoneReason]string{
+	GoneClaimed:           "This offer was claimed already; ask the issuer for a new one.",
+	GoneOfferExpired:      "This offer expired; ask the issuer for a new one.",
+	GoneRevoked:           "The credential was revoked; it can no longer be claimed.",
+	GoneCredentialExpired: "The credential expired; it can no longer be claimed.",
+}
+
+// errGone is OFFER_GONE for a reason; Interaction reads the reason back from it.
+type errGone struct {
+	err    *apperr.Error
+	reason GoneReason
+}
+
+func (e errGone) Error() string { return e.err.Error() }
+func (e errGone) Unwrap() error { return e.err }
+
+func gone(r GoneReason) error { return errGone{apperr.New(apperr.OfferGone, "%s", goneMessages[r]), r} }
+
 // stillLive is OFFER_GONE for an offer claimed or expired, or whose credential was revoked or
 // expired.
 func (s *Service) stillLive(o store.WalletOfferFound) error {
@@ -200,18 +232,16 @@ func (s *Service) stillLive(o store.WalletOfferFound) error {
 	case o.ClaimedAt != nil:
 		return claimedAlready()
 	case !now.Before(o.ExpiresAt):
-		return apperr.New(apperr.OfferGone, "This offer expired; ask the issuer for a new one.")
+		return gone(GoneOfferExpired)
 	case o.CredentialRevoked:
-		return apperr.New(apperr.OfferGone, "The credential was revoked; it can no longer be claimed.")
+		return gone(GoneRevoked)
 	case o.CredentialExpiresAt != nil && !now.Before(*o.CredentialExpiresAt):
-		return apperr.New(apperr.OfferGone, "The credential expired; it can no longer be claimed.")
+		return gone(GoneCredentialExpired)
 	}
 	return nil
 }
 
-func claimedAlready() *apperr.Error {
-	return apperr.New(apperr.OfferGone, "This offer was claimed already; ask the issuer for a new one.")
-}
+func claimedAlready() error { return gone(GoneClaimed) }
 
 // Page is what the interaction page shows of an offer: the links a person follows, and why it
 // cannot be claimed when it cannot.
@@ -220,7 +250,7 @@ type Page struct {
 	// VerificationCode is the offered credential's, for the page to show what it is.
 	VerificationCode string
 	// Gone, when set, says why the offer can no longer be claimed.
-	Gone string
+	Gone GoneReason
 }
 
 // Interaction returns the interaction page of an offer, also when it is gone (the page says
@@ -228,8 +258,9 @@ type Page struct {
 func (s *Service) Interaction(ctx context.Context, token string) (Page, error) {
 	o, err := s.live(ctx, token)
 	p := Page{Offer: s.view(o.WalletOffer, token), VerificationCode: o.VerificationCode}
-	if e, ok := apperr.As(err); ok && e.Code == apperr.OfferGone {
-		p.Gone = e.Message
+	var g errGone
+	if errors.As(err, &g) {
+		p.Gone = g.reason
 	} else if err != nil {
 		return Page{}, err
 	}

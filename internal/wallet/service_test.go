@@ -338,7 +338,7 @@ func TestAnExpiredOfferIsGoneAndAProofWithoutNonceIsRefused(t *testing.T) {
 	_, err = c.wallet.OfferDocument(ctx, c.w.Account, token)
 	wantCode(t, err, apperr.OfferGone)
 	page, err := c.wallet.Interaction(ctx, token)
-	if err != nil || !strings.Contains(page.Gone, "expired") {
+	if err != nil || page.Gone != wallet.GoneOfferExpired {
 		t.Fatalf("the page of an expired offer: %+v %v", page.Gone, err)
 	}
 }
