@@ -41,6 +41,8 @@ func TestTheVerificationPageSpeaksTheLanguageAsked(t *testing.T) {
 		{"a region of a supported language", "?lang=zh-CN", "", "zh-Hans", []string{"此证书有效", "2026年11月12日"}},
 		{"an unsupported ?lang= is ignored", "?lang=tlh", "en-GB", "en",
 			[]string{"This certificate is valid", "Issued on", "12 November 2026"}},
+		{"tracking parameters stay out of the switcher's links", "?utm_source=" + strings.Repeat("x", 2000) + "&fbclid=1", "", "de",
+			[]string{"Dieses Zertifikat ist gültig"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			req := env.Client.Request(http.MethodGet, page+tc.query, nil)
@@ -65,6 +67,9 @@ func TestTheVerificationPageSpeaksTheLanguageAsked(t *testing.T) {
 				if !strings.Contains(body, `href="`+page+`?lang=`+code+`"`) {
 					t.Errorf("the switcher lacks %s", code)
 				}
+			}
+			if strings.Contains(body, "utm_source") || strings.Contains(body, "fbclid") {
+				t.Errorf("the page repeats the tracking parameters")
 			}
 			if !strings.Contains(body, `hreflang="`+tc.lang+`" lang="`+tc.lang+`" aria-current="true"`) {
 				t.Errorf("the switcher does not mark %s as current", tc.lang)

@@ -3,6 +3,7 @@ package site
 import (
 	"html/template"
 	"net/url"
+	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
@@ -66,12 +67,19 @@ type langLink struct {
 	Current          bool
 }
 
-// switcher links the page in every language, keeping the rest of its query (the recipient's
-// token among it).
+// switcherKeeps are the query parameters a page's language links carry over: the recipient's
+// token (t) and the home page's looked-up code. Others (tracking parameters) are left out: each
+// link would repeat them, ten times over, whatever their length.
+var switcherKeeps = []string{"t", "code"}
+
+// switcher links the page in every language, keeping the recipient's token and the looked-up
+// code when they have the length of one (maxTokenLen).
 func switcher(c echo.Context, current lang) []langLink {
 	q := url.Values{}
-	for k, v := range c.QueryParams() {
-		q[k] = v
+	for _, k := range switcherKeeps {
+		if v := c.QueryParam(k); v != "" && utf8.RuneCountInString(v) <= maxTokenLen {
+			q.Set(k, v)
+		}
 	}
 	out := make([]langLink, 0, len(locale.Codes))
 	for _, code := range locale.Codes {
