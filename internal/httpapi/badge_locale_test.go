@@ -1,13 +1,6 @@
 package httpapi_test
 
 import (
-	"bytes"
-	"io"
-	"mime"
-	"mime/quotedprintable"
-	"net/http"
-	"net/mail"
-	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -59,36 +52,8 @@ func TestTheBadgeEmailSpeaksTheEventsLanguage(t *testing.T) {
 			if res, _ := b.issue(t, b.acct.Client, badge, map[string]any{"attendeeIds": []string{grete}, "sendEmail": true}); res.StatusCode != 200 {
 				t.Fatalf("issue: %d %s", res.StatusCode, res.Body)
 			}
-			if n, err := runEmail(t, env); err != nil || n != 1 {
-				t.Fatalf("the worker sent %d messages: %v", n, err)
-			}
-			msgs := smtp.Messages()
-			if len(msgs) != 1 {
-				t.Fatalf("%d messages over SMTP", len(msgs))
-			}
-			msg, err := mail.ReadMessage(bytes.NewReader(msgs[0].Data))
-			if err != nil {
-				t.Fatal(err)
-			}
-			subject, err := new(mime.WordDecoder).DecodeHeader(msg.Header.Get("Subject"))
-			if err != nil || subject != tc.subject {
-				t.Fatalf("subject %q (%v), want %q", subject, err, tc.subject)
-			}
-			text := plainText(t, string(msgs[0].Data))
-			for _, want := range tc.text {
-				if !strings.Contains(text, want) {
-					t.Errorf("the text lacks %q:\n%s", want, text)
-				}
-			}
-			if strings.Contains(text, "awarded you") || strings.Contains(text, "Anyone can verify") || strings.Contains(text, "digital wallet") {
-				t.Errorf("English left in the text:\n%s", text)
-			}
-			all, _ := io.ReadAll(quotedprintable.NewReader(bytes.NewReader(msgs[0].Data)))
-			for _, want := range tc.html {
-				if !bytes.Contains(all, []byte(want)) {
-					t.Errorf("the HTML lacks %q", want)
-				}
-			}
+			wantOneLocalizedEmail(t, env, smtp, localizedEmail{subject: tc.subject, text: tc.text, html: tc.html,
+				englishPhrase: []string{"awarded you", "Anyone can verify", "digital wallet"}})
 		})
 	}
 }
@@ -112,42 +77,13 @@ func TestTheBadgePageSpeaksTheLanguageAsked(t *testing.T) {
 	}
 	page := "/verify/" + issued.Data[0].VerificationCode
 
-	for _, tc := range []struct {
-		name, query, accept, lang string
-		want                      []string
-	}{
+	for _, tc := range []pageLanguageCase{
 		{"the assertion's own locale", "", "", "de",
 			[]string{"Dieses Abzeichen ist gültig", "Verliehen an", "Abzeichen herunterladen (PNG)", "Sprecherin", "Grete Müller"}},
 		{"Accept-Language", "", "ja-JP,ja;q=0.9,en;q=0.5", "ja", []string{"このバッジは有効です", "授与先", "Sprecherin"}},
 		{"?lang= before Accept-Language", "?lang=fr", "ja", "fr", []string{"Ce badge est valide", "Décerné à"}},
 		{"an unsupported ?lang= is ignored", "?lang=tlh", "en-GB", "en", []string{"This badge is valid", "Awarded to"}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			req := env.Client.Request(http.MethodGet, page+tc.query, nil)
-			if tc.accept != "" {
-				req.Header.Set("Accept-Language", tc.accept)
-			}
-			res := env.Client.Do(req)
-			body := string(res.Body)
-			if res.StatusCode != 200 || !strings.Contains(body, `<html lang="`+tc.lang+`">`) {
-				t.Fatalf("%d, want <html lang=%q>:\n%.600s", res.StatusCode, tc.lang, body)
-			}
-			if !strings.Contains(res.Header.Get("Vary"), "Accept-Language") {
-				t.Errorf("Vary: %q", res.Header.Values("Vary"))
-			}
-			for _, want := range tc.want {
-				if !strings.Contains(body, want) {
-					t.Errorf("the page lacks %q", want)
-				}
-			}
-			for _, code := range []string{"en", "de", "ja", "zh-Hans"} {
-				if !strings.Contains(body, `href="`+page+`?lang=`+code+`"`) {
-					t.Errorf("the switcher lacks %s", code)
-				}
-			}
-			if !strings.Contains(body, `hreflang="`+tc.lang+`" lang="`+tc.lang+`" aria-current="true"`) {
-				t.Errorf("the switcher does not mark %s as current", tc.lang)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { wantPageSpeaks(t, env, page, tc) })
 	}
 }

@@ -48,36 +48,54 @@ func TestTheDeliveryEmailSpeaksTheEventsLanguage(t *testing.T) {
 			if res := acct.Client.Post("/api/v1/certificates/generate", s.generate(a, map[string]any{"sendEmail": true})); res.StatusCode != 200 {
 				t.Fatalf("generate: %d %s", res.StatusCode, res.Body)
 			}
-			if n, err := runEmail(t, env); err != nil || n != 1 {
-				t.Fatalf("the worker sent %d messages: %v", n, err)
-			}
-			msgs := smtp.Messages()
-			if len(msgs) != 1 {
-				t.Fatalf("%d messages over SMTP", len(msgs))
-			}
-			msg, err := mail.ReadMessage(bytes.NewReader(msgs[0].Data))
-			if err != nil {
-				t.Fatal(err)
-			}
-			subject, err := new(mime.WordDecoder).DecodeHeader(msg.Header.Get("Subject"))
-			if err != nil || subject != tc.subject {
-				t.Fatalf("subject %q (%v), want %q", subject, err, tc.subject)
-			}
-			text := plainText(t, string(msgs[0].Data))
-			for _, want := range tc.text {
-				if !strings.Contains(text, want) {
-					t.Errorf("the text lacks %q:\n%s", want, text)
-				}
-			}
-			if strings.Contains(text, "Anyone can verify") || strings.Contains(text, "Keep it in your digital wallet") {
-				t.Errorf("English left in the text:\n%s", text)
-			}
-			all, _ := io.ReadAll(quotedprintable.NewReader(bytes.NewReader(msgs[0].Data)))
-			for _, want := range tc.html {
-				if !bytes.Contains(all, []byte(want)) {
-					t.Errorf("the HTML lacks %q", want)
-				}
-			}
+			wantOneLocalizedEmail(t, env, smtp, localizedEmail{subject: tc.subject, text: tc.text, html: tc.html,
+				englishPhrase: []string{"Anyone can verify", "Keep it in your digital wallet"}})
 		})
+	}
+}
+
+// localizedEmail is what a test expects of the one message the email worker sent: its decoded
+// subject, phrases of its plain text and of its HTML, and English phrases that must be gone.
+type localizedEmail struct {
+	subject       string
+	text, html    []string
+	englishPhrase []string
+}
+
+// wantOneLocalizedEmail runs the email worker, which must send exactly one message over smtp,
+// and checks it against want.
+func wantOneLocalizedEmail(t *testing.T, env *testkit.Env, smtp *testkit.SMTP, want localizedEmail) {
+	t.Helper()
+	if n, err := runEmail(t, env); err != nil || n != 1 {
+		t.Fatalf("the worker sent %d messages: %v", n, err)
+	}
+	msgs := smtp.Messages()
+	if len(msgs) != 1 {
+		t.Fatalf("%d messages over SMTP", len(msgs))
+	}
+	msg, err := mail.ReadMessage(bytes.NewReader(msgs[0].Data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	subject, err := new(mime.WordDecoder).DecodeHeader(msg.Header.Get("Subject"))
+	if err != nil || subject != want.subject {
+		t.Fatalf("subject %q (%v), want %q", subject, err, want.subject)
+	}
+	text := plainText(t, string(msgs[0].Data))
+	for _, phrase := range want.text {
+		if !strings.Contains(text, phrase) {
+			t.Errorf("the text lacks %q:\n%s", phrase, text)
+		}
+	}
+	for _, english := range want.englishPhrase {
+		if strings.Contains(text, english) {
+			t.Errorf("English left in the text (%q):\n%s", english, text)
+		}
+	}
+	all, _ := io.ReadAll(quotedprintable.NewReader(bytes.NewReader(msgs[0].Data)))
+	for _, phrase := range want.html {
+		if !bytes.Contains(all, []byte(phrase)) {
+			t.Errorf("the HTML lacks %q", phrase)
+		}
 	}
 }

@@ -28,10 +28,7 @@ func TestTheVerificationPageSpeaksTheLanguageAsked(t *testing.T) {
 	acct.Client.Post("/api/v1/certificates/generate", s.generate(a, nil)).JSON(t, &c)
 	page := "/verify/" + c.Data.VerificationCode
 
-	for _, tc := range []struct {
-		name, query, accept, lang string
-		want                      []string
-	}{
+	for _, tc := range []pageLanguageCase{
 		{"the certificate's own locale", "", "", "de",
 			[]string{"Dieses Zertifikat ist gültig", "Ausgestellt am", "12. November 2026", "Gophertage 2026"}},
 		{"Accept-Language", "", "ja-JP,ja;q=0.9,en;q=0.5", "ja",
@@ -44,36 +41,48 @@ func TestTheVerificationPageSpeaksTheLanguageAsked(t *testing.T) {
 		{"tracking parameters stay out of the switcher's links", "?utm_source=" + strings.Repeat("x", 2000) + "&fbclid=1", "", "de",
 			[]string{"Dieses Zertifikat ist gültig"}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			req := env.Client.Request(http.MethodGet, page+tc.query, nil)
-			if tc.accept != "" {
-				req.Header.Set("Accept-Language", tc.accept)
-			}
-			res := env.Client.Do(req)
-			body := string(res.Body)
-			if res.StatusCode != 200 || !strings.Contains(body, `<html lang="`+tc.lang+`">`) {
-				t.Fatalf("%d, want <html lang=%q>:\n%.600s", res.StatusCode, tc.lang, body)
-			}
-			if !strings.Contains(res.Header.Get("Vary"), "Accept-Language") {
-				t.Errorf("Vary: %q", res.Header.Values("Vary"))
-			}
-			for _, want := range tc.want {
-				if !strings.Contains(body, want) {
-					t.Errorf("the page lacks %q", want)
-				}
-			}
-			// The switcher links every language and marks the current one.
-			for _, code := range []string{"en", "de", "ja", "zh-Hans"} {
-				if !strings.Contains(body, `href="`+page+`?lang=`+code+`"`) {
-					t.Errorf("the switcher lacks %s", code)
-				}
-			}
-			if strings.Contains(body, "utm_source") || strings.Contains(body, "fbclid") {
-				t.Errorf("the page repeats the tracking parameters")
-			}
-			if !strings.Contains(body, `hreflang="`+tc.lang+`" lang="`+tc.lang+`" aria-current="true"`) {
-				t.Errorf("the switcher does not mark %s as current", tc.lang)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { wantPageSpeaks(t, env, page, tc) })
+	}
+}
+
+// pageLanguageCase is a page opened with a query and an Accept-Language header, the language
+// it must answer in, and phrases it must hold.
+type pageLanguageCase struct {
+	name, query, accept, lang string
+	want                      []string
+}
+
+// wantPageSpeaks opens page as tc asks and checks <html lang>, Vary, tc's phrases, and a
+// language switcher that links every language, marks the current one and leaves tracking
+// parameters out.
+func wantPageSpeaks(t *testing.T, env *testkit.Env, page string, tc pageLanguageCase) {
+	t.Helper()
+	req := env.Client.Request(http.MethodGet, page+tc.query, nil)
+	if tc.accept != "" {
+		req.Header.Set("Accept-Language", tc.accept)
+	}
+	res := env.Client.Do(req)
+	body := string(res.Body)
+	if res.StatusCode != 200 || !strings.Contains(body, `<html lang="`+tc.lang+`">`) {
+		t.Fatalf("%d, want <html lang=%q>:\n%.600s", res.StatusCode, tc.lang, body)
+	}
+	if !strings.Contains(res.Header.Get("Vary"), "Accept-Language") {
+		t.Errorf("Vary: %q", res.Header.Values("Vary"))
+	}
+	for _, want := range tc.want {
+		if !strings.Contains(body, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	for _, code := range []string{"en", "de", "ja", "zh-Hans"} {
+		if !strings.Contains(body, `href="`+page+`?lang=`+code+`"`) {
+			t.Errorf("the switcher lacks %s", code)
+		}
+	}
+	if strings.Contains(body, "utm_source") || strings.Contains(body, "fbclid") {
+		t.Errorf("the page repeats the tracking parameters")
+	}
+	if !strings.Contains(body, `hreflang="`+tc.lang+`" lang="`+tc.lang+`" aria-current="true"`) {
+		t.Errorf("the switcher does not mark %s as current", tc.lang)
 	}
 }
