@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/certificates"
@@ -286,10 +287,14 @@ const itemBatch = 100
 // transaction; skips and failures are recorded after (they changed nothing). A run that is
 // cancelled or dies leaves the rest pending, and the next run (after a restart, River retries
 // or rescues the job) goes on from there. A panic fails its attendee's item (see process); one
-// anywhere else fails the job for good: River would retry it, and it would panic again.
+// anywhere else fails the job for good: River would retry it, and it would panic again. So
+// does an error on the job's last attempt, so that no job stays "running" after River gives
+// it up.
 func (w *worker) Work(ctx context.Context, job *river.Job[JobArgs]) error {
 	err := recovery.Run(ctx, w.s.logger, "bulk job panicked", func() error { return w.work(ctx, job) }, "job_id", job.Args.JobID)
-	if !recovery.Is(err) {
+	// A stop (the context cancelled) is not the job's failure: the next process goes on.
+	lastAttempt := err != nil && job.Attempt >= job.MaxAttempts && !isSnooze(err) && !errors.Is(ctx.Err(), context.Canceled)
+	if !recovery.Is(err) && !lastAttempt {
 		return err
 	}
 	rec, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
@@ -300,9 +305,46 @@ func (w *worker) Work(ctx context.Context, job *river.Job[JobArgs]) error {
 	return river.JobCancel(err)
 }
 
+func isSnooze(err error) bool {
+	var snooze *rivertype.JobSnoozeError
+	return errors.As(err, &snooze)
+}
+
+// NextRetry is when a run that failed (a database error, or a rescue after its process died)
+// is taken up again. Its progress is recorded, so soon: 1 s doubling, at most 30 s. River's
+// default schedule (errors⁴ seconds: 16 s, 81 s, 256 s...) left a job that failed a few runs
+// waiting minutes with its attendees pending.
+func (w *worker) NextRetry(job *river.Job[JobArgs]) time.Time {
+	return time.Now().Add(min(time.Second<<min(len(job.Errors), 5), 30*time.Second))
+}
+
+// runContext bounds one run: past RunFor the run yields before its next batch, and its context
+// ends halfway between RunFor and River's JobTimeout, so that a batch slowed by a loaded
+// database is rolled back and taken up again by the next run, instead of River timing the run
+// out as a failure.
+func (s *Service) runContext(ctx context.Context) (context.Context, time.Time, context.CancelFunc) {
+	start := time.Now() // the machine's time, not the service's clock: it keeps River's timeout, which a test clock does not move
+	hard := s.timing.RunFor + max(s.timing.JobTimeout-s.timing.RunFor, 0)/2
+	run, cancel := context.WithTimeout(ctx, hard)
+	return run, start.Add(s.timing.RunFor), cancel
+}
+
 func (w *worker) work(ctx context.Context, job *river.Job[JobArgs]) error {
-	s := w.s
-	j, err := s.store.BulkJobByID(ctx, job.Args.JobID)
+	run, deadline, cancel := w.s.runContext(ctx)
+	defer cancel()
+	err := w.s.run(run, job.Args.JobID, deadline)
+	if err != nil && run.Err() != nil && ctx.Err() == nil {
+		// The run's own bound ended it, not River or a stop: whatever it was doing rolled
+		// back, and the next run goes on at once.
+		return river.JobSnooze(0)
+	}
+	return err
+}
+
+// run processes the job's pending attendees until none is left (and finishes the job) or
+// until deadline, when it yields (River's snooze) to run again.
+func (s *Service) run(ctx context.Context, id uuid.UUID, deadline time.Time) error {
+	j, err := s.store.BulkJobByID(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -312,9 +354,7 @@ func (w *worker) work(ctx context.Context, job *river.Job[JobArgs]) error {
 	if err := s.store.StartBulkJob(ctx, j.ID, s.certs.Now()); err != nil {
 		return err
 	}
-	// The run's length is the machine's time, not the service's clock: it keeps River's job
-	// timeout, which a test clock does not move.
-	deadline := time.Now().Add(s.timing.RunFor)
+	yield := func() bool { return time.Now().After(deadline) }
 	for {
 		ids, err := s.store.PendingBulkJobItems(ctx, j.ID, itemBatch)
 		if err != nil {
@@ -326,6 +366,9 @@ func (w *worker) work(ctx context.Context, job *river.Job[JobArgs]) error {
 		for batch := range slices.Chunk(ids, issueBatch) {
 			if err := ctx.Err(); err != nil {
 				return err
+			}
+			if yield() {
+				return river.JobSnooze(0)
 			}
 			if s.processBatch(ctx, j, batch) {
 				continue
@@ -341,9 +384,6 @@ func (w *worker) work(ctx context.Context, job *river.Job[JobArgs]) error {
 					return err
 				}
 			}
-		}
-		if time.Now().After(deadline) {
-			return river.JobSnooze(0)
 		}
 	}
 }

@@ -169,7 +169,12 @@ func waitForJob(t *testing.T, s issuing, path string, done func(domain.BulkJob) 
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("job: %+v", j)
+			// River's row tells why a job stopped moving: its state, attempts and errors.
+			var river string
+			testkit.QueryRow(t, s.env, `SELECT coalesce(json_agg(json_build_object('state', state, 'attempt', attempt,
+				'scheduledAt', scheduled_at, 'errors', errors, 'metadata', metadata)), '[]')::text
+				FROM river_job WHERE args->>'jobId' = $1`, []any{id.String()}, &river)
+			t.Fatalf("job: %+v\nRiver: %s", j, river)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -342,6 +347,61 @@ func TestABulkJobSurvivesACrash(t *testing.T) {
 	// rescues the abandoned job (short timeouts, so the test need not wait minutes).
 	startAgain(t, s, bulk.Timing{RunFor: 2 * time.Second, JobTimeout: 5 * time.Second, RescueAfter: 5 * time.Second})
 	wantEveryoneOnce(t, s, path, midway.Data.Processed)
+}
+
+// slowIssuer issues as the service does, each issuance taking delay longer: a database slowed
+// by a loaded machine.
+type slowIssuer struct {
+	*certificates.Service
+	delay time.Duration
+}
+
+func (s slowIssuer) Issue(ctx context.Context, tx *store.Tx, p certificates.GenerateParams) (domain.Certificate, error) {
+	time.Sleep(s.delay)
+	return s.Service.Issue(ctx, tx, p)
+}
+
+// A job whose issuances are slow yields between batches instead of overrunning River's
+// timeout: every run ends in a snooze, none in an error, so the job never waits out River's
+// growing retry delays (which once left a job standing for minutes under a loaded CI).
+func TestASlowBulkJobYieldsInsteadOfTimingOut(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	testkit.SQL(t, s.env, `UPDATE accounts SET plan = 'business' WHERE id = $1`, s.acct.ID)
+	var csv bytes.Buffer
+	csv.WriteString("firstName,lastName,email\n")
+	for i := range 100 {
+		fmt.Fprintf(&csv, "Ada,%d,ada%d@example.org\n", i, i)
+	}
+	if res := s.acct.Client.Upload("/api/v1/attendees/import?eventId="+s.event.String(), "file", "a.csv", csv.Bytes()); res.StatusCode != 200 {
+		t.Fatalf("import: %s", res.Body)
+	}
+	res := s.acct.Client.Post("/api/v1/events/"+s.event.String()+"/certificates/generate/jobs", map[string]any{})
+	if res.StatusCode != 202 {
+		t.Fatalf("create job: %d %s", res.StatusCode, res.Body)
+	}
+	path := res.Header.Get("Location")
+	// 100 issuances of 30 ms each: 3 s of work, in runs of 200 ms under a 3 s timeout. A run
+	// that looked at the time only every 100 attendees would be timed out.
+	slow := slowIssuer{Service: s.env.Service.Certificates, delay: 30 * time.Millisecond}
+	jobs, err := bulkQueue(s.env.Store, s.env.Service.Logger, bulk.Timing{RunFor: 200 * time.Millisecond, JobTimeout: 3 * time.Second}, slow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := jobs.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = jobs.Stop(context.Background()) })
+	done := waitForJob(t, s, path, func(j domain.BulkJob) bool { return j.Status == "completed" })
+	if done.Data.Issued != 100 {
+		t.Fatalf("job: %+v", done.Data)
+	}
+	var errs, snoozes int
+	testkit.QueryRow(t, s.env, `SELECT coalesce(array_length(errors, 1), 0), coalesce((metadata->>'snoozes')::int, 0)
+		FROM river_job WHERE args->>'jobId' = $1`, []any{done.Data.ID}, &errs, &snoozes)
+	if errs != 0 || snoozes < 3 {
+		t.Fatalf("River recorded %d errors and %d snoozes; want none and at least 3 (one per run)", errs, snoozes)
+	}
 }
 
 // A draft job's drafts go with their event: deleting it answers 204, not a conflict of keys.
