@@ -53,6 +53,7 @@ func run(cmd string, args []string) error {
 	profile := fs.Bool("profile", false, "bench-http: write CPU profiles of the server under load")
 	phase := fs.Duration("phase", 3*time.Second, "bench-http: one phase of load")
 	prepared := fs.Int("prepare", 200_000, "bench-http: certificates issued to the account before the loads (0: an empty database)")
+	statements := fs.Bool("statements", false, "bench-http: print where PostgreSQL's time goes in each load (pg_stat_statements)")
 	works := fs.String("works", "", "bench-http: only these loads, comma-separated (issue, lookup, import, job); empty: all")
 	covDir := fs.String("coverage-dir", coverage.DefaultDir(), "where test runs record observed responses")
 	if err := fs.Parse(args); err != nil {
@@ -82,7 +83,7 @@ func run(cmd string, args []string) error {
 	case "badge-previews":
 		return badgePreviews(*out)
 	case "bench-http":
-		return loadbench.Run(ctx, loadbench.Options{Binary: *bin, Dir: *benchDir, Profile: *profile, Phase: *phase, Prepared: *prepared,
+		return loadbench.Run(ctx, loadbench.Options{Binary: *bin, Dir: *benchDir, Profile: *profile, Statements: *statements, Phase: *phase, Prepared: *prepared,
 			Works: strings.FieldsFunc(*works, func(r rune) bool { return r == ',' })})
 	case "api-docs":
 		return apiDocs(*specFile, *bundle, *page)

@@ -144,6 +144,7 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 		svc.Metrics.Register(metrics.NewJobsCollector(countJobs(st), jobs.Queues))
 		issued := svc.Metrics.Issuance(store.KindCertificate, store.KindBadgeAssertion)
 		st.OnCommit(func(c store.Committed) { issued.Committed(c.Issued, c.CreditsSpent) })
+		svc.Certificates.ObserveGroups(issued.Grouped)
 	}
 
 	limiter := o.Limiter

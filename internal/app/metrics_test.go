@@ -147,6 +147,7 @@ func TestMetricsFollowRealTraffic(t *testing.T) {
 		{"credentiald_email_queue_wait_seconds", dto.MetricType_HISTOGRAM, nil},
 		{"credentiald_credentials_issued_total", dto.MetricType_COUNTER, []string{"kind"}},
 		{"credentiald_credits_spent_total", dto.MetricType_COUNTER, nil},
+		{"credentiald_issuance_transaction_requests", dto.MetricType_HISTOGRAM, nil},
 		{"credentiald_webhook_deliveries_total", dto.MetricType_COUNTER, []string{"outcome"}},
 		{"credentiald_webhook_queue_wait_seconds", dto.MetricType_HISTOGRAM, nil},
 		{"credentiald_jobs", dto.MetricType_GAUGE, []string{"queue", "state"}},
@@ -209,6 +210,11 @@ func TestMetricsFollowRealTraffic(t *testing.T) {
 	if info := after.families["credentiald_build_info"].GetMetric(); len(info) != 1 || info[0].GetGauge().GetValue() != 1 ||
 		label(info[0], "version") == "" || !strings.HasPrefix(label(info[0], "goversion"), "go") {
 		t.Errorf("credentiald_build_info: %v", info)
+	}
+	// The two generateCertificate calls (402, then 200) ran one after the other: two
+	// transactions of one request each.
+	if n := after.histogramCount(t, "credentiald_issuance_transaction_requests"); n != 2 {
+		t.Errorf("credentiald_issuance_transaction_requests has %d observations, want 2", n)
 	}
 	if n := after.histogramCount(t, "credentiald_http_request_duration_seconds", "operation", "generateCertificate", "code", "200"); n != 1 {
 		t.Errorf("the duration of generateCertificate 200 has %d observations, want 1", n)

@@ -13,6 +13,7 @@ import (
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/events"
+	"github.com/certhub/credentiald/internal/groupcommit"
 	"github.com/certhub/credentiald/internal/issuance"
 	"github.com/certhub/credentiald/internal/links"
 	"github.com/certhub/credentiald/internal/store"
@@ -25,6 +26,8 @@ type Service struct {
 	now   func() time.Time
 	// drawCode draws verification codes (issuance.DrawVerificationCode; tests replace it).
 	drawCode func() (string, error)
+	// group runs the concurrent issuances of one account in one transaction (see Generate).
+	group *groupcommit.Group[uuid.UUID, GenerateParams, domain.Certificate]
 }
 
 // New returns the service. siteURL roots verification links.
@@ -32,8 +35,24 @@ func New(s *store.Store, siteURL string, now func() time.Time) *Service {
 	if now == nil {
 		now = time.Now
 	}
-	return &Service{store: s, links: links.New(siteURL), now: now, drawCode: issuance.DrawVerificationCode}
+	svc := &Service{store: s, links: links.New(siteURL), now: now, drawCode: issuance.DrawVerificationCode}
+	svc.group = &groupcommit.Group[uuid.UUID, GenerateParams, domain.Certificate]{Store: s, Do: svc.Issue,
+		// Every attendee of the transaction is locked before the first issuance takes the
+		// account's hot rows, in one statement and in id order, as a bulk job's batch locks
+		// its own: an issuance that locked its attendee while holding the hot rows could wait
+		// for a transaction that holds that attendee and waits for the hot rows.
+		Prepare: func(ctx context.Context, tx *store.Tx, ps []GenerateParams) error {
+			ids := make([]uuid.UUID, len(ps))
+			for i, p := range ps {
+				ids[i] = p.AttendeeID
+			}
+			return tx.LockAttendees(ctx, ps[0].AccountID, ids)
+		}}
+	return svc
 }
+
+// ObserveGroups has f told the number of issuances of every transaction Generate runs.
+func (s *Service) ObserveGroups(f func(issuances int)) { s.group.Observe = f }
 
 // Credits returns the account's credit figures for this month (issuance.CreditsOf).
 func (s *Service) Credits(ctx context.Context, accountID uuid.UUID) (issuance.Credits, error) {

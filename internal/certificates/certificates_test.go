@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -392,6 +393,54 @@ func TestConcurrentIssuanceKeepsOneCertificatePerAttendeeAndTheCreditLimit(t *te
 	})
 	if codes[0] != 11 || codes[402] != 9 || s.used(t) != 12 {
 		t.Fatalf("20 attendees, 11 credits left: %v, %d used", codes, s.used(t))
+	}
+}
+
+// Concurrent issuances of one account share transactions (one commit for several), and each
+// answer is what committed: every certificate answered is there with a number of its own, every
+// refusal spent nothing, and an attendee unknown or already served fails alone.
+func TestConcurrentIssuancesOfOneAccountShareCommits(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	var mu sync.Mutex
+	most := 0
+	s.svc.ObserveGroups(func(n int) { mu.Lock(); most = max(most, n); mu.Unlock() })
+	served := s.attendee(t, "Served")
+	s.generate(t, s.params(served))
+	params := []certificates.GenerateParams{s.params(served), s.params(uuid.New())}
+	for i := range 20 {
+		params = append(params, s.params(s.attendee(t, fmt.Sprintf("C%d", i))))
+	}
+	var issuedMu sync.Mutex
+	var issued []domain.Certificate
+	codes := testkit.Race(len(params), func(i int) int {
+		c, err := s.svc.Generate(t.Context(), params[i])
+		if err != nil {
+			return httperr.Status(apperr.CodeOf(err))
+		}
+		issuedMu.Lock()
+		issued = append(issued, c)
+		issuedMu.Unlock()
+		return 0
+	})
+	if codes[0] != 11 || codes[402] != 9 || codes[409] != 1 || codes[404] != 1 || s.used(t) != 12 {
+		t.Fatalf("outcomes %v, %d credits used (the free plan's 12)", codes, s.used(t))
+	}
+	numbers := map[string]bool{}
+	for _, c := range issued {
+		got, err := s.svc.Get(t.Context(), s.account, c.ID)
+		if err != nil || got.Number != c.Number || numbers[c.Number] {
+			t.Fatalf("answered %s (%s), found %+v, %v", c.ID, c.Number, got, err)
+		}
+		numbers[c.Number] = true
+	}
+	if s.outbox(t)["certificate.issued"] != 12 {
+		t.Fatalf("events %v", s.outbox(t))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if most < 2 {
+		t.Fatalf("no transaction held more than %d issuance", most)
 	}
 }
 

@@ -24,12 +24,12 @@ type GenerateParams struct {
 	Draft                                      bool       // prepare a draft: no credit, no email, no event
 }
 
-// Generate issues one certificate (or prepares a draft) in a transaction of its own, under the
-// rules of Issue.
+// Generate issues one certificate (or prepares a draft) under the rules of Issue, and answers
+// once it has committed. The issuances of one account that arrive while its transaction runs
+// go together in the next one, each in a savepoint (see groupcommit): one commit, whose WAL
+// flush the account's hot rows wait for, serves them all, and each is still all or nothing.
 func (s *Service) Generate(ctx context.Context, p GenerateParams) (domain.Certificate, error) {
-	return store.InTx(ctx, s.store, func(tx *store.Tx) (domain.Certificate, error) {
-		return s.Issue(ctx, tx, p)
-	})
+	return s.group.Run(ctx, p.AccountID, p)
 }
 
 // Issue issues one certificate in tx, the caller's transaction (a bulk job records its item in

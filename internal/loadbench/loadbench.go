@@ -40,6 +40,9 @@ type Options struct {
 	Rounds  int           // phases of each side per work (3)
 	// Profile writes a CPU profile of the server under each load into Dir (PPROF_ADDR).
 	Profile bool
+	// Statements loads pg_stat_statements into the cluster and prints, after each load, the
+	// statements the service's requests spent the database's time on.
+	Statements bool
 	// Prepared is how many certificates the account is issued before the loads run (0: none).
 	Prepared int
 	// Works names the loads to run (issue, lookup, import, job); empty: all. lookup reads
@@ -86,7 +89,7 @@ func Run(ctx context.Context, o Options) (err error) {
 		return err
 	}
 	fmt.Fprintf(o.Out, "bench-http: load average %s; starting a durable PostgreSQL cluster in %s\n", loadgen.LoadAverage(), pgDir)
-	cluster, err := embeddedpg.Start(ctx, pgDir, embeddedpg.Options{}) // not Ephemeral: fsync on
+	cluster, err := embeddedpg.Start(ctx, pgDir, embeddedpg.Options{Statements: o.Statements}) // not Ephemeral: fsync on
 	if err != nil {
 		return err
 	}
@@ -103,6 +106,11 @@ func Run(ctx context.Context, o Options) (err error) {
 	defer pool.Close()
 	if err := requireDurable(ctx, pool, o.Out); err != nil {
 		return err
+	}
+	if o.Statements {
+		if _, err := pool.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements"); err != nil {
+			return err
+		}
 	}
 
 	srv, err := startServer(ctx, bin, cluster.URL(), o)

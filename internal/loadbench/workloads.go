@@ -208,6 +208,11 @@ func (b *bench) compare(ctx context.Context, work, profile string, service, bare
 	opts.Duration = b.o.Phase
 	var sres, bres loadgen.Result
 	var ticks, pgService, pgBare, genTicks int64
+	if b.o.Statements {
+		if _, err := b.pool.Exec(ctx, "SELECT pg_stat_statements_reset()"); err != nil {
+			return row{}, err
+		}
+	}
 	for round := range b.o.Rounds {
 		p0 := loadgen.TreeCPUTicks(b.pgPID)
 		bres.Add(loadgen.Run(ctx, bare, opts))
@@ -234,6 +239,11 @@ func (b *bench) compare(ctx context.Context, work, profile string, service, bare
 	for name, r := range map[string]*loadgen.Result{"service": &sres, "bare": &bres} {
 		if r.Failed > 0 {
 			return row{}, fmt.Errorf("%s, %s: %d of %d requests failed (first: %v)", work, name, r.Failed, r.Requests, r.FirstErr)
+		}
+	}
+	if b.o.Statements {
+		if err := b.printStatements(ctx, work, sres.Requests); err != nil {
+			return row{}, err
 		}
 	}
 	return row{work: work, unit: "req/s", service: sres.Rate(), bare: bres.Rate(), sp50: sres.P50(), sp99: sres.P99(),
@@ -429,4 +439,36 @@ func (b *bench) waitJob(ctx context.Context, event, id string) (jobState, error)
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// printStatements prints the statements the service's requests of a load spent PostgreSQL's
+// time on, most first, per request: calls and execution time, nested statements (triggers,
+// functions) on lines of their own and counted within their caller's too. The bare server's
+// statements (on the bare schema) are left out.
+func (b *bench) printStatements(ctx context.Context, work string, requests int) error {
+	rows, err := b.pool.Query(ctx, `SELECT toplevel, calls, total_exec_time, regexp_replace(left(query, 110), '\s+', ' ', 'g')
+		FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+		  AND query NOT ILIKE '%bare.%' AND query NOT ILIKE '%pg_stat_statements%'
+		ORDER BY total_exec_time DESC LIMIT 15`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	fmt.Fprintf(b.o.Out, "\n%s: where PostgreSQL's time went, per request of the service (pg_stat_statements; * nested)\n", work)
+	for rows.Next() {
+		var top bool
+		var calls int64
+		var total float64
+		var query string
+		if err := rows.Scan(&top, &calls, &total, &query); err != nil {
+			return err
+		}
+		mark := " "
+		if !top {
+			mark = "*"
+		}
+		fmt.Fprintf(b.o.Out, "  %s %5.2f calls %7.1f µs  %s\n", mark, float64(calls)/float64(max(requests, 1)),
+			total*1000/float64(max(requests, 1)), query)
+	}
+	return rows.Err()
 }

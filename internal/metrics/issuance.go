@@ -8,6 +8,7 @@ type Issuance struct {
 	issued  *prometheus.CounterVec
 	byKind  map[string]prometheus.Counter // read only after Issuance returns
 	credits prometheus.Counter
+	grouped prometheus.Histogram
 }
 
 // Issuance returns the issuance counters, with a series at 0 from the start for each of kinds
@@ -25,9 +26,14 @@ func (r *Registry) Issuance(kinds ...string) *Issuance {
 			Namespace: namespace, Subsystem: "credits", Name: "spent_total",
 			Help: "Credits spent (committed) by the accounts' issuances.",
 		}),
+		grouped: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Namespace: namespace, Subsystem: "issuance", Name: "transaction_requests",
+			Help:    "Single issuances (POST /certificates/generate) that shared one transaction and commit, per transaction.",
+			Buckets: []float64{1, 2, 4, 8, 16, 32},
+		}),
 		byKind: map[string]prometheus.Counter{},
 	}
-	r.reg.MustRegister(i.issued, i.credits)
+	r.reg.MustRegister(i.issued, i.credits, i.grouped)
 	for _, k := range kinds {
 		i.byKind[k] = i.issued.WithLabelValues(k)
 	}
@@ -47,3 +53,6 @@ func (i *Issuance) Committed(issued map[string]int, credits int) {
 		i.credits.Add(float64(credits))
 	}
 }
+
+// Grouped counts a transaction that n single issuances of one account shared.
+func (i *Issuance) Grouped(n int) { i.grouped.Observe(float64(n)) }

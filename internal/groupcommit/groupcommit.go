@@ -1,0 +1,214 @@
+// Package groupcommit runs the concurrent transactions of one key (an account) as one
+// transaction with one commit, each call still all-or-nothing in a savepoint of its own.
+//
+// An account's issuances take the account's hot rows (its credit row, its number counter, its
+// analytics counters) and hold them until their commit, so they run one after the other, and
+// each one waits for its commit's WAL flush (1-3 ms on a durable disk) with those rows held:
+// one account's issuance rate was bounded by its commits, whatever the number of clients.
+// Here the calls that arrive while one transaction runs wait for it, then go together in the
+// next: the first of them leads it (runs it on its goroutine) and every call of it waits for
+// its commit. A call's answer is given only after the commit, so every answer is true to what
+// committed; when the commit fails, every call of the transaction fails and nothing of any
+// stays.
+//
+// Within a transaction, calls run in their arrival order, each in a savepoint: a call that
+// fails (a refusal, CREDIT_LIMIT, an error of the database) is undone alone, and the next call
+// sees the data as the calls before it left it (the credits they spent, the numbers they
+// took). A transaction of one call runs without a savepoint.
+package groupcommit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/certhub/credentiald/internal/store"
+)
+
+// DefaultMax is how many calls one transaction takes at most. Each call's savepoint takes a
+// subtransaction id, and PostgreSQL keeps only 64 per transaction in shared memory (see
+// store.Tx.Savepoint); 32 also bounds how long the last call of a transaction waits.
+const DefaultMax = 32
+
+// timeout bounds one transaction: its calls' own contexts do not, since one caller's going
+// away must not fail the others.
+const timeout = time.Minute
+
+// Group runs calls of P that answer R. Its fields are set before its first call.
+type Group[K comparable, P, R any] struct {
+	Store *store.Store
+	// Prepare, when set, runs first in every transaction of more than one call, with every
+	// call's parameters, in arrival order: it takes the locks the calls would take one by one,
+	// in one order, so that calls of one transaction never wait on a lock held by another
+	// transaction that waits for this one's.
+	Prepare func(ctx context.Context, tx *store.Tx, ps []P) error
+	// Do is one call's work in tx.
+	Do func(ctx context.Context, tx *store.Tx, p P) (R, error)
+	// Max is the most calls a transaction takes (0: DefaultMax).
+	Max int
+	// Observe, when set, is told the size of every transaction once it has ended.
+	Observe func(calls int)
+
+	mu     sync.Mutex
+	queues map[K]*queue[P, R]
+}
+
+type queue[P, R any] struct {
+	waiting []*call[P, R]
+}
+
+type call[P, R any] struct {
+	ctx context.Context
+	p   P
+	r   R
+	err error
+	// panicked is the panic that ended the call (in Do, or in its transaction), with the stack
+	// where it began: Run panics with it on the call's own goroutine.
+	panicked error
+	done     chan struct{} // closed once r and err are set
+	lead     chan struct{} // told when the call is to lead the next transaction
+}
+
+// Run runs Do(p) in a transaction shared with the other calls of key that arrive meanwhile,
+// and answers once that transaction has ended: Do's answer when it committed, its error (its
+// writes undone) or the commit's error. A call waiting its turn is not cancelled with ctx (it
+// waits at most one transaction); one whose ctx has ended by its turn is not run.
+func (g *Group[K, P, R]) Run(ctx context.Context, key K, p P) (R, error) {
+	c := &call[P, R]{ctx: ctx, p: p, done: make(chan struct{}), lead: make(chan struct{}, 1)}
+	g.mu.Lock()
+	if g.queues == nil {
+		g.queues = map[K]*queue[P, R]{}
+	}
+	q, running := g.queues[key]
+	if !running {
+		q = &queue[P, R]{}
+		g.queues[key] = q
+	}
+	q.waiting = append(q.waiting, c)
+	g.mu.Unlock()
+	if !running {
+		g.leadNext(key, q)
+	}
+	select {
+	case <-c.done:
+	case <-c.lead:
+		g.leadNext(key, q)
+		<-c.done
+	}
+	if c.panicked != nil {
+		panic(c.panicked)
+	}
+	return c.r, c.err
+}
+
+// errPanicked is a call's error while its panic is carried to its caller.
+var errPanicked = errors.New("groupcommit: the call panicked")
+
+// do runs c's Do in tx, a panic in it turned into c.panicked (and errPanicked), so that the
+// transaction's other calls go on and the panic reaches c's caller.
+func (g *Group[K, P, R]) do(ctx context.Context, tx *store.Tx, c *call[P, R]) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			c.panicked = fmt.Errorf("panic: %v\n\n%s", v, debug.Stack())
+			err = errPanicked
+		}
+	}()
+	c.r, err = g.Do(ctx, tx, c.p)
+	return err
+}
+
+// leadNext runs the transaction of the first waiting calls (the leader's own first among
+// them), answers them, then hands the lead to the first call that arrived meanwhile, or ends
+// the key's queue when none did.
+func (g *Group[K, P, R]) leadNext(key K, q *queue[P, R]) {
+	limit := g.Max
+	if limit <= 0 {
+		limit = DefaultMax
+	}
+	g.mu.Lock()
+	n := min(len(q.waiting), limit)
+	calls := q.waiting[:n:n]
+	q.waiting = q.waiting[n:]
+	g.mu.Unlock()
+
+	g.runTx(calls)
+	for _, c := range calls {
+		close(c.done)
+	}
+	if g.Observe != nil {
+		g.Observe(len(calls))
+	}
+
+	g.mu.Lock()
+	if len(q.waiting) == 0 {
+		delete(g.queues, key)
+		g.mu.Unlock()
+		return
+	}
+	next := q.waiting[0]
+	g.mu.Unlock()
+	next.lead <- struct{}{}
+}
+
+// runTx runs calls in one transaction and sets their answers. It never panics: a panic of a
+// call's Do is that call's (see do); one elsewhere rolled the transaction back and is every
+// call's that had not failed already.
+func (g *Group[K, P, R]) runTx(calls []*call[P, R]) {
+	// The leader's context carries its trace and values; not its cancellation, nor its
+	// deadline, which belong to its caller alone.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(calls[0].ctx), timeout)
+	defer cancel()
+	live := make([]*call[P, R], 0, len(calls))
+	for _, c := range calls {
+		if c.err = c.ctx.Err(); c.err == nil {
+			live = append(live, c)
+		}
+	}
+	if len(live) == 0 {
+		return
+	}
+	var zero R
+	defer func() {
+		if v := recover(); v != nil {
+			p := fmt.Errorf("panic: %v\n\n%s", v, debug.Stack())
+			for _, c := range live {
+				if c.err == nil {
+					c.r, c.err, c.panicked = zero, errPanicked, p
+				}
+			}
+		}
+	}()
+	_, err := store.InTx(ctx, g.Store, func(tx *store.Tx) (struct{}, error) {
+		if len(live) == 1 {
+			c := live[0]
+			c.err = g.do(ctx, tx, c)
+			return struct{}{}, c.err
+		}
+		if g.Prepare != nil {
+			ps := make([]P, len(live))
+			for i, c := range live {
+				ps[i] = c.p
+			}
+			if err := g.Prepare(ctx, tx, ps); err != nil {
+				return struct{}{}, err
+			}
+		}
+		// A savepoint that could not be undone leaves the transaction aborted: the calls after
+		// it fail, and so does the commit, which fails every call (nothing of any stays).
+		for _, c := range live {
+			c.err = tx.Savepoint(ctx, func(tx *store.Tx) error { return g.do(ctx, tx, c) })
+		}
+		return struct{}{}, nil
+	})
+	if err == nil {
+		return
+	}
+	for _, c := range live {
+		if c.err == nil {
+			c.r, c.err = zero, err
+		}
+	}
+}

@@ -1,0 +1,188 @@
+package groupcommit_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/certhub/credentiald/internal/groupcommit"
+	"github.com/certhub/credentiald/internal/store"
+	"github.com/certhub/credentiald/internal/testkit"
+)
+
+func TestMain(m *testing.M) { testkit.Main(m) }
+
+// write records a webhook.test event tagged tag (and i) in tx: what a call writes.
+func write(ctx context.Context, tx *store.Tx, w testkit.World, tag string, i int) error {
+	return tx.Outbox(ctx, w.Account, "webhook.test", w.Clock.Now(), map[string]any{"tag": tag, "i": i})
+}
+
+// outboxRows counts the events written with tag.
+func outboxRows(t *testing.T, w testkit.World, tag string) int {
+	t.Helper()
+	var n int
+	testkit.QueryRowAt(t, w.DBURL, `SELECT count(*)::integer FROM outbox_events WHERE payload->>'tag' = $1`, []any{tag}, &n)
+	return n
+}
+
+var errRefused = errors.New("refused")
+
+// Calls that arrive together share transactions, each all or nothing: a call that fails (or
+// panics) is undone alone, its panic raised on its own caller's goroutine, and the others of its
+// transaction commit. Every answer is given after the commit, so a call that succeeded finds
+// its write in the database.
+func TestCallsShareTransactionsEachAllOrNothing(t *testing.T) {
+	t.Parallel()
+	w := testkit.NewWorld(t)
+	var mu sync.Mutex
+	var sizes []int
+	g := &groupcommit.Group[uuid.UUID, int, int]{Store: w.Store,
+		Do: func(ctx context.Context, tx *store.Tx, i int) (int, error) {
+			if err := write(ctx, tx, w, "test.call", i); err != nil {
+				return 0, err
+			}
+			time.Sleep(2 * time.Millisecond) // a call takes a while, so that the next ones queue
+			switch {
+			case i == 7:
+				panic("call 7 broke")
+			case i%3 == 0:
+				return 0, errRefused
+			}
+			return i * 10, nil
+		},
+		Observe: func(n int) { mu.Lock(); sizes = append(sizes, n); mu.Unlock() },
+	}
+	const calls = 40
+	outcome := testkit.Race(calls, func(i int) (o int) {
+		defer func() {
+			if v := recover(); v != nil {
+				if !strings.Contains(fmt.Sprint(v), "call 7 broke") {
+					t.Errorf("call %d panicked with %v", i, v)
+				}
+				o = 2
+			}
+		}()
+		r, err := g.Run(t.Context(), w.Account, i)
+		switch {
+		case errors.Is(err, errRefused):
+			return 1
+		case err != nil || r != i*10:
+			t.Errorf("call %d: %d, %v", i, r, err)
+			return -1
+		}
+		// Answered after the commit: the call's write is there, seen from another connection.
+		var n int
+		testkit.QueryRowAt(t, w.DBURL, `SELECT count(*)::integer FROM outbox_events WHERE payload->>'tag' = 'test.call' AND (payload->>'i')::int = $1`, []any{i}, &n)
+		if n != 1 {
+			t.Errorf("call %d answered before its write was committed", i)
+		}
+		return 0
+	})
+	refused := calls / 3 // 3, 6, ... 39 (0 is one too, and 7 panics)
+	if outcome[0] != calls-refused-2 || outcome[1] != refused+1 || outcome[2] != 1 {
+		t.Fatalf("outcomes %v", outcome)
+	}
+	if got := outboxRows(t, w, "test.call"); got != outcome[0] {
+		t.Fatalf("%d events stayed, want the %d of the calls that succeeded", got, outcome[0])
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	total, most := 0, 0
+	for _, n := range sizes {
+		total += n
+		most = max(most, n)
+	}
+	if total != calls || most < 2 || len(sizes) >= calls {
+		t.Fatalf("transactions of sizes %v: want every call in one, some with several", sizes)
+	}
+}
+
+// A transaction takes at most Max calls.
+func TestATransactionTakesAtMostMaxCalls(t *testing.T) {
+	t.Parallel()
+	w := testkit.NewWorld(t)
+	var mu sync.Mutex
+	most := 0
+	g := &groupcommit.Group[uuid.UUID, int, int]{Store: w.Store, Max: 3,
+		Do: func(ctx context.Context, tx *store.Tx, i int) (int, error) {
+			time.Sleep(2 * time.Millisecond)
+			return i, write(ctx, tx, w, "test.call", i)
+		},
+		Observe: func(n int) { mu.Lock(); most = max(most, n); mu.Unlock() },
+	}
+	testkit.Race(20, func(i int) int {
+		if _, err := g.Run(t.Context(), w.Account, i); err != nil {
+			t.Error(err)
+		}
+		return 0
+	})
+	if most != 3 || outboxRows(t, w, "test.call") != 20 {
+		t.Fatalf("largest transaction %d calls (want 3), %d events", most, outboxRows(t, w, "test.call"))
+	}
+}
+
+// Calls of different keys do not wait for each other: each key has its own transactions.
+func TestKeysHaveTransactionsOfTheirOwn(t *testing.T) {
+	t.Parallel()
+	w := testkit.NewWorld(t)
+	hold, held := make(chan struct{}), make(chan struct{})
+	g := &groupcommit.Group[string, string, string]{Store: w.Store,
+		Do: func(ctx context.Context, tx *store.Tx, p string) (string, error) {
+			if p == "slow" {
+				close(held)
+				<-hold
+			}
+			return p, nil
+		},
+	}
+	slow := make(chan error, 1)
+	go func() { _, err := g.Run(context.Background(), "a", "slow"); slow <- err }()
+	<-held
+	if r, err := g.Run(t.Context(), "b", "quick"); err != nil || r != "quick" {
+		t.Fatalf("key b waited or failed: %q %v", r, err)
+	}
+	close(hold)
+	if err := <-slow; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A call whose context ended while it waited its turn is not run.
+func TestACallCancelledWhileWaitingIsNotRun(t *testing.T) {
+	t.Parallel()
+	w := testkit.NewWorld(t)
+	hold, held := make(chan struct{}), make(chan struct{})
+	g := &groupcommit.Group[uuid.UUID, string, string]{Store: w.Store,
+		Do: func(ctx context.Context, tx *store.Tx, p string) (string, error) {
+			if p == "first" {
+				close(held)
+				<-hold
+			}
+			return p, write(ctx, tx, w, "test."+p, 0)
+		},
+	}
+	first := make(chan error, 1)
+	go func() { _, err := g.Run(context.Background(), w.Account, "first"); first <- err }()
+	<-held
+	ctx, cancel := context.WithCancel(t.Context())
+	second := make(chan error, 1)
+	go func() { _, err := g.Run(ctx, w.Account, "second"); second <- err }()
+	time.Sleep(50 * time.Millisecond) // the second call waits for the first's transaction
+	cancel()
+	close(hold)
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-second; !errors.Is(err, context.Canceled) {
+		t.Fatalf("the cancelled call: %v", err)
+	}
+	if outboxRows(t, w, "test.second") != 0 || outboxRows(t, w, "test.first") != 1 {
+		t.Fatal("the cancelled call ran")
+	}
+}
