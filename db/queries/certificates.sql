@@ -18,7 +18,9 @@ SELECT a.id FROM attendees a WHERE a.account_id = @account_id AND a.id = ANY(@id
 -- locked as LockAttendeeForIssue locks it, with its event, the template (the account's or a
 -- system one), the account's branding (its columns NULL when the account has none) and name. No
 -- row: the attendee or the template is missing (LockAttendeeForIssue tells which).
--- name: LockIssueSource :one
+-- A batch query: an issuance's reads go in one round trip with CurrentCertificatesFor and
+-- ReserveNewCertificateCode, and a group's for all its issuances (store.Tx.ReadIssuances).
+-- name: LockIssueSource :batchone
 SELECT a.*, e.name AS event_name, e.event_date, e.location AS event_location, e.description AS event_description,
        e.certificate_validity_days, e.template_id AS event_template_id, e.locale AS event_locale,
        sqlc.embed(t),

@@ -36,7 +36,7 @@ func New(s *store.Store, siteURL string, now func() time.Time) *Service {
 		now = time.Now
 	}
 	svc := &Service{store: s, links: links.New(siteURL), now: now, drawCode: issuance.DrawVerificationCode}
-	svc.group = &groupcommit.Group[uuid.UUID, GenerateParams, domain.Certificate]{Store: s, Do: svc.Issue,
+	svc.group = &groupcommit.Group[uuid.UUID, GenerateParams, domain.Certificate]{Store: s, Do: svc.Issue, DoAll: svc.IssueAll,
 		// Every attendee of the transaction is locked before the first issuance takes the
 		// account's hot rows, in one statement and in id order, as a bulk job's batch locks
 		// its own: an issuance that locked its attendee while holding the hot rows could wait
@@ -51,8 +51,9 @@ func New(s *store.Store, siteURL string, now func() time.Time) *Service {
 	return svc
 }
 
-// ObserveGroups has f told the number of issuances of every transaction Generate runs.
-func (s *Service) ObserveGroups(f func(issuances int)) { s.group.Observe = f }
+// ObserveGroups has f told the number of issuances of every transaction Generate runs, and
+// whether they were issued together (IssueAll) or one by one.
+func (s *Service) ObserveGroups(f func(issuances int, together bool)) { s.group.Observe = f }
 
 // Credits returns the account's credit figures for this month (issuance.CreditsOf).
 func (s *Service) Credits(ctx context.Context, accountID uuid.UUID) (issuance.Credits, error) {

@@ -44,35 +44,117 @@ func (s *Service) Generate(ctx context.Context, p GenerateParams) (domain.Certif
 // as it is.
 func (s *Service) Issue(ctx context.Context, tx *store.Tx, p GenerateParams) (domain.Certificate, error) {
 	now := s.now()
-	if p.ExpiresAt != nil && !p.ExpiresAt.After(now) {
-		return domain.Certificate{}, apperr.Invalid("expiresAt", "must be in the future")
-	}
-	src, err := issueSource(ctx, tx, p.AccountID, p.EventID, p.AttendeeID, p.TemplateID)
-	if err != nil {
+	if err := validExpiry(p, now); err != nil {
 		return domain.Certificate{}, err
 	}
-	key := store.CertificateKey{AttendeeID: p.AttendeeID, EventID: p.EventID, TemplateID: p.TemplateID}
-	// In one round trip: a lapsed certificate is marked expired, the current ones are read and,
-	// when there is none (a new certificate is to be written), a code drawn here is reserved for
-	// it. Reserved after the attendee's lock and before the account's hot rows (a code's row is
-	// no hot row); a taken code (cur.Code empty) is drawn again by issuance.Issue.
+	// In one round trip: the attendee locked with what the certificate is made from, a lapsed
+	// certificate marked expired, the current ones read and, when there is none (a new
+	// certificate is to be written), a code drawn here reserved for it. Reserved after the
+	// attendee's lock and before the account's hot rows (a code's row is no hot row); a taken
+	// code (Current.Code empty) is drawn again by issuance.Issue.
 	code, err := s.drawCode()
 	if err != nil {
 		return domain.Certificate{}, err
 	}
-	cur, err := tx.CurrentCertificates(ctx, key, now, code)
+	got, err := tx.ReadIssuances(ctx, []store.IssuanceRead{readOf(p, code)}, now)
 	if err != nil {
 		return domain.Certificate{}, err
 	}
+	if !got[0].Found {
+		return domain.Certificate{}, missing(ctx, tx, p)
+	}
+	item, answer, err := s.plan(p, got[0], now)
+	if err != nil || answer != nil {
+		return deref(answer), err
+	}
+	out, err := issuance.Issue(ctx, tx, issuance.Request{AccountID: p.AccountID, Now: now, DrawCode: s.drawCode,
+		Certificates: []issuance.Certificate{item}})
+	if err != nil {
+		return domain.Certificate{}, err
+	}
+	return out.Certificates[0], nil
+}
+
+// errNotTogether says that the issuances asked of IssueAll are not all plain issuances.
+var errNotTogether = errors.New("certificates: not every issuance of the group is a plain one")
+
+// IssueAll issues a certificate for every one of ps, all of one account, in tx, as Issue would
+// one by one, but with the reads of all in one round trip and the writes of all in one
+// pipeline (issuance.Issue with every certificate). It answers the certificates in the order of
+// ps, or an error as soon as one of them would not be a plain issuance (a refusal, a draft
+// answered as it is, CREDIT_LIMIT for the whole, two for one key): the caller then undoes what
+// IssueAll did and issues them one by one with Issue, which gives each its own answer.
+func (s *Service) IssueAll(ctx context.Context, tx *store.Tx, ps []GenerateParams) ([]domain.Certificate, error) {
+	now := s.now()
+	reads := make([]store.IssuanceRead, len(ps))
+	for i, p := range ps {
+		if err := validExpiry(p, now); err != nil || p.AccountID != ps[0].AccountID {
+			return nil, errNotTogether
+		}
+		code, err := s.drawCode()
+		if err != nil {
+			return nil, err
+		}
+		reads[i] = readOf(p, code)
+	}
+	got, err := tx.ReadIssuances(ctx, reads, now)
+	if err != nil {
+		return nil, err
+	}
+	items := make([]issuance.Certificate, len(ps))
+	for i, p := range ps {
+		if !got[i].Found {
+			return nil, errNotTogether
+		}
+		item, answer, err := s.plan(p, got[i], now)
+		if err != nil || answer != nil {
+			return nil, errors.Join(errNotTogether, err)
+		}
+		items[i] = item
+	}
+	out, err := issuance.Issue(ctx, tx, issuance.Request{AccountID: ps[0].AccountID, Now: now, DrawCode: s.drawCode, Certificates: items})
+	if err != nil {
+		return nil, err
+	}
+	return out.Certificates, nil
+}
+
+func validExpiry(p GenerateParams, now time.Time) error {
+	if p.ExpiresAt != nil && !p.ExpiresAt.After(now) {
+		return apperr.Invalid("expiresAt", "must be in the future")
+	}
+	return nil
+}
+
+func readOf(p GenerateParams, code string) store.IssuanceRead {
+	return store.IssuanceRead{AccountID: p.AccountID, Code: code,
+		Key: store.CertificateKey{AttendeeID: p.AttendeeID, EventID: p.EventID, TemplateID: p.TemplateID}}
+}
+
+func deref(c *domain.Certificate) domain.Certificate {
+	if c == nil {
+		return domain.Certificate{}
+	}
+	return *c
+}
+
+// plan decides, from what was read for p, what issuing it writes: the item for
+// issuance.Issue; or an answer that writes nothing (the attendee's draft, asked for again); or
+// a refusal (the attendee not on the event, ALREADY_ISSUED).
+func (s *Service) plan(p GenerateParams, got store.IssuanceReading, now time.Time) (issuance.Certificate, *domain.Certificate, error) {
+	src, cur := got.Source, got.Current
+	if err := onEvent(src.AttendeeOnEvent, p.EventID); err != nil {
+		return issuance.Certificate{}, nil, err
+	}
 	if cur.Issued != nil {
-		return domain.Certificate{}, alreadyIssued(*cur.Issued)
+		return issuance.Certificate{}, nil, alreadyIssued(*cur.Issued)
 	}
 	if p.Draft && cur.Draft != nil {
-		return *cur.Draft, nil
+		return issuance.Certificate{}, cur.Draft, nil
 	}
 	snap, err := snapshotFrom(src)
 	if err != nil {
-		return domain.Certificate{}, err
+		return issuance.Certificate{}, nil, err
 	}
 	item := issuance.Certificate{Event: func(c domain.Certificate) any {
 		return eventBody("certificate.issued", now, eventData(c))
@@ -80,6 +162,7 @@ func (s *Service) Issue(ctx context.Context, tx *store.Tx, p GenerateParams) (do
 	if p.SendEmail && !p.Draft {
 		item.Email = func(c domain.Certificate) domain.OutboundEmail { return composeEmail(c, src.AccountName) }
 	}
+	key := store.CertificateKey{AttendeeID: p.AttendeeID, EventID: p.EventID, TemplateID: p.TemplateID}
 	if cur.Draft != nil {
 		item.Draft, item.Issuance = cur.Draft, issuanceOf(src, p.ExpiresAt, now)
 		item.Issuance.Snapshot = snap
@@ -92,12 +175,7 @@ func (s *Service) Issue(ctx context.Context, tx *store.Tx, p GenerateParams) (do
 		}
 		item.New = &c
 	}
-	out, err := issuance.Issue(ctx, tx, issuance.Request{AccountID: p.AccountID, Now: now, DrawCode: s.drawCode,
-		Certificates: []issuance.Certificate{item}})
-	if err != nil {
-		return domain.Certificate{}, err
-	}
-	return out.Certificates[0], nil
+	return item, nil, nil
 }
 
 // source is what a certificate is made from, read in the issuing transaction.
@@ -109,19 +187,25 @@ type source = store.IssueSource
 func issueSource(ctx context.Context, tx *store.Tx, accountID, eventID, attendeeID, templateID uuid.UUID) (source, error) {
 	src, err := tx.LockIssueSource(ctx, accountID, attendeeID, templateID)
 	if errors.Is(err, store.ErrNotFound) {
-		a, err := tx.LockAttendeeForIssue(ctx, accountID, attendeeID)
-		if err != nil {
-			return source{}, apperr.When(err, store.ErrNotFound,
-				apperr.NoSuch("attendee").At("attendeeId", "names no attendee of this account"))
-		}
-		if err := onEvent(a, eventID); err != nil {
-			return source{}, err
-		}
-		return source{}, templates.Missing()
+		return source{}, missing(ctx, tx, GenerateParams{AccountID: accountID, EventID: eventID, AttendeeID: attendeeID})
 	} else if err != nil {
 		return source{}, err
 	}
 	return src, onEvent(src.AttendeeOnEvent, eventID)
+}
+
+// missing tells what is missing when an issuance's read found nothing: the attendee (or one
+// not on the event) or the template.
+func missing(ctx context.Context, tx *store.Tx, p GenerateParams) error {
+	a, err := tx.LockAttendeeForIssue(ctx, p.AccountID, p.AttendeeID)
+	if err != nil {
+		return apperr.When(err, store.ErrNotFound,
+			apperr.NoSuch("attendee").At("attendeeId", "names no attendee of this account"))
+	}
+	if err := onEvent(a, p.EventID); err != nil {
+		return err
+	}
+	return templates.Missing()
 }
 
 func onEvent(a store.AttendeeOnEvent, eventID uuid.UUID) error {

@@ -47,10 +47,16 @@ type Group[K comparable, P, R any] struct {
 	Prepare func(ctx context.Context, tx *store.Tx, ps []P) error
 	// Do is one call's work in tx.
 	Do func(ctx context.Context, tx *store.Tx, p P) (R, error)
+	// DoAll, when set, is tried first on every transaction of more than one call, after
+	// Prepare: every call's work at once (fewer round trips than one Do after the other),
+	// answering every call in order. When it answers an error, what it did is undone (it runs
+	// in a savepoint) and the calls run one by one with Do, each answered on its own.
+	DoAll func(ctx context.Context, tx *store.Tx, ps []P) ([]R, error)
 	// Max is the most calls a transaction takes (0: DefaultMax).
 	Max int
-	// Observe, when set, is told the size of every transaction once it has ended.
-	Observe func(calls int)
+	// Observe, when set, is told the size of every transaction once it has ended, and whether
+	// DoAll answered its calls.
+	Observe func(calls int, together bool)
 
 	mu     sync.Mutex
 	queues map[K]*queue[P, R]
@@ -134,12 +140,12 @@ func (g *Group[K, P, R]) leadNext(key K, q *queue[P, R]) {
 	q.waiting = q.waiting[n:]
 	g.mu.Unlock()
 
-	g.runTx(calls)
+	together := g.runTx(calls)
 	for _, c := range calls {
 		close(c.done)
 	}
 	if g.Observe != nil {
-		g.Observe(len(calls))
+		g.Observe(len(calls), together)
 	}
 
 	g.mu.Lock()
@@ -153,10 +159,40 @@ func (g *Group[K, P, R]) leadNext(key K, q *queue[P, R]) {
 	next.lead <- struct{}{}
 }
 
-// runTx runs calls in one transaction and sets their answers. It never panics: a panic of a
+// doAll runs DoAll for calls in a savepoint and reports whether it answered them all; when it
+// did not (an error, a panic, an answer of another length), the savepoint is undone.
+func (g *Group[K, P, R]) doAll(ctx context.Context, tx *store.Tx, calls []*call[P, R]) bool {
+	ps := make([]P, len(calls))
+	for i, c := range calls {
+		ps[i] = c.p
+	}
+	var rs []R
+	err := tx.Savepoint(ctx, func(tx *store.Tx) (err error) {
+		defer func() {
+			if v := recover(); v != nil {
+				err = fmt.Errorf("panic: %v", v) // the calls run one by one, where it is theirs
+			}
+		}()
+		rs, err = g.DoAll(ctx, tx, ps)
+		if err == nil && len(rs) != len(calls) {
+			err = fmt.Errorf("groupcommit: DoAll answered %d of %d calls", len(rs), len(calls))
+		}
+		return err
+	})
+	if err != nil {
+		return false
+	}
+	for i, c := range calls {
+		c.r, c.err = rs[i], nil
+	}
+	return true
+}
+
+// runTx runs calls in one transaction and sets their answers; together says whether DoAll
+// answered them and they committed. It never panics: a panic of a
 // call's Do is that call's (see do); one elsewhere rolled the transaction back and is every
 // call's that had not failed already.
-func (g *Group[K, P, R]) runTx(calls []*call[P, R]) {
+func (g *Group[K, P, R]) runTx(calls []*call[P, R]) (together bool) {
 	// The leader's context carries its trace and values; not its cancellation, nor its
 	// deadline, which belong to its caller alone.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(calls[0].ctx), timeout)
@@ -168,7 +204,7 @@ func (g *Group[K, P, R]) runTx(calls []*call[P, R]) {
 		}
 	}
 	if len(live) == 0 {
-		return
+		return false
 	}
 	var zero R
 	defer func() {
@@ -196,6 +232,10 @@ func (g *Group[K, P, R]) runTx(calls []*call[P, R]) {
 				return struct{}{}, err
 			}
 		}
+		if g.DoAll != nil && g.doAll(ctx, tx, live) {
+			together = true
+			return struct{}{}, nil
+		}
 		// A savepoint that could not be undone leaves the transaction aborted: the calls after
 		// it fail, and so does the commit, which fails every call (nothing of any stays).
 		for _, c := range live {
@@ -204,11 +244,12 @@ func (g *Group[K, P, R]) runTx(calls []*call[P, R]) {
 		return struct{}{}, nil
 	})
 	if err == nil {
-		return
+		return together
 	}
 	for _, c := range live {
 		if c.err == nil {
 			c.r, c.err = zero, err
 		}
 	}
+	return false
 }

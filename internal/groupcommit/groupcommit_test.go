@@ -56,7 +56,7 @@ func TestCallsShareTransactionsEachAllOrNothing(t *testing.T) {
 			}
 			return i * 10, nil
 		},
-		Observe: func(n int) { mu.Lock(); sizes = append(sizes, n); mu.Unlock() },
+		Observe: func(n int, _ bool) { mu.Lock(); sizes = append(sizes, n); mu.Unlock() },
 	}
 	const calls = 40
 	outcome := testkit.Race(calls, func(i int) (o int) {
@@ -114,7 +114,7 @@ func TestATransactionTakesAtMostMaxCalls(t *testing.T) {
 			time.Sleep(2 * time.Millisecond)
 			return i, write(ctx, tx, w, "test.call", i)
 		},
-		Observe: func(n int) { mu.Lock(); most = max(most, n); mu.Unlock() },
+		Observe: func(n int, _ bool) { mu.Lock(); most = max(most, n); mu.Unlock() },
 	}
 	testkit.Race(20, func(i int) int {
 		if _, err := g.Run(t.Context(), w.Account, i); err != nil {
@@ -184,5 +184,79 @@ func TestACallCancelledWhileWaitingIsNotRun(t *testing.T) {
 	}
 	if outboxRows(t, w, "test.second") != 0 || outboxRows(t, w, "test.first") != 1 {
 		t.Fatal("the cancelled call ran")
+	}
+}
+
+// DoAll answers a transaction's calls at once when it can; when it fails, what it wrote is
+// undone and every call runs on its own with Do, so each gets its own answer and nothing is
+// written twice.
+func TestDoAllAnswersTogetherOrIsUndone(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name     string
+		refuse   int // the call DoAll cannot take (-1: none)
+		together bool
+	}{{"every call plain", -1, true}, {"one call DoAll cannot take", 5, false}} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			w := testkit.NewWorld(t)
+			var mu sync.Mutex
+			var shared, alone int
+			g := &groupcommit.Group[uuid.UUID, int, int]{Store: w.Store,
+				Do: func(ctx context.Context, tx *store.Tx, i int) (int, error) {
+					time.Sleep(2 * time.Millisecond)
+					if i == c.refuse {
+						return 0, errRefused
+					}
+					return i, write(ctx, tx, w, "test.call", i)
+				},
+				DoAll: func(ctx context.Context, tx *store.Tx, ps []int) ([]int, error) {
+					for _, i := range ps {
+						if err := write(ctx, tx, w, "test.call", i); err != nil {
+							return nil, err
+						}
+					}
+					if c.refuse >= 0 {
+						// A call DoAll cannot take, somewhere (Do refuses it): it fails after
+						// writing, and its writes must be undone.
+						return nil, errRefused
+					}
+					return ps, nil
+				},
+				Observe: func(n int, together bool) {
+					mu.Lock()
+					defer mu.Unlock()
+					if n > 1 && together {
+						shared++
+					} else if n > 1 {
+						alone++
+					}
+				},
+			}
+			outcome := testkit.Race(20, func(i int) int {
+				r, err := g.Run(t.Context(), w.Account, i)
+				if errors.Is(err, errRefused) {
+					return 1
+				}
+				if err != nil || r != i {
+					t.Errorf("call %d: %d %v", i, r, err)
+				}
+				return 0
+			})
+			refused := 0
+			if c.refuse >= 0 {
+				refused = 1
+			}
+			if outcome[1] != refused || outboxRows(t, w, "test.call") != 20-refused {
+				t.Fatalf("outcomes %v, %d events", outcome, outboxRows(t, w, "test.call"))
+			}
+			var twice int
+			testkit.QueryRowAt(t, w.DBURL, `SELECT count(*) - count(DISTINCT payload->>'i') FROM outbox_events`, nil, &twice)
+			mu.Lock()
+			defer mu.Unlock()
+			if twice != 0 || (c.together && (shared == 0 || alone != 0)) || (!c.together && alone == 0) {
+				t.Fatalf("%d written twice; transactions of several calls: %d together, %d one by one", twice, shared, alone)
+			}
+		})
 	}
 }

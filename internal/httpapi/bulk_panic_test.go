@@ -32,6 +32,18 @@ func (p panicking) Issue(ctx context.Context, tx *store.Tx, g certificates.Gener
 	return c, err
 }
 
+// IssueAll panics as Issue does, once the certificates are written, when one of them is for an
+// attendee in on.
+func (p panicking) IssueAll(ctx context.Context, tx *store.Tx, gs []certificates.GenerateParams) ([]domain.Certificate, error) {
+	cs, err := p.Service.IssueAll(ctx, tx, gs)
+	for _, g := range gs {
+		if err == nil && p.on[g.AttendeeID] {
+			panic("glyph index out of range")
+		}
+	}
+	return cs, err
+}
+
 // startJobs starts a job queue that issues through issuer, as a restarted service would.
 func startJobs(t *testing.T, s issuing, issuer bulk.Issuer) *store.JobQueue {
 	t.Helper()
@@ -102,6 +114,11 @@ type brokenIssuer struct{ *certificates.Service }
 
 func (brokenIssuer) Issue(context.Context, *store.Tx, certificates.GenerateParams) (domain.Certificate, error) {
 	return domain.Certificate{}, apperr.New(apperr.AlreadyIssued, "issued, somewhere")
+}
+
+func (b brokenIssuer) IssueAll(ctx context.Context, tx *store.Tx, _ []certificates.GenerateParams) ([]domain.Certificate, error) {
+	_, err := b.Issue(ctx, tx, certificates.GenerateParams{})
+	return nil, err
 }
 
 // A panic in the job itself fails the job for good: River does not try it again.

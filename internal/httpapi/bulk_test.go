@@ -361,6 +361,11 @@ func (s slowIssuer) Issue(ctx context.Context, tx *store.Tx, p certificates.Gene
 	return s.Service.Issue(ctx, tx, p)
 }
 
+func (s slowIssuer) IssueAll(ctx context.Context, tx *store.Tx, ps []certificates.GenerateParams) ([]domain.Certificate, error) {
+	time.Sleep(s.delay * time.Duration(len(ps)))
+	return s.Service.IssueAll(ctx, tx, ps)
+}
+
 // A job whose issuances are slow yields between batches instead of overrunning River's
 // timeout: every run ends in a snooze, none in an error, so the job never waits out River's
 // growing retry delays (which once left a job standing for minutes under a loaded CI).

@@ -55,4 +55,4 @@ func (i *Issuance) Committed(issued map[string]int, credits int) {
 }
 
 // Grouped counts a transaction that n single issuances of one account shared.
-func (i *Issuance) Grouped(n int) { i.grouped.Observe(float64(n)) }
+func (i *Issuance) Grouped(n int, _ bool) { i.grouped.Observe(float64(n)) }

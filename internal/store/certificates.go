@@ -113,14 +113,8 @@ type IssueSource struct {
 	AccountName string
 }
 
-// LockIssueSource locks the attendee as LockAttendeeForIssue does and reads, in the same round
-// trip, its event, the template (the account's or a system one) and the account's branding.
-// ErrNotFound: the account has no such attendee, or no such template.
-func (d queries) LockIssueSource(ctx context.Context, accountID, attendeeID, templateID uuid.UUID) (IssueSource, error) {
-	a, err := d.q.LockIssueSource(ctx, db.LockIssueSourceParams{AccountID: accountID, AttendeeID: attendeeID, TemplateID: templateID})
-	if err != nil {
-		return IssueSource{}, mapError(err)
-	}
+// issueSourceFrom is what a certificate is made from, as LockIssueSource read it.
+func issueSourceFrom(a db.LockIssueSourceRow) (IssueSource, error) {
 	src := IssueSource{
 		AttendeeOnEvent: AttendeeOnEvent{
 			Attendee: domain.Attendee{ID: a.ID, AccountID: a.AccountID, EventID: a.EventID, FirstName: a.FirstName, LastName: a.LastName,
@@ -133,12 +127,75 @@ func (d queries) LockIssueSource(ctx context.Context, accountID, attendeeID, tem
 		Branding:    domain.Branding{Signatories: []domain.Signatory{}}, // as FindBranding answers for an account without one
 		AccountName: a.AccountName,
 	}
+	var err error
 	if a.BrandingAccountID != nil {
 		src.Branding, err = brandingFrom(db.Branding{AccountID: *a.BrandingAccountID, IssuerName: a.BrandingIssuerName,
 			Website: a.BrandingWebsite, Logo: a.BrandingLogo, PrimaryColor: a.BrandingPrimaryColor, EmailFromName: a.BrandingEmailFromName,
 			EmailReplyTo: a.BrandingEmailReplyTo, UpdatedAt: *a.BrandingUpdatedAt, Signatories: a.BrandingSignatories})
 	}
 	return src, err
+}
+
+// LockIssueSource locks the attendee as LockAttendeeForIssue does and reads, in the same round
+// trip, its event, the template (the account's or a system one) and the account's branding.
+// ErrNotFound: the account has no such attendee, or no such template.
+func (t *Tx) LockIssueSource(ctx context.Context, accountID, attendeeID, templateID uuid.UUID) (IssueSource, error) {
+	var row db.LockIssueSourceRow
+	var err error
+	t.q.LockIssueSource(ctx, []db.LockIssueSourceParams{{AccountID: accountID, AttendeeID: attendeeID, TemplateID: templateID}}).
+		QueryRow(func(_ int, a db.LockIssueSourceRow, e error) { row, err = a, e })
+	if err != nil {
+		return IssueSource{}, mapError(err)
+	}
+	return issueSourceFrom(row)
+}
+
+// IssuanceRead is what one certificate's issuance reads before it writes: its attendee (locked),
+// with its event, the template and the branding; and its key's current certificates, with Code
+// offered for its new certificate (see CurrentCertificates).
+type IssuanceRead struct {
+	AccountID uuid.UUID
+	Key       CertificateKey
+	Code      string
+}
+
+// IssuanceReading is what ReadIssuances found for one IssuanceRead. Found is false when the
+// attendee or the template is missing (LockAttendeeForIssue tells which); Source is then zero.
+type IssuanceReading struct {
+	Source  IssueSource
+	Found   bool
+	Current CurrentCertificates
+}
+
+// ReadIssuances does the reads of several issuances in one round trip, each as LockIssueSource
+// and CurrentCertificates would: the attendee locked and the source read, a lapsed certificate
+// of the key marked expired, its current certificates read and, when it has none, its code
+// reserved. Reads are done in the order given, so the attendees are locked in that order.
+func (t *Tx) ReadIssuances(ctx context.Context, reads []IssuanceRead, now time.Time) ([]IssuanceReading, error) {
+	out := make([]IssuanceReading, len(reads))
+	p := t.Pipeline()
+	for i, r := range reads {
+		got := &out[i]
+		src := p.q.LockIssueSource(ctx, []db.LockIssueSourceParams{{AccountID: r.AccountID, AttendeeID: r.Key.AttendeeID, TemplateID: r.Key.TemplateID}})
+		p.reads = append(p.reads, func() error {
+			var err error
+			src.QueryRow(func(_ int, a db.LockIssueSourceRow, e error) {
+				if err = e; e == nil {
+					got.Source, err = issueSourceFrom(a)
+					got.Found = err == nil
+				}
+			})
+			if errors.Is(err, pgx.ErrNoRows) {
+				return nil
+			}
+			return mapError(err)
+		})
+		p.currentCertificates(ctx, r.Key, now, r.Code, &got.Current)
+	}
+	if err := p.flush(ctx); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // CurrentCertificates are a key's current certificates: the issued one and the draft, each
@@ -162,6 +219,16 @@ type CurrentCertificates struct {
 func (t *Tx) CurrentCertificates(ctx context.Context, k CertificateKey, now time.Time, code string) (CurrentCertificates, error) {
 	var cur CurrentCertificates
 	p := t.Pipeline()
+	p.currentCertificates(ctx, k, now, code, &cur)
+	if err := p.flush(ctx); err != nil {
+		return CurrentCertificates{}, err
+	}
+	return cur, nil
+}
+
+// currentCertificates queues CurrentCertificates's two statements, filling in cur once the
+// pipeline is flushed.
+func (p *Pipeline) currentCertificates(ctx context.Context, k CertificateKey, now time.Time, code string, cur *CurrentCertificates) {
 	rows := p.q.CurrentCertificatesFor(ctx, []db.CurrentCertificatesForParams{{AttendeeID: k.AttendeeID,
 		EventID: k.EventID, TemplateID: k.TemplateID, Now: now}})
 	p.reads = append(p.reads, func() error {
@@ -192,10 +259,6 @@ func (t *Tx) CurrentCertificates(ctx context.Context, k CertificateKey, now time
 		}
 		return err
 	})
-	if err := p.flush(ctx); err != nil {
-		return CurrentCertificates{}, err
-	}
-	return cur, nil
 }
 
 // FindCertificate returns a certificate of the account.
