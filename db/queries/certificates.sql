@@ -40,16 +40,16 @@ FOR UPDATE OF a;
 -- template) and returns what is current after that: the issued certificate and the draft, if
 -- any. One statement: its SELECT sees the rows as they were before the UPDATE, so the
 -- certificates it expired are left out by id. A batch query: it shares its round trip with
--- ReserveNewCertificateCode, queued after it (store.Tx.CurrentCertificates).
+-- ReserveNewCertificateCode, queued after it, and with LockIssueSource (store.Tx.ReadIssuances).
 -- name: CurrentCertificatesFor :batchmany
 WITH expired AS (
     UPDATE certificates SET status = 'expired', updated_at = @now::timestamptz
-    WHERE attendee_id = @attendee_id AND event_id = @event_id AND template_id = @template_id
+    WHERE account_id = @account_id AND attendee_id = @attendee_id AND event_id = @event_id AND template_id = @template_id
       AND status = 'issued' AND expires_at IS NOT NULL AND expires_at <= @now::timestamptz
     RETURNING id
 )
 SELECT cur.* FROM certificates cur
-WHERE cur.attendee_id = @attendee_id AND cur.event_id = @event_id AND cur.template_id = @template_id
+WHERE cur.account_id = @account_id AND cur.attendee_id = @attendee_id AND cur.event_id = @event_id AND cur.template_id = @template_id
   AND cur.status IN ('issued', 'draft') AND cur.id NOT IN (SELECT expired.id FROM expired);
 
 -- ReserveNewCertificateCode reserves @code for the key's new certificate, in the batch of

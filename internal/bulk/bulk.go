@@ -336,45 +336,51 @@ func (s *Service) runContext(ctx context.Context) (context.Context, time.Time, c
 func (w *worker) work(ctx context.Context, job *river.Job[JobArgs]) error {
 	run, deadline, cancel := w.s.runContext(ctx)
 	defer cancel()
-	err := w.s.run(run, job.Args.JobID, deadline)
+	progressed, err := w.s.run(run, job.Args.JobID, deadline)
 	if err != nil && run.Err() != nil && ctx.Err() == nil {
 		// The run's own bound ended it, not River or a stop: whatever it was doing rolled
-		// back, and the next run goes on at once.
-		return river.JobSnooze(0)
+		// back. After some progress the next run goes on at once; a run that committed
+		// nothing counts as a failed attempt, so that a batch that can never finish in time
+		// ends the job (its last attempt) instead of snoozing forever.
+		if progressed {
+			return river.JobSnooze(0)
+		}
+		return fmt.Errorf("bulk job %s: a run committed nothing within its bound: %w", job.Args.JobID, err)
 	}
 	return err
 }
 
 // run processes the job's pending attendees until none is left (and finishes the job) or
-// until deadline, when it yields (River's snooze) to run again.
-func (s *Service) run(ctx context.Context, id uuid.UUID, deadline time.Time) error {
+// until deadline, when it yields (River's snooze) to run again; every run works at least one
+// batch before it yields. progressed says whether the run committed anything.
+func (s *Service) run(ctx context.Context, id uuid.UUID, deadline time.Time) (progressed bool, err error) {
 	j, err := s.store.BulkJobByID(ctx, id)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if j.Status == domain.BulkJobCompleted || j.Status == domain.BulkJobFailed {
-		return nil
+		return false, nil
 	}
 	if err := s.store.StartBulkJob(ctx, j.ID, s.certs.Now()); err != nil {
-		return err
+		return false, err
 	}
-	yield := func() bool { return time.Now().After(deadline) }
 	for {
 		ids, err := s.store.PendingBulkJobItems(ctx, j.ID, itemBatch)
 		if err != nil {
-			return err
+			return progressed, err
 		}
 		if len(ids) == 0 {
-			return s.finish(ctx, j.ID, domain.BulkJobCompleted)
+			return progressed, s.finish(ctx, j.ID, domain.BulkJobCompleted)
 		}
 		for batch := range slices.Chunk(ids, issueBatch) {
 			if err := ctx.Err(); err != nil {
-				return err
+				return progressed, err
 			}
-			if yield() {
-				return river.JobSnooze(0)
+			if progressed && time.Now().After(deadline) {
+				return progressed, river.JobSnooze(0)
 			}
 			if s.processBatch(ctx, j, batch) {
+				progressed = true
 				continue
 			}
 			// Something in the batch did not issue (a skip, a refusal, a failure, a panic):
@@ -382,11 +388,12 @@ func (s *Service) run(ctx context.Context, id uuid.UUID, deadline time.Time) err
 			// as before.
 			for _, a := range batch {
 				if err := ctx.Err(); err != nil {
-					return err
+					return progressed, err
 				}
 				if err := s.process(ctx, j, a); err != nil {
-					return err
+					return progressed, err
 				}
+				progressed = true // the attendee's outcome is recorded
 			}
 		}
 	}

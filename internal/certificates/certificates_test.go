@@ -507,6 +507,32 @@ func TestConcurrentPlainIssuancesAreIssuedTogether(t *testing.T) {
 	}
 }
 
+// IssueAll takes no two issuances for one attendee (a draft and a certificate of one key would
+// both be written): it refuses them, and the group issues them one by one.
+func TestIssueAllRefusesTwoForOneAttendee(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	a := s.params(s.attendee(t, "Ada"))
+	d := a
+	d.Draft = true
+	_, err := store.InTx(t.Context(), s.st, func(tx *store.Tx) ([]domain.Certificate, error) {
+		return s.svc.IssueAll(t.Context(), tx, []certificates.GenerateParams{d, a})
+	})
+	if err == nil {
+		t.Fatal("a draft and a certificate for one attendee were issued together")
+	}
+	// One by one (as the group then goes), the draft is issued by the second.
+	first, second := s.generate(t, d), s.generate(t, a)
+	if first.ID != second.ID || second.Status != domain.CertificateValid {
+		t.Fatalf("the draft %s, then %s (%s)", first.ID, second.ID, second.Status)
+	}
+	var n int
+	testkit.QueryRowAt(t, s.dbURL, `SELECT count(*)::integer FROM certificates WHERE attendee_id = $1`, []any{a.AttendeeID}, &n)
+	if n != 1 {
+		t.Fatalf("%d certificates for one attendee", n)
+	}
+}
+
 func boolInt(b bool) int {
 	if b {
 		return 1

@@ -82,15 +82,23 @@ var errNotTogether = errors.New("certificates: not every issuance of the group i
 // one by one, but with the reads of all in one round trip and the writes of all in one
 // pipeline (issuance.Issue with every certificate). It answers the certificates in the order of
 // ps, or an error as soon as one of them would not be a plain issuance (a refusal, a draft
-// answered as it is, CREDIT_LIMIT for the whole, two for one key): the caller then undoes what
+// answered as it is, CREDIT_LIMIT for the whole, two for one attendee): the caller then undoes what
 // IssueAll did and issues them one by one with Issue, which gives each its own answer.
 func (s *Service) IssueAll(ctx context.Context, tx *store.Tx, ps []GenerateParams) ([]domain.Certificate, error) {
+	if len(ps) == 0 {
+		return nil, nil
+	}
 	now := s.now()
 	reads := make([]store.IssuanceRead, len(ps))
+	attendees := make(map[uuid.UUID]bool, len(ps))
 	for i, p := range ps {
-		if err := validExpiry(p, now); err != nil || p.AccountID != ps[0].AccountID {
+		// Two for one attendee go one by one: a draft and a certificate of one key would
+		// otherwise both be written (the draft and the issued certificate are unique each
+		// among their own), where one after the other the second sees the first.
+		if err := validExpiry(p, now); err != nil || p.AccountID != ps[0].AccountID || attendees[p.AttendeeID] {
 			return nil, errNotTogether
 		}
+		attendees[p.AttendeeID] = true
 		code, err := s.drawCode()
 		if err != nil {
 			return nil, err

@@ -80,8 +80,9 @@ type call[P, R any] struct {
 
 // Run runs Do(p) in a transaction shared with the other calls of key that arrive meanwhile,
 // and answers once that transaction has ended: Do's answer when it committed, its error (its
-// writes undone) or the commit's error. A call waiting its turn is not cancelled with ctx (it
-// waits at most one transaction); one whose ctx has ended by its turn is not run.
+// writes undone) or the commit's error. A call waiting its turn is not cancelled with ctx: it
+// waits for the transactions of the calls before it (one, unless more than Max were waiting),
+// and one whose ctx has ended by its turn is not run.
 func (g *Group[K, P, R]) Run(ctx context.Context, key K, p P) (R, error) {
 	c := &call[P, R]{ctx: ctx, p: p, done: make(chan struct{}), lead: make(chan struct{}, 1)}
 	g.mu.Lock()
@@ -144,10 +145,16 @@ func (g *Group[K, P, R]) leadNext(key K, q *queue[P, R]) {
 	for _, c := range calls {
 		close(c.done)
 	}
+	g.handOff(key, q)
 	if g.Observe != nil {
-		g.Observe(len(calls), together)
+		g.observe(len(calls), together)
 	}
+}
 
+// handOff gives the lead to the first call that arrived meanwhile, or ends the key's queue
+// when none did. It runs before anything else may fail: a queue left without a leader would
+// keep every later call of its key waiting.
+func (g *Group[K, P, R]) handOff(key K, q *queue[P, R]) {
 	g.mu.Lock()
 	if len(q.waiting) == 0 {
 		delete(g.queues, key)
@@ -157,6 +164,12 @@ func (g *Group[K, P, R]) leadNext(key K, q *queue[P, R]) {
 	next := q.waiting[0]
 	g.mu.Unlock()
 	next.lead <- struct{}{}
+}
+
+// observe tells Observe, whose panic is no caller's: it is dropped.
+func (g *Group[K, P, R]) observe(calls int, together bool) {
+	defer func() { _ = recover() }()
+	g.Observe(calls, together)
 }
 
 // doAll runs DoAll for calls in a savepoint and reports whether it answered them all; when it
@@ -207,6 +220,26 @@ func (g *Group[K, P, R]) runTx(calls []*call[P, R]) (together bool) {
 		return false
 	}
 	var zero R
+	for attempt := 1; ; attempt++ {
+		together, err := g.runTxOnce(ctx, live)
+		// PostgreSQL broke a deadlock (or a serialization failure) by ending this
+		// transaction: nothing of it committed, and it runs again, its calls answered anew.
+		if err == nil || !store.Retryable(err) || attempt == retries {
+			return together
+		}
+		for _, c := range live {
+			c.r, c.err, c.panicked = zero, nil, nil
+		}
+	}
+}
+
+// retries is how many times a transaction that PostgreSQL ended to break a deadlock runs.
+const retries = 3
+
+// runTxOnce runs live in one transaction and sets their answers; err is the transaction's own
+// (its commit's, or what ended it), nil when it committed.
+func (g *Group[K, P, R]) runTxOnce(ctx context.Context, live []*call[P, R]) (together bool, err error) {
+	var zero R
 	defer func() {
 		if v := recover(); v != nil {
 			p := fmt.Errorf("panic: %v\n\n%s", v, debug.Stack())
@@ -217,7 +250,7 @@ func (g *Group[K, P, R]) runTx(calls []*call[P, R]) (together bool) {
 			}
 		}
 	}()
-	_, err := store.InTx(ctx, g.Store, func(tx *store.Tx) (struct{}, error) {
+	_, err = store.InTx(ctx, g.Store, func(tx *store.Tx) (struct{}, error) {
 		if len(live) == 1 {
 			c := live[0]
 			c.err = g.do(ctx, tx, c)
@@ -239,17 +272,20 @@ func (g *Group[K, P, R]) runTx(calls []*call[P, R]) (together bool) {
 		// A savepoint that could not be undone leaves the transaction aborted: the calls after
 		// it fail, and so does the commit, which fails every call (nothing of any stays).
 		for _, c := range live {
-			c.err = tx.Savepoint(ctx, func(tx *store.Tx) error { return g.do(ctx, tx, c) })
+			for attempt := 1; attempt == 1 || (store.Retryable(c.err) && attempt <= retries); attempt++ {
+				c.panicked = nil
+				c.err = tx.Savepoint(ctx, func(tx *store.Tx) error { return g.do(ctx, tx, c) })
+			}
 		}
 		return struct{}{}, nil
 	})
 	if err == nil {
-		return together
+		return together, nil
 	}
 	for _, c := range live {
 		if c.err == nil {
 			c.r, c.err = zero, err
 		}
 	}
-	return false
+	return false, err
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/certhub/credentiald/internal/groupcommit"
 	"github.com/certhub/credentiald/internal/store"
@@ -258,5 +259,76 @@ func TestDoAllAnswersTogetherOrIsUndone(t *testing.T) {
 				t.Fatalf("%d written twice; transactions of several calls: %d together, %d one by one", twice, shared, alone)
 			}
 		})
+	}
+}
+
+// A transaction PostgreSQL ends to break a deadlock runs again (nothing of it committed), in a
+// group of one as for a call in a shared transaction; a call that keeps failing that way is
+// answered with the error after three tries.
+func TestADeadlockedTransactionRunsAgain(t *testing.T) {
+	t.Parallel()
+	w := testkit.NewWorld(t)
+	deadlock := &pgconn.PgError{Code: "40P01", Message: "deadlock detected"}
+	var mu sync.Mutex
+	tries := map[int]int{}
+	g := &groupcommit.Group[uuid.UUID, int, int]{Store: w.Store,
+		Do: func(ctx context.Context, tx *store.Tx, i int) (int, error) {
+			if err := write(ctx, tx, w, "test.call", i); err != nil {
+				return 0, err
+			}
+			time.Sleep(2 * time.Millisecond)
+			mu.Lock()
+			defer mu.Unlock()
+			tries[i]++
+			if (i%2 == 0 && tries[i] == 1) || i == 9 { // the evens once, 9 always
+				return 0, deadlock
+			}
+			return i, nil
+		},
+	}
+	outcome := testkit.Race(12, func(i int) int {
+		r, err := g.Run(t.Context(), w.Account, i)
+		switch {
+		case i == 9 && errors.Is(err, deadlock):
+			return 1
+		case err != nil || r != i:
+			t.Errorf("call %d: %d %v", i, r, err)
+		}
+		return 0
+	})
+	var twice int
+	testkit.QueryRowAt(t, w.DBURL, `SELECT count(*) - count(DISTINCT payload->>'i') FROM outbox_events`, nil, &twice)
+	mu.Lock()
+	defer mu.Unlock()
+	if outcome[1] != 1 || tries[9] != 3 || tries[4] != 2 || twice != 0 || outboxRows(t, w, "test.call") != 11 {
+		t.Fatalf("outcomes %v, tries %v, %d written twice, %d events", outcome, tries, twice, outboxRows(t, w, "test.call"))
+	}
+}
+
+// A panicking Observe loses the lead to nobody: the calls after it are answered.
+func TestAPanickingObserverDoesNotStopTheQueue(t *testing.T) {
+	t.Parallel()
+	w := testkit.NewWorld(t)
+	g := &groupcommit.Group[uuid.UUID, int, int]{Store: w.Store,
+		Do: func(ctx context.Context, tx *store.Tx, i int) (int, error) {
+			time.Sleep(2 * time.Millisecond)
+			return i, nil
+		},
+		Observe: func(int, bool) { panic("observer broke") },
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		testkit.Race(10, func(i int) int {
+			if r, err := g.Run(t.Context(), w.Account, i); err != nil || r != i {
+				t.Errorf("call %d: %d %v", i, r, err)
+			}
+			return 0
+		})
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("calls left waiting after the observer panicked")
 	}
 }

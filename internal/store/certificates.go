@@ -152,7 +152,7 @@ func (t *Tx) LockIssueSource(ctx context.Context, accountID, attendeeID, templat
 
 // IssuanceRead is what one certificate's issuance reads before it writes: its attendee (locked),
 // with its event, the template and the branding; and its key's current certificates, with Code
-// offered for its new certificate (see CurrentCertificates).
+// offered for its new certificate (see CurrentCertificates and currentCertificates).
 type IssuanceRead struct {
 	AccountID uuid.UUID
 	Key       CertificateKey
@@ -190,7 +190,7 @@ func (t *Tx) ReadIssuances(ctx context.Context, reads []IssuanceRead, now time.T
 			}
 			return mapError(err)
 		})
-		p.currentCertificates(ctx, r.Key, now, r.Code, &got.Current)
+		p.currentCertificates(ctx, r.AccountID, r.Key, now, r.Code, &got.Current)
 	}
 	if err := p.flush(ctx); err != nil {
 		return nil, err
@@ -203,33 +203,21 @@ func (t *Tx) ReadIssuances(ctx context.Context, reads []IssuanceRead, now time.T
 // key's new certificate.
 type CurrentCertificates struct {
 	Issued, Draft *domain.Certificate
-	// Code is the code offered to CurrentCertificates, reserved (kind certificate) for the new
+	// Code is the code offered (IssuanceRead.Code), reserved (kind certificate) for the new
 	// certificate the key is to get: set only when the key has no current certificate and the
 	// code was free. Empty with no current certificate: the code was taken, draw another.
 	Code string
 }
 
-// CurrentCertificates marks the key's issued certificate past its expiry at now as expired,
-// returns the key's issued certificate and draft, and, when it has neither, reserves code for
-// its new certificate: two statements (CurrentCertificatesFor, ReserveNewCertificateCode) in
-// one round trip. The caller holds the key's attendee, so nothing changes the key in between.
-// A code is reserved only where a new certificate will name it, and it takes no hot row: the
-// code's row is its own (a random key), so reserving it here, before the account's hot rows,
-// keeps their order.
-func (t *Tx) CurrentCertificates(ctx context.Context, k CertificateKey, now time.Time, code string) (CurrentCertificates, error) {
-	var cur CurrentCertificates
-	p := t.Pipeline()
-	p.currentCertificates(ctx, k, now, code, &cur)
-	if err := p.flush(ctx); err != nil {
-		return CurrentCertificates{}, err
-	}
-	return cur, nil
-}
-
-// currentCertificates queues CurrentCertificates's two statements, filling in cur once the
-// pipeline is flushed.
-func (p *Pipeline) currentCertificates(ctx context.Context, k CertificateKey, now time.Time, code string, cur *CurrentCertificates) {
-	rows := p.q.CurrentCertificatesFor(ctx, []db.CurrentCertificatesForParams{{AttendeeID: k.AttendeeID,
+// currentCertificates queues, for the account's key, two statements (CurrentCertificatesFor,
+// ReserveNewCertificateCode) that mark its issued certificate past its expiry at now as
+// expired, read its issued certificate and draft, and, when it has neither, reserve code for
+// its new certificate; cur is filled in once the pipeline is flushed. The caller holds the
+// key's attendee, so nothing changes the key in between. A code is reserved only where a new
+// certificate will name it, and it takes no hot row: the code's row is its own (a random key),
+// so reserving it before the account's hot rows keeps their order.
+func (p *Pipeline) currentCertificates(ctx context.Context, accountID uuid.UUID, k CertificateKey, now time.Time, code string, cur *CurrentCertificates) {
+	rows := p.q.CurrentCertificatesFor(ctx, []db.CurrentCertificatesForParams{{AccountID: accountID, AttendeeID: k.AttendeeID,
 		EventID: k.EventID, TemplateID: k.TemplateID, Now: now}})
 	p.reads = append(p.reads, func() error {
 		var err error

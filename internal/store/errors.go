@@ -66,3 +66,10 @@ func mapError(err error) error {
 	}
 	return err
 }
+
+// Retryable says whether err ended a transaction that may simply run again: PostgreSQL chose it
+// to break a deadlock (40P01) or could not serialize it (40001). Nothing of it was committed.
+func Retryable(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && (pgErr.Code == "40P01" || pgErr.Code == "40001")
+}

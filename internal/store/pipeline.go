@@ -26,7 +26,7 @@ import (
 // batch's queued queries to the pipeline's one pgx.Batch and answers results that read, once
 // Send has sent the whole, from the real results in queue order. What an operation answers
 // (a certificate, whether a credit was spent) is filled in by Send. The same mechanism sends,
-// with flush, the two statements of Tx.CurrentCertificates (a read and a new certificate's code
+// with flush, the reads of Tx.ReadIssuances (the sources, the current certificates, the new codes
 // reserved) in one round trip before the hot rows.
 type Pipeline struct {
 	tx    *Tx
@@ -104,7 +104,7 @@ func (p *Pipeline) Send(ctx context.Context) error {
 // flush sends the queued statements in one round trip and fills in what the operations
 // answer, as Send does, but takes nothing else with them: no River job, no count of
 // CountIssued (those belong with the writes under the hot rows). A pipeline of statements
-// that are not an issuance's writes (Tx.CurrentCertificates) is sent with flush.
+// that are not an issuance's writes (Tx.ReadIssuances) is sent with flush.
 func (p *Pipeline) flush(ctx context.Context) error {
 	if p.batch.Len() == 0 {
 		return nil
@@ -161,7 +161,7 @@ func (p *Pipeline) SpendCredits(ctx context.Context, accountID uuid.UUID, period
 
 // InsertCertificate queues a new certificate or draft, numbered with the account's next
 // number, which its statement takes (Number.Prefix, then the number zero-padded to
-// Number.Digits), under VerificationCode, reserved before (Tx.CurrentCertificates or
+// Number.Digits), under VerificationCode, reserved before (Tx.ReadIssuances or
 // RegisterVerificationCodes). The
 // certificate is filled in by Send.
 func (p *Pipeline) InsertCertificate(ctx context.Context, c NewCertificate, now time.Time) *domain.Certificate {
