@@ -21,13 +21,15 @@ var (
 const currentCertificatesFor = `-- name: CurrentCertificatesFor :batchmany
 WITH expired AS (
     UPDATE certificates SET status = 'expired', updated_at = $5::timestamptz
-    WHERE account_id = $1 AND attendee_id = $2 AND event_id = $3 AND template_id = $4
+    WHERE attendee_id = $1 AND event_id = $2 AND template_id = $3
       AND status = 'issued' AND expires_at IS NOT NULL AND expires_at <= $5::timestamptz
+      AND EXISTS (SELECT 1 FROM attendees a WHERE a.id = $1 AND a.account_id = $4)
     RETURNING id
 )
 SELECT cur.id, cur.account_id, cur.event_id, cur.attendee_id, cur.template_id, cur.certificate_number, cur.verification_code, cur.status, cur.recipient_first_name, cur.recipient_last_name, cur.recipient_email, cur.snapshot, cur.recipient_token_hash, cur.issued_at, cur.expires_at, cur.revoked_at, cur.revocation_reason, cur.revocation_reason_code, cur.first_viewed_at, cur.first_verified_at, cur.created_at, cur.updated_at, cur.snapshot_event_name, cur.snapshot_event_date, cur.snapshot_event_location, cur.snapshot_event_locale, cur.search_text FROM certificates cur
-WHERE cur.account_id = $1 AND cur.attendee_id = $2 AND cur.event_id = $3 AND cur.template_id = $4
+WHERE cur.attendee_id = $1 AND cur.event_id = $2 AND cur.template_id = $3
   AND cur.status IN ('issued', 'draft') AND cur.id NOT IN (SELECT expired.id FROM expired)
+  AND EXISTS (SELECT 1 FROM attendees a WHERE a.id = $1 AND a.account_id = $4)
 `
 
 type CurrentCertificatesForBatchResults struct {
@@ -37,10 +39,10 @@ type CurrentCertificatesForBatchResults struct {
 }
 
 type CurrentCertificatesForParams struct {
-	AccountID  uuid.UUID
 	AttendeeID uuid.UUID
 	EventID    uuid.UUID
 	TemplateID uuid.UUID
+	AccountID  uuid.UUID
 	Now        time.Time
 }
 
@@ -48,16 +50,18 @@ type CurrentCertificatesForParams struct {
 // that a new one can be issued: at most one issued certificate per attendee, event and
 // template) and returns what is current after that: the issued certificate and the draft, if
 // any. One statement: its SELECT sees the rows as they were before the UPDATE, so the
-// certificates it expired are left out by id. A batch query: it shares its round trip with
+// certificates it expired are left out by id. Only the account's attendee's (the EXISTS, once
+// per statement: an account_id condition on certificates led PostgreSQL's generic plan to
+// the account's index, ten times slower). A batch query: it shares its round trip with
 // ReserveNewCertificateCode, queued after it, and with LockIssueSource (store.Tx.ReadIssuances).
 func (q *Queries) CurrentCertificatesFor(ctx context.Context, arg []CurrentCertificatesForParams) *CurrentCertificatesForBatchResults {
 	batch := &pgx.Batch{}
 	for _, a := range arg {
 		vals := []interface{}{
-			a.AccountID,
 			a.AttendeeID,
 			a.EventID,
 			a.TemplateID,
+			a.AccountID,
 			a.Now,
 		}
 		batch.Queue(currentCertificatesFor, vals...)
