@@ -109,8 +109,10 @@ type Result struct {
 	Failed  []Failed
 }
 
-// Generate issues for up to MaxSync attendees, one by one (credits are spent one at a time;
-// those past the limit fail with CREDIT_LIMIT).
+// Generate issues for up to MaxSync attendees: all together in one transaction when every one
+// of them is a plain issuance and the credits suffice for all (issueAll), else one by one, each
+// in a transaction of its own (credits are spent one at a time; those past the limit fail with
+// CREDIT_LIMIT).
 func (s *Service) Generate(ctx context.Context, r Request) (Result, error) {
 	tmpl, err := s.template(ctx, r)
 	if err != nil {
@@ -126,6 +128,10 @@ func (s *Service) Generate(ctx context.Context, r Request) (Result, error) {
 		}
 	}
 	res := Result{Issued: []domain.Certificate{}, Skipped: []Skipped{}, Failed: []Failed{}}
+	if issued, ok := s.issueAll(ctx, r, tmpl, ids); ok {
+		res.Issued = issued
+		return res, nil
+	}
 	for _, a := range ids {
 		c, err := s.certs.Generate(ctx, certificates.GenerateParams{AccountID: r.AccountID, EventID: r.EventID, AttendeeID: a,
 			TemplateID: tmpl, SendEmail: r.SendEmail, Draft: r.Draft})
@@ -144,6 +150,29 @@ func (s *Service) Generate(ctx context.Context, r Request) (Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// issueAll issues for every attendee of ids in one transaction, together (Issuer.IssueAll: the
+// reads of all in one round trip, the writes of all in one pipeline), their attendees locked
+// first in id order. ok is false, and nothing was written, when that was not possible (one of
+// them would be skipped, refused or fail, or too few credits are left for all): the caller
+// then issues them one by one, each with its own outcome.
+func (s *Service) issueAll(ctx context.Context, r Request, tmpl uuid.UUID, ids []uuid.UUID) ([]domain.Certificate, bool) {
+	if len(ids) < 2 {
+		return nil, false
+	}
+	ps := make([]certificates.GenerateParams, len(ids))
+	for i, a := range ids {
+		ps[i] = certificates.GenerateParams{AccountID: r.AccountID, EventID: r.EventID, AttendeeID: a, TemplateID: tmpl,
+			SendEmail: r.SendEmail, Draft: r.Draft}
+	}
+	issued, err := store.InTx(ctx, s.store, func(tx *store.Tx) ([]domain.Certificate, error) {
+		if err := tx.LockAttendees(ctx, r.AccountID, ids); err != nil {
+			return nil, err
+		}
+		return s.certs.IssueAll(ctx, tx, ps)
+	})
+	return issued, err == nil
 }
 
 // template resolves the request's template: the one named (the account's, or a system one),

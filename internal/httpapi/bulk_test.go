@@ -107,6 +107,38 @@ func TestBulkGenerateReportsEachAttendee(t *testing.T) {
 	}
 }
 
+// Attendees who can all be issued are issued together, each as alone: a number, a credit, an
+// event and an email of their own, in the order named.
+func TestBulkGenerateOfPlainIssuances(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	var ids []uuid.UUID
+	for i := range 6 {
+		ids = append(ids, s.acct.Attendee(t, s.event, "P", fmt.Sprint(i), fmt.Sprintf("p%d@example.org", i)))
+	}
+	res := s.acct.Client.Post("/api/v1/events/"+s.event.String()+"/certificates/generate", map[string]any{"attendeeIds": ids})
+	var out bulkResult
+	res.JSON(t, &out)
+	if res.StatusCode != 200 || len(out.Data.Issued) != 6 || len(out.Data.Skipped) != 0 || len(out.Data.Failed) != 0 {
+		t.Fatalf("bulk: %d %s", res.StatusCode, res.Body)
+	}
+	numbers := map[string]bool{}
+	for i, c := range out.Data.Issued {
+		var got certificateBody
+		s.acct.Client.Get("/api/v1/certificates/"+c.ID).JSON(t, &got)
+		if c.AttendeeID != ids[i].String() || c.Status != "valid" || got.Data.CertificateNumber == "" || numbers[got.Data.CertificateNumber] {
+			t.Fatalf("issued %d: %+v, found %+v", i, c, got.Data)
+		}
+		numbers[got.Data.CertificateNumber] = true
+	}
+	issued, used := s.certificates(t)
+	var emails struct{ Meta struct{ Total int } }
+	s.acct.Client.Get("/api/v1/email/deliveries?eventId="+s.event.String()).JSON(t, &emails)
+	if issued != 6 || used != 6 || emails.Meta.Total != 6 {
+		t.Fatalf("certificates %d, credits %d, emails %d", issued, used, emails.Meta.Total)
+	}
+}
+
 // The synchronous bulk issuance honours an Idempotency-Key as single issuance does: the same
 // request again is the first answer replayed, another body under the key is refused (422),
 // and a key that a running request holds is refused (409), each without issuing twice.
