@@ -57,6 +57,19 @@ func startBare(ctx context.Context, pool *pgxpool.Pool) (*bareServer, error) {
 		return c.JSON(http.StatusOK, map[string]any{"data": map[string]any{"id": c.Param("id"), "number": number,
 			"status": status, "recipient": first + " " + last, "issuedAt": issued}})
 	})
+	// The public lookup by verification code: one indexed lookup, a small JSON answer.
+	e.GET("/verify/:code", func(c echo.Context) error {
+		var number, status, first, last string
+		var issued *time.Time
+		err := pool.QueryRow(c.Request().Context(),
+			`SELECT certificate_number, status, recipient_first_name, recipient_last_name, issued_at FROM certificates WHERE verification_code = $1`,
+			c.Param("code")).Scan(&number, &status, &first, &last, &issued)
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, map[string]any{"data": map[string]any{"valid": status == "issued", "number": number,
+			"recipient": first + " " + last, "issuedAt": issued}})
+	})
 	// Issue + credit on one account, in one transaction: one statement that takes the
 	// account's credit row and inserts the certificate numbered by it (a random code, an empty
 	// snapshot), through every index the service's certificates have.

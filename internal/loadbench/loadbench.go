@@ -45,8 +45,8 @@ type Options struct {
 	Statements bool
 	// Prepared is how many certificates the account is issued before the loads run (0: none).
 	Prepared int
-	// Works names the loads to run (issue, lookup, import, job); empty: all. lookup reads
-	// what issue made, so it brings issue along.
+	// Works names the loads to run (issue, lookup, verify, page, import, job); empty: all.
+	// lookup, verify and page read what issue made, so they bring issue along.
 	Works []string
 	Out   io.Writer
 }
@@ -70,7 +70,7 @@ func (o *Options) defaults() {
 func Run(ctx context.Context, o Options) (err error) {
 	o.defaults()
 	for _, w := range o.Works {
-		if !slices.Contains([]string{"issue", "lookup", "import", "job"}, w) {
+		if !slices.Contains([]string{"issue", "lookup", "verify", "page", "import", "job"}, w) {
 			return fmt.Errorf("bench-http: no load named %q (issue, lookup, import, job)", w)
 		}
 	}
@@ -141,8 +141,11 @@ func Run(ctx context.Context, o Options) (err error) {
 	for _, w := range []struct {
 		name string
 		run  func(context.Context) (row, error)
-	}{{"issue", b.issueLoad}, {"lookup", b.lookupLoad}, {"import", b.importLoad}, {"job", b.jobTiming}} {
-		if len(o.Works) > 0 && !slices.Contains(o.Works, w.name) && !(w.name == "issue" && slices.Contains(o.Works, "lookup")) {
+	}{{"issue", b.issueLoad}, {"lookup", b.lookupLoad}, {"verify", b.verifyLoad}, {"page", b.pageLoad},
+		{"import", b.importLoad}, {"job", b.jobTiming}} {
+		// The reads read what issue made, so they bring issue along.
+		reads := slices.ContainsFunc(o.Works, func(w string) bool { return w == "lookup" || w == "verify" || w == "page" })
+		if len(o.Works) > 0 && !slices.Contains(o.Works, w.name) && !(w.name == "issue" && reads) {
 			continue
 		}
 		r, err := w.run(ctx)

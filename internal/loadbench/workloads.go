@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime/multipart"
@@ -321,6 +322,52 @@ func (b *bench) lookupLoad(ctx context.Context) (row, error) {
 	}
 	r, err := b.compare(ctx, "GET /certificates/{id} with an API key", "lookup", service, bare)
 	r.note = "bare: one indexed lookup"
+	return r, err
+}
+
+// codes are verification codes of the certificates the issuance load made.
+func (b *bench) codes(ctx context.Context) ([]string, error) {
+	rows, _ := b.pool.Query(ctx, "SELECT verification_code FROM certificates WHERE account_id = $1 AND status = 'issued' LIMIT 10000", b.accountID)
+	codes, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err == nil && len(codes) == 0 {
+		err = errors.New("no certificates to verify")
+	}
+	return codes, err
+}
+
+// verifyLoad: GET /api/v1/verify/{code}, the public JSON lookup, against the bare lookup by
+// code.
+func (b *bench) verifyLoad(ctx context.Context) (row, error) {
+	codes, err := b.codes(ctx)
+	if err != nil {
+		return row{}, err
+	}
+	service := func(n uint32) (*http.Request, error) {
+		return loadgen.Get(b.srv.url+"/api/v1/verify/"+codes[int(n)%len(codes)], nil)(n)
+	}
+	bare := func(n uint32) (*http.Request, error) {
+		return loadgen.Get(b.bare+"/verify/"+codes[int(n)%len(codes)], nil)(n)
+	}
+	r, err := b.compare(ctx, "GET /api/v1/verify/{code}", "verify", service, bare)
+	r.note = "bare: one indexed lookup by code"
+	return r, err
+}
+
+// pageLoad: GET /verify/{code}, the verification page (HTML), against the service's own JSON
+// lookup of the same code: what the page costs beyond the lookup.
+func (b *bench) pageLoad(ctx context.Context) (row, error) {
+	codes, err := b.codes(ctx)
+	if err != nil {
+		return row{}, err
+	}
+	page := func(n uint32) (*http.Request, error) {
+		return loadgen.Get(b.srv.url+"/verify/"+codes[int(n)%len(codes)], http.Header{"Accept": {"text/html"}})(n)
+	}
+	json := func(n uint32) (*http.Request, error) {
+		return loadgen.Get(b.srv.url+"/api/v1/verify/"+codes[int(n)%len(codes)], nil)(n)
+	}
+	r, err := b.compare(ctx, "GET /verify/{code} (HTML page)", "page", page, json)
+	r.note = "yardstick (bare): the service's own JSON lookup, GET /api/v1/verify/{code}"
 	return r, err
 }
 

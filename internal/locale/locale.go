@@ -16,6 +16,7 @@ import (
 	"io/fs"
 	"path"
 	"strings"
+	"sync"
 
 	"github.com/BurntSushi/toml"
 	"github.com/nicksnyder/go-i18n/v2/i18n"
@@ -85,8 +86,29 @@ func Or(code, fallback string) string {
 // A message missing from locale is taken from English; an id missing from English comes back
 // as the id, which the catalog test rules out for every id the code uses.
 func Text(locale, id string, data map[string]any) string {
-	return text(locale, &i18n.LocalizeConfig{MessageID: id, TemplateData: data})
+	if len(data) > 0 {
+		return text(locale, &i18n.LocalizeConfig{MessageID: id, TemplateData: data})
+	}
+	// A text without fields is the same every time (the catalogs are fixed at start): kept
+	// once made, since go-i18n executes its template on each call (a tenth of the
+	// verification page's CPU, which asks for some forty of them).
+	if _, ok := localize[locale]; !ok {
+		locale = Default // as text does: the key stays among the supported languages
+	}
+	key := plainKey{locale, id}
+	if s, ok := plain.Load(key); ok {
+		return s.(string)
+	}
+	s := text(locale, &i18n.LocalizeConfig{MessageID: id})
+	plain.Store(key, s)
+	return s
 }
+
+// plain keeps the texts without fields, by locale and id: a few hundred ids times ten
+// languages at most, whatever the traffic.
+var plain sync.Map
+
+type plainKey struct{ locale, id string }
 
 // Count is the plural form of message id for n in locale (CLDR rules: Polish has one, few,
 // many; Japanese and Chinese have only other), with {{.Count}} set to n.
