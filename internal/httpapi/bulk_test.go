@@ -215,19 +215,26 @@ func waitForJob(t *testing.T, s issuing, path string, done func(domain.BulkJob) 
 	return j
 }
 
-// bigJob imports 2,000 attendees and queues a job that issues and emails them all; it
-// returns the job's path (its Location).
-func bigJob(t *testing.T, s issuing) string {
+// importAttendees puts the account on the business plan and imports n attendees into the
+// event (Ada 0 to Ada n-1).
+func importAttendees(t *testing.T, s issuing, n int) {
 	t.Helper()
 	testkit.SQL(t, s.env, `UPDATE accounts SET plan = 'business' WHERE id = $1`, s.acct.ID)
 	var csv bytes.Buffer
 	csv.WriteString("firstName,lastName,email\n")
-	for i := range 2000 {
+	for i := range n {
 		fmt.Fprintf(&csv, "Ada,%d,ada%d@example.org\n", i, i)
 	}
 	if res := s.acct.Client.Upload("/api/v1/attendees/import?eventId="+s.event.String(), "file", "a.csv", csv.Bytes()); res.StatusCode != 200 {
 		t.Fatalf("import: %s", res.Body)
 	}
+}
+
+// bigJob imports 2,000 attendees and queues a job that issues and emails them all; it
+// returns the job's path (its Location).
+func bigJob(t *testing.T, s issuing) string {
+	t.Helper()
+	importAttendees(t, s, 2000)
 	res := s.acct.Client.Post("/api/v1/events/"+s.event.String()+"/certificates/generate/jobs", map[string]any{"sendEmail": true})
 	var j jobBody
 	res.JSON(t, &j)
@@ -404,24 +411,18 @@ func (s slowIssuer) IssueAll(ctx context.Context, tx *store.Tx, ps []certificate
 func TestASlowBulkJobYieldsInsteadOfTimingOut(t *testing.T) {
 	t.Parallel()
 	s := newIssuing(t)
-	testkit.SQL(t, s.env, `UPDATE accounts SET plan = 'business' WHERE id = $1`, s.acct.ID)
-	var csv bytes.Buffer
-	csv.WriteString("firstName,lastName,email\n")
-	for i := range 100 {
-		fmt.Fprintf(&csv, "Ada,%d,ada%d@example.org\n", i, i)
-	}
-	if res := s.acct.Client.Upload("/api/v1/attendees/import?eventId="+s.event.String(), "file", "a.csv", csv.Bytes()); res.StatusCode != 200 {
-		t.Fatalf("import: %s", res.Body)
-	}
+	importAttendees(t, s, 100)
 	res := s.acct.Client.Post("/api/v1/events/"+s.event.String()+"/certificates/generate/jobs", map[string]any{})
 	if res.StatusCode != 202 {
 		t.Fatalf("create job: %d %s", res.StatusCode, res.Body)
 	}
 	path := res.Header.Get("Location")
-	// 100 issuances of 30 ms each: 3 s of work, in runs of 200 ms under a 3 s timeout. A run
-	// that looked at the time only every 100 attendees would be timed out.
-	slow := slowIssuer{Service: s.env.Service.Certificates, delay: 30 * time.Millisecond}
-	jobs, err := bulkQueue(s.env.Store, s.env.Service.Logger, bulk.Timing{RunFor: 200 * time.Millisecond, JobTimeout: 3 * time.Second}, slow)
+	// 100 attendees in batches of 25, each batch 3 s slower than it is (a loaded database),
+	// in runs of 100 ms under a 10 s timeout: a run yields after its first batch, well inside
+	// the bound. A run that looked at the time only every 100 attendees (four batches, 12 s)
+	// would be timed out.
+	slow := slowIssuer{Service: s.env.Service.Certificates, delay: 120 * time.Millisecond}
+	jobs, err := bulkQueue(s.env.Store, s.env.Service.Logger, bulk.Timing{RunFor: 100 * time.Millisecond, JobTimeout: 10 * time.Second}, slow)
 	if err != nil {
 		t.Fatal(err)
 	}
