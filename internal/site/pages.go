@@ -13,6 +13,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -46,6 +48,36 @@ type pageRenderer struct {
 	// The site's icon: favicon.svg for the pages' <link rel="icon">, favicon.ico for whatever
 	// asks the conventional path (older browsers, feed readers, link unfurlers).
 	faviconSVG, faviconICO []byte
+	// styles keeps each accent's style sheet with its hash (styled), at most maxStyles.
+	styles  sync.Map
+	nStyles atomic.Int32
+	// buffers are the pages' output buffers, reused.
+	buffers sync.Pool
+}
+
+// styled is a page's style sheet for one accent, with the hash its Content-Security-Policy
+// names.
+type styled struct{ css, hash string }
+
+// maxStyles bounds the accents whose style sheets are kept: one per issuer colour in use; past
+// it, a style sheet is made for each page (as all were before).
+const maxStyles = 4096
+
+// styleFor is the style sheet of accent with its hash: the sheet is the site's 10 KB of CSS
+// under the accent's custom properties, and making it and hashing it for every page was a
+// good part of the page's cost and garbage.
+func (r *pageRenderer) styleFor(accent string) styled {
+	if v, ok := r.styles.Load(accent); ok {
+		return v.(styled)
+	}
+	css := r.style(accent)
+	st := styled{css: css, hash: cspHash(css)}
+	if r.nStyles.Load() < maxStyles {
+		if _, loaded := r.styles.LoadOrStore(accent, st); !loaded {
+			r.nStyles.Add(1)
+		}
+	}
+	return st
 }
 
 func newPageRenderer() (*pageRenderer, error) {
@@ -110,12 +142,12 @@ func (r *pageRenderer) style(accent string) string {
 
 // csp allows exactly this page's style and script, images and beacons to this site, and
 // nothing else; no plugin, frame or base URL.
-func (r *pageRenderer) csp(style string, withScript bool) string {
+func (r *pageRenderer) csp(styleHash string, withScript bool) string {
 	script := "'none'"
 	if withScript {
 		script = r.scriptHash
 	}
-	return "default-src 'none'; img-src 'self'; style-src " + cspHash(style) + "; script-src " + script +
+	return "default-src 'none'; img-src 'self'; style-src " + styleHash + "; script-src " + script +
 		"; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 }
 
@@ -126,13 +158,23 @@ type page interface{ base() *pageData }
 func (r *pageRenderer) render(c echo.Context, status int, name string, data page, cacheControl string) error {
 	d := data.base()
 	d.Service = serviceName
-	d.Style = template.CSS(r.style(d.accent))
-	var buf bytes.Buffer
-	if err := r.tmpl.ExecuteTemplate(&buf, name, data); err != nil {
+	st := r.styleFor(d.accent)
+	d.Style = template.CSS(st.css)
+	buf, _ := r.buffers.Get().(*bytes.Buffer)
+	if buf == nil {
+		buf = bytes.NewBuffer(make([]byte, 0, 32<<10)) // a page is some 20 KB
+	}
+	defer func() {
+		if buf.Cap() <= 256<<10 {
+			buf.Reset()
+			r.buffers.Put(buf)
+		}
+	}()
+	if err := r.tmpl.ExecuteTemplate(buf, name, data); err != nil {
 		return err
 	}
 	h := c.Response().Header()
-	h.Set("Content-Security-Policy", r.csp(string(d.Style), d.Script != ""))
+	h.Set("Content-Security-Policy", r.csp(st.hash, d.Script != ""))
 	h.Set("Cache-Control", cacheControl)
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "same-origin")
