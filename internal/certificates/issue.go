@@ -35,8 +35,9 @@ func (s *Service) Generate(ctx context.Context, p GenerateParams) (domain.Certif
 // Issue issues one certificate in tx, the caller's transaction (a bulk job records its item in
 // the same one). The attendee is locked, so issuances for one attendee run one after the other;
 // an issued certificate past its expiry is marked expired; a valid one answers ALREADY_ISSUED.
-// A new certificate's fresh code is drawn here and reserved in the round trip that reads the
-// current certificates, only when there is none. The rest is issuance.Issue's: the certificate
+// A new certificate's fresh code is drawn here and reserved, only when the key has no current
+// certificate, in the one round trip that locks the attendee and reads its source and current
+// certificates (store.Tx.ReadIssuances). The rest is issuance.Issue's: the certificate
 // inserted with the account's next number and that code (or the attendee's draft turned issued,
 // keeping its number and code), one credit spent (CREDIT_LIMIT when none is left), its status
 // list entry, certificate.issued in the outbox, the day's count and, when asked, the delivery

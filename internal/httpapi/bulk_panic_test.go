@@ -3,7 +3,6 @@ package httpapi_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"testing"
 
@@ -79,10 +78,7 @@ func panicLog(t *testing.T, logs, msg string) (line struct{ Level, Msg, Panic, S
 func TestAPanicWhileIssuingFailsThatAttendeeAndTheJobGoesOn(t *testing.T) {
 	t.Parallel()
 	s := newIssuing(t)
-	var ids []uuid.UUID
-	for i := range 3 {
-		ids = append(ids, s.acct.Attendee(t, s.event, "A", fmt.Sprint(i), fmt.Sprintf("a%d@example.org", i)))
-	}
+	ids := someAttendees(t, s, "A", 3)
 	res := s.acct.Client.Post("/api/v1/events/"+s.event.String()+"/certificates/generate/jobs", map[string]any{"sendEmail": false})
 	if res.StatusCode != 202 {
 		t.Fatalf("create job: %d %s", res.StatusCode, res.Body)

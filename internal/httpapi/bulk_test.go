@@ -112,10 +112,7 @@ func TestBulkGenerateReportsEachAttendee(t *testing.T) {
 func TestBulkGenerateOfPlainIssuances(t *testing.T) {
 	t.Parallel()
 	s := newIssuing(t)
-	var ids []uuid.UUID
-	for i := range 6 {
-		ids = append(ids, s.acct.Attendee(t, s.event, "P", fmt.Sprint(i), fmt.Sprintf("p%d@example.org", i)))
-	}
+	ids := someAttendees(t, s, "P", 6)
 	res := s.acct.Client.Post("/api/v1/events/"+s.event.String()+"/certificates/generate", map[string]any{"attendeeIds": ids})
 	var out bulkResult
 	res.JSON(t, &out)
@@ -213,6 +210,17 @@ func waitForJob(t *testing.T, s issuing, path string, done func(domain.BulkJob) 
 	var j jobBody
 	s.acct.Client.Get(path).JSON(t, &j)
 	return j
+}
+
+// someAttendees adds n attendees to the event, one request each (first name first, last names
+// 0 to n-1), and answers their ids in order.
+func someAttendees(t *testing.T, s issuing, first string, n int) []uuid.UUID {
+	t.Helper()
+	ids := make([]uuid.UUID, n)
+	for i := range ids {
+		ids[i] = s.acct.Attendee(t, s.event, first, fmt.Sprint(i), fmt.Sprintf("%s%d@example.org", strings.ToLower(first), i))
+	}
+	return ids
 }
 
 // importAttendees puts the account on the business plan and imports n attendees into the

@@ -363,10 +363,10 @@ func (b *bench) pageLoad(ctx context.Context) (row, error) {
 	page := func(n uint32) (*http.Request, error) {
 		return loadgen.Get(b.srv.url+"/verify/"+codes[int(n)%len(codes)], http.Header{"Accept": {"text/html"}})(n)
 	}
-	json := func(n uint32) (*http.Request, error) {
+	lookup := func(n uint32) (*http.Request, error) {
 		return loadgen.Get(b.srv.url+"/api/v1/verify/"+codes[int(n)%len(codes)], nil)(n)
 	}
-	r, err := b.compare(ctx, "GET /verify/{code} (HTML page)", "page", page, json)
+	r, err := b.compare(ctx, "GET /verify/{code} (HTML page)", "page", page, lookup)
 	r.note = "yardstick (bare): the service's own JSON lookup, GET /api/v1/verify/{code}"
 	return r, err
 }
