@@ -22,30 +22,55 @@ WHERE account_id = @account_id AND (sqlc.narg(event_id)::uuid IS NULL OR event_i
 ORDER BY created_at DESC, id DESC
 LIMIT @page_size OFFSET @page_offset;
 
--- SearchAttendees is ListAttendees with a search (@pattern set): the matches are found first,
--- by attendees_search_trgm_idx, and then sorted. PostgreSQL cannot estimate how many rows a
--- "contains" pattern matches, and might otherwise walk the account's rows in the order asked,
--- testing each, on the guess that a page of matches comes soon: for a rare name, the whole
--- account (MATERIALIZED keeps the matches a set of their own).
--- name: SearchAttendees :many
-WITH matches AS MATERIALIZED (
+-- A search (@pattern: a LIKE pattern, lower-cased as attendee_search_text is) is read in two
+-- steps (store/search.go): CountAttendeeMatches counts the matches in attendee_search, then the
+-- page is read from attendees, by WalkAttendees when matches are common and by
+-- SearchAttendees when they are rare or the walk came short.
+
+-- CountAttendeeMatches counts the account's (or an event's) attendees whose searched text
+-- matches @pattern: a trigram index scan of attendee_search, whose narrow rows it checks.
+-- name: CountAttendeeMatches :one
+SELECT count(*) FROM attendee_search
+WHERE account_id = @account_id AND (sqlc.narg(event_id)::uuid IS NULL OR event_id = sqlc.narg(event_id))
+  AND search_text LIKE @pattern::text;
+
+-- WalkAttendees reads the first @walk attendees of the list in its order and keeps those that
+-- match: the page, when @walk rows hold it. For a common word, a page is found after a few
+-- hundred rows, where reading every match by id would read thousands.
+-- name: WalkAttendees :many
+SELECT a.* FROM (
     SELECT * FROM attendees
     WHERE account_id = @account_id AND (sqlc.narg(event_id)::uuid IS NULL OR event_id = sqlc.narg(event_id))
       AND (sqlc.narg(email)::text IS NULL OR email_normalized = lower(btrim(sqlc.narg(email)::text)))
-      AND search_text LIKE @pattern::text)
-SELECT matches.*, (SELECT count(*) FROM matches) AS total FROM matches
+    ORDER BY created_at DESC, id DESC
+    LIMIT @walk) a
+WHERE attendee_search_text(a.first_name, a.last_name, a.email) LIKE @pattern::text
 ORDER BY created_at DESC, id DESC
 LIMIT @page_size OFFSET @page_offset;
 
--- CountAttendees counts what ListAttendees and SearchAttendees list: with @pattern, the
--- attendees whose "first last email" matches it (compared lower-cased, as
--- attendees_search_trgm_idx indexes it).
+-- SearchAttendees reads every match by id (found in attendee_search first: MATERIALIZED keeps
+-- PostgreSQL from walking the account in order on the guess that matches come soon) and sorts
+-- them.
+-- name: SearchAttendees :many
+WITH matches AS MATERIALIZED (
+    SELECT attendee_id FROM attendee_search
+    WHERE account_id = @account_id AND (sqlc.narg(event_id)::uuid IS NULL OR event_id = sqlc.narg(event_id))
+      AND search_text LIKE @pattern::text)
+SELECT a.* FROM attendees a JOIN matches m ON a.id = m.attendee_id
+WHERE a.account_id = @account_id
+  AND (sqlc.narg(email)::text IS NULL OR a.email_normalized = lower(btrim(sqlc.narg(email)::text)))
+ORDER BY created_at DESC, id DESC
+LIMIT @page_size OFFSET @page_offset;
+
+-- CountAttendees counts what ListAttendees and a search list: with @pattern, the attendees
+-- whose searched text matches it. With an email, the few attendees of that email are read and
+-- checked; without one, CountAttendeeMatches counts a search.
 -- name: CountAttendees :one
 SELECT count(*) FROM attendees
 WHERE account_id = @account_id AND (sqlc.narg(event_id)::uuid IS NULL OR event_id = sqlc.narg(event_id))
   AND (sqlc.narg(email)::text IS NULL OR email_normalized = lower(btrim(sqlc.narg(email)::text)))
   AND (sqlc.narg(pattern)::text IS NULL
-       OR search_text LIKE sqlc.narg(pattern)::text);
+       OR attendee_search_text(first_name, last_name, email) LIKE sqlc.narg(pattern)::text);
 
 -- name: UpdateAttendee :one
 UPDATE attendees SET

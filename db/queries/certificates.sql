@@ -99,9 +99,8 @@ FROM certificates WHERE account_id = @account_id AND id = @id;
 -- attendee, a template; a status as the API names it, at now: valid (issued, not past its
 -- expiry), expired (marked so, or issued and past its expiry), revoked or draft; issued at
 -- or after issued_from and before issued_before. Its ORDER BY is the list's default (see
--- ListEvents). CountCertificates counts them, and with @pattern those whose "number code
--- first last email" matches it (compared lower-cased, as certificates_search_trgm_idx
--- indexes it), as SearchCertificates lists them.
+-- ListEvents). CountCertificates counts them, and with @pattern those whose searched text
+-- (certificate_search_text) matches it, as a search lists them.
 -- name: ListCertificates :many
 SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status,
        recipient_first_name, recipient_last_name, recipient_email, issued_at, expires_at, revoked_at,
@@ -120,10 +119,21 @@ WHERE account_id = @account_id
 ORDER BY created_at DESC, id DESC
 LIMIT @page_size OFFSET @page_offset;
 
--- SearchCertificates is ListCertificates with a search (@pattern set): the matches are found
--- first, by certificates_search_trgm_idx, and then sorted (see SearchAttendees).
--- name: SearchCertificates :many
-WITH matches AS MATERIALIZED (
+-- A search is read in two steps, as the attendees' are (store/search.go): the matches are
+-- counted, in certificate_search alone when no filter but the event is set
+-- (CountCertificateMatches), and the page is read from certificates, along its order
+-- (WalkCertificates) or by id (SearchCertificates).
+
+-- name: CountCertificateMatches :one
+SELECT count(*) FROM certificate_search
+WHERE account_id = @account_id AND (sqlc.narg(event_id)::uuid IS NULL OR event_id = sqlc.narg(event_id))
+  AND search_text LIKE @pattern::text;
+
+-- name: WalkCertificates :many
+SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status,
+       recipient_first_name, recipient_last_name, recipient_email, issued_at, expires_at, revoked_at,
+       revocation_reason, revocation_reason_code, created_at, updated_at
+FROM (
     SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status,
            recipient_first_name, recipient_last_name, recipient_email, issued_at, expires_at, revoked_at,
            revocation_reason, revocation_reason_code, created_at, updated_at
@@ -138,25 +148,52 @@ WITH matches AS MATERIALIZED (
             ELSE status = sqlc.narg(status)::text END)
       AND (sqlc.narg(issued_from)::timestamptz IS NULL OR issued_at >= sqlc.narg(issued_from)::timestamptz)
       AND (sqlc.narg(issued_before)::timestamptz IS NULL OR issued_at < sqlc.narg(issued_before)::timestamptz)
-      AND search_text LIKE @pattern::text)
-SELECT matches.*, (SELECT count(*) FROM matches) AS total FROM matches
+    ORDER BY created_at DESC, id DESC
+    LIMIT @walk) c
+WHERE certificate_search_text(c.certificate_number, c.verification_code, c.recipient_first_name, c.recipient_last_name,
+                              c.recipient_email) LIKE @pattern::text
 ORDER BY created_at DESC, id DESC
 LIMIT @page_size OFFSET @page_offset;
 
--- name: CountCertificates :one
-SELECT count(*) FROM certificates
-WHERE account_id = @account_id
-  AND (sqlc.narg(event_id)::uuid IS NULL OR event_id = sqlc.narg(event_id))
-  AND (sqlc.narg(attendee_id)::uuid IS NULL OR attendee_id = sqlc.narg(attendee_id))
-  AND (sqlc.narg(template_id)::uuid IS NULL OR template_id = sqlc.narg(template_id))
+-- name: SearchCertificates :many
+WITH matches AS MATERIALIZED (
+    SELECT certificate_id FROM certificate_search
+    WHERE account_id = @account_id AND (sqlc.narg(event_id)::uuid IS NULL OR event_id = sqlc.narg(event_id))
+      AND search_text LIKE @pattern::text)
+SELECT c.id, c.account_id, c.event_id, c.attendee_id, c.template_id, c.certificate_number, c.verification_code, c.status,
+       c.recipient_first_name, c.recipient_last_name, c.recipient_email, c.issued_at, c.expires_at, c.revoked_at,
+       c.revocation_reason, c.revocation_reason_code, c.created_at, c.updated_at
+FROM certificates c JOIN matches m ON c.id = m.certificate_id
+WHERE c.account_id = @account_id
+  AND (sqlc.narg(event_id)::uuid IS NULL OR c.event_id = sqlc.narg(event_id))
+  AND (sqlc.narg(attendee_id)::uuid IS NULL OR c.attendee_id = sqlc.narg(attendee_id))
+  AND (sqlc.narg(template_id)::uuid IS NULL OR c.template_id = sqlc.narg(template_id))
   AND (sqlc.narg(status)::text IS NULL OR CASE sqlc.narg(status)::text
-        WHEN 'valid' THEN status = 'issued' AND (expires_at IS NULL OR expires_at > @now::timestamptz)
-        WHEN 'expired' THEN status = 'expired' OR (status = 'issued' AND expires_at <= @now::timestamptz)
-        ELSE status = sqlc.narg(status)::text END)
-  AND (sqlc.narg(issued_from)::timestamptz IS NULL OR issued_at >= sqlc.narg(issued_from)::timestamptz)
-  AND (sqlc.narg(issued_before)::timestamptz IS NULL OR issued_at < sqlc.narg(issued_before)::timestamptz)
+        WHEN 'valid' THEN c.status = 'issued' AND (c.expires_at IS NULL OR c.expires_at > @now::timestamptz)
+        WHEN 'expired' THEN c.status = 'expired' OR (c.status = 'issued' AND c.expires_at <= @now::timestamptz)
+        ELSE c.status = sqlc.narg(status)::text END)
+  AND (sqlc.narg(issued_from)::timestamptz IS NULL OR c.issued_at >= sqlc.narg(issued_from)::timestamptz)
+  AND (sqlc.narg(issued_before)::timestamptz IS NULL OR c.issued_at < sqlc.narg(issued_before)::timestamptz)
+ORDER BY created_at DESC, id DESC
+LIMIT @page_size OFFSET @page_offset;
+
+-- CountCertificates counts with every filter; a search's matches are found in
+-- certificate_search, and the filters checked on their rows.
+-- name: CountCertificates :one
+SELECT count(*) FROM certificates c
+WHERE c.account_id = @account_id
+  AND (sqlc.narg(event_id)::uuid IS NULL OR c.event_id = sqlc.narg(event_id))
+  AND (sqlc.narg(attendee_id)::uuid IS NULL OR c.attendee_id = sqlc.narg(attendee_id))
+  AND (sqlc.narg(template_id)::uuid IS NULL OR c.template_id = sqlc.narg(template_id))
+  AND (sqlc.narg(status)::text IS NULL OR CASE sqlc.narg(status)::text
+        WHEN 'valid' THEN c.status = 'issued' AND (c.expires_at IS NULL OR c.expires_at > @now::timestamptz)
+        WHEN 'expired' THEN c.status = 'expired' OR (c.status = 'issued' AND c.expires_at <= @now::timestamptz)
+        ELSE c.status = sqlc.narg(status)::text END)
+  AND (sqlc.narg(issued_from)::timestamptz IS NULL OR c.issued_at >= sqlc.narg(issued_from)::timestamptz)
+  AND (sqlc.narg(issued_before)::timestamptz IS NULL OR c.issued_at < sqlc.narg(issued_before)::timestamptz)
   AND (sqlc.narg(pattern)::text IS NULL
-       OR search_text LIKE sqlc.narg(pattern)::text);
+       OR c.id IN (SELECT certificate_id FROM certificate_search s
+                   WHERE s.account_id = @account_id AND s.search_text LIKE sqlc.narg(pattern)::text));
 
 -- name: RevokeCertificate :one
 UPDATE certificates SET status = 'revoked', revoked_at = @revoked_at, revocation_reason = sqlc.narg(reason),

@@ -47,12 +47,38 @@ type CopyAttendeesParams struct {
 	UpdatedAt time.Time
 }
 
+const countAttendeeMatches = `-- name: CountAttendeeMatches :one
+
+SELECT count(*) FROM attendee_search
+WHERE account_id = $1 AND ($2::uuid IS NULL OR event_id = $2)
+  AND search_text LIKE $3::text
+`
+
+type CountAttendeeMatchesParams struct {
+	AccountID uuid.UUID
+	EventID   *uuid.UUID
+	Pattern   string
+}
+
+// A search (@pattern: a LIKE pattern, lower-cased as attendee_search_text is) is read in two
+// steps (store/search.go): CountAttendeeMatches counts the matches in attendee_search, then the
+// page is read from attendees, by WalkAttendees when matches are common and by
+// SearchAttendees when they are rare or the walk came short.
+// CountAttendeeMatches counts the account's (or an event's) attendees whose searched text
+// matches @pattern: a trigram index scan of attendee_search, whose narrow rows it checks.
+func (q *Queries) CountAttendeeMatches(ctx context.Context, arg CountAttendeeMatchesParams) (int64, error) {
+	row := q.db.QueryRow(ctx, countAttendeeMatches, arg.AccountID, arg.EventID, arg.Pattern)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const countAttendees = `-- name: CountAttendees :one
 SELECT count(*) FROM attendees
 WHERE account_id = $1 AND ($2::uuid IS NULL OR event_id = $2)
   AND ($3::text IS NULL OR email_normalized = lower(btrim($3::text)))
   AND ($4::text IS NULL
-       OR search_text LIKE $4::text)
+       OR attendee_search_text(first_name, last_name, email) LIKE $4::text)
 `
 
 type CountAttendeesParams struct {
@@ -62,9 +88,9 @@ type CountAttendeesParams struct {
 	Pattern   *string
 }
 
-// CountAttendees counts what ListAttendees and SearchAttendees list: with @pattern, the
-// attendees whose "first last email" matches it (compared lower-cased, as
-// attendees_search_trgm_idx indexes it).
+// CountAttendees counts what ListAttendees and a search list: with @pattern, the attendees
+// whose searched text matches it. With an email, the few attendees of that email are read and
+// checked; without one, CountAttendeeMatches counts a search.
 func (q *Queries) CountAttendees(ctx context.Context, arg CountAttendeesParams) (int64, error) {
 	row := q.db.QueryRow(ctx, countAttendees,
 		arg.AccountID,
@@ -80,7 +106,7 @@ func (q *Queries) CountAttendees(ctx context.Context, arg CountAttendeesParams) 
 const createAttendee = `-- name: CreateAttendee :one
 INSERT INTO attendees (id, account_id, event_id, first_name, last_name, email, metadata, created_at, updated_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8::timestamptz, $8::timestamptz)
-RETURNING id, account_id, event_id, first_name, last_name, email, email_normalized, metadata, created_at, updated_at, search_text
+RETURNING id, account_id, event_id, first_name, last_name, email, email_normalized, metadata, created_at, updated_at
 `
 
 type CreateAttendeeParams struct {
@@ -117,7 +143,6 @@ func (q *Queries) CreateAttendee(ctx context.Context, arg CreateAttendeeParams) 
 		&i.Metadata,
 		&i.CreatedAt,
 		&i.UpdatedAt,
-		&i.SearchText,
 	)
 	return i, err
 }
@@ -284,7 +309,7 @@ func (q *Queries) ExportAttendees(ctx context.Context, arg ExportAttendeesParams
 }
 
 const getAttendee = `-- name: GetAttendee :one
-SELECT id, account_id, event_id, first_name, last_name, email, email_normalized, metadata, created_at, updated_at, search_text FROM attendees WHERE account_id = $1 AND id = $2
+SELECT id, account_id, event_id, first_name, last_name, email, email_normalized, metadata, created_at, updated_at FROM attendees WHERE account_id = $1 AND id = $2
 `
 
 type GetAttendeeParams struct {
@@ -306,13 +331,12 @@ func (q *Queries) GetAttendee(ctx context.Context, arg GetAttendeeParams) (Atten
 		&i.Metadata,
 		&i.CreatedAt,
 		&i.UpdatedAt,
-		&i.SearchText,
 	)
 	return i, err
 }
 
 const listAttendees = `-- name: ListAttendees :many
-SELECT id, account_id, event_id, first_name, last_name, email, email_normalized, metadata, created_at, updated_at, search_text FROM attendees
+SELECT id, account_id, event_id, first_name, last_name, email, email_normalized, metadata, created_at, updated_at FROM attendees
 WHERE account_id = $1 AND ($2::uuid IS NULL OR event_id = $2)
   AND ($3::text IS NULL OR email_normalized = lower(btrim($3::text)))
 ORDER BY created_at DESC, id DESC
@@ -357,7 +381,6 @@ func (q *Queries) ListAttendees(ctx context.Context, arg ListAttendeesParams) ([
 			&i.Metadata,
 			&i.CreatedAt,
 			&i.UpdatedAt,
-			&i.SearchText,
 		); err != nil {
 			return nil, err
 		}
@@ -406,60 +429,44 @@ func (q *Queries) LockEventForAttendees(ctx context.Context, arg LockEventForAtt
 
 const searchAttendees = `-- name: SearchAttendees :many
 WITH matches AS MATERIALIZED (
-    SELECT id, account_id, event_id, first_name, last_name, email, email_normalized, metadata, created_at, updated_at, search_text FROM attendees
-    WHERE account_id = $3 AND ($4::uuid IS NULL OR event_id = $4)
-      AND ($5::text IS NULL OR email_normalized = lower(btrim($5::text)))
+    SELECT attendee_id FROM attendee_search
+    WHERE account_id = $1 AND ($5::uuid IS NULL OR event_id = $5)
       AND search_text LIKE $6::text)
-SELECT matches.id, matches.account_id, matches.event_id, matches.first_name, matches.last_name, matches.email, matches.email_normalized, matches.metadata, matches.created_at, matches.updated_at, matches.search_text, (SELECT count(*) FROM matches) AS total FROM matches
+SELECT a.id, a.account_id, a.event_id, a.first_name, a.last_name, a.email, a.email_normalized, a.metadata, a.created_at, a.updated_at FROM attendees a JOIN matches m ON a.id = m.attendee_id
+WHERE a.account_id = $1
+  AND ($2::text IS NULL OR a.email_normalized = lower(btrim($2::text)))
 ORDER BY created_at DESC, id DESC
-LIMIT $2 OFFSET $1
+LIMIT $4 OFFSET $3
 `
 
 type SearchAttendeesParams struct {
+	AccountID  uuid.UUID
+	Email      *string
 	PageOffset int32
 	PageSize   int32
-	AccountID  uuid.UUID
 	EventID    *uuid.UUID
-	Email      *string
 	Pattern    string
 }
 
-type SearchAttendeesRow struct {
-	ID              uuid.UUID
-	AccountID       uuid.UUID
-	EventID         uuid.UUID
-	FirstName       string
-	LastName        string
-	Email           string
-	EmailNormalized *string
-	Metadata        []byte
-	CreatedAt       time.Time
-	UpdatedAt       time.Time
-	SearchText      string
-	Total           int64
-}
-
-// SearchAttendees is ListAttendees with a search (@pattern set): the matches are found first,
-// by attendees_search_trgm_idx, and then sorted. PostgreSQL cannot estimate how many rows a
-// "contains" pattern matches, and might otherwise walk the account's rows in the order asked,
-// testing each, on the guess that a page of matches comes soon: for a rare name, the whole
-// account (MATERIALIZED keeps the matches a set of their own).
-func (q *Queries) SearchAttendees(ctx context.Context, arg SearchAttendeesParams) ([]SearchAttendeesRow, error) {
+// SearchAttendees reads every match by id (found in attendee_search first: MATERIALIZED keeps
+// PostgreSQL from walking the account in order on the guess that matches come soon) and sorts
+// them.
+func (q *Queries) SearchAttendees(ctx context.Context, arg SearchAttendeesParams) ([]Attendee, error) {
 	rows, err := q.db.Query(ctx, searchAttendees,
+		arg.AccountID,
+		arg.Email,
 		arg.PageOffset,
 		arg.PageSize,
-		arg.AccountID,
 		arg.EventID,
-		arg.Email,
 		arg.Pattern,
 	)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var items []SearchAttendeesRow
+	var items []Attendee
 	for rows.Next() {
-		var i SearchAttendeesRow
+		var i Attendee
 		if err := rows.Scan(
 			&i.ID,
 			&i.AccountID,
@@ -471,8 +478,6 @@ func (q *Queries) SearchAttendees(ctx context.Context, arg SearchAttendeesParams
 			&i.Metadata,
 			&i.CreatedAt,
 			&i.UpdatedAt,
-			&i.SearchText,
-			&i.Total,
 		); err != nil {
 			return nil, err
 		}
@@ -492,7 +497,7 @@ UPDATE attendees SET
     metadata   = coalesce($4, metadata),
     updated_at = $5::timestamptz
 WHERE account_id = $6 AND id = $7
-RETURNING id, account_id, event_id, first_name, last_name, email, email_normalized, metadata, created_at, updated_at, search_text
+RETURNING id, account_id, event_id, first_name, last_name, email, email_normalized, metadata, created_at, updated_at
 `
 
 type UpdateAttendeeParams struct {
@@ -527,7 +532,70 @@ func (q *Queries) UpdateAttendee(ctx context.Context, arg UpdateAttendeeParams) 
 		&i.Metadata,
 		&i.CreatedAt,
 		&i.UpdatedAt,
-		&i.SearchText,
 	)
 	return i, err
+}
+
+const walkAttendees = `-- name: WalkAttendees :many
+SELECT a.id, a.account_id, a.event_id, a.first_name, a.last_name, a.email, a.email_normalized, a.metadata, a.created_at, a.updated_at FROM (
+    SELECT id, account_id, event_id, first_name, last_name, email, email_normalized, metadata, created_at, updated_at FROM attendees
+    WHERE account_id = $1 AND ($2::uuid IS NULL OR event_id = $2)
+      AND ($3::text IS NULL OR email_normalized = lower(btrim($3::text)))
+    ORDER BY created_at DESC, id DESC
+    LIMIT $4) a
+WHERE attendee_search_text(a.first_name, a.last_name, a.email) LIKE $5::text
+ORDER BY created_at DESC, id DESC
+LIMIT $7 OFFSET $6
+`
+
+type WalkAttendeesParams struct {
+	AccountID  uuid.UUID
+	EventID    *uuid.UUID
+	Email      *string
+	Walk       int32
+	Pattern    string
+	PageOffset int32
+	PageSize   int32
+}
+
+// WalkAttendees reads the first @walk attendees of the list in its order and keeps those that
+// match: the page, when @walk rows hold it. For a common word, a page is found after a few
+// hundred rows, where reading every match by id would read thousands.
+func (q *Queries) WalkAttendees(ctx context.Context, arg WalkAttendeesParams) ([]Attendee, error) {
+	rows, err := q.db.Query(ctx, walkAttendees,
+		arg.AccountID,
+		arg.EventID,
+		arg.Email,
+		arg.Walk,
+		arg.Pattern,
+		arg.PageOffset,
+		arg.PageSize,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []Attendee
+	for rows.Next() {
+		var i Attendee
+		if err := rows.Scan(
+			&i.ID,
+			&i.AccountID,
+			&i.EventID,
+			&i.FirstName,
+			&i.LastName,
+			&i.Email,
+			&i.EmailNormalized,
+			&i.Metadata,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }

@@ -26,7 +26,7 @@ WITH expired AS (
       AND EXISTS (SELECT 1 FROM attendees a WHERE a.id = $1 AND a.account_id = $4)
     RETURNING id
 )
-SELECT cur.id, cur.account_id, cur.event_id, cur.attendee_id, cur.template_id, cur.certificate_number, cur.verification_code, cur.status, cur.recipient_first_name, cur.recipient_last_name, cur.recipient_email, cur.snapshot, cur.recipient_token_hash, cur.issued_at, cur.expires_at, cur.revoked_at, cur.revocation_reason, cur.revocation_reason_code, cur.first_viewed_at, cur.first_verified_at, cur.created_at, cur.updated_at, cur.snapshot_event_name, cur.snapshot_event_date, cur.snapshot_event_location, cur.snapshot_event_locale, cur.search_text FROM certificates cur
+SELECT cur.id, cur.account_id, cur.event_id, cur.attendee_id, cur.template_id, cur.certificate_number, cur.verification_code, cur.status, cur.recipient_first_name, cur.recipient_last_name, cur.recipient_email, cur.snapshot, cur.recipient_token_hash, cur.issued_at, cur.expires_at, cur.revoked_at, cur.revocation_reason, cur.revocation_reason_code, cur.first_viewed_at, cur.first_verified_at, cur.created_at, cur.updated_at, cur.snapshot_event_name, cur.snapshot_event_date, cur.snapshot_event_location, cur.snapshot_event_locale FROM certificates cur
 WHERE cur.attendee_id = $1 AND cur.event_id = $2 AND cur.template_id = $3
   AND cur.status IN ('issued', 'draft') AND cur.id NOT IN (SELECT expired.id FROM expired)
   AND EXISTS (SELECT 1 FROM attendees a WHERE a.id = $1 AND a.account_id = $4)
@@ -115,7 +115,6 @@ func (b *CurrentCertificatesForBatchResults) Query(f func(int, []Certificate, er
 					&i.SnapshotEventDate,
 					&i.SnapshotEventLocation,
 					&i.SnapshotEventLocale,
-					&i.SearchText,
 				); err != nil {
 					return err
 				}
@@ -135,7 +134,7 @@ func (b *CurrentCertificatesForBatchResults) Close() error {
 }
 
 const lockIssueSource = `-- name: LockIssueSource :batchone
-SELECT a.id, a.account_id, a.event_id, a.first_name, a.last_name, a.email, a.email_normalized, a.metadata, a.created_at, a.updated_at, a.search_text, e.name AS event_name, e.event_date, e.location AS event_location, e.description AS event_description,
+SELECT a.id, a.account_id, a.event_id, a.first_name, a.last_name, a.email, a.email_normalized, a.metadata, a.created_at, a.updated_at, e.name AS event_name, e.event_date, e.location AS event_location, e.description AS event_description,
        e.certificate_validity_days, e.template_id AS event_template_id, e.locale AS event_locale,
        t.id, t.account_id, t.name, t.description, t.active, t.page_size, t.orientation, t.layout, t.created_at, t.updated_at,
        b.account_id AS branding_account_id, b.issuer_name AS branding_issuer_name, b.website AS branding_website,
@@ -173,7 +172,6 @@ type LockIssueSourceRow struct {
 	Metadata                []byte
 	CreatedAt               time.Time
 	UpdatedAt               time.Time
-	SearchText              string
 	EventName               string
 	EventDate               time.Time
 	EventLocation           *string
@@ -236,7 +234,6 @@ func (b *LockIssueSourceBatchResults) QueryRow(f func(int, LockIssueSourceRow, e
 			&i.Metadata,
 			&i.CreatedAt,
 			&i.UpdatedAt,
-			&i.SearchText,
 			&i.EventName,
 			&i.EventDate,
 			&i.EventLocation,
@@ -352,7 +349,7 @@ SELECT $1, $2, $3, $4, $5,
     $8, $9, $10, $11, $12, $13,
     $14, $15, $16::timestamptz, $16::timestamptz
 FROM counter
-RETURNING id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location, snapshot_event_locale, search_text
+RETURNING id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location, snapshot_event_locale
 `
 
 type PipelineInsertCertificateBatchResults struct {
@@ -449,7 +446,6 @@ func (b *PipelineInsertCertificateBatchResults) QueryRow(f func(int, Certificate
 			&i.SnapshotEventDate,
 			&i.SnapshotEventLocation,
 			&i.SnapshotEventLocale,
-			&i.SearchText,
 		)
 		if f != nil {
 			f(t, i, err)
@@ -673,7 +669,7 @@ UPDATE certificates SET status = 'issued', recipient_first_name = $1,
     recipient_last_name = $2, recipient_email = $3, snapshot = $4,
     issued_at = $5, expires_at = $6, updated_at = $7::timestamptz
 WHERE id = $8 AND status = 'draft'
-RETURNING id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location, snapshot_event_locale, search_text
+RETURNING id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location, snapshot_event_locale
 `
 
 type PipelineIssueDraftBatchResults struct {
@@ -752,7 +748,6 @@ func (b *PipelineIssueDraftBatchResults) QueryRow(f func(int, Certificate, error
 			&i.SnapshotEventDate,
 			&i.SnapshotEventLocation,
 			&i.SnapshotEventLocale,
-			&i.SearchText,
 		)
 		if f != nil {
 			f(t, i, err)

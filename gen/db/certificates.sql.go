@@ -12,20 +12,45 @@ import (
 	"github.com/google/uuid"
 )
 
+const countCertificateMatches = `-- name: CountCertificateMatches :one
+
+SELECT count(*) FROM certificate_search
+WHERE account_id = $1 AND ($2::uuid IS NULL OR event_id = $2)
+  AND search_text LIKE $3::text
+`
+
+type CountCertificateMatchesParams struct {
+	AccountID uuid.UUID
+	EventID   *uuid.UUID
+	Pattern   string
+}
+
+// A search is read in two steps, as the attendees' are (store/search.go): the matches are
+// counted, in certificate_search alone when no filter but the event is set
+// (CountCertificateMatches), and the page is read from certificates, along its order
+// (WalkCertificates) or by id (SearchCertificates).
+func (q *Queries) CountCertificateMatches(ctx context.Context, arg CountCertificateMatchesParams) (int64, error) {
+	row := q.db.QueryRow(ctx, countCertificateMatches, arg.AccountID, arg.EventID, arg.Pattern)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const countCertificates = `-- name: CountCertificates :one
-SELECT count(*) FROM certificates
-WHERE account_id = $1
-  AND ($2::uuid IS NULL OR event_id = $2)
-  AND ($3::uuid IS NULL OR attendee_id = $3)
-  AND ($4::uuid IS NULL OR template_id = $4)
+SELECT count(*) FROM certificates c
+WHERE c.account_id = $1
+  AND ($2::uuid IS NULL OR c.event_id = $2)
+  AND ($3::uuid IS NULL OR c.attendee_id = $3)
+  AND ($4::uuid IS NULL OR c.template_id = $4)
   AND ($5::text IS NULL OR CASE $5::text
-        WHEN 'valid' THEN status = 'issued' AND (expires_at IS NULL OR expires_at > $6::timestamptz)
-        WHEN 'expired' THEN status = 'expired' OR (status = 'issued' AND expires_at <= $6::timestamptz)
-        ELSE status = $5::text END)
-  AND ($7::timestamptz IS NULL OR issued_at >= $7::timestamptz)
-  AND ($8::timestamptz IS NULL OR issued_at < $8::timestamptz)
+        WHEN 'valid' THEN c.status = 'issued' AND (c.expires_at IS NULL OR c.expires_at > $6::timestamptz)
+        WHEN 'expired' THEN c.status = 'expired' OR (c.status = 'issued' AND c.expires_at <= $6::timestamptz)
+        ELSE c.status = $5::text END)
+  AND ($7::timestamptz IS NULL OR c.issued_at >= $7::timestamptz)
+  AND ($8::timestamptz IS NULL OR c.issued_at < $8::timestamptz)
   AND ($9::text IS NULL
-       OR search_text LIKE $9::text)
+       OR c.id IN (SELECT certificate_id FROM certificate_search s
+                   WHERE s.account_id = $1 AND s.search_text LIKE $9::text))
 `
 
 type CountCertificatesParams struct {
@@ -40,6 +65,8 @@ type CountCertificatesParams struct {
 	Pattern      *string
 }
 
+// CountCertificates counts with every filter; a search's matches are found in
+// certificate_search, and the filters checked on their rows.
 func (q *Queries) CountCertificates(ctx context.Context, arg CountCertificatesParams) (int64, error) {
 	row := q.db.QueryRow(ctx, countCertificates,
 		arg.AccountID,
@@ -92,7 +119,7 @@ func (q *Queries) DeleteDraftCertificate(ctx context.Context, id uuid.UUID) erro
 }
 
 const getCertificate = `-- name: GetCertificate :one
-SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location, snapshot_event_locale, search_text FROM certificates WHERE account_id = $1 AND id = $2
+SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location, snapshot_event_locale FROM certificates WHERE account_id = $1 AND id = $2
 `
 
 type GetCertificateParams struct {
@@ -130,7 +157,6 @@ func (q *Queries) GetCertificate(ctx context.Context, arg GetCertificateParams) 
 		&i.SnapshotEventDate,
 		&i.SnapshotEventLocation,
 		&i.SnapshotEventLocale,
-		&i.SearchText,
 	)
 	return i, err
 }
@@ -309,9 +335,8 @@ type ListCertificatesRow struct {
 // attendee, a template; a status as the API names it, at now: valid (issued, not past its
 // expiry), expired (marked so, or issued and past its expiry), revoked or draft; issued at
 // or after issued_from and before issued_before. Its ORDER BY is the list's default (see
-// ListEvents). CountCertificates counts them, and with @pattern those whose "number code
-// first last email" matches it (compared lower-cased, as certificates_search_trgm_idx
-// indexes it), as SearchCertificates lists them.
+// ListEvents). CountCertificates counts them, and with @pattern those whose searched text
+// (certificate_search_text) matches it, as a search lists them.
 func (q *Queries) ListCertificates(ctx context.Context, arg ListCertificatesParams) ([]ListCertificatesRow, error) {
 	rows, err := q.db.Query(ctx, listCertificates,
 		arg.AccountID,
@@ -394,7 +419,7 @@ func (q *Queries) ListOutboxEvents(ctx context.Context, accountID uuid.UUID) ([]
 }
 
 const lockAttendeeForIssue = `-- name: LockAttendeeForIssue :one
-SELECT a.id, a.account_id, a.event_id, a.first_name, a.last_name, a.email, a.email_normalized, a.metadata, a.created_at, a.updated_at, a.search_text, e.name AS event_name, e.event_date, e.location AS event_location, e.description AS event_description,
+SELECT a.id, a.account_id, a.event_id, a.first_name, a.last_name, a.email, a.email_normalized, a.metadata, a.created_at, a.updated_at, e.name AS event_name, e.event_date, e.location AS event_location, e.description AS event_description,
        e.certificate_validity_days, e.template_id AS event_template_id
 FROM attendees a JOIN events e ON e.id = a.event_id
 WHERE a.account_id = $1 AND a.id = $2
@@ -417,7 +442,6 @@ type LockAttendeeForIssueRow struct {
 	Metadata                []byte
 	CreatedAt               time.Time
 	UpdatedAt               time.Time
-	SearchText              string
 	EventName               string
 	EventDate               time.Time
 	EventLocation           *string
@@ -442,7 +466,6 @@ func (q *Queries) LockAttendeeForIssue(ctx context.Context, arg LockAttendeeForI
 		&i.Metadata,
 		&i.CreatedAt,
 		&i.UpdatedAt,
-		&i.SearchText,
 		&i.EventName,
 		&i.EventDate,
 		&i.EventLocation,
@@ -472,7 +495,7 @@ func (q *Queries) LockAttendees(ctx context.Context, arg LockAttendeesParams) er
 }
 
 const lockCertificate = `-- name: LockCertificate :one
-SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location, snapshot_event_locale, search_text FROM certificates WHERE account_id = $1 AND id = $2 FOR UPDATE
+SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location, snapshot_event_locale FROM certificates WHERE account_id = $1 AND id = $2 FOR UPDATE
 `
 
 type LockCertificateParams struct {
@@ -510,7 +533,6 @@ func (q *Queries) LockCertificate(ctx context.Context, arg LockCertificateParams
 		&i.SnapshotEventDate,
 		&i.SnapshotEventLocation,
 		&i.SnapshotEventLocale,
-		&i.SearchText,
 	)
 	return i, err
 }
@@ -549,7 +571,7 @@ const replaceSnapshot = `-- name: ReplaceSnapshot :one
 UPDATE certificates SET snapshot = $1, recipient_first_name = $2,
     recipient_last_name = $3, recipient_email = $4, updated_at = $5::timestamptz
 WHERE id = $6
-RETURNING id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location, snapshot_event_locale, search_text
+RETURNING id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location, snapshot_event_locale
 `
 
 type ReplaceSnapshotParams struct {
@@ -598,7 +620,6 @@ func (q *Queries) ReplaceSnapshot(ctx context.Context, arg ReplaceSnapshotParams
 		&i.SnapshotEventDate,
 		&i.SnapshotEventLocation,
 		&i.SnapshotEventLocale,
-		&i.SearchText,
 	)
 	return i, err
 }
@@ -607,7 +628,7 @@ const revokeCertificate = `-- name: RevokeCertificate :one
 UPDATE certificates SET status = 'revoked', revoked_at = $1, revocation_reason = $2,
     revocation_reason_code = $3, updated_at = $4::timestamptz
 WHERE id = $5 AND status IN ('issued', 'expired')
-RETURNING id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location, snapshot_event_locale, search_text
+RETURNING id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location, snapshot_event_locale
 `
 
 type RevokeCertificateParams struct {
@@ -654,36 +675,34 @@ func (q *Queries) RevokeCertificate(ctx context.Context, arg RevokeCertificatePa
 		&i.SnapshotEventDate,
 		&i.SnapshotEventLocation,
 		&i.SnapshotEventLocale,
-		&i.SearchText,
 	)
 	return i, err
 }
 
 const searchCertificates = `-- name: SearchCertificates :many
 WITH matches AS MATERIALIZED (
-    SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status,
-           recipient_first_name, recipient_last_name, recipient_email, issued_at, expires_at, revoked_at,
-           revocation_reason, revocation_reason_code, created_at, updated_at
-    FROM certificates
-    WHERE account_id = $3
-      AND ($4::uuid IS NULL OR event_id = $4)
-      AND ($5::uuid IS NULL OR attendee_id = $5)
-      AND ($6::uuid IS NULL OR template_id = $6)
-      AND ($7::text IS NULL OR CASE $7::text
-            WHEN 'valid' THEN status = 'issued' AND (expires_at IS NULL OR expires_at > $8::timestamptz)
-            WHEN 'expired' THEN status = 'expired' OR (status = 'issued' AND expires_at <= $8::timestamptz)
-            ELSE status = $7::text END)
-      AND ($9::timestamptz IS NULL OR issued_at >= $9::timestamptz)
-      AND ($10::timestamptz IS NULL OR issued_at < $10::timestamptz)
+    SELECT certificate_id FROM certificate_search
+    WHERE account_id = $1 AND ($2::uuid IS NULL OR event_id = $2)
       AND search_text LIKE $11::text)
-SELECT matches.id, matches.account_id, matches.event_id, matches.attendee_id, matches.template_id, matches.certificate_number, matches.verification_code, matches.status, matches.recipient_first_name, matches.recipient_last_name, matches.recipient_email, matches.issued_at, matches.expires_at, matches.revoked_at, matches.revocation_reason, matches.revocation_reason_code, matches.created_at, matches.updated_at, (SELECT count(*) FROM matches) AS total FROM matches
+SELECT c.id, c.account_id, c.event_id, c.attendee_id, c.template_id, c.certificate_number, c.verification_code, c.status,
+       c.recipient_first_name, c.recipient_last_name, c.recipient_email, c.issued_at, c.expires_at, c.revoked_at,
+       c.revocation_reason, c.revocation_reason_code, c.created_at, c.updated_at
+FROM certificates c JOIN matches m ON c.id = m.certificate_id
+WHERE c.account_id = $1
+  AND ($2::uuid IS NULL OR c.event_id = $2)
+  AND ($3::uuid IS NULL OR c.attendee_id = $3)
+  AND ($4::uuid IS NULL OR c.template_id = $4)
+  AND ($5::text IS NULL OR CASE $5::text
+        WHEN 'valid' THEN c.status = 'issued' AND (c.expires_at IS NULL OR c.expires_at > $6::timestamptz)
+        WHEN 'expired' THEN c.status = 'expired' OR (c.status = 'issued' AND c.expires_at <= $6::timestamptz)
+        ELSE c.status = $5::text END)
+  AND ($7::timestamptz IS NULL OR c.issued_at >= $7::timestamptz)
+  AND ($8::timestamptz IS NULL OR c.issued_at < $8::timestamptz)
 ORDER BY created_at DESC, id DESC
-LIMIT $2 OFFSET $1
+LIMIT $10 OFFSET $9
 `
 
 type SearchCertificatesParams struct {
-	PageOffset   int32
-	PageSize     int32
 	AccountID    uuid.UUID
 	EventID      *uuid.UUID
 	AttendeeID   *uuid.UUID
@@ -692,6 +711,8 @@ type SearchCertificatesParams struct {
 	Now          time.Time
 	IssuedFrom   *time.Time
 	IssuedBefore *time.Time
+	PageOffset   int32
+	PageSize     int32
 	Pattern      string
 }
 
@@ -714,15 +735,10 @@ type SearchCertificatesRow struct {
 	RevocationReasonCode *string
 	CreatedAt            time.Time
 	UpdatedAt            time.Time
-	Total                int64
 }
 
-// SearchCertificates is ListCertificates with a search (@pattern set): the matches are found
-// first, by certificates_search_trgm_idx, and then sorted (see SearchAttendees).
 func (q *Queries) SearchCertificates(ctx context.Context, arg SearchCertificatesParams) ([]SearchCertificatesRow, error) {
 	rows, err := q.db.Query(ctx, searchCertificates,
-		arg.PageOffset,
-		arg.PageSize,
 		arg.AccountID,
 		arg.EventID,
 		arg.AttendeeID,
@@ -731,6 +747,8 @@ func (q *Queries) SearchCertificates(ctx context.Context, arg SearchCertificates
 		arg.Now,
 		arg.IssuedFrom,
 		arg.IssuedBefore,
+		arg.PageOffset,
+		arg.PageSize,
 		arg.Pattern,
 	)
 	if err != nil {
@@ -759,7 +777,6 @@ func (q *Queries) SearchCertificates(ctx context.Context, arg SearchCertificates
 			&i.RevocationReasonCode,
 			&i.CreatedAt,
 			&i.UpdatedAt,
-			&i.Total,
 		); err != nil {
 			return nil, err
 		}
@@ -783,4 +800,119 @@ type SetRecipientTokenParams struct {
 func (q *Queries) SetRecipientToken(ctx context.Context, arg SetRecipientTokenParams) error {
 	_, err := q.db.Exec(ctx, setRecipientToken, arg.TokenHash, arg.ID)
 	return err
+}
+
+const walkCertificates = `-- name: WalkCertificates :many
+SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status,
+       recipient_first_name, recipient_last_name, recipient_email, issued_at, expires_at, revoked_at,
+       revocation_reason, revocation_reason_code, created_at, updated_at
+FROM (
+    SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status,
+           recipient_first_name, recipient_last_name, recipient_email, issued_at, expires_at, revoked_at,
+           revocation_reason, revocation_reason_code, created_at, updated_at
+    FROM certificates
+    WHERE account_id = $1
+      AND ($2::uuid IS NULL OR event_id = $2)
+      AND ($3::uuid IS NULL OR attendee_id = $3)
+      AND ($4::uuid IS NULL OR template_id = $4)
+      AND ($5::text IS NULL OR CASE $5::text
+            WHEN 'valid' THEN status = 'issued' AND (expires_at IS NULL OR expires_at > $6::timestamptz)
+            WHEN 'expired' THEN status = 'expired' OR (status = 'issued' AND expires_at <= $6::timestamptz)
+            ELSE status = $5::text END)
+      AND ($7::timestamptz IS NULL OR issued_at >= $7::timestamptz)
+      AND ($8::timestamptz IS NULL OR issued_at < $8::timestamptz)
+    ORDER BY created_at DESC, id DESC
+    LIMIT $9) c
+WHERE certificate_search_text(c.certificate_number, c.verification_code, c.recipient_first_name, c.recipient_last_name,
+                              c.recipient_email) LIKE $10::text
+ORDER BY created_at DESC, id DESC
+LIMIT $12 OFFSET $11
+`
+
+type WalkCertificatesParams struct {
+	AccountID    uuid.UUID
+	EventID      *uuid.UUID
+	AttendeeID   *uuid.UUID
+	TemplateID   *uuid.UUID
+	Status       *string
+	Now          time.Time
+	IssuedFrom   *time.Time
+	IssuedBefore *time.Time
+	Walk         int32
+	Pattern      string
+	PageOffset   int32
+	PageSize     int32
+}
+
+type WalkCertificatesRow struct {
+	ID                   uuid.UUID
+	AccountID            uuid.UUID
+	EventID              uuid.UUID
+	AttendeeID           uuid.UUID
+	TemplateID           uuid.UUID
+	CertificateNumber    string
+	VerificationCode     string
+	Status               string
+	RecipientFirstName   string
+	RecipientLastName    string
+	RecipientEmail       string
+	IssuedAt             *time.Time
+	ExpiresAt            *time.Time
+	RevokedAt            *time.Time
+	RevocationReason     *string
+	RevocationReasonCode *string
+	CreatedAt            time.Time
+	UpdatedAt            time.Time
+}
+
+func (q *Queries) WalkCertificates(ctx context.Context, arg WalkCertificatesParams) ([]WalkCertificatesRow, error) {
+	rows, err := q.db.Query(ctx, walkCertificates,
+		arg.AccountID,
+		arg.EventID,
+		arg.AttendeeID,
+		arg.TemplateID,
+		arg.Status,
+		arg.Now,
+		arg.IssuedFrom,
+		arg.IssuedBefore,
+		arg.Walk,
+		arg.Pattern,
+		arg.PageOffset,
+		arg.PageSize,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []WalkCertificatesRow
+	for rows.Next() {
+		var i WalkCertificatesRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.AccountID,
+			&i.EventID,
+			&i.AttendeeID,
+			&i.TemplateID,
+			&i.CertificateNumber,
+			&i.VerificationCode,
+			&i.Status,
+			&i.RecipientFirstName,
+			&i.RecipientLastName,
+			&i.RecipientEmail,
+			&i.IssuedAt,
+			&i.ExpiresAt,
+			&i.RevokedAt,
+			&i.RevocationReason,
+			&i.RevocationReasonCode,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }

@@ -108,7 +108,7 @@ func (q *Queries) EnqueueEmail(ctx context.Context, arg EnqueueEmailParams) (Ema
 }
 
 const getCertificateByID = `-- name: GetCertificateByID :one
-SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location, snapshot_event_locale, search_text FROM certificates WHERE id = $1
+SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location, snapshot_event_locale FROM certificates WHERE id = $1
 `
 
 func (q *Queries) GetCertificateByID(ctx context.Context, id uuid.UUID) (Certificate, error) {
@@ -141,7 +141,6 @@ func (q *Queries) GetCertificateByID(ctx context.Context, id uuid.UUID) (Certifi
 		&i.SnapshotEventDate,
 		&i.SnapshotEventLocation,
 		&i.SnapshotEventLocale,
-		&i.SearchText,
 	)
 	return i, err
 }
@@ -372,7 +371,7 @@ func (q *Queries) RetryEmailLater(ctx context.Context, arg RetryEmailLaterParams
 }
 
 const sendableCertificates = `-- name: SendableCertificates :many
-SELECT c.id, c.account_id, c.event_id, c.attendee_id, c.template_id, c.certificate_number, c.verification_code, c.status, c.recipient_first_name, c.recipient_last_name, c.recipient_email, c.snapshot, c.recipient_token_hash, c.issued_at, c.expires_at, c.revoked_at, c.revocation_reason, c.revocation_reason_code, c.first_viewed_at, c.first_verified_at, c.created_at, c.updated_at, c.snapshot_event_name, c.snapshot_event_date, c.snapshot_event_location, c.snapshot_event_locale, c.search_text, EXISTS (
+SELECT c.id, c.account_id, c.event_id, c.attendee_id, c.template_id, c.certificate_number, c.verification_code, c.status, c.recipient_first_name, c.recipient_last_name, c.recipient_email, c.snapshot, c.recipient_token_hash, c.issued_at, c.expires_at, c.revoked_at, c.revocation_reason, c.revocation_reason_code, c.first_viewed_at, c.first_verified_at, c.created_at, c.updated_at, c.snapshot_event_name, c.snapshot_event_date, c.snapshot_event_location, c.snapshot_event_locale, EXISTS (
     SELECT 1 FROM email_deliveries d WHERE d.certificate_id = c.id AND d.status IN ('sent', 'queued')
 ) AS emailed
 FROM certificates c
@@ -417,7 +416,6 @@ type SendableCertificatesRow struct {
 	SnapshotEventDate     *string
 	SnapshotEventLocation *string
 	SnapshotEventLocale   *string
-	SearchText            string
 	Emailed               bool
 }
 
@@ -464,7 +462,6 @@ func (q *Queries) SendableCertificates(ctx context.Context, arg SendableCertific
 			&i.SnapshotEventDate,
 			&i.SnapshotEventLocation,
 			&i.SnapshotEventLocale,
-			&i.SearchText,
 			&i.Emailed,
 		); err != nil {
 			return nil, err

@@ -61,7 +61,13 @@ type Attendee struct {
 	Metadata        []byte
 	CreatedAt       time.Time
 	UpdatedAt       time.Time
-	SearchText      string
+}
+
+type AttendeeSearch struct {
+	AccountID  uuid.UUID
+	AttendeeID uuid.UUID
+	EventID    uuid.UUID
+	SearchText string
 }
 
 type Badge struct {
@@ -174,12 +180,18 @@ type Certificate struct {
 	SnapshotEventDate     *string
 	SnapshotEventLocation *string
 	SnapshotEventLocale   *string
-	SearchText            string
 }
 
 type CertificateCounter struct {
 	AccountID  uuid.UUID
 	LastNumber int64
+}
+
+type CertificateSearch struct {
+	AccountID     uuid.UUID
+	CertificateID uuid.UUID
+	EventID       uuid.UUID
+	SearchText    string
 }
 
 type CreditUsage struct {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -20,14 +21,17 @@ import (
 // The bare server is the yardstick: Echo with no middleware and pgx with its default pool,
 // doing the least each kind of work needs, on the service's database. Its writes go to a
 // schema of its own, shaped like the service's tables (LIKE ... INCLUDING ALL: the same
-// columns, generated columns and indexes, search indexes included; no foreign keys and no
-// triggers). Its SQL lives here, not in db/queries: it is the measure of the stack, not part of
+// columns, generated columns and indexes; no foreign keys and no triggers), search tables
+// included: it writes an attendee's or a certificate's search row itself, where the service's
+// triggers do. Its SQL lives here, not in db/queries: it is the measure of the stack, not part of
 // the service.
 const bareSchema = `
 CREATE SCHEMA bare;
 CREATE TABLE bare.credit_usage (LIKE public.credit_usage INCLUDING ALL);
 CREATE TABLE bare.certificates (LIKE public.certificates INCLUDING ALL);
 CREATE TABLE bare.attendees (LIKE public.attendees INCLUDING ALL);
+CREATE TABLE bare.attendee_search (LIKE public.attendee_search INCLUDING ALL);
+CREATE TABLE bare.certificate_search (LIKE public.certificate_search INCLUDING ALL);
 `
 
 type bareServer struct {
@@ -83,12 +87,17 @@ func startBare(ctx context.Context, pool *pgxpool.Pool) (*bareServer, error) {
 		err := pool.QueryRow(c.Request().Context(), `
 WITH credit AS (
     INSERT INTO bare.credit_usage AS u (account_id, period, used) VALUES ($1, date_trunc('month', now())::date, 1)
-    ON CONFLICT (account_id, period) DO UPDATE SET used = u.used + 1 RETURNING used)
+    ON CONFLICT (account_id, period) DO UPDATE SET used = u.used + 1 RETURNING used),
+cert AS (
 INSERT INTO bare.certificates (id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code,
     status, recipient_first_name, recipient_last_name, recipient_email, snapshot, issued_at, created_at, updated_at)
 SELECT $2, $1, $4, $3, $5, 'CERT-' || used, upper(md5($2::uuid::text)), 'issued', 'Ada', 'Lovelace', 'ada@example.org', '{}',
     now(), now(), now() FROM credit
-RETURNING id, certificate_number`, account, pgUUID(uuid.Must(uuid.NewV7())), pgUUID(body.AttendeeID), event, template).Scan(&id, &number)
+RETURNING id, account_id, event_id, certificate_number, verification_code),
+searched AS (
+INSERT INTO bare.certificate_search (account_id, certificate_id, event_id, search_text)
+SELECT account_id, id, event_id, lower(certificate_number || ' ' || verification_code || ' Ada Lovelace ada@example.org') FROM cert)
+SELECT id, certificate_number FROM cert`, account, pgUUID(uuid.Must(uuid.NewV7())), pgUUID(body.AttendeeID), event, template).Scan(&id, &number)
 		if err != nil {
 			return err
 		}
@@ -106,13 +115,29 @@ RETURNING id, certificate_number`, account, pgUUID(uuid.Must(uuid.NewV7())), pgU
 		}
 		now := time.Now()
 		rows := make([][]any, 0, len(records)-1)
+		searched := make([][]any, 0, len(records)-1)
 		for _, r := range records[1:] {
-			rows = append(rows, []any{pgUUID(uuid.Must(uuid.NewV7())), account, event, r[0], r[1], r[2], []byte("{}"), now, now})
+			id := pgUUID(uuid.Must(uuid.NewV7()))
+			rows = append(rows, []any{id, account, event, r[0], r[1], r[2], []byte("{}"), now, now})
+			searched = append(searched, []any{account, id, event, strings.ToLower(r[0] + " " + r[1] + " " + r[2])})
 		}
-		n, err := pool.CopyFrom(c.Request().Context(), pgx.Identifier{"bare", "attendees"},
+		ctx := c.Request().Context()
+		tx, err := pool.Begin(ctx)
+		if err != nil {
+			return err
+		}
+		defer func() { _ = tx.Rollback(ctx) }()
+		n, err := tx.CopyFrom(ctx, pgx.Identifier{"bare", "attendees"},
 			[]string{"id", "account_id", "event_id", "first_name", "last_name", "email", "metadata", "created_at", "updated_at"},
 			pgx.CopyFromRows(rows))
 		if err != nil {
+			return err
+		}
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"bare", "attendee_search"},
+			[]string{"account_id", "attendee_id", "event_id", "search_text"}, pgx.CopyFromRows(searched)); err != nil {
+			return err
+		}
+		if err := tx.Commit(ctx); err != nil {
 			return err
 		}
 		return c.JSON(http.StatusOK, map[string]any{"data": map[string]any{"added": n}})

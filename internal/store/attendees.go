@@ -37,21 +37,8 @@ func (d queries) ListAttendees(ctx context.Context, accountID uuid.UUID, f domai
 	if err != nil {
 		return nil, 0, err
 	}
-	pattern := containsPattern(p.Q)
-	if pattern != nil {
-		found, err := q.SearchAttendees(ctx, db.SearchAttendeesParams{AccountID: accountID, EventID: f.EventID, Email: f.Email,
-			Pattern: *pattern, PageSize: pageLimit(p), PageOffset: pageOffset(p)})
-		if err != nil {
-			return nil, 0, mapError(err)
-		}
-		total, err := searchTotal(found, func(r db.SearchAttendeesRow) int64 { return r.Total }, p, func() (int64, error) {
-			return d.attendeeTotal(ctx, q, accountID, f, pattern)
-		})
-		return convert(found, func(r db.SearchAttendeesRow) domain.Attendee {
-			return attendeeFrom(db.Attendee{ID: r.ID, AccountID: r.AccountID, EventID: r.EventID, FirstName: r.FirstName,
-				LastName: r.LastName, Email: r.Email, EmailNormalized: r.EmailNormalized, Metadata: r.Metadata,
-				CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt})
-		}), int(total), mapError(err)
+	if pattern := containsPattern(p.Q); pattern != nil {
+		return d.searchAttendees(ctx, q, accountID, f, p, *pattern)
 	}
 	rows, err := q.ListAttendees(ctx, db.ListAttendeesParams{AccountID: accountID, EventID: f.EventID, Email: f.Email,
 		PageSize: pageLimit(p), PageOffset: pageOffset(p)})

@@ -295,22 +295,7 @@ func (d queries) ListCertificates(ctx context.Context, accountID uuid.UUID, f do
 	arg := db.CountCertificatesParams{AccountID: accountID, EventID: f.EventID, AttendeeID: f.AttendeeID, TemplateID: f.TemplateID,
 		Status: (*string)(f.Status), Now: now, IssuedFrom: from, IssuedBefore: before, Pattern: containsPattern(p.Q)}
 	if arg.Pattern != nil {
-		found, err := q.SearchCertificates(ctx, db.SearchCertificatesParams{AccountID: arg.AccountID, EventID: arg.EventID,
-			AttendeeID: arg.AttendeeID, TemplateID: arg.TemplateID, Status: arg.Status, Now: arg.Now, IssuedFrom: arg.IssuedFrom,
-			IssuedBefore: arg.IssuedBefore, Pattern: *arg.Pattern, PageSize: pageLimit(p), PageOffset: pageOffset(p)})
-		if err != nil {
-			return nil, 0, mapError(err)
-		}
-		total, err := searchTotal(found, func(r db.SearchCertificatesRow) int64 { return r.Total }, p, func() (int64, error) {
-			return d.certificateTotal(ctx, q, arg)
-		})
-		return convert(found, func(r db.SearchCertificatesRow) domain.Certificate {
-			return recordFrom(db.GetCertificateRecordRow{ID: r.ID, AccountID: r.AccountID, EventID: r.EventID, AttendeeID: r.AttendeeID,
-				TemplateID: r.TemplateID, CertificateNumber: r.CertificateNumber, VerificationCode: r.VerificationCode, Status: r.Status,
-				RecipientFirstName: r.RecipientFirstName, RecipientLastName: r.RecipientLastName, RecipientEmail: r.RecipientEmail,
-				IssuedAt: r.IssuedAt, ExpiresAt: r.ExpiresAt, RevokedAt: r.RevokedAt, RevocationReason: r.RevocationReason,
-				RevocationReasonCode: r.RevocationReasonCode, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}, now)
-		}), int(total), mapError(err)
+		return d.searchCertificates(ctx, q, arg, p)
 	}
 	rows, err := q.ListCertificates(ctx, db.ListCertificatesParams{AccountID: arg.AccountID, EventID: arg.EventID,
 		AttendeeID: arg.AttendeeID, TemplateID: arg.TemplateID, Status: arg.Status, Now: arg.Now, IssuedFrom: arg.IssuedFrom,

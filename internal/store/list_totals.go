@@ -71,15 +71,3 @@ func eventOrAccount(event *uuid.UUID) uuid.UUID {
 	}
 	return *event
 }
-
-// searchTotal is the total of a search's page: each row carries it (the search counts its
-// matches as it sorts them), and a page past the last, which has no row, counts them again.
-func searchTotal[R any](rows []R, total func(R) int64, p domain.Page, count func() (int64, error)) (int64, error) {
-	if len(rows) > 0 {
-		return total(rows[0]), nil
-	}
-	if pageOffset(p) == 0 {
-		return 0, nil
-	}
-	return count()
-}

@@ -102,21 +102,19 @@ type listDB struct {
 	from, to string
 }
 
-var errListOrder = errors.New("store: a list query must end with its default order, once")
+var errListOrder = errors.New("store: a list query must sort in its default order")
 
-// reorder puts the list's order in place of the default one, which the query must hold once
-// (a count, which does not sort, holds none and is left as it is).
+// reorder puts the list's order in place of the default one wherever the query holds it (a
+// count, which does not sort, holds none and is left as it is; a search's walk sorts twice,
+// what it walks and what it keeps).
 func (l listDB) reorder(sql string) (string, error) {
-	switch strings.Count(sql, l.from) {
-	case 0:
+	if !strings.Contains(sql, l.from) {
 		if strings.Contains(sql, "ORDER BY") {
 			return "", fmt.Errorf("%w: %q not in %s", errListOrder, l.from, sql)
 		}
 		return sql, nil
-	case 1:
-		return strings.Replace(sql, l.from, l.to, 1), nil
 	}
-	return "", errListOrder
+	return strings.ReplaceAll(sql, l.from, l.to), nil
 }
 
 func (l listDB) args(args []any) []any { return append([]any{pgx.QueryExecModeExec}, args...) }

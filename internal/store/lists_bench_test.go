@@ -240,6 +240,8 @@ func BenchmarkListsOfALargeAccount(b *testing.B) {
 		{"attendees/q=lovelace", attendees(domain.AttendeeFilter{}, with("", text("lovelace")))},
 		{"attendees/q=john.lovelace", attendees(domain.AttendeeFilter{}, with("", text("John.Lovelace")))},
 		{"attendees/q=grace(12,500)", attendees(domain.AttendeeFilter{}, with("", text("grace")))},
+		{"attendees/q=grace,sort=lastName", attendees(domain.AttendeeFilter{}, with("lastName", text("grace")))},
+		{"attendees/eventId,q=john(2,500)", attendees(domain.AttendeeFilter{EventID: event}, with("", text("john")))},
 		{"certificates", certificates(domain.CertificateFilter{}, page)},
 		{"certificates/sort=issuedAt", certificates(domain.CertificateFilter{}, with("issuedAt", nil))},
 		{"certificates/eventId", certificates(domain.CertificateFilter{EventID: event}, page)},
@@ -249,6 +251,8 @@ func BenchmarkListsOfALargeAccount(b *testing.B) {
 		{"certificates/issued-today", certificates(domain.CertificateFilter{IssuedFrom: &day, IssuedTo: &day}, page)},
 		{"certificates/q=B-12345", certificates(domain.CertificateFilter{}, with("", text("B-12345")))},
 		{"certificates/q=lovelace", certificates(domain.CertificateFilter{}, with("", text("lovelace")))},
+		{"certificates/q=grace(12,500)", certificates(domain.CertificateFilter{}, with("", text("grace")))},
+		{"certificates/status=revoked,q=grace", certificates(domain.CertificateFilter{Status: status(domain.CertificateRevoked)}, with("", text("grace")))},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {

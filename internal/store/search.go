@@ -1,0 +1,106 @@
+package store
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+
+	"github.com/certhub/credentiald/gen/db"
+	"github.com/certhub/credentiald/internal/domain"
+)
+
+// A search of attendees or certificates (q) is read in two steps. Its matches are counted first,
+// in the list's search table (attendee_search, certificate_search: narrow rows under a trigram
+// index, migration 00029), for the page's meta.total. Then the page is read from the list's
+// own table, in one of two ways, chosen by how common the matches are:
+//
+//   - walked: the list's rows are read in its order, from its sort index, and the matches kept.
+//     A match comes every listed/total rows, so a page of a common word comes after a few
+//     hundred rows. The walk is bounded, at four times the rows it should need: matches bunched
+//     at the far end of the order would otherwise have it read the whole account.
+//   - by id: every match is read by id, and the page sorted out of them. Rare matches are few.
+//
+// The walk is tried when its bound is below the number of matches (what reading by id costs),
+// and the page is read by id when the walk came short: both give the same page.
+func searchPage[R any](p domain.Page, total, listed int64, walk func(bound int32) ([]R, error), byID func() ([]R, error)) ([]R, error) {
+	offset := int64(pageOffset(p))
+	want := min(int64(pageLimit(p)), total-offset)
+	if want <= 0 {
+		return nil, nil
+	}
+	if bound := 4*(offset+want)*listed/total + want; bound < total {
+		rows, err := walk(int32(bound))
+		if err != nil || int64(len(rows)) == want {
+			return rows, err
+		}
+	}
+	return byID()
+}
+
+// searchAttendees is ListAttendees with a search, pattern (containsPattern's).
+func (d queries) searchAttendees(ctx context.Context, q *db.Queries, accountID uuid.UUID, f domain.AttendeeFilter, p domain.Page, pattern string) ([]domain.Attendee, int, error) {
+	var total int64
+	var err error
+	if f.Email != nil {
+		// An email's attendees are few: they are read and checked.
+		total, err = q.CountAttendees(ctx, db.CountAttendeesParams{AccountID: accountID, EventID: f.EventID, Email: f.Email, Pattern: &pattern})
+	} else {
+		total, err = q.CountAttendeeMatches(ctx, db.CountAttendeeMatchesParams{AccountID: accountID, EventID: f.EventID, Pattern: pattern})
+	}
+	if err != nil {
+		return nil, 0, mapError(err)
+	}
+	listed, err := d.attendeeTotal(ctx, q, accountID, f, nil)
+	if err != nil {
+		return nil, 0, mapError(err)
+	}
+	rows, err := searchPage(p, total, listed, func(bound int32) ([]db.Attendee, error) {
+		return q.WalkAttendees(ctx, db.WalkAttendeesParams{AccountID: accountID, EventID: f.EventID, Email: f.Email, Walk: bound,
+			Pattern: pattern, PageOffset: pageOffset(p), PageSize: pageLimit(p)})
+	}, func() ([]db.Attendee, error) {
+		return q.SearchAttendees(ctx, db.SearchAttendeesParams{AccountID: accountID, EventID: f.EventID, Email: f.Email,
+			Pattern: pattern, PageOffset: pageOffset(p), PageSize: pageLimit(p)})
+	})
+	if err != nil {
+		return nil, 0, mapError(err)
+	}
+	return convert(rows, attendeeFrom), int(total), nil
+}
+
+// searchCertificates is ListCertificates with a search (arg.Pattern set).
+func (d queries) searchCertificates(ctx context.Context, q *db.Queries, arg db.CountCertificatesParams, p domain.Page) ([]domain.Certificate, int, error) {
+	pattern := *arg.Pattern
+	var total int64
+	var err error
+	if arg.AttendeeID == nil && arg.TemplateID == nil && arg.Status == nil && arg.IssuedFrom == nil && arg.IssuedBefore == nil {
+		total, err = q.CountCertificateMatches(ctx, db.CountCertificateMatchesParams{AccountID: arg.AccountID, EventID: arg.EventID, Pattern: pattern})
+	} else {
+		// The matches' rows are read, to check the filters on them.
+		total, err = q.CountCertificates(ctx, arg)
+	}
+	if err != nil {
+		return nil, 0, mapError(err)
+	}
+	// How many rows the walk passes over: the event's or account's certificates of the status
+	// asked, which list_totals keeps (the other filters would have to be counted).
+	listed, err := d.certificateTotal(ctx, q, db.CountCertificatesParams{AccountID: arg.AccountID, EventID: arg.EventID,
+		Status: arg.Status, Now: arg.Now})
+	if err != nil {
+		return nil, 0, mapError(err)
+	}
+	rows, err := searchPage(p, total, listed, func(bound int32) ([]db.GetCertificateRecordRow, error) {
+		found, err := q.WalkCertificates(ctx, db.WalkCertificatesParams{AccountID: arg.AccountID, EventID: arg.EventID,
+			AttendeeID: arg.AttendeeID, TemplateID: arg.TemplateID, Status: arg.Status, Now: arg.Now, IssuedFrom: arg.IssuedFrom,
+			IssuedBefore: arg.IssuedBefore, Walk: bound, Pattern: pattern, PageSize: pageLimit(p), PageOffset: pageOffset(p)})
+		return convert(found, func(r db.WalkCertificatesRow) db.GetCertificateRecordRow { return db.GetCertificateRecordRow(r) }), err
+	}, func() ([]db.GetCertificateRecordRow, error) {
+		found, err := q.SearchCertificates(ctx, db.SearchCertificatesParams{AccountID: arg.AccountID, EventID: arg.EventID,
+			AttendeeID: arg.AttendeeID, TemplateID: arg.TemplateID, Status: arg.Status, Now: arg.Now, IssuedFrom: arg.IssuedFrom,
+			IssuedBefore: arg.IssuedBefore, Pattern: pattern, PageSize: pageLimit(p), PageOffset: pageOffset(p)})
+		return convert(found, func(r db.SearchCertificatesRow) db.GetCertificateRecordRow { return db.GetCertificateRecordRow(r) }), err
+	})
+	if err != nil {
+		return nil, 0, mapError(err)
+	}
+	return convert(rows, func(r db.GetCertificateRecordRow) domain.Certificate { return recordFrom(r, arg.Now) }), int(total), nil
+}
