@@ -59,7 +59,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) 
 	if err != nil {
 		return err
 	}
-	logger := logging.New(os.Stderr, cfg.LogLevel)
+	logger, stopLog := logging.NewBuffered(os.Stderr, cfg.LogLevel)
+	defer func() { _ = stopLog() }()
 	cmd := "serve"
 	if len(args) > 0 {
 		cmd, args = args[0], args[1:]

@@ -60,22 +60,38 @@ func Database(ctx context.Context, cfg config.Config, logger *slog.Logger, opts 
 // defaultGOGC is the collector's pace when GOGC is not set (see RuntimeDefaults).
 const defaultGOGC = 400
 
+// defaultMemoryLimit is the heap's soft limit when GOMEMLIMIT is not set (see RuntimeDefaults).
+const defaultMemoryLimit = 256 << 20
+
 // RuntimeDefaults sets the Go runtime as the service runs: when GOGC is not in the
-// environment, the collector's pace is defaultGOGC. Serve calls it; so does
-// BenchmarkVerifyLookup, which runs the service in its own process, so that it measures the
-// service as it runs. restore puts back the pace there was before.
+// environment, the collector's pace is defaultGOGC; when GOMEMLIMIT is not, the soft memory
+// limit is defaultMemoryLimit. Serve calls it; so does BenchmarkVerifyLookup, which runs the
+// service in its own process, so that it measures the service as it runs. restore puts back
+// what there was before.
 func RuntimeDefaults(cfg config.Config) (restore func()) {
-	if cfg.GOGCSet {
-		return func() {}
+	var restores []func()
+	if !cfg.GOGCSet {
+		// The renderer is bound by the garbage collector: maroto parses every embedded font for
+		// every document, about 30 MB of garbage per certificate PDF, and the collector ran for
+		// every few PDFs at Go's default pace (GOGC=100). At 400 a PDF takes about 40% less
+		// time (BenchmarkPDFBesideBareMaroto), the HTTP paths spend less on collection, and the
+		// heap may grow to five times what is live before a collection.
+		prev := debug.SetGCPercent(defaultGOGC)
+		restores = append(restores, func() { debug.SetGCPercent(prev) })
 	}
-	// The renderer is bound by the garbage collector: maroto parses every embedded font for
-	// every document, about 30 MB of garbage per certificate PDF, and the collector ran for
-	// every few PDFs at Go's default pace (GOGC=100). At 400 a PDF takes about 40% less time
-	// (BenchmarkPDFBesideBareMaroto), the HTTP paths spend less on collection, and the heap
-	// may grow to five times what is live before a collection (see the peak RSS that make
-	// bench-http prints). GOGC and GOMEMLIMIT in the environment win.
-	prev := debug.SetGCPercent(defaultGOGC)
-	return func() { debug.SetGCPercent(prev) }
+	if !cfg.GOMEMLIMITSet {
+		// Five times what is live was 423 MB of RSS under the verification page's load, whose
+		// garbage is plentiful (make bench-http). Near the soft limit the collector runs as
+		// often as it must to stay under it, and the pace above applies below it. GOGC and
+		// GOMEMLIMIT in the environment win.
+		prev := debug.SetMemoryLimit(defaultMemoryLimit)
+		restores = append(restores, func() { debug.SetMemoryLimit(prev) })
+	}
+	return func() {
+		for _, r := range restores {
+			r()
+		}
+	}
 }
 
 // Serve runs the API until ctx is cancelled, then drains requests for up to 20 seconds.

@@ -43,6 +43,9 @@ type Config struct {
 	// GOGCSet says GOGC is in the environment: the operator chose the collector's pace, and the
 	// service keeps it (otherwise it sets its own, see app.Serve).
 	GOGCSet bool
+	// GOMEMLIMITSet says GOMEMLIMIT is in the environment: the operator chose the heap's soft
+	// limit, and the service keeps it (otherwise it sets its own, see app.RuntimeDefaults).
+	GOMEMLIMITSet bool
 	// PprofAddr, when set, serves Go's profiler (net/http/pprof) on a listener of its own,
 	// never on the API's: for profiling under load, off by default.
 	PprofAddr string
@@ -71,6 +74,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		PprofAddr:     getenv("PPROF_ADDR"),
 		MetricsAddr:   getenv("METRICS_ADDR"),
 		GOGCSet:       getenv("GOGC") != "",
+		GOMEMLIMITSet: getenv("GOMEMLIMIT") != "",
 	}
 	var err error
 	if c.TracesEndpoint, err = tracesEndpoint(getenv); err != nil {

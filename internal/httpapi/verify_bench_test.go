@@ -45,7 +45,7 @@ func BenchmarkVerifyLookup(b *testing.B) {
 	code := s.issue(b, "Ada", "Lovelace", nil).Data.VerificationCode
 	// The service runs with its runtime defaults (GOGC 400 unless GOGC is in the environment):
 	// so does this process, the bare server and the load generator in it too.
-	defer app.RuntimeDefaults(config.Config{GOGCSet: os.Getenv("GOGC") != ""})()
+	defer app.RuntimeDefaults(config.Config{GOGCSet: os.Getenv("GOGC") != "", GOMEMLIMITSet: os.Getenv("GOMEMLIMIT") != ""})()
 
 	pool, err := pgxpool.New(context.Background(), s.env.Config.DatabaseURL)
 	if err != nil {

@@ -123,10 +123,16 @@ func (s *Store) Close() {
 // rollbackTimeout bounds the rollback of a transaction whose context is gone.
 const rollbackTimeout = 5 * time.Second
 
+// commitTimeout bounds the commit of a transaction, which runs on a context of its own.
+const commitTimeout = 10 * time.Second
+
 // InTx runs fn in one transaction and returns its result: committed when fn returns nil,
 // rolled back otherwise, a panic in fn included (the panic goes on once the connection, with
 // its locks, is back in the pool). The rollback runs on a context of its own, so it survives
-// the cancellation of ctx; after a commit it does nothing. fn must not keep tx.
+// the cancellation of ctx; after a commit it does nothing. So does the commit, once fn has
+// done its work: a COMMIT cancelled in flight (a client gone, a group's deadline) may still
+// land while its caller hears that it failed, and every answer must be true to what committed.
+// fn must not keep tx.
 func InTx[T any](ctx context.Context, s *Store, fn func(tx *Tx) (T, error)) (T, error) {
 	var zero T
 	ptx, err := s.pool.BeginTx(ctx, pgx.TxOptions{})
@@ -146,7 +152,9 @@ func InTx[T any](ctx context.Context, s *Store, fn func(tx *Tx) (T, error)) (T, 
 	if err := tx.writeIssued(ctx); err != nil {
 		return zero, err
 	}
-	if err := ptx.Commit(ctx); err != nil {
+	commitCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), commitTimeout)
+	defer cancel()
+	if err := ptx.Commit(commitCtx); err != nil {
 		return zero, mapError(err)
 	}
 	if s.onCommit != nil && !tx.committed.empty() {

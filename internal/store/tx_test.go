@@ -133,6 +133,23 @@ func TestInTxRollsBackWhenTheContextIsCancelled(t *testing.T) {
 	s.wantRolledBack(t, "cancelled")
 }
 
+// The context ends after the function did its work, before the commit: the transaction commits
+// (on a context of its own) and says so, rather than fail a COMMIT that might land anyway.
+func TestInTxCommitsWorkDoneBeforeTheContextEnded(t *testing.T) {
+	t.Parallel()
+	s := seed(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	if err := s.renameInTx(ctx, func() error { cancel(); return nil }); err != nil {
+		t.Fatalf("error %v, want the commit", err)
+	}
+	if name := s.eventName(t); name != "Renamed" {
+		t.Fatalf("stored %q, want the committed rename", name)
+	}
+	if !s.lockedPromptly(t) {
+		t.Fatal("the committed transaction still holds its lock")
+	}
+}
+
 // A missing row is store.ErrNotFound; a refused constraint a ConflictError naming it. Neither
 // carries an HTTP status or a field: the services decide what they mean.
 func TestTheStoreAnswersTypedErrors(t *testing.T) {

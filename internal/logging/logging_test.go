@@ -1,0 +1,63 @@
+package logging
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// syncBuffer is a bytes.Buffer that the buffer's goroutine and the test may share.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// Info lines wait in the buffer; a warning is written at once with the lines before it, in
+// order; the rest is written within the buffer's delay, and all of it by stop.
+func TestBufferedLinesWaitButWarningsDoNot(t *testing.T) {
+	var out syncBuffer
+	logger, stop := NewBuffered(&out, slog.LevelInfo)
+	ctx := WithRequestID(context.Background(), "req-1")
+	logger.InfoContext(ctx, "first")
+	logger.Info("second")
+	if got := out.String(); got != "" {
+		t.Fatalf("info lines written before the buffer's time: %q", got)
+	}
+	logger.With("part", "store").Warn("third")
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 3 || !strings.Contains(lines[0], `"msg":"first"`) || !strings.Contains(lines[0], `"request_id":"req-1"`) ||
+		!strings.Contains(lines[2], `"msg":"third"`) || !strings.Contains(lines[2], `"part":"store"`) {
+		t.Fatalf("after the warning: %q", lines)
+	}
+	logger.Info("fourth")
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(out.String(), "fourth") {
+		if time.Now().After(deadline) {
+			t.Fatal("an info line was never written")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	logger.Info("fifth")
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "fifth") {
+		t.Fatal("stop did not write what was waiting")
+	}
+}
