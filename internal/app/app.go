@@ -61,7 +61,7 @@ func Database(ctx context.Context, cfg config.Config, logger *slog.Logger, opts 
 const defaultGOGC = 400
 
 // defaultMemoryLimit is the heap's soft limit when GOMEMLIMIT is not set (see RuntimeDefaults).
-const defaultMemoryLimit = 256 << 20
+const defaultMemoryLimit = 200 << 20
 
 // RuntimeDefaults sets the Go runtime as the service runs: when GOGC is not in the
 // environment, the collector's pace is defaultGOGC; when GOMEMLIMIT is not, the soft memory
