@@ -52,100 +52,38 @@ func TestSearchPagesAreTheListsMatches(t *testing.T) {
 		}
 	}
 	queries := []string{"example", "hopper", "grace", "lovelace", "zzz", ".ORG"}
-	sizes := []int{1, 2, 3, 20}
 	event := &events[2]
-	walked, fellBack := false, false
-
+	attendeeText := func(a domain.Attendee) string { return a.FirstName + " " + a.LastName + " " + a.Email }
+	walks := searchWalks{trace: trace, walkMark: "attendee_search_text(a.first_name"}
 	for _, f := range []domain.AttendeeFilter{{}, {EventID: event}} {
 		for _, sort := range []string{"", "createdAt", "lastName", "-email"} {
-			all, _, err := st.ListAttendees(ctx, acct, f, domain.Page{Number: 1, Size: 1000, Sort: sort})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, q := range queries {
-				var want []uuid.UUID
-				for _, a := range all {
-					if strings.Contains(strings.ToLower(a.FirstName+" "+a.LastName+" "+a.Email), strings.ToLower(q)) {
-						want = append(want, a.ID)
-					}
-				}
-				for _, size := range sizes {
-					var got, expected []uuid.UUID
-					for _, number := range pagesToRead(len(want), size) {
-						trace.record()
-						page, total, err := st.ListAttendees(ctx, acct, f, domain.Page{Number: number, Size: size, Sort: sort, Q: &q})
-						ran := trace.take()
-						if err != nil {
-							t.Fatal(err)
-						}
-						walked = walked || ranQuery(ran, "attendee_search_text(a.first_name")
-						fellBack = fellBack || ranQuery(ran, "attendee_search_text(a.first_name") && ranQuery(ran, "MATERIALIZED")
-						if total != len(want) {
-							t.Fatalf("attendees %+v sort %q q %q: total %d, want %d", f, sort, q, total, len(want))
-						}
-						for _, a := range page {
-							got = append(got, a.ID)
-						}
-						expected = append(expected, want[min((number-1)*size, len(want)):min(number*size, len(want))]...)
-					}
-					if !slices.Equal(got, expected) {
-						t.Errorf("attendees %+v sort %q q %q size %d:\n got %v\nwant %v", f, sort, q, size, got, expected)
-					}
-				}
-			}
+			checkSearchPages(t, &walks, fmt.Sprintf("attendees %+v sort %q", f, sort), queries, attendeeText,
+				func(a domain.Attendee) uuid.UUID { return a.ID },
+				func(p domain.Page) ([]domain.Attendee, int, error) {
+					p.Sort = sort
+					return st.ListAttendees(ctx, acct, f, p)
+				})
 		}
 	}
-	if !walked || !fellBack {
-		t.Errorf("attendee searches: walked %v, fell back to reading by id %v: both ways must be tried", walked, fellBack)
-	}
+	walks.bothTried(t, "attendee")
 
-	walked, fellBack = false, false
 	now := time.Now()
 	revoked := domain.CertificateRevoked
+	certificateText := func(c domain.Certificate) string {
+		return strings.Join([]string{c.Number, c.VerificationCode, c.FirstName, c.LastName, c.Email}, " ")
+	}
+	walks = searchWalks{trace: trace, walkMark: "certificate_search_text(c.certificate_number"}
 	for _, f := range []domain.CertificateFilter{{}, {EventID: event}, {Status: &revoked}} {
 		for _, sort := range []string{"", "createdAt", "issuedAt", "-issuedAt", "id"} {
-			all, _, err := st.ListCertificates(ctx, acct, f, domain.Page{Number: 1, Size: 1000, Sort: sort}, now)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, q := range append(queries, "SX000000", "sx0000001") {
-				var want []uuid.UUID
-				for _, c := range all {
-					text := strings.Join([]string{c.Number, c.VerificationCode, c.FirstName, c.LastName,
-						c.Email}, " ")
-					if strings.Contains(strings.ToLower(text), strings.ToLower(q)) {
-						want = append(want, c.ID)
-					}
-				}
-				for _, size := range sizes {
-					var got, expected []uuid.UUID
-					for _, number := range pagesToRead(len(want), size) {
-						trace.record()
-						page, total, err := st.ListCertificates(ctx, acct, f, domain.Page{Number: number, Size: size, Sort: sort, Q: &q}, now)
-						ran := trace.take()
-						if err != nil {
-							t.Fatal(err)
-						}
-						walked = walked || ranQuery(ran, "certificate_search_text(c.certificate_number")
-						fellBack = fellBack || ranQuery(ran, "certificate_search_text(c.certificate_number") && ranQuery(ran, "MATERIALIZED")
-						if total != len(want) {
-							t.Fatalf("certificates %+v sort %q q %q: total %d, want %d", f, sort, q, total, len(want))
-						}
-						for _, c := range page {
-							got = append(got, c.ID)
-						}
-						expected = append(expected, want[min((number-1)*size, len(want)):min(number*size, len(want))]...)
-					}
-					if !slices.Equal(got, expected) {
-						t.Errorf("certificates %+v sort %q q %q size %d:\n got %v\nwant %v", f, sort, q, size, got, expected)
-					}
-				}
-			}
+			checkSearchPages(t, &walks, fmt.Sprintf("certificates %+v sort %q", f, sort), append(queries, "SX000000", "sx0000001"),
+				certificateText, func(c domain.Certificate) uuid.UUID { return c.ID },
+				func(p domain.Page) ([]domain.Certificate, int, error) {
+					p.Sort = sort
+					return st.ListCertificates(ctx, acct, f, p, now)
+				})
 		}
 	}
-	if !walked || !fellBack {
-		t.Errorf("certificate searches: walked %v, fell back to reading by id %v: both ways must be tried", walked, fellBack)
-	}
+	walks.bothTried(t, "certificate")
 
 	// A renamed attendee is found by the new name, no longer by the old one; a deleted one not at all.
 	var renamed uuid.UUID
@@ -177,6 +115,66 @@ func TestSearchPagesAreTheListsMatches(t *testing.T) {
 		+ (SELECT count(*) FROM certificate_search s WHERE NOT EXISTS (SELECT 1 FROM certificates c WHERE c.id = s.certificate_id))`,
 		renamed).Scan(&left); err != nil || left != 0 {
 		t.Errorf("search rows left behind: %d %v", left, err)
+	}
+}
+
+// searchWalks notes which ways a list's searches read their pages: walked along the list's
+// order (a statement holding walkMark), and by id after a walk came short.
+type searchWalks struct {
+	trace            *tracedQueries
+	walkMark         string
+	walked, fellBack bool
+}
+
+func (w *searchWalks) bothTried(t *testing.T, list string) {
+	t.Helper()
+	if !w.walked || !w.fellBack {
+		t.Errorf("%s searches: walked %v, fell back to reading by id %v: both ways must be tried", list, w.walked, w.fellBack)
+	}
+}
+
+// checkSearchPages checks a list's searches against the list itself: for each q, the unsearched
+// list (its first page of 1,000) filtered in Go by whether text holds q, case-insensitively, is
+// what the searched pages hold, page after page, at sizes 1, 2, 3 and 20, with its length as
+// their total.
+func checkSearchPages[R any](t *testing.T, walks *searchWalks, label string, queries []string, text func(R) string,
+	id func(R) uuid.UUID, list func(domain.Page) ([]R, int, error)) {
+	t.Helper()
+	all, _, err := list(domain.Page{Number: 1, Size: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range queries {
+		var want []uuid.UUID
+		for _, r := range all {
+			if strings.Contains(strings.ToLower(text(r)), strings.ToLower(q)) {
+				want = append(want, id(r))
+			}
+		}
+		for _, size := range []int{1, 2, 3, 20} {
+			var got, expected []uuid.UUID
+			for _, number := range pagesToRead(len(want), size) {
+				walks.trace.record()
+				page, total, err := list(domain.Page{Number: number, Size: size, Q: &q})
+				ran := walks.trace.take()
+				if err != nil {
+					t.Fatal(err)
+				}
+				walk := ranQuery(ran, walks.walkMark)
+				walks.walked = walks.walked || walk
+				walks.fellBack = walks.fellBack || walk && ranQuery(ran, "MATERIALIZED")
+				if total != len(want) {
+					t.Fatalf("%s q %q: total %d, want %d", label, q, total, len(want))
+				}
+				for _, r := range page {
+					got = append(got, id(r))
+				}
+				expected = append(expected, want[min((number-1)*size, len(want)):min(number*size, len(want))]...)
+			}
+			if !slices.Equal(got, expected) {
+				t.Errorf("%s q %q size %d:\n got %v\nwant %v", label, q, size, got, expected)
+			}
+		}
 	}
 }
 
