@@ -195,6 +195,24 @@ WHERE c.account_id = @account_id
        OR c.id IN (SELECT certificate_id FROM certificate_search s
                    WHERE s.account_id = @account_id AND s.search_text LIKE sqlc.narg(pattern)::text));
 
+-- CountCertificatesOwnRows counts a search of a small list on its own rows: the list's index
+-- reads them all and each is checked, so that what it costs is the account's size, never the
+-- matches other accounts have in certificate_search's trigram index.
+-- name: CountCertificatesOwnRows :one
+SELECT count(*) FROM certificates c
+WHERE c.account_id = @account_id
+  AND (sqlc.narg(event_id)::uuid IS NULL OR c.event_id = sqlc.narg(event_id))
+  AND (sqlc.narg(attendee_id)::uuid IS NULL OR c.attendee_id = sqlc.narg(attendee_id))
+  AND (sqlc.narg(template_id)::uuid IS NULL OR c.template_id = sqlc.narg(template_id))
+  AND (sqlc.narg(status)::text IS NULL OR CASE sqlc.narg(status)::text
+        WHEN 'valid' THEN c.status = 'issued' AND (c.expires_at IS NULL OR c.expires_at > @now::timestamptz)
+        WHEN 'expired' THEN c.status = 'expired' OR (c.status = 'issued' AND c.expires_at <= @now::timestamptz)
+        ELSE c.status = sqlc.narg(status)::text END)
+  AND (sqlc.narg(issued_from)::timestamptz IS NULL OR c.issued_at >= sqlc.narg(issued_from)::timestamptz)
+  AND (sqlc.narg(issued_before)::timestamptz IS NULL OR c.issued_at < sqlc.narg(issued_before)::timestamptz)
+  AND certificate_search_text(c.certificate_number, c.verification_code, c.recipient_first_name, c.recipient_last_name,
+                              c.recipient_email) LIKE @pattern::text;
+
 -- name: RevokeCertificate :one
 UPDATE certificates SET status = 'revoked', revoked_at = @revoked_at, revocation_reason = sqlc.narg(reason),
     revocation_reason_code = @reason_code, updated_at = @now::timestamptz

@@ -18,6 +18,7 @@ import (
 	"github.com/certhub/credentiald/internal/auth"
 	"github.com/certhub/credentiald/internal/config"
 	"github.com/certhub/credentiald/internal/embeddedpg"
+	"github.com/certhub/credentiald/internal/memory"
 	"github.com/certhub/credentiald/internal/metrics"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/tracing"
@@ -60,7 +61,8 @@ func Database(ctx context.Context, cfg config.Config, logger *slog.Logger, opts 
 // defaultGOGC is the collector's pace when GOGC is not set (see RuntimeDefaults).
 const defaultGOGC = 400
 
-// defaultMemoryLimit is the heap's soft limit when GOMEMLIMIT is not set (see RuntimeDefaults).
+// defaultMemoryLimit is the heap's soft limit when GOMEMLIMIT is not set, above what the
+// caches keep (see RuntimeDefaults).
 const defaultMemoryLimit = 200 << 20
 
 // RuntimeDefaults sets the Go runtime as the service runs: when GOGC is not in the
@@ -82,10 +84,12 @@ func RuntimeDefaults(cfg config.Config) (restore func()) {
 	if !cfg.GOMEMLIMITSet {
 		// Five times what is live was 423 MB of RSS under the verification page's load, whose
 		// garbage is plentiful (make bench-http). Near the soft limit the collector runs as
-		// often as it must to stay under it, and the pace above applies below it. GOGC and
-		// GOMEMLIMIT in the environment win.
-		prev := debug.SetMemoryLimit(defaultMemoryLimit)
-		restores = append(restores, func() { debug.SetMemoryLimit(prev) })
+		// often as it must to stay under it, and the pace above applies below it. The limit is
+		// this much above what the caches keep (package memory), which they may fill to some
+		// 300 MiB: a limit under what is live would have the collector run without pause.
+		// GOGC and GOMEMLIMIT in the environment win.
+		prev := memory.Manage(defaultMemoryLimit)
+		restores = append(restores, func() { memory.Manage(0); debug.SetMemoryLimit(prev) })
 	}
 	return func() {
 		for _, r := range restores {

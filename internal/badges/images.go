@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/internal/domain"
+	"github.com/certhub/credentiald/internal/memory"
 	"github.com/certhub/credentiald/internal/openbadges"
 	"github.com/certhub/credentiald/internal/render"
 	"github.com/certhub/credentiald/internal/store"
@@ -196,9 +197,11 @@ func (c *imageCache) get(kind string, source any, draw func() ([]byte, error)) (
 	}
 	if c.bytes+len(img) > imageCacheBytes {
 		clear(c.m)
+		memory.Hold(-int64(c.bytes))
 		c.bytes = 0
 	}
 	c.m[key] = img
 	c.bytes += len(img)
+	memory.Hold(int64(len(img)))
 	return img, nil
 }

@@ -61,7 +61,13 @@ const (
 // goroutine of its own, safe for concurrent writers), where a hand-written one would have to
 // prove the same.
 func NewBuffered(w io.Writer, level slog.Level) (logger *slog.Logger, stop func() error) {
-	ws := &zapcore.BufferedWriteSyncer{WS: zapcore.AddSync(w), Size: bufferSize, FlushInterval: bufferDelay}
+	return newBuffered(w, level, bufferDelay)
+}
+
+func newBuffered(w io.Writer, level slog.Level, delay time.Duration) (*slog.Logger, func() error) {
+	// struct{ io.Writer } hides w's own Sync (an *os.File's is fsync, and fails on a pipe): a
+	// flush writes what waits, and that is all.
+	ws := &zapcore.BufferedWriteSyncer{WS: zapcore.AddSync(struct{ io.Writer }{w}), Size: bufferSize, FlushInterval: delay}
 	h := contextHandler{Handler: slog.NewJSONHandler(ws, &slog.HandlerOptions{Level: level}), flush: ws.Sync}
 	return slog.New(h), ws.Stop
 }

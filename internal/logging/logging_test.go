@@ -10,16 +10,25 @@ import (
 	"time"
 )
 
-// syncBuffer is a bytes.Buffer that the buffer's goroutine and the test may share.
+// syncBuffer is a bytes.Buffer that the buffer's goroutine and the test may share; it counts
+// the calls of Sync a writer of its kind would get.
 type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu    sync.Mutex
+	b     bytes.Buffer
+	syncs int
 }
 
 func (s *syncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.Write(p)
+}
+
+func (s *syncBuffer) Sync() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.syncs++
+	return nil
 }
 
 func (s *syncBuffer) String() string {
@@ -29,10 +38,10 @@ func (s *syncBuffer) String() string {
 }
 
 // Info lines wait in the buffer; a warning is written at once with the lines before it, in
-// order; the rest is written within the buffer's delay, and all of it by stop.
+// order, without syncing the writer (an fsync of stderr per warning); stop writes the rest.
 func TestBufferedLinesWaitButWarningsDoNot(t *testing.T) {
 	var out syncBuffer
-	logger, stop := NewBuffered(&out, slog.LevelInfo)
+	logger, stop := newBuffered(&out, slog.LevelInfo, time.Hour)
 	ctx := WithRequestID(context.Background(), "req-1")
 	logger.InfoContext(ctx, "first")
 	logger.Info("second")
@@ -46,18 +55,28 @@ func TestBufferedLinesWaitButWarningsDoNot(t *testing.T) {
 		t.Fatalf("after the warning: %q", lines)
 	}
 	logger.Info("fourth")
-	deadline := time.Now().Add(5 * time.Second)
-	for !strings.Contains(out.String(), "fourth") {
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "fourth") {
+		t.Fatal("stop did not write what was waiting")
+	}
+	if out.syncs != 0 {
+		t.Errorf("the writer was synced %d times", out.syncs)
+	}
+}
+
+// What waits is written within the buffer's delay, with no warning to push it.
+func TestBufferedLinesAreWrittenWithinTheDelay(t *testing.T) {
+	var out syncBuffer
+	logger, stop := newBuffered(&out, slog.LevelInfo, 20*time.Millisecond)
+	defer func() { _ = stop() }()
+	logger.Info("waiting")
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(out.String(), "waiting") {
 		if time.Now().After(deadline) {
 			t.Fatal("an info line was never written")
 		}
 		time.Sleep(10 * time.Millisecond)
-	}
-	logger.Info("fifth")
-	if err := stop(); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(out.String(), "fifth") {
-		t.Fatal("stop did not write what was waiting")
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"container/list"
 	"image"
 	"sync"
+
+	"github.com/certhub/credentiald/internal/memory"
 )
 
 // What the caches of this package may hold, in bytes. Decoded images and drawn rasters are
@@ -73,12 +75,14 @@ func (c *memo[K, V]) put(k K, v V) {
 	}
 	c.m[k] = c.lru.PushFront(&memoEntry[K, V]{key: k, val: v, size: n})
 	c.used += n
+	memory.Hold(n)
 }
 
 func (c *memo[K, V]) remove(e *list.Element) {
 	me := c.lru.Remove(e).(*memoEntry[K, V])
 	delete(c.m, me.key)
 	c.used -= me.size
+	memory.Hold(-me.size)
 }
 
 // bytes is what the entries weigh together.
@@ -94,6 +98,7 @@ func (c *memo[K, V]) clear() {
 	defer c.mu.Unlock()
 	clear(c.m)
 	c.lru.Init()
+	memory.Hold(-c.used)
 	c.used = 0
 }
 

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"math"
 
 	"github.com/google/uuid"
 
@@ -22,6 +23,13 @@ import (
 //
 // The walk is tried when its bound is below the number of matches (what reading by id costs),
 // and the page is read by id when the walk came short: both give the same page.
+//
+// A small list (at most smallList rows, as list_totals keeps them) is searched on its own rows
+// alone: counted and walked whole. The search tables' trigram index is the whole service's,
+// and a word common elsewhere would have a small account's search read every other account's
+// matches of it.
+var smallList int64 = 2000
+
 func searchPage[R any](p domain.Page, total, listed int64, walk func(bound int32) ([]R, error), byID func() ([]R, error)) ([]R, error) {
 	offset := int64(pageOffset(p))
 	want := min(int64(pageLimit(p)), total-offset)
@@ -37,12 +45,24 @@ func searchPage[R any](p domain.Page, total, listed int64, walk func(bound int32
 	return byID()
 }
 
+// walkWhole reads a small list's page of a search by walking the whole list (listed rows, and
+// room for some written since they were counted).
+func walkWhole[R any](p domain.Page, total, listed int64, walk func(bound int32) ([]R, error)) ([]R, error) {
+	if total <= int64(pageOffset(p)) {
+		return nil, nil
+	}
+	return walk(int32(min(2*listed+100, math.MaxInt32)))
+}
+
 // searchAttendees is ListAttendees with a search, pattern (containsPattern's).
 func (d queries) searchAttendees(ctx context.Context, q *db.Queries, accountID uuid.UUID, f domain.AttendeeFilter, p domain.Page, pattern string) ([]domain.Attendee, int, error) {
+	listed, err := d.attendeeTotal(ctx, q, accountID, f, nil)
+	if err != nil {
+		return nil, 0, mapError(err)
+	}
 	var total int64
-	var err error
-	if f.Email != nil {
-		// An email's attendees are few: they are read and checked.
+	ownRows := f.Email != nil || listed <= smallList // an email's attendees are few
+	if ownRows {
 		total, err = q.CountAttendees(ctx, db.CountAttendeesParams{AccountID: accountID, EventID: f.EventID, Email: f.Email, Pattern: &pattern})
 	} else {
 		total, err = q.CountAttendeeMatches(ctx, db.CountAttendeeMatchesParams{AccountID: accountID, EventID: f.EventID, Pattern: pattern})
@@ -50,17 +70,19 @@ func (d queries) searchAttendees(ctx context.Context, q *db.Queries, accountID u
 	if err != nil {
 		return nil, 0, mapError(err)
 	}
-	listed, err := d.attendeeTotal(ctx, q, accountID, f, nil)
-	if err != nil {
-		return nil, 0, mapError(err)
-	}
-	rows, err := searchPage(p, total, listed, func(bound int32) ([]db.Attendee, error) {
+	walk := func(bound int32) ([]db.Attendee, error) {
 		return q.WalkAttendees(ctx, db.WalkAttendeesParams{AccountID: accountID, EventID: f.EventID, Email: f.Email, Walk: bound,
 			Pattern: pattern, PageOffset: pageOffset(p), PageSize: pageLimit(p)})
-	}, func() ([]db.Attendee, error) {
-		return q.SearchAttendees(ctx, db.SearchAttendeesParams{AccountID: accountID, EventID: f.EventID, Email: f.Email,
-			Pattern: pattern, PageOffset: pageOffset(p), PageSize: pageLimit(p)})
-	})
+	}
+	var rows []db.Attendee
+	if ownRows {
+		rows, err = walkWhole(p, total, listed, walk)
+	} else {
+		rows, err = searchPage(p, total, listed, walk, func() ([]db.Attendee, error) {
+			return q.SearchAttendees(ctx, db.SearchAttendeesParams{AccountID: accountID, EventID: f.EventID, Email: f.Email,
+				Pattern: pattern, PageOffset: pageOffset(p), PageSize: pageLimit(p)})
+		})
+	}
 	if err != nil {
 		return nil, 0, mapError(err)
 	}
@@ -70,35 +92,45 @@ func (d queries) searchAttendees(ctx context.Context, q *db.Queries, accountID u
 // searchCertificates is ListCertificates with a search (arg.Pattern set).
 func (d queries) searchCertificates(ctx context.Context, q *db.Queries, arg db.CountCertificatesParams, p domain.Page) ([]domain.Certificate, int, error) {
 	pattern := *arg.Pattern
-	var total int64
-	var err error
-	if arg.AttendeeID == nil && arg.TemplateID == nil && arg.Status == nil && arg.IssuedFrom == nil && arg.IssuedBefore == nil {
-		total, err = q.CountCertificateMatches(ctx, db.CountCertificateMatchesParams{AccountID: arg.AccountID, EventID: arg.EventID, Pattern: pattern})
-	} else {
-		// The matches' rows are read, to check the filters on them.
-		total, err = q.CountCertificates(ctx, arg)
-	}
-	if err != nil {
-		return nil, 0, mapError(err)
-	}
-	// How many rows the walk passes over: the event's or account's certificates of the status
+	// How many rows a walk passes over: the event's or account's certificates of the status
 	// asked, which list_totals keeps (the other filters would have to be counted).
 	listed, err := d.certificateTotal(ctx, q, db.CountCertificatesParams{AccountID: arg.AccountID, EventID: arg.EventID,
 		Status: arg.Status, Now: arg.Now})
 	if err != nil {
 		return nil, 0, mapError(err)
 	}
-	rows, err := searchPage(p, total, listed, func(bound int32) ([]db.GetCertificateRecordRow, error) {
+	var total int64
+	switch {
+	case listed <= smallList:
+		total, err = q.CountCertificatesOwnRows(ctx, db.CountCertificatesOwnRowsParams{AccountID: arg.AccountID, EventID: arg.EventID,
+			AttendeeID: arg.AttendeeID, TemplateID: arg.TemplateID, Status: arg.Status, Now: arg.Now, IssuedFrom: arg.IssuedFrom,
+			IssuedBefore: arg.IssuedBefore, Pattern: pattern})
+	case arg.AttendeeID == nil && arg.TemplateID == nil && arg.Status == nil && arg.IssuedFrom == nil && arg.IssuedBefore == nil:
+		total, err = q.CountCertificateMatches(ctx, db.CountCertificateMatchesParams{AccountID: arg.AccountID, EventID: arg.EventID, Pattern: pattern})
+	default:
+		// The matches' rows are read, to check the filters on them.
+		total, err = q.CountCertificates(ctx, arg)
+	}
+	if err != nil {
+		return nil, 0, mapError(err)
+	}
+	walk := func(bound int32) ([]db.GetCertificateRecordRow, error) {
 		found, err := q.WalkCertificates(ctx, db.WalkCertificatesParams{AccountID: arg.AccountID, EventID: arg.EventID,
 			AttendeeID: arg.AttendeeID, TemplateID: arg.TemplateID, Status: arg.Status, Now: arg.Now, IssuedFrom: arg.IssuedFrom,
 			IssuedBefore: arg.IssuedBefore, Walk: bound, Pattern: pattern, PageSize: pageLimit(p), PageOffset: pageOffset(p)})
 		return convert(found, func(r db.WalkCertificatesRow) db.GetCertificateRecordRow { return db.GetCertificateRecordRow(r) }), err
-	}, func() ([]db.GetCertificateRecordRow, error) {
-		found, err := q.SearchCertificates(ctx, db.SearchCertificatesParams{AccountID: arg.AccountID, EventID: arg.EventID,
-			AttendeeID: arg.AttendeeID, TemplateID: arg.TemplateID, Status: arg.Status, Now: arg.Now, IssuedFrom: arg.IssuedFrom,
-			IssuedBefore: arg.IssuedBefore, Pattern: pattern, PageSize: pageLimit(p), PageOffset: pageOffset(p)})
-		return convert(found, func(r db.SearchCertificatesRow) db.GetCertificateRecordRow { return db.GetCertificateRecordRow(r) }), err
-	})
+	}
+	var rows []db.GetCertificateRecordRow
+	if listed <= smallList {
+		rows, err = walkWhole(p, total, listed, walk)
+	} else {
+		rows, err = searchPage(p, total, listed, walk, func() ([]db.GetCertificateRecordRow, error) {
+			found, err := q.SearchCertificates(ctx, db.SearchCertificatesParams{AccountID: arg.AccountID, EventID: arg.EventID,
+				AttendeeID: arg.AttendeeID, TemplateID: arg.TemplateID, Status: arg.Status, Now: arg.Now, IssuedFrom: arg.IssuedFrom,
+				IssuedBefore: arg.IssuedBefore, Pattern: pattern, PageSize: pageLimit(p), PageOffset: pageOffset(p)})
+			return convert(found, func(r db.SearchCertificatesRow) db.GetCertificateRecordRow { return db.GetCertificateRecordRow(r) }), err
+		})
+	}
 	if err != nil {
 		return nil, 0, mapError(err)
 	}

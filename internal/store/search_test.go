@@ -20,9 +20,10 @@ import (
 // the walk comes short), are the unsearched list's rows that match, in the same order, paged
 // alike, with the same total: for every sort order, an event's list and the account's, pages
 // of 1, 2, 3 and 20, and matches that are everywhere, bunched at the far end of the order, rare,
-// single and absent. Renamed rows are found by their new names only.
+// single and absent; as a large list (through the search tables) and as a small one (on its
+// own rows alone). Renamed rows are found by their new names only. Not parallel: it sets the
+// store's size of a small list.
 func TestSearchPagesAreTheListsMatches(t *testing.T) {
-	t.Parallel()
 	ctx := context.Background()
 	url := testkit.Database(t)
 	trace := &tracedQueries{}
@@ -54,36 +55,44 @@ func TestSearchPagesAreTheListsMatches(t *testing.T) {
 	queries := []string{"example", "hopper", "grace", "lovelace", "zzz", ".ORG"}
 	event := &events[2]
 	attendeeText := func(a domain.Attendee) string { return a.FirstName + " " + a.LastName + " " + a.Email }
-	walks := searchWalks{trace: trace, walkMark: "attendee_search_text(a.first_name"}
-	for _, f := range []domain.AttendeeFilter{{}, {EventID: event}} {
-		for _, sort := range []string{"", "createdAt", "lastName", "-email"} {
-			checkSearchPages(t, &walks, fmt.Sprintf("attendees %+v sort %q", f, sort), queries, attendeeText,
-				func(a domain.Attendee) uuid.UUID { return a.ID },
-				func(p domain.Page) ([]domain.Attendee, int, error) {
-					p.Sort = sort
-					return st.ListAttendees(ctx, acct, f, p)
-				})
-		}
-	}
-	walks.bothTried(t, "attendee")
-
-	now := time.Now()
-	revoked := domain.CertificateRevoked
 	certificateText := func(c domain.Certificate) string {
 		return strings.Join([]string{c.Number, c.VerificationCode, c.FirstName, c.LastName, c.Email}, " ")
 	}
-	walks = searchWalks{trace: trace, walkMark: "certificate_search_text(c.certificate_number"}
-	for _, f := range []domain.CertificateFilter{{}, {EventID: event}, {Status: &revoked}} {
-		for _, sort := range []string{"", "createdAt", "issuedAt", "-issuedAt", "id"} {
-			checkSearchPages(t, &walks, fmt.Sprintf("certificates %+v sort %q", f, sort), append(queries, "SX000000", "sx0000001"),
-				certificateText, func(c domain.Certificate) uuid.UUID { return c.ID },
-				func(p domain.Page) ([]domain.Certificate, int, error) {
-					p.Sort = sort
-					return st.ListCertificates(ctx, acct, f, p, now)
-				})
+	now := time.Now()
+	revoked := domain.CertificateRevoked
+	for _, large := range []bool{true, false} {
+		if large {
+			defer store.SetSmallList(0)()
+		} else {
+			store.SetSmallList(2000)
 		}
+		label := map[bool]string{true: "large", false: "small"}[large]
+		walks := searchWalks{trace: trace, walkMark: "attendee_search_text(a.first_name"}
+		for _, f := range []domain.AttendeeFilter{{}, {EventID: event}} {
+			for _, sort := range []string{"", "createdAt", "lastName", "-email"} {
+				checkSearchPages(t, &walks, fmt.Sprintf("%s attendees %+v sort %q", label, f, sort), queries, attendeeText,
+					func(a domain.Attendee) uuid.UUID { return a.ID },
+					func(p domain.Page) ([]domain.Attendee, int, error) {
+						p.Sort = sort
+						return st.ListAttendees(ctx, acct, f, p)
+					})
+			}
+		}
+		walks.tried(t, label+" attendee", large)
+
+		walks = searchWalks{trace: trace, walkMark: "certificate_search_text(c.certificate_number"}
+		for _, f := range []domain.CertificateFilter{{}, {EventID: event}, {Status: &revoked}} {
+			for _, sort := range []string{"", "createdAt", "issuedAt", "-issuedAt", "id"} {
+				checkSearchPages(t, &walks, fmt.Sprintf("%s certificates %+v sort %q", label, f, sort),
+					append(queries, "SX000000", "sx0000001"), certificateText, func(c domain.Certificate) uuid.UUID { return c.ID },
+					func(p domain.Page) ([]domain.Certificate, int, error) {
+						p.Sort = sort
+						return st.ListCertificates(ctx, acct, f, p, now)
+					})
+			}
+		}
+		walks.tried(t, label+" certificate", large)
 	}
-	walks.bothTried(t, "certificate")
 
 	// A renamed attendee is found by the new name, no longer by the old one; a deleted one not at all.
 	var renamed uuid.UUID
@@ -119,17 +128,23 @@ func TestSearchPagesAreTheListsMatches(t *testing.T) {
 }
 
 // searchWalks notes which ways a list's searches read their pages: walked along the list's
-// order (a statement holding walkMark), and by id after a walk came short.
+// order (a statement holding walkMark), by id after a walk came short, and through the search
+// tables at all.
 type searchWalks struct {
-	trace            *tracedQueries
-	walkMark         string
-	walked, fellBack bool
+	trace                     *tracedQueries
+	walkMark                  string
+	walked, fellBack, byIndex bool
 }
 
-func (w *searchWalks) bothTried(t *testing.T, list string) {
+// tried checks the ways a large list's searches must all have taken, or that a small list's
+// never read the search tables.
+func (w *searchWalks) tried(t *testing.T, list string, large bool) {
 	t.Helper()
-	if !w.walked || !w.fellBack {
+	if large && (!w.walked || !w.fellBack) {
 		t.Errorf("%s searches: walked %v, fell back to reading by id %v: both ways must be tried", list, w.walked, w.fellBack)
+	}
+	if !large && (w.byIndex || !w.walked) {
+		t.Errorf("%s searches: read the search tables %v, walked %v: a small list is walked whole", list, w.byIndex, w.walked)
 	}
 }
 
@@ -163,6 +178,7 @@ func checkSearchPages[R any](t *testing.T, walks *searchWalks, label string, que
 				walk := ranQuery(ran, walks.walkMark)
 				walks.walked = walks.walked || walk
 				walks.fellBack = walks.fellBack || walk && ranQuery(ran, "MATERIALIZED")
+				walks.byIndex = walks.byIndex || ranQuery(ran, "FROM attendee_search") || ranQuery(ran, "FROM certificate_search")
 				if total != len(want) {
 					t.Fatalf("%s q %q: total %d, want %d", label, q, total, len(want))
 				}

@@ -149,11 +149,11 @@ func InTx[T any](ctx context.Context, s *Store, fn func(tx *Tx) (T, error)) (T, 
 	if err != nil {
 		return zero, err // the data methods' errors are mapped already; the service's are its own
 	}
-	if err := tx.writeIssued(ctx); err != nil {
-		return zero, err
-	}
 	commitCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), commitTimeout)
 	defer cancel()
+	if err := tx.writeIssued(commitCtx); err != nil {
+		return zero, err
+	}
 	if err := ptx.Commit(commitCtx); err != nil {
 		return zero, mapError(err)
 	}

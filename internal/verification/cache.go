@@ -6,6 +6,8 @@ import (
 	"errors"
 	"runtime"
 	"sync"
+
+	"github.com/certhub/credentiald/internal/memory"
 )
 
 // renderCache keeps rendered certificates (a PNG page costs 20 ms and 10 MB of allocations,
@@ -91,12 +93,14 @@ func (c *renderCache) finish(key string, call *renderCall) {
 	if call.err == nil && len(call.body) <= c.budget/4 {
 		c.entries[key] = c.order.PushFront(&cacheEntry{key: key, body: call.body})
 		c.used += len(call.body)
+		memory.Hold(int64(len(call.body)))
 		for c.used > c.budget {
 			last := c.order.Back()
 			e := last.Value.(*cacheEntry)
 			c.order.Remove(last)
 			delete(c.entries, e.key)
 			c.used -= len(e.body)
+			memory.Hold(-int64(len(e.body)))
 		}
 	}
 	c.mu.Unlock()

@@ -1,0 +1,9 @@
+package store
+
+// SetSmallList sets the size under which a list is searched on its own rows, for a test that
+// does not run in parallel; the answer puts it back.
+func SetSmallList(n int64) (restore func()) {
+	prev := smallList
+	smallList = n
+	return func() { smallList = prev }
+}
