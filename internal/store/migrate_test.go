@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/testkit"
 )
@@ -41,5 +42,63 @@ func TestAMissingEarlierMigrationIsApplied(t *testing.T) {
 	if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM information_schema.columns
 		WHERE table_name = 'badge_assertions' AND column_name = 'locale')`).Scan(&has); err != nil || !has {
 		t.Fatalf("badge_assertions.locale after migrating: %v %v", has, err)
+	}
+}
+
+// Migration 00029 undone gives the lists' tables their searched text back, and done again fills
+// the search tables with every row there is: a search (through the search tables, as a large
+// list's) finds the same before and after. Not parallel: it sets the store's size of a small
+// list.
+func TestTheSearchTablesMigrationGoesDownAndUpAgain(t *testing.T) {
+	defer store.SetSmallList(0)()
+	ctx := context.Background()
+	url := testkit.Database(t)
+	st, err := store.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(st.Close)
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close(context.Background()) })
+	acct, _ := seedAccount(t, st, conn, "migrated", 48)
+	grace := "grace"
+	before, total, err := st.ListAttendees(ctx, acct, domain.AttendeeFilter{}, domain.Page{Number: 1, Size: 100, Q: &grace})
+	if err != nil || total != 3 {
+		t.Fatalf("before: %d found, %v", total, err)
+	}
+
+	if err := st.MigrateDownTo(ctx, 28); err != nil {
+		t.Fatalf("down to 28: %v", err)
+	}
+	var n int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM attendees WHERE account_id = $1 AND search_text LIKE '%grace%'`,
+		acct).Scan(&n); err != nil || n != 3 {
+		t.Fatalf("down: attendees.search_text finds %d, %v", n, err)
+	}
+	var tables int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_class WHERE relname IN ('attendee_search', 'certificate_search')`).Scan(&tables); err != nil || tables != 0 {
+		t.Fatalf("down: %d search tables left, %v", tables, err)
+	}
+
+	if err := st.Migrate(ctx, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
+		t.Fatalf("up again: %v", err)
+	}
+	var attendees, certificates int
+	if err := conn.QueryRow(ctx, `SELECT (SELECT count(*) FROM attendee_search WHERE account_id = $1),
+		(SELECT count(*) FROM certificate_search WHERE account_id = $1)`, acct).Scan(&attendees, &certificates); err != nil ||
+		attendees != 48 || certificates != 48 {
+		t.Fatalf("up again: %d attendees and %d certificates in the search tables, %v", attendees, certificates, err)
+	}
+	after, total, err := st.ListAttendees(ctx, acct, domain.AttendeeFilter{}, domain.Page{Number: 1, Size: 100, Q: &grace})
+	if err != nil || total != 3 || len(after) != len(before) {
+		t.Fatalf("after: %d found, %v", total, err)
+	}
+	for i := range after {
+		if after[i].ID != before[i].ID {
+			t.Fatalf("after: %v, before %v", after[i].ID, before[i].ID)
+		}
 	}
 }
