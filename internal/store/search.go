@@ -30,11 +30,16 @@ import (
 // matches of it.
 var smallList int64 = 2000
 
-func searchPage[R any](p domain.Page, total, listed int64, walk func(bound int32) ([]R, error), byID func() ([]R, error)) ([]R, error) {
+// searchPage reads the page of total matches among listed rows; own says the list is searched
+// on its own rows (small), and walked whole.
+func searchPage[R any](p domain.Page, total, listed int64, own bool, walk func(bound int32) ([]R, error), byID func() ([]R, error)) ([]R, error) {
 	offset := int64(pageOffset(p))
 	want := min(int64(pageLimit(p)), total-offset)
 	if want <= 0 {
 		return nil, nil
+	}
+	if own { // the whole list, and room for rows written since it was counted
+		return walk(int32(min(2*listed+100, math.MaxInt32)))
 	}
 	if bound := 4*(offset+want)*listed/total + want; bound < total {
 		rows, err := walk(int32(bound))
@@ -43,15 +48,6 @@ func searchPage[R any](p domain.Page, total, listed int64, walk func(bound int32
 		}
 	}
 	return byID()
-}
-
-// walkWhole reads a small list's page of a search by walking the whole list (listed rows, and
-// room for some written since they were counted).
-func walkWhole[R any](p domain.Page, total, listed int64, walk func(bound int32) ([]R, error)) ([]R, error) {
-	if total <= int64(pageOffset(p)) {
-		return nil, nil
-	}
-	return walk(int32(min(2*listed+100, math.MaxInt32)))
 }
 
 // searchAttendees is ListAttendees with a search, pattern (containsPattern's).
@@ -70,19 +66,13 @@ func (d queries) searchAttendees(ctx context.Context, q *db.Queries, accountID u
 	if err != nil {
 		return nil, 0, mapError(err)
 	}
-	walk := func(bound int32) ([]db.Attendee, error) {
+	rows, err := searchPage(p, total, listed, ownRows, func(bound int32) ([]db.Attendee, error) {
 		return q.WalkAttendees(ctx, db.WalkAttendeesParams{AccountID: accountID, EventID: f.EventID, Email: f.Email, Walk: bound,
 			Pattern: pattern, PageOffset: pageOffset(p), PageSize: pageLimit(p)})
-	}
-	var rows []db.Attendee
-	if ownRows {
-		rows, err = walkWhole(p, total, listed, walk)
-	} else {
-		rows, err = searchPage(p, total, listed, walk, func() ([]db.Attendee, error) {
-			return q.SearchAttendees(ctx, db.SearchAttendeesParams{AccountID: accountID, EventID: f.EventID, Email: f.Email,
-				Pattern: pattern, PageOffset: pageOffset(p), PageSize: pageLimit(p)})
-		})
-	}
+	}, func() ([]db.Attendee, error) {
+		return q.SearchAttendees(ctx, db.SearchAttendeesParams{AccountID: accountID, EventID: f.EventID, Email: f.Email,
+			Pattern: pattern, PageOffset: pageOffset(p), PageSize: pageLimit(p)})
+	})
 	if err != nil {
 		return nil, 0, mapError(err)
 	}
@@ -100,8 +90,9 @@ func (d queries) searchCertificates(ctx context.Context, q *db.Queries, arg db.C
 		return nil, 0, mapError(err)
 	}
 	var total int64
+	own := listed <= smallList
 	switch {
-	case listed <= smallList:
+	case own:
 		total, err = q.CountCertificatesOwnRows(ctx, db.CountCertificatesOwnRowsParams{AccountID: arg.AccountID, EventID: arg.EventID,
 			AttendeeID: arg.AttendeeID, TemplateID: arg.TemplateID, Status: arg.Status, Now: arg.Now, IssuedFrom: arg.IssuedFrom,
 			IssuedBefore: arg.IssuedBefore, Pattern: pattern})
@@ -114,23 +105,17 @@ func (d queries) searchCertificates(ctx context.Context, q *db.Queries, arg db.C
 	if err != nil {
 		return nil, 0, mapError(err)
 	}
-	walk := func(bound int32) ([]db.GetCertificateRecordRow, error) {
+	rows, err := searchPage(p, total, listed, own, func(bound int32) ([]db.GetCertificateRecordRow, error) {
 		found, err := q.WalkCertificates(ctx, db.WalkCertificatesParams{AccountID: arg.AccountID, EventID: arg.EventID,
 			AttendeeID: arg.AttendeeID, TemplateID: arg.TemplateID, Status: arg.Status, Now: arg.Now, IssuedFrom: arg.IssuedFrom,
 			IssuedBefore: arg.IssuedBefore, Walk: bound, Pattern: pattern, PageSize: pageLimit(p), PageOffset: pageOffset(p)})
 		return convert(found, func(r db.WalkCertificatesRow) db.GetCertificateRecordRow { return db.GetCertificateRecordRow(r) }), err
-	}
-	var rows []db.GetCertificateRecordRow
-	if listed <= smallList {
-		rows, err = walkWhole(p, total, listed, walk)
-	} else {
-		rows, err = searchPage(p, total, listed, walk, func() ([]db.GetCertificateRecordRow, error) {
-			found, err := q.SearchCertificates(ctx, db.SearchCertificatesParams{AccountID: arg.AccountID, EventID: arg.EventID,
-				AttendeeID: arg.AttendeeID, TemplateID: arg.TemplateID, Status: arg.Status, Now: arg.Now, IssuedFrom: arg.IssuedFrom,
-				IssuedBefore: arg.IssuedBefore, Pattern: pattern, PageSize: pageLimit(p), PageOffset: pageOffset(p)})
-			return convert(found, func(r db.SearchCertificatesRow) db.GetCertificateRecordRow { return db.GetCertificateRecordRow(r) }), err
-		})
-	}
+	}, func() ([]db.GetCertificateRecordRow, error) {
+		found, err := q.SearchCertificates(ctx, db.SearchCertificatesParams{AccountID: arg.AccountID, EventID: arg.EventID,
+			AttendeeID: arg.AttendeeID, TemplateID: arg.TemplateID, Status: arg.Status, Now: arg.Now, IssuedFrom: arg.IssuedFrom,
+			IssuedBefore: arg.IssuedBefore, Pattern: pattern, PageSize: pageLimit(p), PageOffset: pageOffset(p)})
+		return convert(found, func(r db.SearchCertificatesRow) db.GetCertificateRecordRow { return db.GetCertificateRecordRow(r) }), err
+	})
 	if err != nil {
 		return nil, 0, mapError(err)
 	}
