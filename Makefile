@@ -65,9 +65,10 @@ screenshots: ## Take the verification page's screenshots in docs/ with Chromium 
 contract-coverage: ## Print which operations and documented responses the last `make test` observed
 	@$(GO) run ./cmd/devtool contract-coverage
 
-generate: ## Regenerate gen/ from openapi/v1.json (oapi-codegen, the /docs page) and db/ (sqlc)
+generate: ## Regenerate gen/ from openapi/v1.json (oapi-codegen, the /docs page) and db/ (sqlc), and the pages' Go from their templ files
 	$(GO) run github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen -config oapi-codegen.yaml openapi/v1.json
 	$(GO) run github.com/sqlc-dev/sqlc/cmd/sqlc generate
+	$(GO) run github.com/a-h/templ/cmd/templ generate -log-level warn -path internal/site
 	@test -d docs/api/node_modules || (cd docs/api && npm ci --no-audit --no-fund)
 	$(GO) run ./cmd/devtool api-docs -page gen/docs/index.html
 
@@ -97,8 +98,8 @@ check: generate lint contract-gate client-ts catalogs ## Regenerate, lint, and f
 	@test -z "$$(gofmt -l cmd internal openapi db gen)" || { echo "gofmt needed:"; gofmt -l cmd internal openapi db gen; exit 1; }
 	@$(GO) mod tidy && $(GO) -C internal/tools/oasdiff mod tidy && \
 		git diff --exit-code -- go.mod go.sum internal/tools/oasdiff/go.mod internal/tools/oasdiff/go.sum || { echo "go.mod/go.sum are not tidy"; exit 1; }
-	@git diff --exit-code --stat -- gen openapi db || { echo "generated code differs from what is committed: run make generate and commit"; exit 1; }
-	@test -z "$$(git ls-files --others --exclude-standard gen)" || { echo "untracked generated files:"; git ls-files --others --exclude-standard gen; exit 1; }
+	@git diff --exit-code --stat -- gen openapi db 'internal/site/*_templ.go' || { echo "generated code differs from what is committed: run make generate and commit"; exit 1; }
+	@test -z "$$(git ls-files --others --exclude-standard gen 'internal/site/*_templ.go')" || { echo "untracked generated files:"; git ls-files --others --exclude-standard gen 'internal/site/*_templ.go'; exit 1; }
 	@echo "check: ok"
 
 catalogs: ## Fail when a language's catalog (internal/locale/catalog) misses or adds an id, or drops a field, against English

@@ -5,6 +5,7 @@
 package tools
 
 import (
+	_ "github.com/a-h/templ/cmd/templ"
 	_ "github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen"
 	_ "github.com/sqlc-dev/sqlc/cmd/sqlc"
 )

@@ -97,7 +97,7 @@ func TestBadgePageShowsTheBadgeAndOffersItsDownloads(t *testing.T) {
 		"This badge is valid", "Speaker", "Ada Lovelace",
 		`src="` + api + `/badge.png"`,
 		`href="` + api + `/badge.png" type="image/png" download="speaker.png"`,
-		`href="` + api + `/badge.svg" type="image/svg&#43;xml" download="speaker.svg"`,
+		`href="` + api + `/badge.svg" type="image/svg+xml" download="speaker.svg"`,
 		`href="` + api + `/credential.json" type="application/vc" download="speaker.credential.json"`,
 		`<meta property="og:image" content="` + b.env.Config.SiteURL.String() + api + `/share.png">`,
 		`<meta name="twitter:card" content="summary_large_image">`, "Skip to the badge",

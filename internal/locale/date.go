@@ -1,6 +1,8 @@
 package locale
 
 import (
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/goodsign/monday"
@@ -24,5 +26,32 @@ func LongDate(t time.Time, locale string) string {
 		return ""
 	}
 	locale = Or(locale, Default)
-	return monday.Format(t.UTC(), Raw(locale, "date.long"), mondayLocales[locale])
+	t = t.UTC()
+	key := dayKey{locale, t.Year(), t.YearDay()}
+	if s, ok := days.Load(key); ok {
+		return s.(string)
+	}
+	s := monday.Format(t, Raw(locale, "date.long"), mondayLocales[locale])
+	if nDays.Load() < maxDays {
+		if _, loaded := days.LoadOrStore(key, s); !loaded {
+			nDays.Add(1)
+		}
+	}
+	return s
+}
+
+// days keeps the days written, by locale and day: monday formats by parsing its layout for
+// each date, a twentieth of the verification page's CPU, while a service writes the same few
+// hundred days (issued, expires, the event's) over and over. At most maxDays are kept (some
+// ten years of days in each language); past them a day is formatted each time.
+var (
+	days  sync.Map
+	nDays atomic.Int32
+)
+
+const maxDays = 40_000
+
+type dayKey struct {
+	locale    string
+	year, day int
 }

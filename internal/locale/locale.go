@@ -127,6 +127,9 @@ func Raw(locale, id string) string {
 }
 
 func text(locale string, cfg *i18n.LocalizeConfig) string {
+	if cfg.TemplateParser == nil {
+		cfg.TemplateParser = texts
+	}
 	l, ok := localize[locale]
 	if !ok {
 		l = localize[Default]

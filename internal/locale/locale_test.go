@@ -98,6 +98,10 @@ func TestLongDateFollowsEachLanguage(t *testing.T) {
 	}
 	for _, code := range Codes {
 		equal(t, want[code], LongDate(d, code))
+		equal(t, want[code], LongDate(d, code))                                                              // kept once written
+		if next := LongDate(d.Add(24*time.Hour), code); next != strings.Replace(want[code], "13", "14", 1) { // the next day is its own
+			t.Errorf("%s: the next day is %q", code, next)
+		}
 	}
 	equal(t, "", LongDate(time.Time{}, "de"))
 }

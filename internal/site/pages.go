@@ -2,6 +2,7 @@ package site
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"embed"
 	"encoding/base64"
@@ -19,6 +20,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
 	"github.com/certhub/credentiald/internal/links"
@@ -27,12 +29,12 @@ import (
 )
 
 // The human pages (the verification page, the home page, their error pages) are rendered
-// from templates embedded in the binary. They load nothing from another host: the style and
+// from templ components compiled into the binary (the *.templ files beside this one). They load nothing from another host: the style and
 // the one small script are inline, allowed by their hashes in a strict Content-Security-Policy;
 // images come from this site. The page works without the script, which only adds a copy button
 // and removes the recipient token from the address bar.
 
-//go:embed pages/*.html pages/page.css pages/copy.js pages/favicon.svg pages/favicon.png
+//go:embed pages/page.css pages/copy.js pages/favicon.svg pages/favicon.png
 var pageFiles embed.FS
 
 const serviceName = "credentiald"
@@ -41,7 +43,6 @@ const serviceName = "credentiald"
 const defaultAccent = "#3538cd"
 
 type pageRenderer struct {
-	tmpl       *template.Template
 	css        string
 	script     string
 	scriptHash string
@@ -81,10 +82,6 @@ func (r *pageRenderer) styleFor(accent string) styled {
 }
 
 func newPageRenderer() (*pageRenderer, error) {
-	tmpl, err := template.ParseFS(pageFiles, "pages/*.html")
-	if err != nil {
-		return nil, err
-	}
 	css, err := pageFiles.ReadFile("pages/page.css")
 	if err != nil {
 		return nil, err
@@ -105,7 +102,7 @@ func newPageRenderer() (*pageRenderer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &pageRenderer{tmpl: tmpl, css: strings.TrimSpace(string(css)), script: string(script), scriptHash: cspHash(string(script)),
+	return &pageRenderer{css: strings.TrimSpace(string(css)), script: string(script), scriptHash: cspHash(string(script)),
 		faviconSVG: svg, faviconICO: ico}, nil
 }
 
@@ -154,12 +151,14 @@ func (r *pageRenderer) csp(styleHash string, withScript bool) string {
 // page is the data of a page template: a view that embeds pageData.
 type page interface{ base() *pageData }
 
-// render writes template name with data at status, with the page's security headers.
-func (r *pageRenderer) render(c echo.Context, status int, name string, data page, cacheControl string) error {
+// render writes view, the page of data, at status, with the page's security headers. The page
+// is made whole before anything is sent, so a failure still gets its error page; it is made on
+// a context that a client gone does not cancel (rendering is a few microseconds of work).
+func (r *pageRenderer) render(c echo.Context, status int, data page, view templ.Component, cacheControl string) error {
 	d := data.base()
 	d.Service = serviceName
 	st := r.styleFor(d.accent)
-	d.Style = template.CSS(st.css)
+	d.Style = st.css
 	buf, _ := r.buffers.Get().(*bytes.Buffer)
 	if buf == nil {
 		buf = bytes.NewBuffer(make([]byte, 0, 32<<10)) // a page is some 20 KB
@@ -170,10 +169,11 @@ func (r *pageRenderer) render(c echo.Context, status int, name string, data page
 			r.buffers.Put(buf)
 		}
 	}()
-	if err := r.tmpl.ExecuteTemplate(buf, name, data); err != nil {
+	if err := view.Render(context.WithoutCancel(c.Request().Context()), buf); err != nil {
 		return err
 	}
 	h := c.Response().Header()
+	h.Set(echo.HeaderContentLength, strconv.Itoa(buf.Len())) // one write, not chunks
 	h.Set("Content-Security-Policy", r.csp(st.hash, d.Script != ""))
 	h.Set("Cache-Control", cacheControl)
 	h.Set("X-Content-Type-Options", "nosniff")
@@ -181,11 +181,12 @@ func (r *pageRenderer) render(c echo.Context, status int, name string, data page
 	return c.HTMLBlob(status, buf.Bytes())
 }
 
-// pageData is what every page template reads.
+// pageData is what every page reads. Style and Script are the site's own, written as they are
+// (the Content-Security-Policy names their hashes).
 type pageData struct {
 	Service string
-	Style   template.CSS
-	Script  template.JS
+	Style   string
+	Script  string
 	// L is the page's language; Langs, when set, is its language switcher.
 	L      lang
 	Langs  []langLink
@@ -194,10 +195,7 @@ type pageData struct {
 
 func (d *pageData) base() *pageData { return d }
 
-// verificationView is the verification page of one credential. What the template reads of
-// the credential is copied into fields of the view's own: a field promoted from an embedded
-// struct is looked up breadth-first by reflection on every use (text/template has no cache),
-// and those lookups were a sixth of the page's CPU.
+// verificationView is the verification page of one credential (verify.templ).
 type verificationView struct {
 	pageData
 	Status             verification.Status
@@ -247,9 +245,8 @@ var reasonIDs = map[string]string{"issued_in_error": "page.reason.issuedInError"
 	"fraud": "page.reason.fraud", "other": "page.reason.byIssuer", "deleted_by_issuer": "page.reason.deletedByIssuer"}
 
 // verifyTexts are the verification page's texts without fields, in one language for one kind
-// of credential: made once (verifyTextsFor) and read by the template as fields. A call of
-// {{$L.T "id"}} is a call by reflection, with its arguments boxed, each time the page is made:
-// a fifth of the template's time went to them.
+// of credential: made once (verifyTextsFor) and read by the page as fields, where each text
+// looked up in the catalog for each page was a fifth of the page's making.
 type verifyTexts struct {
 	Skip, Yours, PortalText, Signed, Share                                           string
 	Stamp, AwardedTo, IssuedBy, IssuedOn, RevokedOn, ExpiredOn, ValidUntil, NoExpiry string
@@ -293,7 +290,7 @@ func (s *Site) newVerificationView(p verification.Page, l lang) verificationView
 	v := verificationView{Status: c.Status, Kind: c.Kind, Name: c.Name, Number: c.Number, Code: c.Code, Description: c.Description,
 		Portal: p.Recipient(), Recipient: c.RecipientName, IssuerName: c.Issuer.Name}
 	v.accent, v.L = c.Issuer.Color, l
-	v.Script = template.JS(s.pages.script)
+	v.Script = s.pages.script
 	v.KindLower = "certificate" // names the kind's texts (page.certificate.*) and CSS classes
 	if c.Kind == verification.KindBadge {
 		v.KindLower = "badge"

@@ -110,7 +110,7 @@ func (s *Site) homePage(c echo.Context) error {
 	view := homeView{KeepLang: locale.Parse(c.QueryParam("lang")) != ""}
 	view.L, view.Langs = l, switcher(c, l)
 	if !typed {
-		return s.pages.render(c, http.StatusOK, "home.html", &view, "public, max-age=300")
+		return s.pages.render(c, http.StatusOK, &view, homePage(&view), "public, max-age=300")
 	}
 	if code, ok := verification.NormalizeTypedCode(raw); ok && len(raw) <= 256 {
 		target := links.EscapedVerificationPage(code)
@@ -123,7 +123,7 @@ func (s *Site) homePage(c echo.Context) error {
 	if len(raw) > 80 {
 		view.Code = ""
 	}
-	return s.pages.render(c, http.StatusBadRequest, "home.html", &view, "no-store")
+	return s.pages.render(c, http.StatusBadRequest, &view, homePage(&view), "no-store")
 }
 
 func (s *Site) verificationPage(c echo.Context) error {
@@ -146,7 +146,7 @@ func (s *Site) verificationPage(c echo.Context) error {
 	if p.Recipient() && p.Status == verification.Valid {
 		view.Wallet = s.recipientWallet(c, p.Credential, l)
 	}
-	return s.pages.render(c, http.StatusOK, "verify.html", &view, cache)
+	return s.pages.render(c, http.StatusOK, &view, verifyPage(&view), cache)
 }
 
 func (s *Site) share(c echo.Context) error {
@@ -216,7 +216,7 @@ func (s *Site) Errors(api echo.HTTPErrorHandler) echo.HTTPErrorHandler {
 			view.RequestID = logging.RequestID(ctx)
 			logger.ErrorContext(ctx, "request failed", "status", status, "code", e.Code, "error", err)
 		}
-		if werr := pages.render(c, status, "error.html", &view, "no-store"); werr != nil {
+		if werr := pages.render(c, status, &view, errorPage(&view), "no-store"); werr != nil {
 			logger.ErrorContext(ctx, "writing error page", "error", werr)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"html/template"
 	"net/http"
 
+	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
 	"github.com/certhub/credentiald/internal/httpmw"
@@ -24,9 +25,9 @@ type walletView struct {
 	KindLabel, KindLower         string
 	IssuerName, IssuerURL        string
 	LogoURL, Monogram            string
-	// WalletURL is the openid-credential-offer: deep link, which html/template would refuse as
-	// an unknown scheme: it is the service's own, built from the offer's https URL.
-	WalletURL                 template.URL
+	// WalletURL is the openid-credential-offer: deep link, which a page would refuse as an
+	// unknown scheme: it is the service's own, built from the offer's https URL.
+	WalletURL                 templ.SafeURL
 	LCWRequestURL             string
 	VerificationPath, Expires string
 	QRCode                    template.HTML
@@ -58,7 +59,7 @@ func (s *Site) walletInteraction(c echo.Context) error {
 	}
 	l := pageLang(c, cred.Locale)
 	v := walletView{Name: cred.Name, RecipientName: cred.RecipientName, IssuerName: cred.Issuer.Name,
-		WalletURL: template.URL(p.WalletURL), LCWRequestURL: p.LCWRequestURL, Gone: goneText(l, p.Gone),
+		WalletURL: templ.SafeURL(p.WalletURL), LCWRequestURL: p.LCWRequestURL, Gone: goneText(l, p.Gone),
 		VerificationPath: links.VerificationPage(cred.Code), Expires: l.day(p.ExpiresAt)}
 	v.accent, v.L, v.Langs = cred.Issuer.Color, l, switcher(c, l)
 	v.KindLower = "certificate"
@@ -85,13 +86,13 @@ func (s *Site) walletInteraction(c echo.Context) error {
 		}
 		v.QRCode = template.HTML(qr) // drawn here from a URL: squares only, nothing of the visitor's
 	}
-	return s.pages.render(c, status, "wallet.html", &v, "no-store")
+	return s.pages.render(c, status, &v, walletPage(&v), "no-store")
 }
 
 // walletCard is the recipient's page's offer to their wallet: the two links and a QR code of
 // the offer's interaction URL (for a wallet on another device than the one reading the page).
 type walletCard struct {
-	WalletURL     template.URL // see walletView
+	WalletURL     templ.SafeURL // see walletView
 	LCWRequestURL string
 	QRCode        template.HTML
 }
@@ -117,7 +118,7 @@ func (s *Site) recipientWallet(c echo.Context, cred verification.Credential, l l
 		s.logger.WarnContext(ctx, "no wallet offer on the recipient's page", "error", err)
 		return nil
 	}
-	return &walletCard{WalletURL: template.URL(o.WalletURL), LCWRequestURL: o.LCWRequestURL, QRCode: template.HTML(qr)}
+	return &walletCard{WalletURL: templ.SafeURL(o.WalletURL), LCWRequestURL: o.LCWRequestURL, QRCode: template.HTML(qr)}
 }
 
 // goneText says in the page's language why an offer can no longer be claimed; "" while it
