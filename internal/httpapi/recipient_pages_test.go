@@ -117,6 +117,32 @@ func TestBadgePageShowsTheBadgeAndOffersItsDownloads(t *testing.T) {
 	}
 }
 
+// Every page links the site's style sheet by a name its content gives: kept a year by
+// browsers, served as CSS with nosniff; another name is not found.
+func TestSiteServesItsStyleSheet(t *testing.T) {
+	t.Parallel()
+	env := testkit.NewServer(t)
+	sheet := regexp.MustCompile(`<link rel="stylesheet" href="(/assets/page\.[0-9a-f]{16}\.css)">`)
+	var path string
+	for _, page := range []string{"/", "/verify/7K2M9QXRT4VZ1", "/?code=%21"} {
+		m := sheet.FindStringSubmatch(string(env.Client.Get(page).Body))
+		if m == nil || (path != "" && m[1] != path) {
+			t.Fatalf("%s links no style sheet, or another one than %q (%v)", page, path, m)
+		}
+		path = m[1]
+	}
+	res := env.Client.Get(path)
+	if res.StatusCode != http.StatusOK || res.Header.Get("Cache-Control") != "public, max-age=31536000, immutable" ||
+		res.Header.Get("X-Content-Type-Options") != "nosniff" || !bytes.Contains(res.Body, []byte("var(--accent)")) {
+		t.Fatalf("%s: %d %v %.80s", path, res.StatusCode, res.Header, res.Body)
+	}
+	for _, other := range []string{"/assets/page.0000000000000000.css", "/assets/favicon.svg", "/assets/"} {
+		if res := env.Client.Get(other); res.StatusCode != http.StatusNotFound {
+			t.Errorf("%s: %d, want 404", other, res.StatusCode)
+		}
+	}
+}
+
 // The site has an icon: every page names /favicon.svg, and /favicon.ico answers a real icon
 // for what asks the conventional path; both are kept a day. (The contract client knows the
 // icon as site furniture, as it knows /docs.)

@@ -268,4 +268,5 @@ var infrastructureRoutes = map[string]string{
 	"GET /readyz":          "readyz",
 	"GET /favicon.svg":     "favicon_svg", // the site's icons (internal/site)
 	"GET /favicon.ico":     "favicon_ico",
+	"GET /assets/:file":    "site_assets", // the pages' style sheet
 }

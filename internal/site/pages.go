@@ -43,30 +43,31 @@ const serviceName = "credentiald"
 const defaultAccent = "#3538cd"
 
 type pageRenderer struct {
-	css        string
+	// sheet is the site's style sheet, served at sheetPath (its hash in the name, so a
+	// browser keeps it for a year and a release changes the name).
+	sheet      []byte
+	sheetPath  string
 	script     string
 	scriptHash string
 	// The site's icon: favicon.svg for the pages' <link rel="icon">, favicon.ico for whatever
 	// asks the conventional path (older browsers, feed readers, link unfurlers).
 	faviconSVG, faviconICO []byte
-	// styles keeps each accent's style sheet with its hash (styled), at most maxStyles.
+	// styles keeps each accent's style with its hash (styled), at most maxStyles.
 	styles  sync.Map
 	nStyles atomic.Int32
 	// buffers are the pages' output buffers, reused.
 	buffers sync.Pool
 }
 
-// styled is a page's style sheet for one accent, with the hash its Content-Security-Policy
+// styled is a page's inline style for one accent, with the hash its Content-Security-Policy
 // names.
 type styled struct{ css, hash string }
 
-// maxStyles bounds the accents whose style sheets are kept: one per issuer colour in use; past
-// it, a style sheet is made for each page (as all were before).
+// maxStyles bounds the accents whose styles are kept: one per issuer colour in use; past it,
+// a style is made for each page.
 const maxStyles = 4096
 
-// styleFor is the style sheet of accent with its hash: the sheet is the site's 10 KB of CSS
-// under the accent's custom properties, and making it and hashing it for every page was a
-// good part of the page's cost and garbage.
+// styleFor is the inline style of accent with its hash, made once per accent.
 func (r *pageRenderer) styleFor(accent string) styled {
 	if v, ok := r.styles.Load(accent); ok {
 		return v.(styled)
@@ -102,7 +103,8 @@ func newPageRenderer() (*pageRenderer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &pageRenderer{css: strings.TrimSpace(string(css)), script: string(script), scriptHash: cspHash(string(script)),
+	sum := sha256.Sum256(css)
+	return &pageRenderer{sheet: css, sheetPath: "/assets/" + sheetName(sum[:]), script: string(script), scriptHash: cspHash(string(script)),
 		faviconSVG: svg, faviconICO: ico}, nil
 }
 
@@ -130,21 +132,27 @@ func cspHash(s string) string {
 	return "'sha256-" + base64.StdEncoding.EncodeToString(h[:]) + "'"
 }
 
-// style is the page's inline style: the issuer's accent, then the shared sheet.
+// sheetName is the style sheet's file name, named by its content's hash.
+func sheetName(sum []byte) string { return fmt.Sprintf("page.%x.css", sum[:8]) }
+
+// style is the page's inline style: the issuer's accent as the custom properties the site's
+// style sheet reads.
 func (r *pageRenderer) style(accent string) string {
 	a := themeFor(accent)
-	return fmt.Sprintf(":root{--accent:%s;--accent-ink:%s;--accent-text:%s;--accent-soft:%s;--accent-line:%s}\n%s",
-		a.accent, a.ink, a.text, a.soft, a.line, r.css)
+	return fmt.Sprintf(":root{--accent:%s;--accent-ink:%s;--accent-text:%s;--accent-soft:%s;--accent-line:%s}",
+		a.accent, a.ink, a.text, a.soft, a.line)
 }
 
-// csp allows exactly this page's style and script, images and beacons to this site, and
-// nothing else; no plugin, frame or base URL.
+// csp allows exactly this site's style sheet, the page's inline style and script, images and
+// beacons to this site, and nothing else; no plugin, frame or base URL. The style sheet is
+// allowed as 'self': a style sheet must be served as text/css (nosniff on every answer here),
+// which only it is.
 func (r *pageRenderer) csp(styleHash string, withScript bool) string {
 	script := "'none'"
 	if withScript {
 		script = r.scriptHash
 	}
-	return "default-src 'none'; img-src 'self'; style-src " + styleHash + "; script-src " + script +
+	return "default-src 'none'; img-src 'self'; style-src 'self' " + styleHash + "; script-src " + script +
 		"; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 }
 
@@ -158,7 +166,7 @@ func (r *pageRenderer) render(c echo.Context, status int, data page, view templ.
 	d := data.base()
 	d.Service = serviceName
 	st := r.styleFor(d.accent)
-	d.Style = st.css
+	d.Style, d.Sheet = st.css, r.sheetPath
 	buf, _ := r.buffers.Get().(*bytes.Buffer)
 	if buf == nil {
 		buf = bytes.NewBuffer(make([]byte, 0, 32<<10)) // a page is some 20 KB
@@ -182,9 +190,10 @@ func (r *pageRenderer) render(c echo.Context, status int, data page, view templ.
 }
 
 // pageData is what every page reads. Style and Script are the site's own, written as they are
-// (the Content-Security-Policy names their hashes).
+// (the Content-Security-Policy names their hashes); Sheet is the path of the site's style sheet.
 type pageData struct {
 	Service string
+	Sheet   string
 	Style   string
 	Script  string
 	// L is the page's language; Langs, when set, is its language switcher.

@@ -36,10 +36,14 @@ const (
 	routeCopied = "/verify/:code/share/copy"
 	routeIcon   = "/favicon.svg"
 	routeICO    = "/favicon.ico"
+	routeSheet  = "/assets/:file"
 )
 
 // cacheIcon lets browsers keep the site's icon for a day: it changes with a release at most.
 const cacheIcon = "public, max-age=86400"
+
+// cacheSheet lets browsers keep the style sheet for a year: its name changes with its content.
+const cacheSheet = "public, max-age=31536000, immutable"
 
 var siteRoutes = map[string]bool{routeHome: true, routePage: true, routeShare: true, routeCopied: true, routeInteraction: true}
 
@@ -90,6 +94,19 @@ func (s *Site) Register(pages, lookups, assets Router) {
 	lookups.Add(http.MethodPost, routeCopied, s.copiedLink)
 	assets.Add(http.MethodGet, routeIcon, icon("image/svg+xml", s.pages.faviconSVG))
 	assets.Add(http.MethodGet, routeICO, icon("image/x-icon", s.pages.faviconICO))
+	assets.Add(http.MethodGet, routeSheet, s.styleSheet)
+}
+
+// styleSheet answers the pages' style sheet at the name its content gives it; any other name
+// is not found (a page of an older release asks the sheet of its own).
+func (s *Site) styleSheet(c echo.Context) error {
+	if "/assets/"+c.Param("file") != s.pages.sheetPath {
+		return echo.ErrNotFound
+	}
+	h := c.Response().Header()
+	h.Set("Cache-Control", cacheSheet)
+	h.Set("X-Content-Type-Options", "nosniff")
+	return c.Blob(http.StatusOK, "text/css; charset=utf-8", s.pages.sheet)
 }
 
 // icon answers the site's icon, the same bytes for every request.

@@ -146,6 +146,13 @@ func validateErrorBody(body []byte, codes []string) error {
 
 // validateInfrastructure holds the paths outside the API to their fixed answers.
 func validateInfrastructure(req *http.Request, res *http.Response, body []byte) error {
+	if strings.HasPrefix(req.URL.Path, "/assets/") && res.StatusCode == http.StatusOK {
+		// The pages' style sheet, named by its content: site furniture like the icon.
+		if res.Header.Get("Content-Type") != "text/css; charset=utf-8" || len(body) == 0 {
+			return fmt.Errorf("%s answered %q, %d bytes", req.URL.Path, res.Header.Get("Content-Type"), len(body))
+		}
+		return nil
+	}
 	switch req.URL.Path {
 	case "/openapi/v1.json":
 		if res.StatusCode == http.StatusOK && !bytes.Equal(body, openapi.Document) {
