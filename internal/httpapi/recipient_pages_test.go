@@ -118,7 +118,8 @@ func TestBadgePageShowsTheBadgeAndOffersItsDownloads(t *testing.T) {
 }
 
 // Every page links the site's style sheet by a name its content gives: kept a year by
-// browsers, served as CSS with nosniff; another name is not found.
+// browsers, served as CSS with nosniff; a name of another release gets it uncached, a name of
+// another shape is not found.
 func TestSiteServesItsStyleSheet(t *testing.T) {
 	t.Parallel()
 	env := testkit.NewServer(t)
@@ -136,7 +137,12 @@ func TestSiteServesItsStyleSheet(t *testing.T) {
 		res.Header.Get("X-Content-Type-Options") != "nosniff" || !bytes.Contains(res.Body, []byte("var(--accent)")) {
 		t.Fatalf("%s: %d %v %.80s", path, res.StatusCode, res.Header, res.Body)
 	}
-	for _, other := range []string{"/assets/page.0000000000000000.css", "/assets/favicon.svg", "/assets/"} {
+	// A page of another release names its own sheet: it gets this one, not to be kept.
+	old := env.Client.Get("/assets/page.0123456789abcdef.css")
+	if old.StatusCode != http.StatusOK || old.Header.Get("Cache-Control") != "no-cache" || !bytes.Equal(old.Body, res.Body) {
+		t.Errorf("another release's sheet: %d %v", old.StatusCode, old.Header)
+	}
+	for _, other := range []string{"/assets/page.0123.css", "/assets/favicon.svg", "/assets/page.0123456789ABCDEF.css", "/assets/"} {
 		if res := env.Client.Get(other); res.StatusCode != http.StatusNotFound {
 			t.Errorf("%s: %d, want 404", other, res.StatusCode)
 		}

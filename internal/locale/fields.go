@@ -1,9 +1,10 @@
 package locale
 
 import (
-	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/nicksnyder/go-i18n/v2/i18n/template"
 )
@@ -39,39 +40,51 @@ func (p fieldsParser) Parse(src, leftDelim, rightDelim string) (template.ParsedT
 			return p.fallback.Parse(src, leftDelim, rightDelim)
 		}
 	}
+	t.slow = sync.OnceValues(func() (template.ParsedTemplate, error) { return p.fallback.Parse(src, leftDelim, rightDelim) })
 	return &t, nil
 }
 
-// fieldsTemplate is a message as literals[0] fields[0] literals[1] ... literals[n].
+// fieldsTemplate is a message as literals[0] fields[0] literals[1] ... literals[n]; slow is
+// the same message parsed by text/template, for the data it alone prints.
 type fieldsTemplate struct {
 	literals, fields []string
+	slow             func() (template.ParsedTemplate, error)
 }
 
-// Execute fills the fields from data, a map by field name, printing each value as
-// text/template does: a string as it is, another value as fmt prints it, a missing one as
-// "<no value>" (go-i18n's missingkey=default).
+// Execute fills the fields from data, a map by field name: a string as it is, an integer in
+// decimal, a missing or nil one as "<no value>" (go-i18n's missingkey=default), as
+// text/template prints them. Any other value, or data of another type, is text/template's to
+// print (pointers followed, Stringers asked).
 func (t *fieldsTemplate) Execute(data any) (string, error) {
 	if len(t.fields) == 0 {
 		return t.literals[0], nil
 	}
 	m, ok := data.(map[string]any)
 	if !ok && data != nil {
-		return "", fmt.Errorf("locale: the fields of a text are a map[string]any, not %T", data)
+		return t.executeSlowly(data)
 	}
 	var b strings.Builder
 	for i, f := range t.fields {
 		b.WriteString(t.literals[i])
-		switch v, ok := m[f]; s := v.(type) {
+		switch v := m[f].(type) {
 		case string:
-			b.WriteString(s)
+			b.WriteString(v)
+		case int:
+			b.WriteString(strconv.Itoa(v))
+		case nil:
+			b.WriteString("<no value>")
 		default:
-			if !ok {
-				b.WriteString("<no value>")
-			} else {
-				fmt.Fprint(&b, s)
-			}
+			return t.executeSlowly(data)
 		}
 	}
 	b.WriteString(t.literals[len(t.fields)])
 	return b.String(), nil
+}
+
+func (t *fieldsTemplate) executeSlowly(data any) (string, error) {
+	slow, err := t.slow()
+	if err != nil {
+		return "", err
+	}
+	return slow.Execute(data)
 }

@@ -3,18 +3,20 @@ package locale
 import (
 	"regexp"
 	"testing"
+	"time"
 
 	"github.com/nicksnyder/go-i18n/v2/i18n/template"
 )
 
 // Every text of every catalog, each plural form, is written by the fields parser exactly as
-// go-i18n's text/template parser writes it: with every field set, with one missing, and with
-// values that are not strings.
+// go-i18n's text/template parser writes it: with every field set, with one missing, with
+// values that are not strings (integers, nil, a pointer, a Stringer, a float), and with data
+// of another type than map[string]any.
 func TestTheFieldsParserWritesEveryTextAsTextTemplateDoes(t *testing.T) {
 	t.Parallel()
 	names := regexp.MustCompile(`\{\{\s*\.([A-Za-z_][A-Za-z0-9_]*)`)
 	var fast, slow template.Parser = fieldsParser{}, &template.TextParser{}
-	split := 0
+	split, kinds := 0, 0
 	for _, code := range Codes {
 		msgs, err := Messages(code)
 		if err != nil {
@@ -25,10 +27,14 @@ func TestTheFieldsParserWritesEveryTextAsTextTemplateDoes(t *testing.T) {
 				if src == "" {
 					continue
 				}
-				full, missing, typed := map[string]any{}, map[string]any{}, map[string]any{}
+				full, missing, typed, other := map[string]any{}, map[string]any{}, map[string]any{}, map[string]string{}
+				pointed, stringer := "pointed <x>", time.Duration(90e9)
 				for i, n := range names.FindAllStringSubmatch(src, -1) {
 					full[n[1]] = "<" + n[1] + " & 'x'>"
-					typed[n[1]] = 40 + i
+					other[n[1]] = "<" + n[1] + ">"
+					// ints, nil, a pointer, a Stringer, a float: what text/template prints its own way
+					typed[n[1]] = []any{40 + i, nil, &pointed, stringer, 2.5}[kinds%5]
+					kinds++
 					if i > 0 {
 						missing[n[1]] = full[n[1]]
 					}
@@ -44,7 +50,7 @@ func TestTheFieldsParserWritesEveryTextAsTextTemplateDoes(t *testing.T) {
 				if _, ok := pf.(*fieldsTemplate); ok {
 					split++
 				}
-				for _, data := range []map[string]any{full, missing, typed, nil} {
+				for _, data := range []any{full, missing, typed, nil, other} {
 					got, gotErr := pf.Execute(data)
 					want, wantErr := ps.Execute(data)
 					if got != want || (gotErr == nil) != (wantErr == nil) {

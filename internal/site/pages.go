@@ -145,8 +145,8 @@ func (r *pageRenderer) style(accent string) string {
 
 // csp allows exactly this site's style sheet, the page's inline style and script, images and
 // beacons to this site, and nothing else; no plugin, frame or base URL. The style sheet is
-// allowed as 'self': a style sheet must be served as text/css (nosniff on every answer here),
-// which only it is.
+// allowed as 'self': a browser takes a style sheet only when it comes as text/css, and nothing
+// else here answers text/css.
 func (r *pageRenderer) csp(styleHash string, withScript bool) string {
 	script := "'none'"
 	if withScript {

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"regexp"
 	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
@@ -44,6 +45,9 @@ const cacheIcon = "public, max-age=86400"
 
 // cacheSheet lets browsers keep the style sheet for a year: its name changes with its content.
 const cacheSheet = "public, max-age=31536000, immutable"
+
+// sheetNames are the names a style sheet has had and will have (sheetName).
+var sheetNames = regexp.MustCompile(`^page\.[0-9a-f]{16}\.css$`)
 
 var siteRoutes = map[string]bool{routeHome: true, routePage: true, routeShare: true, routeCopied: true, routeInteraction: true}
 
@@ -97,14 +101,20 @@ func (s *Site) Register(pages, lookups, assets Router) {
 	assets.Add(http.MethodGet, routeSheet, s.styleSheet)
 }
 
-// styleSheet answers the pages' style sheet at the name its content gives it; any other name
-// is not found (a page of an older release asks the sheet of its own).
+// styleSheet answers the pages' style sheet at the name its content gives it, kept a year. A
+// page of another release (a cached home page, a replica not yet updated in a rolling
+// deploy) names its own sheet: it gets this one, not to be kept, rather than no style at all.
+// A name of another shape is not found.
 func (s *Site) styleSheet(c echo.Context) error {
-	if "/assets/"+c.Param("file") != s.pages.sheetPath {
+	name := c.Param("file")
+	if !sheetNames.MatchString(name) {
 		return echo.ErrNotFound
 	}
 	h := c.Response().Header()
 	h.Set("Cache-Control", cacheSheet)
+	if "/assets/"+name != s.pages.sheetPath {
+		h.Set("Cache-Control", "no-cache")
+	}
 	h.Set("X-Content-Type-Options", "nosniff")
 	return c.Blob(http.StatusOK, "text/css; charset=utf-8", s.pages.sheet)
 }
