@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -134,7 +135,8 @@ func TestSiteServesItsStyleSheet(t *testing.T) {
 	}
 	res := env.Client.Get(path)
 	if res.StatusCode != http.StatusOK || res.Header.Get("Cache-Control") != "public, max-age=31536000, immutable" ||
-		res.Header.Get("X-Content-Type-Options") != "nosniff" || !bytes.Contains(res.Body, []byte("var(--accent)")) {
+		res.Header.Get("X-Content-Type-Options") != "nosniff" || !bytes.Contains(res.Body, []byte("var(--accent)")) ||
+		res.Header.Get("Content-Length") != strconv.Itoa(len(res.Body)) {
 		t.Fatalf("%s: %d %v %.80s", path, res.StatusCode, res.Header, res.Body)
 	}
 	// A page of another release names its own sheet: it gets this one, not to be kept.

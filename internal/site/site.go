@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
@@ -116,6 +117,7 @@ func (s *Site) styleSheet(c echo.Context) error {
 		h.Set("Cache-Control", "no-cache")
 	}
 	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set(echo.HeaderContentLength, strconv.Itoa(len(s.pages.sheet)))
 	return c.Blob(http.StatusOK, "text/css; charset=utf-8", s.pages.sheet)
 }
 
