@@ -10,7 +10,7 @@ import (
 	"github.com/certhub/credentiald/internal/locale"
 )
 
-// lang is the language a page speaks; its templates ask it for their texts ({{.L.T "id"}}).
+// lang is the language a page speaks; its components ask it for their texts (d.L.T("id")).
 type lang string
 
 // pageLang chooses a page's language: ?lang= (an unsupported value is ignored), then the

@@ -156,7 +156,7 @@ func (r *pageRenderer) csp(styleHash string, withScript bool) string {
 		"; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 }
 
-// page is the data of a page template: a view that embeds pageData.
+// page is the data of a page: a view that embeds pageData.
 type page interface{ base() *pageData }
 
 // render writes view, the page of data, at status, with the page's security headers. The page

@@ -68,7 +68,7 @@ type Site struct {
 	links        links.Site
 }
 
-// New builds the site: its templates, style, script and icons are embedded in the binary.
+// New builds the site: its pages are compiled in (templ), its style, script and icons embedded.
 // l makes the pages' absolute links (the page's own URL, for sharing).
 func New(v *verification.Service, w *wallet.Service, l links.Site, logger *slog.Logger) (*Site, error) {
 	pages, err := newPageRenderer()
