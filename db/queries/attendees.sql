@@ -91,8 +91,9 @@ SELECT
     (SELECT count(*) FROM certificates c WHERE c.account_id = @account_id AND c.attendee_id = @id AND c.status <> 'draft') AS certificates,
     (SELECT count(*) FROM badge_assertions b WHERE b.account_id = @account_id AND b.attendee_id = @id) AS badges;
 
--- name: DeleteDraftCertificatesOfAttendee :exec
-DELETE FROM certificates WHERE account_id = @account_id AND attendee_id = @id AND status = 'draft';
+-- name: DeleteDraftCertificatesOfAttendee :many
+DELETE FROM certificates WHERE account_id = @account_id AND attendee_id = @id AND status = 'draft'
+RETURNING id, verification_code;
 
 -- name: DeleteAttendee :exec
 DELETE FROM attendees WHERE account_id = @account_id AND id = @id;

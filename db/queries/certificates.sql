@@ -219,8 +219,8 @@ UPDATE certificates SET status = 'revoked', revoked_at = @revoked_at, revocation
 WHERE id = @id AND status IN ('issued', 'expired')
 RETURNING *;
 
--- name: DeleteDraftCertificate :exec
-DELETE FROM certificates WHERE id = @id AND status = 'draft';
+-- name: DeleteDraftCertificate :many
+DELETE FROM certificates WHERE id = @id AND status = 'draft' RETURNING verification_code;
 
 -- name: ReplaceSnapshot :one
 UPDATE certificates SET snapshot = @snapshot, recipient_first_name = @recipient_first_name,
@@ -228,8 +228,8 @@ UPDATE certificates SET snapshot = @snapshot, recipient_first_name = @recipient_
 WHERE id = @id
 RETURNING *;
 
--- name: SetRecipientToken :exec
-UPDATE certificates SET recipient_token_hash = @token_hash WHERE id = @id;
+-- name: SetRecipientToken :one
+UPDATE certificates SET recipient_token_hash = @token_hash WHERE id = @id RETURNING verification_code;
 
 -- InsertOutboxEvent records an event; one that no active subscription takes is recorded
 -- dispatched, at its occurrence (it is never fanned out: QueueOutboxFanOut skips it).

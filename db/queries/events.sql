@@ -49,8 +49,9 @@ SELECT id FROM events WHERE account_id = @account_id AND id = @id FOR UPDATE;
 -- name: CountIssuedCertificatesOfEvent :one
 SELECT count(*) FROM certificates WHERE account_id = @account_id AND event_id = @event_id AND status <> 'draft';
 
--- name: DeleteDraftCertificatesOfEvent :exec
-DELETE FROM certificates WHERE account_id = @account_id AND event_id = @event_id AND status = 'draft';
+-- name: DeleteDraftCertificatesOfEvent :many
+DELETE FROM certificates WHERE account_id = @account_id AND event_id = @event_id AND status = 'draft'
+RETURNING id, verification_code;
 
 -- name: DeleteEvent :exec
 DELETE FROM events WHERE account_id = @account_id AND id = @id;

@@ -161,8 +161,9 @@ func (q *Queries) DeleteAttendee(ctx context.Context, arg DeleteAttendeeParams) 
 	return err
 }
 
-const deleteDraftCertificatesOfAttendee = `-- name: DeleteDraftCertificatesOfAttendee :exec
+const deleteDraftCertificatesOfAttendee = `-- name: DeleteDraftCertificatesOfAttendee :many
 DELETE FROM certificates WHERE account_id = $1 AND attendee_id = $2 AND status = 'draft'
+RETURNING id, verification_code
 `
 
 type DeleteDraftCertificatesOfAttendeeParams struct {
@@ -170,9 +171,29 @@ type DeleteDraftCertificatesOfAttendeeParams struct {
 	ID        uuid.UUID
 }
 
-func (q *Queries) DeleteDraftCertificatesOfAttendee(ctx context.Context, arg DeleteDraftCertificatesOfAttendeeParams) error {
-	_, err := q.db.Exec(ctx, deleteDraftCertificatesOfAttendee, arg.AccountID, arg.ID)
-	return err
+type DeleteDraftCertificatesOfAttendeeRow struct {
+	ID               uuid.UUID
+	VerificationCode string
+}
+
+func (q *Queries) DeleteDraftCertificatesOfAttendee(ctx context.Context, arg DeleteDraftCertificatesOfAttendeeParams) ([]DeleteDraftCertificatesOfAttendeeRow, error) {
+	rows, err := q.db.Query(ctx, deleteDraftCertificatesOfAttendee, arg.AccountID, arg.ID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []DeleteDraftCertificatesOfAttendeeRow
+	for rows.Next() {
+		var i DeleteDraftCertificatesOfAttendeeRow
+		if err := rows.Scan(&i.ID, &i.VerificationCode); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const eventAttendeeEmails = `-- name: EventAttendeeEmails :many

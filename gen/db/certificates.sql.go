@@ -157,13 +157,28 @@ func (q *Queries) CreditFigures(ctx context.Context, arg CreditFiguresParams) (C
 	return i, err
 }
 
-const deleteDraftCertificate = `-- name: DeleteDraftCertificate :exec
-DELETE FROM certificates WHERE id = $1 AND status = 'draft'
+const deleteDraftCertificate = `-- name: DeleteDraftCertificate :many
+DELETE FROM certificates WHERE id = $1 AND status = 'draft' RETURNING verification_code
 `
 
-func (q *Queries) DeleteDraftCertificate(ctx context.Context, id uuid.UUID) error {
-	_, err := q.db.Exec(ctx, deleteDraftCertificate, id)
-	return err
+func (q *Queries) DeleteDraftCertificate(ctx context.Context, id uuid.UUID) ([]string, error) {
+	rows, err := q.db.Query(ctx, deleteDraftCertificate, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []string
+	for rows.Next() {
+		var verification_code string
+		if err := rows.Scan(&verification_code); err != nil {
+			return nil, err
+		}
+		items = append(items, verification_code)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const getCertificate = `-- name: GetCertificate :one
@@ -836,8 +851,8 @@ func (q *Queries) SearchCertificates(ctx context.Context, arg SearchCertificates
 	return items, nil
 }
 
-const setRecipientToken = `-- name: SetRecipientToken :exec
-UPDATE certificates SET recipient_token_hash = $1 WHERE id = $2
+const setRecipientToken = `-- name: SetRecipientToken :one
+UPDATE certificates SET recipient_token_hash = $1 WHERE id = $2 RETURNING verification_code
 `
 
 type SetRecipientTokenParams struct {
@@ -845,9 +860,11 @@ type SetRecipientTokenParams struct {
 	ID        uuid.UUID
 }
 
-func (q *Queries) SetRecipientToken(ctx context.Context, arg SetRecipientTokenParams) error {
-	_, err := q.db.Exec(ctx, setRecipientToken, arg.TokenHash, arg.ID)
-	return err
+func (q *Queries) SetRecipientToken(ctx context.Context, arg SetRecipientTokenParams) (string, error) {
+	row := q.db.QueryRow(ctx, setRecipientToken, arg.TokenHash, arg.ID)
+	var verification_code string
+	err := row.Scan(&verification_code)
+	return verification_code, err
 }
 
 const walkCertificates = `-- name: WalkCertificates :many

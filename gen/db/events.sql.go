@@ -101,8 +101,9 @@ func (q *Queries) CreateEvent(ctx context.Context, arg CreateEventParams) (Event
 	return i, err
 }
 
-const deleteDraftCertificatesOfEvent = `-- name: DeleteDraftCertificatesOfEvent :exec
+const deleteDraftCertificatesOfEvent = `-- name: DeleteDraftCertificatesOfEvent :many
 DELETE FROM certificates WHERE account_id = $1 AND event_id = $2 AND status = 'draft'
+RETURNING id, verification_code
 `
 
 type DeleteDraftCertificatesOfEventParams struct {
@@ -110,9 +111,29 @@ type DeleteDraftCertificatesOfEventParams struct {
 	EventID   uuid.UUID
 }
 
-func (q *Queries) DeleteDraftCertificatesOfEvent(ctx context.Context, arg DeleteDraftCertificatesOfEventParams) error {
-	_, err := q.db.Exec(ctx, deleteDraftCertificatesOfEvent, arg.AccountID, arg.EventID)
-	return err
+type DeleteDraftCertificatesOfEventRow struct {
+	ID               uuid.UUID
+	VerificationCode string
+}
+
+func (q *Queries) DeleteDraftCertificatesOfEvent(ctx context.Context, arg DeleteDraftCertificatesOfEventParams) ([]DeleteDraftCertificatesOfEventRow, error) {
+	rows, err := q.db.Query(ctx, deleteDraftCertificatesOfEvent, arg.AccountID, arg.EventID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []DeleteDraftCertificatesOfEventRow
+	for rows.Next() {
+		var i DeleteDraftCertificatesOfEventRow
+		if err := rows.Scan(&i.ID, &i.VerificationCode); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const deleteEvent = `-- name: DeleteEvent :exec

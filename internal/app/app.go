@@ -148,6 +148,7 @@ func ServeWith(ctx context.Context, cfg config.Config, logger *slog.Logger, read
 	// Counted verification activity is written in batches; stopping flushes what is left,
 	// after the HTTP server has drained (its shutdown comes first, below).
 	workersDone.Go(func() { svc.Verification.Activity.Run(workers) })
+	workersDone.Go(func() { svc.WatchChanges(workers) })
 	defer func() { stopWorkers(); workersDone.Wait() }()
 	// Email, webhooks, bulk jobs and the periodic purge are River jobs on one client.
 	if err := svc.Jobs.Start(workers); err != nil {

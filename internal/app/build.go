@@ -70,7 +70,61 @@ type Service struct {
 	Secrets *secretbox.Box
 	// Metrics are what Serve exposes on METRICS_ADDR; nil when it is unset.
 	Metrics *metrics.Registry
+	issued  *metrics.Issuance // what commits issued and spent, for Metrics; nil without them
+	store   *store.Store
+	changes watchers // the lookups' caches
 	closers []func()
+}
+
+// WatchChanges tells the lookups (public verification, GET /certificates/{id}) what changes
+// in the database, from every instance, until ctx ends: while it listens they keep
+// certificates in memory, and while the connection it listens on is lost they keep none (see
+// store.WatchChanges). Serve runs it.
+func (s *Service) WatchChanges(ctx context.Context) {
+	s.store.WatchChanges(ctx, loggedWatcher{ChangeWatcher: s.changes, ctx: ctx, logger: s.Logger}, store.WatchOptions{})
+}
+
+// Changes is told what changed, as WatchChanges tells it: for tests that change the database
+// behind the service's back, or that play the listening part themselves.
+func (s *Service) Changes() store.ChangeWatcher { return s.changes }
+
+// watchers tells every one of its watchers.
+type watchers []store.ChangeWatcher
+
+func (ws watchers) Listening() {
+	for _, w := range ws {
+		w.Listening()
+	}
+}
+
+func (ws watchers) Lost(err error) {
+	for _, w := range ws {
+		w.Lost(err)
+	}
+}
+
+func (ws watchers) Changed(c store.Change) {
+	for _, w := range ws {
+		w.Changed(c)
+	}
+}
+
+// loggedWatcher tells the operator when listening for changes fails and when it resumes.
+type loggedWatcher struct {
+	store.ChangeWatcher
+	ctx    context.Context
+	logger *slog.Logger
+}
+
+func (w loggedWatcher) Listening() {
+	w.ChangeWatcher.Listening()
+	w.logger.DebugContext(w.ctx, "listening for credential changes: verification lookups keep certificates in memory")
+}
+
+func (w loggedWatcher) Lost(err error) {
+	w.ChangeWatcher.Lost(err)
+	w.logger.WarnContext(w.ctx, "listening for credential changes failed: verification lookups read the database until "+
+		"it listens again (retried every second)", "error", err.Error())
 }
 
 // Close releases what Build opened (the Redis connection, if any).
@@ -112,7 +166,7 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 	if err != nil {
 		return nil, err
 	}
-	svc := &Service{Logger: logger, Now: o.Now, Accounts: accounts.New(st, o.Now), Events: events.New(st, o.Now), Attendees: attendees.New(st, o.Now),
+	svc := &Service{Logger: logger, Now: o.Now, store: st, Accounts: accounts.New(st, o.Now), Events: events.New(st, o.Now), Attendees: attendees.New(st, o.Now),
 		Templates:    templates.New(st, cfg.SiteURL.String(), o.Now),
 		Certificates: certificates.New(st, cfg.SiteURL.String(), o.Now),
 		Badges:       badges.New(st, cfg.SiteURL.String(), from.Address, o.Now),
@@ -142,9 +196,8 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 		svc.Metrics = metrics.New()
 		svc.Metrics.Register(metrics.NewPoolCollector(func() metrics.PoolStats { return metrics.PoolStats(st.PoolStats()) }))
 		svc.Metrics.Register(metrics.NewJobsCollector(countJobs(st), jobs.Queues))
-		issued := svc.Metrics.Issuance(store.KindCertificate, store.KindBadgeAssertion)
-		st.OnCommit(func(c store.Committed) { issued.Committed(c.Issued, c.CreditsSpent) })
-		svc.Certificates.ObserveGroups(issued.Grouped)
+		svc.issued = svc.Metrics.Issuance(store.KindCertificate, store.KindBadgeAssertion)
+		svc.Certificates.ObserveGroups(svc.issued.Grouped)
 	}
 
 	limiter := o.Limiter
@@ -200,8 +253,23 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 
 	svc.Credentials = credentials.New(st, svc.Secrets, site, o.Now)
 	svc.Wallet = wallet.New(st, svc.Secrets, svc.Credentials, site, o.Now)
+	lookupCache := cfg.LookupCacheSize
+	if lookupCache == 0 {
+		lookupCache = -1 // none
+	}
 	svc.Verification = verification.New(st, svc.Certificates, verification.Options{SiteURL: site, Now: o.Now, Logger: logger,
-		Badges: svc.Badges, Credentials: svc.Credentials})
+		Badges: svc.Badges, Credentials: svc.Credentials, LookupCache: lookupCache})
+	svc.Certificates.KeepRecords(cfg.LookupCacheSize)
+	changes := watchers{svc.Verification.Watcher(), svc.Certificates.Watcher()}
+	svc.changes = changes
+	st.OnCommit(func(c store.Committed) {
+		if svc.issued != nil {
+			svc.issued.Committed(c.Issued, c.CreditsSpent)
+		}
+		for _, ch := range c.Changed {
+			changes.Changed(ch)
+		}
+	})
 	svc.Handler, err = httpapi.New(httpapi.Options{
 		Logger: logger, Readiness: st, Auth: svc.Auth, Accounts: svc.Accounts, Events: svc.Events, Attendees: svc.Attendees, Templates: svc.Templates, Certificates: svc.Certificates, Bulk: svc.Bulk, Verification: svc.Verification, Badges: svc.Badges, Webhooks: svc.Webhooks, Credentials: svc.Credentials, Wallet: svc.Wallet, Analytics: analytics.New(st, o.Now), Idempotency: svc.Idempotency,
 		Limiter: limiter, TrustedProxies: cfg.TrustedProxies, SignupEnabled: cfg.SignupEnabled,

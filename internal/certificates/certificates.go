@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/changecache"
 	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/events"
 	"github.com/certhub/credentiald/internal/groupcommit"
@@ -28,6 +29,9 @@ type Service struct {
 	drawCode func() (string, error)
 	// group runs the concurrent issuances of one account in one transaction (see Generate).
 	group *groupcommit.Group[uuid.UUID, GenerateParams, domain.Certificate]
+	// records keeps the certificates Get read, by id, as read at the zero time (see Get); nil
+	// until KeepRecords.
+	records *changecache.Cache[uuid.UUID, domain.Certificate]
 }
 
 // New returns the service. siteURL roots verification links.
@@ -63,10 +67,62 @@ func (s *Service) Credits(ctx context.Context, accountID uuid.UUID) (issuance.Cr
 // Now is the service's clock.
 func (s *Service) Now() time.Time { return s.now() }
 
+// KeepRecords has Get keep up to size certificates in memory (none: 0), once the service
+// listens for changes (Watcher). Set it before the service is used.
+func (s *Service) KeepRecords(size int) {
+	s.records = changecache.New[uuid.UUID, domain.Certificate](size)
+}
+
+// Watcher is what must be told of changes for Get to keep certificates in memory (see
+// verification.Service.Watcher): store.WatchChanges's listening and notices, and this
+// process's own commits. It forgets a certificate by its id; a change that names none
+// (neither certificate nor account) forgets all; an issuer's change shows in no record.
+//
+// One change of this process is told only by its notice, a moment after its commit: the
+// expiry that an issuance marks on the attendee's lapsed certificate. What Get shows of that
+// certificate meanwhile is the same but for its updatedAt: expired, from its expiry.
+func (s *Service) Watcher() store.ChangeWatcher { return recordWatcher{s.records} }
+
+type recordWatcher struct {
+	c *changecache.Cache[uuid.UUID, domain.Certificate]
+}
+
+func (w recordWatcher) Listening() { w.c.Listening() }
+func (w recordWatcher) Lost(error) { w.c.Lost() }
+
+func (w recordWatcher) Changed(ch store.Change) {
+	switch {
+	case ch.Certificate != uuid.Nil:
+		w.c.Forget(ch.Certificate)
+	case ch.Account == uuid.Nil:
+		w.c.ForgetAll()
+	}
+}
+
 // Get returns a certificate of the account as the API shows it: without its snapshot.
+//
+// What it keeps (KeepRecords) is read at the zero time, when no expiry has come: the status is
+// the stored one in the API's words (an issued certificate is valid), and whether its expiry
+// has come is decided at each Get. Another account's certificate is not found, kept or not.
 func (s *Service) Get(ctx context.Context, accountID, id uuid.UUID) (domain.Certificate, error) {
-	c, err := s.store.FindCertificateRecord(ctx, accountID, id, s.now())
-	return c, noSuchCertificate(err)
+	c, ok := s.records.Get(id)
+	if !ok {
+		gen, keep := s.records.Begin()
+		var err error
+		if c, err = s.store.FindCertificateRecord(ctx, accountID, id, time.Time{}); err != nil {
+			return domain.Certificate{}, noSuchCertificate(err)
+		}
+		if keep {
+			s.records.Put(gen, id, c)
+		}
+	}
+	if c.AccountID != accountID {
+		return domain.Certificate{}, noSuchCertificate(store.ErrNotFound)
+	}
+	if c.Status == domain.CertificateValid {
+		c.Status = domain.CertificateStatusAt(domain.StoredCertificateIssued, c.ExpiresAt, s.now())
+	}
+	return c, nil
 }
 
 // GetWithSnapshot is Get with what the certificate is rendered from (Snapshot).

@@ -58,6 +58,10 @@ type Config struct {
 	TracesEndpoint string
 	// ServiceName names the service in its traces (OTEL_SERVICE_NAME, default credentiald).
 	ServiceName string
+	// LookupCacheSize is how many certificates each lookup keeps in memory, public verification
+	// by code and GET /certificates/{id} by id (LOOKUP_CACHE_SIZE, default 20000, some 20 MB in
+	// all; 0: none, every lookup reads the database).
+	LookupCacheSize int
 }
 
 // FromEnv reads the configuration through getenv (os.Getenv in production).
@@ -97,6 +101,12 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	}
 	if c.WebhookAllowInsecureTargets, err = parseBool(getenv, "WEBHOOK_ALLOW_INSECURE_TARGETS", false); err != nil {
 		return c, err
+	}
+	c.LookupCacheSize = 20_000
+	if v := getenv("LOOKUP_CACHE_SIZE"); v != "" {
+		if c.LookupCacheSize, err = strconv.Atoi(v); err != nil || c.LookupCacheSize < 0 || c.LookupCacheSize > 10_000_000 {
+			return c, fmt.Errorf("LOOKUP_CACHE_SIZE %q: want a number of certificates from 0 (none) to 10000000", v)
+		}
 	}
 	if v := getenv("SECRETS_KEY"); v != "" {
 		if c.SecretsKey, err = ParseSecretsKey(v); err != nil {

@@ -12,8 +12,14 @@ func TestDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Addr != ":8080" || c.SiteURL.String() != "http://localhost:8080" || !c.SignupEnabled || c.WebhookAllowInsecureTargets || c.DatabaseURL != "" {
+	if c.Addr != ":8080" || c.SiteURL.String() != "http://localhost:8080" || !c.SignupEnabled || c.WebhookAllowInsecureTargets || c.DatabaseURL != "" ||
+		c.LookupCacheSize != 20_000 {
 		t.Fatalf("%+v", c)
+	}
+	for v, want := range map[string]int{"0": 0, "500": 500} {
+		if c, err := FromEnv(env(map[string]string{"LOOKUP_CACHE_SIZE": v})); err != nil || c.LookupCacheSize != want {
+			t.Errorf("LOOKUP_CACHE_SIZE=%s: %d %v", v, c.LookupCacheSize, err)
+		}
 	}
 }
 
@@ -36,7 +42,7 @@ func TestBadValuesAreRefusedWithTheirName(t *testing.T) {
 		"SITE_URL": "localhost:8080", "LOG_LEVEL": "loud", "SIGNUP_ENABLED": "maybe",
 		"WEBHOOK_ALLOW_INSECURE_TARGETS": "yes please", "TRUSTED_PROXIES": "not-an-ip",
 		"OTEL_EXPORTER_OTLP_ENDPOINT": "localhost:4318", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "grpc://collector",
-		"OTEL_SDK_DISABLED": "nope",
+		"OTEL_SDK_DISABLED": "nope", "LOOKUP_CACHE_SIZE": "-1",
 		"SECRETS_KEY":       "c2hvcnQ=", "SECRETS_KEY_PREVIOUS": "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=,not base64",
 	} {
 		if _, err := FromEnv(env(map[string]string{name: value})); err == nil || !strings.Contains(err.Error(), name) {

@@ -89,8 +89,12 @@ func (d queries) AttendeeHoldings(ctx context.Context, accountID, id uuid.UUID) 
 
 // DeleteAttendee removes an attendee with their draft certificates. Run it in a transaction.
 func (t *Tx) DeleteAttendee(ctx context.Context, accountID, id uuid.UUID) error {
-	if err := t.q.DeleteDraftCertificatesOfAttendee(ctx, db.DeleteDraftCertificatesOfAttendeeParams{AccountID: accountID, ID: id}); err != nil {
+	drafts, err := t.q.DeleteDraftCertificatesOfAttendee(ctx, db.DeleteDraftCertificatesOfAttendeeParams{AccountID: accountID, ID: id})
+	if err != nil {
 		return mapError(err)
+	}
+	for _, d := range drafts {
+		t.changed(Change{Certificate: d.ID, Code: d.VerificationCode})
 	}
 	return mapError(t.q.DeleteAttendee(ctx, db.DeleteAttendeeParams{AccountID: accountID, ID: id}))
 }

@@ -41,6 +41,7 @@ func (d queries) PutBranding(ctx context.Context, accountID uuid.UUID, b domain.
 	if err != nil {
 		return domain.Branding{}, mapError(err)
 	}
+	d.changed(Change{Account: accountID})
 	return brandingFrom(r)
 }
 

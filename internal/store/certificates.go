@@ -340,12 +340,17 @@ func (d queries) RevokeCertificate(ctx context.Context, id uuid.UUID, r Revocati
 	if err != nil {
 		return domain.Certificate{}, mapError(err)
 	}
+	d.changed(Change{Certificate: row.ID, Code: row.VerificationCode})
 	return certificateFrom(row, now), nil
 }
 
 // DeleteDraftCertificate removes a certificate if it is a draft.
 func (d queries) DeleteDraftCertificate(ctx context.Context, id uuid.UUID) error {
-	return mapError(d.q.DeleteDraftCertificate(ctx, id))
+	codes, err := d.q.DeleteDraftCertificate(ctx, id)
+	for _, code := range codes {
+		d.changed(Change{Certificate: id, Code: code})
+	}
+	return mapError(err)
 }
 
 // ReplaceSnapshot replaces what a certificate is rendered from and whom it is made out to.
@@ -355,12 +360,18 @@ func (d queries) ReplaceSnapshot(ctx context.Context, id uuid.UUID, to domain.Re
 	if err != nil {
 		return domain.Certificate{}, mapError(err)
 	}
+	d.changed(Change{Certificate: row.ID, Code: row.VerificationCode})
 	return certificateFrom(row, now), nil
 }
 
 // SetRecipientToken stores the hash of the token the delivery email's link carries.
 func (d queries) SetRecipientToken(ctx context.Context, certificateID uuid.UUID, hash []byte) error {
-	return mapError(d.q.SetRecipientToken(ctx, db.SetRecipientTokenParams{ID: certificateID, TokenHash: hash}))
+	code, err := d.q.SetRecipientToken(ctx, db.SetRecipientTokenParams{ID: certificateID, TokenHash: hash})
+	if err != nil {
+		return mapError(err)
+	}
+	d.changed(Change{Certificate: certificateID, Code: code})
+	return nil
 }
 
 // SendableCertificate is a valid certificate with whether it was emailed (sent, or queued).

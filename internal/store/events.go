@@ -98,8 +98,12 @@ func (d queries) CountIssuedCertificatesOfEvent(ctx context.Context, accountID, 
 // DeleteEvent removes an event with its draft certificates (its attendees go with it). Run it
 // in a transaction.
 func (t *Tx) DeleteEvent(ctx context.Context, accountID, id uuid.UUID) error {
-	if err := t.q.DeleteDraftCertificatesOfEvent(ctx, db.DeleteDraftCertificatesOfEventParams{AccountID: accountID, EventID: id}); err != nil {
+	drafts, err := t.q.DeleteDraftCertificatesOfEvent(ctx, db.DeleteDraftCertificatesOfEventParams{AccountID: accountID, EventID: id})
+	if err != nil {
 		return mapError(err)
+	}
+	for _, d := range drafts {
+		t.changed(Change{Certificate: d.ID, Code: d.VerificationCode})
 	}
 	return mapError(t.q.DeleteEvent(ctx, db.DeleteEventParams{AccountID: accountID, ID: id}))
 }

@@ -187,7 +187,14 @@ func (p *Pipeline) IssueDraft(ctx context.Context, id uuid.UUID, in Issuance, no
 	r := p.q.PipelineIssueDraft(ctx, []db.PipelineIssueDraftParams{{ID: id, RecipientFirstName: in.Recipient.FirstName,
 		RecipientLastName: in.Recipient.LastName, RecipientEmail: in.Recipient.Email, Snapshot: in.Snapshot,
 		IssuedAt: &issued, ExpiresAt: in.ExpiresAt, Now: now}})
-	return p.certificate(r.QueryRow, now)
+	c := p.certificate(r.QueryRow, now)
+	p.reads = append(p.reads, func() error {
+		if c.ID != uuid.Nil { // the draft is issued: its record changed
+			p.tx.changed(Change{Certificate: c.ID, Code: c.VerificationCode})
+		}
+		return nil
+	})
+	return c
 }
 
 // certificate is the certificate a queued statement answers, filled in by Send from its row.

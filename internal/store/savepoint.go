@@ -5,7 +5,8 @@ import "context"
 // Savepoint runs fn in a savepoint of the transaction: what fn wrote stays in the transaction
 // when it returns nil, and is undone (ROLLBACK TO SAVEPOINT) when it returns an error, the
 // transaction going on as before fn. What fn counted (CountIssued, the credits its pipelines
-// spent) joins the transaction's counts only when its writes stay. fn must not keep tx.
+// spent, the changes its data methods made) joins the transaction's counts only when its
+// writes stay. fn must not keep tx.
 //
 // A savepoint costs two round trips (SAVEPOINT, then RELEASE or ROLLBACK TO), and each one that
 // writes takes a subtransaction id: PostgreSQL keeps 64 per transaction in shared memory, and
@@ -17,6 +18,7 @@ func (t *Tx) Savepoint(ctx context.Context, fn func(tx *Tx) error) error {
 		return mapError(err)
 	}
 	child := &Tx{queries: queries{q: t.q.WithTx(sp), conn: sp}, tx: sp, jobs: t.jobs}
+	child.queries.changed = child.noteChange
 	if err := fn(child); err != nil {
 		rbCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackTimeout)
 		defer cancel()
@@ -39,5 +41,6 @@ func (t *Tx) Savepoint(ctx context.Context, fn func(tx *Tx) error) error {
 		t.countCommitted(kind, n)
 	}
 	t.committed.CreditsSpent += child.committed.CreditsSpent
+	t.committed.Changed = append(t.committed.Changed, child.committed.Changed...)
 	return nil
 }

@@ -50,6 +50,9 @@ type Tx struct {
 type queries struct {
 	q    *db.Queries
 	conn db.DBTX
+	// changed records a change a data method made: Tx.noteChange in a transaction, told after
+	// its commit; Store.changedNow outside one.
+	changed func(Change)
 }
 
 // Option adjusts what Open makes: the connection pool, the client that inserts jobs.
@@ -103,6 +106,7 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("connecting to the database: %w", err)
 	}
 	s := &Store{queries: queries{q: db.New(pool), conn: pool}, pool: pool, sqlDB: stdlib.OpenDBFromPool(pool)}
+	s.queries.changed = s.changedNow
 	if s.migrations, err = newGooseProvider(s.sqlDB); err != nil {
 		s.Close()
 		return nil, err
@@ -145,6 +149,7 @@ func InTx[T any](ctx context.Context, s *Store, fn func(tx *Tx) (T, error)) (T, 
 		_ = ptx.Rollback(rbCtx)
 	}()
 	tx := &Tx{queries: queries{q: s.q.WithTx(ptx), conn: ptx}, tx: ptx, jobs: s.jobs}
+	tx.queries.changed = tx.noteChange
 	out, err := fn(tx)
 	if err != nil {
 		return zero, err // the data methods' errors are mapped already; the service's are its own

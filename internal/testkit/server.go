@@ -43,6 +43,7 @@ type settings struct {
 	logTo        io.Writer
 	logLevel     slog.Level
 	readTimeout  time.Duration
+	noNotices    bool
 }
 
 // Option changes how NewServer builds the service.
@@ -83,6 +84,11 @@ func WithReadTimeout(d time.Duration) Option { return func(s *settings) { s.read
 // clients written by others that follow them, such as wallets.
 func WithSiteAtServer() Option { return func(s *settings) { s.siteAtServer = true } }
 
+// WithChangeNoticesWithheld has the lookups keep certificates as if the service listened for
+// changes, but no notice ever reaches them: only the service's own commits tell it what
+// changed, as when a notice is late.
+func WithChangeNoticesWithheld() Option { return func(s *settings) { s.noNotices = true } }
+
 // WithEmailSender replaces the .eml folder the email worker writes to.
 func WithEmailSender(e email.Sender) Option { return func(s *settings) { s.ov.EmailSender = e } }
 
@@ -115,6 +121,16 @@ func NewServer(t testing.TB, opts ...Option) *Env {
 		t.Fatal(err)
 	}
 	t.Cleanup(svc.Close)
+	// The lookups keep certificates in memory while the service listens for changes, as Serve
+	// has it: every test that verifies runs through that cache.
+	if s.noNotices {
+		svc.Changes().Listening()
+	} else {
+		watching, stopWatching := context.WithCancel(context.Background())
+		watched := make(chan struct{})
+		go func() { defer close(watched); svc.WatchChanges(watching) }()
+		t.Cleanup(func() { stopWatching(); <-watched })
+	}
 	handler = svc.Handler
 	// The server is the one the service runs in, with its timeouts.
 	srv.Config = app.HTTPServer(svc.Handler, logger, s.readTimeout)

@@ -20,6 +20,7 @@ import (
 
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/badges"
+	"github.com/certhub/credentiald/internal/changecache"
 	"github.com/certhub/credentiald/internal/credentials"
 	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/links"
@@ -109,6 +110,7 @@ type Service struct {
 	now          func() time.Time
 	logger       *slog.Logger
 	renders      *renderCache
+	lookups      *changecache.Cache[string, store.VerifiedCertificate] // by code; nil: every lookup reads the database
 	// Activity batches the counters of views, verifications, downloads and shares.
 	Activity *Recorder
 }
@@ -125,6 +127,9 @@ type Options struct {
 	// Credentials signs the verifiable credentials (credential.json, credential.jwt and the
 	// Open Badges 3.0 baked images); required.
 	Credentials CredentialSigner
+	// LookupCache is how many issued certificates the lookups keep in memory, once the
+	// service listens for changes (Watcher): 0 is DefaultLookupCache, below 0 none.
+	LookupCache int
 }
 
 // New returns the service over st; certificates renders certificates' assets.
@@ -135,9 +140,50 @@ func New(st *store.Store, certificates CertificateSource, o Options) *Service {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
+	if o.LookupCache == 0 {
+		o.LookupCache = DefaultLookupCache
+	}
 	return &Service{store: st, certificates: certificates, badges: o.Badges, signer: o.Credentials, links: links.New(o.SiteURL), now: o.Now,
-		logger: o.Logger, renders: newRenderCache(64 << 20),
+		logger: o.Logger, renders: newRenderCache(64 << 20), lookups: changecache.New[string, store.VerifiedCertificate](o.LookupCache),
 		Activity: newRecorder(st, o.Now, o.Logger, o.FlushEvery)}
+}
+
+// Watcher is what must be told of changes for the lookups to keep certificates in memory:
+// store.WatchChanges's listening and notices, and the changes of this process's own commits
+// (store.Store.OnCommit), so that a request that revoked answers before a lookup after it can
+// find the certificate kept. Until it is told Listening, the lookups keep nothing.
+func (s *Service) Watcher() store.ChangeWatcher { return lookupWatcher{s.lookups} }
+
+// DefaultLookupCache is how many certificates the lookups keep by default: some 12 MB.
+const DefaultLookupCache = 20_000
+
+// lookupWatcher forgets what changes name: a certificate by its code, and every certificate
+// for a change of an account's issuer (which any of its certificates shows) or one that names
+// nothing.
+type lookupWatcher struct {
+	c *changecache.Cache[string, store.VerifiedCertificate]
+}
+
+func (w lookupWatcher) Listening() { w.c.Listening() }
+func (w lookupWatcher) Lost(error) { w.c.Lost() }
+
+func (w lookupWatcher) Changed(ch store.Change) {
+	if ch.Code != "" {
+		w.c.Forget(ch.Code)
+	} else {
+		w.c.ForgetAll()
+	}
+}
+
+// marked sets the first view and the first verification on a kept certificate, once the
+// service has counted them: flags that only go one way, so a stale copy in another instance
+// costs a write that changes nothing, never a wrong answer.
+func (s *Service) marked(code string, viewed, verified bool) {
+	s.lookups.Update(code, func(r store.VerifiedCertificate) (store.VerifiedCertificate, bool) {
+		changed := viewed && !r.ViewedBefore || verified && !r.VerifiedBefore
+		r.ViewedBefore, r.VerifiedBefore = r.ViewedBefore || viewed, r.VerifiedBefore || verified
+		return r, changed
+	})
 }
 
 // AssetURL is the absolute URL of one of a code's assets (qr, preview.png, issuer-logo, ...).
@@ -187,6 +233,10 @@ func (s *Service) find(ctx context.Context, raw string) (Credential, error) {
 	if !ok {
 		return Credential{}, invalidCode()
 	}
+	if r, ok := s.lookups.Get(code); ok {
+		return s.fromCertificate(r)
+	}
+	gen, keep := s.lookups.Begin()
 	rec, err := s.store.LookupVerificationCode(ctx, code)
 	if errors.Is(err, store.ErrNotFound) {
 		return Credential{}, notFound()
@@ -195,6 +245,10 @@ func (s *Service) find(ctx context.Context, raw string) (Credential, error) {
 	}
 	switch {
 	case rec.Kind == store.KindCertificate && rec.Certificate != nil:
+		// Drafts are not found, and their changes are not told (migration 00030): never kept.
+		if r := *rec.Certificate; keep && r.Status != domain.StoredCertificateDraft && r.IssuedAt != nil {
+			s.lookups.Put(gen, code, r)
+		}
 		return s.fromCertificate(*rec.Certificate)
 	case rec.Kind == store.KindBadgeAssertion && s.badges != nil:
 		return s.fromAssertion(ctx, code)
@@ -285,6 +339,7 @@ func (s *Service) Verify(ctx context.Context, code string, v Visitor) (Credentia
 	}
 	if v.counted() {
 		s.Activity.record(c, s.now(), verified)
+		s.marked(c.Code, false, !c.verifiedBefore && c.Kind == KindCertificate)
 	}
 	return c, nil
 }
@@ -323,7 +378,11 @@ func (s *Service) View(ctx context.Context, code, token string, v Visitor) (Page
 	}
 	now := s.now()
 	s.Activity.record(c, now, viewed|verified)
-	if p.Recipient() && !c.firstViewed && c.Kind == KindCertificate {
+	if c.Kind != KindCertificate {
+		return p, nil
+	}
+	s.marked(c.Code, false, !c.verifiedBefore)
+	if p.Recipient() && !c.firstViewed {
 		_, err := store.InTx(ctx, s.store, func(tx *store.Tx) (struct{}, error) {
 			first, err := tx.MarkCertificateViewed(ctx, c.ID, now)
 			if err != nil || !first {
@@ -335,6 +394,7 @@ func (s *Service) View(ctx context.Context, code, token string, v Visitor) (Page
 		if err != nil {
 			return Page{}, err
 		}
+		s.marked(c.Code, true, false)
 	}
 	return p, nil
 }
