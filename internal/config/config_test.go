@@ -43,7 +43,7 @@ func TestBadValuesAreRefusedWithTheirName(t *testing.T) {
 		"WEBHOOK_ALLOW_INSECURE_TARGETS": "yes please", "TRUSTED_PROXIES": "not-an-ip",
 		"OTEL_EXPORTER_OTLP_ENDPOINT": "localhost:4318", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "grpc://collector",
 		"OTEL_SDK_DISABLED": "nope", "LOOKUP_CACHE_SIZE": "-1",
-		"SECRETS_KEY":       "c2hvcnQ=", "SECRETS_KEY_PREVIOUS": "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=,not base64",
+		"SECRETS_KEY": "c2hvcnQ=", "SECRETS_KEY_PREVIOUS": "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=,not base64",
 	} {
 		if _, err := FromEnv(env(map[string]string{name: value})); err == nil || !strings.Contains(err.Error(), name) {
 			t.Errorf("%s=%q: %v", name, value, err)
