@@ -1,8 +1,12 @@
 package httpapi_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
+	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/certhub/credentiald/internal/testkit"
+	"github.com/certhub/credentiald/internal/testkit/contract"
 )
 
 // otherInstance is a session of the service's database outside this process: what another
@@ -226,5 +231,67 @@ func TestCertificateReadsKeepRecordsUntilTheyChange(t *testing.T) {
 	clock.Advance(366 * 24 * time.Hour)
 	if got := get(c2.Data.ID); got.Data.Status != "expired" {
 		t.Fatalf("a kept certificate past its expiry: %s", got.Data.Status)
+	}
+}
+
+// The public page of a certificate is kept as it was sent, gzip compressed, and sent so to a
+// client that takes gzip (inflated for one that does not, the same page): whatever the page
+// shows moves its key, so a kept page never outlives a revocation, a new issuer name or a
+// certificate made out again, and the language links of each path and parameters are its own.
+func TestKeptPagesShowEveryChange(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	c := s.issue(t, "Ada", "Lovelace", nil)
+	page := func(path, encoding string) (string, *contract.Response) {
+		t.Helper()
+		req := s.env.Client.Request(http.MethodGet, path, nil)
+		req.Header.Set("Accept", "text/html")
+		req.Header.Set("Accept-Encoding", encoding)
+		res := s.env.Client.Do(req)
+		if res.StatusCode != http.StatusOK || !strings.Contains(strings.Join(res.Header.Values("Vary"), ","), "Accept-Encoding") {
+			t.Fatalf("%s (%s): %d %v", path, encoding, res.StatusCode, res.Header)
+		}
+		body := res.Body
+		if res.Header.Get("Content-Encoding") == "gzip" {
+			r, err := gzip.NewReader(bytes.NewReader(res.Body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if body, err = io.ReadAll(r); err != nil {
+				t.Fatal(err)
+			}
+		} else if encoding == "gzip" {
+			t.Fatalf("%s: asked gzip, got %q", path, res.Header.Get("Content-Encoding"))
+		}
+		if res.Header.Get("Content-Length") != strconv.Itoa(len(res.Body)) {
+			t.Fatalf("%s: Content-Length %s for %d bytes", path, res.Header.Get("Content-Length"), len(res.Body))
+		}
+		return string(body), res
+	}
+	path := "/verify/" + c.Data.VerificationCode
+	first, _ := page(path, "gzip")
+	again, res := page(path, "br;q=1, gzip;q=0.5")
+	plain, plainRes := page(path, "gzip;q=0, *")
+	if again != first || plain != first || len(res.Body) >= len(plain) || plainRes.Header.Get("Content-Encoding") != "" ||
+		res.Header.Get("Content-Security-Policy") != plainRes.Header.Get("Content-Security-Policy") {
+		t.Fatalf("the kept page differs from the page made (%d, %d, %d bytes)", len(first), len(again), len(plain))
+	}
+	if withCode, _ := page(path+"?code=ABC", "gzip"); !strings.Contains(withCode, "code=ABC") || strings.Contains(first, "code=ABC") {
+		t.Fatal("the language links of a page asked with parameters are another page's")
+	}
+	if res := s.acct.Client.Put("/api/v1/branding", map[string]any{"issuerName": "Gophers e.V."}); res.StatusCode != http.StatusOK {
+		t.Fatalf("branding: %d", res.StatusCode)
+	}
+	if p, _ := page(path, "gzip"); !strings.Contains(p, "Gophers e.V.") {
+		t.Fatal("a kept page outlived a new issuer name")
+	}
+	s.acct.Client.Put("/api/v1/attendees/"+c.Data.AttendeeID, map[string]any{"firstName": "Augusta Ada"})
+	s.acct.Client.Post("/api/v1/certificates/"+c.Data.ID+"/regenerate", nil)
+	if p, _ := page(path, "gzip"); !strings.Contains(p, "Augusta Ada Lovelace") {
+		t.Fatal("a kept page outlived the certificate made out again")
+	}
+	s.acct.Client.Post("/api/v1/certificates/"+c.Data.ID+"/revoke", map[string]any{"reason": "Issued by mistake"})
+	if p, _ := page(path, "gzip"); !strings.Contains(p, "Issued by mistake") {
+		t.Fatal("a kept page outlived the revocation")
 	}
 }

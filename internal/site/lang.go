@@ -75,12 +75,7 @@ var switcherKeeps = []string{"t", "code"}
 // switcher links the page in every language, keeping the recipient's token and the looked-up
 // code when they have the length of one (maxTokenLen).
 func switcher(c echo.Context, current lang) []langLink {
-	q := url.Values{}
-	for _, k := range switcherKeeps {
-		if v := c.QueryParam(k); v != "" && utf8.RuneCountInString(v) <= maxTokenLen {
-			q.Set(k, v)
-		}
-	}
+	q := keptParams(c)
 	out := make([]langLink, 0, len(locale.Codes))
 	for _, code := range locale.Codes {
 		q.Set("lang", code)
@@ -88,6 +83,21 @@ func switcher(c echo.Context, current lang) []langLink {
 	}
 	return out
 }
+
+// keptParams are the request's parameters that the language links carry over (switcherKeeps),
+// those of the length of one.
+func keptParams(c echo.Context) url.Values {
+	q := url.Values{}
+	for _, k := range switcherKeeps {
+		if v := c.QueryParam(k); v != "" && utf8.RuneCountInString(v) <= maxTokenLen {
+			q.Set(k, v)
+		}
+	}
+	return q
+}
+
+// keptQuery is keptParams encoded.
+func keptQuery(c echo.Context) string { return keptParams(c).Encode() }
 
 // JWTLink is the link to the credential as a JWT, for the sentence that names it.
 func (v *verificationView) JWTLink() template.HTML {

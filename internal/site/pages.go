@@ -163,6 +163,13 @@ type page interface{ base() *pageData }
 // is made whole before anything is sent, so a failure still gets its error page; it is made on
 // a context that a client gone does not cancel (rendering is a few microseconds of work).
 func (r *pageRenderer) render(c echo.Context, status int, data page, view templ.Component, cacheControl string) error {
+	return r.renderKept(c, status, data, view, cacheControl, nil, "")
+}
+
+// renderKept is render that also keeps the page as sent in kept under key, when kept is not
+// nil. A client that takes gzip gets it compressed.
+func (r *pageRenderer) renderKept(c echo.Context, status int, data page, view templ.Component, cacheControl string,
+	kept *keptPages, key string) error {
 	d := data.base()
 	d.Service = serviceName
 	st := r.styleFor(d.accent)
@@ -180,13 +187,44 @@ func (r *pageRenderer) render(c echo.Context, status int, data page, view templ.
 	if err := view.Render(context.WithoutCancel(c.Request().Context()), buf); err != nil {
 		return err
 	}
+	csp := r.csp(st.hash, d.Script != "")
+	if kept == nil {
+		return send(c, status, csp, cacheControl, buf.Bytes(), false)
+	}
+	p := keptPage{csp: csp, gz: compress(buf.Bytes())}
+	kept.put(key, p)
+	if acceptsGzip(c.Request().Header.Get(echo.HeaderAcceptEncoding)) {
+		return send(c, status, csp, cacheControl, p.gz, true)
+	}
+	return send(c, status, csp, cacheControl, buf.Bytes(), false)
+}
+
+// sendKept writes a page kept: as it was kept to a client that takes gzip, inflated again for
+// another.
+func sendKept(c echo.Context, status int, p keptPage, cacheControl string) error {
+	if acceptsGzip(c.Request().Header.Get(echo.HeaderAcceptEncoding)) {
+		return send(c, status, p.csp, cacheControl, p.gz, true)
+	}
+	html, err := decompress(p.gz)
+	if err != nil {
+		return err
+	}
+	return send(c, status, p.csp, cacheControl, html, false)
+}
+
+// send writes a page's body with the page's headers; gzipped says the body is compressed. A
+// page that may be kept varies by Accept-Encoding, compressed or not.
+func send(c echo.Context, status int, csp, cacheControl string, body []byte, gzipped bool) error {
 	h := c.Response().Header()
-	h.Set(echo.HeaderContentLength, strconv.Itoa(buf.Len())) // one write, not chunks
-	h.Set("Content-Security-Policy", r.csp(st.hash, d.Script != ""))
+	h.Set(echo.HeaderContentLength, strconv.Itoa(len(body))) // one write, not chunks
+	h.Set("Content-Security-Policy", csp)
 	h.Set("Cache-Control", cacheControl)
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "same-origin")
-	return c.HTMLBlob(status, buf.Bytes())
+	if gzipped {
+		h.Set(echo.HeaderContentEncoding, "gzip")
+	}
+	return c.HTMLBlob(status, body)
 }
 
 // pageData is what every page reads. Style and Script are the site's own, written as they are

@@ -64,6 +64,7 @@ type Site struct {
 	verification *verification.Service
 	wallet       *wallet.Service
 	pages        *pageRenderer
+	kept         *keptPages
 	logger       *slog.Logger
 	links        links.Site
 }
@@ -75,7 +76,7 @@ func New(v *verification.Service, w *wallet.Service, l links.Site, logger *slog.
 	if err != nil {
 		return nil, err
 	}
-	return &Site{verification: v, wallet: w, pages: pages, logger: logger, links: l}, nil
+	return &Site{verification: v, wallet: w, pages: pages, kept: newKeptPages(), logger: logger, links: l}, nil
 }
 
 // Router adds a route, by its full path, with the middleware of the part of the service that
@@ -170,12 +171,24 @@ func (s *Site) verificationPage(c echo.Context) error {
 		cache = "private, no-store"
 	}
 	l := pageLang(c, p.Credential.Locale)
+	var kept *keptPages
+	var key string
+	if !p.Recipient() && p.Kind == verification.KindCertificate {
+		// The public page of a certificate is the same for every visitor in a language: kept
+		// as sent (keptPages). Its body varies with Accept-Encoding, its language with the
+		// request's own headers too (pageLang).
+		c.Response().Header().Add(echo.HeaderVary, echo.HeaderAcceptEncoding)
+		kept, key = s.kept, pageKey(p.Credential, l, c.Request().URL.EscapedPath(), keptQuery(c))
+		if page, ok := kept.get(key); ok {
+			return sendKept(c, http.StatusOK, page, cache)
+		}
+	}
 	view := s.newVerificationView(p, l)
 	view.Langs = switcher(c, l)
 	if p.Recipient() && p.Status == verification.Valid {
 		view.Wallet = s.recipientWallet(c, p.Credential, l)
 	}
-	return s.pages.render(c, http.StatusOK, &view, verifyPage(&view), cache)
+	return s.pages.renderKept(c, http.StatusOK, &view, verifyPage(&view), cache, kept, key)
 }
 
 func (s *Site) share(c echo.Context) error {
