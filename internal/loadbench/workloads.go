@@ -433,6 +433,11 @@ func (b *bench) jobTiming(ctx context.Context) (row, error) {
 		prof = make(chan error, 1)
 		go func() { prof <- b.cpuProfile(ctx, "job", 5*time.Second) }()
 	}
+	if b.o.Statements {
+		if _, err := b.pool.Exec(ctx, "SELECT pg_stat_statements_reset()"); err != nil {
+			return row{}, err
+		}
+	}
 	t0, p0 := time.Now(), loadgen.TreeCPUTicks(b.pgPID)
 	s0 := loadgen.CPUTicks(b.srv.cmd.Process.Pid)
 	id, err := b.startJob(ctx, ev)
@@ -452,6 +457,11 @@ func (b *bench) jobTiming(ctx context.Context) (row, error) {
 	}
 	if job.Issued != jobAttendees {
 		return row{}, fmt.Errorf("the job issued %d of %d", job.Issued, jobAttendees)
+	}
+	if b.o.Statements {
+		if err := b.printStatements(ctx, "Background job, per certificate", jobAttendees); err != nil {
+			return row{}, err
+		}
 	}
 	return row{work: "Background job, 10,000 attendees", unit: "s", service: d.Seconds(),
 		note: fmt.Sprintf("s, queued to completed (%.0f certificates/s; per certificate: server CPU %.0f µs, PostgreSQL CPU %.0f µs)",
