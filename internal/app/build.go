@@ -118,12 +118,12 @@ type loggedWatcher struct {
 
 func (w loggedWatcher) Listening() {
 	w.ChangeWatcher.Listening()
-	w.logger.DebugContext(w.ctx, "listening for credential changes: verification lookups keep certificates in memory")
+	w.logger.InfoContext(w.ctx, "listening for credential changes: the lookups keep certificates in memory")
 }
 
 func (w loggedWatcher) Lost(err error) {
 	w.ChangeWatcher.Lost(err)
-	w.logger.WarnContext(w.ctx, "listening for credential changes failed: verification lookups read the database until "+
+	w.logger.WarnContext(w.ctx, "listening for credential changes failed: the lookups read the database until "+
 		"it listens again (retried every second)", "error", err.Error())
 }
 

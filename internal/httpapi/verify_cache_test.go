@@ -52,7 +52,7 @@ func waitForLog(t *testing.T, env *testkit.Env, text string, n int) {
 func TestVerificationLookupsKeepCertificatesUntilTheyChange(t *testing.T) {
 	t.Parallel()
 	s := newIssuing(t)
-	waitForLog(t, s.env, "listening for credential changes: verification lookups keep", 1)
+	waitForLog(t, s.env, "listening for credential changes: the lookups keep", 1)
 	c := s.issue(t, "Ada", "Lovelace", nil)
 	code := c.Data.VerificationCode
 	name := func() string {
@@ -98,7 +98,7 @@ func TestVerificationLookupsKeepCertificatesUntilTheyChange(t *testing.T) {
 	if got := name(); got != "Augusta Byron revoked" {
 		t.Fatalf("once the listening connection was lost, a lookup answered from memory: %s", got)
 	}
-	waitForLog(t, s.env, "listening for credential changes: verification lookups keep", 2)
+	waitForLog(t, s.env, "listening for credential changes: the lookups keep", 2)
 }
 
 // This instance's own changes are seen by the very next lookup, without waiting for their
