@@ -81,7 +81,7 @@ type Service struct {
 // certificates in memory, and while the connection it listens on is lost they keep none (see
 // store.WatchChanges). Serve runs it.
 func (s *Service) WatchChanges(ctx context.Context) {
-	s.store.WatchChanges(ctx, loggedWatcher{ChangeWatcher: s.changes, ctx: ctx, logger: s.Logger}, store.WatchOptions{})
+	s.store.WatchChanges(ctx, &loggedWatcher{ChangeWatcher: s.changes, ctx: ctx, logger: s.Logger}, store.WatchOptions{})
 }
 
 // Changes is told what changed, as WatchChanges tells it: for tests that change the database
@@ -109,21 +109,30 @@ func (ws watchers) Changed(c store.Change) {
 	}
 }
 
-// loggedWatcher tells the operator when listening for changes fails and when it resumes.
+// loggedWatcher tells the operator when listening for changes fails and when it resumes: a
+// warning when it stops, the retries that fail after it at debug (an outage of the database
+// is not a warning a second), and at info when it listens again.
 type loggedWatcher struct {
 	store.ChangeWatcher
 	ctx    context.Context
 	logger *slog.Logger
+	lost   bool // told Lost since the last Listening
 }
 
-func (w loggedWatcher) Listening() {
+func (w *loggedWatcher) Listening() {
 	w.ChangeWatcher.Listening()
+	w.lost = false
 	w.logger.InfoContext(w.ctx, "listening for credential changes: the lookups keep certificates in memory")
 }
 
-func (w loggedWatcher) Lost(err error) {
+func (w *loggedWatcher) Lost(err error) {
 	w.ChangeWatcher.Lost(err)
-	w.logger.WarnContext(w.ctx, "listening for credential changes failed: the lookups read the database until "+
+	level := slog.LevelWarn
+	if w.lost {
+		level = slog.LevelDebug
+	}
+	w.lost = true
+	w.logger.Log(w.ctx, level, "listening for credential changes failed: the lookups read the database until "+
 		"it listens again (retried every second)", "error", err.Error())
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	lru "github.com/hashicorp/golang-lru/v2"
 
@@ -68,22 +69,37 @@ func (k *keptPages) put(key string, p keptPage) {
 	}
 }
 
-// pageKey names everything a public certificate page shows: the certificate as it is now
-// (its id and last change, which every change of what the page shows moves), its status at
-// this time, its issuer as the branding presents it, the page's language, and the path and
-// the query parameters its language links repeat. The language's catalog and the page's
-// markup are the binary's.
+// pageKey names everything a public certificate page may show: every field of the credential
+// (TestPageKeyNamesEveryFieldOfTheCredential holds it to all of them), its status at this time
+// among them, the page's language, and the path and the query parameters its language links
+// repeat. The language's catalog and the page's markup are the binary's. A change made to the
+// database behind the service's back (which moves no updated_at) still makes another key.
 func pageKey(c verification.Credential, l lang, path, kept string) string {
 	var b strings.Builder
-	b.Grow(160 + len(c.Issuer.Name) + len(path) + len(kept))
-	for _, part := range []string{c.ID.String(), strconv.FormatInt(c.UpdatedAt.UnixNano(), 36), string(c.Status),
-		c.Issuer.Name, c.Issuer.Color, strconv.FormatBool(c.Issuer.HasLogo), string(l), path, kept} {
-		b.WriteString(part)
-		b.WriteByte(0)
+	b.Grow(256 + len(c.Name) + len(c.Issuer.Name) + len(path) + len(kept))
+	add := func(parts ...string) {
+		for _, p := range parts {
+			b.WriteString(p)
+			b.WriteByte(0)
+		}
 	}
-	if c.Issuer.Website != nil {
-		b.WriteString(*c.Issuer.Website)
+	str := func(p *string) string {
+		if p == nil {
+			return "\x01"
+		}
+		return "=" + *p
 	}
+	at := func(t *time.Time) string {
+		if t == nil {
+			return "-"
+		}
+		return strconv.FormatInt(t.UnixNano(), 36)
+	}
+	add(string(c.Kind), c.ID.String(), c.AccountID.String(), c.EventID.String(), c.AttendeeID.String(), c.Code, c.Number,
+		c.Name, str(c.Description), c.RecipientName, c.RecipientFirstName, string(c.Status), at(&c.IssuedAt),
+		at(c.ExpiresAt), at(c.RevokedAt), str(c.RevocationReason), str(c.ReasonCode), at(c.EventDate), c.EventLocation,
+		c.Locale, c.Issuer.Name, str(c.Issuer.Website), c.Issuer.Color, strconv.FormatBool(c.Issuer.HasLogo),
+		at(&c.UpdatedAt), string(l), path, kept)
 	return b.String()
 }
 
@@ -98,7 +114,7 @@ func compress(html []byte) []byte {
 	w.Reset(&out)
 	_, _ = w.Write(html) // a bytes.Buffer takes everything
 	_ = w.Close()
-	return out.Bytes()
+	return bytes.Clone(out.Bytes()) // exactly its length: what the budget counts is what is held
 }
 
 var gzipReaders sync.Pool

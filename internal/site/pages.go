@@ -193,7 +193,7 @@ func (r *pageRenderer) renderKept(c echo.Context, status int, data page, view te
 	}
 	p := keptPage{csp: csp, gz: compress(buf.Bytes())}
 	kept.put(key, p)
-	if acceptsGzip(c.Request().Header.Get(echo.HeaderAcceptEncoding)) {
+	if acceptsGzip(acceptEncoding(c)) {
 		return send(c, status, csp, cacheControl, p.gz, true)
 	}
 	return send(c, status, csp, cacheControl, buf.Bytes(), false)
@@ -202,7 +202,7 @@ func (r *pageRenderer) renderKept(c echo.Context, status int, data page, view te
 // sendKept writes a page kept: as it was kept to a client that takes gzip, inflated again for
 // another.
 func sendKept(c echo.Context, status int, p keptPage, cacheControl string) error {
-	if acceptsGzip(c.Request().Header.Get(echo.HeaderAcceptEncoding)) {
+	if acceptsGzip(acceptEncoding(c)) {
 		return send(c, status, p.csp, cacheControl, p.gz, true)
 	}
 	html, err := decompress(p.gz)
@@ -210,6 +210,11 @@ func sendKept(c echo.Context, status int, p keptPage, cacheControl string) error
 		return err
 	}
 	return send(c, status, p.csp, cacheControl, html, false)
+}
+
+// acceptEncoding is the request's Accept-Encoding, its lines joined as one list.
+func acceptEncoding(c echo.Context) string {
+	return strings.Join(c.Request().Header.Values(echo.HeaderAcceptEncoding), ",")
 }
 
 // send writes a page's body with the page's headers; gzipped says the body is compressed. A

@@ -173,9 +173,10 @@ func (s *Site) verificationPage(c echo.Context) error {
 	l := pageLang(c, p.Credential.Locale)
 	var kept *keptPages
 	var key string
-	if !p.Recipient() && p.Kind == verification.KindCertificate {
+	if token == "" && p.Kind == verification.KindCertificate {
 		// The public page of a certificate is the same for every visitor in a language: kept
-		// as sent (keptPages). Its body varies with Accept-Encoding, its language with the
+		// as sent (keptPages). One asked with a token that is not the recipient's is made
+		// each time, so that made-up tokens cannot crowd the kept pages out. Its body varies with Accept-Encoding, its language with the
 		// request's own headers too (pageLang).
 		c.Response().Header().Add(echo.HeaderVary, echo.HeaderAcceptEncoding)
 		kept, key = s.kept, pageKey(p.Credential, l, c.Request().URL.EscapedPath(), keptQuery(c))

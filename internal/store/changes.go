@@ -89,11 +89,20 @@ func (s *Store) WatchChanges(ctx context.Context, w ChangeWatcher, o WatchOption
 		o.Heartbeat = 5 * time.Second
 	}
 	for ctx.Err() == nil {
-		err := s.listen(ctx, w, o.Heartbeat)
-		if ctx.Err() != nil {
-			return
+		conn, err := pgx.ConnectConfig(ctx, s.pool.Config().ConnConfig.Copy())
+		if err != nil {
+			err = fmt.Errorf("connecting to listen for changes: %w", err)
+		} else {
+			err = s.listen(ctx, w, o.Heartbeat, conn)
 		}
-		w.Lost(err)
+		if ctx.Err() == nil {
+			w.Lost(err) // before the connection's close, which may take its time
+		}
+		if conn != nil {
+			closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackTimeout)
+			_ = conn.Close(closeCtx)
+			cancel()
+		}
 		select {
 		case <-ctx.Done():
 			return
@@ -102,23 +111,19 @@ func (s *Store) WatchChanges(ctx context.Context, w ChangeWatcher, o WatchOption
 	}
 }
 
-// listen holds one listening connection until it fails or ctx ends.
-func (s *Store) listen(ctx context.Context, w ChangeWatcher, every time.Duration) error {
-	conn, err := pgx.ConnectConfig(ctx, s.pool.Config().ConnConfig.Copy())
-	if err != nil {
-		return fmt.Errorf("connecting to listen for changes: %w", err)
-	}
-	defer func() {
-		closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackTimeout)
-		defer cancel()
-		_ = conn.Close(closeCtx)
-	}()
+// listen listens on conn until it fails or ctx ends.
+func (s *Store) listen(ctx context.Context, w ChangeWatcher, every time.Duration, conn *pgx.Conn) error {
 	if _, err := conn.Exec(ctx, "LISTEN "+changesChannel); err != nil {
 		return fmt.Errorf("listening for changes: %w", err)
 	}
 	beat := heartbeatPrefix + uuid.NewString()
+	// A heartbeat is sent within its own time, beside the loop once listening: a pool with no
+	// connection to spare (or a database that no longer answers) must not keep the loop from
+	// hearing notices, nor from knowing that the beat is late.
 	send := func() error {
-		if _, err := s.pool.Exec(ctx, "SELECT pg_notify($1, $2)", changesChannel, beat); err != nil {
+		sendCtx, cancel := context.WithTimeout(ctx, every)
+		defer cancel()
+		if _, err := s.pool.Exec(sendCtx, "SELECT pg_notify($1, $2)", changesChannel, beat); err != nil {
 			return fmt.Errorf("sending a heartbeat to the connection listening for changes: %w", err)
 		}
 		return nil
@@ -139,9 +144,9 @@ func (s *Store) listen(ctx context.Context, w ChangeWatcher, every time.Duration
 		case err != nil && awaited:
 			return fmt.Errorf("a heartbeat sent %s ago has not come back to the connection listening for changes", every)
 		case err != nil:
-			if err := send(); err != nil {
-				return err
-			}
+			// Sent beside the loop, which goes on hearing notices; a beat that fails to go
+			// never comes back, and the next deadline says so.
+			go func() { _ = send() }()
 			awaited, next = true, time.Now().Add(every)
 		case n.Payload == beat:
 			if !listening {

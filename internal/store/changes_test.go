@@ -235,3 +235,43 @@ func TestChangeNoticesWatchEveryColumnALookupShows(t *testing.T) {
 		}
 	}
 }
+
+// A heartbeat that cannot be sent (the pool has no connection to spare) is a late heartbeat:
+// the connection is told lost, so nothing is kept while notices may go unheard, and listening
+// resumes once the pool has room again.
+func TestAStarvedHeartbeatIsALoss(t *testing.T) {
+	t.Parallel()
+	s := seed(t)
+	sep := "?"
+	if strings.Contains(s.url, "?") {
+		sep = "&"
+	}
+	st, err := store.Open(t.Context(), s.url+sep+"pool_max_conns=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(st.Close)
+	w := newRecordingWatcher()
+	watch(t, st, w)
+	if e := w.next(t); e != "listening" {
+		t.Fatalf("first told %q, want listening", e)
+	}
+	release, held := make(chan struct{}), make(chan struct{})
+	go func() {
+		_, _ = store.InTx(context.Background(), st, func(*store.Tx) (struct{}, error) {
+			close(held)
+			<-release
+			return struct{}{}, nil
+		})
+	}()
+	<-held
+	if e := w.next(t); e != "lost" {
+		t.Fatalf("told %q while the pool had no connection for the heartbeat, want lost", e)
+	}
+	close(release)
+	for e := w.next(t); e != "listening"; e = w.next(t) {
+		if e != "lost" {
+			t.Fatalf("told %q, want lost or listening", e)
+		}
+	}
+}

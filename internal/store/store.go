@@ -160,6 +160,12 @@ func InTx[T any](ctx context.Context, s *Store, fn func(tx *Tx) (T, error)) (T, 
 		return zero, err
 	}
 	if err := ptx.Commit(commitCtx); err != nil {
+		// The commit may have landed all the same (an answer lost on the way): what the
+		// transaction changed is forgotten anyway, which costs a cache a read at most. What
+		// it issued and spent is not counted: the counters count only what surely is.
+		if s.onCommit != nil && len(tx.committed.Changed) > 0 {
+			s.onCommit(Committed{Changed: tx.committed.Changed})
+		}
 		return zero, mapError(err)
 	}
 	if s.onCommit != nil && !tx.committed.empty() {

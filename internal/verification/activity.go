@@ -65,8 +65,9 @@ func newRecorder(st *store.Store, now func() time.Time, logger *slog.Logger, int
 		days: map[dayKey]*tally{}, firsts: map[credentialKey]time.Time{}}
 }
 
-// record counts what a request did with credential c at time at.
-func (r *Recorder) record(c Credential, at time.Time, a action) {
+// record counts what a request did with credential c at time at. It reports whether the count
+// was taken (a first verification with it): past maxPending, nothing is.
+func (r *Recorder) record(c Credential, at time.Time, a action) bool {
 	at = at.UTC()
 	k := dayKey{account: c.AccountID, event: c.EventID, kind: c.storeKind,
 		day: time.Date(at.Year(), at.Month(), at.Day(), 0, 0, 0, 0, time.UTC)}
@@ -77,7 +78,7 @@ func (r *Recorder) record(c Credential, at time.Time, a action) {
 			r.dropped++
 			r.mu.Unlock()
 			r.kick()
-			return
+			return false
 		}
 		t = &tally{}
 		r.days[k] = t
@@ -105,6 +106,7 @@ func (r *Recorder) record(c Credential, at time.Time, a action) {
 	if full {
 		r.kick()
 	}
+	return true
 }
 
 func (r *Recorder) kick() {

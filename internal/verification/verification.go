@@ -154,7 +154,7 @@ func New(st *store.Store, certificates CertificateSource, o Options) *Service {
 // find the certificate kept. Until it is told Listening, the lookups keep nothing.
 func (s *Service) Watcher() store.ChangeWatcher { return lookupWatcher{s.lookups} }
 
-// DefaultLookupCache is how many certificates the lookups keep by default: some 12 MB.
+// DefaultLookupCache is how many certificates the lookups keep by default: some 12 MB here.
 const DefaultLookupCache = 20_000
 
 // lookupWatcher forgets what changes name: a certificate by its code, and every certificate
@@ -245,7 +245,7 @@ func (s *Service) find(ctx context.Context, raw string) (Credential, error) {
 	}
 	switch {
 	case rec.Kind == store.KindCertificate && rec.Certificate != nil:
-		// Drafts are not found, and their changes are not told (migration 00030): never kept.
+		// Drafts are not found, so not kept: a draft issued is read again.
 		if r := *rec.Certificate; keep && r.Status != domain.StoredCertificateDraft && r.IssuedAt != nil {
 			s.lookups.Put(gen, code, r)
 		}
@@ -337,8 +337,7 @@ func (s *Service) Verify(ctx context.Context, code string, v Visitor) (Credentia
 	if err != nil {
 		return c, err
 	}
-	if v.counted() {
-		s.Activity.record(c, s.now(), verified)
+	if v.counted() && s.Activity.record(c, s.now(), verified) {
 		s.marked(c.Code, false, !c.verifiedBefore && c.Kind == KindCertificate)
 	}
 	return c, nil
@@ -377,11 +376,13 @@ func (s *Service) View(ctx context.Context, code, token string, v Visitor) (Page
 		return p, nil
 	}
 	now := s.now()
-	s.Activity.record(c, now, viewed|verified)
+	counted := s.Activity.record(c, now, viewed|verified)
 	if c.Kind != KindCertificate {
 		return p, nil
 	}
-	s.marked(c.Code, false, !c.verifiedBefore)
+	if counted {
+		s.marked(c.Code, false, !c.verifiedBefore)
+	}
 	if p.Recipient() && !c.firstViewed {
 		_, err := store.InTx(ctx, s.store, func(tx *store.Tx) (struct{}, error) {
 			first, err := tx.MarkCertificateViewed(ctx, c.ID, now)
