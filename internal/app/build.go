@@ -269,6 +269,14 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 	svc.Verification = verification.New(st, svc.Certificates, verification.Options{SiteURL: site, Now: o.Now, Logger: logger,
 		Badges: svc.Badges, Credentials: svc.Credentials, LookupCache: lookupCache})
 	svc.Certificates.KeepRecords(cfg.LookupCacheSize)
+	if svc.Metrics != nil {
+		svc.Metrics.Register(metrics.NewLookupCacheCollector(func() []metrics.LookupCache {
+			v, c := svc.Verification.LookupStats(), svc.Certificates.RecordStats()
+			return []metrics.LookupCache{
+				{Name: "verification", Hits: v.Hits, Misses: v.Misses, Entries: v.Entries, Listening: v.Listening},
+				{Name: "certificates", Hits: c.Hits, Misses: c.Misses, Entries: c.Entries, Listening: c.Listening}}
+		}))
+	}
 	changes := watchers{svc.Verification.Watcher(), svc.Certificates.Watcher()}
 	svc.changes = changes
 	st.OnCommit(func(c store.Committed) {

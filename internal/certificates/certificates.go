@@ -73,6 +73,9 @@ func (s *Service) KeepRecords(size int) {
 	s.records = changecache.New[uuid.UUID, domain.Certificate](size)
 }
 
+// RecordStats are the figures of what Get keeps, for the operator's metrics.
+func (s *Service) RecordStats() changecache.Stats { return s.records.Stats() }
+
 // Watcher is what must be told of changes for Get to keep certificates in memory (see
 // verification.Service.Watcher): store.WatchChanges's listening and notices, and this
 // process's own commits. It forgets a certificate by its id; a change that names none

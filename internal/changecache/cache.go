@@ -10,6 +10,7 @@ package changecache
 
 import (
 	"sync"
+	"sync/atomic"
 
 	lru "github.com/hashicorp/golang-lru/v2"
 )
@@ -21,6 +22,27 @@ type Cache[K comparable, V any] struct {
 	gen  uint64
 	live bool
 	lru  *lru.Cache[K, V]
+	// hits and misses count Get's answers, for the operator's metrics.
+	hits, misses atomic.Uint64
+}
+
+// Stats are a cache's figures: Get's hits and misses so far, the values kept now, and whether
+// it keeps (listening).
+type Stats struct {
+	Hits, Misses uint64
+	Entries      int
+	Listening    bool
+}
+
+// Stats reads the cache's figures now; the nil cache's are zero.
+func (c *Cache[K, V]) Stats() Stats {
+	if c == nil {
+		return Stats{}
+	}
+	c.mu.Lock()
+	live := c.live
+	c.mu.Unlock()
+	return Stats{Hits: c.hits.Load(), Misses: c.misses.Load(), Entries: c.lru.Len(), Listening: live}
 }
 
 // New returns a cache of size values; 0 or less: none (nil).
@@ -41,7 +63,13 @@ func (c *Cache[K, V]) Get(k K) (V, bool) {
 		var zero V
 		return zero, false
 	}
-	return c.lru.Get(k)
+	v, ok := c.lru.Get(k)
+	if ok {
+		c.hits.Add(1)
+	} else {
+		c.misses.Add(1)
+	}
+	return v, ok
 }
 
 // Begin is the generation a read that missed runs under; ok is false when nothing it reads

@@ -154,6 +154,9 @@ func New(st *store.Store, certificates CertificateSource, o Options) *Service {
 // find the certificate kept. Until it is told Listening, the lookups keep nothing.
 func (s *Service) Watcher() store.ChangeWatcher { return lookupWatcher{s.lookups} }
 
+// LookupStats are the figures of the lookups' cache, for the operator's metrics.
+func (s *Service) LookupStats() changecache.Stats { return s.lookups.Stats() }
+
 // DefaultLookupCache is how many certificates the lookups keep by default: some 12 MB here.
 const DefaultLookupCache = 20_000
 
