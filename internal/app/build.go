@@ -81,7 +81,7 @@ type Service struct {
 // certificates in memory, and while the connection it listens on is lost they keep none (see
 // store.WatchChanges). Serve runs it.
 func (s *Service) WatchChanges(ctx context.Context) {
-	s.store.WatchChanges(ctx, &loggedWatcher{ChangeWatcher: s.changes, ctx: ctx, logger: s.Logger}, store.WatchOptions{})
+	s.store.WatchChanges(ctx, &loggedWatcher{ChangeWatcher: s.changes, ctx: ctx, logger: s.Logger}, store.WatchOptions{Logger: s.Logger})
 }
 
 // Changes is told what changed, as WatchChanges tells it: for tests that change the database
@@ -262,19 +262,13 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 
 	svc.Credentials = credentials.New(st, svc.Secrets, site, o.Now)
 	svc.Wallet = wallet.New(st, svc.Secrets, svc.Credentials, site, o.Now)
-	lookupCache := cfg.LookupCacheSize
-	if lookupCache == 0 {
-		lookupCache = -1 // none
-	}
 	svc.Verification = verification.New(st, svc.Certificates, verification.Options{SiteURL: site, Now: o.Now, Logger: logger,
-		Badges: svc.Badges, Credentials: svc.Credentials, LookupCache: lookupCache})
+		Badges: svc.Badges, Credentials: svc.Credentials, LookupCache: cfg.LookupCacheSize})
 	svc.Certificates.KeepRecords(cfg.LookupCacheSize)
 	if svc.Metrics != nil {
 		svc.Metrics.Register(metrics.NewLookupCacheCollector(func() []metrics.LookupCache {
-			v, c := svc.Verification.LookupStats(), svc.Certificates.RecordStats()
-			return []metrics.LookupCache{
-				{Name: "verification", Hits: v.Hits, Misses: v.Misses, Entries: v.Entries, Listening: v.Listening},
-				{Name: "certificates", Hits: c.Hits, Misses: c.Misses, Entries: c.Entries, Listening: c.Listening}}
+			return []metrics.LookupCache{{Name: "verification", Stats: svc.Verification.LookupStats()},
+				{Name: "certificates", Stats: svc.Certificates.RecordStats()}}
 		}))
 	}
 	changes := watchers{svc.Verification.Watcher(), svc.Certificates.Watcher()}

@@ -84,22 +84,10 @@ func (s *Service) RecordStats() changecache.Stats { return s.records.Stats() }
 // One change of this process is told only by its notice, a moment after its commit: the
 // expiry that an issuance marks on the attendee's lapsed certificate. What Get shows of that
 // certificate meanwhile is the same but for its updatedAt: expired, from its expiry.
-func (s *Service) Watcher() store.ChangeWatcher { return recordWatcher{s.records} }
-
-type recordWatcher struct {
-	c *changecache.Cache[uuid.UUID, domain.Certificate]
-}
-
-func (w recordWatcher) Listening() { w.c.Listening() }
-func (w recordWatcher) Lost(error) { w.c.Lost() }
-
-func (w recordWatcher) Changed(ch store.Change) {
-	switch {
-	case ch.Certificate != uuid.Nil:
-		w.c.Forget(ch.Certificate)
-	case ch.Account == uuid.Nil:
-		w.c.ForgetAll()
-	}
+func (s *Service) Watcher() store.ChangeWatcher {
+	return changecache.Watcher[uuid.UUID, domain.Certificate]{Cache: s.records, Forgets: func(ch store.Change) (uuid.UUID, bool, bool) {
+		return ch.Certificate, ch.Certificate != uuid.Nil, ch.Certificate == uuid.Nil && ch.Account == uuid.Nil
+	}}
 }
 
 // Get returns a certificate of the account as the API shows it: without its snapshot.

@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 
 	lru "github.com/hashicorp/golang-lru/v2"
+
+	"github.com/certhub/credentiald/internal/store"
 )
 
 // Cache keeps up to its size of values by key, the least recently used out first. The nil
@@ -143,4 +145,25 @@ func (c *Cache[K, V]) purge(live *bool) {
 		c.live = *live
 	}
 	c.lru.Purge()
+}
+
+// Watcher tells a cache what store.WatchChanges and the store's commits tell (it is a
+// store.ChangeWatcher): Listening and Lost as they are, and each change as Forgets reads it.
+type Watcher[K comparable, V any] struct {
+	Cache *Cache[K, V]
+	// Forgets says what a change makes the cache forget: the value under key (one), every
+	// value (all), or nothing.
+	Forgets func(store.Change) (key K, one, all bool)
+}
+
+func (w Watcher[K, V]) Listening() { w.Cache.Listening() }
+func (w Watcher[K, V]) Lost(error) { w.Cache.Lost() }
+
+func (w Watcher[K, V]) Changed(ch store.Change) {
+	switch key, one, all := w.Forgets(ch); {
+	case all:
+		w.Cache.ForgetAll()
+	case one:
+		w.Cache.Forget(key)
+	}
 }

@@ -1,9 +1,13 @@
 package changecache_test
 
 import (
+	"errors"
 	"testing"
 
+	"github.com/google/uuid"
+
 	"github.com/certhub/credentiald/internal/changecache"
+	"github.com/certhub/credentiald/internal/store"
 )
 
 // The cache keeps only while it listens, and never keeps what a read got while a change was
@@ -73,5 +77,37 @@ func TestTheCacheKeepsOnlyWhatNoChangeOvertook(t *testing.T) {
 	none.Put(gen, "a", 1)
 	if _, hit := none.Get("a"); ok || hit {
 		t.Fatal("no cache kept something")
+	}
+}
+
+// A Watcher forgets what Forgets names: one value, every value, or nothing; it keeps while
+// listening and stops on a loss.
+func TestTheWatcherForgetsWhatItsChangesName(t *testing.T) {
+	c := changecache.New[string, int](10)
+	w := changecache.Watcher[string, int]{Cache: c, Forgets: func(ch store.Change) (string, bool, bool) {
+		return ch.Code, ch.Code != "", ch.Account == uuid.Nil && ch.Code == ""
+	}}
+	w.Listening()
+	put := func(keys ...string) {
+		for _, k := range keys {
+			gen, _ := c.Begin()
+			c.Put(gen, k, 1)
+		}
+	}
+	kept := func(k string) bool { _, ok := c.Get(k); return ok }
+	put("a", "b")
+	w.Changed(store.Change{Account: uuid.New()}) // names nothing this cache keeps
+	w.Changed(store.Change{Certificate: uuid.New(), Code: "a"})
+	if kept("a") || !kept("b") {
+		t.Fatal("a change of one value forgot another, or not its own")
+	}
+	w.Changed(store.Change{})
+	if kept("b") {
+		t.Fatal("a change that names nothing left a value")
+	}
+	put("a")
+	w.Lost(errors.New("gone"))
+	if kept("a") {
+		t.Fatal("kept after a loss")
 	}
 }

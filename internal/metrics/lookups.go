@@ -1,13 +1,15 @@
 package metrics
 
-import "github.com/prometheus/client_golang/prometheus"
+import (
+	"github.com/prometheus/client_golang/prometheus"
 
-// LookupCache are one lookup cache's figures (changecache.Stats, copied by the wiring).
+	"github.com/certhub/credentiald/internal/changecache"
+)
+
+// LookupCache are one lookup cache's figures, under its name (verification, certificates).
 type LookupCache struct {
-	Name         string // verification, certificates
-	Hits, Misses uint64
-	Entries      int
-	Listening    bool
+	Name string
+	changecache.Stats
 }
 
 // NewLookupCacheCollector returns a collector of the lookups' caches, read at each scrape.

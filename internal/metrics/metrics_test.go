@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	gomail "github.com/wneessen/go-mail"
 
+	"github.com/certhub/credentiald/internal/changecache"
 	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/email"
 	"github.com/certhub/credentiald/internal/ratelimit"
@@ -66,7 +67,7 @@ func TestMetricsPassPrometheusLint(t *testing.T) {
 	r.Limiter(ratelimit.NewMemory(nil))
 	r.EmailSender(senderFunc(func() error { return nil }), nil)
 	r.Register(NewPoolCollector(func() PoolStats { return PoolStats{} }))
-	r.Register(NewLookupCacheCollector(func() []LookupCache { return []LookupCache{{Name: "verification", Hits: 1}} }))
+	r.Register(NewLookupCacheCollector(func() []LookupCache { return []LookupCache{{Name: "verification", Stats: changecache.Stats{Hits: 1}}} }))
 	r.Register(NewJobsCollector(func(context.Context) ([]JobCount, error) { return nil, nil }, []string{"email"}))
 	r.Issuance("certificate").Committed(map[string]int{"certificate": 1}, 1)
 	r.WebhookObserver().Attempted(webhooks.OutcomeDelivered, time.Second)

@@ -96,9 +96,6 @@ func keptParams(c echo.Context) url.Values {
 	return q
 }
 
-// keptQuery is keptParams encoded.
-func keptQuery(c echo.Context) string { return keptParams(c).Encode() }
-
 // JWTLink is the link to the credential as a JWT, for the sentence that names it.
 func (v *verificationView) JWTLink() template.HTML {
 	return template.HTML(`<a href="` + template.HTMLEscapeString(v.CredentialJWTURL) + `" type="application/vc+jwt">JWT</a>`)

@@ -176,10 +176,10 @@ func (s *Site) verificationPage(c echo.Context) error {
 	if token == "" && p.Kind == verification.KindCertificate {
 		// The public page of a certificate is the same for every visitor in a language: kept
 		// as sent (keptPages). One asked with a token that is not the recipient's is made
-		// each time, so that made-up tokens cannot crowd the kept pages out. Its body varies with Accept-Encoding, its language with the
-		// request's own headers too (pageLang).
+		// each time, so that made-up tokens cannot crowd the kept pages out. Its body varies
+		// with Accept-Encoding (its language with Accept-Language, see pageLang).
 		c.Response().Header().Add(echo.HeaderVary, echo.HeaderAcceptEncoding)
-		kept, key = s.kept, pageKey(p.Credential, l, c.Request().URL.EscapedPath(), keptQuery(c))
+		kept, key = s.kept, pageKey(p.Credential, l, c.Request().URL.EscapedPath(), keptParams(c).Encode())
 		if page, ok := kept.get(key); ok {
 			return sendKept(c, http.StatusOK, page, cache)
 		}

@@ -3,11 +3,14 @@ package store
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/certhub/credentiald/internal/recovery"
 )
 
 // Change names credentials whose public face changed: one certificate (Certificate and Code),
@@ -70,6 +73,8 @@ type WatchOptions struct {
 	// partition), or one whose LISTEN holds no session (a pooler in transaction mode), is
 	// known lost within twice this.
 	Heartbeat time.Duration
+	// Logger logs a panic in the listening, which is then told as a loss (default: slog's).
+	Logger *slog.Logger
 }
 
 // WatchChanges listens for the changes of every session of the database, on a connection of its
@@ -93,7 +98,9 @@ func (s *Store) WatchChanges(ctx context.Context, w ChangeWatcher, o WatchOption
 		if err != nil {
 			err = fmt.Errorf("connecting to listen for changes: %w", err)
 		} else {
-			err = s.listen(ctx, w, o.Heartbeat, conn)
+			err = recovery.Run(ctx, o.Logger, "listening for changes panicked", func() error {
+				return s.listen(ctx, w, o, conn)
+			})
 		}
 		if ctx.Err() == nil {
 			w.Lost(err) // before the connection's close, which may take its time
@@ -112,7 +119,8 @@ func (s *Store) WatchChanges(ctx context.Context, w ChangeWatcher, o WatchOption
 }
 
 // listen listens on conn until it fails or ctx ends.
-func (s *Store) listen(ctx context.Context, w ChangeWatcher, every time.Duration, conn *pgx.Conn) error {
+func (s *Store) listen(ctx context.Context, w ChangeWatcher, o WatchOptions, conn *pgx.Conn) error {
+	every := o.Heartbeat
 	if _, err := conn.Exec(ctx, "LISTEN "+changesChannel); err != nil {
 		return fmt.Errorf("listening for changes: %w", err)
 	}
@@ -146,7 +154,7 @@ func (s *Store) listen(ctx context.Context, w ChangeWatcher, every time.Duration
 		case err != nil:
 			// Sent beside the loop, which goes on hearing notices; a beat that fails to go
 			// never comes back, and the next deadline says so.
-			go func() { _ = send() }()
+			go func() { _ = recovery.Run(ctx, o.Logger, "sending a heartbeat panicked", send) }()
 			awaited, next = true, time.Now().Add(every)
 		case n.Payload == beat:
 			if !listening {

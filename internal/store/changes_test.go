@@ -275,3 +275,40 @@ func TestAStarvedHeartbeatIsALoss(t *testing.T) {
 		}
 	}
 }
+
+// panicsOnce is a watcher whose first Changed panics.
+type panicsOnce struct {
+	*recordingWatcher
+	done bool
+}
+
+func (w *panicsOnce) Changed(c store.Change) {
+	if !w.done {
+		w.done = true
+		panic("a watcher's bug")
+	}
+	w.recordingWatcher.Changed(c)
+}
+
+// A panic while listening (a watcher's bug) is a loss, logged: the process goes on, and
+// listening resumes.
+func TestAPanicWhileListeningIsALoss(t *testing.T) {
+	t.Parallel()
+	s := seed(t)
+	w := &panicsOnce{recordingWatcher: newRecordingWatcher()}
+	watch(t, s.st, w)
+	if e := w.next(t); e != "listening" {
+		t.Fatalf("first told %q, want listening", e)
+	}
+	s.exec(t, `INSERT INTO branding (account_id, issuer_name) VALUES ($1, 'Academy')`, s.account.ID)
+	if e := w.next(t); e != "lost" {
+		t.Fatalf("told %q after a panic, want lost", e)
+	}
+	if e := w.next(t); e != "listening" {
+		t.Fatalf("told %q, want listening again", e)
+	}
+	s.exec(t, `UPDATE branding SET issuer_name = 'Academy of Sciences' WHERE account_id = $1`, s.account.ID)
+	if e := w.next(t); e != "account "+s.account.ID.String() {
+		t.Fatalf("told %q, want the account's change", e)
+	}
+}

@@ -128,7 +128,7 @@ type Options struct {
 	// Open Badges 3.0 baked images); required.
 	Credentials CredentialSigner
 	// LookupCache is how many issued certificates the lookups keep in memory, once the
-	// service listens for changes (Watcher): 0 is DefaultLookupCache, below 0 none.
+	// service listens for changes (Watcher); 0: none (config.Config.LookupCacheSize).
 	LookupCache int
 }
 
@@ -140,9 +140,6 @@ func New(st *store.Store, certificates CertificateSource, o Options) *Service {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	if o.LookupCache == 0 {
-		o.LookupCache = DefaultLookupCache
-	}
 	return &Service{store: st, certificates: certificates, badges: o.Badges, signer: o.Credentials, links: links.New(o.SiteURL), now: o.Now,
 		logger: o.Logger, renders: newRenderCache(64 << 20), lookups: changecache.New[string, store.VerifiedCertificate](o.LookupCache),
 		Activity: newRecorder(st, o.Now, o.Logger, o.FlushEvery)}
@@ -152,30 +149,18 @@ func New(st *store.Store, certificates CertificateSource, o Options) *Service {
 // store.WatchChanges's listening and notices, and the changes of this process's own commits
 // (store.Store.OnCommit), so that a request that revoked answers before a lookup after it can
 // find the certificate kept. Until it is told Listening, the lookups keep nothing.
-func (s *Service) Watcher() store.ChangeWatcher { return lookupWatcher{s.lookups} }
+func (s *Service) Watcher() store.ChangeWatcher {
+	return changecache.Watcher[string, store.VerifiedCertificate]{Cache: s.lookups, Forgets: forgottenLookup}
+}
 
 // LookupStats are the figures of the lookups' cache, for the operator's metrics.
 func (s *Service) LookupStats() changecache.Stats { return s.lookups.Stats() }
 
-// DefaultLookupCache is how many certificates the lookups keep by default: some 12 MB here.
-const DefaultLookupCache = 20_000
-
-// lookupWatcher forgets what changes name: a certificate by its code, and every certificate
-// for a change of an account's issuer (which any of its certificates shows) or one that names
-// nothing.
-type lookupWatcher struct {
-	c *changecache.Cache[string, store.VerifiedCertificate]
-}
-
-func (w lookupWatcher) Listening() { w.c.Listening() }
-func (w lookupWatcher) Lost(error) { w.c.Lost() }
-
-func (w lookupWatcher) Changed(ch store.Change) {
-	if ch.Code != "" {
-		w.c.Forget(ch.Code)
-	} else {
-		w.c.ForgetAll()
-	}
+// forgottenLookup is what a change makes the lookups forget: a certificate by its code, and
+// every certificate for a change of an account's issuer (which any of its certificates shows)
+// or one that names nothing.
+func forgottenLookup(ch store.Change) (code string, one, all bool) {
+	return ch.Code, ch.Code != "", ch.Code == ""
 }
 
 // marked sets the first view and the first verification on a kept certificate, once the
@@ -248,11 +233,11 @@ func (s *Service) find(ctx context.Context, raw string) (Credential, error) {
 	}
 	switch {
 	case rec.Kind == store.KindCertificate && rec.Certificate != nil:
-		// Drafts are not found, so not kept: a draft issued is read again.
-		if r := *rec.Certificate; keep && r.Status != domain.StoredCertificateDraft && r.IssuedAt != nil {
-			s.lookups.Put(gen, code, r)
+		c, err := s.fromCertificate(*rec.Certificate)
+		if err == nil && keep { // a draft is not found, so not kept: issued, it is read again
+			s.lookups.Put(gen, code, *rec.Certificate)
 		}
-		return s.fromCertificate(*rec.Certificate)
+		return c, err
 	case rec.Kind == store.KindBadgeAssertion && s.badges != nil:
 		return s.fromAssertion(ctx, code)
 	default:
@@ -340,8 +325,8 @@ func (s *Service) Verify(ctx context.Context, code string, v Visitor) (Credentia
 	if err != nil {
 		return c, err
 	}
-	if v.counted() && s.Activity.record(c, s.now(), verified) {
-		s.marked(c.Code, false, !c.verifiedBefore && c.Kind == KindCertificate)
+	if v.counted() && s.Activity.record(c, s.now(), verified) && !c.verifiedBefore && c.Kind == KindCertificate {
+		s.marked(c.Code, false, true)
 	}
 	return c, nil
 }
@@ -383,8 +368,8 @@ func (s *Service) View(ctx context.Context, code, token string, v Visitor) (Page
 	if c.Kind != KindCertificate {
 		return p, nil
 	}
-	if counted {
-		s.marked(c.Code, false, !c.verifiedBefore)
+	if counted && !c.verifiedBefore {
+		s.marked(c.Code, false, true)
 	}
 	if p.Recipient() && !c.firstViewed {
 		_, err := store.InTx(ctx, s.store, func(tx *store.Tx) (struct{}, error) {
