@@ -40,7 +40,7 @@ SELECT * FROM status_lists WHERE account_id = @account_id AND list = @list;
 -- InsertVerifiableCredential stores a credential's entry at the first of the candidate indexes
 -- free in its list, or nothing when every one is taken (or the credential has its entry
 -- already): the unique keys decide, with index probes whatever the table's size, and the
--- candidates after the first free one conflict with it on credential_id (as PipelineInsertStatusEntry
+-- candidates after the first free one conflict with it on credential_id (as PipelineInsertStatusEntries
 -- draws an issued credential's). An earlier form, over the candidates with NOT EXISTS, was planned as
 -- a scan of the table while its statistics said it was small, and a 10,000-certificate job
 -- spent 16 s in it.

@@ -136,7 +136,7 @@ func entryRow(e Entry, now time.Time) (store.VerifiableCredential, error) {
 // in 17 goes the long way (AssignStatus).
 const drawCandidates = 16
 
-// Draw draws e's entry for an issuance's pipeline to take (store.Pipeline.InsertStatusEntry),
+// Draw draws e's entry for an issuance's pipeline to take (store.Pipeline.InsertStatusEntries),
 // in the round trip that writes the credential: the row as AssignStatus would store it, and
 // random candidate indexes in the open list. When the pipeline took none (no open list yet, or
 // every candidate taken), call AssignStatus in the same transaction, after it.

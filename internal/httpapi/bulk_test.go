@@ -419,16 +419,17 @@ func (s slowIssuer) IssueAll(ctx context.Context, tx *store.Tx, ps []certificate
 func TestASlowBulkJobYieldsInsteadOfTimingOut(t *testing.T) {
 	t.Parallel()
 	s := newIssuing(t)
-	importAttendees(t, s, 100)
+	importAttendees(t, s, 200)
 	res := s.acct.Client.Post("/api/v1/events/"+s.event.String()+"/certificates/generate/jobs", map[string]any{})
 	if res.StatusCode != 202 {
 		t.Fatalf("create job: %d %s", res.StatusCode, res.Body)
 	}
 	path := res.Header.Get("Location")
-	// 100 attendees in batches of 25, each batch 3 s slower than it is (a loaded database),
-	// in runs of 100 ms under a 10 s timeout: a run yields after its first batch, well inside
-	// the bound. A run that looked at the time only every 100 attendees (four batches, 12 s)
-	// would be timed out.
+	// 200 attendees in batches of 25, two at a time, each batch 3 s slower than it is (a
+	// loaded database), in runs of 100 ms under a 10 s timeout: a run yields once its first
+	// batches commit (about 3 s), well inside the bound, and starts no batch after that. A run
+	// that looked at the time only every 100 attendees (four batches, two rounds of lanes,
+	// 6 s), or that started a batch past its time, would be cut off at its bound.
 	slow := slowIssuer{Service: s.env.Service.Certificates, delay: 120 * time.Millisecond}
 	jobs, err := bulkQueue(s.env.Store, s.env.Service.Logger, bulk.Timing{RunFor: 100 * time.Millisecond, JobTimeout: 10 * time.Second}, slow)
 	if err != nil {
@@ -439,7 +440,7 @@ func TestASlowBulkJobYieldsInsteadOfTimingOut(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = jobs.Stop(context.Background()) })
 	done := waitForJob(t, s, path, func(j domain.BulkJob) bool { return j.Status == "completed" })
-	if done.Data.Issued != 100 {
+	if done.Data.Issued != 200 {
 		t.Fatalf("job: %+v", done.Data)
 	}
 	var errs, snoozes int

@@ -113,12 +113,22 @@ type entry struct {
 	assigned *store.Assigned
 }
 
-func queueEntry(ctx context.Context, p *store.Pipeline, e credentials.Entry, now time.Time) (entry, error) {
-	row, candidates, err := credentials.Draw(e, now)
-	if err != nil {
-		return entry{}, err
+// queueEntries queues the entries of es (credentials of the account) in one statement.
+func queueEntries(ctx context.Context, p *store.Pipeline, accountID uuid.UUID, es []credentials.Entry, now time.Time) ([]entry, error) {
+	rows := make([]store.VerifiableCredential, len(es))
+	candidates := make([][]int, len(es))
+	for i, e := range es {
+		var err error
+		if rows[i], candidates[i], err = credentials.Draw(e, now); err != nil {
+			return nil, err
+		}
 	}
-	return entry{Entry: e, assigned: p.InsertStatusEntry(ctx, row, candidates)}, nil
+	assigned := p.InsertStatusEntries(ctx, accountID, rows, candidates)
+	out := make([]entry, len(es))
+	for i, e := range es {
+		out[i] = entry{Entry: e, assigned: assigned[i]}
+	}
+	return out, nil
 }
 
 // assignRest draws, the long way, the entries the pipeline could not take.
@@ -135,8 +145,9 @@ func assignRest(ctx context.Context, tx *store.Tx, entries []entry, now time.Tim
 
 // issueCertificates issues new certificates and drafts. Every new certificate has its code
 // before the pipeline (reserved by the caller, or here); in the pipeline, the credits go first
-// (the hot row that orders the account's issuances), then each certificate's row (a new one
-// takes the account's counter), its entry and its event, then the analytics counts.
+// (the hot row that orders the account's issuances), then the new certificates' rows in one
+// statement (which takes the account's counter), the drafts issued, the entries of all in one
+// statement and their events in one, then the analytics counts.
 func issueCertificates(ctx context.Context, tx *store.Tx, r Request) (Issued, error) {
 	fresh := 0 // new certificates whose codes are reserved here
 	charged := 0
@@ -158,18 +169,32 @@ func issueCertificates(ctx context.Context, tx *store.Tx, r Request) (Issued, er
 		spent = p.SpendCredits(ctx, r.AccountID, CreditPeriod(r.Now), charged)
 	}
 	written := make([]*domain.Certificate, len(r.Certificates))
-	var entries []entry
+	var news []store.NewCertificate
+	var placed []int // the place in r.Certificates of each of news
+	for i, c := range r.Certificates {
+		if c.New == nil {
+			continue
+		}
+		n := *c.New
+		if n.ID == uuid.Nil {
+			n.ID = uuid.Must(uuid.NewV7())
+		}
+		if n.VerificationCode == "" {
+			n.VerificationCode, codes = codes[0], codes[1:]
+		}
+		news, placed = append(news, n), append(placed, i)
+	}
+	newAt := make([]*store.NewCertificate, len(r.Certificates)) // each new certificate as written, by its place
+	for j, c := range p.InsertCertificates(ctx, r.AccountID, news, r.Now) {
+		written[placed[j]], newAt[placed[j]] = c, &news[j]
+	}
+	// What is issued, in the order asked: its entry and its event.
+	var issued []credentials.Entry
+	var ids []uuid.UUID
+	var payloads []any
 	for i, c := range r.Certificates {
 		var known domain.Certificate // the certificate as issued, but for its number
-		if c.New != nil {
-			n := *c.New
-			if n.ID == uuid.Nil {
-				n.ID = uuid.Must(uuid.NewV7())
-			}
-			if n.VerificationCode == "" {
-				n.VerificationCode, codes = codes[0], codes[1:]
-			}
-			written[i] = p.InsertCertificate(ctx, n, r.Now)
+		if n := newAt[i]; n != nil {
 			if n.Draft {
 				continue
 			}
@@ -182,14 +207,15 @@ func issueCertificates(ctx context.Context, tx *store.Tx, r Request) (Issued, er
 			known.Status, known.Snapshot = domain.CertificateValid, nil
 			tx.CountIssued(known.AccountID, known.EventID, store.KindCertificate, c.Issuance.IssuedAt, 1)
 		}
-		e, err := queueEntry(ctx, p, credentials.Entry{Kind: store.KindCertificate, AccountID: known.AccountID, CredentialID: known.ID}, r.Now)
-		if err != nil {
-			return Issued{}, err
-		}
-		entries = append(entries, e)
-		if err := p.CertificateEvent(ctx, known.ID, "certificate.issued", r.Now, c.Event(known)); err != nil {
-			return Issued{}, err
-		}
+		issued = append(issued, credentials.Entry{Kind: store.KindCertificate, AccountID: known.AccountID, CredentialID: known.ID})
+		ids, payloads = append(ids, known.ID), append(payloads, c.Event(known))
+	}
+	entries, err := queueEntries(ctx, p, r.AccountID, issued, r.Now)
+	if err != nil {
+		return Issued{}, err
+	}
+	if err := p.CertificateEvents(ctx, r.AccountID, "certificate.issued", r.Now, ids, payloads); err != nil {
+		return Issued{}, err
 	}
 	if err := p.Send(ctx); err != nil {
 		return Issued{}, err // a draft no longer a draft: ErrNotFound (its attendee is locked, so never in practice)
@@ -248,16 +274,17 @@ func issueBadge(ctx context.Context, tx *store.Tx, r Request) (Issued, error) {
 	}
 	p := tx.Pipeline()
 	spent := p.SpendCredits(ctx, r.AccountID, CreditPeriod(r.Now), len(written))
-	entries := make([]entry, len(written))
+	es := make([]credentials.Entry, len(written))
 	events := make([]any, len(written))
 	for i, a := range written {
 		claims := b.Claims
-		e := credentials.Entry{Kind: store.KindBadgeAssertion, AccountID: a.AccountID, CredentialID: a.ID, Salt: a.RecipientSalt, Claims: &claims}
-		if entries[i], err = queueEntry(ctx, p, e, r.Now); err != nil {
-			return Issued{}, err
-		}
+		es[i] = credentials.Entry{Kind: store.KindBadgeAssertion, AccountID: a.AccountID, CredentialID: a.ID, Salt: a.RecipientSalt, Claims: &claims}
 		events[i] = b.Event(a)
 		tx.CountIssued(r.AccountID, b.EventOf[a.AttendeeID], store.KindBadgeAssertion, r.Now, 1)
+	}
+	entries, err := queueEntries(ctx, p, r.AccountID, es, r.Now)
+	if err != nil {
+		return Issued{}, err
 	}
 	if err := p.OutboxMany(ctx, r.AccountID, "badge.issued", r.Now, events); err != nil {
 		return Issued{}, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -197,6 +198,21 @@ func kinds() []kind {
 		issued: certificatesOf,
 		codeOf: func(r issuance.Request) string { return r.Certificates[0].Draft.VerificationCode },
 	}, {
+		name: "new certificates, a new draft and a draft turned issued, together",
+		arrange: func(t *testing.T, w world) issuance.Request {
+			return w.mixedRequest(t)
+		},
+		want: writes{Credits: 4, Codes: 4, Entries: 4, Events: 4, Counted: 4, Emails: 4}, // the draft turned issued keeps its code
+		issued: func(out issuance.Issued) []credential {
+			var issued []credential
+			for _, c := range certificatesOf(out) {
+				if !slices.ContainsFunc(out.Certificates, func(d domain.Certificate) bool { return d.ID == c.id && d.Status == domain.CertificateDraft }) {
+					issued = append(issued, c)
+				}
+			}
+			return issued
+		},
+	}, {
 		name: "a badge issued to three attendees",
 		arrange: func(t *testing.T, w world) issuance.Request {
 			return w.badgeRequest(t, 3)
@@ -204,6 +220,109 @@ func kinds() []kind {
 		want:   writes{Credits: 3, Codes: 3, Entries: 3, Events: 3, Counted: 3, Emails: 3},
 		issued: assertionsOf,
 	}}
+}
+
+// mixedRequest is one issuance of three new certificates, a new draft and a draft (written
+// first) turned issued, in that order but for the draft turned issued, which comes second.
+func (w world) mixedRequest(t *testing.T) issuance.Request {
+	t.Helper()
+	d := w.draft(t, "Drafted")
+	news := func(first string, draft bool) issuance.Certificate {
+		return issuance.Certificate{New: w.newCertificate(w.attendee(t, first), draft), Event: certificateEvent, Email: w.certificateEmail}
+	}
+	return issuance.Request{AccountID: w.Account, Now: w.Clock.Now(), Certificates: []issuance.Certificate{
+		news("Ada", false),
+		{Draft: &d, Issuance: store.Issuance{Recipient: domain.Recipient{FirstName: d.FirstName, LastName: d.LastName, Email: d.Email},
+			Snapshot: json.RawMessage(`{}`), IssuedAt: w.Clock.Now().UTC()}, Event: certificateEvent, Email: w.certificateEmail},
+		news("Grace", false),
+		news("Hedy", true),
+		news("Karen", false),
+	}}
+}
+
+// Certificates issued together are answered in the order asked, each as its row says, and
+// the new ones are numbered in that order after the account's last number; the draft turned
+// issued keeps the number and code it had.
+func TestCertificatesIssuedTogetherAreNumberedInTheOrderAsked(t *testing.T) {
+	t.Parallel()
+	w := world{testkit.NewWorld(t)}
+	r := w.mixedRequest(t) // its draft took T-0001
+	out, err := w.issue(t, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct{ number, first string }{{"T-0002", "Ada"}, {"T-0001", "Drafted"}, {"T-0003", "Grace"}, {"T-0004", "Hedy"}, {"T-0005", "Karen"}}
+	if len(out.Certificates) != len(want) {
+		t.Fatalf("answered %d certificates, want %d", len(out.Certificates), len(want))
+	}
+	for i, c := range out.Certificates {
+		var number, first, status string
+		testkit.QueryRowAt(t, w.DBURL, `SELECT certificate_number, recipient_first_name, status FROM certificates WHERE id = $1`,
+			[]any{c.ID}, &number, &first, &status)
+		if c.Number != want[i].number || number != c.Number || first != want[i].first || c.FirstName != first {
+			t.Fatalf("certificate %d answered %s for %s, stored %s for %s; want %s for %s", i, c.Number, c.FirstName, number, first,
+				want[i].number, want[i].first)
+		}
+		if wantDraft := i == 3; (c.Status == domain.CertificateDraft) != wantDraft || (status == "draft") != wantDraft {
+			t.Fatalf("certificate %d is %s (stored %s)", i, c.Status, status)
+		}
+	}
+	if out.Certificates[1].VerificationCode != r.Certificates[1].Draft.VerificationCode {
+		t.Fatalf("the draft turned issued has code %s, it had %s", out.Certificates[1].VerificationCode, r.Certificates[1].Draft.VerificationCode)
+	}
+}
+
+// The entries written by one statement never share an index: credentials of the statement that
+// drew the same candidates take the next free one each, and one left without a free candidate
+// is written nothing (its issuance draws it the long way); an index taken before is skipped.
+func TestStatusEntriesOfOneStatementTakeDifferentIndexes(t *testing.T) {
+	t.Parallel()
+	w := world{testkit.NewWorld(t)}
+	now := w.Clock.Now().UTC()
+	entry := func(salt string) store.VerifiableCredential {
+		return store.VerifiableCredential{CredentialID: uuid.New(), Kind: store.KindCertificate, AccountID: w.Account,
+			Salt: "salt-of-sixteen-" + salt, SignedAt: now}
+	}
+	taken := entry("taken")
+	vs := []store.VerifiableCredential{entry("one"), entry("two"), entry("three"), entry("four")}
+	assigned, err := store.InTx(t.Context(), w.Store, func(tx *store.Tx) ([]*store.Assigned, error) {
+		if err := tx.EnsureStatusList(t.Context(), w.Account, 1, now); err != nil {
+			return nil, err
+		}
+		p := tx.Pipeline()
+		first := p.InsertStatusEntries(t.Context(), w.Account, []store.VerifiableCredential{taken}, [][]int{{7, 7, 7}})
+		if err := p.Send(t.Context()); err != nil || !first[0].OK {
+			return nil, fmt.Errorf("the first entry: %v", err)
+		}
+		p = tx.Pipeline()
+		out := p.InsertStatusEntries(t.Context(), w.Account, vs, [][]int{{5, 7, 9}, {5, 7, 9}, {7, 5, 9}, {9, 5, 7}})
+		return out, p.Send(t.Context())
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 5 and 9 are left: two of the four take them, the others find every candidate taken.
+	n := 0
+	for i, a := range assigned {
+		var rows int
+		testkit.QueryRowAt(t, w.DBURL, `SELECT count(*)::integer FROM verifiable_credentials WHERE credential_id = $1`,
+			[]any{vs[i].CredentialID}, &rows)
+		if a.OK != (rows == 1) {
+			t.Fatalf("entry %d answered %v, has %d rows", i, a.OK, rows)
+		}
+		if a.OK {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Fatalf("%d entries written, want 2", n)
+	}
+	var indexes []int32
+	testkit.QueryRowAt(t, w.DBURL, `SELECT array_agg(status_index ORDER BY status_index) FROM verifiable_credentials
+		WHERE account_id = $1 AND list = 1`, []any{w.Account}, &indexes)
+	if !slices.Equal(indexes, []int32{5, 7, 9}) {
+		t.Fatalf("indexes %v, want [5 7 9]", indexes)
+	}
 }
 
 func (w world) badgeRequest(t *testing.T, n int) issuance.Request {

@@ -2,8 +2,8 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -159,25 +159,75 @@ func (p *Pipeline) SpendCredits(ctx context.Context, accountID uuid.UUID, period
 	return out
 }
 
-// InsertCertificate queues a new certificate or draft, numbered with the account's next
-// number, which its statement takes (Number.Prefix, then the number zero-padded to
-// Number.Digits), under VerificationCode, reserved before (Tx.ReadIssuances or
-// RegisterVerificationCodes). The
-// certificate is filled in by Send.
-func (p *Pipeline) InsertCertificate(ctx context.Context, c NewCertificate, now time.Time) *domain.Certificate {
-	status := domain.StoredCertificateIssued
-	if c.Draft {
-		status = domain.StoredCertificateDraft
+// InsertCertificates queues new certificates and drafts of the account, in one statement,
+// numbered with the account's next numbers in the order given, which the statement takes
+// (each Number.Prefix, then its number zero-padded to Number.Digits), each under its
+// VerificationCode, reserved before (Tx.ReadIssuances or RegisterVerificationCodes). The
+// certificates, in the order given, are filled in by Send.
+func (p *Pipeline) InsertCertificates(ctx context.Context, accountID uuid.UUID, cs []NewCertificate, now time.Time) []*domain.Certificate {
+	out := make([]*domain.Certificate, len(cs))
+	if len(cs) == 0 {
+		return out
 	}
-	if c.ID == uuid.Nil {
-		c.ID = newID()
+	arg := db.PipelineInsertCertificatesParams{AccountID: accountID, Now: now}
+	at := make(map[uuid.UUID]int, len(cs)) // each certificate's place, to fill in from its row
+	for i, c := range cs {
+		if c.AccountID != accountID {
+			p.reads = append(p.reads, func() error { return errors.New("store: certificates of another account in one insert") })
+		}
+		if c.ID == uuid.Nil {
+			c.ID = newID()
+		}
+		status := domain.StoredCertificateIssued
+		if c.Draft {
+			status = domain.StoredCertificateDraft
+		}
+		var issued, expires time.Time
+		if c.IssuedAt != nil {
+			issued = *c.IssuedAt
+		}
+		if c.ExpiresAt != nil {
+			expires = *c.ExpiresAt
+		}
+		at[c.ID] = i
+		out[i] = &domain.Certificate{}
+		arg.Ids = append(arg.Ids, c.ID)
+		arg.EventIds = append(arg.EventIds, c.EventID)
+		arg.AttendeeIds = append(arg.AttendeeIds, c.AttendeeID)
+		arg.TemplateIds = append(arg.TemplateIds, c.TemplateID)
+		arg.NumberPrefixes = append(arg.NumberPrefixes, c.Number.Prefix)
+		arg.NumberDigits = append(arg.NumberDigits, int32(c.Number.Digits))
+		arg.VerificationCodes = append(arg.VerificationCodes, c.VerificationCode)
+		arg.Statuses = append(arg.Statuses, status)
+		arg.RecipientFirstNames = append(arg.RecipientFirstNames, c.Recipient.FirstName)
+		arg.RecipientLastNames = append(arg.RecipientLastNames, c.Recipient.LastName)
+		arg.RecipientEmails = append(arg.RecipientEmails, c.Recipient.Email)
+		arg.Snapshots = append(arg.Snapshots, c.Snapshot)
+		arg.IssuedAts = append(arg.IssuedAts, issued)
+		arg.Expiring = append(arg.Expiring, c.ExpiresAt != nil)
+		arg.ExpiresAts = append(arg.ExpiresAts, expires)
 	}
-	r := p.q.PipelineInsertCertificate(ctx, []db.PipelineInsertCertificateParams{{ID: c.ID, AccountID: c.AccountID,
-		EventID: c.EventID, AttendeeID: c.AttendeeID, TemplateID: c.TemplateID, NumberPrefix: c.Number.Prefix,
-		NumberDigits: int32(c.Number.Digits), VerificationCode: c.VerificationCode, Status: status,
-		RecipientFirstName: c.Recipient.FirstName, RecipientLastName: c.Recipient.LastName, RecipientEmail: c.Recipient.Email,
-		Snapshot: c.Snapshot, IssuedAt: c.IssuedAt, ExpiresAt: c.ExpiresAt, Now: now}})
-	return p.certificate(r.QueryRow, now)
+	r := p.q.PipelineInsertCertificates(ctx, []db.PipelineInsertCertificatesParams{arg})
+	p.reads = append(p.reads, func() error {
+		var err error
+		written := 0
+		r.Query(func(_ int, rows []db.Certificate, e error) {
+			if err = e; e != nil {
+				return
+			}
+			for _, row := range rows {
+				if i, ok := at[row.ID]; ok {
+					*out[i] = certificateFrom(row, now)
+					written++
+				}
+			}
+		})
+		if err == nil && written != len(cs) {
+			err = fmt.Errorf("store: %d of %d certificates written", written, len(cs))
+		}
+		return err
+	})
+	return out
 }
 
 // IssueDraft queues the issuance of a draft, keeping its number and code; Send answers
@@ -215,35 +265,67 @@ func (p *Pipeline) certificate(queryRow func(func(int, db.Certificate, error)), 
 // Assigned says whether a pipeline's status entry was written (read after Send).
 type Assigned struct{ OK bool }
 
-// InsertStatusEntry queues v's entry in the account's open status list (v.List is not read) at
-// the first of the candidate indexes that is free; after Send, the answer says whether it was
-// written (not: no open list, or every candidate taken).
-func (p *Pipeline) InsertStatusEntry(ctx context.Context, v VerifiableCredential, candidates []int) *Assigned {
-	out := &Assigned{}
-	r := p.q.PipelineInsertStatusEntry(ctx, []db.PipelineInsertStatusEntryParams{{CredentialID: v.CredentialID, Kind: v.Kind,
-		AccountID: v.AccountID, Salt: v.Salt, Claims: v.Claims, Now: v.SignedAt,
-		Candidates: convert(candidates, func(n int) int32 { return int32(n) })}})
+// InsertStatusEntries queues the entries of credentials of the account in its open status list
+// (vs[i].List is not read), in one statement: each at the first of its candidates (as many for
+// each) that is free. After Send, each answer says whether its entry was written (not: no open
+// list, or every candidate taken).
+func (p *Pipeline) InsertStatusEntries(ctx context.Context, accountID uuid.UUID, vs []VerifiableCredential, candidates [][]int) []*Assigned {
+	out := make([]*Assigned, len(vs))
+	if len(vs) == 0 {
+		return out
+	}
+	per := len(candidates[0])
+	arg := db.PipelineInsertStatusEntriesParams{AccountID: accountID, Now: vs[0].SignedAt, Per: int32(per)}
+	at := make(map[uuid.UUID]int, len(vs))
+	for i, v := range vs {
+		if v.AccountID != accountID || len(candidates[i]) != per || !v.SignedAt.Equal(arg.Now) {
+			p.reads = append(p.reads, func() error {
+				return errors.New("store: status entries of another account, time or number of candidates in one insert")
+			})
+		}
+		at[v.CredentialID] = i
+		out[i] = &Assigned{}
+		arg.CredentialIds = append(arg.CredentialIds, v.CredentialID)
+		arg.Kinds = append(arg.Kinds, v.Kind)
+		arg.Salts = append(arg.Salts, v.Salt)
+		arg.Claims = append(arg.Claims, v.Claims)
+		for _, c := range candidates[i] {
+			arg.Candidates = append(arg.Candidates, int32(c))
+		}
+	}
+	r := p.q.PipelineInsertStatusEntries(ctx, []db.PipelineInsertStatusEntriesParams{arg})
 	p.reads = append(p.reads, func() error {
 		var err error
-		r.Query(func(_ int, lists []int32, e error) { err, out.OK = e, e == nil && len(lists) > 0 })
+		r.Query(func(_ int, ids []uuid.UUID, e error) {
+			if err = e; e == nil {
+				for _, id := range ids {
+					if i, ok := at[id]; ok {
+						out[i].OK = true
+					}
+				}
+			}
+		})
 		return err
 	})
 	return out
 }
 
-// CertificateEvent queues an outbox event about a certificate written earlier in the pipeline
-// (inserted, or a draft issued), with its payload's data.certificateNumber set from the
-// certificate's row by the statement; Send queues its webhook fan-out.
-func (p *Pipeline) CertificateEvent(ctx context.Context, certificateID uuid.UUID, eventType string, at time.Time, payload any) error {
-	b, err := json.Marshal(payload)
+// CertificateEvents queues an outbox event of eventType about each certificate of the account
+// written earlier in the pipeline (inserted, or a draft issued), in one statement and in the
+// order given, with its payload's data.certificateNumber set from the certificate's row by the
+// statement; Send queues their webhook fan-out.
+func (p *Pipeline) CertificateEvents(ctx context.Context, accountID uuid.UUID, eventType string, at time.Time, certificateIDs []uuid.UUID, payloads []any) error {
+	if len(certificateIDs) == 0 {
+		return nil
+	}
+	ids, bodies, err := outboxPayloads(payloads)
 	if err != nil {
 		return err
 	}
-	id := newID()
-	r := p.q.PipelineInsertCertificateEvent(ctx, []db.PipelineInsertCertificateEventParams{{ID: id, EventType: eventType,
-		Payload: b, OccurredAt: at, CertificateID: certificateID}})
+	r := p.q.PipelineInsertCertificateEvents(ctx, []db.PipelineInsertCertificateEventsParams{{EventType: eventType, OccurredAt: at,
+		Ids: ids, CertificateIds: certificateIDs, Payloads: bodies, AccountID: accountID}})
 	p.exec(func(f func(int, error)) { r.Exec(f) })
-	p.events = append(p.events, id)
+	p.events = append(p.events, ids...)
 	return nil
 }
 
