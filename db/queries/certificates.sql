@@ -35,6 +35,29 @@ LEFT JOIN branding b ON b.account_id = a.account_id
 WHERE a.account_id = @account_id AND a.id = @attendee_id
 FOR UPDATE OF a;
 
+-- LockIssueSources is LockIssueSource for several of the account's attendees, each with the
+-- template asked for it (@attendee_ids[i] with @template_ids[i]), in one statement: the
+-- attendees are locked in id order, as LockAttendees locks them. An attendee or template
+-- missing has no row (LockAttendeeForIssue tells which). A batch query, queued with the
+-- CurrentCertificatesFor and ReserveNewCertificateCode of each (store.Tx.ReadIssuances).
+-- name: LockIssueSources :batchmany
+SELECT a.*, e.name AS event_name, e.event_date, e.location AS event_location, e.description AS event_description,
+       e.certificate_validity_days, e.template_id AS event_template_id, e.locale AS event_locale,
+       sqlc.embed(t),
+       b.account_id AS branding_account_id, b.issuer_name AS branding_issuer_name, b.website AS branding_website,
+       b.logo AS branding_logo, b.primary_color AS branding_primary_color, b.email_from_name AS branding_email_from_name,
+       b.email_reply_to AS branding_email_reply_to, b.updated_at AS branding_updated_at, b.signatories AS branding_signatories,
+       acc.name AS account_name
+FROM (SELECT unnest(@attendee_ids::uuid[]) AS attendee_id, unnest(@template_ids::uuid[]) AS template_id) k
+JOIN attendees a ON a.id = k.attendee_id
+JOIN events e ON e.id = a.event_id
+JOIN accounts acc ON acc.id = a.account_id
+JOIN templates t ON t.id = k.template_id AND (t.account_id = a.account_id OR t.account_id IS NULL)
+LEFT JOIN branding b ON b.account_id = a.account_id
+WHERE a.account_id = @account_id
+ORDER BY a.id
+FOR UPDATE OF a;
+
 -- CurrentCertificatesFor marks the key's issued certificate past its expiry as expired (so
 -- that a new one can be issued: at most one issued certificate per attendee, event and
 -- template) and returns what is current after that: the issued certificate and the draft, if

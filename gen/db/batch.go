@@ -273,6 +273,161 @@ func (b *LockIssueSourceBatchResults) Close() error {
 	return b.br.Close()
 }
 
+const lockIssueSources = `-- name: LockIssueSources :batchmany
+SELECT a.id, a.account_id, a.event_id, a.first_name, a.last_name, a.email, a.email_normalized, a.metadata, a.created_at, a.updated_at, e.name AS event_name, e.event_date, e.location AS event_location, e.description AS event_description,
+       e.certificate_validity_days, e.template_id AS event_template_id, e.locale AS event_locale,
+       t.id, t.account_id, t.name, t.description, t.active, t.page_size, t.orientation, t.layout, t.created_at, t.updated_at,
+       b.account_id AS branding_account_id, b.issuer_name AS branding_issuer_name, b.website AS branding_website,
+       b.logo AS branding_logo, b.primary_color AS branding_primary_color, b.email_from_name AS branding_email_from_name,
+       b.email_reply_to AS branding_email_reply_to, b.updated_at AS branding_updated_at, b.signatories AS branding_signatories,
+       acc.name AS account_name
+FROM (SELECT unnest($1::uuid[]) AS attendee_id, unnest($2::uuid[]) AS template_id) k
+JOIN attendees a ON a.id = k.attendee_id
+JOIN events e ON e.id = a.event_id
+JOIN accounts acc ON acc.id = a.account_id
+JOIN templates t ON t.id = k.template_id AND (t.account_id = a.account_id OR t.account_id IS NULL)
+LEFT JOIN branding b ON b.account_id = a.account_id
+WHERE a.account_id = $3
+ORDER BY a.id
+FOR UPDATE OF a
+`
+
+type LockIssueSourcesBatchResults struct {
+	br     pgx.BatchResults
+	tot    int
+	closed bool
+}
+
+type LockIssueSourcesParams struct {
+	AttendeeIds []uuid.UUID
+	TemplateIds []uuid.UUID
+	AccountID   uuid.UUID
+}
+
+type LockIssueSourcesRow struct {
+	ID                      uuid.UUID
+	AccountID               uuid.UUID
+	EventID                 uuid.UUID
+	FirstName               string
+	LastName                string
+	Email                   string
+	EmailNormalized         *string
+	Metadata                []byte
+	CreatedAt               time.Time
+	UpdatedAt               time.Time
+	EventName               string
+	EventDate               time.Time
+	EventLocation           *string
+	EventDescription        *string
+	CertificateValidityDays *int32
+	EventTemplateID         uuid.UUID
+	EventLocale             string
+	Template                Template
+	BrandingAccountID       *uuid.UUID
+	BrandingIssuerName      *string
+	BrandingWebsite         *string
+	BrandingLogo            *string
+	BrandingPrimaryColor    *string
+	BrandingEmailFromName   *string
+	BrandingEmailReplyTo    *string
+	BrandingUpdatedAt       *time.Time
+	BrandingSignatories     []byte
+	AccountName             string
+}
+
+// LockIssueSources is LockIssueSource for several of the account's attendees, each with the
+// template asked for it (@attendee_ids[i] with @template_ids[i]), in one statement: the
+// attendees are locked in id order, as LockAttendees locks them. An attendee or template
+// missing has no row (LockAttendeeForIssue tells which). A batch query, queued with the
+// CurrentCertificatesFor and ReserveNewCertificateCode of each (store.Tx.ReadIssuances).
+func (q *Queries) LockIssueSources(ctx context.Context, arg []LockIssueSourcesParams) *LockIssueSourcesBatchResults {
+	batch := &pgx.Batch{}
+	for _, a := range arg {
+		vals := []interface{}{
+			a.AttendeeIds,
+			a.TemplateIds,
+			a.AccountID,
+		}
+		batch.Queue(lockIssueSources, vals...)
+	}
+	br := q.db.SendBatch(ctx, batch)
+	return &LockIssueSourcesBatchResults{br, len(arg), false}
+}
+
+func (b *LockIssueSourcesBatchResults) Query(f func(int, []LockIssueSourcesRow, error)) {
+	defer b.br.Close()
+	for t := 0; t < b.tot; t++ {
+		var items []LockIssueSourcesRow
+		if b.closed {
+			if f != nil {
+				f(t, items, ErrBatchAlreadyClosed)
+			}
+			continue
+		}
+		err := func() error {
+			rows, err := b.br.Query()
+			if err != nil {
+				return err
+			}
+			defer rows.Close()
+			for rows.Next() {
+				var i LockIssueSourcesRow
+				if err := rows.Scan(
+					&i.ID,
+					&i.AccountID,
+					&i.EventID,
+					&i.FirstName,
+					&i.LastName,
+					&i.Email,
+					&i.EmailNormalized,
+					&i.Metadata,
+					&i.CreatedAt,
+					&i.UpdatedAt,
+					&i.EventName,
+					&i.EventDate,
+					&i.EventLocation,
+					&i.EventDescription,
+					&i.CertificateValidityDays,
+					&i.EventTemplateID,
+					&i.EventLocale,
+					&i.Template.ID,
+					&i.Template.AccountID,
+					&i.Template.Name,
+					&i.Template.Description,
+					&i.Template.Active,
+					&i.Template.PageSize,
+					&i.Template.Orientation,
+					&i.Template.Layout,
+					&i.Template.CreatedAt,
+					&i.Template.UpdatedAt,
+					&i.BrandingAccountID,
+					&i.BrandingIssuerName,
+					&i.BrandingWebsite,
+					&i.BrandingLogo,
+					&i.BrandingPrimaryColor,
+					&i.BrandingEmailFromName,
+					&i.BrandingEmailReplyTo,
+					&i.BrandingUpdatedAt,
+					&i.BrandingSignatories,
+					&i.AccountName,
+				); err != nil {
+					return err
+				}
+				items = append(items, i)
+			}
+			return rows.Err()
+		}()
+		if f != nil {
+			f(t, items, err)
+		}
+	}
+}
+
+func (b *LockIssueSourcesBatchResults) Close() error {
+	b.closed = true
+	return b.br.Close()
+}
+
 const pipelineCountIssued = `-- name: PipelineCountIssued :batchexec
 INSERT INTO analytics_daily AS d (account_id, day, event_id, credential_kind, issued)
 SELECT account_id, day, event_id, kind, sum(n)::integer

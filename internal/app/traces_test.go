@@ -134,7 +134,7 @@ func TestTracesFollowARequestIntoTheDatabaseAndItsWebhook(t *testing.T) {
 		}
 	}
 	// (Statements are named by their sqlc query names; pgx's own by their SQL verb.)
-	for _, want := range []string{"BEGIN", "LockIssueSource", "PipelineSpendCredits", "COMMIT"} {
+	for _, want := range []string{"BEGIN", "LockIssueSources", "PipelineSpendCredits", "COMMIT"} {
 		if !contains(statements, want) {
 			t.Errorf("no %s among the request's database spans: %v", want, statements)
 		}

@@ -167,30 +167,49 @@ type IssuanceReading struct {
 	Current CurrentCertificates
 }
 
-// ReadIssuances does the reads of several issuances in one round trip, each as LockIssueSource
-// and CurrentCertificates would: the attendee locked and the source read, a lapsed certificate
-// of the key marked expired, its current certificates read and, when it has none, its code
-// reserved. Reads are done in the order given, so the attendees are locked in that order.
+// ReadIssuances does the reads of several issuances of one account in one round trip, each as
+// LockIssueSource and CurrentCertificates would: the attendees locked (in id order) and their
+// sources read in one statement, then for each, a lapsed certificate of its key marked
+// expired, its current certificates read and, when it has none, its code reserved.
 func (t *Tx) ReadIssuances(ctx context.Context, reads []IssuanceRead, now time.Time) ([]IssuanceReading, error) {
 	out := make([]IssuanceReading, len(reads))
-	p := t.Pipeline()
+	if len(reads) == 0 {
+		return out, nil
+	}
+	type key struct{ attendee, template uuid.UUID }
+	at := make(map[key]int, len(reads))
+	arg := db.LockIssueSourcesParams{AccountID: reads[0].AccountID}
 	for i, r := range reads {
-		got := &out[i]
-		src := p.q.LockIssueSource(ctx, []db.LockIssueSourceParams{{AccountID: r.AccountID, AttendeeID: r.Key.AttendeeID, TemplateID: r.Key.TemplateID}})
-		p.reads = append(p.reads, func() error {
-			var err error
-			src.QueryRow(func(_ int, a db.LockIssueSourceRow, e error) {
-				if err = e; e == nil {
-					got.Source, err = issueSourceFrom(a)
-					got.Found = err == nil
-				}
-			})
-			if errors.Is(err, pgx.ErrNoRows) {
-				return nil
+		if r.AccountID != arg.AccountID {
+			return nil, errors.New("store: issuances of several accounts read together")
+		}
+		at[key{r.Key.AttendeeID, r.Key.TemplateID}] = i
+		arg.AttendeeIds = append(arg.AttendeeIds, r.Key.AttendeeID)
+		arg.TemplateIds = append(arg.TemplateIds, r.Key.TemplateID)
+	}
+	p := t.Pipeline()
+	sources := p.q.LockIssueSources(ctx, []db.LockIssueSourcesParams{arg})
+	p.reads = append(p.reads, func() error {
+		var err error
+		sources.Query(func(_ int, rows []db.LockIssueSourcesRow, e error) {
+			if err = e; e != nil {
+				return
 			}
-			return mapError(err)
+			for _, row := range rows {
+				i, ok := at[key{row.ID, row.Template.ID}]
+				if !ok {
+					continue
+				}
+				if out[i].Source, err = issueSourceFrom(db.LockIssueSourceRow(row)); err != nil {
+					return
+				}
+				out[i].Found = true
+			}
 		})
-		p.currentCertificates(ctx, r.AccountID, r.Key, now, r.Code, &got.Current)
+		return mapError(err)
+	})
+	for i, r := range reads {
+		p.currentCertificates(ctx, r.AccountID, r.Key, now, r.Code, &out[i].Current)
 	}
 	if err := p.flush(ctx); err != nil {
 		return nil, err
