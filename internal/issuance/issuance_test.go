@@ -529,3 +529,27 @@ func TestIssueRoundTrips(t *testing.T) {
 		}
 	}
 }
+
+// A certificate's snapshot is compressed with lz4 where the server has it (migration 00032),
+// with the server's default elsewhere.
+func TestSnapshotsAreCompressedWithLZ4WhereTheServerHasIt(t *testing.T) {
+	t.Parallel()
+	w := world{testkit.NewWorld(t)}
+	c := w.newCertificate(w.attendee(t, "Ada"), false)
+	c.Snapshot = json.RawMessage(`{"layout": "` + strings.Repeat("a certificate's layout, ", 200) + `"}`) // 4.8 KB, compressed when stored
+	out, err := w.issue(t, issuance.Request{AccountID: w.Account, Now: w.Clock.Now(), Certificates: []issuance.Certificate{{New: c, Event: certificateEvent}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hasLZ4 bool
+	var method string
+	testkit.QueryRowAt(t, w.DBURL, `SELECT 'lz4' = ANY ((SELECT enumvals FROM pg_settings WHERE name = 'default_toast_compression')::text[]),
+		coalesce(pg_column_compression(snapshot), 'none') FROM certificates WHERE id = $1`, []any{out.Certificates[0].ID}, &hasLZ4, &method)
+	want := "pglz"
+	if hasLZ4 {
+		want = "lz4"
+	}
+	if method != want {
+		t.Fatalf("the snapshot is stored compressed with %s, want %s (the server has lz4: %v)", method, want, hasLZ4)
+	}
+}
