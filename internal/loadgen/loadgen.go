@@ -93,6 +93,9 @@ type Options struct {
 	Duration time.Duration // how long to send
 	// WantStatus is the status every answer must have (default 200); others count as failed.
 	WantStatus int
+	// Requests, when positive, ends the run once that many requests are sent, before Duration
+	// if they go faster: a pass over a set of requests (n consecutive numbers).
+	Requests int
 }
 
 // Run sends requests built by next from opts.Clients goroutines for opts.Duration, or until
@@ -115,10 +118,14 @@ func Run(ctx context.Context, next Request, opts Options) *Result {
 	total := &Result{}
 	start := time.Now()
 	var wg sync.WaitGroup
+	var sent atomic.Int64
 	for range opts.Clients {
 		wg.Go(func() {
 			r := &Result{Latencies: make([]time.Duration, 0, 4096)}
 			for ctx.Err() == nil {
+				if opts.Requests > 0 && sent.Add(1) > int64(opts.Requests) {
+					break
+				}
 				n := counter.Add(1)
 				req, err := next(n)
 				if err != nil {
