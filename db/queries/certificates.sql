@@ -14,32 +14,13 @@ FOR UPDATE OF a;
 -- name: LockAttendees :exec
 SELECT a.id FROM attendees a WHERE a.account_id = @account_id AND a.id = ANY(@ids::uuid[]) ORDER BY a.id FOR UPDATE;
 
--- LockIssueSource reads what a certificate is made from in one round trip: the attendee,
--- locked as LockAttendeeForIssue locks it, with its event, the template (the account's or a
--- system one), the account's branding (its columns NULL when the account has none) and name. No
--- row: the attendee or the template is missing (LockAttendeeForIssue tells which).
--- A batch query: an issuance's reads go in one round trip with CurrentCertificatesFor and
--- ReserveNewCertificateCode, and a group's for all its issuances (store.Tx.ReadIssuances).
--- name: LockIssueSource :batchone
-SELECT a.*, e.name AS event_name, e.event_date, e.location AS event_location, e.description AS event_description,
-       e.certificate_validity_days, e.template_id AS event_template_id, e.locale AS event_locale,
-       sqlc.embed(t),
-       b.account_id AS branding_account_id, b.issuer_name AS branding_issuer_name, b.website AS branding_website,
-       b.logo AS branding_logo, b.primary_color AS branding_primary_color, b.email_from_name AS branding_email_from_name,
-       b.email_reply_to AS branding_email_reply_to, b.updated_at AS branding_updated_at, b.signatories AS branding_signatories,
-       acc.name AS account_name
-FROM attendees a JOIN events e ON e.id = a.event_id
-JOIN accounts acc ON acc.id = a.account_id
-JOIN templates t ON t.id = @template_id AND (t.account_id = a.account_id OR t.account_id IS NULL)
-LEFT JOIN branding b ON b.account_id = a.account_id
-WHERE a.account_id = @account_id AND a.id = @attendee_id
-FOR UPDATE OF a;
-
--- LockIssueSources is LockIssueSource for several of the account's attendees, each with the
--- template asked for it (@attendee_ids[i] with @template_ids[i]), in one statement: the
--- attendees are locked in id order, as LockAttendees locks them. An attendee or template
--- missing has no row (LockAttendeeForIssue tells which). A batch query, queued with the
--- CurrentCertificatesFor and ReserveNewCertificateCode of each (store.Tx.ReadIssuances).
+-- LockIssueSources reads what certificates are made from, for some of the account's attendees,
+-- each with the template asked for it (@attendee_ids[i] with @template_ids[i]), in one
+-- statement: the attendee, locked as LockAttendeeForIssue locks it (the attendees in id order,
+-- as LockAttendees locks them), with its event, the template (the account's or a system one),
+-- the account's branding (its columns NULL when the account has none) and name. An attendee
+-- or template missing has no row (LockAttendeeForIssue tells which). A batch query: queued with
+-- the CurrentCertificatesFor and ReserveNewCertificateCode of each (store.Tx.ReadIssuances).
 -- name: LockIssueSources :batchmany
 SELECT a.*, e.name AS event_name, e.event_date, e.location AS event_location, e.description AS event_description,
        e.certificate_validity_days, e.template_id AS event_template_id, e.locale AS event_locale,
@@ -65,7 +46,7 @@ FOR UPDATE OF a;
 -- certificates it expired are left out by id. Only the account's attendee's (the EXISTS, once
 -- per statement: an account_id condition on certificates led PostgreSQL's generic plan to
 -- the account's index, ten times slower). A batch query: it shares its round trip with
--- ReserveNewCertificateCode, queued after it, and with LockIssueSource (store.Tx.ReadIssuances).
+-- ReserveNewCertificateCode, queued after it, and with LockIssueSources (store.Tx.ReadIssuances).
 -- name: CurrentCertificatesFor :batchmany
 WITH expired AS (
     UPDATE certificates SET status = 'expired', updated_at = @now::timestamptz

@@ -53,7 +53,7 @@ type CurrentCertificatesForParams struct {
 // certificates it expired are left out by id. Only the account's attendee's (the EXISTS, once
 // per statement: an account_id condition on certificates led PostgreSQL's generic plan to
 // the account's index, ten times slower). A batch query: it shares its round trip with
-// ReserveNewCertificateCode, queued after it, and with LockIssueSource (store.Tx.ReadIssuances).
+// ReserveNewCertificateCode, queued after it, and with LockIssueSources (store.Tx.ReadIssuances).
 func (q *Queries) CurrentCertificatesFor(ctx context.Context, arg []CurrentCertificatesForParams) *CurrentCertificatesForBatchResults {
 	batch := &pgx.Batch{}
 	for _, a := range arg {
@@ -133,146 +133,6 @@ func (b *CurrentCertificatesForBatchResults) Close() error {
 	return b.br.Close()
 }
 
-const lockIssueSource = `-- name: LockIssueSource :batchone
-SELECT a.id, a.account_id, a.event_id, a.first_name, a.last_name, a.email, a.email_normalized, a.metadata, a.created_at, a.updated_at, e.name AS event_name, e.event_date, e.location AS event_location, e.description AS event_description,
-       e.certificate_validity_days, e.template_id AS event_template_id, e.locale AS event_locale,
-       t.id, t.account_id, t.name, t.description, t.active, t.page_size, t.orientation, t.layout, t.created_at, t.updated_at,
-       b.account_id AS branding_account_id, b.issuer_name AS branding_issuer_name, b.website AS branding_website,
-       b.logo AS branding_logo, b.primary_color AS branding_primary_color, b.email_from_name AS branding_email_from_name,
-       b.email_reply_to AS branding_email_reply_to, b.updated_at AS branding_updated_at, b.signatories AS branding_signatories,
-       acc.name AS account_name
-FROM attendees a JOIN events e ON e.id = a.event_id
-JOIN accounts acc ON acc.id = a.account_id
-JOIN templates t ON t.id = $1 AND (t.account_id = a.account_id OR t.account_id IS NULL)
-LEFT JOIN branding b ON b.account_id = a.account_id
-WHERE a.account_id = $2 AND a.id = $3
-FOR UPDATE OF a
-`
-
-type LockIssueSourceBatchResults struct {
-	br     pgx.BatchResults
-	tot    int
-	closed bool
-}
-
-type LockIssueSourceParams struct {
-	TemplateID uuid.UUID
-	AccountID  uuid.UUID
-	AttendeeID uuid.UUID
-}
-
-type LockIssueSourceRow struct {
-	ID                      uuid.UUID
-	AccountID               uuid.UUID
-	EventID                 uuid.UUID
-	FirstName               string
-	LastName                string
-	Email                   string
-	EmailNormalized         *string
-	Metadata                []byte
-	CreatedAt               time.Time
-	UpdatedAt               time.Time
-	EventName               string
-	EventDate               time.Time
-	EventLocation           *string
-	EventDescription        *string
-	CertificateValidityDays *int32
-	EventTemplateID         uuid.UUID
-	EventLocale             string
-	Template                Template
-	BrandingAccountID       *uuid.UUID
-	BrandingIssuerName      *string
-	BrandingWebsite         *string
-	BrandingLogo            *string
-	BrandingPrimaryColor    *string
-	BrandingEmailFromName   *string
-	BrandingEmailReplyTo    *string
-	BrandingUpdatedAt       *time.Time
-	BrandingSignatories     []byte
-	AccountName             string
-}
-
-// LockIssueSource reads what a certificate is made from in one round trip: the attendee,
-// locked as LockAttendeeForIssue locks it, with its event, the template (the account's or a
-// system one), the account's branding (its columns NULL when the account has none) and name. No
-// row: the attendee or the template is missing (LockAttendeeForIssue tells which).
-// A batch query: an issuance's reads go in one round trip with CurrentCertificatesFor and
-// ReserveNewCertificateCode, and a group's for all its issuances (store.Tx.ReadIssuances).
-func (q *Queries) LockIssueSource(ctx context.Context, arg []LockIssueSourceParams) *LockIssueSourceBatchResults {
-	batch := &pgx.Batch{}
-	for _, a := range arg {
-		vals := []interface{}{
-			a.TemplateID,
-			a.AccountID,
-			a.AttendeeID,
-		}
-		batch.Queue(lockIssueSource, vals...)
-	}
-	br := q.db.SendBatch(ctx, batch)
-	return &LockIssueSourceBatchResults{br, len(arg), false}
-}
-
-func (b *LockIssueSourceBatchResults) QueryRow(f func(int, LockIssueSourceRow, error)) {
-	defer b.br.Close()
-	for t := 0; t < b.tot; t++ {
-		var i LockIssueSourceRow
-		if b.closed {
-			if f != nil {
-				f(t, i, ErrBatchAlreadyClosed)
-			}
-			continue
-		}
-		row := b.br.QueryRow()
-		err := row.Scan(
-			&i.ID,
-			&i.AccountID,
-			&i.EventID,
-			&i.FirstName,
-			&i.LastName,
-			&i.Email,
-			&i.EmailNormalized,
-			&i.Metadata,
-			&i.CreatedAt,
-			&i.UpdatedAt,
-			&i.EventName,
-			&i.EventDate,
-			&i.EventLocation,
-			&i.EventDescription,
-			&i.CertificateValidityDays,
-			&i.EventTemplateID,
-			&i.EventLocale,
-			&i.Template.ID,
-			&i.Template.AccountID,
-			&i.Template.Name,
-			&i.Template.Description,
-			&i.Template.Active,
-			&i.Template.PageSize,
-			&i.Template.Orientation,
-			&i.Template.Layout,
-			&i.Template.CreatedAt,
-			&i.Template.UpdatedAt,
-			&i.BrandingAccountID,
-			&i.BrandingIssuerName,
-			&i.BrandingWebsite,
-			&i.BrandingLogo,
-			&i.BrandingPrimaryColor,
-			&i.BrandingEmailFromName,
-			&i.BrandingEmailReplyTo,
-			&i.BrandingUpdatedAt,
-			&i.BrandingSignatories,
-			&i.AccountName,
-		)
-		if f != nil {
-			f(t, i, err)
-		}
-	}
-}
-
-func (b *LockIssueSourceBatchResults) Close() error {
-	b.closed = true
-	return b.br.Close()
-}
-
 const lockIssueSources = `-- name: LockIssueSources :batchmany
 SELECT a.id, a.account_id, a.event_id, a.first_name, a.last_name, a.email, a.email_normalized, a.metadata, a.created_at, a.updated_at, e.name AS event_name, e.event_date, e.location AS event_location, e.description AS event_description,
        e.certificate_validity_days, e.template_id AS event_template_id, e.locale AS event_locale,
@@ -335,11 +195,13 @@ type LockIssueSourcesRow struct {
 	AccountName             string
 }
 
-// LockIssueSources is LockIssueSource for several of the account's attendees, each with the
-// template asked for it (@attendee_ids[i] with @template_ids[i]), in one statement: the
-// attendees are locked in id order, as LockAttendees locks them. An attendee or template
-// missing has no row (LockAttendeeForIssue tells which). A batch query, queued with the
-// CurrentCertificatesFor and ReserveNewCertificateCode of each (store.Tx.ReadIssuances).
+// LockIssueSources reads what certificates are made from, for some of the account's attendees,
+// each with the template asked for it (@attendee_ids[i] with @template_ids[i]), in one
+// statement: the attendee, locked as LockAttendeeForIssue locks it (the attendees in id order,
+// as LockAttendees locks them), with its event, the template (the account's or a system one),
+// the account's branding (its columns NULL when the account has none) and name. An attendee
+// or template missing has no row (LockAttendeeForIssue tells which). A batch query: queued with
+// the CurrentCertificatesFor and ReserveNewCertificateCode of each (store.Tx.ReadIssuances).
 func (q *Queries) LockIssueSources(ctx context.Context, arg []LockIssueSourcesParams) *LockIssueSourcesBatchResults {
 	batch := &pgx.Batch{}
 	for _, a := range arg {

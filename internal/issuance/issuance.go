@@ -170,8 +170,9 @@ func issueCertificates(ctx context.Context, tx *store.Tx, r Request) (Issued, er
 	}
 	written := make([]*domain.Certificate, len(r.Certificates))
 	var news []store.NewCertificate
-	var placed []int // the place in r.Certificates of each of news
+	newOf := make([]int, len(r.Certificates)) // each one's place in news; -1 for a draft turned issued
 	for i, c := range r.Certificates {
+		newOf[i] = -1
 		if c.New == nil {
 			continue
 		}
@@ -182,19 +183,18 @@ func issueCertificates(ctx context.Context, tx *store.Tx, r Request) (Issued, er
 		if n.VerificationCode == "" {
 			n.VerificationCode, codes = codes[0], codes[1:]
 		}
-		news, placed = append(news, n), append(placed, i)
+		newOf[i], news = len(news), append(news, n)
 	}
-	newAt := make([]*store.NewCertificate, len(r.Certificates)) // each new certificate as written, by its place
-	for j, c := range p.InsertCertificates(ctx, r.AccountID, news, r.Now) {
-		written[placed[j]], newAt[placed[j]] = c, &news[j]
-	}
+	inserted := p.InsertCertificates(ctx, r.AccountID, news, r.Now)
 	// What is issued, in the order asked: its entry and its event.
 	var issued []credentials.Entry
 	var ids []uuid.UUID
 	var payloads []any
 	for i, c := range r.Certificates {
 		var known domain.Certificate // the certificate as issued, but for its number
-		if n := newAt[i]; n != nil {
+		if j := newOf[i]; j >= 0 {
+			n := news[j]
+			written[i] = inserted[j]
 			if n.Draft {
 				continue
 			}

@@ -113,8 +113,8 @@ type IssueSource struct {
 	AccountName string
 }
 
-// issueSourceFrom is what a certificate is made from, as LockIssueSource read it.
-func issueSourceFrom(a db.LockIssueSourceRow) (IssueSource, error) {
+// issueSourceFrom is what a certificate is made from, as LockIssueSources read it.
+func issueSourceFrom(a db.LockIssueSourcesRow) (IssueSource, error) {
 	src := IssueSource{
 		AttendeeOnEvent: AttendeeOnEvent{
 			Attendee: domain.Attendee{ID: a.ID, AccountID: a.AccountID, EventID: a.EventID, FirstName: a.FirstName, LastName: a.LastName,
@@ -136,18 +136,22 @@ func issueSourceFrom(a db.LockIssueSourceRow) (IssueSource, error) {
 	return src, err
 }
 
-// LockIssueSource locks the attendee as LockAttendeeForIssue does and reads, in the same round
-// trip, its event, the template (the account's or a system one) and the account's branding.
+// LockIssueSource locks the attendee as LockAttendeeForIssue does and reads, in the same
+// statement (LockIssueSources), its event, the template (the account's or a system one) and
+// the account's branding.
 // ErrNotFound: the account has no such attendee, or no such template.
 func (t *Tx) LockIssueSource(ctx context.Context, accountID, attendeeID, templateID uuid.UUID) (IssueSource, error) {
-	var row db.LockIssueSourceRow
+	var rows []db.LockIssueSourcesRow
 	var err error
-	t.q.LockIssueSource(ctx, []db.LockIssueSourceParams{{AccountID: accountID, AttendeeID: attendeeID, TemplateID: templateID}}).
-		QueryRow(func(_ int, a db.LockIssueSourceRow, e error) { row, err = a, e })
+	t.q.LockIssueSources(ctx, []db.LockIssueSourcesParams{{AccountID: accountID, AttendeeIds: []uuid.UUID{attendeeID},
+		TemplateIds: []uuid.UUID{templateID}}}).Query(func(_ int, r []db.LockIssueSourcesRow, e error) { rows, err = r, e })
 	if err != nil {
 		return IssueSource{}, mapError(err)
 	}
-	return issueSourceFrom(row)
+	if len(rows) == 0 {
+		return IssueSource{}, ErrNotFound
+	}
+	return issueSourceFrom(rows[0])
 }
 
 // IssuanceRead is what one certificate's issuance reads before it writes: its attendee (locked),
@@ -200,7 +204,7 @@ func (t *Tx) ReadIssuances(ctx context.Context, reads []IssuanceRead, now time.T
 				if !ok {
 					continue
 				}
-				if out[i].Source, err = issueSourceFrom(db.LockIssueSourceRow(row)); err != nil {
+				if out[i].Source, err = issueSourceFrom(row); err != nil {
 					return
 				}
 				out[i].Found = true

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -171,10 +172,10 @@ func (p *Pipeline) InsertCertificates(ctx context.Context, accountID uuid.UUID, 
 	}
 	arg := db.PipelineInsertCertificatesParams{AccountID: accountID, Now: now}
 	at := make(map[uuid.UUID]int, len(cs)) // each certificate's place, to fill in from its row
+	if slices.ContainsFunc(cs, func(c NewCertificate) bool { return c.AccountID != accountID }) {
+		p.reads = append(p.reads, func() error { return errors.New("store: certificates of another account in one insert") })
+	}
 	for i, c := range cs {
-		if c.AccountID != accountID {
-			p.reads = append(p.reads, func() error { return errors.New("store: certificates of another account in one insert") })
-		}
 		if c.ID == uuid.Nil {
 			c.ID = newID()
 		}
@@ -271,20 +272,29 @@ type Assigned struct{ OK bool }
 // list, or every candidate taken).
 func (p *Pipeline) InsertStatusEntries(ctx context.Context, accountID uuid.UUID, vs []VerifiableCredential, candidates [][]int) []*Assigned {
 	out := make([]*Assigned, len(vs))
+	for i := range out {
+		out[i] = &Assigned{}
+	}
 	if len(vs) == 0 {
 		return out
 	}
-	per := len(candidates[0])
+	per := 0
+	if len(candidates) > 0 {
+		per = len(candidates[0])
+	}
 	arg := db.PipelineInsertStatusEntriesParams{AccountID: accountID, Now: vs[0].SignedAt, Per: int32(per)}
 	at := make(map[uuid.UUID]int, len(vs))
+	mixed := len(candidates) != len(vs) || slices.ContainsFunc(vs, func(v VerifiableCredential) bool {
+		return v.AccountID != accountID || !v.SignedAt.Equal(arg.Now)
+	}) || slices.ContainsFunc(candidates, func(c []int) bool { return len(c) != per || per == 0 })
+	if mixed {
+		p.reads = append(p.reads, func() error {
+			return errors.New("store: status entries of another account or time, or without as many candidates each, in one insert")
+		})
+		return out // nothing queued: Send answers the error
+	}
 	for i, v := range vs {
-		if v.AccountID != accountID || len(candidates[i]) != per || !v.SignedAt.Equal(arg.Now) {
-			p.reads = append(p.reads, func() error {
-				return errors.New("store: status entries of another account, time or number of candidates in one insert")
-			})
-		}
 		at[v.CredentialID] = i
-		out[i] = &Assigned{}
 		arg.CredentialIds = append(arg.CredentialIds, v.CredentialID)
 		arg.Kinds = append(arg.Kinds, v.Kind)
 		arg.Salts = append(arg.Salts, v.Salt)
