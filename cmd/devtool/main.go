@@ -54,7 +54,7 @@ func run(cmd string, args []string) error {
 	phase := fs.Duration("phase", 3*time.Second, "bench-http: one phase of load")
 	prepared := fs.Int("prepare", 200_000, "bench-http: certificates issued to the account before the loads (0: an empty database)")
 	statements := fs.Bool("statements", false, "bench-http: print where PostgreSQL's time goes in each load (pg_stat_statements)")
-	works := fs.String("works", "", "bench-http: only these loads, comma-separated (issue, lookup, verify, page, import, job); empty: all")
+	works := fs.String("works", "", "bench-http: only these loads, comma-separated (issue, latency, lookup, verify, page, import, job; latency is the issuance at half the bare rate in an open loop, and comes with issue); empty: all")
 	covDir := fs.String("coverage-dir", coverage.DefaultDir(), "where test runs record observed responses")
 	if err := fs.Parse(args); err != nil {
 		return err

@@ -141,11 +141,15 @@ func Run(ctx context.Context, o Options) (err error) {
 	for _, w := range []struct {
 		name string
 		run  func(context.Context) (row, error)
-	}{{"issue", b.issueLoad}, {"lookup", b.lookupLoad}, {"verify", b.verifyLoad}, {"page", b.pageLoad},
-		{"import", b.importLoad}, {"job", b.jobTiming}} {
-		// The reads read what issue made, so they bring issue along.
+	}{{"issue", b.issueLoad}, {"latency", b.issueLatency}, {"lookup", b.lookupLoad}, {"verify", b.verifyLoad},
+		{"page", b.pageLoad}, {"import", b.importLoad}, {"job", b.jobTiming}} {
+		// The reads read what issue made, so they bring issue along; so does latency, which
+		// offers half the rate issue measured. Issue brings latency along: its goal pairs both.
 		reads := slices.ContainsFunc(o.Works, func(w string) bool { return w == "lookup" || w == "verify" || w == "page" })
-		if len(o.Works) > 0 && !slices.Contains(o.Works, w.name) && !(w.name == "issue" && reads) {
+		latency := slices.ContainsFunc(o.Works, func(w string) bool { return w == "issue" || w == "latency" })
+		needsIssue := reads || latency
+		if len(o.Works) > 0 && !slices.Contains(o.Works, w.name) && !(w.name == "issue" && needsIssue) &&
+			!(w.name == "latency" && latency) {
 			continue
 		}
 		r, err := w.run(ctx)

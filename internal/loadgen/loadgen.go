@@ -28,6 +28,9 @@ type Result struct {
 	Latencies []time.Duration
 	Failed    int
 	FirstErr  error
+	// Missed counts the requests of an open loop (Options.Rate) that were due but never sent:
+	// no client was free before the phase ended. More than a few means the rate was not served.
+	Missed int
 }
 
 // Add accumulates o into r (phases of one kind of load).
@@ -36,6 +39,7 @@ func (r *Result) Add(o *Result) {
 	r.Elapsed += o.Elapsed
 	r.Latencies = append(r.Latencies, o.Latencies...)
 	r.Failed += o.Failed
+	r.Missed += o.Missed
 	if r.FirstErr == nil {
 		r.FirstErr = o.FirstErr
 	}
@@ -96,6 +100,12 @@ type Options struct {
 	// Requests, when positive, ends the run once that many requests are sent, before Duration
 	// if they go faster: a pass over a set of requests (n consecutive numbers).
 	Requests int
+	// Rate, when positive, offers requests at that many a second, evenly spaced, whatever the
+	// answers (an open loop), instead of each client sending its next request on its last
+	// answer (a closed loop, whose latency is its clients' queue: by Little's law, Clients /
+	// rate). A request's latency counts from the moment it was due, so a wait for a free
+	// client is part of it (no coordinated omission). Clients bounds the requests in flight.
+	Rate float64
 }
 
 // Run sends requests built by next from opts.Clients goroutines for opts.Duration, or until
@@ -119,12 +129,20 @@ func Run(ctx context.Context, next Request, opts Options) *Result {
 	start := time.Now()
 	var wg sync.WaitGroup
 	var sent atomic.Int64
+	due := pace(ctx, opts.Rate, start)
 	for range opts.Clients {
 		wg.Go(func() {
 			r := &Result{Latencies: make([]time.Duration, 0, 4096)}
 			for ctx.Err() == nil {
 				if opts.Requests > 0 && sent.Add(1) > int64(opts.Requests) {
 					break
+				}
+				t0 := time.Now()
+				if due != nil {
+					var ok bool
+					if t0, ok = <-due; !ok {
+						break
+					}
 				}
 				n := counter.Add(1)
 				req, err := next(n)
@@ -133,7 +151,6 @@ func Run(ctx context.Context, next Request, opts Options) *Result {
 					break
 				}
 				req.Header.Set("X-Forwarded-For", ClientAddr(n))
-				t0 := time.Now()
 				res, err := client.Do(req.WithContext(outer))
 				if outer.Err() != nil {
 					break // stopped by the caller: not a failure of the server
@@ -158,7 +175,43 @@ func Run(ctx context.Context, next Request, opts Options) *Result {
 	}
 	wg.Wait()
 	total.Elapsed = time.Since(start)
+	cancel() // the pacer stops: what it handed out and nobody took was missed
+	if due != nil {
+		for range due {
+			total.Missed++
+		}
+	}
 	return total
+}
+
+// pace hands out the times requests are due, rate a second from start, until ctx ends; nil
+// when rate is not positive (a closed loop). A request that no client is free to take waits
+// in the channel with its due time: the time it waits is its latency too.
+func pace(ctx context.Context, rate float64, start time.Time) <-chan time.Time {
+	if rate <= 0 {
+		return nil
+	}
+	due := make(chan time.Time, 1<<16)
+	go func() {
+		defer close(due)
+		interval := time.Duration(float64(time.Second) / rate)
+		for k := time.Duration(0); ; k++ {
+			at := start.Add(k * interval)
+			if wait := time.Until(at); wait > 0 {
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(wait):
+				}
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case due <- at:
+			}
+		}
+	}()
+	return due
 }
 
 func (r *Result) fail(err error) {
