@@ -34,6 +34,9 @@ type Service struct {
 	records *changecache.Cache[uuid.UUID, domain.Certificate]
 }
 
+// issueLanes is how many issuing transactions of one account Generate runs at once.
+const issueLanes = 2
+
 // New returns the service. siteURL roots verification links.
 func New(s *store.Store, siteURL string, now func() time.Time) *Service {
 	if now == nil {
@@ -41,6 +44,10 @@ func New(s *store.Store, siteURL string, now func() time.Time) *Service {
 	}
 	svc := &Service{store: s, links: links.New(siteURL), now: now, drawCode: issuance.DrawVerificationCode}
 	svc.group = &groupcommit.Group[uuid.UUID, GenerateParams, domain.Certificate]{Store: s, Do: svc.Issue, DoAll: svc.IssueAll,
+		// Two transactions of an account at once: the next one locks its attendees, reads
+		// their sources and makes their snapshots while the one before holds the hot rows
+		// through its writes and commit.
+		Lanes: issueLanes,
 		// Every attendee of the transaction is locked before the first issuance takes the
 		// account's hot rows, in one statement and in id order, as a bulk job's batch locks
 		// its own: an issuance that locked its attendee while holding the hot rows could wait

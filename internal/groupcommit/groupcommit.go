@@ -5,9 +5,9 @@
 // analytics counters) and hold them until their commit, so they run one after the other, and
 // each one waits for its commit's WAL flush (1-3 ms on a durable disk) with those rows held:
 // one account's issuance rate was bounded by its commits, whatever the number of clients.
-// Here the calls that arrive while one transaction runs wait for it, then go together in the
-// next: the first of them leads it (runs it on its goroutine) and every call of it waits for
-// its commit. A call's answer is given only after the commit, so every answer is true to what
+// Here the calls that arrive while a key's transactions run (one, or Lanes) wait for one to
+// end, then go together in the next: the first of them leads it (runs it on its goroutine) and
+// every call of it waits for its commit. A call's answer is given only after the commit, so every answer is true to what
 // committed; when the commit fails, every call of the transaction fails and nothing of any
 // stays.
 //
@@ -54,6 +54,11 @@ type Group[K comparable, P, R any] struct {
 	DoAll func(ctx context.Context, tx *store.Tx, ps []P) ([]R, error)
 	// Max is the most calls a transaction takes (0: DefaultMax).
 	Max int
+	// Lanes is how many transactions of one key run at once (0: one). With two, the next
+	// transaction takes its locks, reads and does its own work while the one before it holds
+	// the hot rows through its writes and commit: PostgreSQL's row locks order their writes.
+	// Calls still wait only when every lane is taken.
+	Lanes int
 	// Observe, when set, is told the size of every transaction once it has ended, and whether
 	// DoAll answered its calls.
 	Observe func(calls int, together bool)
@@ -64,6 +69,7 @@ type Group[K comparable, P, R any] struct {
 
 type queue[P, R any] struct {
 	waiting []*call[P, R]
+	running int // transactions of the key running (at most Lanes)
 }
 
 type call[P, R any] struct {
@@ -74,8 +80,8 @@ type call[P, R any] struct {
 	// panicked is the panic that ended the call (in Do, or in its transaction), with the stack
 	// where it began: Run panics with it on the call's own goroutine.
 	panicked error
-	done     chan struct{} // closed once r and err are set
-	lead     chan struct{} // told when the call is to lead the next transaction
+	done     chan struct{}      // closed once r and err are set
+	lead     chan []*call[P, R] // given the calls of the transaction it is to lead (its own first)
 }
 
 // Run runs Do(p) in a transaction shared with the other calls of key that arrive meanwhile,
@@ -84,25 +90,26 @@ type call[P, R any] struct {
 // waits for the transactions of the calls before it (one, unless more than Max were waiting),
 // and one whose ctx has ended by its turn is not run.
 func (g *Group[K, P, R]) Run(ctx context.Context, key K, p P) (R, error) {
-	c := &call[P, R]{ctx: ctx, p: p, done: make(chan struct{}), lead: make(chan struct{}, 1)}
+	c := &call[P, R]{ctx: ctx, p: p, done: make(chan struct{}), lead: make(chan []*call[P, R], 1)}
 	g.mu.Lock()
 	if g.queues == nil {
 		g.queues = map[K]*queue[P, R]{}
 	}
-	q, running := g.queues[key]
-	if !running {
+	q, ok := g.queues[key]
+	if !ok {
 		q = &queue[P, R]{}
 		g.queues[key] = q
 	}
 	q.waiting = append(q.waiting, c)
+	next := g.take(q)
 	g.mu.Unlock()
-	if !running {
-		g.leadNext(key, q)
+	if next != nil {
+		next[0].lead <- next // c itself: nothing waited while a lane was free
 	}
 	select {
 	case <-c.done:
-	case <-c.lead:
-		g.leadNext(key, q)
+	case calls := <-c.lead:
+		g.lead(key, q, calls)
 		<-c.done
 	}
 	if c.panicked != nil {
@@ -127,20 +134,27 @@ func (g *Group[K, P, R]) do(ctx context.Context, tx *store.Tx, c *call[P, R]) (e
 	return err
 }
 
-// leadNext runs the transaction of the first waiting calls (the leader's own first among
-// them), answers them, then hands the lead to the first call that arrived meanwhile, or ends
-// the key's queue when none did.
-func (g *Group[K, P, R]) leadNext(key K, q *queue[P, R]) {
+// take, with g.mu held, takes the first waiting calls (at most Max) for a transaction when a
+// lane is free, counting it as running; nil when no call waits or every lane is taken.
+func (g *Group[K, P, R]) take(q *queue[P, R]) []*call[P, R] {
+	if len(q.waiting) == 0 || q.running >= max(g.Lanes, 1) {
+		return nil
+	}
 	limit := g.Max
 	if limit <= 0 {
 		limit = DefaultMax
 	}
-	g.mu.Lock()
 	n := min(len(q.waiting), limit)
 	calls := q.waiting[:n:n]
 	q.waiting = q.waiting[n:]
-	g.mu.Unlock()
+	q.running++
+	return calls
+}
 
+// lead runs the transaction of calls (the leader's own first among them), answers them, then
+// hands its lane to the calls that arrived meanwhile, or ends the key's queue when nothing
+// runs or waits.
+func (g *Group[K, P, R]) lead(key K, q *queue[P, R], calls []*call[P, R]) {
 	together := g.runTx(calls)
 	for _, c := range calls {
 		close(c.done)
@@ -151,19 +165,20 @@ func (g *Group[K, P, R]) leadNext(key K, q *queue[P, R]) {
 	}
 }
 
-// handOff gives the lead to the first call that arrived meanwhile, or ends the key's queue
-// when none did. It runs before anything else may fail: a queue left without a leader would
-// keep every later call of its key waiting.
+// handOff frees a lane of the key: the first calls that arrived meanwhile go in its next
+// transaction, led by the first of them. It runs before anything else may fail: a queue left
+// with calls waiting and no transaction to take them would keep them waiting for ever.
 func (g *Group[K, P, R]) handOff(key K, q *queue[P, R]) {
 	g.mu.Lock()
-	if len(q.waiting) == 0 {
+	q.running--
+	next := g.take(q)
+	if q.running == 0 {
 		delete(g.queues, key)
-		g.mu.Unlock()
-		return
 	}
-	next := q.waiting[0]
 	g.mu.Unlock()
-	next.lead <- struct{}{}
+	if next != nil {
+		next[0].lead <- next
+	}
 }
 
 // observe tells Observe, whose panic is no caller's: it is dropped.

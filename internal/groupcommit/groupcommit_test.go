@@ -154,6 +154,56 @@ func TestKeysHaveTransactionsOfTheirOwn(t *testing.T) {
 	}
 }
 
+// With two lanes, a key runs two transactions at once and never a third: a call that arrives
+// while one runs starts the second at once, and the calls that arrive while both run wait and
+// go together in the next. Every call is answered once, after its commit.
+func TestTwoLanesRunTwoTransactionsOfAKeyAtOnceNeverThree(t *testing.T) {
+	t.Parallel()
+	w := testkit.NewWorld(t)
+	var mu sync.Mutex
+	running, most := 0, 0
+	both := make(chan struct{}) // closed once two transactions have run at once
+	waited, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	g := &groupcommit.Group[uuid.UUID, int, int]{Store: w.Store, Lanes: 2,
+		Do: func(ctx context.Context, tx *store.Tx, i int) (int, error) {
+			mu.Lock()
+			running++
+			most = max(most, running)
+			if running == 2 {
+				select {
+				case <-both:
+				default:
+					close(both)
+				}
+			}
+			mu.Unlock()
+			defer func() { mu.Lock(); running--; mu.Unlock() }()
+			// The first transactions hold their lane until two have run at once.
+			select {
+			case <-both:
+			case <-waited.Done():
+				return 0, errors.New("no second transaction ran beside this one")
+			}
+			time.Sleep(time.Millisecond)
+			return i, write(ctx, tx, w, "test.lanes", i)
+		},
+	}
+	testkit.Race(40, func(i int) int {
+		if r, err := g.Run(t.Context(), w.Account, i); err != nil || r != i {
+			t.Errorf("call %d answered %d, %v", i, r, err)
+		}
+		return 0
+	})
+	// Do runs one call at a time within a transaction: two at once were two transactions.
+	if most != 2 {
+		t.Fatalf("at most %d calls ran at once, want 2 (one a lane)", most)
+	}
+	if n := outboxRows(t, w, "test.lanes"); n != 40 {
+		t.Fatalf("%d of 40 calls committed", n)
+	}
+}
+
 // A call whose context ended while it waited its turn is not run.
 func TestACallCancelledWhileWaitingIsNotRun(t *testing.T) {
 	t.Parallel()

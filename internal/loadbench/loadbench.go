@@ -178,14 +178,16 @@ func requireDurable(ctx context.Context, pool *pgxpool.Pool, out io.Writer) erro
 
 // server is the service's binary, running.
 type server struct {
-	cmd       *exec.Cmd
-	url       string
-	pprofURL  string
-	logPath   string
-	secretKey string
-	dbURL     string
-	bin       string
-	done      chan error
+	cmd      *exec.Cmd
+	url      string
+	pprofURL string
+	// metricsURL serves the server's Prometheus metrics: the issuances per transaction
+	metricsURL string
+	logPath    string
+	secretKey  string
+	dbURL      string
+	bin        string
+	done       chan error
 }
 
 func freeAddr() (string, error) {
@@ -211,7 +213,13 @@ func startServer(ctx context.Context, bin, dbURL string, o Options) (*server, er
 		return nil, err
 	}
 	s.cmd = exec.Command(bin, "serve")
-	s.cmd.Env = append(s.env(), "ADDR="+addr, "SITE_URL=http://"+addr, "TRUSTED_PROXIES=127.0.0.0/8", "LOG_LEVEL=info")
+	maddr, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	s.metricsURL = "http://" + maddr + "/metrics"
+	s.cmd.Env = append(s.env(), "ADDR="+addr, "SITE_URL=http://"+addr, "TRUSTED_PROXIES=127.0.0.0/8", "LOG_LEVEL=info",
+		"METRICS_ADDR="+maddr)
 	if o.Profile {
 		paddr, err := freeAddr()
 		if err != nil {

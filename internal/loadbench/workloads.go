@@ -12,6 +12,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -306,8 +308,17 @@ func (b *bench) issueLoad(ctx context.Context) (row, error) {
 		}
 		return req, err
 	}
+	before, err := b.srv.transactions(ctx)
+	if err != nil {
+		return row{}, err
+	}
 	r, err := b.compare(ctx, "POST /certificates/generate, one account", "issue", service, bare)
-	r.note = "bare: credit + insert in one transaction"
+	if err != nil {
+		return r, err
+	}
+	after, err := b.srv.transactions(ctx)
+	r.note = fmt.Sprintf("bare: credit + insert in one transaction; %.1f issuances a transaction",
+		(after.issuances-before.issuances)/max(after.count-before.count, 1))
 	b.issue.service, b.issue.bare = service, bare
 	b.issue.bareRate = r.bare
 	return r, err
@@ -328,9 +339,20 @@ func (b *bench) issueLatency(ctx context.Context) (row, error) {
 	loadgen.Run(ctx, b.issue.service, opts)
 	opts.Duration = b.o.Phase
 	var sres, bres loadgen.Result
+	var grouped transactions
 	for range b.o.Rounds {
 		bres.Add(loadgen.Run(ctx, b.issue.bare, opts))
+		before, err := b.srv.transactions(ctx)
+		if err != nil {
+			return row{}, err
+		}
 		sres.Add(loadgen.Run(ctx, b.issue.service, opts))
+		after, err := b.srv.transactions(ctx)
+		if err != nil {
+			return row{}, err
+		}
+		grouped.issuances += after.issuances - before.issuances
+		grouped.count += after.count - before.count
 		if err := ctx.Err(); err != nil {
 			return row{}, err
 		}
@@ -340,7 +362,8 @@ func (b *bench) issueLatency(ctx context.Context) (row, error) {
 			return row{}, fmt.Errorf("issuance latency, %s: %d of %d requests failed (first: %v)", name, r.Failed, r.Requests, r.FirstErr)
 		}
 	}
-	note := fmt.Sprintf("open loop: %.0f req/s offered to each side (half the bare rate above), latency from when each was due", rate)
+	note := fmt.Sprintf("open loop: %.0f req/s offered to each side (half the bare rate above), latency from when each was due; "+
+		"%.1f issuances a transaction", rate, grouped.issuances/max(grouped.count, 1))
 	if sres.Missed > 0 || bres.Missed > 0 {
 		note += fmt.Sprintf("; not served in time: service %d, bare %d", sres.Missed, bres.Missed)
 	}
@@ -599,4 +622,37 @@ func (b *bench) printStatements(ctx context.Context, work string, requests int) 
 			total*1000/float64(max(requests, 1)), query)
 	}
 	return rows.Err()
+}
+
+// transactions is what the server's issuance transactions histogram counted: the issuances
+// and the transactions they shared.
+type transactions struct{ issuances, count float64 }
+
+// transactions reads the server's metrics for its issuance transactions so far.
+func (s *server) transactions(ctx context.Context) (transactions, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.metricsURL, nil)
+	if err != nil {
+		return transactions{}, err
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return transactions{}, err
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		return transactions{}, err
+	}
+	var t transactions
+	for line := range strings.Lines(string(body)) {
+		name, value, _ := strings.Cut(strings.TrimSpace(line), " ")
+		v, _ := strconv.ParseFloat(value, 64)
+		switch name {
+		case "credentiald_issuance_transaction_requests_sum":
+			t.issuances = v
+		case "credentiald_issuance_transaction_requests_count":
+			t.count = v
+		}
+	}
+	return t, nil
 }
