@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -23,7 +24,8 @@ import (
 // schema of its own, shaped like the service's tables (LIKE ... INCLUDING ALL: the same
 // columns, generated columns and indexes; no foreign keys and no triggers), search tables
 // included: it writes an attendee's or a certificate's search row itself, where the service's
-// triggers do. Its SQL lives here, not in db/queries: it is the measure of the stack, not part of
+// triggers do. They start with copies of the service account's rows (seedBare), so that both
+// sides write into tables of one size. Its SQL lives here, not in db/queries: it is the measure of the stack, not part of
 // the service.
 const bareSchema = `
 CREATE SCHEMA bare;
@@ -39,13 +41,18 @@ type bareServer struct {
 	addr string
 }
 
-func startBare(ctx context.Context, pool *pgxpool.Pool) (*bareServer, error) {
+// startBare starts the bare server on tables that hold copies of the service account's rows
+// (see seedBare), and says how many.
+func startBare(ctx context.Context, pool *pgxpool.Pool, service uuid.UUID, out io.Writer) (*bareServer, error) {
 	if _, err := pool.Exec(ctx, bareSchema); err != nil {
 		return nil, err
 	}
 	// UUIDs as pgtype.UUID: pgx writes them in binary at once (the service's store teaches
 	// its pool the same for uuid.UUID, see store/uuidcodec.go).
 	account, event, template := pgUUID(uuid.New()), pgUUID(uuid.New()), pgUUID(uuid.New())
+	if err := seedBare(ctx, pool, service, account, out); err != nil {
+		return nil, fmt.Errorf("copying the service's rows into the bare tables: %w", err)
+	}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	// One indexed lookup, a small JSON answer.
@@ -152,3 +159,68 @@ SELECT id, certificate_number FROM cert`, account, pgUUID(uuid.Must(uuid.NewV7()
 }
 
 func pgUUID(u uuid.UUID) pgtype.UUID { return pgtype.UUID{Bytes: u, Valid: true} }
+
+// seedBare copies the service account's attendees and certificates, with their search rows,
+// into the bare tables, as rows of the bare account: each side then writes into tables of the
+// same size through the same indexes, not the service into a busy account's 260,000 attendees
+// and 200,000 certificates and the bare server into empty tables whose every page is cached.
+// The copies keep their ids, events, names, numbers and codes (none collides with what the
+// bare server writes: its numbers are CERT-n, its codes 32 hex digits); their snapshots are
+// left empty, as the bare server's own are (no index reads one).
+func seedBare(ctx context.Context, pool *pgxpool.Pool, service uuid.UUID, account pgtype.UUID, out io.Writer) error {
+	rows, _ := pool.Query(ctx, `SELECT column_name FROM information_schema.columns
+		WHERE table_schema = 'public' AND table_name = 'certificates' AND is_generated = 'NEVER' ORDER BY ordinal_position`)
+	columns, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return err
+	}
+	values := make([]string, len(columns))
+	for i, c := range columns {
+		switch c {
+		case "account_id":
+			values[i] = "$1"
+		case "snapshot":
+			values[i] = "'{}'::jsonb"
+		default:
+			values[i] = pgx.Identifier{c}.Sanitize()
+		}
+		columns[i] = pgx.Identifier{c}.Sanitize()
+	}
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	var counts [2]int64
+	for i, q := range []string{
+		`INSERT INTO bare.attendees (id, account_id, event_id, first_name, last_name, email, metadata, created_at, updated_at)
+		 SELECT id, $1, event_id, first_name, last_name, email, metadata, created_at, updated_at FROM public.attendees WHERE account_id = $2`,
+		fmt.Sprintf(`INSERT INTO bare.certificates (%s) SELECT %s FROM public.certificates WHERE account_id = $2`,
+			strings.Join(columns, ", "), strings.Join(values, ", ")),
+	} {
+		tag, err := tx.Exec(ctx, q, account, pgUUID(service))
+		if err != nil {
+			return err
+		}
+		counts[i] = tag.RowsAffected()
+	}
+	for _, q := range []string{
+		`INSERT INTO bare.attendee_search (account_id, attendee_id, event_id, search_text)
+		 SELECT $1, attendee_id, event_id, search_text FROM public.attendee_search WHERE account_id = $2`,
+		`INSERT INTO bare.certificate_search (account_id, certificate_id, event_id, search_text)
+		 SELECT $1, certificate_id, event_id, search_text FROM public.certificate_search WHERE account_id = $2`,
+	} {
+		if _, err := tx.Exec(ctx, q, account, pgUUID(service)); err != nil {
+			return err
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return err
+	}
+	if _, err := pool.Exec(ctx, "VACUUM ANALYZE bare.attendees, bare.attendee_search, bare.certificates, bare.certificate_search"); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "bench-http: the bare tables hold copies of the service account's %d attendees and %d certificates, with their search rows\n",
+		counts[0], counts[1])
+	return nil
+}
