@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -30,6 +32,22 @@ func outboxRows(t *testing.T, w testkit.World, tag string) int {
 	var n int
 	testkit.QueryRowAt(t, w.DBURL, `SELECT count(*)::integer FROM outbox_events WHERE payload->>'tag' = $1`, []any{tag}, &n)
 	return n
+}
+
+// observed waits until Observe has been told of calls in all (it is told after the calls of a
+// transaction are answered) or 5 s have passed, and returns the sizes it was told.
+func observed(mu *sync.Mutex, sizes *[]int, calls int) []int {
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+		mu.Lock()
+		got, total := slices.Clone(*sizes), 0
+		mu.Unlock()
+		for _, n := range got {
+			total += n
+		}
+		if total >= calls || time.Now().After(deadline) {
+			return got
+		}
+	}
 }
 
 var errRefused = errors.New("refused")
@@ -92,15 +110,14 @@ func TestCallsShareTransactionsEachAllOrNothing(t *testing.T) {
 	if got := outboxRows(t, w, "test.call"); got != outcome[0] {
 		t.Fatalf("%d events stayed, want the %d of the calls that succeeded", got, outcome[0])
 	}
-	mu.Lock()
-	defer mu.Unlock()
+	got := observed(&mu, &sizes, calls)
 	total, most := 0, 0
-	for _, n := range sizes {
+	for _, n := range got {
 		total += n
 		most = max(most, n)
 	}
-	if total != calls || most < 2 || len(sizes) >= calls {
-		t.Fatalf("transactions of sizes %v: want every call in one, some with several", sizes)
+	if total != calls || most < 2 || len(got) >= calls {
+		t.Fatalf("transactions of sizes %v: want every call in one, some with several", got)
 	}
 }
 
@@ -156,13 +173,16 @@ func TestKeysHaveTransactionsOfTheirOwn(t *testing.T) {
 
 // With two lanes, a key runs two transactions at once and never a third: a call that arrives
 // while one runs starts the second at once, and the calls that arrive while both run wait and
-// go together in the next. Every call is answered once, after its commit.
+// go together in the next ones. Every call is answered once, after its commit.
 func TestTwoLanesRunTwoTransactionsOfAKeyAtOnceNeverThree(t *testing.T) {
 	t.Parallel()
 	w := testkit.NewWorld(t)
+	const calls = 40
 	var mu sync.Mutex
 	running, most := 0, 0
-	both := make(chan struct{}) // closed once two transactions have run at once
+	var sizes []int
+	var entered atomic.Int32
+	both := make(chan struct{}) // closed once two transactions run at once
 	waited, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	g := &groupcommit.Group[uuid.UUID, int, int]{Store: w.Store, Lanes: 2,
@@ -179,28 +199,45 @@ func TestTwoLanesRunTwoTransactionsOfAKeyAtOnceNeverThree(t *testing.T) {
 			}
 			mu.Unlock()
 			defer func() { mu.Lock(); running--; mu.Unlock() }()
-			// The first transactions hold their lane until two have run at once.
+			// The first two transactions hold their lanes until they run together and every
+			// call has come to Run: the others then wait, and a third lane would show.
 			select {
 			case <-both:
 			case <-waited.Done():
 				return 0, errors.New("no second transaction ran beside this one")
 			}
-			time.Sleep(time.Millisecond)
+			for entered.Load() < calls && waited.Err() == nil {
+				time.Sleep(time.Millisecond)
+			}
+			time.Sleep(5 * time.Millisecond)
 			return i, write(ctx, tx, w, "test.lanes", i)
 		},
+		Observe: func(n int, _ bool) { mu.Lock(); sizes = append(sizes, n); mu.Unlock() },
 	}
-	testkit.Race(40, func(i int) int {
+	testkit.Race(calls, func(i int) int {
+		entered.Add(1)
 		if r, err := g.Run(t.Context(), w.Account, i); err != nil || r != i {
 			t.Errorf("call %d answered %d, %v", i, r, err)
 		}
 		return 0
 	})
+	if n := outboxRows(t, w, "test.lanes"); n != calls {
+		t.Fatalf("%d of %d calls committed", n, calls)
+	}
+	got := observed(&mu, &sizes, calls)
+	total, largest := 0, 0
+	for _, n := range got {
+		total += n
+		largest = max(largest, n)
+	}
+	mu.Lock()
+	defer mu.Unlock()
 	// Do runs one call at a time within a transaction: two at once were two transactions.
 	if most != 2 {
 		t.Fatalf("at most %d calls ran at once, want 2 (one a lane)", most)
 	}
-	if n := outboxRows(t, w, "test.lanes"); n != 40 {
-		t.Fatalf("%d of 40 calls committed", n)
+	if total != calls || largest < 2 {
+		t.Fatalf("transactions of %v calls: want %d in all, some together", got, calls)
 	}
 }
 

@@ -293,7 +293,10 @@ type row struct {
 	// µs of PostgreSQL (all of the cluster's processes) per request, under each side's load
 	pgCPU, barePGCPU float64
 	genCPU           float64 // µs of the load generator per request of the service's load
-	note             string
+	// openLoop: both sides were offered one rate, so the rates' ratio says nothing; the p99s
+	// are compared instead
+	openLoop bool
+	note     string
 }
 
 func (r row) print(out io.Writer) {
@@ -302,8 +305,13 @@ func (r row) print(out io.Writer) {
 		fmt.Fprintf(out, "%-44s %.1f %s\n", r.work, r.service, r.note)
 		return
 	}
-	fmt.Fprintf(out, "%-44s service %8.0f %s (p50 %s, p99 %s)   bare %8.0f %s (p50 %s, p99 %s)   ratio %.2f",
-		r.work, r.service, r.unit, ms(r.sp50), ms(r.sp99), r.bare, r.unit, ms(r.bp50), ms(r.bp99), r.service/r.bare)
+	fmt.Fprintf(out, "%-44s service %8.0f %s (p50 %s, p99 %s)   bare %8.0f %s (p50 %s, p99 %s)",
+		r.work, r.service, r.unit, ms(r.sp50), ms(r.sp99), r.bare, r.unit, ms(r.bp50), ms(r.bp99))
+	if r.openLoop {
+		fmt.Fprintf(out, "   p99 %+.1f ms beside bare", (r.sp99-r.bp99).Seconds()*1000)
+	} else {
+		fmt.Fprintf(out, "   ratio %.2f", r.service/r.bare)
+	}
 	if r.serverCPU > 0 {
 		fmt.Fprintf(out, "   server CPU %.0f µs/req", r.serverCPU)
 	}

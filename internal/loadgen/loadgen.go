@@ -28,8 +28,10 @@ type Result struct {
 	Latencies []time.Duration
 	Failed    int
 	FirstErr  error
-	// Missed counts the requests of an open loop (Options.Rate) that were due but never sent:
-	// no client was free before the phase ended. More than a few means the rate was not served.
+	// Missed counts the requests of an open loop (Options.Rate) that fell due but were never
+	// sent: the caller stopped the run, or Options.Requests were sent. The requests still
+	// waiting for a client when the phase ends are sent and timed (Elapsed grows by the time
+	// they take), so a server that cannot keep up shows as a rate under the one offered.
 	Missed int
 }
 
@@ -101,10 +103,11 @@ type Options struct {
 	// if they go faster: a pass over a set of requests (n consecutive numbers).
 	Requests int
 	// Rate, when positive, offers requests at that many a second, evenly spaced, whatever the
-	// answers (an open loop), instead of each client sending its next request on its last
-	// answer (a closed loop, whose latency is its clients' queue: by Little's law, Clients /
-	// rate). A request's latency counts from the moment it was due, so a wait for a free
-	// client is part of it (no coordinated omission). Clients bounds the requests in flight.
+	// answers (an open loop), for Duration, instead of each client sending its next request on
+	// its last answer (a closed loop, whose latency is its clients' queue: by Little's law,
+	// Clients / rate). A request's latency counts from the moment it was due, so a wait for a
+	// free client is part of it (no coordinated omission). Clients bounds the requests in
+	// flight: give enough that the server, not the clients, is what requests wait for.
 	Rate float64
 }
 
@@ -133,16 +136,21 @@ func Run(ctx context.Context, next Request, opts Options) *Result {
 	for range opts.Clients {
 		wg.Go(func() {
 			r := &Result{Latencies: make([]time.Duration, 0, 4096)}
-			for ctx.Err() == nil {
-				if opts.Requests > 0 && sent.Add(1) > int64(opts.Requests) {
-					break
-				}
-				t0 := time.Now()
+			for {
+				var t0 time.Time
 				if due != nil {
-					var ok bool
-					if t0, ok = <-due; !ok {
+					// An open loop serves every request that fell due within the phase, those
+					// still waiting for a client when it ended included: they are its slowest.
+					at, ok := <-due
+					if !ok || outer.Err() != nil {
 						break
 					}
+					t0 = at
+				} else if ctx.Err() != nil {
+					break
+				}
+				if opts.Requests > 0 && sent.Add(1) > int64(opts.Requests) {
+					break
 				}
 				n := counter.Add(1)
 				req, err := next(n)
@@ -151,6 +159,9 @@ func Run(ctx context.Context, next Request, opts Options) *Result {
 					break
 				}
 				req.Header.Set("X-Forwarded-For", ClientAddr(n))
+				if due == nil {
+					t0 = time.Now() // a closed loop times the request alone, not its making
+				}
 				res, err := client.Do(req.WithContext(outer))
 				if outer.Err() != nil {
 					break // stopped by the caller: not a failure of the server
@@ -175,7 +186,7 @@ func Run(ctx context.Context, next Request, opts Options) *Result {
 	}
 	wg.Wait()
 	total.Elapsed = time.Since(start)
-	cancel() // the pacer stops: what it handed out and nobody took was missed
+	cancel() // the pacer stops (the caller stopped the run, or Requests were sent)
 	if due != nil {
 		for range due {
 			total.Missed++
