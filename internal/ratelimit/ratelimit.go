@@ -74,6 +74,15 @@ func resultAfter(l Limit, ahead time.Duration) Result {
 // key, each with its own lock and its own sweep of the buckets that are full again: many
 // client addresses (a crawl, an unfurling burst) make a large map, and one lock over all of it
 // would make every request wait for its growth and for the minute's sweep.
+//
+// A bucket is kept as two integers: the 64-bit hash of its limit and key (seeded at random for
+// the process, so no client can choose keys that collide) and its theoretical arrival time in
+// Unix nanoseconds. A map of them holds no pointer, so the garbage collector never reads it:
+// kept as strings and time.Time values, the buckets of the public loads' hundreds of thousands
+// of client addresses were 115 MB of a 183 MB live heap, read by every collection of the
+// minute until they were swept, and the collector took 70 % of the server's CPU in a bulk job
+// run in that minute. Two keys of one hash would share a bucket: with a million buckets, about
+// one chance in 40 million that any two do.
 type Memory struct {
 	now    func() time.Time
 	seed   maphash.Seed
@@ -84,8 +93,8 @@ const memoryShards = 64
 
 type memoryShard struct {
 	mu    sync.Mutex
-	tats  map[string]time.Time
-	swept time.Time
+	tats  map[uint64]int64 // theoretical arrival times (Unix ns), by the hash of limit and key
+	swept int64            // Unix ns of the last sweep
 }
 
 // NewMemory returns an in-memory limiter; now may be nil (time.Now).
@@ -95,7 +104,7 @@ func NewMemory(now func() time.Time) *Memory {
 	}
 	m := &Memory{now: now, seed: maphash.MakeSeed()}
 	for i := range m.shards {
-		m.shards[i].tats = map[string]time.Time{}
+		m.shards[i].tats = map[uint64]int64{}
 	}
 	return m
 }
@@ -103,22 +112,31 @@ func NewMemory(now func() time.Time) *Memory {
 // Take implements Limiter.
 func (m *Memory) Take(_ context.Context, l Limit, key string) (Result, error) {
 	now := m.now()
-	k := l.Name + ":" + key
-	sh := &m.shards[maphash.String(m.seed, k)%memoryShards]
+	var h maphash.Hash
+	h.SetSeed(m.seed)
+	h.WriteString(l.Name)
+	h.WriteByte(0)
+	h.WriteString(key)
+	k := h.Sum64()
+	sh := &m.shards[k%memoryShards]
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	if now.Sub(sh.swept) > time.Minute {
+	if now.UnixNano()-sh.swept > int64(time.Minute) {
 		// Forget buckets that are full again: their state equals no state.
 		for k, tat := range sh.tats {
-			if tat.Before(now) {
+			if tat < now.UnixNano() {
 				delete(sh.tats, k)
 			}
 		}
-		sh.swept = now
+		sh.swept = now.UnixNano()
 	}
-	res, tat := gcra(l, sh.tats[k], now)
+	var tat time.Time
+	if ns, ok := sh.tats[k]; ok {
+		tat = time.Unix(0, ns)
+	}
+	res, next := gcra(l, tat, now)
 	if res.Allowed {
-		sh.tats[k] = tat
+		sh.tats[k] = next.UnixNano()
 	}
 	return res, nil
 }
