@@ -7,9 +7,9 @@
 // one account's issuance rate was bounded by its commits, whatever the number of clients.
 // Here the calls that arrive while a key's transactions run (one, or Lanes) wait for one to
 // end, then go together in the next: the first of them leads it (runs it on its goroutine) and
-// every call of it waits for its commit. A call's answer is given only after the commit, so every answer is true to what
-// committed; when the commit fails, every call of the transaction fails and nothing of any
-// stays.
+// every call of it waits for its commit. A call's answer is given only after the commit, so
+// every answer is true to what committed; when the commit fails, every call of the
+// transaction fails and nothing of any stays.
 //
 // Within a transaction, calls run in their arrival order, each in a savepoint: a call that
 // fails (a refusal, CREDIT_LIMIT, an error of the database) is undone alone, and the next call
@@ -87,8 +87,8 @@ type call[P, R any] struct {
 // Run runs Do(p) in a transaction shared with the other calls of key that arrive meanwhile,
 // and answers once that transaction has ended: Do's answer when it committed, its error (its
 // writes undone) or the commit's error. A call waiting its turn is not cancelled with ctx: it
-// waits for the transactions of the calls before it (one, unless more than Max were waiting),
-// and one whose ctx has ended by its turn is not run.
+// waits for a lane (a transaction of the key to end; more than one when more than Max calls
+// were waiting before it), and one whose ctx has ended by its turn is not run.
 func (g *Group[K, P, R]) Run(ctx context.Context, key K, p P) (R, error) {
 	c := &call[P, R]{ctx: ctx, p: p, done: make(chan struct{}), lead: make(chan []*call[P, R], 1)}
 	g.mu.Lock()

@@ -553,3 +553,45 @@ func TestSnapshotsAreCompressedWithLZ4WhereTheServerHasIt(t *testing.T) {
 		t.Fatalf("the snapshot is stored compressed with %s, want %s (the server has lz4: %v)", method, want, hasLZ4)
 	}
 }
+
+// A caller that hands the pipeline rows of another account, or status entries without as many
+// candidates each, gets an error from Send and nothing of them is written: the statement is
+// not queued at all (no index out of range, no half-checked insert).
+func TestThePipelineRefusesMixedRowsAndWritesNothing(t *testing.T) {
+	t.Parallel()
+	w := world{testkit.NewWorld(t)}
+	now := w.Clock.Now().UTC()
+	entry := func(account uuid.UUID) store.VerifiableCredential {
+		return store.VerifiableCredential{CredentialID: uuid.New(), Kind: store.KindCertificate, AccountID: account,
+			Salt: "salt-of-sixteen-x", SignedAt: now}
+	}
+	ours, theirs := entry(w.Account), entry(uuid.New())
+	for name, queue := range map[string]func(p *store.Pipeline){
+		"certificates of another account": func(p *store.Pipeline) {
+			p.InsertCertificates(t.Context(), w.Account, []store.NewCertificate{{AccountID: uuid.New()}}, now)
+		},
+		"entries of another account": func(p *store.Pipeline) {
+			p.InsertStatusEntries(t.Context(), w.Account, []store.VerifiableCredential{ours, theirs}, [][]int{{1}, {2}})
+		},
+		"entries without their candidates": func(p *store.Pipeline) {
+			p.InsertStatusEntries(t.Context(), w.Account, []store.VerifiableCredential{ours}, nil)
+		},
+	} {
+		_, err := store.InTx(t.Context(), w.Store, func(tx *store.Tx) (struct{}, error) {
+			if err := tx.EnsureStatusList(t.Context(), w.Account, 1, now); err != nil {
+				return struct{}{}, err
+			}
+			p := tx.Pipeline()
+			queue(p)
+			return struct{}{}, p.Send(t.Context())
+		})
+		if err == nil || !strings.Contains(err.Error(), "in one insert") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	var rows int
+	testkit.QueryRowAt(t, w.DBURL, `SELECT (SELECT count(*) FROM certificates) + (SELECT count(*) FROM verifiable_credentials)`, nil, &rows)
+	if rows != 0 {
+		t.Fatalf("%d rows written", rows)
+	}
+}

@@ -218,8 +218,10 @@ func seedBare(ctx context.Context, pool *pgxpool.Pool, service uuid.UUID, accoun
 	if err := tx.Commit(ctx); err != nil {
 		return err
 	}
-	if _, err := pool.Exec(ctx, `VACUUM ANALYZE bare.attendees, bare.attendee_search, bare.certificates, bare.certificate_search,
-		public.attendees, public.attendee_search, public.certificates, public.certificate_search`); err != nil {
+	// The bare tables only: prepare analyses the service's once it has filled them. Analysed
+	// empty (-prepare 0), the service's certificates were planned as empty while the issuance
+	// load filled them: 2.6 ms of PostgreSQL CPU an issuance instead of 0.9.
+	if _, err := pool.Exec(ctx, "VACUUM ANALYZE bare.attendees, bare.attendee_search, bare.certificates, bare.certificate_search"); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "bench-http: the bare tables hold copies of the service account's %d attendees and %d certificates, with their search rows\n",

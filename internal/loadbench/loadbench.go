@@ -19,7 +19,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -66,13 +65,49 @@ func (o *Options) defaults() {
 	}
 }
 
+// loads are the benchmark's loads, in the order they run.
+var loads = []struct {
+	name string
+	run  func(*bench, context.Context) (row, error)
+}{{"issue", (*bench).issueLoad}, {"lookup", (*bench).lookupLoad}, {"verify", (*bench).verifyLoad},
+	{"page", (*bench).pageLoad}, {"import", (*bench).importLoad}, {"job", (*bench).jobTiming},
+	// Last: its 10,000 more issuances and the vacuuming they call for would fall on the import
+	// and the job, measured on the database as it was before it.
+	{"latency", (*bench).issueLatency}}
+
+// chosen says which loads run when works names some (all when it names none). The reads
+// read what issue made and latency offers half the rate issue measured, so they bring issue
+// along; issue brings latency, for its goal pairs both.
+func chosen(works []string) (map[string]bool, error) {
+	run := map[string]bool{}
+	for _, l := range loads {
+		run[l.name] = len(works) == 0
+	}
+	for _, w := range works {
+		if _, ok := run[w]; !ok {
+			names := make([]string, len(loads))
+			for i, l := range loads {
+				names[i] = l.name
+			}
+			return nil, fmt.Errorf("bench-http: no load named %q (%s)", w, strings.Join(names, ", "))
+		}
+		run[w] = true
+		switch w {
+		case "lookup", "verify", "page":
+			run["issue"] = true
+		case "issue", "latency":
+			run["issue"], run["latency"] = true, true
+		}
+	}
+	return run, nil
+}
+
 // Run runs the whole benchmark and prints its table.
 func Run(ctx context.Context, o Options) (err error) {
 	o.defaults()
-	for _, w := range o.Works {
-		if !slices.Contains([]string{"issue", "lookup", "verify", "page", "import", "job"}, w) {
-			return fmt.Errorf("bench-http: no load named %q (issue, lookup, import, job)", w)
-		}
+	run, err := chosen(o.Works)
+	if err != nil {
+		return err
 	}
 	if o.Dir, err = filepath.Abs(o.Dir); err != nil {
 		return err
@@ -138,24 +173,11 @@ func Run(ctx context.Context, o Options) (err error) {
 
 	fmt.Fprintf(o.Out, "%d clients, %d phases of %s per side, alternating; every request from another client address\n\n",
 		o.Clients, o.Rounds, o.Phase)
-	for _, w := range []struct {
-		name string
-		run  func(context.Context) (row, error)
-	}{{"issue", b.issueLoad}, {"lookup", b.lookupLoad}, {"verify", b.verifyLoad}, {"page", b.pageLoad},
-		{"import", b.importLoad}, {"job", b.jobTiming},
-		// Last: its 10,000 more issuances and the vacuuming they call for would fall on the
-		// import and the job, measured on the database as it was before it.
-		{"latency", b.issueLatency}} {
-		// The reads read what issue made, so they bring issue along; so does latency, which
-		// offers half the rate issue measured. Issue brings latency along: its goal pairs both.
-		reads := slices.ContainsFunc(o.Works, func(w string) bool { return w == "lookup" || w == "verify" || w == "page" })
-		latency := slices.ContainsFunc(o.Works, func(w string) bool { return w == "issue" || w == "latency" })
-		needsIssue := reads || latency
-		if len(o.Works) > 0 && !slices.Contains(o.Works, w.name) && !(w.name == "issue" && needsIssue) &&
-			!(w.name == "latency" && latency) {
+	for _, w := range loads {
+		if !run[w.name] {
 			continue
 		}
-		r, err := w.run(ctx)
+		r, err := w.run(b, ctx)
 		if err != nil {
 			return err
 		}

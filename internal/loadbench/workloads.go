@@ -208,9 +208,15 @@ func do(ctx context.Context, req *http.Request, out any) error {
 }
 
 // compare runs the service's and the bare server's loads in alternating phases, after a
-// warm-up of each, and profiles the server during its first phase when asked.
-func (b *bench) compare(ctx context.Context, work, profile string, service, bare loadgen.Request) (row, error) {
-	opts := loadgen.Options{Clients: b.o.Clients, Duration: time.Second}
+// warm-up of each, and profiles the server during its first phase when asked. rate, when
+// positive, offers each side that many requests a second (an open loop, with four times the
+// clients so that requests wait for the server, not for a client); otherwise each client sends
+// its next request on its last answer.
+func (b *bench) compare(ctx context.Context, work, profile string, service, bare loadgen.Request, rate float64) (row, error) {
+	opts := loadgen.Options{Clients: b.o.Clients, Duration: time.Second, Rate: rate}
+	if rate > 0 {
+		opts.Clients *= 4
+	}
 	loadgen.Run(ctx, bare, opts)
 	loadgen.Run(ctx, service, opts)
 	opts.Duration = b.o.Phase
@@ -308,20 +314,16 @@ func (b *bench) issueLoad(ctx context.Context) (row, error) {
 		}
 		return req, err
 	}
-	before, err := b.srv.transactions(ctx)
-	if err != nil {
-		return row{}, err
-	}
-	r, err := b.compare(ctx, "POST /certificates/generate, one account", "issue", service, bare)
+	r, together, err := b.grouped(ctx, func() (row, error) {
+		return b.compare(ctx, "POST /certificates/generate, one account", "issue", service, bare, 0)
+	})
 	if err != nil {
 		return r, err
 	}
-	after, err := b.srv.transactions(ctx)
-	r.note = fmt.Sprintf("bare: credit + insert in one transaction; %.1f issuances a transaction",
-		(after.issuances-before.issuances)/max(after.count-before.count, 1))
+	r.note = fmt.Sprintf("bare: credit + insert in one transaction; %.1f issuances a transaction", together)
 	b.issue.service, b.issue.bare = service, bare
 	b.issue.bareRate = r.bare
-	return r, err
+	return r, nil
 }
 
 // issueLatency: the issuance's latency at half the bare server's rate, offered to each side in
@@ -334,40 +336,34 @@ func (b *bench) issueLatency(ctx context.Context) (row, error) {
 		return row{}, errors.New("the issuance latency needs the issuance load first")
 	}
 	rate := b.issue.bareRate / 2
-	// Clients enough that requests wait for the server, not for a client: at 900 a second and
-	// 150 ms, 135 are in flight.
-	opts := loadgen.Options{Clients: 4 * b.o.Clients, Duration: time.Second, Rate: rate}
-	loadgen.Run(ctx, b.issue.bare, opts)
-	loadgen.Run(ctx, b.issue.service, opts)
-	opts.Duration = b.o.Phase
-	var sres, bres loadgen.Result
-	var grouped transactions
-	for range b.o.Rounds {
-		bres.Add(loadgen.Run(ctx, b.issue.bare, opts))
-		before, err := b.srv.transactions(ctx)
-		if err != nil {
-			return row{}, err
-		}
-		sres.Add(loadgen.Run(ctx, b.issue.service, opts))
-		after, err := b.srv.transactions(ctx)
-		if err != nil {
-			return row{}, err
-		}
-		grouped.issuances += after.issuances - before.issuances
-		grouped.count += after.count - before.count
-		if err := ctx.Err(); err != nil {
-			return row{}, err
-		}
+	r, together, err := b.grouped(ctx, func() (row, error) {
+		return b.compare(ctx, "POST /certificates/generate, half bare rate", "latency", b.issue.service, b.issue.bare, rate)
+	})
+	if err != nil {
+		return r, err
 	}
-	for name, r := range map[string]*loadgen.Result{"service": &sres, "bare": &bres} {
-		if r.Failed > 0 {
-			return row{}, fmt.Errorf("issuance latency, %s: %d of %d requests failed (first: %v)", name, r.Failed, r.Requests, r.FirstErr)
-		}
+	r.openLoop = true
+	r.note = fmt.Sprintf("open loop: %.0f req/s offered to each side (half the bare rate above), up to %d in flight, "+
+		"latency from when each was due; %.1f issuances a transaction", rate, 4*b.o.Clients, together)
+	return r, nil
+}
+
+// grouped runs f, a load of issuances, and says how many issuances the server's transactions
+// held on average meanwhile (the bare side's phases issue none of the service's).
+func (b *bench) grouped(ctx context.Context, f func() (row, error)) (row, float64, error) {
+	before, err := b.srv.transactions(ctx)
+	if err != nil {
+		return row{}, 0, err
 	}
-	note := fmt.Sprintf("open loop: %.0f req/s offered to each side (half the bare rate above), up to %d in flight, "+
-		"latency from when each was due; %.1f issuances a transaction", rate, opts.Clients, grouped.issuances/max(grouped.count, 1))
-	return row{work: "POST /certificates/generate, half bare rate", unit: "req/s", service: sres.Rate(), bare: bres.Rate(),
-		sp50: sres.P50(), sp99: sres.P99(), bp50: bres.P50(), bp99: bres.P99(), openLoop: true, note: note}, nil
+	r, err := f()
+	if err != nil {
+		return r, 0, err
+	}
+	after, err := b.srv.transactions(ctx)
+	if err != nil {
+		return r, 0, err
+	}
+	return r, (after.issuances - before.issuances) / max(after.count-before.count, 1), nil
 }
 
 // lookupLoad: GET /certificates/{id} with an API key, over the certificates the issuance load made.
@@ -384,7 +380,7 @@ func (b *bench) lookupLoad(ctx context.Context) (row, error) {
 	bare := func(n uint32) (*http.Request, error) {
 		return loadgen.Get(b.bare+"/certificates/"+ids[int(n)%len(ids)].String(), nil)(n)
 	}
-	r, err := b.compare(ctx, "GET /certificates/{id} with an API key", "lookup", service, bare)
+	r, err := b.compare(ctx, "GET /certificates/{id} with an API key", "lookup", service, bare, 0)
 	r.note = "bare: one indexed lookup"
 	return r, err
 }
@@ -412,7 +408,7 @@ func (b *bench) verifyLoad(ctx context.Context) (row, error) {
 	bare := func(n uint32) (*http.Request, error) {
 		return loadgen.Get(b.bare+"/verify/"+codes[int(n)%len(codes)], nil)(n)
 	}
-	r, err := b.compare(ctx, "GET /api/v1/verify/{code}", "verify", service, bare)
+	r, err := b.compare(ctx, "GET /api/v1/verify/{code}", "verify", service, bare, 0)
 	r.note = "bare: one indexed lookup by code"
 	return r, err
 }
@@ -442,7 +438,7 @@ func (b *bench) pageLoad(ctx context.Context) (row, error) {
 	pass := loadgen.Options{Clients: b.o.Clients, Duration: time.Minute, Requests: len(codes)}
 	loadgen.Run(ctx, page, pass)
 	loadgen.Run(ctx, lookup, pass)
-	r, err := b.compare(ctx, "GET /verify/{code} (HTML page)", "page", page, lookup)
+	r, err := b.compare(ctx, "GET /verify/{code} (HTML page)", "page", page, lookup, 0)
 	r.note = "yardstick (bare): the service's own JSON lookup, GET /api/v1/verify/{code}"
 	return r, err
 }

@@ -107,18 +107,20 @@ func (p *Pipeline) Send(ctx context.Context) error {
 // CountIssued (those belong with the writes under the hot rows). A pipeline of statements
 // that are not an issuance's writes (Tx.ReadIssuances) is sent with flush.
 func (p *Pipeline) flush(ctx context.Context) error {
-	if p.batch.Len() == 0 {
-		return nil
+	if p.batch.Len() > 0 {
+		p.sent = p.tx.tx.SendBatch(ctx, &p.batch)
 	}
-	p.sent = p.tx.tx.SendBatch(ctx, &p.batch)
+	// With nothing queued, the reads are only a caller's refusals (mixed rows queue nothing).
 	var first error
 	for _, read := range p.reads {
 		if err := read(); err != nil && first == nil {
 			first = err
 		}
 	}
-	if err := p.sent.Close(); err != nil && first == nil {
-		first = err
+	if p.sent != nil {
+		if err := p.sent.Close(); err != nil && first == nil {
+			first = err
+		}
 	}
 	p.batch, p.reads, p.sent = pgx.Batch{}, nil, nil
 	return mapError(first)
@@ -167,14 +169,18 @@ func (p *Pipeline) SpendCredits(ctx context.Context, accountID uuid.UUID, period
 // certificates, in the order given, are filled in by Send.
 func (p *Pipeline) InsertCertificates(ctx context.Context, accountID uuid.UUID, cs []NewCertificate, now time.Time) []*domain.Certificate {
 	out := make([]*domain.Certificate, len(cs))
+	for i := range out {
+		out[i] = &domain.Certificate{}
+	}
 	if len(cs) == 0 {
 		return out
 	}
-	arg := db.PipelineInsertCertificatesParams{AccountID: accountID, Now: now}
-	at := make(map[uuid.UUID]int, len(cs)) // each certificate's place, to fill in from its row
 	if slices.ContainsFunc(cs, func(c NewCertificate) bool { return c.AccountID != accountID }) {
 		p.reads = append(p.reads, func() error { return errors.New("store: certificates of another account in one insert") })
+		return out // nothing queued: Send answers the error
 	}
+	arg := db.PipelineInsertCertificatesParams{AccountID: accountID, Now: now}
+	at := make(map[uuid.UUID]int, len(cs)) // each certificate's place, to fill in from its row
 	for i, c := range cs {
 		if c.ID == uuid.Nil {
 			c.ID = newID()
@@ -191,7 +197,6 @@ func (p *Pipeline) InsertCertificates(ctx context.Context, accountID uuid.UUID, 
 			expires = *c.ExpiresAt
 		}
 		at[c.ID] = i
-		out[i] = &domain.Certificate{}
 		arg.Ids = append(arg.Ids, c.ID)
 		arg.EventIds = append(arg.EventIds, c.EventID)
 		arg.AttendeeIds = append(arg.AttendeeIds, c.AttendeeID)
