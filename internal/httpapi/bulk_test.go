@@ -425,13 +425,14 @@ func TestASlowBulkJobYieldsInsteadOfTimingOut(t *testing.T) {
 		t.Fatalf("create job: %d %s", res.StatusCode, res.Body)
 	}
 	path := res.Header.Get("Location")
-	// 300 attendees in batches of 50, two at a time, each batch 3 s slower than it is (a
+	// 300 attendees in batches of 50, two at a time, each batch 2 s slower than it is (a
 	// loaded database), in runs of 100 ms under a 10 s timeout (a run's own bound is 5 s): a
-	// run yields once its first batches commit (about 3 s) and starts no batch after that, so
+	// run yields once its first batches commit (about 2 s) and starts no batch after that, so
 	// the job takes three runs. A run that looked at the time only after all the batches it read
-	// (six, three rounds of lanes, 9 s), or that started a batch past its time, would be cut
-	// off at its bound.
-	slow := slowIssuer{Service: s.env.Service.Certificates, delay: 60 * time.Millisecond}
+	// (six, three rounds of lanes, 6 s), or that started a batch past its time, would be cut
+	// off at its bound. (3 s a batch left a loaded CI machine 2 s for a batch's own work, and
+	// once a run was cut off there.)
+	slow := slowIssuer{Service: s.env.Service.Certificates, delay: 40 * time.Millisecond}
 	jobs, err := bulkQueue(s.env.Store, s.env.Service.Logger, bulk.Timing{RunFor: 100 * time.Millisecond, JobTimeout: 10 * time.Second}, slow)
 	if err != nil {
 		t.Fatal(err)
