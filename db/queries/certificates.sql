@@ -39,41 +39,35 @@ WHERE a.account_id = @account_id
 ORDER BY a.id
 FOR UPDATE OF a;
 
--- CurrentCertificatesFor marks the key's issued certificate past its expiry as expired (so
--- that a new one can be issued: at most one issued certificate per attendee, event and
--- template) and returns what is current after that: the issued certificate and the draft, if
--- any. One statement: its SELECT sees the rows as they were before the UPDATE, so the
--- certificates it expired are left out by id. Only the account's attendee's (the EXISTS, once
--- per statement: an account_id condition on certificates led PostgreSQL's generic plan to
--- the account's index, ten times slower). A batch query: it shares its round trip with
--- ReserveNewCertificateCode, queued after it, and with LockIssueSources (store.Tx.ReadIssuances).
+-- CurrentCertificatesFor reads the key's issued certificate and its draft, if any: what is
+-- current of it, but for an issued certificate past its expiry at @now (lapsed), which the
+-- caller tells apart and which does not block a new one (at most one issued certificate per
+-- attendee, event and template: the issuance marks the lapsed one expired, in its pipeline,
+-- after the account's credit row, PipelineExpireCertificates). Only the account's attendee's
+-- (the EXISTS, once per statement: an account_id condition on certificates led PostgreSQL's
+-- generic plan to the account's index, ten times slower). A batch query: it shares its round
+-- trip with ReserveNewCertificateCode, queued after it, and with LockIssueSources
+-- (store.Tx.ReadIssuances).
 -- name: CurrentCertificatesFor :batchmany
-WITH expired AS (
-    UPDATE certificates SET status = 'expired', updated_at = @now::timestamptz
-    WHERE attendee_id = @attendee_id AND event_id = @event_id AND template_id = @template_id
-      AND status = 'issued' AND expires_at IS NOT NULL AND expires_at <= @now::timestamptz
-      AND EXISTS (SELECT 1 FROM attendees a WHERE a.id = @attendee_id AND a.account_id = @account_id)
-    RETURNING id
-)
 SELECT cur.* FROM certificates cur
 WHERE cur.attendee_id = @attendee_id AND cur.event_id = @event_id AND cur.template_id = @template_id
-  AND cur.status IN ('issued', 'draft') AND cur.id NOT IN (SELECT expired.id FROM expired)
+  AND cur.status IN ('issued', 'draft')
   AND EXISTS (SELECT 1 FROM attendees a WHERE a.id = @attendee_id AND a.account_id = @account_id);
 
 -- ReserveNewCertificateCode reserves @code for the key's new certificate, in the batch of
--- CurrentCertificatesFor, queued after it (so it sees the certificates that statement expired):
--- only when the key has no current certificate (none issued, no draft), the one case in which
--- certificates.Issue inserts a new one; otherwise the key's certificate keeps its own code, or
--- none is issued, and nothing is reserved. No row: the key has a current certificate, or the
--- code was taken (the caller tells which from CurrentCertificatesFor's answer). The key is
--- held by its attendee's lock, taken before, so no certificate of it appears in between.
+-- CurrentCertificatesFor: only when the key has no current certificate (no draft, and no issued
+-- one but lapsed at @now), the one case in which certificates.Issue inserts a new one;
+-- otherwise the key's certificate keeps its own code, or none is issued, and nothing is
+-- reserved. No row: the key has a current certificate, or the code was taken (the caller tells
+-- which from CurrentCertificatesFor's answer). The key is held by its attendee's lock, taken
+-- before, so no certificate of it appears in between.
 -- name: ReserveNewCertificateCode :batchone
 INSERT INTO verification_codes (code, kind, created_at)
 SELECT @code::text, 'certificate', @now::timestamptz
 WHERE NOT EXISTS (
     SELECT 1 FROM certificates cur
     WHERE cur.attendee_id = @attendee_id AND cur.event_id = @event_id AND cur.template_id = @template_id
-      AND cur.status IN ('issued', 'draft')
+      AND (cur.status = 'draft' OR (cur.status = 'issued' AND (cur.expires_at IS NULL OR cur.expires_at > @now::timestamptz)))
 )
 ON CONFLICT DO NOTHING
 RETURNING code;

@@ -17,6 +17,17 @@ ON CONFLICT (account_id, period) DO UPDATE SET used = u.used + @n::integer
 WHERE u.used <= (SELECT coalesce(p.monthly_credits, 2147483647) FROM accounts a JOIN plans p ON p.code = a.plan WHERE a.id = u.account_id) - @n::integer
 RETURNING used;
 
+-- PipelineExpireCertificates marks the account's issued certificates @ids, lapsed at @now,
+-- expired: each is the key's lapsed certificate of a certificate about to be issued (new, or a
+-- draft turned issued), which the one issued certificate per key makes room for. Queued after
+-- the credits (the account's first hot row), since the change of status moves the list totals:
+-- marked before it, while the key was read, two issuing transactions of one account could each
+-- hold a totals row the other waited for while one of them waited for the credit row.
+-- name: PipelineExpireCertificates :batchexec
+UPDATE certificates SET status = 'expired', updated_at = @now::timestamptz
+WHERE id = ANY(@ids::uuid[]) AND account_id = @account_id
+  AND status = 'issued' AND expires_at IS NOT NULL AND expires_at <= @now::timestamptz;
+
 -- PipelineInsertCertificates stores new certificates and drafts of one account, in one
 -- statement (its triggers, the search rows and the kept list totals, fire once for all), each
 -- numbered with the account's next number in the order given: the account's counter moves on

@@ -19,16 +19,9 @@ var (
 )
 
 const currentCertificatesFor = `-- name: CurrentCertificatesFor :batchmany
-WITH expired AS (
-    UPDATE certificates SET status = 'expired', updated_at = $5::timestamptz
-    WHERE attendee_id = $1 AND event_id = $2 AND template_id = $3
-      AND status = 'issued' AND expires_at IS NOT NULL AND expires_at <= $5::timestamptz
-      AND EXISTS (SELECT 1 FROM attendees a WHERE a.id = $1 AND a.account_id = $4)
-    RETURNING id
-)
 SELECT cur.id, cur.account_id, cur.event_id, cur.attendee_id, cur.template_id, cur.certificate_number, cur.verification_code, cur.status, cur.recipient_first_name, cur.recipient_last_name, cur.recipient_email, cur.snapshot, cur.recipient_token_hash, cur.issued_at, cur.expires_at, cur.revoked_at, cur.revocation_reason, cur.revocation_reason_code, cur.first_viewed_at, cur.first_verified_at, cur.created_at, cur.updated_at, cur.snapshot_event_name, cur.snapshot_event_date, cur.snapshot_event_location, cur.snapshot_event_locale FROM certificates cur
 WHERE cur.attendee_id = $1 AND cur.event_id = $2 AND cur.template_id = $3
-  AND cur.status IN ('issued', 'draft') AND cur.id NOT IN (SELECT expired.id FROM expired)
+  AND cur.status IN ('issued', 'draft')
   AND EXISTS (SELECT 1 FROM attendees a WHERE a.id = $1 AND a.account_id = $4)
 `
 
@@ -43,17 +36,17 @@ type CurrentCertificatesForParams struct {
 	EventID    uuid.UUID
 	TemplateID uuid.UUID
 	AccountID  uuid.UUID
-	Now        time.Time
 }
 
-// CurrentCertificatesFor marks the key's issued certificate past its expiry as expired (so
-// that a new one can be issued: at most one issued certificate per attendee, event and
-// template) and returns what is current after that: the issued certificate and the draft, if
-// any. One statement: its SELECT sees the rows as they were before the UPDATE, so the
-// certificates it expired are left out by id. Only the account's attendee's (the EXISTS, once
-// per statement: an account_id condition on certificates led PostgreSQL's generic plan to
-// the account's index, ten times slower). A batch query: it shares its round trip with
-// ReserveNewCertificateCode, queued after it, and with LockIssueSources (store.Tx.ReadIssuances).
+// CurrentCertificatesFor reads the key's issued certificate and its draft, if any: what is
+// current of it, but for an issued certificate past its expiry at @now (lapsed), which the
+// caller tells apart and which does not block a new one (at most one issued certificate per
+// attendee, event and template: the issuance marks the lapsed one expired, in its pipeline,
+// after the account's credit row, PipelineExpireCertificates). Only the account's attendee's
+// (the EXISTS, once per statement: an account_id condition on certificates led PostgreSQL's
+// generic plan to the account's index, ten times slower). A batch query: it shares its round
+// trip with ReserveNewCertificateCode, queued after it, and with LockIssueSources
+// (store.Tx.ReadIssuances).
 func (q *Queries) CurrentCertificatesFor(ctx context.Context, arg []CurrentCertificatesForParams) *CurrentCertificatesForBatchResults {
 	batch := &pgx.Batch{}
 	for _, a := range arg {
@@ -62,7 +55,6 @@ func (q *Queries) CurrentCertificatesFor(ctx context.Context, arg []CurrentCerti
 			a.EventID,
 			a.TemplateID,
 			a.AccountID,
-			a.Now,
 		}
 		batch.Queue(currentCertificatesFor, vals...)
 	}
@@ -349,6 +341,65 @@ func (b *PipelineCountIssuedBatchResults) Exec(f func(int, error)) {
 }
 
 func (b *PipelineCountIssuedBatchResults) Close() error {
+	b.closed = true
+	return b.br.Close()
+}
+
+const pipelineExpireCertificates = `-- name: PipelineExpireCertificates :batchexec
+UPDATE certificates SET status = 'expired', updated_at = $1::timestamptz
+WHERE id = ANY($2::uuid[]) AND account_id = $3
+  AND status = 'issued' AND expires_at IS NOT NULL AND expires_at <= $1::timestamptz
+`
+
+type PipelineExpireCertificatesBatchResults struct {
+	br     pgx.BatchResults
+	tot    int
+	closed bool
+}
+
+type PipelineExpireCertificatesParams struct {
+	Now       time.Time
+	Ids       []uuid.UUID
+	AccountID uuid.UUID
+}
+
+// PipelineExpireCertificates marks the account's issued certificates @ids, lapsed at @now,
+// expired: each is the key's lapsed certificate of a certificate about to be issued (new, or a
+// draft turned issued), which the one issued certificate per key makes room for. Queued after
+// the credits (the account's first hot row), since the change of status moves the list totals:
+// marked before it, while the key was read, two issuing transactions of one account could each
+// hold a totals row the other waited for while one of them waited for the credit row.
+func (q *Queries) PipelineExpireCertificates(ctx context.Context, arg []PipelineExpireCertificatesParams) *PipelineExpireCertificatesBatchResults {
+	batch := &pgx.Batch{}
+	for _, a := range arg {
+		vals := []interface{}{
+			a.Now,
+			a.Ids,
+			a.AccountID,
+		}
+		batch.Queue(pipelineExpireCertificates, vals...)
+	}
+	br := q.db.SendBatch(ctx, batch)
+	return &PipelineExpireCertificatesBatchResults{br, len(arg), false}
+}
+
+func (b *PipelineExpireCertificatesBatchResults) Exec(f func(int, error)) {
+	defer b.br.Close()
+	for t := 0; t < b.tot; t++ {
+		if b.closed {
+			if f != nil {
+				f(t, ErrBatchAlreadyClosed)
+			}
+			continue
+		}
+		_, err := b.br.Exec()
+		if f != nil {
+			f(t, err)
+		}
+	}
+}
+
+func (b *PipelineExpireCertificatesBatchResults) Close() error {
 	b.closed = true
 	return b.br.Close()
 }
@@ -967,7 +1018,7 @@ SELECT $1::text, 'certificate', $2::timestamptz
 WHERE NOT EXISTS (
     SELECT 1 FROM certificates cur
     WHERE cur.attendee_id = $3 AND cur.event_id = $4 AND cur.template_id = $5
-      AND cur.status IN ('issued', 'draft')
+      AND (cur.status = 'draft' OR (cur.status = 'issued' AND (cur.expires_at IS NULL OR cur.expires_at > $2::timestamptz)))
 )
 ON CONFLICT DO NOTHING
 RETURNING code
@@ -988,12 +1039,12 @@ type ReserveNewCertificateCodeParams struct {
 }
 
 // ReserveNewCertificateCode reserves @code for the key's new certificate, in the batch of
-// CurrentCertificatesFor, queued after it (so it sees the certificates that statement expired):
-// only when the key has no current certificate (none issued, no draft), the one case in which
-// certificates.Issue inserts a new one; otherwise the key's certificate keeps its own code, or
-// none is issued, and nothing is reserved. No row: the key has a current certificate, or the
-// code was taken (the caller tells which from CurrentCertificatesFor's answer). The key is
-// held by its attendee's lock, taken before, so no certificate of it appears in between.
+// CurrentCertificatesFor: only when the key has no current certificate (no draft, and no issued
+// one but lapsed at @now), the one case in which certificates.Issue inserts a new one;
+// otherwise the key's certificate keeps its own code, or none is issued, and nothing is
+// reserved. No row: the key has a current certificate, or the code was taken (the caller tells
+// which from CurrentCertificatesFor's answer). The key is held by its attendee's lock, taken
+// before, so no certificate of it appears in between.
 func (q *Queries) ReserveNewCertificateCode(ctx context.Context, arg []ReserveNewCertificateCodeParams) *ReserveNewCertificateCodeBatchResults {
 	batch := &pgx.Batch{}
 	for _, a := range arg {

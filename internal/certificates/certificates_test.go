@@ -1,6 +1,7 @@
 package certificates_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/certificates"
@@ -279,6 +281,148 @@ func TestAnExpiredCertificateDoesNotBlockANewOne(t *testing.T) {
 	if used := s.used(t); used != 2 {
 		t.Fatalf("%d credits used, want 2", used)
 	}
+}
+
+// A lapsed certificate stays stored as issued until the next certificate of its key is issued:
+// a draft asked for meanwhile leaves it so, and issuing that draft marks it expired. Whatever
+// the order, it reads expired, and every list's total counts it where a page lists it.
+func TestALapsedCertificateGivesWayToTheDraftIssuedAfterIt(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	p := s.params(s.attendee(t, "Ada"))
+	expires := s.clock.Now().Add(time.Hour)
+	p.ExpiresAt = &expires
+	old := s.generate(t, p)
+	s.clock.Advance(2 * time.Hour)
+	p.ExpiresAt, p.Draft = nil, true
+	draft := s.generate(t, p)
+	if draft.ID == old.ID || draft.Status != domain.CertificateDraft {
+		t.Fatalf("old %+v, draft %+v", old, draft)
+	}
+	s.countedAsListed(t)
+	p.Draft = false
+	issued := s.generate(t, p)
+	if issued.ID != draft.ID || issued.Status != domain.CertificateValid {
+		t.Fatalf("the draft %s was issued as %+v", draft.ID, issued)
+	}
+	if got, err := s.svc.Get(t.Context(), s.account, old.ID); err != nil || got.Status != domain.CertificateExpired {
+		t.Fatalf("the old certificate: %+v %v", got, err)
+	}
+	var stored string
+	testkit.QueryRowAt(t, s.dbURL, `SELECT status FROM certificates WHERE id = $1`, []any{old.ID}, &stored)
+	if stored != "expired" {
+		t.Fatalf("the lapsed certificate is stored %q once its key's next one is issued", stored)
+	}
+	s.countedAsListed(t)
+	_, err := s.svc.Generate(t.Context(), p)
+	wantCode(t, err, apperr.AlreadyIssued)
+}
+
+// countedAsListed fails the test when a list's total of the account's certificates, by status
+// and in all, differs from the rows its pages hold.
+func (s issuing) countedAsListed(t *testing.T) {
+	t.Helper()
+	statuses := []*domain.CertificateStatus{nil}
+	for _, st := range []domain.CertificateStatus{domain.CertificateValid, domain.CertificateExpired, domain.CertificateRevoked, domain.CertificateDraft} {
+		statuses = append(statuses, &st)
+	}
+	for _, st := range statuses {
+		f := domain.CertificateFilter{Status: st}
+		page, total, err := s.svc.List(t.Context(), s.account, f, domain.Page{Number: 1, Size: 100})
+		if err != nil || total != len(page) {
+			t.Fatalf("status %v: a total of %d for %d listed (%v)", st, total, len(page), err)
+		}
+		if page, total, err = s.svc.ListOfEvent(t.Context(), s.account, s.event, f, domain.Page{Number: 1, Size: 100}); err != nil || total != len(page) {
+			t.Fatalf("status %v, the event's: a total of %d for %d listed (%v)", st, total, len(page), err)
+		}
+	}
+}
+
+// A lapsed certificate is marked expired by the issuance that replaces it only once that
+// issuance holds the account's credit row: the change of status moves the list totals, which
+// every issuance takes after its credit row. Marked while the key was read, before the credit
+// row, an issuance waiting for that row held totals rows, and two lanes of one account that
+// re-issued lapsed certificates could each wait for the other until PostgreSQL broke the
+// deadlock. Here the credit row is held while the re-issuance waits for it, and every totals
+// row its change of status would move is free meanwhile.
+func TestALapsedCertificateIsMarkedExpiredOnlyUnderTheCreditRow(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	ctx := t.Context()
+	p := s.params(s.attendee(t, "Ada"))
+	expires := s.clock.Now().Add(time.Hour)
+	p.ExpiresAt = &expires
+	old := s.generate(t, p)
+	s.clock.Advance(2 * time.Hour)
+	p.ExpiresAt = nil
+
+	hold, err := connect(t, s.dbURL).Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = hold.Rollback(context.Background()) }) // released below, unless the test fails before
+	if _, err := hold.Exec(ctx, `SELECT 1 FROM credit_usage WHERE account_id = $1 FOR UPDATE`, s.account); err != nil {
+		t.Fatal(err)
+	}
+	type answer struct {
+		c   domain.Certificate
+		err error
+	}
+	renewed := make(chan answer, 1)
+	go func() {
+		c, err := s.svc.Generate(ctx, p)
+		renewed <- answer{c, err}
+	}()
+	probe := connect(t, s.dbURL)
+	for waiting := 0; waiting == 0; time.Sleep(10 * time.Millisecond) {
+		if err := probe.QueryRow(ctx, `SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid)
+			WHERE NOT l.granted AND a.datname = current_database()`).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Every totals row the re-issuance's change of status moves, in each shard: written (an
+	// upsert waits for a row another transaction wrote, or inserted, and has not committed).
+	tx, err := probe.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = tx.Exec(ctx, `SET LOCAL lock_timeout = '1s'`)
+	if err == nil {
+		_, err = tx.Exec(ctx, `INSERT INTO list_totals AS t (account_id, list, event_id, status, shard, n)
+			SELECT $1::uuid, 'certificates', e, st, sh, 0
+			FROM unnest(ARRAY[$2::uuid, '00000000-0000-0000-0000-000000000000'::uuid]) e,
+			     unnest(ARRAY['issued', 'expired']) st, generate_series(0, 7) sh
+			ORDER BY 1, 2, 3, 4, 5
+			ON CONFLICT (account_id, list, event_id, status, shard) DO UPDATE SET n = t.n`, s.account, s.event)
+	}
+	if rerr := tx.Rollback(ctx); rerr != nil && err == nil {
+		err = rerr
+	}
+	if err != nil {
+		t.Fatalf("a list total is held by the issuance that waits for the credit row: %v", err)
+	}
+	if err := hold.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got := <-renewed
+	if got.err != nil || got.c.ID == old.ID || got.c.Status != domain.CertificateValid {
+		t.Fatalf("renewed %+v: %v", got.c, got.err)
+	}
+	if c, err := s.svc.Get(ctx, s.account, old.ID); err != nil || c.Status != domain.CertificateExpired {
+		t.Fatalf("the old certificate: %+v %v", c, err)
+	}
+	s.countedAsListed(t)
+}
+
+// connect opens a connection of the test's own to dbURL, closed when the test ends.
+func connect(t *testing.T, dbURL string) *pgx.Conn {
+	t.Helper()
+	c, err := pgx.Connect(t.Context(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close(context.Background()) })
+	return c
 }
 
 // Revoking twice changes nothing the second time (one event); a revoked certificate does not

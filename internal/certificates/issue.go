@@ -34,7 +34,8 @@ func (s *Service) Generate(ctx context.Context, p GenerateParams) (domain.Certif
 
 // Issue issues one certificate in tx, the caller's transaction (a bulk job records its item in
 // the same one). The attendee is locked, so issuances for one attendee run one after the other;
-// an issued certificate past its expiry is marked expired; a valid one answers ALREADY_ISSUED.
+// an issued certificate past its expiry is marked expired when a new one is issued (not for a
+// draft); a valid one answers ALREADY_ISSUED.
 // A new certificate's fresh code is drawn here and reserved, only when the key has no current
 // certificate, in the one round trip that locks the attendee and reads its source and current
 // certificates (store.Tx.ReadIssuances). The rest is issuance.Issue's: the certificate
@@ -48,9 +49,10 @@ func (s *Service) Issue(ctx context.Context, tx *store.Tx, p GenerateParams) (do
 	if err := validExpiry(p, now); err != nil {
 		return domain.Certificate{}, err
 	}
-	// In one round trip: the attendee locked with what the certificate is made from, a lapsed
-	// certificate marked expired, the current ones read and, when there is none (a new
-	// certificate is to be written), a code drawn here reserved for it. Reserved after the
+	// In one round trip: the attendee locked with what the certificate is made from, the
+	// current certificates read (a lapsed one is marked expired later, by issuance.Issue under
+	// the credit row) and, when there is none (a new certificate is to be written), a code
+	// drawn here reserved for it. Reserved after the
 	// attendee's lock and before the account's hot rows (a code's row is no hot row); a taken
 	// code (Current.Code empty) is drawn again by issuance.Issue.
 	code, err := s.drawCode()
@@ -172,6 +174,9 @@ func (s *Service) plan(p GenerateParams, got store.IssuanceReading, now time.Tim
 		item.Email = func(c domain.Certificate) domain.OutboundEmail { return composeEmail(c, src.AccountName) }
 	}
 	key := store.CertificateKey{AttendeeID: p.AttendeeID, EventID: p.EventID, TemplateID: p.TemplateID}
+	if cur.Lapsed != nil && !p.Draft {
+		item.Lapsed = cur.Lapsed.ID // a draft leaves it issued: it takes no issued certificate's place
+	}
 	if cur.Draft != nil {
 		item.Draft, item.Issuance = cur.Draft, issuanceOf(src, p.ExpiresAt, now)
 		item.Issuance.Snapshot = snap

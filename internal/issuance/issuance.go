@@ -54,6 +54,10 @@ type Certificate struct {
 	// as Issuance says.
 	Draft    *domain.Certificate
 	Issuance store.Issuance
+	// Lapsed, when set, is the key's issued certificate past its expiry, marked expired to make
+	// room for this one (one issued certificate per key), after the credits are spent: the
+	// change of status moves the list totals, which every issuance takes after the credit row.
+	Lapsed uuid.UUID
 	// Event is the payload of its certificate.issued event, given the certificate as issued but
 	// for its number: the statement that writes the event sets data.certificateNumber from the
 	// certificate's row.
@@ -145,8 +149,9 @@ func assignRest(ctx context.Context, tx *store.Tx, entries []entry, now time.Tim
 
 // issueCertificates issues new certificates and drafts. Every new certificate has its code
 // before the pipeline (reserved by the caller, or here); in the pipeline, the credits go first
-// (the hot row that orders the account's issuances), then the new certificates' rows in one
-// statement (which takes the account's counter), the drafts issued, the entries of all in one
+// (the hot row that orders the account's issuances), then the lapsed certificates they replace
+// marked expired, the new certificates' rows in one statement (which takes the account's
+// counter), the drafts issued, the entries of all in one
 // statement and their events in one, then the analytics counts.
 func issueCertificates(ctx context.Context, tx *store.Tx, r Request) (Issued, error) {
 	fresh := 0 // new certificates whose codes are reserved here
@@ -168,6 +173,13 @@ func issueCertificates(ctx context.Context, tx *store.Tx, r Request) (Issued, er
 	if charged > 0 {
 		spent = p.SpendCredits(ctx, r.AccountID, CreditPeriod(r.Now), charged)
 	}
+	var lapsed []uuid.UUID
+	for _, c := range r.Certificates {
+		if c.Lapsed != uuid.Nil {
+			lapsed = append(lapsed, c.Lapsed)
+		}
+	}
+	p.ExpireCertificates(ctx, r.AccountID, lapsed, r.Now)
 	written := make([]*domain.Certificate, len(r.Certificates))
 	var news []store.NewCertificate
 	newOf := make([]int, len(r.Certificates)) // each one's place in news; -1 for a draft turned issued

@@ -222,10 +222,15 @@ func (t *Tx) ReadIssuances(ctx context.Context, reads []IssuanceRead, now time.T
 }
 
 // CurrentCertificates are a key's current certificates: the issued one and the draft, each
-// nil when there is none; and, when there is neither, the verification code reserved for the
-// key's new certificate.
+// nil when there is none; an issued one lapsed (past its expiry) apart, as Lapsed; and, when
+// there is neither an issued one nor a draft, the verification code reserved for the key's new
+// certificate.
 type CurrentCertificates struct {
 	Issued, Draft *domain.Certificate
+	// Lapsed is the key's issued certificate past its expiry (it reads expired): it blocks no
+	// new certificate, but is still stored as issued until the issuance of the next one marks
+	// it expired (Pipeline.ExpireCertificates).
+	Lapsed *domain.Certificate
 	// Code is the code offered (IssuanceRead.Code), reserved (kind certificate) for the new
 	// certificate the key is to get: set only when the key has no current certificate and the
 	// code was free. Empty with no current certificate: the code was taken, draw another.
@@ -233,15 +238,15 @@ type CurrentCertificates struct {
 }
 
 // currentCertificates queues, for the account's key, two statements (CurrentCertificatesFor,
-// ReserveNewCertificateCode) that mark its issued certificate past its expiry at now as
-// expired, read its issued certificate and draft, and, when it has neither, reserve code for
+// ReserveNewCertificateCode) that read its issued certificate (or lapsed one) and draft, and,
+// when it has neither a draft nor an issued certificate that is not lapsed, reserve code for
 // its new certificate; cur is filled in once the pipeline is flushed. The caller holds the
-// key's attendee, so nothing changes the key in between. A code is reserved only where a new
-// certificate will name it, and it takes no hot row: the code's row is its own (a random key),
-// so reserving it before the account's hot rows keeps their order.
+// key's attendee, so nothing changes the key in between. Nothing here takes a hot row (nor a
+// list total, which a lapsed certificate marked expired would move): a code's row is its own
+// (a random key), so reserving it before the account's hot rows keeps their order.
 func (p *Pipeline) currentCertificates(ctx context.Context, accountID uuid.UUID, k CertificateKey, now time.Time, code string, cur *CurrentCertificates) {
 	rows := p.q.CurrentCertificatesFor(ctx, []db.CurrentCertificatesForParams{{AccountID: accountID, AttendeeID: k.AttendeeID,
-		EventID: k.EventID, TemplateID: k.TemplateID, Now: now}})
+		EventID: k.EventID, TemplateID: k.TemplateID}})
 	p.reads = append(p.reads, func() error {
 		var err error
 		rows.Query(func(_ int, got []db.Certificate, e error) {
@@ -250,10 +255,12 @@ func (p *Pipeline) currentCertificates(ctx context.Context, accountID uuid.UUID,
 			}
 			for _, r := range got {
 				c := certificateFrom(r, now)
-				switch r.Status {
-				case domain.StoredCertificateIssued:
+				switch {
+				case r.Status == domain.StoredCertificateIssued && c.Status == domain.CertificateExpired:
+					cur.Lapsed = &c
+				case r.Status == domain.StoredCertificateIssued:
 					cur.Issued = &c
-				case domain.StoredCertificateDraft:
+				case r.Status == domain.StoredCertificateDraft:
 					cur.Draft = &c
 				}
 			}

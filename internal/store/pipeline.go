@@ -236,6 +236,18 @@ func (p *Pipeline) InsertCertificates(ctx context.Context, accountID uuid.UUID, 
 	return out
 }
 
+// ExpireCertificates queues the marking of the account's lapsed certificates ids (issued, past
+// their expiry at now) as expired, to make room for their keys' next certificates. Queued
+// after SpendCredits: the change of status moves the list totals, which every issuance of the
+// account takes after its credit row. A certificate of ids no longer issued and lapsed is left
+// as it is (its attendee's lock keeps that from happening).
+func (p *Pipeline) ExpireCertificates(ctx context.Context, accountID uuid.UUID, ids []uuid.UUID, now time.Time) {
+	if len(ids) == 0 {
+		return
+	}
+	p.exec(p.q.PipelineExpireCertificates(ctx, []db.PipelineExpireCertificatesParams{{AccountID: accountID, Ids: ids, Now: now}}).Exec)
+}
+
 // IssueDraft queues the issuance of a draft, keeping its number and code; Send answers
 // ErrNotFound when id is no longer a draft.
 func (p *Pipeline) IssueDraft(ctx context.Context, id uuid.UUID, in Issuance, now time.Time) *domain.Certificate {
