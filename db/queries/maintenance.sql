@@ -32,3 +32,10 @@ CROSS JOIN LATERAL (
         ' FROM (SELECT md5((to_jsonb(x) - %L::text[])::text) AS r FROM public.%I x %s) AS digests',
         t.ignored, t.name, t.kept), false, true, '')))[1]::text AS digest
 ) d;
+
+-- CleanCertificateSearchPending merges the pending entries of the certificates' trigram search
+-- index into the index proper (see migration 00033), and answers how many pending pages it
+-- emptied. It takes the index's cleanup lock: a merge already running elsewhere is waited for.
+-- Only the index's owner (the role that ran the migrations) may.
+-- name: CleanCertificateSearchPending :one
+SELECT gin_clean_pending_list('certificate_search_trgm_idx'::regclass)::bigint AS pages;

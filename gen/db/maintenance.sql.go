@@ -9,6 +9,21 @@ import (
 	"context"
 )
 
+const cleanCertificateSearchPending = `-- name: CleanCertificateSearchPending :one
+SELECT gin_clean_pending_list('certificate_search_trgm_idx'::regclass)::bigint AS pages
+`
+
+// CleanCertificateSearchPending merges the pending entries of the certificates' trigram search
+// index into the index proper (see migration 00033), and answers how many pending pages it
+// emptied. It takes the index's cleanup lock: a merge already running elsewhere is waited for.
+// Only the index's owner (the role that ran the migrations) may.
+func (q *Queries) CleanCertificateSearchPending(ctx context.Context) (int64, error) {
+	row := q.db.QueryRow(ctx, cleanCertificateSearchPending)
+	var pages int64
+	err := row.Scan(&pages)
+	return pages, err
+}
+
 const databaseFingerprint = `-- name: DatabaseFingerprint :one
 WITH tables AS (
     SELECT c.relname::text AS name,

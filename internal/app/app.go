@@ -20,6 +20,7 @@ import (
 	"github.com/certhub/credentiald/internal/embeddedpg"
 	"github.com/certhub/credentiald/internal/memory"
 	"github.com/certhub/credentiald/internal/metrics"
+	"github.com/certhub/credentiald/internal/searchindex"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/tracing"
 )
@@ -149,6 +150,8 @@ func ServeWith(ctx context.Context, cfg config.Config, logger *slog.Logger, read
 	// after the HTTP server has drained (its shutdown comes first, below).
 	workersDone.Go(func() { svc.Verification.Activity.Run(workers) })
 	workersDone.Go(func() { svc.WatchChanges(workers) })
+	// The certificates' search index is merged apart, not by an issuing transaction.
+	workersDone.Go(func() { (&searchindex.Cleaner{Store: st, Logger: logger}).Run(workers) })
 	defer func() { stopWorkers(); workersDone.Wait() }()
 	// Email, webhooks, bulk jobs and the periodic purge are River jobs on one client.
 	if err := svc.Jobs.Start(workers); err != nil {

@@ -38,7 +38,40 @@ CREATE TABLE bare.certificate_search (LIKE public.certificate_search INCLUDING A
 
 type bareServer struct {
 	*http.Server
-	addr string
+	addr        string
+	stopCleaner context.CancelFunc
+}
+
+// Close stops the bare server and the merges of its search index.
+func (s *bareServer) Close() error {
+	s.stopCleaner()
+	return s.Server.Close()
+}
+
+// cleanBareSearch merges the pending entries of the bare certificates' search index every
+// second until ctx ends, as the service's searchindex.Cleaner does its own: the bare index
+// carries the service's limit of 64 MB (LIKE ... INCLUDING ALL copies it), and without merges
+// apart its pending list would grow through the run until one insert merged it all.
+func cleanBareSearch(ctx context.Context, pool *pgxpool.Pool) error {
+	var index string
+	if err := pool.QueryRow(ctx, `SELECT c.oid::regclass::text FROM pg_index i
+		JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam
+		WHERE i.indrelid = 'bare.certificate_search'::regclass AND a.amname = 'gin'`).Scan(&index); err != nil {
+		return fmt.Errorf("the bare search index: %w", err)
+	}
+	go func() {
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				_, _ = pool.Exec(ctx, `SELECT gin_clean_pending_list($1::regclass)`, index)
+			}
+		}
+	}()
+	return nil
 }
 
 // startBare starts the bare server on tables that hold copies of the service account's rows
@@ -153,7 +186,13 @@ SELECT id, certificate_number FROM cert`, account, pgUUID(uuid.Must(uuid.NewV7()
 	if err != nil {
 		return nil, err
 	}
-	s := &bareServer{Server: &http.Server{Handler: e, ReadHeaderTimeout: 10 * time.Second}, addr: ln.Addr().String()}
+	cleaning, stop := context.WithCancel(context.WithoutCancel(ctx))
+	if err := cleanBareSearch(cleaning, pool); err != nil {
+		stop()
+		_ = ln.Close()
+		return nil, err
+	}
+	s := &bareServer{Server: &http.Server{Handler: e, ReadHeaderTimeout: 10 * time.Second}, addr: ln.Addr().String(), stopCleaner: stop}
 	go func() { _ = s.Serve(ln) }()
 	return s, nil
 }
