@@ -174,7 +174,7 @@ func (c *Cluster) initdb(ctx context.Context, opts Options) error {
 		conf += "fsync = off\nsynchronous_commit = off\nfull_page_writes = off\n"
 	}
 	if opts.Statements {
-		conf += "shared_preload_libraries = 'pg_stat_statements'\npg_stat_statements.track = all\n"
+		conf += "shared_preload_libraries = 'pg_stat_statements'\npg_stat_statements.track = all\npg_stat_statements.track_planning = on\n"
 	}
 	if err := appendFile(filepath.Join(tmp, "postgresql.conf"), conf); err != nil {
 		return err

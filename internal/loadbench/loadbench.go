@@ -318,6 +318,8 @@ type row struct {
 	// openLoop: both sides were offered one rate, so the rates' ratio says nothing; the p99s
 	// are compared instead
 	openLoop bool
+	// phaseP99 is each phase's p99, the service's and the bare server's
+	phaseP99 [2][]time.Duration
 	note     string
 }
 

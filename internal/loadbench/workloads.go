@@ -222,6 +222,7 @@ func (b *bench) compare(ctx context.Context, work, profile string, service, bare
 	opts.Duration = b.o.Phase
 	var sres, bres loadgen.Result
 	var ticks, pgService, pgBare, genTicks int64
+	var servicePhases, barePhases []time.Duration
 	if b.o.Statements {
 		if _, err := b.pool.Exec(ctx, "SELECT pg_stat_statements_reset()"); err != nil {
 			return row{}, err
@@ -229,7 +230,9 @@ func (b *bench) compare(ctx context.Context, work, profile string, service, bare
 	}
 	for round := range b.o.Rounds {
 		p0 := loadgen.TreeCPUTicks(b.pgPID)
-		bres.Add(loadgen.Run(ctx, bare, opts))
+		phase := loadgen.Run(ctx, bare, opts)
+		barePhases = append(barePhases, phase.P99())
+		bres.Add(phase)
 		pgBare += loadgen.TreeCPUTicks(b.pgPID) - p0
 		var prof chan error
 		if b.o.Profile && round == 0 {
@@ -237,7 +240,9 @@ func (b *bench) compare(ctx context.Context, work, profile string, service, bare
 			go func() { prof <- b.cpuProfile(ctx, profile, b.o.Phase-time.Second/2) }()
 		}
 		t0, p0, g0 := loadgen.CPUTicks(b.srv.cmd.Process.Pid), loadgen.TreeCPUTicks(b.pgPID), loadgen.CPUTicks(0)
-		sres.Add(loadgen.Run(ctx, service, opts))
+		phase = loadgen.Run(ctx, service, opts)
+		servicePhases = append(servicePhases, phase.P99())
+		sres.Add(phase)
 		ticks += loadgen.CPUTicks(b.srv.cmd.Process.Pid) - t0
 		pgService += loadgen.TreeCPUTicks(b.pgPID) - p0
 		genTicks += loadgen.CPUTicks(0) - g0 // this process: the load generator (the bare server idles)
@@ -263,7 +268,7 @@ func (b *bench) compare(ctx context.Context, work, profile string, service, bare
 	return row{work: work, unit: "req/s", service: sres.Rate(), bare: bres.Rate(), sp50: sres.P50(), sp99: sres.P99(),
 		bp50: bres.P50(), bp99: bres.P99(), serverCPU: loadgen.TicksPerRequest(ticks, sres.Requests),
 		pgCPU: loadgen.TicksPerRequest(pgService, sres.Requests), barePGCPU: loadgen.TicksPerRequest(pgBare, bres.Requests),
-		genCPU: loadgen.TicksPerRequest(genTicks, sres.Requests)}, nil
+		genCPU: loadgen.TicksPerRequest(genTicks, sres.Requests), phaseP99: [2][]time.Duration{servicePhases, barePhases}}, nil
 }
 
 // cpuProfile writes a CPU profile of the server over d into Dir/cpu-NAME.pprof.
@@ -344,8 +349,19 @@ func (b *bench) issueLatency(ctx context.Context) (row, error) {
 	}
 	r.openLoop = true
 	r.note = fmt.Sprintf("open loop: %.0f req/s offered to each side (half the bare rate above), up to %d in flight, "+
-		"latency from when each was due; %.1f issuances a transaction", rate, 4*b.o.Clients, together)
+		"latency from when each was due; %.1f issuances a transaction; p99 of each phase: service %s, bare %s "+
+		"(one stall of the machine, a checkpoint's writes say, sets a phase's p99 alone)", rate, 4*b.o.Clients, together,
+		millis(r.phaseP99[0]), millis(r.phaseP99[1]))
 	return r, nil
+}
+
+// millis writes durations as "12 / 30 / 9 ms".
+func millis(ds []time.Duration) string {
+	parts := make([]string, len(ds))
+	for i, d := range ds {
+		parts[i] = strconv.FormatFloat(d.Seconds()*1000, 'f', 0, 64)
+	}
+	return strings.Join(parts, " / ") + " ms"
 }
 
 // grouped runs f, a load of issuances, and says how many issuances the server's transactions
@@ -588,14 +604,17 @@ func (b *bench) waitJob(ctx context.Context, event, id string) (jobState, error)
 }
 
 // printStatements prints the statements the service's requests of a load spent PostgreSQL's
-// time on, most first, per request: calls and execution time, nested statements (triggers,
+// time on, most first, per request: calls, execution time (the waits for locks within) and
+// planning time, with the share of calls planned (a prepared statement PostgreSQL plans for its
+// parameters each time, rather than once, plans on each call), nested statements (triggers,
 // functions) on lines of their own and counted within their caller's too. The bare server's
 // statements (on the bare schema) are left out.
 func (b *bench) printStatements(ctx context.Context, work string, requests int) error {
-	rows, err := b.pool.Query(ctx, `SELECT toplevel, calls, total_exec_time, regexp_replace(left(query, 110), '\s+', ' ', 'g')
+	rows, err := b.pool.Query(ctx, `SELECT toplevel, calls, total_exec_time, plans, total_plan_time,
+		       regexp_replace(left(query, 100), '\s+', ' ', 'g')
 		FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
 		  AND query NOT ILIKE '%bare.%' AND query NOT ILIKE '%"bare".%' AND query NOT ILIKE '%pg_stat_statements%'
-		ORDER BY total_exec_time DESC LIMIT 15`)
+		ORDER BY total_exec_time + total_plan_time DESC LIMIT 15`)
 	if err != nil {
 		return err
 	}
@@ -603,18 +622,19 @@ func (b *bench) printStatements(ctx context.Context, work string, requests int) 
 	fmt.Fprintf(b.o.Out, "\n%s: where PostgreSQL's time went, per request of the service (pg_stat_statements; * nested)\n", work)
 	for rows.Next() {
 		var top bool
-		var calls int64
-		var total float64
+		var calls, plans int64
+		var total, planning float64
 		var query string
-		if err := rows.Scan(&top, &calls, &total, &query); err != nil {
+		if err := rows.Scan(&top, &calls, &total, &plans, &planning, &query); err != nil {
 			return err
 		}
 		mark := " "
 		if !top {
 			mark = "*"
 		}
-		fmt.Fprintf(b.o.Out, "  %s %5.2f calls %7.1f µs  %s\n", mark, float64(calls)/float64(max(requests, 1)),
-			total*1000/float64(max(requests, 1)), query)
+		per := float64(max(requests, 1))
+		fmt.Fprintf(b.o.Out, "  %s %5.2f calls %7.1f µs  planned %3.0f%% %6.1f µs  %s\n", mark, float64(calls)/per,
+			total*1000/per, 100*float64(plans)/float64(max(calls, 1)), planning*1000/per, query)
 	}
 	return rows.Err()
 }
