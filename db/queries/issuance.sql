@@ -17,6 +17,17 @@ ON CONFLICT (account_id, period) DO UPDATE SET used = u.used + @n::integer
 WHERE u.used <= (SELECT coalesce(p.monthly_credits, 2147483647) FROM accounts a JOIN plans p ON p.code = a.plan WHERE a.id = u.account_id) - @n::integer
 RETURNING used;
 
+-- PipelineLockCredits takes the account's credit row of the month, spending nothing (made when
+-- there is none yet), for a transaction that writes certificates without a credit (drafts):
+-- every transaction that takes the account's number counter takes its credit row first, so
+-- that one that prepares a draft and then issues a certificate in another savepoint (a group's
+-- issuances one by one) cannot hold the counter while it waits for the credit row that
+-- another issuance holds as it waits for the counter. DO UPDATE locks the row, a WHERE could
+-- not leave it unlocked.
+-- name: PipelineLockCredits :batchexec
+INSERT INTO credit_usage AS u (account_id, period, used) VALUES (@account_id, @period::date, 0)
+ON CONFLICT (account_id, period) DO UPDATE SET used = u.used;
+
 -- PipelineExpireCertificates marks the account's issued certificates @ids, lapsed at @now,
 -- expired: each is the key's lapsed certificate of a certificate about to be issued (new, or a
 -- draft turned issued), which the one issued certificate per key makes room for. Queued after

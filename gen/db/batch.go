@@ -884,6 +884,63 @@ func (b *PipelineIssueDraftBatchResults) Close() error {
 	return b.br.Close()
 }
 
+const pipelineLockCredits = `-- name: PipelineLockCredits :batchexec
+INSERT INTO credit_usage AS u (account_id, period, used) VALUES ($1, $2::date, 0)
+ON CONFLICT (account_id, period) DO UPDATE SET used = u.used
+`
+
+type PipelineLockCreditsBatchResults struct {
+	br     pgx.BatchResults
+	tot    int
+	closed bool
+}
+
+type PipelineLockCreditsParams struct {
+	AccountID uuid.UUID
+	Period    time.Time
+}
+
+// PipelineLockCredits takes the account's credit row of the month, spending nothing (made when
+// there is none yet), for a transaction that writes certificates without a credit (drafts):
+// every transaction that takes the account's number counter takes its credit row first, so
+// that one that prepares a draft and then issues a certificate in another savepoint (a group's
+// issuances one by one) cannot hold the counter while it waits for the credit row that
+// another issuance holds as it waits for the counter. DO UPDATE locks the row, a WHERE could
+// not leave it unlocked.
+func (q *Queries) PipelineLockCredits(ctx context.Context, arg []PipelineLockCreditsParams) *PipelineLockCreditsBatchResults {
+	batch := &pgx.Batch{}
+	for _, a := range arg {
+		vals := []interface{}{
+			a.AccountID,
+			a.Period,
+		}
+		batch.Queue(pipelineLockCredits, vals...)
+	}
+	br := q.db.SendBatch(ctx, batch)
+	return &PipelineLockCreditsBatchResults{br, len(arg), false}
+}
+
+func (b *PipelineLockCreditsBatchResults) Exec(f func(int, error)) {
+	defer b.br.Close()
+	for t := 0; t < b.tot; t++ {
+		if b.closed {
+			if f != nil {
+				f(t, ErrBatchAlreadyClosed)
+			}
+			continue
+		}
+		_, err := b.br.Exec()
+		if f != nil {
+			f(t, err)
+		}
+	}
+}
+
+func (b *PipelineLockCreditsBatchResults) Close() error {
+	b.closed = true
+	return b.br.Close()
+}
+
 const pipelineQueueOutboxFanOut = `-- name: PipelineQueueOutboxFanOut :batchexec
 SELECT queue_outbox_fan_out($1::text, $2::text, $3::smallint, $4::integer, $5::uuid[], $6::jsonb)
 `

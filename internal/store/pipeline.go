@@ -162,6 +162,13 @@ func (p *Pipeline) SpendCredits(ctx context.Context, accountID uuid.UUID, period
 	return out
 }
 
+// LockCredits queues the lock of the account's credit row of the month starting at period,
+// spending nothing (PipelineLockCredits), for what takes the account's number counter without
+// spending a credit: the credit row comes first in every transaction that takes both.
+func (p *Pipeline) LockCredits(ctx context.Context, accountID uuid.UUID, period time.Time) {
+	p.exec(p.q.PipelineLockCredits(ctx, []db.PipelineLockCreditsParams{{AccountID: accountID, Period: period}}).Exec)
+}
+
 // InsertCertificates queues new certificates and drafts of the account, in one statement,
 // numbered with the account's next numbers in the order given, which the statement takes
 // (each Number.Prefix, then its number zero-padded to Number.Digits), each under its
