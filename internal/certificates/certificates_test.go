@@ -260,17 +260,25 @@ func TestADraftBecomesTheCertificate(t *testing.T) {
 	}
 }
 
-// A certificate past its expiry does not block a new one, which costs a credit; the old one
-// reads expired.
-func TestAnExpiredCertificateDoesNotBlockANewOne(t *testing.T) {
-	t.Parallel()
-	s := newIssuing(t)
-	p := s.params(s.attendee(t, "Ada"))
+// lapsed issues a certificate to a new attendee that expires in an hour and moves the clock
+// past that; it answers the certificate and the attendee's params for the next (no expiry).
+func (s issuing) lapsed(t *testing.T, first string) (certificates.GenerateParams, domain.Certificate) {
+	t.Helper()
+	p := s.params(s.attendee(t, first))
 	expires := s.clock.Now().Add(time.Hour)
 	p.ExpiresAt = &expires
 	old := s.generate(t, p)
 	s.clock.Advance(2 * time.Hour)
 	p.ExpiresAt = nil
+	return p, old
+}
+
+// A certificate past its expiry does not block a new one, which costs a credit; the old one
+// reads expired.
+func TestAnExpiredCertificateDoesNotBlockANewOne(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	p, old := s.lapsed(t, "Ada")
 	renewed := s.generate(t, p)
 	if renewed.ID == old.ID || renewed.Number == old.Number || renewed.Status != "valid" {
 		t.Fatalf("old %+v, renewed %+v", old, renewed)
@@ -289,12 +297,8 @@ func TestAnExpiredCertificateDoesNotBlockANewOne(t *testing.T) {
 func TestALapsedCertificateGivesWayToTheDraftIssuedAfterIt(t *testing.T) {
 	t.Parallel()
 	s := newIssuing(t)
-	p := s.params(s.attendee(t, "Ada"))
-	expires := s.clock.Now().Add(time.Hour)
-	p.ExpiresAt = &expires
-	old := s.generate(t, p)
-	s.clock.Advance(2 * time.Hour)
-	p.ExpiresAt, p.Draft = nil, true
+	p, old := s.lapsed(t, "Ada")
+	p.Draft = true
 	draft := s.generate(t, p)
 	if draft.ID == old.ID || draft.Status != domain.CertificateDraft {
 		t.Fatalf("old %+v, draft %+v", old, draft)
@@ -365,12 +369,7 @@ func TestALapsedCertificateIsMarkedExpiredOnlyUnderTheCreditRow(t *testing.T) {
 		midMonth = midMonth.AddDate(0, 1, 0)
 	}
 	s.clock.Advance(midMonth.Sub(now))
-	p := s.params(s.attendee(t, "Ada"))
-	expires := s.clock.Now().Add(time.Hour)
-	p.ExpiresAt = &expires
-	old := s.generate(t, p)
-	s.clock.Advance(2 * time.Hour)
-	p.ExpiresAt = nil
+	p, old := s.lapsed(t, "Ada")
 
 	hold, err := connect(t, s.dbURL).Begin(ctx)
 	if err != nil {

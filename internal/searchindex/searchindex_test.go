@@ -1,14 +1,12 @@
 package searchindex_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -89,7 +87,7 @@ func TestTheCleanerMergesEachTickUntilStopped(t *testing.T) {
 	t.Parallel()
 	st, dbURL := searchDB(t)
 	ctx, stop := context.WithCancel(t.Context())
-	var logs syncBuffer
+	var logs testkit.Buffer
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -157,7 +155,7 @@ func TestACleanerOfAnotherRoleSaysWhyAndStops(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer other.Close()
-	var logs syncBuffer
+	var logs testkit.Buffer
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -171,21 +169,4 @@ func TestACleanerOfAnotherRoleSaysWhyAndStops(t *testing.T) {
 	if n := strings.Count(logs.String(), "does not own it"); n != 1 || !strings.Contains(logs.String(), "level=WARN") {
 		t.Fatalf("the cleaner logged %d times: %s", n, logs.String())
 	}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

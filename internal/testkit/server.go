@@ -30,7 +30,7 @@ type Env struct {
 	Client  *contract.Client
 	Service *app.Service
 	Config  config.Config
-	logs    *syncBuffer
+	logs    *Buffer
 }
 
 // Logs returns everything the service logged so far.
@@ -97,7 +97,7 @@ func WithEmailSender(e email.Sender) Option { return func(s *settings) { s.ov.Em
 func NewServer(t testing.TB, opts ...Option) *Env {
 	t.Helper()
 	st, dbURL := Store(t)
-	logs := &syncBuffer{}
+	logs := &Buffer{}
 	cfg, err := config.FromEnv(func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
@@ -139,18 +139,19 @@ func NewServer(t testing.TB, opts ...Option) *Env {
 	return &Env{URL: srv.URL, Store: st, Client: contract.NewClient(t, srv.URL), Service: svc, Config: s.cfg, logs: logs}
 }
 
-type syncBuffer struct {
+// Buffer is a bytes.Buffer that goroutines may write while a test reads it (a logger's output).
+type Buffer struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
 }
 
-func (b *syncBuffer) Write(p []byte) (int, error) {
+func (b *Buffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.Write(p)
 }
 
-func (b *syncBuffer) String() string {
+func (b *Buffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
