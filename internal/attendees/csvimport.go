@@ -78,7 +78,7 @@ func (s *Service) Import(ctx context.Context, accountID, eventID uuid.UUID, file
 		return ImportResult{}, err
 	}
 	result := ImportResult{Rejected: parsed.rejected}
-	_, err = s.importRows(ctx, accountID, eventID, func(existing map[string]struct{}) ([]domain.AttendeeFields, error) {
+	_, err = s.importRows(ctx, accountID, eventID, skipDuplicates, func(existing map[string]struct{}) ([]domain.AttendeeFields, error) {
 		add := make([]domain.AttendeeFields, 0, len(parsed.rows))
 		seen := make(map[string]struct{}, len(parsed.rows))
 		for _, r := range parsed.rows {

@@ -510,6 +510,9 @@ func (b *bench) importLoad(ctx context.Context) (row, error) {
 		if err := b.printStatements(ctx, "POST /attendees/import, per file", b.o.Rounds); err != nil {
 			return row{}, err
 		}
+		if err := b.printBareStatements(ctx, "POST /attendees/import, per file", b.o.Rounds); err != nil {
+			return row{}, err
+		}
 	}
 	rows := float64(importRows * b.o.Rounds)
 	allRows := importRows * b.o.Rounds
@@ -610,22 +613,32 @@ func (b *bench) waitJob(ctx context.Context, event, id string) (jobState, error)
 // functions) on lines of their own and counted within their caller's too. The bare server's
 // statements (on the bare schema) are left out.
 func (b *bench) printStatements(ctx context.Context, work string, requests int) error {
-	rows, err := b.pool.Query(ctx, `SELECT toplevel, calls, total_exec_time, plans, total_plan_time,
+	return b.statements(ctx, work, "the service", false, requests)
+}
+
+// printBareStatements is printStatements for the bare server's statements (those naming the bare
+// schema), per request of the bare server.
+func (b *bench) printBareStatements(ctx context.Context, work string, requests int) error {
+	return b.statements(ctx, work, "the bare server", true, requests)
+}
+
+func (b *bench) statements(ctx context.Context, work, side string, bare bool, requests int) error {
+	rows, err := b.pool.Query(ctx, `SELECT toplevel, calls, total_exec_time, plans, total_plan_time, wal_bytes, wal_fpi,
 		       regexp_replace(left(query, 100), '\s+', ' ', 'g')
 		FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
-		  AND query NOT ILIKE '%bare.%' AND query NOT ILIKE '%"bare".%' AND query NOT ILIKE '%pg_stat_statements%'
-		ORDER BY total_exec_time + total_plan_time DESC LIMIT 15`)
+		  AND (query ILIKE '%bare.%' OR query ILIKE '%"bare".%') = $1 AND query NOT ILIKE '%pg_stat_statements%'
+		ORDER BY total_exec_time + total_plan_time DESC LIMIT 15`, bare)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
-	fmt.Fprintf(b.o.Out, "\n%s: where PostgreSQL's time went, per request of the service (pg_stat_statements; * nested)\n", work)
+	fmt.Fprintf(b.o.Out, "\n%s: where PostgreSQL's time went, per request of %s (pg_stat_statements; * nested; WAL written, full-page images)\n", work, side)
 	for rows.Next() {
 		var top bool
-		var calls, plans int64
-		var total, planning float64
+		var calls, plans, fpi int64
+		var total, planning, wal float64
 		var query string
-		if err := rows.Scan(&top, &calls, &total, &plans, &planning, &query); err != nil {
+		if err := rows.Scan(&top, &calls, &total, &plans, &planning, &wal, &fpi, &query); err != nil {
 			return err
 		}
 		mark := " "
@@ -633,8 +646,8 @@ func (b *bench) printStatements(ctx context.Context, work string, requests int) 
 			mark = "*"
 		}
 		per := float64(max(requests, 1))
-		fmt.Fprintf(b.o.Out, "  %s %5.2f calls %7.1f µs  planned %3.0f%% %6.1f µs  %s\n", mark, float64(calls)/per,
-			total*1000/per, 100*float64(plans)/float64(max(calls, 1)), planning*1000/per, query)
+		fmt.Fprintf(b.o.Out, "  %s %5.2f calls %7.1f µs  planned %3.0f%% %6.1f µs  WAL %s %6.0f FPI  %s\n", mark, float64(calls)/per,
+			total*1000/per, 100*float64(plans)/float64(max(calls, 1)), planning*1000/per, bytesSize(wal/per), float64(fpi)/per, query)
 	}
 	return rows.Err()
 }
@@ -678,4 +691,15 @@ func (s *server) transactions(ctx context.Context) (transactions, error) {
 		return transactions{}, errors.New("the server's metrics hold no credentiald_issuance_transaction_requests histogram")
 	}
 	return t, nil
+}
+
+// bytesSize writes a byte count in B, kB or MB.
+func bytesSize(n float64) string {
+	switch {
+	case n >= 1e6:
+		return fmt.Sprintf("%6.1f MB", n/1e6)
+	case n >= 1e3:
+		return fmt.Sprintf("%6.1f kB", n/1e3)
+	}
+	return fmt.Sprintf("%6.0f B ", n)
 }
