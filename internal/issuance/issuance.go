@@ -15,8 +15,7 @@
 // never deadlock: what the caller locked first (the attendee, or the badge and then its
 // attendees through the assertions' foreign key), then the account's credit row (the first hot
 // row: it orders every issuance of the account; drafts, which spend nothing, take it all the
-// same), its number counter, status list entries, and
-// the analytics rows in key order.
+// same), its number counter, status list entries, and the analytics rows in key order.
 package issuance
 
 import (

@@ -609,9 +609,9 @@ func (b *bench) waitJob(ctx context.Context, event, id string) (jobState, error)
 // printStatements prints the statements the service's requests of a load spent PostgreSQL's
 // time on, most first, per request: calls, execution time (the waits for locks within) and
 // planning time, with the share of calls planned (a prepared statement PostgreSQL plans for its
-// parameters each time, rather than once, plans on each call), nested statements (triggers,
-// functions) on lines of their own and counted within their caller's too. The bare server's
-// statements (on the bare schema) are left out.
+// parameters each time, rather than once, plans on each call) and the WAL written with its
+// full-page images, nested statements (triggers, functions) on lines of their own and counted
+// within their caller's too. The bare server's statements (on the bare schema) are left out.
 func (b *bench) printStatements(ctx context.Context, work string, requests int) error {
 	return b.statements(ctx, work, "the service", false, requests)
 }
@@ -622,6 +622,8 @@ func (b *bench) printBareStatements(ctx context.Context, work string, requests i
 	return b.statements(ctx, work, "the bare server", true, requests)
 }
 
+// statements prints one side's statements, the bare server's (those naming the bare schema)
+// or the service's.
 func (b *bench) statements(ctx context.Context, work, side string, bare bool, requests int) error {
 	rows, err := b.pool.Query(ctx, `SELECT toplevel, calls, total_exec_time, plans, total_plan_time, wal_bytes, wal_fpi,
 		       regexp_replace(left(query, 100), '\s+', ' ', 'g')

@@ -57,7 +57,7 @@ func (c *Cleaner) Run(ctx context.Context) {
 			failing = false
 		case ctx.Err() != nil:
 			return
-		case errors.Is(err, store.ErrNotOwner):
+		case errors.Is(err, store.ErrNoPrivilege):
 			c.Logger.WarnContext(ctx, "the certificates' search index is not merged apart: this database role does not own it "+
 				"(run the service as the role that ran its migrations); an insert merges it past 64 MB of pending entries, "+
 				"making that account's issuances wait", "error", err)

@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -10,6 +11,11 @@ import (
 // ErrNotFound reports that no row matched: the service decides what was missing and how to say
 // so.
 var ErrNotFound = errors.New("store: not found")
+
+// ErrNoPrivilege reports that the database role may not do what was asked (PostgreSQL's
+// insufficient_privilege): an object's owner alone may, say, and the service runs as another
+// role than the one that ran the migrations.
+var ErrNoPrivilege = errors.New("store: the database role lacks the privilege")
 
 // ConflictError reports a write that a constraint of the schema refused: a unique key already
 // taken, a row referenced by another, or a reference to a row that does not exist.
@@ -51,8 +57,9 @@ var conflictCodes = map[string]bool{
 }
 
 // mapError is the one place where driver errors become the store's errors: a missing row is
-// ErrNotFound, a refused constraint a ConflictError naming it; anything else is returned as
-// it is (an unexpected failure, for the caller's log).
+// ErrNotFound, a refused constraint a ConflictError naming it, a refused privilege
+// ErrNoPrivilege (with the driver's error); anything else is returned as it is (an unexpected
+// failure, for the caller's log).
 func mapError(err error) error {
 	if err == nil {
 		return nil
@@ -63,6 +70,9 @@ func mapError(err error) error {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && conflictCodes[pgErr.Code] && pgErr.ConstraintName != "" {
 		return &ConflictError{Constraint: pgErr.ConstraintName, Err: err}
+	}
+	if errors.As(err, &pgErr) && pgErr.Code == "42501" {
+		return fmt.Errorf("%w: %w", ErrNoPrivilege, err)
 	}
 	return err
 }

@@ -2,12 +2,9 @@ package store
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"math"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/certhub/credentiald/gen/db"
 	"github.com/certhub/credentiald/internal/domain"
@@ -125,18 +122,11 @@ func (d queries) searchCertificates(ctx context.Context, q *db.Queries, arg db.C
 	return convert(rows, func(r db.GetCertificateRecordRow) domain.Certificate { return recordFrom(r, arg.Now) }), int(total), nil
 }
 
-// ErrNotOwner says that the database role may not do what was asked, which only an object's
-// owner may (the role that ran the migrations).
-var ErrNotOwner = errors.New("store: only the owner of the object may do that")
-
 // CleanCertificateSearch merges the pending entries of the certificates' search index into
 // the index proper (see migration 00033) and answers how many pending pages it emptied.
-// ErrNotOwner when the role does not own the index.
+// ErrNoPrivilege when the role does not own the index (only its owner, the role that ran the
+// migrations, may merge it).
 func (s *Store) CleanCertificateSearch(ctx context.Context) (int64, error) {
 	pages, err := s.q.CleanCertificateSearchPending(ctx)
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) && pgErr.Code == "42501" {
-		return 0, fmt.Errorf("%w: %s", ErrNotOwner, pgErr.Message)
-	}
 	return pages, mapError(err)
 }
