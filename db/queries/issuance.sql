@@ -117,6 +117,12 @@ RETURNING credential_id;
 -- path data.certificateNumber (the field every certificate event carries, see
 -- certificates.eventData); recorded dispatched already when no active subscription of the
 -- account takes the kind (as InsertOutboxEvent).
+--
+-- Each certificate is read by its key, one lookup per event: a plain join let the planner
+-- hash every certificate of the account instead (thousands of rows read for a few events)
+-- when the table's statistics put fewer rows in the account than the arrays hold, as they
+-- do for an account larger than the average or grown since the last ANALYZE. The LIMIT keeps
+-- the subquery from being pulled up into such a join.
 -- name: PipelineInsertCertificateEvents :batchexec
 INSERT INTO outbox_events (id, account_id, event_type, payload, occurred_at, dispatched_at)
 SELECT e.id, c.account_id, @event_type::text,
@@ -124,7 +130,8 @@ SELECT e.id, c.account_id, @event_type::text,
     CASE WHEN s.subscribed THEN NULL ELSE @occurred_at::timestamptz END
 FROM (SELECT unnest(@ids::uuid[]) AS id, unnest(@certificate_ids::uuid[]) AS certificate_id, unnest(@payloads::jsonb[]) AS payload,
              generate_series(1, cardinality(@ids::uuid[])) AS ord) e
-JOIN certificates c ON c.id = e.certificate_id AND c.account_id = @account_id,
+CROSS JOIN LATERAL (SELECT c.account_id, c.certificate_number FROM certificates c
+                    WHERE c.id = e.certificate_id AND c.account_id = @account_id LIMIT 1) c,
      (SELECT webhook_subscribed(@account_id, @event_type::text) AS subscribed) s
 ORDER BY e.ord;
 

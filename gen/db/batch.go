@@ -411,7 +411,8 @@ SELECT e.id, c.account_id, $1::text,
     CASE WHEN s.subscribed THEN NULL ELSE $2::timestamptz END
 FROM (SELECT unnest($3::uuid[]) AS id, unnest($4::uuid[]) AS certificate_id, unnest($5::jsonb[]) AS payload,
              generate_series(1, cardinality($3::uuid[])) AS ord) e
-JOIN certificates c ON c.id = e.certificate_id AND c.account_id = $6,
+CROSS JOIN LATERAL (SELECT c.account_id, c.certificate_number FROM certificates c
+                    WHERE c.id = e.certificate_id AND c.account_id = $6 LIMIT 1) c,
      (SELECT webhook_subscribed($6, $1::text) AS subscribed) s
 ORDER BY e.ord
 `
@@ -437,6 +438,12 @@ type PipelineInsertCertificateEventsParams struct {
 // path data.certificateNumber (the field every certificate event carries, see
 // certificates.eventData); recorded dispatched already when no active subscription of the
 // account takes the kind (as InsertOutboxEvent).
+//
+// Each certificate is read by its key, one lookup per event: a plain join let the planner
+// hash every certificate of the account instead (thousands of rows read for a few events)
+// when the table's statistics put fewer rows in the account than the arrays hold, as they
+// do for an account larger than the average or grown since the last ANALYZE. The LIMIT keeps
+// the subquery from being pulled up into such a join.
 func (q *Queries) PipelineInsertCertificateEvents(ctx context.Context, arg []PipelineInsertCertificateEventsParams) *PipelineInsertCertificateEventsBatchResults {
 	batch := &pgx.Batch{}
 	for _, a := range arg {

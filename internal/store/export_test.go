@@ -15,3 +15,12 @@ func (s *Store) MigrateDownTo(ctx context.Context, version int64) error {
 	_, err := s.migrations.DownTo(ctx, version)
 	return err
 }
+
+// TuplesRead is how many rows of table the transaction's statements have read so far, by
+// sequential and index scans (PostgreSQL's pg_stat_xact_user_tables).
+func (tx *Tx) TuplesRead(ctx context.Context, table string) (int64, error) {
+	var n int64
+	err := tx.tx.QueryRow(ctx, `SELECT coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0)
+		FROM pg_stat_xact_user_tables WHERE relname = $1`, table).Scan(&n)
+	return n, err
+}
