@@ -489,17 +489,18 @@ func TestAnEventWithDraftsFromAJobCanBeDeleted(t *testing.T) {
 func TestAJobInTwoLanesWithSkipsIssuesEveryoneOnce(t *testing.T) {
 	t.Parallel()
 	s := newIssuing(t)
-	importAttendees(t, s, 230) // five batches of 50 at most
+	// Nine batches of 50 at most, over two reads of the pending attendees (400, then 50).
+	importAttendees(t, s, 450)
 	res := s.acct.Client.Post("/api/v1/events/"+s.event.String()+"/certificates/generate/jobs", map[string]any{"sendEmail": false})
 	if res.StatusCode != 202 {
 		t.Fatalf("create job: %d %s", res.StatusCode, res.Body)
 	}
 	path := res.Header.Get("Location")
-	// Before the job runs, single issuances for an attendee of the first, second and fourth
-	// batches (the job takes its attendees in id order).
+	// Before the job runs, single issuances for an attendee of the first, second, fourth and
+	// ninth batches (the job takes its attendees in id order).
 	var ids []uuid.UUID
 	testkit.QueryRow(t, s.env, `SELECT array_agg(id ORDER BY id) FROM attendees WHERE event_id = $1`, []any{s.event}, &ids)
-	for _, i := range []int{3, 60, 170} {
+	for _, i := range []int{3, 60, 170, 420} {
 		if r := s.acct.Client.Post("/api/v1/certificates/generate", s.generate(ids[i], nil)); r.StatusCode != 200 {
 			t.Fatalf("generate: %d %s", r.StatusCode, r.Body)
 		}
@@ -509,14 +510,14 @@ func TestAJobInTwoLanesWithSkipsIssuesEveryoneOnce(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = s.env.Service.Jobs.Stop(context.Background()) })
 	done := waitForJob(t, s, path, func(j domain.BulkJob) bool { return j.Status == "completed" })
-	if done.Data.Processed != 230 || done.Data.Issued != 227 || done.Data.Skipped != 3 || done.Data.Failed != 0 {
+	if done.Data.Processed != 450 || done.Data.Issued != 446 || done.Data.Skipped != 4 || done.Data.Failed != 0 {
 		t.Fatalf("job: %+v", done.Data)
 	}
 	issued, used := s.certificates(t)
 	var dup, numbers int
 	testkit.QueryRow(t, s.env, `SELECT count(*) - count(DISTINCT attendee_id), count(DISTINCT certificate_number)
 		FROM certificates WHERE event_id = $1`, []any{s.event}, &dup, &numbers)
-	if issued != 230 || used != 230 || dup != 0 || numbers != 230 {
+	if issued != 450 || used != 450 || dup != 0 || numbers != 450 {
 		t.Fatalf("certificates %d, credits %d, attendees twice %d, numbers %d", issued, used, dup, numbers)
 	}
 }

@@ -128,10 +128,14 @@ func Run(ctx context.Context, o Options) (err error) {
 	if err != nil {
 		return err
 	}
+	pgLog := filepath.Join(o.Dir, "postgres.log")
 	defer func() {
 		if serr := cluster.Stop(); serr != nil {
 			err = errors.Join(err, fmt.Errorf("stopping the cluster: %w", serr))
 		}
+		// PostgreSQL's log outlives its cluster: what PGOPTIONS asked of it (auto_explain's
+		// plans, lock waits, slow statements) and its checkpoints.
+		_ = os.Rename(filepath.Join(pgDir, "server.log"), pgLog)
 		_ = os.RemoveAll(pgDir)
 	}()
 	pool, err := pgxpool.New(ctx, cluster.URL())
@@ -183,8 +187,8 @@ func Run(ctx context.Context, o Options) (err error) {
 		}
 		r.print(o.Out)
 	}
-	fmt.Fprintf(o.Out, "\nload average at the end: %s; the server's peak RSS %s; its log: %s\n", loadgen.LoadAverage(),
-		peakRSS(srv.cmd.Process.Pid), srv.logPath)
+	fmt.Fprintf(o.Out, "\nload average at the end: %s; the server's peak RSS %s; its log: %s; PostgreSQL's: %s\n", loadgen.LoadAverage(),
+		peakRSS(srv.cmd.Process.Pid), srv.logPath, pgLog)
 	return nil
 }
 
