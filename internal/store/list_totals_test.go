@@ -23,13 +23,7 @@ import (
 func TestListTotalsFollowEveryWrite(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	url := testkit.Database(t)
-	st, err := store.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(st.Close)
-	conn := connect(t, url)
+	st, conn, url := openStore(t)
 	acct, events := seedAccount(t, st, conn, "alpha", 600)
 	seedAccount(t, st, conn, "beta", 100)
 	exec := func(c *pgx.Conn, sql string, args ...any) {
@@ -184,6 +178,19 @@ func pointers[T any](s []T) []*T {
 		out[i] = &s[i]
 	}
 	return out
+}
+
+// openStore opens a store on a fresh database, closed at the test's end, and answers it with
+// a connection of the test's own to that database.
+func openStore(t *testing.T) (*store.Store, *pgx.Conn, string) {
+	t.Helper()
+	url := testkit.Database(t)
+	st, err := store.Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(st.Close)
+	return st, connect(t, url), url
 }
 
 func connect(t *testing.T, url string) *pgx.Conn {

@@ -19,13 +19,7 @@ import (
 func TestCertificateEventsReadTheirCertificatesByKey(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	url := testkit.Database(t)
-	st, err := store.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(st.Close)
-	conn := connect(t, url)
+	st, conn, url := openStore(t)
 	for _, sql := range []string{`ALTER TABLE certificates SET (autovacuum_enabled = false)`, `ANALYZE certificates`} {
 		if _, err := conn.Exec(ctx, sql); err != nil {
 			t.Fatalf("%s: %v", sql, err)
