@@ -426,14 +426,15 @@ func TestASlowBulkJobYieldsInsteadOfTimingOut(t *testing.T) {
 	}
 	path := res.Header.Get("Location")
 	// 300 attendees in batches of 50, two at a time, each batch 2 s slower than it is (a
-	// loaded database), in runs of 100 ms under a 10 s timeout (a run's own bound is 5 s): a
+	// loaded database), in runs of 100 ms under a 16 s timeout (a run's own bound is 8 s): a
 	// run yields once its first batches commit (about 2 s) and starts no batch after that, so
-	// the job takes three runs. A run that looked at the time only after all the batches it read
-	// (six, three rounds of lanes, 6 s), or that started a batch past its time, would be cut
-	// off at its bound. (3 s a batch left a loaded CI machine 2 s for a batch's own work, and
-	// once a run was cut off there.)
+	// the job takes three runs, two of them snoozed. A run that looked at the time only after
+	// all the batches it read (six, three rounds of lanes, 6 s), or that started a batch past
+	// its time, would issue for everyone in one run and snooze none. (A 5 s bound left a CI
+	// machine loaded by a second test run 3 s for a batch's own work, and once a run was cut
+	// off there; 3 s a batch under it had once left 2 s.)
 	slow := slowIssuer{Service: s.env.Service.Certificates, delay: 40 * time.Millisecond}
-	jobs, err := bulkQueue(s.env.Store, s.env.Service.Logger, bulk.Timing{RunFor: 100 * time.Millisecond, JobTimeout: 10 * time.Second}, slow)
+	jobs, err := bulkQueue(s.env.Store, s.env.Service.Logger, bulk.Timing{RunFor: 100 * time.Millisecond, JobTimeout: 16 * time.Second}, slow)
 	if err != nil {
 		t.Fatal(err)
 	}
