@@ -43,11 +43,11 @@ FOR UPDATE OF a;
 -- current of it, but for an issued certificate past its expiry (lapsed), which the caller tells
 -- apart by the issuance's time and which does not block a new one (at most one issued
 -- certificate per attendee, event and template: the issuance marks the lapsed one expired, in
--- its pipeline, after the account's credit row, PipelineExpireCertificates). Only the account's attendee's
--- (the EXISTS, once per statement: an account_id condition on certificates led PostgreSQL's
--- generic plan to the account's index, ten times slower). A batch query: it shares its round
--- trip with ReserveNewCertificateCode, queued after it, and with LockIssueSources
--- (store.Tx.ReadIssuances).
+-- its pipeline, after the account's credit row, PipelineExpireCertificates). Only the
+-- account's attendee's (the EXISTS, once per statement: an account_id condition on
+-- certificates led PostgreSQL's generic plan to the account's index, ten times slower). A
+-- batch query: it shares its round trip with ReserveNewCertificateCode, queued after it, and
+-- with LockIssueSources (store.Tx.ReadIssuances).
 -- name: CurrentCertificatesFor :batchmany
 SELECT cur.* FROM certificates cur
 WHERE cur.attendee_id = @attendee_id AND cur.event_id = @event_id AND cur.template_id = @template_id

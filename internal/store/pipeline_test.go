@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/testkit"
@@ -26,22 +27,19 @@ func TestCertificateEventsReadTheirCertificatesByKey(t *testing.T) {
 		}
 	}
 	acct, _ := seedAccount(t, st, conn, "grown", 2000)
-	var ids []uuid.UUID
-	var numbers []string
-	rows, err := conn.Query(ctx, `SELECT id, certificate_number FROM certificates WHERE account_id = $1 ORDER BY certificate_number DESC LIMIT 3`, acct)
-	if err != nil {
-		t.Fatal(err)
+	type certificate struct {
+		ID     uuid.UUID
+		Number string
 	}
-	for rows.Next() {
-		var id uuid.UUID
-		var number string
-		if err := rows.Scan(&id, &number); err != nil {
-			t.Fatal(err)
-		}
-		ids, numbers = append(ids, id), append(numbers, number)
+	rows, _ := conn.Query(ctx, `SELECT id, certificate_number FROM certificates WHERE account_id = $1
+		ORDER BY certificate_number DESC LIMIT 3`, acct)
+	certs, err := pgx.CollectRows(rows, pgx.RowToStructByPos[certificate])
+	if err != nil || len(certs) != 3 {
+		t.Fatalf("%d certificates: %v", len(certs), err)
 	}
-	if err := rows.Err(); err != nil || len(ids) != 3 {
-		t.Fatalf("%d certificates: %v", len(ids), err)
+	ids := make([]uuid.UUID, len(certs))
+	for i, c := range certs {
+		ids[i] = c.ID
 	}
 
 	read, err := store.InTx(ctx, st, func(tx *store.Tx) (int64, error) {
@@ -74,8 +72,8 @@ func TestCertificateEventsReadTheirCertificatesByKey(t *testing.T) {
 		var number string
 		testkit.QueryRowAt(t, url, `SELECT payload->'data'->>'certificateNumber' FROM outbox_events
 			WHERE account_id = $1 AND payload->'data'->>'id' = $2`, []any{acct, id.String()}, &number)
-		if number != numbers[i] {
-			t.Errorf("the event of %s says number %q, want %q", id, number, numbers[i])
+		if number != certs[i].Number {
+			t.Errorf("the event of %s says number %q, want %q", id, number, certs[i].Number)
 		}
 	}
 }
