@@ -651,7 +651,21 @@ func (b *bench) statements(ctx context.Context, work, side string, bare bool, re
 		fmt.Fprintf(b.o.Out, "  %s %5.2f calls %7.1f µs  planned %3.0f%% %6.1f µs  WAL %s %6.0f FPI  %s\n", mark, float64(calls)/per,
 			total*1000/per, 100*float64(plans)/float64(max(calls, 1)), planning*1000/per, bytesSize(wal/per), float64(fpi)/per, query)
 	}
-	return rows.Err()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	// The sum over every statement the side sent (BEGIN, SAVEPOINT and COMMIT included), to set
+	// against its PostgreSQL CPU a request: what is left is outside the statements' execution.
+	var calls int64
+	var total float64
+	if err := b.pool.QueryRow(ctx, `SELECT coalesce(sum(calls), 0)::bigint, coalesce(sum(total_exec_time + total_plan_time), 0)::float8
+		FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND toplevel
+		  AND (query ILIKE '%bare.%' OR query ILIKE '%"bare".%') = $1 AND query NOT ILIKE '%pg_stat_statements%'`, bare).Scan(&calls, &total); err != nil {
+		return err
+	}
+	per := float64(max(requests, 1))
+	fmt.Fprintf(b.o.Out, "    %5.2f statements a request in all, %.1f µs planned and run (lock waits included)\n", float64(calls)/per, total*1000/per)
+	return nil
 }
 
 // transactions is what the server's issuance transactions histogram counted: the issuances
