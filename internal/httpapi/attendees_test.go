@@ -183,6 +183,35 @@ func TestAttendeeWithIssuedCredentialsIsKept(t *testing.T) {
 	}
 }
 
+// An event whose attendees hold issued badges, and no certificate, stays with its attendees:
+// the deletion of its attendees, which the event's deletion takes along (migration 00034's
+// trigger), meets the badges' foreign key, and nothing is removed.
+func TestAnEventWithBadgedAttendeesIsKept(t *testing.T) {
+	t.Parallel()
+	env := testkit.NewServer(t)
+	acct := testkit.SignUp(t, env)
+	event := acct.Event(t, env, "E")
+	var a attendeeBody
+	acct.Client.Post("/api/v1/attendees", map[string]any{"eventId": event, "firstName": "A", "lastName": "B", "email": "a@example.org"}).JSON(t, &a)
+	var badge struct{ Data struct{ ID string } }
+	acct.Client.Post("/api/v1/badges", map[string]any{"name": "Speaker"}).JSON(t, &badge)
+	if res := acct.Client.Post("/api/v1/badges/"+badge.Data.ID+"/issue", map[string]any{"attendeeIds": []string{a.Data.ID}}); res.StatusCode != 200 {
+		t.Fatalf("issue: %d %s", res.StatusCode, res.Body)
+	}
+
+	before := testkit.Fingerprint(t, env)
+	res := acct.Client.Delete("/api/v1/events/" + event.String())
+	if e := wantError(t, res, 409, res.StatusCode, "CONFLICT"); !strings.Contains(e.Error.Message, "badges") {
+		t.Fatalf("the refusal does not say why: %q", e.Error.Message)
+	}
+	if after := testkit.Fingerprint(t, env); after != before {
+		t.Fatal("a refused delete changed the database")
+	}
+	if res := acct.Client.Get("/api/v1/attendees/" + a.Data.ID); res.StatusCode != 200 {
+		t.Fatalf("the badged attendee after the refused delete: %d %s", res.StatusCode, res.Body)
+	}
+}
+
 func TestAttendeesOfAnotherAccountAreNotFound(t *testing.T) {
 	t.Parallel()
 	env := testkit.NewServer(t)

@@ -24,3 +24,6 @@ func (tx *Tx) TuplesRead(ctx context.Context, table string) (int64, error) {
 		FROM pg_stat_xact_user_tables WHERE relname = $1`, table).Scan(&n)
 	return n, err
 }
+
+// MapError is mapError, for a test of what the store makes of a driver's error.
+func MapError(err error) error { return mapError(err) }

@@ -1,0 +1,232 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/certhub/credentiald/internal/domain"
+	"github.com/certhub/credentiald/internal/store"
+)
+
+// The triggers of migration 00034 keep what the foreign key from attendees to events kept: an
+// attendee names an event of its own account, whatever writes it (INSERT, COPY, UPDATE); an
+// event's deletion takes its attendees along; an event named by attendees keeps its key. A
+// refusal is a foreign_key_violation naming attendees_event_fkey, which the store maps to a
+// conflict on that constraint, and the statement refused writes nothing.
+func TestAttendeesNameAnEventOfTheirAccount(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st, conn, _ := openStore(t)
+	alpha, _ := seedAccount(t, st, conn, "alpha", 10)
+	beta, _ := seedAccount(t, st, conn, "beta", 10)
+	first, second := bareEvent(t, st, conn, alpha), bareEvent(t, st, conn, alpha)
+	foreign := bareEvent(t, st, conn, beta)
+
+	count := func(event uuid.UUID) int {
+		t.Helper()
+		var n int
+		if err := conn.QueryRow(ctx, `SELECT count(*) FROM attendees WHERE event_id = $1`, event).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	refused := func(what string, err error) {
+		t.Helper()
+		var pgErr *pgconn.PgError
+		if !errors.As(err, &pgErr) || pgErr.Code != "23503" || pgErr.ConstraintName != "attendees_event_fkey" {
+			t.Fatalf("%s: want a foreign_key_violation on attendees_event_fkey, got %v", what, err)
+		}
+		if !errors.Is(store.MapError(err), store.Conflict("attendees_event_fkey")) {
+			t.Fatalf("%s: the store does not map %v to a conflict on attendees_event_fkey", what, err)
+		}
+	}
+	rows := func(n int, event func(i int) uuid.UUID) [][]any {
+		out := make([][]any, n)
+		for i := range out {
+			out[i] = []any{alpha, event(i), "Ada", "Lovelace", fmt.Sprintf("ada.%d@example.org", i)}
+		}
+		return out
+	}
+	cols := []string{"account_id", "event_id", "first_name", "last_name", "email"}
+	copyRows := func(r [][]any) error {
+		_, err := conn.CopyFrom(ctx, pgx.Identifier{"attendees"}, cols, pgx.CopyFromRows(r))
+		return err
+	}
+
+	// Of the account's own events, in one COPY: written.
+	if err := copyRows(rows(300, func(i int) uuid.UUID { return []uuid.UUID{first, second}[i%2] })); err != nil {
+		t.Fatalf("COPY into two events of the account: %v", err)
+	}
+	if count(first) != 150 || count(second) != 150 {
+		t.Fatalf("after the COPY: %d and %d attendees, want 150 each", count(first), count(second))
+	}
+	// One row of a COPY naming another account's event, or none: the whole COPY refused.
+	refused("COPY with one row of another account's event", copyRows(rows(300, func(i int) uuid.UUID {
+		return map[bool]uuid.UUID{true: foreign, false: first}[i == 299]
+	})))
+	refused("COPY with one row of no event", copyRows(rows(300, func(i int) uuid.UUID {
+		return map[bool]uuid.UUID{true: uuid.New(), false: first}[i == 0]
+	})))
+	_, err := conn.Exec(ctx, `INSERT INTO attendees (account_id, event_id, first_name, last_name, email)
+		VALUES ($1, $2, 'Grace', 'Hopper', 'grace@example.org')`, alpha, foreign)
+	refused("INSERT of another account's event", err)
+	if count(first) != 150 || count(foreign) != 0 {
+		t.Fatalf("after the refused writes: %d and %d attendees, want 150 and 0", count(first), count(foreign))
+	}
+
+	// Moved: to another event of the account, yes; to another account's, or to none, no.
+	var moved uuid.UUID
+	if err := conn.QueryRow(ctx, `UPDATE attendees SET event_id = $2 WHERE id = (
+		SELECT id FROM attendees WHERE event_id = $1 LIMIT 1) RETURNING id`, first, second).Scan(&moved); err != nil {
+		t.Fatalf("moving an attendee to another event of the account: %v", err)
+	}
+	_, err = conn.Exec(ctx, `UPDATE attendees SET event_id = $2 WHERE id = $1`, moved, foreign)
+	refused("moving an attendee to another account's event", err)
+	_, err = conn.Exec(ctx, `UPDATE attendees SET account_id = $2 WHERE id = $1`, moved, beta)
+	refused("moving an attendee to another account", err)
+	if _, err := conn.Exec(ctx, `UPDATE attendees SET first_name = 'Augusta' WHERE event_id = $1`, second); err != nil {
+		t.Fatalf("renaming attendees: %v", err)
+	}
+
+	// An event's key stays while attendees name it; an event without any may take another.
+	_, err = conn.Exec(ctx, `UPDATE events SET id = $2 WHERE id = $1`, first, uuid.New())
+	refused("changing the key of an event with attendees", err)
+	empty := bareEvent(t, st, conn, alpha)
+	if _, err := conn.Exec(ctx, `UPDATE events SET id = $2 WHERE id = $1`, empty, uuid.New()); err != nil {
+		t.Fatalf("changing the key of an event without attendees: %v", err)
+	}
+
+	// Deleting events deletes their attendees, and no other.
+	if _, err := conn.Exec(ctx, `DELETE FROM events WHERE id = ANY($1)`, []uuid.UUID{first, second}); err != nil {
+		t.Fatalf("deleting the events: %v", err)
+	}
+	if count(first) != 0 || count(second) != 0 {
+		t.Fatalf("after the events' deletion: %d and %d attendees, want none", count(first), count(second))
+	}
+	var all int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM attendees WHERE account_id = ANY($1)`, []uuid.UUID{alpha, beta}).Scan(&all); err != nil || all != 20 {
+		t.Fatalf("the seeded attendees after the deletion: %d (%v), want 20", all, err)
+	}
+}
+
+// An event and the attendees being written to it meet on the event's row, as they met on the
+// foreign key: an event deleted while a transaction writes attendees to it waits for that
+// transaction, then takes its attendees along; attendees written while the event's deletion is
+// under way wait for it, and are refused once it commits.
+func TestAnEventDeletedWhileAttendeesAreWritten(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st, conn, url := openStore(t)
+	acct, _ := seedAccount(t, st, conn, "gamma", 10)
+	writer, deleter := connect(t, url), connect(t, url)
+	copyInto := func(c pgx.Tx, event uuid.UUID) error {
+		r := make([][]any, 50)
+		for i := range r {
+			r[i] = []any{acct, event, "Ada", "Lovelace", fmt.Sprintf("ada.%d@example.org", i)}
+		}
+		_, err := c.CopyFrom(ctx, pgx.Identifier{"attendees"}, []string{"account_id", "event_id", "first_name", "last_name", "email"},
+			pgx.CopyFromRows(r))
+		return err
+	}
+	// waitsForLock waits until the backend of c waits for a lock.
+	waitsForLock := func(c *pgx.Conn) {
+		t.Helper()
+		pid := c.PgConn().PID()
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			var waiting bool
+			if err := conn.QueryRow(ctx, `SELECT coalesce(wait_event_type = 'Lock', false) FROM pg_stat_activity WHERE pid = $1`, pid).Scan(&waiting); err != nil {
+				t.Fatal(err)
+			}
+			if waiting {
+				return
+			}
+		}
+		t.Fatal("the second transaction never waited for the first")
+	}
+	left := func(event uuid.UUID) int {
+		t.Helper()
+		var n int
+		if err := conn.QueryRow(ctx, `SELECT count(*) FROM attendees WHERE event_id = $1`, event).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+
+	// The attendees first: the deletion waits, then takes them.
+	event := bareEvent(t, st, conn, acct)
+	tx, err := writer.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := copyInto(tx, event); err != nil {
+		t.Fatalf("COPY: %v", err)
+	}
+	deleted := make(chan error, 1)
+	go func() {
+		_, err := deleter.Exec(ctx, `DELETE FROM events WHERE id = $1`, event)
+		deleted <- err
+	}()
+	waitsForLock(deleter)
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-deleted; err != nil {
+		t.Fatalf("deleting the event: %v", err)
+	}
+	if n := left(event); n != 0 {
+		t.Fatalf("%d attendees outlived their event, written while it was being deleted", n)
+	}
+
+	// The deletion first: the attendees wait, then are refused.
+	event = bareEvent(t, st, conn, acct)
+	del, err := deleter.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := del.Exec(ctx, `DELETE FROM events WHERE id = $1`, event); err != nil {
+		t.Fatal(err)
+	}
+	written := make(chan error, 1)
+	go func() {
+		tx, err := writer.Begin(ctx)
+		if err != nil {
+			written <- err
+			return
+		}
+		defer func() { _ = tx.Rollback(ctx) }()
+		if err := copyInto(tx, event); err != nil {
+			written <- err
+			return
+		}
+		written <- tx.Commit(ctx)
+	}()
+	waitsForLock(writer)
+	if err := del.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var pgErr *pgconn.PgError
+	if err := <-written; !errors.As(err, &pgErr) || pgErr.Code != "23503" {
+		t.Fatalf("attendees written to an event deleted meanwhile: want a foreign_key_violation, got %v", err)
+	}
+	if n := left(event); n != 0 {
+		t.Fatalf("%d attendees of a deleted event were written", n)
+	}
+}
+
+// bareEvent is a new event of the account, without attendees or certificates.
+func bareEvent(t *testing.T, st *store.Store, conn *pgx.Conn, acct uuid.UUID) uuid.UUID {
+	t.Helper()
+	ev, err := st.CreateEvent(context.Background(), acct, domain.EventFields{Name: "Workshop", EventDate: time.Now(),
+		TemplateID: templateOf(t, conn, acct)}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ev.ID
+}
