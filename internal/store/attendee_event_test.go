@@ -195,17 +195,15 @@ func TestAnEventDeletedWhileAttendeesAreWritten(t *testing.T) {
 	}
 	written := make(chan error, 1)
 	go func() {
+		// Done with the connection before answering: the test closes it once answered.
 		tx, err := writer.Begin(ctx)
-		if err != nil {
-			written <- err
-			return
+		if err == nil {
+			if err = copyInto(tx, event); err == nil {
+				err = tx.Commit(ctx)
+			}
+			_ = tx.Rollback(ctx)
 		}
-		defer func() { _ = tx.Rollback(ctx) }()
-		if err := copyInto(tx, event); err != nil {
-			written <- err
-			return
-		}
-		written <- tx.Commit(ctx)
+		written <- err
 	}()
 	waitsForLock(writer)
 	if err := del.Commit(ctx); err != nil {
