@@ -125,3 +125,13 @@ func When(err, target error, e *Error) error {
 	e.Cause = err
 	return e
 }
+
+// Count is n with the English noun phrase that agrees with it, for the messages (in English,
+// as every error.message is): Count(1, "issued certificate", "issued certificates") is
+// "1 issued certificate", Count(0, ...) "0 issued certificates".
+func Count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

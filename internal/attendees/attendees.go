@@ -126,10 +126,12 @@ func (s *Service) Delete(ctx context.Context, accountID, id uuid.UUID) error {
 			return struct{}{}, err
 		}
 		if held.Certificates > 0 {
-			return struct{}{}, apperr.New(apperr.AttendeeHasCerts, "The attendee holds %d issued certificates; issued certificates are never erased, so the attendee stays.", held.Certificates)
+			return struct{}{}, apperr.New(apperr.AttendeeHasCerts, "The attendee holds %s; issued certificates are never erased, so the attendee stays.",
+				apperr.Count(held.Certificates, "issued certificate", "issued certificates"))
 		}
 		if held.Badges > 0 {
-			return struct{}{}, apperr.New(apperr.AttendeeHasBadges, "The attendee was issued %d badges; issued badges are never erased, so the attendee stays.", held.Badges)
+			return struct{}{}, apperr.New(apperr.AttendeeHasBadges, "The attendee was issued %s; issued badges are never erased, so the attendee stays.",
+				apperr.Count(held.Badges, "badge", "badges"))
 		}
 		return struct{}{}, tx.DeleteAttendee(ctx, accountID, id)
 	})

@@ -120,7 +120,8 @@ func (s *Service) Delete(ctx context.Context, accountID, id uuid.UUID) error {
 			return struct{}{}, err
 		}
 		if n > 0 {
-			return struct{}{}, apperr.New(apperr.Conflict, "The event has %d issued certificates; issued certificates are never erased, so the event stays.", n)
+			return struct{}{}, apperr.New(apperr.Conflict, "The event has %s; issued certificates are never erased, so the event stays.",
+				apperr.Count(n, "issued certificate", "issued certificates"))
 		}
 		return struct{}{}, apperr.When(tx.DeleteEvent(ctx, accountID, id), store.Conflict(store.BadgeAssertionAttendee),
 			apperr.New(apperr.Conflict, "Attendees of this event were issued badges; issued badges are never erased."))

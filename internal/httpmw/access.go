@@ -189,8 +189,9 @@ func RateLimit(limiter ratelimit.Limiter, trusted []netip.Prefix, logger *slog.L
 				h.Set("RateLimit-Reset", strconv.Itoa(reset))
 			}
 			if denied != nil {
-				return apperr.New(apperr.RateLimited, "Too many requests: wait %d seconds (limit %q: %d per %d seconds).",
-					denied.RetryAfterSeconds(), denied.Limit.Name, denied.Limit.Burst, int(denied.Limit.Period.Seconds()))
+				return apperr.New(apperr.RateLimited, "Too many requests: wait %s (limit %q: %d per %s).",
+					apperr.Count(denied.RetryAfterSeconds(), "second", "seconds"), denied.Limit.Name, denied.Limit.Burst,
+					apperr.Count(int(denied.Limit.Period.Seconds()), "second", "seconds"))
 			}
 			return next(c)
 		}

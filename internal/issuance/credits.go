@@ -63,8 +63,9 @@ func creditLimit(ctx context.Context, tx *store.Tx, accountID uuid.UUID, kind st
 	}
 	var e *apperr.Error
 	if kind == store.KindBadgeAssertion {
-		e = apperr.New(apperr.CreditLimit, "Not enough credits: %d new recipients need %d, and %d are left this month on the %s plan; nothing was issued. Credits renew on %s.",
-			n, n, store.Deref(c.Remaining), c.Plan, c.ResetsAt.Format("2 January 2006"))
+		e = apperr.New(apperr.CreditLimit, "Not enough credits: %s %s, and %s left this month on the %s plan; nothing was issued. Credits renew on %s.",
+			apperr.Count(n, "new recipient needs", "new recipients need"), apperr.Count(n, "credit", "credits"),
+			apperr.Count(store.Deref(c.Remaining), "is", "are"), c.Plan, c.ResetsAt.Format("2 January 2006"))
 	} else {
 		e = apperr.New(apperr.CreditLimit, "No credits left this month: the %s plan has %d; they renew on %s.", c.Plan,
 			store.Deref(c.Limit), c.ResetsAt.Format("2 January 2006"))
