@@ -122,7 +122,10 @@ RETURNING credential_id;
 -- hash every certificate of the account instead (thousands of rows read for a few events)
 -- when the table's statistics put fewer rows in the account than the arrays hold, as they
 -- do for an account larger than the average or grown since the last ANALYZE. The LIMIT keeps
--- the subquery from being pulled up into such a join.
+-- the subquery from being pulled up into such a join; the account is checked outside it, on
+-- the row found, so that the lookup has the primary key alone to use: with the account's id
+-- beside it, a generic plan took an index that leads with the account
+-- (certificates_account_status_idx) and walked the account's entries for each event.
 -- name: PipelineInsertCertificateEvents :batchexec
 INSERT INTO outbox_events (id, account_id, event_type, payload, occurred_at, dispatched_at)
 SELECT e.id, c.account_id, @event_type::text,
@@ -131,8 +134,9 @@ SELECT e.id, c.account_id, @event_type::text,
 FROM (SELECT unnest(@ids::uuid[]) AS id, unnest(@certificate_ids::uuid[]) AS certificate_id, unnest(@payloads::jsonb[]) AS payload,
              generate_series(1, cardinality(@ids::uuid[])) AS ord) e
 CROSS JOIN LATERAL (SELECT c.account_id, c.certificate_number FROM certificates c
-                    WHERE c.id = e.certificate_id AND c.account_id = @account_id LIMIT 1) c,
+                    WHERE c.id = e.certificate_id LIMIT 1) c,
      (SELECT webhook_subscribed(@account_id, @event_type::text) AS subscribed) s
+WHERE c.account_id = @account_id
 ORDER BY e.ord;
 
 -- PipelineInsertOutboxEvents is InsertOutboxEvents in a pipeline: several events of one
@@ -157,3 +161,20 @@ FROM (SELECT unnest(@account_ids::uuid[]) AS account_id, unnest(@days::date[]) A
 GROUP BY account_id, day, event_id, kind
 ORDER BY account_id, day, event_id, kind
 ON CONFLICT (account_id, day, event_id, credential_kind) DO UPDATE SET issued = d.issued + excluded.issued;
+
+-- PipelinePlanGenerically and PipelinePlanAsBefore enclose an issuance's writes (Pipeline.Send):
+-- the writes are planned once a connection, their generic plans kept, instead of at every call.
+-- PostgreSQL reads the arrays of a custom plan's parameters (their lengths) and estimates an
+-- unknown array at a hundred rows in a generic plan, so plan_cache_mode auto never chose the
+-- generic plan of PipelineInsertCertificates, PipelineInsertStatusEntries and
+-- PipelineInsertCertificateEvents: they were planned on every call, 80-120 µs each, a third of
+-- the PostgreSQL time of a transaction of two or three issuances. Their generic plans are the
+-- custom ones (every row they read, by its key). The mode is set for the writes alone, local to
+-- the transaction: PipelinePlanGenerically keeps the mode it finds in the setting @kept (a name
+-- of the service's own, "credentiald.plan_cache_mode"), PipelinePlanAsBefore puts it back.
+-- name: PipelinePlanGenerically :batchexec
+SELECT set_config(@kept::text, current_setting('plan_cache_mode'), true),
+       set_config('plan_cache_mode', 'force_generic_plan', true);
+
+-- name: PipelinePlanAsBefore :batchexec
+SELECT set_config('plan_cache_mode', current_setting(@kept::text), true);

@@ -99,7 +99,29 @@ func (p *Pipeline) Send(ctx context.Context) error {
 		r := p.q.PipelineCountIssued(ctx, []db.PipelineCountIssuedParams{db.PipelineCountIssuedParams(c)})
 		p.exec(func(f func(int, error)) { r.Exec(f) })
 	}
+	p.planGenerically(ctx)
 	return p.flush(ctx)
+}
+
+// keptPlanCacheMode is the setting in which PipelinePlanGenerically keeps the transaction's
+// plan_cache_mode while the writes run (a name of the service's own: a custom setting needs a
+// dot in its name).
+const keptPlanCacheMode = "credentiald.plan_cache_mode"
+
+// planGenerically encloses the queued writes in PipelinePlanGenerically and
+// PipelinePlanAsBefore (see db/queries/issuance.sql): their plans are made once a connection,
+// not at every call. Each statement's plan is chosen when PostgreSQL binds it, after the one
+// queued before it has run, so the mode holds for exactly the writes between the two.
+func (p *Pipeline) planGenerically(ctx context.Context) {
+	if p.batch.Len() == 0 {
+		return
+	}
+	writes, reads := p.batch.QueuedQueries, p.reads
+	p.batch.QueuedQueries, p.reads = nil, nil
+	p.exec(p.q.PipelinePlanGenerically(ctx, []string{keptPlanCacheMode}).Exec)
+	p.batch.QueuedQueries = append(p.batch.QueuedQueries, writes...)
+	p.reads = append(p.reads, reads...)
+	p.exec(p.q.PipelinePlanAsBefore(ctx, []string{keptPlanCacheMode}).Exec)
 }
 
 // flush sends the queued statements in one round trip and fills in what the operations

@@ -2,12 +2,15 @@ package store_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/testkit"
 )
@@ -75,5 +78,77 @@ func TestCertificateEventsReadTheirCertificatesByKey(t *testing.T) {
 		if number != certs[i].Number {
 			t.Errorf("the event of %s says number %q, want %q", id, number, certs[i].Number)
 		}
+	}
+}
+
+// An issuance's writes are planned once a connection: the three statements PostgreSQL would
+// plan again at every call (it keeps custom plans for parameters whose arrays it can read)
+// run on their generic plans, and the transaction's plan_cache_mode is as it was after them,
+// here force_custom_plan, set before.
+func TestAnIssuancesWritesArePlannedOnce(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st, conn, _ := openStore(t)
+	acct, events := seedAccount(t, st, conn, "planned", 10)
+	tmpl := templateOf(t, conn, acct)
+	const issuances = 8
+	attendees := make([]uuid.UUID, issuances)
+	codes := make([]string, issuances)
+	for i := range attendees {
+		if err := conn.QueryRow(ctx, `INSERT INTO attendees (account_id, event_id, first_name, last_name, email)
+			VALUES ($1, $2, 'Ada', 'Lovelace', $3) RETURNING id`, acct, events[0], fmt.Sprintf("ada.%d@example.org", i)).Scan(&attendees[i]); err != nil {
+			t.Fatal(err)
+		}
+		codes[i] = fmt.Sprintf("PLANNED%04d", i)
+		if _, err := conn.Exec(ctx, `INSERT INTO verification_codes (code, kind) VALUES ($1, 'certificate')`, codes[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	type outcome struct {
+		plans map[string]store.PlanCounts
+		mode  string
+	}
+	out, err := store.InTx(ctx, st, func(tx *store.Tx) (outcome, error) {
+		if err := tx.SetLocal(ctx, "plan_cache_mode", "force_custom_plan"); err != nil {
+			return outcome{}, err
+		}
+		now := time.Now()
+		for i, attendee := range attendees {
+			id := uuid.New()
+			p := tx.Pipeline()
+			p.InsertCertificates(ctx, acct, []store.NewCertificate{{ID: id, AccountID: acct,
+				CertificateKey: store.CertificateKey{AttendeeID: attendee, EventID: events[0], TemplateID: tmpl},
+				Number:         store.NumberFormat{Prefix: "P-", Digits: 4}, VerificationCode: codes[i],
+				Recipient: domain.Recipient{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.org"},
+				Snapshot:  json.RawMessage(`{}`), IssuedAt: &now}}, now)
+			p.InsertStatusEntries(ctx, acct, []store.VerifiableCredential{{CredentialID: id, Kind: store.KindCertificate,
+				AccountID: acct, Salt: "salt", SignedAt: now}}, [][]int{{i, i + 100}})
+			if err := p.CertificateEvents(ctx, acct, "certificate.issued", now, []uuid.UUID{id},
+				[]any{map[string]any{"type": "certificate.issued", "data": map[string]any{"id": id, "certificateNumber": ""}}}); err != nil {
+				return outcome{}, err
+			}
+			if err := p.Send(ctx); err != nil {
+				return outcome{}, fmt.Errorf("issuance %d: %w", i, err)
+			}
+		}
+		plans, err := tx.PreparedPlans(ctx)
+		if err != nil {
+			return outcome{}, err
+		}
+		mode, err := tx.Setting(ctx, "plan_cache_mode")
+		return outcome{plans, mode}, err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"PipelineInsertCertificates", "PipelineInsertStatusEntries", "PipelineInsertCertificateEvents"} {
+		if got := out.plans[name]; got.Custom != 0 || got.Generic != issuances {
+			t.Errorf("%s ran %d times on a custom plan and %d on its generic plan; want its generic plan each time (%d)",
+				name, got.Custom, got.Generic, issuances)
+		}
+	}
+	if out.mode != "force_custom_plan" {
+		t.Errorf("plan_cache_mode after the writes: %q, want the transaction's own (force_custom_plan)", out.mode)
 	}
 }
