@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -32,7 +33,7 @@ func TestAttendeesNameAnEventOfTheirAccount(t *testing.T) {
 	count := func(event uuid.UUID) int {
 		t.Helper()
 		var n int
-		if err := conn.QueryRow(ctx, `SELECT count(*) FROM attendees WHERE event_id = $1`, event).Scan(&n); err != nil {
+		if err := conn.QueryRow(ctx, `SELECT count(*) FROM public.attendees WHERE event_id = $1`, event).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		return n
@@ -103,15 +104,56 @@ func TestAttendeesNameAnEventOfTheirAccount(t *testing.T) {
 		t.Fatalf("changing the key of an event without attendees: %v", err)
 	}
 
-	// Deleting events deletes their attendees, and no other.
-	if _, err := conn.Exec(ctx, `DELETE FROM events WHERE id = ANY($1)`, []uuid.UUID{first, second}); err != nil {
+	// Not by TRUNCATE, nor in a transaction whose snapshot would miss attendees committed while
+	// it waited; and a temporary table of the session stands for neither table.
+	wantCode := func(what string, err error, code string) {
+		t.Helper()
+		var pgErr *pgconn.PgError
+		if !errors.As(err, &pgErr) || pgErr.Code != code {
+			t.Fatalf("%s: want SQLSTATE %s, got %v", what, code, err)
+		}
+	}
+	kept := count(first)
+	_, err = conn.Exec(ctx, `TRUNCATE events CASCADE`)
+	wantCode("TRUNCATE events CASCADE", err, "0A000")
+	tx, err := conn.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = tx.Exec(ctx, `DELETE FROM events WHERE id = $1`, first)
+	wantCode("deleting an event in REPEATABLE READ", err, "0A000")
+	_ = tx.Rollback(ctx)
+	if _, err := conn.Exec(ctx, `CREATE TEMP TABLE events (account_id uuid, id uuid)`); err != nil {
+		t.Fatal(err)
+	}
+	ghost := uuid.New()
+	if _, err := conn.Exec(ctx, `INSERT INTO pg_temp.events VALUES ($1, $2)`, alpha, ghost); err != nil {
+		t.Fatal(err)
+	}
+	_, err = conn.Exec(ctx, `INSERT INTO public.attendees (account_id, event_id, first_name, last_name, email)
+		VALUES ($1, $2, 'Grace', 'Hopper', 'grace@example.org')`, alpha, ghost)
+	refused("INSERT of an event only a temporary table holds", err)
+	if _, err := conn.Exec(ctx, `DROP TABLE pg_temp.events`); err != nil {
+		t.Fatal(err)
+	}
+	if count(first) != kept || count(ghost) != 0 {
+		t.Fatalf("after the refused statements: %d and %d attendees, want %d and 0", count(first), count(ghost), kept)
+	}
+
+	// Deleting events deletes their attendees, and no other (a temporary attendees table of
+	// the session changes nothing).
+	if _, err := conn.Exec(ctx, `CREATE TEMP TABLE attendees (account_id uuid, event_id uuid)`); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = conn.Exec(context.Background(), `DROP TABLE IF EXISTS pg_temp.attendees`) })
+	if _, err := conn.Exec(ctx, `DELETE FROM public.events WHERE id = ANY($1)`, []uuid.UUID{first, second}); err != nil {
 		t.Fatalf("deleting the events: %v", err)
 	}
 	if count(first) != 0 || count(second) != 0 {
 		t.Fatalf("after the events' deletion: %d and %d attendees, want none", count(first), count(second))
 	}
 	var all int
-	if err := conn.QueryRow(ctx, `SELECT count(*) FROM attendees WHERE account_id = ANY($1)`, []uuid.UUID{alpha, beta}).Scan(&all); err != nil || all != 20 {
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM public.attendees WHERE account_id = ANY($1)`, []uuid.UUID{alpha, beta}).Scan(&all); err != nil || all != 20 {
 		t.Fatalf("the seeded attendees after the deletion: %d (%v), want 20", all, err)
 	}
 }
@@ -126,12 +168,17 @@ func TestAnEventDeletedWhileAttendeesAreWritten(t *testing.T) {
 	st, conn, url := openStore(t)
 	acct, _ := seedAccount(t, st, conn, "gamma", 10)
 	writer, deleter := connect(t, url), connect(t, url)
+	// The goroutines below end before the connections close (cleanups run last first), even
+	// when the test fails while one of them waits.
+	work, stop := context.WithCancel(ctx)
+	var running sync.WaitGroup
+	t.Cleanup(func() { stop(); running.Wait() })
 	copyInto := func(c pgx.Tx, event uuid.UUID) error {
 		r := make([][]any, 50)
 		for i := range r {
 			r[i] = []any{acct, event, "Ada", "Lovelace", fmt.Sprintf("ada.%d@example.org", i)}
 		}
-		_, err := c.CopyFrom(ctx, pgx.Identifier{"attendees"}, []string{"account_id", "event_id", "first_name", "last_name", "email"},
+		_, err := c.CopyFrom(work, pgx.Identifier{"attendees"}, []string{"account_id", "event_id", "first_name", "last_name", "email"},
 			pgx.CopyFromRows(r))
 		return err
 	}
@@ -169,8 +216,10 @@ func TestAnEventDeletedWhileAttendeesAreWritten(t *testing.T) {
 		t.Fatalf("COPY: %v", err)
 	}
 	deleted := make(chan error, 1)
+	running.Add(1)
 	go func() {
-		_, err := deleter.Exec(ctx, `DELETE FROM events WHERE id = $1`, event)
+		defer running.Done()
+		_, err := deleter.Exec(work, `DELETE FROM events WHERE id = $1`, event)
 		deleted <- err
 	}()
 	waitsForLock(deleter)
@@ -194,14 +243,15 @@ func TestAnEventDeletedWhileAttendeesAreWritten(t *testing.T) {
 		t.Fatal(err)
 	}
 	written := make(chan error, 1)
+	running.Add(1)
 	go func() {
-		// Done with the connection before answering: the test closes it once answered.
-		tx, err := writer.Begin(ctx)
+		defer running.Done()
+		tx, err := writer.Begin(work)
 		if err == nil {
 			if err = copyInto(tx, event); err == nil {
-				err = tx.Commit(ctx)
+				err = tx.Commit(work)
 			}
-			_ = tx.Rollback(ctx)
+			_ = tx.Rollback(work)
 		}
 		written <- err
 	}()
