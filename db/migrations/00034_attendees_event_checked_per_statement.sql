@@ -31,9 +31,27 @@
 -- statements are refused with a message that says so.
 ALTER TABLE attendees DROP CONSTRAINT attendees_account_id_event_id_fkey;
 
+-- attendee_event_locked locks the account's event FOR KEY SHARE, as the foreign key's query
+-- did, and refuses the statement when there is none.
+-- +goose StatementBegin
+CREATE FUNCTION attendee_event_locked(account uuid, event uuid) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
+BEGIN
+    PERFORM FROM events e WHERE e.account_id = account AND e.id = event FOR KEY SHARE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'insert or update on table "attendees" violates foreign key constraint "attendees_event_fkey"'
+            USING ERRCODE = 'foreign_key_violation', CONSTRAINT = 'attendees_event_fkey', TABLE = 'attendees', SCHEMA = 'public',
+                  DETAIL = format('Key (account_id, event_id)=(%s, %s) is not present in table "events".', account, event);
+    END IF;
+END
+$$;
+-- +goose StatementEnd
+
+-- Called by the triggers below, not by anyone else: it locks as the tables' owner.
+REVOKE EXECUTE ON FUNCTION attendee_event_locked(uuid, uuid) FROM PUBLIC;
+
 -- attendees_event_held checks the events of the rows a statement wrote (written_rows): each
--- distinct event once, by its key (the index events_account_id_id_key), as the foreign key's
--- own query did for each row.
+-- distinct event once, by its key (the index events_account_id_id_key).
 -- +goose StatementBegin
 CREATE FUNCTION attendees_event_held() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
@@ -41,13 +59,7 @@ DECLARE
     k record;
 BEGIN
     FOR k IN SELECT DISTINCT w.account_id, w.event_id FROM written_rows w ORDER BY w.account_id, w.event_id LOOP
-        PERFORM FROM events e WHERE e.account_id = k.account_id AND e.id = k.event_id FOR KEY SHARE;
-        IF NOT FOUND THEN
-            RAISE EXCEPTION 'insert or update on table "attendees" violates foreign key constraint "attendees_event_fkey"'
-                USING ERRCODE = 'foreign_key_violation', CONSTRAINT = 'attendees_event_fkey', TABLE = 'attendees',
-                      SCHEMA = 'public',
-                      DETAIL = format('Key (account_id, event_id)=(%s, %s) is not present in table "events".', k.account_id, k.event_id);
-        END IF;
+        PERFORM attendee_event_locked(k.account_id, k.event_id);
     END LOOP;
     RETURN NULL;
 END
@@ -59,12 +71,7 @@ $$;
 CREATE FUNCTION attendee_event_held() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 BEGIN
-    PERFORM FROM events e WHERE e.account_id = NEW.account_id AND e.id = NEW.event_id FOR KEY SHARE;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION 'insert or update on table "attendees" violates foreign key constraint "attendees_event_fkey"'
-            USING ERRCODE = 'foreign_key_violation', CONSTRAINT = 'attendees_event_fkey', TABLE = 'attendees', SCHEMA = 'public',
-                  DETAIL = format('Key (account_id, event_id)=(%s, %s) is not present in table "events".', NEW.account_id, NEW.event_id);
-    END IF;
+    PERFORM attendee_event_locked(NEW.account_id, NEW.event_id);
     RETURN NULL;
 END
 $$;
@@ -151,6 +158,6 @@ DROP TRIGGER events_attendees_cascaded ON events;
 DROP TRIGGER attendees_event_checked_on_move ON attendees;
 DROP TRIGGER attendees_event_checked ON attendees;
 DROP FUNCTION events_not_truncated(), event_key_kept(), events_attendees_deleted(), events_read_committed(text),
-    attendee_event_held(), attendees_event_held();
+    attendee_event_held(), attendees_event_held(), attendee_event_locked(uuid, uuid);
 ALTER TABLE attendees ADD CONSTRAINT attendees_account_id_event_id_fkey
     FOREIGN KEY (account_id, event_id) REFERENCES events (account_id, id) ON DELETE CASCADE;
