@@ -625,8 +625,13 @@ func (b *bench) printBareStatements(ctx context.Context, work string, requests i
 // statements prints one side's statements, the bare server's (those naming the bare schema)
 // or the service's.
 func (b *bench) statements(ctx context.Context, work, side string, bare bool, requests int) error {
+	// Each row also carries the sums over every top-level statement the side sent (BEGIN,
+	// SAVEPOINT and COMMIT included, not only the fifteen shown), to set against its PostgreSQL
+	// CPU a request: what is left is outside the statements' execution.
 	rows, err := b.pool.Query(ctx, `SELECT toplevel, calls, total_exec_time, plans, total_plan_time, wal_bytes, wal_fpi,
-		       regexp_replace(left(query, 100), '\s+', ' ', 'g')
+		       regexp_replace(left(query, 100), '\s+', ' ', 'g'),
+		       (sum(calls) FILTER (WHERE toplevel) OVER ())::bigint,
+		       (sum(total_exec_time + total_plan_time) FILTER (WHERE toplevel) OVER ())::float8
 		FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
 		  AND (query ILIKE '%bare.%' OR query ILIKE '%"bare".%') = $1 AND query NOT ILIKE '%pg_stat_statements%'
 		ORDER BY total_exec_time + total_plan_time DESC LIMIT 15`, bare)
@@ -635,36 +640,29 @@ func (b *bench) statements(ctx context.Context, work, side string, bare bool, re
 	}
 	defer rows.Close()
 	fmt.Fprintf(b.o.Out, "\n%s: where PostgreSQL's time went, per request of %s (pg_stat_statements; * nested; WAL written, full-page images)\n", work, side)
+	per := float64(max(requests, 1))
+	var allCalls int64
+	var allTime float64
 	for rows.Next() {
 		var top bool
 		var calls, plans, fpi int64
 		var total, planning, wal float64
 		var query string
-		if err := rows.Scan(&top, &calls, &total, &plans, &planning, &wal, &fpi, &query); err != nil {
+		if err := rows.Scan(&top, &calls, &total, &plans, &planning, &wal, &fpi, &query, &allCalls, &allTime); err != nil {
 			return err
 		}
 		mark := " "
 		if !top {
 			mark = "*"
 		}
-		per := float64(max(requests, 1))
 		fmt.Fprintf(b.o.Out, "  %s %5.2f calls %7.1f µs  planned %3.0f%% %6.1f µs  WAL %s %6.0f FPI  %s\n", mark, float64(calls)/per,
 			total*1000/per, 100*float64(plans)/float64(max(calls, 1)), planning*1000/per, bytesSize(wal/per), float64(fpi)/per, query)
 	}
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	// The sum over every statement the side sent (BEGIN, SAVEPOINT and COMMIT included), to set
-	// against its PostgreSQL CPU a request: what is left is outside the statements' execution.
-	var calls int64
-	var total float64
-	if err := b.pool.QueryRow(ctx, `SELECT coalesce(sum(calls), 0)::bigint, coalesce(sum(total_exec_time + total_plan_time), 0)::float8
-		FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND toplevel
-		  AND (query ILIKE '%bare.%' OR query ILIKE '%"bare".%') = $1 AND query NOT ILIKE '%pg_stat_statements%'`, bare).Scan(&calls, &total); err != nil {
-		return err
-	}
-	per := float64(max(requests, 1))
-	fmt.Fprintf(b.o.Out, "    %5.2f statements a request in all, %.1f µs planned and run (lock waits included)\n", float64(calls)/per, total*1000/per)
+	fmt.Fprintf(b.o.Out, "    %5.2f statements a request in all, %.1f µs planned and run (lock waits included)\n",
+		float64(allCalls)/per, allTime*1000/per)
 	return nil
 }
 

@@ -30,51 +30,32 @@ func TestAttendeesNameAnEventOfTheirAccount(t *testing.T) {
 	first, second := bareEvent(t, st, conn, alpha), bareEvent(t, st, conn, alpha)
 	foreign := bareEvent(t, st, conn, beta)
 
-	count := func(event uuid.UUID) int {
-		t.Helper()
-		var n int
-		if err := conn.QueryRow(ctx, `SELECT count(*) FROM public.attendees WHERE event_id = $1`, event).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
+	count := func(event uuid.UUID) int { return attendeesOf(t, conn, event) }
 	refused := func(what string, err error) {
 		t.Helper()
-		var pgErr *pgconn.PgError
-		if !errors.As(err, &pgErr) || pgErr.Code != "23503" || pgErr.ConstraintName != "attendees_event_fkey" {
-			t.Fatalf("%s: want a foreign_key_violation on attendees_event_fkey, got %v", what, err)
+		if pgErr := wantSQLState(t, what, err, "23503"); pgErr.ConstraintName != "attendees_event_fkey" {
+			t.Fatalf("%s: refused by %s, want attendees_event_fkey", what, pgErr.ConstraintName)
 		}
 		if !errors.Is(store.MapError(err), store.Conflict("attendees_event_fkey")) {
 			t.Fatalf("%s: the store does not map %v to a conflict on attendees_event_fkey", what, err)
 		}
 	}
-	rows := func(n int, event func(i int) uuid.UUID) [][]any {
-		out := make([][]any, n)
-		for i := range out {
-			out[i] = []any{alpha, event(i), "Ada", "Lovelace", fmt.Sprintf("ada.%d@example.org", i)}
-		}
-		return out
-	}
-	cols := []string{"account_id", "event_id", "first_name", "last_name", "email"}
-	copyRows := func(r [][]any) error {
-		_, err := conn.CopyFrom(ctx, pgx.Identifier{"attendees"}, cols, pgx.CopyFromRows(r))
-		return err
-	}
+	copyRows := func(n int, event func(i int) uuid.UUID) error { return copyAttendees(ctx, conn, alpha, n, event) }
 
 	// Of the account's own events, in one COPY: written.
-	if err := copyRows(rows(300, func(i int) uuid.UUID { return []uuid.UUID{first, second}[i%2] })); err != nil {
+	if err := copyRows(300, func(i int) uuid.UUID { return []uuid.UUID{first, second}[i%2] }); err != nil {
 		t.Fatalf("COPY into two events of the account: %v", err)
 	}
 	if count(first) != 150 || count(second) != 150 {
 		t.Fatalf("after the COPY: %d and %d attendees, want 150 each", count(first), count(second))
 	}
 	// One row of a COPY naming another account's event, or none: the whole COPY refused.
-	refused("COPY with one row of another account's event", copyRows(rows(300, func(i int) uuid.UUID {
+	refused("COPY with one row of another account's event", copyRows(300, func(i int) uuid.UUID {
 		return map[bool]uuid.UUID{true: foreign, false: first}[i == 299]
-	})))
-	refused("COPY with one row of no event", copyRows(rows(300, func(i int) uuid.UUID {
+	}))
+	refused("COPY with one row of no event", copyRows(300, func(i int) uuid.UUID {
 		return map[bool]uuid.UUID{true: uuid.New(), false: first}[i == 0]
-	})))
+	}))
 	_, err := conn.Exec(ctx, `INSERT INTO attendees (account_id, event_id, first_name, last_name, email)
 		VALUES ($1, $2, 'Grace', 'Hopper', 'grace@example.org')`, alpha, foreign)
 	refused("INSERT of another account's event", err)
@@ -106,22 +87,15 @@ func TestAttendeesNameAnEventOfTheirAccount(t *testing.T) {
 
 	// Not by TRUNCATE, nor in a transaction whose snapshot would miss attendees committed while
 	// it waited; and a temporary table of the session stands for neither table.
-	wantCode := func(what string, err error, code string) {
-		t.Helper()
-		var pgErr *pgconn.PgError
-		if !errors.As(err, &pgErr) || pgErr.Code != code {
-			t.Fatalf("%s: want SQLSTATE %s, got %v", what, code, err)
-		}
-	}
 	kept := count(first)
 	_, err = conn.Exec(ctx, `TRUNCATE events CASCADE`)
-	wantCode("TRUNCATE events CASCADE", err, "0A000")
+	wantSQLState(t, "TRUNCATE events CASCADE", err, "0A000")
 	tx, err := conn.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead})
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, err = tx.Exec(ctx, `DELETE FROM events WHERE id = $1`, first)
-	wantCode("deleting an event in REPEATABLE READ", err, "0A000")
+	wantSQLState(t, "deleting an event in REPEATABLE READ", err, "0A000")
 	_ = tx.Rollback(ctx)
 	if _, err := conn.Exec(ctx, `CREATE TEMP TABLE events (account_id uuid, id uuid)`); err != nil {
 		t.Fatal(err)
@@ -173,14 +147,8 @@ func TestAnEventDeletedWhileAttendeesAreWritten(t *testing.T) {
 	work, stop := context.WithCancel(ctx)
 	var running sync.WaitGroup
 	t.Cleanup(func() { stop(); running.Wait() })
-	copyInto := func(c pgx.Tx, event uuid.UUID) error {
-		r := make([][]any, 50)
-		for i := range r {
-			r[i] = []any{acct, event, "Ada", "Lovelace", fmt.Sprintf("ada.%d@example.org", i)}
-		}
-		_, err := c.CopyFrom(work, pgx.Identifier{"attendees"}, []string{"account_id", "event_id", "first_name", "last_name", "email"},
-			pgx.CopyFromRows(r))
-		return err
+	copyInto := func(tx pgx.Tx, event uuid.UUID) error {
+		return copyAttendees(work, tx, acct, 50, func(int) uuid.UUID { return event })
 	}
 	// waitsForLock waits until the backend of c waits for a lock.
 	waitsForLock := func(c *pgx.Conn) {
@@ -196,14 +164,6 @@ func TestAnEventDeletedWhileAttendeesAreWritten(t *testing.T) {
 			}
 		}
 		t.Fatal("the second transaction never waited for the first")
-	}
-	left := func(event uuid.UUID) int {
-		t.Helper()
-		var n int
-		if err := conn.QueryRow(ctx, `SELECT count(*) FROM attendees WHERE event_id = $1`, event).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n
 	}
 
 	// The attendees first: the deletion waits, then takes them.
@@ -229,7 +189,7 @@ func TestAnEventDeletedWhileAttendeesAreWritten(t *testing.T) {
 	if err := <-deleted; err != nil {
 		t.Fatalf("deleting the event: %v", err)
 	}
-	if n := left(event); n != 0 {
+	if n := attendeesOf(t, conn, event); n != 0 {
 		t.Fatalf("%d attendees outlived their event, written while it was being deleted", n)
 	}
 
@@ -259,13 +219,44 @@ func TestAnEventDeletedWhileAttendeesAreWritten(t *testing.T) {
 	if err := del.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
-	var pgErr *pgconn.PgError
-	if err := <-written; !errors.As(err, &pgErr) || pgErr.Code != "23503" {
-		t.Fatalf("attendees written to an event deleted meanwhile: want a foreign_key_violation, got %v", err)
-	}
-	if n := left(event); n != 0 {
+	wantSQLState(t, "attendees written to an event deleted meanwhile", <-written, "23503")
+	if n := attendeesOf(t, conn, event); n != 0 {
 		t.Fatalf("%d attendees of a deleted event were written", n)
 	}
+}
+
+// copyAttendees copies n attendees of the account into attendees, the i-th of event(i).
+func copyAttendees(ctx context.Context, c interface {
+	CopyFrom(context.Context, pgx.Identifier, []string, pgx.CopyFromSource) (int64, error)
+}, acct uuid.UUID, n int, event func(i int) uuid.UUID) error {
+	rows := make([][]any, n)
+	for i := range rows {
+		rows[i] = []any{acct, event(i), "Ada", "Lovelace", fmt.Sprintf("ada.%d@example.org", i)}
+	}
+	_, err := c.CopyFrom(ctx, pgx.Identifier{"public", "attendees"}, []string{"account_id", "event_id", "first_name", "last_name", "email"},
+		pgx.CopyFromRows(rows))
+	return err
+}
+
+// attendeesOf counts the event's attendees (in the public schema, whatever the session's
+// temporary tables).
+func attendeesOf(t *testing.T, conn *pgx.Conn, event uuid.UUID) int {
+	t.Helper()
+	var n int
+	if err := conn.QueryRow(context.Background(), `SELECT count(*) FROM public.attendees WHERE event_id = $1`, event).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// wantSQLState fails the test unless err is PostgreSQL's error of code, which it answers.
+func wantSQLState(t *testing.T, what string, err error, code string) *pgconn.PgError {
+	t.Helper()
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) || pgErr.Code != code {
+		t.Fatalf("%s: want SQLSTATE %s, got %v", what, code, err)
+	}
+	return pgErr
 }
 
 // bareEvent is a new event of the account, without attendees or certificates.
