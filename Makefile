@@ -5,6 +5,8 @@ PG_TEST_DIR ?= .data/postgres-test
 COVERAGE_DIR = .data/contract-coverage
 # oasdiff lives in a module of its own (internal/tools/oasdiff): see the comment in its go.mod.
 OASDIFF     = $(GO) -C internal/tools/oasdiff run github.com/oasdiff/oasdiff
+# golangci-lint too (internal/tools/golangci-lint), built into bin/ and run from the root.
+GOLANGCI_LINT = bin/golangci-lint
 CONTRACT_RELEASED = openapi/released/v1.json
 CONTRACT_BASE     ?= $(CONTRACT_RELEASED)
 CONTRACT_REVISION ?= openapi/v1.json
@@ -36,7 +38,8 @@ test: ## Run every test, with the race detector, against a real PostgreSQL (priv
 	@$(GO) run ./cmd/devtool contract-coverage | head -1
 
 FUZZTIME ?= 3m
-FUZZ_TARGETS = ./internal/render:FuzzRenderAnyText ./internal/render:FuzzCheckImage ./internal/attendees:FuzzParseCSV ./internal/httpmw:FuzzRequestBodies
+FUZZ_TARGETS = ./internal/render:FuzzRenderAnyText ./internal/render:FuzzCheckImage ./internal/attendees:FuzzParseCSV ./internal/httpmw:FuzzRequestBodies \
+	./internal/vc:FuzzBoundedCanonicalize ./internal/rdfc:FuzzCanonicalFormIsStable
 
 fuzz: ## Fuzz each target for FUZZTIME (default 3m); `make test` runs their seed corpora, and a crasher lands in the package's testdata/fuzz
 	@for t in $(FUZZ_TARGETS); do \
@@ -73,10 +76,12 @@ generate: ## Regenerate gen/ from openapi/v1.json (oapi-codegen, the /docs page)
 	@test -d docs/api/node_modules || (cd docs/api && npm ci --no-audit --no-fund)
 	$(GO) run ./cmd/devtool api-docs -page gen/docs/index.html
 
-lint: ## Lint the OpenAPI document, the SQL and the Go code
+lint: ## Lint the OpenAPI document, the SQL and the Go code (golangci-lint with the layer rules of .golangci.yml)
 	$(REDOCLY) lint --config redocly.yaml --format=stylish openapi/v1.json
 	$(GO) run github.com/sqlc-dev/sqlc/cmd/sqlc vet
-	$(GO) vet ./...
+	$(GO) -C internal/tools/golangci-lint build -o $(abspath $(GOLANGCI_LINT)) github.com/golangci/golangci-lint/v2/cmd/golangci-lint
+	$(GOLANGCI_LINT) run ./...
+	@GOLANGCI_LINT=$(GOLANGCI_LINT) bash test/layers-selftest.sh
 
 contract-gate: ## Fail on any breaking change of openapi/v1.json against the released snapshot (oasdiff)
 	@$(OASDIFF) breaking --fail-on ERR --color never --allow-external-refs=false \
@@ -97,8 +102,9 @@ $(CLIENT_TS)/node_modules/.package-lock.json: $(CLIENT_TS)/package-lock.json
 
 check: generate lint contract-gate client-ts catalogs ## Regenerate, lint, and fail if anything differs from what is committed
 	@test -z "$$(gofmt -l cmd internal openapi db gen)" || { echo "gofmt needed:"; gofmt -l cmd internal openapi db gen; exit 1; }
-	@$(GO) mod tidy && $(GO) -C internal/tools/oasdiff mod tidy && \
-		git diff --exit-code -- go.mod go.sum internal/tools/oasdiff/go.mod internal/tools/oasdiff/go.sum || { echo "go.mod/go.sum are not tidy"; exit 1; }
+	@$(GO) mod tidy && $(GO) -C internal/tools/oasdiff mod tidy && $(GO) -C internal/tools/golangci-lint mod tidy && \
+		git diff --exit-code -- go.mod go.sum internal/tools/oasdiff/go.mod internal/tools/oasdiff/go.sum \
+			internal/tools/golangci-lint/go.mod internal/tools/golangci-lint/go.sum || { echo "go.mod/go.sum are not tidy"; exit 1; }
 	@git diff --exit-code --stat -- gen openapi db 'internal/site/*_templ.go' || { echo "generated code differs from what is committed: run make generate and commit"; exit 1; }
 	@test -z "$$(git ls-files --others --exclude-standard gen 'internal/site/*_templ.go')" || { echo "untracked generated files:"; git ls-files --others --exclude-standard gen 'internal/site/*_templ.go'; exit 1; }
 	@echo "check: ok"

@@ -12,8 +12,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/certhub/credentiald/cmd/devtool/loadbench"
 	"github.com/certhub/credentiald/internal/embeddedpg"
-	"github.com/certhub/credentiald/internal/loadbench"
 	"github.com/certhub/credentiald/internal/testkit/coverage"
 )
 

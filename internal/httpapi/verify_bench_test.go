@@ -14,9 +14,9 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/labstack/echo/v4"
 
+	"github.com/certhub/credentiald/cmd/devtool/loadgen"
 	"github.com/certhub/credentiald/internal/app"
 	"github.com/certhub/credentiald/internal/config"
-	"github.com/certhub/credentiald/internal/loadgen"
 	"github.com/certhub/credentiald/internal/testkit"
 )
 

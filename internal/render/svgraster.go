@@ -199,7 +199,7 @@ func (s *svgScanner) Draw() {
 		}
 	}
 	src := s.src
-	if s.clip != image.ZR {
+	if s.clip != (image.Rectangle{}) {
 		src = &clippedImage{src, s.clip}
 	}
 	s.z.Draw(s.dst, r, src, r.Min)

@@ -18,7 +18,6 @@ import (
 	"github.com/certhub/credentiald/internal/links"
 	"github.com/certhub/credentiald/internal/locale"
 	"github.com/certhub/credentiald/internal/logging"
-	"github.com/certhub/credentiald/internal/spec"
 	"github.com/certhub/credentiald/internal/verification"
 	"github.com/certhub/credentiald/internal/wallet"
 )
@@ -51,10 +50,6 @@ const cacheSheet = "public, max-age=31536000, immutable"
 var sheetNames = regexp.MustCompile(`^page\.[0-9a-f]{16}\.css$`)
 
 var siteRoutes = map[string]bool{routeHome: true, routePage: true, routeShare: true, routeCopied: true, routeInteraction: true}
-
-// apiPrefix roots the API, whose verification resources (images, PDF, credentials) the pages
-// link to.
-const apiPrefix = spec.APIPrefix
 
 // maxTokenLen is the contract's maxLength of a recipient token (the `t` parameter).
 const maxTokenLen = 128

@@ -66,7 +66,7 @@ func (batchDB) CopyFrom(context.Context, pgx.Identifier, []string, pgx.CopyFromS
 // SendBatch appends b's queries to the pipeline's batch, in order.
 func (d batchDB) SendBatch(_ context.Context, b *pgx.Batch) pgx.BatchResults {
 	d.p.batch.QueuedQueries = append(d.p.batch.QueuedQueries, b.QueuedQueries...)
-	return queuedResults{d.p}
+	return queuedResults(d)
 }
 
 type errRow struct{}

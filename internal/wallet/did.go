@@ -95,7 +95,17 @@ func parseDIDKey(mb string) (HolderKey, error) {
 	if x == nil {
 		return nil, fmt.Errorf("%w: did:key P-256 point is not on the curve", ErrUnsupportedDID)
 	}
-	return &ecdsa.PublicKey{Curve: elliptic.P256(), X: x, Y: y}, nil
+	// The point, uncompressed (SEC 1, 2.3.3: 0x04 || X || Y), parsed by crypto/ecdsa, which
+	// checks it again; a key is never built from its coordinates by hand.
+	uncompressed := make([]byte, 65)
+	uncompressed[0] = 4
+	x.FillBytes(uncompressed[1:33])
+	y.FillBytes(uncompressed[33:])
+	pub, err := ecdsa.ParseUncompressedPublicKey(elliptic.P256(), uncompressed)
+	if err != nil {
+		return nil, fmt.Errorf("%w: did:key P-256 point: %v", ErrUnsupportedDID, err)
+	}
+	return pub, nil
 }
 
 func parseDIDJWK(encoded string) (jwk.Key, error) {

@@ -32,7 +32,12 @@ const issuer = "https://certs.example.org/issuers/0193a1b2-0000-7000-8000-000000
 func didKeyEd25519(pub ed25519.PublicKey) string { return "did:key:" + vc.Multibase(pub) }
 
 func didKeyP256(pub *ecdsa.PublicKey) string {
-	b := append([]byte{0x80, 0x24}, elliptic.MarshalCompressed(elliptic.P256(), pub.X, pub.Y)...)
+	raw, err := pub.Bytes() // 0x04 || X || Y
+	if err != nil {
+		panic(err)
+	}
+	prefix := byte(2 + raw[64]&1) // compressed: 0x02 or 0x03 by the parity of Y, then X
+	b := append([]byte{0x80, 0x24, prefix}, raw[1:33]...)
 	return "did:key:z" + base58.Encode(b)
 }
 

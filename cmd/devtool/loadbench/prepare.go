@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/certhub/credentiald/internal/loadgen"
+	"github.com/certhub/credentiald/cmd/devtool/loadgen"
 )
 
 // prepare gives the account o.Prepared certificates before any load runs, issued by the

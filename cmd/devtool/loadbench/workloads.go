@@ -21,7 +21,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/certhub/credentiald/internal/loadgen"
+	"github.com/certhub/credentiald/cmd/devtool/loadgen"
 )
 
 // Sizes of the data: enough attendees that no issuance repeats one, the import and the job of
