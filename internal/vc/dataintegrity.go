@@ -79,7 +79,7 @@ func (s Signer) SignDataIntegrity(doc any, created time.Time) ([]byte, error) {
 		VerificationMethod: s.VerificationMethod,
 		ProofPurpose:       ProofPurpose,
 	}
-	data, err := s.loader.hashData(m, proof)
+	data, err := s.loader.hashData(m, proof, ownBounds)
 	if err != nil {
 		return nil, err
 	}
@@ -96,8 +96,8 @@ func (s Signer) SignDataIntegrity(doc any, created time.Time) ([]byte, error) {
 }
 
 // hashData is SHA-256 of the canonical proof configuration followed by SHA-256 of the
-// canonical document.
-func (l *DocumentLoader) hashData(doc map[string]any, proof Proof) ([]byte, error) {
+// canonical document, each canonicalized under b's limits.
+func (l *DocumentLoader) hashData(doc map[string]any, proof Proof, b bounds) ([]byte, error) {
 	if l == nil {
 		l = defaultLoader
 	}
@@ -111,11 +111,11 @@ func (l *DocumentLoader) hashData(doc map[string]any, proof Proof) ([]byte, erro
 	if err := json.Unmarshal(pb, &config); err != nil {
 		return nil, err
 	}
-	canonConfig, err := l.canonicalize(config)
+	canonConfig, err := l.canonicalize(config, b)
 	if err != nil {
 		return nil, fmt.Errorf("vc: proof configuration: %w", err)
 	}
-	canonDoc, err := l.canonicalize(doc)
+	canonDoc, err := l.canonicalize(doc, b)
 	if err != nil {
 		return nil, err
 	}
@@ -131,18 +131,24 @@ var ErrInvalidProof = errors.New("vc: invalid proof")
 
 // VerifyDataIntegrity checks the eddsa-rdfc-2022 proof embedded in a signed document and
 // returns it. When the document names an issuer, the verification method must belong to it
-// (its DID before the "#"). Expiry and status are the caller's to check. json-gold's
-// canonicalization has no work limit (a document crafted with many blank nodes can take very
-// long): this verifies what this service signed, in tests and for self-checks, and is not
-// meant for arbitrary documents from outside.
+// (its DID before the "#"). Expiry and status are the caller's to check. The document may come
+// from outside: it is held to credentialBounds (MaxCredentialBytes, its JSON's depth and
+// values, its quads and blank nodes, the canonicalizer's work) before its signature is checked,
+// and one over a bound is refused with a *BoundError naming it (errors.Is ErrOverBound).
 func VerifyDataIntegrity(signed []byte, resolve KeyResolver) (Proof, error) {
-	return defaultLoader.verifyDataIntegrity(signed, resolve)
+	return defaultLoader.verifyDataIntegrity(signed, resolve, credentialBounds)
 }
 
-func (l *DocumentLoader) verifyDataIntegrity(signed []byte, resolve KeyResolver) (Proof, error) {
+func (l *DocumentLoader) verifyDataIntegrity(signed []byte, resolve KeyResolver, b bounds) (Proof, error) {
+	if err := b.checkSize(signed); err != nil {
+		return Proof{}, fmt.Errorf("%w: %w", ErrInvalidProof, err)
+	}
 	var m map[string]any
 	if err := json.Unmarshal(signed, &m); err != nil {
 		return Proof{}, fmt.Errorf("%w: not a JSON object: %v", ErrInvalidProof, err)
+	}
+	if err := b.checkShape(m); err != nil {
+		return Proof{}, fmt.Errorf("%w: %w", ErrInvalidProof, err)
 	}
 	rawProof, ok := m["proof"].(map[string]any)
 	if !ok {
@@ -178,9 +184,9 @@ func (l *DocumentLoader) verifyDataIntegrity(signed []byte, resolve KeyResolver)
 	if err != nil {
 		return proof, fmt.Errorf("%w: %w", ErrInvalidProof, err)
 	}
-	data, err := l.hashData(m, proof)
+	data, err := l.hashData(m, proof, b)
 	if err != nil {
-		return proof, err
+		return proof, fmt.Errorf("%w: %w", ErrInvalidProof, err)
 	}
 	if !ed25519.Verify(pub, data, sig) {
 		return proof, fmt.Errorf("%w: signature does not match", ErrInvalidProof)

@@ -21,7 +21,10 @@
 // the next list) and the revoked ones, whose NewStatusListCredential is signed like any
 // credential and served with StatusListCacheControl.
 //
-// Canonicalization is RDFC-1.0 through github.com/piprate/json-gold (its URDNA2015, which is
-// RDFC-1.0 for the documents we build), with a document loader that serves only the contexts
-// shipped in contexts/ and refuses every other URL.
+// Canonicalization is json-gold's JSON-LD expansion and RDF conversion, with a document loader
+// that serves only the contexts shipped in contexts/ and refuses every other URL, then RDFC-1.0
+// by internal/rdfc, which counts its work and stops at a limit. A document from outside (a
+// holder's DID authentication, a credential to verify) is bounded before any of it: its
+// bytes, JSON depth, values and objects, then its quads and blank nodes, then the
+// canonicalizer's work (bounds.go); one over a bound is refused with a *BoundError naming it.
 package vc

@@ -21,12 +21,14 @@ const (
 )
 
 // MaxPresentationBytes bounds a DID authentication presentation: it holds a holder and a proof,
-// a few hundred bytes; the bound keeps canonicalization's work small whatever arrives.
+// a few hundred bytes. It is the first of presentationBounds (bounds.go): bytes alone do not
+// bound canonicalization's work (an @list of 800 equal items is 3 KB and makes 800 blank nodes
+// alike, whose canonicalization without a work limit takes minutes), so the JSON values, the
+// quads and blank nodes, and the canonicalizer's work are bounded too.
 const MaxPresentationBytes = 16 << 10
 
-// maxPresentationObjects bounds the JSON objects in a presentation besides its proof: each
-// object without an id is a blank node, and RDFC-1.0's work grows quickly with blank nodes
-// shaped to be alike (json-gold sets no limit). A DID authentication has one.
+// maxPresentationObjects bounds the JSON objects in a presentation besides its proof and
+// @context: each object without an id is a blank node. A DID authentication has one.
 const maxPresentationObjects = 4
 
 var presentationLoader = newDocumentLoader(PresentationContexts())
@@ -54,13 +56,23 @@ type DIDAuthentication struct {
 // VerifyDIDAuthentication checks a holder's DID authentication presentation (a
 // VerifiablePresentation naming its holder, with one proof of purpose authentication made by
 // a key of that holder over a challenge and the domain asked for).
+//
+// A presentation over one of presentationBounds is refused with a *BoundError naming the bound
+// (errors.Is ErrOverBound), before its signature is checked and in a few milliseconds at most.
 func VerifyDIDAuthentication(vp []byte, c AuthenticationCheck) (DIDAuthentication, error) {
-	if len(vp) > MaxPresentationBytes {
-		return DIDAuthentication{}, fmt.Errorf("%w: larger than %d bytes", ErrInvalidPresentation, MaxPresentationBytes)
+	return verifyDIDAuthentication(vp, c, presentationBounds)
+}
+
+func verifyDIDAuthentication(vp []byte, c AuthenticationCheck, b bounds) (DIDAuthentication, error) {
+	if err := b.checkSize(vp); err != nil {
+		return DIDAuthentication{}, fmt.Errorf("%w: %w", ErrInvalidPresentation, err)
 	}
 	var m map[string]any
-	if err := json.Unmarshal(vp, &m); err != nil {
+	if err := json.Unmarshal(vp, &m); err != nil || m == nil {
 		return DIDAuthentication{}, fmt.Errorf("%w: not a JSON object", ErrInvalidPresentation)
+	}
+	if err := b.checkShape(m); err != nil {
+		return DIDAuthentication{}, fmt.Errorf("%w: %w", ErrInvalidPresentation, err)
 	}
 	if !hasType(m["type"], "VerifiablePresentation") {
 		return DIDAuthentication{}, fmt.Errorf("%w: type must include VerifiablePresentation", ErrInvalidPresentation)
@@ -77,9 +89,6 @@ func VerifyDIDAuthentication(vp []byte, c AuthenticationCheck) (DIDAuthenticatio
 		return DIDAuthentication{}, fmt.Errorf("%w: it needs exactly one proof object", ErrInvalidPresentation)
 	}
 	delete(m, "proof")
-	if n := countObjects(m); n > maxPresentationObjects {
-		return DIDAuthentication{}, fmt.Errorf("%w: %d JSON objects, at most %d", ErrInvalidPresentation, n, maxPresentationObjects)
-	}
 	var proof Proof
 	pb, _ := json.Marshal(rawProof)
 	if err := json.Unmarshal(pb, &proof); err != nil {
@@ -119,7 +128,7 @@ func VerifyDIDAuthentication(vp []byte, c AuthenticationCheck) (DIDAuthenticatio
 	if err != nil {
 		return DIDAuthentication{}, fmt.Errorf("%w: %w", ErrInvalidPresentation, err)
 	}
-	data, err := presentationLoader.hashData(m, proof)
+	data, err := presentationLoader.hashData(m, proof, b)
 	if err != nil {
 		return DIDAuthentication{}, fmt.Errorf("%w: %w", ErrInvalidPresentation, err)
 	}
@@ -142,23 +151,4 @@ func hasType(v any, want string) bool {
 func isEmptyList(v any) bool {
 	l, ok := v.([]any)
 	return ok && len(l) == 0
-}
-
-// countObjects counts the JSON objects in v, v included when it is one.
-func countObjects(v any) int {
-	n := 0
-	switch v := v.(type) {
-	case map[string]any:
-		n++
-		for k, e := range v {
-			if k != "@context" {
-				n += countObjects(e)
-			}
-		}
-	case []any:
-		for _, e := range v {
-			n += countObjects(e)
-		}
-	}
-	return n
 }
