@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"io"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -104,12 +105,12 @@ func (s *Service) Export(ctx context.Context, eventID uuid.UUID, w io.Writer) er
 }
 
 // neutralise prefixes a cell that a spreadsheet would evaluate (=, +, -, @, tab, CR) with '.
+// Their fullwidth forms (U+FF1D, U+FF0B, U+FF0D, U+FF20) are neutralised too, as the contract
+// says: a spreadsheet that folds fullwidth characters into ASCII would evaluate them alike.
 func neutralise(v string) string {
-	if v == "" {
-		return v
-	}
-	switch v[0] {
-	case '=', '+', '-', '@', '\t', '\r':
+	r, _ := utf8.DecodeRuneInString(v)
+	switch r {
+	case '=', '+', '-', '@', '\t', '\r', '＝', '＋', '－', '＠':
 		return "'" + v
 	}
 	return v

@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
@@ -136,6 +137,46 @@ func jsonTextProblems(body []byte) []apperr.Detail {
 	}
 }
 
+// What the text rules tell a client, whether the text came in a JSON body or a parameter.
+const nulMessage = "holds U+0000 (NUL), which cannot be stored; remove it"
+
+func notUTF8Message(b byte) string {
+	return fmt.Sprintf("is not valid UTF-8 (byte 0x%02X); send the text as UTF-8", b)
+}
+
+// textProblem checks the decoded text of a parameter by the rules of a body's text: bytes
+// that are not UTF-8, and U+0000; and, since a parameter's value is one short line, any other
+// control character (a line break, a tab, C1 controls). "" when the text may be taken.
+func textProblem(v string) string {
+	pos := 0
+	for i, r := range v {
+		pos++
+		switch {
+		case r == utf8.RuneError:
+			if _, size := utf8.DecodeRuneInString(v[i:]); size == 1 {
+				return notUTF8Message(v[i])
+			}
+		case r == 0:
+			return nulMessage
+		case unicode.IsControl(r):
+			return fmt.Sprintf("holds %U (a control character) at character %d, which is not allowed; remove it", r, pos)
+		}
+	}
+	return ""
+}
+
+// plainText reports whether s holds printable ASCII only, which textProblem would take as it
+// is, and which no percent escape can hide anything in: most parameters, checked for nothing
+// more than that.
+func plainText(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if b := s[i]; b < 0x20 || b >= 0x7f || b == '%' {
+			return false
+		}
+	}
+	return true
+}
+
 // stringProblem checks the raw text of one JSON string token (with any separator before it):
 // bytes that are not UTF-8, an escaped surrogate without its other half, or U+0000.
 func stringProblem(raw []byte) string {
@@ -153,7 +194,7 @@ func stringProblem(raw []byte) string {
 			}
 			switch {
 			case u == 0:
-				return "holds U+0000 (NUL), which cannot be stored; remove it"
+				return nulMessage
 			case u >= 0xD800 && u <= 0xDBFF:
 				if len(s) >= i+12 && s[i+6] == '\\' && s[i+7] == 'u' {
 					if lo, ok := hex4(s[i+8:]); ok && lo >= 0xDC00 && lo <= 0xDFFF {
@@ -173,7 +214,7 @@ func stringProblem(raw []byte) string {
 		default:
 			r, size := utf8.DecodeRune(s[i:])
 			if r == utf8.RuneError && size == 1 {
-				return fmt.Sprintf("is not valid UTF-8 (byte 0x%02X); send the text as UTF-8", b)
+				return notUTF8Message(b)
 			}
 			i += size
 		}

@@ -16,7 +16,8 @@ import (
 // request cost a JSON encoding and a write system call, as much as a tenth of a lookup, on
 // the path that takes most of the traffic; what a public lookup did is rarely worth a line of
 // its own. Failures are still logged one by one by the error handler (4xx as warnings, 5xx as
-// errors, with the request id), and LOG_LEVEL=debug brings the line per request back.
+// errors, with the request id), and LOG_LEVEL=debug brings the line per request back, with
+// the telemetry path (a wallet offer's route, never its token) and no query string.
 const summaryEvery = 10 * time.Second
 
 type accessKey struct {
@@ -25,11 +26,10 @@ type accessKey struct {
 }
 
 type accessTally struct {
-	count    int
-	total    time.Duration
-	slowest  time.Duration
-	samples  []time.Duration // the first few hundred, for a median
-	lastPath string
+	count   int
+	total   time.Duration
+	slowest time.Duration
+	samples []time.Duration // the first few hundred, for a median
 }
 
 type AccessSummary struct {
@@ -57,7 +57,7 @@ func (a *AccessSummary) Middleware(next echo.HandlerFunc) echo.HandlerFunc {
 		took := a.now().Sub(start)
 		if a.logger.Enabled(req.Context(), slog.LevelDebug) {
 			a.logger.LogAttrs(req.Context(), slog.LevelDebug, "request", slog.String("method", req.Method),
-				slog.String("path", req.URL.Path), slog.String("route", c.Path()), slog.Int("status", res.Status),
+				slog.String("path", telemetryPath(c)), slog.String("route", c.Path()), slog.Int("status", res.Status),
 				slog.Int64("bytes", res.Size), slog.Float64("duration_ms", float64(took.Microseconds())/1000))
 		}
 		a.add(accessKey{method: req.Method, route: c.Path(), status: res.Status}, took, start)

@@ -86,12 +86,21 @@ func (v *RequestValidator) Middleware(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// ExplainRefusals is for the public routes, which skip the validator for speed: when the
-// generated wrapper refused a parameter it could not bind (a malformed UUID), the request is
-// validated then, so that the 400 names the parameter and the fix like every other one.
-// The wrapper binds parameters before anything reads the body.
+// ExplainRefusals is for the public routes, which skip the validator for speed. Before the
+// handler runs, it refuses a declared parameter whose text breaks the text rules, as the
+// validator does first (refuseUnreadableText: the handlers check their inputs' shapes, not
+// their bytes). When the generated wrapper refused a parameter it could not bind (a malformed
+// UUID), the request is validated then, so that the 400 names the parameter and the fix like
+// every other one. The wrapper binds parameters before anything reads the body.
 func (v *RequestValidator) ExplainRefusals(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
+		if !plainParameters(c) {
+			if route := v.route(c); route != nil {
+				if he := refuseUnreadableText(c.Request(), route, pathParams(c)); he != nil {
+					return v.opts.ErrorHandler(c, he)
+				}
+			}
+		}
 		err := next(c)
 		var he *echo.HTTPError
 		if err == nil || !errors.As(err, &he) || he.Code != http.StatusBadRequest || he.Internal != nil ||
@@ -120,10 +129,58 @@ func operationRoutes(full, legacy *openapi3.T) map[string]*routers.Route {
 			if plain[key] {
 				doc = legacy
 			}
-			routes[key] = &routers.Route{Spec: doc, Path: path, PathItem: item, Method: method, Operation: op}
+			routes[key] = &routers.Route{Spec: doc, Path: path, PathItem: item, Method: method, Operation: filePartsAsBytes(op)}
 		}
 	}
 	return routes
+}
+
+// filePartsAsBytes returns op, or, when its multipart form has file parts (the properties
+// with a contentMediaType), a copy whose form the validator reads with each file part as
+// bytes, whatever Content-Type the part carries. kin-openapi decodes a part by its own type
+// otherwise: a part typed text/csv (what browsers send for a .csv file) went through its CSV
+// reader, which refused a UTF-16 file, a row with a cell too many or a file over the size
+// limit cut mid-row as "wrong number of fields", before the operation could say what is wrong
+// with the file. The operation reads the part itself, and judges its encoding, size and
+// content. The copy keeps the contentMediaType, so that a request that is no form is still
+// told which file to send.
+func filePartsAsBytes(op *openapi3.Operation) *openapi3.Operation {
+	if op.RequestBody == nil || op.RequestBody.Value == nil {
+		return op
+	}
+	media := op.RequestBody.Value.Content.Get(echo.MIMEMultipartForm)
+	if media == nil || media.Schema == nil || media.Schema.Value == nil {
+		return op
+	}
+	form := *media.Schema.Value
+	form.Properties = maps.Clone(form.Properties)
+	encoding := maps.Clone(media.Encoding)
+	files := false
+	for name, p := range form.Properties {
+		if p == nil || p.Value == nil || p.Value.ContentMediaType == "" {
+			continue
+		}
+		file := *p.Value
+		file.Format = "binary" // kin-openapi reads a binary part that names no encoding's type as it is
+		form.Properties[name] = &openapi3.SchemaRef{Value: &file}
+		if enc := encoding[name]; enc != nil {
+			plain := *enc
+			plain.ContentType = ""
+			encoding[name] = &plain
+		}
+		files = true
+	}
+	if !files {
+		return op
+	}
+	asBytes := *media
+	asBytes.Schema, asBytes.Encoding = &openapi3.SchemaRef{Value: &form}, encoding
+	body := *op.RequestBody.Value
+	body.Content = maps.Clone(body.Content)
+	body.Content[echo.MIMEMultipartForm] = &asBytes
+	o := *op
+	o.RequestBody = &openapi3.RequestBodyRef{Value: &body}
+	return &o
 }
 
 // segmentParams reports whether each of the route's parameters is one non-empty path segment,
@@ -142,17 +199,10 @@ func segmentParams(c echo.Context) bool {
 // validateRoute validates the request against its operation, as oapi-codegen's
 // ValidateRequestFromContext does once its router found the route.
 func validateRoute(c echo.Context, route *routers.Route, opts *oapimw.Options) *echo.HTTPError {
-	var params map[string]string
-	if names := c.ParamNames(); len(names) > 0 {
-		params = make(map[string]string, len(names))
-		escaped := c.Request().URL.RawPath != "" // Echo matched the escaped path: its values are escaped too
-		for i, v := range c.ParamValues()[:len(names)] {
-			if escaped {
-				if unescaped, err := url.PathUnescape(v); err == nil {
-					v = unescaped
-				}
-			}
-			params[names[i]] = v
+	params := pathParams(c)
+	if !plainParameters(c) {
+		if he := refuseUnreadableText(c.Request(), route, params); he != nil {
+			return he
 		}
 	}
 	if he := refuseUnknownQuery(c.Request(), route); he != nil {
@@ -184,6 +234,79 @@ func validateRoute(c echo.Context, route *routers.Route, opts *oapimw.Options) *
 	default:
 		return &echo.HTTPError{Code: http.StatusInternalServerError, Message: fmt.Sprintf("error validating request: %s", err), Internal: err}
 	}
+}
+
+// pathParams are the request's path parameters by name, unescaped.
+func pathParams(c echo.Context) map[string]string {
+	names := c.ParamNames()
+	if len(names) == 0 {
+		return nil
+	}
+	params := make(map[string]string, len(names))
+	escaped := c.Request().URL.RawPath != "" // Echo matched the escaped path: its values are escaped too
+	for i, v := range c.ParamValues()[:len(names)] {
+		if escaped {
+			if unescaped, err := url.PathUnescape(v); err == nil {
+				v = unescaped
+			}
+		}
+		params[names[i]] = v
+	}
+	return params
+}
+
+// plainParameters reports whether the request's query and path parameters are printable ASCII
+// with no percent escape (see plainText): nothing refuseUnreadableText could refuse, told
+// without looking the operation up.
+func plainParameters(c echo.Context) bool {
+	if !plainText(c.Request().URL.RawQuery) {
+		return false
+	}
+	for _, v := range c.ParamValues()[:len(c.ParamNames())] {
+		if !plainText(v) {
+			return false
+		}
+	}
+	return true
+}
+
+// refuseUnreadableText answers 400 naming each path or query parameter the operation declares
+// whose text breaks the rules of a body's text (textProblem): bytes that are not UTF-8, U+0000,
+// another control character. A body's strings are checked before the validator reads them
+// (CheckJSONText); a parameter's text reached the handler as sent, and PostgreSQL cannot take
+// U+0000 (a search for it answered 500 INTERNAL). A parameter the operation does not declare
+// is not looked at: a public route ignores it (refuseUnknownQuery refuses it on the others).
+func refuseUnreadableText(req *http.Request, route *routers.Route, params map[string]string) *echo.HTTPError {
+	var query url.Values
+	var details []apperr.Detail
+	for _, declared := range []openapi3.Parameters{route.PathItem.Parameters, route.Operation.Parameters} {
+		for _, p := range declared {
+			if p.Value == nil {
+				continue
+			}
+			var values []string
+			switch p.Value.In {
+			case openapi3.ParameterInPath:
+				values = []string{params[p.Value.Name]}
+			case openapi3.ParameterInQuery:
+				if query == nil {
+					query = req.URL.Query()
+				}
+				values = query[p.Value.Name]
+			}
+			for _, v := range values {
+				if msg := textProblem(v); msg != "" {
+					details = append(details, apperr.Detail{Field: p.Value.In + "." + p.Value.Name, Message: msg})
+					break
+				}
+			}
+		}
+	}
+	if len(details) == 0 {
+		return nil
+	}
+	return &echo.HTTPError{Code: http.StatusBadRequest,
+		Internal: &apperr.Error{Code: apperr.ValidationError, Message: "The request is not valid.", Details: details}}
 }
 
 func validatorOptions() *oapimw.Options {
