@@ -100,12 +100,11 @@ func (s *Server) GetCredentialOffer(ctx context.Context, req api.GetCredentialOf
 }
 
 func (s *Server) PostIssuerToken(ctx context.Context, req api.PostIssuerTokenRequestObject) (api.PostIssuerTokenResponseObject, error) {
-	var grant, code string
+	tr := wallet.TokenRequest{Query: walletTokenQuery(ctx)}
 	if req.Body != nil {
-		grant = req.Body.GrantType
-		code = deref(req.Body.PreAuthorizedCode)
+		tr.GrantType, tr.PreAuthorizedCode = req.Body.GrantType, deref(req.Body.PreAuthorizedCode)
 	}
-	t, err := s.wallet.ExchangeCode(ctx, req.AccountId, grant, code)
+	t, err := s.wallet.RequestToken(ctx, req.AccountId, tr)
 	var oe *wallet.OAuthError
 	if errors.As(err, &oe) {
 		return api.PostIssuerToken400JSONResponse{OAuthBadRequestJSONResponse: oauthBadRequest(oe)}, nil
@@ -223,27 +222,47 @@ func remarshal(from, to any) error {
 	return json.Unmarshal(b, to)
 }
 
-type walletTokenKey struct{}
+type (
+	walletTokenKey      struct{}
+	walletTokenQueryKey struct{}
+)
 
 // walletAccessToken is the OpenID4VCI access token the credential request carried
-// (Authorization: Bearer), put in the context by bearerForWallet.
+// (Authorization: Bearer), put in the context by walletTransport.
 func walletAccessToken(ctx context.Context) string {
 	t, _ := ctx.Value(walletTokenKey{}).(string)
 	return t
 }
 
-// bearerForWallet passes the credential endpoint its access token: the strict handlers see
-// only the request's context, and this bearer is the protocol's, not an API credential.
-func bearerForWallet(f api.StrictHandlerFunc, operationID string) api.StrictHandlerFunc {
-	if operationID != "PostIssuerCredential" {
-		return f
-	}
-	return func(c echo.Context, request any) (any, error) {
-		if t, ok := httpmw.BearerToken(c.Request().Header.Get(echo.HeaderAuthorization)); ok {
-			c.SetRequest(c.Request().WithContext(context.WithValue(c.Request().Context(), walletTokenKey{}, t)))
+// walletTokenQuery is the URL query of a token request, put in the context by walletTransport.
+func walletTokenQuery(ctx context.Context) map[string][]string {
+	q, _ := ctx.Value(walletTokenQueryKey{}).(map[string][]string)
+	return q
+}
+
+// walletTransport passes the OpenID4VCI endpoints what their strict handlers, which see only
+// the request's context, cannot read: the credential endpoint its access token (this bearer is
+// the protocol's, not an API credential), and the token endpoint its URL's query apart. The
+// generated token handler binds its form from Echo's FormParams, which mixes the query's
+// parameters into the body's; the wallet service refuses a token request whose grant
+// parameters came in the query, and needs the query to see them.
+func walletTransport(f api.StrictHandlerFunc, operationID string) api.StrictHandlerFunc {
+	switch operationID {
+	case "PostIssuerCredential":
+		return func(c echo.Context, request any) (any, error) {
+			if t, ok := httpmw.BearerToken(c.Request().Header.Get(echo.HeaderAuthorization)); ok {
+				c.SetRequest(c.Request().WithContext(context.WithValue(c.Request().Context(), walletTokenKey{}, t)))
+			}
+			return f(c, request)
 		}
-		return f(c, request)
+	case "PostIssuerToken":
+		return func(c echo.Context, request any) (any, error) {
+			query := map[string][]string(c.Request().URL.Query())
+			c.SetRequest(c.Request().WithContext(context.WithValue(c.Request().Context(), walletTokenQueryKey{}, query)))
+			return f(c, request)
+		}
 	}
+	return f
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -226,8 +226,10 @@ func gone(r GoneReason) error { return errGone{apperr.New(apperr.OfferGone, "%s"
 
 // stillLive is OFFER_GONE for an offer claimed or expired, or whose credential was revoked or
 // expired.
-func (s *Service) stillLive(o store.WalletOfferFound) error {
-	now := s.now()
+func (s *Service) stillLive(o store.WalletOfferFound) error { return stillLiveAt(o, s.now()) }
+
+// stillLiveAt is stillLive at now, for a caller that reads the clock once.
+func stillLiveAt(o store.WalletOfferFound, now time.Time) error {
 	switch {
 	case o.ClaimedAt != nil:
 		return claimedAlready()

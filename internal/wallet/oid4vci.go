@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -136,9 +137,48 @@ type Token struct {
 	ExpiresIn   int
 }
 
+// TokenRequest is a token request as it reached the token endpoint: the grant's parameters,
+// from its form-encoded body, and the parameters of its URL's query, which the grant's must
+// not be among.
+type TokenRequest struct {
+	GrantType, PreAuthorizedCode string
+	// Query holds the parameters of the request's URL query, each with every value sent.
+	Query map[string][]string
+}
+
+// tokenRequestParameters are the parameters a token request of this grant may carry: the
+// grant's own (OpenID4VCI 1.0, section 6.1: grant_type, pre-authorized_code, tx_code, and
+// user_pin, tx_code's name in drafts before 13), what it may add (authorization_details, scope)
+// and the client's authentication (RFC 6749, section 2.3.1). Each belongs in the body.
+var tokenRequestParameters = []string{"grant_type", "pre-authorized_code", "tx_code", "user_pin", "authorization_details",
+	"scope", "client_id", "client_secret", "client_assertion", "client_assertion_type"}
+
+// RequestToken answers a token request: the pre-authorized code it carries traded as
+// ExchangeCode trades it, provided that none of the request's parameters came in the URL's
+// query. RFC 6749 sends them "in the HTTP request entity-body" (section 4.1.3, which
+// OpenID4VCI 1.0, section 6.1, follows) and never in the request URI (section 2.3.1), where
+// access logs and proxies keep them; a request that puts them there is invalid_request
+// (section 5.2) before its code is looked at, so a code sent in a URL is not spent and the
+// client learns where it belongs. Parameters sent without a value count as omitted (section
+// 3.2), and the query's other parameters (a shared link's utm_source) are ignored, as the
+// public routes ignore every parameter they do not know.
+func (s *Service) RequestToken(ctx context.Context, accountID uuid.UUID, req TokenRequest) (Token, error) {
+	var inQuery []string
+	for _, name := range tokenRequestParameters {
+		if slices.ContainsFunc(req.Query[name], func(v string) bool { return v != "" }) {
+			inQuery = append(inQuery, name)
+		}
+	}
+	if len(inQuery) > 0 {
+		return Token{}, oauthError("invalid_request", "%s must be sent in the form-encoded request body, not in the URL's query (RFC 6749, sections 3.2 and 4.1.3)",
+			strings.Join(inQuery, ", "))
+	}
+	return s.ExchangeCode(ctx, accountID, req.GrantType, req.PreAuthorizedCode)
+}
+
 // ExchangeCode trades a pre-authorized code of one of the issuer's live offers for an access
 // token, once: invalid_grant for a code unknown, used, expired, another issuer's, or of an
-// offer gone.
+// offer gone (claimed, expired, or whose credential was revoked or expired).
 func (s *Service) ExchangeCode(ctx context.Context, accountID uuid.UUID, grantType, code string) (Token, error) {
 	if grantType != PreAuthorizedGrant {
 		return Token{}, oauthError("unsupported_grant_type", "only %s is supported", PreAuthorizedGrant)
@@ -146,11 +186,28 @@ func (s *Service) ExchangeCode(ctx context.Context, accountID uuid.UUID, grantTy
 	if code == "" {
 		return Token{}, oauthError("invalid_request", "pre-authorized_code is required")
 	}
+	unknown := oauthError("invalid_grant", "the pre-authorized code is unknown, used or expired")
 	now := s.now()
 	return store.InTx(ctx, s.store, func(tx *store.Tx) (Token, error) {
-		account, offer, err := tx.SpendWalletSecret(ctx, digest(code), "pre_authorized_code", now)
-		if errors.Is(err, store.ErrNotFound) || (err == nil && account != accountID) {
-			return Token{}, oauthError("invalid_grant", "the pre-authorized code is unknown, used or expired")
+		// The code authorizes a claim of its offer and nothing else: the offer document hands
+		// codes out only while the offer is live, but a code outlives that moment by up to
+		// CodeValidity, and the offer may be claimed meanwhile (with another of its codes, or
+		// over the VC API), expire, or lose its credential to a revocation or an expiry. Such
+		// a code is a grant "invalid, expired, revoked" (RFC 6749, section 5.2; OpenID4VCI 1.0,
+		// section 6.3): invalid_grant, saying why, and left as it was.
+		o, err := tx.FindWalletOfferBySecret(ctx, digest(code), "pre_authorized_code", now)
+		if errors.Is(err, store.ErrNotFound) || (err == nil && o.AccountID != accountID) {
+			return Token{}, unknown
+		} else if err != nil {
+			return Token{}, err
+		}
+		if e, ok := apperr.As(stillLiveAt(o, now)); ok {
+			return Token{}, oauthError("invalid_grant", "%s", e.Message)
+		}
+		// Spending is what makes the code single-use: of two requests with it, the second
+		// waits for the first's row lock and then finds it used.
+		if _, _, err := tx.SpendWalletSecret(ctx, digest(code), "pre_authorized_code", now); errors.Is(err, store.ErrNotFound) {
+			return Token{}, unknown
 		} else if err != nil {
 			return Token{}, err
 		}
@@ -158,8 +215,8 @@ func (s *Service) ExchangeCode(ctx context.Context, accountID uuid.UUID, grantTy
 		if err != nil {
 			return Token{}, err
 		}
-		if err := tx.InsertWalletSecret(ctx, store.WalletSecret{Hash: digest(secret), Kind: "access_token", AccountID: account,
-			OfferID: offer, ExpiresAt: now.Add(CodeValidity)}); err != nil {
+		if err := tx.InsertWalletSecret(ctx, store.WalletSecret{Hash: digest(secret), Kind: "access_token", AccountID: o.AccountID,
+			OfferID: &o.ID, ExpiresAt: now.Add(CodeValidity)}); err != nil {
 			return Token{}, err
 		}
 		return Token{AccessToken: secret, ExpiresIn: int(CodeValidity / time.Second)}, nil
