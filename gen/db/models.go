@@ -328,6 +328,11 @@ type StatusList struct {
 	FullAt    *time.Time
 }
 
+type SvgRecheck struct {
+	CheckVersion int32
+	FinishedAt   time.Time
+}
+
 type Template struct {
 	ID          uuid.UUID
 	AccountID   *uuid.UUID

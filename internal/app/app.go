@@ -144,6 +144,11 @@ func ServeWith(ctx context.Context, cfg config.Config, logger *slog.Logger, read
 	} else if n > 0 {
 		logger.InfoContext(ctx, "sealed the TOTP secrets stored in plain", "count", n)
 	}
+	// SVGs stored before a stricter upload check are checked again, once per version of the
+	// check (a River job, unique: queued until it has finished).
+	if err := svc.SVGRecheck.Enqueue(ctx); err != nil {
+		return fmt.Errorf("queuing the recheck of the stored SVGs: %w", err)
+	}
 	workers, stopWorkers := context.WithCancel(context.WithoutCancel(ctx))
 	var workersDone sync.WaitGroup
 	// Counted verification activity is written in batches; stopping flushes what is left,

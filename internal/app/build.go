@@ -33,6 +33,7 @@ import (
 	"github.com/certhub/credentiald/internal/ratelimit"
 	"github.com/certhub/credentiald/internal/secretbox"
 	"github.com/certhub/credentiald/internal/store"
+	"github.com/certhub/credentiald/internal/svgrecheck"
 	"github.com/certhub/credentiald/internal/templates"
 	"github.com/certhub/credentiald/internal/tracing"
 	"github.com/certhub/credentiald/internal/verification"
@@ -64,6 +65,9 @@ type Service struct {
 	// Jobs is the process's one River client, with every worker above registered; Serve starts
 	// and stops it.
 	Jobs *store.JobQueue
+	// SVGRecheck checks the stored SVGs again after the upload check became stricter; Serve
+	// queues it, and Jobs works it.
+	SVGRecheck *svgrecheck.Service
 	// Now is the service's clock (Overrides.Now, or the system's).
 	Now func() time.Time
 	// Secrets seals the secrets kept at rest (webhook signing secrets, TOTP secrets).
@@ -253,8 +257,9 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 	svc.Dispatcher = &webhooks.Dispatcher{Store: st, Secrets: svc.Secrets, Policy: policy, Logger: logger,
 		Timeout: o.WebhookTimeout, Now: o.Now, Observer: svc.Metrics.WebhookObserver(),
 		Tracer: tracing.Tracer(o.TracerProvider)}
+	svc.SVGRecheck = svgrecheck.New(st, o.Now, logger)
 	svc.Jobs, err = jobqueue.New(st, jobqueue.Workers{Bulk: svc.Bulk, Email: svc.Email, Webhooks: svc.Dispatcher,
-		Idempotency: svc.Idempotency}, logger, 0, jobPlugins(o.TracerProvider)...)
+		Idempotency: svc.Idempotency, SVGRecheck: svc.SVGRecheck}, logger, 0, jobPlugins(o.TracerProvider)...)
 	if err != nil {
 		svc.Close()
 		return nil, fmt.Errorf("building the job queue: %w", err)

@@ -132,7 +132,7 @@ func New(opts Options) (*echo.Echo, error) {
 	// no authentication, request validator or idempotency, and a summarised access log.
 	validator := httpmw.NewRequestValidator(doc)
 	access, summary := httpmw.AccessLog(logger), httpmw.NewAccessSummary(logger).Middleware
-	limit := httpmw.RateLimit(opts.Limiter, opts.TrustedProxies, logger)
+	limit := httpmw.RateLimit(opts.Limiter, opts.TrustedProxies, logger, httpmw.WithRecipientTokens(opts.Verification))
 	ps := newParts(e)
 	ps.add(apiPrefix, true, access, httpmw.RecoverPanics, limit, httpmw.LimitBody,
 		httpmw.Authenticate(ops, opts.Auth), httpmw.CheckJSONText(ops), validator.Middleware,
@@ -187,7 +187,7 @@ func New(opts Options) (*echo.Echo, error) {
 	if err != nil {
 		return nil, err
 	}
-	strict := append([]api.StrictMiddlewareFunc{fields.Middleware, bearerForWallet}, opts.StrictMiddlewares...)
+	strict := append([]api.StrictMiddlewareFunc{fields.Middleware, walletTransport}, opts.StrictMiddlewares...)
 	api.RegisterHandlersWithBaseURL(mountedRouter{parts: ps, mounts: mounts(doc)}, api.NewStrictHandler(srv, strict), apiPrefix)
 	pages.Register(home, lookups, infrastructure)
 	pages.RegisterWallet(interactions)

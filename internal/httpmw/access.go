@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/certhub/credentiald/internal/auth"
 	"github.com/certhub/credentiald/internal/ratelimit"
 	"github.com/certhub/credentiald/internal/spec"
+	"github.com/certhub/credentiald/internal/verification"
 )
 
 // operation is what the access checks need to know of one operation of the contract.
@@ -129,7 +131,8 @@ func Authenticate(ops Operations, authn Authenticator) echo.MiddlewareFunc {
 	}
 }
 
-// limitsFor names the limits a request counts against, beyond the global one.
+// limitsFor names the limits a request counts against per client address: the global one,
+// and its operation's own.
 func limitsFor(method, route string) []ratelimit.Limit {
 	limits := []ratelimit.Limit{ratelimit.Global}
 	switch routeKey(method, route) {
@@ -149,18 +152,123 @@ func limitsFor(method, route string) []ratelimit.Limit {
 	return limits
 }
 
-// RateLimit counts each request against its limits per client address, answers the most
-// constrained one in RateLimit-* headers, and refuses with 429 and Retry-After when a bucket is
-// empty. If the limiter itself fails (Redis away), requests pass and the failure is logged: an
-// outage of the limiter does not become an outage of the API.
-func RateLimit(limiter ratelimit.Limiter, trusted []netip.Prefix, logger *slog.Logger) echo.MiddlewareFunc {
+// RecipientTokens tells the rate limits whether a request's `t` is the recipient token of its
+// verification code (verification.Service). The check comes before anything is counted, so it
+// must be cheap: mayRead is asked before it reads the database.
+type RecipientTokens interface {
+	RecipientTokenValid(ctx context.Context, code, token string, mayRead func() bool) (bool, error)
+}
+
+// RateLimitOption adjusts RateLimit.
+type RateLimitOption func(*rateLimits)
+
+// WithRecipientTokens counts the requests of public verification by their credential or code
+// (see bucketsFor), checking recipient tokens with tokens.
+func WithRecipientTokens(tokens RecipientTokens) RateLimitOption {
+	return func(r *rateLimits) { r.tokens = tokens }
+}
+
+type rateLimits struct {
+	limiter ratelimit.Limiter
+	tokens  RecipientTokens
+	logger  *slog.Logger
+}
+
+// bucket is one bucket a request takes a token from: a limit, and whose bucket it is (a client
+// address, a verification code).
+type bucket struct {
+	limit ratelimit.Limit
+	key   string
+}
+
+// The routes of one verification code, by how their requests are counted.
+type codeRoute int
+
+const (
+	notACodeRoute codeRoute = iota
+	codeLookup              // the JSON lookup and the page: the address's verification bucket
+	codeAsset               // the code's assets under /api/v1/verify/{code}/
+	codeOther               // the page's share links
+)
+
+func codeRouteOf(method, route string) codeRoute {
+	switch {
+	case route == apiPrefix+"/verify/:code" || route == "/verify/:code":
+		return codeLookup
+	case strings.HasPrefix(route, apiPrefix+"/verify/:code/") && method == http.MethodGet:
+		return codeAsset
+	case strings.HasPrefix(route, "/verify/:code/"):
+		return codeOther
+	}
+	return notACodeRoute
+}
+
+// bucketsFor names the buckets a request counts against. Its address's (limitsFor), but for
+// public verification, where one address may be a whole venue:
+//
+//   - a request whose `t` is the recipient token of its code (the delivery email's link, and the
+//     page's own assets, whose links carry it) counts against its credential's bucket
+//     (ratelimit.Credential) instead of its address's (verification, global, download); the token
+//     is checked first, and a `t` that is not the recipient's counts against the address, in
+//     its verification bucket too, as any try at a secret does;
+//   - an asset asked without a token counts against its code's bucket (ratelimit.CodeAssets)
+//     beside the address's global one.
+func (r rateLimits) bucketsFor(c echo.Context, client string) []bucket {
+	req := c.Request()
+	var out []bucket
+	for _, l := range limitsFor(req.Method, c.Path()) {
+		out = append(out, bucket{l, client})
+	}
+	kind, code := codeRouteOf(req.Method, c.Path()), c.Param("code")
+	if kind == notACodeRoute || code == "" {
+		return out
+	}
+	codeKey := code
+	if n, ok := verification.NormalizeCode(code); ok {
+		codeKey = n // the bucket of every spelling of the code
+	}
+	if token := c.QueryParam("t"); token != "" && r.tokens != nil {
+		ctx := req.Context()
+		valid, err := r.tokens.RecipientTokenValid(ctx, code, token, func() bool {
+			res, err := r.limiter.Take(ctx, ratelimit.TokenLookups, client)
+			return err != nil || res.Allowed // the limiter away lets requests through, and so the reads
+		})
+		if err != nil {
+			r.logger.ErrorContext(ctx, "checking a recipient token for the rate limits failed; counted against the address", "error", err)
+		}
+		if valid {
+			// The credential's bucket alone, the PDF included: at a venue every attendee
+			// downloads their own, and the address's download bucket (5 a minute) would refuse
+			// all but five of them; the credential's 30 a minute bound what one token may ask.
+			return []bucket{{ratelimit.Credential, codeKey}}
+		}
+		if !slices.ContainsFunc(out, func(b bucket) bool { return b.limit.Name == ratelimit.Verification.Name }) {
+			out = append(out, bucket{ratelimit.Verification, client})
+		}
+	}
+	if kind == codeAsset {
+		out = append(out, bucket{ratelimit.CodeAssets, codeKey})
+	}
+	return out
+}
+
+// RateLimit counts each request against its buckets (bucketsFor: per client address, and for
+// public verification per credential or code), answers the most constrained one in
+// RateLimit-* headers, and refuses with 429 and Retry-After when a bucket is empty. If the
+// limiter itself fails (Redis away), requests pass and the failure is logged: an outage of the
+// limiter does not become an outage of the API.
+func RateLimit(limiter ratelimit.Limiter, trusted []netip.Prefix, logger *slog.Logger, opts ...RateLimitOption) echo.MiddlewareFunc {
+	rl := rateLimits{limiter: limiter, logger: logger}
+	for _, o := range opts {
+		o(&rl)
+	}
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			req := c.Request()
 			client := ratelimit.ClientAddr(req, trusted).String()
 			var shown, denied *ratelimit.Result
-			for _, l := range limitsFor(req.Method, c.Path()) {
-				r, err := limiter.Take(req.Context(), l, client)
+			for _, b := range rl.bucketsFor(c, client) {
+				r, err := limiter.Take(req.Context(), b.limit, b.key)
 				if err != nil {
 					logger.ErrorContext(req.Context(), "rate limiter unavailable; request let through", "error", err)
 					continue

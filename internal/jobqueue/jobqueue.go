@@ -18,6 +18,7 @@ import (
 	"github.com/certhub/credentiald/internal/idempotency"
 	"github.com/certhub/credentiald/internal/jobs"
 	"github.com/certhub/credentiald/internal/store"
+	"github.com/certhub/credentiald/internal/svgrecheck"
 	"github.com/certhub/credentiald/internal/webhooks"
 )
 
@@ -28,6 +29,8 @@ type Workers struct {
 	Email       *email.Worker
 	Webhooks    *webhooks.Dispatcher
 	Idempotency *idempotency.Service
+	// SVGRecheck checks the stored SVGs again after the upload check became stricter.
+	SVGRecheck *svgrecheck.Service
 }
 
 // DefaultRescueAfter is when the job of a process that died mid-run is taken up again, unless
@@ -72,6 +75,10 @@ func New(st *store.Store, w Workers, logger *slog.Logger, rescueAfter time.Durat
 		river.AddWorker(workers, w.Idempotency.PurgeWorker(logger))
 		queues[jobs.QueueMaintenance] = river.QueueConfig{MaxWorkers: 1}
 		periodic = append(periodic, w.Idempotency.PurgeJob())
+	}
+	if w.SVGRecheck != nil {
+		river.AddWorker(workers, w.SVGRecheck.Worker())
+		queues[jobs.QueueMaintenance] = river.QueueConfig{MaxWorkers: 1}
 	}
 	rescueAfter = cmp.Or(rescueAfter, DefaultRescueAfter)
 	return st.NewJobQueue(&river.Config{

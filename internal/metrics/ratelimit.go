@@ -17,7 +17,7 @@ func (r *Registry) Limiter(l ratelimit.Limiter) ratelimit.Limiter {
 	}
 	refusals := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: namespace, Subsystem: "rate_limit", Name: "refusals_total",
-		Help: "Requests a rate limit refused, by limit (a request refused by two limits at once counts under each).",
+		Help: "Requests a rate limit refused, by limit (a request refused by two limits at once counts under each); token-lookups counts the recipient-token checks refused a database read, whose requests were then counted against their address.",
 	}, []string{"limit"})
 	failures := prometheus.NewCounter(prometheus.CounterOpts{
 		Namespace: namespace, Subsystem: "rate_limit", Name: "errors_total",
@@ -27,7 +27,8 @@ func (r *Registry) Limiter(l ratelimit.Limiter) ratelimit.Limiter {
 	c := &countingLimiter{next: l, refusals: refusals, failures: failures, byName: map[string]prometheus.Counter{}}
 	// The service's limits are bound now: their series exist from the start, at 0, and a
 	// refusal allocates nothing.
-	for _, lim := range []ratelimit.Limit{ratelimit.Global, ratelimit.SignIn, ratelimit.Verification, ratelimit.Download} {
+	for _, lim := range []ratelimit.Limit{ratelimit.Global, ratelimit.SignIn, ratelimit.Verification, ratelimit.Download,
+		ratelimit.Credential, ratelimit.CodeAssets, ratelimit.TokenLookups} {
 		c.byName[lim.Name] = refusals.WithLabelValues(lim.Name)
 	}
 	return c

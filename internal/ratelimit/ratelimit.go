@@ -1,5 +1,7 @@
-// Package ratelimit enforces request limits per client address with token buckets (GCRA: one
-// timestamp of state per key), in memory for one instance or in Redis for several.
+// Package ratelimit enforces request limits with token buckets (GCRA: one timestamp of state
+// per key), in memory for one instance or in Redis for several. Most buckets are per client
+// address; public verification's are also per credential and per verification code (see
+// Credential and CodeAssets).
 package ratelimit
 
 import (
@@ -28,6 +30,26 @@ var (
 	SignIn       = Limit{Name: "signin", Burst: 30, Period: 5 * time.Minute}
 	Verification = Limit{Name: "verify", Burst: 30, Period: time.Minute}
 	Download     = Limit{Name: "download", Burst: 5, Period: time.Minute}
+)
+
+// The limits of public verification that are not per client address. Behind one address may
+// be a whole venue (300 attendees on the conference Wi-Fi opening their certificate emails in
+// the same minute, each page loading its preview and the issuer's logo too), which the
+// address's buckets would refuse after some thirty of them.
+var (
+	// Credential is the bucket of one credential, keyed by its verification code: a request
+	// that carries the credential's recipient token (?t=, the delivery email's link and the
+	// page's own assets) counts here instead of its address's verification and global buckets.
+	Credential = Limit{Name: "credential", Burst: 30, Period: time.Minute}
+	// CodeAssets is the bucket of one verification code's assets (the QR code, the preview, the
+	// logo, the badge images, the share card, the signed credentials, the PDF) asked without a
+	// token, beside the address's global bucket.
+	CodeAssets = Limit{Name: "code-assets", Burst: 60, Period: time.Minute}
+	// TokenLookups bounds, per client address, the database reads that checking recipient
+	// tokens may make before the other limits count (a code the lookups do not keep in memory):
+	// a venue's pages take one each, and a client past it has its tokens counted as not the
+	// recipient's, against its address.
+	TokenLookups = Limit{Name: "token-lookups", Burst: 1000, Period: time.Minute}
 )
 
 // Result is the state of one bucket after a request.

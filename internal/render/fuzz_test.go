@@ -2,10 +2,14 @@ package render
 
 import (
 	"bytes"
+	"encoding/xml"
+	"fmt"
 	"image/png"
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/net/html/charset"
 )
 
 // Any text in any placeholder renders as a PDF and a PNG: no error, no panic. The seeds are the
@@ -59,6 +63,29 @@ func FuzzCheckImage(f *testing.F) {
 	} {
 		f.Add(seed.svg, seed.data)
 	}
+	// Issue 49's shapes: each XHTML element of the probe in one of the spellings a browser
+	// reads as HTML (every element and every spelling once), and the other ways to hide
+	// markup from a check (TestSVGsThatHideMarkupAreRefused).
+	for i, shape := range xhtmlProbes.shapes {
+		for j, el := range xhtmlProbes.elements {
+			if j == i%len(xhtmlProbes.elements) || i == j%len(xhtmlProbes.shapes) {
+				f.Add(true, []byte(shape.doc(el)))
+			}
+		}
+	}
+	const open = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10">`
+	for _, svg := range []string{
+		`<!DOCTYPE svg [<!ENTITY ns "http://www.w3.org/1999/xhtml">]>` + open + `<h:img xmlns:h="&ns;" src="x"/></svg>`,
+		open + `<style>rect { fill: u<![CDATA[rl(https://evil.example/p.svg#p)]]> }</style><rect width="4" height="3"/></svg>`,
+		open + `<style>@im<g/>port url(https://evil.example/a.css);</style></svg>`,
+		open + `<text><![CDATA[<h:img xmlns:h="http://www.w3.org/1999/xhtml" src="x"/>]]></text></svg>`,
+		open + `<m:math xmlns:m="http://www.w3.org/1998/Math/MathML"><m:mtext>x</m:mtext></m:math></svg>`,
+		open + `</svg><svg xmlns="http://www.w3.org/2000/svg"><h:img xmlns:h="http://www.w3.org/1999/xhtml" src="x"/></svg>`,
+		open + `<a xml:base="https://evil.example/" href="#x"><rect width="1" height="1"/></a></svg>`,
+		`<?xml version="1.0" encoding="Shift_JIS"?>` + open + `<rect width="4" height="3"/></svg>`,
+	} {
+		f.Add(true, []byte(svg))
+	}
 	f.Fuzz(func(t *testing.T, svg bool, data []byte) {
 		uri := pngURI(data)
 		if svg {
@@ -71,6 +98,11 @@ func FuzzCheckImage(f *testing.F) {
 		}
 		if err != nil {
 			return
+		}
+		if svg {
+			if el := liveMarkup(data); el != "" {
+				t.Fatalf("accepted, with %s", el)
+			}
 		}
 		a, err := decodeDataURI(uri)
 		if err != nil {
@@ -96,4 +128,34 @@ func FuzzCheckImage(f *testing.F) {
 		}
 		t.Fatalf("the PDF holds no image of %v or its proportions", want)
 	})
+}
+
+// liveMarkup names the first thing of an SVG that a browser would make live HTML or MathML, or
+// an HTML attribute on an SVG element, or "" when there is none: a rule
+// simpler than the check's, for the fuzzer to hold it to.
+func liveMarkup(raw []byte) string {
+	d := xml.NewDecoder(bytes.NewReader(raw))
+	d.CharsetReader = charset.NewReaderLabel
+	for {
+		tok, err := d.Token()
+		if err != nil {
+			return ""
+		}
+		el, ok := tok.(xml.StartElement)
+		if !ok {
+			continue
+		}
+		if el.Name.Space == "http://www.w3.org/1999/xhtml" || el.Name.Space == "http://www.w3.org/1998/Math/MathML" {
+			return fmt.Sprintf("the element {%s}%s", el.Name.Space, el.Name.Local)
+		}
+		for _, a := range el.Attr {
+			if el.Name.Space != "http://www.w3.org/2000/svg" {
+				break // a drawing program's element: a browser makes nothing of its attributes
+			}
+			switch strings.ToLower(a.Name.Local) {
+			case "src", "srcdoc", "poster", "action", "formaction", "data", "ping", "background", "http-equiv":
+				return fmt.Sprintf("the attribute %s on <%s>", a.Name.Local, el.Name.Local)
+			}
+		}
+	}
 }

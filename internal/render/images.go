@@ -389,3 +389,65 @@ func CheckImage(uri string) error {
 	}
 	return nil
 }
+
+// RecheckSVG judges a stored image by today's upload check of SVGs (SVGs stored before a
+// stricter check are checked again; see SVGCheckVersion). replace is false when the image
+// stays as it is: it is not a base64 SVG data URI (a PNG; anything else is neither served as
+// an SVG nor drawn), or its SVG passes. Otherwise png is the PNG data URI that replaces it:
+// the SVG rasterised as the renderer draws it (the rasteriser fetches and runs nothing), at
+// most maxBytes decoded (scaled down until it fits), or, when the SVG cannot be drawn at all,
+// a transparent pixel: what the renderer showed of it already. err is set only when drawing
+// ran out of time on a busy machine, which another try may not: try again later; on the
+// last try (lastTry), an SVG that runs out of time is one that cannot be drawn.
+func RecheckSVG(uri string, maxBytes int, lastTry bool) (png string, replace bool, err error) {
+	mediaType, raw, err := splitDataURI(uri)
+	if err != nil || mediaType != "image/svg+xml" || checkSVGContent(raw) == nil {
+		return "", false, nil
+	}
+	out, err := svgAsPNGWithin(raw, maxBytes)
+	switch {
+	case errors.Is(err, errSVGDeadline) && !lastTry:
+		return "", false, err
+	case err != nil:
+		out = transparentPixel
+	}
+	return "data:image/png;base64," + base64.StdEncoding.EncodeToString(out), true, nil
+}
+
+// svgAsPNGWithin rasterises an SVG as SVGToPNG does, then halves its size until its PNG has
+// at most maxBytes.
+func svgAsPNGWithin(svg []byte, maxBytes int) ([]byte, error) {
+	a, err := decodeSVG(svg)
+	if err != nil {
+		return nil, err
+	}
+	if len(a.png) <= maxBytes {
+		return a.png, nil
+	}
+	img, err := decodePixels(a.png)
+	if err != nil {
+		return nil, err
+	}
+	b := img.Bounds()
+	for w := b.Dx() / 2; w >= 16; w /= 2 {
+		small := image.NewNRGBA(image.Rect(0, 0, w, max(1, b.Dy()*w/b.Dx())))
+		draw.CatmullRom.Scale(small, small.Bounds(), img, b, draw.Src, nil)
+		out, err := encodePNG(small)
+		if err != nil {
+			return nil, err
+		}
+		if len(out) <= maxBytes {
+			return out, nil
+		}
+	}
+	return nil, fmt.Errorf("the SVG's rasterisation does not fit in %d bytes", maxBytes)
+}
+
+// transparentPixel is a PNG of one transparent pixel.
+var transparentPixel = func() []byte {
+	out, err := encodePNG(image.NewNRGBA(image.Rect(0, 0, 1, 1)))
+	if err != nil {
+		panic(err)
+	}
+	return out
+}()

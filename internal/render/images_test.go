@@ -3,8 +3,10 @@ package render
 import (
 	"bytes"
 	"encoding/base64"
+	"fmt"
 	"image"
 	"image/png"
+	"net/url"
 	"runtime"
 	"strings"
 	"testing"
@@ -109,5 +111,70 @@ func TestImagesAreJudgedByWhatDecodingThemCosts(t *testing.T) {
 	}
 	if err := CheckImage(pngURI(flatPNG16(300, 200, "small"))); err != nil {
 		t.Fatalf("a small image of 16 bits per channel: %v", err)
+	}
+}
+
+// A stored SVG that today's upload check refuses is replaced by its rasterisation as a PNG
+// data URI (scaled down to fit the limit of its place), one that cannot be drawn by a
+// transparent pixel; what passes, and what is not a base64 SVG, stays.
+func TestStoredSVGsThatFailTheCheckBecomePNGs(t *testing.T) {
+	t.Parallel()
+	const xhtml = `<svg xmlns="http://www.w3.org/2000/svg" xmlns:h="http://www.w3.org/1999/xhtml" viewBox="0 0 200 100">` +
+		`<rect width="200" height="100" fill="#1F2A44"/><h:img src="https://evil.example/p.png"/></svg>`
+	decoded := func(t *testing.T, uri string) image.Image {
+		t.Helper()
+		raw, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(uri, "data:image/png;base64,"))
+		if err != nil || !strings.HasPrefix(uri, "data:image/png;base64,") {
+			t.Fatalf("not a PNG data URI: %.60s", uri)
+		}
+		img, err := png.Decode(bytes.NewReader(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return img
+	}
+
+	out, replace, err := RecheckSVG(svgURI(xhtml), 256<<10, false)
+	if err != nil || !replace {
+		t.Fatalf("replace %v, %v", replace, err)
+	}
+	img := decoded(t, out)
+	if b := img.Bounds(); b.Dx() != svgRasterSide || b.Dy() != svgRasterSide/2 {
+		t.Fatalf("rasterised at %v", b)
+	}
+	if r, g, b, a := img.At(100, 50).RGBA(); r>>8 != 0x1F || g>>8 != 0x2A || b>>8 != 0x44 || a>>8 != 0xFF {
+		t.Fatalf("the picture is not drawn: %v", img.At(100, 50))
+	}
+	if CheckImage(out) != nil {
+		t.Fatal("the PNG does not pass the upload check")
+	}
+
+	noise := `<svg xmlns="http://www.w3.org/2000/svg" xmlns:h="http://www.w3.org/1999/xhtml" viewBox="0 0 100 100"><h:img src="x"/>`
+	for i := range 12 {
+		noise += fmt.Sprintf(`<circle cx="%d" cy="%d" r="%d" fill="#%06x" fill-opacity="0.5"/>`, i*17%100, i*29%100, 10+i%20, i*0x30507)
+	}
+	out, replace, err = RecheckSVG(svgURI(noise+`</svg>`), 4<<10, false)
+	if err != nil || !replace {
+		t.Fatalf("replace %v, %v", replace, err)
+	}
+	raw, _ := base64.StdEncoding.DecodeString(strings.TrimPrefix(out, "data:image/png;base64,"))
+	if img := decoded(t, out); len(raw) > 4<<10 || img.Bounds().Dx() >= svgRasterSide {
+		t.Fatalf("%d bytes, %v: not scaled down to fit 4 KiB", len(raw), img.Bounds())
+	}
+
+	undrawable := `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><g id="a"><use href="#a"/></g></svg>`
+	out, replace, err = RecheckSVG(svgURI(undrawable), 256<<10, false)
+	if err != nil || !replace || decoded(t, out).Bounds().Dx() != 1 {
+		t.Fatalf("an SVG that cannot be drawn: replace %v, %v, %.80s", replace, err, out)
+	}
+
+	for name, uri := range map[string]string{
+		"a passing SVG":        svgURI(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><rect width="4" height="3"/></svg>`),
+		"a PNG":                pngURI(flatPNG16(4, 3, "png")),
+		"an SVG not in base64": "data:image/svg+xml," + url.PathEscape(xhtml),
+	} {
+		if out, replace, err := RecheckSVG(uri, 256<<10, false); replace || err != nil || out != "" {
+			t.Errorf("%s: replaced by %.40q, %v", name, out, err)
+		}
 	}
 }

@@ -354,7 +354,16 @@ func (s *Site) newVerificationView(p verification.Page, l lang) verificationView
 	if c.Issuer.Website != nil {
 		v.IssuerURL = *c.Issuer.Website
 	}
+	// The assets the page loads and offers are its own: on the recipient's page they carry the
+	// recipient's token, as the page's address did, so that the browser's loads count against
+	// the credential's rate limit rather than the address's (a venue's Wi-Fi). The share card
+	// (og:image) goes to the networks, and never carries it.
 	asset := func(name string) string { return links.VerificationAssetPath(c.Code, name) }
+	if p.Recipient() {
+		asset = func(name string) string {
+			return links.VerificationAssetPath(c.Code, name) + "?t=" + url.QueryEscape(p.Token)
+		}
+	}
 	if c.Issuer.HasLogo {
 		v.LogoURL = asset("issuer-logo")
 	}
@@ -378,11 +387,7 @@ func (s *Site) newVerificationView(p verification.Page, l lang) verificationView
 	} else {
 		v.PreviewURL, v.PreviewWidth, v.PreviewHeight = asset("preview.png"), 1754, 1240
 		v.Caption, v.TwitterCard = k("caption", "Number", c.Number), "summary_large_image"
-		pdf := asset("certificate.pdf")
-		if p.Recipient() {
-			pdf += "?t=" + url.QueryEscape(p.Token)
-		}
-		v.Downloads = []downloadLink{{Label: l.T("page.downloadPDF"), Href: pdf, Type: "application/pdf"}}
+		v.Downloads = []downloadLink{{Label: l.T("page.downloadPDF"), Href: asset("certificate.pdf"), Type: "application/pdf"}}
 	}
 	v.IssuedOn, v.IssuedISO = l.day(c.IssuedAt), c.IssuedAt.Format(time.RFC3339)
 	if c.ExpiresAt != nil {
