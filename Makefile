@@ -70,6 +70,7 @@ contract-coverage: ## Print which operations and documented responses the last `
 
 generate: ## Regenerate gen/ from openapi/v1.json (oapi-codegen, the /docs page) and db/ (sqlc), and the pages' Go from their templ files
 	$(GO) run github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen -config oapi-codegen.yaml openapi/v1.json
+	rm -f gen/db/*.go # sqlc never deletes: a query file or a batch query removed leaves no stale Go
 	$(GO) run github.com/sqlc-dev/sqlc/cmd/sqlc generate
 	rm -f internal/site/*_templ.go # templ never deletes: a page removed leaves no stale Go
 	$(GO) run github.com/a-h/templ/cmd/templ generate -log-level warn -path internal/site

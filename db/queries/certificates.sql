@@ -19,9 +19,9 @@ SELECT a.id FROM attendees a WHERE a.account_id = @account_id AND a.id = ANY(@id
 -- statement: the attendee, locked as LockAttendeeForIssue locks it (the attendees in id order,
 -- as LockAttendees locks them), with its event, the template (the account's or a system one),
 -- the account's branding (its columns NULL when the account has none) and name. An attendee
--- or template missing has no row (LockAttendeeForIssue tells which). A batch query: queued with
--- the CurrentCertificatesFor and ReserveNewCertificateCode of each (store.Tx.ReadIssuances).
--- name: LockIssueSources :batchmany
+-- or template missing has no row (LockAttendeeForIssue tells which). Sent in one batch with the
+-- CurrentCertificatesFor and ReserveNewCertificateCode of each (store.Tx.ReadIssuances).
+-- name: LockIssueSources :many
 SELECT a.*, e.name AS event_name, e.event_date, e.location AS event_location, e.description AS event_description,
        e.certificate_validity_days, e.template_id AS event_template_id, e.locale AS event_locale,
        sqlc.embed(t),
@@ -43,12 +43,12 @@ FOR UPDATE OF a;
 -- current of it, but for an issued certificate past its expiry (lapsed), which the caller tells
 -- apart by the issuance's time and which does not block a new one (at most one issued
 -- certificate per attendee, event and template: the issuance marks the lapsed one expired, in
--- its pipeline, after the account's credit row, PipelineExpireCertificates). Only the
+-- its writes, after the account's credit row, IssuanceExpireCertificates). Only the
 -- account's attendee's (the EXISTS, once per statement: an account_id condition on
--- certificates led PostgreSQL's generic plan to the account's index, ten times slower). A
--- batch query: it shares its round trip with ReserveNewCertificateCode, queued after it, and
--- with LockIssueSources (store.Tx.ReadIssuances).
--- name: CurrentCertificatesFor :batchmany
+-- certificates led PostgreSQL's generic plan to the account's index, much slower). It shares
+-- its round trip with ReserveNewCertificateCode, queued after it, and with LockIssueSources
+-- (store.Tx.ReadIssuances).
+-- name: CurrentCertificatesFor :many
 SELECT cur.* FROM certificates cur
 WHERE cur.attendee_id = @attendee_id AND cur.event_id = @event_id AND cur.template_id = @template_id
   AND cur.status IN ('issued', 'draft')
@@ -61,7 +61,7 @@ WHERE cur.attendee_id = @attendee_id AND cur.event_id = @event_id AND cur.templa
 -- reserved. No row: the key has a current certificate, or the code was taken (the caller tells
 -- which from CurrentCertificatesFor's answer). The key is held by its attendee's lock, taken
 -- before, so no certificate of it appears in between.
--- name: ReserveNewCertificateCode :batchone
+-- name: ReserveNewCertificateCode :one
 INSERT INTO verification_codes (code, kind, created_at)
 SELECT @code::text, 'certificate', @now::timestamptz
 WHERE NOT EXISTS (
@@ -230,27 +230,26 @@ RETURNING *;
 UPDATE certificates SET recipient_token_hash = @token_hash WHERE id = @id RETURNING verification_code;
 
 -- InsertOutboxEvent records an event; one that no active subscription takes is recorded
--- dispatched, at its occurrence (it is never fanned out: QueueOutboxFanOut skips it).
--- name: InsertOutboxEvent :exec
+-- dispatched, at its occurrence (it is never fanned out). It answers whether the event waits
+-- for its fan-out (pending): the store then queues the fan-out job through River's client.
+-- name: InsertOutboxEvent :one
 INSERT INTO outbox_events (id, account_id, event_type, payload, occurred_at, dispatched_at)
 VALUES (@id, @account_id, @event_type, @payload, @occurred_at,
-        CASE WHEN webhook_subscribed(@account_id, @event_type) THEN NULL ELSE @occurred_at::timestamptz END);
+        CASE WHEN webhook_subscribed(@account_id, @event_type) THEN NULL ELSE @occurred_at::timestamptz END)
+RETURNING (dispatched_at IS NULL)::boolean AS pending;
 
 -- InsertOutboxEvents writes several events of one account and kind in one statement (the
 -- assertions of one issuance, or of a retired badge), in the order given, dispatched already
--- when no active subscription takes their kind (as InsertOutboxEvent).
--- name: InsertOutboxEvents :exec
-INSERT INTO outbox_events (id, account_id, event_type, payload, occurred_at, dispatched_at)
-SELECT unnest(@ids::uuid[]), @account_id, @event_type, unnest(@payloads::jsonb[]), @occurred_at,
-       CASE WHEN webhook_subscribed(@account_id, @event_type) THEN NULL ELSE @occurred_at::timestamptz END;
-
--- QueueOutboxFanOut queues the webhook fan-out jobs (River's, of @job_kind in @job_queue) of
--- those of the events that wait for one (not recorded dispatched), @batch events a job, in the
--- order they occurred. Nothing is queued when none waits. The statement is the function
--- queue_outbox_fan_out (migration 00021), whose plan is prepared once a session. The jobs'
--- River metadata is @job_metadata: the trace context of the transaction's span (migration 00028).
--- name: QueueOutboxFanOut :exec
-SELECT queue_outbox_fan_out(@job_kind::text, @job_queue::text, @job_max_attempts::smallint, @batch::integer, @ids::uuid[], @job_metadata::jsonb);
+-- when no active subscription takes their kind (as InsertOutboxEvent). It answers whether they
+-- wait for their fan-out (all of them do, or none).
+-- name: InsertOutboxEvents :one
+WITH written AS (
+    INSERT INTO outbox_events (id, account_id, event_type, payload, occurred_at, dispatched_at)
+    SELECT unnest(@ids::uuid[]), @account_id, @event_type, unnest(@payloads::jsonb[]), @occurred_at,
+           CASE WHEN webhook_subscribed(@account_id, @event_type) THEN NULL ELSE @occurred_at::timestamptz END
+    RETURNING dispatched_at
+)
+SELECT coalesce(bool_or(dispatched_at IS NULL), false)::boolean AS pending FROM written;
 
 -- name: ListOutboxEvents :many
 SELECT * FROM outbox_events WHERE account_id = @account_id ORDER BY occurred_at, id;

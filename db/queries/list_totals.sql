@@ -1,7 +1,7 @@
--- ListTotal is the total of an account's list (attendees or certificates) over the stored
+-- SumListTotal is the total of an account's list (attendees or certificates) over the stored
 -- statuses asked, for one event or, with the nil UUID, the whole account: the sum of the
 -- shards that migration 00025's triggers keep.
--- name: ListTotal :one
+-- name: SumListTotal :one
 SELECT coalesce(sum(n), 0)::bigint FROM list_totals
 WHERE account_id = @account_id AND list = @list AND event_id = @event_id AND status = ANY (@statuses::text[]);
 

@@ -141,3 +141,9 @@ SELECT id, secret_sealed FROM webhook_subscriptions WHERE id > @after_id ORDER B
 
 -- name: ReplaceWebhookSecret :execrows
 UPDATE webhook_subscriptions SET secret_sealed = @new_sealed WHERE id = @id AND secret_sealed = @old_sealed;
+
+-- WebhookSubscribed says whether an active subscription of the account takes events of
+-- @event_type: an issuance reads it before its writes, and its plan records the events pending
+-- (and queues their fan-out job) or dispatched already.
+-- name: WebhookSubscribed :one
+SELECT webhook_subscribed(@account_id, @event_type::text)::boolean AS subscribed;

@@ -12,7 +12,7 @@ import (
 	"github.com/google/uuid"
 )
 
-const createAccount = `-- name: CreateAccount :one
+const CreateAccount = `-- name: CreateAccount :one
 INSERT INTO accounts (id, name, plan, created_at, updated_at)
 VALUES ($1, $2, $3, $4::timestamptz, $4::timestamptz)
 RETURNING id, name, plan, created_at, updated_at
@@ -26,7 +26,7 @@ type CreateAccountParams struct {
 }
 
 func (q *Queries) CreateAccount(ctx context.Context, arg CreateAccountParams) (Account, error) {
-	row := q.db.QueryRow(ctx, createAccount,
+	row := q.db.QueryRow(ctx, CreateAccount,
 		arg.ID,
 		arg.Name,
 		arg.Plan,
@@ -43,7 +43,7 @@ func (q *Queries) CreateAccount(ctx context.Context, arg CreateAccountParams) (A
 	return i, err
 }
 
-const createUser = `-- name: CreateUser :one
+const CreateUser = `-- name: CreateUser :one
 INSERT INTO users (id, account_id, email, name, password_hash, role, created_at, updated_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7::timestamptz, $7::timestamptz)
 RETURNING id, account_id, email, name, password_hash, role, totp_secret, totp_enabled, totp_last_step, created_at, updated_at, totp_secret_sealed
@@ -60,7 +60,7 @@ type CreateUserParams struct {
 }
 
 func (q *Queries) CreateUser(ctx context.Context, arg CreateUserParams) (User, error) {
-	row := q.db.QueryRow(ctx, createUser,
+	row := q.db.QueryRow(ctx, CreateUser,
 		arg.ID,
 		arg.AccountID,
 		arg.Email,
@@ -87,12 +87,12 @@ func (q *Queries) CreateUser(ctx context.Context, arg CreateUserParams) (User, e
 	return i, err
 }
 
-const findAccountOwner = `-- name: FindAccountOwner :one
+const FindAccountOwner = `-- name: FindAccountOwner :one
 SELECT id, account_id, email, name, password_hash, role, totp_secret, totp_enabled, totp_last_step, created_at, updated_at, totp_secret_sealed FROM users WHERE account_id = $1 AND role = 'owner'
 `
 
 func (q *Queries) FindAccountOwner(ctx context.Context, accountID uuid.UUID) (User, error) {
-	row := q.db.QueryRow(ctx, findAccountOwner, accountID)
+	row := q.db.QueryRow(ctx, FindAccountOwner, accountID)
 	var i User
 	err := row.Scan(
 		&i.ID,
@@ -111,12 +111,12 @@ func (q *Queries) FindAccountOwner(ctx context.Context, accountID uuid.UUID) (Us
 	return i, err
 }
 
-const findUserByEmail = `-- name: FindUserByEmail :one
+const FindUserByEmail = `-- name: FindUserByEmail :one
 SELECT id, account_id, email, name, password_hash, role, totp_secret, totp_enabled, totp_last_step, created_at, updated_at, totp_secret_sealed FROM users WHERE email = lower(btrim($1::text))
 `
 
 func (q *Queries) FindUserByEmail(ctx context.Context, email string) (User, error) {
-	row := q.db.QueryRow(ctx, findUserByEmail, email)
+	row := q.db.QueryRow(ctx, FindUserByEmail, email)
 	var i User
 	err := row.Scan(
 		&i.ID,
@@ -135,12 +135,12 @@ func (q *Queries) FindUserByEmail(ctx context.Context, email string) (User, erro
 	return i, err
 }
 
-const getAccount = `-- name: GetAccount :one
+const GetAccount = `-- name: GetAccount :one
 SELECT id, name, plan, created_at, updated_at FROM accounts WHERE id = $1
 `
 
 func (q *Queries) GetAccount(ctx context.Context, id uuid.UUID) (Account, error) {
-	row := q.db.QueryRow(ctx, getAccount, id)
+	row := q.db.QueryRow(ctx, GetAccount, id)
 	var i Account
 	err := row.Scan(
 		&i.ID,
@@ -152,7 +152,7 @@ func (q *Queries) GetAccount(ctx context.Context, id uuid.UUID) (Account, error)
 	return i, err
 }
 
-const getUser = `-- name: GetUser :one
+const GetUser = `-- name: GetUser :one
 SELECT id, account_id, email, name, password_hash, role, totp_secret, totp_enabled, totp_last_step, created_at, updated_at, totp_secret_sealed FROM users WHERE account_id = $1 AND id = $2
 `
 
@@ -162,7 +162,7 @@ type GetUserParams struct {
 }
 
 func (q *Queries) GetUser(ctx context.Context, arg GetUserParams) (User, error) {
-	row := q.db.QueryRow(ctx, getUser, arg.AccountID, arg.ID)
+	row := q.db.QueryRow(ctx, GetUser, arg.AccountID, arg.ID)
 	var i User
 	err := row.Scan(
 		&i.ID,
@@ -181,7 +181,7 @@ func (q *Queries) GetUser(ctx context.Context, arg GetUserParams) (User, error) 
 	return i, err
 }
 
-const getUserProfile = `-- name: GetUserProfile :one
+const GetUserProfile = `-- name: GetUserProfile :one
 SELECT u.id, u.account_id, u.email, u.name, u.role, u.totp_enabled,
        a.name AS account_name, a.plan AS account_plan
 FROM users u JOIN accounts a ON a.id = u.account_id
@@ -205,7 +205,7 @@ type GetUserProfileRow struct {
 }
 
 func (q *Queries) GetUserProfile(ctx context.Context, arg GetUserProfileParams) (GetUserProfileRow, error) {
-	row := q.db.QueryRow(ctx, getUserProfile, arg.AccountID, arg.ID)
+	row := q.db.QueryRow(ctx, GetUserProfile, arg.AccountID, arg.ID)
 	var i GetUserProfileRow
 	err := row.Scan(
 		&i.ID,
@@ -220,18 +220,18 @@ func (q *Queries) GetUserProfile(ctx context.Context, arg GetUserProfileParams) 
 	return i, err
 }
 
-const planExists = `-- name: PlanExists :one
+const PlanExists = `-- name: PlanExists :one
 SELECT EXISTS (SELECT 1 FROM plans WHERE code = $1)
 `
 
 func (q *Queries) PlanExists(ctx context.Context, code string) (bool, error) {
-	row := q.db.QueryRow(ctx, planExists, code)
+	row := q.db.QueryRow(ctx, PlanExists, code)
 	var exists bool
 	err := row.Scan(&exists)
 	return exists, err
 }
 
-const setAccountPlan = `-- name: SetAccountPlan :one
+const SetAccountPlan = `-- name: SetAccountPlan :one
 UPDATE accounts SET plan = $1, updated_at = $2::timestamptz
 WHERE id = $3
 RETURNING id, name, plan, created_at, updated_at
@@ -244,7 +244,7 @@ type SetAccountPlanParams struct {
 }
 
 func (q *Queries) SetAccountPlan(ctx context.Context, arg SetAccountPlanParams) (Account, error) {
-	row := q.db.QueryRow(ctx, setAccountPlan, arg.Plan, arg.Now, arg.ID)
+	row := q.db.QueryRow(ctx, SetAccountPlan, arg.Plan, arg.Now, arg.ID)
 	var i Account
 	err := row.Scan(
 		&i.ID,

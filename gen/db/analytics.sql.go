@@ -12,7 +12,7 @@ import (
 	"github.com/google/uuid"
 )
 
-const analyticsTotals = `-- name: AnalyticsTotals :many
+const AnalyticsTotals = `-- name: AnalyticsTotals :many
 SELECT credential_kind, sum(issued)::bigint AS issued, sum(issued_verified)::bigint AS issued_verified,
        sum(views)::bigint AS views, sum(shares)::bigint AS shares, sum(downloads)::bigint AS downloads,
        sum(verifications)::bigint AS verifications, sum(claims)::bigint AS claims
@@ -41,7 +41,7 @@ type AnalyticsTotalsRow struct {
 // AnalyticsTotals sums an account's counters over a range of days, per kind of credential
 // (no row for a kind without any counter in the range).
 func (q *Queries) AnalyticsTotals(ctx context.Context, arg AnalyticsTotalsParams) ([]AnalyticsTotalsRow, error) {
-	rows, err := q.db.Query(ctx, analyticsTotals, arg.AccountID, arg.FirstDay, arg.LastDay)
+	rows, err := q.db.Query(ctx, AnalyticsTotals, arg.AccountID, arg.FirstDay, arg.LastDay)
 	if err != nil {
 		return nil, err
 	}
@@ -69,39 +69,7 @@ func (q *Queries) AnalyticsTotals(ctx context.Context, arg AnalyticsTotalsParams
 	return items, nil
 }
 
-const countIssued = `-- name: CountIssued :exec
-INSERT INTO analytics_daily AS d (account_id, day, event_id, credential_kind, issued)
-SELECT account_id, day, event_id, kind, sum(n)::integer
-FROM (SELECT unnest($1::uuid[]) AS account_id, unnest($2::date[]) AS day, unnest($3::uuid[]) AS event_id,
-             unnest($4::text[]) AS kind, unnest($5::integer[]) AS n) AS c
-GROUP BY account_id, day, event_id, kind
-ORDER BY account_id, day, event_id, kind
-ON CONFLICT (account_id, day, event_id, credential_kind) DO UPDATE SET issued = d.issued + excluded.issued
-`
-
-type CountIssuedParams struct {
-	AccountIds []uuid.UUID
-	Days       []time.Time
-	EventIds   []uuid.UUID
-	Kinds      []string
-	Counts     []int32
-}
-
-// CountIssued adds credentials issued to the day's counters (parallel arrays, one element a
-// row), in key order (store.Tx.CountIssued, at the commit when no issuance pipeline wrote them;
-// PipelineCountIssued is the same in a pipeline).
-func (q *Queries) CountIssued(ctx context.Context, arg CountIssuedParams) error {
-	_, err := q.db.Exec(ctx, countIssued,
-		arg.AccountIds,
-		arg.Days,
-		arg.EventIds,
-		arg.Kinds,
-		arg.Counts,
-	)
-	return err
-}
-
-const eventAnalyticsDays = `-- name: EventAnalyticsDays :many
+const EventAnalyticsDays = `-- name: EventAnalyticsDays :many
 SELECT day, coalesce(sum(issued) FILTER (WHERE credential_kind = 'certificate'), 0)::bigint AS certificates_issued,
        coalesce(sum(issued) FILTER (WHERE credential_kind = 'badge_assertion'), 0)::bigint AS badges_issued,
        sum(views)::bigint AS views, sum(shares)::bigint AS shares,
@@ -133,7 +101,7 @@ type EventAnalyticsDaysRow struct {
 // EventAnalyticsDays sums one event's counters per day over a range, the issued ones per kind
 // of credential as well; days without any counter have no row.
 func (q *Queries) EventAnalyticsDays(ctx context.Context, arg EventAnalyticsDaysParams) ([]EventAnalyticsDaysRow, error) {
-	rows, err := q.db.Query(ctx, eventAnalyticsDays,
+	rows, err := q.db.Query(ctx, EventAnalyticsDays,
 		arg.AccountID,
 		arg.EventID,
 		arg.FirstDay,

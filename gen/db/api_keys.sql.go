@@ -12,7 +12,7 @@ import (
 	"github.com/google/uuid"
 )
 
-const createAPIKey = `-- name: CreateAPIKey :one
+const CreateAPIKey = `-- name: CreateAPIKey :one
 INSERT INTO api_keys (id, account_id, created_by, name, scopes, prefix, key_hash, expires_at, created_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::timestamptz)
 RETURNING id, account_id, created_by, name, scopes, prefix, key_hash, expires_at, last_used_at, deleted_at, created_at
@@ -31,7 +31,7 @@ type CreateAPIKeyParams struct {
 }
 
 func (q *Queries) CreateAPIKey(ctx context.Context, arg CreateAPIKeyParams) (ApiKey, error) {
-	row := q.db.QueryRow(ctx, createAPIKey,
+	row := q.db.QueryRow(ctx, CreateAPIKey,
 		arg.ID,
 		arg.AccountID,
 		arg.CreatedBy,
@@ -59,7 +59,7 @@ func (q *Queries) CreateAPIKey(ctx context.Context, arg CreateAPIKeyParams) (Api
 	return i, err
 }
 
-const deleteAPIKey = `-- name: DeleteAPIKey :execrows
+const DeleteAPIKey = `-- name: DeleteAPIKey :execrows
 UPDATE api_keys SET deleted_at = $1::timestamptz
 WHERE account_id = $2 AND id = $3 AND deleted_at IS NULL
 `
@@ -71,14 +71,14 @@ type DeleteAPIKeyParams struct {
 }
 
 func (q *Queries) DeleteAPIKey(ctx context.Context, arg DeleteAPIKeyParams) (int64, error) {
-	result, err := q.db.Exec(ctx, deleteAPIKey, arg.Now, arg.AccountID, arg.ID)
+	result, err := q.db.Exec(ctx, DeleteAPIKey, arg.Now, arg.AccountID, arg.ID)
 	if err != nil {
 		return 0, err
 	}
 	return result.RowsAffected(), nil
 }
 
-const findActiveAPIKeyByHash = `-- name: FindActiveAPIKeyByHash :one
+const FindActiveAPIKeyByHash = `-- name: FindActiveAPIKeyByHash :one
 SELECT id, account_id, scopes, last_used_at, expires_at FROM api_keys
 WHERE key_hash = $1 AND deleted_at IS NULL AND (expires_at IS NULL OR expires_at > $2::timestamptz)
 `
@@ -97,7 +97,7 @@ type FindActiveAPIKeyByHashRow struct {
 }
 
 func (q *Queries) FindActiveAPIKeyByHash(ctx context.Context, arg FindActiveAPIKeyByHashParams) (FindActiveAPIKeyByHashRow, error) {
-	row := q.db.QueryRow(ctx, findActiveAPIKeyByHash, arg.KeyHash, arg.Now)
+	row := q.db.QueryRow(ctx, FindActiveAPIKeyByHash, arg.KeyHash, arg.Now)
 	var i FindActiveAPIKeyByHashRow
 	err := row.Scan(
 		&i.ID,
@@ -109,7 +109,7 @@ func (q *Queries) FindActiveAPIKeyByHash(ctx context.Context, arg FindActiveAPIK
 	return i, err
 }
 
-const listActiveAPIKeys = `-- name: ListActiveAPIKeys :many
+const ListActiveAPIKeys = `-- name: ListActiveAPIKeys :many
 SELECT id, account_id, created_by, name, scopes, prefix, key_hash, expires_at, last_used_at, deleted_at, created_at FROM api_keys
 WHERE account_id = $1 AND deleted_at IS NULL AND (expires_at IS NULL OR expires_at > $2::timestamptz)
 ORDER BY created_at DESC, id DESC
@@ -121,7 +121,7 @@ type ListActiveAPIKeysParams struct {
 }
 
 func (q *Queries) ListActiveAPIKeys(ctx context.Context, arg ListActiveAPIKeysParams) ([]ApiKey, error) {
-	rows, err := q.db.Query(ctx, listActiveAPIKeys, arg.AccountID, arg.Now)
+	rows, err := q.db.Query(ctx, ListActiveAPIKeys, arg.AccountID, arg.Now)
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +152,7 @@ func (q *Queries) ListActiveAPIKeys(ctx context.Context, arg ListActiveAPIKeysPa
 	return items, nil
 }
 
-const touchAPIKey = `-- name: TouchAPIKey :exec
+const TouchAPIKey = `-- name: TouchAPIKey :exec
 UPDATE api_keys SET last_used_at = $1::timestamptz
 WHERE id = $2 AND (last_used_at IS NULL OR last_used_at + interval '1 minute' < $1::timestamptz)
 `
@@ -165,6 +165,6 @@ type TouchAPIKeyParams struct {
 // TouchAPIKey records a use, at most once a minute per key so that busy keys cost no write
 // per request.
 func (q *Queries) TouchAPIKey(ctx context.Context, arg TouchAPIKeyParams) error {
-	_, err := q.db.Exec(ctx, touchAPIKey, arg.Now, arg.ID)
+	_, err := q.db.Exec(ctx, TouchAPIKey, arg.Now, arg.ID)
 	return err
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/google/uuid"
 )
 
-const attendeeHoldings = `-- name: AttendeeHoldings :one
+const AttendeeHoldings = `-- name: AttendeeHoldings :one
 SELECT
     (SELECT count(*) FROM certificates c WHERE c.account_id = $1 AND c.attendee_id = $2 AND c.status <> 'draft') AS certificates,
     (SELECT count(*) FROM badge_assertions b WHERE b.account_id = $1 AND b.attendee_id = $2) AS badges
@@ -29,7 +29,7 @@ type AttendeeHoldingsRow struct {
 }
 
 func (q *Queries) AttendeeHoldings(ctx context.Context, arg AttendeeHoldingsParams) (AttendeeHoldingsRow, error) {
-	row := q.db.QueryRow(ctx, attendeeHoldings, arg.AccountID, arg.ID)
+	row := q.db.QueryRow(ctx, AttendeeHoldings, arg.AccountID, arg.ID)
 	var i AttendeeHoldingsRow
 	err := row.Scan(&i.Certificates, &i.Badges)
 	return i, err
@@ -47,7 +47,7 @@ type CopyAttendeesParams struct {
 	UpdatedAt time.Time
 }
 
-const countAttendeeMatches = `-- name: CountAttendeeMatches :one
+const CountAttendeeMatches = `-- name: CountAttendeeMatches :one
 
 SELECT count(*) FROM attendee_search
 WHERE account_id = $1 AND ($2::uuid IS NULL OR event_id = $2)
@@ -67,13 +67,13 @@ type CountAttendeeMatchesParams struct {
 // CountAttendeeMatches counts the account's (or an event's) attendees whose searched text
 // matches @pattern: a trigram index scan of attendee_search, whose narrow rows it checks.
 func (q *Queries) CountAttendeeMatches(ctx context.Context, arg CountAttendeeMatchesParams) (int64, error) {
-	row := q.db.QueryRow(ctx, countAttendeeMatches, arg.AccountID, arg.EventID, arg.Pattern)
+	row := q.db.QueryRow(ctx, CountAttendeeMatches, arg.AccountID, arg.EventID, arg.Pattern)
 	var count int64
 	err := row.Scan(&count)
 	return count, err
 }
 
-const countAttendees = `-- name: CountAttendees :one
+const CountAttendees = `-- name: CountAttendees :one
 SELECT count(*) FROM attendees
 WHERE account_id = $1 AND ($2::uuid IS NULL OR event_id = $2)
   AND ($3::text IS NULL OR email_normalized = lower(btrim($3::text)))
@@ -92,7 +92,7 @@ type CountAttendeesParams struct {
 // whose searched text matches it. With an email, the few attendees of that email are read and
 // checked; without one, CountAttendeeMatches counts a search.
 func (q *Queries) CountAttendees(ctx context.Context, arg CountAttendeesParams) (int64, error) {
-	row := q.db.QueryRow(ctx, countAttendees,
+	row := q.db.QueryRow(ctx, CountAttendees,
 		arg.AccountID,
 		arg.EventID,
 		arg.Email,
@@ -103,7 +103,7 @@ func (q *Queries) CountAttendees(ctx context.Context, arg CountAttendeesParams) 
 	return count, err
 }
 
-const createAttendee = `-- name: CreateAttendee :one
+const CreateAttendee = `-- name: CreateAttendee :one
 INSERT INTO attendees (id, account_id, event_id, first_name, last_name, email, metadata, created_at, updated_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8::timestamptz, $8::timestamptz)
 RETURNING id, account_id, event_id, first_name, last_name, email, email_normalized, metadata, created_at, updated_at
@@ -121,7 +121,7 @@ type CreateAttendeeParams struct {
 }
 
 func (q *Queries) CreateAttendee(ctx context.Context, arg CreateAttendeeParams) (Attendee, error) {
-	row := q.db.QueryRow(ctx, createAttendee,
+	row := q.db.QueryRow(ctx, CreateAttendee,
 		arg.ID,
 		arg.AccountID,
 		arg.EventID,
@@ -147,7 +147,7 @@ func (q *Queries) CreateAttendee(ctx context.Context, arg CreateAttendeeParams) 
 	return i, err
 }
 
-const deleteAttendee = `-- name: DeleteAttendee :exec
+const DeleteAttendee = `-- name: DeleteAttendee :exec
 DELETE FROM attendees WHERE account_id = $1 AND id = $2
 `
 
@@ -157,11 +157,11 @@ type DeleteAttendeeParams struct {
 }
 
 func (q *Queries) DeleteAttendee(ctx context.Context, arg DeleteAttendeeParams) error {
-	_, err := q.db.Exec(ctx, deleteAttendee, arg.AccountID, arg.ID)
+	_, err := q.db.Exec(ctx, DeleteAttendee, arg.AccountID, arg.ID)
 	return err
 }
 
-const deleteDraftCertificatesOfAttendee = `-- name: DeleteDraftCertificatesOfAttendee :many
+const DeleteDraftCertificatesOfAttendee = `-- name: DeleteDraftCertificatesOfAttendee :many
 DELETE FROM certificates WHERE account_id = $1 AND attendee_id = $2 AND status = 'draft'
 RETURNING id, verification_code
 `
@@ -177,7 +177,7 @@ type DeleteDraftCertificatesOfAttendeeRow struct {
 }
 
 func (q *Queries) DeleteDraftCertificatesOfAttendee(ctx context.Context, arg DeleteDraftCertificatesOfAttendeeParams) ([]DeleteDraftCertificatesOfAttendeeRow, error) {
-	rows, err := q.db.Query(ctx, deleteDraftCertificatesOfAttendee, arg.AccountID, arg.ID)
+	rows, err := q.db.Query(ctx, DeleteDraftCertificatesOfAttendee, arg.AccountID, arg.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -196,12 +196,12 @@ func (q *Queries) DeleteDraftCertificatesOfAttendee(ctx context.Context, arg Del
 	return items, nil
 }
 
-const eventAttendeeEmails = `-- name: EventAttendeeEmails :many
+const EventAttendeeEmails = `-- name: EventAttendeeEmails :many
 SELECT email_normalized FROM attendees WHERE event_id = $1
 `
 
 func (q *Queries) EventAttendeeEmails(ctx context.Context, eventID uuid.UUID) ([]*string, error) {
-	rows, err := q.db.Query(ctx, eventAttendeeEmails, eventID)
+	rows, err := q.db.Query(ctx, EventAttendeeEmails, eventID)
 	if err != nil {
 		return nil, err
 	}
@@ -220,7 +220,7 @@ func (q *Queries) EventAttendeeEmails(ctx context.Context, eventID uuid.UUID) ([
 	return items, nil
 }
 
-const eventMetadataKeys = `-- name: EventMetadataKeys :many
+const EventMetadataKeys = `-- name: EventMetadataKeys :many
 SELECT DISTINCT k::text AS key FROM attendees, jsonb_object_keys(metadata) AS k
 WHERE event_id = $1 AND created_at <= $2::timestamptz ORDER BY 1
 `
@@ -231,7 +231,7 @@ type EventMetadataKeysParams struct {
 }
 
 func (q *Queries) EventMetadataKeys(ctx context.Context, arg EventMetadataKeysParams) ([]string, error) {
-	rows, err := q.db.Query(ctx, eventMetadataKeys, arg.EventID, arg.Until)
+	rows, err := q.db.Query(ctx, EventMetadataKeys, arg.EventID, arg.Until)
 	if err != nil {
 		return nil, err
 	}
@@ -250,7 +250,7 @@ func (q *Queries) EventMetadataKeys(ctx context.Context, arg EventMetadataKeysPa
 	return items, nil
 }
 
-const exportAttendees = `-- name: ExportAttendees :many
+const ExportAttendees = `-- name: ExportAttendees :many
 SELECT a.id, a.first_name, a.last_name, a.email, a.metadata, a.created_at,
        coalesce(c.status, '')::text AS certificate_status, c.expires_at AS certificate_expires_at,
        coalesce(c.certificate_number, '')::text AS certificate_number,
@@ -293,7 +293,7 @@ type ExportAttendeesRow struct {
 // of the export), oldest first, after a keyset position, with the certificate that best
 // describes each: the valid one, else the newest issued, else a draft.
 func (q *Queries) ExportAttendees(ctx context.Context, arg ExportAttendeesParams) ([]ExportAttendeesRow, error) {
-	rows, err := q.db.Query(ctx, exportAttendees,
+	rows, err := q.db.Query(ctx, ExportAttendees,
 		arg.EventID,
 		arg.Until,
 		arg.AfterCreatedAt,
@@ -329,7 +329,7 @@ func (q *Queries) ExportAttendees(ctx context.Context, arg ExportAttendeesParams
 	return items, nil
 }
 
-const getAttendee = `-- name: GetAttendee :one
+const GetAttendee = `-- name: GetAttendee :one
 SELECT id, account_id, event_id, first_name, last_name, email, email_normalized, metadata, created_at, updated_at FROM attendees WHERE account_id = $1 AND id = $2
 `
 
@@ -339,7 +339,7 @@ type GetAttendeeParams struct {
 }
 
 func (q *Queries) GetAttendee(ctx context.Context, arg GetAttendeeParams) (Attendee, error) {
-	row := q.db.QueryRow(ctx, getAttendee, arg.AccountID, arg.ID)
+	row := q.db.QueryRow(ctx, GetAttendee, arg.AccountID, arg.ID)
 	var i Attendee
 	err := row.Scan(
 		&i.ID,
@@ -356,7 +356,7 @@ func (q *Queries) GetAttendee(ctx context.Context, arg GetAttendeeParams) (Atten
 	return i, err
 }
 
-const listAttendees = `-- name: ListAttendees :many
+const ListAttendees = `-- name: ListAttendees :many
 SELECT id, account_id, event_id, first_name, last_name, email, email_normalized, metadata, created_at, updated_at FROM attendees
 WHERE account_id = $1 AND ($2::uuid IS NULL OR event_id = $2)
   AND ($3::text IS NULL OR email_normalized = lower(btrim($3::text)))
@@ -377,7 +377,7 @@ type ListAttendeesParams struct {
 // ListAttendees is a page of the account's attendees, of one event and of one email, each
 // when set. Its ORDER BY is the list's default (see ListEvents).
 func (q *Queries) ListAttendees(ctx context.Context, arg ListAttendeesParams) ([]Attendee, error) {
-	rows, err := q.db.Query(ctx, listAttendees,
+	rows, err := q.db.Query(ctx, ListAttendees,
 		arg.AccountID,
 		arg.EventID,
 		arg.Email,
@@ -413,7 +413,7 @@ func (q *Queries) ListAttendees(ctx context.Context, arg ListAttendeesParams) ([
 	return items, nil
 }
 
-const lockAttendee = `-- name: LockAttendee :one
+const LockAttendee = `-- name: LockAttendee :one
 SELECT id FROM attendees WHERE account_id = $1 AND id = $2 FOR UPDATE
 `
 
@@ -424,13 +424,13 @@ type LockAttendeeParams struct {
 
 // LockAttendee holds an attendee while it is deleted, so no certificate or badge is issued meanwhile.
 func (q *Queries) LockAttendee(ctx context.Context, arg LockAttendeeParams) (uuid.UUID, error) {
-	row := q.db.QueryRow(ctx, lockAttendee, arg.AccountID, arg.ID)
+	row := q.db.QueryRow(ctx, LockAttendee, arg.AccountID, arg.ID)
 	var id uuid.UUID
 	err := row.Scan(&id)
 	return id, err
 }
 
-const lockEventForAttendees = `-- name: LockEventForAttendees :one
+const LockEventForAttendees = `-- name: LockEventForAttendees :one
 SELECT id FROM events WHERE account_id = $1 AND id = $2 FOR NO KEY UPDATE
 `
 
@@ -442,13 +442,13 @@ type LockEventForAttendeesParams struct {
 // LockEventShared keeps an event from being deleted while attendees are added to it, and
 // serialises imports into one event (so skipDuplicates sees every earlier import).
 func (q *Queries) LockEventForAttendees(ctx context.Context, arg LockEventForAttendeesParams) (uuid.UUID, error) {
-	row := q.db.QueryRow(ctx, lockEventForAttendees, arg.AccountID, arg.ID)
+	row := q.db.QueryRow(ctx, LockEventForAttendees, arg.AccountID, arg.ID)
 	var id uuid.UUID
 	err := row.Scan(&id)
 	return id, err
 }
 
-const searchAttendees = `-- name: SearchAttendees :many
+const SearchAttendees = `-- name: SearchAttendees :many
 WITH matches AS MATERIALIZED (
     SELECT attendee_id FROM attendee_search
     WHERE account_id = $1 AND ($5::uuid IS NULL OR event_id = $5)
@@ -473,7 +473,7 @@ type SearchAttendeesParams struct {
 // PostgreSQL from walking the account in order on the guess that matches come soon) and sorts
 // them.
 func (q *Queries) SearchAttendees(ctx context.Context, arg SearchAttendeesParams) ([]Attendee, error) {
-	rows, err := q.db.Query(ctx, searchAttendees,
+	rows, err := q.db.Query(ctx, SearchAttendees,
 		arg.AccountID,
 		arg.Email,
 		arg.PageOffset,
@@ -510,7 +510,7 @@ func (q *Queries) SearchAttendees(ctx context.Context, arg SearchAttendeesParams
 	return items, nil
 }
 
-const updateAttendee = `-- name: UpdateAttendee :one
+const UpdateAttendee = `-- name: UpdateAttendee :one
 UPDATE attendees SET
     first_name = coalesce($1, first_name),
     last_name  = coalesce($2, last_name),
@@ -532,7 +532,7 @@ type UpdateAttendeeParams struct {
 }
 
 func (q *Queries) UpdateAttendee(ctx context.Context, arg UpdateAttendeeParams) (Attendee, error) {
-	row := q.db.QueryRow(ctx, updateAttendee,
+	row := q.db.QueryRow(ctx, UpdateAttendee,
 		arg.FirstName,
 		arg.LastName,
 		arg.Email,
@@ -557,7 +557,7 @@ func (q *Queries) UpdateAttendee(ctx context.Context, arg UpdateAttendeeParams) 
 	return i, err
 }
 
-const walkAttendees = `-- name: WalkAttendees :many
+const WalkAttendees = `-- name: WalkAttendees :many
 SELECT a.id, a.account_id, a.event_id, a.first_name, a.last_name, a.email, a.email_normalized, a.metadata, a.created_at, a.updated_at FROM (
     SELECT id, account_id, event_id, first_name, last_name, email, email_normalized, metadata, created_at, updated_at FROM attendees
     WHERE account_id = $1 AND ($2::uuid IS NULL OR event_id = $2)
@@ -583,7 +583,7 @@ type WalkAttendeesParams struct {
 // match: the page, when @walk rows hold it. For a common word, a page is found after a few
 // hundred rows, where reading every match by id would read thousands.
 func (q *Queries) WalkAttendees(ctx context.Context, arg WalkAttendeesParams) ([]Attendee, error) {
-	rows, err := q.db.Query(ctx, walkAttendees,
+	rows, err := q.db.Query(ctx, WalkAttendees,
 		arg.AccountID,
 		arg.EventID,
 		arg.Email,

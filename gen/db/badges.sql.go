@@ -12,18 +12,18 @@ import (
 	"github.com/google/uuid"
 )
 
-const accountHasBadges = `-- name: AccountHasBadges :one
+const AccountHasBadges = `-- name: AccountHasBadges :one
 SELECT EXISTS (SELECT 1 FROM badges WHERE account_id = $1)
 `
 
 func (q *Queries) AccountHasBadges(ctx context.Context, accountID uuid.UUID) (bool, error) {
-	row := q.db.QueryRow(ctx, accountHasBadges, accountID)
+	row := q.db.QueryRow(ctx, AccountHasBadges, accountID)
 	var exists bool
 	err := row.Scan(&exists)
 	return exists, err
 }
 
-const badgeRecipients = `-- name: BadgeRecipients :many
+const BadgeRecipients = `-- name: BadgeRecipients :many
 SELECT a.id, a.event_id, a.first_name, a.last_name, a.email, e.locale AS event_locale
 FROM attendees a JOIN events e ON e.id = a.event_id
 WHERE a.account_id = $1 AND a.id = ANY ($2::uuid[])
@@ -46,7 +46,7 @@ type BadgeRecipientsRow struct {
 // BadgeRecipients reads the attendees of the account among ids, with their event and its
 // locale (which their assertions speak).
 func (q *Queries) BadgeRecipients(ctx context.Context, arg BadgeRecipientsParams) ([]BadgeRecipientsRow, error) {
-	rows, err := q.db.Query(ctx, badgeRecipients, arg.AccountID, arg.Ids)
+	rows, err := q.db.Query(ctx, BadgeRecipients, arg.AccountID, arg.Ids)
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +72,7 @@ func (q *Queries) BadgeRecipients(ctx context.Context, arg BadgeRecipientsParams
 	return items, nil
 }
 
-const countActiveBadges = `-- name: CountActiveBadges :one
+const CountActiveBadges = `-- name: CountActiveBadges :one
 SELECT count(*) FROM badges WHERE account_id = $1 AND status = 'active'
   AND ($2::text IS NULL OR lower(name COLLATE "und-x-icu") LIKE $2::text)
 `
@@ -83,13 +83,13 @@ type CountActiveBadgesParams struct {
 }
 
 func (q *Queries) CountActiveBadges(ctx context.Context, arg CountActiveBadgesParams) (int64, error) {
-	row := q.db.QueryRow(ctx, countActiveBadges, arg.AccountID, arg.Pattern)
+	row := q.db.QueryRow(ctx, CountActiveBadges, arg.AccountID, arg.Pattern)
 	var count int64
 	err := row.Scan(&count)
 	return count, err
 }
 
-const countBadgeAssertions = `-- name: CountBadgeAssertions :one
+const CountBadgeAssertions = `-- name: CountBadgeAssertions :one
 SELECT count(*) FROM badge_assertions WHERE account_id = $1 AND badge_id = $2
 `
 
@@ -99,22 +99,22 @@ type CountBadgeAssertionsParams struct {
 }
 
 func (q *Queries) CountBadgeAssertions(ctx context.Context, arg CountBadgeAssertionsParams) (int64, error) {
-	row := q.db.QueryRow(ctx, countBadgeAssertions, arg.AccountID, arg.BadgeID)
+	row := q.db.QueryRow(ctx, CountBadgeAssertions, arg.AccountID, arg.BadgeID)
 	var count int64
 	err := row.Scan(&count)
 	return count, err
 }
 
-const deleteBadge = `-- name: DeleteBadge :exec
+const DeleteBadge = `-- name: DeleteBadge :exec
 DELETE FROM badges WHERE id = $1
 `
 
 func (q *Queries) DeleteBadge(ctx context.Context, id uuid.UUID) error {
-	_, err := q.db.Exec(ctx, deleteBadge, id)
+	_, err := q.db.Exec(ctx, DeleteBadge, id)
 	return err
 }
 
-const findBadgeAssertionsOf = `-- name: FindBadgeAssertionsOf :many
+const FindBadgeAssertionsOf = `-- name: FindBadgeAssertionsOf :many
 SELECT id, account_id, badge_id, attendee_id, verification_code, recipient_first_name, recipient_last_name, recipient_email, status, issued_at, expires_at, revoked_at, revocation_reason, first_verified_at, created_at, recipient_salt, revocation_reason_code, locale FROM badge_assertions
 WHERE badge_id = $1 AND attendee_id = ANY ($2::uuid[]) AND status = 'active'
 `
@@ -127,7 +127,7 @@ type FindBadgeAssertionsOfParams struct {
 // FindBadgeAssertionsOf returns the assertions that hold the badge (not revoked) of any of the
 // attendees: at most one each.
 func (q *Queries) FindBadgeAssertionsOf(ctx context.Context, arg FindBadgeAssertionsOfParams) ([]BadgeAssertion, error) {
-	rows, err := q.db.Query(ctx, findBadgeAssertionsOf, arg.BadgeID, arg.AttendeeIds)
+	rows, err := q.db.Query(ctx, FindBadgeAssertionsOf, arg.BadgeID, arg.AttendeeIds)
 	if err != nil {
 		return nil, err
 	}
@@ -165,7 +165,7 @@ func (q *Queries) FindBadgeAssertionsOf(ctx context.Context, arg FindBadgeAssert
 	return items, nil
 }
 
-const getBadge = `-- name: GetBadge :one
+const GetBadge = `-- name: GetBadge :one
 SELECT b.id, b.account_id, b.name, b.description, b.criteria_narrative, b.criteria_url, b.image, b.tags, b.validity_days, b.status, b.retired_at, b.created_at, b.updated_at, (SELECT count(*) FROM badge_assertions a WHERE a.badge_id = b.id)::integer AS issued_count
 FROM badges b WHERE b.account_id = $1 AND b.id = $2
 `
@@ -181,7 +181,7 @@ type GetBadgeRow struct {
 }
 
 func (q *Queries) GetBadge(ctx context.Context, arg GetBadgeParams) (GetBadgeRow, error) {
-	row := q.db.QueryRow(ctx, getBadge, arg.AccountID, arg.ID)
+	row := q.db.QueryRow(ctx, GetBadge, arg.AccountID, arg.ID)
 	var i GetBadgeRow
 	err := row.Scan(
 		&i.Badge.ID,
@@ -202,7 +202,7 @@ func (q *Queries) GetBadge(ctx context.Context, arg GetBadgeParams) (GetBadgeRow
 	return i, err
 }
 
-const getBadgeAssertionByCode = `-- name: GetBadgeAssertionByCode :one
+const GetBadgeAssertionByCode = `-- name: GetBadgeAssertionByCode :one
 SELECT a.id, a.account_id, a.badge_id, a.attendee_id, a.verification_code, a.recipient_first_name, a.recipient_last_name, a.recipient_email, a.status, a.issued_at, a.expires_at, a.revoked_at, a.revocation_reason, a.first_verified_at, a.created_at, a.recipient_salt, a.revocation_reason_code, a.locale, b.id, b.account_id, b.name, b.description, b.criteria_narrative, b.criteria_url, b.image, b.tags, b.validity_days, b.status, b.retired_at, b.created_at, b.updated_at, t.event_id FROM badge_assertions a JOIN badges b ON b.id = a.badge_id
 JOIN attendees t ON t.id = a.attendee_id
 WHERE a.verification_code = upper($1::text)
@@ -217,7 +217,7 @@ type GetBadgeAssertionByCodeRow struct {
 // GetBadgeAssertionByCode reads an assertion with its badge and its attendee's event (what
 // public verification counts it under) in one round trip.
 func (q *Queries) GetBadgeAssertionByCode(ctx context.Context, code string) (GetBadgeAssertionByCodeRow, error) {
-	row := q.db.QueryRow(ctx, getBadgeAssertionByCode, code)
+	row := q.db.QueryRow(ctx, GetBadgeAssertionByCode, code)
 	var i GetBadgeAssertionByCodeRow
 	err := row.Scan(
 		&i.BadgeAssertion.ID,
@@ -256,7 +256,7 @@ func (q *Queries) GetBadgeAssertionByCode(ctx context.Context, code string) (Get
 	return i, err
 }
 
-const getBadgeAssertionByID = `-- name: GetBadgeAssertionByID :one
+const GetBadgeAssertionByID = `-- name: GetBadgeAssertionByID :one
 SELECT a.id, a.account_id, a.badge_id, a.attendee_id, a.verification_code, a.recipient_first_name, a.recipient_last_name, a.recipient_email, a.status, a.issued_at, a.expires_at, a.revoked_at, a.revocation_reason, a.first_verified_at, a.created_at, a.recipient_salt, a.revocation_reason_code, a.locale, b.id, b.account_id, b.name, b.description, b.criteria_narrative, b.criteria_url, b.image, b.tags, b.validity_days, b.status, b.retired_at, b.created_at, b.updated_at FROM badge_assertions a JOIN badges b ON b.id = a.badge_id
 WHERE a.id = $1
 `
@@ -267,7 +267,7 @@ type GetBadgeAssertionByIDRow struct {
 }
 
 func (q *Queries) GetBadgeAssertionByID(ctx context.Context, id uuid.UUID) (GetBadgeAssertionByIDRow, error) {
-	row := q.db.QueryRow(ctx, getBadgeAssertionByID, id)
+	row := q.db.QueryRow(ctx, GetBadgeAssertionByID, id)
 	var i GetBadgeAssertionByIDRow
 	err := row.Scan(
 		&i.BadgeAssertion.ID,
@@ -305,13 +305,13 @@ func (q *Queries) GetBadgeAssertionByID(ctx context.Context, id uuid.UUID) (GetB
 	return i, err
 }
 
-const getBadgeByID = `-- name: GetBadgeByID :one
+const GetBadgeByID = `-- name: GetBadgeByID :one
 SELECT id, account_id, name, description, criteria_narrative, criteria_url, image, tags, validity_days, status, retired_at, created_at, updated_at FROM badges WHERE id = $1
 `
 
 // GetBadgeByID reads a badge of any account, for its public Open Badges document.
 func (q *Queries) GetBadgeByID(ctx context.Context, id uuid.UUID) (Badge, error) {
-	row := q.db.QueryRow(ctx, getBadgeByID, id)
+	row := q.db.QueryRow(ctx, GetBadgeByID, id)
 	var i Badge
 	err := row.Scan(
 		&i.ID,
@@ -331,7 +331,7 @@ func (q *Queries) GetBadgeByID(ctx context.Context, id uuid.UUID) (Badge, error)
 	return i, err
 }
 
-const insertBadge = `-- name: InsertBadge :one
+const InsertBadge = `-- name: InsertBadge :one
 INSERT INTO badges (id, account_id, name, description, criteria_narrative, criteria_url, image, tags, validity_days,
                     created_at, updated_at)
 VALUES ($1, $2, $3, $4, $5, $6,
@@ -353,7 +353,7 @@ type InsertBadgeParams struct {
 }
 
 func (q *Queries) InsertBadge(ctx context.Context, arg InsertBadgeParams) (Badge, error) {
-	row := q.db.QueryRow(ctx, insertBadge,
+	row := q.db.QueryRow(ctx, InsertBadge,
 		arg.ID,
 		arg.AccountID,
 		arg.Name,
@@ -384,7 +384,7 @@ func (q *Queries) InsertBadge(ctx context.Context, arg InsertBadgeParams) (Badge
 	return i, err
 }
 
-const insertBadgeAssertions = `-- name: InsertBadgeAssertions :many
+const InsertBadgeAssertions = `-- name: InsertBadgeAssertions :many
 INSERT INTO badge_assertions (id, account_id, badge_id, attendee_id, verification_code, recipient_first_name,
                               recipient_last_name, recipient_email, recipient_salt, locale, issued_at, expires_at, created_at)
 SELECT unnest($1::uuid[]), $2, $3, unnest($4::uuid[]), unnest($5::text[]),
@@ -413,7 +413,7 @@ type InsertBadgeAssertionsParams struct {
 // badge already (an active assertion: a revoked one holds nothing) is left as they are, and
 // missing from the answer.
 func (q *Queries) InsertBadgeAssertions(ctx context.Context, arg InsertBadgeAssertionsParams) ([]BadgeAssertion, error) {
-	rows, err := q.db.Query(ctx, insertBadgeAssertions,
+	rows, err := q.db.Query(ctx, InsertBadgeAssertions,
 		arg.Ids,
 		arg.AccountID,
 		arg.BadgeID,
@@ -464,7 +464,7 @@ func (q *Queries) InsertBadgeAssertions(ctx context.Context, arg InsertBadgeAsse
 	return items, nil
 }
 
-const listActiveBadges = `-- name: ListActiveBadges :many
+const ListActiveBadges = `-- name: ListActiveBadges :many
 SELECT b.id, b.account_id, b.name, b.description, b.criteria_narrative, b.criteria_url, b.image, b.tags, b.validity_days, b.status, b.retired_at, b.created_at, b.updated_at, (SELECT count(*) FROM badge_assertions a WHERE a.badge_id = b.id)::integer AS issued_count
 FROM badges b WHERE b.account_id = $1 AND b.status = 'active'
   AND ($2::text IS NULL OR lower(b.name COLLATE "und-x-icu") LIKE $2::text)
@@ -486,7 +486,7 @@ type ListActiveBadgesRow struct {
 
 // ListActiveBadges is a page of the account's active badges, searched by name as ListEvents.
 func (q *Queries) ListActiveBadges(ctx context.Context, arg ListActiveBadgesParams) ([]ListActiveBadgesRow, error) {
-	rows, err := q.db.Query(ctx, listActiveBadges,
+	rows, err := q.db.Query(ctx, ListActiveBadges,
 		arg.AccountID,
 		arg.Pattern,
 		arg.PageOffset,
@@ -525,7 +525,7 @@ func (q *Queries) ListActiveBadges(ctx context.Context, arg ListActiveBadgesPara
 	return items, nil
 }
 
-const listBadgeAssertions = `-- name: ListBadgeAssertions :many
+const ListBadgeAssertions = `-- name: ListBadgeAssertions :many
 SELECT id, account_id, badge_id, attendee_id, verification_code, recipient_first_name, recipient_last_name, recipient_email, status, issued_at, expires_at, revoked_at, revocation_reason, first_verified_at, created_at, recipient_salt, revocation_reason_code, locale FROM badge_assertions WHERE account_id = $1 AND badge_id = $2
 ORDER BY issued_at DESC, id DESC
 LIMIT $4 OFFSET $3
@@ -539,7 +539,7 @@ type ListBadgeAssertionsParams struct {
 }
 
 func (q *Queries) ListBadgeAssertions(ctx context.Context, arg ListBadgeAssertionsParams) ([]BadgeAssertion, error) {
-	rows, err := q.db.Query(ctx, listBadgeAssertions,
+	rows, err := q.db.Query(ctx, ListBadgeAssertions,
 		arg.AccountID,
 		arg.BadgeID,
 		arg.PageOffset,
@@ -582,7 +582,7 @@ func (q *Queries) ListBadgeAssertions(ctx context.Context, arg ListBadgeAssertio
 	return items, nil
 }
 
-const lockBadge = `-- name: LockBadge :one
+const LockBadge = `-- name: LockBadge :one
 SELECT b.id, b.account_id, b.name, b.description, b.criteria_narrative, b.criteria_url, b.image, b.tags, b.validity_days, b.status, b.retired_at, b.created_at, b.updated_at, (SELECT count(*) FROM badge_assertions a WHERE a.badge_id = b.id)::integer AS issued_count
 FROM badges b WHERE b.account_id = $1 AND b.id = $2
 FOR UPDATE OF b
@@ -601,7 +601,7 @@ type LockBadgeRow struct {
 // LockBadge holds a badge until the transaction ends: issuances of one badge, and its update or
 // retirement, run one after the other.
 func (q *Queries) LockBadge(ctx context.Context, arg LockBadgeParams) (LockBadgeRow, error) {
-	row := q.db.QueryRow(ctx, lockBadge, arg.AccountID, arg.ID)
+	row := q.db.QueryRow(ctx, LockBadge, arg.AccountID, arg.ID)
 	var i LockBadgeRow
 	err := row.Scan(
 		&i.Badge.ID,
@@ -622,7 +622,7 @@ func (q *Queries) LockBadge(ctx context.Context, arg LockBadgeParams) (LockBadge
 	return i, err
 }
 
-const lockBadgeAssertion = `-- name: LockBadgeAssertion :one
+const LockBadgeAssertion = `-- name: LockBadgeAssertion :one
 SELECT id, account_id, badge_id, attendee_id, verification_code, recipient_first_name, recipient_last_name, recipient_email, status, issued_at, expires_at, revoked_at, revocation_reason, first_verified_at, created_at, recipient_salt, revocation_reason_code, locale FROM badge_assertions
 WHERE account_id = $1 AND badge_id = $2 AND id = $3
 FOR UPDATE
@@ -636,7 +636,7 @@ type LockBadgeAssertionParams struct {
 
 // LockBadgeAssertion holds one assertion of the account's badge until the transaction ends.
 func (q *Queries) LockBadgeAssertion(ctx context.Context, arg LockBadgeAssertionParams) (BadgeAssertion, error) {
-	row := q.db.QueryRow(ctx, lockBadgeAssertion, arg.AccountID, arg.BadgeID, arg.ID)
+	row := q.db.QueryRow(ctx, LockBadgeAssertion, arg.AccountID, arg.BadgeID, arg.ID)
 	var i BadgeAssertion
 	err := row.Scan(
 		&i.ID,
@@ -661,7 +661,7 @@ func (q *Queries) LockBadgeAssertion(ctx context.Context, arg LockBadgeAssertion
 	return i, err
 }
 
-const registerVerificationCodes = `-- name: RegisterVerificationCodes :many
+const RegisterVerificationCodes = `-- name: RegisterVerificationCodes :many
 INSERT INTO verification_codes (code, kind, created_at)
 SELECT unnest($1::text[]), $2, $3::timestamptz
 ON CONFLICT DO NOTHING
@@ -677,7 +677,7 @@ type RegisterVerificationCodesParams struct {
 // RegisterVerificationCodes reserves codes for credentials of one kind and returns those it
 // reserved: a code missing from the answer was taken.
 func (q *Queries) RegisterVerificationCodes(ctx context.Context, arg RegisterVerificationCodesParams) ([]string, error) {
-	rows, err := q.db.Query(ctx, registerVerificationCodes, arg.Codes, arg.Kind, arg.Now)
+	rows, err := q.db.Query(ctx, RegisterVerificationCodes, arg.Codes, arg.Kind, arg.Now)
 	if err != nil {
 		return nil, err
 	}
@@ -696,7 +696,7 @@ func (q *Queries) RegisterVerificationCodes(ctx context.Context, arg RegisterVer
 	return items, nil
 }
 
-const retireBadge = `-- name: RetireBadge :one
+const RetireBadge = `-- name: RetireBadge :one
 UPDATE badges SET status = 'retired', retired_at = $1::timestamptz, updated_at = $1::timestamptz
 WHERE id = $2 AND status = 'active'
 RETURNING id, account_id, name, description, criteria_narrative, criteria_url, image, tags, validity_days, status, retired_at, created_at, updated_at
@@ -708,7 +708,7 @@ type RetireBadgeParams struct {
 }
 
 func (q *Queries) RetireBadge(ctx context.Context, arg RetireBadgeParams) (Badge, error) {
-	row := q.db.QueryRow(ctx, retireBadge, arg.Now, arg.ID)
+	row := q.db.QueryRow(ctx, RetireBadge, arg.Now, arg.ID)
 	var i Badge
 	err := row.Scan(
 		&i.ID,
@@ -728,7 +728,7 @@ func (q *Queries) RetireBadge(ctx context.Context, arg RetireBadgeParams) (Badge
 	return i, err
 }
 
-const revokeAssertionsOfBadge = `-- name: RevokeAssertionsOfBadge :many
+const RevokeAssertionsOfBadge = `-- name: RevokeAssertionsOfBadge :many
 UPDATE badge_assertions SET status = 'revoked', revoked_at = $1::timestamptz, revocation_reason = $2,
     revocation_reason_code = $3
 WHERE badge_id = $4 AND status = 'active'
@@ -744,7 +744,7 @@ type RevokeAssertionsOfBadgeParams struct {
 
 // RevokeAssertionsOfBadge revokes the badge's active assertions (retiring it) and returns them.
 func (q *Queries) RevokeAssertionsOfBadge(ctx context.Context, arg RevokeAssertionsOfBadgeParams) ([]BadgeAssertion, error) {
-	rows, err := q.db.Query(ctx, revokeAssertionsOfBadge,
+	rows, err := q.db.Query(ctx, RevokeAssertionsOfBadge,
 		arg.Now,
 		arg.Reason,
 		arg.ReasonCode,
@@ -787,7 +787,7 @@ func (q *Queries) RevokeAssertionsOfBadge(ctx context.Context, arg RevokeAsserti
 	return items, nil
 }
 
-const revokeBadgeAssertion = `-- name: RevokeBadgeAssertion :one
+const RevokeBadgeAssertion = `-- name: RevokeBadgeAssertion :one
 UPDATE badge_assertions SET status = 'revoked', revoked_at = $1::timestamptz,
     revocation_reason = $2, revocation_reason_code = $3
 WHERE id = $4 AND status = 'active'
@@ -803,7 +803,7 @@ type RevokeBadgeAssertionParams struct {
 
 // RevokeBadgeAssertion revokes one active assertion; no row: it is revoked already.
 func (q *Queries) RevokeBadgeAssertion(ctx context.Context, arg RevokeBadgeAssertionParams) (BadgeAssertion, error) {
-	row := q.db.QueryRow(ctx, revokeBadgeAssertion,
+	row := q.db.QueryRow(ctx, RevokeBadgeAssertion,
 		arg.Now,
 		arg.Reason,
 		arg.ReasonCode,
@@ -833,7 +833,7 @@ func (q *Queries) RevokeBadgeAssertion(ctx context.Context, arg RevokeBadgeAsser
 	return i, err
 }
 
-const updateBadge = `-- name: UpdateBadge :one
+const UpdateBadge = `-- name: UpdateBadge :one
 UPDATE badges SET name = $1, description = $2, criteria_narrative = $3,
     criteria_url = $4, image = $5, tags = $6,
     validity_days = $7, updated_at = $8::timestamptz
@@ -854,7 +854,7 @@ type UpdateBadgeParams struct {
 }
 
 func (q *Queries) UpdateBadge(ctx context.Context, arg UpdateBadgeParams) (Badge, error) {
-	row := q.db.QueryRow(ctx, updateBadge,
+	row := q.db.QueryRow(ctx, UpdateBadge,
 		arg.Name,
 		arg.Description,
 		arg.CriteriaNarrative,

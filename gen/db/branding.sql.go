@@ -12,12 +12,12 @@ import (
 	"github.com/google/uuid"
 )
 
-const getBranding = `-- name: GetBranding :one
+const GetBranding = `-- name: GetBranding :one
 SELECT account_id, issuer_name, website, logo, primary_color, email_from_name, email_reply_to, updated_at, signatories, public_email, default_locale FROM branding WHERE account_id = $1
 `
 
 func (q *Queries) GetBranding(ctx context.Context, accountID uuid.UUID) (Branding, error) {
-	row := q.db.QueryRow(ctx, getBranding, accountID)
+	row := q.db.QueryRow(ctx, GetBranding, accountID)
 	var i Branding
 	err := row.Scan(
 		&i.AccountID,
@@ -35,7 +35,7 @@ func (q *Queries) GetBranding(ctx context.Context, accountID uuid.UUID) (Brandin
 	return i, err
 }
 
-const putBranding = `-- name: PutBranding :one
+const PutBranding = `-- name: PutBranding :one
 INSERT INTO branding (account_id, issuer_name, website, logo, primary_color, email_from_name, email_reply_to,
                       public_email, signatories, default_locale, updated_at)
 VALUES ($1, $2, $3, $4, $5,
@@ -64,7 +64,7 @@ type PutBrandingParams struct {
 }
 
 func (q *Queries) PutBranding(ctx context.Context, arg PutBrandingParams) (Branding, error) {
-	row := q.db.QueryRow(ctx, putBranding,
+	row := q.db.QueryRow(ctx, PutBranding,
 		arg.AccountID,
 		arg.IssuerName,
 		arg.Website,

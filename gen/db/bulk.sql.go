@@ -12,18 +12,18 @@ import (
 	"github.com/google/uuid"
 )
 
-const activeBulkJob = `-- name: ActiveBulkJob :one
+const ActiveBulkJob = `-- name: ActiveBulkJob :one
 SELECT id FROM bulk_jobs WHERE event_id = $1 AND status IN ('queued', 'running')
 `
 
 func (q *Queries) ActiveBulkJob(ctx context.Context, eventID uuid.UUID) (uuid.UUID, error) {
-	row := q.db.QueryRow(ctx, activeBulkJob, eventID)
+	row := q.db.QueryRow(ctx, ActiveBulkJob, eventID)
 	var id uuid.UUID
 	err := row.Scan(&id)
 	return id, err
 }
 
-const attendeesWithoutValidCertificate = `-- name: AttendeesWithoutValidCertificate :many
+const AttendeesWithoutValidCertificate = `-- name: AttendeesWithoutValidCertificate :many
 SELECT a.id FROM attendees a
 WHERE a.account_id = $1 AND a.event_id = $2 AND NOT EXISTS (
     SELECT 1 FROM certificates c
@@ -42,7 +42,7 @@ type AttendeesWithoutValidCertificateParams struct {
 // AttendeesWithoutValidCertificate lists an event's attendees who hold no valid certificate of
 // the template, oldest first.
 func (q *Queries) AttendeesWithoutValidCertificate(ctx context.Context, arg AttendeesWithoutValidCertificateParams) ([]uuid.UUID, error) {
-	rows, err := q.db.Query(ctx, attendeesWithoutValidCertificate,
+	rows, err := q.db.Query(ctx, AttendeesWithoutValidCertificate,
 		arg.AccountID,
 		arg.EventID,
 		arg.TemplateID,
@@ -66,7 +66,7 @@ func (q *Queries) AttendeesWithoutValidCertificate(ctx context.Context, arg Atte
 	return items, nil
 }
 
-const countAttendeesToIssue = `-- name: CountAttendeesToIssue :one
+const CountAttendeesToIssue = `-- name: CountAttendeesToIssue :one
 SELECT count(*) FROM attendees a
 WHERE a.account_id = $1 AND a.event_id = $2 AND a.id = ANY ($3::uuid[]) AND NOT EXISTS (
     SELECT 1 FROM certificates c
@@ -85,7 +85,7 @@ type CountAttendeesToIssueParams struct {
 // CountAttendeesToIssue counts, of the attendees named, those of the event who hold no valid
 // certificate of the template: the ones an issuance would charge a credit for.
 func (q *Queries) CountAttendeesToIssue(ctx context.Context, arg CountAttendeesToIssueParams) (int64, error) {
-	row := q.db.QueryRow(ctx, countAttendeesToIssue,
+	row := q.db.QueryRow(ctx, CountAttendeesToIssue,
 		arg.AccountID,
 		arg.EventID,
 		arg.Ids,
@@ -97,7 +97,7 @@ func (q *Queries) CountAttendeesToIssue(ctx context.Context, arg CountAttendeesT
 	return count, err
 }
 
-const countBulkJobs = `-- name: CountBulkJobs :one
+const CountBulkJobs = `-- name: CountBulkJobs :one
 SELECT count(*) FROM bulk_jobs WHERE account_id = $1 AND event_id = $2
 `
 
@@ -107,13 +107,13 @@ type CountBulkJobsParams struct {
 }
 
 func (q *Queries) CountBulkJobs(ctx context.Context, arg CountBulkJobsParams) (int64, error) {
-	row := q.db.QueryRow(ctx, countBulkJobs, arg.AccountID, arg.EventID)
+	row := q.db.QueryRow(ctx, CountBulkJobs, arg.AccountID, arg.EventID)
 	var count int64
 	err := row.Scan(&count)
 	return count, err
 }
 
-const finishBulkJob = `-- name: FinishBulkJob :one
+const FinishBulkJob = `-- name: FinishBulkJob :one
 UPDATE bulk_jobs SET status = $1, finished_at = $2::timestamptz WHERE id = $3 AND status IN ('queued', 'running')
 RETURNING id, account_id, event_id, template_id, status, send_email, draft, total, processed, issued, skipped, failed, errors, created_at, started_at, finished_at
 `
@@ -126,7 +126,7 @@ type FinishBulkJobParams struct {
 
 // FinishBulkJob records a job's end; no row: it had ended already.
 func (q *Queries) FinishBulkJob(ctx context.Context, arg FinishBulkJobParams) (BulkJob, error) {
-	row := q.db.QueryRow(ctx, finishBulkJob, arg.Status, arg.Now, arg.ID)
+	row := q.db.QueryRow(ctx, FinishBulkJob, arg.Status, arg.Now, arg.ID)
 	var i BulkJob
 	err := row.Scan(
 		&i.ID,
@@ -149,7 +149,7 @@ func (q *Queries) FinishBulkJob(ctx context.Context, arg FinishBulkJobParams) (B
 	return i, err
 }
 
-const getBulkJob = `-- name: GetBulkJob :one
+const GetBulkJob = `-- name: GetBulkJob :one
 SELECT id, account_id, event_id, template_id, status, send_email, draft, total, processed, issued, skipped, failed, errors, created_at, started_at, finished_at FROM bulk_jobs WHERE account_id = $1 AND event_id = $2 AND id = $3
 `
 
@@ -160,7 +160,7 @@ type GetBulkJobParams struct {
 }
 
 func (q *Queries) GetBulkJob(ctx context.Context, arg GetBulkJobParams) (BulkJob, error) {
-	row := q.db.QueryRow(ctx, getBulkJob, arg.AccountID, arg.EventID, arg.ID)
+	row := q.db.QueryRow(ctx, GetBulkJob, arg.AccountID, arg.EventID, arg.ID)
 	var i BulkJob
 	err := row.Scan(
 		&i.ID,
@@ -183,12 +183,12 @@ func (q *Queries) GetBulkJob(ctx context.Context, arg GetBulkJobParams) (BulkJob
 	return i, err
 }
 
-const getBulkJobByID = `-- name: GetBulkJobByID :one
+const GetBulkJobByID = `-- name: GetBulkJobByID :one
 SELECT id, account_id, event_id, template_id, status, send_email, draft, total, processed, issued, skipped, failed, errors, created_at, started_at, finished_at FROM bulk_jobs WHERE id = $1
 `
 
 func (q *Queries) GetBulkJobByID(ctx context.Context, id uuid.UUID) (BulkJob, error) {
-	row := q.db.QueryRow(ctx, getBulkJobByID, id)
+	row := q.db.QueryRow(ctx, GetBulkJobByID, id)
 	var i BulkJob
 	err := row.Scan(
 		&i.ID,
@@ -211,7 +211,7 @@ func (q *Queries) GetBulkJobByID(ctx context.Context, id uuid.UUID) (BulkJob, er
 	return i, err
 }
 
-const insertBulkJob = `-- name: InsertBulkJob :one
+const InsertBulkJob = `-- name: InsertBulkJob :one
 INSERT INTO bulk_jobs (id, account_id, event_id, template_id, send_email, draft, total, created_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8::timestamptz)
 RETURNING id, account_id, event_id, template_id, status, send_email, draft, total, processed, issued, skipped, failed, errors, created_at, started_at, finished_at
@@ -229,7 +229,7 @@ type InsertBulkJobParams struct {
 }
 
 func (q *Queries) InsertBulkJob(ctx context.Context, arg InsertBulkJobParams) (BulkJob, error) {
-	row := q.db.QueryRow(ctx, insertBulkJob,
+	row := q.db.QueryRow(ctx, InsertBulkJob,
 		arg.ID,
 		arg.AccountID,
 		arg.EventID,
@@ -266,7 +266,7 @@ type InsertBulkJobItemsParams struct {
 	AttendeeID uuid.UUID
 }
 
-const listBulkJobs = `-- name: ListBulkJobs :many
+const ListBulkJobs = `-- name: ListBulkJobs :many
 SELECT id, account_id, event_id, template_id, status, send_email, draft, total, processed, issued, skipped, failed, errors, created_at, started_at, finished_at FROM bulk_jobs WHERE account_id = $1 AND event_id = $2
 ORDER BY created_at DESC, id DESC
 LIMIT $4 OFFSET $3
@@ -281,7 +281,7 @@ type ListBulkJobsParams struct {
 
 // ListBulkJobs is a page of an event's jobs, newest first.
 func (q *Queries) ListBulkJobs(ctx context.Context, arg ListBulkJobsParams) ([]BulkJob, error) {
-	rows, err := q.db.Query(ctx, listBulkJobs,
+	rows, err := q.db.Query(ctx, ListBulkJobs,
 		arg.AccountID,
 		arg.EventID,
 		arg.PageOffset,
@@ -322,7 +322,7 @@ func (q *Queries) ListBulkJobs(ctx context.Context, arg ListBulkJobsParams) ([]B
 	return items, nil
 }
 
-const pendingBulkJobItems = `-- name: PendingBulkJobItems :many
+const PendingBulkJobItems = `-- name: PendingBulkJobItems :many
 SELECT attendee_id FROM bulk_job_items WHERE job_id = $1 AND outcome IS NULL
 ORDER BY attendee_id LIMIT $2
 `
@@ -333,7 +333,7 @@ type PendingBulkJobItemsParams struct {
 }
 
 func (q *Queries) PendingBulkJobItems(ctx context.Context, arg PendingBulkJobItemsParams) ([]uuid.UUID, error) {
-	rows, err := q.db.Query(ctx, pendingBulkJobItems, arg.JobID, arg.BatchSize)
+	rows, err := q.db.Query(ctx, PendingBulkJobItems, arg.JobID, arg.BatchSize)
 	if err != nil {
 		return nil, err
 	}
@@ -352,7 +352,7 @@ func (q *Queries) PendingBulkJobItems(ctx context.Context, arg PendingBulkJobIte
 	return items, nil
 }
 
-const recordBulkJobItem = `-- name: RecordBulkJobItem :execrows
+const RecordBulkJobItem = `-- name: RecordBulkJobItem :execrows
 WITH item AS (
     UPDATE bulk_job_items SET outcome = $1::text, certificate_id = $6,
         error_code = nullif($3::text, ''), error_message = nullif($4::text, ''), processed_at = $7::timestamptz
@@ -381,7 +381,7 @@ type RecordBulkJobItemParams struct {
 
 // RecordBulkJobItem sets an item's outcome once and counts it on the job, in one statement.
 func (q *Queries) RecordBulkJobItem(ctx context.Context, arg RecordBulkJobItemParams) (int64, error) {
-	result, err := q.db.Exec(ctx, recordBulkJobItem,
+	result, err := q.db.Exec(ctx, RecordBulkJobItem,
 		arg.Outcome,
 		arg.AttendeeID,
 		arg.ErrorCode,
@@ -396,7 +396,7 @@ func (q *Queries) RecordBulkJobItem(ctx context.Context, arg RecordBulkJobItemPa
 	return result.RowsAffected(), nil
 }
 
-const recordIssuedBulkJobItems = `-- name: RecordIssuedBulkJobItems :exec
+const RecordIssuedBulkJobItems = `-- name: RecordIssuedBulkJobItems :exec
 WITH items AS (
     UPDATE bulk_job_items i SET outcome = 'issued',
         certificate_id = ($2::uuid[])[array_position($3::uuid[], i.attendee_id)],
@@ -421,7 +421,7 @@ type RecordIssuedBulkJobItemsParams struct {
 // key (= ANY); a join with the unnested arrays was planned as a scan of the job's items,
 // 30-60 ms a batch on a 10,000-attendee job.
 func (q *Queries) RecordIssuedBulkJobItems(ctx context.Context, arg RecordIssuedBulkJobItemsParams) error {
-	_, err := q.db.Exec(ctx, recordIssuedBulkJobItems,
+	_, err := q.db.Exec(ctx, RecordIssuedBulkJobItems,
 		arg.JobID,
 		arg.CertificateIds,
 		arg.AttendeeIds,
@@ -430,7 +430,7 @@ func (q *Queries) RecordIssuedBulkJobItems(ctx context.Context, arg RecordIssued
 	return err
 }
 
-const startBulkJob = `-- name: StartBulkJob :exec
+const StartBulkJob = `-- name: StartBulkJob :exec
 UPDATE bulk_jobs SET status = 'running', started_at = coalesce(started_at, $1::timestamptz)
 WHERE id = $2 AND status IN ('queued', 'running')
 `
@@ -441,6 +441,6 @@ type StartBulkJobParams struct {
 }
 
 func (q *Queries) StartBulkJob(ctx context.Context, arg StartBulkJobParams) error {
-	_, err := q.db.Exec(ctx, startBulkJob, arg.Now, arg.ID)
+	_, err := q.db.Exec(ctx, StartBulkJob, arg.Now, arg.ID)
 	return err
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/google/uuid"
 )
 
-const countCertificateMatches = `-- name: CountCertificateMatches :one
+const CountCertificateMatches = `-- name: CountCertificateMatches :one
 
 SELECT count(*) FROM certificate_search
 WHERE account_id = $1 AND ($2::uuid IS NULL OR event_id = $2)
@@ -30,13 +30,13 @@ type CountCertificateMatchesParams struct {
 // (CountCertificateMatches), and the page is read from certificates, along its order
 // (WalkCertificates) or by id (SearchCertificates).
 func (q *Queries) CountCertificateMatches(ctx context.Context, arg CountCertificateMatchesParams) (int64, error) {
-	row := q.db.QueryRow(ctx, countCertificateMatches, arg.AccountID, arg.EventID, arg.Pattern)
+	row := q.db.QueryRow(ctx, CountCertificateMatches, arg.AccountID, arg.EventID, arg.Pattern)
 	var count int64
 	err := row.Scan(&count)
 	return count, err
 }
 
-const countCertificates = `-- name: CountCertificates :one
+const CountCertificates = `-- name: CountCertificates :one
 SELECT count(*) FROM certificates c
 WHERE c.account_id = $1
   AND ($2::uuid IS NULL OR c.event_id = $2)
@@ -68,7 +68,7 @@ type CountCertificatesParams struct {
 // CountCertificates counts with every filter; a search's matches are found in
 // certificate_search, and the filters checked on their rows.
 func (q *Queries) CountCertificates(ctx context.Context, arg CountCertificatesParams) (int64, error) {
-	row := q.db.QueryRow(ctx, countCertificates,
+	row := q.db.QueryRow(ctx, CountCertificates,
 		arg.AccountID,
 		arg.EventID,
 		arg.AttendeeID,
@@ -84,7 +84,7 @@ func (q *Queries) CountCertificates(ctx context.Context, arg CountCertificatesPa
 	return count, err
 }
 
-const countCertificatesOwnRows = `-- name: CountCertificatesOwnRows :one
+const CountCertificatesOwnRows = `-- name: CountCertificatesOwnRows :one
 SELECT count(*) FROM certificates c
 WHERE c.account_id = $1
   AND ($2::uuid IS NULL OR c.event_id = $2)
@@ -116,7 +116,7 @@ type CountCertificatesOwnRowsParams struct {
 // reads them all and each is checked, so that what it costs is the account's size, never the
 // matches other accounts have in certificate_search's trigram index.
 func (q *Queries) CountCertificatesOwnRows(ctx context.Context, arg CountCertificatesOwnRowsParams) (int64, error) {
-	row := q.db.QueryRow(ctx, countCertificatesOwnRows,
+	row := q.db.QueryRow(ctx, CountCertificatesOwnRows,
 		arg.AccountID,
 		arg.EventID,
 		arg.AttendeeID,
@@ -132,7 +132,7 @@ func (q *Queries) CountCertificatesOwnRows(ctx context.Context, arg CountCertifi
 	return count, err
 }
 
-const creditFigures = `-- name: CreditFigures :one
+const CreditFigures = `-- name: CreditFigures :one
 SELECT a.plan, p.monthly_credits AS monthly_limit,
        coalesce((SELECT used FROM credit_usage u WHERE u.account_id = a.id AND u.period = $1::date), 0)::integer AS used
 FROM accounts a JOIN plans p ON p.code = a.plan
@@ -151,18 +151,93 @@ type CreditFiguresRow struct {
 }
 
 func (q *Queries) CreditFigures(ctx context.Context, arg CreditFiguresParams) (CreditFiguresRow, error) {
-	row := q.db.QueryRow(ctx, creditFigures, arg.Period, arg.AccountID)
+	row := q.db.QueryRow(ctx, CreditFigures, arg.Period, arg.AccountID)
 	var i CreditFiguresRow
 	err := row.Scan(&i.Plan, &i.MonthlyLimit, &i.Used)
 	return i, err
 }
 
-const deleteDraftCertificate = `-- name: DeleteDraftCertificate :many
+const CurrentCertificatesFor = `-- name: CurrentCertificatesFor :many
+SELECT cur.id, cur.account_id, cur.event_id, cur.attendee_id, cur.template_id, cur.certificate_number, cur.verification_code, cur.status, cur.recipient_first_name, cur.recipient_last_name, cur.recipient_email, cur.snapshot, cur.recipient_token_hash, cur.issued_at, cur.expires_at, cur.revoked_at, cur.revocation_reason, cur.revocation_reason_code, cur.first_viewed_at, cur.first_verified_at, cur.created_at, cur.updated_at, cur.snapshot_event_name, cur.snapshot_event_date, cur.snapshot_event_location, cur.snapshot_event_locale FROM certificates cur
+WHERE cur.attendee_id = $1 AND cur.event_id = $2 AND cur.template_id = $3
+  AND cur.status IN ('issued', 'draft')
+  AND EXISTS (SELECT 1 FROM attendees a WHERE a.id = $1 AND a.account_id = $4)
+`
+
+type CurrentCertificatesForParams struct {
+	AttendeeID uuid.UUID
+	EventID    uuid.UUID
+	TemplateID uuid.UUID
+	AccountID  uuid.UUID
+}
+
+// CurrentCertificatesFor reads the key's issued certificate and its draft, if any: what is
+// current of it, but for an issued certificate past its expiry (lapsed), which the caller tells
+// apart by the issuance's time and which does not block a new one (at most one issued
+// certificate per attendee, event and template: the issuance marks the lapsed one expired, in
+// its writes, after the account's credit row, IssuanceExpireCertificates). Only the
+// account's attendee's (the EXISTS, once per statement: an account_id condition on
+// certificates led PostgreSQL's generic plan to the account's index, much slower). It shares
+// its round trip with ReserveNewCertificateCode, queued after it, and with LockIssueSources
+// (store.Tx.ReadIssuances).
+func (q *Queries) CurrentCertificatesFor(ctx context.Context, arg CurrentCertificatesForParams) ([]Certificate, error) {
+	rows, err := q.db.Query(ctx, CurrentCertificatesFor,
+		arg.AttendeeID,
+		arg.EventID,
+		arg.TemplateID,
+		arg.AccountID,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []Certificate
+	for rows.Next() {
+		var i Certificate
+		if err := rows.Scan(
+			&i.ID,
+			&i.AccountID,
+			&i.EventID,
+			&i.AttendeeID,
+			&i.TemplateID,
+			&i.CertificateNumber,
+			&i.VerificationCode,
+			&i.Status,
+			&i.RecipientFirstName,
+			&i.RecipientLastName,
+			&i.RecipientEmail,
+			&i.Snapshot,
+			&i.RecipientTokenHash,
+			&i.IssuedAt,
+			&i.ExpiresAt,
+			&i.RevokedAt,
+			&i.RevocationReason,
+			&i.RevocationReasonCode,
+			&i.FirstViewedAt,
+			&i.FirstVerifiedAt,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.SnapshotEventName,
+			&i.SnapshotEventDate,
+			&i.SnapshotEventLocation,
+			&i.SnapshotEventLocale,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const DeleteDraftCertificate = `-- name: DeleteDraftCertificate :many
 DELETE FROM certificates WHERE id = $1 AND status = 'draft' RETURNING verification_code
 `
 
 func (q *Queries) DeleteDraftCertificate(ctx context.Context, id uuid.UUID) ([]string, error) {
-	rows, err := q.db.Query(ctx, deleteDraftCertificate, id)
+	rows, err := q.db.Query(ctx, DeleteDraftCertificate, id)
 	if err != nil {
 		return nil, err
 	}
@@ -181,7 +256,7 @@ func (q *Queries) DeleteDraftCertificate(ctx context.Context, id uuid.UUID) ([]s
 	return items, nil
 }
 
-const getCertificate = `-- name: GetCertificate :one
+const GetCertificate = `-- name: GetCertificate :one
 SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location, snapshot_event_locale FROM certificates WHERE account_id = $1 AND id = $2
 `
 
@@ -191,7 +266,7 @@ type GetCertificateParams struct {
 }
 
 func (q *Queries) GetCertificate(ctx context.Context, arg GetCertificateParams) (Certificate, error) {
-	row := q.db.QueryRow(ctx, getCertificate, arg.AccountID, arg.ID)
+	row := q.db.QueryRow(ctx, GetCertificate, arg.AccountID, arg.ID)
 	var i Certificate
 	err := row.Scan(
 		&i.ID,
@@ -224,7 +299,7 @@ func (q *Queries) GetCertificate(ctx context.Context, arg GetCertificateParams) 
 	return i, err
 }
 
-const getCertificateRecord = `-- name: GetCertificateRecord :one
+const GetCertificateRecord = `-- name: GetCertificateRecord :one
 SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status,
        recipient_first_name, recipient_last_name, recipient_email, issued_at, expires_at, revoked_at,
        revocation_reason, revocation_reason_code, created_at, updated_at
@@ -260,7 +335,7 @@ type GetCertificateRecordRow struct {
 // GetCertificateRecord is GetCertificate without what the certificate is rendered from (the
 // snapshot, a compressed document of some kilobytes): what the API shows of it.
 func (q *Queries) GetCertificateRecord(ctx context.Context, arg GetCertificateRecordParams) (GetCertificateRecordRow, error) {
-	row := q.db.QueryRow(ctx, getCertificateRecord, arg.AccountID, arg.ID)
+	row := q.db.QueryRow(ctx, GetCertificateRecord, arg.AccountID, arg.ID)
 	var i GetCertificateRecordRow
 	err := row.Scan(
 		&i.ID,
@@ -285,10 +360,11 @@ func (q *Queries) GetCertificateRecord(ctx context.Context, arg GetCertificateRe
 	return i, err
 }
 
-const insertOutboxEvent = `-- name: InsertOutboxEvent :exec
+const InsertOutboxEvent = `-- name: InsertOutboxEvent :one
 INSERT INTO outbox_events (id, account_id, event_type, payload, occurred_at, dispatched_at)
 VALUES ($1, $2, $3, $4, $5,
         CASE WHEN webhook_subscribed($2, $3) THEN NULL ELSE $5::timestamptz END)
+RETURNING (dispatched_at IS NULL)::boolean AS pending
 `
 
 type InsertOutboxEventParams struct {
@@ -300,22 +376,29 @@ type InsertOutboxEventParams struct {
 }
 
 // InsertOutboxEvent records an event; one that no active subscription takes is recorded
-// dispatched, at its occurrence (it is never fanned out: QueueOutboxFanOut skips it).
-func (q *Queries) InsertOutboxEvent(ctx context.Context, arg InsertOutboxEventParams) error {
-	_, err := q.db.Exec(ctx, insertOutboxEvent,
+// dispatched, at its occurrence (it is never fanned out). It answers whether the event waits
+// for its fan-out (pending): the store then queues the fan-out job through River's client.
+func (q *Queries) InsertOutboxEvent(ctx context.Context, arg InsertOutboxEventParams) (bool, error) {
+	row := q.db.QueryRow(ctx, InsertOutboxEvent,
 		arg.ID,
 		arg.AccountID,
 		arg.EventType,
 		arg.Payload,
 		arg.OccurredAt,
 	)
-	return err
+	var pending bool
+	err := row.Scan(&pending)
+	return pending, err
 }
 
-const insertOutboxEvents = `-- name: InsertOutboxEvents :exec
-INSERT INTO outbox_events (id, account_id, event_type, payload, occurred_at, dispatched_at)
-SELECT unnest($1::uuid[]), $2, $3, unnest($4::jsonb[]), $5,
-       CASE WHEN webhook_subscribed($2, $3) THEN NULL ELSE $5::timestamptz END
+const InsertOutboxEvents = `-- name: InsertOutboxEvents :one
+WITH written AS (
+    INSERT INTO outbox_events (id, account_id, event_type, payload, occurred_at, dispatched_at)
+    SELECT unnest($1::uuid[]), $2, $3, unnest($4::jsonb[]), $5,
+           CASE WHEN webhook_subscribed($2, $3) THEN NULL ELSE $5::timestamptz END
+    RETURNING dispatched_at
+)
+SELECT coalesce(bool_or(dispatched_at IS NULL), false)::boolean AS pending FROM written
 `
 
 type InsertOutboxEventsParams struct {
@@ -328,19 +411,22 @@ type InsertOutboxEventsParams struct {
 
 // InsertOutboxEvents writes several events of one account and kind in one statement (the
 // assertions of one issuance, or of a retired badge), in the order given, dispatched already
-// when no active subscription takes their kind (as InsertOutboxEvent).
-func (q *Queries) InsertOutboxEvents(ctx context.Context, arg InsertOutboxEventsParams) error {
-	_, err := q.db.Exec(ctx, insertOutboxEvents,
+// when no active subscription takes their kind (as InsertOutboxEvent). It answers whether they
+// wait for their fan-out (all of them do, or none).
+func (q *Queries) InsertOutboxEvents(ctx context.Context, arg InsertOutboxEventsParams) (bool, error) {
+	row := q.db.QueryRow(ctx, InsertOutboxEvents,
 		arg.Ids,
 		arg.AccountID,
 		arg.EventType,
 		arg.Payloads,
 		arg.OccurredAt,
 	)
-	return err
+	var pending bool
+	err := row.Scan(&pending)
+	return pending, err
 }
 
-const listCertificates = `-- name: ListCertificates :many
+const ListCertificates = `-- name: ListCertificates :many
 SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status,
        recipient_first_name, recipient_last_name, recipient_email, issued_at, expires_at, revoked_at,
        revocation_reason, revocation_reason_code, created_at, updated_at
@@ -401,7 +487,7 @@ type ListCertificatesRow struct {
 // ListEvents). CountCertificates counts them, and with @pattern those whose searched text
 // (certificate_search_text) matches it, as a search lists them.
 func (q *Queries) ListCertificates(ctx context.Context, arg ListCertificatesParams) ([]ListCertificatesRow, error) {
-	rows, err := q.db.Query(ctx, listCertificates,
+	rows, err := q.db.Query(ctx, ListCertificates,
 		arg.AccountID,
 		arg.EventID,
 		arg.AttendeeID,
@@ -450,12 +536,12 @@ func (q *Queries) ListCertificates(ctx context.Context, arg ListCertificatesPara
 	return items, nil
 }
 
-const listOutboxEvents = `-- name: ListOutboxEvents :many
+const ListOutboxEvents = `-- name: ListOutboxEvents :many
 SELECT id, account_id, event_type, payload, occurred_at, dispatched_at FROM outbox_events WHERE account_id = $1 ORDER BY occurred_at, id
 `
 
 func (q *Queries) ListOutboxEvents(ctx context.Context, accountID uuid.UUID) ([]OutboxEvent, error) {
-	rows, err := q.db.Query(ctx, listOutboxEvents, accountID)
+	rows, err := q.db.Query(ctx, ListOutboxEvents, accountID)
 	if err != nil {
 		return nil, err
 	}
@@ -481,7 +567,7 @@ func (q *Queries) ListOutboxEvents(ctx context.Context, accountID uuid.UUID) ([]
 	return items, nil
 }
 
-const lockAttendeeForIssue = `-- name: LockAttendeeForIssue :one
+const LockAttendeeForIssue = `-- name: LockAttendeeForIssue :one
 SELECT a.id, a.account_id, a.event_id, a.first_name, a.last_name, a.email, a.email_normalized, a.metadata, a.created_at, a.updated_at, e.name AS event_name, e.event_date, e.location AS event_location, e.description AS event_description,
        e.certificate_validity_days, e.template_id AS event_template_id
 FROM attendees a JOIN events e ON e.id = a.event_id
@@ -516,7 +602,7 @@ type LockAttendeeForIssueRow struct {
 // LockAttendeeForIssue holds an attendee while a certificate is issued to them: concurrent
 // issuances for one attendee run one after the other.
 func (q *Queries) LockAttendeeForIssue(ctx context.Context, arg LockAttendeeForIssueParams) (LockAttendeeForIssueRow, error) {
-	row := q.db.QueryRow(ctx, lockAttendeeForIssue, arg.AccountID, arg.AttendeeID)
+	row := q.db.QueryRow(ctx, LockAttendeeForIssue, arg.AccountID, arg.AttendeeID)
 	var i LockAttendeeForIssueRow
 	err := row.Scan(
 		&i.ID,
@@ -539,7 +625,7 @@ func (q *Queries) LockAttendeeForIssue(ctx context.Context, arg LockAttendeeForI
 	return i, err
 }
 
-const lockAttendees = `-- name: LockAttendees :exec
+const LockAttendees = `-- name: LockAttendees :exec
 SELECT a.id FROM attendees a WHERE a.account_id = $1 AND a.id = ANY($2::uuid[]) ORDER BY a.id FOR UPDATE
 `
 
@@ -553,11 +639,11 @@ type LockAttendeesParams struct {
 // rows, so it never holds those rows while waiting for an attendee that a single issuance
 // holds (which waits for the hot rows in turn).
 func (q *Queries) LockAttendees(ctx context.Context, arg LockAttendeesParams) error {
-	_, err := q.db.Exec(ctx, lockAttendees, arg.AccountID, arg.Ids)
+	_, err := q.db.Exec(ctx, LockAttendees, arg.AccountID, arg.Ids)
 	return err
 }
 
-const lockCertificate = `-- name: LockCertificate :one
+const LockCertificate = `-- name: LockCertificate :one
 SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location, snapshot_event_locale FROM certificates WHERE account_id = $1 AND id = $2 FOR UPDATE
 `
 
@@ -567,7 +653,7 @@ type LockCertificateParams struct {
 }
 
 func (q *Queries) LockCertificate(ctx context.Context, arg LockCertificateParams) (Certificate, error) {
-	row := q.db.QueryRow(ctx, lockCertificate, arg.AccountID, arg.ID)
+	row := q.db.QueryRow(ctx, LockCertificate, arg.AccountID, arg.ID)
 	var i Certificate
 	err := row.Scan(
 		&i.ID,
@@ -600,37 +686,128 @@ func (q *Queries) LockCertificate(ctx context.Context, arg LockCertificateParams
 	return i, err
 }
 
-const queueOutboxFanOut = `-- name: QueueOutboxFanOut :exec
-SELECT queue_outbox_fan_out($1::text, $2::text, $3::smallint, $4::integer, $5::uuid[], $6::jsonb)
+const LockIssueSources = `-- name: LockIssueSources :many
+SELECT a.id, a.account_id, a.event_id, a.first_name, a.last_name, a.email, a.email_normalized, a.metadata, a.created_at, a.updated_at, e.name AS event_name, e.event_date, e.location AS event_location, e.description AS event_description,
+       e.certificate_validity_days, e.template_id AS event_template_id, e.locale AS event_locale,
+       t.id, t.account_id, t.name, t.description, t.active, t.page_size, t.orientation, t.layout, t.created_at, t.updated_at,
+       b.account_id AS branding_account_id, b.issuer_name AS branding_issuer_name, b.website AS branding_website,
+       b.logo AS branding_logo, b.primary_color AS branding_primary_color, b.email_from_name AS branding_email_from_name,
+       b.email_reply_to AS branding_email_reply_to, b.updated_at AS branding_updated_at, b.signatories AS branding_signatories,
+       acc.name AS account_name
+FROM (SELECT unnest($1::uuid[]) AS attendee_id, unnest($2::uuid[]) AS template_id) k
+JOIN attendees a ON a.id = k.attendee_id
+JOIN events e ON e.id = a.event_id
+JOIN accounts acc ON acc.id = a.account_id
+JOIN templates t ON t.id = k.template_id AND (t.account_id = a.account_id OR t.account_id IS NULL)
+LEFT JOIN branding b ON b.account_id = a.account_id
+WHERE a.account_id = $3
+ORDER BY a.id
+FOR UPDATE OF a
 `
 
-type QueueOutboxFanOutParams struct {
-	JobKind        string
-	JobQueue       string
-	JobMaxAttempts int16
-	Batch          int32
-	Ids            []uuid.UUID
-	JobMetadata    []byte
+type LockIssueSourcesParams struct {
+	AttendeeIds []uuid.UUID
+	TemplateIds []uuid.UUID
+	AccountID   uuid.UUID
 }
 
-// QueueOutboxFanOut queues the webhook fan-out jobs (River's, of @job_kind in @job_queue) of
-// those of the events that wait for one (not recorded dispatched), @batch events a job, in the
-// order they occurred. Nothing is queued when none waits. The statement is the function
-// queue_outbox_fan_out (migration 00021), whose plan is prepared once a session. The jobs'
-// River metadata is @job_metadata: the trace context of the transaction's span (migration 00028).
-func (q *Queries) QueueOutboxFanOut(ctx context.Context, arg QueueOutboxFanOutParams) error {
-	_, err := q.db.Exec(ctx, queueOutboxFanOut,
-		arg.JobKind,
-		arg.JobQueue,
-		arg.JobMaxAttempts,
-		arg.Batch,
-		arg.Ids,
-		arg.JobMetadata,
-	)
-	return err
+type LockIssueSourcesRow struct {
+	ID                      uuid.UUID
+	AccountID               uuid.UUID
+	EventID                 uuid.UUID
+	FirstName               string
+	LastName                string
+	Email                   string
+	EmailNormalized         *string
+	Metadata                []byte
+	CreatedAt               time.Time
+	UpdatedAt               time.Time
+	EventName               string
+	EventDate               time.Time
+	EventLocation           *string
+	EventDescription        *string
+	CertificateValidityDays *int32
+	EventTemplateID         uuid.UUID
+	EventLocale             string
+	Template                Template
+	BrandingAccountID       *uuid.UUID
+	BrandingIssuerName      *string
+	BrandingWebsite         *string
+	BrandingLogo            *string
+	BrandingPrimaryColor    *string
+	BrandingEmailFromName   *string
+	BrandingEmailReplyTo    *string
+	BrandingUpdatedAt       *time.Time
+	BrandingSignatories     []byte
+	AccountName             string
 }
 
-const replaceSnapshot = `-- name: ReplaceSnapshot :one
+// LockIssueSources reads what certificates are made from, for some of the account's attendees,
+// each with the template asked for it (@attendee_ids[i] with @template_ids[i]), in one
+// statement: the attendee, locked as LockAttendeeForIssue locks it (the attendees in id order,
+// as LockAttendees locks them), with its event, the template (the account's or a system one),
+// the account's branding (its columns NULL when the account has none) and name. An attendee
+// or template missing has no row (LockAttendeeForIssue tells which). Sent in one batch with the
+// CurrentCertificatesFor and ReserveNewCertificateCode of each (store.Tx.ReadIssuances).
+func (q *Queries) LockIssueSources(ctx context.Context, arg LockIssueSourcesParams) ([]LockIssueSourcesRow, error) {
+	rows, err := q.db.Query(ctx, LockIssueSources, arg.AttendeeIds, arg.TemplateIds, arg.AccountID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []LockIssueSourcesRow
+	for rows.Next() {
+		var i LockIssueSourcesRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.AccountID,
+			&i.EventID,
+			&i.FirstName,
+			&i.LastName,
+			&i.Email,
+			&i.EmailNormalized,
+			&i.Metadata,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.EventName,
+			&i.EventDate,
+			&i.EventLocation,
+			&i.EventDescription,
+			&i.CertificateValidityDays,
+			&i.EventTemplateID,
+			&i.EventLocale,
+			&i.Template.ID,
+			&i.Template.AccountID,
+			&i.Template.Name,
+			&i.Template.Description,
+			&i.Template.Active,
+			&i.Template.PageSize,
+			&i.Template.Orientation,
+			&i.Template.Layout,
+			&i.Template.CreatedAt,
+			&i.Template.UpdatedAt,
+			&i.BrandingAccountID,
+			&i.BrandingIssuerName,
+			&i.BrandingWebsite,
+			&i.BrandingLogo,
+			&i.BrandingPrimaryColor,
+			&i.BrandingEmailFromName,
+			&i.BrandingEmailReplyTo,
+			&i.BrandingUpdatedAt,
+			&i.BrandingSignatories,
+			&i.AccountName,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const ReplaceSnapshot = `-- name: ReplaceSnapshot :one
 UPDATE certificates SET snapshot = $1, recipient_first_name = $2,
     recipient_last_name = $3, recipient_email = $4, updated_at = $5::timestamptz
 WHERE id = $6
@@ -647,7 +824,7 @@ type ReplaceSnapshotParams struct {
 }
 
 func (q *Queries) ReplaceSnapshot(ctx context.Context, arg ReplaceSnapshotParams) (Certificate, error) {
-	row := q.db.QueryRow(ctx, replaceSnapshot,
+	row := q.db.QueryRow(ctx, ReplaceSnapshot,
 		arg.Snapshot,
 		arg.RecipientFirstName,
 		arg.RecipientLastName,
@@ -687,7 +864,47 @@ func (q *Queries) ReplaceSnapshot(ctx context.Context, arg ReplaceSnapshotParams
 	return i, err
 }
 
-const revokeCertificate = `-- name: RevokeCertificate :one
+const ReserveNewCertificateCode = `-- name: ReserveNewCertificateCode :one
+INSERT INTO verification_codes (code, kind, created_at)
+SELECT $1::text, 'certificate', $2::timestamptz
+WHERE NOT EXISTS (
+    SELECT 1 FROM certificates cur
+    WHERE cur.attendee_id = $3 AND cur.event_id = $4 AND cur.template_id = $5
+      AND (cur.status = 'draft' OR (cur.status = 'issued' AND (cur.expires_at IS NULL OR cur.expires_at > $2::timestamptz)))
+)
+ON CONFLICT DO NOTHING
+RETURNING code
+`
+
+type ReserveNewCertificateCodeParams struct {
+	Code       string
+	Now        time.Time
+	AttendeeID uuid.UUID
+	EventID    uuid.UUID
+	TemplateID uuid.UUID
+}
+
+// ReserveNewCertificateCode reserves @code for the key's new certificate, in the batch of
+// CurrentCertificatesFor: only when the key has no current certificate (no draft, and no issued
+// one but lapsed at @now), the one case in which certificates.Issue inserts a new one;
+// otherwise the key's certificate keeps its own code, or none is issued, and nothing is
+// reserved. No row: the key has a current certificate, or the code was taken (the caller tells
+// which from CurrentCertificatesFor's answer). The key is held by its attendee's lock, taken
+// before, so no certificate of it appears in between.
+func (q *Queries) ReserveNewCertificateCode(ctx context.Context, arg ReserveNewCertificateCodeParams) (string, error) {
+	row := q.db.QueryRow(ctx, ReserveNewCertificateCode,
+		arg.Code,
+		arg.Now,
+		arg.AttendeeID,
+		arg.EventID,
+		arg.TemplateID,
+	)
+	var code string
+	err := row.Scan(&code)
+	return code, err
+}
+
+const RevokeCertificate = `-- name: RevokeCertificate :one
 UPDATE certificates SET status = 'revoked', revoked_at = $1, revocation_reason = $2,
     revocation_reason_code = $3, updated_at = $4::timestamptz
 WHERE id = $5 AND status IN ('issued', 'expired')
@@ -703,7 +920,7 @@ type RevokeCertificateParams struct {
 }
 
 func (q *Queries) RevokeCertificate(ctx context.Context, arg RevokeCertificateParams) (Certificate, error) {
-	row := q.db.QueryRow(ctx, revokeCertificate,
+	row := q.db.QueryRow(ctx, RevokeCertificate,
 		arg.RevokedAt,
 		arg.Reason,
 		arg.ReasonCode,
@@ -742,7 +959,7 @@ func (q *Queries) RevokeCertificate(ctx context.Context, arg RevokeCertificatePa
 	return i, err
 }
 
-const searchCertificates = `-- name: SearchCertificates :many
+const SearchCertificates = `-- name: SearchCertificates :many
 WITH matches AS MATERIALIZED (
     SELECT certificate_id FROM certificate_search
     WHERE account_id = $1 AND ($2::uuid IS NULL OR event_id = $2)
@@ -801,7 +1018,7 @@ type SearchCertificatesRow struct {
 }
 
 func (q *Queries) SearchCertificates(ctx context.Context, arg SearchCertificatesParams) ([]SearchCertificatesRow, error) {
-	rows, err := q.db.Query(ctx, searchCertificates,
+	rows, err := q.db.Query(ctx, SearchCertificates,
 		arg.AccountID,
 		arg.EventID,
 		arg.AttendeeID,
@@ -851,7 +1068,7 @@ func (q *Queries) SearchCertificates(ctx context.Context, arg SearchCertificates
 	return items, nil
 }
 
-const setRecipientToken = `-- name: SetRecipientToken :one
+const SetRecipientToken = `-- name: SetRecipientToken :one
 UPDATE certificates SET recipient_token_hash = $1 WHERE id = $2 RETURNING verification_code
 `
 
@@ -861,13 +1078,13 @@ type SetRecipientTokenParams struct {
 }
 
 func (q *Queries) SetRecipientToken(ctx context.Context, arg SetRecipientTokenParams) (string, error) {
-	row := q.db.QueryRow(ctx, setRecipientToken, arg.TokenHash, arg.ID)
+	row := q.db.QueryRow(ctx, SetRecipientToken, arg.TokenHash, arg.ID)
 	var verification_code string
 	err := row.Scan(&verification_code)
 	return verification_code, err
 }
 
-const walkCertificates = `-- name: WalkCertificates :many
+const WalkCertificates = `-- name: WalkCertificates :many
 SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status,
        recipient_first_name, recipient_last_name, recipient_email, issued_at, expires_at, revoked_at,
        revocation_reason, revocation_reason_code, created_at, updated_at
@@ -931,7 +1148,7 @@ type WalkCertificatesRow struct {
 }
 
 func (q *Queries) WalkCertificates(ctx context.Context, arg WalkCertificatesParams) ([]WalkCertificatesRow, error) {
-	rows, err := q.db.Query(ctx, walkCertificates,
+	rows, err := q.db.Query(ctx, WalkCertificates,
 		arg.AccountID,
 		arg.EventID,
 		arg.AttendeeID,

@@ -12,12 +12,12 @@ import (
 	"github.com/google/uuid"
 )
 
-const assertionIDsOfBadge = `-- name: AssertionIDsOfBadge :many
+const AssertionIDsOfBadge = `-- name: AssertionIDsOfBadge :many
 SELECT id FROM badge_assertions WHERE badge_id = $1
 `
 
 func (q *Queries) AssertionIDsOfBadge(ctx context.Context, badgeID uuid.UUID) ([]uuid.UUID, error) {
-	rows, err := q.db.Query(ctx, assertionIDsOfBadge, badgeID)
+	rows, err := q.db.Query(ctx, AssertionIDsOfBadge, badgeID)
 	if err != nil {
 		return nil, err
 	}
@@ -36,7 +36,7 @@ func (q *Queries) AssertionIDsOfBadge(ctx context.Context, badgeID uuid.UUID) ([
 	return items, nil
 }
 
-const countStatusEntries = `-- name: CountStatusEntries :one
+const CountStatusEntries = `-- name: CountStatusEntries :one
 SELECT count(*) FROM verifiable_credentials WHERE account_id = $1 AND list = $2
 `
 
@@ -48,13 +48,13 @@ type CountStatusEntriesParams struct {
 // CountStatusEntries counts the entries of one of the account's lists (an index-only scan of
 // verifiable_credentials_status_index_key).
 func (q *Queries) CountStatusEntries(ctx context.Context, arg CountStatusEntriesParams) (int64, error) {
-	row := q.db.QueryRow(ctx, countStatusEntries, arg.AccountID, arg.List)
+	row := q.db.QueryRow(ctx, CountStatusEntries, arg.AccountID, arg.List)
 	var count int64
 	err := row.Scan(&count)
 	return count, err
 }
 
-const ensureStatusList = `-- name: EnsureStatusList :exec
+const EnsureStatusList = `-- name: EnsureStatusList :exec
 INSERT INTO status_lists (account_id, list, created_at, changed_at)
 VALUES ($1, $2, $3::timestamptz, $3::timestamptz)
 ON CONFLICT DO NOTHING
@@ -67,11 +67,11 @@ type EnsureStatusListParams struct {
 }
 
 func (q *Queries) EnsureStatusList(ctx context.Context, arg EnsureStatusListParams) error {
-	_, err := q.db.Exec(ctx, ensureStatusList, arg.AccountID, arg.List, arg.Now)
+	_, err := q.db.Exec(ctx, EnsureStatusList, arg.AccountID, arg.List, arg.Now)
 	return err
 }
 
-const freeStatusIndexes = `-- name: FreeStatusIndexes :many
+const FreeStatusIndexes = `-- name: FreeStatusIndexes :many
 SELECT g.idx::integer AS idx FROM generate_series(0, $1::integer) AS g(idx)
 WHERE NOT EXISTS (SELECT 1 FROM verifiable_credentials v
                   WHERE v.account_id = $2 AND v.list = $3 AND v.status_index = g.idx)
@@ -89,7 +89,7 @@ type FreeStatusIndexesParams struct {
 // draw once random candidates keep hitting taken ones in a list that is not nearly full (it
 // reads the whole list: 100 ms or more for 131,072).
 func (q *Queries) FreeStatusIndexes(ctx context.Context, arg FreeStatusIndexesParams) ([]int32, error) {
-	rows, err := q.db.Query(ctx, freeStatusIndexes, arg.LastIndex, arg.AccountID, arg.List)
+	rows, err := q.db.Query(ctx, FreeStatusIndexes, arg.LastIndex, arg.AccountID, arg.List)
 	if err != nil {
 		return nil, err
 	}
@@ -108,12 +108,12 @@ func (q *Queries) FreeStatusIndexes(ctx context.Context, arg FreeStatusIndexesPa
 	return items, nil
 }
 
-const getActiveIssuerKey = `-- name: GetActiveIssuerKey :one
+const GetActiveIssuerKey = `-- name: GetActiveIssuerKey :one
 SELECT id, account_id, public_key, private_key_sealed, created_at, retired_at FROM issuer_keys WHERE account_id = $1 AND retired_at IS NULL
 `
 
 func (q *Queries) GetActiveIssuerKey(ctx context.Context, accountID uuid.UUID) (IssuerKey, error) {
-	row := q.db.QueryRow(ctx, getActiveIssuerKey, accountID)
+	row := q.db.QueryRow(ctx, GetActiveIssuerKey, accountID)
 	var i IssuerKey
 	err := row.Scan(
 		&i.ID,
@@ -126,7 +126,7 @@ func (q *Queries) GetActiveIssuerKey(ctx context.Context, accountID uuid.UUID) (
 	return i, err
 }
 
-const getStatusList = `-- name: GetStatusList :one
+const GetStatusList = `-- name: GetStatusList :one
 SELECT account_id, list, created_at, changed_at, full_at FROM status_lists WHERE account_id = $1 AND list = $2
 `
 
@@ -136,7 +136,7 @@ type GetStatusListParams struct {
 }
 
 func (q *Queries) GetStatusList(ctx context.Context, arg GetStatusListParams) (StatusList, error) {
-	row := q.db.QueryRow(ctx, getStatusList, arg.AccountID, arg.List)
+	row := q.db.QueryRow(ctx, GetStatusList, arg.AccountID, arg.List)
 	var i StatusList
 	err := row.Scan(
 		&i.AccountID,
@@ -148,12 +148,12 @@ func (q *Queries) GetStatusList(ctx context.Context, arg GetStatusListParams) (S
 	return i, err
 }
 
-const getVerifiableCredential = `-- name: GetVerifiableCredential :one
+const GetVerifiableCredential = `-- name: GetVerifiableCredential :one
 SELECT credential_id, kind, account_id, list, status_index, salt, claims, signed_at, revoked_at FROM verifiable_credentials WHERE credential_id = $1
 `
 
 func (q *Queries) GetVerifiableCredential(ctx context.Context, credentialID uuid.UUID) (VerifiableCredential, error) {
-	row := q.db.QueryRow(ctx, getVerifiableCredential, credentialID)
+	row := q.db.QueryRow(ctx, GetVerifiableCredential, credentialID)
 	var i VerifiableCredential
 	err := row.Scan(
 		&i.CredentialID,
@@ -169,7 +169,7 @@ func (q *Queries) GetVerifiableCredential(ctx context.Context, credentialID uuid
 	return i, err
 }
 
-const insertIssuerKey = `-- name: InsertIssuerKey :many
+const InsertIssuerKey = `-- name: InsertIssuerKey :many
 
 INSERT INTO issuer_keys (id, account_id, public_key, private_key_sealed, created_at)
 VALUES ($1, $2, $3, $4, $5::timestamptz)
@@ -189,7 +189,7 @@ type InsertIssuerKeyParams struct {
 // InsertIssuerKey adds the account's active key unless it has one already (two first needs at
 // once: the partial unique index lets one through, the other inserts nothing).
 func (q *Queries) InsertIssuerKey(ctx context.Context, arg InsertIssuerKeyParams) ([]IssuerKey, error) {
-	rows, err := q.db.Query(ctx, insertIssuerKey,
+	rows, err := q.db.Query(ctx, InsertIssuerKey,
 		arg.ID,
 		arg.AccountID,
 		arg.PublicKey,
@@ -221,7 +221,7 @@ func (q *Queries) InsertIssuerKey(ctx context.Context, arg InsertIssuerKeyParams
 	return items, nil
 }
 
-const insertVerifiableCredential = `-- name: InsertVerifiableCredential :many
+const InsertVerifiableCredential = `-- name: InsertVerifiableCredential :many
 INSERT INTO verifiable_credentials (credential_id, kind, account_id, list, status_index, salt, claims, signed_at)
 SELECT $1, $2, $3, $4, candidate, $5, $6::jsonb, $7::timestamptz
 FROM unnest($8::integer[]) AS candidate
@@ -248,7 +248,7 @@ type InsertVerifiableCredentialParams struct {
 // a scan of the table while its statistics said it was small, and a 10,000-certificate job
 // spent 16 s in it.
 func (q *Queries) InsertVerifiableCredential(ctx context.Context, arg InsertVerifiableCredentialParams) ([]int32, error) {
-	rows, err := q.db.Query(ctx, insertVerifiableCredential,
+	rows, err := q.db.Query(ctx, InsertVerifiableCredential,
 		arg.CredentialID,
 		arg.Kind,
 		arg.AccountID,
@@ -276,7 +276,7 @@ func (q *Queries) InsertVerifiableCredential(ctx context.Context, arg InsertVeri
 	return items, nil
 }
 
-const insertVerifiableCredentialInOpenList = `-- name: InsertVerifiableCredentialInOpenList :many
+const InsertVerifiableCredentialInOpenList = `-- name: InsertVerifiableCredentialInOpenList :many
 INSERT INTO verifiable_credentials (credential_id, kind, account_id, list, status_index, salt, claims, signed_at)
 SELECT $1, $2, $3, l.list, $4, $5, $6::jsonb, $7::timestamptz
 FROM (SELECT s.list FROM status_lists s WHERE s.account_id = $3 AND s.full_at IS NULL ORDER BY s.list LIMIT 1) l
@@ -299,7 +299,7 @@ type InsertVerifiableCredentialInOpenListParams struct {
 // the common draw in one round trip. No row: no open list, the index taken, or an entry
 // there already; the caller goes the long way.
 func (q *Queries) InsertVerifiableCredentialInOpenList(ctx context.Context, arg InsertVerifiableCredentialInOpenListParams) ([]int32, error) {
-	rows, err := q.db.Query(ctx, insertVerifiableCredentialInOpenList,
+	rows, err := q.db.Query(ctx, InsertVerifiableCredentialInOpenList,
 		arg.CredentialID,
 		arg.Kind,
 		arg.AccountID,
@@ -326,12 +326,12 @@ func (q *Queries) InsertVerifiableCredentialInOpenList(ctx context.Context, arg 
 	return items, nil
 }
 
-const listAllIssuerKeys = `-- name: ListAllIssuerKeys :many
+const ListAllIssuerKeys = `-- name: ListAllIssuerKeys :many
 SELECT id, account_id, public_key, private_key_sealed, created_at, retired_at FROM issuer_keys ORDER BY account_id, created_at
 `
 
 func (q *Queries) ListAllIssuerKeys(ctx context.Context) ([]IssuerKey, error) {
-	rows, err := q.db.Query(ctx, listAllIssuerKeys)
+	rows, err := q.db.Query(ctx, ListAllIssuerKeys)
 	if err != nil {
 		return nil, err
 	}
@@ -357,13 +357,13 @@ func (q *Queries) ListAllIssuerKeys(ctx context.Context) ([]IssuerKey, error) {
 	return items, nil
 }
 
-const listIssuerKeys = `-- name: ListIssuerKeys :many
+const ListIssuerKeys = `-- name: ListIssuerKeys :many
 SELECT id, account_id, public_key, private_key_sealed, created_at, retired_at FROM issuer_keys WHERE account_id = $1 ORDER BY created_at, id
 `
 
 // ListIssuerKeys returns every key the account ever had, oldest first.
 func (q *Queries) ListIssuerKeys(ctx context.Context, accountID uuid.UUID) ([]IssuerKey, error) {
-	rows, err := q.db.Query(ctx, listIssuerKeys, accountID)
+	rows, err := q.db.Query(ctx, ListIssuerKeys, accountID)
 	if err != nil {
 		return nil, err
 	}
@@ -389,19 +389,19 @@ func (q *Queries) ListIssuerKeys(ctx context.Context, accountID uuid.UUID) ([]Is
 	return items, nil
 }
 
-const lockAccountIssuerKeys = `-- name: LockAccountIssuerKeys :one
+const LockAccountIssuerKeys = `-- name: LockAccountIssuerKeys :one
 SELECT id FROM accounts WHERE id = $1 FOR NO KEY UPDATE
 `
 
 // LockAccountIssuerKeys serialises rotations of one account's keys.
 func (q *Queries) LockAccountIssuerKeys(ctx context.Context, accountID uuid.UUID) (uuid.UUID, error) {
-	row := q.db.QueryRow(ctx, lockAccountIssuerKeys, accountID)
+	row := q.db.QueryRow(ctx, LockAccountIssuerKeys, accountID)
 	var id uuid.UUID
 	err := row.Scan(&id)
 	return id, err
 }
 
-const markStatusListFull = `-- name: MarkStatusListFull :exec
+const MarkStatusListFull = `-- name: MarkStatusListFull :exec
 UPDATE status_lists SET full_at = $1::timestamptz WHERE account_id = $2 AND list = $3 AND full_at IS NULL
 `
 
@@ -412,23 +412,23 @@ type MarkStatusListFullParams struct {
 }
 
 func (q *Queries) MarkStatusListFull(ctx context.Context, arg MarkStatusListFullParams) error {
-	_, err := q.db.Exec(ctx, markStatusListFull, arg.Now, arg.AccountID, arg.List)
+	_, err := q.db.Exec(ctx, MarkStatusListFull, arg.Now, arg.AccountID, arg.List)
 	return err
 }
 
-const openStatusList = `-- name: OpenStatusList :one
+const OpenStatusList = `-- name: OpenStatusList :one
 SELECT list FROM status_lists WHERE account_id = $1 AND full_at IS NULL ORDER BY list LIMIT 1
 `
 
 // OpenStatusList is the list new credentials draw from: the lowest that is not full.
 func (q *Queries) OpenStatusList(ctx context.Context, accountID uuid.UUID) (int32, error) {
-	row := q.db.QueryRow(ctx, openStatusList, accountID)
+	row := q.db.QueryRow(ctx, OpenStatusList, accountID)
 	var list int32
 	err := row.Scan(&list)
 	return list, err
 }
 
-const resignVerifiableCredential = `-- name: ResignVerifiableCredential :exec
+const ResignVerifiableCredential = `-- name: ResignVerifiableCredential :exec
 UPDATE verifiable_credentials SET signed_at = $1::timestamptz WHERE credential_id = $2
 `
 
@@ -440,11 +440,11 @@ type ResignVerifiableCredentialParams struct {
 // ResignVerifiableCredential fixes a credential's content anew (a regenerate): the next answer
 // is signed at now.
 func (q *Queries) ResignVerifiableCredential(ctx context.Context, arg ResignVerifiableCredentialParams) error {
-	_, err := q.db.Exec(ctx, resignVerifiableCredential, arg.Now, arg.CredentialID)
+	_, err := q.db.Exec(ctx, ResignVerifiableCredential, arg.Now, arg.CredentialID)
 	return err
 }
 
-const retireIssuerKey = `-- name: RetireIssuerKey :execrows
+const RetireIssuerKey = `-- name: RetireIssuerKey :execrows
 UPDATE issuer_keys SET retired_at = $1::timestamptz WHERE account_id = $2 AND retired_at IS NULL
 `
 
@@ -454,14 +454,14 @@ type RetireIssuerKeyParams struct {
 }
 
 func (q *Queries) RetireIssuerKey(ctx context.Context, arg RetireIssuerKeyParams) (int64, error) {
-	result, err := q.db.Exec(ctx, retireIssuerKey, arg.Now, arg.AccountID)
+	result, err := q.db.Exec(ctx, RetireIssuerKey, arg.Now, arg.AccountID)
 	if err != nil {
 		return 0, err
 	}
 	return result.RowsAffected(), nil
 }
 
-const revokeVerifiableCredentials = `-- name: RevokeVerifiableCredentials :exec
+const RevokeVerifiableCredentials = `-- name: RevokeVerifiableCredentials :exec
 WITH revoked AS (
     UPDATE verifiable_credentials SET revoked_at = $1::timestamptz
     WHERE credential_id = ANY($2::uuid[]) AND revoked_at IS NULL
@@ -483,11 +483,11 @@ type RevokeVerifiableCredentialsParams struct {
 // cache key, and a revocation stamped no later than the last one (another instance's clock a
 // little behind, the same microsecond) must still change them.
 func (q *Queries) RevokeVerifiableCredentials(ctx context.Context, arg RevokeVerifiableCredentialsParams) error {
-	_, err := q.db.Exec(ctx, revokeVerifiableCredentials, arg.Now, arg.CredentialIds)
+	_, err := q.db.Exec(ctx, RevokeVerifiableCredentials, arg.Now, arg.CredentialIds)
 	return err
 }
 
-const revokedStatusIndexes = `-- name: RevokedStatusIndexes :many
+const RevokedStatusIndexes = `-- name: RevokedStatusIndexes :many
 SELECT status_index FROM verifiable_credentials
 WHERE account_id = $1 AND list = $2 AND revoked_at IS NOT NULL
 ORDER BY status_index
@@ -500,7 +500,7 @@ type RevokedStatusIndexesParams struct {
 
 // RevokedStatusIndexes are the set bits of a list.
 func (q *Queries) RevokedStatusIndexes(ctx context.Context, arg RevokedStatusIndexesParams) ([]int32, error) {
-	rows, err := q.db.Query(ctx, revokedStatusIndexes, arg.AccountID, arg.List)
+	rows, err := q.db.Query(ctx, RevokedStatusIndexes, arg.AccountID, arg.List)
 	if err != nil {
 		return nil, err
 	}
@@ -519,7 +519,7 @@ func (q *Queries) RevokedStatusIndexes(ctx context.Context, arg RevokedStatusInd
 	return items, nil
 }
 
-const updateIssuerKeySealed = `-- name: UpdateIssuerKeySealed :exec
+const UpdateIssuerKeySealed = `-- name: UpdateIssuerKeySealed :exec
 UPDATE issuer_keys SET private_key_sealed = $1 WHERE id = $2
 `
 
@@ -529,6 +529,6 @@ type UpdateIssuerKeySealedParams struct {
 }
 
 func (q *Queries) UpdateIssuerKeySealed(ctx context.Context, arg UpdateIssuerKeySealedParams) error {
-	_, err := q.db.Exec(ctx, updateIssuerKeySealed, arg.PrivateKeySealed, arg.ID)
+	_, err := q.db.Exec(ctx, UpdateIssuerKeySealed, arg.PrivateKeySealed, arg.ID)
 	return err
 }

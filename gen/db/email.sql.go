@@ -12,7 +12,7 @@ import (
 	"github.com/google/uuid"
 )
 
-const countCredentialEmails = `-- name: CountCredentialEmails :one
+const CountCredentialEmails = `-- name: CountCredentialEmails :one
 SELECT count(*) FROM email_deliveries d LEFT JOIN certificates c ON c.id = d.certificate_id
 LEFT JOIN badge_assertions b ON b.id = d.badge_assertion_id LEFT JOIN attendees ba ON ba.id = b.attendee_id
 WHERE d.account_id = $1 AND d.kind IN ('certificate', 'badge')
@@ -29,7 +29,7 @@ type CountCredentialEmailsParams struct {
 }
 
 func (q *Queries) CountCredentialEmails(ctx context.Context, arg CountCredentialEmailsParams) (int64, error) {
-	row := q.db.QueryRow(ctx, countCredentialEmails,
+	row := q.db.QueryRow(ctx, CountCredentialEmails,
 		arg.AccountID,
 		arg.EventID,
 		arg.CertificateID,
@@ -40,7 +40,7 @@ func (q *Queries) CountCredentialEmails(ctx context.Context, arg CountCredential
 	return count, err
 }
 
-const enqueueEmail = `-- name: EnqueueEmail :one
+const EnqueueEmail = `-- name: EnqueueEmail :one
 INSERT INTO email_deliveries (id, account_id, kind, certificate_id, badge_assertion_id,
                               to_address, to_name, from_name, reply_to, subject, body_text,
                               locale, next_attempt_at, created_at, updated_at)
@@ -67,7 +67,7 @@ type EnqueueEmailParams struct {
 }
 
 func (q *Queries) EnqueueEmail(ctx context.Context, arg EnqueueEmailParams) (EmailDelivery, error) {
-	row := q.db.QueryRow(ctx, enqueueEmail,
+	row := q.db.QueryRow(ctx, EnqueueEmail,
 		arg.ID,
 		arg.AccountID,
 		arg.Kind,
@@ -107,12 +107,12 @@ func (q *Queries) EnqueueEmail(ctx context.Context, arg EnqueueEmailParams) (Ema
 	return i, err
 }
 
-const getCertificateByID = `-- name: GetCertificateByID :one
+const GetCertificateByID = `-- name: GetCertificateByID :one
 SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location, snapshot_event_locale FROM certificates WHERE id = $1
 `
 
 func (q *Queries) GetCertificateByID(ctx context.Context, id uuid.UUID) (Certificate, error) {
-	row := q.db.QueryRow(ctx, getCertificateByID, id)
+	row := q.db.QueryRow(ctx, GetCertificateByID, id)
 	var i Certificate
 	err := row.Scan(
 		&i.ID,
@@ -145,7 +145,7 @@ func (q *Queries) GetCertificateByID(ctx context.Context, id uuid.UUID) (Certifi
 	return i, err
 }
 
-const getEmailDelivery = `-- name: GetEmailDelivery :one
+const GetEmailDelivery = `-- name: GetEmailDelivery :one
 SELECT id, account_id, kind, certificate_id, badge_assertion_id, to_address, subject, body_text, status, attempts, last_error, next_attempt_at, sent_at, created_at, to_name, from_name, reply_to, updated_at, locale FROM email_deliveries WHERE account_id = $1 AND id = $2
 `
 
@@ -155,7 +155,7 @@ type GetEmailDeliveryParams struct {
 }
 
 func (q *Queries) GetEmailDelivery(ctx context.Context, arg GetEmailDeliveryParams) (EmailDelivery, error) {
-	row := q.db.QueryRow(ctx, getEmailDelivery, arg.AccountID, arg.ID)
+	row := q.db.QueryRow(ctx, GetEmailDelivery, arg.AccountID, arg.ID)
 	var i EmailDelivery
 	err := row.Scan(
 		&i.ID,
@@ -181,12 +181,12 @@ func (q *Queries) GetEmailDelivery(ctx context.Context, arg GetEmailDeliveryPara
 	return i, err
 }
 
-const getEmailDeliveryByID = `-- name: GetEmailDeliveryByID :one
+const GetEmailDeliveryByID = `-- name: GetEmailDeliveryByID :one
 SELECT id, account_id, kind, certificate_id, badge_assertion_id, to_address, subject, body_text, status, attempts, last_error, next_attempt_at, sent_at, created_at, to_name, from_name, reply_to, updated_at, locale FROM email_deliveries WHERE id = $1
 `
 
 func (q *Queries) GetEmailDeliveryByID(ctx context.Context, id uuid.UUID) (EmailDelivery, error) {
-	row := q.db.QueryRow(ctx, getEmailDeliveryByID, id)
+	row := q.db.QueryRow(ctx, GetEmailDeliveryByID, id)
 	var i EmailDelivery
 	err := row.Scan(
 		&i.ID,
@@ -212,7 +212,7 @@ func (q *Queries) GetEmailDeliveryByID(ctx context.Context, id uuid.UUID) (Email
 	return i, err
 }
 
-const listCredentialEmails = `-- name: ListCredentialEmails :many
+const ListCredentialEmails = `-- name: ListCredentialEmails :many
 SELECT d.id, d.account_id, d.kind, d.certificate_id, d.badge_assertion_id, d.to_address, d.subject, d.body_text, d.status, d.attempts, d.last_error, d.next_attempt_at, d.sent_at, d.created_at, d.to_name, d.from_name, d.reply_to, d.updated_at, d.locale FROM email_deliveries d LEFT JOIN certificates c ON c.id = d.certificate_id
 LEFT JOIN badge_assertions b ON b.id = d.badge_assertion_id LEFT JOIN attendees ba ON ba.id = b.attendee_id
 WHERE d.account_id = $1 AND d.kind IN ('certificate', 'badge')
@@ -235,7 +235,7 @@ type ListCredentialEmailsParams struct {
 // ListCredentialEmails lists the deliveries of certificates and badges (not account notices),
 // newest first, with the contract's filters. A badge's email belongs to its recipient's event.
 func (q *Queries) ListCredentialEmails(ctx context.Context, arg ListCredentialEmailsParams) ([]EmailDelivery, error) {
-	rows, err := q.db.Query(ctx, listCredentialEmails,
+	rows, err := q.db.Query(ctx, ListCredentialEmails,
 		arg.AccountID,
 		arg.EventID,
 		arg.CertificateID,
@@ -281,7 +281,7 @@ func (q *Queries) ListCredentialEmails(ctx context.Context, arg ListCredentialEm
 	return items, nil
 }
 
-const markEmailFailed = `-- name: MarkEmailFailed :exec
+const MarkEmailFailed = `-- name: MarkEmailFailed :exec
 UPDATE email_deliveries SET status = 'failed', attempts = $1, last_error = $2, updated_at = $3::timestamptz
 WHERE id = $4 AND status = 'queued'
 `
@@ -294,7 +294,7 @@ type MarkEmailFailedParams struct {
 }
 
 func (q *Queries) MarkEmailFailed(ctx context.Context, arg MarkEmailFailedParams) error {
-	_, err := q.db.Exec(ctx, markEmailFailed,
+	_, err := q.db.Exec(ctx, MarkEmailFailed,
 		arg.Attempts,
 		arg.LastError,
 		arg.Now,
@@ -303,7 +303,7 @@ func (q *Queries) MarkEmailFailed(ctx context.Context, arg MarkEmailFailedParams
 	return err
 }
 
-const markEmailSent = `-- name: MarkEmailSent :one
+const MarkEmailSent = `-- name: MarkEmailSent :one
 UPDATE email_deliveries SET status = 'sent', attempts = $1, sent_at = $2::timestamptz, last_error = NULL,
     updated_at = $2::timestamptz
 WHERE id = $3 AND status = 'queued'
@@ -319,7 +319,7 @@ type MarkEmailSentParams struct {
 // The outcomes of an attempt (numbered attempts) change only a message still queued: a job
 // run again after its outcome was recorded changes nothing.
 func (q *Queries) MarkEmailSent(ctx context.Context, arg MarkEmailSentParams) (EmailDelivery, error) {
-	row := q.db.QueryRow(ctx, markEmailSent, arg.Attempts, arg.Now, arg.ID)
+	row := q.db.QueryRow(ctx, MarkEmailSent, arg.Attempts, arg.Now, arg.ID)
 	var i EmailDelivery
 	err := row.Scan(
 		&i.ID,
@@ -345,7 +345,7 @@ func (q *Queries) MarkEmailSent(ctx context.Context, arg MarkEmailSentParams) (E
 	return i, err
 }
 
-const retryEmailLater = `-- name: RetryEmailLater :exec
+const RetryEmailLater = `-- name: RetryEmailLater :exec
 UPDATE email_deliveries SET attempts = $1, last_error = $2, next_attempt_at = $3,
     updated_at = $4::timestamptz
 WHERE id = $5 AND status = 'queued'
@@ -360,7 +360,7 @@ type RetryEmailLaterParams struct {
 }
 
 func (q *Queries) RetryEmailLater(ctx context.Context, arg RetryEmailLaterParams) error {
-	_, err := q.db.Exec(ctx, retryEmailLater,
+	_, err := q.db.Exec(ctx, RetryEmailLater,
 		arg.Attempts,
 		arg.LastError,
 		arg.NextAttemptAt,
@@ -370,7 +370,7 @@ func (q *Queries) RetryEmailLater(ctx context.Context, arg RetryEmailLaterParams
 	return err
 }
 
-const sendableCertificates = `-- name: SendableCertificates :many
+const SendableCertificates = `-- name: SendableCertificates :many
 SELECT c.id, c.account_id, c.event_id, c.attendee_id, c.template_id, c.certificate_number, c.verification_code, c.status, c.recipient_first_name, c.recipient_last_name, c.recipient_email, c.snapshot, c.recipient_token_hash, c.issued_at, c.expires_at, c.revoked_at, c.revocation_reason, c.revocation_reason_code, c.first_viewed_at, c.first_verified_at, c.created_at, c.updated_at, c.snapshot_event_name, c.snapshot_event_date, c.snapshot_event_location, c.snapshot_event_locale, EXISTS (
     SELECT 1 FROM email_deliveries d WHERE d.certificate_id = c.id AND d.status IN ('sent', 'queued')
 ) AS emailed
@@ -422,7 +422,7 @@ type SendableCertificatesRow struct {
 // SendableCertificates lists an event's valid certificates (all, or those named), each with
 // whether it was already emailed (sent, or queued to be).
 func (q *Queries) SendableCertificates(ctx context.Context, arg SendableCertificatesParams) ([]SendableCertificatesRow, error) {
-	rows, err := q.db.Query(ctx, sendableCertificates,
+	rows, err := q.db.Query(ctx, SendableCertificates,
 		arg.AccountID,
 		arg.EventID,
 		arg.Now,

@@ -12,7 +12,7 @@ import (
 	"github.com/google/uuid"
 )
 
-const countEvents = `-- name: CountEvents :one
+const CountEvents = `-- name: CountEvents :one
 SELECT count(*) FROM events WHERE account_id = $1
   AND ($2::text IS NULL OR lower(name COLLATE "und-x-icu") LIKE $2::text)
 `
@@ -23,13 +23,13 @@ type CountEventsParams struct {
 }
 
 func (q *Queries) CountEvents(ctx context.Context, arg CountEventsParams) (int64, error) {
-	row := q.db.QueryRow(ctx, countEvents, arg.AccountID, arg.Pattern)
+	row := q.db.QueryRow(ctx, CountEvents, arg.AccountID, arg.Pattern)
 	var count int64
 	err := row.Scan(&count)
 	return count, err
 }
 
-const countIssuedCertificatesOfEvent = `-- name: CountIssuedCertificatesOfEvent :one
+const CountIssuedCertificatesOfEvent = `-- name: CountIssuedCertificatesOfEvent :one
 SELECT count(*) FROM certificates WHERE account_id = $1 AND event_id = $2 AND status <> 'draft'
 `
 
@@ -39,13 +39,13 @@ type CountIssuedCertificatesOfEventParams struct {
 }
 
 func (q *Queries) CountIssuedCertificatesOfEvent(ctx context.Context, arg CountIssuedCertificatesOfEventParams) (int64, error) {
-	row := q.db.QueryRow(ctx, countIssuedCertificatesOfEvent, arg.AccountID, arg.EventID)
+	row := q.db.QueryRow(ctx, CountIssuedCertificatesOfEvent, arg.AccountID, arg.EventID)
 	var count int64
 	err := row.Scan(&count)
 	return count, err
 }
 
-const createEvent = `-- name: CreateEvent :one
+const CreateEvent = `-- name: CreateEvent :one
 INSERT INTO events (id, account_id, name, description, event_date, location, template_id, certificate_validity_days,
                     locale, created_at, updated_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7,
@@ -67,7 +67,7 @@ type CreateEventParams struct {
 }
 
 func (q *Queries) CreateEvent(ctx context.Context, arg CreateEventParams) (Event, error) {
-	row := q.db.QueryRow(ctx, createEvent,
+	row := q.db.QueryRow(ctx, CreateEvent,
 		arg.ID,
 		arg.AccountID,
 		arg.Name,
@@ -101,7 +101,7 @@ func (q *Queries) CreateEvent(ctx context.Context, arg CreateEventParams) (Event
 	return i, err
 }
 
-const deleteDraftCertificatesOfEvent = `-- name: DeleteDraftCertificatesOfEvent :many
+const DeleteDraftCertificatesOfEvent = `-- name: DeleteDraftCertificatesOfEvent :many
 DELETE FROM certificates WHERE account_id = $1 AND event_id = $2 AND status = 'draft'
 RETURNING id, verification_code
 `
@@ -117,7 +117,7 @@ type DeleteDraftCertificatesOfEventRow struct {
 }
 
 func (q *Queries) DeleteDraftCertificatesOfEvent(ctx context.Context, arg DeleteDraftCertificatesOfEventParams) ([]DeleteDraftCertificatesOfEventRow, error) {
-	rows, err := q.db.Query(ctx, deleteDraftCertificatesOfEvent, arg.AccountID, arg.EventID)
+	rows, err := q.db.Query(ctx, DeleteDraftCertificatesOfEvent, arg.AccountID, arg.EventID)
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +136,7 @@ func (q *Queries) DeleteDraftCertificatesOfEvent(ctx context.Context, arg Delete
 	return items, nil
 }
 
-const deleteEvent = `-- name: DeleteEvent :exec
+const DeleteEvent = `-- name: DeleteEvent :exec
 DELETE FROM events WHERE account_id = $1 AND id = $2
 `
 
@@ -146,11 +146,11 @@ type DeleteEventParams struct {
 }
 
 func (q *Queries) DeleteEvent(ctx context.Context, arg DeleteEventParams) error {
-	_, err := q.db.Exec(ctx, deleteEvent, arg.AccountID, arg.ID)
+	_, err := q.db.Exec(ctx, DeleteEvent, arg.AccountID, arg.ID)
 	return err
 }
 
-const getEvent = `-- name: GetEvent :one
+const GetEvent = `-- name: GetEvent :one
 SELECT id, account_id, name, description, event_date, location, template_id, certificate_validity_days, registration_enabled, registration_opens_at, registration_closes_at, registration_capacity, registration_message, created_at, updated_at, locale FROM events WHERE account_id = $1 AND id = $2
 `
 
@@ -160,7 +160,7 @@ type GetEventParams struct {
 }
 
 func (q *Queries) GetEvent(ctx context.Context, arg GetEventParams) (Event, error) {
-	row := q.db.QueryRow(ctx, getEvent, arg.AccountID, arg.ID)
+	row := q.db.QueryRow(ctx, GetEvent, arg.AccountID, arg.ID)
 	var i Event
 	err := row.Scan(
 		&i.ID,
@@ -183,7 +183,7 @@ func (q *Queries) GetEvent(ctx context.Context, arg GetEventParams) (Event, erro
 	return i, err
 }
 
-const listEvents = `-- name: ListEvents :many
+const ListEvents = `-- name: ListEvents :many
 SELECT id, account_id, name, description, event_date, location, template_id, certificate_validity_days, registration_enabled, registration_opens_at, registration_closes_at, registration_capacity, registration_message, created_at, updated_at, locale FROM events WHERE account_id = $1
   AND ($2::text IS NULL OR lower(name COLLATE "und-x-icu") LIKE $2::text)
 ORDER BY created_at DESC, id DESC
@@ -201,7 +201,7 @@ type ListEventsParams struct {
 // pattern, compared lower-cased as events_name_trgm_idx indexes it) when it is set. Its ORDER
 // BY is the list's default; the store puts the order asked in its place (store/lists.go).
 func (q *Queries) ListEvents(ctx context.Context, arg ListEventsParams) ([]Event, error) {
-	rows, err := q.db.Query(ctx, listEvents,
+	rows, err := q.db.Query(ctx, ListEvents,
 		arg.AccountID,
 		arg.Pattern,
 		arg.PageOffset,
@@ -242,7 +242,7 @@ func (q *Queries) ListEvents(ctx context.Context, arg ListEventsParams) ([]Event
 	return items, nil
 }
 
-const lockEvent = `-- name: LockEvent :one
+const LockEvent = `-- name: LockEvent :one
 SELECT id FROM events WHERE account_id = $1 AND id = $2 FOR UPDATE
 `
 
@@ -253,13 +253,13 @@ type LockEventParams struct {
 
 // LockEvent holds an event while it is deleted, so that no certificate is issued meanwhile.
 func (q *Queries) LockEvent(ctx context.Context, arg LockEventParams) (uuid.UUID, error) {
-	row := q.db.QueryRow(ctx, lockEvent, arg.AccountID, arg.ID)
+	row := q.db.QueryRow(ctx, LockEvent, arg.AccountID, arg.ID)
 	var id uuid.UUID
 	err := row.Scan(&id)
 	return id, err
 }
 
-const templateUsable = `-- name: TemplateUsable :one
+const TemplateUsable = `-- name: TemplateUsable :one
 SELECT EXISTS (
     SELECT 1 FROM templates WHERE id = $1 AND (account_id = $2::uuid OR account_id IS NULL)
 )
@@ -273,13 +273,13 @@ type TemplateUsableParams struct {
 // TemplateUsable reports whether an event of the account may use a template: one of the
 // account's own, or a system template.
 func (q *Queries) TemplateUsable(ctx context.Context, arg TemplateUsableParams) (bool, error) {
-	row := q.db.QueryRow(ctx, templateUsable, arg.ID, arg.AccountID)
+	row := q.db.QueryRow(ctx, TemplateUsable, arg.ID, arg.AccountID)
 	var exists bool
 	err := row.Scan(&exists)
 	return exists, err
 }
 
-const updateEvent = `-- name: UpdateEvent :one
+const UpdateEvent = `-- name: UpdateEvent :one
 UPDATE events SET name = $1, description = $2, event_date = $3,
     location = $4, template_id = $5,
     certificate_validity_days = $6, locale = $7, updated_at = $8::timestamptz
@@ -301,7 +301,7 @@ type UpdateEventParams struct {
 }
 
 func (q *Queries) UpdateEvent(ctx context.Context, arg UpdateEventParams) (Event, error) {
-	row := q.db.QueryRow(ctx, updateEvent,
+	row := q.db.QueryRow(ctx, UpdateEvent,
 		arg.Name,
 		arg.Description,
 		arg.EventDate,
@@ -335,7 +335,7 @@ func (q *Queries) UpdateEvent(ctx context.Context, arg UpdateEventParams) (Event
 	return i, err
 }
 
-const updateEventRegistration = `-- name: UpdateEventRegistration :one
+const UpdateEventRegistration = `-- name: UpdateEventRegistration :one
 UPDATE events SET registration_enabled = $1, registration_opens_at = $2,
     registration_closes_at = $3, registration_capacity = $4,
     registration_message = $5, updated_at = $6::timestamptz
@@ -355,7 +355,7 @@ type UpdateEventRegistrationParams struct {
 }
 
 func (q *Queries) UpdateEventRegistration(ctx context.Context, arg UpdateEventRegistrationParams) (Event, error) {
-	row := q.db.QueryRow(ctx, updateEventRegistration,
+	row := q.db.QueryRow(ctx, UpdateEventRegistration,
 		arg.Enabled,
 		arg.OpensAt,
 		arg.ClosesAt,

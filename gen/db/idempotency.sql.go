@@ -12,7 +12,7 @@ import (
 	"github.com/google/uuid"
 )
 
-const claimIdempotencyKey = `-- name: ClaimIdempotencyKey :execrows
+const ClaimIdempotencyKey = `-- name: ClaimIdempotencyKey :execrows
 INSERT INTO idempotency_keys AS k (account_id, key, fingerprint, locked_until, created_at, expires_at)
 VALUES ($1, $2, $3, $4::timestamptz, $5::timestamptz, $6::timestamptz)
 ON CONFLICT (account_id, key) DO UPDATE SET fingerprint = excluded.fingerprint, locked_until = excluded.locked_until,
@@ -35,7 +35,7 @@ type ClaimIdempotencyKeyParams struct {
 // taken over by the same request. Otherwise nothing is written (0 rows) and the caller reads
 // what holds the key.
 func (q *Queries) ClaimIdempotencyKey(ctx context.Context, arg ClaimIdempotencyKeyParams) (int64, error) {
-	result, err := q.db.Exec(ctx, claimIdempotencyKey,
+	result, err := q.db.Exec(ctx, ClaimIdempotencyKey,
 		arg.AccountID,
 		arg.Key,
 		arg.Fingerprint,
@@ -49,7 +49,7 @@ func (q *Queries) ClaimIdempotencyKey(ctx context.Context, arg ClaimIdempotencyK
 	return result.RowsAffected(), nil
 }
 
-const completeIdempotencyKey = `-- name: CompleteIdempotencyKey :exec
+const CompleteIdempotencyKey = `-- name: CompleteIdempotencyKey :exec
 UPDATE idempotency_keys SET locked_until = NULL, response_status = $1, response_body = $2,
     response_headers = $3
 WHERE account_id = $4 AND key = $5 AND fingerprint = $6 AND response_status IS NULL
@@ -65,7 +65,7 @@ type CompleteIdempotencyKeyParams struct {
 }
 
 func (q *Queries) CompleteIdempotencyKey(ctx context.Context, arg CompleteIdempotencyKeyParams) error {
-	_, err := q.db.Exec(ctx, completeIdempotencyKey,
+	_, err := q.db.Exec(ctx, CompleteIdempotencyKey,
 		arg.ResponseStatus,
 		arg.ResponseBody,
 		arg.ResponseHeaders,
@@ -76,19 +76,19 @@ func (q *Queries) CompleteIdempotencyKey(ctx context.Context, arg CompleteIdempo
 	return err
 }
 
-const deleteExpiredIdempotencyKeys = `-- name: DeleteExpiredIdempotencyKeys :execrows
+const DeleteExpiredIdempotencyKeys = `-- name: DeleteExpiredIdempotencyKeys :execrows
 DELETE FROM idempotency_keys WHERE expires_at <= $1::timestamptz
 `
 
 func (q *Queries) DeleteExpiredIdempotencyKeys(ctx context.Context, now time.Time) (int64, error) {
-	result, err := q.db.Exec(ctx, deleteExpiredIdempotencyKeys, now)
+	result, err := q.db.Exec(ctx, DeleteExpiredIdempotencyKeys, now)
 	if err != nil {
 		return 0, err
 	}
 	return result.RowsAffected(), nil
 }
 
-const getIdempotencyKey = `-- name: GetIdempotencyKey :one
+const GetIdempotencyKey = `-- name: GetIdempotencyKey :one
 SELECT account_id, key, fingerprint, locked_until, response_status, response_body, response_headers, created_at, expires_at FROM idempotency_keys WHERE account_id = $1 AND key = $2
 `
 
@@ -98,7 +98,7 @@ type GetIdempotencyKeyParams struct {
 }
 
 func (q *Queries) GetIdempotencyKey(ctx context.Context, arg GetIdempotencyKeyParams) (IdempotencyKey, error) {
-	row := q.db.QueryRow(ctx, getIdempotencyKey, arg.AccountID, arg.Key)
+	row := q.db.QueryRow(ctx, GetIdempotencyKey, arg.AccountID, arg.Key)
 	var i IdempotencyKey
 	err := row.Scan(
 		&i.AccountID,
@@ -114,7 +114,7 @@ func (q *Queries) GetIdempotencyKey(ctx context.Context, arg GetIdempotencyKeyPa
 	return i, err
 }
 
-const releaseIdempotencyKey = `-- name: ReleaseIdempotencyKey :exec
+const ReleaseIdempotencyKey = `-- name: ReleaseIdempotencyKey :exec
 DELETE FROM idempotency_keys
 WHERE account_id = $1 AND key = $2 AND fingerprint = $3 AND response_status IS NULL
 `
@@ -127,6 +127,6 @@ type ReleaseIdempotencyKeyParams struct {
 
 // ReleaseIdempotencyKey forgets a request that did not succeed: a failed request is not remembered.
 func (q *Queries) ReleaseIdempotencyKey(ctx context.Context, arg ReleaseIdempotencyKeyParams) error {
-	_, err := q.db.Exec(ctx, releaseIdempotencyKey, arg.AccountID, arg.Key, arg.Fingerprint)
+	_, err := q.db.Exec(ctx, ReleaseIdempotencyKey, arg.AccountID, arg.Key, arg.Fingerprint)
 	return err
 }

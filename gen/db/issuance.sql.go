@@ -4,3 +4,483 @@
 // source: issuance.sql
 
 package db
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+const IssuanceCountIssued = `-- name: IssuanceCountIssued :exec
+INSERT INTO analytics_daily AS d (account_id, day, event_id, credential_kind, issued)
+SELECT account_id, day, event_id, kind, sum(n)::integer
+FROM (SELECT unnest($1::uuid[]) AS account_id, unnest($2::date[]) AS day, unnest($3::uuid[]) AS event_id,
+             unnest($4::text[]) AS kind, unnest($5::integer[]) AS n) AS c
+GROUP BY account_id, day, event_id, kind
+ORDER BY account_id, day, event_id, kind
+ON CONFLICT (account_id, day, event_id, credential_kind) DO UPDATE SET issued = d.issued + excluded.issued
+`
+
+type IssuanceCountIssuedParams struct {
+	AccountIds []uuid.UUID
+	Days       []time.Time
+	EventIds   []uuid.UUID
+	Kinds      []string
+	Counts     []int32
+}
+
+// IssuanceCountIssued adds credentials issued to the day's counters (parallel arrays, one
+// element a row), in key order: the plan sorts them (store.IssuedCounts).
+func (q *Queries) IssuanceCountIssued(ctx context.Context, arg IssuanceCountIssuedParams) error {
+	_, err := q.db.Exec(ctx, IssuanceCountIssued,
+		arg.AccountIds,
+		arg.Days,
+		arg.EventIds,
+		arg.Kinds,
+		arg.Counts,
+	)
+	return err
+}
+
+const IssuanceExpireCertificates = `-- name: IssuanceExpireCertificates :exec
+UPDATE certificates SET status = 'expired', updated_at = $1::timestamptz
+WHERE id = ANY($2::uuid[]) AND account_id = $3
+  AND status = 'issued' AND expires_at IS NOT NULL AND expires_at <= $1::timestamptz
+`
+
+type IssuanceExpireCertificatesParams struct {
+	Now       time.Time
+	Ids       []uuid.UUID
+	AccountID uuid.UUID
+}
+
+// IssuanceExpireCertificates marks the account's issued certificates @ids, lapsed at @now,
+// expired: each is the key's lapsed certificate of a certificate about to be issued (new, or a
+// draft turned issued), which the one issued certificate per key makes room for. Queued after
+// the credits (the account's first hot row), since the change of status moves the list totals:
+// marked before it, while the key was read, two issuing transactions of one account could each
+// hold a totals row the other waited for while one of them waited for the credit row.
+func (q *Queries) IssuanceExpireCertificates(ctx context.Context, arg IssuanceExpireCertificatesParams) error {
+	_, err := q.db.Exec(ctx, IssuanceExpireCertificates, arg.Now, arg.Ids, arg.AccountID)
+	return err
+}
+
+const IssuanceInsertCertificateEvents = `-- name: IssuanceInsertCertificateEvents :exec
+INSERT INTO outbox_events (id, account_id, event_type, payload, occurred_at, dispatched_at)
+SELECT e.id, c.account_id, $1::text,
+    jsonb_set(e.payload, '{data,certificateNumber}', to_jsonb(c.certificate_number)), $2::timestamptz,
+    CASE WHEN $3::boolean THEN NULL ELSE $2::timestamptz END
+FROM (SELECT unnest($4::uuid[]) AS id, unnest($5::uuid[]) AS certificate_id, unnest($6::jsonb[]) AS payload,
+             generate_series(1, cardinality($4::uuid[])) AS ord) e
+CROSS JOIN LATERAL (SELECT c.account_id, c.certificate_number FROM certificates c
+                    WHERE c.id = e.certificate_id LIMIT 1) c
+WHERE c.account_id = $7
+ORDER BY e.ord
+`
+
+type IssuanceInsertCertificateEventsParams struct {
+	EventType      string
+	OccurredAt     time.Time
+	Pending        bool
+	Ids            []uuid.UUID
+	CertificateIds []uuid.UUID
+	Payloads       [][]byte
+	AccountID      uuid.UUID
+}
+
+// IssuanceInsertCertificateEvents writes one outbox event of @event_type for each certificate
+// written earlier in the same batch (inserted, or a draft issued), in the order given: its
+// @payloads with the certificate's number, which only its row knows by then, set at the fixed
+// path data.certificateNumber (the field every certificate event carries, see
+// certificates.eventData); recorded dispatched already unless @pending (the plan knows whether
+// an active subscription of the account takes the kind, and queues the fan-out job with it).
+//
+// Each certificate is read by its key, one lookup per event: a plain join let the planner
+// hash every certificate of the account instead (thousands of rows read for a few events)
+// when the table's statistics put fewer rows in the account than the arrays hold, as they
+// do for an account larger than the average or grown since the last ANALYZE. The LIMIT keeps
+// the subquery from being pulled up into such a join; the account is checked outside it, on
+// the row found, so that the lookup has the primary key alone to use: with the account's id
+// beside it, a generic plan took an index that leads with the account
+// (certificates_account_status_idx) and walked the account's entries for each event.
+func (q *Queries) IssuanceInsertCertificateEvents(ctx context.Context, arg IssuanceInsertCertificateEventsParams) error {
+	_, err := q.db.Exec(ctx, IssuanceInsertCertificateEvents,
+		arg.EventType,
+		arg.OccurredAt,
+		arg.Pending,
+		arg.Ids,
+		arg.CertificateIds,
+		arg.Payloads,
+		arg.AccountID,
+	)
+	return err
+}
+
+const IssuanceInsertCertificates = `-- name: IssuanceInsertCertificates :many
+WITH counter AS (
+    INSERT INTO certificate_counters AS c (account_id, last_number) VALUES ($1, cardinality($3::uuid[]))
+    ON CONFLICT (account_id) DO UPDATE SET last_number = c.last_number + cardinality($3::uuid[])
+    RETURNING last_number - cardinality($3::uuid[]) AS before
+), given AS (
+    SELECT unnest($3::uuid[]) AS id, unnest($4::uuid[]) AS event_id, unnest($5::uuid[]) AS attendee_id,
+        unnest($6::uuid[]) AS template_id, unnest($7::text[]) AS number_prefix,
+        unnest($8::integer[]) AS number_digits, unnest($9::text[]) AS verification_code,
+        unnest($10::text[]) AS status, unnest($11::text[]) AS recipient_first_name,
+        unnest($12::text[]) AS recipient_last_name, unnest($13::text[]) AS recipient_email,
+        unnest($14::jsonb[]) AS snapshot, unnest($15::timestamptz[]) AS issued_at,
+        unnest($16::boolean[]) AS expiring, unnest($17::timestamptz[]) AS expires_at,
+        generate_series(1, cardinality($3::uuid[])) AS ord
+), numbered AS (
+    SELECT g.id, g.event_id, g.attendee_id, g.template_id, g.verification_code, g.status,
+        g.recipient_first_name, g.recipient_last_name, g.recipient_email, g.snapshot,
+        CASE WHEN g.status <> 'draft' THEN g.issued_at END AS issued_at,
+        CASE WHEN g.expiring THEN g.expires_at END AS expires_at,
+        g.number_prefix || lpad((counter.before + g.ord)::text,
+            greatest(g.number_digits, length((counter.before + g.ord)::text)), '0') AS certificate_number
+    FROM counter, given g
+)
+INSERT INTO certificates (id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code,
+    status, recipient_first_name, recipient_last_name, recipient_email, snapshot, issued_at, expires_at, created_at, updated_at)
+SELECT id, $1, event_id, attendee_id, template_id, certificate_number, verification_code, status,
+    recipient_first_name, recipient_last_name, recipient_email, snapshot, issued_at, expires_at, $2::timestamptz, $2::timestamptz
+FROM numbered
+RETURNING id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location, snapshot_event_locale
+`
+
+type IssuanceInsertCertificatesParams struct {
+	AccountID           uuid.UUID
+	Now                 time.Time
+	Ids                 []uuid.UUID
+	EventIds            []uuid.UUID
+	AttendeeIds         []uuid.UUID
+	TemplateIds         []uuid.UUID
+	NumberPrefixes      []string
+	NumberDigits        []int32
+	VerificationCodes   []string
+	Statuses            []string
+	RecipientFirstNames []string
+	RecipientLastNames  []string
+	RecipientEmails     []string
+	Snapshots           [][]byte
+	IssuedAts           []time.Time
+	Expiring            []bool
+	ExpiresAts          []time.Time
+}
+
+// IssuanceInsertCertificates stores new certificates and drafts of one account, in one
+// statement (its triggers, the search rows and the kept list totals, fire once for all), each
+// numbered with the account's next number in the order given: the account's counter moves on
+// by their count once, and the i-th (from 1) takes the counter's old value plus i, written as
+// its @number_prefixes (then the number zero-padded to @number_digits). Each is stored under its
+// @verification_codes, reserved before (ReserveNewCertificateCode, or
+// RegisterVerificationCodes). A draft has no issue time: @issued_ats is read only for a status
+// other than draft, and @expires_ats only where @expiring says so (arrays carry no NULL here).
+func (q *Queries) IssuanceInsertCertificates(ctx context.Context, arg IssuanceInsertCertificatesParams) ([]Certificate, error) {
+	rows, err := q.db.Query(ctx, IssuanceInsertCertificates,
+		arg.AccountID,
+		arg.Now,
+		arg.Ids,
+		arg.EventIds,
+		arg.AttendeeIds,
+		arg.TemplateIds,
+		arg.NumberPrefixes,
+		arg.NumberDigits,
+		arg.VerificationCodes,
+		arg.Statuses,
+		arg.RecipientFirstNames,
+		arg.RecipientLastNames,
+		arg.RecipientEmails,
+		arg.Snapshots,
+		arg.IssuedAts,
+		arg.Expiring,
+		arg.ExpiresAts,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []Certificate
+	for rows.Next() {
+		var i Certificate
+		if err := rows.Scan(
+			&i.ID,
+			&i.AccountID,
+			&i.EventID,
+			&i.AttendeeID,
+			&i.TemplateID,
+			&i.CertificateNumber,
+			&i.VerificationCode,
+			&i.Status,
+			&i.RecipientFirstName,
+			&i.RecipientLastName,
+			&i.RecipientEmail,
+			&i.Snapshot,
+			&i.RecipientTokenHash,
+			&i.IssuedAt,
+			&i.ExpiresAt,
+			&i.RevokedAt,
+			&i.RevocationReason,
+			&i.RevocationReasonCode,
+			&i.FirstViewedAt,
+			&i.FirstVerifiedAt,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.SnapshotEventName,
+			&i.SnapshotEventDate,
+			&i.SnapshotEventLocation,
+			&i.SnapshotEventLocale,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const IssuanceInsertOutboxEvents = `-- name: IssuanceInsertOutboxEvents :exec
+INSERT INTO outbox_events (id, account_id, event_type, payload, occurred_at, dispatched_at)
+SELECT unnest($1::uuid[]), $2, $3, unnest($4::jsonb[]), $5,
+       CASE WHEN $6::boolean THEN NULL ELSE $5::timestamptz END
+`
+
+type IssuanceInsertOutboxEventsParams struct {
+	Ids        []uuid.UUID
+	AccountID  uuid.UUID
+	EventType  string
+	Payloads   [][]byte
+	OccurredAt time.Time
+	Pending    bool
+}
+
+// IssuanceInsertOutboxEvents writes several events of one account and kind, in the order
+// given, dispatched already unless @pending (as IssuanceInsertCertificateEvents).
+func (q *Queries) IssuanceInsertOutboxEvents(ctx context.Context, arg IssuanceInsertOutboxEventsParams) error {
+	_, err := q.db.Exec(ctx, IssuanceInsertOutboxEvents,
+		arg.Ids,
+		arg.AccountID,
+		arg.EventType,
+		arg.Payloads,
+		arg.OccurredAt,
+		arg.Pending,
+	)
+	return err
+}
+
+const IssuanceInsertStatusEntries = `-- name: IssuanceInsertStatusEntries :many
+INSERT INTO verifiable_credentials (credential_id, kind, account_id, list, status_index, salt, claims, signed_at)
+SELECT e.credential_id, e.kind, $1, l.list, e.candidate, e.salt, e.claims, $2::timestamptz
+FROM (SELECT s.list FROM status_lists s WHERE s.account_id = $1 AND s.full_at IS NULL ORDER BY s.list LIMIT 1) l,
+     (SELECT x.credential_id, x.kind, x.salt, x.claims,
+             unnest(x.candidates[x.first : x.first + x.per - 1]) AS candidate
+      FROM (SELECT unnest($3::uuid[]) AS credential_id, unnest($4::text[]) AS kind, unnest($5::text[]) AS salt,
+                   unnest($6::jsonb[]) AS claims,
+                   generate_series(1, cardinality($7::integer[]), $8::integer) AS first,
+                   $8::integer AS per, $7::integer[] AS candidates) x) e
+ON CONFLICT DO NOTHING
+RETURNING credential_id
+`
+
+type IssuanceInsertStatusEntriesParams struct {
+	AccountID     uuid.UUID
+	Now           time.Time
+	CredentialIds []uuid.UUID
+	Kinds         []string
+	Salts         []string
+	Claims        [][]byte
+	Candidates    []int32
+	Per           int32
+}
+
+// IssuanceInsertStatusEntries gives issued credentials of one account their entries in the
+// account's open status list (the lowest that is not full), in one statement: each at the
+// first of its @per random candidates that is free (the i-th credential's, from 0, are
+// @candidates[i*per+1 .. (i+1)*per]). The unique keys decide, by index probes whatever the
+// table's size: a candidate after the credential's first free one conflicts with it on
+// credential_id, and one that another credential of the statement took, on the list's index.
+// A credential left out of the rows answered (no open list, or every candidate taken) is
+// drawn the long way by the caller after the batch (credentials.AssignStatus). @claims holds
+// NULL for a credential whose claims are kept elsewhere (a certificate's snapshot). Trying
+// the candidates one insert at a time in PL/pgSQL, stopping at the first that takes, was
+// measured no cheaper (docs/benchmarks.md): the cost is the entry's own insert, not the
+// candidates dropped.
+func (q *Queries) IssuanceInsertStatusEntries(ctx context.Context, arg IssuanceInsertStatusEntriesParams) ([]uuid.UUID, error) {
+	rows, err := q.db.Query(ctx, IssuanceInsertStatusEntries,
+		arg.AccountID,
+		arg.Now,
+		arg.CredentialIds,
+		arg.Kinds,
+		arg.Salts,
+		arg.Claims,
+		arg.Candidates,
+		arg.Per,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []uuid.UUID
+	for rows.Next() {
+		var credential_id uuid.UUID
+		if err := rows.Scan(&credential_id); err != nil {
+			return nil, err
+		}
+		items = append(items, credential_id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const IssuanceIssueDraft = `-- name: IssuanceIssueDraft :one
+UPDATE certificates SET status = 'issued', recipient_first_name = $1,
+    recipient_last_name = $2, recipient_email = $3, snapshot = $4,
+    issued_at = $5, expires_at = $6, updated_at = $7::timestamptz
+WHERE id = $8 AND status = 'draft'
+RETURNING id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location, snapshot_event_locale
+`
+
+type IssuanceIssueDraftParams struct {
+	RecipientFirstName string
+	RecipientLastName  string
+	RecipientEmail     string
+	Snapshot           []byte
+	IssuedAt           *time.Time
+	ExpiresAt          *time.Time
+	Now                time.Time
+	ID                 uuid.UUID
+}
+
+// IssuanceIssueDraft turns a draft into the issued certificate, keeping its number and code;
+// no row when it is no longer a draft.
+func (q *Queries) IssuanceIssueDraft(ctx context.Context, arg IssuanceIssueDraftParams) (Certificate, error) {
+	row := q.db.QueryRow(ctx, IssuanceIssueDraft,
+		arg.RecipientFirstName,
+		arg.RecipientLastName,
+		arg.RecipientEmail,
+		arg.Snapshot,
+		arg.IssuedAt,
+		arg.ExpiresAt,
+		arg.Now,
+		arg.ID,
+	)
+	var i Certificate
+	err := row.Scan(
+		&i.ID,
+		&i.AccountID,
+		&i.EventID,
+		&i.AttendeeID,
+		&i.TemplateID,
+		&i.CertificateNumber,
+		&i.VerificationCode,
+		&i.Status,
+		&i.RecipientFirstName,
+		&i.RecipientLastName,
+		&i.RecipientEmail,
+		&i.Snapshot,
+		&i.RecipientTokenHash,
+		&i.IssuedAt,
+		&i.ExpiresAt,
+		&i.RevokedAt,
+		&i.RevocationReason,
+		&i.RevocationReasonCode,
+		&i.FirstViewedAt,
+		&i.FirstVerifiedAt,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.SnapshotEventName,
+		&i.SnapshotEventDate,
+		&i.SnapshotEventLocation,
+		&i.SnapshotEventLocale,
+	)
+	return i, err
+}
+
+const IssuanceLockCredits = `-- name: IssuanceLockCredits :exec
+INSERT INTO credit_usage AS u (account_id, period, used) VALUES ($1, $2::date, 0)
+ON CONFLICT (account_id, period) DO UPDATE SET used = u.used
+`
+
+type IssuanceLockCreditsParams struct {
+	AccountID uuid.UUID
+	Period    time.Time
+}
+
+// IssuanceLockCredits takes the account's credit row of the month, spending nothing (made when
+// there is none yet), for a transaction that writes certificates without a credit (drafts):
+// every transaction that takes the account's number counter takes its credit row first, so
+// that one that prepares a draft and then issues a certificate in another savepoint (a group's
+// issuances one by one) cannot hold the counter while it waits for the credit row that
+// another issuance holds as it waits for the counter. DO UPDATE locks the row, a WHERE could
+// not leave it unlocked.
+func (q *Queries) IssuanceLockCredits(ctx context.Context, arg IssuanceLockCreditsParams) error {
+	_, err := q.db.Exec(ctx, IssuanceLockCredits, arg.AccountID, arg.Period)
+	return err
+}
+
+const IssuancePlanAsBefore = `-- name: IssuancePlanAsBefore :exec
+SELECT set_config('plan_cache_mode', current_setting($1::text), true)
+`
+
+func (q *Queries) IssuancePlanAsBefore(ctx context.Context, kept string) error {
+	_, err := q.db.Exec(ctx, IssuancePlanAsBefore, kept)
+	return err
+}
+
+const IssuancePlanGenerically = `-- name: IssuancePlanGenerically :exec
+SELECT set_config($1::text, current_setting('plan_cache_mode'), true),
+       set_config('plan_cache_mode', 'force_generic_plan', true)
+`
+
+// IssuancePlanGenerically and IssuancePlanAsBefore enclose an issuance's writes (Tx.ApplyIssuance):
+// the writes are planned once a connection, their generic plans kept, instead of at every call.
+// PostgreSQL reads the arrays of a custom plan's parameters (their lengths) and estimates an
+// unknown array at a hundred rows in a generic plan, so plan_cache_mode auto never chose the
+// generic plan of IssuanceInsertCertificates, IssuanceInsertStatusEntries and
+// IssuanceInsertCertificateEvents: they were planned on every call (docs/benchmarks.md,
+// "Figures behind design choices", has what that cost). Their generic plans are the
+// custom ones (every row they read, by its key). The mode is set for the writes alone, local to
+// the transaction: IssuancePlanGenerically keeps the mode it finds in the setting @kept (a name
+// of the service's own, "credentiald.plan_cache_mode"), IssuancePlanAsBefore puts it back.
+func (q *Queries) IssuancePlanGenerically(ctx context.Context, kept string) error {
+	_, err := q.db.Exec(ctx, IssuancePlanGenerically, kept)
+	return err
+}
+
+const IssuanceSpendCredits = `-- name: IssuanceSpendCredits :one
+
+INSERT INTO credit_usage AS u (account_id, period, used)
+SELECT a.id, $1::date, $2::integer FROM accounts a JOIN plans p ON p.code = a.plan
+WHERE a.id = $3 AND coalesce(p.monthly_credits, 2147483647) >= $2::integer
+ON CONFLICT (account_id, period) DO UPDATE SET used = u.used + $2::integer
+WHERE u.used <= (SELECT coalesce(p.monthly_credits, 2147483647) FROM accounts a JOIN plans p ON p.code = a.plan WHERE a.id = u.account_id) - $2::integer
+RETURNING used
+`
+
+type IssuanceSpendCreditsParams struct {
+	Period    time.Time
+	N         int32
+	AccountID uuid.UUID
+}
+
+// The writes of an issuance, applied by the store's executor (internal/store/executor.go,
+// Tx.ApplyIssuance): it queues them, with sqlc's parameters, into one pgx.Batch that travels in
+// one round trip while the account's hot rows (its credit row, its number counter, the day's
+// analytics rows) are held, in the lock order of applyInLockOrder. Each statement stands on its
+// own: what is written is decided by internal/issuance's plan, in Go. A statement's failure
+// aborts the transaction, so the later ones of the batch do nothing; a statement that finds
+// nothing to do answers no row and the caller rolls the transaction back (CREDIT_LIMIT, a
+// draft no longer a draft).
+// IssuanceSpendCredits takes n credits of the account's month, all or none: no row comes back
+// when fewer than n are left. The conflicting row is locked and re-checked, so concurrent
+// spends never pass the limit.
+func (q *Queries) IssuanceSpendCredits(ctx context.Context, arg IssuanceSpendCreditsParams) (int32, error) {
+	row := q.db.QueryRow(ctx, IssuanceSpendCredits, arg.Period, arg.N, arg.AccountID)
+	var used int32
+	err := row.Scan(&used)
+	return used, err
+}

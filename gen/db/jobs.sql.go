@@ -9,7 +9,7 @@ import (
 	"context"
 )
 
-const countJobsByQueueAndState = `-- name: CountJobsByQueueAndState :many
+const CountJobsByQueueAndState = `-- name: CountJobsByQueueAndState :many
 SELECT queue::text AS queue, state::text AS state, jobs::bigint AS jobs FROM river_job_counts()
 `
 
@@ -22,7 +22,7 @@ type CountJobsByQueueAndStateRow struct {
 // River's jobs by queue and state (river_job_counts in the migrations: sqlc does not know
 // River's tables).
 func (q *Queries) CountJobsByQueueAndState(ctx context.Context) ([]CountJobsByQueueAndStateRow, error) {
-	rows, err := q.db.Query(ctx, countJobsByQueueAndState)
+	rows, err := q.db.Query(ctx, CountJobsByQueueAndState)
 	if err != nil {
 		return nil, err
 	}

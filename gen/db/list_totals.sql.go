@@ -12,7 +12,7 @@ import (
 	"github.com/google/uuid"
 )
 
-const countCertificatesPastExpiry = `-- name: CountCertificatesPastExpiry :one
+const CountCertificatesPastExpiry = `-- name: CountCertificatesPastExpiry :one
 SELECT count(*) FROM certificates
 WHERE account_id = $1 AND status = 'issued' AND expires_at IS NOT NULL AND expires_at <= $2::timestamptz
   AND ($3::uuid IS NULL OR event_id = $3)
@@ -28,29 +28,29 @@ type CountCertificatesPastExpiryParams struct {
 // (stored 'issued', listed as expired), of one event or the whole account: an index-only scan
 // of certificates_account_expiry_idx.
 func (q *Queries) CountCertificatesPastExpiry(ctx context.Context, arg CountCertificatesPastExpiryParams) (int64, error) {
-	row := q.db.QueryRow(ctx, countCertificatesPastExpiry, arg.AccountID, arg.Now, arg.EventID)
+	row := q.db.QueryRow(ctx, CountCertificatesPastExpiry, arg.AccountID, arg.Now, arg.EventID)
 	var count int64
 	err := row.Scan(&count)
 	return count, err
 }
 
-const listTotal = `-- name: ListTotal :one
+const SumListTotal = `-- name: SumListTotal :one
 SELECT coalesce(sum(n), 0)::bigint FROM list_totals
 WHERE account_id = $1 AND list = $2 AND event_id = $3 AND status = ANY ($4::text[])
 `
 
-type ListTotalParams struct {
+type SumListTotalParams struct {
 	AccountID uuid.UUID
 	List      string
 	EventID   uuid.UUID
 	Statuses  []string
 }
 
-// ListTotal is the total of an account's list (attendees or certificates) over the stored
+// SumListTotal is the total of an account's list (attendees or certificates) over the stored
 // statuses asked, for one event or, with the nil UUID, the whole account: the sum of the
 // shards that migration 00025's triggers keep.
-func (q *Queries) ListTotal(ctx context.Context, arg ListTotalParams) (int64, error) {
-	row := q.db.QueryRow(ctx, listTotal,
+func (q *Queries) SumListTotal(ctx context.Context, arg SumListTotalParams) (int64, error) {
+	row := q.db.QueryRow(ctx, SumListTotal,
 		arg.AccountID,
 		arg.List,
 		arg.EventID,

@@ -9,7 +9,7 @@ import (
 	"context"
 )
 
-const cleanCertificateSearchPending = `-- name: CleanCertificateSearchPending :one
+const CleanCertificateSearchPending = `-- name: CleanCertificateSearchPending :one
 SELECT gin_clean_pending_list('certificate_search_trgm_idx'::regclass)::bigint AS pages
 `
 
@@ -18,13 +18,13 @@ SELECT gin_clean_pending_list('certificate_search_trgm_idx'::regclass)::bigint A
 // emptied. It takes the index's cleanup lock: a merge already running elsewhere is waited for.
 // Only the index's owner (the role that ran the migrations) may.
 func (q *Queries) CleanCertificateSearchPending(ctx context.Context) (int64, error) {
-	row := q.db.QueryRow(ctx, cleanCertificateSearchPending)
+	row := q.db.QueryRow(ctx, CleanCertificateSearchPending)
 	var pages int64
 	err := row.Scan(&pages)
 	return pages, err
 }
 
-const databaseFingerprint = `-- name: DatabaseFingerprint :one
+const DatabaseFingerprint = `-- name: DatabaseFingerprint :one
 WITH tables AS (
     SELECT c.relname::text AS name,
            CASE c.relname WHEN 'api_keys' THEN ARRAY['last_used_at'] ELSE ARRAY[]::text[] END AS ignored,
@@ -54,27 +54,27 @@ CROSS JOIN LATERAL (
 // their own digests, so no table needs a key for it; query_to_xml runs the statement built for
 // each table.
 func (q *Queries) DatabaseFingerprint(ctx context.Context) (string, error) {
-	row := q.db.QueryRow(ctx, databaseFingerprint)
+	row := q.db.QueryRow(ctx, DatabaseFingerprint)
 	var fingerprint string
 	err := row.Scan(&fingerprint)
 	return fingerprint, err
 }
 
-const lockMigrations = `-- name: LockMigrations :exec
+const LockMigrations = `-- name: LockMigrations :exec
 SELECT pg_advisory_lock(7461029384756102938)
 `
 
 // Serialises migrations across instances starting at once (held by one session).
 func (q *Queries) LockMigrations(ctx context.Context) error {
-	_, err := q.db.Exec(ctx, lockMigrations)
+	_, err := q.db.Exec(ctx, LockMigrations)
 	return err
 }
 
-const unlockMigrations = `-- name: UnlockMigrations :exec
+const UnlockMigrations = `-- name: UnlockMigrations :exec
 SELECT pg_advisory_unlock(7461029384756102938)
 `
 
 func (q *Queries) UnlockMigrations(ctx context.Context) error {
-	_, err := q.db.Exec(ctx, unlockMigrations)
+	_, err := q.db.Exec(ctx, UnlockMigrations)
 	return err
 }

@@ -12,16 +12,16 @@ import (
 	"github.com/google/uuid"
 )
 
-const activateSigningKey = `-- name: ActivateSigningKey :exec
+const ActivateSigningKey = `-- name: ActivateSigningKey :exec
 UPDATE signing_keys SET retired_at = NULL WHERE kid = $1
 `
 
 func (q *Queries) ActivateSigningKey(ctx context.Context, kid string) error {
-	_, err := q.db.Exec(ctx, activateSigningKey, kid)
+	_, err := q.db.Exec(ctx, ActivateSigningKey, kid)
 	return err
 }
 
-const activeSession = `-- name: ActiveSession :one
+const ActiveSession = `-- name: ActiveSession :one
 SELECT id, account_id, user_id, authenticated_at FROM sessions
 WHERE id = $1 AND account_id = $2 AND user_id = $3
   AND revoked_at IS NULL AND expires_at > $4::timestamptz
@@ -43,7 +43,7 @@ type ActiveSessionRow struct {
 
 // ActiveSession is the check behind every access token: the session must still be live.
 func (q *Queries) ActiveSession(ctx context.Context, arg ActiveSessionParams) (ActiveSessionRow, error) {
-	row := q.db.QueryRow(ctx, activeSession,
+	row := q.db.QueryRow(ctx, ActiveSession,
 		arg.ID,
 		arg.AccountID,
 		arg.UserID,
@@ -59,7 +59,7 @@ func (q *Queries) ActiveSession(ctx context.Context, arg ActiveSessionParams) (A
 	return i, err
 }
 
-const createRefreshToken = `-- name: CreateRefreshToken :exec
+const CreateRefreshToken = `-- name: CreateRefreshToken :exec
 INSERT INTO refresh_tokens (id, session_id, token_hash, expires_at, created_at)
 VALUES ($1, $2, $3, $4, $5::timestamptz)
 `
@@ -73,7 +73,7 @@ type CreateRefreshTokenParams struct {
 }
 
 func (q *Queries) CreateRefreshToken(ctx context.Context, arg CreateRefreshTokenParams) error {
-	_, err := q.db.Exec(ctx, createRefreshToken,
+	_, err := q.db.Exec(ctx, CreateRefreshToken,
 		arg.ID,
 		arg.SessionID,
 		arg.TokenHash,
@@ -83,7 +83,7 @@ func (q *Queries) CreateRefreshToken(ctx context.Context, arg CreateRefreshToken
 	return err
 }
 
-const createSession = `-- name: CreateSession :one
+const CreateSession = `-- name: CreateSession :one
 INSERT INTO sessions (id, account_id, user_id, authenticated_at, expires_at, created_at)
 VALUES ($1, $2, $3, $4, $5, $6::timestamptz)
 RETURNING id, account_id, user_id, authenticated_at, expires_at, revoked_at, revoked_reason, created_at
@@ -99,7 +99,7 @@ type CreateSessionParams struct {
 }
 
 func (q *Queries) CreateSession(ctx context.Context, arg CreateSessionParams) (Session, error) {
-	row := q.db.QueryRow(ctx, createSession,
+	row := q.db.QueryRow(ctx, CreateSession,
 		arg.ID,
 		arg.AccountID,
 		arg.UserID,
@@ -121,7 +121,7 @@ func (q *Queries) CreateSession(ctx context.Context, arg CreateSessionParams) (S
 	return i, err
 }
 
-const extendSession = `-- name: ExtendSession :exec
+const ExtendSession = `-- name: ExtendSession :exec
 UPDATE sessions SET expires_at = $1 WHERE id = $2 AND revoked_at IS NULL
 `
 
@@ -131,11 +131,11 @@ type ExtendSessionParams struct {
 }
 
 func (q *Queries) ExtendSession(ctx context.Context, arg ExtendSessionParams) error {
-	_, err := q.db.Exec(ctx, extendSession, arg.ExpiresAt, arg.ID)
+	_, err := q.db.Exec(ctx, ExtendSession, arg.ExpiresAt, arg.ID)
 	return err
 }
 
-const insertSigningKey = `-- name: InsertSigningKey :execrows
+const InsertSigningKey = `-- name: InsertSigningKey :execrows
 INSERT INTO signing_keys (kid, private_key, created_at) VALUES ($1, $2, $3::timestamptz)
 ON CONFLICT DO NOTHING
 `
@@ -147,14 +147,14 @@ type InsertSigningKeyParams struct {
 }
 
 func (q *Queries) InsertSigningKey(ctx context.Context, arg InsertSigningKeyParams) (int64, error) {
-	result, err := q.db.Exec(ctx, insertSigningKey, arg.Kid, arg.PrivateKey, arg.Now)
+	result, err := q.db.Exec(ctx, InsertSigningKey, arg.Kid, arg.PrivateKey, arg.Now)
 	if err != nil {
 		return 0, err
 	}
 	return result.RowsAffected(), nil
 }
 
-const lockRefreshToken = `-- name: LockRefreshToken :one
+const LockRefreshToken = `-- name: LockRefreshToken :one
 SELECT rt.id, rt.session_id, rt.expires_at, rt.rotated_at,
        s.account_id, s.user_id, s.revoked_at AS session_revoked_at, s.expires_at AS session_expires_at
 FROM refresh_tokens rt JOIN sessions s ON s.id = rt.session_id
@@ -176,7 +176,7 @@ type LockRefreshTokenRow struct {
 // LockRefreshToken finds a refresh token and its session, holding the token's row until the
 // transaction ends: of two refreshes with one token, the second sees the first's rotation.
 func (q *Queries) LockRefreshToken(ctx context.Context, tokenHash []byte) (LockRefreshTokenRow, error) {
-	row := q.db.QueryRow(ctx, lockRefreshToken, tokenHash)
+	row := q.db.QueryRow(ctx, LockRefreshToken, tokenHash)
 	var i LockRefreshTokenRow
 	err := row.Scan(
 		&i.ID,
@@ -191,7 +191,7 @@ func (q *Queries) LockRefreshToken(ctx context.Context, tokenHash []byte) (LockR
 	return i, err
 }
 
-const retireSigningKeys = `-- name: RetireSigningKeys :exec
+const RetireSigningKeys = `-- name: RetireSigningKeys :exec
 UPDATE signing_keys SET retired_at = $1::timestamptz WHERE retired_at IS NULL AND kid <> $2
 `
 
@@ -201,11 +201,11 @@ type RetireSigningKeysParams struct {
 }
 
 func (q *Queries) RetireSigningKeys(ctx context.Context, arg RetireSigningKeysParams) error {
-	_, err := q.db.Exec(ctx, retireSigningKeys, arg.Now, arg.KeepKid)
+	_, err := q.db.Exec(ctx, RetireSigningKeys, arg.Now, arg.KeepKid)
 	return err
 }
 
-const revokeSession = `-- name: RevokeSession :execrows
+const RevokeSession = `-- name: RevokeSession :execrows
 UPDATE sessions SET revoked_at = $1::timestamptz, revoked_reason = $2
 WHERE id = $3 AND revoked_at IS NULL
 `
@@ -217,14 +217,14 @@ type RevokeSessionParams struct {
 }
 
 func (q *Queries) RevokeSession(ctx context.Context, arg RevokeSessionParams) (int64, error) {
-	result, err := q.db.Exec(ctx, revokeSession, arg.Now, arg.Reason, arg.ID)
+	result, err := q.db.Exec(ctx, RevokeSession, arg.Now, arg.Reason, arg.ID)
 	if err != nil {
 		return 0, err
 	}
 	return result.RowsAffected(), nil
 }
 
-const rotateRefreshToken = `-- name: RotateRefreshToken :exec
+const RotateRefreshToken = `-- name: RotateRefreshToken :exec
 UPDATE refresh_tokens SET rotated_at = $1::timestamptz WHERE id = $2
 `
 
@@ -234,11 +234,11 @@ type RotateRefreshTokenParams struct {
 }
 
 func (q *Queries) RotateRefreshToken(ctx context.Context, arg RotateRefreshTokenParams) error {
-	_, err := q.db.Exec(ctx, rotateRefreshToken, arg.Now, arg.ID)
+	_, err := q.db.Exec(ctx, RotateRefreshToken, arg.Now, arg.ID)
 	return err
 }
 
-const verifyingSigningKeys = `-- name: VerifyingSigningKeys :many
+const VerifyingSigningKeys = `-- name: VerifyingSigningKeys :many
 SELECT kid, private_key, created_at, retired_at FROM signing_keys WHERE retired_at IS NULL OR retired_at > $1::timestamptz
 ORDER BY created_at DESC
 `
@@ -246,7 +246,7 @@ ORDER BY created_at DESC
 // VerifyingSigningKeys are the active key and those retired after the given time (tokens
 // they signed may still be unexpired).
 func (q *Queries) VerifyingSigningKeys(ctx context.Context, retiredAfter time.Time) ([]SigningKey, error) {
-	rows, err := q.db.Query(ctx, verifyingSigningKeys, retiredAfter)
+	rows, err := q.db.Query(ctx, VerifyingSigningKeys, retiredAfter)
 	if err != nil {
 		return nil, err
 	}

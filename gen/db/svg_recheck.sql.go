@@ -12,7 +12,7 @@ import (
 	"github.com/google/uuid"
 )
 
-const badgeImagesAfter = `-- name: BadgeImagesAfter :many
+const BadgeImagesAfter = `-- name: BadgeImagesAfter :many
 SELECT id, image::text AS image FROM badges
 WHERE id > $1::uuid AND image LIKE 'data:image/svg+xml%'
 ORDER BY id
@@ -30,7 +30,7 @@ type BadgeImagesAfterRow struct {
 }
 
 func (q *Queries) BadgeImagesAfter(ctx context.Context, arg BadgeImagesAfterParams) ([]BadgeImagesAfterRow, error) {
-	rows, err := q.db.Query(ctx, badgeImagesAfter, arg.After, arg.Batch)
+	rows, err := q.db.Query(ctx, BadgeImagesAfter, arg.After, arg.Batch)
 	if err != nil {
 		return nil, err
 	}
@@ -49,7 +49,7 @@ func (q *Queries) BadgeImagesAfter(ctx context.Context, arg BadgeImagesAfterPara
 	return items, nil
 }
 
-const brandingImagesAfter = `-- name: BrandingImagesAfter :many
+const BrandingImagesAfter = `-- name: BrandingImagesAfter :many
 SELECT account_id, logo, signatories FROM branding
 WHERE account_id > $1::uuid
   AND (logo LIKE 'data:image/svg+xml%' OR strpos(signatories::text, 'data:image/svg+xml') > 0)
@@ -69,7 +69,7 @@ type BrandingImagesAfterRow struct {
 }
 
 func (q *Queries) BrandingImagesAfter(ctx context.Context, arg BrandingImagesAfterParams) ([]BrandingImagesAfterRow, error) {
-	rows, err := q.db.Query(ctx, brandingImagesAfter, arg.After, arg.Batch)
+	rows, err := q.db.Query(ctx, BrandingImagesAfter, arg.After, arg.Batch)
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +88,7 @@ func (q *Queries) BrandingImagesAfter(ctx context.Context, arg BrandingImagesAft
 	return items, nil
 }
 
-const finishSVGRecheck = `-- name: FinishSVGRecheck :exec
+const FinishSVGRecheck = `-- name: FinishSVGRecheck :exec
 INSERT INTO svg_rechecks (check_version, finished_at) VALUES ($1::integer, $2::timestamptz)
 ON CONFLICT (check_version) DO NOTHING
 `
@@ -99,11 +99,11 @@ type FinishSVGRecheckParams struct {
 }
 
 func (q *Queries) FinishSVGRecheck(ctx context.Context, arg FinishSVGRecheckParams) error {
-	_, err := q.db.Exec(ctx, finishSVGRecheck, arg.CheckVersion, arg.Now)
+	_, err := q.db.Exec(ctx, FinishSVGRecheck, arg.CheckVersion, arg.Now)
 	return err
 }
 
-const replaceBadgeImage = `-- name: ReplaceBadgeImage :execrows
+const ReplaceBadgeImage = `-- name: ReplaceBadgeImage :execrows
 UPDATE badges SET image = $1::text, updated_at = $2::timestamptz
 WHERE id = $3 AND image = $4::text
 `
@@ -116,7 +116,7 @@ type ReplaceBadgeImageParams struct {
 }
 
 func (q *Queries) ReplaceBadgeImage(ctx context.Context, arg ReplaceBadgeImageParams) (int64, error) {
-	result, err := q.db.Exec(ctx, replaceBadgeImage,
+	result, err := q.db.Exec(ctx, ReplaceBadgeImage,
 		arg.NewImage,
 		arg.Now,
 		arg.ID,
@@ -128,7 +128,7 @@ func (q *Queries) ReplaceBadgeImage(ctx context.Context, arg ReplaceBadgeImagePa
 	return result.RowsAffected(), nil
 }
 
-const replaceBrandingImages = `-- name: ReplaceBrandingImages :execrows
+const ReplaceBrandingImages = `-- name: ReplaceBrandingImages :execrows
 UPDATE branding SET logo = $1, signatories = $2::jsonb, updated_at = $3::timestamptz
 WHERE account_id = $4 AND logo IS NOT DISTINCT FROM $5
   AND signatories = $6::jsonb
@@ -144,7 +144,7 @@ type ReplaceBrandingImagesParams struct {
 }
 
 func (q *Queries) ReplaceBrandingImages(ctx context.Context, arg ReplaceBrandingImagesParams) (int64, error) {
-	result, err := q.db.Exec(ctx, replaceBrandingImages,
+	result, err := q.db.Exec(ctx, ReplaceBrandingImages,
 		arg.NewLogo,
 		arg.NewSignatories,
 		arg.Now,
@@ -158,7 +158,7 @@ func (q *Queries) ReplaceBrandingImages(ctx context.Context, arg ReplaceBranding
 	return result.RowsAffected(), nil
 }
 
-const replaceTemplateLayout = `-- name: ReplaceTemplateLayout :execrows
+const ReplaceTemplateLayout = `-- name: ReplaceTemplateLayout :execrows
 UPDATE templates SET layout = $1::jsonb, updated_at = $2::timestamptz
 WHERE id = $3 AND layout = $4::jsonb
 `
@@ -171,7 +171,7 @@ type ReplaceTemplateLayoutParams struct {
 }
 
 func (q *Queries) ReplaceTemplateLayout(ctx context.Context, arg ReplaceTemplateLayoutParams) (int64, error) {
-	result, err := q.db.Exec(ctx, replaceTemplateLayout,
+	result, err := q.db.Exec(ctx, ReplaceTemplateLayout,
 		arg.NewLayout,
 		arg.Now,
 		arg.ID,
@@ -183,7 +183,7 @@ func (q *Queries) ReplaceTemplateLayout(ctx context.Context, arg ReplaceTemplate
 	return result.RowsAffected(), nil
 }
 
-const sVGRecheckFinished = `-- name: SVGRecheckFinished :one
+const SVGRecheckFinished = `-- name: SVGRecheckFinished :one
 
 SELECT EXISTS (SELECT 1 FROM svg_rechecks WHERE check_version = $1::integer)
 `
@@ -192,13 +192,13 @@ SELECT EXISTS (SELECT 1 FROM svg_rechecks WHERE check_version = $1::integer)
 // written back only when they are still what the job read (a change made meanwhile went
 // through today's upload check).
 func (q *Queries) SVGRecheckFinished(ctx context.Context, checkVersion int32) (bool, error) {
-	row := q.db.QueryRow(ctx, sVGRecheckFinished, checkVersion)
+	row := q.db.QueryRow(ctx, SVGRecheckFinished, checkVersion)
 	var exists bool
 	err := row.Scan(&exists)
 	return exists, err
 }
 
-const templateLayoutsAfter = `-- name: TemplateLayoutsAfter :many
+const TemplateLayoutsAfter = `-- name: TemplateLayoutsAfter :many
 SELECT id, layout FROM templates
 WHERE id > $1::uuid AND strpos(layout::text, 'data:image/svg+xml') > 0
 ORDER BY id
@@ -216,7 +216,7 @@ type TemplateLayoutsAfterRow struct {
 }
 
 func (q *Queries) TemplateLayoutsAfter(ctx context.Context, arg TemplateLayoutsAfterParams) ([]TemplateLayoutsAfterRow, error) {
-	rows, err := q.db.Query(ctx, templateLayoutsAfter, arg.After, arg.Batch)
+	rows, err := q.db.Query(ctx, TemplateLayoutsAfter, arg.After, arg.Batch)
 	if err != nil {
 		return nil, err
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/google/uuid"
 )
 
-const countTemplates = `-- name: CountTemplates :one
+const CountTemplates = `-- name: CountTemplates :one
 SELECT count(*) FROM templates
 WHERE account_id = $1 AND ($2::boolean IS NULL OR active = $2)
   AND ($3::text IS NULL OR lower(name COLLATE "und-x-icu") LIKE $3::text)
@@ -25,13 +25,13 @@ type CountTemplatesParams struct {
 }
 
 func (q *Queries) CountTemplates(ctx context.Context, arg CountTemplatesParams) (int64, error) {
-	row := q.db.QueryRow(ctx, countTemplates, arg.AccountID, arg.Active, arg.Pattern)
+	row := q.db.QueryRow(ctx, CountTemplates, arg.AccountID, arg.Active, arg.Pattern)
 	var count int64
 	err := row.Scan(&count)
 	return count, err
 }
 
-const createTemplate = `-- name: CreateTemplate :one
+const CreateTemplate = `-- name: CreateTemplate :one
 INSERT INTO templates (id, account_id, name, description, active, page_size, orientation, layout, created_at, updated_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8,
         $9::timestamptz, $9::timestamptz)
@@ -51,7 +51,7 @@ type CreateTemplateParams struct {
 }
 
 func (q *Queries) CreateTemplate(ctx context.Context, arg CreateTemplateParams) (Template, error) {
-	row := q.db.QueryRow(ctx, createTemplate,
+	row := q.db.QueryRow(ctx, CreateTemplate,
 		arg.ID,
 		arg.AccountID,
 		arg.Name,
@@ -78,7 +78,7 @@ func (q *Queries) CreateTemplate(ctx context.Context, arg CreateTemplateParams) 
 	return i, err
 }
 
-const deleteTemplate = `-- name: DeleteTemplate :exec
+const DeleteTemplate = `-- name: DeleteTemplate :exec
 DELETE FROM templates WHERE account_id = $1 AND id = $2
 `
 
@@ -88,11 +88,11 @@ type DeleteTemplateParams struct {
 }
 
 func (q *Queries) DeleteTemplate(ctx context.Context, arg DeleteTemplateParams) error {
-	_, err := q.db.Exec(ctx, deleteTemplate, arg.AccountID, arg.ID)
+	_, err := q.db.Exec(ctx, DeleteTemplate, arg.AccountID, arg.ID)
 	return err
 }
 
-const getTemplate = `-- name: GetTemplate :one
+const GetTemplate = `-- name: GetTemplate :one
 SELECT id, account_id, name, description, active, page_size, orientation, layout, created_at, updated_at FROM templates WHERE id = $1 AND (account_id = $2::uuid OR account_id IS NULL)
 `
 
@@ -103,7 +103,7 @@ type GetTemplateParams struct {
 
 // GetTemplate returns one of the account's templates or a system template.
 func (q *Queries) GetTemplate(ctx context.Context, arg GetTemplateParams) (Template, error) {
-	row := q.db.QueryRow(ctx, getTemplate, arg.ID, arg.AccountID)
+	row := q.db.QueryRow(ctx, GetTemplate, arg.ID, arg.AccountID)
 	var i Template
 	err := row.Scan(
 		&i.ID,
@@ -120,12 +120,12 @@ func (q *Queries) GetTemplate(ctx context.Context, arg GetTemplateParams) (Templ
 	return i, err
 }
 
-const listSystemTemplates = `-- name: ListSystemTemplates :many
+const ListSystemTemplates = `-- name: ListSystemTemplates :many
 SELECT id, account_id, name, description, active, page_size, orientation, layout, created_at, updated_at FROM templates WHERE account_id IS NULL ORDER BY name
 `
 
 func (q *Queries) ListSystemTemplates(ctx context.Context) ([]Template, error) {
-	rows, err := q.db.Query(ctx, listSystemTemplates)
+	rows, err := q.db.Query(ctx, ListSystemTemplates)
 	if err != nil {
 		return nil, err
 	}
@@ -155,7 +155,7 @@ func (q *Queries) ListSystemTemplates(ctx context.Context) ([]Template, error) {
 	return items, nil
 }
 
-const listTemplates = `-- name: ListTemplates :many
+const ListTemplates = `-- name: ListTemplates :many
 SELECT id, account_id, name, description, active, page_size, orientation, layout, created_at, updated_at FROM templates
 WHERE account_id = $1 AND ($2::boolean IS NULL OR active = $2)
   AND ($3::text IS NULL OR lower(name COLLATE "und-x-icu") LIKE $3::text)
@@ -173,7 +173,7 @@ type ListTemplatesParams struct {
 
 // ListTemplates is a page of the account's templates, searched by name as ListEvents.
 func (q *Queries) ListTemplates(ctx context.Context, arg ListTemplatesParams) ([]Template, error) {
-	rows, err := q.db.Query(ctx, listTemplates,
+	rows, err := q.db.Query(ctx, ListTemplates,
 		arg.AccountID,
 		arg.Active,
 		arg.Pattern,
@@ -209,7 +209,7 @@ func (q *Queries) ListTemplates(ctx context.Context, arg ListTemplatesParams) ([
 	return items, nil
 }
 
-const lockTemplate = `-- name: LockTemplate :one
+const LockTemplate = `-- name: LockTemplate :one
 SELECT id, account_id, name, description, active, page_size, orientation, layout, created_at, updated_at FROM templates WHERE id = $1 AND (account_id = $2::uuid OR account_id IS NULL) FOR UPDATE
 `
 
@@ -219,7 +219,7 @@ type LockTemplateParams struct {
 }
 
 func (q *Queries) LockTemplate(ctx context.Context, arg LockTemplateParams) (Template, error) {
-	row := q.db.QueryRow(ctx, lockTemplate, arg.ID, arg.AccountID)
+	row := q.db.QueryRow(ctx, LockTemplate, arg.ID, arg.AccountID)
 	var i Template
 	err := row.Scan(
 		&i.ID,
@@ -236,7 +236,7 @@ func (q *Queries) LockTemplate(ctx context.Context, arg LockTemplateParams) (Tem
 	return i, err
 }
 
-const templateUses = `-- name: TemplateUses :one
+const TemplateUses = `-- name: TemplateUses :one
 SELECT
     (SELECT count(*) FROM events e WHERE e.template_id = $1) AS events,
     (SELECT count(*) FROM certificates c WHERE c.template_id = $1) AS certificates,
@@ -250,13 +250,13 @@ type TemplateUsesRow struct {
 }
 
 func (q *Queries) TemplateUses(ctx context.Context, id uuid.UUID) (TemplateUsesRow, error) {
-	row := q.db.QueryRow(ctx, templateUses, id)
+	row := q.db.QueryRow(ctx, TemplateUses, id)
 	var i TemplateUsesRow
 	err := row.Scan(&i.Events, &i.Certificates, &i.BulkJobs)
 	return i, err
 }
 
-const updateTemplate = `-- name: UpdateTemplate :one
+const UpdateTemplate = `-- name: UpdateTemplate :one
 UPDATE templates SET name = $1, description = $2, active = $3, page_size = $4,
     orientation = $5, layout = $6, updated_at = $7::timestamptz
 WHERE account_id = $8 AND id = $9
@@ -276,7 +276,7 @@ type UpdateTemplateParams struct {
 }
 
 func (q *Queries) UpdateTemplate(ctx context.Context, arg UpdateTemplateParams) (Template, error) {
-	row := q.db.QueryRow(ctx, updateTemplate,
+	row := q.db.QueryRow(ctx, UpdateTemplate,
 		arg.Name,
 		arg.Description,
 		arg.Active,
@@ -303,7 +303,7 @@ func (q *Queries) UpdateTemplate(ctx context.Context, arg UpdateTemplateParams) 
 	return i, err
 }
 
-const upsertSystemTemplate = `-- name: UpsertSystemTemplate :exec
+const UpsertSystemTemplate = `-- name: UpsertSystemTemplate :exec
 INSERT INTO templates (id, account_id, name, description, active, page_size, orientation, layout)
 VALUES ($1, NULL, $2, $3, true, $4, $5, $6)
 ON CONFLICT (id) DO UPDATE SET name = excluded.name, description = excluded.description,
@@ -324,7 +324,7 @@ type UpsertSystemTemplateParams struct {
 
 // UpsertSystemTemplate writes a system template under its fixed id.
 func (q *Queries) UpsertSystemTemplate(ctx context.Context, arg UpsertSystemTemplateParams) error {
-	_, err := q.db.Exec(ctx, upsertSystemTemplate,
+	_, err := q.db.Exec(ctx, UpsertSystemTemplate,
 		arg.ID,
 		arg.Name,
 		arg.Description,

@@ -12,7 +12,7 @@ import (
 	"github.com/google/uuid"
 )
 
-const acceptTOTPStep = `-- name: AcceptTOTPStep :execrows
+const AcceptTOTPStep = `-- name: AcceptTOTPStep :execrows
 UPDATE users SET totp_last_step = $1 WHERE id = $2 AND totp_last_step < $1
 `
 
@@ -24,23 +24,23 @@ type AcceptTOTPStepParams struct {
 // AcceptTOTPStep records a time step as used. It affects no row when that step or a later
 // one was already used: RFC 6238 section 5.2, one acceptance per code, also under races.
 func (q *Queries) AcceptTOTPStep(ctx context.Context, arg AcceptTOTPStepParams) (int64, error) {
-	result, err := q.db.Exec(ctx, acceptTOTPStep, arg.Step, arg.ID)
+	result, err := q.db.Exec(ctx, AcceptTOTPStep, arg.Step, arg.ID)
 	if err != nil {
 		return 0, err
 	}
 	return result.RowsAffected(), nil
 }
 
-const deleteRecoveryCodes = `-- name: DeleteRecoveryCodes :exec
+const DeleteRecoveryCodes = `-- name: DeleteRecoveryCodes :exec
 DELETE FROM recovery_codes WHERE user_id = $1
 `
 
 func (q *Queries) DeleteRecoveryCodes(ctx context.Context, userID uuid.UUID) error {
-	_, err := q.db.Exec(ctx, deleteRecoveryCodes, userID)
+	_, err := q.db.Exec(ctx, DeleteRecoveryCodes, userID)
 	return err
 }
 
-const disableTOTP = `-- name: DisableTOTP :execrows
+const DisableTOTP = `-- name: DisableTOTP :execrows
 UPDATE users SET totp_enabled = false, totp_secret = NULL, totp_secret_sealed = NULL, updated_at = $1::timestamptz
 WHERE id = $2 AND totp_enabled
 `
@@ -51,14 +51,14 @@ type DisableTOTPParams struct {
 }
 
 func (q *Queries) DisableTOTP(ctx context.Context, arg DisableTOTPParams) (int64, error) {
-	result, err := q.db.Exec(ctx, disableTOTP, arg.Now, arg.ID)
+	result, err := q.db.Exec(ctx, DisableTOTP, arg.Now, arg.ID)
 	if err != nil {
 		return 0, err
 	}
 	return result.RowsAffected(), nil
 }
 
-const enableTOTP = `-- name: EnableTOTP :execrows
+const EnableTOTP = `-- name: EnableTOTP :execrows
 UPDATE users SET totp_enabled = true, updated_at = $1::timestamptz
 WHERE id = $2 AND NOT totp_enabled AND (totp_secret IS NOT NULL OR totp_secret_sealed IS NOT NULL)
 `
@@ -69,7 +69,7 @@ type EnableTOTPParams struct {
 }
 
 func (q *Queries) EnableTOTP(ctx context.Context, arg EnableTOTPParams) (int64, error) {
-	result, err := q.db.Exec(ctx, enableTOTP, arg.Now, arg.ID)
+	result, err := q.db.Exec(ctx, EnableTOTP, arg.Now, arg.ID)
 	if err != nil {
 		return 0, err
 	}
@@ -82,7 +82,7 @@ type InsertRecoveryCodesParams struct {
 	CodeHash []byte
 }
 
-const listTOTPSecrets = `-- name: ListTOTPSecrets :many
+const ListTOTPSecrets = `-- name: ListTOTPSecrets :many
 SELECT id, totp_secret, totp_secret_sealed FROM users
 WHERE id > $1 AND (totp_secret IS NOT NULL OR totp_secret_sealed IS NOT NULL)
 ORDER BY id LIMIT $2
@@ -102,7 +102,7 @@ type ListTOTPSecretsRow struct {
 // TOTP secrets in id order, plain (written before they were sealed) or sealed, for the
 // start-up pass and the operator command that seal them under the current key.
 func (q *Queries) ListTOTPSecrets(ctx context.Context, arg ListTOTPSecretsParams) ([]ListTOTPSecretsRow, error) {
-	rows, err := q.db.Query(ctx, listTOTPSecrets, arg.AfterID, arg.BatchSize)
+	rows, err := q.db.Query(ctx, ListTOTPSecrets, arg.AfterID, arg.BatchSize)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +121,7 @@ func (q *Queries) ListTOTPSecrets(ctx context.Context, arg ListTOTPSecretsParams
 	return items, nil
 }
 
-const replaceTOTPSecret = `-- name: ReplaceTOTPSecret :execrows
+const ReplaceTOTPSecret = `-- name: ReplaceTOTPSecret :execrows
 UPDATE users SET totp_secret = NULL, totp_secret_sealed = $1
 WHERE id = $2 AND totp_secret IS NOT DISTINCT FROM $3
   AND totp_secret_sealed IS NOT DISTINCT FROM $4
@@ -136,7 +136,7 @@ type ReplaceTOTPSecretParams struct {
 
 // ReplaceTOTPSecret seals a user's secret anew, unless it changed since it was read.
 func (q *Queries) ReplaceTOTPSecret(ctx context.Context, arg ReplaceTOTPSecretParams) (int64, error) {
-	result, err := q.db.Exec(ctx, replaceTOTPSecret,
+	result, err := q.db.Exec(ctx, ReplaceTOTPSecret,
 		arg.NewSealed,
 		arg.ID,
 		arg.OldPlain,
@@ -148,7 +148,7 @@ func (q *Queries) ReplaceTOTPSecret(ctx context.Context, arg ReplaceTOTPSecretPa
 	return result.RowsAffected(), nil
 }
 
-const setPendingTOTPSecret = `-- name: SetPendingTOTPSecret :execrows
+const SetPendingTOTPSecret = `-- name: SetPendingTOTPSecret :execrows
 UPDATE users SET totp_secret = NULL, totp_secret_sealed = $1, updated_at = $2::timestamptz
 WHERE id = $3 AND NOT totp_enabled
 `
@@ -161,14 +161,14 @@ type SetPendingTOTPSecretParams struct {
 
 // SetPendingTOTPSecret stores a new secret, sealed; a plain one left from before sealing goes.
 func (q *Queries) SetPendingTOTPSecret(ctx context.Context, arg SetPendingTOTPSecretParams) (int64, error) {
-	result, err := q.db.Exec(ctx, setPendingTOTPSecret, arg.Sealed, arg.Now, arg.ID)
+	result, err := q.db.Exec(ctx, SetPendingTOTPSecret, arg.Sealed, arg.Now, arg.ID)
 	if err != nil {
 		return 0, err
 	}
 	return result.RowsAffected(), nil
 }
 
-const useRecoveryCode = `-- name: UseRecoveryCode :execrows
+const UseRecoveryCode = `-- name: UseRecoveryCode :execrows
 UPDATE recovery_codes SET used_at = $1::timestamptz
 WHERE user_id = $2 AND code_hash = $3 AND used_at IS NULL
 `
@@ -180,7 +180,7 @@ type UseRecoveryCodeParams struct {
 }
 
 func (q *Queries) UseRecoveryCode(ctx context.Context, arg UseRecoveryCodeParams) (int64, error) {
-	result, err := q.db.Exec(ctx, useRecoveryCode, arg.Now, arg.UserID, arg.CodeHash)
+	result, err := q.db.Exec(ctx, UseRecoveryCode, arg.Now, arg.UserID, arg.CodeHash)
 	if err != nil {
 		return 0, err
 	}

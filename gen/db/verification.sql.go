@@ -12,7 +12,7 @@ import (
 	"github.com/google/uuid"
 )
 
-const addVerificationActivity = `-- name: AddVerificationActivity :exec
+const AddVerificationActivity = `-- name: AddVerificationActivity :exec
 WITH firsts AS (
     SELECT unnest($1::text[]) AS kind, unnest($2::uuid[]) AS id, unnest($3::timestamptz[]) AS at
 ), certificates_marked AS (
@@ -72,7 +72,7 @@ type AddVerificationActivityParams struct {
 // PostgreSQL aborts one of the two: the job's batch then goes one by one, and activity that
 // fails to be written is kept for the next flush, see verification.Recorder.)
 func (q *Queries) AddVerificationActivity(ctx context.Context, arg AddVerificationActivityParams) error {
-	_, err := q.db.Exec(ctx, addVerificationActivity,
+	_, err := q.db.Exec(ctx, AddVerificationActivity,
 		arg.FirstKinds,
 		arg.FirstIds,
 		arg.FirstAts,
@@ -88,18 +88,18 @@ func (q *Queries) AddVerificationActivity(ctx context.Context, arg AddVerificati
 	return err
 }
 
-const getIssuerLogo = `-- name: GetIssuerLogo :one
+const GetIssuerLogo = `-- name: GetIssuerLogo :one
 SELECT logo FROM branding WHERE account_id = $1 AND logo IS NOT NULL
 `
 
 func (q *Queries) GetIssuerLogo(ctx context.Context, accountID uuid.UUID) (*string, error) {
-	row := q.db.QueryRow(ctx, getIssuerLogo, accountID)
+	row := q.db.QueryRow(ctx, GetIssuerLogo, accountID)
 	var logo *string
 	err := row.Scan(&logo)
 	return logo, err
 }
 
-const lookupCertificateByCode = `-- name: LookupCertificateByCode :one
+const LookupCertificateByCode = `-- name: LookupCertificateByCode :one
 SELECT c.id, c.account_id, c.event_id, c.attendee_id, c.certificate_number, c.status,
        c.recipient_first_name, c.recipient_last_name,
        coalesce(c.snapshot_event_name, '')::text AS event_name,
@@ -154,7 +154,7 @@ type LookupCertificateByCodeRow struct {
 // registry's certificate, and reading it too doubled the lookup's index probes. No row: the
 // code is unknown or of another kind, which VerificationCodeKind tells.
 func (q *Queries) LookupCertificateByCode(ctx context.Context, code string) (LookupCertificateByCodeRow, error) {
-	row := q.db.QueryRow(ctx, lookupCertificateByCode, code)
+	row := q.db.QueryRow(ctx, LookupCertificateByCode, code)
 	var i LookupCertificateByCodeRow
 	err := row.Scan(
 		&i.ID,
@@ -186,7 +186,7 @@ func (q *Queries) LookupCertificateByCode(ctx context.Context, code string) (Loo
 	return i, err
 }
 
-const markCertificateViewed = `-- name: MarkCertificateViewed :execrows
+const MarkCertificateViewed = `-- name: MarkCertificateViewed :execrows
 UPDATE certificates SET first_viewed_at = $1
 WHERE id = $2 AND first_viewed_at IS NULL
 `
@@ -199,19 +199,19 @@ type MarkCertificateViewedParams struct {
 // MarkCertificateViewed records the recipient's first open of the page; it changes no row when
 // that was recorded before, so of concurrent first opens one records it.
 func (q *Queries) MarkCertificateViewed(ctx context.Context, arg MarkCertificateViewedParams) (int64, error) {
-	result, err := q.db.Exec(ctx, markCertificateViewed, arg.ViewedAt, arg.ID)
+	result, err := q.db.Exec(ctx, MarkCertificateViewed, arg.ViewedAt, arg.ID)
 	if err != nil {
 		return 0, err
 	}
 	return result.RowsAffected(), nil
 }
 
-const verificationActivity = `-- name: VerificationActivity :many
+const VerificationActivity = `-- name: VerificationActivity :many
 SELECT account_id, day, event_id, credential_kind, views, verifications, downloads, shares, issued, issued_verified, claims FROM analytics_daily WHERE account_id = $1 ORDER BY day, event_id, credential_kind
 `
 
 func (q *Queries) VerificationActivity(ctx context.Context, accountID uuid.UUID) ([]AnalyticsDaily, error) {
-	rows, err := q.db.Query(ctx, verificationActivity, accountID)
+	rows, err := q.db.Query(ctx, VerificationActivity, accountID)
 	if err != nil {
 		return nil, err
 	}
@@ -242,12 +242,12 @@ func (q *Queries) VerificationActivity(ctx context.Context, accountID uuid.UUID)
 	return items, nil
 }
 
-const verificationCodeKind = `-- name: VerificationCodeKind :one
+const VerificationCodeKind = `-- name: VerificationCodeKind :one
 SELECT kind FROM verification_codes WHERE code = $1
 `
 
 func (q *Queries) VerificationCodeKind(ctx context.Context, code string) (string, error) {
-	row := q.db.QueryRow(ctx, verificationCodeKind, code)
+	row := q.db.QueryRow(ctx, VerificationCodeKind, code)
 	var kind string
 	err := row.Scan(&kind)
 	return kind, err

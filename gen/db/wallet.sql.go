@@ -12,7 +12,7 @@ import (
 	"github.com/google/uuid"
 )
 
-const claimWalletOffer = `-- name: ClaimWalletOffer :one
+const ClaimWalletOffer = `-- name: ClaimWalletOffer :one
 UPDATE wallet_offers SET claimed_at = $1::timestamptz, holder = $2, protocol = $3
 WHERE id = $4 AND claimed_at IS NULL AND expires_at > $1::timestamptz
 RETURNING id, account_id, certificate_id, badge_assertion_id, token_hash, token_sealed, expires_at, claimed_at, holder, protocol, created_at
@@ -27,7 +27,7 @@ type ClaimWalletOfferParams struct {
 
 // ClaimWalletOffer marks an offer claimed by holder, once, before it expires.
 func (q *Queries) ClaimWalletOffer(ctx context.Context, arg ClaimWalletOfferParams) (WalletOffer, error) {
-	row := q.db.QueryRow(ctx, claimWalletOffer,
+	row := q.db.QueryRow(ctx, ClaimWalletOffer,
 		arg.Now,
 		arg.Holder,
 		arg.Protocol,
@@ -50,7 +50,7 @@ func (q *Queries) ClaimWalletOffer(ctx context.Context, arg ClaimWalletOfferPara
 	return i, err
 }
 
-const countClaim = `-- name: CountClaim :exec
+const CountClaim = `-- name: CountClaim :exec
 INSERT INTO analytics_daily AS d (account_id, day, event_id, credential_kind, claims)
 VALUES ($1, $2, $3, $4, 1)
 ON CONFLICT (account_id, day, event_id, credential_kind) DO UPDATE SET claims = d.claims + 1
@@ -65,7 +65,7 @@ type CountClaimParams struct {
 
 // CountClaim adds a wallet claim to the day's analytics of the credential's event.
 func (q *Queries) CountClaim(ctx context.Context, arg CountClaimParams) error {
-	_, err := q.db.Exec(ctx, countClaim,
+	_, err := q.db.Exec(ctx, CountClaim,
 		arg.AccountID,
 		arg.Day,
 		arg.EventID,
@@ -74,7 +74,7 @@ func (q *Queries) CountClaim(ctx context.Context, arg CountClaimParams) error {
 	return err
 }
 
-const countWalletOffers = `-- name: CountWalletOffers :one
+const CountWalletOffers = `-- name: CountWalletOffers :one
 SELECT count(*) FROM wallet_offers
 WHERE account_id = $1
   AND (certificate_id = $2 OR badge_assertion_id = $3)
@@ -87,25 +87,25 @@ type CountWalletOffersParams struct {
 }
 
 func (q *Queries) CountWalletOffers(ctx context.Context, arg CountWalletOffersParams) (int64, error) {
-	row := q.db.QueryRow(ctx, countWalletOffers, arg.AccountID, arg.CertificateID, arg.BadgeAssertionID)
+	row := q.db.QueryRow(ctx, CountWalletOffers, arg.AccountID, arg.CertificateID, arg.BadgeAssertionID)
 	var count int64
 	err := row.Scan(&count)
 	return count, err
 }
 
-const deleteExpiredWalletSecrets = `-- name: DeleteExpiredWalletSecrets :execrows
+const DeleteExpiredWalletSecrets = `-- name: DeleteExpiredWalletSecrets :execrows
 DELETE FROM wallet_secrets WHERE expires_at < $1::timestamptz
 `
 
 func (q *Queries) DeleteExpiredWalletSecrets(ctx context.Context, before time.Time) (int64, error) {
-	result, err := q.db.Exec(ctx, deleteExpiredWalletSecrets, before)
+	result, err := q.db.Exec(ctx, DeleteExpiredWalletSecrets, before)
 	if err != nil {
 		return 0, err
 	}
 	return result.RowsAffected(), nil
 }
 
-const findWalletOffer = `-- name: FindWalletOffer :one
+const FindWalletOffer = `-- name: FindWalletOffer :one
 SELECT o.id, o.account_id, o.certificate_id, o.badge_assertion_id, o.token_hash, o.token_sealed, o.expires_at, o.claimed_at, o.holder, o.protocol, o.created_at,
        coalesce(c.event_id, at.event_id)::uuid AS event_id,
        coalesce(c.verification_code, a.verification_code)::text AS verification_code,
@@ -152,7 +152,7 @@ type FindWalletOfferRow struct {
 // (an access token), with what a claim needs of its credential: the event it counts under, its
 // code, and whether it is revoked or expired.
 func (q *Queries) FindWalletOffer(ctx context.Context, arg FindWalletOfferParams) (FindWalletOfferRow, error) {
-	row := q.db.QueryRow(ctx, findWalletOffer,
+	row := q.db.QueryRow(ctx, FindWalletOffer,
 		arg.TokenHashes,
 		arg.SecretHash,
 		arg.SecretKind,
@@ -179,7 +179,7 @@ func (q *Queries) FindWalletOffer(ctx context.Context, arg FindWalletOfferParams
 	return i, err
 }
 
-const insertWalletOffer = `-- name: InsertWalletOffer :one
+const InsertWalletOffer = `-- name: InsertWalletOffer :one
 INSERT INTO wallet_offers (id, account_id, certificate_id, badge_assertion_id, token_hash, token_sealed, expires_at, created_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
 RETURNING id, account_id, certificate_id, badge_assertion_id, token_hash, token_sealed, expires_at, claimed_at, holder, protocol, created_at
@@ -197,7 +197,7 @@ type InsertWalletOfferParams struct {
 }
 
 func (q *Queries) InsertWalletOffer(ctx context.Context, arg InsertWalletOfferParams) (WalletOffer, error) {
-	row := q.db.QueryRow(ctx, insertWalletOffer,
+	row := q.db.QueryRow(ctx, InsertWalletOffer,
 		arg.ID,
 		arg.AccountID,
 		arg.CertificateID,
@@ -224,7 +224,7 @@ func (q *Queries) InsertWalletOffer(ctx context.Context, arg InsertWalletOfferPa
 	return i, err
 }
 
-const insertWalletSecret = `-- name: InsertWalletSecret :exec
+const InsertWalletSecret = `-- name: InsertWalletSecret :exec
 INSERT INTO wallet_secrets (hash, kind, account_id, offer_id, expires_at)
 VALUES ($1, $2, $3, $4, $5)
 `
@@ -238,7 +238,7 @@ type InsertWalletSecretParams struct {
 }
 
 func (q *Queries) InsertWalletSecret(ctx context.Context, arg InsertWalletSecretParams) error {
-	_, err := q.db.Exec(ctx, insertWalletSecret,
+	_, err := q.db.Exec(ctx, InsertWalletSecret,
 		arg.Hash,
 		arg.Kind,
 		arg.AccountID,
@@ -248,7 +248,7 @@ func (q *Queries) InsertWalletSecret(ctx context.Context, arg InsertWalletSecret
 	return err
 }
 
-const latestLiveWalletOffer = `-- name: LatestLiveWalletOffer :one
+const LatestLiveWalletOffer = `-- name: LatestLiveWalletOffer :one
 SELECT id, account_id, certificate_id, badge_assertion_id, token_hash, token_sealed, expires_at, claimed_at, holder, protocol, created_at FROM wallet_offers
 WHERE account_id = $1
   AND (certificate_id = $2 OR badge_assertion_id = $3)
@@ -267,7 +267,7 @@ type LatestLiveWalletOfferParams struct {
 // least a day more: what the recipient's verification page shows again rather than make one
 // at every visit.
 func (q *Queries) LatestLiveWalletOffer(ctx context.Context, arg LatestLiveWalletOfferParams) (WalletOffer, error) {
-	row := q.db.QueryRow(ctx, latestLiveWalletOffer,
+	row := q.db.QueryRow(ctx, LatestLiveWalletOffer,
 		arg.AccountID,
 		arg.CertificateID,
 		arg.BadgeAssertionID,
@@ -290,7 +290,7 @@ func (q *Queries) LatestLiveWalletOffer(ctx context.Context, arg LatestLiveWalle
 	return i, err
 }
 
-const listWalletOffers = `-- name: ListWalletOffers :many
+const ListWalletOffers = `-- name: ListWalletOffers :many
 SELECT id, account_id, certificate_id, badge_assertion_id, token_hash, token_sealed, expires_at, claimed_at, holder, protocol, created_at FROM wallet_offers
 WHERE account_id = $1
   AND (certificate_id = $2 OR badge_assertion_id = $3)
@@ -308,7 +308,7 @@ type ListWalletOffersParams struct {
 // ListWalletOffers is a page of a credential's offers (a certificate's, or a badge
 // assertion's: the other is null), newest first.
 func (q *Queries) ListWalletOffers(ctx context.Context, arg ListWalletOffersParams) ([]WalletOffer, error) {
-	rows, err := q.db.Query(ctx, listWalletOffers,
+	rows, err := q.db.Query(ctx, ListWalletOffers,
 		arg.AccountID,
 		arg.CertificateID,
 		arg.BadgeAssertionID,
@@ -345,7 +345,7 @@ func (q *Queries) ListWalletOffers(ctx context.Context, arg ListWalletOffersPara
 	return items, nil
 }
 
-const spendWalletSecret = `-- name: SpendWalletSecret :one
+const SpendWalletSecret = `-- name: SpendWalletSecret :one
 UPDATE wallet_secrets SET used_at = $1::timestamptz
 WHERE hash = $2 AND kind = $3 AND used_at IS NULL AND expires_at > $1::timestamptz
 RETURNING account_id, offer_id
@@ -364,13 +364,13 @@ type SpendWalletSecretRow struct {
 
 // SpendWalletSecret uses a secret of its kind once, before it expires, and says whose it was.
 func (q *Queries) SpendWalletSecret(ctx context.Context, arg SpendWalletSecretParams) (SpendWalletSecretRow, error) {
-	row := q.db.QueryRow(ctx, spendWalletSecret, arg.Now, arg.Hash, arg.Kind)
+	row := q.db.QueryRow(ctx, SpendWalletSecret, arg.Now, arg.Hash, arg.Kind)
 	var i SpendWalletSecretRow
 	err := row.Scan(&i.AccountID, &i.OfferID)
 	return i, err
 }
 
-const walletAssertion = `-- name: WalletAssertion :one
+const WalletAssertion = `-- name: WalletAssertion :one
 SELECT true AS issued, (a.status = 'revoked' OR b.status = 'retired')::boolean AS revoked, a.expires_at, a.verification_code
 FROM badge_assertions a JOIN badges b ON b.id = a.badge_id
 WHERE a.account_id = $1 AND a.badge_id = $2 AND a.id = $3
@@ -392,7 +392,7 @@ type WalletAssertionRow struct {
 // WalletAssertion is what offering a badge assertion needs of it (an assertion of a retired
 // badge is revoked with it).
 func (q *Queries) WalletAssertion(ctx context.Context, arg WalletAssertionParams) (WalletAssertionRow, error) {
-	row := q.db.QueryRow(ctx, walletAssertion, arg.AccountID, arg.BadgeID, arg.ID)
+	row := q.db.QueryRow(ctx, WalletAssertion, arg.AccountID, arg.BadgeID, arg.ID)
 	var i WalletAssertionRow
 	err := row.Scan(
 		&i.Issued,
@@ -403,7 +403,7 @@ func (q *Queries) WalletAssertion(ctx context.Context, arg WalletAssertionParams
 	return i, err
 }
 
-const walletCertificate = `-- name: WalletCertificate :one
+const WalletCertificate = `-- name: WalletCertificate :one
 SELECT status <> 'draft' AS issued, status = 'revoked' AS revoked, expires_at, verification_code
 FROM certificates WHERE account_id = $1 AND id = $2
 `
@@ -422,7 +422,7 @@ type WalletCertificateRow struct {
 
 // WalletCertificate is what offering a certificate needs of it.
 func (q *Queries) WalletCertificate(ctx context.Context, arg WalletCertificateParams) (WalletCertificateRow, error) {
-	row := q.db.QueryRow(ctx, walletCertificate, arg.AccountID, arg.ID)
+	row := q.db.QueryRow(ctx, WalletCertificate, arg.AccountID, arg.ID)
 	var i WalletCertificateRow
 	err := row.Scan(
 		&i.Issued,

@@ -12,7 +12,7 @@ import (
 	"github.com/google/uuid"
 )
 
-const countWebhookDeliveries = `-- name: CountWebhookDeliveries :one
+const CountWebhookDeliveries = `-- name: CountWebhookDeliveries :one
 SELECT count(*) FROM webhook_deliveries WHERE account_id = $1 AND subscription_id = $2
 `
 
@@ -22,24 +22,24 @@ type CountWebhookDeliveriesParams struct {
 }
 
 func (q *Queries) CountWebhookDeliveries(ctx context.Context, arg CountWebhookDeliveriesParams) (int64, error) {
-	row := q.db.QueryRow(ctx, countWebhookDeliveries, arg.AccountID, arg.SubscriptionID)
+	row := q.db.QueryRow(ctx, CountWebhookDeliveries, arg.AccountID, arg.SubscriptionID)
 	var count int64
 	err := row.Scan(&count)
 	return count, err
 }
 
-const countWebhookSubscriptions = `-- name: CountWebhookSubscriptions :one
+const CountWebhookSubscriptions = `-- name: CountWebhookSubscriptions :one
 SELECT count(*) FROM webhook_subscriptions WHERE account_id = $1
 `
 
 func (q *Queries) CountWebhookSubscriptions(ctx context.Context, accountID uuid.UUID) (int64, error) {
-	row := q.db.QueryRow(ctx, countWebhookSubscriptions, accountID)
+	row := q.db.QueryRow(ctx, CountWebhookSubscriptions, accountID)
 	var count int64
 	err := row.Scan(&count)
 	return count, err
 }
 
-const deleteWebhookSubscription = `-- name: DeleteWebhookSubscription :execrows
+const DeleteWebhookSubscription = `-- name: DeleteWebhookSubscription :execrows
 DELETE FROM webhook_subscriptions WHERE account_id = $1 AND id = $2
 `
 
@@ -49,14 +49,14 @@ type DeleteWebhookSubscriptionParams struct {
 }
 
 func (q *Queries) DeleteWebhookSubscription(ctx context.Context, arg DeleteWebhookSubscriptionParams) (int64, error) {
-	result, err := q.db.Exec(ctx, deleteWebhookSubscription, arg.AccountID, arg.ID)
+	result, err := q.db.Exec(ctx, DeleteWebhookSubscription, arg.AccountID, arg.ID)
 	if err != nil {
 		return 0, err
 	}
 	return result.RowsAffected(), nil
 }
 
-const failPendingWebhookDeliveries = `-- name: FailPendingWebhookDeliveries :exec
+const FailPendingWebhookDeliveries = `-- name: FailPendingWebhookDeliveries :exec
 UPDATE webhook_deliveries
 SET status = 'failed', error = $1, next_attempt_at = NULL, leased_until = NULL
 WHERE subscription_id = $2 AND status = 'pending'
@@ -72,11 +72,11 @@ type FailPendingWebhookDeliveriesParams struct {
 // FailPendingWebhookDeliveries gives up the pending deliveries of a subscription, except those
 // a dispatcher holds under a live lease: they finish their attempt and are closed then.
 func (q *Queries) FailPendingWebhookDeliveries(ctx context.Context, arg FailPendingWebhookDeliveriesParams) error {
-	_, err := q.db.Exec(ctx, failPendingWebhookDeliveries, arg.Error, arg.SubscriptionID, arg.Now)
+	_, err := q.db.Exec(ctx, FailPendingWebhookDeliveries, arg.Error, arg.SubscriptionID, arg.Now)
 	return err
 }
 
-const finishWebhookAttempt = `-- name: FinishWebhookAttempt :execrows
+const FinishWebhookAttempt = `-- name: FinishWebhookAttempt :execrows
 UPDATE webhook_deliveries
 SET status = $1, next_attempt_at = $2, leased_until = NULL,
     response_status = $3, response_body = $4,
@@ -98,7 +98,7 @@ type FinishWebhookAttemptParams struct {
 // FinishWebhookAttempt records the outcome of the attempt numbered attempt. It changes nothing
 // when the delivery moved on without this attempt (it was closed meanwhile).
 func (q *Queries) FinishWebhookAttempt(ctx context.Context, arg FinishWebhookAttemptParams) (int64, error) {
-	result, err := q.db.Exec(ctx, finishWebhookAttempt,
+	result, err := q.db.Exec(ctx, FinishWebhookAttempt,
 		arg.Status,
 		arg.NextAttemptAt,
 		arg.ResponseStatus,
@@ -114,7 +114,7 @@ func (q *Queries) FinishWebhookAttempt(ctx context.Context, arg FinishWebhookAtt
 	return result.RowsAffected(), nil
 }
 
-const getWebhookSubscription = `-- name: GetWebhookSubscription :one
+const GetWebhookSubscription = `-- name: GetWebhookSubscription :one
 SELECT id, account_id, url, events, description, active, consecutive_failures, disabled_at, created_at, updated_at, secret_sealed FROM webhook_subscriptions WHERE account_id = $1 AND id = $2
 `
 
@@ -124,7 +124,7 @@ type GetWebhookSubscriptionParams struct {
 }
 
 func (q *Queries) GetWebhookSubscription(ctx context.Context, arg GetWebhookSubscriptionParams) (WebhookSubscription, error) {
-	row := q.db.QueryRow(ctx, getWebhookSubscription, arg.AccountID, arg.ID)
+	row := q.db.QueryRow(ctx, GetWebhookSubscription, arg.AccountID, arg.ID)
 	var i WebhookSubscription
 	err := row.Scan(
 		&i.ID,
@@ -142,7 +142,7 @@ func (q *Queries) GetWebhookSubscription(ctx context.Context, arg GetWebhookSubs
 	return i, err
 }
 
-const insertFannedOutDeliveries = `-- name: InsertFannedOutDeliveries :many
+const InsertFannedOutDeliveries = `-- name: InsertFannedOutDeliveries :many
 INSERT INTO webhook_deliveries (id, account_id, subscription_id, outbox_event_id, event_type, payload, next_attempt_at, created_at)
 SELECT unnest($1::uuid[]), unnest($2::uuid[]), unnest($3::uuid[]), unnest($4::uuid[]),
        unnest($5::text[]), unnest($6::bytea[]), $7::timestamptz, $7::timestamptz
@@ -164,7 +164,7 @@ type InsertFannedOutDeliveriesParams struct {
 // already is skipped, so a fan-out repeated after a failure cannot deliver twice. It returns the
 // ids of those it wrote.
 func (q *Queries) InsertFannedOutDeliveries(ctx context.Context, arg InsertFannedOutDeliveriesParams) ([]uuid.UUID, error) {
-	rows, err := q.db.Query(ctx, insertFannedOutDeliveries,
+	rows, err := q.db.Query(ctx, InsertFannedOutDeliveries,
 		arg.Ids,
 		arg.AccountIds,
 		arg.SubscriptionIds,
@@ -191,7 +191,7 @@ func (q *Queries) InsertFannedOutDeliveries(ctx context.Context, arg InsertFanne
 	return items, nil
 }
 
-const insertWebhookDelivery = `-- name: InsertWebhookDelivery :one
+const InsertWebhookDelivery = `-- name: InsertWebhookDelivery :one
 INSERT INTO webhook_deliveries (id, account_id, subscription_id, outbox_event_id, event_type, payload, next_attempt_at, created_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7::timestamptz, $7::timestamptz)
 RETURNING id, account_id, subscription_id, outbox_event_id, event_type, payload, status, attempts, last_attempt_at, next_attempt_at, response_status, response_body, error, duration_ms, created_at, leased_until
@@ -208,7 +208,7 @@ type InsertWebhookDeliveryParams struct {
 }
 
 func (q *Queries) InsertWebhookDelivery(ctx context.Context, arg InsertWebhookDeliveryParams) (WebhookDelivery, error) {
-	row := q.db.QueryRow(ctx, insertWebhookDelivery,
+	row := q.db.QueryRow(ctx, InsertWebhookDelivery,
 		arg.ID,
 		arg.AccountID,
 		arg.SubscriptionID,
@@ -239,7 +239,7 @@ func (q *Queries) InsertWebhookDelivery(ctx context.Context, arg InsertWebhookDe
 	return i, err
 }
 
-const insertWebhookSubscription = `-- name: InsertWebhookSubscription :one
+const InsertWebhookSubscription = `-- name: InsertWebhookSubscription :one
 INSERT INTO webhook_subscriptions (id, account_id, url, events, description, secret_sealed, created_at, updated_at)
 VALUES ($1, $2, $3, $4::text[], $5, $6, $7::timestamptz, $7::timestamptz)
 RETURNING id, account_id, url, events, description, active, consecutive_failures, disabled_at, created_at, updated_at, secret_sealed
@@ -256,7 +256,7 @@ type InsertWebhookSubscriptionParams struct {
 }
 
 func (q *Queries) InsertWebhookSubscription(ctx context.Context, arg InsertWebhookSubscriptionParams) (WebhookSubscription, error) {
-	row := q.db.QueryRow(ctx, insertWebhookSubscription,
+	row := q.db.QueryRow(ctx, InsertWebhookSubscription,
 		arg.ID,
 		arg.AccountID,
 		arg.Url,
@@ -282,7 +282,7 @@ func (q *Queries) InsertWebhookSubscription(ctx context.Context, arg InsertWebho
 	return i, err
 }
 
-const listWebhookDeliveries = `-- name: ListWebhookDeliveries :many
+const ListWebhookDeliveries = `-- name: ListWebhookDeliveries :many
 SELECT id, account_id, subscription_id, outbox_event_id, event_type, payload, status, attempts, last_attempt_at, next_attempt_at, response_status, response_body, error, duration_ms, created_at, leased_until FROM webhook_deliveries WHERE account_id = $1 AND subscription_id = $2
 ORDER BY created_at DESC, id DESC
 LIMIT $4 OFFSET $3
@@ -296,7 +296,7 @@ type ListWebhookDeliveriesParams struct {
 }
 
 func (q *Queries) ListWebhookDeliveries(ctx context.Context, arg ListWebhookDeliveriesParams) ([]WebhookDelivery, error) {
-	rows, err := q.db.Query(ctx, listWebhookDeliveries,
+	rows, err := q.db.Query(ctx, ListWebhookDeliveries,
 		arg.AccountID,
 		arg.SubscriptionID,
 		arg.PageOffset,
@@ -337,7 +337,7 @@ func (q *Queries) ListWebhookDeliveries(ctx context.Context, arg ListWebhookDeli
 	return items, nil
 }
 
-const listWebhookSecrets = `-- name: ListWebhookSecrets :many
+const ListWebhookSecrets = `-- name: ListWebhookSecrets :many
 SELECT id, secret_sealed FROM webhook_subscriptions WHERE id > $1 ORDER BY id LIMIT $2
 `
 
@@ -353,7 +353,7 @@ type ListWebhookSecretsRow struct {
 
 // Sealed secrets, walked in id order by the operator command that reseals them.
 func (q *Queries) ListWebhookSecrets(ctx context.Context, arg ListWebhookSecretsParams) ([]ListWebhookSecretsRow, error) {
-	rows, err := q.db.Query(ctx, listWebhookSecrets, arg.AfterID, arg.BatchSize)
+	rows, err := q.db.Query(ctx, ListWebhookSecrets, arg.AfterID, arg.BatchSize)
 	if err != nil {
 		return nil, err
 	}
@@ -372,12 +372,12 @@ func (q *Queries) ListWebhookSecrets(ctx context.Context, arg ListWebhookSecrets
 	return items, nil
 }
 
-const listWebhookSubscriptions = `-- name: ListWebhookSubscriptions :many
+const ListWebhookSubscriptions = `-- name: ListWebhookSubscriptions :many
 SELECT id, account_id, url, events, description, active, consecutive_failures, disabled_at, created_at, updated_at, secret_sealed FROM webhook_subscriptions WHERE account_id = $1 ORDER BY created_at DESC, id DESC
 `
 
 func (q *Queries) ListWebhookSubscriptions(ctx context.Context, accountID uuid.UUID) ([]WebhookSubscription, error) {
-	rows, err := q.db.Query(ctx, listWebhookSubscriptions, accountID)
+	rows, err := q.db.Query(ctx, ListWebhookSubscriptions, accountID)
 	if err != nil {
 		return nil, err
 	}
@@ -408,7 +408,7 @@ func (q *Queries) ListWebhookSubscriptions(ctx context.Context, accountID uuid.U
 	return items, nil
 }
 
-const lockAccountWebhooks = `-- name: LockAccountWebhooks :exec
+const LockAccountWebhooks = `-- name: LockAccountWebhooks :exec
 
 SELECT id FROM accounts WHERE id = $1 FOR NO KEY UPDATE
 `
@@ -417,11 +417,11 @@ SELECT id FROM accounts WHERE id = $1 FOR NO KEY UPDATE
 // LockAccountWebhooks serialises the changes that count an account's subscriptions. FOR NO KEY
 // UPDATE does not block the rows that reference the account (they take KEY SHARE locks).
 func (q *Queries) LockAccountWebhooks(ctx context.Context, accountID uuid.UUID) error {
-	_, err := q.db.Exec(ctx, lockAccountWebhooks, accountID)
+	_, err := q.db.Exec(ctx, LockAccountWebhooks, accountID)
 	return err
 }
 
-const lockOutboxEvents = `-- name: LockOutboxEvents :many
+const LockOutboxEvents = `-- name: LockOutboxEvents :many
 SELECT id, account_id, event_type, payload, occurred_at, dispatched_at FROM outbox_events WHERE id = ANY ($1::uuid[]) AND dispatched_at IS NULL
 ORDER BY occurred_at, id
 FOR UPDATE
@@ -430,7 +430,7 @@ FOR UPDATE
 // LockOutboxEvents takes the events of a fan-out job not yet dispatched, locked until the
 // transaction ends: a second fan-out of the same events waits, then finds them dispatched.
 func (q *Queries) LockOutboxEvents(ctx context.Context, ids []uuid.UUID) ([]OutboxEvent, error) {
-	rows, err := q.db.Query(ctx, lockOutboxEvents, ids)
+	rows, err := q.db.Query(ctx, LockOutboxEvents, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -456,7 +456,7 @@ func (q *Queries) LockOutboxEvents(ctx context.Context, ids []uuid.UUID) ([]Outb
 	return items, nil
 }
 
-const lockWebhookSubscription = `-- name: LockWebhookSubscription :one
+const LockWebhookSubscription = `-- name: LockWebhookSubscription :one
 SELECT id, account_id, url, events, description, active, consecutive_failures, disabled_at, created_at, updated_at, secret_sealed FROM webhook_subscriptions WHERE account_id = $1 AND id = $2 FOR UPDATE
 `
 
@@ -466,7 +466,7 @@ type LockWebhookSubscriptionParams struct {
 }
 
 func (q *Queries) LockWebhookSubscription(ctx context.Context, arg LockWebhookSubscriptionParams) (WebhookSubscription, error) {
-	row := q.db.QueryRow(ctx, lockWebhookSubscription, arg.AccountID, arg.ID)
+	row := q.db.QueryRow(ctx, LockWebhookSubscription, arg.AccountID, arg.ID)
 	var i WebhookSubscription
 	err := row.Scan(
 		&i.ID,
@@ -484,13 +484,13 @@ func (q *Queries) LockWebhookSubscription(ctx context.Context, arg LockWebhookSu
 	return i, err
 }
 
-const lockWebhookSubscriptionByID = `-- name: LockWebhookSubscriptionByID :one
+const LockWebhookSubscriptionByID = `-- name: LockWebhookSubscriptionByID :one
 SELECT id, account_id, url, events, description, active, consecutive_failures, disabled_at, created_at, updated_at, secret_sealed FROM webhook_subscriptions WHERE id = $1 FOR UPDATE
 `
 
 // LockWebhookSubscriptionByID locks a subscription for a dispatcher, which knows it by id only.
 func (q *Queries) LockWebhookSubscriptionByID(ctx context.Context, id uuid.UUID) (WebhookSubscription, error) {
-	row := q.db.QueryRow(ctx, lockWebhookSubscriptionByID, id)
+	row := q.db.QueryRow(ctx, LockWebhookSubscriptionByID, id)
 	var i WebhookSubscription
 	err := row.Scan(
 		&i.ID,
@@ -508,7 +508,7 @@ func (q *Queries) LockWebhookSubscriptionByID(ctx context.Context, id uuid.UUID)
 	return i, err
 }
 
-const markOutboxDispatched = `-- name: MarkOutboxDispatched :exec
+const MarkOutboxDispatched = `-- name: MarkOutboxDispatched :exec
 UPDATE outbox_events SET dispatched_at = $1::timestamptz WHERE id = ANY ($2::uuid[])
 `
 
@@ -518,11 +518,11 @@ type MarkOutboxDispatchedParams struct {
 }
 
 func (q *Queries) MarkOutboxDispatched(ctx context.Context, arg MarkOutboxDispatchedParams) error {
-	_, err := q.db.Exec(ctx, markOutboxDispatched, arg.Now, arg.Ids)
+	_, err := q.db.Exec(ctx, MarkOutboxDispatched, arg.Now, arg.Ids)
 	return err
 }
 
-const outboxSubscribers = `-- name: OutboxSubscribers :many
+const OutboxSubscribers = `-- name: OutboxSubscribers :many
 SELECT e.id AS outbox_event_id, s.id AS subscription_id, s.account_id
 FROM outbox_events e
 JOIN webhook_subscriptions s ON s.account_id = e.account_id AND s.active AND webhook_takes(s.events, e.event_type)
@@ -539,7 +539,7 @@ type OutboxSubscribersRow struct {
 // OutboxSubscribers pairs each event with the active subscriptions of its account that take
 // its kind (webhook_takes: by name or by a pattern).
 func (q *Queries) OutboxSubscribers(ctx context.Context, eventIds []uuid.UUID) ([]OutboxSubscribersRow, error) {
-	rows, err := q.db.Query(ctx, outboxSubscribers, eventIds)
+	rows, err := q.db.Query(ctx, OutboxSubscribers, eventIds)
 	if err != nil {
 		return nil, err
 	}
@@ -558,7 +558,7 @@ func (q *Queries) OutboxSubscribers(ctx context.Context, eventIds []uuid.UUID) (
 	return items, nil
 }
 
-const replaceWebhookSecret = `-- name: ReplaceWebhookSecret :execrows
+const ReplaceWebhookSecret = `-- name: ReplaceWebhookSecret :execrows
 UPDATE webhook_subscriptions SET secret_sealed = $1 WHERE id = $2 AND secret_sealed = $3
 `
 
@@ -569,25 +569,25 @@ type ReplaceWebhookSecretParams struct {
 }
 
 func (q *Queries) ReplaceWebhookSecret(ctx context.Context, arg ReplaceWebhookSecretParams) (int64, error) {
-	result, err := q.db.Exec(ctx, replaceWebhookSecret, arg.NewSealed, arg.ID, arg.OldSealed)
+	result, err := q.db.Exec(ctx, ReplaceWebhookSecret, arg.NewSealed, arg.ID, arg.OldSealed)
 	if err != nil {
 		return 0, err
 	}
 	return result.RowsAffected(), nil
 }
 
-const resetWebhookFailures = `-- name: ResetWebhookFailures :exec
+const ResetWebhookFailures = `-- name: ResetWebhookFailures :exec
 UPDATE webhook_subscriptions SET consecutive_failures = 0 WHERE id = $1 AND consecutive_failures <> 0
 `
 
 // ResetWebhookFailures writes (and locks) the row only when there is a count to reset, so that
 // concurrent successes do not queue on the subscription.
 func (q *Queries) ResetWebhookFailures(ctx context.Context, id uuid.UUID) error {
-	_, err := q.db.Exec(ctx, resetWebhookFailures, id)
+	_, err := q.db.Exec(ctx, ResetWebhookFailures, id)
 	return err
 }
 
-const setWebhookFailures = `-- name: SetWebhookFailures :exec
+const SetWebhookFailures = `-- name: SetWebhookFailures :exec
 UPDATE webhook_subscriptions SET consecutive_failures = $1 WHERE id = $2
 `
 
@@ -597,11 +597,11 @@ type SetWebhookFailuresParams struct {
 }
 
 func (q *Queries) SetWebhookFailures(ctx context.Context, arg SetWebhookFailuresParams) error {
-	_, err := q.db.Exec(ctx, setWebhookFailures, arg.ConsecutiveFailures, arg.ID)
+	_, err := q.db.Exec(ctx, SetWebhookFailures, arg.ConsecutiveFailures, arg.ID)
 	return err
 }
 
-const startWebhookAttempt = `-- name: StartWebhookAttempt :one
+const StartWebhookAttempt = `-- name: StartWebhookAttempt :one
 WITH prev AS (
     SELECT d.id, d.attempts AS previous_attempts, (d.leased_until IS NOT NULL)::boolean AS previous_in_flight
     FROM webhook_deliveries d
@@ -662,7 +662,7 @@ type StartWebhookAttemptRow struct {
 // queued_at is when its event occurred (when the delivery was made, for one without an event):
 // the operator's metrics measure a delivery's wait from it.
 func (q *Queries) StartWebhookAttempt(ctx context.Context, arg StartWebhookAttemptParams) (StartWebhookAttemptRow, error) {
-	row := q.db.QueryRow(ctx, startWebhookAttempt,
+	row := q.db.QueryRow(ctx, StartWebhookAttempt,
 		arg.ID,
 		arg.Attempt,
 		arg.Now,
@@ -695,7 +695,7 @@ func (q *Queries) StartWebhookAttempt(ctx context.Context, arg StartWebhookAttem
 	return i, err
 }
 
-const switchOffWebhookSubscription = `-- name: SwitchOffWebhookSubscription :exec
+const SwitchOffWebhookSubscription = `-- name: SwitchOffWebhookSubscription :exec
 UPDATE webhook_subscriptions SET active = false, disabled_at = $1::timestamptz, updated_at = $1::timestamptz
 WHERE id = $2
 `
@@ -706,11 +706,11 @@ type SwitchOffWebhookSubscriptionParams struct {
 }
 
 func (q *Queries) SwitchOffWebhookSubscription(ctx context.Context, arg SwitchOffWebhookSubscriptionParams) error {
-	_, err := q.db.Exec(ctx, switchOffWebhookSubscription, arg.Now, arg.ID)
+	_, err := q.db.Exec(ctx, SwitchOffWebhookSubscription, arg.Now, arg.ID)
 	return err
 }
 
-const updateWebhookSubscription = `-- name: UpdateWebhookSubscription :one
+const UpdateWebhookSubscription = `-- name: UpdateWebhookSubscription :one
 UPDATE webhook_subscriptions
 SET url = $1, events = $2::text[], description = $3, active = $4,
     consecutive_failures = $5, disabled_at = $6, updated_at = $7::timestamptz
@@ -731,7 +731,7 @@ type UpdateWebhookSubscriptionParams struct {
 }
 
 func (q *Queries) UpdateWebhookSubscription(ctx context.Context, arg UpdateWebhookSubscriptionParams) (WebhookSubscription, error) {
-	row := q.db.QueryRow(ctx, updateWebhookSubscription,
+	row := q.db.QueryRow(ctx, UpdateWebhookSubscription,
 		arg.Url,
 		arg.Events,
 		arg.Description,
@@ -757,4 +757,23 @@ func (q *Queries) UpdateWebhookSubscription(ctx context.Context, arg UpdateWebho
 		&i.SecretSealed,
 	)
 	return i, err
+}
+
+const WebhookSubscribed = `-- name: WebhookSubscribed :one
+SELECT webhook_subscribed($1, $2::text)::boolean AS subscribed
+`
+
+type WebhookSubscribedParams struct {
+	AccountID uuid.UUID
+	EventType string
+}
+
+// WebhookSubscribed says whether an active subscription of the account takes events of
+// @event_type: an issuance reads it before its writes, and its plan records the events pending
+// (and queues their fan-out job) or dispatched already.
+func (q *Queries) WebhookSubscribed(ctx context.Context, arg WebhookSubscribedParams) (bool, error) {
+	row := q.db.QueryRow(ctx, WebhookSubscribed, arg.AccountID, arg.EventType)
+	var subscribed bool
+	err := row.Scan(&subscribed)
+	return subscribed, err
 }

@@ -117,10 +117,15 @@ func seed(ctx context.Context, st *store.Store, account uuid.UUID, events []uuid
 				return struct{}{}, err
 			}
 		}
+		// The day's issued counters, as issuances add to them (one each), in one plan.
+		now := time.Now().UTC()
+		plan := store.IssuancePlan{AccountID: account, Now: now, CreditPeriod: time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)}
 		for _, r := range batch {
-			tx.CountIssued(r.AccountID, r.EventID, r.CredentialKind, r.Day, 1)
+			plan.Counts = append(plan.Counts, store.IssuedCount{N: 1,
+				IssuedKey: store.IssuedKey{AccountID: r.AccountID, EventID: r.EventID, Kind: r.CredentialKind, Day: store.DayOf(r.Day)}})
 		}
-		return struct{}{}, nil
+		_, err := tx.ApplyIssuance(ctx, plan)
+		return struct{}{}, err
 	})
 	return err
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/certhub/credentiald/internal/changecache"
 	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/events"
-	"github.com/certhub/credentiald/internal/groupcommit"
 	"github.com/certhub/credentiald/internal/issuance"
 	"github.com/certhub/credentiald/internal/links"
 	"github.com/certhub/credentiald/internal/store"
@@ -28,7 +27,7 @@ type Service struct {
 	// drawCode draws verification codes (issuance.DrawVerificationCode; tests replace it).
 	drawCode func() (string, error)
 	// group runs the concurrent issuances of one account in one transaction (see Generate).
-	group *groupcommit.Group[uuid.UUID, GenerateParams, domain.Certificate]
+	group *store.Group[uuid.UUID, GenerateParams, domain.Certificate]
 	// records keeps the certificates Get read, by id, as read at the zero time (see Get); nil
 	// until KeepRecords.
 	records *changecache.Cache[uuid.UUID, domain.Certificate]
@@ -43,7 +42,7 @@ func New(s *store.Store, siteURL string, now func() time.Time) *Service {
 		now = time.Now
 	}
 	svc := &Service{store: s, links: links.New(siteURL), now: now, drawCode: issuance.DrawVerificationCode}
-	svc.group = &groupcommit.Group[uuid.UUID, GenerateParams, domain.Certificate]{Store: s, Do: svc.Issue, DoAll: svc.IssueAll,
+	svc.group = &store.Group[uuid.UUID, GenerateParams, domain.Certificate]{Store: s, Do: svc.Issue, DoAll: svc.IssueAll,
 		// Two transactions of an account at once: the next one locks its attendees, reads
 		// their sources and makes their snapshots while the one before holds the hot rows
 		// through its writes and commit.

@@ -26,7 +26,7 @@ type GenerateParams struct {
 
 // Generate issues one certificate (or prepares a draft) under the rules of Issue, and answers
 // once it has committed. The issuances of one account that arrive while its transaction runs
-// go together in the next one, each in a savepoint (see groupcommit): one commit, whose WAL
+// go together in the next one, each in a savepoint (see store.Group): one commit, whose WAL
 // flush the account's hot rows wait for, serves them all, and each is still all or nothing.
 func (s *Service) Generate(ctx context.Context, p GenerateParams) (domain.Certificate, error) {
 	return s.group.Run(ctx, p.AccountID, p)
@@ -63,15 +63,15 @@ func (s *Service) Issue(ctx context.Context, tx *store.Tx, p GenerateParams) (do
 	if err != nil {
 		return domain.Certificate{}, err
 	}
-	if !got[0].Found {
+	if !got.Of[0].Found {
 		return domain.Certificate{}, missing(ctx, tx, p)
 	}
-	item, answer, err := s.plan(p, got[0], now)
+	item, answer, err := s.plan(p, got.Of[0], now)
 	if err != nil || answer != nil {
 		return deref(answer), err
 	}
 	out, err := issuance.Issue(ctx, tx, issuance.Request{AccountID: p.AccountID, Now: now, DrawCode: s.drawCode,
-		Certificates: []issuance.Certificate{item}})
+		Subscribed: got.Subscribed, Certificates: []issuance.Certificate{item}})
 	if err != nil {
 		return domain.Certificate{}, err
 	}
@@ -83,7 +83,7 @@ var errNotTogether = errors.New("certificates: not every issuance of the group i
 
 // IssueAll issues a certificate for every one of ps, all of one account, in tx, as Issue would
 // one by one, but with the reads of all in one round trip and the writes of all in one
-// pipeline (issuance.Issue with every certificate). It answers the certificates in the order of
+// plan (issuance.Issue with every certificate). It answers the certificates in the order of
 // ps, or an error as soon as one of them would not be a plain issuance (a refusal, a draft
 // answered as it is, CREDIT_LIMIT for the whole, two for one attendee): the caller then undoes what
 // IssueAll did and issues them one by one with Issue, which gives each its own answer.
@@ -114,16 +114,17 @@ func (s *Service) IssueAll(ctx context.Context, tx *store.Tx, ps []GenerateParam
 	}
 	items := make([]issuance.Certificate, len(ps))
 	for i, p := range ps {
-		if !got[i].Found {
+		if !got.Of[i].Found {
 			return nil, errNotTogether
 		}
-		item, answer, err := s.plan(p, got[i], now)
+		item, answer, err := s.plan(p, got.Of[i], now)
 		if err != nil || answer != nil {
 			return nil, errors.Join(errNotTogether, err)
 		}
 		items[i] = item
 	}
-	out, err := issuance.Issue(ctx, tx, issuance.Request{AccountID: ps[0].AccountID, Now: now, DrawCode: s.drawCode, Certificates: items})
+	out, err := issuance.Issue(ctx, tx, issuance.Request{AccountID: ps[0].AccountID, Now: now, DrawCode: s.drawCode,
+		Subscribed: got.Subscribed, Certificates: items})
 	if err != nil {
 		return nil, err
 	}

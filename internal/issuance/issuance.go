@@ -6,16 +6,12 @@
 // the kinds' own packages decide what is issued (the snapshot, the recipients, who holds
 // what already) and what their events and emails say.
 //
-// The account's credit row, number counter and analytics rows are hot: every issuance of the
-// account takes them and holds them until its commit, so their hold bounds one account's
-// issuance rate. Issue takes them last, with every write that follows them, in one round trip
-// (store.Pipeline), and the commit is the only round trip after it on the common path.
-//
-// Locks are taken in one order on every path, so concurrent issuances wait for each other but
-// never deadlock: what the caller locked first (the attendee, or the badge and then its
-// attendees through the assertions' foreign key), then the account's credit row (the first hot
-// row: it orders every issuance of the account; drafts, which spend nothing, take it all the
-// same), its number counter, status list entries, and the analytics rows in key order.
+// An issuance is three steps. It reads (the caller: what the credential is made from, locked;
+// the codes reserved here), it plans (PlanCertificates, PlanBadge: pure functions from the
+// request and what was read to a Plan of plain values), and the store's executor applies the
+// plan (store.Tx.ApplyIssuance): every write in one round trip, in the one lock order of
+// store's applyInLockOrder, holding the account's hot rows (its credit row, number counter and
+// analytics rows) from its first write to the commit.
 package issuance
 
 import (
@@ -37,6 +33,10 @@ type Request struct {
 	Now       time.Time
 	// DrawCode draws verification codes (nil: DrawVerificationCode).
 	DrawCode func() (string, error)
+	// Subscribed says that an active webhook subscription of the account takes the
+	// certificates' event (read with them: store.Tx.ReadIssuances); a badge's issuance reads
+	// it itself.
+	Subscribed bool
 
 	Certificates []Certificate
 	Badge        *Badge
@@ -89,14 +89,11 @@ type Issued struct {
 
 // Issue issues r's credentials in tx, the caller's transaction, and records their side effects
 // there; CREDIT_LIMIT (with the figures) when the account has fewer credits left than r needs,
-// and the caller rolls tx back. Its round trips: the verification codes reserved (one
-// statement; none for a certificate whose code its caller reserved), the kind's rows written
-// when they do not take hot rows (badge assertions; their emails then too), then one pipeline
-// that takes the hot rows and does every write of the issuance (the credits, a certificate's
-// number and row, the status list entries, the outbox events with their webhook fan-out jobs,
-// the analytics counts); after it only what could not go in it: an entry drawn
-// the long way (no open list, every candidate taken), and a new certificate's email, which says
-// its number.
+// and the caller rolls tx back. Its round trips: the verification codes reserved (none for a
+// certificate whose code its caller reserved), the badge's assertions written (they take no
+// hot row), the plan applied (one round trip, after the fan-out job when a subscription takes
+// the events); after it only an entry drawn the long way (no open list, every candidate taken)
+// and the emails.
 func Issue(ctx context.Context, tx *store.Tx, r Request) (Issued, error) {
 	if r.DrawCode == nil {
 		r.DrawCode = DrawVerificationCode
@@ -110,144 +107,39 @@ func Issue(ctx context.Context, tx *store.Tx, r Request) (Issued, error) {
 	return Issued{}, nil
 }
 
-// entry is a status list entry queued in a pipeline, to be drawn the long way when the
-// pipeline took none of its candidates.
-type entry struct {
-	credentials.Entry
-	assigned *store.Assigned
-}
+// newID is the id of a new certificate or event: a UUIDv7, in time order.
+func newID() uuid.UUID { return uuid.Must(uuid.NewV7()) }
 
-// queueEntries queues the entries of es (credentials of the account) in one statement.
-func queueEntries(ctx context.Context, p *store.Pipeline, accountID uuid.UUID, es []credentials.Entry, now time.Time) ([]entry, error) {
-	rows := make([]store.VerifiableCredential, len(es))
-	candidates := make([][]int, len(es))
-	for i, e := range es {
-		var err error
-		if rows[i], candidates[i], err = credentials.Draw(e, now); err != nil {
-			return nil, err
-		}
-	}
-	assigned := p.InsertStatusEntries(ctx, accountID, rows, candidates)
-	out := make([]entry, len(es))
-	for i, e := range es {
-		out[i] = entry{Entry: e, assigned: assigned[i]}
-	}
-	return out, nil
-}
-
-// assignRest draws, the long way, the entries the pipeline could not take.
-func assignRest(ctx context.Context, tx *store.Tx, entries []entry, now time.Time) error {
-	for _, e := range entries {
-		if !e.assigned.OK {
-			if err := credentials.AssignStatus(ctx, tx, e.Entry, now); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// issueCertificates issues new certificates and drafts. Every new certificate has its code
-// before the pipeline (reserved by the caller, or here); in the pipeline, the credits go first
-// (the hot row that orders the account's issuances), then the lapsed certificates they replace
-// marked expired, the new certificates' rows in one statement (which takes the account's
-// counter), the drafts issued, the entries of all in one
-// statement and their events in one, then the analytics counts.
+// issueCertificates issues new certificates and drafts.
 func issueCertificates(ctx context.Context, tx *store.Tx, r Request) (Issued, error) {
 	fresh := 0 // new certificates whose codes are reserved here
-	charged := 0
 	for _, c := range r.Certificates {
 		if c.New != nil && c.New.VerificationCode == "" {
 			fresh++
-		}
-		if c.New == nil || !c.New.Draft {
-			charged++
 		}
 	}
 	codes, err := ReserveCodes(ctx, tx, r.DrawCode, fresh, store.KindCertificate, r.Now)
 	if err != nil {
 		return Issued{}, err
 	}
-	p := tx.Pipeline()
-	var spent *store.Spent
-	if charged > 0 {
-		spent = p.SpendCredits(ctx, r.AccountID, CreditPeriod(r.Now), charged)
-	} else {
-		// Drafts alone spend nothing but take the number counter: the credit row first all the
-		// same, as every issuance takes them, for a transaction may issue after it (a group's
-		// calls one by one, each in a savepoint).
-		p.LockCredits(ctx, r.AccountID, CreditPeriod(r.Now))
-	}
-	var lapsed []uuid.UUID
-	for _, c := range r.Certificates {
-		if c.Lapsed != uuid.Nil {
-			lapsed = append(lapsed, c.Lapsed)
-		}
-	}
-	p.ExpireCertificates(ctx, r.AccountID, lapsed, r.Now)
-	written := make([]*domain.Certificate, len(r.Certificates))
-	var news []store.NewCertificate
-	newOf := make([]int, len(r.Certificates)) // each one's place in news; -1 for a draft turned issued
-	for i, c := range r.Certificates {
-		newOf[i] = -1
-		if c.New == nil {
-			continue
-		}
-		n := *c.New
-		if n.ID == uuid.Nil {
-			n.ID = uuid.Must(uuid.NewV7())
-		}
-		if n.VerificationCode == "" {
-			n.VerificationCode, codes = codes[0], codes[1:]
-		}
-		newOf[i], news = len(news), append(news, n)
-	}
-	inserted := p.InsertCertificates(ctx, r.AccountID, news, r.Now)
-	// What is issued, in the order asked: its entry and its event.
-	var issued []credentials.Entry
-	var ids []uuid.UUID
-	var payloads []any
-	for i, c := range r.Certificates {
-		var known domain.Certificate // the certificate as issued, but for its number
-		if j := newOf[i]; j >= 0 {
-			n := news[j]
-			written[i] = inserted[j]
-			if n.Draft {
-				continue
-			}
-			known = domain.Certificate{ID: n.ID, AccountID: n.AccountID, EventID: n.EventID, AttendeeID: n.AttendeeID,
-				TemplateID: n.TemplateID, VerificationCode: n.VerificationCode, Status: domain.CertificateValid}
-			tx.CountIssued(n.AccountID, n.EventID, store.KindCertificate, *n.IssuedAt, 1)
-		} else {
-			written[i] = p.IssueDraft(ctx, c.Draft.ID, c.Issuance, r.Now)
-			known = *c.Draft
-			known.Status, known.Snapshot = domain.CertificateValid, nil
-			tx.CountIssued(known.AccountID, known.EventID, store.KindCertificate, c.Issuance.IssuedAt, 1)
-		}
-		issued = append(issued, credentials.Entry{Kind: store.KindCertificate, AccountID: known.AccountID, CredentialID: known.ID})
-		ids, payloads = append(ids, known.ID), append(payloads, c.Event(known))
-	}
-	entries, err := queueEntries(ctx, p, r.AccountID, issued, r.Now)
+	plan, err := PlanCertificates(r, Draws{Codes: codes, NewID: newID}, r.Subscribed)
 	if err != nil {
 		return Issued{}, err
 	}
-	if err := p.CertificateEvents(ctx, r.AccountID, "certificate.issued", r.Now, ids, payloads); err != nil {
-		return Issued{}, err
-	}
-	if err := p.Send(ctx); err != nil {
+	applied, err := apply(ctx, tx, plan, store.KindCertificate)
+	if err != nil {
 		return Issued{}, err // a draft no longer a draft: ErrNotFound (its attendee is locked, so never in practice)
 	}
-	if spent != nil && !spent.OK {
-		return Issued{}, creditLimit(ctx, tx, r.AccountID, store.KindCertificate, charged, r.Now)
-	}
-	if err := assignRest(ctx, tx, entries, r.Now); err != nil {
-		return Issued{}, err
-	}
-	out := Issued{Certificates: make([]domain.Certificate, len(written))}
-	for i, c := range written {
-		out.Certificates[i] = *c
+	out := Issued{Certificates: make([]domain.Certificate, len(r.Certificates))}
+	for i, at := range plan.Places {
+		if at.New {
+			out.Certificates[i] = applied.Certificates[at.Index]
+		} else {
+			out.Certificates[i] = applied.Drafts[at.Index]
+		}
+		c := out.Certificates[i]
 		if email := r.Certificates[i].Email; email != nil && c.Status != domain.CertificateDraft {
-			if _, err := tx.EnqueueEmail(ctx, email(*c), r.Now); err != nil {
+			if _, err := tx.EnqueueEmail(ctx, email(c), r.Now); err != nil {
 				return Issued{}, err
 			}
 		}
@@ -257,8 +149,7 @@ func issueCertificates(ctx context.Context, tx *store.Tx, r Request) (Issued, er
 
 // issueBadge issues a badge's assertions. Their rows take no hot row (the badge is locked by
 // the caller, the attendees through the assertions' foreign key), so they are written before
-// the pipeline, with their emails; the pipeline spends the credits, writes the entries and the
-// events and counts them.
+// the plan is applied, with their emails.
 func issueBadge(ctx context.Context, tx *store.Tx, r Request) (Issued, error) {
 	b := r.Badge
 	if len(b.Assertions) == 0 {
@@ -289,31 +180,44 @@ func issueBadge(ctx context.Context, tx *store.Tx, r Request) (Issued, error) {
 			}
 		}
 	}
-	p := tx.Pipeline()
-	spent := p.SpendCredits(ctx, r.AccountID, CreditPeriod(r.Now), len(written))
-	es := make([]credentials.Entry, len(written))
-	events := make([]any, len(written))
-	for i, a := range written {
-		claims := b.Claims
-		es[i] = credentials.Entry{Kind: store.KindBadgeAssertion, AccountID: a.AccountID, CredentialID: a.ID, Salt: a.RecipientSalt, Claims: &claims}
-		events[i] = b.Event(a)
-		tx.CountIssued(r.AccountID, b.EventOf[a.AttendeeID], store.KindBadgeAssertion, r.Now, 1)
-	}
-	entries, err := queueEntries(ctx, p, r.AccountID, es, r.Now)
+	subscribed, err := tx.WebhookSubscribed(ctx, r.AccountID, "badge.issued")
 	if err != nil {
 		return Issued{}, err
 	}
-	if err := p.OutboxMany(ctx, r.AccountID, "badge.issued", r.Now, events); err != nil {
+	plan, err := PlanBadge(r, written, Draws{NewID: newID}, subscribed)
+	if err != nil {
 		return Issued{}, err
 	}
-	if err := p.Send(ctx); err != nil {
-		return Issued{}, err
-	}
-	if !spent.OK {
-		return Issued{}, creditLimit(ctx, tx, r.AccountID, store.KindBadgeAssertion, len(written), r.Now)
-	}
-	if err := assignRest(ctx, tx, entries, r.Now); err != nil {
+	if _, err := apply(ctx, tx, plan, store.KindBadgeAssertion); err != nil {
 		return Issued{}, err
 	}
 	return Issued{Assertions: written}, nil
+}
+
+// apply draws the plan's status list candidates and has the store apply it: CREDIT_LIMIT when
+// the credits were not there; the entries whose candidates were all taken are then drawn the
+// long way (credentials.AssignStatus).
+func apply(ctx context.Context, tx *store.Tx, plan Plan, kind string) (store.Applied, error) {
+	w := plan.Writes
+	w.Entries = make([]store.PlannedEntry, len(plan.Entries))
+	for i, e := range plan.Entries {
+		row, candidates, err := credentials.Draw(e, w.Now)
+		if err != nil {
+			return store.Applied{}, err
+		}
+		w.Entries[i] = store.PlannedEntry{Credential: row, Candidates: candidates}
+	}
+	applied, err := tx.ApplyIssuance(ctx, w)
+	if err != nil {
+		return store.Applied{}, err
+	}
+	if !applied.Spent {
+		return store.Applied{}, creditLimit(ctx, tx, w.AccountID, kind, w.Credits, w.Now)
+	}
+	for _, i := range applied.Unassigned {
+		if err := credentials.AssignStatus(ctx, tx, plan.Entries[i], w.Now); err != nil {
+			return store.Applied{}, err
+		}
+	}
+	return applied, nil
 }

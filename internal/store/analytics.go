@@ -1,77 +1,13 @@
 package store
 
 import (
-	"bytes"
-	"cmp"
 	"context"
-	"slices"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/gen/db"
 )
-
-// IssuedKey is a row of the daily counters that issuing adds to: an account's credentials of
-// one kind, issued for one event, on one UTC day.
-type IssuedKey struct {
-	AccountID uuid.UUID
-	EventID   uuid.UUID
-	Kind      string
-	Day       time.Time
-}
-
-// CountIssued counts n credentials of kind issued for the event at at (its UTC day). The
-// counts are kept with the transaction and written once, in key order: by the next issuance
-// pipeline's Send (after the issuance's other writes, in the same round trip), or else just
-// before the commit. A transaction that issues for several events takes their counter rows in
-// key order.
-func (t *Tx) CountIssued(accountID, eventID uuid.UUID, kind string, at time.Time, n int) {
-	if n <= 0 {
-		return
-	}
-	at = at.UTC()
-	k := IssuedKey{AccountID: accountID, EventID: eventID, Kind: kind, Day: time.Date(at.Year(), at.Month(), at.Day(), 0, 0, 0, 0, time.UTC)}
-	if t.issued == nil {
-		t.issued = map[IssuedKey]int{}
-	}
-	t.issued[k] += n
-	t.countCommitted(kind, n)
-}
-
-func (t *Tx) writeIssued(ctx context.Context) error {
-	p, ok := t.takeIssued()
-	if !ok {
-		return nil
-	}
-	return mapError(t.q.CountIssued(ctx, p))
-}
-
-// takeIssued returns the counts CountIssued was told, in key order, and forgets them: the
-// commit writes them, or an issuance's pipeline (Pipeline.Send) with its other writes.
-func (t *Tx) takeIssued() (db.CountIssuedParams, bool) {
-	var p db.CountIssuedParams
-	if len(t.issued) == 0 {
-		return p, false
-	}
-	keys := make([]IssuedKey, 0, len(t.issued))
-	for k := range t.issued {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(a, b IssuedKey) int {
-		return cmp.Or(bytes.Compare(a.AccountID[:], b.AccountID[:]), a.Day.Compare(b.Day),
-			bytes.Compare(a.EventID[:], b.EventID[:]), cmp.Compare(a.Kind, b.Kind))
-	})
-	for _, k := range keys {
-		p.AccountIds = append(p.AccountIds, k.AccountID)
-		p.Days = append(p.Days, k.Day)
-		p.EventIds = append(p.EventIds, k.EventID)
-		p.Kinds = append(p.Kinds, k.Kind)
-		p.Counts = append(p.Counts, int32(t.issued[k]))
-	}
-	t.issued = nil
-	return p, true
-}
 
 // AnalyticsTotals are an account's counters summed over a range of days.
 type AnalyticsTotals struct {

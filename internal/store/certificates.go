@@ -3,16 +3,13 @@ package store
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 
 	"github.com/certhub/credentiald/gen/db"
 	"github.com/certhub/credentiald/internal/domain"
-	"github.com/certhub/credentiald/internal/jobs"
 )
 
 // CertificateKey names the certificates of one attendee of an event with one template: at most
@@ -21,7 +18,7 @@ type CertificateKey struct {
 	AttendeeID, EventID, TemplateID uuid.UUID
 }
 
-// NewCertificate is a certificate to insert (Pipeline.InsertCertificate): a draft, or an
+// NewCertificate is a certificate to insert (IssuancePlan.Certificates): a draft, or an
 // issued one.
 type NewCertificate struct {
 	ID        uuid.UUID // zero: the store makes one
@@ -141,10 +138,8 @@ func issueSourceFrom(a db.LockIssueSourcesRow) (IssueSource, error) {
 // the account's branding.
 // ErrNotFound: the account has no such attendee, or no such template.
 func (t *Tx) LockIssueSource(ctx context.Context, accountID, attendeeID, templateID uuid.UUID) (IssueSource, error) {
-	var rows []db.LockIssueSourcesRow
-	var err error
-	t.q.LockIssueSources(ctx, []db.LockIssueSourcesParams{{AccountID: accountID, AttendeeIds: []uuid.UUID{attendeeID},
-		TemplateIds: []uuid.UUID{templateID}}}).Query(func(_ int, r []db.LockIssueSourcesRow, e error) { rows, err = r, e })
+	rows, err := t.q.LockIssueSources(ctx, db.LockIssueSourcesParams{AccountID: accountID, AttendeeIds: []uuid.UUID{attendeeID},
+		TemplateIds: []uuid.UUID{templateID}})
 	if err != nil {
 		return IssueSource{}, mapError(err)
 	}
@@ -156,7 +151,7 @@ func (t *Tx) LockIssueSource(ctx context.Context, accountID, attendeeID, templat
 
 // IssuanceRead is what one certificate's issuance reads before it writes: its attendee (locked),
 // with its event, the template and the branding; and its key's current certificates, with Code
-// offered for its new certificate (see CurrentCertificates and currentCertificates).
+// offered for its new certificate (see CurrentCertificates).
 type IssuanceRead struct {
 	AccountID uuid.UUID
 	Key       CertificateKey
@@ -171,13 +166,23 @@ type IssuanceReading struct {
 	Current CurrentCertificates
 }
 
-// ReadIssuances does the reads of several issuances of one account in one round trip, each as
-// LockIssueSource and CurrentCertificates would: the attendees locked (in id order) and their
-// sources read in one statement, then for each, its current certificates read (a lapsed one
-// apart, left to the issuance's pipeline to mark expired) and, when it has none, its code
-// reserved.
-func (t *Tx) ReadIssuances(ctx context.Context, reads []IssuanceRead, now time.Time) ([]IssuanceReading, error) {
-	out := make([]IssuanceReading, len(reads))
+// IssuanceReadings are what ReadIssuances found: each read's, in order, and whether an active
+// webhook subscription of the account takes certificate.issued (the plan's FanOut).
+type IssuanceReadings struct {
+	Of         []IssuanceReading
+	Subscribed bool
+}
+
+// ReadIssuances does the reads of several certificate issuances of one account in one round
+// trip: the attendees locked (in id order) and their sources read in one statement
+// (LockIssueSources); for each, its current certificates read (a lapsed one apart, left to the
+// issuance's writes to mark expired) and, when it has none, its code reserved
+// (CurrentCertificatesFor, ReserveNewCertificateCode); and whether a webhook subscription
+// takes certificate.issued. Nothing here takes a hot row (nor a list total, which a lapsed
+// certificate marked expired would move): a code's row is its own (a random key), so
+// reserving it before the account's hot rows keeps their order.
+func (t *Tx) ReadIssuances(ctx context.Context, reads []IssuanceRead, now time.Time) (IssuanceReadings, error) {
+	out := IssuanceReadings{Of: make([]IssuanceReading, len(reads))}
 	if len(reads) == 0 {
 		return out, nil
 	}
@@ -186,38 +191,51 @@ func (t *Tx) ReadIssuances(ctx context.Context, reads []IssuanceRead, now time.T
 	arg := db.LockIssueSourcesParams{AccountID: reads[0].AccountID}
 	for i, r := range reads {
 		if r.AccountID != arg.AccountID {
-			return nil, errors.New("store: issuances of several accounts read together")
+			return out, errMixed("issuances of several accounts read together")
 		}
 		at[key{r.Key.AttendeeID, r.Key.TemplateID}] = i
 		arg.AttendeeIds = append(arg.AttendeeIds, r.Key.AttendeeID)
 		arg.TemplateIds = append(arg.TemplateIds, r.Key.TemplateID)
 	}
-	p := t.Pipeline()
-	sources := p.q.LockIssueSources(ctx, []db.LockIssueSourcesParams{arg})
-	p.reads = append(p.reads, func() error {
+	var b batch
+	query(&b, db.LockIssueSources, func(row db.LockIssueSourcesRow) error {
+		i, ok := at[key{row.ID, row.Template.ID}]
+		if !ok {
+			return nil
+		}
 		var err error
-		sources.Query(func(_ int, rows []db.LockIssueSourcesRow, e error) {
-			if err = e; e != nil {
-				return
-			}
-			for _, row := range rows {
-				i, ok := at[key{row.ID, row.Template.ID}]
-				if !ok {
-					continue
-				}
-				if out[i].Source, err = issueSourceFrom(row); err != nil {
-					return
-				}
-				out[i].Found = true
-			}
-		})
-		return mapError(err)
-	})
+		out.Of[i].Source, err = issueSourceFrom(row)
+		out.Of[i].Found = err == nil
+		return err
+	}, arg)
 	for i, r := range reads {
-		p.currentCertificates(ctx, r.AccountID, r.Key, now, r.Code, &out[i].Current)
+		cur := &out.Of[i].Current
+		k := r.Key
+		query(&b, db.CurrentCertificatesFor, func(row db.Certificate) error {
+			c := certificateFrom(row, now)
+			switch {
+			case row.Status == domain.StoredCertificateIssued && c.Status == domain.CertificateExpired:
+				cur.Lapsed = &c
+			case row.Status == domain.StoredCertificateIssued:
+				cur.Issued = &c
+			case row.Status == domain.StoredCertificateDraft:
+				cur.Draft = &c
+			}
+			return nil
+		}, db.CurrentCertificatesForParams{AttendeeID: k.AttendeeID, EventID: k.EventID, TemplateID: k.TemplateID, AccountID: r.AccountID})
+		var code string
+		b.queryRow(db.ReserveNewCertificateCode, &code, func(err error) error {
+			found, err := noRow(err) // no row: a current certificate, or the code taken
+			if found {
+				cur.Code = code
+			}
+			return err
+		}, db.ReserveNewCertificateCodeParams{Code: r.Code, Now: now, AttendeeID: k.AttendeeID, EventID: k.EventID, TemplateID: k.TemplateID})
 	}
-	if err := p.flush(ctx); err != nil {
-		return nil, err
+	b.queryRow(db.WebhookSubscribed, &out.Subscribed, func(err error) error { return err },
+		db.WebhookSubscribedParams{AccountID: arg.AccountID, EventType: "certificate.issued"})
+	if err := b.send(ctx, t.tx); err != nil {
+		return IssuanceReadings{}, err
 	}
 	return out, nil
 }
@@ -230,54 +248,12 @@ type CurrentCertificates struct {
 	Issued, Draft *domain.Certificate
 	// Lapsed is the key's issued certificate past its expiry (it reads expired): it blocks no
 	// new certificate, but is still stored as issued until the issuance of the next one marks
-	// it expired (Pipeline.ExpireCertificates).
+	// it expired (IssuancePlan.Lapsed).
 	Lapsed *domain.Certificate
 	// Code is the code offered (IssuanceRead.Code), reserved (kind certificate) for the new
 	// certificate the key is to get: set only when the key has no current certificate and the
 	// code was free. Empty with no current certificate: the code was taken, draw another.
 	Code string
-}
-
-// currentCertificates queues, for the account's key, two statements (CurrentCertificatesFor,
-// ReserveNewCertificateCode) that read its issued certificate (or lapsed one) and draft, and,
-// when it has neither a draft nor an issued certificate that is not lapsed, reserve code for
-// its new certificate; cur is filled in once the pipeline is flushed. The caller holds the
-// key's attendee, so nothing changes the key in between. Nothing here takes a hot row (nor a
-// list total, which a lapsed certificate marked expired would move): a code's row is its own
-// (a random key), so reserving it before the account's hot rows keeps their order.
-func (p *Pipeline) currentCertificates(ctx context.Context, accountID uuid.UUID, k CertificateKey, now time.Time, code string, cur *CurrentCertificates) {
-	rows := p.q.CurrentCertificatesFor(ctx, []db.CurrentCertificatesForParams{{AccountID: accountID, AttendeeID: k.AttendeeID,
-		EventID: k.EventID, TemplateID: k.TemplateID}})
-	p.reads = append(p.reads, func() error {
-		var err error
-		rows.Query(func(_ int, got []db.Certificate, e error) {
-			if err = e; e != nil {
-				return
-			}
-			for _, r := range got {
-				c := certificateFrom(r, now)
-				switch {
-				case r.Status == domain.StoredCertificateIssued && c.Status == domain.CertificateExpired:
-					cur.Lapsed = &c
-				case r.Status == domain.StoredCertificateIssued:
-					cur.Issued = &c
-				case r.Status == domain.StoredCertificateDraft:
-					cur.Draft = &c
-				}
-			}
-		})
-		return err
-	})
-	reserved := p.q.ReserveNewCertificateCode(ctx, []db.ReserveNewCertificateCodeParams{{Code: code, Now: now,
-		AttendeeID: k.AttendeeID, EventID: k.EventID, TemplateID: k.TemplateID}})
-	p.reads = append(p.reads, func() error {
-		var err error
-		reserved.QueryRow(func(_ int, c string, e error) { cur.Code, err = c, e })
-		if errors.Is(err, pgx.ErrNoRows) {
-			return nil // a current certificate, or the code taken: Code stays empty
-		}
-		return err
-	})
 }
 
 // FindCertificate returns a certificate of the account.
@@ -436,32 +412,21 @@ type OutboxEvent struct {
 	OccurredAt time.Time
 }
 
-// Outbox writes an event with its payload (marshalled as JSON) to the outbox and, when an
-// active webhook subscription of the account takes its kind, queues its fan-out; an event
-// nobody subscribes to is recorded dispatched, with no job.
+// Outbox records an event of the account in the outbox; when an active subscription takes
+// its kind, its webhook fan-out job is queued with it (through River's client), so the event
+// is delivered exactly when the transaction commits.
 func (t *Tx) Outbox(ctx context.Context, accountID uuid.UUID, eventType string, at time.Time, payload any) error {
 	b, err := json.Marshal(payload)
 	if err != nil {
 		return err
 	}
 	id := newID()
-	if err := t.q.InsertOutboxEvent(ctx, db.InsertOutboxEventParams{ID: id, AccountID: accountID, EventType: eventType,
-		Payload: b, OccurredAt: at}); err != nil {
+	pending, err := t.q.InsertOutboxEvent(ctx, db.InsertOutboxEventParams{ID: id, AccountID: accountID, EventType: eventType,
+		Payload: b, OccurredAt: at})
+	if err != nil || !pending {
 		return mapError(err)
 	}
-	return mapError(t.q.QueueOutboxFanOut(ctx, fanOutParams(ctx, []uuid.UUID{id})))
-}
-
-// fanOutParams are the arguments of the statement that queues the fan-out jobs of events
-// (QueueOutboxFanOut): the job's kind, queue and attempts as jobs.FanOutEvents says, with
-// fanOutBatch events a job. The statement writes the job's arguments (jobs.FanOutEvents'
-// JSON) itself, since only it knows which events wait for a fan-out. The job's metadata is the
-// trace context of ctx's span (jobMetadata).
-func fanOutParams(ctx context.Context, ids []uuid.UUID) db.QueueOutboxFanOutParams {
-	var args jobs.FanOutEvents
-	opts := args.InsertOpts()
-	return db.QueueOutboxFanOutParams{JobKind: args.Kind(), JobQueue: opts.Queue, JobMaxAttempts: int16(opts.MaxAttempts),
-		Batch: fanOutBatch, Ids: ids, JobMetadata: jobMetadata(ctx)}
+	return t.InsertJobs(ctx, fanOutJobs([]PlannedEvent{{ID: id}}))
 }
 
 // Outbox writes an event in a transaction of its own (see Tx.Outbox).
@@ -472,21 +437,12 @@ func (s *Store) Outbox(ctx context.Context, accountID uuid.UUID, eventType strin
 	return err
 }
 
-// outboxPayloads are the new ids and the JSON of events' payloads, in order.
-func outboxPayloads(payloads []any) ([]uuid.UUID, [][]byte, error) {
-	ids, bodies := make([]uuid.UUID, len(payloads)), make([][]byte, len(payloads))
-	for i, v := range payloads {
-		b, err := json.Marshal(v)
-		if err != nil {
-			return nil, nil, err
-		}
-		ids[i], bodies[i] = newID(), b
-	}
-	return ids, bodies, nil
+// NewEvent is an outbox event of a plan (IssuancePlan.Events): a new id, and payload as JSON.
+// An event about a certificate names it (certificateID; uuid.Nil for another).
+func NewEvent(certificateID uuid.UUID, payload any) (PlannedEvent, error) {
+	b, err := json.Marshal(payload)
+	return PlannedEvent{ID: newID(), CertificateID: certificateID, Payload: b}, err
 }
-
-// fanOutBatch is how many events one fan-out job takes.
-const fanOutBatch = 500
 
 // OutboxMany writes one event of eventType per payload, in one statement, and queues their
 // fan-out (as Outbox), one job per fanOutBatch events.
@@ -494,15 +450,21 @@ func (t *Tx) OutboxMany(ctx context.Context, accountID uuid.UUID, eventType stri
 	if len(payloads) == 0 {
 		return nil
 	}
-	ids, bodies, err := outboxPayloads(payloads)
-	if err != nil {
-		return err
+	events := make([]PlannedEvent, len(payloads))
+	p := db.InsertOutboxEventsParams{AccountID: accountID, EventType: eventType, OccurredAt: at}
+	for i, v := range payloads {
+		e, err := NewEvent(uuid.Nil, v)
+		if err != nil {
+			return err
+		}
+		events[i] = e
+		p.Ids, p.Payloads = append(p.Ids, e.ID), append(p.Payloads, e.Payload)
 	}
-	p := db.InsertOutboxEventsParams{AccountID: accountID, EventType: eventType, OccurredAt: at, Ids: ids, Payloads: bodies}
-	if err := t.q.InsertOutboxEvents(ctx, p); err != nil {
+	pending, err := t.q.InsertOutboxEvents(ctx, p)
+	if err != nil || !pending {
 		return mapError(err)
 	}
-	return mapError(t.q.QueueOutboxFanOut(ctx, fanOutParams(ctx, p.Ids)))
+	return t.InsertJobs(ctx, fanOutJobs(events))
 }
 
 // OutboxEvents lists the account's outbox events, oldest first.

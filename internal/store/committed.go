@@ -5,10 +5,10 @@ package store
 // database, never what a rollback undid, and a cache forgets what changed only once the change
 // can be read.
 type Committed struct {
-	// Issued counts the credentials issued by kind (KindCertificate, KindBadgeAssertion): what
-	// Tx.CountIssued was told.
+	// Issued counts the credentials issued by kind (KindCertificate, KindBadgeAssertion): the
+	// counts of the issuances applied (Tx.ApplyIssuance).
 	Issued map[string]int
-	// CreditsSpent counts the credits the transaction's pipelines took (Pipeline.SpendCredits).
+	// CreditsSpent counts the credits the transaction's issuances took (Tx.ApplyIssuance).
 	CreditsSpent int
 	// Changed names the credentials whose public face the transaction changed (revoked, made
 	// out again, their recipient's token, their issuer's branding).

@@ -2,13 +2,11 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivertype"
-	"go.opentelemetry.io/otel/propagation"
 )
 
 // JobQueue is the job queue (River) in the store's database, as a client that works jobs: the
@@ -79,21 +77,4 @@ func (s *Store) CountJobs(ctx context.Context) ([]JobCount, error) {
 		out[i] = JobCount{Queue: r.Queue, State: r.State, Jobs: int(r.Jobs)}
 	}
 	return out, nil
-}
-
-// jobMetadata is the River metadata of a job the store queues by SQL (the webhook fan-out): the
-// W3C trace context of ctx's span, under the keys River's OpenTelemetry middleware reads
-// (traceparent, tracestate), so that the job's work span links to the span that queued it, as
-// for a job inserted through River's client; {} when ctx has no span (tracing off).
-func jobMetadata(ctx context.Context) []byte {
-	carrier := propagation.MapCarrier{}
-	propagation.TraceContext{}.Inject(ctx, carrier)
-	if len(carrier) == 0 {
-		return []byte("{}")
-	}
-	b, err := json.Marshal(carrier)
-	if err != nil {
-		return []byte("{}")
-	}
-	return b
 }

@@ -34,7 +34,7 @@ func (d queries) attendeeTotal(ctx context.Context, q *db.Queries, accountID uui
 	if f.Email != nil || pattern != nil {
 		return q.CountAttendees(ctx, db.CountAttendeesParams{AccountID: accountID, EventID: f.EventID, Email: f.Email, Pattern: pattern})
 	}
-	return d.q.ListTotal(ctx, db.ListTotalParams{AccountID: accountID, List: "attendees", EventID: eventOrAccount(f.EventID), Statuses: []string{""}})
+	return d.q.SumListTotal(ctx, db.SumListTotalParams{AccountID: accountID, List: "attendees", EventID: eventOrAccount(f.EventID), Statuses: []string{""}})
 }
 
 // certificateTotal counts the certificates arg lets through, from list_totals when it filters
@@ -48,7 +48,7 @@ func (d queries) certificateTotal(ctx context.Context, q *db.Queries, arg db.Cou
 	if arg.Status != nil {
 		statuses = storedStatuses[domain.CertificateStatus(*arg.Status)]
 	}
-	n, err := d.q.ListTotal(ctx, db.ListTotalParams{AccountID: arg.AccountID, List: "certificates", EventID: eventOrAccount(arg.EventID), Statuses: statuses})
+	n, err := d.q.SumListTotal(ctx, db.SumListTotalParams{AccountID: arg.AccountID, List: "certificates", EventID: eventOrAccount(arg.EventID), Statuses: statuses})
 	if err != nil || arg.Status == nil {
 		return n, err
 	}

@@ -102,3 +102,28 @@ func TestTheSearchTablesMigrationGoesDownAndUpAgain(t *testing.T) {
 		}
 	}
 }
+
+// After the last migration, no function of ours writes River's tables (River's jobs are
+// inserted through River's client): a River upgrade that changes them cannot break us.
+func TestNoFunctionWritesRiversTables(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, testkit.Database(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close(context.Background()) })
+	rows, err := conn.Query(ctx, `SELECT p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+		WHERE n.nspname = current_schema() AND p.prosrc ~* '(insert\s+into|update|delete\s+from)\s+river_|river_insert'
+		  AND p.proname NOT LIKE 'river\_%'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(names) > 0 {
+		t.Fatalf("functions that write River's tables: %v", names)
+	}
+}

@@ -4,8 +4,8 @@ import "context"
 
 // Savepoint runs fn in a savepoint of the transaction: what fn wrote stays in the transaction
 // when it returns nil, and is undone (ROLLBACK TO SAVEPOINT) when it returns an error, the
-// transaction going on as before fn. What fn counted (CountIssued, the credits its pipelines
-// spent, the changes its data methods made) joins the transaction's counts only when its
+// transaction going on as before fn. What fn counted (the credentials its issuances wrote, the
+// credits they spent, the changes its data methods made) joins the transaction's counts only when its
 // writes stay. fn must not keep tx.
 //
 // A savepoint costs two round trips (SAVEPOINT, then RELEASE or ROLLBACK TO), and each one that
@@ -30,12 +30,6 @@ func (t *Tx) Savepoint(ctx context.Context, fn func(tx *Tx) error) error {
 	}
 	if err := sp.Commit(ctx); err != nil {
 		return mapError(err)
-	}
-	for k, n := range child.issued {
-		if t.issued == nil {
-			t.issued = map[IssuedKey]int{}
-		}
-		t.issued[k] += n
 	}
 	for kind, n := range child.committed.Issued {
 		t.countCommitted(kind, n)

@@ -39,8 +39,6 @@ type Tx struct {
 	queries
 	tx   pgx.Tx
 	jobs *river.Client[pgx.Tx]
-	// issued holds what CountIssued was told, written just before the commit.
-	issued map[IssuedKey]int
 	// committed is what the transaction issued and spent, told to Store.OnCommit's function.
 	committed Committed
 }
@@ -156,9 +154,6 @@ func InTx[T any](ctx context.Context, s *Store, fn func(tx *Tx) (T, error)) (T, 
 	}
 	commitCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), commitTimeout)
 	defer cancel()
-	if err := tx.writeIssued(commitCtx); err != nil {
-		return zero, err
-	}
 	if err := ptx.Commit(commitCtx); err != nil {
 		// The commit may have landed all the same (an answer lost on the way): what the
 		// transaction changed is forgotten anyway, which costs a cache a read at most. What

@@ -329,3 +329,10 @@ func webhookDeliveryFrom(r db.WebhookDelivery) domain.WebhookDelivery {
 		NextAttemptAt: r.NextAttemptAt, ResponseStatus: intPtr(r.ResponseStatus), ResponseBody: r.ResponseBody, Error: r.Error,
 		DurationMs: intPtr(r.DurationMs), CreatedAt: r.CreatedAt}
 }
+
+// WebhookSubscribed says whether an active subscription of the account takes events of
+// eventType (an issuance's plan records its events pending, and queues their fan-out, or not).
+func (d queries) WebhookSubscribed(ctx context.Context, accountID uuid.UUID, eventType string) (bool, error) {
+	ok, err := d.q.WebhookSubscribed(ctx, db.WebhookSubscribedParams{AccountID: accountID, EventType: eventType})
+	return ok, mapError(err)
+}

@@ -1,4 +1,4 @@
-package groupcommit_test
+package store_test
 
 import (
 	"context"
@@ -14,12 +14,9 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/certhub/credentiald/internal/groupcommit"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/testkit"
 )
-
-func TestMain(m *testing.M) { testkit.Main(m) }
 
 // write records a webhook.test event tagged tag (and i) in tx: what a call writes.
 func write(ctx context.Context, tx *store.Tx, w testkit.World, tag string, i int) error {
@@ -61,7 +58,7 @@ func TestCallsShareTransactionsEachAllOrNothing(t *testing.T) {
 	w := testkit.NewWorld(t)
 	var mu sync.Mutex
 	var sizes []int
-	g := &groupcommit.Group[uuid.UUID, int, int]{Store: w.Store,
+	g := &store.Group[uuid.UUID, int, int]{Store: w.Store,
 		Do: func(ctx context.Context, tx *store.Tx, i int) (int, error) {
 			if err := write(ctx, tx, w, "test.call", i); err != nil {
 				return 0, err
@@ -127,7 +124,7 @@ func TestATransactionTakesAtMostMaxCalls(t *testing.T) {
 	w := testkit.NewWorld(t)
 	var mu sync.Mutex
 	most := 0
-	g := &groupcommit.Group[uuid.UUID, int, int]{Store: w.Store, Max: 3,
+	g := &store.Group[uuid.UUID, int, int]{Store: w.Store, Max: 3,
 		Do: func(ctx context.Context, tx *store.Tx, i int) (int, error) {
 			time.Sleep(2 * time.Millisecond)
 			return i, write(ctx, tx, w, "test.call", i)
@@ -150,7 +147,7 @@ func TestKeysHaveTransactionsOfTheirOwn(t *testing.T) {
 	t.Parallel()
 	w := testkit.NewWorld(t)
 	hold, held := make(chan struct{}), make(chan struct{})
-	g := &groupcommit.Group[string, string, string]{Store: w.Store,
+	g := &store.Group[string, string, string]{Store: w.Store,
 		Do: func(ctx context.Context, tx *store.Tx, p string) (string, error) {
 			if p == "slow" {
 				close(held)
@@ -185,7 +182,7 @@ func TestTwoLanesRunTwoTransactionsOfAKeyAtOnceNeverThree(t *testing.T) {
 	both := make(chan struct{}) // closed once two transactions run at once
 	waited, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	g := &groupcommit.Group[uuid.UUID, int, int]{Store: w.Store, Lanes: 2,
+	g := &store.Group[uuid.UUID, int, int]{Store: w.Store, Lanes: 2,
 		Do: func(ctx context.Context, tx *store.Tx, i int) (int, error) {
 			mu.Lock()
 			running++
@@ -246,7 +243,7 @@ func TestACallCancelledWhileWaitingIsNotRun(t *testing.T) {
 	t.Parallel()
 	w := testkit.NewWorld(t)
 	hold, held := make(chan struct{}), make(chan struct{})
-	g := &groupcommit.Group[uuid.UUID, string, string]{Store: w.Store,
+	g := &store.Group[uuid.UUID, string, string]{Store: w.Store,
 		Do: func(ctx context.Context, tx *store.Tx, p string) (string, error) {
 			if p == "first" {
 				close(held)
@@ -290,7 +287,7 @@ func TestDoAllAnswersTogetherOrIsUndone(t *testing.T) {
 			w := testkit.NewWorld(t)
 			var mu sync.Mutex
 			var shared, alone int
-			g := &groupcommit.Group[uuid.UUID, int, int]{Store: w.Store,
+			g := &store.Group[uuid.UUID, int, int]{Store: w.Store,
 				Do: func(ctx context.Context, tx *store.Tx, i int) (int, error) {
 					time.Sleep(2 * time.Millisecond)
 					if i == c.refuse {
@@ -358,7 +355,7 @@ func TestADeadlockedTransactionRunsAgain(t *testing.T) {
 	deadlock := &pgconn.PgError{Code: "40P01", Message: "deadlock detected"}
 	var mu sync.Mutex
 	tries := map[int]int{}
-	g := &groupcommit.Group[uuid.UUID, int, int]{Store: w.Store,
+	g := &store.Group[uuid.UUID, int, int]{Store: w.Store,
 		Do: func(ctx context.Context, tx *store.Tx, i int) (int, error) {
 			if err := write(ctx, tx, w, "test.call", i); err != nil {
 				return 0, err
@@ -396,7 +393,7 @@ func TestADeadlockedTransactionRunsAgain(t *testing.T) {
 func TestAPanickingObserverDoesNotStopTheQueue(t *testing.T) {
 	t.Parallel()
 	w := testkit.NewWorld(t)
-	g := &groupcommit.Group[uuid.UUID, int, int]{Store: w.Store,
+	g := &store.Group[uuid.UUID, int, int]{Store: w.Store,
 		Do: func(ctx context.Context, tx *store.Tx, i int) (int, error) {
 			time.Sleep(2 * time.Millisecond)
 			return i, nil

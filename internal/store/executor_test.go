@@ -50,15 +50,16 @@ func TestCertificateEventsReadTheirCertificatesByKey(t *testing.T) {
 		if err != nil {
 			return 0, err
 		}
-		p := tx.Pipeline()
-		payloads := make([]any, len(ids))
-		for i, id := range ids {
-			payloads[i] = map[string]any{"type": "certificate.issued", "data": map[string]any{"id": id, "certificateNumber": ""}}
+		now := time.Now()
+		plan := store.IssuancePlan{AccountID: acct, Now: now, CreditPeriod: monthOf(now), EventType: "certificate.issued"}
+		for _, id := range ids {
+			e, err := store.NewEvent(id, map[string]any{"type": "certificate.issued", "data": map[string]any{"id": id, "certificateNumber": ""}})
+			if err != nil {
+				return 0, err
+			}
+			plan.Events = append(plan.Events, e)
 		}
-		if err := p.CertificateEvents(ctx, acct, "certificate.issued", time.Now(), ids, payloads); err != nil {
-			return 0, err
-		}
-		if err := p.Send(ctx); err != nil {
+		if _, err := tx.ApplyIssuance(ctx, plan); err != nil {
 			return 0, err
 		}
 		after, err := tx.TuplesRead(ctx, "certificates")
@@ -116,19 +117,20 @@ func TestAnIssuancesWritesArePlannedOnce(t *testing.T) {
 		now := time.Now()
 		for i, attendee := range attendees {
 			id := uuid.New()
-			p := tx.Pipeline()
-			p.InsertCertificates(ctx, acct, []store.NewCertificate{{ID: id, AccountID: acct,
-				CertificateKey: store.CertificateKey{AttendeeID: attendee, EventID: events[0], TemplateID: tmpl},
-				Number:         store.NumberFormat{Prefix: "P-", Digits: 4}, VerificationCode: codes[i],
-				Recipient: domain.Recipient{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.org"},
-				Snapshot:  json.RawMessage(`{}`), IssuedAt: &now}}, now)
-			p.InsertStatusEntries(ctx, acct, []store.VerifiableCredential{{CredentialID: id, Kind: store.KindCertificate,
-				AccountID: acct, Salt: "salt", SignedAt: now}}, [][]int{{i, i + 100}})
-			if err := p.CertificateEvents(ctx, acct, "certificate.issued", now, []uuid.UUID{id},
-				[]any{map[string]any{"type": "certificate.issued", "data": map[string]any{"id": id, "certificateNumber": ""}}}); err != nil {
+			e, err := store.NewEvent(id, map[string]any{"type": "certificate.issued", "data": map[string]any{"id": id, "certificateNumber": ""}})
+			if err != nil {
 				return outcome{}, err
 			}
-			if err := p.Send(ctx); err != nil {
+			plan := store.IssuancePlan{AccountID: acct, Now: now, CreditPeriod: monthOf(now), EventType: "certificate.issued",
+				Certificates: []store.NewCertificate{{ID: id, AccountID: acct,
+					CertificateKey: store.CertificateKey{AttendeeID: attendee, EventID: events[0], TemplateID: tmpl},
+					Number:         store.NumberFormat{Prefix: "P-", Digits: 4}, VerificationCode: codes[i],
+					Recipient: domain.Recipient{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.org"},
+					Snapshot:  json.RawMessage(`{}`), IssuedAt: &now}},
+				Entries: []store.PlannedEntry{{Credential: store.VerifiableCredential{CredentialID: id, Kind: store.KindCertificate,
+					AccountID: acct, Salt: "salt", SignedAt: now}, Candidates: []int{i, i + 100}}},
+				Events: []store.PlannedEvent{e}}
+			if _, err := tx.ApplyIssuance(ctx, plan); err != nil {
 				return outcome{}, fmt.Errorf("issuance %d: %w", i, err)
 			}
 		}
@@ -142,7 +144,7 @@ func TestAnIssuancesWritesArePlannedOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"PipelineInsertCertificates", "PipelineInsertStatusEntries", "PipelineInsertCertificateEvents"} {
+	for _, name := range []string{"IssuanceInsertCertificates", "IssuanceInsertStatusEntries", "IssuanceInsertCertificateEvents"} {
 		if got := out.plans[name]; got.Custom != 0 || got.Generic != issuances {
 			t.Errorf("%s ran %d times on a custom plan and %d on its generic plan; want its generic plan each time (%d)",
 				name, got.Custom, got.Generic, issuances)
@@ -151,4 +153,10 @@ func TestAnIssuancesWritesArePlannedOnce(t *testing.T) {
 	if out.mode != "force_custom_plan" {
 		t.Errorf("plan_cache_mode after the writes: %q, want the transaction's own (force_custom_plan)", out.mode)
 	}
+}
+
+// monthOf is the first day of t's month, UTC: the credit period of an issuance at t.
+func monthOf(t time.Time) time.Time {
+	t = t.UTC()
+	return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
 }

@@ -1,9 +1,32 @@
-// Package groupcommit runs the concurrent transactions of one key (an account) as one
-// transaction with one commit, each call still all-or-nothing in a savepoint of its own.
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sync"
+	"time"
+)
+
+// GroupMax is how many calls one transaction takes at most. Each call's savepoint takes a
+// subtransaction id, and PostgreSQL keeps only 64 per transaction in shared memory (see
+// Tx.Savepoint); 32 also bounds how long the last call of a transaction waits.
+const GroupMax = 32
+
+// groupTimeout bounds one transaction: its calls' own contexts do not, since one caller's going
+// away must not fail the others.
+const groupTimeout = time.Minute
+
+// Group runs the concurrent transactions of one key (an account) as one transaction with one
+// commit, each call still all-or-nothing in a savepoint of its own: with the executor
+// (executor.go), the store's half of an issuance. The services give it what one call does
+// (Do) and, optionally, what all of a transaction's calls do at once (DoAll); they never see
+// a savepoint.
 //
 // An account's issuances take the account's hot rows (its credit row, its number counter, its
 // analytics counters) and hold them until their commit, so they run one after the other, and
-// each one waits for its commit's WAL flush (1-3 ms on a durable disk) with those rows held:
+// each one waits for its commit's WAL flush with those rows held:
 // one account's issuance rate was bounded by its commits, whatever the number of clients.
 // Here the calls that arrive while a key's transactions run (one, or Lanes) wait for one to
 // end, then go together in the next: the first of them leads it (runs it on its goroutine) and
@@ -15,44 +38,23 @@
 // fails (a refusal, CREDIT_LIMIT, an error of the database) is undone alone, and the next call
 // sees the data as the calls before it left it (the credits they spent, the numbers they
 // took). A transaction of one call runs without a savepoint.
-package groupcommit
-
-import (
-	"context"
-	"errors"
-	"fmt"
-	"runtime/debug"
-	"sync"
-	"time"
-
-	"github.com/certhub/credentiald/internal/store"
-)
-
-// DefaultMax is how many calls one transaction takes at most. Each call's savepoint takes a
-// subtransaction id, and PostgreSQL keeps only 64 per transaction in shared memory (see
-// store.Tx.Savepoint); 32 also bounds how long the last call of a transaction waits.
-const DefaultMax = 32
-
-// timeout bounds one transaction: its calls' own contexts do not, since one caller's going
-// away must not fail the others.
-const timeout = time.Minute
-
-// Group runs calls of P that answer R. Its fields are set before its first call.
+//
+// Its fields are set before its first call.
 type Group[K comparable, P, R any] struct {
-	Store *store.Store
+	Store *Store
 	// Prepare, when set, runs first in every transaction of more than one call, with every
 	// call's parameters, in arrival order: it takes the locks the calls would take one by one,
 	// in one order, so that calls of one transaction never wait on a lock held by another
 	// transaction that waits for this one's.
-	Prepare func(ctx context.Context, tx *store.Tx, ps []P) error
+	Prepare func(ctx context.Context, tx *Tx, ps []P) error
 	// Do is one call's work in tx.
-	Do func(ctx context.Context, tx *store.Tx, p P) (R, error)
+	Do func(ctx context.Context, tx *Tx, p P) (R, error)
 	// DoAll, when set, is tried first on every transaction of more than one call, after
 	// Prepare: every call's work at once (fewer round trips than one Do after the other),
 	// answering every call in order. When it answers an error, what it did is undone (it runs
 	// in a savepoint) and the calls run one by one with Do, each answered on its own.
-	DoAll func(ctx context.Context, tx *store.Tx, ps []P) ([]R, error)
-	// Max is the most calls a transaction takes (0: DefaultMax).
+	DoAll func(ctx context.Context, tx *Tx, ps []P) ([]R, error)
+	// Max is the most calls a transaction takes (0: GroupMax).
 	Max int
 	// Lanes is how many transactions of one key run at once (0: one). With two, the next
 	// transaction takes its locks, reads and does its own work while the one before it holds
@@ -64,15 +66,15 @@ type Group[K comparable, P, R any] struct {
 	Observe func(calls int, together bool)
 
 	mu     sync.Mutex
-	queues map[K]*queue[P, R]
+	queues map[K]*groupQueue[P, R]
 }
 
-type queue[P, R any] struct {
-	waiting []*call[P, R]
+type groupQueue[P, R any] struct {
+	waiting []*groupCall[P, R]
 	running int // transactions of the key running (at most Lanes)
 }
 
-type call[P, R any] struct {
+type groupCall[P, R any] struct {
 	ctx context.Context
 	p   P
 	r   R
@@ -80,8 +82,8 @@ type call[P, R any] struct {
 	// panicked is the panic that ended the call (in Do, or in its transaction), with the stack
 	// where it began: Run panics with it on the call's own goroutine.
 	panicked error
-	done     chan struct{}      // closed once r and err are set
-	lead     chan []*call[P, R] // given the calls of the transaction it is to lead (its own first)
+	done     chan struct{}           // closed once r and err are set
+	lead     chan []*groupCall[P, R] // given the calls of the transaction it is to lead (its own first)
 }
 
 // Run runs Do(p) in a transaction shared with the other calls of key that arrive meanwhile,
@@ -90,14 +92,14 @@ type call[P, R any] struct {
 // waits for a lane (a transaction of the key to end; more than one when more than Max calls
 // were waiting before it), and one whose ctx has ended by its turn is not run.
 func (g *Group[K, P, R]) Run(ctx context.Context, key K, p P) (R, error) {
-	c := &call[P, R]{ctx: ctx, p: p, done: make(chan struct{}), lead: make(chan []*call[P, R], 1)}
+	c := &groupCall[P, R]{ctx: ctx, p: p, done: make(chan struct{}), lead: make(chan []*groupCall[P, R], 1)}
 	g.mu.Lock()
 	if g.queues == nil {
-		g.queues = map[K]*queue[P, R]{}
+		g.queues = map[K]*groupQueue[P, R]{}
 	}
 	q, ok := g.queues[key]
 	if !ok {
-		q = &queue[P, R]{}
+		q = &groupQueue[P, R]{}
 		g.queues[key] = q
 	}
 	q.waiting = append(q.waiting, c)
@@ -119,11 +121,11 @@ func (g *Group[K, P, R]) Run(ctx context.Context, key K, p P) (R, error) {
 }
 
 // errPanicked is a call's error while its panic is carried to its caller.
-var errPanicked = errors.New("groupcommit: the call panicked")
+var errPanicked = errors.New("store: group: the call panicked")
 
 // do runs c's Do in tx, a panic in it turned into c.panicked (and errPanicked), so that the
 // transaction's other calls go on and the panic reaches c's caller.
-func (g *Group[K, P, R]) do(ctx context.Context, tx *store.Tx, c *call[P, R]) (err error) {
+func (g *Group[K, P, R]) do(ctx context.Context, tx *Tx, c *groupCall[P, R]) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			c.panicked = fmt.Errorf("panic: %v\n\n%s", v, debug.Stack())
@@ -136,13 +138,13 @@ func (g *Group[K, P, R]) do(ctx context.Context, tx *store.Tx, c *call[P, R]) (e
 
 // take, with g.mu held, takes the first waiting calls (at most Max) for a transaction when a
 // lane is free, counting it as running; nil when no call waits or every lane is taken.
-func (g *Group[K, P, R]) take(q *queue[P, R]) []*call[P, R] {
+func (g *Group[K, P, R]) take(q *groupQueue[P, R]) []*groupCall[P, R] {
 	if len(q.waiting) == 0 || q.running >= max(g.Lanes, 1) {
 		return nil
 	}
 	limit := g.Max
 	if limit <= 0 {
-		limit = DefaultMax
+		limit = GroupMax
 	}
 	n := min(len(q.waiting), limit)
 	calls := q.waiting[:n:n]
@@ -154,7 +156,7 @@ func (g *Group[K, P, R]) take(q *queue[P, R]) []*call[P, R] {
 // lead runs the transaction of calls (the leader's own first among them), answers them, then
 // hands its lane to the calls that arrived meanwhile, or ends the key's queue when nothing
 // runs or waits.
-func (g *Group[K, P, R]) lead(key K, q *queue[P, R], calls []*call[P, R]) {
+func (g *Group[K, P, R]) lead(key K, q *groupQueue[P, R], calls []*groupCall[P, R]) {
 	together := g.runTx(calls)
 	for _, c := range calls {
 		close(c.done)
@@ -168,7 +170,7 @@ func (g *Group[K, P, R]) lead(key K, q *queue[P, R], calls []*call[P, R]) {
 // handOff frees a lane of the key: the first calls that arrived meanwhile go in its next
 // transaction, led by the first of them. It runs before anything else may fail: a queue left
 // with calls waiting and no transaction to take them would keep them waiting for ever.
-func (g *Group[K, P, R]) handOff(key K, q *queue[P, R]) {
+func (g *Group[K, P, R]) handOff(key K, q *groupQueue[P, R]) {
 	g.mu.Lock()
 	q.running--
 	next := g.take(q)
@@ -189,13 +191,13 @@ func (g *Group[K, P, R]) observe(calls int, together bool) {
 
 // doAll runs DoAll for calls in a savepoint and reports whether it answered them all; when it
 // did not (an error, a panic, an answer of another length), the savepoint is undone.
-func (g *Group[K, P, R]) doAll(ctx context.Context, tx *store.Tx, calls []*call[P, R]) bool {
+func (g *Group[K, P, R]) doAll(ctx context.Context, tx *Tx, calls []*groupCall[P, R]) bool {
 	ps := make([]P, len(calls))
 	for i, c := range calls {
 		ps[i] = c.p
 	}
 	var rs []R
-	err := tx.Savepoint(ctx, func(tx *store.Tx) (err error) {
+	err := tx.Savepoint(ctx, func(tx *Tx) (err error) {
 		defer func() {
 			if v := recover(); v != nil {
 				err = fmt.Errorf("panic: %v", v) // the calls run one by one, where it is theirs
@@ -203,7 +205,7 @@ func (g *Group[K, P, R]) doAll(ctx context.Context, tx *store.Tx, calls []*call[
 		}()
 		rs, err = g.DoAll(ctx, tx, ps)
 		if err == nil && len(rs) != len(calls) {
-			err = fmt.Errorf("groupcommit: DoAll answered %d of %d calls", len(rs), len(calls))
+			err = fmt.Errorf("store: group: DoAll answered %d of %d calls", len(rs), len(calls))
 		}
 		return err
 	})
@@ -220,12 +222,12 @@ func (g *Group[K, P, R]) doAll(ctx context.Context, tx *store.Tx, calls []*call[
 // answered them and they committed. It never panics: a panic of a
 // call's Do is that call's (see do); one elsewhere rolled the transaction back and is every
 // call's that had not failed already.
-func (g *Group[K, P, R]) runTx(calls []*call[P, R]) (together bool) {
+func (g *Group[K, P, R]) runTx(calls []*groupCall[P, R]) (together bool) {
 	// The leader's context carries its trace and values; not its cancellation, nor its
 	// deadline, which belong to its caller alone.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(calls[0].ctx), timeout)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(calls[0].ctx), groupTimeout)
 	defer cancel()
-	live := make([]*call[P, R], 0, len(calls))
+	live := make([]*groupCall[P, R], 0, len(calls))
 	for _, c := range calls {
 		if c.err = c.ctx.Err(); c.err == nil {
 			live = append(live, c)
@@ -239,7 +241,7 @@ func (g *Group[K, P, R]) runTx(calls []*call[P, R]) (together bool) {
 		together, err := g.runTxOnce(ctx, live)
 		// PostgreSQL broke a deadlock (or a serialization failure) by ending this
 		// transaction: nothing of it committed, and it runs again, its calls answered anew.
-		if err == nil || !store.Retryable(err) || attempt == retries {
+		if err == nil || !Retryable(err) || attempt == groupRetries {
 			return together
 		}
 		for _, c := range live {
@@ -249,11 +251,11 @@ func (g *Group[K, P, R]) runTx(calls []*call[P, R]) (together bool) {
 }
 
 // retries is how many times a transaction that PostgreSQL ended to break a deadlock runs.
-const retries = 3
+const groupRetries = 3
 
 // runTxOnce runs live in one transaction and sets their answers; err is the transaction's own
 // (its commit's, or what ended it), nil when it committed.
-func (g *Group[K, P, R]) runTxOnce(ctx context.Context, live []*call[P, R]) (together bool, err error) {
+func (g *Group[K, P, R]) runTxOnce(ctx context.Context, live []*groupCall[P, R]) (together bool, err error) {
 	var zero R
 	defer func() {
 		if v := recover(); v != nil {
@@ -265,7 +267,7 @@ func (g *Group[K, P, R]) runTxOnce(ctx context.Context, live []*call[P, R]) (tog
 			}
 		}
 	}()
-	_, err = store.InTx(ctx, g.Store, func(tx *store.Tx) (struct{}, error) {
+	_, err = InTx(ctx, g.Store, func(tx *Tx) (struct{}, error) {
 		if len(live) == 1 {
 			c := live[0]
 			c.err = g.do(ctx, tx, c)
@@ -287,9 +289,9 @@ func (g *Group[K, P, R]) runTxOnce(ctx context.Context, live []*call[P, R]) (tog
 		// A savepoint that could not be undone leaves the transaction aborted: the calls after
 		// it fail, and so does the commit, which fails every call (nothing of any stays).
 		for _, c := range live {
-			for attempt := 1; attempt == 1 || (store.Retryable(c.err) && attempt <= retries); attempt++ {
+			for attempt := 1; attempt == 1 || (Retryable(c.err) && attempt <= groupRetries); attempt++ {
 				c.panicked = nil
-				c.err = tx.Savepoint(ctx, func(tx *store.Tx) error { return g.do(ctx, tx, c) })
+				c.err = tx.Savepoint(ctx, func(tx *Tx) error { return g.do(ctx, tx, c) })
 			}
 		}
 		return struct{}{}, nil
