@@ -33,6 +33,7 @@ import (
 	"github.com/certhub/credentiald/internal/ratelimit"
 	"github.com/certhub/credentiald/internal/secretbox"
 	"github.com/certhub/credentiald/internal/store"
+	"github.com/certhub/credentiald/internal/store/changefeed"
 	"github.com/certhub/credentiald/internal/svgrecheck"
 	"github.com/certhub/credentiald/internal/templates"
 	"github.com/certhub/credentiald/internal/tracing"
@@ -76,61 +77,40 @@ type Service struct {
 	Metrics *metrics.Registry
 	issued  *metrics.Issuance // what commits issued and spent, for Metrics; nil without them
 	store   *store.Store
-	changes watchers // the lookups' caches
+	changes changefeed.Watchers // the lookups' caches
 	closers []func()
 }
 
 // WatchChanges tells the lookups (public verification, GET /certificates/{id}) what changes
 // in the database, from every instance, until ctx ends: while it listens they keep
 // certificates in memory, and while the connection it listens on is lost they keep none (see
-// store.WatchChanges). Serve runs it.
+// changefeed.Watch). Serve runs it.
 func (s *Service) WatchChanges(ctx context.Context) {
-	s.store.WatchChanges(ctx, &loggedWatcher{ChangeWatcher: s.changes, ctx: ctx, logger: s.Logger}, store.WatchOptions{Logger: s.Logger})
+	changefeed.Watch(ctx, s.store, &loggedWatcher{Watcher: s.changes, ctx: ctx, logger: s.Logger}, changefeed.Options{Logger: s.Logger})
 }
 
 // Changes is told what changed, as WatchChanges tells it: for tests that change the database
 // behind the service's back, or that play the listening part themselves.
-func (s *Service) Changes() store.ChangeWatcher { return s.changes }
-
-// watchers tells every one of its watchers.
-type watchers []store.ChangeWatcher
-
-func (ws watchers) Listening() {
-	for _, w := range ws {
-		w.Listening()
-	}
-}
-
-func (ws watchers) Lost(err error) {
-	for _, w := range ws {
-		w.Lost(err)
-	}
-}
-
-func (ws watchers) Changed(c store.Change) {
-	for _, w := range ws {
-		w.Changed(c)
-	}
-}
+func (s *Service) Changes() changefeed.Watcher { return s.changes }
 
 // loggedWatcher tells the operator when listening for changes fails and when it resumes: a
 // warning when it stops, the retries that fail after it at debug (an outage of the database
 // is not a warning a second), and at info when it listens again.
 type loggedWatcher struct {
-	store.ChangeWatcher
+	changefeed.Watcher
 	ctx    context.Context
 	logger *slog.Logger
 	lost   bool // told Lost since the last Listening
 }
 
 func (w *loggedWatcher) Listening() {
-	w.ChangeWatcher.Listening()
+	w.Watcher.Listening()
 	w.lost = false
 	w.logger.InfoContext(w.ctx, "listening for credential changes: the lookups keep certificates in memory")
 }
 
 func (w *loggedWatcher) Lost(err error) {
-	w.ChangeWatcher.Lost(err)
+	w.Watcher.Lost(err)
 	level := slog.LevelWarn
 	if w.lost {
 		level = slog.LevelDebug
@@ -276,9 +256,9 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 				{Name: "certificates", Stats: svc.Certificates.RecordStats()}}
 		}))
 	}
-	changes := watchers{svc.Verification.Watcher(), svc.Certificates.Watcher()}
+	changes := changefeed.Watchers{svc.Verification.Watcher(), svc.Certificates.Watcher()}
 	svc.changes = changes
-	st.OnCommit(func(c store.Committed) {
+	st.OnCommit(func(c changefeed.Committed) {
 		if svc.issued != nil {
 			svc.issued.Committed(c.Issued, c.CreditsSpent)
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/certhub/credentiald/internal/issuance"
 	"github.com/certhub/credentiald/internal/links"
 	"github.com/certhub/credentiald/internal/store"
+	"github.com/certhub/credentiald/internal/store/changefeed"
 )
 
 // Service issues and manages certificates.
@@ -83,15 +84,15 @@ func (s *Service) KeepRecords(size int) {
 func (s *Service) RecordStats() changecache.Stats { return s.records.Stats() }
 
 // Watcher is what must be told of changes for Get to keep certificates in memory (see
-// verification.Service.Watcher): store.WatchChanges's listening and notices, and this
+// verification.Service.Watcher): changefeed.Watch's listening and notices, and this
 // process's own commits. It forgets a certificate by its id; a change that names none
 // (neither certificate nor account) forgets all; an issuer's change shows in no record.
 //
 // One change of this process is told only by its notice, a moment after its commit: the
 // expiry that an issuance marks on the attendee's lapsed certificate. What Get shows of that
 // certificate meanwhile is the same but for its updatedAt: expired, from its expiry.
-func (s *Service) Watcher() store.ChangeWatcher {
-	return changecache.Watcher[uuid.UUID, domain.Certificate]{Cache: s.records, Forgets: func(ch store.Change) (uuid.UUID, bool, bool) {
+func (s *Service) Watcher() changefeed.Watcher {
+	return changecache.Watcher[uuid.UUID, domain.Certificate]{Cache: s.records, Forgets: func(ch changefeed.Change) (uuid.UUID, bool, bool) {
 		return ch.Certificate, ch.Certificate != uuid.Nil, ch.Certificate == uuid.Nil && ch.Account == uuid.Nil
 	}}
 }

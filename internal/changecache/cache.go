@@ -1,5 +1,5 @@
 // Package changecache keeps what was read from the database in memory until the database says
-// it changed. A Cache is told of changes by its owner (store.WatchChanges's notices, from every
+// it changed. A Cache is told of changes by its owner (changefeed.Watch's notices, from every
 // instance, and the owner's own commits), and keeps nothing while those may go untold: before
 // it is told Listening, and after Lost until the next Listening.
 //
@@ -14,7 +14,7 @@ import (
 
 	lru "github.com/hashicorp/golang-lru/v2"
 
-	"github.com/certhub/credentiald/internal/store"
+	"github.com/certhub/credentiald/internal/store/changefeed"
 )
 
 // Cache keeps up to its size of values by key, the least recently used out first. The nil
@@ -147,19 +147,19 @@ func (c *Cache[K, V]) purge(live *bool) {
 	c.lru.Purge()
 }
 
-// Watcher tells a cache what store.WatchChanges and the store's commits tell (it is a
-// store.ChangeWatcher): Listening and Lost as they are, and each change as Forgets reads it.
+// Watcher tells a cache what changefeed.Watch and the store's commits tell (it is a
+// changefeed.Watcher): Listening and Lost as they are, and each change as Forgets reads it.
 type Watcher[K comparable, V any] struct {
 	Cache *Cache[K, V]
 	// Forgets says what a change makes the cache forget: the value under key (one), every
 	// value (all), or nothing.
-	Forgets func(store.Change) (key K, one, all bool)
+	Forgets func(changefeed.Change) (key K, one, all bool)
 }
 
 func (w Watcher[K, V]) Listening() { w.Cache.Listening() }
 func (w Watcher[K, V]) Lost(error) { w.Cache.Lost() }
 
-func (w Watcher[K, V]) Changed(ch store.Change) {
+func (w Watcher[K, V]) Changed(ch changefeed.Change) {
 	switch key, one, all := w.Forgets(ch); {
 	case all:
 		w.Cache.ForgetAll()

@@ -7,7 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/internal/changecache"
-	"github.com/certhub/credentiald/internal/store"
+	"github.com/certhub/credentiald/internal/store/changefeed"
 )
 
 // The cache keeps only while it listens, and never keeps what a read got while a change was
@@ -84,7 +84,7 @@ func TestTheCacheKeepsOnlyWhatNoChangeOvertook(t *testing.T) {
 // listening and stops on a loss.
 func TestTheWatcherForgetsWhatItsChangesName(t *testing.T) {
 	c := changecache.New[string, int](10)
-	w := changecache.Watcher[string, int]{Cache: c, Forgets: func(ch store.Change) (string, bool, bool) {
+	w := changecache.Watcher[string, int]{Cache: c, Forgets: func(ch changefeed.Change) (string, bool, bool) {
 		return ch.Code, ch.Code != "", ch.Account == uuid.Nil && ch.Code == ""
 	}}
 	w.Listening()
@@ -96,12 +96,12 @@ func TestTheWatcherForgetsWhatItsChangesName(t *testing.T) {
 	}
 	kept := func(k string) bool { _, ok := c.Get(k); return ok }
 	put("a", "b")
-	w.Changed(store.Change{Account: uuid.New()}) // names nothing this cache keeps
-	w.Changed(store.Change{Certificate: uuid.New(), Code: "a"})
+	w.Changed(changefeed.Change{Account: uuid.New()}) // names nothing this cache keeps
+	w.Changed(changefeed.Change{Certificate: uuid.New(), Code: "a"})
 	if kept("a") || !kept("b") {
 		t.Fatal("a change of one value forgot another, or not its own")
 	}
-	w.Changed(store.Change{})
+	w.Changed(changefeed.Change{})
 	if kept("b") {
 		t.Fatal("a change that names nothing left a value")
 	}

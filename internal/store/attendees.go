@@ -9,6 +9,7 @@ import (
 
 	"github.com/certhub/credentiald/gen/db"
 	"github.com/certhub/credentiald/internal/domain"
+	"github.com/certhub/credentiald/internal/store/changefeed"
 )
 
 // CreateAttendee adds an attendee to an event, created at now.
@@ -94,7 +95,7 @@ func (t *Tx) DeleteAttendee(ctx context.Context, accountID, id uuid.UUID) error 
 		return mapError(err)
 	}
 	for _, d := range drafts {
-		t.changed(Change{Certificate: d.ID, Code: d.VerificationCode})
+		t.changed(changefeed.Change{Certificate: d.ID, Code: d.VerificationCode})
 	}
 	return mapError(t.q.DeleteAttendee(ctx, db.DeleteAttendeeParams{AccountID: accountID, ID: id}))
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/certhub/credentiald/gen/db"
 	"github.com/certhub/credentiald/internal/domain"
+	"github.com/certhub/credentiald/internal/store/changefeed"
 )
 
 // FindBranding returns the account's branding; an account that never set it has all fields nil and
@@ -41,7 +42,7 @@ func (d queries) PutBranding(ctx context.Context, accountID uuid.UUID, b domain.
 	if err != nil {
 		return domain.Branding{}, mapError(err)
 	}
-	d.changed(Change{Account: accountID})
+	d.changed(changefeed.Change{Account: accountID})
 	return brandingFrom(r)
 }
 

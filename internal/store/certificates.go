@@ -10,6 +10,7 @@ import (
 
 	"github.com/certhub/credentiald/gen/db"
 	"github.com/certhub/credentiald/internal/domain"
+	"github.com/certhub/credentiald/internal/store/changefeed"
 )
 
 // CertificateKey names the certificates of one attendee of an event with one template: at most
@@ -347,7 +348,7 @@ func (d queries) RevokeCertificate(ctx context.Context, id uuid.UUID, r Revocati
 	if err != nil {
 		return domain.Certificate{}, mapError(err)
 	}
-	d.changed(Change{Certificate: row.ID, Code: row.VerificationCode})
+	d.changed(changefeed.Change{Certificate: row.ID, Code: row.VerificationCode})
 	return certificateFrom(row, now), nil
 }
 
@@ -355,7 +356,7 @@ func (d queries) RevokeCertificate(ctx context.Context, id uuid.UUID, r Revocati
 func (d queries) DeleteDraftCertificate(ctx context.Context, id uuid.UUID) error {
 	codes, err := d.q.DeleteDraftCertificate(ctx, id)
 	for _, code := range codes {
-		d.changed(Change{Certificate: id, Code: code})
+		d.changed(changefeed.Change{Certificate: id, Code: code})
 	}
 	return mapError(err)
 }
@@ -367,7 +368,7 @@ func (d queries) ReplaceSnapshot(ctx context.Context, id uuid.UUID, to domain.Re
 	if err != nil {
 		return domain.Certificate{}, mapError(err)
 	}
-	d.changed(Change{Certificate: row.ID, Code: row.VerificationCode})
+	d.changed(changefeed.Change{Certificate: row.ID, Code: row.VerificationCode})
 	return certificateFrom(row, now), nil
 }
 
@@ -377,7 +378,7 @@ func (d queries) SetRecipientToken(ctx context.Context, certificateID uuid.UUID,
 	if err != nil {
 		return mapError(err)
 	}
-	d.changed(Change{Certificate: certificateID, Code: code})
+	d.changed(changefeed.Change{Certificate: certificateID, Code: code})
 	return nil
 }
 

@@ -2,177 +2,33 @@ package store
 
 import (
 	"context"
-	"fmt"
-	"log/slog"
-	"strings"
-	"time"
 
-	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/certhub/credentiald/internal/recovery"
+	"github.com/certhub/credentiald/internal/store/changefeed"
 )
 
-// Change names credentials whose public face changed: one certificate (Certificate and Code),
-// or what every credential of an account shows of its issuer (Account). It is what a cache of
-// verification lookups must forget. Changes come two ways: from this process, once the
-// transaction that made them has committed (Committed.Changed, through Store.OnCommit), and
-// from every session of the database, this process's included, through WatchChanges (the
-// triggers of migration 00030).
-type Change struct {
-	Certificate uuid.UUID
-	Code        string
-	Account     uuid.UUID
-}
-
-// changesChannel is the channel the triggers of migration 00030 notify.
-const changesChannel = "credential_changes"
-
-// parseChange reads a notice's payload: "certificate <id> <code>" or "account <id>".
-func parseChange(payload string) (Change, error) {
-	f := strings.Fields(payload)
-	switch {
-	case len(f) == 3 && f[0] == "certificate":
-		id, err := uuid.Parse(f[1])
-		return Change{Certificate: id, Code: f[2]}, err
-	case len(f) == 2 && f[0] == "account":
-		id, err := uuid.Parse(f[1])
-		return Change{Account: id}, err
-	}
-	return Change{}, fmt.Errorf("a change notice of no known shape: %q", payload)
-}
+// The store's half of the change feed (internal/store/changefeed): the changes its data
+// methods make, told through the commit hook, and the connections changefeed.Watch listens on.
 
 // noteChange records a change the transaction made: told after its commit, with what it issued.
-func (t *Tx) noteChange(c Change) { t.committed.Changed = append(t.committed.Changed, c) }
+func (t *Tx) noteChange(c changefeed.Change) { t.committed.Changed = append(t.committed.Changed, c) }
 
 // changedNow tells a change made by a statement that committed on its own (a data method of
 // Store outside a transaction).
-func (s *Store) changedNow(c Change) {
+func (s *Store) changedNow(c changefeed.Change) {
 	if s.onCommit != nil {
-		s.onCommit(Committed{Changed: []Change{c}})
+		s.onCommit(changefeed.Committed{Changed: []changefeed.Change{c}})
 	}
 }
 
-// ChangeWatcher is told what WatchChanges hears.
-type ChangeWatcher interface {
-	// Listening: every change committed from now on will be told, until Lost.
-	Listening()
-	// Lost: the connection that listened is gone (err); changes may go untold until the next
-	// Listening.
-	Lost(err error)
-	// Changed: a change committed.
-	Changed(c Change)
+// Listener opens a connection of its own, outside the pool, for changefeed.Watch to LISTEN on.
+func (s *Store) Listener(ctx context.Context) (*pgx.Conn, error) {
+	return pgx.ConnectConfig(ctx, s.pool.Config().ConnConfig.Copy())
 }
 
-// WatchOptions time WatchChanges.
-type WatchOptions struct {
-	// Retry is the pause before connecting again after a loss (default 1 s).
-	Retry time.Duration
-	// Heartbeat is how often the listening connection proves that notices still reach it,
-	// and how long a proof may take (default 5 s): a connection lost without a word (a network
-	// partition), or one whose LISTEN holds no session (a pooler in transaction mode), is
-	// known lost within twice this.
-	Heartbeat time.Duration
-	// Logger logs a panic in the listening, which is then told as a loss (default: slog's).
-	Logger *slog.Logger
+// Notify sends a notice on channel through the pool.
+func (s *Store) Notify(ctx context.Context, channel, payload string) error {
+	_, err := s.pool.Exec(ctx, "SELECT pg_notify($1, $2)", channel, payload)
+	return err
 }
-
-// WatchChanges listens for the changes of every session of the database, on a connection of its
-// own, and tells w until ctx ends. It never gives up: a lost connection is told (w.Lost) and
-// opened again after o.Retry, and so is a failed connect.
-//
-// Listening is told only once a notice sent through another connection (a heartbeat, through
-// the pool, as another instance's change would come) has come back on the listening one; one
-// is sent again whenever o.Heartbeat passes, and one that does not come back within o.Heartbeat
-// loses the connection. A notice it cannot read is told as lost too, since what it named is
-// unknown.
-func (s *Store) WatchChanges(ctx context.Context, w ChangeWatcher, o WatchOptions) {
-	if o.Retry <= 0 {
-		o.Retry = time.Second
-	}
-	if o.Heartbeat <= 0 {
-		o.Heartbeat = 5 * time.Second
-	}
-	for ctx.Err() == nil {
-		conn, err := pgx.ConnectConfig(ctx, s.pool.Config().ConnConfig.Copy())
-		if err != nil {
-			err = fmt.Errorf("connecting to listen for changes: %w", err)
-		} else {
-			err = recovery.Run(ctx, o.Logger, "listening for changes panicked", func() error {
-				return s.listen(ctx, w, o, conn)
-			})
-		}
-		if ctx.Err() == nil {
-			w.Lost(err) // before the connection's close, which may take its time
-		}
-		if conn != nil {
-			closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackTimeout)
-			_ = conn.Close(closeCtx)
-			cancel()
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(o.Retry):
-		}
-	}
-}
-
-// listen listens on conn until it fails or ctx ends.
-func (s *Store) listen(ctx context.Context, w ChangeWatcher, o WatchOptions, conn *pgx.Conn) error {
-	every := o.Heartbeat
-	if _, err := conn.Exec(ctx, "LISTEN "+changesChannel); err != nil {
-		return fmt.Errorf("listening for changes: %w", err)
-	}
-	beat := heartbeatPrefix + uuid.NewString()
-	// A heartbeat is sent within its own time, beside the loop once listening: a pool with no
-	// connection to spare (or a database that no longer answers) must not keep the loop from
-	// hearing notices, nor from knowing that the beat is late.
-	send := func() error {
-		sendCtx, cancel := context.WithTimeout(ctx, every)
-		defer cancel()
-		if _, err := s.pool.Exec(sendCtx, "SELECT pg_notify($1, $2)", changesChannel, beat); err != nil {
-			return fmt.Errorf("sending a heartbeat to the connection listening for changes: %w", err)
-		}
-		return nil
-	}
-	if err := send(); err != nil {
-		return err
-	}
-	listening, awaited, next := false, true, time.Now().Add(every)
-	for {
-		waitCtx, cancel := context.WithDeadline(ctx, next)
-		n, err := conn.WaitForNotification(waitCtx)
-		cancel()
-		switch {
-		case err != nil && ctx.Err() != nil:
-			return ctx.Err()
-		case err != nil && waitCtx.Err() == nil:
-			return fmt.Errorf("waiting for changes: %w", err)
-		case err != nil && awaited:
-			return fmt.Errorf("a heartbeat sent %s ago has not come back to the connection listening for changes", every)
-		case err != nil:
-			// Sent beside the loop, which goes on hearing notices; a beat that fails to go
-			// never comes back, and the next deadline says so.
-			go func() { _ = recovery.Run(ctx, o.Logger, "sending a heartbeat panicked", send) }()
-			awaited, next = true, time.Now().Add(every)
-		case n.Payload == beat:
-			if !listening {
-				listening = true
-				w.Listening()
-			}
-			awaited, next = false, time.Now().Add(every)
-		case strings.HasPrefix(n.Payload, heartbeatPrefix):
-			// another instance's
-		default:
-			c, err := parseChange(n.Payload)
-			if err != nil {
-				return err
-			}
-			w.Changed(c)
-		}
-	}
-}
-
-// heartbeatPrefix begins the payload of a heartbeat, which names no change.
-const heartbeatPrefix = "heartbeat "

@@ -9,6 +9,7 @@ import (
 
 	"github.com/certhub/credentiald/gen/db"
 	"github.com/certhub/credentiald/internal/domain"
+	"github.com/certhub/credentiald/internal/store/changefeed"
 )
 
 // pageLimit and pageOffset are a page's LIMIT and OFFSET.
@@ -103,7 +104,7 @@ func (t *Tx) DeleteEvent(ctx context.Context, accountID, id uuid.UUID) error {
 		return mapError(err)
 	}
 	for _, d := range drafts {
-		t.changed(Change{Certificate: d.ID, Code: d.VerificationCode})
+		t.changed(changefeed.Change{Certificate: d.ID, Code: d.VerificationCode})
 	}
 	return mapError(t.q.DeleteEvent(ctx, db.DeleteEventParams{AccountID: accountID, ID: id}))
 }

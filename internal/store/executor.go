@@ -13,6 +13,7 @@ import (
 	"github.com/certhub/credentiald/gen/db"
 	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/jobs"
+	"github.com/certhub/credentiald/internal/store/changefeed"
 )
 
 // The executor applies an issuance's plan: every write of it, in the lock order, in one round
@@ -134,7 +135,7 @@ func (t *Tx) ApplyIssuance(ctx context.Context, plan IssuancePlan) (Applied, err
 		}
 	}
 	for _, d := range out.Drafts { // an issued draft's record changed
-		t.changed(Change{Certificate: d.ID, Code: d.VerificationCode})
+		t.changed(changefeed.Change{Certificate: d.ID, Code: d.VerificationCode})
 	}
 	return out, nil
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/certhub/credentiald/gen/db"
+	"github.com/certhub/credentiald/internal/store/changefeed"
 )
 
 // Store is the database of the service. Its data methods (those of queries) each run on their
@@ -30,7 +31,7 @@ type Store struct {
 	sqlDB      *sql.DB // database/sql view of pool, for goose
 	migrations *goose.Provider
 	jobs       *river.Client[pgx.Tx] // inserts jobs only (see newJobInserter)
-	onCommit   func(Committed)
+	onCommit   func(changefeed.Committed)
 }
 
 // Tx is one open transaction: the store's data methods, run inside it. It lives only during
@@ -40,7 +41,7 @@ type Tx struct {
 	tx   pgx.Tx
 	jobs *river.Client[pgx.Tx]
 	// committed is what the transaction issued and spent, told to Store.OnCommit's function.
-	committed Committed
+	committed changefeed.Committed
 }
 
 // queries are the data methods, shared by Store and Tx: the generated queries on conn (the
@@ -50,7 +51,7 @@ type queries struct {
 	conn db.DBTX
 	// changed records a change a data method made: Tx.noteChange in a transaction, told after
 	// its commit; Store.changedNow outside one.
-	changed func(Change)
+	changed func(changefeed.Change)
 }
 
 // Option adjusts what Open makes: the connection pool, the client that inserts jobs.
@@ -159,11 +160,11 @@ func InTx[T any](ctx context.Context, s *Store, fn func(tx *Tx) (T, error)) (T, 
 		// transaction changed is forgotten anyway, which costs a cache a read at most. What
 		// it issued and spent is not counted: the counters count only what surely is.
 		if s.onCommit != nil && len(tx.committed.Changed) > 0 {
-			s.onCommit(Committed{Changed: tx.committed.Changed})
+			s.onCommit(changefeed.Committed{Changed: tx.committed.Changed})
 		}
 		return zero, mapError(err)
 	}
-	if s.onCommit != nil && !tx.committed.empty() {
+	if s.onCommit != nil && !tx.committed.Empty() {
 		s.onCommit(tx.committed)
 	}
 	return out, nil

@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/gen/db"
+	"github.com/certhub/credentiald/internal/store/changefeed"
 )
 
 // The stored images that may hold SVGs, for the job that checks them again after the upload
@@ -57,7 +58,7 @@ func (d queries) ReplaceBrandingImages(ctx context.Context, old, next BrandingIm
 		return false, mapError(err)
 	}
 	if n > 0 {
-		d.changed(Change{Account: old.AccountID})
+		d.changed(changefeed.Change{Account: old.AccountID})
 	}
 	return n > 0, nil
 }

@@ -5,7 +5,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/certhub/credentiald/internal/store"
+	"github.com/certhub/credentiald/internal/store/changefeed"
 )
 
 // SQL runs a statement on the test's database, for arranging states the API cannot reach yet
@@ -15,7 +15,7 @@ func SQL(t testing.TB, env *Env, query string, args ...any) {
 	SQLAt(t, env.Config.DatabaseURL, query, args...)
 	// What the statement changed is told to the service's lookups by PostgreSQL's notices, a
 	// moment later; the test's next request must not race them, so they forget all at once.
-	env.Service.Changes().Changed(store.Change{})
+	env.Service.Changes().Changed(changefeed.Change{})
 }
 
 // SQLAt runs a statement on the database at dbURL, as SQL does, for tests without an Env.

@@ -26,6 +26,7 @@ import (
 	"github.com/certhub/credentiald/internal/links"
 	"github.com/certhub/credentiald/internal/render"
 	"github.com/certhub/credentiald/internal/store"
+	"github.com/certhub/credentiald/internal/store/changefeed"
 )
 
 // Kind is the kind of a credential, as the verification result names it.
@@ -146,10 +147,10 @@ func New(st *store.Store, certificates CertificateSource, o Options) *Service {
 }
 
 // Watcher is what must be told of changes for the lookups to keep certificates in memory:
-// store.WatchChanges's listening and notices, and the changes of this process's own commits
+// changefeed.Watch's listening and notices, and the changes of this process's own commits
 // (store.Store.OnCommit), so that a request that revoked answers before a lookup after it can
 // find the certificate kept. Until it is told Listening, the lookups keep nothing.
-func (s *Service) Watcher() store.ChangeWatcher {
+func (s *Service) Watcher() changefeed.Watcher {
 	return changecache.Watcher[string, store.VerifiedCertificate]{Cache: s.lookups, Forgets: forgottenLookup}
 }
 
@@ -159,7 +160,7 @@ func (s *Service) LookupStats() changecache.Stats { return s.lookups.Stats() }
 // forgottenLookup is what a change makes the lookups forget: a certificate by its code, and
 // every certificate for a change of an account's issuer (which any of its certificates shows)
 // or one that names nothing.
-func forgottenLookup(ch store.Change) (code string, one, all bool) {
+func forgottenLookup(ch changefeed.Change) (code string, one, all bool) {
 	return ch.Code, ch.Code != "", ch.Code == ""
 }
 

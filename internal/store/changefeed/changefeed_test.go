@@ -1,7 +1,8 @@
-package store_test
+package changefeed_test
 
 import (
 	"context"
+	"encoding/json"
 	"regexp"
 	"slices"
 	"strings"
@@ -14,9 +15,61 @@ import (
 
 	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/store"
+	"github.com/certhub/credentiald/internal/store/changefeed"
+	"github.com/certhub/credentiald/internal/testkit"
 )
 
-// recordingWatcher keeps what WatchChanges told it, in order.
+func TestMain(m *testing.M) { testkit.Main(m) }
+
+// seeded is a store with an account, its owner, a template and an event, and a connection to
+// its database for arranging rows the store has no method for.
+type seeded struct {
+	st       *store.Store
+	url      string
+	conn     *pgx.Conn
+	account  domain.Account
+	owner    domain.User
+	template domain.Template
+	event    domain.Event
+	now      time.Time
+}
+
+func seed(t *testing.T) seeded {
+	t.Helper()
+	ctx := t.Context()
+	st, url := testkit.Store(t)
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close(context.Background()) })
+	s := seeded{st: st, url: url, conn: conn, now: time.Now()}
+	if s.account, err = st.CreateAccount(ctx, store.NewAccount{Name: "Academy", Plan: "free"}, s.now); err != nil {
+		t.Fatal(err)
+	}
+	if s.owner, err = st.CreateUser(ctx, store.NewUser{AccountID: s.account.ID, Email: "owner@example.org", Name: "Owner",
+		PasswordHash: "x", Role: "owner"}, s.now); err != nil {
+		t.Fatal(err)
+	}
+	if s.template, err = st.InsertTemplate(ctx, store.NewTemplate{AccountID: &s.account.ID, Name: "Plain", PageSize: "A4",
+		Orientation: "landscape", Layout: json.RawMessage(`{"rows":[]}`)}, s.now); err != nil {
+		t.Fatal(err)
+	}
+	if s.event, err = st.CreateEvent(ctx, s.account.ID, domain.EventFields{Name: "Congress", EventDate: s.now,
+		TemplateID: s.template.ID}, s.now); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func (s seeded) exec(t *testing.T, sql string, args ...any) {
+	t.Helper()
+	if _, err := s.conn.Exec(t.Context(), sql, args...); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+}
+
+// recordingWatcher keeps what Watch told it, in order.
 type recordingWatcher struct {
 	mu     sync.Mutex
 	events []string
@@ -36,7 +89,7 @@ func (w *recordingWatcher) add(e string) {
 
 func (w *recordingWatcher) Listening() { w.add("listening") }
 func (w *recordingWatcher) Lost(error) { w.add("lost") }
-func (w *recordingWatcher) Changed(c store.Change) {
+func (w *recordingWatcher) Changed(c changefeed.Change) {
 	if c.Code != "" {
 		w.add("certificate " + c.Certificate.String() + " " + c.Code)
 	} else {
@@ -50,7 +103,7 @@ func (w *recordingWatcher) next(t *testing.T) string {
 	select {
 	case <-w.told:
 	case <-time.After(10 * time.Second):
-		t.Fatal("WatchChanges told nothing for 10 s")
+		t.Fatal("Watch told nothing for 10 s")
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -59,12 +112,12 @@ func (w *recordingWatcher) next(t *testing.T) string {
 	return e
 }
 
-func watch(t *testing.T, st *store.Store, w store.ChangeWatcher) {
+func watch(t *testing.T, st *store.Store, w changefeed.Watcher) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		st.WatchChanges(ctx, w, store.WatchOptions{Retry: 10 * time.Millisecond, Heartbeat: 300 * time.Millisecond})
+		changefeed.Watch(ctx, st, w, changefeed.Options{Retry: 10 * time.Millisecond, Heartbeat: 300 * time.Millisecond})
 	}()
 	t.Cleanup(func() { cancel(); <-done })
 }
@@ -151,13 +204,13 @@ func TestTheStoresOwnChangesAreToldAfterTheirCommit(t *testing.T) {
 	s := seed(t)
 	ctx := t.Context()
 	var mu sync.Mutex
-	var told []store.Change
-	s.st.OnCommit(func(c store.Committed) {
+	var told []changefeed.Change
+	s.st.OnCommit(func(c changefeed.Committed) {
 		mu.Lock()
 		defer mu.Unlock()
 		told = append(told, c.Changed...)
 	})
-	taken := func() []store.Change {
+	taken := func() []changefeed.Change {
 		mu.Lock()
 		defer mu.Unlock()
 		out := told
@@ -167,15 +220,15 @@ func TestTheStoresOwnChangesAreToldAfterTheirCommit(t *testing.T) {
 	if _, err := s.st.PutBranding(ctx, s.account.ID, domain.Branding{IssuerName: new("Academy")}, s.now); err != nil {
 		t.Fatal(err)
 	}
-	if got := taken(); !slices.Equal(got, []store.Change{{Account: s.account.ID}}) {
+	if got := taken(); !slices.Equal(got, []changefeed.Change{{Account: s.account.ID}}) {
 		t.Fatalf("PutBranding told %v", got)
 	}
 	id := insertCertificate(t, s, "OWNED1")
 	if err := s.st.SetRecipientToken(ctx, id, make([]byte, 32)); err != nil {
 		t.Fatal(err)
 	}
-	want := store.Change{Certificate: id, Code: "OWNED1"}
-	if got := taken(); !slices.Equal(got, []store.Change{want}) {
+	want := changefeed.Change{Certificate: id, Code: "OWNED1"}
+	if got := taken(); !slices.Equal(got, []changefeed.Change{want}) {
 		t.Fatalf("SetRecipientToken told %v, want %v", got, want)
 	}
 	revoke := func(tx *store.Tx) error {
@@ -199,7 +252,7 @@ func TestTheStoresOwnChangesAreToldAfterTheirCommit(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if got := taken(); !slices.Equal(got, []store.Change{want}) {
+	if got := taken(); !slices.Equal(got, []changefeed.Change{want}) {
 		t.Fatalf("a revocation in a savepoint told %v, want %v", got, want)
 	}
 }
@@ -282,7 +335,7 @@ type panicsOnce struct {
 	done bool
 }
 
-func (w *panicsOnce) Changed(c store.Change) {
+func (w *panicsOnce) Changed(c changefeed.Change) {
 	if !w.done {
 		w.done = true
 		panic("a watcher's bug")
