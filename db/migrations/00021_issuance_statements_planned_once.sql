@@ -1,7 +1,7 @@
 -- +goose Up
--- Two statements of every issuance were planned again at each execution (measured with
--- pg_stat_statements and perf on the PostgreSQL backends, issue 28: about 220 µs of the
--- 300-600 µs of PostgreSQL CPU an issuance gained over the single-statement issuance).
+-- Two statements of every issuance were planned again at each execution (found with
+-- pg_stat_statements and perf on the PostgreSQL backends, issue 28: most of the PostgreSQL CPU
+-- an issuance had gained over the single-statement issuance; figures in docs/benchmarks.md).
 --
 -- webhook_subscribed was a SQL function whose body has a subquery: PostgreSQL cannot inline
 -- it, so every statement that calls it (each outbox event's insert) parsed, analysed and

@@ -1,7 +1,7 @@
 -- +goose Up
 -- The totals of the account-wide and per-event lists of attendees and certificates, kept as
 -- rows are written (issue 30). Counting them when a page is asked for read every one of the
--- account's rows: 20-30 ms for 200,000 whatever the plan, past the 20 ms a page may take.
+-- account's rows whatever the plan: for a large account, past the 20 ms a page may take.
 --
 -- A total is the sum of a few rows: per account, list, event (the nil UUID for the whole
 -- account) and stored status ('' for attendees), split into shards by the writing backend, so
@@ -99,7 +99,7 @@ CREATE INDEX certificates_account_expiry_idx ON certificates (account_id, expire
 
 -- A search's rows were checked again against the index's expression on the way (a trigram
 -- index only proposes rows): lower() under ICU and the concatenation, for every candidate,
--- about half of the 40 ms that 12,500 matches took. The searched text is now stored, written
+-- about half of a search's time when matches are many. The searched text is now stored, written
 -- once with the row, and indexed as it is.
 ALTER TABLE attendees ADD COLUMN search_text text NOT NULL
     GENERATED ALWAYS AS (lower((first_name || ' ' || last_name || ' ' || email) COLLATE "und-x-icu")) STORED;

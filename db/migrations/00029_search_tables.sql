@@ -2,14 +2,15 @@
 -- Searches (q) of attendees and certificates read a narrow table of their own (issue 30).
 --
 -- A trigram index only proposes rows: each candidate is read and checked, and its count with it.
--- In the lists' own tables a common word's 12,500 matches among 200,000 rows lie on every one of
--- their 8,000 pages, wide with everything else a row holds: 20 ms for the count alone. Here a row
--- is the account, the row's id, its event and the searched text, about 110 bytes: the same
--- matches lie on 3,000 pages and are counted in 6 ms. The page itself is then read from the
--- list's table, along its order when matches are common and by id when they are rare (see
+-- In the lists' own tables a common word's matches in a large account lie on nearly every one
+-- of their pages, wide with everything else a row holds: the count alone took what a whole
+-- page may take. Here a row is the account, the row's id, its event and the searched text,
+-- about 110 bytes: the same matches lie on far fewer pages and are counted in a fraction of
+-- the time (figures in docs/benchmarks.md). The page itself is then read from the list's
+-- table, along its order when matches are common and by id when they are rare (see
 -- store/search.go). No index of these tables leads with the account: PostgreSQL would AND a
--- large account's 200,000 entries of it with the trigram index's few (20 ms); the account and
--- the event are checked on the matches' rows instead.
+-- large account's entries of it with the trigram index's few, as slow as the count above; the
+-- account and the event are checked on the matches' rows instead.
 --
 -- The searched text is what the lists searched before, lower-cased under ICU's root collation
 -- (the database's own lower() folds A-Z alone, and "ŻÓŁĆ" would not find "Żółć"): an

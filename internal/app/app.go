@@ -75,20 +75,21 @@ func RuntimeDefaults(cfg config.Config) (restore func()) {
 	var restores []func()
 	if !cfg.GOGCSet {
 		// The renderer is bound by the garbage collector: maroto parses every embedded font for
-		// every document, about 30 MB of garbage per certificate PDF, and the collector ran for
-		// every few PDFs at Go's default pace (GOGC=100). At 400 a PDF takes about 40% less
-		// time (BenchmarkPDFBesideBareMaroto), the HTTP paths spend less on collection, and the
-		// heap may grow to five times what is live before a collection.
+		// every document, tens of megabytes of garbage per certificate PDF, and the collector
+		// ran for every few PDFs at Go's default pace (GOGC=100). At 400 a PDF takes markedly
+		// less time (BenchmarkPDFBesideBareMaroto; docs/decisions/gogc-400.md), the HTTP paths
+		// spend less on collection, and the heap may grow to five times what is live before a
+		// collection.
 		prev := debug.SetGCPercent(defaultGOGC)
 		restores = append(restores, func() { debug.SetGCPercent(prev) })
 	}
 	if !cfg.GOMEMLIMITSet {
-		// Five times what is live was 423 MB of RSS under the verification page's load, whose
-		// garbage is plentiful (make bench-http). Near the soft limit the collector runs as
-		// often as it must to stay under it, and the pace above applies below it. The limit is
-		// this much above what the caches keep (package memory), which they may fill to some
-		// 300 MiB: a limit under what is live would have the collector run without pause.
-		// GOGC and GOMEMLIMIT in the environment win.
+		// Five times what is live was more memory than the service should take under the
+		// verification page's load, whose garbage is plentiful (make bench-http). Near the soft
+		// limit the collector runs as often as it must to stay under it, and the pace above
+		// applies below it. The limit is this much above what the caches keep (package memory),
+		// which they may fill to some 300 MiB: a limit under what is live would have the collector
+		// run without pause. GOGC and GOMEMLIMIT in the environment win.
 		prev := memory.Manage(defaultMemoryLimit)
 		restores = append(restores, func() { memory.Manage(0); debug.SetMemoryLimit(prev) })
 	}

@@ -470,12 +470,11 @@ func (s *Service) runBatch(ctx context.Context, j domain.BulkJob, batch []uuid.U
 const jobLanes = 2
 
 // issueBatch is how many attendees a job issues for in one transaction. On a durable database
-// a commit waits for its WAL flush (1-3 ms here), which one commit per attendee paid 10,000
-// times in a 10,000-attendee job; batches pay it once per batch, with the statements each
-// batch runs whatever its size. A batch holds the account's credit row from its writes to its
-// commit (about 20 ms for 50), so a single issuance of the same account waits for at most the
-// batches in flight. 50 against 25: the job 8.0 s against 9.0-9.8 s, 886 against 972-1,065 µs
-// of PostgreSQL CPU a certificate (bench-http, 200,000 certificates prepared).
+// a commit waits for its WAL flush, which one commit per attendee paid 10,000 times in a
+// 10,000-attendee job; batches pay it once per batch, with the statements each batch runs
+// whatever its size. A batch holds the account's credit row from its writes to its commit, so
+// a single issuance of the same account waits for at most the batches in flight. 50 was
+// measured faster than 25 (docs/benchmarks.md, "Figures behind design choices").
 const issueBatch = 50
 
 // processBatch issues for the attendees in one transaction, each issuance with its item's

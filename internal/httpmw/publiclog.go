@@ -13,7 +13,7 @@ import (
 
 // The access log of public verification is a summary: one line every summaryEvery per route
 // and status with the count and the durations, instead of a line per request. A line per
-// request cost a JSON encoding and a write system call, as much as a tenth of a lookup, on
+// request cost a JSON encoding and a write system call, a noticeable share of a lookup, on
 // the path that takes most of the traffic; what a public lookup did is rarely worth a line of
 // its own. Failures are still logged one by one by the error handler (4xx as warnings, 5xx as
 // errors, with the request id), and LOG_LEVEL=debug brings the line per request back, with

@@ -33,17 +33,18 @@ import (
 // fields. A mismatch answers 400 VALIDATION_ERROR with one detail per problem.
 //
 // kin-openapi validates an OpenAPI 3.1 document with a JSON Schema 2020-12 validator that it
-// compiles afresh for every parameter and body of every request (marshalling the schema to
-// JSON first): under load that was a fifth of the server's CPU for a GET with one UUID in its
-// path. For schemas that use none of JSON Schema's newer keywords its own validator is
-// equivalent (kin-openapi falls back to it for such schemas itself) and costs no compilation,
-// so the operations whose inputs use none of them are validated that way; the others (const,
-// propertyNames, ...) keep the 2020-12 validator. Both report through collectDetails.
+// compiles afresh for every parameter and body of every request (marshalling the schema to JSON
+// first): under load that was a large share of the server's CPU for a GET with one UUID in its
+// path (docs/decisions/request-validator-split.md). For schemas that use none of JSON Schema's
+// newer keywords its own validator is equivalent (kin-openapi falls back to it for such schemas
+// itself) and costs no compilation, so the operations whose inputs use none of them are validated
+// that way; the others (const, propertyNames, ...) keep the 2020-12 validator. Both report through
+// collectDetails.
 //
 // Echo has matched the request to its operation before this runs, so the operation's route is
 // looked up by Echo's route in a table made at start, not found again by kin-openapi's router
-// (gorilla/mux trying each path's pattern in turn: a tenth of the server's CPU for an
-// authenticated GET); the errors are turned into answers as oapi-codegen's middleware turns
+// (gorilla/mux trying each path's pattern in turn: a visible share of the server's CPU for
+// an authenticated GET); the errors are turned into answers as oapi-codegen's middleware turns
 // them, which stays the path for a request Echo matched to no operation of the document.
 type RequestValidator struct {
 	routes   map[string]*routers.Route

@@ -39,27 +39,40 @@ var Names = map[string]string{
 //go:embed catalog/*.toml
 var catalogFiles embed.FS
 
+// The package's state is built by functions from its package-level variables, not by init
+// functions: Go initialises such variables in the order of their dependencies, across files,
+// whereas init functions run in the order of the files' names, after every variable, so a
+// variable that read the catalogs would have found them empty.
 var (
-	bundle   *i18n.Bundle
-	tags     []language.Tag
-	matcher  language.Matcher
-	localize = map[string]*i18n.Localizer{}
+	// tags are Codes as language tags, in Codes' order (matcher answers an index into both).
+	tags    = languageTags(Codes)
+	matcher = language.NewMatcher(tags)
+	// localize holds a localizer for each of Codes, over one bundle of every catalog.
+	localize = localizers(Codes)
 )
 
-func init() {
-	tags = make([]language.Tag, len(Codes))
-	for i, c := range Codes {
-		tags[i] = language.MustParse(c)
+func languageTags(codes []string) []language.Tag {
+	out := make([]language.Tag, len(codes))
+	for i, c := range codes {
+		out[i] = language.MustParse(c)
 	}
-	matcher = language.NewMatcher(tags)
-	bundle = i18n.NewBundle(tags[0])
+	return out
+}
+
+// localizers loads the catalogs of codes into one bundle whose default language is Default
+// and returns a localizer for each, by code. A catalog that does not load stops the program
+// at start: it is embedded, so only a broken build can meet that.
+func localizers(codes []string) map[string]*i18n.Localizer {
+	bundle := i18n.NewBundle(language.MustParse(Default))
 	bundle.RegisterUnmarshalFunc("toml", toml.Unmarshal)
-	for _, c := range Codes {
+	out := make(map[string]*i18n.Localizer, len(codes))
+	for _, c := range codes {
 		if _, err := bundle.LoadMessageFileFS(catalogFiles, catalogPath(c)); err != nil {
 			panic(fmt.Sprintf("locale: catalog %s: %v", c, err))
 		}
-		localize[c] = i18n.NewLocalizer(bundle, c)
+		out[c] = i18n.NewLocalizer(bundle, c)
 	}
+	return out
 }
 
 func catalogPath(code string) string { return path.Join("catalog", code+".toml") }

@@ -7,24 +7,27 @@ import "strings"
 // English catalog's [template.<name>] table says which id each English text has, and the
 // certificate's locale says which translation replaces it. Keyed by template, not by text
 // alone, because one English word ("CERTIFICATE") reads differently in two layouts.
-var templateIDs = map[string]map[string]string{} // template name -> English text -> id
+var templateIDs = templateTextIDs() // template name -> English text -> id
 
-func init() {
+// templateTextIDs reads the English catalog's template.<name>.* messages.
+func templateTextIDs() map[string]map[string]string {
 	en, err := Messages(Default)
 	if err != nil {
 		panic("locale: " + err.Error())
 	}
+	out := map[string]map[string]string{}
 	for id, m := range en {
 		rest, ok := strings.CutPrefix(id, "template.")
 		if !ok {
 			continue
 		}
 		name, _, _ := strings.Cut(rest, ".")
-		if templateIDs[name] == nil {
-			templateIDs[name] = map[string]string{}
+		if out[name] == nil {
+			out[name] = map[string]string{}
 		}
-		templateIDs[name][m.Other] = id
+		out[name][m.Other] = id
 	}
+	return out
 }
 
 // TemplateText is english, a fixed text of the system template named name ("classic"), in

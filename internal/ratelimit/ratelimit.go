@@ -97,14 +97,14 @@ func resultAfter(l Limit, ahead time.Duration) Result {
 // client addresses (a crawl, an unfurling burst) make a large map, and one lock over all of it
 // would make every request wait for its growth and for the minute's sweep.
 //
-// A bucket is kept as two integers: the 64-bit hash of its limit and key (seeded at random for
-// the process, so no client can choose keys that collide) and its theoretical arrival time in
-// Unix nanoseconds. A map of them holds no pointer, so the garbage collector never reads it:
-// kept as strings and time.Time values, the buckets of the public loads' hundreds of thousands
-// of client addresses were 115 MB of a 183 MB live heap, read by every collection of the
-// minute until they were swept, and the collector took 70 % of the server's CPU in a bulk job
-// run in that minute. Two keys of one hash would share a bucket: with a million buckets, about
-// one chance in 40 million that any two do.
+// A bucket is kept as two integers: the 64-bit hash of its limit and key (seeded at random for the
+// process, so no client can choose keys that collide) and its theoretical arrival time in Unix
+// nanoseconds. A map of them holds no pointer, so the garbage collector never reads it: kept as
+// strings and time.Time values, the buckets of the public loads' hundreds of thousands of client
+// addresses were most of the live heap, read by every collection of the minute until they were
+// swept, and the collector took most of the server's CPU in a bulk job run in that minute
+// (docs/benchmarks.md, Figures behind design choices). Two keys of one hash would share a bucket:
+// with a million buckets, about one chance in 40 million that any two do.
 type Memory struct {
 	now    func() time.Time
 	seed   maphash.Seed

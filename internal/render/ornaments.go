@@ -442,8 +442,8 @@ func guillochePattern(img *image.RGBA, page Page, dpi float64, ink color.RGBA) {
 }
 
 // toNRGBA converts what paint drew (premultiplied, the rasteriser's fast path for one colour
-// over RGBA; the generic path through NRGBA costs five times as much) to the straight alpha
-// the PNG encoder writes without another conversion.
+// over RGBA; the generic path through NRGBA costs several times as much) to the straight
+// alpha the PNG encoder writes without another conversion.
 func toNRGBA(img *image.RGBA) *image.NRGBA {
 	out := image.NewNRGBA(img.Bounds())
 	for i := 0; i < len(img.Pix); i += 4 {

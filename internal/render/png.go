@@ -284,8 +284,8 @@ func backgroundPNG(p *plan, dpi float64) ([]byte, error) {
 		return nil, err
 	}
 	var buf bytes.Buffer
-	// A background is a few inks blended into the paper: as a paletted PNG it is a third of the
-	// bytes of an RGB one, or less, in every PDF.
+	// A background is a few inks blended into the paper: as a paletted PNG it takes far fewer
+	// bytes than an RGB one, in every PDF.
 	enc := png.Encoder{CompressionLevel: png.DefaultCompression}
 	if err := enc.Encode(&buf, paletted(img)); err != nil {
 		return nil, err

@@ -11,9 +11,9 @@ import (
 // An image is drawn at most at the resolution its box needs: in a PDF at print resolution,
 // in a PNG at the page's. Without this, what a page costs grew with the image's pixels, not
 // with its box: the PDF library unpacks and packs again every pixel of a PNG with
-// transparency for every document (a logo of 4096 x 4096 pixels, 64 KB uploaded, cost 600 ms
-// and 700 MiB of allocations a certificate), and scaling into a preview reads every source
-// pixel. The scaled image is made once per image and box size, and cached.
+// transparency for every document (a small upload of many pixels could cost a certificate
+// more time and memory than all the rest of it), and scaling into a preview reads every
+// source pixel. The scaled image is made once per image and box size, and cached.
 
 // pdfImageDPI is the most resolution an image is embedded at in a PDF.
 const pdfImageDPI = ornamentDPI

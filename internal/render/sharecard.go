@@ -285,8 +285,7 @@ func cutOut(img image.Image) bool {
 // else halved by averaging while it is twice the box's size or more (cheap, and what a good
 // filter would do there), then interpolated bilinearly from the four nearest pixels, which
 // within a factor of two misses no pixel. Over a page preview at 150 dpi, a Catmull-Rom
-// filter cost three times as much, and a true bilinear one twice, for no difference seen at
-// this size.
+// filter and a true bilinear one cost more, for no difference seen at this size.
 func scaleInto(dst *image.RGBA, box image.Rectangle, src image.Image) {
 	b := src.Bounds()
 	if b.Size() == box.Size() {

@@ -14,12 +14,12 @@ import (
 	"golang.org/x/image/vector"
 )
 
-// Rasterising an SVG costs what its drawn outlines cost, not what its file weighs: 150 bytes
-// of one dashed line with a dash a 64th of a pixel long made rasterx draw for half a minute,
-// and 500 small squares took 15 seconds (rasterx's scanner paints the whole image for every
+// Rasterising an SVG costs what its drawn outlines cost, not what its file weighs: a tiny file
+// of one dashed line with a very short dash, or one of a few hundred small squares, kept
+// rasterx drawing for many seconds (rasterx's scanner paints the whole image for every
 // shape). Neither oksvg nor rasterx can be told to stop, so the work is counted where every
-// outline ends up, in the scanner (svgScanner), in steps of about a nanosecond of one core
-// (measured on the 2-core machines this runs on):
+// outline ends up, in the scanner (svgScanner), in steps of roughly equal time, sized so that
+// svgWorkBudget is about a second of one core (the calibration is in docs/benchmarks.md):
 //
 //   - every point of an outline (dashes, stroke joins and flattened curves included) costs
 //     svgPointSteps, and every line svgLineSteps a pixel it crosses, across and down;
@@ -90,11 +90,11 @@ func rasterizeSVG(icon *oksvg.SvgIcon, w, h int, budget int64, deadline time.Tim
 	return img, nil
 }
 
-// svgScanner is rasterx's Scanner over golang.org/x/image/vector, as rasterx's ScannerGV is,
-// with two differences. It draws a shape over the rectangle the shape covers, where ScannerGV
-// accumulates and composites every pixel of the image for every shape (30 ms a shape at 1200
-// x 1200 pixels: a logo of a few hundred shapes took seconds). And it counts the work (see
-// svgWorkBudget), panicking with svgAbort when the work or the time is up.
+// svgScanner is rasterx's Scanner over golang.org/x/image/vector, as rasterx's ScannerGV is, with
+// two differences. It draws a shape over the rectangle the shape covers, where ScannerGV
+// accumulates and composites every pixel of the image for every shape (a logo of a few hundred
+// shapes took seconds). And it counts the work (see svgWorkBudget), panicking with svgAbort when
+// the work or the time is up.
 type svgScanner struct {
 	z        vector.Rasterizer
 	dst      *image.RGBA

@@ -161,7 +161,7 @@ type page interface{ base() *pageData }
 
 // render writes view, the page of data, at status, with the page's security headers. The page
 // is made whole before anything is sent, so a failure still gets its error page; it is made on
-// a context that a client gone does not cancel (rendering is a few microseconds of work).
+// a context that a client gone does not cancel (rendering is little work).
 func (r *pageRenderer) render(c echo.Context, status int, data page, view templ.Component, cacheControl string) error {
 	return r.renderKept(c, status, data, view, cacheControl, nil, "")
 }
@@ -298,7 +298,7 @@ var reasonIDs = map[string]string{"issued_in_error": "page.reason.issuedInError"
 
 // verifyTexts are the verification page's texts without fields, in one language for one kind
 // of credential: made once (verifyTextsFor) and read by the page as fields, where each text
-// looked up in the catalog for each page was a fifth of the page's making.
+// looked up in the catalog for each page was a large share of the page's making.
 type verifyTexts struct {
 	Skip, Yours, PortalText, Signed, Share                                           string
 	Stamp, AwardedTo, IssuedBy, IssuedOn, RevokedOn, ExpiredOn, ValidUntil, NoExpiry string

@@ -292,7 +292,8 @@ func (d queries) ListCertificates(ctx context.Context, accountID uuid.UUID, f do
 	if f.Status != nil && *f.Status == domain.CertificateDraft && strings.TrimPrefix(sort, "-") == "issuedAt" {
 		// No draft was issued: ordered by issuedAt, drafts are in the order of their ids, the
 		// ties' order. Asked so, PostgreSQL walks the account's ids to the page's drafts, where
-		// it walked the account's issued certificates, all first, to reach them (84 ms).
+		// it walked the account's issued certificates, all first, to reach them (docs/benchmarks.md,
+		// "Figures behind design choices").
 		sort = strings.Replace(sort, "issuedAt", "id", 1)
 	}
 	q, err := d.list(certificateOrders, sort)

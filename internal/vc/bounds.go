@@ -13,8 +13,8 @@ import (
 // nothing is fetched); then, after JSON-LD expansion and RDF conversion, its quads and blank
 // nodes; then the canonicalizer's own count of its Hash N-Degree Quads work (RDFC-1.0 §4.4.3).
 // Each bound is far above what the documents it guards hold, and far below what makes the
-// work noticeable: a document over one is refused in well under a millisecond (the JSON
-// bounds) to about 15 milliseconds of CPU (the work limit).
+// work noticeable: a document over one is refused in milliseconds, the JSON bounds before
+// any JSON-LD work and the work limit before the work grows.
 // docs/decisions/bounded-canonicalization.md says why each is what it is.
 type bounds struct {
 	maxBytes, maxDepth, maxValues int // 0: not checked (what this service signs)

@@ -23,8 +23,8 @@ const (
 // MaxPresentationBytes bounds a DID authentication presentation: it holds a holder and a proof,
 // a few hundred bytes. It is the first of presentationBounds (bounds.go): bytes alone do not
 // bound canonicalization's work (an @list of 800 equal items is 3 KB and makes 800 blank nodes
-// alike, whose canonicalization without a work limit takes minutes), so the JSON values, the
-// quads and blank nodes, and the canonicalizer's work are bounded too.
+// alike, whose canonicalization without a work limit does not end in any useful time), so the
+// JSON values, the quads and blank nodes, and the canonicalizer's work are bounded too.
 const MaxPresentationBytes = 16 << 10
 
 // maxPresentationObjects bounds the JSON objects in a presentation besides its proof and

@@ -10,10 +10,10 @@ import (
 	"github.com/certhub/credentiald/internal/memory"
 )
 
-// renderCache keeps rendered certificates (a PNG page costs 20 ms and 10 MB of allocations,
-// a PDF 10 ms) up to a budget of bytes, least recently used out first. Concurrent requests
-// for one missing entry render it once; renders run at most one per core at a time, so that
-// a burst of link unfurlers cannot exhaust memory.
+// renderCache keeps rendered certificates (a PNG page or a PDF costs far more time and memory than
+// the lookup that asks for it) up to a budget of bytes, least recently used out first. Concurrent
+// requests for one missing entry render it once; renders run at most one per core at a time, so
+// that a burst of link unfurlers cannot exhaust memory.
 type renderCache struct {
 	budget int
 	slots  chan struct{}
