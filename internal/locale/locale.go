@@ -103,8 +103,8 @@ func Text(locale, id string, data map[string]any) string {
 		return text(locale, &i18n.LocalizeConfig{MessageID: id, TemplateData: data})
 	}
 	// A text without fields is the same every time (the catalogs are fixed at start): kept
-	// once made, since go-i18n executes its template on each call (a tenth of the
-	// verification page's CPU, which asks for some forty of them).
+	// once made, since go-i18n executes its template on each call, and the verification page
+	// asks for some forty of them (docs/benchmarks.md has what that cost).
 	if _, ok := localize[locale]; !ok {
 		locale = Default // as text does: the key stays among the supported languages
 	}
