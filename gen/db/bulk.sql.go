@@ -419,7 +419,7 @@ type RecordIssuedBulkJobItemsParams struct {
 // the job issued in one transaction) and counts them on the job, in one statement. An item
 // recorded already is left as it is and not counted. The items are found through the primary
 // key (= ANY); a join with the unnested arrays was planned as a scan of the job's items,
-// 30-60 ms a batch on a 10,000-attendee job.
+// a noticeable part of a batch on a 10,000-attendee job (docs/benchmarks.md).
 func (q *Queries) RecordIssuedBulkJobItems(ctx context.Context, arg RecordIssuedBulkJobItemsParams) error {
 	_, err := q.db.Exec(ctx, RecordIssuedBulkJobItems,
 		arg.JobID,
