@@ -16,8 +16,9 @@ import (
 	"github.com/certhub/credentiald/internal/testkit"
 )
 
-// `keys rotate -account ID` retires the account's issuer key and starts a new one; both stay
-// published. `secrets rotate` reseals the issuer keys under a new SECRETS_KEY.
+// `account create` makes the account with its issuer key; `keys rotate -account ID` retires
+// the account's issuer key and starts a new one; all stay published. `secrets rotate` reseals
+// the issuer keys under a new SECRETS_KEY.
 func TestKeysRotateStartsANewIssuerKeyAndKeepsTheOld(t *testing.T) {
 	ctx := context.Background()
 	url := testkit.Database(t)
@@ -31,6 +32,17 @@ func TestKeysRotateStartsANewIssuerKeyAndKeepsTheOld(t *testing.T) {
 		t.Fatal(err)
 	}
 	account := regexp.MustCompile(`account ([0-9a-f-]{36})`).FindStringSubmatch(out.String())[1]
+	st, err := store.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	oldBox, _ := secretbox.New(oldKey)
+	created, err := credentials.New(st, oldBox, "http://localhost:8080", nil).DIDDocument(ctx, uuid.MustParse(account), "")
+	if err != nil || len(created.Value.AssertionMethod) != 1 {
+		t.Fatalf("DID document of the new account: %+v %v", created.Value, err)
+	}
+	initial := created.Value.AssertionMethod[0]
 
 	method := regexp.MustCompile(`with (did:web:\S+#z6Mk\S+)`)
 	out.Reset()
@@ -38,7 +50,7 @@ func TestKeysRotateStartsANewIssuerKeyAndKeepsTheOld(t *testing.T) {
 		t.Fatal(err)
 	}
 	first := method.FindStringSubmatch(out.String())
-	if first == nil || strings.Contains(out.String(), "retired") {
+	if first == nil || first[1] == initial || !strings.Contains(out.String(), "retired "+initial) {
 		t.Fatalf("first rotation: %q", out.String())
 	}
 	out.Reset()
@@ -50,22 +62,17 @@ func TestKeysRotateStartsANewIssuerKeyAndKeepsTheOld(t *testing.T) {
 		t.Fatalf("second rotation: %q", out.String())
 	}
 
-	st, err := store.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	oldBox, _ := secretbox.New(oldKey)
 	got, err := credentials.New(st, oldBox, "http://localhost:8080", nil).DIDDocument(ctx, uuid.MustParse(account), "")
 	doc := got.Value
-	if err != nil || len(doc.AssertionMethod) != 2 || doc.AssertionMethod[0] != first[1] || doc.AssertionMethod[1] != second[1] {
+	if err != nil || len(doc.AssertionMethod) != 3 || doc.AssertionMethod[0] != initial || doc.AssertionMethod[1] != first[1] ||
+		doc.AssertionMethod[2] != second[1] {
 		t.Fatalf("DID document after two rotations: %+v %v", doc, err)
 	}
 
 	t.Setenv("SECRETS_KEY", base64.StdEncoding.EncodeToString(newKey))
 	t.Setenv("SECRETS_KEY_PREVIOUS", base64.StdEncoding.EncodeToString(oldKey))
 	out.Reset()
-	if err := run(ctx, []string{"secrets", "rotate"}, nil, &out); err != nil || !strings.Contains(out.String(), "2 issuer keys") {
+	if err := run(ctx, []string{"secrets", "rotate"}, nil, &out); err != nil || !strings.Contains(out.String(), "3 issuer keys") {
 		t.Fatalf("secrets rotate: %q %v", out.String(), err)
 	}
 	newOnly, _ := secretbox.New(newKey)

@@ -80,12 +80,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) 
 		if len(args) == 0 {
 			return fmt.Errorf("account: want create or set-plan\n%s", usage)
 		}
-		st, closeDB, err := app.Database(ctx, cfg, logger)
+		box, st, closeDB, err := sealedStore(ctx, cfg, logger)
 		if err != nil {
 			return err
 		}
 		defer closeDB()
-		svc := accounts.New(st, nil)
+		// An account is created with its issuer key, sealed under SECRETS_KEY.
+		svc := accounts.New(st, nil, accounts.WithIssuerKeys(credentials.New(st, box, cfg.SiteURL.String(), nil)))
 		switch args[0] {
 		case "create":
 			return accountCreate(ctx, svc, args[1:], stdin, stdout)

@@ -24,6 +24,7 @@ func TestMain(m *testing.M) { testkit.Main(m) }
 // The operator commands work end to end on a real database (t.Setenv: not parallel).
 func TestAccountCommandsCreateAndChangePlan(t *testing.T) {
 	t.Setenv("DATABASE_URL", testkit.Database(t))
+	t.Setenv("SECRETS_KEY", base64.StdEncoding.EncodeToString(testkit.SecretsKey())) // seals the account's issuer key
 	t.Setenv("LOG_LEVEL", "error")
 	ctx := context.Background()
 	var out bytes.Buffer

@@ -39,6 +39,7 @@ func TestSecretsRotateResealsUnderTheNewKey(t *testing.T) {
 	oldKey, newKey := testkit.SecretsKey(), testkit.SecretsKey()
 	oldBox, _ := secretbox.New(oldKey)
 	newOnly, _ := secretbox.New(newKey)
+	t.Setenv("SECRETS_KEY", base64.StdEncoding.EncodeToString(oldKey)) // seals the account's issuer key
 
 	var out bytes.Buffer
 	if err := run(ctx, []string{"account", "create", "-email", "ada@example.org", "-name", "Ada", "-account-name", "Society"},

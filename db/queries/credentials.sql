@@ -1,12 +1,21 @@
 -- Verifiable credentials: issuer keys, status lists and each issued credential's entry.
 
--- InsertIssuerKey adds the account's active key unless it has one already (two first needs at
--- once: the partial unique index lets one through, the other inserts nothing).
+-- InsertIssuerKey adds the account's active key unless it has one already: its first, with the
+-- account (accounts.Create) or by the backfill of accounts made before (instances starting at
+-- once: the partial unique index lets one through, the others insert nothing), or a new one
+-- after a rotation retired the active key.
 -- name: InsertIssuerKey :many
 INSERT INTO issuer_keys (id, account_id, public_key, private_key_sealed, created_at)
 VALUES (@id, @account_id, @public_key, @private_key_sealed, @now::timestamptz)
 ON CONFLICT (account_id) WHERE retired_at IS NULL DO NOTHING
 RETURNING *;
+
+-- AccountsWithoutIssuerKey lists the accounts that have no active key: those created before
+-- accounts got their first key with them (credentials.BackfillIssuerKeys, at every start).
+-- name: AccountsWithoutIssuerKey :many
+SELECT a.id FROM accounts a
+WHERE NOT EXISTS (SELECT 1 FROM issuer_keys k WHERE k.account_id = a.id AND k.retired_at IS NULL)
+ORDER BY a.id;
 
 -- name: GetActiveIssuerKey :one
 SELECT * FROM issuer_keys WHERE account_id = @account_id AND retired_at IS NULL;
@@ -79,6 +88,38 @@ LIMIT 8;
 
 -- name: GetVerifiableCredential :one
 SELECT * FROM verifiable_credentials WHERE credential_id = @credential_id;
+
+-- CredentialVersion reads, in one statement of primary-key and index probes, everything a
+-- credential's signed form depends on, without its content: its entry (status list place,
+-- salt, frozen claims, when its content was fixed, its revocation); its source's version (a
+-- certificate's updated_at, which moves with its snapshot, recipient, expiry and revocation;
+-- an assertion's own columns, which only its revocation changes); for an assertion whose
+-- claims were not frozen when it was issued, the updated_at of its badge and of the branding
+-- (its claims are read from them now); the account's name (the issuer's name where nothing
+-- frozen names one); and the account's keys, oldest first, which choose the signing key by
+-- signed_at (credentials.keyAt). credentials.Credential hashes it into the ETag and answers a
+-- matching If-None-Match with it alone, before building or signing anything. No source (a
+-- certificate or assertion gone) leaves its columns NULL.
+-- name: CredentialVersion :one
+SELECT vc.credential_id, vc.kind, vc.account_id, vc.list, vc.status_index, vc.salt, vc.claims, vc.signed_at, vc.revoked_at,
+       a.name AS account_name,
+       c.updated_at AS certificate_updated_at, c.issued_at AS certificate_issued_at,
+       ba.issued_at AS assertion_issued_at, ba.expires_at AS assertion_expires_at,
+       ba.revoked_at AS assertion_revoked_at, ba.locale AS assertion_locale,
+       b.updated_at AS badge_updated_at, br.updated_at AS branding_updated_at,
+       k.key_ids::uuid[] AS key_ids, k.key_created_at::timestamptz[] AS key_created_at
+FROM verifiable_credentials vc
+JOIN accounts a ON a.id = vc.account_id
+LEFT JOIN certificates c ON vc.kind = 'certificate' AND c.id = vc.credential_id
+LEFT JOIN badge_assertions ba ON vc.kind = 'badge_assertion' AND ba.id = vc.credential_id
+LEFT JOIN badges b ON vc.claims IS NULL AND b.id = ba.badge_id
+LEFT JOIN branding br ON vc.kind = 'badge_assertion' AND vc.claims IS NULL AND br.account_id = vc.account_id
+CROSS JOIN LATERAL (
+    SELECT array_agg(ik.id ORDER BY ik.created_at, ik.id) AS key_ids,
+           array_agg(ik.created_at ORDER BY ik.created_at, ik.id) AS key_created_at
+    FROM issuer_keys ik WHERE ik.account_id = vc.account_id
+) k
+WHERE vc.credential_id = @credential_id;
 
 -- RevokeVerifiableCredentials sets the bits of the credentials named (those not set already)
 -- and moves their lists' changed_at on, so the signed lists are built again: strictly on, at

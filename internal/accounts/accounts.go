@@ -22,14 +22,33 @@ import (
 type Service struct {
 	store *store.Store
 	now   func() time.Time
+	keys  IssuerKeyMaker
 }
 
+// IssuerKeyMaker makes an account's issuer key, its private key sealed (credentials.Service).
+type IssuerKeyMaker interface {
+	NewIssuerKey(accountID uuid.UUID, now time.Time) (store.IssuerKey, error)
+}
+
+// Option configures a Service.
+type Option func(*Service)
+
+// WithIssuerKeys has Create give every new account its first issuer key, made by keys, in the
+// transaction that creates it, so that reading an account's keys never writes. A service
+// built without it (tests of other concerns) creates accounts without keys: their credentials
+// cannot be signed until credentials.BackfillIssuerKeys runs.
+func WithIssuerKeys(keys IssuerKeyMaker) Option { return func(s *Service) { s.keys = keys } }
+
 // New returns the service; now is its clock (nil: the system's).
-func New(s *store.Store, now func() time.Time) *Service {
+func New(s *store.Store, now func() time.Time, opts ...Option) *Service {
 	if now == nil {
 		now = time.Now
 	}
-	return &Service{store: s, now: now}
+	svc := &Service{store: s, now: now}
+	for _, opt := range opts {
+		opt(svc)
+	}
+	return svc
 }
 
 // CreateParams describe a new account and its owner.
@@ -37,7 +56,8 @@ type CreateParams struct {
 	Email, Password, Name, AccountName, Plan string
 }
 
-// Create validates p, hashes the password and creates the account with its owner.
+// Create validates p, hashes the password and creates the account with its owner and, given
+// WithIssuerKeys, its first issuer key.
 func (s *Service) Create(ctx context.Context, p CreateParams) (domain.Account, domain.User, error) {
 	email := strings.ToLower(strings.TrimSpace(p.Email))
 	var details []apperr.Detail
@@ -78,6 +98,15 @@ func (s *Service) Create(ctx context.Context, p CreateParams) (domain.Account, d
 		if err != nil {
 			e := apperr.New(apperr.Conflict, "A user with this email already exists.").At("email", "is already registered")
 			return created{}, apperr.When(err, store.Conflict(store.UniqueUserEmail), e)
+		}
+		if s.keys != nil {
+			k, err := s.keys.NewIssuerKey(a.ID, now)
+			if err != nil {
+				return created{}, err
+			}
+			if _, err := tx.InsertActiveIssuerKey(ctx, k); err != nil {
+				return created{}, err
+			}
 		}
 		return created{account: a, owner: u}, nil
 	})

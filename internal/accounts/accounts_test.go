@@ -2,12 +2,18 @@ package accounts_test
 
 import (
 	"context"
+	"errors"
 	"testing"
+	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
 
 	"github.com/certhub/credentiald/internal/accounts"
 	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/credentials"
+	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/testkit"
 )
 
@@ -89,4 +95,55 @@ func TestSetPlanChangesThePlanAndRefusesUnknownOnes(t *testing.T) {
 	if got, _ := st.FindAccountByID(ctx, acc.ID); got.Plan != "unlimited" {
 		t.Fatalf("the refused change altered the plan: %s", got.Plan)
 	}
+}
+
+// An account is created with its first issuer key, in the same transaction: the key is the
+// account's, active, and opens for signing; a creation refused (the email taken) leaves no key.
+func TestCreateGivesTheAccountItsFirstIssuerKey(t *testing.T) {
+	t.Parallel()
+	st, _ := testkit.Store(t)
+	ctx := context.Background()
+	creds := credentials.New(st, testkit.SecretBox(t), "https://credentials.example.org", nil)
+	svc := accounts.New(st, nil, accounts.WithIssuerKeys(creds))
+	acc, _, err := svc.Create(ctx, accounts.CreateParams{Email: "ada@example.org", Password: "correct horse battery", Name: "Ada", AccountName: "Society"})
+	require.NoError(t, err)
+
+	keys, err := st.IssuerKeys(ctx, acc.ID)
+	require.NoError(t, err)
+	require.Len(t, keys, 1)
+	require.Equal(t, acc.ID, keys[0].AccountID)
+	require.Nil(t, keys[0].RetiredAt)
+	public, err := creds.IssuerKeys(ctx, acc.ID)
+	require.NoError(t, err)
+	require.Len(t, public.Keys, 1)
+	if diff := cmp.Diff([]byte(public.Keys[0]), keys[0].PublicKey); diff != "" {
+		t.Errorf("the published key (-published +stored):\n%s", diff)
+	}
+
+	_, _, err = svc.Create(ctx, accounts.CreateParams{Email: "ADA@example.org", Password: "correct horse battery", Name: "Ada", AccountName: "Again"})
+	require.Equal(t, apperr.Conflict, apperr.CodeOf(err))
+	all, err := st.AllIssuerKeys(ctx)
+	require.NoError(t, err)
+	require.Len(t, all, 1, "keys after a refused creation")
+}
+
+// When the key cannot be made, no account is created: the account and its key commit
+// together or not at all.
+func TestAnAccountWhoseKeyFailsIsNotCreated(t *testing.T) {
+	t.Parallel()
+	st, _ := testkit.Store(t)
+	ctx := context.Background()
+	svc := accounts.New(st, nil, accounts.WithIssuerKeys(failingKeys{}))
+	_, _, err := svc.Create(ctx, accounts.CreateParams{Email: "ada@example.org", Password: "correct horse battery", Name: "Ada", AccountName: "Society"})
+	require.ErrorIs(t, err, errNoEntropy)
+	_, err = st.FindUserByEmail(ctx, "ada@example.org")
+	require.ErrorIs(t, err, store.ErrNotFound)
+}
+
+var errNoEntropy = errors.New("no entropy")
+
+type failingKeys struct{}
+
+func (failingKeys) NewIssuerKey(uuid.UUID, time.Time) (store.IssuerKey, error) {
+	return store.IssuerKey{}, errNoEntropy
 }

@@ -145,6 +145,13 @@ func ServeWith(ctx context.Context, cfg config.Config, logger *slog.Logger, read
 	} else if n > 0 {
 		logger.InfoContext(ctx, "sealed the TOTP secrets stored in plain", "count", n)
 	}
+	// Accounts created before they came with an issuer key get theirs now, before serving: no
+	// read makes one.
+	if n, err := svc.Credentials.BackfillIssuerKeys(ctx); err != nil {
+		return fmt.Errorf("making the issuer keys of the accounts without one: %w", err)
+	} else if n > 0 {
+		logger.InfoContext(ctx, "made the issuer keys of the accounts without one", "count", n)
+	}
 	// SVGs stored before a stricter upload check are checked again, once per version of the
 	// check (a River job, unique: queued until it has finished).
 	if err := svc.SVGRecheck.Enqueue(ctx); err != nil {

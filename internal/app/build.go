@@ -159,7 +159,7 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 	if err != nil {
 		return nil, err
 	}
-	svc := &Service{Logger: logger, Now: o.Now, store: st, Accounts: accounts.New(st, o.Now), Events: events.New(st, o.Now), Attendees: attendees.New(st, o.Now),
+	svc := &Service{Logger: logger, Now: o.Now, store: st, Events: events.New(st, o.Now), Attendees: attendees.New(st, o.Now),
 		Templates:    templates.New(st, cfg.SiteURL.String(), o.Now),
 		Certificates: certificates.New(st, cfg.SiteURL.String(), o.Now),
 		Badges:       badges.New(st, cfg.SiteURL.String(), from.Address, o.Now),
@@ -246,6 +246,8 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 	}
 
 	svc.Credentials = credentials.New(st, svc.Secrets, site, o.Now)
+	// An account is created with its first issuer key, so that no read ever makes one.
+	svc.Accounts = accounts.New(st, o.Now, accounts.WithIssuerKeys(svc.Credentials))
 	svc.Wallet = wallet.New(st, svc.Secrets, svc.Credentials, site, o.Now)
 	svc.Verification = verification.New(st, svc.Certificates, verification.Options{SiteURL: site, Now: o.Now, Logger: logger,
 		Badges: svc.Badges, Credentials: svc.Credentials, LookupCache: cfg.LookupCacheSize})

@@ -15,14 +15,11 @@ func (s *Service) Bound(ctx context.Context, ref Ref, holder string, form Form) 
 	if !strings.HasPrefix(holder, "did:") {
 		return nil, fmt.Errorf("credentials: holder %q is not a DID", holder)
 	}
-	entry, err := s.store.FindVerifiableCredential(ctx, ref.ID)
+	v, err := s.version(ctx, ref)
 	if err != nil {
-		return nil, fmt.Errorf("credentials: entry of %s %s: %w", ref.Kind, ref.ID, err)
+		return nil, err
 	}
-	if entry.AccountID != ref.AccountID || entry.Kind != ref.Kind {
-		return nil, fmt.Errorf("credentials: entry of %s %s belongs to another credential", ref.Kind, ref.ID)
-	}
-	cred, err := s.unsigned(ctx, ref, entry)
+	cred, err := s.unsigned(ctx, ref, v)
 	if err != nil {
 		return nil, err
 	}
@@ -32,7 +29,11 @@ func (s *Service) Bound(ctx context.Context, ref Ref, holder string, form Form) 
 		return nil, err
 	}
 	signedAt := s.now()
-	signer, err := s.signer(ref.AccountID, cred.Issuer.ID, keyAt(keys, signedAt))
+	key, err := keyAtOf(keys, signedAt)
+	if err != nil {
+		return nil, err
+	}
+	signer, err := s.signer(ref.AccountID, cred.Issuer.ID, key)
 	if err != nil {
 		return nil, err
 	}

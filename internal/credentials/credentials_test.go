@@ -25,37 +25,13 @@ func newWorld(t *testing.T) (*credentials.Service, *store.Store, uuid.UUID) {
 func newWorldAt(t *testing.T) (*credentials.Service, *store.Store, uuid.UUID, string) {
 	t.Helper()
 	st, dbURL := testkit.Store(t)
-	acct, _, err := accounts.New(st, nil).Create(context.Background(), accounts.CreateParams{Email: uuid.NewString() + "@example.org",
-		Password: "correct horse battery", Name: "Ada", AccountName: "Society", Plan: "free"})
+	s := credentials.New(st, testkit.SecretBox(t), site, nil)
+	acct, _, err := accounts.New(st, nil, accounts.WithIssuerKeys(s)).Create(context.Background(), accounts.CreateParams{
+		Email: uuid.NewString() + "@example.org", Password: "correct horse battery", Name: "Ada", AccountName: "Society", Plan: "free"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return credentials.New(st, testkit.SecretBox(t), "https://credentials.example.org", nil), st, acct.ID, dbURL
-}
-
-// Concurrent first needs of an account's key end with one key, which every caller gets.
-func TestConcurrentFirstNeedsEndWithOneKey(t *testing.T) {
-	t.Parallel()
-	s, st, account := newWorld(t)
-	got := make([]string, 8)
-	testkit.Race(len(got), func(i int) int {
-		k, err := s.IssuerKeys(context.Background(), account)
-		if err != nil || len(k.Keys) != 1 {
-			t.Errorf("caller %d: %d keys, %v", i, len(k.Keys), err)
-			return 500
-		}
-		got[i] = vc.Multibase(k.Keys[0])
-		return 200
-	})
-	keys, err := st.IssuerKeys(context.Background(), account)
-	if err != nil || len(keys) != 1 {
-		t.Fatalf("%d keys stored, %v", len(keys), err)
-	}
-	for i, g := range got {
-		if g != got[0] {
-			t.Fatalf("caller %d got %s, caller 0 %s", i, g, got[0])
-		}
-	}
+	return s, st, acct.ID, dbURL
 }
 
 // Indexes are drawn without collision, concurrent issuances included; a list 7/8 full whose

@@ -32,8 +32,15 @@ func associatedData(accountID, keyID uuid.UUID) []byte {
 	return []byte("credentiald issuer key\x00" + accountID.String() + "\x00" + keyID.String())
 }
 
-// newIssuerKey makes a key for the account at now, its private key sealed.
-func (s *Service) newIssuerKey(accountID uuid.UUID, now time.Time) (store.IssuerKey, error) {
+// errNoIssuerKey is what reading the keys of an account that has none meets: it cannot
+// happen, since every account gets its first key in the transaction that creates it
+// (accounts.Create) and BackfillIssuerKeys gave one, at a start, to those created before. No
+// read makes a key: a GET never writes.
+var errNoIssuerKey = errors.New("credentials: the account has no issuer key")
+
+// NewIssuerKey makes a key for the account at now, its private key sealed: the account's first
+// when accounts.Create creates it, or a new one when Rotate retires the active key.
+func (s *Service) NewIssuerKey(accountID uuid.UUID, now time.Time) (store.IssuerKey, error) {
 	pub, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
 		return store.IssuerKey{}, err
@@ -49,25 +56,43 @@ func (s *Service) newIssuerKey(accountID uuid.UUID, now time.Time) (store.Issuer
 	return store.IssuerKey{ID: id, AccountID: accountID, PublicKey: pub, PrivateKeySealed: sealed, CreatedAt: now.UTC()}, nil
 }
 
-// keys returns every key of the account, oldest first, making the first one when the account
-// has none (its first need). Two first needs at once end with one key: the store inserts the
-// active key only while the account has none, and the loser reads the winner's.
+// BackfillIssuerKeys gives each account without an active key its first one, and returns how
+// many it made. Accounts get their key when they are created; this is for those created before
+// that, and runs at every start (one query when there are none). It is Go, not a migration:
+// the private key is sealed under SECRETS_KEY, which the database never sees. Each key is one
+// statement that stores nothing when the account has an active key by then, so instances
+// starting at once end with one key per account.
+func (s *Service) BackfillIssuerKeys(ctx context.Context) (int, error) {
+	ids, err := s.store.AccountsWithoutIssuerKey(ctx)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, id := range ids {
+		k, err := s.NewIssuerKey(id, s.now())
+		if err != nil {
+			return n, err
+		}
+		ok, err := s.store.InsertActiveIssuerKey(ctx, k)
+		if err != nil {
+			return n, fmt.Errorf("credentials: first issuer key of account %s: %w", id, err)
+		}
+		if ok {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// keys returns every key of the account, oldest first; an account without keys is
+// errNoIssuerKey.
 func (s *Service) keys(ctx context.Context, accountID uuid.UUID) ([]issuerKey, error) {
 	stored, err := s.store.IssuerKeys(ctx, accountID)
 	if err != nil {
 		return nil, err
 	}
 	if len(stored) == 0 {
-		k, err := s.newIssuerKey(accountID, s.now())
-		if err != nil {
-			return nil, err
-		}
-		if _, err := s.store.InsertActiveIssuerKey(ctx, k); err != nil {
-			return nil, apperr.When(err, store.Conflict("issuer_keys_account_id_fkey"), apperr.NoSuch("issuer"))
-		}
-		if stored, err = s.store.IssuerKeys(ctx, accountID); err != nil {
-			return nil, err
-		}
+		return nil, fmt.Errorf("%w: account %s", errNoIssuerKey, accountID)
 	}
 	out := make([]issuerKey, len(stored))
 	for i, k := range stored {
@@ -79,18 +104,46 @@ func (s *Service) keys(ctx context.Context, accountID uuid.UUID) ([]issuerKey, e
 	return out, nil
 }
 
-// keyAt is the key that signs what was fixed at t: the newest key made at or before t, else
-// the oldest (a credential issued before its account's first key). The answer for a given t
-// never changes, since keys are never removed: a credential keeps its signature across
-// rotations, and what a retired key signed keeps verifying against the DID document.
-func keyAt(keys []issuerKey, t time.Time) issuerKey {
+// keyAt is the key that signs what was fixed at t, among keys oldest first: the newest made at
+// or before t, else the oldest (a credential issued before its account's first key). The
+// answer for a given t never changes, since keys are never removed and a new key is made
+// after the active one (Rotate): a credential keeps its signature across rotations, and what
+// a retired key signed keeps verifying against the DID document. ok is false when there are
+// no keys.
+func keyAt(keys []store.IssuerKeyStamp, t time.Time) (id uuid.UUID, ok bool) {
+	if len(keys) == 0 {
+		return uuid.UUID{}, false
+	}
 	k := keys[0]
 	for _, c := range keys[1:] {
-		if !c.createdAt.After(t) {
+		if !c.CreatedAt.After(t) {
 			k = c
 		}
 	}
-	return k
+	return k.ID, true
+}
+
+// keyAtOf is keyAt over opened keys.
+func keyAtOf(keys []issuerKey, t time.Time) (issuerKey, error) {
+	stamps := make([]store.IssuerKeyStamp, len(keys))
+	for i, k := range keys {
+		stamps[i] = store.IssuerKeyStamp{ID: k.id, CreatedAt: k.createdAt}
+	}
+	id, ok := keyAt(stamps, t)
+	if !ok {
+		return issuerKey{}, errNoIssuerKey
+	}
+	return keyByID(keys, id)
+}
+
+// keyByID finds the key id among keys.
+func keyByID(keys []issuerKey, id uuid.UUID) (issuerKey, error) {
+	for _, k := range keys {
+		if k.id == id {
+			return k, nil
+		}
+	}
+	return issuerKey{}, fmt.Errorf("credentials: issuer key %s is not among its account's keys", id)
 }
 
 // signer opens key for signing as the account's DID.
@@ -145,7 +198,7 @@ func (s *Service) Rotate(ctx context.Context, accountID uuid.UUID) (RotatedKey, 
 		} else if !errors.Is(err, store.ErrNotFound) {
 			return RotatedKey{}, err
 		}
-		k, err := s.newIssuerKey(accountID, now)
+		k, err := s.NewIssuerKey(accountID, now)
 		if err != nil {
 			return RotatedKey{}, err
 		}
@@ -167,15 +220,21 @@ type PublicKeys struct {
 	ETag string
 }
 
-// IssuerKeys returns every key the account ever signed with (making its first when it has
-// none); an unknown account is not found (keys finds that out when it would make its first
-// key, so an account with keys costs one read).
+// IssuerKeys returns every key the account ever signed with; an unknown account is not found
+// (looked up only when there are no keys, so an account costs one read).
 func (s *Service) IssuerKeys(ctx context.Context, accountID uuid.UUID) (PublicKeys, error) {
 	did, err := s.DID(accountID)
 	if err != nil {
 		return PublicKeys{}, err
 	}
 	keys, err := s.keys(ctx, accountID)
+	if errors.Is(err, errNoIssuerKey) {
+		if _, ferr := s.store.FindAccountByID(ctx, accountID); errors.Is(ferr, store.ErrNotFound) {
+			return PublicKeys{}, apperr.NoSuch("issuer")
+		} else if ferr != nil {
+			return PublicKeys{}, ferr
+		}
+	}
 	if err != nil {
 		return PublicKeys{}, err
 	}

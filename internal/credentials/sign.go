@@ -69,16 +69,22 @@ func (c *BadgeClaims) marshal() ([]byte, error) { return json.Marshal(c) }
 
 // Credential answers the signed credential of an issued certificate or badge assertion, in
 // form, as it was when its content was fixed (issued or regenerated), signed with the key
-// active then.
+// active then. Its ETag is made of the credential's version (one read, see version.go): a
+// request whose If-None-Match names it is answered 304 without building or signing anything.
 func (s *Service) Credential(ctx context.Context, ref Ref, form Form, ifNoneMatch string) (Signed, error) {
-	entry, err := s.store.FindVerifiableCredential(ctx, ref.ID)
+	v, err := s.version(ctx, ref)
 	if err != nil {
-		return Signed{}, fmt.Errorf("credentials: entry of %s %s: %w", ref.Kind, ref.ID, err)
+		return Signed{}, err
 	}
-	if entry.AccountID != ref.AccountID || entry.Kind != ref.Kind {
-		return Signed{}, fmt.Errorf("credentials: entry of %s %s belongs to another credential", ref.Kind, ref.ID)
+	keyID, ok := keyAt(v.Keys, v.Entry.SignedAt)
+	if !ok {
+		return Signed{}, fmt.Errorf("%w: account %s", errNoIssuerKey, ref.AccountID)
 	}
-	cred, err := s.unsigned(ctx, ref, entry)
+	out := Signed{ETag: s.credentialTag(ref, form, v, keyID)}
+	if out.NotModified = etag.Matches(ifNoneMatch, out.ETag); out.NotModified {
+		return out, nil
+	}
+	cred, err := s.unsigned(ctx, ref, v)
 	if err != nil {
 		return Signed{}, err
 	}
@@ -86,31 +92,36 @@ func (s *Service) Credential(ctx context.Context, ref Ref, form Form, ifNoneMatc
 	if err != nil {
 		return Signed{}, err
 	}
-	key := keyAt(keys, entry.SignedAt)
+	key, err := keyByID(keys, keyID)
+	if err != nil {
+		return Signed{}, err
+	}
 	doc, err := json.Marshal(cred)
 	if err != nil {
 		return Signed{}, err
 	}
-	out := Signed{ETag: etag.Of("credential", formatVersion, string(form), key.id.String(), entry.SignedAt.UTC().Format(time.RFC3339Nano), string(doc))}
-	if out.NotModified = etag.Matches(ifNoneMatch, out.ETag); out.NotModified {
-		return out, nil
-	}
-	out.Body, err = s.signed.get(out.ETag, func() ([]byte, error) {
+	// The signed answers are kept by what is signed, not by the ETag: what was read to build
+	// them may be newer than the version the ETag names.
+	signedAt := v.Entry.SignedAt
+	content := etag.Of("signed", formatVersion, string(form), key.id.String(), signedAt.UTC().Format(time.RFC3339Nano), string(doc))
+	out.Body, err = s.signed.get(content, func() ([]byte, error) {
 		signer, err := s.signer(ref.AccountID, cred.Issuer.ID, key)
 		if err != nil {
 			return nil, err
 		}
 		if form == FormJWT {
-			token, err := signer.SignJWT(cred, entry.SignedAt)
+			token, err := signer.SignJWT(cred, signedAt)
 			return []byte(token), err
 		}
-		return signer.SignDataIntegrity(cred, entry.SignedAt)
+		return signer.SignDataIntegrity(cred, signedAt)
 	})
 	return out, err
 }
 
-// unsigned builds the credential of ref from what was frozen when it was issued.
-func (s *Service) unsigned(ctx context.Context, ref Ref, entry store.VerifiableCredential) (vc.OpenBadgeCredential, error) {
+// unsigned builds the credential of ref from what was frozen when it was issued, its entry and
+// the issuer's name as v read them.
+func (s *Service) unsigned(ctx context.Context, ref Ref, v store.CredentialVersion) (vc.OpenBadgeCredential, error) {
+	entry := v.Entry
 	did, err := s.DID(ref.AccountID)
 	if err != nil {
 		return vc.OpenBadgeCredential{}, err
@@ -183,13 +194,7 @@ func (s *Service) unsigned(ctx context.Context, ref Ref, entry store.VerifiableC
 	default:
 		return vc.OpenBadgeCredential{}, fmt.Errorf("credentials: unknown kind %q", ref.Kind)
 	}
-	if in.IssuerName == "" {
-		acct, err := s.store.FindAccountByID(ctx, ref.AccountID)
-		if err != nil {
-			return vc.OpenBadgeCredential{}, err
-		}
-		in.IssuerName = acct.Name
-	}
+	in.IssuerName = cmp.Or(in.IssuerName, v.AccountName)
 	// The issuer's website, else the service's own address: wallets show it as the issuer's
 	// link, and the Open Badges 2.0 profile of the same issuer requires one.
 	in.IssuerURL = cmp.Or(in.IssuerURL, s.links.Root())

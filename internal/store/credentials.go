@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -164,6 +165,62 @@ func (d queries) FindVerifiableCredential(ctx context.Context, credentialID uuid
 	}
 	return VerifiableCredential{CredentialID: r.CredentialID, Kind: r.Kind, AccountID: r.AccountID, List: int(r.List),
 		Index: int(r.StatusIndex), Salt: r.Salt, Claims: r.Claims, SignedAt: r.SignedAt, RevokedAt: r.RevokedAt}, nil
+}
+
+// CredentialVersion is what a credential's signed form depends on besides its content, read
+// in one statement (the query CredentialVersion says why each part is there): its entry, its
+// source's version, the issuer's name, and the account's keys.
+type CredentialVersion struct {
+	Entry       VerifiableCredential
+	AccountName string
+	// A certificate's; nil for an assertion, or a certificate gone.
+	CertificateUpdatedAt, CertificateIssuedAt *time.Time
+	// An assertion's; nil for a certificate, or an assertion gone.
+	AssertionIssuedAt, AssertionExpiresAt, AssertionRevokedAt *time.Time
+	AssertionLocale                                           *string
+	// For an assertion whose claims were not frozen (Entry.Claims nil): when its badge and the
+	// account's branding last changed; nil otherwise.
+	BadgeUpdatedAt, BrandingUpdatedAt *time.Time
+	// Keys are the account's keys, oldest first, without their private keys.
+	Keys []IssuerKeyStamp
+}
+
+// IssuerKeyStamp names one of an account's keys and when it was made.
+type IssuerKeyStamp struct {
+	ID        uuid.UUID
+	CreatedAt time.Time
+}
+
+// FindCredentialVersion returns what the signed form of a credential depends on (ErrNotFound:
+// it has no entry).
+func (d queries) FindCredentialVersion(ctx context.Context, credentialID uuid.UUID) (CredentialVersion, error) {
+	r, err := d.q.CredentialVersion(ctx, credentialID)
+	if err != nil {
+		return CredentialVersion{}, mapError(err)
+	}
+	if len(r.KeyIds) != len(r.KeyCreatedAt) {
+		return CredentialVersion{}, fmt.Errorf("store: %d issuer key ids and %d times", len(r.KeyIds), len(r.KeyCreatedAt))
+	}
+	v := CredentialVersion{
+		Entry: VerifiableCredential{CredentialID: r.CredentialID, Kind: r.Kind, AccountID: r.AccountID, List: int(r.List),
+			Index: int(r.StatusIndex), Salt: r.Salt, Claims: r.Claims, SignedAt: r.SignedAt, RevokedAt: r.RevokedAt},
+		AccountName:          r.AccountName,
+		CertificateUpdatedAt: r.CertificateUpdatedAt, CertificateIssuedAt: r.CertificateIssuedAt,
+		AssertionIssuedAt: r.AssertionIssuedAt, AssertionExpiresAt: r.AssertionExpiresAt,
+		AssertionRevokedAt: r.AssertionRevokedAt, AssertionLocale: r.AssertionLocale,
+		BadgeUpdatedAt: r.BadgeUpdatedAt, BrandingUpdatedAt: r.BrandingUpdatedAt,
+		Keys: make([]IssuerKeyStamp, len(r.KeyIds)),
+	}
+	for i, id := range r.KeyIds {
+		v.Keys[i] = IssuerKeyStamp{ID: id, CreatedAt: r.KeyCreatedAt[i]}
+	}
+	return v, nil
+}
+
+// AccountsWithoutIssuerKey returns the ids of the accounts that have no active issuer key.
+func (d queries) AccountsWithoutIssuerKey(ctx context.Context) ([]uuid.UUID, error) {
+	ids, err := d.q.AccountsWithoutIssuerKey(ctx)
+	return ids, mapError(err)
 }
 
 // RevokeVerifiableCredentials sets the status bits of the credentials at now (those set

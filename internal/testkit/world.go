@@ -7,16 +7,20 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/internal/accounts"
+	"github.com/certhub/credentiald/internal/credentials"
 	"github.com/certhub/credentiald/internal/domain"
+	"github.com/certhub/credentiald/internal/secretbox"
 	"github.com/certhub/credentiald/internal/store"
 )
 
 // World is what a domain service's tests start from: a fresh database with one account on the
 // free plan (12 credits a month), its template and an event, on a stopped clock the test moves.
 type World struct {
-	Store    *store.Store
-	DBURL    string
-	Clock    *Clock
+	Store *store.Store
+	DBURL string
+	Clock *Clock
+	// Secrets sealed the account's issuer key: a credentials service of the test opens it.
+	Secrets  *secretbox.Box
 	Account  uuid.UUID
 	Template uuid.UUID
 	Event    uuid.UUID
@@ -29,7 +33,9 @@ func NewWorld(t testing.TB) World {
 	st, dbURL := Store(t)
 	clock := &Clock{}
 	clock.Stop()
-	acct, _, err := accounts.New(st, clock.Now).Create(ctx, accounts.CreateParams{Email: "owner@example.org",
+	box := SecretBox(t)
+	keys := credentials.New(st, box, "https://credentials.example.org", clock.Now)
+	acct, _, err := accounts.New(st, clock.Now, accounts.WithIssuerKeys(keys)).Create(ctx, accounts.CreateParams{Email: "owner@example.org",
 		Password: Password, Name: "Owner", AccountName: "Analytical Society"})
 	if err != nil {
 		t.Fatal(err)
@@ -43,5 +49,5 @@ func NewWorld(t testing.TB) World {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return World{Store: st, DBURL: dbURL, Clock: clock, Account: acct.ID, Template: tmpl.ID, Event: ev.ID}
+	return World{Store: st, DBURL: dbURL, Clock: clock, Secrets: box, Account: acct.ID, Template: tmpl.ID, Event: ev.ID}
 }

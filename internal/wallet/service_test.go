@@ -38,7 +38,7 @@ type claiming struct {
 func newClaiming(t testing.TB) claiming {
 	t.Helper()
 	w := testkit.NewWorld(t)
-	box := testkit.SecretBox(t)
+	box := w.Secrets
 	c := claiming{w: w, certs: certificates.New(w.Store, site, w.Clock.Now)}
 	c.creds = credentials.New(w.Store, box, site, w.Clock.Now)
 	c.wallet = wallet.New(w.Store, box, c.creds, site, w.Clock.Now)
