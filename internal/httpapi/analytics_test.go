@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
 
 	"github.com/certhub/credentiald/internal/spec"
 	"github.com/certhub/credentiald/internal/testkit"
@@ -89,18 +90,22 @@ func TestAnalyticsCountIssuesAndPublicActivity(t *testing.T) {
 	res.JSON(t, &dash)
 	today := time.Now().UTC()
 	to, err := time.Parse(time.DateOnly, dash.Data.To)
-	if err != nil || today.Sub(to) > 24*time.Hour || to.After(today) {
-		t.Fatalf("to %q is not today (UTC)", dash.Data.To)
-	}
+	require.NoError(t, err, "to %q is not a date", dash.Data.To)
+	require.LessOrEqual(t, today.Sub(to), 24*time.Hour, "to %s is before today (UTC)", dash.Data.To)
+	require.False(t, to.After(today), "to %s is after today %s (UTC)", dash.Data.To, today)
 	if want := to.AddDate(0, 0, -29).Format(time.DateOnly); dash.Data.From != want {
 		t.Fatalf("from %s, want %s (30 days, today included)", dash.Data.From, want)
 	}
 	got := dash.Data
 	// 7 credentials issued; the first certificate and a badge verified: 2 of 7.
-	if got.CredentialsIssued != 7 || got.CertificatesIssued != 5 || got.BadgesIssued != 2 || got.Views != 1 ||
-		got.Verifications != 3 || got.Downloads != 1 || got.Shares != 2 || got.VerificationRate != 0.2857 {
-		t.Fatalf("dashboard: %+v", got)
-	}
+	require.Equal(t, 7, got.CredentialsIssued, "dashboard: got.CredentialsIssued")
+	require.Equal(t, 5, got.CertificatesIssued, "dashboard: got.CertificatesIssued")
+	require.Equal(t, 2, got.BadgesIssued, "dashboard: got.BadgesIssued")
+	require.Equal(t, 1, got.Views, "dashboard: got.Views")
+	require.Equal(t, 3, got.Verifications, "dashboard: got.Verifications")
+	require.Equal(t, 1, got.Downloads, "dashboard: got.Downloads")
+	require.Equal(t, 2, got.Shares, "dashboard: got.Shares")
+	require.Equal(t, 0.2857, got.VerificationRate, "dashboard: got.VerificationRate")
 
 	// The Go Conference day by day: three days, oldest first, the days before with zeros.
 	from := to.AddDate(0, 0, -2).Format(time.DateOnly)
@@ -110,9 +115,9 @@ func TestAnalyticsCountIssuesAndPublicActivity(t *testing.T) {
 		t.Fatalf("event: %d %s", res.StatusCode, res.Body)
 	}
 	res.JSON(t, &days)
-	if len(days.Data) != 3 || days.Data[0].Date != from || days.Data[2].Date != dash.Data.To {
-		t.Fatalf("event days: %+v", days.Data)
-	}
+	require.Len(t, days.Data, 3, "event days: days.Data")
+	require.Equal(t, from, days.Data[0].Date, "event days: days.Data[0].Date")
+	require.Equal(t, dash.Data.To, days.Data[2].Date, "event days: days.Data[2].Date")
 	var sum struct{ issued, certificates, badges, views, shares, downloads, verifications int }
 	for _, d := range days.Data {
 		if d.Issued != d.CertificatesIssued+d.BadgesIssued {
@@ -126,28 +131,34 @@ func TestAnalyticsCountIssuesAndPublicActivity(t *testing.T) {
 		sum.downloads += d.Downloads
 		sum.verifications += d.Verifications
 	}
-	if sum.issued != 6 || sum.certificates != 4 || sum.badges != 2 || sum.views != 1 || sum.shares != 2 || sum.downloads != 1 || sum.verifications != 3 {
-		t.Fatalf("event sums: %+v (%+v)", sum, days.Data)
-	}
+	require.Equal(t, 6, sum.issued, "event sums: sum.issued")
+	require.Equal(t, 4, sum.certificates, "event sums: sum.certificates")
+	require.Equal(t, 2, sum.badges, "event sums: sum.badges")
+	require.Equal(t, 1, sum.views, "event sums: sum.views")
+	require.Equal(t, 2, sum.shares, "event sums: sum.shares")
+	require.Equal(t, 1, sum.downloads, "event sums: sum.downloads")
+	require.Equal(t, 3, sum.verifications, "event sums: sum.verifications")
 	if d := days.Data[0]; d.Issued+d.Views+d.Shares+d.Downloads+d.Verifications != 0 {
 		t.Fatalf("the day before yesterday: %+v", d)
 	}
 	// The meetup: one certificate, nothing else.
 	s.acct.Client.Get("/api/v1/analytics/events/"+other.String()+"?from="+dash.Data.To+"&to="+dash.Data.To).JSON(t, &days)
-	if len(days.Data) != 1 || days.Data[0].Issued != 1 || days.Data[0].Verifications != 0 {
-		t.Fatalf("meetup: %+v", days.Data)
-	}
+	require.Len(t, days.Data, 1, "meetup: days.Data")
+	require.Equal(t, 1, days.Data[0].Issued, "meetup: days.Data[0].Issued")
+	require.Equal(t, 0, days.Data[0].Verifications, "meetup: days.Data[0].Verifications")
 
 	// A period before any of it: zeros, and a rate of 0 (nothing issued).
 	s.acct.Client.Get("/api/v1/analytics/dashboard?from=2025-01-01&to=2025-12-31").JSON(t, &dash)
-	if dash.Data.CredentialsIssued != 0 || dash.Data.Verifications != 0 || dash.Data.Views != 0 ||
-		dash.Data.VerificationRate != 0 || dash.Data.From != "2025-01-01" || dash.Data.To != "2025-12-31" {
-		t.Fatalf("2025: %+v", dash.Data)
-	}
+	require.Equal(t, 0, dash.Data.CredentialsIssued, "2025: dash.Data.CredentialsIssued")
+	require.Equal(t, 0, dash.Data.Verifications, "2025: dash.Data.Verifications")
+	require.Equal(t, 0, dash.Data.Views, "2025: dash.Data.Views")
+	require.Equal(t, float64(0), dash.Data.VerificationRate, "2025: dash.Data.VerificationRate")
+	require.Equal(t, "2025-01-01", dash.Data.From, "2025: dash.Data.From")
+	require.Equal(t, "2025-12-31", dash.Data.To, "2025: dash.Data.To")
 	s.acct.Client.Get("/api/v1/analytics/events/"+s.event.String()+"?from=2024-01-01&to=2024-12-31").JSON(t, &days)
-	if len(days.Data) != 366 || days.Data[365].Date != "2024-12-31" || days.Data[59].Date != "2024-02-29" {
-		t.Fatalf("2024 has %d days", len(days.Data))
-	}
+	require.Len(t, days.Data, 366, "2024: days.Data")
+	require.Equal(t, "2024-12-31", days.Data[365].Date, "2024: days.Data[365].Date")
+	require.Equal(t, "2024-02-29", days.Data[59].Date, "2024: days.Data[59].Date")
 
 	// Revoking does not undo an issue.
 	if res := s.acct.Client.Post("/api/v1/certificates/"+certs[2].Data.ID+"/revoke", map[string]any{"reason": "Issued by mistake"}); res.StatusCode != http.StatusOK {
@@ -178,9 +189,10 @@ func TestAnalyticsRefuseBadPeriodsOtherAccountsAndMissingScope(t *testing.T) {
 		} {
 			res := s.acct.Client.Get(path + c.query)
 			e := wantError(t, res, 400, res.StatusCode, "VALIDATION_ERROR")
-			if len(e.Error.Details) == 0 || e.Error.Details[0].Field != c.field ||
-				(c.message != "" && e.Error.Details[0].Message != c.message) {
-				t.Fatalf("%s%s: %+v, want the field %s (%s)", path, c.query, e.Error, c.field, c.message)
+			require.NotEmpty(t, e.Error.Details, "%s%s: e.Error.Details", path, c.query)
+			require.Equal(t, c.field, e.Error.Details[0].Field, "%s%s: e.Error.Details[0].Field", path, c.query)
+			if c.message != "" {
+				require.Equal(t, c.message, e.Error.Details[0].Message, "%s%s: e.Error.Details[0].Message", path, c.query)
 			}
 		}
 	}

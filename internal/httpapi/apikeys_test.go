@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/certhub/credentiald/internal/testkit"
 )
 
@@ -30,17 +32,17 @@ func TestAPIKeyLifecycle(t *testing.T) {
 	res := acct.Client.Post("/api/v1/api-keys", map[string]any{"name": "CRM sync", "scopes": []string{"events:read", "attendees:write"}, "expiresInDays": 90})
 	var k createdKey
 	res.JSON(t, &k)
-	if res.StatusCode != 200 || !regexp.MustCompile(`^cis_live_[A-Za-z0-9_-]{43}$`).MatchString(k.Data.Key) || k.Data.Prefix != k.Data.Key[:12] {
-		t.Fatalf("create: %d %s", res.StatusCode, res.Body)
-	}
-	if k.Data.ExpiresAt == nil || time.Until(*k.Data.ExpiresAt) < 89*24*time.Hour || time.Until(*k.Data.ExpiresAt) > 90*24*time.Hour {
-		t.Fatalf("expiresAt %v is not 90 days ahead", k.Data.ExpiresAt)
-	}
+	require.Equal(t, 200, res.StatusCode, "create: status (body %s)", res.Body)
+	require.Regexp(t, regexp.MustCompile(`^cis_live_[A-Za-z0-9_-]{43}$`), k.Data.Key, "create: k.Data.Key")
+	require.Equal(t, k.Data.Key[:12], k.Data.Prefix, "create: k.Data.Prefix")
+	require.NotNil(t, k.Data.ExpiresAt, "expiresAt")
+	require.GreaterOrEqual(t, time.Until(*k.Data.ExpiresAt), 89*24*time.Hour, "expiresAt %v is not 90 days ahead", k.Data.ExpiresAt)
+	require.LessOrEqual(t, time.Until(*k.Data.ExpiresAt), 90*24*time.Hour, "expiresAt %v is not 90 days ahead", k.Data.ExpiresAt)
 
 	key := env.Client.WithBearer(k.Data.Key)
-	if res := key.Get("/api/v1/events"); res.StatusCode == 401 || res.StatusCode == 403 {
-		t.Fatalf("a key with events:read on GET /events: %d %s", res.StatusCode, res.Body)
-	}
+	res = key.Get("/api/v1/events")
+	require.NotEqual(t, 401, res.StatusCode, "a key with events:read on GET /events: status (body %s)", res.Body)
+	require.NotEqual(t, 403, res.StatusCode, "a key with events:read on GET /events: status (body %s)", res.Body)
 	res = key.Get("/api/v1/templates")
 	if e := wantError(t, res, 403, res.StatusCode, "INSUFFICIENT_SCOPE"); !strings.Contains(string(res.Body), `"required":"templates:read"`) {
 		t.Fatalf("no required scope: %+v %s", e, res.Body)
@@ -55,9 +57,9 @@ func TestAPIKeyLifecycle(t *testing.T) {
 		Data []map[string]any `json:"data"`
 	}
 	res.JSON(t, &list)
-	if len(list.Data) != 1 || list.Data[0]["id"] != k.Data.ID || list.Data[0]["lastUsedAt"] == nil {
-		t.Fatalf("list: %s", res.Body)
-	}
+	require.Len(t, list.Data, 1, "list: list.Data")
+	require.Equal(t, k.Data.ID, list.Data[0]["id"], `list: list.Data[0]["id"]`)
+	require.NotNil(t, list.Data[0]["lastUsedAt"], `list: list.Data[0]["lastUsedAt"]`)
 	if strings.Contains(string(res.Body), k.Data.Key) {
 		t.Fatal("the list shows the key")
 	}
@@ -91,9 +93,9 @@ func TestAnExpiredKeyAnswers401AndIsNotListed(t *testing.T) {
 	// The session has expired too: sign in again to list the keys.
 	var login struct{ Data struct{ AccessToken string } }
 	env.Client.Post("/api/v1/auth/login", map[string]string{"email": acct.Email, "password": testkit.Password}).JSON(t, &login)
-	if res := env.Client.WithBearer(login.Data.AccessToken).Get("/api/v1/api-keys"); res.StatusCode != 200 || strings.Contains(string(res.Body), k.Data.ID) {
-		t.Fatalf("an expired key is listed: %d %s", res.StatusCode, res.Body)
-	}
+	res = env.Client.WithBearer(login.Data.AccessToken).Get("/api/v1/api-keys")
+	require.Equal(t, 200, res.StatusCode, "an expired key is listed: status (body %s)", res.Body)
+	require.NotContains(t, string(res.Body), k.Data.ID, "an expired key is listed: body")
 }
 
 func TestCreatingAKeyNeedsARecentSignInOrThePassword(t *testing.T) {
@@ -154,9 +156,9 @@ func TestTheOwnerIsEmailedAboutEveryNewKey(t *testing.T) {
 	env := testkit.NewServer(t)
 	acct := testkit.SignUp(t, env)
 	key, _ := acct.APIKey(t, "events:read")
-	if n, err := runEmail(t, env); err != nil || n != 1 {
-		t.Fatalf("email worker: %d messages, %v", n, err)
-	}
+	n, err := runEmail(t, env)
+	require.NoError(t, err, "email worker")
+	require.Equal(t, 1, n, "email worker: messages")
 	files, _ := filepath.Glob(filepath.Join(env.Config.DataDir, "outbox", "*.eml"))
 	if len(files) != 1 {
 		t.Fatalf("outbox: %v", files)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
 
 	"github.com/certhub/credentiald/internal/testkit"
 )
@@ -39,20 +40,21 @@ func TestAttendeeLifecycle(t *testing.T) {
 		"email": "jose@example.org", "metadata": map[string]string{"company": "Acme"}})
 	var a attendeeBody
 	res.JSON(t, &a)
-	if res.StatusCode != 201 || a.Data.FirstName != "José" || a.Data.Metadata["company"] != "Acme" ||
-		res.Header.Get("Location") != "/api/v1/attendees/"+a.Data.ID {
-		t.Fatalf("create: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, 201, res.StatusCode, "create: status (body %s)", res.Body)
+	require.Equal(t, "José", a.Data.FirstName, "create: a.Data.FirstName")
+	require.Equal(t, "Acme", a.Data.Metadata["company"], `create: a.Data.Metadata["company"]`)
+	require.Equal(t, "/api/v1/attendees/"+a.Data.ID, res.Header.Get("Location"), `create: res.Header.Get("Location")`)
 	path := "/api/v1/attendees/" + a.Data.ID
 
 	// An update changes what it names; metadata, when present, replaces the map.
 	res = acct.Client.Put(path, map[string]any{"email": "jose.mueller@example.org", "metadata": map[string]string{"track": "Go"}})
 	a = attendeeBody{}
 	res.JSON(t, &a)
-	if res.StatusCode != 200 || a.Data.Email != "jose.mueller@example.org" || a.Data.LastName != "Müller" ||
-		len(a.Data.Metadata) != 1 || a.Data.Metadata["track"] != "Go" {
-		t.Fatalf("update: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, 200, res.StatusCode, "update: status (body %s)", res.Body)
+	require.Equal(t, "jose.mueller@example.org", a.Data.Email, "update: a.Data.Email")
+	require.Equal(t, "Müller", a.Data.LastName, "update: a.Data.LastName")
+	require.Len(t, a.Data.Metadata, 1, "update: a.Data.Metadata")
+	require.Equal(t, "Go", a.Data.Metadata["track"], `update: a.Data.Metadata["track"]`)
 	res = acct.Client.Put(path, map[string]any{"eventId": uuid.NewString()})
 	wantError(t, res, 400, res.StatusCode, "VALIDATION_ERROR")
 	res = acct.Client.Put(path, map[string]any{"firstName": "   "})
@@ -60,9 +62,9 @@ func TestAttendeeLifecycle(t *testing.T) {
 		t.Fatalf("details %+v", e.Error.Details)
 	}
 
-	if res := acct.Client.Get(path); res.StatusCode != 200 || !strings.Contains(string(res.Body), `"track":"Go"`) {
-		t.Fatalf("get: %d %s", res.StatusCode, res.Body)
-	}
+	res = acct.Client.Get(path)
+	require.Equal(t, 200, res.StatusCode, "get: status (body %s)", res.Body)
+	require.Contains(t, string(res.Body), `"track":"Go"`, "get: body")
 	if res := acct.Client.Delete(path); res.StatusCode != 204 {
 		t.Fatalf("delete: %d %s", res.StatusCode, res.Body)
 	}
@@ -116,17 +118,17 @@ func TestAttendeesListCountAndEventFilter(t *testing.T) {
 
 	var page attendeePage
 	acct.Client.Get("/api/v1/attendees?pageSize=2").JSON(t, &page)
-	if page.Meta.Total != 4 || len(page.Data) != 2 || page.Data[0].FirstName != "S" || page.Data[1].FirstName != "F3" {
-		t.Fatalf("all: %+v", page)
-	}
+	require.Equal(t, 4, page.Meta.Total, "all: page.Meta.Total")
+	require.Len(t, page.Data, 2, "all: page.Data")
+	require.Equal(t, "S", page.Data[0].FirstName, "all: page.Data[0].FirstName")
+	require.Equal(t, "F3", page.Data[1].FirstName, "all: page.Data[1].FirstName")
 	acct.Client.Get("/api/v1/attendees?eventId="+first+"&page=2&pageSize=2").JSON(t, &page)
-	if page.Meta.Total != 3 || len(page.Data) != 1 || page.Data[0].FirstName != "F1" {
-		t.Fatalf("filtered: %+v", page)
-	}
+	require.Equal(t, 3, page.Meta.Total, "filtered: page.Meta.Total")
+	require.Len(t, page.Data, 1, "filtered: page.Data")
+	require.Equal(t, "F1", page.Data[0].FirstName, "filtered: page.Data[0].FirstName")
 	acct.Client.Get("/api/v1/events/"+second+"/attendees").JSON(t, &page)
-	if page.Meta.Total != 1 || page.Data[0].FirstName != "S" {
-		t.Fatalf("event attendees: %+v", page)
-	}
+	require.Equal(t, 1, page.Meta.Total, "event attendees: page.Meta.Total")
+	require.Equal(t, "S", page.Data[0].FirstName, "event attendees: page.Data[0].FirstName")
 	for q, want := range map[string]string{"": "4", "?eventId=" + first: "3", "?eventId=" + uuid.NewString(): "0"} {
 		if res := acct.Client.Get("/api/v1/attendees/count" + q); string(res.Body) != `{"data":`+want+"}\n" {
 			t.Errorf("count%s: %s", q, res.Body)

@@ -3,11 +3,12 @@ package httpapi_test
 import (
 	"encoding/json"
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/certhub/credentiald/internal/testkit"
 	"github.com/certhub/credentiald/internal/testkit/contract"
@@ -50,17 +51,17 @@ func TestRevokingOneBadgeAssertionLeavesTheBadgeAndAllowsReissue(t *testing.T) {
 	}
 	var got assertionBody
 	res.JSON(t, &got)
-	if got.Data.ID != a.ID || got.Data.Status != "revoked" || got.Data.RevokedAt == nil ||
-		deref(got.Data.RevocationReason) != "Did not give the talk" || deref(got.Data.RevocationReasonCode) != "issued_in_error" ||
-		got.Data.VerificationURL != b.env.Config.SiteURL.String()+"/verify/"+a.VerificationCode {
-		t.Fatalf("revoked: %s", res.Body)
-	}
+	require.Equal(t, a.ID, got.Data.ID, "revoked: got.Data.ID")
+	require.Equal(t, "revoked", got.Data.Status, "revoked: got.Data.Status")
+	require.NotNil(t, got.Data.RevokedAt, "revoked: got.Data.RevokedAt")
+	require.Equal(t, "Did not give the talk", deref(got.Data.RevocationReason), "revoked: deref(got.Data.RevocationReason)")
+	require.Equal(t, "issued_in_error", deref(got.Data.RevocationReasonCode), "revoked: deref(got.Data.RevocationReasonCode)")
+	require.Equal(t, b.env.Config.SiteURL.String()+"/verify/"+a.VerificationCode, got.Data.VerificationURL, "revoked: got.Data.VerificationURL")
 	again := c.Post(path, map[string]any{"reasonCode": "fraud"})
 	var second assertionBody
 	again.JSON(t, &second)
-	if again.StatusCode != 200 || mustJSON(t, second) != mustJSON(t, got) {
-		t.Fatalf("revoking again: %d %s, want it unchanged", again.StatusCode, again.Body)
-	}
+	require.Equal(t, 200, again.StatusCode, "revoking again: status (body %s)", again.Body)
+	require.Equal(t, mustJSON(t, got), mustJSON(t, second), "revoking again: the assertion, want it unchanged")
 
 	var v struct {
 		Data struct {
@@ -69,12 +70,12 @@ func TestRevokingOneBadgeAssertionLeavesTheBadgeAndAllowsReissue(t *testing.T) {
 		}
 	}
 	public.Get("/api/v1/verify/"+a.VerificationCode).JSON(t, &v)
-	if v.Data.Status != "revoked" || deref(v.Data.RevocationReason) != "Did not give the talk" || deref(v.Data.RevocationReasonCode) != "issued_in_error" {
-		t.Fatalf("verification: %+v", v.Data)
-	}
-	if res := public.Get("/ob/v2/assertions/" + a.ID); res.StatusCode != 410 || !strings.Contains(string(res.Body), `"revocationReason":"Did not give the talk"`) {
-		t.Fatalf("hosted assertion: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, "revoked", v.Data.Status, "verification: v.Data.Status")
+	require.Equal(t, "Did not give the talk", deref(v.Data.RevocationReason), "verification: deref(v.Data.RevocationReason)")
+	require.Equal(t, "issued_in_error", deref(v.Data.RevocationReasonCode), "verification: deref(v.Data.RevocationReasonCode)")
+	res = public.Get("/ob/v2/assertions/" + a.ID)
+	require.Equal(t, 410, res.StatusCode, "hosted assertion: status (body %s)", res.Body)
+	require.Contains(t, string(res.Body), `"revocationReason":"Did not give the talk"`, "hosted assertion: body")
 	if res := public.Get("/ob/v2/assertions/" + other.ID); res.StatusCode != 200 {
 		t.Fatalf("the other assertion's hosted document: %d %s", res.StatusCode, res.Body)
 	}
@@ -86,9 +87,8 @@ func TestRevokingOneBadgeAssertionLeavesTheBadgeAndAllowsReissue(t *testing.T) {
 	}
 	var bd badgeBody
 	c.Get("/api/v1/badges/"+badge).JSON(t, &bd)
-	if bd.Data.Status != "active" || b.creditsUsed(t) != used {
-		t.Fatalf("badge %s, credits used %d (was %d)", bd.Data.Status, b.creditsUsed(t), used)
-	}
+	require.Equal(t, "active", bd.Data.Status, "badge status after a revocation")
+	require.Equal(t, used, b.creditsUsed(t), "credits used after a revocation")
 
 	events, err := b.env.Store.OutboxEvents(t.Context(), b.acct.ID)
 	if err != nil {
@@ -104,10 +104,10 @@ func TestRevokingOneBadgeAssertionLeavesTheBadgeAndAllowsReissue(t *testing.T) {
 			revocations = append(revocations, body.Data)
 		}
 	}
-	if len(revocations) != 1 || revocations[0]["assertionId"] != a.ID || revocations[0]["reasonCode"] != "issued_in_error" ||
-		revocations[0]["verificationCode"] != a.VerificationCode {
-		t.Fatalf("badge.revoked events: %v", revocations)
-	}
+	require.Len(t, revocations, 1, "badge.revoked events: revocations")
+	require.Equal(t, a.ID, revocations[0]["assertionId"], `badge.revoked events: revocations[0]["assertionId"]`)
+	require.Equal(t, "issued_in_error", revocations[0]["reasonCode"], `badge.revoked events: revocations[0]["reasonCode"]`)
+	require.Equal(t, a.VerificationCode, revocations[0]["verificationCode"], `badge.revoked events: revocations[0]["verificationCode"]`)
 	checkOutbox(t, events)
 
 	res, reissued := b.issue(t, c, badge, ids(ada, grace))
@@ -115,10 +115,13 @@ func TestRevokingOneBadgeAssertionLeavesTheBadgeAndAllowsReissue(t *testing.T) {
 		t.Fatalf("reissue: %d %s", res.StatusCode, res.Body)
 	}
 	fresh, held := reissued.Data[0], reissued.Data[1]
-	if fresh.AlreadyIssued || fresh.ID == a.ID || fresh.VerificationCode == a.VerificationCode || fresh.Status != "active" ||
-		!held.AlreadyIssued || held.ID != other.ID || b.creditsUsed(t) != used+1 {
-		t.Fatalf("reissue: %s (credits used %d, was %d)", res.Body, b.creditsUsed(t), used)
-	}
+	require.False(t, fresh.AlreadyIssued, "reissue: fresh.AlreadyIssued")
+	require.NotEqual(t, a.ID, fresh.ID, "reissue: fresh.ID")
+	require.NotEqual(t, a.VerificationCode, fresh.VerificationCode, "reissue: fresh.VerificationCode")
+	require.Equal(t, "active", fresh.Status, "reissue: fresh.Status")
+	require.True(t, held.AlreadyIssued, "reissue: held.AlreadyIssued")
+	require.Equal(t, other.ID, held.ID, "reissue: held.ID")
+	require.Equal(t, used+1, b.creditsUsed(t), "reissue: credits used")
 	var list struct {
 		Data []struct{ ID, AttendeeID, Status string }
 		Meta struct{ Total int }
@@ -128,9 +131,10 @@ func TestRevokingOneBadgeAssertionLeavesTheBadgeAndAllowsReissue(t *testing.T) {
 	for _, x := range list.Data {
 		statuses[x.ID] = x.Status
 	}
-	if list.Meta.Total != 3 || statuses[a.ID] != "revoked" || statuses[fresh.ID] != "active" || statuses[other.ID] != "active" {
-		t.Fatalf("assertions after reissue: %+v", list)
-	}
+	require.Equal(t, 3, list.Meta.Total, "assertions after reissue: list.Meta.Total")
+	require.Equal(t, "revoked", statuses[a.ID], "assertions after reissue: statuses[a.ID]")
+	require.Equal(t, "active", statuses[fresh.ID], "assertions after reissue: statuses[fresh.ID]")
+	require.Equal(t, "active", statuses[other.ID], "assertions after reissue: statuses[other.ID]")
 }
 
 // Retiring a badge revokes each active assertion with a badge.revoked event; one revoked
@@ -168,22 +172,22 @@ func TestRetiringABadgeSendsOneRevocationPerActiveAssertion(t *testing.T) {
 			}
 		}
 	}
-	if len(count) != 3 || count[first] != 1 || count[issued.Data[1].ID] != 1 || count[issued.Data[2].ID] != 1 {
-		t.Fatalf("badge.revoked per assertion: %v", count)
-	}
+	require.Len(t, count, 3, "badge.revoked per assertion: count")
+	require.Equal(t, 1, count[first], "badge.revoked per assertion: count[first]")
+	require.Equal(t, 1, count[issued.Data[1].ID], "badge.revoked per assertion: count[issued.Data[1].ID]")
+	require.Equal(t, 1, count[issued.Data[2].ID], "badge.revoked per assertion: count[issued.Data[2].ID]")
 	checkOutbox(t, events)
 	var got assertionBody
 	res := c.Post("/api/v1/badges/"+badge+"/assertions/"+issued.Data[1].ID+"/revoke", map[string]any{"reasonCode": "fraud"})
 	res.JSON(t, &got)
-	if res.StatusCode != 200 || got.Data.Status != "revoked" || deref(got.Data.RevocationReasonCode) != "other" ||
-		deref(got.Data.RevocationReason) != "The issuer retired this badge." {
-		t.Fatalf("revoking an assertion of a retired badge: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, 200, res.StatusCode, "revoking an assertion of a retired badge: status (body %s)", res.Body)
+	require.Equal(t, "revoked", got.Data.Status, "revoking an assertion of a retired badge: got.Data.Status")
+	require.Equal(t, "other", deref(got.Data.RevocationReasonCode), "revoking an assertion of a retired badge: deref(got.Data.RevocationReasonCode)")
+	require.Equal(t, "The issuer retired this badge.", deref(got.Data.RevocationReason), "revoking an assertion of a retired badge: deref(got.Data.RevocationReason)")
 	var first2 assertionBody
 	c.Post("/api/v1/badges/"+badge+"/assertions/"+first+"/revoke", nil).JSON(t, &first2)
-	if first2.Data.RevocationReason != nil || deref(first2.Data.RevocationReasonCode) != "other" {
-		t.Fatalf("the assertion revoked before retirement: %+v", first2.Data)
-	}
+	require.Nil(t, first2.Data.RevocationReason, "the assertion revoked before retirement: first2.Data.RevocationReason")
+	require.Equal(t, "other", deref(first2.Data.RevocationReasonCode), "the assertion revoked before retirement: deref(first2.Data.RevocationReasonCode)")
 }
 
 // An assertion is reached only through its own badge of the caller's account: another
@@ -213,12 +217,14 @@ func TestRevokingAnAssertionIsScopedToItsBadgeAndAccount(t *testing.T) {
 		}
 	}
 	res := c.Post("/api/v1/badges/"+badge+"/assertions/not-a-uuid/revoke", nil)
-	if e := wantError(t, res, 400, res.StatusCode, "VALIDATION_ERROR"); len(e.Error.Details) == 0 || e.Error.Details[0].Field != "path.assertionId" {
-		t.Errorf("malformed id: %s", res.Body)
+	e := wantError(t, res, 400, res.StatusCode, "VALIDATION_ERROR")
+	if assert.NotEmpty(t, e.Error.Details, "malformed id: e.Error.Details") {
+		assert.Equal(t, "path.assertionId", e.Error.Details[0].Field, "malformed id: e.Error.Details[0].Field")
 	}
 	res = c.Post("/api/v1/badges/"+badge+"/assertions/"+a.ID+"/revoke", map[string]any{"reasonCode": "lost"})
-	if e := wantError(t, res, 400, res.StatusCode, "VALIDATION_ERROR"); len(e.Error.Details) == 0 || e.Error.Details[0].Field != "body.reasonCode" {
-		t.Errorf("unknown reason code: %s", res.Body)
+	e = wantError(t, res, 400, res.StatusCode, "VALIDATION_ERROR")
+	if assert.NotEmpty(t, e.Error.Details, "unknown reason code: e.Error.Details") {
+		assert.Equal(t, "body.reasonCode", e.Error.Details[0].Field, "unknown reason code: e.Error.Details[0].Field")
 	}
 	_, reader := b.acct.APIKey(t, "badges:read")
 	res = reader.Post("/api/v1/badges/"+badge+"/assertions/"+a.ID+"/revoke", nil)
@@ -247,9 +253,8 @@ func TestOpenBadges2IssuerAndBadgeClassCarryWhatTheStandardRequires(t *testing.T
 	site := b.env.Config.SiteURL
 	var issuer struct{ Name, URL, Email string }
 	public.Get("/ob/v2/issuers/"+b.acct.ID.String()).JSON(t, &issuer)
-	if issuer.URL != site.String() || issuer.Email != "no-reply@"+site.Hostname() {
-		t.Fatalf("issuer without branding: %+v", issuer)
-	}
+	require.Equal(t, site.String(), issuer.URL, "issuer without branding: issuer.URL")
+	require.Equal(t, "no-reply@"+site.Hostname(), issuer.Email, "issuer without branding: issuer.Email")
 	var class struct {
 		Description string
 		Criteria    struct{ ID, Narrative string }
@@ -263,13 +268,11 @@ func TestOpenBadges2IssuerAndBadgeClassCarryWhatTheStandardRequires(t *testing.T
 		t.Fatalf("criteria without id or narrative: %+v", class.Criteria)
 	}
 	res := b.acct.Client.Put("/api/v1/branding", map[string]any{"website": "https://events.example.org", "publicEmail": "badges@events.example.org"})
-	if res.StatusCode != 200 || !strings.Contains(string(res.Body), `"publicEmail":"badges@events.example.org"`) {
-		t.Fatalf("branding: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, 200, res.StatusCode, "branding: status (body %s)", res.Body)
+	require.Contains(t, string(res.Body), `"publicEmail":"badges@events.example.org"`, "branding: body")
 	public.Get("/ob/v2/issuers/"+b.acct.ID.String()).JSON(t, &issuer)
-	if issuer.URL != "https://events.example.org" || issuer.Email != "badges@events.example.org" {
-		t.Fatalf("issuer with branding: %+v", issuer)
-	}
+	require.Equal(t, "https://events.example.org", issuer.URL, "issuer with branding: issuer.URL")
+	require.Equal(t, "badges@events.example.org", issuer.Email, "issuer with branding: issuer.Email")
 	res = b.acct.Client.Put("/api/v1/branding", map[string]any{"publicEmail": "not an address"})
 	if e := wantError(t, res, 400, res.StatusCode, "VALIDATION_ERROR"); e.Error.Details[0].Field != "body.publicEmail" {
 		t.Fatalf("bad publicEmail: %s", res.Body)

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/certhub/credentiald/internal/testkit"
 	"github.com/certhub/credentiald/internal/testkit/contract"
@@ -106,15 +108,18 @@ func TestBadgesAreCreatedReadReplacedAndRemoved(t *testing.T) {
 	speaker := b.badge(t, map[string]any{"name": " Speaker ", "description": "Gave a talk", "tags": []string{"talk"},
 		"criteria": map[string]any{"narrative": "Presented", "url": "https://example.org/criteria"}, "validityDays": 365})
 	d := speaker.Data
-	if d.Name != "Speaker" || *d.Description != "Gave a talk" || d.Status != "active" || d.IssuedCount != 0 || *d.ValidityDays != 365 ||
-		*d.Criteria.URL != "https://example.org/criteria" || len(d.Tags) != 1 {
-		t.Fatalf("created: %+v", d)
-	}
+	require.Equal(t, "Speaker", d.Name, "created: d.Name")
+	require.Equal(t, "Gave a talk", *d.Description, "created: *d.Description")
+	require.Equal(t, "active", d.Status, "created: d.Status")
+	require.Equal(t, 0, d.IssuedCount, "created: d.IssuedCount")
+	require.Equal(t, 365, *d.ValidityDays, "created: *d.ValidityDays")
+	require.Equal(t, "https://example.org/criteria", *d.Criteria.URL, "created: *d.Criteria.URL")
+	require.Len(t, d.Tags, 1, "created: d.Tags")
 	svg, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(d.Image, "data:image/svg+xml;base64,"))
-	if err != nil || !strings.HasPrefix(d.Image, "data:image/svg+xml;base64,") || !strings.Contains(string(svg), "<title>Speaker</title>") ||
-		!strings.Contains(string(svg), `fill="#1f6feb"`) {
-		t.Fatalf("the generated image: %.120s", d.Image)
-	}
+	require.NoError(t, err, "the generated image: base64")
+	require.True(t, strings.HasPrefix(d.Image, "data:image/svg+xml;base64,"), "the generated image: %q should start with %q", d.Image, "data:image/svg+xml;base64,")
+	require.Contains(t, string(svg), "<title>Speaker</title>", "the generated image: SVG")
+	require.Contains(t, string(svg), `fill="#1f6feb"`, "the generated image: SVG")
 	own := "data:image/png;base64," + base64.StdEncoding.EncodeToString(tinyPNG)
 	logo := b.badge(t, map[string]any{"name": "Organiser", "image": own})
 	if logo.Data.Image != own {
@@ -123,25 +128,24 @@ func TestBadgesAreCreatedReadReplacedAndRemoved(t *testing.T) {
 
 	var got badgeBody
 	c.Get("/api/v1/badges/"+d.ID).JSON(t, &got)
-	if got.Data.ID != d.ID || got.Data.Image != d.Image {
-		t.Fatalf("get: %+v", got.Data)
-	}
+	require.Equal(t, d.ID, got.Data.ID, "get: got.Data.ID")
+	require.Equal(t, d.Image, got.Data.Image, "get: got.Data.Image")
 	var list struct {
 		Data []struct{ ID string }
 		Meta struct{ Total int }
 	}
 	c.Get("/api/v1/badges?pageSize=1").JSON(t, &list)
-	if list.Meta.Total != 2 || len(list.Data) != 1 || list.Data[0].ID != logo.Data.ID {
-		t.Fatalf("list, newest first: %+v", list)
-	}
+	require.Equal(t, 2, list.Meta.Total, "list, newest first: list.Meta.Total")
+	require.Len(t, list.Data, 1, "list, newest first: list.Data")
+	require.Equal(t, logo.Data.ID, list.Data[0].ID, "list, newest first: list.Data[0].ID")
 
 	res := c.Put("/api/v1/badges/"+logo.Data.ID, map[string]any{"name": "Organiser of the year"})
 	var replaced badgeBody
 	res.JSON(t, &replaced)
-	if res.StatusCode != 200 || replaced.Data.Name != "Organiser of the year" || replaced.Data.Description != nil ||
-		!strings.HasPrefix(replaced.Data.Image, "data:image/svg+xml;base64,") {
-		t.Fatalf("replace: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, 200, res.StatusCode, "replace: status (body %s)", res.Body)
+	require.Equal(t, "Organiser of the year", replaced.Data.Name, "replace: replaced.Data.Name")
+	require.Nil(t, replaced.Data.Description, "replace: replaced.Data.Description")
+	require.True(t, strings.HasPrefix(replaced.Data.Image, "data:image/svg+xml;base64,"), "replace: %q should start with %q", replaced.Data.Image, "data:image/svg+xml;base64,")
 	for name, body := range map[string]map[string]any{
 		"blank name":       {"name": "   "},
 		"name with a tab":  {"name": "a\tb"},
@@ -170,18 +174,23 @@ func TestIssuingABadgeToTwoThenThreeChargesOnlyTheNewOne(t *testing.T) {
 	badge := b.badge(t, map[string]any{"name": "Speaker", "validityDays": 30}).Data.ID
 	ada, grace, linus := b.attendee(t, "Ada"), b.attendee(t, "Grace"), b.attendee(t, "Linus")
 	res, first := b.issue(t, b.acct.Client, badge, ids(ada, grace))
-	if res.StatusCode != 200 || len(first.Data) != 2 || first.Data[0].AttendeeID != ada || first.Data[0].AlreadyIssued ||
-		first.Data[0].Status != "active" || first.Data[0].Recipient.FirstName != "Ada" || first.Data[0].ExpiresAt == nil {
-		t.Fatalf("first: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, 200, res.StatusCode, "first: status (body %s)", res.Body)
+	require.Len(t, first.Data, 2, "first: first.Data")
+	require.Equal(t, ada, first.Data[0].AttendeeID, "first: first.Data[0].AttendeeID")
+	require.False(t, first.Data[0].AlreadyIssued, "first: first.Data[0].AlreadyIssued")
+	require.Equal(t, "active", first.Data[0].Status, "first: first.Data[0].Status")
+	require.Equal(t, "Ada", first.Data[0].Recipient.FirstName, "first: first.Data[0].Recipient.FirstName")
+	require.NotNil(t, first.Data[0].ExpiresAt, "first: first.Data[0].ExpiresAt")
 	if used := b.creditsUsed(t); used != 2 {
 		t.Fatalf("%d credits used, want 2", used)
 	}
 	res, second := b.issue(t, b.acct.Client, badge, ids(ada, grace, linus))
-	if res.StatusCode != 200 || !second.Data[0].AlreadyIssued || !second.Data[1].AlreadyIssued || second.Data[2].AlreadyIssued ||
-		second.Data[0].ID != first.Data[0].ID || second.Data[2].AttendeeID != linus {
-		t.Fatalf("second: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, 200, res.StatusCode, "second: status (body %s)", res.Body)
+	require.True(t, second.Data[0].AlreadyIssued, "second: second.Data[0].AlreadyIssued")
+	require.True(t, second.Data[1].AlreadyIssued, "second: second.Data[1].AlreadyIssued")
+	require.False(t, second.Data[2].AlreadyIssued, "second: second.Data[2].AlreadyIssued")
+	require.Equal(t, first.Data[0].ID, second.Data[0].ID, "second: second.Data[0].ID")
+	require.Equal(t, linus, second.Data[2].AttendeeID, "second: second.Data[2].AttendeeID")
 	if used := b.creditsUsed(t); used != 3 {
 		t.Fatalf("%d credits used, want 3", used)
 	}
@@ -190,9 +199,9 @@ func TestIssuingABadgeToTwoThenThreeChargesOnlyTheNewOne(t *testing.T) {
 		Meta struct{ Total int }
 	}
 	b.acct.Client.Get("/api/v1/badges/"+badge+"/assertions?pageSize=2").JSON(t, &assertions)
-	if assertions.Meta.Total != 3 || len(assertions.Data) != 2 || assertions.Data[0].Status != "active" {
-		t.Fatalf("assertions: %+v", assertions)
-	}
+	require.Equal(t, 3, assertions.Meta.Total, "assertions: assertions.Meta.Total")
+	require.Len(t, assertions.Data, 2, "assertions: assertions.Data")
+	require.Equal(t, "active", assertions.Data[0].Status, "assertions: assertions.Data[0].Status")
 	var got badgeBody
 	b.acct.Client.Get("/api/v1/badges/"+badge).JSON(t, &got)
 	if got.Data.IssuedCount != 3 {
@@ -200,9 +209,8 @@ func TestIssuingABadgeToTwoThenThreeChargesOnlyTheNewOne(t *testing.T) {
 	}
 	var outbox, issuedEvents int
 	testkit.QueryRow(t, b.env, `SELECT count(*), count(*) FILTER (WHERE event_type = 'badge.issued') FROM outbox_events`, nil, &outbox, &issuedEvents)
-	if outbox != 3 || issuedEvents != 3 {
-		t.Fatalf("issuing a badge to 3 new attendees (twice to 2 of them) wrote %d outbox events, %d badge.issued; want one badge.issued per new assertion", outbox, issuedEvents)
-	}
+	require.Equal(t, 3, outbox, "issuing a badge to 3 new attendees (twice to 2 of them): outbox events")
+	require.Equal(t, 3, issuedEvents, "issuing a badge to 3 new attendees (twice to 2 of them): badge.issued events, want one per new assertion")
 }
 
 // More new attendees than credits left: 402 CREDIT_LIMIT with the figures, and nothing is
@@ -227,9 +235,10 @@ func TestBadgeIssuanceBeyondTheCreditsIssuesNothing(t *testing.T) {
 		}
 	}
 	res.JSON(t, &e)
-	if c := e.Error.Credits; c.Limit != 12 || c.Used != 10 || c.Remaining != 2 {
-		t.Fatalf("credits: %+v", c)
-	}
+	c := e.Error.Credits
+	require.Equal(t, 12, c.Limit, "credits: c.Limit")
+	require.Equal(t, 10, c.Used, "credits: c.Used")
+	require.Equal(t, 2, c.Remaining, "credits: c.Remaining")
 	if after := testkit.Fingerprint(t, b.env); after != before {
 		t.Fatal("the refused issuance changed the database")
 	}
@@ -281,10 +290,11 @@ func TestBadgeIssuanceReplaysWithTheSameIdempotencyKey(t *testing.T) {
 		return b.acct.Client.Do(req)
 	}
 	first, again := send(ids(ada)), send(ids(ada))
-	if first.StatusCode != 200 || again.StatusCode != 200 || again.Header.Get("Idempotent-Replayed") != "true" ||
-		!bytes.Equal(first.Body, again.Body) || !strings.Contains(string(again.Body), `"alreadyIssued":false`) {
-		t.Fatalf("first %d %s\nagain %d %v %s", first.StatusCode, first.Body, again.StatusCode, again.Header, again.Body)
-	}
+	require.Equal(t, 200, first.StatusCode, "first status (body %s)", first.Body)
+	require.Equal(t, 200, again.StatusCode, "again status (body %s)", again.Body)
+	require.Equal(t, "true", again.Header.Get("Idempotent-Replayed"), "again: Idempotent-Replayed")
+	require.Equal(t, string(first.Body), string(again.Body), "the replayed body")
+	require.Contains(t, string(again.Body), `"alreadyIssued":false`, "again: body")
 	if used := b.creditsUsed(t); used != 1 {
 		t.Fatalf("%d credits used, want 1", used)
 	}
@@ -308,9 +318,9 @@ func TestDeletingAnIssuedBadgeRetiresIt(t *testing.T) {
 	c.Get("/api/v1/badges").JSON(t, &list)
 	var got badgeBody
 	c.Get("/api/v1/badges/"+badge).JSON(t, &got)
-	if list.Meta.Total != 0 || got.Data.Status != "retired" || got.Data.IssuedCount != 1 {
-		t.Fatalf("listed %d, got %+v", list.Meta.Total, got.Data)
-	}
+	require.Equal(t, 0, list.Meta.Total, "retired badges listed")
+	require.Equal(t, "retired", got.Data.Status, "retired badge: got.Data.Status")
+	require.Equal(t, 1, got.Data.IssuedCount, "retired badge: got.Data.IssuedCount")
 	var assertions struct {
 		Data []struct {
 			Status    string
@@ -318,17 +328,16 @@ func TestDeletingAnIssuedBadgeRetiresIt(t *testing.T) {
 		}
 	}
 	c.Get("/api/v1/badges/"+badge+"/assertions").JSON(t, &assertions)
-	if len(assertions.Data) != 1 || assertions.Data[0].Status != "revoked" || assertions.Data[0].RevokedAt == nil {
-		t.Fatalf("assertions: %+v", assertions)
-	}
+	require.Len(t, assertions.Data, 1, "assertions: assertions.Data")
+	require.Equal(t, "revoked", assertions.Data[0].Status, "assertions: assertions.Data[0].Status")
+	require.NotNil(t, assertions.Data[0].RevokedAt, "assertions: assertions.Data[0].RevokedAt")
 	res, _ := b.issue(t, c, badge, ids(b.attendee(t, "Grace")))
 	wantError(t, res, 409, res.StatusCode, "CONFLICT")
 	res = c.Put("/api/v1/badges/"+badge, map[string]any{"name": "Renamed"})
 	wantError(t, res, 409, res.StatusCode, "CONFLICT")
 	res = b.env.Client.Get("/ob/v2/assertions/" + issued.Data[0].ID)
-	if res.StatusCode != 410 || !strings.Contains(string(res.Body), `"revoked":true`) {
-		t.Fatalf("hosted assertion of a retired badge: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, 410, res.StatusCode, "hosted assertion of a retired badge: status (body %s)", res.Body)
+	require.Contains(t, string(res.Body), `"revoked":true`, "hosted assertion of a retired badge: body")
 	if res := c.Delete("/api/v1/badges/" + badge); res.StatusCode != 204 {
 		t.Fatalf("deleting a retired badge: %d", res.StatusCode)
 	}
@@ -352,29 +361,27 @@ func TestIssuingWithSendEmailRecordsTheBadgeEmail(t *testing.T) {
 		Meta struct{ Total int }
 	}
 	b.acct.Client.Get("/api/v1/email/deliveries?eventId="+b.event.String()).JSON(t, &deliveries)
-	if deliveries.Meta.Total != 1 || *deliveries.Data[0].BadgeAssertionID != issued.Data[0].ID ||
-		deliveries.Data[0].To != "ada@example.org" || deliveries.Data[0].Subject != "Your badge: Speaker" {
-		t.Fatalf("deliveries: %+v", deliveries)
-	}
+	require.Equal(t, 1, deliveries.Meta.Total, "deliveries: deliveries.Meta.Total")
+	require.Equal(t, issued.Data[0].ID, *deliveries.Data[0].BadgeAssertionID, "deliveries: *deliveries.Data[0].BadgeAssertionID")
+	require.Equal(t, "ada@example.org", deliveries.Data[0].To, "deliveries: deliveries.Data[0].To")
+	require.Equal(t, "Your badge: Speaker", deliveries.Data[0].Subject, "deliveries: deliveries.Data[0].Subject")
 	var kind string
 	testkit.QueryRow(t, b.env, `SELECT kind FROM email_deliveries`, nil, &kind)
 	if kind != "badge" {
 		t.Fatalf("recorded as a %s email", kind)
 	}
 	// The email worker sends it as it sends any other (here into .eml files), with the link.
-	if n, err := runEmail(t, b.env); err != nil || n != 1 {
-		t.Fatalf("the worker sent %d messages: %v", n, err)
-	}
+	n, err := runEmail(t, b.env)
+	require.NoError(t, err, "email worker")
+	require.Equal(t, 1, n, "messages the email worker sent")
 	msg, raw := onlyMessageSent(t, b.env)
 	text, _ := io.ReadAll(quotedprintable.NewReader(msg.Body))
-	if link := b.env.Config.SiteURL.String() + "/verify/" + issued.Data[0].VerificationCode; !strings.Contains(string(text), link) ||
-		!strings.Contains(msg.Header.Get("To"), "ada@example.org") {
-		t.Fatalf("the email lacks %s:\n%s", link, raw)
-	}
+	link := b.env.Config.SiteURL.String() + "/verify/" + issued.Data[0].VerificationCode
+	require.Contains(t, string(text), link, "the email lacks the link:\n%s", raw)
+	require.Contains(t, msg.Header.Get("To"), "ada@example.org", "the email: To")
 	b.acct.Client.Get("/api/v1/email/deliveries").JSON(t, &deliveries)
-	if deliveries.Meta.Total != 1 || !strings.Contains(string(b.acct.Client.Get("/api/v1/email/deliveries").Body), `"status":"sent"`) {
-		t.Fatalf("the delivery is not recorded sent")
-	}
+	require.Equal(t, 1, deliveries.Meta.Total, "the delivery is not recorded sent: deliveries.Meta.Total")
+	require.Contains(t, string(b.acct.Client.Get("/api/v1/email/deliveries").Body), `"status":"sent"`, "the delivery is not recorded sent: deliveries")
 }
 
 // Every badge operation on another account's badge answers 404 and changes nothing, and an
@@ -400,9 +407,9 @@ func TestBadgesOfAnotherAccountAreNotFound(t *testing.T) {
 		"issue to another's attendee": alice.Client.Post("/api/v1/badges/"+alicesBadge.Data.ID+"/issue",
 			ids(bobsAttendee)),
 	} {
-		if e := decodeError(t, res); res.StatusCode != 404 || e.Error.Code != "NOT_FOUND" {
-			t.Errorf("%s: %d %s", name, res.StatusCode, res.Body)
-		}
+		e := decodeError(t, res)
+		assert.Equal(t, 404, res.StatusCode, "%s: status (body %s)", name, res.Body)
+		assert.Equal(t, "NOT_FOUND", e.Error.Code, "%s: e.Error.Code", name)
 	}
 	var list struct{ Meta struct{ Total int } }
 	alice.Client.Get("/api/v1/badges").JSON(t, &list)
@@ -426,31 +433,30 @@ func TestOpenBadgesDocumentsAreServedAtTheSiteRoot(t *testing.T) {
 	public := b.env.Client
 
 	res := public.Get("/ob/v2/assertions/" + a.ID)
-	if res.StatusCode != 200 || res.Header.Get("Content-Type") != "application/ld+json" ||
-		res.Header.Get("Access-Control-Allow-Origin") != "*" || res.Header.Get("RateLimit-Limit") == "" {
-		t.Fatalf("assertion: %d %v %s", res.StatusCode, res.Header, res.Body)
-	}
+	require.Equal(t, 200, res.StatusCode, "assertion: status (body %s)", res.Body)
+	require.Equal(t, "application/ld+json", res.Header.Get("Content-Type"), `assertion: res.Header.Get("Content-Type")`)
+	require.Equal(t, "*", res.Header.Get("Access-Control-Allow-Origin"), `assertion: res.Header.Get("Access-Control-Allow-Origin")`)
+	require.NotEmpty(t, res.Header.Get("RateLimit-Limit"), `assertion: res.Header.Get("RateLimit-Limit")`)
 	var doc struct {
 		ID, Badge, Image string
 		Recipient        struct{ Salt, Identity string }
 	}
 	res.JSON(t, &doc)
 	sum := sha256.Sum256([]byte("ada@example.org" + doc.Recipient.Salt))
-	if doc.ID != site+"/ob/v2/assertions/"+a.ID || doc.Badge != site+"/ob/v2/badges/"+badge ||
-		doc.Image != site+"/api/v1/verify/"+a.VerificationCode+"/badge.png" || len(doc.Recipient.Salt) != 32 ||
-		doc.Recipient.Identity != "sha256$"+hex.EncodeToString(sum[:]) {
-		t.Fatalf("assertion: %s", res.Body)
-	}
+	require.Equal(t, site+"/ob/v2/assertions/"+a.ID, doc.ID, "assertion: doc.ID")
+	require.Equal(t, site+"/ob/v2/badges/"+badge, doc.Badge, "assertion: doc.Badge")
+	require.Equal(t, site+"/api/v1/verify/"+a.VerificationCode+"/badge.png", doc.Image, "assertion: doc.Image")
+	require.Len(t, doc.Recipient.Salt, 32, "assertion: doc.Recipient.Salt")
+	require.Equal(t, "sha256$"+hex.EncodeToString(sum[:]), doc.Recipient.Identity, "assertion: doc.Recipient.Identity")
 	res = public.Get("/ob/v2/badges/" + badge)
 	var class struct{ ID, Name, Issuer, Image string }
 	res.JSON(t, &class)
-	if res.StatusCode != 200 || class.Name != "Speaker" || !strings.HasPrefix(class.Image, "data:image/svg+xml;base64,") {
-		t.Fatalf("badge class: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, 200, res.StatusCode, "badge class: status (body %s)", res.Body)
+	require.Equal(t, "Speaker", class.Name, "badge class: class.Name")
+	require.True(t, strings.HasPrefix(class.Image, "data:image/svg+xml;base64,"), "badge class: %q should start with %q", class.Image, "data:image/svg+xml;base64,")
 	res = public.Get(strings.TrimPrefix(class.Issuer, site))
-	if res.StatusCode != 200 || !strings.Contains(string(res.Body), `"name":"Account `) {
-		t.Fatalf("issuer: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, 200, res.StatusCode, "issuer: status (body %s)", res.Body)
+	require.Contains(t, string(res.Body), `"name":"Account `, "issuer: body")
 	for path, status := range map[string]int{
 		"/ob/v2/assertions/" + uuid.NewString():                  404,
 		"/ob/v2/badges/" + uuid.NewString():                      404,

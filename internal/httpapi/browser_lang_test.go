@@ -9,6 +9,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
 
 	"github.com/certhub/credentiald/internal/testkit"
 	"github.com/certhub/credentiald/internal/testkit/browser"
@@ -50,9 +51,10 @@ func TestTheVerificationPageInGermanAndJapaneseInABrowser(t *testing.T) {
 			if len(problems) > 0 {
 				t.Errorf("the browser reported:\n  %s", strings.Join(problems, "\n  "))
 			}
-			if seen.Status != tc.status || seen.Badge != tc.badge || seen.Recipient != "Friederike Müller-Lüdenscheidt" || seen.Name != "Gophertage 2026" {
-				t.Errorf("the page shows %+v", seen)
-			}
+			assert.Equal(t, tc.status, seen.Status, "seen.Status")
+			assert.Equal(t, tc.badge, seen.Badge, "seen.Badge")
+			assert.Equal(t, "Friederike Müller-Lüdenscheidt", seen.Recipient, "seen.Recipient")
+			assert.Equal(t, "Gophertage 2026", seen.Name, "seen.Name")
 			if seen.Overflow {
 				t.Error("the page is wider than the phone's screen")
 			}

@@ -19,6 +19,8 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/certhub/credentiald/internal/testkit"
 	"github.com/certhub/credentiald/internal/testkit/browser"
@@ -110,9 +112,8 @@ func TestVerificationPageInABrowser(t *testing.T) {
 			err := chromedp.Do(tab, chromedp.EmulateViewport(1280, 800), chromedp.Navigate(env.URL+path))
 			shot, serr := chromedp.Run(tab, chromedp.FullScreenshot(100))
 			cancel()
-			if err != nil || serr != nil {
-				t.Fatal(err, serr)
-			}
+			require.NoError(t, err, "%s: navigating", name)
+			require.NoError(t, serr, "%s: the screenshot", name)
 			if err := os.WriteFile(filepath.Join(dir, name+".png"), shot, 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -126,13 +127,14 @@ func TestVerificationPageInABrowser(t *testing.T) {
 				if len(problems) > 0 {
 					t.Errorf("the browser reported:\n  %s", strings.Join(problems, "\n  "))
 				}
-				if seen.Status != tc.want.Status || seen.Badge != tc.want.Badge || seen.Recipient != tc.want.Recipient ||
-					seen.Name != "Go Conference 2026" || seen.Issuer != "Gophers e.V." || !strings.HasPrefix(seen.Reason, tc.want.Reason) {
-					t.Errorf("the page shows %+v", seen)
-				}
-				if !seen.PreviewLoaded || !seen.LogoLoaded {
-					t.Errorf("images not loaded: preview %v, logo %v", seen.PreviewLoaded, seen.LogoLoaded)
-				}
+				assert.Equal(t, tc.want.Status, seen.Status, "seen.Status")
+				assert.Equal(t, tc.want.Badge, seen.Badge, "seen.Badge")
+				assert.Equal(t, tc.want.Recipient, seen.Recipient, "seen.Recipient")
+				assert.Equal(t, "Go Conference 2026", seen.Name, "seen.Name")
+				assert.Equal(t, "Gophers e.V.", seen.Issuer, "seen.Issuer")
+				assert.True(t, strings.HasPrefix(seen.Reason, tc.want.Reason), "%q should start with %q", seen.Reason, tc.want.Reason)
+				assert.True(t, seen.PreviewLoaded, "images not loaded: seen.PreviewLoaded")
+				assert.True(t, seen.LogoLoaded, "images not loaded: seen.LogoLoaded")
 				if seen.Overflow {
 					t.Errorf("the page is wider than the %s's screen", vp.name)
 				}
@@ -140,9 +142,8 @@ func TestVerificationPageInABrowser(t *testing.T) {
 					t.Errorf("CSP violations: %v", seen.Violations)
 				}
 				if tc.name == "revoked" {
-					if len(seen.ShareLinks) != 0 || seen.CopyButton {
-						t.Errorf("a revoked certificate offers sharing: %v", seen.ShareLinks)
-					}
+					assert.Empty(t, seen.ShareLinks, "a revoked certificate offers sharing: seen.ShareLinks")
+					assert.False(t, seen.CopyButton, "a revoked certificate offers sharing: seen.CopyButton")
 				} else {
 					checkShareLinks(t, env, tc.cert, seen.ShareLinks)
 					if !seen.CopyButton {
@@ -247,29 +248,29 @@ func checkShareLinks(t *testing.T, env *testkit.Env, c certificateBody, links []
 	for _, link := range links {
 		res := env.Client.Get(link)
 		to, err := url.Parse(res.Header.Get("Location"))
-		if res.StatusCode != 302 || err != nil {
-			t.Fatalf("%s: %d %v", link, res.StatusCode, err)
-		}
+		require.Equal(t, 302, res.StatusCode, "%s: status", link)
+		require.NoError(t, err, "%s: err", link)
 		q := to.Query()
 		switch {
 		case strings.HasSuffix(link, "/linkedin"):
-			if q.Get("startTask") != "CERTIFICATION_NAME" || q.Get("name") != "Go Conference 2026" || q.Get("organizationName") != "Gophers e.V." ||
-				q.Get("issueYear") != "2026" || q.Get("issueMonth") != "11" || q.Get("expirationYear") != "2028" || q.Get("expirationMonth") != "11" ||
-				q.Get("certUrl") != pageURL || q.Get("certId") != c.Data.CertificateNumber {
-				t.Errorf("linkedin: %s", to)
-			}
+			assert.Equal(t, "CERTIFICATION_NAME", q.Get("startTask"), `linkedin: q.Get("startTask")`)
+			assert.Equal(t, "Go Conference 2026", q.Get("name"), `linkedin: q.Get("name")`)
+			assert.Equal(t, "Gophers e.V.", q.Get("organizationName"), `linkedin: q.Get("organizationName")`)
+			assert.Equal(t, "2026", q.Get("issueYear"), `linkedin: q.Get("issueYear")`)
+			assert.Equal(t, "11", q.Get("issueMonth"), `linkedin: q.Get("issueMonth")`)
+			assert.Equal(t, "2028", q.Get("expirationYear"), `linkedin: q.Get("expirationYear")`)
+			assert.Equal(t, "11", q.Get("expirationMonth"), `linkedin: q.Get("expirationMonth")`)
+			assert.Equal(t, pageURL, q.Get("certUrl"), `linkedin: q.Get("certUrl")`)
+			assert.Equal(t, c.Data.CertificateNumber, q.Get("certId"), `linkedin: q.Get("certId")`)
 		case strings.HasSuffix(link, "/x"):
-			if to.Host != "x.com" || q.Get("url") != pageURL {
-				t.Errorf("x: %s", to)
-			}
+			assert.Equal(t, "x.com", to.Host, "x: to.Host")
+			assert.Equal(t, pageURL, q.Get("url"), `x: q.Get("url")`)
 		case strings.HasSuffix(link, "/facebook"):
-			if to.Host != "www.facebook.com" || q.Get("u") != pageURL {
-				t.Errorf("facebook: %s", to)
-			}
+			assert.Equal(t, "www.facebook.com", to.Host, "facebook: to.Host")
+			assert.Equal(t, pageURL, q.Get("u"), `facebook: q.Get("u")`)
 		case strings.HasSuffix(link, "/email"):
-			if to.Scheme != "mailto" || !strings.Contains(q.Get("body"), pageURL) {
-				t.Errorf("email: %s", to)
-			}
+			assert.Equal(t, "mailto", to.Scheme, "email: to.Scheme")
+			assert.Contains(t, q.Get("body"), pageURL, `email: q.Get("body")`)
 		}
 	}
 }

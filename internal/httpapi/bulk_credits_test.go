@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
 
 	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/testkit"
@@ -69,10 +70,11 @@ func TestAJobBeyondTheCreditsLeftIsRefusedAndWritesNothing(t *testing.T) {
 		res := s.acct.Client.Post(s.jobsPath(), body)
 		var e creditLimitBody
 		res.JSON(t, &e)
-		if res.StatusCode != 402 || e.Error.Code != "CREDIT_LIMIT" || e.Error.Credits.Limit != 12 || e.Error.Credits.Used != 10 ||
-			e.Error.Credits.Remaining != 2 {
-			t.Fatalf("%s: %d %s", name, res.StatusCode, res.Body)
-		}
+		require.Equal(t, 402, res.StatusCode, "%s: status (body %s)", name, res.Body)
+		require.Equal(t, "CREDIT_LIMIT", e.Error.Code, "%s: e.Error.Code", name)
+		require.Equal(t, 12, e.Error.Credits.Limit, "%s: e.Error.Credits.Limit", name)
+		require.Equal(t, 10, e.Error.Credits.Used, "%s: e.Error.Credits.Used", name)
+		require.Equal(t, 2, e.Error.Credits.Remaining, "%s: e.Error.Credits.Remaining", name)
 	}
 	if after := testkit.Fingerprint(t, s.env); after != before {
 		t.Fatal("a refused job changed the database")
@@ -86,9 +88,10 @@ func TestAJobBeyondTheCreditsLeftIsRefusedAndWritesNothing(t *testing.T) {
 	if res.StatusCode != 202 {
 		t.Fatalf("job within the credits: %d %s", res.StatusCode, res.Body)
 	}
-	if jobs, items, queued := jobRows(t, s); jobs != 1 || items != 4 || queued != 1 {
-		t.Fatalf("job: %d jobs, %d items, %d queue entries", jobs, items, queued)
-	}
+	jobs, items, queued := jobRows(t, s)
+	require.Equal(t, 1, jobs, "job: jobs")
+	require.Equal(t, 4, items, "job: items")
+	require.Equal(t, 1, queued, "job: queued")
 }
 
 // With allowPartial the job starts, issues while credits last, and records the rest as failed
@@ -107,13 +110,15 @@ func TestAPartialJobIssuesWhileCreditsLast(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = s.env.Service.Jobs.Stop(context.Background()) })
 	j := waitForJob(t, s, res.Header.Get("Location"), func(j domain.BulkJob) bool { return j.Status == "completed" })
-	if j.Data.Total != 3 || j.Data.Issued != 2 || j.Data.Failed != 1 || len(j.Data.Errors) != 1 ||
-		j.Data.Errors[0].Code != "CREDIT_LIMIT" || j.Data.Errors[0].AttendeeID != ids[2].String() {
-		t.Fatalf("job: %+v", j.Data)
-	}
-	if issued, used := s.certificates(t); issued != 2 || used != 12 {
-		t.Fatalf("certificates %d, credits used %d", issued, used)
-	}
+	require.Equal(t, 3, j.Data.Total, "job: j.Data.Total")
+	require.Equal(t, 2, j.Data.Issued, "job: j.Data.Issued")
+	require.Equal(t, 1, j.Data.Failed, "job: j.Data.Failed")
+	require.Len(t, j.Data.Errors, 1, "job: j.Data.Errors")
+	require.Equal(t, "CREDIT_LIMIT", j.Data.Errors[0].Code, "job: j.Data.Errors[0].Code")
+	require.Equal(t, ids[2].String(), j.Data.Errors[0].AttendeeID, "job: j.Data.Errors[0].AttendeeID")
+	issued, used := s.certificates(t)
+	require.Equal(t, 2, issued, "certificates issued")
+	require.Equal(t, 12, used, "credits used")
 
 	// No credit left at all, on the unlimited plan: the job is not refused.
 	testkit.SQL(t, s.env, `UPDATE accounts SET plan = 'unlimited' WHERE id = $1`, s.acct.ID)
@@ -139,16 +144,14 @@ func TestADraftJobIsNotCountedAgainstCredits(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = s.env.Service.Jobs.Stop(context.Background()) })
 	j := waitForJob(t, s, res.Header.Get("Location"), func(j domain.BulkJob) bool { return j.Status == "completed" })
-	if j.Data.Issued != 3 || j.Data.Failed != 0 {
-		t.Fatalf("draft job: %+v", j.Data)
-	}
+	require.Equal(t, 3, j.Data.Issued, "draft job: j.Data.Issued")
+	require.Equal(t, 0, j.Data.Failed, "draft job: j.Data.Failed")
 	if _, used := s.certificates(t); used != 10 {
 		t.Fatalf("drafts used %d credits", used-10)
 	}
 	res = s.acct.Client.Post(s.jobsPath(), map[string]any{})
 	var e creditLimitBody
 	res.JSON(t, &e)
-	if res.StatusCode != 402 || e.Error.Credits.Remaining != 2 {
-		t.Fatalf("issuing three drafts with two credits: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, 402, res.StatusCode, "issuing three drafts with two credits: status (body %s)", res.Body)
+	require.Equal(t, 2, e.Error.Credits.Remaining, "issuing three drafts with two credits: e.Error.Credits.Remaining")
 }

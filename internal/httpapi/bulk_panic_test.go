@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
 
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/bulk"
@@ -86,22 +87,24 @@ func TestAPanicWhileIssuingFailsThatAttendeeAndTheJobGoesOn(t *testing.T) {
 	// Items are worked in attendee order (UUIDv7, made in order): the panic comes in the middle.
 	startJobs(t, s, panicking{Service: s.env.Service.Certificates, on: map[uuid.UUID]bool{ids[1]: true}})
 	j := waitForJob(t, s, res.Header.Get("Location"), func(j domain.BulkJob) bool { return j.Status == "completed" })
-	if j.Data.Processed != 3 || j.Data.Issued != 2 || j.Data.Failed != 1 || len(j.Data.Errors) != 1 ||
-		j.Data.Errors[0].AttendeeID != ids[1].String() || j.Data.Errors[0].Code != "INTERNAL" {
-		t.Fatalf("job: %+v", j.Data)
-	}
-	if issued, used := s.certificates(t); issued != 2 || used != 2 {
-		t.Fatalf("certificates %d, credits %d", issued, used)
-	}
+	require.Equal(t, 3, j.Data.Processed, "job: j.Data.Processed")
+	require.Equal(t, 2, j.Data.Issued, "job: j.Data.Issued")
+	require.Equal(t, 1, j.Data.Failed, "job: j.Data.Failed")
+	require.Len(t, j.Data.Errors, 1, "job: j.Data.Errors")
+	require.Equal(t, ids[1].String(), j.Data.Errors[0].AttendeeID, "job: j.Data.Errors[0].AttendeeID")
+	require.Equal(t, "INTERNAL", j.Data.Errors[0].Code, "job: j.Data.Errors[0].Code")
+	issued, used := s.certificates(t)
+	require.Equal(t, 2, issued, "certificates issued")
+	require.Equal(t, 2, used, "credits used")
 	var held int
 	testkit.QueryRow(t, s.env, `SELECT count(*) FROM certificates WHERE attendee_id = $1`, []any{ids[1]}, &held)
 	if held != 0 {
 		t.Fatal("the panicking issuance was committed")
 	}
 	line := panicLog(t, s.env.Logs(), "bulk job panicked while issuing")
-	if line.Level != "ERROR" || line.Panic != "glyph index out of range" || !strings.Contains(line.Stack, "httpapi_test.panicking.Issue") {
-		t.Fatalf("panic log: %+v", line)
-	}
+	require.Equal(t, "ERROR", line.Level, "panic log: line.Level")
+	require.Equal(t, "glyph index out of range", line.Panic, "panic log: line.Panic")
+	require.Contains(t, line.Stack, "httpapi_test.panicking.Issue", "panic log: line.Stack")
 }
 
 // brokenIssuer answers ALREADY_ISSUED without naming the certificate: recording the skip then
@@ -134,12 +137,11 @@ func TestAPanicInAJobFailsItWithoutRetries(t *testing.T) {
 	var state string
 	var attempt int
 	testkit.QueryRow(t, s.env, `SELECT state, attempt FROM river_job WHERE args->>'jobId' = $1`, []any{j.Data.ID}, &state, &attempt)
-	if state != "cancelled" || attempt != 1 {
-		t.Fatalf("river job: %s after %d attempts", state, attempt)
-	}
-	if line := panicLog(t, s.env.Logs(), "bulk job panicked"); line.Level != "ERROR" || line.Stack == "" {
-		t.Fatalf("panic log: %+v", line)
-	}
+	require.Equal(t, "cancelled", state, "river job: state")
+	require.Equal(t, 1, attempt, "river job: attempt")
+	line := panicLog(t, s.env.Logs(), "bulk job panicked")
+	require.Equal(t, "ERROR", line.Level, "panic log: line.Level")
+	require.NotEmpty(t, line.Stack, "panic log: line.Stack")
 	// The event is free for a new job.
 	if res := s.acct.Client.Post("/api/v1/events/"+s.event.String()+"/certificates/generate/jobs", map[string]any{}); res.StatusCode != 202 {
 		t.Fatalf("new job: %d %s", res.StatusCode, res.Body)

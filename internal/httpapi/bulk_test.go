@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
 
 	"github.com/certhub/credentiald/internal/bulk"
 	"github.com/certhub/credentiald/internal/certificates"
@@ -55,9 +56,10 @@ func TestBulkGenerateReportsEachAttendee(t *testing.T) {
 	res := s.acct.Client.Post(path, map[string]any{"attendeeIds": append(ids, uuid.New()), "sendEmail": false})
 	var out bulkResult
 	res.JSON(t, &out)
-	if res.StatusCode != 200 || len(out.Data.Issued) != 2 || len(out.Data.Skipped) != 1 || len(out.Data.Failed) != 3 {
-		t.Fatalf("bulk: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, 200, res.StatusCode, "bulk: status (body %s)", res.Body)
+	require.Len(t, out.Data.Issued, 2, "bulk: out.Data.Issued")
+	require.Len(t, out.Data.Skipped, 1, "bulk: out.Data.Skipped")
+	require.Len(t, out.Data.Failed, 3, "bulk: out.Data.Failed")
 	if out.Data.Skipped[0].Existing.ID != first.Data.ID {
 		t.Fatalf("skipped: %+v", out.Data.Skipped)
 	}
@@ -65,18 +67,16 @@ func TestBulkGenerateReportsEachAttendee(t *testing.T) {
 	for _, f := range out.Data.Failed {
 		codes[f.Error.Code]++
 	}
-	if codes["CREDIT_LIMIT"] != 2 || codes["NOT_FOUND"] != 1 {
-		t.Fatalf("failures: %+v", out.Data.Failed)
-	}
+	require.Equal(t, 2, codes["CREDIT_LIMIT"], `failures: codes["CREDIT_LIMIT"]`)
+	require.Equal(t, 1, codes["NOT_FOUND"], `failures: codes["NOT_FOUND"]`)
 
 	// Drafts use no credit; issuing an attendee who holds a draft turns the draft into the certificate.
 	testkit.SQL(t, s.env, `UPDATE accounts SET plan = 'pro' WHERE id = $1`, s.acct.ID)
 	extra := s.acct.Attendee(t, s.event, "D", "Raft", "draft@example.org")
 	res = s.acct.Client.Post(path, map[string]any{"attendeeIds": []uuid.UUID{extra}, "draft": true})
 	res.JSON(t, &out)
-	if len(out.Data.Issued) != 1 || out.Data.Issued[0].Status != "draft" {
-		t.Fatalf("draft: %s", res.Body)
-	}
+	require.Len(t, out.Data.Issued, 1, "draft: out.Data.Issued")
+	require.Equal(t, "draft", out.Data.Issued[0].Status, "draft: out.Data.Issued[0].Status")
 	draft := out.Data.Issued[0].ID
 	res = s.acct.Client.Get("/api/v1/certificates/" + draft + "/download")
 	wantError(t, res, 409, res.StatusCode, "CONFLICT")
@@ -84,9 +84,8 @@ func TestBulkGenerateReportsEachAttendee(t *testing.T) {
 	wantError(t, res, 409, res.StatusCode, "CONFLICT") // a draft is deleted, not revoked
 	var c certificateBody
 	s.acct.Client.Post("/api/v1/certificates/generate", s.generate(extra, nil)).JSON(t, &c)
-	if c.Data.ID != draft || c.Data.Status != "valid" {
-		t.Fatalf("the draft did not become the certificate: %+v", c.Data)
-	}
+	require.Equal(t, draft, c.Data.ID, "the draft did not become the certificate: c.Data.ID")
+	require.Equal(t, "valid", c.Data.Status, "the draft did not become the certificate: c.Data.Status")
 
 	// The same attendee twice is refused by the contract, before anything is written.
 	res = s.acct.Client.Post(path, map[string]any{"attendeeIds": []uuid.UUID{extra, extra}})
@@ -116,24 +115,26 @@ func TestBulkGenerateOfPlainIssuances(t *testing.T) {
 	res := s.acct.Client.Post("/api/v1/events/"+s.event.String()+"/certificates/generate", map[string]any{"attendeeIds": ids})
 	var out bulkResult
 	res.JSON(t, &out)
-	if res.StatusCode != 200 || len(out.Data.Issued) != 6 || len(out.Data.Skipped) != 0 || len(out.Data.Failed) != 0 {
-		t.Fatalf("bulk: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, 200, res.StatusCode, "bulk: status (body %s)", res.Body)
+	require.Len(t, out.Data.Issued, 6, "bulk: out.Data.Issued")
+	require.Empty(t, out.Data.Skipped, "bulk: out.Data.Skipped")
+	require.Empty(t, out.Data.Failed, "bulk: out.Data.Failed")
 	numbers := map[string]bool{}
 	for i, c := range out.Data.Issued {
 		var got certificateBody
 		s.acct.Client.Get("/api/v1/certificates/"+c.ID).JSON(t, &got)
-		if c.AttendeeID != ids[i].String() || c.Status != "valid" || got.Data.CertificateNumber == "" || numbers[got.Data.CertificateNumber] {
-			t.Fatalf("issued %d: %+v, found %+v", i, c, got.Data)
-		}
+		require.Equal(t, ids[i].String(), c.AttendeeID, "issued %d: c.AttendeeID", i)
+		require.Equal(t, "valid", c.Status, "issued %d: c.Status", i)
+		require.NotEmpty(t, got.Data.CertificateNumber, "issued %d: got.Data.CertificateNumber", i)
+		require.False(t, numbers[got.Data.CertificateNumber], "issued %d: certificate number %s given twice", i, got.Data.CertificateNumber)
 		numbers[got.Data.CertificateNumber] = true
 	}
 	issued, used := s.certificates(t)
 	var emails struct{ Meta struct{ Total int } }
 	s.acct.Client.Get("/api/v1/email/deliveries?eventId="+s.event.String()).JSON(t, &emails)
-	if issued != 6 || used != 6 || emails.Meta.Total != 6 {
-		t.Fatalf("certificates %d, credits %d, emails %d", issued, used, emails.Meta.Total)
-	}
+	require.Equal(t, 6, issued, "certificates issued")
+	require.Equal(t, 6, used, "credits used")
+	require.Equal(t, 6, emails.Meta.Total, "emails")
 }
 
 // The synchronous bulk issuance honours an Idempotency-Key as single issuance does: the same
@@ -151,10 +152,10 @@ func TestBulkGenerateHonoursItsIdempotencyKey(t *testing.T) {
 	}
 	body := map[string]any{"attendeeIds": []uuid.UUID{ada}, "sendEmail": false}
 	first, again := post("batch-7", body), post("batch-7", body)
-	if first.StatusCode != 200 || again.StatusCode != 200 || again.Header.Get("Idempotent-Replayed") != "true" ||
-		string(first.Body) != string(again.Body) {
-		t.Fatalf("first %d %s\nagain %d %v %s", first.StatusCode, first.Body, again.StatusCode, again.Header, again.Body)
-	}
+	require.Equal(t, 200, first.StatusCode, "first status (body %s)", first.Body)
+	require.Equal(t, 200, again.StatusCode, "again status (body %s)", again.Body)
+	require.Equal(t, "true", again.Header.Get("Idempotent-Replayed"), "again: Idempotent-Replayed")
+	require.Equal(t, string(first.Body), string(again.Body), "the replayed body")
 	res := post("batch-7", map[string]any{"attendeeIds": []uuid.UUID{ada}, "sendEmail": true})
 	wantError(t, res, 422, res.StatusCode, "IDEMPOTENCY_KEY_REUSED")
 
@@ -170,9 +171,9 @@ func TestBulkGenerateHonoursItsIdempotencyKey(t *testing.T) {
 	}
 	res = post("batch-8", held)
 	wantError(t, res, 409, res.StatusCode, "IDEMPOTENCY_IN_PROGRESS")
-	if issued, used := s.certificates(t); issued != 1 || used != 1 {
-		t.Fatalf("issued %d, used %d", issued, used)
-	}
+	issued, used := s.certificates(t)
+	require.Equal(t, 1, issued, "certificates issued")
+	require.Equal(t, 1, used, "credits used")
 }
 
 type jobBody struct {
@@ -246,9 +247,9 @@ func bigJob(t *testing.T, s issuing) string {
 	res := s.acct.Client.Post("/api/v1/events/"+s.event.String()+"/certificates/generate/jobs", map[string]any{"sendEmail": true})
 	var j jobBody
 	res.JSON(t, &j)
-	if res.StatusCode != 202 || j.Data.Status != "queued" || j.Data.Total != 2000 {
-		t.Fatalf("create job: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, 202, res.StatusCode, "create job: status (body %s)", res.Body)
+	require.Equal(t, "queued", j.Data.Status, "create job: j.Data.Status")
+	require.Equal(t, 2000, j.Data.Total, "create job: j.Data.Total")
 	path := res.Header.Get("Location")
 	if !strings.HasSuffix(path, "/jobs/"+j.Data.ID) {
 		t.Fatalf("Location %s", path)
@@ -261,15 +262,16 @@ func bigJob(t *testing.T, s issuing) string {
 func wantEveryoneOnce(t *testing.T, s issuing, path string, midway int) {
 	t.Helper()
 	done := waitForJob(t, s, path, func(j domain.BulkJob) bool { return j.Status == "completed" })
-	if done.Data.Processed != 2000 || done.Data.Issued != 2000 || done.Data.Skipped != 0 || done.Data.Failed != 0 {
-		t.Fatalf("finished job: %+v (midway %d)", done.Data, midway)
-	}
+	require.Equal(t, 2000, done.Data.Processed, "finished job: done.Data.Processed (midway %d)", midway)
+	require.Equal(t, 2000, done.Data.Issued, "finished job: done.Data.Issued")
+	require.Equal(t, 0, done.Data.Skipped, "finished job: done.Data.Skipped")
+	require.Equal(t, 0, done.Data.Failed, "finished job: done.Data.Failed")
 	issued, used := s.certificates(t)
 	var emails struct{ Meta struct{ Total int } }
 	s.acct.Client.Get("/api/v1/email/deliveries?eventId="+s.event.String()).JSON(t, &emails)
-	if issued != 2000 || used != 2000 || emails.Meta.Total != 2000 {
-		t.Fatalf("certificates %d, credits %d, emails %d", issued, used, emails.Meta.Total)
-	}
+	require.Equal(t, 2000, issued, "certificates issued")
+	require.Equal(t, 2000, used, "credits used")
+	require.Equal(t, 2000, emails.Meta.Total, "emails")
 	var dup int
 	testkit.QueryRow(t, s.env, `SELECT count(*) - count(DISTINCT attendee_id) FROM certificates WHERE event_id = $1`, []any{s.event}, &dup)
 	if dup != 0 {
@@ -300,9 +302,8 @@ func TestABulkJobSurvivesARestart(t *testing.T) {
 	}
 	var midway jobBody
 	s.acct.Client.Get(path).JSON(t, &midway)
-	if midway.Data.Status == "completed" || midway.Data.Processed >= 2000 {
-		t.Fatalf("the job was not stopped midway: %+v", midway.Data)
-	}
+	require.NotEqual(t, "completed", midway.Data.Status, "the job was not stopped midway: midway.Data.Status")
+	require.Less(t, midway.Data.Processed, 2000, "the job was not stopped midway: midway.Data.Processed")
 
 	// The service starts again: a new job-queue client over the same database.
 	startAgain(t, s, bulk.Timing{})
@@ -381,9 +382,8 @@ func TestABulkJobSurvivesACrash(t *testing.T) {
 	killed = true
 	var midway jobBody
 	s.acct.Client.Get(path).JSON(t, &midway)
-	if midway.Data.Status != "running" || midway.Data.Processed >= 2000 {
-		t.Fatalf("the worker did not die midway: %+v\n%s", midway.Data, output.String())
-	}
+	require.Equal(t, "running", midway.Data.Status, "the worker did not die midway: midway.Data.Status\n%s", output.String())
+	require.Less(t, midway.Data.Processed, 2000, "the worker did not die midway: midway.Data.Processed\n%s", output.String())
 	var state string
 	testkit.QueryRow(t, s.env, `SELECT state FROM river_job WHERE args->>'jobId' = $1`, []any{midway.Data.ID}, &state)
 	if state != "running" {
@@ -449,9 +449,8 @@ func TestASlowBulkJobYieldsInsteadOfTimingOut(t *testing.T) {
 	var errs, snoozes int
 	testkit.QueryRow(t, s.env, `SELECT coalesce(array_length(errors, 1), 0), coalesce((metadata->>'snoozes')::int, 0)
 		FROM river_job WHERE args->>'jobId' = $1`, []any{done.Data.ID}, &errs, &snoozes)
-	if errs != 0 || snoozes < 2 {
-		t.Fatalf("River recorded %d errors and %d snoozes; want none and at least 2 (one per run but the last)", errs, snoozes)
-	}
+	require.Equal(t, 0, errs, "errors River recorded")
+	require.GreaterOrEqual(t, snoozes, 2, "snoozes River recorded, want one per run but the last")
 }
 
 // A draft job's drafts go with their event: deleting it answers 204, not a conflict of keys.
@@ -511,14 +510,16 @@ func TestAJobInTwoLanesWithSkipsIssuesEveryoneOnce(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = s.env.Service.Jobs.Stop(context.Background()) })
 	done := waitForJob(t, s, path, func(j domain.BulkJob) bool { return j.Status == "completed" })
-	if done.Data.Processed != 450 || done.Data.Issued != 446 || done.Data.Skipped != 4 || done.Data.Failed != 0 {
-		t.Fatalf("job: %+v", done.Data)
-	}
+	require.Equal(t, 450, done.Data.Processed, "job: done.Data.Processed")
+	require.Equal(t, 446, done.Data.Issued, "job: done.Data.Issued")
+	require.Equal(t, 4, done.Data.Skipped, "job: done.Data.Skipped")
+	require.Equal(t, 0, done.Data.Failed, "job: done.Data.Failed")
 	issued, used := s.certificates(t)
 	var dup, numbers int
 	testkit.QueryRow(t, s.env, `SELECT count(*) - count(DISTINCT attendee_id), count(DISTINCT certificate_number)
 		FROM certificates WHERE event_id = $1`, []any{s.event}, &dup, &numbers)
-	if issued != 450 || used != 450 || dup != 0 || numbers != 450 {
-		t.Fatalf("certificates %d, credits %d, attendees twice %d, numbers %d", issued, used, dup, numbers)
-	}
+	require.Equal(t, 450, issued, "certificates issued")
+	require.Equal(t, 450, used, "credits used")
+	require.Equal(t, 0, dup, "attendees twice")
+	require.Equal(t, 450, numbers, "distinct certificate numbers")
 }

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/mr-tron/base58"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/certhub/credentiald/internal/testkit"
 	"github.com/certhub/credentiald/internal/vc"
@@ -34,18 +36,16 @@ func startExchange(t *testing.T, s issuing) exchangeStarted {
 	var o walletOfferBody
 	s.acct.Client.Post("/api/v1/certificates/"+cert.Data.ID+"/wallet-offers", nil).JSON(t, &o)
 	interaction, err := url.Parse(o.Data.InteractionURL)
-	if err != nil || o.Data.InteractionURL == "" {
-		t.Fatalf("offer: %+v", o)
-	}
+	require.NoError(t, err, "offer: err")
+	require.NotEmpty(t, o.Data.InteractionURL, "offer: o.Data.InteractionURL")
 	path := "/exchanges/" + interaction.Path[strings.LastIndex(interaction.Path, "/")+1:]
 	var vpr struct {
 		VerifiablePresentationRequest struct{ Challenge, Domain string }
 	}
 	res := s.env.Client.Post(path, map[string]any{})
 	res.JSON(t, &vpr)
-	if res.StatusCode != http.StatusOK || vpr.VerifiablePresentationRequest.Challenge == "" {
-		t.Fatalf("exchange start: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, http.StatusOK, res.StatusCode, "exchange start: status (body %s)", res.Body)
+	require.NotEmpty(t, vpr.VerifiablePresentationRequest.Challenge, "exchange start: vpr.VerifiablePresentationRequest.Challenge")
 	return exchangeStarted{path, vpr.VerifiablePresentationRequest.Challenge, vpr.VerifiablePresentationRequest.Domain}
 }
 
@@ -124,8 +124,9 @@ func TestTheExchangeRefusesPoisonPresentationsNamingTheBound(t *testing.T) {
 	for _, p := range poisonPresentations {
 		res := s.env.Client.Post(x.path, map[string]any{"verifiablePresentation": x.hostilePresentation(p.shape)})
 		e := wantError(t, res, http.StatusBadRequest, res.StatusCode, "VALIDATION_ERROR")
-		if len(e.Error.Details) != 1 || e.Error.Details[0].Field != "body.verifiablePresentation" || !strings.Contains(e.Error.Details[0].Message, p.says) {
-			t.Errorf("%s: %+v, want a detail saying %q", p.name, e.Error.Details, p.says)
+		if assert.Len(t, e.Error.Details, 1, "%s: e.Error.Details", p.name) {
+			assert.Equal(t, "body.verifiablePresentation", e.Error.Details[0].Field, "%s: e.Error.Details[0].Field", p.name)
+			assert.Contains(t, e.Error.Details[0].Message, p.says, "%s: e.Error.Details[0].Message", p.name)
 		}
 	}
 	// What made the JSON-LD processor panic (a 500) is a 400 too.
@@ -134,9 +135,9 @@ func TestTheExchangeRefusesPoisonPresentationsNamingTheBound(t *testing.T) {
 		m["p"] = map[string]any{"": []any{0}}
 	})
 	res := s.env.Client.Post(x.path, map[string]any{"verifiablePresentation": emptyKey})
-	if e := wantError(t, res, http.StatusBadRequest, res.StatusCode, "VALIDATION_ERROR"); len(e.Error.Details) != 1 ||
-		!strings.Contains(e.Error.Details[0].Message, "JSON-LD expansion failed") {
-		t.Errorf("an empty member name: %+v", e.Error.Details)
+	e := wantError(t, res, http.StatusBadRequest, res.StatusCode, "VALIDATION_ERROR")
+	if assert.Len(t, e.Error.Details, 1, "an empty member name: e.Error.Details") {
+		assert.Contains(t, e.Error.Details[0].Message, "JSON-LD expansion failed", "an empty member name: e.Error.Details[0].Message")
 	}
 	// The offer stays claimable: the exchange still starts.
 	if res := s.env.Client.Post(x.path, map[string]any{}); res.StatusCode != http.StatusOK {

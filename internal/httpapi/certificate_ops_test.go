@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/certhub/credentiald/internal/testkit"
 	"github.com/certhub/credentiald/internal/testkit/pdftext"
 )
@@ -18,23 +20,21 @@ func TestCertificateDownloadRegenerateRevokeAndSend(t *testing.T) {
 
 	res := s.acct.Client.Get(path + "/download")
 	text, err := pdftext.Text(res.Body)
-	if res.StatusCode != 200 || err != nil || !strings.Contains(text, "Ada Lovelace") ||
-		res.Header.Get("Content-Disposition") != `attachment; filename="`+c.Data.CertificateNumber+`.pdf"` {
-		t.Fatalf("download: %d %v %v\n%s", res.StatusCode, res.Header, err, text)
-	}
+	require.Equal(t, 200, res.StatusCode, "download: status (header %v)", res.Header)
+	require.NoError(t, err, "download: the PDF's text")
+	require.Contains(t, text, "Ada Lovelace", "download: text")
+	require.Equal(t, `attachment; filename="`+c.Data.CertificateNumber+`.pdf"`, res.Header.Get("Content-Disposition"), `download: res.Header.Get("Content-Disposition")`)
 
 	// The PDF keeps its snapshot until regenerate.
 	s.acct.Client.Put("/api/v1/attendees/"+ada.String(), map[string]any{"firstName": "Augusta Ada"})
 	text, _ = pdftext.Text(s.acct.Client.Get(path + "/download").Body)
-	if !strings.Contains(text, "Ada Lovelace") || strings.Contains(text, "Augusta") {
-		t.Fatalf("the PDF changed before regenerate:\n%s", text)
-	}
+	require.Contains(t, text, "Ada Lovelace", "the PDF before regenerate")
+	require.NotContains(t, text, "Augusta", "the PDF before regenerate")
 	var re certificateBody
 	s.acct.Client.Post(path+"/regenerate", nil).JSON(t, &re)
-	if re.Data.CertificateNumber != c.Data.CertificateNumber || re.Data.VerificationCode != c.Data.VerificationCode ||
-		re.Data.Recipient.FirstName != "Augusta Ada" {
-		t.Fatalf("regenerate: %+v", re.Data)
-	}
+	require.Equal(t, c.Data.CertificateNumber, re.Data.CertificateNumber, "regenerate: re.Data.CertificateNumber")
+	require.Equal(t, c.Data.VerificationCode, re.Data.VerificationCode, "regenerate: re.Data.VerificationCode")
+	require.Equal(t, "Augusta Ada", re.Data.Recipient.FirstName, "regenerate: re.Data.Recipient.FirstName")
 	text, _ = pdftext.Text(s.acct.Client.Get(path + "/download").Body)
 	if !strings.Contains(text, "Augusta Ada Lovelace") {
 		t.Fatalf("the regenerated PDF:\n%s", text)
@@ -48,9 +48,10 @@ func TestCertificateDownloadRegenerateRevokeAndSend(t *testing.T) {
 		}
 	}
 	res.JSON(t, &d)
-	if res.StatusCode != 202 || d.Data.Status != "queued" || d.Data.To != "ada@example.org" || *d.Data.CertificateID != c.Data.ID {
-		t.Fatalf("send: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, 202, res.StatusCode, "send: status (body %s)", res.Body)
+	require.Equal(t, "queued", d.Data.Status, "send: d.Data.Status")
+	require.Equal(t, "ada@example.org", d.Data.To, "send: d.Data.To")
+	require.Equal(t, c.Data.ID, *d.Data.CertificateID, "send: *d.Data.CertificateID")
 
 	res = s.acct.Client.Post(path+"/revoke", map[string]any{"reason": "Name misspelt", "reasonCode": "issued_in_error"})
 	var rv struct {
@@ -60,15 +61,15 @@ func TestCertificateDownloadRegenerateRevokeAndSend(t *testing.T) {
 		}
 	}
 	res.JSON(t, &rv)
-	if res.StatusCode != 200 || rv.Data.Status != "revoked" || rv.Data.RevocationReasonCode != "issued_in_error" || *rv.Data.RevocationReason != "Name misspelt" {
-		t.Fatalf("revoke: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, 200, res.StatusCode, "revoke: status (body %s)", res.Body)
+	require.Equal(t, "revoked", rv.Data.Status, "revoke: rv.Data.Status")
+	require.Equal(t, "issued_in_error", rv.Data.RevocationReasonCode, "revoke: rv.Data.RevocationReasonCode")
+	require.Equal(t, "Name misspelt", *rv.Data.RevocationReason, "revoke: *rv.Data.RevocationReason")
 	// Again: unchanged, and no second event.
 	res = s.acct.Client.Post(path+"/revoke", map[string]any{"reasonCode": "fraud"})
 	res.JSON(t, &rv)
-	if res.StatusCode != 200 || rv.Data.RevocationReasonCode != "issued_in_error" {
-		t.Fatalf("revoke again: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, 200, res.StatusCode, "revoke again: status (body %s)", res.Body)
+	require.Equal(t, "issued_in_error", rv.Data.RevocationReasonCode, "revoke again: rv.Data.RevocationReasonCode")
 	for _, p := range []string{path + "/send", path + "/regenerate"} {
 		res := s.acct.Client.Post(p, nil)
 		wantError(t, res, 409, res.StatusCode, "CONFLICT")
@@ -78,9 +79,8 @@ func TestCertificateDownloadRegenerateRevokeAndSend(t *testing.T) {
 		t.Fatalf("delete: %d %s", res.StatusCode, res.Body)
 	}
 	s.acct.Client.Get(path).JSON(t, &rv)
-	if rv.Data.Status != "revoked" || rv.Data.RevocationReasonCode != "issued_in_error" {
-		t.Fatalf("after delete: %+v", rv.Data)
-	}
+	require.Equal(t, "revoked", rv.Data.Status, "after delete: rv.Data.Status")
+	require.Equal(t, "issued_in_error", rv.Data.RevocationReasonCode, "after delete: rv.Data.RevocationReasonCode")
 	events, _ := s.env.Store.OutboxEvents(t.Context(), s.acct.ID)
 	var kinds []string
 	for _, e := range events {
@@ -107,9 +107,8 @@ func TestDeletingAnIssuedCertificateRevokesIt(t *testing.T) {
 		t.Fatalf("delete: %d %s", res.StatusCode, res.Body)
 	}
 	res := s.acct.Client.Get("/api/v1/certificates/" + c.Data.ID)
-	if !strings.Contains(string(res.Body), `"revocationReasonCode":"deleted_by_issuer"`) || !strings.Contains(string(res.Body), `"status":"revoked"`) {
-		t.Fatalf("after delete: %s", res.Body)
-	}
+	require.Contains(t, string(res.Body), `"revocationReasonCode":"deleted_by_issuer"`, "after delete: body")
+	require.Contains(t, string(res.Body), `"status":"revoked"`, "after delete: body")
 	if res := s.acct.Client.Post("/api/v1/certificates/generate", s.generate(ada, nil)); res.StatusCode != 200 {
 		t.Fatalf("reissue after revocation: %d %s", res.StatusCode, res.Body)
 	}

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/certhub/credentiald/internal/testkit"
 )
@@ -65,10 +67,13 @@ func TestGenerateIssuesOnceAndSpendsOneCredit(t *testing.T) {
 	var c certificateBody
 	res.JSON(t, &c)
 	year := time.Now().UTC().Year()
-	if res.StatusCode != 200 || c.Data.Status != "valid" || c.Data.CertificateNumber != fmt.Sprintf("CERT-%d-000001", year) ||
-		len(c.Data.VerificationCode) != 13 || c.Data.Recipient.LastName != "Żółć" || c.Data.IssuedAt == nil || c.Data.ExpiresAt == nil {
-		t.Fatalf("generate: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, 200, res.StatusCode, "generate: status (body %s)", res.Body)
+	require.Equal(t, "valid", c.Data.Status, "generate: c.Data.Status")
+	require.Equal(t, fmt.Sprintf("CERT-%d-000001", year), c.Data.CertificateNumber, "generate: c.Data.CertificateNumber")
+	require.Len(t, c.Data.VerificationCode, 13, "generate: c.Data.VerificationCode")
+	require.Equal(t, "Żółć", c.Data.Recipient.LastName, "generate: c.Data.Recipient.LastName")
+	require.NotNil(t, c.Data.IssuedAt, "generate: c.Data.IssuedAt")
+	require.NotNil(t, c.Data.ExpiresAt, "generate: c.Data.ExpiresAt")
 	if d := c.Data.ExpiresAt.Sub(*c.Data.IssuedAt); d != 365*24*time.Hour {
 		t.Fatalf("validity: %v", d)
 	}
@@ -85,13 +90,13 @@ func TestGenerateIssuesOnceAndSpendsOneCredit(t *testing.T) {
 		}
 	}
 	res.JSON(t, &e)
-	if res.StatusCode != 409 || e.Error.Code != "ALREADY_ISSUED" || e.Error.Existing.ID != c.Data.ID ||
-		res.Header.Get("Location") != "/api/v1/certificates/"+c.Data.ID {
-		t.Fatalf("again: %d %s %v", res.StatusCode, res.Body, res.Header)
-	}
-	if res := s.acct.Client.Get("/api/v1/credits"); !strings.Contains(string(res.Body), `"used":1`) || !strings.Contains(string(res.Body), `"remaining":11`) {
-		t.Fatalf("credits: %s", res.Body)
-	}
+	require.Equal(t, 409, res.StatusCode, "again: status (body %s)", res.Body)
+	require.Equal(t, "ALREADY_ISSUED", e.Error.Code, "again: e.Error.Code")
+	require.Equal(t, c.Data.ID, e.Error.Existing.ID, "again: e.Error.Existing.ID")
+	require.Equal(t, "/api/v1/certificates/"+c.Data.ID, res.Header.Get("Location"), `again: res.Header.Get("Location")`)
+	res = s.acct.Client.Get("/api/v1/credits")
+	require.Contains(t, string(res.Body), `"used":1`, "credits: body")
+	require.Contains(t, string(res.Body), `"remaining":11`, "credits: body")
 
 	if res := issuer.Get("/api/v1/certificates/" + c.Data.ID); res.StatusCode != 200 {
 		t.Fatalf("get: %d %s", res.StatusCode, res.Body)
@@ -101,9 +106,8 @@ func TestGenerateIssuesOnceAndSpendsOneCredit(t *testing.T) {
 		Meta struct{ Total int }
 	}
 	s.acct.Client.Get("/api/v1/events/"+s.event.String()+"/certificates").JSON(t, &page)
-	if page.Meta.Total != 1 || page.Data[0].ID != c.Data.ID {
-		t.Fatalf("event certificates: %+v", page)
-	}
+	require.Equal(t, 1, page.Meta.Total, "event certificates: page.Meta.Total")
+	require.Equal(t, c.Data.ID, page.Data[0].ID, "event certificates: page.Data[0].ID")
 
 	// sendEmail false held the email back.
 	var deliveries struct{ Meta struct{ Total int } }
@@ -113,10 +117,10 @@ func TestGenerateIssuesOnceAndSpendsOneCredit(t *testing.T) {
 	}
 	// The issuance is in the outbox, written with it.
 	events, err := s.env.Store.OutboxEvents(t.Context(), s.acct.ID)
-	if err != nil || len(events) != 1 || events[0].EventType != "certificate.issued" ||
-		!strings.Contains(string(events[0].Payload), c.Data.VerificationCode) {
-		t.Fatalf("outbox: %+v %v", events, err)
-	}
+	require.NoError(t, err, "outbox: err")
+	require.Len(t, events, 1, "outbox: events")
+	require.Equal(t, "certificate.issued", events[0].EventType, "outbox: events[0].EventType")
+	require.Contains(t, string(events[0].Payload), c.Data.VerificationCode, "outbox: events[0].Payload")
 	checkOutbox(t, events)
 	// An event with an issued certificate stays.
 	res = s.acct.Client.Delete("/api/v1/events/" + s.event.String())
@@ -145,8 +149,9 @@ func TestGenerateRefusesWhatItCannotIssue(t *testing.T) {
 		res := s.acct.Client.Post("/api/v1/certificates/generate", c.body)
 		var e errorBody
 		res.JSON(t, &e)
-		if res.StatusCode != c.status || len(e.Error.Details) == 0 || !strings.HasPrefix(e.Error.Details[0].Field, c.field) {
-			t.Errorf("%s: %d %s", name, res.StatusCode, res.Body)
+		assert.Equal(t, c.status, res.StatusCode, "%s: status (body %s)", name, res.Body)
+		if assert.NotEmpty(t, e.Error.Details, "%s: e.Error.Details", name) {
+			assert.True(t, strings.HasPrefix(e.Error.Details[0].Field, c.field), "%s: %q should start with %q", name, e.Error.Details[0].Field, c.field)
 		}
 	}
 	if after := testkit.Fingerprint(t, s.env); after != before {
@@ -165,16 +170,15 @@ func TestConcurrentGeneratesNeverOverspend(t *testing.T) {
 	counts := testkit.Race(20, func(i int) int {
 		return s.acct.Client.Post("/api/v1/certificates/generate", s.generate(attendees[i], nil)).StatusCode
 	})
-	if counts[200] != 12 || counts[402] != 8 {
-		t.Fatalf("statuses: %v", counts)
-	}
+	require.Equal(t, 12, counts[200], "statuses: counts[200]")
+	require.Equal(t, 8, counts[402], "statuses: counts[402]")
 	var credits struct{ Data struct{ Used, Remaining int } }
 	s.acct.Client.Get("/api/v1/credits").JSON(t, &credits)
 	var page struct{ Meta struct{ Total int } }
 	s.acct.Client.Get("/api/v1/events/"+s.event.String()+"/certificates").JSON(t, &page)
-	if credits.Data.Used != 12 || credits.Data.Remaining != 0 || page.Meta.Total != 12 {
-		t.Fatalf("used %d, remaining %d, certificates %d", credits.Data.Used, credits.Data.Remaining, page.Meta.Total)
-	}
+	require.Equal(t, 12, credits.Data.Used, "credits used")
+	require.Equal(t, 0, credits.Data.Remaining, "credits remaining")
+	require.Equal(t, 12, page.Meta.Total, "certificates")
 }
 
 // 10 simultaneous generates for one attendee: exactly one certificate, one credit.
@@ -185,9 +189,8 @@ func TestConcurrentGeneratesForOneAttendeeIssueOnce(t *testing.T) {
 	counts := testkit.Race(10, func(int) int {
 		return s.acct.Client.Post("/api/v1/certificates/generate", s.generate(ada, nil)).StatusCode
 	})
-	if counts[200] != 1 || counts[409] != 9 {
-		t.Fatalf("statuses: %v", counts)
-	}
+	require.Equal(t, 1, counts[200], "statuses: counts[200]")
+	require.Equal(t, 9, counts[409], "statuses: counts[409]")
 	if res := s.acct.Client.Get("/api/v1/credits"); !strings.Contains(string(res.Body), `"used":1`) {
 		t.Fatalf("credits: %s", res.Body)
 	}
@@ -213,9 +216,12 @@ func TestCreditLimitAnswers402WithFigures(t *testing.T) {
 	now := time.Now().UTC()
 	next := time.Date(now.Year(), now.Month()+1, 1, 0, 0, 0, 0, time.UTC)
 	cr := e.Error.Credits
-	if res.StatusCode != 402 || e.Error.Code != "CREDIT_LIMIT" || *cr.Limit != 12 || *cr.Used != 12 || *cr.Remaining != 0 || !cr.ResetsAt.Equal(next) {
-		t.Fatalf("402: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, 402, res.StatusCode, "402: status (body %s)", res.Body)
+	require.Equal(t, "CREDIT_LIMIT", e.Error.Code, "402: e.Error.Code")
+	require.Equal(t, 12, *cr.Limit, "402: *cr.Limit")
+	require.Equal(t, 12, *cr.Used, "402: *cr.Used")
+	require.Equal(t, 0, *cr.Remaining, "402: *cr.Remaining")
+	require.True(t, cr.ResetsAt.Equal(next), "402: resetsAt %v, want %v", cr.ResetsAt, next)
 	if after := testkit.Fingerprint(t, s.env); after != before {
 		t.Fatal("a refused generate changed the database")
 	}
@@ -240,9 +246,9 @@ func TestExpiredCertificateDoesNotBlockANewOne(t *testing.T) {
 	res := client.Post("/api/v1/certificates/generate", s.generate(ada, nil))
 	var second certificateBody
 	res.JSON(t, &second)
-	if res.StatusCode != 200 || second.Data.ID == first.Data.ID || second.Data.Status != "valid" {
-		t.Fatalf("reissue: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, 200, res.StatusCode, "reissue: status (body %s)", res.Body)
+	require.NotEqual(t, first.Data.ID, second.Data.ID, "reissue: second.Data.ID")
+	require.Equal(t, "valid", second.Data.Status, "reissue: second.Data.Status")
 	client.Get("/api/v1/certificates/"+first.Data.ID).JSON(t, &got)
 	if got.Data.Status != "expired" {
 		t.Fatalf("the first one now reads %s", got.Data.Status)
@@ -267,10 +273,9 @@ func TestGenerateSendsTheCertificateByEmail(t *testing.T) {
 			msg = string(raw)
 		}
 	}
-	if !strings.Contains(msg, "/verify/"+c.Data.VerificationCode+"?t=") || !strings.Contains(msg, "application/pdf") ||
-		!strings.Contains(msg, c.Data.CertificateNumber+".pdf") {
-		t.Fatalf("message:\n%.2000s", msg)
-	}
+	require.Contains(t, msg, "/verify/"+c.Data.VerificationCode+"?t=", "message: the link")
+	require.Contains(t, msg, "application/pdf", "message: the attachment")
+	require.Contains(t, msg, c.Data.CertificateNumber+".pdf", "message: the attachment's name")
 	// The token is made as the email is sent: the recorded body holds none, the certificate
 	// holds its hash.
 	m := regexp.MustCompile(`\?t=([A-Za-z0-9_-]{43})`).FindStringSubmatch(plainText(t, msg))
@@ -281,13 +286,12 @@ func TestGenerateSendsTheCertificateByEmail(t *testing.T) {
 	var hash []byte
 	testkit.QueryRow(t, s.env, `SELECT d.body_text, c.recipient_token_hash FROM email_deliveries d JOIN certificates c ON c.id = d.certificate_id WHERE c.id = $1`,
 		[]any{c.Data.ID}, &body, &hash)
-	if sum := sha256.Sum256([]byte(m[1])); strings.Contains(body, m[1]) || string(hash) != string(sum[:]) {
-		t.Fatalf("the stored body holds the token, or the certificate not its hash:\n%s", body)
-	}
+	sum := sha256.Sum256([]byte(m[1]))
+	require.NotContains(t, body, m[1], "the stored body holds the token")
+	require.Equal(t, string(sum[:]), string(hash), "the certificate does not hold the token's hash")
 	events, _ := s.env.Store.OutboxEvents(t.Context(), s.acct.ID)
-	if len(events) != 2 || events[1].EventType != "certificate.sent" {
-		t.Fatalf("outbox: %+v", events)
-	}
+	require.Len(t, events, 2, "outbox: events")
+	require.Equal(t, "certificate.sent", events[1].EventType, "outbox: events[1].EventType")
 	checkOutbox(t, events)
 }
 

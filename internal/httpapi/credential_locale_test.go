@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
 
 	"github.com/certhub/credentiald/internal/testkit"
 )
@@ -49,9 +50,8 @@ func TestACredentialsGeneratedTextsSpeakItsLanguage(t *testing.T) {
 	if want := "Gophers Berlin verleiht das Abzeichen „Sprecherin“ an Personen eigener Wahl."; narrative != want {
 		t.Errorf("the badge's criteria %q, want %q", narrative, want)
 	}
-	if certificate["name"] != "Gophertage 2026" || assertion["name"] != "Sprecherin" {
-		t.Errorf("the user's words were changed: %v, %v", certificate["name"], assertion["name"])
-	}
+	assert.Equal(t, "Gophertage 2026", certificate["name"], `the user's words were changed: certificate["name"]`)
+	assert.Equal(t, "Sprecherin", assertion["name"], `the user's words were changed: assertion["name"]`)
 
 	res := b.acct.Client.Put("/api/v1/events/"+b.event.String(), map[string]any{"name": "Gophertage 2026",
 		"eventDate": "2026-11-12T09:00:00Z", "templateId": tmpl, "locale": "ja"})

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
 
 	"github.com/certhub/credentiald/internal/vc"
 )
@@ -112,8 +113,9 @@ func TestDigitalBazaarVerifiesTheServedCredentials(t *testing.T) {
 		return c
 	}
 	c := fields(certJSON)
-	if e := fields(expiringJSON); e.ValidUntil == nil || !e.ValidUntil.Equal(expiresAt) {
-		t.Errorf("the certificate expiring at %s has validUntil %v", expiresAt, e.ValidUntil)
+	e := fields(expiringJSON)
+	if assert.NotNil(t, e.ValidUntil, "the certificate expiring at %s: validUntil", expiresAt) {
+		assert.True(t, e.ValidUntil.Equal(expiresAt), "the certificate expiring at %s has validUntil %v", expiresAt, e.ValidUntil)
 	}
 	listPath := func(url string) string { return url[strings.Index(url, "/issuers/"):] }
 	// Each credential's status list as served before the revocation (they may share one).
@@ -316,9 +318,8 @@ func runNodeVerifier(t *testing.T, node string, fixtures map[string]any, credent
 			t.Errorf("%s: claim %s", r.Name, e)
 		}
 	}
-	if len(result.Credentials) != credentials || len(result.JWTs) != jwts {
-		t.Errorf("%d credential and %d JWT results", len(result.Credentials), len(result.JWTs))
-	}
+	assert.Len(t, result.Credentials, credentials, "credential results")
+	assert.Len(t, result.JWTs, jwts, "JWT results")
 	if runErr != nil && !t.Failed() {
 		t.Errorf("verifier exit: %v\n%s", runErr, stderr.String())
 	}

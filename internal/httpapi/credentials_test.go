@@ -9,6 +9,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/lestrrat-go/jwx/v3/jwk"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/certhub/credentiald/internal/openbadges"
 	"github.com/certhub/credentiald/internal/testkit/contract"
@@ -25,16 +27,15 @@ func fetchIssuer(t *testing.T, c *contract.Client, accountID string) issuerDocs 
 	t.Helper()
 	var d issuerDocs
 	res := c.Get("/issuers/" + accountID + "/did.json")
-	if res.StatusCode != 200 || res.Header.Get("Content-Type") != "application/did+json" ||
-		res.Header.Get("Cache-Control") != "public, max-age=300" || res.Header.Get("Access-Control-Allow-Origin") != "*" {
-		t.Fatalf("did.json: %d %v %s", res.StatusCode, res.Header, res.Body)
-	}
+	require.Equal(t, 200, res.StatusCode, "did.json: status (body %s)", res.Body)
+	require.Equal(t, "application/did+json", res.Header.Get("Content-Type"), `did.json: res.Header.Get("Content-Type")`)
+	require.Equal(t, "public, max-age=300", res.Header.Get("Cache-Control"), `did.json: res.Header.Get("Cache-Control")`)
+	require.Equal(t, "*", res.Header.Get("Access-Control-Allow-Origin"), `did.json: res.Header.Get("Access-Control-Allow-Origin")`)
 	res.JSON(t, &d.did)
 	notModified(t, c, "/issuers/"+accountID+"/did.json", res.Header.Get("ETag"))
 	res = c.Get("/issuers/" + accountID + "/jwks.json")
-	if res.StatusCode != 200 || res.Header.Get("Content-Type") != "application/jwk-set+json" {
-		t.Fatalf("jwks.json: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, 200, res.StatusCode, "jwks.json: status (body %s)", res.Body)
+	require.Equal(t, "application/jwk-set+json", res.Header.Get("Content-Type"), `jwks.json: res.Header.Get("Content-Type")`)
 	notModified(t, c, "/issuers/"+accountID+"/jwks.json", res.Header.Get("ETag"))
 	set, err := jwk.Parse(res.Body)
 	if err != nil {
@@ -49,10 +50,10 @@ func fetchIssuer(t *testing.T, c *contract.Client, accountID string) issuerDocs 
 func signedCredential(t *testing.T, c *contract.Client, code string, issuer issuerDocs) map[string]any {
 	t.Helper()
 	res := c.Get("/api/v1/verify/" + code + "/credential.json")
-	if res.StatusCode != 200 || res.Header.Get("Content-Type") != "application/vc" || res.Header.Get("ETag") == "" ||
-		res.Header.Get("Access-Control-Allow-Origin") != "*" {
-		t.Fatalf("credential.json: %d %v %s", res.StatusCode, res.Header, res.Body)
-	}
+	require.Equal(t, 200, res.StatusCode, "credential.json: status (body %s)", res.Body)
+	require.Equal(t, "application/vc", res.Header.Get("Content-Type"), `credential.json: res.Header.Get("Content-Type")`)
+	require.NotEmpty(t, res.Header.Get("ETag"), `credential.json: res.Header.Get("ETag")`)
+	require.Equal(t, "*", res.Header.Get("Access-Control-Allow-Origin"), `credential.json: res.Header.Get("Access-Control-Allow-Origin")`)
 	proof, err := vc.VerifyDataIntegrity(res.Body, issuer.did.PublicKey)
 	if err != nil {
 		t.Fatalf("credential.json does not verify: %v\n%s", err, res.Body)
@@ -66,9 +67,8 @@ func signedCredential(t *testing.T, c *contract.Client, code string, issuer issu
 		t.Fatalf("revalidation: %d", again.StatusCode)
 	}
 	jwt := c.Get("/api/v1/verify/" + code + "/credential.jwt")
-	if jwt.StatusCode != 200 || jwt.Header.Get("Content-Type") != "application/vc+jwt" {
-		t.Fatalf("credential.jwt: %d %s", jwt.StatusCode, jwt.Body)
-	}
+	require.Equal(t, 200, jwt.StatusCode, "credential.jwt: status (body %s)", jwt.Body)
+	require.Equal(t, "application/vc+jwt", jwt.Header.Get("Content-Type"), `credential.jwt: jwt.Header.Get("Content-Type")`)
 	notModified(t, c, "/api/v1/verify/"+code+"/credential.jwt", jwt.Header.Get("ETag"))
 	payload, err := vc.VerifyJWT(string(jwt.Body), issuer.jwks)
 	if err != nil {
@@ -116,8 +116,8 @@ func checkJWTClaims(t *testing.T, payload map[string]any) {
 		delete(payload, claim)
 	}
 	iat, ok := payload["iat"].(float64)
-	if !ok || iat < want["nbf"].(float64)-60 {
-		t.Errorf("JWT claim iat = %v: not the signing time, from validFrom on", payload["iat"])
+	if assert.True(t, ok, "JWT claim iat = %v: not a number", payload["iat"]) {
+		assert.GreaterOrEqual(t, iat, want["nbf"].(float64)-60, "JWT claim iat: not the signing time, from validFrom on")
 	}
 	delete(payload, "iat")
 	if payload["sub"] != nil {
@@ -129,9 +129,10 @@ func checkJWTClaims(t *testing.T, payload map[string]any) {
 func notModified(t *testing.T, c *contract.Client, path, tag string) {
 	t.Helper()
 	res := c.Do(withHeader(c.Request("GET", path, nil), "If-None-Match", `"other", W/`+tag))
-	if tag == "" || res.StatusCode != 304 || res.Header.Get("ETag") != tag || len(res.Body) != 0 {
-		t.Fatalf("%s with If-None-Match %s: %d, ETag %q, %d bytes", path, tag, res.StatusCode, res.Header.Get("ETag"), len(res.Body))
-	}
+	require.NotEmpty(t, tag, "%s: no ETag", path)
+	require.Equal(t, 304, res.StatusCode, "%s with If-None-Match %s: status", path, tag)
+	require.Equal(t, tag, res.Header.Get("ETag"), `%s with If-None-Match %s: res.Header.Get("ETag")`, path, tag)
+	require.Empty(t, res.Body, "%s with If-None-Match %s: body", path, tag)
 }
 
 func withHeader(r *http.Request, name, value string) *http.Request {
@@ -144,9 +145,9 @@ func statusListOf(t *testing.T, c *contract.Client, url string, issuer issuerDoc
 	t.Helper()
 	path := url[strings.Index(url, "/issuers/"):]
 	res := c.Get(path)
-	if res.StatusCode != 200 || res.Header.Get("Content-Type") != "application/vc" || res.Header.Get("Cache-Control") != "public, max-age=300" {
-		t.Fatalf("status list: %d %v %s", res.StatusCode, res.Header, res.Body)
-	}
+	require.Equal(t, 200, res.StatusCode, "status list: status (body %s)", res.Body)
+	require.Equal(t, "application/vc", res.Header.Get("Content-Type"), `status list: res.Header.Get("Content-Type")`)
+	require.Equal(t, "public, max-age=300", res.Header.Get("Cache-Control"), `status list: res.Header.Get("Cache-Control")`)
 	if _, err := vc.VerifyDataIntegrity(res.Body, issuer.did.PublicKey); err != nil {
 		t.Fatalf("status list does not verify: %v", err)
 	}
@@ -196,9 +197,9 @@ func TestCertificateIsASignedCredentialUntilRevoked(t *testing.T) {
 	}
 	code := strings.ToLower(c.Data.VerificationCode)
 	cred := signedCredential(t, public, code, issuer)
-	if cred["name"] != "Go Conference" || cred["id"] != "urn:uuid:"+c.Data.ID || cred["validUntil"] == nil {
-		t.Fatalf("credential: %v", cred)
-	}
+	require.Equal(t, "Go Conference", cred["name"], `credential: cred["name"]`)
+	require.Equal(t, "urn:uuid:"+c.Data.ID, cred["id"], `credential: cred["id"]`)
+	require.NotNil(t, cred["validUntil"], `credential: cred["validUntil"]`)
 	if strings.Contains(mustJSON(t, cred), "@example.org") {
 		t.Fatal("the credential shows the recipient's email")
 	}
@@ -208,10 +209,8 @@ func TestCertificateIsASignedCredentialUntilRevoked(t *testing.T) {
 		}
 	}
 	public.Get("/api/v1/verify/"+code).JSON(t, &v)
-	if !strings.HasSuffix(v.Data.Links.CredentialJSON, "/api/v1/verify/"+c.Data.VerificationCode+"/credential.json") ||
-		!strings.HasSuffix(v.Data.Links.CredentialJWT, "/credential.jwt") {
-		t.Fatalf("links: %+v", v.Data.Links)
-	}
+	require.True(t, strings.HasSuffix(v.Data.Links.CredentialJSON, "/api/v1/verify/"+c.Data.VerificationCode+"/credential.json"), "links: %q should end with %q", v.Data.Links.CredentialJSON, "/api/v1/verify/"+c.Data.VerificationCode+"/credential.json")
+	require.True(t, strings.HasSuffix(v.Data.Links.CredentialJWT, "/credential.jwt"), "links: %q should end with %q", v.Data.Links.CredentialJWT, "/credential.jwt")
 	if revoked(t, public, cred, issuer) {
 		t.Fatal("a valid certificate's bit is set")
 	}
@@ -249,10 +248,10 @@ func TestBadgeAssertionIsASignedCredentialBakedWithVersion3(t *testing.T) {
 	subject := cred["credentialSubject"].(map[string]any)
 	achievement := subject["achievement"].(map[string]any)
 	identity := subject["identifier"].([]any)[0].(map[string]any)
-	if cred["name"] != "Speaker" || achievement["achievementType"] != "Badge" || achievement["description"] != "Gave a talk" ||
-		identity["identityHash"] != openbadges.RecipientIdentity("ada@example.org", identity["salt"].(string)) {
-		t.Fatalf("credential: %v", cred)
-	}
+	require.Equal(t, "Speaker", cred["name"], `credential: cred["name"]`)
+	require.Equal(t, "Badge", achievement["achievementType"], `credential: achievement["achievementType"]`)
+	require.Equal(t, "Gave a talk", achievement["description"], `credential: achievement["description"]`)
+	require.Equal(t, openbadges.RecipientIdentity("ada@example.org", identity["salt"].(string)), identity["identityHash"], `credential: identity["identityHash"]`)
 	// The badge changes after issuance: the credential says what was issued.
 	if res := b.acct.Client.Put("/api/v1/badges/"+badge.Data.ID, map[string]any{"name": "Keynote speaker"}); res.StatusCode != 200 {
 		t.Fatalf("replace: %d %s", res.StatusCode, res.Body)
@@ -264,17 +263,19 @@ func TestBadgeAssertionIsASignedCredentialBakedWithVersion3(t *testing.T) {
 	signed := public.Get("/api/v1/verify/" + code + "/credential.json").Body
 	png := public.Get("/api/v1/verify/" + code + "/badge.png?version=3")
 	chunks, err := openbadges.UnbakePNG(png.Body, openbadges.PNGKeywordCredential)
-	if png.StatusCode != 200 || err != nil || len(chunks) != 1 || string(chunks[0]) != string(signed) {
-		t.Fatalf("badge.png?version=3: %d, %d chunks (%v)", png.StatusCode, len(chunks), err)
-	}
+	require.Equal(t, 200, png.StatusCode, "badge.png?version=3: status (body %d bytes)", len(png.Body))
+	require.NoError(t, err, "badge.png?version=3: unbaking")
+	require.Len(t, chunks, 1, "badge.png?version=3: chunks")
+	require.Equal(t, string(signed), string(chunks[0]), "badge.png?version=3: string(chunks[0])")
 	if old, _ := openbadges.UnbakePNG(png.Body, openbadges.PNGKeywordAssertion); len(old) != 0 {
 		t.Fatal("the version 3 image carries the 2.0 assertion too")
 	}
 	svg := public.Get("/api/v1/verify/" + code + "/badge.svg?version=3")
 	_, texts, err := openbadges.UnbakeSVG(svg.Body, openbadges.SVGElementCredential)
-	if svg.StatusCode != 200 || err != nil || len(texts) != 1 || string(texts[0]) != string(signed) {
-		t.Fatalf("badge.svg?version=3: %d, %d texts (%v)", svg.StatusCode, len(texts), err)
-	}
+	require.Equal(t, 200, svg.StatusCode, "badge.svg?version=3: status (body %d bytes)", len(svg.Body))
+	require.NoError(t, err, "badge.svg?version=3: unbaking")
+	require.Len(t, texts, 1, "badge.svg?version=3: texts")
+	require.Equal(t, string(signed), string(texts[0]), "badge.svg?version=3: string(texts[0])")
 	if res := public.Get("/api/v1/verify/" + code + "/badge.png?version=4"); res.StatusCode != 400 {
 		t.Fatalf("version 4: %d %s", res.StatusCode, res.Body)
 	}
@@ -302,17 +303,14 @@ func TestCredentialsVerifyAcrossAKeyRotation(t *testing.T) {
 	oldJWT := public.Get("/api/v1/verify/" + before.Data.VerificationCode + "/credential.jwt").Body
 
 	rotated, err := s.env.Service.Credentials.Rotate(t.Context(), s.acct.ID)
-	if err != nil || rotated.RetiredVerificationMethod == nil {
-		t.Fatalf("rotate: %+v %v", rotated, err)
-	}
+	require.NoError(t, err, "rotate: err")
+	require.NotNil(t, rotated.RetiredVerificationMethod, "rotate: rotated.RetiredVerificationMethod")
 	issuer := fetchIssuer(t, public, s.acct.ID.String())
-	if len(issuer.did.AssertionMethod) != 2 || issuer.did.AssertionMethod[1] != rotated.VerificationMethod {
-		t.Fatalf("DID document after the rotation: %+v", issuer.did)
-	}
+	require.Len(t, issuer.did.AssertionMethod, 2, "DID document after the rotation: issuer.did.AssertionMethod")
+	require.Equal(t, rotated.VerificationMethod, issuer.did.AssertionMethod[1], "DID document after the rotation: issuer.did.AssertionMethod[1]")
 	proof, err := vc.VerifyDataIntegrity(oldJSON, issuer.did.PublicKey)
-	if err != nil || proof.VerificationMethod != *rotated.RetiredVerificationMethod {
-		t.Fatalf("the credential signed before the rotation: %v (%s)", err, proof.VerificationMethod)
-	}
+	require.NoError(t, err, "the credential signed before the rotation: err")
+	require.Equal(t, *rotated.RetiredVerificationMethod, proof.VerificationMethod, "the credential signed before the rotation: proof.VerificationMethod")
 	if _, err := vc.VerifyJWT(string(oldJWT), issuer.jwks); err != nil {
 		t.Fatalf("the JWT signed before the rotation: %v", err)
 	}
@@ -322,17 +320,17 @@ func TestCredentialsVerifyAcrossAKeyRotation(t *testing.T) {
 
 	after := s.issue(t, "Grace", "Hopper", nil)
 	signed := public.Get("/api/v1/verify/" + after.Data.VerificationCode + "/credential.json").Body
-	if proof, err := vc.VerifyDataIntegrity(signed, issuer.did.PublicKey); err != nil || proof.VerificationMethod != rotated.VerificationMethod {
-		t.Fatalf("a credential issued after the rotation: %v (%s)", err, proof.VerificationMethod)
-	}
+	proof, err = vc.VerifyDataIntegrity(signed, issuer.did.PublicKey)
+	require.NoError(t, err, "a credential issued after the rotation: err")
+	require.Equal(t, rotated.VerificationMethod, proof.VerificationMethod, "a credential issued after the rotation: proof.VerificationMethod")
 
 	if res := s.acct.Client.Post("/api/v1/certificates/"+before.Data.ID+"/regenerate", nil); res.StatusCode != 200 {
 		t.Fatalf("regenerate: %d %s", res.StatusCode, res.Body)
 	}
 	resigned := public.Get("/api/v1/verify/" + before.Data.VerificationCode + "/credential.json").Body
-	if proof, err := vc.VerifyDataIntegrity(resigned, issuer.did.PublicKey); err != nil || proof.VerificationMethod != rotated.VerificationMethod {
-		t.Fatalf("the regenerated credential: %v (%s)", err, proof.VerificationMethod)
-	}
+	proof, err = vc.VerifyDataIntegrity(resigned, issuer.did.PublicKey)
+	require.NoError(t, err, "the regenerated credential: err")
+	require.Equal(t, rotated.VerificationMethod, proof.VerificationMethod, "the regenerated credential: proof.VerificationMethod")
 }
 
 // Deleting an issued certificate revokes it: its bit is set.
@@ -361,24 +359,21 @@ func TestIssuersAreIsolated(t *testing.T) {
 	ia, ib := fetchIssuer(t, a.env.Client, a.acct.ID.String()), fetchIssuer(t, b.env.Client, b.acct.ID.String())
 	credA := signedCredential(t, a.env.Client, ca.Data.VerificationCode, ia)
 	credB := signedCredential(t, b.env.Client, cb.Data.VerificationCode, ib)
-	if ia.did.ID == ib.did.ID || ia.did.AssertionMethod[0] == ib.did.AssertionMethod[0] {
-		t.Fatal("two accounts share an issuer or a key")
-	}
+	require.NotEqual(t, ib.did.ID, ia.did.ID, "two accounts share an issuer or a key: ia.did.ID")
+	require.NotEqual(t, ib.did.AssertionMethod[0], ia.did.AssertionMethod[0], "two accounts share an issuer or a key: ia.did.AssertionMethod[0]")
 	signedA := a.env.Client.Get("/api/v1/verify/" + ca.Data.VerificationCode + "/credential.json").Body
 	if _, err := vc.VerifyDataIntegrity(signedA, ib.did.PublicKey); err == nil {
 		t.Fatal("another account's DID document verifies the credential")
 	}
 	urlA, _ := statusOf(t, credA)
 	urlB, _ := statusOf(t, credB)
-	if urlA == urlB || !strings.Contains(urlA, a.acct.ID.String()) {
-		t.Fatalf("status lists %s and %s", urlA, urlB)
-	}
+	require.NotEqual(t, urlB, urlA, "the two accounts' status lists")
+	require.Contains(t, urlA, a.acct.ID.String(), "account A's status list")
 	if res := a.acct.Client.Post("/api/v1/certificates/"+ca.Data.ID+"/revoke", map[string]any{}); res.StatusCode != 200 {
 		t.Fatalf("revoke: %d", res.StatusCode)
 	}
-	if revoked(t, b.env.Client, credB, ib) || !revoked(t, a.env.Client, credA, ia) {
-		t.Fatal("a revocation crossed accounts")
-	}
+	require.False(t, revoked(t, b.env.Client, credB, ib), "a revocation crossed accounts: B's credential is revoked")
+	require.True(t, revoked(t, a.env.Client, credA, ia), "A's revoked credential is not")
 }
 
 // Drafts, unknown codes, unknown accounts and lists answer 404; malformed input 400.
@@ -394,9 +389,8 @@ func TestVerifiableCredentialNotFoundAndBadInput(t *testing.T) {
 		}
 	}
 	res.JSON(t, &d)
-	if len(d.Data.Issued) != 1 || d.Data.Issued[0].Status != "draft" {
-		t.Fatalf("draft: %d %s", res.StatusCode, res.Body)
-	}
+	require.Len(t, d.Data.Issued, 1, "draft: d.Data.Issued")
+	require.Equal(t, "draft", d.Data.Issued[0].Status, "draft: d.Data.Issued[0].Status")
 	draftCode := d.Data.Issued[0].VerificationCode
 	for path, want := range map[string]int{
 		"/api/v1/verify/" + draftCode + "/credential.json":      404,
@@ -424,9 +418,8 @@ func TestVerificationPageLinksTheSignedCredential(t *testing.T) {
 	c := s.issue(t, "Ada", "Lovelace", nil)
 	res := s.env.Client.Get("/verify/" + c.Data.VerificationCode)
 	page := string(res.Body)
-	if res.StatusCode != 200 || !strings.Contains(page, "cryptographically signed") ||
-		!strings.Contains(page, `href="/api/v1/verify/`+c.Data.VerificationCode+`/credential.json"`) ||
-		!strings.Contains(page, `href="/api/v1/verify/`+c.Data.VerificationCode+`/credential.jwt"`) {
-		t.Fatalf("page: %d\n%s", res.StatusCode, page)
-	}
+	require.Equal(t, 200, res.StatusCode, "page: status\n%s", page)
+	require.Contains(t, page, "cryptographically signed", "page")
+	require.Contains(t, page, `href="/api/v1/verify/`+c.Data.VerificationCode+`/credential.json"`, "page")
+	require.Contains(t, page, `href="/api/v1/verify/`+c.Data.VerificationCode+`/credential.jwt"`, "page")
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
 
 	"github.com/certhub/credentiald/internal/config"
 	"github.com/certhub/credentiald/internal/testkit"
@@ -66,9 +67,9 @@ type localizedEmail struct {
 // and checks it against want.
 func wantOneLocalizedEmail(t *testing.T, env *testkit.Env, smtp *testkit.SMTP, want localizedEmail) {
 	t.Helper()
-	if n, err := runEmail(t, env); err != nil || n != 1 {
-		t.Fatalf("the worker sent %d messages: %v", n, err)
-	}
+	n, err := runEmail(t, env)
+	require.NoError(t, err, "email worker")
+	require.Equal(t, 1, n, "messages the email worker sent")
 	msgs := smtp.Messages()
 	if len(msgs) != 1 {
 		t.Fatalf("%d messages over SMTP", len(msgs))
@@ -78,9 +79,8 @@ func wantOneLocalizedEmail(t *testing.T, env *testkit.Env, smtp *testkit.SMTP, w
 		t.Fatal(err)
 	}
 	subject, err := new(mime.WordDecoder).DecodeHeader(msg.Header.Get("Subject"))
-	if err != nil || subject != want.subject {
-		t.Fatalf("subject %q (%v), want %q", subject, err, want.subject)
-	}
+	require.NoError(t, err, "decoding the subject")
+	require.Equal(t, want.subject, subject, "subject")
 	text := plainText(t, string(msgs[0].Data))
 	for _, phrase := range want.text {
 		if !strings.Contains(text, phrase) {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
 )
 
 func TestSendBulkAndTheDeliveriesList(t *testing.T) {
@@ -23,14 +24,13 @@ func TestSendBulkAndTheDeliveriesList(t *testing.T) {
 	res := s.acct.Client.Post("/api/v1/email/send-bulk", map[string]any{"eventId": s.event})
 	var out struct{ Data struct{ Queued, Skipped int } }
 	res.JSON(t, &out)
-	if res.StatusCode != 202 || out.Data.Queued != 1 || out.Data.Skipped != 1 {
-		t.Fatalf("send-bulk: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, 202, res.StatusCode, "send-bulk: status (body %s)", res.Body)
+	require.Equal(t, 1, out.Data.Queued, "send-bulk: out.Data.Queued")
+	require.Equal(t, 1, out.Data.Skipped, "send-bulk: out.Data.Skipped")
 	res = s.acct.Client.Post("/api/v1/email/send-bulk", map[string]any{"eventId": s.event, "onlyUnsent": false, "certificateIds": []string{ids[0], ids[2]}})
 	res.JSON(t, &out)
-	if out.Data.Queued != 1 || out.Data.Skipped != 1 {
-		t.Fatalf("named, resend: %s", res.Body)
-	}
+	require.Equal(t, 1, out.Data.Queued, "named, resend: out.Data.Queued")
+	require.Equal(t, 1, out.Data.Skipped, "named, resend: out.Data.Skipped")
 	res = s.acct.Client.Post("/api/v1/email/send-bulk", map[string]any{"eventId": uuid.New()})
 	wantError(t, res, 404, res.StatusCode, "NOT_FOUND")
 
@@ -43,9 +43,8 @@ func TestSendBulkAndTheDeliveriesList(t *testing.T) {
 		t.Fatalf("deliveries: %+v", page)
 	}
 	s.acct.Client.Get("/api/v1/email/deliveries?certificateId="+ids[0]+"&status=queued").JSON(t, &page)
-	if page.Meta.Total != 2 || page.Data[0].CertificateID != ids[0] {
-		t.Fatalf("filtered: %+v", page)
-	}
+	require.Equal(t, 2, page.Meta.Total, "filtered: page.Meta.Total")
+	require.Equal(t, ids[0], page.Data[0].CertificateID, "filtered: page.Data[0].CertificateID")
 	if _, err := runEmail(t, s.env); err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/certhub/credentiald/internal/testkit"
 )
 
@@ -30,43 +32,40 @@ func TestEventLocaleDefaultsFromBrandingAndRefusesOthers(t *testing.T) {
 		}
 		return res.StatusCode, ev
 	}
-	if code, ev := create(map[string]any{}); code != 201 || ev.Data.Locale != "en" {
-		t.Fatalf("no branding, no locale: %d %+v; want en", code, ev)
-	}
-	if code, ev := create(map[string]any{"locale": "zh-Hans"}); code != 201 || ev.Data.Locale != "zh-Hans" {
-		t.Fatalf("named locale: %d %+v", code, ev)
-	}
+	code, ev := create(map[string]any{})
+	require.Equal(t, 201, code, "no branding, no locale: status")
+	require.Equal(t, "en", ev.Data.Locale, "no branding, no locale: ev.Data.Locale")
+	code, ev = create(map[string]any{"locale": "zh-Hans"})
+	require.Equal(t, 201, code, "named locale: status")
+	require.Equal(t, "zh-Hans", ev.Data.Locale, "named locale: ev.Data.Locale")
 
 	res := acct.Client.Put("/api/v1/branding", map[string]any{"defaultLocale": "de"})
-	if res.StatusCode != 200 || !strings.Contains(string(res.Body), `"defaultLocale":"de"`) {
-		t.Fatalf("branding: %d %s", res.StatusCode, res.Body)
-	}
-	code, ev := create(map[string]any{})
-	if code != 201 || ev.Data.Locale != "de" {
-		t.Fatalf("branding default de: %d %+v", code, ev)
-	}
+	require.Equal(t, 200, res.StatusCode, "branding: status (body %s)", res.Body)
+	require.Contains(t, string(res.Body), `"defaultLocale":"de"`, "branding: body")
+	code, ev = create(map[string]any{})
+	require.Equal(t, 201, code, "branding default de: status")
+	require.Equal(t, "de", ev.Data.Locale, "branding default de: ev.Data.Locale")
 	path := "/api/v1/events/" + ev.Data.ID
 	res = acct.Client.Put(path, map[string]any{"name": "Go Conference", "eventDate": "2026-11-12T09:00:00Z", "templateId": tmpl, "locale": "ja"})
-	if res.StatusCode != 200 || !strings.Contains(string(res.Body), `"locale":"ja"`) {
-		t.Fatalf("replace with ja: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, 200, res.StatusCode, "replace with ja: status (body %s)", res.Body)
+	require.Contains(t, string(res.Body), `"locale":"ja"`, "replace with ja: body")
 	if res := acct.Client.Get(path); !strings.Contains(string(res.Body), `"locale":"ja"`) {
 		t.Fatalf("stored locale: %s", res.Body)
 	}
 
 	for _, bad := range []any{"xx", "de-DE", "zh", "", 7} {
 		res := acct.Client.Post("/api/v1/events", map[string]any{"name": "E", "eventDate": "2026-11-12T09:00:00Z", "templateId": tmpl, "locale": bad})
-		if e := wantError(t, res, 400, res.StatusCode, "VALIDATION_ERROR"); len(e.Error.Details) == 0 || e.Error.Details[0].Field != "body.locale" {
-			t.Fatalf("locale %v: %+v", bad, e.Error.Details)
-		}
+		e := wantError(t, res, 400, res.StatusCode, "VALIDATION_ERROR")
+		require.NotEmpty(t, e.Error.Details, "locale %v: e.Error.Details", bad)
+		require.Equal(t, "body.locale", e.Error.Details[0].Field, "locale %v: e.Error.Details[0].Field", bad)
 	}
 	res = acct.Client.Put("/api/v1/branding", map[string]any{"defaultLocale": "klingon"})
 	wantError(t, res, 400, res.StatusCode, "VALIDATION_ERROR")
 	// An omitted defaultLocale clears it (the branding is replaced as a whole): English again.
-	if res := acct.Client.Put("/api/v1/branding", map[string]any{}); res.StatusCode != 200 || !strings.Contains(string(res.Body), `"defaultLocale":null`) {
-		t.Fatalf("cleared branding: %d %s", res.StatusCode, res.Body)
-	}
-	if code, ev := create(map[string]any{}); code != 201 || ev.Data.Locale != "en" {
-		t.Fatalf("cleared default: %d %+v", code, ev)
-	}
+	res = acct.Client.Put("/api/v1/branding", map[string]any{})
+	require.Equal(t, 200, res.StatusCode, "cleared branding: status (body %s)", res.Body)
+	require.Contains(t, string(res.Body), `"defaultLocale":null`, "cleared branding: body")
+	code, ev = create(map[string]any{})
+	require.Equal(t, 201, code, "cleared default: status")
+	require.Equal(t, "en", ev.Data.Locale, "cleared default: ev.Data.Locale")
 }

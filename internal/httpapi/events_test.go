@@ -6,6 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/certhub/credentiald/internal/testkit"
 )
 
@@ -31,23 +34,24 @@ func TestEventLifecycle(t *testing.T) {
 		"eventDate": "2026-11-12T09:00:00+01:00", "location": "Berlin", "templateId": tmpl, "certificateValidityDays": 730})
 	var ev eventBody
 	res.JSON(t, &ev)
-	if res.StatusCode != 201 || ev.Data.Name != "Go Conference" || res.Header.Get("Location") != "/api/v1/events/"+ev.Data.ID {
-		t.Fatalf("create: %d %s, Location %q", res.StatusCode, res.Body, res.Header.Get("Location"))
-	}
+	require.Equal(t, 201, res.StatusCode, "create: status (body %s)", res.Body)
+	require.Equal(t, "Go Conference", ev.Data.Name, "create: ev.Data.Name")
+	require.Equal(t, "/api/v1/events/"+ev.Data.ID, res.Header.Get("Location"), `create: res.Header.Get("Location")`)
 	if !strings.Contains(string(res.Body), `"eventDate":"2026-11-12T08:00:00Z"`) {
 		t.Fatalf("eventDate is not UTC with Z: %s", res.Body)
 	}
 	path := "/api/v1/events/" + ev.Data.ID
-	if res := acct.Client.Get(path); res.StatusCode != 200 || !strings.Contains(string(res.Body), `"certificateValidityDays":730`) {
-		t.Fatalf("get: %d %s", res.StatusCode, res.Body)
-	}
+	res = acct.Client.Get(path)
+	require.Equal(t, 200, res.StatusCode, "get: status (body %s)", res.Body)
+	require.Contains(t, string(res.Body), `"certificateValidityDays":730`, "get: body")
 
 	// PUT replaces: the omitted optional fields are cleared.
 	res = acct.Client.Put(path, map[string]any{"name": "Go Conference 2026", "eventDate": "2026-11-13T09:00:00Z", "templateId": tmpl})
 	res.JSON(t, &ev)
-	if res.StatusCode != 200 || ev.Data.Description != nil || ev.Data.Location != nil || ev.Data.CertificateValidityDays != nil {
-		t.Fatalf("replace: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, 200, res.StatusCode, "replace: status (body %s)", res.Body)
+	require.Nil(t, ev.Data.Description, "replace: ev.Data.Description")
+	require.Nil(t, ev.Data.Location, "replace: ev.Data.Location")
+	require.Nil(t, ev.Data.CertificateValidityDays, "replace: ev.Data.CertificateValidityDays")
 
 	res = acct.Client.Get(path + "/registration")
 	if string(res.Body) != `{"data":{"capacity":null,"closesAt":null,"enabled":false,"message":null,"opensAt":null}}`+"\n" {
@@ -55,9 +59,8 @@ func TestEventLifecycle(t *testing.T) {
 	}
 	res = acct.Client.Put(path+"/registration", map[string]any{"enabled": true, "opensAt": "2026-10-01T00:00:00Z",
 		"closesAt": "2026-11-10T23:59:59Z", "capacity": 300, "message": "See you in Berlin"})
-	if res.StatusCode != 200 || !strings.Contains(string(res.Body), `"capacity":300`) {
-		t.Fatalf("registration: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, 200, res.StatusCode, "registration: status (body %s)", res.Body)
+	require.Contains(t, string(res.Body), `"capacity":300`, "registration: body")
 	res = acct.Client.Put(path+"/registration", map[string]any{"enabled": true, "capacity": 3_000_000_000})
 	wantError(t, res, 400, res.StatusCode, "VALIDATION_ERROR")
 	res = acct.Client.Put(path+"/registration", map[string]any{"enabled": true, "opensAt": "2026-11-10T00:00:00Z", "closesAt": "2026-10-01T00:00:00Z"})
@@ -87,17 +90,19 @@ func TestEventsArePaginatedNewestFirst(t *testing.T) {
 		Meta struct{ Page, PageSize, Total int }
 	}
 	acct.Client.Get("/api/v1/events?pageSize=2&page=1").JSON(t, &page)
-	if page.Meta.Total != 5 || page.Meta.PageSize != 2 || len(page.Data) != 2 || page.Data[0].Name != "Event 5" || page.Data[1].Name != "Event 4" {
-		t.Fatalf("page 1: %+v", page)
-	}
+	require.Equal(t, 5, page.Meta.Total, "page 1: page.Meta.Total")
+	require.Equal(t, 2, page.Meta.PageSize, "page 1: page.Meta.PageSize")
+	require.Len(t, page.Data, 2, "page 1: page.Data")
+	require.Equal(t, "Event 5", page.Data[0].Name, "page 1: page.Data[0].Name")
+	require.Equal(t, "Event 4", page.Data[1].Name, "page 1: page.Data[1].Name")
 	acct.Client.Get("/api/v1/events?pageSize=2&page=3").JSON(t, &page)
-	if page.Meta.Page != 3 || len(page.Data) != 1 || page.Data[0].Name != "Event 1" {
-		t.Fatalf("page 3: %+v", page)
-	}
+	require.Equal(t, 3, page.Meta.Page, "page 3: page.Meta.Page")
+	require.Len(t, page.Data, 1, "page 3: page.Data")
+	require.Equal(t, "Event 1", page.Data[0].Name, "page 3: page.Data[0].Name")
 	acct.Client.Get("/api/v1/events?page=9").JSON(t, &page)
-	if len(page.Data) != 0 || page.Meta.Total != 5 || page.Meta.PageSize != 20 {
-		t.Fatalf("past the end: %+v", page)
-	}
+	require.Empty(t, page.Data, "past the end: page.Data")
+	require.Equal(t, 5, page.Meta.Total, "past the end: page.Meta.Total")
+	require.Equal(t, 20, page.Meta.PageSize, "past the end: page.Meta.PageSize")
 }
 
 func TestEventsRefuseAnotherAccountsTemplateAndBlankNames(t *testing.T) {
@@ -107,9 +112,9 @@ func TestEventsRefuseAnotherAccountsTemplateAndBlankNames(t *testing.T) {
 	bobs := bob.Template(t, env).String()
 	before := testkit.Fingerprint(t, env)
 	res := alice.Client.Post("/api/v1/events", map[string]any{"name": "E", "eventDate": "2026-11-12T09:00:00Z", "templateId": bobs})
-	if e := wantError(t, res, 404, res.StatusCode, "NOT_FOUND"); len(e.Error.Details) != 1 || e.Error.Details[0].Field != "body.templateId" {
-		t.Fatalf("details %+v", e.Error.Details)
-	}
+	e := wantError(t, res, 404, res.StatusCode, "NOT_FOUND")
+	require.Len(t, e.Error.Details, 1, "details")
+	require.Equal(t, "body.templateId", e.Error.Details[0].Field, "details")
 	if after := testkit.Fingerprint(t, env); after != before {
 		t.Fatal("the refused create changed the database")
 	}
@@ -140,9 +145,9 @@ func TestAnotherAccountsEventIsNotFoundAndUnchanged(t *testing.T) {
 			return r.StatusCode, r.Body
 		},
 	} {
-		if status, body := res(); status != 404 || !strings.Contains(string(body), "NOT_FOUND") {
-			t.Errorf("%s: %d %s", name, status, body)
-		}
+		status, body := res()
+		assert.Equal(t, 404, status, "%s: status (body %s)", name, body)
+		assert.Contains(t, string(body), "NOT_FOUND", "%s: body", name)
 	}
 	if after := testkit.Fingerprint(t, env); after != before {
 		t.Fatal("alice's refused requests changed the database")

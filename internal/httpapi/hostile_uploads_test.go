@@ -18,6 +18,8 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/certhub/credentiald/internal/testkit"
 	"github.com/certhub/credentiald/internal/testkit/browser"
@@ -62,9 +64,8 @@ func TestStoredScriptInAnSVGDoesNotRun(t *testing.T) {
 	assets := []string{"badge.svg", "issuer-logo", "qr?format=svg"}
 	for _, asset := range assets {
 		res := b.env.Client.Get("/api/v1/verify/" + code + "/" + asset)
-		if res.StatusCode != http.StatusOK || res.Header.Get("Content-Type") != "image/svg+xml" {
-			t.Fatalf("%s: %d %s", asset, res.StatusCode, res.Header.Get("Content-Type"))
-		}
+		require.Equal(t, http.StatusOK, res.StatusCode, "%s: status", asset)
+		require.Equal(t, "image/svg+xml", res.Header.Get("Content-Type"), "%s: Content-Type", asset)
 		if csp := res.Header.Get("Content-Security-Policy"); csp != sandboxedSVGPolicy {
 			t.Errorf("%s: Content-Security-Policy %q, want %q", asset, csp, sandboxedSVGPolicy)
 		}
@@ -100,9 +101,8 @@ func TestTemplateBodiesHoldTheLargestBackgroundImage(t *testing.T) {
 	client := testkit.SignUp(t, env).Client
 
 	background := "data:image/png;base64," + base64.StdEncoding.EncodeToString(noisePNG(t, 800, 620))
-	if len(background) < 2_600_000 || len(background) > 2_796_203 {
-		t.Fatalf("the background's data URI has %d characters, want close to the documented 2 MiB decoded", len(background))
-	}
+	require.GreaterOrEqual(t, len(background), 2_600_000, "the background's data URI's characters, want close to the documented 2 MiB decoded")
+	require.LessOrEqual(t, len(background), 2_796_203, "the background's data URI's characters, want close to the documented 2 MiB decoded")
 	body := map[string]any{"name": "Noise", "layout": map[string]any{
 		"background": map[string]any{"color": "#FFFFFF", "image": background},
 		"rows": []any{map[string]any{"height": 30, "cols": []any{map[string]any{"size": 12,
@@ -132,9 +132,9 @@ func TestTemplateBodiesHoldTheLargestBackgroundImage(t *testing.T) {
 			req.Header.Set("Content-Type", "application/json")
 			req.Body, req.ContentLength = io.NopCloser(bytes.NewReader(tc.body)), length
 			res := client.Do(req)
-			if e := decodeError(t, res); res.StatusCode != http.StatusRequestEntityTooLarge || e.Error.Code != "PAYLOAD_TOO_LARGE" {
-				t.Errorf("%s, %s: %d %s, want 413 PAYLOAD_TOO_LARGE", tc.name, name, res.StatusCode, e.Error.Code)
-			}
+			e := decodeError(t, res)
+			assert.Equal(t, http.StatusRequestEntityTooLarge, res.StatusCode, "%s, %s: status", tc.name, name)
+			assert.Equal(t, "PAYLOAD_TOO_LARGE", e.Error.Code, "%s, %s: e.Error.Code", tc.name, name)
 		}
 	}
 }

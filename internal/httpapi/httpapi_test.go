@@ -13,6 +13,8 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/certhub/credentiald/gen/api"
 	"github.com/certhub/credentiald/internal/spec"
@@ -45,9 +47,8 @@ func TestDocumentIsServedByteForByte(t *testing.T) {
 	t.Parallel()
 	env := testkit.NewServer(t)
 	res := env.Client.Get("/openapi/v1.json")
-	if res.StatusCode != http.StatusOK || !bytes.Equal(res.Body, openapi.Document) {
-		t.Fatalf("status %d, %d bytes; want 200 and the %d bytes of openapi/v1.json", res.StatusCode, len(res.Body), len(openapi.Document))
-	}
+	require.Equal(t, http.StatusOK, res.StatusCode, "status")
+	require.True(t, bytes.Equal(res.Body, openapi.Document), "%d bytes, want the %d bytes of openapi/v1.json", len(res.Body), len(openapi.Document))
 }
 
 func TestHealthAndReadinessAnswerOnAMigratedDatabase(t *testing.T) {
@@ -125,9 +126,8 @@ func sampleRequest(t *testing.T, env *testkit.Env, method, path string, op *open
 	if rb := op.RequestBody; rb != nil && rb.Value.Required {
 		if mt := rb.Value.Content.Get("application/json"); mt != nil {
 			raw, err := json.Marshal(mt.Schema.Value.Example)
-			if err != nil || mt.Schema.Value.Example == nil {
-				t.Fatalf("the request body of %s has no example", op.OperationID)
-			}
+			require.NoError(t, err, "the request body of %s", op.OperationID)
+			require.NotNil(t, mt.Schema.Value.Example, "the request body of %s has no example", op.OperationID)
 			body = raw
 		} else if mt := rb.Value.Content.Get("application/x-www-form-urlencoded"); mt != nil {
 			ex, ok := mt.Schema.Value.Example.(map[string]any)
@@ -248,9 +248,9 @@ func TestUnknownRoutesAndMethodsAnswerInTheEnvelope(t *testing.T) {
 	}
 	for _, tc := range cases {
 		res := env.Client.Do(env.Client.Request(tc.method, tc.path, nil))
-		if e := decodeError(t, res); res.StatusCode != tc.status || e.Error.Code != tc.code {
-			t.Errorf("%s %s: %d %s, want %d %s", tc.method, tc.path, res.StatusCode, e.Error.Code, tc.status, tc.code)
-		}
+		e := decodeError(t, res)
+		assert.Equal(t, tc.status, res.StatusCode, "%s %s: status", tc.method, tc.path)
+		assert.Equal(t, tc.code, e.Error.Code, "%s %s: e.Error.Code", tc.method, tc.path)
 	}
 }
 
@@ -268,9 +268,9 @@ func TestPathsWithEmptyOrSlashedParametersAreNotFound(t *testing.T) {
 		{"GET", "/api/v1/events/" + id + "/certificates/generate/jobs/" + id + "/x"},
 	} {
 		res := client.Do(client.Request(tc.method, tc.path, nil))
-		if e := decodeError(t, res); res.StatusCode != 404 || e.Error.Code != "NOT_FOUND" {
-			t.Errorf("%s %s: %d %s, want 404 NOT_FOUND", tc.method, tc.path, res.StatusCode, res.Body)
-		}
+		e := decodeError(t, res)
+		assert.Equal(t, 404, res.StatusCode, "%s %s: status (body %s)", tc.method, tc.path, res.Body)
+		assert.Equal(t, "NOT_FOUND", e.Error.Code, "%s %s: e.Error.Code", tc.method, tc.path)
 	}
 }
 
@@ -289,9 +289,9 @@ func TestPanicAnswers500InternalAndLogsTheCauseOnly(t *testing.T) {
 	req := client.Request("GET", "/api/v1/events", nil)
 	req.Header.Set("X-Request-Id", "req-panic-1")
 	res := client.Do(req)
-	if e := decodeError(t, res); res.StatusCode != 500 || e.Error.Code != "INTERNAL" {
-		t.Fatalf("%d %s, want 500 INTERNAL", res.StatusCode, res.Body)
-	}
+	e := decodeError(t, res)
+	require.Equal(t, 500, res.StatusCode, "status (body %s)", res.Body)
+	require.Equal(t, "INTERNAL", e.Error.Code, "e.Error.Code")
 	if strings.Contains(string(res.Body), "hunter2") {
 		t.Fatalf("the answer leaks the cause: %s", res.Body)
 	}
@@ -299,9 +299,8 @@ func TestPanicAnswers500InternalAndLogsTheCauseOnly(t *testing.T) {
 		t.Fatalf("X-Request-Id %q", res.Header.Get("X-Request-Id"))
 	}
 	logs := env.Logs()
-	if !strings.Contains(logs, "hunter2") || !strings.Contains(logs, `"request_id":"req-panic-1"`) {
-		t.Fatalf("the cause and the request id are not logged:\n%s", logs)
-	}
+	require.Contains(t, logs, "hunter2", "the cause is not logged")
+	require.Contains(t, logs, `"request_id":"req-panic-1"`, "the request id is not logged")
 }
 
 func TestReadinessFailsWhenTheDatabaseIsGone(t *testing.T) {

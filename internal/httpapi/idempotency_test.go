@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/certhub/credentiald/internal/testkit"
 	"github.com/certhub/credentiald/internal/testkit/contract"
 )
@@ -36,13 +38,14 @@ func TestIdempotencyKeyReplaysTheFirstAnswer(t *testing.T) {
 	body := s.generate(ada, nil)
 	first := s.acct.Client.Do(s.post("order-42", body))
 	again := s.acct.Client.Do(s.post("order-42", body))
-	if first.StatusCode != 200 || again.StatusCode != 200 || again.Header.Get("Idempotent-Replayed") != "true" ||
-		first.Header.Get("Idempotent-Replayed") != "" || string(first.Body) != string(again.Body) {
-		t.Fatalf("first %d %v\nagain %d %v %s", first.StatusCode, first.Header, again.StatusCode, again.Header, again.Body)
-	}
-	if issued, used := s.certificates(t); issued != 1 || used != 1 {
-		t.Fatalf("issued %d, used %d", issued, used)
-	}
+	require.Equal(t, 200, first.StatusCode, "first: status (header %v)", first.Header)
+	require.Equal(t, 200, again.StatusCode, "again: status (body %s)", again.Body)
+	require.Equal(t, "true", again.Header.Get("Idempotent-Replayed"), "again: Idempotent-Replayed")
+	require.Equal(t, "", first.Header.Get("Idempotent-Replayed"), "first: Idempotent-Replayed")
+	require.Equal(t, string(first.Body), string(again.Body), "the replayed body")
+	issued, used := s.certificates(t)
+	require.Equal(t, 1, issued, "certificates issued")
+	require.Equal(t, 1, used, "credits used")
 	// The same key with another body is refused; another account's same key is its own.
 	other := s.generate(ada, map[string]any{"sendEmail": true})
 	res := s.acct.Client.Do(s.post("order-42", other))
@@ -96,9 +99,9 @@ func TestConcurrentRequestsWithOneKeyExecuteOnce(t *testing.T) {
 	if 1+replayed+inProgress != len(responses) {
 		t.Fatalf("first 1, replayed %d, in progress %d", replayed, inProgress)
 	}
-	if issued, used := s.certificates(t); issued != 1 || used != 1 {
-		t.Fatalf("issued %d, used %d", issued, used)
-	}
+	issued, used := s.certificates(t)
+	require.Equal(t, 1, issued, "certificates issued")
+	require.Equal(t, 1, used, "credits used")
 }
 
 // A failed request is not remembered: once the cause is fixed, the same key runs.
@@ -112,9 +115,8 @@ func TestAFailedRequestIsNotRemembered(t *testing.T) {
 	wantError(t, res, 402, res.StatusCode, "CREDIT_LIMIT")
 	testkit.SQL(t, s.env, `UPDATE accounts SET plan = 'pro' WHERE id = $1`, s.acct.ID)
 	res = s.acct.Client.Do(s.post("retry-me", body))
-	if res.StatusCode != 200 || res.Header.Get("Idempotent-Replayed") != "" {
-		t.Fatalf("retry: %d %v %s", res.StatusCode, res.Header, res.Body)
-	}
+	require.Equal(t, 200, res.StatusCode, "retry: status (body %s)", res.Body)
+	require.Equal(t, "", res.Header.Get("Idempotent-Replayed"), "retry: Idempotent-Replayed")
 }
 
 // A request that holds its key answers 409 to a second one; a process that died mid-request
@@ -140,9 +142,9 @@ func TestAKeyHeldByADeadProcessLapses(t *testing.T) {
 	if res.StatusCode != 200 {
 		t.Fatalf("after the lease lapsed: %d %s", res.StatusCode, res.Body)
 	}
-	if issued, used := s.certificates(t); issued != 1 || used != 1 {
-		t.Fatalf("issued %d, used %d", issued, used)
-	}
+	issued, used := s.certificates(t)
+	require.Equal(t, 1, issued, "certificates issued")
+	require.Equal(t, 1, used, "credits used")
 }
 
 // When the database fails while a key is claimed, the answer is 500 INTERNAL, logged with its
@@ -176,9 +178,9 @@ func TestADatabaseFailureWhileClaimingAKeyIsAnInternalError(t *testing.T) {
 			if e.Error.Message != "Internal error." {
 				t.Fatalf("the answer shows the cause: %s", res.Body)
 			}
-			if logs := s.env.Logs(); !strings.Contains(logs, `"msg":"request failed"`) || !strings.Contains(logs, "idempotency key") {
-				t.Fatalf("the failure is not logged with its cause:\n%s", logs)
-			}
+			logs := s.env.Logs()
+			require.Contains(t, logs, `"msg":"request failed"`, "the failure is not logged")
+			require.Contains(t, logs, "idempotency key", "the failure is not logged with its cause")
 		})
 	}
 }

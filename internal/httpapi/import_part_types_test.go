@@ -10,6 +10,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/stretchr/testify/assert"
 
 	"github.com/certhub/credentiald/internal/testkit"
 )
@@ -87,9 +88,8 @@ func TestImportAnswersAFileAlikeWhateverTypeItsPartCarries(t *testing.T) {
 
 			email := fmt.Sprintf("part%d@example.org", i)
 			res = uploadAs(t, acct.Client, path, partType, []byte(header+"Ada,Lovelace,"+email+"\n"))
-			if res.StatusCode != http.StatusOK || !strings.Contains(string(res.Body), `"added":1`) {
-				t.Errorf("a good file: %d %s", res.StatusCode, res.Body)
-			}
+			assert.Equal(t, http.StatusOK, res.StatusCode, "a good file: status (body %s)", res.Body)
+			assert.Contains(t, string(res.Body), `"added":1`, "a good file: body")
 		})
 	}
 }

@@ -10,6 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/certhub/credentiald/internal/testkit"
 	"github.com/certhub/credentiald/internal/testkit/contract"
 )
@@ -48,21 +51,23 @@ func TestImportMatchesHeadersAndReportsRejectedRows(t *testing.T) {
 	res := acct.Client.Upload("/api/v1/attendees/import?eventId="+event, "file", "people.csv", []byte(file))
 	var out importBody
 	res.JSON(t, &out)
-	if res.StatusCode != 200 || out.Data.Added != 3 || out.Data.Skipped != 2 || len(out.Data.Rejected) != 3 {
-		t.Fatalf("import: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, 200, res.StatusCode, "import: status (body %s)", res.Body)
+	require.Equal(t, 3, out.Data.Added, "import: out.Data.Added")
+	require.Equal(t, 2, out.Data.Skipped, "import: out.Data.Skipped")
+	require.Len(t, out.Data.Rejected, 3, "import: out.Data.Rejected")
 	want := []struct {
 		row    int
 		reason string
 	}{{5, "INVALID_EMAIL"}, {6, "MISSING_FIELD"}, {10, "TOO_LONG"}}
 	for i, w := range want {
 		r := out.Data.Rejected[i]
-		if r.Row != w.row || r.Reason != w.reason || r.Message == "" {
-			t.Errorf("rejection %d: %+v, want line %d %s", i, r, w.row, w.reason)
-		}
+		assert.Equal(t, w.row, r.Row, "rejection %d: r.Row", i)
+		assert.Equal(t, w.reason, r.Reason, "rejection %d: r.Reason", i)
+		assert.NotEmpty(t, r.Message, "rejection %d: r.Message", i)
 	}
-	if e := out.Data.Rejected[0].Email; e == nil || *e != "not-an-email" {
-		t.Errorf("rejection names its email: %+v", out.Data.Rejected[0])
+	e := out.Data.Rejected[0].Email
+	if assert.NotNil(t, e, "rejection names its email: %+v", out.Data.Rejected[0]) {
+		assert.Equal(t, "not-an-email", *e, "rejection names its email")
 	}
 
 	var page attendeePage
@@ -74,16 +79,14 @@ func TestImportMatchesHeadersAndReportsRejectedRows(t *testing.T) {
 	for _, a := range page.Data {
 		byEmail[a.Email] = a.Metadata
 	}
-	if byEmail["jose@example.org"]["Company"] != "Acme" || len(byEmail["lukasz@example.org"]) != 0 {
-		t.Fatalf("metadata: %+v", byEmail)
-	}
+	require.Equal(t, "Acme", byEmail["jose@example.org"]["Company"], `metadata: byEmail["jose@example.org"]["Company"]`)
+	require.Empty(t, byEmail["lukasz@example.org"], `metadata: byEmail["lukasz@example.org"]`)
 
 	// Without skipDuplicates, the same file adds its duplicates too.
 	res = acct.Client.Upload("/api/v1/attendees/import?skipDuplicates=false&eventId="+event, "file", "people.csv", []byte(file))
 	res.JSON(t, &out)
-	if out.Data.Added != 5 || out.Data.Skipped != 0 {
-		t.Fatalf("import without skipping: %s", res.Body)
-	}
+	require.Equal(t, 5, out.Data.Added, "import without skipping: out.Data.Added")
+	require.Equal(t, 0, out.Data.Skipped, "import without skipping: out.Data.Skipped")
 }
 
 func TestImportTabSeparated(t *testing.T) {
@@ -95,9 +98,10 @@ func TestImportTabSeparated(t *testing.T) {
 		[]byte("email\tfirstname\tlastname\nli@\t小龙\t李\nyamada@example.org\t太郎\t山田\n"))
 	var out importBody
 	res.JSON(t, &out)
-	if res.StatusCode != 200 || out.Data.Added != 1 || len(out.Data.Rejected) != 1 || out.Data.Rejected[0].Row != 2 {
-		t.Fatalf("tab-separated: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, 200, res.StatusCode, "tab-separated: status (body %s)", res.Body)
+	require.Equal(t, 1, out.Data.Added, "tab-separated: out.Data.Added")
+	require.Len(t, out.Data.Rejected, 1, "tab-separated: out.Data.Rejected")
+	require.Equal(t, 2, out.Data.Rejected[0].Row, "tab-separated: out.Data.Rejected[0].Row")
 }
 
 func TestImportRefusesFilesThatAreNotCSVAndAddsNothing(t *testing.T) {
@@ -132,8 +136,9 @@ func TestImportRefusesFilesThatAreNotCSVAndAddsNothing(t *testing.T) {
 	for name, c := range cases {
 		res := acct.Client.Upload("/api/v1/attendees/import?eventId="+event, "file", "x.csv", c.file)
 		e := wantError(t, res, 400, res.StatusCode, "VALIDATION_ERROR")
-		if len(e.Error.Details) != 1 || e.Error.Details[0].Field != c.field || !strings.Contains(e.Error.Message, c.message) {
-			t.Errorf("%s: %+v", name, e.Error)
+		if assert.Len(t, e.Error.Details, 1, "%s: e.Error.Details", name) {
+			assert.Equal(t, c.field, e.Error.Details[0].Field, "%s: e.Error.Details[0].Field", name)
+			assert.Contains(t, e.Error.Message, c.message, "%s: e.Error.Message", name)
 		}
 	}
 	res := acct.Client.Upload("/api/v1/attendees/import?eventId="+event, "attachment", "x.csv", []byte(good))
@@ -182,9 +187,8 @@ func TestImportLimits(t *testing.T) {
 		fmt.Fprintf(&rows, "A,B,a%d@example.org\n", i)
 	}
 	res = acct.Client.Upload("/api/v1/attendees/import?eventId="+event, "file", "big.csv", rows.Bytes())
-	if res.StatusCode != 200 || !strings.Contains(string(res.Body), `"added":50000`) {
-		t.Fatalf("50,000 rows: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, 200, res.StatusCode, "50,000 rows: status (body %s)", res.Body)
+	require.Contains(t, string(res.Body), `"added":50000`, "50,000 rows: body")
 }
 
 func TestExportStreamsCSVWithNeutralisedFormulas(t *testing.T) {
@@ -200,25 +204,25 @@ func TestExportStreamsCSVWithNeutralisedFormulas(t *testing.T) {
 	}
 	_, reader := acct.APIKey(t, "attendees:read")
 	res := reader.Get("/api/v1/events/" + event + "/attendees/export")
-	if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Disposition"), "attachment;") ||
-		!strings.HasPrefix(res.Header.Get("Content-Type"), "text/csv") {
-		t.Fatalf("export: %d %v", res.StatusCode, res.Header)
-	}
+	require.Equal(t, 200, res.StatusCode, "export: status (header %v)", res.Header)
+	require.True(t, strings.HasPrefix(res.Header.Get("Content-Disposition"), "attachment;"), "export: %q should start with %q", res.Header.Get("Content-Disposition"), "attachment;")
+	require.True(t, strings.HasPrefix(res.Header.Get("Content-Type"), "text/csv"), "export: %q should start with %q", res.Header.Get("Content-Type"), "text/csv")
 	records, err := csv.NewReader(bytes.NewReader(res.Body)).ReadAll()
 	if err != nil {
 		t.Fatal(err)
 	}
 	wantHeader := "id,firstName,lastName,email,createdAt,certificateStatus,certificateNumber,verificationCode,Company,Role"
-	if len(records) != 3 || strings.Join(records[0], ",") != wantHeader {
-		t.Fatalf("export:\n%s", res.Body)
-	}
+	require.Len(t, records, 3, "export:\n%s", res.Body)
+	require.Equal(t, wantHeader, strings.Join(records[0], ","), "export: the header")
 	jose := records[1]
-	if jose[1] != "'=cmd|' /C calc'!A0" || jose[2] != "Müller" || jose[8] != "'+Acme" || jose[9] != "'@boss" || jose[5] != "" {
-		t.Fatalf("row: %q", jose)
-	}
-	if ada := records[2]; ada[8] != "" || ada[9] != "'-1" {
-		t.Fatalf("row: %q", ada)
-	}
+	require.Equal(t, "'=cmd|' /C calc'!A0", jose[1], "row: jose[1]")
+	require.Equal(t, "Müller", jose[2], "row: jose[2]")
+	require.Equal(t, "'+Acme", jose[8], "row: jose[8]")
+	require.Equal(t, "'@boss", jose[9], "row: jose[9]")
+	require.Equal(t, "", jose[5], "row: jose[5]")
+	ada := records[2]
+	require.Equal(t, "", ada[8], "row: ada[8]")
+	require.Equal(t, "'-1", ada[9], "row: ada[9]")
 }
 
 // uploadAs posts content as the form's `file` part with the media type a browser chose.
@@ -249,8 +253,9 @@ func TestImportJudgesTheFileNotThePartType(t *testing.T) {
 	path := "/api/v1/attendees/import?eventId=" + acct.Event(t, env, "E").String()
 	for _, partType := range []string{"application/vnd.ms-excel", "application/octet-stream", "text/plain; charset=utf-8"} {
 		res := uploadAs(t, acct.Client, path, partType, []byte("firstName,lastName,email\nAda,Lovelace,ada@example.org\n"))
-		if res.StatusCode != 200 || !strings.Contains(string(res.Body), `"added":1`) && !strings.Contains(string(res.Body), `"skipped":1`) {
-			t.Fatalf("CSV sent as %s: %d %s", partType, res.StatusCode, res.Body)
+		require.Equal(t, 200, res.StatusCode, "CSV sent as %s: status (body %s)", partType, res.Body)
+		if !strings.Contains(string(res.Body), `"added":1`) {
+			require.Contains(t, string(res.Body), `"skipped":1`, "CSV sent as %s: body", partType)
 		}
 	}
 	res := uploadAs(t, acct.Client, path, "application/pdf", []byte("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n"))
@@ -296,18 +301,19 @@ func TestImportRejectsRowsWhoseTextIsNotSingleLine(t *testing.T) {
 	res := acct.Client.Upload("/api/v1/attendees/import?eventId="+event, "file", "p.csv", []byte(file))
 	var out importBody
 	res.JSON(t, &out)
-	if res.StatusCode != 200 || out.Data.Added != 2 || len(out.Data.Rejected) != 3 {
-		t.Fatalf("import: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, 200, res.StatusCode, "import: status (body %s)", res.Body)
+	require.Equal(t, 2, out.Data.Added, "import: out.Data.Added")
+	require.Len(t, out.Data.Rejected, 3, "import: out.Data.Rejected")
 	want := []struct {
 		row         int
 		field, char string
 	}{{2, "file.row[2].firstName", "U+202E"}, {3, "file.row[3].lastName", "U+FEFF"}, {4, "file.row[4].metadata.Company", "U+2066"}}
 	for i, w := range want {
 		r := out.Data.Rejected[i]
-		if r.Row != w.row || r.Field != w.field || r.Reason != "INVALID_TEXT" || !strings.Contains(r.Message, w.char) {
-			t.Errorf("rejection %d: %+v, want %s with %s", i, r, w.field, w.char)
-		}
+		assert.Equal(t, w.row, r.Row, "rejection %d: r.Row", i)
+		assert.Equal(t, w.field, r.Field, "rejection %d: r.Field", i)
+		assert.Equal(t, "INVALID_TEXT", r.Reason, "rejection %d: r.Reason", i)
+		assert.Contains(t, r.Message, w.char, "rejection %d: r.Message", i)
 	}
 	var page attendeePage
 	acct.Client.Get("/api/v1/attendees?eventId="+event).JSON(t, &page)
@@ -315,9 +321,8 @@ func TestImportRejectsRowsWhoseTextIsNotSingleLine(t *testing.T) {
 	for _, a := range page.Data {
 		got[a.Email] = a.FirstName + "|" + a.LastName + "|" + a.Metadata["Company"]
 	}
-	if got["grace@example.org"] != "Grace Brewster|Hop per|Navy Reserve" || got["kept@example.org"] != "👩\u200d💻|می\u200cخواهم|" {
-		t.Fatalf("stored: %q", got)
-	}
+	require.Equal(t, "Grace Brewster|Hop per|Navy Reserve", got["grace@example.org"], `stored: got["grace@example.org"]`)
+	require.Equal(t, "👩\u200d💻|می\u200cخواهم|", got["kept@example.org"], `stored: got["kept@example.org"]`)
 }
 
 // A rejection repeats at most the first 200 characters of a value, however long the cell.
@@ -337,9 +342,8 @@ func TestImportRejectionEchoesAtMost200Characters(t *testing.T) {
 	res := acct.Client.Upload("/api/v1/attendees/import?eventId="+event, "file", "p.csv", []byte(file))
 	var out importBody
 	res.JSON(t, &out)
-	if res.StatusCode != 200 || len(out.Data.Rejected) != 4 {
-		t.Fatalf("import: %d %.2000s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, 200, res.StatusCode, "import: status (body %s)", res.Body)
+	require.Len(t, out.Data.Rejected, 4, "import: out.Data.Rejected")
 	for i, c := range []struct{ reason, field, echoed string }{
 		{"TOO_LONG", "file.row[2].firstName", strings.Repeat("é", 200)},
 		{"TOO_LONG", "file.row[3].email", strings.Repeat("a", 200)},
@@ -347,9 +351,10 @@ func TestImportRejectionEchoesAtMost200Characters(t *testing.T) {
 		{"TOO_LONG", "file.row[5].metadata.Notes", strings.Repeat("n", 200)},
 	} {
 		r := out.Data.Rejected[i]
-		if r.Reason != c.reason || r.Field != c.field || !strings.Contains(r.Message, c.echoed) || strings.Contains(r.Message, c.echoed+c.echoed[:1]) {
-			t.Errorf("rejection %d: %+v", i, r)
-		}
+		assert.Equal(t, c.reason, r.Reason, "rejection %d: r.Reason", i)
+		assert.Equal(t, c.field, r.Field, "rejection %d: r.Field", i)
+		assert.Contains(t, r.Message, c.echoed, "rejection %d: r.Message", i)
+		assert.NotContains(t, r.Message, c.echoed+c.echoed[:1], "rejection %d: r.Message", i)
 		if r.Email != nil && len([]rune(*r.Email)) > 200 {
 			t.Errorf("rejection %d echoes an email of %d characters", i, len([]rune(*r.Email)))
 		}

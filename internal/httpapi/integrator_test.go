@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/testkit"
@@ -65,16 +67,19 @@ func TestEventCertificatesAreFilteredByStatus(t *testing.T) {
 				got = append(got, c.Status)
 			}
 			sort.Strings(got)
-			if page.Meta.Total != 4 || strings.Join(got, ",") != "draft,expired,revoked,valid" {
-				t.Errorf("unfiltered: %d %v", page.Meta.Total, got)
-			}
+			assert.Equal(t, 4, page.Meta.Total, "unfiltered: page.Meta.Total")
+			assert.Equal(t, "draft,expired,revoked,valid", strings.Join(got, ","), "unfiltered: statuses")
 		case "draft":
-			if page.Meta.Total != 1 || len(page.Data) != 1 || page.Data[0].Status != "draft" || page.Data[0].AttendeeID != draftee.String() {
-				t.Errorf("status=draft: %s", res.Body)
+			assert.Equal(t, 1, page.Meta.Total, "status=draft: page.Meta.Total")
+			if assert.Len(t, page.Data, 1, "status=draft: page.Data") {
+				assert.Equal(t, "draft", page.Data[0].Status, "status=draft: page.Data[0].Status")
+				assert.Equal(t, draftee.String(), page.Data[0].AttendeeID, "status=draft: page.Data[0].AttendeeID")
 			}
 		default:
-			if page.Meta.Total != 1 || len(page.Data) != 1 || page.Data[0].ID != want || page.Data[0].Status != status {
-				t.Errorf("status=%s: %s", status, res.Body)
+			assert.Equal(t, 1, page.Meta.Total, "status=%s: page.Meta.Total", status)
+			if assert.Len(t, page.Data, 1, "status=%s: page.Data", status) {
+				assert.Equal(t, want, page.Data[0].ID, "status=%s: page.Data[0].ID", status)
+				assert.Equal(t, status, page.Data[0].Status, "status=%s: page.Data[0].Status", status)
 			}
 		}
 	}
@@ -125,9 +130,9 @@ func TestNullForAFieldWithADefaultIsRefused(t *testing.T) {
 	a := s.acct.Attendee(t, s.event, "Ada", "Lovelace", "ada@example.org")
 	res := s.acct.Client.Post("/api/v1/certificates/generate", s.generate(a, map[string]any{"sendEmail": nil}))
 	e := wantError(t, res, 400, res.StatusCode, "VALIDATION_ERROR")
-	if len(e.Error.Details) != 1 || e.Error.Details[0].Field != "body.sendEmail" || !strings.Contains(e.Error.Details[0].Message, "leave it out") {
-		t.Fatalf("sendEmail null: %s", res.Body)
-	}
+	require.Len(t, e.Error.Details, 1, "sendEmail null: e.Error.Details")
+	require.Equal(t, "body.sendEmail", e.Error.Details[0].Field, "sendEmail null: e.Error.Details[0].Field")
+	require.Contains(t, e.Error.Details[0].Message, "leave it out", "sendEmail null: e.Error.Details[0].Message")
 	var page struct{ Meta struct{ Total int } }
 	s.acct.Client.Get("/api/v1/events/"+s.event.String()+"/certificates").JSON(t, &page)
 	if page.Meta.Total != 0 {
@@ -137,9 +142,8 @@ func TestNullForAFieldWithADefaultIsRefused(t *testing.T) {
 		"content": map[string]any{"type": "text", "text": "{{recipient.fullName}}", "bold": nil}}}}}}
 	res = s.acct.Client.Post("/api/v1/templates", map[string]any{"name": "Bold", "layout": layout})
 	e = wantError(t, res, 400, res.StatusCode, "VALIDATION_ERROR")
-	if len(e.Error.Details) != 1 || e.Error.Details[0].Field != "body.layout.rows[0].cols[0].content.bold" {
-		t.Fatalf("bold null: %s", res.Body)
-	}
+	require.Len(t, e.Error.Details, 1, "bold null: e.Error.Details")
+	require.Equal(t, "body.layout.rows[0].cols[0].content.bold", e.Error.Details[0].Field, "bold null: e.Error.Details[0].Field")
 	res = s.acct.Client.Put("/api/v1/templates/"+s.template.String(), map[string]any{"name": "Plain", "active": nil,
 		"layout": map[string]any{"rows": []any{map[string]any{"height": 40, "cols": []any{map[string]any{"size": 12,
 			"content": map[string]any{"type": "text", "text": "x"}}}}}}})
@@ -156,17 +160,19 @@ func TestErrorsSayHowToFixDatesAndForms(t *testing.T) {
 	s := newIssuing(t)
 	res := s.acct.Client.Post("/api/v1/events", map[string]any{"name": "Dated", "eventDate": "2026-11-12", "templateId": s.template})
 	e := wantError(t, res, 400, res.StatusCode, "VALIDATION_ERROR")
-	if d := e.Error.Details; len(d) != 1 || d[0].Field != "body.eventDate" || !strings.Contains(d[0].Message, "2026-11-12T09:00:00Z") ||
-		strings.ContainsAny(d[0].Message, "^$[]") {
-		t.Fatalf("date-only eventDate: %s", res.Body)
-	}
+	d := e.Error.Details
+	require.Len(t, d, 1, "date-only eventDate: details")
+	require.Equal(t, "body.eventDate", d[0].Field, "date-only eventDate: d[0].Field")
+	require.Contains(t, d[0].Message, "2026-11-12T09:00:00Z", "date-only eventDate: d[0].Message")
+	require.False(t, strings.ContainsAny(d[0].Message, "^$[]"), "date-only eventDate: %q shows a regular expression", d[0].Message)
 	res = s.acct.Client.Upload("/api/v1/attendees/import?eventId="+s.event.String(), "upload", "people.csv",
 		[]byte("firstName,lastName,email\nAda,Lovelace,ada@example.org\n"))
 	e = wantError(t, res, 400, res.StatusCode, "VALIDATION_ERROR")
-	if d := e.Error.Details; len(d) != 1 || d[0].Field != "body" || !strings.Contains(d[0].Message, `the field "file"`) ||
-		strings.Contains(d[0].Message, "JSON") {
-		t.Fatalf("file under another field: %s", res.Body)
-	}
+	d = e.Error.Details
+	require.Len(t, d, 1, "file under another field: details")
+	require.Equal(t, "body", d[0].Field, "file under another field: d[0].Field")
+	require.Contains(t, d[0].Message, `the field "file"`, "file under another field: d[0].Message")
+	require.NotContains(t, d[0].Message, "JSON", "file under another field: d[0].Message")
 }
 
 // An account that set no issuer name is named by its own name wherever a recipient looks: the
@@ -187,9 +193,8 @@ func TestTheAccountNameStandsInForAnUnsetIssuerName(t *testing.T) {
 			conference = st.ID
 		}
 	}
-	if name == "" || conference == "" {
-		t.Fatalf("account %q, system templates %+v", name, list.Data)
-	}
+	require.NotEmpty(t, name, "account name")
+	require.NotEmpty(t, conference, "system templates %+v: Conference Attendance", list.Data)
 	a := s.acct.Attendee(t, s.event, "Ada", "Lovelace", "ada@example.org")
 	res := s.acct.Client.Post("/api/v1/certificates/generate", s.generate(a, map[string]any{"templateId": conference, "sendEmail": true}))
 	var c certificateBody
@@ -198,24 +203,22 @@ func TestTheAccountNameStandsInForAnUnsetIssuerName(t *testing.T) {
 		t.Fatalf("generate: %d %s", res.StatusCode, res.Body)
 	}
 	text, err := pdftext.Text(s.acct.Client.Get("/api/v1/certificates/" + c.Data.ID + "/download").Body)
-	if err != nil || !strings.Contains(text, name) {
-		t.Fatalf("the PDF does not name %q (%v):\n%s", name, err, text)
-	}
+	require.NoError(t, err, "the PDF's text")
+	require.Contains(t, text, name, "the PDF does not name the account")
 	var fromName, body string
 	testkit.QueryRow(t, s.env, `SELECT from_name, body_text FROM email_deliveries WHERE certificate_id = $1`, []any{c.Data.ID}, &fromName, &body)
-	if fromName != name || !strings.Contains(body, name) || strings.Contains(body, "organisers") {
-		t.Fatalf("email from %q:\n%s", fromName, body)
-	}
-	if n, err := runEmail(t, s.env); err != nil || n != 1 {
-		t.Fatalf("the worker sent %d messages: %v", n, err)
-	}
+	require.Equal(t, name, fromName, "the email's from name")
+	require.Contains(t, body, name, "the email's text")
+	require.NotContains(t, body, "organisers", "the email's text")
+	n, err := runEmail(t, s.env)
+	require.NoError(t, err, "email worker")
+	require.Equal(t, 1, n, "messages the email worker sent")
 	msg, raw := onlyMessageSent(t, s.env)
-	if from, err := mail.ParseAddress(msg.Header.Get("From")); err != nil || from.Name != name {
-		t.Fatalf("From: %q (%v)", msg.Header.Get("From"), err)
-	}
-	if strings.Contains(string(raw), "Sent for the issuer") || strings.Contains(string(raw), `"credentiald"`) {
-		t.Fatalf("the message leaves the issuer unnamed:\n%s", raw)
-	}
+	from, err := mail.ParseAddress(msg.Header.Get("From"))
+	require.NoError(t, err, "From %q", msg.Header.Get("From"))
+	require.Equal(t, name, from.Name, "From: name")
+	require.NotContains(t, string(raw), "Sent for the issuer", "the message leaves the issuer unnamed")
+	require.NotContains(t, string(raw), `"credentiald"`, "the message leaves the issuer unnamed")
 }
 
 // A 405 names the methods the path takes in Allow (RFC 9110), in the error envelope.
@@ -255,8 +258,9 @@ func TestUnknownQueryParametersAreRefusedWhereCredentialsAreNeeded(t *testing.T)
 	} {
 		res := s.acct.Client.Get(path)
 		e := wantError(t, res, 400, res.StatusCode, "VALIDATION_ERROR")
-		if len(e.Error.Details) != 1 || e.Error.Details[0].Field != field || !strings.Contains(e.Error.Details[0].Message, "is not a parameter") {
-			t.Errorf("%s: %s", path, res.Body)
+		if assert.Len(t, e.Error.Details, 1, "%s: e.Error.Details", path) {
+			assert.Equal(t, field, e.Error.Details[0].Field, "%s: e.Error.Details[0].Field", path)
+			assert.Contains(t, e.Error.Details[0].Message, "is not a parameter", "%s: e.Error.Details[0].Message", path)
 		}
 	}
 	if res := s.acct.Client.Get("/api/v1/events?page=1&pageSize=5"); res.StatusCode != 200 {
@@ -289,13 +293,11 @@ func TestAttendeesAreFoundByEmail(t *testing.T) {
 		Meta struct{ Total int }
 	}
 	s.acct.Client.Get("/api/v1/attendees?email=ADA.lovelace@example.org").JSON(t, &page)
-	if page.Meta.Total != 2 || len(page.Data) != 2 {
-		t.Fatalf("by email: %+v", page)
-	}
+	require.Equal(t, 2, page.Meta.Total, "by email: page.Meta.Total")
+	require.Len(t, page.Data, 2, "by email: page.Data")
 	s.acct.Client.Get("/api/v1/attendees?email=ada.lovelace@example.org&eventId="+other.String()).JSON(t, &page)
-	if page.Meta.Total != 1 || page.Data[0].EventID != other.String() {
-		t.Fatalf("by email and event: %+v", page)
-	}
+	require.Equal(t, 1, page.Meta.Total, "by email and event: page.Meta.Total")
+	require.Equal(t, other.String(), page.Data[0].EventID, "by email and event: page.Data[0].EventID")
 	res := s.acct.Client.Get("/api/v1/attendees?email=not-an-address")
 	if e := wantError(t, res, 400, res.StatusCode, "VALIDATION_ERROR"); e.Error.Details[0].Field != "query.email" {
 		t.Fatalf("malformed: %s", res.Body)
@@ -311,13 +313,12 @@ func TestTheExportStartsWithAByteOrderMarkWhenAsked(t *testing.T) {
 	path := "/api/v1/events/" + s.event.String() + "/attendees/export"
 	plain := s.acct.Client.Get(path)
 	withBOM := s.acct.Client.Get(path + "?bom=true")
-	if plain.StatusCode != 200 || withBOM.StatusCode != 200 {
-		t.Fatalf("export: %d %d", plain.StatusCode, withBOM.StatusCode)
-	}
+	require.Equal(t, 200, plain.StatusCode, "export: status without a BOM")
+	require.Equal(t, 200, withBOM.StatusCode, "export: status with a BOM")
 	bom := []byte{0xEF, 0xBB, 0xBF}
-	if bytes.HasPrefix(plain.Body, bom) || !bytes.HasPrefix(withBOM.Body, bom) || !bytes.Equal(withBOM.Body[3:], plain.Body) {
-		t.Fatalf("without: %.12q, with: %.12q", plain.Body, withBOM.Body)
-	}
+	require.False(t, bytes.HasPrefix(plain.Body, bom), "without: %.12q starts with a BOM", plain.Body)
+	require.True(t, bytes.HasPrefix(withBOM.Body, bom), "with: %.12q does not start with a BOM", withBOM.Body)
+	require.Equal(t, string(plain.Body), string(withBOM.Body[3:]), "with a BOM, after it")
 }
 
 // An event's jobs are listed newest first with their counts, to whoever may read a job
@@ -349,9 +350,11 @@ func TestAnEventsBulkJobsAreListed(t *testing.T) {
 	}
 	res := reader.Get("/api/v1/events/" + s.event.String() + "/certificates/generate/jobs?pageSize=10")
 	res.JSON(t, &page)
-	if res.StatusCode != 200 || page.Meta.Total != 2 || len(page.Data) != 2 || page.Data[0].ID != ids[1] || page.Data[1].ID != ids[0] {
-		t.Fatalf("jobs: %d %s (created %v)", res.StatusCode, res.Body, ids)
-	}
+	require.Equal(t, 200, res.StatusCode, "jobs: status (body %s)", res.Body)
+	require.Equal(t, 2, page.Meta.Total, "jobs: page.Meta.Total")
+	require.Len(t, page.Data, 2, "jobs: page.Data")
+	require.Equal(t, ids[1], page.Data[0].ID, "jobs: page.Data[0].ID (created %v)", ids)
+	require.Equal(t, ids[0], page.Data[1].ID, "jobs: page.Data[1].ID (created %v)", ids)
 	stranger := testkit.SignUp(t, s.env)
 	res = stranger.Client.Get("/api/v1/events/" + s.event.String() + "/certificates/generate/jobs")
 	wantError(t, res, 404, res.StatusCode, "NOT_FOUND")
@@ -372,25 +375,24 @@ func TestSingleResourcesAnswer304ToTheirETag(t *testing.T) {
 	for _, path := range paths {
 		res := s.acct.Client.Get(path)
 		tag := res.Header.Get("ETag")
-		if res.StatusCode != 200 || !strings.HasPrefix(tag, `"`) || strings.HasPrefix(tag, "W/") {
-			t.Fatalf("%s: %d, ETag %q", path, res.StatusCode, tag)
-		}
+		require.Equal(t, 200, res.StatusCode, "%s: status (body %s)", path, res.Body)
+		require.True(t, strings.HasPrefix(tag, `"`), "%s: ETag %q is not quoted", path, tag)
+		require.False(t, strings.HasPrefix(tag, "W/"), "%s: ETag %q is weak", path, tag)
 		notModified(t, s.acct.Client, path, tag)
 		again := s.acct.Client.Do(withHeader(s.acct.Client.Request("GET", path, nil), "If-None-Match", `"stale"`))
-		if again.StatusCode != 200 || !bytes.Equal(again.Body, res.Body) {
-			t.Fatalf("%s with another tag: %d", path, again.StatusCode)
-		}
+		require.Equal(t, 200, again.StatusCode, "%s with another tag: status", path)
+		require.Equal(t, string(res.Body), string(again.Body), "%s with another tag: body", path)
 	}
 	path := "/api/v1/certificates/" + c.Data.ID
 	before := s.acct.Client.Get(path).Header.Get("ETag")
 	testkit.SQL(t, s.env, `UPDATE certificates SET issued_at = now() - interval '2 days', expires_at = now() - interval '1 day' WHERE id = $1`, c.Data.ID)
 	res := s.acct.Client.Do(withHeader(s.acct.Client.Request("GET", path, nil), "If-None-Match", before))
-	if res.StatusCode != 200 || !strings.Contains(string(res.Body), `"status":"expired"`) || res.Header.Get("ETag") == before {
-		t.Fatalf("after its expiry: %d %s", res.StatusCode, res.Body)
-	}
-	if res := s.acct.Client.Get("/api/v1/certificates/" + uuid.NewString()); res.StatusCode != 404 || res.Header.Get("ETag") != "" {
-		t.Fatalf("a 404 is not tagged: %d %q", res.StatusCode, res.Header.Get("ETag"))
-	}
+	require.Equal(t, 200, res.StatusCode, "after its expiry: status (body %s)", res.Body)
+	require.Contains(t, string(res.Body), `"status":"expired"`, "after its expiry: body")
+	require.NotEqual(t, before, res.Header.Get("ETag"), "after its expiry: ETag")
+	res = s.acct.Client.Get("/api/v1/certificates/" + uuid.NewString())
+	require.Equal(t, 404, res.StatusCode, "a 404 is tagged: status")
+	require.Equal(t, "", res.Header.Get("ETag"), "a 404 is tagged: ETag")
 }
 
 // Subscriptions may name patterns beside kinds, and answer them as sent; an unknown one is
@@ -402,9 +404,8 @@ func TestBadgeAndJobEventsAndPatternSubscriptions(t *testing.T) {
 	res := s.acct.Client.Post("/api/v1/webhooks", map[string]any{"url": "https://93.184.216.34/hook", "events": []string{"certificate.*", "badge.*", "job.completed"}})
 	var sub struct{ Data struct{ Events []string } }
 	res.JSON(t, &sub)
-	if res.StatusCode != 201 || strings.Join(sub.Data.Events, ",") != "certificate.*,badge.*,job.completed" {
-		t.Fatalf("subscribe with patterns: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, 201, res.StatusCode, "subscribe with patterns: status (body %s)", res.Body)
+	require.Equal(t, "certificate.*,badge.*,job.completed", strings.Join(sub.Data.Events, ","), "subscribe with patterns: events")
 	res = s.acct.Client.Post("/api/v1/webhooks", map[string]any{"url": "https://93.184.216.34/hook", "events": []string{"job.*"}})
 	wantError(t, res, 400, res.StatusCode, "VALIDATION_ERROR")
 
@@ -435,14 +436,15 @@ func TestBadgeAndJobEventsAndPatternSubscriptions(t *testing.T) {
 		count[e.EventType]++
 		if e.EventType == "job.completed" {
 			var body struct{ Data struct{ JobID string } }
-			if err := json.Unmarshal(e.Payload, &body); err != nil || body.Data.JobID != job.Data.ID {
-				t.Errorf("job.completed names another job: %s", e.Payload)
+			err := json.Unmarshal(e.Payload, &body)
+			if assert.NoError(t, err, "job.completed: payload %s", e.Payload) {
+				assert.Equal(t, job.Data.ID, body.Data.JobID, "job.completed names another job: body.Data.JobID")
 			}
 		}
 	}
-	if count["job.completed"] != 1 || count["badge.issued"] != 1 || count["certificate.issued"] != 1 {
-		t.Fatalf("events: %v", count)
-	}
+	require.Equal(t, 1, count["job.completed"], `events: count["job.completed"]`)
+	require.Equal(t, 1, count["badge.issued"], `events: count["badge.issued"]`)
+	require.Equal(t, 1, count["certificate.issued"], `events: count["certificate.issued"]`)
 	checkOutbox(t, events)
 }
 
@@ -476,18 +478,16 @@ func TestEveryCredentialHasAWideShareCard(t *testing.T) {
 	}
 	res.JSON(t, &issued)
 	codes["badge"] = issued.Data[0].VerificationCode
-	if codes["portrait"] == "" || codes["landscape"] == "" {
-		t.Fatalf("system templates of both orientations: %+v", list.Data)
-	}
+	require.NotEmpty(t, codes["portrait"], `system templates of both orientations: codes["portrait"]`)
+	require.NotEmpty(t, codes["landscape"], `system templates of both orientations: codes["landscape"]`)
 	for kind, code := range codes {
 		res := s.env.Client.Get("/api/v1/verify/" + code + "/share.png")
-		if res.StatusCode != 200 || res.Header.Get("Content-Type") != "image/png" {
-			t.Fatalf("%s: %d %v", kind, res.StatusCode, res.Header)
-		}
+		require.Equal(t, 200, res.StatusCode, "%s: status", kind)
+		require.Equal(t, "image/png", res.Header.Get("Content-Type"), "%s: Content-Type", kind)
 		cfg, err := png.DecodeConfig(bytes.NewReader(res.Body))
-		if err != nil || cfg.Width != 1200 || cfg.Height != 630 {
-			t.Fatalf("%s: %dx%d (%v)", kind, cfg.Width, cfg.Height, err)
-		}
+		require.NoError(t, err, "%s: decoding the PNG", kind)
+		require.Equal(t, 1200, cfg.Width, "%s: cfg.Width", kind)
+		require.Equal(t, 630, cfg.Height, "%s: cfg.Height", kind)
 		notModified(t, s.env.Client, "/api/v1/verify/"+code+"/share.png", res.Header.Get("ETag"))
 		if kind == "badge" { // revoked, its card is drawn again, saying so
 			var got struct{ Data []struct{ ID string } }
@@ -496,9 +496,9 @@ func TestEveryCredentialHasAWideShareCard(t *testing.T) {
 				t.Fatalf("revoke: %d %s", r.StatusCode, r.Body)
 			}
 			after := s.env.Client.Get("/api/v1/verify/" + code + "/share.png")
-			if after.StatusCode != 200 || after.Header.Get("ETag") == res.Header.Get("ETag") || bytes.Equal(after.Body, res.Body) {
-				t.Fatalf("the revoked badge's card is the valid one's: %d", after.StatusCode)
-			}
+			require.Equal(t, 200, after.StatusCode, "the revoked badge's card: status")
+			require.NotEqual(t, res.Header.Get("ETag"), after.Header.Get("ETag"), "the revoked badge's card is the valid one's: ETag")
+			require.False(t, bytes.Equal(after.Body, res.Body), "the revoked badge's card is the valid one's: the same %d bytes", len(after.Body))
 		}
 		page := string(s.env.Client.Get("/verify/" + code).Body)
 		for _, want := range []string{`<meta property="og:image" content="` + s.env.Config.SiteURL.String() + `/api/v1/verify/` + code + `/share.png">`,

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/certhub/credentiald/internal/testkit"
 )
 
@@ -80,13 +82,12 @@ func TestBrandingIsReplacedAsAWholeAndValidated(t *testing.T) {
 	png := "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 	res = acct.Client.Put("/api/v1/branding", map[string]any{"issuerName": " Analytical Society ", "website": "https://example.org",
 		"logo": png, "primaryColor": "#1F4E79", "emailFromName": "Certificates", "emailReplyTo": "certs@example.org"})
-	if res.StatusCode != 200 || !strings.Contains(string(res.Body), `"issuerName":"Analytical Society"`) || !strings.Contains(string(res.Body), png) {
-		t.Fatalf("put: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, 200, res.StatusCode, "put: status (body %s)", res.Body)
+	require.Contains(t, string(res.Body), `"issuerName":"Analytical Society"`, "put: body")
+	require.Contains(t, string(res.Body), png, "put: body")
 	res = acct.Client.Put("/api/v1/branding", map[string]any{"issuerName": "Only this"})
-	if !strings.Contains(string(res.Body), `"logo":null`) || !strings.Contains(string(res.Body), `"website":null`) {
-		t.Fatalf("an omitted field was kept: %s", res.Body)
-	}
+	require.Contains(t, string(res.Body), `"logo":null`, "an omitted field was kept: body")
+	require.Contains(t, string(res.Body), `"website":null`, "an omitted field was kept: body")
 	for name, b := range map[string]map[string]any{
 		"logo not a PNG":     {"logo": "data:image/png;base64,aGVsbG8="},
 		"logo wrong media":   {"logo": "data:image/gif;base64,R0lGODlh"},

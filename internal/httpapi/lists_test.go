@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/certhub/credentiald/internal/ratelimit"
 	"github.com/certhub/credentiald/internal/testkit"
@@ -50,13 +52,6 @@ func idsOf(items []map[string]any) []string {
 		out[i], _ = it["id"].(string)
 	}
 	return out
-}
-
-func sameSet(a, b []string) bool {
-	a, b = slices.Clone(a), slices.Clone(b)
-	slices.Sort(a)
-	slices.Sort(b)
-	return slices.Equal(a, b)
 }
 
 // timeFields are the sort fields compared as instants, not as text.
@@ -147,8 +142,8 @@ func checkSort(t *testing.T, l sortable, sort string) {
 	field, desc := strings.TrimPrefix(sort, "-"), strings.HasPrefix(sort, "-")
 	big := getList(t, l.c, withQuery(l.path, "pageSize=100&sort="+url.QueryEscape(sort)))
 	got := idsOf(big.Data)
-	if big.Meta.Total != len(l.want) || !sameSet(got, l.want) {
-		t.Errorf("%s sort=%s: total %d, items %v; want the %d items %v", l.name, sort, big.Meta.Total, got, len(l.want), l.want)
+	if !assert.Equal(t, len(l.want), big.Meta.Total, "%s sort=%s: total", l.name, sort) ||
+		!assert.ElementsMatch(t, l.want, got, "%s sort=%s: items", l.name, sort) {
 		return
 	}
 	want := slices.Clone(big.Data)
@@ -183,16 +178,17 @@ func checkSort(t *testing.T, l sortable, sort string) {
 			distinct++
 		}
 	}
-	if distinct == 0 || (ties == 0 && !l.noTies[field]) {
-		t.Errorf("%s sort=%s: the test's data has %d ties and %d changes of %s", l.name, sort, ties, distinct, field)
+	assert.NotEqual(t, 0, distinct, "%s sort=%s: the test's data has no changes of %s", l.name, sort, field)
+	if ties == 0 {
+		assert.True(t, l.noTies[field], "%s sort=%s: the test's data has no ties of %s", l.name, sort, field)
 	}
 	var paged []string
 	pages := (len(l.want) + 1) / 2
 	for n := 1; n <= pages+1; n++ {
 		p := getList(t, l.c, withQuery(l.path, fmt.Sprintf("pageSize=2&page=%d&sort=%s", n, url.QueryEscape(sort))))
-		if p.Meta.Total != len(l.want) || p.Meta.Page != n || p.Meta.PageSize != 2 {
-			t.Errorf("%s sort=%s page %d: meta %+v, want total %d", l.name, sort, n, p.Meta, len(l.want))
-		}
+		assert.Equal(t, len(l.want), p.Meta.Total, "%s sort=%s page %d: p.Meta.Total", l.name, sort, n)
+		assert.Equal(t, n, p.Meta.Page, "%s sort=%s page %d: p.Meta.Page", l.name, sort, n)
+		assert.Equal(t, 2, p.Meta.PageSize, "%s sort=%s page %d: p.Meta.PageSize", l.name, sort, n)
 		if n > pages && len(p.Data) != 0 {
 			t.Errorf("%s sort=%s: page %d after the last holds %v", l.name, sort, n, idsOf(p.Data))
 		}
@@ -268,9 +264,9 @@ func (s issuing) draft(t *testing.T, event string, attendee uuid.UUID) string {
 		Data struct{ Issued []struct{ ID, Status string } }
 	}
 	res.JSON(t, &out)
-	if res.StatusCode != http.StatusOK || len(out.Data.Issued) != 1 || out.Data.Issued[0].Status != "draft" {
-		t.Fatalf("draft: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, http.StatusOK, res.StatusCode, "draft: status (body %s)", res.Body)
+	require.Len(t, out.Data.Issued, 1, "draft: out.Data.Issued")
+	require.Equal(t, "draft", out.Data.Issued[0].Status, "draft: out.Data.Issued[0].Status")
 	return out.Data.Issued[0].ID
 }
 
@@ -399,9 +395,8 @@ func TestSortBadgesAndAssertions(t *testing.T) {
 		res := c.Post("/api/v1/badges/"+badges[0]+"/issue", map[string]any{"attendeeIds": group})
 		var out issuedBody
 		res.JSON(t, &out)
-		if res.StatusCode != http.StatusOK || len(out.Data) != len(group) {
-			t.Fatalf("issue: %d %s", res.StatusCode, res.Body)
-		}
+		require.Equal(t, http.StatusOK, res.StatusCode, "issue: status (body %s)", res.Body)
+		require.Len(t, out.Data, len(group), "issue: out.Data")
 		for _, a := range out.Data {
 			assertions = append(assertions, a.ID)
 		}
@@ -465,14 +460,13 @@ func TestSortRefusesAnUnknownValue(t *testing.T) {
 func searched(t *testing.T, c *contract.Client, path string, want ...string) {
 	t.Helper()
 	p := getList(t, c, withQuery(path, "pageSize=100"))
-	if p.Meta.Total != len(want) || !sameSet(idsOf(p.Data), want) {
-		t.Errorf("%s: total %d, %v; want %v", path, p.Meta.Total, idsOf(p.Data), want)
-	}
+	assert.Equal(t, len(want), p.Meta.Total, "%s: p.Meta.Total", path)
+	assert.ElementsMatch(t, want, idsOf(p.Data), "%s: the items found", path)
 	// meta.total counts every match, not the page.
 	if len(want) > 1 {
-		if p := getList(t, c, withQuery(path, "pageSize=1")); p.Meta.Total != len(want) || len(p.Data) != 1 {
-			t.Errorf("%s one a page: %+v", path, p.Meta)
-		}
+		p := getList(t, c, withQuery(path, "pageSize=1"))
+		assert.Equal(t, len(want), p.Meta.Total, "%s one a page: p.Meta.Total", path)
+		assert.Len(t, p.Data, 1, "%s one a page: p.Data", path)
 	}
 }
 
@@ -508,9 +502,9 @@ func TestSearchEventsTemplatesAndBadgesByName(t *testing.T) {
 	searched(t, c, q("/api/v1/events", "zzz"))
 	// The search and the sort combine.
 	p := getList(t, c, "/api/v1/events?q=day&sort=name")
-	if got := idsOf(p.Data); p.Meta.Total != 2 || !slices.Equal(got, []string{underscore, golang}) {
-		t.Errorf("q=day&sort=name: %v", got)
-	}
+	got := idsOf(p.Data)
+	assert.Equal(t, 2, p.Meta.Total, "q=day&sort=name: p.Meta.Total")
+	assert.Equal(t, []string{underscore, golang}, got, "q=day&sort=name: the items found")
 
 	workshop := s.newTemplate(t, "Workshop A")
 	workUnderscore := s.newTemplate(t, "work_shop")
@@ -736,8 +730,10 @@ func TestCertificatesListFilters(t *testing.T) {
 	}
 	// The list's items are the certificates as GET /certificates/{id} shows them.
 	p := getList(t, c, "/api/v1/certificates?status=expired")
-	if len(p.Data) != 1 || p.Data[0]["status"] != "expired" || p.Data[0]["eventId"] != other || p.Data[0]["issuedAt"] != "2026-03-02T00:00:00Z" {
-		t.Errorf("expired: %v", p.Data)
+	if assert.Len(t, p.Data, 1, "expired: p.Data") {
+		assert.Equal(t, "expired", p.Data[0]["status"], `expired: p.Data[0]["status"]`)
+		assert.Equal(t, other, p.Data[0]["eventId"], `expired: p.Data[0]["eventId"]`)
+		assert.Equal(t, "2026-03-02T00:00:00Z", p.Data[0]["issuedAt"], `expired: p.Data[0]["issuedAt"]`)
 	}
 	searched(t, stranger.Client, "/api/v1/certificates", theirs.Data.ID)
 	searched(t, stranger.Client, "/api/v1/certificates?eventId="+event)

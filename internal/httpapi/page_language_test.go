@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/certhub/credentiald/internal/testkit"
 )
@@ -63,9 +65,8 @@ func wantPageSpeaks(t *testing.T, env *testkit.Env, page string, tc pageLanguage
 	}
 	res := env.Client.Do(req)
 	body := string(res.Body)
-	if res.StatusCode != 200 || !strings.Contains(body, `<html lang="`+tc.lang+`">`) {
-		t.Fatalf("%d, want <html lang=%q>:\n%.600s", res.StatusCode, tc.lang, body)
-	}
+	require.Equal(t, 200, res.StatusCode, "status:\n%.600s", body)
+	require.Contains(t, body, `<html lang="`+tc.lang+`">`, "<html lang>")
 	if !strings.Contains(res.Header.Get("Vary"), "Accept-Language") {
 		t.Errorf("Vary: %q", res.Header.Values("Vary"))
 	}
@@ -79,9 +80,8 @@ func wantPageSpeaks(t *testing.T, env *testkit.Env, page string, tc pageLanguage
 			t.Errorf("the switcher lacks %s", code)
 		}
 	}
-	if strings.Contains(body, "utm_source") || strings.Contains(body, "fbclid") {
-		t.Errorf("the page repeats the tracking parameters")
-	}
+	assert.NotContains(t, body, "utm_source", "the page repeats the tracking parameters")
+	assert.NotContains(t, body, "fbclid", "the page repeats the tracking parameters")
 	if !strings.Contains(body, `hreflang="`+tc.lang+`" lang="`+tc.lang+`" aria-current="true"`) {
 		t.Errorf("the switcher does not mark %s as current", tc.lang)
 	}

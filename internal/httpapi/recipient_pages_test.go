@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/certhub/credentiald/internal/testkit"
 	"github.com/certhub/credentiald/internal/testkit/browser"
@@ -32,9 +34,8 @@ func issueBadge(t *testing.T, b badging) string {
 	t.Helper()
 	badge := b.badge(t, map[string]any{"name": "Speaker", "description": "Gave a talk at Go Conference"})
 	res, issued := b.issue(t, b.acct.Client, badge.Data.ID, ids(b.attendee(t, "Ada")))
-	if res.StatusCode != http.StatusOK || len(issued.Data) != 1 {
-		t.Fatalf("issue: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, http.StatusOK, res.StatusCode, "issue: status (body %s)", res.Body)
+	require.Len(t, issued.Data, 1, "issue: issued.Data")
 	return issued.Data[0].VerificationCode
 }
 
@@ -69,9 +70,9 @@ func checkPageLinks(t *testing.T, env *testkit.Env, page string) []string {
 				t.Errorf("POST %s: %d", link, res.StatusCode)
 			}
 		case strings.Contains(link, "/share/"):
-			if res := env.Client.Get(link); res.StatusCode != http.StatusFound || res.Header.Get("Location") == "" {
-				t.Errorf("%s: %d", link, res.StatusCode)
-			}
+			res := env.Client.Get(link)
+			assert.Equal(t, http.StatusFound, res.StatusCode, "%s: status", link)
+			assert.NotEmpty(t, res.Header.Get("Location"), "%s: Location", link)
 		default:
 			if res := env.Client.Get(link); res.StatusCode/100 != 2 {
 				t.Errorf("%s: %d %.200s", link, res.StatusCode, res.Body)
@@ -128,22 +129,23 @@ func TestSiteServesItsStyleSheet(t *testing.T) {
 	var path string
 	for _, page := range []string{"/", "/verify/7K2M9QXRT4VZ1", "/?code=%21"} {
 		m := sheet.FindStringSubmatch(string(env.Client.Get(page).Body))
-		if m == nil || (path != "" && m[1] != path) {
-			t.Fatalf("%s links no style sheet, or another one than %q (%v)", page, path, m)
+		require.NotNil(t, m, "%s links no style sheet", page)
+		if path != "" {
+			require.Equal(t, path, m[1], "%s links another style sheet", page)
 		}
 		path = m[1]
 	}
 	res := env.Client.Get(path)
-	if res.StatusCode != http.StatusOK || res.Header.Get("Cache-Control") != "public, max-age=31536000, immutable" ||
-		res.Header.Get("X-Content-Type-Options") != "nosniff" || !bytes.Contains(res.Body, []byte("var(--accent)")) ||
-		res.Header.Get("Content-Length") != strconv.Itoa(len(res.Body)) {
-		t.Fatalf("%s: %d %v %.80s", path, res.StatusCode, res.Header, res.Body)
-	}
+	require.Equal(t, http.StatusOK, res.StatusCode, "%s: status (body %s)", path, res.Body)
+	require.Equal(t, "public, max-age=31536000, immutable", res.Header.Get("Cache-Control"), "%s: Cache-Control", path)
+	require.Equal(t, "nosniff", res.Header.Get("X-Content-Type-Options"), "%s: X-Content-Type-Options", path)
+	require.Contains(t, string(res.Body), "var(--accent)", "%s: body", path)
+	require.Equal(t, strconv.Itoa(len(res.Body)), res.Header.Get("Content-Length"), "%s: Content-Length", path)
 	// A page of another release names its own sheet: it gets this one, not to be kept.
 	old := env.Client.Get("/assets/page.0123456789abcdef.css")
-	if old.StatusCode != http.StatusOK || old.Header.Get("Cache-Control") != "no-cache" || !bytes.Equal(old.Body, res.Body) {
-		t.Errorf("another release's sheet: %d %v", old.StatusCode, old.Header)
-	}
+	assert.Equal(t, http.StatusOK, old.StatusCode, "another release's sheet: status")
+	assert.Equal(t, "no-cache", old.Header.Get("Cache-Control"), "another release's sheet: Cache-Control")
+	assert.Equal(t, string(res.Body), string(old.Body), "another release's sheet: body")
 	for _, other := range []string{"/assets/page.0123.css", "/assets/favicon.svg", "/assets/page.0123456789ABCDEF.css", "/assets/"} {
 		if res := env.Client.Get(other); res.StatusCode != http.StatusNotFound {
 			t.Errorf("%s: %d, want 404", other, res.StatusCode)
@@ -168,24 +170,24 @@ func TestSiteServesItsIcon(t *testing.T) {
 		}
 	}
 	res, svg := get("/favicon.svg")
-	if res.StatusCode != http.StatusOK || res.Header.Get("Content-Type") != "image/svg+xml" ||
-		res.Header.Get("Cache-Control") != "public, max-age=86400" || !bytes.HasPrefix(svg, []byte("<svg ")) {
-		t.Errorf("favicon.svg: %d %v %.80s", res.StatusCode, res.Header, svg)
-	}
+	assert.Equal(t, http.StatusOK, res.StatusCode, "favicon.svg: status")
+	assert.Equal(t, "image/svg+xml", res.Header.Get("Content-Type"), "favicon.svg: Content-Type")
+	assert.Equal(t, "public, max-age=86400", res.Header.Get("Cache-Control"), "favicon.svg: Cache-Control")
+	assert.True(t, bytes.HasPrefix(svg, []byte("<svg ")), "favicon.svg: %.80s", svg)
 	res, ico := get("/favicon.ico")
-	if res.StatusCode != http.StatusOK || res.Header.Get("Content-Type") != "image/x-icon" ||
-		res.Header.Get("Cache-Control") != "public, max-age=86400" || len(ico) > 4096 {
-		t.Fatalf("favicon.ico: %d %v, %d bytes", res.StatusCode, res.Header, len(ico))
-	}
+	require.Equal(t, http.StatusOK, res.StatusCode, "favicon.ico: status")
+	require.Equal(t, "image/x-icon", res.Header.Get("Content-Type"), "favicon.ico: Content-Type")
+	require.Equal(t, "public, max-age=86400", res.Header.Get("Cache-Control"), "favicon.ico: Cache-Control")
+	require.LessOrEqual(t, len(ico), 4096, "favicon.ico: bytes")
 	// An ICO of one image: reserved 0, type 1, count 1, then the entry that locates the PNG.
-	if len(ico) < 22 || binary.LittleEndian.Uint16(ico[2:]) != 1 || binary.LittleEndian.Uint16(ico[4:]) != 1 ||
-		int(binary.LittleEndian.Uint32(ico[18:]))+int(binary.LittleEndian.Uint32(ico[14:])) != len(ico) {
-		t.Fatalf("favicon.ico is no ICO: % x", ico[:min(len(ico), 22)])
-	}
+	require.GreaterOrEqual(t, len(ico), 22, "favicon.ico is no ICO: bytes")
+	require.Equal(t, uint16(1), binary.LittleEndian.Uint16(ico[2:]), "favicon.ico is no ICO: type (% x)", ico[:22])
+	require.Equal(t, uint16(1), binary.LittleEndian.Uint16(ico[4:]), "favicon.ico is no ICO: image count (% x)", ico[:22])
+	require.Equal(t, len(ico), int(binary.LittleEndian.Uint32(ico[18:]))+int(binary.LittleEndian.Uint32(ico[14:])), "favicon.ico is no ICO: its image's offset and size (% x)", ico[:22])
 	img, err := png.Decode(bytes.NewReader(ico[binary.LittleEndian.Uint32(ico[18:]):]))
-	if err != nil || img.Bounds().Dx() != int(ico[6]) || img.Bounds().Dy() != int(ico[7]) {
-		t.Fatalf("favicon.ico's image: %v", err)
-	}
+	require.NoError(t, err, "favicon.ico's image")
+	require.Equal(t, int(ico[6]), img.Bounds().Dx(), "favicon.ico's image: width")
+	require.Equal(t, int(ico[7]), img.Bounds().Dy(), "favicon.ico's image: height")
 }
 
 // The recipient token's limit of 128 is in characters, as the contract counts: a token of 128
@@ -203,9 +205,9 @@ func TestRecipientTokenLengthCountsCharacters(t *testing.T) {
 			t.Fatal(err)
 		}
 		res := s.env.Client.Get("/verify/" + c.Data.VerificationCode + "?t=" + url.QueryEscape(tc.token))
-		if got := strings.Contains(string(res.Body), "This is your certificate, Ada."); res.StatusCode != http.StatusOK || got != tc.recipient {
-			t.Errorf("token of %d characters: %d, recipient's page %v", len([]rune(tc.token)), res.StatusCode, got)
-		}
+		got := strings.Contains(string(res.Body), "This is your certificate, Ada.")
+		assert.Equal(t, http.StatusOK, res.StatusCode, "token of %d characters: status", len([]rune(tc.token)))
+		assert.Equal(t, tc.recipient, got, "token of %d characters: the recipient's page", len([]rune(tc.token)))
 	}
 }
 
@@ -240,15 +242,15 @@ func TestBadgePageInABrowser(t *testing.T) {
 			if len(problems) > 0 {
 				t.Errorf("the browser reported:\n  %s", strings.Join(problems, "\n  "))
 			}
-			if seen.Status != "This badge is valid" || seen.Name != "Speaker" || seen.Recipient != "Ada Lovelace" || seen.Issuer != "Gophers e.V." {
-				t.Errorf("the page shows %+v", seen)
-			}
-			if !seen.PreviewLoaded || !seen.LogoLoaded {
-				t.Errorf("images not loaded: badge %v, logo %v", seen.PreviewLoaded, seen.LogoLoaded)
-			}
-			if seen.Overflow || len(seen.Violations) > 0 || !seen.CopyButton {
-				t.Errorf("overflow %v, CSP violations %v, copy button %v", seen.Overflow, seen.Violations, seen.CopyButton)
-			}
+			assert.Equal(t, "This badge is valid", seen.Status, "seen.Status")
+			assert.Equal(t, "Speaker", seen.Name, "seen.Name")
+			assert.Equal(t, "Ada Lovelace", seen.Recipient, "seen.Recipient")
+			assert.Equal(t, "Gophers e.V.", seen.Issuer, "seen.Issuer")
+			assert.True(t, seen.PreviewLoaded, "images not loaded: seen.PreviewLoaded")
+			assert.True(t, seen.LogoLoaded, "images not loaded: seen.LogoLoaded")
+			assert.False(t, seen.Overflow, "seen.Overflow")
+			assert.Empty(t, seen.Violations, "CSP violations")
+			assert.True(t, seen.CopyButton, "seen.CopyButton")
 			if dir := os.Getenv("SCREENSHOT_DIR"); dir != "" {
 				if err := os.WriteFile(filepath.Join(dir, vp.file), shot, 0o644); err != nil {
 					t.Fatal(err)

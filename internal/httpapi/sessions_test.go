@@ -6,6 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/certhub/credentiald/internal/config"
 	"github.com/certhub/credentiald/internal/testkit"
 )
@@ -24,9 +27,8 @@ func wantError(t *testing.T, res interface {
 	t.Helper()
 	var e errorBody
 	res.JSON(t, &e)
-	if got != status || e.Error.Code != code {
-		t.Fatalf("got %d %s (%s), want %d %s", got, e.Error.Code, e.Error.Message, status, code)
-	}
+	require.Equal(t, status, got, "status (error %s: %s)", e.Error.Code, e.Error.Message)
+	require.Equal(t, code, e.Error.Code, "error code (%s)", e.Error.Message)
 	return e
 }
 
@@ -44,19 +46,21 @@ func TestRegisterLoginMeAndLogout(t *testing.T) {
 		}
 	}
 	res.JSON(t, &me)
-	if res.StatusCode != 200 || me.Data.Email != acct.Email || me.Data.Role != "owner" || me.Data.Account.Plan != "free" || me.Data.TwoFactorEnabled {
-		t.Fatalf("me: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, 200, res.StatusCode, "me: status (body %s)", res.Body)
+	require.Equal(t, acct.Email, me.Data.Email, "me: me.Data.Email")
+	require.Equal(t, "owner", me.Data.Role, "me: me.Data.Role")
+	require.Equal(t, "free", me.Data.Account.Plan, "me: me.Data.Account.Plan")
+	require.False(t, me.Data.TwoFactorEnabled, "me: me.Data.TwoFactorEnabled")
 
 	res = env.Client.Post("/api/v1/auth/login", map[string]string{"email": strings.ToUpper(acct.Email), "password": testkit.Password})
 	var login tokens
 	res.JSON(t, &login)
-	if res.StatusCode != 200 || login.Data.AccessToken == "" || !strings.HasPrefix(login.Data.RefreshToken, "rt_") {
-		t.Fatalf("login: %d %s", res.StatusCode, res.Body)
-	}
-	if d := time.Until(login.Data.ExpiresAt); d < 14*time.Minute || d > 15*time.Minute {
-		t.Fatalf("expiresAt %s is not 15 minutes ahead", login.Data.ExpiresAt)
-	}
+	require.Equal(t, 200, res.StatusCode, "login: status (body %s)", res.Body)
+	require.NotEmpty(t, login.Data.AccessToken, "login: login.Data.AccessToken")
+	require.True(t, strings.HasPrefix(login.Data.RefreshToken, "rt_"), "login: %q should start with %q", login.Data.RefreshToken, "rt_")
+	d := time.Until(login.Data.ExpiresAt)
+	require.GreaterOrEqual(t, d, 14*time.Minute, "expiresAt %s is not 15 minutes ahead", login.Data.ExpiresAt)
+	require.LessOrEqual(t, d, 15*time.Minute, "expiresAt %s is not 15 minutes ahead", login.Data.ExpiresAt)
 	session := env.Client.WithBearer(login.Data.AccessToken)
 
 	res = session.Post("/api/v1/auth/logout", map[string]string{"refreshToken": login.Data.RefreshToken})
@@ -83,9 +87,8 @@ func TestLoginRefusesWrongPasswordsAndUnknownEmailsAlike(t *testing.T) {
 	} {
 		res := env.Client.Post("/api/v1/auth/login", body)
 		e := wantError(t, res, 401, res.StatusCode, "INVALID_CREDENTIALS")
-		if strings.Contains(e.Error.Message, "nobody") || strings.Contains(strings.ToLower(e.Error.Message), "no such user") {
-			t.Fatalf("the message tells whether the account exists: %s", e.Error.Message)
-		}
+		require.NotContains(t, e.Error.Message, "nobody", "the message tells whether the account exists: e.Error.Message")
+		require.NotContains(t, strings.ToLower(e.Error.Message), "no such user", "the message tells whether the account exists: e.Error.Message")
 	}
 }
 
@@ -96,9 +99,8 @@ func TestRegisterRefusesATakenEmailAndSwitchedOffSignUp(t *testing.T) {
 	res := env.Client.Post("/api/v1/auth/register", map[string]string{
 		"email": strings.ToUpper(acct.Email), "password": testkit.Password, "name": "Other", "accountName": "Other"})
 	e := wantError(t, res, 409, res.StatusCode, "CONFLICT")
-	if len(e.Error.Details) != 1 || e.Error.Details[0].Field != "body.email" {
-		t.Fatalf("details %+v", e.Error.Details)
-	}
+	require.Len(t, e.Error.Details, 1, "details")
+	require.Equal(t, "body.email", e.Error.Details[0].Field, "details")
 
 	closed := testkit.NewServer(t, testkit.WithConfig(func(c *config.Config) { c.SignupEnabled = false }))
 	res = closed.Client.Post("/api/v1/auth/register", map[string]string{
@@ -114,9 +116,8 @@ func TestRefreshRotatesAndAReusedTokenRevokesTheSession(t *testing.T) {
 	res := env.Client.Post("/api/v1/auth/refresh", map[string]string{"refreshToken": acct.RefreshToken})
 	var next tokens
 	res.JSON(t, &next)
-	if res.StatusCode != 200 || next.Data.RefreshToken == acct.RefreshToken {
-		t.Fatalf("refresh: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, 200, res.StatusCode, "refresh: status (body %s)", res.Body)
+	require.NotEqual(t, acct.RefreshToken, next.Data.RefreshToken, "refresh: next.Data.RefreshToken")
 	fresh := env.Client.WithBearer(next.Data.AccessToken)
 	if res := fresh.Get("/api/v1/auth/me"); res.StatusCode != 200 {
 		t.Fatalf("the new access token: %d", res.StatusCode)
@@ -144,9 +145,8 @@ func TestConcurrentRefreshesWithOneTokenSucceedOnce(t *testing.T) {
 	got := testkit.Race(10, func(int) int {
 		return env.Client.Post("/api/v1/auth/refresh", map[string]string{"refreshToken": acct.RefreshToken}).StatusCode
 	})
-	if got[200] != 1 || got[401] != 9 {
-		t.Fatalf("statuses %v of 10 concurrent refreshes with one token, want one 200 and nine 401", got)
-	}
+	require.Equal(t, 1, got[200], "10 concurrent refreshes with one token: 200s (statuses %v)", got)
+	require.Equal(t, 9, got[401], "10 concurrent refreshes with one token: 401s (statuses %v)", got)
 }
 
 func TestAccessTokensAreCheckedForSignatureAndExpiry(t *testing.T) {
@@ -171,15 +171,15 @@ func TestAccessTokensAreCheckedForSignatureAndExpiry(t *testing.T) {
 			t.Errorf("%s: %d, want 401", name, res.StatusCode)
 		}
 	}
-	if res := env.Client.Get("/api/v1/auth/me"); res.StatusCode != 401 || res.Header.Get("WWW-Authenticate") == "" {
-		t.Errorf("no credentials: %d, WWW-Authenticate %q", res.StatusCode, res.Header.Get("WWW-Authenticate"))
-	}
+	res := env.Client.Get("/api/v1/auth/me")
+	assert.Equal(t, 401, res.StatusCode, "no credentials: status")
+	assert.NotEmpty(t, res.Header.Get("WWW-Authenticate"), "no credentials: WWW-Authenticate")
 	clock.Advance(16 * time.Minute)
 	// An expired token says so, and where a new one comes from; the code stays the same.
-	res := acct.Client.Get("/api/v1/auth/me")
-	if e := wantError(t, res, 401, res.StatusCode, "INVALID_API_KEY"); !strings.Contains(e.Error.Message, "expired") || !strings.Contains(e.Error.Message, "/auth/refresh") {
-		t.Fatalf("an expired access token: %s", res.Body)
-	}
+	res = acct.Client.Get("/api/v1/auth/me")
+	e := wantError(t, res, 401, res.StatusCode, "INVALID_API_KEY")
+	require.Contains(t, e.Error.Message, "expired", "an expired access token: e.Error.Message")
+	require.Contains(t, e.Error.Message, "/auth/refresh", "an expired access token: e.Error.Message")
 	// A forged one, expired or not, learns nothing of the kind.
 	res = env.Client.WithBearer(parts[0] + "." + parts[1] + "." + string(sig)).Get("/api/v1/auth/me")
 	if e := wantError(t, res, 401, res.StatusCode, "INVALID_API_KEY"); strings.Contains(e.Error.Message, "/auth/refresh") {
@@ -188,7 +188,6 @@ func TestAccessTokensAreCheckedForSignatureAndExpiry(t *testing.T) {
 	res = env.Client.Post("/api/v1/auth/refresh", map[string]string{"refreshToken": acct.RefreshToken})
 	var tokens struct{ Data struct{ AccessToken string } }
 	res.JSON(t, &tokens)
-	if res.StatusCode != 200 || env.Client.WithBearer(tokens.Data.AccessToken).Get("/api/v1/auth/me").StatusCode != 200 {
-		t.Fatalf("refresh after expiry: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, 200, res.StatusCode, "refresh after expiry: status (body %s)", res.Body)
+	require.Equal(t, 200, env.Client.WithBearer(tokens.Data.AccessToken).Get("/api/v1/auth/me").StatusCode, "refresh after expiry: GET /auth/me with the new access token: status")
 }

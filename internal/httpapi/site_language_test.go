@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/certhub/credentiald/internal/testkit"
 )
@@ -41,9 +43,8 @@ func TestTheHomeAndErrorPagesSpeakTheLanguageAsked(t *testing.T) {
 			}
 			res := env.Client.Do(req)
 			body := string(res.Body)
-			if res.StatusCode != tc.status || !strings.Contains(body, `<html lang="`+tc.lang+`">`) {
-				t.Fatalf("%d, want %d with <html lang=%q>:\n%.600s", res.StatusCode, tc.status, tc.lang, body)
-			}
+			require.Equal(t, tc.status, res.StatusCode, "status:\n%.600s", body)
+			require.Contains(t, body, `<html lang="`+tc.lang+`">`, "<html lang>")
 			if !strings.Contains(res.Header.Get("Vary"), "Accept-Language") {
 				t.Errorf("Vary: %q", res.Header.Values("Vary"))
 			}
@@ -56,9 +57,9 @@ func TestTheHomeAndErrorPagesSpeakTheLanguageAsked(t *testing.T) {
 	}
 	// A lookup made from the page in German goes on in German.
 	res := env.Client.Get("/?code=7K2M-9QXR-T4VZ1&lang=de")
-	if loc := res.Header.Get("Location"); res.StatusCode != http.StatusFound || loc != "/verify/7K2M9QXRT4VZ1?lang=de" {
-		t.Fatalf("lookup: %d to %q", res.StatusCode, loc)
-	}
+	loc := res.Header.Get("Location")
+	require.Equal(t, http.StatusFound, res.StatusCode, "lookup: status")
+	require.Equal(t, "/verify/7K2M9QXRT4VZ1?lang=de", loc, "lookup: Location")
 }
 
 // A wallet link that no longer works says why in the page's language, and a certificate's
@@ -75,10 +76,10 @@ func TestTheWalletsGonePageAndTheShareCardSpeakTheLanguage(t *testing.T) {
 	var c certificateBody
 	acct.Client.Post("/api/v1/certificates/generate", s.generate(acct.Attendee(t, s.event, "Grete", "Müller", "grete@example.org"), nil)).JSON(t, &c)
 
-	if res := env.Client.Get("/api/v1/verify/" + c.Data.VerificationCode + "/share.png"); res.StatusCode != 200 ||
-		res.Header.Get("Content-Type") != "image/png" || len(res.Body) < 1000 {
-		t.Fatalf("share card: %d %s", res.StatusCode, res.Header.Get("Content-Type"))
-	}
+	res := env.Client.Get("/api/v1/verify/" + c.Data.VerificationCode + "/share.png")
+	require.Equal(t, 200, res.StatusCode, "share card: status")
+	require.Equal(t, "image/png", res.Header.Get("Content-Type"), "share card: Content-Type")
+	require.GreaterOrEqual(t, len(res.Body), 1000, "share card: bytes")
 
 	var o walletOfferBody
 	if res := acct.Client.Post("/api/v1/certificates/"+c.Data.ID+"/wallet-offers", nil); res.StatusCode != http.StatusCreated {
@@ -101,9 +102,9 @@ func TestTheWalletsGonePageAndTheShareCardSpeakTheLanguage(t *testing.T) {
 		}
 		res := env.Client.Do(req)
 		body := string(res.Body)
-		if res.StatusCode != http.StatusGone || !strings.Contains(body, `<html lang="`+tc.lang+`">`) ||
-			!strings.Contains(body, tc.heading) || !strings.Contains(body, tc.why) {
-			t.Errorf("Accept-Language %q: %d, want %s with %q:\n%s", tc.accept, res.StatusCode, tc.lang, tc.why, body)
-		}
+		assert.Equal(t, http.StatusGone, res.StatusCode, "Accept-Language %q: status", tc.accept)
+		assert.Contains(t, body, `<html lang="`+tc.lang+`">`, "Accept-Language %q: body", tc.accept)
+		assert.Contains(t, body, tc.heading, "Accept-Language %q: body", tc.accept)
+		assert.Contains(t, body, tc.why, "Accept-Language %q: body", tc.accept)
 	}
 }

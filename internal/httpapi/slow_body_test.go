@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/certhub/credentiald/internal/testkit"
 	"github.com/certhub/credentiald/internal/testkit/contract"
 )
@@ -66,9 +68,10 @@ func TestStalledBodyAnswers408AndWritesNothing(t *testing.T) {
 			var e struct {
 				Error struct{ Code, Message string }
 			}
-			if err := json.Unmarshal(body, &e); err != nil || res.StatusCode != http.StatusRequestTimeout || e.Error.Code != "REQUEST_TIMEOUT" {
-				t.Fatalf("answer %d %s, want 408 REQUEST_TIMEOUT", res.StatusCode, body)
-			}
+			err = json.Unmarshal(body, &e)
+			require.NoError(t, err, "answer %d %s", res.StatusCode, body)
+			require.Equal(t, http.StatusRequestTimeout, res.StatusCode, "status (body %s)", body)
+			require.Equal(t, "REQUEST_TIMEOUT", e.Error.Code, "error code")
 			if waited := time.Since(start); waited < readTimeout-100*time.Millisecond {
 				t.Fatalf("answered after %s, before the read timeout of %s", waited, readTimeout)
 			}
@@ -81,9 +84,8 @@ func TestStalledBodyAnswers408AndWritesNothing(t *testing.T) {
 				t.Fatalf("the stalled request wrote %d rows", n)
 			}
 			levels := logLevelsOf(t, env.Logs(), requestID)
-			if !strings.Contains(levels, "WARN request refused") || strings.Contains(levels, "ERROR") {
-				t.Fatalf("the stalled request was logged as %q, want one warning and no error", levels)
-			}
+			require.Contains(t, levels, "WARN request refused", "the stalled request's log levels")
+			require.NotContains(t, levels, "ERROR", "the stalled request's log levels")
 		})
 	}
 }

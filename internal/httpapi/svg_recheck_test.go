@@ -12,6 +12,7 @@ import (
 
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
+	"github.com/stretchr/testify/require"
 
 	"github.com/certhub/credentiald/internal/jobs"
 	"github.com/certhub/credentiald/internal/render"
@@ -118,9 +119,9 @@ func TestStoredSVGsThatFailTodaysCheckAreRasterised(t *testing.T) {
 		}
 	}
 	b.acct.Client.Get("/api/v1/branding").JSON(t, &branding)
-	if !isPNGURI(branding.Data.Logo) || len(branding.Data.Signatories) != 1 || !isPNGURI(branding.Data.Signatories[0].SignatureImage) {
-		t.Fatalf("branding: logo %.40q, signatories %.200v", branding.Data.Logo, branding.Data.Signatories)
-	}
+	require.True(t, isPNGURI(branding.Data.Logo), "branding: logo %.40q is not a PNG", branding.Data.Logo)
+	require.Len(t, branding.Data.Signatories, 1, "branding: signatories")
+	require.True(t, isPNGURI(branding.Data.Signatories[0].SignatureImage), "branding: signature image %.40v is not a PNG", branding.Data.Signatories[0].SignatureImage)
 	var got badgeBody
 	b.acct.Client.Get("/api/v1/badges/"+badge.Data.ID).JSON(t, &got)
 	if !isPNGURI(got.Data.Image) {
@@ -142,18 +143,17 @@ func TestStoredSVGsThatFailTodaysCheckAreRasterised(t *testing.T) {
 	}
 	b.acct.Client.Get("/api/v1/templates/"+tmpl.Data.ID).JSON(t, &layout)
 	l := layout.Data.Layout
-	if !isPNGURI(l.Background.Image) || !isPNGURI(l.Rows[0].Cols[0].Content.Image) || l.Rows[0].Cols[1].Content.Text != "{{recipient.fullName}}" {
-		t.Fatalf("template: background %.40q, image %.40q, text %q", l.Background.Image, l.Rows[0].Cols[0].Content.Image, l.Rows[0].Cols[1].Content.Text)
-	}
+	require.True(t, isPNGURI(l.Background.Image), "template: background %.40q is not a PNG", l.Background.Image)
+	require.True(t, isPNGURI(l.Rows[0].Cols[0].Content.Image), "template: image %.40q is not a PNG", l.Rows[0].Cols[0].Content.Image)
+	require.Equal(t, "{{recipient.fullName}}", l.Rows[0].Cols[1].Content.Text, "template: text")
 
 	logo := env.Client.Get("/api/v1/verify/" + code + "/issuer-logo")
-	if logo.StatusCode != http.StatusOK || logo.Header.Get("Content-Type") != "image/png" {
-		t.Fatalf("the logo is served as %d %q", logo.StatusCode, logo.Header.Get("Content-Type"))
-	}
+	require.Equal(t, http.StatusOK, logo.StatusCode, "the logo: status")
+	require.Equal(t, "image/png", logo.Header.Get("Content-Type"), "the logo: Content-Type")
 	baked := env.Client.Get("/api/v1/verify/" + code + "/badge.svg")
-	if baked.StatusCode != http.StatusOK || bytes.Contains(baked.Body, []byte(sink)) || !bytes.Contains(baked.Body, []byte(`href="data:image/png;base64,`)) {
-		t.Fatalf("badge.svg: %d %.300s", baked.StatusCode, baked.Body)
-	}
+	require.Equal(t, http.StatusOK, baked.StatusCode, "badge.svg: status (body %.300s)", baked.Body)
+	require.False(t, bytes.Contains(baked.Body, []byte(sink)), "badge.svg holds the hostile image: %.300s", baked.Body)
+	require.True(t, bytes.Contains(baked.Body, []byte(`href="data:image/png;base64,`)), "badge.svg holds no PNG image: %.300s", baked.Body)
 	if res := env.Client.Get("/api/v1/verify/" + code + "/badge.png"); res.StatusCode != http.StatusOK {
 		t.Fatalf("badge.png: %d", res.StatusCode)
 	}
@@ -201,9 +201,8 @@ func TestTheSVGRecheckGoesInBatchesAndSurvivesARestart(t *testing.T) {
 	var pngs int
 	testkit.QueryRow(t, env, `SELECT count(*) FROM badges WHERE account_id = $1 AND image LIKE 'data:image/png;%'`,
 		[]any{b.acct.ID}, &pngs)
-	if pngs == 0 || pngs == len(badges) {
-		t.Fatalf("after one batch, %d of %d badges are PNGs; want some, not all", pngs, len(badges))
-	}
+	require.NotEqual(t, 0, pngs, "after one batch, PNG badges of %d; want some, not all", len(badges))
+	require.NotEqual(t, len(badges), pngs, "after one batch, PNG badges of %d; want some, not all", len(badges))
 
 	// Another process, started now: Enqueue finds the job queued (unique), its client works on.
 	if n := runSVGRecheck(t, env); n < 2 {

@@ -22,6 +22,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/lestrrat-go/jwx/v3/jwa"
 	"github.com/lestrrat-go/jwx/v3/jws"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/otel/attribute"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
@@ -220,9 +222,8 @@ func TestNoSpanOrLogLineCarriesASecret(t *testing.T) {
 	mail := waitForEmail(t, env, "ada@example.org")
 	recipient := regexp.MustCompile(`\?t=([A-Za-z0-9_-]{43})`).FindStringSubmatch(mail)
 	mailedOffer := regexp.MustCompile(`/interactions/([A-Za-z0-9_-]{20,})`).FindStringSubmatch(mail)
-	if recipient == nil || mailedOffer == nil {
-		t.Fatalf("no recipient token or wallet link in:\n%.3000s", mail)
-	}
+	require.NotNil(t, recipient, "no recipient token in:\n%.3000s", mail)
+	require.NotNil(t, mailedOffer, "no wallet link in:\n%.3000s", mail)
 	token := secret.add(t, "recipient token", recipient[1])
 	secret.add(t, "offer token of the email", mailedOffer[1])
 
@@ -367,9 +368,9 @@ func TestNoSpanOrLogLineCarriesASecret(t *testing.T) {
 		sawJob = sawJob || strings.HasPrefix(name, "river.work/")
 		sawEmail = sawEmail || name == "email.send"
 	}
-	if !sawStatement || !sawJob || !sawEmail {
-		t.Errorf("spans of statements %v, of jobs %v, of the email %v: the test saw less than it must", sawStatement, sawJob, sawEmail)
-	}
+	assert.True(t, sawStatement, "no span of a statement: the test saw less than it must")
+	assert.True(t, sawJob, "no span of a job: the test saw less than it must")
+	assert.True(t, sawEmail, "no span of the email: the test saw less than it must")
 
 	logs := s.logs.String()
 	for _, route := range []string{`"route":"/interactions/:offerToken"`, `"route":"/exchanges/:offerToken"`,
@@ -393,9 +394,8 @@ func offerToken(t *testing.T, interactionURL string) string {
 		t.Fatal(err)
 	}
 	token, ok := strings.CutPrefix(u.Path, "/interactions/")
-	if !ok || token == "" {
-		t.Fatalf("interaction URL %q", interactionURL)
-	}
+	require.True(t, ok, "interaction URL %q", interactionURL)
+	require.NotEmpty(t, token, "interaction URL %q: token", interactionURL)
 	return token
 }
 

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/certhub/credentiald/internal/testkit"
 	"github.com/certhub/credentiald/internal/testkit/pdftext"
 )
@@ -27,9 +29,8 @@ func TestTemplateLocaleWritesTheDates(t *testing.T) {
 		text, err := pdftext.Text(res.Body)
 		// Latin digits and CJK characters are set in different faces, so they come back out
 		// of the PDF as separate pieces.
-		if err != nil || !strings.Contains(strings.Join(strings.Fields(text), ""), strings.ReplaceAll(want, " ", "")) {
-			t.Fatalf("%s: the preview reads %q (%v), want %q", locale, text, err, want)
-		}
+		require.NoError(t, err, "%s: the preview's text", locale)
+		require.Contains(t, strings.Join(strings.Fields(text), ""), strings.ReplaceAll(want, " ", ""), "%s: the preview, spaces removed", locale)
 	}
 	l := layout("x")
 	l["locale"] = "xx"

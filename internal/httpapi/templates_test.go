@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/certhub/credentiald/internal/render"
 	"github.com/certhub/credentiald/internal/testkit"
@@ -43,19 +45,23 @@ func TestTemplateLifecycle(t *testing.T) {
 	res := acct.Client.Post("/api/v1/templates", map[string]any{"name": "Workshop", "layout": layout("Certificate", "{{recipient.fullName}}")})
 	var tb templateBody
 	res.JSON(t, &tb)
-	if res.StatusCode != 201 || tb.Data.System || !tb.Data.Active || tb.Data.PageSize != "A4" || tb.Data.Orientation != "landscape" ||
-		res.Header.Get("Location") != "/api/v1/templates/"+tb.Data.ID || len(tb.Data.Layout.Rows) != 3 {
-		t.Fatalf("create: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, 201, res.StatusCode, "create: status (body %s)", res.Body)
+	require.False(t, tb.Data.System, "create: tb.Data.System")
+	require.True(t, tb.Data.Active, "create: tb.Data.Active")
+	require.Equal(t, "A4", tb.Data.PageSize, "create: tb.Data.PageSize")
+	require.Equal(t, "landscape", tb.Data.Orientation, "create: tb.Data.Orientation")
+	require.Equal(t, "/api/v1/templates/"+tb.Data.ID, res.Header.Get("Location"), "create: Location")
+	require.Len(t, tb.Data.Layout.Rows, 3, "create: tb.Data.Layout.Rows")
 	path := "/api/v1/templates/" + tb.Data.ID
 
 	res = acct.Client.Put(path, map[string]any{"name": "Workshop (old)", "active": false, "pageSize": "LETTER", "orientation": "portrait",
 		"layout": layout("{{event.name}}")})
 	tb = templateBody{}
 	res.JSON(t, &tb)
-	if res.StatusCode != 200 || tb.Data.Active || tb.Data.PageSize != "LETTER" || len(tb.Data.Layout.Rows) != 2 {
-		t.Fatalf("replace: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, 200, res.StatusCode, "replace: status (body %s)", res.Body)
+	require.False(t, tb.Data.Active, "replace: tb.Data.Active")
+	require.Equal(t, "LETTER", tb.Data.PageSize, "replace: tb.Data.PageSize")
+	require.Len(t, tb.Data.Layout.Rows, 2, "replace: tb.Data.Layout.Rows")
 	acct.Client.Post("/api/v1/templates", map[string]any{"name": "Current", "layout": layout("x")})
 
 	var page struct {
@@ -63,20 +69,19 @@ func TestTemplateLifecycle(t *testing.T) {
 		Meta struct{ Total int }
 	}
 	acct.Client.Get("/api/v1/templates").JSON(t, &page)
-	if page.Meta.Total != 2 || page.Data[0].Name != "Current" {
-		t.Fatalf("list: %+v", page)
-	}
+	require.Equal(t, 2, page.Meta.Total, "list: page.Meta.Total")
+	require.Equal(t, "Current", page.Data[0].Name, "list: page.Data[0].Name")
 	acct.Client.Get("/api/v1/templates?active=false").JSON(t, &page)
-	if page.Meta.Total != 1 || page.Data[0].Name != "Workshop (old)" {
-		t.Fatalf("inactive: %+v", page)
-	}
+	require.Equal(t, 1, page.Meta.Total, "inactive: page.Meta.Total")
+	require.Equal(t, "Workshop (old)", page.Data[0].Name, "inactive: page.Data[0].Name")
 
 	res = acct.Client.Post(path+"/duplicate", nil)
 	var dup templateBody
 	res.JSON(t, &dup)
-	if res.StatusCode != 201 || dup.Data.Name != "Workshop (old) (copy)" || dup.Data.ID == tb.Data.ID || !dup.Data.Active {
-		t.Fatalf("duplicate: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, 201, res.StatusCode, "duplicate: status (body %s)", res.Body)
+	require.Equal(t, "Workshop (old) (copy)", dup.Data.Name, "duplicate: dup.Data.Name")
+	require.NotEqual(t, tb.Data.ID, dup.Data.ID, "duplicate: dup.Data.ID")
+	require.True(t, dup.Data.Active, "duplicate: dup.Data.Active")
 
 	// A template in use is kept; once nothing uses it, it goes.
 	res = acct.Client.Post("/api/v1/events", map[string]any{"name": "E", "eventDate": "2026-11-12T09:00:00Z", "templateId": tb.Data.ID})
@@ -114,8 +119,9 @@ func TestTemplatesRefuseUnknownPlaceholdersAndPagesThatDoNotFit(t *testing.T) {
 	for name, c := range cases {
 		res := acct.Client.Post("/api/v1/templates", map[string]any{"name": "T", "layout": c.layout})
 		e := wantError(t, res, 400, res.StatusCode, "VALIDATION_ERROR")
-		if len(e.Error.Details) == 0 || e.Error.Details[0].Field != c.field || !strings.Contains(e.Error.Details[0].Message, c.msg) {
-			t.Errorf("%s: %+v", name, e.Error.Details)
+		if assert.NotEmpty(t, e.Error.Details, "%s: e.Error.Details", name) {
+			assert.Equal(t, c.field, e.Error.Details[0].Field, "%s: e.Error.Details[0].Field", name)
+			assert.Contains(t, e.Error.Details[0].Message, c.msg, "%s: e.Error.Details[0].Message", name)
 		}
 	}
 	res := acct.Client.Post("/api/v1/templates", map[string]any{"name": "T", "layout": map[string]any{"rows": []any{map[string]any{"height": 30,
@@ -155,19 +161,19 @@ func TestSystemTemplatesAreReadOnlyAndCopyable(t *testing.T) {
 	if strings.Join(names, ",") != "Academic Diploma,Award of Excellence,Classic,Conference Attendance,Corporate Training,Minimal,Modern,Workshop Completion" {
 		t.Fatalf("names: %v", names)
 	}
-	if res := reader.Get(classic); res.StatusCode != 200 || !strings.Contains(string(res.Body), `"system":true`) {
-		t.Fatalf("get system template: %d %s", res.StatusCode, res.Body)
-	}
-	res := acct.Client.Put(classic, map[string]any{"name": "Mine now", "layout": layout("x")})
+	res := reader.Get(classic)
+	require.Equal(t, 200, res.StatusCode, "get system template: status (body %s)", res.Body)
+	require.Contains(t, string(res.Body), `"system":true`, "get system template: body")
+	res = acct.Client.Put(classic, map[string]any{"name": "Mine now", "layout": layout("x")})
 	wantError(t, res, 409, res.StatusCode, "CONFLICT")
 	res = acct.Client.Delete(classic)
 	wantError(t, res, 409, res.StatusCode, "CONFLICT")
 	res = acct.Client.Post(classic+"/duplicate", nil)
 	var dup templateBody
 	res.JSON(t, &dup)
-	if res.StatusCode != 201 || dup.Data.System || dup.Data.Name != "Classic (copy)" {
-		t.Fatalf("duplicate: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, 201, res.StatusCode, "duplicate: status (body %s)", res.Body)
+	require.False(t, dup.Data.System, "duplicate: dup.Data.System")
+	require.Equal(t, "Classic (copy)", dup.Data.Name, "duplicate: dup.Data.Name")
 	// An event may use a system template directly.
 	res = acct.Client.Post("/api/v1/events", map[string]any{"name": "E", "eventDate": "2026-11-12T09:00:00Z", "templateId": list.Data[0].ID})
 	if res.StatusCode != 201 {
@@ -185,33 +191,31 @@ func TestPreviewRendersPDFOrPNGByAccept(t *testing.T) {
 	_, reader := acct.APIKey(t, "templates:read")
 
 	res := reader.Post(path, nil)
-	if res.StatusCode != 200 || res.Header.Get("Content-Type") != "application/pdf" {
-		t.Fatalf("default preview: %d %v", res.StatusCode, res.Header)
-	}
+	require.Equal(t, 200, res.StatusCode, "default preview: status (header %v)", res.Header)
+	require.Equal(t, "application/pdf", res.Header.Get("Content-Type"), "default preview: Content-Type")
 	text, err := pdftext.Text(res.Body)
-	if err != nil || !strings.Contains(text, "Ada Lovelace") || !strings.Contains(text, "Sample Event · [company]") {
-		t.Fatalf("default preview text (%v):\n%s", err, text)
-	}
+	require.NoError(t, err, "default preview text")
+	require.Contains(t, text, "Ada Lovelace", "default preview text")
+	require.Contains(t, text, "Sample Event · [company]", "default preview text")
 
 	for _, name := range [][2]string{{"Дмитрий", "Шостакович"}, {"小龙", "李"}, {"太郎", "山田"}, {"Αλέξανδρος", "Παπαδόπουλος"}} {
 		res = reader.Post(path, map[string]any{"sample": map[string]any{"recipient": map[string]any{"firstName": name[0], "lastName": name[1]},
 			"event": map[string]any{"name": "Go Conference"}, "metadata": map[string]string{"company": "Acme"}}})
 		text, err := pdftext.Text(res.Body)
-		if err != nil || !strings.Contains(text, render.FullName(name[0], name[1])) || !strings.Contains(text, "Go Conference · Acme") {
-			t.Fatalf("preview of %s (%v):\n%s", name, err, text)
-		}
+		require.NoError(t, err, "preview of %s", name)
+		require.Contains(t, text, render.FullName(name[0], name[1]), "preview of %s", name)
+		require.Contains(t, text, "Go Conference · Acme", "preview of %s", name)
 	}
 
 	req := reader.Request(http.MethodPost, path, nil)
 	req.Header.Set("Accept", "application/pdf;q=0.5, image/png")
 	res = reader.Do(req)
-	if res.StatusCode != 200 || res.Header.Get("Content-Type") != "image/png" {
-		t.Fatalf("png preview: %d %v", res.StatusCode, res.Header)
-	}
+	require.Equal(t, 200, res.StatusCode, "png preview: status (header %v)", res.Header)
+	require.Equal(t, "image/png", res.Header.Get("Content-Type"), "png preview: Content-Type")
 	img, err := png.Decode(bytes.NewReader(res.Body))
-	if err != nil || img.Bounds().Dx() != 1754 || img.Bounds().Dy() != 1240 {
-		t.Fatalf("png: %v %v", err, img.Bounds())
-	}
+	require.NoError(t, err, "png: decoding")
+	require.Equal(t, 1754, img.Bounds().Dx(), "png: width")
+	require.Equal(t, 1240, img.Bounds().Dy(), "png: height")
 
 	res = reader.Post("/api/v1/templates/"+uuid.NewString()+"/preview", nil)
 	wantError(t, res, 404, res.StatusCode, "NOT_FOUND")

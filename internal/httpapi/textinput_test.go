@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/certhub/credentiald/internal/testkit"
 )
 
@@ -117,9 +119,8 @@ func TestTextInputIsStoredExactlyAsSent(t *testing.T) {
 				Data struct{ ID, FirstName string }
 			}
 			res.JSON(t, &created)
-			if res.StatusCode != http.StatusCreated || created.Data.FirstName != c.want {
-				t.Fatalf("%d %s", res.StatusCode, res.Body)
-			}
+			require.Equal(t, http.StatusCreated, res.StatusCode, "status (body %s)", res.Body)
+			require.Equal(t, c.want, created.Data.FirstName, "created.Data.FirstName")
 			var got struct{ Data struct{ FirstName string } }
 			acct.Client.Get("/api/v1/attendees/"+created.Data.ID).JSON(t, &got)
 			if got.Data.FirstName != c.want {
@@ -131,9 +132,8 @@ func TestTextInputIsStoredExactlyAsSent(t *testing.T) {
 		acct.Template(t, env).String()+`","description":"Day one\nDay two\tworkshops"}`))
 	var ev struct{ Data struct{ Description string } }
 	res.JSON(t, &ev)
-	if res.StatusCode != 200 || ev.Data.Description != "Day one\nDay two\tworkshops" {
-		t.Fatalf("multi-line description: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, 200, res.StatusCode, "multi-line description: status (body %s)", res.Body)
+	require.Equal(t, "Day one\nDay two\tworkshops", ev.Data.Description, "multi-line description: ev.Data.Description")
 }
 
 // A query parameter with a fixed set of values refuses any other.

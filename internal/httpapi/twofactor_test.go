@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/certhub/credentiald/internal/auth"
 	"github.com/certhub/credentiald/internal/testkit"
 	"github.com/certhub/credentiald/internal/testkit/contract"
@@ -36,17 +38,16 @@ func enableTwoFactor(t *testing.T, session *contract.Client, clock *testkit.Cloc
 		t.Fatalf("setup: %d %s", res.StatusCode, res.Body)
 	}
 	u, err := url.Parse(setup.Data.OtpauthUrl)
-	if err != nil || u.Scheme != "otpauth" || u.Query().Get("secret") != setup.Data.Secret {
-		t.Fatalf("otpauthUrl %q", setup.Data.OtpauthUrl)
-	}
+	require.NoError(t, err, "otpauthUrl %q", setup.Data.OtpauthUrl)
+	require.Equal(t, "otpauth", u.Scheme, "otpauthUrl: scheme")
+	require.Equal(t, setup.Data.Secret, u.Query().Get("secret"), "otpauthUrl: secret")
 	res = session.Post("/api/v1/auth/two-factor/enable", map[string]string{"code": totp(t, setup.Data.Secret, clock.Now())})
 	var enabled struct {
 		Data struct{ RecoveryCodes []string }
 	}
 	res.JSON(t, &enabled)
-	if res.StatusCode != 200 || len(enabled.Data.RecoveryCodes) != 10 {
-		t.Fatalf("enable: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, 200, res.StatusCode, "enable: status (body %s)", res.Body)
+	require.Len(t, enabled.Data.RecoveryCodes, 10, "enable: recovery codes")
 	return setup.Data.Secret, enabled.Data.RecoveryCodes
 }
 
@@ -69,16 +70,16 @@ func TestTwoStepSignIn(t *testing.T) {
 		return res.StatusCode, e
 	}
 
-	if status, e := login(nil); status != 401 || e.Error.Code != "TWO_FACTOR_REQUIRED" {
-		t.Fatalf("without a code: %d %s", status, e.Error.Code)
-	}
-	if status, e := login(map[string]string{"password": "wrong password"}); status != 401 || e.Error.Code != "INVALID_CREDENTIALS" {
-		t.Fatalf("a wrong password must not reveal two-step sign-in: %d %s", status, e.Error.Code)
-	}
+	status, e := login(nil)
+	require.Equal(t, 401, status, "without a code: status")
+	require.Equal(t, "TWO_FACTOR_REQUIRED", e.Error.Code, "without a code: error code")
+	status, e = login(map[string]string{"password": "wrong password"})
+	require.Equal(t, 401, status, "a wrong password must not reveal two-step sign-in: status")
+	require.Equal(t, "INVALID_CREDENTIALS", e.Error.Code, "a wrong password must not reveal two-step sign-in: error code")
 	// The code that enabled two-step sign-in was used already (RFC 6238 section 5.2).
-	if status, e := login(map[string]string{"twoFactorCode": totp(t, secret, clock.Now())}); status != 401 || e.Error.Code != "INVALID_CREDENTIALS" {
-		t.Fatalf("the enabling code again: %d %s", status, e.Error.Code)
-	}
+	status, e = login(map[string]string{"twoFactorCode": totp(t, secret, clock.Now())})
+	require.Equal(t, 401, status, "the enabling code again: status")
+	require.Equal(t, "INVALID_CREDENTIALS", e.Error.Code, "the enabling code again: error code")
 	clock.Advance(30 * time.Second)
 	if status, _ := login(map[string]string{"twoFactorCode": totp(t, secret, clock.Now())}); status != 200 {
 		t.Fatalf("a fresh code: %d", status)
@@ -86,9 +87,9 @@ func TestTwoStepSignIn(t *testing.T) {
 	if status, _ := login(map[string]string{"recoveryCode": strings.ToUpper(recovery[3])}); status != 200 {
 		t.Fatalf("a recovery code: %d", status)
 	}
-	if status, e := login(map[string]string{"recoveryCode": recovery[3]}); status != 401 || e.Error.Code != "INVALID_CREDENTIALS" {
-		t.Fatalf("a spent recovery code: %d %s", status, e.Error.Code)
-	}
+	status, e = login(map[string]string{"recoveryCode": recovery[3]})
+	require.Equal(t, 401, status, "a spent recovery code: status")
+	require.Equal(t, "INVALID_CREDENTIALS", e.Error.Code, "a spent recovery code: error code")
 	if res := acct.Client.Get("/api/v1/auth/me"); !strings.Contains(string(res.Body), `"twoFactorEnabled":true`) {
 		t.Fatalf("me: %s", res.Body)
 	}
@@ -141,9 +142,8 @@ func TestATOTPCodeIsAcceptedOnceUnderRaces(t *testing.T) {
 		return env.Client.Post("/api/v1/auth/login", map[string]string{
 			"email": acct.Email, "password": testkit.Password, "twoFactorCode": code}).StatusCode
 	})
-	if got[200] != 1 || got[401] != 9 {
-		t.Fatalf("statuses %v of 10 logins with one code, want one 200 and nine 401", got)
-	}
+	require.Equal(t, 1, got[200], "10 logins with one code: 200s (statuses %v)", got)
+	require.Equal(t, 9, got[401], "10 logins with one code: 401s (statuses %v)", got)
 }
 
 // A TOTP secret rests sealed, bound to its user. One stored in plain before sealing existed
@@ -157,9 +157,8 @@ func TestTOTPSecretsRestSealed(t *testing.T) {
 	var plainGone, hidden bool
 	testkit.QueryRow(t, env, "SELECT totp_secret IS NULL, position(convert_to($1, 'UTF8') IN totp_secret_sealed) = 0 FROM users WHERE email = $2",
 		[]any{secret, ada.Email}, &plainGone, &hidden)
-	if !plainGone || !hidden {
-		t.Fatalf("stored plain: %v, secret visible in the sealed value: %v", !plainGone, !hidden)
-	}
+	require.True(t, plainGone, "the secret is stored plain")
+	require.True(t, hidden, "the secret is visible in the sealed value")
 	login := func(email, secret string) int {
 		clock.Advance(30 * time.Second)
 		return env.Client.Post("/api/v1/auth/login", map[string]string{"email": email, "password": testkit.Password,
@@ -175,17 +174,15 @@ func TestTOTPSecretsRestSealed(t *testing.T) {
 		t.Fatalf("login with a plain secret: %d", status)
 	}
 	n, err := auth.SealTOTPSecrets(t.Context(), env.Store, env.Service.Secrets, false)
-	if err != nil || n != 1 {
-		t.Fatalf("sealed %d: %v", n, err)
-	}
+	require.NoError(t, err, "sealing")
+	require.Equal(t, 1, n, "secrets sealed")
 	testkit.QueryRow(t, env, "SELECT totp_secret IS NULL, totp_secret_sealed IS NOT NULL FROM users WHERE email = $1", []any{bob.Email}, &plainGone, &hidden)
-	if !plainGone || !hidden {
-		t.Fatal("the plain secret was not sealed")
-	}
+	require.True(t, plainGone, "the plain secret was not sealed: it is still stored plain")
+	require.True(t, hidden, "the plain secret was not sealed: it is visible in the sealed value")
 	if status := login(bob.Email, legacy); status != 200 {
 		t.Fatalf("login after sealing: %d", status)
 	}
-	if n, err := auth.SealTOTPSecrets(t.Context(), env.Store, env.Service.Secrets, false); err != nil || n != 0 {
-		t.Fatalf("a second pass sealed %d: %v", n, err)
-	}
+	n, err = auth.SealTOTPSecrets(t.Context(), env.Store, env.Service.Secrets, false)
+	require.NoError(t, err, "a second pass")
+	require.Equal(t, 0, n, "secrets a second pass sealed")
 }

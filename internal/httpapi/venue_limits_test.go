@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
 
 	"github.com/certhub/credentiald/internal/ratelimit"
 	"github.com/certhub/credentiald/internal/testkit"
@@ -49,9 +50,8 @@ func newVenue(t *testing.T, size int) venue {
 		res := s.acct.Client.Post("/api/v1/events/"+s.event.String()+"/certificates/generate", map[string]any{"attendeeIds": ids, "sendEmail": false})
 		var out bulkResult
 		res.JSON(t, &out)
-		if res.StatusCode != http.StatusOK || len(out.Data.Issued) != len(ids) {
-			t.Fatalf("generate page %d: %d %.300s", page, res.StatusCode, res.Body)
-		}
+		require.Equal(t, http.StatusOK, res.StatusCode, "generate page %d: status (body %s)", page, res.Body)
+		require.Len(t, out.Data.Issued, len(ids), "generate page %d: issued", page)
 	}
 	v := venue{issuing: s}
 	for page := 1; page <= (size+99)/100; page++ {
@@ -139,9 +139,8 @@ func TestVerificationCountsByTokenAddressAndCode(t *testing.T) {
 			}
 		}
 		res := guesser.Get("/verify/" + v.codes[30] + "?t=guessed")
-		if res.StatusCode != http.StatusTooManyRequests || res.Header.Get("RateLimit-Limit") != strconv.Itoa(ratelimit.Verification.Burst) {
-			t.Fatalf("page 31: %d, RateLimit-Limit %s", res.StatusCode, res.Header.Get("RateLimit-Limit"))
-		}
+		require.Equal(t, http.StatusTooManyRequests, res.StatusCode, "page 31: status")
+		require.Equal(t, strconv.Itoa(ratelimit.Verification.Burst), res.Header.Get("RateLimit-Limit"), "page 31: RateLimit-Limit")
 		res = guesser.Get("/api/v1/verify/" + v.codes[31] + "/preview.png?t=guessed")
 		wantError(t, res, http.StatusTooManyRequests, res.StatusCode, "RATE_LIMITED")
 		code := v.codes[32]
@@ -201,8 +200,7 @@ func TestVerificationCountsByTokenAddressAndCode(t *testing.T) {
 			}
 		}
 		res := v.from(t, "203.0.113.99").Get("/verify/" + code + "?t=" + venueToken(code))
-		if res.StatusCode != http.StatusTooManyRequests || res.Header.Get("RateLimit-Limit") != strconv.Itoa(ratelimit.Credential.Burst) {
-			t.Fatalf("request 31: %d, RateLimit-Limit %s", res.StatusCode, res.Header.Get("RateLimit-Limit"))
-		}
+		require.Equal(t, http.StatusTooManyRequests, res.StatusCode, "request 31: status")
+		require.Equal(t, strconv.Itoa(ratelimit.Credential.Burst), res.Header.Get("RateLimit-Limit"), "request 31: RateLimit-Limit")
 	})
 }

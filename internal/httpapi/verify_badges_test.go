@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/certhub/credentiald/internal/openbadges"
 )
 
@@ -33,27 +35,30 @@ func TestBadgeAssertionsVerifyPublicly(t *testing.T) {
 		t.Fatalf("verify: %d %s", res.StatusCode, res.Body)
 	}
 	res.JSON(t, &v)
-	if v.Data.Status != "valid" || v.Data.Credential.Type != "badge" || v.Data.Credential.Name != "Speaker" ||
-		!strings.HasSuffix(v.Data.Credential.ImageURL, "/badge.png") || v.Data.Recipient.Name != "Ada Lovelace" {
-		t.Fatalf("verify: %+v", v.Data)
-	}
+	require.Equal(t, "valid", v.Data.Status, "verify: v.Data.Status")
+	require.Equal(t, "badge", v.Data.Credential.Type, "verify: v.Data.Credential.Type")
+	require.Equal(t, "Speaker", v.Data.Credential.Name, "verify: v.Data.Credential.Name")
+	require.True(t, strings.HasSuffix(v.Data.Credential.ImageURL, "/badge.png"), "verify: %q should end with %q", v.Data.Credential.ImageURL, "/badge.png")
+	require.Equal(t, "Ada Lovelace", v.Data.Recipient.Name, "verify: v.Data.Recipient.Name")
 	if strings.Contains(string(res.Body), "ada@example.org") {
 		t.Fatal("the recipient's email is shown publicly")
 	}
-	if res := public.Get("/verify/" + code); res.StatusCode != 200 || !strings.Contains(string(res.Body), "Speaker") {
-		t.Fatalf("page: %d", res.StatusCode)
-	}
+	res = public.Get("/verify/" + code)
+	require.Equal(t, 200, res.StatusCode, "page: status")
+	require.Contains(t, string(res.Body), "Speaker", "page: body")
 
 	png := public.Get("/api/v1/verify/" + code + "/badge.png")
 	chunks, err := openbadges.UnbakePNG(png.Body, openbadges.PNGKeywordAssertion)
-	if png.StatusCode != 200 || err != nil || len(chunks) != 1 || !strings.Contains(string(chunks[0]), issued.Data[0].ID) {
-		t.Fatalf("badge.png: %d, %d chunks (%v)", png.StatusCode, len(chunks), err)
-	}
+	require.Equal(t, 200, png.StatusCode, "badge.png: status")
+	require.NoError(t, err, "badge.png: unbaking")
+	require.Len(t, chunks, 1, "badge.png: chunks")
+	require.Contains(t, string(chunks[0]), issued.Data[0].ID, "badge.png: the baked chunk")
 	svg := public.Get("/api/v1/verify/" + code + "/badge.svg")
 	verify, texts, err := openbadges.UnbakeSVG(svg.Body, openbadges.SVGElementAssertion)
-	if svg.StatusCode != 200 || err != nil || len(texts) != 1 || !strings.HasSuffix(verify[0], "/ob/v2/assertions/"+issued.Data[0].ID) {
-		t.Fatalf("badge.svg: %d, %q (%v)", svg.StatusCode, verify, err)
-	}
+	require.Equal(t, 200, svg.StatusCode, "badge.svg: status")
+	require.NoError(t, err, "badge.svg: unbaking")
+	require.Len(t, texts, 1, "badge.svg: texts")
+	require.True(t, strings.HasSuffix(verify[0], "/ob/v2/assertions/"+issued.Data[0].ID), "badge.svg: %q should end with %q", verify[0], "/ob/v2/assertions/"+issued.Data[0].ID)
 	for _, asset := range []string{"preview.png", "certificate.pdf"} {
 		if res := public.Get("/api/v1/verify/" + code + "/" + asset); res.StatusCode != 404 {
 			t.Fatalf("%s of a badge: %d", asset, res.StatusCode)

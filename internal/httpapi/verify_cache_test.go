@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/require"
 
 	"github.com/certhub/credentiald/internal/testkit"
 	"github.com/certhub/credentiald/internal/testkit/contract"
@@ -109,9 +110,9 @@ func TestThisInstancesOwnChangesAreSeenByTheNextLookup(t *testing.T) {
 	c := s.issue(t, "Grace", "Hopper", nil)
 	code := c.Data.VerificationCode
 	quiet := otherInstance(t, s.env, true)
-	if v, _ := verify(t, s.env.Client, code); v.Data.Status != "valid" || !strings.HasPrefix(v.Data.Issuer.Name, "Account ") {
-		t.Fatalf("first lookup: %+v", v.Data)
-	}
+	v, _ := verify(t, s.env.Client, code)
+	require.Equal(t, "valid", v.Data.Status, "first lookup: v.Data.Status")
+	require.True(t, strings.HasPrefix(v.Data.Issuer.Name, "Account "), "first lookup: %q should start with %q", v.Data.Issuer.Name, "Account ")
 	if _, err := quiet.Exec(t.Context(), "UPDATE certificates SET recipient_last_name = 'Murray' WHERE verification_code = $1", code); err != nil {
 		t.Fatal(err)
 	}
@@ -121,9 +122,9 @@ func TestThisInstancesOwnChangesAreSeenByTheNextLookup(t *testing.T) {
 	if res := s.acct.Client.Put("/api/v1/branding", map[string]any{"issuerName": "Gophers e.V."}); res.StatusCode != http.StatusOK {
 		t.Fatalf("branding: %d %s", res.StatusCode, res.Body)
 	}
-	if v, _ := verify(t, s.env.Client, code); v.Data.Issuer.Name != "Gophers e.V." || v.Data.Recipient.Name != "Grace Murray" {
-		t.Fatalf("the lookup after this instance changed its branding: %+v", v.Data)
-	}
+	v, _ = verify(t, s.env.Client, code)
+	require.Equal(t, "Gophers e.V.", v.Data.Issuer.Name, "the lookup after this instance changed its branding: v.Data.Issuer.Name")
+	require.Equal(t, "Grace Murray", v.Data.Recipient.Name, "the lookup after this instance changed its branding: v.Data.Recipient.Name")
 	if res := s.acct.Client.Post("/api/v1/certificates/"+c.Data.ID+"/revoke", map[string]any{"reason": "Issued by mistake"}); res.StatusCode != http.StatusOK {
 		t.Fatalf("revoke: %d %s", res.StatusCode, res.Body)
 	}
@@ -159,9 +160,9 @@ func TestCertificateReadsKeepRecordsUntilTheyChange(t *testing.T) {
 	}
 	gone := "HTTP application/json " + http.StatusText(http.StatusNotFound)
 	c := s.issue(t, "Ada", "Lovelace", nil)
-	if got := get(c.Data.ID); got.Data.Status != "valid" || got.Data.Recipient.Email != c.Data.Recipient.Email {
-		t.Fatalf("first read: %+v", got.Data)
-	}
+	got := get(c.Data.ID)
+	require.Equal(t, "valid", got.Data.Status, "first read: got.Data.Status")
+	require.Equal(t, c.Data.Recipient.Email, got.Data.Recipient.Email, "first read: got.Data.Recipient.Email")
 	quiet := otherInstance(t, s.env, true)
 	if _, err := quiet.Exec(t.Context(), "UPDATE certificates SET recipient_email = 'elsewhere@example.org' WHERE id = $1", c.Data.ID); err != nil {
 		t.Fatal(err)
@@ -176,9 +177,9 @@ func TestCertificateReadsKeepRecordsUntilTheyChange(t *testing.T) {
 	if res := s.acct.Client.Post("/api/v1/certificates/"+c.Data.ID+"/revoke", map[string]any{"reason": "Issued by mistake"}); res.StatusCode != http.StatusOK {
 		t.Fatalf("revoke: %d %s", res.StatusCode, res.Body)
 	}
-	if got := get(c.Data.ID); got.Data.Status != "revoked" || got.Data.Recipient.Email != "elsewhere@example.org" {
-		t.Fatalf("after this instance revoked: %+v", got.Data)
-	}
+	got = get(c.Data.ID)
+	require.Equal(t, "revoked", got.Data.Status, "after this instance revoked: got.Data.Status")
+	require.Equal(t, "elsewhere@example.org", got.Data.Recipient.Email, "after this instance revoked: got.Data.Recipient.Email")
 
 	drafts := map[string]string{}
 	path := "/api/v1/events/" + s.event.String() + "/certificates/generate"
@@ -211,9 +212,9 @@ func TestCertificateReadsKeepRecordsUntilTheyChange(t *testing.T) {
 			}
 		}
 	}
-	if got := get(drafts["Issued"]); got.Data.Status != "valid" || got.Data.IssuedAt == nil {
-		t.Fatalf("a kept draft, issued: %+v", got.Data)
-	}
+	got = get(drafts["Issued"])
+	require.Equal(t, "valid", got.Data.Status, "a kept draft, issued: got.Data.Status")
+	require.NotNil(t, got.Data.IssuedAt, "a kept draft, issued: got.Data.IssuedAt")
 	if got := get(drafts["Deleted"]); got.Data.Status != gone {
 		t.Fatalf("a kept draft, deleted: %+v", got.Data)
 	}
@@ -225,9 +226,9 @@ func TestCertificateReadsKeepRecordsUntilTheyChange(t *testing.T) {
 	get(c2.Data.ID)
 	s.acct.Client.Put("/api/v1/attendees/"+c2.Data.AttendeeID, map[string]any{"firstName": "Amazing Grace"})
 	s.acct.Client.Post("/api/v1/certificates/"+c2.Data.ID+"/regenerate", nil)
-	if got := get(c2.Data.ID); got.Data.Recipient.FirstName != "Amazing Grace" || got.Data.Status != "valid" {
-		t.Fatalf("a kept certificate made out again: %+v", got.Data)
-	}
+	got = get(c2.Data.ID)
+	require.Equal(t, "Amazing Grace", got.Data.Recipient.FirstName, "a kept certificate made out again: got.Data.Recipient.FirstName")
+	require.Equal(t, "valid", got.Data.Status, "a kept certificate made out again: got.Data.Status")
 	clock.Advance(366 * 24 * time.Hour)
 	if got := get(c2.Data.ID); got.Data.Status != "expired" {
 		t.Fatalf("a kept certificate past its expiry: %s", got.Data.Status)
@@ -248,9 +249,8 @@ func TestKeptPagesShowEveryChange(t *testing.T) {
 		req.Header.Set("Accept", "text/html")
 		req.Header.Set("Accept-Encoding", encoding)
 		res := s.env.Client.Do(req)
-		if res.StatusCode != http.StatusOK || !strings.Contains(strings.Join(res.Header.Values("Vary"), ","), "Accept-Encoding") {
-			t.Fatalf("%s (%s): %d %v", path, encoding, res.StatusCode, res.Header)
-		}
+		require.Equal(t, http.StatusOK, res.StatusCode, "%s (%s): status (header %v)", path, encoding, res.Header)
+		require.Contains(t, strings.Join(res.Header.Values("Vary"), ","), "Accept-Encoding", "%s (%s): Vary", path, encoding)
 		body := res.Body
 		if res.Header.Get("Content-Encoding") == "gzip" {
 			r, err := gzip.NewReader(bytes.NewReader(res.Body))
@@ -272,13 +272,14 @@ func TestKeptPagesShowEveryChange(t *testing.T) {
 	first, _ := page(path, "gzip")
 	again, res := page(path, "br;q=1, gzip;q=0.5")
 	plain, plainRes := page(path, "gzip;q=0, *")
-	if again != first || plain != first || len(res.Body) >= len(plain) || plainRes.Header.Get("Content-Encoding") != "" ||
-		res.Header.Get("Content-Security-Policy") != plainRes.Header.Get("Content-Security-Policy") {
-		t.Fatalf("the kept page differs from the page made (%d, %d, %d bytes)", len(first), len(again), len(plain))
-	}
-	if withCode, _ := page(path+"?code=ABC", "gzip"); !strings.Contains(withCode, "code=ABC") || strings.Contains(first, "code=ABC") {
-		t.Fatal("the language links of a page asked with parameters are another page's")
-	}
+	require.Equal(t, first, again, "the kept page differs from the page made: asked br")
+	require.Equal(t, first, plain, "the kept page differs from the page made: asked uncompressed")
+	require.Less(t, len(res.Body), len(plain), "the kept page differs from the page made: bytes compressed, want fewer than plain")
+	require.Equal(t, "", plainRes.Header.Get("Content-Encoding"), "the kept page differs from the page made: uncompressed Content-Encoding")
+	require.Equal(t, plainRes.Header.Get("Content-Security-Policy"), res.Header.Get("Content-Security-Policy"), "the kept page differs from the page made: Content-Security-Policy")
+	withCode, _ := page(path+"?code=ABC", "gzip")
+	require.Contains(t, withCode, "code=ABC", "the language links of a page asked with parameters are another page's: the page asked with ?code=ABC")
+	require.NotContains(t, first, "code=ABC", "the language links of a page asked with parameters are another page's: the page asked without")
 	if res := s.acct.Client.Put("/api/v1/branding", map[string]any{"issuerName": "Gophers e.V."}); res.StatusCode != http.StatusOK {
 		t.Fatalf("branding: %d", res.StatusCode)
 	}

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/testkit"
@@ -31,9 +33,8 @@ func TestVerificationPageShowsTheCertificateAndUnfurls(t *testing.T) {
 	c := s.issue(t, "Ada", "Lovelace", nil)
 	res := s.env.Client.Get("/verify/" + strings.ToLower(c.Data.VerificationCode))
 	page := string(res.Body)
-	if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/html") {
-		t.Fatalf("page: %d %v", res.StatusCode, res.Header)
-	}
+	require.Equal(t, 200, res.StatusCode, "page: status")
+	require.True(t, strings.HasPrefix(res.Header.Get("Content-Type"), "text/html"), "page: %q should start with %q", res.Header.Get("Content-Type"), "text/html")
 	site := s.env.Config.SiteURL.String()
 	for _, want := range []string{
 		`<html lang="en">`, "This certificate is valid", "Ada Lovelace", "Go Conference", c.Data.CertificateNumber,
@@ -61,9 +62,9 @@ func TestVerificationPageShowsTheCertificateAndUnfurls(t *testing.T) {
 			t.Errorf("CSP %q lacks %s", csp, want)
 		}
 	}
-	if strings.Contains(csp, "unsafe") || strings.Contains(csp, "*") || regexp.MustCompile(`\b(https?|data):`).MatchString(csp) {
-		t.Errorf("CSP is not strict: %s", csp)
-	}
+	assert.NotContains(t, csp, "unsafe", "CSP is not strict")
+	assert.NotContains(t, csp, "*", "CSP is not strict")
+	assert.False(t, regexp.MustCompile(`\b(https?|data):`).MatchString(csp), "CSP is not strict: it names a scheme: %s", csp)
 	loads := regexp.MustCompile(`(?i)<(script|img)[^>]+src="(https?:)?//|<link rel="(stylesheet|icon|preload|modulepreload)"[^>]+href="(https?:)?//`)
 	if m := loads.FindString(page); m != "" {
 		t.Errorf("the page loads from another host: %s", m)
@@ -75,33 +76,32 @@ func TestUnknownCodeAnswersAHelpfulPage(t *testing.T) {
 	env := testkit.NewServer(t)
 	for _, code := range []string{"7K2M9QXRT4VZ1", "not_a_code"} {
 		res := env.Client.Get("/verify/" + code)
-		if res.StatusCode != 404 || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/html") ||
-			!strings.Contains(string(res.Body), "No credential with this code") || !strings.Contains(string(res.Body), `<form action="/"`) {
-			t.Errorf("%s: %d %s", code, res.StatusCode, res.Body)
-		}
+		assert.Equal(t, 404, res.StatusCode, "%s: status (body %s)", code, res.Body)
+		assert.True(t, strings.HasPrefix(res.Header.Get("Content-Type"), "text/html"), "%s: %q should start with %q", code, res.Header.Get("Content-Type"), "text/html")
+		assert.Contains(t, string(res.Body), "No credential with this code", "%s: body", code)
+		assert.Contains(t, string(res.Body), `<form action="/"`, "%s: body", code)
 	}
 	res := env.Client.Get("/verify/7K2M9QXRT4VZ1/share/linkedin")
-	if res.StatusCode != 404 || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/html") {
-		t.Fatalf("share of an unknown code: %d", res.StatusCode)
-	}
+	require.Equal(t, 404, res.StatusCode, "share of an unknown code: status")
+	require.True(t, strings.HasPrefix(res.Header.Get("Content-Type"), "text/html"), "share of an unknown code: %q should start with %q", res.Header.Get("Content-Type"), "text/html")
 }
 
 func TestHomePageLooksCodesUp(t *testing.T) {
 	t.Parallel()
 	env := testkit.NewServer(t)
 	res := env.Client.Get("/")
-	if res.StatusCode != 200 || !strings.Contains(string(res.Body), "credentiald") || !strings.Contains(string(res.Body), `name="code"`) ||
-		!strings.Contains(res.Header.Get("Content-Security-Policy"), "form-action 'self'") || !strings.Contains(string(res.Body), `href="/docs"`) {
-		t.Fatalf("home: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, 200, res.StatusCode, "home: status (body %s)", res.Body)
+	require.Contains(t, string(res.Body), "credentiald", "home: body")
+	require.Contains(t, string(res.Body), `name="code"`, "home: body")
+	require.Contains(t, res.Header.Get("Content-Security-Policy"), "form-action 'self'", "home: Content-Security-Policy")
+	require.Contains(t, string(res.Body), `href="/docs"`, "home: body")
 	res = env.Client.Get("/?code=" + url.QueryEscape(" 7k2m-9qxr-t4vz1 "))
-	if res.StatusCode != 302 || res.Header.Get("Location") != "/verify/7K2M9QXRT4VZ1" {
-		t.Fatalf("lookup: %d %v", res.StatusCode, res.Header)
-	}
+	require.Equal(t, 302, res.StatusCode, "lookup: status")
+	require.Equal(t, "/verify/7K2M9QXRT4VZ1", res.Header.Get("Location"), "lookup: Location")
 	res = env.Client.Get("/?code=" + url.QueryEscape("<script>"))
-	if res.StatusCode != 400 || !strings.Contains(string(res.Body), "That is not a verification code") || strings.Contains(string(res.Body), "<script>") {
-		t.Fatalf("malformed: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, 400, res.StatusCode, "malformed: status (body %s)", res.Body)
+	require.Contains(t, string(res.Body), "That is not a verification code", "malformed: body")
+	require.NotContains(t, string(res.Body), "<script>", "malformed: body")
 }
 
 // The delivery email's link carries the recipient token: its first open sends
@@ -137,15 +137,15 @@ func TestRecipientPortalSendsViewedOnceAndDownloaded(t *testing.T) {
 	s.env.Client.Get(page)
 	s.env.Client.Get(page + "?t=wrong-token")
 	getAs(s.env.Client, page+"?t="+token, linkedInBot)
-	if v, d := recipientEvents(); v != 0 || d != 0 {
-		t.Fatalf("without the recipient: viewed %d, downloaded %d", v, d)
-	}
+	v, d := recipientEvents()
+	require.Equal(t, 0, v, "without the recipient: viewed")
+	require.Equal(t, 0, d, "without the recipient: downloaded")
 	res := s.env.Client.Get(page + "?t=" + token)
 	body := string(res.Body)
-	if !strings.Contains(body, "This is your certificate, Ada.") || !strings.Contains(body, `certificate.pdf?t=`+token) ||
-		res.Header.Get("Cache-Control") != "private, no-store" || !strings.Contains(body, `<meta name="robots" content="noindex">`) {
-		t.Fatalf("portal: %v\n%s", res.Header, body)
-	}
+	require.Contains(t, body, "This is your certificate, Ada.", "portal")
+	require.Contains(t, body, `certificate.pdf?t=`+token, "portal")
+	require.Equal(t, "private, no-store", res.Header.Get("Cache-Control"), "portal: Cache-Control")
+	require.Contains(t, body, `<meta name="robots" content="noindex">`, "portal")
 	if strings.Contains(body, `share-url" type="text" value="`+s.env.Config.SiteURL.String()+page+`?`) {
 		t.Fatal("the link offered for sharing carries the token")
 	}
@@ -160,9 +160,9 @@ func TestRecipientPortalSendsViewedOnceAndDownloaded(t *testing.T) {
 	if res := s.env.Client.Get(pdf + "?t=" + token); res.StatusCode != 200 {
 		t.Fatalf("portal download: %d", res.StatusCode)
 	}
-	if v, d := recipientEvents(); v != 1 || d != 1 {
-		t.Fatalf("viewed %d, downloaded %d; want 1 and 1", v, d)
-	}
+	v, d = recipientEvents()
+	require.Equal(t, 1, v, "viewed")
+	require.Equal(t, 1, d, "downloaded")
 }
 
 func TestShareLinksGoToTheNetworks(t *testing.T) {
@@ -179,9 +179,8 @@ func TestShareLinksGoToTheNetworks(t *testing.T) {
 	location := func(network string) *url.URL {
 		t.Helper()
 		res := s.env.Client.Get(share + network)
-		if res.StatusCode != http.StatusFound || res.Header.Get("Cache-Control") != "no-store" {
-			t.Fatalf("%s: %d %v", network, res.StatusCode, res.Header)
-		}
+		require.Equal(t, http.StatusFound, res.StatusCode, "%s: status", network)
+		require.Equal(t, "no-store", res.Header.Get("Cache-Control"), "%s: Cache-Control", network)
 		u, err := url.Parse(res.Header.Get("Location"))
 		if err != nil {
 			t.Fatal(err)
@@ -193,27 +192,30 @@ func TestShareLinksGoToTheNetworks(t *testing.T) {
 	want := url.Values{"startTask": {"CERTIFICATION_NAME"}, "name": {"Go Conference"}, "organizationName": {q.Get("organizationName")},
 		"issueYear": {"2027"}, "issueMonth": {"1"}, "expirationYear": {"2028"}, "expirationMonth": {"1"},
 		"certUrl": {pageURL}, "certId": {c.Data.CertificateNumber}}
-	if li.Host != "www.linkedin.com" || li.Path != "/profile/add" || q.Encode() != want.Encode() || !strings.HasPrefix(q.Get("organizationName"), "Account ") {
-		t.Fatalf("linkedin: %s", li)
-	}
-	if x := location("x"); x.Host != "x.com" || x.Query().Get("url") != pageURL || !strings.Contains(x.Query().Get("text"), "Go Conference") {
-		t.Fatalf("x: %s", x)
-	}
-	if fb := location("facebook"); fb.Host != "www.facebook.com" || fb.Query().Get("u") != pageURL {
-		t.Fatalf("facebook: %s", fb)
-	}
-	if m := location("email"); m.Scheme != "mailto" || !strings.Contains(m.Query().Get("body"), pageURL) || strings.Contains(m.RawQuery, "+") {
-		t.Fatalf("email: %s", m)
-	}
+	require.Equal(t, "www.linkedin.com", li.Host, "linkedin: li.Host")
+	require.Equal(t, "/profile/add", li.Path, "linkedin: li.Path")
+	require.Equal(t, want.Encode(), q.Encode(), "linkedin: q.Encode()")
+	require.True(t, strings.HasPrefix(q.Get("organizationName"), "Account "), "linkedin: %q should start with %q", q.Get("organizationName"), "Account ")
+	x := location("x")
+	require.Equal(t, "x.com", x.Host, "x: x.Host")
+	require.Equal(t, pageURL, x.Query().Get("url"), `x: x.Query().Get("url")`)
+	require.Contains(t, x.Query().Get("text"), "Go Conference", `x: x.Query().Get("text")`)
+	fb := location("facebook")
+	require.Equal(t, "www.facebook.com", fb.Host, "facebook: fb.Host")
+	require.Equal(t, pageURL, fb.Query().Get("u"), `facebook: fb.Query().Get("u")`)
+	m := location("email")
+	require.Equal(t, "mailto", m.Scheme, "email: m.Scheme")
+	require.Contains(t, m.Query().Get("body"), pageURL, `email: m.Query().Get("body")`)
+	require.NotContains(t, m.RawQuery, "+", "email: m.RawQuery")
 	if res := s.env.Client.Get(share + "myspace"); res.StatusCode != 404 {
 		t.Fatalf("unknown network: %d", res.StatusCode)
 	}
 	if res := s.env.Client.Post(share+"copy", nil); res.StatusCode != http.StatusNoContent {
 		t.Fatalf("copy: %d %s", res.StatusCode, res.Body)
 	}
-	if res := s.env.Client.Get(share + "copy"); res.StatusCode != http.StatusMethodNotAllowed || res.Header.Get("Allow") != "POST" {
-		t.Fatalf("GET of the copy beacon: %d %v", res.StatusCode, res.Header)
-	}
+	res := s.env.Client.Get(share + "copy")
+	require.Equal(t, http.StatusMethodNotAllowed, res.StatusCode, "GET of the copy beacon: status")
+	require.Equal(t, "POST", res.Header.Get("Allow"), "GET of the copy beacon: Allow")
 }
 
 // Views, verifications, downloads and shares are counted per account, day, event and kind, in
@@ -237,10 +239,11 @@ func TestVerificationActivityIsCountedWithoutCrawlers(t *testing.T) {
 		}
 	}
 	flush(t, s.env)
-	if rows := activity(t, s.env, s.acct.ID); len(rows) != 1 || rows[0].Issued != 2 || rows[0].IssuedVerified != 0 ||
-		rows[0].Views+rows[0].Verifications+rows[0].Downloads+rows[0].Shares != 0 {
-		t.Fatalf("crawlers were counted: %+v", rows)
-	}
+	rows := activity(t, s.env, s.acct.ID)
+	require.Len(t, rows, 1, "crawlers were counted: rows")
+	require.Equal(t, 2, rows[0].Issued, "crawlers were counted: rows[0].Issued")
+	require.Equal(t, 0, rows[0].IssuedVerified, "crawlers were counted: rows[0].IssuedVerified")
+	require.Equal(t, 0, rows[0].Views+rows[0].Verifications+rows[0].Downloads+rows[0].Shares, "crawlers were counted: views, verifications, downloads and shares (%+v)", rows[0])
 	firstVerified := func(id string) (at *time.Time) {
 		testkit.QueryRow(t, s.env, `SELECT first_verified_at FROM certificates WHERE id = $1`, []any{id}, &at)
 		return at
@@ -257,15 +260,20 @@ func TestVerificationActivityIsCountedWithoutCrawlers(t *testing.T) {
 	s.env.Client.Post("/verify/"+code+"/share/copy", nil)                  // a share
 	getAs(s.env.Client, "/api/v1/verify/"+code+"/qr", person)              // nothing
 	flush(t, s.env)
-	rows := activity(t, s.env, s.acct.ID)
+	rows = activity(t, s.env, s.acct.ID)
 	today := time.Now().UTC().Truncate(24 * time.Hour)
-	if len(rows) != 1 || rows[0].Views != 1 || rows[0].Verifications != 2 || rows[0].Downloads != 1 || rows[0].Shares != 2 ||
-		rows[0].Issued != 2 || rows[0].IssuedVerified != 1 || rows[0].EventID != s.event || rows[0].CredentialKind != "certificate" || !rows[0].Day.Equal(today) {
-		t.Fatalf("activity: %+v", rows)
-	}
-	if firstVerified(c.Data.ID) == nil || firstVerified(untouched.Data.ID) != nil {
-		t.Fatal("first_verified_at does not say which certificate was verified")
-	}
+	require.Len(t, rows, 1, "activity: rows")
+	require.Equal(t, 1, rows[0].Views, "activity: rows[0].Views")
+	require.Equal(t, 2, rows[0].Verifications, "activity: rows[0].Verifications")
+	require.Equal(t, 1, rows[0].Downloads, "activity: rows[0].Downloads")
+	require.Equal(t, 2, rows[0].Shares, "activity: rows[0].Shares")
+	require.Equal(t, 2, rows[0].Issued, "activity: rows[0].Issued")
+	require.Equal(t, 1, rows[0].IssuedVerified, "activity: rows[0].IssuedVerified")
+	require.Equal(t, s.event, rows[0].EventID, "activity: rows[0].EventID")
+	require.Equal(t, "certificate", rows[0].CredentialKind, "activity: rows[0].CredentialKind")
+	require.True(t, rows[0].Day.Equal(today), "activity: day %v, want %v", rows[0].Day, today)
+	require.NotNil(t, firstVerified(c.Data.ID), "first_verified_at of the verified certificate")
+	require.Nil(t, firstVerified(untouched.Data.ID), "first_verified_at of the certificate never verified")
 	// Counters add up across flushes, and a flush that fails keeps its counts for the next.
 	getAs(s.env.Client, "/api/v1/verify/"+code, person)
 	cancelled, cancel := context.WithCancel(t.Context())

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/certhub/credentiald/internal/testkit"
 	"github.com/certhub/credentiald/internal/testkit/contract"
@@ -65,21 +67,28 @@ func TestVerifyAnswersAValidCertificateWithoutTheEmail(t *testing.T) {
 
 	v, res := verify(t, s.env.Client, c.Data.VerificationCode)
 	d := v.Data
-	if res.StatusCode != 200 || d.Status != "valid" || d.Credential.Type != "certificate" || d.Credential.Name != "Go Conference" ||
-		*d.Credential.Number != c.Data.CertificateNumber || d.Recipient.Name != "Ada Lovelace" ||
-		!d.Dates.IssuedAt.Equal(*c.Data.IssuedAt) || !d.Dates.ExpiresAt.Equal(*c.Data.ExpiresAt) || d.Dates.RevokedAt != nil ||
-		d.RevocationReason != nil || d.RevocationReasonCode != nil || d.Issuer.LogoURL != nil || d.Issuer.URL != nil ||
-		!strings.HasPrefix(d.Issuer.Name, "Account ") || d.VerificationURL != c.Data.VerificationURL ||
-		!strings.HasSuffix(d.Credential.ImageURL, "/api/v1/verify/"+c.Data.VerificationCode+"/preview.png") {
-		t.Fatalf("verify: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, 200, res.StatusCode, "verify: status (body %s)", res.Body)
+	require.Equal(t, "valid", d.Status, "verify: d.Status")
+	require.Equal(t, "certificate", d.Credential.Type, "verify: d.Credential.Type")
+	require.Equal(t, "Go Conference", d.Credential.Name, "verify: d.Credential.Name")
+	require.Equal(t, c.Data.CertificateNumber, *d.Credential.Number, "verify: *d.Credential.Number")
+	require.Equal(t, "Ada Lovelace", d.Recipient.Name, "verify: d.Recipient.Name")
+	require.True(t, d.Dates.IssuedAt.Equal(*c.Data.IssuedAt), "verify: issuedAt %v, want %v", d.Dates.IssuedAt, *c.Data.IssuedAt)
+	require.True(t, d.Dates.ExpiresAt.Equal(*c.Data.ExpiresAt), "verify: expiresAt %v, want %v", d.Dates.ExpiresAt, *c.Data.ExpiresAt)
+	require.Nil(t, d.Dates.RevokedAt, "verify: d.Dates.RevokedAt")
+	require.Nil(t, d.RevocationReason, "verify: d.RevocationReason")
+	require.Nil(t, d.RevocationReasonCode, "verify: d.RevocationReasonCode")
+	require.Nil(t, d.Issuer.LogoURL, "verify: d.Issuer.LogoURL")
+	require.Nil(t, d.Issuer.URL, "verify: d.Issuer.URL")
+	require.True(t, strings.HasPrefix(d.Issuer.Name, "Account "), "verify: %q should start with %q", d.Issuer.Name, "Account ")
+	require.Equal(t, c.Data.VerificationURL, d.VerificationURL, "verify: d.VerificationURL")
+	require.True(t, strings.HasSuffix(d.Credential.ImageURL, "/api/v1/verify/"+c.Data.VerificationCode+"/preview.png"), "verify: %q should end with %q", d.Credential.ImageURL, "/api/v1/verify/"+c.Data.VerificationCode+"/preview.png")
 	if strings.Contains(string(res.Body), "@example.org") {
 		t.Fatalf("the recipient's email is shown: %s", res.Body)
 	}
-	if res.Header.Get("Access-Control-Allow-Origin") != "*" || res.Header.Get("Cache-Control") != "no-cache" ||
-		res.Header.Get("RateLimit-Limit") != "30" {
-		t.Fatalf("headers: %v", res.Header)
-	}
+	require.Equal(t, "*", res.Header.Get("Access-Control-Allow-Origin"), "headers: Access-Control-Allow-Origin")
+	require.Equal(t, "no-cache", res.Header.Get("Cache-Control"), "headers: Cache-Control")
+	require.Equal(t, "30", res.Header.Get("RateLimit-Limit"), "headers: RateLimit-Limit")
 }
 
 func TestVerifyShowsTheIssuerAsItsBrandingSaysNow(t *testing.T) {
@@ -92,20 +101,20 @@ func TestVerifyShowsTheIssuerAsItsBrandingSaysNow(t *testing.T) {
 		t.Fatalf("branding: %d %s", res.StatusCode, res.Body)
 	}
 	v, _ := verify(t, s.env.Client, c.Data.VerificationCode)
-	if v.Data.Issuer.Name != "Analytical Society" || *v.Data.Issuer.URL != "https://analytical.example.org" ||
-		v.Data.Issuer.LogoURL == nil || !strings.HasSuffix(*v.Data.Issuer.LogoURL, "/verify/"+c.Data.VerificationCode+"/issuer-logo") {
-		t.Fatalf("issuer: %+v", v.Data.Issuer)
-	}
+	require.Equal(t, "Analytical Society", v.Data.Issuer.Name, "issuer: v.Data.Issuer.Name")
+	require.Equal(t, "https://analytical.example.org", *v.Data.Issuer.URL, "issuer: *v.Data.Issuer.URL")
+	require.NotNil(t, v.Data.Issuer.LogoURL, "issuer: v.Data.Issuer.LogoURL")
+	require.True(t, strings.HasSuffix(*v.Data.Issuer.LogoURL, "/verify/"+c.Data.VerificationCode+"/issuer-logo"), "issuer: %q should end with %q", *v.Data.Issuer.LogoURL, "/verify/"+c.Data.VerificationCode+"/issuer-logo")
 	res := s.env.Client.Get("/api/v1/verify/" + c.Data.VerificationCode + "/issuer-logo")
-	if res.StatusCode != 200 || !bytes.Equal(res.Body, tinyPNG) || res.Header.Get("Content-Type") != "image/png" ||
-		!strings.Contains(res.Header.Get("Content-Security-Policy"), "sandbox") {
-		t.Fatalf("logo: %d %v", res.StatusCode, res.Header)
-	}
+	require.Equal(t, 200, res.StatusCode, "logo: status")
+	require.True(t, bytes.Equal(res.Body, tinyPNG), "logo: the body is not the uploaded PNG (%d bytes)", len(res.Body))
+	require.Equal(t, "image/png", res.Header.Get("Content-Type"), "logo: Content-Type")
+	require.Contains(t, res.Header.Get("Content-Security-Policy"), "sandbox", "logo: Content-Security-Policy")
 	again := s.env.Client.Request(http.MethodGet, "/api/v1/verify/"+c.Data.VerificationCode+"/issuer-logo", nil)
 	again.Header.Set("If-None-Match", res.Header.Get("ETag"))
-	if res := s.env.Client.Do(again); res.StatusCode != http.StatusNotModified || len(res.Body) != 0 {
-		t.Fatalf("revalidated logo: %d", res.StatusCode)
-	}
+	res = s.env.Client.Do(again)
+	require.Equal(t, http.StatusNotModified, res.StatusCode, "revalidated logo: status")
+	require.Empty(t, res.Body, "revalidated logo: body")
 }
 
 // tinyPNG is a 1x1 transparent PNG.
@@ -119,9 +128,9 @@ func TestVerifyReadsCodesAsPeopleTypeThem(t *testing.T) {
 	typed := strings.ToLower(code[:4] + "-" + code[4:])
 	typed = strings.NewReplacer("0", "o", "1", "l").Replace(typed)
 	for _, variant := range []string{strings.ToLower(code), typed} {
-		if v, res := verify(t, s.env.Client, variant); res.StatusCode != 200 || v.Data.VerificationURL != s.env.Config.SiteURL.String()+"/verify/"+code {
-			t.Errorf("%s: %d %s", variant, res.StatusCode, res.Body)
-		}
+		v, res := verify(t, s.env.Client, variant)
+		assert.Equal(t, 200, res.StatusCode, "%s: status (body %s)", variant, res.Body)
+		assert.Equal(t, s.env.Config.SiteURL.String()+"/verify/"+code, v.Data.VerificationURL, "%s: v.Data.VerificationURL", variant)
 	}
 }
 
@@ -136,14 +145,15 @@ func TestVerifyAnswersUnknownAndMalformedCodes(t *testing.T) {
 	for _, code := range []string{"7K2M9_QXRT", strings.Repeat("A", 65), "%E2%9C%93"} {
 		res := env.Client.Get("/api/v1/verify/" + code)
 		e := decodeError(t, res)
-		if res.StatusCode != 400 || len(e.Error.Details) != 1 || e.Error.Details[0].Field != "path.code" {
-			t.Errorf("%s: %d %s", code, res.StatusCode, res.Body)
+		assert.Equal(t, 400, res.StatusCode, "%s: status (body %s)", code, res.Body)
+		if assert.Len(t, e.Error.Details, 1, "%s: details", code) {
+			assert.Equal(t, "path.code", e.Error.Details[0].Field, "%s: details", code)
 		}
 	}
 	res = env.Client.Get("/api/v1/verify/7K2M9QXRT4VZ1/qr?format=gif")
-	if e := decodeError(t, res); res.StatusCode != 400 || e.Error.Details[0].Field != "query.format" {
-		t.Fatalf("qr format: %d %s", res.StatusCode, res.Body)
-	}
+	e := decodeError(t, res)
+	require.Equal(t, 400, res.StatusCode, "qr format: status (body %s)", res.Body)
+	require.Equal(t, "query.format", e.Error.Details[0].Field, "qr format: details")
 }
 
 func TestDraftsAreNotFound(t *testing.T) {
@@ -157,17 +167,16 @@ func TestDraftsAreNotFound(t *testing.T) {
 		}
 	}
 	res.JSON(t, &bulk)
-	if len(bulk.Data.Issued) != 1 || bulk.Data.Issued[0].Status != "draft" {
-		t.Fatalf("draft: %s", res.Body)
-	}
+	require.Len(t, bulk.Data.Issued, 1, "draft: issued (body %s)", res.Body)
+	require.Equal(t, "draft", bulk.Data.Issued[0].Status, "draft: bulk.Data.Issued[0].Status")
 	code := bulk.Data.Issued[0].VerificationCode
 	for _, path := range []string{"", "/qr", "/preview.png", "/certificate.pdf"} {
 		res := s.env.Client.Get("/api/v1/verify/" + code + path)
 		wantError(t, res, 404, res.StatusCode, "NOT_FOUND")
 	}
-	if res := s.env.Client.Get("/verify/" + code); res.StatusCode != 404 || !strings.Contains(string(res.Body), "No credential with this code") {
-		t.Fatalf("page of a draft: %d", res.StatusCode)
-	}
+	res = s.env.Client.Get("/verify/" + code)
+	require.Equal(t, 404, res.StatusCode, "page of a draft: status")
+	require.Contains(t, string(res.Body), "No credential with this code", "page of a draft: body")
 }
 
 func TestVerifyShowsExpiryOnceItsTimeHasCome(t *testing.T) {
@@ -182,9 +191,8 @@ func TestVerifyShowsExpiryOnceItsTimeHasCome(t *testing.T) {
 	// Nothing writes "expired": the lookup reads it from the time.
 	clock.Advance(time.Hour + time.Second)
 	v, res := verify(t, s.env.Client, c.Data.VerificationCode)
-	if v.Data.Status != "expired" || !v.Data.Dates.ExpiresAt.Equal(expires) {
-		t.Fatalf("after expiry: %s", res.Body)
-	}
+	require.Equal(t, "expired", v.Data.Status, "after expiry: status (body %s)", res.Body)
+	require.True(t, v.Data.Dates.ExpiresAt.Equal(expires), "after expiry: expiresAt %v, want %v", v.Data.Dates.ExpiresAt, expires)
 	page := s.env.Client.Get("/verify/" + c.Data.VerificationCode)
 	if !strings.Contains(string(page.Body), "This certificate has expired") {
 		t.Fatalf("page after expiry:\n%s", page.Body)
@@ -200,23 +208,21 @@ func TestVerifyShowsARevocationWithItsReason(t *testing.T) {
 	s.acct.Client.Delete("/api/v1/certificates/" + deleted.Data.ID)
 
 	v, res := verify(t, s.env.Client, revoked.Data.VerificationCode)
-	if v.Data.Status != "revoked" || *v.Data.RevocationReason != "Attendance not confirmed" || *v.Data.RevocationReasonCode != "fraud" ||
-		v.Data.Dates.RevokedAt == nil {
-		t.Fatalf("revoked: %s", res.Body)
-	}
+	require.Equal(t, "revoked", v.Data.Status, "revoked: status (body %s)", res.Body)
+	require.Equal(t, "Attendance not confirmed", *v.Data.RevocationReason, "revoked: *v.Data.RevocationReason")
+	require.Equal(t, "fraud", *v.Data.RevocationReasonCode, "revoked: *v.Data.RevocationReasonCode")
+	require.NotNil(t, v.Data.Dates.RevokedAt, "revoked: v.Data.Dates.RevokedAt")
 	v, res = verify(t, s.env.Client, deleted.Data.VerificationCode)
-	if v.Data.Status != "revoked" || *v.Data.RevocationReasonCode != "deleted_by_issuer" {
-		t.Fatalf("deleted: %s", res.Body)
-	}
+	require.Equal(t, "revoked", v.Data.Status, "deleted: status (body %s)", res.Body)
+	require.Equal(t, "deleted_by_issuer", *v.Data.RevocationReasonCode, "deleted: *v.Data.RevocationReasonCode")
 	page := string(s.env.Client.Get("/verify/" + revoked.Data.VerificationCode).Body)
 	for _, want := range []string{"This certificate has been revoked", "Reason: Fraud", "Attendance not confirmed"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the revoked page does not say %q", want)
 		}
 	}
-	if strings.Contains(page, "/share/linkedin") || strings.Contains(page, "Download PDF") {
-		t.Error("a revoked certificate is offered for sharing or download")
-	}
+	assert.NotContains(t, page, "/share/linkedin", "a revoked certificate is offered for sharing")
+	assert.NotContains(t, page, "Download PDF", "a revoked certificate is offered for download")
 }
 
 func TestVerificationAssets(t *testing.T) {
@@ -232,17 +238,20 @@ func TestVerificationAssets(t *testing.T) {
 		{"/certificate.pdf", "application/pdf", "%PDF", "private, max-age=0, must-revalidate"},
 	} {
 		res := s.env.Client.Get(base + a.path)
-		if res.StatusCode != 200 || res.Header.Get("Content-Type") != a.media || !bytes.HasPrefix(res.Body, []byte(a.prefix)) ||
-			res.Header.Get("Cache-Control") != a.cache || res.Header.Get("ETag") == "" || res.Header.Get("Access-Control-Allow-Origin") != "*" {
-			t.Errorf("%s: %d %v", a.path, res.StatusCode, res.Header)
+		if !(assert.Equal(t, 200, res.StatusCode, "%s: status", a.path) &&
+			assert.Equal(t, a.media, res.Header.Get("Content-Type"), "%s: Content-Type", a.path) &&
+			assert.True(t, bytes.HasPrefix(res.Body, []byte(a.prefix)), "%s: the body does not start with %q", a.path, a.prefix) &&
+			assert.Equal(t, a.cache, res.Header.Get("Cache-Control"), "%s: Cache-Control", a.path) &&
+			assert.NotEmpty(t, res.Header.Get("ETag"), "%s: ETag", a.path) &&
+			assert.Equal(t, "*", res.Header.Get("Access-Control-Allow-Origin"), "%s: Access-Control-Allow-Origin", a.path)) {
 			continue
 		}
 		// What the client has is still what we would send: 304, no body.
 		req := s.env.Client.Request(http.MethodGet, base+a.path, nil)
 		req.Header.Set("If-None-Match", `"other", `+res.Header.Get("ETag"))
-		if again := s.env.Client.Do(req); again.StatusCode != http.StatusNotModified || len(again.Body) != 0 {
-			t.Errorf("%s revalidated: %d", a.path, again.StatusCode)
-		}
+		again := s.env.Client.Do(req)
+		assert.Equal(t, http.StatusNotModified, again.StatusCode, "%s revalidated: status", a.path)
+		assert.Empty(t, again.Body, "%s revalidated: body", a.path)
 	}
 	res := s.env.Client.Get(base + "/certificate.pdf")
 	if res.Header.Get("Content-Disposition") != `attachment; filename="`+c.Data.CertificateNumber+`.pdf"` {
@@ -295,10 +304,10 @@ func TestLookupAndPageShareTheVerificationLimit(t *testing.T) {
 	res := s.env.Client.Get("/api/v1/verify/" + code)
 	wantError(t, res, 429, res.StatusCode, "RATE_LIMITED")
 	page := s.env.Client.Get("/verify/" + code)
-	if page.StatusCode != 429 || !strings.HasPrefix(page.Header.Get("Content-Type"), "text/html") ||
-		!strings.Contains(string(page.Body), "Too many lookups") || page.Header.Get("Retry-After") == "" {
-		t.Fatalf("page past the limit: %d %v", page.StatusCode, page.Header)
-	}
+	require.Equal(t, 429, page.StatusCode, "page past the limit: status")
+	require.True(t, strings.HasPrefix(page.Header.Get("Content-Type"), "text/html"), "page past the limit: %q should start with %q", page.Header.Get("Content-Type"), "text/html")
+	require.Contains(t, string(page.Body), "Too many lookups", "page past the limit: body")
+	require.NotEmpty(t, page.Header.Get("Retry-After"), "page past the limit: page Retry-After")
 	// Assets count toward the global limit only.
 	if res := s.env.Client.Get("/api/v1/verify/" + code + "/qr"); res.StatusCode != 200 {
 		t.Fatalf("qr past the verification limit: %d", res.StatusCode)

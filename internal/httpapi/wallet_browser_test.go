@@ -15,6 +15,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
 
 	"github.com/certhub/credentiald/internal/testkit"
 	"github.com/certhub/credentiald/internal/testkit/browser"
@@ -115,21 +116,17 @@ func TestTheWalletPageInABrowser(t *testing.T) {
 			if len(problems) > 0 {
 				t.Errorf("the browser reported: %v", problems)
 			}
-			if seen.Heading != "Add your certificate to your wallet" || !strings.Contains(seen.What, "Ada Lovelace") || len(seen.Links) != 2 {
-				t.Errorf("the page shows %+v", seen)
-			}
-			if seen.Links[0] != "Open in your wallet "+o.Data.WalletURL ||
-				!strings.HasPrefix(seen.Links[1], "Open in Learner Credential Wallet https://lcw.app/request?request=") {
-				t.Errorf("wallet links: %v", seen.Links)
-			}
+			assert.Equal(t, "Add your certificate to your wallet", seen.Heading, "the page's heading")
+			assert.Contains(t, seen.What, "Ada Lovelace", "what the page offers")
+			assert.Len(t, seen.Links, 2, "wallet links")
+			assert.Equal(t, "Open in your wallet "+o.Data.WalletURL, seen.Links[0], "wallet links: seen.Links[0]")
+			assert.True(t, strings.HasPrefix(seen.Links[1], "Open in Learner Credential Wallet https://lcw.app/request?request="), "wallet links: %q should start with %q", seen.Links[1], "Open in Learner Credential Wallet https://lcw.app/request?request=")
 			// A code of a ~100-character URL has a few hundred dark modules; at 160 CSS px
 			// and more, a phone's camera reads it off a screen.
-			if seen.QRModules < 200 || seen.QRWidth < 160 {
-				t.Errorf("QR code: %d modules, %.0f px wide", seen.QRModules, seen.QRWidth)
-			}
-			if seen.Overflow || len(seen.Violations) > 0 {
-				t.Errorf("overflow %v, CSP violations %v", seen.Overflow, seen.Violations)
-			}
+			assert.GreaterOrEqual(t, seen.QRModules, 200, "QR code: modules")
+			assert.GreaterOrEqual(t, seen.QRWidth, float64(160), "QR code: px wide")
+			assert.False(t, seen.Overflow, "seen.Overflow")
+			assert.Empty(t, seen.Violations, "CSP violations")
 			if os.Getenv("UPDATE_SCREENSHOTS") == "1" {
 				if err := os.WriteFile(filepath.Join(coverage.ModuleRoot(), "docs", vp.file), shot, 0o644); err != nil {
 					t.Fatal(err)

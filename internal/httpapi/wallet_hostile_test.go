@@ -14,6 +14,8 @@ import (
 	"github.com/lestrrat-go/jwx/v3/jwa"
 	"github.com/lestrrat-go/jwx/v3/jwk"
 	"github.com/lestrrat-go/jwx/v3/jws"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/certhub/credentiald/internal/testkit"
 	"github.com/certhub/credentiald/internal/testkit/contract"
@@ -65,9 +67,8 @@ func (o oid4vciOffer) code(t *testing.T) (code, issuerID string) {
 	res := o.s.env.Client.Get(uri.Path)
 	res.JSON(t, &doc)
 	code = doc.Grants[wallet.PreAuthorizedGrant].Code
-	if res.StatusCode != http.StatusOK || code == "" {
-		t.Fatalf("offer document: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, http.StatusOK, res.StatusCode, "offer document: status (body %s)", res.Body)
+	require.NotEmpty(t, code, "offer document: code")
 	return code, doc.CredentialIssuer
 }
 
@@ -91,9 +92,8 @@ func (o oid4vciOffer) accessToken(t *testing.T, code string) string {
 		AccessToken string `json:"access_token"`
 	}
 	res.JSON(t, &tok)
-	if res.StatusCode != http.StatusOK || tok.AccessToken == "" {
-		t.Fatalf("token: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, http.StatusOK, res.StatusCode, "token: status (body %s)", res.Body)
+	require.NotEmpty(t, tok.AccessToken, "token: tok.AccessToken")
 	return tok.AccessToken
 }
 
@@ -104,9 +104,8 @@ func (o oid4vciOffer) nonce(t *testing.T) string {
 	}
 	res := o.s.env.Client.Post(o.issuer+"/nonce", nil)
 	res.JSON(t, &n)
-	if res.StatusCode != http.StatusOK || n.CNonce == "" {
-		t.Fatalf("nonce: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, http.StatusOK, res.StatusCode, "nonce: status (body %s)", res.Body)
+	require.NotEmpty(t, n.CNonce, "nonce: n.CNonce")
 	return n.CNonce
 }
 
@@ -171,8 +170,8 @@ func oauthError(t *testing.T, res *contract.Response) (code, description string)
 func wantOAuthError(t *testing.T, what string, res *contract.Response, code, says string) {
 	t.Helper()
 	got, description := oauthError(t, res)
-	if res.StatusCode != http.StatusBadRequest || got != code {
-		t.Errorf("%s: %d %s, want 400 %s", what, res.StatusCode, res.Body, code)
+	if !assert.Equal(t, http.StatusBadRequest, res.StatusCode, "%s: status (body %s)", what, res.Body) ||
+		!assert.Equal(t, code, got, "%s: error", what) {
 		return
 	}
 	if !strings.Contains(strings.ToLower(description), strings.ToLower(says)) {
@@ -245,9 +244,8 @@ func TestTheTokenEndpointRefusesGrantParametersInTheQuery(t *testing.T) {
 
 	// The code was never spent: with a tracking parameter in the query, the body's grant passes.
 	res := o.token(t, "?utm_source=newsletter&utm_medium=email", grant)
-	if res.StatusCode != http.StatusOK || !strings.Contains(string(res.Body), "access_token") {
-		t.Fatalf("the grant in the body beside tracking parameters: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, http.StatusOK, res.StatusCode, "the grant in the body beside tracking parameters: status (body %s)", res.Body)
+	require.Contains(t, string(res.Body), "access_token", "the grant in the body beside tracking parameters: body")
 }
 
 // A key proof whose jwk header carries the private key, a proof in a JWS JSON serialization

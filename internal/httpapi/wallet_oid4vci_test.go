@@ -14,6 +14,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/lestrrat-go/jwx/v3/jwa"
 	"github.com/lestrrat-go/jwx/v3/jws"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/certhub/credentiald/internal/testkit"
 	"github.com/certhub/credentiald/internal/testkit/contract"
@@ -60,9 +62,9 @@ func TestOpenID4VCIStepByStepAnswersAsTheContractSays(t *testing.T) {
 	res := public.Get(offerURI.RequestURI())
 	res.JSON(t, &offer)
 	code := offer.Grants[wallet.PreAuthorizedGrant].Code
-	if res.StatusCode != http.StatusOK || code == "" || !strings.HasSuffix(offer.CredentialIssuer, issuer) {
-		t.Fatalf("offer: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, http.StatusOK, res.StatusCode, "offer: status (body %s)", res.Body)
+	require.NotEmpty(t, code, "offer: code")
+	require.True(t, strings.HasSuffix(offer.CredentialIssuer, issuer), "offer: %q should end with %q", offer.CredentialIssuer, issuer)
 
 	form := func(path string, v url.Values) *contract.Response {
 		req := public.Request(http.MethodPost, path, []byte(v.Encode()))
@@ -78,21 +80,19 @@ func TestOpenID4VCIStepByStepAnswersAsTheContractSays(t *testing.T) {
 	}
 	res = form(issuer+"/token", grant)
 	res.JSON(t, &tok)
-	if res.StatusCode != http.StatusOK || tok.AccessToken == "" {
-		t.Fatalf("token: %d %s", res.StatusCode, res.Body)
-	}
-	if res := form(issuer+"/token", grant); res.StatusCode != http.StatusBadRequest || !strings.Contains(string(res.Body), "invalid_grant") {
-		t.Errorf("the code again: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, http.StatusOK, res.StatusCode, "token: status (body %s)", res.Body)
+	require.NotEmpty(t, tok.AccessToken, "token: tok.AccessToken")
+	res = form(issuer+"/token", grant)
+	assert.Equal(t, http.StatusBadRequest, res.StatusCode, "the code again: status (body %s)", res.Body)
+	assert.Contains(t, string(res.Body), "invalid_grant", "the code again: body")
 
 	var nonce struct {
 		CNonce string `json:"c_nonce"`
 	}
 	res = public.Post(issuer+"/nonce", nil)
 	res.JSON(t, &nonce)
-	if res.StatusCode != http.StatusOK || nonce.CNonce == "" {
-		t.Fatalf("nonce: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, http.StatusOK, res.StatusCode, "nonce: status (body %s)", res.Body)
+	require.NotEmpty(t, nonce.CNonce, "nonce: nonce.CNonce")
 
 	pub, key, _ := ed25519.GenerateKey(rand.Reader)
 	jwk, _ := json.Marshal(map[string]string{"kty": "OKP", "crv": "Ed25519", "x": base64.RawURLEncoding.EncodeToString(pub)})
@@ -111,17 +111,17 @@ func TestOpenID4VCIStepByStepAnswersAsTheContractSays(t *testing.T) {
 		req.Header.Set("Authorization", "Bearer "+token)
 		return public.Do(req)
 	}
-	if res := credential(stranger+"/credential", tok.AccessToken); res.StatusCode < 400 || res.StatusCode >= 500 {
-		t.Errorf("another issuer's credential endpoint: %d %s", res.StatusCode, res.Body)
-	}
+	res = credential(stranger+"/credential", tok.AccessToken)
+	assert.GreaterOrEqual(t, res.StatusCode, 400, "another issuer's credential endpoint: status, want 4xx (body %s)", res.Body)
+	assert.Less(t, res.StatusCode, 500, "another issuer's credential endpoint: status, want 4xx (body %s)", res.Body)
 	var issued struct {
 		Credentials []struct{ Credential string }
 	}
 	res = credential(issuer+"/credential", tok.AccessToken)
 	res.JSON(t, &issued)
-	if res.StatusCode != http.StatusOK || len(issued.Credentials) != 1 || strings.Count(issued.Credentials[0].Credential, ".") != 2 {
-		t.Fatalf("credential: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, http.StatusOK, res.StatusCode, "credential: status (body %s)", res.Body)
+	require.Len(t, issued.Credentials, 1, "credential: issued.Credentials")
+	require.Equal(t, 2, strings.Count(issued.Credentials[0].Credential, "."), "credential: dots in the JWT")
 	if res := credential(issuer+"/credential", tok.AccessToken); res.StatusCode != http.StatusBadRequest && res.StatusCode != http.StatusUnauthorized {
 		t.Errorf("the token again: %d %s", res.StatusCode, res.Body)
 	}

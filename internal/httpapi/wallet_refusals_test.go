@@ -5,6 +5,9 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The wallet endpoints, public and outside the request validator, refuse a body they cannot
@@ -18,9 +21,8 @@ func TestTheWalletEndpointsRefuseBodiesTheyCannotRead(t *testing.T) {
 	var o walletOfferBody
 	s.acct.Client.Post("/api/v1/certificates/"+cert.Data.ID+"/wallet-offers", nil).JSON(t, &o)
 	interaction, err := url.Parse(o.Data.InteractionURL)
-	if err != nil || o.Data.InteractionURL == "" {
-		t.Fatalf("offer: %+v", o)
-	}
+	require.NoError(t, err, "offer: %+v", o)
+	require.NotEmpty(t, o.Data.InteractionURL, "offer: o.Data.InteractionURL")
 	token := interaction.Path[strings.LastIndex(interaction.Path, "/")+1:]
 	issuer := "/issuers/" + s.acct.ID.String()
 	public := s.env.Client
@@ -34,8 +36,7 @@ func TestTheWalletEndpointsRefuseBodiesTheyCannotRead(t *testing.T) {
 		req := public.Request(http.MethodPost, c.path, []byte(c.body))
 		req.Header.Set("Content-Type", c.contentType)
 		res := public.Do(req)
-		if res.StatusCode != http.StatusBadRequest || !strings.Contains(string(res.Body), c.says) {
-			t.Errorf("%s: %d %s, want 400 saying %q", c.name, res.StatusCode, res.Body, c.says)
-		}
+		assert.Equal(t, http.StatusBadRequest, res.StatusCode, "%s: status (body %s)", c.name, res.Body)
+		assert.Contains(t, string(res.Body), c.says, "%s: body", c.name)
 	}
 }

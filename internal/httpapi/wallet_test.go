@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/certhub/credentiald/internal/testkit"
 )
 
@@ -68,9 +70,9 @@ func TestWalletsClaimOffersOverBothProtocols(t *testing.T) {
 		res := s.acct.Client.Post("/api/v1/certificates/"+cert.Data.ID+"/wallet-offers", nil)
 		var o walletOfferBody
 		res.JSON(t, &o)
-		if res.StatusCode != http.StatusCreated || o.Data.CertificateID == nil || *o.Data.CertificateID != cert.Data.ID {
-			t.Fatalf("offer: %d %s", res.StatusCode, res.Body)
-		}
+		require.Equal(t, http.StatusCreated, res.StatusCode, "offer: status (body %s)", res.Body)
+		require.NotNil(t, o.Data.CertificateID, "offer: o.Data.CertificateID")
+		require.Equal(t, cert.Data.ID, *o.Data.CertificateID, "offer: *o.Data.CertificateID")
 		return o
 	}
 	ldpOffer, jwtOffer, vcapiOffer := offer(), offer(), offer()
@@ -86,9 +88,8 @@ func TestWalletsClaimOffersOverBothProtocols(t *testing.T) {
 		"configurationId": "OpenBadgeCredential_ldp_vc"}, &ldp)
 	runNode(t, node, "oid4vci.mjs", map[string]any{"offer": jwtOffer.Data.WalletURL, "seed": strings.Repeat("22", 32),
 		"configurationId": "OpenBadgeCredential_jwt_vc_json"}, &jwt)
-	if len(ldp.Response.Credentials) != 1 || len(jwt.Response.Credentials) != 1 {
-		t.Fatalf("OpenID4VCI answers: %+v %+v", ldp, jwt)
-	}
+	require.Len(t, ldp.Response.Credentials, 1, "OpenID4VCI answers: ldp.Response.Credentials")
+	require.Len(t, jwt.Response.Credentials, 1, "OpenID4VCI answers: jwt.Response.Credentials")
 	var jwtToken string
 	if err := json.Unmarshal(jwt.Response.Credentials[0].Credential, &jwtToken); err != nil {
 		t.Fatalf("the jwt_vc_json credential is not a string: %s", jwt.Response.Credentials[0].Credential)
@@ -104,18 +105,16 @@ func TestWalletsClaimOffersOverBothProtocols(t *testing.T) {
 	}
 	res := public.Do(req)
 	res.JSON(t, &protocols)
-	if res.StatusCode != http.StatusOK || protocols.Protocols.OID4VCI != vcapiOffer.Data.WalletURL {
-		t.Fatalf("interaction (JSON): %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, http.StatusOK, res.StatusCode, "interaction (JSON): status (body %s)", res.Body)
+	require.Equal(t, vcapiOffer.Data.WalletURL, protocols.Protocols.OID4VCI, "interaction (JSON): protocols.Protocols.OID4VCI")
 	exchange, _ := url.Parse(protocols.Protocols.Vcapi)
 	var vpr struct {
 		VerifiablePresentationRequest struct{ Challenge, Domain string }
 	}
 	res = public.Post(exchange.Path, map[string]any{})
 	res.JSON(t, &vpr)
-	if res.StatusCode != http.StatusOK || vpr.VerifiablePresentationRequest.Challenge == "" {
-		t.Fatalf("exchange start: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, http.StatusOK, res.StatusCode, "exchange start: status (body %s)", res.Body)
+	require.NotEmpty(t, vpr.VerifiablePresentationRequest.Challenge, "exchange start: vpr.VerifiablePresentationRequest.Challenge")
 	seed := bytes.Repeat([]byte{0x33}, 32)
 	vp := lcwAuthentication(t, node, seed, vpr.VerifiablePresentationRequest.Challenge, vpr.VerifiablePresentationRequest.Domain)
 	// A presentation for another challenge is refused and leaves the offer claimable.
@@ -127,9 +126,8 @@ func TestWalletsClaimOffersOverBothProtocols(t *testing.T) {
 	}
 	res = public.Post(exchange.Path, map[string]any{"verifiablePresentation": vp})
 	res.JSON(t, &answer)
-	if res.StatusCode != http.StatusOK || len(answer.VerifiablePresentation.VerifiableCredential) != 1 {
-		t.Fatalf("exchange: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, http.StatusOK, res.StatusCode, "exchange: status (body %s)", res.Body)
+	require.Len(t, answer.VerifiablePresentation.VerifiableCredential, 1, "exchange: answer.VerifiablePresentation.VerifiableCredential")
 	exchanged := answer.VerifiablePresentation.VerifiableCredential[0]
 
 	// Each offer is claimed once: the exchange, the offer document and the page say so.
@@ -139,28 +137,25 @@ func TestWalletsClaimOffersOverBothProtocols(t *testing.T) {
 	res = public.Get(offerURI.Path)
 	wantError(t, res, http.StatusGone, res.StatusCode, "OFFER_GONE")
 	page := public.Get(interaction.RequestURI())
-	if page.StatusCode != http.StatusGone || !bytes.Contains(page.Body, []byte("no longer works")) {
-		t.Fatalf("the page of a claimed offer: %d", page.StatusCode)
-	}
+	require.Equal(t, http.StatusGone, page.StatusCode, "the page of a claimed offer: status")
+	require.Contains(t, string(page.Body), "no longer works", "the page of a claimed offer")
 	var list struct {
 		Data []walletOffer
 		Meta struct{ Total int }
 	}
 	res = s.acct.Client.Get("/api/v1/certificates/" + cert.Data.ID + "/wallet-offers")
 	res.JSON(t, &list)
-	if res.StatusCode != http.StatusOK || list.Meta.Total != 3 {
-		t.Fatalf("offers: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, http.StatusOK, res.StatusCode, "offers: status (body %s)", res.Body)
+	require.Equal(t, 3, list.Meta.Total, "offers: list.Meta.Total")
 	holders := map[string]string{}
 	for _, o := range list.Data {
-		if o.Holder == nil || o.Protocol == nil {
-			t.Fatalf("an offer not claimed: %+v", o)
-		}
+		require.NotNil(t, o.Holder, "an offer not claimed: o.Holder")
+		require.NotNil(t, o.Protocol, "an offer not claimed: o.Protocol")
 		holders[*o.Holder] = *o.Protocol
 	}
-	if holders[ldp.Holder] != "oid4vci" || holders[jwt.Holder] != "oid4vci" || len(holders) != 3 {
-		t.Fatalf("holders and protocols: %v (ldp %s, jwt %s)", holders, ldp.Holder, jwt.Holder)
-	}
+	require.Equal(t, "oid4vci", holders[ldp.Holder], "holders and protocols: holders[ldp.Holder]")
+	require.Equal(t, "oid4vci", holders[jwt.Holder], "holders and protocols: holders[jwt.Holder]")
+	require.Len(t, holders, 3, "holders and protocols: holders")
 
 	// What the wallets hold verifies, bound to each holder, and is revoked with the certificate.
 	for name, c := range map[string]json.RawMessage{"OpenID4VCI": ldp.Response.Credentials[0].Credential, "exchange": exchanged} {
@@ -169,9 +164,8 @@ func TestWalletsClaimOffersOverBothProtocols(t *testing.T) {
 			CredentialSubject struct{ ID string }
 		}
 		_ = json.Unmarshal(c, &bound)
-		if bound.ID != "urn:uuid:"+cert.Data.ID || !strings.HasPrefix(bound.CredentialSubject.ID, "did:key:z6Mk") {
-			t.Fatalf("%s: credential %s bound to %q", name, bound.ID, bound.CredentialSubject.ID)
-		}
+		require.Equal(t, "urn:uuid:"+cert.Data.ID, bound.ID, "%s: bound.ID", name)
+		require.True(t, strings.HasPrefix(bound.CredentialSubject.ID, "did:key:z6Mk"), "%s: %q should start with %q", name, bound.CredentialSubject.ID, "did:key:z6Mk")
 	}
 	account := s.acct.ID.String()
 	get := func(path string) json.RawMessage {
@@ -237,9 +231,8 @@ func TestWalletsClaimOffersOverBothProtocols(t *testing.T) {
 	for _, d := range days.Data {
 		claims += d.Claims
 	}
-	if dash.Data.Claims != 3 || claims != 3 {
-		t.Fatalf("claims: dashboard %d, event %d; want 3", dash.Data.Claims, claims)
-	}
+	require.Equal(t, 3, dash.Data.Claims, "claims: dashboard")
+	require.Equal(t, 3, claims, "claims: event")
 }
 
 // lcwAuthentication is a DID authentication made by the Learner Credential Wallet's libraries.
@@ -258,9 +251,9 @@ func TestTheDeliveryEmailCarriesAFreshWalletOffer(t *testing.T) {
 	a := s.acct.Attendee(t, s.event, "Grace", "Hopper", "grace@example.org")
 	var cert certificateBody
 	s.acct.Client.Post("/api/v1/certificates/generate", s.generate(a, map[string]any{"sendEmail": true})).JSON(t, &cert)
-	if n, err := runEmail(t, s.env); err != nil || n != 1 {
-		t.Fatalf("the worker sent %d messages: %v", n, err)
-	}
+	n, err := runEmail(t, s.env)
+	require.NoError(t, err, "email worker")
+	require.Equal(t, 1, n, "messages the email worker sent")
 	_, raw := onlyMessageSent(t, s.env)
 	text, _ := io.ReadAll(quotedprintable.NewReader(bytes.NewReader(raw)))
 	var list struct {
@@ -269,16 +262,14 @@ func TestTheDeliveryEmailCarriesAFreshWalletOffer(t *testing.T) {
 	}
 	res := s.acct.Client.Get("/api/v1/certificates/" + cert.Data.ID + "/wallet-offers")
 	res.JSON(t, &list)
-	if res.StatusCode != http.StatusOK || list.Meta.Total != 1 {
-		t.Fatalf("offers after the email: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, http.StatusOK, res.StatusCode, "offers after the email: status (body %s)", res.Body)
+	require.Equal(t, 1, list.Meta.Total, "offers after the email: list.Meta.Total")
 	link := list.Data[0].InteractionURL
 	if !bytes.Contains(text, []byte("Keep it in your digital wallet:\r\n"+link)) && !bytes.Contains(text, []byte("Keep it in your digital wallet:\n"+link)) {
 		t.Fatalf("the text lacks the wallet link %s:\n%s", link, text)
 	}
-	if !bytes.Contains(text, []byte(">Add to your wallet</a>")) || bytes.Contains(text, []byte("[[wallet-link]]")) {
-		t.Fatalf("the HTML part lacks its wallet button, or the marker was left:\n%s", text)
-	}
+	require.Contains(t, string(text), ">Add to your wallet</a>", "the HTML part lacks its wallet button")
+	require.NotContains(t, string(text), "[[wallet-link]]", "the HTML part keeps the marker")
 	// The recipient's page (the email's verification link, with its token) shows the same
 	// offer again, with its QR code; the public page shows none.
 	verify := regexp.MustCompile(`/verify/[0-9A-Z]+\?t=[A-Za-z0-9_-]+`).Find(text)
@@ -286,10 +277,10 @@ func TestTheDeliveryEmailCarriesAFreshWalletOffer(t *testing.T) {
 		t.Fatalf("no verification link with a token in:\n%s", text)
 	}
 	page := s.env.Client.Get(string(verify))
-	if page.StatusCode != http.StatusOK || !bytes.Contains(page.Body, []byte("Keep it in your digital wallet")) ||
-		!bytes.Contains(page.Body, []byte(`href="`+html.EscapeString(list.Data[0].WalletURL)+`"`)) || !bytes.Contains(page.Body, []byte("<svg")) {
-		t.Fatalf("the recipient's page lacks the wallet card of %s: %d", list.Data[0].WalletURL, page.StatusCode)
-	}
+	require.Equal(t, http.StatusOK, page.StatusCode, "the recipient's page lacks the wallet card of %s: status", list.Data[0].WalletURL)
+	require.Contains(t, string(page.Body), "Keep it in your digital wallet", "the recipient's page lacks the wallet card of %s", list.Data[0].WalletURL)
+	require.Contains(t, string(page.Body), `href="`+html.EscapeString(list.Data[0].WalletURL)+`"`, "the recipient's page lacks the wallet card of %s", list.Data[0].WalletURL)
+	require.Contains(t, string(page.Body), "<svg", "the recipient's page lacks the wallet card of %s: QR code", list.Data[0].WalletURL)
 	public := s.env.Client.Get("/verify/" + cert.Data.VerificationCode)
 	if bytes.Contains(public.Body, []byte("Keep it in your digital wallet")) {
 		t.Fatal("the public page offers the credential to a wallet")

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/certhub/credentiald/internal/webhooks"
 	"github.com/certhub/credentiald/internal/webhooks/receiverexample"
 )
@@ -51,9 +53,10 @@ func TestTheReceiverExampleTakesARealDelivery(t *testing.T) {
 	}
 	h.dispatch(t)
 	ds := h.deliveries(t, sub.Data.ID)
-	if len(ds) != 1 || ds[0].Status != "succeeded" || len(count()) != 1 || count()[0] != "certificate.issued" {
-		t.Fatalf("delivery %+v, handled %v", ds, count())
-	}
+	require.Len(t, ds, 1, "deliveries")
+	require.Equal(t, "succeeded", ds[0].Status, "delivery: status")
+	require.Len(t, count(), 1, "events handled")
+	require.Equal(t, "certificate.issued", count()[0], "event handled")
 
 	// A retry of the same delivery, as the dispatcher would send it: acknowledged, not redone.
 	body := []byte(`{"eventType":"certificate.issued"}`)
@@ -71,16 +74,16 @@ func TestTheReceiverExampleTakesARealDelivery(t *testing.T) {
 		res.Body.Close()
 		return res.StatusCode
 	}
-	if code := send(time.Now(), ds[0].ID, secret); code != 204 || len(count()) != 1 {
-		t.Fatalf("a retry: %d, handled %v", code, count())
-	}
+	code := send(time.Now(), ds[0].ID, secret)
+	require.Equal(t, 204, code, "a retry: status")
+	require.Len(t, count(), 1, "a retry: events handled")
 	if code := send(time.Now().Add(-10*time.Minute), "0193b3a0-0000-7000-8000-00000000f001", secret); code != 400 {
 		t.Fatalf("a stale timestamp: %d", code)
 	}
 	other, _ := webhooks.NewSecret()
-	if code := send(time.Now(), "0193b3a0-0000-7000-8000-00000000f002", other); code != 401 || len(count()) != 1 {
-		t.Fatalf("another secret's signature: %d, handled %v", code, count())
-	}
+	code = send(time.Now(), "0193b3a0-0000-7000-8000-00000000f002", other)
+	require.Equal(t, 401, code, "another secret's signature: status")
+	require.Len(t, count(), 1, "another secret's signature: events handled")
 }
 
 // docs/api.md shows the receiver's code as it is in internal/webhooks/receiverexample.

@@ -18,6 +18,8 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/google/uuid"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/certhub/credentiald/internal/config"
 	"github.com/certhub/credentiald/internal/spec"
@@ -113,9 +115,8 @@ func (h hookEnv) subscribe(t *testing.T, url string, kinds ...string) subscripti
 	res := h.acct.Client.Post("/api/v1/webhooks", map[string]any{"url": url, "events": kinds, "description": "CRM"})
 	var sub subscriptionBody
 	res.JSON(t, &sub)
-	if res.StatusCode != http.StatusCreated || res.Header.Get("Location") != "/api/v1/webhooks/"+sub.Data.ID {
-		t.Fatalf("create: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, http.StatusCreated, res.StatusCode, "create: status (body %s)", res.Body)
+	require.Equal(t, "/api/v1/webhooks/"+sub.Data.ID, res.Header.Get("Location"), "create: Location")
 	return sub
 }
 
@@ -151,40 +152,41 @@ func TestWebhookSubscriptionsCanBeCreatedListedChangedAndDeleted(t *testing.T) {
 	t.Parallel()
 	h := newHookEnv(t)
 	sub := h.subscribe(t, h.recv.srv.URL+"/hook", "certificate.issued", "certificate.revoked")
-	if !regexp.MustCompile(`^whsec_[A-Za-z0-9+/]{43}=$`).MatchString(sub.Data.Secret) || !sub.Data.Active ||
-		sub.Data.ConsecutiveFailures != 0 || sub.Data.DisabledAt != nil || strOf(sub.Data.Description) != "CRM" {
-		t.Fatalf("created: %+v", sub.Data)
-	}
+	require.Regexp(t, regexp.MustCompile(`^whsec_[A-Za-z0-9+/]{43}=$`), sub.Data.Secret, "created: sub.Data.Secret")
+	require.True(t, sub.Data.Active, "created: sub.Data.Active")
+	require.Equal(t, 0, sub.Data.ConsecutiveFailures, "created: sub.Data.ConsecutiveFailures")
+	require.Nil(t, sub.Data.DisabledAt, "created: sub.Data.DisabledAt")
+	require.Equal(t, "CRM", strOf(sub.Data.Description), "created: description")
 	path := "/api/v1/webhooks/" + sub.Data.ID
 
 	res := h.acct.Client.Get("/api/v1/webhooks")
-	if res.StatusCode != 200 || !strings.Contains(string(res.Body), sub.Data.ID) || strings.Contains(string(res.Body), sub.Data.Secret) ||
-		strings.Contains(string(res.Body), `"secret"`) {
-		t.Fatalf("list: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, 200, res.StatusCode, "list: status (body %s)", res.Body)
+	require.Contains(t, string(res.Body), sub.Data.ID, "list: body")
+	require.NotContains(t, string(res.Body), sub.Data.Secret, "list: body")
+	require.NotContains(t, string(res.Body), `"secret"`, "list: body")
 
 	var changed subscriptionBody
 	res = h.acct.Client.Put(path, map[string]any{"events": []string{"certificate.sent"}, "description": " "})
 	res.JSON(t, &changed)
-	if res.StatusCode != 200 || strings.Join(changed.Data.Events, ",") != "certificate.sent" || changed.Data.Description != nil ||
-		changed.Data.URL != sub.Data.URL {
-		t.Fatalf("update: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, 200, res.StatusCode, "update: status (body %s)", res.Body)
+	require.Equal(t, "certificate.sent", strings.Join(changed.Data.Events, ","), "update: events")
+	require.Nil(t, changed.Data.Description, "update: changed.Data.Description")
+	require.Equal(t, sub.Data.URL, changed.Data.URL, "update: changed.Data.URL")
 
 	for range 3 {
-		if res := h.acct.Client.Post(path+"/test", nil); res.StatusCode != http.StatusAccepted ||
-			!strings.Contains(string(res.Body), `"eventType":"webhook.test"`) || !strings.Contains(string(res.Body), `"status":"pending"`) {
-			t.Fatalf("test: %d %s", res.StatusCode, res.Body)
-		}
+		res := h.acct.Client.Post(path+"/test", nil)
+		require.Equal(t, http.StatusAccepted, res.StatusCode, "test: status (body %s)", res.Body)
+		require.Contains(t, string(res.Body), `"eventType":"webhook.test"`, "test: body")
+		require.Contains(t, string(res.Body), `"status":"pending"`, "test: body")
 	}
 	var page struct {
 		Data []deliveryBody
 		Meta struct{ Page, PageSize, Total int }
 	}
 	h.acct.Client.Get(path+"/deliveries?page=2&pageSize=2").JSON(t, &page)
-	if len(page.Data) != 1 || page.Meta.Total != 3 || page.Meta.Page != 2 {
-		t.Fatalf("page 2: %+v", page)
-	}
+	require.Len(t, page.Data, 1, "page 2: page.Data")
+	require.Equal(t, 3, page.Meta.Total, "page 2: page.Meta.Total")
+	require.Equal(t, 2, page.Meta.Page, "page 2: page.Meta.Page")
 
 	other := testkit.SignUp(t, h.env)
 	for _, res := range []int{
@@ -231,9 +233,10 @@ func TestWebhookURLsThatAreNotPublicAreRefused(t *testing.T) {
 		"http://hooks.example.org/hook", "https://user:secret@hooks.example.org/hook",
 	} {
 		res := acct.Client.Post("/api/v1/webhooks", map[string]any{"url": u, "events": []string{"certificate.issued"}})
-		if e := decodeError(t, res); res.StatusCode != 400 || e.Error.Code != "VALIDATION_ERROR" || !hasDetail(e, "body.url", "") {
-			t.Errorf("%s: %d %s", u, res.StatusCode, res.Body)
-		}
+		e := decodeError(t, res)
+		assert.Equal(t, 400, res.StatusCode, "%s: status (body %s)", u, res.Body)
+		assert.Equal(t, "VALIDATION_ERROR", e.Error.Code, "%s: e.Error.Code", u)
+		assert.True(t, hasDetail(e, "body.url", ""), "%s: no detail for body.url in %+v", u, e.Error.Details)
 	}
 	if after := testkit.Fingerprint(t, env); after != before {
 		t.Fatal("a refused URL changed the database")
@@ -245,9 +248,9 @@ func TestWebhookURLsThatAreNotPublicAreRefused(t *testing.T) {
 		t.Fatalf("a public address: %d %s", res.StatusCode, res.Body)
 	}
 	res = acct.Client.Put("/api/v1/webhooks/"+sub.Data.ID, map[string]any{"url": "https://[fe80::1]/hook"})
-	if e := decodeError(t, res); res.StatusCode != 400 || !hasDetail(e, "body.url", "not a public address") {
-		t.Fatalf("update to link-local: %d %s", res.StatusCode, res.Body)
-	}
+	e := decodeError(t, res)
+	require.Equal(t, 400, res.StatusCode, "update to link-local: status (body %s)", res.Body)
+	require.True(t, hasDetail(e, "body.url", "not a public address"), "update to link-local: no detail for body.url saying 'not a public address' in %+v", e.Error.Details)
 }
 
 func TestWebhookEventKindsAreValidated(t *testing.T) {
@@ -257,8 +260,9 @@ func TestWebhookEventKindsAreValidated(t *testing.T) {
 	for _, kinds := range [][]string{{}, {"certificate.burned"}, {"webhook.test"}, {"certificate.issued", "certificate.issued"}} {
 		res := acct.Client.Post("/api/v1/webhooks", map[string]any{"url": "https://93.184.216.34/hook", "events": kinds})
 		e := decodeError(t, res)
-		if res.StatusCode != 400 || len(e.Error.Details) == 0 || !strings.HasPrefix(e.Error.Details[0].Field, "body.events") {
-			t.Errorf("%v: %d %s", kinds, res.StatusCode, res.Body)
+		assert.Equal(t, 400, res.StatusCode, "%v: status (body %s)", kinds, res.Body)
+		if assert.NotEmpty(t, e.Error.Details, "%v: details", kinds) {
+			assert.True(t, strings.HasPrefix(e.Error.Details[0].Field, "body.events"), "%v: %q should start with %q", kinds, e.Error.Details[0].Field, "body.events")
 		}
 	}
 }
@@ -278,9 +282,9 @@ func TestAnAccountHasAtMostTwentySubscriptions(t *testing.T) {
 	wantError(t, res, 409, res.StatusCode, "CONFLICT")
 	_, reader := acct.APIKey(t, "events:read")
 	res = reader.Get("/api/v1/webhooks")
-	if e := decodeError(t, res); res.StatusCode != 403 || e.Error.Code != "INSUFFICIENT_SCOPE" {
-		t.Fatalf("without webhooks:manage: %d %s", res.StatusCode, res.Body)
-	}
+	e := decodeError(t, res)
+	require.Equal(t, 403, res.StatusCode, "without webhooks:manage: status (body %s)", res.Body)
+	require.Equal(t, "INSUFFICIENT_SCOPE", e.Error.Code, "without webhooks:manage: e.Error.Code")
 }
 
 // Every kind is delivered in the body the contract documents for it, with the documented
@@ -351,9 +355,9 @@ func TestDeliveriesCarryTheDocumentedBodyAndHeadersOfEveryKind(t *testing.T) {
 		t.Fatalf("kinds delivered: %v", kinds)
 	}
 	for _, d := range h.deliveries(t, sub.Data.ID) {
-		if d.Status != "succeeded" || d.Attempts != 1 || strOf(d.Error) != "" {
-			t.Fatalf("delivery %+v", d)
-		}
+		require.Equal(t, "succeeded", d.Status, "delivery: status")
+		require.Equal(t, 1, d.Attempts, "delivery: attempts")
+		require.Equal(t, "", strOf(d.Error), "delivery: error")
 	}
 }
 
@@ -401,10 +405,10 @@ func TestADeliveryToANameResolvingToLoopbackIsRecordedFailed(t *testing.T) {
 	var page struct{ Data []deliveryBody }
 	acct.Client.Get("/api/v1/webhooks/"+sub.Data.ID+"/deliveries").JSON(t, &page)
 	d := page.Data[0]
-	if d.Attempts != 1 || d.ResponseStatus != nil || !strings.Contains(strOf(d.Error), "refused before connecting") ||
-		!strings.Contains(strOf(d.Error), "127.0.0.1") {
-		t.Fatalf("delivery %+v (%s)", d, strOf(d.Error))
-	}
+	require.Equal(t, 1, d.Attempts, "delivery: attempts")
+	require.Nil(t, d.ResponseStatus, "delivery: response status")
+	require.Contains(t, strOf(d.Error), "refused before connecting", "delivery: error")
+	require.Contains(t, strOf(d.Error), "127.0.0.1", "delivery: error")
 }
 
 // 410 Gone switches a subscription off; PUT active: true switches it on again with its count
@@ -417,31 +421,33 @@ func TestASwitchedOffSubscriptionIsSwitchedOnAgainByPut(t *testing.T) {
 	h.recv.answer(http.StatusGone)
 	h.acct.Client.Post(path+"/test", nil)
 	h.dispatch(t)
-	if got := h.subscription(t, sub.Data.ID); got.Active || got.DisabledAt == nil || got.ConsecutiveFailures != 1 {
-		t.Fatalf("after 410: %+v", got)
-	}
+	state := h.subscription(t, sub.Data.ID)
+	require.False(t, state.Active, "after 410: active")
+	require.NotNil(t, state.DisabledAt, "after 410: disabledAt")
+	require.Equal(t, 1, state.ConsecutiveFailures, "after 410: consecutiveFailures")
 	h.recv.answer(http.StatusOK)
 	h.acct.Client.Post(path+"/test", nil)
 	h.dispatch(t)
-	if got := h.subscription(t, sub.Data.ID); got.Active || got.ConsecutiveFailures != 0 {
-		t.Fatalf("a test switched the subscription on: %+v", got)
-	}
+	state = h.subscription(t, sub.Data.ID)
+	require.False(t, state.Active, "a test switched the subscription on: active")
+	require.Equal(t, 0, state.ConsecutiveFailures, "a test switched the subscription on: consecutiveFailures")
 
 	var got subscriptionBody
 	res := h.acct.Client.Put(path, map[string]any{"active": true})
 	res.JSON(t, &got)
-	if res.StatusCode != 200 || !got.Data.Active || got.Data.DisabledAt != nil || got.Data.ConsecutiveFailures != 0 {
-		t.Fatalf("re-enable: %d %s", res.StatusCode, res.Body)
-	}
+	require.Equal(t, 200, res.StatusCode, "re-enable: status (body %s)", res.Body)
+	require.True(t, got.Data.Active, "re-enable: got.Data.Active")
+	require.Nil(t, got.Data.DisabledAt, "re-enable: got.Data.DisabledAt")
+	require.Equal(t, 0, got.Data.ConsecutiveFailures, "re-enable: got.Data.ConsecutiveFailures")
 	ada := h.acct.Attendee(t, h.event, "Ada", "Lovelace", "ada@example.org")
 	if res := h.acct.Client.Post("/api/v1/certificates/generate", h.generate(ada, nil)); res.StatusCode != 200 {
 		t.Fatalf("generate: %d %s", res.StatusCode, res.Body)
 	}
 	h.dispatch(t)
 	list := h.deliveries(t, sub.Data.ID)
-	if len(list) != 3 || list[0].EventType != "certificate.issued" || list[0].Status != "succeeded" {
-		t.Fatalf("deliveries %+v", list)
-	}
+	require.Len(t, list, 3, "deliveries")
+	require.Equal(t, "certificate.issued", list[0].EventType, "deliveries[0]: event type")
+	require.Equal(t, "succeeded", list[0].Status, "deliveries[0]: status")
 	if len(h.recv.requests()) != 3 {
 		t.Fatalf("requests %d", len(h.recv.requests()))
 	}
@@ -452,12 +458,12 @@ func TestASwitchedOffSubscriptionIsSwitchedOnAgainByPut(t *testing.T) {
 	h.dispatch(t)
 	res = h.acct.Client.Put(path, map[string]any{"active": false})
 	res.JSON(t, &got)
-	if got.Data.Active || got.Data.DisabledAt != nil {
-		t.Fatalf("switched off by hand: %s", res.Body)
-	}
-	if d := h.deliveries(t, sub.Data.ID)[0]; d.Status != "failed" || d.NextAttemptAt != nil || !strings.Contains(strOf(d.Error), "switched off") {
-		t.Fatalf("the pending delivery: %+v", d)
-	}
+	require.False(t, got.Data.Active, "switched off by hand: got.Data.Active (body %s)", res.Body)
+	require.Nil(t, got.Data.DisabledAt, "switched off by hand: got.Data.DisabledAt")
+	d := h.deliveries(t, sub.Data.ID)[0]
+	require.Equal(t, "failed", d.Status, "the pending delivery: d.Status")
+	require.Nil(t, d.NextAttemptAt, "the pending delivery: d.NextAttemptAt")
+	require.Contains(t, strOf(d.Error), "switched off", "the pending delivery: error")
 }
 
 // The unsafe development switch lets http and loopback through, and the service says so when
