@@ -3,7 +3,10 @@
 -- name: LockEventForAttendees :one
 SELECT id FROM events WHERE account_id = @account_id AND id = @id FOR NO KEY UPDATE;
 
+-- CreateAttendee adds an attendee and queues it for the search indexer (migration 00037).
 -- name: CreateAttendee :one
+WITH queued AS (
+    INSERT INTO attendee_search_queue (event_id, attendee_id) VALUES (@event_id, @id))
 INSERT INTO attendees (id, account_id, event_id, first_name, last_name, email, metadata, created_at, updated_at)
 VALUES (@id, @account_id, @event_id, @first_name, @last_name, @email, @metadata, @now::timestamptz, @now::timestamptz)
 RETURNING *;
@@ -72,14 +75,21 @@ WHERE account_id = @account_id AND (sqlc.narg(event_id)::uuid IS NULL OR event_i
   AND (sqlc.narg(pattern)::text IS NULL
        OR attendee_search_text(first_name, last_name, email) LIKE sqlc.narg(pattern)::text);
 
+-- UpdateAttendee changes the fields set, and queues the attendee for the search indexer when a
+-- searched one (the names, the email) is set.
 -- name: UpdateAttendee :one
-UPDATE attendees SET
-    first_name = coalesce(sqlc.narg(first_name), first_name),
-    last_name  = coalesce(sqlc.narg(last_name), last_name),
-    email      = coalesce(sqlc.narg(email), email),
-    metadata   = coalesce(sqlc.narg(metadata), metadata),
+WITH queued AS (
+    INSERT INTO attendee_search_queue (event_id, attendee_id)
+    SELECT a.event_id, a.id FROM attendees a
+    WHERE a.account_id = @account_id AND a.id = @id
+      AND (sqlc.narg(first_name)::text IS NOT NULL OR sqlc.narg(last_name)::text IS NOT NULL OR sqlc.narg(email)::text IS NOT NULL))
+UPDATE attendees u SET
+    first_name = coalesce(sqlc.narg(first_name), u.first_name),
+    last_name  = coalesce(sqlc.narg(last_name), u.last_name),
+    email      = coalesce(sqlc.narg(email), u.email),
+    metadata   = coalesce(sqlc.narg(metadata), u.metadata),
     updated_at = @now::timestamptz
-WHERE account_id = @account_id AND id = @id
+WHERE u.account_id = @account_id AND u.id = @id
 RETURNING *;
 
 -- LockAttendee holds an attendee while it is deleted, so no certificate or badge is issued meanwhile.
@@ -98,12 +108,35 @@ RETURNING id, verification_code;
 -- name: DeleteAttendee :exec
 DELETE FROM attendees WHERE account_id = @account_id AND id = @id;
 
--- name: EventAttendeeEmails :many
-SELECT email_normalized FROM attendees WHERE event_id = @event_id;
+-- An import (store.Tx.ImportAttendees) copies its rows into a temporary table,
+-- attendee_import (the shape of migration 00037's table of that name, which the temporary one
+-- hides for the transaction), then adds them to the event in one statement, which also queues
+-- them for the search indexer: the event's attendees created at @now.
 
--- name: CopyAttendees :copyfrom
+-- name: CreateAttendeeImport :exec
+CREATE TEMP TABLE attendee_import (LIKE attendee_import) ON COMMIT DROP;
+
+-- name: CopyAttendeeImport :copyfrom
+INSERT INTO attendee_import (ord, id, first_name, last_name, email, metadata) VALUES (@ord, @id, @first_name, @last_name, @email, @metadata);
+
+-- InsertImportedAttendees adds every row of the import.
+-- name: InsertImportedAttendees :execrows
+WITH queued AS (
+    INSERT INTO attendee_search_queue (event_id, created_at) VALUES (@event_id, @now::timestamptz))
 INSERT INTO attendees (id, account_id, event_id, first_name, last_name, email, metadata, created_at, updated_at)
-VALUES (@id, @account_id, @event_id, @first_name, @last_name, @email, @metadata, @created_at, @updated_at);
+SELECT i.id, @account_id, @event_id, i.first_name, i.last_name, i.email, i.metadata, @now::timestamptz, @now::timestamptz
+FROM attendee_import i;
+
+-- InsertImportedAttendeesOnce adds the rows of the import whose email (compared as
+-- email_normalized is) is neither on the event nor on an earlier row of the file.
+-- name: InsertImportedAttendeesOnce :execrows
+WITH queued AS (
+    INSERT INTO attendee_search_queue (event_id, created_at) VALUES (@event_id, @now::timestamptz))
+INSERT INTO attendees (id, account_id, event_id, first_name, last_name, email, metadata, created_at, updated_at)
+SELECT i.id, @account_id, @event_id, i.first_name, i.last_name, i.email, i.metadata, @now::timestamptz, @now::timestamptz
+FROM (SELECT DISTINCT ON (lower(btrim(f.email))) f.* FROM attendee_import f ORDER BY lower(btrim(f.email)), f.ord) i
+WHERE NOT EXISTS (SELECT 1 FROM attendees a WHERE a.event_id = @event_id AND a.email_normalized = lower(btrim(i.email)))
+ORDER BY i.ord;
 
 -- name: EventMetadataKeys :many
 SELECT DISTINCT k::text AS key FROM attendees, jsonb_object_keys(metadata) AS k
@@ -128,3 +161,42 @@ WHERE a.event_id = @event_id AND a.created_at <= @until::timestamptz
   AND (a.created_at, a.id) > (@after_created_at::timestamptz, @after_id::uuid)
 ORDER BY a.created_at, a.id
 LIMIT @batch_size;
+
+-- The search indexer (store.Store.IndexAttendeeSearch) writes the search rows of the queued
+-- attendees, one indexer at a time (the lock below, held to the transaction's end), so that
+-- an attendee changed twice in a row is never indexed last from the older read.
+
+-- name: LockAttendeeSearchIndexer :one
+SELECT pg_try_advisory_xact_lock('attendee_search_queue'::regclass::oid::bigint) AS locked;
+
+-- IndexQueuedAttendees takes up to @entries entries of the queue, oldest first, and writes
+-- the search rows of their attendees as they are now (each once, in id order: the order of
+-- their locks); an attendee deleted meanwhile has none. Each entry's attendees are read by
+-- their index (LATERAL: the queue's few entries, not a scan of attendees). It answers how many
+-- entries it took and how many search rows it wrote.
+-- name: IndexQueuedAttendees :one
+WITH taken AS (
+    DELETE FROM attendee_search_queue q
+    WHERE q.id IN (SELECT id FROM attendee_search_queue ORDER BY id LIMIT @entries)
+    RETURNING q.event_id, q.attendee_id, q.created_at),
+written AS (
+    SELECT DISTINCT ON (a.id) a.id, a.account_id, a.event_id, attendee_search_text(a.first_name, a.last_name, a.email) AS search_text
+    FROM taken t CROSS JOIN LATERAL (
+        SELECT a.id, a.account_id, a.event_id, a.first_name, a.last_name, a.email FROM attendees a
+        WHERE a.id = t.attendee_id
+        UNION ALL
+        SELECT a.id, a.account_id, a.event_id, a.first_name, a.last_name, a.email FROM attendees a
+        WHERE t.attendee_id IS NULL AND a.event_id = t.event_id AND a.created_at = t.created_at) a
+    ORDER BY a.id),
+indexed AS (
+    INSERT INTO attendee_search AS s (account_id, attendee_id, event_id, search_text)
+    SELECT w.account_id, w.id, w.event_id, w.search_text FROM written w
+    ON CONFLICT (attendee_id) DO UPDATE SET search_text = excluded.search_text
+    WHERE s.search_text IS DISTINCT FROM excluded.search_text
+    RETURNING 1)
+SELECT (SELECT count(*) FROM taken)::bigint AS entries, (SELECT count(*) FROM indexed)::bigint AS indexed;
+
+-- CleanAttendeeSearchPending is CleanCertificateSearchPending (maintenance.sql) for the
+-- attendees' search index.
+-- name: CleanAttendeeSearchPending :one
+SELECT gin_clean_pending_list('attendee_search_trgm_idx'::regclass)::bigint AS pages;

@@ -35,16 +35,26 @@ func (q *Queries) AttendeeHoldings(ctx context.Context, arg AttendeeHoldingsPara
 	return i, err
 }
 
-type CopyAttendeesParams struct {
+const CleanAttendeeSearchPending = `-- name: CleanAttendeeSearchPending :one
+SELECT gin_clean_pending_list('attendee_search_trgm_idx'::regclass)::bigint AS pages
+`
+
+// CleanAttendeeSearchPending is CleanCertificateSearchPending (maintenance.sql) for the
+// attendees' search index.
+func (q *Queries) CleanAttendeeSearchPending(ctx context.Context) (int64, error) {
+	row := q.db.QueryRow(ctx, CleanAttendeeSearchPending)
+	var pages int64
+	err := row.Scan(&pages)
+	return pages, err
+}
+
+type CopyAttendeeImportParams struct {
+	Ord       int32
 	ID        uuid.UUID
-	AccountID uuid.UUID
-	EventID   uuid.UUID
 	FirstName string
 	LastName  string
 	Email     string
 	Metadata  []byte
-	CreatedAt time.Time
-	UpdatedAt time.Time
 }
 
 const CountAttendeeMatches = `-- name: CountAttendeeMatches :one
@@ -104,6 +114,8 @@ func (q *Queries) CountAttendees(ctx context.Context, arg CountAttendeesParams) 
 }
 
 const CreateAttendee = `-- name: CreateAttendee :one
+WITH queued AS (
+    INSERT INTO attendee_search_queue (event_id, attendee_id) VALUES ($3, $1))
 INSERT INTO attendees (id, account_id, event_id, first_name, last_name, email, metadata, created_at, updated_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8::timestamptz, $8::timestamptz)
 RETURNING id, account_id, event_id, first_name, last_name, email, email_normalized, metadata, created_at, updated_at
@@ -120,6 +132,7 @@ type CreateAttendeeParams struct {
 	Now       time.Time
 }
 
+// CreateAttendee adds an attendee and queues it for the search indexer (migration 00037).
 func (q *Queries) CreateAttendee(ctx context.Context, arg CreateAttendeeParams) (Attendee, error) {
 	row := q.db.QueryRow(ctx, CreateAttendee,
 		arg.ID,
@@ -145,6 +158,20 @@ func (q *Queries) CreateAttendee(ctx context.Context, arg CreateAttendeeParams) 
 		&i.UpdatedAt,
 	)
 	return i, err
+}
+
+const CreateAttendeeImport = `-- name: CreateAttendeeImport :exec
+
+CREATE TEMP TABLE attendee_import (LIKE attendee_import) ON COMMIT DROP
+`
+
+// An import (store.Tx.ImportAttendees) copies its rows into a temporary table,
+// attendee_import (the shape of migration 00037's table of that name, which the temporary one
+// hides for the transaction), then adds them to the event in one statement, which also queues
+// them for the search indexer: the event's attendees created at @now.
+func (q *Queries) CreateAttendeeImport(ctx context.Context) error {
+	_, err := q.db.Exec(ctx, CreateAttendeeImport)
+	return err
 }
 
 const DeleteAttendee = `-- name: DeleteAttendee :exec
@@ -189,30 +216,6 @@ func (q *Queries) DeleteDraftCertificatesOfAttendee(ctx context.Context, arg Del
 			return nil, err
 		}
 		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const EventAttendeeEmails = `-- name: EventAttendeeEmails :many
-SELECT email_normalized FROM attendees WHERE event_id = $1
-`
-
-func (q *Queries) EventAttendeeEmails(ctx context.Context, eventID uuid.UUID) ([]*string, error) {
-	rows, err := q.db.Query(ctx, EventAttendeeEmails, eventID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []*string
-	for rows.Next() {
-		var email_normalized *string
-		if err := rows.Scan(&email_normalized); err != nil {
-			return nil, err
-		}
-		items = append(items, email_normalized)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
@@ -356,6 +359,95 @@ func (q *Queries) GetAttendee(ctx context.Context, arg GetAttendeeParams) (Atten
 	return i, err
 }
 
+const IndexQueuedAttendees = `-- name: IndexQueuedAttendees :one
+WITH taken AS (
+    DELETE FROM attendee_search_queue q
+    WHERE q.id IN (SELECT id FROM attendee_search_queue ORDER BY id LIMIT $1)
+    RETURNING q.event_id, q.attendee_id, q.created_at),
+written AS (
+    SELECT DISTINCT ON (a.id) a.id, a.account_id, a.event_id, attendee_search_text(a.first_name, a.last_name, a.email) AS search_text
+    FROM taken t CROSS JOIN LATERAL (
+        SELECT a.id, a.account_id, a.event_id, a.first_name, a.last_name, a.email FROM attendees a
+        WHERE a.id = t.attendee_id
+        UNION ALL
+        SELECT a.id, a.account_id, a.event_id, a.first_name, a.last_name, a.email FROM attendees a
+        WHERE t.attendee_id IS NULL AND a.event_id = t.event_id AND a.created_at = t.created_at) a
+    ORDER BY a.id),
+indexed AS (
+    INSERT INTO attendee_search AS s (account_id, attendee_id, event_id, search_text)
+    SELECT w.account_id, w.id, w.event_id, w.search_text FROM written w
+    ON CONFLICT (attendee_id) DO UPDATE SET search_text = excluded.search_text
+    WHERE s.search_text IS DISTINCT FROM excluded.search_text
+    RETURNING 1)
+SELECT (SELECT count(*) FROM taken)::bigint AS entries, (SELECT count(*) FROM indexed)::bigint AS indexed
+`
+
+type IndexQueuedAttendeesRow struct {
+	Entries int64
+	Indexed int64
+}
+
+// IndexQueuedAttendees takes up to @entries entries of the queue, oldest first, and writes
+// the search rows of their attendees as they are now (each once, in id order: the order of
+// their locks); an attendee deleted meanwhile has none. Each entry's attendees are read by
+// their index (LATERAL: the queue's few entries, not a scan of attendees). It answers how many
+// entries it took and how many search rows it wrote.
+func (q *Queries) IndexQueuedAttendees(ctx context.Context, entries int32) (IndexQueuedAttendeesRow, error) {
+	row := q.db.QueryRow(ctx, IndexQueuedAttendees, entries)
+	var i IndexQueuedAttendeesRow
+	err := row.Scan(&i.Entries, &i.Indexed)
+	return i, err
+}
+
+const InsertImportedAttendees = `-- name: InsertImportedAttendees :execrows
+WITH queued AS (
+    INSERT INTO attendee_search_queue (event_id, created_at) VALUES ($2, $3::timestamptz))
+INSERT INTO attendees (id, account_id, event_id, first_name, last_name, email, metadata, created_at, updated_at)
+SELECT i.id, $1, $2, i.first_name, i.last_name, i.email, i.metadata, $3::timestamptz, $3::timestamptz
+FROM attendee_import i
+`
+
+type InsertImportedAttendeesParams struct {
+	AccountID uuid.UUID
+	EventID   uuid.UUID
+	Now       time.Time
+}
+
+// InsertImportedAttendees adds every row of the import.
+func (q *Queries) InsertImportedAttendees(ctx context.Context, arg InsertImportedAttendeesParams) (int64, error) {
+	result, err := q.db.Exec(ctx, InsertImportedAttendees, arg.AccountID, arg.EventID, arg.Now)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const InsertImportedAttendeesOnce = `-- name: InsertImportedAttendeesOnce :execrows
+WITH queued AS (
+    INSERT INTO attendee_search_queue (event_id, created_at) VALUES ($2, $3::timestamptz))
+INSERT INTO attendees (id, account_id, event_id, first_name, last_name, email, metadata, created_at, updated_at)
+SELECT i.id, $1, $2, i.first_name, i.last_name, i.email, i.metadata, $3::timestamptz, $3::timestamptz
+FROM (SELECT DISTINCT ON (lower(btrim(f.email))) f.ord, f.id, f.first_name, f.last_name, f.email, f.metadata FROM attendee_import f ORDER BY lower(btrim(f.email)), f.ord) i
+WHERE NOT EXISTS (SELECT 1 FROM attendees a WHERE a.event_id = $2 AND a.email_normalized = lower(btrim(i.email)))
+ORDER BY i.ord
+`
+
+type InsertImportedAttendeesOnceParams struct {
+	AccountID uuid.UUID
+	EventID   uuid.UUID
+	Now       time.Time
+}
+
+// InsertImportedAttendeesOnce adds the rows of the import whose email (compared as
+// email_normalized is) is neither on the event nor on an earlier row of the file.
+func (q *Queries) InsertImportedAttendeesOnce(ctx context.Context, arg InsertImportedAttendeesOnceParams) (int64, error) {
+	result, err := q.db.Exec(ctx, InsertImportedAttendeesOnce, arg.AccountID, arg.EventID, arg.Now)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const ListAttendees = `-- name: ListAttendees :many
 SELECT id, account_id, event_id, first_name, last_name, email, email_normalized, metadata, created_at, updated_at FROM attendees
 WHERE account_id = $1 AND ($2::uuid IS NULL OR event_id = $2)
@@ -428,6 +520,21 @@ func (q *Queries) LockAttendee(ctx context.Context, arg LockAttendeeParams) (uui
 	var id uuid.UUID
 	err := row.Scan(&id)
 	return id, err
+}
+
+const LockAttendeeSearchIndexer = `-- name: LockAttendeeSearchIndexer :one
+
+SELECT pg_try_advisory_xact_lock('attendee_search_queue'::regclass::oid::bigint) AS locked
+`
+
+// The search indexer (store.Store.IndexAttendeeSearch) writes the search rows of the queued
+// attendees, one indexer at a time (the lock below, held to the transaction's end), so that
+// an attendee changed twice in a row is never indexed last from the older read.
+func (q *Queries) LockAttendeeSearchIndexer(ctx context.Context) (bool, error) {
+	row := q.db.QueryRow(ctx, LockAttendeeSearchIndexer)
+	var locked bool
+	err := row.Scan(&locked)
+	return locked, err
 }
 
 const LockEventForAttendees = `-- name: LockEventForAttendees :one
@@ -511,13 +618,18 @@ func (q *Queries) SearchAttendees(ctx context.Context, arg SearchAttendeesParams
 }
 
 const UpdateAttendee = `-- name: UpdateAttendee :one
-UPDATE attendees SET
-    first_name = coalesce($1, first_name),
-    last_name  = coalesce($2, last_name),
-    email      = coalesce($3, email),
-    metadata   = coalesce($4, metadata),
+WITH queued AS (
+    INSERT INTO attendee_search_queue (event_id, attendee_id)
+    SELECT a.event_id, a.id FROM attendees a
+    WHERE a.account_id = $6 AND a.id = $7
+      AND ($1::text IS NOT NULL OR $2::text IS NOT NULL OR $3::text IS NOT NULL))
+UPDATE attendees u SET
+    first_name = coalesce($1, u.first_name),
+    last_name  = coalesce($2, u.last_name),
+    email      = coalesce($3, u.email),
+    metadata   = coalesce($4, u.metadata),
     updated_at = $5::timestamptz
-WHERE account_id = $6 AND id = $7
+WHERE u.account_id = $6 AND u.id = $7
 RETURNING id, account_id, event_id, first_name, last_name, email, email_normalized, metadata, created_at, updated_at
 `
 
@@ -531,6 +643,8 @@ type UpdateAttendeeParams struct {
 	ID        uuid.UUID
 }
 
+// UpdateAttendee changes the fields set, and queues the attendee for the search indexer when a
+// searched one (the names, the email) is set.
 func (q *Queries) UpdateAttendee(ctx context.Context, arg UpdateAttendeeParams) (Attendee, error) {
 	row := q.db.QueryRow(ctx, UpdateAttendee,
 		arg.FirstName,

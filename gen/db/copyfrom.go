@@ -9,13 +9,13 @@ import (
 	"context"
 )
 
-// iteratorForCopyAttendees implements pgx.CopyFromSource.
-type iteratorForCopyAttendees struct {
-	rows                 []CopyAttendeesParams
+// iteratorForCopyAttendeeImport implements pgx.CopyFromSource.
+type iteratorForCopyAttendeeImport struct {
+	rows                 []CopyAttendeeImportParams
 	skippedFirstNextCall bool
 }
 
-func (r *iteratorForCopyAttendees) Next() bool {
+func (r *iteratorForCopyAttendeeImport) Next() bool {
 	if len(r.rows) == 0 {
 		return false
 	}
@@ -27,26 +27,23 @@ func (r *iteratorForCopyAttendees) Next() bool {
 	return len(r.rows) > 0
 }
 
-func (r iteratorForCopyAttendees) Values() ([]interface{}, error) {
+func (r iteratorForCopyAttendeeImport) Values() ([]interface{}, error) {
 	return []interface{}{
+		r.rows[0].Ord,
 		r.rows[0].ID,
-		r.rows[0].AccountID,
-		r.rows[0].EventID,
 		r.rows[0].FirstName,
 		r.rows[0].LastName,
 		r.rows[0].Email,
 		r.rows[0].Metadata,
-		r.rows[0].CreatedAt,
-		r.rows[0].UpdatedAt,
 	}, nil
 }
 
-func (r iteratorForCopyAttendees) Err() error {
+func (r iteratorForCopyAttendeeImport) Err() error {
 	return nil
 }
 
-func (q *Queries) CopyAttendees(ctx context.Context, arg []CopyAttendeesParams) (int64, error) {
-	return q.db.CopyFrom(ctx, []string{"attendees"}, []string{"id", "account_id", "event_id", "first_name", "last_name", "email", "metadata", "created_at", "updated_at"}, &iteratorForCopyAttendees{rows: arg})
+func (q *Queries) CopyAttendeeImport(ctx context.Context, arg []CopyAttendeeImportParams) (int64, error) {
+	return q.db.CopyFrom(ctx, []string{"attendee_import"}, []string{"ord", "id", "first_name", "last_name", "email", "metadata"}, &iteratorForCopyAttendeeImport{rows: arg})
 }
 
 // iteratorForInsertBulkJobItems implements pgx.CopyFromSource.

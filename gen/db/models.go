@@ -63,11 +63,27 @@ type Attendee struct {
 	UpdatedAt       time.Time
 }
 
+type AttendeeImport struct {
+	Ord       int32
+	ID        uuid.UUID
+	FirstName string
+	LastName  string
+	Email     string
+	Metadata  []byte
+}
+
 type AttendeeSearch struct {
 	AccountID  uuid.UUID
 	AttendeeID uuid.UUID
 	EventID    uuid.UUID
 	SearchText string
+}
+
+type AttendeeSearchQueue struct {
+	ID         int64
+	EventID    uuid.UUID
+	AttendeeID *uuid.UUID
+	CreatedAt  *time.Time
 }
 
 type Badge struct {

@@ -138,29 +138,19 @@ func (s *Service) Delete(ctx context.Context, accountID, id uuid.UUID) error {
 	return err
 }
 
-// importRows adds attendees to an event in one transaction with COPY. The event is locked
-// first, so concurrent imports into one event see each other's rows; plan receives the
-// normalised emails already on the event when dedupe asks for them (nil otherwise: an event of
-// 100,000 attendees is 100,000 emails read for nothing) and returns the attendees to add.
-func (s *Service) importRows(ctx context.Context, accountID, eventID uuid.UUID, dedupe bool,
-	plan func(existing map[string]struct{}) ([]domain.AttendeeFields, error)) (int, error) {
+// importRows adds rows to an event in one transaction, and answers how many it added: with
+// once, those whose email is neither on the event nor on an earlier row. The event is locked
+// first, so that concurrent imports into one event see each other's rows.
+func (s *Service) importRows(ctx context.Context, accountID, eventID uuid.UUID, rows []domain.AttendeeFields, once bool) (int, error) {
 	now := s.now()
 	return store.InTx(ctx, s.store, func(tx *store.Tx) (int, error) {
 		if err := tx.LockEventForAttendees(ctx, accountID, eventID); err != nil {
 			return 0, apperr.When(err, store.ErrNotFound, events.Missing())
 		}
-		var existing map[string]struct{}
-		if dedupe {
-			var err error
-			if existing, err = tx.EventAttendeeEmails(ctx, eventID); err != nil {
-				return 0, err
-			}
+		if len(rows) == 0 {
+			return 0, nil
 		}
-		rows, err := plan(existing)
-		if err != nil || len(rows) == 0 {
-			return 0, err
-		}
-		return tx.CopyAttendees(ctx, accountID, eventID, rows, now)
+		return tx.ImportAttendees(ctx, accountID, eventID, rows, once, now)
 	})
 }
 

@@ -77,30 +77,12 @@ func (s *Service) Import(ctx context.Context, accountID, eventID uuid.UUID, file
 	if err != nil {
 		return ImportResult{}, err
 	}
-	result := ImportResult{Rejected: parsed.rejected}
-	_, err = s.importRows(ctx, accountID, eventID, skipDuplicates, func(existing map[string]struct{}) ([]domain.AttendeeFields, error) {
-		add := make([]domain.AttendeeFields, 0, len(parsed.rows))
-		seen := make(map[string]struct{}, len(parsed.rows))
-		for _, r := range parsed.rows {
-			key := strings.ToLower(r.Email)
-			if skipDuplicates {
-				_, onEvent := existing[key]
-				_, inFile := seen[key]
-				if onEvent || inFile {
-					result.Skipped++
-					continue
-				}
-				seen[key] = struct{}{}
-			}
-			add = append(add, r)
-		}
-		result.Added = len(add)
-		return add, nil
-	})
+	added, err := s.importRows(ctx, accountID, eventID, parsed.rows, skipDuplicates)
 	if err != nil {
 		return ImportResult{}, err
 	}
-	return result, nil
+	// Every row that was not added had an email already on the event or earlier in the file.
+	return ImportResult{Added: added, Skipped: len(parsed.rows) - added, Rejected: parsed.rejected}, nil
 }
 
 type parsedFile struct {

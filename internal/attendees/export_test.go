@@ -49,7 +49,9 @@ func (s exporting) add(t *testing.T, prefix string, n int) {
 	for i := range rows {
 		rows[i] = domain.AttendeeFields{FirstName: prefix, LastName: fmt.Sprint(i), Email: fmt.Sprintf("%s%d@example.org", prefix, i)}
 	}
-	if _, err := s.st.CopyAttendees(t.Context(), s.account, s.event, rows, s.clock.Now()); err != nil {
+	if _, err := store.InTx(t.Context(), s.st, func(tx *store.Tx) (int, error) {
+		return tx.ImportAttendees(t.Context(), s.account, s.event, rows, false, s.clock.Now())
+	}); err != nil {
 		t.Fatal(err)
 	}
 }

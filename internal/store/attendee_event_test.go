@@ -4,23 +4,30 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/stretchr/testify/require"
 
 	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/store"
 )
 
-// The triggers of migration 00034 keep what the foreign key from attendees to events kept: an
-// attendee names an event of its own account, whatever writes it (INSERT, COPY, UPDATE); an
-// event's deletion takes its attendees along; an event named by attendees keeps its key. A
-// refusal is a foreign_key_violation naming attendees_event_fkey, which the store maps to a
-// conflict on that constraint, and the statement refused writes nothing.
+// attendeeEventKey is the foreign key from attendees to events (migration 00002, back in
+// 00037): an attendee names an event of its own account.
+const attendeeEventKey = "attendees_account_id_event_id_fkey"
+
+// The foreign key keeps an attendee on an event of its own account, whatever writes it
+// (INSERT, COPY, UPDATE): a statement that names another account's event, or none, is refused
+// whole with the key's violation, which the store maps to a conflict on the key; an event's
+// deletion takes its attendees and their search rows along; an event named by attendees keeps
+// its key.
 func TestAttendeesNameAnEventOfTheirAccount(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -30,25 +37,18 @@ func TestAttendeesNameAnEventOfTheirAccount(t *testing.T) {
 	first, second := bareEvent(t, st, conn, alpha), bareEvent(t, st, conn, alpha)
 	foreign := bareEvent(t, st, conn, beta)
 
-	count := func(event uuid.UUID) int { return attendeesOf(t, conn, event) }
 	refused := func(what string, err error) {
 		t.Helper()
-		if pgErr := wantSQLState(t, what, err, "23503"); pgErr.ConstraintName != "attendees_event_fkey" {
-			t.Fatalf("%s: refused by %s, want attendees_event_fkey", what, pgErr.ConstraintName)
-		}
-		if !errors.Is(store.MapError(err), store.Conflict("attendees_event_fkey")) {
-			t.Fatalf("%s: the store does not map %v to a conflict on attendees_event_fkey", what, err)
-		}
+		pgErr := wantSQLState(t, what, err, "23503")
+		require.Equal(t, attendeeEventKey, pgErr.ConstraintName, what)
+		require.ErrorIs(t, store.MapError(err), store.Conflict(attendeeEventKey), what)
 	}
 	copyRows := func(n int, event func(i int) uuid.UUID) error { return copyAttendees(ctx, conn, alpha, n, event) }
 
 	// Of the account's own events, in one COPY: written.
-	if err := copyRows(300, func(i int) uuid.UUID { return []uuid.UUID{first, second}[i%2] }); err != nil {
-		t.Fatalf("COPY into two events of the account: %v", err)
-	}
-	if count(first) != 150 || count(second) != 150 {
-		t.Fatalf("after the COPY: %d and %d attendees, want 150 each", count(first), count(second))
-	}
+	require.NoError(t, copyRows(300, func(i int) uuid.UUID { return []uuid.UUID{first, second}[i%2] }))
+	require.Empty(t, cmp.Diff([]int{150, 150}, []int{attendeesOf(t, conn, first), attendeesOf(t, conn, second)}))
+
 	// One row of a COPY naming another account's event, or none: the whole COPY refused.
 	refused("COPY with one row of another account's event", copyRows(300, func(i int) uuid.UUID {
 		return map[bool]uuid.UUID{true: foreign, false: first}[i == 299]
@@ -59,83 +59,49 @@ func TestAttendeesNameAnEventOfTheirAccount(t *testing.T) {
 	_, err := conn.Exec(ctx, `INSERT INTO attendees (account_id, event_id, first_name, last_name, email)
 		VALUES ($1, $2, 'Grace', 'Hopper', 'grace@example.org')`, alpha, foreign)
 	refused("INSERT of another account's event", err)
-	if count(first) != 150 || count(foreign) != 0 {
-		t.Fatalf("after the refused writes: %d and %d attendees, want 150 and 0", count(first), count(foreign))
-	}
+	require.Empty(t, cmp.Diff([]int{150, 0}, []int{attendeesOf(t, conn, first), attendeesOf(t, conn, foreign)}),
+		"attendees after the refused writes")
 
 	// Moved: to another event of the account, yes; to another account's, or to none, no.
 	var moved uuid.UUID
-	if err := conn.QueryRow(ctx, `UPDATE attendees SET event_id = $2 WHERE id = (
-		SELECT id FROM attendees WHERE event_id = $1 LIMIT 1) RETURNING id`, first, second).Scan(&moved); err != nil {
-		t.Fatalf("moving an attendee to another event of the account: %v", err)
-	}
+	require.NoError(t, conn.QueryRow(ctx, `UPDATE attendees SET event_id = $2 WHERE id = (
+		SELECT id FROM attendees WHERE event_id = $1 LIMIT 1) RETURNING id`, first, second).Scan(&moved))
 	_, err = conn.Exec(ctx, `UPDATE attendees SET event_id = $2 WHERE id = $1`, moved, foreign)
 	refused("moving an attendee to another account's event", err)
 	_, err = conn.Exec(ctx, `UPDATE attendees SET account_id = $2 WHERE id = $1`, moved, beta)
 	refused("moving an attendee to another account", err)
-	if _, err := conn.Exec(ctx, `UPDATE attendees SET first_name = 'Augusta' WHERE event_id = $1`, second); err != nil {
-		t.Fatalf("renaming attendees: %v", err)
-	}
 
 	// An event's key stays while attendees name it; an event without any may take another.
 	_, err = conn.Exec(ctx, `UPDATE events SET id = $2 WHERE id = $1`, first, uuid.New())
 	refused("changing the key of an event with attendees", err)
 	empty := bareEvent(t, st, conn, alpha)
-	if _, err := conn.Exec(ctx, `UPDATE events SET id = $2 WHERE id = $1`, empty, uuid.New()); err != nil {
-		t.Fatalf("changing the key of an event without attendees: %v", err)
-	}
+	_, err = conn.Exec(ctx, `UPDATE events SET id = $2 WHERE id = $1`, empty, uuid.New())
+	require.NoError(t, err, "changing the key of an event without attendees")
 
-	// Not by TRUNCATE, nor in a transaction whose snapshot would miss attendees committed while
-	// it waited; and a temporary table of the session stands for neither table.
-	kept := count(first)
-	_, err = conn.Exec(ctx, `TRUNCATE events CASCADE`)
-	wantSQLState(t, "TRUNCATE events CASCADE", err, "0A000")
-	tx, err := conn.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = tx.Exec(ctx, `DELETE FROM events WHERE id = $1`, first)
-	wantSQLState(t, "deleting an event in REPEATABLE READ", err, "0A000")
-	_ = tx.Rollback(ctx)
-	if _, err := conn.Exec(ctx, `CREATE TEMP TABLE events (account_id uuid, id uuid)`); err != nil {
-		t.Fatal(err)
-	}
-	ghost := uuid.New()
-	if _, err := conn.Exec(ctx, `INSERT INTO pg_temp.events VALUES ($1, $2)`, alpha, ghost); err != nil {
-		t.Fatal(err)
-	}
-	_, err = conn.Exec(ctx, `INSERT INTO public.attendees (account_id, event_id, first_name, last_name, email)
-		VALUES ($1, $2, 'Grace', 'Hopper', 'grace@example.org')`, alpha, ghost)
-	refused("INSERT of an event only a temporary table holds", err)
-	if _, err := conn.Exec(ctx, `DROP TABLE pg_temp.events`); err != nil {
-		t.Fatal(err)
-	}
-	if count(first) != kept || count(ghost) != 0 {
-		t.Fatalf("after the refused statements: %d and %d attendees, want %d and 0", count(first), count(ghost), kept)
-	}
-
-	// Deleting events deletes their attendees, and no other (a temporary attendees table of
-	// the session changes nothing).
-	if _, err := conn.Exec(ctx, `CREATE TEMP TABLE attendees (account_id uuid, event_id uuid)`); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _, _ = conn.Exec(context.Background(), `DROP TABLE IF EXISTS pg_temp.attendees`) })
-	if _, err := conn.Exec(ctx, `DELETE FROM public.events WHERE id = ANY($1)`, []uuid.UUID{first, second}); err != nil {
-		t.Fatalf("deleting the events: %v", err)
-	}
-	if count(first) != 0 || count(second) != 0 {
-		t.Fatalf("after the events' deletion: %d and %d attendees, want none", count(first), count(second))
-	}
-	var all int
-	if err := conn.QueryRow(ctx, `SELECT count(*) FROM public.attendees WHERE account_id = ANY($1)`, []uuid.UUID{alpha, beta}).Scan(&all); err != nil || all != 20 {
-		t.Fatalf("the seeded attendees after the deletion: %d (%v), want 20", all, err)
-	}
+	// Deleting events deletes their attendees and the attendees' search rows, and no other.
+	_, err = conn.Exec(ctx, `INSERT INTO attendee_search_queue (event_id, attendee_id) SELECT event_id, id FROM attendees`)
+	require.NoError(t, err)
+	_, err = st.IndexAttendeeSearch(ctx)
+	require.NoError(t, err)
+	_, err = store.InTx(ctx, st, func(tx *store.Tx) (struct{}, error) {
+		return struct{}{}, errors.Join(tx.DeleteEvent(ctx, alpha, first), tx.DeleteEvent(ctx, alpha, second))
+	})
+	require.NoError(t, err, "deleting the events")
+	var left struct{ attendees, searched, others int }
+	require.NoError(t, conn.QueryRow(ctx, `SELECT
+		(SELECT count(*) FROM attendees WHERE event_id = ANY($1)),
+		(SELECT count(*) FROM attendee_search WHERE event_id = ANY($1)),
+		(SELECT count(*) FROM attendee_search WHERE account_id = ANY($2))`,
+		[]uuid.UUID{first, second}, []uuid.UUID{alpha, beta}).Scan(&left.attendees, &left.searched, &left.others))
+	require.Zero(t, left.attendees, "attendees of the deleted events")
+	require.Zero(t, left.searched, "search rows of the deleted events' attendees")
+	require.Equal(t, 20, left.others, "search rows of the seeded attendees")
 }
 
-// An event and the attendees being written to it meet on the event's row, as they met on the
-// foreign key: an event deleted while a transaction writes attendees to it waits for that
-// transaction, then takes its attendees along; attendees written while the event's deletion is
-// under way wait for it, and are refused once it commits.
+// An event and the attendees being written to it meet on the event's row, by the key: an
+// event deleted while a transaction writes attendees to it waits for that transaction, then
+// takes its attendees along; attendees written while the event's deletion is under way wait
+// for it, and are refused once it commits.
 func TestAnEventDeletedWhileAttendeesAreWritten(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -156,9 +122,7 @@ func TestAnEventDeletedWhileAttendeesAreWritten(t *testing.T) {
 		pid := c.PgConn().PID()
 		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
 			var waiting bool
-			if err := conn.QueryRow(ctx, `SELECT coalesce(wait_event_type = 'Lock', false) FROM pg_stat_activity WHERE pid = $1`, pid).Scan(&waiting); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, conn.QueryRow(ctx, `SELECT coalesce(wait_event_type = 'Lock', false) FROM pg_stat_activity WHERE pid = $1`, pid).Scan(&waiting))
 			if waiting {
 				return
 			}
@@ -169,12 +133,8 @@ func TestAnEventDeletedWhileAttendeesAreWritten(t *testing.T) {
 	// The attendees first: the deletion waits, then takes them.
 	event := bareEvent(t, st, conn, acct)
 	tx, err := writer.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := copyInto(tx, event); err != nil {
-		t.Fatalf("COPY: %v", err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, copyInto(tx, event), "COPY")
 	deleted := make(chan error, 1)
 	running.Add(1)
 	go func() {
@@ -183,25 +143,16 @@ func TestAnEventDeletedWhileAttendeesAreWritten(t *testing.T) {
 		deleted <- err
 	}()
 	waitsForLock(deleter)
-	if err := tx.Commit(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := <-deleted; err != nil {
-		t.Fatalf("deleting the event: %v", err)
-	}
-	if n := attendeesOf(t, conn, event); n != 0 {
-		t.Fatalf("%d attendees outlived their event, written while it was being deleted", n)
-	}
+	require.NoError(t, tx.Commit(ctx))
+	require.NoError(t, <-deleted, "deleting the event")
+	require.Zero(t, attendeesOf(t, conn, event), "attendees written while their event was being deleted")
 
 	// The deletion first: the attendees wait, then are refused.
 	event = bareEvent(t, st, conn, acct)
 	del, err := deleter.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := del.Exec(ctx, `DELETE FROM events WHERE id = $1`, event); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	_, err = del.Exec(ctx, `DELETE FROM events WHERE id = $1`, event)
+	require.NoError(t, err)
 	written := make(chan error, 1)
 	running.Add(1)
 	go func() {
@@ -216,13 +167,45 @@ func TestAnEventDeletedWhileAttendeesAreWritten(t *testing.T) {
 		written <- err
 	}()
 	waitsForLock(writer)
-	if err := del.Commit(ctx); err != nil {
-		t.Fatal(err)
+	require.NoError(t, del.Commit(ctx))
+	pgErr := wantSQLState(t, "attendees written to an event deleted meanwhile", <-written, "23503")
+	require.Equal(t, attendeeEventKey, pgErr.ConstraintName)
+	require.Zero(t, attendeesOf(t, conn, event), "attendees of a deleted event")
+}
+
+// Migration 00037 undone puts back 00034's triggers in the key's place and the search
+// triggers, with the search rows the indexer had not written yet; done again, it puts the key
+// back and keeps every search row.
+func TestTheForeignKeyMigrationGoesDownAndUpAgain(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st, conn, _ := openStore(t)
+	acct, _ := seedAccount(t, st, conn, "migrated", 30)
+	indexAttendees(t, st, conn)
+	event := bareEvent(t, st, conn, acct)
+	_, err := store.InTx(ctx, st, func(tx *store.Tx) (int, error) {
+		return tx.ImportAttendees(ctx, acct, event, []domain.AttendeeFields{{FirstName: "Queued", LastName: "Only", Email: "queued@example.org"}}, false, time.Now())
+	})
+	require.NoError(t, err)
+	searched := func() int {
+		t.Helper()
+		var n int
+		require.NoError(t, conn.QueryRow(ctx, `SELECT count(*) FROM attendee_search WHERE account_id = $1`, acct).Scan(&n))
+		return n
 	}
-	wantSQLState(t, "attendees written to an event deleted meanwhile", <-written, "23503")
-	if n := attendeesOf(t, conn, event); n != 0 {
-		t.Fatalf("%d attendees of a deleted event were written", n)
-	}
+	require.Equal(t, 30, searched(), "search rows before the indexer ran")
+
+	require.NoError(t, st.MigrateDownTo(ctx, 36))
+	require.Equal(t, 31, searched(), "search rows after 00037 was undone")
+	require.NoError(t, copyAttendees(ctx, conn, acct, 2, func(int) uuid.UUID { return event }))
+	require.Equal(t, 33, searched(), "search rows after a COPY, written by 00029's trigger")
+	refusedBy := wantSQLState(t, "an attendee of no event, by 00034's trigger", copyAttendees(ctx, conn, acct, 1, func(int) uuid.UUID { return uuid.New() }), "23503")
+	require.Equal(t, "attendees_event_fkey", refusedBy.ConstraintName)
+
+	require.NoError(t, st.Migrate(ctx, slog.New(slog.DiscardHandler)))
+	refusedBy = wantSQLState(t, "an attendee of no event, by the key", copyAttendees(ctx, conn, acct, 1, func(int) uuid.UUID { return uuid.New() }), "23503")
+	require.Equal(t, attendeeEventKey, refusedBy.ConstraintName)
+	require.Equal(t, 33, searched(), "search rows after 00037 was done again")
 }
 
 // copyAttendees copies n attendees of the account into attendees, the i-th of event(i).
@@ -233,19 +216,16 @@ func copyAttendees(ctx context.Context, c interface {
 	for i := range rows {
 		rows[i] = []any{acct, event(i), "Ada", "Lovelace", fmt.Sprintf("ada.%d@example.org", i)}
 	}
-	_, err := c.CopyFrom(ctx, pgx.Identifier{"public", "attendees"}, []string{"account_id", "event_id", "first_name", "last_name", "email"},
+	_, err := c.CopyFrom(ctx, pgx.Identifier{"attendees"}, []string{"account_id", "event_id", "first_name", "last_name", "email"},
 		pgx.CopyFromRows(rows))
 	return err
 }
 
-// attendeesOf counts the event's attendees (in the public schema, whatever the session's
-// temporary tables).
+// attendeesOf counts the event's attendees.
 func attendeesOf(t *testing.T, conn *pgx.Conn, event uuid.UUID) int {
 	t.Helper()
 	var n int
-	if err := conn.QueryRow(context.Background(), `SELECT count(*) FROM public.attendees WHERE event_id = $1`, event).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, conn.QueryRow(context.Background(), `SELECT count(*) FROM attendees WHERE event_id = $1`, event).Scan(&n))
 	return n
 }
 
@@ -253,9 +233,8 @@ func attendeesOf(t *testing.T, conn *pgx.Conn, event uuid.UUID) int {
 func wantSQLState(t *testing.T, what string, err error, code string) *pgconn.PgError {
 	t.Helper()
 	var pgErr *pgconn.PgError
-	if !errors.As(err, &pgErr) || pgErr.Code != code {
-		t.Fatalf("%s: want SQLSTATE %s, got %v", what, code, err)
-	}
+	require.ErrorAs(t, err, &pgErr, what)
+	require.Equal(t, code, pgErr.Code, what)
 	return pgErr
 }
 
@@ -264,8 +243,6 @@ func bareEvent(t *testing.T, st *store.Store, conn *pgx.Conn, acct uuid.UUID) uu
 	t.Helper()
 	ev, err := st.CreateEvent(context.Background(), acct, domain.EventFields{Name: "Workshop", EventDate: time.Now(),
 		TemplateID: templateOf(t, conn, acct)}, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return ev.ID
 }

@@ -12,7 +12,8 @@ import (
 	"github.com/certhub/credentiald/internal/store/changefeed"
 )
 
-// CreateAttendee adds an attendee to an event, created at now.
+// CreateAttendee adds an attendee to an event, created at now. Its search row follows (see
+// IndexAttendeeSearch).
 func (d queries) CreateAttendee(ctx context.Context, accountID, eventID uuid.UUID, f domain.AttendeeFields, now time.Time) (domain.Attendee, error) {
 	row, err := d.q.CreateAttendee(ctx, db.CreateAttendeeParams{ID: newID(), AccountID: accountID, EventID: eventID,
 		FirstName: f.FirstName, LastName: f.LastName, Email: f.Email, Metadata: metadataJSON(f.Metadata), Now: now})
@@ -56,7 +57,8 @@ func (d queries) CountAttendees(ctx context.Context, accountID uuid.UUID, f doma
 	return int(n), mapError(err)
 }
 
-// UpdateAttendee changes the fields c sets, at now.
+// UpdateAttendee changes the fields c sets, at now. A changed name or email reaches the
+// attendee's search row shortly after (see IndexAttendeeSearch).
 func (d queries) UpdateAttendee(ctx context.Context, accountID, id uuid.UUID, c domain.AttendeeChanges, now time.Time) (domain.Attendee, error) {
 	p := db.UpdateAttendeeParams{AccountID: accountID, ID: id, FirstName: c.FirstName, LastName: c.LastName, Email: c.Email, Now: now}
 	if c.Metadata != nil {
@@ -107,30 +109,34 @@ func (d queries) LockEventForAttendees(ctx context.Context, accountID, eventID u
 	return mapError(err)
 }
 
-// EventAttendeeEmails returns the normalised emails of an event's attendees.
-func (d queries) EventAttendeeEmails(ctx context.Context, eventID uuid.UUID) (map[string]struct{}, error) {
-	emails, err := d.q.EventAttendeeEmails(ctx, eventID)
-	if err != nil {
-		return nil, mapError(err)
+// ImportAttendees adds attendees to an event in one statement, created at now, and answers how
+// many it added. The rows are copied into a temporary table first (dropped at the commit),
+// then added from it; with once, a row whose email (trimmed and lower-cased, as the lists
+// compare it) is already on the event, or on an earlier row, is left out. Run it in the
+// transaction that locked the event (LockEventForAttendees): that lock orders the imports into
+// one event, so that each sees the emails of those before it.
+func (t *Tx) ImportAttendees(ctx context.Context, accountID, eventID uuid.UUID, rows []domain.AttendeeFields, once bool, now time.Time) (int, error) {
+	if err := t.q.CreateAttendeeImport(ctx); err != nil {
+		return 0, mapError(err)
 	}
-	out := make(map[string]struct{}, len(emails))
-	for _, e := range emails {
-		if e != nil {
-			out[*e] = struct{}{}
-		}
-	}
-	return out, nil
-}
-
-// CopyAttendees adds attendees to an event with COPY, created at now, and counts them.
-func (d queries) CopyAttendees(ctx context.Context, accountID, eventID uuid.UUID, rows []domain.AttendeeFields, now time.Time) (int, error) {
-	params := make([]db.CopyAttendeesParams, len(rows))
+	staged := make([]db.CopyAttendeeImportParams, len(rows))
 	for i, r := range rows {
-		params[i] = db.CopyAttendeesParams{ID: newID(), AccountID: accountID, EventID: eventID, FirstName: r.FirstName,
-			LastName: r.LastName, Email: r.Email, Metadata: metadataJSON(r.Metadata), CreatedAt: now, UpdatedAt: now}
+		// Ids in the file's order: the rows of one import share their created_at, and the
+		// lists and exports order them by id after it.
+		staged[i] = db.CopyAttendeeImportParams{Ord: int32(i), ID: newID(), FirstName: r.FirstName, LastName: r.LastName,
+			Email: r.Email, Metadata: metadataJSON(r.Metadata)}
 	}
-	n, err := d.q.CopyAttendees(ctx, params)
-	return int(n), mapError(err)
+	if _, err := t.q.CopyAttendeeImport(ctx, staged); err != nil {
+		return 0, mapError(err)
+	}
+	var added int64
+	var err error
+	if once {
+		added, err = t.q.InsertImportedAttendeesOnce(ctx, db.InsertImportedAttendeesOnceParams{AccountID: accountID, EventID: eventID, Now: now})
+	} else {
+		added, err = t.q.InsertImportedAttendees(ctx, db.InsertImportedAttendeesParams{AccountID: accountID, EventID: eventID, Now: now})
+	}
+	return int(added), mapError(err)
 }
 
 // ExportRow is one attendee of an export with the certificate that best describes them.
@@ -186,8 +192,8 @@ func attendeeFrom(r db.Attendee) domain.Attendee {
 		Email: r.Email, Metadata: metadataMap(r.Metadata), CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 }
 
-// noMetadata is the column's value for an attendee without metadata (an import of 50,000
-// such rows marshalled an empty map 50,000 times).
+// noMetadata is the column's value for an attendee without metadata: an import's rows need
+// not marshal an empty map each.
 const noMetadata = "{}"
 
 func metadataJSON(m map[string]string) []byte {

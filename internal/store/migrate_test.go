@@ -64,6 +64,7 @@ func TestTheSearchTablesMigrationGoesDownAndUpAgain(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = conn.Close(context.Background()) })
 	acct, _ := seedAccount(t, st, conn, "migrated", 48)
+	indexAttendees(t, st, conn) // seeded by SQL: their search rows are the indexer's (migration 00037)
 	grace := "grace"
 	before, total, err := st.ListAttendees(ctx, acct, domain.AttendeeFilter{}, domain.Page{Number: 1, Size: 100, Q: &grace})
 	if err != nil || total != 3 {

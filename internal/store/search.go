@@ -130,3 +130,48 @@ func (s *Store) CleanCertificateSearch(ctx context.Context) (int64, error) {
 	pages, err := s.q.CleanCertificateSearchPending(ctx)
 	return pages, mapError(err)
 }
+
+// CleanAttendeeSearch is CleanCertificateSearch for the attendees' search index, which
+// IndexAttendeeSearch's inserts leave pending (migration 00037).
+func (s *Store) CleanAttendeeSearch(ctx context.Context) (int64, error) {
+	pages, err := s.q.CleanAttendeeSearchPending(ctx)
+	return pages, mapError(err)
+}
+
+// indexBatch is how many entries of the attendees' search queue one transaction of
+// IndexAttendeeSearch takes: an entry is an attendee, or an import's rows (up to 50,000).
+const indexBatch = 100
+
+// Indexed is what a call of IndexAttendeeSearch did.
+type Indexed struct {
+	Entries int  // entries of the queue taken
+	Rows    int  // search rows written
+	Busy    bool // another indexer held the queue: nothing was taken
+}
+
+// IndexAttendeeSearch writes the search rows of the attendees that the queue names (migration
+// 00037: the statements that create or rename attendees add to it), until the queue is
+// empty or ctx ends, in transactions of up to indexBatch entries. One indexer works at a time:
+// when another holds the queue, it answers Busy at once, and that one writes what is queued.
+// Until then, a search (q) of a large list does not find those attendees, or finds a renamed
+// one by the old name.
+func (s *Store) IndexAttendeeSearch(ctx context.Context) (Indexed, error) {
+	var done Indexed
+	for {
+		n, err := InTx(ctx, s, func(tx *Tx) (Indexed, error) {
+			locked, err := tx.q.LockAttendeeSearchIndexer(ctx)
+			if err != nil {
+				return Indexed{}, mapError(err)
+			}
+			if !locked {
+				return Indexed{Busy: true}, nil
+			}
+			r, err := tx.q.IndexQueuedAttendees(ctx, indexBatch)
+			return Indexed{Entries: int(r.Entries), Rows: int(r.Indexed)}, mapError(err)
+		})
+		done.Entries, done.Rows, done.Busy = done.Entries+n.Entries, done.Rows+n.Rows, n.Busy
+		if err != nil || n.Busy || n.Entries < indexBatch {
+			return done, err
+		}
+	}
+}

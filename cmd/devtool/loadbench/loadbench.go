@@ -326,6 +326,8 @@ type row struct {
 	// phaseP99 is each phase's p99, the service's and the bare server's
 	phaseP99 [2][]time.Duration
 	note     string
+	// more are lines printed after this one: the same work against another yardstick
+	more []row
 }
 
 func (r row) print(out io.Writer) {
@@ -356,6 +358,9 @@ func (r row) print(out io.Writer) {
 		fmt.Fprintf(out, "   %s", r.note)
 	}
 	fmt.Fprintln(out)
+	for _, m := range r.more {
+		m.print(out)
+	}
 }
 
 // peakRSS is the process's peak resident memory (VmHWM) from /proc, or "unknown".
