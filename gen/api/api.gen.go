@@ -73,57 +73,6 @@ func (e BadgeStatus) Valid() bool {
 	}
 }
 
-// Defines values for BadgeAssertionRevocationReasonCode.
-const (
-	BadgeAssertionRevocationReasonCodeDeletedByIssuer BadgeAssertionRevocationReasonCode = "deleted_by_issuer"
-	BadgeAssertionRevocationReasonCodeFraud           BadgeAssertionRevocationReasonCode = "fraud"
-	BadgeAssertionRevocationReasonCodeIssuedInError   BadgeAssertionRevocationReasonCode = "issued_in_error"
-	BadgeAssertionRevocationReasonCodeLessThannil     BadgeAssertionRevocationReasonCode = "<nil>"
-	BadgeAssertionRevocationReasonCodeOther           BadgeAssertionRevocationReasonCode = "other"
-	BadgeAssertionRevocationReasonCodeSuperseded      BadgeAssertionRevocationReasonCode = "superseded"
-)
-
-// Valid indicates whether the value is a known member of the BadgeAssertionRevocationReasonCode enum.
-func (e BadgeAssertionRevocationReasonCode) Valid() bool {
-	switch e {
-	case BadgeAssertionRevocationReasonCodeDeletedByIssuer:
-		return true
-	case BadgeAssertionRevocationReasonCodeFraud:
-		return true
-	case BadgeAssertionRevocationReasonCodeIssuedInError:
-		return true
-	case BadgeAssertionRevocationReasonCodeLessThannil:
-		return true
-	case BadgeAssertionRevocationReasonCodeOther:
-		return true
-	case BadgeAssertionRevocationReasonCodeSuperseded:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for BadgeAssertionStatus.
-const (
-	BadgeAssertionStatusActive  BadgeAssertionStatus = "active"
-	BadgeAssertionStatusExpired BadgeAssertionStatus = "expired"
-	BadgeAssertionStatusRevoked BadgeAssertionStatus = "revoked"
-)
-
-// Valid indicates whether the value is a known member of the BadgeAssertionStatus enum.
-func (e BadgeAssertionStatus) Valid() bool {
-	switch e {
-	case BadgeAssertionStatusActive:
-		return true
-	case BadgeAssertionStatusExpired:
-		return true
-	case BadgeAssertionStatusRevoked:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for BadgeAssertionSort.
 const (
 	BadgeAssertionSortIssuedAt      BadgeAssertionSort = "issuedAt"
@@ -202,33 +151,6 @@ func (e BadgeRevokedEventEventType) Valid() bool {
 	}
 }
 
-// Defines values for BadgeRevokedEventDataReasonCode.
-const (
-	BadgeRevokedEventDataReasonCodeDeletedByIssuer BadgeRevokedEventDataReasonCode = "deleted_by_issuer"
-	BadgeRevokedEventDataReasonCodeFraud           BadgeRevokedEventDataReasonCode = "fraud"
-	BadgeRevokedEventDataReasonCodeIssuedInError   BadgeRevokedEventDataReasonCode = "issued_in_error"
-	BadgeRevokedEventDataReasonCodeOther           BadgeRevokedEventDataReasonCode = "other"
-	BadgeRevokedEventDataReasonCodeSuperseded      BadgeRevokedEventDataReasonCode = "superseded"
-)
-
-// Valid indicates whether the value is a known member of the BadgeRevokedEventDataReasonCode enum.
-func (e BadgeRevokedEventDataReasonCode) Valid() bool {
-	switch e {
-	case BadgeRevokedEventDataReasonCodeDeletedByIssuer:
-		return true
-	case BadgeRevokedEventDataReasonCodeFraud:
-		return true
-	case BadgeRevokedEventDataReasonCodeIssuedInError:
-		return true
-	case BadgeRevokedEventDataReasonCodeOther:
-		return true
-	case BadgeRevokedEventDataReasonCodeSuperseded:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for BadgeRevokedEventDataStatus.
 const (
 	BadgeRevokedEventDataStatusRevoked BadgeRevokedEventDataStatus = "revoked"
@@ -268,21 +190,6 @@ func (e BadgeSort) Valid() bool {
 	}
 }
 
-// Defines values for BitstringStatusListCredentialCredentialSubjectStatusPurpose.
-const (
-	BitstringStatusListCredentialCredentialSubjectStatusPurposeRevocation BitstringStatusListCredentialCredentialSubjectStatusPurpose = "revocation"
-)
-
-// Valid indicates whether the value is a known member of the BitstringStatusListCredentialCredentialSubjectStatusPurpose enum.
-func (e BitstringStatusListCredentialCredentialSubjectStatusPurpose) Valid() bool {
-	switch e {
-	case BitstringStatusListCredentialCredentialSubjectStatusPurposeRevocation:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for BitstringStatusListCredentialCredentialSubjectType.
 const (
 	BitstringStatusListCredentialCredentialSubjectTypeBitstringStatusList BitstringStatusListCredentialCredentialSubjectType = "BitstringStatusList"
@@ -292,21 +199,6 @@ const (
 func (e BitstringStatusListCredentialCredentialSubjectType) Valid() bool {
 	switch e {
 	case BitstringStatusListCredentialCredentialSubjectTypeBitstringStatusList:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for BitstringStatusListEntryStatusPurpose.
-const (
-	BitstringStatusListEntryStatusPurposeRevocation BitstringStatusListEntryStatusPurpose = "revocation"
-)
-
-// Valid indicates whether the value is a known member of the BitstringStatusListEntryStatusPurpose enum.
-func (e BitstringStatusListEntryStatusPurpose) Valid() bool {
-	switch e {
-	case BitstringStatusListEntryStatusPurposeRevocation:
 		return true
 	default:
 		return false
@@ -460,36 +352,6 @@ func (e BulkJobSort) Valid() bool {
 	}
 }
 
-// Defines values for CertificateRevocationReasonCode.
-const (
-	CertificateRevocationReasonCodeDeletedByIssuer CertificateRevocationReasonCode = "deleted_by_issuer"
-	CertificateRevocationReasonCodeFraud           CertificateRevocationReasonCode = "fraud"
-	CertificateRevocationReasonCodeIssuedInError   CertificateRevocationReasonCode = "issued_in_error"
-	CertificateRevocationReasonCodeLessThannil     CertificateRevocationReasonCode = "<nil>"
-	CertificateRevocationReasonCodeOther           CertificateRevocationReasonCode = "other"
-	CertificateRevocationReasonCodeSuperseded      CertificateRevocationReasonCode = "superseded"
-)
-
-// Valid indicates whether the value is a known member of the CertificateRevocationReasonCode enum.
-func (e CertificateRevocationReasonCode) Valid() bool {
-	switch e {
-	case CertificateRevocationReasonCodeDeletedByIssuer:
-		return true
-	case CertificateRevocationReasonCodeFraud:
-		return true
-	case CertificateRevocationReasonCodeIssuedInError:
-		return true
-	case CertificateRevocationReasonCodeLessThannil:
-		return true
-	case CertificateRevocationReasonCodeOther:
-		return true
-	case CertificateRevocationReasonCodeSuperseded:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for CertificateClaimedEventEventType.
 const (
 	CertificateClaimedEventEventTypeCertificateClaimed CertificateClaimedEventEventType = "certificate.claimed"
@@ -589,24 +451,24 @@ func (e CertificateSort) Valid() bool {
 	}
 }
 
-// Defines values for CertificateStatus.
+// Defines values for CertificateStatusFilter.
 const (
-	CertificateStatusDraft   CertificateStatus = "draft"
-	CertificateStatusExpired CertificateStatus = "expired"
-	CertificateStatusRevoked CertificateStatus = "revoked"
-	CertificateStatusValid   CertificateStatus = "valid"
+	CertificateStatusFilterDraft   CertificateStatusFilter = "draft"
+	CertificateStatusFilterExpired CertificateStatusFilter = "expired"
+	CertificateStatusFilterRevoked CertificateStatusFilter = "revoked"
+	CertificateStatusFilterValid   CertificateStatusFilter = "valid"
 )
 
-// Valid indicates whether the value is a known member of the CertificateStatus enum.
-func (e CertificateStatus) Valid() bool {
+// Valid indicates whether the value is a known member of the CertificateStatusFilter enum.
+func (e CertificateStatusFilter) Valid() bool {
 	switch e {
-	case CertificateStatusDraft:
+	case CertificateStatusFilterDraft:
 		return true
-	case CertificateStatusExpired:
+	case CertificateStatusFilterExpired:
 		return true
-	case CertificateStatusRevoked:
+	case CertificateStatusFilterRevoked:
 		return true
-	case CertificateStatusValid:
+	case CertificateStatusFilterValid:
 		return true
 	default:
 		return false
@@ -721,57 +583,6 @@ func (e EmailDeliveryStatus) Valid() bool {
 	case EmailDeliveryStatusQueued:
 		return true
 	case EmailDeliveryStatusSent:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for ErrorBodyRequired.
-const (
-	ErrorBodyRequiredAnalyticsRead        ErrorBodyRequired = "analytics:read"
-	ErrorBodyRequiredAttendeesRead        ErrorBodyRequired = "attendees:read"
-	ErrorBodyRequiredAttendeesWrite       ErrorBodyRequired = "attendees:write"
-	ErrorBodyRequiredBadgesRead           ErrorBodyRequired = "badges:read"
-	ErrorBodyRequiredBadgesWrite          ErrorBodyRequired = "badges:write"
-	ErrorBodyRequiredCertificatesGenerate ErrorBodyRequired = "certificates:generate"
-	ErrorBodyRequiredCertificatesRead     ErrorBodyRequired = "certificates:read"
-	ErrorBodyRequiredCertificatesWrite    ErrorBodyRequired = "certificates:write"
-	ErrorBodyRequiredEventsRead           ErrorBodyRequired = "events:read"
-	ErrorBodyRequiredEventsWrite          ErrorBodyRequired = "events:write"
-	ErrorBodyRequiredTemplatesRead        ErrorBodyRequired = "templates:read"
-	ErrorBodyRequiredTemplatesWrite       ErrorBodyRequired = "templates:write"
-	ErrorBodyRequiredWebhooksManage       ErrorBodyRequired = "webhooks:manage"
-)
-
-// Valid indicates whether the value is a known member of the ErrorBodyRequired enum.
-func (e ErrorBodyRequired) Valid() bool {
-	switch e {
-	case ErrorBodyRequiredAnalyticsRead:
-		return true
-	case ErrorBodyRequiredAttendeesRead:
-		return true
-	case ErrorBodyRequiredAttendeesWrite:
-		return true
-	case ErrorBodyRequiredBadgesRead:
-		return true
-	case ErrorBodyRequiredBadgesWrite:
-		return true
-	case ErrorBodyRequiredCertificatesGenerate:
-		return true
-	case ErrorBodyRequiredCertificatesRead:
-		return true
-	case ErrorBodyRequiredCertificatesWrite:
-		return true
-	case ErrorBodyRequiredEventsRead:
-		return true
-	case ErrorBodyRequiredEventsWrite:
-		return true
-	case ErrorBodyRequiredTemplatesRead:
-		return true
-	case ErrorBodyRequiredTemplatesWrite:
-		return true
-	case ErrorBodyRequiredWebhooksManage:
 		return true
 	default:
 		return false
@@ -937,57 +748,6 @@ func (e ImportRejectionReason) Valid() bool {
 	case ImportRejectionReasonMISSINGFIELD:
 		return true
 	case ImportRejectionReasonTOOLONG:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for IssuedBadgeAssertionRevocationReasonCode.
-const (
-	IssuedBadgeAssertionRevocationReasonCodeDeletedByIssuer IssuedBadgeAssertionRevocationReasonCode = "deleted_by_issuer"
-	IssuedBadgeAssertionRevocationReasonCodeFraud           IssuedBadgeAssertionRevocationReasonCode = "fraud"
-	IssuedBadgeAssertionRevocationReasonCodeIssuedInError   IssuedBadgeAssertionRevocationReasonCode = "issued_in_error"
-	IssuedBadgeAssertionRevocationReasonCodeLessThannil     IssuedBadgeAssertionRevocationReasonCode = "<nil>"
-	IssuedBadgeAssertionRevocationReasonCodeOther           IssuedBadgeAssertionRevocationReasonCode = "other"
-	IssuedBadgeAssertionRevocationReasonCodeSuperseded      IssuedBadgeAssertionRevocationReasonCode = "superseded"
-)
-
-// Valid indicates whether the value is a known member of the IssuedBadgeAssertionRevocationReasonCode enum.
-func (e IssuedBadgeAssertionRevocationReasonCode) Valid() bool {
-	switch e {
-	case IssuedBadgeAssertionRevocationReasonCodeDeletedByIssuer:
-		return true
-	case IssuedBadgeAssertionRevocationReasonCodeFraud:
-		return true
-	case IssuedBadgeAssertionRevocationReasonCodeIssuedInError:
-		return true
-	case IssuedBadgeAssertionRevocationReasonCodeLessThannil:
-		return true
-	case IssuedBadgeAssertionRevocationReasonCodeOther:
-		return true
-	case IssuedBadgeAssertionRevocationReasonCodeSuperseded:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for IssuedBadgeAssertionStatus.
-const (
-	IssuedBadgeAssertionStatusActive  IssuedBadgeAssertionStatus = "active"
-	IssuedBadgeAssertionStatusExpired IssuedBadgeAssertionStatus = "expired"
-	IssuedBadgeAssertionStatusRevoked IssuedBadgeAssertionStatus = "revoked"
-)
-
-// Valid indicates whether the value is a known member of the IssuedBadgeAssertionStatus enum.
-func (e IssuedBadgeAssertionStatus) Valid() bool {
-	switch e {
-	case IssuedBadgeAssertionStatusActive:
-		return true
-	case IssuedBadgeAssertionStatusExpired:
-		return true
-	case IssuedBadgeAssertionStatusRevoked:
 		return true
 	default:
 		return false
@@ -1441,27 +1201,51 @@ func (e QrContentType) Valid() bool {
 	}
 }
 
-// Defines values for RevocationReasonCode.
+// Defines values for RequestedScope.
 const (
-	RevocationReasonCodeDeletedByIssuer RevocationReasonCode = "deleted_by_issuer"
-	RevocationReasonCodeFraud           RevocationReasonCode = "fraud"
-	RevocationReasonCodeIssuedInError   RevocationReasonCode = "issued_in_error"
-	RevocationReasonCodeOther           RevocationReasonCode = "other"
-	RevocationReasonCodeSuperseded      RevocationReasonCode = "superseded"
+	RequestedScopeAnalyticsRead        RequestedScope = "analytics:read"
+	RequestedScopeAttendeesRead        RequestedScope = "attendees:read"
+	RequestedScopeAttendeesWrite       RequestedScope = "attendees:write"
+	RequestedScopeBadgesRead           RequestedScope = "badges:read"
+	RequestedScopeBadgesWrite          RequestedScope = "badges:write"
+	RequestedScopeCertificatesGenerate RequestedScope = "certificates:generate"
+	RequestedScopeCertificatesRead     RequestedScope = "certificates:read"
+	RequestedScopeCertificatesWrite    RequestedScope = "certificates:write"
+	RequestedScopeEventsRead           RequestedScope = "events:read"
+	RequestedScopeEventsWrite          RequestedScope = "events:write"
+	RequestedScopeTemplatesRead        RequestedScope = "templates:read"
+	RequestedScopeTemplatesWrite       RequestedScope = "templates:write"
+	RequestedScopeWebhooksManage       RequestedScope = "webhooks:manage"
 )
 
-// Valid indicates whether the value is a known member of the RevocationReasonCode enum.
-func (e RevocationReasonCode) Valid() bool {
+// Valid indicates whether the value is a known member of the RequestedScope enum.
+func (e RequestedScope) Valid() bool {
 	switch e {
-	case RevocationReasonCodeDeletedByIssuer:
+	case RequestedScopeAnalyticsRead:
 		return true
-	case RevocationReasonCodeFraud:
+	case RequestedScopeAttendeesRead:
 		return true
-	case RevocationReasonCodeIssuedInError:
+	case RequestedScopeAttendeesWrite:
 		return true
-	case RevocationReasonCodeOther:
+	case RequestedScopeBadgesRead:
 		return true
-	case RevocationReasonCodeSuperseded:
+	case RequestedScopeBadgesWrite:
+		return true
+	case RequestedScopeCertificatesGenerate:
+		return true
+	case RequestedScopeCertificatesRead:
+		return true
+	case RequestedScopeCertificatesWrite:
+		return true
+	case RequestedScopeEventsRead:
+		return true
+	case RequestedScopeEventsWrite:
+		return true
+	case RequestedScopeTemplatesRead:
+		return true
+	case RequestedScopeTemplatesWrite:
+		return true
+	case RequestedScopeWebhooksManage:
 		return true
 	default:
 		return false
@@ -1486,57 +1270,6 @@ func (e RevokeRequestReasonCode) Valid() bool {
 	case RevokeRequestReasonCodeOther:
 		return true
 	case RevokeRequestReasonCodeSuperseded:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for Scope.
-const (
-	ScopeAnalyticsRead        Scope = "analytics:read"
-	ScopeAttendeesRead        Scope = "attendees:read"
-	ScopeAttendeesWrite       Scope = "attendees:write"
-	ScopeBadgesRead           Scope = "badges:read"
-	ScopeBadgesWrite          Scope = "badges:write"
-	ScopeCertificatesGenerate Scope = "certificates:generate"
-	ScopeCertificatesRead     Scope = "certificates:read"
-	ScopeCertificatesWrite    Scope = "certificates:write"
-	ScopeEventsRead           Scope = "events:read"
-	ScopeEventsWrite          Scope = "events:write"
-	ScopeTemplatesRead        Scope = "templates:read"
-	ScopeTemplatesWrite       Scope = "templates:write"
-	ScopeWebhooksManage       Scope = "webhooks:manage"
-)
-
-// Valid indicates whether the value is a known member of the Scope enum.
-func (e Scope) Valid() bool {
-	switch e {
-	case ScopeAnalyticsRead:
-		return true
-	case ScopeAttendeesRead:
-		return true
-	case ScopeAttendeesWrite:
-		return true
-	case ScopeBadgesRead:
-		return true
-	case ScopeBadgesWrite:
-		return true
-	case ScopeCertificatesGenerate:
-		return true
-	case ScopeCertificatesRead:
-		return true
-	case ScopeCertificatesWrite:
-		return true
-	case ScopeEventsRead:
-		return true
-	case ScopeEventsWrite:
-		return true
-	case ScopeTemplatesRead:
-		return true
-	case ScopeTemplatesWrite:
-		return true
-	case ScopeWebhooksManage:
 		return true
 	default:
 		return false
@@ -1717,36 +1450,6 @@ func (e TemplateBorderStyle) Valid() bool {
 	}
 }
 
-// Defines values for TemplateLayoutLocale.
-const (
-	TemplateLayoutLocaleDe TemplateLayoutLocale = "de"
-	TemplateLayoutLocaleEn TemplateLayoutLocale = "en"
-	TemplateLayoutLocaleEs TemplateLayoutLocale = "es"
-	TemplateLayoutLocaleFr TemplateLayoutLocale = "fr"
-	TemplateLayoutLocaleJa TemplateLayoutLocale = "ja"
-	TemplateLayoutLocalePl TemplateLayoutLocale = "pl"
-)
-
-// Valid indicates whether the value is a known member of the TemplateLayoutLocale enum.
-func (e TemplateLayoutLocale) Valid() bool {
-	switch e {
-	case TemplateLayoutLocaleDe:
-		return true
-	case TemplateLayoutLocaleEn:
-		return true
-	case TemplateLayoutLocaleEs:
-		return true
-	case TemplateLayoutLocaleFr:
-		return true
-	case TemplateLayoutLocaleJa:
-		return true
-	case TemplateLayoutLocalePl:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for TemplateSort.
 const (
 	TemplateSortCreatedAt      TemplateSort = "createdAt"
@@ -1849,24 +1552,6 @@ func (e TokenResponseTokenType) Valid() bool {
 	}
 }
 
-// Defines values for UserRole.
-const (
-	UserRoleMember UserRole = "member"
-	UserRoleOwner  UserRole = "owner"
-)
-
-// Valid indicates whether the value is a known member of the UserRole enum.
-func (e UserRole) Valid() bool {
-	switch e {
-	case UserRoleMember:
-		return true
-	case UserRoleOwner:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for VerificationResultCredentialType.
 const (
 	VerificationResultCredentialTypeBadge       VerificationResultCredentialType = "badge"
@@ -1879,57 +1564,6 @@ func (e VerificationResultCredentialType) Valid() bool {
 	case VerificationResultCredentialTypeBadge:
 		return true
 	case VerificationResultCredentialTypeCertificate:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for VerificationResultRevocationReasonCode.
-const (
-	VerificationResultRevocationReasonCodeDeletedByIssuer VerificationResultRevocationReasonCode = "deleted_by_issuer"
-	VerificationResultRevocationReasonCodeFraud           VerificationResultRevocationReasonCode = "fraud"
-	VerificationResultRevocationReasonCodeIssuedInError   VerificationResultRevocationReasonCode = "issued_in_error"
-	VerificationResultRevocationReasonCodeLessThannil     VerificationResultRevocationReasonCode = "<nil>"
-	VerificationResultRevocationReasonCodeOther           VerificationResultRevocationReasonCode = "other"
-	VerificationResultRevocationReasonCodeSuperseded      VerificationResultRevocationReasonCode = "superseded"
-)
-
-// Valid indicates whether the value is a known member of the VerificationResultRevocationReasonCode enum.
-func (e VerificationResultRevocationReasonCode) Valid() bool {
-	switch e {
-	case VerificationResultRevocationReasonCodeDeletedByIssuer:
-		return true
-	case VerificationResultRevocationReasonCodeFraud:
-		return true
-	case VerificationResultRevocationReasonCodeIssuedInError:
-		return true
-	case VerificationResultRevocationReasonCodeLessThannil:
-		return true
-	case VerificationResultRevocationReasonCodeOther:
-		return true
-	case VerificationResultRevocationReasonCodeSuperseded:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for VerificationResultStatus.
-const (
-	VerificationResultStatusExpired VerificationResultStatus = "expired"
-	VerificationResultStatusRevoked VerificationResultStatus = "revoked"
-	VerificationResultStatusValid   VerificationResultStatus = "valid"
-)
-
-// Valid indicates whether the value is a known member of the VerificationResultStatus enum.
-func (e VerificationResultStatus) Valid() bool {
-	switch e {
-	case VerificationResultStatusExpired:
-		return true
-	case VerificationResultStatusRevoked:
-		return true
-	case VerificationResultStatusValid:
 		return true
 	default:
 		return false
@@ -2101,51 +1735,6 @@ func (e WebhookEventPattern) Valid() bool {
 	}
 }
 
-// Defines values for WebhookEventType.
-const (
-	WebhookEventTypeBadgeClaimed          WebhookEventType = "badge.claimed"
-	WebhookEventTypeBadgeIssued           WebhookEventType = "badge.issued"
-	WebhookEventTypeBadgeRevoked          WebhookEventType = "badge.revoked"
-	WebhookEventTypeCertificateClaimed    WebhookEventType = "certificate.claimed"
-	WebhookEventTypeCertificateDownloaded WebhookEventType = "certificate.downloaded"
-	WebhookEventTypeCertificateIssued     WebhookEventType = "certificate.issued"
-	WebhookEventTypeCertificateRevoked    WebhookEventType = "certificate.revoked"
-	WebhookEventTypeCertificateSent       WebhookEventType = "certificate.sent"
-	WebhookEventTypeCertificateViewed     WebhookEventType = "certificate.viewed"
-	WebhookEventTypeJobCompleted          WebhookEventType = "job.completed"
-	WebhookEventTypeWebhookTest           WebhookEventType = "webhook.test"
-)
-
-// Valid indicates whether the value is a known member of the WebhookEventType enum.
-func (e WebhookEventType) Valid() bool {
-	switch e {
-	case WebhookEventTypeBadgeClaimed:
-		return true
-	case WebhookEventTypeBadgeIssued:
-		return true
-	case WebhookEventTypeBadgeRevoked:
-		return true
-	case WebhookEventTypeCertificateClaimed:
-		return true
-	case WebhookEventTypeCertificateDownloaded:
-		return true
-	case WebhookEventTypeCertificateIssued:
-		return true
-	case WebhookEventTypeCertificateRevoked:
-		return true
-	case WebhookEventTypeCertificateSent:
-		return true
-	case WebhookEventTypeCertificateViewed:
-		return true
-	case WebhookEventTypeJobCompleted:
-		return true
-	case WebhookEventTypeWebhookTest:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for WebhookTestEventEventType.
 const (
 	WebhookTestEventEventTypeWebhookTest WebhookTestEventEventType = "webhook.test"
@@ -2245,9 +1834,9 @@ type ApiKeyCreateRequest struct {
 	CurrentPassword *string `json:"currentPassword,omitempty"`
 
 	// ExpiresInDays Omit for a key that never expires.
-	ExpiresInDays *int    `json:"expiresInDays,omitempty"`
-	Name          string  `json:"name"`
-	Scopes        []Scope `json:"scopes"`
+	ExpiresInDays *int             `json:"expiresInDays,omitempty"`
+	Name          string           `json:"name"`
+	Scopes        []RequestedScope `json:"scopes"`
 
 	// TwoFactorCode Six-digit code from the authenticator app.
 	TwoFactorCode *string `json:"twoFactorCode,omitempty"`
@@ -2356,23 +1945,17 @@ type BadgeAssertion struct {
 	// RevocationReason Why it was revoked, in words; null while not revoked (or when no reason was given).
 	RevocationReason *string `json:"revocationReason"`
 
-	// RevocationReasonCode Why it was revoked, as a code; null while not revoked. Every assertion of a retired badge has `other`.
-	RevocationReasonCode *BadgeAssertionRevocationReasonCode `json:"revocationReasonCode"`
-	RevokedAt            *time.Time                          `json:"revokedAt"`
+	// RevocationReasonCode Why it was revoked, as a code; null while not revoked. Every assertion of a retired badge has `other`. Known values are listed in `x-extensible-enum`; more may be added within v1 (see "Growing enums" in the API guide): treat an unknown value as unknown.
+	RevocationReasonCode *string    `json:"revocationReasonCode"`
+	RevokedAt            *time.Time `json:"revokedAt"`
 
-	// Status `active`, `expired` (past `expiresAt`) or `revoked` (revoked by itself, or its badge retired).
-	Status           BadgeAssertionStatus `json:"status"`
-	VerificationCode string               `json:"verificationCode"`
+	// Status `active`, `expired` (past `expiresAt`) or `revoked` (revoked by itself, or its badge retired). Known values are listed in `x-extensible-enum`; more may be added within v1 (see "Growing enums" in the API guide): treat an unknown value as not valid.
+	Status           string `json:"status"`
+	VerificationCode string `json:"verificationCode"`
 
 	// VerificationUrl The public verification page, `{site_url}/verify/{verificationCode}`.
 	VerificationUrl string `json:"verificationUrl"`
 }
-
-// BadgeAssertionRevocationReasonCode Why it was revoked, as a code; null while not revoked. Every assertion of a retired badge has `other`.
-type BadgeAssertionRevocationReasonCode string
-
-// BadgeAssertionStatus `active`, `expired` (past `expiresAt`) or `revoked` (revoked by itself, or its badge retired).
-type BadgeAssertionStatus string
 
 // BadgeAssertionEnvelope Success envelope.
 type BadgeAssertionEnvelope struct {
@@ -2488,19 +2071,18 @@ type BadgeRevokedEventEventType string
 
 // BadgeRevokedEventData defines model for BadgeRevokedEventData.
 type BadgeRevokedEventData struct {
-	AssertionId      openapi_types.UUID              `json:"assertionId"`
-	AttendeeId       openapi_types.UUID              `json:"attendeeId"`
-	BadgeId          openapi_types.UUID              `json:"badgeId"`
-	IssuedAt         time.Time                       `json:"issuedAt"`
-	Reason           *string                         `json:"reason"`
-	ReasonCode       BadgeRevokedEventDataReasonCode `json:"reasonCode"`
-	RevokedAt        time.Time                       `json:"revokedAt"`
-	Status           BadgeRevokedEventDataStatus     `json:"status"`
-	VerificationCode string                          `json:"verificationCode"`
-}
+	AssertionId openapi_types.UUID `json:"assertionId"`
+	AttendeeId  openapi_types.UUID `json:"attendeeId"`
+	BadgeId     openapi_types.UUID `json:"badgeId"`
+	IssuedAt    time.Time          `json:"issuedAt"`
+	Reason      *string            `json:"reason"`
 
-// BadgeRevokedEventDataReasonCode defines model for BadgeRevokedEventData.ReasonCode.
-type BadgeRevokedEventDataReasonCode string
+	// ReasonCode Known values are listed in `x-extensible-enum`; more may be added within v1 (see "Growing enums" in the API guide): treat an unknown value as unknown.
+	ReasonCode       string                      `json:"reasonCode"`
+	RevokedAt        time.Time                   `json:"revokedAt"`
+	Status           BadgeRevokedEventDataStatus `json:"status"`
+	VerificationCode string                      `json:"verificationCode"`
+}
 
 // BadgeRevokedEventDataStatus defines model for BadgeRevokedEventData.Status.
 type BadgeRevokedEventDataStatus string
@@ -2512,10 +2094,12 @@ type BadgeSort string
 type BitstringStatusListCredential struct {
 	Context           []string `json:"@context"`
 	CredentialSubject struct {
-		EncodedList   string                                                      `json:"encodedList"`
-		Id            string                                                      `json:"id"`
-		StatusPurpose BitstringStatusListCredentialCredentialSubjectStatusPurpose `json:"statusPurpose"`
-		Type          BitstringStatusListCredentialCredentialSubjectType          `json:"type"`
+		EncodedList string `json:"encodedList"`
+		Id          string `json:"id"`
+
+		// StatusPurpose Known values are listed in `x-extensible-enum`; more may be added within v1 (see "Growing enums" in the API guide): treat an unknown value as unknown.
+		StatusPurpose string                                             `json:"statusPurpose"`
+		Type          BitstringStatusListCredentialCredentialSubjectType `json:"type"`
 	} `json:"credentialSubject"`
 	Id     string `json:"id"`
 	Issuer string `json:"issuer"`
@@ -2526,23 +2110,19 @@ type BitstringStatusListCredential struct {
 	ValidFrom time.Time          `json:"validFrom"`
 }
 
-// BitstringStatusListCredentialCredentialSubjectStatusPurpose defines model for BitstringStatusListCredential.CredentialSubject.StatusPurpose.
-type BitstringStatusListCredentialCredentialSubjectStatusPurpose string
-
 // BitstringStatusListCredentialCredentialSubjectType defines model for BitstringStatusListCredential.CredentialSubject.Type.
 type BitstringStatusListCredentialCredentialSubjectType string
 
 // BitstringStatusListEntry A credential's place in its issuer's revocation list: the bit at `statusListIndex` (drawn at random when it was issued) of the list at `statusListCredential`; set means revoked.
 type BitstringStatusListEntry struct {
-	Id                   string                                `json:"id"`
-	StatusListCredential string                                `json:"statusListCredential"`
-	StatusListIndex      string                                `json:"statusListIndex"`
-	StatusPurpose        BitstringStatusListEntryStatusPurpose `json:"statusPurpose"`
-	Type                 BitstringStatusListEntryType          `json:"type"`
-}
+	Id                   string `json:"id"`
+	StatusListCredential string `json:"statusListCredential"`
+	StatusListIndex      string `json:"statusListIndex"`
 
-// BitstringStatusListEntryStatusPurpose defines model for BitstringStatusListEntry.StatusPurpose.
-type BitstringStatusListEntryStatusPurpose string
+	// StatusPurpose Known values are listed in `x-extensible-enum`; more may be added within v1 (see "Growing enums" in the API guide): treat an unknown value as unknown.
+	StatusPurpose string                       `json:"statusPurpose"`
+	Type          BitstringStatusListEntryType `json:"type"`
+}
 
 // BitstringStatusListEntryType defines model for BitstringStatusListEntry.Type.
 type BitstringStatusListEntryType string
@@ -2713,27 +2293,28 @@ type Certificate struct {
 	AttendeeId openapi_types.UUID `json:"attendeeId"`
 
 	// CertificateNumber Examples: CERT-2026-000042
-	CertificateNumber    string                           `json:"certificateNumber"`
-	CreatedAt            time.Time                        `json:"createdAt"`
-	EventId              openapi_types.UUID               `json:"eventId"`
-	ExpiresAt            *time.Time                       `json:"expiresAt"`
-	Id                   openapi_types.UUID               `json:"id"`
-	IssuedAt             *time.Time                       `json:"issuedAt"`
-	Recipient            Recipient                        `json:"recipient"`
-	RevocationReason     *string                          `json:"revocationReason"`
-	RevocationReasonCode *CertificateRevocationReasonCode `json:"revocationReasonCode"`
-	RevokedAt            *time.Time                       `json:"revokedAt"`
-	Status               CertificateStatus                `json:"status"`
-	TemplateId           openapi_types.UUID               `json:"templateId"`
-	UpdatedAt            time.Time                        `json:"updatedAt"`
+	CertificateNumber string             `json:"certificateNumber"`
+	CreatedAt         time.Time          `json:"createdAt"`
+	EventId           openapi_types.UUID `json:"eventId"`
+	ExpiresAt         *time.Time         `json:"expiresAt"`
+	Id                openapi_types.UUID `json:"id"`
+	IssuedAt          *time.Time         `json:"issuedAt"`
+	Recipient         Recipient          `json:"recipient"`
+	RevocationReason  *string            `json:"revocationReason"`
+
+	// RevocationReasonCode Known values are listed in `x-extensible-enum`; more may be added within v1 (see "Growing enums" in the API guide): treat an unknown value as unknown.
+	RevocationReasonCode *string    `json:"revocationReasonCode"`
+	RevokedAt            *time.Time `json:"revokedAt"`
+
+	// Status Known values are listed in `x-extensible-enum`; more may be added within v1 (see "Growing enums" in the API guide): treat an unknown value as not valid.
+	Status     CertificateStatus  `json:"status"`
+	TemplateId openapi_types.UUID `json:"templateId"`
+	UpdatedAt  time.Time          `json:"updatedAt"`
 
 	// VerificationCode Public lookup key (Crockford base32, case-insensitive).
 	VerificationCode string `json:"verificationCode"`
 	VerificationUrl  string `json:"verificationUrl"`
 }
-
-// CertificateRevocationReasonCode defines model for Certificate.RevocationReasonCode.
-type CertificateRevocationReasonCode string
 
 // CertificateClaimedEvent defines model for CertificateClaimedEvent.
 type CertificateClaimedEvent struct {
@@ -2780,8 +2361,10 @@ type CertificateDownloadedEventData struct {
 	CertificateNumber string             `json:"certificateNumber"`
 	DownloadedAt      time.Time          `json:"downloadedAt"`
 	EventId           openapi_types.UUID `json:"eventId"`
-	Status            CertificateStatus  `json:"status"`
-	VerificationCode  string             `json:"verificationCode"`
+
+	// Status Known values are listed in `x-extensible-enum`; more may be added within v1 (see "Growing enums" in the API guide): treat an unknown value as not valid.
+	Status           CertificateStatus `json:"status"`
+	VerificationCode string            `json:"verificationCode"`
 }
 
 // CertificateEnvelope Success envelope.
@@ -2795,8 +2378,10 @@ type CertificateEventData struct {
 	CertificateId     openapi_types.UUID `json:"certificateId"`
 	CertificateNumber string             `json:"certificateNumber"`
 	EventId           openapi_types.UUID `json:"eventId"`
-	Status            CertificateStatus  `json:"status"`
-	VerificationCode  string             `json:"verificationCode"`
+
+	// Status Known values are listed in `x-extensible-enum`; more may be added within v1 (see "Growing enums" in the API guide): treat an unknown value as not valid.
+	Status           CertificateStatus `json:"status"`
+	VerificationCode string            `json:"verificationCode"`
 }
 
 // CertificateGenerateRequest defines model for CertificateGenerateRequest.
@@ -2844,15 +2429,19 @@ type CertificateRevokedEventEventType string
 
 // CertificateRevokedEventData defines model for CertificateRevokedEventData.
 type CertificateRevokedEventData struct {
-	AttendeeId        openapi_types.UUID   `json:"attendeeId"`
-	CertificateId     openapi_types.UUID   `json:"certificateId"`
-	CertificateNumber string               `json:"certificateNumber"`
-	EventId           openapi_types.UUID   `json:"eventId"`
-	Reason            *string              `json:"reason"`
-	ReasonCode        RevocationReasonCode `json:"reasonCode"`
-	RevokedAt         time.Time            `json:"revokedAt"`
-	Status            CertificateStatus    `json:"status"`
-	VerificationCode  string               `json:"verificationCode"`
+	AttendeeId        openapi_types.UUID `json:"attendeeId"`
+	CertificateId     openapi_types.UUID `json:"certificateId"`
+	CertificateNumber string             `json:"certificateNumber"`
+	EventId           openapi_types.UUID `json:"eventId"`
+	Reason            *string            `json:"reason"`
+
+	// ReasonCode Known values are listed in `x-extensible-enum`; more may be added within v1 (see "Growing enums" in the API guide): treat an unknown value as unknown.
+	ReasonCode RevocationReasonCode `json:"reasonCode"`
+	RevokedAt  time.Time            `json:"revokedAt"`
+
+	// Status Known values are listed in `x-extensible-enum`; more may be added within v1 (see "Growing enums" in the API guide): treat an unknown value as not valid.
+	Status           CertificateStatus `json:"status"`
+	VerificationCode string            `json:"verificationCode"`
 }
 
 // CertificateSentEvent defines model for CertificateSentEvent.
@@ -2874,15 +2463,20 @@ type CertificateSentEventData struct {
 	CertificateNumber string             `json:"certificateNumber"`
 	EmailDeliveryId   openapi_types.UUID `json:"emailDeliveryId"`
 	EventId           openapi_types.UUID `json:"eventId"`
-	Status            CertificateStatus  `json:"status"`
-	VerificationCode  string             `json:"verificationCode"`
+
+	// Status Known values are listed in `x-extensible-enum`; more may be added within v1 (see "Growing enums" in the API guide): treat an unknown value as not valid.
+	Status           CertificateStatus `json:"status"`
+	VerificationCode string            `json:"verificationCode"`
 }
 
 // CertificateSort The order of the certificates: a field, ascending, or the field after `-`, descending; ties are broken by `id` in the same direction, so pages never repeat or skip an item. Default `-createdAt`.
 type CertificateSort string
 
-// CertificateStatus defines model for CertificateStatus.
-type CertificateStatus string
+// CertificateStatus Known values are listed in `x-extensible-enum`; more may be added within v1 (see "Growing enums" in the API guide): treat an unknown value as not valid.
+type CertificateStatus = string
+
+// CertificateStatusFilter A certificate status to filter on.
+type CertificateStatusFilter string
 
 // CertificateViewedEvent defines model for CertificateViewedEvent.
 type CertificateViewedEvent struct {
@@ -2902,9 +2496,11 @@ type CertificateViewedEventData struct {
 	CertificateId     openapi_types.UUID `json:"certificateId"`
 	CertificateNumber string             `json:"certificateNumber"`
 	EventId           openapi_types.UUID `json:"eventId"`
-	Status            CertificateStatus  `json:"status"`
-	VerificationCode  string             `json:"verificationCode"`
-	ViewedAt          time.Time          `json:"viewedAt"`
+
+	// Status Known values are listed in `x-extensible-enum`; more may be added within v1 (see "Growing enums" in the API guide): treat an unknown value as not valid.
+	Status           CertificateStatus `json:"status"`
+	VerificationCode string            `json:"verificationCode"`
+	ViewedAt         time.Time         `json:"viewedAt"`
 }
 
 // CountEnvelope Success envelope.
@@ -3164,12 +2760,9 @@ type ErrorBody struct {
 	// Message Human-readable explanation. May change; do not parse.
 	Message string `json:"message"`
 
-	// Required Present on `INSUFFICIENT_SCOPE`: the scope the key lacks.
-	Required *ErrorBodyRequired `json:"required,omitempty"`
+	// Required Present on `INSUFFICIENT_SCOPE`: the scope the key lacks. Known values are listed in `x-extensible-enum`; more may be added within v1 (see "Growing enums" in the API guide): treat an unknown value as unknown.
+	Required *string `json:"required,omitempty"`
 }
-
-// ErrorBodyRequired Present on `INSUFFICIENT_SCOPE`: the scope the key lacks.
-type ErrorBodyRequired string
 
 // ErrorCode Stable, machine-readable error code. Program against this, never against `message`.
 type ErrorCode string
@@ -3367,23 +2960,17 @@ type IssuedBadgeAssertion struct {
 	// RevocationReason Why it was revoked, in words; null while not revoked (or when no reason was given).
 	RevocationReason *string `json:"revocationReason"`
 
-	// RevocationReasonCode Why it was revoked, as a code; null while not revoked. Every assertion of a retired badge has `other`.
-	RevocationReasonCode *IssuedBadgeAssertionRevocationReasonCode `json:"revocationReasonCode"`
-	RevokedAt            *time.Time                                `json:"revokedAt"`
+	// RevocationReasonCode Why it was revoked, as a code; null while not revoked. Every assertion of a retired badge has `other`. Known values are listed in `x-extensible-enum`; more may be added within v1 (see "Growing enums" in the API guide): treat an unknown value as unknown.
+	RevocationReasonCode *string    `json:"revocationReasonCode"`
+	RevokedAt            *time.Time `json:"revokedAt"`
 
-	// Status `active`, `expired` (past `expiresAt`) or `revoked` (revoked by itself, or its badge retired).
-	Status           IssuedBadgeAssertionStatus `json:"status"`
-	VerificationCode string                     `json:"verificationCode"`
+	// Status `active`, `expired` (past `expiresAt`) or `revoked` (revoked by itself, or its badge retired). Known values are listed in `x-extensible-enum`; more may be added within v1 (see "Growing enums" in the API guide): treat an unknown value as not valid.
+	Status           string `json:"status"`
+	VerificationCode string `json:"verificationCode"`
 
 	// VerificationUrl The public verification page, `{site_url}/verify/{verificationCode}`.
 	VerificationUrl string `json:"verificationUrl"`
 }
-
-// IssuedBadgeAssertionRevocationReasonCode Why it was revoked, as a code; null while not revoked. Every assertion of a retired badge has `other`.
-type IssuedBadgeAssertionRevocationReasonCode string
-
-// IssuedBadgeAssertionStatus `active`, `expired` (past `expiresAt`) or `revoked` (revoked by itself, or its badge retired).
-type IssuedBadgeAssertionStatus string
 
 // IssuedBadgeAssertionListEnvelope Success envelope.
 type IssuedBadgeAssertionListEnvelope struct {
@@ -3729,8 +3316,11 @@ type RegistrationSettingsUpdate struct {
 	OpensAt  *time.Time `json:"opensAt,omitempty"`
 }
 
-// RevocationReasonCode defines model for RevocationReasonCode.
-type RevocationReasonCode string
+// RequestedScope A scope an API key is created with.
+type RequestedScope string
+
+// RevocationReasonCode Known values are listed in `x-extensible-enum`; more may be added within v1 (see "Growing enums" in the API guide): treat an unknown value as unknown.
+type RevocationReasonCode = string
 
 // RevokeRequest defines model for RevokeRequest.
 type RevokeRequest struct {
@@ -3741,8 +3331,8 @@ type RevokeRequest struct {
 // RevokeRequestReasonCode defines model for RevokeRequest.ReasonCode.
 type RevokeRequestReasonCode string
 
-// Scope defines model for Scope.
-type Scope string
+// Scope Known values are listed in `x-extensible-enum`; more may be added within v1 (see "Growing enums" in the API guide): treat an unknown value as unknown.
+type Scope = string
 
 // SealContent An embossed-looking seal: a serrated disc with a rim, `text` around its ring, a guilloché rosette and a star at its centre, as large as the cell allows. Drawn as vector paths, placed in the PDF at 300 dpi.
 type SealContent struct {
@@ -3951,13 +3541,10 @@ type TemplateLayout struct {
 	// Background Fills the whole page behind the rows: `color`, then `image` stretched to the page, then `pattern`, `bands` and `border`. Ornaments are drawn as vector paths and reach the PDF at print resolution (300 dpi).
 	Background *TemplateBackground `json:"background,omitempty"`
 
-	// Locale How `{{event.date}}`, `{{certificate.issuedAt}}` and `{{certificate.expiresAt}}` are written: `en` 12 November 2026, `de` 12. November 2026, `fr` 12 novembre 2026, `es` 12 de noviembre de 2026, `pl` 12 listopada 2026, `ja` 2026年11月12日 (and a certificate that never expires: no expiry, unbefristet, sans date d'expiration, sin caducidad, bezterminowo, 無期限). Dates are UTC days.
-	Locale *TemplateLayoutLocale `json:"locale,omitempty"`
-	Rows   []TemplateRow         `json:"rows"`
+	// Locale How `{{event.date}}`, `{{certificate.issuedAt}}` and `{{certificate.expiresAt}}` are written: `en` 12 November 2026, `de` 12. November 2026, `fr` 12 novembre 2026, `es` 12 de noviembre de 2026, `pl` 12 listopada 2026, `ja` 2026年11月12日 (and a certificate that never expires: no expiry, unbefristet, sans date d'expiration, sin caducidad, bezterminowo, 無期限). Dates are UTC days. Known values are listed in `x-extensible-enum`; more may be added within v1 (see "Growing enums" in the API guide): treat an unknown value as unknown.
+	Locale *string       `json:"locale,omitempty"`
+	Rows   []TemplateRow `json:"rows"`
 }
-
-// TemplateLayoutLocale How `{{event.date}}`, `{{certificate.issuedAt}}` and `{{certificate.expiresAt}}` are written: `en` 12 November 2026, `de` 12. November 2026, `fr` 12 novembre 2026, `es` 12 de noviembre de 2026, `pl` 12 listopada 2026, `ja` 2026年11月12日 (and a certificate that never expires: no expiry, unbefristet, sans date d'expiration, sin caducidad, bezterminowo, 無期限). Dates are UTC days.
-type TemplateLayoutLocale string
 
 // TemplateListEnvelope Success envelope.
 type TemplateListEnvelope struct {
@@ -4083,12 +3670,14 @@ type TwoFactorSetupEnvelope struct {
 
 // UserProfile defines model for UserProfile.
 type UserProfile struct {
-	Account          AccountSummary      `json:"account"`
-	Email            openapi_types.Email `json:"email"`
-	Id               openapi_types.UUID  `json:"id"`
-	Name             string              `json:"name"`
-	Role             UserRole            `json:"role"`
-	TwoFactorEnabled bool                `json:"twoFactorEnabled"`
+	Account AccountSummary      `json:"account"`
+	Email   openapi_types.Email `json:"email"`
+	Id      openapi_types.UUID  `json:"id"`
+	Name    string              `json:"name"`
+
+	// Role Known values are listed in `x-extensible-enum`; more may be added within v1 (see "Growing enums" in the API guide): treat an unknown value as unknown.
+	Role             UserRole `json:"role"`
+	TwoFactorEnabled bool     `json:"twoFactorEnabled"`
 }
 
 // UserProfileEnvelope Success envelope.
@@ -4096,8 +3685,8 @@ type UserProfileEnvelope struct {
 	Data UserProfile `json:"data"`
 }
 
-// UserRole defines model for UserRole.
-type UserRole string
+// UserRole Known values are listed in `x-extensible-enum`; more may be added within v1 (see "Growing enums" in the API guide): treat an unknown value as unknown.
+type UserRole = string
 
 // VerificationResult defines model for VerificationResult.
 type VerificationResult struct {
@@ -4129,20 +3718,18 @@ type VerificationResult struct {
 	Recipient struct {
 		Name string `json:"name"`
 	} `json:"recipient"`
-	RevocationReason     *string                                 `json:"revocationReason"`
-	RevocationReasonCode *VerificationResultRevocationReasonCode `json:"revocationReasonCode"`
-	Status               VerificationResultStatus                `json:"status"`
-	VerificationUrl      string                                  `json:"verificationUrl"`
+	RevocationReason *string `json:"revocationReason"`
+
+	// RevocationReasonCode Known values are listed in `x-extensible-enum`; more may be added within v1 (see "Growing enums" in the API guide): treat an unknown value as unknown.
+	RevocationReasonCode *string `json:"revocationReasonCode"`
+
+	// Status Known values are listed in `x-extensible-enum`; more may be added within v1 (see "Growing enums" in the API guide): treat an unknown value as not valid.
+	Status          string `json:"status"`
+	VerificationUrl string `json:"verificationUrl"`
 }
 
 // VerificationResultCredentialType defines model for VerificationResult.Credential.Type.
 type VerificationResultCredentialType string
-
-// VerificationResultRevocationReasonCode defines model for VerificationResult.RevocationReasonCode.
-type VerificationResultRevocationReasonCode string
-
-// VerificationResultStatus defines model for VerificationResult.Status.
-type VerificationResultStatus string
 
 // VerificationResultEnvelope Success envelope.
 type VerificationResultEnvelope struct {
@@ -4215,8 +3802,8 @@ type WalletProtocol string
 // WebhookCreateRequest defines model for WebhookCreateRequest.
 type WebhookCreateRequest struct {
 	// Description For people; on update a blank string clears it.
-	Description *string                    `json:"description,omitempty"`
-	Events      []WebhookSubscriptionEvent `json:"events"`
+	Description *string                           `json:"description,omitempty"`
+	Events      []WebhookSubscriptionEventRequest `json:"events"`
 
 	// Url HTTPS URL resolving only to public addresses.
 	Url string `json:"url"`
@@ -4232,7 +3819,9 @@ type WebhookDelivery struct {
 	DurationMs *int `json:"durationMs"`
 
 	// Error Why the last attempt failed, in words (a non-2xx status, a redirect, a timeout, a refused address, a connection error); null after a success.
-	Error     *string          `json:"error"`
+	Error *string `json:"error"`
+
+	// EventType Known values are listed in `x-extensible-enum`; more may be added within v1 (see "Growing enums" in the API guide): treat an unknown value as unknown.
 	EventType WebhookEventType `json:"eventType"`
 
 	// Id The `X-Service-Delivery` value.
@@ -4277,8 +3866,8 @@ type WebhookEventKind string
 // WebhookEventPattern A pattern a subscription may choose instead of naming kinds: `*` every kind (those added later too), `certificate.*` or `badge.*` every kind of that family. Deliveries always name a concrete kind in `eventType`.
 type WebhookEventPattern string
 
-// WebhookEventType defines model for WebhookEventType.
-type WebhookEventType string
+// WebhookEventType Known values are listed in `x-extensible-enum`; more may be added within v1 (see "Growing enums" in the API guide): treat an unknown value as unknown.
+type WebhookEventType = string
 
 // WebhookSubscription defines model for WebhookSubscription.
 type WebhookSubscription struct {
@@ -4303,8 +3892,11 @@ type WebhookSubscriptionEnvelope struct {
 	Data WebhookSubscription `json:"data"`
 }
 
-// WebhookSubscriptionEvent An event kind, or a pattern of kinds (two enums of their own: a delivery's `eventType` is always a kind). Every value accepted before is accepted still.
+// WebhookSubscriptionEvent An event kind, or a pattern of kinds, as the subscription chose it (see WebhookEventKind and WebhookEventPattern). Known values are listed in `x-extensible-enum`; more may be added within v1 (see "Growing enums" in the API guide): treat an unknown value as unknown.
 type WebhookSubscriptionEvent = string
+
+// WebhookSubscriptionEventRequest An event kind, or a pattern of kinds (two enums of their own: a delivery's `eventType` is always a kind). Every value accepted before is accepted still.
+type WebhookSubscriptionEventRequest = string
 
 // WebhookSubscriptionListEnvelope Success envelope.
 type WebhookSubscriptionListEnvelope struct {
@@ -4335,8 +3927,8 @@ type WebhookUpdateRequest struct {
 	Active *bool `json:"active,omitempty"`
 
 	// Description For people; on update a blank string clears it.
-	Description *string                     `json:"description,omitempty"`
-	Events      *[]WebhookSubscriptionEvent `json:"events,omitempty"`
+	Description *string                            `json:"description,omitempty"`
+	Events      *[]WebhookSubscriptionEventRequest `json:"events,omitempty"`
 
 	// Url HTTPS URL resolving only to public addresses.
 	Url *string `json:"url,omitempty"`
@@ -4563,7 +4155,7 @@ type ListCertificatesParams struct {
 	TemplateId *openapi_types.UUID `form:"templateId,omitempty" json:"templateId,omitempty"`
 
 	// Status Only the certificates in this status now (`expired`: past their expiry date).
-	Status *CertificateStatus `form:"status,omitempty" json:"status,omitempty"`
+	Status *CertificateStatusFilter `form:"status,omitempty" json:"status,omitempty"`
 
 	// IssuedFrom Only the certificates issued on this day (UTC) or later; drafts, never issued, are left out.
 	IssuedFrom *openapi_types.Date `form:"issuedFrom,omitempty" json:"issuedFrom,omitempty"`
@@ -4673,8 +4265,8 @@ type ListEventCertificatesParams struct {
 	Page *Page `form:"page,omitempty" json:"page,omitempty"`
 
 	// PageSize Items per page.
-	PageSize *PageSize          `form:"pageSize,omitempty" json:"pageSize,omitempty"`
-	Status   *CertificateStatus `form:"status,omitempty" json:"status,omitempty"`
+	PageSize *PageSize                `form:"pageSize,omitempty" json:"pageSize,omitempty"`
+	Status   *CertificateStatusFilter `form:"status,omitempty" json:"status,omitempty"`
 
 	// Q Search: only the certificates whose number, verification code, recipient's name (first and last) or recipient's email contains this text, case-insensitively. At least 3 characters: the search goes by trigram index, which shorter text cannot use. Search results may trail writes by up to 2 seconds; the list without `q`, and its `meta.total`, follow every write at once.
 	Q *string `form:"q,omitempty" json:"q,omitempty"`
@@ -33178,815 +32770,823 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id Id) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L3bbxvJtjf2rxQ4B7D07SZFUhdbFDb2oXWxZcuSRpLtPRdHXewukmU1q3qqiqI43g6SIEDyGCABggAf",
-	"EOQhD99zAgRB8pST848EyAnyX3yoVdXd1c0m2ZSs8dw2Ds7I7O66rlq1rr/1qRbwUcwZYUrWOp9qQ4JD",
-	"IuDPbhAQKfc5U4JH3SjikzNBB5TpZyGRgaCxopzVOrX9s4vLDrolgvZpgPWPCDM5IUKiEZ6iHkGC4BD1",
-	"BR8hzKaIQztoTdJRHBHkvzi88pEgP42JVHIPMY5iQfoRHQwVohIxQkISrjdqXk0GQzLCegSEjUe1zg+1",
-	"f1f74NXUNCa1Tk0qQdmg9vmzV9vHwZDYsc8O+CWfoIizgYcwC1FviiZDPvKQGhI78GTcgW4mzPdc0hln",
-	"ijB1QGXMJTV9FLv0sVI4GI4IUz5aC/mERRyHch1xgXzKIsqI76EJVUOEUZ9GBDE8IhV7viTBWFA1PecR",
-	"Daaznb8fYgWzi/GAwNx05x1ER3hApNkYNaQSSaqIh6iSiE8YMsNCUk0jAitl2tQLNsRy6CHG1ZCyQbKz",
-	"XA2JQEMu1R7yQ9LH40jVpQjQE8YZeeIvm83hFR7MDv4dEVKTFO/DFASJBZGEKSC0DpKEhYgq1MPBDaIM",
-	"+cf9+ilnpP4Gq2Domy3GDI1ZMMRsQELEGUnpc7O5BYvOxwph1OPhdNkgj0Myirle9QsSR3hKwpLNVmJM",
-	"fDQZEmbWlUoYu1RckDChMd7X4yJYRJSIhP4NCcDLeESQn3YXTOuvydQvPwW6v/KDcMLNiZwdZDcMBZEy",
-	"W1fJxyIgHYRRjNUwoQqCJBG3eoCcK7Tmb+CYbty2NhqNhr/uIcXN+ZY8utVTG2DKpCG2txcntmU7Myz1",
-	"bimkuJ6F/pkKvXx69O6s+lyMsKp1amNB64L0iSAsILWy6V1gRU7oiCr4f7OTvLBcBWHNwEioKUSPaUJZ",
-	"yCfJ3EdcKhRwJpXAlJEQRbo1pPSxwXEc0SIPGFFGR3rpm+mgKFNkQER+VBdkhCnTg50/soj0lRkWVnZc",
-	"9+1MkpIluCQBZ6FEY6Zo5E5eHyMl0Zr+qTcObghw2/44isw2ru8hzcnRVnvXQ3KmFUbuVLq3NF1hLyNe",
-	"Nh71iEBYIv+CKDGtd/uKCH+12ekP4bv5M1McTbBmAaTPhaY3JaaUDfbKR5IsVx3Wy9dzhDNqTuViylwy",
-	"2HdYTPW1GasTzAZjPCAlvMG8UE/e8DspZ34iUWR/RX2ul1MiqhYzpM9eLcYCj4hyru1F/V8NzXVMhNOd",
-	"9PTa9ASfSM0VgaeqIRntZbeGwjfEcLE+FVIBF6UKyZjgG4nWJCHI18wmIpotYL1jyP+b7uCvsONacLDi",
-	"Rc2r6ctN86D8WuQJA9+dEDZQw1qn1Ww2y05/Nwj4mKnj8Bzr18qmSqUc6ysKm1efSETDdDiaz2WDwUlr",
-	"FZnTmIalPKkrJRF6CMdh+Zhw8sLC0TitPHA8ShEWEnLJhSofEBehuY9AArKvS7Rm73Dk1wNBsCJhV/nr",
-	"6Xh/GhMxzQYsdfPuyP5JkH6tU/tmIxMxN8xTuZEbkx7kcxwOSLpyVYeavJ8bq97yLzjUkpGlA644zp5+",
-	"91HXMxsNjG0c3bzivYqj+8h7jzs2ZzQgtOqVBE2h6voF2RePOtLiyEAoHWEaHZCI3hIxrThefetHKDQf",
-	"0ccd8+z4YNS3RHOyIxqV3pxnLJo6Bx2GTSUi+qu9VCCmysu/hCNz9WfMFL6Q8yZCzChqq/ErO/aEp5fw",
-	"xqzdh/BF6KfqjsI8H3Uf09EYLWPO1OlDZ+0oFK9Jia7Y0uJUe3sbxYIyhXsRQcEQCxxoAcNDMuAxCfU7",
-	"DiF4SJAR0SIWCVF7Cw35WMgG6mplLcLTgk6jtaxUAVOw0nRAGY4SxQhezzQfLakZTauDQLHaS3XNXFNb",
-	"7fZcQaOgRs0TNNrb254W8lLBQ0tXShGh2/xPfvjxx7t2s/7jj3dPDz/85Z9mlter3dXt6/X8omZr2b3c",
-	"Pz52VhStyRgHRC+o/59qyanPBSJ3GCwjGL19e3xgtq2vlVrQaUtUOYZ8rTz7SJCAUK2IGVm4k9d89X2p",
-	"lui+5cvn6tTzFm+71S4juFe8N5eaP8KzhxH0Wb9PxBW/IWzOOdbPn2ihNhBEK583hHlGu6Va/aLsRs6R",
-	"wXjW9EKtIFuDna2ZIWqqMH2bLz97tfNSybxV72FJQiNuG41lHmeJi8Ky5UtAsSN8Z5QULTZrwTnVWlql",
-	"WosejZbAy5evoJh4IPjzfirsozU/JL6HuEAYCTKgXJ9kvW1IjoMh6FwhqXev/PU9Q41yHMdcKBKiWxyN",
-	"tYiO6IBxQcIGep9ePZnmYVUMEKS0rjnSRAhDKKpSHiKRJEZkECQkTFEc6cHDUNHaIRtEVA6NWgtt8z5i",
-	"3Hl5Li/X859H+JvbZXSpl/WS/lyy0ceKjCSKiYAxLNpj+L50n9vN/EYv3eUrMoqj6iKXsq8/6p2XGxMo",
-	"0I4NeZ+HpNQamFmZAx4StBZgSeqUScIkVfSWrM85zfrtVc7x/HugWd/t1r/H9Z/rq10DOG8k1wPqoIgo",
-	"c7WGdKAZEmYhGk7jIWFGK4e7A8yWBcKGFXuPo4go4IEVdxaY2qNua3FMME7SG3J+s6Ig/cuI0GVjA8uK",
-	"IDLmTBIwrDzHobXZ6X8FxvKu/wQLodnSjY/SmFrtDQ5/CsGF+UQTdO1d9+T4oHt1fHZ6fXhxcXZR82oj",
-	"IiVcCdY6k9rUGFeaSdIQDOoK00j6KKJSSTQBmz5HfXrXgBWuKGbCaGB2ZXahVXtGPkyvoefmd5BfnByY",
-	"fhynUmZ9Sw22ZaO1X2wUzLuutbOes61WaiT7otCQtZtWbES//RmudZh7Xc9d1jo/zO7sB+Oi6Uc0eCDR",
-	"7J+dHp0c71+VEIsx22sBR2FFUMiJ2T2wx4Je9wXpo0JnRZJIhv6HIoV0vzQJHHHRo2FoBNT708Dx6eXb",
-	"o6Pj/ePD06vry/2z88MZauieH6MbMkURDqzEBPoa+BLB92H3JrkD/S9GGqv3XKST2en9oSimZHc17bzg",
-	"jDyMbM6Ojg4vrl+cnRbJhUojC4BjLogw1TuFI0FwON1DWN7ANoI1VYBaihEjEy3/fzGqmYCkMDsMD5G7",
-	"WJMJ6BVaKsrEHnhPkFt+o4Uikbw5Q0/ZvP9QdORst6afY6blUBw9lPVcHV6cdk9yFNTVyhy5i0mgxVMQ",
-	"zhro1IYEUNgjgiMS7uW8wDREFHayr6U6qhKPbMQHX+aieoRhzbIqsxx/MAZlaUCT1SlXR3zMwoeR1enZ",
-	"1fXR2dvTgxxdnXJjOUikjWQrrLHxixDJsj6KO56O9A+15dn+2D1/w0N9QEr8mm9TI6OkLDA2GGuThJiP",
-	"2cicDmI8tTrOxJ3VbfBWHSLP6lno2aI5zQ1ZSyLC6k5I2KKGcuFjTmTSom/gndw+/NYp4rNXO+uO1XAl",
-	"zbfawYR24XR2wRo9h5HDawioEvHeRxIotOZTBorptWXdvofSnwYCM/jBsTKaH6/VNCbuq5lA4TY0ZjeM",
-	"T5j7NOCsTwdjAdN0W4gF5333B8ZZAH3Mtn0dEkZJCDZQNMJRnwstbflpzIGfcCCIvXK9I5KIWwo6F2G3",
-	"JNJC9dqsnr2OKJOK4LBwmh5E9r8/Un7L8FgNuaA/k/ARiLmMjFPyAM+DDffBwKmMM0ILJZbuPDSWean2",
-	"z92c3U2v9v79+7pedH3IAqzKwqyeEyyIMLzjrz/WcpvwY21JLGpivz/MBJaUThS5UxtDNYryBGLfeENC",
-	"iq9Mc9mbXlnc1mKxlUZj6797efXmxMZgDbFCEk8lktyIrwEeS/CgRHygL9/U05rJtR5i5JYIJId8who1",
-	"O7M5AtwjTe7U9bGgIZYm3sDY70OB+0oiyoJoHJJwfcGkwThuDdhGOuc34xi8Tb9bucxu2BXnbzCbJmGj",
-	"v8y+XXGORphN0+j8uXsztCH1STCmh3AkOYh9xdjP3+Mu2UDVehqpuvDjLKbVbu804ji84vwEi8EDzT3n",
-	"3e9OzroH11dnZ9cn3YsXs0ZCCJogdwEhoT1FEO281kJv6HMw9Ly6PDv10Fb6b5y6Az3UasLPXKDtptds",
-	"NpHgE2nf2r98h+hIi13rX8xEVG20e6WjfQJ2I6xM9sI4DmEGgvMRvAit6RWXJn1gIDRHNFkRe5UnWlQV",
-	"ZzbgD6UyzpLfBzgcwD6u6Ijw8QNdIReH3749vLy6vjp+c3j29mqu+wwIRyoexyREWAh6S9kgiRGnJh1B",
-	"TzIiiuylqSz614mgShHWQJc2DjptE+Liv7i7bZWRojWtNU8VSSnYpGc8kSbJSpklXs9MXs6M9tLI7sKM",
-	"ijRcWOM/FAUX6UvT7yWRknJ2xqLpw4i3e358/frwu+vTs6vr7snJ2fvDgxKrfEyMtgmpbxJhJOmAkbBO",
-	"GZJmJBBKk/hc9A5rveELEeZDRlAkpJL5/qGIqWy/NUEtluZW5Yjdq8Prk+M3x1dFaiqKb3smUcawDZM8",
-	"MyuhfQkiuk/HM0zImdafguOM4FjGulxC0GS2orljoQcITE7XlqBnbl3NBfSFlBg0RlRKygYemghItLX2",
-	"DP2O9d19sWt09a73ElKzc/CNDjMZ0mBoEkZBzGPppzlzDSg9/vnZ5RXa0Mu7IUhfEDn00YDeEum4SWf9",
-	"RrlF/IO5j/IE9CHb/cTsz8dMXY5HIyzglsVhCMnUODoX+kJSVLfUx5EkXi12fvpUo2GFWOEkOOzT7IM4",
-	"wmwZDZ7rd0xUWBJA+IMJx4dmbSNZEq6xV+vWuzG1ofYrTCkNcsvNTGswdS3jlU3PUKvslkTWnY6jKMlH",
-	"NifGGIXsJ5oQF/TxQxbayMZRBKyl4pJHWKq3ssI8yvqYv1+C9Ond7DSPIDWx1XYD7G0o4Q2ZmuB6QQI+",
-	"YFSCOxiyK2eah9AVQ1iKjOQyyrjUr+vvbENYCDxdSCq2g3QinrPd7j7m1m8+ae3Dx46PZiGdOVw+GAtB",
-	"mDrHUk64CCFIVggSKDTkQhLUgzDWaTamY3aAp7LW2W2moZb7F2+QnLIgm1bnB5OhIztaJal5tTSJqKMV",
-	"EQJ7W6D24kBmCBhAIDIStlKolUu1MDHS2pIaYoa20YiysdKseMBzpB0n7Xu59NL2s2K077yzlcx/JqFq",
-	"RJW1DejDBVfEzAlL47U3d7YXx2tnpJ8OXdNrROoRZaQwehv8vWj09yXoEWXH5oNWgbq92pjRn8bEPraJ",
-	"DWrCj3CguCgP3r6kd3WIcjaW3xRhAGemfL2EcaxXqxBw/eHTzudVYq2BSOhdElVd2g3YxGU+58ZvtTe3",
-	"tnf8mfObP7rzD+MJlerQeuqWnsXC+oyNnJE4+mAZcuckxApX3kZ77yxjTNBm6Xzssf0Fbq4RplHudfNL",
-	"2as296/K5QOZ6qfzLpEVbrC5bYyIwsmelC9RPkWqJI+9SARHgpC6yZ+BN1CMqZBoDSuDU9FurntoLCGb",
-	"jDInUQNL5H/6lPDaRjK0xuvD7z5/9i0DcofWbqZbN9UzlEuSID6X0Igxqq6w2WW3YpbPme2Ys/BeSg3p",
-	"cucvzGwQi8j43rekpc7aRy7JP9vfG1wMnJF3as3Wbru/jZv1p0GL1J+Gm7i+22uT+lZ/G+/0ngbPwt1W",
-	"boKd2isu/+U/uBPt1N78y/8ZRZB551KWPtuYTQEwYURgDfNHbv75ySU3bn3J8/Rlbib3dH2ZFqscyeU9",
-	"/d5OauHYVTxxi47To99xVfAjVr/MjsFtc8TFaMVrrU8jssinGsjbWnGy+5fvPPT26qj+DK09P3uTYOSs",
-	"e8j3fOTv+WC4wD0kSYyF5mEeMko1EoDQYya2hxKSsk4pzELXK9VAJlNTKAD3CrAQU0Ba8y1AWF0P1Edr",
-	"eYQXPxm37yHftQfdsrAxknVyF5AIhph7ygNFVF0qQfDIz9wQeEQAuGzdRLjYZUIhCWgIADMsTKDNQDy2",
-	"SUb7l++yDO5mE0k8Ba8FvKLfaiy9Q2BnFu15km/7FUWxlF6LwphhWEuND3hA3uj3SundtrFoCbKEO5tA",
-	"Wqu7N2hVTJgObCGJQg9hGRAWgqHNkgA8SKB/6r6HdKvmnT2klw1hQVBPgBWtN0U+zcLegHxCqnVPypmH",
-	"JIcIA2m1KEFigpXuSN7QGGGG9LI30EFJUqDeqgQYzZ1jbsIOq6uXCBr1Iv/L7oBkRd+C0FFVnCjwBYiV",
-	"ldmqSWRR7faQn1wHvmfUXfvEM2gKgf1sMuQRQSMcN5BvubmPAsz0mTKhuLAO5VJMYzQmWs7ISTNG33PH",
-	"3vqCcsafssNvWXaY5SvWrwBXwiW4oN8sXTyTcF3AwTvaR8+2WlsIuy0moIPJ9DqI4GCYJCNRmWJUln3l",
-	"pZdSLEg984AYqwOEA8+y8yxKWF6nscM5/j6zo0VGbkZXRDAsE6Tz47IRyphxNh3xsbw27ob8MGwbPc4j",
-	"giGiHbwR14SFMadMLe+2qHmZ0c60U3aLALzU45sBAkEVEbQa2tV+8nLxbH16uNUaQoBm7VcHWGH09uI4",
-	"h+tl4oWM0HN++kLfUZfvXoAviOmr0XJxxhkBP7l9gNGAMAIyH7y/hpHgkiiV5qKYDXoikR8LOsJius8j",
-	"LvwsxhO6fyIhxxJJYpOyFUhauQbghR6J+ARRte6hUGB9dAaYMoTNdQKv2FPTExgubecemV0hAFnb52NW",
-	"4m3oZrhs5r3M1Adj9rL8PUayyE9gXgsQFhc4BKTCaixdSFQcKHpr8B4UkHzZXa7wQK52xle2d3g1CDym",
-	"appYjmcNvz+kc0xJdYHzwF1r58wkVGtnVeg3XaL81q1iR8kD4a3IDZILq6KlAcik4rs5t9fjeLESSMHq",
-	"my5IQGNqfe2LeNlF+iJ8dWvxei8IlmWove+H0yQkzJ4hT/OLCReh3EPMuPkAPpqr9JStcZEwISSg4YwT",
-	"rTcWLlBxROWG/bJRYYkw3LjzhtVAh7dEK6oJSQHEHLLn1TLXoZZ3AOwrJ9ebDbmm7NoEKng1OY6JkCQk",
-	"YNQQeKz/Cx/CkYmIIuF1b3qdXHt6TB+Wzfzmno7LjB0VUcCBK2l924YW+GgtxlIl/5Zd5RtMcNu9j9aS",
-	"XezpNZYk6qdJ0WaJ7IKtu+uTcj/bTS2dTykfvC3B3Vn40lsRzYGLGvciGuRxbmLAjfI/SarI9VhEnzfg",
-	"8XTjU7FfI8CuJsbouSXswnP5jHsIS6Y4wxFnfK8ZBcxOvuSszjksy1npV7WkFbh6ZXta/ruvb2EpzuMX",
-	"trPMw69NrS0OjVVGtf31WltSjN1ZpmxsLenfZezGyO8G6gFwL1cUJirTtduHFt5Th4cx3GbSIjCQhkWf",
-	"KBcV6YhIhUdxCZT70T7a3NzcheDrDC4UDXEcE2bk2nu4xrKBur17S47kzJRXW9pejo7nIVibiye7uO3C",
-	"5Zn3HFnKvruKMDXkUVgGY6uHcnB8YOxhBkok4PEUUYl6kMphKg3MtAcZZBWly1hwxYP52ZZ50LPz5O3i",
-	"Zs6sazaKdH5OZ+4yzd9qR11eYYuZ5oggHsw4p5uLhJqxiEqMDK7hr7n1bH4Dn+dN4+tffyveeseat93D",
-	"j5zJJhAjVcFj3NaDkISFh8bwCm1+nq9b5ZXZpbQ9wndJeI81jq4U7eMMzLnq7LyL9qrCCrtjXrzQj3tD",
-	"OF1UuCDMrfabvh+KE15Rjc/fDEsp7BHV/tV18rlGonuqREWSznH3OSpJJTVk7ub9SsTsryNd39PVVkwA",
-	"RXKIIVKUSv1nTPaSBzn/mjnweReaa592btHaufHQkRDZOlsBZ0nVohnPzwt8SxBGCkc3GV7pZUzwjbHG",
-	"g0nyh5q0v3woGhD1dTobP/uFLOe523yxODDHRu6YwENrLvfS8IX29g56TZ+jkAQ8NLWCsEIBZjZmAfBv",
-	"U6lyDYNBfYRDAGqGZUDBcMxuIJwA+pgMuSSmNhWJyAighiTy5e3AX99zTOxg/sI9vU2NvNSyubW73d7J",
-	"xZuCxwnmt7EWs8E/5O3gxx//cjeK1vd6WJKdLe8Hg//brO/+ZePDX/76qem1nejUmeVaBAkcOk4F7HoQ",
-	"YABaYzN9dpDvjCtmg2QsjUbDBGk4j+XtQI/XfWW1qOJ2BW/pjPW8imt0uQ82FUrazUpiyIx93QmzLgfG",
-	"Xm5vh4VawInAMPSogonbRwXJZJF177cimsxM+Q8km4jU3r/IIu1a4L+YKfxD6XCqGb8XSlcPtDg/mniV",
-	"t+yKzHq73Gb7sDAqUwfqdxNDZf2R9QKzdOx8VJl/XMIenFCp9jP4+tXkuG6S6vN+cx+lDSPTMtJNG0+J",
-	"2fv1DvIJAyFDP/JBKBj7qWvc3ItjEQGeQqzHwQbryT69+P74XP/d2mx5zadt1NNyyVoLZJd1D1EWkjvU",
-	"zEpH6pEB2TGl302aMYXyelNF9hAGB71+OCKYycwH5sP1dST4yE/KhAIvtm1EVCoovyGN38y6VNY4EJVF",
-	"xjVTLgir/wwRmHdKb+FQqVh2NjYmk0ljstngYrDB5EYGySQ3bsHUkP1yOTaED8c5XUfN8l5uyeOu/d91",
-	"/efum28Pu93uwT4/f3fe+3bS592S/x3vb3a/612+ey2733a73ZrxvKbjckbScELSNgyHkhsVTCXNDXPQ",
-	"N1rf6DVLD/75WMRcarrMli9jXyUUmqSGPM7galmYUC2kYWdCep05HXRsB50qHRitjvedyJtap9Zutnfq",
-	"zc16a+uq1ew0251W63vw+U9jxeWYKqimFYYS10XYD+rtZrudtJQtXMp53xA15GHywjscjfXjnzeP/v7t",
-	"RxK8H/e/29qZDrZxL3z3vfz7TyfDu+GYjC/594PTy+4Fff38Zjf4eXhJzq+OyPD8WbB5/qLf28Ht9uCm",
-	"//b166vz8GD/48vB07dPT4I2znZJCwPHWmKDIscwzTyrtwP7skv6zc87b27iq5cXz96dyud333W771+O",
-	"VfsFwWG4+/FyMn7+7tndBe+yyXsZ3t6ol5la/IOtU4J7EXE43jKOmOh6mhvM270Z1S8756Wmv/IAtKL2",
-	"XnrwV5C9cjzik6tLjTNV6XrFciljWwXV+L5Tll2Wu1U+ywIHgNh9YGJlrKC4ONnbZUyikltaGQk4Pwwv",
-	"t1hlkka1yWXRhmU+C8MJFmkZJYfKmXv1iCiHYu+VAZbSr5dbtDQ8MWu/jEyTyZZKbLP7dshUBXCBouSR",
-	"KyYFNiItcunLNw2xc+5mff2YcEB93WOFfJn2f6xFBx8wDydMPxOYhXxkzBM2gsbIqeuuBFBoJWMZ/h7I",
-	"FXmZIi8HPOJFu7u1vfM0JfCiePdoF2hhOWudWn4gK1/5hio+L0OVWMRkZmXb6t/ZWeTY5lrzHz+06rsf",
-	"TOpz09v+vL5apamQBHSEIyusQvxlEymuZdrm09bjckezng9hkcXFmbPMpafeRq+uapgxWpCpalfuak7K",
-	"yBUq4K0DUgyYTUyR7OQw0wR+MEzrLHJmw+FAP8mpWVBkEDTWvmZ7AA9BgcGBrhUBwkjNq33UgtHPw/pL",
-	"zGSFMDZI0NDsM8mUKKZELPn0gsTR9IqvkPRRaiyGo54MoVAOzwT1Az4t4szhtnLPBeU3McomjnEcRY0S",
-	"g+X8AUR8wB9mrP4Dm43d+PMCn/rGFMM7wvV+HqFhpckEPOJjkcAUIv+bi4sXL54/9zvI/8Yo7ZLeoSG5",
-	"wwlbM7AOBeiGb1pH7e7WlhkzBCI67uncvpsoRS154EAhHIaCyBQqxhCrZ2IZ5RAKp8KDs5gw9NwU8243",
-	"mshS7rngfRqRJxL5cDJ8tAZQUsYoozALsQiTZE65vpfRcAHgXRIWEpEOBz6ViLKcFXb1wyfpgGHFRcrp",
-	"ZgrSp/WcnVchrhjMVx3HmgHOFfvStINaYHzKIa6ap2NBPAfuLfdR22+gw1Gspk5mBBaQwtBA+26t7xtC",
-	"YtNKNi797ymaEEGS5AJIiBgzRSPzTLclSOr7gRqBlWBPkiEW3BCzMu+E9CRVc66JVCa0b5nl88ci8hOb",
-	"jUtIsaEe2UDvE7LwCnQBiU6WKNb8JIzWX88oxLNlN4oUmhAdWPsMtb69OCkJsl0ljGc2i8hmTybLYtlt",
-	"gXEU76LCBeMVruA83eYP9KJ7/+uGEyXCR/WIIvuFSSddcdAXOY91krYDkfeQHwpw3XykuSrg3wHPMSZm",
-	"LZxEBIsZfaEgMNS6DEdTRQMcoUseUKKmuTNa3MZOza3WX4DLcMWAkoaLFNOpfdM62jp8ulsghs4PnxLH",
-	"+QuhtbGXPI6N95yqyHjk+UDg0Yig/SGmovb5g3NoU8WkkP36BxUIK6bO/pblxIr+7j/Fxz/Fx9+j+IhO",
-	"SF8hPlYdl+c/lkT5fshBXpPuoXwikXsvZMdETXgmaTZQN7uvwPAF44WWRh6K6A0EKIgpAne2vcpg3SHm",
-	"O5yiNc17QbiE75PCIeQujmhAVTRdb6BLYCG9qSNajrWQpBtKE+0Nhp9mJTgVP6doDT6ZSkVGzrv6eZaX",
-	"C5KyATzRzMoVgxP8QhBeNfMHdyKKBbmlZCL1qnAtx+lvKcstWSLtAoRlFtgElh3GJ4izxxV0v2jc9zi6",
-	"OcI0Mqntj5dGmqIYL5TZ7GDGgiQ4w/NilWtJkx8WTCptZ8V8eRsFsRQHGSIUPjsAzMsiJ2zh++T9eWN/",
-	"YWnqq0S221iuhYHthWR8I591LENI3k24sJG/EjELJ9GD2YFCa1vNpjmQGXRoq9lczx2jx46hh+JHZfHz",
-	"hRtHkFirtaZWEpRO1OIPVZ7+Exg4/DUxpeydrBcHMKI8Xt+AcpTAS1juVpYDlK59utJPZMoOK2QBfV5K",
-	"ghLGthpAV8pQqkUyZzxoHpZH9cYcjaisNXlD43jFsV3ab5biCpuRZp14yUp8qLTKX1dfnt306przOLp5",
-	"xXu/ADqp5rpzTGfGKtZqNpOSbbLyLWzHb++cGU5SpKGVgBrTo7AYT6NPGUioj4+dsHwsseCaoKq86hyn",
-	"JS8qLNSDc/gThfynMTEnTYwZM28nZXlKT53jM+PKOAUXDXcxMmoaxmjactfLW8ADUurNI31kC5MjggXH",
-	"7KuzCX3UV+UN95HDVhQxH09sy4mdFWW4V7z3K8gRSnbrl84SMv3eQ35dKohGEZ+cY5H49hcLa+8TkPoU",
-	"NhEpbtQ3rYSz8ahHTLSvkeEkikhfdRA0hgTpj6U16X7kPaNWbjXbyN+/ODw4vjIFXvykPhhmU1PnC460",
-	"3EN6AvYfSMuH0K+08CtphzjRUAUJuLCl9QRUBJPI8A7Tc77XcsHyUeX0B4jjzS8qkf8WBepXvPewkPWP",
-	"vPd7CVgvjVB3BO3HtUTcUakW1ONJrwr7Xk6hWGiPSBou44huK497C2YdnQJ7c8pJgUlg//Diqm4CWpvN",
-	"5la7dDfuI5uvIBX/eoDCyrN7vhRi2OpoXr85WK2KurgJSZtlvkv38T4wfyUZTaVuA1u0+oZM0dq+4MFN",
-	"n4sQ3C2bbQ8FWJI6ZZIwSRW9JeuNZZ29FdHq4J8gU84c2sUJVJkykuNAztLmIbcqwGpVBdEqA+Cqjlzo",
-	"UMQjow7N6WlhAqcr6/zGEYgWTX9FM03W0jwQIteW+ycA0TIAovyCPgx9yNnmAz5hEcfhL3KkCp1VPlVh",
-	"+t3v4GCVLcIvJds9RBqcBURPJ/JYAt8D5IXV85OLB6zsdp1zg6Y3bMntm1ulJaTxVW10izSWKnT9G6fm",
-	"PxZdLtnLL+JKrlZUq32fKlxFSLW8flCrlHD7+aEWgftqroXKk7dECBpag2FiOnJlowQf5R5FXhcZuArI",
-	"xrCOPtLChEQ9HNzAeEISUTD7gYu63Hq4kmpWIO6c7lFKxUso9XEh5krZWxWJ5bcNNOdM++t7I5a45h/V",
-	"I+H0/ciYQXN6qkxwv3H8oEXT/92LE6tjBy02L5bYXx4KCfTblb/vAxXkzogw9Quc+bSbygdeEqZ+B6c9",
-	"P/Hf5lHXotGBFZQeQXj8PZzC4hoto4oH+TzdqOvfDVhXZXD+WUJwOIhxjltQjsrlRZwm31Ey+UWkIKej",
-	"yjzxFr75HXDF4uT/tKg8iMd5NUMZ965y/khcMR1VKTnwMXv84N4VAhrnE65lUzF9Taa/QDjvfGPKqSlU",
-	"ZcO3bsjUcmP7yT0sKBXjBm7MxEvii/WIbsi0gS6IGgsGNfMC4tmBQQ0/2J0spy6g8lpflNc55K1Pm23v",
-	"8yoQMn7ajp/D4cIKRQRLhTbbKCL6S+ml+XR+3SQFXvtJgda38p7O/rm1/mJB+vRudrmOTCh2GwVDLHCg",
-	"B5bc6DdkanL9BAn4gFFJ2QBRVeqbkwGPiaxsXrjUry8P0nfq99kO0onkPdmup9xZP0MiS0/P1/UA5M7x",
-	"qsf/vUlduRz3cojkq9xbQVLVZCYeE7IFgcMamczaJUmIFDfimNNtuZky4EySYKy7sFleJcGOJqEEghxH",
-	"sZIGHEPwiYc4HNckZ9Pp7YlMRqMFxjU/SeFRBHBLbW3M9T2EnVHbDpAkEOVpDa4cNRuoC1Xii70gKpGc",
-	"UBUMNQfp95fX2rwHZ61chjWkUNk4LOPBafSsTWzNhj0zJ97vd6z43WomUatlay+SFHypOQChsBdQdJ6E",
-	"yN9qNdELzojfQKdZpUKTr29oyoTKGgx5FERUi3fpsADwtW+jZc37NpbXv8eFYYi0MvspOTVGuC7Laaoo",
-	"S5FAkJKNuaQDBoHG8LyD/MlQkuC6CKqree5mOwG2600VkQsvL+T/vX5ptrp+meTiAhbuDZkmUciQ32tK",
-	"npuB7qHkoNRl9lGagrvZtj3nr0Yz4lwa/aetzc9/XeleTKbtXoq5VG27DmuGIv7ie8jfMKvk/9XPgQ0n",
-	"w7xnyNn4vpFfYwigsqRWrCib1o4s43i5szsvBiulodXY/a/h8iq7hVa5ySwihUntv19F9LOYsOODrXf7",
-	"x6jVaDowFwmCT1YU3dfv2poeyVvXURhf3waW4Mpe+DhR17fB9UfJme+lgUoopGFHi7xcwJ8fJzceigW/",
-	"JTa1HaOPE4UAbhOtHYYHl10PHV62t3fWZ1c8V5b92pRll18IofY64KxPB2MBjZeXSc/2xPmueqn03GfV",
-	"y7qHVMYRnpbhp2YDKk6MaZa40tgeWPh9dmrlq1RtzRefg7N+n4hV8VYZco6AQ/4QsuYlxNgXRA6RBXQZ",
-	"y9Ji/7OEOW9K1zRcsRL4vSgEKv2X0cVqezQ79LTpxfuxNCBjNYYkTHNozQe2IBsfJ8rewpwRwyv2LMqG",
-	"3idk3gMcNIJFRImwKe36vhcEa0bE12fKLs2duB1dOQtMwIFhvT9OAAmfTF81yd+79Iy+ug1evBvj9982",
-	"w9FpfPL359Nee3f0uh1vhvvH8nh0JL+fHu8c37y7uTg6fX7Mmg0yfTUM33+rv+Xhy4tJ8DO/PWmfRgG7",
-	"+Plk9G7ru/etSe/F23Fv8xU7aUc/B5vvooC9uSX7r3YbQTtiBg2jMkGWkmFCYYtgn2cIIFuGWbJbSC0y",
-	"1jLA6jaZBJgpd6Tu1USJjsUFMhuc5tBZcgTC00L+AVYYpeDWCR32uUDO3Ycwerdff3V2eYi0PIADhV69",
-	"v2wsOIulh2uh3u8uxbyTSdWR3nWy6hpFdERLxPR9m+IXa0mBMzVM668ThsYMvrJwVDP6X0lhJD2fEabM",
-	"5i5V/kZrpgvVO0buFApwRLTQbEaK1t5e7a+jHhlQJquazb3auELSeGFfzNrZT90pOkOfv19faKdOAfbt",
-	"PlsSE0F5WMyxgvSqVksP3NF5DIL01ue6+aP9eTUcabMxKbTWd9999139zRu/AJ1luzbQWRFmSyNqImNU",
-	"ydHWl1odl/gejYLsFtjpeg+lqK+t+wBVV1Z0Do4PDngwHlXx4i0ASLXVOlBo20pyhA/D9vZ2axcM8C6w",
-	"H1gNbBkg4PVrgig9WC1tyNRWBs5UgO+aDE1Bxmny1Q0hsUTgSplqJdxDPAq1BJNgdknkvxlHit6QqY9c",
-	"l4vWuoY8lMgRMfUR8AvVUfyVy/CENNy4bdW87PEmDeGh1r71BbYxskPS733wZgqy6K36qoVPPtiSOV+4",
-	"ok1ZiZcfAHleCR5Fj1FEh379KjIJ+OBrMgVS7GGoZXCPduy5TQi69vnD41SPmaHHVfSoOXJu2d7fU5Z0",
-	"yKWkozn9l+1BDrpS78cPrfput/7yVf30vP49rt+M6j+vVuJGNzJT5Wb7WU8FAGSYMEIzGM0P18tKMKQb",
-	"vErJBWdZSme7sqxbLORSsoOzpFJ6u2A57HEswgQhWK5uQchgJ/tGuLYOGGTuba2Avr3aRyGeSodhG2hh",
-	"U6bv2OIWbTVz/vr0d0CMhTw5A53oMIv0Ff1tksAja53dba/Wd2o7tZr19nbNq0FFYlnrbLW9muLp01a9",
-	"vVlYxwvI5G82drZaT/NPZK2z+eyZiQnQf7eanz8UT0J+YkWBC5TorPxuCjhpA5bMwlXwG5Ws1YyOUoJr",
-	"uWo3duXL1B+7DYC+zBBliiOc5GfmuvGQGgo+HoDTgIrkHTA0SbRGKPgNk7zI9UpOsyIRLJw7ZqGpCrls",
-	"3TvIn11YH/0F+e6m+stH6JDjDAhJ8ihxm58fHBl8Uct/XHpb3lPf1oQq89KHeJp0Yg8kqH4zOl+pf8qe",
-	"lhn/FNT1jii7kRlL1Qtsfgp4TBO8VN1vTriLsSn2vXhGqgQD+gQ/cDqzx3smxadfMHSUk4itGgCrYBo1",
-	"BclNtAbAykqO+ligtVeXZ6cJDgEXMHukGYeHAoEnkSZ+cmcdz55bPMhDgo9ZaPzmW0mRIbmHmk4tB6c2",
-	"Q34F+LgXWdzttCJzyYobgKTi2pTsuDMNidb8DRzTjdvWhhHvNz4FPCSfAY09zKYokeIDiAdYvt+Wl34q",
-	"sYemZ2SGjPRACiNY1lPhIu2bYmeK18oYSimH9fK8PRl6eljcc19c1hISTNlrtev5qyqvJdJCdT12tgbe",
-	"ypIGGfVIqE9EmdERrb3f3Efv9gsP9TlLS3Aiv1CB0183OFCmhZxVOPW1JypzipwFJj/4QJ//ADPOaIAj",
-	"0FNBV744ONqvtxpNDxEcDNEQAzQ5PLp82a23t3dMlIOvn6xBU/vQ9Tr6xz/g9bWk03U/p4VbKXXPWveh",
-	"LqipuPtzPjjACLapv37WzD9btrS529lsdprNP8uWPmrZ0tKgyur2s9zOZHrJ7BaV+yxKatDNbl75p3Y3",
-	"85rZw9Wycp2sTPcq3eSK2mwhsOTHcbO5GVgn/8HxAfybfGN+ntXQzGO/gzAYynLVB55IwCVJDmxjeSKt",
-	"VQqdjUyjO+bpcrm9y+1HGa89dFM47hGRPoqN3X3xlQ3XYNcpFT834qks+KpiKHvpp6uHy1WMx4qwVCmQ",
-	"6cJcbfWIqFq57cui52VWLrgkTqG0GsxqyFRZtX93V610JNMqsGmYfEoq7sKlq+Pu01Ii/apiTf64VJZo",
-	"cp99/eTrwix+4fTrPM0+KCcMiNcJ1P0dY2KWnfQyFGxpUN4WwF5Xg1+eXXkAH8xIEB2CV8gCrFt9FDLQ",
-	"jEysuF6HMSN3MQmgJopeCs9G+EqzslRq1biMoCsVCYGpPOfh7FGcXxAk++aRK4EEmVd6uZsvCTaAeG2F",
-	"aVSi4Z4LoncXcYb8d92T44Pu1fHZ6fXhxcXZhY/WtEzPma3BY/DFtfovIGh6SKJYrnes742jPr2rDIkP",
-	"szqAUZUxiweBqOaQt/PTfTkeYVYXBIe4FxGoFYSZsXKhN3iKgiFmA7KHQo4YVyjGQpJGeSZ+QheLVvT4",
-	"9PLt0dHx/vHh6dX15f7Z+aFvFD7IDElTjyIc3MhcQTiI1+3ocabRu52JMLJaijWdPM9+SF5J6xUlr2Q/",
-	"JK/kUl+TIkPF3+3Xud+SBowZInnF/isdY6KhJ89tCLfsjDDLw5rfv5RNdjJmLYRK76+HRjgYUkacHQeG",
-	"AxGDyJYONNHpUgHryEWsS4V8O4Aciy0elJpXOz6FH6+758fXrw+/c37Zvzg8ODy9Ou6eXNa82tX7s+uj",
-	"7v7V2cX1xeG3b48vDg9qXs1F3oZPi2RT82q25evTs6vr7snJ2Xv4Uv/r6Oztqf77zeHVy7ODwgvdk4vD",
-	"7sF318eXl2/hh+ODwzfnZ1eHp/vfXR+fXp9fnL24OLzUY9s/Oz06Od7XI+heXR2eHhweXr/sXl7vH15c",
-	"HR8d73evDi+Lz553D17Ar+fd707OugfXV2dn1yfdixd6yHqGh5dX11fHbw7P3l4VOteTuTh8ewmjuuhe",
-	"HZr5m0GeXh1enHZP7AyP35yfHL45PDUPz46ODi+uX5ydHs6/iyxrWbGujL7N55R6ZfFYIayQRe/2ezyc",
-	"NkwVNw/5P42JmDb09X1Jfyb6lxirYYOG+s8hwSERjeOQjGKuCAum9ddkqp/0aUQagk9+ePrBtlVwUdWy",
-	"bkrnOpfRvc94sgngiQmPI7JcPTRrsOTg3SOp2+Eh7yxM1QGeynnRQLl6aG5qZs7C2loYHfSYeU3EZlyT",
-	"L68EpmVIF118tlipfX/5eOfmWC7Cqs+8qylCvZZHcbEsXiUw1pWzXhYkVubTWLK9cFajgFY8j/zS9V4F",
-	"ZRjoPzVCH+DpipLvGcvw21KndR8Cqa2reomnuj3HU90qeKpNoeHUydxq59wDndbTrGhPS7eZONx2Zxwy",
-	"O63USbL17Ev5myFyK8TTJDUzWZNUoPGSgpphYvp/Igt+UAT0aepGPp7LOh3pmg1it0lupoZFmrpZPt4y",
-	"d+5qo67gAc8V2ShzhydTqOA4xvMKnsMKVPZ3/nIOaDpvK2cdqckyzHGzx9FYruxpf5CfuoJzcgXfaN4D",
-	"+kiOzxW9nJY+6KN5NRe4MGdY9QmVj4+VUU0FnrlFlsVdzbcF6qZMXuM9gFjnimZPN5szRpsJh1AqoA0c",
-	"3cjc/eteNVfN3U4zceglQo2pcp6JLLXnRESUJTd7p/aCo33O+kQQFhCkW6t9EcjWBeJnGqOwubNtywhV",
-	"kS4LomK+wnjT+7Ky40pCYZmhLcJsMNZ8wb0nCqWagXmAriHdQtL52s49gcG8ifxc2XzfQySSxJa2L4il",
-	"Dy7KzioXsG/bHUwL2nvLRN7VYGitAOqKnE5zc8/m13UwGJiAlZjJr8ChMA/c4HEdCbrXBzoQjLnu9wIn",
-	"Zym+XkL59ewfpYYY/fQtaFJVb6UC3hqJIxy4gNcdPaGkbDyPTTt2Oal0a97/eb/9Ye+3OXdaogE4dfTR",
-	"WlJqnxEJKUMmPFiuuxcghmr9cCbgxP15IT7sQrwzXpb78QT/02cfKW7qXhrGcJd4bdSQMOR/sgoL7kXE",
-	"OmOM6vLZgY0xpXBs8Awe6y+Vo25m3GPmpJU3XmI8K2laXwrvygdnIGTMsHyEU4wO44EjGRoHROCl8Dnt",
-	"ZrsJ18psdBIqBGUBDk1sgniQnx+YszLBEEcRYQMCXYd8hClDWN6YLDjHgLwoszzb44p55bMnOkEc6IPF",
-	"cXYt0ZqpyC0VidfTmzWeWdNC5viaJAFnoflsVkSpvru5ngIsxFQzgUJvKeRKRnNozc86yQwU/nrJ0npz",
-	"xlP16BTuiGRn5xTp0Ttd+gi8G6tgnRR4hPnecwaQdvehIjnNunlXp6iZgrO50r0IR4LgcGoKW5TgiVSC",
-	"Mq1o5F8dbrl6Hb8ynns8wgOyz5la3XGDIzpgeWk4IEwZJFMrPEYEsILT3wUdDMtDTuio1F11fvpCn+DL",
-	"dy+QltDR24tjT1+6Iy4Vam/voNf0OQpJwENrMMsuuM2t3e32Ti4RHiCToKeNtZgN/iFvBz/++Je7UbS+",
-	"ZxC7vBww2F/++qnprZotnwxTM1WMnPFDv1pYN111kO8MJ2aDZAiNRsMgaDqP5e1AD9N9xY1ETYt3jiq5",
-	"0G2kZ/FtlypiLtQF+Wh0iVUj4pHgE5t9jSXES9CRwQpqIN8A5/sd5L85vrw8Pn1xfXR8eHIAMSWIjGI1",
-	"NZnYp3hEPKhSrf/SCwLS2rqH/MSDfvime3zie8gH3/LZ6Qsf2H36/Orw71e6XcRsCwlslj7xY8N3NW/G",
-	"GV4onHzfEZp8ZM5sUpS75GogWXmcmbuKT55IGzkWkCjSIqMFUvBQMAZPLFXSzBi1m00HuXQP+Vqs8zM0",
-	"WmiBSrNKjYURnZU91gUUh3LH84ruZaonyfXCshANNS2AvxlR1UBdu/Z6GsGQk3DZMjQW17tISD9HTE6U",
-	"BdBIzaslJOI80uRRyosEn5RkeVFGkC3cbjVuvVgG28h48vWkNM2gVs4Q3l5qCNcdeqmHPYmSTWtNLHK5",
-	"J0dVAgdejYGH4XLMCz2MjxBTV9lAU+QeJaYamRXczq/yodHIkiuXM8d5penUIkY5G4DWOIumVkzW7R6M",
-	"48joeCunXZkVyYbnTH7Z2n9VQ16OCCrb84xP5XkusHplGQD2aZ7H9EqMSca+ZgUqEiWZQeGAoDXGkYlj",
-	"RGNJwvVyEN4Voemh6d9cdfAcq/tSRcGLnHqKqLmhbeEGTx+rCRehTPGi9PnS97d9A60lOLqMI8OeoIEB",
-	"vSVsvVHz7lF4fPmosNQ3NA/JvGEl4cFpIIGRvRJkGENdQyyRD/GqOfPmb6beecHaYSBatfBjC3D4aC3G",
-	"UiX/ll3lr4M0ZLv30Vqyiz29xpJEfRCX9MVrlsgu2Lq7PikUbLU6H9VKKcyWLp8VU0r8/WDP9pD/SVJF",
-	"rsci+pym2Rb7/ZwHXq4Mi5uwi0IJBrem+aL66BXqnc9WMa9eAT3Pbqvy9F+PZ7v0xrm3c/vV+9eX5EHo",
-	"UzdkKg17efX+NbokCq1dHO2jp9utpzYBF5wqyWvK1vpOcupsHq1/A14YJcvQohAN0RooFfAWMCY/MwQB",
-	"XGYR7VL3B8FdOBpomSg8uOxCHNot/AsMfTWvdvOrQCq6UdNap3b2+twgn4HJGTTkWqcWvfpe9Lsfb57/",
-	"Pex/JL03Lw/fHu+OJQ2758NuJCVVJ3+/2Dz77q53XIZMZNbhfpA/sHRZjmayhiV5q7f595LVnS3QMQcm",
-	"CBYga8GsRBm+nPuWWaOZt+6W23t0d2bY+nUzLA+mazpZGbQHVrn0fPHePtd0pB6vXNNMHwsrNX3kvUaQ",
-	"vP5bLdJUPuXVlnaVwkg2O2upnpfFyi1+7yPvVS3JlGl5S+LkZlLMsl1emF6muDL4sCsoeWb8brWl9Po2",
-	"zTkRaZkiODOIbENPUh9l0Q6WOh/dYhaQCgNVKIxIIZ8gRe6gWgV4sUsjcOAKKURXyyeoT+9IaD73kKZZ",
-	"ue5ZICPr20zAF5JMntD1QsCHe7OxfFDqwkSHmhCCYMi5JNYHCoEHf9Nz+6vvWd9aNwhIrOondsLJ73mv",
-	"xxOJjD+3gfyfh/WXmEkAibikozgyYDX7Q8qIJA10Re4UwloRFEiveIjWGB4R6WUR5zD6dd2AiXBQAjOp",
-	"n4S5lCkGYjvI8vpnENO0IBZDEEME+J01r/YR17yaHVUprZ3wAWX3iKKz5sEaDvE/OxczlKWQUutbtU4t",
-	"4EKQQKEhF1Lrw0rZbNk5psaZlGrXs7u9VYaVkHbmfJ3+mGug1X621DUsSMC10lWuxp2xNKBMEeZCtCff",
-	"gUIniyb7dq7fZ2UnfsKPcKDm5nfRuzpUooL2M6gnx0XIBcJxXCgLYpBxd1ay9RtQ8ztb+aq8GySHfCIL",
-	"RtZWe3Nre8efvUrsXqa7Us5tBryqw2aB6BvxATfL45+/vUIbSbSC76G+iaKxzsmARNGe1raHlA1S3dt8",
-	"TyWSRJXUfviirqGil0N3XdHJMW8Bx+oeB1kQKDhwxW+IXk6hrp/1W0GTPA03ezt4q98ku0E73O49w0/J",
-	"Tr8VNoPZA5xvIx89s72z5NQVrcZuW2UzPeUsIPdFcL+GqhQVyr3aF8sGcNYdq+GSFPCycgNdhuBT1G40",
-	"bWamadToZztPt3bRdqO9hwp1CZ41NhutRtvqbskNZrH75BOUFLaQNjEcUYao8oyLKldy6skinTdNF3cT",
-	"8igDN/I1FGHQd4z9N5TqcP4dW4CY5N/F1XPMkbqb69LMs7nC6NxM9GwrujD10qQus+jugqfxE7PrYgMw",
-	"knAMqKzFxwpCDcFVhnqkzwVJgKxgE9AaRiMc6QuIhCjGagjKL2fkrA8q7yJlwSGnz16FNHKjU5ZUhyif",
-	"fEwYghcl2mw0Swvn+GgtQfJ6w0MSaQL10KvLs9P6ycF6YodURIw0bwxJn7LU3obUhCMLkCobyISyWBkQ",
-	"al0xPmEInBkmslN3qaYvsRz6HeTLIW5v7/xTBqc1JHcJbFceomJNCToakdBDEZ8QUQ+wJOF6Ds/IlzhS",
-	"fgP5QINvmaIRSGI2dsVxOWbCYlIB0zVfGGwI+FTPkDAlpslJSq+azJiFIiqVmfqIjHpEmHhWNdTCpZ2D",
-	"jEmQSqJ7FrYBdhXcuOaehbA88ygnVa+MvO1YTTZu2w4CdzwWUYOO5CDiPRwZLO6YBBu8t3G7GTc3bMv1",
-	"zUazsdn4KDmw4OLKgPVCy3dJs3OsNBvWSrNRxUqzYfSVjdY3u1vbO09TBeaESuXS+ON0muvumIXkrtap",
-	"5QeSAbBlW5/JVc+pMtzrMm3mUNNNHjz1MkMVwsGQkluSQs1n/zT2ATcxD0wjVBFBQaVmWAhsSkLWuhMs",
-	"LGxlmkeoiW428hatpfBzm+uNJHqnNhaso1XdxJTWrrfb7fZ8IPGFkb3W4t915mbcSHr6faoZ9A+fagai",
-	"L7kkXZag7wDDEbbJs2dbz3afhbj9rLn1tLXdCptke6f/LAx22rvtp083d5qbYTPcwbjXC8OdNm61SP9p",
-	"uxW2trfa4bNa1rBdT2Aj3TAUREKqFQYJbrf/bCdsPms9e7YVPA13tndxu08wbgbb2zhstrazHT62zZ3Z",
-	"2+dD6XyTHf4wb31b9Var1VoA1J7WXHoM5Hm7e0keFo7QJQ8oUVNn984F79MIbm8oxJeeOFfP+7yYEtKS",
-	"PX+CH3498MNkQ9+VBGDWykWID7YE/pGD5l3csy+DtT+i7Ni8215Ug+yyEojbytx3RpKkZcCF6dk1UIVu",
-	"LCUXRXxrREOLXDjXRQ7HOr92dF48U4qW6CE/oSQzjCGXyvSUkpB5YKP0j5NxlAYZpSGJZeOoViAhM/hD",
-	"oOUK6PxlMvx8rAbbWfWSC/euG2pjB2EoK40x5XOLkXxnWMa9pueczKpxFpkkfE8cimLxgyTKMinel40p",
-	"zZ2aPXAlB7pUm0sYkqweubNQ4dGKdtqUQQfXGo2XwYj3pkgfJ8oGHZD1IfUsxVdTcyXv2Zo2PCbMZHUb",
-	"kRv+riCuatG7vWG/rHAVbCXFXKo1nMFQVGl8Ow2gXd5+HpT86ev2m91v/35xtfXu+20znUYMhkbjdjhj",
-	"M+lkqQiQCwYqFw4zwXCztxVs9nfwZq/Vbwbb/Wek1dvtt8hmsBs+xe3eFtnpP8PNoBVuku3+U7zbawWb",
-	"4TZ52t/Frd5mkIl+2/1W0Ma7pNl7Gm4Fm+QZ3um3eu1gM9wi2/2dZnY2jAkzO5EZeeavfucUa6oiYe3z",
-	"wssyYaNLiak8AKz85jBXeoSlRG8vTpYHjKRBHfPB3bJgt/QwJXpz5WJ25RcdlWncwZPK450TVX+VxtyZ",
-	"oPSswHY27B6+MeUF1s5PX6xX6iwl3y8e25bxu1yUW/GSdaltYdTRisbQYj+WZO9pgp5/byRXRjHkyNBw",
-	"YQrOgi++IjIyf/gd4RyZ9JJ4AOufp6vb42SqV4AdKtWbZtC4ai/wLUEYsnJX4/grXiWW289Pyzh/edr+",
-	"fvrsL45uWnEkq1hiMt30Mib4BmQLhQdghJb2l4wgnM1/JAbr7uEKZ6qaGO0QRZnte4bqC9byOWzviUTO",
-	"kz3DtamCGFHGGfEQRkB/Wk/PPOfgLtOyD+STYBYmusda8ZjY8y0RZ2S9UQX07UH8G0LY0sSjtSzpaE7f",
-	"qYY126wpW4+sZaPqPTNfMwHCXEV0L/Jah4BXkMBdTlqKDUetPpZSryOpw6AX89TjdAkfxk8Ly/0leGoS",
-	"b2B+K4QcrMAd78eTFtjLasfJAi80lj0Gj1qQopU4vp9I5JuY40ML3glp+nnflyQsJAJhYxvtoLnn3ihE",
-	"y4DvvwAbyDv0c4ygsdpJLRos0tMwE8ooKizlhPQkVaR8GfmErb6GVUwUiznAGMKti6CpZcf7whVMV85P",
-	"t9961qXXm+rrBEf6CtE6m/V0JTFas/7lRLFLN8NoeLO5MJnON2OQq+wu9JB1FxoAusxj6JV5DPNRM6aT",
-	"H3/8px+a9V1c73/4tLO1UghNNky3r50tZxwwcBNiA6GCOCqpo32BWchHXl7zMoTWqGKdq1aYwpKU3R47",
-	"FmcXltGUSQK4p8EGMitxmonjzvLtxUliifGMLrfVaqIXnJEHXCOPajmZTU9yTblJ4g5opMZA4qSdwGl4",
-	"pHuiGjsuS64qfemmwileYkWcTbZxaEtQF4gijY/CLJQBBlqNuVAC0/LAqhQMazXJPbaX0SxekBvTm2Be",
-	"55CGWuU4Q/kKi6osQMPAGmjOBaIkwoHgUiIcRSZEdcVMz9hIf+kgk37Llvkcx0QkU0kWuatVwpPDq6vD",
-	"i/K1tSXw87PoC0I6qNXOVXK0Ffb3UCx4B7W8ZrO5h3pjSRncj62m+SWtg9+B+Dv9txvnqps2N0nNqyVf",
-	"60sv+ax0mN+K+8USfnthAizLkEDfXpx4SP40xoJA8l6EhdFR0hx2rHm9ROMYakg20Wj0S8cQ/iQeEEFY",
-	"XTqoGr07G7SfQCCU8pYEFWF5QFjWjvPVIhnowonrXTXnRhS/LaLemgCngOyZxKkJFzcSfsiVB5l1gOI7",
-	"6wBtNV13aKu5JLUlP6Cl0/2qOdz5ha+cBHdhgkD/COGsF2RApSLiHnO1/t7TBTrq/DD9RLMNMTrhtyTC",
-	"AblX8H5uEDP3G0CUGG7KyCTF14fEDy4GmFEJ7DVvip8L79aqAO/2gGwCVjoJLcONJaij+oUvN9KHJC80",
-	"l2ZwFcPuU4XR3bH5FGnqsl4SpSgbrMozAxzjoFSFM/Uu0uu7kaua3IT/Va94EXF5T2ADwnDP5o/NKqAO",
-	"DswKOJBaDL/PYIr7ZkeWNehM1MtWdjGAStkefuWLoISoVrgPZr82UKsPwViVtqUczOoydNWUsjdN9YmE",
-	"BDPndvOqvdnZ3u1s735fcyjNKEopbdUuCUFTPkaUoRQ2NaUh21qz3mxdAexqeeTVn+fsweesnNzKUT2+",
-	"GLxGmTBvLCn3EnmssQFu2xGVMiaR2kOCpBmfwpnGzOhL5J9E/3e2ZbvZnAtZlWWtJUpNMvV7rVipDjOz",
-	"SZcBz2s/f8Qycl7tkuDoftquqfHOpSRhPeL8hrIBkgRHHfATCuMdDKkMjPUNI0FHHvIVuVM+wgKwPiE/",
-	"BrC+MRqMaRTxYPgv/wEJrnmr8SZiAK9F2CTTaK12iQbdQAcCT5h+cksCxQVk1EgPAesOk0yM84Mj3ehm",
-	"s4nCmD62qh3wiIt8a988bz47aB+WAjTrdXwiAZov6qABj8AEbL/dMysphzjkEwMnRwfDSPdtUkdCmD9l",
-	"8IqJ5zdmEcdK/c0Pzfput35kDNQrwjnq2YxFAtqH/G8uLl68eP7c7yD/G2Ncl/QODckdDklARziytupC",
-	"yuc3raN2d2sLUBsF7fXSgi12iUrJ7iVmA5M2ZD5BUKsTjcEHpezalaNkJabQgoBCIM8twDFVYHkypKmy",
-	"bTAUmhv6p0+GFTe0UPz5s79nqMuA1gIuiiYzcqca6FghORRQwwYg/xRSQ0EI+mmMhdIvWwVHUAsOqIWH",
-	"sbKnhiESRTSWVKIemXJWBPRsl/LVomVHT+QBtp1LwsLn4+gGnID3yfZOkBmq4LW3IPUtmr5lUEm33LKd",
-	"q4RdVjKJ2NKDBJLPZsFs3fIDOUPLUgAH1/CSiEHJDwXTi1cbM/rTmNjHdiar4FS4C+GcjLL80MsbGhfQ",
-	"3C2kHOhyJETSiOL9cRRNy05IGYjHHFjyAkXcA2jR1kteDoNRDS9jFkQ5D1ZRcRJfVckpW9TKOs4lkZJy",
-	"BpailXGBYPSpwapQMev9FVoDqKB1e45a22hE2VgRuQfOf83u/O5YDbmgP1vo9uda+xHIZBZAuu+irIIc",
-	"yGAB/FI/mibn1YwUQYPVg0eLFrli+S7805h4dnKbTShp4Vl8BjSWJOEithkkiBoLJhEGo5T1KC5mre4K",
-	"F8bjzn7pxn5l+nRJrDplAvw+F9OVIZO1iM8Zmgw5knTAZKGYhMvsGqibgqA8kfA6QP4nGKjJGHzUQlyg",
-	"tsGgsICpQpoaMBbsPnk3144JKluDqDgD7Yhwj0OQZUQZMW52iIGjDPW0xGZEEqrSaANFlSaoVFJJzIHO",
-	"TZkkxQkcEPSSxzHIlekoTMJMR6ukXg2ag7hQqMw8Imh/iGmJQlZulzwXFIJJHckpnayZUU7iORAN5A7L",
-	"r2jIbC83ZBanV2ZBlQFmjIR6m4x4mw0W4nsWYqK32s9cTHS0hg0uTowFYcp829fbOVZop9lEdwC3HNM7",
-	"Ekmo4coMWLlEcUSYmu7pXYXMcLOE5svtJhqN0ISGZB2kvtFYKttloqZYuHOFJJ5K00gDnY6jSPeSmpC4",
-	"gIDLTsmmGAQhqTAL9f1ueY+73k+3nu42vyjA+4wt5FeD9G4OwHLCZgCbniPnwqHx9yzMesk+rEDoFaq/",
-	"zOeQY0HuqYkXicTwPN2dj9Y0L1oHHuTDgvkpY/LMr7DGAAmfHLK0uYTHUZvEAYxvL2nabXOETS2InB5k",
-	"UA1gSMADAdFL4RsT+tbjSvERarX1sUmUID7RnNxh3wCDYDbQ8E9QkUyEbxShgI8I0qfPbN+au8l4hqMj",
-	"GXFHs4JP7GQMiI9yIvYg8hmgJzgjAKkV2SpHeogRnupuof5Fymi0WpqOvawsRokZoA3/mzED7Bsd265L",
-	"4YrRa7AGGj8R69nd8ivX8fu8oMbUJIaSpAV2P41JX180iecvmbHZ/zVJCPKvyJ2yp6Wh2/VzAL22XUkE",
-	"7ZuSp1LSQB9YHurF8Wqmw8VVN/5YdTOqV8lqldocpCvm5SfyBosbWbjNcFGamyuGobVUfKNEAlxsAZ5r",
-	"vePkmFkf8RA6wCprxwMLYkGi84rklbInYGSGBqk0GDUwTj5hewgszRMKQbzFp2CD0+Il03zCNTrcEBK7",
-	"6wATSqC9bXE1YE5jpmhkhQxB0mQLh8RbXvtDaaRYcifedxtnTEfJelUuoTL/motxQMT9CuvMDAvaeoBN",
-	"68oqCyuryoXEG8e+mBWCrJzsVwpk9QAofXMrLVPkkrmfmLcXRcDzfDjlwnxE59VCrOPi6qNJJKFmIoDm",
-	"OadoQt/CbgmCwzpczEXwz3K77xhcvSvsS1mOf2nCTAoEb8edC550ly7dGS9XOzQb2SISfY6DmwFYpVcU",
-	"DI9oFBl+MxnyiJha5z0ypFYhFXwiO8gHqSRFLbXioFSCqGCYYR4anHnzjr2vfA/5Pa2KWFmwB6Vd/QY6",
-	"E3q5WM4fUfDHwBcCQt4cdwxoVEgQyaOxybq3DpqSEkPQc4k9XwkaG6+HlWG0njRI5/BEIhIOiPQyPwkM",
-	"u4Geg1YV0ZI1AhnMSHyGiQN2GblTiPdBShl55upSRq1jKJWg4BLSJCtt5ZZRzt68SlhMifRoxKtft9xH",
-	"bLJ5wrsVj2tezYj/+mQYL9p85xnv9yXJS44zpWgPqFaKAwfdVPcK1TtGNIroiChBJGj+Q6o1aE0kqEck",
-	"1do5aO1IE9R6LtRhMxfmkF2XpuSRkXp+LqvYQUOVpLRAszY0uzgeY/0JorGkt+SN009+BIVei3Z6kwcN",
-	"IyljI5nD4tlsZqE5slUvjOfmbdeh+Sumu3uVz0Nv5hbPaz/d3Wk3N3/XWkA6tftyJnfox+wmOQS2XS+z",
-	"mUmEUYy1xE2Z2rMWAWHqzCbEoC8ba475leu2Uk3LbFF+EtVA/I6NWCBsIPAtCZMoB5mm80NsQ7Zgln05",
-	"qwSqj3Nba1VpLKiawlU0Nh+HNI74CJsLtofZDeMJCKTlv+mYlovPZlrV6o4WmMSqNqy+AEUs876bFXiK",
-	"RqMsyVzzugbyQz7uRcRHOAw1GQFLp4wRAYaSPeRzwbBKXgi40I94KpRAZb095GyOVrQwy/YGeDbvI02r",
-	"wsSNTPAtwLeqCdGq5oQjMY60GLGlRxhHY4nUhAYE+RPN/X24U2zqGUyKhHYkFQ1Dv4Wr3SH71KYD+qZr",
-	"jEl+MLsGkjEzgU+LKNGrwTrmGm812l5ZCUJ4s+RuTa/Rbfcab7TLrtS59LzPo/FodY6YarlVLtZEKV4i",
-	"UVBNeCTqa/nZsZjmojPbi5PJigfc6CrJcD8sXId0SiHVYxtRsGEYU1kc613rfEohQeYU5XNK63oGtXxu",
-	"/foM092r/STmvZdla3kmzmWu9zKLdHN8TnNfL9rkvcTmMO+DnHUjiTaat+2p9dJx101tKgbswOeqAND5",
-	"tpbVRHSWf9nL2cIue3NmrZZ+kFurZW+7lLC0ZWeXAek6pV5Qu+9ZRj/R6v0kBg/ukO6Wp2+aVMuHUvtp",
-	"oqmHknp0oEGLcdHXm9lqtI4J+xzwKPkjPWs9HqXh333OlLGpbLZTCtvPhzV1ITJV60LZ5QBvpryl1f78",
-	"wasNCShcna2mXtOynrPe2ltpb58+pbn8jf44ik4hAK5aV5tzuyr3eycebuPXzm6I9Oym/TwzDaft2Td/",
-	"cnS0rcKkP2QYtO+5uJFDngufKhhwOvkM4tS2VetulSU1JUbCQsTWrG2qYABcIZD9oaa+5QbidoUkpF/U",
-	"PljmT00XYtHV9VXDZlJLc+WImcKmrZijwieJ8Ws8YmB0wqjVrpt/o4GgYQOdO17aDvJzhzrJjv382ffy",
-	"j5Jk2dknGScwT0xcJZv5JcSq8EtkUyWSX50j2DDSWdmTpKZk2bM0nCp5mA/VhZ/c3OzGWETJ70lYfyOp",
-	"it54ffgdxPdiNjVeH6j3ihkaM0hsCfVn/nqK+rnVbGbOqLQsE5VIasUC3E3UWiMtv9JSnR8SiGP2Gwj2",
-	"DwuCIkxDcG2nJi3FYzTCYkAZCsENlahJ4O1qbWtFxDyXXhp1pC+XJ8gwPmmCUvpUZYrMkIzQWncru7g6",
-	"qPWsiUajPdTdQglWQge1d57Cjya/P//6dmPXfeZ8tLXb0PrRegN1beF3S4eaKUutn9mM9yxWp4FATJG5",
-	"AJq189MXXmL3sAkFt5RMnvM73bbjf/fT68FPVhiiwySJsYASRGs++r/+N6Q33Pwf+of5z//zn/23yR//",
-	"HfLXM+ugE9NgzLkBHxHphB04sQFmcFR5SPIyKtddF06DtQ5PSBSZ+iG23hk0pZvEKPm+JE8hCAhT++UG",
-	"mCuHBp9IZN61emADvR8SYYqEZdZtqFFC7nCgomni2wStcU1f7J4T3eBBeLyHeql3wsusPGCb96xBZ90r",
-	"uHrTCAs/FnSExRSG74Pv1ZjWjfPVhaADBDrJzfpz5pwt8xV4EpzYQDPHX7f23Ms5dioZYLMvtAjgFNlL",
-	"1G9b2i2XMsEn5Rx4Dkc1zpz5TBW4k12HDvIJ81GrjU75LZQvAQx/T3M0Hw5z8fe+gNcZ/CxI8jOR8HNI",
-	"9BNqHoXp0ziCpxGVisc4xMnvH7EPf/6///v/2mr927//r1vtf/vv/2e0ZhKHXNc7kI0piWenAogh8PfU",
-	"Q2PWI31BpSKaxjGTUDgQhU/gBTh6EBGMAhyOAxri0EM98rMiYkQZn3AP/X//5f/0b//+f/z//4f/Zr2B",
-	"Dkz4vSDo7dU+hBMvK76XVNsrM4MY7aBiNeGEUC74JG/7316YqTCDO6D7XCia/GrqJ2fi1X1rJictnFt3",
-	"wa9xLl5tRJaLmil4UencbRsLl0AQfaveT02+NCwO3BWJr94NB9zLtOc+hZr1GCJcHAu/ox7LfPqQqyXO",
-	"lgwp4iY7UDG1f/3PxzdY/uyCvXRq//p//Mv/8q//xf/9X9U+z2JsZz2vWn129WLApHqsSCIDrKC8zYWo",
-	"uN/3ZVbSRFCeP/UqvZWnBxeiGQQhdd0UMm+gGFMh0Vrqumuue2gscS8iJvvOBoVAesp80d5aT90Rt5t5",
-	"m5wsqOY7W3m9uGxdxBfHQ1qKP5LDR/oyGCMuqNKXaPFzBU/SIlu8vtZWdk2ufntak38+26+98ALNbEtF",
-	"Ifwl/P4Ynn/bo2cmuYivX3JRCL2tu3FIs1oDCO5Zudokkx1hg3DhISwDAkJ8Wg3RQF/gviIC+XXfAzhp",
-	"884e0tsBElFP8BvCbDU/P60wiUcEhVSQwIpa3BZZNiKbIDHBJjj0hsZaQdLb2UA2zRP52Wx8V9Ry55ib",
-	"sDUd1QuxihnhJwtnYELudx/m0EKSNdzLQ4Vk8fBUpNdj4SZMzIm2kz/txn/ajf+0Gz+y3Tjzqa0YH/xF",
-	"YSPMGZ6FRCiJPS4JIDA4Pb+vnBDd0AlWlHnohSDkBnrdnwp9swYQBtNBvoQi+gfkI343RpeYSQ/5kAuS",
-	"/aj/5SHfZob46CwK0aXCLMQiRFdXaA2j1q4a1vUmjcUU9Ti/QekIkhibdQ/5JqXE16Piuh8YtY80d0WX",
-	"8A/dWMAZI4Fm++YFz16UJ7wn9X+vJnwP9YhUtoJwn0xQSGUc4SmacBFKsKAGQyxwoKzJTiWLEuHgRtrC",
-	"48mNyggWujky6pEw1NeNfhPMIEMMQaprZi320P6QMiKJh17hGOu/YFFfc0EwhMfuv3oNX0sPBUMuCUOx",
-	"HgG5U+t7JtVVvwHRsFQijOSUqSFRNDAP1/gtEVKJcXCzDsgtjGdfwaioTIf5xbJ4skvIjR9pOwLW7o4T",
-	"KbFVEttJFY5oUO38lWOLaD5iDMI5eBA5DoZWKyl1oTTQid4RNBE4RlghCDyQafF5EE6fSBv1skZZEsTK",
-	"RWgS1lIHBPwEeaJ6kRXnJj91D/k//sh8gNZRSSK7ZuQmY68X8eAGcEggJC1Et5rBBTiKpqY6uHTCTvL3",
-	"zhK2X0zjgGWrmlhSeNlh11qkXCqjmavUkaugKvm1bW0sWIcS1e/EWOCR7HA8VsMOvFLXr3RiQerYghyQ",
-	"8DrgoYEWnv21U7uMo7vo7Dn5/ttvv+t9d7nz/u6yd9ydvfDdEZSWByxpfBm6rdPmgrW6V/17g2Jgq7eX",
-	"DdiaVq+p+ziHY31D2HWRCAxWxHIyyHWfayzXc+msJ/wIB4qLAwoGgnuA2Nit3dptNzd3NTsaC0GYOl8Z",
-	"8jRI4c5yxjN6V4fb0mBIpz4/vf+E6dOn9MUQxwWfhr7PV73JTQZaUkGgvBsDkFC4uVvtza3tHbi4Z6a/",
-	"Ogjpsv0uduGZpVu4v4fsi2zv73LTisu7dDEviRrHK/IIrmI9rLdl9VB8+7CzseFDgQYj61jc9Co1lSQJ",
-	"BCm5aJ9jSTbb6Ors6hyZd5Zjsti2PHfIy5fj64aS5HemsofjrSQiqcu9Msvn4+VxrF3z2uV4NMKG5z3A",
-	"jlkx13FuzqLg0VLtUK/IhX5P30p55lEKN1qWEphMyOqTM83YkaSQycu25quSlksiK9HVhV3t5DbnEwZa",
-	"7Qi8vqWy+Tsn+uZe4GFZpYhVPS6V821HeEDeVikIvYAQrSqxsKOiMJQ3JZkilytlXhdzVO0gnCmV7WSI",
-	"1cqlDXKoXSsi+ybhBqvURTWlgh4M3Zt27SJvue2XrQ+tVtsuv0ARH/BFNFS2MHOJabxSQ+UmL1PsKxlW",
-	"2Twjym7kPQp8ZSfSomYZAJ0R5Benz15Jzvx8ZcjNRtMBZLG2igOsMEprniMok+4hH8dxZNnGxm3gW1Qb",
-	"p/mJ8k1xAAmAMViid/v1V2eXh+sN1GVTrQYHmKFgSIIbE/nG+32DTzPAlEmTiJWWjzs4PkjrC5fk7OSm",
-	"VYVR5Ea6cqn5Qn/F5j48yAm5oGTbE2kQJBFN3DEAboFMYUADJVkOOHZPOKT5paTKDox4bLRtT3f1YdGZ",
-	"laYovdMpYAmmDKa8ZlV5FeZKd85Mlh7071JEoVhyWsbT8PmSNZ6zkLODK9ux2Qv9q8oyJfJFZZHmPY4i",
-	"ojTvETi4V0k6IoiJRowFVzzgEcJoAq0CShaUI04sb8Cs3u2j7vnxE2myDU2v6cdZhfMSCIT0pRUvprPj",
-	"g613+8flAaOaO5vnmjuanMqbUtjO2wDHtLwRMydE7oIhZgOyctFK07SXjnRpxfBsKebv6pmezuow52YV",
-	"eB/CTrMjZtJIZY5Rmn3uoCDCdASRKJwFxEO9KSIUoseTcRol3aKNNtCxkrDOEgVYiKmBKgIF1YCdojXD",
-	"evXvPg0N5BGHnwwEGdxmcLnprsGDDtis5pZj0TQxH2cW5xJEjXBA0lqMx+GiIstZUXxYHhKiNfgDcg8w",
-	"y54XyuTPUeZygM7l/ebhm2f7dF+o2KleqnuJlPcC+8lIBwjxraBLD6BDbYYKE2aA1nyb1/B5w6zBxif4",
-	"L9h3P/vrVawpVQV45xPjwigftxaXVE4WBGCrnsno5h6cBWQXvbFYPahmAnAYZrnB6ZOkilyPRfR5w3k3",
-	"v1Z/o+Pbv7b8DmTaD0iSXZBU89PHNCY8jiwAX8aYsUSvLs9O4Q1z8GWVVY+CJL6ydMx6941574RgSFzf",
-	"z9bT8DELJLM6k/VSNlkSpsQnCRSZs0WpQGP5Mafh1m1AKwhFZkXm2AFjwmhYzwilDvvR2dj4W/bbNfx2",
-	"PRb0r41Gw+8gKN2ieYtzQCa5BYEvGtUAnQq0U3o83VkUNy6vPWasJD0jzmK77GLJ9fRVBSf3mlxRYoKP",
-	"vn4EdW4Gv3AQtdP3w+LtDEP/3QTbueekXgZ2nrEns4TnC5lUKk3bM2fQud5v7hf5IVrzgW3563oyDtNo",
-	"NZpozbesLI8cWuRzpYM0dXVWyyh3XE0FoNeLN2m9oYIBsPHval7tI+81NJWCWqrHA4agtI4zVPjJ1Z92",
-	"yujO+rEKBtBChHV61e1pjmrQ6RBGvQizmyTqGgqbJYXoy0O4S0t52QlWPcdmjS/HvXSAh7cWLmHVghul",
-	"tflfXl2dX4ITCtDmbvXUEjHZWDaSavyk7FbPBT5sPct592Br/tbZ2FgluIoh3APUOwKDMtClRkk0cM7J",
-	"hvuQgAr/hH9NQOEEuxWTCkeRKThsywlTBhhBBCksBkTJ9RmuZmyCdntK2ZrZigMS0VtSAcW/4EBSioxi",
-	"VQLU17VP0AiHRDOhPhYZENd2A3UZsl8j8J/IzME64iAE02SNPIQjybO4F0nELQ0IkorHMQlRj/S5ABzr",
-	"PmVUDrXqYOBVAdBQCUpCYwNMkg4ligiWJFH7TMELCJ2KtWpTAIrb9paUMbkPNujYJJ69keV8MEU1jLBU",
-	"6Uopzm88s1DS3AdW6wM2palbEJz+fENihWIsVFpgA9KYywuHl1b3M0a1Wbya4XR2bH2oQwOoVhDThtYw",
-	"YpzV23d3yNiwPKjmb+4m/bdeGz5W5uf+WOpdMqfSQ2lQnSZ3GMb6HtLjstciTgreLFY1gPKvrBemAks6",
-	"TN9P9ZTZ69z/e/3SkGA9OTc+usXRmFRSTPWq2eNRVhPlfULmudWFk2Ck9hV1WUbuKnWn30u7oxKFY9JB",
-	"LXs2PJSWhfHQZjP5G2z0bTTkYyHtxsABVS7R2SbNKU0qIrDAsLXQLqDusU+Zqe614gyFDXh6zsNp+Y4Z",
-	"+OkW1IlIoJVIQHTPT6Q9FokJxV128DJA7ONab6qIBZ3WwhfjCr29Oqo/Qz0CMPVv/3J0dHSQECnwGUgf",
-	"L5ZwaLa3qszlMrU6l5TLgGcrTcQdFlUopCHMIGMIC5iAnDMUPzYsyLeI1pi55GOaJiHS53/Nh9NKQhIa",
-	"ea249VB7AI1jtOYbPuKvdyxBUcgo7Gu1PdmU7CZwJAgIkZ1QA2vL+32QpvVdyYzpleHIMJLE2iYI3Aw5",
-	"CdFOCfwIdsCaHmFIyz21NC0ueWV8tqntPr0oi8e/eD5nKKBA3glPzt0gSzXQ/CX/dbXQgsBRXRPNf/gr",
-	"0EaLM/mlNdJ8/w/TSu1hpL+bNLAFuh1c8q8pK7neuwk6xw015UldBjPCUxQM+X9k71+Y28aRvXH4q6B8",
-	"nrcizVKy7Dg5O1JtPY/GdrLOJLHXdjI7u5nXhEhIQkwRWgK0op3Kd/8XugEQ1M3yRY6d8NSpnZgicUff",
-	"+9eiKBoGb/VyRUJTjrWpmFQhqUndhqHDZSKFRjgqL9GHXqI+85AN5VqxTYkOP//RFWeTufdiMUkTQeO5",
-	"H6yj0gSfzP3tei0rpuVGjGruPrJ/X7fkJwX87FwxMPxp+YqD/sMo4HYalB29+LJNwp9CfzdqCorKUAg1",
-	"SCiIJELUAxKWdG+EzMXxlxuAC0G1PDviyVSfP3szCE0mdCpNUQktoEYZUww/4ykJHekvHdCfZpbvJ7dw",
-	"P127ZOfLA4ge2wnxb8DdD4xvG7h1FYc5SRecdKgNI3g97m2Bg++fvsX1BiIBSrfu4hXlSZ4tML1svcKa",
-	"nJbrI9JvJiYBEZrU0SSZ6+2Z9Ggwqc0QFJ5GSR6zuN4h1Bu10w4MNH2PRpd6Ki1ATdppXSskLdYF76rb",
-	"rhuHF2O8frxSL3Havh323JxEv2+FxZ2W0UMXrn1W6P9Wai7k1HBvp0Vei5SFRkfBolFoSMAzhbhb0AYl",
-	"UcI1kXfD4lguAO05+H6bwAENb6HT3KNFbVYoWdP9duPCGquj2FbKzCUz1dI6HIuuXukQ3aT+xqIVewRy",
-	"cYnu3VQ2nt9+PZN0ugbQ7JxodB0W6yLG/vWPYJU8BTeQOl4v+sjCSU1NBNEczuq0PCNikrYLUjd9Jn3u",
-	"CjcSeTGFNupNcmhrQedYSHasPMugLB5JxZNkYcDLgkV8PEBIC4/HbTGRTGPnTKrD2yHbrHucXRcH+ptZ",
-	"g5yVakqiwyKhQBMcqehoPM8nTl/tk+fPn/8M1sSi7DcZ0vGYpddazJaRJV+LL3oP1l/Tg5WwOQvXdcSk",
-	"NFrtfG6Mt/FrlRefjSIsfx+4zlbM5S7wGPvgpJOF0ijJOGPSRCYtwL8w7pwRT/22d9YV7kL9fUgy1mCQ",
-	"oAGpyoY1NzRfLkkMWJ7ISE0SRIY8Y+iIWCz2Va61yrW2KErRFuk40+tvAu0g47Wb2/IGM/ywe3JELtmU",
-	"1MKIywvN3i6azSaaRSmRWIa7VAud1N78dg6GAthlOJmYVetGpGe15eJyuqtKvndLITalfpwHzgXJ43OW",
-	"xmPBU0VqaDS2c6i3oQK2TWKWszGU1i/VB0usF8FzzTy+QvRXX9haCzRSHnrWFh3z/+f5xLccZIselszH",
-	"Y5GpeYSxIz2nUllxUjs5eIV5BpB3SRMMf3TJ+BZVDOQSvIioAiRMLwOkHEAE9RRLf31KP6X/8z9kX6T6",
-	"XS5S+SltkF8o2iP0nWgTP2qNjvn21U7YNJFmYFvTU0HlNKIjluxTyTrEcSBJHL/7cL5vTvi/wg4gWkoS",
-	"/v7777833r1rHByEHcJhH/qcZZJ8+HB0IJt6OEYw0SMhn4Cffdpqk2azSb6GHTKmA55qsRngOBHDN/wE",
-	"Rkj9mv5kTAfs01Zg/nXG/2v+UkLR5NMW+RqS2n9yLY0BtH6Ix2onIB7S/k6zudNqBRYUiey2OiRlEzgs",
-	"PJOqDkM9zDKR2ZGC3duOIRKx6dXwMfzDAC1/2vq/+i/L/8yf7AuXiqcD86c+p1zpd8lX8jVsklA3CrKl",
-	"VJqFdArgZv0w/LfuGDZppmfy9Y+wSX7jUKkmvNoJIbYQN9HaNkfiCgucZ0zvcByA2TBlE30xJBi6etZq",
-	"VaOShKeH//hweHZ+cX707vD4w3lIJlTW22RI0xjqJJM8vUzFJMU4xh4GFWvibNxDTfKWXzKoYkqJEbDm",
-	"jWtGDTbFoj0JW/+IhZlRRvfsaW3CB6kWq1H2JlORk1iAP0mPqEkOaTQ0rhbjkcKzhPgWMVZFhWhmjIZO",
-	"SfilAe834OcQNt/IHaQnYs60wq5prpu1kSlqe60WCT923x4ddM+Pjt9fHJ6eHp+GdZyQFHpgeBaRk8BN",
-	"1vIEEHtpkWNZ7JEtsIDjRwAXwaxb031HYsEkTDhmUaK32QcIN+ZJrkgthGaan/JW63mklxP+xcJ6k5wg",
-	"r/TGUvOTMQIH/y3xn35aFVTJBhLtQoZl3e6KGzMs+NTfGgwcH9IMrnd6KaHeIZmI7FKPGKiJymh0iQCM",
-	"rh0HaZKr0YUUeRYxtJ/2e1HCY0vAzE4BvDkfcYVmtR3yjv8SFIjO5i0lyB6UY6vt7Twn4Un397fH3YOL",
-	"8+Pji7fd09eHIZi6eiKeWp4uxrrtjIPIUSz4XxfcFTDTZFzhLg3xgxhrmFv8a028YdigM7Y1PTdvGrcj",
-	"FE3HcsXI8AN9iCjW4yphwsN5BTgYno5zpc+PXZApAp33GHqLOySjEzLvSw4ABjxlROZZJgZ6nRjgipFa",
-	"+Gnr06c8/mur9WkrdKjhgKNNeQZiw4e/tFqtFli6UnvSFx1JJ4x3HKCPyflSAsyJiWIZi5vkzFwW5C8o",
-	"wrWJhwkWkhowKlO3XQYOxFw/ogMZEIvEiesr6ybGA2DbM5EUcEeS1BTtIV/lKSO9jNFLWZg8A1ckHd7R",
-	"53KQ0fGwAH2X5MNfdlu7f4Xf4Z8/40c97vxNNAHba8Zjd4EEIojCB91mE/576Np4+RIfvfw5MM9eHb56",
-	"ZWp+LV5U9CJgIYECzYlLiMTBEX0WPGVmwK1911nrAP7JRuIzdzNvkrciHRg0JlLzxBlYXuA+0rtZeC5d",
-	"sX5vMeGAdu3JMDHwrtArkXQqDRleIGWHiOXrFfoz1hSpbyhaXOAsO6o4okoTDL9oApAW8DNqjkpCeyuQ",
-	"NC7s19DKwJxRjHUY5AkFlO8MBWUzszFVQ49aj2h2yWI9H0yzCfVdttHkWgi1om3dgFrBW23f3vxMkkSY",
-	"c5zxCM+MJo7AiyKR2QIMWvNAI7EJtbID1lcUo4LI+zIXwsrfug0Wm9QhJCGW5BttEoLiiVYRbBlBLTuS",
-	"TGiCIXIF0FChFSPbJNyGiSZCXOZjyNA1WbTbKKVu/6n561eTRuuzG+i2bssbSGQSyCMMP0e5FNGhhLK1",
-	"C9WwkbArlgAE2xXLZEhYqrJpB3mPYf9/P3/31gTxAXgJiHUo4cGNMa9pcUCzhvAUMMhHXDXgf8PAf3Sq",
-	"1YAU4k5gbv4vUm+1RaeGSMNIpJpo8xRY3kirK+NxwlncIXu7P5PwtHt+ePH26N3R+eFB6I2AqWza6GpO",
-	"AIBdI248RqgQ9fLokmkKrEeNfgAn4O+0Wlbx0UfLxBbaQWGt5u7JUQcSqRs8JbVwW6tQ24kYcKi6jH9m",
-	"bMCl7r9OnregJxeC1SnvHe631K/Z/jrEOvgkeeGeOqmj9Dnsi4nB7E19/Q2KTE5BZgOA/IgB1zRTdUKr",
-	"mdQVS4GPFuGIUE3DLGkpO80so+jDgcIaIKHe58mQm5rRc6fT1N/38+hEWrcDL1K8dZ9+vjruFal5q1P3",
-	"vcmg6OGM3Nsy8NbPkmO8NThyLjHPHJBeM6k0JQxViN1zpIJqJs96bqSuXyOuUliJZxLS65QNEijqhGDX",
-	"0MzMfPEzO9OXxUwDl0hI5aV0VU/Kcx4koqfZo0WIK59oE0dLzvdPyJixzMWCWBDCPFVZLlURvQms5J+N",
-	"VyKbUE3i9L/CImhLN4JkNxJpnw9y8L+aJsaZ+DJtkrOhyBPj6rPyqpYoM1I7ZTGHmZA8hRLjWlcLvCun",
-	"CRfTK5OJfDB0pXJQ0eRA1gcs9shPIdfDceBFVq5+vZfzREG8cvEeGLog0LiIPbavOr73orVDwvfH5xdH",
-	"707eHr47fA8kBsUcVIegdjgGd5kYOmjH2hG6BQKUZodp2DWWFvi7TRBazbBQOByOZRbGLXde6W1MT7BK",
-	"4ZeGVaUbMhJjJkMTWFesSKHh4Rt6KfEye/1qRUtisaWUdbwuNSWJBcpPKIQDvY3MWQeTXJN0oRF7H1xf",
-	"nqDxnIRH788+vHp1tH90+P784mz/+OQwNGIssJ2mnUlop2bG0BBpMm0TNCNr+UEu1hPdoPX4Lx2PM713",
-	"T44ufj38/UJve/ft2+PfDg9CI6KMuJQQSjXJhP6PQQ9AmwDEWEBz+nLBlhXt7uhZgY57YdqHklWuhZIN",
-	"D2Q5KYxGf3J8dk4sP+lnTA7DQhYzT8yHA37FLFqkJgXmEH5kmZ4tTwef0vdGl7JmDhBjnGUjMib/EaP6",
-	"db1fMRtnLAJzUnFUuHTyWfG7XXmgg2bmlIQH5gUQQ4eMxmg/THjEDMJhYeSCerHw/JT1GyeZGGecKZpN",
-	"CwOh//CrByVdsLwjKXM9RRPgrY8uwiRItCJe7QDA8ZilkB2/9by50zQovEOw/m5DkQkUhsDruiB+1wpx",
-	"pOZZA8P6ApmuuWVTgrax4uV2c8KSpAFGkG2AsXQgkrBKDex6G80DcvtPc4mO4q+ASbkIX+301T75697O",
-	"XqGyGbZobAwU5T7NfUt9EezLMI1iDc1nhm+YAbQ9c2TJCLpgpCEcPpRVoJKPZ5xpkv3j07M2UpGMDzjE",
-	"6bjTdRRvtfUsS6TyDMb5zhaz0LtlbRtLHePFKxb/7Cg+oWoITm5LtWHHd1utmaLAPpTNZ4Nxgg6aa6HW",
-	"VgwbzOLzp8lVvNgKtvCGwKjQB9DYR2270dU0tHEMC7ZsEObrbfzUfAkfmu++Blszovl1TbnX8e1SA06Q",
-	"X7uR4ouZhiRTN2hEvw2LuYc7t+gzt8Pbv9DYukDhk73rP3kv1Ctbxmtv9+frPzgX4h1Np6YfyOx7sc7Y",
-	"jkxge8kVtdX+9x/BLUlQ22rJLjg/AbYwR5gCq5F+OH1rkTFQ9sJQfnSqyEhcIcUuiFiwJQ2QYHvrWJ/3",
-	"hUTFHeutYEvRASRPHn5RLNV0WGJewmOd4RyZnkuIR5p3IyKN0DMzea52VFoDRPWk6JbIvN/nX8CTmXnB",
-	"MCX/nmZb9UdJwAueDI67J0G9l465It0V6f7eSPdCHBtDOZ448aYpTaaKR3I7pnLYExQhsBfS5XOhaCJN",
-	"XDcZs4wLMCvFdCrbPt3DtYlJrRSCACa2MuaS7JA4o30z3lQo8yXmyQ5Yqikls1YmVNjgDXAiQcZDgfZW",
-	"GOXzNBaQVaNfrQdQYNclEc5Z2wK0u5QMYebdk4NXQekDSWrg7rJ2SPTSDBh2US+qFZd60ZNo2zYXrBO3",
-	"1iK9okFhCjKtQIg3pHErzCbFHHNSMxWaU5FqbpgZZhfXgSX99NMJtNf86SdyAPGjXh1PUgv7mRgZu7IS",
-	"WAsVIisC0hNqWPikmvi7K3moBFEiplNS+3C+X+8Q05ASZPdnbNtwX/2ZKXXLXPSDOTWG30LepsEOC0yz",
-	"hUuo652xEfJzmpLnL1+a92FctjMYRYCuWpwZ5uhCm7BM8Lo5SvZqFG6bec/6nNdLzxE1/w6hZESTvshG",
-	"LMYSq4vd4kqIpll9bzjWmmwzo9rGhZAx8l+WCWn271XG5DBlUuot3J8/NtTG8RVHiBudXmU0lbTIPoP2",
-	"5VBMCMUz1CQf9YmdOd3+FYCoArgYsx2N2EiAKyN2JXTQHbhrnMgSK9cuRDHQl6Q0oAkGk5gvOyTK6CQB",
-	"mwh6SS9JnvbzDB8ZKmEGg9Ic2lUlFLPGAJyY8mRqXsqkAQfQRAvlo8DEzeoObB6UR9hrqQDXNcRfcqyK",
-	"rZvAgdPU+XCEswPSEQPPofPeFQWcr0SSj9DEVGxhu7CtYaR4YTgEkxUa+0JHnNsZo3G4WPu37xw4+j0n",
-	"Ns6EcEKGuL3BcHoD/7qbLMT2ovtcimjd2m3tvmzstBq7LwCHaqu9Ba6/wgild8PGwNG55IpFkbyzg31L",
-	"1xurR5IWjXGnsft8yRiVuNEINylUuy10m+oi8heI1ce/lmXpSujduf6TD2lRiAY/en79R69E1uNxzNJv",
-	"JiqXQ23//UdZQHXnhkBgovRkUXeStv4ItuacG1CNpkRkEHLbEwsxFnQbq66v0toPgOhaYmzjYJHSWt+j",
-	"pb8iiV38YxvfS1U2BSKt77F53wpEQIWcc9CRZeusBJKJjJOEyBtD64K8VgK1zBTDOujUua9h5M9kERnb",
-	"QSFvkbioGy6LieBAh/RcMxfbnC/+Adofdtsk74XyQlJdNWAt7ujF4QxKp6UYclPwF8vKrPSxVwl/lfBX",
-	"CX8/hvAH+S4Fib+pvfAQaTpaC4NKTnwqcmJ52w/otJS8WYmKj0ZUfBJm2NWy5QnLGpZiFnTmruLlmDcu",
-	"2VQuFSaP02RqkAgwE8uUswiAA5hokLqmmRL5gKaeGJ/LC5QdlWepxUNsklALHB8koOqUwlJNCpQNHCwJ",
-	"YotoN1SFaQDbwpgekSbTjk/Hrw+UmaPmCZeqO+a/6lXZpNcduqjoxWOhF2d4hPR5f6QEQJ8VexXN+S5R",
-	"APsICIAfYeaSa8dCLrji7zFCzl0iU2yJp1YodDqCh8eoJfyZcpom2dVVrdsXMQvreOk7mKEAqWGebB72",
-	"RDxtzrajdY75xufbdpGvgHxlo/uh+DkmaTkNoI7Cpj8hN5eCbHFJiiBFVMr2npMPp28bkvZZKXlk98VL",
-	"ktE0FiPS4wqkaUxngbRkqpfz7O/dhn5tSOWwQ8Jxxvr8C9A7RBcEdMhdr1UciA1AhKp3WMjagMv0tNKN",
-	"In7KJnrED0YTEeIESdYWJvkzqSz25T3SwzIE9tcyooA5xZt0pQN4C4xkFVU2L3ZIeMmmmL0JBawgjhf0",
-	"uopqfxuq3frr9d+YgZ0jEjB8trNGVyd0qlXycyHe0mzAHimTwKPpXfebcAhfItz+k6ONEQW+xaiwZXKy",
-	"IGbYpfdrOtQkv7kQcWuMyPIU6p5ITdhogrgIacQg6d39ZfLbwPIEWbGpTf9CaZRwUwpL8SQxmWKAzS0y",
-	"ko8hI7RVWEWcM1fPE6wZGcPiotb8mIh0UH8w6oqTcNT1ZqaDo3hRfNHeArMwLlXHwHSXN87aoyq69Y3o",
-	"1tPXT/F83YXyWPv+UmX0vYfWcEtbnu1jmS0PtD83kFva8V7xRAGS4WJt2iF8mKwIK+QVSPS6dchAiqhk",
-	"DZ5KlkquBX/9OZqwMz4C4bZG01JyHB2PGQUQaktSfRARNeGQUKcpKNjdFhnYbBnqBTa2NUtuLwNy85YK",
-	"sJTXfO+M/5ctWM0zRrNo2DZQQCXslAl4fAA0tYaiNtixqUR49U9b3ZiSt+KKJTRin7YgGwn3ALBfOKTf",
-	"cMRhDxbsAmBdYiDQc0+Et9m8elxkIBgkN6qMDzI6IjyN2RebbiiHIlM2zTqiKURLSdYkOCmSQZVJ3FKV",
-	"6YEZbIHe1HA0Z+ZvWxR0PXUDmlGAflg3Rx+KpmkNDf/Vm5qEugksU92uItWaVDTEoK6OSYOXynn9wv+E",
-	"eJSgcOCIKdoEX2cYkL5IEjExKgoM1+cri07af0qnrARZ3wLsKPv389scMXuPAaV6sykUpic81JUZp4oQ",
-	"WG3E8RiMY5Hu2VIDbol3QUTrYoPOXmvP+FpNrEBoMulTsTAM4K6sFK76cquBeW9TdgPT/C0sBzv3PohV",
-	"RgP7DjF4sTOy9lsTPHvdDXTvVdH1j9d79MObIbpx7Eslt6RzQFisp8o+3QaatVRHuH+VAPq7N51go7lA",
-	"eqSVO6mSQ9awEyLKwf0IIuX7yUdjUxZmsXiyL5J8ZCLzALXJ6rkY7GQBtmbU3loIetx7OmIh+RvBvy5S",
-	"+yfGyMCv9Y6FwzIdDQThqRKorcRU0bBJjlPmh2dBARqDyEvj2EG4Ncnf4cQRmnAqmWyTEILWoKPtsC9Q",
-	"y0IAIDfAgIQyz1LzDtT0eO/e0kqoeQk0zi4q7+F2qP/Cd+CHJvkFsHwTnproL0TbiztE0Z5cAF4G+UiU",
-	"RCxJbIkwOaYRk01YGfxkBiPNam1aHgxLaGsWgs00OBQJVPmjPsyYMghrUHmvjHxmMNcCB2LWbDbrBlLR",
-	"gjpNDEyGNRufH/7zHNx/7ieIOExF2oDCZjASWdiBkRwEhNryP//JhWJA7ZfWThvRS2aiCRN8vn/2seQv",
-	"DPUvzUxM/v3+j9BkqgKsHtcab54oPqaZ2tbr04DjVMBbQJvGw4jRitAYYGfgoQz3kdI3EPPSD1iUdKq7",
-	"l0KvALTkQ/vAKClmQtGU8BFkTFFAUuwJcQmlx6CLHk9pNiV6aHVYiyEF2T+HogXFos13DaBrgAfTweyy",
-	"nRbgJYqMvGgFrVZLb4wsvtx5vindAYnICq670HCFrHZrVvRfaMpaBmG+uChIBqluqTXUJZryTW2VcKNU",
-	"ZYTRLOH6XqTeaZBQXGqMEv+iYeufD3Jk+jDVYrSusBZOYxYjHKWJZUrVgqOKCPiRiA2j1iP0vkKQ/K2f",
-	"tn9CbnIj5ecItuyVyEYP7bjFnk/BZFaJP5X+9PT1JzzRnkEb/Kj7Zx/vVZO6zsW7AbpufJ2FXrhZb2fl",
-	"0HwiF/7nNZiBV8HDFYmORAwo/Ofnh+8PDg8v/t49u9g/PD0/enW03z0/PPOqjmDIgnOUaHl2Ji1Ji42A",
-	"dm29NAWaOsuo1MdpfbYIQPLLUDjuNgqLKwfg8W0SLp19GMz8+Ev34PXhWfjdXgtNCD1UdyCTK47GgrUB",
-	"u/qjdq/fk1EtWIIt4Wq2OxhVSqTKhFaMDs/pICyKQJvqOhZDKUX4cqwUjSChBp4P9SOulV6L6079Q/9M",
-	"Yij5NHCfcFXvkPCo33gvUtZ4R1VkYQR5kWX3vLXnYZVCMOlmwgIGTN2JZ13vrDzq64nCPB/GV3kTQVnv",
-	"+3V3Ed753pwSz9fkZO9EDCFlW1UazIbp4Gsog3NXIlh4UHP1IHIv1ue6u9y7OQdqufLaA2vwtyFKlTBf",
-	"ae+Pk0Z9MMX47tcB6vD6V7hWhiy6lKZsBibOkBrNBiLd5XHHr+Bkg91KydNQzhJkM8CLdm1gOZQ0KHLJ",
-	"c8nQrKwmoiEVG7vKAppQzubp1Cg5Pz4/QdB9vzCqQHj/ZBpAjbGXu8//SiR6EMiL5i6E5YUZA8i0qWkL",
-	"fRR6BHUsgAVpMVDQoo1B6Oe/HV+86u6fH59enB7+48PR6eFB2JmblEtOvGI0kXpqGGM+OyFI6WiSM6zv",
-	"59gBRt3NVswLyGF8cNYNyI7LL6obnP0y8nXN4C1glLmmCIg234aKCraOdKkCw4LKD6sgL+dDW+HsbIaJ",
-	"vNVtfyPeYWKpofRghdNzcwZye6uLddvtnx4eHL4/P+q+LdtbfoMLh6RGZO7mGTj64qphsQ8oCOCe2Ty4",
-	"Qr3Tb92LAWYDw5q1yCxYmTBYTJl+JFvM4gOzYFXQCvMDCBIlueGMD1ICNNoJC6VyHDOSgMhXRFkcprHh",
-	"7DZTycV8OpbV0cwVuBIQz9Dl0GLhVFMED79/JsscTJZd5mB7KTfmMn4xXtwWxWNpLI1TvWjajAprJJd6",
-	"MbYoP0mJHAOnNl87jFCQSaSi0yKD+eFAA3A3NsZcRa5uxF0XeETOcFFErjr+uSgWf/mCV2yzymb9JooU",
-	"EES8WEsoYlACeV6VXaaJ5ogtx1T+/uzeG6F0A6be3cJ+9VDW7Q+SZSeZ6POkMnD/EAbux4/bso9IJiCf",
-	"rBDtrqNdRi5aLvEd913KZyRSg59ixSlLjCBzXjP6oFSUWOZRxFgsUTQAyU3aqn9a8IPURKjJacUzpsnu",
-	"jIiphIWRxHiVVEw6mmw5PPiMpWxiixTq0VkjC1BNWznMIBCEUD+Q9EWGNhKhqHJFHT0ZEZMuRRLjTKBm",
-	"sykvjZKnIdcGDBLwaEz5s9Lwb2RMMSMwp29Dgt8pdlLZVX5Qu4rhyHMxLGVTIpfWqlsq8GdjVHPJYlKD",
-	"K1w69VhA1Zz9+r1FtmxibMusKxZl5Ec0odiz8UMaSgxhLKzxa5lMbHXjFf4TSM2UxrSPOFwmlDtjjIwT",
-	"mhb1qgGhCzmMZmOS8LRJ9hHtWokJNdW6LYvLnI0fjP/XmfbrNmcDbDIItwvIBAuK2TfJXutnEu4fv3/1",
-	"9mj/3Kt7i0ZOLomilyxtkm4BT40vwejyMUSpTzgm44h+H0swY6VcWMcbMkez0Jtii9j8N0r2XZsvdh3K",
-	"OmC5YXYTSkqLc4Arxrl3N8apVddXxx/eH5RY5tmSMy4MYhugTCUJnvP74IM36nCWubk5/FBsrdi5uzC0",
-	"1hqMaV+k/YRHT54DIg30WNW6RrKCIaqJaPTBT78dc0gOW84aESW0FFlg6scbRVNvZdt52aFm/zwY/2LA",
-	"T3Dz4y/6EixhZwsc85ot6iuEzoQoY8rV/bJRAzAuTJ+MuYygOPzDIbvhqp7bcIgNMUTX/gH2d1dXwfmi",
-	"GIh+v+JWT8sP8F1Tw9U2t/M8W0AxRL9/X54Ej3SydDXl7FqSOKP3QjTUchqpKWFnbUroZaSKjEwo0kbJ",
-	"FMnHSO60NJ+NrMVL5WPUZMoEvOMGpEA5gHRw1M59choYwFvwDj4UMcV1fjBaepjemJS27lHFKWLeKttb",
-	"RZS/Z6KcboAmA4FbTpJPoSKFNIVsITbViI81G4cKgZgyIC9JzAdcyTpKpWsQ4AcjiDDJMj3cEDlynZzp",
-	"Lit69Cjp0U0Jy+MjEL+wAV9wu/Ay351IYFbt/SGHYXurkIR/wR5vGi2xCWxcHKwPjLsm0u1doVt3bgPd",
-	"Cgu3edxW6KYCba3A0tavvNOzV9pSI3PHlyXzeERiBWSr9cvstloAUA1K2phFRel6SaeyyHcJAf4pDIqr",
-	"TQYM0lNsrX6MhqhJxkgIQ2ziJ/XbZUibaayGeoV+NqSXQdvfSBuDvtcoCFMZyL5NgmJV9AWLviAluDFt",
-	"8rMM8dG1yEBdQ3QgbgusTZBMZ0riQk2/kbjC8sEzb869qCAqhKdSMRqXcwW4NJAnbcIBb/+KSRK+Pjwn",
-	"ZqAh6eXKln0xNNT/HSYSOrz6otp0YGDq3RMcy5W4ZDGphRjM27ZPwoBkjEqRotEuhAC5MAASi6Sxad8k",
-	"E9YbCnFJGI2GHej1eMxSgltBdpstEosoH5WKRe+0grnS1WBikwixCE3XLe4+iWhKUgFValhGeswuZ22v",
-	"9TPUWE2YQqhGu7qm2LbjMnvQlI05tmCXm+AMeIIsZ9gQ2tMpnjZS849hHasg4ALU8Fl75hiY6j+wvsH8",
-	"satXFL3CqbgTXo87gnemzkvwerozd7xEC+FG/5CIPqt18wFTt6dIjwjL51rBtMpzqIB8HjOQzy1p4mr4",
-	"nlM2TmhkQomN5AOgFkORMMBtECOuQEUeG7BqxGrmkkQJg8JbNe8to2yTXsbTgSQ9Gl1C0yVVu94k3dQK",
-	"YtjpiE4N8evMih1atisPjxug5wn6GUQ6K71tRDpDWKI7Smc/mLJf2QW/bxyiH9hDayjnfVsStgvKt9T7",
-	"cjijjhuRFFoJSOpVfgz0bxD2CAZZwOcoU0pi9HcozRzie2FAQpOBEpLamEpl/5ZdFVqkIaPD16wloDfV",
-	"lJslfaCxbH6MM10jF3DoruhtKT6Y0MLIoBXwyVDAM8M2PIYASWpYy9EI2z2hhpuQhZ2fqlts0mbE4lu5",
-	"tdZxFLmRP5DHyPVXuY4qsXgjviYkA898mfG2QvJyWrz9p/v3Ufx1GwnTqqAZTNCD0O6CpBllHcggpthK",
-	"S7Uhumemzg5g0Livnc3WGlw/bRn6+GnLGAcsVe4qTcL1H3hxT8Egi7bducf7GD2pxzKGpKWyadV1ayn+",
-	"YkNtMc4Pp299ay2mSfc4VFKc/fJ5s+WlR9laIEDis2fSWlOgqCqXRDLVMZH0yyzJXEI1VcVMpLtunLu6",
-	"MBnEMpmg9qOYjcZCkzlju7ZmYMNz3IRqNJECdsdjdfN7WPdsxi2Sp6jOxCaXKYVCSaYOrR0ujKO7oMvC",
-	"Yh1hkhyVrqiQ43xtWKjSI6IEqk+uxC0wx8jm6kEMlzczE9aqnyKCl8lTgFVD96fm0SUuborzmHMrMv8h",
-	"tWlcRYjW3kaUMVyyMofZECvuFhd/Y0oc0gtPi/v6YHy5Ut8qGNnvQRvTFwiItDUTFVTBygKzsW93Uc5m",
-	"BIIJTRKmGqLfN1dlKXDSzPCeSYLfEvx2Vn+z5dJ4RhKeXgLuW4BgsFFC+YjFGNiiuQPwzIOjA5fYNc6E",
-	"EpFIHkYX+g3mcYxL8AC0+NtoUd4sN69CeZ1V+lOlP21Qf1pOke47fu8dvQRR1O+kZMIqhtI2NM8kqfIx",
-	"oD6IMUBqiozIiKayroVeoIXgGEiVIBQTEWjiOrliGbTycR9IHfuC0rmmflofOTrY+7h/hHQVaS5PLT6T",
-	"USSQ2JJIjKG4pQMC99SXGjzgcUBiA40RWxWGpSqbBkSKQtVw0SoGxwVHqtuvk54+NXpexS9I2pvkjBni",
-	"jkuDQcuivERtMhkKCO/AmklqyEYQCQOzQK9JH4yBcUb7Wlx3OgiyA4s/U0yuSd4LEtqK6mHbHA4TFEL1",
-	"kDKRD4aLtvEZqnCbjqZcxIgeTCfYEICGN5VVgro+obAhQYG5AuejCsp5SkXdnnRGChzSeXYyR5wcf7k3",
-	"lwnYi5Yb4470z7JsJMnH+n93Wi2vbmSB+gxoRjWwa0yt2QoK18p6QGgCUOgmAK79KW1AhWxjaRqzTEvw",
-	"ydQ6Kmz7AeIKAd0tcLuMMcHCB7cLOCJsT5KE9RWJhYE1snwsZROt7EgU/k3IEpdkr7VLwv3Tw4Oj84u3",
-	"R++Ozq1l0ACnYKPhXOgoDrapJzPjlClYiN1Zk71Xo75lyC+/7IIEHYxZyiThaZTkMYvrkAIII2ax1W+o",
-	"Klk6YxKabo5MLKLKclYMGwCdBhAzu6YLyYT8m3Wbm+giGxZscspKxqxy4rn9/CiW/+Z/hJ1lK7oktrSc",
-	"sA6vegFommXOWpDHUIUDjkzpaBnDqchilKVCb2RQJLxs9zPOPBJe0YTHXE0PKGBI9pWNCC3OoQmVY1CI",
-	"HMYYSpbGhyPKE7MtCJ0lIYy3fPgLoY0CP7LEoGRhHtMBI7XwT8kVu8iz5Os2/Dzd/tN/bV/E7GtY7xBI",
-	"04C4Zeh2O2YJ1y8yPdO/gxosXR1zeEUv1YACxHkDkTnLy4HWWWdUxrGHnpG2QfZ9lFAkp3CTC4NDlqMF",
-	"HxfRQYO2/dI2cEG8sNvAnmNiC9mzmKgJN0gBXaj9IknoTNXRtPErm4YbkaRgSBsN9Stm8SubbjYgBsjG",
-	"N4qKQZJVFkm1qnUTS2vhnGhAoMFUD3y1iFR84r743iITH07i270buJrPgUv4au81TUpBUbIM3goEJZok",
-	"C15SBD00Z9k4lpWC6vmDPGPyXhDZNjzEWQy3krDyI8G4lc7IH08hzusOKL0Hh+9Ojs8P3+//fnH0/uLk",
-	"9Pj16eFZuQJS1wnDRibkCzgfuIEhbD/L0xRgq83ZRC5cZEndy1247zHNofMuXpcw8OTCgITdt6eH3YPf",
-	"L47Ozj78aGWQlp4cu0BbwVZ5ffAy3dq3tXt/R/3Xw98vTg8/nB0ezOBSLzxGmooC2hV65a2fXSsa94M4",
-	"fdNeV53WYmo/7HH0dveRFkIHSdSZZJQojB13s71kNI3Nriz0c36QoPQvVvVAWzUaIyRppuTk4NV3m3+1",
-	"qcoyv9hNeLT1ZewIq6SrqrjMY8mi6hW3xtG/4tEa4Ehr5VGZFr1UqiYJEzEQpmxgzCA3HjyVJ+9fa3Hx",
-	"7ONrMEIqMhJSkd0XL8mv/JcOCSesJ7liRcFBmhLakyLJFSNDpcY1WScfTt92AKloTQz8UJMlqgRYzUjN",
-	"9qomog4UyyePFghJsdE4oYqZfpC06TambWv5Y2hG0y+EHfNftOYqrhL97wxjdBKOVRNtxzu7LW98Hd0I",
-	"tp5n7AgzytZcuJ3dv+qFa5KTjF1xNvHyx7T26s3b2tw75cleMjYmCmc8ZFMyYZkDDQAOkKeKJyRjLqXt",
-	"wai+yUArzutGzGemeSzM/eAZZbfgGZWJqyqy+MBJX3dmI1qM9snO/SHt+a2a2D2CCWPeLzO+zoDQKBNS",
-	"eo7OAENDCrddx1jxEk2hSUqzTExQGo5JJEY9TdFrNEmQUA9Fgogg80GD+/60vwHc37GF+SuRfVgQbma/",
-	"DMgPfjyKS3B+fZGNqNLUOef6lwUAfjfp32poy4ZQOPY2MYoRjZln6rIsf9lg7O+bGQw3JUCMTpeKCam5",
-	"vMQ2gbxEjIxF9Q2irurLxoqtbK1rRvFO6Rl+uf64UViwFUxiOiW1D+f7kDepVyvrmLsVzDgDtXQE7n6R",
-	"Lz2C+O6rTIwWLzkw7dsv+YqhM5ol/D4Gfy7uNvQ5vM4Fwmqaj3osC8rWB0xx8QNRANyzBqHWQMgSKpXB",
-	"QipewsJQa0KAki6Ab0lFnnsSbdtAyeuBk4FgkvSmRGV8kNER4WnMvgRkMuTRUEurGTiQ2RcAr9KSPFSU",
-	"xFmTjMk8URIAE1SmBwaWGWgQg1p2TZKRKVAJyVPWTBH+Jwwcwlc4Yoo2lVA0CQPSF0kiJiZvF9r0a1rf",
-	"Cdb0+W1gTf0LuPE4a6+zKs66gjhdI2zak56eyRIF8mTCkqizzMA6J7AZK6v/fNsqm8uj3D5Ik2+Kntcm",
-	"6foxvS6g15MBXanZXiKiSyDkFPRhExZMeiwSI2PTMJzB+/52QSil2dpZLbRw4k/eEt4iLOVBAk68Ib42",
-	"o/5GkSfeSFYp0EcGAlHYcOFwQbiJC7kDzqVEBqmsYJo3ygOyTbOis/B/VQDL9xrAUo5MBWloJFI1fKjo",
-	"lNv3X4We/IChJzOxAbP1oYtMeRPWjOHOlEBobIlf2igosAJgjqU1idfMyWJfuFQ8HRgpu8iXqQcWfOfm",
-	"4ST3Vm/6Kcx19o7OhL4Ey2NmZi6wHc6C4v/pXLOon9kZlaScJZaNjDcy1mcZS6OFSuv3TUDmLtWyMJ0q",
-	"FKcKxalCcbxQnKikz9xeUXQK4QJl8XpEetTvStjz6QIVr8hX8KDlPfB3OKcltHfsMr7oTS8QxSckNeAO",
-	"Pkl1qD2A6ZOqOjCQSzZWHT8TNdV6B51KB/l5Dxrnauj1uymbawKwz68++IUXr/6NVtquYpX0WSEC3AmJ",
-	"/f7I1DWI7D8k3voCD+2iAL+7EqNHhL2+pl2qCgasENgfNQL7fVHFZVZ+yGaPxSTVqtDykBCEBFRiQjOE",
-	"ArGfkF4eXTJFai8gU3jE01yx+hzex+bIlh3I/QtSq4jROO6XaZF57x2LOT1HzXz2/XmVfaHJxBfHTg5e",
-	"zUhW+9hP44DLsZDcmhtWXXfzif9FZeSucDk2KdNZ4qApxcnBq81RriImdhUybiNjKeTo9zMxwvgNk1lf",
-	"2Cd9e2NMFe1AWK40YR0m5ixmHZJL8GE6p6dXDwIVp1LQ231SwBW+y2IdHpYOPohQVpGqilRtLrzWEIcH",
-	"NJRdi+V9DU60T2BuDgC9AdFsNWTyvVCkJw6AXFG+Cv34Ry9eA3DJ92/nW0xiNfVbTmAPMRe4DPI5lzoM",
-	"8FEW2FirYg8o6y0jqXpe9y/i7d4boYOVPUB8rOkqUvePnOUsBkZk4LSmlROhEvseiBrBMX0wYrQ+VHvZ",
-	"Z/BYYdrXscvN5F09AFJ7Bb1e0cjKn3Ad9PoKCnMfZrrbQLB77VTw608Tfr18qm4Pvb6WDIwA7IuZyz0J",
-	"xBWcekXwf1g4dV+pXQdK/Y7iMuZOrIQj0Lchl1qiTfQRAjqb2cPoIsetUyeiCUtjmmGSBqYTV1hfN8P6",
-	"Mqv+eKG+zACr4J4K6esx0E5LpYrkMJ9Amsu0CpplFll+pZmAWfslVdZ6VjZGoiiKQIqkZutLpELxiBVQ",
-	"9VpOY3G9bFnYrEnAtw/yRWgsSydrKDOkB83kP2M6kF/QqSjaXa5OKu8ZZ2VRU97I7qfBG+KIlEywPpLI",
-	"N7CflMeycQtKqbvKhlLBKqxhEkGsldgnSa56p/7pxlFKSMklS+NGL08uVwUmRSIzhW6sD8QMR/QR4HA+",
-	"TdIng2ASMQ80rcCyN/UmOZ0th6PpI+aAzNNN/JLHhp8gc7im5wCrRGthV17y8ZjFHZPXr9nah1QLzCFY",
-	"P2KxCCwHZzmhmI2j+QqX5D/gEtqw8+yXPLnEfd1MWMGZ38eNQBl2NzUGmSfqeldcZWioCi8/iUgC47tL",
-	"F4qCt6Pevj0CwQiXit/v7ywqYwcrhWQcwjdAKpwDOsPBWogzMH+vh0p2VwSvndsgeMHCPYCYqbupxMtK",
-	"vFxHvLR32ZElfLCMLnnUYYU7ba+1h/XywgIQMzQw2akoItlnCkxiLUMip1KxUYG1eRcyttpJA5PdkKQF",
-	"be9DNzeSs3budwSrJCt4geBSxCvQQlZdQ/delbRTCWWPVijDe+ikshvTu3kJbPtPY5P7uu2sd9vsy1hz",
-	"93uDrnYtLxPHsEOYQ9erZHMzwewQJ3JC1XCBzBViRVOpaKYselhiMJEp+XD+qvFX0psqW2t1RLNLB906",
-	"1sOWQ8YUGWdikNGRJLXDLxFL6lAcgSiBznoOujo01nFuJa4CqDe7TFjrzUD+xqxP80Rttfs0kcwJaD0h",
-	"EkbTra9rCF1aXtyO5NW12ZPuxTXSJvfPPgYA3pGJCaShFtVP/Sq1RXEFGscsbpOQxwEI8u/piAUJNf8A",
-	"40RgqHZXBdEsMLP/5D3C/s7WjQ3JOMkNOqZI8hEW0h0xRWOqKJzDmhSZYnG9WbJeYA8hwRn2TKyInVBZ",
-	"2yljZrVNcd0wICzBWhLWsO8wrPVVCB0YCpQahndDMA6FHcJGYzV1B0SfDbLPkkTi8YTKi2Dm+VsYkPAv",
-	"+n8a+n/+XxgQRXu6+f1TMCGNM9bnXyyOSPgsJFKggUkLIN65ZVc0ycE0pIZs1CRnKmN0BGiQAJCl7x+c",
-	"YWMoo4r2qIStBeRi0qMqGiKe+U7QarX0KZAB2s+4kkRMUvg+gNgYPQUtIWU0lTQC767ItFKTMvxrMtS3",
-	"D/zJCUQf2Qxj2dG3CGsk+3ti7GYA5aXnq8UyrkiPDWiKFjY6g7ECnok418e5nEw9olOHlAZFRHhKKCJ4",
-	"4zSrbOAqjvBbm1/wRhann0qyf/bR4/gFo1zG9Mtsd4btXwMlVS5h7l1XNIkPqYQa+vPgRqVa6QYHSX+Y",
-	"bkT/weFb/WdDwE7nhT2+5OUs7P02Xg8xtyrLRBVL9rCwTnfVByoUp3UNxwOmbk9tHhFy07VGlSqsq8Js",
-	"esyYTbcleYXJN78P08Y18glW9rujfLIhoy4WAvxGFQ1uTH8qMaoyyj7u2oH3apXlvkH2AS2xzjF+ezvs",
-	"BvNIr3GjF5qZ50mfqQIWaIHz01Y3puStuGJ65z5tYR20J1oOrA2Vgx3EVhxjulnGMORMt9BjpA+pbzWR",
-	"mX/1pq52rn6vbleRKjLSYrkpaPeUK43ZI7z5UAXbUxWtUAm7G0koLsKwqEeX12Qz19kBH65g7XJ2c6fi",
-	"sRvkOA9VcbSqfVnVvqxqX1Z86cnypWXhwatZ09LsjiXcaY16mVCQRfpFEMFF48oejjM2phmT9TKJ7YvM",
-	"0JqdVsvTJMr5GHKaRsNMpCKXydS4nY39GTzhXgSByFUkRhj299NPnimdI47kZMiwBAvaz01JLSoxJySA",
-	"HgnvO3ea/gndbc2ffiKHujcU8J3oX4Nizt4oPHv4XKJJYCIbi7rjEuq22FLPdf0HTwn7QiOVTCHGQvRJ",
-	"iEMIAxKalJSQ1K4tO9YmoasqZuInOfKksE95Ao1YpCUC5YBQE5FK6C5MyowZKWTe0Lj4tMf6ImOESpmP",
-	"9ErJPIqYlG2cITBTkzea5ameWzCjLdqK4zbvPYO4B9c+nqJSUUG79XZPNefSs0f+rT+EwoTWAcGNh1CO",
-	"IQ8nZZqzQVwITzFsxjSYMVOXR1yxDN5uEigqFXPEBREpGefZWIsDDma5R6PLQQZa3WfRI7Xw5PjsnFx/",
-	"h7Y/i54M65ZLRwZ+3lsvs7Jc2bgp/8DvtXZnVkVfoH4mUkXyNGFSkpBq/ntCMy02wvHSlxDkx+IiucPP",
-	"JZEjmiSOmY/xQ+/i8NGIxRyOL4XJ6hNLswFCS2d5ihcZAfJx/btRxMZqQVmuzWJF9/Lk8vU8WvSmhNsH",
-	"Kon7izerBwJ1LXd5XZbVSSb03Wdx20h9RZDauuQMyloVZAnuhrvf+ngiSxgFcNRMmTokvAsoRVU/tzKI",
-	"P0g91GWVGv2qiN1vV6e0ez9lQ9csEvrDFEisanJWNTmrmpwLa3Kuo955mqqWM0DB0qt4mwoE68nbqxFn",
-	"jDKthUct3s7B0fZ5yuXQQBAQnkZJHrOY1BChdsilEhngKF6ysaq3PalEy9MmHAurrGhhH5xh4evDc9Js",
-	"NmF4239+Fr2j+GvoxHyumuSDBCVACT2A2IjeaJQssAvhSiVCD1Prb4JIrYFqzS2j6X0K26A3rmtd9sRH",
-	"LtI3egeeDjCuHvwb0du8rdB0VNkJKzvhhu2EjrTdD+kNboSPa2yDiNE6GYrExrObDCbPklI75VcsC+wv",
-	"kmVXPGLPpEuNqTfRCOeZ/PQUaBoxZ8DIAHuGCGxDE81IjEYApwsaqJcfAzAuSFit1as3BQBZML2Aj2QE",
-	"riBmLTL4FmQbg80IdFkJYbPZgEkX0wCh+tDdhEesSboe+R6jvkxizmKwz9BLlmpOSQeUpxayl/ZEroia",
-	"CGtZcXg47IuxDTVJiF4X3YrJSbLmN2OoMblewK1mbJcSeQYMaYXREhIJ6r5Zre2sf+kU7aRoqQrmkodw",
-	"GBORJzGulB6H7q+E9bOqc/OiTejuQFafD/irewiI5PoImLyAXLKijFkdDHzAevXc9Qobw6M1uIH1tUC3",
-	"a5J3em5qSFP4FH5eYX9D+4ORXrFJY6r0kjImGdfLElxnpFPl7YObg3kgbrTUuBjRhK3FFHDezVtBoA55",
-	"noJ9lcVknEBhbHNuM9bXkniT1LQM5FsG17VkhtY+CoXMsVVvmQIDZToWmZox1Be2Xzspz/LbrJN56y2V",
-	"M4sCN9d+je+wRDK8qCNGU7NoNDW6bcLoFSNSjPwDil0uXLuN2inxUs5JSY8pWtUIJyvtjbv33duNoZwq",
-	"pIEHk6PuaKrwb5cWIApo5AR3YafVaukT5lZ0D/6UTMmu2mrr4/aysbPbaO2ct1pt+P9/bQVbmohttX9+",
-	"2fo6Z/WYZT27L1ozGHG9XJG9lqMjjtoXzAD55jgTSD6HVGpdttXBjOuMpWyiJY0dcsAiBuU09TjrTfKe",
-	"jhjps4mXso38VjJFfOIPOJ4wvnk6f0+2mOt4ssiVqQW6gi0iPZ/nW6lQwLs6JacpCAQYE2lYX3OWR8Ji",
-	"IibAABx3syagMkH+gQw/pbvyx/dtQbfprjMmc31EEQKAS6suSJdAjnCKEF6FJuuObxIZC55Cyijh6p7M",
-	"6Pc2nLkzbrN9K8Z2zZ2w5+SP7yuR4QwUTeprwUYp14fu4U2l1ha50mT6w+Wn3tEmOmDqfoT9662Xb/Tu",
-	"Paqs1zVk+yrvtcp7fcx5rxulzsFaAZkZG3CpMicUVLT5ZtgBp/76PXEcAX8uZ0wpng6qajEVeX2q5NUn",
-	"bUSa8/x0MAbuTFk2ZMFdRCUQfuChcQfuSq8qi20FQ/C4YQjuh4SVMAlMVVe5/ScUzzwXlyz9ujwDR4t+",
-	"vz3fnysKq4W9t4xmKctIQQQJ1u6E4P2m8fj96cUfURJiwiPtJezEkxTNuoaaioYHRwd6WXST1tgFmX2k",
-	"FvO4fcmmHcLiWNJGFvejxm5rd1cT3MN498WLnZ/P+CClKs/Ybmu3VbeYsP2MySGRPB0krJFLrXoP9VDT",
-	"AQud11NykDrDWOirGboJkMVjJl9DV1J8pmZ4afTGwoeiL/aJaHPQjbc2JdFZC9pTC3fpFdAtlb0t9Vo7",
-	"oIoSfeAG+pDV0bIO5WzRIA4b3iTdckdYEk0wNLnDVKekNgHh3g04MKMNTJfgcbArDelFe60WZqgyesW8",
-	"/nAAeu06ZG+nRcLjV68OTy9eH78/DGdqr9vSO5DeCoCrILmf5L2ER+2iyWeSKH1sbY1hS6BgPk2iqSNm",
-	"/7S1UuFn2AbkeQthZSH0Af5pMEtpHGdMynmWrO8FHutDc/hvzI2P3U3bHAqQGdu3ggBy3WMHyxxGNm4c",
-	"Ay3m74oJHWHlI+pumVdreQbWlUZD1tgXqcpEci2gq37Zvlt5bm/BoHfW6OO1SL8de9XclGVXy0skalpP",
-	"MiEUqYV/6j8u8iz5Gtbbtsi4Ky+m/wMZoJLHjITbdMy3r3bCgFCMNflw+tZW+EVX74BfsRQpPJeRuGKZ",
-	"Pqx5lmy1t7a3yox+lq3WFl0J5ac+4vGv+0LAF8VSrXdI0FMe7by1+MH1fmGQ3LwE8rhHLmWu79yfpjLI",
-	"Ufx1uzlhSdK4TMUk3RZ61xolVtTACa00q0E5fAdyjnFGdmhQ0i5LOMtsBFoixKWptV9IBDgyxwxxeG3C",
-	"4fe+/tpbr0XzCEts1kS4YeOySfaPT8/aABAsMj7g6UJbWNef9xlM+52ZVHc8ZmnM4htzza4dIFYB2Cjm",
-	"z/LhL+Nkds9mGFEX0pUtJ2p0k0RMGsewcNdRc/zUfAkfmu8qFvVEbFJPhesc6/NeFpsJDrwgRbUy6Xmy",
-	"DOc6sj1mKY8bkUghXOh6P8gqgg2qFBQPOR6z9OiA7GORBDe+6eOl4Dji/dI6VBS7otgVxX4UFBvpSYlM",
-	"/Wgk2pG0Bn5xz3I1huTKvN/nXwg1Qmv9UdLqwuAKSVBPStReNvaKaldU+/uk2nsf948WUJAfQdIuZr3c",
-	"w9Q1/g/fvL/M33HJpsY6LESfvPntXP9Lz6UWqum4TZBV7F1FvAGv/OXzRIUBOYwPzrrgIzrbffEyIOEl",
-	"j0NCiXEn6V/0Pz9PLvXUwXtPws+Ty5Dg9QpISPM4hK5xmoF+IxVpxMICuwv+JiyNITS73iZhEo8vrqJw",
-	"1ofjkvjLHhucVqC7VhdX0YUmrHqYH/cbb47PDsmb385MTpnMe6HnAEImRYGuoWsk8AZk3VvojimS35QY",
-	"MDXUcwEQTQJx6rjfqCAieJvofWaRkm0S8hTyKC+gh5DU9lo79aB4XEzwwpj5w4CEeQpc3P+1JMWEXgsw",
-	"f8Cgk8K4CHCnoaibnv6bs+P3WlXlNDGyP2QJjnKpSI8RTUVopDrmY38PC4faOONXVOFhGlEFjXVgleCr",
-	"dErCKOOq2HxMAk0FYfY6avafp5rwKiFifxHwTAS6idnVuIhZyhFjLzWbMRApq3cgMxjSJp1/RO9QLG3q",
-	"yyaEkFVussVOMOTXBf++Fynj/j1hxQC/kS/MH8Bqb9hSd9aGpJvKS3Yj0Qio4C1CZuC7+biZpxFVh2wf",
-	"TxG6rG10ytOVuCxL/o4kq5jHTUuWlirBsYjykWb1oRZvJqzX/pS3Ws+joZAK/sXapm3zg+sAfw1JxqRI",
-	"IJ5DkBolUMfSoGjoRjwIAhL+/553w7oTRXQ7zyRiHQGr5ZKMaMwKZ74tsV8z/zC/GwyISzaVJNJavP1g",
-	"RAYMVpFnssCjMGAeBipCM9OUGJnDK+Jv4QP2mgToGvL6Pr9iDgWjFpbIY5uMQUUPyIh+adAB+9vzVit0",
-	"AUWl6Pc2oVB8A2oU077SYhbJBEYv1EnGKJTbRRarB2KgOPz+MVpH8kEqEXjWMwvY0pzYNMTZm8YXGAxW",
-	"WBcW2RKQqx/w+MAclnm2Pn+wbLJCsc88dijsY83dHQi7O1JbszzYz5/si2xE1VZ7K895vHUbOPY7RMnH",
-	"PP7LzVj8wdGBW64lvP3g6MDdvyfA3avY/U3H7n/nhpVCN34m3cGXwBCv44cYgYgcCjlODvZtq7j6lFBT",
-	"leXsH4lZ6e5h0OiE9TZgV/lmc14mFXyeXMrrxYKCagOThcSrN7/9Ss6YQhxkDALVBN5TY5ufJyq0CJtT",
-	"AhaJhPcymk0rprqQqb6ZXMofj5t+nlw2JFM35Khvfvv1jC1lpuZ0Vny04qMVH304Pmqu3Q/AOMFsu8JH",
-	"YRJIwsgYeEkNc0lILllAXlh+Uze5HmhcRtu16BPqGyOMzXPTjuVvmC2Bp+c9LOkj9kTDAFeZaLvoQKls",
-	"s5Xb+kd1W5ddmt+R/RRI43wKwlKdCf11hUG1INyQ3PUh46YYVrvkJe4JNfSJfMn1adQTk+7UKPwFUAiS",
-	"DDJqQGwXJTDCK7VU+LjD8LDevHmeXYfstfaM+xOLJzjubJIGv0tmVQqlgn28K78Kbp4LuHEvJE7sWhek",
-	"2emK2VXpehVnvJF7URjK8b3wRkRr2v4z4VKt5oqSD1IWk/AXrtC4hEWR33LpEVYAhzI12lTJ/Ki5j8mR",
-	"131JUkO8WBZjUNVOx9gAoUawGLPUOP4Aq50niawHpJfzRBVBWFIJ/X2PmwqHZoi1cAYywFodyyMyFVou",
-	"2bRJuv74aj54PHLNQG8NQyx5gEAHc2KpLGfGFM/wBdKj8YDVidS7A/UYuXOlQnuQ61/wcq84clG9xVY8",
-	"NqC5a9hWCZyGwkiqvxtn4gtnklwyNta6qRhP5y23VJGRsGqqAfmCil5gogVkAR/ICwv0eQtmpqYnYADj",
-	"yz5ZkZUnh77Ze7G7FofwsVpf50eh10KfP1MWHI//kmEkOLPlIxjRL3yUj7bauzt7/7v31+cv9/4X6l3j",
-	"wx03JJ4qNgDZYKMW4avoBqiOqyjJMiHG3HGDMgdHrrIUV5biylL8YJbiGU5Oau4eE7zIRN/kH8EFqzBm",
-	"bimeUkZjZsB+5jT+klF5p1W2KtO0FOFNav4LWFTbNidBQFpkc34lslGDpbo3LROBieFCc4O/5Vna5kz1",
-	"20DzZRvwDNrwQkO/0C4P+EI38SlvtXZfLvjhb81mM6x3gGUbHbyEaYFSRcFdQFyFxNmiELaIp+izrZ2+",
-	"2icv/3fv54BIhtAR5HlzF/Zpr7nTfF5vQwS1qUgKdYA+nL41mFEFYCkum33PdV5ahjAg4YL56Mfqi/tn",
-	"Lll2MeYQu16yUFzETFGeSKhBHAlsD1fggsfeH5JFGVPeAyqlFhwxHn72GQ7NucmvaJJDDWQbNY5JATYE",
-	"3Qbfu8pVcLZMSQUI/bch7XANWBqTfKzltUQMZIeg/QcXz9uhmspoBEIqlCu0kK1hrkYXUuRZpAcI1dYH",
-	"qZbA18gnyFOZj8ciUyy+KG/B7FS8R/BiSGoUp2XEygDrf0INZzBuBXOWLIAWQlG9CL5vz1nF4DU8RH7G",
-	"BpXWVuZ1Uv/unThoqHqoQP8vjclk0tDycyPPEkOm1pcdYbDfKOjf9L063t+n35Wh7alE/FeupY0Y0JCe",
-	"WdcSqS0QiJ5qKqTobV/tbjv2jVDrKw1pQyEVQ9gQ8guNB0yS3WaLdG0TngmJuHb9QaIEyNG0FPI4RNaU",
-	"sYiPuakrA5URR5QnZEih8HBhALNNPpNETFKS0TQWIyJpotq6Nc29FJZ0D+WQ7r54+X9C0hea1mBtS0gI",
-	"YF/I2d+7jd0XL10dRuitpjI+Ah6r388aEZUsrqMJS3cRNkkIUwvtKGEJ9hMqpZ6b5v4jqn/Gup6aCZ+8",
-	"f01qdru2MWBx+0+f8e2LmH3dhnab43QQ1sEMZX1fbsbOALXbahWJmSG+pwW5yZBHQ8+CFg1ZdNnBkp96",
-	"zT3RwJMdcKvwN2UFEmPp2jEdheazNhS6Qs4PUCax3Vh3joOFR1SS0OdYCYaxhwFRwpYJre0fn56R8Cct",
-	"jXNlSkUTJSY0Qy1nkIie1hCcBHFTm5s+s3hk3Wm9PVz12tw5uWnI/qJhLmPT9oVmhRd9H46n+9/CU7w4",
-	"6+/k3C0FCzzcUXM/v+u9fmIiic8Gb2rTYTwD/ned4Wopq71/mWNT0ylEDTjJa4gZHl8tBIqVYkQb+g2I",
-	"11ZAgBsjXg60YCppkw+nR/WARBmHpPqA6HV05jRnpTvJRJ8n0B062eD+mduIVXUNq4RqvDCikpDiQvfB",
-	"WMSVzVKEEU1tpRrNZtWQjSRLrpisP3nuWuzd42av3jiXUGXc6Ui/UnHYH0vZ/BaUvXRxnhxpX2AjXEni",
-	"jUPGElk0eFqnO9DSITWij2yTUHcdklpPa3yQ8IX9vdePA6h9PhshQUesHpAwz5LSdxPW0ysDChODYhVG",
-	"wzOqm/dqIgbCf69J3gujKnKJUQxaPUXzp/tMDzsVJsjB2S61TmdnZ6t+4eRKkQVPnfjjrs4T/o0FKTwY",
-	"uzAzW8Iq8DRWXKLiEpvmEmW6+bQ4hZxKxUYNxUbjhCq8sAsZxCmjcQOcqu5dIod8PPaNgQZRQ1NlRcZ0",
-	"wFOqTCmWG5c7c90sq6OYcKnOYPjnbvSbdNOYTt5yqapSYY+vVNjjK8WlTwrBC1ZcGo88FMd2WRWu8h0w",
-	"dbiuv6vlTH0xSYvuAxunCug6nbnhgaNC3yw0zoevD8/JHJEIN3ij/bu8MgDzWNMiGilNBmshmMHrYJ5L",
-	"3cM+TaR+6jp2UZEQo+ALPvqLLV/KMVJNT4iE0XStOMcTClXh1nrvjP8X3y1P6ozRLBq2MXpFU9RiY9A5",
-	"oAdMND2jPJVY/F+xLyogEZWswVOpGY6eTDJdNtn/bM0EfL5l6UCf351WC2I93d+3Sf+3+3cmMrXZNBXb",
-	"Ey57RYgrQrySEN8TBQ6WROfdgRouq+gaZYwqZse4tRnMS9v8PnR2oxCYnXsfxCq5yr5DcFlmvS5vTRDp",
-	"dZfJvVelgz1cFdcfvSgrXi5CHRG6JQ3yy7G6p853gzlF86Rpr/UzCfeP3796e7R/HhKRagJVlvsw+oAn",
-	"TFMrqP2qn/iJS7mEKvqkFjOQlvQzDEVA4alNUNoiPJWK0bh+VxlxGVXEWXpU8T4cGnvzq3YA/cSVAemJ",
-	"FH5e49Lvi7Sf8Eg9UiqBJ+7+qESwWDvsJlJAxLyc0/7gzoL2iI7QIgK+hK9mY7QyVqq1KgEzj9pkKlu3",
-	"uMj0U3zEAhf/TX368kxifNU0cJ9wVe+Q8KjfeC9S1oD0sdCGWTkL/fPWnjPeU4j835BuOmDqTjRns8Bp",
-	"9y5tzSpPVcrZplPOHildfXxk8jVTd6eRhTaXq8US0yIxaVMyTT6O6X3INJtTDz/ACL9VhsQtCFYlqD1W",
-	"Qe12yuCN5bvvR3s8ZeOERhtVH7fjHC/nCiTDfTEGWbAExDCrR/LU1Fsy72xMC7TjvWdF8GFtWvtiPK3s",
-	"Wd8/zXuEuqa9PxulKuOMXXE2WU5TThmUwiq5urxwAjoaJwwDhEFhPDl4hWQD/nj/mtR2XrRIPOZ1DAkL",
-	"u1HExiok44z1dbsYQrY9TrXSesWycmjWOO6HTXI84kqx2PbW5yyJJVH0kpGY9WmeKNn2sqG6MSVvxRXT",
-	"JBlrpaG97NPWGTZwqP/8tEWUiOkU3/ANaYjTQvYPT88bv//++++Nlv6/naAUsvZM2nxgcPjVlkTTQbSZ",
-	"WAQgJOsBScRABCQSicgzB2hEldAqvYEB+vevh7//EQJIAKPRkIR//kmV0pvCmq585q+Hv3/9uimfrzki",
-	"j1n2PcEhesLvzYTdcdwvd2ree8diTs/Rwzr7/gLX65Y7y9e2Vrw5387CYLkM7iGLyZgOWNvdM33Frr1Y",
-	"lYX0uxa8vyc5Wh9yBFABtnTnUBybPBqJmK2OrTaxxxmTeaJMjUk/5RSSltskBKSKMLBZpHFIan5SaVeF",
-	"EM08phISYUXmUkFDUitSQ7HRU0axDqgm9bOP90XMwk7ZCmtg6SD0R3dbYFKE5peL3vQCn9qCXcU7cggo",
-	"bQajzgZfA7Qt4YqkYtIxZmPLS3tT5G8iTaYBSZnm0L0pBnQ3yQFW2KYZA/yRvj7JBjbDwJLMBr3ATAEM",
-	"hkqyn4nosi+ymPSoZM93SS08MmvxNoQw7R290Mf471YYkOF0PGSptDgk9Sb5TWSXErbL562k5hc3AYgb",
-	"//cQwtexNqqLKM8Ywg0Gs6nYaHT3YTiuQ90IiBzSzI+7LJ0kTcI7xW/FamPavLHd4xKmJFThLM6HBaL3",
-	"wUnQqbcAZo8carnB+gswkB3Es9KYbJMuk4umNJkqHsmA5GkC0BZDRsIPkmWN7oClChK6KYkyOklYhph/",
-	"6SXJ036eJSy7UTw8XtM7lB/9OJMcvm6U11sKnGgd1BM2VvrtHIKZNmn99+dyCuToJma1CmxkgxJHsPUR",
-	"ONXqr/Q7swfmu08HcEwcju+0VBfD4+P+4V7EowtQh6Xc2sGZ+yS9SX4D3vp/r1imVZ6/PQ8DkwsE+JF+",
-	"iP7zZquM62RwJwwNtQS4lDncJPvX5wAV8HIiZpqGSskU6eXRJVOk9tKn4QGZDAWwUyovTQbrDbKH/GWE",
-	"WZ2AKnEPRHNeMvKXzqyuW7A2CXdDUjNqeB2eS1dClMXlReyQ8HnovXP93pT4OGRp1QPNFEXKSJ7qaWl+",
-	"q4dy/k9FomGeXgZaxZ1oqSIUY5bCeSoaCZcF3ZqZlUJvzbS22rvBFkvz0Vb737vB8z8WYKxezw82qBui",
-	"vIKJ206q8Be1gEqw+1aphE+dzP4CO4lbXzt5/7p+cyIrryoieyMie3b1QxHZEAtHOyoq28V7toi0ozdv",
-	"zo7f64/2D7rn3W9LZOXV4C9fRsmahNa+XRHbitiuRWzPPt6M2PoE1Fial1qhygF3YOV1ll+DiCKJTOlY",
-	"DoUC5wJNCVWKRkOoXaTvmS17ql9FX8YiuhqLSZoIGjvK+cIjnPWyBSP052D90eZ7wwHukUyvMI3UQqVp",
-	"kzeNgiI9k671krWk7rMcmiSG80jWJtaTIkmPDXkag1hpbDikRskVS3M99t944xWvowPGrRum7opJ2iRH",
-	"qmRYca8sN6qQmrGbSMK+aE0RjVnXmIQcsqHB3jOr4e8mTaQgkqWxJKF/8OwLLA6bRUGoWVPXXTjkftHb",
-	"CfhH7p1Pns6sisOTLq9Lx98CG456zZIs4VdqaSbe7l8fuPTu/fioFteJ8uzLJwevngB67T7OvXHA5VhI",
-	"vk4YhvnE/6Iq1FAVapjn9fvl23AjTl8Wo9fl9ERks4TYcPZZoT102Cp+CSZTt52wUY/FMYtJeEAV1ZMd",
-	"6AmeZEL0w0VVkuaxcK6iENiZgUSFEoEJ11xxQDUbLbOzci3+cGHNhJjHRqfokMmQIWx7CVnVAsP2eKn2",
-	"ItaWCK17Ki137deDmQVql3QqycRCy80sdLHEkvIYnedmPCZIozab95CxAUtZhtWhGlhxnqtCSknZhBhq",
-	"XMewDS6t2uVeMl64SzYtoGVNHrwasrRNKEmoMm/YavUkFgyx/THngnC12OvWgSoJsxj2Mwq4j7+n5wmy",
-	"ZLGO6HkD/+aHVPEk1AtJpKiXXXrWe2eFm5IbKRHiMh+T2pzfb9bXV28SIOrxfHWq2jq1r+roqVxYvMoO",
-	"EuQDqJYxZHSshSrdv+h7Z6NYn5iNQUQQaUB6rC8yBk40vY08HbQBBcqmygwZekLh1E4h91/kCZyc4qxY",
-	"dGF7ZBAyC+QzOHSzDjwPw9T4ki2WaeHAzRgK+LWi5xEFHIKU9JgNyYLiZA08gHXAWcwYbCstgSL7mTlm",
-	"mhs2wNzQ6Xk7Mf/ulcaQztNewh7YI/lAdbgWMJFrqm95jK0qvlXJdE9OpjubPcakNiNaBUTLTMQJTUvL",
-	"E6yW+iZqdU1NAIcpRqHFr1nba+CIsqb9TqYbaykOqiTliHFPPu433hyfHbahzONoTCNF3vx2RmozAt1f",
-	"Pk9UWDfoNGOMA7MilzeUN2fH74OCPo8zoVikWEzwxJGQJoM2OYwPzrpQMWk6bhPTeEDCSE31nyZ655LH",
-	"iOffz5OkLCCMmBqKmPCY1Ix52XC3g6MDtCn/Dz5Gpv8rm77LE8W10GBMznXLWLlEbgpyAHRpmIiWoGbl",
-	"xTe//UrO2FIp9fPkUhoxFRArMzbgUoGYBEWEUNyieidsDNirTIzCeZlJvwdikX7G1bSScyo55wnJOW8m",
-	"6vGLOn8xdJZ9gYD+rfYWm74Z9l5H/Ji/efWvw9Pzf5wdyaPR+xY7O3p5lP7r8xGfcLqbXB59Fvxfr5PL",
-	"4zROfv88TtjrVyp6/SXRv8d/Tyb693j0LqNp3DpKW002fTP+175u4+O093m8E/+WXB5/7n45Pj/i/X80",
-	"o90k7Y1eteJ/vklKpsIxVZotbbW3/v//7jb+RRv/bTV+vmj88ZdPn5rXPPg/c2a7YOtLwzTYKPOUEuVv",
-	"EzXMGAMF6+VeniVkTDOt4jG97iZoNBZKrlEvHrP/i7Yrsa8S+75Psc9IUeTNb+c3kPmQVTUSMRArBT79",
-	"gqP5Pm03vG42FnsoktjGYkNYh+aNZx9fg6UuH6O7ot6xUN5N3f6HLHGiT0nWMrHsUINLkiHLGLp+HFs2",
-	"g0D07ZQB4PbZx9cgZiCgtqlKGVqD+5lZ6caJSHg0DdGW1Ye8B0lw9kVlBzFm+pzr+cQ8Y5FKpiTLU7Bo",
-	"DZENF7IRTclQ5FnHyjr6mc/PHxPPJjUqF8d1GzjPhKeXEtBZpoSrW7ss7+KPQ9Djt/qEPkKGfj/hcMFD",
-	"RHzoO/aEfGIzV3RNv5j9ynxU8dOKn87z0yOrTSdIVdZkliaba2VQ96xLzEW9uExiTV3nY2BIDZRc/ejk",
-	"4BVkOEkTE4ExWsCITDALUmXMUEFyXwvFoI1VLOqr4iKWKfEVt7onbnXiMv6+U1Y1x1r0mcZT7rbMC06p",
-	"9K2KPzw5/nBqibZ3km8SP/GfbCl/+McpUrRFeo6hZB9O35Yqc5QbD+ttzUYCo1CZwEYslfM3eTUIy8oI",
-	"iem0Iu73RNz/kd0PXV8UomeKHS2MKN9CUmyiys1f8mqw9ccDBO89EQ3HXKyK4VQM5+kxnOu4wk2YD+gI",
-	"1+somnRKEXGakJSpCcAPaK1jQVK+VpR4eukrGUtHWm8TSnZ2W60vL5+3ENbF8oByMBqoQaD0ONecRb7Q",
-	"BD/jFu0XsCf8Mq4wgmB+jADwAP5E54MLiJjxnyJIUZO8mkVa0B9aCIWEX7JKVdo0Nz3TB3WfZvEPpCxB",
-	"8ISeN1zAoHRTKtZVsa4n6Jtyp3k1k5qw3lCIy+W1xEqV/No++ueQSkIVGQmpyG6LyLznvpNN8t4rM3Y7",
-	"6Dg7tPaIppq5La4X9pudwAYhU0wfZ94MqyqAVfGpGxSfMme5fEm8m+lO8TL4sZnLsKIQlTmlPYTq/fv5",
-	"+ckZYWkMblpiwHmjoZDMFnq55GmMgpYNaQILOIYyEcmijKkAS82JNGKuRsSH07dklEtFeozQnhQJCEe5",
-	"ZCQcKjWWYQD+Zi1/5NIiWYoMsMsmQrNZ3Sc81R0ONR2pUfzvJONKMcxTMVmmReGIcHfneet/Wy/3nj8P",
-	"AQGt9eV/+4iiGQYY39XPJaQ8HkLens25tDnttuq/lgndFMZGXEqEGPdodBmQcQZlbgKQyhqJiGiCIWNR",
-	"IvKYWHxMW/WUhDsvf27uvthrmv+GhKdRkscQPjbKE8UjKlVA8lSOWQQMycmdAjJX4DlNGuM8GwvJSIaR",
-	"cqJPjk6u9uDlo5Orl6Sm/2yMKFRfhSeuJ4gQNAuA5HSv1dKrDPWzoUBGniWhSboYsugSfeZDljGQyxGL",
-	"HjcH0nL0Qwbr6BIhqSKRSFMWKVPTw8jzdqFppHKaJFMSc5okLAafPcW9Bo8J5qL424Cbm7omim3EuDxY",
-	"eKq0MqJIn/IEj6xx9WNMQWoKgo8z8WWqH8HniAmHEQJ+XosWwFgMUQlabKZJYmJI6ZTICVfREGoApHq/",
-	"aJ+RmAG5h2wkyZTS3cJkqG5J4qkPzUVyhw6uS3c9rklqM6Waemwq0thkyOBNBDC+yVCy6CJ0kyC9qdHF",
-	"JHu5p8/L8119eGIxwvjGDpEMAxsdWw11gw6cTauYZnu5gavzU4z4xng4ol8b+rehGnem9W9a4g47jxeI",
-	"EisBwvGrDglx98MCZ7EgyBVw+HdeCO8Hrn3gpBnNI0BeuaPY5Cs911bOw4pcBujGu7KWKMqCJWJYvOw4",
-	"jjQSGbNsSQ9+cyQUR1+Q0KogXgX3/Kjr2/lX6c5K0KL6TfsmxQSShBDP31Sq6xTSNmQnTwlaZKda5GmS",
-	"LmRbh1pCBnxhLR9jlJBIsVAHWJRDr7tQ3+NeQtNLggZGEiWMghbVIWGaJ0lIEkavEAQ5TzH9BU20rnYm",
-	"lC83UifW28N/xg3R75dJj5ZJtVjeJmGkdyPKdROvKE/yjMmQZEzlWQoydQvzh2IuaS9hcVeF+qkeEqn5",
-	"wl6SMRpPQapmMa4K/rvenCvv6cbIFRH9fhuo4JhhfPGMBIk0EdcPGwwMHo3BFQJh3nbPU9JP+GCobMpP",
-	"n6dcDhnQVNgX1Fe5o7paNxC4qoon+h+a3pqVIwZvZgMEF1WkOxPcjQm637RY1w0l3MpQVpUPeCJFnBEj",
-	"4z7Z15wwul1Q0NWZvt4QnkmP7gaaUDrDe1CY7jVvc8IqaI62cI1IgYZP6BTNg5qGes0jhQ95HNq03vCf",
-	"jTM0eTUOTIshqQGrMZNp8Diskyua5CwgHMhvRBNCo0xINC8a4i8fwDVwUCzpZgq3ngAE93rvnfH/rvVu",
-	"eezTM5GpzcLCz3R44mDFK3Jdif/35wihy0nXfZNSxdA9sthN8o+c5SBpW2LS1O+HBY00rpKS7F12kpDa",
-	"bmu3DoBWVs9HW7PKOKQDXGLyu20ycGEwlvohriMEhyyU5V0ToLCUelJipZaghCA1PYUMLcPOA2SS8vFL",
-	"kz1nVYp6W7+bMSNJm1GCKB1ZjwCROYQxFNhRxlY+t1ibk7/1Tt2vuWN3U3R0leh77pnjZ05fQP6jz2dl",
-	"bKmo7W0Npwxuqz5WKOfdnbwWZa4gfdfct/kzPcxHNJ0PcQO/F0KGK0YyIdSiePqwHhCRK8ljRsJtOubb",
-	"VztAAvIs2WrbqMqtr38UI8LYyu1IjKePdnB/mmjOx7N8axymFcPksuw0LQ3FdFv3+sVHQHrNKZwzL1M5",
-	"7AmaocN2zLIGqid9PtDMsFnE5HctzPECEN8zfYZjzVMQQhDg3ZF1SFIz3AfqjdX9FpENySXo+WMmxgkj",
-	"k6EgGYsYv2KzEZW2HYv4vGhk2De6rdVENKRiY3CyNhDD3baRqyEqTMY7N7dQfMAVTWxYrI85ULfxBDzz",
-	"C4wVjeNrCxr9u5j4c4J2AO7YWU69gF2/QQMtsKDJIylzLWDobRiBR9zhYVPlPJe2nTy5hNaXtzVT4NT7",
-	"2MNUXTS3dyJVwwQKLcdckVzSgd/1Pjxe9OF+uTIeyoWuPl3RwqH+e8H3UAlWenuCuE94HG0MgT8R/OCa",
-	"kbhKhN6HRf3C+W8xDrhEUIIFQcGmpVKM4IJTjEEBeDVTody7fhuOv8x/f2wFOWksDSZ2hsaxtCK3vrNZ",
-	"n0aMmDgZ7MFfpyIjWFMUP4gRa48AqhaLl4v/xylW1pvQJGEKUbhswPZMdm4bwE+L0G5xCfJxChJ4bC6j",
-	"aUcNM5EPhmBdEX1jV4FfRL/PMhlgFWLdy8d9kH7ZF4O9KjLA4z062Pu4f9QkZ6BOSBKeHJ+dGxBeh5Nx",
-	"DiUHZ4XUsEm66ZTsfvli6/HR6DIVk4TpSw8/omsSqgljDI0XVdMmNDVhSIDaGsC8MW6G1BCqywac1OEE",
-	"mV702HhKdlrEfINhOyZCyEn7GHoFETN+4I8X8wO/cdQqTMHMmUijJulaN4VvzEKFC6OVdlyc/gubGwAF",
-	"Di0umr6Nu4AFIk0lA2CqimbKHgDrmTC6Uu1FobBxrVopmtSbJNzbaZHXIvWdIvNKUL9vqV2HSEFiodfJ",
-	"TMFvlZJMTMzxoEniO5c5k51VbhaIjxrwK5aSfAw6lwl7M9MQfX1Q7XIhVL3FOCM9EU8NBpqNRYPnxfLG",
-	"pBZzCZkpruq+tB5wAyCn90YqOhpjwobQ2hwUm9asGwapRdtcQTgWm+glgXIHZohN36Z4Zj8M3YjOFE1j",
-	"PQBLWQxsoCxZHIPiLzce/6EsGq4BR4M5lEPbOiRmUQLp/AJ2kCYOb8bw/kwW4YkGtpqmhNEs4Sxz1XXg",
-	"KHFZAFiDWw3SUuqwNt4WTOGMQoic7QOi0DA8j3FQ/ue0YFM1aN+QujlFeAEvglhPV40A17CgqsUWHBqF",
-	"oew1Cm6mAkMjkI3xdYEQUxyvzryFGE0osk2WH7w1ZmH7WDkRk+DZ3spzHm8tTNwsj/xDyr8QySKRxjLA",
-	"CEODBunOV5Ocss+aZIEFXGIoiBpqSkf6bOJIkUjW2Yxze5ZXzsOHhGs1fr4Z0Ft5TvZ081RfBj6iCbI5",
-	"uWg5Qjmkuy9e/i0kfyFD9oX8/V13v3H29+7ui5f6DhgUTncfEWWziU8zOgH6Y6s9XbKpj2k+YynECLg1",
-	"FswRkHUXzExBrxtt9P/48+Xe15usXrEEfjzmyz2i/501IiqZXhp6/WLO0bmALCNU7XJpEh4HBUHRYsMC",
-	"H83SpSto6NadrsaNhl8+c0vG7s7+9YNX3jX59tfiRksRXu0EBbMzQbyLL1KxVaWbNLcIq+5ZMHvRnu8a",
-	"CUC5MONn0o4DZSQXchyzSMQguWFU8jxrTngvoyCcoLGhVMzABDFTaasiQDDrtZsrvSu9cHOvdoIC5/Iv",
-	"23/8uff8699udIlhD2YDqqWdXRFZTcnz3YZeLn+HbPm4+w/p8Hk8suV14jn++c95ladbKANxE42JzloY",
-	"ltSmcKGtUH+Br2Eli+uVKy3pzVYeqYFCQ7BGpPHUQHthxwYFpTFDY8uQJbGvkZlAoREUH0xFyuqVnlTp",
-	"SZWeVOlJa+hJaEKs1KRKTarUpEpNqtSkSk2q1KTvTE1CFr9xLQnVn+uUJFOG5HotaVZDMh+29eIuUJYK",
-	"v+72n+7fR/HXbfwuBCWiN9XCAc8wwEva2tLhweHbw/PDUoMAGkVTW54Q38S2pBE+sY6g68zU8ckYlSJF",
-	"eKMQFKKw0scqfazSxyp9bB197NTQx0ohqxSySiGrFLJKIasUskoh+74UMsPjN66RGZVpuUrm1z64U2yg",
-	"11AVF1jpV5V+VelXj0+/8qLFq+jASsuqtKxKy6q0rErLqrSs707Lmuf0G9S1FihR62lcsZikWFt4udJV",
-	"6TWVXlPpNZVes6Zec1CQlEq1qVSbSrWpVJtKtalUm0q1+R5Vm4LZP5B2Uygs6yk41yVEVcpNpdxUyk2l",
-	"3Kyp3FSpSpViUyk2lWJTKTaVYlMpNt+xYrPxhKV5JWU9heba5KVKo6k0mkqjqTSaNTWaKtmnUmkqlaZS",
-	"aSqVplJpKpXme1ZpNp/ys0BPWU+pkWaelUZTaTSVRlNpNHfSaM5Q+ajUmUqdqdSZSp2p1JlKnanUme9P",
-	"ndFs/oF0GX1W11NkrjibVM6ZSpWpVJlKlbkHVeYjkpNKmamUmUqZqZSZSpmplJlKmfkelRlk9A+kzqCS",
-	"slyh+Sx6TT3chKlVukyX9PLkknwWPdLnKZdDFpNaiFpGSELXAuJehygdh2Si5VquFYA8iUEpGAgi0npg",
-	"2b/UP6VKtslYJInWSDSTrfDVKt2p0p0q3Wm17vRG9PYd5arUpkptqtSmSm2q1KZKbarUpu9GbfJ5/AY1",
-	"ppIWtFxZMvvRVExWIWyV7lLpLpXuckvdxazGuSYklepSqS6V6lKpLpXqUqkulery3aguHovfoObiqyTL",
-	"FJevX/+/AAAA//8=",
+	"7P1bbxtJuy+Gf5UCZwGW9tukSOpgi8KLtWkdbNmypJFk+52D/+pid5Esq1nVU1UUxfHyH0kQILkMkABB",
+	"gA0EucjFvk6AIEiusrK/SIDsIN8iqKequ6ubTbIpWeMZz7xYWGOxu+v41FPP8fd8qgV8FHNGmJK1zqfa",
+	"kOCQCPhnNwiIlPucKcGjbhTxyZmgA8r0s5DIQNBYUc5qndr+2cVlB90SQfs0wPpHhJmcECHRCE9RjyBB",
+	"cIj6go8QZlPEoR20JukojgjyXxxe+UiQX8ZEKrmHGEexIP2IDoYKUYkYISEJ1xs1ryaDIRlhPQLCxqNa",
+	"56fav6l98GpqGpNapyaVoGxQ+/zZq+3jYEjs2GcH/JJPUMTZwEOYhag3RZMhH3lIDYkdeDLuQDcT5nsu",
+	"6YwzRZg6oDLmkpo+il36WCkcDEeEKR+thXzCIo5DuY64QD5lEWXE99CEqiHCqE8jghgekYo9X5JgLKia",
+	"nvOIBtPZzt8PsYLZxXhAYG668w6iIzwg0myMGlKJJFXEQ1RJxCcMmWEhqaYRgZUybeoFG2I59BDjakjZ",
+	"INlZroZEoCGXag/5IenjcaTqUgToCeOMPPGXzebwCg9mB/+OCKlJivdhCoLEgkjCFBBaB0nCQkQV6uHg",
+	"BlGG/ON+/ZQzUn+DVTD0zRZjhsYsGGI2ICHijKT0udncgkXnY4Uw6vFwumyQxyEZxVyv+gWJIzwlYclm",
+	"KzEmPpoMCTPrSiWMXSouSJjQGO/rcREsIkpEQv+GBOBlPCLIT7sLpvXXZOqXnwLdX/lBOOHmRM4OshuG",
+	"gkiZravkYxGQDsIoxmqYUAVBkohbPUDOFVrzN3BMN25bG41Gw1/3kOLmfEse3eqpDTBl0hDb24sT27Kd",
+	"GZZ6txRSXM9C/0yFXj49endWfS5GWNU6tbGgdUH6RBAWkFrZ9C6wIid0RBX8v9lJXliugrBmYCTUFKLH",
+	"NKEs5JNk7iMuFQo4k0pgykiIIt0aUvrY4DiOaJEHjCijI730zXRQlCkyICI/qgsywpTpwc4fWUT6ygwL",
+	"Kzuu+3YmSckSXJKAs1CiMVM0cievj5GSaE3/1BsHNwS4bX8cRWYb1/eQ5uRoq73rITnTCiN3Kt1bmq6w",
+	"lxEvG496RCAskX9BlJjWu31FhL/a7PSH8N38mSmOJlizANLnQtObElPKBnvlI0mWqw7r5es5whk1p3Ix",
+	"ZS4Z7DsspvrajNUJZoMxHpAS3mBeqCdv+J2UMz+RKLK/oj7XyykRVYsZ0mevFmOBR0Q51/ai/q+G5jom",
+	"wulOenpteoJPpOaKwFPVkIz2sltD4RtiuFifCqmAi1KFZEzwjURrkhDka2YTEc0WsN4x5P+z7uDvsONa",
+	"cLDiRc2r6ctN86D8WuQJA9+dEDZQw1qn1Ww2y05/Nwj4mKnj8Bzr18qmSqUc6ysKm1efSETDdDiaz2WD",
+	"wUlrFZnTmIalPKkrJRF6CMdh+Zhw8sLC0TitPHA8ShEWEnLJhSofEBehuY9AArKvS7Rm73Dk1wNBsCJh",
+	"V/nr6Xh/GRMxzQYsdfPuyP5JkH6tU/tuIxMxN8xTuZEbkx7kcxwOSLpyVYeavJ8bq97yLzjUkpGlA644",
+	"zp5+91HXMxsNjG0c3bzivYqj+8h7jzs2ZzQgtOqVBE2h6voF2RePOtLiyEAoHWEaHZCI3hIxrThefetH",
+	"KDQf0ccd8+z4YNS3RHOyIxqV3pxnLJo6Bx2GTSUi+qu9VCCmysu/hCNz9WfMFL6Q8yZCzChqq/ErO/aE",
+	"p5fwxqzdh/BF6KfqjsI8H3Uf09EYLWPO1OlDZ+0oFK9Jia7Y0uJUe3sbxYIyhXsRQcEQCxxoAcNDMuAx",
+	"CfU7DiF4SJAR0SIWCVF7Cw35WMgG6mplLcLTgk6jtaxUAVOw0nRAGY4SxQhezzQfLakZTauDQLHaS3XN",
+	"XFNb7fZcQaOgRs0TNNrb254W8lLBQ0tXShGh2/z//fTzz3ftZv3nn++eHn742z/NLK9Xu6vb1+v5Rc3W",
+	"snu5f3zsrChakzEOiF5Q//+vJac+F4jcYbCMYPT27fGB2ba+VmpBpy1R5RjytfLsI0ECQrUiZmThTl7z",
+	"1felWqL7li+fq1PPW7ztVruM4F7x3lxq/gjPHkbQZ/0+EVf8hrA551g/f6KF2kAQrXzeEOYZ7ZZq9Yuy",
+	"GzlHBuNZ0wu1gmwNdrZmhqipwvRtvvzs1c5LJfNWvYclCY24bTSWeZwlLgrLli8BxY7wnVFStNisBedU",
+	"a2mVai16NFoCL1++gmLigeDP+6mwj9b8kPge4gJhJMiAcn2S9bYhOQ6GoHOFpN698tf3DDXKcRxzoUiI",
+	"bnE01iI6ogPGBQkb6H169WSah1UxQJDSuuZIEyEMoahKeYhEkhiRQZCQMEVxpAcPQ0Vrh2wQUTk0ai20",
+	"zfuIceflubxcz38e4W9ul9GlXtZL+mvJRh8rMpIoJgLGsGiP4fvSfW438xu9dJevyCiOqotcyr7+qHde",
+	"bkygQDs25H0eklJrYGZlDnhI0FqAJalTJgmTVNFbsj7nNOu3VznH8++BZn23W/8R13+tr3YN4LyRXA+o",
+	"gyKizNUa0oFmSJiFaDiNh4QZrRzuDjBbFggbVuw9jiKigAdW3Flgao+6rcUxwThJb8j5zYqC9G8jQpeN",
+	"DSwrgsiYM0nAsPIch9Zmp/8KjOVd/xMshGZLNz5KY2q1Nzj8UwguzCeaoGvvuifHB92r47PT68OLi7OL",
+	"mlcbESnhSrDWmdSmxrjSTJKGYFBXmEbSRxGVSqIJ2PQ56tO7BqxwRTETRgOzK7MLrdoz8mF6DT03v4P8",
+	"4uTA9OM4lTLrW2qwLRut/WKjYN51rZ31nG21UiPZF4WGrN20YiP67c9wrcPc63rustb5aXZnPxgXTT+i",
+	"wQOJZv/s9OjkeP+qhFiM2V4LOAorgkJOzO6BPRb0ui9IHxU6K5JEMvQ/FSmk+6VJ4IiLHg1DI6DenwaO",
+	"Ty/fHh0d7x8fnl5dX+6fnR/OUEP3/BjdkCmKcGAlJtDXwJcIvg+7N8kd6H8x0li95yKdzE7vT0UxJbur",
+	"aecFZ+RhZHN2dHR4cf3i7LRILlQaWQAcc0GEqd4pHAmCw+kewvIGthGsqQLUUowYmWj5/4tRzQQkhdlh",
+	"eIjcxZpMQK/QUlEm9sB7gtzyGy0UieTNGXrK5v2noiNnuzX9HDMth+Looazn6vDitHuSo6CuVubIXUwC",
+	"LZ6CcNZApzYkgMIeERyRcC/nBaYhorCTfS3VUZV4ZCM++DIX1SMMa5ZVmeX4kzEoSwOarE65OuJjFj6M",
+	"rE7Prq6Pzt6eHuTo6pQby0EibSRbYY2NX4RIlvVR3PF0pH+qLc/2x+75Gx7qA1Li13ybGhklZYGxwVib",
+	"JMR8zEbmdBDjqdVxJu6sboO36hB5Vs9CzxbNaW7IWhIRVndCwhY1lAsfcyKTFn0D7+T24Y9OEZ+92ll3",
+	"rIYrab7VDia0C6ezC9boOYwcXkNAlYj3PpJAoTWfMlBMry3r9j2U/jQQmMEPjpXR/HitpjFxX80ECreh",
+	"MbthfMLcpwFnfToYC5im20IsOO+7PzDOAuhjtu3rkDBKQrCBohGO+lxoactPYw78hANB7JXrHZFE3FLQ",
+	"uQi7JZEWqtdm9ex1RJlUBIeF0/Qgsv/2SPktw2M15IL+SsJHIOYyMk7JAzwPNtwHA6cyzggtlFi689BY",
+	"5qXav3Zzdje92vv37+t60fUhC7AqC7N6TrAgwvCOv/9cy23Cz7UlsaiJ/f4wE1hSOlHkTm0M1SjKE4h9",
+	"4w0JKb4yzWVvemVxW4vFVhqNrf/u5dWbExuDNcQKSTyVSHIjvgZ4LMGDEvGBvnxTT2sm13qIkVsikBzy",
+	"CWvU7MzmCHCPNLlT18eChliaeANjvw8F7iuJKAuicUjC9QWTBuO4NWAb6ZzfjGPwNn2zcpndsCvO32A2",
+	"TcJGf5t9u+IcjTCbptH5c/dmaEPqk2BMD+FIchD7irGf3+Iu2UDVehqpuvDjLKbVbu804ji84vwEi8ED",
+	"zT3n3R9OzroH11dnZ9cn3YsXs0ZCCJogdwEhoT1FEO281kJv6HMw9Ly6PDv10Fb6N07dgR5qNeFnLtB2",
+	"02s2m0jwibRv7V++Q3Skxa71L2YiqjbavdLRPgG7EVYme2EchzADwfkIXoTW9IpLkz4wEJojmqyIvcoT",
+	"LaqKMxvwp1IZZ8nvAxwOYB9XdET4+IGukIvD798eXl5dXx2/OTx7ezXXfQaEIxWPYxIiLAS9pWyQxIhT",
+	"k46gJxkRRfbSVBb960RQpQhroEsbB522CXHxX9zdtspI0ZrWmqeKpBRs0jOeSJNkpcwSr2cmL2dGe2lk",
+	"d2FGRRourPGfioKL9KXp95JISTk7Y9H0YcTbPT++fn34w/Xp2dV19+Tk7P3hQYlVPiZG24TUN4kwknTA",
+	"SFinDEkzEgilSXwueoe13vCFCPMhIygSUsl8/1TEVLbfmqAWS3OrcsTu1eH1yfGb46siNRXFtz2TKGPY",
+	"hkmemZXQvgQR3afjGSbkTOsvwXFGcCxjXS4haDJb0dyx0AMEJqdrS9Azt67mAvpCSgwaIyolZQMPTQQk",
+	"2lp7hn7H+u6+2DW6etd7CanZOfhGh5kMaTA0CaMg5rH005y5BpQe//zs8gpt6OXdEKQviBz6aEBviXTc",
+	"pLN+o9wi/sncR3kC+pDtfmL252OmLsejERZwy+IwhGRqHJ0LfSEpqlvq40gSrxY7P32q0bBCrHASHPZp",
+	"9kEcYbaMBs/1OyYqLAkg/MmE40OztpEsCdfYq3Xr3ZjaUPsVppQGueVmpjWYupbxyqZnqFV2SyLrTsdR",
+	"lOQjmxNjjEL2E02IC/r4KQttZOMoAtZScckjLNVbWWEeZX3M3y9B+vRudppHkJrYarsB9jaU8IZMTXC9",
+	"IAEfMCrBHQzZlTPNQ+iKISxFRnIZZVzq1/V3tiEsBJ4uJBXbQToRz9ludx9z6zeftPbhY8dHs5DOHC4f",
+	"jIUgTJ1jKSdchBAkKwQJFBpyIQnqQRjrNBvTMTvAU1nr7DbTUMv9izdITlmQTavzk8nQkR2tktS8WppE",
+	"1NGKCIG9LVB7cSAzBAwgEBkJWynUyqVamBhpbUkNMUPbaETZWGlWPOA50o6T9r1cemn7WTHad97ZSuY/",
+	"k1A1osraBvThgiti5oSl8dqbO9uL47Uz0k+Hruk1IvWIMlIYvQ3+XjT6FQnaUhIJU8oeUXZsvmwVyNyr",
+	"jRn9ZUzsY5vhoCb8CAeKi/Io7kt6V4dwZ2MCTqEGcGbT12sZx3rZCpHXHz7tfF4l6Bqohd4l4dWl3YBx",
+	"XOaTb/xWe3Nre8efOcj5Mzz/VJ5QqQ6ty27poSysz9gIHInHD5Yhd2BCrHDl/bQX0DIOBW2Wzsee39/g",
+	"ChthGuVeN7+UvWqTAKvcQpCyfjrvNlnhKpvbxogonOxJ+RLlc6VKEtqLRHAkCKmbRBp4A8WYConWsDKA",
+	"Fe3muofGEtLKKHMyNrBE/qdPCdNtJENrvD784fNn33Iid2jtZrp1Uz1DuSQb4nMJjRjr6gqbXXY9Zomd",
+	"2Y45C++l1JAud/7mzAaxiIzvfV1a6qx95JL8W/t7g4uBM/JOrdnabfe3cbP+NGiR+tNwE9d3e21S3+pv",
+	"453e0+BZuNvKTbBTe8Xlv/57d6Kd2pt//d+jCFLwXMrSZxuzKSAnjAisYf7IzT8/uSzHrS95nr7MFeWe",
+	"ri/TYpUjubynb+2kFo5dxRO36Dg9+h1XBUhi9cvsGPw3R1yMVrzW+jQii5yrgbytFSe7f/nOQ2+vjurP",
+	"0NrzszcJWM66h3zPR/6eDxYM3EOSxFhoHuYho10jAVA9ZmJ7KCEp653CLHTdUw1kUjaFApSvAAsxBcg1",
+	"3yKF1fVAfbSWh3rxk3H7HvJdw9AtCxsjWSd3AYlgiLmnPFBE1aUSBI/8zB+BRwQQzNZNqItdJhSSgIaA",
+	"NMPCBOMM5GSbbbR/+S5L5W42kcRTcF/AK/qtxtI7BHZm0Z4nibdfURRL6bUojBmGtdQKgQfkjX6vlN5t",
+	"G4uWIMu8s5mktbp7g1YFh+nAFpIo9BCWAWEhWNwsCcCDBAOo7ntIt2re2UN62RAWBPUEmNN6U+TTLP4N",
+	"yCekWgmlnHlIcgg1kFadEiQmWOmO5A2NEWZIL3sDHZRkB+qtShDS3DnmJuywunqJoFEv8r/sDkhW9C0I",
+	"HVXFiQJfgKBZma2aRBbebg/5yXXge0bvtU88A6sQ2M8mQx4RNMJxA/mWm/sowEyfKROTC+tQLsU0RmOi",
+	"5YycNGP0PXfsrS8oZ/wlO/yRZYdZvmIdDHAlXIIv+s3SxTOZ1wVAvKN99GyrtYWw22KCPphMr4MIDoZJ",
+	"VhKVKVhl2VdeeinFgtQzV4ixOkBc8Cw7z8KF5XUaRJzj7zM7WmTkZnRFKMMyQTo/LhuqjBln0xEfy2vj",
+	"d8gPw7bR4zwiGELbwS1xTVgYc8rU8m6LmpcZ7Uw7ZbcI4Ew9vhkgEFQRQavBXu0nLxfP1qeHm68hFmjW",
+	"fnWAFUZvL45zAF8mcMgIPeenL/QddfnuBTiFmL4aLRdnnBFwmNsHGA0IIyDzwftrGAkuiVJpUorZoCcS",
+	"+bGgIyym+zziws+CPaH7JxKSLZEkNjtbgaSVawBe6JGITxBV6x4KBdZHZ4ApQ9hcJ/CKPTU9geHSdu6R",
+	"2RUCtLV9PmYlboduBtBm3stMfTBmL0vkYyQLAQXmtQBqcYFnQCqsxtLFRsWBorcG+EEByZfd5QoP5Gpn",
+	"fGV7h1eDCGSqpokJedYC/FM6x5RUF3gR3LV2zkxCtXZWhX7TJcpv3Sp2lDwi3orcILmwKloagEwqvpvz",
+	"fz2OOyvBFqy+6YIENKbW6b7Y6J68CF/dWuDeC4JlGXzv++E0iQ2zZ8jT/GLCRSj3EDP+PsCR5io9ZWtc",
+	"JEwICWg440TrjYULVBxRuWG/bFRYIgw37rxhNdDhLdGKakJSgDWH7Hm1zHWo5R1A/fIb6DXTVz7ABxld",
+	"IqJS2Tzzuzq5U4RJ2otIXTMBf8/4hiymNw5DGyhPGbptGejSn2svBJ9oVqe/kD/XEt7bPT9GgzENQZvV",
+	"J8RgGN1kA9Dzsz8sWEHwiOfHld694TVl1ybgwqvJcUyEJCEBm4zAY/1fmDec+IgoEl73ptf21k625uae",
+	"LtaMXxbxyoFt+h7ybRCEj9ZiLFXyt+wq36CX2+59tJaQWU8TgSRRP03fNntod3T997eBKdxJo9SzVLJz",
+	"6bVil6eW7gOs620JktHsheC89FZEcwC4xr2IBnnkoBiQuPxPkipyPRbR5w14PN34VOzXaAKryYN6Lgnf",
+	"9VyG7XKzkinOXC0z3uyMUmcnX8L05nCd5XfSVzVJFq7HyobJ/Hdf31RVnMdvbLCahwicmq0cGquME/z7",
+	"NVulqMWu1cqZYjbdMvnVKEIGPAOQRFeUyirTtduH1oJSz5GxgGdiNzCQhsXzKJe56YhIhUdxCTj+0T7a",
+	"3NzchXD2DIAVDXEcE2YUhHv4GLOBur17S47kzJRXW9pejo7nYYKbCzKTgOzC5Zn3HKHUvruKVDrkUVgG",
+	"DKyHcnB8YAyLBpwl4PEUUYl6kBxjajfMtAc5eRXF9FhwxYP5+at5GLnz5O3iZs6sazaKdH5OZ+4yzd9q",
+	"x+6wwhYzzRFBHJjx8jcXCV9jEZVYa1wLanPr2fwGPs+bxte//la89Y41b7uHQz6TTSDqrILrva0HIQkL",
+	"D40FG9r8PF9JzVsFltL2CN8lcVLWyrxS2JQzMOeqs/MuGv4KK+yOefFCP+4N4XRR4YIwt9of+n4oTnhF",
+	"e0j+ZlhKYY9oP1nduDHX2la2nxVUoiJJ57j7HJWkkhoyd/N+J2L215Gu7+mzLKbUIjnEEHtLpf5nTPaS",
+	"BzlHpTnweV+ka+h3btHauXF1khDZymUBZ0kdqBkX2gt8SxBGCkc3GQLsZUzwjXFrgG33p5q0v3woWmL1",
+	"dTobkfyFXBC523yxODDH2eD4EkLrd/DSOJD29g56TZ+jkAQ8NNWXsEIBZjb4AxCFU6lyDYNnYoRDgL6G",
+	"ZUDBcMxuIC4D+pgMuSSm2heJyAjAmyTy5e3AX99zfBVgR8Q9vU2NvNSyubW73d7JBe6C6w7mt7EWs8G/",
+	"yNvBzz//7W4Ure/1sCQ7W95PBlG5Wd/928aHv/39U9NrO2G+pfa0eSDLoeOdwa4rBgagNTbTZwf5zrhi",
+	"NkjG0mg0TLSL81jeDvR43VdWi9NuV3A7z7ghqviYlzuzU6Gk3awkhsw4KpzA9XKo8eWOC1ioBZwIDEOP",
+	"Kpi4fVSQTFJr3h9YNJmZ8p9INhGp42SRU2O+K+N372NYYqD+TV0LC2XCRSfpawqFeXu0yGzOyy3ND4ui",
+	"M/XAvpkQOuuOrhdYvGOdpMr8cQl7cEKl2s/KGKwmfXaTlK/3m/sobRiZlpFu2vihzN6vd5BPGIhG+pEP",
+	"oszYTyMjzG0+FhHgasR6HGywnuzTix+Pz/W/W5str/m0jXpamlprgcS17iHKQnKHmlkJUT0yIDum9LtJ",
+	"M6ZgYm+qyB7CEJ+hH44IZjJzgfpw6R4JPvKTcrFwg9g2NPOBMizSuE2tI2iNA1FZhGQz5YKI/W8hAPdO",
+	"6S0cKhXLzsbGZDJpTDYbXAw2mNzIoLnkxi0YSLJfLseG8OE4p+uoGfXLLXnctf+7rv/affP9YbfbPdjn",
+	"5+/Oe99P+rxb8r/j/c3uD73Ld69l9/tut1szjvd0XM5IGk5E4obhSHKjgoGnuWEO+kbrO71m6cE/H4uY",
+	"S02X2fJl7KuEQpPMoMcZXC2LEquFNOxMSK8zp4OO7aBTpQOji/K+E3hV69TazfZOvblZb21dtZqdZrvT",
+	"av0IIR/TWHE5pgqqqoWhxHUR9oN6u9luJy1lC5dy3jdEDXmYvPBO31C1Tu3XzaN/fP+RBO/H/R+2dqaD",
+	"bdwL3/0o//HLyfBuOCbjS/7j4PSye0FfP7/ZDX4dXpLzqyMyPH8WbJ6/6Pd2cLs9uOm/ff366jw82P/4",
+	"cvD07dOToI2zXdIizLGWM6HYNUwzz+rtwL7skn73686bm/jq5cWzd6fy+d0P3e77l2PVfkFwGO5+vJyM",
+	"n797dnfBu2zyXoa3N+plpsz/ZOvV4F5EHI63jCMmGqrmBvN2b0Zhzc55qcGyPP6waHMoPfgrSIw5HvHJ",
+	"1QDHmYJ3vWLZnLGthmsiC1KWXZa6Vz7LAgf41iQ9h6F9SPcU8lOAU5fxtkoxAMqoG/nV83J7XCYgVduT",
+	"LEa2zEFkGNgila6EFzhzrx7H5xy0e+UtpsfOyy1aGlSbtV92upLJlgqas/t2yFQFbIyiwJSrhQYGOU2P",
+	"WmZIA0MdkUITvwli1VIKVsiXaf/HWuLxAbJzwvQzgVnIR8YWZOO+jHi97gouhVYyTufvgTiUF4Xy4ssj",
+	"yge7W9s7T1MCL0qlj3bvF5az1qnlB7KypGKo4vMyUJRFvHFWJK/+nZ1FjtuvNf/lp1Z994NJ2G9625/X",
+	"VyuUFpKAjnBkZWyIGm4ixbUo3nza+oupzyWDh3D24p7OoY5SZmVDxVc13hmd09SSLA9HSIo3FupOrgM+",
+	"E5jWTGn6hAfRBPQzTKubcmZjT0EbzCm1UNoT7AN9za0BlIUCXwbNNgJcn5pX+6jF0F+H9ZeYyZqn2/qw",
+	"yJQP2VCa6ydpScX8oyWfXpA4ml7xFTKsSh0KwKGSIRSKUJoMGkCFRpw5l4Tcc0thmIQAEzQ8jqJGiVF7",
+	"/gAiPuAPc2j8iV0LbrJHgb1+Z0pQHuF6Pw+HstJkAh7xsUjAQZH/3cXFixfPn/sd5H9nTCSS3qEhucMJ",
+	"NzYYKgWclO9aR+3u1pYZMwSrOiEMuX03kaxaYMKB0lxWEJkCNBli9Uy8qxxCuWJ4cBYThp6bEvrtRhNZ",
+	"yj0XvE8j8kQiH06Gj9YAwM2YwBRmIRZhkjkt1/cyGi6UVZCEhUSkw4FPJaIsZ6lf/fBJOmBYcZFyuiJj",
+	"y6qoO69CED8YCzuO7QgccPalaQe1wNSXwzk2T8eCeA7IYu6jtt9Ah6NYTZ00JH0vSqIaaN+tsH9DSGxa",
+	"ycal/56iCREkyeSB7KMxUzQyz3RbgqT+QajMWQk9KxliwVU1K6pPSE9SNeeaSEVZ+5ZZPn8sIj+xkLmE",
+	"FBvqkQ30PiELr0AXkFVoiWLNT0Kt/fWMQjxb7KZIoQnRgW3VUOvbi5OSQOxVQr1mU/ZsqnKyLJbdFhhH",
+	"8S4qXDBe4QrO023+QC+6979uyFkifFSPOrNfmNztFQd9kYtqSHLkIM0FkrEBJJ+PNFcF1EngOcagr4WT",
+	"iGAxo+YUBIZal+FoqmiAI3TJA0rUNHdGi9vYqQXO0wI2jSsGlDRcpJhO7bvW0dbh090CMXR++pQEV7wQ",
+	"Wol8yePYRFhQFZmoDT4QeDQiaH+Iqah9/uAc2lSfKqSa/0kFwop56n9kObFiTMRf4uNf4uO3KD6iE9JX",
+	"iI9Vx+X5jyVRvh9ykNekeyifSOTeC9kxUROeSZoN1M3uK7DXwXihpZGHInoDQSxiiiBYwF5lsO6QFxBO",
+	"0ZrmvSBcwvdJuR5yF0c0oCqarjfQJbCQ3tQRLcdaSNINpagWBjlTsxKcip9TtAafTKUiI+dd/TxLggdJ",
+	"2aALaWblisEJaigIr5r5g/MWxYLcUjKRelW4luP0t5TlliyRdgE4Ngt+A4MU4xPE2eMKul80N2Ac3Rxh",
+	"GhkcicfL2U6xwxfKbHYwY0ESdO958ey1pMkPCyaVtrMiOIWNOVmKPg7xIJ8d2PNlcSqBCTtJ3p839heW",
+	"pr5K9oON91uY/FBAvjDyWccyhOTdhAsb+SsRs3ASYZodKLS21WyaA5kB9raazfXcMXrsPAsoOVaWY1G4",
+	"cQSJtVprKpRBwVIt/lDl6X8CA4d/TUhvyPmNY9t10FnKczoMAk4JlovlbmV5Yunapyv9RKbssEKm2Oel",
+	"JChhbKuh4aUMpVq0e8aD5gHnVG/M0YjKWpM3NI5XHNul/WYpmrcZadaJl6zEh0qr/HX15dlNr645j6Ob",
+	"V7z3G0ABa647x3RmrGKtZjMplCgr38J2/PbOmeEkRRpaCRU1PQqLwWv6lIGE+vhAJcvHEguuCarKq85x",
+	"WvKiwkI9GI8iUch/GRNz0sSYMfN2Ugyr9NQ5rn6ujC9z0XAXwxCnQaOmLXe9vAU8IKXePKxOtjA5Ilhw",
+	"zL46m9BHfVXecB85bEUR8/HEtpzYWVGGe8V7v4M8smS3futMMtPvPeTXpYJoFPHJORZJSMJiYe19Uhoi",
+	"xShFihv1TSvhbDzqERNbbWQ4iSLSVx0EjSFB+mNpTbofec+olVvNNvL3Lw4Pjq9MWSU/qcqH2dRU14Mj",
+	"LfeQnoD9A2n5EPqVFuso7RAnGqogARe2oKWAOnwSGd5hes73Wi5YPqqc/gBxvPlFJfI/okD9ivceliDw",
+	"kfe+lfSA0nwAR9B+XEvEHZVqQRWs9Kqw7+UUioX2iKThMo7otvK4t2DW0SmwN6eIG5gE9g8vruomfLjZ",
+	"bG61S3fjPrL5ClLx7weVrzwD7EvB8z0UOu8vTLsvj2lX0XhgYuhmb4ulhHcfENCShLdSP4etbX9Dpmht",
+	"X/Dgps9FCP6hzbaHAixJnTKpF1/RW7LeWNbZWxGtDg0MQvAMl1mcX5dpTzmW6SxtHkeuAlZcVWS4MlS5",
+	"6rimDkU8MpTWnJ4WZiW7wtkfHFZr0fRXtCtlLc1D1nKNz3+hai1D1cov6MMgtZxtPuATFnEc/iZHqtBZ",
+	"5VMVpt99AwerbBF+K2H0IeLrbLmEdCKPJaE+QF5YPX29eMDKbtc5N2h6w5bcvrlVWkIaX9WouEjFqkLX",
+	"f3Bq/nPR5ZK9/CK+72ol99r3qdFXxAnM6we1SvnYnx9qwrivql0oUHtLhKChtXAmti5XNkpAf+5RC3qR",
+	"Ra4AKw7r6CMtTEjUw8ENjCckEQU7JfjUy82dK6lmBeLO6R6lVLyEUh8XN7GUvVWRWP7Y6InOtL+++2RJ",
+	"LMGjulCcvh8ZCGtOT5UJ7g8OirVo+t+8OLE6INZie2iJ/eWhiFF/XPn7PkhS7owIU7/BmU+7qXzgJWHq",
+	"Gzjt+Yn/MY+6Fo0OrKD0CMLjt3AKi2u0jCoe5KR1w8S/GSy3yhUnZgnhd+/RWr3Ij4lKsCAuc2v9zCzF",
+	"EY1UmR24m1O4DCGbWn36fZtLsELfi7flHSWT30SSdDqqfK/cwjffwM1SnPxfVqkH3RNezVBGdfnxt7lZ",
+	"0lGVkgMfs8eP6F4hinU+4VpWH9PXZPobxHDPN0idmlKANmbvhkztjWY/uYcVqmKwyI2ZeElQuR7RDZk2",
+	"0AVRY8GgKmlAPDswqJIKu5MlUgZUXmth4zoHbvdps+19XgXuyE/b8XNQd1ihiGCp0GYbRUR/Kb00idKv",
+	"m0zQaz8pgf1W3jNgYm411ViQPr2bXa4jE3/fRsEQCxzogSVS0Q2ZmgRPQQI+YFTq65qqUv+mDHhMZGUT",
+	"zaV+fXlmhlMh1XaQTiQfDeBGGzjrZ0hk6en5ul6U3Dle9fi/N/lKl+NerlTBKvdWkJQ7mgnChRRR4LBG",
+	"6LO2XRJqSQdEWqfbclNvwJkkwVh3YVP7SqRLk0UEka2jWEmDiCL4xEMcjmuSqOv09kQmo9FC95qf5G0p",
+	"AtDAtvrw+h7CzqhtB0gSCO21RmuOmg3UVajVnOkFUYnkhKpgqDlIv7+8mvE9OGvlQtchhdrxYRkPTkOm",
+	"bTZzNuyZOfF+v2NVmFYzCVUuW3uR4C5IzQEIhb1gcgJr6W+1mugFZ8RvoNOsFqwBaTA0ZeKjTXEJFERU",
+	"i3fpsABTuW9DpM37NoDbv8eFYYi0MvspOTVGuC5LZKsoS5FAkJKNuaQDBtHl8LyD/MlQkuC6iFutee5m",
+	"OwFh7E0VkQsvL+T/o35ptrp+mSRgA9z0DZkmoeeQ1A04JsgMdA8lB6Uus4/SvOvNtu05fzWaEeewEz5t",
+	"bX7++0r3YjJt91LM5efbdVgzFPE330P+hlkl/+9+Ds87GeY9w/bG942eG0MQmiW1Ys3utIhsGcfLnd15",
+	"cWwpDa3G7n8Pl1fZLbTKTWZhSAyewxuicLhQ/ypzR57FhB0fbL3bP0atRtPBNklgm0a22Q7y9bu22E/y",
+	"1nUUxte3gSW4shc+TtT1bXD9UXLme2mwFwpp2NEiLxfwz4+TGw/Fgt8Si2eA0ceJQgANi9YOw4PLrocO",
+	"L9vbO+uzK47HasgF/RW0lWvNyYmQXwgE+jrgrE8HYwGNy2s5jmMulAnbn9kT5zvCwphTpqp073yWgQIv",
+	"+yikMo7wtAzrNxtQcWJMs8SVxqb4DWErfFFURmemVr5K1dZ88Tk46/eJWBUbmCHnCDjkD2F/XkKMfUHk",
+	"EFkUn7EkKBakntAdCaG4+yxhzpvSNS1UVVyFIKtTyEBge7sXFm21PZodetr04v1YGtSyGkMSpjm05gNb",
+	"kI2PE2VvYc6I4RV7FlpF7xMy7wH4HcEiokRYHAN93wuCNSPi6zP12OZO3I6unAUmQNaw3h8nUGyCTF81",
+	"yT+69Iy+ug1evBvj9983w9FpfPKP59Nee3f0uh1vhvvH8nh0JH+cHu8c37y7uTg6fX7Mmg0yfTUM33+v",
+	"v+Xhy4tJ8Cu/PWmfRgG7+PVk9G7rh/etSe/F23Fv8xU7aUe/BpvvooC9uSX7r3YbQTtiBgKlMkGWkmFC",
+	"YYsgymcIIFuGWbJbSC0y1jLA6jaZBI0rd6Tu1USJjsUFMhucJk5acgTC00L+AVYYpUDsCR32uUDO3Ycw",
+	"erdff3V2eYi0PIADhV69v2wsOIulh2uh3u8uxbyTSdWR3nWy6hpFdERLxPR9m9cZa0mBMzU0oHJGexkz",
+	"+MpikM3ofyUV0/R8Rpgym7BW+RutmS5U7xi5UyjAEdFCsxkpWnt7tb+OemRAmaxqNvdq4wpIAYV9MWtn",
+	"P3Wn6Ax9/n59oZ06Bay/+2xJTATlYTGxDnLqWi09cEfnMWjnW5/r5h/tz6thnpuNSfHUfvjhhx/qb974",
+	"Bbw027XBS4swWxqVFBmjSo62vtTquMT3aBRkt8BO13soRX1t3QeourKic3B8cMCD8aiKF28BKq4tiINC",
+	"21aSGH4Ytre3W7tggHfRHMFqYCttAa9fE0TpwWppQ6a2MnBIA2bbZGgqtU6Tr24IiSUCV8pUK+Ee4lGo",
+	"JZgEqE0i/804UvSGTH3kuly01jXkoUSOiKmPgF8oQOSvXOkqpOHGbavmZY83aQgPtfatL7CNkR2Sfu+D",
+	"N1PzSG/VV60t9MFWpfrCRaPKqij9BOUGlOBR9Bh1qujXL9SUIE6+JlMgxR6Guhv3aMee24Sga58/PE6B",
+	"phl6XEWPmiPnlu39PWVJh1xKOprTf9ke5PBK9X781KrvdusvX9VPz+s/4vrNqP7ralWkdCMzhaS2n/VU",
+	"AOiVCSM0g9H8cL1WUncj3eBV6mw4y1I625Vl3WLRoZIdnCWV0tsFy2GPYxEmsNBydQtChjXaN8K1dcAg",
+	"c29rBfTt1T4K8VQ6DNvgSZtKmMcWrGqrmfPXp78DTDDkGhq8TIdZpK/ob5MkKFnr7G57tb5TPq3VrLe3",
+	"a14NSpXLWmer7dUUT5+26u3NwjpeAHxDs7Gz1XqafyJrnc1nz0xMgP53q/n5Q/Ek5CdWFLhAic7qcqco",
+	"ozacySxcBb9RyVrN6CglYKardmNXvkz9sdsAkNsMUaY4wkmOa64bD6mh4OMBOA2oSN4BQ5NEa4SC3zDJ",
+	"LV2v5DQrEsHCuWMWmsKry9a9g/zZhfXR35Dvbqq/fIQOOc4gzySPErf5+cGRAZW1/Melt+U99W39sjIv",
+	"fYinSSf2QILqN6Pzlfqn7GmZ8U8NTTgfu5EZS9ULbH4KeEwTkFzdb064i/GALJ+RKgH+PsEPnM7s8Z5J",
+	"k+oXDB3lJGJLRcAqmEbBG2qjNQBLWHLUxwKtvbo8O02wHLiA2SPNODwUCDyJNPGTO+t49txCVx4SfMxC",
+	"4zffSgpiyT3UdAp4OAU58ivAx73Igq2npdpLVtygYhXXpmTHnWlItOZv4Jhu3LY2jHi/8SngIfkMEPxh",
+	"NkWJFB9APMDy/ba89FOJPTQ9IzNkpAdSGMGyngoXad8U5lO8VsZQSjmsl+ftydDTw+Ke++KylpBgyl6r",
+	"Xc9fVXktkRaq67Gz9RpXljTIqEcgLrjM6IjW3m/uo3f7hYf6nKVVbpFfKHLrrxvwL9NCziqc+toTlTmF",
+	"SwOTH3ygz3+AGWc0wBHoqaArXxwc7ddbjaaHCA6GaIgBjx4eXb7s1tvbOybKwddP1qCpfeh6Hf3Lv8Dr",
+	"a0mn635OC7dS6p617kPpXVPU+td8cIARbFN//ayZf7YycHO3s9nsNJt/VQZ+1MrApUGV1e1nuZ3J9JLZ",
+	"LSr3WTj1EpNPZzev/FO7m3nN7OFqWblOVqZ7lW5yRW22EFjy87jZ3Aysk//g+AD+Jt+Zn2c1NPPY7yAM",
+	"hrJcyYknErBdkgPbWJ6MbJVCZyPT6I55ulxu73L7UcZrD900mHtEpI9iY3dffGXDNdhNiGdR9HhZ8FXF",
+	"UPbST1cPl6sYjxVhqVL02oX57uoRkcly25dFz8usIndJnEJpCaDV0L2OU+HG3VUrHcm0YnEaJp+Sirtw",
+	"6eq4+7SUSL+qWJM/LpUlmtxnXz+BvTCL3ziFPU+zD8qrA+J1AnW/YSDUspNeBn0uDVLeAqzzapjbsysP",
+	"EI0ZCaJD8ApZVH2rj0IGmpGJFTeZdeQuJgEUwtFL4dkIX2lWlkqtGpcRdKXKMDCV5zycPYrzq8Bk3zxy",
+	"+Zcg80ovd/MlwQYQr60wjUo03HNB9O4izpD/rntyfNC9Oj47vT68uDi78NGaluk5s4WXDKi8Vv8FBE0P",
+	"SRTL9Y71vXHUp3eV6yDArA5gVGXM4kHIuTm49fx0X45HmNUFwSHuRQQKRGFmrFzoDZ6iYIjZgOyhkEO6",
+	"ZoyFJI1yNIOELhat6PHp5dujo+P948PTq+vL/bPzQ98ofJAZkqYeRTi4kQ30R68ZbqKMO3p105jjzkQY",
+	"CTOFRU+eZz8kr6SltZJXsh+SV3JJz0k9rOLv9uvcb0kDxniSvGL/SseY2BWS5zbwXHZGmAEC/z2qLGXn",
+	"d9aOqTQVemiEgyFlxKFLYIsQ14hsVUsTQy8VMLhcXL1UyLcDyF0ExeNc82rHp/Djdff8+Pr14Q/OL/sX",
+	"hweHp1fH3ZPLmle7en92fdTdvzq7uL44/P7t8cXhQc2ruaDw8GmRuGtezbZ8fXp2dd09OTl7D1/qv47O",
+	"3p7qf785vHp5dlB4oXtycdg9+OH6+PLyLfxwfHD45vzs6vB0/4fr49Pr84uzFxeHl3ps+2enRyfH+3oE",
+	"3aurw9ODw8Prl93L6/3Di6vjo+P97tXhZfHZ8+7BC/j1vPvDyVn34Prq7Oz6pHvxQg9Zz/Dw8ur66vjN",
+	"4dnbq0LnejIXh28vYVQX3atDM38zyNOrw4vT7omd4fGb85PDN4en5uHZ0dHhxfWLs9PD+TemZYArljzS",
+	"MsecKsQsHiuEFbLA8n6Ph9OGKTDoIf+XMRHThhYyLumvRP8SYzVs0FD/c0hwSETjOCSjmCvCgmn9NZnq",
+	"J30akYbgk5+efrBtFRxptayb0rnOZcfvs5vDhBnFhMcRWa7EmjVYcvDukXru8Ix3FpDsAE/lvJilXKk+",
+	"N4E0ZwduLYxheszsK2LzwsmXV1XTCrmLrmdbR9e+v3y8czNBF5VRyHzAafEELTXjYsXGSrC7K+fmLEj/",
+	"zCfbZHvhrEYBl3oe+aXrvQqeNNB/aio/wNMV5fMzliH1pa71PoR7W4f6En96e44/vVXwp5sa2KkrvNXO",
+	"OTE6radZPamWbjNxC+7OuI12WqkrZ+vZl/KKQ3xZiKdJAmmyJqkA4yW1XsPEQfFEFry1COjTlDR9PMd6",
+	"OtI1G2pvU/FMeZU0wbR8vGVO59VGXcFPn6v/Uua0T6ZQwb2N59XihxWo7JX97dzkdN5Wzrp7k2WYEwwQ",
+	"R2O5cjzAg7zpFVyoK3hw837aR3LPruiLtfRBH833usDROsOqT6h8fESPaor6zC2yLDpsvsVSN2WyL+8B",
+	"uTtXNHu62ZwxLU04BHwBbeDoRubuX/equWrudpqJ2zERakwB/kxkqT0nIqIsudk7tRcc7XPWJ4KwgCDd",
+	"Wu2LgPMuED/TSIrNnW1b4aqKdFkQFfPF75vel5UdVxIKy8yBEWaDseYL7j1RqCIOzAN0DenWOM+XHe8J",
+	"DEZY5FsjsOnU9xCJJEE+YX6jKJamc7SZhhFlpFjzulkFx6RiQyPKkr9b3jKRdzXAYSuAuiKn09zcs/l1",
+	"3SAGzGAlZvI7cHvMg2B4XHeH7vWBbg5jnvtWgAMtxddLKL+e/VFqiNFP34ImVfVWKqDCkTjCgQtt3tET",
+	"4iOqFAkRj007djmpREFEsDAi1V/325/2fptzpyUaAKgZjE8QZ2jN/ga5TzeExCaIWa67FyDWGimCMwEn",
+	"7q8L8WEX4p3xBd2PJ/ifPvtIcVOS1TCGu8S3pIaEIf+TVVhwLyLWZWRUl88OuI0pemRDfPBYf6kcdTPj",
+	"HjMnrbzxMkzQ2ab1pfCufHAG6MYMy0c4RRIxfkKSYYZAnGAK8tNutptwrczGUKFC6Big5cQm1Aj5+YE5",
+	"KxMMcRQRNiDQdchHmDKE5Y3J1XMMyIvy37M9rpj9PnuiE1yEPlgcZ9cSrZli8VKReD29WeOZNS3kt69J",
+	"EnAWms9mRZTqu5vrKcBCTDUTKPSWAsNkNIfW/KyTzEDhr5csrTdnPFWPTuGOSHZ2TjkmvdOlj8C7sQoi",
+	"S4FHmO89ZwBpdx8qktOsM3p1ipqphZyrKo1wJAgOp6aESQnqSSXA1YpG/tWBtatXbCzjuccjPCD7nKnV",
+	"HTc4ogOWl4YDwpTBW7XCY0QA0Tj9XdDBsDwwho5K3VXnpy/0Cb589wJpCR29vTj29KU74lKh9vYOek2f",
+	"o5AEPLQGs+yC29za3W7v5NL1AdgJetpYi9ngX+Tt4Oef/3Y3itb3DK6Yl4Mv+9vfPzW9VXP6k2FqpoqR",
+	"M37oVwvrpqsO8p3hxGyQDKHRaBicT+exvB3oYbqvuPGyaSHWUd4ztzgetfi2SxUxF+qCfDS6xKpx+0jw",
+	"ic0RtyDcdGQQjRrINyUS/A7y3xxfXh6fvrg+Oj48OYDIF0RGsZqafPFTPCIeFFDX/9ILAtLauof8xIN+",
+	"+KZ7fOJ7yAff8tnpCx/Yffr86vAfV7pdxGwLCbiXDbjQB1rzZpyhmsLJ9x2hyUfmzCb14kuuBpIVQpq5",
+	"q/jkibTxbQGJIi0yWrgHDwVj8MRSJc2MUbvZdPBV95CvxTo/w8yFFqg0q9RYGHda2WNdwJoodzyv6F6m",
+	"epJcLywL0VDTAvibEVUN1LVrr6cRDDkJly1DY3Flk4T0c8TkRFkAjdS8WkIiziNNHqW8SPBJSS4aZQSZ",
+	"7KlE49aLZRCYjCdfT0rTDGrlDOHtpYZw3aGXetiTWN60qsgil3tyVCVw4NUYeBguR+bQw/gIkX+VDTRF",
+	"7lFiqpFZLfj8Kh8ajSy5cjlznFeaTi2ulbMBaI2zaGrFZN3uwTiOjI63cnKYWZFseM7kl639VzXk5Yig",
+	"sj3P+FSe58K/V5YBYJ/meUyvxJhk7GtWoCJRkr8UDghaYxyZaEs0liRcL4cKXhFAH5r+wxWuz7G6L1Wv",
+	"vsipp4iaG9qWl/D0sZpwEcoU1UqfL31/2zfQWoL2yzgy7AkaGNBbwtYbS+ruV6mJXzYqLPUNzUMyb1hJ",
+	"EHMaSGBkrwS/xlDXEEvkQ1St/weI+/wDlt4vmGMM0q2WzmwdEx+txViq5G/ZVf46iGu2ex+tJWTW00Qg",
+	"SdQHeU5LBmYP7Y6u//42cPVKMykScHmJmWqVM2ar/c/KeyWBE+AY8JD/SVJFrsci+pxmVRf7/ZzH2a6M",
+	"gpzw3ULFjYyblRbdSDONnKpELmi/W3RttvD/DNObw3W8wr1V9XL8/YQIlF7d944SePX+9SV5ENjYDZlK",
+	"w6dfvX+NLolCaxdH++jpduupzbcG71TymrLl8ZMUSps27d+AO0vJMnAwREO0BtoZvAUc3s8saoCOWgQ3",
+	"1f1BlByOBlq4DA8uuxDQdwt/gcW05tVufhfAVDdqWuvUzl6fG6A7sN0D96h1atGrH0W/+/Hm+T/C/kfS",
+	"e/Py8O3x7ljSsHs+7EZSUnXyj4vNsx/uesdlQFRmHe6H8ARLl6XkJmtYkqZ8m38vWd3ZeixzUKFgAbIW",
+	"zEqUwQm6b5k1mnnrbrnhTHdnhq1fN8PyYLqmk5UxmmCVS88X7+1zTUfq8apzzfSxsDDXR95rBMnrf9Sa",
+	"XOVTXm1pV6mDZZPxlirMWdDh4vc+8l7VClyZurwk4HAmozDb5YXZhIorAwe8grZsxu8W10qvb9OcE9qX",
+	"adQzg8g29CR19hYNiqkX161dAjlEUHTEiBTyCVLkDoqTQDhAaSgTXCGFMHX5BPXpHQnN5x7SNCvXPYtb",
+	"ZZ3ECdZGkgIVuu4c+HBvNigSKpuYMFsTixEMOZfEOpMhguOf9dz+7nvWSdkNAhKr+omdcPJ73n30RCLj",
+	"GG8g/9dh/SVmEjBBLukojgw20f6QMiJJA12RO4Ww1qgF0iseojWGR0R6Weg+jH5dN2BCRZTATOonoRsI",
+	"QhgoEKBV6J9BTNOCWAzRIBHAtda82kdc82p2VKW0dsIHlN0jHNHaWWs4xP/WuZihComUWnGtdWoBF4IE",
+	"Cg25kAT1wEg/nQ2LSG22Mxn0rot8e6sMGiPtzPk6/THXQKv9bKmPXZCAa+21XB8+Y2lkniLMReRPvgPN",
+	"WBZ9H+1cv8/KTvyEH+FAzU2Uo3d1KDwG7WfIXo6vlQuE47hQBcYAIe+s5DQxGPZ3ttBZeTdIDvlEFqzV",
+	"rfbm1vaOP3uV2L1Md6Wc2wx4Vc/XAtE34gNulsc/f3uFNpKwD99DfROOZL28AYmiPa0oDrWWmRgxzPdU",
+	"IklUSamPL+pjK7qLdNcVvUXzFnCs7nGQBYH6Elf8hujlFOr6Wb8VNMnTcLO3g7f6TbIbtMPt3jP8lOz0",
+	"W2EzmD3A+TbyYUjbO0tOXdH87rZVNtNTzgJyX8D+ayhCUqFCsn2xbABn3bEaLsn4L6su0WUIPkXtRtOm",
+	"uJpGjX6283RrF2032nuoUIbiWWOz0Wq0re6W3GAWqlE+QUkdE2lxABBliCrP+PpyFcaeLNJ5U3QAN7OR",
+	"MjCkXEPNDX3H2L+hMovzd2zxgJK/i6vn2HV1N9elKXxzhdG5wAPZVnRh6qXZcWbR3QVPA1Fm18VGsiRx",
+	"LVBIjY8VxGyCzxH1SJ8LkuCWwSagNYxGONIXEAlRjNUQlF/OyFkfVN5FyoJDTp+9CqgBRqcsKQZSPvmY",
+	"MAQvSrTZaJbWSfLRWgLc9oaHJNIE6qFXl2en9ZOD9cSgq4gYad4Ykj5lqV0QqQlHFg9XNpCJCbIyIJQ2",
+	"A9MceIVMiKzuUk1fYjn0O8iXQ9ze3vmnDD1tSO4SlLY8IsmaEnQ0IqGHIj4hoh5gScL1HHyVL3Gk/Aby",
+	"gQbfMkUjkMRsEJDju82ExaTgqWu+MFAg8KmeIWFKTJOTlF41mTELzJ1m6iMy6hFhjKBqqIVLOwcZkyCV",
+	"RPcsSgfsKvjDzT0L8Y3mUU6qXhlo3bGabNy2HcD1eCyiBh3JQcR7ODLQ6zEJNnhv43Yzbm7YluubjWZj",
+	"s/FRcmDBxZUB64WW75Jm51hpNqyVZqOKlWbD6Csbre92t7Z3nqYKzAmVyqXxx+k0190xC8ldrVPLDyTD",
+	"28u2PpOrnlNluNdl2syhpps8Vu5lBiKFgyEltyStLJD9aewDboYjmEaoIoKCSs2wENhUAK11J1hYlNI0",
+	"IVMT3WwIM1pL0QY31xtJGFRtLFhHq7qJKa1db7fb7fm48QtDpK1nouvMzfjj9PT7VDPonz7VDCJjckm6",
+	"LEHfAYYjbJNnz7ae7T4LcftZc+tpa7sVNsn2Tv9ZGOy0d9tPn27uNDfDZriDca8Xhjtt3GqR/tN2K2xt",
+	"b7XDZ7WsYbuewEa6YSiIhJw1DBLcbv/ZTth81nr2bCt4Gu5s7+J2n2DcDLa3cdhsbWc7fGybO7O3z4fS",
+	"+SY7/GHe+rbqrVartQCXPy2x9RiFBuzuJQltOEKXPKBETZ3dOxe8TyO4vaHuYnriXD3v82JKSCs0/YV1",
+	"+fWwLpMNfVcSyVorFyE+eDW4PI8c8Pbinn2Z0gojyo7Nu+1FJecuK2H2rcx9ZyRJWoZTmZ5dg0zpBqVy",
+	"UYQzRzS0QJVzYw3gWOfXjs4LDEvBMT3kJ5RkhjHkUpmeUhIyD2y6w3EyjtJorTS2s2wc1ephZAZ/iFhd",
+	"oRhDmQw/H/TCdla9wsa9y8TaIEwYykpjTPncYuDmGZZxr+k5J7NqwEomCd8T0KNY6yIJV01qNWZjSpPQ",
+	"Zg9cyYEu1eYShiSrh0AtVHi0op02ZcDgtUbjZajxvSnSx4myQQdkfcjhS+H01FzJe7aEEY8JM+nxRuSG",
+	"f1cQV7Xo3d6wX1a4CraS2j3VGs7wPKo0vp1GIi9vP49B//R1+83u9/+4uNp69+O2mU4jBkOjcTucsZm8",
+	"vFQEyEVVlQuHmWC42dsKNvs7eLPX6jeD7f4z0urt9ltkM9gNn+J2b4vs9J/hZtAKN8l2/yne7bWCzXCb",
+	"PO3v4lZvM8hEv+1+K2jjXdLsPQ23gk3yDO/0W712sBluke3+TjM7G8aEmZ3IjDzzV79zijVVkbD2eeFl",
+	"mbDRpcRUHklXfnOYKz3CUqK3FyfLA0bSoI75WH5Z1GB6mBK9uXLtwvKLjso07uBJ5fHOSU+4SoMXTXR/",
+	"Vk89G3YP35jApLXz0xfrlTpLyfeLBwlm/C4XLli8ZF1qWxh1tKIxtNiPJdl7mqDn3xvJlVEMOTI0XJiC",
+	"s+CLr4iMzB9+RzhHJr0kHsD65+nq9jiZYiVgh0r1phlYs9oLfEsQhvTm1Tj+ileJ5fbz81vOX562f5w+",
+	"+5ujm1YcySqWmEw3vYwJvgHZQuEBGKGl/SUjCGfzH4nBunu4wpmqJkY7RFFm+56h+oK1fA7beyKR82TP",
+	"cG2qINiWcUY8hBHQn9bTM885uMu07AOJOZiFie6xVjwm9nxLxBlZb1RBz3sQ/4YQtjSDay3L3prTd6ph",
+	"zTZ7bGZkLRtV75n5mgkQ5iqie5HXOgS8ggTuctJSkD1q9bGUeh1JHQa9mKcep0v4MH5aWO4vwVOTeAPz",
+	"WyHkYAXueD+etMBeVjtOFnihsewxeNSCXLfE8f1EIt/EHB9aFFTAO8j7viRhIREIG9toB80990YhWlbn",
+	"4AuwgbxDP8cIGqud1KLBIj0NM6GMosJSTkhPUkXKl5FP2OprWMVEsZgDjCHcuog+W3a8L1zBdOVEf/ut",
+	"Z116vam+TnCkrxCts1lPVxKjNetfThS7dDOMhjebVJTpfDMGucruQg9Zd6FB8ss8hl6ZxzAfNWM6+fnn",
+	"f/qpWd/F9f6HTztbK4XQZMN0+9rZcsYBAzchNhAqiKOSsukXmIV85OU1L0NojSrWuWp1SCxJ2e2xY3F2",
+	"YRlNmSSAexpsIEUVpylN7izfXpwklhjP6HJbrSZ6wRl5wDXyqJaT2Twv15SbZECBRmoMJE6aCZyGR7on",
+	"qrHjsiy10pduKpziJVbENLmmjLYEdRE90vgozEIZYKDVmAslMC0PrEpRxVaT3GN7Gc0CL7kxvQl4eA6y",
+	"qVUO2JQvqKnKAjQMPoTmXCBKIhwILiXCUWRCVFdMmY2N9JcOMum3bJnPcUxEMpVkkbtaJTw5vLo6vChf",
+	"2wiXaCB9QUgHtdq5wp0YjThTwz0UC95BLa/ZbO6h3lhSBvdjq2l+GbOIjqgiYQfi7/S/3ThX3bS5SWpe",
+	"LflaX3rJZ6XD/F7cL5bw+wsTYFkGqfr24sRD8pcxFgSyICMsjI6SggFgzeslGsdQMrSJRqPfOobwF/GA",
+	"CMLq0kHV6N3ZoP0ES6KUtyTwEssDwrJ2nK8WyUAXTlzvqjk3ovhtET7YBDgFZM8kTk24uJHwQ64azKwD",
+	"FN9ZB2ir6bpDW80lqS35AS2d7ldNhs8vfOUkuAsTBPpnCGe9IAMqFRH3mKv1954u0FHnh+knmm2I0Qm/",
+	"JREOyL2C93ODmLnfAOvFcFNGJmmhAkj84GKAGZXAXvOm+Lk4ea0KOHkPyCZgpZPQMtxYgjqqX/hyI31I",
+	"8kJzaQZXMew+VRjdHZtPkaYM7yVRirLBqjwzwDEOSlU4Uzgkvb4buSLZTfhf9dIhEZf3RIggDPds/tis",
+	"AuoA6qwAqKnF8PsMprhvdmRZg85EvWxlFyPRlO3hV74ISohqhftg9muDWfsQsFppW8rh1S6DqU0pe9OU",
+	"8UhIMHNuN6/am53t3c727o81h9KMopTSVu2SEDTlY0QZSvFnUxqyrTXrzdYV4NeWR179dc4efM7KyQ3u",
+	"YhJeBva8FHMgTQE7zACR4oZMgWBMqCPYKnK5et9+XbiSy+2iEsTMH73m3xeBfDE2tHsJu9bMBHLWiEoZ",
+	"k0jtIUHSXF/hLP7MaEsk38Ty4xzI7WZzLupbtquJOptM9V4rVKq9zhzPOafyr/qRv//6kV7tkuDoftaZ",
+	"LkNk1ONSkrAecX6jN0YSHHXAry2MNzukMjDWYowEHXnIV+RO+QgLAPmFfC4A+cd6B6OIB8N//fdIcC0L",
+	"GO83BtRqhE3yV0CYWmLxaaADgSdMP7klgeICMsCkh0DUCBOiOT840o1uNpsojOljm4YCHnGRb+27581n",
+	"B+3DUmR2vY5PJGByRh004BG4LOy3e2Yl5RCHfGJwJOlgGOm+zUELYf6UwSsm/8SY8Ryvync/Neu73fqR",
+	"caisiOOqZzMWCVon8r+7uHjx4vlzv4P874wzSNI7NCR3OCQBHeHI+lYKKcrftY7a3a0tgGsVtNdLKzXZ",
+	"JSolu5eYDUyam/kEQSlhNAafqbJrVw6Pl5juCwI1gbzMAMdUgaXUkKbKtsFQaG7onz6ZC6OhlbjPn/09",
+	"Q10GrRpwfDSZkTvVQMcKyaGA4lWA9amQGgpC0C9jLJR+2SrkglpUUC27jJU9NQyRKKKxpBL1yJSzIpJv",
+	"u/Q2KFoi9UQeYIu8JCx8Po5uwGl9H3SCBEmkSqGGFqRqRtO3DAp9l3ticoX6y2qlEVtzlECy5CyKtVt3",
+	"JGcYXAo44hoKE7E9+aFgKvRqY0Z/GRP72M5kFVwVdyGck1GWz3x5Q+NCGQeLJQm2BxIiaVTH/jiKpmUn",
+	"pAx0Zk49ggJF3ANh1ZZzXw7bUg3fZRY9PQ+uUnESX1UpL1vUyjr5JZGScgaWzZVxrGD0qYG1UCrv/RVa",
+	"A2irdXuOWttoRNlYEbkHwSqa3fndsRpyQX+1NRuea21dIJMJA+npi7JgcuiiBdRb/WianFczUgQNVg92",
+	"LlqQi3X78C9j4tnJbTahlo1n8UTQWJKEi9hmkCBqLJhEGIyo1gO+mLW6K1wYjzv7pRv7lenTJbHqlAl1",
+	"N7iYroyVrhUTztBkyJGkAyYLVWRcZtdA3RS054mE16HWRwJ+nIzBRy3EBWobzBSLlCykKf5kq1wk7+ba",
+	"MUGQaxDFaTBdEe5xCAqOKCMmLARiNilDPS2xGZGEqjQ6RlGlCSqVVBLztXNTJkmcAgcEveRxDHJlOgqT",
+	"4NVh4yjyatAcxDFDSfYRQftDTEvUyHI7+rmgEPzsSE7pZM2MchLPgWggd1h+RcN7e7nhvTi9Mou/DDBj",
+	"JNTbZMTbbLAQj7awGEKr/cwthoDWsMFxirEgTJlv+3o7xwrtNJvoDnDWY3pHIgnFm5mpUiBRHBGmpnt6",
+	"VwHJwCyh+XK7iUYjNNF6KEh9o7FUtstETbF1DhSSeCpNIw10Oo4i3Utq8uQCAoQ7JZtiEK+kwizU97vl",
+	"Pe56P916utv8opUdSvF2fxclHswBWE7YDOol5Mi5cGj8PVtfoWQfViD0CmWf5nPIsSD31MSLRGJ4nu7O",
+	"R2uaF60DD/JhwfyUMXnmV1hjqAWRHLK0uYTHUZt0BIxvL2nabXOETRGYnB5kUDhgSMADAYFO4RsTqtnj",
+	"SvERarX1sUmUID7RnNxh3wDbYTbQ8E9QkUxEehShgI8I0qfPbN+au8l4hqMjGXFHs4JP7GQM6JRyIkwh",
+	"Uh+gUjgjAAEX2fJmeogRnupuofBNymi0WpqOvaweTokZoA3/mzED7Bsd265L4YrRa7AGGj8R69nd8jvX",
+	"8fu8oMbUJIZaxAV2P41JX180iac6mbHZf7AF+lfkTtnT0tDtWnzbRN817UoiaN/UOpaSBvrA8lAvjlcz",
+	"HS4ut/PnKphTvTxeq9TmIF0xLz+RN1jcyMJthovS3FwxDK2l4hslEuCNC3By6x0nJ9LGNAyhA6yydjyw",
+	"IBYkOq9IXil7AkZmaJBKg6kE4+QTtofAPj6hEHRefAo2OC1eMs0nXKPDDSGxuw4woQTT31ZVBOY0ZopG",
+	"VsgQJE0Ocki85bU/lEY2JnfifbdxxnSUrFfl2knzr7kYB0Tcr6LWzLCgrQfYtK6ssrCyqlxIFHPsi1kF",
+	"2MrJqaXAaw+ooWFupWWKXDL3E/P2oowNng//XZg/67xaiM1dXHY4iXzVTATQZ+dUS+lbmDhBcFiHi7kI",
+	"Vltu9x1DaMIK+1KGSVGa4JUWKrDjzgX7ukuX7oyXKxqcjWwRiT7Hwc0ArNIrCoZHNIoMv5kMeUQgiBn1",
+	"yJBahVTwiewgH6SSFGXXioNSCaKCYYbRaeoimHfsfeV7yO9pVcTKgj2o6ew30JnQy8Vy/oiCPwa+EBCi",
+	"6bhjQKNCgkgejQ1KhHXQlNQWg55L7PlK0Nh4PawMo/WkQTqHJxKRcECkl/lJYNgN9By0qoiWrBHIYEbi",
+	"M0wcsPbInUK8D1LKyDNXlzJqHUOpBAWXkCZZaUs2jXL25lXCuEqkRyNe/b7lPmLBERLerXhc82pG/Ncn",
+	"w3jR5jvPeL8vSV5ynKlBfUC1Uhw4aLy6VyjbM6JRREdECSJB8x9SrUFrIkE9IqnWzkFrR5qg1nOhOZu5",
+	"sJzsujS1zozU82tZqR4aqiQFC5q1qQTF8RjrTxCNJb0lb5x+8iMo9Fq005u8fRhJGRvJHBbPZjNhzZGt",
+	"emE8N2+7Ds3fMd3dq24mejO3amb76e5Ou7n5TWsB6dTuy5ncoR+zm+QQ2Ha9zGYmEUYx1hI3ZWrPWgSE",
+	"KTCdEIO+bKw55neu20o1LbNF+UlUA/E7NmKBsIHAtyRMohxkCj8BsQ3Zgln25awSqD7Oba1VpbGgagpX",
+	"0dh8HNI44iNsLtgeZjeMJ6Cllv+mY1ouPptpVSs4XGASq9qw+gIUscz7blbgKRqNMlAEzesayA/5uBcR",
+	"H+Ew1GQELJ0yRgQYSvaQzwXDKnkh4EI/4qlQAiU195CzOVrRwizbG+DZvI80rQoTNzLBtwA3rCZEq5oT",
+	"jsQ40mLElh5hHI0lUhMaEORPNPf34U6xqZIwKRLakVQ0DP0RrnaH7FObDuibrjEm+cHsGkjGzAQ6LaJE",
+	"rwbrmGu81Wh7ZbVH4c2SuzW9Rrfda7zRLrtS59LzPo/Go9U5YqrlVrlYE6V4iURBNeGRqK/lZ8dimosm",
+	"bi9OfiwecKOrJMP9sHAd0imFVI9tRMGGYUxlcax3rfMphbCZU43TqantGZT9Oa+6NQi82i9i3ntZdqFn",
+	"4lzmei+zSDfH5zT39aJN3ktsDvM+yFk3kmijedueWi8dd93Upg7BDnyuClieb2tZMVRn+Ze9nC3ssjdn",
+	"1mrpB7m1Wva2SwlLW3Z2GZDZU+oFtbtq8FLhFk+0ej+JwYM7pLvl6Zsm1fJ9/WOaGO2hpM4jaNBiXPT1",
+	"ZrYarWPCPgc8Sv6RnrUej9J0hT5nythUNtsphe3nw5q6EImqdaHscoA3U97San/+4NWGBBSuzlZTr2lZ",
+	"z1lv7a20t0+fUuyJRn8cRacQAFetq825XZX7vRMPt/FrZzdEenbTfp6ZhtP27Ju/ODraVmHSHzLM5Pdc",
+	"3Mghz4VPFQw4nXzGe2rbqnW3ypLwEiNhIWJr1jZVMACukHjxUFPfcgNxu0LS3G9qHyzzp6YLsejq+qph",
+	"M6mluXLETGHTVsyp4pPE+DUeMTA6YdRq183faCBo2EDnjpe2g/zcoU6yuT9/9r38oyS5e/ZJxgnMExNX",
+	"yWZ+CbEq/BLZtJTkV+cINox0VvYkqYFa9iwNp0oe5kN14ScXS6AxFlHyexLG3xgRhfX+NF4f/gDxvZhN",
+	"jdcHCj1DggEkYoX6M389RandajYzZ1RaRoxKJLViAe4maq2Rll9BRkRIII7ZbyDYP8iXwDQE13Zq0lI8",
+	"RiMsBpShENxQiZoE3q7WtlZEzHPppVFH+nJ5ggzjkyYopU9VpsgMyQitdbeyi6uDWs+aaDTaQ90tlGB7",
+	"dFB75yn8aPAo8q9vN3bdZ85HW7sNrR+tN1BXj8To9poONVOWWj+zCA1ZrE4DgZgicwE0a+enL7zE7mET",
+	"Cm4pmTznd7ptx//up9eDn6wwRIdJEmMBJbPWfPR//C9Ib7j5P/Qv5j//13/yXyf/+G+Qv55ZB52YBmPO",
+	"DfiISCfswIkNMIOjykOSl1G57rpwGqx1eEKiyNS7sfX5oCndJEbJ9yV5CkFAmNovN8BcOTT4RCLzrtUD",
+	"G+j9kAhT1C6zbkNNHXKHAxVNE98maI1r+mL3nOgGD8LjPdRLvRNeZuUB27xnDTrrXsHVm0ZY+LGgIyym",
+	"MHwffK/GtG6cry5kIiAmSm7WnzPnbJmvwJPgxAaaOf6+tedezrFTyQCbfaFFAKcoZKJ+21KEuZQJPinn",
+	"wHM4qnHmzGeqwJ3sOnSQT5iPWm10ym+h3A7UnPA0R/PhMBd/7wt4ncHPgiQ/Ewk/h0Q/oeZRmD6NI3ga",
+	"Ual4jEOc/P4R+/DP//t//Z9brf/47/7LVvs//rf/I1oziUOu6x3IxpRwtFMBhBv499RDY9YjfUGlIprG",
+	"MZNQ6BKFT+AFOHoQEYwCHI4DGuLQQz3yqyJiRBmfcA/9P//5//Af/91////+d//VegMdmPB7QdDbq30I",
+	"J/4DlNVflg5XUuIyqWkJhfJBh6lYozsh5ws+yXsothfmU8ygeeg+FwpQv5uq5JkQeN9K5EkL59ap8Xuc",
+	"i1cbkeUCcQoJVjp328bCJRBE3/33U+YvDSMGp0oSUeAGLe5lOn6fRhGaaM5BpeuHcJR4mU9ycnXZ2UI8",
+	"RTRyB4Cp9h/+0/ENlr+6EEqd2n/43/71f/oP/9n/+V/UPs8i12c9r1rTefUS26R6REsiqaygYs4Ffrnf",
+	"92W23EScnz/1Kr2Vp14XYi4EIXXdFDJvoBhTIdFa6mBsrntoLHEvIiZH0IauQBLNfAXE2njdEbebecuh",
+	"LBgQdrby2nvZuogvjjK2FNUnhzr2ZZB7XKiyL9Hi5wr+rkUeA32trexAXf32tI6JfE5ie+EFmlnAiqrC",
+	"S/j9MeITbI+emeQivn7JRSFAuO5GS83qNqBeZEWgk/x6hA1ujIewDAioGmmNUQMog/uKCOTXfQ9A2s07",
+	"e0hvBwhnPcFvCLM1Mv20biseERRSQQIrEHJbutwIloLEWtriAskbGmupS29nA9lkVORns/Fdf6w7x9yE",
+	"rYGrXoiozAg/WTgDvnO/+zCHwZOs4V4egCeL2qcivR4LN2Fi9LSd/GXd/su6/Zd1+5Gt25nnb8Uo5i8K",
+	"bmHO8CxwQ0mEdEmYg0G/+rYyV3RDJ1hR5qEXgpAb6HV/KvTNGkCwTgf5ugkfHZCP+N0YXWImPeRDxkr2",
+	"o/7LQ77NX/HRWRSiS4VZiEWIrq7QGkatXTWs600aiynqcX6D0hEkkUDrHvJN4ouvR8V1PzBqH2nuii7h",
+	"D91YwBkjgWb75gXPXpQnvCf1f68mfA/1iFS2LnefTFBIZRzhKZpwEUqw8wZDLHCgrGFRJYsS4eBG2nL+",
+	"yY3KCBa6OTLqETBywJtgrBliCKVdM2uxh/aHlBFJPPQKx1j/Cxb1NRcEQxDv/qvX8LX0UDDkkjAU6xGQ",
+	"O7W+ZxJy9RsQs0slwkhOmRoSRQPzcI3fEiGVGAc364Avw3j2FYyKynSYXyzXKLuE3CiXtiNg7e448Rxb",
+	"JRGoVOGIBtXOXzkCiuYjxmydAzGR42BotZJSR08DnegdQROBY4QVgvAImYSLGzP/E2ljc9YoS0JtuQhN",
+	"Wl3qJoGfIJtVL7Li3GTR7iH/55+ZDwBAKkm314zc5BX2Ih7cAFoKBM6F6FYzuABH0dTU3JdOcEz+3lnC",
+	"9ovJJrBsVdNfCi877FqLlEtlNHOVOnIV1Pq/tq2NBetQovqdGAs8kh2Ox2rYgVfq+pVOLEgdWygGEl4H",
+	"PDSA3bO/dmqXcXQXnT0nP37//Q+9Hy533t9d9o67sxe+O4LSopsljS/DjHbaXLBWMuZMknuhWVyrBO1h",
+	"HtrENXUf59Dhbwi7LhKBQbRYTga57nON5XounfWEH+FAcXFAwUBwD6gdu7Vbu+3m5q5mR2MhCFPnKwMJ",
+	"B6UAgZf0rg63pUFmTz2Tev8J06dP6YshjgueF32fr3qTmzy5pC5HeTcGxqFwc7fam1vbO3Bxz0x/dWjf",
+	"Zftd7MIzS7dwfw/ZF9neb3LTisu7dDEviRrHK/IIrmI9rLdlVYZ8+7CzseFD2RMj69hqBFUqlUkSCFJy",
+	"0T7Hkmy20dXZ1Tky7yxHjrFtee6Qly/H1w14ye9MZQ/HW0lEUu1+ZZbPx8ujbbvmtcvxaIQNz3uAHbNi",
+	"RubczErBo6XaoV6RC/2evpXyzKMUxLcscTGZkNUnZ5qxI0mByJdtzVclLZdEVqKrCx59gxilfMJANx+B",
+	"hx0MJ++cyKZ7AbNlVWNW9RNVzmUe4QF5W6U4/ILjYxWghR0VRbi8AcwUvF0pq72Y/2sH4UypjP5CrFYu",
+	"c5JDRFsR5TsJ5VilRrIpG/ZgGO+0axfVzG2/bH1otTqX+QWK+IAvoqGyhZlLTOOVGio31JnCf8mwyuYZ",
+	"UXYj71HsLzuRFpHMgBONIHc7ffZKcubnq8RuNpoO2I21sBxghdGx1nYgcywWnPc95OM4jizb2LgNfIsY",
+	"5DQ/Ub4pFCIBjAdL9G6//urs8nC9gbpsqpX3ADMUDElwY6IKeb9vsH8GmDJpktzSUpIHxwdprfGSfKjc",
+	"tKowitxIl39QlDLz/RWb+/Ag1+mC8o1PpEHnRDRxIgFwCDJFQg1MZzmY2z2hpuaXlSs7MOLbQI0vRTB7",
+	"LPh4qbAay9//KjGuDORlZWkD3k45e65wYKH0faXLfSbVFNbNPXqFCvVp7WRzoZYQ8xyKnR1c2dGYlZy+",
+	"qqhbIshVlnjf4ygiSjN5gYN71QElgpiQ2lhwxQMeIYwm0CrQJNSATwyzcCu829d090SalFnTa/qxTFl9",
+	"CY5H+tKKEsDZ8cHWu/3j8qhnfQ2a5/oaMonBN6XYs7cBjml5I2ZOiNwFQ8wGZOVKwaZpLx1paR51rmJk",
+	"uhTzd/VMT2d1rH6zCrwPsdPZETO50DJ3I5l97qAgwnQEgUqcBcRDvSkiFFIgknEaG46FzG2gYyVhnSUK",
+	"sBBTg7cF9guD2IvWzB2nf/dpaHC7OPxkcPRAbAApQncNARYAMGzECRZNE+9C5pAogYUJByQtgHscLqps",
+	"nxaVNctDQrQG/4AEGsyy5/mCaPN0/RwqeXm/eQzy2T7dFyp2qpfqXrL7vRCrMtIBQnwr6NID6FCbocKE",
+	"GaA13ybnfN4wa7DxCf4L5v/P/noVY1tVTcn5xHi4yset5VKVE7oBna1nYAm4B2cB2UVvLNbDqlmIHIZZ",
+	"bo/8JKki12MRfd5w3s2v1T/T8e3fW34H4CIGJEmRSUqo6mMaEx5HFkUyY8xYoleXZ6fwhjn4ssqqR0ES",
+	"fls6Zr37xvp7QjCgL+xn62n4mEVDWp3JeimbLIli45MET8/ZolSAsfyY03DrNqA1T2/Vh0VbaFZkjpk4",
+	"JoyG9YxQ6rAfnY2Nf85+u4bfrseC/r3RaPgdBPWyNG9xDsgktyDwRaMaKlmBdkqPpzuL4sbl1fSMlaRn",
+	"xFlsl10suZ6+quDkXpMrSkzw0dcPsM/N4DeOsXf6flg4pmHo30wspntO6mWI/Rl7Mkt4vpBJpdK0PXMG",
+	"Yu795n6RH6I1H9iWv64n4zCNVqOJ1nzLyvLwt0U+VzpIUwxqNVgExxNZQCu+eJMWySpYWhv/pubVPvJe",
+	"Q1MpKMx6PGBxS4vnQ1mqXNF/p3b5rJuzYGkuBOCnV92e5qgGYhFh1Iswu0mC8qGapLRlkcoj/EvrJ9oJ",
+	"Vj3HZo0vx710gIe6hWS5P69ePGZcdhW9vLo6vwRXJSAn3uoZJtKysSQhHIaCSEnKLvdceMzWs5wPGHbo",
+	"nzsbG6uE4DGEe4DgSGBQBobX6IoGmjzZdx+SqeFP+GsCeifYCZlUOIpMsXdbyp0ywLsiSGExIEquzzA3",
+	"Y4O1u1TK3cyOHJCI3pIKFSkKbkalyChWJcadrn2CRjgkmhf1schA5bYbqMuQ/RqBl01mbvgRB1mYJmvk",
+	"IRxJnkVHSSJuaUCQVDyOSYh6pM8FYLL3KaNyqDUIAxUM4JxKUBIam2uSQCtRRLAkifZnirdAgF2sNZwC",
+	"6OG2t6Qkz31wbscmifKNLGeHKUJnhKVKV0pxfuOZhZLmWrDKHxwfTd2C4PTnGxIrFGOh0mIxkJIPc5uZ",
+	"T2llVWP1m8VeGk5nx9aHmkqA0AaRj2gNI8ZZvX13h4wpy0MYCWKuKP1vvTZ8rMzP/bHUu2ROpYfS0EtN",
+	"7jCM9T2kx2VvR5wUb1qscQDlX1mvVwXOdJi+n6ors7f6/8fevzC3bWN/4/hbwfj7/CdSS8my4+S7lWbn",
+	"eVRfUrdJ7LWddrub/k2IhCTUFKElQCvaTt77b3AOAIK6Wb7IsRPu7DSWROKOcz+fE/6zcY5HsGHvTYhm",
+	"xLX0U71q5nosqu/zmz3mpdWFm4DC+y1V2pR9Wqs7/ZzrjksS56xNdszdCIgrcRSQly37N/hEdslQ5Jk0",
+	"GwMXVPmHzjSJt9RW90gjJGuxWUDdY5+nWKnuljPMTFjcjyKeLt4xhFLfgZonFiaMRUz3/EKaa2EtKf6y",
+	"g1cHImRrvaliBkBdy2CpUOTDxVHjb6THoOTCh++Pjo4O7CEFOgNQCLPlSFq7e+vM5XyJ0fwCl1fl8lYT",
+	"8YfFFYl5DDMoCMIKIrDMfh+OkQSFBp2dpv7xwaZZTPT9r4VwW1nMYhTbZrce6miQfExqIdKRsN42B4pD",
+	"3mlfa+92UwpO4AkSEEg94QjRLPp9EKo1r0zRApvSBAmJNbplDDhDSVA0UwJHhxmwPo8wpJs949wVRr1A",
+	"H7kz4TtGOXv9Z+/n3AmYOd6WJpc4yI2KaJnJf1lldEbgWF8hLb/4BJTS2Zk8tmJa7v9+yqm5jPyrSRZc",
+	"oeIBk/+FpwvYe9cizVxxLLXrE5gRnZJoKERRAA+e6uWKhKaUcFMxqUJSk7oNQ4fLRAptcVReYcxCifrM",
+	"w4+U6xw3Jfr9/K+uOZvMPReLSZoIGs/9YP2TJthn7rPrtayflhsxGrp7yX6+aclPCyjlucJ2+NPyFQf9",
+	"h1HAoDWIUXrxZZuE34X+btQUFEhCB3FCQSQRoh6QsKSCI/wzjr/cAFwIquXZEU+m+vzZm0FoMqFTaQqk",
+	"aAE1yphi+BpPSehIf+mAfjezfN+5hfvuxiWzouvXFaX3hM+5f4/XPfbFnvmGjTvXUZmTz8HDiDo8lo/A",
+	"E1lUovDvzOKKH5EAU4Hu4ojyJM8W2I22jrAqrpVVEGs7E5OACE2gaZLM9fZCepyD1GbIIE+jJI9ZXO8Q",
+	"6o3a6TSmOESPRld6Ki3ALdtp3SjaLdZg76uRrxutGWMuSrxSm3I2CjvsuTmJft+KuDstoz0vXPussFpY",
+	"Wb+QrsO9nRZ5I1IWGs0Ky7ah+QPPFCLfQRuURAnXrMkNi2PBDrRC4fNtAgc0vIMm9kDmwEWi1Jq+w1uX",
+	"tlkd67hS0i8Z15ZWwll09UqH6DYVcBat2BOQ5kt077YS/fz2rxbL4EpQJzKIPkoCga2gVrplkPkKabOa",
+	"z80KgHAzFogo9ecPT/bMZclgtdi04vT4rpt0ugZe+JxWcBOk9iKZ9vMfwR3OLKmpicDzYBQxnhExSdsF",
+	"v5y+kL5gCWQdxVAKbdSb5NCW9M+xHvhYeUZxWXwlFU+ShSFfC9by6SDFLaQxdwWNM41dMKkO7wb9tS5N",
+	"dF0c6HdmbdH2mpbkzUXagOZaUtHReJ4qnh3tk5cvX/4AhnQs8QQHbkjHY5beaCxextt8A1bRe7D+mh6s",
+	"xBVbuK4jJqUx6MwnD3obf7yOFDAbR1t+P3CdrZjLffCD9sFNLQt7iSTjjEkTm7cAIMh4Mkc89dveWVdD",
+	"CPX7Ick07dcyBWA5GPmuoYW7EkPEKnNG9JYgd+YZQx/cYt2hci5XzmXnXJ4P17Ull871NpiIU0AG6Oa2",
+	"WM0MW9QCzxWbkloYcXmpudxls9lExwAlkkkJw0AmYuJkf/7tAkxlsNlwQBF9wI1Iz2rLBah14eULi3gw",
+	"NwQvbKTUj/NBu7Qc/J6l8VjwVJEauk3sHOptLVs6sAc5G0xsPbN98EV4oWw3zOMzhEH2ha2cQyPloQxu",
+	"0TH/f15wyJaDttLDkvl4LDI1j8R4rOfkx9NKUjs9OMLMJshPpwnGATvQEou+COIJ3kdUJxOmlwGSnCCV",
+	"YIqFHD+mH9P/+R+yL1L9LBep/Jg2yI8ULXL6TrSJH75Jx3z7eidsmpBLsC7rqaDIHdERS/apZB3iGJEk",
+	"ju19uNg3J/xfYQfwiSUJf//9998b7941Dg7CDuGwD33OMkk+fDg+kE09HCOf6JGQj8DWPm61SbPZJJ/D",
+	"DhnTAU+1CgYSPyKyhx/BDK8f06+M6YB93ArMX+f8v+aTEoomH7fI55DU/pNroQwKpYR4rHYC4tVN2Wk2",
+	"d1qtwILHkd1Wh6RsAoeFZ1LVYaiHWSYyO1Lw/NgxRCI2vRp2hh8MbP7Hrf+rP1k2aD6yT1wqng7MR31O",
+	"udLPks/kc9gkoW4UREypNCfpFDD8+svw37pj2KSZnsnnP8Im+Q0VnvB6J4QgW9xEa90fiWsW6yueMb3D",
+	"cQCG85RN9MWQZdWpRiUJzw7/8eHw/OLy4vjd4cmHi5BMqKy3yZCmMVS9dzoSBPT2MLpeE2fjIG2St/yK",
+	"QU1qSoycNW9eNiYVU/rfE7T1j1hmH0V1z6LcJnyQaukaRXAyFTmJBXhU9Yia5JBGQ+NsND5ZPEuIAxRj",
+	"jWsI68e0ANQp9fMN+DmEzTeMi/REzJkkGdM0183aiBa1vVaLhL923x4fdC+OT95fHp6dnZyFdZyQFHpg",
+	"eBaRk8BN1mIFEHtpccBZ7JEt8AHhSwCrw6xj371HYsEwYypmUaK32S/3YAz0WusOoZnmx7zVehnp5YS/",
+	"WFhvklPkld5Yan5WUuCKOUj800/k1HNDEu1i52Xd7oobMyz41N8azKAY0gyud3oloXotmYjsSo8YqInK",
+	"aHSFQLWuHQf9lKvRpRR5FjH0IPR7UcJjS8DMTqG5YMQVmmh3yDv+Y1Dg85unlCB7UFyztrfzkoSn3d/f",
+	"nnQPLi9OTi7fds/eHIZgNu2JeGp5uhjrtjMOIkex4H9bcFfA5Jdxhbs0xBdiyCpx1Qw08YZhg+rY1vTc",
+	"PGkc76RGbfF5ZPiBPkQUqyuWKnzAeQXYLJ6Oc6XPj12QKZat6DGMl+iQjE7IfDRFAEUdUkZknmVioNeJ",
+	"Af4iqYUftz5+zOO/tVoft0JXAwKqIlCegdjw4ftWq9UCq2lqT/qiI+lk8o4DPjNZpkqAaTpRLGNxk5yb",
+	"y4L8BUW4NvGwE0NSA0YVYJl8GbiSFPorOpABsYjFxopUN1FOUIQjE0kBCydJTdEe8lWeMtLLGL2Shfkc",
+	"zz+mDqcxnMtBRsfDooSHJB++323t/g1+hz9/wJd63HlcaQJ2/IzH7gIJRFqGF7rNJvx76Np4/Rq/ev1D",
+	"YL47Ojw6MhUcFy8q+tGwLEyBesclxKLhiP4UPGVmwK1911nrAP5kI/EndzNvkrciHRjUOlLzxBlYXuA+",
+	"0rtZeC415YaD7i0mHNCuPRkmGcSV7SaSTqUhwwuk7BAxz72yrcaoIvUNRcMLnGVHFUdUaYLhl8AB0gKe",
+	"ds1RSWhvBZLGhf0aWhmYM4rRPoM8oVCzIUNB2cxsTNXQo9Yjml2xWM8H881CfZdtWoUWQq1oWzfgf/BU",
+	"2/ddvJAkEeYcZzzCM6OJI/CiSGS2nI7WPNDhYIIN7YD1FcW4OPK+zIX0w9gGi00OHZIQS/KNUgnZIUSr",
+	"CLYorJYdSSY0wRC5Agi90IqRbRJuw0QTIa7yMWACmLz9bZRSt//S/PWzSdz32Q10W7fFaiQyCeQRhp+j",
+	"XIooekLZSrRq2EjYNUsAqvKaZTIkLFXZtIO8x7D/ny7evTVhrADyBGIdSnhwY8xjWhzQrCE8g1oNI64a",
+	"8N8w8L8602pACpFXMDf/F6m32qL4Q6xtJFJNtHkKLG+k1ZXxOOEs7pC93R9IeNa9OLx8e/zu+OLwIPRG",
+	"wFQ2bXQ1JwBgwxE33kdUiHp5dMU0BdajRp+SE/B3Wi2r+OijZaJr7aCw8n739LgD0A0NnpJauK1VqO1E",
+	"DDjU0MePGRtwqfuvk5ct6MkFIXbKe4f7LfVjtr8OsYZrSV65b53UUXod9sVEIfemvv4GJYOnILNBuZOI",
+	"Adc0U3VCq5nUNUuBjxYBuVAbySxpKU3TLKPow4HCik6h3ufJkEdIKOZO5wtJtODnJ5SKtG4HXoBK6D59",
+	"hAzcK1LzVqfux1OAooczck/LwFs/S47x1uDIuURkC0DEzqTSlDBUIXbPkQqqGWSHuZG6fo24SmElXkjI",
+	"M1U2TKao+oRdQzMz88XX7ExfFzMNXEYtlVfS1bAqz3mQiJ5mjxZJs3yiTSQ5udg/JWPGMhcNZcFa81Rl",
+	"OXiH3BspCf/ZOBLZhGoSp/8Ki7BF3QiS3UikfT7IwZdvmhhn4tO0Sc6HIk+M29jKq1qizEjtjMUcZkLy",
+	"NGM0GmpdLfCunCZcTK9MJvLB0BU+Q0WTA1kfsNgjP4VcD8eBF+np+vFezhMFEfvFc2DoglD7IvrePur4",
+	"3qvWDgnfn1xcHr87fXv47vA9kBgUc1AdoorY8EYTRQrtwNBK7jJ9q5xYZ8kl2IusZmev2QQ8fle3ct+R",
+	"GqqMaOfwFCEYrH8RZUDCRZAKoZZfcwl8NcxEor+wdq5QRmLMpKHWQPubVjPX1A77Ps2zsZDYkFeiLMSa",
+	"VpoymIkWXiWJsg5kNpipOqdjk1zM+hJN3LAPdYG3zlXyW+p1JL+BqO4IG0AeMK1gKnRF2dJ/sJzWDNQt",
+	"gA61NJOGXWMog89tggiiRgKCu+0knsI26cgNvYvlEE5S+Klh17th9wIjg4sDXSjo+IQ+CEiLvX61nixx",
+	"vVLW8brU6xELFH9RhwJ2GRlSBRbVJulCI5acub48OfElCY/fn384OjrePz58f3F5vn9yehgaLWTm5Nip",
+	"mTE0RJpM2wSdAVr8k4vVfDdoPf4rJ6KY3runx5e/HP5+qW9t9+3bk98OD0IjYY64lBALOsmE/segnqBJ",
+	"B1y/0JymjbBlRbs7elZgorg07UP9SNdCyQQLorgUxiBzenJ+Qaw40M+YHIaFKG2+MS8O+DWzoMiakptD",
+	"+CvL9Gx5OviYvjeqsLVSgRTqDFORcdyMGNWP6/2K2ThjEVgDi6PCpROvi9/tyuOFwplTEh6YB0CLGDIa",
+	"o/k34REzQL6FjRKKt8P3Z6zfOM3EOONM0Wxa2Hf9Lz97FRMKieVYylxP0WSo6KOLcC8SjcDXO4DjP2Yp",
+	"oHxsvWzuNA3Y/BCM99tQSwllWfCdL0hAsDI4qXnG3LC+QCRvbtnUxm0sP73dnLAkaQBZ2Qa0ZoeVDKvU",
+	"wK630bojt/8yl+g4/gzQy4tgRM+O9snf9nb2Co3bSDXGRERRbNeUrdQXwb4Mzy/W0Lxm2L4ZQNuzJpds",
+	"2AtGihQQRU0oq+exlCbZPzk7byMVyfiAQ0yHO13H8VZbz7JEKs9hnO9szSa9W9Y0tTS8oXjEwnwex6dU",
+	"DSFUwTJd2PHdVmumQr+PffanAcVCN9uNiKIrhg1ejfnT5Ao7bQVbeENgVOjCaeyjsaTR1TS0cQILtmwQ",
+	"5u1tfNW8CS+a9z4HWzOa1U1Nucfx6VIDTg9bu5HijZmGJFO3aEQ/DYu5hzu36DW3w9s/0thzge619m5+",
+	"5b1QR7am5t7uDze/cCHEO5pOTT+QofxqnbEdm8yckidxq/3vP4I7kqC2NXK47KIE2MIcYQqsQeHD2VuL",
+	"8IOSIuYioU9MRuIaKXZBxIItafBy21sn+rwvJCruWG8FW4oOIAn8EMVOkUpMrHqqM5wj03PAHkjzbkWk",
+	"EUJrJl/fjkor8KhdFt0Smff7/BM4ojMvpKnkntVsq/4kCXjBk8Hv+iyo99IxV6S7It1fG+leiMdlKMcz",
+	"J940pclU8Uhux1QOe4JipYeFdPlCKJpIk+JBxizjAqyCMZ3KdskWggG9pFaKIAELaRk7TnZInNG+GW8q",
+	"lHkTE/0HLNWUklkjISps8AT4ACFlqzCxFD6VPI0FpAXqR+sBVLt3WdBzxtIAzWYlO6Z59vTgKCgbdUgN",
+	"vJXWjIxOtgHDLoxtcq4XPYm2bXPBOnFr7NMrGhSWPNMKZHsADoXCdHgEySC1FhoKU5FqbpgZZhfXgSV9",
+	"990ptNf87jtyAKYXr6g2qYX9TIyMoUkJLEwOgTEB6Qk1LFyKTfzdVfZVgigR0ympfbjYr3eIaUgJsvsD",
+	"tm24r37N1J1nLnjFnBrDbyHx3GAgBqbZwqPX9c7YCPk5TcnL16/N8zAu2xmMIkBPO84MQQagTVgmeNwc",
+	"JXs1Cq/bfGDEnNNSzxE1/w6hZESTvshGLMZ654ujGpQQTbP63nCsM8CmdraNByhj5L8sE9Ls31HG5DBl",
+	"Uuot3J8/NtRGYxZHiBudXmU0lbRIn4X25VBM9EnSZ6hJftUnNpg1WRZXAIJC4GLMdjRiIwGeqNhVikNv",
+	"7q6JAZBYRn4hDIu+JKUBGTukebNDooxOErCJoJP7iuRpP8/wK0MlzGBQmkOzuCQArgDxUzHlydQ8lEmD",
+	"bqKJFspHgTGM6g5sIqdH2GupgMgDiKLlamqd0jjwwqYcCWcHpCMGjl/nfDU9vZDkWiT5CE1MxRa2C9sa",
+	"xvsXhkMwWaGxL3TEuZ0xGoeLtX/7zIGj33Ni40wgLkBc2BsMpzfwr7tJo24vus+luOSt3dbu68ZOq7H7",
+	"CvD0ttpb4LktjFB6N2wII53Ls1oUjz072Ld0vbF6JGnRGHcauy+XjFGJW41wk0K120K3qS6vYoFYffJL",
+	"WZauhN6dm1/5kBb11vCllze/dCSyHo9jln4xUbkcKf3vP8oCqjs3BOJKpSeLupOEyO0zzg0oulYiMlij",
+	"wRMLMZR3+y/4d5XWfgBE1xJjG8aMlNa6ji39FUnswlfb+FyqsikQaX2PzfNWIAIq5Hy7jixbXzOQTGSc",
+	"JETeGFoP8o0SqGWmGJVDpy76AEb+QhaBzR0U8haJi3O+P4x/AP+imYttzhf/ALUUu22S90J5EcWu6L0W",
+	"d/TicAYVQlN0vxX8xbIyK33sVcJfJfxVwt+3IfxB1lJB4m9rLzxEmo7WwqCSE5+LnFje9gM6LaXgVqLi",
+	"kxEVn4UZdrVsecqyhqWYBZ25r3g55o0rNpVLhcmTNJkaUBJMpDMFgwLgACYapK5ppkQ+oKknxiLxAiZM",
+	"5VlqAV2bJNQCxwcJsGClqGKTwWbjPkuC2CLaDWXEGsC2MKZHpMm049PxmwNl5qh5wqXqjvkvelU26XWH",
+	"Lip68VToxTkeIX3enygB0GfFXkVzvksUwH4FBMCPMHO50WMhF1zx9xgh5y6Rqc7HUysUOh3BA5TVEv5M",
+	"1WiTq+yKs0KMZR0vfQejFSGzz5PNw56Ip83ZdrTOMd/4fNsucBmg+2xyRsYHQ4U5dk4DqKOw6U/IzaUg",
+	"W1ySIkgRlbK9l+TD2duGpH1Wyv3ZffWaZDSNxYj0uAJpGrORIKuc6uU8/6nb0I8NqRx2SDjOWJ9/AnqH",
+	"8KgAb7vrtYoDsQGIUBZVPw0JxJp49rTSjSJ+yiZ6xI9GExHtCEnWFkI1MKkseO8D0sMylP/nMi6EOcWb",
+	"dKUDjhOMZBVVNg92SHjFpph8CxUPIQwb9LqKan8Zqt36283vmIFdIJQ5vLazRlendKpV8gsh3tJswJ4o",
+	"k8Cj6V3323AIXyLc/oujjREFvsWw1mVysiBm2KEzaDrUJL+5EHFrjMjyFMLbpSZsNEFYizRigFngPplY",
+	"d7A8QVJzarP3UBol3MS3K54kJtEPiguIjORjSOhtFVYR58zV8wRrRsaw+rQ1PyYiHdQfjbriJBx1vZ3p",
+	"4DheFF+0t8AsjEvVMXUGyhtn7VEV3fpCdOv566d4vu5Deax9f6ky+t4D27ijLc/2scyWB9qfG8gd7XhH",
+	"PFEAarpYm3YALSYrwgp5RSkN3TokkEVUsgZPJUsl14K/fh1N2BkfgXBbo2kpt5GOx4wCir4lqT4GjJpw",
+	"yIfUFBTsbosMbAhZs9DGZn/yEZFe7S00C96wVAAGv+Zz5/y/bMFqnjOaRcO2QXIqQd9gRhmgPtdQ1AY7",
+	"NpVYH+LjVjem5K24ZgmN2MctyEbCPQDoHg7pNxwLSQQLdgFgbzEQ6KUnwttkbD0uMhAMclNVxgcZHRGe",
+	"xuyTzRaVQ5EpmyUf0RSipSRrEpwUyaBaLm6pyvTADDREb2o4mjPzt20ZBz11g3lSYLZYN0cfij9qDQ3/",
+	"6k1NPuQElqluV5FqTSoaYlBXx6AYSOW8fuF/QjxKUAB1xBRtgq8zDEhfJImYGBUFhuvzlUUn7T+lU1aq",
+	"udEC6C/7+eVdjpi9xwCzv9kUCtMTHurKjFNFCKw24ngMxrFI991SA26Jd0FE62KDzl5rz/haTaxAaIAQ",
+	"UrEwDOC+rBSu+nKrgXluU3YD0/wdLAc7Dz6IVUYD+wwx0NEzsvZbEzx70w10z1XR9U/Xe/TNmyG6cexL",
+	"JXekc0BYrKfKfrsNNGupjvDwKgH092A6wUZzgfRIK3dSJYesYSdElIOHEUTK95OPxqau1WLxZF8k+chE",
+	"5gHoltVzMdjJ4qPNqL21EPS493TEQvJ3gp8uU/sRY2Tg13rHopmZjgaC8FQJ1FZiqmjYJCcp88OzoIKW",
+	"wVWmcewQ+JrkJzhxhCacSibbJISgNehoO+wL1LIQv8kNMCChzLPUPANFid67p7QSah4CjbOLynu4HepP",
+	"+Az80CQ/AiJzwlMT/YVgiXGHKNqTC7DnIB+Jkoglia1xKMc0YrIJK4OvzEDcWa1Ny4NhCSzPIuiZBoci",
+	"gTKl1EeJUwYgD0qHloHrDGRe4DDoms1m3SBiWkyuiYHJsGbji8N/XoD7z/0EEYepSBtQmRFGIgs7MJKD",
+	"gFBbv+w/uVAMqP3S4o8jesVMNGGC3++f/1ryF4b6l2YmJv9+/0doMlUBFZFrjTdPFB/TTG3r9WnAcSrg",
+	"LaBN42HEaEVoDLAz8FCG+0jpGwhZ6gcsSjrV3UuhVwBa8pGZYJQUM6FoSvgIMqYoAGH2hLiC2onQRY+n",
+	"NJsSPbQ6rMUQ8GNIDvVLikWb7xow8wDOp4PZZTstgLsUGXnVClqtlt4YWby583JTugMSkRVcd6HhClnt",
+	"1qzov9CUtQyIfnF9oAxS3VJrqEs05Zti3LCLrc4Io1nC9b1IvdMgoTreGCX+RcPWPx/kyPRhqsVoXWVA",
+	"nMYs0jtKE8uUqgVHFesYRCI2jFqP0HsLSx1sfbf9HXKTWyk/x7BlRyIbPbbjFns+A5NZJf5U+tPz15/w",
+	"RHsGbfCj7p//+qCa1E0u3g3QdePrLPTCzXo7K4fmM7nwP6zBDLw6LK7KfSRiKKJwcXH4/uDw8PKn7vnl",
+	"/uHZxfHR8X734vDcqx2DIQvOUaLl2Zm0JC02Ali59dIUYPgso1Ifp/XZItQBWIbCcb9RWFw5wP5vk3Dp",
+	"7MNg5scfuwdvDs/Dr/ZaQGW1ApQfyOSKo7FgbcCu/qTd6w9kVAuWYEsM2Sy0McB4Cq0YHV7QQVhUsTc1",
+	"kiyGUoro8whZiRivBp4P9SOulV4Ly0/9Q/9CYij5NHCvcFXvkPC433gvUtZ4R1VkYQR5kWX3srXnQc1C",
+	"MOlmwgIGTN2LZ93srDzu64nCPB/HV3kbQVnv+013EZ752pwSL9fkZO9EDCFlW1UazIbp4BuoYnRfIlh4",
+	"UHP1KHIvVlm7v9y7OQdquX7eI2vwdyFKlTBfae9Pk0Z9MCUVH9YB6sotrHCtDFl0JU3VE0ycITWaDUS6",
+	"y+OODyxug91KydNQlBRkM8CLdm1gNZs0KHLJc8nQrKwmoiEVG7vCEJpQzubp1Ci5OLk4xZoJfnlbgdUZ",
+	"kmkAJeJe7778G5HoQSCvmrsQlhdmDCDTpqYt9FHoEdSxfhmkxUA9kjYGoV/8dnJ51N2/ODm7PDv8x4fj",
+	"s8ODsDM3KZeceM1oIvXUMMZ8dkKQ0tEk51ie0bEDjLqbLXgYkMP44LwbkB2XX1Q3ZRLKyNc1g7eAUeaa",
+	"ImCxgDYUxLAl5UsFNBYU7lgFeTkf2gpnZzNM5K1u+wvxDhNLDZUjK5ye2zOQu1tdrNtu/+zw4PD9xXH3",
+	"bdne8htcOCQ1InM3z8DRF1cNa7VAQQD3nc2DK9Q7/dSDGGA2MKxZi8yClQmDxZTpW7LFLD4wC1YFrTDf",
+	"gCBRkhvO+SAlQKOdsFAqxzEjCYh8RZTFYRobzm4zlVzMp2NZHc1cgSsB8QxdDi3WvTU1DPH9F7LMwWTZ",
+	"ZQ62l3JjLuMX48VtTUOWxtI41Yumzaiw0nWpF2OL8pOUyAlwavO2wwgFmUQqOi0ymB8PNAB3Y2PMVeTq",
+	"Vtx1gUfkHBdF5Krjn4ti8ZcveMU2q2zWL6JIAUHEi7WEIgYlkOdV2WWaaI7Yckzlr8/uvRFKN2Dq3R3s",
+	"V49l3f4gWXaaiT5PKgP3N2Hgfvq4LfuIZALyyQrR7ibaZeSi5RLfSd+lfEYiNfgpVpyyxAgy5zWjD0o1",
+	"pWUeRYzFEkUDkNykLdqoBT9ITYSSqlY8g3p8MyKmEhZGEuNVUjHpaLLl8OAzlrKJrTGpR2eNLEA1beUw",
+	"g0AQQvlH0hcZ2kiEosrV5PRkREy6FEmMM4GS26Y6OEqehlwbMEjAozHlz0rDv5UxxYzAnL4NCX5n2Ell",
+	"V/lG7SqGI8/FsJRNidzVfCwV+LMxqrlkManBFS6deqx/a85+/cEiWzYxtmXWFYsy8i2aUOzZ+CYNJYYw",
+	"Ftb4tUwmtjj1Cv8JpGZKY9pHHC4Typ0xRsYJTYty44DQhRxGszFJeNok+4h2rcSEmmLrlsVlzsYPxv+b",
+	"TPt1m7MBNhmE2wVkAptYUUIO22v9QML9k/dHb4/3L7yyxWjk5JIoesXSJukW8NT4EIwuH0OU+oRjMo7o",
+	"97GCNhY6hnW8JXM0C70ptojNf6Fk37X5YtehrAOWG2Y3oaS0OAe4Ypx792OcWnU9Ovnw/qDEMs+XnHFh",
+	"ENsAZSpJ8Jw/BB+8VYezzM3N4Ztia8XO3YehtdZgTPsi7Sc8evYcEGmgx6rWNZIVDFFNRKMPfvrtmENy",
+	"2HLWiCihpcgCU/7fKJp6K9vOy65VsQVg/IsBP8HNj7/oS7CEnS1wzGu2qK8QOhOijClX98tGDcC4MH0y",
+	"5jKC2v6Ph+yGq3phwyE2xBBd+wfY331dBReLYiD6/YpbPS8/wFdNDVfb3C7ybAHFEP3+Q3kSPNLJ0tWU",
+	"s2tJ4ozeC9FQy2mkpoSdtSmhl5EqMjKhSBslUyQfI7nT0nw2shYvlY9RkykT8I4bkALlANLBUTv3yWlg",
+	"AG/BO/hYxBTX+dFo6WF6a1LaekAVp4h5q2xvFVH+molyugGaDARuOUk+g4oU0hSyhdhUIz7WbBwqBGLK",
+	"gLwmMR9wJesola5BgB+NIMIky/RwQ+TIdXKuu6zo0ZOkR7clLE+PQPzIBnzB7cLLfH8igVm1D4cchu2t",
+	"QhL+EXu8bbTEJrBxcbA+MO6aSLf3hW7duQt0Kyzc5nFboZsKtLUCS1u/8k7PXmlLjcwdX5bM4xGJFZCt",
+	"1i+z22oBQDUoaWMWFaXrJZ3KIt8lBPinMCiuNhkwSE+xtfoxGqImGSMhDLGJr9TvliFtprEa6hX62ZBe",
+	"Bm1/IW0M+l6jIExlIPsyCYpV0Rcs+oKU4Na0yc8yxK9uRAbqGqIDcVtgbYJkOlMSF2r6jcQ1lg+eeXLu",
+	"QQVRITyVitG4nCvApYE8aRMOePvXTJLwzeEFMQMNSS9XtuyLoaH+7zCR0OHVF9WmAwNT777BsVyLKxaT",
+	"WojBvG37TRiQjFEpUjTahRAgFwZAYpE0Nu2TZMJ6QyGuCKPRsAO9noxZSnAryG6zRWIR5aNSseidVjBX",
+	"uhpMbBIhFqHpusXdJxFNSSqgSg3LSI/Z5azttX6AGqsJUwjVaFfXFNt2XGYPmrIxxxbschOcAU+Q5Qwb",
+	"Qns6w9NGav4xrGMVBFyAGn7XnjkGpvoPrG8wf+zqFUWvcCruhdfjjuC9qfMSvJ7uzB0v0UK40d8kos9q",
+	"3XzA1N0p0hPC8rlRMK3yHCogn6cM5HNHmrgavueMjRMamVBiI/kAqMVQJAxwG8SIK1CRxwasGrGauSRR",
+	"wqDwVs17yijbpJfxdCBJj0ZX0HRJ1a43STe1ghh2OqJTQ/w6s2KHlu3Kw+MG6HmCfgaRzkpvG5HOEJbo",
+	"ntLZN6bsV3bBrxuH6Bv20BrK+dCWhO2C8i31vhzOqONGJIVWApJ6lR8D/RuEPYJBFvA5ypSSGP0dSjOH",
+	"+FwYkNBkoISkNqZS2c+yq0KLNGR0+Jq1BPSmmnKzpA80ls2PcaZr5AIO3RW9LcULE1oYGbQCPhkK+M6w",
+	"DY8hQJIa1nI0wnZPqOEmZGHnp+oWm7QZsfhObq11HEVu5I/kMXL9Va6jSizeiK8JycALX2a8q5C8nBZv",
+	"/+X+Po4/byNhWhU0gwl6ENpdkDSjrAMZxBRbaak2RPfM1NkBDBr3trPZWoPrxy1DHz9uGeOApcpdpUm4",
+	"/oAX9wwMsmjbnft6H6Mn9VjGkLRUNq26bi3FX2yoLcb54eytb63FNOkeh0qKs2++bLa89ChbCwRIfPZC",
+	"WmsKFFXlkkimOiaSfpklmUuopqqYiXTXjXNXFyaDWCYT1H4cs9FYaDJnbNfWDGx4jptQjSZSwO54rG5+",
+	"D+uezbhF8hTVmdjkMqVQKMnUobXDhXF0F3RZWKwjTJKj0hUVcpyvDQtV+ooogeqTK3ELzDGyuXoQw+XN",
+	"zIS16m8RwcvkKcCqoftT8+gSFzfFecy5FZn/JbVpXEWI1t5GlDFcsjKH2RAr7hYXf2NKHNILT4v7/Gh8",
+	"uVLfKhjZr0Eb0xcIiLQ1ExVUwcoCs7Fv91HOZgSCCU0Sphqi3zdXZSlw0szwXkiC7xJ8d1Z/s+XSeEYS",
+	"nl4B7luAYLBRQvmIxRjYorkD8MyD4wOX2DXOhBKRSB5HF/oN5nGCS/AItPjLaFHeLDevQnmdVfpTpT9t",
+	"UH9aTpEeOn7vHb0CUdTvpGTCKobSNjTPJKnyMaA+iDFAaoqMyIimsq6FXqCF4BhIlSAUExFo4jq5Zhm0",
+	"8us+kDr2CaVzTf20PnJ8sPfr/jHSVaS5PLX4TEaRQGJLIjGG4pYOCNxTX2rwBY8DEhtojNiqMCxV2TQg",
+	"UhSqhotWMTguOFLdfp309KnR8yp+QdLeJOfMEHdcGgxaFuUlapPJUEB4B9ZMUkM2gkgYmAV6TfpgDIwz",
+	"2tfiutNBkB1Y/Jlick3yXpDQVlQP2+ZwmKAQqoeUiXwwXLSNL1CF23Q05SJG9Gg6wYYANLyprBLU9QmF",
+	"DQkKzBU4H1VQznMq6vasM1LgkM6zkzni5PjLg7lMwF603Bh3rH+WZSNJPtb/3Wm1vLqRBeozoBnVwK4x",
+	"tWYrKFwr6wGhCUChmwC49se0ARWyjaVpzDItwSdT66iw7QeIKwR0t8DtMsYECx/cLuCIsD1JEtZXJBYG",
+	"1sjysZRNtLIjUfg3IUtckr3WLgn3zw4Pji8u3x6/O76wlkEDnIKNhnOhozjYpp7MjFOmYCF2Z032Xo36",
+	"liG//LILEnQwZimThKdRkscsrkMKIIyYxVa/oapk6YxJaLo5NrGIKstZMWwAdBpAzOyaLiQT8m/WbW6i",
+	"i2xYsMkpKxmzyonn9vXjWP6b/xF2lq3oktjScsI6POoFoGmWOWtBHkMVDjgypaNlDKcii1GWCr2RQZHw",
+	"st3POPNIeE0THnM1PaCAIdlXNiK0OIcmVI5BIXIYYyhZGh+OKE/MtiB0loQw3vLhL4Q2CvzIEoOShXlM",
+	"B4zUwr8kV+wyz5LP2/DzdPsv/7F9EbPPYb1DIE0D4pah2+2YJVw/yPRMfwI1WLo65vCIXqoBBYjzBiJz",
+	"lpcDrbPOqIxjDz0jbYPs+yihSE7hJhcGhyxHCz4uooMGbfulbeCCeGG3gT3HxBayZzFRE26QArpQ+0WS",
+	"0Jmqo2njFzYNNyJJwZA2GupXzOIXNt1sQAyQjS8UFYMkqyySalXrNpbWwjnRgECDqR74ahGpeMW98bVF",
+	"Jj6exLd7P3A1nwOX8NXea5qUgqJkGbwVCEo0SRa8pAh6aM6ycSwrBdXzB3nG5IMgsm14iLMYbiVh5VuC",
+	"cSudkT+eQ5zXPVB6Dw7fnZ5cHL7f//3y+P3l6dnJm7PD83IFpK4Tho1MyBdwPnADQ9h+lqcpwFabs4lc",
+	"uMiSepC78NBjmkPnXbwuYeDJhQEJu2/PDrsHv18en59/+NbKIC09OXaBtoKt8vrgZbqzb2v34Y76L4e/",
+	"X54dfjg/PJjBpV54jDQVBbQr9MpbP7tWNB4Gcfq2va46rcXUvtnj6O3uEy2EDpKoM8koURg77md7yWga",
+	"m11Z6Of8IEHpX6zqgbZqNEZI0kzJ6cHRV5t/tanKMj/aTXiy9WXsCKukq6q4zFPJouoVt8bRv+KrNcCR",
+	"1sqjMi16qVRNEiZiIEzZwJhBbjx4Kk/fv9Hi4vmvb8AIqchISEV2X70mv/AfOyScsJ7kihUFB2lKaE+K",
+	"JFeMDJUa12SdfDh72wGkojUx8ENNlqgSYDUjNdurmog6UCyfPFogJMVG44QqZvpB0qbbmLat5Y+hGU0/",
+	"EHbMv2jNVVwl+u8MY3QSjlUTbcc7uy1vfB3dCLaeZ+wYM8rWXLid3b/phWuS04xdczbx8se09urN29rc",
+	"O+XJXjE2JgpnPGRTMmGZAw0ADpCniickYy6l7dGovslAK87rRsxnpnkszP3oGWV34BmViasqsvjISV/3",
+	"ZiNajPbJzsMh7fmtmtg9gglj3i8zvs6A0CgTUnqOzgBDQwq3XcdY8RJNoUlKs0xMUBqOSSRGPU3RazRJ",
+	"kFAPRYKIIPNBg/v+tL8A3N+JhfkrkX1YEG5mvwzID348jktwfn2RjajS1Dnn+pcFAH636d9qaMuGUDj2",
+	"NjGKEY2ZZ+qyLH/ZYOzvmxkMNyVAjE6XigmpubzENoG8RIyMRfUNoq7qy8aKrWyta0bxTuk5vHkEJ/8W",
+	"o0eRwdYxiemU1D5c7EP2pF6zrGNuWDDjEtQyEjj9Rb70IOKzR5kYLV54YN13X/gVQ2c0S/hDDP5C3G/o",
+	"c6idC0TWNB/1WBaUbRCY6OKHowDEZw0CroGcJVQqg4hUPITlodYEAiVdgOCSirz05Nq2AZTXAycDwSTp",
+	"TYnK+CCjI8LTmH0KyGTIo6GWWTNwI7NPAGGl5XmoK4mzJhmTeaIkwCaoTA8M7DPQIIa27JpUI1OmElKo",
+	"rLEi/E8YOJyvcMQUbSqhaBIGpC+SRExM9i606Ve2vhe46cu7gJv613Dj0dZeZ1W0dQV0ukbwtCdDvZAl",
+	"CuRJhiWBZ5mZdU5sM7ZW//ttq3Iuj3X7IE3WKfpfm6TrR/a6sF5PEnQFZ3uJiK6AkFPQik1wMOmxSIyM",
+	"ZcNwBu/9u4WilGZrZ7XQzok/eUt4h+CURwk78Yb4xoz6C8WfeCNZpUYfGyBEYYOGwwVBJy7wDjiXEhkk",
+	"tIKB3qgQyDbNis6CAFZhLF9rGEs5PhWkoZFI1fCxYlTu3n8VgPINBqDMRAjMVoku8uVNcDMGPVMCAbIl",
+	"fmljocAWgJmW1jBeMyeLfeJS8XRgpOwia6YeWAie2weVPFjV6ecw19k7OhMAEyyPnJm5wHY485LSSTrX",
+	"LOpndkYlKWeJfSPjjYz1WcbSaKHS+nUTkLlLtSxYpwrIqQJyqoAcLyAnKukzd1cUnUK4QFm8GZce9bsS",
+	"An26QMUrshY8gHkPAh7OaQnzHbuML3vTS8TyCUkNuINPUh12DyD7pKoODOSKjVXHz0dNtd5Bp9IBfz6A",
+	"xrkagP1+yuaaMOzzqw/e4cWrf6uVtqtYpX5WuAD3wmN/ODJ1Ay77N4m6vsBPuyjM777E6AkhsK9pl6pC",
+	"Aisc9ieNw/5QVHGZlR9y2mMxSbUqtDwwBIEBlZjQDAFB7Cukl0dXTJHaK8gXHvE0V6w+h/qxObJlB/Lw",
+	"gtQqYjSO+2VaZJ57x2JOL1Azn31+XmVfaDLxxbHTg6MZyWof+2kccDkWkltzw6rrbl7x36iM3BU6xyZl",
+	"OkscNKU4PTjaHOUqImNX4eM2MpZCpn4/EyOM3zD59YV90rc3xlTRDgTnShPWYSLPYtYhuQQfpnN6elUh",
+	"UHEqhb49JAVc4bss1uFx6eCjCGUVqapI1eaCbA1xeERD2Y2I3jegRfsE5vYw0BsQzVYDJz8IRXrmMMgV",
+	"5aswkL/1EjYAmvzwdr7FJFZTv+UE9hAzgstQn3MJxAAiZeGNtSr2iLLeMpKq5/XwIt7ugxE6WNkDRMma",
+	"riJ1/8hZzmJgRAZUa1o5ESqx75GoERzTRyNG6wO2l30GTxWsfR273Ez21SPgtVcA7BWNrPwJNwGwr6Aw",
+	"D2GmuwsQu9dOBcL+PEHYy6fq7gDsa8nACMO+mLk8kEBcgapXBP+bBVX3ldp1ANXvKS5j7sRKUAJ9G3Kp",
+	"JdpEHyGgs5k9jC5y3Dp1IpqwNKYZJmlgOnGF+HU7xC+z6k8X8MsMsAruqfC+ngLttFSqSA7zCaS5TKsA",
+	"Wmbx5VeaCZi1X1JlrWdlYySKoginSGq2ykQqFI9YAViv5TQW18uWhc2aBHz7IF+EybJ0soYyQ3rQTP4z",
+	"pgP5ZZ2K0t3lGqXygdFWFjXljexhGrwlmkjJBIt4ImvBH2zCflIey8YtKKXuKhtKBauwhkkEsVZinyS5",
+	"Gp76p1tHKSEllyyNG708uVoVmBSJzJS7sT4QMxzRR5jD+TRJnwyCScR8oWkFFr+pN8nZbFEcTR8xB2Se",
+	"buKbPDb8BJnDDT0HWCtaC7vyio/HLO6YvH7N1j6kWmAOwfoRi0VgOTjLCcVsHM1XuCT/AZfQhp1nP+bJ",
+	"Fe7rZsIKzv0+bgXKsLupMcg8UTe74ipDQ1V++VlEEhjfXbpQFLwb9fbtEQhJuFT8fn9vURk7WCkk4xC+",
+	"AF7hHNAZDtZCnIH5ez1UsvsieO3cBcELFu4RxEzdTSVeVuLlOuKlvcuOLOEXy+iSRx1WuNP2WntYNS8s",
+	"YDFDA5adiiKSfabMJFY0JHIqFRsViJv3IWOrnTQw2Q1JWtD2PnRzKzlr52FHsEqyggcILkW8Ai1k1TV0",
+	"z1VJO5VQ9mSFMryHTiq7Nb2bl8C2/zI2uc/bznq3zT6NNXd/MABr1/IycQw7hDl0vXo2txPMDnEip1QN",
+	"F8hcIdY1lYpmyqKHJQYZmZIPF0eNv5HeVNmKqyOaXTno1rEethwypsg4E4OMjiSpHX6KWFKHEglECXTW",
+	"c9DVobGOcytxFUDV2WXCWm8G8jdmfZonaqvdp4lkTkDrCZEwmm59XkPo0vLidiSvb8yedA+ukTa5f/5r",
+	"AOAdmZhAGmpRA9WvVVuUWKBxzOI2CXkcgCD/no5YkFDzBxgnAkO1uyqIZuGZ/W/eI+zvbPXYkIyT3KBj",
+	"iiQfYTndEVM0porCOaxJkSkW15sl6wX2EBKcYc/EitgJlbWdMmZW25TYDQPCEqwoYQ37DslaX4XQgaFA",
+	"wWF4NgTjUNghbDRWU3dA9Nkg+yxJJB5PqL8IZp6/hwEJv9f/aej//L8wIIr2dPP7Z2BCGmeszz9ZHJHw",
+	"RUikQAOTFkC8c8uuaZKDaUgN2ahJzlXG6AjQIAEgS98/OMPGUEYV7VEJWwvIxaRHVTREVPOdoNVq6VMg",
+	"A7SfcSWJmKTwfgCxMXoKWkLKaCppBN5dkWmlJmX4aTLUtw/8yQlEH9kMY9nRtwgrJft7YuxmAOWl56vF",
+	"Mq5Ijw1oihY2OoOxAp6JONfHuZxMPaJTh5QGpUR4SigieOM0q2zgKo7wS5tf8EYWp59Ksn/+q8fxC0a5",
+	"jOmX2e4M278BSqpcyNy7rmgSH1IJlfTnwY1KFdMNDpJ+Md2I/oPDt/rPhoCdLgp7fMnLWdj7bbweYm5V",
+	"lokqluxxYZ3uqw9UKE7rGo4HTN2d2jwh5KYbjSpVWFeF2fSUMZvuSvIKk2/+EKaNG+QTrO93T/lkQ0Zd",
+	"LAf4hSoa3Jr+VGJUZZR92hUEH9Qqy32D7CNaYp1j/O522A3mkd7gRi80M8+TPlMFLNAC58etbkzJW3HN",
+	"9M593MI6aM+0HFgb6gc7iK04xnSzjGHImW6hx0gfUt9qIjN/9aaugq5+rm5XkSoy0mK5KWj3nCuN2SO8",
+	"+VAF21MVrVAJuxtJKC7CsKhHl9dkMzfZAR+vbO1ydnOvErIb5DiPW3e0qoBZVcCsKmBW3OnZcqdlQcKr",
+	"GdTSHI8lPGqNqplQlkX6pRDBUeOKH44zNqYZk/Uyie2LzNCanVbL0yfKWRlymkbDTKQil8nUOJ+NFRr8",
+	"4V4cgchVJEYY/Pfdd55BnSOa5GTIsBALWtFNYS0qMTMkgB4J7zunmv4JnW7N774jh7o3FPOdAlCDks7e",
+	"KDyr+Fy6SWDiG4sa5BKqt9iCz3X9gaeEfaKRSqYQaSH6JMQhhAEJTWJKSGo3Fh9rk9DVFjNRlBx5Utin",
+	"PIFGLN4SgaJAqI9IJXQXJnHGjBTyb2hcvNpjfZExQqXMR3qlZB5FTMo2zhCYqckezfJUzy2Y0Rlt9XGb",
+	"/Z5B9INrH09RqbSg3Xq7p5pz6dkj/9YvQnlC64bgxk8ox5CNkzLN2SA6hKcYPGMazJipziOuWQZPNwmU",
+	"loo5ooOIlIzzbKzFAQe23KPR1SAD3e5P0SO18PTk/ILcfIe2/xQ9GdYtl44MCL23XmZlubLRU/6B32vt",
+	"zqyKvkD9TKSK5GnCpCQh1fz3lGZaeITjpS8hSJHFRXKHn0siRzRJHDMf44vexeGjEYs5HF8Kk9UnlmYD",
+	"BJjO8hQvMsLk4/p3o4iN1YLiXJtFjO7lydWbeczoTYm4j1QY90dvVo8E7Vru8qZcq9NM6LvP4raR+opQ",
+	"tXXJGRS3KsgS3A13v/XxRJYwCuComWJ1SHgXUIqqim5lFn+UqqjL6jX6tRG7X65aafdhioeuWSr0mymT",
+	"WFXmrCpzVpU5F1bmXEe98zRVLWeAgqVX8S51CNaTt1fjzhhlWguPWrydA6Xt85TLoQEiIDyNkjxmMakh",
+	"Tu2QSyUyQFO8YmNVb3tSiZanTVAW1lrRwj64xMI3hxek2WzC8Lb/+lP0juPPoRPzuWqSDxKUACX0AGIj",
+	"eqNRskAwhCuVCD1Mrb8JIrUGqjW3jKYPKWyD3riujdkTH7lIf9Y78HzgcfXgfxa9zdsKTUeVnbCyE27Y",
+	"TuhI28OQ3uBWKLnGNohIrZOhSGxUu8lj8iwptTN+zbLA/iJZds0j9kK6BJl6E41wnslPT4GmEXMGjAwQ",
+	"aIjANjTRjMRoBKC6oIF6WTIA5oKE1Vq9elOAkQXTC/hIRuAKYtYig09BzjHYjECXlRA8mw2YdJENELAP",
+	"3U14xJqk65HvMerLJOYsBvsMvWKp5pR0QHlqgXtpT+SKqImwlhWHisM+GdtQk4ToddGtmMwka34zhhqT",
+	"8QXcasZ2KZFnwJBWGC0hnaDum9XazvqXTtFOipaqYC6FCIcxEXkS40rpcej+Sog/qzo3D9q07g7k9vmw",
+	"v7qHgEiuj4DJDsglK4qZ1cHAB6xXz12vsDE8WoMbWF8LjLsmeafnpoY0hVfh5xX2N7Q/GOkVmzSmSi81",
+	"Y5JxvSzBTUY6Vd4+uDmYDeJGS42LEU3YWkwB5928FQSqkecp2FdZTMYJlMc25zZjfS2JN0lNy0C+ZXBd",
+	"S2Zo7aNQzhxb9ZYpMICmY5GpGUN9Yfu1k/Isv806mbfeUjmzKHBz7dv4DEskw4s6YjQ1i0ZTo9smjF4z",
+	"IsXIP6DY5cK126idEi/lnJT0lGJWjXCy0t64+9C93RrQqcIbeDQ56p6mCv92aQGiAEhOcBd2Wq2WPmFu",
+	"Rffgo2RKdtVWWx+3142d3UZr56LVasP//7UVbGkittX+4XXr85zVY5b17L5qzSDF9XJF9lqOjjhqXzAD",
+	"5JvjTCD5HFKpddlWB/OuM5ayiZY0dsgBixgU1dTjrDfJezpipM8mXuI28lvJFPGJP6B5wvjm6fwD2WJu",
+	"4skiV6Yi6Aq2iPR8nm+lQgHv6pScpiAQYGSkYX3NWR4Ji4nIAANw3M2agMoE+Rsy/JTuyh9ftwXdJr3O",
+	"mMz1EUUgAC6tuiBdGjmCKkJ4FZqsO75JZCx4ComjhKsHMqM/2HDmzrjN+a0Y2w13wp6TP76udIZzUDSp",
+	"rwUbpVwfusc3lVpb5EqT6TeXpXpPm+iAqYcR9m+2Xv6sd+9J5b6uIdtX2a9V9utTzn7dKHUO1grIzNiA",
+	"S5U5oaCizbdDEDjz1++Zown4czlnSvF0UNWMqcjrcyWvPmkj0pzn54M0cG/KsiEL7iIqgSAEj40+cF96",
+	"VVlsKzCCpw1G8DAkrIRMYGq7yu2/oITmhbhi6eflGTha9Pvt5f5caVgt7L1lNEtZRgoiSLCCJwTvN43H",
+	"7y8v/oiSEBMeaS9hp56kaNY11FQ0PDg+0Muim7TGLsjsI7WYx+0rNu0QFseSNrK4HzV2W7u7muAexruv",
+	"Xu38cM4HKVV5xnZbu626RYbtZ0wOieTpIGGNXGrVe6iHmg5Y6LyekoPUGcZCX83QTYAsHjP5HLrC4jOV",
+	"w0ujNxY+FH2xT8Scg268tSmJzlrQnlrQS6+Mbqn4banX2gFVlOgDN9CHrI6WdShqiwZx2PAm6ZY7wsJo",
+	"gqHJHaY6JbUJCPduwIEZbWC6BI+DXWlIL9prtTBDldFr5vWHA9Br1yF7Oy0SnhwdHZ5dvjl5fxjOVGC3",
+	"BXggvRVgV0FyP817CY/aRZMvJFH62NpKw5ZAwXyaRFNHzP5pa6XCz7ANyMsWgstC6AP8aZBLaRxnTMp5",
+	"lqzvBR7rQ3P4b82NT9xN2xwWkBnblwICct1jB8scRjZuHAMt5u+KCR1h5SPqbplXcXkG3JVGQ9bYF6nK",
+	"RHIjrKt+2D5beW7vwKB31ujjjUi/HHvV3JRl18sLJWpaTzIhFKmFf+kPl3mWfA7rbVtq3BUZ0/9ABqjk",
+	"MSPhNh3z7eudMCAUY00+nL21dX7R1Tvg1yxFCs9lJK5Zpg9rniVb7a3trTKjn2WrtUVXQvmpj3j8674Q",
+	"8EmxVOsdEvSUJztvLX5wvV8YJDcvgTztkUuZ6zv3l6kPchx/3m5OWJI0rlIxSbeF3rVGiRU1cEIrzWpQ",
+	"FN9BnWOckR0aFLbLEs4yG4GWCHFlKu4XEgGOzDFDHF6bcPi9r9/21mvRPMISmzURbti4bJL9k7PzNsAE",
+	"i4wPeLrQFtb1530O035nJtUdj1kas/jWXLNrB4i1ADaK/LN8+Ms4md2zGUbUhXRly4ka3SQRk8YJLNxN",
+	"1BxfNW/Ci+a9ikU9E5vUc+E6J/q8l8VmggMvSFGtTHqeLcO5iWyPWcrjRiRSCBe62Q+yimCDKgUlRE7G",
+	"LD0+IPtYKsGNb/p0KTiOeL+0DhXFrih2RbGfBMVGelIiU98aiXYkrYFvPLBcjSG5Mu/3+SdCjdBaf5K0",
+	"ujC4QhLUsxK1l429otoV1f46qfber/vHCyjItyBpF7Ne7mHqGv+Hb95f5u+4YlNjHRaiT37+7UL/pedS",
+	"C9V03CbIKvauI96AR77/c6LCgBzGB+dd8BGd7756HZDwischocS4k/Qv+s8/J1d66uC9J+Gfk6uQ4PUK",
+	"SEjzOISucZqBfiIVacTCArsLPhOWxhCaXW+TMInHl9dROOvDcUn8ZY8NTivQXavL6+hSE1Y9zF/3Gz+f",
+	"nB+Sn387NzllMu+FngMImRQFuoaukcAbkHVvoTumSH5TYsDUUM8FQDQJxKnjfqOCiOBtovcni5Rsk5Cn",
+	"kEd5CT2EpLbX2qkHxdfFBC+NmT8MSJinwMX9X0tSTOi1APMHDDopjIsAdxpKu+np/3x+8l6rqpwmRvaH",
+	"LMFRLhXpMaKpCI1Ux7zs72HhUBtn/JoqPEwjqqCxDqwSvJVOSRhlXBWbj0mgqSDMXkfN/vNUE14lROwv",
+	"Ap6JQDcxuxqXMUs5YuylZjMGImX1DmQGQ9qk84/oHYqlTX3ZhBCyyk222AmG/Lrg3w8iZTy8J6wY4Bfy",
+	"hfkDWO0NW+rO2pB0U3nJbiUaARW8Q8gMvDcfN/M8ouqQ7eMpQpe1jU55vhKXZclfkWQV87hpydJSJTgW",
+	"UT7SrD7U4s2E9dof81brZTQUUsFfrG3aNj+4DvDXkGRMigTiOQSpUQLVLA2Khm7EgyAg4f/vZTesO1FE",
+	"t/NCItYRsFouyYjGrHDm20L7NfOH+d1gQFyxqSSR1uLtCyMyYLCKPJMFHoUB8zBQEZqZpsTIHF4pfwsf",
+	"sNckQNeQ1/f5NXMoGLWwRB7bZAwqekBG9FODDtjfX7ZaoQsoKkW/twmFEhxQqZj2lRazSCYweqFOMkah",
+	"6C6yWD0QA8Xh94/ROpIPUonAs55ZwBboxKYhzt40vsBgsMK6sMiWgFz9gMcH5rDMs/X5g2WTFYp95rFD",
+	"YR9r7u5A2N2R2prlwX7+ZF9kI6q22lt5zuOtu8Cx3yNKPubx97dj8QfHB265lvD2g+MDd/+eAXevYvc3",
+	"Hbv/lRtWCt34hXQHXwJDvIkfYgQicijkODnYt63i6lNCTVWWs38kZqW7h0GjE9bbgF3li815mVTw5+RK",
+	"3iwWFFQbmCwkXv382y/knCnEQcYgUE3gPTW2+edEhRZhc0rAIpHwXkazacVUFzLVnydX8tvjpn9OrhqS",
+	"qVty1J9/++WcLWWm5nRWfLTioxUffTw+aq7dN8A4wWy7wkdhEkjCyBh4SQ1zSUguWUBeWX5TN7keaFxG",
+	"27XoE+obI4zNc9OO5S+YLYGn5z0s6RP2RMMAV5lou+hAqWyzldv6W3Vbl12aX5H9FEjjfArCUp0J/XWF",
+	"QbUg3JDc9SHjphhWu+Ql7gk19Il8yfVp1BOT7tQo/AVQCJIMMmpAbBclMMIjtVT4uMPwZb15+zy7Dtlr",
+	"7Rn3JxZPcNzZJA1+lcyqFEoF+3hffhXcPhdw415InNiNLkiz0xWzq9L1Ks54K/eiMJTja+GNiNa0/VfC",
+	"pVrNFSUfpCwm4Y9coXEJSyO/5dIjrAAOZWq0qZL5UXMfkyOv+5KkhnixLMagqp2OsQFCjWAxZqlx/AFW",
+	"O08SWQ9IL+eJKoKwpBL6/R43FQ7NEGvhDGSAtTqWR2QqtFyxaZN0/fHVfPB45JqB3hqGWPIAgQ7mxFJZ",
+	"zowpnuEDpEfjAasTqXcH6jFy50qF9iDXv+DlXnHkonqLrXhsQHPXsK0SOA2FkVS/N87EJ84kuWJsrHVT",
+	"MZ7OW26pIiNh1VQD8gUVvcBEC8gCPpAXFujzFsxMTU/AAMaXfbIiK08OfbMPYnctDuFTtb7Oj0KvhT5/",
+	"piw4Hv8lw0hwZstHMKKf+CgfbbV3d/b+d+9vL1/v/S/Uu8Yvd9yQeKrYwNYw35xF+Dq6BarjKkqyTIgx",
+	"d9ygzMGRqyzFlaW4shQ/mqV4hpOTmrvHBC8y0Tf5W3DBKoyZW4qnlNGYGbCfOY2/ZFTeaZWtyjQtRXiT",
+	"mv8AFtW2zUkQkBbZnI9ENmqwVPemZSIwMVxqbvD3PEvbnKl+G2i+bAOeQRseaOgH2uUBX+omPuat1u7r",
+	"BT/8vdlshvUOsGyjg5cwLVCqKLgLiKuQOFsUwhbxFH22tbOjffL6f/d+CIhkCB1BXjZ3YZ/2mjvNl/U2",
+	"RFCbiqRQB+jD2VuDGVUAluKy2edc56VlCAMSLpiP/lp9cn/mkmWXYw6x6yULxWXMFOWJhBrEkcD2cAUu",
+	"eex9kCzKmPK+oFJqwRHj4We/w6E5N/k1TXKogWyjxjEpwIag2+B7V7kKzpYpqQCh/zakHa4BS2OSj7W8",
+	"loiB7BC0/+DieTtUUxmNQEiFcoUWsjXM1ehSijyL9ACh2vog1RL4GvkEeSrz8VhkisWX5S2YnYr3FTwY",
+	"khrFaRmxMsD6n1DDGYxbwZwlC6CFUFQvgu/bc1YxeAwPkZ+xQaW1lXmd1L96Jw4aqh4r0P9TYzKZNLT8",
+	"3MizxJCp9WVHGOwXCvo3fa+O9/fpd2Voey4R/5VraSMGNKRn1rVEagsEoueaCil629e72459I9T6SkPa",
+	"UEjFEDaE/EjjAZNkt9kiXduEZ0Iirl1/kCgBcjQthTwOkTVlLOJjburKQGXEEeUJGVIoPFwYwGyTLyQR",
+	"k5RkNI3FiEiaqLZuTXMvhSXdQzmku69e/5+Q9IWmNVjbEhIC2Cdy/lO3sfvqtavDCL3VVMZHwGP181kj",
+	"opLFdTRh6S7CJglhaqEdJSzBfkKl1HPT3H9E9c9Y11Mz4dP3b0jNbtc2Bixu/+Uzvn0Rs8/b0G5znA7C",
+	"OpihrO/LzdgZoHZbrSIxM8TntCA3GfJo6FnQoiGLrjpY8lOvuScaeLIDbhX+pqxAYixdO6aj0LzWhkJX",
+	"yPkByiS2G+vOcbDwiEoS+hwrwTD2MCBK2DKhtf2Ts3MSfqelca5MqWiixIRmqOUMEtHTGoKTIG5rc9Nn",
+	"Fo+sO613h6temzsntw3ZXzTMZWzaPtCs8KIfwvH08Ft4hhdn/Z2cu6VggYc7au7nV73Xz0wk8dngbW06",
+	"jGfA/24yXC1ltQ8vc2xqOoWoASd5DTHD46uFQLFSjGhDvwHx2goIcGPEy4EWTCVt8uHsuB6QKOOQVB8Q",
+	"vY7OnOasdKeZ6PMEukMnG9w/cxuxqq5hlVCNF0ZUElJc6D4Yi7iyWYowoqmtVKPZrBqykWTJNZP1Z89d",
+	"i7172uzVG+cSqow7HelHKg77bSmbX4Kyly7OsyPtC2yEK0m8cchYIosGT+t0B1o6pEb0kW0S6q5DUutp",
+	"jQ8SvrC/9/rrAGqfz0ZI0BGrByTMs6T03oT19MqAwsSgWIXR8Izq5j2aiIHwn2uS98KoilxiFINWT9H8",
+	"6V7Tw06FCXJwtkut09nZ2apfOLlSZMFzJ/64q/OEf2NBCo/GLszMlrAKPI0Vl6i4xKa5RJluPi9OIadS",
+	"sVFDsdE4oQov7EIGccZo3ACnqnuWyCEfj31joEHU0FRZkTEd8JQqU4rl1uXOXDfL6igmXKpzGP6FG/0m",
+	"3TSmk7dcqqpU2NMrFfb0SnHpk0LwghWXxiMPxbFdVoWrfAdMHa6b72o5U19M0qL7wMapArpOZ2544KjQ",
+	"NwuN8+GbwwsyRyTCDd5o/y6vDMA80bSIRkqTwVoIZvA6mOdS92WfJlJ/6zp2UZEQo+ALPvqNLV/KMVJN",
+	"T4iE0XStOMdTClXh1nrunP8Xny1P6pzRLBq2MXpFU9RiY9A5oAdMND2jPJVY/F+xTyogEZWswVOpGY6e",
+	"TDJdNtn/bM0EfL5l6UCf351WC2I93ee7pP/b/TsXmdpsmortCZe9IsQVIV5JiB+IAgdLovPuQQ2XVXSN",
+	"MkYVs2Pc2gzmpW1+Hzq7VQjMzoMPYpVcZZ8huCyzXpe3Joj0psvknqvSwR6viuu3XpQVLxehjgjdkQb5",
+	"5Vjdt853gzlF86Rpr/UDCfdP3h+9Pd6/CIlINYEqy30YfcATpqkV1H7V3/iJS7mEKvqkFjOQlvR3GIqA",
+	"wlOboLRFeCoVo3H9vjLiMqqIs/So4kM4NPbmV+0A+okrA9IzKfy8xqXfF2k/4ZF6olQCT9zDUYlgsXbY",
+	"TaSAiHk5p/3BnQXtER2hRQR8CV/NxmhlrFRrVQJmHrXJVLZucZHpp/iIBS7+m/r05YXE+Kpp4F7hqt4h",
+	"4XG/8V6krAHpY6ENs3IW+petPWe8pxD5vyHddMDUvWjOZoHTHlzamlWeqpSzTaecPVG6+vTI5Bum7k8j",
+	"C20uV4slpkVi0qZkmnwc04eQaTanHn6AEX6pDIk7EKxKUHuqgtrdlMFby3dfj/Z4xsYJjTaqPm7HOV7O",
+	"FUiG+2IMsmAJiGFWj+SpqbdkntmYFmjH+8CK4OPatPbFeFrZs75+mvcEdU17fzZKVcYZu+ZsspymnDEo",
+	"hVVydXnhBHQ0ThgGCIPCeHpwhGQDPrx/Q2o7r1okHvM6hoSF3ShiYxWSccb6ul0MIdsep1ppvWZZOTRr",
+	"HPfDJjkZcaVYbHvrc5bEkih6xUjM+jRPlGx72VDdmJK34pppkoy10tBe9nHrHBs41B8/bhElYjrFJ3xD",
+	"GuK0kP3Ds4vG77///nujpf+3E5RC1l5Imw8MDr/akmg6iDYTiwCEZD0giRiIgEQiEXnmAI2oElqlNzBA",
+	"//7l8Pc/QgAJYDQakvCvv6hSelNY05XP/OXw98+fN+XzNUfkKcu+pzhET/i9nbA7jvvlTs1z71jM6QV6",
+	"WGefX+B63XJn+cbWiifn21kYLJfBPWQxGdMBa7t7pq/YjRerspB+1YL31yRH60OOACrAlu4dimOTRyMR",
+	"s9Wx1Sb2OGMyT5SpMemnnELScpuEgFQRBjaLNA5JzU8q7aoQopnHVEIirMhcKmhIakVqKDZ6xijWAdWk",
+	"fvbrfRGzsFO2whpYOgj90d0WmBSh+eWyN73Eb23BruIZOQSUNoNRZ4OvAdqWcEVSMekYs7Hlpb0p8jeR",
+	"JtOApExz6N4UA7qb5AArbNOMAf5IX59kA5thYElmg15gpgAGQyXZz0R01RdZTHpUspe7pBYem7V4G0KY",
+	"9o5e6BP8uxUGZDgdD1kqLQ5JvUl+E9mVhO3yeSup+cVNAOLG/z2E8HWsjeoiyjOGcIPBbCo2Gt19GI6b",
+	"UDcCIoc08+MuSydJk/BO8Vux2pg2b2z3uIQpCVU4i/Nhgeh9cBJ06i2A2SOHWm6w/gIMZAfxrDQm26TL",
+	"5KIpTaaKRzIgeZoAtMWQkfCDZFmjO2CpgoRuSqKMThKWIeZfekXytJ9nCctuFQ+P1/Qe5Ud/nUkOXzfK",
+	"6y0FTrQO6gkbK/10DsFMm7T++3M5A3J0G7NaBTayQYkj2PoVONXqt/Qzswfmq08HcEwcju+0VBfD4+P+",
+	"4V7EowtQh6Xc2sGZ+yS9SX4D3vp/r1mmVZ6/vwwDkwsE+JF+iP7LZquM62RwJwwNtQS4lDncJPs35wAV",
+	"8HIiZpqGSskU6eXRFVOk9tqn4QGZDAWwUyqvTAbrLbKH/GWEWZ2CKvEARHNeMvKXzqyuW7A2CXdDUjNq",
+	"eB2+l66EKIvLi9gh4cvQe+bmvSnxccjSqgeaKYqUkTzV09L8Vg/l4p+KRMM8vQq0ijvRUkUoxiyF81Q0",
+	"Ei4LujUzK4XemmlttXeDLZbmo632v3eDl38swFi9mR9sUDdEeQUTt51U4S9qAZVg961SCZ87mf0RdhK3",
+	"vnb6/k399kRWXldE9lZE9vz6myKyIRaOdlRUtovnbBFpR29+Pj95r1/aP+hedL8skZXXg+8/jZI1Ca19",
+	"uiK2FbFdi9ie/3o7YusTUGNpXmqFKgfcgZXXWX4NIookMqVjORQKnAs0JVQpGg2hdpG+Z7bsqX4UfRmL",
+	"6GosJmkiaOwo5yuPcNbLFozQn4P1R5v3DQd4QDK9wjRSC5WmTd40Cor0QrrWS9aSus9yaJIYziNZm1hP",
+	"iiQ9NuRpDGKlseGQGiXXLM312H/jjSNeRweMWzdM3RWTtEmOVcmw4h5ZblQhNWM3kYR90poiGrNuMAk5",
+	"ZEODvWdWw99NmkhBJEtjSUL/4NkHWBw2i4JQs6au+3DI/aK3U/CPPDifPJtZFYcnXV6Xjr8FNhz1hiVZ",
+	"wq/U0ky83b89cundh/FRLa4T5dmXTw+OngF67T7OvXHA5VhIvk4YhnnFf6Mq1FAVapjn9fvl23ArTl8W",
+	"o9fl9ERks4TYcPZZoT102Cp+CSZTt52wUY/FMYtJeEAV1ZMd6AmeZkL0w0VVkuaxcK6jENiZgUSFEoEJ",
+	"11xxQDUbLbOzci3+cGHNhJjHRqfokMmQIWx7CVnVAsP2eKn2ItaWCK17Ki137deDmQVql3QqycRCy80s",
+	"dLHEkvIYnedmPCZIozab95CxAUtZhtWhGlhxnqtCSknZhBhqXMewDS6t2uUeMl64KzYtoGVNHrwasrRN",
+	"KEmoMk/YavUkFgyx/THngnC12OvWgSoJsxj2Mwq4j7+n5wmyZLGO6HkD/+aHVPEk1AtJpKiXXXrWe2eF",
+	"m5IbKRHiKh+T2pzfb9bXV28SIOrxfHWq2jq1r+roqVxYvMoOEuQDqJYxZHSshSrdv+h7Z6NYn5iNQUQQ",
+	"aUB6rC8yBk40vY08HbQBBcqmygwZekLh1E4h91/kCZyc4qxYdGF7ZBAyC+QzOHSzDjwPw9T4ki2WaeHA",
+	"zRgK+LWi5xEFHIKU9JgNyYLiZA08gHXAWcwYbCstgSL7mTlmmhs2wNzS6Xk3Mf/+lcaQztNewh7ZI/lI",
+	"dbgWMJEbqm95jK0qvlXJdM9OpjufPcakNiNaBUTLTMQJTUvLE6yW+iZqdU1NAIcpRqHFr1nba+CIsqb9",
+	"TqYbaykOqiTliHFPft1v/HxyftiGMo+jMY0U+fm3c1KbEei+/3OiwrpBpxljHJgVubyh/Hx+8j4o6PM4",
+	"E4pFisUETxwJaTJok8P44LwLFZOm4zYxjQckjNRUfzTRO1c8Rjz/fp4kZQFhxNRQxITHpGbMy4a7HRwf",
+	"oE35f/BrZPq/sOm7PFFcCw3G5Fy3jJVL5KYgB0CXholoCWpWXvz5t1/IOVsqpf45uZJGTAXEyowNuFQg",
+	"JkERIRS3qN4JGwN2lIlROC8z6edALNLfcTWt5JxKznlGcs7PE/X0RZ3vDZ1lnyCgf6u9xaY/D3tvIn7C",
+	"fz761+HZxT/Oj+Xx6H2LnR+/Pk7/9ecxn3C6m1wd/yn4v94kVydpnPz+5zhhb45U9OZTon+Pf0om+vd4",
+	"9C6jadw6TltNNv15/K993cav096f4534t+Tq5M/up5OLY97/RzPaTdLe6KgV//PnpGQqHFOl2dJWe+v/",
+	"/+9u41+08d9W44fLxh/ff/zYvOGL/zNntgu2PjVMg40yTylR/jZRw4wxULBe7+VZQsY00yoe0+tugkZj",
+	"oeQa9eIx+79ouxL7KrHv6xT7jBRFfv7t4hYyH7KqRiIGYqXApx9wNN+n7YbXzcZiD0US21hsCOvQvPH8",
+	"1zdgqcvH6K6odyyUd1O3/yFLnOhTkrVMLDvU4JJkyDKGrh/Hls0gEH07ZQC4ff7rGxAzEFDbVKUMrcH9",
+	"3Kx041QkPJqGaMvqQ96DJDj7orKDGDN9zvV8Yp6xSCVTkuUpWLSGyIYL2YimZCjyrGNlHf2dz8+fEs8m",
+	"NSoXx3UbOM+Ep1cS0FmmhKs7uyzv449D0OO3+oQ+QYb+MOFwwWNEfOg79ox8YjNXdE2/mH3LvFTx04qf",
+	"zvPTY6tNJ0hV1mSWJptrZVD3rEvMRb24TGJNXedjYEgNlFz91enBEWQ4SRMTgTFawIhMMAtSZcxQQXJf",
+	"C8WgjVUs6qviIpYp8RW3eiBudeoy/r5SVjXHWvSZxlPutswLTqn0rYo/PDv+cGaJtneSbxM/8Z9sKX/4",
+	"xxlStEV6jqFkH87elipzlBsP623NRgKjUJnARiyV83d5PQjLygiJ6bQi7g9E3P+RPQxdXxSiZ4odLYwo",
+	"30JSbKLKzSd5Pdj64xGC956JhmMuVsVwKobz/BjOTVzhNswHdISbdRRNOqWIOE1IytQE4Ae01rEgKV8r",
+	"Sjy98pWMpSOttwklO7ut1qfXL1sI62J5QDkYDdQgUHqca84iX2iCn3GL9gvYE34ZVxhBMD9GAHgAf6Lz",
+	"wQVEzPhPEaSoSY5mkRb0ixZCIeFXrFKVNs1Nz/VB3adZ/A0pSxA8oecNFzAo3ZSKdVWs6xn6ptxpXs2k",
+	"Jqw3FOJqeS2xUiW/to/+OaSSUEVGQiqy2yIy77n3ZJO898qM3Q06zg6tPaKpZm6L64X9ZiewQcgU08e5",
+	"N8OqCmBVfOoWxafMWS5fEu9mulO8DH5s5jKsKERlTmkPoXp/urg4PScsjcFNSww4bzQUktlCL1c8jVHQ",
+	"siFNYAHHUCYiWZQxFWCpOZFGzNWI+HD2loxyqUiPEdqTIgHhKJeMhEOlxjIMwN+s5Y9cWiRLkQF22URo",
+	"Nqv7hG91h0NNR2oU/51kXCmGeSomy7QoHBHu7rxs/W/r9d7LlyEgoLU+/W8fUTTDAOO7+rmElMdDyNuz",
+	"OZc2p91W/dcyoZvC2IhLiRDjHo2uAjLOoMxNAFJZIxERTTBkLEpEHhOLj2mrnpJw5/UPzd1Xe03zb0h4",
+	"GiV5DOFjozxRPKJSBSRP5ZhFwJCc3CkgcwW+p0ljnGdjIRnJMFJO9Mnx6fUePHx8ev2a1PTHxohC9VX4",
+	"xvUEEYJmAZCc7rVaepWhfjYUyMizJDRJF0MWXaHPfMgyBnI5YtHj5kBajv6SwTq6REiqSCTSlEXK1PQw",
+	"8rxdaBqpnCbJlMScJgmLwWdPca/BY4K5KP424OamroliGzEuDxaeKq2MKNKnPMEja1z9GFOQmoLg40x8",
+	"muqv4HXEhMMIAT+vRQtgLIaoBC020yQxMaR0SuSEq2gINQBSvV+0z0jMgNxDNpJkSuluYTJUtyTx1Ifm",
+	"IrlDB9elux7XJLWZUk09NhVpbDJk8CYCGN9kKFl0GbpJkN7U6GKSvd7T5+Xlrj48sRhhfGOHSIaBjY6t",
+	"hrpBB86mVUyzvdzA1fkpRnxjPBzRrw3921CNO9P6Fy1xh53HC0SJlQDh+FaHhLj7YYGzWBDkCjj8Ky+E",
+	"9w3XPnDSjOYRIK/cU2zylZ4bK+dhRS4DdONdWUsUZcESMSxedhxHGomMWbakB785EoqjL0hoVRCvgnt+",
+	"0vXt/Kt0byVoUf2mfZNiAklCiOdvKtV1CmkbspOnBC2yUy3yNEkXsq1DLSEDvrCWjzFKSKRYqAMsyqHX",
+	"XajvcS+h6RVBAyOJEkZBi+qQMM2TJCQJo9cIgpynmP6CJlpXOxPKlxupE+vt4Z9xQ/T7ZdKjZVItlrdJ",
+	"GOndiHLdxBHlSZ4xGZKMqTxLQaZuYf5QzCXtJSzuqlB/q4dEar6wl2SMxlOQqlmMq4J/15tz5T3dGLki",
+	"ot9vAxUcM4wvnpEgkSbi+mGDgcGjMbhCIMzb7nlK+gkfDJVN+enzlMshA5oK+4L6KndUV+sGAldV8UT/",
+	"oemtWTli8GY2QHBRRbo3wd2YoPtFi3XdUsKtDGVV+YBnUsQZMTIekn3NCaPbBQVdnenrDeGF9OhuoAml",
+	"M7wHhele8zYnrILmaAvXiBRo+IRO0TyoaajXPFL4kMehTesN/9k4R5NX48C0GJIasBozmQaPwzq5pknO",
+	"AsKB/EY0ITTKhETzoiH+8hFcAwfFkm6mcOspQHCv99w5/+9az5bHPj0XmdosLPxMh6cOVrwi15X4/3CO",
+	"ELqcdD00KVUM3SOL3ST/yFkOkrYlJk39fFjQSOMqKcneZScJqe22dusAaGX1fLQ1q4xDOsAVJr/bJgMX",
+	"BmOpH+I6QnDIQlneNQEKS6knJVZqCUoIUtNTyNAy7DxAJikf3zTZc1alqLf1sxkzkrQZJYjSkfUIEJlD",
+	"GEOBHWVs5XOLtTn5W+/Uw5o7djdFR1eJvheeOX7m9AXkP/p8VsaWitre1XDK4LbqY4Vy3v3Ja1HmCtJ3",
+	"zX2bP9PDfETT+RA38HshZLhiJBNCLYqnD+sBEbmSPGYk3KZjvn29AyQgz5Ktto2q3Pr8RzEijK3cjsR4",
+	"+mQH95eJ5nw6y7fGYVoxTC7LTtPSUEy3da9f/ApIrzmFc+ZlKoc9QTN02I5Z1kD1pM8Hmhk2i5j8roU5",
+	"XgDie67PcKx5CkIIArw7sg5Jaob7QL2xut8isiG5BD1/zMQ4YWQyFCRjEePXbDai0rZjEZ8XjQz7Rre1",
+	"moiGVGwMTtYGYrjbNnI1RIXJeOfmFooPuKKJDYv1MQfqNp6AZ36BsaJxfGxBoz+JiT8naAfgjp3l1AvY",
+	"9Rs00AILmjyWMtcCht6GEXjEHR42Vc5zadvJkytofXlbMwVOvZc9TNVFc3snUjVMoNByzBXJJR34Xe/D",
+	"14te3C9XxkO50NWnK1o41J8XvA+VYKW3J4j7hMfRxhD4E8EXbhiJq0TovVjUL5x/F+OASwQlWBAUbFoq",
+	"xQguOMUYFIBXMxXKPeu34fjL/PsnVpCTxtJgYmdoHEsrcus7m/VpxIiJk8Ee/HUqMoI1RfGDGLH2CKBq",
+	"sXi5+H+SYmW9CU0SphCFywZsz2TntgH8tAjtFlcgH6cggcfmMpp21DAT+WAI1hXRN3YV+EX0+yyTAVYh",
+	"1r38ug/SL/tksFdFBni8xwd7v+4fN8k5qBOShKcn5xcGhNfhZFxAycFZITVskm46JbufPtl6fDS6SsUk",
+	"YfrSw4/omoRqwhhD40XVtAlNTRgSoLYGMG+MmyE1hOqyASd1OEGmFz02npKdFjHvYNiOiRBy0j6GXkHE",
+	"jB/448X8wG8ctQpTMHMm0qhJutZN4RuzUOHCaKUdF6f/yuYGQIFDi4umb+MuYIFIU8kAmKqimbIHwHom",
+	"jK5Ue1UobFyrVoom9SYJ93Za5I1IfafIvBLU71tq1yFSkFjodTJT8FulJBMTczxokvjOZc5kZ5WbBeKj",
+	"BvyapSQfg85lwt7MNERfH1S7XAhVbzHOSE/EU4OBZmPR4PtieWNSi7mEzBRXdV9aD7gBkNN7IxUdjTFh",
+	"Q2htDopNa9YNg9Siba4gHItN9JJAuQMzxKZvUzy3L4ZuROeKprEegKUsBjZQliyOQfHJjcf/UhYN14Cj",
+	"wRzKoW0dErMogXR+ATtIE4c3Y3h/JovwRANbTVPCaJZwlrnqOnCUuCwArMGtBmkpdVgbbwumcEYhRM72",
+	"AVFoGJ7HOCj/c1qwqRq0b0jdnCK8gBdBrKerRoBrWFDVYgsOjcJQ9hoFt1OBoRHIxvi8QIgpjldn3kKM",
+	"JhTZJssP3hqzsH2snIhJ8Gxv5TmPtxYmbpZH/iHln4hkkUhjGWCEoUGDdOerSc7Yn5pkgQVcYiiIGmpK",
+	"R/ps4kiRSNbZjAt7llfOw4eEazV+uB3QW3lO9nTzVF8GPqIJsjm5aDlCOaS7r17/PSTfkyH7RH56191v",
+	"nP/U3X31Wt8Bg8Lp7iOibDbx24xOgP7Yak9XbOpjms9YCjECbo0FcwRk3QUzU9DrRhv9P/56vff5NqtX",
+	"LIEfj/l6j+i/s0ZEJdNLQ29ezDk6F5BlhKpdLk3C46AgKFpsWOCjWbp0BQ3dutfVuNXwy2duydjd2b95",
+	"8Mq7Jl/+WtxqKcLrnaBgdiaId/FFKraqdJPmFmHVPQtmL9rLXSMBKBdm/ELacaCM5EKOYxaJGCQ3jEqe",
+	"Z80J72UUhBM0NpSKGZggZiptVQQIZr1xc6V3pRdu7vVOUOBcfr/9x197Lz///VaXGPZgNqBa2tkVkdWU",
+	"vNxt6OXyd8iWj3v4kA6fxyNbXiee45//nFd5uoUyEDfRmOishWFJbQoX2gr1G/gYVrK4WbnSkt5s5ZEa",
+	"KDQEa0QaTw20F3ZsUFAaMzS2DFkS+xqZCRQaQfHBVKSsXulJlZ5U6UmVnrSGnoQmxEpNqtSkSk2q1KRK",
+	"TarUpEpN+srUJGTxG9eSUP25SUkyZUhu1pJmNSTzYlsv7gJlqfDrbv/l/j6OP2/jeyEoEb2pFg54hgFe",
+	"0taWDg8O3x5eHJYaBNAomtryhPgktiWN8Il1BF1npo5PxqgUKcIbhaAQhZU+VuljlT5W6WPr6GNnhj5W",
+	"ClmlkFUKWaWQVQpZpZBVCtnXpZAZHr9xjcyoTMtVMr/2wb1iA72GqrjASr+q9KtKv3p6+pUXLV5FB1Za",
+	"VqVlVVpWpWVVWlalZX11WtY8p9+grrVAiVpP44rFJMXawsuVrkqvqfSaSq+p9Jo19ZqDgqRUqk2l2lSq",
+	"TaXaVKpNpdpUqs3XqNoUzP6RtJtCYVlPwbkpIapSbirlplJuKuVmTeWmSlWqFJtKsakUm0qxqRSbSrH5",
+	"ihWbjScszSsp6yk0NyYvVRpNpdFUGk2l0ayp0VTJPpVKU6k0lUpTqTSVSlOpNF+zSrP5lJ8Fesp6So00",
+	"86w0mkqjqTSaSqO5l0ZzjspHpc78f+zcwWqEMBDG8VeZYwvFB+it9NZz6TkE0zY2mEK0nnz3MhtX3IOy",
+	"LKuH8D8LIibMNz8SBs7AGTgDZ+AMnCmPMxrzB1lG9+p1kPnzbuBwBspAGShzB8p85HICZsAMmAEzYAbM",
+	"gJkSMZOD/iDOZKSsg6aJttLPDa7bssyL2D78SBOtfPrWp29Xy4PJyjBi5jfkudcmd8dGBu1rvQKgD/UJ",
+	"BV9RYvv4dI7/pI/aLj3LbwxBRaIhy3w17ISdsNO2nd6ifZ0rF2yCTbAJNsEm2ASbimHTMuN3FNOFgtax",
+	"NK1H1bnEFTbsgl2wy412mf7GuxYS6AJdoAt0gS7QBboUQ5dFxO8olyVJ1uAyjv8BAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -106,10 +106,10 @@ func badgeAssertion(a badges.Assertion) api.BadgeAssertion {
 	out := api.BadgeAssertion{Id: a.ID, BadgeId: a.BadgeID, AttendeeId: a.AttendeeID, VerificationCode: a.VerificationCode,
 		VerificationUrl: a.VerificationURL,
 		Recipient:       api.Recipient{FirstName: a.Recipient.FirstName, LastName: a.Recipient.LastName, Email: openapi_types.Email(a.Recipient.Email)},
-		Status:          api.BadgeAssertionStatus(a.Status), IssuedAt: a.IssuedAt.UTC(), ExpiresAt: utc(a.ExpiresAt), RevokedAt: utc(a.RevokedAt),
+		Status:          string(a.Status), IssuedAt: a.IssuedAt.UTC(), ExpiresAt: utc(a.ExpiresAt), RevokedAt: utc(a.RevokedAt),
 		RevocationReason: a.RevocationReason}
 	if c := a.RevocationReasonCode; c != nil {
-		code := api.BadgeAssertionRevocationReasonCode(*c)
+		code := string(*c)
 		out.RevocationReasonCode = &code
 	}
 	return out
@@ -118,11 +118,11 @@ func badgeAssertion(a badges.Assertion) api.BadgeAssertion {
 func issuedAssertion(a badges.Issued) api.IssuedBadgeAssertion {
 	v := badgeAssertion(a.Assertion)
 	out := api.IssuedBadgeAssertion{Id: v.Id, BadgeId: v.BadgeId, AttendeeId: v.AttendeeId, VerificationCode: v.VerificationCode,
-		VerificationUrl: v.VerificationUrl, Recipient: v.Recipient, Status: api.IssuedBadgeAssertionStatus(v.Status),
+		VerificationUrl: v.VerificationUrl, Recipient: v.Recipient, Status: v.Status,
 		IssuedAt: v.IssuedAt, ExpiresAt: v.ExpiresAt, RevokedAt: v.RevokedAt, RevocationReason: v.RevocationReason,
 		AlreadyIssued: a.AlreadyIssued}
 	if c := v.RevocationReasonCode; c != nil {
-		code := api.IssuedBadgeAssertionRevocationReasonCode(*c)
+		code := *c
 		out.RevocationReasonCode = &code
 	}
 	return out

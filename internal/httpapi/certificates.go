@@ -67,7 +67,7 @@ func (s *Server) certificate(c domain.Certificate) api.Certificate {
 		IssuedAt:  utc(c.IssuedAt), ExpiresAt: utc(c.ExpiresAt), RevokedAt: utc(c.RevokedAt), RevocationReason: c.RevocationReason,
 		VerificationUrl: s.links.Verification(c.VerificationCode), CreatedAt: c.CreatedAt.UTC(), UpdatedAt: c.UpdatedAt.UTC()}
 	if c.RevocationReasonCode != nil {
-		code := api.CertificateRevocationReasonCode(*c.RevocationReasonCode)
+		code := string(*c.RevocationReasonCode)
 		out.RevocationReasonCode = &code
 	}
 	return out

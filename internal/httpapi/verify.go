@@ -37,7 +37,7 @@ func (s *Server) VerifyCredential(ctx context.Context, req api.VerifyCredentialR
 
 func (s *Server) verificationResult(c verification.Credential) api.VerificationResult {
 	var r api.VerificationResult
-	r.Status = api.VerificationResultStatus(c.Status)
+	r.Status = string(c.Status)
 	r.Credential.Type = api.VerificationResultCredentialType(c.Kind)
 	r.Credential.Name, r.Credential.Description, r.Credential.ImageUrl = c.Name, c.Description, s.verification.ImageURL(c)
 	if c.Number != "" {
@@ -48,7 +48,7 @@ func (s *Server) verificationResult(c verification.Credential) api.VerificationR
 	r.Dates.IssuedAt, r.Dates.ExpiresAt, r.Dates.RevokedAt = c.IssuedAt, c.ExpiresAt, c.RevokedAt
 	r.RevocationReason = c.RevocationReason
 	if c.ReasonCode != nil {
-		r.RevocationReasonCode = new(api.VerificationResultRevocationReasonCode(*c.ReasonCode))
+		r.RevocationReasonCode = new(string(*c.ReasonCode))
 	}
 	r.VerificationUrl = s.links.Verification(c.Code)
 	r.Links = &struct {

@@ -114,7 +114,7 @@ func Envelope(e *apperr.Error) api.Error {
 		body.Details = &details
 	}
 	if e.Required != "" {
-		r := api.ErrorBodyRequired(e.Required)
+		r := e.Required
 		body.Required = &r
 	}
 	if c := e.Credits; c != nil {

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -173,11 +174,17 @@ var placeholderPattern = regexp.MustCompile(`\{\{\s*([^{}]*?)\s*\}\}`)
 // Problem is a finding about a layout, located by its JSON path below the layout.
 type Problem struct{ Path, Message string }
 
-// Check finds what would keep a layout from rendering as meant: unknown or unclosed
+// Check finds what would keep a layout from rendering as meant: a locale it does not know,
+// unknown or unclosed
 // placeholders, rows wider than 12 twelfths or taller than the page, images that cannot be
 // drawn or hold active content (CheckImage), more than two signatures.
 func Check(t Template) []Problem {
 	var out []Problem
+	// The contract publishes a template's locale as a growing enum (answers may name locales
+	// added later), so what a request may name is checked here, not by the request validator.
+	if t.Layout.Locale != "" && !slices.Contains(Locales, t.Layout.Locale) {
+		out = append(out, Problem{Path: "locale", Message: "must be one of " + strings.Join(Locales, ", ")})
+	}
 	known := map[string]bool{}
 	for _, p := range Placeholders {
 		known[p] = true
