@@ -69,6 +69,6 @@ func TestGrowingEnumsArePublishedAsExtensibleAndRequestsStayClosed(t *testing.T)
 		at("components/schemas/ApiKeyCreateRequest/properties/scopes/items")["$ref"], "an API key is created with closed scopes")
 	for _, req := range []string{"WebhookCreateRequest", "WebhookUpdateRequest"} {
 		require.Equal(t, "#/components/schemas/WebhookSubscriptionEventRequest",
-			at("components/schemas/"+req+"/properties/events/items")["$ref"], "%s: a subscription is made of closed kinds and patterns", req)
+			at("components/schemas/" + req + "/properties/events/items")["$ref"], "%s: a subscription is made of closed kinds and patterns", req)
 	}
 }
