@@ -238,14 +238,14 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 		Timeout: o.WebhookTimeout, Now: o.Now, Observer: svc.Metrics.WebhookObserver(),
 		Tracer: tracing.Tracer(o.TracerProvider)}
 	svc.SVGRecheck = svgrecheck.New(st, o.Now, logger)
+	svc.Credentials = credentials.New(st, svc.Secrets, site, o.Now)
 	svc.Jobs, err = jobqueue.New(st, jobqueue.Workers{Bulk: svc.Bulk, Email: svc.Email, Webhooks: svc.Dispatcher,
-		Idempotency: svc.Idempotency, SVGRecheck: svc.SVGRecheck}, logger, 0, jobPlugins(o.TracerProvider)...)
+		Idempotency: svc.Idempotency, SVGRecheck: svc.SVGRecheck, Credentials: svc.Credentials}, logger, 0, jobPlugins(o.TracerProvider)...)
 	if err != nil {
 		svc.Close()
 		return nil, fmt.Errorf("building the job queue: %w", err)
 	}
 
-	svc.Credentials = credentials.New(st, svc.Secrets, site, o.Now)
 	// An account is created with its first issuer key, so that no read ever makes one.
 	svc.Accounts = accounts.New(st, o.Now, accounts.WithIssuerKeys(svc.Credentials))
 	svc.Wallet = wallet.New(st, svc.Secrets, svc.Credentials, site, o.Now)

@@ -6,13 +6,16 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/lestrrat-go/jwx/v3/jwk"
+	"github.com/riverqueue/river"
 
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/etag"
+	"github.com/certhub/credentiald/internal/jobs"
 	"github.com/certhub/credentiald/internal/secretbox"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/vc"
@@ -58,7 +61,9 @@ func (s *Service) NewIssuerKey(accountID uuid.UUID, now time.Time) (store.Issuer
 
 // BackfillIssuerKeys gives each account without an active key its first one, and returns how
 // many it made. Accounts get their key when they are created; this is for those created before
-// that, and runs at every start (one query when there are none). It is Go, not a migration:
+// that, and runs at every start (one query when there are none) and every BackfillEvery (an
+// instance of an older release, during a rolling upgrade, still creates accounts without a
+// key, and no read makes one any more: BackfillJob). It is Go, not a migration:
 // the private key is sealed under SECRETS_KEY, which the database never sees. Each key is one
 // statement that stores nothing when the account has an active key by then, so instances
 // starting at once end with one key per account.
@@ -310,4 +315,39 @@ func ResealKeys(ctx context.Context, st *store.Store, box *secretbox.Box) (int, 
 		n++
 	}
 	return n, nil
+}
+
+// BackfillEvery is how often the periodic job gives keyless accounts their key: an account
+// created by an older release during a rolling upgrade signs nothing until then.
+const BackfillEvery = time.Minute
+
+// BackfillJob is the periodic job that runs BackfillIssuerKeys every BackfillEvery (River's
+// leader inserts it; see jobqueue).
+func (s *Service) BackfillJob() *river.PeriodicJob {
+	return river.NewPeriodicJob(river.PeriodicInterval(BackfillEvery), func() (river.JobArgs, *river.InsertOpts) {
+		return jobs.BackfillIssuerKeys{}, nil
+	}, nil)
+}
+
+// BackfillWorker is the River worker of the backfill job; a failure is logged by River and the
+// next run tries again.
+func (s *Service) BackfillWorker(logger *slog.Logger) river.Worker[jobs.BackfillIssuerKeys] {
+	return &backfillWorker{s: s, logger: logger}
+}
+
+type backfillWorker struct {
+	river.WorkerDefaults[jobs.BackfillIssuerKeys]
+	s      *Service
+	logger *slog.Logger
+}
+
+func (w *backfillWorker) Work(ctx context.Context, _ *river.Job[jobs.BackfillIssuerKeys]) error {
+	n, err := w.s.BackfillIssuerKeys(ctx)
+	if err != nil {
+		return fmt.Errorf("making the issuer keys of the accounts without one: %w", err)
+	}
+	if n > 0 {
+		w.logger.InfoContext(ctx, "made the issuer keys of the accounts without one", "count", n)
+	}
+	return nil
 }

@@ -2,17 +2,21 @@ package credentials_test
 
 import (
 	"context"
+	"io"
+	"log/slog"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
+	"github.com/riverqueue/river"
 	"github.com/stretchr/testify/require"
 
 	"github.com/certhub/credentiald/internal/accounts"
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/credentials"
 	"github.com/certhub/credentiald/internal/domain"
+	"github.com/certhub/credentiald/internal/jobs"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/testkit"
 	"github.com/certhub/credentiald/internal/vc"
@@ -135,3 +139,23 @@ func accountWithoutKey(t *testing.T, st *store.Store, name string) uuid.UUID {
 }
 
 var _ accounts.IssuerKeyMaker = (*credentials.Service)(nil)
+
+// An account created without a key after the start (by an older release, during a rolling
+// upgrade) gets one from the periodic backfill job, worked by its River worker.
+func TestThePeriodicBackfillGivesALaterKeylessAccountItsKey(t *testing.T) {
+	t.Parallel()
+	w := newSigning(t)
+	ctx := context.Background()
+	job := w.creds.BackfillJob()
+	require.NotNil(t, job, "the periodic job")
+	keyless := accountWithoutKey(t, w.st, "Late")
+	worker := w.creds.BackfillWorker(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	require.NoError(t, worker.Work(ctx, &river.Job[jobs.BackfillIssuerKeys]{}))
+	keys, err := w.st.IssuerKeys(ctx, keyless)
+	require.NoError(t, err)
+	require.Len(t, keys, 1, "keys of the account created after the start")
+	require.NoError(t, worker.Work(ctx, &river.Job[jobs.BackfillIssuerKeys]{}), "a second run with nothing to do")
+	keys, err = w.st.IssuerKeys(ctx, keyless)
+	require.NoError(t, err)
+	require.Len(t, keys, 1, "keys after a second run")
+}

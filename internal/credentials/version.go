@@ -10,6 +10,7 @@ import (
 
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/etag"
+	"github.com/certhub/credentiald/internal/locale"
 	"github.com/certhub/credentiald/internal/store"
 )
 
@@ -38,12 +39,13 @@ func (s *Service) version(ctx context.Context, ref Ref) (store.CredentialVersion
 // the key, the form, the site's address, the code that names the logo) or moves whenever an
 // input it stands for changes (a certificate's updated_at for its snapshot and recipient; an
 // assertion's columns; a badge's and the branding's updated_at for an assertion whose claims
-// were not frozen). The code's version (formatVersion) changes what the same data says. A
+// were not frozen). The code's version (formatVersion) and the catalogs' (locale.Digest: a
+// text edited, a language added) change what the same data says. A
 // part that moves without changing the bytes (a revocation, whose news is the status list's)
 // only costs a signature.
 func (s *Service) credentialTag(ref Ref, form Form, v store.CredentialVersion, key uuid.UUID) string {
 	e := v.Entry
-	return etag.Of("credential", formatVersion, string(form), s.links.Root(), ref.Kind, ref.ID.String(), ref.VerificationCode,
+	return etag.Of("credential", formatVersion, locale.Digest, string(form), s.links.Root(), ref.Kind, ref.ID.String(), ref.VerificationCode,
 		key.String(), fmt.Sprint(e.List, "/", e.Index), e.Salt, string(e.Claims), stamp(&e.SignedAt), stamp(e.RevokedAt),
 		v.AccountName, stamp(v.CertificateUpdatedAt), stamp(v.CertificateIssuedAt),
 		stamp(v.AssertionIssuedAt), stamp(v.AssertionExpiresAt), stamp(v.AssertionRevokedAt), store.Deref(v.AssertionLocale),

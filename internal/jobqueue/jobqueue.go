@@ -14,6 +14,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/certhub/credentiald/internal/bulk"
+	"github.com/certhub/credentiald/internal/credentials"
 	"github.com/certhub/credentiald/internal/email"
 	"github.com/certhub/credentiald/internal/idempotency"
 	"github.com/certhub/credentiald/internal/jobs"
@@ -31,6 +32,8 @@ type Workers struct {
 	Idempotency *idempotency.Service
 	// SVGRecheck checks the stored SVGs again after the upload check became stricter.
 	SVGRecheck *svgrecheck.Service
+	// Credentials gives keyless accounts their issuer key, periodically.
+	Credentials *credentials.Service
 }
 
 // DefaultRescueAfter is when the job of a process that died mid-run is taken up again, unless
@@ -75,6 +78,11 @@ func New(st *store.Store, w Workers, logger *slog.Logger, rescueAfter time.Durat
 		river.AddWorker(workers, w.Idempotency.PurgeWorker(logger))
 		queues[jobs.QueueMaintenance] = river.QueueConfig{MaxWorkers: 1}
 		periodic = append(periodic, w.Idempotency.PurgeJob())
+	}
+	if w.Credentials != nil {
+		river.AddWorker(workers, w.Credentials.BackfillWorker(logger))
+		queues[jobs.QueueMaintenance] = river.QueueConfig{MaxWorkers: 1}
+		periodic = append(periodic, w.Credentials.BackfillJob())
 	}
 	if w.SVGRecheck != nil {
 		river.AddWorker(workers, w.SVGRecheck.Worker())

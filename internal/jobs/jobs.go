@@ -69,6 +69,18 @@ func (DeliverWebhook) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{Queue: QueueWebhooks, MaxAttempts: WebhookAttempts + 1}
 }
 
+// BackfillIssuerKeys gives the accounts that have no issuer key their first one (those created
+// by a release that made keys on first need, while a newer one ran beside it); a periodic job.
+type BackfillIssuerKeys struct{}
+
+// Kind is the job's kind in River.
+func (BackfillIssuerKeys) Kind() string { return "issuer_key_backfill" }
+
+// InsertOpts: a failed backfill is not retried; the next one does what it left.
+func (BackfillIssuerKeys) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: QueueMaintenance, MaxAttempts: 1}
+}
+
 // PurgeIdempotencyKeys deletes the idempotency keys whose answers are no longer replayed; a
 // periodic job.
 type PurgeIdempotencyKeys struct{}

@@ -41,3 +41,9 @@ func TestEveryLocaleAndTemplateTextIsLoaded(t *testing.T) {
 	}
 	require.NotEmpty(t, templateIDs["classic"], "the classic template's texts")
 }
+
+// The catalogs' digest is made while the package loads, from every language's catalog.
+func TestTheCatalogsHaveADigest(t *testing.T) {
+	t.Parallel()
+	require.Regexp(t, `^[0-9a-f]{24}$`, Digest, "the catalogs' digest")
+}

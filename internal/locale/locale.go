@@ -11,7 +11,9 @@
 package locale
 
 import (
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
 	"fmt"
 	"io/fs"
 	"path"
@@ -73,6 +75,24 @@ func localizers(codes []string) map[string]*i18n.Localizer {
 		out[c] = i18n.NewLocalizer(bundle, c)
 	}
 	return out
+}
+
+// Digest names the catalogs this build carries (every language's texts, and which languages
+// there are): a tag of something written from them (a signed credential's ETag) includes it,
+// so that a release that changes a text or adds a language moves the tag.
+var Digest = catalogDigest()
+
+func catalogDigest() string {
+	h := sha256.New()
+	for _, c := range Codes {
+		b, err := catalogFiles.ReadFile(catalogPath(c))
+		if err != nil {
+			panic(fmt.Sprintf("locale: catalog %s: %v", c, err))
+		}
+		fmt.Fprintf(h, "%s %d\n", c, len(b))
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil)[:12])
 }
 
 func catalogPath(code string) string { return path.Join("catalog", code+".toml") }
