@@ -299,3 +299,63 @@ func convertIDs(list []domain.Attendee) []uuid.UUID {
 	}
 	return out
 }
+
+// An attendee deleted while the indexer's statement runs (its read saw the attendee, the
+// deletion commits before the search row's key is checked) does not fail the indexing: the
+// batch is taken again at once, without that attendee, and the others are indexed.
+func TestAnAttendeeDeletedUnderTheIndexerIsLeftOut(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st, conn, url := openStore(t)
+	_, _ = seedAccount(t, st, conn, "vanishing", 3)
+	var ids []uuid.UUID
+	rows, err := conn.Query(ctx, `SELECT id FROM attendees ORDER BY id`)
+	require.NoError(t, err)
+	ids, err = pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+	require.NoError(t, err)
+	require.Len(t, ids, 3)
+	_, err = conn.Exec(ctx, `INSERT INTO attendee_search_queue (event_id, attendee_id) SELECT event_id, id FROM attendees`)
+	require.NoError(t, err)
+
+	// The deletion holds the attendee's row until it commits: the indexer's key check waits
+	// for it, then finds the attendee gone.
+	deleter, err := pgx.Connect(ctx, url)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = deleter.Close(context.Background()) })
+	tx, err := deleter.Begin(ctx)
+	require.NoError(t, err)
+	_, err = tx.Exec(ctx, `DELETE FROM certificates WHERE attendee_id = $1`, ids[1]) // seeded issued
+	require.NoError(t, err)
+	_, err = tx.Exec(ctx, `DELETE FROM attendees WHERE id = $1`, ids[1])
+	require.NoError(t, err)
+
+	type result struct {
+		indexed store.Indexed
+		err     error
+	}
+	done := make(chan result, 1)
+	go func() {
+		n, err := st.IndexAttendeeSearch(ctx)
+		done <- result{n, err}
+	}()
+	eventually(t, "the indexer waits for the deleted attendee's lock", func() bool {
+		var waiting bool
+		_ = conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'
+			AND query LIKE '%IndexQueuedAttendees%')`).Scan(&waiting)
+		return waiting
+	})
+	require.NoError(t, tx.Commit(ctx))
+	got := <-done
+	require.NoError(t, got.err, "indexing with an attendee deleted under it")
+	var indexed []uuid.UUID
+	rows, err = conn.Query(ctx, `SELECT attendee_id FROM attendee_search ORDER BY attendee_id`)
+	require.NoError(t, err)
+	indexed, err = pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+	require.NoError(t, err)
+	if d := cmp.Diff([]uuid.UUID{ids[0], ids[2]}, indexed); d != "" {
+		t.Fatalf("the search rows written (-want +got):\n%s", d)
+	}
+	var queued int
+	require.NoError(t, conn.QueryRow(ctx, `SELECT count(*) FROM attendee_search_queue`).Scan(&queued))
+	require.Zero(t, queued, "entries left in the queue")
+}
