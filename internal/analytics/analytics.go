@@ -1,6 +1,6 @@
 // Package analytics answers the dashboard and per-event figures from the daily counters that
-// issuing and public verification keep (store.Tx.CountIssued, written by the issuance's
-// pipeline with its other writes; the verification recorder's batches), never from the credentials themselves, so an answer costs the same whatever an
+// issuing and public verification keep (an issuance's plan counts, written by the store's
+// executor with its other writes; the verification recorder's batches), never from the credentials themselves, so an answer costs the same whatever an
 // account's volume.
 package analytics
 

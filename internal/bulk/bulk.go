@@ -155,7 +155,7 @@ func (s *Service) Generate(ctx context.Context, r Request) (Result, error) {
 }
 
 // issueAll issues for every attendee of ids in one transaction, together (Issuer.IssueAll: the
-// reads of all in one round trip, the writes of all in one pipeline), their attendees locked
+// reads of all in one round trip, the writes of all in one plan applied in one round trip), their attendees locked
 // first in id order. ok is false, and nothing was written, when that was not possible (one of
 // them would be skipped, refused or fail, or too few credits are left for all): the caller
 // then issues them one by one, each with its own outcome.
@@ -496,7 +496,7 @@ func (s *Service) processBatch(ctx context.Context, j domain.BulkJob, attendees 
 			for i, a := range attendees {
 				ps[i] = issueFor(j, a)
 			}
-			// Their reads in one round trip, their writes in one pipeline.
+			// Their reads in one round trip, their writes in one plan applied in one round trip.
 			certs, err := s.certs.IssueAll(ctx, tx, ps)
 			if err != nil {
 				return struct{}{}, err // rolls the batch back: its attendees go one by one

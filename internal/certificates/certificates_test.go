@@ -665,7 +665,7 @@ func TestConcurrentIssuancesOfOneAccountShareCommits(t *testing.T) {
 
 // Concurrent plain issuances of one account (new certificates, a draft turned issued, emails
 // asked for) are issued together, their reads in one round trip and their writes in one
-// pipeline, and each is what it would have been alone: a number of its own, its status entry,
+// plan applied in one round trip, and each is what it would have been alone: a number of its own, its status entry,
 // its event, its email.
 func TestConcurrentPlainIssuancesAreIssuedTogether(t *testing.T) {
 	t.Parallel()
@@ -818,8 +818,8 @@ func (s issuing) codes(t *testing.T) int {
 // Generate's round trips, BEGIN and COMMIT (or ROLLBACK) counted, warmed up and on the common
 // path (the status entry's first candidate free): a new certificate's code is reserved in the
 // round trip that locks the attendee, reads its source and its current certificates, so it
-// takes 4 (BEGIN, that round trip, the pipeline with the webhook fan-out job when a
-// subscription takes the event, COMMIT; 5 before the source's read joined the current
+// takes 4 (BEGIN, that round trip, the plan applied, COMMIT; River's insert of the webhook
+// fan-out job when a subscription takes the event is one more; 5 before the source's read joined the current
 // certificates'). A code is reserved only where a new certificate (or draft) takes it: a draft
 // turned issued keeps its own, an existing draft is answered as it is and ALREADY_ISSUED writes
 // nothing.

@@ -131,14 +131,14 @@ func entryRow(e Entry, now time.Time) (store.VerifiableCredential, error) {
 	return row, err
 }
 
-// drawCandidates is how many random indexes an issuance's pipeline tries (Draw): a list a
+// drawCandidates is how many random indexes an issuance's executor tries (Draw): a list a
 // fraction f full misses them all with probability f^16, and over a list's filling 1 issuance
 // in 17 goes the long way (AssignStatus).
 const drawCandidates = 16
 
-// Draw draws e's entry for an issuance's pipeline to take (store.Pipeline.InsertStatusEntries),
-// in the round trip that writes the credential: the row as AssignStatus would store it, and
-// random candidate indexes in the open list. When the pipeline took none (no open list yet, or
+// Draw draws e's entry for an issuance's plan (store.PlannedEntry), written by the executor in
+// the round trip that writes the credential: the row as AssignStatus would store it, and
+// random candidate indexes in the open list. When the executor took none (no open list yet, or
 // every candidate taken), call AssignStatus in the same transaction, after it.
 func Draw(e Entry, now time.Time) (store.VerifiableCredential, []int, error) {
 	row, err := entryRow(e, now)

@@ -109,7 +109,7 @@ func (d queries) MarkCertificateViewed(ctx context.Context, id uuid.UUID, at tim
 
 // DailyActivity is one row of daily counters: an account's credentials of one kind, issued
 // for one event, on one day (UTC). AddVerificationActivity writes the public activity's four;
-// Issued and IssuedVerified are written by CountIssued and by first verifications.
+// Issued and IssuedVerified are written by issuances (IssuancePlan.Counts) and by first verifications.
 type DailyActivity struct {
 	AccountID      uuid.UUID
 	Day            time.Time

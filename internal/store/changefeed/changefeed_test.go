@@ -2,7 +2,6 @@ package changefeed_test
 
 import (
 	"context"
-	"encoding/json"
 	"regexp"
 	"slices"
 	"strings"
@@ -21,45 +20,25 @@ import (
 
 func TestMain(m *testing.M) { testkit.Main(m) }
 
-// seeded is a store with an account, its owner, a template and an event, and a connection to
-// its database for arranging rows the store has no method for.
+// seeded is testkit's world (a store with an account, its template and an event) with a
+// connection to its database, for arranging rows the store has no method for.
 type seeded struct {
-	st       *store.Store
-	url      string
-	conn     *pgx.Conn
-	account  domain.Account
-	owner    domain.User
-	template domain.Template
-	event    domain.Event
-	now      time.Time
+	st                       *store.Store
+	url                      string
+	conn                     *pgx.Conn
+	account, template, event uuid.UUID
+	now                      time.Time
 }
 
 func seed(t *testing.T) seeded {
 	t.Helper()
-	ctx := t.Context()
-	st, url := testkit.Store(t)
-	conn, err := pgx.Connect(ctx, url)
+	w := testkit.NewWorld(t)
+	conn, err := pgx.Connect(t.Context(), w.DBURL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = conn.Close(context.Background()) })
-	s := seeded{st: st, url: url, conn: conn, now: time.Now()}
-	if s.account, err = st.CreateAccount(ctx, store.NewAccount{Name: "Academy", Plan: "free"}, s.now); err != nil {
-		t.Fatal(err)
-	}
-	if s.owner, err = st.CreateUser(ctx, store.NewUser{AccountID: s.account.ID, Email: "owner@example.org", Name: "Owner",
-		PasswordHash: "x", Role: "owner"}, s.now); err != nil {
-		t.Fatal(err)
-	}
-	if s.template, err = st.InsertTemplate(ctx, store.NewTemplate{AccountID: &s.account.ID, Name: "Plain", PageSize: "A4",
-		Orientation: "landscape", Layout: json.RawMessage(`{"rows":[]}`)}, s.now); err != nil {
-		t.Fatal(err)
-	}
-	if s.event, err = st.CreateEvent(ctx, s.account.ID, domain.EventFields{Name: "Congress", EventDate: s.now,
-		TemplateID: s.template.ID}, s.now); err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return seeded{st: w.Store, url: w.DBURL, conn: conn, account: w.Account, template: w.Template, event: w.Event, now: time.Now()}
 }
 
 func (s seeded) exec(t *testing.T, sql string, args ...any) {
@@ -128,12 +107,12 @@ func insertCertificate(t *testing.T, s seeded, code string) uuid.UUID {
 	t.Helper()
 	attendee, id := uuid.New(), uuid.New()
 	s.exec(t, `INSERT INTO attendees (id, account_id, event_id, first_name, last_name, email) VALUES ($1, $2, $3, 'Ada', 'Lovelace', 'ada@example.org')`,
-		attendee, s.account.ID, s.event.ID)
+		attendee, s.account, s.event)
 	s.exec(t, `INSERT INTO verification_codes (code, kind) VALUES ($1, 'certificate')`, code)
 	s.exec(t, `INSERT INTO certificates (id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code,
 		status, recipient_first_name, recipient_last_name, recipient_email, snapshot, issued_at)
 		VALUES ($1, $2, $3, $4, $5, 'CERT-1', $6, 'issued', 'Ada', 'Lovelace', 'ada@example.org', '{"event":{"name":"Congress"}}', now())`,
-		id, s.account.ID, s.event.ID, attendee, s.template.ID, code)
+		id, s.account, s.event, attendee, s.template, code)
 	return id
 }
 
@@ -152,12 +131,12 @@ func TestWatchChangesTellsWhatCommitsFromAnySession(t *testing.T) {
 	}
 	id := insertCertificate(t, s, "WATCHED1")
 	cert := "certificate " + id.String() + " WATCHED1"
-	account := "account " + s.account.ID.String()
+	account := "account " + s.account.String()
 
 	// Neither the first view nor the first verification is told; a branding change after them
 	// is the first thing told.
 	s.exec(t, `UPDATE certificates SET first_viewed_at = now(), first_verified_at = now() WHERE id = $1`, id)
-	s.exec(t, `INSERT INTO branding (account_id, issuer_name) VALUES ($1, 'Academy of Sciences')`, s.account.ID)
+	s.exec(t, `INSERT INTO branding (account_id, issuer_name) VALUES ($1, 'Academy of Sciences')`, s.account)
 	if e := w.next(t); e != account {
 		t.Fatalf("told %q, want %q (the first view and verification must tell nothing)", e, account)
 	}
@@ -178,7 +157,7 @@ func TestWatchChangesTellsWhatCommitsFromAnySession(t *testing.T) {
 	}
 	// Quiet for several heartbeats: the connection stays, and what commits is still told.
 	time.Sleep(time.Second)
-	s.exec(t, `UPDATE branding SET primary_color = '#123456' WHERE account_id = $1`, s.account.ID)
+	s.exec(t, `UPDATE branding SET primary_color = '#123456' WHERE account_id = $1`, s.account)
 	if e := w.next(t); e != account {
 		t.Fatalf("told %q after a quiet second, want %q", e, account)
 	}
@@ -217,10 +196,10 @@ func TestTheStoresOwnChangesAreToldAfterTheirCommit(t *testing.T) {
 		told = nil
 		return out
 	}
-	if _, err := s.st.PutBranding(ctx, s.account.ID, domain.Branding{IssuerName: new("Academy")}, s.now); err != nil {
+	if _, err := s.st.PutBranding(ctx, s.account, domain.Branding{IssuerName: new("Academy")}, s.now); err != nil {
 		t.Fatal(err)
 	}
-	if got := taken(); !slices.Equal(got, []changefeed.Change{{Account: s.account.ID}}) {
+	if got := taken(); !slices.Equal(got, []changefeed.Change{{Account: s.account}}) {
 		t.Fatalf("PutBranding told %v", got)
 	}
 	id := insertCertificate(t, s, "OWNED1")
@@ -353,15 +332,15 @@ func TestAPanicWhileListeningIsALoss(t *testing.T) {
 	if e := w.next(t); e != "listening" {
 		t.Fatalf("first told %q, want listening", e)
 	}
-	s.exec(t, `INSERT INTO branding (account_id, issuer_name) VALUES ($1, 'Academy')`, s.account.ID)
+	s.exec(t, `INSERT INTO branding (account_id, issuer_name) VALUES ($1, 'Academy')`, s.account)
 	if e := w.next(t); e != "lost" {
 		t.Fatalf("told %q after a panic, want lost", e)
 	}
 	if e := w.next(t); e != "listening" {
 		t.Fatalf("told %q, want listening again", e)
 	}
-	s.exec(t, `UPDATE branding SET issuer_name = 'Academy of Sciences' WHERE account_id = $1`, s.account.ID)
-	if e := w.next(t); e != "account "+s.account.ID.String() {
+	s.exec(t, `UPDATE branding SET issuer_name = 'Academy of Sciences' WHERE account_id = $1`, s.account)
+	if e := w.next(t); e != "account "+s.account.String() {
 		t.Fatalf("told %q, want the account's change", e)
 	}
 }
