@@ -28,9 +28,10 @@ WHERE id = @id AND revoked_at IS NULL;
 
 -- ActiveSession is the check behind every access token: the session must still be live.
 -- name: ActiveSession :one
-SELECT id, account_id, user_id, authenticated_at FROM sessions
-WHERE id = @id AND account_id = @account_id AND user_id = @user_id
-  AND revoked_at IS NULL AND expires_at > @now::timestamptz;
+SELECT s.id, s.account_id, s.user_id, s.authenticated_at, u.role, u.name FROM sessions s
+JOIN users u ON u.account_id = s.account_id AND u.id = s.user_id
+WHERE s.id = @id AND s.account_id = @account_id AND s.user_id = @user_id
+  AND s.revoked_at IS NULL AND s.expires_at > @now::timestamptz;
 
 -- name: InsertSigningKey :execrows
 INSERT INTO signing_keys (kid, private_key, created_at) VALUES (@kid, @private_key, @now::timestamptz)

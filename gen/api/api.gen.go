@@ -25,6 +25,27 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
+// Defines values for AssignableRole.
+const (
+	AssignableRoleAdmin  AssignableRole = "admin"
+	AssignableRoleIssuer AssignableRole = "issuer"
+	AssignableRoleViewer AssignableRole = "viewer"
+)
+
+// Valid indicates whether the value is a known member of the AssignableRole enum.
+func (e AssignableRole) Valid() bool {
+	switch e {
+	case AssignableRoleAdmin:
+		return true
+	case AssignableRoleIssuer:
+		return true
+	case AssignableRoleViewer:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for AttendeeSort.
 const (
 	AttendeeSortCreatedAt      AttendeeSort = "createdAt"
@@ -1131,6 +1152,7 @@ const (
 	RequestedScopeAnalyticsRead        RequestedScope = "analytics:read"
 	RequestedScopeAttendeesRead        RequestedScope = "attendees:read"
 	RequestedScopeAttendeesWrite       RequestedScope = "attendees:write"
+	RequestedScopeAuditRead            RequestedScope = "audit:read"
 	RequestedScopeBadgesRead           RequestedScope = "badges:read"
 	RequestedScopeBadgesWrite          RequestedScope = "badges:write"
 	RequestedScopeCertificatesGenerate RequestedScope = "certificates:generate"
@@ -1151,6 +1173,8 @@ func (e RequestedScope) Valid() bool {
 	case RequestedScopeAttendeesRead:
 		return true
 	case RequestedScopeAttendeesWrite:
+		return true
+	case RequestedScopeAuditRead:
 		return true
 	case RequestedScopeBadgesRead:
 		return true
@@ -1741,6 +1765,13 @@ type AccountSummary struct {
 // ApiKey defines model for ApiKey.
 type ApiKey struct {
 	CreatedAt time.Time `json:"createdAt"`
+	CreatedBy struct {
+		// Id The member who created the key; null once they are removed.
+		Id *openapi_types.UUID `json:"id"`
+
+		// Name Their name when they created it.
+		Name string `json:"name"`
+	} `json:"createdBy"`
 
 	// ExpiresAt Null when the key never expires.
 	ExpiresAt  *time.Time         `json:"expiresAt"`
@@ -1771,6 +1802,9 @@ type ApiKeyCreateRequest struct {
 type ApiKeyListEnvelope struct {
 	Data []ApiKey `json:"data"`
 }
+
+// AssignableRole A role an admin may give. `owner` is given only by a transfer (`POST /account/owner`).
+type AssignableRole string
 
 // Attendee defines model for Attendee.
 type Attendee struct {
@@ -1825,6 +1859,45 @@ type AttendeeUpdateRequest struct {
 
 	// Metadata Free-form string pairs (at most 20), usable in templates as `{{attendee.metadata.KEY}}`.
 	Metadata *map[string]string `json:"metadata,omitempty"`
+}
+
+// AuditEntry defines model for AuditEntry.
+type AuditEntry struct {
+	// Action What was done, as `<resource>.<verb>` (for example `certificate.revoked`, `member.invited`); each audited operation names its action in `x-audit-action`.
+	Action string `json:"action"`
+	Actor  struct {
+		// Id The member's or key's id; null for the service itself.
+		Id *openapi_types.UUID `json:"id"`
+
+		// Name The member's or key's name when it acted, kept after they are gone.
+		Name string `json:"name"`
+
+		// Type Known values are listed in `x-extensible-enum`; more may be added within v1 (see "Growing enums" in the API guide): treat an unknown value as unknown.
+		Type string `json:"type"`
+	} `json:"actor"`
+	At time.Time          `json:"at"`
+	Id openapi_types.UUID `json:"id"`
+
+	// Ip The client's address. Omitted when the log is read with an API key.
+	Ip *string `json:"ip,omitempty"`
+
+	// Resource What it was done to; null when the action names no single resource.
+	Resource *struct {
+		Id   string `json:"id"`
+		Type string `json:"type"`
+	} `json:"resource"`
+
+	// Summary A short account of the change. It names resources by id and holds no secret and no recipient's personal data.
+	Summary string `json:"summary"`
+
+	// UserAgent The client's `User-Agent`. Omitted when the log is read with an API key.
+	UserAgent *string `json:"userAgent,omitempty"`
+}
+
+// AuditEntryPage Success envelope.
+type AuditEntryPage struct {
+	Data []AuditEntry `json:"data"`
+	Meta PageMeta     `json:"meta"`
 }
 
 // AuthorizationServerMetadata RFC 8414 authorization server metadata: each issuer is its own authorization server, for the pre-authorized code grant.
@@ -2685,7 +2758,7 @@ type ErrorBody struct {
 	// Message Human-readable explanation. May change; do not parse.
 	Message string `json:"message"`
 
-	// Required Present on `INSUFFICIENT_SCOPE`: the scope the key lacks. Known values are listed in `x-extensible-enum`; more may be added within v1 (see "Growing enums" in the API guide): treat an unknown value as unknown.
+	// Required Present on `INSUFFICIENT_SCOPE`: the scope the key lacks; on `INSUFFICIENT_ROLE`: the least role that may do it. Known values are listed in `x-extensible-enum`; more may be added within v1 (see "Growing enums" in the API guide): treat an unknown value as unknown.
 	Required *string `json:"required,omitempty"`
 }
 
@@ -2871,6 +2944,47 @@ type ImportResultEnvelope struct {
 	Data ImportResult `json:"data"`
 }
 
+// Invitation A pending invitation into the account. Its link is in the email only: the token is never shown again, nor stored but hashed.
+type Invitation struct {
+	CreatedAt time.Time           `json:"createdAt"`
+	Email     openapi_types.Email `json:"email"`
+	ExpiresAt time.Time           `json:"expiresAt"`
+	Id        openapi_types.UUID  `json:"id"`
+
+	// Role A member's role, each allowed everything the one before it is: `viewer` reads, `issuer` also issues and edits, `admin` also manages members, webhooks and the audit log, `owner` (exactly one an account) also transfers ownership. Known values are listed in `x-extensible-enum`; more may be added within v1 (see "Growing enums" in the API guide): treat an unknown value as unknown.
+	Role UserRole `json:"role"`
+}
+
+// InvitationAccept defines model for InvitationAccept.
+type InvitationAccept struct {
+	// Name The new member's name.
+	Name     string `json:"name"`
+	Password string `json:"password"`
+
+	// Token The token of the invitation's link (after `#invite=`).
+	Token string `json:"token"`
+}
+
+// InvitationCreate defines model for InvitationCreate.
+type InvitationCreate struct {
+	Email openapi_types.Email `json:"email"`
+
+	// Role A role an admin may give. `owner` is given only by a transfer (`POST /account/owner`).
+	Role AssignableRole `json:"role"`
+}
+
+// InvitationEnvelope Success envelope.
+type InvitationEnvelope struct {
+	// Data A pending invitation into the account. Its link is in the email only: the token is never shown again, nor stored but hashed.
+	Data Invitation `json:"data"`
+}
+
+// InvitationPage Success envelope.
+type InvitationPage struct {
+	Data []Invitation `json:"data"`
+	Meta PageMeta     `json:"meta"`
+}
+
 // IssuedBadgeAssertion defines model for IssuedBadgeAssertion.
 type IssuedBadgeAssertion struct {
 	// AlreadyIssued True when the attendee already held the badge (no credit used).
@@ -2982,6 +3096,39 @@ type LogoContentType string
 // LogoutRequest defines model for LogoutRequest.
 type LogoutRequest struct {
 	RefreshToken string `json:"refreshToken"`
+}
+
+// Member A user of the account.
+type Member struct {
+	CreatedAt time.Time           `json:"createdAt"`
+	Email     openapi_types.Email `json:"email"`
+	Id        openapi_types.UUID  `json:"id"`
+
+	// LastSignInAt When the member last signed in; null if never.
+	LastSignInAt *time.Time `json:"lastSignInAt"`
+	Name         string     `json:"name"`
+
+	// Role A member's role, each allowed everything the one before it is: `viewer` reads, `issuer` also issues and edits, `admin` also manages members, webhooks and the audit log, `owner` (exactly one an account) also transfers ownership. Known values are listed in `x-extensible-enum`; more may be added within v1 (see "Growing enums" in the API guide): treat an unknown value as unknown.
+	Role             UserRole `json:"role"`
+	TwoFactorEnabled bool     `json:"twoFactorEnabled"`
+}
+
+// MemberEnvelope Success envelope.
+type MemberEnvelope struct {
+	// Data A user of the account.
+	Data Member `json:"data"`
+}
+
+// MemberPage Success envelope.
+type MemberPage struct {
+	Data []Member `json:"data"`
+	Meta PageMeta `json:"meta"`
+}
+
+// MemberUpdate defines model for MemberUpdate.
+type MemberUpdate struct {
+	// Role A role an admin may give. `owner` is given only by a transfer (`POST /account/owner`).
+	Role AssignableRole `json:"role"`
 }
 
 // NonceResponse defines model for NonceResponse.
@@ -3154,6 +3301,13 @@ type OpenBadgesRevokedAssertionRevoked bool
 
 // Orientation defines model for Orientation.
 type Orientation string
+
+// OwnershipTransfer defines model for OwnershipTransfer.
+type OwnershipTransfer struct {
+	// CurrentPassword The owner's password, asked again.
+	CurrentPassword string             `json:"currentPassword"`
+	MemberId        openapi_types.UUID `json:"memberId"`
+}
 
 // PageMeta defines model for PageMeta.
 type PageMeta struct {
@@ -3600,7 +3754,7 @@ type UserProfile struct {
 	Id      openapi_types.UUID  `json:"id"`
 	Name    string              `json:"name"`
 
-	// Role Known values are listed in `x-extensible-enum`; more may be added within v1 (see "Growing enums" in the API guide): treat an unknown value as unknown.
+	// Role A member's role, each allowed everything the one before it is: `viewer` reads, `issuer` also issues and edits, `admin` also manages members, webhooks and the audit log, `owner` (exactly one an account) also transfers ownership. Known values are listed in `x-extensible-enum`; more may be added within v1 (see "Growing enums" in the API guide): treat an unknown value as unknown.
 	Role             UserRole `json:"role"`
 	TwoFactorEnabled bool     `json:"twoFactorEnabled"`
 }
@@ -3610,7 +3764,7 @@ type UserProfileEnvelope struct {
 	Data UserProfile `json:"data"`
 }
 
-// UserRole Known values are listed in `x-extensible-enum`; more may be added within v1 (see "Growing enums" in the API guide): treat an unknown value as unknown.
+// UserRole A member's role, each allowed everything the one before it is: `viewer` reads, `issuer` also issues and edits, `admin` also manages members, webhooks and the audit log, `owner` (exactly one an account) also transfers ownership. Known values are listed in `x-extensible-enum`; more may be added within v1 (see "Growing enums" in the API guide): treat an unknown value as unknown.
 type UserRole = string
 
 // VerificationResult defines model for VerificationResult.
@@ -3999,6 +4153,33 @@ type GetAttendeeParams struct {
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
+// GetAuditLogParams defines parameters for GetAuditLog.
+type GetAuditLogParams struct {
+	// Page 1-based page number.
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+
+	// PageSize Items per page.
+	PageSize *PageSize `form:"pageSize,omitempty" json:"pageSize,omitempty"`
+
+	// Action Only entries of this action.
+	Action *string `form:"action,omitempty" json:"action,omitempty"`
+
+	// ActorId Only entries of this member or key.
+	ActorId *openapi_types.UUID `form:"actorId,omitempty" json:"actorId,omitempty"`
+
+	// ResourceType Only entries about resources of this type.
+	ResourceType *string `form:"resourceType,omitempty" json:"resourceType,omitempty"`
+
+	// ResourceId Only entries about this resource.
+	ResourceId *string `form:"resourceId,omitempty" json:"resourceId,omitempty"`
+
+	// From Only entries at or after this time.
+	From *time.Time `form:"from,omitempty" json:"from,omitempty"`
+
+	// To Only entries before this time.
+	To *time.Time `form:"to,omitempty" json:"to,omitempty"`
+}
+
 // GetMeParams defines parameters for GetMe.
 type GetMeParams struct {
 	// IfNoneMatch An `ETag` received before: an unchanged asset answers 304 without a body.
@@ -4246,6 +4427,24 @@ type GetIssuerJwksParams struct {
 type GetIssuerStatusListParams struct {
 	// IfNoneMatch An `ETag` received before: an unchanged asset answers 304 without a body.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// ListMembersParams defines parameters for ListMembers.
+type ListMembersParams struct {
+	// Page 1-based page number.
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+
+	// PageSize Items per page.
+	PageSize *PageSize `form:"pageSize,omitempty" json:"pageSize,omitempty"`
+}
+
+// ListInvitationsParams defines parameters for ListInvitations.
+type ListInvitationsParams struct {
+	// Page 1-based page number.
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+
+	// PageSize Items per page.
+	PageSize *PageSize `form:"pageSize,omitempty" json:"pageSize,omitempty"`
 }
 
 // ListTemplatesParams defines parameters for ListTemplates.
@@ -4625,6 +4824,9 @@ type OnWebhookTestParams struct {
 	WebhookSignature *string `json:"webhook-signature,omitempty"`
 }
 
+// TransferOwnershipJSONRequestBody defines body for TransferOwnership for application/json ContentType.
+type TransferOwnershipJSONRequestBody = OwnershipTransfer
+
 // CreateApiKeyJSONRequestBody defines body for CreateApiKey for application/json ContentType.
 type CreateApiKeyJSONRequestBody = ApiKeyCreateRequest
 
@@ -4636,6 +4838,9 @@ type ImportAttendeesMultipartRequestBody = AttendeeImportForm
 
 // UpdateAttendeeJSONRequestBody defines body for UpdateAttendee for application/json ContentType.
 type UpdateAttendeeJSONRequestBody = AttendeeUpdateRequest
+
+// AcceptInvitationJSONRequestBody defines body for AcceptInvitation for application/json ContentType.
+type AcceptInvitationJSONRequestBody = InvitationAccept
 
 // LoginJSONRequestBody defines body for Login for application/json ContentType.
 type LoginJSONRequestBody = LoginRequest
@@ -4702,6 +4907,12 @@ type PostIssuerCredentialJSONRequestBody = CredentialRequest
 
 // PostIssuerTokenFormdataRequestBody defines body for PostIssuerToken for application/x-www-form-urlencoded ContentType.
 type PostIssuerTokenFormdataRequestBody = TokenRequest
+
+// CreateInvitationJSONRequestBody defines body for CreateInvitation for application/json ContentType.
+type CreateInvitationJSONRequestBody = InvitationCreate
+
+// UpdateMemberJSONRequestBody defines body for UpdateMember for application/json ContentType.
+type UpdateMemberJSONRequestBody = MemberUpdate
 
 // CreateTemplateJSONRequestBody defines body for CreateTemplate for application/json ContentType.
 type CreateTemplateJSONRequestBody = TemplateCreateRequest
@@ -5640,6 +5851,9 @@ type ServerInterface interface {
 	// GetCredentialIssuerMetadata OpenID4VCI credential issuer metadata
 	// (GET /.well-known/openid-credential-issuer/issuers/{accountId})
 	GetCredentialIssuerMetadata(ctx echo.Context, accountId AccountIdPath) error
+	// TransferOwnership Transfer ownership
+	// (POST /account/owner)
+	TransferOwnership(ctx echo.Context) error
 	// GetAnalyticsDashboard Dashboard totals
 	// (GET /analytics/dashboard)
 	GetAnalyticsDashboard(ctx echo.Context, params GetAnalyticsDashboardParams) error
@@ -5676,6 +5890,12 @@ type ServerInterface interface {
 	// UpdateAttendee Update an attendee
 	// (PUT /attendees/{id})
 	UpdateAttendee(ctx echo.Context, id Id) error
+	// GetAuditLog Read the audit log
+	// (GET /audit-log)
+	GetAuditLog(ctx echo.Context, params GetAuditLogParams) error
+	// AcceptInvitation Accept an invitation
+	// (POST /auth/invitations/accept)
+	AcceptInvitation(ctx echo.Context) error
 	// Login Sign in
 	// (POST /auth/login)
 	Login(ctx echo.Context) error
@@ -5850,6 +6070,24 @@ type ServerInterface interface {
 	// PostIssuerToken OpenID4VCI token endpoint (pre-authorized code)
 	// (POST /issuers/{accountId}/token)
 	PostIssuerToken(ctx echo.Context, accountId AccountIdPath) error
+	// ListMembers List the account's members
+	// (GET /members)
+	ListMembers(ctx echo.Context, params ListMembersParams) error
+	// ListInvitations List pending invitations
+	// (GET /members/invitations)
+	ListInvitations(ctx echo.Context, params ListInvitationsParams) error
+	// CreateInvitation Invite a colleague
+	// (POST /members/invitations)
+	CreateInvitation(ctx echo.Context) error
+	// RevokeInvitation Revoke an invitation
+	// (DELETE /members/invitations/{id})
+	RevokeInvitation(ctx echo.Context, id Id) error
+	// DeleteMember Remove a member
+	// (DELETE /members/{id})
+	DeleteMember(ctx echo.Context, id Id) error
+	// UpdateMember Change a member's role
+	// (PUT /members/{id})
+	UpdateMember(ctx echo.Context, id Id) error
 	// GetOpenBadgesAssertion Open Badges 2.0 Assertion
 	// (GET /ob/v2/assertions/{id})
 	GetOpenBadgesAssertion(ctx echo.Context, id Id) error
@@ -5967,6 +6205,15 @@ func (w *ServerInterfaceWrapper) GetCredentialIssuerMetadata(ctx echo.Context) e
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetCredentialIssuerMetadata(ctx, accountId)
+	return err
+}
+
+// TransferOwnership converts echo context to params.
+func (w *ServerInterfaceWrapper) TransferOwnership(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.TransferOwnership(ctx)
 	return err
 }
 
@@ -6231,6 +6478,82 @@ func (w *ServerInterfaceWrapper) UpdateAttendee(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.UpdateAttendee(ctx, id)
+	return err
+}
+
+// GetAuditLog converts echo context to params.
+func (w *ServerInterfaceWrapper) GetAuditLog(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetAuditLogParams
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// ------------- Optional query parameter "pageSize" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageSize", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageSize: %s", err))
+	}
+
+	// ------------- Optional query parameter "action" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "action", ctx.QueryParams(), &params.Action, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter action: %s", err))
+	}
+
+	// ------------- Optional query parameter "actorId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "actorId", ctx.QueryParams(), &params.ActorId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter actorId: %s", err))
+	}
+
+	// ------------- Optional query parameter "resourceType" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "resourceType", ctx.QueryParams(), &params.ResourceType, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter resourceType: %s", err))
+	}
+
+	// ------------- Optional query parameter "resourceId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "resourceId", ctx.QueryParams(), &params.ResourceId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter resourceId: %s", err))
+	}
+
+	// ------------- Optional query parameter "from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "from", ctx.QueryParams(), &params.From, runtime.BindQueryParameterOptions{Type: "string", Format: "date-time"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter from: %s", err))
+	}
+
+	// ------------- Optional query parameter "to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "to", ctx.QueryParams(), &params.To, runtime.BindQueryParameterOptions{Type: "string", Format: "date-time"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter to: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetAuditLog(ctx, params)
+	return err
+}
+
+// AcceptInvitation converts echo context to params.
+func (w *ServerInterfaceWrapper) AcceptInvitation(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.AcceptInvitation(ctx)
 	return err
 }
 
@@ -7701,6 +8024,113 @@ func (w *ServerInterfaceWrapper) PostIssuerToken(ctx echo.Context) error {
 	return err
 }
 
+// ListMembers converts echo context to params.
+func (w *ServerInterfaceWrapper) ListMembers(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListMembersParams
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// ------------- Optional query parameter "pageSize" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageSize", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageSize: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListMembers(ctx, params)
+	return err
+}
+
+// ListInvitations converts echo context to params.
+func (w *ServerInterfaceWrapper) ListInvitations(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListInvitationsParams
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// ------------- Optional query parameter "pageSize" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageSize", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageSize: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListInvitations(ctx, params)
+	return err
+}
+
+// CreateInvitation converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateInvitation(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateInvitation(ctx)
+	return err
+}
+
+// RevokeInvitation converts echo context to params.
+func (w *ServerInterfaceWrapper) RevokeInvitation(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RevokeInvitation(ctx, id)
+	return err
+}
+
+// DeleteMember converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteMember(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteMember(ctx, id)
+	return err
+}
+
+// UpdateMember converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateMember(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateMember(ctx, id)
+	return err
+}
+
 // GetOpenBadgesAssertion converts echo context to params.
 func (w *ServerInterfaceWrapper) GetOpenBadgesAssertion(ctx echo.Context) error {
 	var err error
@@ -8423,6 +8853,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 
 	router.GET(options.BaseURL+"/.well-known/oauth-authorization-server/issuers/:accountId", wrapper.GetAuthorizationServerMetadata, options.OperationMiddlewares["getAuthorizationServerMetadata"]...)
 	router.GET(options.BaseURL+"/.well-known/openid-credential-issuer/issuers/:accountId", wrapper.GetCredentialIssuerMetadata, options.OperationMiddlewares["getCredentialIssuerMetadata"]...)
+	router.POST(options.BaseURL+"/account/owner", wrapper.TransferOwnership, options.OperationMiddlewares["transferOwnership"]...)
 	router.GET(options.BaseURL+"/analytics/dashboard", wrapper.GetAnalyticsDashboard, options.OperationMiddlewares["getAnalyticsDashboard"]...)
 	router.GET(options.BaseURL+"/analytics/events/:eventId", wrapper.GetEventAnalytics, options.OperationMiddlewares["getEventAnalytics"]...)
 	router.GET(options.BaseURL+"/api-keys", wrapper.ListApiKeys, options.OperationMiddlewares["listApiKeys"]...)
@@ -8435,6 +8866,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.DELETE(options.BaseURL+"/attendees/:id", wrapper.DeleteAttendee, options.OperationMiddlewares["deleteAttendee"]...)
 	router.GET(options.BaseURL+"/attendees/:id", wrapper.GetAttendee, options.OperationMiddlewares["getAttendee"]...)
 	router.PUT(options.BaseURL+"/attendees/:id", wrapper.UpdateAttendee, options.OperationMiddlewares["updateAttendee"]...)
+	router.GET(options.BaseURL+"/audit-log", wrapper.GetAuditLog, options.OperationMiddlewares["getAuditLog"]...)
+	router.POST(options.BaseURL+"/auth/invitations/accept", wrapper.AcceptInvitation, options.OperationMiddlewares["acceptInvitation"]...)
 	router.POST(options.BaseURL+"/auth/login", wrapper.Login, options.OperationMiddlewares["login"]...)
 	router.POST(options.BaseURL+"/auth/logout", wrapper.Logout, options.OperationMiddlewares["logout"]...)
 	router.GET(options.BaseURL+"/auth/me", wrapper.GetMe, options.OperationMiddlewares["getMe"]...)
@@ -8493,6 +8926,12 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/issuers/:accountId/offers/:offerToken", wrapper.GetCredentialOffer, options.OperationMiddlewares["getCredentialOffer"]...)
 	router.GET(options.BaseURL+"/issuers/:accountId/status/:list", wrapper.GetIssuerStatusList, options.OperationMiddlewares["getIssuerStatusList"]...)
 	router.POST(options.BaseURL+"/issuers/:accountId/token", wrapper.PostIssuerToken, options.OperationMiddlewares["postIssuerToken"]...)
+	router.GET(options.BaseURL+"/members", wrapper.ListMembers, options.OperationMiddlewares["listMembers"]...)
+	router.GET(options.BaseURL+"/members/invitations", wrapper.ListInvitations, options.OperationMiddlewares["listInvitations"]...)
+	router.POST(options.BaseURL+"/members/invitations", wrapper.CreateInvitation, options.OperationMiddlewares["createInvitation"]...)
+	router.DELETE(options.BaseURL+"/members/invitations/:id", wrapper.RevokeInvitation, options.OperationMiddlewares["revokeInvitation"]...)
+	router.DELETE(options.BaseURL+"/members/:id", wrapper.DeleteMember, options.OperationMiddlewares["deleteMember"]...)
+	router.PUT(options.BaseURL+"/members/:id", wrapper.UpdateMember, options.OperationMiddlewares["updateMember"]...)
 	router.GET(options.BaseURL+"/ob/v2/assertions/:id", wrapper.GetOpenBadgesAssertion, options.OperationMiddlewares["getOpenBadgesAssertion"]...)
 	router.GET(options.BaseURL+"/ob/v2/badges/:id", wrapper.GetOpenBadgesBadgeClass, options.OperationMiddlewares["getOpenBadgesBadgeClass"]...)
 	router.GET(options.BaseURL+"/ob/v2/issuers/:accountId", wrapper.GetOpenBadgesIssuer, options.OperationMiddlewares["getOpenBadgesIssuer"]...)
@@ -10559,6 +10998,255 @@ func (response GetCredentialIssuerMetadata429JSONResponse) VisitGetCredentialIss
 type GetCredentialIssuerMetadata500JSONResponse struct{ InternalJSONResponse }
 
 func (response GetCredentialIssuerMetadata500JSONResponse) VisitGetCredentialIssuerMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransferOwnershipRequestObject struct {
+	Body *TransferOwnershipJSONRequestBody
+}
+
+type TransferOwnershipResponseObject interface {
+	VisitTransferOwnershipResponse(w http.ResponseWriter) error
+}
+
+type TransferOwnership204ResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+type TransferOwnership204Response struct {
+	Headers TransferOwnership204ResponseHeaders
+}
+
+func (response TransferOwnership204Response) VisitTransferOwnershipResponse(w http.ResponseWriter) error {
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(204)
+	return nil
+}
+
+type TransferOwnership400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response TransferOwnership400JSONResponse) VisitTransferOwnershipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransferOwnership401ResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+type TransferOwnership401JSONResponse struct {
+	Body    Error
+	Headers TransferOwnership401ResponseHeaders
+}
+
+func (response TransferOwnership401JSONResponse) VisitTransferOwnershipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransferOwnership403JSONResponse struct{ SessionOnlyJSONResponse }
+
+func (response TransferOwnership403JSONResponse) VisitTransferOwnershipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransferOwnership404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response TransferOwnership404JSONResponse) VisitTransferOwnershipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransferOwnership408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response TransferOwnership408JSONResponse) VisitTransferOwnershipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransferOwnership409JSONResponse struct{ ConflictJSONResponse }
+
+func (response TransferOwnership409JSONResponse) VisitTransferOwnershipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransferOwnership413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response TransferOwnership413JSONResponse) VisitTransferOwnershipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransferOwnership429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response TransferOwnership429JSONResponse) VisitTransferOwnershipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TransferOwnership500JSONResponse struct{ InternalJSONResponse }
+
+func (response TransferOwnership500JSONResponse) VisitTransferOwnershipResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -12826,6 +13514,382 @@ func (response UpdateAttendee429JSONResponse) VisitUpdateAttendeeResponse(w http
 type UpdateAttendee500JSONResponse struct{ InternalJSONResponse }
 
 func (response UpdateAttendee500JSONResponse) VisitUpdateAttendeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAuditLogRequestObject struct {
+	Params GetAuditLogParams
+}
+
+type GetAuditLogResponseObject interface {
+	VisitGetAuditLogResponse(w http.ResponseWriter) error
+}
+
+type GetAuditLog200ResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+type GetAuditLog200JSONResponse struct {
+	Body    AuditEntryPage
+	Headers GetAuditLog200ResponseHeaders
+}
+
+func (response GetAuditLog200JSONResponse) VisitGetAuditLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAuditLog400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetAuditLog400JSONResponse) VisitGetAuditLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAuditLog401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetAuditLog401JSONResponse) VisitGetAuditLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAuditLog403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetAuditLog403JSONResponse) VisitGetAuditLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAuditLog429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetAuditLog429JSONResponse) VisitGetAuditLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAuditLog500JSONResponse struct{ InternalJSONResponse }
+
+func (response GetAuditLog500JSONResponse) VisitGetAuditLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptInvitationRequestObject struct {
+	Body *AcceptInvitationJSONRequestBody
+}
+
+type AcceptInvitationResponseObject interface {
+	VisitAcceptInvitationResponse(w http.ResponseWriter) error
+}
+
+type AcceptInvitation201ResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+type AcceptInvitation201JSONResponse struct {
+	Body    SessionTokensEnvelope
+	Headers AcceptInvitation201ResponseHeaders
+}
+
+func (response AcceptInvitation201JSONResponse) VisitAcceptInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptInvitation400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response AcceptInvitation400JSONResponse) VisitAcceptInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptInvitation408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response AcceptInvitation408JSONResponse) VisitAcceptInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptInvitation409ResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+type AcceptInvitation409JSONResponse struct {
+	Body    Error
+	Headers AcceptInvitation409ResponseHeaders
+}
+
+func (response AcceptInvitation409JSONResponse) VisitAcceptInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptInvitation410ResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+type AcceptInvitation410JSONResponse struct {
+	Body    Error
+	Headers AcceptInvitation410ResponseHeaders
+}
+
+func (response AcceptInvitation410JSONResponse) VisitAcceptInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(410)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptInvitation413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response AcceptInvitation413JSONResponse) VisitAcceptInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptInvitation429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response AcceptInvitation429JSONResponse) VisitAcceptInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptInvitation500JSONResponse struct{ InternalJSONResponse }
+
+func (response AcceptInvitation500JSONResponse) VisitAcceptInvitationResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -24290,6 +25354,1134 @@ func (response PostIssuerToken500JSONResponse) VisitPostIssuerTokenResponse(w ht
 	return err
 }
 
+type ListMembersRequestObject struct {
+	Params ListMembersParams
+}
+
+type ListMembersResponseObject interface {
+	VisitListMembersResponse(w http.ResponseWriter) error
+}
+
+type ListMembers200ResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+type ListMembers200JSONResponse struct {
+	Body    MemberPage
+	Headers ListMembers200ResponseHeaders
+}
+
+func (response ListMembers200JSONResponse) VisitListMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMembers400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListMembers400JSONResponse) VisitListMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMembers401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListMembers401JSONResponse) VisitListMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMembers403JSONResponse struct{ SessionOnlyJSONResponse }
+
+func (response ListMembers403JSONResponse) VisitListMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMembers429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListMembers429JSONResponse) VisitListMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMembers500JSONResponse struct{ InternalJSONResponse }
+
+func (response ListMembers500JSONResponse) VisitListMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInvitationsRequestObject struct {
+	Params ListInvitationsParams
+}
+
+type ListInvitationsResponseObject interface {
+	VisitListInvitationsResponse(w http.ResponseWriter) error
+}
+
+type ListInvitations200ResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+type ListInvitations200JSONResponse struct {
+	Body    InvitationPage
+	Headers ListInvitations200ResponseHeaders
+}
+
+func (response ListInvitations200JSONResponse) VisitListInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInvitations400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListInvitations400JSONResponse) VisitListInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInvitations401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListInvitations401JSONResponse) VisitListInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInvitations403JSONResponse struct{ SessionOnlyJSONResponse }
+
+func (response ListInvitations403JSONResponse) VisitListInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInvitations429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListInvitations429JSONResponse) VisitListInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInvitations500JSONResponse struct{ InternalJSONResponse }
+
+func (response ListInvitations500JSONResponse) VisitListInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInvitationRequestObject struct {
+	Body *CreateInvitationJSONRequestBody
+}
+
+type CreateInvitationResponseObject interface {
+	VisitCreateInvitationResponse(w http.ResponseWriter) error
+}
+
+type CreateInvitation201ResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+type CreateInvitation201JSONResponse struct {
+	Body    InvitationEnvelope
+	Headers CreateInvitation201ResponseHeaders
+}
+
+func (response CreateInvitation201JSONResponse) VisitCreateInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInvitation400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateInvitation400JSONResponse) VisitCreateInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInvitation401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateInvitation401JSONResponse) VisitCreateInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInvitation403JSONResponse struct{ SessionOnlyJSONResponse }
+
+func (response CreateInvitation403JSONResponse) VisitCreateInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInvitation408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response CreateInvitation408JSONResponse) VisitCreateInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInvitation413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateInvitation413JSONResponse) VisitCreateInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInvitation429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreateInvitation429JSONResponse) VisitCreateInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInvitation500JSONResponse struct{ InternalJSONResponse }
+
+func (response CreateInvitation500JSONResponse) VisitCreateInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeInvitationRequestObject struct {
+	Id Id `json:"id"`
+}
+
+type RevokeInvitationResponseObject interface {
+	VisitRevokeInvitationResponse(w http.ResponseWriter) error
+}
+
+type RevokeInvitation204ResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+type RevokeInvitation204Response struct {
+	Headers RevokeInvitation204ResponseHeaders
+}
+
+func (response RevokeInvitation204Response) VisitRevokeInvitationResponse(w http.ResponseWriter) error {
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(204)
+	return nil
+}
+
+type RevokeInvitation400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RevokeInvitation400JSONResponse) VisitRevokeInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeInvitation401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RevokeInvitation401JSONResponse) VisitRevokeInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeInvitation403JSONResponse struct{ SessionOnlyJSONResponse }
+
+func (response RevokeInvitation403JSONResponse) VisitRevokeInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeInvitation404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RevokeInvitation404JSONResponse) VisitRevokeInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeInvitation429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response RevokeInvitation429JSONResponse) VisitRevokeInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeInvitation500JSONResponse struct{ InternalJSONResponse }
+
+func (response RevokeInvitation500JSONResponse) VisitRevokeInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteMemberRequestObject struct {
+	Id Id `json:"id"`
+}
+
+type DeleteMemberResponseObject interface {
+	VisitDeleteMemberResponse(w http.ResponseWriter) error
+}
+
+type DeleteMember204ResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+type DeleteMember204Response struct {
+	Headers DeleteMember204ResponseHeaders
+}
+
+func (response DeleteMember204Response) VisitDeleteMemberResponse(w http.ResponseWriter) error {
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteMember400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteMember400JSONResponse) VisitDeleteMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteMember401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteMember401JSONResponse) VisitDeleteMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteMember403JSONResponse struct{ SessionOnlyJSONResponse }
+
+func (response DeleteMember403JSONResponse) VisitDeleteMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteMember404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteMember404JSONResponse) VisitDeleteMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteMember409JSONResponse struct{ ConflictJSONResponse }
+
+func (response DeleteMember409JSONResponse) VisitDeleteMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteMember429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DeleteMember429JSONResponse) VisitDeleteMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteMember500JSONResponse struct{ InternalJSONResponse }
+
+func (response DeleteMember500JSONResponse) VisitDeleteMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateMemberRequestObject struct {
+	Id   Id `json:"id"`
+	Body *UpdateMemberJSONRequestBody
+}
+
+type UpdateMemberResponseObject interface {
+	VisitUpdateMemberResponse(w http.ResponseWriter) error
+}
+
+type UpdateMember200ResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+type UpdateMember200JSONResponse struct {
+	Body    MemberEnvelope
+	Headers UpdateMember200ResponseHeaders
+}
+
+func (response UpdateMember200JSONResponse) VisitUpdateMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateMember400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateMember400JSONResponse) VisitUpdateMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateMember401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateMember401JSONResponse) VisitUpdateMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateMember403JSONResponse struct{ SessionOnlyJSONResponse }
+
+func (response UpdateMember403JSONResponse) VisitUpdateMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateMember404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateMember404JSONResponse) VisitUpdateMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateMember408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response UpdateMember408JSONResponse) VisitUpdateMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateMember409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateMember409JSONResponse) VisitUpdateMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateMember413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateMember413JSONResponse) VisitUpdateMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateMember429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response UpdateMember429JSONResponse) VisitUpdateMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateMember500JSONResponse struct{ InternalJSONResponse }
+
+func (response UpdateMember500JSONResponse) VisitUpdateMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetOpenBadgesAssertionRequestObject struct {
 	Id Id `json:"id"`
 }
@@ -29211,6 +31403,9 @@ type StrictServerInterface interface {
 	// GetCredentialIssuerMetadata OpenID4VCI credential issuer metadata
 	// (GET /.well-known/openid-credential-issuer/issuers/{accountId})
 	GetCredentialIssuerMetadata(ctx context.Context, request GetCredentialIssuerMetadataRequestObject) (GetCredentialIssuerMetadataResponseObject, error)
+	// TransferOwnership Transfer ownership
+	// (POST /account/owner)
+	TransferOwnership(ctx context.Context, request TransferOwnershipRequestObject) (TransferOwnershipResponseObject, error)
 	// GetAnalyticsDashboard Dashboard totals
 	// (GET /analytics/dashboard)
 	GetAnalyticsDashboard(ctx context.Context, request GetAnalyticsDashboardRequestObject) (GetAnalyticsDashboardResponseObject, error)
@@ -29247,6 +31442,12 @@ type StrictServerInterface interface {
 	// UpdateAttendee Update an attendee
 	// (PUT /attendees/{id})
 	UpdateAttendee(ctx context.Context, request UpdateAttendeeRequestObject) (UpdateAttendeeResponseObject, error)
+	// GetAuditLog Read the audit log
+	// (GET /audit-log)
+	GetAuditLog(ctx context.Context, request GetAuditLogRequestObject) (GetAuditLogResponseObject, error)
+	// AcceptInvitation Accept an invitation
+	// (POST /auth/invitations/accept)
+	AcceptInvitation(ctx context.Context, request AcceptInvitationRequestObject) (AcceptInvitationResponseObject, error)
 	// Login Sign in
 	// (POST /auth/login)
 	Login(ctx context.Context, request LoginRequestObject) (LoginResponseObject, error)
@@ -29421,6 +31622,24 @@ type StrictServerInterface interface {
 	// PostIssuerToken OpenID4VCI token endpoint (pre-authorized code)
 	// (POST /issuers/{accountId}/token)
 	PostIssuerToken(ctx context.Context, request PostIssuerTokenRequestObject) (PostIssuerTokenResponseObject, error)
+	// ListMembers List the account's members
+	// (GET /members)
+	ListMembers(ctx context.Context, request ListMembersRequestObject) (ListMembersResponseObject, error)
+	// ListInvitations List pending invitations
+	// (GET /members/invitations)
+	ListInvitations(ctx context.Context, request ListInvitationsRequestObject) (ListInvitationsResponseObject, error)
+	// CreateInvitation Invite a colleague
+	// (POST /members/invitations)
+	CreateInvitation(ctx context.Context, request CreateInvitationRequestObject) (CreateInvitationResponseObject, error)
+	// RevokeInvitation Revoke an invitation
+	// (DELETE /members/invitations/{id})
+	RevokeInvitation(ctx context.Context, request RevokeInvitationRequestObject) (RevokeInvitationResponseObject, error)
+	// DeleteMember Remove a member
+	// (DELETE /members/{id})
+	DeleteMember(ctx context.Context, request DeleteMemberRequestObject) (DeleteMemberResponseObject, error)
+	// UpdateMember Change a member's role
+	// (PUT /members/{id})
+	UpdateMember(ctx context.Context, request UpdateMemberRequestObject) (UpdateMemberResponseObject, error)
 	// GetOpenBadgesAssertion Open Badges 2.0 Assertion
 	// (GET /ob/v2/assertions/{id})
 	GetOpenBadgesAssertion(ctx context.Context, request GetOpenBadgesAssertionRequestObject) (GetOpenBadgesAssertionResponseObject, error)
@@ -29560,6 +31779,52 @@ func (sh *strictHandler) GetCredentialIssuerMetadata(ctx echo.Context, accountId
 		return err
 	} else if validResponse, ok := response.(GetCredentialIssuerMetadataResponseObject); ok {
 		return validResponse.VisitGetCredentialIssuerMetadataResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// TransferOwnership operation middleware
+func (sh *strictHandler) TransferOwnership(ctx echo.Context) error {
+	var request TransferOwnershipRequestObject
+
+	var body TransferOwnershipJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.TransferOwnership(ctx.Request().Context(), request.(TransferOwnershipRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "TransferOwnership")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(TransferOwnershipResponseObject); ok {
+		return validResponse.VisitTransferOwnershipResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -29931,6 +32196,77 @@ func (sh *strictHandler) UpdateAttendee(ctx echo.Context, id Id) error {
 		return err
 	} else if validResponse, ok := response.(UpdateAttendeeResponseObject); ok {
 		return validResponse.VisitUpdateAttendeeResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetAuditLog operation middleware
+func (sh *strictHandler) GetAuditLog(ctx echo.Context, params GetAuditLogParams) error {
+	var request GetAuditLogRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetAuditLog(ctx.Request().Context(), request.(GetAuditLogRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetAuditLog")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetAuditLogResponseObject); ok {
+		return validResponse.VisitGetAuditLogResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// AcceptInvitation operation middleware
+func (sh *strictHandler) AcceptInvitation(ctx echo.Context) error {
+	var request AcceptInvitationRequestObject
+
+	var body AcceptInvitationJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.AcceptInvitation(ctx.Request().Context(), request.(AcceptInvitationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "AcceptInvitation")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(AcceptInvitationResponseObject); ok {
+		return validResponse.VisitAcceptInvitationResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -31893,6 +34229,200 @@ func (sh *strictHandler) PostIssuerToken(ctx echo.Context, accountId AccountIdPa
 	return nil
 }
 
+// ListMembers operation middleware
+func (sh *strictHandler) ListMembers(ctx echo.Context, params ListMembersParams) error {
+	var request ListMembersRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListMembers(ctx.Request().Context(), request.(ListMembersRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListMembers")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListMembersResponseObject); ok {
+		return validResponse.VisitListMembersResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListInvitations operation middleware
+func (sh *strictHandler) ListInvitations(ctx echo.Context, params ListInvitationsParams) error {
+	var request ListInvitationsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListInvitations(ctx.Request().Context(), request.(ListInvitationsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListInvitations")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListInvitationsResponseObject); ok {
+		return validResponse.VisitListInvitationsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateInvitation operation middleware
+func (sh *strictHandler) CreateInvitation(ctx echo.Context) error {
+	var request CreateInvitationRequestObject
+
+	var body CreateInvitationJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateInvitation(ctx.Request().Context(), request.(CreateInvitationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateInvitation")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateInvitationResponseObject); ok {
+		return validResponse.VisitCreateInvitationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RevokeInvitation operation middleware
+func (sh *strictHandler) RevokeInvitation(ctx echo.Context, id Id) error {
+	var request RevokeInvitationRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RevokeInvitation(ctx.Request().Context(), request.(RevokeInvitationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RevokeInvitation")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RevokeInvitationResponseObject); ok {
+		return validResponse.VisitRevokeInvitationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteMember operation middleware
+func (sh *strictHandler) DeleteMember(ctx echo.Context, id Id) error {
+	var request DeleteMemberRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteMember(ctx.Request().Context(), request.(DeleteMemberRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteMember")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteMemberResponseObject); ok {
+		return validResponse.VisitDeleteMemberResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateMember operation middleware
+func (sh *strictHandler) UpdateMember(ctx echo.Context, id Id) error {
+	var request UpdateMemberRequestObject
+
+	request.Id = id
+
+	var body UpdateMemberJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateMember(ctx.Request().Context(), request.(UpdateMemberRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateMember")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateMemberResponseObject); ok {
+		return validResponse.VisitUpdateMemberResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // GetOpenBadgesAssertion operation middleware
 func (sh *strictHandler) GetOpenBadgesAssertion(ctx echo.Context, id Id) error {
 	var request GetOpenBadgesAssertionRequestObject
@@ -32695,824 +35225,886 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id Id) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P1bbxtJuy+Gf5UCZwGW9tukSOpgi8KLtWkdbNmypJFk+52D/+pid5Esq1nVU1UUxfHyH0kQILkMkABB",
-	"gA0EucjFvk6AIEiusrK/SIDsIN8iqKequ6ubTbIpWeMZz7xYWGOxu+v41FPP8fd8qgV8FHNGmJK1zqfa",
-	"kOCQCPhnNwiIlPucKcGjbhTxyZmgA8r0s5DIQNBYUc5qndr+2cVlB90SQfs0wPpHhJmcECHRCE9RjyBB",
-	"cIj6go8QZlPEoR20JukojgjyXxxe+UiQX8ZEKrmHGEexIP2IDoYKUYkYISEJ1xs1ryaDIRlhPQLCxqNa",
-	"56fav6l98GpqGpNapyaVoGxQ+/zZq+3jYEjs2GcH/JJPUMTZwEOYhag3RZMhH3lIDYkdeDLuQDcT5nsu",
-	"6YwzRZg6oDLmkpo+il36WCkcDEeEKR+thXzCIo5DuY64QD5lEWXE99CEqiHCqE8jghgekYo9X5JgLKia",
-	"nvOIBtPZzt8PsYLZxXhAYG668w6iIzwg0myMGlKJJFXEQ1RJxCcMmWEhqaYRgZUybeoFG2I59BDjakjZ",
-	"INlZroZEoCGXag/5IenjcaTqUgToCeOMPPGXzebwCg9mB/+OCKlJivdhCoLEgkjCFBBaB0nCQkQV6uHg",
-	"BlGG/ON+/ZQzUn+DVTD0zRZjhsYsGGI2ICHijKT0udncgkXnY4Uw6vFwumyQxyEZxVyv+gWJIzwlYclm",
-	"KzEmPpoMCTPrSiWMXSouSJjQGO/rcREsIkpEQv+GBOBlPCLIT7sLpvXXZOqXnwLdX/lBOOHmRM4OshuG",
-	"gkiZravkYxGQDsIoxmqYUAVBkohbPUDOFVrzN3BMN25bG41Gw1/3kOLmfEse3eqpDTBl0hDb24sT27Kd",
-	"GZZ6txRSXM9C/0yFXj49endWfS5GWNU6tbGgdUH6RBAWkFrZ9C6wIid0RBX8v9lJXliugrBmYCTUFKLH",
-	"NKEs5JNk7iMuFQo4k0pgykiIIt0aUvrY4DiOaJEHjCijI730zXRQlCkyICI/qgsywpTpwc4fWUT6ygwL",
-	"Kzuu+3YmSckSXJKAs1CiMVM0cievj5GSaE3/1BsHNwS4bX8cRWYb1/eQ5uRoq73rITnTCiN3Kt1bmq6w",
-	"lxEvG496RCAskX9BlJjWu31FhL/a7PSH8N38mSmOJlizANLnQtObElPKBnvlI0mWqw7r5es5whk1p3Ix",
-	"ZS4Z7DsspvrajNUJZoMxHpAS3mBeqCdv+J2UMz+RKLK/oj7XyykRVYsZ0mevFmOBR0Q51/ai/q+G5jom",
-	"wulOenpteoJPpOaKwFPVkIz2sltD4RtiuFifCqmAi1KFZEzwjURrkhDka2YTEc0WsN4x5P+z7uDvsONa",
-	"cLDiRc2r6ctN86D8WuQJA9+dEDZQw1qn1Ww2y05/Nwj4mKnj8Bzr18qmSqUc6ysKm1efSETDdDiaz2WD",
-	"wUlrFZnTmIalPKkrJRF6CMdh+Zhw8sLC0TitPHA8ShEWEnLJhSofEBehuY9AArKvS7Rm73Dk1wNBsCJh",
-	"V/nr6Xh/GRMxzQYsdfPuyP5JkH6tU/tuIxMxN8xTuZEbkx7kcxwOSLpyVYeavJ8bq97yLzjUkpGlA644",
-	"zp5+91HXMxsNjG0c3bzivYqj+8h7jzs2ZzQgtOqVBE2h6voF2RePOtLiyEAoHWEaHZCI3hIxrThefetH",
-	"KDQf0ccd8+z4YNS3RHOyIxqV3pxnLJo6Bx2GTSUi+qu9VCCmysu/hCNz9WfMFL6Q8yZCzChqq/ErO/aE",
-	"p5fwxqzdh/BF6KfqjsI8H3Uf09EYLWPO1OlDZ+0oFK9Jia7Y0uJUe3sbxYIyhXsRQcEQCxxoAcNDMuAx",
-	"CfU7DiF4SJAR0SIWCVF7Cw35WMgG6mplLcLTgk6jtaxUAVOw0nRAGY4SxQhezzQfLakZTauDQLHaS3XN",
-	"XFNb7fZcQaOgRs0TNNrb254W8lLBQ0tXShGh2/z//fTzz3ftZv3nn++eHn742z/NLK9Xu6vb1+v5Rc3W",
-	"snu5f3zsrChakzEOiF5Q//+vJac+F4jcYbCMYPT27fGB2ba+VmpBpy1R5RjytfLsI0ECQrUiZmThTl7z",
-	"1felWqL7li+fq1PPW7ztVruM4F7x3lxq/gjPHkbQZ/0+EVf8hrA551g/f6KF2kAQrXzeEOYZ7ZZq9Yuy",
-	"GzlHBuNZ0wu1gmwNdrZmhqipwvRtvvzs1c5LJfNWvYclCY24bTSWeZwlLgrLli8BxY7wnVFStNisBedU",
-	"a2mVai16NFoCL1++gmLigeDP+6mwj9b8kPge4gJhJMiAcn2S9bYhOQ6GoHOFpN698tf3DDXKcRxzoUiI",
-	"bnE01iI6ogPGBQkb6H169WSah1UxQJDSuuZIEyEMoahKeYhEkhiRQZCQMEVxpAcPQ0Vrh2wQUTk0ai20",
-	"zfuIceflubxcz38e4W9ul9GlXtZL+mvJRh8rMpIoJgLGsGiP4fvSfW438xu9dJevyCiOqotcyr7+qHde",
-	"bkygQDs25H0eklJrYGZlDnhI0FqAJalTJgmTVNFbsj7nNOu3VznH8++BZn23W/8R13+tr3YN4LyRXA+o",
-	"gyKizNUa0oFmSJiFaDiNh4QZrRzuDjBbFggbVuw9jiKigAdW3Flgao+6rcUxwThJb8j5zYqC9G8jQpeN",
-	"DSwrgsiYM0nAsPIch9Zmp/8KjOVd/xMshGZLNz5KY2q1Nzj8UwguzCeaoGvvuifHB92r47PT68OLi7OL",
-	"mlcbESnhSrDWmdSmxrjSTJKGYFBXmEbSRxGVSqIJ2PQ56tO7BqxwRTETRgOzK7MLrdoz8mF6DT03v4P8",
-	"4uTA9OM4lTLrW2qwLRut/WKjYN51rZ31nG21UiPZF4WGrN20YiP67c9wrcPc63rustb5aXZnPxgXTT+i",
-	"wQOJZv/s9OjkeP+qhFiM2V4LOAorgkJOzO6BPRb0ui9IHxU6K5JEMvQ/FSmk+6VJ4IiLHg1DI6DenwaO",
-	"Ty/fHh0d7x8fnl5dX+6fnR/OUEP3/BjdkCmKcGAlJtDXwJcIvg+7N8kd6H8x0li95yKdzE7vT0UxJbur",
-	"aecFZ+RhZHN2dHR4cf3i7LRILlQaWQAcc0GEqd4pHAmCw+kewvIGthGsqQLUUowYmWj5/4tRzQQkhdlh",
-	"eIjcxZpMQK/QUlEm9sB7gtzyGy0UieTNGXrK5v2noiNnuzX9HDMth+Looazn6vDitHuSo6CuVubIXUwC",
-	"LZ6CcNZApzYkgMIeERyRcC/nBaYhorCTfS3VUZV4ZCM++DIX1SMMa5ZVmeX4kzEoSwOarE65OuJjFj6M",
-	"rE7Prq6Pzt6eHuTo6pQby0EibSRbYY2NX4RIlvVR3PF0pH+qLc/2x+75Gx7qA1Li13ybGhklZYGxwVib",
-	"JMR8zEbmdBDjqdVxJu6sboO36hB5Vs9CzxbNaW7IWhIRVndCwhY1lAsfcyKTFn0D7+T24Y9OEZ+92ll3",
-	"rIYrab7VDia0C6ezC9boOYwcXkNAlYj3PpJAoTWfMlBMry3r9j2U/jQQmMEPjpXR/HitpjFxX80ECreh",
-	"MbthfMLcpwFnfToYC5im20IsOO+7PzDOAuhjtu3rkDBKQrCBohGO+lxoactPYw78hANB7JXrHZFE3FLQ",
-	"uQi7JZEWqtdm9ex1RJlUBIeF0/Qgsv/2SPktw2M15IL+SsJHIOYyMk7JAzwPNtwHA6cyzggtlFi689BY",
-	"5qXav3Zzdje92vv37+t60fUhC7AqC7N6TrAgwvCOv/9cy23Cz7UlsaiJ/f4wE1hSOlHkTm0M1SjKE4h9",
-	"4w0JKb4yzWVvemVxW4vFVhqNrf/u5dWbExuDNcQKSTyVSHIjvgZ4LMGDEvGBvnxTT2sm13qIkVsikBzy",
-	"CWvU7MzmCHCPNLlT18eChliaeANjvw8F7iuJKAuicUjC9QWTBuO4NWAb6ZzfjGPwNn2zcpndsCvO32A2",
-	"TcJGf5t9u+IcjTCbptH5c/dmaEPqk2BMD+FIchD7irGf3+Iu2UDVehqpuvDjLKbVbu804ji84vwEi8ED",
-	"zT3n3R9OzroH11dnZ9cn3YsXs0ZCCJogdwEhoT1FEO281kJv6HMw9Ly6PDv10Fb6N07dgR5qNeFnLtB2",
-	"02s2m0jwibRv7V++Q3Skxa71L2YiqjbavdLRPgG7EVYme2EchzADwfkIXoTW9IpLkz4wEJojmqyIvcoT",
-	"LaqKMxvwp1IZZ8nvAxwOYB9XdET4+IGukIvD798eXl5dXx2/OTx7ezXXfQaEIxWPYxIiLAS9pWyQxIhT",
-	"k46gJxkRRfbSVBb960RQpQhroEsbB522CXHxX9zdtspI0ZrWmqeKpBRs0jOeSJNkpcwSr2cmL2dGe2lk",
-	"d2FGRRourPGfioKL9KXp95JISTk7Y9H0YcTbPT++fn34w/Xp2dV19+Tk7P3hQYlVPiZG24TUN4kwknTA",
-	"SFinDEkzEgilSXwueoe13vCFCPMhIygSUsl8/1TEVLbfmqAWS3OrcsTu1eH1yfGb46siNRXFtz2TKGPY",
-	"hkmemZXQvgQR3afjGSbkTOsvwXFGcCxjXS4haDJb0dyx0AMEJqdrS9Azt67mAvpCSgwaIyolZQMPTQQk",
-	"2lp7hn7H+u6+2DW6etd7CanZOfhGh5kMaTA0CaMg5rH005y5BpQe//zs8gpt6OXdEKQviBz6aEBviXTc",
-	"pLN+o9wi/sncR3kC+pDtfmL252OmLsejERZwy+IwhGRqHJ0LfSEpqlvq40gSrxY7P32q0bBCrHASHPZp",
-	"9kEcYbaMBs/1OyYqLAkg/MmE40OztpEsCdfYq3Xr3ZjaUPsVppQGueVmpjWYupbxyqZnqFV2SyLrTsdR",
-	"lOQjmxNjjEL2E02IC/r4KQttZOMoAtZScckjLNVbWWEeZX3M3y9B+vRudppHkJrYarsB9jaU8IZMTXC9",
-	"IAEfMCrBHQzZlTPNQ+iKISxFRnIZZVzq1/V3tiEsBJ4uJBXbQToRz9ludx9z6zeftPbhY8dHs5DOHC4f",
-	"jIUgTJ1jKSdchBAkKwQJFBpyIQnqQRjrNBvTMTvAU1nr7DbTUMv9izdITlmQTavzk8nQkR2tktS8WppE",
-	"1NGKCIG9LVB7cSAzBAwgEBkJWynUyqVamBhpbUkNMUPbaETZWGlWPOA50o6T9r1cemn7WTHad97ZSuY/",
-	"k1A1osraBvThgiti5oSl8dqbO9uL47Uz0k+Hruk1IvWIMlIYvQ3+XjT6FQnaUhIJU8oeUXZsvmwVyNyr",
-	"jRn9ZUzsY5vhoCb8CAeKi/Io7kt6V4dwZ2MCTqEGcGbT12sZx3rZCpHXHz7tfF4l6Bqohd4l4dWl3YBx",
-	"XOaTb/xWe3Nre8efOcj5Mzz/VJ5QqQ6ty27poSysz9gIHInHD5Yhd2BCrHDl/bQX0DIOBW2Wzsee39/g",
-	"ChthGuVeN7+UvWqTAKvcQpCyfjrvNlnhKpvbxogonOxJ+RLlc6VKEtqLRHAkCKmbRBp4A8WYConWsDKA",
-	"Fe3muofGEtLKKHMyNrBE/qdPCdNtJENrvD784fNn33Iid2jtZrp1Uz1DuSQb4nMJjRjr6gqbXXY9Zomd",
-	"2Y45C++l1JAud/7mzAaxiIzvfV1a6qx95JL8W/t7g4uBM/JOrdnabfe3cbP+NGiR+tNwE9d3e21S3+pv",
-	"453e0+BZuNvKTbBTe8Xlv/57d6Kd2pt//d+jCFLwXMrSZxuzKSAnjAisYf7IzT8/uSzHrS95nr7MFeWe",
-	"ri/TYpUjubynb+2kFo5dxRO36Dg9+h1XBUhi9cvsGPw3R1yMVrzW+jQii5yrgbytFSe7f/nOQ2+vjurP",
-	"0NrzszcJWM66h3zPR/6eDxYM3EOSxFhoHuYho10jAVA9ZmJ7KCEp653CLHTdUw1kUjaFApSvAAsxBcg1",
-	"3yKF1fVAfbSWh3rxk3H7HvJdw9AtCxsjWSd3AYlgiLmnPFBE1aUSBI/8zB+BRwQQzNZNqItdJhSSgIaA",
-	"NMPCBOMM5GSbbbR/+S5L5W42kcRTcF/AK/qtxtI7BHZm0Z4nibdfURRL6bUojBmGtdQKgQfkjX6vlN5t",
-	"G4uWIMu8s5mktbp7g1YFh+nAFpIo9BCWAWEhWNwsCcCDBAOo7ntIt2re2UN62RAWBPUEmNN6U+TTLP4N",
-	"yCekWgmlnHlIcgg1kFadEiQmWOmO5A2NEWZIL3sDHZRkB+qtShDS3DnmJuywunqJoFEv8r/sDkhW9C0I",
-	"HVXFiQJfgKBZma2aRBbebg/5yXXge0bvtU88A6sQ2M8mQx4RNMJxA/mWm/sowEyfKROTC+tQLsU0RmOi",
-	"5YycNGP0PXfsrS8oZ/wlO/yRZYdZvmIdDHAlXIIv+s3SxTOZ1wVAvKN99GyrtYWw22KCPphMr4MIDoZJ",
-	"VhKVKVhl2VdeeinFgtQzV4ixOkBc8Cw7z8KF5XUaRJzj7zM7WmTkZnRFKMMyQTo/LhuqjBln0xEfy2vj",
-	"d8gPw7bR4zwiGELbwS1xTVgYc8rU8m6LmpcZ7Uw7ZbcI4Ew9vhkgEFQRQavBXu0nLxfP1qeHm68hFmjW",
-	"fnWAFUZvL45zAF8mcMgIPeenL/QddfnuBTiFmL4aLRdnnBFwmNsHGA0IIyDzwftrGAkuiVJpUorZoCcS",
-	"+bGgIyym+zziws+CPaH7JxKSLZEkNjtbgaSVawBe6JGITxBV6x4KBdZHZ4ApQ9hcJ/CKPTU9geHSdu6R",
-	"2RUCtLV9PmYlboduBtBm3stMfTBmL0vkYyQLAQXmtQBqcYFnQCqsxtLFRsWBorcG+EEByZfd5QoP5Gpn",
-	"fGV7h1eDCGSqpokJedYC/FM6x5RUF3gR3LV2zkxCtXZWhX7TJcpv3Sp2lDwi3orcILmwKloagEwqvpvz",
-	"fz2OOyvBFqy+6YIENKbW6b7Y6J68CF/dWuDeC4JlGXzv++E0iQ2zZ8jT/GLCRSj3EDP+PsCR5io9ZWtc",
-	"JEwICWg440TrjYULVBxRuWG/bFRYIgw37rxhNdDhLdGKakJSgDWH7Hm1zHWo5R1A/fIb6DXTVz7ABxld",
-	"IqJS2Tzzuzq5U4RJ2otIXTMBf8/4hiymNw5DGyhPGbptGejSn2svBJ9oVqe/kD/XEt7bPT9GgzENQZvV",
-	"J8RgGN1kA9Dzsz8sWEHwiOfHld694TVl1ybgwqvJcUyEJCEBm4zAY/1fmDec+IgoEl73ptf21k625uae",
-	"LtaMXxbxyoFt+h7ybRCEj9ZiLFXyt+wq36CX2+59tJaQWU8TgSRRP03fNntod3T997eBKdxJo9SzVLJz",
-	"6bVil6eW7gOs620JktHsheC89FZEcwC4xr2IBnnkoBiQuPxPkipyPRbR5w14PN34VOzXaAKryYN6Lgnf",
-	"9VyG7XKzkinOXC0z3uyMUmcnX8L05nCd5XfSVzVJFq7HyobJ/Hdf31RVnMdvbLCahwicmq0cGquME/z7",
-	"NVulqMWu1cqZYjbdMvnVKEIGPAOQRFeUyirTtduH1oJSz5GxgGdiNzCQhsXzKJe56YhIhUdxCTj+0T7a",
-	"3NzchXD2DIAVDXEcE2YUhHv4GLOBur17S47kzJRXW9pejo7nYYKbCzKTgOzC5Zn3HKHUvruKVDrkUVgG",
-	"DKyHcnB8YAyLBpwl4PEUUYl6kBxjajfMtAc5eRXF9FhwxYP5+at5GLnz5O3iZs6sazaKdH5OZ+4yzd9q",
-	"x+6wwhYzzRFBHJjx8jcXCV9jEZVYa1wLanPr2fwGPs+bxte//la89Y41b7uHQz6TTSDqrILrva0HIQkL",
-	"D40FG9r8PF9JzVsFltL2CN8lcVLWyrxS2JQzMOeqs/MuGv4KK+yOefFCP+4N4XRR4YIwt9of+n4oTnhF",
-	"e0j+ZlhKYY9oP1nduDHX2la2nxVUoiJJ57j7HJWkkhoyd/N+J2L215Gu7+mzLKbUIjnEEHtLpf5nTPaS",
-	"BzlHpTnweV+ka+h3btHauXF1khDZymUBZ0kdqBkX2gt8SxBGCkc3GQLsZUzwjXFrgG33p5q0v3woWmL1",
-	"dTobkfyFXBC523yxODDH2eD4EkLrd/DSOJD29g56TZ+jkAQ8NNWXsEIBZjb4AxCFU6lyDYNnYoRDgL6G",
-	"ZUDBcMxuIC4D+pgMuSSm2heJyAjAmyTy5e3AX99zfBVgR8Q9vU2NvNSyubW73d7JBe6C6w7mt7EWs8G/",
-	"yNvBzz//7W4Ure/1sCQ7W95PBlG5Wd/928aHv/39U9NrO2G+pfa0eSDLoeOdwa4rBgagNTbTZwf5zrhi",
-	"NkjG0mg0TLSL81jeDvR43VdWi9NuV3A7z7ghqviYlzuzU6Gk3awkhsw4KpzA9XKo8eWOC1ioBZwIDEOP",
-	"Kpi4fVSQTFJr3h9YNJmZ8p9INhGp42SRU2O+K+N372NYYqD+TV0LC2XCRSfpawqFeXu0yGzOyy3ND4ui",
-	"M/XAvpkQOuuOrhdYvGOdpMr8cQl7cEKl2s/KGKwmfXaTlK/3m/sobRiZlpFu2vihzN6vd5BPGIhG+pEP",
-	"oszYTyMjzG0+FhHgasR6HGywnuzTix+Pz/W/W5str/m0jXpamlprgcS17iHKQnKHmlkJUT0yIDum9LtJ",
-	"M6ZgYm+qyB7CEJ+hH44IZjJzgfpw6R4JPvKTcrFwg9g2NPOBMizSuE2tI2iNA1FZhGQz5YKI/W8hAPdO",
-	"6S0cKhXLzsbGZDJpTDYbXAw2mNzIoLnkxi0YSLJfLseG8OE4p+uoGfXLLXnctf+7rv/affP9YbfbPdjn",
-	"5+/Oe99P+rxb8r/j/c3uD73Ld69l9/tut1szjvd0XM5IGk5E4obhSHKjgoGnuWEO+kbrO71m6cE/H4uY",
-	"S02X2fJl7KuEQpPMoMcZXC2LEquFNOxMSK8zp4OO7aBTpQOji/K+E3hV69TazfZOvblZb21dtZqdZrvT",
-	"av0IIR/TWHE5pgqqqoWhxHUR9oN6u9luJy1lC5dy3jdEDXmYvPBO31C1Tu3XzaN/fP+RBO/H/R+2dqaD",
-	"bdwL3/0o//HLyfBuOCbjS/7j4PSye0FfP7/ZDX4dXpLzqyMyPH8WbJ6/6Pd2cLs9uOm/ff366jw82P/4",
-	"cvD07dOToI2zXdIizLGWM6HYNUwzz+rtwL7skn73686bm/jq5cWzd6fy+d0P3e77l2PVfkFwGO5+vJyM",
-	"n797dnfBu2zyXoa3N+plpsz/ZOvV4F5EHI63jCMmGqrmBvN2b0Zhzc55qcGyPP6waHMoPfgrSIw5HvHJ",
-	"1QDHmYJ3vWLZnLGthmsiC1KWXZa6Vz7LAgf41iQ9h6F9SPcU8lOAU5fxtkoxAMqoG/nV83J7XCYgVduT",
-	"LEa2zEFkGNgila6EFzhzrx7H5xy0e+UtpsfOyy1aGlSbtV92upLJlgqas/t2yFQFbIyiwJSrhQYGOU2P",
-	"WmZIA0MdkUITvwli1VIKVsiXaf/HWuLxAbJzwvQzgVnIR8YWZOO+jHi97gouhVYyTufvgTiUF4Xy4ssj",
-	"yge7W9s7T1MCL0qlj3bvF5az1qnlB7KypGKo4vMyUJRFvHFWJK/+nZ1FjtuvNf/lp1Z994NJ2G9625/X",
-	"VyuUFpKAjnBkZWyIGm4ixbUo3nza+oupzyWDh3D24p7OoY5SZmVDxVc13hmd09SSLA9HSIo3FupOrgM+",
-	"E5jWTGn6hAfRBPQzTKubcmZjT0EbzCm1UNoT7AN9za0BlIUCXwbNNgJcn5pX+6jF0F+H9ZeYyZqn2/qw",
-	"yJQP2VCa6ydpScX8oyWfXpA4ml7xFTKsSh0KwKGSIRSKUJoMGkCFRpw5l4Tcc0thmIQAEzQ8jqJGiVF7",
-	"/gAiPuAPc2j8iV0LbrJHgb1+Z0pQHuF6Pw+HstJkAh7xsUjAQZH/3cXFixfPn/sd5H9nTCSS3qEhucMJ",
-	"NzYYKgWclO9aR+3u1pYZMwSrOiEMuX03kaxaYMKB0lxWEJkCNBli9Uy8qxxCuWJ4cBYThp6bEvrtRhNZ",
-	"yj0XvE8j8kQiH06Gj9YAwM2YwBRmIRZhkjkt1/cyGi6UVZCEhUSkw4FPJaIsZ6lf/fBJOmBYcZFyuiJj",
-	"y6qoO69CED8YCzuO7QgccPalaQe1wNSXwzk2T8eCeA7IYu6jtt9Ah6NYTZ00JH0vSqIaaN+tsH9DSGxa",
-	"ycal/56iCREkyeSB7KMxUzQyz3RbgqT+QajMWQk9KxliwVU1K6pPSE9SNeeaSEVZ+5ZZPn8sIj+xkLmE",
-	"FBvqkQ30PiELr0AXkFVoiWLNT0Kt/fWMQjxb7KZIoQnRgW3VUOvbi5OSQOxVQr1mU/ZsqnKyLJbdFhhH",
-	"8S4qXDBe4QrO023+QC+6979uyFkifFSPOrNfmNztFQd9kYtqSHLkIM0FkrEBJJ+PNFcF1EngOcagr4WT",
-	"iGAxo+YUBIZal+FoqmiAI3TJA0rUNHdGi9vYqQXO0wI2jSsGlDRcpJhO7bvW0dbh090CMXR++pQEV7wQ",
-	"Wol8yePYRFhQFZmoDT4QeDQiaH+Iqah9/uAc2lSfKqSa/0kFwop56n9kObFiTMRf4uNf4uO3KD6iE9JX",
-	"iI9Vx+X5jyVRvh9ykNekeyifSOTeC9kxUROeSZoN1M3uK7DXwXihpZGHInoDQSxiiiBYwF5lsO6QFxBO",
-	"0ZrmvSBcwvdJuR5yF0c0oCqarjfQJbCQ3tQRLcdaSNINpagWBjlTsxKcip9TtAafTKUiI+dd/TxLggdJ",
-	"2aALaWblisEJaigIr5r5g/MWxYLcUjKRelW4luP0t5TlliyRdgE4Ngt+A4MU4xPE2eMKul80N2Ac3Rxh",
-	"GhkcicfL2U6xwxfKbHYwY0ESdO958ey1pMkPCyaVtrMiOIWNOVmKPg7xIJ8d2PNlcSqBCTtJ3p839heW",
-	"pr5K9oON91uY/FBAvjDyWccyhOTdhAsb+SsRs3ASYZodKLS21WyaA5kB9raazfXcMXrsPAsoOVaWY1G4",
-	"cQSJtVprKpRBwVIt/lDl6X8CA4d/TUhvyPmNY9t10FnKczoMAk4JlovlbmV5Yunapyv9RKbssEKm2Oel",
-	"JChhbKuh4aUMpVq0e8aD5gHnVG/M0YjKWpM3NI5XHNul/WYpmrcZadaJl6zEh0qr/HX15dlNr645j6Ob",
-	"V7z3G0ABa647x3RmrGKtZjMplCgr38J2/PbOmeEkRRpaCRU1PQqLwWv6lIGE+vhAJcvHEguuCarKq85x",
-	"WvKiwkI9GI8iUch/GRNz0sSYMfN2Ugyr9NQ5rn6ujC9z0XAXwxCnQaOmLXe9vAU8IKXePKxOtjA5Ilhw",
-	"zL46m9BHfVXecB85bEUR8/HEtpzYWVGGe8V7v4M8smS3futMMtPvPeTXpYJoFPHJORZJSMJiYe19Uhoi",
-	"xShFihv1TSvhbDzqERNbbWQ4iSLSVx0EjSFB+mNpTbofec+olVvNNvL3Lw4Pjq9MWSU/qcqH2dRU14Mj",
-	"LfeQnoD9A2n5EPqVFuso7RAnGqogARe2oKWAOnwSGd5hes73Wi5YPqqc/gBxvPlFJfI/okD9ivceliDw",
-	"kfe+lfSA0nwAR9B+XEvEHZVqQRWs9Kqw7+UUioX2iKThMo7otvK4t2DW0SmwN6eIG5gE9g8vruomfLjZ",
-	"bG61S3fjPrL5ClLx7weVrzwD7EvB8z0UOu8vTLsvj2lX0XhgYuhmb4ulhHcfENCShLdSP4etbX9Dpmht",
-	"X/Dgps9FCP6hzbaHAixJnTKpF1/RW7LeWNbZWxGtDg0MQvAMl1mcX5dpTzmW6SxtHkeuAlZcVWS4MlS5",
-	"6rimDkU8MpTWnJ4WZiW7wtkfHFZr0fRXtCtlLc1D1nKNz3+hai1D1cov6MMgtZxtPuATFnEc/iZHqtBZ",
-	"5VMVpt99AwerbBF+K2H0IeLrbLmEdCKPJaE+QF5YPX29eMDKbtc5N2h6w5bcvrlVWkIaX9WouEjFqkLX",
-	"f3Bq/nPR5ZK9/CK+72ol99r3qdFXxAnM6we1SvnYnx9qwrivql0oUHtLhKChtXAmti5XNkpAf+5RC3qR",
-	"Ra4AKw7r6CMtTEjUw8ENjCckEQU7JfjUy82dK6lmBeLO6R6lVLyEUh8XN7GUvVWRWP7Y6InOtL+++2RJ",
-	"LMGjulCcvh8ZCGtOT5UJ7g8OirVo+t+8OLE6INZie2iJ/eWhiFF/XPn7PkhS7owIU7/BmU+7qXzgJWHq",
-	"Gzjt+Yn/MY+6Fo0OrKD0CMLjt3AKi2u0jCoe5KR1w8S/GSy3yhUnZgnhd+/RWr3Ij4lKsCAuc2v9zCzF",
-	"EY1UmR24m1O4DCGbWn36fZtLsELfi7flHSWT30SSdDqqfK/cwjffwM1SnPxfVqkH3RNezVBGdfnxt7lZ",
-	"0lGVkgMfs8eP6F4hinU+4VpWH9PXZPobxHDPN0idmlKANmbvhkztjWY/uYcVqmKwyI2ZeElQuR7RDZk2",
-	"0AVRY8GgKmlAPDswqJIKu5MlUgZUXmth4zoHbvdps+19XgXuyE/b8XNQd1ihiGCp0GYbRUR/Kb00idKv",
-	"m0zQaz8pgf1W3jNgYm411ViQPr2bXa4jE3/fRsEQCxzogSVS0Q2ZmgRPQQI+YFTq65qqUv+mDHhMZGUT",
-	"zaV+fXlmhlMh1XaQTiQfDeBGGzjrZ0hk6en5ul6U3Dle9fi/N/lKl+NerlTBKvdWkJQ7mgnChRRR4LBG",
-	"6LO2XRJqSQdEWqfbclNvwJkkwVh3YVP7SqRLk0UEka2jWEmDiCL4xEMcjmuSqOv09kQmo9FC95qf5G0p",
-	"AtDAtvrw+h7CzqhtB0gSCO21RmuOmg3UVajVnOkFUYnkhKpgqDlIv7+8mvE9OGvlQtchhdrxYRkPTkOm",
-	"bTZzNuyZOfF+v2NVmFYzCVUuW3uR4C5IzQEIhb1gcgJr6W+1mugFZ8RvoNOsFqwBaTA0ZeKjTXEJFERU",
-	"i3fpsABTuW9DpM37NoDbv8eFYYi0MvspOTVGuC5LZKsoS5FAkJKNuaQDBtHl8LyD/MlQkuC6iFutee5m",
-	"OwFh7E0VkQsvL+T/o35ptrp+mSRgA9z0DZkmoeeQ1A04JsgMdA8lB6Uus4/SvOvNtu05fzWaEeewEz5t",
-	"bX7++0r3YjJt91LM5efbdVgzFPE330P+hlkl/+9+Ds87GeY9w/bG942eG0MQmiW1Ys3utIhsGcfLnd15",
-	"cWwpDa3G7n8Pl1fZLbTKTWZhSAyewxuicLhQ/ypzR57FhB0fbL3bP0atRtPBNklgm0a22Q7y9bu22E/y",
-	"1nUUxte3gSW4shc+TtT1bXD9UXLme2mwFwpp2NEiLxfwz4+TGw/Fgt8Si2eA0ceJQgANi9YOw4PLrocO",
-	"L9vbO+uzK47HasgF/RW0lWvNyYmQXwgE+jrgrE8HYwGNy2s5jmMulAnbn9kT5zvCwphTpqp073yWgQIv",
-	"+yikMo7wtAzrNxtQcWJMs8SVxqb4DWErfFFURmemVr5K1dZ88Tk46/eJWBUbmCHnCDjkD2F/XkKMfUHk",
-	"EFkUn7EkKBakntAdCaG4+yxhzpvSNS1UVVyFIKtTyEBge7sXFm21PZodetr04v1YGtSyGkMSpjm05gNb",
-	"kI2PE2VvYc6I4RV7FlpF7xMy7wH4HcEiokRYHAN93wuCNSPi6zP12OZO3I6unAUmQNaw3h8nUGyCTF81",
-	"yT+69Iy+ug1evBvj9983w9FpfPKP59Nee3f0uh1vhvvH8nh0JH+cHu8c37y7uTg6fX7Mmg0yfTUM33+v",
-	"v+Xhy4tJ8Cu/PWmfRgG7+PVk9G7rh/etSe/F23Fv8xU7aUe/BpvvooC9uSX7r3YbQTtiBgKlMkGWkmFC",
-	"YYsgymcIIFuGWbJbSC0y1jLA6jaZBI0rd6Tu1USJjsUFMhucJk5acgTC00L+AVYYpUDsCR32uUDO3Ycw",
-	"erdff3V2eYi0PIADhV69v2wsOIulh2uh3u8uxbyTSdWR3nWy6hpFdERLxPR9m9cZa0mBMzU0oHJGexkz",
-	"+MpikM3ofyUV0/R8Rpgym7BW+RutmS5U7xi5UyjAEdFCsxkpWnt7tb+OemRAmaxqNvdq4wpIAYV9MWtn",
-	"P3Wn6Ax9/n59oZ06Bay/+2xJTATlYTGxDnLqWi09cEfnMWjnW5/r5h/tz6thnpuNSfHUfvjhhx/qb974",
-	"Bbw027XBS4swWxqVFBmjSo62vtTquMT3aBRkt8BO13soRX1t3QeourKic3B8cMCD8aiKF28BKq4tiINC",
-	"21aSGH4Ytre3W7tggHfRHMFqYCttAa9fE0TpwWppQ6a2MnBIA2bbZGgqtU6Tr24IiSUCV8pUK+Ee4lGo",
-	"JZgEqE0i/804UvSGTH3kuly01jXkoUSOiKmPgF8oQOSvXOkqpOHGbavmZY83aQgPtfatL7CNkR2Sfu+D",
-	"N1PzSG/VV60t9MFWpfrCRaPKqij9BOUGlOBR9Bh1qujXL9SUIE6+JlMgxR6Guhv3aMee24Sga58/PE6B",
-	"phl6XEWPmiPnlu39PWVJh1xKOprTf9ke5PBK9X781KrvdusvX9VPz+s/4vrNqP7ralWkdCMzhaS2n/VU",
-	"AOiVCSM0g9H8cL1WUncj3eBV6mw4y1I625Vl3WLRoZIdnCWV0tsFy2GPYxEmsNBydQtChjXaN8K1dcAg",
-	"c29rBfTt1T4K8VQ6DNvgSZtKmMcWrGqrmfPXp78DTDDkGhq8TIdZpK/ob5MkKFnr7G57tb5TPq3VrLe3",
-	"a14NSpXLWmer7dUUT5+26u3NwjpeAHxDs7Gz1XqafyJrnc1nz0xMgP53q/n5Q/Ek5CdWFLhAic7qcqco",
-	"ozacySxcBb9RyVrN6CglYKardmNXvkz9sdsAkNsMUaY4wkmOa64bD6mh4OMBOA2oSN4BQ5NEa4SC3zDJ",
-	"LV2v5DQrEsHCuWMWmsKry9a9g/zZhfXR35Dvbqq/fIQOOc4gzySPErf5+cGRAZW1/Melt+U99W39sjIv",
-	"fYinSSf2QILqN6Pzlfqn7GmZ8U8NTTgfu5EZS9ULbH4KeEwTkFzdb064i/GALJ+RKgH+PsEPnM7s8Z5J",
-	"k+oXDB3lJGJLRcAqmEbBG2qjNQBLWHLUxwKtvbo8O02wHLiA2SPNODwUCDyJNPGTO+t49txCVx4SfMxC",
-	"4zffSgpiyT3UdAp4OAU58ivAx73Igq2npdpLVtygYhXXpmTHnWlItOZv4Jhu3LY2jHi/8SngIfkMEPxh",
-	"NkWJFB9APMDy/ba89FOJPTQ9IzNkpAdSGMGyngoXad8U5lO8VsZQSjmsl+ftydDTw+Ke++KylpBgyl6r",
-	"Xc9fVXktkRaq67Gz9RpXljTIqEcgLrjM6IjW3m/uo3f7hYf6nKVVbpFfKHLrrxvwL9NCziqc+toTlTmF",
-	"SwOTH3ygz3+AGWc0wBHoqaArXxwc7ddbjaaHCA6GaIgBjx4eXb7s1tvbOybKwddP1qCpfeh6Hf3Lv8Dr",
-	"a0mn635OC7dS6p617kPpXVPU+td8cIARbFN//ayZf7YycHO3s9nsNJt/VQZ+1MrApUGV1e1nuZ3J9JLZ",
-	"LSr3WTj1EpNPZzev/FO7m3nN7OFqWblOVqZ7lW5yRW22EFjy87jZ3Aysk//g+AD+Jt+Zn2c1NPPY7yAM",
-	"hrJcyYknErBdkgPbWJ6MbJVCZyPT6I55ulxu73L7UcZrD900mHtEpI9iY3dffGXDNdhNiGdR9HhZ8FXF",
-	"UPbST1cPl6sYjxVhqVL02oX57uoRkcly25dFz8usIndJnEJpCaDV0L2OU+HG3VUrHcm0YnEaJp+Sirtw",
-	"6eq4+7SUSL+qWJM/LpUlmtxnXz+BvTCL3ziFPU+zD8qrA+J1AnW/YSDUspNeBn0uDVLeAqzzapjbsysP",
-	"EI0ZCaJD8ApZVH2rj0IGmpGJFTeZdeQuJgEUwtFL4dkIX2lWlkqtGpcRdKXKMDCV5zycPYrzq8Bk3zxy",
-	"+Zcg80ovd/MlwQYQr60wjUo03HNB9O4izpD/rntyfNC9Oj47vT68uDi78NGaluk5s4WXDKi8Vv8FBE0P",
-	"SRTL9Y71vXHUp3eV6yDArA5gVGXM4kHIuTm49fx0X45HmNUFwSHuRQQKRGFmrFzoDZ6iYIjZgOyhkEO6",
-	"ZoyFJI1yNIOELhat6PHp5dujo+P948PTq+vL/bPzQ98ofJAZkqYeRTi4kQ30R68ZbqKMO3p105jjzkQY",
-	"CTOFRU+eZz8kr6SltZJXsh+SV3JJz0k9rOLv9uvcb0kDxniSvGL/SseY2BWS5zbwXHZGmAEC/z2qLGXn",
-	"d9aOqTQVemiEgyFlxKFLYIsQ14hsVUsTQy8VMLhcXL1UyLcD8L8WEQ0xCyPiUpEevL7xqJLo5dXVuc03",
-	"rkxMRWZU82rHp/Djdff8+Pr14Q/OL/sXhweHp1fH3ZPLmle7en92fdTdvzq7uL44/P7t8cXhQc2ruZD2",
-	"8GnxaNa8mm35+vTs6rp7cnL2Hr7Ufx2dvT3V/35zePXy7KDwQvfk4rB78MP18eXlW/jh+ODwzfnZ1eHp",
-	"/g/Xx6fX5xdnLy4OL/XY9s9Oj06O9/UIuldXh6cHh4fXL7uX1/uHF1fHR8f73avDy+Kz592DF/DrefeH",
-	"k7PuwfXV2dn1SffihR6ynuHh5dX11fGbw7O3V4XO9WQuDt9ewqguuleHZv5mkKdXhxen3RM7w+M35yeH",
-	"bw5PzcOzo6PDi+sXZ6eHoDm47HrFAk1aQppTM5nFY4WwQhYG3+/xcNow5RA95P8yJmLa0CLRJf2V6F9i",
-	"rIYNGup/DgkOiWgch2QUc0VYMK2/JlP9pE8j0hB88tPTD7atgtuvlnVTKsvMvTzeZ/ecCYqKCY8jslzl",
-	"NmuwhE3cI1He4XDvLHzaAZ7KeRFWucKCbrprzmrdWhhx9Zi5YsRmsZMvr1in9XwXCRO26q99f/l45+at",
-	"Lir6kHms01IPWsbHxfqSlUCCV84kWpCsmk8NyvbCWY0CivY88kvXexX0a6D/1LB/gKcrahNnLMMVTAMB",
-	"+hCcbt3/S7z/7Tne/1bB+28qdqeO+1Y753LptJ5m1a9aus3Eibk74+TaaaWOp61nX8qHD9FwIZ4m6a7J",
-	"mqTilpdUpg0Td8oTWfAtI6BPU4D18cIA0pGu2cQAmzhoisGk6bDl4y1zka826gpRBblqNWUhBskUKjjj",
-	"S/29VzCt6Qo+5N/OqU/nbeWsczpZhjmhC3E0litHLzzI91/B4buCvznvVX4kZ/KKnmNLH/TRPMUL3MIz",
-	"rPqEysfHH6lmVpi5RZbFss23r+qmTK7oPQCC54pmTzebM4awCYfwNKANHN3I3P3rXjVXzd1OM3GSJkJN",
-	"Lcxd0p3acyIiypKbvVN7wdE+Z30iCAsI0q3VvgiU8ALxM4372NzZtvW4qkiXBVExX6q/6X1Z2XElobDM",
-	"eBlhNhhrvuDeE4Wa58A8QNeQbkX2fJH0nsBgMka+NVmbTn0PkUgS5BPmN4piaTpHmxcZUUaKFbqbVVBX",
-	"KjY0oiz5u+UtE3lXg0e2AqgrcjrNzT2bX9dpY6AXVmImvwMnzTzAiMd1zuheH+iUMcbEbwXm0FJ8vYTy",
-	"69kfpY4W/fQtaFJVb6UChh2JIxy4QOwdPSE+okqREPHYtGOXk0oURAQLI1L9db/9ae+3OXdaogGAmsH4",
-	"BHGG1uxvkKl1Q0hsQq7lunsBYq2RIjgTcOL+uhAfdiHeGc/V/XiC/+mzjxQ3BWQNY7hLPGFqSBjyP1mF",
-	"BfciYh1cRnX57EDxmBJNNiAJj/WXylE3M+4xc9LKGy9DMJ1tWl8K78oHZ2B5zLB8hFPcE+PVJBnCCUQ1",
-	"ppBE7Wa7CdfKbMQXKgS6AbZPbAKjkJ8fmLMywRBHEWEDAl2HfIQpQ1jemMxCx4C8KFs/2+OKufqzJzpB",
-	"ceiDxXF2LdGaKW0vFYnX05s1nlnTQjb+miQBZ6H5bFZEqb67uZ4CLMRUM4FCbymMTUZzaM3POskMFP56",
-	"ydJ6c8ZT9egU7ohkZ+cUj9I7XfoIvBur4McUeIT53nMGkHb3oSI5zbrOV6eomcrNuRrYCEeC4HBqCq6U",
-	"YLRUgoetaORfHQa8en3JMp57PMIDss+ZWt1xgyM6YHlpOCBMGXRYKzxGBPCX098FHQzLw3joqNRddX76",
-	"Qp/gy3cvkJbQ0duLY09fuiMuFWpv76DX9DkKScBDazDLLrjNrd3t9k4OXABgqKCnjbWYDf5F3g5+/vlv",
-	"d6Nofc+goHk5sLW//f1T01sVgSAZpmaqGDnjh361sG666iDfGU7MBskQGo2GQSV1HsvbgR6m+4ob3ZuW",
-	"jR3lPXOLo2eLb7tUEXOhLshHo0usmmWABJ/YjHYLGU5HBn+pgXxT0MHvIP/N8eXl8emL66Pjw5MDiNNB",
-	"ZBSrqcluP8Uj4kG5d/0vvSAgra17yE885odvuscnvod88CWfnb7wgd2nz68O/3Gl20XMtpBAkdnwEH2g",
-	"NW/GGQYrnHzfEZp8ZM5sUt2+5GogWdmmmbuKT55IG40XkCjSIqMFp/BQMAZPLFXSzBi1m00HDXYP+Vqs",
-	"8zOEX2iBSrNKjYVRspU91gVkjHLH84ruZaonyfXCshANNS2AvxlR1UBdu/Z6GsGQk3DZMjQW12FJSD9H",
-	"TE5UBdBIzaslJOI80uRRyosEn5RkzlFGkMn1SjRuvVgGL8p48vWkNM2gVs4Q3l5qCNcdeqmHPYk8Tmug",
-	"LHK5J0dVAgdejYGH4XIcET2MjxCnWNlAU+QeJaYamVWuz6/yodHIkiuXM8d5penUonA5G4DWOIumVkzW",
-	"7R6M48joeCunspkVyYbnTH7Z2n9VQ16OCCrb84xP5XkuWH1lGQD2aZ7H9EqMSca+ZgUqEiXZVuGAoDXG",
-	"kYkNRWNJwvVyYOMV4f6h6T9cmf0cq/tS1fWLnHqKqLmhbTEMTx+rCRehTDG49PnS97d9A60l2MSMI8Oe",
-	"oIEBvSVsffGNVK2Cf9mosNQ3NA/JvGElIddpIIGRvRK0HUNdQyyRDzHA/h8gSnVmBedEGBp6uqbsmiSp",
-	"I+OYCEkMI+sLPIYS1HreYB+LiCLhdW+aADV+WKHe2OJ0nII5xuDyaunMVl3x0VqMpUr+ll3lr4O4Zrv3",
-	"0VpCZibkkkR9kOe0ZGD20O7o+u9vA1evi5PiFpcXxKlW56NQqb9U3isJnADHgIf8T5Iqcj0W0ec0B7zY",
-	"7+c8KnhlzOaE7xbqg2TcrLRESJoX5dRQcksMuCXiipMvYXpzuI5XuLeqXo6/nxCB0qv73lECr96/viQP",
-	"gka7IVNp+PSr96/RJVFo7eJoHz3dbj212eHgnUpeU7aYf5LwaZO8/RtwZylZBmWGaIjWQDuDt4DD+5lF",
-	"DbBci1Csuj+IksPRQAuX4cFlFwL6buEvsJjWvNrN7wJG60ZNa53a2etzA8sHtnvgHrVOLXr1o+h3P948",
-	"/0fY/0h6b14evj3eHUsads+H3UhKqk7+cbF59sNd77gMNsusw/3wqGDpsgTiZA1Lkqpv8+8lqztbPWYO",
-	"hhUsQNaCWYky8EP3LbNGM2/dLTec6e7MsPXrZlgeTNd0sjKiFKxy6fnivX2u6Ug9Xi2xmT4WlhH7yHuN",
-	"IHn9j1pBrHzKqy3tKlW7bOrgUoU5Czpc/N5H3qtaLyxTl5cEHM7kP2a7vDD3UXFlwItX0JbN+N1SYOn1",
-	"bZpzQvsyjXpmENmGnqTO3qJBMfXiupVWIOMJSqQYkUI+QYrcQSkVCAcoDWWCK6QQpi6foD69I6H53EOa",
-	"ZuW6Z1G2rJM4QQZJErZC150DH+7NBkVCHRYTZmtiMYIh55JYZzJEcPyzntvffc86KbtBQGJVP7ETTn7P",
-	"u4+eSGQc4w3k/zqsv8RMAoLJJR3FkUFS2h9SRiRpoCtypxDWGrVAesVDtMbwiEgvC92H0a/rBkyoiBKY",
-	"Sf0kdANBCAMFArQK/TOIaVoQiyEaJAJw2ZpX+4hrXs2OqpTWTviAsnuEI1o7aw2H+N86FzPUTJFSK661",
-	"Ti3gQpBAoSEXkqAeGOmns2ERqc12Jt/fdZFvb5UBeaSdOV+nP+YaaLWfLfWxCxJwrb2W68NnLI3MU4S5",
-	"9QOS70AzlkXfRzvX77OyEz/hRzhQc9P66F0dyqSZJLgUh8zxtXKBcBwXatYY2OadlZwmBnH/zpZlK+8G",
-	"ySGfyIK1utXe3Nre8WevEruX6a6Uc5sBr+r5WiD6RnzAzfL452+v0EYS9uF7qG/CkayXNyBRtKcVxaHW",
-	"MhMjhvmeSiSJKilM8kV9bEV3ke66ordo3gKO1T0OsiBQDeOK3xC9nEJdP+u3giZ5Gm72dvBWv0l2g3a4",
-	"3XuGn5KdfitsBrMHON9GPgxpe2fJqSua3922ymZ6yllA7lte4BpKplSo52xfLBvAWXeshkvwCcpqYXQZ",
-	"gk9Ru9G0CbmmUaOf7Tzd2kXbjfYeKhTNeNbYbLQabau7JTeYBZaUT1BSdUVa1AJEGaLKM76+XD20J4t0",
-	"3hTLwM1spAwMKddQIUTfMfZvqCPj/B1b9KLk7+LqOXZd3c11aQrfXGF0LkxCthVdmHppdpxZdHfB00CU",
-	"2XWxkSxJXAuUfeNjBTGb4HNEPdLngiQoa7AJaA2jEY70BURCFGM1BOWXM3LWB5V3kbLgkNNnrwLGgdEp",
-	"S0qXlE8+JgzBixJtNpqlVZ18tJbAzL3hIYk0gXro1eXZaf3kYD0x6CoiRpo3hqRPWWoXRGrCkUXvlQ1k",
-	"YoKsDAiF2MA0B14hEyKru1TTl1gO/Q7y5RC3t3f+KcN6G5K7BFMuj5+ypgQdjUjooYhPiKgHWJJwPQe2",
-	"5UscKb+BfKDBt0zRCCQxGwTk+G4zYTEpz+qaLwxwCXyqZ0iYEtPkJKVXTWbMAnOnmfqIjHpEGCOoGmrh",
-	"0s5BxiRIJdE9iykCuwr+cHPPQnyjeZSTqleGhXesJhu3bQcePh6LqEFHchDxHo4MUHxMgg3e27jdjJsb",
-	"tuX6ZqPZ2Gx8lBxYcHFlwHqh5buk2TlWmg1rpdmoYqXZMPrKRuu73a3tnaepAnNCpXJp/HE6zXV3zEJy",
-	"V+vU8gPJ0AGzrc/kqudUGe51mTZzqOkmj+x7mUFe4WBIyS1J6yBkfxr7gJvhCKYRqoigoFIzLAQ29Upr",
-	"3QkWFlM1TcjURDcbwozWUmzEzfVGEgZVGwvW0apuYkpr19vtdns+yv3CEGnrmeg6czP+OD39PtUM+qdP",
-	"NYMfmVySLkvQd4DhCNvk2bOtZ7vPQtx+1tx62tpuhU2yvdN/FgY77d3206ebO83NsBnuYNzrheFOG7da",
-	"pP+03Qpb21vt8Fkta9iuJ7CRbhgKIiFnDYMEt9t/thM2n7WePdsKnoY727u43ScYN4PtbRw2W9vZDh/b",
-	"5s7s7fOhdL7JDn+Yt76teqvVai2oIpAWBHuMsgh295KENhyhSx5QoqbO7p0L3qcR3N5QJTI9ca6e93kx",
-	"JaT1pP5C5vx6yJzJhr4riWStlYsQH7waXJ5HDtR8cc++TCGIEWXH5t32ogJ5l5UQBlfmvjOSJC1D1UzP",
-	"rsHRdINSuSiCryMaWljNubEGcKzza0fnBYalUJ4e8hNKMsMYcqlMTykJmQc23eE4GUdptFYa21k2jmrV",
-	"OzKDP0SsrlA6okyGnw96YTurXg/k3kVtbRAmDGWlMaZ8bjHM9AzLuNf0nJNZNWAlk4TvCehRrMyRhKsm",
-	"lSWzMaVJaLMHruRAl2pzCUOS1UOgFio8WtFOmzLQ9Vqj8TKM+94U6eNE2aADsj7k8KXgf2qu5D1bcInH",
-	"hJn0eCNyw78riKta9G5v2C8rXAVbSaWhag1neB5VGt9OI5GXt59HzH/6uv1m9/t/XFxtvftx20ynEYOh",
-	"0bgdzthMXl4qAuSiqsqFw0ww3OxtBZv9HbzZa/WbwXb/GWn1dvstshnshk9xu7dFdvrPcDNohZtku/8U",
-	"7/ZawWa4TZ72d3Grtxlkot92vxW08S5p9p6GW8EmeYZ3+q1eO9gMt8h2f6eZnQ1jwsxOZEae+avfOcWa",
-	"qkhY+7zwskzY6FJiKo+kK785zJUeYSnR24uT5QEjaVDHfOTBLGowPUyJ3ly50mL5RUdlGnfwpPJ456Qn",
-	"XKXBiya6P6v+ng27h29MYNLa+emL9UqdpeT7xYMEM36XCxcsXrIutS2MOlrRGFrsx5LsPU3Q8++N5Moo",
-	"hhwZGi5MwVnwxVdERuYPvyOcI5NeEg9g/fN0dXucTGkVsEOletMMrFntBb4lCEN682ocf8WrxHL7+fkt",
-	"5y9P2z9On/3N0U0rjmQVS0ymm17GBN+AbKHwAIzQ0v6SEYSz+Y/EYN09XOFMVROjHaIos33PUH3BWj6H",
-	"7T2RyHmyZ7g2VRBsyzgjHsII6E/r6ZnnHNxlWvaBxBzMwkT3WCseE3u+JeKMrDeqoOc9iH9DCFuawbWW",
-	"ZW/N6TvVsGabPTYzspaNqvfMfM0ECHMV0b3Iax0CXkECdzlpKcgetfpYSr2OpA6DXsxTj9MlfBg/LSz3",
-	"l+CpSbyB+a0QcrACd7wfT1pgL6sdJwu80Fj2GDxqQa5b4vh+IpFvYo4PLQoq4B3kfV+SsJAIhI1ttIPm",
-	"nnujEC2ryvAF2EDeoZ9jBI3VTmrRYJGehplQRlFhKSekJ6ki5cvIJ2z1NaxioljMAcYQbl1Eny073heu",
-	"YLpyor/91rMuvd5UXyc40leI1tmspyuJ0Zr1LyeKXboZRsObTSrKdL4Zg1xld6GHrLvQIPllHkOvzGOY",
-	"j5oxnfz88z/91Kzv4nr/w6edrZVCaLJhun3tbDnjgIGbEBsIFcRRSZH3C8xCPvLympchtEYV61y1qimW",
-	"pOz22LE4u7CMpkwSwD0NNpCiitOUJneWby9OEkuMZ3S5rVYTveCMPOAaeVTLyWyel2vKTTKgQCM1BhIn",
-	"zQROwyPdE9XYcVmWWulLNxVO8RIrYppcU0ZbgrqIHml8FGahDDDQasyFEpiWB1alqGKrSe6xvYxmgZfc",
-	"mN4EPDwH2dQqB2zKl/9UZQEaBh9Ccy4QJREOBJcS4SgyIaorpszGRvpLB5n0W7bM5zgmIplKsshdrRKe",
-	"HF5dHV6Ur22ESzSQviCkg1rtXJlRjEacqeEeigXvoJbXbDb3UG8sKYP7sdU0v4xZREdUkbAD8Xf6326c",
-	"q27a3CQ1r5Z8rS+95LPSYX4v7hdL+P2FCbAsg1R9e3HiIfnLGAsCWZARFkZHScEAsOb1Eo1jKHDaRKPR",
-	"bx1D+It4QARhdemgavTubNB+giVRylsSeInlAWFZO85Xi2SgCyeud9WcG1H8tggfbAKcArJnEqcmXNxI",
-	"+CFXu2bWAYrvrAO01XTdoa3mktSW/ICWTverJsPnF75yEtyFCQL9M4SzXpABlYqIe8zV+ntPF+io88P0",
-	"E802xOiE35IIB+Rewfu5Qczcb4D1YrgpI5O0UAEkfnAxwIxKYK95U/xcnLxWBZy8B2QTsNJJaBluLEEd",
-	"1S98uZE+JHmhuTSDqxh2nyqM7o7Np0hTNPiSKEXZYFWeGeAYB6UqnCkckl7fjVxJ7yb8r3rpkIjLeyJE",
-	"EIZ7Nn9sVgF1AHVWANTUYvh9BlPcNzuyrEFnol62souRaMr28CtfBCVEtcJ9MPu1wax9CFittC3l8GqX",
-	"wdSmlL1pyngkJJg5t5tX7c3O9m5ne/fHmkNpRlFKaat2SQia8jGiDKX4sykN2daa9WbrCvBryyOv/jpn",
-	"Dz5n5eQGdzEJLwN7Xoo5kKbcHmaASHFDpkAwJtQRbBW5XL1vv4pdyeV2UQli5o9eofCLQL4YG9q9hF1r",
-	"ZgI5a0SljEmk9pAgaa6vcBZ/ZrQlkm9i+XEO5HazORf1LdvVRJ1NpnqvFSrVXmeO55xT+Ve1y99/tUuv",
-	"dklwdD/rTJchMupxKUlYjzi/0RsjCY464NcWxpsdUhkYazFGgo485Ctyp3yEBYD8Qj4XgPxjvYNRxIPh",
-	"v/57JLiWBYz3GwNqNcIm+SsgTC2x+DTQgcATpp/ckkBxARlg0kMgaoQJ0ZwfHOlGN5tNFMb0sU1DAY+4",
-	"yLf23fPms4P2YSkyu17HJxIwOaMOGvAIXBb22z2zknKIQz4xOJJ0MIx03+aghTB/yuAVk39izHiOV+W7",
-	"n5r13W79yDhUVsRx1bMZiwStE/nfXVy8ePH8ud9B/nfGGSTpHRqSOxySgI5wZH0rhRTl71pH7e7WFsC1",
-	"CtrrpZWa7BKVkt1LzAYmzc18gqDwMRqDz1TZtSuHx0tM9wWBmkBeZoBjqsBSakhTZdtgKDQ39E+fzIXR",
-	"0Erc58/+nqEug1YNOD6azMidaqBjheRQQPEqwPpUSA0FIeiXMRZKv2wVckEtKqiWXcbKnhqGSBTRWFKJ",
-	"emTKWRHJt116GxQtkXoiD7BFXhIWPh9HN+C0vg86QYIkUqVQQwtSNaPpWwZlycs9MQ43PC6tlUZszVEC",
-	"yZKzKNZu3ZGcYXAp4IhrKEzE9uSHgqnQq40Z/WVM7GM7k1VwVdyFcE5GWT7z5Q2NC2UcLJYk2B5IiKRR",
-	"HfvjKJqWnZAy0Jk59QgKFHEPhFVbfH45bEs1fJdZ9PQ8uErFSXxVpbxsUSvr5JdESsoZWDZXxrGC0acG",
-	"1kKpvPdXaA2grdbtOWptoxFlY0XkHgSraHbnd8dqyAX91dZseK61dYFMJgykpy/KgsmhixZQb/WjaXJe",
-	"zUgRNFg92LloQS7W7cO/jIlnJ7fZhFo2nsUTQWNJEi5im0GCqLFgEmEwoloP+GLW6q5wYTzu7Jdu7Fem",
-	"T5fEqlMm1N3gYroyVrpWTDhDkyFHkg6YLFSRcZldA3VT0J4nEl6HWh8J+HEyBh+1EBeobTBTLFKykKb4",
-	"k61ykbyba8cEQa5BFKfBdEW4xyEoOKKMmLAQiNmkDPW0xGZEEqrS6BhFlSaoVFJJzNfOTZkkcQocEPSS",
-	"xzHIlekoTIJXh42jyKtBcxDHDAXkRwTtDzEtUSPL7ejngkLwsyM5pZM1M8pJPAeigdxh+RUN7+3lhvfi",
-	"9Mos/jLAjJFQb5MRb7PBQjzawmIIrfYztxgCWsMGxynGgjBlvu3r7RwrtNNsojvAWY/pHYkkFG9mpkqB",
-	"RHFEmJru6V0FJAOzhObL7SYajdBE66Eg9Y3GUtkuEzXF1jlQSOKpNI000Ok4inQvqcmTCwgQ7pRsikG8",
-	"kgqzUN/vlve46/106+lu84tWdijF2/1dlHgwB2A5YTOol5Aj58Kh8fdsfYWSfViB0CuUfZrPIceC3FMT",
-	"LxKJ4Xm6Ox+taV60DjzIhwXzU8bkmV9hjaEWRHLI0uYSHkdt0hEwvr2kabfNETZFYHJ6kEHhgCEBDwQE",
-	"OoVvTKhmjyvFR6jV1scmUYL4RHNyh30DbIfZQMM/QUUyEelRhAI+IkifPrN9a+4m4xmOjmTEHc0KPrGT",
-	"MaBTyokwhUh9gErhjAAEXGTLm+khRniqu4XCNymj0WppOvayejglZoA2/G/GDLBvdGy7LoUrRq/BGmj8",
-	"RKxnd8vvXMfv84IaU5MYahEX2P00Jn190SSe6mTGZv/BFuhfkTtlT0tDt2vxbRN917QriaB9U+tYShro",
-	"A8tDvThezXS4uNzOn6tgTvXyeK1Sm4N0xbz8RN5gcSMLtxkuSnNzxTC0lopvlEiANy7Aya13nJxIG9Mw",
-	"hA6wytrxwIJYkOi8Inml7AkYmaFBKg2mEoyTT9geAvv4hELQefEp2OC0eMk0n3CNDjeExO46wIQSTH9b",
-	"VRGY05gpGlkhQ5A0Ocgh8ZbX/lAa2ZjciffdxhnTUbJelWsnzb/mYhwQcb+KWjPDgrYeYNO6ssrCyqpy",
-	"IVHMsS9mFWArJ6eWAq89oIaGuZWWKXLJ3E/M24syNng+/Hdh/qzzaiE2d3HZ4STyVTMRQJ+dUy2lb2Hi",
-	"BMFhHS7mIlhtud13DKEJK+xLGSZFaYJXWqjAjjsX7OsuXbozXq5ocDayRST6HAc3A7BKrygYHtEoMvxm",
-	"MuQRgSBm1CNDahVSwSeyg3yQSlKUXSsOSiWICoYZRqepi2DesfeV7yG/p1URKwv2oKaz30BnQi8Xy/kj",
-	"Cv4Y+EJAiKbjjgGNCgkieTQ2KBHWQVNSWwx6LrHnK0Fj4/WwMozWkwbpHJ5IRMIBkV7mJ4FhN9Bz0Koi",
-	"WrJGIIMZic8wccDaI3cK8T5IKSPPXF3KqHUMpRIUXEKaZKUt2TTK2ZtXCeMqkR6NePX7lvuIBUdIeLfi",
-	"cc2rGfFfnwzjRZvvPOP9viR5yXGmBvUB1Upx4KDx6l6hbM+IRhEdESWIBM1/SLUGrYkE9YikWjsHrR1p",
-	"glrPheZs5sJysuvS1DozUs+vZaV6aKiSFCxo1qYSFMdjrD9BNJb0lrxx+smPoNBr0U5v8vZhJGVsJHNY",
-	"PJvNhDVHtuqF8dy87To0f8d0d6+6mejN3KqZ7ae7O+3m5jetBaRTuy9ncod+zG6SQ2Db9TKbmUQYxVhL",
-	"3JSpPWsREKbAdEIM+rKx5pjfuW4r1bTMFuUnUQ3E79iIBcIGAt+SMIlykCn8BMQ2ZAtm2ZezSqD6OLe1",
-	"VpXGgqopXEVj83FI44iPsLlge5jdMJ6Allr+m45pufhsplWt4HCBSaxqw+oLUMQy77tZgadoNMpAETSv",
-	"ayA/5ONeRHyEw1CTEbB0yhgRYCjZQz4XDKvkhYAL/YinQgmU1NxDzuZoRQuzbG+AZ/M+0rQqTNzIBN8C",
-	"3LCaEK1qTjgS40iLEVt6hHE0lkhNaECQP9Hc34c7xaZKwqRIaEdS0TD0R7jaHbJPbTqgb7rGmOQHs2sg",
-	"GTMT6LSIEr0arGOu8Vaj7ZXVHoU3S+7W9Brddq/xRrvsSp1Lz/s8Go9W54ipllvlYk2U4iUSBdWER6K+",
-	"lp8di2kumri9OPmxeMCNrpIM98PCdUinFFI9thEFG4YxlcWx3rXOpxTCZk41TqemtmdQ9ue86tYg8Gq/",
-	"iHnvZdmFnolzmeu9zCLdHJ/T3NeLNnkvsTnM+yBn3UiijeZte2q9dNx1U5s6BDvwuSpgeb6tZcVQneVf",
-	"9nK2sMvenFmrpR/k1mrZ2y4lLG3Z2WVAZk+pF9TuqsFLhVs80er9JAYP7pDulqdvmlTL9/WPaWK0h5I6",
-	"j6BBi3HR15vZarSOCfsc8Cj5R3rWejxK0xX6nCljU9lspxS2nw9r6kIkqtaFsssB3kx5S6v9+YNXGxJQ",
-	"uDpbTb2mZT1nvbW30t4+fUqxJxr9cRSdQgBcta4253ZV7vdOPNzGr53dEOnZTft5ZhpO27Nv/uLoaFuF",
-	"SX/IMJPfc3EjhzwXPlUw4HTyGe+pbavW3SpLwkuMhIWIrVnbVMEAuELixUNNfcsNxO0KSXO/qX2wzJ+a",
-	"LsSiq+urhs2klubKETOFTVsxp4pPEuPXeMTA6IRRq103f6OBoGEDnTte2g7yc4c6yeb+/Nn38o+S5O7Z",
-	"JxknME9MXCWb+SXEqvBLZNNSkl+dI9gw0lnZk6QGatmzNJwqeZgP1YWfXCyBxlhEye9JGH9jRBTW+9N4",
-	"ffgDxPdiNjVeHyj0DAkGkIgV6s/89RSldqvZzJxRaRkxKpHUigW4m6i1Rlp+BRkRIYE4Zr+BYP8gXwLT",
-	"EFzbqUlL8RiNsBhQhkJwQyVqEni7WttaETHPpZdGHenL5QkyjE+aoJQ+VZkiMyQjtNbdyi6uDmo9a6LR",
-	"aA91t1CC7dFB7Z2n8KPBo8i/vt3YdZ85H23tNrR+tN5AXT0So9trOtRMWWr9zCI0ZLE6DQRiiswF0Kyd",
-	"n77wEruHTSi4pWTynN/pth3/u59eD36ywhAdJkmMBZTMWvPR//G/IL3h5v/Qv5j//F//yX+d/OO/Qf56",
-	"Zh10YhqMOTfgIyKdsAMnNsAMjioPSV5G5brrwmmw1uEJiSJT78bW54OmdJMYJd+X5CkEAWFqv9wAc+XQ",
-	"4BOJzLtWD2yg90MiTFG7zLoNNXXIHQ5UNE18m6A1rumL3XOiGzwIj/dQL/VOeJmVB2zznjXorHsFV28a",
-	"YeHHgo6wmMLwffC9GtO6cb66kImAmCi5WX/OnLNlvgJPghMbaOb4+9aeeznHTiUDbPaFFgGcopCJ+m1L",
-	"EeZSJviknAPP4ajGmTOfqQJ3suvQQT5hPmq10Sm/hXI7UHPC0xzNh8Nc/L0v4HUGPwuS/Ewk/BwS/YSa",
-	"R2H6NI7gaUSl4jEOcfL7R+zDP//v//V/brX+47/7L1vt//jf/o9ozSQOua53IBtTwtFOBRBu4N9TD41Z",
-	"j/QFlYpoGsdMQqFLFD6BF+DoQUQwCnA4DmiIQw/1yK+KiBFlfMI99P/85//Df/x3//3/+9/9V+sNdGDC",
-	"7wVBb6/2IZz4D1BWf1k6XEmJy6SmJRTKBx2mYo3uhJwv+CTvodhemE8xg+ah+1woQP1uqpJnQuB9K5En",
-	"LZxbp8bvcS5ebUSWC8QpJFjp3G0bC5dAEH3330+ZvzSMGJwqSUSBG7S4l+n4fRpFaKI5B5WuH8JR4mU+",
-	"ycnVZWcL8RTRyB0Aptp/+E/HN1j+6kIodWr/4X/71//pP/xn/+d/Ufs8i1yf9bxqTefVS2yT6hEtiaSy",
-	"goo5F/jlft+X2XITcX7+1Kv0Vp56XYi5EITUdVPIvIFiTIVEa6mDsbnuobHEvYiYHEEbugJJNPMVEGvj",
-	"dUfcbuYth7JgQNjZymvvZesivjjK2FJUnxzq2JdB7nGhyr5Ei58r+LsWeQz0tbayA3X129M6JvI5ie2F",
-	"F2hmASuqCi/h98eIT7A9emaSi/j6JReFAOG6Gy01q9uAepEVgU7y6xE2uDEewjIgoGqkNUYNoAzuKyKQ",
-	"X/c9AGk37+whvR0gnPUEvyHM1sj007qteERQSAUJrEDIbelyI1gKEmtpiwskb2ispS69nQ1kk1GRn83G",
-	"d/2x7hxzE7YGrnohojIj/GThDPjO/e7DHAZPsoZ7eQCeLGqfivR6LNyEidHTdvKXdfsv6/Zf1u1Htm5n",
-	"nr8Vo5i/KLiFOcOzwA0lEdIlYQ4G/erbylzRDZ1gRZmHXghCbqDX/anQN2sAwTod5OsmfHRAPuJ3Y3SJ",
-	"mfSQDxkr2Y/6Lw/5Nn/FR2dRiC4VZiEWIbq6QmsYtXbVsK43aSymqMf5DUpHkEQCrXvIN4kvvh4V1/3A",
-	"qH2kuSu6hD90YwFnjASa7ZsXPHtRnvCe1P+9mvA91CNS2brcfTJBIZVxhKdowkUowc4bDLHAgbKGRZUs",
-	"SoSDG2nL+Sc3KiNY6ObIqEfAyAFvgrFmiCGUds2sxR7aH1JGJPHQKxxj/S9Y1NdcEAxBvPuvXsPX0kPB",
-	"kEvCUKxHQO7U+p5JyNVvQMwulQgjOWVqSBQNzMM1fkuEVGIc3KwDvgzj2VcwKirTYX6xXKPsEnKjXNqO",
-	"gLW748RzbJVEoFKFIxpUO3/lCCiajxizdQ7ERI6DodVKSh09DXSidwRNBI4RVgjCI2QSLm7M/E+kjc1Z",
-	"oywJteUiNGl1qZsEfoJsVr3IinOTRbuH/J9/Zj4AAKkk3V4zcpNX2It4cANoKRA4F6JbzeACHEVTU3Nf",
-	"OsEx+XtnCdsvJpvAslVNfym87LBrLVIuldHMVerIVVDr/9q2NhasQ4nqd2Is8Eh2OB6rYQdeqetXOrEg",
-	"dWyhGEh4HfDQAHbP/tqpXcbRXXT2nPz4/fc/9H643Hl/d9k77s5e+O4ISotuljS+DDPaaXPBWsmYM0nu",
-	"hWZxrRK0h3loE9fUfZxDh78h7LpIBAbRYjkZ5LrPNZbruXTWE36EA8XFAQUDwT2gduzWbu22m5u7mh2N",
-	"hSBMna8MJByUAgRe0rs63JYGmT31TOr9J0yfPqUvhjgueF70fb7qTW7y5JK6HOXdGBiHws3dam9ube/A",
-	"xT0z/dWhfZftd7ELzyzdwv09ZF9ke7/JTSsu79LFvCRqHK/II7iK9bDellUZ8u3DzsaGD2VPjKxjqxFU",
-	"qVQmSSBIyUX7HEuy2UZXZ1fnyLyzHDnGtuW5Q16+HF834CW/M5U9HG8lEUm1+5VZPh8vj7btmtcux6MR",
-	"NjzvAXbMihmZczMrBY+Waod6RS70e/pWyjOPUhDfssTFZEJWn5xpxo4kBSJftjVflbRcElmJri549A1i",
-	"lPIJA918BB52MJy8cyKb7gXMllWNWdVPVDmXeYQH5G2V4vALjo9VgBZ2VBTh8gYwU/B2paz2Yv6vHYQz",
-	"pTL6C7FaucxJDhFtRZTvJJRjlRrJpmzYg2G8065dVDO3/bL1odXqXOYXKOIDvoiGyhZmLjGNV2qo3FBn",
-	"Cv8lwyqbZ0TZjbxHsb/sRFpEMgNONILc7fTZK8mZn68Su9loOmA31sJygBVGx1rbgcyxWHDe95CP4ziy",
-	"bGPjNvAtYpDT/ET5plCIBDAeLNG7/fqrs8vD9QbqsqlW3gPMUDAkwY2JKuT9vsH+GWDKpElyS0tJHhwf",
-	"pLXGS/KhctOqwihyI13+QVHKzPdXbO7Dg1ynC8o3PpEGnRPRxIkEwCHIFAk1MJ3lYG73hJqaX1au7MCI",
-	"bwM1vhTB7LHg46XCaix//6vEuDKQl5WlDXg75ey5woGF0veVLveZVFNYN/foFSrUp7WTzYVaQsxzKHZ2",
-	"cGVHY1Zy+qqibokgV1nifY+jiCjN5AUO7lUHlAhiQmpjwRUPeIQwmkCrQJNQAz4xzMKt8G5f090TaVJm",
-	"Ta/pxzJl9SU4HulLK0oAZ8cHW+/2j8ujnvU1aJ7ra8gkBt+UYs/eBjim5Y2YOSFyFwwxG5CVKwWbpr10",
-	"pKV51LmKkelSzN/VMz2d1bH6zSrwPsROZ0fM5ELL3I1k9rmDggjTEQQqcRYQD/WmiFBIgUjGaWw4FjK3",
-	"gY6VhHWWKMBCTA3eFtgvDGIvWjN3nP7dp6HB7eLwk8HRA7EBpAjdNQRYAMCwESdYNE28C5lDogQWJhyQ",
-	"tADucbiosn1aVNYsDwnRGvwDEmgwy57nC6LN0/VzqOTl/eYxyGf7dF+o2KleqnvJ7vdCrMpIBwjxraBL",
-	"D6BDbYYKE2aA1nybnPN5w6zBxif4L5j/P/vrVYxtVTUl5xPj4Soft5ZLVU7oBnS2noEl4B6cBWQXvbFY",
-	"D6tmIXIYZrk98pOkilyPRfR5w3k3v1b/TMe3f2/5HYCLGJAkRSYpoaqPaUx4HFkUyYwxY4leXZ6dwhvm",
-	"4Msqqx4FSfht6Zj17hvr7wnBgL6wn62n4WMWDWl1JuulbLIkio1PEjw9Z4tSAcbyY07DrduA1jy9VR8W",
-	"baFZkTlm4pgwGtYzQqnDfnQ2Nv45++0afrseC/r3RqPhdxDUy9K8xTkgk9yCwBeNaqhkBdopPZ7uLIob",
-	"l1fTM1aSnhFnsV12seR6+qqCk3tNrigxwUdfP8A+N4PfOMbe6fth4ZiGoX8zsZjuOamXIfZn7Mks4flC",
-	"JpVK0/bMGYi595v7RX6I1nxgW/66nozDNFqNJlrzLSvLw98W+VzpIE0xqNVgERxPZAGt+OJNWiSrYGlt",
-	"/JuaV/vIew1NpaAw6/GAxS0tng9lqXJF/53a5bNuzoKluRCAn151e5qjGohFhFEvwuwmCcqHapLSlkUq",
-	"j/AvrZ9oJ1j1HJs1vhz30gEe6haS5f68evGYcdlV9PLq6vwSXJWAnHirZ5hIy8aShHAYCiIlKbvcc+Ex",
-	"W89yPmDYoX/ubGysEoLHEO4BgiOBQRkYXqMrGmjyZN99SKaGP+GvCeidYCdkUuEoMsXebSl3ygDviiCF",
-	"xYAouT7D3IwN1u5SKXczO3JAInpLKlSkKLgZlSKjWJUYd7r2CRrhkGhe1MciA5XbbqAuQ/ZrBF42mbnh",
-	"RxxkYZqskYdwJHkWHSWJuKUBQVLxOCYh6pE+F4DJ3qeMyqHWIAxUMIBzKkFJaGyuSQKtRBHBkiTanyne",
-	"AgF2sdZwCqCH296Skjz3wbkdmyTKN7KcHaYInRGWKl0pxfmNZxZKmmvBKn9wfDR1C4LTn29IrFCMhUqL",
-	"xUBKPsxtZj6llVWN1W8We2k4nR1b//9j71+c27axvnH8X8H4eX8TqaVk2XHybKXZeV/Vl9RtEnttp93u",
-	"pj8TIiEJNUVoCdCKtpP//Ts4BwBB3Sxf5NgJn3lmG1Mk7jj38zlQUwkQ2iDykdQoSUXa2P30iaApKyCU",
-	"ZAxZlP63XhuRK3zcz6XeJbyVAXGhl/q4wzDqHaLHZbgjtcWbVmsccPIvjNdrDcp06N536so8Vw//2TjH",
-	"I9iw9yZEM+Ja+qleNXM9FtX3+c0e89Lqwk1A4f2WKm3KPq3VnX7PdccliXPWJjvmbgTElTgKyMuW/Tf4",
-	"RHbJUOSZNBsDF1T5h840ibfUVvdIIyRrsVlA3WOfp1ip7pYzzExY3I8ini7eMYRS34GaJxYmjEVM9/xC",
-	"mmthLSn+soNXByJka72pYgZAXctgqVDkw8VR42+kx6Dkwofvj46ODuwhBToDUAiz5Uhau3vrzOV8idH8",
-	"ApdX5fJWE/GHxRWJeQwzKAjCCiKwzH4fjpEEhQadnab+8cGmWUz0/a+FcFtZzGIU22a3HupokHxMaiHS",
-	"kbDeNgeKQ95pX2vvdlMKTuAJEhBIPeEI0Sz6fRCqNa9M0QKb0gQJiTW6ZQw4Q0lQNFMCR4cZsD6PMKSb",
-	"PePcFUa9QB+5M+E7Rjl7/Wfv59wJmDneliaXOMiNimiZyX9ZZXRG4FhfIS1/+ASU0tmZPLZiWu7/fsqp",
-	"uYz8q0kWXKHiAZP/hacL2HvXIs1ccSy16xOYEZ2SaChEUQAP3urlioSmlHBTMalCUpO6DUOHy0QKbXFU",
-	"XmHMQon6zMOPlOscNyX6/fxH15xN5t6LxSRNBI3nfrD+SRPsM/e367Wsn5YbMRq6+8j+fdOSnxZQynOF",
-	"7fCn5SsO+g+jgEFrEKP04ss2Cb8L/d2oKSiQhA7ihIJIIkQ9IGFJBUf4Zxx/uQG4EFTLsyOeTPX5szeD",
-	"0GRCp9IUSNECapQxxfAznpLQkf7SAf1uZvm+cwv33Y1LZkXXrytK7wmfc/8er3vsiz3zDRt3rqMyJ5+D",
-	"hxF1eCwfgSeyqETh35nFFT8iAaYC3cUR5UmeLbAbbR1hVVwrqyDWdiYmARGaQNMkmevthfQ4B6nNkEGe",
-	"Rkkes7jeIdQbtdNpTHGIHo2u9FRagFu207pRtFuswd5XI183WjPGXJR4pTblbBR22HNzEv2+FXF3WkZ7",
-	"Xrj2WWG1sLJ+IV2Hezst8kakLDSaFZZtQ/MHnilEvoM2KIkSrlmTGxbHgh1ohcL32wQOaHgHTeyBzIGL",
-	"RKk1fYe3Lm2zOtZxpaRfMq4trYSz6OqVDtFtKuAsWrEnIM2X6N5tJfr57V8tlsGVoE5kEH2UBAJbQa10",
-	"yyDzFdJmNZ+bFQDhZiwQUerPH57smcuSwWqxacXp8V036XQNvPA5reAmSO1FMu3nP4I7nFlSUxOB58Eo",
-	"YjwjYpK2C345fSF9wRLIOoqhFNqoN8mhLemfYz3wsfKM4rJ4JBVPkoUhXwvW8ukgxS2kMXcFjTONXTCp",
-	"Du8G/bUuTXRdHOhvZm3R9pqW5M1F2oDmWlLR0XieKp4d7ZOXL1/+AIZ0LPEEB25Ix2OW3mgsXsbbfANW",
-	"0Xuw/poerMQVW7iuIyalMejMJw96G3+8jhQwG0db/j5wna2Yy33wg/bBTS0Le4kk44xJE5u3ACDIeDJH",
-	"PPXb3llXQwj19yHJNO3XMgVgORj5rqGFuxJDxCpzRvSWIHfmGUMf3GLdoXIuV85l51yeD9e1JZfO9TaY",
-	"iFNABujmtljNDFvUAs8Vm5JaGHF5qbncZbPZRMcAJZJJCcNAJmLiZH/+7QJMZbDZcEARfcCNSM9qywWo",
-	"deHjC4t4MDcEL2yk1I/zQbu0HHzO0ngseKpIDd0mdg71tpYtHdiDnA0mtp7ZPvgivFC2G+bxGcIg+8JW",
-	"zqGR8lAGt+iY/z8vOGTLQVvpYcl8PBaZmkdiPNZz8uNpJamdHhxhZhPkp9ME44AdaIlFXwTxBO8jqpMJ",
-	"08sASU6QSjDFQo4f04/p//wP2RepfpeLVH5MG+RHihY5fSfaxA/fpGO+fb0TNk3IJViX9VRQ5I7oiCX7",
-	"VLIOcYxIEsf2PlzsmxP+r7AD+MSShL///vvvjXfvGgcHYYdw2Ic+Z5kkHz4cH8imHo6RT/RIyEdgax+3",
-	"2qTZbJLPYYeM6YCnWgUDiR8R2cOPYIbXr+lPxnTAPm4F5l/n/L/mLyUUTT5ukc8hqf0n10IZFEoJ8Vjt",
-	"BMSrm7LTbO60WoEFjyO7rQ5J2QQOC8+kqsNQD7NMZHak4PmxY4hEbHo17Az/MLD5H7f+r/7LskHzJ/vE",
-	"peLpwPypzylX+l3ymXwOmyTUjYKIKZXmJJ0Chl8/DP+tO4ZNmumZfP4jbJLfUOEJr3dCCLLFTbTW/ZG4",
-	"ZrG+4hnTOxwHYDhP2URfDFlWnWpUkvDs8B8fDs8vLi+O3x2efLgIyYTKepsMaRpD1XunI0FAbw+j6zVx",
-	"Ng7SJnnLrxjUpKbEyFnz5mVjUjGl/z1BW/+IZfZRVPcsym3CB6mWrlEEJ1ORk1iAR1WPqEkOaTQ0zkbj",
-	"k8WzhDhAMda4hrB+TAtAnVK/34CfQ9h8w7hIT8ScSZIxTXPdrI1oUdtrtUj4a/ft8UH34vjk/eXh2dnJ",
-	"WVjHCUmhB4ZnETkJ3GQtVgCxlxYHnMUe2QIfEH4EsDrMOvbddyQWDDOmYhYlepv9cg/GQK+17hCaaX7M",
-	"W62XkV5O+BcL601yirzSG0vNz0oKXDEHif/0Ezn13JBEu9h5Wbe74sYMCz71twYzKIY0g+udXkmoXksm",
-	"IrvSIwZqojIaXSFQrWvHQT/lanQpRZ5FDD0I/V6U8NgSMLNTaC4YcYUm2h3yjv8YFPj85i0lyB4U16zt",
-	"7bwk4Wn397cn3YPLi5OTy7fdszeHIZhNeyKeWp4uxrrtjIPIUSz43xbcFTD5ZVzhLg3xgxiySlw1A028",
-	"YdigOrY1PTdvGsc7qVFbfB4ZfqAPEcXqiqUKH3BeATaLp+Nc6fNjF2SKZSt6DOMlOiSjEzIfTRFAUYeU",
-	"EZlnmRjodWKAv0hq4cetjx/z+G+t1set0NWAgKoIlGcgNnz4vtVqtcBqmtqTvuhIOpm844DPTJapEmCa",
-	"ThTLWNwk5+ayIH9BEa5NPOzEkNSAUQVYJl8GriSFfkQHMiAWsdhYkeomygmKcGQiKWDhJKkp2kO+ylNG",
-	"ehmjV7Iwn+P5x9ThNIZzOcjoeFiU8JDkw/e7rd2/we/wzx/wox53HleagB0/47G7QAKRluGDbrMJ/z10",
-	"bbx+jY9e/xCYZ0eHR0emguPiRUU/GpaFKVDvuIRYNBzRn4KnzAy4te86ax3AP9lI/MndzJvkrUgHBrWO",
-	"1DxxBpYXuI/0bhaeS0254aB7iwkHtGtPhkkGcWW7iaRTacjwAik7RMxzr2yrMapIfUPR8AJn2VHFEVWa",
-	"YPglcIC0gKddc1QS2luBpHFhv4ZWBuaMYrTPIE8o1GzIUFA2MxtTNfSo9YhmVyzW88F8s1DfZZtWoYVQ",
-	"K9rWDfgfvNX2fRcvJEmEOccZj/DMaOIIvCgSmS2nozUPdDiYYEM7YH1FMS6OvC9zIf0ytsFik0OHJMSS",
-	"fKNUQnYI0SqCLQqrZUeSCU0wRK4AQi+0YmSbhNsw0USIq3wMmAAmb38bpdTtvzR//WwS9312A93WbbEa",
-	"iUwCeYTh5yiXIoqeULYSrRo2EnbNEoCqvGaZDAlLVTbtIO8x7P+ni3dvTRgrgDyBWIcSHtwY85oWBzRr",
-	"CM+gVsOIqwb8bxj4j860GpBC5BXMzf9F6q22KP4QaxuJVBNtngLLG2l1ZTxOOIs7ZG/3BxKedS8OL98e",
-	"vzu+ODwIvREwlU0bXc0JANhwxI33ERWiXh5dMU2B9ajRp+QE/J1Wyyo++miZ6Fo7KKy83z097gB0Q4On",
-	"pBZuaxVqOxEDDjX08c+MDbjU/dfJyxb05IIQO+W9w/2W+jXbX4dYw7Ukr9xTJ3WUPod9MVHIvamvv0HJ",
-	"4CnIbFDuJGLANc1UndBqJnXNUuCjRUAu1EYyS1pK0zTLKPpwoLCiU6j3eTLkERKKudP5QhIt+PkJpSKt",
-	"24EXoBK6Tx8hA/eK1LzVqfvxFKDo4Yzc2zLw1s+SY7w1OHIuEdkCELEzqTQlDFWI3XOkgmoG2WFupK5f",
-	"I65SWIkXEvJMlQ2TKao+YdfQzMx88TM709fFTAOXUUvllXQ1rMpzHiSip9mjRdIsn2gTSU4u9k/JmLHM",
-	"RUNZsNY8VVkO3iH3RUrCfzaORDahmsTpf4VF2KJuBMluJNI+H+TgyzdNjDPxadok50ORJ8ZtbOVVLVFm",
-	"pHbGYg4zIXmaMRoNta4WeFdOEy6mVyYT+WDoCp+hosmBrA9Y7JGfQq6H48CL9HT9ei/niYKI/eI9MHRB",
-	"qH0RfW9fdXzvVWuHhO9PLi6P352+PXx3+B5IDIo5qA5RRWx4o4kihXZgaCV3mb5VTqyz5BLsRVazs9ds",
-	"Ah6/q1u570gNVUa0c3iKEAzWv4gyIOEiSIVQy6+5BL4aZiLRD6ydK5SRGDOpCRsQ/iaq2ahwwgOrp+tX",
-	"cCSneTYWEpv1CpaFWOFK0wkz7cLHJFHygTwHM3HngmySi1nPooki9oEv8A66un5LfZDkNxDcHZkDAASm",
-	"1U2FjilbCBAW1xqFugXsoZZt0rBrzGbwd5sgnqiRh+CmO/mnsFQ64kPvYkeEcxV+atj1bpidMXHCxfEu",
-	"1HV8Qx8LpMxev1prlrheKet4Xer1iAUKw6hRAfOMDOEC+2qTdKERS9xcX57U+JKEx+/PPxwdHe8fH76/",
-	"uDzfPzk9DI1OMnNy7NTMGBoiTaZtgq4BLQzKxUq/G7Qe/5UTWEzv3dPjy18Of7/Ud7j79u3Jb4cHoZE3",
-	"R1xKiAydZEL/x2CgoIEHHMHQnKaUsGVFuzt6VmCwuDTtQzVJ10LJIAuCuRTGPHN6cn5BrHDQz5gchoVg",
-	"bZ6YDwf8mlmIZE3XzSH8lWV6tjwdfEzfG8XY2qxAJnVmqsi4cUaM6tf1fsVsnLEIbIPFUeHSCdvF73bl",
-	"8ULhzCkJD8wLoFMMGY3RGJzwiBlY38JiCaXc4fkZ6zdOMzHOOFM0mxbWXv/hZ69+QiG/HEuZ6ymafBV9",
-	"dBH8RaJJ+HoHUP3HLAXMj62XzZ2mgZ4fgil/GyoroWQLnvQF6QhWIic1z7Qb1hcI6M0tm+i4jcWot5sT",
-	"liQNICvbgN3skJNhlRrY9TbaeuT2X+YSHcefAYh5Eajo2dE++dvezl6hfxsZxxiMKArxmrKV+iLYl5EA",
-	"ijU0nxkhwAyg7dmWSxbtBSNFCoiCJxTZ8xhMk+yfnJ23kYpkfMAhwsOdruN4q61nWSKV5zDOd7aCk94t",
-	"a6haGuxQvGJBP4/jU6qGELhgWTDs+G6rNVOv30dC+9NAZKHT7UZ80RXDBh/H/GlyZZ62gi28ITAqdOg0",
-	"9tF00uhqGto4gQVbNgjz9TZ+ar6ED813n4OtGT3rpqbc6/h2qQGnla3dSPHFTEOSqVs0ot+GxdzDnVv0",
-	"mdvh7R9p7DlE91p7N3/yXqgjW2Fzb/eHmz+4EOIdTaemH8hXfrXO2I5Nnk7Jr7jV/vcfwR1JUNuaPFyu",
-	"UQJsYY4wBda88OHsrcX7QbkRM5PQQyYjcY0UuyBiwZY06LntrRN93hcSFXest4ItRQeQEn6IQqhIJaZZ",
-	"PdUZzpHpOZgPpHm3ItIIqDWTvW9HpdV51DWLbonM+33+CdzSmRfgVHLWarZVf5IEvODJ4IV9FtR76Zgr",
-	"0l2R7q+NdC9E5zKU45kTb5rSZKp4JLdjKoc9QbHuw0K6fCEUTaRJ+CBjlnEBNsKYTmW7ZBnB8F5SK8WT",
-	"gL20jCQnOyTOaN+MNxXKfIlp/wOWakrJrMkQFTZ4AzyCkMBVGFwKD0uexgKSBPWr9QBq37uc6DnTaYBG",
-	"tJJV07x7enAUlE08pAa+S2tURpfbgGEXxlI514ueRNu2uWCduDX96RUNCrueaQVyPwCVQmFyPEJmkFoL",
-	"zYapSDU3zAyzi+vAkr777hTaa373HTkA04tXYpvUwn4mRsbQpASWKYcwmYD0hBoWDsYm/u7q/CpBlIjp",
-	"lNQ+XOzXO8Q0pATZ/QHbNtxXf2aq0DMXymJOjeG3kIZuEBED02zh3+t6Z2yE/Jym5OXr1+Z9GJftDEYR",
-	"oN8dZ4aQA9AmLBO8bo6SvRqFD24+TGLOhanniJp/h1AyoklfZCMWY/XzxTEOSoimWX1vONY1YBM928Yf",
-	"lDHyX5YJafbvKGNymDIp9Rbuzx8bamMziyPEjU6vMppKWiTTQvtyKCb6JOkz1CS/6hMbzBowiysAISJw",
-	"MWY7GrGRAL9U7OrGoW9310QESCwqvxCURV+S0oCMHdJ82SFRRicJ2ETQ5X1F8rSfZ/jIUAkzGJTm0Egu",
-	"CUAtQDRVTHkyNS9l0mCdaKKF8lFgDKO6A5vW6RH2WiogDgFiarmaWhc1DrywMEfC2QHpiIEb2LliTU8v",
-	"JLkWST5CE1Oxhe3CtobR/4XhEExWaOwLHXFuZ4zG4WLt375z4Oj3nNg4E5YLgBf2BsPpDfzrbpKq24vu",
-	"cylKeWu3tfu6sdNq7L4CdL2t9hb4cQsjlN4NG9BI57KuFkVnzw72LV1vrB5JWjTGncbuyyVjVOJWI9yk",
-	"UO220G2qy7JYIFaf/FKWpSuhd+fmTz6kRfU1/OjlzR8diazH45ilX0xULsdN//uPsoDqzg2BKFPpyaLu",
-	"JCGO+4xzA0qwlYgMVmzwxEIM7N3+C/67Sms/AKJribENakZKax3Jlv6KJHbBrG18L1XZFIi0vsfmfSsQ",
-	"ARVynl5Hlq3nGUgmMk4SIm8MrT/5RgnUMlOM0aFTF4sAI38hizDnDgp5i8TFOU8gRkOAt9HMxTbni3+A",
-	"YYrdNsl7obz4YlcCX4s7enE4g3qhKbrfCv5iWZmVPvYq4a8S/irh79sQ/iCHqSDxt7UXHiJNR2thUMmJ",
-	"z0VOLG/7AZ2WEnIrUfHJiIrPwgy7WrY8ZVnDUsyCztxXvBzzxhWbyqXC5EmaTA1ECabVmfJBAXAAEw1S",
-	"1zRTIh/Q1BNjkXgBGqbyLLXwrk0SaoHjgwSQsFKMsclns1GgJUFsEe2GomINYFsY0yPSZNrx6fjNgTJz",
-	"1DzhUnXH/Be9Kpv0ukMXFb14KvTiHI+QPu9PlADos2KvojnfJQpgHwEB8CPMXKb0WMgFV/w9Rsi5S2Rq",
-	"9fHUCoVOR/DgZbWEP1ND2mQuu1KtEHFZx0vfwWhFyPPzZPOwJ+Jpc7YdrXPMNz7ftgtjBiA/m6qR8cFQ",
-	"Ycad0wDqKGz6E3JzKcgWl6QIUkSlbO8l+XD2tiFpn5UygXZfvSYZTWMxIj2uQJrG3CTIMad6Oc9/6jb0",
-	"a0Mqhx0SjjPW55+A3iFYKoDd7nqt4kBsACIUSdVvQzqxJp49rXSjiJ+yiR7xo9FExD5CkrWFwA1MKgvl",
-	"+4D0sAzs/7mMEmFO8SZd6YDqBCNZRZXNix0SXrEppuJC/UMIyga9rqLaX4Zqt/528zdmYBcIbA6f7azR",
-	"1SmdapX8Qoi3NBuwJ8ok8Gh61/02HMKXCLf/4mhjRIFvMch1mZwsiBl2WA2aDjXJby5E3BojsjyF8Hap",
-	"CRtNEOQijRggGLi/TKw7WJ4gxTm1uXwojRJu4tsVTxKT9gelBkRG8jGk97YKq4hz5up5gjUjY1iL2pof",
-	"E5EO6o9GXXESjrreznRwHC+KL9pbYBbGpeqYqgPljbP2qIpufSG69fz1Uzxf96E81r6/VBl970Fv3NGW",
-	"Z/tYZssD7c8N5I52vCOeKIA4XaxNO7gWkxVhhbyisIZuHdLJIipZg6eSpZJrwV9/jibsjI9AuK3RtJTp",
-	"SMdjRgFT35JUHxFGTThkR2oKCna3RQY2BLBZaGOzP/n4SK/2FpoFb1gqgIZf871z/l+2YDXPGc2iYdvg",
-	"OpWAcDC/DDCgayhqgx2bSqwW8XGrG1PyVlyzhEbs4xZkI+EeAJAPh/QbjmUlggW7ACC4GAj00hPhbWq2",
-	"HhcZCAaZqirjg4yOCE9j9snmjsqhyJTNmY9oCtFSkjUJTopkUDsXt1RlemAGKKI3NRzNmfnbtqiDnrpB",
-	"QCkQXKybow+lILWGhv/qTU125ASWqW5XkWpNKhpiUFfHYBpI5bx+4X9CPEpQDnXEFG2CrzMMSF8kiZgY",
-	"FQWG6/OVRSftP6VTVqrA0QIgMPv3y7scMXuPAXR/sykUpic81JUZp4oQWG3E8RiMY5Hu2VIDbol3QUTr",
-	"YoPOXmvP+FpNrEBoYBFSsTAM4L6sFK76cquBeW9TdgPT/B0sBzsPPohVRgP7DjFA0jOy9lsTPHvTDXTv",
-	"VdH1T9d79M2bIbpx7Esld6RzQFisp8o+3QaatVRHeHiVAPp7MJ1go7lAeqSVO6mSQ9awEyLKwcMIIuX7",
-	"yUdjU+VqsXiyL5J8ZCLzAILL6rkY7GTR0mbU3loIetx7OmIh+TvBvy5T+yfGyMCv9Y7FNjMdDQThqRKo",
-	"rcRU0bBJTlLmh2dBPS2Dskzj2OHxNclPcOIITTiVTLZJCEFr0NF22BeoZSGakxtgQEKZZ6l5B0oUvXdv",
-	"aSXUvAQaZxeV93A71H/hO/BDk/wI+MwJT030F0Inxh2iaE8uQKKDfCRKIpYktuKhHNOIySasDH4yA3hn",
-	"tTYtD4Yl6DyLp2caHIoEipZSHzNOGbg8KCRahrEzAHqBQ6RrNpt1g49pEbomBibDmo0vDv95Ae4/9xNE",
-	"HKYibUCdRhiJLOzASA4CQm01s//kQjGg9ktLQY7oFTPRhAk+3z//teQvDPUvzUxM/v3+j9BkqgJGItca",
-	"b54oPqaZ2tbr04DjVMBbQJvGw4jRitAYYGfgoQz3kdI3EMDUD1iUdKq7l0KvALTk4zTBKClmQtGU8BFk",
-	"TFGAxewJcQWVFKGLHk9pNiV6aHVYiyHgx5AcqpkUizbfNSDoAbhPB7PLdloAfiky8qoVtFotvTGy+HLn",
-	"5aZ0ByQiK7juQsMVstqtWdF/oSlrGSz94mpBGaS6pdZQl2jKN8W4YRdbnRFGs4Tre5F6p0FCrbwxSvyL",
-	"hq1/PsiR6cNUi9G6OoE4jVncd5QmlilVC44qVjWIRGwYtR6h9xUWPtj6bvs75Ca3Un6OYcuORDZ6bMct",
-	"9nwGJrNK/Kn0p+evP+GJ9gza4EfdP//1QTWpm1y8G6DrxtdZ6IWb9XZWDs1ncuF/WIMZeFVZXM37SMRQ",
-	"UuHi4vD9weHh5U/d88v9w7OL46Pj/e7F4blXSQZDFpyjRMuzM2lJWmwE6HLrpSmg8VlGpT5O67NFqAqw",
-	"DIXjfqMoQRS2Sbh09mEw8+OP3YM3h+fhV3stoM5aAdEPZHLF0ViwNmBXf9Lu9QcyqgVLsCWGbBboGEA9",
-	"hVaMDi/oICxq2puKSRZDKUUseoSsRMRXA8+H+hHXSq8F6af+oX8hMZR8GrhPuKp3SHjcb7wXKWu8oyqy",
-	"MIK8yLJ72drzgGchmHQzYQEDpu7Fs252Vh739URhno/jq7yNoKz3/aa7CO98bU6Jl2tysncihpCyrSoN",
-	"ZsN08A3UNLovESw8qLl6FLkXa67dX+7dnAO1XE3vkTX4uxClSpivtPenSaM+mAKLD+sAdcUXVrhWhiy6",
-	"kqYGCibOkBrNBiLd5XHHBxa3wW6l5GkoUQqyGeBFuzawtk0aFLnkuWRoVlYT0ZCKjV2ZCE0oZ/N0apRc",
-	"nFycYgUFv9itwFoNyTSAgnGvd1/+jUj0IJBXzV0IywszBpBpU9MW+ij0COpYzQzSYqA6SRuD0C9+O7k8",
-	"6u5fnJxdnh3+48Px2eFB2JmblEtOvGY0kXpqGGM+OyFI6WiScyzW6NgBRt3Nlj8MyGF8cN4NyI7LL6qb",
-	"ogll5OuawVvAKHNNEbB0QBvKY9gC86VyGgvKeKyCvJwPbYWzsxkm8la3/YV4h4mlhjqSFU7P7RnI3a0u",
-	"1m23f3Z4cPj+4rj7tmxv+Q0uHJIakbmbZ+Doi6uGlVugIIB7ZvPgCvVOv/UgBpgNDGvWIrNgZcJgMWX6",
-	"lmwxiw/MglVBK8w3IEiU5IZzPkgJ0GgnLJTKccxIAiJfEWVxmMaGs9tMJRfz6VhWRzNX4EpAPEOXQ4tV",
-	"cE1FQ/z+hSxzMFl2mYPtpdyYy/jFeHFb4ZClsTRO9aJpMyqse13qxdii/CQlcgKc2nztMEJBJpGKTosM",
-	"5scDDcDd2BhzFbm6FXdd4BE5x0URuer456JY/OULXrHNKpv1iyhSQBDxYi2hiEEJ5HlVdpkmmiO2HFP5",
-	"67N7b4TSDZh6dwf71WNZtz9Ilp1mos+TysD9TRi4nz5uyz4imYB8skK0u4l2GbloucR30ncpn5FIDX6K",
-	"FacsMYLMec3og1KFaZlHEWOxRNEAJDdpSzhqwQ9SE6HAqhXPoDrfjIiphIWRxHiVVEw6mmw5PPiMpWxi",
-	"K07q0VkjC1BNWznMIBCEUAyS9EWGNhKhqHIVOj0ZEZMuRRLjTKAAt6kVjpKnIdcGDBLwaEz5s9Lwb2VM",
-	"MSMwp29Dgt8ZdlLZVb5Ru4rhyHMxLGVTInc1H0sF/myMai5ZTGpwhUunHqvhmrNff7DIlk2MbZl1xaKM",
-	"fIsmFHs2vklDiSGMhTV+LZOJLVW9wn8CqZnSmPYRh8uEcmeMkXFC06L4OCB0IYfRbEwSnjbJPqJdKzGh",
-	"pvS6ZXGZs/GD8f8m037d5myATQbhdgGZwCZWlJDD9lo/kHD/5P3R2+P9C6+IMRo5uSSKXrG0SboFPDW+",
-	"BKPLxxClPuGYjCP6faynjWWPYR1vyRzNQm+KLWLzXyjZd22+2HUo64DlhtlNKCktzgGuGOfe/RinVl2P",
-	"Tj68PyixzPMlZ1wYxDZAmUoSPOcPwQdv1eEsc3Nz+KbYWrFz92ForTUY075I+wmPnj0HRBrosap1jWQF",
-	"Q1QT0eiDn3475pActpw1IkpoKbIA/dpW0dRb2XZedq2KLQDjXwz4CW5+/EVfgiXsbIFjXrNFfYXQmRBl",
-	"TLm6XzZqAMaF6ZMxlxFU+n88ZDdc1QsbDrEhhujaP8D+7usquFgUA9HvV9zqefkBvmpquNrmdpFnCyiG",
-	"6PcfypPgkU6WrqacXUsSZ/ReiIZaTiM1JeysTQm9jFSRkQlF2iiZIvkYyZ2W5rORtXipfIyaTJmAd9yA",
-	"FCgHkA6O2rlPTgMDeAvewcciprjOj0ZLD9Nbk9LWA6o4RcxbZXuriPLXTJTTDdBkIHDLSfIZVKSQppAt",
-	"xKYa8bFm41AhEFMG5DWJ+YArWUepdA0C/GgEESZZpocbIkeuk3PdZUWPniQ9ui1heXoE4kc24AtuF17m",
-	"+xMJzKp9OOQwbG8VkvCP2ONtoyU2gY2Lg/WBcddEur0vdOvOXaBbYeE2j9sK3VSgrRVY2vqVd3r2Sltq",
-	"ZO74smQej0isgGy1fpndVgsAqkFJG7OoKF0v6VQW+S4hwD+FQXG1yYBBeoqt1Y/REDXJGAlhiE38pH63",
-	"DGkzjdVQr9DPhvQyaPsLaWPQ9xoFYSoD2ZdJUKyKvmDRF6QEt6ZNfpYhProRGahriA7EbYG1CZLpTElc",
-	"qOk3EtdYPnjmzbkXFUSF8FQqRuNyrgCXBvKkTTjg7V8zScI3hxfEDDQkvVzZsi+Ghvq/w0RCh1dfVJsO",
-	"DEy9e4JjuRZXLCa1EIN52/ZJGJCMUSlSNNqFECAXBkBikTQ27ZtkwnpDIa4Io9GwA72ejFlKcCvIbrNF",
-	"YhHlo1Kx6J1WMFe6GkxsEiEWoem6xd0nEU1JKqBKDctIj9nlrO21foAaqwlTCNVoV9cU23ZcZg+asjHH",
-	"FuxyE5wBT5DlDBtCezrD00Zq/jGsYxUEXIAaPmvPHANT/QfWN5g/dvWKolc4FffC63FH8N7UeQleT3fm",
-	"jpdoIdzobxLRZ7VuPmDq7hTpCWH53CiYVnkOFZDPUwbyuSNNXA3fc8bGCY1MKLGRfADUYigSBrgNYsQV",
-	"qMhjA1aNWM1ckihhUHir5r1llG3Sy3g6kKRHoytouqRq15ukm1pBDDsd0akhfp1ZsUPLduXhcQP0PEE/",
-	"g0hnpbeNSGcIS3RP6ewbU/Yru+DXjUP0DXtoDeV8aEvCdkH5lnpfDmfUcSOSQisBSb3Kj4H+DcIewSAL",
-	"+BxlSkmM/g6lmUN8LwxIaDJQQlIbU6ns37KrQos0ZHT4mrUE9KaacrOkDzSWzY9xpmvkAg7dFb0txQcT",
-	"WhgZtAI+GQp4ZtiGxxAgSQ1rORphuyfUcBOysPNTdYtN2oxYfCe31jqOIjfyR/IYuf4q11ElFm/E14Rk",
-	"4IUvM95VSF5Oi7f/cv8+jj9vI2FaFTSDCXoQ2l2QNKOsAxnEFFtpqTZE98zU2QEMGve1s9lag+vHLUMf",
-	"P24Z44Clyl2lSbj+Ay/uGRhk0bY793gfoyf1WMaQtFQ2rbpuLcVfbKgtxvnh7K1vrcU06R6HSoqzX75s",
-	"trz0KFsLBEh89kJaawoUVeWSSKY6JpJ+mSWZS6imqpiJdNeNc1cXJoNYJhPUfhyz0VhoMmds19YMbHiO",
-	"m1CNJlLA7nisbn4P657NuEXyFNWZ2OQypVAoydShtcOFcXQXdFlYrCNMkqPSFRVynK8NC1V6RJRA9cmV",
-	"uAXmGNlcPYjh8mZmwlr1U0TwMnkKsGro/tQ8usTFTXEec25F5j+kNo2rCNHa24gyhktW5jAbYsXd4uJv",
-	"TIlDeuFpcZ8fjS9X6lsFI/s1aGP6AgGRtmaigipYWWA29u0+ytmMQDChScJUQ/T75qosBU6aGd4LSfBb",
-	"gt/O6m+2XBrPSMLTK8B9CxAMNkooH7EYA1s0dwCeeXB84BK7xplQIhLJ4+hCv8E8TnAJHoEWfxktypvl",
-	"5lUor7NKf6r0pw3qT8sp0kPH772jVyCK+p2UTFjFUNqG5pkkVT4G1AcxBkhNkREZ0VTWtdALtBAcA6kS",
-	"hGIiAk1cJ9csg1Z+3QdSxz6hdK6pn9ZHjg/2ft0/RrqKNJenFp/JKBJIbEkkxlDc0gGBe+pLDR7wOCCx",
-	"gcaIrQrDUpVNAyJFoWq4aBWD44Ij1e3XSU+fGj2v4hck7U1yzgxxx6XBoGVRXqI2mQwFhHdgzSQ1ZCOI",
-	"hIFZoNekD8bAOKN9La47HQTZgcWfKSbXJO8FCW1F9bBtDocJCqF6SJnIB8NF2/gCVbhNR1MuYkSPphNs",
-	"CEDDm8oqQV2fUNiQoMBcgfNRBeU8p6JuzzojBQ7pPDuZI06OvzyYywTsRcuNccf6Z1k2kuRj/b87rZZX",
-	"N7JAfQY0oxrYNabWbAWFa2U9IDQBKHQTANf+mDagQraxNI1ZpiX4ZGodFbb9AHGFgO4WuF3GmGDhg9sF",
-	"HBG2J0nC+orEwsAaWT6WsolWdiQK/yZkiUuy19ol4f7Z4cHxxeXb43fHF9YyaIBTsNFwLnQUB9vUk5lx",
-	"yhQsxO6syd6rUd8y5JdfdkGCDsYsZZLwNErymMV1SAGEEbPY6jdUlSydMQlNN8cmFlFlOSuGDYBOA4iZ",
-	"XdOFZEL+zbrNTXSRDQs2OWUlY1Y58dx+fhzLf/M/ws6yFV0SW1pOWIdXvQA0zTJnLchjqMIBR6Z0tIzh",
-	"VGQxylKhNzIoEl62+xlnHgmvacJjrqYHFDAk+8pGhBbn0ITKMShEDmMMJUvjwxHlidkWhM6SEMZbPvyF",
-	"0EaBH1liULIwj+mAkVr4l+SKXeZZ8nkbfp5u/+W/ti9i9jmsdwikaUDcMnS7HbOE6xeZnulPoAZLV8cc",
-	"XtFLNaAAcd5AZM7ycqB11hmVceyhZ6RtkH0fJRTJKdzkwuCQ5WjBx0V00KBtv7QNXBAv7Daw55jYQvYs",
-	"JmrCDVJAF2q/SBI6U3U0bfzCpuFGJCkY0kZD/YpZ/MKmmw2IAbLxhaJikGSVRVKtat3G0lo4JxoQaDDV",
-	"A18tIhWfuC++tsjEx5P4du8HruZz4BK+2ntNk1JQlCyDtwJBiSbJgpcUQQ/NWTaOZaWgev4gz5h8EES2",
-	"DQ9xFsOtJKx8SzBupTPyx3OI87oHSu/B4bvTk4vD9/u/Xx6/vzw9O3lzdnheroDUdcKwkQn5As4HbmAI",
-	"28/yNAXYanM2kQsXWVIPchceekxz6LyL1yUMPLkwIGH37dlh9+D3y+Pz8w/fWhmkpSfHLtBWsFVeH7xM",
-	"d/Zt7T7cUf/l8PfLs8MP54cHM7jUC4+RpqKAdoVeeetn14rGwyBO37bXVae1mNo3exy93X2ihdBBEnUm",
-	"GSUKY8f9bC8ZTWOzKwv9nB8kKP2LVT3QVo3GCEmaKTk9OPpq8682VVnmR7sJT7a+jB1hlXRVFZd5KllU",
-	"veLWOPpXPFoDHGmtPCrTopdK1SRhIgbClA2MGeTGg6fy9P0bLS6e//oGjJCKjIRUZPfVa/IL/7FDwgnr",
-	"Sa5YUXCQpoT2pEhyxchQqXFN1smHs7cdQCpaEwM/1GSJKgFWM1KzvaqJqAPF8smjBUJSbDROqGKmHyRt",
-	"uo1p21r+GJrR9Athx/wXrbmKq0T/O8MYnYRj1UTb8c5uyxtfRzeCrecZO8aMsjUXbmf3b3rhmuQ0Y9ec",
-	"Tbz8Ma29evO2NvdOebJXjI2JwhkP2ZRMWOZAA4AD5KniCcmYS2l7NKpvMtCK87oR85lpHgtzP3pG2R14",
-	"RmXiqoosPnLS173ZiBajfbLzcEh7fqsmdo9gwpj3y4yvMyA0yoSUnqMzwNCQwm3XMVa8RFNoktIsExOU",
-	"hmMSiVFPU/QaTRIk1EORICLIfNDgvj/tLwD3d2Jh/kpkHxaEm9kvA/KDH4/jEpxfX2QjqjR1zrn+ZQGA",
-	"3236txrasiEUjr1NjGJEY+aZuizLXzYY+/tmBsNNCRCj06ViQmouL7FNIC8RI2NRfYOoq/qysWIrW+ua",
-	"UbxTeg5fHsHJv8XoUWSwdUxiOiW1Dxf7kD2p1yzrmBsWzLgEtYwETn+RLz2I+O5RJkaLFx5Y990XfsXQ",
-	"Gc0S/hCDvxD3G/ocaucCkTXNRz2WBWUbBCa6+OEoAPFZg4BrIGcJlcogIhUvYXmoNYFASRcguKQiLz25",
-	"tm0A5fXAyUAwSXpTojI+yOiI8DRmnwIyGfJoqGXWDNzI7BNAWGl5HupK4qxJxmSeKAmwCSrTAwP7DDSI",
-	"oS27JtXIlKmEFCprrAj/EwYO5yscMUWbSiiahAHpiyQRE5O9C236la3vBW768i7gpv413Hi0tddZFW1d",
-	"AZ2uETztyVAvZIkCeZJhSeBZZmadE9uMrdV/vm1VzuWxbh+kyTpF/2uTdP3IXhfW60mCruBsLxHRFRBy",
-	"ClqxCQ4mPRaJkbFsGM7gfX+3UJTSbO2sFto58SdvCe8QnPIoYSfeEN+YUX+h+BNvJKvU6GMDhChs0HC4",
-	"IOjEBd4B51Iig4RWMNAbFQLZplnRWRDAKozlaw1jKcengjQ0EqkaPlaMyt37rwJQvsEAlJkIgdkq0UW+",
-	"vAluxqBnSiBAtsQvbSwU2AIw09IaxmvmZLFPXCqeDoyUXWTN1AMLwXP7oJIHqzr9HOY6e0dnAmCC5ZEz",
-	"MxfYDmdeUjpJ55pF/czOqCTlLLFvZLyRsT7LWBotVFq/bgIyd6mWBetUATlVQE4VkOMF5EQlfebuiqJT",
-	"CBcoizfj0qN+V0KgTxeoeEXWggcw70HAwzktYb5jl/Flb3qJWD4hqQF38Emqw+4BZJ9U1YGBXLGx6vj5",
-	"qKnWO+hUOuDPB9A4VwOw30/ZXBOGfX71wTu8ePVvtdJ2FavUzwoX4F547A9Hpm7AZf8mUdcX+GkXhfnd",
-	"lxg9IQT2Ne1SVUhghcP+pHHYH4oqLrPyQ057LCapVoWWB4YgMKASE5ohIIj9hPTy6IopUnsF+cIjnuaK",
-	"1edQPzZHtuxAHl6QWkWMxnG/TIvMe+9YzOkFauaz78+r7AtNJr44dnpwNCNZ7WM/jQMux0Jya25Ydd3N",
-	"J/4XlZG7QufYpExniYOmFKcHR5ujXEVk7Cp83EbGUsjU72dihPEbJr++sE/69saYKtqB4FxpwjpM5FnM",
-	"OiSX4MN0Tk+vKgQqTqXQt4ekgCt8l8U6PC4dfBShrCJVFanaXJCtIQ6PaCi7EdH7BrRon8DcHgZ6A6LZ",
-	"auDkB6FIzxwGuaJ8FQbyt17CBkCTH97Ot5jEauq3nMAeYkZwGepzLoEYQKQsvLFWxR5R1ltGUvW8Hl7E",
-	"230wQgcre4AoWdNVpO4fOctZDIzIgGpNKydCJfY9EjWCY/poxGh9wPayz+CpgrWvY5ebyb56BLz2CoC9",
-	"opGVP+EmAPYVFOYhzHR3AWL32qlA2J8nCHv5VN0dgH0tGRhh2BczlwcSiCtQ9Yrgf7Og6r5Suw6g+j3F",
-	"ZcydWAlKoG9DLrVEm+gjBHQ2s4fRRY5bp05EE5bGNMMkDUwnrhC/bof4ZVb96QJ+mQFWwT0V3tdToJ2W",
-	"ShXJYT6BNJdpFUDLLL78SjMBs/ZLqqz1rGyMRFEU4RRJzVaZSIXiESsA67WcxuJ62bKwWZOAbx/kizBZ",
-	"lk7WUGZID5rJf8Z0IL+sU1G6u1yjVD4w2sqipryRPUyDt0QTKZlgEU9kLfiDTdhPymPZuAWl1F1lQ6lg",
-	"FdYwiSDWSuyTJFfDU/906yglpOSSpXGjlydXqwKTIpGZcjfWB2KGI/oIczifJumTQTCJmAeaVmDxm3qT",
-	"nM0WxdH0EXNA5ukmfsljw0+QOdzQc4C1orWwK6/4eMzijsnr12ztQ6oF5hCsH7FYBJaDs5xQzMbRfIVL",
-	"8h9wCW3YefZjnlzhvm4mrODc7+NWoAy7mxqDzBN1syuuMjRU5ZefRSSB8d2lC0XBu1Fv3x6BkIRLxe/3",
-	"9xaVsYOVQjIO4QvgFc4BneFgLcQZmL/XQyW7L4LXzl0QvGDhHkHM1N1U4mUlXq4jXtq77MgSPlhGlzzq",
-	"sMKdttfaw6p5YQGLGRqw7FQUkewzZSaxoiGRU6nYqEDcvA8ZW+2kgcluSNKCtvehm1vJWTsPO4JVkhW8",
-	"QHAp4hVoIauuoXuvStqphLInK5ThPXRS2a3p3bwEtv2Xscl93nbWu232aay5+4MBWLuWl4lj2CHMoevV",
-	"s7mdYHaIEzmlarhA5gqxrqlUNFMWPSwxyMiUfLg4avyN9KbKVlwd0ezKQbeO9bDlkDFFxpkYZHQkSe3w",
-	"U8SSOpRIIEqgs56Drg6NdZxbiasAqs4uE9Z6M5C/MevTPFFb7T5NJHMCWk+IhNF06/MaQpeWF7cjeX1j",
-	"9qR7cY20yf3zXwMA78jEBNJQixqofq3aosQCjWMWt0nI4wAE+fd0xIKEmn+AcSIwVLurgmgWntl/8h5h",
-	"f2erx4ZknOQGHVMk+QjL6Y6YojFVFM5hTYpMsbjeLFkvsIeQ4Ax7JlbETqis7ZQxs9qmxG4YEJZgRQlr",
-	"2HdI1voqhA4MBQoOw7shGIfCDmGjsZq6A6LPBtlnSSLxeEL9RTDz/D0MSPi9/p+G/p//FwZE0Z5ufv8M",
-	"TEjjjPX5J4sjEr4IiRRoYNICiHdu2TVNcjANqSEbNcm5yhgdARokAGTp+wdn2BjKqKI9KmFrAbmY9KiK",
-	"hohqvhO0Wi19CmSA9jOuJBGTFL4PIDZGT0FLSBlNJY3AuysyrdSkDP+aDPXtA39yAtFHNsNYdvQtwkrJ",
-	"/p4YuxlAeen5arGMK9JjA5qihY3OYKyAZyLO9XEuJ1OP6NQhpUEpEZ4SigjeOM0qG7iKI/zS5he8kcXp",
-	"p5Lsn//qcfyCUS5j+mW2O8P2b4CSKhcy964rmsSHVEIl/Xlwo1LFdIODpD9MN6L/4PCt/rMhYKeLwh5f",
-	"8nIW9n4br4eYW5Vlooole1xYp/vqAxWK07qG4wFTd6c2Twi56UajShXWVWE2PWXMpruSvMLkmz+EaeMG",
-	"+QTr+91TPtmQURfLAX6higa3pj+VGFUZZZ92BcEHtcpy3yD7iJZY5xi/ux12g3mkN7jRC83M86TPVAEL",
-	"tMD5casbU/JWXDO9cx+3sA7aMy0H1ob6wQ5iK44x3SxjGHKmW+gx0ofUt5rIzL96U1dBV79Xt6tIFRlp",
-	"sdwUtHvOlcbsEd58qILtqYpWqITdjSQUF2FY1KPLa7KZm+yAj1e2djm7uVcJ2Q1ynMetO1pVwKwqYFYV",
-	"MCvu9Gy507Ig4dUMammOxxIetUbVTCjLIv1SiOCoccUPxxkb04zJepnE9kVmaM1Oq+XpE+WsDDlNo2Em",
-	"UpHLZGqcz8YKDf5wL45A5CoSIwz+++47z6DOEU1yMmRYiAWt6KawFpWYGRJAj4T3nVNN/4ROt+Z335FD",
-	"3RuK+U4BqEFJZ28UnlV8Lt0kMPGNRQ1yCdVbbMHnuv6Dp4R9opFKphBpIfokxCGEAQlNYkpIajcWH2uT",
-	"0NUWM1GUHHlS2Kc8gUYs3hKBokCoj0gldBcmccaMFPJvaFx82mN9kTFCpcxHeqVkHkVMyjbOEJipyR7N",
-	"8lTPLZjRGW31cZv9nkH0g2sfT1GptKDderunmnPp2SP/1h9CeULrhuDGTyjHkI2TMs3ZIDqEpxg8YxrM",
-	"mKnOI65ZBm83CZSWijmig4iUjPNsrMUBB7bco9HVIAPd7k/RI7Xw9OT8gtx8h7b/FD0Z1i2XjgwIvbde",
-	"ZmW5stFT/oHfa+3OrIq+QP1MpIrkacKkJCHV/PeUZlp4hOOlLyFIkcVFcoefSyJHNEkcMx/jh97F4aMR",
-	"izkcXwqT1SeWZgMEmM7yFC8ywuTj+nejiI3VguJcm0WM7uXJ1Zt5zOhNibiPVBj3R29WjwTtWu7yplyr",
-	"00zou8/itpH6ilC1dckZFLcqyBLcDXe/9fFEljAK4KiZYnVIeBdQiqqKbmUWf5SqqMvqNfq1Ebtfrlpp",
-	"92GKh65ZKvSbKZNYVeasKnNWlTkXVuZcR73zNFUtZ4CCpVfxLnUI1pO3V+POGGVaC49avJ0Dpe3zlMuh",
-	"ASIgPI2SPGYxqSFO7ZBLJTJAU7xiY1Vve1KJlqdNUBbWWtHCPrjEwjeHF6TZbMLwtv/6U/SO48+hE/O5",
-	"apIPEpQAJfQAYiN6o1GyQDCEK5UIPUytvwkitQaqNbeMpg8pbIPeuK6N2RMfuUh/1jvwfOBx9eB/Fr3N",
-	"2wpNR5WdsLITbthO6Ejbw5De4FYoucY2iEitk6FIbFS7yWPyLCm1M37NssD+Ill2zSP2QroEmXoTjXCe",
-	"yU9PgaYRcwaMDBBoiMA2NNGMxGgEoLqggXpZMgDmgoTVWr16U4CRBdML+EhG4Api1iKDb0HOMdiMQJeV",
-	"EDybDZh0kQ0QsA/dTXjEmqTrke8x6ssk5iwG+wy9YqnmlHRAeWqBe2lP5IqoibCWFYeKwz4Z21CThOh1",
-	"0a2YzCRrfjOGGpPxBdxqxnYpkWfAkFYYLSGdoO6b1drO+pdO0U6KlqpgLoUIhzEReRLjSulx6P5KiD+r",
-	"Ojcv2rTuDuT2+bC/uoeASK6PgMkOyCUripnVwcAHrFfPXa+wMTxagxtYXwuMuyZ5p+emhjSFT+HnFfY3",
-	"tD8Y6RWbNKZKLzVjknG9LMFNRjpV3j64OZgN4kZLjYsRTdhaTAHn3bwVBKqR5ynYV1lMxgmUxzbnNmN9",
-	"LYk3SU3LQL5lcF1LZmjto1DOHFv1likwgKZjkakZQ31h+7WT8iy/zTqZt95SObMocHPt1/gOSyTDizpi",
-	"NDWLRlOj2yaMXjMixcg/oNjlwrXbqJ0SL+WclPSUYlaNcLLS3rj70L3dGtCpwht4NDnqnqYK/3ZpAaIA",
-	"SE5wF3ZarZY+YW5F9+BPyZTsqq22Pm6vGzu7jdbORavVhv//11awpYnYVvuH163Pc1aPWdaz+6o1gxTX",
-	"yxXZazk64qh9wQyQb44zgeRzSKXWZVsdzLvOWMomWtLYIQcsYlBUU4+z3iTv6YiRPpt4idvIbyVTxCf+",
-	"gOYJ45un8w9ki7mJJ4tcmYqgK9gi0vN5vpUKBbyrU3KagkCAkZGG9TVneSQsJiIDDMBxN2sCKhPkb8jw",
-	"U7orf3zdFnSb9DpjMtdHFIEAuLTqgnRp5AiqCOFVaLLu+CaRseApJI4Srh7IjP5gw5k74zbnt2JsN9wJ",
-	"e07++LrSGc5B0aS+FmyUcn3oHt9Uam2RK02m31yW6j1togOmHkbYv9l6+bPevSeV+7qGbF9lv1bZr085",
-	"+3Wj1DlYKyAzYwMuVeaEgoo23w5B4Mxfv2eOJuDP5ZwpxdNBVTOmIq/Plbz6pI1Ic56fD9LAvSnLhiy4",
-	"i6gEghA8NvrAfelVZbGtwAieNhjBw5CwEjKBqe0qt/+CEpoX4oqln5dn4GjR77eX+3OlYbWw95bRLGUZ",
-	"KYggwQqeELzfNB6/v7z4I0pCTHikvYSdepKiWddQU9Hw4PhAL4tu0hq7ILOP1GIet6/YtENYHEvayOJ+",
-	"1Nht7e5qgnsY7756tfPDOR+kVOUZ223ttuoWGbafMTkkkqeDhDVyqVXvoR5qOmCh83pKDlJnGAt9NUM3",
-	"AbJ4zORz6AqLz1QOL43eWPhQ9MU+EXMOuvHWpiQ6a0F7akEvvTK6peK3pV5rB1RRog/cQB+yOlrWoagt",
-	"GsRhw5ukW+4IC6MJhiZ3mOqU1CYg3LsBB2a0gekSPA52pSG9aK/VwgxVRq+Z1x8OQK9dh+zttEh4cnR0",
-	"eHb55uT9YThTgd0W4IH0VoBdBcn9NO8lPGoXTb6QROljaysNWwIF82kSTR0x+6etlQo/wzYgL1sILguh",
-	"D/BPg1xK4zhjUs6zZH0v8FgfmsN/a2584m7a5rCAzNi+FBCQ6x47WOYwsnHjGGgxf1dM6AgrH1F3y7yK",
-	"yzPgrjQassa+SFUmkhthXfXL9t3Kc3sHBr2zRh9vRPrl2Kvmpiy7Xl4oUdN6kgmhSC38S/9xmWfJ57De",
-	"tqXGXZEx/R/IAJU8ZiTcpmO+fb0TBoRirMmHs7e2zi+6egf8mqVI4bmMxDXL9GHNs2SrvbW9VWb0s2y1",
-	"tuhKKD/1EY9/3RcCPimWar1Dgp7yZOetxQ+u9wuD5OYlkKc9cilzfef+MvVBjuPP280JS5LGVSom6bbQ",
-	"u9YosaIGTmilWQ2K4juoc4wzskODwnZZwllmI9ASIa5Mxf1CIsCROWaIw2sTDr/39dfeei2aR1hisybC",
-	"DRuXTbJ/cnbeBphgkfEBTxfawrr+vM9h2u/MpLrjMUtjFt+aa3btALEWwEaRf5YPfxkns3s2w4i6kK5s",
-	"OVGjmyRi0jiBhbuJmuOn5kv40HxXsahnYpN6LlznRJ/3sthMcOAFKaqVSc+zZTg3ke0xS3nciEQK4UI3",
-	"+0FWEWxQpaCEyMmYpccHZB9LJbjxTZ8uBccR75fWoaLYFcWuKPaToNhIT0pk6lsj0Y6kNfCLB5arMSRX",
-	"5v0+/0SoEVrrT5JWFwZXSIJ6VqL2srFXVLui2l8n1d77df94AQX5FiTtYtbLPUxd4//wzfvL/B1XbGqs",
-	"w0L0yc+/Xeh/6bnUQjUdtwmyir3riDfgle//nKgwIIfxwXkXfETnu69eByS84nFIKDHuJP2L/uefkys9",
-	"dfDek/DPyVVI8HoFJKR5HELXOM1Av5GKNGJhgd0FfxOWxhCaXW+TMInHl9dROOvDcUn8ZY8NTivQXavL",
-	"6+hSE1Y9zF/3Gz+fnB+Sn387NzllMu+FngMImRQFuoaukcAbkHVvoTumSH5TYsDUUM8FQDQJxKnjfqOC",
-	"iOBtovcni5Rsk5CnkEd5CT2EpLbX2qkHxeNigpfGzB8GJMxT4OL+ryUpJvRagPkDBp0UxkWAOw2l3fT0",
-	"fz4/ea9VVU4TI/tDluAol4r0GNFUhEaqYz7297BwqI0zfk0VHqYRVdBYB1YJvkqnJIwyrorNxyTQVBBm",
-	"r6Nm/3mqCa8SIvYXAc9EoJuYXY3LmKUcMfZSsxkDkbJ6BzKDIW3S+Uf0DsXSpr5sQghZ5SZb7ARDfl3w",
-	"7weRMh7eE1YM8Av5wvwBrPaGLXVnbUi6qbxktxKNgAreIWQGvpuPm3keUXXI9vEUocvaRqc8X4nLsuSv",
-	"SLKKedy0ZGmpEhyLKB9pVh9q8WbCeu2Peav1MhoKqeBfrG3aNj+4DvDXkGRMigTiOQSpUQLVLA2Khm7E",
-	"gyAg4f/vZTesO1FEt/NCItYRsFouyYjGrHDm20L7mh3af1tYCa+obmBRIa7YVJJI6/UY1BMZkFORAbpG",
-	"SjAyJWMJo5LZmrE0Jfl4kNGYBWSgV52rAszCIIFYRFSROZAMEyGimXNKjAzjRlnAEew1CdBJlB36/Jo5",
-	"VI1aWCK3bTIGlT8gI/qpQQfs7y9brdAFKJWi6duEQkkPqHxM+0qLbSQTGA1RJxmjUMQXWbYeiBm13z9G",
-	"/0g+SCUC2XpmBlvwE5uGuH3T+AIDxAprxSLbBEoJBzw+MIdvXkyYP6g2+aE4Nzx2qO5jLS04UHd3RLdm",
-	"ebqfj9kX2YiqrfZWnvN46y7w7veIuo95/P3tRIaD4wO3XEtkhYPjA3efn4G0UOUCbDoX4Cs31BS69gvp",
-	"Dr4EBnsTf8WIRuR4yMFysJdbRdinhJqqLBcnkJiV7h4GoU5YbwN2mi8252VSxp+TK3mzmFFQbWDRkMj1",
-	"82+/kHOmEFcZg0o1gffU4uafExVaxM4pAQtHwnsZzaYVU13IVH+eXMlvj5v+OblqSKZuyVF//u2Xc7aU",
-	"mZrTWfHRio9WfPTx+Ki5dt8A4wQz8Aqfh0lICSNjMCY1zE0huWQBeWX5Td3kjqCxGm3hok+ob9wwNtRN",
-	"O6q/YPYFnp73sKRP2LMNA1xl8u2iQ6ay9VZu8G/VDV52kX5F9lggjfMpDUt1JvT/FQbagnBDstiHjJvi",
-	"Wu2S17kn1NAn8iVXqlFPTPpUo/A/QGFJMsioAcVdlBAJr9RS4eMYw8N68/Z5ex2y19oz7lQsxuC4s0lC",
-	"/CqZVSk0C/bxvvwquH1u4ca9mjixG12aZqcrZlel/1Wc8VbuSmEox9fCGxH9afuvhEu1mitKPkhZTMIf",
-	"uULjEpZafsulR1gBbMrUfFMl86PmPibnXvclSQ3xZ1mMQVo7HWMDhJrDYsxSib5AwH7nSSLrAenlPFFF",
-	"UJdUQn/f46ZiohliLZyBILBWx/KITMWXKzZtkq4/vpoPRo9cM9BbwxCbHiDVwZxYKvOZMcUzfIH0aDxg",
-	"dSLRpyn1CK1rFtoD7ICCl3vFlotqMLaCsgHhXcO2SuA0FEZS/d04E584k+SKsbHWTcV4Om+5pYqMhFVT",
-	"DWgYVAgDEy0gFfjAYFjwz1swMzU9AQNAX/bJiqw8OfTNPojdtTiET9X6Oj8KvRb6/Jky43j8lwwjwZkt",
-	"H8GIfuKjfLTV3t3Z+9+9v718vfe/UD8bH+64IfFUsYGtib45i/B1dAuUyFWUZJkQY+64Qa2DI1dZiitL",
-	"cWUpfjRL8QwnJzV3jwleZKJv8rfgglUYg7cUnymjMTPgQXMaf8movNMqW5Ux6spFjJOa/wIW6bbNSRCQ",
-	"Ftmcj0Q2arBU96ZlIjAxXGpu8Pc8S9ucqX4baL5sAz5CG15o6Bfa5QFf6iY+5q3W7usFP/y92WyG9Q6w",
-	"bKODlzAyUKoouAuIq5CIWxTWFvEUfba1s6N98vp/934IiGQIRUFeNndhn/aaO82X9TZEZJsKp1BX6MPZ",
-	"W4NBVQCg4rLZ91znpWUIAxIumI9+rD65f+aSZZdjDrHwJQvFZcwU5YmEmsaRwPZwBS557P0hWZQx5T2g",
-	"UmrBEePrZ5/h0Jyb/JomOdRUtlHomGRgQ9ptML+rhAVny5RogFQCGyIP14ClMcnHWl5LxEB2CNp/cPG8",
-	"HaqpjEYgpEL5QwsBG+ZqdClFnkV6gFC9fZBqCXyN/IQ8lfl4LDLF4svyFsxOxXsEL4akRnFaRqwMsJ4o",
-	"1IQG41YwZ8kCqCIU1Ytg/vacVQxew0PkZ4BQaW1lXif1r96Jg4aqx0oc+NSYTCYNLT838iwxZGp92REG",
-	"+4WSCEzfq/MHfPpdGdqeSwZB5VraiAEN6Zl1LZHaAoHouaZWit729e62Y98I3b7SkDYUUjGEISE/0njA",
-	"JNlttkjXNuGZkIhr1x8kSoAcTUshj0NkTRmL+JibOjVQaXFEeUKGFAoZFwYw2+QLScQkJRlNYzEikiaq",
-	"rVvT3EthifhQDunuq9f/JyR9oWkN1sqEBAP2iZz/1G3svnrt6jpCbzWV8RHwWP1+1oioZHEdTVi6i7BJ",
-	"QphaaEcJS7CfUCn13DT3H1H9M9YJ1Uz49P0bUrPbtY0Bi9t/+YxvX8Ts8za02xyng7AOZijr+3Izdgao",
-	"3VarSPQM8T0tyE2GPBp6FrRoyKKrDpYQ1WvuiQae7IBbhb8pK5AYS9eO6Sg0n7WhcBZyfoBGie3GunMc",
-	"LDyikoQ+x0owjD0MiBK27Ght/+TsnITfaWmcK1N6migxoRlqOYNE9LSG4CSI29rc9JnFI+tO693hr9fm",
-	"zsltQ/YXDXMZm7YvNCv86YdwPD38Fp7hxVl/J+duKVjg4Y6a+/lV7/UzE0l8Nnhbmw7jGfC/mwxXS1nt",
-	"w8scm5pOIWrASV5DzPD4aiFQrBQj2tBvQLy2AgLcGPF3oAVTmZt8ODuuByTKOCTpB0SvozOnOSvdaSb6",
-	"PIHu0MkG98/cRqzSa1glVPeFEZWEFBe6D8YirmzWI4xoaivfaDarhmwkWXLNZP3Zc9di7542e/XGuYQq",
-	"405H+pWKw35byuaXoOyli/PsSPsCG+FKEm8cMpbIosHTOt2Blg6pEX1km4S665DUelrjg4Qv7O+9fhxA",
-	"LfXZCAk6YvWAhHmWlL6bsJ5eGVCYGBS/MBqeUd28VxMxEP57TfJeGFWRS4xi0Oopmj/dZ3rYqTBBDs52",
-	"qXU6OzubhI6TK0UWPHfij7s6T/g3FqTwaOzCzGwJq8DTWHGJiktsmkuU6ebz4hRyKhUbNRQbjROq8MIu",
-	"ZBBnjMYNcKq6d4kc8vHYNwYakA1NlRUZ0wFPqTKlXW5dPs11s6wuY8KlOofhX7jRb9JNYzp5y6WqSo89",
-	"vdJjT6+0lz4pBC9YcWk88lAc22VVvcp3wNT1uvmuljP1xSQtug9snCqg9XTmhgeOCn2z0Dgfvjm8IHNE",
-	"Itzgjfbv8soAzBNNi2ikNBmshWAGr4N5LnUP+zSR+qnr2EVFQoyCL/joL7Z8KcdINT0hEkbTteIcTylU",
-	"mVvrvXP+X3y3PKlzRrNo2MboFU1Ri41B54AeMNH0jPJU03cuiWKfVEAiKlmDp1IzHD2ZZLpssv/Zmgn4",
-	"fMvSgT6/O60WxHq6v++S/m/371xkarNpKrYnXPaKEFeEeCUhfiAKHCyJzrsHNVxWIRYR0uwYtzaDoWmb",
-	"34fObhUCs/Pgg1glV9l3LHDcjGb31gSR3nSZ3HtVOtjjVYX91ou84uUi1BGhO9Igv7yre+p8N5hTNE+a",
-	"9lo/kHD/5P3R2+P9i5CIVBOostyH0Qc8YZpaQS1Z/cRPXMolVOUntZiBtKSfYSgCCk9tgtIW4alUjMb1",
-	"+8qIy6giztKjig/h0NibX7UD6CeuDEjPpJD0Gpd+X6T9hEfqiVIJPHEPRyWCxdphN5ECIublnPYHdxa0",
-	"R3SEFhHwJXw1G6OVsVLtVgmYedQmU9k6yEWmn+IjFrj4b+rTlxcS46umgfuEq3qHhMf9xnuRsgakj4U2",
-	"zMpZ6F+29pzxnkLk/4Z00wFT96I5mwVOe3Bpa1Z5qlLONp1y9kTp6tMjk2+Yuj+NLLS5XC2WmBaJSZuS",
-	"afJxTB9CptmcevgBRvilMiTuQLAqQe2pCmp3UwZvLd99PdrjGRsnNNqo+rgd53g5VyAZ7osxyIIlIIZZ",
-	"PZKnpn6TeWdjWqAd7wMrgo9r09oX42llz/r6ad4T1DXt/dkoVRln7JqzyXKacsagtFbJ1eWFE9DROGEY",
-	"IAwK4+nBEZIN+OP9G1LbedUi8ZjXMSQs7EYRG6uQjDPW1+1iCNn2ONVK6zXLyqFZ47gfNsnJiCvFYttb",
-	"n7MklkTRK0Zi1qd5omTby4bqxpS8FddMk2SsvYb2so9b59jAof7z4xZRIqZTfMM3pCFOC9k/PLto/P77",
-	"7783Wvr/doJSyNoLafOBweFXWxJNB9FmYhGAkKwHJBEDEZBIJCLPHKARVUKr9AYG6N+/HP7+RwggAYxG",
-	"QxL+9RdVSm8Ka7pynL8c/v7586Z8vuaIPGXZ9xSH6Am/txN2x3G/3Kl57x2LOb1AD+vs+wtcr1vuLN/Y",
-	"WvHmfDsLg+UyuIcsJmM6YG13z/QVu/FiVRbSr1rw/prkaH3IEUAF2NK9Q3Fs8mgkYrY6ttrEHmdM5oky",
-	"NSv9lFNIWm6TEJAqwsBmkcYhqflJpV0VQjTzmEpIhBWZSwUNSa1IDcVGzxjFuqKa1M8+3hcxCztlK6yB",
-	"pYPQH91tgUkRml8ue9NLfGoLgBXvyCGgtBmMOht8DdC2hCuSiknHmI0tL+1Nkb+JNJkGJGWaQ/emGNDd",
-	"JAdYsZtmDPBH+vokG9gMA0syG/QCMwUwGCrJfiaiq77IYtKjkr3cJbXw2KzF2xDCtHf0Qp/gv1thQIbT",
-	"8ZCl0uKQ1JvkN5FdSdgun7eSml/cBCBu/N9DCF/HWqsuojxjCDcYzKZio9Hdh+G4CXUjIHJIMz/usnSS",
-	"NAnvFL8Vq41p88Z2j0uYklCFszgfFojeBydBp94CmD1yqOUG6y/AQHYQz0pjsk26TC6a0mSqeCQDkqcJ",
-	"QFsMGQk/SJY1ugOWKkjopiTK6CRhGWL+pVckT/t5lrDsVvHweE3vUc7015nk8HWjvN5S4ETroJ6wsdJv",
-	"5xDMtEnrvz+XMyBHtzGrVWAjG5Q4gq1fgVOt/kq/M3tgvvp0AMfE4fhOS3UxPD7uH+5FPLoAdVjKrR2c",
-	"uU/Sm+Q34K3/95plWuX5+8swMLlAgB/ph+i/bLbKuE4Gd8LQUEuAS5nDTbJ/cw5QAS8nYqZpqJRMkV4e",
-	"XTFFaq99Gh6QyVAAO6XyymSw3iJ7yF9GmNUpqBIPQDTnJSN/6czqugVrk3A3JDWjhtfhuXQlSVlcXsQO",
-	"CV+G3js3702Jj0OWVj3QTFGkjOSpnpbmt3ooF/9UJBrm6VWgVdyJlipCMWYpnKeikXBZ0K2ZWSn01kxr",
-	"q70bbLE0H221/70bvPxjAcbqzfxgg7ohyiuYuO2kCn9RC6gEu2+VSvjcyeyPsJO49bXT92/qtyey8roi",
-	"srcisufX3xSRDbEQtaOisl28Z4tSO3rz8/nJe/3R/kH3ovtliay8Hnz/aZSsSWjt2xWxrYjtWsT2/Nfb",
-	"EVufgBpL81IrVDngDqy8zvJrEFEkkSkdy6FQ4FygKaFK0WgItYv0PbNlT/Wr6MtYRFdjMUkTQWNHOV95",
-	"hLNetmCE/hysP9p8bzjAA5LpFaaRWqg0bfKmUVCkF9K1XrKW1H2WQ5PEcB7J2sR6UiTpsSFPYxArjQ2H",
-	"1Ci5Zmmux/4bbxzxOjpg3Lph6q6YpE1yrEqGFffKcqMKqRm7iSTsk9YU0Zh1g0nIIRsa7D2zGv5u0kQK",
-	"IlkaSxL6B8++wOKwWRSEmjV13YdD7he9nYJ/5MH55NnMqjg86fK6dPwtsOGoNyzJEn6llmbi7f7tkUvv",
-	"PoyPanGdKM++fHpw9AzQa/dx7o0DLsdC8nXCMMwn/hdVoYaqUMM8r98v34ZbcfqyGL0upycimyXEhrPP",
-	"Cu2hw1bxSzCZuu2EjXosjllMwgOqqJ7sQE/wNBOiHy6qkjSPhXMdhcDODCQqlAhMuOaKA6rZaJmdlWvx",
-	"hwtrJsQ8NjpFh0yGDGHbS8iqFhi2x0u1F7G2RGjdU2m5a78ezCxQu6RTSSYWWm5moYsllpTH6Dw34zFB",
-	"GrXZvIeMDVjKMqwO1cCK81wVUkrKJsRQ4zqGbXBp1S73kvHCXbFpAS1r8uDVkKVtQklClXnDVqsnsWCI",
-	"7Y85F4SrxV63DlRJmMWwn1HAffw9PU+QJYt1RM8b+Dc/pIonoV5IIkW97NKz3jsr3JTcSIkQV/mY1Ob8",
-	"frO+vnqTAFGP56tT1dapfVVHT+XC4lV2kCAfQLWMIaNjLVTp/kXfOxvF+sRsDCKCSAPSY32RMXCi6W3k",
-	"6aANKFA2VWbI0BMKp3YKuf8iT+DkFGfFogvbI4OQWSCfwaGbdeB5GKbGl2yxTAsHbsZQwK8VPY8o4BCk",
-	"pMdsSBYUJ2vgAawDzmLGYFtpCRTZz8wx09ywAeaWTs+7ifn3rzSGdJ72EvbIHslHqsO1gIncUH3LY2xV",
-	"8a1Kpnt2Mt357DEmtRnRKiBaZiJOaFpanmC11DdRq2tqAjhMMQotfs3aXgNHlDXtdzLdWEtxUCUpR4x7",
-	"8ut+4+eT88M2lHkcjWmkyM+/nZPajED3/Z8TFdYNOs0Y48CsyOUN5efzk/dBQZ/HmVAsUiwmeOJISJNB",
-	"mxzGB+ddqJg0HbeJaTwgYaSm+k8TvXPFY8Tz7+dJUhYQRkwNRUx4TGrGvGy428HxAdqU/wcfI9P/hU3f",
-	"5YniWmgwJue6ZaxcIjcFOQC6NExES1Cz8uLPv/1CztlSKfXPyZU0YiogVmZswKUCMQmKCKG4RfVO2Biw",
-	"o0yMwnmZSb8HYpF+xtW0knMqOecZyTk/T9TTF3W+N3SWfYKA/q32Fpv+POy9ifgJ//noX4dnF/84P5bH",
-	"o/ctdn78+jj915/HfMLpbnJ1/Kfg/3qTXJ2kcfL7n+OEvTlS0ZtPif49/imZ6N/j0buMpnHrOG012fTn",
-	"8b/2dRu/Tnt/jnfi35Krkz+7n04ujnn/H81oN0l7o6NW/M+fk5KpcEyVZktb7a3//7+7jX/Rxn9bjR8u",
-	"G398//Fj84YH/2fObBdsfWqYBhtlnlKi/G2ihhljoGC93suzhIxpplU8ptfdBI3GQsk16sVj9n/RdiX2",
-	"VWLf1yn2GSmK/PzbxS1kPmRVjUQMxEqBT7/gaL5P2w2vm43FHooktrHYENaheeP5r2/AUpeP0V1R71go",
-	"76Zu/0OWONGnJGuZWHaowSXJkGUMXT+OLZtBIPp2ygBw+/zXNyBmIKC2qUoZWoP7uVnpxqlIeDQN0ZbV",
-	"h7wHSXD2RWUHMWb6nOv5xDxjkUqmJMtTsGgNkQ0XshFNyVDkWcfKOvqZz8+fEs8mNSoXx3UbOM+Ep1cS",
-	"0FmmhKs7uyzv449D0OO3+oQ+QYb+MOFwwWNEfOg79ox8YjNXdE2/mP3KfFTx04qfzvPTY6tNJ0hV1mSW",
-	"JptrZVD3rEvMRb24TGJNXedjYEgNlFz96PTgCDKcpImJwBgtYEQmmAWpMmaoILmvhWLQxioW9VVxEcuU",
-	"+IpbPRC3OnUZf18pq5pjLfpM4yl3W+YFp1T6VsUfnh1/OLNE2zvJt4mf+E+2lD/84wwp2iI9x1CyD2dv",
-	"S5U5yo2H9bZmI4FRqExgI5bK+bu8HoRlZYTEdFoR9wci7v/IHoauLwrRM8WOFkaUbyEpNlHl5i95Pdj6",
-	"4xGC956JhmMuVsVwKobz/BjOTVzhNswHdISbdRRNOqWIOE1IytQE4Ae01rEgKV8rSjy98pWMpSOttwkl",
-	"O7ut1qfXL1sI62J5QDkYDdQgUHqca84iX2iCn3GL9gvYE34ZVxhBMD9GAHgAf6LzwQVEzPhPEaSoSY5m",
-	"kRb0hxZCIeFXrFKVNs1Nz/VB3adZ/A0pSxA8oecNFzAo3ZSKdVWs6xn6ptxpXs2kJqw3FOJqeS2xUiW/",
-	"to/+OaSSUEVGQiqy2yIy77nvZJO898qM3Q06zg6tPaKpZm6L64X9ZiewQcgU08e5N8OqCmBVfOoWxafM",
-	"WS5fEu9mulO8DH5s5jKsKERlTmkPoXp/urg4PScsjcFNSww4bzQUktlCL1c8jVHQsiFNYAHHUCYiWZQx",
-	"FWCpOZFGzNWI+HD2loxyqUiPEdqTIgHhKJeMhEOlxjIMwN+s5Y9cWiRLkQF22URoNqv7hKe6w6GmIzWK",
-	"/51kXCmGeSomy7QoHBHu7rxs/W/r9d7LlyEgoLU+/W8fUTTDAOO7+rmElMdDyNuzOZc2p91W/dcyoZvC",
-	"2IhLiRDjHo2uAjLOoMxNAFJZIxERTTBkLEpEHhOLj2mrnpJw5/UPzd1Xe03z35DwNEryGMLHRnmieESl",
-	"CkieyjGLgCE5uVNA5go8p0ljnGdjIRnJMFJO9Mnx6fUevHx8ev2a1PSfjRGF6qvwxPUEEYJmAZCc7rVa",
-	"epWhfjYUyMizJDRJF0MWXaHPfMgyBnI5YtHj5kBajn7IYB1dIiRVJBJpyiJlanoYed4uNI1UTpNkSmJO",
-	"k4TF4LOnuNfgMcFcFH8bcHNT10SxjRiXBwtPlVZGFOlTnuCRNa5+jClITUHwcSY+TfUj+Bwx4TBCwM9r",
-	"0QIYiyEqQYvNNElMDCmdEjnhKhpCDYBU7xftMxIzIPeQjSSZUrpbmAzVLUk89aG5SO7QwXXprsc1SW2m",
-	"VFOPTUUamwwZvIkAxjcZShZdhm4SpDc1uphkr/f0eXm5qw9PLEYY39ghkmFgo2OroW7QgbNpFdNsLzdw",
-	"dX6KEd8YD0f0a0P/NlTjzrT+RUvcYefxAlFiJUA4ftUhIe5+WOAsFgS5Ag7/ygvhfcO1D5w0o3kEyCv3",
-	"FJt8pefGynlYkcsA3XhX1hJFWbBEDIuXHceRRiJjli3pwW+OhOLoCxJaFcSr4J6fdH07/yrdWwlaVL9p",
-	"36SYQJIQ4vmbSnWdQtqG7OQpQYvsVIs8TdKFbOtQS8iAL6zlY4wSEikW6gCLcuh1F+p73EtoekXQwEii",
-	"hFHQojokTPMkCUnC6DWCIOcppr+gidbVzoTy5UbqxHp7+M+4Ifr9MunRMqkWy9skjPRuRLlu4ojyJM+Y",
-	"DEnGVJ6lIFO3MH8o5pL2EhZ3Vaif6iGRmi/sJRmj8RSkahbjquC/68258p5ujFwR0e+3gQqOGcYXz0iQ",
-	"SBNx/bDBwODRGFwhEOZt9zwl/YQPhsqm/PR5yuWQAU2FfUF9lTuqq3UDgauqeKL/oemtWTli8GY2QHBR",
-	"Rbo3wd2YoPtFi3XdUsKtDGVV+YBnUsQZMTIekn3NCaPbBQVdnenrDeGF9OhuoAmlM7wHhele8zYnrILm",
-	"aAvXiBRo+IRO0TyoaajXPFL4kMehTesN/9k4R5NX48C0GJIasBozmQaPwzq5pknOAsKB/EY0ITTKhETz",
-	"oiH+8hFcAwfFkm6mcOspQHCv9945/+9a75bHPj0XmdosLPxMh6cOVrwi15X4/3COELqcdD00KVUM3SOL",
-	"3ST/yFkOkrYlJk39fljQSOMqKcneZScJqe22dusAaGX1fLQ1q4xDOsAVJr/bJgMXBmOpH+I6QnDIQlne",
-	"NQEKS6knJVZqCUoIUtNTyNAy7DxAJikfvzTZc1alqLf1uxkzkrQZJYjSkfUIEJlDGEOBHWVs5XOLtTn5",
-	"W+/Uw5o7djdFR1eJvheeOX7m9AXkP/p8VsaWitre1XDK4LbqY4Vy3v3Ja1HmCtJ3zX2bP9PDfETT+RA3",
-	"8HshZLhiJBNCLYqnD+sBEbmSPGYk3KZjvn29AyQgz5Ktto2q3Pr8RzEijK3cjsR4+mQH95eJ5nw6y7fG",
-	"YVoxTC7LTtPSUEy3da9ffASk15zCOfMylcOeoBk6bMcsa6B60ucDzQybRUx+18IcLwDxPddnONY8BSEE",
-	"Ad4dWYckNcN9oN5Y3W8R2ZBcgp4/ZmKcMDIZCpKxiPFrNhtRaduxiM+LRoZ9o9taTURDKjYGJ2sDMdxt",
-	"G7kaosJkvHNzC8UHXNHEhsX6mAN1G0/AM7/AWNE4vrag0Z/ExJ8TtANwx85y6gXs+g0aaIEFTR5LmWsB",
-	"Q2/DCDziDg+bKue5tO3kyRW0vrytmQKn3scepuqiub0TqRomUGg55orkkg78rvfh8aIP98uV8VAudPXp",
-	"ihYO9d8LvodKsNLbE8R9wuNoYwj8ieAHN4zEVSL0PizqF85/i3HAJYISLAgKNi2VYgQXnGIMCsCrmQrl",
-	"3vXbcPxl/vsTK8hJY2kwsTM0jqUVufWdzfo0YsTEyWAP/joVGcGaovhBjFh7BFC1WLxc/D9JsbLehCYJ",
-	"U4jCZQO2Z7Jz2wB+WoR2iyuQj1OQwGNzGU07apiJfDAE64roG7sK/CL6fZbJAKsQ615+3Qfpl30y2Ksi",
-	"Azze44O9X/ePm+Qc1AlJwtOT8wsDwutwMi6g5OCskBo2STedkt1Pn2w9PhpdpWKSMH3p4Ud0TUI1YYyh",
-	"8aJq2oSmJgwJUFsDmDfGzZAaQnXZgJM6nCDTix4bT8lOi5hvMGzHRAg5aR9DryBixg/88WJ+4DeOWoUp",
-	"mDkTadQkXeum8I1ZqHBhtNKOi9N/ZXMDoMChxUXTt3EXsECkqWQATFXRTNkDYD0TRleqvSoUNq5VK0WT",
-	"epOEezst8kakvlNkXgnq9y216xApSCz0Opkp+K1SkomJOR40SXznMmeys8rNAvFRA37NUpKPQecyYW9m",
-	"GqKvD6pdLoSqtxhnpCfiqcFAs7Fo8LxY3pjUYi4hM8VV3ZfWA24A5PTeSEVHY0zYEFqbg2LTmnXDILVo",
-	"mysIx2ITvSRQ7sAMsenbFM/th6Eb0bmiaawHYCmLgQ2UJYtjUPzlxuM/lEXDNeBoMIdyaFuHxCxKIJ1f",
-	"wA7SxOHNGN6fySI80cBW05QwmiWcZa66DhwlLgsAa3CrQVpKHdbG24IpnFEIkbN9QBQahucxDsr/nBZs",
-	"qgbtG1I3pwgv4EUQ6+mqEeAaFlS12IJDozCUvUbB7VRgaASyMT4vEGKK49WZtxCjCUW2yfKDt8YsbB8r",
-	"J2ISPNtbec7jrYWJm+WRf0j5JyJZJNJYBhhhaNAg3flqkjP2pyZZYAGXGAqihprSkT6bOFIkknU248Ke",
-	"5ZXz8CHhWo0fbgf0Vp6TPd081ZeBj2iCbE4uWo5QDunuq9d/D8n3ZMg+kZ/edfcb5z91d1+91nfAoHC6",
-	"+4gom018mtEJ0B9b7emKTX1M8xlLIUbArbFgjoCsu2BmCnrdaKP/x1+v9z7fZvWKJfDjMV/vEf3vrBFR",
-	"yfTS0JsXc47OBWQZoWqXS5PwOCgIihYbFvholi5dQUO37nU1bjX88plbMnZ39m8evPKuyZe/FrdaivB6",
-	"JyiYnQniXXyRiq0q3aS5RVh1z4LZi/Zy10gAyoUZv5B2HCgjuZDjmEUiBskNo5LnWXPCexkF4QSNDaVi",
-	"BiaImUpbFQGCWW/cXOld6YWbe70TFDiX32//8dfey89/v9Ulhj2YDaiWdnZFZDUlL3cbern8HbLl4x4+",
-	"pMPn8ciW14nn+Oc/51WebqEMxE00JjprYVhSm8KFtkL9Bb6GlSxuVq60pDdbeaQGCg3BGpHGUwPthR0b",
-	"FJTGDI0tQ5bEvkZmAoVGUHwwFSmrV3pSpSdVelKlJ62hJ6EJsVKTKjWpUpMqNalSkyo1qVKTvjI1CVn8",
-	"xrUkVH9uUpJMGZKbtaRZDcl82NaLu0BZKvy623+5fx/Hn7fxuxCUiN5UCwc8wwAvaWtLhweHbw8vDksN",
-	"AmgUTW15QnwT25JG+MQ6gq4zU8cnY1SKFOGNQlCIwkofq/SxSh+r9LF19LEzQx8rhaxSyCqFrFLIKoWs",
-	"UsgqhezrUsgMj9+4RmZUpuUqmV/74F6xgV5DVVxgpV9V+lWlX/1/7N3PSsNAEMfxV9mjgvQBvImevCqe",
-	"l5CoqUtW2NSc+u4ybmwi7baLuqEM33Oh5B/z2w+Z2Zyfr2bd4nQHoiyUhbJQFspCWeqUtZ/0Ba11AFF5",
-	"4qr90MVvC6fRhWtwDa7BNZmuuZtKCrSBNtAG2kAbaANtNNJmCvuFdDOBJQ84pwaiwA24ATfgJhM3jCoB",
-	"G2ADbIANsAE2imFTfGBpHyl5oDk5vIRoEA2iQTSZomHYB9JAGkgDaSANpNFMmvIjPweckoeaMJ4nokE0",
-	"iAbR/Ek0DxEfcAbOwBk4A2fgDJzRxxmJ+YUsI89qHmQ+2mbg5QyUgTJQ5h8o8xTLCZgBM2AGzIAZMANm",
-	"NGImBv1CnIlISYNm7auVHK5r+mOWuTHVxr2Zta/Mc9u14bWpzYWNyrDG7v4h7ntt4+rYmkHWta0AYOPq",
-	"LxS8eOO7y6vv+A/yU9eHa/PunRORSMiyvxp2wk7Y6bid7n11u6tcsAk2wSbYBJtgE2xSw6Z5xhcU0w8F",
-	"pbE03o9V3wRa2LALdsEuv7TLeDUepZBAF+gCXaALdIEu0EUNXWYRX1Auc5Kk4LLdfgYAAP//",
+	"7L3bbxtJty/2rxQ4G7CUr0mR1MUWhQ/n0LrY8siSRpLtby6OuthdJMtqdvVUFUVxvB0kQYDkMUACBAEO",
+	"EOQhD+c5AYIgecrO+UcCZAf5L4JaVdVd3WySTV3Gc/uwscdid9d11ap1/a3PtYCNEhaTWIpa53NtSHBI",
+	"OPyzGwREiH0WS86ibhSxyRmnAxqrZyERAaeJpCyudWr7ZxeXHXRLOO3TAKsfEY7FhHCBRniKegRxgkPU",
+	"52yEcDxFDNpBa4KOkogg/9XhlY84+XlMhBR7KGYo4aQf0cFQIipQTEhIwvVGzauJYEhGWI2AxONRrfNj",
+	"7T+qffRqcpqQWqcmJKfxoPbli1fbx8GQmLHPDvg1m6CIxQMP4ThEvSmaDNnIQ3JIzMDtuAPVTJjvuaQz",
+	"FksSywMqEiao7qPYpY+lxMFwRGLpo7WQTeKI4VCsI8aRT+OIxsT30ITKIcKoTyOCYjwiFXu+JMGYUzk9",
+	"ZxENprOdfxhiCbNL8IDA3FTnHURHeECE3hg5pAIJKomHqBSITWKkh4WEnEYEVkq3qRZsiMXQQzGTQxoP",
+	"7M4yOSQcDZmQe8gPSR+PI1kXPEDPYhaTZ/6y2Rxe4cHs4N8TLhRJsT5MgZOEE0FiCYTWQYLEIaIS9XBw",
+	"g2iM/ON+/ZTFpP4Wy2Do6y3GMRrHwRDHAxIiFpOUPjebW7DobCwRRj0WTpcN8jgko4SpVb8gSYSnJCzZ",
+	"bMnHxEeTIYn1ulIBYxeScRJaGmN9NS6CeUQJt/SvSQBexiOC/LS7YFr/lkz98lOg+is/CCdMn8jZQXbD",
+	"kBMhsnUVbMwD0kEYJVgOLVUQJAi/VQNkTKI1fwMndOO2tdFoNPx1D0mmz7dg0a2a2gDTWGhie3dxYlo2",
+	"M8NC7ZZEkqlZqJ8pV8unRu/Oqs/4CMtapzbmtM5Jn3ASB6RWNr0LLMkJHVEJ/292kheGqyCsGBgJFYWo",
+	"MU1oHLKJnfuICYkCFgvJMY1JiCLVGpLq2OAkiWiRB4xoTEdq6ZvpoGgsyYDw/KguyAjTWA12/sgi0pd6",
+	"WFiacd23M0FKluCSBCwOBRrHkkbu5NUxkgKtqZ964+CGALftj6NIb+P6HlKcHG21dz0kZlqJyZ1M95am",
+	"K+xlxBuPRz3CERbIvyCST+vdviTcX2126kP4bv7MJEMTrFgA6TOu6E3yKY0He+UjsctVh/Xy1RzhjOpT",
+	"uZgylwz2PeZTdW0m8gTHgzEekBLeoF+o2zf8TsqZnwkUmV9Rn6nlFIjKxQzpi1dLMMcjIp1re1H/V0N9",
+	"HRPudCc8tTY9ziZCcUXgqXJIRnvZrSHxDdFcrE+5kMBFqUQiIfhGoDVBCPIVs4mIYgtY7Rjy/43q4O+w",
+	"40pwMOJFzaupy03xoPxa5AkD352QeCCHtU6r2WyWnf5uELBxLI/Dc6xeK5sqFWKsriisX30mEA3T4Sg+",
+	"lw0G29YqMqcxDUt5UlcIwtUQjsPyMWH7wsLROK08cDxSkjgk5JJxWT4gxkN9H4EEZF4XaM3c4civB5xg",
+	"ScKu9NfT8f48JnyaDVio5t2R/RMn/Vqn9s1GJmJu6KdiIzcmNciXOByQdOWqDtW+nxur2vJHHGrJyNIB",
+	"VxxnT737pOuZjQbGNo5u3rBexdF9Yr2nHZszGhBa1UqCplB1/YLsiycdaXFkIJSOMI0OSERvCZ9WHK+6",
+	"9SMU6o/o0455dnww6luiONkRjUpvzrM4mjoHHYZNBSLqq71UIKbSy7+EI331Z8wUvhDzJkL0KGqr8Ssz",
+	"dsvTS3hj1u5D+CL0U3VHYZ5Puo/paLSWMWfq9KGzdhSKb0mJrthS4lR7exslnMYS9yKCgiHmOFAChodE",
+	"wBISqnccQvAQJyOiRCwSovYWGrIxFw3UVcpahKcFnUZpWakCJmGl6YDGOLKKEbyeaT5KUtOaVgeBYrWX",
+	"6pq5prba7bmCRkGNmidotLe3PSXkpYKHkq6kJFy1+R//+NNPd+1m/aef7p4ffvzbP80sr1e7q5vX6/lF",
+	"zdaye7l/fOysKFoTCQ6IWlD/P1GSU59xRO4wWEYwevfu+EBvW18ptaDTlqhyMfKV8uwjTgJClSKmZeFO",
+	"XvNV96VcovuWL5+rU89bvO1Wu4zg3rDeXGr+BM8eRtBn/T7hV+yGxHPOsXr+TAm1ASdK+bwhsae1W6rU",
+	"LxrfiDkyGMuaXqgVZGuwszUzREUVum/95Revdl4qmbfqPSxIqMVtrbHM4yxJUVg2fAkodoTvtJKixGYl",
+	"OKdaS6tUa1GjURJ4+fIVFBMPBH/WT4V9tOaHxPcQ4wgjTgaUqZOstg2JcTAEnSsk9e6Vv76nqVGMk4Rx",
+	"SUJ0i6OxEtERHcSMk7CBPqRXT6Z5GBUDBCmla44UEcIQiqqUh0gkiBYZOAlJLCmO1OBhqGjtMB5EVAy1",
+	"Wgttsz6KmfPyXF6u5j+P8De3y+hSLesl/aVko48lGQmUEA5jWLTH8H3pPreb+Y1eustXZJRE1UUuaV5/",
+	"0jsvNyZQoB0b8j4LSak1MLMyBywkaC3AgtRpLEgsqKS3ZH3OaVZvr3KO598Dzfput/4Drv9SX+0awHkj",
+	"uRpQB0VE6qs1pAPFkHAcouE0GZJYa+Vwd4DZskDYsGIfcBQRCTyw4s4CU3vSbS2OCcZJekPGblYUpH8d",
+	"EbpsbGBZ4UQkLBYEDCsvcWhsduqvQFve1T/BQqi3dOOT0KZWc4PDPzlnXH+iCLr2vntyfNC9Oj47vT68",
+	"uDi7qHm1ERECrgRjnUltajGTiknSEAzqEtNI+CiiQgo0AZs+Q31614AVrihmwmhgdmV2oVV7Rj5Mr6Hm",
+	"5neQX5wcmH4cp1JmfUsNtmWjNV9sFMy7rrWznrOtVmok+6LQkLGbVmxEvf0FrnWYe13NXdQ6P87u7Eft",
+	"oulHNHgg0eyfnR6dHO9flRCLNtsrAUdiSVDIiN49sMeCXveI9FGhsyJJ2KH/qUgh3S9FAkeM92gYagH1",
+	"/jRwfHr57ujoeP/48PTq+nL/7Pxwhhq658fohkxRhAMjMYG+Br5E8H2YvbF3oP9opLFyz2jNn52QUoAY",
+	"15/TQUzCOo2R1iyfCcRZBNJij2hiI4glhGNjSfXv6rbxunrT96p3fnF2cuivz5BuyQA9VPLln4myS6lw",
+	"ZkmA7l+xmDyM5M+Ojg4vrl+dnRZJnQotx4BTMYgwVRuNI05wON1DWNwAeYAlmINKjVFMJkp3eTSKn4CU",
+	"MzsMD5G7RFEZkLKS6DKRDd7j5JbdKIGO2zdnCC+b95+KtpztVvRzHCsZGkcPZZtXhxen3ZMcBXWVIkru",
+	"EhIo0RoEywY6NeEMFPaI4IiEezkPNg0RhZ3sK4mUSutNjtjgcS7ZJxjWLE/Ty/EnY1qGBhRZnTJ5xMZx",
+	"+DCyOj27uj46e3d6kKOrU6atHlZSslthDKWPQiTL+ijueDrSP9WWZ/tj9vwtC9UBKfHJvksNpILGgbYf",
+	"GXsqxKvMRhV1UMxSi+lMzFzdBJ7VIWqunoXNLZrT3HA7G81Wd8LZFjWUC31zoqoWfQPv5Pbh904RX7za",
+	"WXcshytp7dUOJrQLp7MLlvQ5jBxeQ0CViPU+kUCiNZ/GoFRfG9atxEn704DjGH5wLKT6x2s5TYj7aiZQ",
+	"uA2N45uYTWL3acDiPh2MtYzstpBwxvruDzGLA+hjtu3rkMSUhGC/RSMc9RlX0pafxkv4lgNB3Jjr2RGE",
+	"31LQF0l8SyKlEKzN2gjWEY2FJDgsnKYHkf0fj5TfxXgsh4zTX0j4BMRcRsYpeYDXxIQqYeBU2pGihBJD",
+	"dx4ai7xU+9duzu6mV/vw4UNdLbo6ZAGWZSFiLwnmhGve8fefarlN+Km2JI7W+h4OM4ElpRNJ7uTGUI6i",
+	"PIGYN96SkOIr3Vz2plcWc7ZYbKXR2PgeX1+9PTHxY0MskcBTgQTT4muAxwL0+YgN1OWbeokzudZDMbkl",
+	"HIkhm8SNmpnZHAHuiSZ36vqH0BALHSuhfQ8hx30pEI2DaByScH3BpMGwb4zvWjpnN+MEPGV/WLnMbNgV",
+	"Y29xPLUhr7/Ovl0xhkY4nqaZBXP3ZmjSAWwgqYdwJBiIfcW41T/iLpkg23oaZbvw4ywe12zvNGI4vGLs",
+	"BPPBA809593vT866B9dXZ2fXJ92LV7MGTgj4IHcBIaE5RRCpvdZCb+lLMPS8uTw79dBW+jdOXZkeajXh",
+	"Z8bRdtNrNpuIs4kwb+1fvkd0pMSu9UczEVUb7V7paJ+B3QhLnXkxTkKYAWdsBC9Ca2rFhU59GHDFEXVG",
+	"x17liRZVxZkN+FOpjLPk9xEOB7CPKzoibPxAN87F4XfvDi+vrq+O3x6evbua6/oDwhGSJQkJEeac3tJ4",
+	"YOPbqU6lUJOMiCR7aRqO+nXCqZQkbqBLE8Odtgkx/Y/uKlxlpGhNac1TSVIK1qklz4ROEJN6idczk5cz",
+	"o700Kr0woyINF9b4T0XBRfpS9HtJhKAsPouj6cOIt3t+fP3t4ffXp2dX192Tk7MPhwclVnnrkYG0PYGw",
+	"48gReiQQBmT9RWqHld7wSIT5gBGgNb9kho5H6uv5ocrG9ad3RJWTY7knarEAuioT714dXp8cvz2+Kh6A",
+	"osS5p/OSNKfTuUqzQuVj0P19Op7hm860/pJ1Z2TdMm7rEoIisxUtNAudVmAluzZEPiMoKMal2JK1wYyo",
+	"EDQeeGjCIa/ZmGDUO8bd+Gg3/+pd71lSM3Pwtdo1GdJgqPNzQTKN009zFibQ0/zzs8srtKGWd4OTPidi",
+	"6KMBvSXC8ezOurpyi/gn83jlCehjtvvWU8HGsbwcj0aYg2CAwxBy13F0ztV9JqlqqY8jQbxa4vz0uUbD",
+	"CqHZNhbv8+yDJMLxMho8V+/oIDwbr/mjzn6AZk0jWc6zNrGr1rsJNZkNK0wpjSnMzUwpXXUllpZNz3zy",
+	"8n6rN3uwtHyBJkNmND8t7d6Q6R6Kx1GEmHFOTRGGNNcRu9VW1vKd+DELSFWfA4eyWzLTO+UgpdicdTJN",
+	"x6AzUGfjm8v3pWxD9LEW3ZKIz1M1L9snsBZt8DOf5CY3uxllM6xImxEW8p2osOGLVnGWsDnp07vZaR5B",
+	"ymyr7SZ+mBDXGzLVSR+cBGwQUwGu/rI1V+eXJYaGJBmJZUfoUr2uvjMNYc7xdOGZMh2kE/Gcc+HuY279",
+	"3JMw/zzuwzuOL27hiXGuxmDMOYnlORZiwngIgdyck0CiIeOCoB6EWk+z8R3HB3gqap3dZhoOvH/xFolp",
+	"HGRT7Pyos8hER6meNa+WJrp1lMJJYJ8LLKI4kBliBqCSjJyNtmH0DyWBjZRWLIc4RttoROOxVPfXgOXI",
+	"PLHte7kU6PaLYkT6DHkU5j+T9Dei0tiA1EGDe3XmtKU5BZs724tzCrJjkA5d0W5E6hGNSWH0JkFh0ehX",
+	"JG5DSSRMqXxE42P9ZatA8l5tHNOfx8Q8Nlk4csKOcCAZL880uKR3dQjJ16b+FA4DZ74btZZJopatkB3w",
+	"8fPOl1USA3TA451NASjtBpwgIp8g5rfam1vbO/7Moc6f5/mn8oQKeWhcs0sPZWF9xlpKs55dWIbcgQmx",
+	"xJX309zay7gVtFk6H6GOGe5F5IJFJdvZ1Wo7jhEOR+oo4ikIkA3ks0lMuK9kWfVDjFgcTVFvijCSHMei",
+	"TzhaswKoFps29CeQfmAxWG4pmUDOnI46VCxFdVQCy5Kl5D+9kAKpyLnX9S9lr5qs2irXJ2BAnM67Ble4",
+	"g+e2MSISWwIqX6J88mEJQkSRYo84IXWdmQZvoARTLtAalhoBpt1c99BYQJ4mjZ0UKCyQ//mzvSEadmiN",
+	"bw+///LFN2zTHVq7mW7dVM1QLEkv+lJC0Nrkv8Jml93rWaZ0tmPOwnspNaTLnb/ys0GUnjmzIve+2w11",
+	"1j4xQf6t+b3B+MAZeafWbO22+9u4WX8etEj9ebiJ67u9Nqlv9bfxTu958CLcbeUm2Km9YeJf/r070U7t",
+	"7b/8H1EEx9KlLMWIcDwFKJIRgTXMH7n55yeXNrz1mOfpce5T93Q9TotVjuTynv5oJ7Vw7CqeuEXH6ckv",
+	"5CrILCvcvOaLY3AqHjE+WvFa69OILPL4B+K2Vpzs/uV7D727Oqq/QGsvz95a9Kl1D/mej/w9H2xUuIcE",
+	"STBXPMxD2n6COGBf6YntIUtSxmWK49D1mTaQzoHmEgSGAHM+BQxD30Dv1dVAfbSWx07y7bh9D/mu6e82",
+	"DhsjUSd3AYlgiLmnLJBE1oXkBI/8zEmm9HK1Rus6/sosEwpJQEOAbopDCxoIQr1J39u/fJ9hIzSbSOAp",
+	"+NTgFfXWcr0edmbRnttM9q8oN6b0WpQcNcNaamfCA/JWvVdK76aNRUuQpbKa1Oxa3b1Bq6ItdWALSRR6",
+	"CIuAxCHYVA0JwAMLqlX3PaRa1e/sIbVsYBHqcTCY9qbIp1lQJpBPSJXGTFnsIcEg/kUY3Y+ThGCpOhI3",
+	"NFHysVr2BjooSbd1xV13jrkJO6yuXiJo1Iv8b1YqfgdCR1VxosAXIJJbZKsmkMGL3EO+vQ58Tyvp5omn",
+	"cUoC89lkqBSFEU4ayDfc3EcBjtWZ0oHisA7lUkxjNCZKzshJM1o5dcfeekQ54y/Z4fcsO8zylXFI5WEs",
+	"V7bK46Ac6BPQXydYoJDFBCAF/J/GzeZmYBNI4C/S0D/eEt7TP/hoLWdrcFC4Gsazo643bbZu0PiWSh0l",
+	"TnAwRFhNg4SuO14tESTE6ZGCS/KuDi/W9U9+qdkTjDSPamR/JhTDuyFTQOAz5nU3KIUGRI2URP1Hsq+X",
+	"dJzZ26lUS6JElBuSSMPnU0P/ALIWS9ZF/1Ds7NuYTWINraKvhYgKacIP7urkTpJY0F5E6oqT+3vaJmnw",
+	"jnEYmkBcGqPbloZ1/Kn2irOJOknqC/FTzd4s3fNjNBjTEAQTdQNofJebbACK2MwPjVJzWGE4alHHQhtP",
+	"tD3Iq4mpkGSkHVju/QyNeUtcD3gFU0lFqwVNyjc4iCgBTDSsgXUb6GxEpXQNwhEzWXzYRDtnYSilG2wP",
+	"6Ip34Acj4dkzjyQzJJ6OxJxAfSRjhjTHTVPKZmUyvThzSXCxGJlt1cfs8JhNcg6PyJyRRdudGDIubYZb",
+	"CguoL2N0LM1E7PCFkoFoqKFUmJIB1BQ1/pP6LWaIk4AmZsMSwgWgFgG7L9sIRZPdgXHlL9h6/50gvA5v",
+	"+g/e/zJ7DlYLpvmhZxm+QyfZGn5ceLP8BsT27Jb71QV3E6MBt9IlRCC+XSqdaKygAoTz0T56sdXaQtht",
+	"0eJlW/mho+9Dk4tORQqvXvaVl95CCSf1LJpE+yAgG2x24bMkMXGdpo7ldmLOuc0W3NisC+DbZUchPy6T",
+	"oIZjFk9HbCyudehGfhimjR5jEcGQ0AiRHdckDhNGY7m82+JRsBb2Qjtluw3IqL9GMACVhNNqQK379uWi",
+	"8Pr54Y5tiACfZVMHWGL07uI4B0mrw8W1VeH89JUSTS7fv9JeEKV7GjUpVneIukzMA4wGJCZgVIH31zDi",
+	"TBAp01RkvUGKISacKn60zyLG/SzFB7q3MpAgBk9Ic+dcA/CCDrSkct1DIcfq6AwwjRHW+hq8Yk5Nj2PQ",
+	"ih1FbXaFAB94X90kJVdNBims38scfzBmL4NviEmW+APawQJw8AUxA0JiORYumr/i67caqkwCyZcpyxIP",
+	"xGpnfGWHgleDvDMqp9ahPOsP/jGdY0qqC+IL3LV2zoylWjOrQr/pEuW3bhVHRR7DeVW9yto3qx1AIJOK",
+	"7+YiY54m0MWiYVff9FQ0Wu6Cty/CV7em1MQFwaJcD51aqdScIU/xiwnjoUjlU6h8wmR6ytYYt0xIyU2C",
+	"xRknWm8sXKDiiMrd/GWjwgJhuHHnDauBDm8Jn2YA5ICOjMx5Ncx1qDRtwKn1G+g3r5XNrOAc9UzT0zWN",
+	"r3XMqhI5lQBNQgJOD47H6r8wbzjxEZEkvO5Nr82tbbfm5p7BVxm/LFbYAbbpe8g3caQ+WkuwkPZv0ZW+",
+	"rrdjrRdozZKZ0hdA3U9Be/Qemh1d/+1tYArQV1mxTq8Vszy1dB9gXW9LsDdnLwTnpXc8mgMZO+5FNMhj",
+	"XSaAHet/FlSS6zGPvmzA4+nG52K/2tS2mjyo5mL5rucybJeblUxx5mqZiXPLKHV28iVMbw7XWX4nfVWf",
+	"X+F6rOz5y3/39ZXK4jx+ZcVyXg2L1C/k0Fjlyha/Xb9QWmfDdQs5U8ymWya/akVIQ6YB9v2KUlllunb7",
+	"UFpQGppxZWxXdujAQBoGxa1c5qYjIiQelVgAL4720ebm5i4kMWYlA9AQJwmJC2Ha1YN4soG6vXtLjuTM",
+	"lFdb2l6OjudVsdEXZCYBmYWbby93tWX97ipS6ZBFYVkpCzWUg+MD7bnTkHwBS6aQnwcp0bra2Ex7gMRQ",
+	"UUxPOJMsmI9akgc+PrdvFzdzZl2zUaTzczpzl2n+Vjt2hxW2OFYcEcSBmTC65iLha8yjEmuN66Jsbr2Y",
+	"38CXedP4+tffirfeseJt94h4y2QTiEGvENvWVoMQJA4PtYsY2vwyX0nNWwWW0vYI39moaePGXSmI2hmY",
+	"c9WZeRcNf4UVdse8eKGf9oZwuqhwQehb7Xd9PxQnvKI9JH8zLKWwJ7SfrG7cmGttK9vPCipRkaRz3H2O",
+	"SlJJDZm7eb8RMfvrSNf3DAoqAqkgMcSQiUOF+mdC9uyDXCSQPvD5YB/X0O/corVzHUtEQmRq7QYstpVL",
+	"Z2JUXuFbgjCSOLrJahZcJgTfaLcG2HZ/rAnzy8eiJVZdp7P5SY/kgsjd5ovFgTnOBseXEBq/g5cGWra3",
+	"d9C39CUKScBCXS8USxTg2ERXQoBIKlWuYfBMjHAIxVpgGVAwHMc3EPgIfUyGTBBdn5ZEZASQnQL54nbg",
+	"r+85vgqwI+Ke2qZGXmrZ3Nrdbu/k0njAdQfz21hL4sE/i9vBTz/97W4Ure/1sCA7W96PugZIs777t42P",
+	"f/v756bXdpJ+Su1p88qChI53BruuGBiA0th0nx3kO+NK4oEdS6PR0OGkzmNxO1DjdV9ZLWurXSGua8YN",
+	"USWIa3m0WCqUtJuVxJAZR4WTxlZeHGe542JuUInhRGAYelLBxO2jgmSSWvN+x6LJzJT/RLIJTx0ni5wa",
+	"810Zv/fIr1/VtbBQJlx0kr6mUJi3R/PM5rzc0vywMHVdwfYPE6Nu3NH1Aot3rJNU6j8uYQ9OqJD7WeGt",
+	"1aTPrk0A/7C5j9KGkW4Zqaa1H0rv/XoH+SQG0Ug9grRUf+ynkRH6Nh/zCNDUEjWOeLBu9+nVD8fn6t+t",
+	"zZbXfN5GPSVNrbVA4lr3EI1DcoeaWdF7NTIgu1iqd20zusR3byrJHsIQn6EejgiOReYC9eHSPeJsBIOE",
+	"qnHqBjFtKOYDhQOFdpsaR9AaA6IydTH0lAsi9r+FDJc7qbZwKGUiOhsbk8mkMdlsMD7YiMVGBsgqNm7B",
+	"QJL9cjnWhA/HOV1Hxahfb4njrvnfdf2X7tvvDrvd7sE+O39/3vtu0mfdkv8d7292v+9dvv9WdL/rdrs6",
+	"jLGTjssZScMJ+d/QHElsVDDwNDf0Qd9ofaPWLD3452OeMKHoMlu+jH2VUKgNYn2awWWZzZ1aSMPOhPQ6",
+	"czromA46VTrQuijrO4FXtU6t3Wzv1Jub9dbWVavZabY7rdYPEPIxTSQTYyqhDnAYClznYT+ot5vttm0p",
+	"W7iU874lcshC+8J7dUPVOrVfNo/+8d0nEnwY97/f2pkOtnEvfP+D+MfPJ8O74ZiML9kPg9PL7gX99uXN",
+	"bvDL8JKcXx2R4fmLYPP8Vb+3g9vtwU3/3bffXp2HB/ufXg+ev3t+ErRxtktKhDlWciancnoO08yzejOw",
+	"x13Sb37ZeXuTXL2+ePH+VLy8+77b/fB6LNuvCA7D3U+Xk/HL9y/uLlg3nnwQ4e2NfJ0p8z+aCou4FxGH",
+	"4y3jiFZDVdxg3u7NKKzZOS81WJbHHxZtDqUHfwWJMccjPrsa4DhT8K5XLPQ4Rn2mExLVTZey7LIo8/JZ",
+	"FjjAH03ScxjaRyeKPGAxcOoy3lYpBsAEmudXz8vtcZmAVG1PshjZMgeRZmCLVLoSXuDMvXocn3PQ7gUM",
+	"kB47L7doaVBt1n7Z6bKTLRU0Z/etWiJTUWDKVe8Fg5yiRyUzpIGhjkihiF8HsSopBUvki7T/YyXx+ADU",
+	"PonVM47jkI3SvJsJtoGe667gUmgl43T+HohDeVEoL748oXywu7W98zwl8KJU+mT3fmE5a51afiArSypp",
+	"4P9iXLlFvHFWJK/+nZlFjtuvNf/5x1Z996OG72l621/WVyvtG5KAjnBkZGyIGm4iyZQo3nze+oupzyWD",
+	"h3D24p7OoY5SZmVCxVc13mmdU1c/Lw9HsOXGC5XS1wHiEkxrEt8QkfIgKlKwPVuPn8Um9hS0wZxSC8Xo",
+	"wT7QV9wa4Noo8GXQbCOARqx5tU9KDP1lWH+NY1HzVFsfF5nyId1YcX2b91tM8F3y6QVJoukVWyGFudSh",
+	"ABzqtDSL8lhn0EAtEMRi55IQe24BNCexUrXbKDFqzx9AxAbsYQ6NP7FrwU32KLDXb3TR9CNc7+fB0Vaa",
+	"TMAiNuYWEh7531xcvHr18qXfQf432kQi6B0akjtsubFGVCugpn3TOmp3t7b0mCFY1QlhyO27jmRVAhMO",
+	"pM3stIKCJlZPx7uKIQltRspZQmIEVjeB2o0mMpR7zlmfRuSZQD6cDB+tAQauNoFJHIeYhxaaRKzvZTRc",
+	"KKYlSBwSng4HPhWIxjlL/eqHDwDUJOMppysyNnPA1AiyVyGIH4yFHcd2BA4489K0g1pg6stVt9BPx5x4",
+	"Dk517qO230CHo0ROnTQkdS8KIhtoP8tGF+iGkCStGmzGpROoJ4QTm8kD2UfjWNLIRVFN/YNQS74SrqYd",
+	"YsFVNSuqT0hPUDnnmkhFWfOWXj5/zCPfWshcQko09YgG+mDJwivQBWQVGqJY822otb+eUYhnShwWKdQS",
+	"HdhWNbW+uzgpCcReJdRrNmXPYIHYZTHstsA4indR4YLxCldwnm7zB3rRvf91Q86s8FE96sx8ocFRVhz0",
+	"RS6qwebIQZoLoJ1AaSRm0pUZN3gIYNBXwklEMJ9RcwoCQ60b42gqaYAjdMkCSuQ0d0aL29ipOXgSogD+",
+	"5ooBJQ0XKaZT+6Z1tHX4fLdADJ0fP9vgildcKZGvWZLoCAsqIx21wQYcj0YE7Q8x5bUvH51Dm+pTBSyX",
+	"P6lAWBEI5vcsJ1aMifhLfPxLfPwjio/ohPQlYmPZcXn+U0mUH4YM5DXhHspnArn3QnZM5IRlkmYDdbP7",
+	"Cux1MF5oaeShiN5AEAufIggWMFcZrDvkBYRTtKZ4LwiX8L0t0kjukogGVEbT9Qa6BBbSmzqi5VgJSaqh",
+	"FDZK42grVoJT8XOK1uATgK5x3lXPsyR4kJQ1fJ9iVq4YbCFDQHhVzB+ctyjh5JaSiVCrAtUA1Lc0zi2Z",
+	"lXYBUj4LfgODVMwmiMVPK+g+am7AOLo5wjTSOBJPl7Odll9ZKLOZwYw5sQVS5sWz12yTHxdMKm1nRXAK",
+	"E3OytIALxIN8cSrHLItTCXTYiX1/3thfGZr6KtkPJt5vYfJDAflCy2cdwxDsu5YLa/nLilnYRphmBwqt",
+	"bTWb+kBm8P2tZnM9d4yeOs8CCs2W5VgUbhxOEqXW6rq0UKZeiT9UeuqfwMDhXxPSGzJ249h2HXSW8pwO",
+	"jYBTguViuFtZnli69ulKPxMpO6yQKfZlKQkKGNtqcLMpQ6kW7Z7xoHnAOdUbczSistbEDU2SFcd2ab5Z",
+	"WudDjzTrxLMr8bHSKn9dfXl206trzuPo5g3r/QpY+4rrzjGdaatYq9m05bFF5VvYjN/cOTOcpEhDK8GO",
+	"p0dhMXhNn8YgoT49UMnysSScKYKq8qpznJa8KDGXD8ajsAr5z2OiTxofx7F+25ZALT11jqufSe3LXDTc",
+	"xTj/adCobstdL28BD0ipNw+rky1MjggWHLOvzibUUV+VN9xHDltRxHw6sS0ndlaU4d6w3m8gj8zu1q+d",
+	"Sab7vYf8ulQQjSI2OcfchiQsFtY+pGicFgQcSabVN6WEx2OoBwe5ZCDDCRSRvuwgaAxx0h8LY9L9xHpa",
+	"rdxqtpG/f3F4cHylK1P6thYzjqe6pjIcabGH1ATMH0jJh9CvMFhHaYfYaqicBIybMuYcqi8LpHmH7jnf",
+	"a7lg+aRy+gPE8eajSuS/R4H6Des9LEHgE+v9UdIDSvMBHEH7aS0Rd1TIBYVE06vCvJdTKBbaI2zDZRzR",
+	"beVpb8Gso1Ngb04dXDAJ7B9eXNV1+HCz2dxql+7GfWTzFaTi3w4qX3kG2GPB8z0UOu8vTLvHx7SraDzQ",
+	"MXSzt8VSwrsPCGhJwlupnyNi7GacQHHJtX3Ogps+4yH4hzbbHgqwIHUaC7X4kt6S9cayzt7xaHVoYBCC",
+	"Z7jM4vy6THvKsUxnafM4chWw4qoiw5WhylXHNXUo4omhtOb0tDAr2RXOfuewWoumv6JdKWtpHrKWa3z+",
+	"C1VrGapWfkEfBqnlbPMBm8QRw+GvcqQKnVU+VWH63R/gYJUtwq8ljD5EfJ2tR5RO5Kkk1AfIC6unrxcP",
+	"WNntOucGTW/Ykts3t0pLSOOrGhUXqVhV6Pp3Ts1/LrpcspeP4vuuVtO2fZ8iuEWcwLx+UKuUj/3loSaM",
+	"+6rahXL1t4RzGhoLp7V1ubKRBf1ZcleVKlwLLHIFWHFYR9/UEerh4AbGE5KIgp0SfOrl5s6VVLNiySRX",
+	"9yil4iWU+rS4iaXsrYrE8vtGT3Sm/fXdJ0tiCZ7UheL0/cRAWHN6qkxwv3NQrEXT/8OLE6sDYi22h5bY",
+	"Xx6KGPX7lb/vgyTlzojE8lc482k3lQ+8ILH8A5z2/MR/n0ddiUYHRlB6AuHxj3AKi2u0jCoe5KR1w8T/",
+	"MFhulStOzBLCb96jtXqRHx2VYEBc5tb6mVmKIxrJMjtwN6dwaULWtfrU+yaXYIW+F2/Le0omv4ok6XRU",
+	"+V65hW/+ADdLcfJ/WaUedE94NU0Z1eXHX+dmSUdVSg5sHD99RPcKUazzCdewel0O/OljuOcbpE5zFbRv",
+	"yNTcaOaTe1ihKgaL3JDpnKByNaIbMm2gCyLHPIaqpAHxzMCgSirsTpZIGVBxrYSN6xy43efNtvdlFbgj",
+	"P23Hz0HdYYkigoVEm20UEfWl8NIkSr+uM0GvIXMywkK+E/cMmJhbTTXhpE/vZpfrSMfft1EwxBwHamBW",
+	"KrohU53gyUnABjEV6rqmstS/KQKWEFHZRHOpXl+emeFUSDUdpBPJRwO40QbO+mkSWXp6vq4XJXeOVz3+",
+	"H3S+0uW4lytVsMq9FdhyRzNBuJAiChxWC33GtktCJemASOt0W27qDVgsSDBWXZjUvhLpUmcRQWTrKJFC",
+	"I6JwNvEQg+NqE3Wd3p4JOxoldK/5Nm9LEoAGNtWH1/cQdkZtOkCCQGivMVoz1GygrkSt5kwviAokJlQG",
+	"Q8VB+v3l1YzvwVkrF7oOqcC9yDY+J2TaZDNnw56ZE+v3O0aFaTVtqHLZ2nOLuyAUByAU9iIWE1hLf6vV",
+	"RK9YTPwGOs1qwWqQBk1TOj5aF5dAQUSVeJcOCzCV+yZEWr9vArj9e1wYmkgrs5+SU6OF67JEtoqyFAk4",
+	"KdmYSzqIIbocnneQPxkKElwXcasVz91sWxDG3lQSsfDyQv4/6pd6q+uXNgEb4KZvyNSGnkNSN+CYID3Q",
+	"PWQPSl1kH6V515tt03P+atQjzmEnfN7a/PL3le5FO233Uszl55t1WNMU8TffQ/6GXiX/734Oz9sO855h",
+	"e+P7Rs+NIQjNkFqxZndaRLaM4+XO7rw4tpSGVmP3v4XLq+wWWuUmMzAkGs/hLZE4XKh/lbkjzxISHx9s",
+	"vd8/Rq1G08E2sbBNI9NsB/nqXVPsx751HYXJ9W1gCK7shU8TeX0bXH8SLPa9NNgLhTTsKJGXcfjnp8mN",
+	"hxLObonBM8Do00QigIZFa4fhwWXXQ4eX7e2d9dkVx2M5ZJz+AtrKteLkhItHAoG+Dljcp4Mxh8bFtRgn",
+	"CeNSh+3P7InzHYnDhNFYVune+SwDBV72UUhFEuFpGdZvNqDixGLFElcam2Q3JF7hi6IyOjO18lWqtuaL",
+	"z8FZv0/4qtjAMXKOgEP+EPbnWWLscyKGyKD4jAVBCSd1S3ckhOLus4Q5b0rXtFBVcRWCrE4hA47N7V5Y",
+	"tNX2aHboadOL92NpUMtqDInr5tCaD2xBND5NpLmFWUw0r9gz0Cpqn5B+D8DvCOYRJdzgGKj7nhOsGBFb",
+	"n6nHNnfiZnTlLNACWcN6f5pAsQkyfdMk/+jSM/rmNnj1fow/fNcMR6fJyT9eTnvt3dG37WQz3D8Wx6Mj",
+	"8cP0eOf45v3NxdHpy+O42SDTN8Pww3fqWxa+vpgEv7Dbk/ZpFMQXv5yM3m99/6E16b16N+5tvolP2tEv",
+	"web7KIjf3pL9N7uNoB3FGgKlMkGWkqGlsEUQ5TMEkC3DLNktpBaRKBlgdZuMRePKHal7NVGiYzGO9Aan",
+	"iZOGHIHwlJB/gCVGKRC7pcM+48i5+xBG7/frb84uD5GSB3Ag0ZsPl40FZ7H0cC3U+92lmHcyqTxSu05W",
+	"XaOIjmiJmL5v8joTJSmwWA41qJzWXsYxfGUwyGb0v5KKaWo+I0xjk7BW+RulmS5U72JyJ1GAI6KEZj1S",
+	"tPbuan8d9ciAxqKq2dyrjSsgBRT2Ra+d+dSdojP0+fv1SDt1Clh/99mShHDKwmJiHeTUtVpq4I7Oo9HO",
+	"t77U9T/aX1bDPNcbk+Kpff/999/X3771C3hppmuNlxbheGlUUqSNKjnaeqzVcYnvySjIbIGZrvdQivra",
+	"ug9QdWVF5+D44IAF41EVL94CVFxTEAeFpi2bGH4Ytre3W7tggHfRHMFqYCptAa9f40SqwSppQ6S2MnBI",
+	"A2bbZKgrtU7tVzeEJAKBK2WqlHAPsShUEowFahPIfzuOJL0hUx+5LheldQ1ZKJAjYqoj4BcKEPkrV7oK",
+	"abhx26p52eNNGsJDpX2rC2xjZIak3vvozdQ8Ulv1VWsLfTRVqR65aFRZFaUfodyA5CyKnqJOFf36hZos",
+	"4uS3ZAqk2MNQd+Me7Zhzawm69uXj0xRomqHHVfSoOXJu2d7fU5Z0yKWkozn9l+1BDq9U7cePrfput/76",
+	"Tf30vP4Drt+M6r+sVkVKNTJTSGr7RU8GgF5pGaEejOKH67WSuhvpBq9SZ8NZltLZrizrFosOlezgLKmU",
+	"3i5YDHsM89DCQovVLQgZ1mhfC9fGAYP0va0U0HdX+yjEU+EwbI0nrSthHhuwqq1mzl+f/g4wwZBrqPEy",
+	"HWaRvqK+tUlQotbZ3fZqfad8WqtZb2/XvBqUKhe1zlbbq0mWPm3V25uFdbwA+IZmY2er9Tz/RNQ6my9e",
+	"6JgA9e9W88vH4knIT6wocIESndXlTlFGTTiTXrgKfqOStZrRUUrATFftxqx8mfpjtgEgt2NEY8kQtjmu",
+	"uW48JIecjQfgNKDcvgOGJoHWCAW/oc0tXa/kNCsSwcK54zjUhVeXrXsH+bML66O/Id/dVH/5CB1ynEGe",
+	"sY+s2/z84EiDyhr+49Lb8p76pn5ZmZc+xFPbiTmQoPrN6Hyl/ilzWmb8U0MdzhffiIylqgXWPwUsoRYk",
+	"V/WbE+4SPCDLZyRLgL9P8AOnM3u8Z9Kk+gVDRzmJmFIRsAq6UfCGmmgNwBIWDPUxR2tvLs9OLZYD4zB7",
+	"pBiHhwKOJ5EifnJnHM+eW+jKQ5yN41D7zbdsQSyxh5pOAQ+nIEd+Bdi4Fxmw9bRUe8mKa1Ss4tqU7Lgz",
+	"DYHW/A2c0I3b1oYW7zc+BywkXwCCP8ymKJBkA4gHWL7fhpd+LrGHpmdkhozUQAojWNZT4SLt68J8ktXK",
+	"GEoph/XyvN0OPT0s7rkvLmsJCabstdr1/FWV1xJpoboeO1uvcWVJg4x6BOKCy4yOaO3D5j56v194qM5Z",
+	"WuUW+YUit/66Bv/SLeSswqmv3arMKVwamPzgA3X+AxyzmAY4Aj0VdOWLg6P9eqvR9BDBwRANMeDRw6PL",
+	"1916e3tHRzn46skaNLUPXa+jf/5neH3Ndrru57RwI6XuGes+lN7VRa1/yQcHaME29dfPmvlnKwM3dzub",
+	"zU6z+Vdl4CetDFwaVFndfpbbmUwvmd2icp+FUy/Rfjq7eeWfmt3Ma2YPV8vKdbIy3at0kytqs4XAkp/G",
+	"zeZmYJz8B8cH8Df5Rv88q6Hpx34HYTCU5UpOPBOA7WIPbGN5MrJRCp2NTKM75ulyub3L7UcZrz1002Du",
+	"EZE+SrTdffGVDddg1xLPoujxsuCriqHspZ+uHi5XMR4rwkKm6LUL893lEyKT5bYvi54XWUXukjiF0hJA",
+	"q6F7HafCjburRjoSacXiNEw+JRV34dLVcfdpKZF+VbEmf1wqSzS5z75+AnthFr9yCnueZh+UVwfE6wTq",
+	"/oGBUMtOehn0udBIeQuwzqthbs+uPEA0ZiSIDsErZFD1jT4KGWhaJpZMZ9aRu4QEUAhHLYVnInyFXlkq",
+	"lGpcRtCVKsPAVF6ycPYozq8Ck33zxOVfgswrvdzNZ4MNIF5bYhqVaLjnnKjdRSxG/vvuyfFB9+r47PT6",
+	"8OLi7MJHa0qmZ7EpvKRB5ZX6zyFoekiiRKx3jO+NoT69q1wHAWZ1AKMqYxYPQs7Nwa3np/t6PMJxnRMc",
+	"4l5EoEAUjrWVC73FUxQMcTwgeyhkkK6ZYC5IoxzNwNLFohU9Pr18d3R0vH98eHp1fbl/dn7oa4UPMkPS",
+	"1KMIBzdib/aLi7MT+4E27XAWEe3vHOGpGiSVDfR7LzWug5M7alPSUOXOhGvBNEVTt8+zH+wraUUu+0r2",
+	"g30llytty2gVfzdf536zDWibi33F/JWO0Zoj7HMTry46IxwrMvRqeBxSaR9DMh9PK2Oqx+GIxjWvxiYx",
+	"ANCuXssp4xKz1lKpaN1DIxwMaUwc6gfmC9GTyNTO1JH6QgIbzUXvC4l8MwD/a9HcEMdhRFyiU4NX9yqV",
+	"Ar2+ujo3Wc2Vaa/I8mpe7fgUfrzunh9ff3v4vfPL/sXhweHp1XH35LLm1a4+nF0fdfevzi6uLw6/e3d8",
+	"cXhQ82oucD58WmQANa9mWr4+Pbu67p6cnH2AL9VfR2fvTtW/3x5evT47KLzQPbk47B58f318efkOfjg+",
+	"OHx7fnZ1eLr//fXx6fX5xdmri8NLNbb9s9Ojk+N9NYLu1dXh6cHh4fXr7uX1/uHF1fHR8X736vCy+Oxl",
+	"9+AV/Hre/f7krHtwfXV2dn3SvXilhqxmeHh5dX11/Pbw7N1VoXM1mYvDd5cwqovu1aGevx7k6dXhxWn3",
+	"xMzw+O35yeHbw1P98Ozo6PDi+tXZ6WFxrRTrq3m1w7fd4xM1uXeX+pX3x1d6u+Cjj5byzU2yYu0oJbzN",
+	"KeccJ2OJsEQGod/vsXDa0JUaPeT/PCZ82lDS2iX9hahfEiyHDRqqfw4JDglvHIdklDBJ4mBa/5ZM1ZM+",
+	"jUiDs8mPzz+atgoeyVrWTamYNfde+5BdwTpeKyEsichya4BegyW85R45/A4XfW+Q3Q7wVMwL/srVPHQz",
+	"cXMG9dbCYLCnTGMjJsGePL7On5YaXiTnmILE5v3l452bUruoHkXmTE+rUCj1AxdLX1bCL145yWlBHm0+",
+	"aynbC2c1CgDf88gvXe9VgLmB/lOfwwGerqjonMUZ5GEao9CHuHkTmbAkMKE9JzChVQhM0MXE05iCVjvn",
+	"Deq0nmeFuVqqTetf3Z3xv+20Up/Y1ovHCi8AwTXEU5uJa9ckFek8WzQ3tJ6eZ6Lg9kZAn7o27NNFKKQj",
+	"XTM5CyanUdepSTN1y8db5r1fbdQVAh5yhXTKoh/sFCrECZS6oq9gWtMV3Nu/XrwBnbeVs35zuwxzoiqS",
+	"aCxWDqx4UFhCBV/0Cq7wvMP7ifzcKzq1DX3QJ3NiL/BYz7DqEyqeHhqlmsVj5hZZFmY33/SrmtJprPfA",
+	"Lp4rmj3fbM7Y6CYMIueANnB0I3L3r3vVXDV3O03rv7VCTS3MXdKd2kvCI9B0tYBSe8XQPov7hJM4IEi1",
+	"VnsUlOMF4mcakrK5s21KhVWRLguiYq4SdrPpPa7suJJQWGZXjXA8GCu+4N4ThXLswDxA1xBusfh8/fYe",
+	"x2DNRr6xputOfQ+RSBDkk9hvFMXSdI4mZTOiMSkWD29WAYSp2NCIxvbvlrdM5F0NudkIoK7I6TQ392x+",
+	"XX+SRoVYiZn8BvxH87AsntZvpHp9oL9IGyz/KAiMhuLrJZRfz/4o9QGpp+9Ak6p6KxXg9UgS4cDFiO+o",
+	"CbERlZKEiCW6HbOcVKAgIphrkeqv++1Pe7/NudOsBgBqRswmiMVozfwGSWQ3hCQ6GlysuxcgVhopgjMB",
+	"J+6vC/FhF+Kddqrdjyf4n7/4SDJd21YzhjvrpJNDEiP/s1FYcC8ixvemVZcvDkqQrh5lYqXwWH0pHXUz",
+	"4x4zJ6288TJw1dmm1aXwvnxwGjFID8tHOIVk0Q5XkoGvQMBlipbUbrabcK3MBqOhQgwewA4lOmYL+fmB",
+	"OSsTDHEUkXhAoOuQjTCNERY3OunRMSAvAhLI9rgijMDsibYAE32wOM6uJVrTVfeFJMl6erMmM2taAApY",
+	"EyRgcag/mxVRqu9urqcAcz5VTKDQW4qwk9EcWvOzTjIDhb9esrTenPFUPTqFO8Lu7Jy6VmqnSx+Bd2MV",
+	"aJsCj9Dfe84A0u4+ViSnWa/+6hQ1U1Q6V54b4YgTHE51LZgS+JhKyLUVjfyrI5RXL31ZxnOPR3hA9lks",
+	"V3fc4IgO4rw0HJBYauBaIzxGBKCh0985HQzLI4zoqNRddX76Sp3gy/evkJLQ0buLY09duiMmJGpv76Bv",
+	"6UsUkoCFxmCWXXCbW7vb7Z0c7gEgZEFPG2tJPPhncTv46ae/3Y2i9T0N0OblcOD+9vfPTW9VcAQ7TMVU",
+	"MXLGD/0qYV131UG+M5wkHtghNBoNDZjqPBa3AzVM9xU38DitaDvKe+YWB/YW33apImFcXpBPWpdYNQEC",
+	"cTYxyfYGzZyONDRUA/m61oTfQf7b48vL49NX10fHhycHEEKEyCiRU514f4pHxINK9OpfakFAWlv3kG/d",
+	"7ODz9T3kgwP67PSVD+w+fX51+I8r1S6KTQsWJc2EoKgDrXgzzuBh4eT7jtDkI31mbeH9kquBZBWlZu4q",
+	"NnkmTKBgQKJIiYwGN8NDwRg8sVQKPWPUbjYdoNo95Cuxzs/Ah6EFKvQqNRYG8Fb2WBdAO8odzyu6l6ma",
+	"JFMLG4doqGgB/M0Qg9Q1a6+mEQwZCZctQ2NxiRhL+jlickIxgEZqXs2SiPNIkUcpL+JsUpLUR2OCdBqa",
+	"1bjVYmkoK+3JV5NSNINaOUN4e6khXHXopR52GxSdlmdZ5HK3R1UAB16NgYfhcogTNYxPEEJZ2UBT5B4l",
+	"phqRFdXPr/Kh1sjslctix3ml6NQAhDkbgNZYHE2NmKzaPRgnkdbxVs6y0yuSDc+Z/LK1/6qGvBwRVLbn",
+	"Hce3NBNjV2LwibZJIZo2oZ2KjgbcQMcSjsONOhZmwzQnVBumzccAW6ieaxuVGLJJrKPIPBQzjoRknISo",
+	"N5YmOa0UvW9ltHfLsJflIRSA4R81nIOz5XaNd4LwC/VeqdCX8gkGtg8XJXxxRkO28d0gIMlKPiFrruI4",
+	"IOg1SxKNFYGFmDAeKhmQcU4CiYaMC4J6ICUBCoXa6lqn9mnrHz+3b/8xbEY/f7sdt8abk93TF/3nox/4",
+	"jvy+1w7eh03yGm+Jk5vvZq1Z1rwxe6vFZIJGRHHnZwLu+5wneq4VpFXBCpJNztnW9Md8c+0X+eaa87A6",
+	"y2ehz4NN20q36Zk5SGvGMvwNPCJ/NwxuFaNOURSEsaTG3HRWi8lGexRXIRtz5GoDRTf/1sljtPTbsTGu",
+	"X+aKVzOn1Z349tY9z1hXQPJpLyKlJy13yBavyte9AjJmfo8L4Ot7ddzx/8quHR1b8DKXT7ayLgzyyrzI",
+	"oSs+JpkYP2tYIJFNiA4HBK3FDOn0DTQWJFwvrz2wYkUeaPo+5XmfprhJWrKr8rXKSUATaswUiws+2hdN",
+	"lUe3+mOZxjJFVGuqpl6Vp6QVxQVFCpOp5Eylx5o30JotHxAzpMV0aGBAb0m8vlgz42X1KCuNCgulqbKQ",
+	"zBuWzYpKA+q0DcIC4mnqGmKBfEjT8X8HGSEzKzgnPF/T0zWNr4nN7hwnhAuiBfo+x2P1X5g3+IkiIkl4",
+	"3ZtaLOWPK5QEXZwxW3BLaOh830O+KYzmo7UEC2n/Fl3pr4PZwnTvozVLZjpfgUR9sGsoDVnvodnR9d/e",
+	"Bq5eui4tLVBes65aKS7npXd8ji2mJIAQHOQe8j8LKsn1mEdfUpiWYr9f8oU7KpdVsHy3UMIr42alVbzS",
+	"1GWnzKEr37tVXIuTL2F6c7iOV7i3ql6Ov51QudKr+97Rcm8+fHtJHoReekOmQvPpNx++RZdEorWLo330",
+	"fLv13AC4QJSGfU394GIyGBwW/wbCOqQoQxtFNERrYKWEt4DD+5lnCeDWi2jpqj+IFsfRoNapQaEG0BJv",
+	"4S/wHNa82s1vAunyRk5rndrZt+caORe0N+AetU4tevMD73c/3bz8R9j/RHpvXx++O94dCxp2z4fdSAgq",
+	"T/5xsXn2/V3vuAzZUq/D/SAjYekyjA+7hiW4J7f59+zqzhZ4mwMzCQuQtaBXogyf2H1Lr9HMW3fLHUiq",
+	"Oz1s9boelgfT1Z2sDPoIq1x6vlhvnyk6kk9X7nOmj4WVPj+xXiOwr/9ei3yWT3m1pV2lsKbJ7l9qOM6C",
+	"7xe/94n1qpb0zMzGSwLvZyAKsl1eCE8gmdT1BVawGuvxu9U60+tbN+eEuGeW5ZlBZBt6kgY9Fe2uaTST",
+	"WwwNsouhipkWKcQzJMkdVDuDsLjSkF64QgrpWuIZ6tM7EurPPaRoVqx7BgjTBEtZ8C6bHB26YQ3w4d5s",
+	"cgCUStPpJjomMRgyJogJqoJIxn+j5vZ33zPBOtoyWT8xE7a/58MongmkA8QayP9lWH+NYwEgY5d0lEQa",
+	"7HB/SGMiSANdkTuJsNKoOVIrHqK1GI+I8LIUNhj9emaOlhzHQj0J3YBIsJeB9NQHVzeIaUoQSyAqMgL8",
+	"95pX+4RrXs2MqpTWTtiAxvcIy7e2NBzigiVtqRn2MY1rDzGLluv3TGmv5frwWZxGqEsSuyV+7HegGYti",
+	"DEA71++LshM/YUc4kHNz4uldHSqZ6gzyFCrUiTliHOEkKZSV05UVdlYKHtBFce5M5dTybsBHIgpe21Z7",
+	"c2t7x59rvFxo1j1hA1Y1AmSB6BuxAdPL45+/u0IbNvzR91Bfh+Ua/1BAomhPKYpDpWVaI4b+ngokiCyp",
+	"HfaosSbFsAnVdcWoiXkLOJb3OMicQMGqK+MZ4fL6Rb8VNMnzcLO3g7f6TbIbtMPt3gv8nOz0W2EzmD3A",
+	"+Tby4bjbO6s5A3Jtlc30LbHxTSt5C4HnmtNrvYO/sh9vBVy1SzqIj+OFdWq0owmCUyzqJY2NVY729e1x",
+	"jzqfc3OxV/MVOjztEBwbrpqRWpAXeRSNN8g4FmdaK6zTMnejppqv6h0xhFvZEqDf//peETvuX9kjorvV",
+	"GRorMTTtyTOwNbO86uHuuLluuFMWB+S+xcmuoeDiclXZvlg2gLPuWA6XoJuVVdLrxgg+Re1G0wDt6Ea1",
+	"6Wjn+dYu2m6091Ch5N6Lxmaj1Wgbs5IVrg0svXiGbM1GYTDPEI0RlZ4Ox8tVU362iFxTJDQXfITGYOO9",
+	"hvqCSvw1f1tvsv07Mdin9u/i6jmsXHVzXYqyMVdPnguylm1FF6ZeCmChF91d8DRWfHZdTLC5DT2HotFs",
+	"LCGtCsICUY/0GScWoxk2Aa1hNMKRugRIiBIsh2CXYzE564M1btE5cMjpi1cBIU2bu0oKH5ZPPiExghcF",
+	"2mw0S2vC+mjNglS/ZSGJFIF66M3l2Wn95GDd+pok4SMltoWkT+PUZYHkhCFT+0M0kA7bN+oplHEGrwEE",
+	"buksNtWlnL7GYuh3kC+GuL29808ZUvSQ3FlE6jz64prkdDQioYciNiG8HmBBwvUcVK8vcCT9BvKBBt/F",
+	"kkagJJo4fSe8MtNjja294VpWNewhfKpmSGLJp/YkpVJwZmcHT4yeuhYXtH9GDpXea+YgEhKkSvKeQSSE",
+	"XYUQFq0CQAqSfpRT+FcuKuUYdDdu205xqWTMowYdiUHEejjSZaYSEmyw3sbtZtLcMC3XNxvNxmbjk2Ag",
+	"HRZXBi41pXraZucYkDeMAXmjigF5Q5tSNlrf7G5t7zxPbSsnVEiXxp+m01x3x3FI7mqdWn4gGbZ4tvWZ",
+	"ZPmSSs29LtNmDhXd5OuCXGaAuTgYUnJL0ipq2Z/adOmCkIDgRSXhFOvYKM4x+NI6te4Ec1ORIcVMUUQ3",
+	"m2WI1lJk9c31hhWVa2Med5SQbK387Xq73W7Pr5G1MIvRCLxdZ246VEBNv08Vg/7xc00H+NlL0mUJ6g7Q",
+	"HGGbvHix9WL3RYjbL5pbz1vbrbBJtnf6L8Jgp73bfv58c6e5GTbDHYx7vTDcaeNWi/Sft1tha3urHb6o",
+	"ZQ2b9QQ20g1DTgTASmBQLnf7L3bC5ovWixdbwfNwZ3sXt/sE42awvY3DZms72+Fj09yZuX0+ls7X7vDH",
+	"eevbqrdardaCGmRpOeGnKKpmds9iTuAIXbKAEjl1du+csz7VwhfUmE9PnGuC+rKYEtJqtH/h+n89XH+7",
+	"oe9Lks1q5SLER68Gl+eRU6iquGePU0ZuRONj/W57UXnty0r45Ctz3xlJkpZh8qdnV6Pwu3ljjBdLNyEa",
+	"GlD+uWFQcKzza0fn5W6khQA85FtK0sMYMiF1TykJ6QfG4nJsx1GaUJGmX5WNo1rtv8wXCUllKxSeK5Ph",
+	"5+PSmc6qVxMc82jlgvhuVTwYykpjTPnc4iI1MyzjXtNzTmZVw1kmCd8Tc69Y189mlFmY2mxMqTFp9sCV",
+	"HOhSbc4yJFE9OnOhwqMU7bQpXfhKaTReViGrN0XqONF40AFZH2A2UuhwOVfyni3XyhISawQrLXLDvyuI",
+	"q0r0bm+YLytcBVu2Tmm1hjPIvSqNb6fJgsvbz9fbev5t++3ud/+4uNp6/8O2nk4jAaOn9oiexTPQGakI",
+	"kAv4LBcOM8Fws7cVbPZ38Gav1W8G2/0XpNXb7bfIZrAbPsft3hbZ6b/AzaAVbpLt/nO822sFm+E2ed7f",
+	"xa3eZpCJftv9VtDGu6TZex5uBZvkBd7pt3rtYDPcItv9nWZ2NrS1NDuRGXnmr37nFCuqImHty8LL0rLR",
+	"pcRUHuRbfnPoKz3CQqB3FyfLY9nSeLP5uOVZQHN6mKzeXLlOe/lFR0UaEvWs8njnZBBfpXHVOgHX5P5T",
+	"4Qy7h290zOTa+emr9UqdpeT76PHLGb/LRTIXL1mX2hYGRK5oDC32Y0j2nt6x+feGvTKK0ZCahgtTcBZ8",
+	"8RWRkfnD7wjnyKSXxANY/zxd3RwnXZgR7FCp3jSDPFx7hW8JwoBAtBrHX/EqMdx+fgr6+evT9g/TF39z",
+	"dNOKI1nFEpPpppcJwTcgW0g8ACO0ML9kBOFs/hMxWHcPVzhT1cRohyjKbN8zVF+wls9he88Ecp7saa5N",
+	"IZ8SSnN6CCOgP6WnZ0E94MlXsg/kzuM4tLrHWvGYmPMtEIvJeqOK8/VB/Buia1OQhbUMYGFO36mGNdvs",
+	"sZ6RsWxUvWfmayZAmKuI7kVe6xDwChK4y0lLcbCp0cdS6nUkdRj0Yp56nC7hw/hpYbkfg6faUCj9WyEa",
+	"agXueD+etMBeVju2C7zQWPYUPGoBHIWNyXkmkK/TIQ5NoQKAJMv7vgSJQ8IR1rbRDpp77rVCtHoMxsps",
+	"IB9rlGMEjdVOatFgkZ6GmShrXmEpJ6QnqCTlywgZ7auuYRUTxWIOMIZMkGKBiLLjfeEKpitjcZlvPePS",
+	"603VdYIjdYUonc14umz46Kx/2Sp26WZoDW823zHT+WYMcpXdhR4y7kINtp15DL0yj2E+oE938tNP//Rj",
+	"s76L6/2Pn3e2Voruy4bp9rWz5YwDBq6j/yCKGUclUUgXOA7ZyMtrXprQGlWsc9VqLhqSMttjxuLswjKa",
+	"0vlJ9zTYAIoMTrMt3Vm+uzixlhhP63JbrSZ6xWLygGvkSS0nsymorinXJmeCRqoNJE4GHJyGJ7onqrHj",
+	"sgTa0pduKpziJVbENO+vjLY4dUH30tBNHIciwECrCeOSY1oe83k2iQkXQ5pccRyLfgV5xgWKHXMO2MdL",
+	"US60q9/itW7izb4lj942ru8GrbDe7m+SLbzd2wmehyV4rcWuyi4fqP71TCAb1+sZHEZATsldJPePx85m",
+	"siryZ/qlNzObsp1No9RW06kSIybMota6iSC28lIO77ZVjnbrfpfmgRRrEEHgJ+sDeLJAOOBMCISjSOc1",
+	"rIg3lGi5PB2k7bd8mRLC7VQs+XeVsn5yeHV1eFFK9ecRLtEN+5yQDmq1nYgXJUuNWCyHeyjhrINaXrPZ",
+	"3EO9saAxSC6tpv5lHEd0RCUJOxC0rf7tJkeopvUdX/Nq9msljtjPSof5Hb9fAPp3Fzoqv6wexbuLEw+J",
+	"n8eYE0idjzDX2mOKpIbVLSzQOEGSoa0mGo1+7cDzn/kDws6ry21VUz5mM70sEF8p17fYfMtD9bJ2nK8W",
+	"SacXTjLIqomavPhtsfaKDj0LyJ7Otp0wfiPgh1xN0lmGiO+Ma7rVdB3VDsZPeT5kfkBLp/tVA6XzC185",
+	"XvpCZw78GXIgLsiACkn4PeZqPPGnC6wH83O7rM0hxOiE3ZIIB+ReGV+5QczcbwCUqblpTCZplTfIFmR8",
+	"gGMqgL2uPx681gNS0ObDgY3Fbx4IbFmuVqrKuzs2nyI57MslkZLGg1V5ZoATHJQq17rqYnp9m/y6VI5q",
+	"NleoHBBETNwTVojMT2TJoZGuUI1AKUj3GUxx39KkGNugM1EvW9nFMJ5le/iVL4ISolrhPpj9umI6yYJK",
+	"H8K0lCv2sazGR0rZm7oGoiXBLOygedXe7GzvdrZ3f6g5lKZV2JS2apeEoCkbIxqjtHhHSkOmtWa92bqC",
+	"4h/lMXF/nbMHn7NycoO7mISXgTkvxRREXUYdxwBjdEOmQDA6CBWsSLkE7z9XmfEyReWiEkjZ772e/KOA",
+	"hmlT570kX2MNBKFrRIVISCT3ECcpWgR3Fn9mtCVisDXQOadzu9mci5+d7arVbe1U77VCparszFmdc0R/",
+	"77T0Z2MaaicJju5nt+nGiIx6TAgS1iPGbtQuCYKjDsQicB2BEFIRaAs/RpyOPORLcid9hDnUToEcPKid",
+	"htV2RhELhv/y7xFnSkrQEQsYigEhrBP2AhLLJbagBjrgeBKrJ7ckkIxD1p7wEAghoaWg84Mj1ehms4nC",
+	"hD610ShgEeP51r552Xxx0D4sLXil1vGZgFIHUQcNWARuJvPtnl5JMcQhm2h4fjoYRqpvfepCmD+N4RWd",
+	"M6QNfI4n7Jsfm/Xdbv1IO8FWLI+hZjPmtggC8r+5uHj16uVLv4P8b7QDT9A7NCR3OCQBHeHI+MMKiBff",
+	"tI7a3a0tqILBaa+XFsA1S1RKdq9xPNCpifoTJAHRZgx+bmnWrhxt1bpbCqI2gVzaACdUgg1Vk6bMtkFT",
+	"aG7onz/r26Oh1LsvX/w9TV26CBDAwikyI3eAoI7EkENNYCihIJEcckLQz2PMpXrZqOqcmmILSqoZS3Nq",
+	"YkSiiCaCCtQjUxaHjbmlxBbYKNVEHmClvCRx+HIc3UCgwX3AbiwwVZX6dy1Ir42m72IBTKnUe+awxuPS",
+	"EtSahjqIQILrbHEgt5xjzmS4FF7CNSFagd7+UDAierVxTH8eE/PYzGQVmC53IZyTUZaDfnlDk0J1PANN",
+	"DFYJEiKhlcr+OIqmZSekDMNsTpm3AkXco3DFz2NSCVisIlzYbFGqPFZXxUl8VXW9bFEra+uXRAjKYrB5",
+	"rgyLCKO/Koe0f/PhCq0BUuK6OUetbTSi8VgSsQcBRord+d2xHDJOfzGl8F4qPZ4jnb0EkAKLMpdyYNWF",
+	"YiLq0dRBnlHrDA1WD1Av2paL5dDxz2PimcltNqFEqGfgqdBYEMtFTDOIEznmsUAYzKsmamExa3VXuDAe",
+	"d/ZLN/Yr06dLYtUpE8oZMl1kbsUKJRxQuYcMEHpEoTiny+waqJtiwD0T8DqUULQ1ZewYfNRCjKO2huAy",
+	"BWi40DV1TfFA+26uHR24ugaRtxoiHOEeg0DuiMZEh/JAnC2NUU9JbFokoTKNaJJUKoJKJRVr2F5amSMd",
+	"hU7K68TjKPJq0BzEnrMBx6MRQftDTHnVghvnnELAuiM5pZPVM8pJPAe8gdxh+RVN8u3lJvni9Mp8ASLA",
+	"cUxCtU1avM0GCzGEC2vMtdov3BpzaA1rWMAEcxJL/W1fbedYop1mE91B+aqE3pFIqFZxrIu/CZREJJbT",
+	"PbWrgD6hl1B/ud1EoxGaKKUUpL7RWEjTpVVTTPk4iQSeCt1IA52Oo0j1khpDGYeg7k7JpmgARSFxHKr7",
+	"3fAed72fbz3fbT5qwbxS+PbfROU8fQCWE3YMZehy5Fw4NP6eKVtXsg8rEHqFarrzOeSYk3tq4kUi0TxP",
+	"deejNcWL1oEH+bBgfsqYPP0rrDGU2LOHLG3O8jhqEsWA8e3Zpt02R1jX1szpQRo5BYYEPBAATSW+0eG1",
+	"PSYlG6FWWx0bqwSxieLkDvsGqBW9gZp/goqkswiiCAVsRJA6fXr71txNxjMcHYmIOZoVfGImozEMpRMV",
+	"DNkVAG/DYgKIopGpGq2GGOGp6hbqiaaMRqml6djLyoyWmAHa8L8ZM8C+1rHNuhSuGLUGa6DxE76e3S2/",
+	"cR2/zwpqTE3gWMwaQKYJ6auLxvqw7Yz1/oNh0L8id9KcloZq18ClW31XtysIp31w5WEhaKAOLAvV4ng1",
+	"3eHiKqZ/rjqk1auOt0ptDsIV8/ITeYv5jSjcZrgozc0Vw9BaKr5RIgAtv4BOut5x8lhNtMMQOsAya8cD",
+	"C2JBovOK5JWyJ2Bkmgap0DhYME42ifcQGMsnFBIFik/BBgdV8BSfcI0ON4Qk7jrAhGyJGFOsHpjTOJY0",
+	"MkIGJ2lCl0PiLa/9sTTm0d6J993GGdORXa/KJWnnX3MJDgi/X6HimWFBWw+waV0ZZWFlVbmQ3OfYF++B",
+	"floKlveAkkz6VlqmyNm5n+i3F2XZsHzI9sKcZ+fVQtTuYoBLGxOrmAiAmc8pvtU30H6c4LAOF3MR+7zc",
+	"7juGoIUV9qUMR6Q0KS+te2PGnQsDdpcu3RmXStyRLSLRlzi4GYBVekXB8IhGkeY3kyGLCIQ3ox4ZUqOQ",
+	"cjYRHeSDVJKCthtxUEhOZDDMIJ91mR39jrmvfA/5PaWKGFmwx3gIJanOuFquOOePKPhj4AsOwZuOOwY0",
+	"KsSJYNFYI3sYB01JyWboucSeLzlNtNfDyDBKTxqkc3gmEAkHRHiZnwSG3UAvQauKaMkagQymJT7NxAEf",
+	"kdxJxPogpYw8fXVJrdbFKJWg4BJSJCtMJdxRzt68SoBXifSoxavfttxHDKCF5d2SJTWvpsV/dTK0F22+",
+	"84z1+4LkJcdmkdQPqFKKAwfcXfUKVeBGNIroiEhOBGj+Q6o0aEUkqEcEVdo5aO1IEdR6LmhnMxewk12X",
+	"uoS0lnp+Kav8RkNp0+agWZNkUByPtv4E0VjQW/LW6Sc/gkKvRTu9xlqAkZSxkcxh8WI2e1kf2aoXxkv9",
+	"tuvQ/A3T3Zws1IWmojZ6mxmKir6257s77ebmH1oLSKd2X87kDv04vrGHwLTrZTYzgTBKsJK4aSz3jEVA",
+	"kdczkRKDumyMOeY3rtsKOS2zRfk2qoH4HROxQOIBx7cktFEOIoUMgdiGbMEM+3JWCVQf57ZWqtKYUzmF",
+	"q2isPw5pErER1hdsD8c3MbNAs4b/pmNaLj7raZVCwswXV1KWspINq89BEcu873oFnqPRKAOyULyugfyQ",
+	"jXsR8REOQ0VGwNJpHBMOhpI95DMeY2lfCBhXj1gqlEiGqNxDzuYoRQvH2d4Az2Z9pGiV67iRCb4FiGg5",
+	"IUrVnDDEx5ESI7bUCJNoLJCc0IAgf6K4vw93iklvhUmR0IykomHo93C1O2Sf2nRA33SNMfYHvWsgGcc6",
+	"6mkRJXo1WMdc461Gu0g4J9rgqe7b2bs1vUa33Wu80S67UufS8z6LxqPVOWKq5Va5WK1SvESioIrwSNRX",
+	"8rNjMc3FGbcXp0UWD7jWVexwPy5ch3RKIVVjG1GwYWhTWZKoXet8TmGHyms9qoe2IU8XbZnzqlvSxqv9",
+	"zOe9l+UdejrOZa73Mot0c3xOc18v2uQ9a3OY90HOumGjjeZte2q9dNx1U5NUBDvwpSrIfL6tJaU23eVf",
+	"9nK2sMvenFmrpR/k1mrZ2y4lLG3Z2WVA00+pF9TuqsFLhVvcavW+jcGDO6S75ambJtXyffVjmszuIVs2",
+	"GDRoPi76ejNbjdIxYZ8DFtl/pGetx6I0kaHPYqltKpvtlML282FNXQhLVbpQdjnAmylvabW/fPRqQwIK",
+	"V2erqda0rOest/ZW2tvnzyleSKM/jqJTCICr1tXm3K7K/d7Ww6392tkNkZ7dtJ8XuuG0PfPmz46OtlWY",
+	"dFasp/aB8RsxZLnwqYIBp5NHKUhtW7XuVll6njUSFiK2Zm1TBQPgCikZDzX1LTcQtyuk0/2q9sEyf2q6",
+	"EIuurq8aNpNamitHzBQ2bcVsKzaxxq/xKAajE0atdl3/jQachg107nhpO8jPHWqb5/3li+/lH9m079kn",
+	"GSfQT3RcZTzzS4hl4ZfI5KjYX50j2NDSWdkTW1K77FkaTmUf5kN14ScXZaAx5pH93cb0N0ZEYrU/jW8P",
+	"v4f4XhxPtdcHremIkHEMKVqh+sxfT5GFt5rNzBmVVqWkAgmlWIC7iRprpOFXkB4REohj9hsI9g+SJzAN",
+	"wbWdmrQkS9AI8wGNUQhuKKsmgberta0UEf1ceGnUkbpcniHN+IQOSulTmSkyQzJCa92t7OLqoNaLJhqN",
+	"9lB3C1k8lg5q7zyHHzVSRf717cau+8z5aGu3ofSj9QbqqpFo3V7RoWLKQulnBrshi9VpIBBTRC6AZu38",
+	"9JVn7R4moeCWkslLdqfadvzvfno9+HaFITpMkARzqMC45qP/839FasP1/6F/1v/5v//T/8b+479F/npm",
+	"HXRiGrQ5N2AjIpywAyc2QA+OSg8JVkblquvCaTDW4QmJIl2jyJR7haZUkxjZ70vyFIKAxHK/3ABz5dDg",
+	"M4H0u0YPbKAPQ8J1jdTMug11kMgdDmQ0tb5N0BrX1MXuOdENHoTHe6iXeie8zMoDtnnPGHTWvYKrN42w",
+	"8BNOR5hPYfg++F61aV07X12YS0C5FEyvP4uds6W/Ak+CExuo5/jb1p57OcdOJQNs9oUSAZwaw1b9NpVt",
+	"cykTbFLOgedwVO3Mmc9UgTuZdeggn8Q+arXRKbvVFRXbzfaOpziaD4e5+Hufw+sx/MyJ/ZkI+Dkk6gnV",
+	"j8L0aRLB04gKyRIcYvv7J+zDP/+f/+1/abX+9d/9V632v/53/xNa04lDrusdyEZXBDZTAewb+PfUQ+O4",
+	"R/qcCkkUjeNYQN1kFD6DF+DoQUQwCnA4DmiIQw/1yC+S8BGN2YR56P/9L/7Hf/13/8P/99//1+sNdKDD",
+	"7zlB7672IZy4gX73uXElFZNtieSPUN5yIiqXRLTkfMEmeQ/F9sJ8itlCghOxWICCaiFPLPutNOOlhfeX",
+	"CoVfv6Dl/Lk8cUnLdAk4UXf//ZT5S82IwaliIwrcoMW9TMfv0yhCE8U5qHD9EI4SL/JJTq4uO1s8qYgg",
+	"70Az1f7Dfza+weIXF1ypU/sP//u//M//4T//v/7L2pfZagNZz6vgRt2uHnpjER+qRbRYSWUFFXMuJMz9",
+	"vi+z5Vpxfv7Uq/RWnoddiLnghNRVU0i/gRJMuUBrqYOxue6hscC9iOgcQRO6Akk08xUQY+N1R9xu5i2H",
+	"omBA2NnKa+9l68IfHX9sKd5PDo/scTB9XBCzx2jxSwV/1yKPgbrWVnagrn57GsdEPiexvfACzSxgRVXh",
+	"Nfz+FPEJpkdPT3IRX79kvBAgXHejpUowNJV6YT0hWbI9whpRxkNYBARUjbQurIaawX1JOPLrvgfA+vqd",
+	"PaS2A4SzHmc3JDZ1Tf201i4eERRSTgIjEDKNGGkES04SJW0xjsQNTZTUpbazgUwyKvKz2fiuP9adY27C",
+	"xsBVL0RUZoRvF07D8tzvPsyh89g13MtD82RR+5Sn12PhJrRGT9PJX9btv6zbf1m3n9i6nXn+VoxiflRw",
+	"C32GZ4EbSiKkS8IcNC7WHytzRTV0giWNPfSKE3IDve5PubpZAwjW6SBfNeGjA/IJvx+jSxwLD/mQsZL9",
+	"qP7ykG/yV3x0FoXoUuI4xDxEV1doDaPWrhzW1SaN+RT1GLtB6QhsJNC6h3yd+OKrUTHVD4zaR4q7okv4",
+	"QzUWsDgmgWL7+gXPXJQnrCfUf68mbA/1iJCmlnqfTFBIRRLhKZowHgqw8wZDzHEgjWFR2kWJcHAjwBJO",
+	"0ur1McFcNUdGPQJGDngTjDVDDKG0a3ot9tD+kMZEEA+9wQlW/4JF/ZZxgiGId//Nt/C18FAwZILEKFEj",
+	"IHdyfU8n5Ko3IGaXCoSRmMZySCQN9MM1dku4kHwc3KwDvkzMsq9gVFSkw3y0XKPsEnKjXNqOgLW748Rz",
+	"bJVEoFKJIxpUO3/lCCiKj2izdQ7ERIyDodFKSh09DXSidgRNOE4QlgjCI4QNF9dm/mfCxOas0diG2jIe",
+	"6rS61E0CP0E2q1pkyZjOot1D/k8/xT4AAEmbbq8Yuc4r7EUsuAG0FAicC9GtYnABjiIo6a7r+09m8VKW",
+	"s/1isgksW9X0l8LLDrtWIuVSGU1fpY5cNeA4ltemtTGPO5TIfifBHI9Eh+GxHHbglbp6pZNwUscGioGE",
+	"1wELNZT37K+d2mUS3UVnL8kP3333fe/7y50Pd5e94+7she+OoLRQaknjy9CknTYXrJVIWCzIvdAsrqVF",
+	"e5iHNnFN3cc53PgbEl8XiUAjWiwng1z3ucZyPZfOesKOcCAZP6BgILgH1I7Z2q3ddnNztwS8vzLEcFCK",
+	"FnhJ7+pwW2rM9tQzqfafxOr0SXUxJEnB86Lu81Vvcp0nZ2uplHejYRwKN3ervbm1vQMXd0klhgeXVSjs",
+	"d7ELTy/dwv09jB9le/+Qm1Zc3qWLeUnkOFmRRzCZqGG9K6sM5ZuHnY0NH0rVaFnH1CmoUl1OkICTkov2",
+	"JRZks42uzq7OkX5nOXKMactzh7x8Ob5uwEt+Zyp7ON4Jwk1hudVZPhsvj7bt6tcux6MR1jzvAXbMihmZ",
+	"czMrOYuWaodqRS7Ue+pWyjOPUnjfssRFOyGjT840Y0aSQpQv25qvSlouiaxEVxcsKsUU1nVunilRMSKe",
+	"iSIwlb0A9UkObbiOEk97pM840ZnZHeTfUjIh3ARweMjXkUY+wpFgOqFbp2GQEPRLH4cjGpvHGpFTmBEI",
+	"D1mszjRyB6A6UcQGHvKhWpCP1mxoBgNMDRvwsK6blKYsktDFhcSQJr9/x7NeY7fcJayi4ohqkmAteu+E",
+	"c90LjS4rorOqc6xyAvcID4i5b+5dndRofQs7Ksqteaufrsy8Uip/MenZDMKZUtmhC7FcuepLDgZuRdBz",
+	"G7+ySjFvXd/uwajmadculJvbftn60GoFWfMLFLEBW0RDZQszl5jGKzVUbp3UFSrtsMrmGdH4RtyjKmV2",
+	"Ig0Mm0ZkGkHCevrsjWCxny9nvNloOgg/xqx0gCVGx0rFg3S5hDPWV/w4SSLDNjZuA9/AJDnNT6Sv66YI",
+	"QCDCAr3fr785uzxcb6BuPFVcOMD/P3vvwtw2jqUN/xWU9/0qUg8ly46T7ZZqal+1LxmnHdtrO8n2TPKZ",
+	"kAhJiClCQ0BWtF3572/hHAAEJUqWL3LshFtb07FEkQAInPt5noR0B6x7haWUotdDwKM+5YnEzj7Hebp3",
+	"uOdI8QuawHLTWkVQ5EZ68w9mTev882Zv9/le+eIlPKMvJEKSEm4zZ4CWQpDNFrFJixHs7oivtZj/sOjA",
+	"pD8Gbn4hbNu6APSlomosn/4qJUIhzufq5oe+2kn2HMPlt2DDryNfSbnP9dfCuvlHb8M/ZZ7Vgwq1YDMv",
+	"2LHzgys6GvOW03e17wsMuZXN/I80jpnSQj6l3TsR1rKUoQcwSoUSXRETSiZwV9iTcsTolY1Gg1b4sKv3",
+	"3QuJfcL4VPdj6UR9AXiJu+iWFsDJ4d7Oh93D4lJvrQbxe62GsBv6qhBw97pLR7z4Jjgnwr52BzTps1tT",
+	"WuOtAzfSwubxHIGmW4rFb/Wk17sLez2uguiBu5QdMWwAlzmNhO+5Sbox5UOozhJJlwWkMyWMQ9+HHScG",
+	"rgxOcJ0cKgnrLEmXpukUQcYgaIMwxaSCOk5/HvIIwcoEfITggWA2gBWhHw1VJYCqjOZEEk9tSiXLwhRg",
+	"4UR95piaDxdQzsJVGRMzLg+LSAX+AV1D2qe03+f54RYFOHJQ7MXPzQOvzz/Tv2DFh+qlupPtfieYrmzr",
+	"wEZ8n/IbD6C323AXWmFAKqHpSPq2iWuw+Rf8F3Ie38LqKhHGVT0l7yeY1iset7ZLVc7oBki6DmIxiADO",
+	"AjGLXl/uh60WFvMEZnEQ9i/JFbscp/G3Te/a/Fr9Fx9f/30rbAJGRp/ZviDLKKuP6YiJUWygMzPBTCV5",
+	"e35yDFfgwZerrHrctTXHhWPWbx9D3keMAuTEbraeKMcMBNTthWzgxGRB6Z6YWBBB7xU5A8bIY8Gjnesu",
+	"3wj0q/q87BXiiiyIjY9YwqNatlFq8D6am5v/lX12CZ9djlP+93q9HjYJ0Idp2eIdkEluQeAX9dWg2Gb2",
+	"TuHx9Gcx++LybnomStwZ8RbbFxc3qKfvajj5avKWFhP86Pt3FeRm8MiNBd6z71eDigL9hylA9c9JrYim",
+	"IBNPuISnS4WUs6bNmUNcvY8vd2flIamEILbCqp6MJzS26g1SCY0oy2P+zsq5wkFiiP12WBBe+nUGovns",
+	"naMJm4m01n/ZCDa+iE5d71JwmPV4IOK2MVBqJJubmxDsr3sEwZselft8bncm0jzTdeBUXUtLVMSVJJR0",
+	"Yppc2U4EINeUhguquK2hkE7STHDVc4xrfD7uuAHu6zvY5f52e8accZEq+sfFxek55GcBLvJaz9BayxhJ",
+	"IjSKUiYlK1LuuZqgnV9ziW94Q//V3Ny8Td1hQmgHYCsZDAqxh9FXRDx2+95D6CCHP+GvCfidECdMpKJx",
+	"jNz3htmeJwDyxYiiaZ8pWZ0TbhiDNW+pULrhG9ljMb9mK9BwzORWlWLDkSoI7rTNN2RII6ZlUY+mGZLe",
+	"qzppJ8T8mkCaSma1B0MBtjC3axRgBsuVhEmWXvMuI1KJ0YhFXuKtxxMuB9qDQHxkQCRVKWcRxlxt17Ak",
+	"MaOSWe8PGWugqnCkPZwZpMdXwQ08RHcB9x1j5+g7WSwOHSxpTKVyK6WEuApwoSSqBeP8wfHRuztl1H18",
+	"xUaKjGiqHEMO4BDA3ObmU0g0i1G/ecCpwXR+bD0gkgJYOij3JBVKEpHUtr9+JRjKCgglKUMVpf+t10aM",
+	"FX7cG0v9lvBUBsTVm+rtDsOotogel9GO1DJWLfc4YOdfmKzXCpJp313v3JV5rR7+T+0ct2DNnpsQw4gr",
+	"+ad61czxKCI1+mi3eW514SSg8X5LlzZhX1d6nL7OPY5LEo1Zk2yZsxEQx+sUkJcN+2/IiWyTgRin0rwY",
+	"OKDK33TmlnhKLaVJ0kWxFpkF1E/s8QTp+W45w9TUAv4uomnxG0P8+C0gerHYaKzL9JNfSHMsbCTFX3bI",
+	"6kBZcKUzVcygxmsbLBGKvL84qP1KOgx4Jt7/7eDgYM9uUpAzgP8wy8HS2N5ZZS7nC4LmF7i8aixvNRF/",
+	"WFyRiEcwg0wgLBECi+L34QhFUGgg6Wnibx+8NYuIPv+VEE4ri1iEZtvsqwfyEDIekUqIciSsNs2G4tBs",
+	"29Peu30pmSbwDAmoHp9wxKUWvR4Y1VpXJhiBTWiMgsQG3VIGmiFnKJopQaLDDFjvRxjSzZlx7qhhLzBH",
+	"7kL4TlHOHv/Z8zm3A2a2t5XJOQ1yoyOaV/Lf1xmdMThWd0jzP3wCTunsTB7bMc0//37OqTmM/IfpkFzi",
+	"4oGS/4MnBeq9beF1rjjyC/sCZkinpDsQImP9g6s6Y0VCU6BVV0yqkFSkvoeRw3khhbE4Kq+wZiEnfeYx",
+	"V/JMz3WJeT//IyiBmr0uEpMkFjSa+8LmJ02xz9zf7ql5/zR/E+Ohux/Zv29a8tMMP3qOzQ+/Wrzi4P8w",
+	"CsC7BiZLL75skvCX0H8bFQWsUJggjimYJEJUAxLmXHDEvMbx528AB4Jqe3bI46nef/ZkEBpP6FQaVhht",
+	"oHZTphj+jCckdKI/t0F/mVm+X9zC/XLjklnT9cfiUn/C+9w/x6tu++yd+YGNO5PHzNnnkGFEHx45M3BH",
+	"ZvQb/pkppjnpCggV6EccUB6P04K40cYBUgFbWwUBxlMxCYjQAprG8dzTXkhPc5DKjBjkSTceRyyqtgj1",
+	"Ru18GsOI0aHdKz2VBoC1bTVuNO2KPdj7euSrVmtG2IATLfWmXIzCDntuTqLXsybuVsN4z4Vrn2ZRC2vr",
+	"Z9Z1uLPVIG9EwkLjWSFXHYY/cE8h3B/cg5JuzLVqcsPiyFKCUSi8vklgg4Z38MQeKBxYZEqtmDu8NZ/P",
+	"8lrHpZZ+Lri2kP6n6OjlNtFtaH+KVuwJWPM5uXdbi37+9S83y+BIUGcyiB5aAoGljcudMmj3hV5hredm",
+	"DUA4GQUmSvX5l8Y/c1syWG42Ldk9fuomma4Akj7nFdyEI15k0377HNxhz5KKmgjcD8YR4ykRk6SZ6cvp",
+	"C+kbliDW0QylcI9qneyD8Wp2SrfLRsoLisvsI6l4HBeWfBWs5dOBxyuUMXdFyjM3u2BS7d8N72xVmege",
+	"sad/MxuLtsc0Z28WeQNaa0lFh6N5qXh2sEtevnz5GwTSkdcKNtyAjkYsuTFYvEi3+QGs7OnB6mu6txRM",
+	"rXBdh0xKE9CZ75j0XvzhKlbAbB1t/veBe9iSudwHNGkX0tQyi5dIMkqZNLV5BahIJpM55Il/761VPYRQ",
+	"/z4kqZb92qYAAAtj39W0cZdTiEitZ0xvCXbnOGWYgyv2Hcrkcplcdsnl+XJdyzN1rl+DqTgFOIT22DL0",
+	"zKhFbfBcsSmphF0uL7WWu6zX65gYoEQyKWEYqERMnezbjxcQKoOXDRsUIRfciPSsNlyBWht+fGFhHuaG",
+	"4JWN5J7jctCuLQc/Z0k0EjxRpIJpEzuHalPblg7hQs4WE9vMbA9yEV4p2w3z+AZlkD1h6YJoV3nQiht0",
+	"xP+vVxyy4fC89LDkeDQSqZqHnzzUc/LraSWpnO4dYGcTNOXTGOuAHVKLhZwE8wTPI7qTMdPLAE1O0Eow",
+	"RfbKT8mn5D/+g+yKRF/LRSI/JTXyO8WInD4TTeKXb9IR37zeCuum5BKiy3oqaHJ36ZDFu1SyFnGKSBKn",
+	"9t5f7Jod/s+wBaDMkoR//vnnn7V372p7e2GLcHgPPc5SSd6/P9yTdT0cY5/okZBPoNY+bTRJvV4n38IW",
+	"GdE+T7QLBhY/wtCHnyAMry/TPxnRPvu0EZh/nfP/NX8poWj8aYN8C0nl32NtlAE7TIjbaisgHlnMVr2+",
+	"1WgEFjGPbDdaJGET2Cw8laoKQ91PU5HakULmx46hKyLzVKPO8A/DFfBp47/0X1YNmj/ZVy4VT/rmT71P",
+	"udLXkm/kW1gnob4pmJhSaU3SyrgH9Ifhv/SD4SXNPJl8+xzWyUd0eMLrrRCKbPEl2uj+UFyzSB/xlOk3",
+	"HAUQOE/YRB8MmXedKlSS8Gz/v9/vn19cXhy+2z95fxGSCZXVJhnQJAKqf+cjQUFvB6vrtXA2CdI6OeJX",
+	"DIi4qW2gng8vm5AK7mrf0NZfJtDZh6a6F1FuEt5PtHWNJjiZijGJBGRU9YjqZJ92BybZaHKyuJcQ/ChC",
+	"Ym8o68e2APQp9fU1+DqEl28UF+mIiDNJUqZlrpu1MS0qO40GCT+0jw732heHJ8eX+2dnJ2dhFSckhR4Y",
+	"7kXUJHCStVkBwl5a8HMWeWILckD4I8ASYjax735HIsGwYypi3Vi/Zp/jwgTotdcdwm3qn8aNxsuuXk74",
+	"FwurdXKKutIbS8XvSgocg4XEf/qNnHpuKKJd7bys2rfixgwLPvVfDXZQDGgKxzu5kkDZSyYivdIjBmmi",
+	"Utq9QnRedx+HdzVWw0spxmmXYQah1+nGPLICzLwpDBcMucIQ7RZ5x38PMlICc5USZAcYRSs7Wy9JeNr+",
+	"8+ikvXd5cXJyedQ+e7MfQti0I6Kp1elipO+dcjA5sgX/teCsQMgv5Qrf0gB/EEFXCfFxAmDY4Do2tTw3",
+	"V5rEO6lQy7iPCj/Qm4gipWSO1gT2K2CF8WQ0Vnr/2AWZIldHh2G9RIukdELmqykCYLJIGJHjNBV9vU4M",
+	"QCdJJfy08enTOPq10fi0ETriC6CCoDwFs+H93xqNRgOipond6UVb0tnkLYf2ZrpMlYDQdKxYyqI6OTeH",
+	"BfULmnBN4gFGhqQCiioggNUpA8fDoT+ifRkQC9NsokhVU+UEzCOpiDMsPEkqinZQr/KEkU7K6JXMwue4",
+	"/7F1OIlgX/ZTOhpkvCWSvP/bdmP7V/ge/vkb/qjDXcaVxhDHT3nkDpBAeGn4Qbteh//uu3u8fo0fvf4t",
+	"MJ8d7B8cGNrK4kXFPBpy4WRQf1xCLRqO6IvgCTMDbuy6hzX2EA1jKL5wN/M6ORJJ30D1kYpnzsDygvaR",
+	"3snCfaklN2x0bzFhg7btzjDNII6rnEg6lUYMF1jZIQK9e1y1Jqgi9QnFwAvsZScVh1RpgeHz/oBogUy7",
+	"1qgktKcCRWPhc42sDMwexWqf/jimQFSRoqFsZjaiauBJ6yFNr1ik54P9ZqE+y7atQhuh1rStGsRDuKrp",
+	"5y5eSBILs49T3jXYIykA+aWsK1LLIaQ9D0w4mGJDO2B9RLEujhzntZC+GO/BItNDhyLEinzjVEJ3CNEu",
+	"gmXC1bYjSYUWGGKsADcwtGZkk4SbMNFYiKvxCDABTN/+Jlqpm39p/frNNO776gYeW7UMPRKVBOoIo8/R",
+	"LkXoQKEs/a4a1GJ2zWLA57xmqQwJS1Q6baHuMer/HxfvjkwZKyBbgVmHFh6cGHOZNge0agjPgKBiyFUN",
+	"/jcM/I/OtBuQQOUVzM3/RupXbakLoNa2KxIttHkCKm+o3ZXRKOYsapGd7d9IeNa+2L88Onx3eLG/F3oj",
+	"YCqd1tpaEwCa45Cb7CM6RJ1x94ppCaxHjTklZ+BvNRrW8dFby1TX2kFNBiKGoHcLoBtqPCGVcFO7UJux",
+	"6PNEzxX/TFmfS/38KnnZgCe5IsRW/t3h+5b6Mvu8FrGBa0leuU+d1ZH7ObwXU4Xcmfr+G/AkT8FmA46X",
+	"LkL9mKk6o9VM6poloEezglwghDJLmmvTNMsoerChkMYq1O95MuBdFBRzu/MFYPfkGkpFUrUDz0Al9DN9",
+	"hAx8V6TirU7Vr6cARw9n5K6Wgbd+VhzjqcGRc4nIFgADnkqlJWGoQnw8RymoZpAd5kbqnmvMVQor8UJC",
+	"n6myZTIZ1RU+Gm4zM1/8mZ3p62ymgeuopfJKOuKu/Jz7seho9WjhQ/M72lSSk4vdUzJiLHXVUBahdpyo",
+	"dAzZIfeLhIT/UzsQ6YRqEaf/FWZli/omKHa7Iunx/hhy+eYWo1R8ndbJ+UCMY5M2tvaqtihTUjljEYeZ",
+	"kHGSMtodaF8t8I6cFlxMr0wqxv2Bw4xCR5ODWO+zyBM/mV0P24Fn7en68s6Yxwoq9rPrINAFpfY+7BVe",
+	"6vTeq8YWCY9PLi4P350e7b/bPwYRg2YOukNUEVveaKpI4T4wtFy6TJ8qZ9ZZcQnxIuvZ2WM2gYzf1a3S",
+	"d6SCLiPGOTxHCAbrH0QZkLAIUiHU9utYgl4NUxHrD2ycK5RdMWJSCzYQ/HV0s9HhhA+sn64vwZGcjtOR",
+	"kHhbj6UtRFqv0CGCeTkmiZYP9DmYibsUZJ1czGYWTRWxD3yBZ9CRGS7MQZKPYLg7MQcACEy7mwoTU5b9",
+	"EBbXBoXaGdajtm2SsG3CZvB3kyCIqrGH4KQ7+yeLVDrhQ+8SR4R9FX6t2fWumTdj6oSz7Z2563iF3hYo",
+	"mb3naq9Z4nppwdGGD62wcr/1rMCXJDw8Pn9/cHC4e7h/fHF5vntyuh8aH2NmJ8wNFTaVMULAHWBUKoCm",
+	"wz55xIoz299OHgroaKyPVZ2cCfBT7ohjV0HbPvylmTIahW5yEQlpQuOp4l2JX1U9tLsK6FaMq8gmeKR6",
+	"k7u4YvZRRtHhPvJDlc0+S/Tbmf/CXY6hS/N3NYPUM2OwGHpNRNeDYYwjrnDQQQa2x5NrrkxIAgwAQ0lY",
+	"vRFrr7UQa6+KNJP4VjosFhNjPMfLNsjZydGi/eE7X9lWsLsQ0SNsu1V+H4PBoaWBsNiGLaI3AwrXPOoh",
+	"xuuG4to8akhYgrAUPLXTkSandC2uzNa8YlMTejGVLQa1Xftk1GwcN/tEQLMTS8mASrvr4cXUsI/b3/Rg",
+	"WuePqolymGIKh4tIKuGb/QuyiXeKRV/vCHMRvB+DyGIXBHvtzePNzGoiiadNgvk17VHJ4siZEzbaCLpy",
+	"Vr95o+3Tw8s/9v+81IqwfXR08nF/LzRO25BLCeXVk1To/xggIVx1qKaA22lzA+Redt8tvVMg6ndp7g88",
+	"tO4OuawGeLdSmBjn6ck5rAtY2L2UyUGYeafmE/PDPr9mFlxdyzgjyT+wVM+WJ/1PybGJLtnALzh2Ltbb",
+	"NbnQIaP6cr09IzZKWRd2RfYSuXQea/a9XXnUSjhzSsI9cwFsjQGjEWZUYt5lBhA8C/tvNDeO8PMz1qud",
+	"pmKUcqZoOs1SJv6H3zzmlcwJOJRyrKdomr60/EcEJYl5lest4AMZsQSAczZe1rfqhrRiAPmwTeBkQ/cQ",
+	"ylEKenqsW0sqXn5E79k5L7e+YbuFN5HGfrM+YXFcA928CajvDnMdVqmGj95EmSw3/zLS6jD6BhDuRXDE",
+	"Zwe75NedrZ0siGUcBRN1pegJa/Mg9yyCzzJmdLaG5mfGkjYDaHoJmlxaqGCkaEag9wb0nJ6VVie7J2fn",
+	"TVTFKe9zKJNyu+sw2mjqWebsjXMY5zvL/abflo32LqwYyi6xcMGH0SlVA6j+sXYsvPHtRsOm7myRiQcn",
+	"+MXgzGHm+kZk4iXDhkTh/G5yBHEbwQaeEBgVZkVruxh/rLW1DVA7gQVbNAjz6038qfkl/ND87luwMROs",
+	"uOlW7nK8OncDF9pY+SbZL2ZuJJm6xU301bCYO/jmin7m3vDm7zTyqgp2Gjs3/+RYqAPLzbuz/dvNP7gQ",
+	"4h1NpuY50PT/apWxHZpmt1xyfqP5r8/BHUVQ08YNXcNeDGphTjAFNkb3/uzIgmah84XtfZhmll1xjRI7",
+	"E2LBhjS4282NE73fC4WK29YbwYaifcBV2EdPTiQSexWf6gznxPQcVg7KvFsJaUSlm4HAsKOKtXcIAZvs",
+	"sUSOez3+FWo7Uq9KMFfxoNVW9UkK8EwnQynDs5DeC8dciu5SdP9oorsQ4s5IjmcuvI0g20Rg+eZfGyMh",
+	"C0TyO3oF2VWMoJmYDERW9O9aWAGCrDD4kcEPgICWCVig7IVvXyAiCZBgcRsPRyiTSs4J3D3b39s/vjhs",
+	"H52bQDO4lFUQupkMgjAqAGbXeOLiEdrNbfmRrZv91znxbGMeJzbisYFVuEwqi8vwIPLU3f/CPBDPflbw",
+	"a0o3ZwT6TgGUgrlBipXSnrAtpeLWCu/Lq2R2ODGGg6hgV3p113ie/X0Ne7WOYm+lXQB1cYtUaE72rBJj",
+	"qczFUqouxzM3TO9q/9BV67nofnM+PhMUn9Yfdu9BY1JW06YF/sySbASFO+UzbMGXN+/ac5RfJ0k8vZsy",
+	"b/x68w/MubhAsCL82Qo2wK5IejHHpoKdrRUmc0qnsaDRhRBHNO2z72Zs5Mu3//U5r+Kt0Mwi2wv0uX77",
+	"fhR3o2lJhOrup5cqE8FQ4Z5Ldmw0DYuL/saPyBoZD1rZZh42IyoHHUGRx63QW7oQisbS9DKTEUu5gPR3",
+	"RKeymUv6YecaqeRKpSETkAdJli0SpbRnrIhEKPNLRLSyCQubDccwKlwBxW6ATZDlErPioXESCcC/0JdW",
+	"A3LN2cTB/cxVBQSYH84l7M21p3sHQT57SSpQlmfrJbCarM/wESYJP/cUPYmmvWfBOnGb1dYrGmQpa3MX",
+	"aGs2OQrAfUI0OFJpoKGSiET7qKlxQSO0WX755RTuV//lF7IHWcWUQcW3fl2kEvZSMTQ5VCVC7IunAE/V",
+	"EWqQ1c7V8XtLTA6F7SKiU1J5f7FbbRFzIyXI9m94b+MT659BuSgWbWHy3Owa4wUDwpIB+w7MbbPStba3",
+	"x4boZdOEvHz92lwP47IPg1EEWFKKM0M0LbgnLBNcbraSNViz8rL5CuC56jw9R4zHtwglQxr3RDpkEcGO",
+	"ncLyXSVE3ay+Nxxb9WIxTJqm1Cll5H9ZKqR5fwcpk4OESalf4e78tqG27SjbQtxE2r0EjX0FUyAC0TtJ",
+	"76E6+aB3bDCbm8+OAFQ/w8GYfdCQDQUkkSLHA42pzW1T7CpJxXXMz+IN6kOSG5BJsZtftkg3pZMYMhVY",
+	"zXlFxklvnOJHRkqYwaCdj/UfkgCKGDQKRJTHU3NRKg2MnxZaKD8Dk/PXD7CIJZ7JU0kElNhCuxhXU1t9",
+	"iQPPiie6wqW46ZBBhaOrMjRPeiHJtYjHQ1bkRaBAxsbWzHOARBJm+GbTwsUxeXvNnpPfc8GcmY4zwHKz",
+	"Jxh2b+Afd4MX1Cw6z7kGvI3txvbr2lajtv0KgKM3mhtQopilhvTb2PBN0lw3ZVHj4exgj+hqY/VEUtEY",
+	"t2rbLxeMUYlbjXCdoS73Ct1LdQ3EBZb6yR+l01XgdC3/yfskY1PeWNVMPhBph0cRS56oTen2DYEGKulZ",
+	"lG4noUE5ax86/r+5kh5gW87JH+Qp8yxGrEnZ/Av+uyzMvgfy2Mpp28qHQtiWT1rRLOLItXA18TooWdDy",
+	"Wx9xc721lUBAufpGJ7FtvSVIU9SppqQmCm0V5Y3GqdWzWJlOp64CF0b+QmbNfS20/4osybn6N6wBhiIj",
+	"Mxd7O98yBOR+fGydHAvlddVVbFWKtoT04nAmgTENQ2aZ6rFazhomO6VdWNqFpV34c9iF0LmfSf/bJvj2",
+	"UaZjei8oTcjnYkLmX/seneZgaEor8slYkc8ib7rc7Dxlac1KzEzOrNHyHPHaFZvKhXbmSRJPDWYf4kwY",
+	"Ps0AlIPJW1ShuhZVhBasWJzPMxRdNU4TmySsk1DbIu8loObmmu4MwINti8rZaI+WNIy5VO0R/0Ovyjor",
+	"6OARpSh5KqJkNm/z9GSD3iv2KJr9nRMO9qObZENB2iJYUDlwjN0k7nwZXmueWFPSeRYeFYP2C0w5walJ",
+	"VBqUHzURB7SrRArdSVWUBy3s7AFMDM+iDzsimtZn76M9lfmbz9/btfwB6LVta055f6AQncL5DVU0Uf0J",
+	"ublkEo1LkjX0oCu385K8PzuqSdpjua757VevSUqTSAxJhyuwwbGPH/CYqF7O83+0a/qyAZWDFglHKevx",
+	"ryAKkVgAiCG2vbviQIyla2o0uGGl1nK1o111dAwSNtEjfjRxid0UKM3WVF6BN8+TYK1UYPGgFXOAgAoj",
+	"WSawzYUtEl6xKcLWAFc4NDCCN1gK9O8j0O+YV/9x0uS4Nb3jvlB5zObIYdfXTd9UYVLcsX4vzoobS3Pz",
+	"L45hTTQki9lk8rKooK/IgaJpIVYnH10vpo1/pOME+killoo0RjS5pMsAKsz9ZZpKIdhlWw0xRohWLuGm",
+	"kVTxODb4GsDpJVIyHgGOTiMLxLjUMvSa0ZSRlGG1nY14xo9a/oaTcKL5dtGKw6ioBrmgZG0Pl6plu+xy",
+	"L86GwEqh952E3vN3iXF/3V1smaN8V7Fl8xELPeRjDyDvjrFH13i8IPYILqkbyB3jjgc8VkBEUOziO1BF",
+	"03ZpzcuM/k7fHUAfulSyGk8kSyTX3oj+OYbcUz4Es7pCkxweCR2NGAXmKyuPfdxGNeGAYaLFL8QJiwKC",
+	"CDNZGBO0X/kopq92CsOYNywVEDiteN05/19WsJrnjKbdQdOgr+bgKrENHphaKmjkQ9ydSuR0+7TRjig5",
+	"Etcspl32aQMwA/AdANwmh/5ejuRvQcFbAKoKrGl66TkPFkBJj4v0BQM8GZXyfkqHhCcR+2oRXuRApMoi",
+	"W3VpAoVfktUJToqkTEJeSr9SleqBmUbnztSoQ5eWaFrqNT11g1OY4SzatEwPCNu1b4j/6kwNhskElqlq",
+	"V5FqH647wPq0lkEek8plKcN/h7iVtP8UDpmidUjbhgHpiTgWE+McwXB9pVS00/6d22U5nrwGwPXav1/e",
+	"ZYvZcwzUWOvt0TRPwk1dxpbKYoflkSVPwTj96j67S8A5p9aggro4yrTT2DFpY1P2YNEVElFY0XBfLYtg",
+	"HAtDGea6dQUzzO3vEM7YevBBLItk2GssXsaMDX9kSoRvOpzuurKz7+kmwn762Eg7inyDZbEInPUxzLer",
+	"BkeWikmQSzYxZz/dBJG30Pt4eGcDnvdg3sZa25j1SMvsWWnhrBD7RHjGtZs4+aPLhyNDgFts+OyKeDw0",
+	"5YuAzmuda6wIs0DKM752JQTn8ZgOWUj+TvCvy8T+iYVE8G21ZWGPzYP6gvBECXSRIqpoWCcnSQ58Cqh2",
+	"DQELjSIH1V0n/4DNSGjMqWSySUKo7IMHbYY9ga4dAr26AQYklOM0MdcAe+mxu0p7vuYicHPbGDEIN0P9",
+	"F14DX9TJ70DdEvPElMghqnrUIop2ZAFINXRZU9JlcWzJ0OWIdpmsw8rgT2awsK2rqC3NMIeqbaG2zQ0H",
+	"Io4Ql8yDk1YGSVuSCp1BuDbY2oEDq67X61UDnW/BeycGUc0Gui/2/+cCsp3uKyjLTERSAwp3GInMItco",
+	"KQJCLdHxv8dCMVAEC1nih/SKmZLLGD/fPf+QS4+G+pt6Kib/Ov4cGvwNgE/n2s0ex4qPaKo29frUYDtl",
+	"oF1wT5NQxZJOuBkgguGmDHdRCdSQ28Cv6pR0qh8vhV4BuJMP4QqjpNhJRhPCh9BxRgExvyPEFZCswyM6",
+	"PKHplOihYffsAKAlyRiIDrNFm380gGsD3GALu/O2GoCLL1LyqhE0Gg39YmT2y62X6/JKUIgsUciF0TLU",
+	"whuzTkVh/GwRY1UxkWgKrYKJjQ7GWvJNsbjaFaCnhNE05vpcJN5ukECjPUJfomjY+uu9MdoDMNVstI5C",
+	"HKcxSwmFhsYid61gqyLhWVdERofrEXq/Qk60jV82f7lFB7h9SYfwyg5EOnzsPDU++QzidKVlVHpmz98z",
+	"wx3tRdEh87t7/uH2PhpK0rU4aTcltdegF0x2N/NY15vfLVO4z0Rg/HY/mJT2xcX+8d7+/uU/2ueXu/tn",
+	"F4cHh7vti/15sBSX3UFg31zvlzY7AfnYppYy1i2WUqm30wMBq9xvFLP4KAtnHwYzX/7e3nuz/3MhpSzb",
+	"GgVrg5gpT7mg4O7hvhWLClbSJMECaJABm6VgAboBof2y/QvaD21aJGWGy9UCUybIkoVg+shFYTCP0T3j",
+	"2ue29GHUPzMvJNb0TwP3E66qLRIe9mrHImG1d1R1LTYzzzohXzZ2PEoMKN1dTylEn6l7qbybE7SHPT1R",
+	"mOfj5GdvY6fr937TUYZrfrRsy8sVFeE7EUEN3kbZqrRmMfoG2FZXkKH3zxqP1aNY1EgUfX+Len1J4zwF",
+	"+CPHFu4ir0o3oYwrPE3x9d6wwt/HCkSB8YDxBMsLsgRd2+IiRBCiDnL8zD64ByRPoOgt67dn0QwLnLmT",
+	"FEOGjBkVSjrj+Mon30rJF9EhXHr3doSECPthMNr0Ew17XoD/AGswiUzhPDSOORablgM0KCZAAVw3JEAh",
+	"+4jIYUsSO8yNXKS2VL9Ozhg16CSZBggsmgcRQ65IyEcGh2MsWdrus0QtsDH1mzgS/VsrgQeoIIV6XDds",
+	"w32GC7Mobm625op1i1srxPoLB2Ggg0UKHWaLxyJSSD3cI9WQezy2t6UMOY6z4ei7LBqFvRri+AvW5dU9",
+	"lwXHBUOxj7tpODPr8pAviULexRRiw/Lw4cLxLIeAqOmf3vo1Odz+G569DNph0ZPXy2UScaVFzLSslC3r",
+	"SJZbDaBjcpxeS6BmZ00CQFJfaBE42jdnDKjBpqcwN1GLLq4mOR9ZHrSMyBV63ewtXkgE+fGx6jfpaLT5",
+	"H3AN+/s8zWHTEd4Dk6lSIiEjAOPhCjB64IZSK2agpNdDsBUjyHKMhXE4LNQfgaFqyxpEgGTLds8FWZd5",
+	"nbTJWOqPLCq2SB1W9gz72FYDiicOLxBX6s3J8T6yj9nHIN0bBLy08iedKUnExMv9/0bC/Xftw6PLw+PL",
+	"9+f7BYYBvoFDt6BrKhHOHtDGV/7I1cGmiexCL/BSuMR3aA9YQj0oWnLvrhSZeZF5H1jvu6dz/B09k8HR",
+	"VqU5G7aKIzseSIStbXNDyvxgCRuUNdGSZ89lZeaO5c+Sccm9PUinbDXuzYLgi8j5LZGpCzKhcl786tdk",
+	"RHCTUHkFbl/GxviguyQbhvUgFw2liOggpwp+MkaD3Dv+/NwiN/nSfOy6z1kyfqgmx+C8EdwE+I82SP2L",
+	"4Im2S52lBTz/S0p1B6x7JfPsGxWa9kWyzaOWz2FtOzZziIXarcFkG/J12HtUwRhKggzAEWwTvbPVRNSk",
+	"YiMbUyEiCeZgbiqUXJxcnCJZP8/OCYLaiySeBuTsYJe83n75K5FYkUpe1behtzRMGRALTc29sOZVj6Ba",
+	"Jx9NNo9xNWBpE2EYLj6eXB60dy9Ozi7P9v/7/eHZ/p42smYm5WC/rhmNpZ4aoizMTghiSnVyrmiqPJSh",
+	"piEvzrhiK28/XgRkP9o7bwdky8HzVA0/f54ftmJAThFnQZ8XZKlvkpcNiPUNR0oCRqW7EfyV59dfRgw3",
+	"358Ne2c9xuCRvvd3ivivbAiWDvIjkxV9hAOHokak7uQZQqHsqOnbYVIs+8zCSGX5en3Vg2juNQxrEYOR",
+	"T1cUFEumn5HFKL9hClbFMBn9+OmfnBFxjs7MYrvhc84SEOMlcZZ9G2VxWD2uO9mprJZWrqCVQHiGDoJO",
+	"JAajnCr7+xcyr8FkvgUDimnyN3OAeZh4MfEWoME3TRrZrc2okA4/9xRTXOTD9JAT0NSORN/MDGwSqejU",
+	"c+8fDY4T38balKsYq1tp14IK2XNcFDFWLX9fZIu/eMFLtVmCwX2XQDYIRDxYd/WkIFSDh/4S73Rb2FEn",
+	"codsMUPaj1cGuRY52Wfq3R1qlh6r2PG9ZOlpKno8Lusdf4p6x6ePp7xrKI+1HFtiGN5DrBmDa7EpedJz",
+	"gGhdkVgOZvMzK6cAlFJbEAFhX2lXxVP4SI67XcYiiTYHmISmIEeLs5QBcNc+BdgutPuYlucztqsSlhQG",
+	"G6sSMWlpieaIH1OWsImRr109Ohu9AYEanp6cXxAH7hkSKq+AjgiDL0K53F/O+MS0oogjnIkSIwndu8CJ",
+	"CwSQKMkNtQuSS2PkNzf8W0VpzAjMxlyTRXmGDykDNj9pwCZjEc43S+VjlFzacHGO+9mmwsaSRaQCRzi3",
+	"6ycDEbu9X32wXMs6xnYT8fTPzDD9U0ZgjGDMwvwrxWJS1udSsXRJYsbUl2DOAPHxDeZAyhgZxTTJ6lUB",
+	"OT9whQoSakx2kbtOiQnQ/WntYlRc6pIHkFW4KWdQteAiEOxB8izA7bQIIDlEfyg42T05Pjg63L0IswQQ",
+	"Rk+5JIpesaRO2hnZHF4EoxuPAE5hwhE1RvR6pDPVzwGKLljHWypHs9DrUot4+++Ed7eyXmw7zkTgWEAY",
+	"HrSUimHwSsW5cz/Fqb3ag5P3x3s5lXm+YI8Lw6QAAO5xjPv8IfTgrR44q9zcHH4qtZa9uc/3LnBa/rNd",
+	"kfRi3n32GhBloKeqVo2+ZQpRTUStBwUAmxEHFKPFqhHZe3IlC5gwt46mfpVNl77XrlgBtWYxEQ/UD+A3",
+	"+hAsUGcFGX+tFvURwixFN2XKEfzbcgQYF+J8RVx2aRo9Iv2XWdULW2exJoXo7r+Hz7tvDuKiqLii1yu1",
+	"1fNKMPzQ0nB5OO5inBZIDNHr3TdFoSbiEkXmpTnc0X1yFZ4EZslyAdy2knXGfYZqrcWiVgvU1soC1UNg",
+	"EykUS2oRK5ki4xFKTe0UpEMbOFPjkemSy+mBlhuQAh8D4A/RyfelcmD4rCB7+VgyGdf50UTyfnJridx4",
+	"QE8pq8krQ3ilbP+RZXvygKIdZcRDSXYQk4sF+xkw2kpT9w4VuMaWrdhqWyg3lQF5TSLe50pW0UReQYw/",
+	"mliFSeal6pqEmnvIuX5kKdWepFS7rXh6emLmd9bnBacLD/PDiRp7v7sIGsSjezg4f7zfMuKw3/GJ3wHI",
+	"YI4KCwfr82CtSGx1X6amrbswNcHCrZ+mCR5Tdp6Xneers3937JG2Es2c8TvAbXnyYwlDk81BbTcaQFUH",
+	"nuSIdbFcDqrt6FRmTUMhYLKHQXbqSZ9Bj0+fJVpAMaz8qEjGSAijr+NPqnfDDTTTWM7sBM9Zk/MI9/5O",
+	"LiM8ewVS6jIY+H2wuUriaSSeRkmwQGzN2Fxw6T1YlXyBYPIn+NGNUN1tI7Cgvg3CadDNCI+LCGD9DMU1",
+	"i+pk7sq5CxVUz5gO+nyzBpcGg7hJOLB2XjNJwjf7F8QMNCSdsbLM00b++t/DRELHekmlZCkAhQQG98t9",
+	"gmPBtulKiPXQTftJGJCUUSkSjEqGUEgYBiCeUazW7ZVkwjoDIa4Io91BC556MmIJwddItusNEonueAgl",
+	"ERkuB84b4T2sthiIiUTOFLh11bJ3ki5NSCKAKJulpMPsclZ2Gr9V6wSwe5F7xa4uvgPqNNQOwo6Ysm3L",
+	"XrMOrYI7yGqVNcGvn+FuIxV/G1aRSxUXoIKfNWe2gSEgh/UN5rddtdQGJfLrvQC03Ra8i2S/O4D2jGRf",
+	"gJ7dnpEPOTkK0uCnxNdeHi7oM3V3afaEkLVvNIjLNpMSVvspw2ovlaf3dPDHhfmMUUy7ppLbGFQAVjIQ",
+	"MQM8DjHkCrz2kSG1Q043Lkk31rOJgPPfXmX8f9JJedKXpEO7V3DrnPdfrZN2Yu07fOiQTo1cbM1aM9pk",
+	"zA+PG0K4CWZWRDJrFK7F6EPM33safT9Z/KGMYv7YqOA/cWbbSM67mMB3Rw9fHtzYzKTmwjzT/kyEwFi6",
+	"cJc8pnhgYERN6BkwW/JSlpiQQgisoHhdGJDQNA+FpDKiUtm/ZVuFFn3KhBUqNjjRmWqpz+IeyGc2P8aZ",
+	"R6MGcQxQmFfKfjChWdyDJpH+Hj4zKsdTJtBfSEcjRlNjw3eEGqzDxHYZuXb2ktZjbd8pgbdKSsyN/JFy",
+	"Y+55ZZKstLbXklVDMfDCtzfXYHsvFtObf7l/H0bfNlFmLas+wrZLKNjPpJ0JD4CExMZpaQU6FFvN0HwD",
+	"ZJH7tYsw2/Dwpw0jOj9tmHCEFdhtpaW7/gPP9BmEjw2vwuzHu1jMqscygla0fCDYPdYqg+KwcjbO92dH",
+	"fmwZm987XGntMPvLl/WG1/RmeSZQtb6QNn6jJTK0/TDVMv0Ri+LeXFrSCuxf0DfnjpY6haIw06pwGLHh",
+	"SGgJaCLtNmht1JGbUIXGUsDb8bTg/DusehHuBhknlgADO9QS4GknknWF1nM4XBhHu+CRWXwd+Tu0M2U5",
+	"zZ1SbMJC5T4iSqBXZhUu6k2L8I3FcN7MTJWx/hQB30z3CawaJnq1+s4peMMNbvatSP0PqW3Oy2rddtbi",
+	"4+GS5ZXPmrR0Ozv4a/MNUV54zuG3R1PZpVdYckX9CE6ePkAgpG30KZMKi9gfinw+dy6sblmn8zdjVUxo",
+	"HDNVE72eOW8L4bZm5vhCEvwtwd/O+oeY8wBKh5gnV4A1GCAAcTemfMgirAPSKgYU797hnuv5G6VCia6I",
+	"H8fX+gjzOMEleASB/n28NG+W63fRvIeV/lnpn63RP1sskR6xEvIdvQJT139+LnqWjbJpxKFpbeYjwAoR",
+	"I0B4FSmw5siqNqpBTEI+I1GCUOwYobF7yDVQejHyYRekIPuK1r8WjNrfOdzb+bB7iCIXxTFPLKqXcVRQ",
+	"DpOuGE0BWsTi0nvuUQU+4FFAIgOoElkXCVj/gO7HuTKudseg/+BI9f2rpKM3lJ5X9g1K/To5Z0bu49Jg",
+	"ZbjIL1GTTAYCil2Q0l0N2BDqgmAWmOxB0okopT3tDvikEDRxqEXZ5OrkWJDwyHimYdPsG1MiA5ROqRj3",
+	"B0Wv8QW6iOuuSy3SUY/mc6wJdsWbyjJHQO9QeCFBhtQD+6MsUXomDsLzbx2CTTqvaeaEk1M9q2V6JtkJ",
+	"WFsx6yb8eHG48FB/LfNhnPFI/+9Wo+GCOdKDMQcUrQpEXqY2sMaumaF6jQHb3xQUNj8lNXKSuFjYiKXa",
+	"PYinNsti7x8gnhVI7gwvztLRGjzsZgaDhfeTJGY9RSJh4LSsJjR0QxI9C1PGxSXZaWyTcPdsf+/w4vLo",
+	"8N3hhY1dGsAevGk4V4qLg63rycxklDIlZPeGadSsUD92BVVgLhBoii4dfF7CJOFJNx5HLKpCtyeMmEXW",
+	"eaIqF4uNSGgec2hqO1U6ZtmwAUisDzXIK+a/TPuFpWmanWhRlA1ecsJy4bY8UoH9+WEk/8U/h61FK7qg",
+	"VjePcACXekV5WunOxrhHQCsDWya3tUxoV6QRWmOhN7KwTtozkUmTiSThNY15xNV0jwJ2KXCnwsCzfWjK",
+	"BxlQHsIYQ8mSaH9IeWxeC0K2SSiLzm/+zOyjyJRoxEkuBj6ifZbnZISvp5t/+Zftioh9C6stAi0zUAcO",
+	"j92MWMz1hUzP9B/gY6Nho/cJXKKXqk8Bs7+GiLD55cD4sQt749hDL4xcI7s+Oi0KZDjJWUgkHWOOwRLQ",
+	"Gkjaps+wDQfEK2MO7D6GdK8ZqppwAy2BzE+ShC6Y3p3W/mDTcC22GAxpreWP2Sz+YNP1VgKB2PhO5UAo",
+	"svJGrfbjbhMLztInNaiwmOqBLzeysp+4X/xo1ZqPZzNu3w/Uz9fAOVy/Yy2TEnC1rIK3BkFOJslMl2QV",
+	"G/VZNY48aQNGAPSSyQdBAlzzEGexA3PGys8EH5jbI5+fQ4HbPdCh9/bfnZ5c7B/v/nl5eHx5enby5mz/",
+	"PE/p1XbGsLEJeYHmg0Q1tDKk4yQBuHSzN1ELZ11nD3IWHnpMc6jQxesSBp5dGJCwfXS239778/Lw/Pz9",
+	"z8brtXDn2AXaCDby63NPvs/th9vqf+z/eXm2//58f2+eZ3Z+G1m6WYNOZisBtKPxMEjnt33qst2aTe2n",
+	"3Y7e2/38NIM6YIm6oI4SWbDjFnW6Wc4WVfwDxW9SmkTmzRYmYt9LCBwUu4vg8RqvExpnE3K6d/DD9rWt",
+	"izDpd/sSnixtkh1h2cxWciY9le60TnZqnAzNPpotg7kdRNZK/WnmYV6LWp2EsegLQ7MZMYAygFTq6fEb",
+	"bY2ef3gDMU5FhkIqsv3qNfmD/94i4YR1JFcsI+ikCaEdKeKxYmSg1Kgiq+T92VEL8KpWpHYItcSiSkBQ",
+	"jlTsU9VEVEGY+ZLTwmEpNhzFVDHzHJR6+h7Tpg0sMozS6QvClvkvBosVV7H+d4pFSjFHllH74K3thje+",
+	"lr4J3n2cskPs1Ftx4ba2f9ULVyenKdNv0uvL086xN28b0m/lJ3vF2IgonPGATcmEpQ7jAZTDOFE8Jilz",
+	"rYKPphBMZ1+2ldcSnTO3fw8Pe/ROvTuokzKCVpKSPnIz3e00zKzRbq5c2l9HoyGwQS/EafSF1sOhNfp3",
+	"NVWLBFvxvG9mErEBod1USOllYQOsfMlyii0TYoy1fCcJTVMxQTM7Il0x7Gh9UKFxjGJ+IGKEf5kvl9z1",
+	"p/0dICNPLFRkTmnAgnAz+0VgkPDlYZSDhOyJdEiVlu1jrr8pAIG8zfOt+7hoCFnWcR2jGNKIeXE4azAs",
+	"Goz9fj2D4YYXxziLiZiQiuv4bBLo+MSaYPQLoaisumiseJeNVWM83i49h18ewM6/xejR4LDkPhGdksr7",
+	"i13oS9VrlrbMCQtm8pXawoKKBDFeuBHx2oNUDIsXHhT/3Rd+ydAZTWP+EIO/EPcb+hzya4HBm4yHHZYG",
+	"+eAG9gn51TYAE1uBUnMQZzGVysBfZRchZ9qKYLKkDXhrUpGXnlXcNPQIeuCkL5gknSlRKe+ndEh4ErGv",
+	"AZkMeHegLd4UctzsK+CVaW8AyFZx1iRlchwrCWAWKtUDg8AP3BDrbrZNp5bhboUONBsFCf8dBg7ULRwy",
+	"RetKKBqHAemJOBYT0xcN9/R55O8FkPvyLgC5/jFce52597CyzrwEy12hbNyzoV7InATy7MqcwXOHqvE5",
+	"i87Ed/3PN60vu7hG7700/byYN66Ttl/T7AqaPSPRETR3YtG9AhlPwd02ZdGkw7piaEImRml4v79bCU1u",
+	"tnZWhbFV/Mpb3TsU1TxKuYw3xDdm1N+pbsYbyTL//NAAYgpbLh0WFMu4gkFQakqk0CoMSQHjXaBGNSs6",
+	"CwZZlt/8qOU3+bpaMJSGIlGDx6qtufvzy8KZn7BwZqayYZZVPUMiMEXZWKxNCRT25vSlreGCMAG2n9qI",
+	"e8XsLPaVS8WTvjHAs36hamBxj25fDPNgLO3PYa6zZ3SmcCdYXPEzc4DtcOYtpZNk7rboutkZ5aycBaGP",
+	"lNdS1mMpS7qF/uyPLUDmDtWiIqOykKgsJCoLibxCom7On1nsQ86kJHyJ5PKad6gjKnS/ihzOmzkO0EfM",
+	"sRkkBW5i1rHhkRV4dAKw13P8AQbY+7IzvcTJhKQCGsZfBIesBLhLiaqCErpiI9Xyu3kT7bvQqXRorw/g",
+	"tS4H87+fw7oipP/86kPqunj1b7XSdhXLxtkScOFe2P4PIurujvE/f2IXI/3/lDj+BYnkogLH+4qzJ4Tp",
+	"v2J0rCyGLJH9nzSy/6pydQ1pCAALiMQk0b7a4qIWxIRUYkJTxGqxPyGdcfeKKVJ5BY3YQ56MFavOAbKs",
+	"T6LZgTy8lbZMTo2iXl5MmevesYjTCwwdzF4/H1MojOn4tt7p3sGM2baLz6ntcTkSktt4yDJJYH7i/6KM",
+	"wpfAKes0GK1w0JLidO/guwi1rFx4GWpyLWUJoCP0UjHEshSDaZDFVv1YaUQVbUHFsjTVKqagLmItMpaQ",
+	"f3UJW4+CBB22XEXfQwrHJXnXbB0eV0Q+iilXSrFSiq2v8tgIh4fxfL32hXWH+W5Ei78BidwXU7eHGF+D",
+	"7bcclPtB5Nozh9gu5WeJr/2zsy4BIPcDyeq7InEXRimLhbSWn4tF9D52cueBYucavwFAzOJma2/xEW3O",
+	"RUJZz+vhTc3tBxOVsLJ7iJA2XSYs/3vMxiwCVWYA1aZlEqU0Px9JnsE2fRhxZmD01ivOVucSyOdMniqP",
+	"wCrBx5n2uEegEii5AUopW+ZTbuIGWCJh1hyLvAtHgHefkh/gefID5Dfc3bkBVjKwETS8WO88kLVd4v2X",
+	"uuCnxfv3PeZVsP5vtMUfBvF/sS2O7TFLISn0eRpLbS7HehOCpE7tdnbNATb31aUxSyKaYh8ONpOXQHK3",
+	"A5Izq/50ceTMAMvKqRJG7ilIXyulsv4/X8Saw3QH+DgtIWdZEZaGJ5iNvFJl4375MCrauQjgSSqWGyUR",
+	"indZRrOgjUAWVfMRjfWGIvzIJi8C61k4WSO0oTlspjEem8F8OrOMLT/P/SsfGIan6FbeyB7mhreEmckF",
+	"jxFoZiVcjHXEbfJjWXvkJve4MnZT4m2sEIpBEJ7IF0mOG1d/9ZAlYCjkJUuiWmccXy2r+uqK1PA32cSO",
+	"GanoIbDmfP+sLyEhFGM+0GIE2ZyqdXI2y/KkRSc29syLVPwlj4yqQb1xw5MDpGfXJrK84qMRi1oG8EFr",
+	"vPeJNrNDiLpEoghgCWc5odhipVUOl+TfkOdac0bw93F8ha98PdUW5/4zboXWsb2uMchxrG7OL5YBjpLx",
+	"/FkUWJiEZFJoJRYL9iU5SS2iL9eQmEQ0zIUG/vG9jXF8wFIzHIfwHaAy5zD2cLAWXQ+i96sB4t0XPG7r",
+	"LuBxsHCPYMjqx5QGbGnArmLA2rPspBt+cAe71RMcSxKFO40dJJoMM7DW0ADAJyJrRJhhZkUSUCKnUrFh",
+	"hgN7Hwm3PP0E67AmWw7uvQuPuZUlt/WwI1hmu8EFxATzlwDVLDuh7rqyHas0+56s2Yfn0Nl9C0ThjKWH",
+	"qNx3z3X5Iihn2G3+ZYKJ3zZd2HGTfR1po+HBINndnRdZefhAmH/bo4+6nb23jxM5pWpQYMqFSCMsFU2V",
+	"Bb2LDdY3Je8vDmq/ks5UWYLjIU2vHBjxSA9bDhhTZJSKfkqHklT2v3ZZXAXKEKIEljBwiCTAzVouVcZV",
+	"ACTPi2zAzgyIdcR6dByrjWaPxpI5u68jRMxosvFtBVtOm6GbXXl9Y0+tu3CFZtrd8w8B4MWkYgLNyRnl",
+	"sE8NnVGO0ChiUZOEPArAPzimQxbE1PwDfJXAbOm2CrqzgOP+J8cIZD1L1hySUTw2oK4iHg+RvXrIFI2o",
+	"orAPK1KkikXVei62gk8ICc6wYypo7ITyvlge6q1pGK3DgLAYGVZsRsJhs+ujEDr8HeD3hmtDCF2FLcKG",
+	"IzV1G0TvDbLL4lji9gS6UwhC/T0MSPg3/T81/T//NwyIoh19+90zCHCNUtbjXy10TfgiJFJg+EsbL96+",
+	"Zdc0HkPgSg3YsE7OVcroEEBMAddNnz/YwyaMRxXtUAmvFrC4SYeq7gBx+reCRqOhd4EMMLrHlSRiksDv",
+	"A6gY0lPQ1lVKE4lCTA+6K5KE4V+TgT59kCOPoSbL9p3Llj5FSEzuvxMT1QMEOj1fbdJxRTqsTxOM/9EZ",
+	"WB9IqURjvZ3zLfZDOnUAf0CtwxNCEZMep1n2iJeFl987OIQnMtv9VJLd8w+etZApyjv4TnmNPGMR3ABs",
+	"ttP4zaOO9U4yxvIHVBKaTAugtjIy5wyVS/8wWYtbhcO3btWaYMYuskRCLnObJSpsgSMiwJWxkLL47nFB",
+	"xu7gZtwdU2zGzSjRxFYNc/eZurukekIIYjfGecoKuBI77Cljhy0Xl/cMUI8fIphyg9mDjHz3NHvWFIJG",
+	"Qs7vRP1xa9FUWmdlCPlpc3jexbhbxth55xgy98PHjxg3dtUBd48ar7FN+IZagsxZ9MoJZlj4Am3Hftpo",
+	"R5QciWum3/qnDeQhfKZ0fE1g/3ZYcFGELYMpw/I9fYcOIz1oX6yI1PyrM3X81/q6ql1FqshQW/uGUPI5",
+	"M/3ZLbz+eg37pLJko7Sh19IvnpW0UU8u39+gvilq+XiM0os10b3YndeojB6XErgkpy3JaUty2lJxPVvF",
+	"tagW+866a2GXzQL1tQKhLTAmSZ+lFDJOjpd0lLIRTZms5qVvT6RGDG01Gp4Xku+LkdOkO0hFIsYynpoE",
+	"uwmJQ87fq5UQY9UVQyyO/OUXL7rPEeZ0MmDIb4QhfcN5RyX25gTwRMJ7Ljuov8LsYf2XX8i+fho6B85t",
+	"qAARuzcKL0Q/1/ATmPpPe+1hJIEUydK0V/UfPCHsK+2qeArVJKJHQhxCGJDQtAaFpHIjL2CThI72z1SZ",
+	"clRXYQ9q80NSsSBcBPi60IuRSuhHmNYlM1LogKJR9tMO64mUESrleKhXSo67XSZlE2cIetZ0/abjRM8t",
+	"mPE0R9SQNhvUghQqPNz9cRflWD/tq7fvVCs1PXtU7fqHwBxqcyLcJDzlCPqhEqaVHlTA8AQLhMwNU2ZI",
+	"r8Q1S+HqOgHWt4gjLoxIyGicjrSl4LDEO7R71U/BI/wiOqQSnp6cX5Cbz9DmF9GRYdUq8K6hX/DWy6ws",
+	"V7ZCzN/wO43tmVXRB6iXikSRcRIzKUlItWo+pam2K2F76UMIBmZ2kNzm55LIIY1jp+dH+EPv4PDhkEUc",
+	"ti+FyeodS9M+4qen4wQPMhJE4Pq3u102UgW8eesFRO+M46s385Do67J+H4mz+ndvVo+EOZx/5E3dbqep",
+	"0GefRU1jEGbleKuKM+CMy8QSnA13vvX2RJUwDGCrGR5JFLwFkqIkuC4D8Y9CWLyIStWnLW1/PyLh9sPw",
+	"+q7I4vvTMJiWpLklaW5JmltImruKe+c5sdrOAAdLr+JKfcXrYtpYzXBfji5kHHY9Tm0nz0Ee93jC5cBg",
+	"ShCedONxxCJSQRTkAZdKpADIecVGqtr0zBttmJtSM+Qk0l4DZOTCN/sXpF6vw/A2//oiOofRt9D5C1zV",
+	"yXsJ3oQSegCRseEx8JmBYMLZjIUepnYEBZHaldUuYEqTh7TawQFdNY7t2aFcJG/1G3g+4Mt68G9FZ/3x",
+	"SPOgMhZZxiLXHIt0om2pDL9HONJJ5eBWGMwm/og4wJOBiG0LgOkH86I1lTN+zdLAfiNZes277IV0jUbV",
+	"Ogb6vLCinh1NuswFSVLAGSIC76HlaVcMhwDZDF6u120EkD0oc21krTMFkGII70CKZgiZKGajPngV9H1D",
+	"XAq0moRq4bTPpKu5gO4GeNyEd1mdtD3JPkKfnEScRRADolcs0dqY9ilPLCw07YixImoibPTGYR+xryb+",
+	"VCchJn30XUyHlw3xmWCQ6ZwDRTYTH5WoTmBISwKj0HtR9UN3TRdhTKYYi8VoWDDXioXDmIhxHOFK6XHo",
+	"5+VwnZY93FxoW+tb0CPpg0rrJwREcr0FTCvFWLKMD7AKQUTQynrueoVNcNMG9SDCm+Ef1sk7PTc1oAn8",
+	"FL5eEuPDGIexkPGWJhzq9bFMUq6XJbgpEKjyrw9ODrbOuNFSk+HEMLm2YCB3OB9pqZN2op+npTKLyCgG",
+	"Znuzb1PW09Z+nVS0eeRHH1eNloY2BtvUJwPv6i1TYMBuRyJVM8mALL5sJ+VFl+tVMh8hpnJmUeDk2l/j",
+	"NSyWDA/qkNHELBpNjP8cM3rNiBRDf4PiIwvXbq2xUDyUcwbUU6rENXbL0pjm9kM/7dawXSXmw6OZWPcM",
+	"h/inSxsQGXh2jG9hq9Fo6B3mVnQH/pRMybbaaOrt9rq2tV1rbF00Gk34/39uBBtaiG00f3vd+DYXWZlV",
+	"PduvGjN4gJ2xIjsNJ0ectM+UAerNUSpQfA6o1P5yo4X96ylL2ERbGltkj3UZ8NLqcVbr5JgOGelp22pG",
+	"30qmiC/8Ac4Vxjcv5x8o3nOTThZjZUh1l6hFlOfzeisRCnRXK5eYBYMAazaN6qvP6khYTERY6ENycDbM",
+	"lBfIP1FwKXdWPv/YUXrbITwTltdbFAEVuLTugnTt+AidCdVdGBZv+dGSkeAJdNkSrh4oVP9gw5nb47ZB",
+	"ulRsN5wJu08+/1hNGufgaFLfCzb+ut50twnHdtCGeiiqizvFYG2Qc2ks9qdr6r1nsLXP1MO4CjeHRd/q",
+	"t/ekWoVX8AzKZuGyWfgpNwvfRbavL0w7K8xT1udSpc7aKMX27bAYzvz1e+a4DP5czplSPOmXREWl5H2u",
+	"ktcXbUSa/fxDYDbcW+isKWpcJEAQzuGxcRzuK8rKKHEJ6/C0YR1uI90KMR78G1w+LOCDoT2Wm38Bu+yF",
+	"uGLJt8UtStq8/Phyd441WRuUR4ymCUtJJk0JkttCd0PdpCv/8uqqKAmxWZR2YnbqWaPmBYVaHId7h3t6",
+	"ffUtbaQOuiJJJeJR84pNW4RFkaS1NOp1a9uN7W0tufej7Vevtn475/2EqnHKthvbjaqFB+6lTA6I5Ek/",
+	"ZrWx1J7/QA816bPQpWwlB8s2jIQ+46GbACkeM/kWOjr+Gb793OhNeBLNa3wmogvCY7y1yZnn2pifWuRT",
+	"j2E6xwude2pljypK9M7t691axbQA8D1jNB9eeJ208w9CWj/BMF8AU52SygQcCDfgwIw2MI+EdIldaei/",
+	"2mk0sLuX0WvmPQ8HoNeuRXa2GiQ8OTjYP7t8c3K8H0Lnq+XVzjiioDUYsHfBOzgdd2LebWa3fCGJ0tvW",
+	"knBbSQfzqRMtZrE9qqkdF787OSAvG4gwDHUb8E8DX0ujKGVSzut2fS5wW++bzX9rtX7iTtr64JnM2L4X",
+	"NpN7PD5gUbbLFtZjlcj8WTF1Lyy/Rd0p88jIZxB+aXfAarsiUamIb8T21Rfba8u08x00/dYKz3gjku+n",
+	"p7VaZun1YppPLetJKoQilfAv/cflOI2/hdWmZeF3PHj6P9AiK3nESLhJR3zzeisMCMVCmfdnR5YCG/PU",
+	"fX7NEpTwXHbFNUv1Zh2n8UZzY3MjbzHMqtVK0ZFQfm8obv+qb018VSzRDowEh+fJzlubH1y/LzR25i2Q",
+	"pz1ysLTk5l+GYOYw+rZZn7A4rl0lYpJsCv3WajlVVMMJLQ3dSTpkGd49FknZoQH3YhpzltryuViIqzq5",
+	"yFsEODKnDHF4TcLh+57+tbdeRfMIc2rWlOfhzWWd7J6cnTcBEFqkvM+Twnhb25/3OUz7nZlUezRiSQT2",
+	"6+20ZtsOEAkh1gqotHj4izSZfWcziqgN/dxWE9XacSwmtRNYuJukOf7U/BJ+aH5XqqhnEvd6LlrnRO/3",
+	"vNlMcOCZKKrkRc+zVTg3ie0RS3hU64oEap1uzrUsE9jgSgGPzMmIJYd7ZBf5Mtz4pk9XguOId3PrUErs",
+	"UmKXEvtJSGyUJzkx9bOJaCfSaibq+bB2NdYTy3Gvx78SaozW6pOU1VnAFTq4npWpvWjspdQupfaPKbV3",
+	"PuweFkiQn8HSzma9OMPUNvkPP7y/KN9xxaYmOixEj7z9eKH/pedSCdV01CSoKnauu7wGl/zty0SFAdmP",
+	"9s7bkCM63371OiDhFY9CQolJJ+lv9D+/TK701KEMgIRfJlchweMVkJCOoxAejdMM9BWJSLoszMDN4G/C",
+	"kgjqyqtNEsbR6PK6G87mcBw4QT5jg9MK9KPV5XX3UgtWPcwPu7W3J+f75O3Hc9MQJ8ed0EsAoZKiINcw",
+	"NRJ4A7LpLUzHZJ17SvSZGui5AAApgSJ7fN/oICK6neh8YV0lmyTkCTSBXsITQlLZaWxVg+zjbIKXJswf",
+	"BiQcJ6DF/W9zVkzo3QHmDyB9UpgUAb5p4PfT0397fnKsXVVOY2P7Q4vjcCwV6TCipQjtqpb5sf8Os4Ta",
+	"KOXXVOFmGlIFN2vBKsGvkikJuylX2cvHDtZEEGaPo1b/40QLXiVE5C8C7olA32J2NS4jlnAEIUzMy+iL",
+	"hFVb0NYMPZ8uP6LfUCRt3846jJBlabLiJBjq60x/P4iV8fCZsGyA3ykX5g9geTZsYTprTdZNmSW7lWkE",
+	"UvAOtTfwu/kCnOdRuYdqH3cRpqxtmcvztbisSv6BLKuIR3UrlhY6wZHojoda1YfavJmwTvPTuNF42R0I",
+	"qeBfrGnubb5wD8BvQ5IyKWKo5xCkQglQmhoIEH0TDz+BhP/fy3ZYdaaIvs8LiRhOoGq5JEMasSyZby4C",
+	"dWj/bTExPGblwEJaXLGpJF3t12NRT9egwIoUoEESgpUpKYsZlcwSB9OEjEf9lEYsIH296lxlSBwGxsRC",
+	"xorUIXyYChGtnBNibBg3ygxLYadOQE6i7dDj18xBglTCnLhtkhG4/AEZ0q812md/f9lohK5AKVex3yQU",
+	"mFKA/pr2lDbbSCqwGqJKUkaByRlVth6IGbX/fKz+kbyfSET69cIMltoVbw29AebmBQGIJdGKotgEWgl7",
+	"PNozm2/eTJjfqLb3Its3PHKI+CNtLThAfLdFN2Z1ut9M2hPpkKqN5sZ4zKONu0Dj36OyP+LR325nMuwd",
+	"7rnlWmAr7B3uufP8DKyFst9g3f0GP3igJvO1X0i38SUo2Jv0K1Y0osZDDTaGeLl1hH1JqKXKYnMChVnu",
+	"7GER6oR11hCn+W5zXmRlfJlcyZvNjExqg4qGZrG3H/8g50wh8DQWlWoB77nF9S8TFVpI0ymBCEfMOylN",
+	"p6VSLVSqbydX8ufTpl8mVzXJ1C016tuPf5yzhcrU7M5Sj5Z6tNSjj6dHzbH7CRQnhIGX5DxMQ0rYNQFj",
+	"UsHeFDKWLCCvrL6pmt4RDFZjLFz0CPWDGyaGuu5E9XfsvsDdcwxL+oQz2zDAZSHfNiZkylhvmQb/WdPg",
+	"+RTpDxSPBdE439Kw0GfC/F8WoM0ENzSLvU+5YR9r5rLOHaEGvpDPpVKNe2Lap2pZ/gFIOUk/pQbRt6gh",
+	"Ei6pJMIHYYYPq/Xb9+21yE5jx6RTka3CaWfThPhDKqtcaRa8x/vqq+D2vYVrz2rixG5MaZo3XSq7sv2v",
+	"1Iy3SlcKIzl+FN2ICFObf8VcquVaUfJ+wiIS/s4VBpeQpvqIS0+wAqCVIcVTufCj1j6m514/S5IKguey",
+	"CIu0tlomBgh8zWLEEom5QACu53EsqwHpjHmssqIuqYT+fYcbSkkzxEo4A0Fgo475ERkmmys2rZO2P76K",
+	"j6SPWjPQr4YhsD7gwUM4MceDmjLFU7yAdGjUZ1UiMacp9QhtahbuB9gBmS73iKozlhvLPm0QhFeIrRLY",
+	"DVmQVP9ulIqvnElyxdhI+6ZiNJ2P3FJFhsK6qQaYDCjUIEQLSAU++BgyInoLZqamJ2DQ8/M5WZHmJ4e5",
+	"2QeJu2ab8KlGX+dHoddC7z9D0Y7bf8EwYpzZ4hEM6Vc+HA83mttbO/+58+vL1zv/Cdzj+OGWGxJPFOtb",
+	"Pvn1RYSvu7cAqVwmSRYZMeaMG2Q82HJlpLiMFJeR4keLFM9oclJx55jgQSb6JP8MKViFNXgL8ZlSGjED",
+	"HjTn8eeCyluNfFQZq65cxTip+Bcgi7m9nQQDqSjmfCDSYY0l+mnaJoIQw6XWBn8fp0mTM9VrgsyXTcBH",
+	"aMIFNX1BMz/gS32LT+NGY/t1wRd/r9frYbUFKtv44DmMDLQqMu0C5io04mbM4yKaYs62cnawS17/585v",
+	"AZEMoSjIy/o2vKed+lb9ZbUJFdmGAhZIkd6fHRkMqgxkFZfNXucenluGMCBhwXz0x+qr++dYsvRyxKEW",
+	"PhehuIyYojyWQPrcFXg/XIFLHnl/SNZNmfI+oFJqwxHr62c/w6G5NPk1jcdAOm2r0LHJwJa022J+R+MF",
+	"e8vwS0ArgS2Rh2PAkoiMR9pei0VftgjGf3DxvDdUUSntgpEKtI4WZjYcq+GlFOO0qwcI9Pb9RFvgK/Qn",
+	"jBM5Ho1Eqlh0mX8Fs1PxPoILQ1KhOC1jVgZIuAqk2RDcCuYiWQBVhKZ6VszfnIuKwWW4ifwOECptrMx7",
+	"SPWHT+JgoOqxGge+1iaTSU3bz7VxGhsxtbrtCIP9Tk0E5tnL+wd8+V0G2p5LB0GZWlpLAA3lmU0tkUqB",
+	"QfRcWyuHwF+1mEZ5Hx6trYiZmFieSrkIax083RpPLAgymEgtHwY5C6i8JGH79BBItY9PLi7bR0cnHw25",
+	"+DwH8Tsz5tvK+ttTCq8z64GzKCmCvzcy8TnuzpMknj5lzt988HfojkCR0LkB2tycx5o+j8bc8ETBJk+u",
+	"OVaXLmdX964jCeNgwWqzYaS0aWpN0MQ3dL+byDj05vS8xUY2k1J0lKJjJdExYkkEjMS5Q7Cq4KDRkCeL",
+	"5MYi+u99w4btl4HEPLkKDNnzf5KIToE6mioypFcME00GAZoa+WaiBXogoen+Qzoa41oCEs9kAFAD2tcF",
+	"Vkp9FXqLjqpvAH0DYMRUEuHldWg3ZtWmiRAk7ndcIp03i3CAXOVuBZ2D2qxCaYetgFYs/UbC/Xftw6PL",
+	"w+PL9+f7YZ20MT1Fths5kaktNPNm8G6vGvAZdDJSvT4BeMCul3Fn+zcSnrUv9pEjcn8vrD6aDMXmyUz2",
+	"bKynwT57wC48cDXXeGsNz1/GGgFXzbESl2L2scTsT08GgRsQ8uFxzGh/zJbI8xkWCJSsdY57eOPWEn+B",
+	"pQi0YqgHYqbYvEY4hFRHcpVJn60GCQ+PPxxetC8OT45N+Z8Nqmux9WjSDW3VnHS7I7lOTi7tzK/CmSEf",
+	"KEXHdxIdz5/jCrcQlPH4G3bF45/9pm48tPuJgJuO/R58juYa/uaFBEsMMgY8tecYkjsILWUOskS2dQvb",
+	"gGk3GLGrReYp2mm+4dZLGSO0Tzlm7vQliYK0minzgQUhsehjURHehkdwT8idgqEpJgkAOyXapuzoRw/F",
+	"NYtIBSw8R+BcbWIhVE8boPoncsBHj+zf4tJjOGmdkgsWoJRcz0VyNVaQXLsi6cW8q56sqNN7zrmDtzZy",
+	"zKHduItbW8Tt9wYi8M47tWlbfcc6CeH8Q+UhBt6hIqAzJTQTERWkfdo0Pt0m/qSaNVfABy+k/i/c1lUu",
+	"ws3AGZ3Q6ZwUqpMjMWEISoO/A4y3nNB1glY/CyWpXCJv4VnaH9dyC5gKAfaPTfD+Me1eyUcTcchTdl8R",
+	"9/D+Ko7o+3Ad4rOX+akX7vUHWQGxfYOlIH82gvxu7u6t5f+P4x/vIuMRzYQfCP1bqw8Rs0sUwHe0kkVn",
+	"83p70xVHZebywqTKQEgtfU9GLCG/00iL/u16g7TtLbwCfeLu66eATcQS46khj0zgNGVdPoJSGhM7RcN5",
+	"QOXAVmWBcWxvaXUQTSIxJJLGqqnvpgW9moKSC+WAbr96/X9C0hNxLCYs0soO4NvYV3L+j3Zt+9VrmzTG",
+	"p1VUyodQwaSvT2tdKllUxQYB/YiwTkKYWmhHCUuwG1Mp9dwCEvIh1V9D2R29YhE5PX5DKjYZvolwMJt/",
+	"+WVFuyJi3zbhvvVR0tfasp24zkI3Y6eXthuNDEY3xOtkGJDJgHcHXn9Cd8C6Vy2oXzSKWWYeiqvMwleF",
+	"3ylb7pVFQEyEG3+mnYkxw7oqIJ6I7It1VQJBYQGAJKGvSGIECQsDogShyVQPsbJ7cnZOwl/CaotwRQzA",
+	"nRITmqLp0Y9Fh8YkdfVZt+1o0HsWt6zbrQ/kjixTmvFtAdGKhrmoCMpeUCrLB2nre/hXaOJpq7/JuVMK",
+	"/U1wRs35/KHf9TMr+PLV4G0r5hlPQf/d1BawUNU+fEXXuqaTmRqwk1cwMzy9mhkUS82IJjw3IN69AgLa",
+	"GNlN4A4vJAHegfdnh9WAdFMOEOgB0evofFzXA3Gaih6P4XHYwgjnz5xGqXgcW1UZEClwRDkjxQGjQdaA",
+	"K4spCyOyjiaoWTVgQ8niayarz167Zu/uaatXb5wLpDK+6a6+pNSwP1cp7/eQ7LmD8+xEe0EHxlIRb9rd",
+	"rJDFdhJbTILRPWpMH9kkoX50SCod7fEBnCY+71h/HBAWSzbbf06HrBqQcJzGud9NWEevDDhMLCGSKePh",
+	"GdfNuzQWfeFfVyfHwriKXGKPuHZPsbnE/UwPOxGmhdx1hmifzs7OQnzj5HJ9289d+ONbnRf8a2sBfzR1",
+	"YWa2QFXgbiy1RKkl1q0l8nLzeWkKOZWKDWuKDUcxVWxx/fYZo1ENc0r2WiIHfDTyg4GGwkBLZUVGtM8T",
+	"qlhUlPTB6Cf4016iB26EuaPQPaaZMhotqNI+h+FfuNGvswnOPOSIS7Ush1IWUz9WnuRApB0eRSx5yqXU",
+	"eMCyQ+OJh2zb3tR/4b6CswE/zh+Pjc+QPbj5GOch0sUkyUaWb7ZozY0cCmr0ocO4ffhm/4LMyY9wjYfd",
+	"P+ZLkW9OtJiiXaUlZCWECHkVIneJ+7BHY6k/dQ92cDTQHO7bRPoXG74BZAyejhAxo8lKADO37wiZA9I5",
+	"ZzTtDpo2r8+8F4N5Az1gokUd5YkW/VwSxb6qgHSpZDWeSK2L9GTi6aLJ/ntjBmnniCV9vbW3Gg0A2XF/",
+	"3wV33b6/c5Gq9ba82CeVDS+ljF6lU27twnlR18s9BOUk1T7zosYLO/w1tV3Y22PTxa1gCbYefBBLK1rM",
+	"NbZKacYfPDLAPjedM3ddCdH5aMLip2/awMNFqJNPi8XTTDmK/UHd7PrCWhRuA0M3iDAQNLMG5o1l3Pl6",
+	"QyISLd/yFiWWPPAYStPZNUPgRB+LciyhzY9UIgZ2mP4M6x/QLGsStOMIT6RiNKre1/pcJFRxlp5QXVPN",
+	"NBa/lzXT30ni/IQV07jj7iVk8HA8jJAJit3WdiwFYKjJObcUjrzX6ZthouUYt2xdWcpGKZMswZYWIoFF",
+	"jVp4Tchy5LBfFR+ywCGCUV88vZBYEzYN3E+4qrZIeNirHYuE1QBQNLSlYS6r8LKx4xIOFLDg1uQ095m6",
+	"l8haL5XWg9t6s15dCUK6bhDSJyqWn56UfcPUSiL2/m5mUReKtsWKDLB1WUvYfHF/a2l9fis2YHwvOL07",
+	"yLLSBHyqJmDZa3HrHr1RTLv3MzlRwqzLr92Mxni2l7Dm7YoRWJk50P9ZB5cnSvhFMGtzT+14H9hDfdxY",
+	"3a4YTcs43Y8vMp+gE2zPz/38YHuXtcmlUcq0RbhYKp2xRG+hXH7QK8+gw1HMsOAanNnTvQMUPPDH8RtS",
+	"2XrVINGIV7HELmwDXlVIRinr6ftiSd7mKNEO9TVL86Vuo6gX1snJkCvFIvu0HmdxJImiV4xErEfHsZJN",
+	"r7usHVFyJK6Z1gkI54ChwE8b53iDff3npw2iBCBcAXq9FyNEVhGyu392Ufvzzz//rDX0/20FuRLAF9Ki",
+	"V0OWtLKgOhGq90QR3Y2sBiQWfRGQrojFOHX0O1SJlFsy7vBff+z/+TkESHtGuwMS/vUXVUq/FFYfMkX1",
+	"0tf/2P/z27d1JcrNFnnKxvcpDtGzvm9nbY+iXv6h5rp3LOL0AtPSs9cX5Ks33F6+8W7ZlfP3KSw+TOEc",
+	"soiMaJ813TnTR+zGg1UGf39oy/9HMuQTxF60ammdpU22T7crIra8jN2UeadMjmOF7CI50gBA326SEHAl",
+	"w8A27EYhqfj9u20VQuH4iEroORap67oNSSXrwsWbnjEqRYK0FHMf74qIha188Njwq0EplX5sRq4Qmm8u",
+	"O9NL/DQ0XAzZNXIAdGOGbM3WuQNHK+GKJGLSMtFuq2Y7U1R9IomnAUmYVt6dKdbO18leSnsGAzwRetHG",
+	"SWT4Hwy/xmwRkQEFoZEexW4qulc9kUakQyV7uU0q4aFZi6MQKuK39EKf4L8bYUAG09GAJdISalTr5KNI",
+	"ryS8Ll/tkorHRlsHrhb/+xA6BQLkgLXF+ylD3rxgtusdcwU+n8RN9BEBkQOa+iWuuZ2kpXsr+y5bbcR/",
+	"NykHXMKEhCqcJaywjOo+ywamMgv44sg+BdRRTHNgzwBYbrkx2Vu6pjma0HiqeFcGZJzEwNEwYCR8L1la",
+	"a/dZoqB3npJuSicxwqIC7N446Y3TmKW3aj3AY+qxmt3W/vgw04e/atXcEQUltQp9BxspffUYisPWmbTw",
+	"53IG4ug2Ib+SNWONxkiw8QGU2PJf6WtmN8wP33nh9Dts3ylIBu84WxXvb+4iHZ3hZyzU1o6X2xfpdfIR",
+	"dOt/XbNUe0N/fxkGpu0KiBD9boiX9UaeoMhAfBgZagVwrkm7TnZvbrfKeNJExLQMlZIp0hl3r5gilde+",
+	"DA/IZCBAnVJ5ZZqFb9Go5S8jzOoUvIwHEJrzlpG/dGZ13YI1Sbgdkorx0KvwOWoKAzCTW8QWCV+G3jU3",
+	"v5ucHoeGuGqglaJIGBknelpa3+qhXPyPIt3BOLkKtPc70VZFKEYsgf2U3SRcVMRsZpYrZTbT2mhuBxss",
+	"GQ83mv/aDl5+LiALvVkfrNFtRHsFe+SdVeEvaoZKYd9b6S0+dzH7O7xJfPWV0+M31dsLWXldCtlbCdnz",
+	"659KyIafxo3Gy66TorKZXQdfsTCTN2/PT471j3b32hft7ytk5XX/b1+H8YqC1l5dCttS2K4kbM8/3E7Y",
+	"+gLUBKEXRqHydYIQAHZBYQM+I4lM6EgOhIK8A00IVYp2B0OWKAjWRIT2FEPEKUxzFMnVSEySWNDISc5X",
+	"nuCs5iMYoT8Hm+w2vzca4AHF9JLQSCVUWjZ508gk0gvp7p6LllR9lUPj2GgeyZrEJlkk6bABTyIwKy3G",
+	"d4WSa5aM9dg/8toBr2Juxq0bdkmLSVInhyoXWHGXLA6qkIqJm0jCviKVVdVo1yUhIUfRZ2AOzWr4b5PG",
+	"UhAJqLyhv/HsBSwK6yRT7jOhrvtoyN3saaeQOnlwPXk2syqOGDm/Li3/Fdgq2huWZIG+Ugs7G7d/vUsv",
+	"4z0KXx8mfVWo0vz48unewTOgYd3Fudf2uBwJyVep8TA/8X/xLSiLfdde7PvsdP1u/jTcStPnzehVNT0R",
+	"6awgNpp91mgPHYxNFis3NjhNCBt2WBSxiIR7VFE92b6e4GkqRC8klZBFkaS1NOp1a9uN7W3Ag5+BHbru",
+	"hqDODPqsJKLXi3limC4MPaRTZ3uHew5ahFTCQvL/iEfGp2g5CjWeA7G1GLwdrojniZxDb0Vo01NJ/tGm",
+	"8yLmUs0xjks6lWRiUfxmFjpbYkl5hHl1Mx5Tv1GZbddIWZ8lDEyblNW0PwXpshzUuZHGBmKfS+t2uYtM",
+	"Fu6KTTMUX4MroAYsaRJKYqrMFakwjSaRYEhSj60ihKvirFsL6P5nydhnHHAf6lDPE2zJbB0x8wb5zfeJ",
+	"4nGoF5JIUc2n9Gz2zho3uTRSLMTVeEQqc3m/2VxftU5AqKOR1NOXoLkmSSXM6YamSc0GZEi/1mif/f1l",
+	"o6F3E+SjsEsHJgdtO2b1YZBgH2iTrjtgdKSNKv180fP2RrY+ERuBiSCSgHRYT6QMkmj6NfKk3wTALdvh",
+	"M2CYCYVdOwUsBTGOYedke8UCOdstg+hkYJ/BpptN4HlwsSaXbGFjswRuytDAr2RPHtIp8lh1mOMqDOxD",
+	"WVQFSMuUwWulOfxpv6HITHPNAZhbJj3vZuYXpEDvZNXSTsweOSN5D/PwunsHLDRvegtMQyPFPMX29I3D",
+	"0qYrbboZm+58dhuTyoxpFRBtMxFnNC3k2V9u9U3UUqMPiGS9UWjzazb2GjihrGW/s+lG2ooLCMwQ6ATI",
+	"h93a25Pz/SbwMw5HtKvI24/npDJj0P3ty0SFVYP2M8ISMWtyeUN5e35y7NG3jFKhWFexiOCOIyGN+02y",
+	"H+2dt8OAhGo6ahJz84CEXTXVf5rqnSseIXVCbxzHeQNhyNRARIRHpGLCy0a77R3uYUz5P/BjVPp/sOm7",
+	"cay4NhpMyLlqFSuXqE3BDoBHGiWiLahZe/Htxz/IOVtopX6ZXEljpgI4aMr6XCowk7ox5UM0t6h+E7YG",
+	"7CAVw3DeZtLXgVmkP+NqWto5pZ3zjOyctxP19E2dvxk5y75Crf9Gc4NN3w46b7r8hL89+Of+2cV/nx/K",
+	"w+Fxg50fvj5M/vnlkE843Y6vDr8I/s838dVJEsV/fhnF7M2B6r75Guvvo3/EE/19NHyX0iRqHCaNOpu+",
+	"Hf1zV9/jw7TzZbQVfYyvTr60v55cHPLef9e723HSGR40ov95G+dChSOqtFraaG78//9q1/5Ja//bqP12",
+	"Wfv8t0+f6jd88H/mwnbBxteauWEtr1Nykr9J1CBlDBys1zvjNCYjmmoXj+l1N0WjkVALYdLziil379Ls",
+	"K82+H9PsM1YUefvx4hY2H6qqWiz6YqnBpy9wMt+X7UbXzdZiD0Qc2VpsKOvQuvH8wxuI1I1HmK6otixq",
+	"el3f/30aO9MnZ2uZWvaR4FrVDVjKMPXj1LIZBAKdJwywzc8/vAEzA7HLMbRIQhtwPzcrXTsVMe9OQ4xl",
+	"9aAlQhKcfUaiIUZM73M9n4inrKviKUnHCUS0BqiGM9uIJmQgxmnL2jr6M1+fPyWdTSpUFtd1G3jUmCdX",
+	"EkBlpoSrO6cs75OPQ3zpI71Dn6BCf5hyuOAxKj70GXtGObGZI7piXsz+yvyo1KelPp3Xp4fWm45Rqqyo",
+	"LE2j19Ki7tmUmKt6cU3GWrrO18CQCji5+qPTvQPocPp/7J3fU+O2t8D/FQ0vTaZOCIGl0zB9YNjt3b3T",
+	"3tKF9vZl51qxFaJirNSyCbk7/O/f0TmSLCdOSLpku0vPExBiWZalc85HOj+09YlAHy1QRNaZBaUyRqig",
+	"uO/E6maEBUO6m/wi1kE8aatn0laXPhjwhaqqFdVi5jTOcv/KAucU4i3SD1+dfnjvhHYwk3fxn/irWKsf",
+	"fn2PEq2Nc6wk++39T40iKM3G4+7IqJHIApV1bMSqRD/o+5u4CSMs5QsS7s8k3H8tnkeut7no2bpSrR7l",
+	"ByiKrVe5/Uvf3xx8+AzOe18J4diFRQqHFM7Xp3Ce0gq7KB9ghKcZxYhOrRLJM5aLcg7pBwx1tATlG1CS",
+	"+W0IGWt72h0xzo6Gg8HD6fEAM744HdB0RgMMAujxR3Mu84UR+IV0SYoh90RYMRd6EK32ERI8wHmiP4OL",
+	"mFo6P8X8RX3243KmBXOhS6GQyVtBqLRvbXplJuoFL9J/ESyB84R5bliAUWOlkOoi1fUVnk352bxZSc3F",
+	"eKrU7frabI2iiaMwteiUa8ZLdqd0yYYDpquxv0732f8EZdv+XlY517XRHc+Ncmuvv/a/7gH2mDLF3uMq",
+	"eEIquEjFvHYo5mXncnORBCvTz+LWzGQ8vZP5usRkS8tkQ10vO3/HmCH47fX15RUTeQoHuMzmBE6mSgtX",
+	"+OZW5imaYM7ZCfbG0cmJaZEUooywqJ/KE+GLXvz2/id2V+mSjQXjY60yMJsqLVg8LcuZjiM4iTaWSaVd",
+	"+ktVQFazuTIK2NwTPjU3nBoJ0+H4c17IshQYwWLjT+tKGPHw6Hjw3eD05Pg4htxog4fvJph6M47Q82tS",
+	"aQiGfAMRfS4a00W7s0Jold0LYy36R5hZQypTajbmyW3EZgWU/YnAXutlKuEZOpMlmapS5pJqutKzLD46",
+	"/b4/fHXStz9jJvMkq1JwLLurslImXJcRq3I9EwmoKm+RKohpgc951ptVxUxpwQr0oVMT9u7y/gS+/O7y",
+	"/pR1zJ+9Ow4lcOETfyfwHbQDgIL2ZDAwowxFzKHiR1VksQ3HmIrkFk/Tp6IQYLFjfmt8ORCwYz4UMI4+",
+	"RJKXLFF5LpLSFimxlr4baJ6UFc+yBUslzzKRwmk+x3cNZykYpRK+Bny5uW+ifo3osQcDz0uDKSWbcJnh",
+	"lLVOAOhtkNuq7LNCPSzMR3A5ZotD34Ew4sWYZiIFfwVjUPMss96lfMH0XJbJFCoX5OZ98YlgqQBFAHFK",
+	"WpSluS08DDctaZz1sV1IftLBcjnfTp+yzlLpqrFYqDy1sTO4EiFN33yqRfJ/sX8INl5YStPi9MTMl+Oh",
+	"mTypukPPxzOmBbo8eoUbmwZ92jYDn/b1SpvILgw+knvT7ph020rGPZUMtK3/oxUD8eZpi5GxMS85XnXG",
+	"Ynz7cZ2BsRbIlK/8hdcV/BdXbPDWjNERYK+sN6iWkqNb2bOxEOGONlfIUk+WIcTyZjZ/TrDenUTVtT5F",
+	"b3t95tXZnSqE02nmyfcnf7H3tfyl6oKUYPqLLhYYLqVdRcGmcoG741dbvasLG/YCgUtYfsAW/Tur7XyI",
+	"mF4w3CVeGGOrz84hAjw2tjnkPDaWOXouqRwrk8AudxzcLjZCYJzx/JbhpidLMsGB385YnFdZFrNM8HtM",
+	"zFzlGJKD28a+iimUqLf2LpYuxF/TnppMmnLLWMMGCEYsTsyrTCrTxI9cZlUhdMwKUVZFDtb8AGOaUqn5",
+	"OBPpeRmbT02XWCc0M7NC8HQB9rxIcVTw925/pdCq76MsmZpMRiBCZwJ9npdsVxSoOH7YYGRz5NhcR4AR",
+	"7vYyZ5NM3kxLF4Y0kbnUUwECGd4LkrL0IttQicJRLWVmfjHC2o4cszlw9iCtEc4+WVrvzcT+R4ub7Whb",
+	"0+YdVTv4SqpxY96OT9N9m+qWfaoZfFiL382hy0H/v9GB0I6MlPUnCVF9FmEUozeTAXhdkR6VgwKY8wXu",
+	"ahoBHDSP6iGWaezilOM/ele4U9d7bVuMWQf0lH2YnkzjLrvnWSUiJkF2JzxjPCmUxl1Rqzn0ZzjreF0P",
+	"6X4K6F5CTvHtvncl/3+r7zb7vrhSRbnfPPdLN7z0edJJ1hN4PN/JDl8vuvZ1vrMqZEuB5z3t5z6/VqIC",
+	"A96Jmb75flxLT3v20zDpm6c+rDMcDLuQu8vtPeDmeVlIiHy4xTh/12TkPX6cXMQUluAH04oIvgngoMad",
+	"SrURPkqlWMc8QoFb3f5Iy+YfwCttoKAjle7IfLcQ1kC3vQQLPXFHHExX4LFRp8mym/8rg7U/s968qefd",
+	"ghnuS8Jusqivg/OFpdkXsb/M/KQNIJLDf3cnWMBqNdMKLcBdDWBz5fPZv3U1MIhytmt1dT1Mqzuer3oC",
+	"wiEgZlYvBSuUKtvCDuJuxFRVapkKFh/ymTy8PwLxURXZwcg5nx48fqh7hC6oh4maLb7Yzn20Tq9fzvBt",
+	"MRE3dFPq5glyoyv2tt3gvvgRiG07g1e2y7mejhUv8PR6JooeQs9E3hhF2q9DF85dNuiWXMdXZg6nRh9h",
+	"pkXIgo9qR7OO1VxQlq0btogqTK8pMjATapYJNp8qVohEyHux7Hjq2nGJsdt6hvfGM/xyrnq6FDM4ce5h",
+	"qnvXRlVOEcPsUeXKQMkbWfLMeQ+HqRm6zrlCFmEdtrpx/FpLo2/VPHwmaAeyQvvN3MCvOWzQZmBoafKd",
+	"1pUxTsxruAP3AJ82nJf+GNe1U2W30Pr6tpZKxAYXB6ln257tZ5WX0wyKXaeyZJXmN+GtL+DjtgsvmgUE",
+	"0ab0ZfzqFt6Yv1uuh1q6OngnmB4Lp6NzqAgfBC94oie+YGNwYV0BcvVadJduCJSoxXfattRwpWyZxegh",
+	"gUszV6X/btiG102r1//ijEBt9y+sIxFPU+3MdbNmiwlPBLNOQ3iHcJzqwGkjUUJfTyzRAsnHRLoeHX7J",
+	"sQDhnGeZKDFZmfNrXwpiHkGO2NoDXt2CbZ2D9Z7axWjbKaeFqm6msGejJna3Bv6jJhNR6AjrOJu7/H4B",
+	"lrN4sClqVQFpi9+9Pvn94l2fXQGKaBZf/nJ1bXMV+3Qi11CZcdnAjfvsPF+w4cODK1vIk9tczTNhFj38",
+	"E49aoR4zOhQFLkYjxnPrkwXJbSN4bnQiYh3MaOa8b7owg+xdTN9kzo4GzF6DPkzWXcqTAvqhgftQ6AUV",
+	"OEDB/yQSia0ruuR21Wfn7uQk3CJDWEPXrSMfzvDKhVBAHUiXPs6sxiGkTNG24AMo1ZIXpZsA7rDEclbn",
+	"VQ170mBZybNun8UnRwP2XyoPz2lWAWoycdLujGnFUmXGyT5C2CpnhZrb6cGzLDwsl0KfbTr5AWexG3kv",
+	"clbNgNesD6B9DDUxE9UNF2b0d6ng2FilC5sqzjnmwef18Kask0oNATy+5rp2J/o2z555N7rkdzOMa1GG",
+	"BKFct1Hd0EljFlcl+KaJuRkSqAphu9gPdyqv3IWx79FVyfPUdMBJFptdUTf2MaP6L9+f8ENdN9wBjQbP",
+	"0PTzO2OpSDLIeqDgDfLMp+Wxur/Qta+mze7NcyZ4kUlR+CJEMJWkrvN8w0kfRO90YWyCV7CAOQr+gu4e",
+	"4JKHvopCwsbBCkHb4koXVtStQHSLLgLHV1+0Acewlqr1K3hjYaN5kBXths/QCAStPLYYMfX0Olvdd8bt",
+	"Fz1i6yfeFk/h7rHxQWwc7OigqmR60Brf2uz5b7l8YFokKk91hO6WNmmmn1999l78aUQW7KtrdG0pp0bS",
+	"sYmYe1Gksm1exrWbyxufI8ycN+h9v1s+vOYzudktc7MY5B3PUM3ptuGI9ZQPX53+ELNv2VQ8sLc/n1/0",
+	"rt6eD1+dmjVgk5X69YjJSPv4acHnIH9cUaxbsQhTvy/tP6I74BYD5gXItgNmH8GMG+9NPnw8PXncZfTq",
+	"IQidU09PmPm96CVcCzM0/OnBXJFzEVsnqEbNCi4yjWqBYsyGlpOftUNXy9CDT1oaO3W/OefW9N3P/ac7",
+	"XwbL5J9fFjsNRXx/FNXKzno0ty+k+lU1VtLKIGxaZ9HyQjseWgug9D7X32jXD7SRvP91KhKVguWGLtqr",
+	"qjmT44KDcYKbDY2aD9ajm2tXPAI8e598uTpY0q0v9/4oqtOBfnv44ePJ8eMPOy1ieAfL3uXaPV3tZs7Z",
+	"8bBnhit8Q67K3vN7mYQ6HtXyNi4mf/yxijznNQykfdyI9DuNcQOb4tZ9RnMFfg0LfjwNV8bSWy7Q0gGg",
+	"YVhK057yQHvxmfNTylOBmy1TkaUhkVnfpTuo0ZirXHSJk4iTiJOIk7bgJNxCJEwiTCJMIkwiTCJMIkx6",
+	"YZiEKn7vlIT48xQk2WotT1PSMiHZC0dmcFtgqT7XPfzof3+XPh7idTFAxHhhjANZoHOYdiW449dvfnpz",
+	"/abRIOTW4rmr4ojfxLa0NT6x3KK/mS13VAiuVY5ZoGIAoph4jHiMeIx4bBsee2/lIwEZARkBGQEZARkB",
+	"GQHZywIyq+P3TmQWmdYjWVgi4pN8A4OGyC+Q+Ir4ivjqy+OrwFucvAOJsoiyiLKIsoiyiLJeHGWtavo9",
+	"slYLRG1HXKma51iCeT10EdcQ1xDXENdsyTWva5FCaENoQ2hDaENoQ2hDaPMS0aZW9p+Jbmpg2Q5wngqI",
+	"IrghuCG4IbjZEm4oVInAhsCGwIbAhsCGwOYFg83eA5ZWIWU7oHkyeImIhoiGiIaIZkuioWAfQhpCGkIa",
+	"QhpCGkKal4w0+w/5aeGU7aBG2+ckoiGiIaIhovkkorlC+CCcIZwhnCGcIZwhnCGceXk4Y9T8Z2IZM1e3",
+	"A5l7KeZ0OEMoQyhDKPMMKPM7ihOCGYIZghmCGYIZghmCmZcIM6joPxPOIKSsB5o/1bhvupuJchPLnLNx",
+	"ld2yP9WYTWQu9VSkrBMjZcQs9i1g3usYreOYzY1dKw0AVFkKUHCjmMq7kVP/2vwrL/WIzVSWGSIxSpby",
+	"qxE7ETsRO21mp/9W4wsvuQibCJsImwibCJsImwibXgw2hTp+j8TUoKD1sGTfR78UmlzYiF2IXYhd/ia7",
+	"2NG4NoKE0IXQhdCF0IXQhdCF0OXFoEug4vdILiGSrAOXx8f/BAAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -46,7 +46,7 @@ func (q *Queries) CreateAccount(ctx context.Context, arg CreateAccountParams) (A
 const CreateUser = `-- name: CreateUser :one
 INSERT INTO users (id, account_id, email, name, password_hash, role, created_at, updated_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7::timestamptz, $7::timestamptz)
-RETURNING id, account_id, email, name, password_hash, role, totp_secret, totp_enabled, totp_last_step, created_at, updated_at, totp_secret_sealed
+RETURNING id, account_id, email, name, password_hash, role, totp_secret, totp_enabled, totp_last_step, created_at, updated_at, totp_secret_sealed, email_verified_at
 `
 
 type CreateUserParams struct {
@@ -83,12 +83,13 @@ func (q *Queries) CreateUser(ctx context.Context, arg CreateUserParams) (User, e
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.TotpSecretSealed,
+		&i.EmailVerifiedAt,
 	)
 	return i, err
 }
 
 const FindAccountOwner = `-- name: FindAccountOwner :one
-SELECT id, account_id, email, name, password_hash, role, totp_secret, totp_enabled, totp_last_step, created_at, updated_at, totp_secret_sealed FROM users WHERE account_id = $1 AND role = 'owner'
+SELECT id, account_id, email, name, password_hash, role, totp_secret, totp_enabled, totp_last_step, created_at, updated_at, totp_secret_sealed, email_verified_at FROM users WHERE account_id = $1 AND role = 'owner'
 `
 
 func (q *Queries) FindAccountOwner(ctx context.Context, accountID uuid.UUID) (User, error) {
@@ -107,12 +108,13 @@ func (q *Queries) FindAccountOwner(ctx context.Context, accountID uuid.UUID) (Us
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.TotpSecretSealed,
+		&i.EmailVerifiedAt,
 	)
 	return i, err
 }
 
 const FindUserByEmail = `-- name: FindUserByEmail :one
-SELECT id, account_id, email, name, password_hash, role, totp_secret, totp_enabled, totp_last_step, created_at, updated_at, totp_secret_sealed FROM users WHERE email = lower(btrim($1::text))
+SELECT id, account_id, email, name, password_hash, role, totp_secret, totp_enabled, totp_last_step, created_at, updated_at, totp_secret_sealed, email_verified_at FROM users WHERE email = lower(btrim($1::text))
 `
 
 func (q *Queries) FindUserByEmail(ctx context.Context, email string) (User, error) {
@@ -131,6 +133,7 @@ func (q *Queries) FindUserByEmail(ctx context.Context, email string) (User, erro
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.TotpSecretSealed,
+		&i.EmailVerifiedAt,
 	)
 	return i, err
 }
@@ -153,7 +156,7 @@ func (q *Queries) GetAccount(ctx context.Context, id uuid.UUID) (Account, error)
 }
 
 const GetUser = `-- name: GetUser :one
-SELECT id, account_id, email, name, password_hash, role, totp_secret, totp_enabled, totp_last_step, created_at, updated_at, totp_secret_sealed FROM users WHERE account_id = $1 AND id = $2
+SELECT id, account_id, email, name, password_hash, role, totp_secret, totp_enabled, totp_last_step, created_at, updated_at, totp_secret_sealed, email_verified_at FROM users WHERE account_id = $1 AND id = $2
 `
 
 type GetUserParams struct {
@@ -177,6 +180,7 @@ func (q *Queries) GetUser(ctx context.Context, arg GetUserParams) (User, error) 
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.TotpSecretSealed,
+		&i.EmailVerifiedAt,
 	)
 	return i, err
 }

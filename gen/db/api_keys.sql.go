@@ -13,21 +13,22 @@ import (
 )
 
 const CreateAPIKey = `-- name: CreateAPIKey :one
-INSERT INTO api_keys (id, account_id, created_by, name, scopes, prefix, key_hash, expires_at, created_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::timestamptz)
-RETURNING id, account_id, created_by, name, scopes, prefix, key_hash, expires_at, last_used_at, deleted_at, created_at
+INSERT INTO api_keys (id, account_id, created_by, created_by_name, name, scopes, prefix, key_hash, expires_at, created_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::timestamptz)
+RETURNING id, account_id, created_by, name, scopes, prefix, key_hash, expires_at, last_used_at, deleted_at, created_at, created_by_name
 `
 
 type CreateAPIKeyParams struct {
-	ID        uuid.UUID
-	AccountID uuid.UUID
-	CreatedBy uuid.UUID
-	Name      string
-	Scopes    []string
-	Prefix    string
-	KeyHash   []byte
-	ExpiresAt *time.Time
-	Now       time.Time
+	ID            uuid.UUID
+	AccountID     uuid.UUID
+	CreatedBy     *uuid.UUID
+	CreatedByName string
+	Name          string
+	Scopes        []string
+	Prefix        string
+	KeyHash       []byte
+	ExpiresAt     *time.Time
+	Now           time.Time
 }
 
 func (q *Queries) CreateAPIKey(ctx context.Context, arg CreateAPIKeyParams) (ApiKey, error) {
@@ -35,6 +36,7 @@ func (q *Queries) CreateAPIKey(ctx context.Context, arg CreateAPIKeyParams) (Api
 		arg.ID,
 		arg.AccountID,
 		arg.CreatedBy,
+		arg.CreatedByName,
 		arg.Name,
 		arg.Scopes,
 		arg.Prefix,
@@ -55,6 +57,7 @@ func (q *Queries) CreateAPIKey(ctx context.Context, arg CreateAPIKeyParams) (Api
 		&i.LastUsedAt,
 		&i.DeletedAt,
 		&i.CreatedAt,
+		&i.CreatedByName,
 	)
 	return i, err
 }
@@ -62,16 +65,24 @@ func (q *Queries) CreateAPIKey(ctx context.Context, arg CreateAPIKeyParams) (Api
 const DeleteAPIKey = `-- name: DeleteAPIKey :execrows
 UPDATE api_keys SET deleted_at = $1::timestamptz
 WHERE account_id = $2 AND id = $3 AND deleted_at IS NULL
+  AND ($4::uuid IS NULL OR created_by = $4)
 `
 
 type DeleteAPIKeyParams struct {
 	Now       time.Time
 	AccountID uuid.UUID
 	ID        uuid.UUID
+	CreatedBy *uuid.UUID
 }
 
+// DeleteAPIKey revokes a key; with @created_by set, only one that member created.
 func (q *Queries) DeleteAPIKey(ctx context.Context, arg DeleteAPIKeyParams) (int64, error) {
-	result, err := q.db.Exec(ctx, DeleteAPIKey, arg.Now, arg.AccountID, arg.ID)
+	result, err := q.db.Exec(ctx, DeleteAPIKey,
+		arg.Now,
+		arg.AccountID,
+		arg.ID,
+		arg.CreatedBy,
+	)
 	if err != nil {
 		return 0, err
 	}
@@ -79,7 +90,7 @@ func (q *Queries) DeleteAPIKey(ctx context.Context, arg DeleteAPIKeyParams) (int
 }
 
 const FindActiveAPIKeyByHash = `-- name: FindActiveAPIKeyByHash :one
-SELECT id, account_id, scopes, last_used_at, expires_at FROM api_keys
+SELECT id, account_id, name, scopes, last_used_at, expires_at FROM api_keys
 WHERE key_hash = $1 AND deleted_at IS NULL AND (expires_at IS NULL OR expires_at > $2::timestamptz)
 `
 
@@ -91,6 +102,7 @@ type FindActiveAPIKeyByHashParams struct {
 type FindActiveAPIKeyByHashRow struct {
 	ID         uuid.UUID
 	AccountID  uuid.UUID
+	Name       string
 	Scopes     []string
 	LastUsedAt *time.Time
 	ExpiresAt  *time.Time
@@ -102,6 +114,7 @@ func (q *Queries) FindActiveAPIKeyByHash(ctx context.Context, arg FindActiveAPIK
 	err := row.Scan(
 		&i.ID,
 		&i.AccountID,
+		&i.Name,
 		&i.Scopes,
 		&i.LastUsedAt,
 		&i.ExpiresAt,
@@ -110,18 +123,21 @@ func (q *Queries) FindActiveAPIKeyByHash(ctx context.Context, arg FindActiveAPIK
 }
 
 const ListActiveAPIKeys = `-- name: ListActiveAPIKeys :many
-SELECT id, account_id, created_by, name, scopes, prefix, key_hash, expires_at, last_used_at, deleted_at, created_at FROM api_keys
+SELECT id, account_id, created_by, name, scopes, prefix, key_hash, expires_at, last_used_at, deleted_at, created_at, created_by_name FROM api_keys
 WHERE account_id = $1 AND deleted_at IS NULL AND (expires_at IS NULL OR expires_at > $2::timestamptz)
+  AND ($3::uuid IS NULL OR created_by = $3)
 ORDER BY created_at DESC, id DESC
 `
 
 type ListActiveAPIKeysParams struct {
 	AccountID uuid.UUID
 	Now       time.Time
+	CreatedBy *uuid.UUID
 }
 
+// ListActiveAPIKeys lists an account's live keys; with @created_by set, only that member's.
 func (q *Queries) ListActiveAPIKeys(ctx context.Context, arg ListActiveAPIKeysParams) ([]ApiKey, error) {
-	rows, err := q.db.Query(ctx, ListActiveAPIKeys, arg.AccountID, arg.Now)
+	rows, err := q.db.Query(ctx, ListActiveAPIKeys, arg.AccountID, arg.Now, arg.CreatedBy)
 	if err != nil {
 		return nil, err
 	}
@@ -141,6 +157,7 @@ func (q *Queries) ListActiveAPIKeys(ctx context.Context, arg ListActiveAPIKeysPa
 			&i.LastUsedAt,
 			&i.DeletedAt,
 			&i.CreatedAt,
+			&i.CreatedByName,
 		); err != nil {
 			return nil, err
 		}

@@ -37,17 +37,18 @@ type AnalyticsDaily struct {
 }
 
 type ApiKey struct {
-	ID         uuid.UUID
-	AccountID  uuid.UUID
-	CreatedBy  uuid.UUID
-	Name       string
-	Scopes     []string
-	Prefix     string
-	KeyHash    []byte
-	ExpiresAt  *time.Time
-	LastUsedAt *time.Time
-	DeletedAt  *time.Time
-	CreatedAt  time.Time
+	ID            uuid.UUID
+	AccountID     uuid.UUID
+	CreatedBy     *uuid.UUID
+	Name          string
+	Scopes        []string
+	Prefix        string
+	KeyHash       []byte
+	ExpiresAt     *time.Time
+	LastUsedAt    *time.Time
+	DeletedAt     *time.Time
+	CreatedAt     time.Time
+	CreatedByName string
 }
 
 type Attendee struct {
@@ -84,6 +85,21 @@ type AttendeeSearchQueue struct {
 	EventID    uuid.UUID
 	AttendeeID *uuid.UUID
 	CreatedAt  *time.Time
+}
+
+type AuditLog struct {
+	ID           uuid.UUID
+	AccountID    uuid.UUID
+	At           time.Time
+	ActorType    string
+	ActorID      *uuid.UUID
+	ActorName    string
+	Action       string
+	ResourceType *string
+	ResourceID   *string
+	Ip           *string
+	UserAgent    *string
+	Summary      string
 }
 
 type Badge struct {
@@ -287,6 +303,19 @@ type ListTotal struct {
 	N         int64
 }
 
+type MemberInvitation struct {
+	ID         uuid.UUID
+	AccountID  uuid.UUID
+	Email      string
+	Role       string
+	TokenHash  []byte
+	InvitedBy  *uuid.UUID
+	ExpiresAt  time.Time
+	AcceptedAt *time.Time
+	RevokedAt  *time.Time
+	CreatedAt  time.Time
+}
+
 type OutboxEvent struct {
 	ID           uuid.UUID
 	AccountID    uuid.UUID
@@ -375,6 +404,7 @@ type User struct {
 	CreatedAt        time.Time
 	UpdatedAt        time.Time
 	TotpSecretSealed []byte
+	EmailVerifiedAt  *time.Time
 }
 
 type VerifiableCredential struct {

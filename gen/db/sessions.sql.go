@@ -22,9 +22,10 @@ func (q *Queries) ActivateSigningKey(ctx context.Context, kid string) error {
 }
 
 const ActiveSession = `-- name: ActiveSession :one
-SELECT id, account_id, user_id, authenticated_at FROM sessions
-WHERE id = $1 AND account_id = $2 AND user_id = $3
-  AND revoked_at IS NULL AND expires_at > $4::timestamptz
+SELECT s.id, s.account_id, s.user_id, s.authenticated_at, u.role, u.name FROM sessions s
+JOIN users u ON u.account_id = s.account_id AND u.id = s.user_id
+WHERE s.id = $1 AND s.account_id = $2 AND s.user_id = $3
+  AND s.revoked_at IS NULL AND s.expires_at > $4::timestamptz
 `
 
 type ActiveSessionParams struct {
@@ -39,6 +40,8 @@ type ActiveSessionRow struct {
 	AccountID       uuid.UUID
 	UserID          uuid.UUID
 	AuthenticatedAt time.Time
+	Role            string
+	Name            string
 }
 
 // ActiveSession is the check behind every access token: the session must still be live.
@@ -55,6 +58,8 @@ func (q *Queries) ActiveSession(ctx context.Context, arg ActiveSessionParams) (A
 		&i.AccountID,
 		&i.UserID,
 		&i.AuthenticatedAt,
+		&i.Role,
+		&i.Name,
 	)
 	return i, err
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/render"
 	"github.com/certhub/credentiald/internal/spec"
+	"github.com/certhub/credentiald/internal/store"
 )
 
 // MaxLogoBytes is the largest logo accepted, decoded.
@@ -71,7 +72,7 @@ func (s *Service) PutBranding(ctx context.Context, accountID uuid.UUID, b domain
 	if len(details) > 0 {
 		return domain.Branding{}, &apperr.Error{Code: apperr.ValidationError, Message: "The branding is not valid.", Details: details}
 	}
-	return s.store.PutBranding(ctx, accountID, b, s.now())
+	return store.InTx(ctx, s.store, func(tx *store.Tx) (domain.Branding, error) { return tx.PutBranding(ctx, accountID, b, s.now()) })
 }
 
 // checkSignatories trims the signatories' names and titles and says what is wrong with each.

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"github.com/certhub/credentiald/internal/accounts"
 	"github.com/certhub/credentiald/internal/analytics"
 	"github.com/certhub/credentiald/internal/attendees"
+	"github.com/certhub/credentiald/internal/auditlog"
 	"github.com/certhub/credentiald/internal/auth"
 	"github.com/certhub/credentiald/internal/badges"
 	"github.com/certhub/credentiald/internal/bulk"
@@ -29,6 +31,7 @@ import (
 	"github.com/certhub/credentiald/internal/jobqueue"
 	"github.com/certhub/credentiald/internal/jobs"
 	"github.com/certhub/credentiald/internal/links"
+	"github.com/certhub/credentiald/internal/members"
 	"github.com/certhub/credentiald/internal/metrics"
 	"github.com/certhub/credentiald/internal/ratelimit"
 	"github.com/certhub/credentiald/internal/secretbox"
@@ -59,10 +62,12 @@ type Service struct {
 	// Wallet delivers credentials into recipients' wallets.
 	Wallet      *wallet.Service
 	Idempotency *idempotency.Service
-	Logger      *slog.Logger
-	Email       *email.Worker
-	Webhooks    *webhooks.Service
-	Dispatcher  *webhooks.Dispatcher
+	// Members runs the account's members, their roles and invitations.
+	Members    *members.Service
+	Logger     *slog.Logger
+	Email      *email.Worker
+	Webhooks   *webhooks.Service
+	Dispatcher *webhooks.Dispatcher
 	// Jobs is the process's one River client, with every worker above registered; Serve starts
 	// and stops it.
 	Jobs *store.JobQueue
@@ -146,6 +151,11 @@ type Overrides struct {
 // prepareEmail completes a delivery email as it is sent: the certificate's link token and PDF,
 // then a fresh wallet offer's link.
 func (s *Service) prepareEmail(ctx context.Context, d *domain.EmailDelivery) ([]email.Attachment, error) {
+	if err := s.Members.PrepareEmail(ctx, d); errors.Is(err, members.ErrInvitationNotPending) {
+		return nil, &email.PermanentError{Err: err}
+	} else if err != nil {
+		return nil, err
+	}
 	files, err := s.Certificates.PrepareEmail(ctx, d)
 	if err != nil {
 		return nil, err
@@ -184,6 +194,7 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 	if svc.Auth, err = auth.NewService(ctx, st, keys, "credentiald ("+cfg.SiteURL.Host+")", svc.Secrets); err != nil {
 		return nil, err
 	}
+	svc.Members = members.New(st, svc.Auth, site, o.Now)
 
 	if cfg.MetricsAddr != "" {
 		svc.Metrics = metrics.New()
@@ -270,6 +281,7 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 	})
 	svc.Handler, err = httpapi.New(httpapi.Options{
 		Logger: logger, Readiness: st, Auth: svc.Auth, Accounts: svc.Accounts, Events: svc.Events, Attendees: svc.Attendees, Templates: svc.Templates, Certificates: svc.Certificates, Bulk: svc.Bulk, Verification: svc.Verification, Badges: svc.Badges, Webhooks: svc.Webhooks, Credentials: svc.Credentials, Wallet: svc.Wallet, Analytics: analytics.New(st, o.Now), Idempotency: svc.Idempotency,
+		Members: svc.Members, AuditLog: auditlog.New(st), AuditWriter: st,
 		Limiter: limiter, TrustedProxies: cfg.TrustedProxies, SignupEnabled: cfg.SignupEnabled,
 		Links:             links.New(site),
 		StrictMiddlewares: o.StrictMiddlewares, Metrics: svc.Metrics.Requests(), Tracer: tracing.Tracer(o.TracerProvider),

@@ -36,6 +36,13 @@ const (
 	NotImplemented        Code = "NOT_IMPLEMENTED"
 	// OfferGone: a wallet offer that was claimed, expired, or whose credential was revoked.
 	OfferGone Code = "OFFER_GONE"
+	// InsufficientRole: the signed-in member's role is below the operation's; Required names
+	// the least role that may.
+	InsufficientRole Code = "INSUFFICIENT_ROLE"
+	// EmailInUse: an invitation accepted for an address that has a user by now.
+	EmailInUse Code = "EMAIL_IN_USE"
+	// InvitationGone: an invitation accepted, revoked or past its expiry.
+	InvitationGone Code = "INVITATION_GONE"
 )
 
 // Detail names one input at fault, as `error.details[]` does.

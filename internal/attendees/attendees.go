@@ -109,7 +109,9 @@ func (s *Service) Update(ctx context.Context, accountID, id uuid.UUID, c domain.
 	if len(details) > 0 {
 		return domain.Attendee{}, invalid(details)
 	}
-	a, err := s.store.UpdateAttendee(ctx, accountID, id, c, s.now())
+	a, err := store.InTx(ctx, s.store, func(tx *store.Tx) (domain.Attendee, error) {
+		return tx.UpdateAttendee(ctx, accountID, id, c, s.now())
+	})
 	return a, noSuchAttendee(err)
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/audit"
 	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/store"
 )
@@ -26,7 +27,7 @@ const RecentSignIn = 5 * time.Minute
 var Scopes = []string{
 	"events:read", "events:write", "attendees:read", "attendees:write", "templates:read", "templates:write",
 	"certificates:generate", "certificates:read", "certificates:write", "badges:read", "badges:write",
-	"analytics:read", "webhooks:manage",
+	"analytics:read", "webhooks:manage", "audit:read",
 }
 
 // NewAPIKeyParams describe a key to create.
@@ -42,7 +43,7 @@ type NewAPIKeyParams struct {
 // which is never available again. The session must have signed in recently, or the request
 // must prove it again with the password or a code. The owner is emailed about the new key.
 func (s *Service) CreateAPIKey(ctx context.Context, p Principal, n NewAPIKeyParams) (domain.APIKey, string, error) {
-	if err := validateNewKey(n); err != nil {
+	if err := validateNewKey(n, p.Role); err != nil {
 		return domain.APIKey{}, "", err
 	}
 	if err := s.confirmRecentSignIn(ctx, p, n.CurrentPassword, n.TwoFactorCode); err != nil {
@@ -62,12 +63,13 @@ func (s *Service) CreateAPIKey(ctx context.Context, p Principal, n NewAPIKeyPara
 	// The key and the email that tells the account's owner about it commit together.
 	key, err := store.InTx(ctx, s.store, func(tx *store.Tx) (domain.APIKey, error) {
 		key, err := tx.CreateAPIKey(ctx, store.NewAPIKey{
-			AccountID: p.AccountID, CreatedBy: p.UserID, Name: strings.TrimSpace(n.Name), Scopes: n.Scopes,
+			AccountID: p.AccountID, CreatedBy: p.UserID, CreatorName: creator.User.Name, Name: strings.TrimSpace(n.Name), Scopes: n.Scopes,
 			Prefix: full[:12], Hash: hashToken(full), ExpiresAt: expires,
 		}, now)
 		if err != nil {
 			return key, err
 		}
+		audit.Describe(ctx, "apiKey", key.ID.String(), "scopes: "+strings.Join(key.Scopes, " "))
 		owner, err := tx.FindAccountOwner(ctx, p.AccountID)
 		if err != nil {
 			return key, err
@@ -81,7 +83,9 @@ func (s *Service) CreateAPIKey(ctx context.Context, p Principal, n NewAPIKeyPara
 	return key, full, nil
 }
 
-func validateNewKey(n NewAPIKeyParams) error {
+// validateNewKey checks a key to create by a member of role: its scopes must be ones the role
+// holds.
+func validateNewKey(n NewAPIKeyParams, role string) error {
 	var details []apperr.Detail
 	if l := len([]rune(strings.TrimSpace(n.Name))); l < 1 || l > 100 {
 		details = append(details, apperr.Detail{Field: "name", Message: "must be 1 to 100 characters"})
@@ -92,6 +96,9 @@ func validateNewKey(n NewAPIKeyParams) error {
 	for i, sc := range n.Scopes {
 		if !slices.Contains(Scopes, sc) {
 			details = append(details, apperr.Detail{Field: fmt.Sprintf("scopes[%d]", i), Message: "is not a known scope"})
+		} else if !slices.Contains(ScopesOf(role), sc) {
+			details = append(details, apperr.Detail{Field: fmt.Sprintf("scopes[%d]", i),
+				Message: fmt.Sprintf("is beyond what your role (%s) allows: %s needs the role %s", role, sc, LeastRoleFor([]string{sc}))})
 		} else if slices.Index(n.Scopes, sc) != i {
 			details = append(details, apperr.Detail{Field: fmt.Sprintf("scopes[%d]", i), Message: "is named twice"})
 		}
@@ -168,19 +175,42 @@ deleted, whoever holds it can act for the account.
 	}
 }
 
-// ListAPIKeys returns the account's active keys, newest first.
-func (s *Service) ListAPIKeys(ctx context.Context, p Principal) ([]domain.APIKey, error) {
-	return s.store.ListActiveAPIKeys(ctx, p.AccountID, s.now())
+// keysOf is whose keys the principal may see and delete: every key of the account for an admin
+// or the owner (nil), their own for other members.
+func keysOf(p Principal) *uuid.UUID {
+	if RoleAtLeast(p.Role, RoleAdmin) {
+		return nil
+	}
+	return &p.UserID
 }
 
-// DeleteAPIKey deletes a key of the principal's account; it answers 401 from then on (on this
+// ListAPIKeys returns the active keys the principal may see, newest first: an admin's or the
+// owner's, every key of the account; another member's, their own.
+func (s *Service) ListAPIKeys(ctx context.Context, p Principal) ([]domain.APIKey, error) {
+	return s.store.ListActiveAPIKeys(ctx, p.AccountID, keysOf(p), s.now())
+}
+
+// DeleteAPIKey deletes a key of the principal's account (an admin or the owner any key,
+// another member their own: another's is NOT_FOUND); it answers 401 from then on (on this
 // instance at once; on other instances within APIKeyCacheTTL, see keycache.go).
 func (s *Service) DeleteAPIKey(ctx context.Context, p Principal, id uuid.UUID) error {
-	err := s.store.DeleteAPIKey(ctx, p.AccountID, id, s.now())
+	audit.Describe(ctx, "apiKey", id.String(), "")
+	_, err := store.InTx(ctx, s.store, func(tx *store.Tx) (struct{}, error) {
+		return struct{}{}, tx.DeleteAPIKey(ctx, p.AccountID, id, keysOf(p), s.now())
+	})
 	// Forgotten whatever the outcome: a key that may have been deleted is never served from
 	// memory again.
 	s.apiKeys.forget(id)
 	return apperr.When(err, store.ErrNotFound, apperr.NoSuch("API key"))
+}
+
+// ForgetAPIKeys forgets keys revoked by another service (a member removed, or their role
+// lowered), so that this instance refuses them at once; other instances do within
+// APIKeyCacheTTL.
+func (s *Service) ForgetAPIKeys(ids []uuid.UUID) {
+	for _, id := range ids {
+		s.apiKeys.forget(id)
+	}
 }
 
 // lastUsedPrecision: a key's lastUsedAt is written at most this often.
@@ -213,5 +243,5 @@ func (s *Service) authenticateKey(ctx context.Context, key string) (Principal, e
 	if !cached {
 		s.apiKeys.put(hash, k, gen, now)
 	}
-	return Principal{AccountID: k.AccountID, KeyID: k.ID, Scopes: k.Scopes}, nil
+	return Principal{AccountID: k.AccountID, KeyID: k.ID, Scopes: k.Scopes, Name: k.Name}, nil
 }

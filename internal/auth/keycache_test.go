@@ -36,7 +36,7 @@ func TestADeletedKeyIsRefusedAtOnceHereAndWithinTheCacheTTLElsewhere(t *testing.
 	if err != nil {
 		t.Fatal(err)
 	}
-	owner := auth.Principal{AccountID: acc.ID, UserID: usr.ID, SessionID: uuid.New(), AuthenticatedAt: clock.Now()}
+	owner := auth.Principal{AccountID: acc.ID, UserID: usr.ID, SessionID: uuid.New(), AuthenticatedAt: clock.Now(), Role: auth.RoleOwner}
 	key, full, err := here.CreateAPIKey(ctx, owner, auth.NewAPIKeyParams{Name: "k", Scopes: []string{"events:read"}})
 	if err != nil {
 		t.Fatal(err)

@@ -18,13 +18,18 @@ type Principal struct {
 	AuthenticatedAt time.Time
 	KeyID           uuid.UUID
 	Scopes          []string
+	// Role is the session's user's role (see roles.go); empty for a key.
+	Role string
+	// Name is the user's name, or the key's: who the audit log says acted.
+	Name string
 }
 
 // IsSession reports whether the principal is a signed-in session (which may do everything its
-// account allows) rather than an API key.
+// user's role allows) rather than an API key.
 func (p Principal) IsSession() bool { return p.SessionID != uuid.Nil }
 
-// Allows reports whether the principal may call an operation that any one of scopes grants.
+// Allows reports whether the principal may call an operation that any one of scopes grants:
+// a key holding one of them; a session always (its role is checked apart, see HasRole).
 func (p Principal) Allows(scopes []string) bool {
 	if p.IsSession() {
 		return true
@@ -35,6 +40,12 @@ func (p Principal) Allows(scopes []string) bool {
 		}
 	}
 	return false
+}
+
+// HasRole reports whether the principal may call an operation whose least role is least: a
+// session whose user's role is least or above; a key always (its scopes are checked apart).
+func (p Principal) HasRole(least string) bool {
+	return !p.IsSession() || least == "" || RoleAtLeast(p.Role, least)
 }
 
 type principalKey struct{}

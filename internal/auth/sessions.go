@@ -238,7 +238,8 @@ func (s *Service) Authenticate(ctx context.Context, bearer string) (Principal, e
 	} else if err != nil {
 		return Principal{}, err
 	}
-	return Principal{AccountID: sess.AccountID, UserID: sess.UserID, SessionID: sess.ID, AuthenticatedAt: sess.AuthenticatedAt}, nil
+	return Principal{AccountID: sess.AccountID, UserID: sess.UserID, SessionID: sess.ID, AuthenticatedAt: sess.AuthenticatedAt,
+		Role: sess.Role, Name: sess.UserName}, nil
 }
 
 func unauthenticated(cause error) *apperr.Error {

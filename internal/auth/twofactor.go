@@ -31,7 +31,10 @@ func (s *Service) SetupTOTP(ctx context.Context, p Principal) (TOTPSetup, error)
 	if err != nil {
 		return TOTPSetup{}, err
 	}
-	if ok, err := s.store.SetPendingTOTPSecret(ctx, p.UserID, sealed, s.now()); err != nil {
+	ok, err := store.InTx(ctx, s.store, func(tx *store.Tx) (bool, error) {
+		return tx.SetPendingTOTPSecret(ctx, p.UserID, sealed, s.now())
+	})
+	if err != nil {
 		return TOTPSetup{}, err
 	} else if !ok {
 		return TOTPSetup{}, apperr.New(apperr.Conflict, "Two-step sign-in is already on.")

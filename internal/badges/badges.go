@@ -18,6 +18,7 @@ import (
 
 	"github.com/certhub/credentiald/internal/accounts"
 	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/audit"
 	"github.com/certhub/credentiald/internal/credentials"
 	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/links"
@@ -57,7 +58,13 @@ func (s *Service) Create(ctx context.Context, accountID uuid.UUID, f domain.Badg
 	if err := normalize(&f); err != nil {
 		return Badge{}, err
 	}
-	b, err := s.store.InsertBadge(ctx, accountID, f, s.now())
+	b, err := store.InTx(ctx, s.store, func(tx *store.Tx) (domain.Badge, error) {
+		b, err := tx.InsertBadge(ctx, accountID, f, s.now())
+		if err == nil {
+			audit.Describe(ctx, "badge", b.ID.String(), "")
+		}
+		return b, err
+	})
 	if err != nil {
 		return Badge{}, err
 	}

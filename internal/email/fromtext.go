@@ -25,12 +25,19 @@ var headings = map[string][2]string{
 	"api_key_created": {"A new API key was created", "Open"},
 }
 
+// catalogIDs are the catalog tables of the account's own emails about its members.
+var catalogIDs = map[string]string{"invitation": "invitation", "invitation_existing": "invitationExisting",
+	"password_reset": "passwordReset", "password_changed": "passwordChanged", "email_verification": "emailVerification"}
+
 // headingOf is the heading and button label of a message in its language.
 func headingOf(d domain.EmailDelivery) ([2]string, bool) {
+	lang := locale.Or(d.Locale, locale.Default)
 	switch d.Kind {
 	case "certificate", "badge":
-		lang := locale.Or(d.Locale, locale.Default)
 		return [2]string{locale.Text(lang, "email."+d.Kind+".heading", nil), locale.Text(lang, "email."+d.Kind+".button", nil)}, true
+	case "invitation", "invitation_existing", "password_reset", "password_changed", "email_verification":
+		id := catalogIDs[d.Kind]
+		return [2]string{locale.Text(lang, "email."+id+".heading", nil), locale.Text(lang, "email."+id+".button", nil)}, true
 	}
 	h, ok := headings[d.Kind]
 	return h, ok

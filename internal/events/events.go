@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/audit"
 	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/locale"
 	"github.com/certhub/credentiald/internal/store"
@@ -54,7 +55,11 @@ func (s *Service) Create(ctx context.Context, accountID uuid.UUID, f domain.Even
 	if err := s.defaultLocale(ctx, s.store, accountID, &f); err != nil {
 		return domain.Event{}, err
 	}
-	return s.store.CreateEvent(ctx, accountID, f, s.now())
+	ev, err := store.InTx(ctx, s.store, func(tx *store.Tx) (domain.Event, error) { return tx.CreateEvent(ctx, accountID, f, s.now()) })
+	if err == nil {
+		audit.Describe(ctx, "event", ev.ID.String(), "")
+	}
+	return ev, err
 }
 
 // Get returns an event of the account.
@@ -137,7 +142,9 @@ func (s *Service) SetRegistration(ctx context.Context, accountID, id uuid.UUID, 
 	if r.Message != nil && strings.TrimSpace(*r.Message) == "" {
 		r.Message = nil
 	}
-	ev, err := s.store.UpdateRegistration(ctx, accountID, id, r, s.now())
+	ev, err := store.InTx(ctx, s.store, func(tx *store.Tx) (domain.Event, error) {
+		return tx.UpdateRegistration(ctx, accountID, id, r, s.now())
+	})
 	return ev, noSuchEvent(err)
 }
 

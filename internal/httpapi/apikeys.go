@@ -51,8 +51,10 @@ func apiKey(k domain.APIKey) api.ApiKey {
 	for i, sc := range k.Scopes {
 		scopes[i] = api.Scope(sc)
 	}
-	return api.ApiKey{Id: k.ID, Name: k.Name, Scopes: scopes, Prefix: k.Prefix, CreatedAt: k.CreatedAt.UTC(),
+	out := api.ApiKey{Id: k.ID, Name: k.Name, Scopes: scopes, Prefix: k.Prefix, CreatedAt: k.CreatedAt.UTC(),
 		ExpiresAt: utc(k.ExpiresAt), LastUsedAt: utc(k.LastUsedAt)}
+	out.CreatedBy.Id, out.CreatedBy.Name = k.CreatedBy, k.CreatorName
+	return out
 }
 
 // utc renders an optional time in UTC, as the contract's timestamps are.

@@ -19,6 +19,7 @@ import (
 	"github.com/certhub/credentiald/internal/accounts"
 	"github.com/certhub/credentiald/internal/analytics"
 	"github.com/certhub/credentiald/internal/attendees"
+	"github.com/certhub/credentiald/internal/auditlog"
 	"github.com/certhub/credentiald/internal/auth"
 	"github.com/certhub/credentiald/internal/badges"
 	"github.com/certhub/credentiald/internal/bulk"
@@ -28,6 +29,7 @@ import (
 	"github.com/certhub/credentiald/internal/httperr"
 	"github.com/certhub/credentiald/internal/httpmw"
 	"github.com/certhub/credentiald/internal/links"
+	"github.com/certhub/credentiald/internal/members"
 	"github.com/certhub/credentiald/internal/metrics"
 	"github.com/certhub/credentiald/internal/ratelimit"
 	"github.com/certhub/credentiald/internal/site"
@@ -65,6 +67,11 @@ type Options struct {
 	// Wallet runs wallet delivery: offers, the VC API exchange, OpenID4VCI.
 	Wallet    *wallet.Service
 	Analytics *analytics.Service
+	// Members runs the account's members and invitations; AuditLog reads the audit log, and
+	// AuditWriter writes the entries no transaction wrote (store.Store).
+	Members     *members.Service
+	AuditLog    *auditlog.Service
+	AuditWriter httpmw.AuditWriter
 	// Idempotency remembers the answers of requests sent with an Idempotency-Key.
 	Idempotency httpmw.IdempotencyKeys
 	// Limiter counts requests per client address; TrustedProxies are the peers whose
@@ -99,6 +106,8 @@ type Server struct {
 	wallet        *wallet.Service
 	webhooks      *webhooks.Service
 	analytics     *analytics.Service
+	members       *members.Service
+	auditLog      *auditlog.Service
 	signupEnabled bool
 	links         links.Site
 }
@@ -111,8 +120,8 @@ func New(opts Options) (*echo.Echo, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opts.Auth == nil || opts.Accounts == nil || opts.Events == nil || opts.Attendees == nil || opts.Templates == nil || opts.Certificates == nil || opts.Bulk == nil || opts.Verification == nil || opts.Badges == nil || opts.Webhooks == nil || opts.Credentials == nil || opts.Wallet == nil || opts.Analytics == nil || opts.Idempotency == nil || opts.Limiter == nil || opts.Readiness == nil {
-		return nil, errors.New("httpapi: Auth, Accounts, Events, Attendees, Templates, Certificates, Bulk, Verification, Badges, Webhooks, Credentials, Wallet, Analytics, Idempotency, Limiter and Readiness are required")
+	if opts.Auth == nil || opts.Accounts == nil || opts.Events == nil || opts.Attendees == nil || opts.Templates == nil || opts.Certificates == nil || opts.Bulk == nil || opts.Verification == nil || opts.Badges == nil || opts.Webhooks == nil || opts.Credentials == nil || opts.Wallet == nil || opts.Analytics == nil || opts.Members == nil || opts.AuditLog == nil || opts.AuditWriter == nil || opts.Idempotency == nil || opts.Limiter == nil || opts.Readiness == nil {
+		return nil, errors.New("httpapi: Auth, Accounts, Events, Attendees, Templates, Certificates, Bulk, Verification, Badges, Webhooks, Credentials, Wallet, Analytics, Members, AuditLog, AuditWriter, Idempotency, Limiter and Readiness are required")
 	}
 	ops, err := httpmw.IndexOperations(doc)
 	if err != nil {
@@ -136,7 +145,8 @@ func New(opts Options) (*echo.Echo, error) {
 	ps := newParts(e)
 	ps.add(apiPrefix, true, access, httpmw.RecoverPanics, limit, httpmw.LimitBody,
 		httpmw.Authenticate(ops, opts.Auth), httpmw.CheckJSONText(ops), validator.Middleware,
-		httpmw.Idempotency(ops, opts.Idempotency, logger), httpmw.ConditionalGET(ops))
+		httpmw.Idempotency(ops, opts.Idempotency, logger), httpmw.Audit(ops, opts.AuditWriter, opts.TrustedProxies, logger),
+		httpmw.ConditionalGET(ops))
 	ps.add(apiPrefix+"/verify", true, summary, httpmw.RecoverPanics, httpmw.Visitors, httpmw.AllowAnyOrigin,
 		limit, httpmw.LimitBody, validator.ExplainRefusals)
 	// The Open Badges documents and the issuers' (did:web resolves there) at the site root;
@@ -181,7 +191,7 @@ func New(opts Options) (*echo.Echo, error) {
 		return c.JSON(http.StatusOK, map[string]string{"status": "ready"})
 	})
 
-	srv := &Server{logger: logger, auth: opts.Auth, accounts: opts.Accounts, events: opts.Events, attendees: opts.Attendees, templates: opts.Templates, certificates: opts.Certificates, bulk: opts.Bulk, verification: opts.Verification, badges: opts.Badges, webhooks: opts.Webhooks, credentials: opts.Credentials, analytics: opts.Analytics, wallet: opts.Wallet, signupEnabled: opts.SignupEnabled}
+	srv := &Server{logger: logger, auth: opts.Auth, accounts: opts.Accounts, events: opts.Events, attendees: opts.Attendees, templates: opts.Templates, certificates: opts.Certificates, bulk: opts.Bulk, verification: opts.Verification, badges: opts.Badges, webhooks: opts.Webhooks, credentials: opts.Credentials, analytics: opts.Analytics, wallet: opts.Wallet, members: opts.Members, auditLog: opts.AuditLog, signupEnabled: opts.SignupEnabled}
 	srv.links = opts.Links
 	fields, err := httpmw.FieldLocationsOf(doc)
 	if err != nil {

@@ -31,6 +31,9 @@ var statuses = map[apperr.Code]int{
 	apperr.Internal:              http.StatusInternalServerError,
 	apperr.NotImplemented:        http.StatusNotImplemented,
 	apperr.OfferGone:             http.StatusGone,
+	apperr.InsufficientRole:      http.StatusForbidden,
+	apperr.EmailInUse:            http.StatusConflict,
+	apperr.InvitationGone:        http.StatusGone,
 }
 
 // Status is the HTTP status of a code; an unknown code is an internal error.

@@ -26,6 +26,8 @@ type operation struct {
 	Public      bool     // security: []
 	SessionOnly bool     // x-session-only
 	Scopes      []string // x-required-scopes: any one suffices
+	Role        string   // x-required-role: the least role of a member's session
+	AuditAction string   // x-audit-action: the audit log entry it writes
 	Idempotent  bool     // declares the Idempotency-Key header
 	JSONBody    bool     // takes an application/json request body
 }
@@ -66,6 +68,8 @@ func IndexOperations(doc *openapi3.T) (Operations, error) {
 					o.Scopes = append(o.Scopes, fmt.Sprint(s))
 				}
 			}
+			o.Role, _ = op.Extensions["x-required-role"].(string)
+			o.AuditAction, _ = op.Extensions["x-audit-action"].(string)
 			for _, p := range op.Parameters {
 				if p.Value != nil && p.Value.In == "header" && p.Value.Name == headerIdempotencyKey {
 					o.Idempotent = true
@@ -76,6 +80,9 @@ func IndexOperations(doc *openapi3.T) (Operations, error) {
 			}
 			if !o.Public && !o.SessionOnly && len(o.Scopes) == 0 {
 				return nil, fmt.Errorf("operation %s needs credentials but declares neither x-required-scopes nor x-session-only", o.ID)
+			}
+			if !o.Public && !slices.Contains(auth.Roles, o.Role) {
+				return nil, fmt.Errorf("operation %s needs credentials but its x-required-role %q is not a role", o.ID, o.Role)
 			}
 			ops[routeKey(method, EchoRoute(spec.FullPath(path, item)))] = o
 		}
@@ -124,6 +131,10 @@ func Authenticate(ops Operations, authn Authenticator) echo.MiddlewareFunc {
 			if !p.Allows(op.Scopes) {
 				return &apperr.Error{Code: apperr.InsufficientScope, Required: op.Scopes[0],
 					Message: "The API key lacks the scope " + strings.Join(op.Scopes, " or ") + "."}
+			}
+			if !p.HasRole(op.Role) {
+				return &apperr.Error{Code: apperr.InsufficientRole, Required: op.Role,
+					Message: fmt.Sprintf("Your role (%s) may not do this: it needs the role %s or above. Ask an admin of the account.", p.Role, op.Role)}
 			}
 			c.SetRequest(c.Request().WithContext(auth.WithPrincipal(ctx, p)))
 			return next(c)

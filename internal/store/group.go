@@ -7,6 +7,8 @@ import (
 	"runtime/debug"
 	"sync"
 	"time"
+
+	"github.com/certhub/credentiald/internal/audit"
 )
 
 // GroupMax is how many calls one transaction takes at most. Each call's savepoint takes a
@@ -225,7 +227,9 @@ func (g *Group[K, P, R]) doAll(ctx context.Context, tx *Tx, calls []*groupCall[P
 func (g *Group[K, P, R]) runTx(calls []*groupCall[P, R]) (together bool) {
 	// The leader's context carries its trace and values; not its cancellation, nor its
 	// deadline, which belong to its caller alone.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(calls[0].ctx), groupTimeout)
+	// Each call's audit entry is its own (written with its answer, see runTxOnce), not the
+	// leader's.
+	ctx, cancel := context.WithTimeout(audit.Without(context.WithoutCancel(calls[0].ctx)), groupTimeout)
 	defer cancel()
 	live := make([]*groupCall[P, R], 0, len(calls))
 	for _, c := range calls {
@@ -267,11 +271,38 @@ func (g *Group[K, P, R]) runTxOnce(ctx context.Context, live []*groupCall[P, R])
 			}
 		}
 	}()
+	var audited []*audit.Pending
+	defer func() {
+		if err != nil {
+			for _, p := range audited {
+				p.Untake()
+			}
+		}
+	}()
+	// writeAudit writes the audit entries of the calls that succeeded, in the transaction
+	// that commits their changes.
+	writeAudit := func(tx *Tx) error {
+		for _, c := range live {
+			if c.err != nil {
+				continue
+			}
+			p := audit.From(c.ctx)
+			if e, ok := p.Take(time.Now()); ok {
+				audited = append(audited, p)
+				if err := tx.InsertAuditEntry(ctx, e); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
 	_, err = InTx(ctx, g.Store, func(tx *Tx) (struct{}, error) {
 		if len(live) == 1 {
 			c := live[0]
-			c.err = g.do(ctx, tx, c)
-			return struct{}{}, c.err
+			if c.err = g.do(ctx, tx, c); c.err != nil {
+				return struct{}{}, c.err
+			}
+			return struct{}{}, writeAudit(tx)
 		}
 		if g.Prepare != nil {
 			ps := make([]P, len(live))
@@ -284,7 +315,7 @@ func (g *Group[K, P, R]) runTxOnce(ctx context.Context, live []*groupCall[P, R])
 		}
 		if g.DoAll != nil && g.doAll(ctx, tx, live) {
 			together = true
-			return struct{}{}, nil
+			return struct{}{}, writeAudit(tx)
 		}
 		// A savepoint that could not be undone leaves the transaction aborted: the calls after
 		// it fail, and so does the commit, which fails every call (nothing of any stays).
@@ -294,7 +325,7 @@ func (g *Group[K, P, R]) runTxOnce(ctx context.Context, live []*groupCall[P, R])
 				c.err = tx.Savepoint(ctx, func(tx *Tx) error { return g.do(ctx, tx, c) })
 			}
 		}
-		return struct{}{}, nil
+		return struct{}{}, writeAudit(tx)
 	})
 	if err == nil {
 		return together, nil

@@ -16,6 +16,9 @@ type Session struct {
 	UserID          uuid.UUID
 	AuthenticatedAt time.Time // the password (and code) sign-in that began it; refreshes keep it
 	ExpiresAt       time.Time
+	// Role and UserName are the user's now (FindActiveSession only).
+	Role     string
+	UserName string
 }
 
 // RefreshGrant is a refresh token to store: only its hash is kept.
@@ -87,7 +90,7 @@ func (d queries) FindActiveSession(ctx context.Context, id, accountID, userID uu
 	if err != nil {
 		return Session{}, mapError(err)
 	}
-	return Session{ID: r.ID, AccountID: r.AccountID, UserID: r.UserID, AuthenticatedAt: r.AuthenticatedAt}, nil
+	return Session{ID: r.ID, AccountID: r.AccountID, UserID: r.UserID, AuthenticatedAt: r.AuthenticatedAt, Role: r.Role, UserName: r.Name}, nil
 }
 
 // SigningKey is an Ed25519 private key (its 32-byte seed) that signs access tokens.

@@ -20,6 +20,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/certhub/credentiald/gen/db"
+	"github.com/certhub/credentiald/internal/audit"
 	"github.com/certhub/credentiald/internal/store/changefeed"
 )
 
@@ -153,9 +154,21 @@ func InTx[T any](ctx context.Context, s *Store, fn func(tx *Tx) (T, error)) (T, 
 	if err != nil {
 		return zero, err // the data methods' errors are mapped already; the service's are its own
 	}
+	// The request's audit entry, if it carries one not yet written, commits with its change.
+	pending := audit.From(ctx)
+	entry, took := pending.Take(time.Now())
+	if took {
+		if err := tx.InsertAuditEntry(ctx, entry); err != nil {
+			pending.Untake()
+			return zero, err
+		}
+	}
 	commitCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), commitTimeout)
 	defer cancel()
 	if err := ptx.Commit(commitCtx); err != nil {
+		if took {
+			pending.Untake()
+		}
 		// The commit may have landed all the same (an answer lost on the way): what the
 		// transaction changed is forgotten anyway, which costs a cache a read at most. What
 		// it issued and spent is not counted: the counters count only what surely is.

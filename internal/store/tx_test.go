@@ -163,7 +163,7 @@ func TestTheStoreAnswersTypedErrors(t *testing.T) {
 		t.Fatalf("another account's event: %v", err)
 	}
 	_, err := s.st.CreateUser(ctx, store.NewUser{AccountID: s.account.ID, Email: "owner@example.org", Name: "Twin",
-		PasswordHash: "x", Role: "member"}, s.now)
+		PasswordHash: "x", Role: "issuer"}, s.now)
 	var conflict *store.ConflictError
 	if !errors.As(err, &conflict) || conflict.Constraint != store.UniqueUserEmail || !errors.Is(err, store.Conflict(store.UniqueUserEmail)) {
 		t.Fatalf("a taken email: %v", err)

@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/audit"
 	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/links"
 	"github.com/certhub/credentiald/internal/render"
@@ -76,7 +77,18 @@ func (s *Service) Create(ctx context.Context, accountID uuid.UUID, f Fields) (do
 		return domain.Template{}, err
 	}
 	n.AccountID = &accountID
-	return s.store.InsertTemplate(ctx, n, s.now())
+	return s.insert(ctx, n)
+}
+
+// insert stores a new template of an account, named in the request's audit entry.
+func (s *Service) insert(ctx context.Context, n store.NewTemplate) (domain.Template, error) {
+	return store.InTx(ctx, s.store, func(tx *store.Tx) (domain.Template, error) {
+		t, err := tx.InsertTemplate(ctx, n, s.now())
+		if err == nil {
+			audit.Describe(ctx, "template", t.ID.String(), "")
+		}
+		return t, err
+	})
 }
 
 // Get returns one of the account's templates or a system template.
@@ -175,8 +187,8 @@ func (s *Service) Duplicate(ctx context.Context, accountID, id uuid.UUID) (domai
 		name = name[:200]
 	}
 	active := true
-	return s.store.InsertTemplate(ctx, store.NewTemplate{AccountID: &accountID, Name: string(name), Description: src.Description,
-		Active: &active, PageSize: src.PageSize, Orientation: src.Orientation, Layout: src.Layout}, s.now())
+	return s.insert(ctx, store.NewTemplate{AccountID: &accountID, Name: string(name), Description: src.Description,
+		Active: &active, PageSize: src.PageSize, Orientation: src.Orientation, Layout: src.Layout})
 }
 
 // Sample is the data a preview fills the placeholders with; empty fields take defaults.

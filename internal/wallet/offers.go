@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/audit"
 	"github.com/certhub/credentiald/internal/credentials"
 	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/links"
@@ -104,10 +105,13 @@ func (s *Service) Create(ctx context.Context, c Credential) (Offer, error) {
 	if o.TokenSealed, err = s.box.Seal([]byte(token), sealedFor(o.ID)); err != nil {
 		return Offer{}, err
 	}
-	stored, err := s.store.InsertWalletOffer(ctx, o)
+	stored, err := store.InTx(ctx, s.store, func(tx *store.Tx) (store.WalletOffer, error) {
+		return tx.InsertWalletOffer(ctx, o)
+	})
 	if err != nil {
 		return Offer{}, err
 	}
+	audit.Describe(ctx, "walletOffer", stored.ID.String(), "")
 	return s.view(stored, token), nil
 }
 

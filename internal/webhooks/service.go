@@ -147,7 +147,10 @@ func (s *Service) Update(ctx context.Context, accountID, id uuid.UUID, f Fields)
 
 // Delete removes a subscription with its deliveries; nothing more is sent to it.
 func (s *Service) Delete(ctx context.Context, accountID, id uuid.UUID) error {
-	return noSuchSubscription(s.store.DeleteWebhookSubscription(ctx, accountID, id))
+	_, err := store.InTx(ctx, s.store, func(tx *store.Tx) (struct{}, error) {
+		return struct{}{}, tx.DeleteWebhookSubscription(ctx, accountID, id)
+	})
+	return noSuchSubscription(err)
 }
 
 // Deliveries returns a page of a subscription's deliveries, newest first, and their total.
