@@ -34,6 +34,7 @@ commands:
   migrate               apply the database migrations and exit
   account create        create an account with its owner
       -email E -name N -account-name A [-plan free|pro|business|unlimited]
+      the plan is SIGNUP_PLAN's (free unless set) when -plan is left out
       the password is read from $CREDENTIALD_PASSWORD, or from standard input
   account set-plan      change an account's plan
       -account ID -plan P
@@ -85,8 +86,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) 
 			return err
 		}
 		defer closeDB()
-		// An account is created with its issuer key, sealed under SECRETS_KEY.
-		svc := accounts.New(st, nil, accounts.WithIssuerKeys(credentials.New(st, box, cfg.SiteURL.String(), nil)))
+		// An account is created with its issuer key, sealed under SECRETS_KEY; without -plan it
+		// is on SIGNUP_PLAN, as a registered one is.
+		svc := accounts.New(st, nil, accounts.WithIssuerKeys(credentials.New(st, box, cfg.SiteURL.String(), nil)),
+			accounts.WithSignupPlan(cfg.SignupPlan))
 		switch args[0] {
 		case "create":
 			return accountCreate(ctx, svc, args[1:], stdin, stdout)
@@ -116,7 +119,7 @@ func accountCreate(ctx context.Context, svc *accounts.Service, args []string, st
 	email := fs.String("email", "", "owner's email")
 	name := fs.String("name", "", "owner's name")
 	accountName := fs.String("account-name", "", "account (organisation) name")
-	plan := fs.String("plan", "free", "plan: free, pro, business or unlimited")
+	plan := fs.String("plan", "", "plan: free, pro, business or unlimited (default: SIGNUP_PLAN, free unless set)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -23,7 +23,7 @@ SELECT EXISTS (SELECT 1 FROM plans WHERE code = @code);
 SELECT * FROM users WHERE email = lower(btrim(@email::text));
 
 -- name: GetUserProfile :one
-SELECT u.id, u.account_id, u.email, u.name, u.role, u.totp_enabled,
+SELECT u.id, u.account_id, u.email, u.name, u.role, u.totp_enabled, (u.email_verified_at IS NOT NULL)::boolean AS email_verified,
        a.name AS account_name, a.plan AS account_plan
 FROM users u JOIN accounts a ON a.id = u.account_id
 WHERE u.account_id = @account_id AND u.id = @id;

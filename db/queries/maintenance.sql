@@ -12,13 +12,13 @@ SELECT pg_advisory_unlock(7461029384756102938);
 -- at all is left out: River's own bookkeeping (river_leader, river_client, river_queue, which
 -- leader election and the queues write while a client runs) and the periodic jobs River's
 -- leader inserts (metadata periodic); so is what a request may move without changing anything:
--- api_keys.last_used_at, which authentication itself moves. Rows are digested in the order of
+-- api_keys.last_used_at and sessions.last_used_at, which authentication itself moves. Rows are digested in the order of
 -- their own digests, so no table needs a key for it; query_to_xml runs the statement built for
 -- each table.
 -- name: DatabaseFingerprint :one
 WITH tables AS (
     SELECT c.relname::text AS name,
-           CASE c.relname WHEN 'api_keys' THEN ARRAY['last_used_at'] ELSE ARRAY[]::text[] END AS ignored,
+           CASE WHEN c.relname IN ('api_keys', 'sessions') THEN ARRAY['last_used_at'] ELSE ARRAY[]::text[] END AS ignored,
            CASE c.relname WHEN 'river_job' THEN 'WHERE NOT coalesce((x.metadata->>''periodic'')::boolean, false)' ELSE '' END AS kept
     FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
     WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p')

@@ -1,6 +1,6 @@
 -- name: CreateSession :one
-INSERT INTO sessions (id, account_id, user_id, authenticated_at, expires_at, created_at)
-VALUES (@id, @account_id, @user_id, @authenticated_at, @expires_at, @now::timestamptz)
+INSERT INTO sessions (id, account_id, user_id, authenticated_at, expires_at, ip, user_agent, last_used_at, created_at)
+VALUES (@id, @account_id, @user_id, @authenticated_at, @expires_at, @ip, @user_agent, @now::timestamptz, @now::timestamptz)
 RETURNING *;
 
 -- name: CreateRefreshToken :exec
@@ -28,7 +28,8 @@ WHERE id = @id AND revoked_at IS NULL;
 
 -- ActiveSession is the check behind every access token: the session must still be live.
 -- name: ActiveSession :one
-SELECT s.id, s.account_id, s.user_id, s.authenticated_at, u.role, u.name FROM sessions s
+SELECT s.id, s.account_id, s.user_id, s.authenticated_at, s.last_used_at, u.role, u.name,
+       (u.email_verified_at IS NOT NULL)::boolean AS email_verified FROM sessions s
 JOIN users u ON u.account_id = s.account_id AND u.id = s.user_id
 WHERE s.id = @id AND s.account_id = @account_id AND s.user_id = @user_id
   AND s.revoked_at IS NULL AND s.expires_at > @now::timestamptz;

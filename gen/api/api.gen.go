@@ -2738,6 +2738,12 @@ type EmailDeliverySort string
 // EmailDeliveryStatus defines model for EmailDeliveryStatus.
 type EmailDeliveryStatus string
 
+// EmailVerifyRequest defines model for EmailVerifyRequest.
+type EmailVerifyRequest struct {
+	// Token The token of the verification link (after `#verify=`).
+	Token string `json:"token"`
+}
+
 // Error The error envelope. Every failure, from validation to an unexpected fault, answers in this shape.
 type Error struct {
 	Error ErrorBody `json:"error"`
@@ -3321,6 +3327,25 @@ type PageMeta struct {
 // PaperSize defines model for PaperSize.
 type PaperSize string
 
+// PasswordChangeRequest defines model for PasswordChangeRequest.
+type PasswordChangeRequest struct {
+	CurrentPassword string `json:"currentPassword"`
+	NewPassword     string `json:"newPassword"`
+}
+
+// PasswordForgotRequest defines model for PasswordForgotRequest.
+type PasswordForgotRequest struct {
+	Email openapi_types.Email `json:"email"`
+}
+
+// PasswordResetRequest defines model for PasswordResetRequest.
+type PasswordResetRequest struct {
+	Password string `json:"password"`
+
+	// Token The token of the reset link (after `#reset=`).
+	Token string `json:"token"`
+}
+
 // Plan free: 12 credentials a month; pro: 1,000; business: 10,000; unlimited: no limit.
 type Plan string
 
@@ -3453,6 +3478,29 @@ type SendBulkEmailResult struct {
 // SendBulkEmailResultEnvelope Success envelope.
 type SendBulkEmailResultEnvelope struct {
 	Data SendBulkEmailResult `json:"data"`
+}
+
+// SessionInfo defines model for SessionInfo.
+type SessionInfo struct {
+	CreatedAt time.Time `json:"createdAt"`
+
+	// Current The session this request is made with.
+	Current bool               `json:"current"`
+	Id      openapi_types.UUID `json:"id"`
+
+	// Ip The client's address when the session began.
+	Ip *string `json:"ip"`
+
+	// LastUsedAt Recorded to the minute.
+	LastUsedAt *time.Time `json:"lastUsedAt"`
+
+	// UserAgent The client's `User-Agent` when the session began.
+	UserAgent *string `json:"userAgent"`
+}
+
+// SessionList Success envelope.
+type SessionList struct {
+	Data []SessionInfo `json:"data"`
 }
 
 // SessionTokens defines model for SessionTokens.
@@ -3751,8 +3799,11 @@ type TwoFactorSetupEnvelope struct {
 type UserProfile struct {
 	Account AccountSummary      `json:"account"`
 	Email   openapi_types.Email `json:"email"`
-	Id      openapi_types.UUID  `json:"id"`
-	Name    string              `json:"name"`
+
+	// EmailVerified Whether the user has shown that the address reaches them (a verification link, an invitation, a password reset). Users that existed before verification was introduced count as verified.
+	EmailVerified bool               `json:"emailVerified"`
+	Id            openapi_types.UUID `json:"id"`
+	Name          string             `json:"name"`
 
 	// Role A member's role, each allowed everything the one before it is: `viewer` reads, `issuer` also issues and edits, `admin` also manages members, webhooks and the audit log, `owner` (exactly one an account) also transfers ownership. Known values are listed in `x-extensible-enum`; more may be added within v1 (see "Growing enums" in the API guide): treat an unknown value as unknown.
 	Role             UserRole `json:"role"`
@@ -4839,6 +4890,9 @@ type ImportAttendeesMultipartRequestBody = AttendeeImportForm
 // UpdateAttendeeJSONRequestBody defines body for UpdateAttendee for application/json ContentType.
 type UpdateAttendeeJSONRequestBody = AttendeeUpdateRequest
 
+// VerifyEmailJSONRequestBody defines body for VerifyEmail for application/json ContentType.
+type VerifyEmailJSONRequestBody = EmailVerifyRequest
+
 // AcceptInvitationJSONRequestBody defines body for AcceptInvitation for application/json ContentType.
 type AcceptInvitationJSONRequestBody = InvitationAccept
 
@@ -4847,6 +4901,15 @@ type LoginJSONRequestBody = LoginRequest
 
 // LogoutJSONRequestBody defines body for Logout for application/json ContentType.
 type LogoutJSONRequestBody = LogoutRequest
+
+// ChangePasswordJSONRequestBody defines body for ChangePassword for application/json ContentType.
+type ChangePasswordJSONRequestBody = PasswordChangeRequest
+
+// ForgotPasswordJSONRequestBody defines body for ForgotPassword for application/json ContentType.
+type ForgotPasswordJSONRequestBody = PasswordForgotRequest
+
+// ResetPasswordJSONRequestBody defines body for ResetPassword for application/json ContentType.
+type ResetPasswordJSONRequestBody = PasswordResetRequest
 
 // RefreshSessionJSONRequestBody defines body for RefreshSession for application/json ContentType.
 type RefreshSessionJSONRequestBody = RefreshRequest
@@ -5893,6 +5956,12 @@ type ServerInterface interface {
 	// GetAuditLog Read the audit log
 	// (GET /audit-log)
 	GetAuditLog(ctx echo.Context, params GetAuditLogParams) error
+	// ResendVerificationEmail Send the verification link again
+	// (POST /auth/email/resend)
+	ResendVerificationEmail(ctx echo.Context) error
+	// VerifyEmail Verify the email address
+	// (POST /auth/email/verify)
+	VerifyEmail(ctx echo.Context) error
 	// AcceptInvitation Accept an invitation
 	// (POST /auth/invitations/accept)
 	AcceptInvitation(ctx echo.Context) error
@@ -5905,12 +5974,27 @@ type ServerInterface interface {
 	// GetMe Current user
 	// (GET /auth/me)
 	GetMe(ctx echo.Context, params GetMeParams) error
+	// ChangePassword Change the password
+	// (POST /auth/password/change)
+	ChangePassword(ctx echo.Context) error
+	// ForgotPassword Ask for a password reset link
+	// (POST /auth/password/forgot)
+	ForgotPassword(ctx echo.Context) error
+	// ResetPassword Reset the password
+	// (POST /auth/password/reset)
+	ResetPassword(ctx echo.Context) error
 	// RefreshSession Refresh a session
 	// (POST /auth/refresh)
 	RefreshSession(ctx echo.Context) error
 	// Register Register an account
 	// (POST /auth/register)
 	Register(ctx echo.Context) error
+	// ListSessions List your sessions
+	// (GET /auth/sessions)
+	ListSessions(ctx echo.Context) error
+	// EndSession End a session
+	// (DELETE /auth/sessions/{id})
+	EndSession(ctx echo.Context, id Id) error
 	// DisableTwoFactor Turn two-step sign-in off
 	// (POST /auth/two-factor/disable)
 	DisableTwoFactor(ctx echo.Context) error
@@ -6548,6 +6632,24 @@ func (w *ServerInterfaceWrapper) GetAuditLog(ctx echo.Context) error {
 	return err
 }
 
+// ResendVerificationEmail converts echo context to params.
+func (w *ServerInterfaceWrapper) ResendVerificationEmail(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ResendVerificationEmail(ctx)
+	return err
+}
+
+// VerifyEmail converts echo context to params.
+func (w *ServerInterfaceWrapper) VerifyEmail(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.VerifyEmail(ctx)
+	return err
+}
+
 // AcceptInvitation converts echo context to params.
 func (w *ServerInterfaceWrapper) AcceptInvitation(ctx echo.Context) error {
 	var err error
@@ -6604,6 +6706,33 @@ func (w *ServerInterfaceWrapper) GetMe(ctx echo.Context) error {
 	return err
 }
 
+// ChangePassword converts echo context to params.
+func (w *ServerInterfaceWrapper) ChangePassword(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ChangePassword(ctx)
+	return err
+}
+
+// ForgotPassword converts echo context to params.
+func (w *ServerInterfaceWrapper) ForgotPassword(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ForgotPassword(ctx)
+	return err
+}
+
+// ResetPassword converts echo context to params.
+func (w *ServerInterfaceWrapper) ResetPassword(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ResetPassword(ctx)
+	return err
+}
+
 // RefreshSession converts echo context to params.
 func (w *ServerInterfaceWrapper) RefreshSession(ctx echo.Context) error {
 	var err error
@@ -6619,6 +6748,31 @@ func (w *ServerInterfaceWrapper) Register(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.Register(ctx)
+	return err
+}
+
+// ListSessions converts echo context to params.
+func (w *ServerInterfaceWrapper) ListSessions(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListSessions(ctx)
+	return err
+}
+
+// EndSession converts echo context to params.
+func (w *ServerInterfaceWrapper) EndSession(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.EndSession(ctx, id)
 	return err
 }
 
@@ -8867,12 +9021,19 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/attendees/:id", wrapper.GetAttendee, options.OperationMiddlewares["getAttendee"]...)
 	router.PUT(options.BaseURL+"/attendees/:id", wrapper.UpdateAttendee, options.OperationMiddlewares["updateAttendee"]...)
 	router.GET(options.BaseURL+"/audit-log", wrapper.GetAuditLog, options.OperationMiddlewares["getAuditLog"]...)
+	router.POST(options.BaseURL+"/auth/email/resend", wrapper.ResendVerificationEmail, options.OperationMiddlewares["resendVerificationEmail"]...)
+	router.POST(options.BaseURL+"/auth/email/verify", wrapper.VerifyEmail, options.OperationMiddlewares["verifyEmail"]...)
 	router.POST(options.BaseURL+"/auth/invitations/accept", wrapper.AcceptInvitation, options.OperationMiddlewares["acceptInvitation"]...)
 	router.POST(options.BaseURL+"/auth/login", wrapper.Login, options.OperationMiddlewares["login"]...)
 	router.POST(options.BaseURL+"/auth/logout", wrapper.Logout, options.OperationMiddlewares["logout"]...)
 	router.GET(options.BaseURL+"/auth/me", wrapper.GetMe, options.OperationMiddlewares["getMe"]...)
+	router.POST(options.BaseURL+"/auth/password/change", wrapper.ChangePassword, options.OperationMiddlewares["changePassword"]...)
+	router.POST(options.BaseURL+"/auth/password/forgot", wrapper.ForgotPassword, options.OperationMiddlewares["forgotPassword"]...)
+	router.POST(options.BaseURL+"/auth/password/reset", wrapper.ResetPassword, options.OperationMiddlewares["resetPassword"]...)
 	router.POST(options.BaseURL+"/auth/refresh", wrapper.RefreshSession, options.OperationMiddlewares["refreshSession"]...)
 	router.POST(options.BaseURL+"/auth/register", wrapper.Register, options.OperationMiddlewares["register"]...)
+	router.GET(options.BaseURL+"/auth/sessions", wrapper.ListSessions, options.OperationMiddlewares["listSessions"]...)
+	router.DELETE(options.BaseURL+"/auth/sessions/:id", wrapper.EndSession, options.OperationMiddlewares["endSession"]...)
 	router.POST(options.BaseURL+"/auth/two-factor/disable", wrapper.DisableTwoFactor, options.OperationMiddlewares["disableTwoFactor"]...)
 	router.POST(options.BaseURL+"/auth/two-factor/enable", wrapper.EnableTwoFactor, options.OperationMiddlewares["enableTwoFactor"]...)
 	router.POST(options.BaseURL+"/auth/two-factor/setup", wrapper.SetupTwoFactor, options.OperationMiddlewares["setupTwoFactor"]...)
@@ -13690,6 +13851,356 @@ func (response GetAuditLog500JSONResponse) VisitGetAuditLogResponse(w http.Respo
 	return err
 }
 
+type ResendVerificationEmailRequestObject struct {
+}
+
+type ResendVerificationEmailResponseObject interface {
+	VisitResendVerificationEmailResponse(w http.ResponseWriter) error
+}
+
+type ResendVerificationEmail202ResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+type ResendVerificationEmail202Response struct {
+	Headers ResendVerificationEmail202ResponseHeaders
+}
+
+func (response ResendVerificationEmail202Response) VisitResendVerificationEmailResponse(w http.ResponseWriter) error {
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(202)
+	return nil
+}
+
+type ResendVerificationEmail400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ResendVerificationEmail400JSONResponse) VisitResendVerificationEmailResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResendVerificationEmail401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ResendVerificationEmail401JSONResponse) VisitResendVerificationEmailResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResendVerificationEmail403JSONResponse struct{ SessionOnlyJSONResponse }
+
+func (response ResendVerificationEmail403JSONResponse) VisitResendVerificationEmailResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResendVerificationEmail409JSONResponse struct{ ConflictJSONResponse }
+
+func (response ResendVerificationEmail409JSONResponse) VisitResendVerificationEmailResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResendVerificationEmail429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ResendVerificationEmail429JSONResponse) VisitResendVerificationEmailResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResendVerificationEmail500JSONResponse struct{ InternalJSONResponse }
+
+func (response ResendVerificationEmail500JSONResponse) VisitResendVerificationEmailResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VerifyEmailRequestObject struct {
+	Body *VerifyEmailJSONRequestBody
+}
+
+type VerifyEmailResponseObject interface {
+	VisitVerifyEmailResponse(w http.ResponseWriter) error
+}
+
+type VerifyEmail204ResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+type VerifyEmail204Response struct {
+	Headers VerifyEmail204ResponseHeaders
+}
+
+func (response VerifyEmail204Response) VisitVerifyEmailResponse(w http.ResponseWriter) error {
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(204)
+	return nil
+}
+
+type VerifyEmail400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response VerifyEmail400JSONResponse) VisitVerifyEmailResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VerifyEmail408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response VerifyEmail408JSONResponse) VisitVerifyEmailResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VerifyEmail410ResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+type VerifyEmail410JSONResponse struct {
+	Body    Error
+	Headers VerifyEmail410ResponseHeaders
+}
+
+func (response VerifyEmail410JSONResponse) VisitVerifyEmailResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(410)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VerifyEmail413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response VerifyEmail413JSONResponse) VisitVerifyEmailResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VerifyEmail429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response VerifyEmail429JSONResponse) VisitVerifyEmailResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VerifyEmail500JSONResponse struct{ InternalJSONResponse }
+
+func (response VerifyEmail500JSONResponse) VisitVerifyEmailResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type AcceptInvitationRequestObject struct {
 	Body *AcceptInvitationJSONRequestBody
 }
@@ -14477,6 +14988,528 @@ func (response GetMe500JSONResponse) VisitGetMeResponse(w http.ResponseWriter) e
 	return err
 }
 
+type ChangePasswordRequestObject struct {
+	Body *ChangePasswordJSONRequestBody
+}
+
+type ChangePasswordResponseObject interface {
+	VisitChangePasswordResponse(w http.ResponseWriter) error
+}
+
+type ChangePassword204ResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+type ChangePassword204Response struct {
+	Headers ChangePassword204ResponseHeaders
+}
+
+func (response ChangePassword204Response) VisitChangePasswordResponse(w http.ResponseWriter) error {
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(204)
+	return nil
+}
+
+type ChangePassword400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ChangePassword400JSONResponse) VisitChangePasswordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ChangePassword401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ChangePassword401JSONResponse) VisitChangePasswordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ChangePassword403JSONResponse struct{ SessionOnlyJSONResponse }
+
+func (response ChangePassword403JSONResponse) VisitChangePasswordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ChangePassword408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ChangePassword408JSONResponse) VisitChangePasswordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ChangePassword413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ChangePassword413JSONResponse) VisitChangePasswordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ChangePassword429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ChangePassword429JSONResponse) VisitChangePasswordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ChangePassword500JSONResponse struct{ InternalJSONResponse }
+
+func (response ChangePassword500JSONResponse) VisitChangePasswordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ForgotPasswordRequestObject struct {
+	Body *ForgotPasswordJSONRequestBody
+}
+
+type ForgotPasswordResponseObject interface {
+	VisitForgotPasswordResponse(w http.ResponseWriter) error
+}
+
+type ForgotPassword202ResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+type ForgotPassword202Response struct {
+	Headers ForgotPassword202ResponseHeaders
+}
+
+func (response ForgotPassword202Response) VisitForgotPasswordResponse(w http.ResponseWriter) error {
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(202)
+	return nil
+}
+
+type ForgotPassword400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ForgotPassword400JSONResponse) VisitForgotPasswordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ForgotPassword408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ForgotPassword408JSONResponse) VisitForgotPasswordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ForgotPassword413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ForgotPassword413JSONResponse) VisitForgotPasswordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ForgotPassword429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ForgotPassword429JSONResponse) VisitForgotPasswordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ForgotPassword500JSONResponse struct{ InternalJSONResponse }
+
+func (response ForgotPassword500JSONResponse) VisitForgotPasswordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResetPasswordRequestObject struct {
+	Body *ResetPasswordJSONRequestBody
+}
+
+type ResetPasswordResponseObject interface {
+	VisitResetPasswordResponse(w http.ResponseWriter) error
+}
+
+type ResetPassword204ResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+type ResetPassword204Response struct {
+	Headers ResetPassword204ResponseHeaders
+}
+
+func (response ResetPassword204Response) VisitResetPasswordResponse(w http.ResponseWriter) error {
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(204)
+	return nil
+}
+
+type ResetPassword400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ResetPassword400JSONResponse) VisitResetPasswordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResetPassword408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ResetPassword408JSONResponse) VisitResetPasswordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResetPassword410ResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+type ResetPassword410JSONResponse struct {
+	Body    Error
+	Headers ResetPassword410ResponseHeaders
+}
+
+func (response ResetPassword410JSONResponse) VisitResetPasswordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(410)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResetPassword413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ResetPassword413JSONResponse) VisitResetPasswordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResetPassword429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ResetPassword429JSONResponse) VisitResetPasswordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResetPassword500JSONResponse struct{ InternalJSONResponse }
+
+func (response ResetPassword500JSONResponse) VisitResetPasswordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RefreshSessionRequestObject struct {
 	Body *RefreshSessionJSONRequestBody
 }
@@ -14856,6 +15889,332 @@ func (response Register429JSONResponse) VisitRegisterResponse(w http.ResponseWri
 type Register500JSONResponse struct{ InternalJSONResponse }
 
 func (response Register500JSONResponse) VisitRegisterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSessionsRequestObject struct {
+}
+
+type ListSessionsResponseObject interface {
+	VisitListSessionsResponse(w http.ResponseWriter) error
+}
+
+type ListSessions200ResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+type ListSessions200JSONResponse struct {
+	Body    SessionList
+	Headers ListSessions200ResponseHeaders
+}
+
+func (response ListSessions200JSONResponse) VisitListSessionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSessions400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListSessions400JSONResponse) VisitListSessionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSessions401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListSessions401JSONResponse) VisitListSessionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSessions403JSONResponse struct{ SessionOnlyJSONResponse }
+
+func (response ListSessions403JSONResponse) VisitListSessionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSessions429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListSessions429JSONResponse) VisitListSessionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSessions500JSONResponse struct{ InternalJSONResponse }
+
+func (response ListSessions500JSONResponse) VisitListSessionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type EndSessionRequestObject struct {
+	Id Id `json:"id"`
+}
+
+type EndSessionResponseObject interface {
+	VisitEndSessionResponse(w http.ResponseWriter) error
+}
+
+type EndSession204ResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+type EndSession204Response struct {
+	Headers EndSession204ResponseHeaders
+}
+
+func (response EndSession204Response) VisitEndSessionResponse(w http.ResponseWriter) error {
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(204)
+	return nil
+}
+
+type EndSession400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response EndSession400JSONResponse) VisitEndSessionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type EndSession401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response EndSession401JSONResponse) VisitEndSessionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type EndSession403JSONResponse struct{ SessionOnlyJSONResponse }
+
+func (response EndSession403JSONResponse) VisitEndSessionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type EndSession404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response EndSession404JSONResponse) VisitEndSessionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type EndSession429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response EndSession429JSONResponse) VisitEndSessionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type EndSession500JSONResponse struct{ InternalJSONResponse }
+
+func (response EndSession500JSONResponse) VisitEndSessionResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -31445,6 +32804,12 @@ type StrictServerInterface interface {
 	// GetAuditLog Read the audit log
 	// (GET /audit-log)
 	GetAuditLog(ctx context.Context, request GetAuditLogRequestObject) (GetAuditLogResponseObject, error)
+	// ResendVerificationEmail Send the verification link again
+	// (POST /auth/email/resend)
+	ResendVerificationEmail(ctx context.Context, request ResendVerificationEmailRequestObject) (ResendVerificationEmailResponseObject, error)
+	// VerifyEmail Verify the email address
+	// (POST /auth/email/verify)
+	VerifyEmail(ctx context.Context, request VerifyEmailRequestObject) (VerifyEmailResponseObject, error)
 	// AcceptInvitation Accept an invitation
 	// (POST /auth/invitations/accept)
 	AcceptInvitation(ctx context.Context, request AcceptInvitationRequestObject) (AcceptInvitationResponseObject, error)
@@ -31457,12 +32822,27 @@ type StrictServerInterface interface {
 	// GetMe Current user
 	// (GET /auth/me)
 	GetMe(ctx context.Context, request GetMeRequestObject) (GetMeResponseObject, error)
+	// ChangePassword Change the password
+	// (POST /auth/password/change)
+	ChangePassword(ctx context.Context, request ChangePasswordRequestObject) (ChangePasswordResponseObject, error)
+	// ForgotPassword Ask for a password reset link
+	// (POST /auth/password/forgot)
+	ForgotPassword(ctx context.Context, request ForgotPasswordRequestObject) (ForgotPasswordResponseObject, error)
+	// ResetPassword Reset the password
+	// (POST /auth/password/reset)
+	ResetPassword(ctx context.Context, request ResetPasswordRequestObject) (ResetPasswordResponseObject, error)
 	// RefreshSession Refresh a session
 	// (POST /auth/refresh)
 	RefreshSession(ctx context.Context, request RefreshSessionRequestObject) (RefreshSessionResponseObject, error)
 	// Register Register an account
 	// (POST /auth/register)
 	Register(ctx context.Context, request RegisterRequestObject) (RegisterResponseObject, error)
+	// ListSessions List your sessions
+	// (GET /auth/sessions)
+	ListSessions(ctx context.Context, request ListSessionsRequestObject) (ListSessionsResponseObject, error)
+	// EndSession End a session
+	// (DELETE /auth/sessions/{id})
+	EndSession(ctx context.Context, request EndSessionRequestObject) (EndSessionResponseObject, error)
 	// DisableTwoFactor Turn two-step sign-in off
 	// (POST /auth/two-factor/disable)
 	DisableTwoFactor(ctx context.Context, request DisableTwoFactorRequestObject) (DisableTwoFactorResponseObject, error)
@@ -32227,6 +33607,75 @@ func (sh *strictHandler) GetAuditLog(ctx echo.Context, params GetAuditLogParams)
 	return nil
 }
 
+// ResendVerificationEmail operation middleware
+func (sh *strictHandler) ResendVerificationEmail(ctx echo.Context) error {
+	var request ResendVerificationEmailRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ResendVerificationEmail(ctx.Request().Context(), request.(ResendVerificationEmailRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ResendVerificationEmail")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ResendVerificationEmailResponseObject); ok {
+		return validResponse.VisitResendVerificationEmailResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// VerifyEmail operation middleware
+func (sh *strictHandler) VerifyEmail(ctx echo.Context) error {
+	var request VerifyEmailRequestObject
+
+	var body VerifyEmailJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.VerifyEmail(ctx.Request().Context(), request.(VerifyEmailRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "VerifyEmail")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(VerifyEmailResponseObject); ok {
+		return validResponse.VisitVerifyEmailResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // AcceptInvitation operation middleware
 func (sh *strictHandler) AcceptInvitation(ctx echo.Context) error {
 	var request AcceptInvitationRequestObject
@@ -32390,6 +33839,144 @@ func (sh *strictHandler) GetMe(ctx echo.Context, params GetMeParams) error {
 	return nil
 }
 
+// ChangePassword operation middleware
+func (sh *strictHandler) ChangePassword(ctx echo.Context) error {
+	var request ChangePasswordRequestObject
+
+	var body ChangePasswordJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ChangePassword(ctx.Request().Context(), request.(ChangePasswordRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ChangePassword")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ChangePasswordResponseObject); ok {
+		return validResponse.VisitChangePasswordResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ForgotPassword operation middleware
+func (sh *strictHandler) ForgotPassword(ctx echo.Context) error {
+	var request ForgotPasswordRequestObject
+
+	var body ForgotPasswordJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ForgotPassword(ctx.Request().Context(), request.(ForgotPasswordRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ForgotPassword")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ForgotPasswordResponseObject); ok {
+		return validResponse.VisitForgotPasswordResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ResetPassword operation middleware
+func (sh *strictHandler) ResetPassword(ctx echo.Context) error {
+	var request ResetPasswordRequestObject
+
+	var body ResetPasswordJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ResetPassword(ctx.Request().Context(), request.(ResetPasswordRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ResetPassword")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ResetPasswordResponseObject); ok {
+		return validResponse.VisitResetPasswordResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // RefreshSession operation middleware
 func (sh *strictHandler) RefreshSession(ctx echo.Context) error {
 	var request RefreshSessionRequestObject
@@ -32476,6 +34063,54 @@ func (sh *strictHandler) Register(ctx echo.Context) error {
 		return err
 	} else if validResponse, ok := response.(RegisterResponseObject); ok {
 		return validResponse.VisitRegisterResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListSessions operation middleware
+func (sh *strictHandler) ListSessions(ctx echo.Context) error {
+	var request ListSessionsRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListSessions(ctx.Request().Context(), request.(ListSessionsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListSessions")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListSessionsResponseObject); ok {
+		return validResponse.VisitListSessionsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// EndSession operation middleware
+func (sh *strictHandler) EndSession(ctx echo.Context, id Id) error {
+	var request EndSessionRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.EndSession(ctx.Request().Context(), request.(EndSessionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "EndSession")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(EndSessionResponseObject); ok {
+		return validResponse.VisitEndSessionResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -35225,886 +36860,912 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id Id) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L3bbxtJty/2rxQ4G7CUr0mR1MUWhQ/n0LrY8siSRpLtby6OuthdJMtqdvVUFUVxvB0kQYDkMUACBAEO",
-	"EOQhD+c5AYIgecrO+UcCZAf5L4JaVdVd3WySTV3Gc/uwscdid9d11ap1/a3PtYCNEhaTWIpa53NtSHBI",
-	"OPyzGwREiH0WS86ibhSxyRmnAxqrZyERAaeJpCyudWr7ZxeXHXRLOO3TAKsfEY7FhHCBRniKegRxgkPU",
-	"52yEcDxFDNpBa4KOkogg/9XhlY84+XlMhBR7KGYo4aQf0cFQIipQTEhIwvVGzauJYEhGWI2AxONRrfNj",
-	"7T+qffRqcpqQWqcmJKfxoPbli1fbx8GQmLHPDvg1m6CIxQMP4ThEvSmaDNnIQ3JIzMDtuAPVTJjvuaQz",
-	"FksSywMqEiao7qPYpY+lxMFwRGLpo7WQTeKI4VCsI8aRT+OIxsT30ITKIcKoTyOCYjwiFXu+JMGYUzk9",
-	"ZxENprOdfxhiCbNL8IDA3FTnHURHeECE3hg5pAIJKomHqBSITWKkh4WEnEYEVkq3qRZsiMXQQzGTQxoP",
-	"7M4yOSQcDZmQe8gPSR+PI1kXPEDPYhaTZ/6y2Rxe4cHs4N8TLhRJsT5MgZOEE0FiCYTWQYLEIaIS9XBw",
-	"g2iM/ON+/ZTFpP4Wy2Do6y3GMRrHwRDHAxIiFpOUPjebW7DobCwRRj0WTpcN8jgko4SpVb8gSYSnJCzZ",
-	"bMnHxEeTIYn1ulIBYxeScRJaGmN9NS6CeUQJt/SvSQBexiOC/LS7YFr/lkz98lOg+is/CCdMn8jZQXbD",
-	"kBMhsnUVbMwD0kEYJVgOLVUQJAi/VQNkTKI1fwMndOO2tdFoNPx1D0mmz7dg0a2a2gDTWGhie3dxYlo2",
-	"M8NC7ZZEkqlZqJ8pV8unRu/Oqs/4CMtapzbmtM5Jn3ASB6RWNr0LLMkJHVEJ/292kheGqyCsGBgJFYWo",
-	"MU1oHLKJnfuICYkCFgvJMY1JiCLVGpLq2OAkiWiRB4xoTEdq6ZvpoGgsyYDw/KguyAjTWA12/sgi0pd6",
-	"WFiacd23M0FKluCSBCwOBRrHkkbu5NUxkgKtqZ964+CGALftj6NIb+P6HlKcHG21dz0kZlqJyZ1M95am",
-	"K+xlxBuPRz3CERbIvyCST+vdviTcX2126kP4bv7MJEMTrFgA6TOu6E3yKY0He+UjsctVh/Xy1RzhjOpT",
-	"uZgylwz2PeZTdW0m8gTHgzEekBLeoF+o2zf8TsqZnwkUmV9Rn6nlFIjKxQzpi1dLMMcjIp1re1H/V0N9",
-	"HRPudCc8tTY9ziZCcUXgqXJIRnvZrSHxDdFcrE+5kMBFqUQiIfhGoDVBCPIVs4mIYgtY7Rjy/43q4O+w",
-	"40pwMOJFzaupy03xoPxa5AkD352QeCCHtU6r2WyWnf5uELBxLI/Dc6xeK5sqFWKsriisX30mEA3T4Sg+",
-	"lw0G29YqMqcxDUt5UlcIwtUQjsPyMWH7wsLROK08cDxSkjgk5JJxWT4gxkN9H4EEZF4XaM3c4civB5xg",
-	"ScKu9NfT8f48JnyaDVio5t2R/RMn/Vqn9s1GJmJu6KdiIzcmNciXOByQdOWqDtW+nxur2vJHHGrJyNIB",
-	"VxxnT737pOuZjQbGNo5u3rBexdF9Yr2nHZszGhBa1UqCplB1/YLsiycdaXFkIJSOMI0OSERvCZ9WHK+6",
-	"9SMU6o/o0455dnww6luiONkRjUpvzrM4mjoHHYZNBSLqq71UIKbSy7+EI331Z8wUvhDzJkL0KGqr8Ssz",
-	"dsvTS3hj1u5D+CL0U3VHYZ5Puo/paLSWMWfq9KGzdhSKb0mJrthS4lR7exslnMYS9yKCgiHmOFAChodE",
-	"wBISqnccQvAQJyOiRCwSovYWGrIxFw3UVcpahKcFnUZpWakCJmGl6YDGOLKKEbyeaT5KUtOaVgeBYrWX",
-	"6pq5prba7bmCRkGNmidotLe3PSXkpYKHkq6kJFy1+R//+NNPd+1m/aef7p4ffvzbP80sr1e7q5vX6/lF",
-	"zdaye7l/fOysKFoTCQ6IWlD/P1GSU59xRO4wWEYwevfu+EBvW18ptaDTlqhyMfKV8uwjTgJClSKmZeFO",
-	"XvNV96VcovuWL5+rU89bvO1Wu4zg3rDeXGr+BM8eRtBn/T7hV+yGxHPOsXr+TAm1ASdK+bwhsae1W6rU",
-	"LxrfiDkyGMuaXqgVZGuwszUzREUVum/95Revdl4qmbfqPSxIqMVtrbHM4yxJUVg2fAkodoTvtJKixGYl",
-	"OKdaS6tUa1GjURJ4+fIVFBMPBH/WT4V9tOaHxPcQ4wgjTgaUqZOstg2JcTAEnSsk9e6Vv76nqVGMk4Rx",
-	"SUJ0i6OxEtERHcSMk7CBPqRXT6Z5GBUDBCmla44UEcIQiqqUh0gkiBYZOAlJLCmO1OBhqGjtMB5EVAy1",
-	"Wgttsz6KmfPyXF6u5j+P8De3y+hSLesl/aVko48lGQmUEA5jWLTH8H3pPreb+Y1eustXZJRE1UUuaV5/",
-	"0jsvNyZQoB0b8j4LSak1MLMyBywkaC3AgtRpLEgsqKS3ZH3OaVZvr3KO598Dzfput/4Drv9SX+0awHkj",
-	"uRpQB0VE6qs1pAPFkHAcouE0GZJYa+Vwd4DZskDYsGIfcBQRCTyw4s4CU3vSbS2OCcZJekPGblYUpH8d",
-	"EbpsbGBZ4UQkLBYEDCsvcWhsduqvQFve1T/BQqi3dOOT0KZWc4PDPzlnXH+iCLr2vntyfNC9Oj47vT68",
-	"uDi7qHm1ERECrgRjnUltajGTiknSEAzqEtNI+CiiQgo0AZs+Q31614AVrihmwmhgdmV2oVV7Rj5Mr6Hm",
-	"5neQX5wcmH4cp1JmfUsNtmWjNV9sFMy7rrWznrOtVmok+6LQkLGbVmxEvf0FrnWYe13NXdQ6P87u7Eft",
-	"oulHNHgg0eyfnR6dHO9flRCLNtsrAUdiSVDIiN49sMeCXveI9FGhsyJJ2KH/qUgh3S9FAkeM92gYagH1",
-	"/jRwfHr57ujoeP/48PTq+nL/7Pxwhhq658fohkxRhAMjMYG+Br5E8H2YvbF3oP9opLFyz2jNn52QUoAY",
-	"15/TQUzCOo2R1iyfCcRZBNJij2hiI4glhGNjSfXv6rbxunrT96p3fnF2cuivz5BuyQA9VPLln4myS6lw",
-	"ZkmA7l+xmDyM5M+Ojg4vrl+dnRZJnQotx4BTMYgwVRuNI05wON1DWNwAeYAlmINKjVFMJkp3eTSKn4CU",
-	"MzsMD5G7RFEZkLKS6DKRDd7j5JbdKIGO2zdnCC+b95+KtpztVvRzHCsZGkcPZZtXhxen3ZMcBXWVIkru",
-	"EhIo0RoEywY6NeEMFPaI4IiEezkPNg0RhZ3sK4mUSutNjtjgcS7ZJxjWLE/Ty/EnY1qGBhRZnTJ5xMZx",
-	"+DCyOj27uj46e3d6kKOrU6atHlZSslthDKWPQiTL+ijueDrSP9WWZ/tj9vwtC9UBKfHJvksNpILGgbYf",
-	"GXsqxKvMRhV1UMxSi+lMzFzdBJ7VIWqunoXNLZrT3HA7G81Wd8LZFjWUC31zoqoWfQPv5Pbh904RX7za",
-	"WXcshytp7dUOJrQLp7MLlvQ5jBxeQ0CViPU+kUCiNZ/GoFRfG9atxEn704DjGH5wLKT6x2s5TYj7aiZQ",
-	"uA2N45uYTWL3acDiPh2MtYzstpBwxvruDzGLA+hjtu3rkMSUhGC/RSMc9RlX0pafxkv4lgNB3Jjr2RGE",
-	"31LQF0l8SyKlEKzN2gjWEY2FJDgsnKYHkf0fj5TfxXgsh4zTX0j4BMRcRsYpeYDXxIQqYeBU2pGihBJD",
-	"dx4ai7xU+9duzu6mV/vw4UNdLbo6ZAGWZSFiLwnmhGve8fefarlN+Km2JI7W+h4OM4ElpRNJ7uTGUI6i",
-	"PIGYN96SkOIr3Vz2plcWc7ZYbKXR2PgeX1+9PTHxY0MskcBTgQTT4muAxwL0+YgN1OWbeokzudZDMbkl",
-	"HIkhm8SNmpnZHAHuiSZ36vqH0BALHSuhfQ8hx30pEI2DaByScH3BpMGwb4zvWjpnN+MEPGV/WLnMbNgV",
-	"Y29xPLUhr7/Ovl0xhkY4nqaZBXP3ZmjSAWwgqYdwJBiIfcW41T/iLpkg23oaZbvw4ywe12zvNGI4vGLs",
-	"BPPBA809593vT866B9dXZ2fXJ92LV7MGTgj4IHcBIaE5RRCpvdZCb+lLMPS8uTw79dBW+jdOXZkeajXh",
-	"Z8bRdtNrNpuIs4kwb+1fvkd0pMSu9UczEVUb7V7paJ+B3QhLnXkxTkKYAWdsBC9Ca2rFhU59GHDFEXVG",
-	"x17liRZVxZkN+FOpjLPk9xEOB7CPKzoibPxAN87F4XfvDi+vrq+O3x6evbua6/oDwhGSJQkJEeac3tJ4",
-	"YOPbqU6lUJOMiCR7aRqO+nXCqZQkbqBLE8Odtgkx/Y/uKlxlpGhNac1TSVIK1qklz4ROEJN6idczk5cz",
-	"o700Kr0woyINF9b4T0XBRfpS9HtJhKAsPouj6cOIt3t+fP3t4ffXp2dX192Tk7MPhwclVnnrkYG0PYGw",
-	"48gReiQQBmT9RWqHld7wSIT5gBGgNb9kho5H6uv5ocrG9ad3RJWTY7knarEAuioT714dXp8cvz2+Kh6A",
-	"osS5p/OSNKfTuUqzQuVj0P19Op7hm860/pJ1Z2TdMm7rEoIisxUtNAudVmAluzZEPiMoKMal2JK1wYyo",
-	"EDQeeGjCIa/ZmGDUO8bd+Gg3/+pd71lSM3Pwtdo1GdJgqPNzQTKN009zFibQ0/zzs8srtKGWd4OTPidi",
-	"6KMBvSXC8ezOurpyi/gn83jlCehjtvvWU8HGsbwcj0aYg2CAwxBy13F0ztV9JqlqqY8jQbxa4vz0uUbD",
-	"CqHZNhbv8+yDJMLxMho8V+/oIDwbr/mjzn6AZk0jWc6zNrGr1rsJNZkNK0wpjSnMzUwpXXUllpZNz3zy",
-	"8n6rN3uwtHyBJkNmND8t7d6Q6R6Kx1GEmHFOTRGGNNcRu9VW1vKd+DELSFWfA4eyWzLTO+UgpdicdTJN",
-	"x6AzUGfjm8v3pWxD9LEW3ZKIz1M1L9snsBZt8DOf5CY3uxllM6xImxEW8p2osOGLVnGWsDnp07vZaR5B",
-	"ymyr7SZ+mBDXGzLVSR+cBGwQUwGu/rI1V+eXJYaGJBmJZUfoUr2uvjMNYc7xdOGZMh2kE/Gcc+HuY279",
-	"3JMw/zzuwzuOL27hiXGuxmDMOYnlORZiwngIgdyck0CiIeOCoB6EWk+z8R3HB3gqap3dZhoOvH/xFolp",
-	"HGRT7Pyos8hER6meNa+WJrp1lMJJYJ8LLKI4kBliBqCSjJyNtmH0DyWBjZRWLIc4RttoROOxVPfXgOXI",
-	"PLHte7kU6PaLYkT6DHkU5j+T9Dei0tiA1EGDe3XmtKU5BZs724tzCrJjkA5d0W5E6hGNSWH0JkFh0ehX",
-	"JG5DSSRMqXxE42P9ZatA8l5tHNOfx8Q8Nlk4csKOcCAZL880uKR3dQjJ16b+FA4DZ74btZZJopatkB3w",
-	"8fPOl1USA3TA451NASjtBpwgIp8g5rfam1vbO/7Moc6f5/mn8oQKeWhcs0sPZWF9xlpKs55dWIbcgQmx",
-	"xJX309zay7gVtFk6H6GOGe5F5IJFJdvZ1Wo7jhEOR+oo4ikIkA3ks0lMuK9kWfVDjFgcTVFvijCSHMei",
-	"TzhaswKoFps29CeQfmAxWG4pmUDOnI46VCxFdVQCy5Kl5D+9kAKpyLnX9S9lr5qs2irXJ2BAnM67Ble4",
-	"g+e2MSISWwIqX6J88mEJQkSRYo84IXWdmQZvoARTLtAalhoBpt1c99BYQJ4mjZ0UKCyQ//mzvSEadmiN",
-	"bw+///LFN2zTHVq7mW7dVM1QLEkv+lJC0Nrkv8Jml93rWaZ0tmPOwnspNaTLnb/ys0GUnjmzIve+2w11",
-	"1j4xQf6t+b3B+MAZeafWbO22+9u4WX8etEj9ebiJ67u9Nqlv9bfxTu958CLcbeUm2Km9YeJf/r070U7t",
-	"7b/8H1EEx9KlLMWIcDwFKJIRgTXMH7n55yeXNrz1mOfpce5T93Q9TotVjuTynv5oJ7Vw7CqeuEXH6ckv",
-	"5CrILCvcvOaLY3AqHjE+WvFa69OILPL4B+K2Vpzs/uV7D727Oqq/QGsvz95a9Kl1D/mej/w9H2xUuIcE",
-	"STBXPMxD2n6COGBf6YntIUtSxmWK49D1mTaQzoHmEgSGAHM+BQxD30Dv1dVAfbSWx07y7bh9D/mu6e82",
-	"DhsjUSd3AYlgiLmnLJBE1oXkBI/8zEmm9HK1Rus6/sosEwpJQEOAbopDCxoIQr1J39u/fJ9hIzSbSOAp",
-	"+NTgFfXWcr0edmbRnttM9q8oN6b0WpQcNcNaamfCA/JWvVdK76aNRUuQpbKa1Oxa3b1Bq6ItdWALSRR6",
-	"CIuAxCHYVA0JwAMLqlX3PaRa1e/sIbVsYBHqcTCY9qbIp1lQJpBPSJXGTFnsIcEg/kUY3Y+ThGCpOhI3",
-	"NFHysVr2BjooSbd1xV13jrkJO6yuXiJo1Iv8b1YqfgdCR1VxosAXIJJbZKsmkMGL3EO+vQ58Tyvp5omn",
-	"cUoC89lkqBSFEU4ayDfc3EcBjtWZ0oHisA7lUkxjNCZKzshJM1o5dcfeekQ54y/Z4fcsO8zylXFI5WEs",
-	"V7bK46Ac6BPQXydYoJDFBCAF/J/GzeZmYBNI4C/S0D/eEt7TP/hoLWdrcFC4Gsazo643bbZu0PiWSh0l",
-	"TnAwRFhNg4SuO14tESTE6ZGCS/KuDi/W9U9+qdkTjDSPamR/JhTDuyFTQOAz5nU3KIUGRI2URP1Hsq+X",
-	"dJzZ26lUS6JElBuSSMPnU0P/ALIWS9ZF/1Ds7NuYTWINraKvhYgKacIP7urkTpJY0F5E6oqT+3vaJmnw",
-	"jnEYmkBcGqPbloZ1/Kn2irOJOknqC/FTzd4s3fNjNBjTEAQTdQNofJebbACK2MwPjVJzWGE4alHHQhtP",
-	"tD3Iq4mpkGSkHVju/QyNeUtcD3gFU0lFqwVNyjc4iCgBTDSsgXUb6GxEpXQNwhEzWXzYRDtnYSilG2wP",
-	"6Ip34Acj4dkzjyQzJJ6OxJxAfSRjhjTHTVPKZmUyvThzSXCxGJlt1cfs8JhNcg6PyJyRRdudGDIubYZb",
-	"CguoL2N0LM1E7PCFkoFoqKFUmJIB1BQ1/pP6LWaIk4AmZsMSwgWgFgG7L9sIRZPdgXHlL9h6/50gvA5v",
-	"+g/e/zJ7DlYLpvmhZxm+QyfZGn5ceLP8BsT27Jb71QV3E6MBt9IlRCC+XSqdaKygAoTz0T56sdXaQtht",
-	"0eJlW/mho+9Dk4tORQqvXvaVl95CCSf1LJpE+yAgG2x24bMkMXGdpo7ldmLOuc0W3NisC+DbZUchPy6T",
-	"oIZjFk9HbCyudehGfhimjR5jEcGQ0AiRHdckDhNGY7m82+JRsBb2Qjtluw3IqL9GMACVhNNqQK379uWi",
-	"8Pr54Y5tiACfZVMHWGL07uI4B0mrw8W1VeH89JUSTS7fv9JeEKV7GjUpVneIukzMA4wGJCZgVIH31zDi",
-	"TBAp01RkvUGKISacKn60zyLG/SzFB7q3MpAgBk9Ic+dcA/CCDrSkct1DIcfq6AwwjRHW+hq8Yk5Nj2PQ",
-	"ih1FbXaFAB94X90kJVdNBims38scfzBmL4NviEmW+APawQJw8AUxA0JiORYumr/i67caqkwCyZcpyxIP",
-	"xGpnfGWHgleDvDMqp9ahPOsP/jGdY0qqC+IL3LV2zoylWjOrQr/pEuW3bhVHRR7DeVW9yto3qx1AIJOK",
-	"7+YiY54m0MWiYVff9FQ0Wu6Cty/CV7em1MQFwaJcD51aqdScIU/xiwnjoUjlU6h8wmR6ytYYt0xIyU2C",
-	"xRknWm8sXKDiiMrd/GWjwgJhuHHnDauBDm8Jn2YA5ICOjMx5Ncx1qDRtwKn1G+g3r5XNrOAc9UzT0zWN",
-	"r3XMqhI5lQBNQgJOD47H6r8wbzjxEZEkvO5Nr82tbbfm5p7BVxm/LFbYAbbpe8g3caQ+WkuwkPZv0ZW+",
-	"rrdjrRdozZKZ0hdA3U9Be/Qemh1d/+1tYArQV1mxTq8Vszy1dB9gXW9LsDdnLwTnpXc8mgMZO+5FNMhj",
-	"XSaAHet/FlSS6zGPvmzA4+nG52K/2tS2mjyo5mL5rucybJeblUxx5mqZiXPLKHV28iVMbw7XWX4nfVWf",
-	"X+F6rOz5y3/39ZXK4jx+ZcVyXg2L1C/k0Fjlyha/Xb9QWmfDdQs5U8ymWya/akVIQ6YB9v2KUlllunb7",
-	"UFpQGppxZWxXdujAQBoGxa1c5qYjIiQelVgAL4720ebm5i4kMWYlA9AQJwmJC2Ha1YN4soG6vXtLjuTM",
-	"lFdb2l6OjudVsdEXZCYBmYWbby93tWX97ipS6ZBFYVkpCzWUg+MD7bnTkHwBS6aQnwcp0bra2Ex7gMRQ",
-	"UUxPOJMsmI9akgc+PrdvFzdzZl2zUaTzczpzl2n+Vjt2hxW2OFYcEcSBmTC65iLha8yjEmuN66Jsbr2Y",
-	"38CXedP4+tffirfeseJt94h4y2QTiEGvENvWVoMQJA4PtYsY2vwyX0nNWwWW0vYI39moaePGXSmI2hmY",
-	"c9WZeRcNf4UVdse8eKGf9oZwuqhwQehb7Xd9PxQnvKI9JH8zLKWwJ7SfrG7cmGttK9vPCipRkaRz3H2O",
-	"SlJJDZm7eb8RMfvrSNf3DAoqAqkgMcSQiUOF+mdC9uyDXCSQPvD5YB/X0O/corVzHUtEQmRq7QYstpVL",
-	"Z2JUXuFbgjCSOLrJahZcJgTfaLcG2HZ/rAnzy8eiJVZdp7P5SY/kgsjd5ovFgTnOBseXEBq/g5cGWra3",
-	"d9C39CUKScBCXS8USxTg2ERXQoBIKlWuYfBMjHAIxVpgGVAwHMc3EPgIfUyGTBBdn5ZEZASQnQL54nbg",
-	"r+85vgqwI+Ke2qZGXmrZ3Nrdbu/k0njAdQfz21hL4sE/i9vBTz/97W4Ure/1sCA7W96PugZIs777t42P",
-	"f/v756bXdpJ+Su1p88qChI53BruuGBiA0th0nx3kO+NK4oEdS6PR0OGkzmNxO1DjdV9ZLWurXSGua8YN",
-	"USWIa3m0WCqUtJuVxJAZR4WTxlZeHGe542JuUInhRGAYelLBxO2jgmSSWvN+x6LJzJT/RLIJTx0ni5wa",
-	"810Zv/fIr1/VtbBQJlx0kr6mUJi3R/PM5rzc0vywMHVdwfYPE6Nu3NH1Aot3rJNU6j8uYQ9OqJD7WeGt",
-	"1aTPrk0A/7C5j9KGkW4Zqaa1H0rv/XoH+SQG0Ug9grRUf+ynkRH6Nh/zCNDUEjWOeLBu9+nVD8fn6t+t",
-	"zZbXfN5GPSVNrbVA4lr3EI1DcoeaWdF7NTIgu1iqd20zusR3byrJHsIQn6EejgiOReYC9eHSPeJsBIOE",
-	"qnHqBjFtKOYDhQOFdpsaR9AaA6IydTH0lAsi9r+FDJc7qbZwKGUiOhsbk8mkMdlsMD7YiMVGBsgqNm7B",
-	"QJL9cjnWhA/HOV1Hxahfb4njrvnfdf2X7tvvDrvd7sE+O39/3vtu0mfdkv8d7292v+9dvv9WdL/rdrs6",
-	"jLGTjssZScMJ+d/QHElsVDDwNDf0Qd9ofaPWLD3452OeMKHoMlu+jH2VUKgNYn2awWWZzZ1aSMPOhPQ6",
-	"czromA46VTrQuijrO4FXtU6t3Wzv1Jub9dbWVavZabY7rdYPEPIxTSQTYyqhDnAYClznYT+ot5vttm0p",
-	"W7iU874lcshC+8J7dUPVOrVfNo/+8d0nEnwY97/f2pkOtnEvfP+D+MfPJ8O74ZiML9kPg9PL7gX99uXN",
-	"bvDL8JKcXx2R4fmLYPP8Vb+3g9vtwU3/3bffXp2HB/ufXg+ev3t+ErRxtktKhDlWciancnoO08yzejOw",
-	"x13Sb37ZeXuTXL2+ePH+VLy8+77b/fB6LNuvCA7D3U+Xk/HL9y/uLlg3nnwQ4e2NfJ0p8z+aCou4FxGH",
-	"4y3jiFZDVdxg3u7NKKzZOS81WJbHHxZtDqUHfwWJMccjPrsa4DhT8K5XLPQ4Rn2mExLVTZey7LIo8/JZ",
-	"FjjAH03ScxjaRyeKPGAxcOoy3lYpBsAEmudXz8vtcZmAVG1PshjZMgeRZmCLVLoSXuDMvXocn3PQ7gUM",
-	"kB47L7doaVBt1n7Z6bKTLRU0Z/etWiJTUWDKVe8Fg5yiRyUzpIGhjkihiF8HsSopBUvki7T/YyXx+ADU",
-	"PonVM47jkI3SvJsJtoGe667gUmgl43T+HohDeVEoL748oXywu7W98zwl8KJU+mT3fmE5a51afiArSypp",
-	"4P9iXLlFvHFWJK/+nZlFjtuvNf/5x1Z996OG72l621/WVyvtG5KAjnBkZGyIGm4iyZQo3nze+oupzyWD",
-	"h3D24p7OoY5SZmVCxVc13mmdU1c/Lw9HsOXGC5XS1wHiEkxrEt8QkfIgKlKwPVuPn8Um9hS0wZxSC8Xo",
-	"wT7QV9wa4Noo8GXQbCOARqx5tU9KDP1lWH+NY1HzVFsfF5nyId1YcX2b91tM8F3y6QVJoukVWyGFudSh",
-	"ABzqtDSL8lhn0EAtEMRi55IQe24BNCexUrXbKDFqzx9AxAbsYQ6NP7FrwU32KLDXb3TR9CNc7+fB0Vaa",
-	"TMAiNuYWEh7531xcvHr18qXfQf432kQi6B0akjtsubFGVCugpn3TOmp3t7b0mCFY1QlhyO27jmRVAhMO",
-	"pM3stIKCJlZPx7uKIQltRspZQmIEVjeB2o0mMpR7zlmfRuSZQD6cDB+tAQauNoFJHIeYhxaaRKzvZTRc",
-	"KKYlSBwSng4HPhWIxjlL/eqHDwDUJOMppysyNnPA1AiyVyGIH4yFHcd2BA4489K0g1pg6stVt9BPx5x4",
-	"Dk517qO230CHo0ROnTQkdS8KIhtoP8tGF+iGkCStGmzGpROoJ4QTm8kD2UfjWNLIRVFN/YNQS74SrqYd",
-	"YsFVNSuqT0hPUDnnmkhFWfOWXj5/zCPfWshcQko09YgG+mDJwivQBWQVGqJY822otb+eUYhnShwWKdQS",
-	"HdhWNbW+uzgpCcReJdRrNmXPYIHYZTHstsA4indR4YLxCldwnm7zB3rRvf91Q86s8FE96sx8ocFRVhz0",
-	"RS6qwebIQZoLoJ1AaSRm0pUZN3gIYNBXwklEMJ9RcwoCQ60b42gqaYAjdMkCSuQ0d0aL29ipOXgSogD+",
-	"5ooBJQ0XKaZT+6Z1tHX4fLdADJ0fP9vgildcKZGvWZLoCAsqIx21wQYcj0YE7Q8x5bUvH51Dm+pTBSyX",
-	"P6lAWBEI5vcsJ1aMifhLfPxLfPwjio/ohPQlYmPZcXn+U0mUH4YM5DXhHspnArn3QnZM5IRlkmYDdbP7",
-	"Cux1MF5oaeShiN5AEAufIggWMFcZrDvkBYRTtKZ4LwiX8L0t0kjukogGVEbT9Qa6BBbSmzqi5VgJSaqh",
-	"FDZK42grVoJT8XOK1uATgK5x3lXPsyR4kJQ1fJ9iVq4YbCFDQHhVzB+ctyjh5JaSiVCrAtUA1Lc0zi2Z",
-	"lXYBUj4LfgODVMwmiMVPK+g+am7AOLo5wjTSOBJPl7Odll9ZKLOZwYw5sQVS5sWz12yTHxdMKm1nRXAK",
-	"E3OytIALxIN8cSrHLItTCXTYiX1/3thfGZr6KtkPJt5vYfJDAflCy2cdwxDsu5YLa/nLilnYRphmBwqt",
-	"bTWb+kBm8P2tZnM9d4yeOs8CCs2W5VgUbhxOEqXW6rq0UKZeiT9UeuqfwMDhXxPSGzJ249h2HXSW8pwO",
-	"jYBTguViuFtZnli69ulKPxMpO6yQKfZlKQkKGNtqcLMpQ6kW7Z7xoHnAOdUbczSistbEDU2SFcd2ab5Z",
-	"WudDjzTrxLMr8bHSKn9dfXl206trzuPo5g3r/QpY+4rrzjGdaatYq9m05bFF5VvYjN/cOTOcpEhDK8GO",
-	"p0dhMXhNn8YgoT49UMnysSScKYKq8qpznJa8KDGXD8ajsAr5z2OiTxofx7F+25ZALT11jqufSe3LXDTc",
-	"xTj/adCobstdL28BD0ipNw+rky1MjggWHLOvzibUUV+VN9xHDltRxHw6sS0ndlaU4d6w3m8gj8zu1q+d",
-	"Sab7vYf8ulQQjSI2OcfchiQsFtY+pGicFgQcSabVN6WEx2OoBwe5ZCDDCRSRvuwgaAxx0h8LY9L9xHpa",
-	"rdxqtpG/f3F4cHylK1P6thYzjqe6pjIcabGH1ATMH0jJh9CvMFhHaYfYaqicBIybMuYcqi8LpHmH7jnf",
-	"a7lg+aRy+gPE8eajSuS/R4H6Des9LEHgE+v9UdIDSvMBHEH7aS0Rd1TIBYVE06vCvJdTKBbaI2zDZRzR",
-	"beVpb8Gso1Ngb04dXDAJ7B9eXNV1+HCz2dxql+7GfWTzFaTi3w4qX3kG2GPB8z0UOu8vTLvHx7SraDzQ",
-	"MXSzt8VSwrsPCGhJwlupnyNi7GacQHHJtX3Ogps+4yH4hzbbHgqwIHUaC7X4kt6S9cayzt7xaHVoYBCC",
-	"Z7jM4vy6THvKsUxnafM4chWw4qoiw5WhylXHNXUo4omhtOb0tDAr2RXOfuewWoumv6JdKWtpHrKWa3z+",
-	"C1VrGapWfkEfBqnlbPMBm8QRw+GvcqQKnVU+VWH63R/gYJUtwq8ljD5EfJ2tR5RO5Kkk1AfIC6unrxcP",
-	"WNntOucGTW/Ykts3t0pLSOOrGhUXqVhV6Pp3Ts1/LrpcspeP4vuuVtO2fZ8iuEWcwLx+UKuUj/3loSaM",
-	"+6rahXL1t4RzGhoLp7V1ubKRBf1ZcleVKlwLLHIFWHFYR9/UEerh4AbGE5KIgp0SfOrl5s6VVLNiySRX",
-	"9yil4iWU+rS4iaXsrYrE8vtGT3Sm/fXdJ0tiCZ7UheL0/cRAWHN6qkxwv3NQrEXT/8OLE6sDYi22h5bY",
-	"Xx6KGPX7lb/vgyTlzojE8lc482k3lQ+8ILH8A5z2/MR/n0ddiUYHRlB6AuHxj3AKi2u0jCoe5KR1w8T/",
-	"MFhulStOzBLCb96jtXqRHx2VYEBc5tb6mVmKIxrJMjtwN6dwaULWtfrU+yaXYIW+F2/Le0omv4ok6XRU",
-	"+V65hW/+ADdLcfJ/WaUedE94NU0Z1eXHX+dmSUdVSg5sHD99RPcKUazzCdewel0O/OljuOcbpE5zFbRv",
-	"yNTcaOaTe1ihKgaL3JDpnKByNaIbMm2gCyLHPIaqpAHxzMCgSirsTpZIGVBxrYSN6xy43efNtvdlFbgj",
-	"P23Hz0HdYYkigoVEm20UEfWl8NIkSr+uM0GvIXMywkK+E/cMmJhbTTXhpE/vZpfrSMfft1EwxBwHamBW",
-	"KrohU53gyUnABjEV6rqmstS/KQKWEFHZRHOpXl+emeFUSDUdpBPJRwO40QbO+mkSWXp6vq4XJXeOVz3+",
-	"H3S+0uW4lytVsMq9FdhyRzNBuJAiChxWC33GtktCJemASOt0W27qDVgsSDBWXZjUvhLpUmcRQWTrKJFC",
-	"I6JwNvEQg+NqE3Wd3p4JOxoldK/5Nm9LEoAGNtWH1/cQdkZtOkCCQGivMVoz1GygrkSt5kwviAokJlQG",
-	"Q8VB+v3l1YzvwVkrF7oOqcC9yDY+J2TaZDNnw56ZE+v3O0aFaTVtqHLZ2nOLuyAUByAU9iIWE1hLf6vV",
-	"RK9YTPwGOs1qwWqQBk1TOj5aF5dAQUSVeJcOCzCV+yZEWr9vArj9e1wYmkgrs5+SU6OF67JEtoqyFAk4",
-	"KdmYSzqIIbocnneQPxkKElwXcasVz91sWxDG3lQSsfDyQv4/6pd6q+uXNgEb4KZvyNSGnkNSN+CYID3Q",
-	"PWQPSl1kH6V515tt03P+atQjzmEnfN7a/PL3le5FO233Uszl55t1WNMU8TffQ/6GXiX/734Oz9sO855h",
-	"e+P7Rs+NIQjNkFqxZndaRLaM4+XO7rw4tpSGVmP3v4XLq+wWWuUmMzAkGs/hLZE4XKh/lbkjzxISHx9s",
-	"vd8/Rq1G08E2sbBNI9NsB/nqXVPsx751HYXJ9W1gCK7shU8TeX0bXH8SLPa9NNgLhTTsKJGXcfjnp8mN",
-	"hxLObonBM8Do00QigIZFa4fhwWXXQ4eX7e2d9dkVx2M5ZJz+AtrKteLkhItHAoG+Dljcp4Mxh8bFtRgn",
-	"CeNSh+3P7InzHYnDhNFYVune+SwDBV72UUhFEuFpGdZvNqDixGLFElcam2Q3JF7hi6IyOjO18lWqtuaL",
-	"z8FZv0/4qtjAMXKOgEP+EPbnWWLscyKGyKD4jAVBCSd1S3ckhOLus4Q5b0rXtFBVcRWCrE4hA47N7V5Y",
-	"tNX2aHboadOL92NpUMtqDInr5tCaD2xBND5NpLmFWUw0r9gz0Cpqn5B+D8DvCOYRJdzgGKj7nhOsGBFb",
-	"n6nHNnfiZnTlLNACWcN6f5pAsQkyfdMk/+jSM/rmNnj1fow/fNcMR6fJyT9eTnvt3dG37WQz3D8Wx6Mj",
-	"8cP0eOf45v3NxdHpy+O42SDTN8Pww3fqWxa+vpgEv7Dbk/ZpFMQXv5yM3m99/6E16b16N+5tvolP2tEv",
-	"web7KIjf3pL9N7uNoB3FGgKlMkGWkqGlsEUQ5TMEkC3DLNktpBaRKBlgdZuMRePKHal7NVGiYzGO9Aan",
-	"iZOGHIHwlJB/gCVGKRC7pcM+48i5+xBG7/frb84uD5GSB3Ag0ZsPl40FZ7H0cC3U+92lmHcyqTxSu05W",
-	"XaOIjmiJmL5v8joTJSmwWA41qJzWXsYxfGUwyGb0v5KKaWo+I0xjk7BW+RulmS5U72JyJ1GAI6KEZj1S",
-	"tPbuan8d9ciAxqKq2dyrjSsgBRT2Ra+d+dSdojP0+fv1SDt1Clh/99mShHDKwmJiHeTUtVpq4I7Oo9HO",
-	"t77U9T/aX1bDPNcbk+Kpff/999/X3771C3hppmuNlxbheGlUUqSNKjnaeqzVcYnvySjIbIGZrvdQivra",
-	"ug9QdWVF5+D44IAF41EVL94CVFxTEAeFpi2bGH4Ytre3W7tggHfRHMFqYCptAa9f40SqwSppQ6S2MnBI",
-	"A2bbZKgrtU7tVzeEJAKBK2WqlHAPsShUEowFahPIfzuOJL0hUx+5LheldQ1ZKJAjYqoj4BcKEPkrV7oK",
-	"abhx26p52eNNGsJDpX2rC2xjZIak3vvozdQ8Ulv1VWsLfTRVqR65aFRZFaUfodyA5CyKnqJOFf36hZos",
-	"4uS3ZAqk2MNQd+Me7Zhzawm69uXj0xRomqHHVfSoOXJu2d7fU5Z0yKWkozn9l+1BDq9U7cePrfput/76",
-	"Tf30vP4Drt+M6r+sVkVKNTJTSGr7RU8GgF5pGaEejOKH67WSuhvpBq9SZ8NZltLZrizrFosOlezgLKmU",
-	"3i5YDHsM89DCQovVLQgZ1mhfC9fGAYP0va0U0HdX+yjEU+EwbI0nrSthHhuwqq1mzl+f/g4wwZBrqPEy",
-	"HWaRvqK+tUlQotbZ3fZqfad8WqtZb2/XvBqUKhe1zlbbq0mWPm3V25uFdbwA+IZmY2er9Tz/RNQ6my9e",
-	"6JgA9e9W88vH4knIT6wocIESndXlTlFGTTiTXrgKfqOStZrRUUrATFftxqx8mfpjtgEgt2NEY8kQtjmu",
-	"uW48JIecjQfgNKDcvgOGJoHWCAW/oc0tXa/kNCsSwcK54zjUhVeXrXsH+bML66O/Id/dVH/5CB1ynEGe",
-	"sY+s2/z84EiDyhr+49Lb8p76pn5ZmZc+xFPbiTmQoPrN6Hyl/ilzWmb8U0MdzhffiIylqgXWPwUsoRYk",
-	"V/WbE+4SPCDLZyRLgL9P8AOnM3u8Z9Kk+gVDRzmJmFIRsAq6UfCGmmgNwBIWDPUxR2tvLs9OLZYD4zB7",
-	"pBiHhwKOJ5EifnJnHM+eW+jKQ5yN41D7zbdsQSyxh5pOAQ+nIEd+Bdi4Fxmw9bRUe8mKa1Ss4tqU7Lgz",
-	"DYHW/A2c0I3b1oYW7zc+BywkXwCCP8ymKJBkA4gHWL7fhpd+LrGHpmdkhozUQAojWNZT4SLt68J8ktXK",
-	"GEoph/XyvN0OPT0s7rkvLmsJCabstdr1/FWV1xJpoboeO1uvcWVJg4x6BOKCy4yOaO3D5j56v194qM5Z",
-	"WuUW+YUit/66Bv/SLeSswqmv3arMKVwamPzgA3X+AxyzmAY4Aj0VdOWLg6P9eqvR9BDBwRANMeDRw6PL",
-	"1916e3tHRzn46skaNLUPXa+jf/5neH3Ndrru57RwI6XuGes+lN7VRa1/yQcHaME29dfPmvlnKwM3dzub",
-	"zU6z+Vdl4CetDFwaVFndfpbbmUwvmd2icp+FUy/Rfjq7eeWfmt3Ma2YPV8vKdbIy3at0kytqs4XAkp/G",
-	"zeZmYJz8B8cH8Df5Rv88q6Hpx34HYTCU5UpOPBOA7WIPbGN5MrJRCp2NTKM75ulyub3L7UcZrz1002Du",
-	"EZE+SrTdffGVDddg1xLPoujxsuCriqHspZ+uHi5XMR4rwkKm6LUL893lEyKT5bYvi54XWUXukjiF0hJA",
-	"q6F7HafCjburRjoSacXiNEw+JRV34dLVcfdpKZF+VbEmf1wqSzS5z75+AnthFr9yCnueZh+UVwfE6wTq",
-	"/oGBUMtOehn0udBIeQuwzqthbs+uPEA0ZiSIDsErZFD1jT4KGWhaJpZMZ9aRu4QEUAhHLYVnInyFXlkq",
-	"lGpcRtCVKsPAVF6ycPYozq8Ck33zxOVfgswrvdzNZ4MNIF5bYhqVaLjnnKjdRSxG/vvuyfFB9+r47PT6",
-	"8OLi7MJHa0qmZ7EpvKRB5ZX6zyFoekiiRKx3jO+NoT69q1wHAWZ1AKMqYxYPQs7Nwa3np/t6PMJxnRMc",
-	"4l5EoEAUjrWVC73FUxQMcTwgeyhkkK6ZYC5IoxzNwNLFohU9Pr18d3R0vH98eHp1fbl/dn7oa4UPMkPS",
-	"1KMIBzdib/aLi7MT+4E27XAWEe3vHOGpGiSVDfR7LzWug5M7alPSUOXOhGvBNEVTt8+zH+wraUUu+0r2",
-	"g30llytty2gVfzdf536zDWibi33F/JWO0Zoj7HMTry46IxwrMvRqeBxSaR9DMh9PK2Oqx+GIxjWvxiYx",
-	"ANCuXssp4xKz1lKpaN1DIxwMaUwc6gfmC9GTyNTO1JH6QgIbzUXvC4l8MwD/a9HcEMdhRFyiU4NX9yqV",
-	"Ar2+ujo3Wc2Vaa/I8mpe7fgUfrzunh9ff3v4vfPL/sXhweHp1XH35LLm1a4+nF0fdfevzi6uLw6/e3d8",
-	"cXhQ82oucD58WmQANa9mWr4+Pbu67p6cnH2AL9VfR2fvTtW/3x5evT47KLzQPbk47B58f318efkOfjg+",
-	"OHx7fnZ1eLr//fXx6fX5xdmri8NLNbb9s9Ojk+N9NYLu1dXh6cHh4fXr7uX1/uHF1fHR8X736vCy+Oxl",
-	"9+AV/Hre/f7krHtwfXV2dn3SvXilhqxmeHh5dX11/Pbw7N1VoXM1mYvDd5cwqovu1aGevx7k6dXhxWn3",
-	"xMzw+O35yeHbw1P98Ozo6PDi+tXZ6WFxrRTrq3m1w7fd4xM1uXeX+pX3x1d6u+Cjj5byzU2yYu0oJbzN",
-	"KeccJ2OJsEQGod/vsXDa0JUaPeT/PCZ82lDS2iX9hahfEiyHDRqqfw4JDglvHIdklDBJ4mBa/5ZM1ZM+",
-	"jUiDs8mPzz+atgoeyVrWTamYNfde+5BdwTpeKyEsichya4BegyW85R45/A4XfW+Q3Q7wVMwL/srVPHQz",
-	"cXMG9dbCYLCnTGMjJsGePL7On5YaXiTnmILE5v3l452bUruoHkXmTE+rUCj1AxdLX1bCL145yWlBHm0+",
-	"aynbC2c1CgDf88gvXe9VgLmB/lOfwwGerqjonMUZ5GEao9CHuHkTmbAkMKE9JzChVQhM0MXE05iCVjvn",
-	"Deq0nmeFuVqqTetf3Z3xv+20Up/Y1ovHCi8AwTXEU5uJa9ckFek8WzQ3tJ6eZ6Lg9kZAn7o27NNFKKQj",
-	"XTM5CyanUdepSTN1y8db5r1fbdQVAh5yhXTKoh/sFCrECZS6oq9gWtMV3Nu/XrwBnbeVs35zuwxzoiqS",
-	"aCxWDqx4UFhCBV/0Cq7wvMP7ifzcKzq1DX3QJ3NiL/BYz7DqEyqeHhqlmsVj5hZZFmY33/SrmtJprPfA",
-	"Lp4rmj3fbM7Y6CYMIueANnB0I3L3r3vVXDV3O03rv7VCTS3MXdKd2kvCI9B0tYBSe8XQPov7hJM4IEi1",
-	"VnsUlOMF4mcakrK5s21KhVWRLguiYq4SdrPpPa7suJJQWGZXjXA8GCu+4N4ThXLswDxA1xBusfh8/fYe",
-	"x2DNRr6xputOfQ+RSBDkk9hvFMXSdI4mZTOiMSkWD29WAYSp2NCIxvbvlrdM5F0NudkIoK7I6TQ392x+",
-	"XX+SRoVYiZn8BvxH87AsntZvpHp9oL9IGyz/KAiMhuLrJZRfz/4o9QGpp+9Ak6p6KxXg9UgS4cDFiO+o",
-	"CbERlZKEiCW6HbOcVKAgIphrkeqv++1Pe7/NudOsBgBqRswmiMVozfwGSWQ3hCQ6GlysuxcgVhopgjMB",
-	"J+6vC/FhF+Kddqrdjyf4n7/4SDJd21YzhjvrpJNDEiP/s1FYcC8ixvemVZcvDkqQrh5lYqXwWH0pHXUz",
-	"4x4zJ6288TJw1dmm1aXwvnxwGjFID8tHOIVk0Q5XkoGvQMBlipbUbrabcK3MBqOhQgwewA4lOmYL+fmB",
-	"OSsTDHEUkXhAoOuQjTCNERY3OunRMSAvAhLI9rgijMDsibYAE32wOM6uJVrTVfeFJMl6erMmM2taAApY",
-	"EyRgcag/mxVRqu9urqcAcz5VTKDQW4qwk9EcWvOzTjIDhb9esrTenPFUPTqFO8Lu7Jy6VmqnSx+Bd2MV",
-	"aJsCj9Dfe84A0u4+ViSnWa/+6hQ1U1Q6V54b4YgTHE51LZgS+JhKyLUVjfyrI5RXL31ZxnOPR3hA9lks",
-	"V3fc4IgO4rw0HJBYauBaIzxGBKCh0985HQzLI4zoqNRddX76Sp3gy/evkJLQ0buLY09duiMmJGpv76Bv",
-	"6UsUkoCFxmCWXXCbW7vb7Z0c7gEgZEFPG2tJPPhncTv46ae/3Y2i9T0N0OblcOD+9vfPTW9VcAQ7TMVU",
-	"MXLGD/0qYV131UG+M5wkHtghNBoNDZjqPBa3AzVM9xU38DitaDvKe+YWB/YW33apImFcXpBPWpdYNQEC",
-	"cTYxyfYGzZyONDRUA/m61oTfQf7b48vL49NX10fHhycHEEKEyCiRU514f4pHxINK9OpfakFAWlv3kG/d",
-	"7ODz9T3kgwP67PSVD+w+fX51+I8r1S6KTQsWJc2EoKgDrXgzzuBh4eT7jtDkI31mbeH9kquBZBWlZu4q",
-	"NnkmTKBgQKJIiYwGN8NDwRg8sVQKPWPUbjYdoNo95Cuxzs/Ah6EFKvQqNRYG8Fb2WBdAO8odzyu6l6ma",
-	"JFMLG4doqGgB/M0Qg9Q1a6+mEQwZCZctQ2NxiRhL+jlickIxgEZqXs2SiPNIkUcpL+JsUpLUR2OCdBqa",
-	"1bjVYmkoK+3JV5NSNINaOUN4e6khXHXopR52GxSdlmdZ5HK3R1UAB16NgYfhcogTNYxPEEJZ2UBT5B4l",
-	"phqRFdXPr/Kh1sjslctix3ml6NQAhDkbgNZYHE2NmKzaPRgnkdbxVs6y0yuSDc+Z/LK1/6qGvBwRVLbn",
-	"Hce3NBNjV2LwibZJIZo2oZ2KjgbcQMcSjsONOhZmwzQnVBumzccAW6ieaxuVGLJJrKPIPBQzjoRknISo",
-	"N5YmOa0UvW9ltHfLsJflIRSA4R81nIOz5XaNd4LwC/VeqdCX8gkGtg8XJXxxRkO28d0gIMlKPiFrruI4",
-	"IOg1SxKNFYGFmDAeKhmQcU4CiYaMC4J6ICUBCoXa6lqn9mnrHz+3b/8xbEY/f7sdt8abk93TF/3nox/4",
-	"jvy+1w7eh03yGm+Jk5vvZq1Z1rwxe6vFZIJGRHHnZwLu+5wneq4VpFXBCpJNztnW9Md8c+0X+eaa87A6",
-	"y2ehz4NN20q36Zk5SGvGMvwNPCJ/NwxuFaNOURSEsaTG3HRWi8lGexRXIRtz5GoDRTf/1sljtPTbsTGu",
-	"X+aKVzOn1Z349tY9z1hXQPJpLyKlJy13yBavyte9AjJmfo8L4Ot7ddzx/8quHR1b8DKXT7ayLgzyyrzI",
-	"oSs+JpkYP2tYIJFNiA4HBK3FDOn0DTQWJFwvrz2wYkUeaPo+5XmfprhJWrKr8rXKSUATaswUiws+2hdN",
-	"lUe3+mOZxjJFVGuqpl6Vp6QVxQVFCpOp5Eylx5o30JotHxAzpMV0aGBAb0m8vlgz42X1KCuNCgulqbKQ",
-	"zBuWzYpKA+q0DcIC4mnqGmKBfEjT8X8HGSEzKzgnPF/T0zWNr4nN7hwnhAuiBfo+x2P1X5g3+IkiIkl4",
-	"3ZtaLOWPK5QEXZwxW3BLaOh830O+KYzmo7UEC2n/Fl3pr4PZwnTvozVLZjpfgUR9sGsoDVnvodnR9d/e",
-	"Bq5eui4tLVBes65aKS7npXd8ji2mJIAQHOQe8j8LKsn1mEdfUpiWYr9f8oU7KpdVsHy3UMIr42alVbzS",
-	"1GWnzKEr37tVXIuTL2F6c7iOV7i3ql6Ov51QudKr+97Rcm8+fHtJHoReekOmQvPpNx++RZdEorWLo330",
-	"fLv13AC4QJSGfU394GIyGBwW/wbCOqQoQxtFNERrYKWEt4DD+5lnCeDWi2jpqj+IFsfRoNapQaEG0BJv",
-	"4S/wHNa82s1vAunyRk5rndrZt+caORe0N+AetU4tevMD73c/3bz8R9j/RHpvXx++O94dCxp2z4fdSAgq",
-	"T/5xsXn2/V3vuAzZUq/D/SAjYekyjA+7hiW4J7f59+zqzhZ4mwMzCQuQtaBXogyf2H1Lr9HMW3fLHUiq",
-	"Oz1s9boelgfT1Z2sDPoIq1x6vlhvnyk6kk9X7nOmj4WVPj+xXiOwr/9ei3yWT3m1pV2lsKbJ7l9qOM6C",
-	"7xe/94n1qpb0zMzGSwLvZyAKsl1eCE8gmdT1BVawGuvxu9U60+tbN+eEuGeW5ZlBZBt6kgY9Fe2uaTST",
-	"WwwNsouhipkWKcQzJMkdVDuDsLjSkF64QgrpWuIZ6tM7EurPPaRoVqx7BgjTBEtZ8C6bHB26YQ3w4d5s",
-	"cgCUStPpJjomMRgyJogJqoJIxn+j5vZ33zPBOtoyWT8xE7a/58MongmkA8QayP9lWH+NYwEgY5d0lEQa",
-	"7HB/SGMiSANdkTuJsNKoOVIrHqK1GI+I8LIUNhj9emaOlhzHQj0J3YBIsJeB9NQHVzeIaUoQSyAqMgL8",
-	"95pX+4RrXs2MqpTWTtiAxvcIy7e2NBzigiVtqRn2MY1rDzGLluv3TGmv5frwWZxGqEsSuyV+7HegGYti",
-	"DEA71++LshM/YUc4kHNz4uldHSqZ6gzyFCrUiTliHOEkKZSV05UVdlYKHtBFce5M5dTybsBHIgpe21Z7",
-	"c2t7x59rvFxo1j1hA1Y1AmSB6BuxAdPL45+/u0IbNvzR91Bfh+Ua/1BAomhPKYpDpWVaI4b+ngokiCyp",
-	"HfaosSbFsAnVdcWoiXkLOJb3OMicQMGqK+MZ4fL6Rb8VNMnzcLO3g7f6TbIbtMPt3gv8nOz0W2EzmD3A",
-	"+Tby4bjbO6s5A3Jtlc30LbHxTSt5C4HnmtNrvYO/sh9vBVy1SzqIj+OFdWq0owmCUyzqJY2NVY729e1x",
-	"jzqfc3OxV/MVOjztEBwbrpqRWpAXeRSNN8g4FmdaK6zTMnejppqv6h0xhFvZEqDf//peETvuX9kjorvV",
-	"GRorMTTtyTOwNbO86uHuuLluuFMWB+S+xcmuoeDiclXZvlg2gLPuWA6XoJuVVdLrxgg+Re1G0wDt6Ea1",
-	"6Wjn+dYu2m6091Ch5N6Lxmaj1Wgbs5IVrg0svXiGbM1GYTDPEI0RlZ4Ox8tVU362iFxTJDQXfITGYOO9",
-	"hvqCSvw1f1tvsv07Mdin9u/i6jmsXHVzXYqyMVdPnguylm1FF6ZeCmChF91d8DRWfHZdTLC5DT2HotFs",
-	"LCGtCsICUY/0GScWoxk2Aa1hNMKRugRIiBIsh2CXYzE564M1btE5cMjpi1cBIU2bu0oKH5ZPPiExghcF",
-	"2mw0S2vC+mjNglS/ZSGJFIF66M3l2Wn95GDd+pok4SMltoWkT+PUZYHkhCFT+0M0kA7bN+oplHEGrwEE",
-	"buksNtWlnL7GYuh3kC+GuL29808ZUvSQ3FlE6jz64prkdDQioYciNiG8HmBBwvUcVK8vcCT9BvKBBt/F",
-	"kkagJJo4fSe8MtNjja294VpWNewhfKpmSGLJp/YkpVJwZmcHT4yeuhYXtH9GDpXea+YgEhKkSvKeQSSE",
-	"XYUQFq0CQAqSfpRT+FcuKuUYdDdu205xqWTMowYdiUHEejjSZaYSEmyw3sbtZtLcMC3XNxvNxmbjk2Ag",
-	"HRZXBi41pXraZucYkDeMAXmjigF5Q5tSNlrf7G5t7zxPbSsnVEiXxp+m01x3x3FI7mqdWn4gGbZ4tvWZ",
-	"ZPmSSs29LtNmDhXd5OuCXGaAuTgYUnJL0ipq2Z/adOmCkIDgRSXhFOvYKM4x+NI6te4Ec1ORIcVMUUQ3",
-	"m2WI1lJk9c31hhWVa2Med5SQbK387Xq73W7Pr5G1MIvRCLxdZ246VEBNv08Vg/7xc00H+NlL0mUJ6g7Q",
-	"HGGbvHix9WL3RYjbL5pbz1vbrbBJtnf6L8Jgp73bfv58c6e5GTbDHYx7vTDcaeNWi/Sft1tha3urHb6o",
-	"ZQ2b9QQ20g1DTgTASmBQLnf7L3bC5ovWixdbwfNwZ3sXt/sE42awvY3DZms72+Fj09yZuX0+ls7X7vDH",
-	"eevbqrdardaCGmRpOeGnKKpmds9iTuAIXbKAEjl1du+csz7VwhfUmE9PnGuC+rKYEtJqtH/h+n89XH+7",
-	"oe9Lks1q5SLER68Gl+eRU6iquGePU0ZuRONj/W57UXnty0r45Ctz3xlJkpZh8qdnV6Pwu3ljjBdLNyEa",
-	"GlD+uWFQcKzza0fn5W6khQA85FtK0sMYMiF1TykJ6QfG4nJsx1GaUJGmX5WNo1rtv8wXCUllKxSeK5Ph",
-	"5+PSmc6qVxMc82jlgvhuVTwYykpjTPnc4iI1MyzjXtNzTmZVw1kmCd8Tc69Y189mlFmY2mxMqTFp9sCV",
-	"HOhSbc4yJFE9OnOhwqMU7bQpXfhKaTReViGrN0XqONF40AFZH2A2UuhwOVfyni3XyhISawQrLXLDvyuI",
-	"q0r0bm+YLytcBVu2Tmm1hjPIvSqNb6fJgsvbz9fbev5t++3ud/+4uNp6/8O2nk4jAaOn9oiexTPQGakI",
-	"kAv4LBcOM8Fws7cVbPZ38Gav1W8G2/0XpNXb7bfIZrAbPsft3hbZ6b/AzaAVbpLt/nO822sFm+E2ed7f",
-	"xa3eZpCJftv9VtDGu6TZex5uBZvkBd7pt3rtYDPcItv9nWZ2NrS1NDuRGXnmr37nFCuqImHty8LL0rLR",
-	"pcRUHuRbfnPoKz3CQqB3FyfLY9nSeLP5uOVZQHN6mKzeXLlOe/lFR0UaEvWs8njnZBBfpXHVOgHX5P5T",
-	"4Qy7h290zOTa+emr9UqdpeT76PHLGb/LRTIXL1mX2hYGRK5oDC32Y0j2nt6x+feGvTKK0ZCahgtTcBZ8",
-	"8RWRkfnD7wjnyKSXxANY/zxd3RwnXZgR7FCp3jSDPFx7hW8JwoBAtBrHX/EqMdx+fgr6+evT9g/TF39z",
-	"dNOKI1nFEpPpppcJwTcgW0g8ACO0ML9kBOFs/hMxWHcPVzhT1cRohyjKbN8zVF+wls9he88Ecp7saa5N",
-	"IZ8SSnN6CCOgP6WnZ0E94MlXsg/kzuM4tLrHWvGYmPMtEIvJeqOK8/VB/Buia1OQhbUMYGFO36mGNdvs",
-	"sZ6RsWxUvWfmayZAmKuI7kVe6xDwChK4y0lLcbCp0cdS6nUkdRj0Yp56nC7hw/hpYbkfg6faUCj9WyEa",
-	"agXueD+etMBeVju2C7zQWPYUPGoBHIWNyXkmkK/TIQ5NoQKAJMv7vgSJQ8IR1rbRDpp77rVCtHoMxsps",
-	"IB9rlGMEjdVOatFgkZ6GmShrXmEpJ6QnqCTlywgZ7auuYRUTxWIOMIZMkGKBiLLjfeEKpitjcZlvPePS",
-	"603VdYIjdYUonc14umz46Kx/2Sp26WZoDW823zHT+WYMcpXdhR4y7kINtp15DL0yj2E+oE938tNP//Rj",
-	"s76L6/2Pn3e2Voruy4bp9rWz5YwDBq6j/yCKGUclUUgXOA7ZyMtrXprQGlWsc9VqLhqSMttjxuLswjKa",
-	"0vlJ9zTYAIoMTrMt3Vm+uzixlhhP63JbrSZ6xWLygGvkSS0nsymorinXJmeCRqoNJE4GHJyGJ7onqrHj",
-	"sgTa0pduKpziJVbENO+vjLY4dUH30tBNHIciwECrCeOSY1oe83k2iQkXQ5pccRyLfgV5xgWKHXMO2MdL",
-	"US60q9/itW7izb4lj942ru8GrbDe7m+SLbzd2wmehyV4rcWuyi4fqP71TCAb1+sZHEZATsldJPePx85m",
-	"siryZ/qlNzObsp1No9RW06kSIybMota6iSC28lIO77ZVjnbrfpfmgRRrEEHgJ+sDeLJAOOBMCISjSOc1",
-	"rIg3lGi5PB2k7bd8mRLC7VQs+XeVsn5yeHV1eFFK9ecRLtEN+5yQDmq1nYgXJUuNWCyHeyjhrINaXrPZ",
-	"3EO9saAxSC6tpv5lHEd0RCUJOxC0rf7tJkeopvUdX/Nq9msljtjPSof5Hb9fAPp3Fzoqv6wexbuLEw+J",
-	"n8eYE0idjzDX2mOKpIbVLSzQOEGSoa0mGo1+7cDzn/kDws6ry21VUz5mM70sEF8p17fYfMtD9bJ2nK8W",
-	"SacXTjLIqomavPhtsfaKDj0LyJ7Otp0wfiPgh1xN0lmGiO+Ma7rVdB3VDsZPeT5kfkBLp/tVA6XzC185",
-	"XvpCZw78GXIgLsiACkn4PeZqPPGnC6wH83O7rM0hxOiE3ZIIB+ReGV+5QczcbwCUqblpTCZplTfIFmR8",
-	"gGMqgL2uPx681gNS0ObDgY3Fbx4IbFmuVqrKuzs2nyI57MslkZLGg1V5ZoATHJQq17rqYnp9m/y6VI5q",
-	"NleoHBBETNwTVojMT2TJoZGuUI1AKUj3GUxx39KkGNugM1EvW9nFMJ5le/iVL4ISolrhPpj9umI6yYJK",
-	"H8K0lCv2sazGR0rZm7oGoiXBLOygedXe7GzvdrZ3f6g5lKZV2JS2apeEoCkbIxqjtHhHSkOmtWa92bqC",
-	"4h/lMXF/nbMHn7NycoO7mISXgTkvxRREXUYdxwBjdEOmQDA6CBWsSLkE7z9XmfEyReWiEkjZ772e/KOA",
-	"hmlT570kX2MNBKFrRIVISCT3ECcpWgR3Fn9mtCVisDXQOadzu9mci5+d7arVbe1U77VCparszFmdc0R/",
-	"77T0Z2MaaicJju5nt+nGiIx6TAgS1iPGbtQuCYKjDsQicB2BEFIRaAs/RpyOPORLcid9hDnUToEcPKid",
-	"htV2RhELhv/y7xFnSkrQEQsYigEhrBP2AhLLJbagBjrgeBKrJ7ckkIxD1p7wEAghoaWg84Mj1ehms4nC",
-	"hD610ShgEeP51r552Xxx0D4sLXil1vGZgFIHUQcNWARuJvPtnl5JMcQhm2h4fjoYRqpvfepCmD+N4RWd",
-	"M6QNfI4n7Jsfm/Xdbv1IO8FWLI+hZjPmtggC8r+5uHj16uVLv4P8b7QDT9A7NCR3OCQBHeHI+MMKiBff",
-	"tI7a3a0tqILBaa+XFsA1S1RKdq9xPNCpifoTJAHRZgx+bmnWrhxt1bpbCqI2gVzaACdUgg1Vk6bMtkFT",
-	"aG7onz/r26Oh1LsvX/w9TV26CBDAwikyI3eAoI7EkENNYCihIJEcckLQz2PMpXrZqOqcmmILSqoZS3Nq",
-	"YkSiiCaCCtQjUxaHjbmlxBbYKNVEHmClvCRx+HIc3UCgwX3AbiwwVZX6dy1Ir42m72IBTKnUe+awxuPS",
-	"EtSahjqIQILrbHEgt5xjzmS4FF7CNSFagd7+UDAierVxTH8eE/PYzGQVmC53IZyTUZaDfnlDk0J1PANN",
-	"DFYJEiKhlcr+OIqmZSekDMNsTpm3AkXco3DFz2NSCVisIlzYbFGqPFZXxUl8VXW9bFEra+uXRAjKYrB5",
-	"rgyLCKO/Koe0f/PhCq0BUuK6OUetbTSi8VgSsQcBRord+d2xHDJOfzGl8F4qPZ4jnb0EkAKLMpdyYNWF",
-	"YiLq0dRBnlHrDA1WD1Av2paL5dDxz2PimcltNqFEqGfgqdBYEMtFTDOIEznmsUAYzKsmamExa3VXuDAe",
-	"d/ZLN/Yr06dLYtUpE8oZMl1kbsUKJRxQuYcMEHpEoTiny+waqJtiwD0T8DqUULQ1ZewYfNRCjKO2huAy",
-	"BWi40DV1TfFA+26uHR24ugaRtxoiHOEeg0DuiMZEh/JAnC2NUU9JbFokoTKNaJJUKoJKJRVr2F5amSMd",
-	"hU7K68TjKPJq0BzEnrMBx6MRQftDTHnVghvnnELAuiM5pZPVM8pJPAe8gdxh+RVN8u3lJvni9Mp8ASLA",
-	"cUxCtU1avM0GCzGEC2vMtdov3BpzaA1rWMAEcxJL/W1fbedYop1mE91B+aqE3pFIqFZxrIu/CZREJJbT",
-	"PbWrgD6hl1B/ud1EoxGaKKUUpL7RWEjTpVVTTPk4iQSeCt1IA52Oo0j1khpDGYeg7k7JpmgARSFxHKr7",
-	"3fAed72fbz3fbT5qwbxS+PbfROU8fQCWE3YMZehy5Fw4NP6eKVtXsg8rEHqFarrzOeSYk3tq4kUi0TxP",
-	"deejNcWL1oEH+bBgfsqYPP0rrDGU2LOHLG3O8jhqEsWA8e3Zpt02R1jX1szpQRo5BYYEPBAATSW+0eG1",
-	"PSYlG6FWWx0bqwSxieLkDvsGqBW9gZp/goqkswiiCAVsRJA6fXr71txNxjMcHYmIOZoVfGImozEMpRMV",
-	"DNkVAG/DYgKIopGpGq2GGOGp6hbqiaaMRqml6djLyoyWmAHa8L8ZM8C+1rHNuhSuGLUGa6DxE76e3S2/",
-	"cR2/zwpqTE3gWMwaQKYJ6auLxvqw7Yz1/oNh0L8id9KcloZq18ClW31XtysIp31w5WEhaKAOLAvV4ng1",
-	"3eHiKqZ/rjqk1auOt0ptDsIV8/ITeYv5jSjcZrgozc0Vw9BaKr5RIgAtv4BOut5x8lhNtMMQOsAya8cD",
-	"C2JBovOK5JWyJ2Bkmgap0DhYME42ifcQGMsnFBIFik/BBgdV8BSfcI0ON4Qk7jrAhGyJGFOsHpjTOJY0",
-	"MkIGJ2lCl0PiLa/9sTTm0d6J993GGdORXa/KJWnnX3MJDgi/X6HimWFBWw+waV0ZZWFlVbmQ3OfYF++B",
-	"floKlveAkkz6VlqmyNm5n+i3F2XZsHzI9sKcZ+fVQtTuYoBLGxOrmAiAmc8pvtU30H6c4LAOF3MR+7zc",
-	"7juGoIUV9qUMR6Q0KS+te2PGnQsDdpcu3RmXStyRLSLRlzi4GYBVekXB8IhGkeY3kyGLCIQ3ox4ZUqOQ",
-	"cjYRHeSDVJKCthtxUEhOZDDMIJ91mR39jrmvfA/5PaWKGFmwx3gIJanOuFquOOePKPhj4AsOwZuOOwY0",
-	"KsSJYNFYI3sYB01JyWboucSeLzlNtNfDyDBKTxqkc3gmEAkHRHiZnwSG3UAvQauKaMkagQymJT7NxAEf",
-	"kdxJxPogpYw8fXVJrdbFKJWg4BJSJCtMJdxRzt68SoBXifSoxavfttxHDKCF5d2SJTWvpsV/dTK0F22+",
-	"84z1+4LkJcdmkdQPqFKKAwfcXfUKVeBGNIroiEhOBGj+Q6o0aEUkqEcEVdo5aO1IEdR6LmhnMxewk12X",
-	"uoS0lnp+Kav8RkNp0+agWZNkUByPtv4E0VjQW/LW6Sc/gkKvRTu9xlqAkZSxkcxh8WI2e1kf2aoXxkv9",
-	"tuvQ/A3T3Zws1IWmojZ6mxmKir6257s77ebmH1oLSKd2X87kDv04vrGHwLTrZTYzgTBKsJK4aSz3jEVA",
-	"kdczkRKDumyMOeY3rtsKOS2zRfk2qoH4HROxQOIBx7cktFEOIoUMgdiGbMEM+3JWCVQf57ZWqtKYUzmF",
-	"q2isPw5pErER1hdsD8c3MbNAs4b/pmNaLj7raZVCwswXV1KWspINq89BEcu873oFnqPRKAOyULyugfyQ",
-	"jXsR8REOQ0VGwNJpHBMOhpI95DMeY2lfCBhXj1gqlEiGqNxDzuYoRQvH2d4Az2Z9pGiV67iRCb4FiGg5",
-	"IUrVnDDEx5ESI7bUCJNoLJCc0IAgf6K4vw93iklvhUmR0IykomHo93C1O2Sf2nRA33SNMfYHvWsgGcc6",
-	"6mkRJXo1WMdc461Gu0g4J9rgqe7b2bs1vUa33Wu80S67UufS8z6LxqPVOWKq5Va5WK1SvESioIrwSNRX",
-	"8rNjMc3FGbcXp0UWD7jWVexwPy5ch3RKIVVjG1GwYWhTWZKoXet8TmGHyms9qoe2IU8XbZnzqlvSxqv9",
-	"zOe9l+UdejrOZa73Mot0c3xOc18v2uQ9a3OY90HOumGjjeZte2q9dNx1U5NUBDvwpSrIfL6tJaU23eVf",
-	"9nK2sMvenFmrpR/k1mrZ2y4lLG3Z2WVA00+pF9TuqsFLhVvcavW+jcGDO6S75ambJtXyffVjmszuIVs2",
-	"GDRoPi76ejNbjdIxYZ8DFtl/pGetx6I0kaHPYqltKpvtlML282FNXQhLVbpQdjnAmylvabW/fPRqQwIK",
-	"V2erqda0rOest/ZW2tvnzyleSKM/jqJTCICr1tXm3K7K/d7Ww6392tkNkZ7dtJ8XuuG0PfPmz46OtlWY",
-	"dFasp/aB8RsxZLnwqYIBp5NHKUhtW7XuVll6njUSFiK2Zm1TBQPgCikZDzX1LTcQtyuk0/2q9sEyf2q6",
-	"EIuurq8aNpNamitHzBQ2bcVsKzaxxq/xKAajE0atdl3/jQachg107nhpO8jPHWqb5/3li+/lH9m079kn",
-	"GSfQT3RcZTzzS4hl4ZfI5KjYX50j2NDSWdkTW1K77FkaTmUf5kN14ScXZaAx5pH93cb0N0ZEYrU/jW8P",
-	"v4f4XhxPtdcHremIkHEMKVqh+sxfT5GFt5rNzBmVVqWkAgmlWIC7iRprpOFXkB4REohj9hsI9g+SJzAN",
-	"wbWdmrQkS9AI8wGNUQhuKKsmgberta0UEf1ceGnUkbpcniHN+IQOSulTmSkyQzJCa92t7OLqoNaLJhqN",
-	"9lB3C1k8lg5q7zyHHzVSRf717cau+8z5aGu3ofSj9QbqqpFo3V7RoWLKQulnBrshi9VpIBBTRC6AZu38",
-	"9JVn7R4moeCWkslLdqfadvzvfno9+HaFITpMkARzqMC45qP/839FasP1/6F/1v/5v//T/8b+479F/npm",
-	"HXRiGrQ5N2AjIpywAyc2QA+OSg8JVkblquvCaTDW4QmJIl2jyJR7haZUkxjZ70vyFIKAxHK/3ABz5dDg",
-	"M4H0u0YPbKAPQ8J1jdTMug11kMgdDmQ0tb5N0BrX1MXuOdENHoTHe6iXeie8zMoDtnnPGHTWvYKrN42w",
-	"8BNOR5hPYfg++F61aV07X12YS0C5FEyvP4uds6W/Ak+CExuo5/jb1p57OcdOJQNs9oUSAZwaw1b9NpVt",
-	"cykTbFLOgedwVO3Mmc9UgTuZdeggn8Q+arXRKbvVFRXbzfaOpziaD4e5+Hufw+sx/MyJ/ZkI+Dkk6gnV",
-	"j8L0aRLB04gKyRIcYvv7J+zDP/+f/+1/abX+9d/9V632v/53/xNa04lDrusdyEZXBDZTAewb+PfUQ+O4",
-	"R/qcCkkUjeNYQN1kFD6DF+DoQUQwCnA4DmiIQw/1yC+S8BGN2YR56P/9L/7Hf/13/8P/99//1+sNdKDD",
-	"7zlB7672IZy4gX73uXElFZNtieSPUN5yIiqXRLTkfMEmeQ/F9sJ8itlCghOxWICCaiFPLPutNOOlhfeX",
-	"CoVfv6Dl/Lk8cUnLdAk4UXf//ZT5S82IwaliIwrcoMW9TMfv0yhCE8U5qHD9EI4SL/JJTq4uO1s8qYgg",
-	"70Az1f7Dfza+weIXF1ypU/sP//u//M//4T//v/7L2pfZagNZz6vgRt2uHnpjER+qRbRYSWUFFXMuJMz9",
-	"vi+z5Vpxfv7Uq/RWnoddiLnghNRVU0i/gRJMuUBrqYOxue6hscC9iOgcQRO6Akk08xUQY+N1R9xu5i2H",
-	"omBA2NnKa+9l68IfHX9sKd5PDo/scTB9XBCzx2jxSwV/1yKPgbrWVnagrn57GsdEPiexvfACzSxgRVXh",
-	"Nfz+FPEJpkdPT3IRX79kvBAgXHejpUowNJV6YT0hWbI9whpRxkNYBARUjbQurIaawX1JOPLrvgfA+vqd",
-	"PaS2A4SzHmc3JDZ1Tf201i4eERRSTgIjEDKNGGkES04SJW0xjsQNTZTUpbazgUwyKvKz2fiuP9adY27C",
-	"xsBVL0RUZoRvF07D8tzvPsyh89g13MtD82RR+5Sn12PhJrRGT9PJX9btv6zbf1m3n9i6nXn+VoxiflRw",
-	"C32GZ4EbSiKkS8IcNC7WHytzRTV0giWNPfSKE3IDve5PubpZAwjW6SBfNeGjA/IJvx+jSxwLD/mQsZL9",
-	"qP7ykG/yV3x0FoXoUuI4xDxEV1doDaPWrhzW1SaN+RT1GLtB6QhsJNC6h3yd+OKrUTHVD4zaR4q7okv4",
-	"QzUWsDgmgWL7+gXPXJQnrCfUf68mbA/1iJCmlnqfTFBIRRLhKZowHgqw8wZDzHEgjWFR2kWJcHAjwBJO",
-	"0ur1McFcNUdGPQJGDngTjDVDDKG0a3ot9tD+kMZEEA+9wQlW/4JF/ZZxgiGId//Nt/C18FAwZILEKFEj",
-	"IHdyfU8n5Ko3IGaXCoSRmMZySCQN9MM1dku4kHwc3KwDvkzMsq9gVFSkw3y0XKPsEnKjXNqOgLW748Rz",
-	"bJVEoFKJIxpUO3/lCCiKj2izdQ7ERIyDodFKSh09DXSidgRNOE4QlgjCI4QNF9dm/mfCxOas0diG2jIe",
-	"6rS61E0CP0E2q1pkyZjOot1D/k8/xT4AAEmbbq8Yuc4r7EUsuAG0FAicC9GtYnABjiIo6a7r+09m8VKW",
-	"s/1isgksW9X0l8LLDrtWIuVSGU1fpY5cNeA4ltemtTGPO5TIfifBHI9Eh+GxHHbglbp6pZNwUscGioGE",
-	"1wELNZT37K+d2mUS3UVnL8kP3333fe/7y50Pd5e94+7she+OoLRQaknjy9CknTYXrJVIWCzIvdAsrqVF",
-	"e5iHNnFN3cc53PgbEl8XiUAjWiwng1z3ucZyPZfOesKOcCAZP6BgILgH1I7Z2q3ddnNztwS8vzLEcFCK",
-	"FnhJ7+pwW2rM9tQzqfafxOr0SXUxJEnB86Lu81Vvcp0nZ2uplHejYRwKN3ervbm1vQMXd0klhgeXVSjs",
-	"d7ELTy/dwv09jB9le/+Qm1Zc3qWLeUnkOFmRRzCZqGG9K6sM5ZuHnY0NH0rVaFnH1CmoUl1OkICTkov2",
-	"JRZks42uzq7OkX5nOXKMactzh7x8Ob5uwEt+Zyp7ON4Jwk1hudVZPhsvj7bt6tcux6MR1jzvAXbMihmZ",
-	"czMrOYuWaodqRS7Ue+pWyjOPUnjfssRFOyGjT840Y0aSQpQv25qvSlouiaxEVxcsKsUU1nVunilRMSKe",
-	"iSIwlb0A9UkObbiOEk97pM840ZnZHeTfUjIh3ARweMjXkUY+wpFgOqFbp2GQEPRLH4cjGpvHGpFTmBEI",
-	"D1mszjRyB6A6UcQGHvKhWpCP1mxoBgNMDRvwsK6blKYsktDFhcSQJr9/x7NeY7fcJayi4ohqkmAteu+E",
-	"c90LjS4rorOqc6xyAvcID4i5b+5dndRofQs7Ksqteaufrsy8Uip/MenZDMKZUtmhC7FcuepLDgZuRdBz",
-	"G7+ySjFvXd/uwajmadculJvbftn60GoFWfMLFLEBW0RDZQszl5jGKzVUbp3UFSrtsMrmGdH4RtyjKmV2",
-	"Ig0Mm0ZkGkHCevrsjWCxny9nvNloOgg/xqx0gCVGx0rFg3S5hDPWV/w4SSLDNjZuA9/AJDnNT6Sv66YI",
-	"QCDCAr3fr785uzxcb6BuPFVcOMD/P3vvwtw2jqUN/xWU9/0qUg8ly46T7ZZqal+1LxmnHdtrO8n2TPKZ",
-	"kAhJiClCQ0BWtF3572/hHAAEJUqWL3LshFtb07FEkQAInPt5noR0B6x7haWUotdDwKM+5YnEzj7Hebp3",
-	"uOdI8QuawHLTWkVQ5EZ68w9mTev882Zv9/le+eIlPKMvJEKSEm4zZ4CWQpDNFrFJixHs7oivtZj/sOjA",
-	"pD8Gbn4hbNu6APSlomosn/4qJUIhzufq5oe+2kn2HMPlt2DDryNfSbnP9dfCuvlHb8M/ZZ7Vgwq1YDMv",
-	"2LHzgys6GvOW03e17wsMuZXN/I80jpnSQj6l3TsR1rKUoQcwSoUSXRETSiZwV9iTcsTolY1Gg1b4sKv3",
-	"3QuJfcL4VPdj6UR9AXiJu+iWFsDJ4d7Oh93D4lJvrQbxe62GsBv6qhBw97pLR7z4Jjgnwr52BzTps1tT",
-	"WuOtAzfSwubxHIGmW4rFb/Wk17sLez2uguiBu5QdMWwAlzmNhO+5Sbox5UOozhJJlwWkMyWMQ9+HHScG",
-	"rgxOcJ0cKgnrLEmXpukUQcYgaIMwxaSCOk5/HvIIwcoEfITggWA2gBWhHw1VJYCqjOZEEk9tSiXLwhRg",
-	"4UR95piaDxdQzsJVGRMzLg+LSAX+AV1D2qe03+f54RYFOHJQ7MXPzQOvzz/Tv2DFh+qlupPtfieYrmzr",
-	"wEZ8n/IbD6C323AXWmFAKqHpSPq2iWuw+Rf8F3Ie38LqKhHGVT0l7yeY1iset7ZLVc7oBki6DmIxiADO",
-	"AjGLXl/uh60WFvMEZnEQ9i/JFbscp/G3Te/a/Fr9Fx9f/30rbAJGRp/ZviDLKKuP6YiJUWygMzPBTCV5",
-	"e35yDFfgwZerrHrctTXHhWPWbx9D3keMAuTEbraeKMcMBNTthWzgxGRB6Z6YWBBB7xU5A8bIY8Gjnesu",
-	"3wj0q/q87BXiiiyIjY9YwqNatlFq8D6am5v/lX12CZ9djlP+93q9HjYJ0Idp2eIdkEluQeAX9dWg2Gb2",
-	"TuHx9Gcx++LybnomStwZ8RbbFxc3qKfvajj5avKWFhP86Pt3FeRm8MiNBd6z71eDigL9hylA9c9JrYim",
-	"IBNPuISnS4WUs6bNmUNcvY8vd2flIamEILbCqp6MJzS26g1SCY0oy2P+zsq5wkFiiP12WBBe+nUGovns",
-	"naMJm4m01n/ZCDa+iE5d71JwmPV4IOK2MVBqJJubmxDsr3sEwZselft8bncm0jzTdeBUXUtLVMSVJJR0",
-	"Yppc2U4EINeUhguquK2hkE7STHDVc4xrfD7uuAHu6zvY5f52e8accZEq+sfFxek55GcBLvJaz9BayxhJ",
-	"IjSKUiYlK1LuuZqgnV9ziW94Q//V3Ny8Td1hQmgHYCsZDAqxh9FXRDx2+95D6CCHP+GvCfidECdMpKJx",
-	"jNz3htmeJwDyxYiiaZ8pWZ0TbhiDNW+pULrhG9ljMb9mK9BwzORWlWLDkSoI7rTNN2RII6ZlUY+mGZLe",
-	"qzppJ8T8mkCaSma1B0MBtjC3axRgBsuVhEmWXvMuI1KJ0YhFXuKtxxMuB9qDQHxkQCRVKWcRxlxt17Ak",
-	"MaOSWe8PGWugqnCkPZwZpMdXwQ08RHcB9x1j5+g7WSwOHSxpTKVyK6WEuApwoSSqBeP8wfHRuztl1H18",
-	"xUaKjGiqHEMO4BDA3ObmU0g0i1G/ecCpwXR+bD0gkgJYOij3JBVKEpHUtr9+JRjKCgglKUMVpf+t10aM",
-	"FX7cG0v9lvBUBsTVm+rtDsOotogel9GO1DJWLfc4YOdfmKzXCpJp313v3JV5rR7+T+0ct2DNnpsQw4gr",
-	"+ad61czxKCI1+mi3eW514SSg8X5LlzZhX1d6nL7OPY5LEo1Zk2yZsxEQx+sUkJcN+2/IiWyTgRin0rwY",
-	"OKDK33TmlnhKLaVJ0kWxFpkF1E/s8QTp+W45w9TUAv4uomnxG0P8+C0gerHYaKzL9JNfSHMsbCTFX3bI",
-	"6kBZcKUzVcygxmsbLBGKvL84qP1KOgx4Jt7/7eDgYM9uUpAzgP8wy8HS2N5ZZS7nC4LmF7i8aixvNRF/",
-	"WFyRiEcwg0wgLBECi+L34QhFUGgg6Wnibx+8NYuIPv+VEE4ri1iEZtvsqwfyEDIekUqIciSsNs2G4tBs",
-	"29Peu30pmSbwDAmoHp9wxKUWvR4Y1VpXJhiBTWiMgsQG3VIGmiFnKJopQaLDDFjvRxjSzZlx7qhhLzBH",
-	"7kL4TlHOHv/Z8zm3A2a2t5XJOQ1yoyOaV/Lf1xmdMThWd0jzP3wCTunsTB7bMc0//37OqTmM/IfpkFzi",
-	"4oGS/4MnBeq9beF1rjjyC/sCZkinpDsQImP9g6s6Y0VCU6BVV0yqkFSkvoeRw3khhbE4Kq+wZiEnfeYx",
-	"V/JMz3WJeT//IyiBmr0uEpMkFjSa+8LmJ02xz9zf7ql5/zR/E+Ohux/Zv29a8tMMP3qOzQ+/Wrzi4P8w",
-	"CsC7BiZLL75skvCX0H8bFQWsUJggjimYJEJUAxLmXHDEvMbx528AB4Jqe3bI46nef/ZkEBpP6FQaVhht",
-	"oHZTphj+jCckdKI/t0F/mVm+X9zC/XLjklnT9cfiUn/C+9w/x6tu++yd+YGNO5PHzNnnkGFEHx45M3BH",
-	"ZvQb/pkppjnpCggV6EccUB6P04K40cYBUgFbWwUBxlMxCYjQAprG8dzTXkhPc5DKjBjkSTceRyyqtgj1",
-	"Ru18GsOI0aHdKz2VBoC1bTVuNO2KPdj7euSrVmtG2IATLfWmXIzCDntuTqLXsybuVsN4z4Vrn2ZRC2vr",
-	"Z9Z1uLPVIG9EwkLjWSFXHYY/cE8h3B/cg5JuzLVqcsPiyFKCUSi8vklgg4Z38MQeKBxYZEqtmDu8NZ/P",
-	"8lrHpZZ+Lri2kP6n6OjlNtFtaH+KVuwJWPM5uXdbi37+9S83y+BIUGcyiB5aAoGljcudMmj3hV5hredm",
-	"DUA4GQUmSvX5l8Y/c1syWG42Ldk9fuomma4Akj7nFdyEI15k0377HNxhz5KKmgjcD8YR4ykRk6SZ6cvp",
-	"C+kbliDW0QylcI9qneyD8Wp2SrfLRsoLisvsI6l4HBeWfBWs5dOBxyuUMXdFyjM3u2BS7d8N72xVmege",
-	"sad/MxuLtsc0Z28WeQNaa0lFh6N5qXh2sEtevnz5GwTSkdcKNtyAjkYsuTFYvEi3+QGs7OnB6mu6txRM",
-	"rXBdh0xKE9CZ75j0XvzhKlbAbB1t/veBe9iSudwHNGkX0tQyi5dIMkqZNLV5BahIJpM55Il/761VPYRQ",
-	"/z4kqZb92qYAAAtj39W0cZdTiEitZ0xvCXbnOGWYgyv2Hcrkcplcdsnl+XJdyzN1rl+DqTgFOIT22DL0",
-	"zKhFbfBcsSmphF0uL7WWu6zX65gYoEQyKWEYqERMnezbjxcQKoOXDRsUIRfciPSsNlyBWht+fGFhHuaG",
-	"4JWN5J7jctCuLQc/Z0k0EjxRpIJpEzuHalPblg7hQs4WE9vMbA9yEV4p2w3z+AZlkD1h6YJoV3nQiht0",
-	"xP+vVxyy4fC89LDkeDQSqZqHnzzUc/LraSWpnO4dYGcTNOXTGOuAHVKLhZwE8wTPI7qTMdPLAE1O0Eow",
-	"RfbKT8mn5D/+g+yKRF/LRSI/JTXyO8WInD4TTeKXb9IR37zeCuum5BKiy3oqaHJ36ZDFu1SyFnGKSBKn",
-	"9t5f7Jod/s+wBaDMkoR//vnnn7V372p7e2GLcHgPPc5SSd6/P9yTdT0cY5/okZBPoNY+bTRJvV4n38IW",
-	"GdE+T7QLBhY/wtCHnyAMry/TPxnRPvu0EZh/nfP/NX8poWj8aYN8C0nl32NtlAE7TIjbaisgHlnMVr2+",
-	"1WgEFjGPbDdaJGET2Cw8laoKQ91PU5HakULmx46hKyLzVKPO8A/DFfBp47/0X1YNmj/ZVy4VT/rmT71P",
-	"udLXkm/kW1gnob4pmJhSaU3SyrgH9Ifhv/SD4SXNPJl8+xzWyUd0eMLrrRCKbPEl2uj+UFyzSB/xlOk3",
-	"HAUQOE/YRB8MmXedKlSS8Gz/v9/vn19cXhy+2z95fxGSCZXVJhnQJAKqf+cjQUFvB6vrtXA2CdI6OeJX",
-	"DIi4qW2gng8vm5AK7mrf0NZfJtDZh6a6F1FuEt5PtHWNJjiZijGJBGRU9YjqZJ92BybZaHKyuJcQ/ChC",
-	"Ym8o68e2APQp9fU1+DqEl28UF+mIiDNJUqZlrpu1MS0qO40GCT+0jw732heHJ8eX+2dnJ2dhFSckhR4Y",
-	"7kXUJHCStVkBwl5a8HMWeWILckD4I8ASYjax735HIsGwYypi3Vi/Zp/jwgTotdcdwm3qn8aNxsuuXk74",
-	"FwurdXKKutIbS8XvSgocg4XEf/qNnHpuKKJd7bys2rfixgwLPvVfDXZQDGgKxzu5kkDZSyYivdIjBmmi",
-	"Utq9QnRedx+HdzVWw0spxmmXYQah1+nGPLICzLwpDBcMucIQ7RZ5x38PMlICc5USZAcYRSs7Wy9JeNr+",
-	"8+ikvXd5cXJyedQ+e7MfQti0I6Kp1elipO+dcjA5sgX/teCsQMgv5Qrf0gB/EEFXCfFxAmDY4Do2tTw3",
-	"V5rEO6lQy7iPCj/Qm4gipWSO1gT2K2CF8WQ0Vnr/2AWZIldHh2G9RIukdELmqykCYLJIGJHjNBV9vU4M",
-	"QCdJJfy08enTOPq10fi0ETriC6CCoDwFs+H93xqNRgOipond6UVb0tnkLYf2ZrpMlYDQdKxYyqI6OTeH",
-	"BfULmnBN4gFGhqQCiioggNUpA8fDoT+ifRkQC9NsokhVU+UEzCOpiDMsPEkqinZQr/KEkU7K6JXMwue4",
-	"/7F1OIlgX/ZTOhpkvCWSvP/bdmP7V/ge/vkb/qjDXcaVxhDHT3nkDpBAeGn4Qbteh//uu3u8fo0fvf4t",
-	"MJ8d7B8cGNrK4kXFPBpy4WRQf1xCLRqO6IvgCTMDbuy6hzX2EA1jKL5wN/M6ORJJ30D1kYpnzsDygvaR",
-	"3snCfaklN2x0bzFhg7btzjDNII6rnEg6lUYMF1jZIQK9e1y1Jqgi9QnFwAvsZScVh1RpgeHz/oBogUy7",
-	"1qgktKcCRWPhc42sDMwexWqf/jimQFSRoqFsZjaiauBJ6yFNr1ik54P9ZqE+y7atQhuh1rStGsRDuKrp",
-	"5y5eSBILs49T3jXYIykA+aWsK1LLIaQ9D0w4mGJDO2B9RLEujhzntZC+GO/BItNDhyLEinzjVEJ3CNEu",
-	"gmXC1bYjSYUWGGKsADcwtGZkk4SbMNFYiKvxCDABTN/+Jlqpm39p/frNNO776gYeW7UMPRKVBOoIo8/R",
-	"LkXoQKEs/a4a1GJ2zWLA57xmqQwJS1Q6baHuMer/HxfvjkwZKyBbgVmHFh6cGHOZNge0agjPgKBiyFUN",
-	"/jcM/I/OtBuQQOUVzM3/RupXbakLoNa2KxIttHkCKm+o3ZXRKOYsapGd7d9IeNa+2L88Onx3eLG/F3oj",
-	"YCqd1tpaEwCa45Cb7CM6RJ1x94ppCaxHjTklZ+BvNRrW8dFby1TX2kFNBiKGoHcLoBtqPCGVcFO7UJux",
-	"6PNEzxX/TFmfS/38KnnZgCe5IsRW/t3h+5b6Mvu8FrGBa0leuU+d1ZH7ObwXU4Xcmfr+G/AkT8FmA46X",
-	"LkL9mKk6o9VM6poloEezglwghDJLmmvTNMsoerChkMYq1O95MuBdFBRzu/MFYPfkGkpFUrUDz0Al9DN9",
-	"hAx8V6TirU7Vr6cARw9n5K6Wgbd+VhzjqcGRc4nIFgADnkqlJWGoQnw8RymoZpAd5kbqnmvMVQor8UJC",
-	"n6myZTIZ1RU+Gm4zM1/8mZ3p62ymgeuopfJKOuKu/Jz7seho9WjhQ/M72lSSk4vdUzJiLHXVUBahdpyo",
-	"dAzZIfeLhIT/UzsQ6YRqEaf/FWZli/omKHa7Iunx/hhy+eYWo1R8ndbJ+UCMY5M2tvaqtihTUjljEYeZ",
-	"kHGSMtodaF8t8I6cFlxMr0wqxv2Bw4xCR5ODWO+zyBM/mV0P24Fn7en68s6Yxwoq9rPrINAFpfY+7BVe",
-	"6vTeq8YWCY9PLi4P350e7b/bPwYRg2YOukNUEVveaKpI4T4wtFy6TJ8qZ9ZZcQnxIuvZ2WM2gYzf1a3S",
-	"d6SCLiPGOTxHCAbrH0QZkLAIUiHU9utYgl4NUxHrD2ycK5RdMWJSCzYQ/HV0s9HhhA+sn64vwZGcjtOR",
-	"kHhbj6UtRFqv0CGCeTkmiZYP9DmYibsUZJ1czGYWTRWxD3yBZ9CRGS7MQZKPYLg7MQcACEy7mwoTU5b9",
-	"EBbXBoXaGdajtm2SsG3CZvB3kyCIqrGH4KQ7+yeLVDrhQ+8SR4R9FX6t2fWumTdj6oSz7Z2563iF3hYo",
-	"mb3naq9Z4nppwdGGD62wcr/1rMCXJDw8Pn9/cHC4e7h/fHF5vntyuh8aH2NmJ8wNFTaVMULAHWBUKoCm",
-	"wz55xIoz299OHgroaKyPVZ2cCfBT7ohjV0HbPvylmTIahW5yEQlpQuOp4l2JX1U9tLsK6FaMq8gmeKR6",
-	"k7u4YvZRRtHhPvJDlc0+S/Tbmf/CXY6hS/N3NYPUM2OwGHpNRNeDYYwjrnDQQQa2x5NrrkxIAgwAQ0lY",
-	"vRFrr7UQa6+KNJP4VjosFhNjPMfLNsjZydGi/eE7X9lWsLsQ0SNsu1V+H4PBoaWBsNiGLaI3AwrXPOoh",
-	"xuuG4to8akhYgrAUPLXTkSandC2uzNa8YlMTejGVLQa1Xftk1GwcN/tEQLMTS8mASrvr4cXUsI/b3/Rg",
-	"WuePqolymGIKh4tIKuGb/QuyiXeKRV/vCHMRvB+DyGIXBHvtzePNzGoiiadNgvk17VHJ4siZEzbaCLpy",
-	"Vr95o+3Tw8s/9v+81IqwfXR08nF/LzRO25BLCeXVk1To/xggIVx1qKaA22lzA+Redt8tvVMg6ndp7g88",
-	"tO4OuawGeLdSmBjn6ck5rAtY2L2UyUGYeafmE/PDPr9mFlxdyzgjyT+wVM+WJ/1PybGJLtnALzh2Ltbb",
-	"NbnQIaP6cr09IzZKWRd2RfYSuXQea/a9XXnUSjhzSsI9cwFsjQGjEWZUYt5lBhA8C/tvNDeO8PMz1qud",
-	"pmKUcqZoOs1SJv6H3zzmlcwJOJRyrKdomr60/EcEJYl5lest4AMZsQSAczZe1rfqhrRiAPmwTeBkQ/cQ",
-	"ylEKenqsW0sqXn5E79k5L7e+YbuFN5HGfrM+YXFcA928CajvDnMdVqmGj95EmSw3/zLS6jD6BhDuRXDE",
-	"Zwe75NedrZ0siGUcBRN1pegJa/Mg9yyCzzJmdLaG5mfGkjYDaHoJmlxaqGCkaEag9wb0nJ6VVie7J2fn",
-	"TVTFKe9zKJNyu+sw2mjqWebsjXMY5zvL/abflo32LqwYyi6xcMGH0SlVA6j+sXYsvPHtRsOm7myRiQcn",
-	"+MXgzGHm+kZk4iXDhkTh/G5yBHEbwQaeEBgVZkVruxh/rLW1DVA7gQVbNAjz6038qfkl/ND87luwMROs",
-	"uOlW7nK8OncDF9pY+SbZL2ZuJJm6xU301bCYO/jmin7m3vDm7zTyqgp2Gjs3/+RYqAPLzbuz/dvNP7gQ",
-	"4h1NpuY50PT/apWxHZpmt1xyfqP5r8/BHUVQ08YNXcNeDGphTjAFNkb3/uzIgmah84XtfZhmll1xjRI7",
-	"E2LBhjS4282NE73fC4WK29YbwYaifcBV2EdPTiQSexWf6gznxPQcVg7KvFsJaUSlm4HAsKOKtXcIAZvs",
-	"sUSOez3+FWo7Uq9KMFfxoNVW9UkK8EwnQynDs5DeC8dciu5SdP9oorsQ4s5IjmcuvI0g20Rg+eZfGyMh",
-	"C0TyO3oF2VWMoJmYDERW9O9aWAGCrDD4kcEPgICWCVig7IVvXyAiCZBgcRsPRyiTSs4J3D3b39s/vjhs",
-	"H52bQDO4lFUQupkMgjAqAGbXeOLiEdrNbfmRrZv91znxbGMeJzbisYFVuEwqi8vwIPLU3f/CPBDPflbw",
-	"a0o3ZwT6TgGUgrlBipXSnrAtpeLWCu/Lq2R2ODGGg6hgV3p113ie/X0Ne7WOYm+lXQB1cYtUaE72rBJj",
-	"qczFUqouxzM3TO9q/9BV67nofnM+PhMUn9Yfdu9BY1JW06YF/sySbASFO+UzbMGXN+/ac5RfJ0k8vZsy",
-	"b/x68w/MubhAsCL82Qo2wK5IejHHpoKdrRUmc0qnsaDRhRBHNO2z72Zs5Mu3//U5r+Kt0Mwi2wv0uX77",
-	"fhR3o2lJhOrup5cqE8FQ4Z5Ldmw0DYuL/saPyBoZD1rZZh42IyoHHUGRx63QW7oQisbS9DKTEUu5gPR3",
-	"RKeymUv6YecaqeRKpSETkAdJli0SpbRnrIhEKPNLRLSyCQubDccwKlwBxW6ATZDlErPioXESCcC/0JdW",
-	"A3LN2cTB/cxVBQSYH84l7M21p3sHQT57SSpQlmfrJbCarM/wESYJP/cUPYmmvWfBOnGb1dYrGmQpa3MX",
-	"aGs2OQrAfUI0OFJpoKGSiET7qKlxQSO0WX755RTuV//lF7IHWcWUQcW3fl2kEvZSMTQ5VCVC7IunAE/V",
-	"EWqQ1c7V8XtLTA6F7SKiU1J5f7FbbRFzIyXI9m94b+MT659BuSgWbWHy3Owa4wUDwpIB+w7MbbPStba3",
-	"x4boZdOEvHz92lwP47IPg1EEWFKKM0M0LbgnLBNcbraSNViz8rL5CuC56jw9R4zHtwglQxr3RDpkEcGO",
-	"ncLyXSVE3ay+Nxxb9WIxTJqm1Cll5H9ZKqR5fwcpk4OESalf4e78tqG27SjbQtxE2r0EjX0FUyAC0TtJ",
-	"76E6+aB3bDCbm8+OAFQ/w8GYfdCQDQUkkSLHA42pzW1T7CpJxXXMz+IN6kOSG5BJsZtftkg3pZMYMhVY",
-	"zXlFxklvnOJHRkqYwaCdj/UfkgCKGDQKRJTHU3NRKg2MnxZaKD8Dk/PXD7CIJZ7JU0kElNhCuxhXU1t9",
-	"iQPPiie6wqW46ZBBhaOrMjRPeiHJtYjHQ1bkRaBAxsbWzHOARBJm+GbTwsUxeXvNnpPfc8GcmY4zwHKz",
-	"Jxh2b+Afd4MX1Cw6z7kGvI3txvbr2lajtv0KgKM3mhtQopilhvTb2PBN0lw3ZVHj4exgj+hqY/VEUtEY",
-	"t2rbLxeMUYlbjXCdoS73Ct1LdQ3EBZb6yR+l01XgdC3/yfskY1PeWNVMPhBph0cRS56oTen2DYEGKulZ",
-	"lG4noUE5ax86/r+5kh5gW87JH+Qp8yxGrEnZ/Av+uyzMvgfy2Mpp28qHQtiWT1rRLOLItXA18TooWdDy",
-	"Wx9xc721lUBAufpGJ7FtvSVIU9SppqQmCm0V5Y3GqdWzWJlOp64CF0b+QmbNfS20/4osybn6N6wBhiIj",
-	"Mxd7O98yBOR+fGydHAvlddVVbFWKtoT04nAmgTENQ2aZ6rFazhomO6VdWNqFpV34c9iF0LmfSf/bJvj2",
-	"UaZjei8oTcjnYkLmX/seneZgaEor8slYkc8ib7rc7Dxlac1KzEzOrNHyHPHaFZvKhXbmSRJPDWYf4kwY",
-	"Ps0AlIPJW1ShuhZVhBasWJzPMxRdNU4TmySsk1DbIu8loObmmu4MwINti8rZaI+WNIy5VO0R/0Ovyjor",
-	"6OARpSh5KqJkNm/z9GSD3iv2KJr9nRMO9qObZENB2iJYUDlwjN0k7nwZXmueWFPSeRYeFYP2C0w5walJ",
-	"VBqUHzURB7SrRArdSVWUBy3s7AFMDM+iDzsimtZn76M9lfmbz9/btfwB6LVta055f6AQncL5DVU0Uf0J",
-	"ublkEo1LkjX0oCu385K8PzuqSdpjua757VevSUqTSAxJhyuwwbGPH/CYqF7O83+0a/qyAZWDFglHKevx",
-	"ryAKkVgAiCG2vbviQIyla2o0uGGl1nK1o111dAwSNtEjfjRxid0UKM3WVF6BN8+TYK1UYPGgFXOAgAoj",
-	"WSawzYUtEl6xKcLWAFc4NDCCN1gK9O8j0O+YV/9x0uS4Nb3jvlB5zObIYdfXTd9UYVLcsX4vzoobS3Pz",
-	"L45hTTQki9lk8rKooK/IgaJpIVYnH10vpo1/pOME+killoo0RjS5pMsAKsz9ZZpKIdhlWw0xRohWLuGm",
-	"kVTxODb4GsDpJVIyHgGOTiMLxLjUMvSa0ZSRlGG1nY14xo9a/oaTcKL5dtGKw6ioBrmgZG0Pl6plu+xy",
-	"L86GwEqh952E3vN3iXF/3V1smaN8V7Fl8xELPeRjDyDvjrFH13i8IPYILqkbyB3jjgc8VkBEUOziO1BF",
-	"03ZpzcuM/k7fHUAfulSyGk8kSyTX3oj+OYbcUz4Es7pCkxweCR2NGAXmKyuPfdxGNeGAYaLFL8QJiwKC",
-	"CDNZGBO0X/kopq92CsOYNywVEDiteN05/19WsJrnjKbdQdOgr+bgKrENHphaKmjkQ9ydSuR0+7TRjig5",
-	"Etcspl32aQMwA/AdANwmh/5ejuRvQcFbAKoKrGl66TkPFkBJj4v0BQM8GZXyfkqHhCcR+2oRXuRApMoi",
-	"W3VpAoVfktUJToqkTEJeSr9SleqBmUbnztSoQ5eWaFrqNT11g1OY4SzatEwPCNu1b4j/6kwNhskElqlq",
-	"V5FqH647wPq0lkEek8plKcN/h7iVtP8UDpmidUjbhgHpiTgWE+McwXB9pVS00/6d22U5nrwGwPXav1/e",
-	"ZYvZcwzUWOvt0TRPwk1dxpbKYoflkSVPwTj96j67S8A5p9aggro4yrTT2DFpY1P2YNEVElFY0XBfLYtg",
-	"HAtDGea6dQUzzO3vEM7YevBBLItk2GssXsaMDX9kSoRvOpzuurKz7+kmwn762Eg7inyDZbEInPUxzLer",
-	"BkeWikmQSzYxZz/dBJG30Pt4eGcDnvdg3sZa25j1SMvsWWnhrBD7RHjGtZs4+aPLhyNDgFts+OyKeDw0",
-	"5YuAzmuda6wIs0DKM752JQTn8ZgOWUj+TvCvy8T+iYVE8G21ZWGPzYP6gvBECXSRIqpoWCcnSQ58Cqh2",
-	"DQELjSIH1V0n/4DNSGjMqWSySUKo7IMHbYY9ga4dAr26AQYklOM0MdcAe+mxu0p7vuYicHPbGDEIN0P9",
-	"F14DX9TJ70DdEvPElMghqnrUIop2ZAFINXRZU9JlcWzJ0OWIdpmsw8rgT2awsK2rqC3NMIeqbaG2zQ0H",
-	"Io4Ql8yDk1YGSVuSCp1BuDbY2oEDq67X61UDnW/BeycGUc0Gui/2/+cCsp3uKyjLTERSAwp3GInMItco",
-	"KQJCLdHxv8dCMVAEC1nih/SKmZLLGD/fPf+QS4+G+pt6Kib/Ov4cGvwNgE/n2s0ex4qPaKo29frUYDtl",
-	"oF1wT5NQxZJOuBkgguGmDHdRCdSQ28Cv6pR0qh8vhV4BuJMP4QqjpNhJRhPCh9BxRgExvyPEFZCswyM6",
-	"PKHplOihYffsAKAlyRiIDrNFm380gGsD3GALu/O2GoCLL1LyqhE0Gg39YmT2y62X6/JKUIgsUciF0TLU",
-	"whuzTkVh/GwRY1UxkWgKrYKJjQ7GWvJNsbjaFaCnhNE05vpcJN5ukECjPUJfomjY+uu9MdoDMNVstI5C",
-	"HKcxSwmFhsYid61gqyLhWVdERofrEXq/Qk60jV82f7lFB7h9SYfwyg5EOnzsPDU++QzidKVlVHpmz98z",
-	"wx3tRdEh87t7/uH2PhpK0rU4aTcltdegF0x2N/NY15vfLVO4z0Rg/HY/mJT2xcX+8d7+/uU/2ueXu/tn",
-	"F4cHh7vti/15sBSX3UFg31zvlzY7AfnYppYy1i2WUqm30wMBq9xvFLP4KAtnHwYzX/7e3nuz/3MhpSzb",
-	"GgVrg5gpT7mg4O7hvhWLClbSJMECaJABm6VgAboBof2y/QvaD21aJGWGy9UCUybIkoVg+shFYTCP0T3j",
-	"2ue29GHUPzMvJNb0TwP3E66qLRIe9mrHImG1d1R1LTYzzzohXzZ2PEoMKN1dTylEn6l7qbybE7SHPT1R",
-	"mOfj5GdvY6fr937TUYZrfrRsy8sVFeE7EUEN3kbZqrRmMfoG2FZXkKH3zxqP1aNY1EgUfX+Len1J4zwF",
-	"+CPHFu4ir0o3oYwrPE3x9d6wwt/HCkSB8YDxBMsLsgRd2+IiRBCiDnL8zD64ByRPoOgt67dn0QwLnLmT",
-	"FEOGjBkVSjrj+Mon30rJF9EhXHr3doSECPthMNr0Ew17XoD/AGswiUzhPDSOORablgM0KCZAAVw3JEAh",
-	"+4jIYUsSO8yNXKS2VL9Ozhg16CSZBggsmgcRQ65IyEcGh2MsWdrus0QtsDH1mzgS/VsrgQeoIIV6XDds",
-	"w32GC7Mobm625op1i1srxPoLB2Ggg0UKHWaLxyJSSD3cI9WQezy2t6UMOY6z4ei7LBqFvRri+AvW5dU9",
-	"lwXHBUOxj7tpODPr8pAviULexRRiw/Lw4cLxLIeAqOmf3vo1Odz+G569DNph0ZPXy2UScaVFzLSslC3r",
-	"SJZbDaBjcpxeS6BmZ00CQFJfaBE42jdnDKjBpqcwN1GLLq4mOR9ZHrSMyBV63ewtXkgE+fGx6jfpaLT5",
-	"H3AN+/s8zWHTEd4Dk6lSIiEjAOPhCjB64IZSK2agpNdDsBUjyHKMhXE4LNQfgaFqyxpEgGTLds8FWZd5",
-	"nbTJWOqPLCq2SB1W9gz72FYDiicOLxBX6s3J8T6yj9nHIN0bBLy08iedKUnExMv9/0bC/Xftw6PLw+PL",
-	"9+f7BYYBvoFDt6BrKhHOHtDGV/7I1cGmiexCL/BSuMR3aA9YQj0oWnLvrhSZeZF5H1jvu6dz/B09k8HR",
-	"VqU5G7aKIzseSIStbXNDyvxgCRuUNdGSZ89lZeaO5c+Sccm9PUinbDXuzYLgi8j5LZGpCzKhcl786tdk",
-	"RHCTUHkFbl/GxviguyQbhvUgFw2liOggpwp+MkaD3Dv+/NwiN/nSfOy6z1kyfqgmx+C8EdwE+I82SP2L",
-	"4Im2S52lBTz/S0p1B6x7JfPsGxWa9kWyzaOWz2FtOzZziIXarcFkG/J12HtUwRhKggzAEWwTvbPVRNSk",
-	"YiMbUyEiCeZgbiqUXJxcnCJZP8/OCYLaiySeBuTsYJe83n75K5FYkUpe1behtzRMGRALTc29sOZVj6Ba",
-	"Jx9NNo9xNWBpE2EYLj6eXB60dy9Ozi7P9v/7/eHZ/p42smYm5WC/rhmNpZ4aoizMTghiSnVyrmiqPJSh",
-	"piEvzrhiK28/XgRkP9o7bwdky8HzVA0/f54ftmJAThFnQZ8XZKlvkpcNiPUNR0oCRqW7EfyV59dfRgw3",
-	"358Ne2c9xuCRvvd3ivivbAiWDvIjkxV9hAOHokak7uQZQqHsqOnbYVIs+8zCSGX5en3Vg2juNQxrEYOR",
-	"T1cUFEumn5HFKL9hClbFMBn9+OmfnBFxjs7MYrvhc84SEOMlcZZ9G2VxWD2uO9mprJZWrqCVQHiGDoJO",
-	"JAajnCr7+xcyr8FkvgUDimnyN3OAeZh4MfEWoME3TRrZrc2okA4/9xRTXOTD9JAT0NSORN/MDGwSqejU",
-	"c+8fDY4T38balKsYq1tp14IK2XNcFDFWLX9fZIu/eMFLtVmCwX2XQDYIRDxYd/WkIFSDh/4S73Rb2FEn",
-	"codsMUPaj1cGuRY52Wfq3R1qlh6r2PG9ZOlpKno8Lusdf4p6x6ePp7xrKI+1HFtiGN5DrBmDa7EpedJz",
-	"gGhdkVgOZvMzK6cAlFJbEAFhX2lXxVP4SI67XcYiiTYHmISmIEeLs5QBcNc+BdgutPuYlucztqsSlhQG",
-	"G6sSMWlpieaIH1OWsImRr109Ohu9AYEanp6cXxAH7hkSKq+AjgiDL0K53F/O+MS0oogjnIkSIwndu8CJ",
-	"CwSQKMkNtQuSS2PkNzf8W0VpzAjMxlyTRXmGDykDNj9pwCZjEc43S+VjlFzacHGO+9mmwsaSRaQCRzi3",
-	"6ycDEbu9X32wXMs6xnYT8fTPzDD9U0ZgjGDMwvwrxWJS1udSsXRJYsbUl2DOAPHxDeZAyhgZxTTJ6lUB",
-	"OT9whQoSakx2kbtOiQnQ/WntYlRc6pIHkFW4KWdQteAiEOxB8izA7bQIIDlEfyg42T05Pjg63L0IswQQ",
-	"Rk+5JIpesaRO2hnZHF4EoxuPAE5hwhE1RvR6pDPVzwGKLljHWypHs9DrUot4+++Ed7eyXmw7zkTgWEAY",
-	"HrSUimHwSsW5cz/Fqb3ag5P3x3s5lXm+YI8Lw6QAAO5xjPv8IfTgrR44q9zcHH4qtZa9uc/3LnBa/rNd",
-	"kfRi3n32GhBloKeqVo2+ZQpRTUStBwUAmxEHFKPFqhHZe3IlC5gwt46mfpVNl77XrlgBtWYxEQ/UD+A3",
-	"+hAsUGcFGX+tFvURwixFN2XKEfzbcgQYF+J8RVx2aRo9Iv2XWdULW2exJoXo7r+Hz7tvDuKiqLii1yu1",
-	"1fNKMPzQ0nB5OO5inBZIDNHr3TdFoSbiEkXmpTnc0X1yFZ4EZslyAdy2knXGfYZqrcWiVgvU1soC1UNg",
-	"EykUS2oRK5ki4xFKTe0UpEMbOFPjkemSy+mBlhuQAh8D4A/RyfelcmD4rCB7+VgyGdf50UTyfnJridx4",
-	"QE8pq8krQ3ilbP+RZXvygKIdZcRDSXYQk4sF+xkw2kpT9w4VuMaWrdhqWyg3lQF5TSLe50pW0UReQYw/",
-	"mliFSeal6pqEmnvIuX5kKdWepFS7rXh6emLmd9bnBacLD/PDiRp7v7sIGsSjezg4f7zfMuKw3/GJ3wHI",
-	"YI4KCwfr82CtSGx1X6amrbswNcHCrZ+mCR5Tdp6Xneers3937JG2Es2c8TvAbXnyYwlDk81BbTcaQFUH",
-	"nuSIdbFcDqrt6FRmTUMhYLKHQXbqSZ9Bj0+fJVpAMaz8qEjGSAijr+NPqnfDDTTTWM7sBM9Zk/MI9/5O",
-	"LiM8ewVS6jIY+H2wuUriaSSeRkmwQGzN2Fxw6T1YlXyBYPIn+NGNUN1tI7Cgvg3CadDNCI+LCGD9DMU1",
-	"i+pk7sq5CxVUz5gO+nyzBpcGg7hJOLB2XjNJwjf7F8QMNCSdsbLM00b++t/DRELHekmlZCkAhQQG98t9",
-	"gmPBtulKiPXQTftJGJCUUSkSjEqGUEgYBiCeUazW7ZVkwjoDIa4Io91BC556MmIJwddItusNEonueAgl",
-	"ERkuB84b4T2sthiIiUTOFLh11bJ3ki5NSCKAKJulpMPsclZ2Gr9V6wSwe5F7xa4uvgPqNNQOwo6Ysm3L",
-	"XrMOrYI7yGqVNcGvn+FuIxV/G1aRSxUXoIKfNWe2gSEgh/UN5rddtdQGJfLrvQC03Ra8i2S/O4D2jGRf",
-	"gJ7dnpEPOTkK0uCnxNdeHi7oM3V3afaEkLVvNIjLNpMSVvspw2ovlaf3dPDHhfmMUUy7ppLbGFQAVjIQ",
-	"MQM8DjHkCrz2kSG1Q043Lkk31rOJgPPfXmX8f9JJedKXpEO7V3DrnPdfrZN2Yu07fOiQTo1cbM1aM9pk",
-	"zA+PG0K4CWZWRDJrFK7F6EPM33safT9Z/KGMYv7YqOA/cWbbSM67mMB3Rw9fHtzYzKTmwjzT/kyEwFi6",
-	"cJc8pnhgYERN6BkwW/JSlpiQQgisoHhdGJDQNA+FpDKiUtm/ZVuFFn3KhBUqNjjRmWqpz+IeyGc2P8aZ",
-	"R6MGcQxQmFfKfjChWdyDJpH+Hj4zKsdTJtBfSEcjRlNjw3eEGqzDxHYZuXb2ktZjbd8pgbdKSsyN/JFy",
-	"Y+55ZZKstLbXklVDMfDCtzfXYHsvFtObf7l/H0bfNlFmLas+wrZLKNjPpJ0JD4CExMZpaQU6FFvN0HwD",
-	"ZJH7tYsw2/Dwpw0jOj9tmHCEFdhtpaW7/gPP9BmEjw2vwuzHu1jMqscygla0fCDYPdYqg+KwcjbO92dH",
-	"fmwZm987XGntMPvLl/WG1/RmeSZQtb6QNn6jJTK0/TDVMv0Ri+LeXFrSCuxf0DfnjpY6haIw06pwGLHh",
-	"SGgJaCLtNmht1JGbUIXGUsDb8bTg/DusehHuBhknlgADO9QS4GknknWF1nM4XBhHu+CRWXwd+Tu0M2U5",
-	"zZ1SbMJC5T4iSqBXZhUu6k2L8I3FcN7MTJWx/hQB30z3CawaJnq1+s4peMMNbvatSP0PqW3Oy2rddtbi",
-	"4+GS5ZXPmrR0Ozv4a/MNUV54zuG3R1PZpVdYckX9CE6ePkAgpG30KZMKi9gfinw+dy6sblmn8zdjVUxo",
-	"HDNVE72eOW8L4bZm5vhCEvwtwd/O+oeY8wBKh5gnV4A1GCAAcTemfMgirAPSKgYU797hnuv5G6VCia6I",
-	"H8fX+gjzOMEleASB/n28NG+W63fRvIeV/lnpn63RP1sskR6xEvIdvQJT139+LnqWjbJpxKFpbeYjwAoR",
-	"I0B4FSmw5siqNqpBTEI+I1GCUOwYobF7yDVQejHyYRekIPuK1r8WjNrfOdzb+bB7iCIXxTFPLKqXcVRQ",
-	"DpOuGE0BWsTi0nvuUQU+4FFAIgOoElkXCVj/gO7HuTKudseg/+BI9f2rpKM3lJ5X9g1K/To5Z0bu49Jg",
-	"ZbjIL1GTTAYCil2Q0l0N2BDqgmAWmOxB0okopT3tDvikEDRxqEXZ5OrkWJDwyHimYdPsG1MiA5ROqRj3",
-	"B0Wv8QW6iOuuSy3SUY/mc6wJdsWbyjJHQO9QeCFBhtQD+6MsUXomDsLzbx2CTTqvaeaEk1M9q2V6JtkJ",
-	"WFsx6yb8eHG48FB/LfNhnPFI/+9Wo+GCOdKDMQcUrQpEXqY2sMaumaF6jQHb3xQUNj8lNXKSuFjYiKXa",
-	"PYinNsti7x8gnhVI7gwvztLRGjzsZgaDhfeTJGY9RSJh4LSsJjR0QxI9C1PGxSXZaWyTcPdsf+/w4vLo",
-	"8N3hhY1dGsAevGk4V4qLg63rycxklDIlZPeGadSsUD92BVVgLhBoii4dfF7CJOFJNx5HLKpCtyeMmEXW",
-	"eaIqF4uNSGgec2hqO1U6ZtmwAUisDzXIK+a/TPuFpWmanWhRlA1ecsJy4bY8UoH9+WEk/8U/h61FK7qg",
-	"VjePcACXekV5WunOxrhHQCsDWya3tUxoV6QRWmOhN7KwTtozkUmTiSThNY15xNV0jwJ2KXCnwsCzfWjK",
-	"BxlQHsIYQ8mSaH9IeWxeC0K2SSiLzm/+zOyjyJRoxEkuBj6ifZbnZISvp5t/+Zftioh9C6stAi0zUAcO",
-	"j92MWMz1hUzP9B/gY6Nho/cJXKKXqk8Bs7+GiLD55cD4sQt749hDL4xcI7s+Oi0KZDjJWUgkHWOOwRLQ",
-	"Gkjaps+wDQfEK2MO7D6GdK8ZqppwAy2BzE+ShC6Y3p3W/mDTcC22GAxpreWP2Sz+YNP1VgKB2PhO5UAo",
-	"svJGrfbjbhMLztInNaiwmOqBLzeysp+4X/xo1ZqPZzNu3w/Uz9fAOVy/Yy2TEnC1rIK3BkFOJslMl2QV",
-	"G/VZNY48aQNGAPSSyQdBAlzzEGexA3PGys8EH5jbI5+fQ4HbPdCh9/bfnZ5c7B/v/nl5eHx5enby5mz/",
-	"PE/p1XbGsLEJeYHmg0Q1tDKk4yQBuHSzN1ELZ11nD3IWHnpMc6jQxesSBp5dGJCwfXS239778/Lw/Pz9",
-	"z8brtXDn2AXaCDby63NPvs/th9vqf+z/eXm2//58f2+eZ3Z+G1m6WYNOZisBtKPxMEjnt33qst2aTe2n",
-	"3Y7e2/38NIM6YIm6oI4SWbDjFnW6Wc4WVfwDxW9SmkTmzRYmYt9LCBwUu4vg8RqvExpnE3K6d/DD9rWt",
-	"izDpd/sSnixtkh1h2cxWciY9le60TnZqnAzNPpotg7kdRNZK/WnmYV6LWp2EsegLQ7MZMYAygFTq6fEb",
-	"bY2ef3gDMU5FhkIqsv3qNfmD/94i4YR1JFcsI+ikCaEdKeKxYmSg1Kgiq+T92VEL8KpWpHYItcSiSkBQ",
-	"jlTsU9VEVEGY+ZLTwmEpNhzFVDHzHJR6+h7Tpg0sMozS6QvClvkvBosVV7H+d4pFSjFHllH74K3thje+",
-	"lr4J3n2cskPs1Ftx4ba2f9ULVyenKdNv0uvL086xN28b0m/lJ3vF2IgonPGATcmEpQ7jAZTDOFE8Jilz",
-	"rYKPphBMZ1+2ldcSnTO3fw8Pe/ROvTuokzKCVpKSPnIz3e00zKzRbq5c2l9HoyGwQS/EafSF1sOhNfp3",
-	"NVWLBFvxvG9mErEBod1USOllYQOsfMlyii0TYoy1fCcJTVMxQTM7Il0x7Gh9UKFxjGJ+IGKEf5kvl9z1",
-	"p/0dICNPLFRkTmnAgnAz+0VgkPDlYZSDhOyJdEiVlu1jrr8pAIG8zfOt+7hoCFnWcR2jGNKIeXE4azAs",
-	"Goz9fj2D4YYXxziLiZiQiuv4bBLo+MSaYPQLoaisumiseJeNVWM83i49h18ewM6/xejR4LDkPhGdksr7",
-	"i13oS9VrlrbMCQtm8pXawoKKBDFeuBHx2oNUDIsXHhT/3Rd+ydAZTWP+EIO/EPcb+hzya4HBm4yHHZYG",
-	"+eAG9gn51TYAE1uBUnMQZzGVysBfZRchZ9qKYLKkDXhrUpGXnlXcNPQIeuCkL5gknSlRKe+ndEh4ErGv",
-	"AZkMeHegLd4UctzsK+CVaW8AyFZx1iRlchwrCWAWKtUDg8AP3BDrbrZNp5bhboUONBsFCf8dBg7ULRwy",
-	"RetKKBqHAemJOBYT0xcN9/R55O8FkPvyLgC5/jFce52597CyzrwEy12hbNyzoV7InATy7MqcwXOHqvE5",
-	"i87Ed/3PN60vu7hG7700/byYN66Ttl/T7AqaPSPRETR3YtG9AhlPwd02ZdGkw7piaEImRml4v79bCU1u",
-	"tnZWhbFV/Mpb3TsU1TxKuYw3xDdm1N+pbsYbyTL//NAAYgpbLh0WFMu4gkFQakqk0CoMSQHjXaBGNSs6",
-	"CwZZlt/8qOU3+bpaMJSGIlGDx6qtufvzy8KZn7BwZqayYZZVPUMiMEXZWKxNCRT25vSlreGCMAG2n9qI",
-	"e8XsLPaVS8WTvjHAs36hamBxj25fDPNgLO3PYa6zZ3SmcCdYXPEzc4DtcOYtpZNk7rboutkZ5aycBaGP",
-	"lNdS1mMpS7qF/uyPLUDmDtWiIqOykKgsJCoLibxCom7On1nsQ86kJHyJ5PKad6gjKnS/ihzOmzkO0EfM",
-	"sRkkBW5i1rHhkRV4dAKw13P8AQbY+7IzvcTJhKQCGsZfBIesBLhLiaqCErpiI9Xyu3kT7bvQqXRorw/g",
-	"tS4H87+fw7oipP/86kPqunj1b7XSdhXLxtkScOFe2P4PIurujvE/f2IXI/3/lDj+BYnkogLH+4qzJ4Tp",
-	"v2J0rCyGLJH9nzSy/6pydQ1pCAALiMQk0b7a4qIWxIRUYkJTxGqxPyGdcfeKKVJ5BY3YQ56MFavOAbKs",
-	"T6LZgTy8lbZMTo2iXl5MmevesYjTCwwdzF4/H1MojOn4tt7p3sGM2baLz6ntcTkSktt4yDJJYH7i/6KM",
-	"wpfAKes0GK1w0JLidO/guwi1rFx4GWpyLWUJoCP0UjHEshSDaZDFVv1YaUQVbUHFsjTVKqagLmItMpaQ",
-	"f3UJW4+CBB22XEXfQwrHJXnXbB0eV0Q+iilXSrFSiq2v8tgIh4fxfL32hXWH+W5Ei78BidwXU7eHGF+D",
-	"7bcclPtB5Nozh9gu5WeJr/2zsy4BIPcDyeq7InEXRimLhbSWn4tF9D52cueBYucavwFAzOJma2/xEW3O",
-	"RUJZz+vhTc3tBxOVsLJ7iJA2XSYs/3vMxiwCVWYA1aZlEqU0Px9JnsE2fRhxZmD01ivOVucSyOdMniqP",
-	"wCrBx5n2uEegEii5AUopW+ZTbuIGWCJh1hyLvAtHgHefkh/gefID5Dfc3bkBVjKwETS8WO88kLVd4v2X",
-	"uuCnxfv3PeZVsP5vtMUfBvF/sS2O7TFLISn0eRpLbS7HehOCpE7tdnbNATb31aUxSyKaYh8ONpOXQHK3",
-	"A5Izq/50ceTMAMvKqRJG7ilIXyulsv4/X8Saw3QH+DgtIWdZEZaGJ5iNvFJl4375MCrauQjgSSqWGyUR",
-	"indZRrOgjUAWVfMRjfWGIvzIJi8C61k4WSO0oTlspjEem8F8OrOMLT/P/SsfGIan6FbeyB7mhreEmckF",
-	"jxFoZiVcjHXEbfJjWXvkJve4MnZT4m2sEIpBEJ7IF0mOG1d/9ZAlYCjkJUuiWmccXy2r+uqK1PA32cSO",
-	"GanoIbDmfP+sLyEhFGM+0GIE2ZyqdXI2y/KkRSc29syLVPwlj4yqQb1xw5MDpGfXJrK84qMRi1oG8EFr",
-	"vPeJNrNDiLpEoghgCWc5odhipVUOl+TfkOdac0bw93F8ha98PdUW5/4zboXWsb2uMchxrG7OL5YBjpLx",
-	"/FkUWJiEZFJoJRYL9iU5SS2iL9eQmEQ0zIUG/vG9jXF8wFIzHIfwHaAy5zD2cLAWXQ+i96sB4t0XPG7r",
-	"LuBxsHCPYMjqx5QGbGnArmLA2rPspBt+cAe71RMcSxKFO40dJJoMM7DW0ADAJyJrRJhhZkUSUCKnUrFh",
-	"hgN7Hwm3PP0E67AmWw7uvQuPuZUlt/WwI1hmu8EFxATzlwDVLDuh7rqyHas0+56s2Yfn0Nl9C0ThjKWH",
-	"qNx3z3X5Iihn2G3+ZYKJ3zZd2HGTfR1po+HBINndnRdZefhAmH/bo4+6nb23jxM5pWpQYMqFSCMsFU2V",
-	"Bb2LDdY3Je8vDmq/ks5UWYLjIU2vHBjxSA9bDhhTZJSKfkqHklT2v3ZZXAXKEKIEljBwiCTAzVouVcZV",
-	"ACTPi2zAzgyIdcR6dByrjWaPxpI5u68jRMxosvFtBVtOm6GbXXl9Y0+tu3CFZtrd8w8B4MWkYgLNyRnl",
-	"sE8NnVGO0ChiUZOEPArAPzimQxbE1PwDfJXAbOm2CrqzgOP+J8cIZD1L1hySUTw2oK4iHg+RvXrIFI2o",
-	"orAPK1KkikXVei62gk8ICc6wYypo7ITyvlge6q1pGK3DgLAYGVZsRsJhs+ujEDr8HeD3hmtDCF2FLcKG",
-	"IzV1G0TvDbLL4lji9gS6UwhC/T0MSPg3/T81/T//NwyIoh19+90zCHCNUtbjXy10TfgiJFJg+EsbL96+",
-	"Zdc0HkPgSg3YsE7OVcroEEBMAddNnz/YwyaMRxXtUAmvFrC4SYeq7gBx+reCRqOhd4EMMLrHlSRiksDv",
-	"A6gY0lPQ1lVKE4lCTA+6K5KE4V+TgT59kCOPoSbL9p3Llj5FSEzuvxMT1QMEOj1fbdJxRTqsTxOM/9EZ",
-	"WB9IqURjvZ3zLfZDOnUAf0CtwxNCEZMep1n2iJeFl987OIQnMtv9VJLd8w+etZApyjv4TnmNPGMR3ABs",
-	"ttP4zaOO9U4yxvIHVBKaTAugtjIy5wyVS/8wWYtbhcO3btWaYMYuskRCLnObJSpsgSMiwJWxkLL47nFB",
-	"xu7gZtwdU2zGzSjRxFYNc/eZurukekIIYjfGecoKuBI77Cljhy0Xl/cMUI8fIphyg9mDjHz3NHvWFIJG",
-	"Qs7vRP1xa9FUWmdlCPlpc3jexbhbxth55xgy98PHjxg3dtUBd48ar7FN+IZagsxZ9MoJZlj4Am3Hftpo",
-	"R5QciWum3/qnDeQhfKZ0fE1g/3ZYcFGELYMpw/I9fYcOIz1oX6yI1PyrM3X81/q6ql1FqshQW/uGUPI5",
-	"M/3ZLbz+eg37pLJko7Sh19IvnpW0UU8u39+gvilq+XiM0os10b3YndeojB6XErgkpy3JaUty2lJxPVvF",
-	"tagW+866a2GXzQL1tQKhLTAmSZ+lFDJOjpd0lLIRTZms5qVvT6RGDG01Gp4Xku+LkdOkO0hFIsYynpoE",
-	"uwmJQ87fq5UQY9UVQyyO/OUXL7rPEeZ0MmDIb4QhfcN5RyX25gTwRMJ7Ljuov8LsYf2XX8i+fho6B85t",
-	"qAARuzcKL0Q/1/ATmPpPe+1hJIEUydK0V/UfPCHsK+2qeArVJKJHQhxCGJDQtAaFpHIjL2CThI72z1SZ",
-	"clRXYQ9q80NSsSBcBPi60IuRSuhHmNYlM1LogKJR9tMO64mUESrleKhXSo67XSZlE2cIetZ0/abjRM8t",
-	"mPE0R9SQNhvUghQqPNz9cRflWD/tq7fvVCs1PXtU7fqHwBxqcyLcJDzlCPqhEqaVHlTA8AQLhMwNU2ZI",
-	"r8Q1S+HqOgHWt4gjLoxIyGicjrSl4LDEO7R71U/BI/wiOqQSnp6cX5Cbz9DmF9GRYdUq8K6hX/DWy6ws",
-	"V7ZCzN/wO43tmVXRB6iXikSRcRIzKUlItWo+pam2K2F76UMIBmZ2kNzm55LIIY1jp+dH+EPv4PDhkEUc",
-	"ti+FyeodS9M+4qen4wQPMhJE4Pq3u102UgW8eesFRO+M46s385Do67J+H4mz+ndvVo+EOZx/5E3dbqep",
-	"0GefRU1jEGbleKuKM+CMy8QSnA13vvX2RJUwDGCrGR5JFLwFkqIkuC4D8Y9CWLyIStWnLW1/PyLh9sPw",
-	"+q7I4vvTMJiWpLklaW5JmltImruKe+c5sdrOAAdLr+JKfcXrYtpYzXBfji5kHHY9Tm0nz0Ee93jC5cBg",
-	"ShCedONxxCJSQRTkAZdKpADIecVGqtr0zBttmJtSM+Qk0l4DZOTCN/sXpF6vw/A2//oiOofRt9D5C1zV",
-	"yXsJ3oQSegCRseEx8JmBYMLZjIUepnYEBZHaldUuYEqTh7TawQFdNY7t2aFcJG/1G3g+4Mt68G9FZ/3x",
-	"SPOgMhZZxiLXHIt0om2pDL9HONJJ5eBWGMwm/og4wJOBiG0LgOkH86I1lTN+zdLAfiNZes277IV0jUbV",
-	"Ogb6vLCinh1NuswFSVLAGSIC76HlaVcMhwDZDF6u120EkD0oc21krTMFkGII70CKZgiZKGajPngV9H1D",
-	"XAq0moRq4bTPpKu5gO4GeNyEd1mdtD3JPkKfnEScRRADolcs0dqY9ilPLCw07YixImoibPTGYR+xryb+",
-	"VCchJn30XUyHlw3xmWCQ6ZwDRTYTH5WoTmBISwKj0HtR9UN3TRdhTKYYi8VoWDDXioXDmIhxHOFK6XHo",
-	"5+VwnZY93FxoW+tb0CPpg0rrJwREcr0FTCvFWLKMD7AKQUTQynrueoVNcNMG9SDCm+Ef1sk7PTc1oAn8",
-	"FL5eEuPDGIexkPGWJhzq9bFMUq6XJbgpEKjyrw9ODrbOuNFSk+HEMLm2YCB3OB9pqZN2op+npTKLyCgG",
-	"Znuzb1PW09Z+nVS0eeRHH1eNloY2BtvUJwPv6i1TYMBuRyJVM8mALL5sJ+VFl+tVMh8hpnJmUeDk2l/j",
-	"NSyWDA/qkNHELBpNjP8cM3rNiBRDf4PiIwvXbq2xUDyUcwbUU6rENXbL0pjm9kM/7dawXSXmw6OZWPcM",
-	"h/inSxsQGXh2jG9hq9Fo6B3mVnQH/pRMybbaaOrt9rq2tV1rbF00Gk34/39uBBtaiG00f3vd+DYXWZlV",
-	"PduvGjN4gJ2xIjsNJ0ectM+UAerNUSpQfA6o1P5yo4X96ylL2ERbGltkj3UZ8NLqcVbr5JgOGelp22pG",
-	"30qmiC/8Ac4Vxjcv5x8o3nOTThZjZUh1l6hFlOfzeisRCnRXK5eYBYMAazaN6qvP6khYTERY6ENycDbM",
-	"lBfIP1FwKXdWPv/YUXrbITwTltdbFAEVuLTugnTt+AidCdVdGBZv+dGSkeAJdNkSrh4oVP9gw5nb47ZB",
-	"ulRsN5wJu08+/1hNGufgaFLfCzb+ut50twnHdtCGeiiqizvFYG2Qc2ks9qdr6r1nsLXP1MO4CjeHRd/q",
-	"t/ekWoVX8AzKZuGyWfgpNwvfRbavL0w7K8xT1udSpc7aKMX27bAYzvz1e+a4DP5czplSPOmXREWl5H2u",
-	"ktcXbUSa/fxDYDbcW+isKWpcJEAQzuGxcRzuK8rKKHEJ6/C0YR1uI90KMR78G1w+LOCDoT2Wm38Bu+yF",
-	"uGLJt8UtStq8/Phyd441WRuUR4ymCUtJJk0JkttCd0PdpCv/8uqqKAmxWZR2YnbqWaPmBYVaHId7h3t6",
-	"ffUtbaQOuiJJJeJR84pNW4RFkaS1NOp1a9uN7W0tufej7Vevtn475/2EqnHKthvbjaqFB+6lTA6I5Ek/",
-	"ZrWx1J7/QA816bPQpWwlB8s2jIQ+46GbACkeM/kWOjr+Gb793OhNeBLNa3wmogvCY7y1yZnn2pifWuRT",
-	"j2E6xwude2pljypK9M7t691axbQA8D1jNB9eeJ208w9CWj/BMF8AU52SygQcCDfgwIw2MI+EdIldaei/",
-	"2mk0sLuX0WvmPQ8HoNeuRXa2GiQ8OTjYP7t8c3K8H0Lnq+XVzjiioDUYsHfBOzgdd2LebWa3fCGJ0tvW",
-	"knBbSQfzqRMtZrE9qqkdF787OSAvG4gwDHUb8E8DX0ujKGVSzut2fS5wW++bzX9rtX7iTtr64JnM2L4X",
-	"NpN7PD5gUbbLFtZjlcj8WTF1Lyy/Rd0p88jIZxB+aXfAarsiUamIb8T21Rfba8u08x00/dYKz3gjku+n",
-	"p7VaZun1YppPLetJKoQilfAv/cflOI2/hdWmZeF3PHj6P9AiK3nESLhJR3zzeisMCMVCmfdnR5YCG/PU",
-	"fX7NEpTwXHbFNUv1Zh2n8UZzY3MjbzHMqtVK0ZFQfm8obv+qb018VSzRDowEh+fJzlubH1y/LzR25i2Q",
-	"pz1ysLTk5l+GYOYw+rZZn7A4rl0lYpJsCv3WajlVVMMJLQ3dSTpkGd49FknZoQH3YhpzltryuViIqzq5",
-	"yFsEODKnDHF4TcLh+57+tbdeRfMIc2rWlOfhzWWd7J6cnTcBEFqkvM+Twnhb25/3OUz7nZlUezRiSQT2",
-	"6+20ZtsOEAkh1gqotHj4izSZfWcziqgN/dxWE9XacSwmtRNYuJukOf7U/BJ+aH5XqqhnEvd6LlrnRO/3",
-	"vNlMcOCZKKrkRc+zVTg3ie0RS3hU64oEap1uzrUsE9jgSgGPzMmIJYd7ZBf5Mtz4pk9XguOId3PrUErs",
-	"UmKXEvtJSGyUJzkx9bOJaCfSaibq+bB2NdYTy3Gvx78SaozW6pOU1VnAFTq4npWpvWjspdQupfaPKbV3",
-	"PuweFkiQn8HSzma9OMPUNvkPP7y/KN9xxaYmOixEj7z9eKH/pedSCdV01CSoKnauu7wGl/zty0SFAdmP",
-	"9s7bkCM63371OiDhFY9CQolJJ+lv9D+/TK701KEMgIRfJlchweMVkJCOoxAejdMM9BWJSLoszMDN4G/C",
-	"kgjqyqtNEsbR6PK6G87mcBw4QT5jg9MK9KPV5XX3UgtWPcwPu7W3J+f75O3Hc9MQJ8ed0EsAoZKiINcw",
-	"NRJ4A7LpLUzHZJ17SvSZGui5AAApgSJ7fN/oICK6neh8YV0lmyTkCTSBXsITQlLZaWxVg+zjbIKXJswf",
-	"BiQcJ6DF/W9zVkzo3QHmDyB9UpgUAb5p4PfT0397fnKsXVVOY2P7Q4vjcCwV6TCipQjtqpb5sf8Os4Ta",
-	"KOXXVOFmGlIFN2vBKsGvkikJuylX2cvHDtZEEGaPo1b/40QLXiVE5C8C7olA32J2NS4jlnAEIUzMy+iL",
-	"hFVb0NYMPZ8uP6LfUCRt3846jJBlabLiJBjq60x/P4iV8fCZsGyA3ykX5g9geTZsYTprTdZNmSW7lWkE",
-	"UvAOtTfwu/kCnOdRuYdqH3cRpqxtmcvztbisSv6BLKuIR3UrlhY6wZHojoda1YfavJmwTvPTuNF42R0I",
-	"qeBfrGnubb5wD8BvQ5IyKWKo5xCkQglQmhoIEH0TDz+BhP/fy3ZYdaaIvs8LiRhOoGq5JEMasSyZby4C",
-	"dWj/bTExPGblwEJaXLGpJF3t12NRT9egwIoUoEESgpUpKYsZlcwSB9OEjEf9lEYsIH296lxlSBwGxsRC",
-	"xorUIXyYChGtnBNibBg3ygxLYadOQE6i7dDj18xBglTCnLhtkhG4/AEZ0q812md/f9lohK5AKVex3yQU",
-	"mFKA/pr2lDbbSCqwGqJKUkaByRlVth6IGbX/fKz+kbyfSET69cIMltoVbw29AebmBQGIJdGKotgEWgl7",
-	"PNozm2/eTJjfqLb3Its3PHKI+CNtLThAfLdFN2Z1ut9M2hPpkKqN5sZ4zKONu0Dj36OyP+LR325nMuwd",
-	"7rnlWmAr7B3uufP8DKyFst9g3f0GP3igJvO1X0i38SUo2Jv0K1Y0osZDDTaGeLl1hH1JqKXKYnMChVnu",
-	"7GER6oR11hCn+W5zXmRlfJlcyZvNjExqg4qGZrG3H/8g50wh8DQWlWoB77nF9S8TFVpI0ymBCEfMOylN",
-	"p6VSLVSqbydX8ufTpl8mVzXJ1C016tuPf5yzhcrU7M5Sj5Z6tNSjj6dHzbH7CRQnhIGX5DxMQ0rYNQFj",
-	"UsHeFDKWLCCvrL6pmt4RDFZjLFz0CPWDGyaGuu5E9XfsvsDdcwxL+oQz2zDAZSHfNiZkylhvmQb/WdPg",
-	"+RTpDxSPBdE439Kw0GfC/F8WoM0ENzSLvU+5YR9r5rLOHaEGvpDPpVKNe2Lap2pZ/gFIOUk/pQbRt6gh",
-	"Ei6pJMIHYYYPq/Xb9+21yE5jx6RTka3CaWfThPhDKqtcaRa8x/vqq+D2vYVrz2rixG5MaZo3XSq7sv2v",
-	"1Iy3SlcKIzl+FN2ICFObf8VcquVaUfJ+wiIS/s4VBpeQpvqIS0+wAqCVIcVTufCj1j6m514/S5IKguey",
-	"CIu0tlomBgh8zWLEEom5QACu53EsqwHpjHmssqIuqYT+fYcbSkkzxEo4A0Fgo475ERkmmys2rZO2P76K",
-	"j6SPWjPQr4YhsD7gwUM4MceDmjLFU7yAdGjUZ1UiMacp9QhtahbuB9gBmS73iKozlhvLPm0QhFeIrRLY",
-	"DVmQVP9ulIqvnElyxdhI+6ZiNJ2P3FJFhsK6qQaYDCjUIEQLSAU++BgyInoLZqamJ2DQ8/M5WZHmJ4e5",
-	"2QeJu2ab8KlGX+dHoddC7z9D0Y7bf8EwYpzZ4hEM6Vc+HA83mttbO/+58+vL1zv/Cdzj+OGWGxJPFOtb",
-	"Pvn1RYSvu7cAqVwmSRYZMeaMG2Q82HJlpLiMFJeR4keLFM9oclJx55jgQSb6JP8MKViFNXgL8ZlSGjED",
-	"HjTn8eeCyluNfFQZq65cxTip+Bcgi7m9nQQDqSjmfCDSYY0l+mnaJoIQw6XWBn8fp0mTM9VrgsyXTcBH",
-	"aMIFNX1BMz/gS32LT+NGY/t1wRd/r9frYbUFKtv44DmMDLQqMu0C5io04mbM4yKaYs62cnawS17/585v",
-	"AZEMoSjIy/o2vKed+lb9ZbUJFdmGAhZIkd6fHRkMqgxkFZfNXucenluGMCBhwXz0x+qr++dYsvRyxKEW",
-	"PhehuIyYojyWQPrcFXg/XIFLHnl/SNZNmfI+oFJqwxHr62c/w6G5NPk1jcdAOm2r0LHJwJa022J+R+MF",
-	"e8vwS0ArgS2Rh2PAkoiMR9pei0VftgjGf3DxvDdUUSntgpEKtI4WZjYcq+GlFOO0qwcI9Pb9RFvgK/Qn",
-	"jBM5Ho1Eqlh0mX8Fs1PxPoILQ1KhOC1jVgZIuAqk2RDcCuYiWQBVhKZ6VszfnIuKwWW4ifwOECptrMx7",
-	"SPWHT+JgoOqxGge+1iaTSU3bz7VxGhsxtbrtCIP9Tk0E5tnL+wd8+V0G2p5LB0GZWlpLAA3lmU0tkUqB",
-	"QfRcWyuHwF+1mEZ5Hx6trYiZmFieSrkIax083RpPLAgymEgtHwY5C6i8JGH79BBItY9PLi7bR0cnHw25",
-	"+DwH8Tsz5tvK+ttTCq8z64GzKCmCvzcy8TnuzpMknj5lzt988HfojkCR0LkB2tycx5o+j8bc8ETBJk+u",
-	"OVaXLmdX964jCeNgwWqzYaS0aWpN0MQ3dL+byDj05vS8xUY2k1J0lKJjJdExYkkEjMS5Q7Cq4KDRkCeL",
-	"5MYi+u99w4btl4HEPLkKDNnzf5KIToE6mioypFcME00GAZoa+WaiBXogoen+Qzoa41oCEs9kAFAD2tcF",
-	"Vkp9FXqLjqpvAH0DYMRUEuHldWg3ZtWmiRAk7ndcIp03i3CAXOVuBZ2D2qxCaYetgFYs/UbC/Xftw6PL",
-	"w+PL9+f7YZ20MT1Fths5kaktNPNm8G6vGvAZdDJSvT4BeMCul3Fn+zcSnrUv9pEjcn8vrD6aDMXmyUz2",
-	"bKynwT57wC48cDXXeGsNz1/GGgFXzbESl2L2scTsT08GgRsQ8uFxzGh/zJbI8xkWCJSsdY57eOPWEn+B",
-	"pQi0YqgHYqbYvEY4hFRHcpVJn60GCQ+PPxxetC8OT45N+Z8Nqmux9WjSDW3VnHS7I7lOTi7tzK/CmSEf",
-	"KEXHdxIdz5/jCrcQlPH4G3bF45/9pm48tPuJgJuO/R58juYa/uaFBEsMMgY8tecYkjsILWUOskS2dQvb",
-	"gGk3GLGrReYp2mm+4dZLGSO0Tzlm7vQliYK0minzgQUhsehjURHehkdwT8idgqEpJgkAOyXapuzoRw/F",
-	"NYtIBSw8R+BcbWIhVE8boPoncsBHj+zf4tJjOGmdkgsWoJRcz0VyNVaQXLsi6cW8q56sqNN7zrmDtzZy",
-	"zKHduItbW8Tt9wYi8M47tWlbfcc6CeH8Q+UhBt6hIqAzJTQTERWkfdo0Pt0m/qSaNVfABy+k/i/c1lUu",
-	"ws3AGZ3Q6ZwUqpMjMWEISoO/A4y3nNB1glY/CyWpXCJv4VnaH9dyC5gKAfaPTfD+Me1eyUcTcchTdl8R",
-	"9/D+Ko7o+3Ad4rOX+akX7vUHWQGxfYOlIH82gvxu7u6t5f+P4x/vIuMRzYQfCP1bqw8Rs0sUwHe0kkVn",
-	"83p70xVHZebywqTKQEgtfU9GLCG/00iL/u16g7TtLbwCfeLu66eATcQS46khj0zgNGVdPoJSGhM7RcN5",
-	"QOXAVmWBcWxvaXUQTSIxJJLGqqnvpgW9moKSC+WAbr96/X9C0hNxLCYs0soO4NvYV3L+j3Zt+9VrmzTG",
-	"p1VUyodQwaSvT2tdKllUxQYB/YiwTkKYWmhHCUuwG1Mp9dwCEvIh1V9D2R29YhE5PX5DKjYZvolwMJt/",
-	"+WVFuyJi3zbhvvVR0tfasp24zkI3Y6eXthuNDEY3xOtkGJDJgHcHXn9Cd8C6Vy2oXzSKWWYeiqvMwleF",
-	"3ylb7pVFQEyEG3+mnYkxw7oqIJ6I7It1VQJBYQGAJKGvSGIECQsDogShyVQPsbJ7cnZOwl/CaotwRQzA",
-	"nRITmqLp0Y9Fh8YkdfVZt+1o0HsWt6zbrQ/kjixTmvFtAdGKhrmoCMpeUCrLB2nre/hXaOJpq7/JuVMK",
-	"/U1wRs35/KHf9TMr+PLV4G0r5hlPQf/d1BawUNU+fEXXuqaTmRqwk1cwMzy9mhkUS82IJjw3IN69AgLa",
-	"GNlN4A4vJAHegfdnh9WAdFMOEOgB0evofFzXA3Gaih6P4XHYwgjnz5xGqXgcW1UZEClwRDkjxQGjQdaA",
-	"K4spCyOyjiaoWTVgQ8niayarz167Zu/uaatXb5wLpDK+6a6+pNSwP1cp7/eQ7LmD8+xEe0EHxlIRb9rd",
-	"rJDFdhJbTILRPWpMH9kkoX50SCod7fEBnCY+71h/HBAWSzbbf06HrBqQcJzGud9NWEevDDhMLCGSKePh",
-	"GdfNuzQWfeFfVyfHwriKXGKPuHZPsbnE/UwPOxGmhdx1hmifzs7OQnzj5HJ9289d+ONbnRf8a2sBfzR1",
-	"YWa2QFXgbiy1RKkl1q0l8nLzeWkKOZWKDWuKDUcxVWxx/fYZo1ENc0r2WiIHfDTyg4GGwkBLZUVGtM8T",
-	"qlhUlPTB6Cf4016iB26EuaPQPaaZMhotqNI+h+FfuNGvswnOPOSIS7Ush1IWUz9WnuRApB0eRSx5yqXU",
-	"eMCyQ+OJh2zb3tR/4b6CswE/zh+Pjc+QPbj5GOch0sUkyUaWb7ZozY0cCmr0ocO4ffhm/4LMyY9wjYfd",
-	"P+ZLkW9OtJiiXaUlZCWECHkVIneJ+7BHY6k/dQ92cDTQHO7bRPoXG74BZAyejhAxo8lKADO37wiZA9I5",
-	"ZzTtDpo2r8+8F4N5Az1gokUd5YkW/VwSxb6qgHSpZDWeSK2L9GTi6aLJ/ntjBmnniCV9vbW3Gg0A2XF/",
-	"3wV33b6/c5Gq9ba82CeVDS+ljF6lU27twnlR18s9BOUk1T7zosYLO/w1tV3Y22PTxa1gCbYefBBLK1rM",
-	"NbZKacYfPDLAPjedM3ddCdH5aMLip2/awMNFqJNPi8XTTDmK/UHd7PrCWhRuA0M3iDAQNLMG5o1l3Pl6",
-	"QyISLd/yFiWWPPAYStPZNUPgRB+LciyhzY9UIgZ2mP4M6x/QLGsStOMIT6RiNKre1/pcJFRxlp5QXVPN",
-	"NBa/lzXT30ni/IQV07jj7iVk8HA8jJAJit3WdiwFYKjJObcUjrzX6ZthouUYt2xdWcpGKZMswZYWIoFF",
-	"jVp4Tchy5LBfFR+ywCGCUV88vZBYEzYN3E+4qrZIeNirHYuE1QBQNLSlYS6r8LKx4xIOFLDg1uQ095m6",
-	"l8haL5XWg9t6s15dCUK6bhDSJyqWn56UfcPUSiL2/m5mUReKtsWKDLB1WUvYfHF/a2l9fis2YHwvOL07",
-	"yLLSBHyqJmDZa3HrHr1RTLv3MzlRwqzLr92Mxni2l7Dm7YoRWJk50P9ZB5cnSvhFMGtzT+14H9hDfdxY",
-	"3a4YTcs43Y8vMp+gE2zPz/38YHuXtcmlUcq0RbhYKp2xRG+hXH7QK8+gw1HMsOAanNnTvQMUPPDH8RtS",
-	"2XrVINGIV7HELmwDXlVIRinr6ftiSd7mKNEO9TVL86Vuo6gX1snJkCvFIvu0HmdxJImiV4xErEfHsZJN",
-	"r7usHVFyJK6Z1gkI54ChwE8b53iDff3npw2iBCBcAXq9FyNEVhGyu392Ufvzzz//rDX0/20FuRLAF9Ki",
-	"V0OWtLKgOhGq90QR3Y2sBiQWfRGQrojFOHX0O1SJlFsy7vBff+z/+TkESHtGuwMS/vUXVUq/FFYfMkX1",
-	"0tf/2P/z27d1JcrNFnnKxvcpDtGzvm9nbY+iXv6h5rp3LOL0AtPSs9cX5Ks33F6+8W7ZlfP3KSw+TOEc",
-	"soiMaJ813TnTR+zGg1UGf39oy/9HMuQTxF60ammdpU22T7crIra8jN2UeadMjmOF7CI50gBA326SEHAl",
-	"w8A27EYhqfj9u20VQuH4iEroORap67oNSSXrwsWbnjEqRYK0FHMf74qIha188Njwq0EplX5sRq4Qmm8u",
-	"O9NL/DQ0XAzZNXIAdGOGbM3WuQNHK+GKJGLSMtFuq2Y7U1R9IomnAUmYVt6dKdbO18leSnsGAzwRetHG",
-	"SWT4Hwy/xmwRkQEFoZEexW4qulc9kUakQyV7uU0q4aFZi6MQKuK39EKf4L8bYUAG09GAJdISalTr5KNI",
-	"ryS8Ll/tkorHRlsHrhb/+xA6BQLkgLXF+ylD3rxgtusdcwU+n8RN9BEBkQOa+iWuuZ2kpXsr+y5bbcR/",
-	"NykHXMKEhCqcJaywjOo+ywamMgv44sg+BdRRTHNgzwBYbrkx2Vu6pjma0HiqeFcGZJzEwNEwYCR8L1la",
-	"a/dZoqB3npJuSicxwqIC7N446Y3TmKW3aj3AY+qxmt3W/vgw04e/atXcEQUltQp9BxspffUYisPWmbTw",
-	"53IG4ug2Ib+SNWONxkiw8QGU2PJf6WtmN8wP33nh9Dts3ylIBu84WxXvb+4iHZ3hZyzU1o6X2xfpdfIR",
-	"dOt/XbNUe0N/fxkGpu0KiBD9boiX9UaeoMhAfBgZagVwrkm7TnZvbrfKeNJExLQMlZIp0hl3r5gilde+",
-	"DA/IZCBAnVJ5ZZqFb9Go5S8jzOoUvIwHEJrzlpG/dGZ13YI1Sbgdkorx0KvwOWoKAzCTW8QWCV+G3jU3",
-	"v5ucHoeGuGqglaJIGBknelpa3+qhXPyPIt3BOLkKtPc70VZFKEYsgf2U3SRcVMRsZpYrZTbT2mhuBxss",
-	"GQ83mv/aDl5+LiALvVkfrNFtRHsFe+SdVeEvaoZKYd9b6S0+dzH7O7xJfPWV0+M31dsLWXldCtlbCdnz",
-	"659KyIafxo3Gy66TorKZXQdfsTCTN2/PT471j3b32hft7ytk5XX/b1+H8YqC1l5dCttS2K4kbM8/3E7Y",
-	"+gLUBKEXRqHydYIQAHZBYQM+I4lM6EgOhIK8A00IVYp2B0OWKAjWRIT2FEPEKUxzFMnVSEySWNDISc5X",
-	"nuCs5iMYoT8Hm+w2vzca4AHF9JLQSCVUWjZ508gk0gvp7p6LllR9lUPj2GgeyZrEJlkk6bABTyIwKy3G",
-	"d4WSa5aM9dg/8toBr2Juxq0bdkmLSVInhyoXWHGXLA6qkIqJm0jCviKVVdVo1yUhIUfRZ2AOzWr4b5PG",
-	"UhAJqLyhv/HsBSwK6yRT7jOhrvtoyN3saaeQOnlwPXk2syqOGDm/Li3/Fdgq2huWZIG+Ugs7G7d/vUsv",
-	"4z0KXx8mfVWo0vz48unewTOgYd3Fudf2uBwJyVep8TA/8X/xLSiLfdde7PvsdP1u/jTcStPnzehVNT0R",
-	"6awgNpp91mgPHYxNFis3NjhNCBt2WBSxiIR7VFE92b6e4GkqRC8klZBFkaS1NOp1a9uN7W3Ag5+BHbru",
-	"hqDODPqsJKLXi3limC4MPaRTZ3uHew5ahFTCQvL/iEfGp2g5CjWeA7G1GLwdrojniZxDb0Vo01NJ/tGm",
-	"8yLmUs0xjks6lWRiUfxmFjpbYkl5hHl1Mx5Tv1GZbddIWZ8lDEyblNW0PwXpshzUuZHGBmKfS+t2uYtM",
-	"Fu6KTTMUX4MroAYsaRJKYqrMFakwjSaRYEhSj60ihKvirFsL6P5nydhnHHAf6lDPE2zJbB0x8wb5zfeJ",
-	"4nGoF5JIUc2n9Gz2zho3uTRSLMTVeEQqc3m/2VxftU5AqKOR1NOXoLkmSSXM6YamSc0GZEi/1mif/f1l",
-	"o6F3E+SjsEsHJgdtO2b1YZBgH2iTrjtgdKSNKv180fP2RrY+ERuBiSCSgHRYT6QMkmj6NfKk3wTALdvh",
-	"M2CYCYVdOwUsBTGOYedke8UCOdstg+hkYJ/BpptN4HlwsSaXbGFjswRuytDAr2RPHtIp8lh1mOMqDOxD",
-	"WVQFSMuUwWulOfxpv6HITHPNAZhbJj3vZuYXpEDvZNXSTsweOSN5D/PwunsHLDRvegtMQyPFPMX29I3D",
-	"0qYrbboZm+58dhuTyoxpFRBtMxFnNC3k2V9u9U3UUqMPiGS9UWjzazb2GjihrGW/s+lG2ooLCMwQ6ATI",
-	"h93a25Pz/SbwMw5HtKvI24/npDJj0P3ty0SFVYP2M8ISMWtyeUN5e35y7NG3jFKhWFexiOCOIyGN+02y",
-	"H+2dt8OAhGo6ahJz84CEXTXVf5rqnSseIXVCbxzHeQNhyNRARIRHpGLCy0a77R3uYUz5P/BjVPp/sOm7",
-	"cay4NhpMyLlqFSuXqE3BDoBHGiWiLahZe/Htxz/IOVtopX6ZXEljpgI4aMr6XCowk7ox5UM0t6h+E7YG",
-	"7CAVw3DeZtLXgVmkP+NqWto5pZ3zjOyctxP19E2dvxk5y75Crf9Gc4NN3w46b7r8hL89+Of+2cV/nx/K",
-	"w+Fxg50fvj5M/vnlkE843Y6vDr8I/s838dVJEsV/fhnF7M2B6r75Guvvo3/EE/19NHyX0iRqHCaNOpu+",
-	"Hf1zV9/jw7TzZbQVfYyvTr60v55cHPLef9e723HSGR40ov95G+dChSOqtFraaG78//9q1/5Ja//bqP12",
-	"Wfv8t0+f6jd88H/mwnbBxteauWEtr1Nykr9J1CBlDBys1zvjNCYjmmoXj+l1N0WjkVALYdLziil379Ls",
-	"K82+H9PsM1YUefvx4hY2H6qqWiz6YqnBpy9wMt+X7UbXzdZiD0Qc2VpsKOvQuvH8wxuI1I1HmK6otixq",
-	"el3f/30aO9MnZ2uZWvaR4FrVDVjKMPXj1LIZBAKdJwywzc8/vAEzA7HLMbRIQhtwPzcrXTsVMe9OQ4xl",
-	"9aAlQhKcfUaiIUZM73M9n4inrKviKUnHCUS0BqiGM9uIJmQgxmnL2jr6M1+fPyWdTSpUFtd1G3jUmCdX",
-	"EkBlpoSrO6cs75OPQ3zpI71Dn6BCf5hyuOAxKj70GXtGObGZI7piXsz+yvyo1KelPp3Xp4fWm45Rqqyo",
-	"LE2j19Ki7tmUmKt6cU3GWrrO18CQCji5+qPTvQPocPp/7J3fU+O2t8D/FQ0vTaZOCIGl0zB9YNjt3b3T",
-	"3tKF9vZl51qxFaJirNSyCbk7/O/f0TmSLCdOSLpku0vPExBiWZalc85HOj+09YlAHy1QRNaZBaUyRqig",
-	"uO/E6maEBUO6m/wi1kE8aatn0laXPhjwhaqqFdVi5jTOcv/KAucU4i3SD1+dfnjvhHYwk3fxn/irWKsf",
-	"fn2PEq2Nc6wk++39T40iKM3G4+7IqJHIApV1bMSqRD/o+5u4CSMs5QsS7s8k3H8tnkeut7no2bpSrR7l",
-	"ByiKrVe5/Uvf3xx8+AzOe18J4diFRQqHFM7Xp3Ce0gq7KB9ghKcZxYhOrRLJM5aLcg7pBwx1tATlG1CS",
-	"+W0IGWt72h0xzo6Gg8HD6fEAM744HdB0RgMMAujxR3Mu84UR+IV0SYoh90RYMRd6EK32ERI8wHmiP4OL",
-	"mFo6P8X8RX3243KmBXOhS6GQyVtBqLRvbXplJuoFL9J/ESyB84R5bliAUWOlkOoi1fUVnk352bxZSc3F",
-	"eKrU7frabI2iiaMwteiUa8ZLdqd0yYYDpquxv0732f8EZdv+XlY517XRHc+Ncmuvv/a/7gH2mDLF3uMq",
-	"eEIquEjFvHYo5mXncnORBCvTz+LWzGQ8vZP5usRkS8tkQ10vO3/HmCH47fX15RUTeQoHuMzmBE6mSgtX",
-	"+OZW5imaYM7ZCfbG0cmJaZEUooywqJ/KE+GLXvz2/id2V+mSjQXjY60yMJsqLVg8LcuZjiM4iTaWSaVd",
-	"+ktVQFazuTIK2NwTPjU3nBoJ0+H4c17IshQYwWLjT+tKGPHw6Hjw3eD05Pg4htxog4fvJph6M47Q82tS",
-	"aQiGfAMRfS4a00W7s0Jold0LYy36R5hZQypTajbmyW3EZgWU/YnAXutlKuEZOpMlmapS5pJqutKzLD46",
-	"/b4/fHXStz9jJvMkq1JwLLurslImXJcRq3I9EwmoKm+RKohpgc951ptVxUxpwQr0oVMT9u7y/gS+/O7y",
-	"/pR1zJ+9Ow4lcOETfyfwHbQDgIL2ZDAwowxFzKHiR1VksQ3HmIrkFk/Tp6IQYLFjfmt8ORCwYz4UMI4+",
-	"RJKXLFF5LpLSFimxlr4baJ6UFc+yBUslzzKRwmk+x3cNZykYpRK+Bny5uW+ifo3osQcDz0uDKSWbcJnh",
-	"lLVOAOhtkNuq7LNCPSzMR3A5ZotD34Ew4sWYZiIFfwVjUPMss96lfMH0XJbJFCoX5OZ98YlgqQBFAHFK",
-	"WpSluS08DDctaZz1sV1IftLBcjnfTp+yzlLpqrFYqDy1sTO4EiFN33yqRfJ/sX8INl5YStPi9MTMl+Oh",
-	"mTypukPPxzOmBbo8eoUbmwZ92jYDn/b1SpvILgw+knvT7ph020rGPZUMtK3/oxUD8eZpi5GxMS85XnXG",
-	"Ynz7cZ2BsRbIlK/8hdcV/BdXbPDWjNERYK+sN6iWkqNb2bOxEOGONlfIUk+WIcTyZjZ/TrDenUTVtT5F",
-	"b3t95tXZnSqE02nmyfcnf7H3tfyl6oKUYPqLLhYYLqVdRcGmcoG741dbvasLG/YCgUtYfsAW/Tur7XyI",
-	"mF4w3CVeGGOrz84hAjw2tjnkPDaWOXouqRwrk8AudxzcLjZCYJzx/JbhpidLMsGB385YnFdZFrNM8HtM",
-	"zFzlGJKD28a+iimUqLf2LpYuxF/TnppMmnLLWMMGCEYsTsyrTCrTxI9cZlUhdMwKUVZFDtb8AGOaUqn5",
-	"OBPpeRmbT02XWCc0M7NC8HQB9rxIcVTw925/pdCq76MsmZpMRiBCZwJ9npdsVxSoOH7YYGRz5NhcR4AR",
-	"7vYyZ5NM3kxLF4Y0kbnUUwECGd4LkrL0IttQicJRLWVmfjHC2o4cszlw9iCtEc4+WVrvzcT+R4ub7Whb",
-	"0+YdVTv4SqpxY96OT9N9m+qWfaoZfFiL382hy0H/v9GB0I6MlPUnCVF9FmEUozeTAXhdkR6VgwKY8wXu",
-	"ahoBHDSP6iGWaezilOM/ele4U9d7bVuMWQf0lH2YnkzjLrvnWSUiJkF2JzxjPCmUxl1Rqzn0ZzjreF0P",
-	"6X4K6F5CTvHtvncl/3+r7zb7vrhSRbnfPPdLN7z0edJJ1hN4PN/JDl8vuvZ1vrMqZEuB5z3t5z6/VqIC",
-	"A96Jmb75flxLT3v20zDpm6c+rDMcDLuQu8vtPeDmeVlIiHy4xTh/12TkPX6cXMQUluAH04oIvgngoMad",
-	"SrURPkqlWMc8QoFb3f5Iy+YfwCttoKAjle7IfLcQ1kC3vQQLPXFHHExX4LFRp8mym/8rg7U/s968qefd",
-	"ghnuS8Jusqivg/OFpdkXsb/M/KQNIJLDf3cnWMBqNdMKLcBdDWBz5fPZv3U1MIhytmt1dT1Mqzuer3oC",
-	"wiEgZlYvBSuUKtvCDuJuxFRVapkKFh/ymTy8PwLxURXZwcg5nx48fqh7hC6oh4maLb7Yzn20Tq9fzvBt",
-	"MRE3dFPq5glyoyv2tt3gvvgRiG07g1e2y7mejhUv8PR6JooeQs9E3hhF2q9DF85dNuiWXMdXZg6nRh9h",
-	"pkXIgo9qR7OO1VxQlq0btogqTK8pMjATapYJNp8qVohEyHux7Hjq2nGJsdt6hvfGM/xyrnq6FDM4ce5h",
-	"qnvXRlVOEcPsUeXKQMkbWfLMeQ+HqRm6zrlCFmEdtrpx/FpLo2/VPHwmaAeyQvvN3MCvOWzQZmBoafKd",
-	"1pUxTsxruAP3AJ82nJf+GNe1U2W30Pr6tpZKxAYXB6ln257tZ5WX0wyKXaeyZJXmN+GtL+DjtgsvmgUE",
-	"0ab0ZfzqFt6Yv1uuh1q6OngnmB4Lp6NzqAgfBC94oie+YGNwYV0BcvVadJduCJSoxXfattRwpWyZxegh",
-	"gUszV6X/btiG102r1//ijEBt9y+sIxFPU+3MdbNmiwlPBLNOQ3iHcJzqwGkjUUJfTyzRAsnHRLoeHX7J",
-	"sQDhnGeZKDFZmfNrXwpiHkGO2NoDXt2CbZ2D9Z7axWjbKaeFqm6msGejJna3Bv6jJhNR6AjrOJu7/H4B",
-	"lrN4sClqVQFpi9+9Pvn94l2fXQGKaBZf/nJ1bXMV+3Qi11CZcdnAjfvsPF+w4cODK1vIk9tczTNhFj38",
-	"E49aoR4zOhQFLkYjxnPrkwXJbSN4bnQiYh3MaOa8b7owg+xdTN9kzo4GzF6DPkzWXcqTAvqhgftQ6AUV",
-	"OEDB/yQSia0ruuR21Wfn7uQk3CJDWEPXrSMfzvDKhVBAHUiXPs6sxiGkTNG24AMo1ZIXpZsA7rDEclbn",
-	"VQ170mBZybNun8UnRwP2XyoPz2lWAWoycdLujGnFUmXGyT5C2CpnhZrb6cGzLDwsl0KfbTr5AWexG3kv",
-	"clbNgNesD6B9DDUxE9UNF2b0d6ng2FilC5sqzjnmwef18Kask0oNATy+5rp2J/o2z555N7rkdzOMa1GG",
-	"BKFct1Hd0EljFlcl+KaJuRkSqAphu9gPdyqv3IWx79FVyfPUdMBJFptdUTf2MaP6L9+f8ENdN9wBjQbP",
-	"0PTzO2OpSDLIeqDgDfLMp+Wxur/Qta+mze7NcyZ4kUlR+CJEMJWkrvN8w0kfRO90YWyCV7CAOQr+gu4e",
-	"4JKHvopCwsbBCkHb4koXVtStQHSLLgLHV1+0Acewlqr1K3hjYaN5kBXths/QCAStPLYYMfX0Olvdd8bt",
-	"Fz1i6yfeFk/h7rHxQWwc7OigqmR60Brf2uz5b7l8YFokKk91hO6WNmmmn1999l78aUQW7KtrdG0pp0bS",
-	"sYmYe1Gksm1exrWbyxufI8ycN+h9v1s+vOYzudktc7MY5B3PUM3ptuGI9ZQPX53+ELNv2VQ8sLc/n1/0",
-	"rt6eD1+dmjVgk5X69YjJSPv4acHnIH9cUaxbsQhTvy/tP6I74BYD5gXItgNmH8GMG+9NPnw8PXncZfTq",
-	"IQidU09PmPm96CVcCzM0/OnBXJFzEVsnqEbNCi4yjWqBYsyGlpOftUNXy9CDT1oaO3W/OefW9N3P/ac7",
-	"XwbL5J9fFjsNRXx/FNXKzno0ty+k+lU1VtLKIGxaZ9HyQjseWgug9D7X32jXD7SRvP91KhKVguWGLtqr",
-	"qjmT44KDcYKbDY2aD9ajm2tXPAI8e598uTpY0q0v9/4oqtOBfnv44ePJ8eMPOy1ieAfL3uXaPV3tZs7Z",
-	"8bBnhit8Q67K3vN7mYQ6HtXyNi4mf/yxijznNQykfdyI9DuNcQOb4tZ9RnMFfg0LfjwNV8bSWy7Q0gGg",
-	"YVhK057yQHvxmfNTylOBmy1TkaUhkVnfpTuo0ZirXHSJk4iTiJOIk7bgJNxCJEwiTCJMIkwiTCJMIkx6",
-	"YZiEKn7vlIT48xQk2WotT1PSMiHZC0dmcFtgqT7XPfzof3+XPh7idTFAxHhhjANZoHOYdiW449dvfnpz",
-	"/abRIOTW4rmr4ojfxLa0NT6x3KK/mS13VAiuVY5ZoGIAoph4jHiMeIx4bBsee2/lIwEZARkBGQEZARkB",
-	"GQHZywIyq+P3TmQWmdYjWVgi4pN8A4OGyC+Q+Ir4ivjqy+OrwFucvAOJsoiyiLKIsoiyiLJeHGWtavo9",
-	"slYLRG1HXKma51iCeT10EdcQ1xDXENdsyTWva5FCaENoQ2hDaENoQ2hDaPMS0aZW9p+Jbmpg2Q5wngqI",
-	"IrghuCG4IbjZEm4oVInAhsCGwIbAhsCGwOYFg83eA5ZWIWU7oHkyeImIhoiGiIaIZkuioWAfQhpCGkIa",
-	"QhpCGkKal4w0+w/5aeGU7aBG2+ckoiGiIaIhovkkorlC+CCcIZwhnCGcIZwhnCGceXk4Y9T8Z2IZM1e3",
-	"A5l7KeZ0OEMoQyhDKPMMKPM7ihOCGYIZghmCGYIZghmCmZcIM6joPxPOIKSsB5o/1bhvupuJchPLnLNx",
-	"ld2yP9WYTWQu9VSkrBMjZcQs9i1g3usYreOYzY1dKw0AVFkKUHCjmMq7kVP/2vwrL/WIzVSWGSIxSpby",
-	"qxE7ETsRO21mp/9W4wsvuQibCJsImwibCJsImwibXgw2hTp+j8TUoKD1sGTfR78UmlzYiF2IXYhd/ia7",
-	"2NG4NoKE0IXQhdCF0IXQhdCF0OXFoEug4vdILiGSrAOXx8f/BAAA//8=",
+	"7L3bbxtJty/2rxQ4G7CUr0mT1MUWhQ/n0LrYGsuSRhf7m4ujLnYXybKaXT1VRVEcbwdJECB5DJAAQYAD",
+	"BHnIw3lOgCBInrJz/pEA2UH+i6BWVXVXN5tkU5fx3D5s7LHY3XVdtWpdf+tzLWCjhMUklqLW+VwbEhwS",
+	"Dv/sBgERYo/FkrOoG0VscsrpgMbqWUhEwGkiKYtrndre6flFB90STvs0wOpHhGMxIVygEZ6iHkGc4BD1",
+	"ORshHE8Rg3bQmqCjJCLIf31w6SNOfh4TIcUuihlKOOlHdDCUiAoUExKScL1R82oiGJIRViMg8XhU6/xY",
+	"+49qH72anCak1qkJyWk8qH354tX2cDAkZuyzA37DJihi8cBDOA5Rb4omQzbykBwSM3A77kA1E+Z7LumM",
+	"xZLEcp+KhAmq+yh26WMpcTAckVj6aC1kkzhiOBTriHHk0ziiMfE9NKFyiDDq04igGI9IxZ4vSDDmVE7P",
+	"WESD6WznH4ZYwuwSPCAwN9V5B9ERHhChN0YOqUCCSuIhKgVikxjpYSEhpxGBldJtqgUbYjH0UMzkkMYD",
+	"u7NMDglHQybkLvJD0sfjSNYFD9CzmMXkmb9sNgeXeDA7+PeEC0VSrA9T4CThRJBYAqF1kCBxiKhEPRzc",
+	"IBoj/6hfP2Exqb/DMhj6eotxjMZxMMTxgISIxSSlz43mJiw6G0uEUY+F02WDPArJKGFq1c9JEuEpCUs2",
+	"W/Ix8dFkSGK9rlTA2IVknISWxlhfjYtgHlHCLf1rEoCX8YggP+0umNbfkqlffgpUf+UH4ZjpEzk7yG4Y",
+	"ciJEtq6CjXlAOgijBMuhpQqCBOG3aoCMSbTmP8cJfX7bet5oNPx1D0mmz7dg0a2a2gDTWGhiuzo/Ni2b",
+	"mWGhdksiydQs1M+Uq+VTo3dn1Wd8hGWtUxtzWuekTziJA1Irm945luSYjqiE/zc7yXPDVRBWDIyEikLU",
+	"mCY0DtnEzn3EhEQBi4XkmMYkRJFqDUl1bHCSRLTIA0Y0piO19M10UDSWZEB4flTnZIRprAY7f2QR6Us9",
+	"LCzNuO7bmSAlS3BBAhaHAo1jSSN38uoYSYHW1E+9cXBDgNv2x1Gkt3F9FylOjjbbOx4SM63E5E6me0vT",
+	"FfYy4o3Hox7hCAvknxPJp/VuXxLurzY79SF8N39mkqEJViyA9BlX9Cb5lMaD3fKR2OWqw3r5ao5wRvWp",
+	"XEyZSwb7HvOpujYTeYzjwRgPSAlv0C/U7Rt+J+XMzwSKzK+oz9RyCkTlYob0xaslmOMRkc61vaj/y6G+",
+	"jgl3uhOeWpseZxOhuCLwVDkko93s1pD4hmgu1qdcSOCiVCKREHwj0JogBPmK2UREsQWsdgz5/0Z18HfY",
+	"cSU4GPGi5tXU5aZ4UH4t8oSB745JPJDDWqfVbDbLTn83CNg4lkfhGVavlU2VCjFWVxTWrz4TiIbpcBSf",
+	"ywaDbWsVmdOYhqU8qSsE4WoIR2H5mLB9YeFonFYeOB4pSRwScsG4LB8Q46G+j0ACMq8LtGbucOTXA06w",
+	"JGFX+uvpeH8eEz7NBixU8+7I/omTfq1T++Z5JmI+10/F89yY1CBf4XBA0pWrOlT7fm6sassfcaglI0sH",
+	"XHGcPfXuk65nNhoY2zi6+Zb1Ko7uE+s97dic0YDQqlYSNIWq6xdkXzzpSIsjA6F0hGm0TyJ6S/i04njV",
+	"rR+hUH9En3bMs+ODUd8SxckOaVR6c57G0dQ56DBsKhBRX+2mAjGVXv4lHOmrP2Om8IWYNxGiR1FbjV+Z",
+	"sVueXsIbs3Yfwhehn6o7CvN80n1MR6O1jDlTpw+dtaNQvCUlumJLiVPtrS2UcBpL3IsICoaY40AJGB4S",
+	"AUtIqN5xCMFDnIyIErFIiNqbaMjGXDRQVylrEZ4WdBqlZaUKmISVpgMa48gqRvB6pvkoSU1rWh0EitVu",
+	"qmvmmtpst+cKGgU1ap6g0d7a8pSQlwoeSrqSknDV5n/8408/3bWb9Z9+untx8PFv/zSzvF7trm5er+cX",
+	"NVvL7sXe0ZGzomhNJDggakH9/0RJTn3GEbnDYBnB6OrqaF9vW18ptaDTlqhyMfKV8uwjTgJClSKmZeFO",
+	"XvNV96VcovuWL5+rU89bvK1Wu4zgvmW9udT8CZ49jKBP+33CL9kNieecY/X8mRJqA06U8nlDYk9rt1Sp",
+	"XzS+EXNkMJY1vVAryNZge3NmiIoqdN/6yy9e7axUMm/Ve1iQUIvbWmOZx1mSorBs+BJQ7AjfaSVFic1K",
+	"cE61llap1qJGoyTw8uUrKCYeCP6snwr7aM0Pie8hxhFGnAwoUydZbRsS42AIOldI6t1Lf31XU6MYJwnj",
+	"koToFkdjJaIjOogZJ2EDfUivnkzzMCoGCFJK1xwpIoQhFFUpD5FIEC0ycBKSWFIcqcHDUNHaQTyIqBhq",
+	"tRbaZn0UM+flubxczX8e4W9sldGlWtYL+kvJRh9JMhIoIRzGsGiP4fvSfW438xu9dJcvySiJqotc0rz+",
+	"pHdebkygQDs25D0WklJrYGZlDlhI0FqABanTWJBYUElvyfqc06zeXuUcz78HmvWdbv0HXP+lvto1gPNG",
+	"cjWgDoqI1FdrSAeKIeE4RMNpMiSx1srh7gCzZYGwYcU+4CgiEnhgxZ0Fpvak21ocE4yT9IaM3awoSP86",
+	"InTZ2MCywolIWCwIGFZe4dDY7NRfgba8q3+ChVBv6fNPQptazQ0O/+Sccf2JIuja++7x0X738uj05Prg",
+	"/Pz0vObVRkQIuBKMdSa1qcVMKiZJQzCoS0wj4aOICinQBGz6DPXpXQNWuKKYCaOB2ZXZhVbtGfkwvYaa",
+	"m99BfnFyYPpxnEqZ9S012JaN1nzxvGDeda2d9ZxttVIj2ReFhozdtGIj6u0vcK3D3Otq7qLW+XF2Zz9q",
+	"F00/osEDiWbv9OTw+GjvsoRYtNleCTgSS4JCRvTugT0W9LpHpI8KnRVJwg79T0UK6X4pEjhkvEfDUAuo",
+	"96eBo5OLq8PDo72jg5PL64u907ODGWronh2hGzJFEQ6MxAT6GvgSwfdh9sbegf6jkcbKPaM1f3ZCSgFi",
+	"XH9OBzEJ6zRGWrN8JhBnEUiLPaKJjSCWEI6NJdW/q9vG6+pN36ve+fnp8YG/3kAfhoRr+ZHGQuIo0he1",
+	"+U6Y61tpUtp5pu4l//zgu6uj84Pr9wfnR4dHB/vXB++6R8dgBUeCCHBeToZMEPtVyl9ta1NHK/Ph6+uT",
+	"08u0QfBREHU1aXdrbyzBaY6e47EcPh+pqaoxFzzwIYrYgI3lzIksWXcPlSyIVzqYP9MxLj1yMwtV82qz",
+	"6wQn/zWLycMO/enh4cH59evTk+Jhp0JLcuBWDSJMFanjiBMcTncRFjeajIUYEw5GBYxiMlHa26Od+QnI",
+	"ebPD8BC5S9Q5g8OsZNpMaIX3OLllN0qk5fbNGRrN5v2nIjhnuxX9HMVKi8DRQy+Oy4Pzk+5xjoK6ShUn",
+	"dwkJlHIBonUDnZiADgp7RHBEwt2cD5+GiMJO9pVMTqX1p0ds8DhixhMMa5b96eX4k3EyQwOKrE6YPGTj",
+	"OHwYWSlud3h6dbKfo6sTpu0+Vla0W2FMxY9CJMv6KO54OtI/1ZZn+2P2/B0LQd6YVbyvUhOxoHGgJSBj",
+	"UYaIndm4qg6KWWoznokarJvQuzrEDdazwMFFc5obcGjj+epOQN+ihnLBf05c2aJv4J3cPvzeKeKLVzvt",
+	"juVwJbtFtYMJ7cLp7ILUOoeRw2sIqBKx3icSSLTm0xjMCteGdSsh0/404DiGHxwbsf7xWk4T4r6aCRRu",
+	"Q+P4JmaT2H0asLhPB2OtJbgtJJyxvvtDzOIA+pht+zokMSUhWLDRCEd9xpW05acRI77lQBA55/q2BOG3",
+	"FDRmEt+SSKlEa7NWknXQNwgOC6fpQWT/xyPlq1gpPIzTX0j4BMRcRsYpeYDfyARrYeBU2pWkhBJDdx4a",
+	"i7xU+9duzu6mV/vw4UNdLbo6ZAGWZUFyrwjmhGve8fefarlN+Km2JJLYel8OMoElpRNJ7uTzoRxFeQIx",
+	"b7wjIcWXurnsTa8s6m6x2EqjsfG+vrl8d2wi6IZYIoGnAgmmxdcAjwVYNCI2UJdv6ifP5FoPxUrzR2LI",
+	"JnGjZmY2R4B7osmduB4yNMRCR4to70vIcV8KROMgGockXF8wabBJGPeDls7ZzTgBX+EfVi4zG3bJ2Dsc",
+	"T23Q76+zb5eMoRGOp2luxdy9GZqECBtK6yEcCQZiXzFy94+4SybMuJ7GGS/8OItINts7jRgOLxk7xnzw",
+	"QHPPWff749Pu/vXl6en1cff89ayJF0JeyF1ASGhOEcSqr7XQO/oKDD3fXpyeeGgz/RunzlwPtZrwM+No",
+	"q+k1m03E2USYt/Yu3iM6UmLX+qOZiKqNdrd0tM/AboSlzj0ZJyHMgDM2ghehNbXiQid/DLjiiDqnZbfy",
+	"RIuq4swG/KlUxlny+wiHA9jHJR0RNn6gI+v84Lurg4vL68ujdwenV5dznZ9AOEKyJCEhwpzTW7B86wh/",
+	"qpNJ1CQjIslumoikfp1wKiWJG+jCRLGnbUJWw6M7S1cZKVpTWvNUkpSCdXLNM6FT5KRe4vXM5OXMaDeN",
+	"yy/MqEjDhTX+U1Fwkb4U/V5oJ8xpHE0fRrzds6Prtwffg52/e3x8+uFgv8Qqb31SkLgoEHZcWcYdBIFQ",
+	"1mOmdljpDY9EmA8YAVrzS2bo+OT+8sQ9sieubLn/csWVHuzys7eCL26xCL7qNda9PLg+Pnp3dFlkAUWZ",
+	"e1fnpmler/PVZsXqxzj59+l45uZwpvWXtD8j7ZfdNy4hKDJb0Ua10G0HdsJrQ/kzopJi3YoxWyvUiApB",
+	"44GHJhxy240RSr1jHK6PJvus3vWuJTUzB18rnpMhDYY6Rxtk8zj9NGdjA03VPzu9sJyWkz4nYuijAb0l",
+	"wvFtzzr7cov4J/P55QnoY7b71lfDxrG8GI9GmINohMMQ8AtwdMbVjS6paqmPI0G8WuL89LlGwwrh+TYe",
+	"8/PsgyTC8TIaPFPv6EBMG7P7o86AgWZNI1neu3YyqNa7CTXZLStMKY0rzc1MqZ11JZiXTc988up+qzd7",
+	"sLSEpYQUo/tqef+GTHdRPI4ixIx7boowpDqP2K22M5fvxI9ZULL6HDiU3ZKZ3ikHOc3iFpBpOgadhTwb",
+	"416+L2Uboo+16JZE/Z6oedk+gbVok6f5JDe52c0om2FF2oywkFeiwoYvWsVZwuakT+9mp3kIadOttpv8",
+	"Y8Kcb8hUJ/5wErBBTAUEO5StuTq/LDE0JMlILDtCF+p19Z1pCHOOpwvPlOkgnYjnnAt3H3Pr556E+edx",
+	"D95xvJELT4xzNQZjzkksz7AQE8ZDCObnnAQSDRkXBPUg3H6aje8o3sdTUevsNNOQ8L3zd0hM4yCbYudH",
+	"nUkoOkr5rnm1NNmxo1RuAvtcYBHFgcwQM4DVZORs1Q6tgSkJbMRAscEx2kIjGo+lur8GLEfmiW3fy6XB",
+	"t18WsxJmyKMw/5nEzxGVxgqmDhrcqzOnLc0r2djeWpxXkh2DdOiKdiNSj2hMCqM3SSqLRr8icRtKImFK",
+	"5SMaH+kvWwWS92rjmP48JuaxycSSE3aIA8l4ebbJBb2rQ1qGdnakkCg4816ptUwStWyFDJGPn7e/rJIc",
+	"ooNe72waSGk34AYS+SRBv9Xe2Nza9mcOdf48zz+Vx1TIA+OcXnooC+sz1lKa9W3DMuQOTIglrryf5tZe",
+	"xq2gzdL5CHXMcC8i5ywq2c6uNlzgGOFwpI4inoIA2UA+m8SE+0qWVT/EiMXRFPWmCCPJcSz6hKM1K4Bq",
+	"sem5/gRSUCwOzy0lE8ib1HGXiqWojkqgeTJYhqcXUiAdPfe6/qXsVZNZXeX6BByQk3nX4Ap38Nw2RkRi",
+	"S0DlS5RPQC1BCSlS7CEnpK6zE+ENlGDKBVrDUqMAtZvrHhoLyNWlsZMGhwXyP3+2N0TDDq3x9uD7L198",
+	"wzbdobWb6dZN1QzFkhSzLyUErZ0eK2x22b2eZctnO+YsvJdSQ7rc+Ss/G0TpmTMrcu+73VBn7RMT5N+a",
+	"3xuMD5yRd2rN1k67v4Wb9RdBi9RfhBu4vtNrk/pmfwtv914EL8OdVm6Cndq3TPzLv3cn2qm9+5f/I4rg",
+	"WLqUpRgRjqcARzMisIb5Izf//ORSxzcf8zw9zn3qnq7HabHKkVze0x/tpBaOXcUTt+g4PfmFXAWdZ4Wb",
+	"13xxBG7VQ8ZHK15rfRqRRTEPgbitFSe7d/HeQ1eXh/WXaO3V6TuLQLbuId/zkb/rg40K95AgCeaKh3lI",
+	"208QB/wzPbFdZEnKOI1xHLpe4wbSefBcgsAQYM6ngGPpG/jFuhqoj9by+Fm+HbfvId81/d3GYWMk6uQu",
+	"IBEMMfeUBZLIupCc4JGfuQmVXq7WaF1HoJllQiEJaAjwXXFogSNBqDeOjb2L9xk+RrOJBJ6CVxFeUW8t",
+	"1+thZxbtuUUz+IpyY0qvRclRM6yldiY8IO/Ue6X0btpYtARZOrNJz6/V3Ru0KuJWB7aQRKGHsAhIHIJN",
+	"1ZAAPLDAanXfQ6pV/c4uUssGFqEeB4Npb4p8moWlAvmEVGnMlMUeEgwigITR/ThJCJaqI3FDEyUfq2Vv",
+	"oP2SlGtX3HXnmJuww+rqJYJGvcj/ZqXiKxA6qooTBb4AsewiWzWBDGboLvLtdeB7Wkk3TzyNVROYzyZD",
+	"pSiMcNJAvuHmPgpwrM6UDpWHdSiXYhqjMVFyRk6a0cqpO/bWI8oZf8kOv2fZYZavjEMqD2K5slUeB+Vg",
+	"r4AAPMEChSwmACvh/zRuNjcCm0IDf5GG/vGW8J7+wUdrOVuDg8TWMJ4ddb1ps3WDxrdU6jh5goMhwmoa",
+	"JHQDEtQSQUqgHim4JO/q8GJd/+SXmj3BSPOoRvZnQjG8GzIFFEZjXnfDcmhA1EhJ1H8k+3pJx5m9nUq1",
+	"JEpEuSGJNHw+NfQPIG+zZF30D8XO3sZsEmt4HX0tRFRIE4BxVyd3ksSC9iJSV5zc39U2SYN5jcPQhCLT",
+	"GN22NLTnT7XXnE3USVJfiJ9q9mbpnh2hwZiGIJioG0Bj/NxkA1DEZn5olJrDCsNRizoW2nii7UFeTUyF",
+	"JCPtwHLvZ2jMW+J6wCuYSipaLWhSvsFBRAng4pn4kgY6HVEpXYNwxEweIzbx3lkgTukG2wO64h34wUh4",
+	"9swjyQyJpyMxJ1AfyZghzXHTpLpZmUwvzlwSXCxGZlv1MTs8ZpOcwyMyZ2TRdieGjEub45dCQ+rLGB1J",
+	"MxE7fKFkIBpqOB2mZAA1RY0Bpn6LGeIkoInZsIRwAchVwO7LNkLRZHdgXPkLtt6/EoTX4U3/wftfZs/B",
+	"asE0P/Qsw3foJFvDjwtvlt+A2J7dcr+64G5iNOBWuoAYzHdLpRONF1WA8T7cQy83W5sIuy1azHQrP3T0",
+	"fWiy8alIIfbLvvLSWyjhpJ5Fk2gfBOTDzS58liYnrtPkudxOzDm32YIbm3UBgL3sKOTHZVL0cMzi6YiN",
+	"xbUO3cgPw7TRYywiGFI6IbLjmsRhwmgsl3dbPArWwl5op2y3AR331wgGoJJwWg2sd8++XBRePz/csQ0x",
+	"8LNsah9LjK7Oj3KwxDpgXlsVzk5eK9Hk4v1r7QVRuqdRk2J1h6jLxDzAaEBiAkYVeH8NI84EkTJNxtYb",
+	"pBhiwqniR3ssYtzPkpygeysDCWIwpTR3zjUAL+hQUyrXPRRyrI7OANMYYa2vwSvm1PQ4Bq3YUdRmVwgw",
+	"ovfUTVJy1WSw0vq9zPEHY/YyAIuYZKlPoB0sAIhfEDMgJJZj4VZ0UHz9VsPVSSD5MmVZ4oFY7Yyv7FDw",
+	"apB5R+XUOpRn/cE/pnNMSXVBfIG71s6ZsVRrZlXoN12i/Nat4qjI43ivqldZ+2a1AwhkUvHdXGTM0wS6",
+	"WET06pueikbLXfD2Rfjq1pQbOSdYlOuhUyuVmjPkKX4xYTwUqXwK1W+YTE/ZGuOWCSm5SbA440TrjYUL",
+	"VBxRuZu/bFRYIAw37rxhNdDBLeHTDIQeELKROa+GuQ6Vpg1YxX4D/ea1spkVnKOeaXq6pvG1jllVIqcS",
+	"oElIwOnB8Vj9F+YNJz4ikoTXvem1ubXt1tzcM/gq45fFKkvANn0P+SaO1EdrCRbS/i260tc1l6z1Aq1Z",
+	"MlP6Aqj7KWyR3kOzo+u/vQ1MQRorK9bptWKWp5buA6zrbQn+6uyF4Lx0xaM5sMHjXkSDfCJEAvjB/mdB",
+	"Jbke8+jLc3g8ff652K82ta0mD6q5WL7ruQzb5WYlU5y5Wmbi3DJKnZ18CdObw3WW30lf1edXuB4re/7y",
+	"3319pbI4j19ZsZxXxyT1Czk0Vrm6yW/XL5TWWnHdQs4Us+mWya9aEdKgcVD/YEWprDJdu30oLSgNzbg0",
+	"tis7dGAgDYNjVy5z0xEREo9KLIDnh3toY2NjB9I4s7IRaIiThMSFMO3qQTzZQN3evSVHcmbKqy1tL0fH",
+	"8yoZ6Qsyk4DMws23l7vasn53Fal0yKKwrJyJGsr+0b723GlQwoAlU8hQhKRwXXFupj3AoqgopiecSRbM",
+	"x23Jg1+f2beLmzmzrtko0vk5nbnLNH+rHbvDClscK44I4sBMGF1zkfA15lGJtcZ1UTY3X85v4Mu8aXz9",
+	"62/FW+9I8bZ7RLxlsgnEoFeIbWurQQgShwfaRQxtfpmvpOatAktpe4TvbNS0ceOuFETtDMy56sy8i4a/",
+	"wgq7Y1680E97QzhdVLgg9K32u74fihNe0R6SvxmWUtgT2k9WN27MtbaV7WcFlahI0jnuPkclqaSGzN28",
+	"34iY/XWk63sGBRWhZJAYYsjEoUL9MyG79kEuEkgf+Hywj2vod27R2pmOJSIhMvWWAxbb6rUzMSqv8S1B",
+	"GEkc3WR1Ky4Sgm+0WwNsuz/WhPnlY9ESq67T2fykR3JB5G7zxeLAHGeD40sIjd/BSwMt21vb6C19hUIS",
+	"sFDXjMUSBTg20ZUQIJJKlWsYPBMjHELBHlgGFAzH8Q0EPkIfGtYBahSTiIwAtFQgX9wO/PVdx1cBdkTc",
+	"U9vUyEstG5s7W+3tXBoPuO5gfs/Xknjwz+J28NNPf7sbReu7PSzI9qb3o64D06zv/O35x7/9/XPTaztJ",
+	"P6X2tHmlYULHO4NdVwwMQGlsus8O8p1xJfHAjqXRaOhwUuexuB2o8bqvrJa11a4Q1zXjhqgSxLU8WiwV",
+	"StrNSmLIjKPCSWMrL5C03HExN6jEcCIwDD2pYOL2UUEySa15v2PRZGbKfyLZhKeOk0VOjfmujN975Nev",
+	"6lpYKBMuOklfUyjM26N5ZnNebml+WJi6rmL8h4lRN+7oeoHFO9ZJKvUfF7AHx1TIvaz42mrSZ9cmgH/Y",
+	"2ENpw0i3jFTT2g+l9369g3wSg2ikHkFaqj/208gIfZuPeQR4cokaRzxYt/v0+oejM/Xv1kbLa75oo56S",
+	"ptZaIHGte4jGIblDTQ3opYQxNTIgu1iqd20zusx7byrJLsBn6YcjgmORuUB9uHQPORvBIKFyoLpBTBuK",
+	"+UDxSKHdpsYRtMaAqExlED3lgoj9byHD5U6qLRxKmYjO8+eTyaQx2WgwPngei+cZJK14fgsGkuyXi7Em",
+	"fDjO6ToqRv1mUxx1zf+u679033130O129/fY2fuz3neTPuuW/O9ob6P7fe/i/VvR/a7b7eowxk46Lmck",
+	"DSfk/7nmSOJ5BQNP87k+6M9b36g1Sw/+2ZgnTCi6zJYvY18lFGqDWJ9mcFlmc6cW0rAzIb3OnA46poNO",
+	"lQ60Lsr6TuBVrVNrN9vb9eZGvbV52Wp2mu1Oq/UDhHxME8nEmEqoBR2GAtd52A/q7Wa7bVvKFi7lvO+I",
+	"HLLQvvBe3VC1Tu2XjcN/fPeJBB/G/e83t6eDLdwL3/8g/vHz8fBuOCbjC/bD4OSie07fvrrZCX4ZXpCz",
+	"y0MyPHsZbJy97ve2cbs9uOlfvX17eRbu7316M3hx9eI4aONsl5QIc6TkTE7l9AymmWf1ZmCPu6Tf/LL9",
+	"7ia5fHP+8v2JeHX3fbf74c1Ytl8THIY7ny4m41fvX96ds248+SDC2xv5JlPmfzRVNnEvIg7HW8YRrYaq",
+	"uMG83ZtRWLNzXmqwLI8/LNocSg/+ChJjjkd8djXAcabgXa9Y7HOM+kwnJKqbLmXZZVHm5bMscIA/mqTn",
+	"MLSPThR5wGLg1GW8rVIMgAk0z6+el9vjMgGp2p5kMbJlDiLNwBapdCW8wJl79Tg+56DdCxggPXZebtHS",
+	"oNqs/bLTZSdbKmjO7lu1RKaiwJSr4AwGOUWPSmZIA0MdkUIRvw5iVVIKlsgXaf9HSuLxAap+EqtnHMch",
+	"G6V5NxNsAz3XXcGl0ErG6fxdEIfyolBefHlC+WBnc2v7RUrgRan0ye79wnLWOrX8QFaWVNLA/8W4cot4",
+	"46xIXv07M4sct19r/vOPrfrORw3f0/S2vqyvVt45JAEd4cjI2BA13ESSKVG8+aL1F1OfSwYP4ezFPZ1D",
+	"HaXMyoSKr2q80zqnroBfHo5gS84XquWvA8QlmNYkviEi5UFUpGB7E1MDn8Um9hS0wZxSS2JQ18Egon4G",
+	"AwHwZdBsI4BGrHm1T0oM/WVYf4NjUfNUWx8XmfIh3VhxfZv3W0zwXfLpOUmi6SVbIYW51KEAHOqkNIvy",
+	"SGfQQDUUxGLnkhC7bgk4J7FStdsoMWrPH0DEBuxhDo0/sWvBTfYosNdvdOH8Q1zv58HRVppMwCI25hYU",
+	"H/nfnJ+/fv3qld9B/jfaRCLoHRqSO2y5sUZUK6CmfdM6bHc3N/WYIVjVCWHI7buOZFUCEw5kihxuBAVN",
+	"rJ6OdxVDEtqMlNOExAisbgK1G01kKPeMsz6NyDOBfDgZPloDDFxtApM4DjEPU5jz9d2MhgvlxASJQ8LT",
+	"4cCnAtE4Z6lf/fABgJpkPOV0RcZmDpgaQfYqBPGDsbDj2I7AAWdemnZQC0x9ufoe+umYE8/Bqc591PYb",
+	"6GCUyKmThqTuRUFkA+1l2egC3RCSpJWjzbh0AvWEcGIzeSD7aBxLGrkoqql/sAGMtAquph1iwVU1K6pP",
+	"SE9QOeeaSEVZ85ZePn/MI99ayFxCSjT1CMDH12ThFegCsgoNUaz5NtTaX88oxDNFHosUmmLr49hmKl6d",
+	"H5cEYq8S6jWbsmewQOyyGHZbYBzFu6hwwXiFKzhPt/kDveje/7ohZ1b4qB51Zr7Q4CgrDvo8F9Vgc+Qg",
+	"zQXQTqA4FDPpyowbPAQw6CvhJCKYz6g5BYGh1o1xNJU0wBG6YAElcpo7o8Vt7NQcPAlRAH9zxYCShosU",
+	"06l90zrcPHixUyCGzo+fbXDFa66UyDcsSXSEBZWRjtpgA45HI4L2hpjy2pePzqFN9akClsufVCCsCATz",
+	"e5YTK8ZE/CU+/iU+/hHFR3RM+hKxsey4PP+pJMoPQwbymnAP5TOB3HshOyZywjJJs4G62X0F9joYL7Q0",
+	"8lBEb4gu1YMgWMBcZbDukBcQTtGa4r0gXML3tkwluUsiGlAZTdcb6AJYSG/qiJZjJSSphlLYKI2jrVgJ",
+	"TsXPKVqDTwC6xnlXPc+S4EFS1vB9ilm5YrCFDAHhVTF/cN6ihJNbSiZCrQpUA1Df0ji3ZFbaBUj5LPgN",
+	"DFIxmyAWP62g+6i5AePo5hDTSONIPF3Odlp+ZaHMZgYz5sQWSJkXz16zTX5cMKm0nRXBKUzMydICLhAP",
+	"8sWpHLMsTiXQYSf2/Xljf21o6qtkP5h4v4XJDwXkCy2fdQxDsO9aLqzlLytmYRthmh0otLbZbOoDmcH3",
+	"t5rN9dwxeuo8Cyi1W5ZjUbhxOEmUWqsr80KhfiX+UOmpfwIDh39NSG/I2I1j23XQWcpzOjQCTgmWi+Fu",
+	"ZXli6dqnK/1MpOywQqbYl6UkKGBsq8HNpgylWrR7xoPmAedUb8zRiMpaEzc0SVYc24X5ZmmdDz3SrBPP",
+	"rsTHSqv8dfXl2U2vrjmPo5tvWe9XwNpXXHeO6UxbxVrNpi0QLirfwmb85s6Z4SRFGloJdjw9CovBa/o0",
+	"Bgn16YFKlo8l4UwRVJVXneO05EWJuXwwHoVVyH8eE33S+DiO9du2CGzpqXNc/UxqX+ai4S7G+U+DRnVb",
+	"7np5C3hASr15WJ1sYXJEsOCYfXU2oY76qrzhPnLYiiLm04ltObGzogz3Lev9BvLI7G792plkut97yK9L",
+	"BdEoYpMzzG1IwmJh7UOKxmlBwJFkWn1TSng8hnpwkEsGMpxAEenLDoLGECf9sTAm3U+sp9XKzWYb+Xvn",
+	"B/tHl7oypW+rUePY1K2FIy12kZqA+QMp+RD6FQbrKO0QWw2Vk4BxU8idQ/1pgTTv0D3ney0XLJ9UTn+A",
+	"ON58VIn89yhQf8t6D0sQ+MR6f5T0gNJ8AEfQflpLxB0VckEh0fSqMO/lFIqF9gjbcBlHdFt52lsw6+gE",
+	"2JtTBxdMAnsH55d1HT7cbDY326W7cR/ZfAWp+LeDyleeAfZY8HwPhc77C9Pu8THtKhoPdAzd7G2xlPDu",
+	"AwJakvBW6ueIGLsZJ1Bccm2Ps+Cmz3gI/qGNtocCLEidxkItvqS3ZL2xrLMrHq0ODQxC8AyXWZxfl2lP",
+	"OZbpLG0eR64CVlxVZLgyVLnquKYORTwxlNacnhZmJbvC2e8cVmvR9Fe0K2UtzUPWco3Pf6FqLUPVyi/o",
+	"wyC1nG3eZ5M4Yjj8VY5UobPKpypMv/sDHKyyRfi1hNGHiK+z9YjSiTyVhPoAeWH19PXiASu7XefcoOkN",
+	"W3L75lZpCWl8VaPiIhWrCl3/zqn5z0WXS/byUXzf1Wratu9TBLeIE5jXD2qV8rG/PNSEcV9Vu1Cu/pZw",
+	"TkNj4bS2Llc2sqA/S+6qUoVrgUWuACsO6+ibOkI9HNzAeEISUbBTgk+93Ny5kmpWLJnk6h6lVLyEUp8W",
+	"N7GUvVWRWH7f6InOtL+++2RJLMGTulCcvp8YCGtOT5UJ7ncOirVo+n94cWJ1QKzF9tAS+8tDEaN+v/L3",
+	"fZCk3BmRWP4KZz7tpvKBFySWf4DTnp/47/OoK9Fo3whKTyA8/hFOYXGNllHFg5y0bpj4HwbLrXLFiVlC",
+	"+M17tFYv8qOjEgyIy9xaPzNLcUgjWWYH7uYULk3Iulafet/kEqzQ9+JteU/J5FeRJJ2OKt8rt/DNH+Bm",
+	"KU7+L6vUg+4Jr6Ypo7r8+OvcLOmoSsmBjeOnj+heIYp1PuEaVq/LgT99DPd8g9RJroL2DZmaG818cg8r",
+	"VMVgkRsynRNUrkZ0Q6YNdE7kmMdQlTQgnhkYVEmF3ckSKQMqrpWwcZ0Dt/u80fa+rAJ35Kft+DmoOyxR",
+	"RLCQaKONIqK+FF6aROnXdSboNWRORljIK3HPgIm51VQTTvr0bna5DnX8fRsFQ8xxoAZmpaIbMtUJnpwE",
+	"bBBToa5rKkv9myJgCRGVTTQX6vXlmRlOhVTTQTqRfDSAG23grJ8mkaWn5+t6UXLneNXj/0HnK12Me7lS",
+	"BavcW4EtdzQThAsposBhtdBnbLskVJIOiLROt+Wm3oDFggRj1YVJ7SuRLnUWEUS2jhIpNCIKZxMPMTiu",
+	"NlHX6e2ZsKNRQveab/O2JAFoYFN9eH0XYWfUpgMkCIT2GqM1Q80G6krUas70gqhAYkJlMFQcpN9fXs34",
+	"Hpy1cqHrkArci2zjc0KmTTZzNuyZObF+v2NUmFbThiqXrT23uAtCcQBCYS9iMYG19DdbTfSaxcRvoJOs",
+	"FqwGadA0peOjdXEJFERUiXfpsABTuW9CpPX7JoDbv8eFoYm0MvspOTVauC5LZKsoS5GAk5KNuaCDGKLL",
+	"4XkH+ZOhIMF1Ebda8dyNtgVh7E0lEQsvL+T/o36ht7p+YROwAW76hkxt6DkkdQOOCdID3UX2oNRF9lGa",
+	"d73RNj3nr0Y94hx2wufNjS9/X+letNN2L8Vcfr5ZhzVNEX/zPeQ/16vk/93P4XnbYd4zbG983+i5MQSh",
+	"GVIr1uxOi8iWcbzc2Z0Xx5bS0Grs/rdweZXdQqvcZAaGROM5vCMShwv1rzJ35GlC4qP9zfd7R6jVaDrY",
+	"Jha2aWSa7SBfvWuK/di3rqMwub4NDMGVvfBpIq9vg+tPgsW+lwZ7oZCGHSXyMg7//DS58VDC2S0xeAYY",
+	"fZpIBNCwaO0g3L/oeujgor21vT674ngsh4zTX0BbuVacnHDxSCDQ1wGL+3Qw5tC4uBbjJGFc6rD9mT1x",
+	"viNxmDAayyrdO59loMDLPgqpSCI8LcP6zQZUnFisWOJKY5PshsQrfFFURmemVr5K1dZ88Tk47fcJXxUb",
+	"OEbOEXDIH8L+PEuMfU7EEBkUn7EgKOGkbumOhFDcfZYw503pmhaqKq5CkNUpZMCxud0Li7baHs0OPW16",
+	"8X4sDWpZjSFx3Rxa84EtiManiTS3MIuJ5hW7BlpF7RPS7wH4HcE8ooQbHAN133OCFSNi6zP12OZO3Iyu",
+	"nAVaIGtY708TKDZBpt82yT+69JR+exu8fj/GH75rhqOT5Pgfr6a99s7obTvZCPeOxNHoUPwwPdo+unl/",
+	"c3548uoobjbI9Nth+OE79S0L35xPgl/Y7XH7JAri81+OR+83v//QmvReX417G9/Gx+3ol2DjfRTE727J",
+	"3rc7jaAdxRoCpTJBlpKhpbBFEOUzBJAtwyzZLaQWkSgZYHWbjEXjyh2pezVRomMxjvQGp4mThhyB8JSQ",
+	"v48lRikQu6XDPuPIufsQRu/36t+eXhwgJQ/gQKJvP1w0FpzF0sO1UO93l2LeyaTyUO06WXWNIjqiJWL6",
+	"nsnrTJSkwGI51KByWnsZx/CVwSCb0f9KKqap+YwwjU3CWuVvlGa6UL2LyZ1EAY6IEpr1SNHa1eXeOuqR",
+	"AY1FVbO5VxtXQAoo7IteO/OpO0Vn6PP365F26gSw/u6zJQnhlIXFxDrIqWu11MAdnUejnW9+qet/tL+s",
+	"hnmuNybFU/v++++/r7975xfw0kzXGi8twvHSqKRIG1VytPVYq+MS35NRkNkCM13voRT1tXUfoOrKis7+",
+	"0f4+C8ajKl68Bai4piAOCk1bNjH8IGxvbbV2wADvojmC1cBU2gJev8aJVINV0oZIbWXgkAbMtslQV2qd",
+	"2q9uCEkEAlfKVCnhHmJRqCQYC9QmkP9uHEl6Q6Y+cl0uSusaslAgR8RUR8AvFCDyV650FdLw+W2r5mWP",
+	"N2gID5X2rS6w5yMzJPXeR2+m5pHaqq9aW+ijqUr1yEWjyqoo/QjlBiRnUfQUdaro1y/UZBEn35IpkGIP",
+	"Q92Ne7Rjzq0l6NqXj09ToGmGHlfRo+bIuWV7f09Z0iGXko7m9F+2Bzm8UrUfP7bqO936m2/rJ2f1H3D9",
+	"ZlT/ZbUqUqqRmUJSWy97MgD0SssI9WAUP1yvldTdSDd4lTobzrKUznZlWbdYdKhkB2dJpfR2wWLYY5iH",
+	"FhZarG5ByLBG+1q4Ng4YpO9tpYBeXe6hEE+Fw7A1nrSuhHlkwKo2mzl/ffo7wARDrqHGy3SYRfqK+tYm",
+	"QYlaZ2fLq/Wd8mmtZr29VfNqUKpc1Dqbba8mWfq0VW9vFNbxHOAbmo3tzdaL/BNR62y8fKljAtS/W80v",
+	"H4snIT+xosAFSnRWlztFGTXhTHrhKviNStZqRkcpATNdtRuz8mXqj9kGgNyOEY0lQ9jmuOa68ZAccjYe",
+	"gNOAcvsOGJoEWiMU/IY2t3S9ktOsSAQL547jUBdeXbbuHeTPLqyP/oZ8d1P95SN0yHEGecY+sm7zs/1D",
+	"DSpr+I9Lb8t76pv6ZWVe+hBPbSfmQILqN6PzlfqnzGmZ8U8NdThffCMylqoWWP8UsIRakFzVb064S/CA",
+	"LJ+RLAH+PsYPnM7s8Z5Jk+oXDB3lJGJKRcAq6EbBG2qiNQBLWDDUxxytfXtxemKxHBiH2SPFODwUcDyJ",
+	"FPGTO+N49txCVx7ibByH2m++aQtiiV3UdAp4OAU58ivAxr3IgK2npdpLVlyjYhXXpmTHnWkItOY/xwl9",
+	"ftt6rsX7558DFpIvAMEfZlMUSLIBxAMs32/DSz+X2EPTMzJDRmoghREs66lwkfZ1YT7JamUMpZTDenne",
+	"boeeHhb33BeXtYQEU/Za7Xr+qspribRQXY+drde4sqRBRj0CccFlRke09mFjD73fKzxU5yytcov8QpFb",
+	"f12Df+kWclbh1NduVeYULg1MfvCBOv8BjllMAxyBngq68vn+4V691Wh6iOBgiIYY8Ojh0cWbbr29ta2j",
+	"HHz1ZA2a2oOu19E//zO8vmY7XfdzWriRUneNdR9K7+qi1r/kgwO0YJv662fN/LOVgZs7nY1mp9n8qzLw",
+	"k1YGLg2qrG4/y+1MppfMblG5z8Kpl2g/nd288k/NbuY1s4erZeU6WZnuVbrJFbXZQmDJT+NmcyMwTv79",
+	"o334m3yjf57V0PRjv4MwGMpyJSeeCcB2sQe2sTwZ2SiFzkam0R3zdLnc3uX2o4zXHrhpMPeISB8l2u6+",
+	"+MqGa7BriWdR9HhZ8FXFUPbST1cPl6sYjxVhIVP02oX57vIJkcly25dFz4usIndJnEJpCaDV0L2OUuHG",
+	"3VUjHYm0YnEaJp+Sirtw6eq4+7SUSL+qWJM/LpUlmtxnXz+BvTCLXzmFPU+zD8qrA+J1AnX/wECoZSe9",
+	"DPpcaKS8BVjn0NJ70IXugaYCYU61Tu3njR9EM9x48+L4pnX3fqd30h6dbfHLl5PvN4PuNnndpG/b7N2m",
+	"uNqezIoyppGy1Ap4VKrGRTS+QWtm/77RytzfjRpXqBM2onFaGm3pHQtjKSXUSuDks1MALMvsrKIDcJ+Z",
+	"8gNGcYdUPT0vyXQKIrlLSAAVgxTNeCYUWmgSpAKJIS47+ZVK6MBUXrFwlmfNL5eTffPEdXKCzH2/3B9q",
+	"ozIgsF1iGpWYAs44UccAsRj577vHR/vdy6PTk+uD8/PTcx+tKeWHxaZClUbfRxNd8kmiIYkSsd4xTkqG",
+	"+vSucsEImNU+jKqMqz4IYjiHS5+f7pvxCMd1TnCIexGBSlo41uZA9A5PUTDE8YDsopBBXmuCuSCNctgH",
+	"SxeLVvTo5OLq8PBo7+jg5PL6Yu/07MDXmjGk0KQ5WhEObsTu7Bfnp8f2A20D4ywi2jE8wlM1SCob6Pde",
+	"k11HcXfUpqQx3Z0J1xJ8Cjtvn2c/2FfS0mX2lewH+0ouqdzWGyv+br7O/WYb0MYp+4r5Kx2jtdvY5yaw",
+	"X3RGOFZk6NXwOKTSPoasR56WEFWPwxGNa16NTWJA6l296FXGJWbNylLRuodGOBjSmDjUD8wXwkyRKTKq",
+	"UxqEBDaaS3MQEvlmAP7XorkhjsOIuESnBq8EECoFenN5eWbSvyvTXpHl1bza0Qn8eN09O7p+e/C988ve",
+	"+cH+wcnlUff4oubVLj+cXh929y5Pz6/PD767Ojo/2K95NbfCAHxaZAA1r2Zavj45vbzuHh+ffoAv1V+H",
+	"p1cn6t/vDi7fnO4XXugenx9097+/Prq4uIIfjvYP3p2dXh6c7H1/fXRyfXZ++vr84EKNbe/05PD4aE+N",
+	"oHt5eXCyf3Bw/aZ7cb13cH55dHi01708uCg+e9Xdfw2/nnW/Pz7t7l9fnp5eH3fPX6shqxkeXFxeXx69",
+	"Ozi9uix0riZzfnB1AaM6714e6PnrQZ5cHpyfdI/NDI/enR0fvDs40Q9PDw8Pzq9fn54cFNdKsb6aVzt4",
+	"1z06VpO7utCvvD+61NtlPro8fXuQ/qHfVt28Pzg/Ojw62Af90L1rVizDpeTgOZWx42QsEZbIFDvweyyc",
+	"NnTRSw/5P48JnzaU4HtBfyHqlwTLYYOG6p9DgkPCG0chGSVMkjiY1t+SqXrSpxFpcDb58cVH01bBuVvL",
+	"uimVWOfefB+yS1qHviWEJRFZbljRa7CE+9wDDsHhs+8NSN4+nop5cXS58pFuUnPON9FaGFf3lBmBxGAV",
+	"kMc3n6RVmxdJQqa2s3l/+XjnZicvKu2RxSWkBT2UJoeLVUQrQUGvnC+2ICU5nwCW7YWzGgWs9Hnkl673",
+	"KhjnQP+p+2YfT1dUhU7jDD0yDffoQwqCCfJYEuPRnhPj0SrEeOi67Gl4Rqudc6x1Wi+yGmct1aZ1Ve/M",
+	"uDK3W6l7cfPlY0VqgGgb4qlNarZrkgp9nq0/HFqn2TNRiCBAQJ+6zO7TBXukI10z6R8mPVSX/EmTnsvH",
+	"WxYIsdqoK8SO5GoSlQWS2ClUCLko9epfwrSmK0QK/HqhG3TeVs6GINhlmBOgkkRjsXKMyoMiPCq49VeI",
+	"KsjHDjxRyMCK8QGGPuiTxQMscP7PsOpjKp4eZaaaTWTmFlkWsTjfiq6a0hnB9zBczhXNXmw0Z6x4EwZB",
+	"iEAbOLoRufvXvWoumzudpnWFW6GmFuYu6U7tFeER6MJaQKm9ZmiPxX3CSRwQpFqrPQpg9ALxM43u2dje",
+	"MibSKtJlQVTMG1qb3uPKjisJhWWW1wjHg7HiC+49UahsD8wDdA3h1t3Pl8LvcQyOAeQbx4Tu1PcQiQRB",
+	"Pon9RlEsTedosl8jGpMS2/Ry6bViQwuN3A8DwTYCqCtyOs3NPZtf1zWnATZWYia/AVfcPFiQp3XBqV4f",
+	"6HrTJs0/Cpilofh6CeXXsz9K3Wnq6RVoUlVvpQJSIUkiHLhw+x01ITaiUpIQsUS3Y5aTChREBHMtUv11",
+	"v/1p77c5d5rVAEDNiNkEsRitmd8gH++GkEQH1ot19wLESiNFcCbgxP11IT7sQrzTbrf78QT/8xcfSabL",
+	"BGvGcGfdeHJIYuR/NgoL7kXEeOe06vLFAVzShbhM2Bkeqy+lo25m3GPmpJU3XoZTO9u0uhTelw9Ogy/p",
+	"YfkIp+g22iVLMhwbiF1NgafazXYTrpXZuD5UCGcEBKdEh78hPz8wZ2WCIY4iEg8IdB2yEaYxwuJG5486",
+	"BuRFmAzZHldEZJg90Rarow8Wx9m1RGuQA4uEJMl6erMmM2tawFxYEyRgcag/mxVRqu9urqcAcz5VTKDQ",
+	"WwpWlNEcWvOzTjIDhb9esrTenPFUPTqFO8Lu7JwSYWqnSx+Bd2MVlKACj9Dfe84A0u4+ViSnWb//6hQ1",
+	"U587V+kc4YgTHE51WZ0SJJ5KIMAVjfyrg71XryJaxnOPRnhA9lgsV3fc4IgO4rw0HJBYagxgIzxGBFC2",
+	"0985HQzLg7XoqNRddXbyWp3gi/evkZLQ0dX5kacu3RETErW3ttFb+gqFJGChMZhlF9zG5s5WezsHIQFg",
+	"Y9DT87UkHvyzuB389NPf7kbR+q7GuvNykHp/+/vnprcqzoQdpmKqGDnjh36VsK676iDfGU4SD+wQGo2G",
+	"xp51HovbgRqm+4obw50WBx7lPXOLY6SLb7tUkTAuz8knrUusmkuCOJsY3AIDDE9HGmWrgXxdtsPvIP/d",
+	"0cXF0cnr68Ojg+N9CDJCZJTIqcYwOMEj4kFRf/UvtSAgra17yLeOePDz+h7ywUV9evLaB3afPr88+Mel",
+	"ahfFpgULOGeCVNSBVrwZZ0i7cPJ9R2jykT6ziJP+WBBRcjWQrDjXzF3FJs+EibkMSBQpkdFAkHgoGIMn",
+	"lkqhZ4zazaaD+buLfCXW+RmOM7RAhV6lxsJY6Moe6wL+SbnjeUX3MlWTZGph4xANFS2AvxmilLpm7dU0",
+	"giEj4bJlaCyutmNJP0dMTrAG0AgECGgScR4p8ijlRZxNSvIjaUyQzuizGrdaLI0Kpj35alKKZlArZwhv",
+	"LzWEqw691MNu48vTSjeLXO72qArgwKsx8DBcjhajhvEJgiwrG2iK3KPEVCNuaJKUOWYOtEZmr1wWO84r",
+	"RacGa83ZALTG4mhqxGTV7v44ibSOt3LCol6RbHjO5Jet/Vc15OWIoLI97yi+pZkYuxKDT7RNCtG0Ce1U",
+	"dDTgBjqSQkcgU2E3THNCtWHafKxDl6m1UYkhm8Q6zsxDMeNISMZJiHpjafL8SoEQVwbOtwx7WUpHAWP/",
+	"UcM5OFtu17gShJ+r90qFvpRPMLB9uIDri5NDso3vBgFJVvIJWXMVxwFBb1iSaNgNLMSE8VDJgIxzEkg0",
+	"ZFwQ1AMpCQA9TBT8p81//Ny+/cewGf38ditujTcmOycv+y9GP/Bt+X2vHbwPm+QN3hTHN9/NWrOseWP2",
+	"VovJBI2I4s7PBNz3OU/0XCtIq4IVJJucs63pj/nm2i/zzTXnwZ5WCOXPDtczUQjlh0fk0UL5U2NuOqvF",
+	"ZKM9iquQjTlytYGim3/rpIRa+u3YKNgvc8WrmdPqTnxr855nrCsgj7cXkdKTljtki1fl614BGTO/xwXw",
+	"9b067vh/ZdeOji14lUvNW1kXBnllXuTQJR+TTIyfNSyQyOaWhwOC1mKGdIIHGgsSrpeXcVixuBE0fZ9K",
+	"x09TJyatflb5WuUkoAk1ZorFtTPti6ZgpltIs0xjmSKqNVVT+stT0origiJFHFVyptJjzRtozVZiiBnS",
+	"Yjo0MKC3JF5frJnxstKelUaFhdJUWUjmDcvmTaUBddoGYbEFNXUNsUA+JPL4v4OckZkVnBPAr+npmsbX",
+	"xCbKjhPCBdECfZ/jsfovzBv8RBGRJLzuTS0s9ccVqqsuTj4uuCV0FQLfQ76pMeejtQQLaf8WXemvg9nC",
+	"dO+jNUtmOqOBRH2waygNWe+h2dH1394Grl4FMK3SUF7+r1pVM+elKz7HFlMSQAgOcg/5nwWV5HrMoy8p",
+	"4k2x3y/5GiiVK1RYvluohpZxs9KCaGkWuFMx0pXv3YK4xcmXML05XMcr3FtVL8ffTqhc6dV972i5bz+8",
+	"vSAPAoK9IVOh+fS3H96iCyLR2vnhHnqx1XphsHAgSsO+pn5w4S0MpI1/A2EdUpQBtyIaojWwUsJbwOH9",
+	"zLMEyPVF4HnVH0SL42hQ69Sg5gVoibfwF3gOa17t5jcBGnojp7VO7fTtmQYhBu0NuEetU4u+/YH3u59u",
+	"Xv0j7H8ivXdvDq6OdsaCht2zYTcSgsrjf5xvnH5/1zsqAwnV63A/9E1Yugwuxa5hCYTMbf49u7qztfLm",
+	"IHbCAmQt6JUog3p239JrNPPW3XIHkupOD1u9roflwXR1JyvjZ8Iql54v1ttjio7k01VOneljYdHUT6zX",
+	"COzrv9d6qeVTXm1pV6lRaoASlhqOs+D7xe99Yr2q1VEzs/GSwPsZtIdslxciPUgmdamGFazGevxu4dP0",
+	"+tbNOSHumWV5ZhDZhh6nQU9Fu2sazeTWlYP8YygIp0UK8QxJcgeF4yAsrjSkF66QQrqWeIb69I6E+nMP",
+	"KZoV657BFDXBUhYHzaZPh25YA3y4O5scAFXndLqJjkkMhowJYoKqIJLx36i5/d33TLCOtkzWj82E7e/5",
+	"MIpnAukAsQbyfxnW3+BYAF7bBR0lkcaN3BvSmAjSQJfkTiKsNGqO1IqHaC3GIyK8LIUNRr+emaMlx7FQ",
+	"T0I3IBLsZSA99cHVDWKaEsQSiIqMAEq/5tU+4ZpXM6MqpbVjNqDxPcLyrS0Nh7hgSVtqhn1M49pDzKLl",
+	"+j1T2mu5PnwapxHqksRutST7HWjGohgD0M71+7LsxE/YIQ7k3Kx5eleHorA6xzxFXXVijhhHOEkKFfp0",
+	"kYrtlYIHdH2hO1OEtrwb8JGIgte21d7Y3Nr25xovF5p1j9mAVY0AWSD6RmzA9PL4Z1eX6LkNf/Q91Ndh",
+	"ucY/FJAo2lWK4lBpmdaIob+nAgkiS8qwPWqsSTFsQnVdMWpi3gKO5T0OMidQ++vSeEa4vH7ZbwVN8iLc",
+	"6G3jzX6T7ATtcKv3Er8g2/1W2AxmD3C+jXw47tb2as6AXFtlM31HbHzTSt5C4Lnm9Frv4K/sx1sBou6C",
+	"DuKjeGHJH+1oguAUCyBKY2OVo319e9yjZOrcXOzVfIUOTzsAx4arZqQW5EUeReMNMo7FmdYK67TM3aip",
+	"5qt6RwzhVrYE6Pe/vlfEjvtX9ojobnWGxkoMTXvyDLDNLK96uDturhvuhMUBuW+dt2uoXblcVbYvlg3g",
+	"tDuWwyX4Z2VFCbsxgk9Ru9E0UDy6UW062n6xuYO2Gu1dVKhe+LKx0Wg12sasZIVrg/AvniFb/lIYVDRE",
+	"Y0Slp8PxcoWpny0i1xQrzQUfoTHYeK+hVKMSf83f1pts/04MjKz9u7h6DitX3VyXomzM1ZPnwrBlW9GF",
+	"qZcCWOhFdxc8jRWfXRcTbG5Dz6H+NhtLSKuCsEDUI33GiYW7hk1AaxiNcKQuARKiBMsh2OVYTE77YI1b",
+	"dA4ccvriVcBQ0+aukhqS5ZNPSIzgRYE2Gs3S8ro+WrN43+9YSCJFoB769uL0pH68v259TZLwkRLbQtKn",
+	"ceqyQHLCkCmjIhpIh+0b9RQqYoPXAAK3dBab6lJO32Ax9DvIF0Pc3tr+pwx0e0juLLh3HshyTXI6GpHQ",
+	"QxGbEF4PsCDheg712Bc4kn4D+UCDV7GkESiJJk7fCa/M9Fhja2+4llWNIAmfqhmSWPKpPUmpFJzZ2cET",
+	"o6euxQXtn5FDpfeaOYiEBKmSvGswC2FXIYRFqwCQgqQf5RT+letzOQbd57dtp05XMuZRg47EIGI9HOmK",
+	"XQkJnrPe89uNpPnctFzfaDQbG41PgoF0WFwZuNSU6mmbnWNAfm4MyM+rGJCfa1PK89Y3O5tb2y9S28ox",
+	"FdKl8afpNNfdURySu1qnlh9IBtOebX0mWb6iUnOvi7SZA0U3+RIrFxn2MA6GlNyStCBd9qc2XbogJCB4",
+	"UUk4xTo2inMMvrROrTvB3BS3SDFTFNHNZhmitRSkfmO9YUXl2pjHHSUkWyt/u95ut9vzy40tzGI0Am/X",
+	"mZsOFVDT71PFoH/8XNMBfvaSdFmCugM0R9giL19uvtx5GeL2y+bmi9ZWK2ySre3+yzDYbu+0X7zY2G5u",
+	"hM1wG+NeLwy327jVIv0X7VbY2tpshy9rWcNmPYGNdMOQEwGwEhiUy53+y+2w+bL18uVm8CLc3trB7T7B",
+	"uBlsbeGw2drKdvjINHdqbp+PpfO1O/xx3vq26q1Wq7WgnFtamfkp6tOZ3bOYEzhCFyygRE6d3TvjrE+1",
+	"8AXl+tMT55qgviymhLSw718lEr5eiQS7oe9Lks1q5SLER68Gl+ehU/OruGePU5FvROMj/W57UaXyi0pQ",
+	"7ytz3xlJkpaVN0jPri5o4OaNMV6sgoVoaOobzA2DgmOdXzs6L3cjrangId9Skh7GkAmpe0pJSD8wFpcj",
+	"O47ShIo0/apsHNXKKGa+SEgqW6GGX5kMPx+XznRWvTDjmEfLZ7GgwCAMZaUxpnxucb2fGZZxr+k5J7Oq",
+	"4SyThO+JuVcskWgzyiyQbTam1Jg0e+BKDnSpNmcZkqgenblQ4VGKdtqUriGmNBovKzbWmyJ1nGg86ICs",
+	"DzAbKbi4nCt5z1a+ZQmJNYKVFrnh3xXEVSV6t5+bLytcBZu25Gu1hjPIvSqNb6XJgsvbz5cue/G2/W7n",
+	"u3+cX26+/2FLT6eRgNFTe0RP4xnojFQEyAV8lguHmWC40dsMNvrbeKPX6jeDrf5L0urt9FtkI9gJX+B2",
+	"b5Ns91/iZtAKN8hW/wXe6bWCjXCLvOjv4FZvI8hEv61+K2jjHdLsvQg3gw3yEm/3W712sBFukq3+djM7",
+	"G9pamp3IjDzzV79zihVVkRCO0/zL0rLRpcRUHuRbfnPoKz3CQqCr8+PlsWxpvNl8ZPMsoDk9TFZvrlzy",
+	"vvyioyINiXpWebxzMogv07hqnYBrcv+pcIbdwzc6ZnLt7OT1eqXOUvJ99PjljN/lIpmLl6xLbQsDIlc0",
+	"hhb7MSR7T+/Y/HvDXhnFaEhNw4UpOAu++IrIyPzhd4RzZNJL4gGsf56ubo6TrnEJdqhUb5pBHq69xrcE",
+	"YUAgWo3jr3iVGG4/PwX97M1J+4fpy785umnFkaxiicl004uE4BuQLSQegBFamF8ygnA2/4kYrLuHK5yp",
+	"amK0QxRltu8Zqi9Yy+ewvWcCOU92NdemkE8JVU49hBHQn9LTs6Ae8OQr2Qdy53EcWt1jrXhMzPkWiMVk",
+	"vVHF+fog/g3RtSnIwloGsDCn71TDmm32SM/IWDaq3jPzNRMgzFVE9yKvdQh4BQnc5aSlONjU6GMp9TqS",
+	"Ogx6MU89SpfwYfy0sNyPwVNtKJT+rRANtQJ3vB9PWmAvqx3ZBV5oLHsKHrUAjsLG5DwTyNfpEAemUAFA",
+	"kuV9X4LEIeEIa9toB80991ohWj0GY2U2kI81yjGCxmontWiwSE/DTJQ1r7CUE9ITVJLyZYSM9lXXsIqJ",
+	"YjEHGEMmSLFARNnxPncF05WxuMy3nnHp9abqOsGRukKUzmY8XTZ8dNa/bBW7dDO0hjeb75jpfDMGucru",
+	"Qg8Zd6EG2848hl6ZxzAf0Kc7+emnf/qxWd/B9f7Hz9ubK0X3ZcN0+9redMYBA9fRfxDFjKOSKKRzHIds",
+	"5OU1L01ojSrWuWrlKw1Jme0xY3F2YRlN6fykexpsAEUGp9mW7iyvzo+tJcbTutxmq4les5g84Bp5UsvJ",
+	"bAqqa8q1yZmgkWoDiZMBB6fhie6Jauy4LIG29KWbCqd4iRUxzfsroy1OXdC9NHQTx6EIMNBqwrjkmJbH",
+	"fJ5OYsLFkCaXHMeiX0GecYFix5wD9vFSlAvt6rd4rRt4o2/Jo7eF6ztBK6y3+xtkE2/1toMXYQlea7Gr",
+	"sssH6oM9E8jG9XoGhxGQU3IXyf3jsbOZrIr8mX7pzcymbGfTKLXVdKrEiAmzqLVuIoitvJTDu22Vo926",
+	"36V5IMUaRBD4yfoAniwQDjgTAuEo0nkNK+INJVouTwdp+y1fpoRwOxVL/l2lrB8fXF4enJdSvV34vZWA",
+	"Ve9F+TGZOG9hAGTJvYOExImOT11K8o9Av7nxPAZwSzEWsDDqfI/lO6gfHjI+YPIREz8eL6ujNH9g0VzO",
+	"iSD3mUpSiVS8x6md+7UAfLhanAJyD/z2iMA9C1M7ziJcMs4+J6SDWm0n4E2pUiMWy+EuSjjroJbXbDZ3",
+	"UW8saAyKS6upfxnHER1RScIO5Gyof7u5UappLeLXvJr9Wmkj9rNSLvUdv1/+yXfnOimnrBzN1fmxh8TP",
+	"Y8wJIGdEmGvjUQqkiJUQLtA4QZKhzSYajX7tvJOf+QOyTqqrbVV5w2yip8XhLBX6LDTn8kjdrB3nq0XK",
+	"6bmTC7ZqnjYvflssvaQjTwOyq5PtJ4zfCPghV7R4Vh7CdyYypdV041QcDlGeDp0f0NLpftU8ifzCV06X",
+	"ONeJQ3+GFKhzMqBCEn6PuZpAnJMFxsP5qZ3W5BhidMxuSYQDcq+Ez9wgZsRbwMnV3FRdyrbIIyQLMz7A",
+	"MRXAXtcfD13vARmo89EAx+I3jwO4LFUzteS5OzafIjnsywWRksaDVXlmgBMclNrWdNHV9Po2UkuqRjWb",
+	"KxQOCSIm7okqRubnseXAiFcoRsISEt9nMMV9S3PibIPORL1sZRej+Jbt4Ve+CEqIaoX7YPbritlkCwr9",
+	"CNNSrtbPshI/KWVv6BKolgSzqKPmZXujs7XT2dr5oeZQmrZgpbRVuyAETdkY0RiltXtSGjKtNevN1iXU",
+	"/ikPif3rnD34nJWTG9zFJLwIzHkpZiAL9UCRTffsCN2QKRCMjkEHI3IO30GX6TJF+s1faY1/m01hn2c/",
+	"2FdSNA37SvaDfcVF4uhYn3vxd/N17jfbgDbs2lfMX+kYbelI+3xCekPGbkRnhGNtccLjkEr9uExROa+E",
+	"UfibBw9cgjz3KJiB2tNxL8nXOANA6BpRIRISyV3ESQoWw53FnxltiRhs7fPO6dxqNufC52e7anVbO9V7",
+	"rVCpKjtzVucc0d87Lf3ZmIbaSYKj+9ltujEiox4TgoT1iLEbtUuC4KgDoUhcByCFVATawYcRpyMP+ZLc",
+	"SR9hDqWTIAUXSiditZ1RxILhv/x7xJmSEnTAEoZaYAjrfN2AxHKJLaiB9jmexOrJLQkk45C0KzwEQkho",
+	"Kehs/1A1utFsojChT200CljEeL61b141X+63D0rr3al1fCag0knUQQMWgZfZfLurV1IMccgmujoHHQwj",
+	"1bc+dSHMn8bwik4Z1AY+xxH+zY/N+k63fqh94CtWx1GzGXNbAwX535yfv3796pXfQf432n8v6B0akjsc",
+	"koCOcGTc4QXAm29ah+3u5iYUweG010vrX5slKiW7Nzge6Mxk/QmSAGg1hjAXadauHGzZelsLojaBVPoA",
+	"J1SCDVWTpsy2QVNobuifP+vbo6HUuy9f/F1NXboGGKBCKjIjd1BAAYkhh5LgUEFFIjnkhKCfx5hL9bK1",
+	"M1NTa0VJNWNpTk2MSBTRRFCBemTK4rAxt5LgAhulmsgDrJQXJA5fjaMbiDO6j8vD4tJVKX/Zguz6aHoV",
+	"C2BKpc5zhzUelVag1zTUQQTy22drg7nVXHMmw6XoMq4J0Qr09oeCEdGrjWP685iYx2Ymq6D0uQvhnIwy",
+	"CIqLG5oUimMaZHKwSpAQCa1U9sdRNC07IWUQhnOqPBYo4h51a34ek0q4ghXRAmdr0uWh+ipO4quq62WL",
+	"WllbvyBCUBYfxX22qt1odcwm4zYtN9sJPRIdDJOCbQg0wiFJ9bSy0LBqmPNJea9BRHWiiQnTyxJb7Hh6",
+	"ZIDjxbDuERbySti1KFoxAmbT8QE+isZjSe4BEDUWhHcHc5cvnYh/JQivw5v+PWZTWmHQ7JuXKwjtzBrW",
+	"1x3iAlI7piuXd31kYCWX5u+NF20aAWfBynDCMJ3Lck/ytx8u0RogDK+bC6i1ZahG7EJgrpIT/O5YDhmn",
+	"v5gSsq8I5oQjnfUL/uFFGb+5Ig+FIlzq0dRBbFMLDw1WT+wqOmUKcI4J/nlMPDO5jSaU1vYMrCMaC2Kv",
+	"X9MM4kSOeSyQDhYw0X6LZRJ3hQvjcWe/dGO/MmN3Saw6ZUIZYKaLs65Y2YtDNYshA2Q7UShq7UoJDdRN",
+	"sVOfCXgdSg/bWmx2DD5qIcZRW0NXmsJtXOha9Kborn03145O+FgDBqZLayDcY5AAFdGY6BBYyE+hMeop",
+	"VUfL8lSmkcCSSkVQqYhvPUJLK1qlo9DJ7B3FGr0aNAc5W2zA8WhE0N4QU161UNUZp5Do5agc6WT1jHKq",
+	"wj5vIHdYfkVfVnu5L6s4vdLbOMBxTEK1TVovzAYLsfcLa7O22i/d2qxoDWs43QSra0R/21fbOZZou9lE",
+	"d1D2MaF3JBKqVRzroqkCJRGJ5XRX7SqgNukl1F9uNdFohCY0JOugLo3GQpourX5vyq5KJPBU6EYa6GQc",
+	"RaqX1IvAOCRDdUo2RQMPC4njUAnGhve46/1i88VO81ELzZaWPflNVJzVB2A5YcdQvjVHzoVD4++acq8l",
+	"+7ACoVeoQj+fQ445uacJq0gkmuep7ny0pnjROvAgHxbMTxmTp3+FNYbStPaQpc1ZHkdNgjUwvl3btNvm",
+	"COua1DkDgkYcgyEBDwQgcIlvdFpKj0nJRqjVVsfGWg/YRHFyh30DRJneQM0/wbags++iCAVsRJA6fXr7",
+	"1txNxjMcHYmIOSYJ+MRMRmP/SiebBrISARaOxQSQuCPSl6ozNcQIT1W3UIc7ZTRywrKxl5XnLrGfteF/",
+	"M/azPW2cMutSuGLUGqyBqYzw9exu+Y0bx/qsoP/XBI7FrOVwmpC+umhs8Iedsd5/sKj7l+ROmtPSUO2a",
+	"MiPWUKTbFYTTPvjAsRA0UAeWhWpxvJrucHH17z9X/W4rJVSMT5lzixsxLz+Rd5jfiMJthovS3FwxDK2l",
+	"4hslAqrMFFC91zsO/oMJExpCB1hm7Xhgei9IdF6RvFL2BIxM0yAVGj8Sxskm8S4CL9OEQoJd8SkYr6F6",
+	"rOITrrXuhpDEXQeYkC2tpv1bmjmNY0kjI2RwkiZCOyTe8tofS3MF7J14322csbna9apcyn3+NZfggPD7",
+	"FfifGRa09QBj8KVRFlZWlQtJ8Y7p5x4WqFKQ2QeUMtS30jJFzs79WL+9KDuV5VOdFmKFOK8Wsl0WA0Pb",
+	"XBLFRKAIyJyilX0DicsJDutwMRdrhpSb5MYQ7bPCvpTZnEqT2dN6cWbcufQZd+nSncmbrLKRLSLRVzi4",
+	"GYA7Z0XB8JBGkeY3kyGLCKQFoR4ZUqOQcjYRHeSDVJIWOzHioJCcyGCYGQp1eTr9jrmvfA/5PaWKGFmw",
+	"x3gIpRxPuVquOOfIKzgy4QsOUc+OHxM0KsSJYNFYI2IZz+b6rDAFPZc4wiSniXYXGhlG6UmDdA7PBCLh",
+	"gAgvczDCsBvoFWhVES1ZI5DBtMSnmTjgCpM7iVgfpJSRp68uqdW6GKUSFFxCimSFqSA/yjlqVrFwl0iP",
+	"Wrz6bct9xABBWd4tWVLzalr8VydDu5/ne51Zvy9IXnJsFkl9nyqlOHCKoqheoXrqiEYRHRHJiQDNf0iV",
+	"Bq2IBPWIoEo7B60dKYJaz0W7beQi3bLrMh5bKHxhOFwhZ5iG0qabQ7MmOa84Hm39CaKxoLfkndNPfgSF",
+	"XosOLo1RBCMpYyOZp+/lLOqHPrJVL4xX+m03EuA3THdz0BsWmora6F1mKCo6qV/sbLebG39oLSCd2n05",
+	"kzv0o/jGHgLTrpfZzATCKMFK4qax3DUWAUVez0RKDOqyMeaY37huK+S0zBbl23Ag4ndMqA+JBxzfktCG",
+	"B4kUaguCgrIFM+zLWSVQfZzbWqlKY07lFK6isf44pEnERlhfsD0c38TMArQb/puOabn4rKdVCqU2X1xJ",
+	"WcpKNqw+B0UsC1vRK/ACjUYZAJTidQ3kh2zci4iPcBgqMgKWTuOYcDCU7CKf8RhL+0LAuHrEUqFEMkTl",
+	"LnI2RylaOM72Bng26yNFq1wHXE3wLZRWkBOiVM0JQ3wcKTFiU40wicYCyQkNCPInivv7cKcYWAiYFAnN",
+	"SCoahn4PV7tD9qlNB/RN1xhjf9C7BpJxrMMFF1GiV4N1zDXearSLhHOsDZ7qvp29W9NrdMu9xhvtsit1",
+	"Lj3vsWg8Wp0jplpulYvVKsVLJAqqCI9EfSU/OxbTXIB+ezGcQPGAa13FDvfjwnVIpxRSNbYRBRuGNpUl",
+	"idq1zucUrq+8RrJ6aBvydLGzOa+6peC82s983ntZwq6nA8Tmei+zEFHH5zT39aJN3rM2h3kf5KwbNkxv",
+	"3ran1kvHXTc12XiwA1+qFmfJt7WkRLW7/MtezhZ22Zsza7X0g9xaLXvbpYSlLTu7DFVoUuoFtbtq1F/h",
+	"FrdavW+DV+EO6W566qZJtXxf/ZiCwHjIltsHDZqPi77ezFajdEzY54BF9h/pWeuxKM0A6rNYapvKRjul",
+	"sL18PGAX4rmVLpRdDvBmylta7S8fvdqQgMLV2WyqNS3rOeutvZn29vlzirPV6I+j6AQiR6t1tTG3q3K/",
+	"t/Vwa792dkOkZzft56VuOG3PvPmzo6NtFiadFbmrfWD8RgxZLu6wYMDp5NF9UttWrbtZltdqjYSFUMdZ",
+	"21TBALhCLtNDTX3LDcTtCnmov6p9sMyfmi7Eoqvrq4bNpJbmyhEzhU1bMU2RTazxazyKweiEUatd13+j",
+	"AadhA505XtoO8nOH2gIkfPnie/lHFi9h9knGCfQTHZAcz/wSYln4JTLJXfZX5wg2tHRW9kQ7S7qy7Fka",
+	"TmUf5mPc4ScXnqMx5pH93SbDNEZEYrU/jbcH30NgPI6n2uuD1nREyDiG3MZQfeavp4j8m81m5oxKqzlT",
+	"gYRSLMDdRI010vAryCsKCSQA+A0E+wdZR5iG4NpOTVqSJWiE+YDGKAQ3lFWTwNvV2lKKiH4uvDTqSF0u",
+	"z5BmfEIHpfSpzBSZIRmhte5mdnF1UOtlE41Gu6i7iSyOWQe1t1/AjxrhKf/6VmPHfeZ8tLnTUPrRegN1",
+	"1Ui0bq/oUDFliHI1oCdZrE4DgZgicgE0a2cnrz1r9zCZOLeUTF6xO9W243/30+vBtysM0WGCJJhD5eI1",
+	"H/2f/ytSG67/D/2z/s///Z/+N/Yf/y3y1zProBPToM25ARsR4YQdOLEBenBUekiwMipXXRdOg7EOT0gU",
+	"6dp+pkw6NKWaxMh+X5LgEwQklnvlBphLhwafCaTfNXpgA30YEq5ri2fWbagfSO5wIKOp9W2C1rimLnbP",
+	"iW7wIK/EQ73UO+FlVh6wzXvGoLPuFVy9aYSFn3A6wnwKw/fB96pN69r56sJDAzq0YHr9WeycLf0VeBKc",
+	"2EA9x9+29tzLOXYqGWCzL5QI4NTmt+q3qQifyzVik3IOPIejamfOfKYK3MmsQwf5JPZRq41O2K2uRNxu",
+	"trc9xdF8OMzF3/scXo/hZ07sz0TAzyFRT6h+FKZPkwieRlRIluAQ298/YR/++f/8b/9Lq/Wv/+6/arX/",
+	"9b/7n9CazrhzXe9ANrqSvpkKgEbBv6ceGsc90udUSKJoHMcCqXVC4TN4AY4eRASjAIfjgIY49FCP/CIJ",
+	"H9GYTZiH/t//4n/813/3P/x///1/vd5A+zpvhRN0dbkH4cQN9LtPKtV0BZm2So8R6mhFNa/2CYM4qnWY",
+	"ihHvlpzP2STvodhamIg0W4B3IhYLUFBl64llv5VmfP8Af9vC1y8EPX8uT1wKOl0CTtTdfz9l/kIzYnCq",
+	"2IgCN2hxN9Px+zSK0ERxDipcP4SjxIt8dqCry84WHSxWXnEwzWr/4T8b32Dxi4tK1qn9h//9X/7n//Cf",
+	"/1//Ze3LbJWerOdVANduVw+9sVAp1SJarKSygoo5F0vpft+X2XKtOD9/6lV6KwcwKMRccELqqimk30AJ",
+	"plygtdTB2Fz30FjgXkR0cq0JXYEkmvkKiLHxuiNuN/OWQ1EwIGxv5rX3snXhjw7ctxQoKwfk9zhgWC76",
+	"32O0+KWCv2uRx0Bdays7UFe/PY1jIp/M2154gWYWsKKq8AZ+f4r4BNOjpye5iK9fMF4IEK670VIl2NNK",
+	"vbCekAylAmENxeQhLAICqkZaT11jNBkE1LrvQUEa/c4uUtsBwlmPA3aqrgfupzXq8YigkHISGIGQaaRl",
+	"I1hykihpi3EkbmiipC61nQ1ksriRn83Gd/2x7hxzEzYGrnohojIjfLtwGs/qfvdhDtbKruFuHtMqi9qn",
+	"PL0eCzehNXqaTv6ybv9l3f7Luv3E1u3M87diFPOjosLoMzyLeFISIV0S5qAB5f5YmSuqoWMsaeyh15yQ",
+	"G+h1b8rVzRpAsE4H+aoJH+2TT/j9GF3gWHjIh4yV7Ef1l4d8k7/io9MoRBcSxyHmIbq8RGsYtXbksK42",
+	"acynqMfYDUpHYCOB1j3k68QXX42KqX5g1D5S3BVdwB+qsYDFMQkU29cveOaiPGY9of57OWG7qEeE1HZK",
+	"1CcTFFKRRHiKJoyHAuy8wRBzHEhjWJR2USIc3AiwhGuoGg3sirlqjox6BIwc8CYYa4YYQmnX9Frsor0h",
+	"jYkgHvoWJ1j9Cxb1LeMEQxDv3rdv4WvhoWDIBIlRokZA7uT6rk7IVW9AzC4VCCMxjeWQSBroh2vslnAh",
+	"+Ti4WQdgpphlX8GoqEiH+Wi5Rtkl5Ea5tB0Ba2fbiefYLIlApRJHNKh2/sqhgxQf0WbrHPqPGAdDo5WU",
+	"Onoa6FjtCJpwnCAsEYRHCBsurs38z4SJzVmjsQ21ZTzUaXWpmwR+gmxWtciSMZ1Fu4v8n36KfUDOkjbd",
+	"XjFynVfYi1hwAzBDEDgXolvF4AIcRVNFDwDKlQbH5O+dJWy/mGwCy1Y1/aXwssOulUi5VEbTV6kjVw04",
+	"juW1aW3M4w4lst9JMMcj0WF4LIcdeKWuXukknNSxgWIg4XXAQo2BP/trp3aRRHfR6Svyw3fffd/7/mL7",
+	"w91F76g7e+G7IygtMF7S+DIYdqfNBWslEhYLci80i+u0MMI8tIlr6j7O1Vu5IfF1kQg0osVyMsh1n2ss",
+	"13PprCfsEAeS8X0KBoL71EjRW7u5025u7JQUvamMzR2Uwmxe0Ls63Ja62EHqmVT7T2J1+qS6GJKk4HlR",
+	"9/mqN7nOk7M1yMq7+f/ZexvmtnEsXfivoLzvW5F6KFl2nN5puab2qm2nx92JnbWdZPtOukxIhCS0KUJD",
+	"gFa0Xfnvt3AOAIIS9WVbjp1wa2s6ligSAIHzfZ4HYRxmNPfe/suDVz+GHsLPg9K5rORegaVb+n5Pkgd5",
+	"vd/kS5td3pWLeclUNt5QRgg11sN6X8aoGJov27u7IVC8oa1jCD7WYWWVrJeyEkX7M5Xs5T65Or96R/Ca",
+	"1cgx5l6BP+TVy/F1C16Kb2btDMd7yVJDyLq5yBfZ6mrbDl52mY1GFGXePeKYcOEHqCNhJdRoH4cMqkWU",
+	"YQAAexa6gtG8hZNhML6gDQ4jMCNthhfIY2Ke3AQQTEpuuTKpSOro1pDYp94kevVMyzP7jLnFLuuLdIaL",
+	"BlqNE5WKKOtBRXqWKOzNw5ncC9VsYRtpKuKVrrCewIVAUi5VlJSlIOBlXZr27Rnnee42ZiSOyGBn9j2u",
+	"2Jdf9Vz552OjQ3Uh4lIkciTHe6Ht5JgFpoTC0IEC5JUa2lolbZub7QRt6W0S3nI2YampXglIiGVWIaGx",
+	"FNjNjj0oLALnOqTRiCfma8TxlWYEMiAW4deVLQHAL4nFICAhUAyGpGbrUgQAithqjzreUhkuRYmMhHLI",
+	"x88/645r7HNkwypqdaAnCaGyD97xvhOGZU69tWlmcO3u9REdMKNs70xpblzepQ+aNdqLIU+Amd4Mx2C2",
+	"49sMwptS2aGLqNqYK6qAgbchFqMt3lk/TWvoTe/PheAe7ePY+fcvWx++Hot7cYFiMRDL9lDZwizcTNlG",
+	"NyoPzSKttR1W2Ty17pZ3oLLOT6TBoEM4qhF067vvfpUiCUnN5/F+2Wx58EYmpnZMFSWn2r+FXsFxKkRf",
+	"y+PxODZiY/e2FxqMKO/2ExUi25IE+CUqyYejxq/nlyf1JukkUy2FezQhvSHr3aDtIvp9RHsaUJ5INHIc",
+	"Ufrx6TGJRC8bGaziRULoVzlTPbBAUBRGuvoHs35F8Xmzt/vjXsnyJeTkLyQCGRNu04ZoFCIFPiIal8P3",
+	"3RFcbDFpctmBSb8Nto1SzLpt0W5IRVUmn/4qJUIhyOn65oe+2kn2Ai32l2DH9yvWUu5zzcWwbv7R2/FP",
+	"mWf1oEIt2cwLduz84MqOxrzl9FXt+xJDbm0z/yONY6a0kE9p704s9yxl6AGMU6FET8SEkgncFfakHDN6",
+	"Y0PxoBU+HOl990JikzQ+1f1YOlFfgtziLtrQAjg/PT74cHRaXueu1SB+r9UQtoLflKIN3/bomJffBOdE",
+	"2OcekFSvDvbMvB+8deBGWto5X2Dddkux+K2e9/ub99MnZhVEH9yl/Ihh97ssaCR8z23SiykfQWmaSHos",
+	"IN0pYRzCGHacGLUzIMlNcqokrLMkPZqmU0RYg4iVYR+uoY7Tn4c8QqQ2AR8hciKYDWBF6EdDSQ1ASqM5",
+	"kcRTm0/KU1AlQEDRgHWk1J+I5HQBTz1cRai9DJeHRaQG/4CWKe1T2u+LrJKLAh4FAocFQOiFApb5Z/oX",
+	"rPlQvVR3st3vhFGWbx3YiO9TvvIAersNd6EVBqQWmnasL7u4Brt/wX8h4fMlrK8TXl3XU/J+gjnN8nFr",
+	"u1QVjG4IknURiEIEcBaIWfTlwPvrgv/nArM8Av2X5IpdZ2n8Zde7trhW/8Wz23/shW2IBQ6YbYqyPNT6",
+	"mI6ZGMcGNzQXzFSSXy/Pz+AKPPhynVWPe7bgunTM+u1jvP8No4C3cZSvJ8oxg3+1uZANnJgsqVsUE4ug",
+	"6L0iZ8AYeSx4dHDb4zuBflV/LHuFuCILEgNjlvCokW+UBryP9u7uf+WfXcNn11nK/9FsNsM2AdJBLVu8",
+	"AzIpLAj8orkeDt3M3ik9nv4sZl9c0U3PRYk7I95i++JihXr6qoaTryY3tJjgR1+/paIwg0fuqvCefb8C",
+	"XBTo30z1rX9OGmUcDbl4wiV8t1RIOWvanDkEFfz48mhWHpJaCGIrrOvJeEJjr9kitdCIsiLg8aycKx0k",
+	"htg3A8Lwcs8z+NQXbx254EyktfnDTrDzp+g29S4Fh1mPByJuO0OlxrK9uwvB/qZHK76byzE5n9ieiTTP",
+	"tFw4VXeoJSqCahJKujFNbmwbBlDySsMgV97TUUpCaya47jnGNb7Mum6AJ/oOdrm/bM6zlZWpon9eXb27",
+	"hOQ0YGXe6hlaaxkjSTa5yMqUe6Eg6uDvhaw/vKH/au/ublJ0mRDaBcxOBoNC4GX0FRGM3r73ENrn4U/4",
+	"awJ+J8QJE6loHGOWEjkQ9Wesl+kLaDpgStbnhBvGYM1bKpVu+EaOWcxv2RocJDOJZaXYaKxKgjsd8w3y",
+	"QUlB+jTNYQRfNUknIebXmGSVeeHFSIAtzO0aBZjB8siR0lveY0QqMR7neVyuSJ8nXA61B4Hg0ADHqlLO",
+	"Ioy52pZpSWJGJbPeH9L1QAp6rD2cGZjLV8EK9rK7IBtn2Db7VpaLQ4fJGlOp3EopIW4CXCiJasE4f0i/",
+	"pQRkG+3HN2ysyJimytEDAQgDzG1uPqX01Bj1K0neT+fH1gf6OcDkg1pXUqMkEUlj//NngqGsgFCSMlRR",
+	"+t96bUSm8ON+JvVbwlMZEFdsq7c7DKN+SPS4jHakluduuccBO//KZL3WkEwn7nrnrsxr9fB/Gpe4BRv2",
+	"3IQYRlzLP9WrZo5HGaPTR7vNC6sLJwGN9w1d2oR9Xutx+jr3OC5JlLE22TNnIyCO1CogL1v235AT2SdD",
+	"kaXSvBg4oMrfdOaWeEotn0vSQ7EWmQXUT+zzBEk9N5xhagohfxbRtPyNIXj+HrDcWGA41mP6yS+kORY2",
+	"kuIvO2R1oCa61p0qZupHtA2WCEXeX71u/J10GZBsvP/b69evj+0mBTkD4BezBDSt/YN15nK5IGh+hcur",
+	"MrnRRPxhcUUiHsEMcoGwRAgsit+HYxRBocHjp4m/ffDWLCL6/NdCOK0sYhGabbOvHphTSDYmtRDlSFhv",
+	"mw3FodO4r713+1JyTeAZElA6P+EIyi36fTCqta5MMAKb0BgFiQ26pQw0Q8FQNFOCRIcZsN6PMKTVmXHu",
+	"CKWvMEfuQvhOUc4e/9nzObcDZra3lckFDbLSES0q+a/rjM4YHOs7pMUfPgGndHYmj+2YFp9/P+fUHEb+",
+	"zbSHLnHxQMn/xpMS9d6x2EI3HFnJfQEzolPSGwqRUx7CVd1MkdAUaDUVkyokNanvYeRwUUhhLI7KG6xZ",
+	"KEifecCZIj98UxpaT+8jKIGavS4SkyQWNJr7wuYnTbHP3N/uqUX/tHgT46G7H9m/Vy35uxw8e47KEL9a",
+	"vOLg/zAKqMMGI0wvvmyT8IfQfxs1BZRYmCCOKZgkQtQDEhZccAT8xvEXbwAHgmp7dsTjqd5/9mQQGk/o",
+	"VBpKHG2g9lKmGP6MJyR0or+wQX+YWb4f3ML9sHLJrOn6zOoLVuTNn/A+98/xuts+f2d+YOPOzDnlhdLo",
+	"wyNhCO7InHvEPzPlBco9AaEC/YjXlMdZWhI32nmNBOLWVkF09VRMAiK0gKZxPPe0F9LTHKQ2IwZ50ouz",
+	"iEX1Q0K9UTufxtCBdGnvRk+lBUh1e62Vpl25B3tfj3zdas0Iu4+ipd6Ui1HYYc/NSfT71sTdaxnvuXTt",
+	"0zxqYW393LoOD/Za5BeRsNB4VkjUh+EP3FOIdQj3oIZ3Oh8WR4oWjELh9W0CGzS8gyf2QOHAMlNqzdzh",
+	"xmRGy2sdl1r6heDaQu6jsqNX2ESbcB6VrdgTsOYLcm9Ti37+9S83y+BIUGcyiD5aAoHlzCucMuh1hkZp",
+	"redmDUA4GSUmSv35l8Y/c1syWG42Ldk9fuomma6BED/nFawCUS+zab/8Edxhz5KamgjcD8YR4ykRk6Sd",
+	"68vpC+kbliDW0QylcI96k5yA8Wp2Sq/Hxl5zE5f5R1LxOC4t+SpZy6eDDVgqY+4KE2hudsWkOrkb2Nu6",
+	"MtE94lj/ZjYWbY9pwd4s8wa01pKKjsbzUvHi9RF5+fLlTxBIR1Iv2HBDOh6zZGWweJFu8wNY+dOD9df0",
+	"eCmSXOm6jpiUJqAz3y7qvfjTdayA2Tra4u8D97Alc7kPYtQRpKllHi+RZJwyaWrzSiChTCZzxBP/3nvr",
+	"egih/n1IUi37tU0B6B3Gvmto466gEJFX0JjeEuzOLGWYgyv3HarkcpVcdsnl+XJdS7J1qV+DqTgFLIhO",
+	"ZumJZtSiNnhu2JTUwh6X11rLXTebTUwMUCKZlDAMVCKmTvbXj1cQKoOXDRsU8SbciPSsdlyBWgd+fGUx",
+	"LuaG4JWNFJ7jctCuLQc/Z0k0FjxRpIZpEzuHelvblg7eQ84WE9vMbB9yEV4p24p5fIEyyL6wXEm0pzxc",
+	"yR065v/HKw7ZcWBmelgyG49FquaxN0/1nPx6Wklq745fY2cTIBLQGOuAHUyNxdsE8wTPI7qTMdPLAE1O",
+	"0EowRerOT8mn5D/+gxyJRF/LRSI/JQ3yM5Wum7tN/PJNOua7t3th05RcQnRZTwVN7h4dsfiISnZInCKS",
+	"xKm991dHZof/3/AQEKklCX///fffG2/fNo6Pw0PC4T30OUslef/+9Fg29XCMfaJHQj6BWvu00ybNZpN8",
+	"CQ/JmA54ol0wsPgRgz/8BGF4fZn+yZgO2KedwPzrkv+v+UsJReNPO+RLSGr/zrRRBtQ4IW6rvYB4TDl7",
+	"zeZeqxVYuECy3zokCZvAZuGpVHUY6kmaitSOFDI/dgw9EZmnGnWGfxiihE87/6X/smrQ/AmN7zwZmD/1",
+	"PuVKX0u+kC9hk4T6pmBiSqU1yWFOvKA/DP+lHwwvaebJ5MsfYZN8RIcnvN0LocgWX6KN7o/ELYv0EU+Z",
+	"fsNRAIHzhE30wZBF16lGJQkvTv77/cnl1fXV6duT8/dXIZlQWW+TIU2imPk+EhT0drG6XgtnkyBtkjf8",
+	"hgELObUN1PPhZRNSwV3tG9r6ywQ6+9BU9yLKbcIHibau0QQnU5GRSEBGVY+oSU5ob2iSjSYni3sJkZ8i",
+	"ZDWHsn5sC0CfUl/fgK9DePlGcZGuiDiTJGVa5rpZG9OidtBqkfBD583pcefq9Pzs+uTi4vwirOOEpNAD",
+	"w72ImgROsjYrQNhLi/zOIk9sQQ4IfwRASswm9t3vSCQYdkxFrBfr1+wTfJgAvfa6Q7hN81PWar3s6eWE",
+	"f7Gw3iTvUFd6Y6n5XUmBo++Q+E+/kVPPDUW0q52XdftW3Jhhwaf+q8EOiiFN4XgnNxL4islEpDd6xCBN",
+	"VEp7NwhN7O7jwL4yNbqWIkt7DDMI/W4v5pEVYOZNYbhgxBWGaPfIW/5zkDMymKuUIAdAp1o72HtJwned",
+	"39+cd46vr87Pr990Ln45CSFs2hXR1Op0Mdb3TjmYHPmC/73krEDIL+UK39IQfxBBVwnxcQJg2OA6trU8",
+	"N1eaxDupaXXcE0lEUOEHehNR5NMscLrAfgWgNJ6MM6X3j12QKRKVdBnWSxySlE7IfDVFADQeCSMyS1Mx",
+	"0OvEAHGT1MJPO58+ZdHfW61PO6Fj/QAeDMpTMBve/63VarUgaprYnV62JZ1Nfuig7kyXqRIQmo4VS1nU",
+	"JJfmsKB+QROuTTy0zJDUQFEFBIBKZeBISPRHdCADYjGqTRSpbqqcgHYlFXEOBChJTdEu6lWeMNJNGb2R",
+	"efgc9z+2DicR7MtBSsfDnLRFkvd/22/t/x2+h3/+hD/qcpdxpTHE8VMeuQMkEFsbftBpNuG/J+4eP/6I",
+	"H/34U2A+e33y+rXh7CxfVMyjIRFQjnPIJdSi4Yj+FDxhZsCtI/ew1jGiYYzEn9zNvEneiGRgcApJzTNn",
+	"YHlB+0jvZOG+1JIbNrq3mLBBO3ZnmGYQR9ROJJ1KI4ZLrOwQUe49ol4TVJH6hGLgBfayk4ojqrTA8EmP",
+	"QLRApl1rVBLaU4GisfS5RlYGZo9itc8giymwdKRoKJuZjakaetJ6RNMbFun5YL9ZqM+ybavQRqg1besG",
+	"7hGuavu5ixeSxMLs45T3DPZICiiGKeuJ1BIoac8DEw6m2NAOWB9RrIsjZ0UtpC/Ge7DI9NChCLEi3ziV",
+	"0B1CtItgaYC17UhSoQWGyBSAJobWjGyTcBcmGgtxk40BE8D07e+ilbr7l9avX0zjfgH5Rz+2bumJJCoJ",
+	"1BFGn6NdiriJQlnuYTVsxOyWxQBOestSGRKWqHR6iLrHqP9/Xr19Y8pYAdYLzDq08ODEmMu0OaBVQ3gB",
+	"7Bwjrhrwv2Hgf3Sh3YAEKq9gbv43Ur9qy9sAtbY9kWihzRNQeSPtrozHMWfRITnY/4mEF52rk+s3p29P",
+	"r06OQ28ETKXTRkdrAoCyHHGTfUSHqJv1bpiWwHrUmFNyBv5eq2UdH721THWtHdRkKGIIeh8CdEODJ6QW",
+	"7moXajcWA57oueKfKRtwqZ9fJy9b8CRXhHg4AwIF71vqy+zzDokNXEvyyn3qrI7Cz+G9mCrk7tT334Ak",
+	"ego2GxDc9BDqxyJTWaPVTOqWJaBH84JcYMMyS1po0zTLKPqwoZDDK9TveTLkPRQUc7vzBWD3FBpKRVK3",
+	"A89BJfQzfYQMfFek5q1O3a+n8LC23NUy8NbPimM8NThyLhHZAjDQU6m0JAxViI/nKAXVDLLD3Ejdc425",
+	"SmElXkjoM1W2TCbn+cJHG1CuwnzxZ3amP+YzDVxHLZU30rGWFec8iEVXq0eLnVrc0aaSnFwdvSNjxlJX",
+	"DWXhebNEpRlkh9wvEhL+T+O1SCdUizj9rzAvW9Q3QbHbE0mfDzLI5ZtbjFPxedokl0ORxSZtbO1VbVGm",
+	"pHbBIg4zIVkC2GjaVwu8I6cFF9Mrk4psMHSYUehochDrAxZ54ie362E78Lw9XV/ezXisoGI/vw4CXVBq",
+	"78Ne4aVO771q7ZHw7Pzq+vTtuzcnb0/OQMSgmYPuEFXEljeaKlK4DwytkC7Tp8qZdVZcQrzIenb2mE0g",
+	"43ezUfqO1NBlxDiH5wjBYP2DKAMSlkEqhNp+zSTo1TAVsf7AxrlC2RNjJrVgA8HfRDcbHU74wPrp+hIc",
+	"ybssHQuJt/Uo6kLkNAsdIpiXY5Jo+UCfg5m4S0E2ydVsZtFUEfvAF3gGHZPjwhwk+QiGuxNzAIDAtLup",
+	"MDFlqR9hcW1QqJMDXWrbJgk7JmwGf7cJIsgaewhOurN/8kilEz70LnFE2Ffh54Zd74Z5M6ZOON/eubuO",
+	"V+htgZLZe672miWulxYcHfjQCiv3W88KfEnC07PL969fnx6dnpxdXV8enb87CY2PMbMT5oYKm8oYIeAO",
+	"MCoVQNNhnzxixZntbycPBXQ01seqSS4E+Cl3xLGroW0f/tBOGY1CN7mIhDSh8VTxnsSv6h7aXQ10K8ZV",
+	"ZBs8Ur3JXVwx/yjnJ3Ef+aHK9oAl+u3Mf+Eux9Cl+bueQ+qZMVgMvTai68EwsogrHHSQg+3lSJJ4/i0f",
+	"Y30l1t7hQqy9OnJs4lvpslhMjPEcL9sgF+dvFu0P3/nKt4LdhYgeYdutivsYDA4tDYTFNjwkejOgcC2i",
+	"HmK8biRuzaNGhCUIS8FTOx1pckq34sZszRs2NaEXU9liIOu1T0bNxnGzTwQ0OyEEqN318GIa2Mftb3ow",
+	"rYtH1UQ5TDGFw0UktfCXkyuyi3eKxUDvCHMRvB+DyGIXBHvtzePNzBoiiadtgvk17VHJ8siZEzbaCLpx",
+	"Vr95o513p9e/nfx+rRVh582b848nx6Fx2kZcSiivnqRC/8cACeGqQzUF3E6bGyD38vvu6Z0CUb9rc38g",
+	"4XV3KGQ1wLuVwsQ4351fwrqAhd1PmRyGuXdqPjE/HPBbZpHltYwzkvwDS/VseTL4lJyZ6JIN/IJj52K9",
+	"PZMLHTGqL9fbM2LjlPVgV+QvkUvnsebf25VHrYQzpyQ8NhfA1hgyGmFGJeY9ZtDQ87D/TnvnDX5+wfqN",
+	"d6kYp5wpmk7zlIn/4RePdiZ3Ak6lzPQUTdOXlv+IoCQxr3K7B2QoY5YAcM7Oy+Ze0zB2DCEftguEdOge",
+	"QjlKSU+PdWtJzcuP6D075+U2d2y38C5y+O82JyyOG6CbdwHy3gHOwyo18NG7KJPl7l9GWp1GXwC/vgyL",
+	"+eL1Efn7wd5BHsQyjoKJulL0hLV5UHgWwWcZMzpfQ/MzY0mbAbS9BE0hLVQyUjQj0HsDblLPSmuSo/OL",
+	"yzaq4pQPOJRJud11Gu209SwL9sYljPOtJb7Tb8tGexdWDOWXWKzk0+gdVUOo/rF2LLzx/VbLpu5skYkH",
+	"J/inwZnDzPVKWOYlw4ZE4fxucux4O8EOnhAYFWZFG0cYf2x0tA3QOIcFWzQI8+td/Kn5JfzQ/O5LsDMT",
+	"rFh1K3c5Xl24gQttrH2T/BczN5JMbXATfTUs5gG+ubKfuTe8+zONvKqCg9bB6p+cCfXaEhMf7P+0+gdX",
+	"QrylydQ8B5r+X60ztlPT7FZIzu+0//VHcEcR1LZxQ9ewF4NamBNMgY3Rvb94Y0Gz0PnC9j5MM8ueuEWJ",
+	"nQuxYEca0PH2zrne76VCxW3rnWBH0QHgKpygJycSib2KT3WGc2J6DisHZd5GQhpR6WYgMOyoYu0dQsAm",
+	"fyyRWb/PP0NtR+pVCRYqHrTaqj9JAZ7rZChleBbSe+GYK9Fdie5vTXSXQtwZyfHMhbcRZLsILN/+a2cs",
+	"ZIlIfktvILuKETQTk4HIiv7dIVaAICUOfmTwAyCgZQIWKHvh2xcyZ7LgNh6OUCa1ghN4dHFyfHJ2ddp5",
+	"c2kCzeBS1kHo5jIIwqgAmN3giYtHaDf30I9srfZf58SzjXmc24jHDlbhMqksLsODyFN3/yvzQDz7ecGv",
+	"Kd2cEegHJVAK5gYpVkp7wraSintrvC+vktnhxBgCppJd6dVd43n29zXs1SaKvbV2AdTFLVKhBdmzToyl",
+	"NhdLqbscz9wwvav9Q1dvFqL77fn4TFB+Wr/ZvQeNSXlNmxb4M0uyE5TulD9gC75cvWsvUX6dJ/H0bsq8",
+	"9ffVPzDn4grBivBna9gARyLpxxybCg721pjMOzqNBY2uhHhD0wH7asZGsXz7X38UVbwVmnlke4E+12/f",
+	"j+LutC2pUNP99FrlIhgq3AvJjp22YXHR3/gRWSPjQSvbzMNuROWwKyiS2JV6S1dC0ViaXmYyZikXkP6O",
+	"6FS2C0k/7FwjtUKpNGQCiiDJ8pBEKe0bKyIRyvwSEa1swsJmwzGMCldAsRtgE+S5xLx4KEsiAfgX+tJ6",
+	"QG45mzi4n7mqgADzw4WEvbn23fHroJi9JDUoy7P1ElhNNmD4CJOEn3uKnkTb3rNknbjNausVDfKUtSPN",
+	"0oYX5igA9wnR4EithYZKIhLto6bGBY3QZvnhh3dwv+YPP5BjyCqmDCq+9esitbCfipHJoSoRYl88BXiq",
+	"rlDDvHauid9bVnYobBcRnZLa+6uj+iExN1KC7P+E9zY+sf4ZlIti0RYmz82uMV4wICwZsO/A3DYvXet4",
+	"e2yEXjZNyMsffzTXw7jsw2AUAZaU4swQTQvuCcsEl5utZA3WvLxsvgJ4rjpPzxHj8YeEkhGN+yIdsYhg",
+	"x05p+a4SomlW3xuOrXqxGCZtU+qUMvK/LBXSvL/XKZPDhEmpX+HR/Lahtu0o30LcRNq9BI19BVMgAtE7",
+	"Se+hJvmgd2wwm5vPjwBUP8PBmH3QiI0EJJEiR4KNqc19U+wqSc11zM/iDepDUhiQSbGbXx6SXkonMWQq",
+	"sJrzhmRJP0vxIyMlzGDQzsf6D0kARQwaBSLK46m5KJUGxk8LLZSfgcn56wdYxBLP5KklAkpsoV2Mq6mt",
+	"vsSB58UTPeFS3HTEoMLRVRmaJ72Q5FbE2YiVeREokLGxNfccIJGEGb7ZtHB5TN5ec+zk91wwZ6bjDLDc",
+	"7AmG3Rv4x93gBbXLznOhAW9nv7X/Y2Ov1dh/BcDRO+0dKFHMU0P6bez4Jmmhm7Ks8XB2sG/oemP1RFLZ",
+	"GPca+y8XjFGJjUa4zVCXe4XupboG4hJL/fy3yukqcbqW/+R9klNJ76xrJr8WaZdHEUueqE3p9g2BBirp",
+	"WZRuJ6FBOWsfOv6/uZIeoJouyB/kKfMsRqxJ2f0L/rsszH4M8tjKadvKh0LYlk9a0SziyLVwtfE6KFnQ",
+	"8lsfcXO9tZVAQLn6Riexbb0lSFPUqaakJgptFeVK49TqWaxMp1NXgQsjfyHz5r5DtP/KLMm5+jesAYYi",
+	"IzMXezvfMhSJe2yTnAnlddXVbFWKtoT04nAmgTENQ2a56rFazhomB5VdWNmFlV34fdiF0LmfS/9NE3wn",
+	"KNMxvRdUJuRzMSGLr/2YTgswNJUV+WSsyGeRN11udr5jacNKzFzObNHyHPPGDZvKhXbmeRJPDWYf4kwY",
+	"Ps0AlIPJW9ShuhZVhBasWJzPcxRdlaWJTRI2SahtkfcSUHMLTXcG4MG2RRVstEdLGsZcqs6Y/6ZXZZsV",
+	"dPCISpQ8FVEym7d5erJB7xV7FM3+LggH+9Eq2VCStggWVA6cYTeJO1+G15on1pR0noVHxaD9AlNO8M4k",
+	"Kg3Kj5qI17SnRArdSXWUB4fY2QOYGJ5FH3ZFNG3O3kd7KvM3n7+3a/kD0Gvb1pzywVAhOoXzG+poovoT",
+	"cnPJJRqXJG/oQVfu4CV5f/GmIWmfFbrm91/9SFKaRGJEulyBDY59/IDHRPVyXv6z09CXDakcHpJwnLI+",
+	"/wyiEIkFgBhi37srDsRYuqZGgxtWai1Xu9pVR8cgYRM94kcTl9hNgdJsS+UVePMiCdZaBRYPWjEHCKgw",
+	"kmUC21x4SMIbNkXYGuAKhwZG8AYrgf51BPod8+rfTpoct6Z33Bcqj9kcOez6pumbKk2KO9bvxVlxY2nu",
+	"/sUxrImGZDmbTFEWlfQVOVA0LcSa5KPrxbTxjzRLoI9UaqlIY0STS3oMoMLcX6apFIJdttUQY4Ro5RJu",
+	"GkkVj2ODrwGcXiIl2RhwdFp5IMallqHXjKaMpAyr7WzEM37U8jechBPNm0UrTqOyGuSSkrVjXKpD22VX",
+	"eHE2BFYJva8k9J6/S4z76+5iyxzlu4otm49Y6CGfeQB5d4w9usbjBbFHcEndQO4Yd3zNYwVEBOUuvgNV",
+	"NG2X1rzM6e/03QH0oUcla/BEskRy7Y3on2PIPeUjMKtrNCngkdDxmFFgvrLy2MdtVBMOGCZa/EKcsCwg",
+	"iDCTpTFB+5WPYvrqoDSMuWKpgMBpzesu+f+yktW8ZDTtDdsGfbUAV4lt8MDUUkMjH+LuVCKn26edTkTJ",
+	"G3HLYtpjn3YAMwDfAcBtcujv5Uj+FpS8BaCqwJqml57zYAGU9LjIQDDAk1EpH6R0RHgSsc8W4UUORaos",
+	"slWPJlD4JVmT4KRIyiTkpfQrVakemGl07k6NOnRpibalXtNTNziFOc6iTcv0gbBd+4b4r+7UYJhMYJnq",
+	"dhWp9uF6Q6xPOzTIY1K5LGX47xC3kvafwhFTtAlp2zAgfRHHYmKcIxiur5TKdtq/C7uswJPXArhe+/fL",
+	"u2wxe46BGmu7PZrmSbipq9hSVeywPLLkKRinX91ndwk4F9QaVFCXR5kOWgcmbWzKHiy6QiJKKxruq2UR",
+	"jGNhKMNct61ghrn9HcIZew8+iGWRDHuNxcuYseHfmBLhVYfTXVd19j3dRNh3HxvpRJFvsCwWgbM+hvl2",
+	"3eDIUjEJcskm5uynuyDyFnofD+9swPMezNvYahuzHmmVPassnDVinwjPuHUTp3h0+WhsCHDLDZ8jEWcj",
+	"U74I6LzWucaKMAukPONr10JwHs/oiIXkHwT/uk7sn1hIBN/WDy3ssXnQQBCeKIEuUkQVDZvkPCmATwHV",
+	"riFgoVHkoLqb5J+wGQmNOZVMtkkIlX3woN2wL9C1Q6BXN8CAhDJLE3MNsJeeuau052suAje3gxGDcDfU",
+	"f+E18EWT/AzULTFPTIkcoqpHh0TRriwBqYYua0p6LI4tGboc0x6TTVgZ/MkMFrZ1FbWlGRZQtS3Utrnh",
+	"UMQR4pJ5cNLKIGlLUqMzCNcGWztwYNXNZrNuoPMteO/EIKrZQPfVyf9cQbbTfQVlmYlIGkDhDiOReeQa",
+	"JUVAqCU6/ncmFANFsJAlfkRvmCm5jPHzo8sPhfRoqL9ppmLyr7M/QoO/AfDpXLvZWaz4mKZqV69PA7ZT",
+	"DtoF9zQJVSzphJsBIhhuyvAIlUADuQ38qk5Jp/rxUugVgDv5EK4wSoqdZDQhfAQdZxQQ87tC3ADJOjyi",
+	"yxOaTokeGnbPDgFakmRAdJgv2vyjAVwb4AYPsTtvrwW4+CIlr1pBq9XSL0bmv9x7uS2vBIXIEoVcGi1D",
+	"Lbwz61SUxs8WMVaVE4mm0CqY2OhgrCXfFIurXQF6ShhNY67PReLtBgk02mP0JcqGrb8+ztAegKnmo3UU",
+	"4jiNWUooNDQWuWslWxUJz3oiMjpcj9D7FXKi7fyw+8MGHeD2JZ3CK3st0tFj56nxyRcQp6sso8oze/6e",
+	"Ge5oL4oOmd+jyw+b+2goSbfipK1Kam9BL5jsbu6xbje/W6Vwn4nA+Ol+MCmdq6uTs+OTk+t/di6vj04u",
+	"rk5fnx51rk7mwVJcdgeBfQu9X9rsBORjm1rKWbdYSqXeTg8ErHK/UczioyycfRjMfPlz5/iXk+8LKWXZ",
+	"1ihZG8RMecoFBXcP961ZVLCWJgkWQIMM2SwFC9ANCO2XnVzRQWjTIikzXK4WmDJBliwE00cuCoN5jO4Z",
+	"1z63pQ+j/pl5IbGmfxq4n3BVPyThab9xJhLWeEtVz2Iz87wT8mXrwKPEgNLd7ZRCDJi6l8pbnaA97euJ",
+	"wjwfJz+7iZ2u3/uqowzXfGvZlpdrKsK3IoIavJ2qVWnLYvQXYFtdQ4beP2ucqUexqJEo+v4W9faSxkUK",
+	"8EeOLdxFXlVuQhVXeJri671hhb+PFYgC4wHjCZYXZAm6tsVFiCBEHRT4mX1wD0ieQNFb3m/PohkWOHMn",
+	"KUYMGTNqlHSz+MYn30rJn6JLuPTu7QgJEfbDYLTpJxr2vAD/AdZgEpnCeWgccyw2hw7QoJwABXDdkACF",
+	"nCAihy1J7DI3cpHaUv0muWDUoJPkGiCwaB5EjLgiIR8bHI5MsrQzYIlaYGPqN/FGDDZWAg9QQQr1uG7Y",
+	"hvsMF2ZR3NxszTXrFvfWiPWXDsJAB4sUOswWj0WkkHq4R6qh8Hhsb0sZchznw9F3WTQKezXE8Resy6t7",
+	"LguOC4ZiH7dqODPr8pAviULexRRiw/Lw0cLxLIeAaOifbvyaHG7/imcvg3ZY9OTtcplEXGkRM60qZas6",
+	"kuVWA+iYAqfXEqjZWZMAkNQXWgSO9s0ZA2q4C0nWXYjuRIvrSE70VQYfx3WSaQ1n8F0B2gc0vmlRs2xp",
+	"jh7X4l+90rpzKLKU1OaJeOvQkGb7OnIgVZMCzrPoP5Hw6Pzs9ZvTo6vw0brdcJE+eBhLJ6YvZEZy7M8v",
+	"YMcYKNgqgZltsHjAypnQaZX9+FoNbJvCWj89mXHJygCM4UwCAILvdxToSHeCVejV+ow3/dteS60ONweA",
+	"mBE4SEy+WOBcjoFykc5PyVK4Fwgxdul4vPsfeNN/lHGpItPr/gGIHizOEkmP1fE8Ggpbj/nYyp4m6ehv",
+	"owKCvqWInaEn3GuR8Or8t5Oz61/Oz05KBAiOLxcaDx/GgXuDhJpuFMMpycp+sCtQCaaiYLpjXKN1v6xp",
+	"vrFm0qRc4kmfUAk71WrLAErRzK6FsKUpbkPgcUjitAmVN+BW52yXD5U2LQxq6WAKqIIsUXM505lD9b1k",
+	"Q71X/sdzC40V9BMKJM/yMYJ2Xb2UKw8vvLOLMZ+VKiTnzxZ9RGawt3hhTs68IoFrWIkiaRt2lAHy7isl",
+	"EjIG6EiuAFESbih7NEm0SpB6CLa+uQ5aB9s4cFgY7QiKprKlhLUaKMgxkXJlZDlcROr0UokyOj37cHqF",
+	"KKhweArWNZITQ3oWDPnulCRiUrSxT952Tt9cn55dv78s02f4Bk7dgm5JqeUPQCv6sXvZjMV4pRd4Kbj3",
+	"W4xeWfpnKLF3765Sow+hRu9bfOTv6HlFas+GdTjz43EIb5JwRHZh9OHKi1DWREuePacP547l96IRC2/v",
+	"j4cwq2ZE5PyWyNWFZ8x44teza7ZpTc0Mw+Y7Fg2ljJaroAq+M/6twjt+3sYU6sCiJXMPBx9tkOafgics",
+	"2sktrVgYktUFjWVD1ruRRa64Gk0HItnnEdgZ1km2+CIFfG3FRwxLw5Bdzt6jDsZQEuRw42Cb6J2tJqIh",
+	"FRvbDCARSTAHylij5Or86h3R7x6oI21eECiYRBJPA3Lx+oj8uP/y70Ri/xR51dwHJJQwZUCDOTX3wg4t",
+	"PYJ6k3w0tWeMqyFL2wgadvXx/Pp15+jq/OL64uS/359enBxrI2tmUg6k9pbRWOqpISbY7IQgHtgkl4qm",
+	"ysPERKAToLO1kY9fP14F5CQ6vuwEZM+BSaKBSUnK+imTQ3uxgeRHVDB9XkisD0ybvGxBZno0VhIQ1d2N",
+	"4K9ezAElGNXSMhrjeTQh2DvbMQbf6Ht/pfqUtQ3BKp3zyNSaH+HAoagRqTt5hv4yP2r6dljClX9mQU/z",
+	"6lJ91YNo7i0MaxHfpk+uGZRLpu+Rc7O4YUpWxfBufvvFSsWMATozi+2GhbkAdGiveVK0FUS2JBJzYuMw",
+	"Lhvn0HacUjvU6hf0FojX0EEqi8Rw7lBlf/9CFnWcLLYUQ3F48WYOABoLiUxEhrAkkqbpOL+1GZW+buYp",
+	"pljeh50k56DLza8dByVYLVLRqRcAeDR4eXwbW1O/IlP3zS1c4qKITB36+yJf/MULXinWCtz46yRZtcjE",
+	"g3WvZKoRoHinO2dRR2wx4++319azFTk5YOrtHWrwH6t5571k6btU9Hlc9e98F/07T58f5AhpMcC6WWE6",
+	"3lGsWQ9pF4XIsvgTCpn5irQX0vOzoMbbjFobkoYqcEB5UmIzztF+QBQKfLV6k5xArbvw7b2CuceA8c7Q",
+	"MDDEwRUJWpdwgcenAbK1EDwz9eaPx6oBz7NT3ZK1aG+Pb+u+VuORWaLKBKxMwK8j/2ADFs7tfa1Be59r",
+	"c/53HkJ49kU6EGqtal4QTKJv8NFCQqGCISBzJRHaUFRLSuv2sKjXFtYFBot8TAfavYN4dsImXrIgfHd+",
+	"eUVmRg5PsThgxojlkuy39l3YXKRQOATxA5MyzVOlho6UKpIIgBGLGU0TAEbHqxIbVzu0dQ8DGJyrTgbr",
+	"luECmUrlwMTVixFxhJ2XN+QV2MWyUNdcnxe4+FIeSeC+hodtJHCXFi3z/sIFr+qZt1o2+GzTlC4V7o48",
+	"HG6QL5sXfhUlxBp1w/nDbMFwu2hwIWijJKH9JAxMO+Mi484WaqEJmD9AAhcygAPyZGAYJywH9GqL7yEr",
+	"jGFQjyRj4EDc16aDm+TFNQ7c0dcVlSipKpCrCuSqAvke2gjmuB3DPXXLh5rK5IwWq6jzvuMo6onERifM",
+	"z2yoFXalFv5aLdCeiqfwkcx6PcYwzmC45UyPPKGSpAy4dE4oMOlg6orpucyk35QgpigEsQ4TMTkkXJFI",
+	"MDwTKdNnEUPEPT06W6ICWsxa7oZvL9RHWOozjBUmQrkC50L+DPWviCOciRJjWdSZJhiNrKkmSIPlbYXh",
+	"b1SKYkZgXNktacQLfEhVlfKdVqWYiNscfmGxEItLa9YVTD1b7wuaswZHuLDrJ0MRu71ffzDluI2xLapN",
+	"sZya32MBit0b32WZiRGMeS3jkqyBr0EHXCqWLon+myaaPJxj4cH7KWNkHNMkh5ABMuvAdWNIaKQBugbt",
+	"GE5oGrksglZxqauQhNLJVYWRdYv3D/UqWnkaKj0Lyl8g2S52rudVri6AougNS5qk4wL6hrgKRpeNAeF8",
+	"wpHIQfT7pDvVz+nzQYZKb0PlaBZ6W2oRb/+VKKjW1osd3EKBoT1HZgy0lMqZqSrFeXA/xXl2fnX9+vz9",
+	"2XFBZV4u2OPCkJsDp3Ic4z5/CD240QNnlZubw3el1vI398e9u7g2wFx4xhoQZaCnqu7heVp6QssFlutM",
+	"W4C4tCpoLlEe81uW1y7WbBZkr9XCRgz8E33A2JiBgAN3SELjuIbQryoduTmV2qF7vGJHLtWlnfv2naw3",
+	"3OqxyrWqqmSWcJ1ORZZXBW9y4u+Y+7WPWskTAbXYrqa6RCbYO7XBeF5SDJ0yQ0gVYRRJTwwKXk4SIK+a",
+	"rb1B41tk6tGEA0uiPPCzJfKKkySq7MOvV5Ly/FGuT6C2YKV/vNI2sNFRpjfkfcpI1EQ0+tBTuRtxoDFb",
+	"7IifMRbNdIGaWglz8LXh2HYdkWAgeFRoy6vvRGq/0Sb3Aue5pIkSszq2raOXMmVTssR2eMK4UIZFXPZo",
+	"Gj1i6Z1Z1Svburol99vd/xifd99U7VVZv2q/X8m+51WO9037XstF7VWWlkgM0e/fNxmoJuIaRea1OdwP",
+	"JYFZslwAd6xknQnWQwP8YlGrBerh2gLVo2AUKWTUtYiVTJFsjFJTJH2ejmyaTmVjA5Nd0AOHbkAKIprA",
+	"f4opBV8qB0QOxSTBdq/HMxUfVSSfJBtL5NYDxmVzmIMqYVjJ9m9ZticPKNpRRjyUZAcxuViwXzCVpYkt",
+	"mwZQE2PL1iyACSB4yID8SCI+4ErW0UReQ4w/mliFSRal6paEmnvIpX5kJdUqqOWtiJmf2YCXnC48zA8n",
+	"auz97iJokJByYSJgY1orvN8iuryYS/UzPvErMJlcMpr2hm2QVWB84mBN80lCR8ym46WhjWCfVUB6VLIG",
+	"T6R+JYrfsngh18i/78emsWJmsHCXIlXbbSWGx1TUExX1xBqJCy2Sbu058iSaOeN34Nvz5AeS7ZU7ssa4",
+	"2G+1AkKNJzlmvRz8XdKpzHHYQj6iAxYG+ak3nVxkwBItoBjWmdYkYySE0TfxJ/W7EYeaaSyi9sOULDxn",
+	"S84j3PsruYzw7GVG1VFVKPM1yfm++85c2H6EoiRYILZmbC641JVSbM6w5wsEU76IH63MwXaMwIJqegin",
+	"AUAkPC4iQPY1ErfYGjZz5dyFCmp1DShxEd2KS0NC3iZckZjRWyZJ+MvJFTEDDUk3U0QqHsfOufO/h4kg",
+	"nR3kgqVkKWCv20459wmOBZFoayECyLTtJ2FAUkalSDAqGULbQhiAeEax2rRXkgnrDoW4IYz2hofw1PMx",
+	"Swi+RrLfbJFI9LIRFGDmXXE47wJViByKidTzNrc2FIJckR5NSCJILJIBS0mX2eWsHbR+qjcJkHfr5aNu",
+	"dfEdUKehDhDJ3UBQmOXeilbBHWS1ypZS2Be420jN34aAiGoXoIaftWe2gakBgPUN5rddvdIGFfXzvRj0",
+	"3Ra8i2S/O4P+jGRfQJ/fmZEPBTkK0uC7JNhfHi4YMHV3afaEqPVXGsQVLlfFq/+UefWXytN7OvhZaT5j",
+	"HNOe6RszBhXgvw9FzADiXIy4Aq8dfkJj0ucsBiu3F+vZRKTmXWX8f9JNeTKQpEt7N3Drgvdfb5JOYu07",
+	"fOiITo1cPJy1ZrTJWBweV1hPNMHMikhmjcKtGH1I+n1Po+87iz9UUcxnIg6rzPbmjMAgOe9iAqMkefjg",
+	"xm4uNRfmmU5mIgTG0oW7BCRhEyYVNpMEhpnNhJ4BC6QoZYkJKYRaHId4XRiQ0LQqh6Q2plLZv2VHhZbQ",
+	"w4QVajY40Z1qqc/iPshnNj/GmUejBqFKsSRizOSV8h9MaB73oEkEOGP6M6NyPGUCaAZ0PGY0NTZ8V6jh",
+	"Nkxsl5Hr5C9pO9b2nRJ466TE3MgfKTfmnlclySpreytZNRQDL3x7cwu292IxvfuX+/dp9GUXZday6iME",
+	"ecCOPiftTHgAJCTCtEgr0KHYihGV0kSiFkK8l/zXLsJsw8Ofdozo/LRjwhFWYHeUlu76DzzTFxA+xkj0",
+	"3MdHWMyqxzKGxvdiINg91iqD8rByPs73F2/82DJC7XS50tph9pcvmy2vxZ5w7OZH1fpC2viNlsjQZMzU",
+	"oemPWBT35pJonauY6V/QN7deCCx8liamVeE0YqOxUACiBfexQWujjtyEajSWAt6OpwXn32Hdi3C3SJYY",
+	"fDrTD59EeghEsp7Qeg6HC+PolDwyj6/3EGiBSjIUsesLgwe2YaEKHxEl0CuzChf1piVNxWI4b2amylh/",
+	"ihw6pvsEVg0TvVp9FxR8gvh9Zt+K1P+QWiiAvNbtYCs+Hi5ZUflsSUt38oO/Nd8Q5YXnHH55NJVdeYXf",
+	"r1f4LTl5+gCBkLbRp1wqWDNhRRFht3AurG7ZpvM3Y1VMaBwz1RD9vjlvC5EIZub4QhL8LcHfzvqHFhaU",
+	"pwZwlSZRgJyOvZjyETNQ/1rFgOI9Pj12PX/jVCjRE/Hj+FofYR7nuASPINC/jpfmzXL7Lpr3sMo/q/yz",
+	"LfpniyXSI1ZCvqU3YOr6zy9Ez/JRto04NK3NfAzIZGIMlHgiJbJHE1nXRjWISchnJEoQih0jNHYPuWUp",
+	"3OXDEUhB9hmtfy0Ytb9zenzw4eg0sND+XA15YjFEjaOCcpj0xHgKQGaW6tdzj2rwAY8CEhn4tsi6SCxR",
+	"6RTQ+50r42p3DNYgjlTfv066ekPpeeXfoNRvkktm5D4uDVaGi+IStclkKKDYRWsMuP8I6oJgFpjsQUzi",
+	"KKV97Q74PNs0cRiJ+eSa5EyQ8I3xTMO22TemRIbqIaUiGwzLXuMLdBG3XZdapqMezefYEsibN5VljoDe",
+	"ofBCghwXEPZHVaL0TByE5986BJt0XtPMCSenetbL9EzyE7C1YtZd+PHicOGp/loWwzjZWP/vXqvlgjnS",
+	"430FzM4aRF6mNrDGbvU61wNC49jQvAx5Mmh/ShrkPHGxsDFLtXsQT22Wxd4/QPRMkNw5Oq0Jd1gC0XYO",
+	"uon3kyRmfUUiYcA7rSY0aPTI+uBx0Ry09kl4dHFyfHp1/eb07emVjV0aeEC8aThXiouDberJzGSUciVk",
+	"94Zp1KxRP3YFVWAuEGiKLh1Yb8Ik4UkvziIW1aHbE0bMIus8UVWIxUYkNI85NbWdKs1YPmyALUV6ijXz",
+	"X4Oc5UckbG6iZVE2eMkJK4TbikgF9uenkfwX/yM8XLSiC2p1iwgHcKlXlKeV7myMewzUHrBlClvLhHZF",
+	"GhnCJG9kYZN0ZiKTJhNJQmBH4mp6TAEpva9shW2+D035oF4+rmCMoWRJBCxN5rVYRiJGe8Pi5s/NPqRu",
+	"suKkEAMHFqaaz+kEX093//IvOxIR+xLWDwm0zEAdODx2N2Ix1xcyPdN/go+Nho3eJ5bgBCK1MPoTM0hv",
+	"OaRhZTFhbxx76IWRG+TIx8JHgQwnOQ+JpBnmGHARHQA+FA+5bcaL1fSB3ceQ7rVcLBNuoCWQ4UiS0AXT",
+	"e9PGb2wabsUWgyFttfwxn8VvbLrdSiAQG1+pHAhFVtGo1X7cJrHgPH3SgAqLqR74ciMr/4n7xbdWrfl4",
+	"NuP+/SCEfQ1cQBE+0zIpAVfLKnhrEBRkksx1SV6x0ZxV48AaA8DifJClTD4I7vCWhziLVFwwVr4nsOLC",
+	"HvnjORS43YOL4vjk7bvzq5Ozo9+vT8+u312c/3JxcnlZOBodZwwbm5CXaD5IVEMrQ5olCZCzmL2JWjjv",
+	"OnuQs/DQY5rjoChflzDw7MKAhJ03Fyed49+vTy8v3598X5Dei3eOXaCdYKe4Pvdkg9p/uK3+28nv1xcn",
+	"7y9PjudJyea3kWMow7oBWwmgHY2H4VXZ9KnLdms+te92O3pv94+nGdQBS9QFdZTIgx0b1OnmOVtU8Q8U",
+	"v0kpADEvTMS+lxA4KHcXweN1PLiR/uvd8etvtq9tK+hXA6Z+ti9hY4fv0TrZzAirZrbvoZnt6cPn/8IU",
+	"6eanxsnQ/KP7Qeav1Z9mHua1qDVJGIuBCJHnKWIAZQCp1Hdnv2hr9PLDLxDjNBwa+69+JL/xnw9JOGFd",
+	"yRUzv+wyCFd1pYgzxchQqXFN1sn7izeHgFe1JpFUqCUWVQKCcjlzh5qIOpLpepLTwmEpNhrHVDHzHJR6",
+	"+h7Ttg0sMozS6QvCQ/NfDBYrrmL97xSLlGKOFAKOMmS/5Y3vUN8E756l7BQ79dZcuL39v+uFa5J3KdNv",
+	"0uvL086xN28b0j8sTvaGsTFROOMhm5IJSx3GAyiHLFE8JilzrYKPphBMZ1++lbcSnTO3fw8Pe/ROvTuo",
+	"kyqC9sRxZb+9ZrrNNMys0W6uXNpfR6MRT5bhNPpC6+HQGv27mqpFgq143jczidiA0F4qpPSysAFWvuQ5",
+	"xUMTYoy1fCcJTVMxQTM7Ij0x6mp9UKNxjGJ+KGKEf5kvlzzyp/0VICPPLVRkQWnAgnAz+0VgkPDlaVSA",
+	"hOyLdESVlu0ZB1LpeRDITZ5v3cdFQ8izjtsYxYhGzIvDWYNh0WDs99sZDDcsfMZZTMSE1FzHZ5tAxyfW",
+	"BKNfCEVl9UVjxbvsrBvj8XbpJfzyNez8DUaPBoelEozolNTeXx1BX6pes/TQnLBgJl+pLSyoSBDZwo2I",
+	"175Oxah84UHx333hlwyd0TTmDzH4K3G/oc8hv5YYvEk26rI0KAY3sE/Ir7YBmNgalJqDOIupVAb+Kr8I",
+	"GVrXBJMlHcBbk4q89KzitqFH0AMnA8Ek6U6JSvkgpSPCk4h9DshkyHtDbfGmkONmnwGvTHsDQO2OsyYp",
+	"k1msJIBZqFQPDAI/cEOsu9k3nVqGKR460GwUJPx3GDhQt3DEFG0qoWgcBqQv4lhMTF803NMa2fcGyH15",
+	"F4Bc/xhuvc7ce1hVZ16B5a5RNu7ZUC9kQQJ5dmXB4LlD1ficRWfiu/7nu9aXXVyj916afl7MGzdJx69p",
+	"dgXNnpEYCUQ3JN1Y9G5AxlNwt01ZNOmynhiZkIlRGt7v71ZCU5itnVVpbBW/8lb3DkU1j1Iu4w3xFzPq",
+	"r1Q3441kmX9+agAxhS2XDkuKZVzBICg1JVJoFYakgPEuUKOaFZ0Fg6zKb77V8ptiXS0YSiORqOFj1dbc",
+	"/flV4cx3WDgzU9lQrCJgHhKBKcrGYm1KoLC3oC9tDReECbD91Ebca2Znsc9cKp4MjAGe9wvVA4t7tHkx",
+	"zAPVLjyPuc6e0ZnCnWBxxc/MAbbDmbeUzpO526LrZmdUsHIWhD5S3khZn6Us6ZX6s9+2AJk7VIuKjKpC",
+	"oqqQqCok8gqJegV/ZrEPOZOS8CWSy2veoY6o1P0qczhXcxygj1hgM0hK3MS8Y8MjK/DoBGCvF/gDDLD3",
+	"dXd6jZMJSQ00jL8IDlkJcJcSVQcldMPG6tDv5k2070Kn0qG9PoDXuhzM/34O65qQ/vOrD6nr8tXfaKXt",
+	"KlaNsxXgwr2w/R9E1N0d43/+xC5G+v8ucfxLEsllBY73FWdPCNN/zehYVQxZIfs/aWT/deXqFtIQABYQ",
+	"iUmifbXFRS2ICanEhKaI1WJ/QrpZ74YpUnsFjdgjnmSK1ecAWbYn0exAHt5KWyanxlG/KKbMdW9ZxOkV",
+	"hg5mr5+PKZTGdHxb793x6xmz7Qif0zjmciwkt/GQZZLA/MT/RRWFr4BTtmkwWuGgJcW749dfRajl5cLL",
+	"UJMbKUsAHaGfihGWpRhMgzy26sdKI6roIVQsS1OtYgrqInZIMgn5V5ew9ShI0GErVPQ9pHBcknfN1+Fx",
+	"ReSjmHKVFKuk2PYqj41weBjP12tf2HaYbyVa/Aokcl9MbQ4xvgXbbzko94PItWcOsV3Jzwpf+3tnXQJA",
+	"7geS1XdF4i6NUpYLaS0/F4voE+zkLgLFzjV+A4CYxc3W3uIj2pyLhLKe18ObmvsPJiphZY8RIW26TFj+",
+	"d8YyFoEqM4Bq0yqJUpmfjyTPYJs+jDgzMHrbFWfrcwkUcyZPlUdgneDjTHvcI1AJVNwAlZSt8imruAGW",
+	"SJgtxyLvwhHg3afiB3ie/ADFDXd3boC1DGwEDS/XOw9kbVd4/5Uu+G7x/n2PeR2s/5W2+MMg/i+2xbE9",
+	"ZikkhT5PmdTmcqw3IUjq1G5n1xxgc189GrMkoin24WAzeQUktxmQnFn1p4sjZwZYVU5VMHJPQfpaKZX3",
+	"//ki1hymO8DHaQk5y4qwNDzBbOSVKhv3K4ZR0c5FAE9Ss9woiVC8x3KaBW0EsqhejGhsNxThRzZ5GVjP",
+	"wskaoQ3NYTON8dgM5tOZ5Wz5Re5f+cAwPGW38kb2MDfcEGamEDxGoJm1cDG2EbcpjmXrkZvC46rYTYW3",
+	"sUYoBkF4Il8kOW5c/dVDloChkJcsiRrdLL5ZVvXVE6nhb7KJHTNS0Udgzfn+WV9CQijGfKDFCLI51Zvk",
+	"YpblSYtObOyZF6n4Sx4ZVYN6Y8WTA6Rn1yayvOHjMYsODeCD1njvE21mhxB1iUQZwBLOckKxxUqrHC7J",
+	"vyHPteWM4M9ZfIOvfDvVFpf+MzZC69jf1hhkFqvV+cUqwFExnj+LAguTkExKrcRywb4kJ6lF9PUWEpOI",
+	"hrnQwD+7tzGOD1hqhuMQvgJU5hzGHg7WoutB9H49QLz7gsft3QU8DhbuEQxZ/ZjKgK0M2HUMWHuWnXTD",
+	"D+5gt3qCY0mi8KB1gESTYQ7WGhoA+ETkjQgzzKxIAkrkVCo2ynFg7yPhlqefYB22ZMvBvY/gMRtZcnsP",
+	"O4JlthtcQEwwfwlQzbIT6q6r2rEqs+/Jmn14Dp3dt0AUzlh6iMp991yXL4IKht3uXyaY+GXXhR132eex",
+	"NhoeDJLd3XmRlYcPhPl3PPqozey9E5zIO6qGJaZciDTCUtFUWdC72GB9U/L+6nXj76Q7VZbgeETTGwdG",
+	"PNbDlkPGFBmnYpDSkSS1k889FteBMoQogSUMHCIJcLNDlyrjKgCS50U2YHcGxDpifZrFaqfdp7Fkzu7r",
+	"ChEzmux8WcOW02bobk/eruypdReu0Ux7dPkhALyYVEygOTmnHPapoXPKERpFLGqTkEcB+AdndMSCmJp/",
+	"gK8SmC3dUUFvFnDc/+QMgaxnyZpDMo4zA+oq4myE7NUjpmhEFYV9WJMiVSyqNwuxFXxCSHCGXVNBYydU",
+	"9MWKUG9tw2gdBoTFyLBiMxIOm10fhdDh7wC/N1wbQugqPCRsNFZTt0H03iBHLI4lbk+gO4Ug1D/CgIR/",
+	"0//T0P/zf8KAKNrVtz+6gADXOGV9/tlC14QvQiIFhr+08eLtW3ZL4wwCV2rIRk1yqVJGRwBiCrhu+vzB",
+	"HjZhPKpol0p4tYDFTbpU9YaI078XtFotvQtkgNE9riQRkwR+H0DFkJ6Ctq5SmkgUYnrQPZEkDP+aDPXp",
+	"gxx5DDVZtu9cHupThMTk/jsxUT1AoNPz1SYdV6TLBjTB+B+dgfWBlEqU6e1cbLEf0akD+ANqHZ4Qipj0",
+	"OM2qR7wqvPzawSE8kfnup5IcXX7wrIVcUd7Bdypq5BmLYAWw2UHrJ4861jvJGMsfUkloMi2B2srJnHNU",
+	"Lv3DZCtuFQ7fulVbghm7yhMJhcxtnqiwBY6IAFfFQqriu8cFGbuDm3F3TLEZN6NCE1s3zD1g6u6S6gkh",
+	"iK2M81QVcBV22FPGDlsuLu8ZoM4eIpiywuxBRr57mj1bCkEjIedXov7YWDRV1lkVQn7aHJ53Me6WMXbe",
+	"OYbM/fDxI8aNXXXA3aPGW2wTXlFLkDuLXjnBDAtfoO3YTzudiJI34pbpt/5pB3kInykdXxvYvx0WXBRh",
+	"y2DKsHxP36HLSB/aF2siNf/qTh3/tb6ubleRKjLS1r4hlHzOTH92C2+/XsM+qSrZqGzorfSL5yVt1JPL",
+	"9zeoV0UtH49RerEmuhe78xaV0eNSAlfktBU5bUVOWymuZ6u4FtVi31l3LeyyWaC+1iC0BcYk6bOUQsbJ",
+	"8ZKOUzamKZP1ovTti9SIob1Wy/NCin0xcpr0hqlIRCbjqUmwm5A45Py9WgmRqZ4YYXHkDz940X2OMKeT",
+	"IUN+IwzpG847KrE3J4AnEt532UH9FWYPmz/8QE7009A5cG5DDYjYvVF4Ifq5hp/A1H/aa08jCaRIlqa9",
+	"rv/gCWGfaU/FU6gmEX0S4hDCgISmNSgktZW8gG0SOto/U2XKUV2FfajND0nNgnAR4OtCL0YqoR9hWpfM",
+	"SKEDikb5T7usL1JGqJTZSK+UzHo9JmUbZwh61nT9plmi5xbMeJpjakibDWpBChUe7v64iwqsn/bV23eq",
+	"lZqePap2/UNgDrU5EW4SnnIM/VAJ00oPKmB4ggVC5oYpM6RX4palcHWTAOtbxBEXRiRknKVjbSk4LPEu",
+	"7d0MUvAI/xRdUgvfnV9ekdVnaPdP0ZVh3SrwnqFf8NbLrCxXtkLM3/AHrf2ZVdEHqJ+KRJEsiZmUJKRa",
+	"Nb+jqbYrYXvpQwgGZn6Q3ObnksgRjWOn58f4Q+/g8NGIRRy2L4XJ6h1L0wHip6dZggcZCSJw/Tu9Hhur",
+	"Et687QKid7P45pd5SPRtWb+PxFn9szerR8IcLj5yVbfbu1Tos8+itjEI83K8dcUZcMblYgnOhjvfenui",
+	"ShgFsNUMjyQK3hJJURFcV4H4RyEsXkSl6tOWdr4ekXDnYXh912Tx/W4YTCvS3Io0tyLNLSXNXce985xY",
+	"bWeAg6VXca2+4m0xbaxnuC9HFzIOux6ntpPnII/7POFyaDAlCE96cRaxiNQQBXnIpRIpAHLesLGqtz3z",
+	"RhvmptQMOYm01wAZufCXkyvSbDZheLt//Sm6p9GX0PkLXDXJewnehBJ6AJGx4THwmYNgwtmMhR6mdgQF",
+	"kdqV1S5gSpOHtNrBAV03ju3ZoVwkv+o38HzAl/XgfxXd7ccjzYOqWGQVi9xyLNKJtqUy/B7hSCeVg40w",
+	"mE38EXGAJ0MR2xYA0w/mRWtqF/yWpYH9RrL0lvfYC+kajepNDPR5YUU9O5r0mAuSpIAzRATeQ8vTnhiN",
+	"ALIZvFyv2wgge1Dm2shadwogxRDegRTNCDJRzEZ98Cro+4a4FGg1CdXC6YBJV3MB3Q3wuAnvsSbpeJJ9",
+	"jD45iTiLIAZEb1iitTEdUJ5YWGjaFZkiaiJs9MZhH7HPJv7UJCEmffRdTIeXDfGZYJDpnANFNhMflahO",
+	"YEhLAqPQe1H3Q3dtF2FMphiLxWhYMNeKhcOYiCyOcKX0OPTzCrhOyx5uLrSt9YfQI+mDSusnBERyvQVM",
+	"K0UmWc4HWIcgImhlPXe9wia4aYN6EOHN8Q+b5K2emxrSBH4KXy+J8WGMw1jIeEsTDvX6WCYp18sSrAoE",
+	"quLrg5ODrTNutNRkODFMri0YyB3OR1qapJPo52mpzCIyjoHZ3uzblPW1td8kNW0e+dHHdaOloY3BtvXJ",
+	"wLt6yxQYsNuxSNVMMiCPL9tJedHlZp3MR4ipnFkUOLn213gNiyXDgzpiNDGLRhPjP8eM3jIixcjfoPjI",
+	"0rXbaiwUD+WcAfWUKnGN3bI0prn/0E/bGLarwnx4NBPrnuEQ/3RpAyIHz47xLey1Wi29w9yKHsCfkinZ",
+	"UTttvd1+bOztN1p7V61WG/7//+4EO1qI7bR/+rH1ZS6yMqt69l+1ZvAAu5kiBy0nR5y0z5UB6s1xKlB8",
+	"DqnU/nLrEPvXU5awibY09sgx6zHgpdXjrDfJGR0x0te21Yy+lUwRX/gDnCuMb17OP1C8Z5VOFpkypLpL",
+	"1CLK83m9lQgFuuuwkJgFgwBrNo3qa87qSFhMRFgYQHJwNsxUFMjfUXCpcFb++Laj9LZDeCYsr7coAipw",
+	"ad0F6drxEToTqrswLH7oR0vGgifQZUu4eqBQ/YMNZ26P2wbpSrGtOBN2n/zxbTVpXIKjSX0v2PjretNt",
+	"Eo7tog31UFQXd4rB2iDn0ljsd9fUe89g64Cph3EVVodFf9Vv70m1Cq/hGVTNwlWz8FNuFr6LbN9emHZW",
+	"mKdswKVKnbVRie3NsBgu/PV75rgM/lwumVI8GVRERZXkfa6S1xdtRJr9/E1gNtxb6GwpalwmQBDO4bFx",
+	"HO4ryqoocQXr8LRhHTaRbqUYD/4Nrh8W8MHQHsvdv4Bd9krcsOTL4hYlbV5+fHk0x5qsDco3jKYJS0ku",
+	"TQmS20J3Q9OkK//y6qooCbFZlHZj9s6zRs0LCrU4Do9Pj/X66lvaSB10RZJaxKP2DZseEhZFkjbSqN9r",
+	"7Lf297XkPon2X73a++mSDxKqspTtt/ZbdQsP3E+ZHBLJk0HMGpnUnv9QDzUZsNClbCUHyzaMhD7joZsA",
+	"KR8z+RI6Ov4Zvv3C6E14Es1rfCaiC8JjvLUpmOfamJ9a5FOPYbrAC114au2YKkr0zh3o3VrHtADwPWM0",
+	"H154k3SKD0JaP8EwXwBTnZLaBBwIN+DAjDYwj4R0iV1p6L86aLWwu5fRW+Y9Dweg1+6QHOy1SHj++vXJ",
+	"xfUv52cnIXS+Wl7tnCMKWoMBexe8g3dZN+a9dn7LF5IovW0tCbeVdDCfJtFiFtuj2tpx8buTA/KyhQjD",
+	"ULcB/zTwtTSKUiblvG7X5wK39YnZ/Bur9XN30rYHz2TG9rWwmdzj8QGLsl22sB6rRObPiql7YcUt6k6Z",
+	"R0Y+g/BLe0PWOBKJSkW8EttXX2yvrdLOd9D0e2s84xeRfD09rdUyS28X03xqWU9SIRSphX/pP66zNP4S",
+	"1tuWhd/x4On/QIus5BEj4S4d893bvTAgFAtl3l+8sRTYmKce8FuWoITnsiduWao3a5bGO+2d3Z2ixTCr",
+	"VmtlR0L5vaG4/eu+NfFZsUQ7MBIcnic7b21+cP2+0NiZt0Ce9sjB0pK7fxmCmdPoy25zwuK4cZOISbIr",
+	"9FtrFFRRAye0NHQn6YjlePdYJGWHBtyLacxZasvnYiFumuSqaBHgyJwyxOG1CYfv+/rX3nqVzSMsqFlT",
+	"noc3l01ydH5x2QZAaJHyAU9K420df96XMO23ZlKd8ZglEdivm2nNjh0gEkJsFVBp8fAXaTL7zmYUUQf6",
+	"ua0manTiWEwa57Bwq6Q5/tT8En5oflepqGcS93ouWudc7/ei2Uxw4LkoqhVFz7NVOKvE9pglPGr0RAK1",
+	"TqtzLcsENrhSwCNzPmbJ6TE5Qr4MN77p05XgOOKjwjpUEruS2JXEfhISG+VJQUx9byLaibSGiXo+rF2N",
+	"9cQy6/f5Z0KN0Vp/krI6D7hCB9ezMrUXjb2S2pXU/jal9sGHo9MSCfI9WNr5rBdnmDom/+GH9xflO27Y",
+	"1ESHheiTXz9e6X/pudRCNR23CaqKg9seb8Alf/tzosKAnETHlx3IEV3uv/oxIOENj0JCiUkn6W/0P/+c",
+	"3OipQxkACf+c3IQEj1dAQppFITwapxnoKxKR9FiYg5vB34QlEdSV19skjKPx9W0vnM3hOHCCYsYGpxXo",
+	"R6vr2961Fqx6mB+OGr+eX56QXz9emoY4mXVDLwGESoqCXMPUSOANyKa3MB2Td+4pMWBqqOcCAKQEiuzx",
+	"faODiOh2ovsn6ynZJiFPoAn0Gp4QktpBa68e5B/nE7w2Yf4wIGGWgBb3vy1YMaF3B5g/gPRJYVIE+KaB",
+	"309P/9fL8zPtqnIaG9sfWhxHmVSky4iWIrSnDs2P/XeYJ9TGKb+lCjfTiCq42SGsEvwqmZKwl3KVv3zs",
+	"YE0EYfY4avWfJVrwKiEifxFwTwT6FrOrcR2xhCMIYWJexkAkrH4Ibc3Q8+nyI/oNRdL27WzDCFmWJitP",
+	"gqG+zvX3g1gZD58Jywf4lXJh/gCWZ8MWprO2ZN1UWbKNTCOQgneovYHfzRfgPI/KPVT7uIswZW3LXJ6v",
+	"xWVV8jdkWUU8alqxtNAJjkQvG2lVH2rzZsK67U9Zq/WyNxRSwb9Y29zbfOEegN+GJGVSxFDPIUiNEqA0",
+	"NRAg+iYefgIJ//+XnbDuTBF9nxcSMZxA1XJJRjRieTLfXATq0P7bYmJ4zMqBhbS4YVNJetqvx6KenkGB",
+	"FSlAgyQEK1NSFjMqmSUOpgnJxoOURiwgA73qXOVIHAbGxELGitQhfJgKEa2cE2JsGDfKHEvhoElATqLt",
+	"0Oe3zEGC1MKCuG2TMbj8ARnRzw06YP942WqFrkCpULHfJhSYUoD+mvaVNttIKrAaok5SRoHJGVW2HogZ",
+	"tf98rP6RfJBIRPr1wgyW2hVvDb0B5uYlAYgl0Yqy2ARaCcc8Ojabb95MmN+otvci3zc8coj4Y20tOEB8",
+	"t0V3ZnW630zaF+mIqp32TpbxaOcu0Pj3qOyPePS3zUyG49Njt1wLbIXj02N3np+BtVD1G2y73+AbD9Tk",
+	"vvYL6Ta+BAW7Sr9iRSNqPNRgGcTLrSPsS0ItVRabEyjMCmcPi1AnrLuFOM1Xm/MiK+PPyY1cbWbkUhtU",
+	"NDSL/frxN3LJFAJPY1GpFvCeW9z8c6JCC2k6JRDhiHk3pem0UqqlSvXXyY38/rTpn5ObhmRqQ43668ff",
+	"LtlCZWp2Z6VHKz1a6dHH06Pm2H0HihPCwEtyHqYhJeyZgDGpYW8KySQLyCurb+qmdwSD1RgLF31C/eCG",
+	"iaFuO1H9FbsvcPecwZI+4cw2DHBZyLeDCZkq1lulwb/XNHgxRfoNxWNBNM63NCz0mTD/lwdoc8ENzWLv",
+	"U27Yx9qFrHNXqKEv5AupVOOemPapRp5/AFJOMkipQfQta4iES2qJ8EGY4cN6c/O+vUNy0Dow6VRkq3Da",
+	"2TQhfpPKqlCaBe/xvvoq2Ly3cOtZTZzYypSmedOVsqva/yrNuFG6UhjJ8a3oRkSY2v0r5lIt14qSDxIW",
+	"kfBnrjC4hDTVb7j0BCsAWhlSPFUIP2rtY3ru9bMkqSF4LouwSGvv0MQAga9ZjFkiMRcIwPU8jmU9IN2M",
+	"xyov6pJK6N93uaGUNEOshTMQBDbqWByRYbK5YdMm6fjjq/lI+qg1A/1qGALrAx48hBMLPKgpUzzFC0iX",
+	"RgNWJxJzmlKP0KZm4X6AHZDrco+oOme5sezTBkF4jdgqgd2QB0n178ap+MyZJDeMjbVvKsbT+cgtVWQk",
+	"rJtqgMmAQg1CtIBU4IOPISOit2BmanoCBj2/mJMVaXFymJt9kLhrvgmfavR1fhR6LfT+MxTtuP0XDCPG",
+	"mS0ewYh+5qNstNPe3zv4z4O/v/zx4D+Bexw/3HND4oliA8snv72I8G1vA5DKZZJkkRFjzrhBxoMtV0WK",
+	"q0hxFSl+tEjxjCYnNXeOCR5kok/y95CCVViDtxCfKaURM+BBcx5/Iai81ypGlbHqylWMk5p/AbKY29tJ",
+	"MJDKYs6vRTpqsEQ/TdtEEGK41trgH1matDlT/TbIfNkGfIQ2XNDQF7SLA77Wt/iUtVr7P5Z88Y9msxnW",
+	"D0FlGx+8gJGBVkWuXcBchUbcnHlcRFPM2dYuXh+RH//z4KeASIZQFORlcx/e00Fzr/my3oaKbEMBC6RI",
+	"7y/eGAyqHGQVl81e5x5eWIYwIGHJfPTH6rP7ZyZZej3mUAtfiFBcR0xRHksgfe4JvB+uwDWPvD8k66VM",
+	"eR9QKbXhiPX1s5/h0Fya/JbGGZBO2yp0bDKwJe22mN/ReMHeMvwS0EpgS+ThGLAkItlY22uxGMhDgvEf",
+	"XDzvDdVUSntgpAKto4WZDTM1upYiS3t6gEBvP0i0Bb5Gf0KWyGw8Fqli0XXxFcxOxfsILgxJjeK0jFkZ",
+	"IOEqkGZDcCuYi2QBVBGa6nkxf3suKgaX4SbyO0CotLEy7yH1bz6Jg4Gqx2oc+NyYTCYNbT83sjQ2Ymp9",
+	"2xEG+5WaCMyzl/cP+PK7CrQ9lw6CKrW0lQAayjObWiK1EoPoubZWjoC/ajGN8gk8WlsRMzGxIpVyGdY6",
+	"eLoNnlgQZDCRDn0Y5Dyg8pKEnXenQKp9dn513Xnz5vyjIRef5yB+a8a8qazfnFJ4m1kPnEVFEfy1kYkv",
+	"cXeeJ/H0KXP+FoO/I3cEyoTOCmhzcx4b+jwac8MTBbs8ueVYXbqcXd27jiSMgwWrzYax0qapNUET39D9",
+	"aiLj1JvT8xYb+Uwq0VGJjrVEx5glETASFw7BuoKDRiOeLJIbi+i/Twwbtl8GEvPkJjBkz/9JIjoF6miq",
+	"yIjeMEw0GQRoauSbiRbogYSm+w/paIxrCUg8kyFADWhfF1gp9VXoLTqqviH0DYARU0uEl9ehvZjV2yZC",
+	"kLjfcYl03izCAXJVuBV0DmqzCqUdtgJasfQTCU/edk7fXJ+eXb+/PAmbpIPpKbLfKohMbaGZN4N3e9WC",
+	"z6CTker1CcADdr2MB/s/kfCic3WCHJEnx2H90WQoNk/msmdnOw32+QOO4IHrucZ7W3j+MtYIuGqOlbgS",
+	"s48lZr97MgjcgJAPj2NGBxlbIs9nWCBQsjY57uGdjSX+AksRaMVQD8RMsXmNcAqpjuQmlz57LRKenn04",
+	"vepcnZ6fmfI/G1TXYuvRpBvaqgXpdkdynYJcOphfhQtDPlCJjq8kOp4/xxVuISjj8Tfsmsc//03TeGj3",
+	"EwGrjv0xfI7mGv7mhQRLDDIGPLXnGJI7CC1lDrJEtnUL24BpNxixq0XmKdppvuHWTxkjdEA5Zu70JYmC",
+	"tJop84EFIbEYYFER3oZHcE/InYKhKSYJADsl2qbs6kePxC2LSA0sPEfgXG9jIVRfG6D6J3LIx4/s3+LS",
+	"Yzhpm5ILFqCSXM9FcrXWkFxHIunHvKeerKjTe865gxsbOebQ7tzFrS3j9vsFIvDOO7VpW33HJgnh/EPl",
+	"IQbeoSKgOyU0FxE1pH3aNT7dLv6knjdXwAcvpP4v3NZVLsLNwBmd0OmcFGqSN2LCEJQGfwcYbwWh6wSt",
+	"fhZKUrlE3sKztD+u5RYwFQLsH5vg/WPau5GPJuKQp+y+Iu7h/VUc0dfhOsRnL/NTr9zrD/ICYvsGK0H+",
+	"bAT53dzdjeX/t+MfHyHjEc2FHwj9jdWHiNk1CuA7Wsmiu3u7v+uKo3JzeWFSZSiklr7nY5aQn2mkRf9+",
+	"s0U69hZegT5x9/VTwCZiifHUkEcmcJqyHh9DKY2JnaLhPKRyaKuywDi2t7Q6iCaRGBFJY9XWd9OCXk1B",
+	"yYVySPdf/fj/haQv4lhMWKSVHcC3sc/k8p+dxv6rH23SGJ9WUykfQQWTvj5t9KhkUR0bBPQjwiYJYWqh",
+	"HSUswVFMpdRzC0jIR1R/DWV39IZF5N3ZL6Rmk+G7CAez+5dfVnQkIvZlF+7bHCcDrS07iessdDN2emm/",
+	"1cphdEO8ToYBmQx5b+j1J/SGrHdzCPWLRjHL3ENxlVn4qvA7Zcu98giIiXDjz7QzkTGsqwLiici+WFcl",
+	"EJQWAEgS+ookRpCwMCBKEJpM9RBrR+cXlyT8IawfEq6IAbhTYkJTND0GsejSmKSuPmvTjga9Z3HLut36",
+	"QO7IMqUZbwqIVjbMRUVQ9oJKWT5IW9/Dv0ITT1v/Tc6dUuhvgjNqzuc3/a6fWcGXrwY3rZhnPAX9t6ot",
+	"YKGqffiKrm1NJzc1YCevYWZ4ejU3KJaaEW14bkC8ewUEtDGym8AdXkgCvAPvL07rAemlHCDQA6LX0fm4",
+	"rgfiXSr6PIbHYQsjnD9zGqXicWxVZUCkwBEVjBQHjAZZA64spiyMyDqaoGbVkI0ki2+ZrD977Zq/u6et",
+	"Xr1xLpDK+KZ7+pJKw35fpbxfQ7IXDs6zE+0lHRhLRbxpd7NCFttJbDEJRveoMX1km4T60SGpdbXHB3Ca",
+	"+Lwz/XFAWCzZbP85HbF6QMIsjQu/m7CuXhlwmFhCJFPGwzOum3dpLAbCv65JzoRxFbnEHnHtnmJzifuZ",
+	"HnYiTAu56wzRPp2dnYX4xskV+rafu/DHtzov+LfWAv5o6sLMbIGqwN1YaYlKS2xbSxTl5vPSFHIqFRs1",
+	"FBuNY6rY4vrtC0ajBuaU7LVEDvl47AcDDYWBlsqKjOmAJ1SxqCzpg9FP8Ke9RA/cCHNHoXtMO2U0WlCl",
+	"fQnDv3Kj32YTnHnIGy7VshxKVUz9WHmS1yLt8ihiyVMupcYDlh8aTzzk23ZV/4X7Cs4G/Lh4PHb+gOzB",
+	"6mNchEgXkyQfWbHZ4nBu5FBQow8dxu3DX06uyJz8CLd42P1jvhT55lyLKdpTWkLWQoiQ1yFyl7gP+zSW",
+	"+lP3YAdHA83hvk2kf7HjG0DG4OkKETOarAUws3lHyByQziWjaW/Ytnl95r0YzBvoARMt6ihPtOjnkij2",
+	"WQWkRyVr8ERqXaQnE08XTfbfOzNIO29YMtBbe6/VApAd9/ddcNft+7sUqdpuy4t9UtXwUsnodTrlti6c",
+	"F3W93ENQTlLtMy9qvLDD31Lbhb09Nl1sBEuw9+CDWFrRYq6xVUoz/uAbA+yz6py56yqIzkcTFt990wYe",
+	"LkKdfFosnmbKUewPmmbXl9aicBsYWiHCQNDMGpgry7iL9YZEJFq+FS1KLHngMZSms1uGwIk+FmUmoc2P",
+	"1CIGdpj+DOsf0CxrE7TjCE+kYjSq39f6XCRUcZaeUN1SzTQWv1c1019J4nyHFdO44+4lZPBwPIyQCcrd",
+	"1k4sBWCoyTm3FI681+mbY6IVGLdsXVnKximTLMGWFiKBRY1aeE3IchSwXxUfscAhglFfPL2QWBM2DdxP",
+	"uKofkvC03zgTCWsAoGhoS8NcVuFl68AlHChgwW3JaR4wdS+RtV0qrQe39Wa9ugqEdNsgpE9ULD89KfsL",
+	"U2uJ2Pu7mWVdKNoWKzPAtmUtYfPF/a2l7fmt2IDxteD07iDLKhPwqZqAVa/Fxj1645j27mdyooTZll+7",
+	"G2V4tpew5h2JMViZBdD/WQeXJ0r4RTBbc0/teB/YQ33cWN2RGE+rON23LzKfoBNsz8/9/GB7l63JpXHK",
+	"tEW4WCpdsERvoUJ+0CvPoKNxzLDgGpzZd8evUfDAH2e/kNreqxaJxryOJXZhB/CqQjJOWV/fF0vydseJ",
+	"dqhvWVosdRtH/bBJzkdcKRbZp/U5iyNJFL1hJGJ9msVKtr3usk5EyRtxy7ROQDgHDAV+2rnEG5zoPz/t",
+	"ECUA4QrQ670YIbKKkKOTi6vG77///nujpf9vLyiUAL6QFr0asqS1BdWJUL0nyuhuZD0gsRiIgPRELLLU",
+	"0e9QJVJuybjDf/128vsfIUDaM9obkvCvv6hS+qWw5ogpqpe++dvJ71++bCtRbrbIUza+3+EQPet7M2t7",
+	"HPWLDzXXvWURp1eYlp69viRfveP28sq75VfO36e0+DCFc8giMqYD1nbnTB+xlQerCv5+05b/t2TIJ4i9",
+	"aNXSNkubbJ9uT0RseRm7KfNOmcxihewiBdIAQN9ukxBwJcPANuxGIan5/bsdFULh+JhK6DkWqeu6DUkt",
+	"78LFm14wKkWCtBRzHx+JiIWHxeCx4VeDUir92JxcITTfXHen1/hpaLgY8mvkEOjGDNmarXMHjlbCFUnE",
+	"5NBEu62a7U5R9YkkngYkYVp5d6dYO98kxyntGwzwROhFy5LI8D8Yfo3ZIiIDCkIjPYqjVPRu+iKNSJdK",
+	"9nKf1MJTsxZvQqiI39MLfY7/boUBGU7HQ5ZIS6hRb5KPIr2R8Lp8tUtqHhttE7ha/O9D6BQIkAPWFu+n",
+	"DHnzgtmud8wV+HwSq+gjAiKHNPVLXAs7SUv3w/y7fLUR/92kHHAJExKqcJawwjKq+ywbmMos4YsjJxRQ",
+	"RzHNgT0DYLkVxmRv6ZrmaELjqeI9GZAsiYGjYchI+F6ytNEZsERB7zwlvZROYoRFBdi9LOlnaczSjVoP",
+	"8Jh6rGab2h8fZvrw162ae0NBSa1D38HGSl+dQXHYNpMW/lwuQBxtEvKrWDO2aIwEOx9AiS3/lb5mdsN8",
+	"850XTr/D9p2CZPCOs1Xx/uYu09E5fsZCbe14uX2R3iQfQbf+1y1LtTf0j5dhYNqugAjR74Z42WwVCYoM",
+	"xIeRoVYAF5q0m+RodbtVzpMmIqZlqJRMkW7Wu2GK1H70ZXhAJkMB6pTKG9MsvEGjlr+MMKt34GU8gNCc",
+	"t4z8pTOr6xasTcL9kNSMh16Hz1FTGICZwiIekvBl6F2z+t0U9Dg0xNUDrRRFwkiW6GlpfauHcvU/ivSG",
+	"WXITaO93oq2KUIxZAvspv0m4qIjZzKxQymymtdPeD3ZYko122v/aD17+UUIWulofbNFtRHsFe+SdVeEv",
+	"ao5KYd9b5S0+dzH7M7xJfPW1d2e/1DcXsvK2ErIbCdnL2+9KyIafslbrZc9JUdnOr4OvWJjLm18vz8/0",
+	"j46OO1edrytk5e3gb59H8ZqC1l5dCdtK2K4lbC8/bCZsfQFqgtALo1DFOkEIALugsAGfkUQmdCyHQkHe",
+	"gSaEKkV7wxFLFARrIkL7iiHiFKY5yuRqJCZJLGjkJOcrT3DWixGM0J+DTXab3xsN8IBieklopBYqLZu8",
+	"aeQS6YV0dy9ES+q+yqFxbDSPZG1ikyySdNmQJxGYlRbju0bJLUsyPfaPvPGa1zE349YNu6TFJGmSU1UI",
+	"rLhLFgdVSM3ETSRhn5HKqm6065KQkKPoMzCHZjX8t0ljKYgEVN7Q33j2AhaF/4+9q+1qI0fWf0WHe89Z",
+	"+6TtGIewd8yZDxzIC+zMQGKSzM3d3G25W8bCcsvbUmO8c/Lf96hK6je/YALOBFafgKZbLamlqnpUVU+1",
+	"SaHca0dd99GQR8XbzsF18uB68n1tVvLCyNV5OSh/AhdFe8uUrNBXemVmY/d/viWX8R6Brw/jvlqq0srn",
+	"y+fHrx9BGdYjHHvrmKupVHyTGA/7SPmJr4EP9t16sO+j0/VH1d1wJ01fNaM31fREpnVBbDV73WgPcxqb",
+	"4qzc2uA0IWwyYHHMYhIeU03NYC/NAM9TKYchaYQsjhVtpfEwanU73S7wwddoh66jENSZZZ9VRA6Hgie2",
+	"0oUtD5mrs+OT45xahDTCpcX/Yx5bTHGQl1DjFRJbx8E74JqUkEgfcitC555Kqq+2mReCK71QcVzRuSIz",
+	"x+JXm+hiihXlMfrVbX9s/Eajnq6RskuWMDBtUtYyeArcZRWqcyuNLcU+Vw525TdZL9yYzQsWX8sroEcs",
+	"6RFKBNX2jlTaRJNYMixSj6kihOvlXrcDKPdfL8ZeA+BlqkMzTrAli3lEzxv4Nz8kmovQTCRRsll16Tnv",
+	"nTNuKm4kIeU4m5LGgt+v7utrtgkIdTSShuYWNNcUaYQV3dCzrtmATOhNi16yn190OmY1gT8Ks3RgcJC2",
+	"Y2cfOgn2gTHpohGjU2NUmffLYWltFPMTsymYCDIJyIANZcrAiWY+I08ue0C45TJ8Rgw9obBq58ClIDMB",
+	"K6dYK47I2S0ZZCcD+wwWXd2BV6KLtb5kRxtbOHBThgZ+o3jzhM6xjtWA5bUKA/dSFjeB0jJl8FlphX+6",
+	"nFBkh7nlA5g7Oj2/zcxf4gL9JquWDgT7zh7Je5iH19E3cKGVhrfCNLRSrKTYfnzj0Nt03qar2XT9+jIm",
+	"jZppFRBjM5HcaFpZZ3+91TfTa40+KCRb6oUxv+pnr0EulI3sz226qbHiAgIjhHIC5ONR6/Ss/6oH9Rkn",
+	"UxppcvqpTxo1g+7Z1UyHTcv2M8UQMWdylbpy2j/7rVS+ZZpKzSLNYoIrjoRUXPbIq/i4fxgGJNTzaY/Y",
+	"xgMSRnpu/rTRO2MeY+mEYSZE1UCYMD2SMeExadjjZavdjk+O8Uz5v/AyKv2/sfmvmdDcGA32yLnpFCtX",
+	"qE3BDoBXWiViLKi6vXj66W+kz1ZaqVezsbJmKpCDpuySKw1mUiQon6C5Rc2XcDFgr1M5CRdtJnMfmEXm",
+	"Gtdzb+d4O+cR2TmnM/3jmzrPrJxlNxDrv9PbYfPT0eBNxM/46evPr95fvOufqJPJbx3WP9k/ST5fnfAZ",
+	"p10xPrmS/PMbMT5LYvG/V1PB3rzW0ZsbYf4fvxUz8/948mtKk7hzknTabH46/Xxk2vg4H1xNd+NPYnx2",
+	"dXhzdnHCh+/aUVckg8nrTvz7qagcFU6pNmppp7fz//932PpMW//qtH76R+vLs7//vX3Lhf9eOLYLdm5a",
+	"tsFWVadUJH+P6FHKGACs/b0sFWRKUwPxmJl3GzQaS72SJr2qmCpte7PPm31P0+yzVhQ5/XRxB5sPVVVL",
+	"yEu51uAzN+Qyvyzbra6rx2KPpIhdLDaEdRjd2P/4Bk7qsim6K5oHjjW9bdr/kIrc9KnYWjaWfSq5UXUj",
+	"ljJ0/eRq2XYCic4TBtzm/Y9vwMxA7nI8WiShO3Dv25lunUvBo3mIZ1lDSIlQBEdfFNGQU2bWuRlPzFMW",
+	"aTEnaZbAidYI1XBhG9GEjGSWHjhbx1wr6/MfSWeTBlXL47otPargyVgBqcyccP3NLsv7+OOQX/oXs0J/",
+	"QIX+MOFwwfeI+DB77BH5xGpbdEO/mHvKPuT1qdeni/r0xKFpgVJlQ2VpE73WBnXXXWJ51EueZGyk62IM",
+	"DGkAyDWXzo9fQ4aTsjERGKMFisgGs6BUxgwVFPeNUF72sGBIc11cxCoQ77XVA2mr8zwZ8ImqqgXVYtY0",
+	"rvL8k5WCUzze8vrh0emH905ol1byXeIn/pmu1A/v3qNEW4ZzrCT78P6XShGUauNhs2fUSGABlQ1sxKpE",
+	"P6vry7AKRkhM5164P5Bwf5c+jFxfFqJn60otjSjfQVFso8rtX+r6cufLdwjeeyQIx24sr3C8wnl8Cuc2",
+	"rXAX5QMY4XaMYkSnkhGngiRMz4B+wKCOJUn5BijxZFwGGSt72uwRSna7nc7N/osOMr44HVANRgMYBKAn",
+	"d8055gsj8FPuSIqBe6JcMRd6ECz2EQgewJ+Y++ACImv+U+QvapPXdaYF86CjUBB8zDxU2rY27ZuFekTT",
+	"+D8ILEHwhBk3bMCgslO86vKq6xH6pvLVvF5JzdhgJOV4dW22StHEXpladEQVoZpMpNKk2yEqG+TPqTb5",
+	"rVS27dtY5VzXehOaGOW2vP7aJzeALVKm2Hf0SyP0BRd9Ma87FPOya7m6SUo7M1/FS5nJaDzhySpisto2",
+	"WVPXy67fATIEv724OO8TlsTgwCWWEzgaScVc4ZsxT2I0wVywE5yNY5ATUSxKmQ6wqJ9MIpYXvfjw/hcy",
+	"yZQmA0boQEkBZlOmGAlHWk9VGIAn2lgmmXL0lzIFVrOZNArYvBOumheOjIRpUPw5S7nWDDNYbP5pUQkj",
+	"7O6+6Py1s7/34kUI3Gidm78OkXozDDDya5gpSIZ8BRl9LhvTZbuTlCkprpmxFvMhTK0hJaScDmg0Dsg0",
+	"hbI/AdhrLSEjKjCYLBIyi4kj1XSlZ0m4u/9Tu/tyr21/hoQnkchiCCybZELziCodkCxRUxaBqsotUgk5",
+	"LXCditY0S6dSMZJiDJ0ckpPz6z24+eT8ep80zJ+tCYUSuHAlfxPEDtoJQEG71+mYWYYi5lDxI0tFaNMx",
+	"Riwaozd9xFIGFjvyW+PHgYQdc5HBPOYpklSTSCYJi7QtUmItfTfRNNIZFWJOYk6FYDF48yl+a/ClYJZK",
+	"+TPgx03yJorPiBF7MPFUG5iiyZBygUvWBgFgtEFiq7JPU3kzN5fgcWSLw9iBcsaLMc1YDPEKxqCmQtjo",
+	"UjonasZ1NILKBYn5XnTISMxAEUCekmJam9fCYKhpSeGqD+1GyhcdbJfDzfQpadRKVw3YXCaxzZ3BnQg0",
+	"fbORYtE/wnwQZDC3KE2x/T2zXl50zeKJ5QQjHw+IYhjymCvc0DSY07YZ8Gk/L7dEduXkI7417Y6k21Yy",
+	"bqlkoG39T60YiC+PlxgZa3nJ8akDEuLXDwsGxkIge77yJ15X8D+4YkNuzRgdAfbKaoOqRo5uZc/aQoR3",
+	"tLnKWOrWMoRY3szy55T2u5OoqtCnGG2vDnJ1NpEpczrNjHx78hd7X8hfX13QE0z/0MUCy1vprqJgXbnA",
+	"u8OvZfWujmzaCyQuYfkBW/TvoLDzIWN6TvCUeG6MrTY5hAzw0NjmwHlsLHOMXJIJViaBU+6w9LrQCIGB",
+	"oMmY4KEniQSjgN8OSJhkQoREMHqNxMxZgik5eGycVzGFEvXW3sXShfhr3JLDYVVuGWvYAIIeCSPzKaPM",
+	"NPGacpGlTIUkZTpLE7DmO5jTFHNFB4LFhzo0V02XSKNsZoqU0XgO9jyLcVbw92Z7odBq3keuiRwOeyBC",
+	"pwxjnmu2KwpUnD9sMLAcOZbrCGCEez1PyFDwy5F2aUhDnnA1YiCQ4bsgUua5yDaoROKsai7ML0ZY25kj",
+	"lgNnC9Iawdm9pfXWTOw/tbjZHW1rf3jnqx08kmrcyNtxP923rm7Zfc3g54X4XZ+6XOr/X1RJaAdGyuae",
+	"hKDwRRjFmJvJAHhdkR6ZgAKY0TmeahoBXGoe1UPI49DlKYe/t/p4Utc6ti2GpAF6yg6mxeOwSa6pyFhA",
+	"OMjuiApCo1QqPBW1mkN9B1/HcTGl2ymgew6c4pvd1+f/2ujeat/nfZnq7fLc1154nvOke1nvgcfDeXbo",
+	"atG1Lf/OopDVDP09y/0+7zKWgQHvxEzb3B8W0tP6fiomfdXrQxrdTrcJ3F3u7AEPz3XKIfNhjHn+rskg",
+	"j/hxchEpLCEOZilEyJsAHFR5k5ZrwYeWkjTMEFI86s5dWpZ/AJ+0iYIOqTR75t6UWQPd9hIs9Mi5OIjK",
+	"IGKjoMmyh/8Lk7U9s958qYc9guluS8Kus6gvSv6F2uoLyD/N+vQHQF4Of+tJMIPdapYVWoB3NYDNkw9n",
+	"/xbVwCDL2e7Vxf0wyiY0WYwEBCcgMqtrRlIp9bK0g7AZEJlpxWNGwud0yp9f74L4yFKx03PBpztfvxQ9",
+	"whDU55Gczn/Yzv1hg15/nOnbYCGu6SZXVQ9ypSv2tc3Se/ESiG27gheOy6kaDSRN0Xs9ZWkLQc+QXxpF",
+	"2i5SFw4dG/QSruO+WcOx0UfItAgs+Kh2FGlYzQVl2ZrlFlGFqRVFBqZMTgUjs5EkKYsYv2b1wFPXjiPG",
+	"XtYzfDf68PVMtpRmU/A4t5Dq3rWR6RHCMOuqXJgofsk1FS56uEzN0HTBFTwt12ErGsfbljT6Vs7KY4J2",
+	"gBU6P8wtxTWXG7QMDEuaPFEqM8aJ+QwTCA/IacOpzt24rp1MjKH11W3VSsSWHi5Rzy4b268y0SMBxa5j",
+	"rkmm6GX51UdwedmDR9UCgmhT5mX8ihZemb+XPA+1dFXpmyA9Fi5HF1BRHgg+cEtP8oKNpQeLCpCLz2K4",
+	"dEWgBEtip21LlVDKJasYIyRwayZS5/eW28h10+LzZ84IVPb8wgYS0ThWzlw3ezYd0ogRGzSEbyjPU5E4",
+	"bSRKOdYTS7QA+RiLV0OHswQLEM6oEEwjWZmLa68lMfeAI7aIgJdjsK0TsN5juxltO3qUyuxyBGc2cmhP",
+	"a+A/cjhkqQqwjrN5y8cjsJzZjaWolSnQFp8c7308OmmTPkARRcLzs/6F5SrO6UQuoDJj3cAN2+QwmZPu",
+	"zY0rW0ijcSJngplND/9EVyvUY8aAolKIUY/QxMZkAbltAOPGICLSQEYzF33ThBVk32L6xhOy2yH2GYxh",
+	"suFSOVLAODQIHypHQZUCoOB/HBGJrStaC7tqk0PnOSkfkSFYw9Ct3Tyd4aVLoYA6kI4+zuzGLlCmKFvw",
+	"AZSqpql2C8A5SyzOarwswB43sExT0WyTcG+3Q97IpOynWQRQw6GTdgdESRJLM092COVWKUnlzC4PKkTZ",
+	"Wc6ZOljn+YFgsUt+zRKSTQGv2RhAOww5NAvVTRcy+jsqODKQ8dxSxbnAPLheTG9MGjFXkMCT11xXzqNv",
+	"efbMt1GaTqaY1yINEoRy3UZ1QyeNWZxpiE1jMzMlUBXCdrFdPqnsuwfDvEd9TZPYdMBJFsuuqCrnmEHx",
+	"V96f8kVVNNwAjQZjqMb5HZCYRQJYDyR8QSpyWh6r+1NVxGpadm+aEEZTwVmaFyGCpcRVwfMNnj7I3mnC",
+	"3JQ+wRzWKMQLundASB7GKjIOBwcLCNoWVzqyom4BRC/RRRD4mhdtwDkspGrxCV5ZsFF1ZAV3g8/QCCSt",
+	"fF1ixBTL62Dx3BmPX1SPrF54G4zCvWPtQGwebG8ny3i8szS/tdrzDwm/IYpFMolVgOGWljQzX19t8p5d",
+	"GZEF5+oKQ1v0yEg6MmSzXBRJscnHuHBree04ysx5ndZPd+PDq47JrW6emM3AJ1SgmlPLpiNUI9p9uf9z",
+	"SJ6REbshb389PGr13x52X+6bPWDJSvP9iGSkbbya0hnIH1cUa8zmZer32vkjhgNuMGG5ANl0wuwQzLzR",
+	"1vDLH/t7X+8ye8UUlINT9/eI+T1tRVQxMzX09slckHMBWSWoetUKLjwOCoFizIYlnp+VU1fI0J17bY07",
+	"db+65lb0PV/7t3del7bJn78t7jQV4fVuUCg7G9G8fCMVn6qykxYmYd0+C+ob7UXXWgA6j7n+i3L9QBsp",
+	"j7+OWSRjsNwwRHtRNQs+SCkYJ3jYUKn5YCO6qXLFIyCy99aPq0pbeunHvd4NCjrQZ8+//LH34uvPd9rE",
+	"8A3q0eXKja4IM6fkRbdlpqv8hVyVvYePMinreFTLm4SY/P77IuQ5LMBA3MaDyPykMazApnDpOaN5Am/D",
+	"gh+3gytj6dULtDQA0BAspWm9PNBeeODilJKY4WHLiIm4jMhs7NIEajQmMmFNj5M8TvI4yeOkDXASHiF6",
+	"mORhkodJHiZ5mORhkodJTwwmoYrfOkpC+HMbSLLVWm5HSXWEZB/smcldApYKv+7zP/LfT+Kvz/G5EEDE",
+	"YG6MA55icJhyJbjD41e/vLp4VWkQuLVo4qo44p3YlrLGJ5ZbzF9myx2ljCqZIAtUCIAo9HjM4zGPxzwe",
+	"2wSPvbfy0QMyD8g8IPOAzAMyD8g8IHtagMzq+K0jMguZVkOycomIe8UGlhrycYEeX3l85fHVj4evStHi",
+	"PjrQoyyPsjzK8ijLoyyPsp4cylrU9FvEWktA1GaIK5azBEswrwZdHtd4XONxjcc1G+Ka40KkeGjjoY2H",
+	"Nh7aeGjjoY2HNk8R2hTK/juhmwKwbAZwbkuI8uDGgxsPbjy42RDc+FQlD2w8sPHAxgMbD2w8sHnCwGbr",
+	"CUuLIGUzQHNr8pJHNB7ReETjEc2GiMYn+3hI4yGNhzQe0nhI4yHNU4Y020/5WYJTNgM1yo7TIxqPaDyi",
+	"8YjmXoimj+DDwxkPZzyc8XDGwxkPZzyceXpwxqj574RlzFrdDMhcczbzzhkPZTyU8VDmAaDMRxQnHsx4",
+	"MOPBjAczHsx4MOPBzFMEM6jovxOcQZCyGtBcyUHbdFcwvQ7LHJJBJsbkSg7IkCdcjVhMGiGijJCEeQvI",
+	"ex2idRySmbFruQEAmYgBFFxKIpNm4NS/Mv9KtOqRqRTCIBKjZD2/msdOHjt57LQeO53KwVEuuTxs8rDJ",
+	"wyYPmzxs8rDJw6YnA5vKOn6LiKmCglaDJfs92popH8LmsYvHLh67fCN2sbNxYQSJhy4eunjo4qGLhy4e",
+	"unjo8mSgS0nFbxG5lCHJKuDy9eu/AwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

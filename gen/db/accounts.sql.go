@@ -186,7 +186,7 @@ func (q *Queries) GetUser(ctx context.Context, arg GetUserParams) (User, error) 
 }
 
 const GetUserProfile = `-- name: GetUserProfile :one
-SELECT u.id, u.account_id, u.email, u.name, u.role, u.totp_enabled,
+SELECT u.id, u.account_id, u.email, u.name, u.role, u.totp_enabled, (u.email_verified_at IS NOT NULL)::boolean AS email_verified,
        a.name AS account_name, a.plan AS account_plan
 FROM users u JOIN accounts a ON a.id = u.account_id
 WHERE u.account_id = $1 AND u.id = $2
@@ -198,14 +198,15 @@ type GetUserProfileParams struct {
 }
 
 type GetUserProfileRow struct {
-	ID          uuid.UUID
-	AccountID   uuid.UUID
-	Email       string
-	Name        string
-	Role        string
-	TotpEnabled bool
-	AccountName string
-	AccountPlan string
+	ID            uuid.UUID
+	AccountID     uuid.UUID
+	Email         string
+	Name          string
+	Role          string
+	TotpEnabled   bool
+	EmailVerified bool
+	AccountName   string
+	AccountPlan   string
 }
 
 func (q *Queries) GetUserProfile(ctx context.Context, arg GetUserProfileParams) (GetUserProfileRow, error) {
@@ -218,6 +219,7 @@ func (q *Queries) GetUserProfile(ctx context.Context, arg GetUserProfileParams) 
 		&i.Name,
 		&i.Role,
 		&i.TotpEnabled,
+		&i.EmailVerified,
 		&i.AccountName,
 		&i.AccountPlan,
 	)

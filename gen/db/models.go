@@ -356,6 +356,9 @@ type Session struct {
 	RevokedAt       *time.Time
 	RevokedReason   *string
 	CreatedAt       time.Time
+	Ip              *string
+	UserAgent       *string
+	LastUsedAt      *time.Time
 }
 
 type SigningKey struct {
@@ -405,6 +408,16 @@ type User struct {
 	UpdatedAt        time.Time
 	TotpSecretSealed []byte
 	EmailVerifiedAt  *time.Time
+}
+
+type UserToken struct {
+	ID        uuid.UUID
+	UserID    uuid.UUID
+	Purpose   string
+	TokenHash []byte
+	ExpiresAt time.Time
+	UsedAt    *time.Time
+	CreatedAt time.Time
 }
 
 type VerifiableCredential struct {

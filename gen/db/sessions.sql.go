@@ -22,7 +22,8 @@ func (q *Queries) ActivateSigningKey(ctx context.Context, kid string) error {
 }
 
 const ActiveSession = `-- name: ActiveSession :one
-SELECT s.id, s.account_id, s.user_id, s.authenticated_at, u.role, u.name FROM sessions s
+SELECT s.id, s.account_id, s.user_id, s.authenticated_at, s.last_used_at, u.role, u.name,
+       (u.email_verified_at IS NOT NULL)::boolean AS email_verified FROM sessions s
 JOIN users u ON u.account_id = s.account_id AND u.id = s.user_id
 WHERE s.id = $1 AND s.account_id = $2 AND s.user_id = $3
   AND s.revoked_at IS NULL AND s.expires_at > $4::timestamptz
@@ -40,8 +41,10 @@ type ActiveSessionRow struct {
 	AccountID       uuid.UUID
 	UserID          uuid.UUID
 	AuthenticatedAt time.Time
+	LastUsedAt      *time.Time
 	Role            string
 	Name            string
+	EmailVerified   bool
 }
 
 // ActiveSession is the check behind every access token: the session must still be live.
@@ -58,8 +61,10 @@ func (q *Queries) ActiveSession(ctx context.Context, arg ActiveSessionParams) (A
 		&i.AccountID,
 		&i.UserID,
 		&i.AuthenticatedAt,
+		&i.LastUsedAt,
 		&i.Role,
 		&i.Name,
+		&i.EmailVerified,
 	)
 	return i, err
 }
@@ -89,9 +94,9 @@ func (q *Queries) CreateRefreshToken(ctx context.Context, arg CreateRefreshToken
 }
 
 const CreateSession = `-- name: CreateSession :one
-INSERT INTO sessions (id, account_id, user_id, authenticated_at, expires_at, created_at)
-VALUES ($1, $2, $3, $4, $5, $6::timestamptz)
-RETURNING id, account_id, user_id, authenticated_at, expires_at, revoked_at, revoked_reason, created_at
+INSERT INTO sessions (id, account_id, user_id, authenticated_at, expires_at, ip, user_agent, last_used_at, created_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8::timestamptz, $8::timestamptz)
+RETURNING id, account_id, user_id, authenticated_at, expires_at, revoked_at, revoked_reason, created_at, ip, user_agent, last_used_at
 `
 
 type CreateSessionParams struct {
@@ -100,6 +105,8 @@ type CreateSessionParams struct {
 	UserID          uuid.UUID
 	AuthenticatedAt time.Time
 	ExpiresAt       time.Time
+	Ip              *string
+	UserAgent       *string
 	Now             time.Time
 }
 
@@ -110,6 +117,8 @@ func (q *Queries) CreateSession(ctx context.Context, arg CreateSessionParams) (S
 		arg.UserID,
 		arg.AuthenticatedAt,
 		arg.ExpiresAt,
+		arg.Ip,
+		arg.UserAgent,
 		arg.Now,
 	)
 	var i Session
@@ -122,6 +131,9 @@ func (q *Queries) CreateSession(ctx context.Context, arg CreateSessionParams) (S
 		&i.RevokedAt,
 		&i.RevokedReason,
 		&i.CreatedAt,
+		&i.Ip,
+		&i.UserAgent,
+		&i.LastUsedAt,
 	)
 	return i, err
 }

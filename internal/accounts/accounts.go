@@ -1,9 +1,10 @@
 // Package accounts creates accounts with their owners and changes plans: the rules behind the
-// operator commands (and, later, sign-up).
+// operator commands and sign-up.
 package accounts
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 	"unicode"
@@ -23,6 +24,8 @@ type Service struct {
 	store *store.Store
 	now   func() time.Time
 	keys  IssuerKeyMaker
+	// signupPlan is the plan of an account created without one (WithSignupPlan).
+	signupPlan string
 }
 
 // IssuerKeyMaker makes an account's issuer key, its private key sealed (credentials.Service).
@@ -39,12 +42,23 @@ type Option func(*Service)
 // cannot be signed until credentials.BackfillIssuerKeys runs.
 func WithIssuerKeys(keys IssuerKeyMaker) Option { return func(s *Service) { s.keys = keys } }
 
+// WithSignupPlan has Create put an account created without a plan (a registration) on plan,
+// the installation's SIGNUP_PLAN, instead of free. CheckSignupPlan tells whether it is one of
+// the plans.
+func WithSignupPlan(plan string) Option {
+	return func(s *Service) {
+		if plan != "" {
+			s.signupPlan = plan
+		}
+	}
+}
+
 // New returns the service; now is its clock (nil: the system's).
 func New(s *store.Store, now func() time.Time, opts ...Option) *Service {
 	if now == nil {
 		now = time.Now
 	}
-	svc := &Service{store: s, now: now}
+	svc := &Service{store: s, now: now, signupPlan: "free"}
 	for _, opt := range opts {
 		opt(svc)
 	}
@@ -57,7 +71,7 @@ type CreateParams struct {
 }
 
 // Create validates p, hashes the password and creates the account with its owner and, given
-// WithIssuerKeys, its first issuer key.
+// WithIssuerKeys, its first issuer key. An empty p.Plan is the signup plan (WithSignupPlan).
 func (s *Service) Create(ctx context.Context, p CreateParams) (domain.Account, domain.User, error) {
 	email := strings.ToLower(strings.TrimSpace(p.Email))
 	var details []apperr.Detail
@@ -78,7 +92,7 @@ func (s *Service) Create(ctx context.Context, p CreateParams) (domain.Account, d
 	}
 	plan := p.Plan
 	if plan == "" {
-		plan = "free"
+		plan = s.signupPlan
 	}
 	now := s.now()
 	type created struct {
@@ -123,6 +137,21 @@ func (s *Service) SetPlan(ctx context.Context, accountID uuid.UUID, plan string)
 		return domain.Account{}, apperr.When(planConflict(err), store.ErrNotFound, apperr.NoSuch("account"))
 	}
 	return a, nil
+}
+
+// CheckSignupPlan refuses a signup plan (WithSignupPlan) that is none of the plans of the
+// database's plans table, naming it: the service checks it before serving, so that no
+// registration is the first to find out.
+func (s *Service) CheckSignupPlan(ctx context.Context) error {
+	ok, err := s.store.PlanExists(ctx, s.signupPlan)
+	if err != nil {
+		return fmt.Errorf("reading the plans: %w", err)
+	}
+	if !ok {
+		return fmt.Errorf("%q is none of the plans of the database's plans table (free, pro, business and unlimited, "+
+			"unless it was changed)", s.signupPlan)
+	}
+	return nil
 }
 
 // planChecker tells whether a plan exists: a *store.Store, or a *store.Tx.

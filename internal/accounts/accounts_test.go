@@ -147,3 +147,34 @@ type failingKeys struct{}
 func (failingKeys) NewIssuerKey(uuid.UUID, time.Time) (store.IssuerKey, error) {
 	return store.IssuerKey{}, errNoEntropy
 }
+
+// WithSignupPlan puts an account created without a plan (a registration) on the signup plan;
+// a plan named (the operator command's -plan) wins over it.
+func TestAnAccountWithoutAPlanIsOnTheSignupPlan(t *testing.T) {
+	t.Parallel()
+	st, _ := testkit.Store(t)
+	ctx := context.Background()
+	svc := accounts.New(st, nil, accounts.WithSignupPlan("business"))
+	require.NoError(t, svc.CheckSignupPlan(ctx))
+	registered, _, err := svc.Create(ctx, accounts.CreateParams{Email: "ada@example.org", Password: "correct horse battery", Name: "Ada", AccountName: "Society"})
+	require.NoError(t, err)
+	require.Equal(t, "business", registered.Plan, "an account created without a plan")
+	named, _, err := svc.Create(ctx, accounts.CreateParams{Email: "grace@example.org", Password: "correct horse battery", Name: "Grace", AccountName: "Navy", Plan: "pro"})
+	require.NoError(t, err)
+	require.Equal(t, "pro", named.Plan, "an account created with a plan")
+}
+
+// A signup plan that the plans table does not hold is refused by CheckSignupPlan, naming it,
+// and by a registration, which creates nothing.
+func TestAnUnknownSignupPlanIsRefused(t *testing.T) {
+	t.Parallel()
+	st, _ := testkit.Store(t)
+	ctx := context.Background()
+	svc := accounts.New(st, nil, accounts.WithSignupPlan("gold"))
+	err := svc.CheckSignupPlan(ctx)
+	require.ErrorContains(t, err, `"gold" is none of the plans`)
+	_, _, err = svc.Create(ctx, accounts.CreateParams{Email: "ada@example.org", Password: "correct horse battery", Name: "Ada", AccountName: "Society"})
+	require.Equal(t, apperr.ValidationError, apperr.CodeOf(err))
+	_, err = st.FindUserByEmail(ctx, "ada@example.org")
+	require.ErrorIs(t, err, store.ErrNotFound)
+}

@@ -159,18 +159,27 @@ func ServeWith(ctx context.Context, cfg config.Config, logger *slog.Logger, read
 	}
 	workers, stopWorkers := context.WithCancel(context.WithoutCancel(ctx))
 	var workersDone sync.WaitGroup
-	// Counted verification activity is written in batches; stopping flushes what is left,
-	// after the HTTP server has drained (its shutdown comes first, below).
+	// These loops run with RUN_WORKERS=false too: they are the API's own, and send nothing.
+	// Counted verification activity is written in batches (reads write counters); stopping
+	// flushes what is left, after the HTTP server has drained (its shutdown comes first, below).
 	workersDone.Go(func() { svc.Verification.Activity.Run(workers) })
 	workersDone.Go(func() { svc.WatchChanges(workers) })
-	// The certificates' search index is merged apart, not by an issuing transaction.
+	// The certificates' search index is merged apart, not by an issuing transaction; and the
+	// attendees written through the API are indexed by it, within the 2 s a search may trail.
 	workersDone.Go(func() { (&searchindex.Cleaner{Store: st, Logger: logger}).Run(workers) })
 	defer func() { stopWorkers(); workersDone.Wait() }()
-	// Email, webhooks, bulk jobs and the periodic purge are River jobs on one client.
-	if err := svc.Jobs.Start(workers); err != nil {
-		return fmt.Errorf("starting the job queue: %w", err)
+	// Email, webhooks, bulk jobs and the periodic jobs are River jobs on one client; without
+	// it they stay queued in the database, for a server with workers.
+	if cfg.RunWorkers {
+		if err := svc.Jobs.Start(workers); err != nil {
+			return fmt.Errorf("starting the job queue: %w", err)
+		}
+		defer stopJobs(ctx, svc.Jobs, logger)
+	} else {
+		logger.WarnContext(ctx, "RUN_WORKERS is off: no background workers run. Emails, webhook deliveries, bulk jobs "+
+			"and periodic jobs stay queued in the database until a server with workers runs on it; the API serves "+
+			"reads and commits writes. Use it for a restored copy of a database only")
 	}
-	defer stopJobs(ctx, svc.Jobs, logger)
 
 	if cfg.PprofAddr != "" {
 		stopProfiler, err := serveProfiler(cfg.PprofAddr, logger)

@@ -69,7 +69,7 @@ type Service struct {
 	Webhooks   *webhooks.Service
 	Dispatcher *webhooks.Dispatcher
 	// Jobs is the process's one River client, with every worker above registered; Serve starts
-	// and stops it.
+	// and stops it (unless RUN_WORKERS=false).
 	Jobs *store.JobQueue
 	// SVGRecheck checks the stored SVGs again after the upload check became stricter; Serve
 	// queues it, and Jobs works it.
@@ -156,6 +156,11 @@ func (s *Service) prepareEmail(ctx context.Context, d *domain.EmailDelivery) ([]
 	} else if err != nil {
 		return nil, err
 	}
+	if err := s.Auth.PrepareEmail(ctx, d); errors.Is(err, auth.ErrLinkNotUsable) {
+		return nil, &email.PermanentError{Err: err}
+	} else if err != nil {
+		return nil, err
+	}
 	files, err := s.Certificates.PrepareEmail(ctx, d)
 	if err != nil {
 		return nil, err
@@ -191,7 +196,7 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 	if err != nil {
 		return nil, err
 	}
-	if svc.Auth, err = auth.NewService(ctx, st, keys, "credentiald ("+cfg.SiteURL.Host+")", svc.Secrets); err != nil {
+	if svc.Auth, err = auth.NewService(ctx, st, keys, "credentiald ("+cfg.SiteURL.Host+")", svc.Secrets, auth.WithSiteURL(site)); err != nil {
 		return nil, err
 	}
 	svc.Members = members.New(st, svc.Auth, site, o.Now)
@@ -257,8 +262,13 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 		return nil, fmt.Errorf("building the job queue: %w", err)
 	}
 
-	// An account is created with its first issuer key, so that no read ever makes one.
-	svc.Accounts = accounts.New(st, o.Now, accounts.WithIssuerKeys(svc.Credentials))
+	// An account is created with its first issuer key, so that no read ever makes one; a
+	// registration is on SIGNUP_PLAN, which must be one of the plans before anything is served.
+	svc.Accounts = accounts.New(st, o.Now, accounts.WithIssuerKeys(svc.Credentials), accounts.WithSignupPlan(cfg.SignupPlan))
+	if err := svc.Accounts.CheckSignupPlan(ctx); err != nil {
+		svc.Close()
+		return nil, fmt.Errorf("SIGNUP_PLAN: %w", err)
+	}
 	svc.Wallet = wallet.New(st, svc.Secrets, svc.Credentials, site, o.Now)
 	svc.Verification = verification.New(st, svc.Certificates, verification.Options{SiteURL: site, Now: o.Now, Logger: logger,
 		Badges: svc.Badges, Credentials: svc.Credentials, LookupCache: cfg.LookupCacheSize})
@@ -282,9 +292,9 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 	svc.Handler, err = httpapi.New(httpapi.Options{
 		Logger: logger, Readiness: st, Auth: svc.Auth, Accounts: svc.Accounts, Events: svc.Events, Attendees: svc.Attendees, Templates: svc.Templates, Certificates: svc.Certificates, Bulk: svc.Bulk, Verification: svc.Verification, Badges: svc.Badges, Webhooks: svc.Webhooks, Credentials: svc.Credentials, Wallet: svc.Wallet, Analytics: analytics.New(st, o.Now), Idempotency: svc.Idempotency,
 		Members: svc.Members, AuditLog: auditlog.New(st), AuditWriter: st,
-		Limiter: limiter, TrustedProxies: cfg.TrustedProxies, SignupEnabled: cfg.SignupEnabled,
+		Limiter: limiter, TrustedProxies: cfg.TrustedProxies, SignupEnabled: cfg.SignupEnabled, RequireVerifiedEmail: cfg.RequireVerifiedEmail,
 		Links:             links.New(site),
-		StrictMiddlewares: o.StrictMiddlewares, Metrics: svc.Metrics.Requests(), Tracer: tracing.Tracer(o.TracerProvider),
+		StrictMiddlewares: withOperatorContact(o.StrictMiddlewares, cfg.OperatorContact), Metrics: svc.Metrics.Requests(), Tracer: tracing.Tracer(o.TracerProvider),
 	})
 	if err != nil {
 		svc.Close()

@@ -118,7 +118,7 @@ func TestMetricsFollowRealTraffic(t *testing.T) {
 		after = s.scrape(t)
 		if after.value(t, "credentiald_email_send_attempts_total", "kind", "certificate", "outcome", "sent") == 1 &&
 			after.value(t, "credentiald_webhook_deliveries_total", "outcome", "delivered") == 1 &&
-			after.value(t, "credentiald_jobs", "queue", "email", "state", "completed") == 1 &&
+			after.value(t, "credentiald_jobs", "queue", "email", "state", "completed") == 2 && // and the sign-up's verification
 			after.value(t, "credentiald_jobs", "queue", "webhooks", "state", "completed") == 2 { // fan-out and delivery
 			break
 		}
@@ -223,8 +223,8 @@ func TestMetricsFollowRealTraffic(t *testing.T) {
 	if n := after.histogramCount(t, "credentiald_http_request_duration_seconds", "operation", "generateCertificate", "code", "200"); n != 1 {
 		t.Errorf("the duration of generateCertificate 200 has %d observations, want 1", n)
 	}
-	if n := after.histogramCount(t, "credentiald_email_queue_wait_seconds"); n != 1 {
-		t.Errorf("the email queue wait has %d observations, want 1", n)
+	if n := after.histogramCount(t, "credentiald_email_queue_wait_seconds"); n != 2 { // the certificate's, the sign-up's verification
+		t.Errorf("the email queue wait has %d observations, want 2", n)
 	}
 	if n := after.histogramCount(t, "credentiald_webhook_queue_wait_seconds"); n != 1 {
 		t.Errorf("the webhook queue wait has %d observations, want 1", n)

@@ -43,6 +43,10 @@ const (
 	EmailInUse Code = "EMAIL_IN_USE"
 	// InvitationGone: an invitation accepted, revoked or past its expiry.
 	InvitationGone Code = "INVITATION_GONE"
+	// TokenGone: a password reset or address verification link used, expired or unknown.
+	TokenGone Code = "TOKEN_GONE"
+	// EmailNotVerified: a session of an unverified address where verified ones are required.
+	EmailNotVerified Code = "EMAIL_NOT_VERIFIED"
 )
 
 // Detail names one input at fault, as `error.details[]` does.

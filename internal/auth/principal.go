@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/certhub/credentiald/internal/domain"
 )
 
 // Principal is who a request acts as: a signed-in session, or an API key with scopes.
@@ -22,6 +24,8 @@ type Principal struct {
 	Role string
 	// Name is the user's name, or the key's: who the audit log says acted.
 	Name string
+	// EmailVerified: the session's user has shown that their address reaches them.
+	EmailVerified bool
 }
 
 // IsSession reports whether the principal is a signed-in session (which may do everything its
@@ -49,6 +53,20 @@ func (p Principal) HasRole(least string) bool {
 }
 
 type principalKey struct{}
+
+type clientKey struct{}
+
+// WithClient returns ctx carrying where its request comes from: the client's address and
+// User-Agent, which a session begun by the request records.
+func WithClient(ctx context.Context, c domain.Client) context.Context {
+	return context.WithValue(ctx, clientKey{}, c)
+}
+
+// ClientFrom returns where ctx's request comes from (empty when unknown).
+func ClientFrom(ctx context.Context) domain.Client {
+	c, _ := ctx.Value(clientKey{}).(domain.Client)
+	return c
+}
 
 // WithPrincipal returns ctx carrying p.
 func WithPrincipal(ctx context.Context, p Principal) context.Context {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/audit"
 	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/secretbox"
 	"github.com/certhub/credentiald/internal/store"
@@ -30,16 +31,31 @@ type Service struct {
 	dummyHash string
 	// apiKeys remembers recently verified API keys for a few seconds (see keycache.go).
 	apiKeys *keyCache
+	// siteURL is where the links of the sign-in emails lead (WithSiteURL).
+	siteURL string
+}
+
+// Option configures a Service.
+type Option func(*Service)
+
+// WithSiteURL makes the links of the sign-in emails (password reset, address verification)
+// lead to site.
+func WithSiteURL(site string) Option {
+	return func(s *Service) { s.siteURL = strings.TrimRight(site, "/") }
 }
 
 // NewService returns the service. issuer names the service in authenticator apps; secrets
 // seals the TOTP secrets at rest.
-func NewService(ctx context.Context, st *store.Store, keys *Keyring, issuer string, secrets *secretbox.Box) (*Service, error) {
+func NewService(ctx context.Context, st *store.Store, keys *Keyring, issuer string, secrets *secretbox.Box, opts ...Option) (*Service, error) {
 	dummy, err := HashPassword(ctx, "not a password anyone has: "+randomToken(16))
 	if err != nil {
 		return nil, err
 	}
-	return &Service{store: st, keys: keys, issuer: issuer, secrets: secrets, now: keys.now, dummyHash: dummy, apiKeys: newKeyCache()}, nil
+	s := &Service{store: st, keys: keys, issuer: issuer, secrets: secrets, now: keys.now, dummyHash: dummy, apiKeys: newKeyCache()}
+	for _, o := range opts {
+		o(s)
+	}
+	return s, nil
 }
 
 // Tokens are what a sign-in or refresh hands out.
@@ -101,10 +117,13 @@ func (s *Service) StartSession(ctx context.Context, u domain.User) (Tokens, erro
 	refresh, grant := s.newRefreshToken()
 	now := s.now()
 	sess, err := store.InTx(ctx, s.store, func(tx *store.Tx) (store.Session, error) {
-		sess, err := tx.CreateSession(ctx, u.AccountID, u.ID, now, grant.ExpiresAt, now)
+		sess, err := tx.CreateSession(ctx, u.AccountID, u.ID, ClientFrom(ctx), now, grant.ExpiresAt, now)
 		if err != nil {
 			return sess, err
 		}
+		// The request's audit entry (a sign-in, an invitation accepted) is this user's.
+		audit.SetAccount(ctx, u.AccountID)
+		audit.SetActor(ctx, audit.Actor{Type: audit.ActorUser, ID: u.ID, Name: u.Name})
 		return sess, tx.CreateRefreshToken(ctx, sess.ID, grant, now)
 	})
 	if err != nil {
@@ -238,8 +257,13 @@ func (s *Service) Authenticate(ctx context.Context, bearer string) (Principal, e
 	} else if err != nil {
 		return Principal{}, err
 	}
+	if now := s.now(); sess.LastUsedAt == nil || now.Sub(*sess.LastUsedAt) >= lastUsedPrecision {
+		if err := s.store.TouchSession(ctx, sess.ID, now); err != nil {
+			return Principal{}, err
+		}
+	}
 	return Principal{AccountID: sess.AccountID, UserID: sess.UserID, SessionID: sess.ID, AuthenticatedAt: sess.AuthenticatedAt,
-		Role: sess.Role, Name: sess.UserName}, nil
+		Role: sess.Role, Name: sess.UserName, EmailVerified: sess.EmailVerified}, nil
 }
 
 func unauthenticated(cause error) *apperr.Error {

@@ -11,6 +11,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/certhub/credentiald/internal/logging"
 )
@@ -31,6 +33,20 @@ type Config struct {
 	JWTSigningKey string
 
 	SignupEnabled bool
+	// SignupPlan is the plan a newly registered account is on (SIGNUP_PLAN, default free); the
+	// database's plans table decides whether it is one, when the service starts (app.Build).
+	SignupPlan string
+	// OperatorContact, when set, is whom to ask for a larger plan (an email address or a URL,
+	// one line): the 402 CREDIT_LIMIT answers name it (OPERATOR_CONTACT).
+	OperatorContact string
+	// RunWorkers starts the background workers: River's client (email, webhooks, bulk jobs,
+	// periodic jobs). False (RUN_WORKERS=false) serves the API alone, for a restored copy of a
+	// database: what it queues waits for a server with workers.
+	RunWorkers bool
+	// RequireVerifiedEmail refuses the sessions of users whose address is not verified yet, but
+	// for who they are, the verification and logout (REQUIRE_VERIFIED_EMAIL, default false;
+	// recommended with public sign-up).
+	RequireVerifiedEmail bool
 	// TrustedProxies are the peers whose X-Forwarded-For is believed.
 	TrustedProxies []netip.Prefix
 	// WebhookAllowInsecureTargets allows http and loopback webhook targets: for development only.
@@ -99,6 +115,16 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	if c.SignupEnabled, err = parseBool(getenv, "SIGNUP_ENABLED", true); err != nil {
 		return c, err
 	}
+	c.SignupPlan = orDefault(strings.TrimSpace(getenv("SIGNUP_PLAN")), "free")
+	if c.OperatorContact, err = operatorContact(getenv("OPERATOR_CONTACT")); err != nil {
+		return c, err
+	}
+	if c.RequireVerifiedEmail, err = parseBool(getenv, "REQUIRE_VERIFIED_EMAIL", false); err != nil {
+		return c, err
+	}
+	if c.RunWorkers, err = parseBool(getenv, "RUN_WORKERS", true); err != nil {
+		return c, err
+	}
 	if c.WebhookAllowInsecureTargets, err = parseBool(getenv, "WEBHOOK_ALLOW_INSECURE_TARGETS", false); err != nil {
 		return c, err
 	}
@@ -163,6 +189,22 @@ func parseBool(getenv func(string) string, name string, def bool) (bool, error) 
 		return false, fmt.Errorf("%s %q: want true or false", name, v)
 	}
 	return b, nil
+}
+
+// maxOperatorContact bounds OPERATOR_CONTACT: it ends an error message, not a page.
+const maxOperatorContact = 200
+
+// operatorContact reads OPERATOR_CONTACT: one line (it ends the sentence of an error message)
+// of at most maxOperatorContact characters, spaces around it dropped; empty when unset.
+func operatorContact(v string) (string, error) {
+	v = strings.TrimSpace(v)
+	if strings.IndexFunc(v, unicode.IsControl) >= 0 {
+		return "", errors.New("OPERATOR_CONTACT: want one line (an email address or a URL); it holds a line break or another control character")
+	}
+	if n := utf8.RuneCountInString(v); n > maxOperatorContact {
+		return "", fmt.Errorf("OPERATOR_CONTACT: want at most %d characters (an email address or a URL), not %d", maxOperatorContact, n)
+	}
+	return v, nil
 }
 
 // tracesEndpoint is where traces go, read as OpenTelemetry's exporters read it: the signal's

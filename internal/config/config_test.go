@@ -13,7 +13,7 @@ func TestDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.Addr != ":8080" || c.SiteURL.String() != "http://localhost:8080" || !c.SignupEnabled || c.WebhookAllowInsecureTargets || c.DatabaseURL != "" ||
-		c.LookupCacheSize != 20_000 {
+		c.LookupCacheSize != 20_000 || c.SignupPlan != "free" || c.OperatorContact != "" || !c.RunWorkers {
 		t.Fatalf("%+v", c)
 	}
 	for v, want := range map[string]int{"0": 0, "500": 500} {
@@ -43,6 +43,7 @@ func TestBadValuesAreRefusedWithTheirName(t *testing.T) {
 		"WEBHOOK_ALLOW_INSECURE_TARGETS": "yes please", "TRUSTED_PROXIES": "not-an-ip",
 		"OTEL_EXPORTER_OTLP_ENDPOINT": "localhost:4318", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "grpc://collector",
 		"OTEL_SDK_DISABLED": "nope", "LOOKUP_CACHE_SIZE": "-1",
+		"RUN_WORKERS": "off please", "OPERATOR_CONTACT": "billing@example.org\nBcc: everyone@example.org",
 		"SECRETS_KEY": "c2hvcnQ=", "SECRETS_KEY_PREVIOUS": "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=,not base64",
 	} {
 		if _, err := FromEnv(env(map[string]string{name: value})); err == nil || !strings.Contains(err.Error(), name) {
@@ -88,5 +89,25 @@ func TestTracesEndpointFollowsOpenTelemetrysVariables(t *testing.T) {
 	}
 	if c, _ := FromEnv(env(nil)); c.ServiceName != "credentiald" {
 		t.Errorf("default service name %q", c.ServiceName)
+	}
+}
+
+// The three switches of an installation's accounts and workers, as an operator writes them:
+// spaces around the values dropped, RUN_WORKERS as a boolean, OPERATOR_CONTACT one line of
+// at most 200 characters.
+func TestSignupPlanOperatorContactAndRunWorkers(t *testing.T) {
+	c, err := FromEnv(env(map[string]string{"SIGNUP_PLAN": " pro ", "OPERATOR_CONTACT": "  billing@example.org ", "RUN_WORKERS": "false"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.SignupPlan != "pro" || c.OperatorContact != "billing@example.org" || c.RunWorkers {
+		t.Fatalf("SIGNUP_PLAN %q, OPERATOR_CONTACT %q, RUN_WORKERS %v", c.SignupPlan, c.OperatorContact, c.RunWorkers)
+	}
+	long := "https://example.org/" + strings.Repeat("a", 180) // 200 characters
+	if c, err := FromEnv(env(map[string]string{"OPERATOR_CONTACT": long})); err != nil || c.OperatorContact != long {
+		t.Errorf("200 characters: %q %v", c.OperatorContact, err)
+	}
+	if _, err := FromEnv(env(map[string]string{"OPERATOR_CONTACT": long + "b"})); err == nil || !strings.Contains(err.Error(), "at most 200") {
+		t.Errorf("201 characters: %v", err)
 	}
 }

@@ -22,3 +22,8 @@ type User struct {
 	Name      string
 	Role      string
 }
+
+// Client is where a request comes from: the client's address and its User-Agent.
+type Client struct {
+	IP, UserAgent string
+}

@@ -214,7 +214,40 @@ func TestEveryAuditedOperationWritesOneEntryInTheTransactionOfItsChange(t *testi
 	call(o, ownerID, "transferOwnership", "POST", "/api/v1/account/owner", map[string]any{"memberId": kept, "currentPassword": testkit.Password}, kept)
 	dropped := tm.join(t, "viewer")
 	call(o, ownerID, "deleteMember", "DELETE", "/api/v1/members/"+dropped.ID.String(), nil, dropped.ID.String())
-	call(o, ownerID, "logout", "POST", "/api/v1/auth/logout", map[string]any{"refreshToken": owner.RefreshToken}, "")
+	// The sign-in lifecycle.
+	call(env.Client, uuid.Nil, "register", "POST", "/api/v1/auth/register", map[string]any{"email": "newcomer@example.org",
+		"password": testkit.Password, "name": "Newcomer", "accountName": "Newcomers"}, "")
+	tm.messageTo(t, "newcomer@example.org")
+	call(env.Client, ownerID, "login", "POST", "/api/v1/auth/login", map[string]any{"email": owner.Email, "password": testkit.Password}, "")
+	testkit.SQL(t, env, `UPDATE users SET email_verified_at = NULL WHERE email = $1`, owner.Email) // the fixture verified it
+	call(o, ownerID, "resendVerificationEmail", "POST", "/api/v1/auth/email/resend", nil, ownerID.String())
+	call(o, ownerID, "changePassword", "POST", "/api/v1/auth/password/change", map[string]any{"currentPassword": testkit.Password,
+		"newPassword": "a brand new passphrase"}, ownerID.String())
+	second, _ := signIn(t, env, owner.Email, "a brand new passphrase")
+	var mine struct {
+		Data []struct {
+			ID      string
+			Current bool
+		}
+	}
+	second.Get("/api/v1/auth/sessions").JSON(t, &mine)
+	for _, s := range mine.Data {
+		if s.Current {
+			call(o, ownerID, "endSession", "DELETE", "/api/v1/auth/sessions/"+s.ID, nil, s.ID)
+		}
+	}
+	require.Equal(t, 202, env.Client.Post("/api/v1/auth/password/forgot", map[string]any{"email": owner.Email}).StatusCode)
+	texts := ""
+	_, err := runEmail(t, env)
+	require.NoError(t, err)
+	for _, m := range tm.smtp.Messages()[tm.seen:] {
+		texts += plainText(t, string(m.Data))
+	}
+	tm.seen = len(tm.smtp.Messages())
+	call(env.Client, ownerID, "resetPassword", "POST", "/api/v1/auth/password/reset", map[string]any{"token": linkToken(t, "reset", texts),
+		"password": testkit.Password}, ownerID.String())
+	o, fresh := signIn(t, env, owner.Email, testkit.Password)
+	call(o, ownerID, "logout", "POST", "/api/v1/auth/logout", map[string]any{"refreshToken": fresh.Data.RefreshToken}, "")
 
 	var missing []string
 	for op := range audited {

@@ -79,6 +79,8 @@ type Options struct {
 	Limiter        ratelimit.Limiter
 	TrustedProxies []netip.Prefix
 	SignupEnabled  bool
+	// RequireVerifiedEmail refuses the sessions of unverified addresses (REQUIRE_VERIFIED_EMAIL).
+	RequireVerifiedEmail bool
 	// StrictMiddlewares wrap every operation; tests use them to provoke failures.
 	StrictMiddlewares []api.StrictMiddlewareFunc
 	// Metrics, when set, records every request (METRICS_ADDR); nil: no metrics.
@@ -144,7 +146,7 @@ func New(opts Options) (*echo.Echo, error) {
 	limit := httpmw.RateLimit(opts.Limiter, opts.TrustedProxies, logger, httpmw.WithRecipientTokens(opts.Verification))
 	ps := newParts(e)
 	ps.add(apiPrefix, true, access, httpmw.RecoverPanics, limit, httpmw.LimitBody,
-		httpmw.Authenticate(ops, opts.Auth), httpmw.CheckJSONText(ops), validator.Middleware,
+		httpmw.Authenticate(ops, opts.Auth, opts.TrustedProxies, opts.RequireVerifiedEmail), httpmw.CheckJSONText(ops), validator.Middleware,
 		httpmw.Idempotency(ops, opts.Idempotency, logger), httpmw.Audit(ops, opts.AuditWriter, opts.TrustedProxies, logger),
 		httpmw.ConditionalGET(ops))
 	ps.add(apiPrefix+"/verify", true, summary, httpmw.RecoverPanics, httpmw.Visitors, httpmw.AllowAnyOrigin,

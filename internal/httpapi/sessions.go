@@ -22,6 +22,11 @@ func (s *Server) Register(ctx context.Context, req api.RegisterRequestObject) (a
 	if err != nil {
 		return nil, err
 	}
+	// The account exists: a failure to queue the verification email is no reason to refuse it
+	// (POST /auth/email/resend sends another).
+	if err := s.auth.SendVerificationOnSignUp(ctx, user); err != nil {
+		s.logger.ErrorContext(ctx, "the verification email of a new account was not queued", "error", err)
+	}
 	tokens, err := s.auth.StartSession(ctx, user)
 	if err != nil {
 		return nil, err
@@ -61,7 +66,7 @@ func (s *Server) GetMe(ctx context.Context, _ api.GetMeRequestObject) (api.GetMe
 	}
 	return api.GetMe200JSONResponse{Body: api.UserProfileEnvelope{Data: api.UserProfile{
 		Id: p.User.ID, Email: openapi_types.Email(p.User.Email), Name: p.User.Name,
-		Role: api.UserRole(p.User.Role), TwoFactorEnabled: p.TwoFactorEnabled,
+		Role: api.UserRole(p.User.Role), TwoFactorEnabled: p.TwoFactorEnabled, EmailVerified: p.EmailVerified,
 		Account: api.AccountSummary{Id: p.Account.ID, Name: p.Account.Name, Plan: api.Plan(p.Account.Plan)},
 	}}}, nil
 }

@@ -34,6 +34,8 @@ var statuses = map[apperr.Code]int{
 	apperr.InsufficientRole:      http.StatusForbidden,
 	apperr.EmailInUse:            http.StatusConflict,
 	apperr.InvitationGone:        http.StatusGone,
+	apperr.TokenGone:             http.StatusGone,
+	apperr.EmailNotVerified:      http.StatusForbidden,
 }
 
 // Status is the HTTP status of a code; an unknown code is an internal error.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/auth"
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/ratelimit"
 	"github.com/certhub/credentiald/internal/spec"
 	"github.com/certhub/credentiald/internal/verification"
@@ -105,11 +106,20 @@ type Authenticator interface {
 	Authenticate(ctx context.Context, bearer string) (auth.Principal, error)
 }
 
+// unverifiedMayCall are the operations a session of an unverified address may call where
+// verified ones are required: who it is, the verification, and signing out.
+var unverifiedMayCall = map[string]bool{"getMe": true, "resendVerificationEmail": true, "logout": true}
+
 // Authenticate checks the credentials of every operation that needs them, then what the
-// operation asks of them: a session, or an API key with one of its scopes.
-func Authenticate(ops Operations, authn Authenticator) echo.MiddlewareFunc {
+// operation asks of them: a session (of a verified address, with requireVerified), or an API
+// key with one of its scopes; the role of a session's member. It records where every request
+// comes from (auth.WithClient): a session it begins keeps it.
+func Authenticate(ops Operations, authn Authenticator, trusted []netip.Prefix, requireVerified bool) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
+			req := c.Request()
+			c.SetRequest(req.WithContext(auth.WithClient(req.Context(), domain.Client{
+				IP: ratelimit.ClientAddr(req, trusted).String(), UserAgent: truncate(req.UserAgent(), maxUserAgent)})))
 			op, ok := ops[routeKey(c.Request().Method, c.Path())]
 			if !ok || op.Public {
 				return next(c)
@@ -132,6 +142,9 @@ func Authenticate(ops Operations, authn Authenticator) echo.MiddlewareFunc {
 				return &apperr.Error{Code: apperr.InsufficientScope, Required: op.Scopes[0],
 					Message: "The API key lacks the scope " + strings.Join(op.Scopes, " or ") + "."}
 			}
+			if requireVerified && p.IsSession() && !p.EmailVerified && !unverifiedMayCall[op.ID] {
+				return apperr.New(apperr.EmailNotVerified, "Verify your email address first: open the link we emailed you, or POST /api/v1/auth/email/resend for a new one.")
+			}
 			if !p.HasRole(op.Role) {
 				return &apperr.Error{Code: apperr.InsufficientRole, Required: op.Role,
 					Message: fmt.Sprintf("Your role (%s) may not do this: it needs the role %s or above. Ask an admin of the account.", p.Role, op.Role)}
@@ -147,8 +160,13 @@ func Authenticate(ops Operations, authn Authenticator) echo.MiddlewareFunc {
 func limitsFor(method, route string) []ratelimit.Limit {
 	limits := []ratelimit.Limit{ratelimit.Global}
 	switch routeKey(method, route) {
-	case routeKey(http.MethodPost, apiPrefix+"/auth/login"), routeKey(http.MethodPost, apiPrefix+"/auth/register"):
+	case routeKey(http.MethodPost, apiPrefix+"/auth/login"), routeKey(http.MethodPost, apiPrefix+"/auth/register"),
+		// Each tries a secret: an invitation's, a reset link's, a verification link's token.
+		routeKey(http.MethodPost, apiPrefix+"/auth/invitations/accept"), routeKey(http.MethodPost, apiPrefix+"/auth/password/reset"),
+		routeKey(http.MethodPost, apiPrefix+"/auth/email/verify"):
 		limits = append(limits, ratelimit.SignIn)
+	case routeKey(http.MethodPost, apiPrefix+"/auth/password/forgot"):
+		limits = append(limits, ratelimit.SignIn, ratelimit.PasswordLinks)
 	case routeKey(http.MethodGet, apiPrefix+"/verify/:code"), routeKey(http.MethodGet, "/verify/:code"),
 		// Wallet delivery: each request tries a secret (an offer token, a code, an access
 		// token), so they are limited like lookups of a verification code.

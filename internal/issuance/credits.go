@@ -2,6 +2,7 @@ package issuance
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -72,4 +73,23 @@ func creditLimit(ctx context.Context, tx *store.Tx, accountID uuid.UUID, kind st
 	}
 	e.Credits = c.Figures()
 	return e
+}
+
+// NameOperatorContact ends a CREDIT_LIMIT error's message with a sentence naming whom to ask
+// for a larger plan: contact, the installation's OPERATOR_CONTACT. It takes the error wherever
+// it was made (an issuance's spend above, a bulk job refused before it starts) and whatever
+// wraps it; other errors, and every error when contact is empty, are returned as they are.
+// The message is changed on a copy: the error's maker may hold it still.
+func NameOperatorContact(err error, contact string) error {
+	e, ok := apperr.As(err)
+	if !ok || e.Code != apperr.CreditLimit || contact == "" {
+		return err
+	}
+	sentence := "For a larger plan, ask " + contact
+	if !strings.HasSuffix(sentence, ".") {
+		sentence += "."
+	}
+	named := *e
+	named.Message = strings.TrimSpace(e.Message) + " " + sentence
+	return &named
 }

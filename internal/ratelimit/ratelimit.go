@@ -30,6 +30,8 @@ var (
 	SignIn       = Limit{Name: "signin", Burst: 30, Period: 5 * time.Minute}
 	Verification = Limit{Name: "verify", Burst: 30, Period: time.Minute}
 	Download     = Limit{Name: "download", Burst: 5, Period: time.Minute}
+	// PasswordLinks bounds the requests of password reset links a client address makes.
+	PasswordLinks = Limit{Name: "password-links", Burst: 5, Period: time.Hour}
 )
 
 // The limits of public verification that are not per client address. Behind one address may

@@ -126,6 +126,7 @@ func credentialsFrom(u db.User) Credentials {
 type Profile struct {
 	User             domain.User
 	TwoFactorEnabled bool
+	EmailVerified    bool
 	Account          domain.Account
 }
 
@@ -138,6 +139,7 @@ func (d queries) FindProfile(ctx context.Context, accountID, userID uuid.UUID) (
 	return Profile{
 		User:             domain.User{ID: r.ID, AccountID: r.AccountID, Email: r.Email, Name: r.Name, Role: r.Role},
 		TwoFactorEnabled: r.TotpEnabled,
+		EmailVerified:    r.EmailVerified,
 		Account:          domain.Account{ID: r.AccountID, Name: r.AccountName, Plan: r.AccountPlan},
 	}, nil
 }

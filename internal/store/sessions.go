@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/gen/db"
+	"github.com/certhub/credentiald/internal/domain"
 )
 
 // Session is a signed-in session of a user.
@@ -16,9 +17,12 @@ type Session struct {
 	UserID          uuid.UUID
 	AuthenticatedAt time.Time // the password (and code) sign-in that began it; refreshes keep it
 	ExpiresAt       time.Time
-	// Role and UserName are the user's now (FindActiveSession only).
-	Role     string
-	UserName string
+	// Role, UserName and EmailVerified are the user's now, LastUsedAt the session's
+	// (FindActiveSession only).
+	Role          string
+	UserName      string
+	EmailVerified bool
+	LastUsedAt    *time.Time
 }
 
 // RefreshGrant is a refresh token to store: only its hash is kept.
@@ -29,9 +33,9 @@ type RefreshGrant struct {
 
 // CreateSession starts a session for a user, created at now. Run it in a transaction with the
 // session's first refresh token (CreateRefreshToken).
-func (d queries) CreateSession(ctx context.Context, accountID, userID uuid.UUID, authenticatedAt, expiresAt, now time.Time) (Session, error) {
+func (d queries) CreateSession(ctx context.Context, accountID, userID uuid.UUID, client domain.Client, authenticatedAt, expiresAt, now time.Time) (Session, error) {
 	row, err := d.q.CreateSession(ctx, db.CreateSessionParams{ID: newID(), AccountID: accountID, UserID: userID,
-		AuthenticatedAt: authenticatedAt, ExpiresAt: expiresAt, Now: now})
+		AuthenticatedAt: authenticatedAt, ExpiresAt: expiresAt, Ip: stringOrNil(client.IP), UserAgent: stringOrNil(client.UserAgent), Now: now})
 	if err != nil {
 		return Session{}, mapError(err)
 	}
@@ -90,7 +94,8 @@ func (d queries) FindActiveSession(ctx context.Context, id, accountID, userID uu
 	if err != nil {
 		return Session{}, mapError(err)
 	}
-	return Session{ID: r.ID, AccountID: r.AccountID, UserID: r.UserID, AuthenticatedAt: r.AuthenticatedAt, Role: r.Role, UserName: r.Name}, nil
+	return Session{ID: r.ID, AccountID: r.AccountID, UserID: r.UserID, AuthenticatedAt: r.AuthenticatedAt, Role: r.Role, UserName: r.Name,
+		EmailVerified: r.EmailVerified, LastUsedAt: r.LastUsedAt}, nil
 }
 
 // SigningKey is an Ed25519 private key (its 32-byte seed) that signs access tokens.
