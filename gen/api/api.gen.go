@@ -1160,6 +1160,7 @@ const (
 	RequestedScopeCertificatesWrite    RequestedScope = "certificates:write"
 	RequestedScopeEventsRead           RequestedScope = "events:read"
 	RequestedScopeEventsWrite          RequestedScope = "events:write"
+	RequestedScopePrivacyManage        RequestedScope = "privacy:manage"
 	RequestedScopeTemplatesRead        RequestedScope = "templates:read"
 	RequestedScopeTemplatesWrite       RequestedScope = "templates:write"
 	RequestedScopeWebhooksManage       RequestedScope = "webhooks:manage"
@@ -1189,6 +1190,8 @@ func (e RequestedScope) Valid() bool {
 	case RequestedScopeEventsRead:
 		return true
 	case RequestedScopeEventsWrite:
+		return true
+	case RequestedScopePrivacyManage:
 		return true
 	case RequestedScopeTemplatesRead:
 		return true
@@ -2744,6 +2747,32 @@ type EmailVerifyRequest struct {
 	Token string `json:"token"`
 }
 
+// Erasure defines model for Erasure.
+type Erasure struct {
+	AttendeeId openapi_types.UUID `json:"attendeeId"`
+
+	// CredentialsRevoked Credentials revoked by this erasure (0 when asked again).
+	CredentialsRevoked int `json:"credentialsRevoked"`
+
+	// RowsErased Rows whose personal data was replaced or deleted (0 when asked again).
+	RowsErased int `json:"rowsErased"`
+}
+
+// ErasureEnvelope Success envelope.
+type ErasureEnvelope struct {
+	Data Erasure `json:"data"`
+}
+
+// ErasureListEnvelope Success envelope.
+type ErasureListEnvelope struct {
+	Data []Erasure `json:"data"`
+}
+
+// ErasureRequest defines model for ErasureRequest.
+type ErasureRequest struct {
+	Email openapi_types.Email `json:"email"`
+}
+
 // Error The error envelope. Every failure, from validation to an unexpected fault, answers in this shape.
 type Error struct {
 	Error ErrorBody `json:"error"`
@@ -4112,6 +4141,9 @@ type BadRequest = Error
 // Conflict The error envelope. Every failure, from validation to an unexpected fault, answers in this shape.
 type Conflict = Error
 
+// Erased The error envelope. Every failure, from validation to an unexpected fault, answers in this shape.
+type Erased = Error
+
 // Forbidden The error envelope. Every failure, from validation to an unexpected fault, answers in this shape.
 type Forbidden = Error
 
@@ -4976,6 +5008,9 @@ type CreateInvitationJSONRequestBody = InvitationCreate
 
 // UpdateMemberJSONRequestBody defines body for UpdateMember for application/json ContentType.
 type UpdateMemberJSONRequestBody = MemberUpdate
+
+// ErasePersonJSONRequestBody defines body for ErasePerson for application/json ContentType.
+type ErasePersonJSONRequestBody = ErasureRequest
 
 // CreateTemplateJSONRequestBody defines body for CreateTemplate for application/json ContentType.
 type CreateTemplateJSONRequestBody = TemplateCreateRequest
@@ -5953,6 +5988,9 @@ type ServerInterface interface {
 	// UpdateAttendee Update an attendee
 	// (PUT /attendees/{id})
 	UpdateAttendee(ctx echo.Context, id Id) error
+	// EraseAttendee Erase an attendee at their request
+	// (POST /attendees/{id}/erase)
+	EraseAttendee(ctx echo.Context, id Id) error
 	// GetAuditLog Read the audit log
 	// (GET /audit-log)
 	GetAuditLog(ctx echo.Context, params GetAuditLogParams) error
@@ -6181,6 +6219,9 @@ type ServerInterface interface {
 	// GetOpenBadgesIssuer Open Badges 2.0 Issuer Profile
 	// (GET /ob/v2/issuers/{accountId})
 	GetOpenBadgesIssuer(ctx echo.Context, accountId openapi_types.UUID) error
+	// ErasePerson Erase a person by email
+	// (POST /privacy/erasures)
+	ErasePerson(ctx echo.Context) error
 	// ListSystemTemplates List system templates
 	// (GET /system-templates)
 	ListSystemTemplates(ctx echo.Context) error
@@ -6562,6 +6603,22 @@ func (w *ServerInterfaceWrapper) UpdateAttendee(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.UpdateAttendee(ctx, id)
+	return err
+}
+
+// EraseAttendee converts echo context to params.
+func (w *ServerInterfaceWrapper) EraseAttendee(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.EraseAttendee(ctx, id)
 	return err
 }
 
@@ -8333,6 +8390,15 @@ func (w *ServerInterfaceWrapper) GetOpenBadgesIssuer(ctx echo.Context) error {
 	return err
 }
 
+// ErasePerson converts echo context to params.
+func (w *ServerInterfaceWrapper) ErasePerson(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ErasePerson(ctx)
+	return err
+}
+
 // ListSystemTemplates converts echo context to params.
 func (w *ServerInterfaceWrapper) ListSystemTemplates(ctx echo.Context) error {
 	var err error
@@ -9020,6 +9086,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.DELETE(options.BaseURL+"/attendees/:id", wrapper.DeleteAttendee, options.OperationMiddlewares["deleteAttendee"]...)
 	router.GET(options.BaseURL+"/attendees/:id", wrapper.GetAttendee, options.OperationMiddlewares["getAttendee"]...)
 	router.PUT(options.BaseURL+"/attendees/:id", wrapper.UpdateAttendee, options.OperationMiddlewares["updateAttendee"]...)
+	router.POST(options.BaseURL+"/attendees/:id/erase", wrapper.EraseAttendee, options.OperationMiddlewares["eraseAttendee"]...)
 	router.GET(options.BaseURL+"/audit-log", wrapper.GetAuditLog, options.OperationMiddlewares["getAuditLog"]...)
 	router.POST(options.BaseURL+"/auth/email/resend", wrapper.ResendVerificationEmail, options.OperationMiddlewares["resendVerificationEmail"]...)
 	router.POST(options.BaseURL+"/auth/email/verify", wrapper.VerifyEmail, options.OperationMiddlewares["verifyEmail"]...)
@@ -9096,6 +9163,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/ob/v2/assertions/:id", wrapper.GetOpenBadgesAssertion, options.OperationMiddlewares["getOpenBadgesAssertion"]...)
 	router.GET(options.BaseURL+"/ob/v2/badges/:id", wrapper.GetOpenBadgesBadgeClass, options.OperationMiddlewares["getOpenBadgesBadgeClass"]...)
 	router.GET(options.BaseURL+"/ob/v2/issuers/:accountId", wrapper.GetOpenBadgesIssuer, options.OperationMiddlewares["getOpenBadgesIssuer"]...)
+	router.POST(options.BaseURL+"/privacy/erasures", wrapper.ErasePerson, options.OperationMiddlewares["erasePerson"]...)
 	router.GET(options.BaseURL+"/system-templates", wrapper.ListSystemTemplates, options.OperationMiddlewares["listSystemTemplates"]...)
 	router.GET(options.BaseURL+"/templates", wrapper.ListTemplates, options.OperationMiddlewares["listTemplates"]...)
 	router.POST(options.BaseURL+"/templates", wrapper.CreateTemplate, options.OperationMiddlewares["createTemplate"]...)
@@ -10735,6 +10803,17 @@ type ConflictJSONResponse struct {
 	Body Error
 
 	Headers ConflictResponseHeaders
+}
+
+type ErasedResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+type ErasedJSONResponse struct {
+	Body Error
+
+	Headers ErasedResponseHeaders
 }
 
 type ForbiddenResponseHeaders struct {
@@ -13675,6 +13754,185 @@ func (response UpdateAttendee429JSONResponse) VisitUpdateAttendeeResponse(w http
 type UpdateAttendee500JSONResponse struct{ InternalJSONResponse }
 
 func (response UpdateAttendee500JSONResponse) VisitUpdateAttendeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type EraseAttendeeRequestObject struct {
+	Id Id `json:"id"`
+}
+
+type EraseAttendeeResponseObject interface {
+	VisitEraseAttendeeResponse(w http.ResponseWriter) error
+}
+
+type EraseAttendee200ResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+type EraseAttendee200JSONResponse struct {
+	Body    ErasureEnvelope
+	Headers EraseAttendee200ResponseHeaders
+}
+
+func (response EraseAttendee200JSONResponse) VisitEraseAttendeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type EraseAttendee400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response EraseAttendee400JSONResponse) VisitEraseAttendeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type EraseAttendee401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response EraseAttendee401JSONResponse) VisitEraseAttendeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type EraseAttendee403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response EraseAttendee403JSONResponse) VisitEraseAttendeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type EraseAttendee404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response EraseAttendee404JSONResponse) VisitEraseAttendeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type EraseAttendee429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response EraseAttendee429JSONResponse) VisitEraseAttendeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type EraseAttendee500JSONResponse struct{ InternalJSONResponse }
+
+func (response EraseAttendee500JSONResponse) VisitEraseAttendeeResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -20372,6 +20630,29 @@ func (response DownloadCertificate409JSONResponse) VisitDownloadCertificateRespo
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DownloadCertificate410JSONResponse struct{ ErasedJSONResponse }
+
+func (response DownloadCertificate410JSONResponse) VisitDownloadCertificateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(410)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -28272,6 +28553,208 @@ func (response GetOpenBadgesIssuer500JSONResponse) VisitGetOpenBadgesIssuerRespo
 	return err
 }
 
+type ErasePersonRequestObject struct {
+	Body *ErasePersonJSONRequestBody
+}
+
+type ErasePersonResponseObject interface {
+	VisitErasePersonResponse(w http.ResponseWriter) error
+}
+
+type ErasePerson200ResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+type ErasePerson200JSONResponse struct {
+	Body    ErasureListEnvelope
+	Headers ErasePerson200ResponseHeaders
+}
+
+func (response ErasePerson200JSONResponse) VisitErasePersonResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ErasePerson400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ErasePerson400JSONResponse) VisitErasePersonResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ErasePerson401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ErasePerson401JSONResponse) VisitErasePersonResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ErasePerson403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ErasePerson403JSONResponse) VisitErasePersonResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ErasePerson408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ErasePerson408JSONResponse) VisitErasePersonResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ErasePerson413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ErasePerson413JSONResponse) VisitErasePersonResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ErasePerson429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ErasePerson429JSONResponse) VisitErasePersonResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ErasePerson500JSONResponse struct{ InternalJSONResponse }
+
+func (response ErasePerson500JSONResponse) VisitErasePersonResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListSystemTemplatesRequestObject struct {
 }
 
@@ -30117,6 +30600,29 @@ func (response GetVerificationBadgePng404JSONResponse) VisitGetVerificationBadge
 	return err
 }
 
+type GetVerificationBadgePng410JSONResponse struct{ ErasedJSONResponse }
+
+func (response GetVerificationBadgePng410JSONResponse) VisitGetVerificationBadgePngResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(410)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetVerificationBadgePng429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetVerificationBadgePng429JSONResponse) VisitGetVerificationBadgePngResponse(w http.ResponseWriter) error {
@@ -30251,6 +30757,29 @@ func (response GetVerificationBadgeSvg404JSONResponse) VisitGetVerificationBadge
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVerificationBadgeSvg410JSONResponse struct{ ErasedJSONResponse }
+
+func (response GetVerificationBadgeSvg410JSONResponse) VisitGetVerificationBadgeSvgResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(410)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -30434,6 +30963,29 @@ func (response GetVerificationCertificatePdf404JSONResponse) VisitGetVerificatio
 	return err
 }
 
+type GetVerificationCertificatePdf410JSONResponse struct{ ErasedJSONResponse }
+
+func (response GetVerificationCertificatePdf410JSONResponse) VisitGetVerificationCertificatePdfResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(410)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetVerificationCertificatePdf429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetVerificationCertificatePdf429JSONResponse) VisitGetVerificationCertificatePdfResponse(w http.ResponseWriter) error {
@@ -30609,6 +31161,29 @@ func (response GetVerifiableCredential404JSONResponse) VisitGetVerifiableCredent
 	return err
 }
 
+type GetVerifiableCredential410JSONResponse struct{ ErasedJSONResponse }
+
+func (response GetVerifiableCredential410JSONResponse) VisitGetVerifiableCredentialResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(410)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetVerifiableCredential429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetVerifiableCredential429JSONResponse) VisitGetVerifiableCredentialResponse(w http.ResponseWriter) error {
@@ -30780,6 +31355,29 @@ func (response GetVerifiableCredentialJwt404JSONResponse) VisitGetVerifiableCred
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVerifiableCredentialJwt410JSONResponse struct{ ErasedJSONResponse }
+
+func (response GetVerifiableCredentialJwt410JSONResponse) VisitGetVerifiableCredentialJwtResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(410)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -31005,6 +31603,29 @@ func (response GetVerificationIssuerLogo404JSONResponse) VisitGetVerificationIss
 	return err
 }
 
+type GetVerificationIssuerLogo410JSONResponse struct{ ErasedJSONResponse }
+
+func (response GetVerificationIssuerLogo410JSONResponse) VisitGetVerificationIssuerLogoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(410)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetVerificationIssuerLogo429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetVerificationIssuerLogo429JSONResponse) VisitGetVerificationIssuerLogoResponse(w http.ResponseWriter) error {
@@ -31176,6 +31797,29 @@ func (response GetVerificationPreview404JSONResponse) VisitGetVerificationPrevie
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVerificationPreview410JSONResponse struct{ ErasedJSONResponse }
+
+func (response GetVerificationPreview410JSONResponse) VisitGetVerificationPreviewResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(410)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -31565,6 +32209,29 @@ func (response GetVerificationShareCard404JSONResponse) VisitGetVerificationShar
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVerificationShareCard410JSONResponse struct{ ErasedJSONResponse }
+
+func (response GetVerificationShareCard410JSONResponse) VisitGetVerificationShareCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(410)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -32801,6 +33468,9 @@ type StrictServerInterface interface {
 	// UpdateAttendee Update an attendee
 	// (PUT /attendees/{id})
 	UpdateAttendee(ctx context.Context, request UpdateAttendeeRequestObject) (UpdateAttendeeResponseObject, error)
+	// EraseAttendee Erase an attendee at their request
+	// (POST /attendees/{id}/erase)
+	EraseAttendee(ctx context.Context, request EraseAttendeeRequestObject) (EraseAttendeeResponseObject, error)
 	// GetAuditLog Read the audit log
 	// (GET /audit-log)
 	GetAuditLog(ctx context.Context, request GetAuditLogRequestObject) (GetAuditLogResponseObject, error)
@@ -33029,6 +33699,9 @@ type StrictServerInterface interface {
 	// GetOpenBadgesIssuer Open Badges 2.0 Issuer Profile
 	// (GET /ob/v2/issuers/{accountId})
 	GetOpenBadgesIssuer(ctx context.Context, request GetOpenBadgesIssuerRequestObject) (GetOpenBadgesIssuerResponseObject, error)
+	// ErasePerson Erase a person by email
+	// (POST /privacy/erasures)
+	ErasePerson(ctx context.Context, request ErasePersonRequestObject) (ErasePersonResponseObject, error)
 	// ListSystemTemplates List system templates
 	// (GET /system-templates)
 	ListSystemTemplates(ctx context.Context, request ListSystemTemplatesRequestObject) (ListSystemTemplatesResponseObject, error)
@@ -33576,6 +34249,31 @@ func (sh *strictHandler) UpdateAttendee(ctx echo.Context, id Id) error {
 		return err
 	} else if validResponse, ok := response.(UpdateAttendeeResponseObject); ok {
 		return validResponse.VisitUpdateAttendeeResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// EraseAttendee operation middleware
+func (sh *strictHandler) EraseAttendee(ctx echo.Context, id Id) error {
+	var request EraseAttendeeRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.EraseAttendee(ctx.Request().Context(), request.(EraseAttendeeRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "EraseAttendee")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(EraseAttendeeResponseObject); ok {
+		return validResponse.VisitEraseAttendeeResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -36133,6 +36831,52 @@ func (sh *strictHandler) GetOpenBadgesIssuer(ctx echo.Context, accountId openapi
 	return nil
 }
 
+// ErasePerson operation middleware
+func (sh *strictHandler) ErasePerson(ctx echo.Context) error {
+	var request ErasePersonRequestObject
+
+	var body ErasePersonJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ErasePerson(ctx.Request().Context(), request.(ErasePersonRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ErasePerson")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ErasePersonResponseObject); ok {
+		return validResponse.VisitErasePersonResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListSystemTemplates operation middleware
 func (sh *strictHandler) ListSystemTemplates(ctx echo.Context) error {
 	var request ListSystemTemplatesRequestObject
@@ -36860,912 +37604,928 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id Id) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L3bbxtJty/2rxQ4G7CUr0mT1MUWhQ/n0LrYGsuSRhf7m4ujLnYXybKaXT1VRVEcbwdJECB5DJAAQYAD",
-	"BHnIw3lOgCBInrJz/pEA2UH+i6BWVXVXN5tkU5fx3D5s7LHY3XVdtWpdf+tzLWCjhMUklqLW+VwbEhwS",
-	"Dv/sBgERYo/FkrOoG0VscsrpgMbqWUhEwGkiKYtrndre6flFB90STvs0wOpHhGMxIVygEZ6iHkGc4BD1",
-	"ORshHE8Rg3bQmqCjJCLIf31w6SNOfh4TIcUuihlKOOlHdDCUiAoUExKScL1R82oiGJIRViMg8XhU6/xY",
-	"+49qH72anCak1qkJyWk8qH354tX2cDAkZuyzA37DJihi8cBDOA5Rb4omQzbykBwSM3A77kA1E+Z7LumM",
-	"xZLEcp+KhAmq+yh26WMpcTAckVj6aC1kkzhiOBTriHHk0ziiMfE9NKFyiDDq04igGI9IxZ4vSDDmVE7P",
-	"WESD6WznH4ZYwuwSPCAwN9V5B9ERHhChN0YOqUCCSuIhKgVikxjpYSEhpxGBldJtqgUbYjH0UMzkkMYD",
-	"u7NMDglHQybkLvJD0sfjSNYFD9CzmMXkmb9sNgeXeDA7+PeEC0VSrA9T4CThRJBYAqF1kCBxiKhEPRzc",
-	"IBoj/6hfP2Exqb/DMhj6eotxjMZxMMTxgISIxSSlz43mJiw6G0uEUY+F02WDPArJKGFq1c9JEuEpCUs2",
-	"W/Ix8dFkSGK9rlTA2IVknISWxlhfjYtgHlHCLf1rEoCX8YggP+0umNbfkqlffgpUf+UH4ZjpEzk7yG4Y",
-	"ciJEtq6CjXlAOgijBMuhpQqCBOG3aoCMSbTmP8cJfX7bet5oNPx1D0mmz7dg0a2a2gDTWGhiuzo/Ni2b",
-	"mWGhdksiydQs1M+Uq+VTo3dn1Wd8hGWtUxtzWuekTziJA1Irm945luSYjqiE/zc7yXPDVRBWDIyEikLU",
-	"mCY0DtnEzn3EhEQBi4XkmMYkRJFqDUl1bHCSRLTIA0Y0piO19M10UDSWZEB4flTnZIRprAY7f2QR6Us9",
-	"LCzNuO7bmSAlS3BBAhaHAo1jSSN38uoYSYHW1E+9cXBDgNv2x1Gkt3F9FylOjjbbOx4SM63E5E6me0vT",
-	"FfYy4o3Hox7hCAvknxPJp/VuXxLurzY79SF8N39mkqEJViyA9BlX9Cb5lMaD3fKR2OWqw3r5ao5wRvWp",
-	"XEyZSwb7HvOpujYTeYzjwRgPSAlv0C/U7Rt+J+XMzwSKzK+oz9RyCkTlYob0xaslmOMRkc61vaj/y6G+",
-	"jgl3uhOeWpseZxOhuCLwVDkko93s1pD4hmgu1qdcSOCiVCKREHwj0JogBPmK2UREsQWsdgz5/0Z18HfY",
-	"cSU4GPGi5tXU5aZ4UH4t8oSB745JPJDDWqfVbDbLTn83CNg4lkfhGVavlU2VCjFWVxTWrz4TiIbpcBSf",
-	"ywaDbWsVmdOYhqU8qSsE4WoIR2H5mLB9YeFonFYeOB4pSRwScsG4LB8Q46G+j0ACMq8LtGbucOTXA06w",
-	"JGFX+uvpeH8eEz7NBixU8+7I/omTfq1T++Z5JmI+10/F89yY1CBf4XBA0pWrOlT7fm6sassfcaglI0sH",
-	"XHGcPfXuk65nNhoY2zi6+Zb1Ko7uE+s97dic0YDQqlYSNIWq6xdkXzzpSIsjA6F0hGm0TyJ6S/i04njV",
-	"rR+hUH9En3bMs+ODUd8SxckOaVR6c57G0dQ56DBsKhBRX+2mAjGVXv4lHOmrP2Om8IWYNxGiR1FbjV+Z",
-	"sVueXsIbs3Yfwhehn6o7CvN80n1MR6O1jDlTpw+dtaNQvCUlumJLiVPtrS2UcBpL3IsICoaY40AJGB4S",
-	"AUtIqN5xCMFDnIyIErFIiNqbaMjGXDRQVylrEZ4WdBqlZaUKmISVpgMa48gqRvB6pvkoSU1rWh0EitVu",
-	"qmvmmtpst+cKGgU1ap6g0d7a8pSQlwoeSrqSknDV5n/8408/3bWb9Z9+untx8PFv/zSzvF7trm5er+cX",
-	"NVvL7sXe0ZGzomhNJDggakH9/0RJTn3GEbnDYBnB6OrqaF9vW18ptaDTlqhyMfKV8uwjTgJClSKmZeFO",
-	"XvNV96VcovuWL5+rU89bvK1Wu4zgvmW9udT8CZ49jKBP+33CL9kNieecY/X8mRJqA06U8nlDYk9rt1Sp",
-	"XzS+EXNkMJY1vVAryNZge3NmiIoqdN/6yy9e7axUMm/Ve1iQUIvbWmOZx1mSorBs+BJQ7AjfaSVFic1K",
-	"cE61llap1qJGoyTw8uUrKCYeCP6snwr7aM0Pie8hxhFGnAwoUydZbRsS42AIOldI6t1Lf31XU6MYJwnj",
-	"koToFkdjJaIjOogZJ2EDfUivnkzzMCoGCFJK1xwpIoQhFFUpD5FIEC0ycBKSWFIcqcHDUNHaQTyIqBhq",
-	"tRbaZn0UM+flubxczX8e4W9sldGlWtYL+kvJRh9JMhIoIRzGsGiP4fvSfW438xu9dJcvySiJqotc0rz+",
-	"pHdebkygQDs25D0WklJrYGZlDlhI0FqABanTWJBYUElvyfqc06zeXuUcz78HmvWdbv0HXP+lvto1gPNG",
-	"cjWgDoqI1FdrSAeKIeE4RMNpMiSx1srh7gCzZYGwYcU+4CgiEnhgxZ0Fpvak21ocE4yT9IaM3awoSP86",
-	"InTZ2MCywolIWCwIGFZe4dDY7NRfgba8q3+ChVBv6fNPQptazQ0O/+Sccf2JIuja++7x0X738uj05Prg",
-	"/Pz0vObVRkQIuBKMdSa1qcVMKiZJQzCoS0wj4aOICinQBGz6DPXpXQNWuKKYCaOB2ZXZhVbtGfkwvYaa",
-	"m99BfnFyYPpxnEqZ9S012JaN1nzxvGDeda2d9ZxttVIj2ReFhozdtGIj6u0vcK3D3Otq7qLW+XF2Zz9q",
-	"F00/osEDiWbv9OTw+GjvsoRYtNleCTgSS4JCRvTugT0W9LpHpI8KnRVJwg79T0UK6X4pEjhkvEfDUAuo",
-	"96eBo5OLq8PDo72jg5PL64u907ODGWronh2hGzJFEQ6MxAT6GvgSwfdh9sbegf6jkcbKPaM1f3ZCSgFi",
-	"XH9OBzEJ6zRGWrN8JhBnEUiLPaKJjSCWEI6NJdW/q9vG6+pN36ve+fnp8YG/3kAfhoRr+ZHGQuIo0he1",
-	"+U6Y61tpUtp5pu4l//zgu6uj84Pr9wfnR4dHB/vXB++6R8dgBUeCCHBeToZMEPtVyl9ta1NHK/Ph6+uT",
-	"08u0QfBREHU1aXdrbyzBaY6e47EcPh+pqaoxFzzwIYrYgI3lzIksWXcPlSyIVzqYP9MxLj1yMwtV82qz",
-	"6wQn/zWLycMO/enh4cH59evTk+Jhp0JLcuBWDSJMFanjiBMcTncRFjeajIUYEw5GBYxiMlHa26Od+QnI",
-	"ebPD8BC5S9Q5g8OsZNpMaIX3OLllN0qk5fbNGRrN5v2nIjhnuxX9HMVKi8DRQy+Oy4Pzk+5xjoK6ShUn",
-	"dwkJlHIBonUDnZiADgp7RHBEwt2cD5+GiMJO9pVMTqX1p0ds8DhixhMMa5b96eX4k3EyQwOKrE6YPGTj",
-	"OHwYWSlud3h6dbKfo6sTpu0+Vla0W2FMxY9CJMv6KO54OtI/1ZZn+2P2/B0LQd6YVbyvUhOxoHGgJSBj",
-	"UYaIndm4qg6KWWoznokarJvQuzrEDdazwMFFc5obcGjj+epOQN+ihnLBf05c2aJv4J3cPvzeKeKLVzvt",
-	"juVwJbtFtYMJ7cLp7ILUOoeRw2sIqBKx3icSSLTm0xjMCteGdSsh0/404DiGHxwbsf7xWk4T4r6aCRRu",
-	"Q+P4JmaT2H0asLhPB2OtJbgtJJyxvvtDzOIA+pht+zokMSUhWLDRCEd9xpW05acRI77lQBA55/q2BOG3",
-	"FDRmEt+SSKlEa7NWknXQNwgOC6fpQWT/xyPlq1gpPIzTX0j4BMRcRsYpeYDfyARrYeBU2pWkhBJDdx4a",
-	"i7xU+9duzu6mV/vw4UNdLbo6ZAGWZUFyrwjmhGve8fefarlN+Km2JJLYel8OMoElpRNJ7uTzoRxFeQIx",
-	"b7wjIcWXurnsTa8s6m6x2EqjsfG+vrl8d2wi6IZYIoGnAgmmxdcAjwVYNCI2UJdv6ifP5FoPxUrzR2LI",
-	"JnGjZmY2R4B7osmduB4yNMRCR4to70vIcV8KROMgGockXF8wabBJGPeDls7ZzTgBX+EfVi4zG3bJ2Dsc",
-	"T23Q76+zb5eMoRGOp2luxdy9GZqECBtK6yEcCQZiXzFy94+4SybMuJ7GGS/8OItINts7jRgOLxk7xnzw",
-	"QHPPWff749Pu/vXl6en1cff89ayJF0JeyF1ASGhOEcSqr7XQO/oKDD3fXpyeeGgz/RunzlwPtZrwM+No",
-	"q+k1m03E2USYt/Yu3iM6UmLX+qOZiKqNdrd0tM/AboSlzj0ZJyHMgDM2ghehNbXiQid/DLjiiDqnZbfy",
-	"RIuq4swG/KlUxlny+wiHA9jHJR0RNn6gI+v84Lurg4vL68ujdwenV5dznZ9AOEKyJCEhwpzTW7B86wh/",
-	"qpNJ1CQjIslumoikfp1wKiWJG+jCRLGnbUJWw6M7S1cZKVpTWvNUkpSCdXLNM6FT5KRe4vXM5OXMaDeN",
-	"yy/MqEjDhTX+U1Fwkb4U/V5oJ8xpHE0fRrzds6Prtwffg52/e3x8+uFgv8Qqb31SkLgoEHZcWcYdBIFQ",
-	"1mOmdljpDY9EmA8YAVrzS2bo+OT+8sQ9sieubLn/csWVHuzys7eCL26xCL7qNda9PLg+Pnp3dFlkAUWZ",
-	"e1fnpmler/PVZsXqxzj59+l45uZwpvWXtD8j7ZfdNy4hKDJb0Ua10G0HdsJrQ/kzopJi3YoxWyvUiApB",
-	"44GHJhxy240RSr1jHK6PJvus3vWuJTUzB18rnpMhDYY6Rxtk8zj9NGdjA03VPzu9sJyWkz4nYuijAb0l",
-	"wvFtzzr7cov4J/P55QnoY7b71lfDxrG8GI9GmINohMMQ8AtwdMbVjS6paqmPI0G8WuL89LlGwwrh+TYe",
-	"8/PsgyTC8TIaPFPv6EBMG7P7o86AgWZNI1neu3YyqNa7CTXZLStMKY0rzc1MqZ11JZiXTc988up+qzd7",
-	"sLSEpYQUo/tqef+GTHdRPI4ixIx7boowpDqP2K22M5fvxI9ZULL6HDiU3ZKZ3ikHOc3iFpBpOgadhTwb",
-	"416+L2Uboo+16JZE/Z6oedk+gbVok6f5JDe52c0om2FF2oywkFeiwoYvWsVZwuakT+9mp3kIadOttpv8",
-	"Y8Kcb8hUJ/5wErBBTAUEO5StuTq/LDE0JMlILDtCF+p19Z1pCHOOpwvPlOkgnYjnnAt3H3Pr556E+edx",
-	"D95xvJELT4xzNQZjzkksz7AQE8ZDCObnnAQSDRkXBPUg3H6aje8o3sdTUevsNNOQ8L3zd0hM4yCbYudH",
-	"nUkoOkr5rnm1NNmxo1RuAvtcYBHFgcwQM4DVZORs1Q6tgSkJbMRAscEx2kIjGo+lur8GLEfmiW3fy6XB",
-	"t18WsxJmyKMw/5nEzxGVxgqmDhrcqzOnLc0r2djeWpxXkh2DdOiKdiNSj2hMCqM3SSqLRr8icRtKImFK",
-	"5SMaH+kvWwWS92rjmP48JuaxycSSE3aIA8l4ebbJBb2rQ1qGdnakkCg4816ptUwStWyFDJGPn7e/rJIc",
-	"ooNe72waSGk34AYS+SRBv9Xe2Nza9mcOdf48zz+Vx1TIA+OcXnooC+sz1lKa9W3DMuQOTIglrryf5tZe",
-	"xq2gzdL5CHXMcC8i5ywq2c6uNlzgGOFwpI4inoIA2UA+m8SE+0qWVT/EiMXRFPWmCCPJcSz6hKM1K4Bq",
-	"sem5/gRSUCwOzy0lE8ib1HGXiqWojkqgeTJYhqcXUiAdPfe6/qXsVZNZXeX6BByQk3nX4Ap38Nw2RkRi",
-	"S0DlS5RPQC1BCSlS7CEnpK6zE+ENlGDKBVrDUqMAtZvrHhoLyNWlsZMGhwXyP3+2N0TDDq3x9uD7L198",
-	"wzbdobWb6dZN1QzFkhSzLyUErZ0eK2x22b2eZctnO+YsvJdSQ7rc+Ss/G0TpmTMrcu+73VBn7RMT5N+a",
-	"3xuMD5yRd2rN1k67v4Wb9RdBi9RfhBu4vtNrk/pmfwtv914EL8OdVm6Cndq3TPzLv3cn2qm9+5f/I4rg",
-	"WLqUpRgRjqcARzMisIb5Izf//ORSxzcf8zw9zn3qnq7HabHKkVze0x/tpBaOXcUTt+g4PfmFXAWdZ4Wb",
-	"13xxBG7VQ8ZHK15rfRqRRTEPgbitFSe7d/HeQ1eXh/WXaO3V6TuLQLbuId/zkb/rg40K95AgCeaKh3lI",
-	"208QB/wzPbFdZEnKOI1xHLpe4wbSefBcgsAQYM6ngGPpG/jFuhqoj9by+Fm+HbfvId81/d3GYWMk6uQu",
-	"IBEMMfeUBZLIupCc4JGfuQmVXq7WaF1HoJllQiEJaAjwXXFogSNBqDeOjb2L9xk+RrOJBJ6CVxFeUW8t",
-	"1+thZxbtuUUz+IpyY0qvRclRM6yldiY8IO/Ue6X0btpYtARZOrNJz6/V3Ru0KuJWB7aQRKGHsAhIHIJN",
-	"1ZAAPLDAanXfQ6pV/c4uUssGFqEeB4Npb4p8moWlAvmEVGnMlMUeEgwigITR/ThJCJaqI3FDEyUfq2Vv",
-	"oP2SlGtX3HXnmJuww+rqJYJGvcj/ZqXiKxA6qooTBb4AsewiWzWBDGboLvLtdeB7Wkk3TzyNVROYzyZD",
-	"pSiMcNJAvuHmPgpwrM6UDpWHdSiXYhqjMVFyRk6a0cqpO/bWI8oZf8kOv2fZYZavjEMqD2K5slUeB+Vg",
-	"r4AAPMEChSwmACvh/zRuNjcCm0IDf5GG/vGW8J7+wUdrOVuDg8TWMJ4ddb1ps3WDxrdU6jh5goMhwmoa",
-	"JHQDEtQSQUqgHim4JO/q8GJd/+SXmj3BSPOoRvZnQjG8GzIFFEZjXnfDcmhA1EhJ1H8k+3pJx5m9nUq1",
-	"JEpEuSGJNHw+NfQPIG+zZF30D8XO3sZsEmt4HX0tRFRIE4BxVyd3ksSC9iJSV5zc39U2SYN5jcPQhCLT",
-	"GN22NLTnT7XXnE3USVJfiJ9q9mbpnh2hwZiGIJioG0Bj/NxkA1DEZn5olJrDCsNRizoW2nii7UFeTUyF",
-	"JCPtwHLvZ2jMW+J6wCuYSipaLWhSvsFBRAng4pn4kgY6HVEpXYNwxEweIzbx3lkgTukG2wO64h34wUh4",
-	"9swjyQyJpyMxJ1AfyZghzXHTpLpZmUwvzlwSXCxGZlv1MTs8ZpOcwyMyZ2TRdieGjEub45dCQ+rLGB1J",
-	"MxE7fKFkIBpqOB2mZAA1RY0Bpn6LGeIkoInZsIRwAchVwO7LNkLRZHdgXPkLtt6/EoTX4U3/wftfZs/B",
-	"asE0P/Qsw3foJFvDjwtvlt+A2J7dcr+64G5iNOBWuoAYzHdLpRONF1WA8T7cQy83W5sIuy1azHQrP3T0",
-	"fWiy8alIIfbLvvLSWyjhpJ5Fk2gfBOTDzS58liYnrtPkudxOzDm32YIbm3UBgL3sKOTHZVL0cMzi6YiN",
-	"xbUO3cgPw7TRYywiGFI6IbLjmsRhwmgsl3dbPArWwl5op2y3AR331wgGoJJwWg2sd8++XBRePz/csQ0x",
-	"8LNsah9LjK7Oj3KwxDpgXlsVzk5eK9Hk4v1r7QVRuqdRk2J1h6jLxDzAaEBiAkYVeH8NI84EkTJNxtYb",
-	"pBhiwqniR3ssYtzPkpygeysDCWIwpTR3zjUAL+hQUyrXPRRyrI7OANMYYa2vwSvm1PQ4Bq3YUdRmVwgw",
-	"ovfUTVJy1WSw0vq9zPEHY/YyAIuYZKlPoB0sAIhfEDMgJJZj4VZ0UHz9VsPVSSD5MmVZ4oFY7Yyv7FDw",
-	"apB5R+XUOpRn/cE/pnNMSXVBfIG71s6ZsVRrZlXoN12i/Nat4qjI43ivqldZ+2a1AwhkUvHdXGTM0wS6",
-	"WET06pueikbLXfD2Rfjq1pQbOSdYlOuhUyuVmjPkKX4xYTwUqXwK1W+YTE/ZGuOWCSm5SbA440TrjYUL",
-	"VBxRuZu/bFRYIAw37rxhNdDBLeHTDIQeELKROa+GuQ6Vpg1YxX4D/ea1spkVnKOeaXq6pvG1jllVIqcS",
-	"oElIwOnB8Vj9F+YNJz4ikoTXvem1ubXt1tzcM/gq45fFKkvANn0P+SaO1EdrCRbS/i260tc1l6z1Aq1Z",
-	"MlP6Aqj7KWyR3kOzo+u/vQ1MQRorK9bptWKWp5buA6zrbQn+6uyF4Lx0xaM5sMHjXkSDfCJEAvjB/mdB",
-	"Jbke8+jLc3g8ff652K82ta0mD6q5WL7ruQzb5WYlU5y5Wmbi3DJKnZ18CdObw3WW30lf1edXuB4re/7y",
-	"3319pbI4j19ZsZxXxyT1Czk0Vrm6yW/XL5TWWnHdQs4Us+mWya9aEdKgcVD/YEWprDJdu30oLSgNzbg0",
-	"tis7dGAgDYNjVy5z0xEREo9KLIDnh3toY2NjB9I4s7IRaIiThMSFMO3qQTzZQN3evSVHcmbKqy1tL0fH",
-	"8yoZ6Qsyk4DMws23l7vasn53Fal0yKKwrJyJGsr+0b723GlQwoAlU8hQhKRwXXFupj3AoqgopiecSRbM",
-	"x23Jg1+f2beLmzmzrtko0vk5nbnLNH+rHbvDClscK44I4sBMGF1zkfA15lGJtcZ1UTY3X85v4Mu8aXz9",
-	"62/FW+9I8bZ7RLxlsgnEoFeIbWurQQgShwfaRQxtfpmvpOatAktpe4TvbNS0ceOuFETtDMy56sy8i4a/",
-	"wgq7Y1680E97QzhdVLgg9K32u74fihNe0R6SvxmWUtgT2k9WN27MtbaV7WcFlahI0jnuPkclqaSGzN28",
-	"34iY/XWk63sGBRWhZJAYYsjEoUL9MyG79kEuEkgf+Hywj2vod27R2pmOJSIhMvWWAxbb6rUzMSqv8S1B",
-	"GEkc3WR1Ky4Sgm+0WwNsuz/WhPnlY9ESq67T2fykR3JB5G7zxeLAHGeD40sIjd/BSwMt21vb6C19hUIS",
-	"sFDXjMUSBTg20ZUQIJJKlWsYPBMjHELBHlgGFAzH8Q0EPkIfGtYBahSTiIwAtFQgX9wO/PVdx1cBdkTc",
-	"U9vUyEstG5s7W+3tXBoPuO5gfs/Xknjwz+J28NNPf7sbReu7PSzI9qb3o64D06zv/O35x7/9/XPTaztJ",
-	"P6X2tHmlYULHO4NdVwwMQGlsus8O8p1xJfHAjqXRaOhwUuexuB2o8bqvrJa11a4Q1zXjhqgSxLU8WiwV",
-	"StrNSmLIjKPCSWMrL5C03HExN6jEcCIwDD2pYOL2UUEySa15v2PRZGbKfyLZhKeOk0VOjfmujN975Nev",
-	"6lpYKBMuOklfUyjM26N5ZnNebml+WJi6rmL8h4lRN+7oeoHFO9ZJKvUfF7AHx1TIvaz42mrSZ9cmgH/Y",
-	"2ENpw0i3jFTT2g+l9369g3wSg2ikHkFaqj/208gIfZuPeQR4cokaRzxYt/v0+oejM/Xv1kbLa75oo56S",
-	"ptZaIHGte4jGIblDTQ3opYQxNTIgu1iqd20zusx7byrJLsBn6YcjgmORuUB9uHQPORvBIKFyoLpBTBuK",
-	"+UDxSKHdpsYRtMaAqExlED3lgoj9byHD5U6qLRxKmYjO8+eTyaQx2WgwPngei+cZJK14fgsGkuyXi7Em",
-	"fDjO6ToqRv1mUxx1zf+u679033130O129/fY2fuz3neTPuuW/O9ob6P7fe/i/VvR/a7b7eowxk46Lmck",
-	"DSfk/7nmSOJ5BQNP87k+6M9b36g1Sw/+2ZgnTCi6zJYvY18lFGqDWJ9mcFlmc6cW0rAzIb3OnA46poNO",
-	"lQ60Lsr6TuBVrVNrN9vb9eZGvbV52Wp2mu1Oq/UDhHxME8nEmEqoBR2GAtd52A/q7Wa7bVvKFi7lvO+I",
-	"HLLQvvBe3VC1Tu2XjcN/fPeJBB/G/e83t6eDLdwL3/8g/vHz8fBuOCbjC/bD4OSie07fvrrZCX4ZXpCz",
-	"y0MyPHsZbJy97ve2cbs9uOlfvX17eRbu7316M3hx9eI4aONsl5QIc6TkTE7l9AymmWf1ZmCPu6Tf/LL9",
-	"7ia5fHP+8v2JeHX3fbf74c1Ytl8THIY7ny4m41fvX96ds248+SDC2xv5JlPmfzRVNnEvIg7HW8YRrYaq",
-	"uMG83ZtRWLNzXmqwLI8/LNocSg/+ChJjjkd8djXAcabgXa9Y7HOM+kwnJKqbLmXZZVHm5bMscIA/mqTn",
-	"MLSPThR5wGLg1GW8rVIMgAk0z6+el9vjMgGp2p5kMbJlDiLNwBapdCW8wJl79Tg+56DdCxggPXZebtHS",
-	"oNqs/bLTZSdbKmjO7lu1RKaiwJSr4AwGOUWPSmZIA0MdkUIRvw5iVVIKlsgXaf9HSuLxAap+EqtnHMch",
-	"G6V5NxNsAz3XXcGl0ErG6fxdEIfyolBefHlC+WBnc2v7RUrgRan0ye79wnLWOrX8QFaWVNLA/8W4cot4",
-	"46xIXv07M4sct19r/vOPrfrORw3f0/S2vqyvVt45JAEd4cjI2BA13ESSKVG8+aL1F1OfSwYP4ezFPZ1D",
-	"HaXMyoSKr2q80zqnroBfHo5gS84XquWvA8QlmNYkviEi5UFUpGB7E1MDn8Um9hS0wZxSS2JQ18Egon4G",
-	"AwHwZdBsI4BGrHm1T0oM/WVYf4NjUfNUWx8XmfIh3VhxfZv3W0zwXfLpOUmi6SVbIYW51KEAHOqkNIvy",
-	"SGfQQDUUxGLnkhC7bgk4J7FStdsoMWrPH0DEBuxhDo0/sWvBTfYosNdvdOH8Q1zv58HRVppMwCI25hYU",
-	"H/nfnJ+/fv3qld9B/jfaRCLoHRqSO2y5sUZUK6CmfdM6bHc3N/WYIVjVCWHI7buOZFUCEw5kihxuBAVN",
-	"rJ6OdxVDEtqMlNOExAisbgK1G01kKPeMsz6NyDOBfDgZPloDDFxtApM4DjEPU5jz9d2MhgvlxASJQ8LT",
-	"4cCnAtE4Z6lf/fABgJpkPOV0RcZmDpgaQfYqBPGDsbDj2I7AAWdemnZQC0x9ufoe+umYE8/Bqc591PYb",
-	"6GCUyKmThqTuRUFkA+1l2egC3RCSpJWjzbh0AvWEcGIzeSD7aBxLGrkoqql/sAGMtAquph1iwVU1K6pP",
-	"SE9QOeeaSEVZ85ZePn/MI99ayFxCSjT1CMDH12ThFegCsgoNUaz5NtTaX88oxDNFHosUmmLr49hmKl6d",
-	"H5cEYq8S6jWbsmewQOyyGHZbYBzFu6hwwXiFKzhPt/kDveje/7ohZ1b4qB51Zr7Q4CgrDvo8F9Vgc+Qg",
-	"zQXQTqA4FDPpyowbPAQw6CvhJCKYz6g5BYGh1o1xNJU0wBG6YAElcpo7o8Vt7NQcPAlRAH9zxYCShosU",
-	"06l90zrcPHixUyCGzo+fbXDFa66UyDcsSXSEBZWRjtpgA45HI4L2hpjy2pePzqFN9akClsufVCCsCATz",
-	"e5YTK8ZE/CU+/iU+/hHFR3RM+hKxsey4PP+pJMoPQwbymnAP5TOB3HshOyZywjJJs4G62X0F9joYL7Q0",
-	"8lBEb4gu1YMgWMBcZbDukBcQTtGa4r0gXML3tkwluUsiGlAZTdcb6AJYSG/qiJZjJSSphlLYKI2jrVgJ",
-	"TsXPKVqDTwC6xnlXPc+S4EFS1vB9ilm5YrCFDAHhVTF/cN6ihJNbSiZCrQpUA1Df0ji3ZFbaBUj5LPgN",
-	"DFIxmyAWP62g+6i5AePo5hDTSONIPF3Odlp+ZaHMZgYz5sQWSJkXz16zTX5cMKm0nRXBKUzMydICLhAP",
-	"8sWpHLMsTiXQYSf2/Xljf21o6qtkP5h4v4XJDwXkCy2fdQxDsO9aLqzlLytmYRthmh0otLbZbOoDmcH3",
-	"t5rN9dwxeuo8Cyi1W5ZjUbhxOEmUWqsr80KhfiX+UOmpfwIDh39NSG/I2I1j23XQWcpzOjQCTgmWi+Fu",
-	"ZXli6dqnK/1MpOywQqbYl6UkKGBsq8HNpgylWrR7xoPmAedUb8zRiMpaEzc0SVYc24X5ZmmdDz3SrBPP",
-	"rsTHSqv8dfXl2U2vrjmPo5tvWe9XwNpXXHeO6UxbxVrNpi0QLirfwmb85s6Z4SRFGloJdjw9CovBa/o0",
-	"Bgn16YFKlo8l4UwRVJVXneO05EWJuXwwHoVVyH8eE33S+DiO9du2CGzpqXNc/UxqX+ai4S7G+U+DRnVb",
-	"7np5C3hASr15WJ1sYXJEsOCYfXU2oY76qrzhPnLYiiLm04ltObGzogz3Lev9BvLI7G792plkut97yK9L",
-	"BdEoYpMzzG1IwmJh7UOKxmlBwJFkWn1TSng8hnpwkEsGMpxAEenLDoLGECf9sTAm3U+sp9XKzWYb+Xvn",
-	"B/tHl7oypW+rUePY1K2FIy12kZqA+QMp+RD6FQbrKO0QWw2Vk4BxU8idQ/1pgTTv0D3ney0XLJ9UTn+A",
-	"ON58VIn89yhQf8t6D0sQ+MR6f5T0gNJ8AEfQflpLxB0VckEh0fSqMO/lFIqF9gjbcBlHdFt52lsw6+gE",
-	"2JtTBxdMAnsH55d1HT7cbDY326W7cR/ZfAWp+LeDyleeAfZY8HwPhc77C9Pu8THtKhoPdAzd7G2xlPDu",
-	"AwJakvBW6ueIGLsZJ1Bccm2Ps+Cmz3gI/qGNtocCLEidxkItvqS3ZL2xrLMrHq0ODQxC8AyXWZxfl2lP",
-	"OZbpLG0eR64CVlxVZLgyVLnquKYORTwxlNacnhZmJbvC2e8cVmvR9Fe0K2UtzUPWco3Pf6FqLUPVyi/o",
-	"wyC1nG3eZ5M4Yjj8VY5UobPKpypMv/sDHKyyRfi1hNGHiK+z9YjSiTyVhPoAeWH19PXiASu7XefcoOkN",
-	"W3L75lZpCWl8VaPiIhWrCl3/zqn5z0WXS/byUXzf1Wratu9TBLeIE5jXD2qV8rG/PNSEcV9Vu1Cu/pZw",
-	"TkNj4bS2Llc2sqA/S+6qUoVrgUWuACsO6+ibOkI9HNzAeEISUbBTgk+93Ny5kmpWLJnk6h6lVLyEUp8W",
-	"N7GUvVWRWH7f6InOtL+++2RJLMGTulCcvp8YCGtOT5UJ7ncOirVo+n94cWJ1QKzF9tAS+8tDEaN+v/L3",
-	"fZCk3BmRWP4KZz7tpvKBFySWf4DTnp/47/OoK9Fo3whKTyA8/hFOYXGNllHFg5y0bpj4HwbLrXLFiVlC",
-	"+M17tFYv8qOjEgyIy9xaPzNLcUgjWWYH7uYULk3Iulafet/kEqzQ9+JteU/J5FeRJJ2OKt8rt/DNH+Bm",
-	"KU7+L6vUg+4Jr6Ypo7r8+OvcLOmoSsmBjeOnj+heIYp1PuEaVq/LgT99DPd8g9RJroL2DZmaG818cg8r",
-	"VMVgkRsynRNUrkZ0Q6YNdE7kmMdQlTQgnhkYVEmF3ckSKQMqrpWwcZ0Dt/u80fa+rAJ35Kft+DmoOyxR",
-	"RLCQaKONIqK+FF6aROnXdSboNWRORljIK3HPgIm51VQTTvr0bna5DnX8fRsFQ8xxoAZmpaIbMtUJnpwE",
-	"bBBToa5rKkv9myJgCRGVTTQX6vXlmRlOhVTTQTqRfDSAG23grJ8mkaWn5+t6UXLneNXj/0HnK12Me7lS",
-	"BavcW4EtdzQThAsposBhtdBnbLskVJIOiLROt+Wm3oDFggRj1YVJ7SuRLnUWEUS2jhIpNCIKZxMPMTiu",
-	"NlHX6e2ZsKNRQveab/O2JAFoYFN9eH0XYWfUpgMkCIT2GqM1Q80G6krUas70gqhAYkJlMFQcpN9fXs34",
-	"Hpy1cqHrkArci2zjc0KmTTZzNuyZObF+v2NUmFbThiqXrT23uAtCcQBCYS9iMYG19DdbTfSaxcRvoJOs",
-	"FqwGadA0peOjdXEJFERUiXfpsABTuW9CpPX7JoDbv8eFoYm0MvspOTVauC5LZKsoS5GAk5KNuaCDGKLL",
-	"4XkH+ZOhIMF1Ebda8dyNtgVh7E0lEQsvL+T/o36ht7p+YROwAW76hkxt6DkkdQOOCdID3UX2oNRF9lGa",
-	"d73RNj3nr0Y94hx2wufNjS9/X+letNN2L8Vcfr5ZhzVNEX/zPeQ/16vk/93P4XnbYd4zbG983+i5MQSh",
-	"GVIr1uxOi8iWcbzc2Z0Xx5bS0Grs/rdweZXdQqvcZAaGROM5vCMShwv1rzJ35GlC4qP9zfd7R6jVaDrY",
-	"Jha2aWSa7SBfvWuK/di3rqMwub4NDMGVvfBpIq9vg+tPgsW+lwZ7oZCGHSXyMg7//DS58VDC2S0xeAYY",
-	"fZpIBNCwaO0g3L/oeujgor21vT674ngsh4zTX0BbuVacnHDxSCDQ1wGL+3Qw5tC4uBbjJGFc6rD9mT1x",
-	"viNxmDAayyrdO59loMDLPgqpSCI8LcP6zQZUnFisWOJKY5PshsQrfFFURmemVr5K1dZ88Tk47fcJXxUb",
-	"OEbOEXDIH8L+PEuMfU7EEBkUn7EgKOGkbumOhFDcfZYw503pmhaqKq5CkNUpZMCxud0Li7baHs0OPW16",
-	"8X4sDWpZjSFx3Rxa84EtiManiTS3MIuJ5hW7BlpF7RPS7wH4HcE8ooQbHAN133OCFSNi6zP12OZO3Iyu",
-	"nAVaIGtY708TKDZBpt82yT+69JR+exu8fj/GH75rhqOT5Pgfr6a99s7obTvZCPeOxNHoUPwwPdo+unl/",
-	"c3548uoobjbI9Nth+OE79S0L35xPgl/Y7XH7JAri81+OR+83v//QmvReX417G9/Gx+3ol2DjfRTE727J",
-	"3rc7jaAdxRoCpTJBlpKhpbBFEOUzBJAtwyzZLaQWkSgZYHWbjEXjyh2pezVRomMxjvQGp4mThhyB8JSQ",
-	"v48lRikQu6XDPuPIufsQRu/36t+eXhwgJQ/gQKJvP1w0FpzF0sO1UO93l2LeyaTyUO06WXWNIjqiJWL6",
-	"nsnrTJSkwGI51KByWnsZx/CVwSCb0f9KKqap+YwwjU3CWuVvlGa6UL2LyZ1EAY6IEpr1SNHa1eXeOuqR",
-	"AY1FVbO5VxtXQAoo7IteO/OpO0Vn6PP365F26gSw/u6zJQnhlIXFxDrIqWu11MAdnUejnW9+qet/tL+s",
-	"hnmuNybFU/v++++/r7975xfw0kzXGi8twvHSqKRIG1VytPVYq+MS35NRkNkCM13voRT1tXUfoOrKis7+",
-	"0f4+C8ajKl68Bai4piAOCk1bNjH8IGxvbbV2wADvojmC1cBU2gJev8aJVINV0oZIbWXgkAbMtslQV2qd",
-	"2q9uCEkEAlfKVCnhHmJRqCQYC9QmkP9uHEl6Q6Y+cl0uSusaslAgR8RUR8AvFCDyV650FdLw+W2r5mWP",
-	"N2gID5X2rS6w5yMzJPXeR2+m5pHaqq9aW+ijqUr1yEWjyqoo/QjlBiRnUfQUdaro1y/UZBEn35IpkGIP",
-	"Q92Ne7Rjzq0l6NqXj09ToGmGHlfRo+bIuWV7f09Z0iGXko7m9F+2Bzm8UrUfP7bqO936m2/rJ2f1H3D9",
-	"ZlT/ZbUqUqqRmUJSWy97MgD0SssI9WAUP1yvldTdSDd4lTobzrKUznZlWbdYdKhkB2dJpfR2wWLYY5iH",
-	"FhZarG5ByLBG+1q4Ng4YpO9tpYBeXe6hEE+Fw7A1nrSuhHlkwKo2mzl/ffo7wARDrqHGy3SYRfqK+tYm",
-	"QYlaZ2fLq/Wd8mmtZr29VfNqUKpc1Dqbba8mWfq0VW9vFNbxHOAbmo3tzdaL/BNR62y8fKljAtS/W80v",
-	"H4snIT+xosAFSnRWlztFGTXhTHrhKviNStZqRkcpATNdtRuz8mXqj9kGgNyOEY0lQ9jmuOa68ZAccjYe",
-	"gNOAcvsOGJoEWiMU/IY2t3S9ktOsSAQL547jUBdeXbbuHeTPLqyP/oZ8d1P95SN0yHEGecY+sm7zs/1D",
-	"DSpr+I9Lb8t76pv6ZWVe+hBPbSfmQILqN6PzlfqnzGmZ8U8NdThffCMylqoWWP8UsIRakFzVb064S/CA",
-	"LJ+RLAH+PsYPnM7s8Z5Jk+oXDB3lJGJKRcAq6EbBG2qiNQBLWDDUxxytfXtxemKxHBiH2SPFODwUcDyJ",
-	"FPGTO+N49txCVx7ibByH2m++aQtiiV3UdAp4OAU58ivAxr3IgK2npdpLVlyjYhXXpmTHnWkItOY/xwl9",
-	"ftt6rsX7558DFpIvAMEfZlMUSLIBxAMs32/DSz+X2EPTMzJDRmoghREs66lwkfZ1YT7JamUMpZTDenne",
-	"boeeHhb33BeXtYQEU/Za7Xr+qspribRQXY+drde4sqRBRj0CccFlRke09mFjD73fKzxU5yytcov8QpFb",
-	"f12Df+kWclbh1NduVeYULg1MfvCBOv8BjllMAxyBngq68vn+4V691Wh6iOBgiIYY8Ojh0cWbbr29ta2j",
-	"HHz1ZA2a2oOu19E//zO8vmY7XfdzWriRUneNdR9K7+qi1r/kgwO0YJv662fN/LOVgZs7nY1mp9n8qzLw",
-	"k1YGLg2qrG4/y+1MppfMblG5z8Kpl2g/nd288k/NbuY1s4erZeU6WZnuVbrJFbXZQmDJT+NmcyMwTv79",
-	"o334m3yjf57V0PRjv4MwGMpyJSeeCcB2sQe2sTwZ2SiFzkam0R3zdLnc3uX2o4zXHrhpMPeISB8l2u6+",
-	"+MqGa7BriWdR9HhZ8FXFUPbST1cPl6sYjxVhIVP02oX57vIJkcly25dFz4usIndJnEJpCaDV0L2OUuHG",
-	"3VUjHYm0YnEaJp+Sirtw6eq4+7SUSL+qWJM/LpUlmtxnXz+BvTCLXzmFPU+zD8qrA+J1AnX/wECoZSe9",
-	"DPpcaKS8BVjn0NJ70IXugaYCYU61Tu3njR9EM9x48+L4pnX3fqd30h6dbfHLl5PvN4PuNnndpG/b7N2m",
-	"uNqezIoyppGy1Ap4VKrGRTS+QWtm/77RytzfjRpXqBM2onFaGm3pHQtjKSXUSuDks1MALMvsrKIDcJ+Z",
-	"8gNGcYdUPT0vyXQKIrlLSAAVgxTNeCYUWmgSpAKJIS47+ZVK6MBUXrFwlmfNL5eTffPEdXKCzH2/3B9q",
-	"ozIgsF1iGpWYAs44UccAsRj577vHR/vdy6PTk+uD8/PTcx+tKeWHxaZClUbfRxNd8kmiIYkSsd4xTkqG",
-	"+vSucsEImNU+jKqMqz4IYjiHS5+f7pvxCMd1TnCIexGBSlo41uZA9A5PUTDE8YDsopBBXmuCuSCNctgH",
-	"SxeLVvTo5OLq8PBo7+jg5PL6Yu/07MDXmjGk0KQ5WhEObsTu7Bfnp8f2A20D4ywi2jE8wlM1SCob6Pde",
-	"k11HcXfUpqQx3Z0J1xJ8Cjtvn2c/2FfS0mX2lewH+0ouqdzWGyv+br7O/WYb0MYp+4r5Kx2jtdvY5yaw",
-	"X3RGOFZk6NXwOKTSPoasR56WEFWPwxGNa16NTWJA6l296FXGJWbNylLRuodGOBjSmDjUD8wXwkyRKTKq",
-	"UxqEBDaaS3MQEvlmAP7XorkhjsOIuESnBq8EECoFenN5eWbSvyvTXpHl1bza0Qn8eN09O7p+e/C988ve",
-	"+cH+wcnlUff4oubVLj+cXh929y5Pz6/PD767Ojo/2K95NbfCAHxaZAA1r2Zavj45vbzuHh+ffoAv1V+H",
-	"p1cn6t/vDi7fnO4XXugenx9097+/Prq4uIIfjvYP3p2dXh6c7H1/fXRyfXZ++vr84EKNbe/05PD4aE+N",
-	"oHt5eXCyf3Bw/aZ7cb13cH55dHi01708uCg+e9Xdfw2/nnW/Pz7t7l9fnp5eH3fPX6shqxkeXFxeXx69",
-	"Ozi9uix0riZzfnB1AaM6714e6PnrQZ5cHpyfdI/NDI/enR0fvDs40Q9PDw8Pzq9fn54cFNdKsb6aVzt4",
-	"1z06VpO7utCvvD+61NtlPro8fXuQ/qHfVt28Pzg/Ojw62Af90L1rVizDpeTgOZWx42QsEZbIFDvweyyc",
-	"NnTRSw/5P48JnzaU4HtBfyHqlwTLYYOG6p9DgkPCG0chGSVMkjiY1t+SqXrSpxFpcDb58cVH01bBuVvL",
-	"uimVWOfefB+yS1qHviWEJRFZbljRa7CE+9wDDsHhs+8NSN4+nop5cXS58pFuUnPON9FaGFf3lBmBxGAV",
-	"kMc3n6RVmxdJQqa2s3l/+XjnZicvKu2RxSWkBT2UJoeLVUQrQUGvnC+2ICU5nwCW7YWzGgWs9Hnkl673",
-	"KhjnQP+p+2YfT1dUhU7jDD0yDffoQwqCCfJYEuPRnhPj0SrEeOi67Gl4Rqudc6x1Wi+yGmct1aZ1Ve/M",
-	"uDK3W6l7cfPlY0VqgGgb4qlNarZrkgp9nq0/HFqn2TNRiCBAQJ+6zO7TBXukI10z6R8mPVSX/EmTnsvH",
-	"WxYIsdqoK8SO5GoSlQWS2ClUCLko9epfwrSmK0QK/HqhG3TeVs6GINhlmBOgkkRjsXKMyoMiPCq49VeI",
-	"KsjHDjxRyMCK8QGGPuiTxQMscP7PsOpjKp4eZaaaTWTmFlkWsTjfiq6a0hnB9zBczhXNXmw0Z6x4EwZB",
-	"iEAbOLoRufvXvWoumzudpnWFW6GmFuYu6U7tFeER6MJaQKm9ZmiPxX3CSRwQpFqrPQpg9ALxM43u2dje",
-	"MibSKtJlQVTMG1qb3uPKjisJhWWW1wjHg7HiC+49UahsD8wDdA3h1t3Pl8LvcQyOAeQbx4Tu1PcQiQRB",
-	"Pon9RlEsTedosl8jGpMS2/Ry6bViQwuN3A8DwTYCqCtyOs3NPZtf1zWnATZWYia/AVfcPFiQp3XBqV4f",
-	"6HrTJs0/Cpilofh6CeXXsz9K3Wnq6RVoUlVvpQJSIUkiHLhw+x01ITaiUpIQsUS3Y5aTChREBHMtUv11",
-	"v/1p77c5d5rVAEDNiNkEsRitmd8gH++GkEQH1ot19wLESiNFcCbgxP11IT7sQrzTbrf78QT/8xcfSabL",
-	"BGvGcGfdeHJIYuR/NgoL7kXEeOe06vLFAVzShbhM2Bkeqy+lo25m3GPmpJU3XoZTO9u0uhTelw9Ogy/p",
-	"YfkIp+g22iVLMhwbiF1NgafazXYTrpXZuD5UCGcEBKdEh78hPz8wZ2WCIY4iEg8IdB2yEaYxwuJG5486",
-	"BuRFmAzZHldEZJg90Rarow8Wx9m1RGuQA4uEJMl6erMmM2tawFxYEyRgcag/mxVRqu9urqcAcz5VTKDQ",
-	"WwpWlNEcWvOzTjIDhb9esrTenPFUPTqFO8Lu7JwSYWqnSx+Bd2MVlKACj9Dfe84A0u4+ViSnWb//6hQ1",
-	"U587V+kc4YgTHE51WZ0SJJ5KIMAVjfyrg71XryJaxnOPRnhA9lgsV3fc4IgO4rw0HJBYagxgIzxGBFC2",
-	"0985HQzLg7XoqNRddXbyWp3gi/evkZLQ0dX5kacu3RETErW3ttFb+gqFJGChMZhlF9zG5s5WezsHIQFg",
-	"Y9DT87UkHvyzuB389NPf7kbR+q7GuvNykHp/+/vnprcqzoQdpmKqGDnjh36VsK676iDfGU4SD+wQGo2G",
-	"xp51HovbgRqm+4obw50WBx7lPXOLY6SLb7tUkTAuz8knrUusmkuCOJsY3AIDDE9HGmWrgXxdtsPvIP/d",
-	"0cXF0cnr68Ojg+N9CDJCZJTIqcYwOMEj4kFRf/UvtSAgra17yLeOePDz+h7ywUV9evLaB3afPr88+Mel",
-	"ahfFpgULOGeCVNSBVrwZZ0i7cPJ9R2jykT6ziJP+WBBRcjWQrDjXzF3FJs+EibkMSBQpkdFAkHgoGIMn",
-	"lkqhZ4zazaaD+buLfCXW+RmOM7RAhV6lxsJY6Moe6wL+SbnjeUX3MlWTZGph4xANFS2AvxmilLpm7dU0",
-	"giEj4bJlaCyutmNJP0dMTrAG0AgECGgScR4p8ijlRZxNSvIjaUyQzuizGrdaLI0Kpj35alKKZlArZwhv",
-	"LzWEqw691MNu48vTSjeLXO72qArgwKsx8DBcjhajhvEJgiwrG2iK3KPEVCNuaJKUOWYOtEZmr1wWO84r",
-	"RacGa83ZALTG4mhqxGTV7v44ibSOt3LCol6RbHjO5Jet/Vc15OWIoLI97yi+pZkYuxKDT7RNCtG0Ce1U",
-	"dDTgBjqSQkcgU2E3THNCtWHafKxDl6m1UYkhm8Q6zsxDMeNISMZJiHpjafL8SoEQVwbOtwx7WUpHAWP/",
-	"UcM5OFtu17gShJ+r90qFvpRPMLB9uIDri5NDso3vBgFJVvIJWXMVxwFBb1iSaNgNLMSE8VDJgIxzEkg0",
-	"ZFwQ1AMpCQA9TBT8p81//Ny+/cewGf38ditujTcmOycv+y9GP/Bt+X2vHbwPm+QN3hTHN9/NWrOseWP2",
-	"VovJBI2I4s7PBNz3OU/0XCtIq4IVJJucs63pj/nm2i/zzTXnwZ5WCOXPDtczUQjlh0fk0UL5U2NuOqvF",
-	"ZKM9iquQjTlytYGim3/rpIRa+u3YKNgvc8WrmdPqTnxr855nrCsgj7cXkdKTljtki1fl614BGTO/xwXw",
-	"9b067vh/ZdeOji14lUvNW1kXBnllXuTQJR+TTIyfNSyQyOaWhwOC1mKGdIIHGgsSrpeXcVixuBE0fZ9K",
-	"x09TJyatflb5WuUkoAk1ZorFtTPti6ZgpltIs0xjmSKqNVVT+stT0origiJFHFVyptJjzRtozVZiiBnS",
-	"Yjo0MKC3JF5frJnxstKelUaFhdJUWUjmDcvmTaUBddoGYbEFNXUNsUA+JPL4v4OckZkVnBPAr+npmsbX",
-	"xCbKjhPCBdECfZ/jsfovzBv8RBGRJLzuTS0s9ccVqqsuTj4uuCV0FQLfQ76pMeejtQQLaf8WXemvg9nC",
-	"dO+jNUtmOqOBRH2waygNWe+h2dH1394Grl4FMK3SUF7+r1pVM+elKz7HFlMSQAgOcg/5nwWV5HrMoy8p",
-	"4k2x3y/5GiiVK1RYvluohpZxs9KCaGkWuFMx0pXv3YK4xcmXML05XMcr3FtVL8ffTqhc6dV972i5bz+8",
-	"vSAPAoK9IVOh+fS3H96iCyLR2vnhHnqx1XphsHAgSsO+pn5w4S0MpI1/A2EdUpQBtyIaojWwUsJbwOH9",
-	"zLMEyPVF4HnVH0SL42hQ69Sg5gVoibfwF3gOa17t5jcBGnojp7VO7fTtmQYhBu0NuEetU4u+/YH3u59u",
-	"Xv0j7H8ivXdvDq6OdsaCht2zYTcSgsrjf5xvnH5/1zsqAwnV63A/9E1Yugwuxa5hCYTMbf49u7qztfLm",
-	"IHbCAmQt6JUog3p239JrNPPW3XIHkupOD1u9roflwXR1JyvjZ8Iql54v1ttjio7k01VOneljYdHUT6zX",
-	"COzrv9d6qeVTXm1pV6lRaoASlhqOs+D7xe99Yr2q1VEzs/GSwPsZtIdslxciPUgmdamGFazGevxu4dP0",
-	"+tbNOSHumWV5ZhDZhh6nQU9Fu2sazeTWlYP8YygIp0UK8QxJcgeF4yAsrjSkF66QQrqWeIb69I6E+nMP",
-	"KZoV657BFDXBUhYHzaZPh25YA3y4O5scAFXndLqJjkkMhowJYoKqIJLx36i5/d33TLCOtkzWj82E7e/5",
-	"MIpnAukAsQbyfxnW3+BYAF7bBR0lkcaN3BvSmAjSQJfkTiKsNGqO1IqHaC3GIyK8LIUNRr+emaMlx7FQ",
-	"T0I3IBLsZSA99cHVDWKaEsQSiIqMAEq/5tU+4ZpXM6MqpbVjNqDxPcLyrS0Nh7hgSVtqhn1M49pDzKLl",
-	"+j1T2mu5PnwapxHqksRutST7HWjGohgD0M71+7LsxE/YIQ7k3Kx5eleHorA6xzxFXXVijhhHOEkKFfp0",
-	"kYrtlYIHdH2hO1OEtrwb8JGIgte21d7Y3Nr25xovF5p1j9mAVY0AWSD6RmzA9PL4Z1eX6LkNf/Q91Ndh",
-	"ucY/FJAo2lWK4lBpmdaIob+nAgkiS8qwPWqsSTFsQnVdMWpi3gKO5T0OMidQ++vSeEa4vH7ZbwVN8iLc",
-	"6G3jzX6T7ATtcKv3Er8g2/1W2AxmD3C+jXw47tb2as6AXFtlM31HbHzTSt5C4Lnm9Frv4K/sx1sBou6C",
-	"DuKjeGHJH+1oguAUCyBKY2OVo319e9yjZOrcXOzVfIUOTzsAx4arZqQW5EUeReMNMo7FmdYK67TM3aip",
-	"5qt6RwzhVrYE6Pe/vlfEjvtX9ojobnWGxkoMTXvyDLDNLK96uDturhvuhMUBuW+dt2uoXblcVbYvlg3g",
-	"tDuWwyX4Z2VFCbsxgk9Ru9E0UDy6UW062n6xuYO2Gu1dVKhe+LKx0Wg12sasZIVrg/AvniFb/lIYVDRE",
-	"Y0Slp8PxcoWpny0i1xQrzQUfoTHYeK+hVKMSf83f1pts/04MjKz9u7h6DitX3VyXomzM1ZPnwrBlW9GF",
-	"qZcCWOhFdxc8jRWfXRcTbG5Dz6H+NhtLSKuCsEDUI33GiYW7hk1AaxiNcKQuARKiBMsh2OVYTE77YI1b",
-	"dA4ccvriVcBQ0+aukhqS5ZNPSIzgRYE2Gs3S8ro+WrN43+9YSCJFoB769uL0pH68v259TZLwkRLbQtKn",
-	"ceqyQHLCkCmjIhpIh+0b9RQqYoPXAAK3dBab6lJO32Ax9DvIF0Pc3tr+pwx0e0juLLh3HshyTXI6GpHQ",
-	"QxGbEF4PsCDheg712Bc4kn4D+UCDV7GkESiJJk7fCa/M9Fhja2+4llWNIAmfqhmSWPKpPUmpFJzZ2cET",
-	"o6euxQXtn5FDpfeaOYiEBKmSvGswC2FXIYRFqwCQgqQf5RT+letzOQbd57dtp05XMuZRg47EIGI9HOmK",
-	"XQkJnrPe89uNpPnctFzfaDQbG41PgoF0WFwZuNSU6mmbnWNAfm4MyM+rGJCfa1PK89Y3O5tb2y9S28ox",
-	"FdKl8afpNNfdURySu1qnlh9IBtOebX0mWb6iUnOvi7SZA0U3+RIrFxn2MA6GlNyStCBd9qc2XbogJCB4",
-	"UUk4xTo2inMMvrROrTvB3BS3SDFTFNHNZhmitRSkfmO9YUXl2pjHHSUkWyt/u95ut9vzy40tzGI0Am/X",
-	"mZsOFVDT71PFoH/8XNMBfvaSdFmCugM0R9giL19uvtx5GeL2y+bmi9ZWK2ySre3+yzDYbu+0X7zY2G5u",
-	"hM1wG+NeLwy327jVIv0X7VbY2tpshy9rWcNmPYGNdMOQEwGwEhiUy53+y+2w+bL18uVm8CLc3trB7T7B",
-	"uBlsbeGw2drKdvjINHdqbp+PpfO1O/xx3vq26q1Wq7WgnFtamfkp6tOZ3bOYEzhCFyygRE6d3TvjrE+1",
-	"8AXl+tMT55qgviymhLSw718lEr5eiQS7oe9Lks1q5SLER68Gl+ehU/OruGePU5FvROMj/W57UaXyi0pQ",
-	"7ytz3xlJkpaVN0jPri5o4OaNMV6sgoVoaOobzA2DgmOdXzs6L3cjrangId9Skh7GkAmpe0pJSD8wFpcj",
-	"O47ShIo0/apsHNXKKGa+SEgqW6GGX5kMPx+XznRWvTDjmEfLZ7GgwCAMZaUxpnxucb2fGZZxr+k5J7Oq",
-	"4SyThO+JuVcskWgzyiyQbTam1Jg0e+BKDnSpNmcZkqgenblQ4VGKdtqUriGmNBovKzbWmyJ1nGg86ICs",
-	"DzAbKbi4nCt5z1a+ZQmJNYKVFrnh3xXEVSV6t5+bLytcBZu25Gu1hjPIvSqNb6XJgsvbz5cue/G2/W7n",
-	"u3+cX26+/2FLT6eRgNFTe0RP4xnojFQEyAV8lguHmWC40dsMNvrbeKPX6jeDrf5L0urt9FtkI9gJX+B2",
-	"b5Ns91/iZtAKN8hW/wXe6bWCjXCLvOjv4FZvI8hEv61+K2jjHdLsvQg3gw3yEm/3W712sBFukq3+djM7",
-	"G9pamp3IjDzzV79zihVVkRCO0/zL0rLRpcRUHuRbfnPoKz3CQqCr8+PlsWxpvNl8ZPMsoDk9TFZvrlzy",
-	"vvyioyINiXpWebxzMogv07hqnYBrcv+pcIbdwzc6ZnLt7OT1eqXOUvJ99PjljN/lIpmLl6xLbQsDIlc0",
-	"hhb7MSR7T+/Y/HvDXhnFaEhNw4UpOAu++IrIyPzhd4RzZNJL4gGsf56ubo6TrnEJdqhUb5pBHq69xrcE",
-	"YUAgWo3jr3iVGG4/PwX97M1J+4fpy785umnFkaxiicl004uE4BuQLSQegBFamF8ygnA2/4kYrLuHK5yp",
-	"amK0QxRltu8Zqi9Yy+ewvWcCOU92NdemkE8JVU49hBHQn9LTs6Ae8OQr2Qdy53EcWt1jrXhMzPkWiMVk",
-	"vVHF+fog/g3RtSnIwloGsDCn71TDmm32SM/IWDaq3jPzNRMgzFVE9yKvdQh4BQnc5aSlONjU6GMp9TqS",
-	"Ogx6MU89SpfwYfy0sNyPwVNtKJT+rRANtQJ3vB9PWmAvqx3ZBV5oLHsKHrUAjsLG5DwTyNfpEAemUAFA",
-	"kuV9X4LEIeEIa9toB80991ohWj0GY2U2kI81yjGCxmontWiwSE/DTJQ1r7CUE9ITVJLyZYSM9lXXsIqJ",
-	"YjEHGEMmSLFARNnxPncF05WxuMy3nnHp9abqOsGRukKUzmY8XTZ8dNa/bBW7dDO0hjeb75jpfDMGucru",
-	"Qg8Zd6EG2848hl6ZxzAf0Kc7+emnf/qxWd/B9f7Hz9ubK0X3ZcN0+9redMYBA9fRfxDFjKOSKKRzHIds",
-	"5OU1L01ojSrWuWrlKw1Jme0xY3F2YRlN6fykexpsAEUGp9mW7iyvzo+tJcbTutxmq4les5g84Bp5UsvJ",
-	"bAqqa8q1yZmgkWoDiZMBB6fhie6Jauy4LIG29KWbCqd4iRUxzfsroy1OXdC9NHQTx6EIMNBqwrjkmJbH",
-	"fJ5OYsLFkCaXHMeiX0GecYFix5wD9vFSlAvt6rd4rRt4o2/Jo7eF6ztBK6y3+xtkE2/1toMXYQlea7Gr",
-	"sssH6oM9E8jG9XoGhxGQU3IXyf3jsbOZrIr8mX7pzcymbGfTKLXVdKrEiAmzqLVuIoitvJTDu22Vo926",
-	"36V5IMUaRBD4yfoAniwQDjgTAuEo0nkNK+INJVouTwdp+y1fpoRwOxVL/l2lrB8fXF4enJdSvV34vZWA",
-	"Ve9F+TGZOG9hAGTJvYOExImOT11K8o9Av7nxPAZwSzEWsDDqfI/lO6gfHjI+YPIREz8eL6ujNH9g0VzO",
-	"iSD3mUpSiVS8x6md+7UAfLhanAJyD/z2iMA9C1M7ziJcMs4+J6SDWm0n4E2pUiMWy+EuSjjroJbXbDZ3",
-	"UW8saAyKS6upfxnHER1RScIO5Gyof7u5UappLeLXvJr9Wmkj9rNSLvUdv1/+yXfnOimnrBzN1fmxh8TP",
-	"Y8wJIGdEmGvjUQqkiJUQLtA4QZKhzSYajX7tvJOf+QOyTqqrbVV5w2yip8XhLBX6LDTn8kjdrB3nq0XK",
-	"6bmTC7ZqnjYvflssvaQjTwOyq5PtJ4zfCPghV7R4Vh7CdyYypdV041QcDlGeDp0f0NLpftU8ifzCV06X",
-	"ONeJQ3+GFKhzMqBCEn6PuZpAnJMFxsP5qZ3W5BhidMxuSYQDcq+Ez9wgZsRbwMnV3FRdyrbIIyQLMz7A",
-	"MRXAXtcfD13vARmo89EAx+I3jwO4LFUzteS5OzafIjnsywWRksaDVXlmgBMclNrWdNHV9Po2UkuqRjWb",
-	"KxQOCSIm7okqRubnseXAiFcoRsISEt9nMMV9S3PibIPORL1sZRej+Jbt4Ve+CEqIaoX7YPbritlkCwr9",
-	"CNNSrtbPshI/KWVv6BKolgSzqKPmZXujs7XT2dr5oeZQmrZgpbRVuyAETdkY0RiltXtSGjKtNevN1iXU",
-	"/ikPif3rnD34nJWTG9zFJLwIzHkpZiAL9UCRTffsCN2QKRCMjkEHI3IO30GX6TJF+s1faY1/m01hn2c/",
-	"2FdSNA37SvaDfcVF4uhYn3vxd/N17jfbgDbs2lfMX+kYbelI+3xCekPGbkRnhGNtccLjkEr9uExROa+E",
-	"UfibBw9cgjz3KJiB2tNxL8nXOANA6BpRIRISyV3ESQoWw53FnxltiRhs7fPO6dxqNufC52e7anVbO9V7",
-	"rVCpKjtzVucc0d87Lf3ZmIbaSYKj+9ltujEiox4TgoT1iLEbtUuC4KgDoUhcByCFVATawYcRpyMP+ZLc",
-	"SR9hDqWTIAUXSiditZ1RxILhv/x7xJmSEnTAEoZaYAjrfN2AxHKJLaiB9jmexOrJLQkk45C0KzwEQkho",
-	"Kehs/1A1utFsojChT200CljEeL61b141X+63D0rr3al1fCag0knUQQMWgZfZfLurV1IMccgmujoHHQwj",
-	"1bc+dSHMn8bwik4Z1AY+xxH+zY/N+k63fqh94CtWx1GzGXNbAwX535yfv3796pXfQf432n8v6B0akjsc",
-	"koCOcGTc4QXAm29ah+3u5iYUweG010vrX5slKiW7Nzge6Mxk/QmSAGg1hjAXadauHGzZelsLojaBVPoA",
-	"J1SCDVWTpsy2QVNobuifP+vbo6HUuy9f/F1NXboGGKBCKjIjd1BAAYkhh5LgUEFFIjnkhKCfx5hL9bK1",
-	"M1NTa0VJNWNpTk2MSBTRRFCBemTK4rAxt5LgAhulmsgDrJQXJA5fjaMbiDO6j8vD4tJVKX/Zguz6aHoV",
-	"C2BKpc5zhzUelVag1zTUQQTy22drg7nVXHMmw6XoMq4J0Qr09oeCEdGrjWP685iYx2Ymq6D0uQvhnIwy",
-	"CIqLG5oUimMaZHKwSpAQCa1U9sdRNC07IWUQhnOqPBYo4h51a34ek0q4ghXRAmdr0uWh+ipO4quq62WL",
-	"WllbvyBCUBYfxX22qt1odcwm4zYtN9sJPRIdDJOCbQg0wiFJ9bSy0LBqmPNJea9BRHWiiQnTyxJb7Hh6",
-	"ZIDjxbDuERbySti1KFoxAmbT8QE+isZjSe4BEDUWhHcHc5cvnYh/JQivw5v+PWZTWmHQ7JuXKwjtzBrW",
-	"1x3iAlI7piuXd31kYCWX5u+NF20aAWfBynDCMJ3Lck/ytx8u0RogDK+bC6i1ZahG7EJgrpIT/O5YDhmn",
-	"v5gSsq8I5oQjnfUL/uFFGb+5Ig+FIlzq0dRBbFMLDw1WT+wqOmUKcI4J/nlMPDO5jSaU1vYMrCMaC2Kv",
-	"X9MM4kSOeSyQDhYw0X6LZRJ3hQvjcWe/dGO/MmN3Saw6ZUIZYKaLs65Y2YtDNYshA2Q7UShq7UoJDdRN",
-	"sVOfCXgdSg/bWmx2DD5qIcZRW0NXmsJtXOha9Kborn03145O+FgDBqZLayDcY5AAFdGY6BBYyE+hMeop",
-	"VUfL8lSmkcCSSkVQqYhvPUJLK1qlo9DJ7B3FGr0aNAc5W2zA8WhE0N4QU161UNUZp5Do5agc6WT1jHKq",
-	"wj5vIHdYfkVfVnu5L6s4vdLbOMBxTEK1TVovzAYLsfcLa7O22i/d2qxoDWs43QSra0R/21fbOZZou9lE",
-	"d1D2MaF3JBKqVRzroqkCJRGJ5XRX7SqgNukl1F9uNdFohCY0JOugLo3GQpourX5vyq5KJPBU6EYa6GQc",
-	"RaqX1IvAOCRDdUo2RQMPC4njUAnGhve46/1i88VO81ELzZaWPflNVJzVB2A5YcdQvjVHzoVD4++acq8l",
-	"+7ACoVeoQj+fQ445uacJq0gkmuep7ny0pnjROvAgHxbMTxmTp3+FNYbStPaQpc1ZHkdNgjUwvl3btNvm",
-	"COua1DkDgkYcgyEBDwQgcIlvdFpKj0nJRqjVVsfGWg/YRHFyh30DRJneQM0/wbags++iCAVsRJA6fXr7",
-	"1txNxjMcHYmIOSYJ+MRMRmP/SiebBrISARaOxQSQuCPSl6ozNcQIT1W3UIc7ZTRywrKxl5XnLrGfteF/",
-	"M/azPW2cMutSuGLUGqyBqYzw9exu+Y0bx/qsoP/XBI7FrOVwmpC+umhs8Iedsd5/sKj7l+ROmtPSUO2a",
-	"MiPWUKTbFYTTPvjAsRA0UAeWhWpxvJrucHH17z9X/W4rJVSMT5lzixsxLz+Rd5jfiMJthovS3FwxDK2l",
-	"4hslAqrMFFC91zsO/oMJExpCB1hm7Xhgei9IdF6RvFL2BIxM0yAVGj8Sxskm8S4CL9OEQoJd8SkYr6F6",
-	"rOITrrXuhpDEXQeYkC2tpv1bmjmNY0kjI2RwkiZCOyTe8tofS3MF7J14322csbna9apcyn3+NZfggPD7",
-	"FfifGRa09QBj8KVRFlZWlQtJ8Y7p5x4WqFKQ2QeUMtS30jJFzs79WL+9KDuV5VOdFmKFOK8Wsl0WA0Pb",
-	"XBLFRKAIyJyilX0DicsJDutwMRdrhpSb5MYQ7bPCvpTZnEqT2dN6cWbcufQZd+nSncmbrLKRLSLRVzi4",
-	"GYA7Z0XB8JBGkeY3kyGLCKQFoR4ZUqOQcjYRHeSDVJIWOzHioJCcyGCYGQp1eTr9jrmvfA/5PaWKGFmw",
-	"x3gIpRxPuVquOOfIKzgy4QsOUc+OHxM0KsSJYNFYI2IZz+b6rDAFPZc4wiSniXYXGhlG6UmDdA7PBCLh",
-	"gAgvczDCsBvoFWhVES1ZI5DBtMSnmTjgCpM7iVgfpJSRp68uqdW6GKUSFFxCimSFqSA/yjlqVrFwl0iP",
-	"Wrz6bct9xABBWd4tWVLzalr8VydDu5/ne51Zvy9IXnJsFkl9nyqlOHCKoqheoXrqiEYRHRHJiQDNf0iV",
-	"Bq2IBPWIoEo7B60dKYJaz0W7beQi3bLrMh5bKHxhOFwhZ5iG0qabQ7MmOa84Hm39CaKxoLfkndNPfgSF",
-	"XosOLo1RBCMpYyOZp+/lLOqHPrJVL4xX+m03EuA3THdz0BsWmora6F1mKCo6qV/sbLebG39oLSCd2n05",
-	"kzv0o/jGHgLTrpfZzATCKMFK4qax3DUWAUVez0RKDOqyMeaY37huK+S0zBbl23Ag4ndMqA+JBxzfktCG",
-	"B4kUaguCgrIFM+zLWSVQfZzbWqlKY07lFK6isf44pEnERlhfsD0c38TMArQb/puOabn4rKdVCqU2X1xJ",
-	"WcpKNqw+B0UsC1vRK/ACjUYZAJTidQ3kh2zci4iPcBgqMgKWTuOYcDCU7CKf8RhL+0LAuHrEUqFEMkTl",
-	"LnI2RylaOM72Bng26yNFq1wHXE3wLZRWkBOiVM0JQ3wcKTFiU40wicYCyQkNCPInivv7cKcYWAiYFAnN",
-	"SCoahn4PV7tD9qlNB/RN1xhjf9C7BpJxrMMFF1GiV4N1zDXearSLhHOsDZ7qvp29W9NrdMu9xhvtsit1",
-	"Lj3vsWg8Wp0jplpulYvVKsVLJAqqCI9EfSU/OxbTXIB+ezGcQPGAa13FDvfjwnVIpxRSNbYRBRuGNpUl",
-	"idq1zucUrq+8RrJ6aBvydLGzOa+6peC82s983ntZwq6nA8Tmei+zEFHH5zT39aJN3rM2h3kf5KwbNkxv",
-	"3ran1kvHXTc12XiwA1+qFmfJt7WkRLW7/MtezhZ22Zsza7X0g9xaLXvbpYSlLTu7DFVoUuoFtbtq1F/h",
-	"FrdavW+DV+EO6W566qZJtXxf/ZiCwHjIltsHDZqPi77ezFajdEzY54BF9h/pWeuxKM0A6rNYapvKRjul",
-	"sL18PGAX4rmVLpRdDvBmylta7S8fvdqQgMLV2WyqNS3rOeutvZn29vlzirPV6I+j6AQiR6t1tTG3q3K/",
-	"t/Vwa792dkOkZzft56VuOG3PvPmzo6NtFiadFbmrfWD8RgxZLu6wYMDp5NF9UttWrbtZltdqjYSFUMdZ",
-	"21TBALhCLtNDTX3LDcTtCnmov6p9sMyfmi7Eoqvrq4bNpJbmyhEzhU1bMU2RTazxazyKweiEUatd13+j",
-	"AadhA505XtoO8nOH2gIkfPnie/lHFi9h9knGCfQTHZAcz/wSYln4JTLJXfZX5wg2tHRW9kQ7S7qy7Fka",
-	"TmUf5mPc4ScXnqMx5pH93SbDNEZEYrU/jbcH30NgPI6n2uuD1nREyDiG3MZQfeavp4j8m81m5oxKqzlT",
-	"gYRSLMDdRI010vAryCsKCSQA+A0E+wdZR5iG4NpOTVqSJWiE+YDGKAQ3lFWTwNvV2lKKiH4uvDTqSF0u",
-	"z5BmfEIHpfSpzBSZIRmhte5mdnF1UOtlE41Gu6i7iSyOWQe1t1/AjxrhKf/6VmPHfeZ8tLnTUPrRegN1",
-	"1Ui0bq/oUDFliHI1oCdZrE4DgZgicgE0a2cnrz1r9zCZOLeUTF6xO9W243/30+vBtysM0WGCJJhD5eI1",
-	"H/2f/ytSG67/D/2z/s///Z/+N/Yf/y3y1zProBPToM25ARsR4YQdOLEBenBUekiwMipXXRdOg7EOT0gU",
-	"6dp+pkw6NKWaxMh+X5LgEwQklnvlBphLhwafCaTfNXpgA30YEq5ri2fWbagfSO5wIKOp9W2C1rimLnbP",
-	"iW7wIK/EQ73UO+FlVh6wzXvGoLPuFVy9aYSFn3A6wnwKw/fB96pN69r56sJDAzq0YHr9WeycLf0VeBKc",
-	"2EA9x9+29tzLOXYqGWCzL5QI4NTmt+q3qQifyzVik3IOPIejamfOfKYK3MmsQwf5JPZRq41O2K2uRNxu",
-	"trc9xdF8OMzF3/scXo/hZ07sz0TAzyFRT6h+FKZPkwieRlRIluAQ298/YR/++f/8b/9Lq/Wv/+6/arX/",
-	"9b/7n9CazrhzXe9ANrqSvpkKgEbBv6ceGsc90udUSKJoHMcCqXVC4TN4AY4eRASjAIfjgIY49FCP/CIJ",
-	"H9GYTZiH/t//4n/813/3P/x///1/vd5A+zpvhRN0dbkH4cQN9LtPKtV0BZm2So8R6mhFNa/2CYM4qnWY",
-	"ihHvlpzP2STvodhamIg0W4B3IhYLUFBl64llv5VmfP8Af9vC1y8EPX8uT1wKOl0CTtTdfz9l/kIzYnCq",
-	"2IgCN2hxN9Px+zSK0ERxDipcP4SjxIt8dqCry84WHSxWXnEwzWr/4T8b32Dxi4tK1qn9h//9X/7n//Cf",
-	"/1//Ze3LbJWerOdVANduVw+9sVAp1SJarKSygoo5F0vpft+X2XKtOD9/6lV6KwcwKMRccELqqimk30AJ",
-	"plygtdTB2Fz30FjgXkR0cq0JXYEkmvkKiLHxuiNuN/OWQ1EwIGxv5rX3snXhjw7ctxQoKwfk9zhgWC76",
-	"32O0+KWCv2uRx0Bdays7UFe/PY1jIp/M2154gWYWsKKq8AZ+f4r4BNOjpye5iK9fMF4IEK670VIl2NNK",
-	"vbCekAylAmENxeQhLAICqkZaT11jNBkE1LrvQUEa/c4uUtsBwlmPA3aqrgfupzXq8YigkHISGIGQaaRl",
-	"I1hykihpi3EkbmiipC61nQ1ksriRn83Gd/2x7hxzEzYGrnohojIjfLtwGs/qfvdhDtbKruFuHtMqi9qn",
-	"PL0eCzehNXqaTv6ybv9l3f7Luv3E1u3M87diFPOjosLoMzyLeFISIV0S5qAB5f5YmSuqoWMsaeyh15yQ",
-	"G+h1b8rVzRpAsE4H+aoJH+2TT/j9GF3gWHjIh4yV7Ef1l4d8k7/io9MoRBcSxyHmIbq8RGsYtXbksK42",
-	"acynqMfYDUpHYCOB1j3k68QXX42KqX5g1D5S3BVdwB+qsYDFMQkU29cveOaiPGY9of57OWG7qEeE1HZK",
-	"1CcTFFKRRHiKJoyHAuy8wRBzHEhjWJR2USIc3AiwhGuoGg3sirlqjox6BIwc8CYYa4YYQmnX9Frsor0h",
-	"jYkgHvoWJ1j9Cxb1LeMEQxDv3rdv4WvhoWDIBIlRokZA7uT6rk7IVW9AzC4VCCMxjeWQSBroh2vslnAh",
-	"+Ti4WQdgpphlX8GoqEiH+Wi5Rtkl5Ea5tB0Ba2fbiefYLIlApRJHNKh2/sqhgxQf0WbrHPqPGAdDo5WU",
-	"Onoa6FjtCJpwnCAsEYRHCBsurs38z4SJzVmjsQ21ZTzUaXWpmwR+gmxWtciSMZ1Fu4v8n36KfUDOkjbd",
-	"XjFynVfYi1hwAzBDEDgXolvF4AIcRVNFDwDKlQbH5O+dJWy/mGwCy1Y1/aXwssOulUi5VEbTV6kjVw04",
-	"juW1aW3M4w4lst9JMMcj0WF4LIcdeKWuXukknNSxgWIg4XXAQo2BP/trp3aRRHfR6Svyw3fffd/7/mL7",
-	"w91F76g7e+G7IygtMF7S+DIYdqfNBWslEhYLci80i+u0MMI8tIlr6j7O1Vu5IfF1kQg0osVyMsh1n2ss",
-	"13PprCfsEAeS8X0KBoL71EjRW7u5025u7JQUvamMzR2Uwmxe0Ls63Ja62EHqmVT7T2J1+qS6GJKk4HlR",
-	"9/mqN7nOk7M1yMq7+f/ZexvmtnEsXfivoLzvW5F6KFl2nN5puab2qm2nx92JnbWdZPtOukxIhCS0KUJD",
-	"gFa0Xfnvt3AOAIIS9WVbjp1wa2s6ligSAIHzfZ4HYRxmNPfe/suDVz+GHsLPg9K5rORegaVb+n5Pkgd5",
-	"vd/kS5td3pWLeclUNt5QRgg11sN6X8aoGJov27u7IVC8oa1jCD7WYWWVrJeyEkX7M5Xs5T65Or96R/Ca",
-	"1cgx5l6BP+TVy/F1C16Kb2btDMd7yVJDyLq5yBfZ6mrbDl52mY1GFGXePeKYcOEHqCNhJdRoH4cMqkWU",
-	"YQAAexa6gtG8hZNhML6gDQ4jMCNthhfIY2Ke3AQQTEpuuTKpSOro1pDYp94kevVMyzP7jLnFLuuLdIaL",
-	"BlqNE5WKKOtBRXqWKOzNw5ncC9VsYRtpKuKVrrCewIVAUi5VlJSlIOBlXZr27Rnnee42ZiSOyGBn9j2u",
-	"2Jdf9Vz552OjQ3Uh4lIkciTHe6Ht5JgFpoTC0IEC5JUa2lolbZub7QRt6W0S3nI2YampXglIiGVWIaGx",
-	"FNjNjj0oLALnOqTRiCfma8TxlWYEMiAW4deVLQHAL4nFICAhUAyGpGbrUgQAithqjzreUhkuRYmMhHLI",
-	"x88/645r7HNkwypqdaAnCaGyD97xvhOGZU69tWlmcO3u9REdMKNs70xpblzepQ+aNdqLIU+Amd4Mx2C2",
-	"49sMwptS2aGLqNqYK6qAgbchFqMt3lk/TWvoTe/PheAe7ePY+fcvWx++Hot7cYFiMRDL9lDZwizcTNlG",
-	"NyoPzSKttR1W2Ty17pZ3oLLOT6TBoEM4qhF067vvfpUiCUnN5/F+2Wx58EYmpnZMFSWn2r+FXsFxKkRf",
-	"y+PxODZiY/e2FxqMKO/2ExUi25IE+CUqyYejxq/nlyf1JukkUy2FezQhvSHr3aDtIvp9RHsaUJ5INHIc",
-	"Ufrx6TGJRC8bGaziRULoVzlTPbBAUBRGuvoHs35F8Xmzt/vjXsnyJeTkLyQCGRNu04ZoFCIFPiIal8P3",
-	"3RFcbDFpctmBSb8Nto1SzLpt0W5IRVUmn/4qJUIhyOn65oe+2kn2Ai32l2DH9yvWUu5zzcWwbv7R2/FP",
-	"mWf1oEIt2cwLduz84MqOxrzl9FXt+xJDbm0z/yONY6a0kE9p704s9yxl6AGMU6FET8SEkgncFfakHDN6",
-	"Y0PxoBU+HOl990JikzQ+1f1YOlFfgtziLtrQAjg/PT74cHRaXueu1SB+r9UQtoLflKIN3/bomJffBOdE",
-	"2OcekFSvDvbMvB+8deBGWto5X2Dddkux+K2e9/ub99MnZhVEH9yl/Ihh97ssaCR8z23SiykfQWmaSHos",
-	"IN0pYRzCGHacGLUzIMlNcqokrLMkPZqmU0RYg4iVYR+uoY7Tn4c8QqQ2AR8hciKYDWBF6EdDSQ1ASqM5",
-	"kcRTm0/KU1AlQEDRgHWk1J+I5HQBTz1cRai9DJeHRaQG/4CWKe1T2u+LrJKLAh4FAocFQOiFApb5Z/oX",
-	"rPlQvVR3st3vhFGWbx3YiO9TvvIAersNd6EVBqQWmnasL7u4Brt/wX8h4fMlrK8TXl3XU/J+gjnN8nFr",
-	"u1QVjG4IknURiEIEcBaIWfTlwPvrgv/nArM8Av2X5IpdZ2n8Zde7trhW/8Wz23/shW2IBQ6YbYqyPNT6",
-	"mI6ZGMcGNzQXzFSSXy/Pz+AKPPhynVWPe7bgunTM+u1jvP8No4C3cZSvJ8oxg3+1uZANnJgsqVsUE4ug",
-	"6L0iZ8AYeSx4dHDb4zuBflV/LHuFuCILEgNjlvCokW+UBryP9u7uf+WfXcNn11nK/9FsNsM2AdJBLVu8",
-	"AzIpLAj8orkeDt3M3ik9nv4sZl9c0U3PRYk7I95i++JihXr6qoaTryY3tJjgR1+/paIwg0fuqvCefb8C",
-	"XBTo30z1rX9OGmUcDbl4wiV8t1RIOWvanDkEFfz48mhWHpJaCGIrrOvJeEJjr9kitdCIsiLg8aycKx0k",
-	"htg3A8Lwcs8z+NQXbx254EyktfnDTrDzp+g29S4Fh1mPByJuO0OlxrK9uwvB/qZHK76byzE5n9ieiTTP",
-	"tFw4VXeoJSqCahJKujFNbmwbBlDySsMgV97TUUpCaya47jnGNb7Mum6AJ/oOdrm/bM6zlZWpon9eXb27",
-	"hOQ0YGXe6hlaaxkjSTa5yMqUe6Eg6uDvhaw/vKH/au/ublJ0mRDaBcxOBoNC4GX0FRGM3r73ENrn4U/4",
-	"awJ+J8QJE6loHGOWEjkQ9Wesl+kLaDpgStbnhBvGYM1bKpVu+EaOWcxv2RocJDOJZaXYaKxKgjsd8w3y",
-	"QUlB+jTNYQRfNUknIebXmGSVeeHFSIAtzO0aBZjB8siR0lveY0QqMR7neVyuSJ8nXA61B4Hg0ADHqlLO",
-	"Ioy52pZpSWJGJbPeH9L1QAp6rD2cGZjLV8EK9rK7IBtn2Db7VpaLQ4fJGlOp3EopIW4CXCiJasE4f0i/",
-	"pQRkG+3HN2ysyJimytEDAQgDzG1uPqX01Bj1K0neT+fH1gf6OcDkg1pXUqMkEUlj//NngqGsgFCSMlRR",
-	"+t96bUSm8ON+JvVbwlMZEFdsq7c7DKN+SPS4jHakluduuccBO//KZL3WkEwn7nrnrsxr9fB/Gpe4BRv2",
-	"3IQYRlzLP9WrZo5HGaPTR7vNC6sLJwGN9w1d2oR9Xutx+jr3OC5JlLE22TNnIyCO1CogL1v235AT2SdD",
-	"kaXSvBg4oMrfdOaWeEotn0vSQ7EWmQXUT+zzBEk9N5xhagohfxbRtPyNIXj+HrDcWGA41mP6yS+kORY2",
-	"kuIvO2R1oCa61p0qZupHtA2WCEXeX71u/J10GZBsvP/b69evj+0mBTkD4BezBDSt/YN15nK5IGh+hcur",
-	"MrnRRPxhcUUiHsEMcoGwRAgsit+HYxRBocHjp4m/ffDWLCL6/NdCOK0sYhGabbOvHphTSDYmtRDlSFhv",
-	"mw3FodO4r713+1JyTeAZElA6P+EIyi36fTCqta5MMAKb0BgFiQ26pQw0Q8FQNFOCRIcZsN6PMKTVmXHu",
-	"CKWvMEfuQvhOUc4e/9nzObcDZra3lckFDbLSES0q+a/rjM4YHOs7pMUfPgGndHYmj+2YFp9/P+fUHEb+",
-	"zbSHLnHxQMn/xpMS9d6x2EI3HFnJfQEzolPSGwqRUx7CVd1MkdAUaDUVkyokNanvYeRwUUhhLI7KG6xZ",
-	"KEifecCZIj98UxpaT+8jKIGavS4SkyQWNJr7wuYnTbHP3N/uqUX/tHgT46G7H9m/Vy35uxw8e47KEL9a",
-	"vOLg/zAKqMMGI0wvvmyT8IfQfxs1BZRYmCCOKZgkQtQDEhZccAT8xvEXbwAHgmp7dsTjqd5/9mQQGk/o",
-	"VBpKHG2g9lKmGP6MJyR0or+wQX+YWb4f3ML9sHLJrOn6zOoLVuTNn/A+98/xuts+f2d+YOPOzDnlhdLo",
-	"wyNhCO7InHvEPzPlBco9AaEC/YjXlMdZWhI32nmNBOLWVkF09VRMAiK0gKZxPPe0F9LTHKQ2IwZ50ouz",
-	"iEX1Q0K9UTufxtCBdGnvRk+lBUh1e62Vpl25B3tfj3zdas0Iu4+ipd6Ui1HYYc/NSfT71sTdaxnvuXTt",
-	"0zxqYW393LoOD/Za5BeRsNB4VkjUh+EP3FOIdQj3oIZ3Oh8WR4oWjELh9W0CGzS8gyf2QOHAMlNqzdzh",
-	"xmRGy2sdl1r6heDaQu6jsqNX2ESbcB6VrdgTsOYLcm9Ti37+9S83y+BIUGcyiD5aAoHlzCucMuh1hkZp",
-	"redmDUA4GSUmSv35l8Y/c1syWG42Ldk9fuomma6BED/nFawCUS+zab/8Edxhz5KamgjcD8YR4ykRk6Sd",
-	"68vpC+kbliDW0QylcI96k5yA8Wp2Sq/Hxl5zE5f5R1LxOC4t+SpZy6eDDVgqY+4KE2hudsWkOrkb2Nu6",
-	"MtE94lj/ZjYWbY9pwd4s8wa01pKKjsbzUvHi9RF5+fLlTxBIR1Iv2HBDOh6zZGWweJFu8wNY+dOD9df0",
-	"eCmSXOm6jpiUJqAz3y7qvfjTdayA2Tra4u8D97Alc7kPYtQRpKllHi+RZJwyaWrzSiChTCZzxBP/3nvr",
-	"egih/n1IUi37tU0B6B3Gvmto466gEJFX0JjeEuzOLGWYgyv3HarkcpVcdsnl+XJdS7J1qV+DqTgFLIhO",
-	"ZumJZtSiNnhu2JTUwh6X11rLXTebTUwMUCKZlDAMVCKmTvbXj1cQKoOXDRsU8SbciPSsdlyBWgd+fGUx",
-	"LuaG4JWNFJ7jctCuLQc/Z0k0FjxRpIZpEzuHelvblg7eQ84WE9vMbB9yEV4p24p5fIEyyL6wXEm0pzxc",
-	"yR065v/HKw7ZcWBmelgyG49FquaxN0/1nPx6Wklq745fY2cTIBLQGOuAHUyNxdsE8wTPI7qTMdPLAE1O",
-	"0EowRerOT8mn5D/+gxyJRF/LRSI/JQ3yM5Wum7tN/PJNOua7t3th05RcQnRZTwVN7h4dsfiISnZInCKS",
-	"xKm991dHZof/3/AQEKklCX///fffG2/fNo6Pw0PC4T30OUslef/+9Fg29XCMfaJHQj6BWvu00ybNZpN8",
-	"CQ/JmA54ol0wsPgRgz/8BGF4fZn+yZgO2KedwPzrkv+v+UsJReNPO+RLSGr/zrRRBtQ4IW6rvYB4TDl7",
-	"zeZeqxVYuECy3zokCZvAZuGpVHUY6kmaitSOFDI/dgw9EZmnGnWGfxiihE87/6X/smrQ/AmN7zwZmD/1",
-	"PuVKX0u+kC9hk4T6pmBiSqU1yWFOvKA/DP+lHwwvaebJ5MsfYZN8RIcnvN0LocgWX6KN7o/ELYv0EU+Z",
-	"fsNRAIHzhE30wZBF16lGJQkvTv77/cnl1fXV6duT8/dXIZlQWW+TIU2imPk+EhT0drG6XgtnkyBtkjf8",
-	"hgELObUN1PPhZRNSwV3tG9r6ywQ6+9BU9yLKbcIHibau0QQnU5GRSEBGVY+oSU5ob2iSjSYni3sJkZ8i",
-	"ZDWHsn5sC0CfUl/fgK9DePlGcZGuiDiTJGVa5rpZG9OidtBqkfBD583pcefq9Pzs+uTi4vwirOOEpNAD",
-	"w72ImgROsjYrQNhLi/zOIk9sQQ4IfwRASswm9t3vSCQYdkxFrBfr1+wTfJgAvfa6Q7hN81PWar3s6eWE",
-	"f7Gw3iTvUFd6Y6n5XUmBo++Q+E+/kVPPDUW0q52XdftW3Jhhwaf+q8EOiiFN4XgnNxL4islEpDd6xCBN",
-	"VEp7NwhN7O7jwL4yNbqWIkt7DDMI/W4v5pEVYOZNYbhgxBWGaPfIW/5zkDMymKuUIAdAp1o72HtJwned",
-	"39+cd46vr87Pr990Ln45CSFs2hXR1Op0Mdb3TjmYHPmC/73krEDIL+UK39IQfxBBVwnxcQJg2OA6trU8",
-	"N1eaxDupaXXcE0lEUOEHehNR5NMscLrAfgWgNJ6MM6X3j12QKRKVdBnWSxySlE7IfDVFADQeCSMyS1Mx",
-	"0OvEAHGT1MJPO58+ZdHfW61PO6Fj/QAeDMpTMBve/63VarUgaprYnV62JZ1Nfuig7kyXqRIQmo4VS1nU",
-	"JJfmsKB+QROuTTy0zJDUQFEFBIBKZeBISPRHdCADYjGqTRSpbqqcgHYlFXEOBChJTdEu6lWeMNJNGb2R",
-	"efgc9z+2DicR7MtBSsfDnLRFkvd/22/t/x2+h3/+hD/qcpdxpTHE8VMeuQMkEFsbftBpNuG/J+4eP/6I",
-	"H/34U2A+e33y+rXh7CxfVMyjIRFQjnPIJdSi4Yj+FDxhZsCtI/ew1jGiYYzEn9zNvEneiGRgcApJzTNn",
-	"YHlB+0jvZOG+1JIbNrq3mLBBO3ZnmGYQR9ROJJ1KI4ZLrOwQUe49ol4TVJH6hGLgBfayk4ojqrTA8EmP",
-	"QLRApl1rVBLaU4GisfS5RlYGZo9itc8giymwdKRoKJuZjakaetJ6RNMbFun5YL9ZqM+ybavQRqg1besG",
-	"7hGuavu5ixeSxMLs45T3DPZICiiGKeuJ1BIoac8DEw6m2NAOWB9RrIsjZ0UtpC/Ge7DI9NChCLEi3ziV",
-	"0B1CtItgaYC17UhSoQWGyBSAJobWjGyTcBcmGgtxk40BE8D07e+ilbr7l9avX0zjfgH5Rz+2bumJJCoJ",
-	"1BFGn6NdiriJQlnuYTVsxOyWxQBOestSGRKWqHR6iLrHqP9/Xr19Y8pYAdYLzDq08ODEmMu0OaBVQ3gB",
-	"7Bwjrhrwv2Hgf3Sh3YAEKq9gbv43Ur9qy9sAtbY9kWihzRNQeSPtrozHMWfRITnY/4mEF52rk+s3p29P",
-	"r06OQ28ETKXTRkdrAoCyHHGTfUSHqJv1bpiWwHrUmFNyBv5eq2UdH721THWtHdRkKGIIeh8CdEODJ6QW",
-	"7moXajcWA57oueKfKRtwqZ9fJy9b8CRXhHg4AwIF71vqy+zzDokNXEvyyn3qrI7Cz+G9mCrk7tT334Ak",
-	"ego2GxDc9BDqxyJTWaPVTOqWJaBH84JcYMMyS1po0zTLKPqwoZDDK9TveTLkPRQUc7vzBWD3FBpKRVK3",
-	"A89BJfQzfYQMfFek5q1O3a+n8LC23NUy8NbPimM8NThyLhHZAjDQU6m0JAxViI/nKAXVDLLD3Ejdc425",
-	"SmElXkjoM1W2TCbn+cJHG1CuwnzxZ3amP+YzDVxHLZU30rGWFec8iEVXq0eLnVrc0aaSnFwdvSNjxlJX",
-	"DWXhebNEpRlkh9wvEhL+T+O1SCdUizj9rzAvW9Q3QbHbE0mfDzLI5ZtbjFPxedokl0ORxSZtbO1VbVGm",
-	"pHbBIg4zIVkC2GjaVwu8I6cFF9Mrk4psMHSYUehochDrAxZ54ie362E78Lw9XV/ezXisoGI/vw4CXVBq",
-	"78Ne4aVO771q7ZHw7Pzq+vTtuzcnb0/OQMSgmYPuEFXEljeaKlK4DwytkC7Tp8qZdVZcQrzIenb2mE0g",
-	"43ezUfqO1NBlxDiH5wjBYP2DKAMSlkEqhNp+zSTo1TAVsf7AxrlC2RNjJrVgA8HfRDcbHU74wPrp+hIc",
-	"ybssHQuJt/Uo6kLkNAsdIpiXY5Jo+UCfg5m4S0E2ydVsZtFUEfvAF3gGHZPjwhwk+QiGuxNzAIDAtLup",
-	"MDFlqR9hcW1QqJMDXWrbJgk7JmwGf7cJIsgaewhOurN/8kilEz70LnFE2Ffh54Zd74Z5M6ZOON/eubuO",
-	"V+htgZLZe672miWulxYcHfjQCiv3W88KfEnC07PL969fnx6dnpxdXV8enb87CY2PMbMT5oYKm8oYIeAO",
-	"MCoVQNNhnzxixZntbycPBXQ01seqSS4E+Cl3xLGroW0f/tBOGY1CN7mIhDSh8VTxnsSv6h7aXQ10K8ZV",
-	"ZBs8Ur3JXVwx/yjnJ3Ef+aHK9oAl+u3Mf+Eux9Cl+bueQ+qZMVgMvTai68EwsogrHHSQg+3lSJJ4/i0f",
-	"Y30l1t7hQqy9OnJs4lvpslhMjPEcL9sgF+dvFu0P3/nKt4LdhYgeYdutivsYDA4tDYTFNjwkejOgcC2i",
-	"HmK8biRuzaNGhCUIS8FTOx1pckq34sZszRs2NaEXU9liIOu1T0bNxnGzTwQ0OyEEqN318GIa2Mftb3ow",
-	"rYtH1UQ5TDGFw0UktfCXkyuyi3eKxUDvCHMRvB+DyGIXBHvtzePNzBoiiadtgvk17VHJ8siZEzbaCLpx",
-	"Vr95o513p9e/nfx+rRVh582b848nx6Fx2kZcSiivnqRC/8cACeGqQzUF3E6bGyD38vvu6Z0CUb9rc38g",
-	"4XV3KGQ1wLuVwsQ4351fwrqAhd1PmRyGuXdqPjE/HPBbZpHltYwzkvwDS/VseTL4lJyZ6JIN/IJj52K9",
-	"PZMLHTGqL9fbM2LjlPVgV+QvkUvnsebf25VHrYQzpyQ8NhfA1hgyGmFGJeY9ZtDQ87D/TnvnDX5+wfqN",
-	"d6kYp5wpmk7zlIn/4RePdiZ3Ak6lzPQUTdOXlv+IoCQxr3K7B2QoY5YAcM7Oy+Ze0zB2DCEftguEdOge",
-	"QjlKSU+PdWtJzcuP6D075+U2d2y38C5y+O82JyyOG6CbdwHy3gHOwyo18NG7KJPl7l9GWp1GXwC/vgyL",
-	"+eL1Efn7wd5BHsQyjoKJulL0hLV5UHgWwWcZMzpfQ/MzY0mbAbS9BE0hLVQyUjQj0HsDblLPSmuSo/OL",
-	"yzaq4pQPOJRJud11Gu209SwL9sYljPOtJb7Tb8tGexdWDOWXWKzk0+gdVUOo/rF2LLzx/VbLpu5skYkH",
-	"J/inwZnDzPVKWOYlw4ZE4fxucux4O8EOnhAYFWZFG0cYf2x0tA3QOIcFWzQI8+td/Kn5JfzQ/O5LsDMT",
-	"rFh1K3c5Xl24gQttrH2T/BczN5JMbXATfTUs5gG+ubKfuTe8+zONvKqCg9bB6p+cCfXaEhMf7P+0+gdX",
-	"QrylydQ8B5r+X60ztlPT7FZIzu+0//VHcEcR1LZxQ9ewF4NamBNMgY3Rvb94Y0Gz0PnC9j5MM8ueuEWJ",
-	"nQuxYEca0PH2zrne76VCxW3rnWBH0QHgKpygJycSib2KT3WGc2J6DisHZd5GQhpR6WYgMOyoYu0dQsAm",
-	"fyyRWb/PP0NtR+pVCRYqHrTaqj9JAZ7rZChleBbSe+GYK9Fdie5vTXSXQtwZyfHMhbcRZLsILN/+a2cs",
-	"ZIlIfktvILuKETQTk4HIiv7dIVaAICUOfmTwAyCgZQIWKHvh2xcyZ7LgNh6OUCa1ghN4dHFyfHJ2ddp5",
-	"c2kCzeBS1kHo5jIIwqgAmN3giYtHaDf30I9srfZf58SzjXmc24jHDlbhMqksLsODyFN3/yvzQDz7ecGv",
-	"Kd2cEegHJVAK5gYpVkp7wraSintrvC+vktnhxBgCppJd6dVd43n29zXs1SaKvbV2AdTFLVKhBdmzToyl",
-	"NhdLqbscz9wwvav9Q1dvFqL77fn4TFB+Wr/ZvQeNSXlNmxb4M0uyE5TulD9gC75cvWsvUX6dJ/H0bsq8",
-	"9ffVPzDn4grBivBna9gARyLpxxybCg721pjMOzqNBY2uhHhD0wH7asZGsXz7X38UVbwVmnlke4E+12/f",
-	"j+LutC2pUNP99FrlIhgq3AvJjp22YXHR3/gRWSPjQSvbzMNuROWwKyiS2JV6S1dC0ViaXmYyZikXkP6O",
-	"6FS2C0k/7FwjtUKpNGQCiiDJ8pBEKe0bKyIRyvwSEa1swsJmwzGMCldAsRtgE+S5xLx4KEsiAfgX+tJ6",
-	"QG45mzi4n7mqgADzw4WEvbn23fHroJi9JDUoy7P1ElhNNmD4CJOEn3uKnkTb3rNknbjNausVDfKUtSPN",
-	"0oYX5igA9wnR4EithYZKIhLto6bGBY3QZvnhh3dwv+YPP5BjyCqmDCq+9esitbCfipHJoSoRYl88BXiq",
-	"rlDDvHauid9bVnYobBcRnZLa+6uj+iExN1KC7P+E9zY+sf4ZlIti0RYmz82uMV4wICwZsO/A3DYvXet4",
-	"e2yEXjZNyMsffzTXw7jsw2AUAZaU4swQTQvuCcsEl5utZA3WvLxsvgJ4rjpPzxHj8YeEkhGN+yIdsYhg",
-	"x05p+a4SomlW3xuOrXqxGCZtU+qUMvK/LBXSvL/XKZPDhEmpX+HR/Lahtu0o30LcRNq9BI19BVMgAtE7",
-	"Se+hJvmgd2wwm5vPjwBUP8PBmH3QiI0EJJEiR4KNqc19U+wqSc11zM/iDepDUhiQSbGbXx6SXkonMWQq",
-	"sJrzhmRJP0vxIyMlzGDQzsf6D0kARQwaBSLK46m5KJUGxk8LLZSfgcn56wdYxBLP5KklAkpsoV2Mq6mt",
-	"vsSB58UTPeFS3HTEoMLRVRmaJ72Q5FbE2YiVeREokLGxNfccIJGEGb7ZtHB5TN5ec+zk91wwZ6bjDLDc",
-	"7AmG3Rv4x93gBbXLznOhAW9nv7X/Y2Ov1dh/BcDRO+0dKFHMU0P6bez4Jmmhm7Ks8XB2sG/oemP1RFLZ",
-	"GPca+y8XjFGJjUa4zVCXe4XupboG4hJL/fy3yukqcbqW/+R9klNJ76xrJr8WaZdHEUueqE3p9g2BBirp",
-	"WZRuJ6FBOWsfOv6/uZIeoJouyB/kKfMsRqxJ2f0L/rsszH4M8tjKadvKh0LYlk9a0SziyLVwtfE6KFnQ",
-	"8lsfcXO9tZVAQLn6Riexbb0lSFPUqaakJgptFeVK49TqWaxMp1NXgQsjfyHz5r5DtP/KLMm5+jesAYYi",
-	"IzMXezvfMhSJe2yTnAnlddXVbFWKtoT04nAmgTENQ2a56rFazhomB5VdWNmFlV34fdiF0LmfS/9NE3wn",
-	"KNMxvRdUJuRzMSGLr/2YTgswNJUV+WSsyGeRN11udr5jacNKzFzObNHyHPPGDZvKhXbmeRJPDWYf4kwY",
-	"Ps0AlIPJW9ShuhZVhBasWJzPcxRdlaWJTRI2SahtkfcSUHMLTXcG4MG2RRVstEdLGsZcqs6Y/6ZXZZsV",
-	"dPCISpQ8FVEym7d5erJB7xV7FM3+LggH+9Eq2VCStggWVA6cYTeJO1+G15on1pR0noVHxaD9AlNO8M4k",
-	"Kg3Kj5qI17SnRArdSXWUB4fY2QOYGJ5FH3ZFNG3O3kd7KvM3n7+3a/kD0Gvb1pzywVAhOoXzG+poovoT",
-	"cnPJJRqXJG/oQVfu4CV5f/GmIWmfFbrm91/9SFKaRGJEulyBDY59/IDHRPVyXv6z09CXDakcHpJwnLI+",
-	"/wyiEIkFgBhi37srDsRYuqZGgxtWai1Xu9pVR8cgYRM94kcTl9hNgdJsS+UVePMiCdZaBRYPWjEHCKgw",
-	"kmUC21x4SMIbNkXYGuAKhwZG8AYrgf51BPod8+rfTpoct6Z33Bcqj9kcOez6pumbKk2KO9bvxVlxY2nu",
-	"/sUxrImGZDmbTFEWlfQVOVA0LcSa5KPrxbTxjzRLoI9UaqlIY0STS3oMoMLcX6apFIJdttUQY4Ro5RJu",
-	"GkkVj2ODrwGcXiIl2RhwdFp5IMallqHXjKaMpAyr7WzEM37U8jechBPNm0UrTqOyGuSSkrVjXKpD22VX",
-	"eHE2BFYJva8k9J6/S4z76+5iyxzlu4otm49Y6CGfeQB5d4w9usbjBbFHcEndQO4Yd3zNYwVEBOUuvgNV",
-	"NG2X1rzM6e/03QH0oUcla/BEskRy7Y3on2PIPeUjMKtrNCngkdDxmFFgvrLy2MdtVBMOGCZa/EKcsCwg",
-	"iDCTpTFB+5WPYvrqoDSMuWKpgMBpzesu+f+yktW8ZDTtDdsGfbUAV4lt8MDUUkMjH+LuVCKn26edTkTJ",
-	"G3HLYtpjn3YAMwDfAcBtcujv5Uj+FpS8BaCqwJqml57zYAGU9LjIQDDAk1EpH6R0RHgSsc8W4UUORaos",
-	"slWPJlD4JVmT4KRIyiTkpfQrVakemGl07k6NOnRpibalXtNTNziFOc6iTcv0gbBd+4b4r+7UYJhMYJnq",
-	"dhWp9uF6Q6xPOzTIY1K5LGX47xC3kvafwhFTtAlp2zAgfRHHYmKcIxiur5TKdtq/C7uswJPXArhe+/fL",
-	"u2wxe46BGmu7PZrmSbipq9hSVeywPLLkKRinX91ndwk4F9QaVFCXR5kOWgcmbWzKHiy6QiJKKxruq2UR",
-	"jGNhKMNct61ghrn9HcIZew8+iGWRDHuNxcuYseHfmBLhVYfTXVd19j3dRNh3HxvpRJFvsCwWgbM+hvl2",
-	"3eDIUjEJcskm5uynuyDyFnofD+9swPMezNvYahuzHmmVPassnDVinwjPuHUTp3h0+WhsCHDLDZ8jEWcj",
-	"U74I6LzWucaKMAukPONr10JwHs/oiIXkHwT/uk7sn1hIBN/WDy3ssXnQQBCeKIEuUkQVDZvkPCmATwHV",
-	"riFgoVHkoLqb5J+wGQmNOZVMtkkIlX3woN2wL9C1Q6BXN8CAhDJLE3MNsJeeuau052suAje3gxGDcDfU",
-	"f+E18EWT/AzULTFPTIkcoqpHh0TRriwBqYYua0p6LI4tGboc0x6TTVgZ/MkMFrZ1FbWlGRZQtS3Utrnh",
-	"UMQR4pJ5cNLKIGlLUqMzCNcGWztwYNXNZrNuoPMteO/EIKrZQPfVyf9cQbbTfQVlmYlIGkDhDiOReeQa",
-	"JUVAqCU6/ncmFANFsJAlfkRvmCm5jPHzo8sPhfRoqL9ppmLyr7M/QoO/AfDpXLvZWaz4mKZqV69PA7ZT",
-	"DtoF9zQJVSzphJsBIhhuyvAIlUADuQ38qk5Jp/rxUugVgDv5EK4wSoqdZDQhfAQdZxQQ87tC3ADJOjyi",
-	"yxOaTokeGnbPDgFakmRAdJgv2vyjAVwb4AYPsTtvrwW4+CIlr1pBq9XSL0bmv9x7uS2vBIXIEoVcGi1D",
-	"Lbwz61SUxs8WMVaVE4mm0CqY2OhgrCXfFIurXQF6ShhNY67PReLtBgk02mP0JcqGrb8+ztAegKnmo3UU",
-	"4jiNWUooNDQWuWslWxUJz3oiMjpcj9D7FXKi7fyw+8MGHeD2JZ3CK3st0tFj56nxyRcQp6sso8oze/6e",
-	"Ge5oL4oOmd+jyw+b+2goSbfipK1Kam9BL5jsbu6xbje/W6Vwn4nA+Ol+MCmdq6uTs+OTk+t/di6vj04u",
-	"rk5fnx51rk7mwVJcdgeBfQu9X9rsBORjm1rKWbdYSqXeTg8ErHK/UczioyycfRjMfPlz5/iXk+8LKWXZ",
-	"1ihZG8RMecoFBXcP961ZVLCWJgkWQIMM2SwFC9ANCO2XnVzRQWjTIikzXK4WmDJBliwE00cuCoN5jO4Z",
-	"1z63pQ+j/pl5IbGmfxq4n3BVPyThab9xJhLWeEtVz2Iz87wT8mXrwKPEgNLd7ZRCDJi6l8pbnaA97euJ",
-	"wjwfJz+7iZ2u3/uqowzXfGvZlpdrKsK3IoIavJ2qVWnLYvQXYFtdQ4beP2ucqUexqJEo+v4W9faSxkUK",
-	"8EeOLdxFXlVuQhVXeJri671hhb+PFYgC4wHjCZYXZAm6tsVFiCBEHRT4mX1wD0ieQNFb3m/PohkWOHMn",
-	"KUYMGTNqlHSz+MYn30rJn6JLuPTu7QgJEfbDYLTpJxr2vAD/AdZgEpnCeWgccyw2hw7QoJwABXDdkACF",
-	"nCAihy1J7DI3cpHaUv0muWDUoJPkGiCwaB5EjLgiIR8bHI5MsrQzYIlaYGPqN/FGDDZWAg9QQQr1uG7Y",
-	"hvsMF2ZR3NxszTXrFvfWiPWXDsJAB4sUOswWj0WkkHq4R6qh8Hhsb0sZchznw9F3WTQKezXE8Resy6t7",
-	"LguOC4ZiH7dqODPr8pAviULexRRiw/Lw0cLxLIeAaOifbvyaHG7/imcvg3ZY9OTtcplEXGkRM60qZas6",
-	"kuVWA+iYAqfXEqjZWZMAkNQXWgSO9s0ZA2q4C0nWXYjuRIvrSE70VQYfx3WSaQ1n8F0B2gc0vmlRs2xp",
-	"jh7X4l+90rpzKLKU1OaJeOvQkGb7OnIgVZMCzrPoP5Hw6Pzs9ZvTo6vw0brdcJE+eBhLJ6YvZEZy7M8v",
-	"YMcYKNgqgZltsHjAypnQaZX9+FoNbJvCWj89mXHJygCM4UwCAILvdxToSHeCVejV+ow3/dteS60ONweA",
-	"mBE4SEy+WOBcjoFykc5PyVK4Fwgxdul4vPsfeNN/lHGpItPr/gGIHizOEkmP1fE8Ggpbj/nYyp4m6ehv",
-	"owKCvqWInaEn3GuR8Or8t5Oz61/Oz05KBAiOLxcaDx/GgXuDhJpuFMMpycp+sCtQCaaiYLpjXKN1v6xp",
-	"vrFm0qRc4kmfUAk71WrLAErRzK6FsKUpbkPgcUjitAmVN+BW52yXD5U2LQxq6WAKqIIsUXM505lD9b1k",
-	"Q71X/sdzC40V9BMKJM/yMYJ2Xb2UKw8vvLOLMZ+VKiTnzxZ9RGawt3hhTs68IoFrWIkiaRt2lAHy7isl",
-	"EjIG6EiuAFESbih7NEm0SpB6CLa+uQ5aB9s4cFgY7QiKprKlhLUaKMgxkXJlZDlcROr0UokyOj37cHqF",
-	"KKhweArWNZITQ3oWDPnulCRiUrSxT952Tt9cn55dv78s02f4Bk7dgm5JqeUPQCv6sXvZjMV4pRd4Kbj3",
-	"W4xeWfpnKLF3765Sow+hRu9bfOTv6HlFas+GdTjz43EIb5JwRHZh9OHKi1DWREuePacP547l96IRC2/v",
-	"j4cwq2ZE5PyWyNWFZ8x44teza7ZpTc0Mw+Y7Fg2ljJaroAq+M/6twjt+3sYU6sCiJXMPBx9tkOafgics",
-	"2sktrVgYktUFjWVD1ruRRa64Gk0HItnnEdgZ1km2+CIFfG3FRwxLw5Bdzt6jDsZQEuRw42Cb6J2tJqIh",
-	"FRvbDCARSTAHylij5Or86h3R7x6oI21eECiYRBJPA3Lx+oj8uP/y70Ri/xR51dwHJJQwZUCDOTX3wg4t",
-	"PYJ6k3w0tWeMqyFL2wgadvXx/Pp15+jq/OL64uS/359enBxrI2tmUg6k9pbRWOqpISbY7IQgHtgkl4qm",
-	"ysPERKAToLO1kY9fP14F5CQ6vuwEZM+BSaKBSUnK+imTQ3uxgeRHVDB9XkisD0ybvGxBZno0VhIQ1d2N",
-	"4K9ezAElGNXSMhrjeTQh2DvbMQbf6Ht/pfqUtQ3BKp3zyNSaH+HAoagRqTt5hv4yP2r6dljClX9mQU/z",
-	"6lJ91YNo7i0MaxHfpk+uGZRLpu+Rc7O4YUpWxfBufvvFSsWMATozi+2GhbkAdGiveVK0FUS2JBJzYuMw",
-	"Lhvn0HacUjvU6hf0FojX0EEqi8Rw7lBlf/9CFnWcLLYUQ3F48WYOABoLiUxEhrAkkqbpOL+1GZW+buYp",
-	"pljeh50k56DLza8dByVYLVLRqRcAeDR4eXwbW1O/IlP3zS1c4qKITB36+yJf/MULXinWCtz46yRZtcjE",
-	"g3WvZKoRoHinO2dRR2wx4++319azFTk5YOrtHWrwH6t5571k6btU9Hlc9e98F/07T58f5AhpMcC6WWE6",
-	"3lGsWQ9pF4XIsvgTCpn5irQX0vOzoMbbjFobkoYqcEB5UmIzztF+QBQKfLV6k5xArbvw7b2CuceA8c7Q",
-	"MDDEwRUJWpdwgcenAbK1EDwz9eaPx6oBz7NT3ZK1aG+Pb+u+VuORWaLKBKxMwK8j/2ADFs7tfa1Be59r",
-	"c/53HkJ49kU6EGqtal4QTKJv8NFCQqGCISBzJRHaUFRLSuv2sKjXFtYFBot8TAfavYN4dsImXrIgfHd+",
-	"eUVmRg5PsThgxojlkuy39l3YXKRQOATxA5MyzVOlho6UKpIIgBGLGU0TAEbHqxIbVzu0dQ8DGJyrTgbr",
-	"luECmUrlwMTVixFxhJ2XN+QV2MWyUNdcnxe4+FIeSeC+hodtJHCXFi3z/sIFr+qZt1o2+GzTlC4V7o48",
-	"HG6QL5sXfhUlxBp1w/nDbMFwu2hwIWijJKH9JAxMO+Mi484WaqEJmD9AAhcygAPyZGAYJywH9GqL7yEr",
-	"jGFQjyRj4EDc16aDm+TFNQ7c0dcVlSipKpCrCuSqAvke2gjmuB3DPXXLh5rK5IwWq6jzvuMo6onERifM",
-	"z2yoFXalFv5aLdCeiqfwkcx6PcYwzmC45UyPPKGSpAy4dE4oMOlg6orpucyk35QgpigEsQ4TMTkkXJFI",
-	"MDwTKdNnEUPEPT06W6ICWsxa7oZvL9RHWOozjBUmQrkC50L+DPWviCOciRJjWdSZJhiNrKkmSIPlbYXh",
-	"b1SKYkZgXNktacQLfEhVlfKdVqWYiNscfmGxEItLa9YVTD1b7wuaswZHuLDrJ0MRu71ffzDluI2xLapN",
-	"sZya32MBit0b32WZiRGMeS3jkqyBr0EHXCqWLon+myaaPJxj4cH7KWNkHNMkh5ABMuvAdWNIaKQBugbt",
-	"GE5oGrksglZxqauQhNLJVYWRdYv3D/UqWnkaKj0Lyl8g2S52rudVri6AougNS5qk4wL6hrgKRpeNAeF8",
-	"wpHIQfT7pDvVz+nzQYZKb0PlaBZ6W2oRb/+VKKjW1osd3EKBoT1HZgy0lMqZqSrFeXA/xXl2fnX9+vz9",
-	"2XFBZV4u2OPCkJsDp3Ic4z5/CD240QNnlZubw3el1vI398e9u7g2wFx4xhoQZaCnqu7heVp6QssFlutM",
-	"W4C4tCpoLlEe81uW1y7WbBZkr9XCRgz8E33A2JiBgAN3SELjuIbQryoduTmV2qF7vGJHLtWlnfv2naw3",
-	"3OqxyrWqqmSWcJ1ORZZXBW9y4u+Y+7WPWskTAbXYrqa6RCbYO7XBeF5SDJ0yQ0gVYRRJTwwKXk4SIK+a",
-	"rb1B41tk6tGEA0uiPPCzJfKKkySq7MOvV5Ly/FGuT6C2YKV/vNI2sNFRpjfkfcpI1EQ0+tBTuRtxoDFb",
-	"7IifMRbNdIGaWglz8LXh2HYdkWAgeFRoy6vvRGq/0Sb3Aue5pIkSszq2raOXMmVTssR2eMK4UIZFXPZo",
-	"Gj1i6Z1Z1Svburol99vd/xifd99U7VVZv2q/X8m+51WO9037XstF7VWWlkgM0e/fNxmoJuIaRea1OdwP",
-	"JYFZslwAd6xknQnWQwP8YlGrBerh2gLVo2AUKWTUtYiVTJFsjFJTJH2ejmyaTmVjA5Nd0AOHbkAKIprA",
-	"f4opBV8qB0QOxSTBdq/HMxUfVSSfJBtL5NYDxmVzmIMqYVjJ9m9ZticPKNpRRjyUZAcxuViwXzCVpYkt",
-	"mwZQE2PL1iyACSB4yID8SCI+4ErW0UReQ4w/mliFSRal6paEmnvIpX5kJdUqqOWtiJmf2YCXnC48zA8n",
-	"auz97iJokJByYSJgY1orvN8iuryYS/UzPvErMJlcMpr2hm2QVWB84mBN80lCR8ym46WhjWCfVUB6VLIG",
-	"T6R+JYrfsngh18i/78emsWJmsHCXIlXbbSWGx1TUExX1xBqJCy2Sbu058iSaOeN34Nvz5AeS7ZU7ssa4",
-	"2G+1AkKNJzlmvRz8XdKpzHHYQj6iAxYG+ak3nVxkwBItoBjWmdYkYySE0TfxJ/W7EYeaaSyi9sOULDxn",
-	"S84j3PsruYzw7GVG1VFVKPM1yfm++85c2H6EoiRYILZmbC641JVSbM6w5wsEU76IH63MwXaMwIJqegin",
-	"AUAkPC4iQPY1ErfYGjZz5dyFCmp1DShxEd2KS0NC3iZckZjRWyZJ+MvJFTEDDUk3U0QqHsfOufO/h4kg",
-	"nR3kgqVkKWCv20459wmOBZFoayECyLTtJ2FAUkalSDAqGULbQhiAeEax2rRXkgnrDoW4IYz2hofw1PMx",
-	"Swi+RrLfbJFI9LIRFGDmXXE47wJViByKidTzNrc2FIJckR5NSCJILJIBS0mX2eWsHbR+qjcJkHfr5aNu",
-	"dfEdUKehDhDJ3UBQmOXeilbBHWS1ypZS2Be420jN34aAiGoXoIaftWe2gakBgPUN5rddvdIGFfXzvRj0",
-	"3Ra8i2S/O4P+jGRfQJ/fmZEPBTkK0uC7JNhfHi4YMHV3afaEqPVXGsQVLlfFq/+UefWXytN7OvhZaT5j",
-	"HNOe6RszBhXgvw9FzADiXIy4Aq8dfkJj0ucsBiu3F+vZRKTmXWX8f9JNeTKQpEt7N3Drgvdfb5JOYu07",
-	"fOiITo1cPJy1ZrTJWBweV1hPNMHMikhmjcKtGH1I+n1Po+87iz9UUcxnIg6rzPbmjMAgOe9iAqMkefjg",
-	"xm4uNRfmmU5mIgTG0oW7BCRhEyYVNpMEhpnNhJ4BC6QoZYkJKYRaHId4XRiQ0LQqh6Q2plLZv2VHhZbQ",
-	"w4QVajY40Z1qqc/iPshnNj/GmUejBqFKsSRizOSV8h9MaB73oEkEOGP6M6NyPGUCaAZ0PGY0NTZ8V6jh",
-	"Nkxsl5Hr5C9pO9b2nRJ466TE3MgfKTfmnlclySpreytZNRQDL3x7cwu292IxvfuX+/dp9GUXZday6iME",
-	"ecCOPiftTHgAJCTCtEgr0KHYihGV0kSiFkK8l/zXLsJsw8Ofdozo/LRjwhFWYHeUlu76DzzTFxA+xkj0",
-	"3MdHWMyqxzKGxvdiINg91iqD8rByPs73F2/82DJC7XS50tph9pcvmy2vxZ5w7OZH1fpC2viNlsjQZMzU",
-	"oemPWBT35pJonauY6V/QN7deCCx8liamVeE0YqOxUACiBfexQWujjtyEajSWAt6OpwXn32Hdi3C3SJYY",
-	"fDrTD59EeghEsp7Qeg6HC+PolDwyj6/3EGiBSjIUsesLgwe2YaEKHxEl0CuzChf1piVNxWI4b2amylh/",
-	"ihw6pvsEVg0TvVp9FxR8gvh9Zt+K1P+QWiiAvNbtYCs+Hi5ZUflsSUt38oO/Nd8Q5YXnHH55NJVdeYXf",
-	"r1f4LTl5+gCBkLbRp1wqWDNhRRFht3AurG7ZpvM3Y1VMaBwz1RD9vjlvC5EIZub4QhL8LcHfzvqHFhaU",
-	"pwZwlSZRgJyOvZjyETNQ/1rFgOI9Pj12PX/jVCjRE/Hj+FofYR7nuASPINC/jpfmzXL7Lpr3sMo/q/yz",
-	"LfpniyXSI1ZCvqU3YOr6zy9Ez/JRto04NK3NfAzIZGIMlHgiJbJHE1nXRjWISchnJEoQih0jNHYPuWUp",
-	"3OXDEUhB9hmtfy0Ytb9zenzw4eg0sND+XA15YjFEjaOCcpj0xHgKQGaW6tdzj2rwAY8CEhn4tsi6SCxR",
-	"6RTQ+50r42p3DNYgjlTfv066ekPpeeXfoNRvkktm5D4uDVaGi+IStclkKKDYRWsMuP8I6oJgFpjsQUzi",
-	"KKV97Q74PNs0cRiJ+eSa5EyQ8I3xTMO22TemRIbqIaUiGwzLXuMLdBG3XZdapqMezefYEsibN5VljoDe",
-	"ofBCghwXEPZHVaL0TByE5986BJt0XtPMCSenetbL9EzyE7C1YtZd+PHicOGp/loWwzjZWP/vXqvlgjnS",
-	"430FzM4aRF6mNrDGbvU61wNC49jQvAx5Mmh/ShrkPHGxsDFLtXsQT22Wxd4/QPRMkNw5Oq0Jd1gC0XYO",
-	"uon3kyRmfUUiYcA7rSY0aPTI+uBx0Ry09kl4dHFyfHp1/eb07emVjV0aeEC8aThXiouDberJzGSUciVk",
-	"94Zp1KxRP3YFVWAuEGiKLh1Yb8Ik4UkvziIW1aHbE0bMIus8UVWIxUYkNI85NbWdKs1YPmyALUV6ijXz",
-	"X4Oc5UckbG6iZVE2eMkJK4TbikgF9uenkfwX/yM8XLSiC2p1iwgHcKlXlKeV7myMewzUHrBlClvLhHZF",
-	"GhnCJG9kYZN0ZiKTJhNJQmBH4mp6TAEpva9shW2+D035oF4+rmCMoWRJBCxN5rVYRiJGe8Pi5s/NPqRu",
-	"suKkEAMHFqaaz+kEX093//IvOxIR+xLWDwm0zEAdODx2N2Ix1xcyPdN/go+Nho3eJ5bgBCK1MPoTM0hv",
-	"OaRhZTFhbxx76IWRG+TIx8JHgQwnOQ+JpBnmGHARHQA+FA+5bcaL1fSB3ceQ7rVcLBNuoCWQ4UiS0AXT",
-	"e9PGb2wabsUWgyFttfwxn8VvbLrdSiAQG1+pHAhFVtGo1X7cJrHgPH3SgAqLqR74ciMr/4n7xbdWrfl4",
-	"NuP+/SCEfQ1cQBE+0zIpAVfLKnhrEBRkksx1SV6x0ZxV48AaA8DifJClTD4I7vCWhziLVFwwVr4nsOLC",
-	"HvnjORS43YOL4vjk7bvzq5Ozo9+vT8+u312c/3JxcnlZOBodZwwbm5CXaD5IVEMrQ5olCZCzmL2JWjjv",
-	"OnuQs/DQY5rjoChflzDw7MKAhJ03Fyed49+vTy8v3598X5Dei3eOXaCdYKe4Pvdkg9p/uK3+28nv1xcn",
-	"7y9PjudJyea3kWMow7oBWwmgHY2H4VXZ9KnLdms+te92O3pv94+nGdQBS9QFdZTIgx0b1OnmOVtU8Q8U",
-	"v0kpADEvTMS+lxA4KHcXweN1PLiR/uvd8etvtq9tK+hXA6Z+ti9hY4fv0TrZzAirZrbvoZnt6cPn/8IU",
-	"6eanxsnQ/KP7Qeav1Z9mHua1qDVJGIuBCJHnKWIAZQCp1Hdnv2hr9PLDLxDjNBwa+69+JL/xnw9JOGFd",
-	"yRUzv+wyCFd1pYgzxchQqXFN1sn7izeHgFe1JpFUqCUWVQKCcjlzh5qIOpLpepLTwmEpNhrHVDHzHJR6",
-	"+h7Ttg0sMozS6QvCQ/NfDBYrrmL97xSLlGKOFAKOMmS/5Y3vUN8E756l7BQ79dZcuL39v+uFa5J3KdNv",
-	"0uvL086xN28b0j8sTvaGsTFROOMhm5IJSx3GAyiHLFE8JilzrYKPphBMZ1++lbcSnTO3fw8Pe/ROvTuo",
-	"kyqC9sRxZb+9ZrrNNMys0W6uXNpfR6MRT5bhNPpC6+HQGv27mqpFgq143jczidiA0F4qpPSysAFWvuQ5",
-	"xUMTYoy1fCcJTVMxQTM7Ij0x6mp9UKNxjGJ+KGKEf5kvlzzyp/0VICPPLVRkQWnAgnAz+0VgkPDlaVSA",
-	"hOyLdESVlu0ZB1LpeRDITZ5v3cdFQ8izjtsYxYhGzIvDWYNh0WDs99sZDDcsfMZZTMSE1FzHZ5tAxyfW",
-	"BKNfCEVl9UVjxbvsrBvj8XbpJfzyNez8DUaPBoelEozolNTeXx1BX6pes/TQnLBgJl+pLSyoSBDZwo2I",
-	"175Oxah84UHx333hlwyd0TTmDzH4K3G/oc8hv5YYvEk26rI0KAY3sE/Ir7YBmNgalJqDOIupVAb+Kr8I",
-	"GVrXBJMlHcBbk4q89KzitqFH0AMnA8Ek6U6JSvkgpSPCk4h9DshkyHtDbfGmkONmnwGvTHsDQO2OsyYp",
-	"k1msJIBZqFQPDAI/cEOsu9k3nVqGKR460GwUJPx3GDhQt3DEFG0qoWgcBqQv4lhMTF803NMa2fcGyH15",
-	"F4Bc/xhuvc7ce1hVZ16B5a5RNu7ZUC9kQQJ5dmXB4LlD1ficRWfiu/7nu9aXXVyj916afl7MGzdJx69p",
-	"dgXNnpEYCUQ3JN1Y9G5AxlNwt01ZNOmynhiZkIlRGt7v71ZCU5itnVVpbBW/8lb3DkU1j1Iu4w3xFzPq",
-	"r1Q3441kmX9+agAxhS2XDkuKZVzBICg1JVJoFYakgPEuUKOaFZ0Fg6zKb77V8ptiXS0YSiORqOFj1dbc",
-	"/flV4cx3WDgzU9lQrCJgHhKBKcrGYm1KoLC3oC9tDReECbD91Ebca2Znsc9cKp4MjAGe9wvVA4t7tHkx",
-	"zAPVLjyPuc6e0ZnCnWBxxc/MAbbDmbeUzpO526LrZmdUsHIWhD5S3khZn6Us6ZX6s9+2AJk7VIuKjKpC",
-	"oqqQqCok8gqJegV/ZrEPOZOS8CWSy2veoY6o1P0qczhXcxygj1hgM0hK3MS8Y8MjK/DoBGCvF/gDDLD3",
-	"dXd6jZMJSQ00jL8IDlkJcJcSVQcldMPG6tDv5k2070Kn0qG9PoDXuhzM/34O65qQ/vOrD6nr8tXfaKXt",
-	"KlaNsxXgwr2w/R9E1N0d43/+xC5G+v8ucfxLEsllBY73FWdPCNN/zehYVQxZIfs/aWT/deXqFtIQABYQ",
-	"iUmifbXFRS2ICanEhKaI1WJ/QrpZ74YpUnsFjdgjnmSK1ecAWbYn0exAHt5KWyanxlG/KKbMdW9ZxOkV",
-	"hg5mr5+PKZTGdHxb793x6xmz7Qif0zjmciwkt/GQZZLA/MT/RRWFr4BTtmkwWuGgJcW749dfRajl5cLL",
-	"UJMbKUsAHaGfihGWpRhMgzy26sdKI6roIVQsS1OtYgrqInZIMgn5V5ew9ShI0GErVPQ9pHBcknfN1+Fx",
-	"ReSjmHKVFKuk2PYqj41weBjP12tf2HaYbyVa/Aokcl9MbQ4xvgXbbzko94PItWcOsV3Jzwpf+3tnXQJA",
-	"7geS1XdF4i6NUpYLaS0/F4voE+zkLgLFzjV+A4CYxc3W3uIj2pyLhLKe18ObmvsPJiphZY8RIW26TFj+",
-	"d8YyFoEqM4Bq0yqJUpmfjyTPYJs+jDgzMHrbFWfrcwkUcyZPlUdgneDjTHvcI1AJVNwAlZSt8imruAGW",
-	"SJgtxyLvwhHg3afiB3ie/ADFDXd3boC1DGwEDS/XOw9kbVd4/5Uu+G7x/n2PeR2s/5W2+MMg/i+2xbE9",
-	"ZikkhT5PmdTmcqw3IUjq1G5n1xxgc189GrMkoin24WAzeQUktxmQnFn1p4sjZwZYVU5VMHJPQfpaKZX3",
-	"//ki1hymO8DHaQk5y4qwNDzBbOSVKhv3K4ZR0c5FAE9Ss9woiVC8x3KaBW0EsqhejGhsNxThRzZ5GVjP",
-	"wskaoQ3NYTON8dgM5tOZ5Wz5Re5f+cAwPGW38kb2MDfcEGamEDxGoJm1cDG2EbcpjmXrkZvC46rYTYW3",
-	"sUYoBkF4Il8kOW5c/dVDloChkJcsiRrdLL5ZVvXVE6nhb7KJHTNS0Udgzfn+WV9CQijGfKDFCLI51Zvk",
-	"YpblSYtObOyZF6n4Sx4ZVYN6Y8WTA6Rn1yayvOHjMYsODeCD1njvE21mhxB1iUQZwBLOckKxxUqrHC7J",
-	"vyHPteWM4M9ZfIOvfDvVFpf+MzZC69jf1hhkFqvV+cUqwFExnj+LAguTkExKrcRywb4kJ6lF9PUWEpOI",
-	"hrnQwD+7tzGOD1hqhuMQvgJU5hzGHg7WoutB9H49QLz7gsft3QU8DhbuEQxZ/ZjKgK0M2HUMWHuWnXTD",
-	"D+5gt3qCY0mi8KB1gESTYQ7WGhoA+ETkjQgzzKxIAkrkVCo2ynFg7yPhlqefYB22ZMvBvY/gMRtZcnsP",
-	"O4JlthtcQEwwfwlQzbIT6q6r2rEqs+/Jmn14Dp3dt0AUzlh6iMp991yXL4IKht3uXyaY+GXXhR132eex",
-	"NhoeDJLd3XmRlYcPhPl3PPqozey9E5zIO6qGJaZciDTCUtFUWdC72GB9U/L+6nXj76Q7VZbgeETTGwdG",
-	"PNbDlkPGFBmnYpDSkSS1k889FteBMoQogSUMHCIJcLNDlyrjKgCS50U2YHcGxDpifZrFaqfdp7Fkzu7r",
-	"ChEzmux8WcOW02bobk/eruypdReu0Ux7dPkhALyYVEygOTmnHPapoXPKERpFLGqTkEcB+AdndMSCmJp/",
-	"gK8SmC3dUUFvFnDc/+QMgaxnyZpDMo4zA+oq4myE7NUjpmhEFYV9WJMiVSyqNwuxFXxCSHCGXVNBYydU",
-	"9MWKUG9tw2gdBoTFyLBiMxIOm10fhdDh7wC/N1wbQugqPCRsNFZTt0H03iBHLI4lbk+gO4Ug1D/CgIR/",
-	"0//T0P/zf8KAKNrVtz+6gADXOGV9/tlC14QvQiIFhr+08eLtW3ZL4wwCV2rIRk1yqVJGRwBiCrhu+vzB",
-	"HjZhPKpol0p4tYDFTbpU9YaI078XtFotvQtkgNE9riQRkwR+H0DFkJ6Ctq5SmkgUYnrQPZEkDP+aDPXp",
-	"gxx5DDVZtu9cHupThMTk/jsxUT1AoNPz1SYdV6TLBjTB+B+dgfWBlEqU6e1cbLEf0akD+ANqHZ4Qipj0",
-	"OM2qR7wqvPzawSE8kfnup5IcXX7wrIVcUd7Bdypq5BmLYAWw2UHrJ4861jvJGMsfUkloMi2B2srJnHNU",
-	"Lv3DZCtuFQ7fulVbghm7yhMJhcxtnqiwBY6IAFfFQqriu8cFGbuDm3F3TLEZN6NCE1s3zD1g6u6S6gkh",
-	"iK2M81QVcBV22FPGDlsuLu8ZoM4eIpiywuxBRr57mj1bCkEjIedXov7YWDRV1lkVQn7aHJ53Me6WMXbe",
-	"OYbM/fDxI8aNXXXA3aPGW2wTXlFLkDuLXjnBDAtfoO3YTzudiJI34pbpt/5pB3kInykdXxvYvx0WXBRh",
-	"y2DKsHxP36HLSB/aF2siNf/qTh3/tb6ubleRKjLS1r4hlHzOTH92C2+/XsM+qSrZqGzorfSL5yVt1JPL",
-	"9zeoV0UtH49RerEmuhe78xaV0eNSAlfktBU5bUVOWymuZ6u4FtVi31l3LeyyWaC+1iC0BcYk6bOUQsbJ",
-	"8ZKOUzamKZP1ovTti9SIob1Wy/NCin0xcpr0hqlIRCbjqUmwm5A45Py9WgmRqZ4YYXHkDz940X2OMKeT",
-	"IUN+IwzpG847KrE3J4AnEt532UH9FWYPmz/8QE7009A5cG5DDYjYvVF4Ifq5hp/A1H/aa08jCaRIlqa9",
-	"rv/gCWGfaU/FU6gmEX0S4hDCgISmNSgktZW8gG0SOto/U2XKUV2FfajND0nNgnAR4OtCL0YqoR9hWpfM",
-	"SKEDikb5T7usL1JGqJTZSK+UzHo9JmUbZwh61nT9plmi5xbMeJpjakibDWpBChUe7v64iwqsn/bV23eq",
-	"lZqePap2/UNgDrU5EW4SnnIM/VAJ00oPKmB4ggVC5oYpM6RX4palcHWTAOtbxBEXRiRknKVjbSk4LPEu",
-	"7d0MUvAI/xRdUgvfnV9ekdVnaPdP0ZVh3SrwnqFf8NbLrCxXtkLM3/AHrf2ZVdEHqJ+KRJEsiZmUJKRa",
-	"Nb+jqbYrYXvpQwgGZn6Q3ObnksgRjWOn58f4Q+/g8NGIRRy2L4XJ6h1L0wHip6dZggcZCSJw/Tu9Hhur",
-	"Et687QKid7P45pd5SPRtWb+PxFn9szerR8IcLj5yVbfbu1Tos8+itjEI83K8dcUZcMblYgnOhjvfenui",
-	"ShgFsNUMjyQK3hJJURFcV4H4RyEsXkSl6tOWdr4ekXDnYXh912Tx/W4YTCvS3Io0tyLNLSXNXce985xY",
-	"bWeAg6VXca2+4m0xbaxnuC9HFzIOux6ntpPnII/7POFyaDAlCE96cRaxiNQQBXnIpRIpAHLesLGqtz3z",
-	"RhvmptQMOYm01wAZufCXkyvSbDZheLt//Sm6p9GX0PkLXDXJewnehBJ6AJGx4THwmYNgwtmMhR6mdgQF",
-	"kdqV1S5gSpOHtNrBAV03ju3ZoVwkv+o38HzAl/XgfxXd7ccjzYOqWGQVi9xyLNKJtqUy/B7hSCeVg40w",
-	"mE38EXGAJ0MR2xYA0w/mRWtqF/yWpYH9RrL0lvfYC+kajepNDPR5YUU9O5r0mAuSpIAzRATeQ8vTnhiN",
-	"ALIZvFyv2wgge1Dm2shadwogxRDegRTNCDJRzEZ98Cro+4a4FGg1CdXC6YBJV3MB3Q3wuAnvsSbpeJJ9",
-	"jD45iTiLIAZEb1iitTEdUJ5YWGjaFZkiaiJs9MZhH7HPJv7UJCEmffRdTIeXDfGZYJDpnANFNhMflahO",
-	"YEhLAqPQe1H3Q3dtF2FMphiLxWhYMNeKhcOYiCyOcKX0OPTzCrhOyx5uLrSt9YfQI+mDSusnBERyvQVM",
-	"K0UmWc4HWIcgImhlPXe9wia4aYN6EOHN8Q+b5K2emxrSBH4KXy+J8WGMw1jIeEsTDvX6WCYp18sSrAoE",
-	"quLrg5ODrTNutNRkODFMri0YyB3OR1qapJPo52mpzCIyjoHZ3uzblPW1td8kNW0e+dHHdaOloY3BtvXJ",
-	"wLt6yxQYsNuxSNVMMiCPL9tJedHlZp3MR4ipnFkUOLn213gNiyXDgzpiNDGLRhPjP8eM3jIixcjfoPjI",
-	"0rXbaiwUD+WcAfWUKnGN3bI0prn/0E/bGLarwnx4NBPrnuEQ/3RpAyIHz47xLey1Wi29w9yKHsCfkinZ",
-	"UTttvd1+bOztN1p7V61WG/7//+4EO1qI7bR/+rH1ZS6yMqt69l+1ZvAAu5kiBy0nR5y0z5UB6s1xKlB8",
-	"DqnU/nLrEPvXU5awibY09sgx6zHgpdXjrDfJGR0x0te21Yy+lUwRX/gDnCuMb17OP1C8Z5VOFpkypLpL",
-	"1CLK83m9lQgFuuuwkJgFgwBrNo3qa87qSFhMRFgYQHJwNsxUFMjfUXCpcFb++Laj9LZDeCYsr7coAipw",
-	"ad0F6drxEToTqrswLH7oR0vGgifQZUu4eqBQ/YMNZ26P2wbpSrGtOBN2n/zxbTVpXIKjSX0v2PjretNt",
-	"Eo7tog31UFQXd4rB2iDn0ljsd9fUe89g64Cph3EVVodFf9Vv70m1Cq/hGVTNwlWz8FNuFr6LbN9emHZW",
-	"mKdswKVKnbVRie3NsBgu/PV75rgM/lwumVI8GVRERZXkfa6S1xdtRJr9/E1gNtxb6GwpalwmQBDO4bFx",
-	"HO4ryqoocQXr8LRhHTaRbqUYD/4Nrh8W8MHQHsvdv4Bd9krcsOTL4hYlbV5+fHk0x5qsDco3jKYJS0ku",
-	"TQmS20J3Q9OkK//y6qooCbFZlHZj9s6zRs0LCrU4Do9Pj/X66lvaSB10RZJaxKP2DZseEhZFkjbSqN9r",
-	"7Lf297XkPon2X73a++mSDxKqspTtt/ZbdQsP3E+ZHBLJk0HMGpnUnv9QDzUZsNClbCUHyzaMhD7joZsA",
-	"KR8z+RI6Ov4Zvv3C6E14Es1rfCaiC8JjvLUpmOfamJ9a5FOPYbrAC114au2YKkr0zh3o3VrHtADwPWM0",
-	"H154k3SKD0JaP8EwXwBTnZLaBBwIN+DAjDYwj4R0iV1p6L86aLWwu5fRW+Y9Dweg1+6QHOy1SHj++vXJ",
-	"xfUv52cnIXS+Wl7tnCMKWoMBexe8g3dZN+a9dn7LF5IovW0tCbeVdDCfJtFiFtuj2tpx8buTA/KyhQjD",
-	"ULcB/zTwtTSKUiblvG7X5wK39YnZ/Bur9XN30rYHz2TG9rWwmdzj8QGLsl22sB6rRObPiql7YcUt6k6Z",
-	"R0Y+g/BLe0PWOBKJSkW8EttXX2yvrdLOd9D0e2s84xeRfD09rdUyS28X03xqWU9SIRSphX/pP66zNP4S",
-	"1tuWhd/x4On/QIus5BEj4S4d893bvTAgFAtl3l+8sRTYmKce8FuWoITnsiduWao3a5bGO+2d3Z2ixTCr",
-	"VmtlR0L5vaG4/eu+NfFZsUQ7MBIcnic7b21+cP2+0NiZt0Ce9sjB0pK7fxmCmdPoy25zwuK4cZOISbIr",
-	"9FtrFFRRAye0NHQn6YjlePdYJGWHBtyLacxZasvnYiFumuSqaBHgyJwyxOG1CYfv+/rX3nqVzSMsqFlT",
-	"noc3l01ydH5x2QZAaJHyAU9K420df96XMO23ZlKd8ZglEdivm2nNjh0gEkJsFVBp8fAXaTL7zmYUUQf6",
-	"ua0manTiWEwa57Bwq6Q5/tT8En5oflepqGcS93ouWudc7/ei2Uxw4LkoqhVFz7NVOKvE9pglPGr0RAK1",
-	"TqtzLcsENrhSwCNzPmbJ6TE5Qr4MN77p05XgOOKjwjpUEruS2JXEfhISG+VJQUx9byLaibSGiXo+rF2N",
-	"9cQy6/f5Z0KN0Vp/krI6D7hCB9ezMrUXjb2S2pXU/jal9sGHo9MSCfI9WNr5rBdnmDom/+GH9xflO27Y",
-	"1ESHheiTXz9e6X/pudRCNR23CaqKg9seb8Alf/tzosKAnETHlx3IEV3uv/oxIOENj0JCiUkn6W/0P/+c",
-	"3OipQxkACf+c3IQEj1dAQppFITwapxnoKxKR9FiYg5vB34QlEdSV19skjKPx9W0vnM3hOHCCYsYGpxXo",
-	"R6vr2961Fqx6mB+OGr+eX56QXz9emoY4mXVDLwGESoqCXMPUSOANyKa3MB2Td+4pMWBqqOcCAKQEiuzx",
-	"faODiOh2ovsn6ynZJiFPoAn0Gp4QktpBa68e5B/nE7w2Yf4wIGGWgBb3vy1YMaF3B5g/gPRJYVIE+KaB",
-	"309P/9fL8zPtqnIaG9sfWhxHmVSky4iWIrSnDs2P/XeYJ9TGKb+lCjfTiCq42SGsEvwqmZKwl3KVv3zs",
-	"YE0EYfY4avWfJVrwKiEifxFwTwT6FrOrcR2xhCMIYWJexkAkrH4Ibc3Q8+nyI/oNRdL27WzDCFmWJitP",
-	"gqG+zvX3g1gZD58Jywf4lXJh/gCWZ8MWprO2ZN1UWbKNTCOQgneovYHfzRfgPI/KPVT7uIswZW3LXJ6v",
-	"xWVV8jdkWUU8alqxtNAJjkQvG2lVH2rzZsK67U9Zq/WyNxRSwb9Y29zbfOEegN+GJGVSxFDPIUiNEqA0",
-	"NRAg+iYefgIJ//+XnbDuTBF9nxcSMZxA1XJJRjRieTLfXATq0P7bYmJ4zMqBhbS4YVNJetqvx6KenkGB",
-	"FSlAgyQEK1NSFjMqmSUOpgnJxoOURiwgA73qXOVIHAbGxELGitQhfJgKEa2cE2JsGDfKHEvhoElATqLt",
-	"0Oe3zEGC1MKCuG2TMbj8ARnRzw06YP942WqFrkCpULHfJhSYUoD+mvaVNttIKrAaok5SRoHJGVW2HogZ",
-	"tf98rP6RfJBIRPr1wgyW2hVvDb0B5uYlAYgl0Yqy2ARaCcc8Ojabb95MmN+otvci3zc8coj4Y20tOEB8",
-	"t0V3ZnW630zaF+mIqp32TpbxaOcu0Pj3qOyPePS3zUyG49Njt1wLbIXj02N3np+BtVD1G2y73+AbD9Tk",
-	"vvYL6Ta+BAW7Sr9iRSNqPNRgGcTLrSPsS0ItVRabEyjMCmcPi1AnrLuFOM1Xm/MiK+PPyY1cbWbkUhtU",
-	"NDSL/frxN3LJFAJPY1GpFvCeW9z8c6JCC2k6JRDhiHk3pem0UqqlSvXXyY38/rTpn5ObhmRqQ43668ff",
-	"LtlCZWp2Z6VHKz1a6dHH06Pm2H0HihPCwEtyHqYhJeyZgDGpYW8KySQLyCurb+qmdwSD1RgLF31C/eCG",
-	"iaFuO1H9FbsvcPecwZI+4cw2DHBZyLeDCZkq1lulwb/XNHgxRfoNxWNBNM63NCz0mTD/lwdoc8ENzWLv",
-	"U27Yx9qFrHNXqKEv5AupVOOemPapRp5/AFJOMkipQfQta4iES2qJ8EGY4cN6c/O+vUNy0Dow6VRkq3Da",
-	"2TQhfpPKqlCaBe/xvvoq2Ly3cOtZTZzYypSmedOVsqva/yrNuFG6UhjJ8a3oRkSY2v0r5lIt14qSDxIW",
-	"kfBnrjC4hDTVb7j0BCsAWhlSPFUIP2rtY3ru9bMkqSF4LouwSGvv0MQAga9ZjFkiMRcIwPU8jmU9IN2M",
-	"xyov6pJK6N93uaGUNEOshTMQBDbqWByRYbK5YdMm6fjjq/lI+qg1A/1qGALrAx48hBMLPKgpUzzFC0iX",
-	"RgNWJxJzmlKP0KZm4X6AHZDrco+oOme5sezTBkF4jdgqgd2QB0n178ap+MyZJDeMjbVvKsbT+cgtVWQk",
-	"rJtqgMmAQg1CtIBU4IOPISOit2BmanoCBj2/mJMVaXFymJt9kLhrvgmfavR1fhR6LfT+MxTtuP0XDCPG",
-	"mS0ewYh+5qNstNPe3zv4z4O/v/zx4D+Bexw/3HND4oliA8snv72I8G1vA5DKZZJkkRFjzrhBxoMtV0WK",
-	"q0hxFSl+tEjxjCYnNXeOCR5kok/y95CCVViDtxCfKaURM+BBcx5/Iai81ypGlbHqylWMk5p/AbKY29tJ",
-	"MJDKYs6vRTpqsEQ/TdtEEGK41trgH1matDlT/TbIfNkGfIQ2XNDQF7SLA77Wt/iUtVr7P5Z88Y9msxnW",
-	"D0FlGx+8gJGBVkWuXcBchUbcnHlcRFPM2dYuXh+RH//z4KeASIZQFORlcx/e00Fzr/my3oaKbEMBC6RI",
-	"7y/eGAyqHGQVl81e5x5eWIYwIGHJfPTH6rP7ZyZZej3mUAtfiFBcR0xRHksgfe4JvB+uwDWPvD8k66VM",
-	"eR9QKbXhiPX1s5/h0Fya/JbGGZBO2yp0bDKwJe22mN/ReMHeMvwS0EpgS+ThGLAkItlY22uxGMhDgvEf",
-	"XDzvDdVUSntgpAKto4WZDTM1upYiS3t6gEBvP0i0Bb5Gf0KWyGw8Fqli0XXxFcxOxfsILgxJjeK0jFkZ",
-	"IOEqkGZDcCuYi2QBVBGa6nkxf3suKgaX4SbyO0CotLEy7yH1bz6Jg4Gqx2oc+NyYTCYNbT83sjQ2Ymp9",
-	"2xEG+5WaCMyzl/cP+PK7CrQ9lw6CKrW0lQAayjObWiK1EoPoubZWjoC/ajGN8gk8WlsRMzGxIpVyGdY6",
-	"eLoNnlgQZDCRDn0Y5Dyg8pKEnXenQKp9dn513Xnz5vyjIRef5yB+a8a8qazfnFJ4m1kPnEVFEfy1kYkv",
-	"cXeeJ/H0KXP+FoO/I3cEyoTOCmhzcx4b+jwac8MTBbs8ueVYXbqcXd27jiSMgwWrzYax0qapNUET39D9",
-	"aiLj1JvT8xYb+Uwq0VGJjrVEx5glETASFw7BuoKDRiOeLJIbi+i/Twwbtl8GEvPkJjBkz/9JIjoF6miq",
-	"yIjeMEw0GQRoauSbiRbogYSm+w/paIxrCUg8kyFADWhfF1gp9VXoLTqqviH0DYARU0uEl9ehvZjV2yZC",
-	"kLjfcYl03izCAXJVuBV0DmqzCqUdtgJasfQTCU/edk7fXJ+eXb+/PAmbpIPpKbLfKohMbaGZN4N3e9WC",
-	"z6CTker1CcADdr2MB/s/kfCic3WCHJEnx2H90WQoNk/msmdnOw32+QOO4IHrucZ7W3j+MtYIuGqOlbgS",
-	"s48lZr97MgjcgJAPj2NGBxlbIs9nWCBQsjY57uGdjSX+AksRaMVQD8RMsXmNcAqpjuQmlz57LRKenn04",
-	"vepcnZ6fmfI/G1TXYuvRpBvaqgXpdkdynYJcOphfhQtDPlCJjq8kOp4/xxVuISjj8Tfsmsc//03TeGj3",
-	"EwGrjv0xfI7mGv7mhQRLDDIGPLXnGJI7CC1lDrJEtnUL24BpNxixq0XmKdppvuHWTxkjdEA5Zu70JYmC",
-	"tJop84EFIbEYYFER3oZHcE/InYKhKSYJADsl2qbs6kePxC2LSA0sPEfgXG9jIVRfG6D6J3LIx4/s3+LS",
-	"Yzhpm5ILFqCSXM9FcrXWkFxHIunHvKeerKjTe865gxsbOebQ7tzFrS3j9vsFIvDOO7VpW33HJgnh/EPl",
-	"IQbeoSKgOyU0FxE1pH3aNT7dLv6knjdXwAcvpP4v3NZVLsLNwBmd0OmcFGqSN2LCEJQGfwcYbwWh6wSt",
-	"fhZKUrlE3sKztD+u5RYwFQLsH5vg/WPau5GPJuKQp+y+Iu7h/VUc0dfhOsRnL/NTr9zrD/ICYvsGK0H+",
-	"bAT53dzdjeX/t+MfHyHjEc2FHwj9jdWHiNk1CuA7Wsmiu3u7v+uKo3JzeWFSZSiklr7nY5aQn2mkRf9+",
-	"s0U69hZegT5x9/VTwCZiifHUkEcmcJqyHh9DKY2JnaLhPKRyaKuywDi2t7Q6iCaRGBFJY9XWd9OCXk1B",
-	"yYVySPdf/fj/haQv4lhMWKSVHcC3sc/k8p+dxv6rH23SGJ9WUykfQQWTvj5t9KhkUR0bBPQjwiYJYWqh",
-	"HSUswVFMpdRzC0jIR1R/DWV39IZF5N3ZL6Rmk+G7CAez+5dfVnQkIvZlF+7bHCcDrS07iessdDN2emm/",
-	"1cphdEO8ToYBmQx5b+j1J/SGrHdzCPWLRjHL3ENxlVn4qvA7Zcu98giIiXDjz7QzkTGsqwLiici+WFcl",
-	"EJQWAEgS+ookRpCwMCBKEJpM9RBrR+cXlyT8IawfEq6IAbhTYkJTND0GsejSmKSuPmvTjga9Z3HLut36",
-	"QO7IMqUZbwqIVjbMRUVQ9oJKWT5IW9/Dv0ITT1v/Tc6dUuhvgjNqzuc3/a6fWcGXrwY3rZhnPAX9t6ot",
-	"YKGqffiKrm1NJzc1YCevYWZ4ejU3KJaaEW14bkC8ewUEtDGym8AdXkgCvAPvL07rAemlHCDQA6LX0fm4",
-	"rgfiXSr6PIbHYQsjnD9zGqXicWxVZUCkwBEVjBQHjAZZA64spiyMyDqaoGbVkI0ki2+ZrD977Zq/u6et",
-	"Xr1xLpDK+KZ7+pJKw35fpbxfQ7IXDs6zE+0lHRhLRbxpd7NCFttJbDEJRveoMX1km4T60SGpdbXHB3Ca",
-	"+Lwz/XFAWCzZbP85HbF6QMIsjQu/m7CuXhlwmFhCJFPGwzOum3dpLAbCv65JzoRxFbnEHnHtnmJzifuZ",
-	"HnYiTAu56wzRPp2dnYX4xskV+rafu/DHtzov+LfWAv5o6sLMbIGqwN1YaYlKS2xbSxTl5vPSFHIqFRs1",
-	"FBuNY6rY4vrtC0ajBuaU7LVEDvl47AcDDYWBlsqKjOmAJ1SxqCzpg9FP8Ke9RA/cCHNHoXtMO2U0WlCl",
-	"fQnDv3Kj32YTnHnIGy7VshxKVUz9WHmS1yLt8ihiyVMupcYDlh8aTzzk23ZV/4X7Cs4G/Lh4PHb+gOzB",
-	"6mNchEgXkyQfWbHZ4nBu5FBQow8dxu3DX06uyJz8CLd42P1jvhT55lyLKdpTWkLWQoiQ1yFyl7gP+zSW",
-	"+lP3YAdHA83hvk2kf7HjG0DG4OkKETOarAUws3lHyByQziWjaW/Ytnl95r0YzBvoARMt6ihPtOjnkij2",
-	"WQWkRyVr8ERqXaQnE08XTfbfOzNIO29YMtBbe6/VApAd9/ddcNft+7sUqdpuy4t9UtXwUsnodTrlti6c",
-	"F3W93ENQTlLtMy9qvLDD31Lbhb09Nl1sBEuw9+CDWFrRYq6xVUoz/uAbA+yz6py56yqIzkcTFt990wYe",
-	"LkKdfFosnmbKUewPmmbXl9aicBsYWiHCQNDMGpgry7iL9YZEJFq+FS1KLHngMZSms1uGwIk+FmUmoc2P",
-	"1CIGdpj+DOsf0CxrE7TjCE+kYjSq39f6XCRUcZaeUN1SzTQWv1c1019J4nyHFdO44+4lZPBwPIyQCcrd",
-	"1k4sBWCoyTm3FI681+mbY6IVGLdsXVnKximTLMGWFiKBRY1aeE3IchSwXxUfscAhglFfPL2QWBM2DdxP",
-	"uKofkvC03zgTCWsAoGhoS8NcVuFl68AlHChgwW3JaR4wdS+RtV0qrQe39Wa9ugqEdNsgpE9ULD89KfsL",
-	"U2uJ2Pu7mWVdKNoWKzPAtmUtYfPF/a2l7fmt2IDxteD07iDLKhPwqZqAVa/Fxj1645j27mdyooTZll+7",
-	"G2V4tpew5h2JMViZBdD/WQeXJ0r4RTBbc0/teB/YQ33cWN2RGE+rON23LzKfoBNsz8/9/GB7l63JpXHK",
-	"tEW4WCpdsERvoUJ+0CvPoKNxzLDgGpzZd8evUfDAH2e/kNreqxaJxryOJXZhB/CqQjJOWV/fF0vydseJ",
-	"dqhvWVosdRtH/bBJzkdcKRbZp/U5iyNJFL1hJGJ9msVKtr3usk5EyRtxy7ROQDgHDAV+2rnEG5zoPz/t",
-	"ECUA4QrQ670YIbKKkKOTi6vG77///nujpf9vLyiUAL6QFr0asqS1BdWJUL0nyuhuZD0gsRiIgPRELLLU",
-	"0e9QJVJuybjDf/128vsfIUDaM9obkvCvv6hS+qWw5ogpqpe++dvJ71++bCtRbrbIUza+3+EQPet7M2t7",
-	"HPWLDzXXvWURp1eYlp69viRfveP28sq75VfO36e0+DCFc8giMqYD1nbnTB+xlQerCv5+05b/t2TIJ4i9",
-	"aNXSNkubbJ9uT0RseRm7KfNOmcxihewiBdIAQN9ukxBwJcPANuxGIan5/bsdFULh+JhK6DkWqeu6DUkt",
-	"78LFm14wKkWCtBRzHx+JiIWHxeCx4VeDUir92JxcITTfXHen1/hpaLgY8mvkEOjGDNmarXMHjlbCFUnE",
-	"5NBEu62a7U5R9YkkngYkYVp5d6dYO98kxyntGwzwROhFy5LI8D8Yfo3ZIiIDCkIjPYqjVPRu+iKNSJdK",
-	"9nKf1MJTsxZvQqiI39MLfY7/boUBGU7HQ5ZIS6hRb5KPIr2R8Lp8tUtqHhttE7ha/O9D6BQIkAPWFu+n",
-	"DHnzgtmud8wV+HwSq+gjAiKHNPVLXAs7SUv3w/y7fLUR/92kHHAJExKqcJawwjKq+ywbmMos4YsjJxRQ",
-	"RzHNgT0DYLkVxmRv6ZrmaELjqeI9GZAsiYGjYchI+F6ytNEZsERB7zwlvZROYoRFBdi9LOlnaczSjVoP",
-	"8Jh6rGab2h8fZvrw162ae0NBSa1D38HGSl+dQXHYNpMW/lwuQBxtEvKrWDO2aIwEOx9AiS3/lb5mdsN8",
-	"850XTr/D9p2CZPCOs1Xx/uYu09E5fsZCbe14uX2R3iQfQbf+1y1LtTf0j5dhYNqugAjR74Z42WwVCYoM",
-	"xIeRoVYAF5q0m+RodbtVzpMmIqZlqJRMkW7Wu2GK1H70ZXhAJkMB6pTKG9MsvEGjlr+MMKt34GU8gNCc",
-	"t4z8pTOr6xasTcL9kNSMh16Hz1FTGICZwiIekvBl6F2z+t0U9Dg0xNUDrRRFwkiW6GlpfauHcvU/ivSG",
-	"WXITaO93oq2KUIxZAvspv0m4qIjZzKxQymymtdPeD3ZYko122v/aD17+UUIWulofbNFtRHsFe+SdVeEv",
-	"ao5KYd9b5S0+dzH7M7xJfPW1d2e/1DcXsvK2ErIbCdnL2+9KyIafslbrZc9JUdnOr4OvWJjLm18vz8/0",
-	"j46OO1edrytk5e3gb59H8ZqC1l5dCdtK2K4lbC8/bCZsfQFqgtALo1DFOkEIALugsAGfkUQmdCyHQkHe",
-	"gSaEKkV7wxFLFARrIkL7iiHiFKY5yuRqJCZJLGjkJOcrT3DWixGM0J+DTXab3xsN8IBieklopBYqLZu8",
-	"aeQS6YV0dy9ES+q+yqFxbDSPZG1ikyySdNmQJxGYlRbju0bJLUsyPfaPvPGa1zE349YNu6TFJGmSU1UI",
-	"rLhLFgdVSM3ETSRhn5HKqm6065KQkKPoMzCHZjX8t0ljKYgEVN7Q33j2AhaF/4+9q+1qI0fWf0WHe89Z",
-	"+6TtGIewd8yZDxzIC+zMQGKSzM3d3G25W8bCcsvbUmO8c/Lf96hK6je/YALOBFafgKZbLamlqnpUVU+1",
-	"SaHca0dd99GQR8XbzsF18uB68n1tVvLCyNV5OSh/AhdFe8uUrNBXemVmY/d/viWX8R6Brw/jvlqq0srn",
-	"y+fHrx9BGdYjHHvrmKupVHyTGA/7SPmJr4EP9t16sO+j0/VH1d1wJ01fNaM31fREpnVBbDV73WgPcxqb",
-	"4qzc2uA0IWwyYHHMYhIeU03NYC/NAM9TKYchaYQsjhVtpfEwanU73S7wwddoh66jENSZZZ9VRA6Hgie2",
-	"0oUtD5mrs+OT45xahDTCpcX/Yx5bTHGQl1DjFRJbx8E74JqUkEgfcitC555Kqq+2mReCK71QcVzRuSIz",
-	"x+JXm+hiihXlMfrVbX9s/Eajnq6RskuWMDBtUtYyeArcZRWqcyuNLcU+Vw525TdZL9yYzQsWX8sroEcs",
-	"6RFKBNX2jlTaRJNYMixSj6kihOvlXrcDKPdfL8ZeA+BlqkMzTrAli3lEzxv4Nz8kmovQTCRRsll16Tnv",
-	"nTNuKm4kIeU4m5LGgt+v7utrtgkIdTSShuYWNNcUaYQV3dCzrtmATOhNi16yn190OmY1gT8Ks3RgcJC2",
-	"Y2cfOgn2gTHpohGjU2NUmffLYWltFPMTsymYCDIJyIANZcrAiWY+I08ue0C45TJ8Rgw9obBq58ClIDMB",
-	"K6dYK47I2S0ZZCcD+wwWXd2BV6KLtb5kRxtbOHBThgZ+o3jzhM6xjtWA5bUKA/dSFjeB0jJl8FlphX+6",
-	"nFBkh7nlA5g7Oj2/zcxf4gL9JquWDgT7zh7Je5iH19E3cKGVhrfCNLRSrKTYfnzj0Nt03qar2XT9+jIm",
-	"jZppFRBjM5HcaFpZZ3+91TfTa40+KCRb6oUxv+pnr0EulI3sz226qbHiAgIjhHIC5ONR6/Ss/6oH9Rkn",
-	"UxppcvqpTxo1g+7Z1UyHTcv2M8UQMWdylbpy2j/7rVS+ZZpKzSLNYoIrjoRUXPbIq/i4fxgGJNTzaY/Y",
-	"xgMSRnpu/rTRO2MeY+mEYSZE1UCYMD2SMeExadjjZavdjk+O8Uz5v/AyKv2/sfmvmdDcGA32yLnpFCtX",
-	"qE3BDoBXWiViLKi6vXj66W+kz1ZaqVezsbJmKpCDpuySKw1mUiQon6C5Rc2XcDFgr1M5CRdtJnMfmEXm",
-	"Gtdzb+d4O+cR2TmnM/3jmzrPrJxlNxDrv9PbYfPT0eBNxM/46evPr95fvOufqJPJbx3WP9k/ST5fnfAZ",
-	"p10xPrmS/PMbMT5LYvG/V1PB3rzW0ZsbYf4fvxUz8/948mtKk7hzknTabH46/Xxk2vg4H1xNd+NPYnx2",
-	"dXhzdnHCh+/aUVckg8nrTvz7qagcFU6pNmppp7fz//932PpMW//qtH76R+vLs7//vX3Lhf9eOLYLdm5a",
-	"tsFWVadUJH+P6FHKGACs/b0sFWRKUwPxmJl3GzQaS72SJr2qmCpte7PPm31P0+yzVhQ5/XRxB5sPVVVL",
-	"yEu51uAzN+Qyvyzbra6rx2KPpIhdLDaEdRjd2P/4Bk7qsim6K5oHjjW9bdr/kIrc9KnYWjaWfSq5UXUj",
-	"ljJ0/eRq2XYCic4TBtzm/Y9vwMxA7nI8WiShO3Dv25lunUvBo3mIZ1lDSIlQBEdfFNGQU2bWuRlPzFMW",
-	"aTEnaZbAidYI1XBhG9GEjGSWHjhbx1wr6/MfSWeTBlXL47otPargyVgBqcyccP3NLsv7+OOQX/oXs0J/",
-	"QIX+MOFwwfeI+DB77BH5xGpbdEO/mHvKPuT1qdeni/r0xKFpgVJlQ2VpE73WBnXXXWJ51EueZGyk62IM",
-	"DGkAyDWXzo9fQ4aTsjERGKMFisgGs6BUxgwVFPeNUF72sGBIc11cxCoQ77XVA2mr8zwZ8ImqqgXVYtY0",
-	"rvL8k5WCUzze8vrh0emH905ol1byXeIn/pmu1A/v3qNEW4ZzrCT78P6XShGUauNhs2fUSGABlQ1sxKpE",
-	"P6vry7AKRkhM5164P5Bwf5c+jFxfFqJn60otjSjfQVFso8rtX+r6cufLdwjeeyQIx24sr3C8wnl8Cuc2",
-	"rXAX5QMY4XaMYkSnkhGngiRMz4B+wKCOJUn5BijxZFwGGSt72uwRSna7nc7N/osOMr44HVANRgMYBKAn",
-	"d8055gsj8FPuSIqBe6JcMRd6ECz2EQgewJ+Y++ACImv+U+QvapPXdaYF86CjUBB8zDxU2rY27ZuFekTT",
-	"+D8ILEHwhBk3bMCgslO86vKq6xH6pvLVvF5JzdhgJOV4dW22StHEXpladEQVoZpMpNKk2yEqG+TPqTb5",
-	"rVS27dtY5VzXehOaGOW2vP7aJzeALVKm2Hf0SyP0BRd9Ma87FPOya7m6SUo7M1/FS5nJaDzhySpisto2",
-	"WVPXy67fATIEv724OO8TlsTgwCWWEzgaScVc4ZsxT2I0wVywE5yNY5ATUSxKmQ6wqJ9MIpYXvfjw/hcy",
-	"yZQmA0boQEkBZlOmGAlHWk9VGIAn2lgmmXL0lzIFVrOZNArYvBOumheOjIRpUPw5S7nWDDNYbP5pUQkj",
-	"7O6+6Py1s7/34kUI3Gidm78OkXozDDDya5gpSIZ8BRl9LhvTZbuTlCkprpmxFvMhTK0hJaScDmg0Dsg0",
-	"hbI/AdhrLSEjKjCYLBIyi4kj1XSlZ0m4u/9Tu/tyr21/hoQnkchiCCybZELziCodkCxRUxaBqsotUgk5",
-	"LXCditY0S6dSMZJiDJ0ckpPz6z24+eT8ep80zJ+tCYUSuHAlfxPEDtoJQEG71+mYWYYi5lDxI0tFaNMx",
-	"Riwaozd9xFIGFjvyW+PHgYQdc5HBPOYpklSTSCYJi7QtUmItfTfRNNIZFWJOYk6FYDF48yl+a/ClYJZK",
-	"+TPgx03yJorPiBF7MPFUG5iiyZBygUvWBgFgtEFiq7JPU3kzN5fgcWSLw9iBcsaLMc1YDPEKxqCmQtjo",
-	"UjonasZ1NILKBYn5XnTISMxAEUCekmJam9fCYKhpSeGqD+1GyhcdbJfDzfQpadRKVw3YXCaxzZ3BnQg0",
-	"fbORYtE/wnwQZDC3KE2x/T2zXl50zeKJ5QQjHw+IYhjymCvc0DSY07YZ8Gk/L7dEduXkI7417Y6k21Yy",
-	"bqlkoG39T60YiC+PlxgZa3nJ8akDEuLXDwsGxkIge77yJ15X8D+4YkNuzRgdAfbKaoOqRo5uZc/aQoR3",
-	"tLnKWOrWMoRY3szy55T2u5OoqtCnGG2vDnJ1NpEpczrNjHx78hd7X8hfX13QE0z/0MUCy1vprqJgXbnA",
-	"u8OvZfWujmzaCyQuYfkBW/TvoLDzIWN6TvCUeG6MrTY5hAzw0NjmwHlsLHOMXJIJViaBU+6w9LrQCIGB",
-	"oMmY4KEniQSjgN8OSJhkQoREMHqNxMxZgik5eGycVzGFEvXW3sXShfhr3JLDYVVuGWvYAIIeCSPzKaPM",
-	"NPGacpGlTIUkZTpLE7DmO5jTFHNFB4LFhzo0V02XSKNsZoqU0XgO9jyLcVbw92Z7odBq3keuiRwOeyBC",
-	"pwxjnmu2KwpUnD9sMLAcOZbrCGCEez1PyFDwy5F2aUhDnnA1YiCQ4bsgUua5yDaoROKsai7ML0ZY25kj",
-	"lgNnC9Iawdm9pfXWTOw/tbjZHW1rf3jnqx08kmrcyNtxP923rm7Zfc3g54X4XZ+6XOr/X1RJaAdGyuae",
-	"hKDwRRjFmJvJAHhdkR6ZgAKY0TmeahoBXGoe1UPI49DlKYe/t/p4Utc6ti2GpAF6yg6mxeOwSa6pyFhA",
-	"OMjuiApCo1QqPBW1mkN9B1/HcTGl2ymgew6c4pvd1+f/2ujeat/nfZnq7fLc1154nvOke1nvgcfDeXbo",
-	"atG1Lf/OopDVDP09y/0+7zKWgQHvxEzb3B8W0tP6fiomfdXrQxrdTrcJ3F3u7AEPz3XKIfNhjHn+rskg",
-	"j/hxchEpLCEOZilEyJsAHFR5k5ZrwYeWkjTMEFI86s5dWpZ/AJ+0iYIOqTR75t6UWQPd9hIs9Mi5OIjK",
-	"IGKjoMmyh/8Lk7U9s958qYc9guluS8Kus6gvSv6F2uoLyD/N+vQHQF4Of+tJMIPdapYVWoB3NYDNkw9n",
-	"/xbVwCDL2e7Vxf0wyiY0WYwEBCcgMqtrRlIp9bK0g7AZEJlpxWNGwud0yp9f74L4yFKx03PBpztfvxQ9",
-	"whDU55Gczn/Yzv1hg15/nOnbYCGu6SZXVQ9ypSv2tc3Se/ESiG27gheOy6kaDSRN0Xs9ZWkLQc+QXxpF",
-	"2i5SFw4dG/QSruO+WcOx0UfItAgs+Kh2FGlYzQVl2ZrlFlGFqRVFBqZMTgUjs5EkKYsYv2b1wFPXjiPG",
-	"XtYzfDf68PVMtpRmU/A4t5Dq3rWR6RHCMOuqXJgofsk1FS56uEzN0HTBFTwt12ErGsfbljT6Vs7KY4J2",
-	"gBU6P8wtxTWXG7QMDEuaPFEqM8aJ+QwTCA/IacOpzt24rp1MjKH11W3VSsSWHi5Rzy4b268y0SMBxa5j",
-	"rkmm6GX51UdwedmDR9UCgmhT5mX8ihZemb+XPA+1dFXpmyA9Fi5HF1BRHgg+cEtP8oKNpQeLCpCLz2K4",
-	"dEWgBEtip21LlVDKJasYIyRwayZS5/eW28h10+LzZ84IVPb8wgYS0ThWzlw3ezYd0ogRGzSEbyjPU5E4",
-	"bSRKOdYTS7QA+RiLV0OHswQLEM6oEEwjWZmLa68lMfeAI7aIgJdjsK0TsN5juxltO3qUyuxyBGc2cmhP",
-	"a+A/cjhkqQqwjrN5y8cjsJzZjaWolSnQFp8c7308OmmTPkARRcLzs/6F5SrO6UQuoDJj3cAN2+QwmZPu",
-	"zY0rW0ijcSJngplND/9EVyvUY8aAolKIUY/QxMZkAbltAOPGICLSQEYzF33ThBVk32L6xhOy2yH2GYxh",
-	"suFSOVLAODQIHypHQZUCoOB/HBGJrStaC7tqk0PnOSkfkSFYw9Ct3Tyd4aVLoYA6kI4+zuzGLlCmKFvw",
-	"AZSqpql2C8A5SyzOarwswB43sExT0WyTcG+3Q97IpOynWQRQw6GTdgdESRJLM092COVWKUnlzC4PKkTZ",
-	"Wc6ZOljn+YFgsUt+zRKSTQGv2RhAOww5NAvVTRcy+jsqODKQ8dxSxbnAPLheTG9MGjFXkMCT11xXzqNv",
-	"efbMt1GaTqaY1yINEoRy3UZ1QyeNWZxpiE1jMzMlUBXCdrFdPqnsuwfDvEd9TZPYdMBJFsuuqCrnmEHx",
-	"V96f8kVVNNwAjQZjqMb5HZCYRQJYDyR8QSpyWh6r+1NVxGpadm+aEEZTwVmaFyGCpcRVwfMNnj7I3mnC",
-	"3JQ+wRzWKMQLundASB7GKjIOBwcLCNoWVzqyom4BRC/RRRD4mhdtwDkspGrxCV5ZsFF1ZAV3g8/QCCSt",
-	"fF1ixBTL62Dx3BmPX1SPrF54G4zCvWPtQGwebG8ny3i8szS/tdrzDwm/IYpFMolVgOGWljQzX19t8p5d",
-	"GZEF5+oKQ1v0yEg6MmSzXBRJscnHuHBree04ysx5ndZPd+PDq47JrW6emM3AJ1SgmlPLpiNUI9p9uf9z",
-	"SJ6REbshb389PGr13x52X+6bPWDJSvP9iGSkbbya0hnIH1cUa8zmZer32vkjhgNuMGG5ANl0wuwQzLzR",
-	"1vDLH/t7X+8ye8UUlINT9/eI+T1tRVQxMzX09slckHMBWSWoetUKLjwOCoFizIYlnp+VU1fI0J17bY07",
-	"db+65lb0PV/7t3del7bJn78t7jQV4fVuUCg7G9G8fCMVn6qykxYmYd0+C+ob7UXXWgA6j7n+i3L9QBsp",
-	"j7+OWSRjsNwwRHtRNQs+SCkYJ3jYUKn5YCO6qXLFIyCy99aPq0pbeunHvd4NCjrQZ8+//LH34uvPd9rE",
-	"8A3q0eXKja4IM6fkRbdlpqv8hVyVvYePMinreFTLm4SY/P77IuQ5LMBA3MaDyPykMazApnDpOaN5Am/D",
-	"gh+3gytj6dULtDQA0BAspWm9PNBeeODilJKY4WHLiIm4jMhs7NIEajQmMmFNj5M8TvI4yeOkDXASHiF6",
-	"mORhkodJHiZ5mORhkodJTwwmoYrfOkpC+HMbSLLVWm5HSXWEZB/smcldApYKv+7zP/LfT+Kvz/G5EEDE",
-	"YG6MA55icJhyJbjD41e/vLp4VWkQuLVo4qo44p3YlrLGJ5ZbzF9myx2ljCqZIAtUCIAo9HjM4zGPxzwe",
-	"2wSPvbfy0QMyD8g8IPOAzAMyD8g8IHtagMzq+K0jMguZVkOycomIe8UGlhrycYEeX3l85fHVj4evStHi",
-	"PjrQoyyPsjzK8ijLoyyPsp4cylrU9FvEWktA1GaIK5azBEswrwZdHtd4XONxjcc1G+Ka40KkeGjjoY2H",
-	"Nh7aeGjjoY2HNk8R2hTK/juhmwKwbAZwbkuI8uDGgxsPbjy42RDc+FQlD2w8sPHAxgMbD2w8sHnCwGbr",
-	"CUuLIGUzQHNr8pJHNB7ReETjEc2GiMYn+3hI4yGNhzQe0nhI4yHNU4Y020/5WYJTNgM1yo7TIxqPaDyi",
-	"8YjmXoimj+DDwxkPZzyc8XDGwxkPZzyceXpwxqj574RlzFrdDMhcczbzzhkPZTyU8VDmAaDMRxQnHsx4",
-	"MOPBjAczHsx4MOPBzFMEM6jovxOcQZCyGtBcyUHbdFcwvQ7LHJJBJsbkSg7IkCdcjVhMGiGijJCEeQvI",
-	"ex2idRySmbFruQEAmYgBFFxKIpNm4NS/Mv9KtOqRqRTCIBKjZD2/msdOHjt57LQeO53KwVEuuTxs8rDJ",
-	"wyYPmzxs8rDJw6YnA5vKOn6LiKmCglaDJfs92popH8LmsYvHLh67fCN2sbNxYQSJhy4eunjo4qGLhy4e",
-	"unjo8mSgS0nFbxG5lCHJKuDy9eu/AwAA//8=",
+	"7L3ZbxtLty/2rxS4D2ApX5MmqcEWhQ/30hpsbcuStgb724OjLnYXybKaXdxVRVHcPg6SIEDyGCABggAX",
+	"CPKQh/ucAEGQPOXk/iMBcoL8F0GtququHkg2NWzv6cPB2Ra7u8ZVq9b4W59rARuNWUxiKWqdz7UhwSHh",
+	"8M9uEBAh9lgsOYu6UcSmp5wOaKyehUQEnI4lZXGtU9s7Pb/ooFvCaZ8GWP2IcCymhAs0wjPUI4gTHKI+",
+	"ZyOE4xli0A5aE3Q0jgjyXx9c+oiTnydESLGLYobGnPQjOhhKRAWKCQlJuN6oeTURDMkIqxGQeDKqdX6s",
+	"/Ue1j15Nzsak1qkJyWk8qH354tX2cDAkZuzFAb9hUxSxeOAhHIeoN0PTIRt5SA6JGbgdd6CaCbM9l3TG",
+	"YkliuU/FmAmq+8h36WMpcTAckVj6aC1k0zhiOBTriHHk0ziiMfE9NKVyiDDq04igGI9IxZ4vSDDhVM7O",
+	"WESDWbHzD0MsYXZjPCAwN9V5B9ERHhChN0YOqUCCSuIhKgVi0xjpYSEhZxGBldJtqgUbYjH0UMzkkMYD",
+	"u7NMDglHQybkLvJD0seTSNYFD9CzmMXkmb9sNgeXeFAc/HvChSIp1ocpcDLmRJBYAqF1kCBxiKhEPRzc",
+	"IBoj/6hfP2Exqb/DMhj6eotxjCZxMMTxgISIxSShz43mJiw6m0iEUY+Fs2WDPArJaMzUqp+TcYRnJCzZ",
+	"bMknxEfTIYn1ulIBYxeScRJaGmN9NS6CeUQJt/SvSQBexiOC/KS7YFZ/S2Z++SlQ/ZUfhGOmT2RxkN0w",
+	"5ESIdF0Fm/CAdBBGYyyHlioIEoTfqgEyJtGa/xyP6fPb1vNGo+Gve0gyfb4Fi27V1AaYxkIT29X5sWnZ",
+	"zAwLtVsSSaZmoX6mXC2fGr07qz7jIyxrndqE0zonfcJJHJBa2fTOsSTHdEQl/L/iJM8NV0FYMTASKgpR",
+	"Y5rSOGRTO/cRExIFLBaSYxqTEEWqNSTVscHjcUTzPGBEYzpSS99MBkVjSQaEZ0d1TkaYxmqw80cWkb7U",
+	"w8LSjOu+nQlSsgQXJGBxKNAkljRyJ6+OkRRoTf3UmwQ3BLhtfxJFehvXd5Hi5GizveMhUWglJncy2Vua",
+	"rLCXEm88GfUIR1gg/5xIPqt3+5Jwf7XZqQ/hu/kzkwxNsWIBpM+4ojfJZzQe7JaPxC5XHdbLV3OEM6pP",
+	"5WLKXDLY95jP1LU5lsc4HkzwgJTwBv1C3b7hdxLO/EygyPyK+kwtp0BULmZIX7zaGHM8ItK5thf1fznU",
+	"1zHhTnfCU2vT42wqFFcEniqHZLSb3hoS3xDNxfqUCwlclEokxgTfCLQmCEG+YjYRUWwBqx1D/r9RHfwd",
+	"dlwJDka8qHk1dbkpHpRdiyxh4LtjEg/ksNZpNZvNstPfDQI2ieVReIbVa2VTpUJM1BWF9avPBKJhMhzF",
+	"59LBYNtaReY0oWEpT+oKQbgawlFYPiZsX1g4GqeVB45HShKHhFwwLssHxHio7yOQgMzrAq2ZOxz59YAT",
+	"LEnYlf56Mt6fJ4TP0gEL1bw7sn/ipF/r1L55noqYz/VT8TwzJjXIVzgckGTlqg7Vvp8Zq9ryRxxqyciS",
+	"AVccZ0+9+6TrmY4GxjaJbr5lvYqj+8R6Tzs2ZzQgtKqVBE2h6voF6RdPOtL8yEAoHWEa7ZOI3hI+qzhe",
+	"detHKNQf0acdc3F8MOpbojjZIY1Kb87TOJo5Bx2GTQUi6qvdRCCm0su+hCN99afMFL4Q8yZC9Chqq/Er",
+	"M3bL00t4Y9ruQ/gi9FN1R2GeT7qPyWi0ljFn6vShs3YUirekRFdsKXGqvbWFxpzGEvcigoIh5jhQAoaH",
+	"RMDGJFTvOITgIU5GRIlYJETtTTRkEy4aqKuUtQjPcjqN0rISBUzCStMBjXFkFSN4PdV8lKSmNa0OAsVq",
+	"N9E1M01ttttzBY2cGjVP0GhvbXlKyEsEDyVdSUm4avM//vGnn+7azfpPP929OPj4t38qLK9Xu6ub1+vZ",
+	"RU3Xsnuxd3TkrChaE2McELWg/n+iJKc+44jcYbCMYHR1dbSvt62vlFrQaUtUuRj5Snn2EScBoUoR07Jw",
+	"J6v5qvtSLtF9y5fP1annLd5Wq11GcN+y3lxq/gTPHkbQp/0+4ZfshsRzzrF6/kwJtQEnSvm8IbGntVuq",
+	"1C8a34g5MhhLm16oFaRrsL1ZGKKiCt23/vKLVzsrlcxb9R4WJNTittZY5nGWcV5YNnwJKHaE77SSosRm",
+	"JTgnWkurVGtRo1ESePny5RQTDwR/1k+EfbTmh8T3EOMII04GlKmTrLYNiUkwBJ0rJPXupb++q6lRTMZj",
+	"xiUJ0S2OJkpER3QQM07CBvqQXD2p5mFUDBCklK45UkQIQ8irUh4ikSBaZOAkJLGkOFKDh6GitYN4EFEx",
+	"1GottM36KGbOy3N5uZr/PMLf2CqjS7WsF/SXko0+kmQk0JhwGMOiPYbvS/e53cxu9NJdviSjcVRd5JLm",
+	"9Se98zJjAgXasSHvsZCUWgNTK3PAQoLWAixIncaCxIJKekvW55xm9fYq53j+PdCs73TrP+D6L/XVrgGc",
+	"NZKrAXVQRKS+WkM6UAwJxyEazsZDEmutHO4OMFvmCBtW7AOOIiKBB1bcWWBqT7qt+THBOElvyNjNioL0",
+	"ryNCl40NLCuciDGLBQHDyiscGpud+ivQlnf1T7AQ6i19/kloU6u5weGfnDOuP1EEXXvfPT7a714enZ5c",
+	"H5yfn57XvNqICAFXgrHOJDa1mEnFJGkIBnWJaSR8FFEhBZqCTZ+hPr1rwApXFDNhNDC7MrvQqj0jH6bX",
+	"UHPzO8jPTw5MP45TKbW+JQbbstGaL57nzLuutbOesa1WaiT9IteQsZtWbES9/QWudZh7Xc1d1Do/Fnf2",
+	"o3bR9CMaPJBo9k5PDo+P9i5LiEWb7ZWAI7EkKGRE7x7YY0Gve0T6qNBZniTs0P9UpJDslyKBA67kuocR",
+	"wMF59+Jgv7D9QxYl7JIK53JAQwwmXMpRiCVGBMaAtB+QJu6mRyONhw6kA8J4n0ZEIMwJGigxc43F0Qwe",
+	"fHeuL3sO+yY8NB3SYIgigrX9X10WmbtVSU/rBVrUq/inokRDOIoODxnv0TDUitL9SfHo5OLq8PBo7+jg",
+	"5PL6Yu/07KBAlt2zI3RDZijCgZHcwW4APm3wwZl9sbKY/2h0uHLPaM0vTkgp4ozrz+kgJmGdxkhbOJ4J",
+	"xFkEWkuPaKZHEBsTjo1F37+r28br6k3fq975+enxgb/eQB+GhGs9hsZC4ijSRG2+E4bU1THSTlwlH/nn",
+	"B99dHZ0fXL8/OD86PDrYvz541z06Bm8MEkSAE306ZILYr5J73rY2c6wDPnx9fXJ6mTQIvjKiRCTt9u9N",
+	"JARvoOd4IofPR2qqhYOoxNmIDdhEFk5jybp7qGRBvNLB/JkOcemRKyxUzasV1wlO/msWk4cd+tPDw4Pz",
+	"69enJ/nDToXWKMC9H0SYKlLHESc4nO0iLG40GQsxIRyMWxjFZIpYTB7tzE9B3ygOw0PkbqzOGRxmdY04",
+	"15J6j5NbdqNUK27fLNBoOu8/FcE5263o5yhW2iyOHnpxXB6cn3SPMxTUjdEkJndjEiglF1S8BjoxgUUU",
+	"9ojgiIS7mVgSGiIKO9lXuiGVNq4jYoPHEXefYFhF9qeX40/GyQwNKLI6YfKQTeIHisaK2x2eXp1kpeMT",
+	"pu2PVmexW2FcFo9CJMv6yO94MtI/1Zan+2P2/B0LQd4oGoCuEleFoHGgJSDj2YDIsWJ8XwfFLPFdFKJX",
+	"6yYEtA7xq/U0gHXRnOYGvtq40roTWLqooUwQqhPfuOgbeCezD793ivji1U67EzlcyX5W7WBCu3A6uyC1",
+	"zmHk8BoCqkSs94kEEq35NAbz1rVh3UrItD8NOI7hB8dXoX+8lrMxcV9NBQq3oUl8E7Np7D4NWNyng4nW",
+	"EtwWxpyxvvtDzOIA+ii2fR2SmJIQPClohKM+40ra8pPIJd9yIIjgdH2sgvBbCpYbEt+SSKlEa0Vr3Tro",
+	"GwSHudP0ILL/45HyVawUHsbpL5XMOqsScxkZJ+QB/ksTNIiBU2mXphJKDN15aCKyUu1fu1ncTa/24cOH",
+	"ulp0dcgCLMuCNV8RzAnXvOPvP9Uym/BTbUlEu/UCHqQCS0InktzJ50M5irIEYt54R0KKL3Vz6ZteWfTn",
+	"YrGVRhMTBfDm8t2xieQcYokEngkkmBZfAzwRYNGI2EBdvkm8RirXeihWmj8SQzaNGzUzszkC3BNN7oRl",
+	"7YrC2BrBCxhy3JcC0TiIJiEJ1xdMGmwSxg2mpXN2MxmDz/oPK5eZDbtk7B2OZzb4/NfZt0vG0AjHsyTH",
+	"Z+7eDE1ijg3p9hCOBAOxLx9B/kfcJRPuXk/i3Rd+nEbGm+2dRQyHl4wdYz54oLnnrPv98Wl3//ry9PT6",
+	"uHv+umjihdArchcQEppTBDkTay30jr4CQ8+3F6cnHtpM/sZJUIGHWk34mXG01fSazSbibCrMW3sX7xEd",
+	"KbFr/dFMRNVGu1s62mdgN8JS50BNxiHMgDM2ghehNbXiQichDbjiiDq3arfyRPOqYmED/lQqY5H8PsLh",
+	"APZxSUeETR7oUD0/+O7q4OLy+vLo3cHp1eVcJzwQjpBsPCYhwpzTW7B860wTqpOa1CQjIslukhCnfp1y",
+	"KiWJG+jCZFMkbUJ2zaM77VcZKVpTWvNMkoSCdZLXM6FTNaVe4vXU5OXMaDfJD8nNKE/DuTX+U1Fwnr4U",
+	"/V5oJ8xpHM0eRrzds6Prtwffg52/e3x8+qHgGaYi9UlBAq1A2HFlGXcQBORZj5naYaU3PBJhPmAEaM0v",
+	"maHjk/vLE/fInriy5f7LFVd6sMvP3gq+uMUi+KrXWPfy4Pr46N3RZZ4F5GXuXZ0jqXm9zpssitWPcfLv",
+	"03Hh5nCm9Ze0X5D2y+4blxAUma1oo1rotgM74bWh/IKopFi3YszWCjWiQtB44KEpB4wFY4RS7xiH66PJ",
+	"Pqt3vWtJzczB14onhBNprACQzePk04yNDTRV/+z0wnJaTvqciKGPBvSWCMe3XXT2ZRbxT+bzyxLQx3T3",
+	"ra+GTWJ5MRmNMAfRCIch4Gjg6IyrG11S1VIfR4J4tbHz0+caDSukidi44M/FB+MIx8to8Ey9owOCbez4",
+	"jzoTC5o1jaT4C9rJoFrvjqnJslphSkl8c2ZmSu2sK8G8bHrmk1f3W73iwdISlhJSjO6r5f0bMttF8SSK",
+	"EDPuuRlE63EyYrfazly+Ez+mwfHqc+BQdksKvVMOcprFzyCzZAw6G76Ya1G+L2Uboo+16JZEn5+oedk+",
+	"gbVok6f5JDO54maUzbAibUZYyCtRYcMXrWKRsDnp07viNA8hfb/VdpPQTLj9DZnpBDROAjaIqYBgh7I1",
+	"V+eXjQ0NSTISy47QhXpdfWcawpzj2cIzZTpIJuI558Ldx8z6uSdh/nncg3ccb+TCE+NcjcGEcxLLMyzE",
+	"lPEQkko4J4FEQ8YFQT1I+5il4zuK9/FM1Do7zSQ1Ye/8HRKzOEin2PlRZ7SKjlK+a14tSbrtKJWbwD7n",
+	"WER+IAViBtCklJyt2qE1MCWBjRgoNjhGW2hE44lU99eAZch8bNv3MnAM7Zf57JgCeeTmX0hAHlFprGDq",
+	"oMG9WjhtSX7TxvbW4vym9BgkQ1e0G5F6RGOSG71Jllo0+hWJ21ASCRMqH9H4SH/ZypG8V5vE9OcJMY9N",
+	"RqCcskMcSMbLs54u6F0d0oO0syOB5sGp90qt5Xisli2XqfTx8/aXVZKUdNDrnU1HKu0G3EAim6zqt9ob",
+	"m1vbfuFQZ8/z/FN5TIU8MM7ppYcytz4TLaVZ3zYsQ+bAhFjiyvtpbu1l3AraLJ2PUMcM9yJyzqKS7exq",
+	"wwWOEQ5H6ijiGQiQDeSzaUy4r2RZ9UOMIAK+N0MYSY5j0SccrVkBVItNz/UnkApl8aBuKZlC/q6Ou1Qs",
+	"RXVUAhGVwoM8vZACsAiZ1/UvZa+aDP8q1yfg0ZzMuwZXuIPntjEiElsCKl+ibCJ0CVpNnmIPOSF1nSUL",
+	"b6AxplygNSw1GlW7ue6hiYCccRo76ZhYIP/zZ3tDNOzQGm8Pvv/yxTds0x1au5ls3UzNUCxJdfxSQtDa",
+	"6bHCZpfd6ylqQ7pjzsJ7CTUky5298tNBlJ45syL3vtsNddY+MUH+rfm9wfjAGXmn1mzttPtbuFl/EbRI",
+	"/UW4ges7vTapb/a38HbvRfAy3GllJtipfcvEv/x7d6Kd2rt/+T+iCI6lS1mKEeF4BrBIIwJrmD1y889P",
+	"BsJg8zHP0+Pcp+7pepwWqxzJ5T390U5q7thVPHGLjtOTX8hVUKJWuHnNF0fgVj1kfLTitdanEVkU8xCI",
+	"21p+snsX7z10dXlYf4nWXp2+s0h46x7yPR/5uz7YqHAPCTLGXPEwD2n7CeKAw6cntossSRmnMY5D12vc",
+	"QBqPgUsQGALM+QzwVH0DA1pXA/XRWhbHzbfj9j3ku6a/2zhsjESd3AUkgiFmnrJAElkXkhM88lM3odLL",
+	"1Rqt6wg0s0woJAENAUYuDi2AKQj1xrGxd/E+xWlpNpHAM/AqwivqreV6PezMoj23qBpfUW5M6DUvOWqG",
+	"tdTOhAfknXqvlN5NG4uWIE2rNzARtbp7g1ZFfuvAFpIo9BAWAYlDsKkaEoAHFuCv7ntItarf2UVq2cAi",
+	"1ONgMO3NkE/TsFQgn5AqjZmy2EOCQQSQMLofJ2OCpepI3NCxko/VsjfQfknqvyvuunPMTNhhdfUSQaOe",
+	"539FqfgKhI6q4kSOL0Asu0hXTSCDXbuLfHsd+J5W0s0TT2MmBeaz6VApCiM8biDfcHMfBThWZ0qHysM6",
+	"lEsxjdGEKDkjI81o5dQde+sR5Yy/ZIffs+xQ5CuTkMqDWK5slcdBOegwIFFPsUAhiwnAm/g/TZrNjcCm",
+	"0MBfpKF/vCW8p3/w0VrG1uAgAjaMZ0ddb9ps3aDxLZU6Tp7gYIiwmgYJ3YAEtUSQEqhHCi7Juzq8WNc/",
+	"+aVmTzDSPKqR/ZlQDO+GzAAN1JjX3bAcGhA1UhL1H8m+XtJxam+nUi2JElFuyFgaPp8Y+geQt1myLvqH",
+	"fGdvYzaNNcyTvhYiKqQJwLirkztJYkF7EakrTu7vapukwV7HYWhCkWmMblsaYvan2mvOpuokqS/ETzV7",
+	"s3TPjtBgQkMQTNQNoLGmbtIBKGIzPzRKzWG54ahFnQhtPNH2IK8mZkKSkXZgufczNOYtcT3gFUwlFa0W",
+	"dFy+wUFECeAzmviSBjodUSldg3DETB4jNvHeaSBO6QbbA7riHfjBSHj2zCPJDIknIzEnUB/JmCHNcZOk",
+	"uqJMphdnLgkuFiPTrfqYHh6zSc7hEakzMm+7E0PGpc3xSyBK9WWMjqSZiB2+UDIQDTWsE1MygJqixqJT",
+	"v8UMcRLQsdmwMeECENSA3ZdthKLJ7sC48hdsvX8lCK/Dm/6D97/MnoPVgml+6FmG79BJuoYfF94svwGx",
+	"Pb3lfnXB3cRowK10ATGY75ZKJxq3LAcnf7iHXm62NhF2W7TY/VZ+6Oj70GTjU5GUeij7yktuoTEn9TSa",
+	"RPsgIB+uuPBpmpy4TpLnMjsx59ymC25s1rlCAGVHITsuk6KHYxbPRmwirnXoRnYYpo0eYxHBkNIJkR3X",
+	"JA7HjMZyebf5o2At7Ll2ynYbUJp/jWAAKgmn1UCj9+zLeeH188Md2xADX2RT+1hidHV+lIHH1gHz2qpw",
+	"dvJaiSYX719rL4jSPY2aFKs7RF0m5gFGAxITMKrA+2sYcSaIlEkytt4gxRDHnCp+tMcixv00yQm6tzKQ",
+	"IAbbTHPnTAPwgg41pXLdQyHH6ugMMI0R1voavGJOTY9j0IodRa24QoBVvqdukpKrJoU31++ljj8Ys5cC",
+	"WMQkTX0C7WBBoYIFMQNCYjkRbmURxddvNWyiBJIvU5YlHojVzvjKDgWvBpl3VM6sQ7noD/4xmWNCqgvi",
+	"C9y1ds6MpVozq1y/yRJlt24VR0UWT35VvcraN6sdQCCTiu9mImOeJtDFIvNX3/RENFrugrcvwle3puzN",
+	"OcGiXA+dWanUnCFP8Ysp46FI5FOowsRkcsrWGLdMSMlNgsUpJ1pvLFyg/IjK3fxlo8ICYbhx5w2rgQ5u",
+	"CZ+lxRAAqR2Z82qY61Bp2oCZ7TfQb14rK6zgHPVM09M1ja91zKoSOZUATUICTg+OJ+q/MG848RGRJLzu",
+	"za6TW1vD0SV7dHPPKKyUcebLfgH/9D3km4BSH62NsZD2b9GVvi4CZs0YaM3SW29m9P4Ev0hvptna9d/e",
+	"TiaooZU17OR+MctTS/YB1vW2BBC4eDM4L13xaA6O9aQX0aAIEugh/7OgklxPePTlOTyePf+c71fb3FYT",
+	"DNVcLAP2XM7tsrWSKRbumELAW0qpxcmXcL857Gf55fRVnX+5e7KyCzD73dfXLvPz+JU1zHmFdRIHkUNj",
+	"lcvt/HYdREnxH9c/5EwxnW6ZIKs1Io0eBwU5VhTPKtO124dSh5IYjUtjxLJDBwbSMIB25cI3HREh8ajE",
+	"FHh+uIc2NjZ2IJ8zrWOChng8JnEuXrt6NE86ULd3b8mRLEx5taXtZeh4XmktfUGmopBZuPmGc1dt1u+u",
+	"Ip5q1Nvyoewf7WsXnkYnDNh4BqmKkB2uSyAW2gNQiory+pgzyYL5AC5ZNPYz+3Z+Mwvrmo4imZ/TmbtM",
+	"87faMUCssMWx4oggDhTi6ZqLhK8Jj0rMNq6vsrn5cn4DX+ZN4+tffyveekeKt90j9C2VTSAYvUKQW1sN",
+	"QpA4PNC+Ymjzy3xtNWseWErbI3xnw6eNP3elaGpnYM5VZ+adtwDmVtgd8+KFftobwumiwgWhb7Xf9f2Q",
+	"n/CKhpHszbCUwp7QkLK6lWOu2a1sPyuoRHmSznD3OSpJJTVk7ub9RsTsryNd3zM6KI8pg8QQQ0oOFeqf",
+	"Y7JrH2RCgvSBz0b9uBZ/5xatnemgogRvHwUstuWUC8Eqr/EtQRhJHN2khVQuxgTfaP8GGHl/rAnzy8e8",
+	"SVZdp8VEpUfyRWRu88XiwByvg+NUCI0DwksiLttb2+gtfYVCErBQFzHGEgU4NmGWECmSSJVrGFwUIxxC",
+	"BSlYBhQMJ/ENREBCHxrfAYpmk4iMAL1UIF/cDvz1XcdpAQZF3FPb1MhKLRubO1vt7Uw+D/jwYH7P18bx",
+	"4J/F7eCnn/52N4rWd3tYkO1N70ddmKhZ3/nb849/+/vnptd2sn9KDWvzahWFjpsGuz4ZGIDS2HSfHeQ7",
+	"4xrHAzuWRqOh40qdx+J2oMbrvrJa+la7QoBXwR9RJZpredhYIpS0m5XEkILHwslnK6/YtdyDMTe6xHAi",
+	"MAw9qWDi9lFBMkmseb9j0aQw5T+RbMITD8oi78Z8n8bvPQTs6/gYFgqHi47U15QOs4Zpnhqfl5ucHxa4",
+	"rutr/2Gi1o2Dup7j9Y6Zkkr9xwXswTEVci8tC7iaGNq1KeEfNvZQ0jDSLSPVtHZI6b1f7yCfxCAjqUeQ",
+	"qOpP/CRWQl/rEx4BwtxYjSMerNt9ev3D0Zn6d2uj5TVftFFPiVVrLRC91j1E45DcoaaG+FJSmRoZkF0s",
+	"1bu2GQgyB/i6XQDU0g9HBMcidYr6cPsecjaCQUJNS3WVmDYUF4KypkI7Uo1HaI0BUZlaIXrKOVn730LO",
+	"y51UWziUciw6z59Pp9PGdKPB+OB5LJ6nILXi+S1YStJfLiaa8OE4J+uoOPabTXHUNf+7rv/SfffdQbfb",
+	"3d9jZ+/Pet9N+6xb8r+jvY3u972L929F97tut6sDGzvJuJyRNJwkgOeaNYnnFSw9zef6oD9vfaPWLDn4",
+	"ZxM+ZkLRZbp8KfsqoVAb1vo0g0tznTu1kIadKel15nTQMR10qnSglVLWd0Kxap1au9nerjc36q3Ny1az",
+	"02x3Wq0fIAhkNpZMTKiEKuVhKHCdh/2g3m6227aldOESzvuOyCEL7Qvv1VVV69R+2Tj8x3efSPBh0v9+",
+	"c3s22MK98P0P4h8/Hw/vhhMyuWA/DE4uuuf07aubneCX4QU5uzwkw7OXwcbZ635vG7fbg5v+1du3l2fh",
+	"/t6nN4MXVy+OgzZOd0nJMkdK4ORUzs5gmllWbwb2uEv6zS/b727Gl2/OX74/Ea/uvu92P7yZyPZrgsNw",
+	"59PFdPLq/cu7c9aNpx9EeHsj36Ra/Y+m/ivuRcTheMs4olVVFTeYt3sFzTU956WWy/KIxLzxofTgryA6",
+	"ZnjEZ1cVnKSa3vWKZWgnqM90iqK66RKWXRZ3Xj7LHAf4o4l8DkP76MSVBywGTl3G2yoFA5jQ8+zqeZk9",
+	"LhOQqu1JGjVb5inSDGyRblfCC5y5V4/scw7avaACkmPnZRYtEabT9stOl51sqaBZ3LdqqU15gSlTWxws",
+	"c4oelcyQhIo6IoUifh3WqqQULJEvkv6PlMTjA3j9NFbPOI5DNkoycabYhn6uu4JLrpWU0/m7IA5lRaGs",
+	"+PKE8sHO5tb2i4TA81Lpk937ueWsdWrZgawsqSSpAIuR5hbxxqJIXv07M4sMt19r/vOPrfrORw3o0/S2",
+	"vqyvVng8JAEd4cjI2BBH3ESSKVG8+aL1F1OfSwYP4ez5PZ1DHaXMygSPr2rF0zrnMQtwNCf5L4JnaI3F",
+	"oAz5+l1/HUAvwcYm8Q0RCQ+iIoHfUzvIJhKx2ESjgjaYUWpJDOo6WEbUz2AgAL4Mmm0EYIk1r/ZJiaG/",
+	"DOtvcCxqnmrr4yKbPiQgK65vM4HzKb9LPj0n42h2yVZIai71LACHOinNqzzSOTVQHwWx2LkkxK5bFM5J",
+	"tVTtNkqs2/MHELEBe5hn40/sY3DTP3Ls9RvFV7v1Q1zvZ+HSVppMwCI24RYmH/nfnJ+/fv3qld9B/jfa",
+	"RCLoHRqSO2y5scZYy+GofdM6bHc3N/WYIWrViWXI7LsOaVUCEw5kgiVuBAVNrJ4OfBVDEtocldMxiRFY",
+	"3QRqN5rIUO4ZZ30akWcC+XAyfLSmi2yDCUziOMQ8TIDP13dTGs4VGBMkDglPhgOfCkTjjMl+9cMHkGqS",
+	"8YTT5RmbOWBqBOmrENYPxsKOYzsCT5x5adZBLTD1ZSp+6KcTTjwHuTrzUdtvoIPRWM6cxCR1LwoiG2gv",
+	"zU8X6IaQcVJL2oxLp1RPCSc2twfykSaxpJGLq5o4ChvASKsgbdoh5nxWRVF9SnqCyjnXRCLKmrf08vkT",
+	"HvnWQuYS0lhTjwDEfE0WXo4uIM/QEMWab2Ou/fWUQjxT9jFPoQnaPo5t7uLV+XFJRPYqMV/FJD6DDmKX",
+	"xbDbHOPI30W5C8bLXcFZus0e6EX3/teNPbPCR/XwM/OFhktZcdDnmfAGmzUHiS+AfwLlophJYGbcICSA",
+	"QV8JJxHBvKDm5ASGWjfG0UzSAEfoggWUyFnmjOa3sVNzECZEDg7OFQNKGs5TTKf2Tetw8+DFTo4YOj9+",
+	"tlEWr7lSIt+w8ViHWlAZ6fANNuB4NCJob4gpr3356BzaRJ/Kobv8SQXCitAwv2c5sWJwxF/i41/i4x9R",
+	"fETHpC8Rm8iOy/OfSqL8MGQgrwn3UD4TyL0X0mMipyyVNBuom95XYK+D8UJLIw9F9Ibo4j0IogbMVQbr",
+	"DgkC4QytKd4LwiV8bwtXkrtxRAMqo9l6A10AC+nNHNFyooQk1VACJKWRtRUrwYn4OUNr8AmA2Tjvqudp",
+	"WjxIyhrQTzErVwy2ICIgvCrmD85bNObklpKpUKsC9QHUtzTOLJmVdgFkPo2CA4NUzKaIxU8r6D5qksAk",
+	"ujnENNLIEk+XxZ0UZFkos5nBTDixJVPmBbbXbJMfF0wqaWdFuAoTc7K0pAvEg3xxasksi1MJdNiJfX/e",
+	"2F8bmvoqaRAm8G9hFkQOC0PLZx3DEOy7lgtr+cuKWdiGmqYHCq1tNpv6QKaA/q1mcz1zjJ464QKK75Yl",
+	"W+RuHE7GSq3VtXqhdL8Sf6j01D+BgcO/pqQ3ZOzGse06eC3lyR0aE6cE3cVwt7KEsWTtk5V+JhJ2WCFl",
+	"7MtSEhQwttUAaBOGUi3sPeVB86B0qjfmaERlrYkbOh6vOLYL883Syh96pGknnl2Jj5VW+evqy8VNr645",
+	"T6Kbb1nvV0DfV1x3julMW8VazaYtGS4q38Jm/ObOKXCSPA2tBESeHIXFcDZ9GoOE+vTQJcvHMuZMEVSV",
+	"V53jtORFibl8MDCFVch/nhB90vgkjvXbtixs6alzXP1Mal/mouEuRv5PgkZ1W+56eQt4QEK9WaCddGEy",
+	"RLDgmH11NqGO+qq84T5y2Ioi5tOJbRmxs6IM9y3r/QYSyuxu/dopZbrfe8ivSwXRKGLTM8xtSMJiYe1D",
+	"gs9pYcGRZFp9U0p4PIEKcZBUBjKcQBHpyw6CxhAn/YkwJt1PrKfVys1mG/l75wf7R5e6VqVv61Pj2FSy",
+	"hSMtdpGagPkDKfkQ+hUG/SjpEFsNlZOAcVPanUNFaoE079A9Z3stFyyfVE5/gDjefFSJ/PcoUH/Leg9L",
+	"EPjEen+U9IDSfABH0H5aS8QdFXJBadHkqjDvZRSKhfYI23AZR3RbedpbMO3oBNibUxkXTAJ7B+eXdR0+",
+	"3Gw2N9ulu3Ef2XwFqfi3g9NXngr2WIB9DwXT+wvl7glR7ipaEXQwXfHaWEqB98EHLcl8K3V4RIzdTMZQ",
+	"d3Jtj7Pgps94CI6ijbaHAixIncZC7YKkt2S9sayzKx6tjhoM0nCB3SxOtEvVqAzvdJY2iyxXAT2uKlZc",
+	"Gc5cdchThyKeGFxrTk8L85RdKe13DrS1aPorGpjSluZhbblW6L9wtpbhbGUX9GEgW84277NpHDEc/ipH",
+	"KtdZ5VMVJt/9AQ5W2SL8WlLpQ+TYYqmiZCJPJao+QF5YPY89f8DKbtc5N2hyw5bcvplVWkIaX9W6uEjX",
+	"qkLXv3Nq/nPR5ZK9fBQneLVyt+371MfNIwdm9YNapcTsLw+1ZdxX585Vsr8lnNPQmDqt0cuVjSwM0JK7",
+	"qlThWmCaywGNwzr6psRQDwc3MJ6QRBQMluBcL7d7rqSa5aspubpHKRUvodSnRVIsZW9VJJbfN56iM+2v",
+	"70dZElTwpL4Up+8nhsaa01Nlgvudw2Qtmv4fXpxYHSJrsWG0xP7yUOio36/8fR9IKXdGJJa/wplPuql8",
+	"4AWJ5R/gtGcn/vs86ko02jeC0hMIj3+EU5hfo2VU8SBvrRsv/ocBdatcg6JICL9519bqZX90eIJBc5lb",
+	"/aewFIc0kmV24G5G4dKErMv4qfdNUsEKfS/elveUTH8VSdLpqPK9cgvf/AFulvzk/7JKPeie8GqaMqrL",
+	"j7/OzZKMqpQc2CR++tDuFcJZ5xOuYfW6UvjTB3PPN0idZIpr35CZudHMJ/ewQlWMGrkhsznR5WpEN2TW",
+	"QOdETngMBUsD4pmBQQFV2J00ozKg4loJG9cZlLvPG23vyyq4R37Sjp/BvMMSRQQLiTbaKCLqS+El2ZR+",
+	"XaeEXkMKZYSFvBL3DJiYW2h1zEmf3hWX61AH4rdRMMQcB2pgViq6ITOd6clJwAYxFeq6prLUvykCNiai",
+	"sonmQr2+PEXDKZ5qOkgmko0GcKMNnPXTJLL09HxdL0rmHK96/D/oxKWLSS9TvGCVeyuwBZAK0biQKwoc",
+	"Vgt9xrZLQiXpgEjrdFtu6g1YLEgwUV2YHL8S6VKnE0GI62gshYZG4WzqIQbH1WbsOr09E3Y0Suhe820C",
+	"lySAEWwKE6/vIuyM2nSABIEYX2O0ZqjZQF2JWs1CL4gKJKZUBkPFQfr95YWO78FZK9fADqnAvcg2Pid2",
+	"2qQ1p8MuzIn1+x2jwrSaNma5bO25BWAQigMQCnsRiymspb/ZaqLXLCZ+A52kZWI1WoOmKR0orctNoCCi",
+	"SrxLhgXgyn0TK63fN5Hc/j0uDE2kldlPyanRwnVZRltFWYoEnJRszAUdxBBmDs87yJ8OBQmu8wDWiudu",
+	"tC0aY28miVh4eSH/H/ULvdX1C5uJDbjTN2RmY9AhuxsATZAe6C6yB6Uu0o+SBOyNtuk5ezXqEWdAFD5v",
+	"bnz5+0r3op22eylmEvXNOqxpivib7yH/uV4l/+9+BtjbDvOeYXuT+0bPTSAIzZBavpx3Ula2jONlzu68",
+	"OLaEhlZj97+Fy6vsFlrlJjN4JBrY4R2ROFyof5W5I0/HJD7a33y/d4RajaYDcmLxm0am2Q7y1bum/I99",
+	"6zoKx9e3gSG4shc+TeX1bXD9SbDY95JgLxTSsKNEXsbhn5+mNx4ac3ZLDLABRp+mEgFGLFo7CPcvuh46",
+	"uGhvba8XVxxP5JBx+gtoK9eKkxMuHgkN+jpgcZ8OJhwaF9diMh4zLnX8fmFPnO9IHI4ZjWWV7p3PUnTg",
+	"ZR+FVIwjPCsD/U0HlJ9YrFjiSmOT7IbEK3yRV0YLUytfpWprvvgcnPb7hK8KEhwj5wg45A9hf54lxj4n",
+	"YogMnM9EEDTmpG7pjoRQ971ImPOmdE1zdRZXIcjqFDLg2NzuuUVbbY+KQ0+aXrwfS4NaVmNIXDeH1nxg",
+	"C6LxaSrNLcxionnFrsFYUfuE9HuAgkcwjyjhBtBA3fecYMWI2HqhQtvciZvRlbNAi2gN6/1pClUnyOzb",
+	"JvlHl57Sb2+D1+8n+MN3zXB0Mj7+x6tZr70zetseb4R7R+JodCh+mB1tH928vzk/PHl1FDcbZPbtMPzw",
+	"nfqWhW/Op8Ev7Pa4fRIF8fkvx6P3m99/aE17r68mvY1v4+N29Euw8T4K4ne3ZO/bnUbQjmKNhVKZIEvJ",
+	"0FLYIqzyAgGky1Aku4XUIsZKBljdJmNhuTJH6l5NlOhYjCO9wUkGpSFHIDwl5O9jiVGCyG7psM84cu4+",
+	"hNH7vfq3pxcHSMkDOJDo2w8XjQVnsfRwLdT73aWYdzKpPFS7TlZdo4iOaImYvmcSPMdKUmCxHGp0Oa29",
+	"TGL4yoCRFfS/khpqaj4jTGOTuVb5G6WZLlTvYnInUYAjooRmPVK0dnW5t456ZEBjUdVs7tUmFSADcvui",
+	"18586k7RGfr8/XqknToB0L/7bMmYcMrCfIYdJNe1Wmrgjs6jYc83v9T1P9pfVgM/1xuTAKt9//3339ff",
+	"vfNzwGmmaw2cFuF4aVRSpI0qGdp6rNVxie/JKMhsgZmu91CK+tq6D1B1ZUVn/2h/nwWTURUv3gJ4XFMZ",
+	"B4WmLZshfhC2t7ZaO2CAd2EdwWpgSm4Br1/jRKrBKmlDJLYycEgDeNt0qGu3zuxXN4SMBQJXykwp4R5i",
+	"UagkGIvYJpD/bhJJekNmPnJdLkrrGrJQIEfEVEfAz1Ui8lcueRXS8Pltq+aljzdoCA+V9q0usOcjMyT1",
+	"3kevUPxIbdVXLTL00ZSneuTqUWXllH6EugOSsyh6ioJV9OtXbLLQk2/JDEixh6EAxz3aMefWEnTty8en",
+	"qdRUoMdV9Kg5cm7Z3t9TlnTIpaSjOf2X7UEGuFTtx4+t+k63/ubb+slZ/QdcvxnVf1mtnJRqpFBRautl",
+	"TwYAY2kZoR6M4ofrtZICHMkGr1Jww1mW0tmuLOvmqw+V7GCRVEpvFyyGPYZ5aPGhxeoWhBR0tK+Fa+OA",
+	"QfreVgro1eUeCvFMOAxbA0vrkphHBrVqs5nx1ye/A14w5Bpq4EyHWSSvqG9tEpSodXa2vFrfqaPWatbb",
+	"WzWvBsXLRa2z2fZqkiVPW/X2Rm4dzwHHodnY3my9yD4Rtc7Gy5c6JkD9u9X88jF/ErITywtcoESnlboT",
+	"uFETzqQXroLfqGStCjpKCarpqt2YlS9Tf8w2APZ2jGgsGcI2xzXTjYfkkLPJAJwGlNt3wNAk0Bqh4De0",
+	"uaXrlZxmeSJYOHcch7oC67J17yC/uLA++hvy3U31l4/QIccCBI19ZN3mZ/uHGl3W8B+X3pb31DeFzMq8",
+	"9CGe2U7MgQTVr6DzlfqnzGkp+KeGOpwvvhEpS1ULrH8K2JhatFzVb0a4G+MBWT4jWYIAfowfOJ3i8S6k",
+	"SfVzho5yEjE1I2AVdKPgDTXRGgAqLBjqY47Wvr04PbFYDozD7JFiHB4KOJ5GivjJnXE8e27FKw9xNolD",
+	"7TfftJWxxC5qOpU8nMoc2RVgk15kUNeT4u0lK67hsfJrU7LjzjQEWvOf4zF9ftt6rsX7558DFpIvgMUf",
+	"plMUSLIBxAMs32/DSz+X2EOTM1IgIzWQ3AiW9ZS7SPu6Qp9ktTKGUsphvSxvt0NPDot77vPLWkKCCXut",
+	"dj1/VeW1RFqorscWCzeuLGmQUY9AXHCZ0RGtfdjYQ+/3cg/VOUvK3SI/V+3WX9coYLqFjFU48bVblTnB",
+	"TQOTH3ygzn+AYxbTAEegp4KufL5/uFdvNZoeIjgYoiEGYHp4dPGmW29vbesoB189WYOm9qDrdfTP/wyv",
+	"r9lO1/2MFm6k1F1j3YcavLq69S/Z4AAt2Cb++qKZv1giuLnT2Wh2ms2/SgQ/aYng0qDK6vazzM6keklx",
+	"i8p9Fk7hRPtpcfPKPzW7mdXMHq6WletkZbpX6SZX1GZzgSU/TZrNjcA4+feP9uFv8o3+uaih6cd+B2Ew",
+	"lGVqTzwTgO1iD2xjeTKyUQqdjUyiO+bpcpm9y+xHGa89cNNg7hGRPhpru/viKxuuwa4lnkXR42XBVxVD",
+	"2Us/XT1crmI8VoSFTGBsF+a7yydEJstsXxo9L9LS3CVxCqW1gFZD9zpKhBt3V410JJLSxUmYfEIq7sIl",
+	"q+Pu01Ii/apiTfa4VJZoMp99/QT23Cx+5RT2LM0+KK8OiNcJ1P0DI6KWnfQyDHShkfIWgJ5DS+9BF7oH",
+	"mgqEOdU6tZ83fhDNcOPNi+Ob1t37nd5Je3S2xS9fTr/fDLrb5HWTvm2zd5viantaFGVMI2WpFfCoVI2L",
+	"aHyD1sz+faOVub8bNS5XMGxE46RG2tI7FsZSSqgciwl/aoTWVLg0OAOLrWcmo0+Ht1KBiB4kWjO6Phbq",
+	"KQTxVrCMcTYVBxpKs5hBx6YQ3SvAlCHU5HV5silWw4AKh1D2yOBz3msIC7HVi0uTGfGCPfu6l4Shm+rX",
+	"g/5Al+h+4oFXuyDsDJY4F5bN6B78RcsjndonJsi/XVgIklgYoYoF0+amdM4tXVqtTEGRhwGqbboX6AD8",
+	"56YQibHcQa6uZmyS6RxkcjcmAdQOU5eGZ3IhhL6DqEBiiMt2tlIxLZjKKxYW93B+4az0myeumBWk8TvL",
+	"AyJsWBZktkhMoxJb4Bkn6h5ELEb+++7x0X738uj05Prg/Pz03EdrOA7VI12rTtfhUJyLQ3rJkERjsd4x",
+	"UQoM9eld5dIxMKt9GFWZWPUgsPFMhYrsdN9MRjiuc4JD3IsI1NTDsfYHoHd4hoIhjgdkF4UMEtvHmAvS",
+	"KMd9sXSxaEWPTi6uDg+P9o4OTi6vL/ZOzw58bRqDHLokSTPCwY3YLX5xfnpsP9BGcM4ioiNDRnimBkll",
+	"A/3mwa6X4AHoNI6O2pQkqaMz5VqFTwpQ2OfpD/aVpIihfSX9wb6SQZWwlQfzv5uvM7/ZBrR12r5i/krG",
+	"aA239rnJ7BGdEY4VGXo1PAmptI8h7ZknxYTV43BE45pXY9PYoMHSWxzM7Pcf71EPL2UbRUeTVMTvoREO",
+	"hjQmznEAbgyB58jUH9bCiZDAVzOJT0Ii3wzA/1pEOMRxGBGXCtXglcRHpUBvLi/PDCBEZWLM88CaVzs6",
+	"gR+vu2dH128Pvnd+2Ts/2D84uTzqHl/UvNrlh9Prw+7e5en59fnBd1dH5wf7Na/mFh+BT/McoebVTMvX",
+	"J6eX193j49MP8KX66/D06kT9+93B5ZvT/dwL3ePzg+7+99dHFxdX8MPR/sG7s9PLg5O976+PTq7Pzk9f",
+	"nx9cqLHtnZ4cHh/tqRF0Ly8PTvYPDq7fdC+u9w7OL48Oj/a6lwcX+Wevuvuv4dez7vfHp93968vT0+vj",
+	"7vlrNWQ1w4OLy+vLo3cHp1eXuc7VZM4Pri5gVOfdywM9fz3Ik8uD85PusZnh0buz44N3Byf64enh4cH5",
+	"9evTk4P8WileWPNqB++6R8dqclcX+pX3R5d6u8xHl6dvD5I/9Nuqm/cH50eHR9DHwXlXDeyjPSTmFlqx",
+	"VJ9SkedUz4/HE4mwRKYgit9j4ayhC+N6yP95QvisoXTiC/oLUb+MsRw2aKj+OSQ4JLxxFJLRmEkSB7P6",
+	"WzJTT/o0Ig3Opj+++GjaysV91NJuSpXZuXfih/T61lGxY8KUKLnU1KXXYAkbugdSisOB3xv8zH08E/NC",
+	"bDMlZl28g4xG1VoYcvuUycLEwJiQx7esJpXdF8lIpv67eX/5eOcCFywq/5OGLCVFf5TCi/OVhiuhxK+c",
+	"SroArSCbG5ruhbMauTIK88gvWe9Vyh8A/See3X08W1FJOo1TYNkkEqwP2Ukm/mtJ+Fd7TvhXKxf+BeEd",
+	"aeRWq53xuXdaL9I6iC3Vpo1i2SlEOWy3ksiDzZePFcQFQm+IZxbvwK5JIg56tkZ5aP3pz0QuuAgBfepS",
+	"3E8XB5aMdM1khpnMcV0WLMFDKB9vWYzUaqOuEFaWqVtWFmNmp1AhGqs04OcSpjVbIYjo14vqovO2shid",
+	"ZJdhTuzaOJqIlcPXHhT8VSHiZ4WAo2xY0RNFE61o1TT0QZ8sVGhBXFCBVf+GrIyFW+T+9kbVlAYLuIfN",
+	"ca5o9mKjWbDvTRnEJwNt4OhGZO5f96q5bO50mjZKxgo1tTBzSXdqrwiPQEvWAkrtNUN7LO4TTuKAINVa",
+	"7VGw5BeIn0ng38b2lvGeVJEuc6Ji1gfT9B5XdlxJKCyzyUY4HkwUX3DviSyuvWYeoGuIBjomfYnYxNR+",
+	"TCPXexyDzxD5xmepO/U9RCJBkE9iv5EXS5M5msT4iMakxG21XHqt2NBC/9fD8PGNAOqKnE5zc8/m13XI",
+	"aOydlZjJb8BLPw8x6Gm986rXB3rltbHzj4Jzayi+XkL59fSPUk+7enoFmlTVWynngtVeVqcSR0dNiI2o",
+	"lCREbKzbMctJBQoigrkWqf663/6099ucO81qAKBmxGyKWIzWzG+QqntDyFjn3Ih19wLESiNFcCbgxP11",
+	"IT7sQrzTDrn78QT/8xcfSaZLiWvGcGcdfHJIYuR/NgoL7kXE+O206vLFwWLTNfpMRCqeqC+lo26m3KNw",
+	"0sobL4OwLjatLoX35YPTuGx6WD7CCfCVdtaSFOIKwtoTTLp2s92Ea6UY8otykc4A7jbWkbHIzw7MWZlg",
+	"iKOIxAMCXYdshKmNaekz7hiQF8G1pHtcEayleKItjE8fLI7FtURrkB6PhCTj9eRmHRfWNAfHsiZIwOJQ",
+	"f1YUUarvbqanAHM+U0wg11uCY5bSHFrz005SA4W/XrK03pzxVD06uTvC7uyc6oFqp0sfgXdjFQCxHI/Q",
+	"33vOAJLuPlYkp2JEwOoUVajhrzm5rfyPI05wONMVt0pAuirhg1c08q9eB6J6geEynns0wgOyx2K5uuMG",
+	"R3QQZ6XhgMRSw4Mb4TEiAMCf/M7pYFgex0lHpe6qs5PX6gRfvH+tY+yuzo88demOmJCovbWN3tJXKCQB",
+	"C43BLL3gNjZ3ttrbGXQZwCGEnp6vjePBP4vbwU8//e1uFK3vahhML4O2+be/f256q0LQ2GEqpoqRM37o",
+	"VwnruqsO8p3hjOOBHUKj0dCw1M5jcTtQw3RfcdM7kgLio6xnbnH6RP5tlyrGjMtz8knrEqummSHOpgbS",
+	"xNSMoCMNwNdAvq7o43eQ/+7o4uLo5PX14dHB8T6EHyEyGsuZhjc5wSPioQjrf6kFAWlt3UO+9ciDw9f3",
+	"kA++6tOT1z6w++T55cE/LlW7KDYtWCxKE76iDrTizTgF4YaT7ztCk4/0mUWc9CeCiJKrgaR1+wp3FZs+",
+	"EyYcOyBRpERGg07koWACnlgqhZ4xajebDhz4LvKVWOenEO/QAhV6lRoL0yQqe6xz0EjljucV3ctUTZKp",
+	"hY1DNFS0AP5miF/qmrVX0wiGjITLlqGxuBCXJf0MMTlRG0AjECmgScR5pMijlBdxNi1JnaYxQTrZ12rc",
+	"arE0YKD25KtJKZpBrYwhvL3UEK469BIPuw3XTIpgLXK526MqgAOvxsDDcDmQlBrGJwi/rGygyXOPElON",
+	"uKHjcZlj5kBrZPbKZbHjvFJ0amAYnQ1AayyOZkZMVu3uT8aR1vFWzmXWK5IOz5n8srX/qoa8DBFUtucd",
+	"xbc0FWNXYvBjbZNCNGlCOxUdDbiBjqTQyQlU2A3TnFBtmDYf66wGam1UYsimsQ4481DMOBKScRKi3kSa",
+	"FOBSjNSVa2rMjZBeXH7jUcM5OFtu17gShJ+r90qFvoRPMLB9uLUYFueNpRvfDQIyXsknZM1VHAcEvWHj",
+	"sQ5hxEJMGQ+VDMg4J4FEQ8YFQT2QkgDrxyTIfNr8x8/t238Mm9HPb7fi1mRjunPysv9i9APflt/32sH7",
+	"sEne4E1xfPNd0ZplzRvFWy0mUzQiijs/E3DfZzzRc60grQpWkHRyzrYmP2aba7/MNtech4hcIcsnPVzP",
+	"RC7LBx6RR8vySYy5yawWk432KN4nfWGg6CaTv2BPgo2Pfbx8hmpnrCsgxb8XkdKTljlki1fl614BKTO/",
+	"xwXw9b067vh/ZdeOji14lcnaXVkXBnllXuTQJZ+QVIwvGhZIZGEnwgFBazFDOvUDTQQJ18srvKyYTwdN",
+	"36cI+tOUkEoKI1a+VjkJ6JgaM8Xisrr2RVNL162xW6axzBCVJnkPsuk8Ja0oLigSMGIlZyo91mYZrtki",
+	"LTFDWkyHBgb0lsTrizUzXlb1t9KosFCaKgvJvGHZjKokoE7bICzsqKauIRbIhxQf/3eQTVJYwTmR/Jqe",
+	"rml8TWwO/WRMuCBaoO9zPFH/hXmDnwhSM697sxSxnpjsyRUqMC8GKMj5J3SlEt9DvqlD6aO1MRbS/i26",
+	"0l8H+4Xp3kdrTlYrlYJEfTBwKFVZb6bZ2vXf3k6uXik0qeRSXiK0WuVD56UrPscoUxJJCJ5yD/mfBZXk",
+	"esKjLwkqVr7fL9k6SZWr2FgGnKuYmLK10qKJCVKEU1XWFfTdotn5yZdwvznsx8tdYFVvyd9OzFzpHX7v",
+	"sLlvP7y9IA8Ci74hM6EZ9rcf3qILItHa+eEeerHVemHwsiBcw76mfnAhcAzslX8D8R1SlIE7IxqiNTBX",
+	"wlvA6v3UxQTVLfLFKVR/EDaOo0GtU4O6OKAu3sJf4EKsebWb3wSw8I2c1Tq107dnGqgc1DjgHrVOLfr2",
+	"B97vfrp59Y+w/4n03r05uDramQgads+G3UgIKo//cb5x+v1d76gMSFivw/0QemHpUkglu4YlCAa32ffs",
+	"6hbrac5B9YUFSFvQK1EGB+++pdeo8Nbdck+S6k4PW72uh+XBdHUnK2PswiqXni/W22OKjuTTVVcu9LGw",
+	"sPIn1msE9vXfa03l8imvtrSr1DE2YCpLLchpFP7i9z6xXtUKyqn9eEkEfgERJt3lhWgwkkldzmUF87Ee",
+	"v1scObm+dXNOrHtqYi4MIt3Q4yT6KW+ATcKa3NqTkKIMRSO1SCGeIUnuoLgkxMeVxvbCFZLL2xLPUJ/e",
+	"kVB/7iFFs2LdM7jDJmrKYiXaDOvQjW+AD3eLWQJQmVLnnejgxGDImCAmugpCGv+Nmtvffc9E7WgTZf3Y",
+	"TNj+no2neCaQjhRrIP+XYf0NjgVgOl7Q0TjS2LJ7QxoTQRroktxJhJVqzZFa8RCtxXhEhJfmssHo11O7",
+	"tOQ4FupJ6EZGguEMpKc+6A8gpilBbAzhkRGU26h5tU+45tXMqEpp7ZgNaPwATBAc4pxJbak99jGtbA+x",
+	"j5Yr+kypseWK8WmchKpLErsV1ex3oCKLfDBAO9Pvy7ITP2WHOJBz8+jpXR0KR+us8wSZ2Qk+Yhzh8ThX",
+	"xVMXstleKYpA1yC7M4Wqy7sBZ4nIuW9b7Y3NrW1/rhVzoX33mA1Y1VCQBaJvxAZML49/dnWJnts4SN9D",
+	"fR2faxxFAYmiXaUoDpWWaa0Z+nsqkCCypFTjowad5OMnVNcVwyfmLeBE3uMgcwL1AS+Ni4TL65f9VtAk",
+	"L8KN3jbe7DfJTtAOt3ov8Quy3W+FzaB4gLNtZONyt7ZX8wpk2iqb6TtiA51WchsCzzWn17oJf2WH3gow",
+	"lhd0EB/FC8uCaY8TRKlYkGEaG/Mc7evb4x5llecmZa/mNHR42gF4OFw1IzElL3ItGreQ8TAWWsut0zK/",
+	"o6aar+omMYRb2RKg3//67hE77l/ZNaK71akaKzE07dIz2DdFXvVwv9xcf9wJiwNy31qQ11DfdrmqbF8s",
+	"G8BpdyKHSyDSygqXdmMEn6J2o2nAeXSj2nS0/WJzB2012rsoV+H0ZWOj0Wq0jVnJCtemCoh4hmyJXGGA",
+	"0xCNEZWejsvLFK9/tohcEzg1F4WExmDjvYZyrkr8NX9bt7L9e2ygpu3f+dVzWLnq5roUbmOunjwXqS3d",
+	"ii5MvRTJQi+6u+BJ0HhxXUzUuY1Bhxr9bCIhvwriA1GP9BknFhIfNgGtYTTCkboESIjGWA7BLsdictoH",
+	"a9yic+CQ0xevAsyaNneV1Jktn/yYxAheFGij0Swtwe2jNVsT4B0LSaQI1EPfXpye1I/3163TSRI+UmJb",
+	"SPo0TlwWSE4ZMqWWRAPp+H2jnkLVfPAaQASXTmdTXcrZGyyGfgf5YojbW9v/lALzD8mdLQCQBbtdk5yO",
+	"RiT0UMSmhNcDLEi4nkFG9wWOpN9APtDgVSxpBEqiCdh34ixTPdbY2huuZVWjzMKnaoYklnxmT1IiBad2",
+	"dvDE6KlrcUH7ZyQgiJo5iDEJEiV518Aawq5CLItWASAXST/KKPwr1/BzDLrPb9tOLb/xhEcNOhKDiPVw",
+	"pKv6jUnwnPWe326Mm89Ny/WNRrOx0fgkGEiH+ZWBS02pnrbZOQbk58aA/LyKAfm5NqU8b32zs7m1/SKx",
+	"rRxTIV0af5pOM90dxSG5q3Vq2YGkpRzSrU8ly1dUau51kTRzoOgmC3V7keKT42BIyS1Jilamf2rTpYtG",
+	"AoIXlYRTrIOkOMfgS+vUulPMTQGcBDxFEV0x3RCtJYUsNtYbVlSuTXjcUUKytfK36+12uz2/JOHCdEYj",
+	"8HaduemYATX9PlUM+sfPNR3pZy9JlyWoO0BzhC3y8uXmy52XIW6/bG6+aG21wibZ2u6/DIPt9k77xYuN",
+	"7eZG2Ay3Me71wnC7jVst0n/RboWtrc12+LKWNmzWE9hINww5EYAvgUG53Om/3A6bL1svX24GL8LtrR3c",
+	"7hOMm8HWFg6bra10h49Mc6fm9vlYOl+7wx/nrW+r3mq1WgtKPibV25+ihqXZPQs+gSN0wQJK5MzZvTPO",
+	"+lQLXxPunrgcKu0iSkiKf/9VRuXrlVGxG/q+JOusVi5CfPRqcHkeOnUB83v2OFU7RzQ+0u+2izpP2Y2z",
+	"SDBamfsWJElaVgIlObu66ImbQMZ4vlIeoqGpgTI3HgqOdXbt6LwkjqTuiod8S0l6GEMmpO4pISH9wFhc",
+	"juw4SjMrkjyssnFUK7Wa+iIhu2yFOp9lMvx8gDrTWfXirRMeLZ/FgiKkMJSVxpjwucU1wQos417Tc05m",
+	"VcNZKgnfE3wvX0bVppbZoKp0TIkxqXjgSg50qTZnGZKoHqa5UOFRinbSlK4zqDQaLy1I2JshdZxoPOiA",
+	"rA94Gwn+uJwreRerY7MxiTWUlRa54d8VxFUlerefmy8rXAWbtix0tYZT7L0qjW8lWYPL28+WN3zxtv1u",
+	"57t/nF9uvv9hS0+nMQajp/aInsYFDI1EBMhEfpYLh6lguNHbDDb623ij1+o3g63+S9Lq7fRbZCPYCV/g",
+	"dm+TbPdf4mbQCjfIVv8F3um1go1wi7zo7+BWbyNIRb+tfito4x3S7L0IN4MN8hJv91u9drARbpKt/nYz",
+	"PRvaWpqeyJQ8s1e/c4oVVZEQjtP8y9Ky0aXEVB7tW35z6Cs9wkKgq/Pj5bFsSbzZfPDzNLI5OUxWb64Y",
+	"+eDNueioSEKinlUe75xU4sskwFpn4hoQACqcYffwjY6ZXDs7eb1eqbOEfB89kDnld5mQ5vwl61LbwoDI",
+	"FY2h+X4Myd7TOzb/3rBXRj4aUtNwbgrOgi++IlIyf/gd4RyZ5JJ4AOufp6ub46Tr4IIdKtGbChDEtdf4",
+	"liAMUESrcfwVrxLD7efnop+9OWn/MHv5N0c3rTiSVSwxqW56MSb4BmQLiQdghBbml5QgnM1/Igbr7uEK",
+	"Z6qaGO0QRZntu0D1OWv5HLb3TCDnya7m2hQSK6ESsocwAvpTenoa1AOefCX7QBI9jkOre6zlj4k53wKx",
+	"mKw3qjhfH8S/Ibo2QVtYS5EW5vSdaFjFZo/0jIxlo+o9M18zAcJcRXTP81qHgFeQwF1OWgqITY0+llCv",
+	"I6nDoBfz1KNkCR/GT3PL/Rg81YZC6d9y0VArcMf78aQF9rLakV3ghcayp+BRC3ApbEzOM4F8nQ5xYCoW",
+	"ADZZ1vclSBwSjrC2jXbQ3HOvFaLVYzBWZgPZWKMMI2isdlLzBovkNBSirHmFpZySnqCSlC8jpLavuoZV",
+	"TBSLOcAEMkHmF/MqkzLvA8plvvWMS683U9cJjtQVonQ24+my4aNF/7JV7JLN0BpeMfEx1fkKBrnK7kIP",
+	"GXehRt1OPYZemccwG9CnO/npp3/6sVnfwfX+x8/bmytF96XDdPva3nTGAQPX0X8QxYyjkiikcxyHbORl",
+	"NS9NaI0q1rlqJW4NSZntMWNxdmEZTen8pHsabABOBidpl+4sr86PrSXG07rcZquJXrOYPOAaeVLLSTEX",
+	"1TXl2ixN0Ei1gcTJgIPT8ET3RDV2XJZJW/rSTYVTvMSKmOT9ldEWpy76XhK6ieNQBBhodcy45JiWx3ye",
+	"TmPCxZCOLzmORb+CPOMixk44BxDkpXAX2tVvgVs38EbfkkdvC9d3glZYb/c3yCbe6m0HL8IS4NZ8V2WX",
+	"D5QQeyaQjev13CKjmYvk/vHY6UxWhQBNvvQKsynb2SRKbTWdamzEhCJ8rZsIYkswZYBvW+Wwt+53SR5I",
+	"vhgRBH6yPqAoC4QDzoRAOIp0XsOKwENjLZcng7T9li/TmHA7FUv+XaWsHx9cXh6cl1K9Xfi9lRBW70X5",
+	"MZk6b2FAZsm8g4TEYx2fupTkH4F+M+N5DASXfCxgbtTZHst3UD88ZHzA5CMmfnyFWrB2LudEkPtMZVyJ",
+	"VLzHqa/9tZB8uFqcHIQP/PaICD4LUzvOIlwyzj4npINabSfgTalSIxbL4S4ac9ZBLa/ZbO6i3kTQGBSX",
+	"VlP/MokjOqKShB3I2VD/dnOjVNNaxK95Nfu10kbsZ6Vc6jt+v/yT7851Uk5ZXZqr82MPiZ8nmBOA0Igw",
+	"18ajBFERKyFcoMkYSYY2m2g0+rXzTn7mD8g6qa62VeUNxURPC8hZKvRZjM7lkbppO85Xi5TTcycXbNU8",
+	"bZ7/Nl+DSUeeBmRXJ9tPGb8R8EOmrnFRHsJ3JjKl1XTjVBwOUZ4OnR3Q0ul+1TyJ7MJXTpc414lDf4YU",
+	"qHMyoEISfo+5mkCckwXGw/mpndbkGGJ0zG5JhANyr4TPzCAK4i0A5mpuqi5lW+0RkoUZH+CYCmCv648H",
+	"s/eADNT5sIAT8ZsHBFyWqplY8twdm0+RHPblgkhJ48GqPDPAYxyU2tZ09dXk+jZSS6JGNZsrVBAJIibu",
+	"CS9G5uexZVCJV6hKwsYkvs9g8vuW5MTZBp2JeunKLobzLdvDr3wRlBDVCvdB8euK2WQLKv4I01Km6M+y",
+	"Wj8JZW/oWqiWBNOoo+Zle6OztdPZ2vmh5lCatmAltFW7IATN2ATRGCVFfBIaMq01683WJRQBKg+J/euc",
+	"PficlZMb3MUkvAjMeclnIAv1QJFN9+wI3ZAZEIyOQQcjcgbfQdfrMnX8zV+QcuOAeCXP0x/sKwmahn0l",
+	"/cG+4iJxdKzPPf+7+Trzm21AG3btK+avZIy2hqR9PiW9IWM3ojPCsbY44UlIpX085vQWBzP7tExzOa+E",
+	"XvibhxVcAkX3uGiC2gdyL5nYuAlAHBtRIcYkkruIkwRGhju7UBh2iYBsLffOud1qNuci7Kfba7VeO+d7",
+	"LVWpkls4xXMO7++dqP707ERtLcHR/Uw83RiRUY8JQcJ6xNiN2jZBcNSBqCWuY5VCKgLtC8SI05GHfEnu",
+	"pI8wh3JLkK0L5Rax2t8oYsHwX/494kwJFDq2CUP9MIR1am9AYrnEbNRA+xxPY/XklgSSccjvFR4CeSW0",
+	"JHW2f6ga3Wg2UTimT21fCljEeLa1b141X+63D0pr5Kl1fCagOkrUQQMWgUPafLurV1IMccimuqIHHQwj",
+	"1bc+hiHMn8bwis4u1LZAx2f+zY/N+k63fqjd5StW1FGzmXBbNwX535yfv3796pXfQf432tUv6B0akjsc",
+	"koCOcGQ85zlsnG9ah+3u5iYUzuG010tqZpslKiW7Nzge6CRm/QmSgH01gYgYadauHKDZOmZzUjmBrPsA",
+	"j6kEc6smTZlug6bQzNA/f9b3SkNpgl+++LuaunTdMACQVGRG7qDoAhJDDmXEoeqKRHLICUE/TzCX6mVr",
+	"kqamPosSgCbSnJoYkSiiY0EF6pEZi8PG3OqDC8yZaiIPMGhekDh8NYluICTpPt4RC2FXpWRmCxLxo9lV",
+	"LIAplfrZHV55VFq1XtNQBxFIhS/WE3MrwGasi0uBaFxro5X97Q85e6NXm8T05wkxj81MVgH0cxfCORll",
+	"aBUXN3ScK6hp0MzBgEFCJLT+2Z9E0azshJShHc6pDJmjiHvUuvl5QipBEFYEFizWscui+lWcxFfV7MsW",
+	"tbJif0GEoCw+ivtsVRPT6vBOxsNabuETeiQ6bibB5RBohEOSqHRlUWTVcOrH5b0GEdU5KSaiL82BsePp",
+	"kQGOF0PBR1jIK2HXIm/wCJjN3AekKRpPJLkHltREEN4dzF2+ZCL+lSC8Dm/695hNaVVCs29epoi0M2tY",
+	"X3eIC0jtmK5cEvaRMZhcmr83tLRpBPwKKyMPw3Quy53O3364RGsARrxuLqDWlqEasQsxvEpO8LsTOWSc",
+	"/mLKzr4imBOOdIIwuJIXJQdnCkPkCnepRzMH3E0tPDRYPQcs77/JIT+O8c8T4pnJbTShHLdnECDRRBB7",
+	"/ZpmECdywmOBdFyBCQxcLJO4K5wbjzv7pRv7lRm7S2LVKRNKBzNd0HXFamAcKmAMGYDgiVwhbFdKaKBu",
+	"ArP6TMDrUK7Y1m+zY/BRCzGO2hrl0hR740LXrzeFeu27mXZ0bsgaMDBdjgPhHoNcqYjGREfLQioLjVFP",
+	"qTpalqcyCRqWVCqCSkR86zxaWgUrGYXOe+8o1ujVoDlI72IDjkcjgvaGmPKqxa3OOIWcMEflSCarZ5RR",
+	"FfZ5A7nD8iu6vdrL3V756ZXexgGOYxKqbdJ6YTpYCNNfWM+11X7p1nNFa1gj746xukb0t321nROJtptN",
+	"dAelIsf0jkRCtYpjXWhVoHFEYjnbVbsKAE96CfWXW000GqEpDck6qEujiZCmS6vfm1KtEgk8E7qRBjqZ",
+	"RJHqJXE4MA55U52STdEYxULiOFSCseE97nq/2Hyx03zU4rSlpVJ+E1Vq9QFYTtgxlHzNkHPu0Pi7pkRs",
+	"yT6sQOgVKtfP55ATTu5pwsoTieZ5qjsfrSletA48yIcF8xPG5OlfYY2hnK09ZElzlsdRk4sNjG/XNu22",
+	"OcK6jnXGgKDByWBIwAMBM1ziG53B0mNSshFqtdWxsdYDNlWc3GHfgGamN1DzT7At6ES9KEIBGxGkTp/e",
+	"vjV3k3GBoyMRMcckAZ+YyWiYYOkk3kACIyDIsZgAaHdE+lJ1poYY4ZnqFmp3J4xGTlk69rKS3iX2szb8",
+	"r2A/29PGKbMuuStGrcEamMoIX0/vlt+4cazPcvp/TeBYFC2HszHpq4vGxonYGev9BxO7f0nupDktDdWu",
+	"qUhiDUW6XUE47YO7HAtBA3VgWagWx6vpDhdXDP9z1fy2UkLFUJY5t7gR87ITeYf5jcjdZjgvzc0Vw9Ba",
+	"Ir5RIqAgTQ4AfL3jQEWYiKIhdIBl2o4HpvecROflySthT8DINA1SoaEmYZxsGu8icDtNKeTi5Z+C8Roq",
+	"zio+4VrrbggZu+sAE7Ll2LTDSzOnSSxpZIQMTpKcaYfEW177Y2lagb0T77uNBZurXa/K5d/nX3NjHJDK",
+	"kbjloBHJsKCtBxiDL42ysLKqnMufd0w/97BAleLRPqD8ob6Vlilydu7H+u1FiawsmxW1EFbEeTWXGLMY",
+	"Q9qmnSgmAvVC5hS67Bv0XE5wWIeLOV9epNwkN4HAoBX2pczmVJr3npSWM+POZNq4S5fsTNZklY5sEYm+",
+	"wsHNANw5KwqGhzSKNL+ZDllEIIMI9ciQGoWUs6noIB+kkqQuihEHheREBsPUUKgr2el3zH3le8jvKVXE",
+	"yII9xkMo/3jK1XLFGUdezpEJX3AIkHb8mKBRIU4EiyYaPMt4NteLwhT0XOIIk5yOtbvQyDBKTxokc3gm",
+	"EAkHRHipgxGG3UCvQKuKaMkagQymJT7NxAGCmNxJxPogpYw8fXVJrdbFKJGg4BJSJCtM1flRxlGzioW7",
+	"RHrU4tVvW+4jBjPK8m7JxjWvpsV/dTK0+3m+15n1+4JkJcdmntT3qVKKA6d+iuoVKq6OaBTREZGcCND8",
+	"h1Rp0IpIUI8IqrRz0NqRIqj1TGDcRiYoLr0u44lFzReGw+XSi2kobWY6NGvy+PLj0dafIJoIekveOf1k",
+	"R5DrNe/g0nBGMJIyNpJ6+l4WAUL0ka16YbzSb7uRAL9hupsD9LDQVNRG71JDUd5J/WJnu93c+ENrAcnU",
+	"7suZ3KEfxTf2EJh2vdRmJhBGY6wkbhrLXWMRUOT1TCTEoC4bY475jeu2Qs7KbFG+DQcifseE+pB4wPEt",
+	"CW14kEhQuSAoKF0ww76cVQLVx7mtlao04VTO4Cqa6I9DOo7YCOsLtofjm5hZLHfDf5MxLRef9bRKUdfm",
+	"iysJS1nJhtXnoIilYSt6BV6g0SjFilK8roH8kE16EfERDkNFRsDSaRwTDoaSXeQzHmNpXwgYV49YIpRI",
+	"hqjcRc7mKEULx+neAM9mfaRoleuAqym+hSoMckqUqjlliE8iJUZsqhGOo4lAckoDgvyp4v4+3CkGQQIm",
+	"RUIzkoqGod/D1e6QfWLTAX3TNcbYH/SugWQc6/jBRZTo1WAdM423Gu084Rxrg6e6b4t3a3KNbrnXeKNd",
+	"dqXOpec9Fk1Gq3PERMutcrFapXiJREEV4ZGor+Rnx2KaieVvL0YeyB9wravY4X5cuA7JlEKqxjaiYMPQ",
+	"prLxWO1a53OC7FdeTlk9tA15ui7anFfdqnFe7Wc+7700t9fTAWJzvZdpiKjjc5r7et4m71mbw7wPMtYN",
+	"G6Y3b9sT66XjrpuZxD3YgS9V67hk21pSzdpd/mUvpwu77M3CWi39ILNWy952KWFpy84uQ8GahHpB7a4a",
+	"9Ze7xa1W79vgVbhDupueumkSLd9XPyZ4MR6ylflBg+aTvK83tdUoHRP2OWCR/Udy1nosSpKF+iyW2qay",
+	"0U4obC8bD9iFAG+lC6WXA7yZ8JZW+8tHrzYkoHB1NptqTct6Tntrbya9ff6cQHI1+pMoOoHI0Wpdbczt",
+	"qtzvbT3c2q+d3hDJ2U36eakbTtozb/7s6GibuUmn9fBqHxi/EUOWiTvMGXA6WSCgxLZV626WpcBaI2Eu",
+	"1LFom8oZAFdIe3qoqW+5gbhdIWX1V7UPlvlTk4VYdHV91bCZxNJcOWImt2krZjSyqTV+TUYxGJ0warXr",
+	"+m804DRsoDPHS9tBfuZQWyyFL198L/vIQisUn6ScQD/RAclx4ZcQy9wvkUn7sr86R7ChpbOyJ9pZ0pVl",
+	"z5JwKvswG+MOP7lIHo0Jj+zvNjumMSISq/1pvD34HgLjcTzTXh+0piNCJjGkQYbqM389Ae/fbDZTZ1RS",
+	"+JkKJJRiAe4maqyRhl9BolFIIAHAbyDYP0hDwjQE13Zi0pJsjEaYD2iMQnBDWTUJvF2tLaWI6OfCS6KO",
+	"1OXyDGnGJ3RQSp/KVJEZkhFa626mF1cHtV420Wi0i7qbyEKedVB7+wX8qMGgsq9vNXbcZ85HmzsNpR+t",
+	"N1BXjUTr9ooOFVOGKFeDj5LG6jQQiCkiE0Czdnby2rN2D5OJc0vJ9BW7U207/nc/uR58u8IQHSbIGHMo",
+	"crzmo//zf0Vqw/X/oX/W//m//9P/xv7jv0X+emoddGIatDk3YCMinLADJzZAD45KDwlWRuWq69xpMNbh",
+	"KYkiXQbQVFSHplSTGNnvSxJ8goDEcq/cAHPp0OAzgfS7Rg9soA9DwnUZ8tS6DaUGyR0OZDSzvk3QGtfU",
+	"xe450Q0e5JV4qJd4J7zUygO2ec8YdNa9nKs3ibDwx5yOMJ/B8H3wvWrTuna+ukjSACQtmF5/FjtnS38F",
+	"ngQnNlDP8betPfcyjp1KBtj0CyUCOGX8rfptisdnco3YtJwDz+Go2pkzn6kCdzLr0EE+iX3UaqMTdquL",
+	"Freb7W1PcTQfDnP+9z6H12P4mRP7MxHwc0jUE6ofhcnTcQRPIyokG+MQ298/YR/++f/8b/9Lq/Wv/+6/",
+	"arX/9b/7n9CazrhzXe9ANrrovpkK4EvBv2cemsQ90udUSKJoHMcCqXVC4TN4AY4eRASjAIeTgIY49FCP",
+	"/CIJH9GYTZmH/t//4n/813/3P/x///1/vd5A+zpvhRN0dbkH4cQN9LvPMtV0Bam3So8R6mhFNa/2CYM4",
+	"qnWYihHvlpzP2TTrodhamIhUrNU7FYsFKCjI9cSy30ozvn+Av23h69eMnj+XJ64anSwBJ+ruv58yf6EZ",
+	"MThVbESBG7S4m+r4fRpFaKo4BxWuH8JR4kU2O9DVZYv1CfNFWhz4s9p/+M8mN1j84gKYdWr/4X//l//5",
+	"P/zn/9d/WftSLOiT9rwKNtvt6qE3FlWlWkSLlVRWUDHnwi7d7/syW64V5+dPvUpv5YgGuZgLTkhdNYX0",
+	"G2iMKRdoLXEwNtc9NBG4FxGdXGtCVyCJZr4CYmy87ojbzazlUOQMCNubWe29bF34o2P8LcXUymD+PQ5u",
+	"lgsU+Bgtfqng71rkMVDX2soO1NVvT+OYyCbzthdeoKkFLK8qvIHfnyI+wfTo6Uku4usXjOcChOtutFQJ",
+	"TLVSL6wnJIWtQFijNnkIi4CAqpGUXtdwTgYste57ULtGv7OL1HaAcNbjALOqS4f7STl7PCIopJwERiBk",
+	"GpTZCJacjJW0xTgSN3SspC61nQ1ksriRn87Gd/2x7hwzEzYGrnouojIlfLtwGvrqfvdhBgHLruFuFv4q",
+	"jdqnPLkeczehNXqaTv6ybv9l3f7Luv3E1u3U87diFPOjosLoM1xEPCmJkC4Jc9DYc3+szBXV0DGWNPbQ",
+	"a07IDfS6N+PqZg0gWKeDfNWEj/bJJ/x+gi5wLDzkQ8ZK+qP6y0O+yV/x0WkUoguJ4xDzEF1eojWMWjty",
+	"WFebNOEz1GPsBiUjsJFA6x7ydeKLr0bFVD8wah8p7oou4A/VWMDimASK7esXPHNRHrOeUP+9nLJd1CNC",
+	"ajsl6pMpCqkYR3iGpoyHAuy8wRBzHEhjWJR2USIc3AiwhGuoGo0Bi7lqjox6BIwc8CYYa4YYQmnX9Frs",
+	"or0hjYkgHvoWj7H6FyzqW8YJhiDevW/fwtfCQ8GQCRKjsRoBuZPruzohV70BMbtUIIzELJZDImmgH66x",
+	"W8KF5JPgZh2AmWKWfgWjoiIZ5qPlGqWXkBvl0nYErJ1tJ55jsyQClUoc0aDa+SuHDlJ8RJutM+g/YhIM",
+	"jVZS6uhpoGO1I2jK8RhhiSA8QthwcW3mfyZMbM4ajW2oLeOhTqtL3CTwE2SzqkWWjOks2l3k//RT7ANy",
+	"lrTp9oqR67zCXsSCG4AZgsC5EN0qBhfgKJopevj/2Xsb5rZtLX/4q2C8zzOReilZdpxuK8+dXdVWct06",
+	"tq/ttNu96ZiQCEmoKUKXgKxoO/nu/8E5AAhK1JttOXbCnZ3bWKJIAATO+/n9AJTLFcfk9c4KsT/bbALL",
+	"tm77y8zFnrjWJuVKGw1VqWdX9VOaqBtzt3GaNDlTveaIpnQom4KO1aAJl9T0Jc1RymrUQDGw6KYrIoTL",
+	"n/+0uXM1ij/F5z+x//3nP3/v/H71/W+frjonrXmF74+gkIu84OarENu9ey5ZKzkSiWT3QrO4cRwKi9Am",
+	"brj/dY6a5ZYlN7ObABEtVm+D3ONzN8s9uXDWE/GWdpVIjzkECO5Dp4Kv9uDH/cbrHwv4cdaG8e4WAnBe",
+	"8U810JbIi+Ayk/r9s0SfPqUVw2g0k3nR+nxTTY59cpaurPgxCOMwo7n39l8fvPk+9BB+HpX5ZSVNCyzd",
+	"0vfbTh7l9X6VL212eVcu5hVT49GGMkKokR7WhyLyxdB82dzdDYENDm0dwwWyDoGrZN2UFSjan6hkr/fJ",
+	"9fn1BcFrViPHmHsF/pBXL8eXLXjJv5m1MxwfJEsNd+vmIl+MV1fbtvCyq/FwSFHmPSCOCRf+CnUkrIBF",
+	"7bcBg2oRZcgCwJ6FrmA0b+FkGIwvaIPDCMxQm+E5npmYJ7cBBJOSO65MKpI6ZjbkAKrWiV490/LMPmFu",
+	"scN6Ip2hrYFW40SlIhp3oSJ9nCjszcOZPAjVbGEbaSrila6wnsClQP4ulZeUhXjhRV2a9u0Z53nuNmYk",
+	"jvNgZ/Y9rtiXX/Rc+edjo0N1KeJC0HLk0Xul7eSYBaaEwjCHAuSVGthaJW2bm+0EbelNEt5xNmGpqV4J",
+	"SIhlViGhsRTYzY49KCwC5zqk0ZAn5muE7pVmBDIgFvLXlS0B4i+JRT8gIbARhqRi61IEAIrYao8q3lIZ",
+	"2kWJ5IVywEcvP+uOa+zTacMqanWgJwmhsl+9430vDMuMpWvTzODa3etD2mdG2d6b/dy4vEsfNGu050Oe",
+	"gDu9GY7BbMe3GYQ3paJDF1G1Ma1UDgNvQyxGW7yzfprWMKE+nDbBPdrHsfPvX7Q+fD3C9/wCxaIvlu2h",
+	"ooVZuJnGG92oODSLDNh2WEXz1Lpb3oP1OjuRBoMO4aiG0K3vvvtZiiQkFZ/y+3W94cEbmZjaMVWUnGj/",
+	"FnoFR6kQPS2PR6PYiI3du25oMKK8209UiMRMEuCXqCS/HtV+Pr9qV+uklUy1FO7ShHQHrHuLtovo9RDt",
+	"qU95ItHIcZzqxyfHJBLd8dBgFS8SQj/LmeqBBYIiN9LVP5j1K/LPm73dHw9Kli/hMX8lEciYcJs2RKMQ",
+	"2fIR0bgYvu+e4GKL+ZWLDkz6dfBwFGLWbZ2QQyqqxvL5L1ciFKKdrm+H6KudiM9RaX8OdnwHYy0tP9dl",
+	"DOvmn8Ed/7h55g9q1oJdvWDrzg+u6IzMm1Bf1NAvsOjWtvd/o3HMlJb2Ke3eixmfpQxdgVEqlOiKmFAy",
+	"gbvCnpQjRm9tTB7Uw69Het+9ktgtjU91P5ZO5hdAuLiLNjQFzk+OD349OikueNf6EL/X+gh7wm8LYYfv",
+	"unTEi2+CcyLsUxeIrVdHfWbeD946cCMtbKHPMXW7pVj8Vs97vc0b6xOzCqIHflN2xLANXuZUE77nJunG",
+	"lA+hRk0kXRaQzpQwDvEMO04M3xm05Do5URLWWZIuTdMpQq1B6MowFldQ2enPQx4hZJuAjxBCEewHMCf0",
+	"o6G2BrCl0a5I4qlNLGW5qAJEoKjPWlLqT0RysoDbHq4i1F6Gy8MiUoF/QO+Udi7t93kmykWRjxyTwwJE",
+	"9Fwly/wz/QvWfKheqnsZ8fcCK8u2DmzEDylfeQC93Ya70AoDUglNX9bnXVyD3b/gv5D5+RxW14mzrusy",
+	"eT/B5GbxuLWBqnLWN0TLOohIIQI4C8Qs+nIE/nVZADKBWRyK/ktyxW7Gafx517s2v1b/xcd3f98LmxAU",
+	"7DPbHWW5q/UxHTExig2AaCaYqSQ/X52fwRV48OU6qx53beV14Zj128fA/ymjALxxlK0nyjEDhLW5kA2c",
+	"mCwoYBQTC6XovSJnwBh5LHh0cNflO4F+VX8se4W4IgsyBCOW8KiWbZQavI/m7u5/ZZ/dwGc345T/vV6v",
+	"h00CRIVatngHZJJbEPhFfT1Aupm9U3g8/VnMvri8v56JEndGvMX2xcUK9fRFDSdfTW5oMcGPvnxvRW4G",
+	"T9xe4T37YZW4KNC/mjJc/5zUisgaMvGES3ixVEg5a9qcOUQX/O310aw8JJUQxFZY1ZPxhMZevUEqoRFl",
+	"eeTjWTlXOEiMtW+GiOEloWeAqi/fO9rBmZBr/budYOdP0anrXQqesx4PhN52BkqNZHN3F6L+dY+KfDeT",
+	"Y3I+wz0Tcp7pvXCq7lBLVETXJJR0Yprc2n4MoPGVhkquuLmjkLjWTHDdc4xrfDXuuAG29R3scn/enHBr",
+	"XKSK/nF9fXEFWWoAzbzTM7TWMoaUbJaRFSn3XGXUwQ+59D+8of9q7u5uUn2ZENoB8E4Gg0IEZvQVEZXe",
+	"vvcQ+ujhT/hrAn4nBAwTqWgcY7oSyRD1Z6w71hfQtM+UrM4JNwzGmrdUKN3wjRyzmN+xNchIZjLMSrHh",
+	"SBUEd1rmGySGkoL0aJrhCb6pk1ZCzK8x2yqzCoyhAFuY2zUKMJXlsSSld7zLiFRiNMoSulyRHk+4HGgP",
+	"AlGiAZdVpZxFGHy1vdOSxIxKZr0/5O2BXPRIezgzeJdvghU0ZveBOB5j/+x7WSwOHThrTKVyK6WEuA1w",
+	"oSSqBeP8IQ+XEpB2tB/fspEiI5oqxxMEaAwwt7n5FFJaY/ivIIs/nR9bD3joAJwPil5JhZJEJLX9T58I",
+	"hrICQknKUEXpf+u1EWOFH/fGUr8lPJUBcVW3ervDMKqHRI/LaEdqCe+Wexyw869N+msNydR21zt3ZV6r",
+	"h/9Tu8ItWLPnJsQw4lr+qV41czyKqJ1+s9s8t7pwEtB439ClTdintR6nr3OP45JEY9Yke+ZsBMSxWwXk",
+	"dcP+G5Ij+2Qgxqk0LwYOqPI3nbklnlJL7JJ0UaxFZgH1E3s8QXbPDWeYmorIn0Q0LX5jiKK/B3Q3FiGO",
+	"dZl+8itpjoWNpPjLDukdKI6udKaKmUISbYMlQpEP129rP5AOA7aND397+/btsd2kIGcABWOWiaaxf7DO",
+	"XK4WBM2vcXnVWG40EX9YXJGIRzCDTCAsEQKL4vfhCEVQaID5aeJvH7w1i4g+/5UQTiuLWIRm2+yrBwoV",
+	"Mh6RSohyJKw2zYbi0HLc0967fSmZJvAMCaihn3BE5xa9HhjVWlcmGIFNaIyCxAbdUgaaIWcomilBxsMM",
+	"WO9HGNLqFDl3VNPXmCx3IXynKGeP/+z5nNsBM9vbyuScBlnpiOaV/Jd1RmcMjvUd0vwPn4FTOjuTp3ZM",
+	"889/mHNqDiP/avpEl7h4oOR/4UmBem9ZkKFbjvTkvoAZ0inpDoTIuA/hqs5YkdBUatUVkyokFanvYeRw",
+	"XkhhLI7KWyxeyEmfeeSZPHN8XRp+T+8jqIWavS4SkyQWNJr7wuYnTdXP3N/uqXn/NH8T46G7H9m/Vy35",
+	"RYaiPcdpiF8tXnHwfxgF+GEDFqYXXzZJ+F3ov42KAm4sTBDHFEwSIaoBCXMuOCJ/4/jzN4ADQbU9O+Tx",
+	"VO8/ezIIjSd0Kg03jjZQuylTDH/GExI60Z/boN/NLN93buG+W7lk1nR9YYUGK/Lmz3if++d43W2fvTM/",
+	"sHFvCp3iimn04ZE5BHdkRkLin5niSuWugFCBfsRbyuNxWhA32nmLTOLWVkGY9VRMAiK0gKZxPPe0V9LT",
+	"HKQyIwZ50o3HEYuqh4R6o3Y+jeEF6dDurZ5KAyDr9horTbtiD/ahHvm6ZZsRtiFFS70pF6Oww56bk+j1",
+	"rIm71zDec+Hap1nUwtr6mXUdHuw1yDuRsNB4VsjYh+EP3FMIegj3oIaAOhsWR64WjELh9U0CGzS8hyf2",
+	"SOHAIlNqzdzhxqxGy4sel1r6ueDaQhKkoqOX20SbkB8VrdgzsOZzcm9Ti37+9S83y+BIUGcyiB5aAoEl",
+	"z8udMmh6ho5predmDUA4GQUmSvXl18i/cFsyWG42Ldk9fuomma4BFT/nFaxCUy+yaT//Edxjz5KKmgjc",
+	"D8YR4ykRk6SZ6cvpK+kbliDW0QylcI9qnbTBeDU7pdtlI6/LicvsI6l4HBeWfBWs5fMBCSyUMffFCzQ3",
+	"u2ZSte+H+rauTHSPONa/mY1F22OaszeLvAGttaSiw9G8VLx8e0Rev379IwTSkd0LNtyAjkYsWRksXqTb",
+	"/ABW9vRg/TU9XgopV7iuQyalCejM9416L/5kHStgto42//vAPWzJXB4CHXUEaWqZxUskGaVMmtq8Amwo",
+	"k8kc8sS/9966HkKofx+SVMt+bVMAjIex72rauMspRCQYNKa3BLtznDLMwRX7DmVyuUwuu+TyfLmuZdu6",
+	"0q/BVJwCKERrbHmKZtSiNnhu2ZRUwi6XN1rL3dTrdUwMUCKZlDAMVCKmTvbn364hVAYvGzYoAk+4EelZ",
+	"7bgCtRb8+NqCXcwNwSsbyT3H5aBdfw5+zpJoJHiiSAXTJnYO1aa2LR3Oh5wtJraZ2R7kIrxSthXz+Axl",
+	"kD1hSZNoV3kAkzt0xP/bKw7ZcahmelhyPBqJVM2DcJ7oOfn1tJJULo7fYosTQBPQGOuAHV6NBd4E8wTP",
+	"I7qTMdPLAN1O0EowRQ7Pj8nH5D/+gxyJRF/LRSI/JjXyE5WurbtJ/PJNOuK7d3th3ZRcQnRZTwVN7i4d",
+	"sviISnZInCKSxKm9D9dHZof/b3gI0NSShL///vvvtffva8fH4SHh8B56nKWSfPhwcizrejjGPtEjIR9B",
+	"rX3caZJ6vU4+h4dkRPs80S4YWPwIxh9+hDC8vkz/ZET77ONOYP51xf/P/KWEovHHHfI5JJV/j7VRBhw5",
+	"IW6rvYB4lDl79fpeoxFY3ECy3zgkCZvAZuGpVFUYajtNRWpHCpkfO4auiMxTjTrDPwxjwsed/9J/WTVo",
+	"/oQOeJ70zZ96n3KlryWfyeewTkJ9UzAxpdKa5DBjYNAfhv/SD4aXNPNk8vmPsE5+Q4cnvNsLocgWX6KN",
+	"7g/FHYv0EU+ZfsNRAIHzhE30wZB516lCJQkv2//80L66vrk+ed8+/3AdkgmV1SYZ0CSKme8jQUFvB6vr",
+	"tXA2CdI6OeW3DOjIqe2kng8vm5AK7mrf0NZfJtDih6a6F1FuEt5PtHWNJjiZijGJBGRU9YjqpE27A5Ns",
+	"NDlZ3EsIARUhvTmU9WNbAPqU+voafB3CyzeKi3RExJkkKdMy183amBaVg0aDhL+2Tk+OW9cn52c37cvL",
+	"88uwihOSQg8M9yJqEjjJ2qwAYS8tBDyLPLEFOSD8ESAqMZvYd78jkWDYMRWxbqxfs8/0YQL02usO4Tb1",
+	"j+NG43VXLyf8i4XVOrlAXemNpeJ3JQWOx0PiP/2OTj03FNGudl5W7VtxY4YFn/qvBjsoBjSF453cSiAu",
+	"JhOR3uoRgzRRKe3eIkaxu49D/Rqr4Y0U47TLMIPQ63RjHlkBZt4UhguGXGGIdo+85z8FGTWDuUoJcgC8",
+	"qpWDvdckvGj9fnreOr65Pj+/OW1dvmuHEDbtiGhqdboY6XunHEyObMF/KDgrEPJLucK3NMAfRNBVQnzA",
+	"ABg2uI5NLc/NlSbxTipaHXdFEhFU+IHeRBSJNXPkLrBfATGNJ6Ox0vvHLsgUGUs6DOslDklKJ2S+miIA",
+	"Po+EETlOU9HX68QAepNUwo87Hz+Oox8ajY87oaP/AEIMylMwGz78rdFoNCBqmtidXrQlnU1+6DDvTLup",
+	"EhCajhVLWVQnV+awoH5BE65JPNjMkFRAUQUEEEtl4NhI9Ee0LwNiwapNFKlqqpyAfyUVcYYIKElF0Q7q",
+	"VZ4w0kkZvZVZ+Bz3P/YQJxHsy35KR4OMvUWSD3/bb+z/AN/DP3/EH3W4y7jSGOL4KY/cARIIsg0/aNXr",
+	"8N+2u8f33+NH3/8YmM/ett++NeSdxYuKeTRkBMoAD7mEWjQc0Z+CJ8wMuHHkHtY4RliMofiTu5nXyalI",
+	"+gawkFQ8cwaWF7SP9E4W7kstuWGje4sJG7Rld4ZpBnGM7UTSqTRiuMDKDhHu3mPsNUEVqU8oBl5gLzup",
+	"OKRKCwyf/QhEC2TatUYloT0VKBoLn2tkZWD2KFb79McxBbqOFA1lM7MRVQNPWg9pessiPR/sNwv1WbZt",
+	"FdoItaZt1eA+wlVNP3fxSpJYmH2c8q4BIUkBzjBlXZFaJiXteWDCwRQb2gHrI4p1ceQsr4X0xXgPFpke",
+	"OhQhVuQbpxK6Q4h2ESwfsLYdSSq0wBBjBeiJoTUjmyTchYnGQtyORwAOYBr4d9FK3f1L69fPpoM/BwGk",
+	"H1u1PEUSlQTqCKPP0S5FAEWhLAmxGtRidsdiQCm9Y6kMCUtUOj1E3WPU/z+u35+aMlbA9wKzDi08ODHm",
+	"Mm0OaNUQXgJNx5CrGvxvGPgfXWo3IIHKK5ib/43Ur9oSOECtbVckWmjzBFTeULsro1HMWXRIDvZ/JOFl",
+	"67p9c3ry/uS6fRx6I2AqndZaWhMApuWQm+wjOkSdcfeWaQmsR405JWfg7zUa1vHRW8tU19pBTQYihqD3",
+	"IWA41HhCKuGudqF2Y9HniZ4r/pmyPpf6+VXyugFPckWIhzNoUPC+pb7MPu+Q2MC1JG/cp87qyP0c3oup",
+	"Qu5Mff8N2KKnYLMB000XMX8sRJU1Ws2k7lgCejQryAVaLLOkuTZNs4yiBxsKybxC/Z4nA95FQTG3O18B",
+	"iE+uoVQkVTvwDF1CP9OHysB3RSre6lT9egoPdMtdLQNv/aw4xlODI+cSIS4ADD2VSkvCUIX4eI5SUM1A",
+	"PMyN1D3XmKsUVuKVhD5TZctkMsIvfLRB58rNF39mZ/p9NtPAddRSeSsdfVl+zv1YdLR6tCCq+R1tKsnJ",
+	"9dEFGTGWumooi9M7TlQ6huyQ+0VCwv+pvRXphGoRp/8VZmWL+iYodrsi6fH+GHL55hajVHya1snVQIxj",
+	"kza29qq2KFNSuWQRh5mQcQIgadpXC7wjpwUX0yuTinF/4MCj0NHkINb7LPLET2bXw3bgWXu6vrwz5rGC",
+	"iv3sOgh0Qam9j3+Flzq996axR8Kz8+ubk/cXp+337TMQMWjmoDtEFbHljaaKFO4DQ8uly/SpcmadFZcQ",
+	"L7KenT1mE8j43W6UviMVdBkxzuE5QjBY/yDKgIRFkAqhtl/HEvRqmIpYf2DjXKHsihGTWrCB4K+jm40O",
+	"J3xg/XR9CY7kYpyOhMTbelx1IZKbhQ4azMsxSbR8oM/BTNylIOvkejazaKqIfeALPIOO0nFhDpL8Boa7",
+	"E3MAgMC0u6kwMWU5IGFxbVColSFeatsmCVsmbAZ/NwlCyRp7CE66s3+ySKUTPvQ+cUTYV+Gnml3vmnkz",
+	"pk44296Zu45X6G2Bktl7rvaaJa6XFhwt+NAKK/dbzwp8TcKTs6sPb9+eHJ20z65vro7OL9qh8TFmdsLc",
+	"UGFTGSME3AFGpQKMOuyTR9A4s/3t5KGAjsb6WNXJpQA/5Z6AdhW07cPvmimjUegmF5GQJjSeKt6V+FXV",
+	"g72rgG7FuIpsgkeqN7mLK2YfZUQl7iM/VNnss0S/nfkv3OUYujR/VzNsPTMGC6bXRJg9GMY44goHHQDt",
+	"4h3tTrPvHQ5fBjKJEsFSNVZXwvAdLoThqyL9Jr6nDovFxJjT8bItc3l+umjH+O5YtjnsvkQ8CduAld/Z",
+	"YIJo+SAs7OEh0dsDxW0eEBEjeENxZx41JCxBoAqe2ulIk2W6E7dms96yqQnGmFoXg2avvTRqtpKbfSKg",
+	"/QnRQe05gFdVw85u/xiAsZ0/vCbuYcorHGQiqYTv2tdkF+8Ui77eI+YieD8Go8UuCHbfm8ebmdVEEk+b",
+	"BDNu2seSxbE0J360WXTr/ADzRlsXJze/tH+/0aqxdXp6/lv7ODRu3JBLCQXXk1To/xhoIVx1qK+A22kD",
+	"BCRhdt89vVMgDnhj7g/8vO4OuTwH+LtSmKjnxfkVrAvY3L2UyUGY+avmE/PDPr9jFnReSz0j239lqZ4t",
+	"T/ofkzMTb7KhYHD1XPS3a7KjQ0b15Xp7RmyUsi7siuwlcul82Ox7u/Kop3DmlITH5gLYGgNGI8yxxLzL",
+	"DFB6lgjYae6c4ueXrFe7SMUo5UzRdJolUfwPP3uMNJlbcCLlWE/RtIFpjYCYShIzLXd7wJMyYglA6ey8",
+	"ru/VDZnHADJku8BVhw4jFKgUdPlYR5dUvIyJ3rNzfm99x/YP7yK9/259wuK4Btp6F9DwHRY9rFINH72L",
+	"Ulru/mWk1Un0GaDti2CaL98ekR8O9g6ysJZxHUwclqJvrA2G3LMIPssY1tkamp8Z29oMoOmlbHKJooKR",
+	"omGB/hzQlnp2W50cnV9eNVE5p7zPoXDK7a6TaKepZ5mzQK5gnO8tJ55+Wzb+u7CGKLvEwiifRBdUDaAe",
+	"yFq28Mb3Gw2bzLNlJx7S4J8Ggg5z2SsRm5cMG1KH87vJEeftBDt4QmBUmCetHWFEstbSVkHtHBZs0SDM",
+	"r3fxp+aX8EPzu8/Bzkz4YtWt3OV4de4GLtix9k2yX8zcSDK1wU301bCYB/jmin7m3vDuTzTy6gwOGger",
+	"f3Im1FvLWXyw/+PqH1wL8Z4mU/McgAF4s87YTkz7Wy5dv9P81x/BPUVQ00YSXQtfDGphTjAFNmr34fLU",
+	"wmihO4YNf5h4ll1xhxI7E2LBjjR45M2dc73fC4WK29Y7wY6ifUBaaKNvJxKJ3YvPdYZzYnoOPQdl3kZC",
+	"GnHqZkAx7Khi7S9CCCd7LJHjXo9/gmqP1KsbzNVAaLVVfZYCPNPJUNzwIqT3wjGXorsU3V+b6C4EvTOS",
+	"44ULbyPIdhFzvvnXzkjIApH8nt5CvhVjaiZKA7EW/btDrAlBthz8yCAKQIjLhDBQ9sK3r2RGcsFthBzB",
+	"TSo5J/Dosn3cPrs+aZ1emdAzuJRVELqZDILAKmBp13ji4hHazT30Y12r/dc58WxjHuc24rGDdblMKovU",
+	"8Cjy1N3/2jwQz35WAmyKOWcE+kEBuIK5QYq1056wLaXi3hrvy6ttdsgxhpupYFd6ldh4nv19DXu1jmJv",
+	"rV0AlXKLVGhO9qwTY6nMxVKqLuszN0zvav/QVeu5eH9zPj4TFJ/Wr3bvQatSVuWmBf7MkuwEhTvlD9iC",
+	"r1fv2iuUX+dJPL2fMm/8sPoH5lxcI3wR/mwNG+BIJL2YY5vBwd4ak7mg01jQ6FqIU5r22RczNvIF3f/6",
+	"I6/irdDMItsL9Ll++34Ud6dp+Ybq7qc3KhPBUPOeS3/sNA3Bi/7Gj8gaGQ9a2eYidiMqBx1Bkd+u0Fu6",
+	"ForG0nQ3kxFLuYCEeESnsplLA2IvG6nkiqchE5CHTZaHJEppz1gRiVDml4hxZVMYNj+OYVS4AsrfAK0g",
+	"yy5m5UTjJBKAiKEvrQbkjrOJAwCaqxMIMGOcS+Gbay+O3wb5fCapQKGeraDA+rI+w0eYtPzcU/Qkmvae",
+	"BevEbZ5br2iQJbEdn5Y2vDBHAUhQiA9HKg00VBKRaB81NS5ohDbLd99dwP3q331HjiHPmDKoAdevi1TC",
+	"XiqGJquqRIid8hQAqzpCDbJqujp+bwnbodRdRHRKKh+uj6qHxNxICbL/I97b+MT6Z1BAimVcmE43u8Z4",
+	"wYC5ZOC/A3PbrJit5e2xIXrZNCGvv//eXA/jsg+DUQRYZIozQ3wtuCcsE1xutpI1WLOCs/ma4Ll6PT1H",
+	"jMcfEkqGNO6JdMgigj08hQW9Soi6WX1vOLYOxqKaNE3xU8rI/7FUSPP+3qZMDhImpX6FR/PbhtpGpGwL",
+	"cRNp9xI09hVMgSNE7yS9h+rkV71jg9lsfXYEoB4aDsbsg4ZsKCCJFDl+bEx27pvyV0kqrod+FoFQH5Lc",
+	"gEzS3fzykHRTOokhU4H1nbdknPTGKX5kpIQZDNr5WBEiCeCKQetARHk8NRel0gD7aaGF8jMwVQD6ARbD",
+	"xDN5KomAoltoIONqausxceBZOUVXuKQ3HTKoeXR1h+ZJryS5E/F4yIq8CBTI2OqaeQ6QSMIM32yiuDgm",
+	"b685dvJ7Lpgz04MG6G72BMPuDfzjbhCEmkXnOdeSt7Pf2P++tteo7b8BKOmd5g4ULWapIf02dnyTNNdf",
+	"WdSKODvYU7reWD2RVDTGvdr+6wVjVGKjEW4z1OVeoXuprqW4wFI//6V0ugqcruU/+ZBkLNM765rJb0Xa",
+	"4VHEkmdqU7p9Q6ClSnoWpdtJaFDO2oeOGnCuyAdYqHPyBynMPIsRq1R2/4L/LguzH4M8tnLaNvehELYF",
+	"lVY0izhyTV1NvA5KFrT81kfcXG9tJRBQruLRSWxbgQnSFHWqKbKJQltXudI4tXoWa9Xp1NXkwshfyazd",
+	"7xDtvyJLcq4iDquCoezIzMXezrcMReIeWydnQnl9dhVblaItIb04nEkgU8OQWaZ6rJazhslBaReWdmFp",
+	"F34bdiH08mfSf9MEXxtlOqb3gtKEfCkmZP61H9NpDpimtCKfjRX5IvKmy83OC5bWrMTM5MwWLc8Rr92y",
+	"qVxoZ54n8dSg+CHyhKHaDEA5mLxFFaprUUVowYrl+jzD1VXjNLFJwjoJtS3yQQKObq4Nz0A+2EapnI32",
+	"ZEnDmEvVGvFf9Kpss4IOHlGKkuciSmbzNs9PNui9Yo+i2d854WA/WiUbCtIWwYLKgTPsL3Hny1Be88Sa",
+	"ks6z8MgZtF9gygkuTKLS4P6oiXhLu0qk0K9URXlwiL0+gJLhWfRhR0TT+ux9tKcyf/P5e7smQIDBto3O",
+	"Ke8PFOJVOL+hiiaqPyE3l0yicUmyFh905Q5ekw+XpzVJeyzXR7//5nuS0iQSQ9LhCmxw7OwHhCaql/Pq",
+	"H62avmxA5eCQhKOU9fgnEIVINQBUEfveXXEgxtI1NRrcEFZrudrRrjo6Bgmb6BE/mbjEbgqUZlsqr8Cb",
+	"52mx1iqweNSKOcBEhZEsE9jmwkMS3rIpAtkAjTi0NII3WAr0LyPQ75lX/3rS5Lg1veO+UHnM5shh19dN",
+	"31RhUtzxgC/OihtLc/cvjmFNNCSL+WXysqigr8jBpGkhVie/ue5MG/9Ixwl0lkotFWmM+HJJlwF4mPvL",
+	"tJlCsMs2H2KMEK1cwk1rqeJxbBA3gOVLpGQ8AmSdRhaIcall6DWjKSMpw2o7G/GMn7T8DSfhRPNm0YqT",
+	"qKgGuaBk7RiX6tB22eVenA2BlULvCwm9l+8S4/66v9gyR/m+YsvmIxZ6yGceZN49Y4+uFXlB7BFcUjeQ",
+	"e8Yd3/JYATVBsYvvYBZN26U1LzNCPH13gIHoUslqPJEskVx7I/rnGHJP+RDM6gpNcggldDRiFLiwrDz2",
+	"kRzVhAOqiRa/ECcsCggi8GRhTNB+5eOavjkoDGOuWCqgdFrzuiv+f6xgNa8YTbuDpsFjzQFYYmM8cLdU",
+	"0MiHuDuVyPL2cacVUXIq7lhMu+zjDqAI4DsAAE4O/b0c6eCCgrcA5BVY0/Tacx4spJIeF+kLBggzKuX9",
+	"lA4JTyL2yWK+yIFIlcW66tIECr8kqxOcFEmZhLyUfqUq1QMzjc6dqVGHLi3RtGRseuoGuTBDXrRpmR5Q",
+	"uGvfEP/VmRpUkwksU9WuItU+XHeA9WmHBotMKpelDP8d4lbS/lM4ZIrWIW0bBqQn4lhMjHMEw/WVUtFO",
+	"+3dul+WY8xoA4Gv/fn2fLWbPMZBlbbdH0zwJN3UZWyqLHZZHljwF4/Sr++w+AeecWoMK6uIo00HjwKSN",
+	"TdmDRVdIRGFFw0O1LMJzLAxlmOu2Fcwwt79HOGPv0QexLJJhr7F4GTM2/KkpEV51ON11ZWff802EffOx",
+	"kVYU+QbLYhE462OYb9cNjiwVkyCXbGLOfroLIm+h9/H4zgY879G8ja22MeuRltmz0sJZI/aJgI1bN3Hy",
+	"R5cPR4YSt9jwORLxeGjKFwGv1zrXWBFmoZVnfO1KCM7jGR2ykPyd4F83if0TC4ng2+qhBUI2D+oLwhMl",
+	"0EWKqKJhnZwnOfApIN81lCw0ihx4d538AzYjoTGnkskmCaGyDx60G/YEunYI/eoGGJBQjtPEXAN8pmfu",
+	"Ku35movAzW1hxCDcDfVfeA18USc/AZlLzBNTIoc469EhUbQjC2Crocuaki6LY0uPLke0y2QdVgZ/MoOO",
+	"bV1FbWmGOZxtC75tbjgQcYS4ZB7AtDLY2pJU6AzmtUHbDhx8db1erxowfQvnOzGIajbQfd3+n2vIdrqv",
+	"oCwzEUkNSN1hJDKLXKOkCAi11Mf/HgvFQBEs5I0f0ltmSi5j/Pzo6tdcejTU39RTMfnX2R+hwd8AQHWu",
+	"3exxrPiIpmpXr08NtlMG2gX3NAlVLOmEmwEiGG7K8AiVQA3ZDvyqTkmn+vFS6BWAO/mgrjBKip1kNCF8",
+	"CB1nFDD0O0LcAu06PKLDE5pOiR4ads8OAGySjIH6MFu0+UcD3DYAEB5id95eA5DyRUreNIJGo6FfjMx+",
+	"ufd6W14JCpElCrkwWoZaeGfWqSiMny3isCqmFk2hVTCx0cFYS74pFle7AvSUMJrGXJ+LxNsNEoi1R+hL",
+	"FA1bf308RnsAppqN1pGK4zRmSaLQ0FjkrhVsVaRA64rI6HA9Qu9XyJK2893udxt0gNuXdAKv7K1Ih0+d",
+	"p8YnX0KcrrSMSs/s5XtmuKO9KDpkfo+uft3cR0NJuhUnbVVSewt6wWR3M491u/ndMoX7QgTGjw+DSWld",
+	"X7fPjtvtm3+0rm6O2pfXJ29PjlrX7XmwFJfdQWDfXO+XNjsBC9mmljIeLpZSqbfTIwGrPGwUs/goC2cf",
+	"BjNf/tQ6ftf+tpBSlm2NgrVBzJTnXFBw/3DfmkUFa2mSYAE0yIDNkrIAAYHQfln7mvZDmxZJmWF3tcCU",
+	"CfJmIbw+slMYzGN0z7j2uS2hGPXPzCuJNf3TwP2Eq+ohCU96tTORsNp7qroWm5lnnZCvGwceSQaU7m6n",
+	"FKLP1INU3uoE7UlPTxTm+TT52U3sdP3eVx1luOZry7a8XlMRvhcR1ODtlK1KWxaj74B/dQ0Z+vCs8Vg9",
+	"iUWN1NEPt6i3lzTOk4I/cWzhPvKqdBPKuMLzFF8fDE/8Q6xAFBjbiifsgo+yOHvU1l9LhI2TIjFIsjy1",
+	"pEgB4WnKgBKiE0+BaETM5nrwB1htY/Ik4b/QN/ojDMzXtpIzxC/+hvxIdrAnEZIk/TdPgMIptIBtPMPX",
+	"JeFfn0NHdZKVBSbQS4a1eV0xmgI2OE9X44ggohuEoC2ynP7ZDG0W9pNmMwhy/JPyFfiMQK/TGce35E/R",
+	"ka8MM2L10MANxCq7PwKLqyk0bjFgZYts9btlwzKIvxw64caqIz6ZWlfM6WErGI/YcCSUjyWCzC10yJDS",
+	"BjBCbKstEtP9KTrmI0t2gyH4Ho+ZZYjMhoq4FXlkPAcuirmmQhYx+5bD5gxDoRlnaO5hfABIBIzU1OMV",
+	"RMpqS52MRC9Q1aknx9EHGbA4stDH+BJeyWzfAg0rbArIG8yh/AFvN1eS/PMSiQuzNEyDhO3L1lX7OKwD",
+	"jgf3gBBtHzJ0FluCmDxBT8bqg4eqTloZvHHgezz7llE1gxHJmSQJAeDkV3Id22SG92neNIF38sixvkdE",
+	"SEipHKdLDYO2ifqU1kHpbdxHXcP+ydeUz6i7QvUdrMR/tbocpV6hKoeDvEiT54+uVeSW4GsJTYYFOIog",
+	"1xyQxOsj8VG6oAoCNaSTLyyaIXg1d5JiyFCyVSjqNI9XMwUNAm2o9t6OaxjxuwzYqn6iIcYN8B8Q1kki",
+	"0wEHHeCOju7QIRMVM5mB6EYmM9JGaC3bW9BhbuQitequTi4ZjZx2MeIysLBcRAy5IiEfGUCtsWRpq88S",
+	"tSBYpN/EqehvLDMfoRUEGmvcsA2tKS7MogS42ZdrNiDsrZG0LxyE4QAQKbSKLx6LSKGG4AE1A7nHY596",
+	"yqQYp11vOPoui0Zhr4aE/IJ1efPAZcFxwVDs41YNZ2ZdHvMlUSigMB1VsDx8uHA8y7GcavqnG78mR8Cz",
+	"4tnLMJoWPXm7pGQRV1rETMuWl7IgdLk9ATomZ/svwYzfyCDIGF2dMaAGu+Cq7UKaJlri0qNDC56nawnX",
+	"Gs4AtQNGH2h802su8w5u09GrvtG6cyDGKanMc+xXD4nXoJkhoptarqwc7kcSHp2fvT09OboOn6xtHRfp",
+	"V8/5bJsGzxnJsT+/gC1joDSz+ABaPGDlTOi09EC+VCf6pvwUz09mXLEiJgI4kxAf8D2QHNP4ajdEn/G6",
+	"f9sbqdXh5khOMwIHbjldLHCuRsCdTOen9MoS9frMVrt0NNr9D7zp34to0pHEff8ARA+GvETSZVU8j4ad",
+	"3goensmeOmnpb6McFY5lf5/hGd5rkPD6/Jf22c2787N2gQDB8WVC4/HzMXBvkFDTjZIxBeVVv9oVKAVT",
+	"XjDdM0HReFj5U7axZuqduMSTPqESdqrVlgHUlJtdCzE+U6WODCJQjdEkVN6CW53RVj9W/VNuUEsHk4MH",
+	"ZomaK36aOVTfSlmT98r/eGk5rpx+QoHkWT5G0K6rlzLl4YV3djHms1KFQOQHBLXoIcSSvcUrc3LmFQlc",
+	"wwoUSdOlD15J0hkrJRIyAgxorgAaGm4ouzRJtEqQegi2UakKWgf7MXFYGO2YzWYZbnergYIM3DBTRjZf",
+	"IlKnlwqU0cnZryfXCGcOhydnXYO1PoA6KzDkO1OSiEnexm6/b52c3pyc3Xy4KtJn+AZO3IJuSallD0Ar",
+	"+qmb0o3FeK0XeClLx3uMXpmWW8yruXdXqtHHUKMPrSL2d/S8IrVnwzqc2fE4hDdJOEK0Mfp4dcIoa6Il",
+	"z57Th3PH8lvRiLm398djmFUzInJ+S2TqwjNmPPHr2TXbtKZmhmHzHYuGUsSvmVMF3xiRZu4dv2xjCnVg",
+	"3pJ5gIOPNkj9T8ETFu1kllYsDFv6gg7xAeveyjzpa4WmfZHs8wjsDOskW6CwHFGG4kOGNd5IE2vvUQVj",
+	"KAky3hCwTfTOVhNRk4qNbAaQiCSYQ1euUHJ9fn2BxRc8OyfIpSiSeBqQy7dH5Pv91z8QiY3Q5E19HyDN",
+	"wpQBn/XU3AtbrfUIqnXymykiZ1wNWNpE9M/r385v3raOrs8vby7b//xwctk+1kbWzKQc2vwdo7HUU0Nw",
+	"z9kJQTywTq4UTZUHbo01G8BLbyMfP/92HZB2dHzVCsieQ4WumnqclPVSJgf2YsOtg/Ce+ryQWB+YJnnd",
+	"gKT1cKQkUKO4G8Ff3RiKZoxagh9fjDsx7zZJIvz6nQJYQNg72zEGT/W9v1Ch6dqGYJnOeWKO7N/gwKGo",
+	"Eak7eYbHOjtq+nZY75R9ZtHLszYRfdWjaO4tDGsRcbbPkh0US6ZvkTw7v2EKVsUQaH/9Vcf5jAE6M4vt",
+	"hoW5AHRob3iStxXEeEkkpm3jMC4b52DznFI71OoX9BaI19BxI4jEFFpSZX8PJZmejpN5bBDo8srfzDE5",
+	"YCGRicgQlkTSoIdktzaj0tfNPMV0vfn40eQcdLn5tSOTBqtFKjr1AgBPxhODb2Nr6leM1UNzC1e4KGKs",
+	"Dv19kS3+4gUvFWvJUvBlkqxaZOLBelAy1QhQvNO9s6hDtpi6/+vrz92KnOwz9f4eJetP1YX7QbL0IhU9",
+	"HpeNuN9EI+7zJ/o6Qn4rsG5WmI73FGvWQ9pFIbIs/oRCZr4i7ZX0/Cyo8Taj1oak4fztU54U2Ixz/F0Q",
+	"hQJfrVonbah1F769lzP3GFDXGj4lhoD2IkHrEi7wiLFAtuaCZ6be/OnoseB5dqpbshbt7fFtPdRqPDJL",
+	"VJqApQn4ZeQfbMDcuX2oNWjvc2PO/85jCM+eSPtCrVXNC4JJ9AzQaUgoVDAEZK4kQhuKaklp3R4W9drC",
+	"usCQimCnJYN4dsImXrIgvDi/uiYzI4enWEBPY8RySfYb+y5sLlIoHIL4gUmZZqlSwytOFUkE4IHGjKYJ",
+	"MJzgVYmNqx3auoc+DM5VJ4N1a/p3TaWy7XPNR8SRP0bekjdgF8tcXXN1XuDiS3kigfsWHraRwF1atMx7",
+	"Cxe8rGfeatngi01TulS4O/JwuEG+bF74lZcQa9QNZw+zBcPNvMGFqAKShPaTMDDtjIuMO1uohSZg9gBJ",
+	"pBIjQPnlST+wMANT6O9ebfE9ZoUxDOqJZAwciIfadHCTrLjGoTT7uqIUJWUFclmBXFYgP0AbwRy3Y7in",
+	"bvlQU5mc0WIVdd5zZINdkdjohPmZDbXCrtTCX6sF2lXxFD6S426XMYwzGJJY0yNPqCQpA1I8AFyxqSum",
+	"5zKTflOCmKIQBC1OxOSQcEUiwaQBJNFnEUPEXT06W6ICWsxa7oY4N9RHWOozjBUmQrkC51z+DPWviCOc",
+	"iRIjmdeZJhiN9OcmSIPlbbnhb1SKYkZgXNktacRLfEhZlfKNVqWYiNscEHG+EItLa9blTD1b7wuaswJH",
+	"OLfrJwMRu71ffTTluI2xLapNseTY32IBit0b32SZiRGMWS3jkqyBr0H7XCqWLon+myaaLJxjeT56KWNk",
+	"FNMkg5ARk4SZGI5WYxIaaYB3STuGE5pGLougVVzqKiShdHJVYWTVEvdAvYpWnoYT17LreIS39ZnO9azK",
+	"1QVQFL1lSZ20XEDfMFDC6MYjoCqZcGRkEr0e6Uz1c3q8P0alt6FyNAu9LbWIt/9CXJJr68UWbqEAd4qh",
+	"uEJLqZhislScBw9TnGfn1zdvzz+cHedU5tWCPQ5HG1oxpKJxjPv8MfTgRg+cVW5uDt+UWsve3B8P7uLa",
+	"AHPhBWtAlIGeqnqA52l5hi2pZ6YzbQHi0qqguUR5zO9YVrtYsVmQvUYDGzHwT/QBY2MGAg7cIQmN4xpC",
+	"vyqag9qvo1I7dE9X7MilurJz376TdcqtHitdq7JKZglp+VSMs6rgTU78PXO/9lErCZ+gFtvVVBfIBHun",
+	"JhjPS4qhU2aYJSOMIumJQcFLOwEWytnaGzS+xVg9mXBgSZQFfrbEQtVOotI+/HIlKV8BgCzUFqz0j1fa",
+	"BjY6yvSGfEgZiZqIWg96KncjDnykix3xM8aimS5QUythDr42HJuuIxIMBI/TdHn1nUjtN9rkXuA8FzRR",
+	"YlbHtnV0U6ZsSpbYDk8YF8qwiMsuTaMnLL0zq3ptW1e35H67+x/j8x6aqr0u6lft9UrZ97LK8b5q32u5",
+	"qL0epwUSQ/R6D00Gqom4QZF5Yw73Y0lgliwXwC0rWWeC9Xn2gTlRqwXq4doC1eNSFilk1LWIlUyR8Qil",
+	"pkh6PB3aNJ0ajwxMdk4PHGacEhDRBCJzTCn4UjkgciAmCbZ7PZ2p+KQiuZ1sLJEbjxiXzWAOyoRhKdu/",
+	"ZtmePKJoRxnxWJIdxORiwX4JnDC2bBpATYwtW7EAJoDgIQPyPYl4nytZRRN5DTH+ZGIVJpmXqlsSau4h",
+	"V/qRpVQroZa3ImZ+Yn1ecLrwMD+eqLH3u4+gQWbphYmAjfkp8X6LeG9jLtVP+MQvwGRyxWjaHTRBVoHx",
+	"iYM1zSdA7GXS8dLQRrBPKiBdKlmNJ1K/EsXvWLyQa+TfD2PTWDEzWLgrkartthLDY0rqiZJ6Yo3EhRZJ",
+	"d/YceRLNnPF7EOd68gNZc4sd2Yy+LiDUeJIj1s3A3yWdygyHLeRD2mdIBWlYGLGTi/RZogUUwzrTimSM",
+	"hDD6Ov6kej8GcDONRRy9mJKF52zJeYR7fyGXEZ69zKg6KgtlviSP3jffmQvbj1CUBAvE1ozNBZe6UorN",
+	"qXJ9gWDKF/GjlTnYlhFYUE0P4TQAiDTUqED2NRR32Bo2c+XchQpqdQ0ocR7dikuC5IFNwhWJGb1jkoTv",
+	"2tfEDDQEvlKpeBxnNKre9zARpLODXLDHcoudcu4Tn8O1EiKATNN+EgYkBR5XjEqG0LYQBiCeUazWM+5W",
+	"w1bLaHdwCE89H7GE4Gsk+/UGiUR3PPQJag/2GjjvHFWIHIiJ1PM2tzYUglyRLk1IIkgskj5LSYfZ5awc",
+	"NH6s1smxfml6+ahbXUPy6zTUASK5GwgKs9xb0Sq4g6xW2VIK+xJ3G6n42xAQUe0CVPCz5sw2MDUAsL7B",
+	"/LarltqgZFW9nzyHQ8iyLXgfyW5oOx8u2YNiR7o1Ix9ychSkwVeIxPXQcEGfqftLs+D5oHOtNIhLXK6v",
+	"BZfrqxOu75haIU8f6OCPC/MZo5h2Td+YMagA/30gYgYQ52LIFXjt8BMakx5nMVi53VjPJiIV7yrj/5NO",
+	"ypO+JB3avYVb57z/ap20Emvf4UOHdGrk4uGsNaNNxvzwuMJ6oglmVkQyaxRuxegbjyL6YKPvG4s/lFHM",
+	"FyIOy8z25ozAIDnvYwKjJHn84MZuJjUX5pnaMxECY+nCXQKSsAmTCptJAsPMZkLPgAWSl7LEhBRCLY5D",
+	"vC4MSGhalUNSGVGp7N+ypUJL6GHCChUbnOhMtdRncQ/kM5sf48yjUYNQpVgSMWbyStkPJjSLe9AkApwx",
+	"/ZlROZ4yATQDOhoxmhobviPUYBsmtsvItbKXtB1r+14JvHVSYm7kT5Qbc88rk2Sltb2VrBqKgVe+vbkF",
+	"23uxmN79y/37JPq8izJrWfURgjxgR5+TdiY8ABISYVqkFehQbMWISmkiUQsh3kv2axdhtuHhjztGdH7c",
+	"MeEIK7BbSkt3/Qee6UsIH2Mkeu7jIyxm1WMZQeN7PhDsHmuVQXFYORvnh8tTP7aMUDsdrrR2mP3l63rD",
+	"a7EnHLv5UbW+kjZ+oyUyNBkzdWj6IxbFvbkkWucqZvoX9M2tFwILP04T06pwErHhSCgA0YL72KC1UUdu",
+	"QhUaSwFvx9OC8++w6kW4G2ScGHw60w+fRHoIRLKu0HoOhwvjaBU8MouvdxFogUoyELHrC4MHNmGhch8R",
+	"JdArswoX9aYlTcViOG9mpspYf4ocOqb7BFYNE71afecUfIL4fWbfitT/kFoogKzW7WArPh4uWV75bElL",
+	"t7KDvzXfEOWF5xx+fjKVXXqF365X+DU5efoAgZC20adMKlgzYUURYSd3Lqxu2abzN2NVTGgcM1UTvZ45",
+	"bwuRCGbm+EoS/C3B3876hxYWlKcGcJUmUYCcjt2Y8iEzUP9axYDiPT45dj1/o1Qo0RXx0/hav8E8znEJ",
+	"nkCgfxkvzZvl9l0072Glf1b6Z1v0zxZLpCeshHxPb8HU9Z+fi55lo2wacWham/kIkMnECCjxREpklyay",
+	"qo1qEJOQz0iUIBQ7RmjsHnLHUrjLr0cgBdkntP61YNT+zsnxwa9HJ4GF9udqwBOLIWocFZTDpCtGUwAy",
+	"s1S/nntUgQ94FJDIwLdF1kViiUqngN7vXBlXu2OwBnGk+v5V0tEbSs8r+walfp1cMSP3cWmwMlzkl6hJ",
+	"JgMBxS5aY8D9h1AXBLPAZA9iEkcp7Wl3wOfZponDSMwmVydngoSnxjMNm2bfmBIZqoeUinF/UPQaX6GL",
+	"uO261CId9WQ+x5ZA3rypLHME9A6FFxJkuICwP8oSpRfiILz81iHYpPOaZk44OdWzXqZnkp2ArRWz7sKP",
+	"F4cLT/TXMh/GGY/0/+41Gi6YIz3eV8DsrEDkZWoDa+xOr3M1IDSODc3LgCf95sekRs4TFwsbsVS7B/HU",
+	"Zlns/QNEzwTJnaHTmnCHJRBtZqCbeD9JYtZTJBIGvNNqQoNGj6wPHhfNQWOfhEeX7eOT65vTk/cn1zZ2",
+	"aeAB8abhXCkuDrauJzOTUcqUkN0bplGzQv3YFVSBuUCgKbp0YL0Jk4Qn3XgcsagK3Z4wYhZZ54mqXCw2",
+	"IqF5zImp7VTpmGXDBthSpKdYM//Vz1h+RMLmJloUZYOXnLBcuC2PVGB/fhLJf/E/wsNFK7qgVjePcACX",
+	"ekV5WunOxrhHQO0BWya3tUxoV6SRIUzyRhbWSWsmMmkykSQEdiSupscUkNJ7ylbYZvvQlA/q5eMKxhhK",
+	"lkTA0mRei2UkYrQ7yG/+zOxD6iYrTnIxcGBhqvicTvD1dPcv/7IjEbHPYfWQQMsM1IHDY3cjFnN9IdMz",
+	"/Qf42GjY6H1iCU4gUgujb5tBesshDSuLCXvj2EMvjFwjRz4WPgpkOMlZSCQdY44BF9EB4EPxkNtmPF9N",
+	"H9h9DOley8Uy4QZaAhmOJAldML07rf3CpuFWbDEY0lbLH7NZ/MKm260EArHxhcqBUGTljVrtx20SC87S",
+	"JzWosJjqgS83srKfuF98bdWaT2cz7j8MQtjXwDkU4TMtkxJwtayCtwZBTibJTJdkFRv1WTUOrDEALM77",
+	"45TJR8Ed3vIQZ5GKc8bKtwRWnNsjf7yEArcHcFEct99fnF+3z45+vzk5u7m4PH932b66yh2NljOGjU3I",
+	"CzQfJKqhlSEdJwmQs5i9iVo46zp7lLPw2GOa46AoXpcw8OzCgISt08t26/j3m5Orqw/tbwvSe/HOsQu0",
+	"E+zk1+eBbFD7j7fVf2n/fnPZ/nDVPp4nJZvfRo6hDOsGbCWAdjQeh1dl06cu263Z1L7Z7ei93T+eZ1AH",
+	"LFEX1FEiC3ZsUKeb5WxRxT9S/CalAMS8MBH7QULgoNhdBI/X8eBG+q+L47dfbV/bVtCv+kz9ZF/Cxg7f",
+	"k3WymRGWzWzfQjPb84fPf8cU6WSnxsnQ7KOHQeav1Z9mHua1qNVJGIu+CJHnKWIAZQCp1Iuzd9oavfr1",
+	"HcQ4DYfG/pvvyS/8p0MSTlhHcsXMLzsMwlUdKeKxYmSg1Kgiq+TD5ekh4FWtSSQVaolFlYCgXMbcoSai",
+	"imS6nuS0cFiKDUcxVcw8B6Wevse0aQOLDKN0+oLw0PwXg8WKq1j/O8UipZgjhYCjDNlveOM71DfBu49T",
+	"doKdemsu3N7+D3rh6uQiZfpNen152jn25m1D+of5yd4yNiIKZzxgUzJhqcN4AOUwThSPScpcq+CTKQTT",
+	"2Zdt5a1E58ztP8DDnrxT7x7qpIygPXNc2a+vmW4zDTNrtJsrl/bX0WjIk2U4jb7Qejy0Rv+upmqRYCue",
+	"981MIjYgtJsKKb0sbICVL1lO8dCEGGMt30lC01RM0MyOSFcMO1ofVGgco5gfiBjhX+bLJY/8aX8ByMhz",
+	"CxWZUxqwINzMfhEYJHx5EuUgIXsiHVKlZfuYA6n0PAjkJs+37uOiIWRZx22MYkgj5sXhrMGwaDD2++0M",
+	"hhsWPuMsJmJCKq7js0mg4xNrgtEvhKKy6qKx4l121o3xeLv0Cn75Fnb+BqNHg8NSCUZ0Siofro+gL1Wv",
+	"WXpoTlgwk6/UFhZUJIjxwo2I175NxbB44UHx33/hlwyd0TTmjzH4a/Gwoc8hvxYYvMl42GFpkA9uYJ+Q",
+	"X20DMLEVKDUHcRZTqQz8VXYRMrSuCSZLWoC3JhV57VnFTUOPoAdO+oJJ0pkSlfJ+SoeEJxH7FJDJgHcH",
+	"2uJNIcfNPgFemfYGgNodZ01SJsexkgBmoVI9MAj8wA2x7mbfdGoZpnjoQLNRkPDfYeBA3cIhU7SuhKJx",
+	"GJCeiGMxMX3RcE9rZD8YIPf1fQBy/WO49Tpz72FlnXkJlrtG2bhnQ72SOQnk2ZU5g+ceVeNzFp2J7/qf",
+	"71pfdnGN3gdp+nkxb1wnLb+m2RU0e0ZiJBDdkHRi0b0FGU/B3TZl0aTDumJoQiZGaXi/v18JTW62dlaF",
+	"sVX8ylvdexTVPEm5jDfEd2bUX6huxhvJMv/8xABiClsuHRYUy7iCQVBqSqTQKgxJAeNdoEY1KzoLBlmW",
+	"33yt5Tf5ulowlIYiUYOnqq25//PLwplvsHBmprIhX0XAPCQCU5SNxdqUQGFvTl/aGi4IE2D7qY24V8zO",
+	"Yp+4VDzpGwM86xeqBhb3aPNimEeqXXgZc509ozOFO8Hiip+ZA2yHM28pnSdzt0XXzc4oZ+UsCH2kvJay",
+	"HktZ0i30Z79uATJ3qBYVGZWFRGUhUVlI5BUSdXP+zGIfciYl4Uskl9e8Rx1RoftV5HCu5jhAHzHHZpAU",
+	"uIlZx4ZHVuDRCcBez/EHGGDvm870BicTkgpoGH8RHLIS4C4lqgpK6JaN1KHfzZto34VOpUN7fQSvdTmY",
+	"/8Mc1jUh/edXH1LXxau/0UrbVSwbZ0vAhQdh+z+KqLs/xv/8iV2M9P9N4vgXJJKLChwfKs6eEab/mtGx",
+	"shiyRPZ/1sj+68rVLaQhACwgEpNE+2qLi1oQE1KJCU0Rq8X+hHTG3VumSOUNNGIPeTJWrDoHyPJoEg3x",
+	"Kz2IGkwcI44YEm6BUUqorTVwcAIZQigJ25etq8KCPzuvxzf6lom9UdTLSz1z3XsWcXqNkYjZ6+dDFIUh",
+	"It90vDh+O2MFHuFzasdcjoTkNryyTLCYn/i/KIP6XxEOy94ac2/DGXuu5qoVTVpOXRy//SIiNStWXobZ",
+	"XEtZAtgMvVQMsSjGICpkkV0/UhtRRQ+hXlqaWhlTzhexQzKWkP116WKPAAXdxVw94WOK5iVZ32wdnlai",
+	"PokhWQq9Enxqe3XPRjg8jt/tNU9sO8i4Eqt+BQ66L6Y2BzjfguW5HBL8UeTaCwf4LuVnie79rXM+ARz4",
+	"I8nq++KAF8ZIi4W0lp+LRXQb+8jzMLVzbecAX2ZRu7Vz+YQ25yKhrOf1+Kbm/qOJSljZY8Rnmy4Tlv8c",
+	"szGLQJUZOLdpmcIpzc8nkmewTR9HnBkQv+2Ks/WZDPIZm+fKYrBOMmemOe8JiAxKZoJSypbZnFXMBEsk",
+	"zJZjkfdhKPDuU7ITvEx2gvyGuz8zwVoGNkKWF+udR7K2S7aBUhd8s2wDvse8DtPASlv8cfgGFtvi2Jyz",
+	"FBBDn6ex1OZyrDchSOrUbmfXmmBzX10asySiKXYBYSt7CWO3GYydWfXni2JnBljWbZUgds9B+loplXUf",
+	"+iLWHKZ7gNdpCTnLybA0PMFs5JUqG/fLh1HRzkX4UFKxzCyJULzLMpIHbQSyqJqPaGw3FOFHNnkRVNDC",
+	"yRqhDa1pM2352Irmk6llXP155mH5yCBARbfyRvY4N9wQ5CYXPEaYm7VQObYRt8mPZeuRm9zjythNifax",
+	"RigGIYAiXyQ5Zl791WOWgKGQlyyJap1xfLus6qsrUsMeZRM7ZqSih7Ce8927voSEUIz5QIsR5JKq1snl",
+	"LMeUFp3YVjQvUvGXPDKqBvXGiicHSA6vTWR5y0cjFh0auAmt8T4k2swOIeoSiSJ4J5zlhGKDl1Y5XJJ/",
+	"Q55ryxnBn8bxLb7y7VRbXPnP2AgrZH9bY5DjWK3OL5YBjpJv/UUUWJiEZFJoJRYL9iU5SS2ib7aQmEQs",
+	"zoUG/tmDjXF8wFIzHIfwBYA65xD+cLAW2w+i9+vB8T0Uum7vPtB1sHBPYMjqx5QGbGnArmPA2rPspBt+",
+	"cA+71RMcSxKFB40DpLkMM6jY0MDPJyJrRJjhhUUKUiKnUrFhhkL7EAm3PP0E67AlWw7ufQSP2ciS23vc",
+	"ESyz3eACYoL5S2Bylp1Qd13ZvVWafc/W7MNz6Oy+BaJwxtJDTPD757p8EZQz7Hb/MsHEz7su7LjLPo20",
+	"0fBogPDuzousPHwgzL/lkVdtZu+1cSIXVA0KTLkQSYyloqmykHuxQRqn5MP129oPpDNVll55SNNbB4U8",
+	"0sOWA8YUGaWin9KhJJX2py6Lq0BYQpTAEgYOkQS42aFLlXEVAMX0IhuwMwOhHbEeHcdqp9mjsWTO7usI",
+	"ETOa7Hxew5bTZuhuV96tbMF1F67Re3t09WsAaDWpmEBrdEZ47BNTZ4QnNIpY1CQhjwLwD87okAUxNf8A",
+	"XyUwW7qlgu4s3Ln/yRnCaM9SRYdkFI8NpKyIx0Pkzh4yRSOqKOzDihSpYlG1nout4BNCgjPsmAoaO6G8",
+	"L5YHmmsaPu0wICxGfhebkXDI8PoohA79B9jF4doQQlfhIWHDkZq6DaL3BjlicSxxewLZKgSh/h4GJPyb",
+	"/p+a/p//DgOiaEff/ugSAlyjlPX4JwucE74KiRQY/tLGi7dv2R2NxxC4UgM2rJMrlTI6BAhVQJXT5w/2",
+	"sAnjUUU7VMKrBSRw0qGqO0CWgL2g0WjoXSADjO5xJYmYJPD7ACqG9BS0dZXSRKIQ04PuiiRh+NdkoE8f",
+	"5MhjqMmyberyUJ8ipEX334mJ6gH+nZ6vNum4Ih3WpwnG/+gMqBCkVKKx3s75Bv8hnTp4QSD24QmhiIiP",
+	"0yxbysvCyy8dHMITme1+KsnR1a+etZApynv4TnmNPGMRrIBVO2j86BHXeicZY/kDKglNpgVAXxmVdIYJ",
+	"pn+YbMWtwuFbt2pLIGfXWSIhl7nNEhW2wBHx58pYSFl897QQZ/dwM+6PaDbjZpRYZuuGuftM3V9SPSP8",
+	"spVxnrICrkQue87IZcvF5QMD1OPHCKasMHuQD/CBZs+WQtBIB/qFiEc2Fk2ldVaGkJ83g+h9jLtlfKH3",
+	"jiFzP3z8hHFjVx1w/6jxFtuEV9QSZM6iV04wwwEYaDv2404rouRU3DH91j/uIAviCyUDbAL3uMOCiyJs",
+	"GUwZlu/pO3QY6UH7YkWk5l+dqWPf1tdV7SpSRYba2jd0li+ZZ9Bu4e3Xa9gnlSUbpQ29lX7xrKSNenL5",
+	"4Qb1qqjl0/FZL9ZED+KW3qIyelpC4pIat6TGLalxS8X1YhXXolrse+uuhV02C9TXGnS6wNckfY5UyDg5",
+	"VtRRykY0ZbKal749kRoxtNdoeF5Ivi9GTpPuIBWJGMt4ahLsJiQOOX+vVkKMVVcMsTjyu++86D5HmNPJ",
+	"gCG7Eob0DeMeldibE8ATCe+57KD+CrOH9e++I239NHQOnNtQARp4bxReiH6u4Scw9Z/22pNIAiWTJYmv",
+	"6j94Qtgn2lXxFKpJRI+EOIQwIKFpDQpJZSUrYZOEjnTQVJlyVFdhD2rzQ1KxIFwE2MLQi5FK6EeY1iUz",
+	"UuiAolH20w7riZQRKuV4qFdKjrtdJmUTZwh61nT9puNEzy2Y8TRH1FBGG9SCFCo83P1xF+U4R+2rt+9U",
+	"KzU9e1Tt+ofAW2pzItwkPOUI+qESppUeVMDwBAuEzA1TZii3xB1L4eo6Ac65iCMujEjIaJyOtKXgsMQ7",
+	"tHvbT8Ej/FN0SCW8OL+6JqvP0O6foiPDqlXgXUP+4K2XWVmubIWYv+EPGvszq6IPUC8ViSLjJGZSkpBq",
+	"1XxBU21XwvbShxAMzOwguc3PJZFDGsdOz4/wh97B4cMhizhsXwqT1TuWpn3ET0/HCR5kpKfA9W91u2yk",
+	"Clj7tguI3hnHt+/mIdG3Zf0+EWP2T96snghzOP/IVd1uF6nQZ59FTWMQZuV464ozYKzLxBKcDXe+9fZE",
+	"lTAMYKsZFksUvAWSoqTXLgPxT0KXvIjI1SdNbX05GuPW47AKr8kh/M3wp5aUvSVlb0nZW0jZu4575zmx",
+	"2s4AB0uv4lp9xdti2ljPcF+OLmQcdj1ObSfPQR73eMLlwGBKEJ5043HEIlJBFOQBl0qkAMh5y0aq2vTM",
+	"G22Ym1Iz5CTSXgNk5MJ37WtSr9dheLt//Sk6J9Hn0PkLXNXJBwnehBJ6AJGx4THwmYFgwtmMhR6mdgQF",
+	"kdqV1S5gSpPHtNrBAV03ju3ZoVwkP+s38HLAl/Xgfxad7ccjzYPKWGQZi9xyLNKJtqUy/AHhSCeVg40w",
+	"mE38EXGAJwMR2xYA0w/mRWsql/yOpYH9RrL0jnfZK+kajap1DPR5YUU9O5p0mQuSpIAzRATeQ8vTrhgO",
+	"AbIZvFyv2wgge1Dm2shaZwogxRDegRTNEDJRzEZ98Cro+4a4FGg1CdXCaZ9JV3MB3Q3wuAnvsjppeZJ9",
+	"hD45iTiLIAZEb1mitTHtU55YWGjaEWNF1ETY6I3DPmKfTPypTkJM+ui7mA4vG+IzwSDTOQeKbCY+KlGd",
+	"wJCWBEah96Lqh+6aLsKYTDEWi9GwYK4VC4cxEeM4wpXS49DPy+E6LXu4udC21h9Cj6QPKq2fEBDJ9RYw",
+	"rRRjyTI+wCoEEUEr67nrFTbBTRvUgwhvhn9YJ+/13NSAJvBT+HpJjA9jHMZCxluacKjXxzJJuV6WYFUg",
+	"UOVfH5wcbJ1xo6Umw4lhcm3BQO5wPtJSJ61EP09LZRaRUQy8+mbfpqynrf06qWjzyI8+rhstDW0MtqlP",
+	"Bt7VW6bAgN2ORKpmkgFZfNlOyosu16tkPkJM5cyiwMm1v8ZrWCwZHtQho4lZNJoY/zlm9I4RKYb+BsVH",
+	"Fq7dVmOheCjnDKjnVIlr7JalMc39x37axrBdJebDk5lYDwyH+KdLGxAZeHaMb2Gv0WjoHeZW9AD+lEzJ",
+	"ltpp6u32fW1vv9bYu240mvD//7sT7GghttP88fvG57nIyqzq2X/TmMED7IwVOWg4OeKkfaYMUG+OUoHi",
+	"c0Cl9pcbh9i/nrKETbSlsUeOWZcBL60eZ7VOzuiQkZ62rWb0rWSK+MIf4FxhfPNy/pHiPat0shgrQ6q7",
+	"RC2iPJ/XW4lQoLsOc4lZMAiwZtOovvqsjoTFRISFPiQHZ8NMeYH8DQWXcmflj687Sm87hGfC8nqLIqAC",
+	"l9ZdkK4dH6EzoboLw+KHfrRkJHgCXbaEq0cK1T/acOb2uG2QLhXbijNh98kfX1eTxhU4mtT3go2/rjfd",
+	"JuHYDtpQj0V1ca8YrA1yLo3FfnNNvQ8MtvaZehxXYXVY9Gf99p5Vq/AankHZLFw2Cz/nZuH7yPbthWln",
+	"hXnK+lyq1FkbpdjeDIvh0l+/F47L4M/liinFk35JVFRK3pcqeX3RRqTZz18FZsODhc6WosZFAgThHJ4a",
+	"x+GhoqyMEpewDs8b1mET6VaI8eDf4OZxAR8M7bHc/QvYZa/FLUs+L25R0ublb6+P5liTtUF5ymiasJRk",
+	"0pQguS10N9RNuvIvr66KkhCbRWknZheeNWpeUKjFcXh8cqzXV9/SRuqgK5JUIh41b9n0kLAokrSWRr1u",
+	"bb+xv68ldzvaf/Nm78cr3k+oGqdsv7HfqFp44F7K5IBInvRjVhtL7fkP9FCTPgtdylZysGzDSOgzHroJ",
+	"kOIxk8+ho+Of4dvPjd6EJ9G8xmciuiA8xlubnHmujfmpRT71GKZzvNC5p1aOqaJE79y+3q1VTAsA3zNG",
+	"8+GF10kr/yCk9RMM8wUw1SmpTMCBcAMOzGgD80hIl9iVhv6rg0YDu3sZvWPe83AAeu0OycFeg4Tnb9+2",
+	"L2/enZ+1Q+h8tbzaGUcUtAYD9i54BxfjTsy7zeyWryRRettaEm4r6WA+daLFLLZHNbXj4ncnB+R1AxGG",
+	"oW4D/mnga2kUpUzKed2uzwVu67bZ/Bur9XN30rYHz2TG9qWwmdzj8QGLsl22sB6rRObPiql7Yfkt6k6Z",
+	"R0Y+g/BLuwNWOxKJSkW8EttXX2yvLdPO99D0e2s8451Ivpye1mqZpXeLaT61rCepEIpUwr/0HzfjNP4c",
+	"VpuWhd/x4On/QIus5BEj4S4d8d27vTAgFAtlPlyeWgpszFP3+R1LUMJz2RV3LNWbdZzGO82d3Z28xTCr",
+	"VitFR0L5vaG4/au+NfFJsUQ7MBIcnmc7b21+cP2+0NiZt0Ce98jB0pK7fxmCmZPo8259wuK4dpuISbIr",
+	"9Fur5VRRDSe0NHQn6ZBlePdYJGWHBtyLacxZasvnYiFu6+Q6bxHgyJwyxOE1CYfve/rX3noVzSPMqVlT",
+	"noc3l3VydH551QRAaJHyPk8K420tf95XMO33ZlKt0YglEdivm2nNlh0gEkJsFVBp8fAXaTL7zmYUUQv6",
+	"ua0mqrXiWExq57Bwq6Q5/tT8En5ofleqqBcS93opWudc7/e82Uxw4JkoquRFz4tVOKvE9oglPKp1RQK1",
+	"TqtzLcsENrhSwCNzPmLJyTE5Qr4MN77p85XgOOKj3DqUEruU2KXEfhYSG+VJTkx9ayLaibSaiXo+rl2N",
+	"9cRy3OvxT4Qao7X6LGV1FnCFDq4XZWovGnsptUup/XVK7YNfj04KJMi3YGlns16cYWqZ/Icf3l+U77hl",
+	"UxMdFqJHfv7tWv9Lz6USqumoSVBVHNx1eQ0u+dufExUGpB0dX7UgR3S1/+b7gIS3PAoJJSadpL/R//xz",
+	"cqunDmUAJPxzchsSPF4BCek4CuHROM1AX5GIpMvCDNwM/iYsiaCuvNokYRyNbu664WwOx4ET5DM2OK1A",
+	"P1rd3HVvtGDVw/z1qPbz+VWb/PzblWmIk+NO6CWAUElRkGuYGgm8Adn0FqZjss49JfpMDfRcAICUQJE9",
+	"vm90EBHdTnT+ZF0lmyTkCTSB3sATQlI5aOxVg+zjbII3JswfBiQcJ6DF/W9zVkzo3QHmDyB9UpgUAb5p",
+	"4PfT0//56vxMu6qcxsb2hxbH4Vgq0mFESxHaVYfmx/47zBJqo5TfUYWbaUgV3OwQVgl+lUxJ2E25yl4+",
+	"drAmgjB7HLX6Hyda8CohIn8RcE8E+hazq3ETsYQjCGFiXkZfJKx6CG3N0PPp8iP6DUXS9u1swwhZliYr",
+	"ToKhvs7096NYGY+fCcsG+IVyYf4AlmfDFqaztmTdlFmyjUwjkIL3qL2B380X4LyMyj1U+7iLMGVty1xe",
+	"rsVlVfJXZFlFPKpbsbTQCY5EdzzUqj7U5s2EdZofx43G6+5ASAX/Yk1zb/OFewB+G5KUSRFDPYcgFUqA",
+	"0tRAgOibePgJJPz/X7fCqjNF9H1eScRwAlXLJRnSiGXJfHMRqEP7b4uJ4TErBxbS4pZNJelqvx6LeroG",
+	"BVakAA2SEKxMSVnMqGSWOJgmZDzqpzRiAenrVecqQ+IwMCYWMlakDuHDVIho5ZwQY8O4UWZYCgd1AnIS",
+	"bYcev2MOEqQS5sRtk4zA5Q/IkH6q0T77++tGI3QFSrmK/SahwJQC9Ne0p7TZRlKB1RBVkjIKTM6osvVA",
+	"zKj952P1j+T9RCLSrxdmsNSueGvoDTA3LwhALIlWFMUm0Eo45tGx2XzzZsL8RrW9F9m+4ZFDxB9pa8EB",
+	"4rstujOr0/1m0p5Ih1TtNHfGYx7t3Aca/wGV/RGP/raZyXB8cuyWa4GtcHxy7M7zC7AWyn6DbfcbfOWB",
+	"mszXfiXdxpegYFfpV6xoRI2HGmwM8XLrCPuSUEuVxeYECrPc2cMi1AnrbCFO88XmvMjK+HNyK1ebGZnU",
+	"BhUNzWI///YLuWIKgaexqFQLeM8trv85UaGFNJ0SiHDEvJPSdFoq1UKl+vPkVn572vTPyW1NMrWhRv35",
+	"t1+u2EJlanZnqUdLPVrq0afTo+bYfQOKE8LAS3IepiEl7JqAMalgbwoZSxaQN1bfVE3vCAarMRYueoT6",
+	"wQ0TQ912ovoLdl/g7jmDJX3GmW0Y4LKQbwsTMmWst0yDf6tp8HyK9CuKx4JonG9pWOgzYf4vC9Bmghua",
+	"xT6k3LCPNXNZ545QA1/I51Kpxj0x7VO1LP8ApJykn1KD6FvUEAmXVBLhgzDDh9X65n17h+SgcWDSqchW",
+	"4bSzaUL8KpVVrjQL3uND9VWweW/h1rOaOLGVKU3zpktlV7b/lZpxo3SlMJLja9GNiDC1+1fMpVquFSXv",
+	"Jywi4U9cYXAJaapPufQEKwBaGVI8lQs/au1jeu71sySpIHgui7BIa+/QxACBr1mMWCIxFwjA9TyOZTUg",
+	"nTGPVVbUJZXQv+9wQylphlgJZyAIbNQxPyLDZHPLpnXS8sdX8ZH0UWsG+tUwBNYHPHgIJ+Z4UFOmeIoX",
+	"kA6N+qxKJOY0pR6hTc3C/QA7INPlHlF1xnJj2acNgvAasVUCuyELkurfjVLxiTNJbhkbad9UjKbzkVuq",
+	"yFBYN9UAkwGFGoRoAanABx9DRkRvwczU9AQMen4+JyvS/OQwN/socddsEz7X6Ov8KPRa6P1nKNpx+y8Y",
+	"RowzWzyCIf3Eh+PhTnN/7+A/D354/f3BfwL3OH6454bEE8X6lk9+exHhu+4GIJXLJMkiI8accYOMB1uu",
+	"jBSXkeIyUvxkkeIZTU4q7hwTPMhEn+RvIQWrsAZvIT5TSiNmwIPmPP5cUHmvkY8qY9WVqxgnFf8CZDG3",
+	"t5NgIBXFnN+KdFhjiX6atokgxHCjtcHfx2nS5Ez1miDzZRPwEZpwQU1f0MwP+Ebf4uO40dj/vuCLv9fr",
+	"9bB6CCrb+OA5jAy0KjLtAuYqNOJmzOMimmLOtnL59oh8/58HPwZEMoSiIK/r+/CeDup79dfVJlRkGwpY",
+	"IEX6cHlqMKgykFVcNnude3huGcKAhAXz0R+rT+6fY8nSmxGHWvhchOImYoryWALpc1fg/XAFbnjk/SFZ",
+	"N2XK+4BKqQ1HrK+f/QyH5tLkdzQeA+m0rULHJgNb0m6L+R2NF+wtwy8BrQS2RB6OAUsiMh5pey0WfXlI",
+	"MP6Di+e9oYpKaReMVKB1tDCz4VgNb6QYp109QKC37yfaAl+jP2GcyPFoJFLFopv8K5idivcRXBiSCsVp",
+	"GbMyQMJVIM2G4FYwF8kCqCI01bNi/uZcVAwuw03kd4BQaWNl3kOqX30SBwNVT9U48Kk2mUxq2n6ujdPY",
+	"iKn1bUcY7BdqIjDPXt4/4MvvMtD2UjoIytTSVgJoKM9saolUCgyil9paOQT+qsU0ym14tLYiZmJieSrl",
+	"Iqx18HRrPLEgyGAiHfowyFlA5TUJWxcnQKp9dn590zo9Pf/NkIvPcxC/N2PeVNZvTim8zawHzqKkCP7S",
+	"yMRXuDvPk3j6nDl/88HfoTsCRUJnBbS5OY81fR6NueGJgl2e3HGsLl3Oru5dRxLGwYLVZsNIadPUmqCJ",
+	"b+h+MZFx4s3pZYuNbCal6ChFx1qiY8SSCBiJc4dgXcFBoyFPFsmNRfTfbcOG7ZeBxDy5DQzZ83+SiE6B",
+	"OpoqMqS3DBNNBgGaGvlmogV6IKHp/kM6GuNaAhLPZABQA9rXBVZKfRV6i46qbwB9A2DEVBLh5XVoN2bV",
+	"pokQJO53XCKdN4twgFzlbgWdg9qsQmmHrYBWLP1Iwvb71snpzcnZzYerdlgnLUxPkf1GTmRqC828Gbzb",
+	"mwZ8Bp2MVK9PAB6w62U82P+RhJet6zZyRLaPw+qTyVBsnsxkz852GuyzBxzBA9dzjfe28PxlrBFw1Rwr",
+	"cSlmn0rMfvNkELgBIR8ex4z2x2yJPJ9hgUDJWue4h3c2lvgLLEWgFUM9EDPF5jXCCaQ6kttM+uw1SHhy",
+	"9uvJdev65PzMlP/ZoLoWW08m3dBWzUm3e5Lr5OTSwfwqXBrygVJ0fCHR8fI5rnALQRmPv2HXPP7Zb+rG",
+	"Q3uYCFh17I/hczTX8DevJFhikDHgqT3HkNxBaClzkCWyrVvYBky7wYhdLTJP0U7zDbdeyhihfcoxc6cv",
+	"SRSk1UyZDywIiUUfi4rwNjyCe0LuFAxNMUkA2CnRNmVHP3oo7lhEKmDhOQLnahMLoXraANU/kQM+emL/",
+	"Fpcew0nblFywAKXkeimSq7GG5DoSSS/mXfVsRZ3ec84d3NjIMYd25z5ubRG33zuIwDvv1KZt9R3rJITz",
+	"D5WHGHiHioDOlNBMRFSQ9mnX+HS7+JNq1lwBH7yS+r9wW1e5CDcDZ3RCp3NSqE5OxYQhKA3+DjDeckLX",
+	"CVr9LJSkcom8hWdpf1zLLWAqBNg/NsH7x7R7K59MxCFP2UNF3OP7qziiL8N1iM9e5qdeu9cfZAXE9g2W",
+	"gvzFCPL7ubsby/+vxz8+QsYjmgk/EPobqw8RsxsUwPe0kkVn925/1xVHZebywqTKQEgtfc9HLCE/0UiL",
+	"/v16g7TsLbwCfeLu66eATcQS46khj0zgNGVdPoJSGhM7RcN5QOXAVmWBcWxvaXUQTSIxJJLGqqnvpgW9",
+	"moKSC+WA7r/5/v8LSU/EsZiwSCs7gG9jn8jVP1q1/Tff26QxPq2iUj6ECiZ9fVrrUsmiKjYI6EeEdRLC",
+	"1EI7SliCo5hKqecWkJAPqf4ayu7oLYvIxdk7UrHJ8F2Eg9n9yy8rOhIR+7wL962Pkr7Wlq3EdRa6GTu9",
+	"tN9oZDC6IV4nw4BMBrw78PoTugPWvT2E+kWjmGXmobjKLHxV+J2y5V5ZBMREuPFn2pkYM6yrAuKJyL5Y",
+	"VyUQFBYASBL6iiRGkLAwIEoQmkz1ECtH55dXJPwurB4SrogBuFNiQlM0Pfqx6NCYpK4+a9OOBr1nccu6",
+	"3fpI7sgypRlvCohWNMxFRVD2glJZPkpb3+O/QhNPW/9Nzp1S6G+CM2rO51f9rl9YwZevBjetmGc8Bf23",
+	"qi1goap9/IqubU0nMzVgJ69hZnh6NTMolpoRTXhuQLx7BQS0MbKbwB1eSQK8Ax8uT6oB6aYcINADotfR",
+	"+biuB+IiFT0ew+OwhRHOnzmNUvE4tqoyIFLgiHJGigNGg6wBVxZTFkZkHU1Qs2rAhpLFd0xWX7x2zd7d",
+	"81av3jgXSGV80119Salhv61S3i8h2XMH58WJ9oIOjKUi3rS7WSGL7SS2mASje9SYPrJJQv3okFQ62uMD",
+	"OE183pn+OCAslmy2/5wOWTUg4TiNc7+bsI5eGXCYWEIkU8bDM66bd2ks+sK/rk7OhHEVucQece2eYnOJ",
+	"+5kediJMC7nrDNE+nZ2dhfjGyeX6tl+68Me3Oi/4t9YC/mTqwsxsgarA3VhqiVJLbFtL5OXmy9IUwD/U",
+	"ne6ylMpxigd2QYFmSiWTBguDKsWSiM3CntiwIJcuwV4BGiSMm7mfyVf2ewZljVUUmybVZS8CpwRGxkIS",
+	"Cf1w2h0EhCNGyhyeiLHeEW1F2++kwoYjNXUUC6npFE1YQR1kQiA4m+W9wNn3slAwN0xshWbZmkOaaBU1",
+	"L4Jh1BcslVurfGzjG/tCLYHm6adcqmUJJdg0ZQnAU2WO3oq0w6OIJWXV49TuPkLJCM4h6UzRVPQkdMvK",
+	"mp1gVYrHiqU6HO1V6R33DQgMeFZeZuz8AfkeOZWKDWuKDUcxVWxx/8wlo1ENc/r2WiIHfDTykzGGQkZb",
+	"xYqMaJ8nVLGoKOm+WsS5xzRTRqMFXTJXMPxrN/ptNiGbh6wSOWUzy5eRNs+0lQUPWHZovMOfbdtV/W8F",
+	"pzl/PMxpXn2M8xQVYpJkI8s3ux3OjRwKGvWhw7xp+K59TebkR7jFw+4f86XIY+daTGnBecdIJYQMZRUy",
+	"J4n7sEdjqT91D3ZwYADO4fuk+hc7vgNqHM6OEDGjyVoAX5t35M0BmV0xmnYHTVtXxbwXg3lbPWCiRR3l",
+	"iUQjWLFPKiBdKlmNJ1JrFz2ZeLposv/emUE6O2VJX2/tvUYDQM7c3/fhvbDv70qkarsth/ZJZcNhKaPX",
+	"6VTeunBe1HX4AEE5SbliCxvf7PC35PzZ22PT20Y+4N6jD2JpRaG5xlaJzriCpwZYbdU5c9eVEMml+/hk",
+	"RYGwZQl18mmxeJrxFe0P6mbXFzqL3AbmV4gwEDSzBubKNpp8vTcRiZZveYsSS854DK1B7I4hcK2PBTyW",
+	"0GZNKhEDO0x/hvVnaJY1CdpxhCdSMRpVH2p9LhKqOEtPqG6pZwWbj8qA1ReSON9gxwruuAcJGTwcjyNk",
+	"gmK3tRVLARiWcs4thSPvIS1kmJQ5xkObKUjZKGWSJdhSSCSwWFILbwxZ5hz2tuJDFjhERuqLp1cSa3Kn",
+	"gfsJV9VDEp70amciYTUAdA5taa7L6r5uHLiELwUszi05zX2mHiSytktl+Oi23qxXV4JAbxsE+pmK5ecn",
+	"Zd8xtZaIfbibWdQFqG2xIgNsW9YSNr893Frant+KDXBfCs70HrKsNAGfqwlY9rpt3CM9imn3YSYnSpht",
+	"+bW70RjP9hLW0iMxAiszR7oy6+DyRAm/PmVr7qkd7yN7qE8bqzsSo2kZp/v6ReYzdILt+XmYH2zvsjW5",
+	"NEqZtggXS6VLlugtlMsPeuUZdDiKGTa8gDN7cfwWBQ/8cfaOVPbeNEg04lWsWQtbgBcYklHKevq+WBK9",
+	"O0q0Q33H0nyp8SjqhXVyPuRKscg+rcdZHEmi6C0jEevRcaxk0+vubUWUnIo7pnUCwulgKPDjzhXeoK3/",
+	"/LhDlACEQWAP8WKEyOpEjtqX17Xff//991pD/99ekCvBfiUtewBkSSsLqsOhDFAU0Y3JakBi0RcB6YpY",
+	"jFNHf0aVSDkzbKPhv35p//5HCJQijHYHJPzrL1e3M2SK6qWv/9L+/fPnbSXKzRZ5zsb3BQ7Rs743s7ZH",
+	"US//UHPdexZxeo1p6dnrC/LVO24vr7xbduX8fQqLv1M4hywiI9pnTXfO9BFbebDK4O9Xbfl/TYZ8gti3",
+	"Vi1ts7TJ4iR0RcSWtxGZNpuUyXGskN0pR9oC7AdNEgKubxhYwIQoJBUfP6GlQmjcGVEJmA8idagHIalk",
+	"KAh400tGpUiQFmju4yMRsfAwHzw2/JZQSqUfm5HbhOabm870Bj8NDRdOdo0cAN2jIbu0fUbAkU24IomY",
+	"HJpot1WznSmqPpHE04AkTCtvW5BaJ8cp7RkOhkToRRsn0f9j79qb28aR/FdB+a5qpBpKUWTHeyvX1JXP",
+	"TjL2ZiaeyEnmZje3hEjIQgQRWgK0rJ3Kd79CN0CCellOrIzjwV9xKBIkXt39Qz9+ln/H8hstBhHZokwU",
+	"4upPcpmMhzJPyYAqtt8ljfjMjsWrGELrn5qBfo1/d+KIjObTEcuUIzRqtsl7mY8VTJevdknDYwNvA1eW",
+	"/3sMmVoRcnC75KmcIW9ptFh1BH0FPp/PbfQ9EVEjSB4obajaSjLS/aj6rRpt5N+wLgccwozEOl4kDDLd",
+	"1QssR+jKXMHXSZ5TqPqMbg7M2QLLrfZNrskyaZlmVMw1T1REikwAR86IkfitYnnr+IplGmqXUJLkdCaw",
+	"LDWUPS2yYZELlt8p9Qu3qccqeVf7491CHZRto+ZeUVBS29Ansak2dxcQHLZLp4Xflzcgju5y5BdYi3Zo",
+	"jER770CJbX7K3LO4YB595lup32H5zkEyeNvZqXh/ca/S0VX9orXa+qBzYPWzJ9Lb5D3o1v++ZrlBQz/s",
+	"x5FNewUiWj8bbb/dqRPE2RJLVoY6AVwrktEmJ7enu1Y8lTJlRoYqxTQZFMmYadI49GV4RGYjCeqUqrEt",
+	"1rBGWpqfjmvMdxC4azkEZlQRzO2wOXQ8LwkVayWon7857q8sOnjFtD8rMEgXAFruQQYvG1r+TNjJKse/",
+	"R+JuTBoW8DfhOioeWy+sNidHJN6PvXtun+qaWQD5zc0yMa/ITLcguy8l/PJXTZJRkY0jA6ZnxkiJ5ZRl",
+	"sDyrRuJ1MdG2Z7XIaNutvV432mNZMdnr/b0b7X9Ywf18u3rZIQpF8wdLnpRGij+oVZEhN28BfN5L3ajN",
+	"D2BW4sMQ8v8DE48rpXHx88vm3UW8ug4i/o8U8f3rP5WIj/9RdDr7SSnDVa+6D35icSXtzvuvfzYPnZwe",
+	"Xx7/sSJeXV99fzMRW4p5d3cQ9UHU70LU99/dTdT74tsewK89gavHSMLhd3kgbgufKaIyOlUjqcHnQjNC",
+	"tabJaMIyDQdVKaFDzbDaIbp4Vkn1VM4yIWlayu1nnthu1k9vYr8PztFvn7f65x6VxIZjoUasjSjzulEJ",
+	"sO9U2XrtpKjpKzwqhNV7ivWqohZkwEY8S8EGLstfUHLNssJ8+3veesGb6Jcqxw11kJxlbXKma4dK5S3r",
+	"D5RIw54ZKcJukEaxaXX7huOwkh7Wlti1o+HPJhVKEgUV4WN/4bkbWBq3SWVaLBzzPSD9fFJ9/AV4oe5d",
+	"S79ZGOSS478+zEf+jLqA5FtGeI221GuTRLv/9TlpoV8QQ3w/nsCVCtU/qr84ffENMIqfYN9bp1xNpeLb",
+	"hMvYR/wnPkUhbnrncdOP3dI4qW+eO9kZdZt/WzuDyHxRDVi7YhFhxGUBt8pLYQEDzQibDFiaspTEp1RT",
+	"09kr08GLXMphTBoxS1NFW3k6TFrdTrcbN5cL7l0nMShTW3ddETkcCp5ZjidLjFwq09Oz07KoFmnEq4om",
+	"Pkl5agHQUUkeymvl2131+QHXxINNfchqiZ1jMKu/2ua8CK609fVValHRuSIzV792YaCrIVaUpxjRYL/H",
+	"Rs40FhNlcnbFMgaGVc5aBvyBo7JG8mGFtyWX4cphxPIm6/8cs3lVv95WdNAjlvUIJYJqe0cubYoPVO7K",
+	"pMvrIVyv9ncaFemGs6KAXjh88Iv8mn6CJVuNI/o8wbP8NtNcxGYgiZLNujPV+U2daVVz4Akpx8WUNJY8",
+	"rote1mabgA5AE21obkFjUZFGXFMlPesUj8iE3rToFfthv9Mxqwk8gZgfBZ2DhCk7+vCRYE4YgzIZMTo1",
+	"Jp15vxx6a6Man5RNwaKQWUQGbChzBu5LM408u+pBqUmXWzVi6IOGVTuHKhayELByqrXiKAzcksG6nGAd",
+	"uppqC/NTFkq3XnxXML1ynecM4UWjevOEzpHBccBKlt7IvZSlTSjmnDOYVlpjXvBTuWw3d3z4dEd38+eB",
+	"jBXO54dgU9OBYF/ZtfwFxul18hlFRb3urTFMrVD09OTDN02DRRksyi+zKPuLq540Fgy7iBiLjZQmW3Nd",
+	"IdTNNudMbzQ5gcDd+wpj/C0eU0elSjCap7Qop8aGjAj0EMuRvjtpnb/uP+8BL/JkShNNzt/3SWPBnPz+",
+	"40zHTStVpxga6Aw+71PO+69/9mjTprnULNEsJbhASUzFVY88T0/7x3FEYj2f9ohtPCJxoufmvzZqa8xT",
+	"pCwaFkLUzZMJ0yOZEp6Shj2Jt7r19OwUj9//Ay+jyfE3Nv+pEJobk8WezjedWucKdTlYIfBKq8KM/bZo",
+	"rZ6//xvps7U28sfZWFkjGYpy5+yKKw1GWiIon6CxR81MuNi/F7mcxMsWm7kPjDJzjet5sLKClfXntbLO",
+	"Z/rhG1rfW7HNbiBlZK+3x+bno8HLhL/m5y9+e/7m8pf+mTqb/Nxh/bPDs+y3j2d8xmlXjM8+Sv7bSzF+",
+	"naXifz9OBXv5Qicvb4T5Pf1RzMzv6eSnnGZp5yzrtNn8fPrbiWnj3Xzwcfo0fS/Grz8e37y+POPDX9pJ",
+	"V2SDyYtO+uu5qB2TTqk2Wm6vt/d/fz9u/UZb/+60/vrP1ofv//GP9i0X/nPpyDLau2nZBlt1FVVTJD2i",
+	"RzljgBYPD4pckCnNDV5lZtxt7HEq9Vq2k7qeq7UdjM5gdAajsxM5G46cv7+8g8WJirIl5JXcaG6aG0qN",
+	"42sWq2kXMwCMNnAZABDOYzRz/91LOKUspujZaR45rpS2af9tLkrDq2bp2QyKqeRG0Y5YztDpVhoF9iOQ",
+	"3iRjwGjSf/cSjBxkLMFjVRI730TfjnTrQgqezGM8xxtCIo4i2PuKOktOmdkWpj8pz1mixZzkRQaneSM0",
+	"AirLjGZkJIv8yFla5ppvTTwki4E0qFqdTWCL8gqejRWUMpoTrj/bWfyAPKFIUvHKLPgHaE7cTxBm9DUi",
+	"fcyW/Ya8kQs7fkuPpHvKPhS0edDmX6zNz9xJgkAhtKWqtsmNGxMZFp2RZbRTmVhvZPty7BNpAMA3ly5O",
+	"X0BWn7KxMBjKB2rQBjGhTsCsLFQ2jVhe9ZCkrLkpHmbdAUbQlQ9TV16U+bSPVFEuKTazRXDTlCvAC0oK",
+	"WDNop8eund44leEt/LvEzfwrX6udfnmD8nQVxrNy9O2bVzXat3rjcbNnlFhkwaQNp0Uexh/U9VVcB2Ik",
+	"pfOgWrZULbfpgl/y+1EDqyI5LZPmyrSHPZTcNvXB/k9dX+19+Aoxnt8IHLMbK+inoJ++vezu27TCXZQP",
+	"IJTbEZIRnUomxoDOmJ5BwQ+DeVaUwTAwjWdjH+Ks/dJmj1DytNvp3Bzud7DGktMB9SBEAGEAuUqnqKs1",
+	"YwR+zl1ZcKj2ol1a1XcK0Vi0/I1QUgU8uaX3MyJywXONFcPa5MVibRPzoCtaIviYBaD2jQG1vln3JzRP",
+	"/0RQDaJgTL9hP0e1jRc0YdCEj98rWC7+zSpyxgYjKcfruRhrJKk9v5TwCLiqyUQqTbodoopB+Zxqk589",
+	"msbPqyLpPm09f7TgSr93HdhhiST7jr7Xw0CwGsj77kDeZ9dyfZN4O7NcxR/uzJi8sE028PjZ9TvAiuA/",
+	"Xl5e9AnLUnCdE1sDPDGmiCO6GvMsRQPQGR7gF8DgNqJYkjMdIYmnzBJWkty8ffOKTAqlyYAROlBSgNFW",
+	"KEbikdZTFUdg7Bi7qFCu3K3MoYrhTBp9bd4JV80LR0bCNCj+O8u51gzzpmzOdcV8E3ef7nf+0jk82N+P",
+	"oRZi5+YvQyy1G0cY8TcsFCQAP0eKfpuB7ApCkJwpKa6ZsVXLLkytGSeknA5oMo4IsFSbPhlrsSVkQgUG",
+	"ESZCFilxRXQd1TSJnx7+td19dtC2/8aEZ4koUggonBRC84QqHZEiU1OWgGYr7WEJmVRwnYrWtMinxljM",
+	"MXZSDsnZxfUB3Hx2cX1IGua/rQkFymu4Ur4JYkbtAKCgPeh0zCibyYyB4afIRWyTgEYsGWMcw4jlDPAC",
+	"1rPHyYE0MXORwTiWebxUk0RmGUu0JSWyOMMNNE10QYWYk5RTIVgKcRQU5xr8SJgb5U8DTm5WNlFNI0Zq",
+	"wsBTbUCSJkPKBS5ZG36BcR6ZxoDbaS5v5uYSPI7VITFqw8+zMpYcSyFSxJjzVAgbVUznRM24TkbAVJKZ",
+	"+aJDRlIGigCy4xTT2rwWOkNNSwpXfWw3UrnoEAdsp09JY4GqbsDmMkttxhbuRCjLORsplvwzLjtBBnOL",
+	"ERU7PDDrZb9rFk8qJxjxekQUw1DXUuHGpsGyTKOBvnZ6uS1c6ae88Z1pdyyybyXjjihCbet/KEMovjxd",
+	"YWRs5CHAp45IjLMfVxVXK4Ec+AkeOY/on5ihpbRmjI4Ae2W9QbVAhmBlz0bi0TvaXD6WupV2FOkMbYkp",
+	"b787iaoqfYpZFuqoVGcTmTOn00zPdyd/8esr+RvYRENB+QdNDupvpbuKgk30oHeHX6v47U5suhMkrCHd",
+	"iCX5PKrsfMjTnxM8o54bY6tNjqHuQGxsc6hxbixzjNqSGTIRwRl77L0uNkJgIGg2JnhGShLBKOC3IxJn",
+	"hRAxEYxeYyH2IsNULDy0LlmLjd0TW3sXqUrxz7Qlh8O63DLWsAEEPRInZiqTwjTxgnJR5EzFJGe6yDOw",
+	"5juYy5ZyRQeCpcc6NlfNJ5GGb2aKnNF0DvY8S3FU8O9me4lYufxGrokcDnsgQqcMo80XbFcUqDh+2GBk",
+	"60LZ+l4AI9zreUaGgl+NtEs/G/KMqxEDgQzzgkiZlyLboBKJo6q5MH8YYW1Hjti6TzuQ1gjOvlha78zE",
+	"/kPJDO9oW4fDu8Bu8o2w72O1mC/TfZt4Cr/UDH5Sid/NKeve93+nPKEdGSlbehKiyhdhFGNpJgPgdaRc",
+	"MgMFMKNzPNU0AthrHtVDzNPY5afHv7b6eFLXOrUtxqQBesp2psXTuEmuqShYRDjI7oQKQpNcKjwVtZpD",
+	"fQVfx2k1pLshzL4ADoHt7uvzf291b/3b532Z693yWiy88KLkRQiyPgCP+/Ps0PWia1f+nWUhqxn6e1b7",
+	"fX4pWAEGvBMzbXN/XElP6/upmfR1rw9pdDvdJlSMc2cPeHiucw5ZH2Os7+CajMp4IycXsWwrROGshAhl",
+	"E4CDam/SciP40FKShulCjkfdpUvL1p3AJ22KpkMqzZ65N2fWQLdfCRZ64lwcRBUQ4FEVZ7OH/0uDtTuz",
+	"3szU/R7BdHclYTdZ1Jeef2Fh9UXkX2Z9hgOgIIc/9ySYwW41ywotwLsawObJ+7N/K/Y/yC+3e3V5P4yK",
+	"Cc2W4xCVDfsjimtGcin1qqSHuBkRWWjFU0biJ3TKn1w/BfFR5GKv50Jf9z59qL4IA2CfJHI6f7Af97sN",
+	"uX04w7fFQtzwmVzVPci1T7GvbXrvxUsgtu0KXjoup2o0kDRH7/WU5S0EPUN+ZRRpu0qcOHYV0FcU5O6b",
+	"NZwafYT1PYEoAtWOIg2ruYCGsem3iCpMreHhmDI5FYzMRpLkLGH8mi0mkbh2XDH4VV+G70Yfvp7JltJs",
+	"Ch7nFrJBuDYKPUIYZl2VSwPFr7imwsUu+0Uxmi64guc+72LVON62otEf5czvE7QDpcvLw1wvqtpv0Na+",
+	"WNHkmVKFMU7MNEwgPKAslU916cZ17RRiDK2vb2uBEtp72Ct4vKpvP8lMjwSQ26dck0LRK//VJ3B51YMn",
+	"dcJQtClL2s6qhefm/yueB+5s5c0JlkXD5egCKvyO4AO3fElJ0Oo9WDG+Lj+Lwdo1gRKtyIOyLdVCKVes",
+	"YoyQwK2ZSV3e67dR6qbl5187I1DZ8wsbSETTVDlz3ezZfEgTRmzQEL7BH6cqadxIFD/WE0mRoOgcS9dD",
+	"h9cZEo7OqBBMY5E6F1W/kMDdg8rEVfy9HINtnYH1ntrNaNvRo1wWVyM4s5FDe1oDv8jhkOUqQt5285Z3",
+	"J2A5sxtbGFnmUCz77PTg3clZm/QBiigSX7zuX9oK2WUhl0tgYl00cOM2Oc7mpHtz42hKaTLO5Ewws+nh",
+	"R3S1Av86BhR5IUY9QjMbkwUllSPoNwYRkQZWsnPRN01YQfYt5tt4Rp52iH0GY5hsuFSJFDAODcKH/Cgo",
+	"LwAKfuOISCyP8ELYVZscO8+Jf0SGYA1Dt56WyRTPXAIH8L66soFmN3ahWI2yJCegVDXNtVsAzllicVbj",
+	"WQX2uIFlmopmm8QHTzvkpcx8P80ygBoOnbQ7IkqSVJpxsl3wW6UklzO7PKgQvrOcM3W0yfMDwWJX/Jpl",
+	"pJgCXrMxgLYbcmgWqhsupJ1wJQDJQKZzWyLQBebB9Wp4U9JIuYL0obTAFceU8+jb+opmbpSmkylm1UiD",
+	"BIGe36hu+EhjFhcaYtPYzAwJMKHYT2z7J5V992BcflFf0yw1H+Aki62qqWrnmFH1v/J7/IuqargBGg36",
+	"UI/zOyIpSwRUfJAwg1SUBZGs7s9VFatpa8rTjDCaC87ykqcLlhJXVXV58PRB7lATxsabgjmsUYgXdO+A",
+	"kDyMVWQcDg6WELTlHzuxom4JRK/QRRD4WjKL4BhWUrWagucWbNQdWdHd4DM0Ajkun1YYMdXyOlo+d8bj",
+	"F9Uj6xfeFr1w79jYEZuF29srCp7urcyurX/524zfEMUSmaUqwnBLWyy1XF9t8oZ9NCILztUVhrbokZF0",
+	"ZMhmpSiSYpvJuHRreWM//BKHndZf71a4sN4nt7p5ZjYDn1CBak6tGo5YjWj32eEPMfmejNgN+fGn45NW",
+	"/8fj7rNDswdskdpyP2IR2jZezekM5I/jjRuzuU84sHD+iOGAWwxYKUC2HTDbBTNutDX88Pvhwae7jF41",
+	"BH5w6uEBMX/nrYQqZoaG3j6YS3IuIusEVa9OM8TTqBIoxmxY4flZO3SVDN37oq1xp8+vr7k1316u/ds/",
+	"Xnvb5I/fFncaivj6aVQpOxvRvHojVVNV20lLg7Bpn0WLG22/ay0AXcZcf6fcd6CNVMZfpyyRKVhuGKK9",
+	"rJoFH+QUjBM8bKgxjdiIbqocZQlE9t46ucrb0isn9/ppVNVt/f7Jh98P9j/9cKdNDHOwGF2uXO+qMHNK",
+	"9rstM1z+DDkiyvuPMvF1PKrlbUJMfv11GfIcV2AgbeNBZHnSGNdgU7zynNE8gbchzczt4MpYeou0QA0A",
+	"NATJa62XB9qLj1ycUpYyPGwZMZH6iMzGLk2AxjSTGWsGnBRwUsBJASdtgZPwCDHApACTAkwKMCnApACT",
+	"Akx6ZDAJVfzOURLCn9tAkmXpuR0lLSIk+2DPDO4KsFT5dZ/8Xv59ln56gs/FACIGc2Mc8ByDw5SjnY9P",
+	"n796fvm81iBU9qKZ4w7FO7EtZY1PJPksX2ZprnJGlcywBlUMgCgOeCzgsYDHAh7bBo+9sfIxALIAyAIg",
+	"C4AsALIAyAIge1yAzOr4nSMyC5nWQzKfz+KLYgO9hkJcYMBXAV8FfPXw8JUXLR6iAwPKCigroKyAsgLK",
+	"Cijr0aGsZU2/Q6y1AkRth7hSOcuQ/Ho96Aq4JuCagGsCrtkS15xWIiVAmwBtArQJ0CZAmwBtArR5jNCm",
+	"UvZfCd1UgGU7gHNbQlQANwHcBHATwM2W4CakKgVgE4BNADYB2ARgE4DNIwY2O09YWgYp2wGaW5OXAqIJ",
+	"iCYgmoBotkQ0IdknQJoAaQKkCZAmQJoAaR4zpNl9ys8KnLIdqFG2nwHRBEQTEE1ANF+EaPoIPgKcCXAm",
+	"wJkAZwKcCXAmwJnHB2eMmv9KWMas1e2AzDVns+CcCVAmQJkAZe4ByrxDcRLATAAzAcwEMBPATAAzAcw8",
+	"RjCDiv4rwRkEKesBzUc5aJvPFUxvwjLHZFCIMfkoB2TIM65GLCWNGFFGTOKyBax7HaN1HJOZsWu5AQCF",
+	"SAEUXEkis2bk1L8yP2Va9chUCmEQiVGyob5awE4BOwXstBk7ncvBSSm5AmwKsCnApgCbAmwKsCnApkcD",
+	"m3wdv0PEVENB68GSnY+2ZiqEsAXsErBLwC6fiV3saFwaQRKgS4AuAboE6BKgS4AuAbo8GujiqfgdIhcf",
+	"kqwDLp8+/X8AAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -118,7 +118,7 @@ WITH queued AS (
     INSERT INTO attendee_search_queue (event_id, attendee_id) VALUES ($3, $1))
 INSERT INTO attendees (id, account_id, event_id, first_name, last_name, email, metadata, created_at, updated_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8::timestamptz, $8::timestamptz)
-RETURNING id, account_id, event_id, first_name, last_name, email, email_normalized, metadata, created_at, updated_at
+RETURNING id, account_id, event_id, first_name, last_name, email, email_normalized, metadata, created_at, updated_at, erased_at
 `
 
 type CreateAttendeeParams struct {
@@ -156,6 +156,7 @@ func (q *Queries) CreateAttendee(ctx context.Context, arg CreateAttendeeParams) 
 		&i.Metadata,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.ErasedAt,
 	)
 	return i, err
 }
@@ -333,7 +334,7 @@ func (q *Queries) ExportAttendees(ctx context.Context, arg ExportAttendeesParams
 }
 
 const GetAttendee = `-- name: GetAttendee :one
-SELECT id, account_id, event_id, first_name, last_name, email, email_normalized, metadata, created_at, updated_at FROM attendees WHERE account_id = $1 AND id = $2
+SELECT id, account_id, event_id, first_name, last_name, email, email_normalized, metadata, created_at, updated_at, erased_at FROM attendees WHERE account_id = $1 AND id = $2
 `
 
 type GetAttendeeParams struct {
@@ -355,6 +356,7 @@ func (q *Queries) GetAttendee(ctx context.Context, arg GetAttendeeParams) (Atten
 		&i.Metadata,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.ErasedAt,
 	)
 	return i, err
 }
@@ -449,7 +451,7 @@ func (q *Queries) InsertImportedAttendeesOnce(ctx context.Context, arg InsertImp
 }
 
 const ListAttendees = `-- name: ListAttendees :many
-SELECT id, account_id, event_id, first_name, last_name, email, email_normalized, metadata, created_at, updated_at FROM attendees
+SELECT id, account_id, event_id, first_name, last_name, email, email_normalized, metadata, created_at, updated_at, erased_at FROM attendees
 WHERE account_id = $1 AND ($2::uuid IS NULL OR event_id = $2)
   AND ($3::text IS NULL OR email_normalized = lower(btrim($3::text)))
 ORDER BY created_at DESC, id DESC
@@ -494,6 +496,7 @@ func (q *Queries) ListAttendees(ctx context.Context, arg ListAttendeesParams) ([
 			&i.Metadata,
 			&i.CreatedAt,
 			&i.UpdatedAt,
+			&i.ErasedAt,
 		); err != nil {
 			return nil, err
 		}
@@ -560,7 +563,7 @@ WITH matches AS MATERIALIZED (
     SELECT attendee_id FROM attendee_search
     WHERE account_id = $1 AND ($5::uuid IS NULL OR event_id = $5)
       AND search_text LIKE $6::text)
-SELECT a.id, a.account_id, a.event_id, a.first_name, a.last_name, a.email, a.email_normalized, a.metadata, a.created_at, a.updated_at FROM attendees a JOIN matches m ON a.id = m.attendee_id
+SELECT a.id, a.account_id, a.event_id, a.first_name, a.last_name, a.email, a.email_normalized, a.metadata, a.created_at, a.updated_at, a.erased_at FROM attendees a JOIN matches m ON a.id = m.attendee_id
 WHERE a.account_id = $1
   AND ($2::text IS NULL OR a.email_normalized = lower(btrim($2::text)))
 ORDER BY created_at DESC, id DESC
@@ -606,6 +609,7 @@ func (q *Queries) SearchAttendees(ctx context.Context, arg SearchAttendeesParams
 			&i.Metadata,
 			&i.CreatedAt,
 			&i.UpdatedAt,
+			&i.ErasedAt,
 		); err != nil {
 			return nil, err
 		}
@@ -630,7 +634,7 @@ UPDATE attendees u SET
     metadata   = coalesce($4, u.metadata),
     updated_at = $5::timestamptz
 WHERE u.account_id = $6 AND u.id = $7
-RETURNING id, account_id, event_id, first_name, last_name, email, email_normalized, metadata, created_at, updated_at
+RETURNING id, account_id, event_id, first_name, last_name, email, email_normalized, metadata, created_at, updated_at, erased_at
 `
 
 type UpdateAttendeeParams struct {
@@ -667,13 +671,14 @@ func (q *Queries) UpdateAttendee(ctx context.Context, arg UpdateAttendeeParams) 
 		&i.Metadata,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.ErasedAt,
 	)
 	return i, err
 }
 
 const WalkAttendees = `-- name: WalkAttendees :many
-SELECT a.id, a.account_id, a.event_id, a.first_name, a.last_name, a.email, a.email_normalized, a.metadata, a.created_at, a.updated_at FROM (
-    SELECT id, account_id, event_id, first_name, last_name, email, email_normalized, metadata, created_at, updated_at FROM attendees
+SELECT a.id, a.account_id, a.event_id, a.first_name, a.last_name, a.email, a.email_normalized, a.metadata, a.created_at, a.updated_at, a.erased_at FROM (
+    SELECT id, account_id, event_id, first_name, last_name, email, email_normalized, metadata, created_at, updated_at, erased_at FROM attendees
     WHERE account_id = $1 AND ($2::uuid IS NULL OR event_id = $2)
       AND ($3::text IS NULL OR email_normalized = lower(btrim($3::text)))
     ORDER BY created_at DESC, id DESC
@@ -724,6 +729,7 @@ func (q *Queries) WalkAttendees(ctx context.Context, arg WalkAttendeesParams) ([
 			&i.Metadata,
 			&i.CreatedAt,
 			&i.UpdatedAt,
+			&i.ErasedAt,
 		); err != nil {
 			return nil, err
 		}

@@ -568,7 +568,7 @@ func (q *Queries) ListOutboxEvents(ctx context.Context, accountID uuid.UUID) ([]
 }
 
 const LockAttendeeForIssue = `-- name: LockAttendeeForIssue :one
-SELECT a.id, a.account_id, a.event_id, a.first_name, a.last_name, a.email, a.email_normalized, a.metadata, a.created_at, a.updated_at, e.name AS event_name, e.event_date, e.location AS event_location, e.description AS event_description,
+SELECT a.id, a.account_id, a.event_id, a.first_name, a.last_name, a.email, a.email_normalized, a.metadata, a.created_at, a.updated_at, a.erased_at, e.name AS event_name, e.event_date, e.location AS event_location, e.description AS event_description,
        e.certificate_validity_days, e.template_id AS event_template_id
 FROM attendees a JOIN events e ON e.id = a.event_id
 WHERE a.account_id = $1 AND a.id = $2
@@ -591,6 +591,7 @@ type LockAttendeeForIssueRow struct {
 	Metadata                []byte
 	CreatedAt               time.Time
 	UpdatedAt               time.Time
+	ErasedAt                *time.Time
 	EventName               string
 	EventDate               time.Time
 	EventLocation           *string
@@ -615,6 +616,7 @@ func (q *Queries) LockAttendeeForIssue(ctx context.Context, arg LockAttendeeForI
 		&i.Metadata,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.ErasedAt,
 		&i.EventName,
 		&i.EventDate,
 		&i.EventLocation,
@@ -687,7 +689,7 @@ func (q *Queries) LockCertificate(ctx context.Context, arg LockCertificateParams
 }
 
 const LockIssueSources = `-- name: LockIssueSources :many
-SELECT a.id, a.account_id, a.event_id, a.first_name, a.last_name, a.email, a.email_normalized, a.metadata, a.created_at, a.updated_at, e.name AS event_name, e.event_date, e.location AS event_location, e.description AS event_description,
+SELECT a.id, a.account_id, a.event_id, a.first_name, a.last_name, a.email, a.email_normalized, a.metadata, a.created_at, a.updated_at, a.erased_at, e.name AS event_name, e.event_date, e.location AS event_location, e.description AS event_description,
        e.certificate_validity_days, e.template_id AS event_template_id, e.locale AS event_locale,
        t.id, t.account_id, t.name, t.description, t.active, t.page_size, t.orientation, t.layout, t.created_at, t.updated_at,
        b.account_id AS branding_account_id, b.issuer_name AS branding_issuer_name, b.website AS branding_website,
@@ -722,6 +724,7 @@ type LockIssueSourcesRow struct {
 	Metadata                []byte
 	CreatedAt               time.Time
 	UpdatedAt               time.Time
+	ErasedAt                *time.Time
 	EventName               string
 	EventDate               time.Time
 	EventLocation           *string
@@ -769,6 +772,7 @@ func (q *Queries) LockIssueSources(ctx context.Context, arg LockIssueSourcesPara
 			&i.Metadata,
 			&i.CreatedAt,
 			&i.UpdatedAt,
+			&i.ErasedAt,
 			&i.EventName,
 			&i.EventDate,
 			&i.EventLocation,

@@ -62,6 +62,7 @@ type Attendee struct {
 	Metadata        []byte
 	CreatedAt       time.Time
 	UpdatedAt       time.Time
+	ErasedAt        *time.Time
 }
 
 type AttendeeImport struct {
@@ -135,7 +136,7 @@ type BadgeAssertion struct {
 	// First counted verification (JSON lookup or page view, crawlers excluded).
 	FirstVerifiedAt      *time.Time
 	CreatedAt            time.Time
-	RecipientSalt        string
+	RecipientSalt        *string
 	RevocationReasonCode *string
 	Locale               string
 }

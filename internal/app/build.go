@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/google/uuid"
 	"log/slog"
 	"path/filepath"
 	"time"
@@ -33,6 +34,7 @@ import (
 	"github.com/certhub/credentiald/internal/links"
 	"github.com/certhub/credentiald/internal/members"
 	"github.com/certhub/credentiald/internal/metrics"
+	"github.com/certhub/credentiald/internal/privacy"
 	"github.com/certhub/credentiald/internal/ratelimit"
 	"github.com/certhub/credentiald/internal/secretbox"
 	"github.com/certhub/credentiald/internal/store"
@@ -224,12 +226,14 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 	limiter = svc.Metrics.Limiter(limiter)
 
 	sender := o.EmailSender
+	outbox := "" // the folder of .eml files, when email is written there
 	if sender == nil && cfg.SMTPURL != "" {
 		if sender, err = email.NewSMTPSender(cfg.SMTPURL, nil); err != nil {
 			return nil, err
 		}
 	} else if sender == nil {
 		dir := filepath.Join(cfg.DataDir, "outbox")
+		outbox = dir
 		sender = email.FileSender{Dir: dir}
 		logger.InfoContext(ctx, "SMTP_URL is unset: outbound email is written as .eml files", "dir", dir)
 	}
@@ -256,7 +260,8 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 	svc.SVGRecheck = svgrecheck.New(st, o.Now, logger)
 	svc.Credentials = credentials.New(st, svc.Secrets, site, o.Now)
 	svc.Jobs, err = jobqueue.New(st, jobqueue.Workers{Bulk: svc.Bulk, Email: svc.Email, Webhooks: svc.Dispatcher,
-		Idempotency: svc.Idempotency, SVGRecheck: svc.SVGRecheck, Credentials: svc.Credentials}, logger, 0, jobPlugins(o.TracerProvider)...)
+		Idempotency: svc.Idempotency, SVGRecheck: svc.SVGRecheck, Credentials: svc.Credentials,
+		ErasedFiles: privacy.FilesWorker(outbox)}, logger, 0, jobPlugins(o.TracerProvider)...)
 	if err != nil {
 		svc.Close()
 		return nil, fmt.Errorf("building the job queue: %w", err)
@@ -292,6 +297,7 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 	svc.Handler, err = httpapi.New(httpapi.Options{
 		Logger: logger, Readiness: st, Auth: svc.Auth, Accounts: svc.Accounts, Events: svc.Events, Attendees: svc.Attendees, Templates: svc.Templates, Certificates: svc.Certificates, Bulk: svc.Bulk, Verification: svc.Verification, Badges: svc.Badges, Webhooks: svc.Webhooks, Credentials: svc.Credentials, Wallet: svc.Wallet, Analytics: analytics.New(st, o.Now), Idempotency: svc.Idempotency,
 		Members: svc.Members, AuditLog: auditlog.New(st), AuditWriter: st,
+		Privacy: privacy.New(st, revokers{svc.Certificates, svc.Badges}, o.Now),
 		Limiter: limiter, TrustedProxies: cfg.TrustedProxies, SignupEnabled: cfg.SignupEnabled, RequireVerifiedEmail: cfg.RequireVerifiedEmail,
 		Links:             links.New(site),
 		StrictMiddlewares: withOperatorContact(o.StrictMiddlewares, cfg.OperatorContact), Metrics: svc.Metrics.Requests(), Tracer: tracing.Tracer(o.TracerProvider),
@@ -330,4 +336,19 @@ func jobPlugins(tp trace.TracerProvider) []rivertype.Plugin {
 		return nil
 	}
 	return []rivertype.Plugin{tracing.JobPlugin(tp)}
+}
+
+// revokers revoke an erased person's credentials for privacy.Service: the certificates' and
+// the badges' own revocations, in the erasure's transaction.
+type revokers struct {
+	certificates *certificates.Service
+	badges       *badges.Service
+}
+
+func (r revokers) RevokeErasedCertificate(ctx context.Context, tx *store.Tx, accountID, id uuid.UUID, at time.Time) (bool, error) {
+	return r.certificates.RevokeErased(ctx, tx, accountID, id, at)
+}
+
+func (r revokers) RevokeErasedAssertion(ctx context.Context, tx *store.Tx, accountID, badgeID, id uuid.UUID, at time.Time) (bool, error) {
+	return r.badges.RevokeErased(ctx, tx, accountID, badgeID, id, at)
 }

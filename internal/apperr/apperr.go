@@ -47,6 +47,8 @@ const (
 	TokenGone Code = "TOKEN_GONE"
 	// EmailNotVerified: a session of an unverified address where verified ones are required.
 	EmailNotVerified Code = "EMAIL_NOT_VERIFIED"
+	// Erased: a file of a credential whose holder was erased at their request.
+	Erased Code = "ERASED"
 )
 
 // Detail names one input at fault, as `error.details[]` does.

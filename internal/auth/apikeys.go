@@ -27,7 +27,7 @@ const RecentSignIn = 5 * time.Minute
 var Scopes = []string{
 	"events:read", "events:write", "attendees:read", "attendees:write", "templates:read", "templates:write",
 	"certificates:generate", "certificates:read", "certificates:write", "badges:read", "badges:write",
-	"analytics:read", "webhooks:manage", "audit:read",
+	"analytics:read", "webhooks:manage", "audit:read", "privacy:manage",
 }
 
 // NewAPIKeyParams describe a key to create.

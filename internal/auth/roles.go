@@ -18,7 +18,7 @@ var Roles = []string{RoleViewer, RoleIssuer, RoleAdmin, RoleOwner}
 var roleScopes = map[string][]string{
 	RoleViewer: {"events:read", "attendees:read", "templates:read", "certificates:read", "badges:read", "analytics:read"},
 	RoleIssuer: {"events:write", "attendees:write", "templates:write", "certificates:generate", "certificates:write", "badges:write"},
-	RoleAdmin:  {"webhooks:manage", "audit:read"},
+	RoleAdmin:  {"webhooks:manage", "audit:read", "privacy:manage"},
 }
 
 // RoleAtLeast reports whether role is least or above it; an unknown role is neither.

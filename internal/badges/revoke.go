@@ -20,6 +20,26 @@ type RevokeParams struct {
 	ReasonCode                      string  // the certificates' codes; "" is "other"
 }
 
+// RevokeErased revokes, in tx, an assertion of a person erased at their request (reason code
+// erased), whatever its badge's state, and reports whether it did (not when revoked already).
+func (s *Service) RevokeErased(ctx context.Context, tx *store.Tx, accountID, badgeID, id uuid.UUID, at time.Time) (bool, error) {
+	cur, err := tx.LockBadgeAssertion(ctx, accountID, badgeID, id)
+	if err != nil {
+		return false, err
+	}
+	if cur.Revoked {
+		return false, nil
+	}
+	a, err := tx.RevokeBadgeAssertion(ctx, cur.ID, store.Revocation{At: at, ReasonCode: "erased"})
+	if err != nil {
+		return false, err
+	}
+	if err := credentials.RevokeStatus(ctx, tx, at, a.ID); err != nil {
+		return false, err
+	}
+	return true, outboxAssertions(ctx, tx, "badge.revoked", at, []domain.BadgeAssertion{a})
+}
+
 // RevokeAssertion revokes one assertion without retiring its badge, in one transaction: the
 // assertion is marked revoked with the reason, its credential's status list bit is set, and a
 // badge.revoked event is written. Revoking a revoked assertion (by itself or by its badge's

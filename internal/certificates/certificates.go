@@ -153,6 +153,9 @@ func (s *Service) Download(ctx context.Context, accountID, id uuid.UUID) (domain
 	if c.Status == domain.CertificateDraft {
 		return c, nil, apperr.New(apperr.Conflict, "A draft is not issued; issue it to download its PDF.")
 	}
+	if c.RevocationReasonCode != nil && *c.RevocationReasonCode == "erased" {
+		return c, nil, ErrErased
+	}
 	pdf, err := s.PDF(c)
 	return c, pdf, err
 }
@@ -161,6 +164,9 @@ func (s *Service) Download(ctx context.Context, accountID, id uuid.UUID) (domain
 func (s *Service) Deliveries(ctx context.Context, accountID uuid.UUID, f domain.EmailFilter, p domain.Page) ([]domain.EmailDelivery, int, error) {
 	return s.store.ListCredentialEmails(ctx, accountID, f, p)
 }
+
+// ErrErased answers for the files of a credential whose holder was erased at their request.
+var ErrErased = apperr.New(apperr.Erased, "The holder of this credential had their data erased at their request: its files are gone.")
 
 func noSuchCertificate(err error) error {
 	return apperr.When(err, store.ErrNotFound, apperr.NoSuch("certificate"))

@@ -36,6 +36,21 @@ func (s *Service) Revoke(ctx context.Context, accountID, id uuid.UUID, reason *s
 	})
 }
 
+// RevokeErased revokes, in tx, a certificate of a person erased at their request (reason code
+// erased), and reports whether it did: a draft or a certificate revoked already is left as it
+// is. The certificate's recipient is erased already, so its event carries no personal data.
+func (s *Service) RevokeErased(ctx context.Context, tx *store.Tx, accountID, id uuid.UUID, at time.Time) (bool, error) {
+	cur, err := tx.LockCertificate(ctx, accountID, id, at)
+	if err != nil {
+		return false, err
+	}
+	if cur.Status == domain.CertificateDraft || cur.Status == domain.CertificateRevoked {
+		return false, nil
+	}
+	_, err = revoke(ctx, tx, cur, store.Revocation{At: at, ReasonCode: "erased"})
+	return err == nil, err
+}
+
 // revoke revokes the locked certificate cur, unless it is revoked already.
 func revoke(ctx context.Context, tx *store.Tx, cur domain.Certificate, r store.Revocation) (domain.Certificate, error) {
 	if cur.Status == domain.CertificateRevoked {

@@ -141,6 +141,10 @@ func TestEveryAuditedOperationWritesOneEntryInTheTransactionOfItsChange(t *testi
 	spare := call(o, ownerID, "createAttendee", "POST", "/api/v1/attendees", map[string]any{"eventId": id(ev), "firstName": "Spare",
 		"lastName": "Person", "email": "spare@example.org"}, "")
 	call(o, ownerID, "deleteAttendee", "DELETE", "/api/v1/attendees/"+id(spare), nil, id(spare))
+	leaving := call(o, ownerID, "createAttendee", "POST", "/api/v1/attendees", map[string]any{"eventId": id(ev), "firstName": "Leaving",
+		"lastName": "Person", "email": "leaving@example.org"}, "")
+	call(o, ownerID, "eraseAttendee", "POST", "/api/v1/attendees/"+id(leaving)+"/erase", nil, id(leaving))
+	call(o, ownerID, "erasePerson", "POST", "/api/v1/privacy/erasures", map[string]any{"email": "grace@example.org"}, "")
 
 	cert := call(o, ownerID, "generateCertificate", "POST", "/api/v1/certificates/generate", map[string]any{"templateId": id(tmpl),
 		"eventId": id(ev), "attendeeId": id(at), "sendEmail": false}, "")

@@ -36,6 +36,7 @@ var statuses = map[apperr.Code]int{
 	apperr.InvitationGone:        http.StatusGone,
 	apperr.TokenGone:             http.StatusGone,
 	apperr.EmailNotVerified:      http.StatusForbidden,
+	apperr.Erased:                http.StatusGone,
 }
 
 // Status is the HTTP status of a code; an unknown code is an internal error.

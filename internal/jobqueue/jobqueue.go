@@ -34,6 +34,8 @@ type Workers struct {
 	SVGRecheck *svgrecheck.Service
 	// Credentials gives keyless accounts their issuer key, periodically.
 	Credentials *credentials.Service
+	// ErasedFiles deletes the email files of erased people (privacy.FilesWorker).
+	ErasedFiles river.Worker[jobs.EraseEmailFiles]
 }
 
 // DefaultRescueAfter is when the job of a process that died mid-run is taken up again, unless
@@ -83,6 +85,10 @@ func New(st *store.Store, w Workers, logger *slog.Logger, rescueAfter time.Durat
 		river.AddWorker(workers, w.Credentials.BackfillWorker(logger))
 		queues[jobs.QueueMaintenance] = river.QueueConfig{MaxWorkers: 1}
 		periodic = append(periodic, w.Credentials.BackfillJob())
+	}
+	if w.ErasedFiles != nil {
+		river.AddWorker(workers, w.ErasedFiles)
+		queues[jobs.QueueMaintenance] = river.QueueConfig{MaxWorkers: 1}
 	}
 	if w.SVGRecheck != nil {
 		river.AddWorker(workers, w.SVGRecheck.Worker())

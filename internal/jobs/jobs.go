@@ -92,3 +92,17 @@ func (PurgeIdempotencyKeys) Kind() string { return "idempotency_purge" }
 func (PurgeIdempotencyKeys) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{Queue: QueueMaintenance, MaxAttempts: 1}
 }
+
+// EraseEmailFiles deletes the files an erasure's emails left in the outbox folder (queued in
+// the erasure's transaction: see package privacy).
+type EraseEmailFiles struct {
+	DeliveryIDs []uuid.UUID `json:"deliveryIds"`
+}
+
+// Kind is the job's kind in River.
+func (EraseEmailFiles) Kind() string { return "privacy_erase_email_files" }
+
+// InsertOpts puts the job in the maintenance queue.
+func (EraseEmailFiles) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: QueueMaintenance, MaxAttempts: 10}
+}

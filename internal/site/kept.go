@@ -95,7 +95,7 @@ func pageKey(c verification.Credential, l lang, path, kept string) string {
 		}
 		return strconv.FormatInt(t.UnixNano(), 36)
 	}
-	add(string(c.Kind), c.ID.String(), c.AccountID.String(), c.EventID.String(), c.AttendeeID.String(), c.Code, c.Number,
+	add(strconv.FormatBool(c.Erased), string(c.Kind), c.ID.String(), c.AccountID.String(), c.EventID.String(), c.AttendeeID.String(), c.Code, c.Number,
 		c.Name, str(c.Description), c.RecipientName, c.RecipientFirstName, string(c.Status), at(&c.IssuedAt),
 		at(c.ExpiresAt), at(c.RevokedAt), str(c.RevocationReason), str(c.ReasonCode), at(c.EventDate), c.EventLocation,
 		c.Locale, c.Issuer.Name, str(c.Issuer.Website), c.Issuer.Color, strconv.FormatBool(c.Issuer.HasLogo),

@@ -294,7 +294,8 @@ type shareLink struct {
 
 // reasonIDs are the catalog's texts of the revocation reasons, by code.
 var reasonIDs = map[string]string{"issued_in_error": "page.reason.issuedInError", "superseded": "page.reason.superseded",
-	"fraud": "page.reason.fraud", "other": "page.reason.byIssuer", "deleted_by_issuer": "page.reason.deletedByIssuer"}
+	"fraud": "page.reason.fraud", "other": "page.reason.byIssuer", "deleted_by_issuer": "page.reason.deletedByIssuer",
+	"erased": "page.reason.erased"}
 
 // verifyTexts are the verification page's texts without fields, in one language for one kind
 // of credential: made once (verifyTextsFor) and read by the page as fields, where each text
@@ -438,6 +439,16 @@ func (s *Site) newVerificationView(p verification.Page, l lang) verificationView
 			label = l.T(label)
 		}
 		v.Shares = append(v.Shares, shareLink{Network: n, Prefix: prefix, Label: label, Href: links.VerificationShare(c.Code, n), Icon: shareIcons[n]})
+	}
+	if c.Erased {
+		// The holder had their data erased at their request: the page keeps the credential's
+		// verification and says the name is withheld; its files are gone (410), so it offers
+		// none, and shows no picture of them.
+		v.Recipient = l.T("page.nameWithheld")
+		v.Title = fmt.Sprintf("%s: %s", v.StatusLabel, c.Name)
+		v.ShareTitle = v.StatusLabel + ": " + c.Name
+		v.PreviewURL, v.ImageURL, v.LogoURL, v.Downloads = "", "", "", nil
+		v.CredentialJSONURL, v.CredentialJWTURL = "", ""
 	}
 	return v
 }

@@ -274,7 +274,7 @@ func badgeFrom(r db.Badge, issued int32) domain.Badge {
 func badgeAssertionFrom(r db.BadgeAssertion) domain.BadgeAssertion {
 	return domain.BadgeAssertion{ID: r.ID, AccountID: r.AccountID, BadgeID: r.BadgeID, AttendeeID: r.AttendeeID,
 		VerificationCode: r.VerificationCode, Recipient: domain.Recipient{FirstName: r.RecipientFirstName, LastName: r.RecipientLastName,
-			Email: r.RecipientEmail}, RecipientSalt: r.RecipientSalt, Revoked: r.Status == "revoked", IssuedAt: r.IssuedAt,
+			Email: r.RecipientEmail}, RecipientSalt: deref(r.RecipientSalt), Revoked: r.Status == "revoked", IssuedAt: r.IssuedAt,
 		ExpiresAt: r.ExpiresAt, RevokedAt: r.RevokedAt, RevocationReason: r.RevocationReason,
 		RevocationReasonCode: r.RevocationReasonCode, Locale: r.Locale, CreatedAt: r.CreatedAt}
 }

@@ -120,7 +120,7 @@ func qrSVG(n int, dark func(x, y int) bool) []byte {
 
 // Preview answers a certificate's page rendered as PNG from its snapshot.
 func (s *Service) Preview(ctx context.Context, code, ifNoneMatch string) (Asset, error) {
-	c, err := s.find(ctx, code)
+	c, err := s.findFile(ctx, code)
 	if err != nil {
 		return Asset{}, err
 	}
@@ -153,7 +153,7 @@ func shareLabel(c Credential) string {
 // no valid look. The card speaks the credential's language (its event's): a network shows the
 // same card to everyone, so no reader's language can choose it.
 func (s *Service) ShareCard(ctx context.Context, code, ifNoneMatch string) (Asset, error) {
-	c, err := s.find(ctx, code)
+	c, err := s.findFile(ctx, code)
 	if err != nil {
 		return Asset{}, err
 	}
@@ -184,7 +184,7 @@ func (s *Service) ShareCard(ctx context.Context, code, ifNoneMatch string) (Asse
 // Download answers a certificate's PDF, counted as a download. With the recipient's token,
 // certificate.downloaded is written to the outbox. A revalidated copy (304) is not a download.
 func (s *Service) Download(ctx context.Context, code, token, ifNoneMatch string, v Visitor) (Asset, error) {
-	c, err := s.find(ctx, code)
+	c, err := s.findFile(ctx, code)
 	if err != nil {
 		return Asset{}, err
 	}
@@ -230,7 +230,7 @@ func (s *Service) render(ctx context.Context, c Credential, format string) ([]by
 
 // IssuerLogo answers the logo of the credential's issuer, decoded from its data URI.
 func (s *Service) IssuerLogo(ctx context.Context, code, ifNoneMatch string) (Asset, error) {
-	c, err := s.find(ctx, code)
+	c, err := s.findFile(ctx, code)
 	if err != nil {
 		return Asset{}, err
 	}
@@ -259,7 +259,7 @@ func (s *Service) BadgeImage(ctx context.Context, code string, svg bool, version
 	if version != 2 && version != 3 {
 		return Asset{}, apperr.Invalid("version", "must be 2 or 3")
 	}
-	c, err := s.find(ctx, code)
+	c, err := s.findFile(ctx, code)
 	if err != nil {
 		return Asset{}, err
 	}
@@ -287,7 +287,7 @@ func (s *Service) BadgeImage(ctx context.Context, code string, svg bool, version
 // credential.jwt (application/vc+jwt). A revoked or expired credential is answered too: its
 // status list and validUntil say so, as a verifier must read them.
 func (s *Service) SignedCredential(ctx context.Context, code string, form credentials.Form, ifNoneMatch string) (Asset, error) {
-	c, err := s.find(ctx, code)
+	c, err := s.findFile(ctx, code)
 	if err != nil {
 		return Asset{}, err
 	}

@@ -51,6 +51,9 @@ const (
 // Credential is the public view of a certificate or badge assertion. It never holds the
 // recipient's email.
 type Credential struct {
+	// Erased: the holder had their data erased at their request; the credential is revoked,
+	// its recipient's name is empty, and its files are gone.
+	Erased                       bool
 	Kind                         Kind
 	ID, AccountID, EventID       uuid.UUID
 	AttendeeID                   uuid.UUID
@@ -281,7 +284,7 @@ func (s *Service) fromAssertion(ctx context.Context, code string) (Credential, e
 		c.UpdatedAt = *c.RevokedAt
 	}
 	c.EventID = v.EventID // analytics count per event: an assertion's is its attendee's
-	return c, nil
+	return erased(c), nil
 }
 
 func (s *Service) fromCertificate(r store.VerifiedCertificate) (Credential, error) {
@@ -303,7 +306,27 @@ func (s *Service) fromCertificate(r store.VerifiedCertificate) (Credential, erro
 		c.Name = "Certificate " + r.Number
 	}
 	c.Status = statusAt(r.Status, c.ExpiresAt, s.now())
-	return c, nil
+	return erased(c), nil
+}
+
+// erased withholds the name of a credential whose holder was erased at their request.
+func erased(c Credential) Credential {
+	if c.ReasonCode != nil && *c.ReasonCode == "erased" {
+		c.Erased, c.RecipientName, c.RecipientFirstName = true, "", ""
+	}
+	return c
+}
+
+var errErased = apperr.New(apperr.Erased, "The holder of this credential had their data erased at their request: only its verification remains.")
+
+// findFile finds the credential of a code for one of its files: an erased holder's credential
+// keeps only its QR code (ERASED).
+func (s *Service) findFile(ctx context.Context, code string) (Credential, error) {
+	c, err := s.find(ctx, code)
+	if err == nil && c.Erased {
+		return Credential{}, errErased
+	}
+	return c, err
 }
 
 // statusAt is the domain's rule for a stored status at a time (domain.CertificateStatusAt) in

@@ -1,0 +1,32 @@
+package httpapi
+
+import (
+	"context"
+
+	"github.com/certhub/credentiald/gen/api"
+	"github.com/certhub/credentiald/internal/privacy"
+)
+
+func (s *Server) EraseAttendee(ctx context.Context, req api.EraseAttendeeRequestObject) (api.EraseAttendeeResponseObject, error) {
+	r, err := s.privacy.EraseAttendee(ctx, principal(ctx).AccountID, req.Id)
+	if err != nil {
+		return nil, err
+	}
+	return api.EraseAttendee200JSONResponse{Body: api.ErasureEnvelope{Data: erasure(r)}}, nil
+}
+
+func (s *Server) ErasePerson(ctx context.Context, req api.ErasePersonRequestObject) (api.ErasePersonResponseObject, error) {
+	list, err := s.privacy.ErasePerson(ctx, principal(ctx).AccountID, string(req.Body.Email))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]api.Erasure, len(list))
+	for i, r := range list {
+		out[i] = erasure(r)
+	}
+	return api.ErasePerson200JSONResponse{Body: api.ErasureListEnvelope{Data: out}}, nil
+}
+
+func erasure(r privacy.Result) api.Erasure {
+	return api.Erasure{AttendeeId: r.AttendeeID, CredentialsRevoked: r.CredentialsRevoked, RowsErased: r.RowsErased}
+}
