@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/audit"
 	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/events"
 	"github.com/certhub/credentiald/internal/spec"
@@ -55,7 +56,11 @@ func (s *Service) Create(ctx context.Context, accountID, eventID uuid.UUID, f do
 		if err := tx.LockEventForAttendees(ctx, accountID, eventID); err != nil {
 			return domain.Attendee{}, apperr.When(err, store.ErrNotFound, events.Missing())
 		}
-		return tx.CreateAttendee(ctx, accountID, eventID, f, now)
+		a, err := tx.CreateAttendee(ctx, accountID, eventID, f, now)
+		if err == nil {
+			audit.Describe(ctx, "attendee", a.ID.String(), "")
+		}
+		return a, err
 	})
 }
 

@@ -55,11 +55,13 @@ func (s *Service) Create(ctx context.Context, accountID uuid.UUID, f domain.Even
 	if err := s.defaultLocale(ctx, s.store, accountID, &f); err != nil {
 		return domain.Event{}, err
 	}
-	ev, err := store.InTx(ctx, s.store, func(tx *store.Tx) (domain.Event, error) { return tx.CreateEvent(ctx, accountID, f, s.now()) })
-	if err == nil {
-		audit.Describe(ctx, "event", ev.ID.String(), "")
-	}
-	return ev, err
+	return store.InTx(ctx, s.store, func(tx *store.Tx) (domain.Event, error) {
+		ev, err := tx.CreateEvent(ctx, accountID, f, s.now())
+		if err == nil {
+			audit.Describe(ctx, "event", ev.ID.String(), "") // before the commit writes the entry
+		}
+		return ev, err
+	})
 }
 
 // Get returns an event of the account.

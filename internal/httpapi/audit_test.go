@@ -124,6 +124,7 @@ func TestEveryAuditedOperationWritesOneEntryInTheTransactionOfItsChange(t *testi
 	evBody := example(t, "createEvent")
 	evBody["templateId"] = id(tmpl)
 	ev := call(o, ownerID, "createEvent", "POST", "/api/v1/events", evBody, "")
+	requireResource(t, env, "event.created", id(ev))
 	call(o, ownerID, "updateEvent", "PUT", "/api/v1/events/"+id(ev), evBody, id(ev))
 	call(o, ownerID, "updateEventRegistration", "PUT", "/api/v1/events/"+id(ev)+"/registration", example(t, "updateEventRegistration"), id(ev))
 
@@ -132,6 +133,7 @@ func TestEveryAuditedOperationWritesOneEntryInTheTransactionOfItsChange(t *testi
 
 	at := call(o, ownerID, "createAttendee", "POST", "/api/v1/attendees", map[string]any{"eventId": id(ev), "firstName": "Ada",
 		"lastName": "Lovelace", "email": "ada@example.org"}, "")
+	requireResource(t, env, "attendee.created", id(at))
 	call(o, ownerID, "updateAttendee", "PUT", "/api/v1/attendees/"+id(at), map[string]any{"email": "ada.lovelace@example.org"}, id(at))
 	upload := func() *contract.Response {
 		return o.Upload("/api/v1/attendees/import?eventId="+id(ev), "file", "attendees.csv",
@@ -178,6 +180,7 @@ func TestEveryAuditedOperationWritesOneEntryInTheTransactionOfItsChange(t *testi
 	call(o, ownerID, "deleteBadge", "DELETE", "/api/v1/badges/"+id(other), nil, id(other))
 
 	hook := call(o, ownerID, "createWebhook", "POST", "/api/v1/webhooks", example(t, "createWebhook"), "")
+	requireResource(t, env, "webhook.created", id(hook))
 	call(o, ownerID, "updateWebhook", "PUT", "/api/v1/webhooks/"+id(hook), example(t, "updateWebhook"), id(hook))
 	call(o, ownerID, "testWebhook", "POST", "/api/v1/webhooks/"+id(hook)+"/test", nil, id(hook))
 	call(o, ownerID, "deleteWebhook", "DELETE", "/api/v1/webhooks/"+id(hook), nil, id(hook))
@@ -290,4 +293,14 @@ func example(t *testing.T, opID string) map[string]any {
 	}
 	t.Fatalf("no operation %s", opID)
 	return nil
+}
+
+// requireResource checks that the newest entry of action names the resource id (a creation
+// names what it created).
+func requireResource(t *testing.T, env *testkit.Env, action, id string) {
+	t.Helper()
+	var got *string
+	testkit.QueryRow(t, env, `SELECT resource_id FROM audit_log WHERE action = $1 ORDER BY at DESC, id DESC LIMIT 1`, []any{action}, &got)
+	require.NotNil(t, got, "%s names no resource", action)
+	require.Equal(t, id, *got, "%s's resource", action)
 }

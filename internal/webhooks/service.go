@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/audit"
 	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/secretbox"
 	"github.com/certhub/credentiald/internal/store"
@@ -101,6 +102,7 @@ func (s *Service) Create(ctx context.Context, accountID uuid.UUID, f Fields) (do
 			return domain.WebhookSubscription{}, apperr.New(apperr.Conflict,
 				"An account has at most %d webhook subscriptions; delete one, or let one subscription receive more event kinds.", MaxSubscriptions)
 		}
+		audit.Describe(ctx, "webhook", id.String(), "")
 		return tx.InsertWebhookSubscription(ctx, store.NewWebhookSubscription{ID: id, AccountID: accountID, URL: *f.URL,
 			Events: f.Events, Description: description(f.Description), SecretSealed: sealed}, now)
 	})
