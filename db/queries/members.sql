@@ -90,6 +90,9 @@ WHERE account_id = @account_id AND id IN (@old_owner, @new_owner);
 -- SetInvitationToken gives a pending invitation a new token (its email is being sent) and
 -- returns it; none when it is no longer pending.
 -- name: SetInvitationToken :one
+-- Only the invitation of the message's own account and address: a marker that text of
+-- another origin (a name) put in a body names nobody else's.
 UPDATE member_invitations SET token_hash = @token_hash
-WHERE id = @id AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > @now::timestamptz
+WHERE id = @id AND account_id = @account_id AND email = lower(btrim(@email::text))
+  AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > @now::timestamptz
 RETURNING *;

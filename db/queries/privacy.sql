@@ -21,7 +21,9 @@ UPDATE attendee_search SET search_text = lower('[erased] [erased] ' || @erased_e
 UPDATE certificates SET recipient_first_name = '[erased]', recipient_last_name = '[erased]', recipient_email = @erased_email,
     snapshot = jsonb_set(snapshot - 'metadata', '{recipient}',
         jsonb_build_object('firstName', '[erased]', 'lastName', '[erased]', 'email', @erased_email::text)),
-    recipient_token_hash = NULL, updated_at = @now::timestamptz
+    recipient_token_hash = NULL, updated_at = @now::timestamptz,
+    -- A certificate revoked before is erased too: its files go, its name is withheld.
+    revocation_reason_code = CASE WHEN status = 'revoked' THEN 'erased' ELSE revocation_reason_code END
 WHERE account_id = @account_id AND attendee_id = @attendee_id
 RETURNING id, verification_code, status;
 
@@ -32,18 +34,20 @@ WHERE c.id = s.certificate_id AND s.certificate_id = ANY(@ids::uuid[]);
 
 -- name: EraseAssertions :many
 UPDATE badge_assertions SET recipient_first_name = '[erased]', recipient_last_name = '[erased]', recipient_email = @erased_email,
-    recipient_salt = NULL
+    recipient_salt = NULL,
+    revocation_reason_code = CASE WHEN status = 'revoked' THEN 'erased' ELSE revocation_reason_code END
 WHERE account_id = @account_id AND attendee_id = @attendee_id
 RETURNING id, badge_id, verification_code, status;
 
--- EraseEmailDeliveries replaces the person in the emails of their credentials and those sent to
--- their address, and answers the messages (whose files the erasure job deletes).
+-- EraseEmailDeliveries replaces the person in the emails of their credentials and, when @email
+-- is set (an erasure by address, which erases every attendee of it), those sent to their
+-- address, and answers the messages (whose files the erasure job deletes).
 -- name: EraseEmailDeliveries :many
 UPDATE email_deliveries SET to_address = @erased_email, to_name = '[erased]', subject = '[erased]', body_text = '[erased]',
     last_error = CASE WHEN last_error IS NULL THEN NULL ELSE '[erased]' END, updated_at = @now::timestamptz
 WHERE account_id = @account_id
   AND (certificate_id = ANY(@certificate_ids::uuid[]) OR badge_assertion_id = ANY(@assertion_ids::uuid[])
-       OR lower(btrim(to_address)) = lower(btrim(@email::text)))
+       OR (@email::text <> '' AND lower(btrim(to_address)) = lower(btrim(@email::text))))
 RETURNING id, created_at;
 
 -- name: EraseWalletHolders :exec
@@ -69,7 +73,9 @@ WHERE k.account_id = @account_id AND k.response_body IS NOT NULL
   AND EXISTS (SELECT 1 FROM unnest(@needles::text[]) n WHERE position(convert_to(n, 'UTF8') IN k.response_body) > 0);
 
 -- name: EraseBulkErrors :exec
-UPDATE bulk_job_items SET error_message = '[erased]' WHERE attendee_id = @attendee_id AND error_message IS NOT NULL;
+UPDATE bulk_job_items i SET error_message = '[erased]'
+FROM bulk_jobs j
+WHERE j.id = i.job_id AND j.account_id = @account_id AND i.attendee_id = @attendee_id AND i.error_message IS NOT NULL;
 
 -- name: EraseBulkJobErrors :exec
 UPDATE bulk_jobs j SET errors = (

@@ -12,9 +12,13 @@ SELECT count(*) FROM user_tokens WHERE user_id = @user_id AND purpose = @purpose
 -- SetUserToken gives an unused, unexpired token a new hash (its email is being sent) and
 -- returns it; none when it is used or expired.
 -- name: SetUserToken :one
-UPDATE user_tokens SET token_hash = @token_hash
-WHERE id = @id AND used_at IS NULL AND expires_at > @now::timestamptz
-RETURNING *;
+-- Only a token of the message's own recipient (a user of its account at its address): a
+-- marker that text of another origin (a name) put in a body names nobody else's.
+UPDATE user_tokens t SET token_hash = @token_hash
+FROM users u
+WHERE t.id = @id AND t.used_at IS NULL AND t.expires_at > @now::timestamptz
+  AND u.id = t.user_id AND u.account_id = @account_id AND u.email = lower(btrim(@email::text))
+RETURNING t.id, t.user_id, t.purpose, t.expires_at;
 
 -- SpendUserToken marks the unused, unexpired token of @purpose whose hash is @token_hash used,
 -- and returns it with its user's account; none when there is no such token.

@@ -483,20 +483,31 @@ func (q *Queries) RevokeKeysOfCreator(ctx context.Context, arg RevokeKeysOfCreat
 
 const SetInvitationToken = `-- name: SetInvitationToken :one
 UPDATE member_invitations SET token_hash = $1
-WHERE id = $2 AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > $3::timestamptz
+WHERE id = $2 AND account_id = $3 AND email = lower(btrim($4::text))
+  AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > $5::timestamptz
 RETURNING id, account_id, email, role, token_hash, invited_by, expires_at, accepted_at, revoked_at, created_at
 `
 
 type SetInvitationTokenParams struct {
 	TokenHash []byte
 	ID        uuid.UUID
+	AccountID uuid.UUID
+	Email     string
 	Now       time.Time
 }
 
 // SetInvitationToken gives a pending invitation a new token (its email is being sent) and
 // returns it; none when it is no longer pending.
+// Only the invitation of the message's own account and address: a marker that text of
+// another origin (a name) put in a body names nobody else's.
 func (q *Queries) SetInvitationToken(ctx context.Context, arg SetInvitationTokenParams) (MemberInvitation, error) {
-	row := q.db.QueryRow(ctx, SetInvitationToken, arg.TokenHash, arg.ID, arg.Now)
+	row := q.db.QueryRow(ctx, SetInvitationToken,
+		arg.TokenHash,
+		arg.ID,
+		arg.AccountID,
+		arg.Email,
+		arg.Now,
+	)
 	var i MemberInvitation
 	err := row.Scan(
 		&i.ID,

@@ -103,7 +103,8 @@ func (q *Queries) DeleteWebhookDeliveriesAbout(ctx context.Context, arg DeleteWe
 
 const EraseAssertions = `-- name: EraseAssertions :many
 UPDATE badge_assertions SET recipient_first_name = '[erased]', recipient_last_name = '[erased]', recipient_email = $1,
-    recipient_salt = NULL
+    recipient_salt = NULL,
+    revocation_reason_code = CASE WHEN status = 'revoked' THEN 'erased' ELSE revocation_reason_code END
 WHERE account_id = $2 AND attendee_id = $3
 RETURNING id, badge_id, verification_code, status
 `
@@ -184,11 +185,18 @@ func (q *Queries) EraseAttendeeSearch(ctx context.Context, arg EraseAttendeeSear
 }
 
 const EraseBulkErrors = `-- name: EraseBulkErrors :exec
-UPDATE bulk_job_items SET error_message = '[erased]' WHERE attendee_id = $1 AND error_message IS NOT NULL
+UPDATE bulk_job_items i SET error_message = '[erased]'
+FROM bulk_jobs j
+WHERE j.id = i.job_id AND j.account_id = $1 AND i.attendee_id = $2 AND i.error_message IS NOT NULL
 `
 
-func (q *Queries) EraseBulkErrors(ctx context.Context, attendeeID uuid.UUID) error {
-	_, err := q.db.Exec(ctx, EraseBulkErrors, attendeeID)
+type EraseBulkErrorsParams struct {
+	AccountID  uuid.UUID
+	AttendeeID uuid.UUID
+}
+
+func (q *Queries) EraseBulkErrors(ctx context.Context, arg EraseBulkErrorsParams) error {
+	_, err := q.db.Exec(ctx, EraseBulkErrors, arg.AccountID, arg.AttendeeID)
 	return err
 }
 
@@ -224,7 +232,9 @@ const EraseCertificates = `-- name: EraseCertificates :many
 UPDATE certificates SET recipient_first_name = '[erased]', recipient_last_name = '[erased]', recipient_email = $1,
     snapshot = jsonb_set(snapshot - 'metadata', '{recipient}',
         jsonb_build_object('firstName', '[erased]', 'lastName', '[erased]', 'email', $1::text)),
-    recipient_token_hash = NULL, updated_at = $2::timestamptz
+    recipient_token_hash = NULL, updated_at = $2::timestamptz,
+    -- A certificate revoked before is erased too: its files go, its name is withheld.
+    revocation_reason_code = CASE WHEN status = 'revoked' THEN 'erased' ELSE revocation_reason_code END
 WHERE account_id = $3 AND attendee_id = $4
 RETURNING id, verification_code, status
 `
@@ -274,7 +284,7 @@ UPDATE email_deliveries SET to_address = $1, to_name = '[erased]', subject = '[e
     last_error = CASE WHEN last_error IS NULL THEN NULL ELSE '[erased]' END, updated_at = $2::timestamptz
 WHERE account_id = $3
   AND (certificate_id = ANY($4::uuid[]) OR badge_assertion_id = ANY($5::uuid[])
-       OR lower(btrim(to_address)) = lower(btrim($6::text)))
+       OR ($6::text <> '' AND lower(btrim(to_address)) = lower(btrim($6::text))))
 RETURNING id, created_at
 `
 
@@ -292,8 +302,9 @@ type EraseEmailDeliveriesRow struct {
 	CreatedAt time.Time
 }
 
-// EraseEmailDeliveries replaces the person in the emails of their credentials and those sent to
-// their address, and answers the messages (whose files the erasure job deletes).
+// EraseEmailDeliveries replaces the person in the emails of their credentials and, when @email
+// is set (an erasure by address, which erases every attendee of it), those sent to their
+// address, and answers the messages (whose files the erasure job deletes).
 func (q *Queries) EraseEmailDeliveries(ctx context.Context, arg EraseEmailDeliveriesParams) ([]EraseEmailDeliveriesRow, error) {
 	rows, err := q.db.Query(ctx, EraseEmailDeliveries,
 		arg.ErasedEmail,

@@ -192,30 +192,46 @@ func (q *Queries) SetUserPassword(ctx context.Context, arg SetUserPasswordParams
 }
 
 const SetUserToken = `-- name: SetUserToken :one
-UPDATE user_tokens SET token_hash = $1
-WHERE id = $2 AND used_at IS NULL AND expires_at > $3::timestamptz
-RETURNING id, user_id, purpose, token_hash, expires_at, used_at, created_at
+UPDATE user_tokens t SET token_hash = $1
+FROM users u
+WHERE t.id = $2 AND t.used_at IS NULL AND t.expires_at > $3::timestamptz
+  AND u.id = t.user_id AND u.account_id = $4 AND u.email = lower(btrim($5::text))
+RETURNING t.id, t.user_id, t.purpose, t.expires_at
 `
 
 type SetUserTokenParams struct {
 	TokenHash []byte
 	ID        uuid.UUID
 	Now       time.Time
+	AccountID uuid.UUID
+	Email     string
+}
+
+type SetUserTokenRow struct {
+	ID        uuid.UUID
+	UserID    uuid.UUID
+	Purpose   string
+	ExpiresAt time.Time
 }
 
 // SetUserToken gives an unused, unexpired token a new hash (its email is being sent) and
 // returns it; none when it is used or expired.
-func (q *Queries) SetUserToken(ctx context.Context, arg SetUserTokenParams) (UserToken, error) {
-	row := q.db.QueryRow(ctx, SetUserToken, arg.TokenHash, arg.ID, arg.Now)
-	var i UserToken
+// Only a token of the message's own recipient (a user of its account at its address): a
+// marker that text of another origin (a name) put in a body names nobody else's.
+func (q *Queries) SetUserToken(ctx context.Context, arg SetUserTokenParams) (SetUserTokenRow, error) {
+	row := q.db.QueryRow(ctx, SetUserToken,
+		arg.TokenHash,
+		arg.ID,
+		arg.Now,
+		arg.AccountID,
+		arg.Email,
+	)
+	var i SetUserTokenRow
 	err := row.Scan(
 		&i.ID,
 		&i.UserID,
 		&i.Purpose,
-		&i.TokenHash,
 		&i.ExpiresAt,
-		&i.UsedAt,
-		&i.CreatedAt,
 	)
 	return i, err
 }

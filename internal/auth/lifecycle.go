@@ -125,16 +125,21 @@ var ErrLinkNotUsable = errors.New("the link's token was used or expired before i
 // link holding a fresh token; the token keeps only its hash. A message without a marker is
 // left as it is.
 func (s *Service) PrepareEmail(ctx context.Context, d *domain.EmailDelivery) error {
-	m := linkMarker.FindStringSubmatch(d.BodyText)
-	if m == nil {
+	if d.Kind != "password_reset" && d.Kind != "email_verification" {
+		return nil // a marker anywhere else came from text of another origin (a name)
+	}
+	// The last marker: the link follows the names in every language's body.
+	all := linkMarker.FindAllStringSubmatch(d.BodyText, -1)
+	if len(all) == 0 {
 		return nil
 	}
+	m := all[len(all)-1]
 	id, err := uuid.Parse(m[2])
 	if err != nil {
 		return ErrLinkNotUsable
 	}
 	token := randomToken(32)
-	if _, err := s.store.SetUserToken(ctx, id, hashToken(token), s.now()); errors.Is(err, store.ErrNotFound) {
+	if _, err := s.store.SetUserToken(ctx, d.AccountID, id, d.ToAddress, hashToken(token), s.now()); errors.Is(err, store.ErrNotFound) {
 		return ErrLinkNotUsable
 	} else if err != nil {
 		return err

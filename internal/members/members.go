@@ -296,16 +296,21 @@ func invitationMarker(id uuid.UUID) string { return "[[invitation-link:" + id.St
 // the invitation keeps only its hash. An invitation no longer pending is not sent (a
 // permanent failure); a message without the marker is left as it is.
 func (s *Service) PrepareEmail(ctx context.Context, d *domain.EmailDelivery) error {
-	m := invitationLink.FindStringSubmatch(d.BodyText)
-	if m == nil {
+	if d.Kind != "invitation" {
+		return nil // a marker anywhere else came from text of another origin (a name)
+	}
+	// The last marker: the link follows the names in every language's body.
+	all := invitationLink.FindAllStringSubmatch(d.BodyText, -1)
+	if len(all) == 0 {
 		return nil
 	}
+	m := all[len(all)-1]
 	id, err := uuid.Parse(m[1])
 	if err != nil {
 		return ErrInvitationNotPending
 	}
 	token := randomToken()
-	if _, err := s.store.SetInvitationToken(ctx, id, hash(token), s.now()); errors.Is(err, store.ErrNotFound) {
+	if _, err := s.store.SetInvitationToken(ctx, d.AccountID, id, d.ToAddress, hash(token), s.now()); errors.Is(err, store.ErrNotFound) {
 		return ErrInvitationNotPending
 	} else if err != nil {
 		return err

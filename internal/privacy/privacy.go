@@ -52,7 +52,7 @@ func (s *Service) EraseAttendee(ctx context.Context, accountID, id uuid.UUID) (R
 	audit.Describe(ctx, "attendee", id.String(), "")
 	now := s.now().UTC()
 	r, err := store.InTx(ctx, s.store, func(tx *store.Tx) (Result, error) {
-		r, d, err := s.erase(ctx, tx, accountID, id, now)
+		r, d, err := s.erase(ctx, tx, accountID, id, "", now)
 		if err != nil {
 			return r, err
 		}
@@ -76,7 +76,7 @@ func (s *Service) ErasePerson(ctx context.Context, accountID uuid.UUID, email st
 		out := make([]Result, 0, len(ids))
 		var deliveries []store.ErasedDelivery
 		for _, id := range ids {
-			r, d, err := s.erase(ctx, tx, accountID, id, now)
+			r, d, err := s.erase(ctx, tx, accountID, id, email, now)
 			if err != nil {
 				return nil, err
 			}
@@ -99,7 +99,7 @@ func summary(rs []Result) string {
 
 // erase erases one attendee in tx: their data, then their credentials' revocation (whose
 // events carry the erased data only).
-func (s *Service) erase(ctx context.Context, tx *store.Tx, accountID, id uuid.UUID, now time.Time) (Result, []store.ErasedDelivery, error) {
+func (s *Service) erase(ctx context.Context, tx *store.Tx, accountID, id uuid.UUID, byAddress string, now time.Time) (Result, []store.ErasedDelivery, error) {
 	a, err := tx.LockAttendeeForErasure(ctx, accountID, id)
 	if err != nil {
 		return Result{}, nil, err
@@ -107,7 +107,7 @@ func (s *Service) erase(ctx context.Context, tx *store.Tx, accountID, id uuid.UU
 	if a.ErasedAt != nil {
 		return Result{AttendeeID: id}, nil, nil
 	}
-	e, err := tx.ErasePerson(ctx, accountID, a, now)
+	e, err := tx.ErasePerson(ctx, accountID, a, byAddress, now)
 	if err != nil {
 		return Result{}, nil, err
 	}

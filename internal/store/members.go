@@ -186,10 +186,10 @@ func (d queries) CreateMember(ctx context.Context, u NewUser, now time.Time) (do
 	return userFrom(row), nil
 }
 
-// SetInvitationToken gives a pending invitation the token whose hash is hash. ErrNotFound: it
-// is no longer pending.
-func (d queries) SetInvitationToken(ctx context.Context, id uuid.UUID, hash []byte, now time.Time) (domain.Invitation, error) {
-	r, err := d.q.SetInvitationToken(ctx, db.SetInvitationTokenParams{ID: id, TokenHash: hash, Now: now})
+// SetInvitationToken gives a pending invitation of the account, to address, the token whose
+// hash is hash. ErrNotFound: no such invitation is pending.
+func (d queries) SetInvitationToken(ctx context.Context, accountID, id uuid.UUID, address string, hash []byte, now time.Time) (domain.Invitation, error) {
+	r, err := d.q.SetInvitationToken(ctx, db.SetInvitationTokenParams{ID: id, AccountID: accountID, Email: address, TokenHash: hash, Now: now})
 	if err != nil {
 		return domain.Invitation{}, mapError(err)
 	}

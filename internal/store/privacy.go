@@ -65,7 +65,11 @@ func (d queries) AttendeesOfEmail(ctx context.Context, accountID uuid.UUID, emai
 // rows, the emails of their credentials and to their address, the wallets that claimed their
 // credentials, and bulk jobs' errors; it deletes the webhook deliveries, outbox events and
 // stored idempotent answers that name them. Revoking their credentials is the caller's.
-func (t *Tx) ErasePerson(ctx context.Context, accountID uuid.UUID, a AttendeeToErase, now time.Time) (Erasure, error) {
+//
+// byAddress is the address of an erasure by address, which erases every attendee of it: the
+// emails sent to it go too. An erasure of one attendee ("") replaces only the emails of their
+// credentials, since another attendee of the account may share the address.
+func (t *Tx) ErasePerson(ctx context.Context, accountID uuid.UUID, a AttendeeToErase, byAddress string, now time.Time) (Erasure, error) {
 	erased := ErasedEmail(a.ID)
 	out := Erasure{AttendeeID: a.ID}
 	if err := t.q.EraseAttendee(ctx, db.EraseAttendeeParams{AccountID: accountID, ID: a.ID, ErasedEmail: erased, Now: now}); err != nil {
@@ -78,10 +82,9 @@ func (t *Tx) ErasePerson(ctx context.Context, accountID uuid.UUID, a AttendeeToE
 	if err != nil {
 		return out, mapError(err)
 	}
+	// What names the person in a stored body: their ids and codes, never their address (a
+	// substring of others' addresses: ann@x.com is in joann@x.com).
 	needles := []string{a.ID.String()}
-	if a.Email != "" {
-		needles = append(needles, a.Email)
-	}
 	certIDs := make([]uuid.UUID, len(certs))
 	for i, c := range certs {
 		certIDs[i] = c.ID
@@ -104,7 +107,7 @@ func (t *Tx) ErasePerson(ctx context.Context, accountID uuid.UUID, a AttendeeToE
 		t.changed(changefeed.Change{Code: b.VerificationCode})
 	}
 	deliveries, err := t.q.EraseEmailDeliveries(ctx, db.EraseEmailDeliveriesParams{AccountID: accountID, ErasedEmail: erased,
-		CertificateIds: certIDs, AssertionIds: assertionIDs, Email: a.Email, Now: now})
+		CertificateIds: certIDs, AssertionIds: assertionIDs, Email: byAddress, Now: now})
 	if err != nil {
 		return out, mapError(err)
 	}
@@ -126,7 +129,7 @@ func (t *Tx) ErasePerson(ctx context.Context, accountID uuid.UUID, a AttendeeToE
 	if err != nil {
 		return out, mapError(err)
 	}
-	if err := t.q.EraseBulkErrors(ctx, a.ID); err != nil {
+	if err := t.q.EraseBulkErrors(ctx, db.EraseBulkErrorsParams{AccountID: accountID, AttendeeID: a.ID}); err != nil {
 		return out, mapError(err)
 	}
 	if err := t.q.EraseBulkJobErrors(ctx, db.EraseBulkJobErrorsParams{AccountID: accountID, AttendeeKey: a.ID.String()}); err != nil {

@@ -39,10 +39,10 @@ func (d queries) CountRecentUserTokens(ctx context.Context, userID uuid.UUID, pu
 	return int(n), mapError(err)
 }
 
-// SetUserToken gives an unused, unexpired token the hash of a new token. ErrNotFound: it is
-// used or expired.
-func (d queries) SetUserToken(ctx context.Context, id uuid.UUID, hash []byte, now time.Time) (UserToken, error) {
-	r, err := d.q.SetUserToken(ctx, db.SetUserTokenParams{ID: id, TokenHash: hash, Now: now})
+// SetUserToken gives an unused, unexpired token of the user of the account at address the
+// hash of a new token. ErrNotFound: there is no such token.
+func (d queries) SetUserToken(ctx context.Context, accountID, id uuid.UUID, address string, hash []byte, now time.Time) (UserToken, error) {
+	r, err := d.q.SetUserToken(ctx, db.SetUserTokenParams{ID: id, AccountID: accountID, Email: address, TokenHash: hash, Now: now})
 	if err != nil {
 		return UserToken{}, mapError(err)
 	}
