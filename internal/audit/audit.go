@@ -5,8 +5,8 @@
 // it from the contract's x-audit-action); the service that makes the change may name the
 // resource and add a summary (Describe); the store writes the entry in the transaction that
 // commits the change (store.InTx takes it), and gives it back should that commit fail. A
-// request whose transactions all roll back leaves no entry; one that changes nothing
-// transactional (a sign-in refused) writes its entry on its own (Pending.TakeUnwritten).
+// request whose transactions all roll back leaves no entry; one that succeeds without any
+// transaction taking it has it written on its own by httpmw.Audit.
 package audit
 
 import (
@@ -54,10 +54,9 @@ type Entry struct {
 
 // Pending is the entry of one request, written at most once.
 type Pending struct {
-	mu      sync.Mutex
-	entry   Entry
-	taken   bool
-	skipped bool
+	mu    sync.Mutex
+	entry Entry
+	taken bool
 }
 
 type pendingKey struct{}
@@ -118,26 +117,15 @@ func SetActor(ctx context.Context, a Actor) {
 	}
 }
 
-// Skip tells that the request changed nothing worth an entry after all (a repeated request
-// answered from an earlier one), so none is written.
-func Skip(ctx context.Context) {
-	if p := From(ctx); p != nil {
-		p.mu.Lock()
-		p.skipped = true
-		p.mu.Unlock()
-	}
-}
-
 // Take returns the entry, at, to be written by the transaction that asks, once: the second
-// caller, or any caller once the request has been skipped, gets false. An entry without an
-// account is not taken.
+// caller gets false. An entry without an account is not taken.
 func (p *Pending) Take(at time.Time) (Entry, bool) {
 	if p == nil {
 		return Entry{}, false
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.taken || p.skipped || p.entry.AccountID == uuid.Nil {
+	if p.taken || p.entry.AccountID == uuid.Nil {
 		return Entry{}, false
 	}
 	p.taken = true

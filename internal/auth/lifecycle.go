@@ -13,6 +13,7 @@ import (
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/audit"
 	"github.com/certhub/credentiald/internal/domain"
+	"github.com/certhub/credentiald/internal/email"
 	"github.com/certhub/credentiald/internal/locale"
 	"github.com/certhub/credentiald/internal/store"
 )
@@ -100,21 +101,19 @@ func (s *Service) accountLanguage(ctx context.Context, u domain.User) (lang, acc
 // The markers that stand for a link in a recorded email, made as it is sent.
 var linkMarker = regexp.MustCompile(`\[\[(reset|verify)-link:([0-9a-f-]{36})\]\]`)
 
-// emailKinds are the kinds of the emails of each purpose, and their catalog tables.
-var emailKinds = map[string][2]string{
-	store.TokenPasswordReset:     {"password_reset", "passwordReset"},
-	store.TokenEmailVerification: {"email_verification", "emailVerification"},
-}
+// emailKinds are the kinds of the emails of each purpose.
+var emailKinds = map[string]string{store.TokenPasswordReset: "password_reset", store.TokenEmailVerification: "email_verification"}
 
 func linkEmail(lang, account string, u domain.User, tok store.UserToken) domain.OutboundEmail {
 	marker := "[[reset-link:" + tok.ID.String() + "]]"
 	if tok.Purpose == store.TokenEmailVerification {
 		marker = "[[verify-link:" + tok.ID.String() + "]]"
 	}
-	k := emailKinds[tok.Purpose]
+	kind := emailKinds[tok.Purpose]
+	table := "email." + email.CatalogTable(kind)
 	fields := map[string]any{"Name": u.Name, "Account": account, "Link": marker}
-	return domain.OutboundEmail{AccountID: u.AccountID, Kind: k[0], ToAddress: u.Email, ToName: u.Name, FromName: account,
-		Subject: locale.Text(lang, "email."+k[1]+".subject", fields), BodyText: locale.Text(lang, "email."+k[1]+".body", fields), Locale: lang}
+	return domain.OutboundEmail{AccountID: u.AccountID, Kind: kind, ToAddress: u.Email, ToName: u.Name, FromName: account,
+		Subject: locale.Text(lang, table+".subject", fields), BodyText: locale.Text(lang, table+".body", fields), Locale: lang}
 }
 
 // ErrLinkNotUsable: a reset or verification email whose token was used or expired before it

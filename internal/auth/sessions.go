@@ -275,6 +275,12 @@ func (s *Service) newRefreshToken() (string, store.RefreshGrant) {
 	return tok, store.RefreshGrant{Hash: hashToken(tok), ExpiresAt: s.now().Add(RefreshTokenTTL)}
 }
 
+// RandomToken returns n random bytes in URL-safe base64: the secret of a link or a key.
+func RandomToken(n int) string { return randomToken(n) }
+
+// HashToken is how a high-entropy token is kept (see hashToken).
+func HashToken(tok string) []byte { return hashToken(tok) }
+
 // randomToken returns n random bytes in URL-safe base64.
 func randomToken(n int) string {
 	b := make([]byte, n)

@@ -25,6 +25,10 @@ var headings = map[string][2]string{
 	"api_key_created": {"A new API key was created", "Open"},
 }
 
+// CatalogTable is the catalog table (email.<table>.subject, .heading, .button, .body) of a
+// kind of the account's own emails about its members; "" for another kind.
+func CatalogTable(kind string) string { return catalogIDs[kind] }
+
 // catalogIDs are the catalog tables of the account's own emails about its members.
 var catalogIDs = map[string]string{"invitation": "invitation", "invitation_existing": "invitationExisting",
 	"password_reset": "passwordReset", "password_changed": "passwordChanged", "email_verification": "emailVerification"}

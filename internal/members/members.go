@@ -4,9 +4,6 @@ package members
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"regexp"
@@ -20,6 +17,7 @@ import (
 	"github.com/certhub/credentiald/internal/audit"
 	"github.com/certhub/credentiald/internal/auth"
 	"github.com/certhub/credentiald/internal/domain"
+	"github.com/certhub/credentiald/internal/email"
 	"github.com/certhub/credentiald/internal/locale"
 	"github.com/certhub/credentiald/internal/spec"
 	"github.com/certhub/credentiald/internal/store"
@@ -185,7 +183,7 @@ func (s *Service) Invite(ctx context.Context, p auth.Principal, addr, role strin
 	if err != nil {
 		return domain.Invitation{}, err
 	}
-	lang := locale.Or(deref(branding.DefaultLocale), locale.Default)
+	lang := locale.Or(store.Deref(branding.DefaultLocale), locale.Default)
 	return store.InTx(ctx, s.store, func(tx *store.Tx) (domain.Invitation, error) {
 		if err := tx.LockInvitations(ctx, p.AccountID); err != nil {
 			return domain.Invitation{}, err
@@ -203,7 +201,7 @@ func (s *Service) Invite(ctx context.Context, p auth.Principal, addr, role strin
 		}
 		// The token is made as the email is sent (PrepareEmail); until then none works.
 		inv, err := tx.CreateInvitation(ctx, store.NewInvitation{AccountID: p.AccountID, Email: addr, Role: role,
-			TokenHash: hash(randomToken()), InvitedBy: p.UserID, ExpiresAt: now.Add(InvitationTTL)}, now)
+			TokenHash: auth.HashToken(auth.RandomToken(32)), InvitedBy: p.UserID, ExpiresAt: now.Add(InvitationTTL)}, now)
 		if err != nil {
 			return domain.Invitation{}, err
 		}
@@ -257,7 +255,7 @@ func (s *Service) Accept(ctx context.Context, token, name, password string) (aut
 	}
 	now := s.now()
 	u, err := store.InTx(ctx, s.store, func(tx *store.Tx) (domain.User, error) {
-		inv, err := tx.LockInvitationByToken(ctx, hash(token))
+		inv, err := tx.LockInvitationByToken(ctx, auth.HashToken(token))
 		if errors.Is(err, store.ErrNotFound) {
 			return domain.User{}, errInvitationGone
 		} else if err != nil {
@@ -309,8 +307,8 @@ func (s *Service) PrepareEmail(ctx context.Context, d *domain.EmailDelivery) err
 	if err != nil {
 		return ErrInvitationNotPending
 	}
-	token := randomToken()
-	if _, err := s.store.SetInvitationToken(ctx, d.AccountID, id, d.ToAddress, hash(token), s.now()); errors.Is(err, store.ErrNotFound) {
+	token := auth.RandomToken(32)
+	if _, err := s.store.SetInvitationToken(ctx, d.AccountID, id, d.ToAddress, auth.HashToken(token), s.now()); errors.Is(err, store.ErrNotFound) {
 		return ErrInvitationNotPending
 	} else if err != nil {
 		return err
@@ -334,37 +332,6 @@ func invitationEmail(lang string, inviter store.Profile, inv domain.Invitation, 
 		fields["Link"] = siteURL + "/app/"
 	}
 	return domain.OutboundEmail{AccountID: inv.AccountID, Kind: kind, ToAddress: inv.Email, FromName: inviter.Account.Name,
-		Subject: locale.Text(lang, "email."+camel(kind)+".subject", fields), BodyText: locale.Text(lang, "email."+camel(kind)+".body", fields),
+		Subject: locale.Text(lang, "email."+email.CatalogTable(kind)+".subject", fields), BodyText: locale.Text(lang, "email."+email.CatalogTable(kind)+".body", fields),
 		Locale: lang}
-}
-
-// camel turns a kind (invitation_existing) into its catalog id (invitationExisting).
-func camel(kind string) string {
-	parts := strings.Split(kind, "_")
-	for i := 1; i < len(parts); i++ {
-		parts[i] = strings.ToUpper(parts[i][:1]) + parts[i][1:]
-	}
-	return strings.Join(parts, "")
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
-
-// randomToken is 256 random bits in URL-safe base64.
-func randomToken() string {
-	b := make([]byte, 32)
-	if _, err := rand.Read(b); err != nil {
-		panic(err) // crypto/rand does not fail on supported platforms
-	}
-	return base64.RawURLEncoding.EncodeToString(b)
-}
-
-// hash is how a token is kept: a fast hash suffices for 256 random bits, and finds the row.
-func hash(token string) []byte {
-	sum := sha256.Sum256([]byte(token))
-	return sum[:]
 }
