@@ -22,7 +22,9 @@ import (
 	"github.com/certhub/credentiald/internal/config"
 	"github.com/certhub/credentiald/internal/credentials"
 	"github.com/certhub/credentiald/internal/logging"
+	"github.com/certhub/credentiald/internal/outbound"
 	"github.com/certhub/credentiald/internal/secretbox"
+	"github.com/certhub/credentiald/internal/sso"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/webhooks"
 )
@@ -38,6 +40,10 @@ commands:
       the password is read from $CREDENTIALD_PASSWORD, or from standard input
   account set-plan      change an account's plan
       -account ID -plan P
+  account sso-domain add
+      -account ID -domain D
+                        verify a single sign-on domain for an account without its DNS record (the
+                        operator vouches that the domain is the account's)
   secrets rotate        seal every secret kept at rest under SECRETS_KEY (those sealed under a key
                         of SECRETS_KEY_PREVIOUS, and TOTP secrets stored in plain; issuer keys too)
   keys rotate           start signing an account's new credentials with a new issuer key; the
@@ -79,7 +85,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) 
 		return nil
 	case "account":
 		if len(args) == 0 {
-			return fmt.Errorf("account: want create or set-plan\n%s", usage)
+			return fmt.Errorf("account: want create, set-plan or sso-domain add\n%s", usage)
 		}
 		box, st, closeDB, err := sealedStore(ctx, cfg, logger)
 		if err != nil {
@@ -95,6 +101,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) 
 			return accountCreate(ctx, svc, args[1:], stdin, stdout)
 		case "set-plan":
 			return accountSetPlan(ctx, svc, args[1:], stdout)
+		case "sso-domain":
+			if len(args) < 2 || args[1] != "add" {
+				return fmt.Errorf("account sso-domain: want add\n%s", usage)
+			}
+			return accountSSODomainAdd(ctx, sso.New(st, nil, box, outbound.Policy{}, cfg.SiteURL.String()), args[2:], stdout)
 		}
 		return fmt.Errorf("account %s: unknown command\n%s", args[0], usage)
 	case "secrets":
@@ -158,6 +169,28 @@ func accountSetPlan(ctx context.Context, svc *accounts.Service, args []string, s
 	return nil
 }
 
+func accountSSODomainAdd(ctx context.Context, svc *sso.Service, args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("account sso-domain add", flag.ContinueOnError)
+	id := fs.String("account", "", "account id")
+	name := fs.String("domain", "", "domain, like example.org")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	accountID, err := uuid.Parse(*id)
+	if err != nil {
+		return fmt.Errorf("account sso-domain add: -account must be an account id (UUID)")
+	}
+	if !sso.ValidDomain(*name) {
+		return fmt.Errorf("account sso-domain add: -domain must be a domain name, like example.org")
+	}
+	d, err := svc.AddVerifiedDomain(ctx, accountID, *name)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "domain %s is verified for single sign-on of account %s\n", d.Domain, accountID)
+	return nil
+}
+
 // sealedStore opens the secrets box and the database, as the commands that read or write
 // sealed secrets need both.
 func sealedStore(ctx context.Context, cfg config.Config, logger *slog.Logger) (*secretbox.Box, *store.Store, func(), error) {
@@ -189,7 +222,11 @@ func secretsRotate(ctx context.Context, cfg config.Config, logger *slog.Logger, 
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "sealed under the current key: %d webhook signing secrets, %d TOTP secrets, %d issuer keys; every other secret already was\n", hooks, totp, keys)
+	ssoSecrets, err := sso.ResealSecrets(ctx, st, box)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "sealed under the current key: %d webhook signing secrets, %d TOTP secrets, %d issuer keys, %d single sign-on client secrets; every other secret already was\n", hooks, totp, keys, ssoSecrets)
 	return nil
 }
 

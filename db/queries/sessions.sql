@@ -1,6 +1,6 @@
 -- name: CreateSession :one
-INSERT INTO sessions (id, account_id, user_id, authenticated_at, expires_at, ip, user_agent, last_used_at, created_at)
-VALUES (@id, @account_id, @user_id, @authenticated_at, @expires_at, @ip, @user_agent, @now::timestamptz, @now::timestamptz)
+INSERT INTO sessions (id, account_id, user_id, authenticated_at, expires_at, ip, user_agent, method, last_used_at, created_at)
+VALUES (@id, @account_id, @user_id, @authenticated_at, @expires_at, @ip, @user_agent, @method, @now::timestamptz, @now::timestamptz)
 RETURNING *;
 
 -- name: CreateRefreshToken :exec

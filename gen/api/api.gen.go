@@ -1339,6 +1339,24 @@ func (e SpacerContentType) Valid() bool {
 	}
 }
 
+// Defines values for SsoRole.
+const (
+	SsoRoleIssuer SsoRole = "issuer"
+	SsoRoleViewer SsoRole = "viewer"
+)
+
+// Valid indicates whether the value is a known member of the SsoRole enum.
+func (e SsoRole) Valid() bool {
+	switch e {
+	case SsoRoleIssuer:
+		return true
+	case SsoRoleViewer:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for TemplateBackgroundBandsEdge.
 const (
 	TemplateBackgroundBandsEdgeBottom TemplateBackgroundBandsEdge = "bottom"
@@ -3594,6 +3612,91 @@ type SpacerContent struct {
 // SpacerContentType defines model for SpacerContent.Type.
 type SpacerContentType string
 
+// SsoConfig The account's OpenID Connect provider. The client secret is write-only: it is sealed at rest and never shown again.
+type SsoConfig struct {
+	ClientId string `json:"clientId"`
+
+	// ClientSecretSet Always true: the secret is kept, sealed, and never shown.
+	ClientSecretSet bool      `json:"clientSecretSet"`
+	CreatedAt       time.Time `json:"createdAt"`
+
+	// DefaultRole The role of a member that single sign-on creates at their first sign-in.
+	DefaultRole SsoRole `json:"defaultRole"`
+
+	// Enforced When true, members other than the owner sign in only through single sign-on (password sign-in answers 401 `SSO_REQUIRED`).
+	Enforced bool `json:"enforced"`
+
+	// Issuer The provider's issuer URL, exactly as its discovery document names it.
+	Issuer string `json:"issuer"`
+
+	// RedirectUri The callback to register at the provider: `{site_url}/api/v1/auth/sso/callback`.
+	RedirectUri string    `json:"redirectUri"`
+	UpdatedAt   time.Time `json:"updatedAt"`
+}
+
+// SsoConfigEnvelope Success envelope.
+type SsoConfigEnvelope struct {
+	// Data The account's OpenID Connect provider. The client secret is write-only: it is sealed at rest and never shown again.
+	Data SsoConfig `json:"data"`
+}
+
+// SsoConfigUpdate defines model for SsoConfigUpdate.
+type SsoConfigUpdate struct {
+	ClientId string `json:"clientId"`
+
+	// ClientSecret Required the first time, and whenever `issuer` or `clientId` changes (the stored secret is never sent to another provider); omit it otherwise to keep the one stored.
+	ClientSecret *string `json:"clientSecret,omitempty"`
+
+	// DefaultRole The role of a member that single sign-on creates at their first sign-in.
+	DefaultRole SsoRole `json:"defaultRole"`
+	Enforced    bool    `json:"enforced"`
+
+	// Issuer The provider's issuer URL (https). The service reads its discovery document (`/.well-known/openid-configuration`) before saving and refuses a provider it cannot read.
+	Issuer string `json:"issuer"`
+}
+
+// SsoDomain defines model for SsoDomain.
+type SsoDomain struct {
+	CreatedAt time.Time `json:"createdAt"`
+
+	// Domain Lower case, without a trailing dot.
+	Domain string `json:"domain"`
+
+	// VerificationRecord The TXT record to publish at the domain: `credentiald-verification=<token>`.
+	VerificationRecord string     `json:"verificationRecord"`
+	VerifiedAt         *time.Time `json:"verifiedAt"`
+}
+
+// SsoDomainCreate defines model for SsoDomainCreate.
+type SsoDomainCreate struct {
+	// Domain A domain name, like example.org.
+	Domain string `json:"domain"`
+}
+
+// SsoDomainEnvelope Success envelope.
+type SsoDomainEnvelope struct {
+	Data SsoDomain `json:"data"`
+}
+
+// SsoDomainList Success envelope.
+type SsoDomainList struct {
+	Data []SsoDomain `json:"data"`
+}
+
+// SsoExchange defines model for SsoExchange.
+type SsoExchange struct {
+	// Code The one-time code of the redirect's fragment (`#sso=<code>`).
+	Code string `json:"code"`
+
+	// Password Only to link single sign-on to an existing user who has a password (answered 409 `SSO_LINK_REQUIRED` without it): their password, once.
+	Password      *string `json:"password,omitempty"`
+	RecoveryCode  *string `json:"recoveryCode,omitempty"`
+	TwoFactorCode *string `json:"twoFactorCode,omitempty"`
+}
+
+// SsoRole The role of a member that single sign-on creates at their first sign-in.
+type SsoRole string
+
 // Template defines model for Template.
 type Template struct {
 	Active      bool               `json:"active"`
@@ -4269,6 +4372,30 @@ type GetMeParams struct {
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
+// FinishSingleSignOnParams defines parameters for FinishSingleSignOn.
+type FinishSingleSignOnParams struct {
+	State            *string `form:"state,omitempty" json:"state,omitempty"`
+	Code             *string `form:"code,omitempty" json:"code,omitempty"`
+	Error            *string `form:"error,omitempty" json:"error,omitempty"`
+	ErrorDescription *string `form:"error_description,omitempty" json:"error_description,omitempty"`
+
+	// CisSso Set by `GET /auth/sso/start` in this browser.
+	CisSso *string `form:"cis_sso,omitempty" json:"cis_sso,omitempty"`
+}
+
+// ExchangeSingleSignOnCodeParams defines parameters for ExchangeSingleSignOnCode.
+type ExchangeSingleSignOnCodeParams struct {
+	// CisSso Set by `GET /auth/sso/start` in this browser.
+	CisSso *string `form:"cis_sso,omitempty" json:"cis_sso,omitempty"`
+}
+
+// StartSingleSignOnParams defines parameters for StartSingleSignOn.
+type StartSingleSignOnParams struct {
+	// Email The address the person signs in with.
+	Email  openapi_types.Email `form:"email" json:"email"`
+	Reauth *bool               `form:"reauth,omitempty" json:"reauth,omitempty"`
+}
+
 // ListBadgesParams defines parameters for ListBadges.
 type ListBadgesParams struct {
 	// Page 1-based page number.
@@ -4910,6 +5037,12 @@ type OnWebhookTestParams struct {
 // TransferOwnershipJSONRequestBody defines body for TransferOwnership for application/json ContentType.
 type TransferOwnershipJSONRequestBody = OwnershipTransfer
 
+// PutSingleSignOnJSONRequestBody defines body for PutSingleSignOn for application/json ContentType.
+type PutSingleSignOnJSONRequestBody = SsoConfigUpdate
+
+// AddSsoDomainJSONRequestBody defines body for AddSsoDomain for application/json ContentType.
+type AddSsoDomainJSONRequestBody = SsoDomainCreate
+
 // CreateApiKeyJSONRequestBody defines body for CreateApiKey for application/json ContentType.
 type CreateApiKeyJSONRequestBody = ApiKeyCreateRequest
 
@@ -4948,6 +5081,9 @@ type RefreshSessionJSONRequestBody = RefreshRequest
 
 // RegisterJSONRequestBody defines body for Register for application/json ContentType.
 type RegisterJSONRequestBody = RegisterRequest
+
+// ExchangeSingleSignOnCodeJSONRequestBody defines body for ExchangeSingleSignOnCode for application/json ContentType.
+type ExchangeSingleSignOnCodeJSONRequestBody = SsoExchange
 
 // DisableTwoFactorJSONRequestBody defines body for DisableTwoFactor for application/json ContentType.
 type DisableTwoFactorJSONRequestBody = TwoFactorDisableRequest
@@ -5952,6 +6088,27 @@ type ServerInterface interface {
 	// TransferOwnership Transfer ownership
 	// (POST /account/owner)
 	TransferOwnership(ctx echo.Context) error
+	// DeleteSingleSignOn Remove single sign-on
+	// (DELETE /account/sso)
+	DeleteSingleSignOn(ctx echo.Context) error
+	// GetSingleSignOn Show the single sign-on provider
+	// (GET /account/sso)
+	GetSingleSignOn(ctx echo.Context) error
+	// PutSingleSignOn Set up single sign-on
+	// (PUT /account/sso)
+	PutSingleSignOn(ctx echo.Context) error
+	// ListSsoDomains List single sign-on domains
+	// (GET /account/sso/domains)
+	ListSsoDomains(ctx echo.Context) error
+	// AddSsoDomain Add a single sign-on domain
+	// (POST /account/sso/domains)
+	AddSsoDomain(ctx echo.Context) error
+	// DeleteSsoDomain Remove a single sign-on domain
+	// (DELETE /account/sso/domains/{domain})
+	DeleteSsoDomain(ctx echo.Context, domain string) error
+	// VerifySsoDomain Verify a single sign-on domain
+	// (POST /account/sso/domains/{domain}/verify)
+	VerifySsoDomain(ctx echo.Context, domain string) error
 	// GetAnalyticsDashboard Dashboard totals
 	// (GET /analytics/dashboard)
 	GetAnalyticsDashboard(ctx echo.Context, params GetAnalyticsDashboardParams) error
@@ -6033,6 +6190,15 @@ type ServerInterface interface {
 	// EndSession End a session
 	// (DELETE /auth/sessions/{id})
 	EndSession(ctx echo.Context, id Id) error
+	// FinishSingleSignOn Finish single sign-on
+	// (GET /auth/sso/callback)
+	FinishSingleSignOn(ctx echo.Context, params FinishSingleSignOnParams) error
+	// ExchangeSingleSignOnCode Exchange a single sign-on code
+	// (POST /auth/sso/exchange)
+	ExchangeSingleSignOnCode(ctx echo.Context, params ExchangeSingleSignOnCodeParams) error
+	// StartSingleSignOn Start single sign-on
+	// (GET /auth/sso/start)
+	StartSingleSignOn(ctx echo.Context, params StartSingleSignOnParams) error
 	// DisableTwoFactor Turn two-step sign-in off
 	// (POST /auth/two-factor/disable)
 	DisableTwoFactor(ctx echo.Context) error
@@ -6339,6 +6505,83 @@ func (w *ServerInterfaceWrapper) TransferOwnership(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.TransferOwnership(ctx)
+	return err
+}
+
+// DeleteSingleSignOn converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteSingleSignOn(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteSingleSignOn(ctx)
+	return err
+}
+
+// GetSingleSignOn converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSingleSignOn(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSingleSignOn(ctx)
+	return err
+}
+
+// PutSingleSignOn converts echo context to params.
+func (w *ServerInterfaceWrapper) PutSingleSignOn(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PutSingleSignOn(ctx)
+	return err
+}
+
+// ListSsoDomains converts echo context to params.
+func (w *ServerInterfaceWrapper) ListSsoDomains(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListSsoDomains(ctx)
+	return err
+}
+
+// AddSsoDomain converts echo context to params.
+func (w *ServerInterfaceWrapper) AddSsoDomain(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.AddSsoDomain(ctx)
+	return err
+}
+
+// DeleteSsoDomain converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteSsoDomain(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "domain" -------------
+	var domain string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "domain", ctx.Param("domain"), &domain, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter domain: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteSsoDomain(ctx, domain)
+	return err
+}
+
+// VerifySsoDomain converts echo context to params.
+func (w *ServerInterfaceWrapper) VerifySsoDomain(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "domain" -------------
+	var domain string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "domain", ctx.Param("domain"), &domain, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter domain: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.VerifySsoDomain(ctx, domain)
 	return err
 }
 
@@ -6830,6 +7073,104 @@ func (w *ServerInterfaceWrapper) EndSession(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.EndSession(ctx, id)
+	return err
+}
+
+// FinishSingleSignOn converts echo context to params.
+func (w *ServerInterfaceWrapper) FinishSingleSignOn(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params FinishSingleSignOnParams
+	// ------------- Optional query parameter "state" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "state", ctx.QueryParams(), &params.State, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter state: %s", err))
+	}
+
+	// ------------- Optional query parameter "code" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "code", ctx.QueryParams(), &params.Code, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter code: %s", err))
+	}
+
+	// ------------- Optional query parameter "error" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error", ctx.QueryParams(), &params.Error, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_description" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_description", ctx.QueryParams(), &params.ErrorDescription, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_description: %s", err))
+	}
+
+	if cookie, err := ctx.Cookie("cis_sso"); err == nil {
+
+		var value string
+		err = runtime.BindStyledParameterWithOptions("simple", "cis_sso", cookie.Value, &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationCookie, Explode: true, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cis_sso: %s", err))
+		}
+		params.CisSso = &value
+
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.FinishSingleSignOn(ctx, params)
+	return err
+}
+
+// ExchangeSingleSignOnCode converts echo context to params.
+func (w *ServerInterfaceWrapper) ExchangeSingleSignOnCode(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ExchangeSingleSignOnCodeParams
+
+	if cookie, err := ctx.Cookie("cis_sso"); err == nil {
+
+		var value string
+		err = runtime.BindStyledParameterWithOptions("simple", "cis_sso", cookie.Value, &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationCookie, Explode: true, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cis_sso: %s", err))
+		}
+		params.CisSso = &value
+
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ExchangeSingleSignOnCode(ctx, params)
+	return err
+}
+
+// StartSingleSignOn converts echo context to params.
+func (w *ServerInterfaceWrapper) StartSingleSignOn(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params StartSingleSignOnParams
+	// ------------- Required query parameter "email" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "email", ctx.QueryParams(), &params.Email, runtime.BindQueryParameterOptions{Type: "string", Format: "email"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter email: %s", err))
+	}
+
+	// ------------- Optional query parameter "reauth" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "reauth", ctx.QueryParams(), &params.Reauth, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter reauth: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.StartSingleSignOn(ctx, params)
 	return err
 }
 
@@ -9074,6 +9415,13 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/.well-known/oauth-authorization-server/issuers/:accountId", wrapper.GetAuthorizationServerMetadata, options.OperationMiddlewares["getAuthorizationServerMetadata"]...)
 	router.GET(options.BaseURL+"/.well-known/openid-credential-issuer/issuers/:accountId", wrapper.GetCredentialIssuerMetadata, options.OperationMiddlewares["getCredentialIssuerMetadata"]...)
 	router.POST(options.BaseURL+"/account/owner", wrapper.TransferOwnership, options.OperationMiddlewares["transferOwnership"]...)
+	router.DELETE(options.BaseURL+"/account/sso", wrapper.DeleteSingleSignOn, options.OperationMiddlewares["deleteSingleSignOn"]...)
+	router.GET(options.BaseURL+"/account/sso", wrapper.GetSingleSignOn, options.OperationMiddlewares["getSingleSignOn"]...)
+	router.PUT(options.BaseURL+"/account/sso", wrapper.PutSingleSignOn, options.OperationMiddlewares["putSingleSignOn"]...)
+	router.GET(options.BaseURL+"/account/sso/domains", wrapper.ListSsoDomains, options.OperationMiddlewares["listSsoDomains"]...)
+	router.POST(options.BaseURL+"/account/sso/domains", wrapper.AddSsoDomain, options.OperationMiddlewares["addSsoDomain"]...)
+	router.DELETE(options.BaseURL+"/account/sso/domains/:domain", wrapper.DeleteSsoDomain, options.OperationMiddlewares["deleteSsoDomain"]...)
+	router.POST(options.BaseURL+"/account/sso/domains/:domain/verify", wrapper.VerifySsoDomain, options.OperationMiddlewares["verifySsoDomain"]...)
 	router.GET(options.BaseURL+"/analytics/dashboard", wrapper.GetAnalyticsDashboard, options.OperationMiddlewares["getAnalyticsDashboard"]...)
 	router.GET(options.BaseURL+"/analytics/events/:eventId", wrapper.GetEventAnalytics, options.OperationMiddlewares["getEventAnalytics"]...)
 	router.GET(options.BaseURL+"/api-keys", wrapper.ListApiKeys, options.OperationMiddlewares["listApiKeys"]...)
@@ -9101,6 +9449,9 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/auth/register", wrapper.Register, options.OperationMiddlewares["register"]...)
 	router.GET(options.BaseURL+"/auth/sessions", wrapper.ListSessions, options.OperationMiddlewares["listSessions"]...)
 	router.DELETE(options.BaseURL+"/auth/sessions/:id", wrapper.EndSession, options.OperationMiddlewares["endSession"]...)
+	router.GET(options.BaseURL+"/auth/sso/callback", wrapper.FinishSingleSignOn, options.OperationMiddlewares["finishSingleSignOn"]...)
+	router.POST(options.BaseURL+"/auth/sso/exchange", wrapper.ExchangeSingleSignOnCode, options.OperationMiddlewares["exchangeSingleSignOnCode"]...)
+	router.GET(options.BaseURL+"/auth/sso/start", wrapper.StartSingleSignOn, options.OperationMiddlewares["startSingleSignOn"]...)
 	router.POST(options.BaseURL+"/auth/two-factor/disable", wrapper.DisableTwoFactor, options.OperationMiddlewares["disableTwoFactor"]...)
 	router.POST(options.BaseURL+"/auth/two-factor/enable", wrapper.EnableTwoFactor, options.OperationMiddlewares["enableTwoFactor"]...)
 	router.POST(options.BaseURL+"/auth/two-factor/setup", wrapper.SetupTwoFactor, options.OperationMiddlewares["setupTwoFactor"]...)
@@ -11487,6 +11838,1203 @@ func (response TransferOwnership429JSONResponse) VisitTransferOwnershipResponse(
 type TransferOwnership500JSONResponse struct{ InternalJSONResponse }
 
 func (response TransferOwnership500JSONResponse) VisitTransferOwnershipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSingleSignOnRequestObject struct {
+}
+
+type DeleteSingleSignOnResponseObject interface {
+	VisitDeleteSingleSignOnResponse(w http.ResponseWriter) error
+}
+
+type DeleteSingleSignOn204ResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+type DeleteSingleSignOn204Response struct {
+	Headers DeleteSingleSignOn204ResponseHeaders
+}
+
+func (response DeleteSingleSignOn204Response) VisitDeleteSingleSignOnResponse(w http.ResponseWriter) error {
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteSingleSignOn401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteSingleSignOn401JSONResponse) VisitDeleteSingleSignOnResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSingleSignOn403JSONResponse struct{ SessionOnlyJSONResponse }
+
+func (response DeleteSingleSignOn403JSONResponse) VisitDeleteSingleSignOnResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSingleSignOn404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteSingleSignOn404JSONResponse) VisitDeleteSingleSignOnResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSingleSignOn429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DeleteSingleSignOn429JSONResponse) VisitDeleteSingleSignOnResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSingleSignOn500JSONResponse struct{ InternalJSONResponse }
+
+func (response DeleteSingleSignOn500JSONResponse) VisitDeleteSingleSignOnResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSingleSignOnRequestObject struct {
+}
+
+type GetSingleSignOnResponseObject interface {
+	VisitGetSingleSignOnResponse(w http.ResponseWriter) error
+}
+
+type GetSingleSignOn200ResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+type GetSingleSignOn200JSONResponse struct {
+	Body    SsoConfigEnvelope
+	Headers GetSingleSignOn200ResponseHeaders
+}
+
+func (response GetSingleSignOn200JSONResponse) VisitGetSingleSignOnResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSingleSignOn401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetSingleSignOn401JSONResponse) VisitGetSingleSignOnResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSingleSignOn403JSONResponse struct{ SessionOnlyJSONResponse }
+
+func (response GetSingleSignOn403JSONResponse) VisitGetSingleSignOnResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSingleSignOn404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetSingleSignOn404JSONResponse) VisitGetSingleSignOnResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSingleSignOn429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetSingleSignOn429JSONResponse) VisitGetSingleSignOnResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSingleSignOn500JSONResponse struct{ InternalJSONResponse }
+
+func (response GetSingleSignOn500JSONResponse) VisitGetSingleSignOnResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutSingleSignOnRequestObject struct {
+	Body *PutSingleSignOnJSONRequestBody
+}
+
+type PutSingleSignOnResponseObject interface {
+	VisitPutSingleSignOnResponse(w http.ResponseWriter) error
+}
+
+type PutSingleSignOn200ResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+type PutSingleSignOn200JSONResponse struct {
+	Body    SsoConfigEnvelope
+	Headers PutSingleSignOn200ResponseHeaders
+}
+
+func (response PutSingleSignOn200JSONResponse) VisitPutSingleSignOnResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutSingleSignOn400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response PutSingleSignOn400JSONResponse) VisitPutSingleSignOnResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutSingleSignOn401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response PutSingleSignOn401JSONResponse) VisitPutSingleSignOnResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutSingleSignOn403JSONResponse struct{ SessionOnlyJSONResponse }
+
+func (response PutSingleSignOn403JSONResponse) VisitPutSingleSignOnResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutSingleSignOn408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response PutSingleSignOn408JSONResponse) VisitPutSingleSignOnResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutSingleSignOn413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response PutSingleSignOn413JSONResponse) VisitPutSingleSignOnResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutSingleSignOn429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response PutSingleSignOn429JSONResponse) VisitPutSingleSignOnResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutSingleSignOn500JSONResponse struct{ InternalJSONResponse }
+
+func (response PutSingleSignOn500JSONResponse) VisitPutSingleSignOnResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSsoDomainsRequestObject struct {
+}
+
+type ListSsoDomainsResponseObject interface {
+	VisitListSsoDomainsResponse(w http.ResponseWriter) error
+}
+
+type ListSsoDomains200ResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+type ListSsoDomains200JSONResponse struct {
+	Body    SsoDomainList
+	Headers ListSsoDomains200ResponseHeaders
+}
+
+func (response ListSsoDomains200JSONResponse) VisitListSsoDomainsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSsoDomains401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListSsoDomains401JSONResponse) VisitListSsoDomainsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSsoDomains403JSONResponse struct{ SessionOnlyJSONResponse }
+
+func (response ListSsoDomains403JSONResponse) VisitListSsoDomainsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSsoDomains429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListSsoDomains429JSONResponse) VisitListSsoDomainsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSsoDomains500JSONResponse struct{ InternalJSONResponse }
+
+func (response ListSsoDomains500JSONResponse) VisitListSsoDomainsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSsoDomainRequestObject struct {
+	Body *AddSsoDomainJSONRequestBody
+}
+
+type AddSsoDomainResponseObject interface {
+	VisitAddSsoDomainResponse(w http.ResponseWriter) error
+}
+
+type AddSsoDomain201ResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+type AddSsoDomain201JSONResponse struct {
+	Body    SsoDomainEnvelope
+	Headers AddSsoDomain201ResponseHeaders
+}
+
+func (response AddSsoDomain201JSONResponse) VisitAddSsoDomainResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSsoDomain400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response AddSsoDomain400JSONResponse) VisitAddSsoDomainResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSsoDomain401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response AddSsoDomain401JSONResponse) VisitAddSsoDomainResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSsoDomain403JSONResponse struct{ SessionOnlyJSONResponse }
+
+func (response AddSsoDomain403JSONResponse) VisitAddSsoDomainResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSsoDomain408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response AddSsoDomain408JSONResponse) VisitAddSsoDomainResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSsoDomain409JSONResponse struct{ ConflictJSONResponse }
+
+func (response AddSsoDomain409JSONResponse) VisitAddSsoDomainResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSsoDomain413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response AddSsoDomain413JSONResponse) VisitAddSsoDomainResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSsoDomain429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response AddSsoDomain429JSONResponse) VisitAddSsoDomainResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSsoDomain500JSONResponse struct{ InternalJSONResponse }
+
+func (response AddSsoDomain500JSONResponse) VisitAddSsoDomainResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSsoDomainRequestObject struct {
+	Domain string `json:"domain"`
+}
+
+type DeleteSsoDomainResponseObject interface {
+	VisitDeleteSsoDomainResponse(w http.ResponseWriter) error
+}
+
+type DeleteSsoDomain204ResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+type DeleteSsoDomain204Response struct {
+	Headers DeleteSsoDomain204ResponseHeaders
+}
+
+func (response DeleteSsoDomain204Response) VisitDeleteSsoDomainResponse(w http.ResponseWriter) error {
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteSsoDomain401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteSsoDomain401JSONResponse) VisitDeleteSsoDomainResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSsoDomain403JSONResponse struct{ SessionOnlyJSONResponse }
+
+func (response DeleteSsoDomain403JSONResponse) VisitDeleteSsoDomainResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSsoDomain404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteSsoDomain404JSONResponse) VisitDeleteSsoDomainResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSsoDomain429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DeleteSsoDomain429JSONResponse) VisitDeleteSsoDomainResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSsoDomain500JSONResponse struct{ InternalJSONResponse }
+
+func (response DeleteSsoDomain500JSONResponse) VisitDeleteSsoDomainResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VerifySsoDomainRequestObject struct {
+	Domain string `json:"domain"`
+}
+
+type VerifySsoDomainResponseObject interface {
+	VisitVerifySsoDomainResponse(w http.ResponseWriter) error
+}
+
+type VerifySsoDomain200ResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+type VerifySsoDomain200JSONResponse struct {
+	Body    SsoDomainEnvelope
+	Headers VerifySsoDomain200ResponseHeaders
+}
+
+func (response VerifySsoDomain200JSONResponse) VisitVerifySsoDomainResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VerifySsoDomain401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response VerifySsoDomain401JSONResponse) VisitVerifySsoDomainResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VerifySsoDomain403JSONResponse struct{ SessionOnlyJSONResponse }
+
+func (response VerifySsoDomain403JSONResponse) VisitVerifySsoDomainResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VerifySsoDomain404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response VerifySsoDomain404JSONResponse) VisitVerifySsoDomainResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VerifySsoDomain409ResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+type VerifySsoDomain409JSONResponse struct {
+	Body    Error
+	Headers VerifySsoDomain409ResponseHeaders
+}
+
+func (response VerifySsoDomain409JSONResponse) VisitVerifySsoDomainResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VerifySsoDomain429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response VerifySsoDomain429JSONResponse) VisitVerifySsoDomainResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VerifySsoDomain500JSONResponse struct{ InternalJSONResponse }
+
+func (response VerifySsoDomain500JSONResponse) VisitVerifySsoDomainResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -14522,6 +16070,38 @@ func (response AcceptInvitation400JSONResponse) VisitAcceptInvitationResponse(w 
 	return err
 }
 
+type AcceptInvitation401ResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+type AcceptInvitation401JSONResponse struct {
+	Body    Error
+	Headers AcceptInvitation401ResponseHeaders
+}
+
+func (response AcceptInvitation401JSONResponse) VisitAcceptInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type AcceptInvitation408JSONResponse struct{ RequestTimeoutJSONResponse }
 
 func (response AcceptInvitation408JSONResponse) VisitAcceptInvitationResponse(w http.ResponseWriter) error {
@@ -16473,6 +18053,539 @@ func (response EndSession429JSONResponse) VisitEndSessionResponse(w http.Respons
 type EndSession500JSONResponse struct{ InternalJSONResponse }
 
 func (response EndSession500JSONResponse) VisitEndSessionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FinishSingleSignOnRequestObject struct {
+	Params FinishSingleSignOnParams
+}
+
+type FinishSingleSignOnResponseObject interface {
+	VisitFinishSingleSignOnResponse(w http.ResponseWriter) error
+}
+
+type FinishSingleSignOn302ResponseHeaders struct {
+	Location           string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+type FinishSingleSignOn302Response struct {
+	Headers FinishSingleSignOn302ResponseHeaders
+}
+
+func (response FinishSingleSignOn302Response) VisitFinishSingleSignOnResponse(w http.ResponseWriter) error {
+	w.Header().Set("Location", fmt.Sprint(response.Headers.Location))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(302)
+	return nil
+}
+
+type FinishSingleSignOn400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response FinishSingleSignOn400JSONResponse) VisitFinishSingleSignOnResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FinishSingleSignOn403ResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+type FinishSingleSignOn403JSONResponse struct {
+	Body    Error
+	Headers FinishSingleSignOn403ResponseHeaders
+}
+
+func (response FinishSingleSignOn403JSONResponse) VisitFinishSingleSignOnResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FinishSingleSignOn429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response FinishSingleSignOn429JSONResponse) VisitFinishSingleSignOnResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FinishSingleSignOn500JSONResponse struct{ InternalJSONResponse }
+
+func (response FinishSingleSignOn500JSONResponse) VisitFinishSingleSignOnResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExchangeSingleSignOnCodeRequestObject struct {
+	Params ExchangeSingleSignOnCodeParams
+	Body   *ExchangeSingleSignOnCodeJSONRequestBody
+}
+
+type ExchangeSingleSignOnCodeResponseObject interface {
+	VisitExchangeSingleSignOnCodeResponse(w http.ResponseWriter) error
+}
+
+type ExchangeSingleSignOnCode200ResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	SetCookie          *string
+}
+
+type ExchangeSingleSignOnCode200JSONResponse struct {
+	Body    SessionTokensEnvelope
+	Headers ExchangeSingleSignOnCode200ResponseHeaders
+}
+
+func (response ExchangeSingleSignOnCode200JSONResponse) VisitExchangeSingleSignOnCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	if response.Headers.SetCookie != nil {
+		w.Header().Set("Set-Cookie", fmt.Sprint(*response.Headers.SetCookie))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExchangeSingleSignOnCode400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ExchangeSingleSignOnCode400JSONResponse) VisitExchangeSingleSignOnCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExchangeSingleSignOnCode401ResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+type ExchangeSingleSignOnCode401JSONResponse struct {
+	Body    Error
+	Headers ExchangeSingleSignOnCode401ResponseHeaders
+}
+
+func (response ExchangeSingleSignOnCode401JSONResponse) VisitExchangeSingleSignOnCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExchangeSingleSignOnCode403ResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+type ExchangeSingleSignOnCode403JSONResponse struct {
+	Body    Error
+	Headers ExchangeSingleSignOnCode403ResponseHeaders
+}
+
+func (response ExchangeSingleSignOnCode403JSONResponse) VisitExchangeSingleSignOnCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExchangeSingleSignOnCode408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response ExchangeSingleSignOnCode408JSONResponse) VisitExchangeSingleSignOnCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExchangeSingleSignOnCode409ResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+type ExchangeSingleSignOnCode409JSONResponse struct {
+	Body    Error
+	Headers ExchangeSingleSignOnCode409ResponseHeaders
+}
+
+func (response ExchangeSingleSignOnCode409JSONResponse) VisitExchangeSingleSignOnCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExchangeSingleSignOnCode413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ExchangeSingleSignOnCode413JSONResponse) VisitExchangeSingleSignOnCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExchangeSingleSignOnCode429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ExchangeSingleSignOnCode429JSONResponse) VisitExchangeSingleSignOnCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExchangeSingleSignOnCode500JSONResponse struct{ InternalJSONResponse }
+
+func (response ExchangeSingleSignOnCode500JSONResponse) VisitExchangeSingleSignOnCodeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StartSingleSignOnRequestObject struct {
+	Params StartSingleSignOnParams
+}
+
+type StartSingleSignOnResponseObject interface {
+	VisitStartSingleSignOnResponse(w http.ResponseWriter) error
+}
+
+type StartSingleSignOn302ResponseHeaders struct {
+	Location           string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	SetCookie          *string
+}
+
+type StartSingleSignOn302Response struct {
+	Headers StartSingleSignOn302ResponseHeaders
+}
+
+func (response StartSingleSignOn302Response) VisitStartSingleSignOnResponse(w http.ResponseWriter) error {
+	w.Header().Set("Location", fmt.Sprint(response.Headers.Location))
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	if response.Headers.SetCookie != nil {
+		w.Header().Set("Set-Cookie", fmt.Sprint(*response.Headers.SetCookie))
+	}
+	w.WriteHeader(302)
+	return nil
+}
+
+type StartSingleSignOn400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response StartSingleSignOn400JSONResponse) VisitStartSingleSignOnResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StartSingleSignOn403ResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+type StartSingleSignOn403JSONResponse struct {
+	Body    Error
+	Headers StartSingleSignOn403ResponseHeaders
+}
+
+func (response StartSingleSignOn403JSONResponse) VisitStartSingleSignOnResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StartSingleSignOn429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response StartSingleSignOn429JSONResponse) VisitStartSingleSignOnResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StartSingleSignOn500JSONResponse struct{ InternalJSONResponse }
+
+func (response StartSingleSignOn500JSONResponse) VisitStartSingleSignOnResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -33432,6 +35545,27 @@ type StrictServerInterface interface {
 	// TransferOwnership Transfer ownership
 	// (POST /account/owner)
 	TransferOwnership(ctx context.Context, request TransferOwnershipRequestObject) (TransferOwnershipResponseObject, error)
+	// DeleteSingleSignOn Remove single sign-on
+	// (DELETE /account/sso)
+	DeleteSingleSignOn(ctx context.Context, request DeleteSingleSignOnRequestObject) (DeleteSingleSignOnResponseObject, error)
+	// GetSingleSignOn Show the single sign-on provider
+	// (GET /account/sso)
+	GetSingleSignOn(ctx context.Context, request GetSingleSignOnRequestObject) (GetSingleSignOnResponseObject, error)
+	// PutSingleSignOn Set up single sign-on
+	// (PUT /account/sso)
+	PutSingleSignOn(ctx context.Context, request PutSingleSignOnRequestObject) (PutSingleSignOnResponseObject, error)
+	// ListSsoDomains List single sign-on domains
+	// (GET /account/sso/domains)
+	ListSsoDomains(ctx context.Context, request ListSsoDomainsRequestObject) (ListSsoDomainsResponseObject, error)
+	// AddSsoDomain Add a single sign-on domain
+	// (POST /account/sso/domains)
+	AddSsoDomain(ctx context.Context, request AddSsoDomainRequestObject) (AddSsoDomainResponseObject, error)
+	// DeleteSsoDomain Remove a single sign-on domain
+	// (DELETE /account/sso/domains/{domain})
+	DeleteSsoDomain(ctx context.Context, request DeleteSsoDomainRequestObject) (DeleteSsoDomainResponseObject, error)
+	// VerifySsoDomain Verify a single sign-on domain
+	// (POST /account/sso/domains/{domain}/verify)
+	VerifySsoDomain(ctx context.Context, request VerifySsoDomainRequestObject) (VerifySsoDomainResponseObject, error)
 	// GetAnalyticsDashboard Dashboard totals
 	// (GET /analytics/dashboard)
 	GetAnalyticsDashboard(ctx context.Context, request GetAnalyticsDashboardRequestObject) (GetAnalyticsDashboardResponseObject, error)
@@ -33513,6 +35647,15 @@ type StrictServerInterface interface {
 	// EndSession End a session
 	// (DELETE /auth/sessions/{id})
 	EndSession(ctx context.Context, request EndSessionRequestObject) (EndSessionResponseObject, error)
+	// FinishSingleSignOn Finish single sign-on
+	// (GET /auth/sso/callback)
+	FinishSingleSignOn(ctx context.Context, request FinishSingleSignOnRequestObject) (FinishSingleSignOnResponseObject, error)
+	// ExchangeSingleSignOnCode Exchange a single sign-on code
+	// (POST /auth/sso/exchange)
+	ExchangeSingleSignOnCode(ctx context.Context, request ExchangeSingleSignOnCodeRequestObject) (ExchangeSingleSignOnCodeResponseObject, error)
+	// StartSingleSignOn Start single sign-on
+	// (GET /auth/sso/start)
+	StartSingleSignOn(ctx context.Context, request StartSingleSignOnRequestObject) (StartSingleSignOnResponseObject, error)
 	// DisableTwoFactor Turn two-step sign-in off
 	// (POST /auth/two-factor/disable)
 	DisableTwoFactor(ctx context.Context, request DisableTwoFactorRequestObject) (DisableTwoFactorResponseObject, error)
@@ -33878,6 +36021,217 @@ func (sh *strictHandler) TransferOwnership(ctx echo.Context) error {
 		return err
 	} else if validResponse, ok := response.(TransferOwnershipResponseObject); ok {
 		return validResponse.VisitTransferOwnershipResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteSingleSignOn operation middleware
+func (sh *strictHandler) DeleteSingleSignOn(ctx echo.Context) error {
+	var request DeleteSingleSignOnRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteSingleSignOn(ctx.Request().Context(), request.(DeleteSingleSignOnRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteSingleSignOn")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteSingleSignOnResponseObject); ok {
+		return validResponse.VisitDeleteSingleSignOnResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetSingleSignOn operation middleware
+func (sh *strictHandler) GetSingleSignOn(ctx echo.Context) error {
+	var request GetSingleSignOnRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSingleSignOn(ctx.Request().Context(), request.(GetSingleSignOnRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSingleSignOn")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetSingleSignOnResponseObject); ok {
+		return validResponse.VisitGetSingleSignOnResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PutSingleSignOn operation middleware
+func (sh *strictHandler) PutSingleSignOn(ctx echo.Context) error {
+	var request PutSingleSignOnRequestObject
+
+	var body PutSingleSignOnJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PutSingleSignOn(ctx.Request().Context(), request.(PutSingleSignOnRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PutSingleSignOn")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PutSingleSignOnResponseObject); ok {
+		return validResponse.VisitPutSingleSignOnResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListSsoDomains operation middleware
+func (sh *strictHandler) ListSsoDomains(ctx echo.Context) error {
+	var request ListSsoDomainsRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListSsoDomains(ctx.Request().Context(), request.(ListSsoDomainsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListSsoDomains")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListSsoDomainsResponseObject); ok {
+		return validResponse.VisitListSsoDomainsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// AddSsoDomain operation middleware
+func (sh *strictHandler) AddSsoDomain(ctx echo.Context) error {
+	var request AddSsoDomainRequestObject
+
+	var body AddSsoDomainJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.AddSsoDomain(ctx.Request().Context(), request.(AddSsoDomainRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "AddSsoDomain")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(AddSsoDomainResponseObject); ok {
+		return validResponse.VisitAddSsoDomainResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteSsoDomain operation middleware
+func (sh *strictHandler) DeleteSsoDomain(ctx echo.Context, domain string) error {
+	var request DeleteSsoDomainRequestObject
+
+	request.Domain = domain
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteSsoDomain(ctx.Request().Context(), request.(DeleteSsoDomainRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteSsoDomain")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteSsoDomainResponseObject); ok {
+		return validResponse.VisitDeleteSsoDomainResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// VerifySsoDomain operation middleware
+func (sh *strictHandler) VerifySsoDomain(ctx echo.Context, domain string) error {
+	var request VerifySsoDomainRequestObject
+
+	request.Domain = domain
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.VerifySsoDomain(ctx.Request().Context(), request.(VerifySsoDomainRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "VerifySsoDomain")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(VerifySsoDomainResponseObject); ok {
+		return validResponse.VisitVerifySsoDomainResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -34809,6 +37163,104 @@ func (sh *strictHandler) EndSession(ctx echo.Context, id Id) error {
 		return err
 	} else if validResponse, ok := response.(EndSessionResponseObject); ok {
 		return validResponse.VisitEndSessionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// FinishSingleSignOn operation middleware
+func (sh *strictHandler) FinishSingleSignOn(ctx echo.Context, params FinishSingleSignOnParams) error {
+	var request FinishSingleSignOnRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.FinishSingleSignOn(ctx.Request().Context(), request.(FinishSingleSignOnRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "FinishSingleSignOn")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(FinishSingleSignOnResponseObject); ok {
+		return validResponse.VisitFinishSingleSignOnResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ExchangeSingleSignOnCode operation middleware
+func (sh *strictHandler) ExchangeSingleSignOnCode(ctx echo.Context, params ExchangeSingleSignOnCodeParams) error {
+	var request ExchangeSingleSignOnCodeRequestObject
+
+	request.Params = params
+
+	var body ExchangeSingleSignOnCodeJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ExchangeSingleSignOnCode(ctx.Request().Context(), request.(ExchangeSingleSignOnCodeRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ExchangeSingleSignOnCode")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ExchangeSingleSignOnCodeResponseObject); ok {
+		return validResponse.VisitExchangeSingleSignOnCodeResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// StartSingleSignOn operation middleware
+func (sh *strictHandler) StartSingleSignOn(ctx echo.Context, params StartSingleSignOnParams) error {
+	var request StartSingleSignOnRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.StartSingleSignOn(ctx.Request().Context(), request.(StartSingleSignOnRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "StartSingleSignOn")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(StartSingleSignOnResponseObject); ok {
+		return validResponse.VisitStartSingleSignOnResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -37604,928 +40056,989 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id Id) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L3ZbxtLty/2rxS4D2ApX5MmqcEWhQ/30hpsbcuStgb724OjLnYXybKaXdxVRVHcPg6SIEDyGCABggAX",
-	"CPKQh/ucAEGQPOXk/iMBcoL8F0GtququHkg2NWzv6cPB2Ra7u8ZVq9b4W59rARuNWUxiKWqdz7UhwSHh",
-	"8M9uEBAh9lgsOYu6UcSmp5wOaKyehUQEnI4lZXGtU9s7Pb/ooFvCaZ8GWP2IcCymhAs0wjPUI4gTHKI+",
-	"ZyOE4xli0A5aE3Q0jgjyXx9c+oiTnydESLGLYobGnPQjOhhKRAWKCQlJuN6oeTURDMkIqxGQeDKqdX6s",
-	"/Ue1j15Nzsak1qkJyWk8qH354tX2cDAkZuzFAb9hUxSxeOAhHIeoN0PTIRt5SA6JGbgdd6CaCbM9l3TG",
-	"YkliuU/FmAmq+8h36WMpcTAckVj6aC1k0zhiOBTriHHk0ziiMfE9NKVyiDDq04igGI9IxZ4vSDDhVM7O",
-	"WESDWbHzD0MsYXZjPCAwN9V5B9ERHhChN0YOqUCCSuIhKgVi0xjpYSEhZxGBldJtqgUbYjH0UMzkkMYD",
-	"u7NMDglHQybkLvJD0seTSNYFD9CzmMXkmb9sNgeXeFAc/HvChSIp1ocpcDLmRJBYAqF1kCBxiKhEPRzc",
-	"IBoj/6hfP2Exqb/DMhj6eotxjCZxMMTxgISIxSShz43mJiw6m0iEUY+Fs2WDPArJaMzUqp+TcYRnJCzZ",
-	"bMknxEfTIYn1ulIBYxeScRJaGmN9NS6CeUQJt/SvSQBexiOC/KS7YFZ/S2Z++SlQ/ZUfhGOmT2RxkN0w",
-	"5ESIdF0Fm/CAdBBGYyyHlioIEoTfqgEyJtGa/xyP6fPb1vNGo+Gve0gyfb4Fi27V1AaYxkIT29X5sWnZ",
-	"zAwLtVsSSaZmoX6mXC2fGr07qz7jIyxrndqE0zonfcJJHJBa2fTOsSTHdEQl/L/iJM8NV0FYMTASKgpR",
-	"Y5rSOGRTO/cRExIFLBaSYxqTEEWqNSTVscHjcUTzPGBEYzpSS99MBkVjSQaEZ0d1TkaYxmqw80cWkb7U",
-	"w8LSjOu+nQlSsgQXJGBxKNAkljRyJ6+OkRRoTf3UmwQ3BLhtfxJFehvXd5Hi5GizveMhUWglJncy2Vua",
-	"rLCXEm88GfUIR1gg/5xIPqt3+5Jwf7XZqQ/hu/kzkwxNsWIBpM+4ojfJZzQe7JaPxC5XHdbLV3OEM6pP",
-	"5WLKXDLY95jP1LU5lsc4HkzwgJTwBv1C3b7hdxLO/EygyPyK+kwtp0BULmZIX7zaGHM8ItK5thf1fznU",
-	"1zHhTnfCU2vT42wqFFcEniqHZLSb3hoS3xDNxfqUCwlclEokxgTfCLQmCEG+YjYRUWwBqx1D/r9RHfwd",
-	"dlwJDka8qHk1dbkpHpRdiyxh4LtjEg/ksNZpNZvNstPfDQI2ieVReIbVa2VTpUJM1BWF9avPBKJhMhzF",
-	"59LBYNtaReY0oWEpT+oKQbgawlFYPiZsX1g4GqeVB45HShKHhFwwLssHxHio7yOQgMzrAq2ZOxz59YAT",
-	"LEnYlf56Mt6fJ4TP0gEL1bw7sn/ipF/r1L55noqYz/VT8TwzJjXIVzgckGTlqg7Vvp8Zq9ryRxxqyciS",
-	"AVccZ0+9+6TrmY4GxjaJbr5lvYqj+8R6Tzs2ZzQgtKqVBE2h6voF6RdPOtL8yEAoHWEa7ZOI3hI+qzhe",
-	"detHKNQf0acdc3F8MOpbojjZIY1Kb87TOJo5Bx2GTQUi6qvdRCCm0su+hCN99afMFL4Q8yZC9Chqq/Er",
-	"M3bL00t4Y9ruQ/gi9FN1R2GeT7qPyWi0ljFn6vShs3YUirekRFdsKXGqvbWFxpzGEvcigoIh5jhQAoaH",
-	"RMDGJFTvOITgIU5GRIlYJETtTTRkEy4aqKuUtQjPcjqN0rISBUzCStMBjXFkFSN4PdV8lKSmNa0OAsVq",
-	"N9E1M01ttttzBY2cGjVP0GhvbXlKyEsEDyVdSUm4avM//vGnn+7azfpPP929OPj4t38qLK9Xu6ub1+vZ",
-	"RU3Xsnuxd3TkrChaE2McELWg/n+iJKc+44jcYbCMYHR1dbSvt62vlFrQaUtUuRj5Snn2EScBoUoR07Jw",
-	"J6v5qvtSLtF9y5fP1annLd5Wq11GcN+y3lxq/gTPHkbQp/0+4ZfshsRzzrF6/kwJtQEnSvm8IbGntVuq",
-	"1C8a34g5MhhLm16oFaRrsL1ZGKKiCt23/vKLVzsrlcxb9R4WJNTittZY5nGWcV5YNnwJKHaE77SSosRm",
-	"JTgnWkurVGtRo1ESePny5RQTDwR/1k+EfbTmh8T3EOMII04GlKmTrLYNiUkwBJ0rJPXupb++q6lRTMZj",
-	"xiUJ0S2OJkpER3QQM07CBvqQXD2p5mFUDBCklK45UkQIQ8irUh4ikSBaZOAkJLGkOFKDh6GitYN4EFEx",
-	"1GottM36KGbOy3N5uZr/PMLf2CqjS7WsF/SXko0+kmQk0JhwGMOiPYbvS/e53cxu9NJdviSjcVRd5JLm",
-	"9Se98zJjAgXasSHvsZCUWgNTK3PAQoLWAixIncaCxIJKekvW55xm9fYq53j+PdCs73TrP+D6L/XVrgGc",
-	"NZKrAXVQRKS+WkM6UAwJxyEazsZDEmutHO4OMFvmCBtW7AOOIiKBB1bcWWBqT7qt+THBOElvyNjNioL0",
-	"ryNCl40NLCuciDGLBQHDyiscGpud+ivQlnf1T7AQ6i19/kloU6u5weGfnDOuP1EEXXvfPT7a714enZ5c",
-	"H5yfn57XvNqICAFXgrHOJDa1mEnFJGkIBnWJaSR8FFEhBZqCTZ+hPr1rwApXFDNhNDC7MrvQqj0jH6bX",
-	"UHPzO8jPTw5MP45TKbW+JQbbstGaL57nzLuutbOesa1WaiT9IteQsZtWbES9/QWudZh7Xc1d1Do/Fnf2",
-	"o3bR9CMaPJBo9k5PDo+P9i5LiEWb7ZWAI7EkKGRE7x7YY0Gve0T6qNBZniTs0P9UpJDslyKBA67kuocR",
-	"wMF59+Jgv7D9QxYl7JIK53JAQwwmXMpRiCVGBMaAtB+QJu6mRyONhw6kA8J4n0ZEIMwJGigxc43F0Qwe",
-	"fHeuL3sO+yY8NB3SYIgigrX9X10WmbtVSU/rBVrUq/inokRDOIoODxnv0TDUitL9SfHo5OLq8PBo7+jg",
-	"5PL6Yu/07KBAlt2zI3RDZijCgZHcwW4APm3wwZl9sbKY/2h0uHLPaM0vTkgp4ozrz+kgJmGdxkhbOJ4J",
-	"xFkEWkuPaKZHEBsTjo1F37+r28br6k3fq975+enxgb/eQB+GhGs9hsZC4ijSRG2+E4bU1THSTlwlH/nn",
-	"B99dHZ0fXL8/OD86PDrYvz541z06Bm8MEkSAE306ZILYr5J73rY2c6wDPnx9fXJ6mTQIvjKiRCTt9u9N",
-	"JARvoOd4IofPR2qqhYOoxNmIDdhEFk5jybp7qGRBvNLB/JkOcemRKyxUzasV1wlO/msWk4cd+tPDw4Pz",
-	"69enJ/nDToXWKMC9H0SYKlLHESc4nO0iLG40GQsxIRyMWxjFZIpYTB7tzE9B3ygOw0PkbqzOGRxmdY04",
-	"15J6j5NbdqNUK27fLNBoOu8/FcE5263o5yhW2iyOHnpxXB6cn3SPMxTUjdEkJndjEiglF1S8BjoxgUUU",
-	"9ojgiIS7mVgSGiIKO9lXuiGVNq4jYoPHEXefYFhF9qeX40/GyQwNKLI6YfKQTeIHisaK2x2eXp1kpeMT",
-	"pu2PVmexW2FcFo9CJMv6yO94MtI/1Zan+2P2/B0LQd4oGoCuEleFoHGgJSDj2YDIsWJ8XwfFLPFdFKJX",
-	"6yYEtA7xq/U0gHXRnOYGvtq40roTWLqooUwQqhPfuOgbeCezD793ivji1U67EzlcyX5W7WBCu3A6uyC1",
-	"zmHk8BoCqkSs94kEEq35NAbz1rVh3UrItD8NOI7hB8dXoX+8lrMxcV9NBQq3oUl8E7Np7D4NWNyng4nW",
-	"EtwWxpyxvvtDzOIA+ii2fR2SmJIQPClohKM+40ra8pPIJd9yIIjgdH2sgvBbCpYbEt+SSKlEa0Vr3Tro",
-	"GwSHudP0ILL/45HyVawUHsbpL5XMOqsScxkZJ+QB/ksTNIiBU2mXphJKDN15aCKyUu1fu1ncTa/24cOH",
-	"ulp0dcgCLMuCNV8RzAnXvOPvP9Uym/BTbUlEu/UCHqQCS0InktzJ50M5irIEYt54R0KKL3Vz6ZteWfTn",
-	"YrGVRhMTBfDm8t2xieQcYokEngkkmBZfAzwRYNGI2EBdvkm8RirXeihWmj8SQzaNGzUzszkC3BNN7oRl",
-	"7YrC2BrBCxhy3JcC0TiIJiEJ1xdMGmwSxg2mpXN2MxmDz/oPK5eZDbtk7B2OZzb4/NfZt0vG0AjHsyTH",
-	"Z+7eDE1ijg3p9hCOBAOxLx9B/kfcJRPuXk/i3Rd+nEbGm+2dRQyHl4wdYz54oLnnrPv98Wl3//ry9PT6",
-	"uHv+umjihdArchcQEppTBDkTay30jr4CQ8+3F6cnHtpM/sZJUIGHWk34mXG01fSazSbibCrMW3sX7xEd",
-	"KbFr/dFMRNVGu1s62mdgN8JS50BNxiHMgDM2ghehNbXiQichDbjiiDq3arfyRPOqYmED/lQqY5H8PsLh",
-	"APZxSUeETR7oUD0/+O7q4OLy+vLo3cHp1eVcJzwQjpBsPCYhwpzTW7B860wTqpOa1CQjIslukhCnfp1y",
-	"KiWJG+jCZFMkbUJ2zaM77VcZKVpTWvNMkoSCdZLXM6FTNaVe4vXU5OXMaDfJD8nNKE/DuTX+U1Fwnr4U",
-	"/V5oJ8xpHM0eRrzds6Prtwffg52/e3x8+qHgGaYi9UlBAq1A2HFlGXcQBORZj5naYaU3PBJhPmAEaM0v",
-	"maHjk/vLE/fInriy5f7LFVd6sMvP3gq+uMUi+KrXWPfy4Pr46N3RZZ4F5GXuXZ0jqXm9zpssitWPcfLv",
-	"03Hh5nCm9Ze0X5D2y+4blxAUma1oo1rotgM74bWh/IKopFi3YszWCjWiQtB44KEpB4wFY4RS7xiH66PJ",
-	"Pqt3vWtJzczB14onhBNprACQzePk04yNDTRV/+z0wnJaTvqciKGPBvSWCMe3XXT2ZRbxT+bzyxLQx3T3",
-	"ra+GTWJ5MRmNMAfRCIch4Gjg6IyrG11S1VIfR4J4tbHz0+caDSukidi44M/FB+MIx8to8Ey9owOCbez4",
-	"jzoTC5o1jaT4C9rJoFrvjqnJslphSkl8c2ZmSu2sK8G8bHrmk1f3W73iwdISlhJSjO6r5f0bMttF8SSK",
-	"EDPuuRlE63EyYrfazly+Ez+mwfHqc+BQdksKvVMOcprFzyCzZAw6G76Ya1G+L2Uboo+16JZEn5+oedk+",
-	"gbVok6f5JDO54maUzbAibUZYyCtRYcMXrWKRsDnp07viNA8hfb/VdpPQTLj9DZnpBDROAjaIqYBgh7I1",
-	"V+eXjQ0NSTISy47QhXpdfWcawpzj2cIzZTpIJuI558Ldx8z6uSdh/nncg3ccb+TCE+NcjcGEcxLLMyzE",
-	"lPEQkko4J4FEQ8YFQT1I+5il4zuK9/FM1Do7zSQ1Ye/8HRKzOEin2PlRZ7SKjlK+a14tSbrtKJWbwD7n",
-	"WER+IAViBtCklJyt2qE1MCWBjRgoNjhGW2hE44lU99eAZch8bNv3MnAM7Zf57JgCeeTmX0hAHlFprGDq",
-	"oMG9WjhtSX7TxvbW4vym9BgkQ1e0G5F6RGOSG71Jllo0+hWJ21ASCRMqH9H4SH/ZypG8V5vE9OcJMY9N",
-	"RqCcskMcSMbLs54u6F0d0oO0syOB5sGp90qt5Xisli2XqfTx8/aXVZKUdNDrnU1HKu0G3EAim6zqt9ob",
-	"m1vbfuFQZ8/z/FN5TIU8MM7ppYcytz4TLaVZ3zYsQ+bAhFjiyvtpbu1l3AraLJ2PUMcM9yJyzqKS7exq",
-	"wwWOEQ5H6ijiGQiQDeSzaUy4r2RZ9UOMIAK+N0MYSY5j0SccrVkBVItNz/UnkApl8aBuKZlC/q6Ou1Qs",
-	"RXVUAhGVwoM8vZACsAiZ1/UvZa+aDP8q1yfg0ZzMuwZXuIPntjEiElsCKl+ibCJ0CVpNnmIPOSF1nSUL",
-	"b6AxplygNSw1GlW7ue6hiYCccRo76ZhYIP/zZ3tDNOzQGm8Pvv/yxTds0x1au5ls3UzNUCxJdfxSQtDa",
-	"6bHCZpfd6ylqQ7pjzsJ7CTUky5298tNBlJ45syL3vtsNddY+MUH+rfm9wfjAGXmn1mzttPtbuFl/EbRI",
-	"/UW4ges7vTapb/a38HbvRfAy3GllJtipfcvEv/x7d6Kd2rt/+T+iCI6lS1mKEeF4BrBIIwJrmD1y889P",
-	"BsJg8zHP0+Pcp+7pepwWqxzJ5T390U5q7thVPHGLjtOTX8hVUKJWuHnNF0fgVj1kfLTitdanEVkU8xCI",
-	"21p+snsX7z10dXlYf4nWXp2+s0h46x7yPR/5uz7YqHAPCTLGXPEwD2n7CeKAw6cntossSRmnMY5D12vc",
-	"QBqPgUsQGALM+QzwVH0DA1pXA/XRWhbHzbfj9j3ku6a/2zhsjESd3AUkgiFmnrJAElkXkhM88lM3odLL",
-	"1Rqt6wg0s0woJAENAUYuDi2AKQj1xrGxd/E+xWlpNpHAM/AqwivqreV6PezMoj23qBpfUW5M6DUvOWqG",
-	"tdTOhAfknXqvlN5NG4uWIE2rNzARtbp7g1ZFfuvAFpIo9BAWAYlDsKkaEoAHFuCv7ntItarf2UVq2cAi",
-	"1ONgMO3NkE/TsFQgn5AqjZmy2EOCQQSQMLofJ2OCpepI3NCxko/VsjfQfknqvyvuunPMTNhhdfUSQaOe",
-	"539FqfgKhI6q4kSOL0Asu0hXTSCDXbuLfHsd+J5W0s0TT2MmBeaz6VApCiM8biDfcHMfBThWZ0qHysM6",
-	"lEsxjdGEKDkjI81o5dQde+sR5Yy/ZIffs+xQ5CuTkMqDWK5slcdBOegwIFFPsUAhiwnAm/g/TZrNjcCm",
-	"0MBfpKF/vCW8p3/w0VrG1uAgAjaMZ0ddb9ps3aDxLZU6Tp7gYIiwmgYJ3YAEtUSQEqhHCi7Juzq8WNc/",
-	"+aVmTzDSPKqR/ZlQDO+GzAAN1JjX3bAcGhA1UhL1H8m+XtJxam+nUi2JElFuyFgaPp8Y+geQt1myLvqH",
-	"fGdvYzaNNcyTvhYiKqQJwLirkztJYkF7EakrTu7vapukwV7HYWhCkWmMblsaYvan2mvOpuokqS/ETzV7",
-	"s3TPjtBgQkMQTNQNoLGmbtIBKGIzPzRKzWG54ahFnQhtPNH2IK8mZkKSkXZgufczNOYtcT3gFUwlFa0W",
-	"dFy+wUFECeAzmviSBjodUSldg3DETB4jNvHeaSBO6QbbA7riHfjBSHj2zCPJDIknIzEnUB/JmCHNcZOk",
-	"uqJMphdnLgkuFiPTrfqYHh6zSc7hEakzMm+7E0PGpc3xSyBK9WWMjqSZiB2+UDIQDTWsE1MygJqixqJT",
-	"v8UMcRLQsdmwMeECENSA3ZdthKLJ7sC48hdsvX8lCK/Dm/6D97/MnoPVgml+6FmG79BJuoYfF94svwGx",
-	"Pb3lfnXB3cRowK10ATGY75ZKJxq3LAcnf7iHXm62NhF2W7TY/VZ+6Oj70GTjU5GUeij7yktuoTEn9TSa",
-	"RPsgIB+uuPBpmpy4TpLnMjsx59ymC25s1rlCAGVHITsuk6KHYxbPRmwirnXoRnYYpo0eYxHBkNIJkR3X",
-	"JA7HjMZyebf5o2At7Ll2ynYbUJp/jWAAKgmn1UCj9+zLeeH188Md2xADX2RT+1hidHV+lIHH1gHz2qpw",
-	"dvJaiSYX719rL4jSPY2aFKs7RF0m5gFGAxITMKrA+2sYcSaIlEkytt4gxRDHnCp+tMcixv00yQm6tzKQ",
-	"IAbbTHPnTAPwgg41pXLdQyHH6ugMMI0R1voavGJOTY9j0IodRa24QoBVvqdukpKrJoU31++ljj8Ys5cC",
-	"WMQkTX0C7WBBoYIFMQNCYjkRbmURxddvNWyiBJIvU5YlHojVzvjKDgWvBpl3VM6sQ7noD/4xmWNCqgvi",
-	"C9y1ds6MpVozq1y/yRJlt24VR0UWT35VvcraN6sdQCCTiu9mImOeJtDFIvNX3/RENFrugrcvwle3puzN",
-	"OcGiXA+dWanUnCFP8Ysp46FI5FOowsRkcsrWGLdMSMlNgsUpJ1pvLFyg/IjK3fxlo8ICYbhx5w2rgQ5u",
-	"CZ+lxRAAqR2Z82qY61Bp2oCZ7TfQb14rK6zgHPVM09M1ja91zKoSOZUATUICTg+OJ+q/MG848RGRJLzu",
-	"za6TW1vD0SV7dHPPKKyUcebLfgH/9D3km4BSH62NsZD2b9GVvi4CZs0YaM3SW29m9P4Ev0hvptna9d/e",
-	"TiaooZU17OR+MctTS/YB1vW2BBC4eDM4L13xaA6O9aQX0aAIEugh/7OgklxPePTlOTyePf+c71fb3FYT",
-	"DNVcLAP2XM7tsrWSKRbumELAW0qpxcmXcL857Gf55fRVnX+5e7KyCzD73dfXLvPz+JU1zHmFdRIHkUNj",
-	"lcvt/HYdREnxH9c/5EwxnW6ZIKs1Io0eBwU5VhTPKtO124dSh5IYjUtjxLJDBwbSMIB25cI3HREh8ajE",
-	"FHh+uIc2NjZ2IJ8zrWOChng8JnEuXrt6NE86ULd3b8mRLEx5taXtZeh4XmktfUGmopBZuPmGc1dt1u+u",
-	"Ip5q1Nvyoewf7WsXnkYnDNh4BqmKkB2uSyAW2gNQiory+pgzyYL5AC5ZNPYz+3Z+Mwvrmo4imZ/TmbtM",
-	"87faMUCssMWx4oggDhTi6ZqLhK8Jj0rMNq6vsrn5cn4DX+ZN4+tffyveekeKt90j9C2VTSAYvUKQW1sN",
-	"QpA4PNC+Ymjzy3xtNWseWErbI3xnw6eNP3elaGpnYM5VZ+adtwDmVtgd8+KFftobwumiwgWhb7Xf9f2Q",
-	"n/CKhpHszbCUwp7QkLK6lWOu2a1sPyuoRHmSznD3OSpJJTVk7ub9RsTsryNd3zM6KI8pg8QQQ0oOFeqf",
-	"Y7JrH2RCgvSBz0b9uBZ/5xatnemgogRvHwUstuWUC8Eqr/EtQRhJHN2khVQuxgTfaP8GGHl/rAnzy8e8",
-	"SVZdp8VEpUfyRWRu88XiwByvg+NUCI0DwksiLttb2+gtfYVCErBQFzHGEgU4NmGWECmSSJVrGFwUIxxC",
-	"BSlYBhQMJ/ENREBCHxrfAYpmk4iMAL1UIF/cDvz1XcdpAQZF3FPb1MhKLRubO1vt7Uw+D/jwYH7P18bx",
-	"4J/F7eCnn/52N4rWd3tYkO1N70ddmKhZ3/nb849/+/vnptd2sn9KDWvzahWFjpsGuz4ZGIDS2HSfHeQ7",
-	"4xrHAzuWRqOh40qdx+J2oMbrvrJa+la7QoBXwR9RJZpredhYIpS0m5XEkILHwslnK6/YtdyDMTe6xHAi",
-	"MAw9qWDi9lFBMkmseb9j0aQw5T+RbMITD8oi78Z8n8bvPQTs6/gYFgqHi47U15QOs4Zpnhqfl5ucHxa4",
-	"rutr/2Gi1o2Dup7j9Y6Zkkr9xwXswTEVci8tC7iaGNq1KeEfNvZQ0jDSLSPVtHZI6b1f7yCfxCAjqUeQ",
-	"qOpP/CRWQl/rEx4BwtxYjSMerNt9ev3D0Zn6d2uj5TVftFFPiVVrLRC91j1E45DcoaaG+FJSmRoZkF0s",
-	"1bu2GQgyB/i6XQDU0g9HBMcidYr6cPsecjaCQUJNS3WVmDYUF4KypkI7Uo1HaI0BUZlaIXrKOVn730LO",
-	"y51UWziUciw6z59Pp9PGdKPB+OB5LJ6nILXi+S1YStJfLiaa8OE4J+uoOPabTXHUNf+7rv/SfffdQbfb",
-	"3d9jZ+/Pet9N+6xb8r+jvY3u972L929F97tut6sDGzvJuJyRNJwkgOeaNYnnFSw9zef6oD9vfaPWLDn4",
-	"ZxM+ZkLRZbp8KfsqoVAb1vo0g0tznTu1kIadKel15nTQMR10qnSglVLWd0Kxap1au9nerjc36q3Ny1az",
-	"02x3Wq0fIAhkNpZMTKiEKuVhKHCdh/2g3m6227aldOESzvuOyCEL7Qvv1VVV69R+2Tj8x3efSPBh0v9+",
-	"c3s22MK98P0P4h8/Hw/vhhMyuWA/DE4uuuf07aubneCX4QU5uzwkw7OXwcbZ635vG7fbg5v+1du3l2fh",
-	"/t6nN4MXVy+OgzZOd0nJMkdK4ORUzs5gmllWbwb2uEv6zS/b727Gl2/OX74/Ea/uvu92P7yZyPZrgsNw",
-	"59PFdPLq/cu7c9aNpx9EeHsj36Ra/Y+m/ivuRcTheMs4olVVFTeYt3sFzTU956WWy/KIxLzxofTgryA6",
-	"ZnjEZ1cVnKSa3vWKZWgnqM90iqK66RKWXRZ3Xj7LHAf4o4l8DkP76MSVBywGTl3G2yoFA5jQ8+zqeZk9",
-	"LhOQqu1JGjVb5inSDGyRblfCC5y5V4/scw7avaACkmPnZRYtEabT9stOl51sqaBZ3LdqqU15gSlTWxws",
-	"c4oelcyQhIo6IoUifh3WqqQULJEvkv6PlMTjA3j9NFbPOI5DNkoycabYhn6uu4JLrpWU0/m7IA5lRaGs",
-	"+PKE8sHO5tb2i4TA81Lpk937ueWsdWrZgawsqSSpAIuR5hbxxqJIXv07M4sMt19r/vOPrfrORw3o0/S2",
-	"vqyvVng8JAEd4cjI2BBH3ESSKVG8+aL1F1OfSwYP4ez5PZ1DHaXMygSPr2rF0zrnMQtwNCf5L4JnaI3F",
-	"oAz5+l1/HUAvwcYm8Q0RCQ+iIoHfUzvIJhKx2ESjgjaYUWpJDOo6WEbUz2AgAL4Mmm0EYIk1r/ZJiaG/",
-	"DOtvcCxqnmrr4yKbPiQgK65vM4HzKb9LPj0n42h2yVZIai71LACHOinNqzzSOTVQHwWx2LkkxK5bFM5J",
-	"tVTtNkqs2/MHELEBe5hn40/sY3DTP3Ls9RvFV7v1Q1zvZ+HSVppMwCI24RYmH/nfnJ+/fv3qld9B/jfa",
-	"RCLoHRqSO2y5scZYy+GofdM6bHc3N/WYIWrViWXI7LsOaVUCEw5kgiVuBAVNrJ4OfBVDEtocldMxiRFY",
-	"3QRqN5rIUO4ZZ30akWcC+XAyfLSmi2yDCUziOMQ8TIDP13dTGs4VGBMkDglPhgOfCkTjjMl+9cMHkGqS",
-	"8YTT5RmbOWBqBOmrENYPxsKOYzsCT5x5adZBLTD1ZSp+6KcTTjwHuTrzUdtvoIPRWM6cxCR1LwoiG2gv",
-	"zU8X6IaQcVJL2oxLp1RPCSc2twfykSaxpJGLq5o4ChvASKsgbdoh5nxWRVF9SnqCyjnXRCLKmrf08vkT",
-	"HvnWQuYS0lhTjwDEfE0WXo4uIM/QEMWab2Ou/fWUQjxT9jFPoQnaPo5t7uLV+XFJRPYqMV/FJD6DDmKX",
-	"xbDbHOPI30W5C8bLXcFZus0e6EX3/teNPbPCR/XwM/OFhktZcdDnmfAGmzUHiS+AfwLlophJYGbcICSA",
-	"QV8JJxHBvKDm5ASGWjfG0UzSAEfoggWUyFnmjOa3sVNzECZEDg7OFQNKGs5TTKf2Tetw8+DFTo4YOj9+",
-	"tlEWr7lSIt+w8ViHWlAZ6fANNuB4NCJob4gpr3356BzaRJ/Kobv8SQXCitAwv2c5sWJwxF/i41/i4x9R",
-	"fETHpC8Rm8iOy/OfSqL8MGQgrwn3UD4TyL0X0mMipyyVNBuom95XYK+D8UJLIw9F9Ibo4j0IogbMVQbr",
-	"DgkC4QytKd4LwiV8bwtXkrtxRAMqo9l6A10AC+nNHNFyooQk1VACJKWRtRUrwYn4OUNr8AmA2Tjvqudp",
-	"WjxIyhrQTzErVwy2ICIgvCrmD85bNObklpKpUKsC9QHUtzTOLJmVdgFkPo2CA4NUzKaIxU8r6D5qksAk",
-	"ujnENNLIEk+XxZ0UZFkos5nBTDixJVPmBbbXbJMfF0wqaWdFuAoTc7K0pAvEg3xxasksi1MJdNiJfX/e",
-	"2F8bmvoqaRAm8G9hFkQOC0PLZx3DEOy7lgtr+cuKWdiGmqYHCq1tNpv6QKaA/q1mcz1zjJ464QKK75Yl",
-	"W+RuHE7GSq3VtXqhdL8Sf6j01D+BgcO/pqQ3ZOzGse06eC3lyR0aE6cE3cVwt7KEsWTtk5V+JhJ2WCFl",
-	"7MtSEhQwttUAaBOGUi3sPeVB86B0qjfmaERlrYkbOh6vOLYL883Syh96pGknnl2Jj5VW+evqy8VNr645",
-	"T6Kbb1nvV0DfV1x3julMW8VazaYtGS4q38Jm/ObOKXCSPA2tBESeHIXFcDZ9GoOE+vTQJcvHMuZMEVSV",
-	"V53jtORFibl8MDCFVch/nhB90vgkjvXbtixs6alzXP1Mal/mouEuRv5PgkZ1W+56eQt4QEK9WaCddGEy",
-	"RLDgmH11NqGO+qq84T5y2Ioi5tOJbRmxs6IM9y3r/QYSyuxu/dopZbrfe8ivSwXRKGLTM8xtSMJiYe1D",
-	"gs9pYcGRZFp9U0p4PIEKcZBUBjKcQBHpyw6CxhAn/YkwJt1PrKfVys1mG/l75wf7R5e6VqVv61Pj2FSy",
-	"hSMtdpGagPkDKfkQ+hUG/SjpEFsNlZOAcVPanUNFaoE079A9Z3stFyyfVE5/gDjefFSJ/PcoUH/Leg9L",
-	"EPjEen+U9IDSfABH0H5aS8QdFXJBadHkqjDvZRSKhfYI23AZR3RbedpbMO3oBNibUxkXTAJ7B+eXdR0+",
-	"3Gw2N9ulu3Ef2XwFqfi3g9NXngr2WIB9DwXT+wvl7glR7ipaEXQwXfHaWEqB98EHLcl8K3V4RIzdTMZQ",
-	"d3Jtj7Pgps94CI6ijbaHAixIncZC7YKkt2S9sayzKx6tjhoM0nCB3SxOtEvVqAzvdJY2iyxXAT2uKlZc",
-	"Gc5cdchThyKeGFxrTk8L85RdKe13DrS1aPorGpjSluZhbblW6L9wtpbhbGUX9GEgW84277NpHDEc/ipH",
-	"KtdZ5VMVJt/9AQ5W2SL8WlLpQ+TYYqmiZCJPJao+QF5YPY89f8DKbtc5N2hyw5bcvplVWkIaX9W6uEjX",
-	"qkLXv3Nq/nPR5ZK9fBQneLVyt+371MfNIwdm9YNapcTsLw+1ZdxX585Vsr8lnNPQmDqt0cuVjSwM0JK7",
-	"qlThWmCaywGNwzr6psRQDwc3MJ6QRBQMluBcL7d7rqSa5aspubpHKRUvodSnRVIsZW9VJJbfN56iM+2v",
-	"70dZElTwpL4Up+8nhsaa01Nlgvudw2Qtmv4fXpxYHSJrsWG0xP7yUOio36/8fR9IKXdGJJa/wplPuql8",
-	"4AWJ5R/gtGcn/vs86ko02jeC0hMIj3+EU5hfo2VU8SBvrRsv/ocBdatcg6JICL9519bqZX90eIJBc5lb",
-	"/aewFIc0kmV24G5G4dKErMv4qfdNUsEKfS/elveUTH8VSdLpqPK9cgvf/AFulvzk/7JKPeie8GqaMqrL",
-	"j7/OzZKMqpQc2CR++tDuFcJZ5xOuYfW6UvjTB3PPN0idZIpr35CZudHMJ/ewQlWMGrkhsznR5WpEN2TW",
-	"QOdETngMBUsD4pmBQQFV2J00ozKg4loJG9cZlLvPG23vyyq4R37Sjp/BvMMSRQQLiTbaKCLqS+El2ZR+",
-	"XaeEXkMKZYSFvBL3DJiYW2h1zEmf3hWX61AH4rdRMMQcB2pgViq6ITOd6clJwAYxFeq6prLUvykCNiai",
-	"sonmQr2+PEXDKZ5qOkgmko0GcKMNnPXTJLL09HxdL0rmHK96/D/oxKWLSS9TvGCVeyuwBZAK0biQKwoc",
-	"Vgt9xrZLQiXpgEjrdFtu6g1YLEgwUV2YHL8S6VKnE0GI62gshYZG4WzqIQbH1WbsOr09E3Y0Suhe820C",
-	"lySAEWwKE6/vIuyM2nSABIEYX2O0ZqjZQF2JWs1CL4gKJKZUBkPFQfr95YWO78FZK9fADqnAvcg2Pid2",
-	"2qQ1p8MuzIn1+x2jwrSaNma5bO25BWAQigMQCnsRiymspb/ZaqLXLCZ+A52kZWI1WoOmKR0orctNoCCi",
-	"SrxLhgXgyn0TK63fN5Hc/j0uDE2kldlPyanRwnVZRltFWYoEnJRszAUdxBBmDs87yJ8OBQmu8wDWiudu",
-	"tC0aY28miVh4eSH/H/ULvdX1C5uJDbjTN2RmY9AhuxsATZAe6C6yB6Uu0o+SBOyNtuk5ezXqEWdAFD5v",
-	"bnz5+0r3op22eylmEvXNOqxpivib7yH/uV4l/+9+BtjbDvOeYXuT+0bPTSAIzZBavpx3Ula2jONlzu68",
-	"OLaEhlZj97+Fy6vsFlrlJjN4JBrY4R2ROFyof5W5I0/HJD7a33y/d4RajaYDcmLxm0am2Q7y1bum/I99",
-	"6zoKx9e3gSG4shc+TeX1bXD9SbDY95JgLxTSsKNEXsbhn5+mNx4ac3ZLDLABRp+mEgFGLFo7CPcvuh46",
-	"uGhvba8XVxxP5JBx+gtoK9eKkxMuHgkN+jpgcZ8OJhwaF9diMh4zLnX8fmFPnO9IHI4ZjWWV7p3PUnTg",
-	"ZR+FVIwjPCsD/U0HlJ9YrFjiSmOT7IbEK3yRV0YLUytfpWprvvgcnPb7hK8KEhwj5wg45A9hf54lxj4n",
-	"YogMnM9EEDTmpG7pjoRQ971ImPOmdE1zdRZXIcjqFDLg2NzuuUVbbY+KQ0+aXrwfS4NaVmNIXDeH1nxg",
-	"C6LxaSrNLcxionnFrsFYUfuE9HuAgkcwjyjhBtBA3fecYMWI2HqhQtvciZvRlbNAi2gN6/1pClUnyOzb",
-	"JvlHl57Sb2+D1+8n+MN3zXB0Mj7+x6tZr70zetseb4R7R+JodCh+mB1tH928vzk/PHl1FDcbZPbtMPzw",
-	"nfqWhW/Op8Ev7Pa4fRIF8fkvx6P3m99/aE17r68mvY1v4+N29Euw8T4K4ne3ZO/bnUbQjmKNhVKZIEvJ",
-	"0FLYIqzyAgGky1Aku4XUIsZKBljdJmNhuTJH6l5NlOhYjCO9wUkGpSFHIDwl5O9jiVGCyG7psM84cu4+",
-	"hNH7vfq3pxcHSMkDOJDo2w8XjQVnsfRwLdT73aWYdzKpPFS7TlZdo4iOaImYvmcSPMdKUmCxHGp0Oa29",
-	"TGL4yoCRFfS/khpqaj4jTGOTuVb5G6WZLlTvYnInUYAjooRmPVK0dnW5t456ZEBjUdVs7tUmFSADcvui",
-	"18586k7RGfr8/XqknToB0L/7bMmYcMrCfIYdJNe1Wmrgjs6jYc83v9T1P9pfVgM/1xuTAKt9//3339ff",
-	"vfNzwGmmaw2cFuF4aVRSpI0qGdp6rNVxie/JKMhsgZmu91CK+tq6D1B1ZUVn/2h/nwWTURUv3gJ4XFMZ",
-	"B4WmLZshfhC2t7ZaO2CAd2EdwWpgSm4Br1/jRKrBKmlDJLYycEgDeNt0qGu3zuxXN4SMBQJXykwp4R5i",
-	"UagkGIvYJpD/bhJJekNmPnJdLkrrGrJQIEfEVEfAz1Ui8lcueRXS8Pltq+aljzdoCA+V9q0usOcjMyT1",
-	"3kevUPxIbdVXLTL00ZSneuTqUWXllH6EugOSsyh6ioJV9OtXbLLQk2/JDEixh6EAxz3aMefWEnTty8en",
-	"qdRUoMdV9Kg5cm7Z3t9TlnTIpaSjOf2X7UEGuFTtx4+t+k63/ubb+slZ/QdcvxnVf1mtnJRqpFBRautl",
-	"TwYAY2kZoR6M4ofrtZICHMkGr1Jww1mW0tmuLOvmqw+V7GCRVEpvFyyGPYZ5aPGhxeoWhBR0tK+Fa+OA",
-	"QfreVgro1eUeCvFMOAxbA0vrkphHBrVqs5nx1ye/A14w5Bpq4EyHWSSvqG9tEpSodXa2vFrfqaPWatbb",
-	"WzWvBsXLRa2z2fZqkiVPW/X2Rm4dzwHHodnY3my9yD4Rtc7Gy5c6JkD9u9X88jF/ErITywtcoESnlboT",
-	"uFETzqQXroLfqGStCjpKCarpqt2YlS9Tf8w2APZ2jGgsGcI2xzXTjYfkkLPJAJwGlNt3wNAk0Bqh4De0",
-	"uaXrlZxmeSJYOHcch7oC67J17yC/uLA++hvy3U31l4/QIccCBI19ZN3mZ/uHGl3W8B+X3pb31DeFzMq8",
-	"9CGe2U7MgQTVr6DzlfqnzGkp+KeGOpwvvhEpS1ULrH8K2JhatFzVb0a4G+MBWT4jWYIAfowfOJ3i8S6k",
-	"SfVzho5yEjE1I2AVdKPgDTXRGgAqLBjqY47Wvr04PbFYDozD7JFiHB4KOJ5GivjJnXE8e27FKw9xNolD",
-	"7TfftJWxxC5qOpU8nMoc2RVgk15kUNeT4u0lK67hsfJrU7LjzjQEWvOf4zF9ftt6rsX7558DFpIvgMUf",
-	"plMUSLIBxAMs32/DSz+X2EOTM1IgIzWQ3AiW9ZS7SPu6Qp9ktTKGUsphvSxvt0NPDot77vPLWkKCCXut",
-	"dj1/VeW1RFqorscWCzeuLGmQUY9AXHCZ0RGtfdjYQ+/3cg/VOUvK3SI/V+3WX9coYLqFjFU48bVblTnB",
-	"TQOTH3ygzn+AYxbTAEegp4KufL5/uFdvNZoeIjgYoiEGYHp4dPGmW29vbesoB189WYOm9qDrdfTP/wyv",
-	"r9lO1/2MFm6k1F1j3YcavLq69S/Z4AAt2Cb++qKZv1giuLnT2Wh2ms2/SgQ/aYng0qDK6vazzM6keklx",
-	"i8p9Fk7hRPtpcfPKPzW7mdXMHq6WletkZbpX6SZX1GZzgSU/TZrNjcA4+feP9uFv8o3+uaih6cd+B2Ew",
-	"lGVqTzwTgO1iD2xjeTKyUQqdjUyiO+bpcpm9y+xHGa89cNNg7hGRPhpru/viKxuuwa4lnkXR42XBVxVD",
-	"2Us/XT1crmI8VoSFTGBsF+a7yydEJstsXxo9L9LS3CVxCqW1gFZD9zpKhBt3V410JJLSxUmYfEIq7sIl",
-	"q+Pu01Ii/apiTfa4VJZoMp99/QT23Cx+5RT2LM0+KK8OiNcJ1P0DI6KWnfQyDHShkfIWgJ5DS+9BF7oH",
-	"mgqEOdU6tZ83fhDNcOPNi+Ob1t37nd5Je3S2xS9fTr/fDLrb5HWTvm2zd5viantaFGVMI2WpFfCoVI2L",
-	"aHyD1sz+faOVub8bNS5XMGxE46RG2tI7FsZSSqgciwl/aoTWVLg0OAOLrWcmo0+Ht1KBiB4kWjO6Phbq",
-	"KQTxVrCMcTYVBxpKs5hBx6YQ3SvAlCHU5HV5silWw4AKh1D2yOBz3msIC7HVi0uTGfGCPfu6l4Shm+rX",
-	"g/5Al+h+4oFXuyDsDJY4F5bN6B78RcsjndonJsi/XVgIklgYoYoF0+amdM4tXVqtTEGRhwGqbboX6AD8",
-	"56YQibHcQa6uZmyS6RxkcjcmAdQOU5eGZ3IhhL6DqEBiiMt2tlIxLZjKKxYW93B+4az0myeumBWk8TvL",
-	"AyJsWBZktkhMoxJb4Bkn6h5ELEb+++7x0X738uj05Prg/Pz03EdrOA7VI12rTtfhUJyLQ3rJkERjsd4x",
-	"UQoM9eld5dIxMKt9GFWZWPUgsPFMhYrsdN9MRjiuc4JD3IsI1NTDsfYHoHd4hoIhjgdkF4UMEtvHmAvS",
-	"KMd9sXSxaEWPTi6uDg+P9o4OTi6vL/ZOzw58bRqDHLokSTPCwY3YLX5xfnpsP9BGcM4ioiNDRnimBkll",
-	"A/3mwa6X4AHoNI6O2pQkqaMz5VqFTwpQ2OfpD/aVpIihfSX9wb6SQZWwlQfzv5uvM7/ZBrR12r5i/krG",
-	"aA239rnJ7BGdEY4VGXo1PAmptI8h7ZknxYTV43BE45pXY9PYoMHSWxzM7Pcf71EPL2UbRUeTVMTvoREO",
-	"hjQmznEAbgyB58jUH9bCiZDAVzOJT0Ii3wzA/1pEOMRxGBGXCtXglcRHpUBvLi/PDCBEZWLM88CaVzs6",
-	"gR+vu2dH128Pvnd+2Ts/2D84uTzqHl/UvNrlh9Prw+7e5en59fnBd1dH5wf7Na/mFh+BT/McoebVTMvX",
-	"J6eX193j49MP8KX66/D06kT9+93B5ZvT/dwL3ePzg+7+99dHFxdX8MPR/sG7s9PLg5O976+PTq7Pzk9f",
-	"nx9cqLHtnZ4cHh/tqRF0Ly8PTvYPDq7fdC+u9w7OL48Oj/a6lwcX+Wevuvuv4dez7vfHp93968vT0+vj",
-	"7vlrNWQ1w4OLy+vLo3cHp1eXuc7VZM4Pri5gVOfdywM9fz3Ik8uD85PusZnh0buz44N3Byf64enh4cH5",
-	"9evTk4P8WileWPNqB++6R8dqclcX+pX3R5d6u8xHl6dvD5I/9Nuqm/cH50eHR9DHwXlXDeyjPSTmFlqx",
-	"VJ9SkedUz4/HE4mwRKYgit9j4ayhC+N6yP95QvisoXTiC/oLUb+MsRw2aKj+OSQ4JLxxFJLRmEkSB7P6",
-	"WzJTT/o0Ig3Opj+++GjaysV91NJuSpXZuXfih/T61lGxY8KUKLnU1KXXYAkbugdSisOB3xv8zH08E/NC",
-	"bDMlZl28g4xG1VoYcvuUycLEwJiQx7esJpXdF8lIpv67eX/5eOcCFywq/5OGLCVFf5TCi/OVhiuhxK+c",
-	"SroArSCbG5ruhbMauTIK88gvWe9Vyh8A/See3X08W1FJOo1TYNkkEqwP2Ukm/mtJ+Fd7TvhXKxf+BeEd",
-	"aeRWq53xuXdaL9I6iC3Vpo1i2SlEOWy3ksiDzZePFcQFQm+IZxbvwK5JIg56tkZ5aP3pz0QuuAgBfepS",
-	"3E8XB5aMdM1khpnMcV0WLMFDKB9vWYzUaqOuEFaWqVtWFmNmp1AhGqs04OcSpjVbIYjo14vqovO2shid",
-	"ZJdhTuzaOJqIlcPXHhT8VSHiZ4WAo2xY0RNFE61o1TT0QZ8sVGhBXFCBVf+GrIyFW+T+9kbVlAYLuIfN",
-	"ca5o9mKjWbDvTRnEJwNt4OhGZO5f96q5bO50mjZKxgo1tTBzSXdqrwiPQEvWAkrtNUN7LO4TTuKAINVa",
-	"7VGw5BeIn0ng38b2lvGeVJEuc6Ji1gfT9B5XdlxJKCyzyUY4HkwUX3DviSyuvWYeoGuIBjomfYnYxNR+",
-	"TCPXexyDzxD5xmepO/U9RCJBkE9iv5EXS5M5msT4iMakxG21XHqt2NBC/9fD8PGNAOqKnE5zc8/m13XI",
-	"aOydlZjJb8BLPw8x6Gm986rXB3rltbHzj4Jzayi+XkL59fSPUk+7enoFmlTVWynngtVeVqcSR0dNiI2o",
-	"lCREbKzbMctJBQoigrkWqf663/6099ucO81qAKBmxGyKWIzWzG+QqntDyFjn3Ih19wLESiNFcCbgxP11",
-	"IT7sQrzTDrn78QT/8xcfSaZLiWvGcGcdfHJIYuR/NgoL7kXE+O206vLFwWLTNfpMRCqeqC+lo26m3KNw",
-	"0sobL4OwLjatLoX35YPTuGx6WD7CCfCVdtaSFOIKwtoTTLp2s92Ea6UY8otykc4A7jbWkbHIzw7MWZlg",
-	"iKOIxAMCXYdshKmNaekz7hiQF8G1pHtcEayleKItjE8fLI7FtURrkB6PhCTj9eRmHRfWNAfHsiZIwOJQ",
-	"f1YUUarvbqanAHM+U0wg11uCY5bSHFrz005SA4W/XrK03pzxVD06uTvC7uyc6oFqp0sfgXdjFQCxHI/Q",
-	"33vOAJLuPlYkp2JEwOoUVajhrzm5rfyPI05wONMVt0pAuirhg1c08q9eB6J6geEynns0wgOyx2K5uuMG",
-	"R3QQZ6XhgMRSw4Mb4TEiAMCf/M7pYFgex0lHpe6qs5PX6gRfvH+tY+yuzo88demOmJCovbWN3tJXKCQB",
-	"C43BLL3gNjZ3ttrbGXQZwCGEnp6vjePBP4vbwU8//e1uFK3vahhML4O2+be/f256q0LQ2GEqpoqRM37o",
-	"VwnruqsO8p3hjOOBHUKj0dCw1M5jcTtQw3RfcdM7kgLio6xnbnH6RP5tlyrGjMtz8knrEqummSHOpgbS",
-	"xNSMoCMNwNdAvq7o43eQ/+7o4uLo5PX14dHB8T6EHyEyGsuZhjc5wSPioQjrf6kFAWlt3UO+9ciDw9f3",
-	"kA++6tOT1z6w++T55cE/LlW7KDYtWCxKE76iDrTizTgF4YaT7ztCk4/0mUWc9CeCiJKrgaR1+wp3FZs+",
-	"EyYcOyBRpERGg07koWACnlgqhZ4xajebDhz4LvKVWOenEO/QAhV6lRoL0yQqe6xz0EjljucV3ctUTZKp",
-	"hY1DNFS0AP5miF/qmrVX0wiGjITLlqGxuBCXJf0MMTlRG0AjECmgScR5pMijlBdxNi1JnaYxQTrZ12rc",
-	"arE0YKD25KtJKZpBrYwhvL3UEK469BIPuw3XTIpgLXK526MqgAOvxsDDcDmQlBrGJwi/rGygyXOPElON",
-	"uKHjcZlj5kBrZPbKZbHjvFJ0amAYnQ1AayyOZkZMVu3uT8aR1vFWzmXWK5IOz5n8srX/qoa8DBFUtucd",
-	"xbc0FWNXYvBjbZNCNGlCOxUdDbiBjqTQyQlU2A3TnFBtmDYf66wGam1UYsimsQ4481DMOBKScRKi3kSa",
-	"FOBSjNSVa2rMjZBeXH7jUcM5OFtu17gShJ+r90qFvoRPMLB9uLUYFueNpRvfDQIyXsknZM1VHAcEvWHj",
-	"sQ5hxEJMGQ+VDMg4J4FEQ8YFQT2QkgDrxyTIfNr8x8/t238Mm9HPb7fi1mRjunPysv9i9APflt/32sH7",
-	"sEne4E1xfPNd0ZplzRvFWy0mUzQiijs/E3DfZzzRc60grQpWkHRyzrYmP2aba7/MNtech4hcIcsnPVzP",
-	"RC7LBx6RR8vySYy5yawWk432KN4nfWGg6CaTv2BPgo2Pfbx8hmpnrCsgxb8XkdKTljlki1fl614BKTO/",
-	"xwXw9b067vh/ZdeOji14lcnaXVkXBnllXuTQJZ+QVIwvGhZIZGEnwgFBazFDOvUDTQQJ18srvKyYTwdN",
-	"36cI+tOUkEoKI1a+VjkJ6JgaM8Xisrr2RVNL162xW6axzBCVJnkPsuk8Ja0oLigSMGIlZyo91mYZrtki",
-	"LTFDWkyHBgb0lsTrizUzXlb1t9KosFCaKgvJvGHZjKokoE7bICzsqKauIRbIhxQf/3eQTVJYwTmR/Jqe",
-	"rml8TWwO/WRMuCBaoO9zPFH/hXmDnwhSM697sxSxnpjsyRUqMC8GKMj5J3SlEt9DvqlD6aO1MRbS/i26",
-	"0l8H+4Xp3kdrTlYrlYJEfTBwKFVZb6bZ2vXf3k6uXik0qeRSXiK0WuVD56UrPscoUxJJCJ5yD/mfBZXk",
-	"esKjLwkqVr7fL9k6SZWr2FgGnKuYmLK10qKJCVKEU1XWFfTdotn5yZdwvznsx8tdYFVvyd9OzFzpHX7v",
-	"sLlvP7y9IA8Ci74hM6EZ9rcf3qILItHa+eEeerHVemHwsiBcw76mfnAhcAzslX8D8R1SlIE7IxqiNTBX",
-	"wlvA6v3UxQTVLfLFKVR/EDaOo0GtU4O6OKAu3sJf4EKsebWb3wSw8I2c1Tq107dnGqgc1DjgHrVOLfr2",
-	"B97vfrp59Y+w/4n03r05uDramQgads+G3UgIKo//cb5x+v1d76gMSFivw/0QemHpUkglu4YlCAa32ffs",
-	"6hbrac5B9YUFSFvQK1EGB+++pdeo8Nbdck+S6k4PW72uh+XBdHUnK2PswiqXni/W22OKjuTTVVcu9LGw",
-	"sPIn1msE9vXfa03l8imvtrSr1DE2YCpLLchpFP7i9z6xXtUKyqn9eEkEfgERJt3lhWgwkkldzmUF87Ee",
-	"v1scObm+dXNOrHtqYi4MIt3Q4yT6KW+ATcKa3NqTkKIMRSO1SCGeIUnuoLgkxMeVxvbCFZLL2xLPUJ/e",
-	"kVB/7iFFs2LdM7jDJmrKYiXaDOvQjW+AD3eLWQJQmVLnnejgxGDImCAmugpCGv+Nmtvffc9E7WgTZf3Y",
-	"TNj+no2neCaQjhRrIP+XYf0NjgVgOl7Q0TjS2LJ7QxoTQRroktxJhJVqzZFa8RCtxXhEhJfmssHo11O7",
-	"tOQ4FupJ6EZGguEMpKc+6A8gpilBbAzhkRGU26h5tU+45tXMqEpp7ZgNaPwATBAc4pxJbak99jGtbA+x",
-	"j5Yr+kypseWK8WmchKpLErsV1ex3oCKLfDBAO9Pvy7ITP2WHOJBz8+jpXR0KR+us8wSZ2Qk+Yhzh8ThX",
-	"xVMXstleKYpA1yC7M4Wqy7sBZ4nIuW9b7Y3NrW1/rhVzoX33mA1Y1VCQBaJvxAZML49/dnWJnts4SN9D",
-	"fR2faxxFAYmiXaUoDpWWaa0Z+nsqkCCypFTjowad5OMnVNcVwyfmLeBE3uMgcwL1AS+Ni4TL65f9VtAk",
-	"L8KN3jbe7DfJTtAOt3ov8Quy3W+FzaB4gLNtZONyt7ZX8wpk2iqb6TtiA51WchsCzzWn17oJf2WH3gow",
-	"lhd0EB/FC8uCaY8TRKlYkGEaG/Mc7evb4x5llecmZa/mNHR42gF4OFw1IzElL3ItGreQ8TAWWsut0zK/",
-	"o6aar+omMYRb2RKg3//67hE77l/ZNaK71akaKzE07dIz2DdFXvVwv9xcf9wJiwNy31qQ11DfdrmqbF8s",
-	"G8BpdyKHSyDSygqXdmMEn6J2o2nAeXSj2nS0/WJzB2012rsoV+H0ZWOj0Wq0jVnJCtemCoh4hmyJXGGA",
-	"0xCNEZWejsvLFK9/tohcEzg1F4WExmDjvYZyrkr8NX9bt7L9e2ygpu3f+dVzWLnq5roUbmOunjwXqS3d",
-	"ii5MvRTJQi+6u+BJ0HhxXUzUuY1Bhxr9bCIhvwriA1GP9BknFhIfNgGtYTTCkboESIjGWA7BLsdictoH",
-	"a9yic+CQ0xevAsyaNneV1Jktn/yYxAheFGij0Swtwe2jNVsT4B0LSaQI1EPfXpye1I/3163TSRI+UmJb",
-	"SPo0TlwWSE4ZMqWWRAPp+H2jnkLVfPAaQASXTmdTXcrZGyyGfgf5YojbW9v/lALzD8mdLQCQBbtdk5yO",
-	"RiT0UMSmhNcDLEi4nkFG9wWOpN9APtDgVSxpBEqiCdh34ixTPdbY2huuZVWjzMKnaoYklnxmT1IiBad2",
-	"dvDE6KlrcUH7ZyQgiJo5iDEJEiV518Aawq5CLItWASAXST/KKPwr1/BzDLrPb9tOLb/xhEcNOhKDiPVw",
-	"pKv6jUnwnPWe326Mm89Ny/WNRrOx0fgkGEiH+ZWBS02pnrbZOQbk58aA/LyKAfm5NqU8b32zs7m1/SKx",
-	"rRxTIV0af5pOM90dxSG5q3Vq2YGkpRzSrU8ly1dUau51kTRzoOgmC3V7keKT42BIyS1Jilamf2rTpYtG",
-	"AoIXlYRTrIOkOMfgS+vUulPMTQGcBDxFEV0x3RCtJYUsNtYbVlSuTXjcUUKytfK36+12uz2/JOHCdEYj",
-	"8HaduemYATX9PlUM+sfPNR3pZy9JlyWoO0BzhC3y8uXmy52XIW6/bG6+aG21wibZ2u6/DIPt9k77xYuN",
-	"7eZG2Ay3Me71wnC7jVst0n/RboWtrc12+LKWNmzWE9hINww5EYAvgUG53Om/3A6bL1svX24GL8LtrR3c",
-	"7hOMm8HWFg6bra10h49Mc6fm9vlYOl+7wx/nrW+r3mq1WgtKPibV25+ihqXZPQs+gSN0wQJK5MzZvTPO",
-	"+lQLXxPunrgcKu0iSkiKf/9VRuXrlVGxG/q+JOusVi5CfPRqcHkeOnUB83v2OFU7RzQ+0u+2izpP2Y2z",
-	"SDBamfsWJElaVgIlObu66ImbQMZ4vlIeoqGpgTI3HgqOdXbt6LwkjqTuiod8S0l6GEMmpO4pISH9wFhc",
-	"juw4SjMrkjyssnFUK7Wa+iIhu2yFOp9lMvx8gDrTWfXirRMeLZ/FgiKkMJSVxpjwucU1wQos417Tc05m",
-	"VcNZKgnfE3wvX0bVppbZoKp0TIkxqXjgSg50qTZnGZKoHqa5UOFRinbSlK4zqDQaLy1I2JshdZxoPOiA",
-	"rA94Gwn+uJwreRerY7MxiTWUlRa54d8VxFUlerefmy8rXAWbtix0tYZT7L0qjW8lWYPL28+WN3zxtv1u",
-	"57t/nF9uvv9hS0+nMQajp/aInsYFDI1EBMhEfpYLh6lguNHbDDb623ij1+o3g63+S9Lq7fRbZCPYCV/g",
-	"dm+TbPdf4mbQCjfIVv8F3um1go1wi7zo7+BWbyNIRb+tfito4x3S7L0IN4MN8hJv91u9drARbpKt/nYz",
-	"PRvaWpqeyJQ8s1e/c4oVVZEQjtP8y9Ky0aXEVB7tW35z6Cs9wkKgq/Pj5bFsSbzZfPDzNLI5OUxWb64Y",
-	"+eDNueioSEKinlUe75xU4sskwFpn4hoQACqcYffwjY6ZXDs7eb1eqbOEfB89kDnld5mQ5vwl61LbwoDI",
-	"FY2h+X4Myd7TOzb/3rBXRj4aUtNwbgrOgi++IlIyf/gd4RyZ5JJ4AOufp6ub46Tr4IIdKtGbChDEtdf4",
-	"liAMUESrcfwVrxLD7efnop+9OWn/MHv5N0c3rTiSVSwxqW56MSb4BmQLiQdghBbml5QgnM1/Igbr7uEK",
-	"Z6qaGO0QRZntu0D1OWv5HLb3TCDnya7m2hQSK6ESsocwAvpTenoa1AOefCX7QBI9jkOre6zlj4k53wKx",
-	"mKw3qjhfH8S/Ibo2QVtYS5EW5vSdaFjFZo/0jIxlo+o9M18zAcJcRXTP81qHgFeQwF1OWgqITY0+llCv",
-	"I6nDoBfz1KNkCR/GT3PL/Rg81YZC6d9y0VArcMf78aQF9rLakV3ghcayp+BRC3ApbEzOM4F8nQ5xYCoW",
-	"ADZZ1vclSBwSjrC2jXbQ3HOvFaLVYzBWZgPZWKMMI2isdlLzBovkNBSirHmFpZySnqCSlC8jpLavuoZV",
-	"TBSLOcAEMkHmF/MqkzLvA8plvvWMS683U9cJjtQVonQ24+my4aNF/7JV7JLN0BpeMfEx1fkKBrnK7kIP",
-	"GXehRt1OPYZemccwG9CnO/npp3/6sVnfwfX+x8/bmytF96XDdPva3nTGAQPX0X8QxYyjkiikcxyHbORl",
-	"NS9NaI0q1rlqJW4NSZntMWNxdmEZTen8pHsabABOBidpl+4sr86PrSXG07rcZquJXrOYPOAaeVLLSTEX",
-	"1TXl2ixN0Ei1gcTJgIPT8ET3RDV2XJZJW/rSTYVTvMSKmOT9ldEWpy76XhK6ieNQBBhodcy45JiWx3ye",
-	"TmPCxZCOLzmORb+CPOMixk44BxDkpXAX2tVvgVs38EbfkkdvC9d3glZYb/c3yCbe6m0HL8IS4NZ8V2WX",
-	"D5QQeyaQjev13CKjmYvk/vHY6UxWhQBNvvQKsynb2SRKbTWdamzEhCJ8rZsIYkswZYBvW+Wwt+53SR5I",
-	"vhgRBH6yPqAoC4QDzoRAOIp0XsOKwENjLZcng7T9li/TmHA7FUv+XaWsHx9cXh6cl1K9Xfi9lRBW70X5",
-	"MZk6b2FAZsm8g4TEYx2fupTkH4F+M+N5DASXfCxgbtTZHst3UD88ZHzA5CMmfnyFWrB2LudEkPtMZVyJ",
-	"VLzHqa/9tZB8uFqcHIQP/PaICD4LUzvOIlwyzj4npINabSfgTalSIxbL4S4ac9ZBLa/ZbO6i3kTQGBSX",
-	"VlP/MokjOqKShB3I2VD/dnOjVNNaxK95Nfu10kbsZ6Vc6jt+v/yT7851Uk5ZXZqr82MPiZ8nmBOA0Igw",
-	"18ajBFERKyFcoMkYSYY2m2g0+rXzTn7mD8g6qa62VeUNxURPC8hZKvRZjM7lkbppO85Xi5TTcycXbNU8",
-	"bZ7/Nl+DSUeeBmRXJ9tPGb8R8EOmrnFRHsJ3JjKl1XTjVBwOUZ4OnR3Q0ul+1TyJ7MJXTpc414lDf4YU",
-	"qHMyoEISfo+5mkCckwXGw/mpndbkGGJ0zG5JhANyr4TPzCAK4i0A5mpuqi5lW+0RkoUZH+CYCmCv648H",
-	"s/eADNT5sIAT8ZsHBFyWqplY8twdm0+RHPblgkhJ48GqPDPAYxyU2tZ09dXk+jZSS6JGNZsrVBAJIibu",
-	"CS9G5uexZVCJV6hKwsYkvs9g8vuW5MTZBp2JeunKLobzLdvDr3wRlBDVCvdB8euK2WQLKv4I01Km6M+y",
-	"Wj8JZW/oWqiWBNOoo+Zle6OztdPZ2vmh5lCatmAltFW7IATN2ATRGCVFfBIaMq01683WJRQBKg+J/euc",
-	"PficlZMb3MUkvAjMeclnIAv1QJFN9+wI3ZAZEIyOQQcjcgbfQdfrMnX8zV+QcuOAeCXP0x/sKwmahn0l",
-	"/cG+4iJxdKzPPf+7+Trzm21AG3btK+avZIy2hqR9PiW9IWM3ojPCsbY44UlIpX085vQWBzP7tExzOa+E",
-	"XvibhxVcAkX3uGiC2gdyL5nYuAlAHBtRIcYkkruIkwRGhju7UBh2iYBsLffOud1qNuci7Kfba7VeO+d7",
-	"LVWpkls4xXMO7++dqP707ERtLcHR/Uw83RiRUY8JQcJ6xNiN2jZBcNSBqCWuY5VCKgLtC8SI05GHfEnu",
-	"pI8wh3JLkK0L5Rax2t8oYsHwX/494kwJFDq2CUP9MIR1am9AYrnEbNRA+xxPY/XklgSSccjvFR4CeSW0",
-	"JHW2f6ga3Wg2UTimT21fCljEeLa1b141X+63D0pr5Kl1fCagOkrUQQMWgUPafLurV1IMccimuqIHHQwj",
-	"1bc+hiHMn8bwis4u1LZAx2f+zY/N+k63fqjd5StW1FGzmXBbNwX535yfv3796pXfQf432tUv6B0akjsc",
-	"koCOcGQ85zlsnG9ah+3u5iYUzuG010tqZpslKiW7Nzge6CRm/QmSgH01gYgYadauHKDZOmZzUjmBrPsA",
-	"j6kEc6smTZlug6bQzNA/f9b3SkNpgl+++LuaunTdMACQVGRG7qDoAhJDDmXEoeqKRHLICUE/TzCX6mVr",
-	"kqamPosSgCbSnJoYkSiiY0EF6pEZi8PG3OqDC8yZaiIPMGhekDh8NYluICTpPt4RC2FXpWRmCxLxo9lV",
-	"LIAplfrZHV55VFq1XtNQBxFIhS/WE3MrwGasi0uBaFxro5X97Q85e6NXm8T05wkxj81MVgH0cxfCORll",
-	"aBUXN3ScK6hp0MzBgEFCJLT+2Z9E0azshJShHc6pDJmjiHvUuvl5QipBEFYEFizWscui+lWcxFfV7MsW",
-	"tbJif0GEoCw+ivtsVRPT6vBOxsNabuETeiQ6bibB5RBohEOSqHRlUWTVcOrH5b0GEdU5KSaiL82BsePp",
-	"kQGOF0PBR1jIK2HXIm/wCJjN3AekKRpPJLkHltREEN4dzF2+ZCL+lSC8Dm/695hNaVVCs29epoi0M2tY",
-	"X3eIC0jtmK5cEvaRMZhcmr83tLRpBPwKKyMPw3Quy53O3364RGsARrxuLqDWlqEasQsxvEpO8LsTOWSc",
-	"/mLKzr4imBOOdIIwuJIXJQdnCkPkCnepRzMH3E0tPDRYPQcs77/JIT+O8c8T4pnJbTShHLdnECDRRBB7",
-	"/ZpmECdywmOBdFyBCQxcLJO4K5wbjzv7pRv7lRm7S2LVKRNKBzNd0HXFamAcKmAMGYDgiVwhbFdKaKBu",
-	"ArP6TMDrUK7Y1m+zY/BRCzGO2hrl0hR740LXrzeFeu27mXZ0bsgaMDBdjgPhHoNcqYjGREfLQioLjVFP",
-	"qTpalqcyCRqWVCqCSkR86zxaWgUrGYXOe+8o1ujVoDlI72IDjkcjgvaGmPKqxa3OOIWcMEflSCarZ5RR",
-	"FfZ5A7nD8iu6vdrL3V756ZXexgGOYxKqbdJ6YTpYCNNfWM+11X7p1nNFa1gj746xukb0t321nROJtptN",
-	"dAelIsf0jkRCtYpjXWhVoHFEYjnbVbsKAE96CfWXW000GqEpDck6qEujiZCmS6vfm1KtEgk8E7qRBjqZ",
-	"RJHqJXE4MA55U52STdEYxULiOFSCseE97nq/2Hyx03zU4rSlpVJ+E1Vq9QFYTtgxlHzNkHPu0Pi7pkRs",
-	"yT6sQOgVKtfP55ATTu5pwsoTieZ5qjsfrSletA48yIcF8xPG5OlfYY2hnK09ZElzlsdRk4sNjG/XNu22",
-	"OcK6jnXGgKDByWBIwAMBM1ziG53B0mNSshFqtdWxsdYDNlWc3GHfgGamN1DzT7At6ES9KEIBGxGkTp/e",
-	"vjV3k3GBoyMRMcckAZ+YyWiYYOkk3kACIyDIsZgAaHdE+lJ1poYY4ZnqFmp3J4xGTlk69rKS3iX2szb8",
-	"r2A/29PGKbMuuStGrcEamMoIX0/vlt+4cazPcvp/TeBYFC2HszHpq4vGxonYGev9BxO7f0nupDktDdWu",
-	"qUhiDUW6XUE47YO7HAtBA3VgWagWx6vpDhdXDP9z1fy2UkLFUJY5t7gR87ITeYf5jcjdZjgvzc0Vw9Ba",
-	"Ir5RIqAgTQ4AfL3jQEWYiKIhdIBl2o4HpvecROflySthT8DINA1SoaEmYZxsGu8icDtNKeTi5Z+C8Roq",
-	"zio+4VrrbggZu+sAE7Ll2LTDSzOnSSxpZIQMTpKcaYfEW177Y2lagb0T77uNBZurXa/K5d/nX3NjHJDK",
-	"kbjloBHJsKCtBxiDL42ysLKqnMufd0w/97BAleLRPqD8ob6Vlilydu7H+u1FiawsmxW1EFbEeTWXGLMY",
-	"Q9qmnSgmAvVC5hS67Bv0XE5wWIeLOV9epNwkN4HAoBX2pczmVJr3npSWM+POZNq4S5fsTNZklY5sEYm+",
-	"wsHNANw5KwqGhzSKNL+ZDllEIIMI9ciQGoWUs6noIB+kkqQuihEHheREBsPUUKgr2el3zH3le8jvKVXE",
-	"yII9xkMo/3jK1XLFGUdezpEJX3AIkHb8mKBRIU4EiyYaPMt4NteLwhT0XOIIk5yOtbvQyDBKTxokc3gm",
-	"EAkHRHipgxGG3UCvQKuKaMkagQymJT7NxAGCmNxJxPogpYw8fXVJrdbFKJGg4BJSJCtM1flRxlGzioW7",
-	"RHrU4tVvW+4jBjPK8m7JxjWvpsV/dTK0+3m+15n1+4JkJcdmntT3qVKKA6d+iuoVKq6OaBTREZGcCND8",
-	"h1Rp0IpIUI8IqrRz0NqRIqj1TGDcRiYoLr0u44lFzReGw+XSi2kobWY6NGvy+PLj0dafIJoIekveOf1k",
-	"R5DrNe/g0nBGMJIyNpJ6+l4WAUL0ka16YbzSb7uRAL9hupsD9LDQVNRG71JDUd5J/WJnu93c+ENrAcnU",
-	"7suZ3KEfxTf2EJh2vdRmJhBGY6wkbhrLXWMRUOT1TCTEoC4bY475jeu2Qs7KbFG+DQcifseE+pB4wPEt",
-	"CW14kEhQuSAoKF0ww76cVQLVx7mtlao04VTO4Cqa6I9DOo7YCOsLtofjm5hZLHfDf5MxLRef9bRKUdfm",
-	"iysJS1nJhtXnoIilYSt6BV6g0SjFilK8roH8kE16EfERDkNFRsDSaRwTDoaSXeQzHmNpXwgYV49YIpRI",
-	"hqjcRc7mKEULx+neAM9mfaRoleuAqym+hSoMckqUqjlliE8iJUZsqhGOo4lAckoDgvyp4v4+3CkGQQIm",
-	"RUIzkoqGod/D1e6QfWLTAX3TNcbYH/SugWQc6/jBRZTo1WAdM423Gu084Rxrg6e6b4t3a3KNbrnXeKNd",
-	"dqXOpec9Fk1Gq3PERMutcrFapXiJREEV4ZGor+Rnx2KaieVvL0YeyB9wravY4X5cuA7JlEKqxjaiYMPQ",
-	"prLxWO1a53OC7FdeTlk9tA15ui7anFfdqnFe7Wc+7700t9fTAWJzvZdpiKjjc5r7et4m71mbw7wPMtYN",
-	"G6Y3b9sT66XjrpuZxD3YgS9V67hk21pSzdpd/mUvpwu77M3CWi39ILNWy952KWFpy84uQ8GahHpB7a4a",
-	"9Ze7xa1W79vgVbhDupueumkSLd9XPyZ4MR6ylflBg+aTvK83tdUoHRP2OWCR/Udy1nosSpKF+iyW2qay",
-	"0U4obC8bD9iFAG+lC6WXA7yZ8JZW+8tHrzYkoHB1NptqTct6Tntrbya9ff6cQHI1+pMoOoHI0Wpdbczt",
-	"qtzvbT3c2q+d3hDJ2U36eakbTtozb/7s6GibuUmn9fBqHxi/EUOWiTvMGXA6WSCgxLZV626WpcBaI2Eu",
-	"1LFom8oZAFdIe3qoqW+5gbhdIWX1V7UPlvlTk4VYdHV91bCZxNJcOWImt2krZjSyqTV+TUYxGJ0warXr",
-	"+m804DRsoDPHS9tBfuZQWyyFL198L/vIQisUn6ScQD/RAclx4ZcQy9wvkUn7sr86R7ChpbOyJ9pZ0pVl",
-	"z5JwKvswG+MOP7lIHo0Jj+zvNjumMSISq/1pvD34HgLjcTzTXh+0piNCJjGkQYbqM389Ae/fbDZTZ1RS",
-	"+JkKJJRiAe4maqyRhl9BolFIIAHAbyDYP0hDwjQE13Zi0pJsjEaYD2iMQnBDWTUJvF2tLaWI6OfCS6KO",
-	"1OXyDGnGJ3RQSp/KVJEZkhFa626mF1cHtV420Wi0i7qbyEKedVB7+wX8qMGgsq9vNXbcZ85HmzsNpR+t",
-	"N1BXjUTr9ooOFVOGKFeDj5LG6jQQiCkiE0Czdnby2rN2D5OJc0vJ9BW7U207/nc/uR58u8IQHSbIGHMo",
-	"crzmo//zf0Vqw/X/oX/W//m//9P/xv7jv0X+emoddGIatDk3YCMinLADJzZAD45KDwlWRuWq69xpMNbh",
-	"KYkiXQbQVFSHplSTGNnvSxJ8goDEcq/cAHPp0OAzgfS7Rg9soA9DwnUZ8tS6DaUGyR0OZDSzvk3QGtfU",
-	"xe450Q0e5JV4qJd4J7zUygO2ec8YdNa9nKs3ibDwx5yOMJ/B8H3wvWrTuna+ukjSACQtmF5/FjtnS38F",
-	"ngQnNlDP8betPfcyjp1KBtj0CyUCOGX8rfptisdnco3YtJwDz+Go2pkzn6kCdzLr0EE+iX3UaqMTdquL",
-	"Freb7W1PcTQfDnP+9z6H12P4mRP7MxHwc0jUE6ofhcnTcQRPIyokG+MQ298/YR/++f/8b/9Lq/Wv/+6/",
-	"arX/9b/7n9CazrhzXe9ANrrovpkK4EvBv2cemsQ90udUSKJoHMcCqXVC4TN4AY4eRASjAIeTgIY49FCP",
-	"/CIJH9GYTZmH/t//4n/813/3P/x///1/vd5A+zpvhRN0dbkH4cQN9LvPMtV0Bam3So8R6mhFNa/2CYM4",
-	"qnWYihHvlpzP2TTrodhamIhUrNU7FYsFKCjI9cSy30ozvn+Av23h69eMnj+XJ64anSwBJ+ruv58yf6EZ",
-	"MThVbESBG7S4m+r4fRpFaKo4BxWuH8JR4kU2O9DVZYv1CfNFWhz4s9p/+M8mN1j84gKYdWr/4X//l//5",
-	"P/zn/9d/WftSLOiT9rwKNtvt6qE3FlWlWkSLlVRWUDHnwi7d7/syW64V5+dPvUpv5YgGuZgLTkhdNYX0",
-	"G2iMKRdoLXEwNtc9NBG4FxGdXGtCVyCJZr4CYmy87ojbzazlUOQMCNubWe29bF34o2P8LcXUymD+PQ5u",
-	"lgsU+Bgtfqng71rkMVDX2soO1NVvT+OYyCbzthdeoKkFLK8qvIHfnyI+wfTo6Uku4usXjOcChOtutFQJ",
-	"TLVSL6wnJIWtQFijNnkIi4CAqpGUXtdwTgYste57ULtGv7OL1HaAcNbjALOqS4f7STl7PCIopJwERiBk",
-	"GpTZCJacjJW0xTgSN3SspC61nQ1ksriRn87Gd/2x7hwzEzYGrnouojIlfLtwGvrqfvdhBgHLruFuFv4q",
-	"jdqnPLkeczehNXqaTv6ybv9l3f7Luv3E1u3U87diFPOjosLoM1xEPCmJkC4Jc9DYc3+szBXV0DGWNPbQ",
-	"a07IDfS6N+PqZg0gWKeDfNWEj/bJJ/x+gi5wLDzkQ8ZK+qP6y0O+yV/x0WkUoguJ4xDzEF1eojWMWjty",
-	"WFebNOEz1GPsBiUjsJFA6x7ydeKLr0bFVD8wah8p7oou4A/VWMDimASK7esXPHNRHrOeUP+9nLJd1CNC",
-	"ajsl6pMpCqkYR3iGpoyHAuy8wRBzHEhjWJR2USIc3AiwhGuoGo0Bi7lqjox6BIwc8CYYa4YYQmnX9Frs",
-	"or0hjYkgHvoWj7H6FyzqW8YJhiDevW/fwtfCQ8GQCRKjsRoBuZPruzohV70BMbtUIIzELJZDImmgH66x",
-	"W8KF5JPgZh2AmWKWfgWjoiIZ5qPlGqWXkBvl0nYErJ1tJ55jsyQClUoc0aDa+SuHDlJ8RJutM+g/YhIM",
-	"jVZS6uhpoGO1I2jK8RhhiSA8QthwcW3mfyZMbM4ajW2oLeOhTqtL3CTwE2SzqkWWjOks2l3k//RT7ANy",
-	"lrTp9oqR67zCXsSCG4AZgsC5EN0qBhfgKJopevj/2Xsb5rZtLX/4q2C8zzOReilZdpxuK8+dXdVWct06",
-	"tq/ttNu96ZiQCEmoKUKXgKxoO/nu/8E5AAhK1JttOXbCnZ3bWKJIAATO+/n9AJTLFcfk9c4KsT/bbALL",
-	"tm77y8zFnrjWJuVKGw1VqWdX9VOaqBtzt3GaNDlTveaIpnQom4KO1aAJl9T0Jc1RymrUQDGw6KYrIoTL",
-	"n/+0uXM1ij/F5z+x//3nP3/v/H71/W+frjonrXmF74+gkIu84OarENu9ey5ZKzkSiWT3QrO4cRwKi9Am",
-	"brj/dY6a5ZYlN7ObABEtVm+D3ONzN8s9uXDWE/GWdpVIjzkECO5Dp4Kv9uDH/cbrHwv4cdaG8e4WAnBe",
-	"8U810JbIi+Ayk/r9s0SfPqUVw2g0k3nR+nxTTY59cpaurPgxCOMwo7n39l8fvPk+9BB+HpX5ZSVNCyzd",
-	"0vfbTh7l9X6VL212eVcu5hVT49GGMkKokR7WhyLyxdB82dzdDYENDm0dwwWyDoGrZN2UFSjan6hkr/fJ",
-	"9fn1BcFrViPHmHsF/pBXL8eXLXjJv5m1MxwfJEsNd+vmIl+MV1fbtvCyq/FwSFHmPSCOCRf+CnUkrIBF",
-	"7bcBg2oRZcgCwJ6FrmA0b+FkGIwvaIPDCMxQm+E5npmYJ7cBBJOSO65MKpI6ZjbkAKrWiV490/LMPmFu",
-	"scN6Ip2hrYFW40SlIhp3oSJ9nCjszcOZPAjVbGEbaSrila6wnsClQP4ulZeUhXjhRV2a9u0Z53nuNmYk",
-	"jvNgZ/Y9rtiXX/Rc+edjo0N1KeJC0HLk0Xul7eSYBaaEwjCHAuSVGthaJW2bm+0EbelNEt5xNmGpqV4J",
-	"SIhlViGhsRTYzY49KCwC5zqk0ZAn5muE7pVmBDIgFvLXlS0B4i+JRT8gIbARhqRi61IEAIrYao8q3lIZ",
-	"2kWJ5IVywEcvP+uOa+zTacMqanWgJwmhsl+9430vDMuMpWvTzODa3etD2mdG2d6b/dy4vEsfNGu050Oe",
-	"gDu9GY7BbMe3GYQ3paJDF1G1Ma1UDgNvQyxGW7yzfprWMKE+nDbBPdrHsfPvX7Q+fD3C9/wCxaIvlu2h",
-	"ooVZuJnGG92oODSLDNh2WEXz1Lpb3oP1OjuRBoMO4aiG0K3vvvtZiiQkFZ/y+3W94cEbmZjaMVWUnGj/",
-	"FnoFR6kQPS2PR6PYiI3du25oMKK8209UiMRMEuCXqCS/HtV+Pr9qV+uklUy1FO7ShHQHrHuLtovo9RDt",
-	"qU95ItHIcZzqxyfHJBLd8dBgFS8SQj/LmeqBBYIiN9LVP5j1K/LPm73dHw9Kli/hMX8lEciYcJs2RKMQ",
-	"2fIR0bgYvu+e4GKL+ZWLDkz6dfBwFGLWbZ2QQyqqxvL5L1ciFKKdrm+H6KudiM9RaX8OdnwHYy0tP9dl",
-	"DOvmn8Ed/7h55g9q1oJdvWDrzg+u6IzMm1Bf1NAvsOjWtvd/o3HMlJb2Ke3eixmfpQxdgVEqlOiKmFAy",
-	"gbvCnpQjRm9tTB7Uw69Het+9ktgtjU91P5ZO5hdAuLiLNjQFzk+OD349OikueNf6EL/X+gh7wm8LYYfv",
-	"unTEi2+CcyLsUxeIrVdHfWbeD946cCMtbKHPMXW7pVj8Vs97vc0b6xOzCqIHflN2xLANXuZUE77nJunG",
-	"lA+hRk0kXRaQzpQwDvEMO04M3xm05Do5URLWWZIuTdMpQq1B6MowFldQ2enPQx4hZJuAjxBCEewHMCf0",
-	"o6G2BrCl0a5I4qlNLGW5qAJEoKjPWlLqT0RysoDbHq4i1F6Gy8MiUoF/QO+Udi7t93kmykWRjxyTwwJE",
-	"9Fwly/wz/QvWfKheqnsZ8fcCK8u2DmzEDylfeQC93Ya70AoDUglNX9bnXVyD3b/gv5D5+RxW14mzrusy",
-	"eT/B5GbxuLWBqnLWN0TLOohIIQI4C8Qs+nIE/nVZADKBWRyK/ktyxW7Gafx517s2v1b/xcd3f98LmxAU",
-	"7DPbHWW5q/UxHTExig2AaCaYqSQ/X52fwRV48OU6qx53beV14Zj128fA/ymjALxxlK0nyjEDhLW5kA2c",
-	"mCwoYBQTC6XovSJnwBh5LHh0cNflO4F+VX8se4W4IgsyBCOW8KiWbZQavI/m7u5/ZZ/dwGc345T/vV6v",
-	"h00CRIVatngHZJJbEPhFfT1Aupm9U3g8/VnMvri8v56JEndGvMX2xcUK9fRFDSdfTW5oMcGPvnxvRW4G",
-	"T9xe4T37YZW4KNC/mjJc/5zUisgaMvGES3ixVEg5a9qcOUQX/O310aw8JJUQxFZY1ZPxhMZevUEqoRFl",
-	"eeTjWTlXOEiMtW+GiOEloWeAqi/fO9rBmZBr/budYOdP0anrXQqesx4PhN52BkqNZHN3F6L+dY+KfDeT",
-	"Y3I+wz0Tcp7pvXCq7lBLVETXJJR0Yprc2n4MoPGVhkquuLmjkLjWTHDdc4xrfDXuuAG29R3scn/enHBr",
-	"XKSK/nF9fXEFWWoAzbzTM7TWMoaUbJaRFSn3XGXUwQ+59D+8of9q7u5uUn2ZENoB8E4Gg0IEZvQVEZXe",
-	"vvcQ+ujhT/hrAn4nBAwTqWgcY7oSyRD1Z6w71hfQtM+UrM4JNwzGmrdUKN3wjRyzmN+xNchIZjLMSrHh",
-	"SBUEd1rmGySGkoL0aJrhCb6pk1ZCzK8x2yqzCoyhAFuY2zUKMJXlsSSld7zLiFRiNMoSulyRHk+4HGgP",
-	"AlGiAZdVpZxFGHy1vdOSxIxKZr0/5O2BXPRIezgzeJdvghU0ZveBOB5j/+x7WSwOHThrTKVyK6WEuA1w",
-	"oSSqBeP8IQ+XEpB2tB/fspEiI5oqxxMEaAwwt7n5FFJaY/ivIIs/nR9bD3joAJwPil5JhZJEJLX9T58I",
-	"hrICQknKUEXpf+u1EWOFH/fGUr8lPJUBcVW3ervDMKqHRI/LaEdqCe+Wexyw869N+msNydR21zt3ZV6r",
-	"h/9Tu8ItWLPnJsQw4lr+qV41czyKqJ1+s9s8t7pwEtB439ClTdintR6nr3OP45JEY9Yke+ZsBMSxWwXk",
-	"dcP+G5Ij+2Qgxqk0LwYOqPI3nbklnlJL7JJ0UaxFZgH1E3s8QXbPDWeYmorIn0Q0LX5jiKK/B3Q3FiGO",
-	"dZl+8itpjoWNpPjLDukdKI6udKaKmUISbYMlQpEP129rP5AOA7aND397+/btsd2kIGcABWOWiaaxf7DO",
-	"XK4WBM2vcXnVWG40EX9YXJGIRzCDTCAsEQKL4vfhCEVQaID5aeJvH7w1i4g+/5UQTiuLWIRm2+yrBwoV",
-	"Mh6RSohyJKw2zYbi0HLc0967fSmZJvAMCaihn3BE5xa9HhjVWlcmGIFNaIyCxAbdUgaaIWcomilBxsMM",
-	"WO9HGNLqFDl3VNPXmCx3IXynKGeP/+z5nNsBM9vbyuScBlnpiOaV/Jd1RmcMjvUd0vwPn4FTOjuTp3ZM",
-	"889/mHNqDiP/avpEl7h4oOR/4UmBem9ZkKFbjvTkvoAZ0inpDoTIuA/hqs5YkdBUatUVkyokFanvYeRw",
-	"XkhhLI7KWyxeyEmfeeSZPHN8XRp+T+8jqIWavS4SkyQWNJr7wuYnTdXP3N/uqXn/NH8T46G7H9m/Vy35",
-	"RYaiPcdpiF8tXnHwfxgF+GEDFqYXXzZJ+F3ov42KAm4sTBDHFEwSIaoBCXMuOCJ/4/jzN4ADQbU9O+Tx",
-	"VO8/ezIIjSd0Kg03jjZQuylTDH/GExI60Z/boN/NLN93buG+W7lk1nR9YYUGK/Lmz3if++d43W2fvTM/",
-	"sHFvCp3iimn04ZE5BHdkRkLin5niSuWugFCBfsRbyuNxWhA32nmLTOLWVkGY9VRMAiK0gKZxPPe0V9LT",
-	"HKQyIwZ50o3HEYuqh4R6o3Y+jeEF6dDurZ5KAyDr9horTbtiD/ahHvm6ZZsRtiFFS70pF6Oww56bk+j1",
-	"rIm71zDec+Hap1nUwtr6mXUdHuw1yDuRsNB4VsjYh+EP3FMIegj3oIaAOhsWR64WjELh9U0CGzS8hyf2",
-	"SOHAIlNqzdzhxqxGy4sel1r6ueDaQhKkoqOX20SbkB8VrdgzsOZzcm9Ti37+9S83y+BIUGcyiB5aAoEl",
-	"z8udMmh6ho5predmDUA4GQUmSvXl18i/cFsyWG42Ldk9fuomma4BFT/nFaxCUy+yaT//Edxjz5KKmgjc",
-	"D8YR4ykRk6SZ6cvpK+kbliDW0QylcI9qnbTBeDU7pdtlI6/LicvsI6l4HBeWfBWs5fMBCSyUMffFCzQ3",
-	"u2ZSte+H+rauTHSPONa/mY1F22OaszeLvAGttaSiw9G8VLx8e0Rev379IwTSkd0LNtyAjkYsWRksXqTb",
-	"/ABW9vRg/TU9XgopV7iuQyalCejM9416L/5kHStgto42//vAPWzJXB4CHXUEaWqZxUskGaVMmtq8Amwo",
-	"k8kc8sS/9966HkKofx+SVMt+bVMAjIex72rauMspRCQYNKa3BLtznDLMwRX7DmVyuUwuu+TyfLmuZdu6",
-	"0q/BVJwCKERrbHmKZtSiNnhu2ZRUwi6XN1rL3dTrdUwMUCKZlDAMVCKmTvbn364hVAYvGzYoAk+4EelZ",
-	"7bgCtRb8+NqCXcwNwSsbyT3H5aBdfw5+zpJoJHiiSAXTJnYO1aa2LR3Oh5wtJraZ2R7kIrxSthXz+Axl",
-	"kD1hSZNoV3kAkzt0xP/bKw7ZcahmelhyPBqJVM2DcJ7oOfn1tJJULo7fYosTQBPQGOuAHV6NBd4E8wTP",
-	"I7qTMdPLAN1O0EowRQ7Pj8nH5D/+gxyJRF/LRSI/JjXyE5WurbtJ/PJNOuK7d3th3ZRcQnRZTwVN7i4d",
-	"sviISnZInCKSxKm9D9dHZof/b3gI0NSShL///vvvtffva8fH4SHh8B56nKWSfPhwcizrejjGPtEjIR9B",
-	"rX3caZJ6vU4+h4dkRPs80S4YWPwIxh9+hDC8vkz/ZET77ONOYP51xf/P/KWEovHHHfI5JJV/j7VRBhw5",
-	"IW6rvYB4lDl79fpeoxFY3ECy3zgkCZvAZuGpVFUYajtNRWpHCpkfO4auiMxTjTrDPwxjwsed/9J/WTVo",
-	"/oQOeJ70zZ96n3KlryWfyeewTkJ9UzAxpdKa5DBjYNAfhv/SD4aXNPNk8vmPsE5+Q4cnvNsLocgWX6KN",
-	"7g/FHYv0EU+ZfsNRAIHzhE30wZB516lCJQkv2//80L66vrk+ed8+/3AdkgmV1SYZ0CSKme8jQUFvB6vr",
-	"tXA2CdI6OeW3DOjIqe2kng8vm5AK7mrf0NZfJtDih6a6F1FuEt5PtHWNJjiZijGJBGRU9YjqpE27A5Ns",
-	"NDlZ3EsIARUhvTmU9WNbAPqU+voafB3CyzeKi3RExJkkKdMy183amBaVg0aDhL+2Tk+OW9cn52c37cvL",
-	"88uwihOSQg8M9yJqEjjJ2qwAYS8tBDyLPLEFOSD8ESAqMZvYd78jkWDYMRWxbqxfs8/0YQL02usO4Tb1",
-	"j+NG43VXLyf8i4XVOrlAXemNpeJ3JQWOx0PiP/2OTj03FNGudl5W7VtxY4YFn/qvBjsoBjSF453cSiAu",
-	"JhOR3uoRgzRRKe3eIkaxu49D/Rqr4Y0U47TLMIPQ63RjHlkBZt4UhguGXGGIdo+85z8FGTWDuUoJcgC8",
-	"qpWDvdckvGj9fnreOr65Pj+/OW1dvmuHEDbtiGhqdboY6XunHEyObMF/KDgrEPJLucK3NMAfRNBVQnzA",
-	"ABg2uI5NLc/NlSbxTipaHXdFEhFU+IHeRBSJNXPkLrBfATGNJ6Ox0vvHLsgUGUs6DOslDklKJ2S+miIA",
-	"Po+EETlOU9HX68QAepNUwo87Hz+Oox8ajY87oaP/AEIMylMwGz78rdFoNCBqmtidXrQlnU1+6DDvTLup",
-	"EhCajhVLWVQnV+awoH5BE65JPNjMkFRAUQUEEEtl4NhI9Ee0LwNiwapNFKlqqpyAfyUVcYYIKElF0Q7q",
-	"VZ4w0kkZvZVZ+Bz3P/YQJxHsy35KR4OMvUWSD3/bb+z/AN/DP3/EH3W4y7jSGOL4KY/cARIIsg0/aNXr",
-	"8N+2u8f33+NH3/8YmM/ett++NeSdxYuKeTRkBMoAD7mEWjQc0Z+CJ8wMuHHkHtY4RliMofiTu5nXyalI",
-	"+gawkFQ8cwaWF7SP9E4W7kstuWGje4sJG7Rld4ZpBnGM7UTSqTRiuMDKDhHu3mPsNUEVqU8oBl5gLzup",
-	"OKRKCwyf/QhEC2TatUYloT0VKBoLn2tkZWD2KFb79McxBbqOFA1lM7MRVQNPWg9pessiPR/sNwv1WbZt",
-	"FdoItaZt1eA+wlVNP3fxSpJYmH2c8q4BIUkBzjBlXZFaJiXteWDCwRQb2gHrI4p1ceQsr4X0xXgPFpke",
-	"OhQhVuQbpxK6Q4h2ESwfsLYdSSq0wBBjBeiJoTUjmyTchYnGQtyORwAOYBr4d9FK3f1L69fPpoM/BwGk",
-	"H1u1PEUSlQTqCKPP0S5FAEWhLAmxGtRidsdiQCm9Y6kMCUtUOj1E3WPU/z+u35+aMlbA9wKzDi08ODHm",
-	"Mm0OaNUQXgJNx5CrGvxvGPgfXWo3IIHKK5ib/43Ur9oSOECtbVckWmjzBFTeULsro1HMWXRIDvZ/JOFl",
-	"67p9c3ry/uS6fRx6I2AqndZaWhMApuWQm+wjOkSdcfeWaQmsR405JWfg7zUa1vHRW8tU19pBTQYihqD3",
-	"IWA41HhCKuGudqF2Y9HniZ4r/pmyPpf6+VXyugFPckWIhzNoUPC+pb7MPu+Q2MC1JG/cp87qyP0c3oup",
-	"Qu5Mff8N2KKnYLMB000XMX8sRJU1Ws2k7lgCejQryAVaLLOkuTZNs4yiBxsKybxC/Z4nA95FQTG3O18B",
-	"iE+uoVQkVTvwDF1CP9OHysB3RSre6lT9egoPdMtdLQNv/aw4xlODI+cSIS4ADD2VSkvCUIX4eI5SUM1A",
-	"PMyN1D3XmKsUVuKVhD5TZctkMsIvfLRB58rNF39mZ/p9NtPAddRSeSsdfVl+zv1YdLR6tCCq+R1tKsnJ",
-	"9dEFGTGWumooi9M7TlQ6huyQ+0VCwv+pvRXphGoRp/8VZmWL+iYodrsi6fH+GHL55hajVHya1snVQIxj",
-	"kza29qq2KFNSuWQRh5mQcQIgadpXC7wjpwUX0yuTinF/4MCj0NHkINb7LPLET2bXw3bgWXu6vrwz5rGC",
-	"iv3sOgh0Qam9j3+Flzq996axR8Kz8+ubk/cXp+337TMQMWjmoDtEFbHljaaKFO4DQ8uly/SpcmadFZcQ",
-	"L7KenT1mE8j43W6UviMVdBkxzuE5QjBY/yDKgIRFkAqhtl/HEvRqmIpYf2DjXKHsihGTWrCB4K+jm40O",
-	"J3xg/XR9CY7kYpyOhMTbelx1IZKbhQ4azMsxSbR8oM/BTNylIOvkejazaKqIfeALPIOO0nFhDpL8Boa7",
-	"E3MAgMC0u6kwMWU5IGFxbVColSFeatsmCVsmbAZ/NwlCyRp7CE66s3+ySKUTPvQ+cUTYV+Gnml3vmnkz",
-	"pk44296Zu45X6G2Bktl7rvaaJa6XFhwt+NAKK/dbzwp8TcKTs6sPb9+eHJ20z65vro7OL9qh8TFmdsLc",
-	"UGFTGSME3AFGpQKMOuyTR9A4s/3t5KGAjsb6WNXJpQA/5Z6AdhW07cPvmimjUegmF5GQJjSeKt6V+FXV",
-	"g72rgG7FuIpsgkeqN7mLK2YfZUQl7iM/VNnss0S/nfkv3OUYujR/VzNsPTMGC6bXRJg9GMY44goHHQDt",
-	"4h3tTrPvHQ5fBjKJEsFSNVZXwvAdLoThqyL9Jr6nDovFxJjT8bItc3l+umjH+O5YtjnsvkQ8CduAld/Z",
-	"YIJo+SAs7OEh0dsDxW0eEBEjeENxZx41JCxBoAqe2ulIk2W6E7dms96yqQnGmFoXg2avvTRqtpKbfSKg",
-	"/QnRQe05gFdVw85u/xiAsZ0/vCbuYcorHGQiqYTv2tdkF+8Ui77eI+YieD8Go8UuCHbfm8ebmdVEEk+b",
-	"BDNu2seSxbE0J360WXTr/ADzRlsXJze/tH+/0aqxdXp6/lv7ODRu3JBLCQXXk1To/xhoIVx1qK+A22kD",
-	"BCRhdt89vVMgDnhj7g/8vO4OuTwH+LtSmKjnxfkVrAvY3L2UyUGY+avmE/PDPr9jFnReSz0j239lqZ4t",
-	"T/ofkzMTb7KhYHD1XPS3a7KjQ0b15Xp7RmyUsi7siuwlcul82Ox7u/Kop3DmlITH5gLYGgNGI8yxxLzL",
-	"DFB6lgjYae6c4ueXrFe7SMUo5UzRdJolUfwPP3uMNJlbcCLlWE/RtIFpjYCYShIzLXd7wJMyYglA6ey8",
-	"ru/VDZnHADJku8BVhw4jFKgUdPlYR5dUvIyJ3rNzfm99x/YP7yK9/259wuK4Btp6F9DwHRY9rFINH72L",
-	"Ulru/mWk1Un0GaDti2CaL98ekR8O9g6ysJZxHUwclqJvrA2G3LMIPssY1tkamp8Z29oMoOmlbHKJooKR",
-	"omGB/hzQlnp2W50cnV9eNVE5p7zPoXDK7a6TaKepZ5mzQK5gnO8tJ55+Wzb+u7CGKLvEwiifRBdUDaAe",
-	"yFq28Mb3Gw2bzLNlJx7S4J8Ggg5z2SsRm5cMG1KH87vJEeftBDt4QmBUmCetHWFEstbSVkHtHBZs0SDM",
-	"r3fxp+aX8EPzu8/Bzkz4YtWt3OV4de4GLtix9k2yX8zcSDK1wU301bCYB/jmin7m3vDuTzTy6gwOGger",
-	"f3Im1FvLWXyw/+PqH1wL8Z4mU/McgAF4s87YTkz7Wy5dv9P81x/BPUVQ00YSXQtfDGphTjAFNmr34fLU",
-	"wmihO4YNf5h4ll1xhxI7E2LBjjR45M2dc73fC4WK29Y7wY6ifUBaaKNvJxKJ3YvPdYZzYnoOPQdl3kZC",
-	"GnHqZkAx7Khi7S9CCCd7LJHjXo9/gmqP1KsbzNVAaLVVfZYCPNPJUNzwIqT3wjGXorsU3V+b6C4EvTOS",
-	"44ULbyPIdhFzvvnXzkjIApH8nt5CvhVjaiZKA7EW/btDrAlBthz8yCAKQIjLhDBQ9sK3r2RGcsFthBzB",
-	"TSo5J/Dosn3cPrs+aZ1emdAzuJRVELqZDILAKmBp13ji4hHazT30Y12r/dc58WxjHuc24rGDdblMKovU",
-	"8Cjy1N3/2jwQz35WAmyKOWcE+kEBuIK5QYq1056wLaXi3hrvy6ttdsgxhpupYFd6ldh4nv19DXu1jmJv",
-	"rV0AlXKLVGhO9qwTY6nMxVKqLuszN0zvav/QVeu5eH9zPj4TFJ/Wr3bvQatSVuWmBf7MkuwEhTvlD9iC",
-	"r1fv2iuUX+dJPL2fMm/8sPoH5lxcI3wR/mwNG+BIJL2YY5vBwd4ak7mg01jQ6FqIU5r22RczNvIF3f/6",
-	"I6/irdDMItsL9Ll++34Ud6dp+Ybq7qc3KhPBUPOeS3/sNA3Bi/7Gj8gaGQ9a2eYidiMqBx1Bkd+u0Fu6",
-	"ForG0nQ3kxFLuYCEeESnsplLA2IvG6nkiqchE5CHTZaHJEppz1gRiVDml4hxZVMYNj+OYVS4AsrfAK0g",
-	"yy5m5UTjJBKAiKEvrQbkjrOJAwCaqxMIMGOcS+Gbay+O3wb5fCapQKGeraDA+rI+w0eYtPzcU/Qkmvae",
-	"BevEbZ5br2iQJbEdn5Y2vDBHAUhQiA9HKg00VBKRaB81NS5ohDbLd99dwP3q331HjiHPmDKoAdevi1TC",
-	"XiqGJquqRIid8hQAqzpCDbJqujp+bwnbodRdRHRKKh+uj6qHxNxICbL/I97b+MT6Z1BAimVcmE43u8Z4",
-	"wYC5ZOC/A3PbrJit5e2xIXrZNCGvv//eXA/jsg+DUQRYZIozQ3wtuCcsE1xutpI1WLOCs/ma4Ll6PT1H",
-	"jMcfEkqGNO6JdMgigj08hQW9Soi6WX1vOLYOxqKaNE3xU8rI/7FUSPP+3qZMDhImpX6FR/PbhtpGpGwL",
-	"cRNp9xI09hVMgSNE7yS9h+rkV71jg9lsfXYEoB4aDsbsg4ZsKCCJFDl+bEx27pvyV0kqrod+FoFQH5Lc",
-	"gEzS3fzykHRTOokhU4H1nbdknPTGKX5kpIQZDNr5WBEiCeCKQetARHk8NRel0gD7aaGF8jMwVQD6ARbD",
-	"xDN5KomAoltoIONqausxceBZOUVXuKQ3HTKoeXR1h+ZJryS5E/F4yIq8CBTI2OqaeQ6QSMIM32yiuDgm",
-	"b685dvJ7Lpgz04MG6G72BMPuDfzjbhCEmkXnOdeSt7Pf2P++tteo7b8BKOmd5g4ULWapIf02dnyTNNdf",
-	"WdSKODvYU7reWD2RVDTGvdr+6wVjVGKjEW4z1OVeoXuprqW4wFI//6V0ugqcruU/+ZBkLNM765rJb0Xa",
-	"4VHEkmdqU7p9Q6ClSnoWpdtJaFDO2oeOGnCuyAdYqHPyBynMPIsRq1R2/4L/LguzH4M8tnLaNvehELYF",
-	"lVY0izhyTV1NvA5KFrT81kfcXG9tJRBQruLRSWxbgQnSFHWqKbKJQltXudI4tXoWa9Xp1NXkwshfyazd",
-	"7xDtvyJLcq4iDquCoezIzMXezrcMReIeWydnQnl9dhVblaItIb04nEkgU8OQWaZ6rJazhslBaReWdmFp",
-	"F34bdiH08mfSf9MEXxtlOqb3gtKEfCkmZP61H9NpDpimtCKfjRX5IvKmy83OC5bWrMTM5MwWLc8Rr92y",
-	"qVxoZ54n8dSg+CHyhKHaDEA5mLxFFaprUUVowYrl+jzD1VXjNLFJwjoJtS3yQQKObq4Nz0A+2EapnI32",
-	"ZEnDmEvVGvFf9Kpss4IOHlGKkuciSmbzNs9PNui9Yo+i2d854WA/WiUbCtIWwYLKgTPsL3Hny1Be88Sa",
-	"ks6z8MgZtF9gygkuTKLS4P6oiXhLu0qk0K9URXlwiL0+gJLhWfRhR0TT+ux9tKcyf/P5e7smQIDBto3O",
-	"Ke8PFOJVOL+hiiaqPyE3l0yicUmyFh905Q5ekw+XpzVJeyzXR7//5nuS0iQSQ9LhCmxw7OwHhCaql/Pq",
-	"H62avmxA5eCQhKOU9fgnEIVINQBUEfveXXEgxtI1NRrcEFZrudrRrjo6Bgmb6BE/mbjEbgqUZlsqr8Cb",
-	"52mx1iqweNSKOcBEhZEsE9jmwkMS3rIpAtkAjTi0NII3WAr0LyPQ75lX/3rS5Lg1veO+UHnM5shh19dN",
-	"31RhUtzxgC/OihtLc/cvjmFNNCSL+WXysqigr8jBpGkhVie/ue5MG/9Ixwl0lkotFWmM+HJJlwF4mPvL",
-	"tJlCsMs2H2KMEK1cwk1rqeJxbBA3gOVLpGQ8AmSdRhaIcall6DWjKSMpw2o7G/GMn7T8DSfhRPNm0YqT",
-	"qKgGuaBk7RiX6tB22eVenA2BlULvCwm9l+8S4/66v9gyR/m+YsvmIxZ6yGceZN49Y4+uFXlB7BFcUjeQ",
-	"e8Yd3/JYATVBsYvvYBZN26U1LzNCPH13gIHoUslqPJEskVx7I/rnGHJP+RDM6gpNcggldDRiFLiwrDz2",
-	"kRzVhAOqiRa/ECcsCggi8GRhTNB+5eOavjkoDGOuWCqgdFrzuiv+f6xgNa8YTbuDpsFjzQFYYmM8cLdU",
-	"0MiHuDuVyPL2cacVUXIq7lhMu+zjDqAI4DsAAE4O/b0c6eCCgrcA5BVY0/Tacx4spJIeF+kLBggzKuX9",
-	"lA4JTyL2yWK+yIFIlcW66tIECr8kqxOcFEmZhLyUfqUq1QMzjc6dqVGHLi3RtGRseuoGuTBDXrRpmR5Q",
-	"uGvfEP/VmRpUkwksU9WuItU+XHeA9WmHBotMKpelDP8d4lbS/lM4ZIrWIW0bBqQn4lhMjHMEw/WVUtFO",
-	"+3dul+WY8xoA4Gv/fn2fLWbPMZBlbbdH0zwJN3UZWyqLHZZHljwF4/Sr++w+AeecWoMK6uIo00HjwKSN",
-	"TdmDRVdIRGFFw0O1LMJzLAxlmOu2Fcwwt79HOGPv0QexLJJhr7F4GTM2/KkpEV51ON11ZWff802EffOx",
-	"kVYU+QbLYhE462OYb9cNjiwVkyCXbGLOfroLIm+h9/H4zgY879G8ja22MeuRltmz0sJZI/aJgI1bN3Hy",
-	"R5cPR4YSt9jwORLxeGjKFwGv1zrXWBFmoZVnfO1KCM7jGR2ykPyd4F83if0TC4ng2+qhBUI2D+oLwhMl",
-	"0EWKqKJhnZwnOfApIN81lCw0ihx4d538AzYjoTGnkskmCaGyDx60G/YEunYI/eoGGJBQjtPEXAN8pmfu",
-	"Ku35movAzW1hxCDcDfVfeA18USc/AZlLzBNTIoc469EhUbQjC2Crocuaki6LY0uPLke0y2QdVgZ/MoOO",
-	"bV1FbWmGOZxtC75tbjgQcYS4ZB7AtDLY2pJU6AzmtUHbDhx8db1erxowfQvnOzGIajbQfd3+n2vIdrqv",
-	"oCwzEUkNSN1hJDKLXKOkCAi11Mf/HgvFQBEs5I0f0ltmSi5j/Pzo6tdcejTU39RTMfnX2R+hwd8AQHWu",
-	"3exxrPiIpmpXr08NtlMG2gX3NAlVLOmEmwEiGG7K8AiVQA3ZDvyqTkmn+vFS6BWAO/mgrjBKip1kNCF8",
-	"CB1nFDD0O0LcAu06PKLDE5pOiR4ads8OAGySjIH6MFu0+UcD3DYAEB5id95eA5DyRUreNIJGo6FfjMx+",
-	"ufd6W14JCpElCrkwWoZaeGfWqSiMny3isCqmFk2hVTCx0cFYS74pFle7AvSUMJrGXJ+LxNsNEoi1R+hL",
-	"FA1bf308RnsAppqN1pGK4zRmSaLQ0FjkrhVsVaRA64rI6HA9Qu9XyJK2893udxt0gNuXdAKv7K1Ih0+d",
-	"p8YnX0KcrrSMSs/s5XtmuKO9KDpkfo+uft3cR0NJuhUnbVVSewt6wWR3M491u/ndMoX7QgTGjw+DSWld",
-	"X7fPjtvtm3+0rm6O2pfXJ29PjlrX7XmwFJfdQWDfXO+XNjsBC9mmljIeLpZSqbfTIwGrPGwUs/goC2cf",
-	"BjNf/tQ6ftf+tpBSlm2NgrVBzJTnXFBw/3DfmkUFa2mSYAE0yIDNkrIAAYHQfln7mvZDmxZJmWF3tcCU",
-	"CfJmIbw+slMYzGN0z7j2uS2hGPXPzCuJNf3TwP2Eq+ohCU96tTORsNp7qroWm5lnnZCvGwceSQaU7m6n",
-	"FKLP1INU3uoE7UlPTxTm+TT52U3sdP3eVx1luOZry7a8XlMRvhcR1ODtlK1KWxaj74B/dQ0Z+vCs8Vg9",
-	"iUWN1NEPt6i3lzTOk4I/cWzhPvKqdBPKuMLzFF8fDE/8Q6xAFBjbiifsgo+yOHvU1l9LhI2TIjFIsjy1",
-	"pEgB4WnKgBKiE0+BaETM5nrwB1htY/Ik4b/QN/ojDMzXtpIzxC/+hvxIdrAnEZIk/TdPgMIptIBtPMPX",
-	"JeFfn0NHdZKVBSbQS4a1eV0xmgI2OE9X44ggohuEoC2ynP7ZDG0W9pNmMwhy/JPyFfiMQK/TGce35E/R",
-	"ka8MM2L10MANxCq7PwKLqyk0bjFgZYts9btlwzKIvxw64caqIz6ZWlfM6WErGI/YcCSUjyWCzC10yJDS",
-	"BjBCbKstEtP9KTrmI0t2gyH4Ho+ZZYjMhoq4FXlkPAcuirmmQhYx+5bD5gxDoRlnaO5hfABIBIzU1OMV",
-	"RMpqS52MRC9Q1aknx9EHGbA4stDH+BJeyWzfAg0rbArIG8yh/AFvN1eS/PMSiQuzNEyDhO3L1lX7OKwD",
-	"jgf3gBBtHzJ0FluCmDxBT8bqg4eqTloZvHHgezz7llE1gxHJmSQJAeDkV3Id22SG92neNIF38sixvkdE",
-	"SEipHKdLDYO2ifqU1kHpbdxHXcP+ydeUz6i7QvUdrMR/tbocpV6hKoeDvEiT54+uVeSW4GsJTYYFOIog",
-	"1xyQxOsj8VG6oAoCNaSTLyyaIXg1d5JiyFCyVSjqNI9XMwUNAm2o9t6OaxjxuwzYqn6iIcYN8B8Q1kki",
-	"0wEHHeCOju7QIRMVM5mB6EYmM9JGaC3bW9BhbuQitequTi4ZjZx2MeIysLBcRAy5IiEfGUCtsWRpq88S",
-	"tSBYpN/EqehvLDMfoRUEGmvcsA2tKS7MogS42ZdrNiDsrZG0LxyE4QAQKbSKLx6LSKGG4AE1A7nHY596",
-	"yqQYp11vOPoui0Zhr4aE/IJ1efPAZcFxwVDs41YNZ2ZdHvMlUSigMB1VsDx8uHA8y7GcavqnG78mR8Cz",
-	"4tnLMJoWPXm7pGQRV1rETMuWl7IgdLk9ATomZ/svwYzfyCDIGF2dMaAGu+Cq7UKaJlri0qNDC56nawnX",
-	"Gs4AtQNGH2h802su8w5u09GrvtG6cyDGKanMc+xXD4nXoJkhoptarqwc7kcSHp2fvT09OboOn6xtHRfp",
-	"V8/5bJsGzxnJsT+/gC1joDSz+ABaPGDlTOi09EC+VCf6pvwUz09mXLEiJgI4kxAf8D2QHNP4ajdEn/G6",
-	"f9sbqdXh5khOMwIHbjldLHCuRsCdTOen9MoS9frMVrt0NNr9D7zp34to0pHEff8ARA+GvETSZVU8j4ad",
-	"3goensmeOmnpb6McFY5lf5/hGd5rkPD6/Jf22c2787N2gQDB8WVC4/HzMXBvkFDTjZIxBeVVv9oVKAVT",
-	"XjDdM0HReFj5U7axZuqduMSTPqESdqrVlgHUlJtdCzE+U6WODCJQjdEkVN6CW53RVj9W/VNuUEsHk4MH",
-	"ZomaK36aOVTfSlmT98r/eGk5rpx+QoHkWT5G0K6rlzLl4YV3djHms1KFQOQHBLXoIcSSvcUrc3LmFQlc",
-	"wwoUSdOlD15J0hkrJRIyAgxorgAaGm4ouzRJtEqQegi2UakKWgf7MXFYGO2YzWYZbnergYIM3DBTRjZf",
-	"IlKnlwqU0cnZryfXCGcOhydnXYO1PoA6KzDkO1OSiEnexm6/b52c3pyc3Xy4KtJn+AZO3IJuSallD0Ar",
-	"+qmb0o3FeK0XeClLx3uMXpmWW8yruXdXqtHHUKMPrSL2d/S8IrVnwzqc2fE4hDdJOEK0Mfp4dcIoa6Il",
-	"z57Th3PH8lvRiLm398djmFUzInJ+S2TqwjNmPPHr2TXbtKZmhmHzHYuGUsSvmVMF3xiRZu4dv2xjCnVg",
-	"3pJ5gIOPNkj9T8ETFu1kllYsDFv6gg7xAeveyjzpa4WmfZHs8wjsDOskW6CwHFGG4kOGNd5IE2vvUQVj",
-	"KAky3hCwTfTOVhNRk4qNbAaQiCSYQ1euUHJ9fn2BxRc8OyfIpSiSeBqQy7dH5Pv91z8QiY3Q5E19HyDN",
-	"wpQBn/XU3AtbrfUIqnXymykiZ1wNWNpE9M/r385v3raOrs8vby7b//xwctk+1kbWzKQc2vwdo7HUU0Nw",
-	"z9kJQTywTq4UTZUHbo01G8BLbyMfP/92HZB2dHzVCsieQ4WumnqclPVSJgf2YsOtg/Ce+ryQWB+YJnnd",
-	"gKT1cKQkUKO4G8Ff3RiKZoxagh9fjDsx7zZJIvz6nQJYQNg72zEGT/W9v1Ch6dqGYJnOeWKO7N/gwKGo",
-	"Eak7eYbHOjtq+nZY75R9ZtHLszYRfdWjaO4tDGsRcbbPkh0US6ZvkTw7v2EKVsUQaH/9Vcf5jAE6M4vt",
-	"hoW5AHRob3iStxXEeEkkpm3jMC4b52DznFI71OoX9BaI19BxI4jEFFpSZX8PJZmejpN5bBDo8srfzDE5",
-	"YCGRicgQlkTSoIdktzaj0tfNPMV0vfn40eQcdLn5tSOTBqtFKjr1AgBPxhODb2Nr6leM1UNzC1e4KGKs",
-	"Dv19kS3+4gUvFWvJUvBlkqxaZOLBelAy1QhQvNO9s6hDtpi6/+vrz92KnOwz9f4eJetP1YX7QbL0IhU9",
-	"HpeNuN9EI+7zJ/o6Qn4rsG5WmI73FGvWQ9pFIbIs/oRCZr4i7ZX0/Cyo8Taj1oak4fztU54U2Ixz/F0Q",
-	"hQJfrVonbah1F769lzP3GFDXGj4lhoD2IkHrEi7wiLFAtuaCZ6be/OnoseB5dqpbshbt7fFtPdRqPDJL",
-	"VJqApQn4ZeQfbMDcuX2oNWjvc2PO/85jCM+eSPtCrVXNC4JJ9AzQaUgoVDAEZK4kQhuKaklp3R4W9drC",
-	"usCQimCnJYN4dsImXrIgvDi/uiYzI4enWEBPY8RySfYb+y5sLlIoHIL4gUmZZqlSwytOFUkE4IHGjKYJ",
-	"MJzgVYmNqx3auoc+DM5VJ4N1a/p3TaWy7XPNR8SRP0bekjdgF8tcXXN1XuDiS3kigfsWHraRwF1atMx7",
-	"Cxe8rGfeatngi01TulS4O/JwuEG+bF74lZcQa9QNZw+zBcPNvMGFqAKShPaTMDDtjIuMO1uohSZg9gBJ",
-	"pBIjQPnlST+wMANT6O9ebfE9ZoUxDOqJZAwciIfadHCTrLjGoTT7uqIUJWUFclmBXFYgP0AbwRy3Y7in",
-	"bvlQU5mc0WIVdd5zZINdkdjohPmZDbXCrtTCX6sF2lXxFD6S426XMYwzGJJY0yNPqCQpA1I8AFyxqSum",
-	"5zKTflOCmKIQBC1OxOSQcEUiwaQBJNFnEUPEXT06W6ICWsxa7oY4N9RHWOozjBUmQrkC51z+DPWviCOc",
-	"iRIjmdeZJhiN9OcmSIPlbbnhb1SKYkZgXNktacRLfEhZlfKNVqWYiNscEHG+EItLa9blTD1b7wuaswJH",
-	"OLfrJwMRu71ffTTluI2xLapNseTY32IBit0b32SZiRGMWS3jkqyBr0H7XCqWLon+myaaLJxjeT56KWNk",
-	"FNMkg5ARk4SZGI5WYxIaaYB3STuGE5pGLougVVzqKiShdHJVYWTVEvdAvYpWnoYT17LreIS39ZnO9azK",
-	"1QVQFL1lSZ20XEDfMFDC6MYjoCqZcGRkEr0e6Uz1c3q8P0alt6FyNAu9LbWIt/9CXJJr68UWbqEAd4qh",
-	"uEJLqZhislScBw9TnGfn1zdvzz+cHedU5tWCPQ5HG1oxpKJxjPv8MfTgRg+cVW5uDt+UWsve3B8P7uLa",
-	"AHPhBWtAlIGeqnqA52l5hi2pZ6YzbQHi0qqguUR5zO9YVrtYsVmQvUYDGzHwT/QBY2MGAg7cIQmN4xpC",
-	"vyqag9qvo1I7dE9X7MilurJz376TdcqtHitdq7JKZglp+VSMs6rgTU78PXO/9lErCZ+gFtvVVBfIBHun",
-	"JhjPS4qhU2aYJSOMIumJQcFLOwEWytnaGzS+xVg9mXBgSZQFfrbEQtVOotI+/HIlKV8BgCzUFqz0j1fa",
-	"BjY6yvSGfEgZiZqIWg96KncjDnykix3xM8aimS5QUythDr42HJuuIxIMBI/TdHn1nUjtN9rkXuA8FzRR",
-	"YlbHtnV0U6ZsSpbYDk8YF8qwiMsuTaMnLL0zq3ptW1e35H67+x/j8x6aqr0u6lft9UrZ97LK8b5q32u5",
-	"qL0epwUSQ/R6D00Gqom4QZF5Yw73Y0lgliwXwC0rWWeC9Xn2gTlRqwXq4doC1eNSFilk1LWIlUyR8Qil",
-	"pkh6PB3aNJ0ajwxMdk4PHGacEhDRBCJzTCn4UjkgciAmCbZ7PZ2p+KQiuZ1sLJEbjxiXzWAOyoRhKdu/",
-	"ZtmePKJoRxnxWJIdxORiwX4JnDC2bBpATYwtW7EAJoDgIQPyPYl4nytZRRN5DTH+ZGIVJpmXqlsSau4h",
-	"V/qRpVQroZa3ImZ+Yn1ecLrwMD+eqLH3u4+gQWbphYmAjfkp8X6LeG9jLtVP+MQvwGRyxWjaHTRBVoHx",
-	"iYM1zSdA7GXS8dLQRrBPKiBdKlmNJ1K/EsXvWLyQa+TfD2PTWDEzWLgrkartthLDY0rqiZJ6Yo3EhRZJ",
-	"d/YceRLNnPF7EOd68gNZc4sd2Yy+LiDUeJIj1s3A3yWdygyHLeRD2mdIBWlYGLGTi/RZogUUwzrTimSM",
-	"hDD6Ov6kej8GcDONRRy9mJKF52zJeYR7fyGXEZ69zKg6KgtlviSP3jffmQvbj1CUBAvE1ozNBZe6UorN",
-	"qXJ9gWDKF/GjlTnYlhFYUE0P4TQAiDTUqED2NRR32Bo2c+XchQpqdQ0ocR7dikuC5IFNwhWJGb1jkoTv",
-	"2tfEDDQEvlKpeBxnNKre9zARpLODXLDHcoudcu4Tn8O1EiKATNN+EgYkBR5XjEqG0LYQBiCeUazWM+5W",
-	"w1bLaHdwCE89H7GE4Gsk+/UGiUR3PPQJag/2GjjvHFWIHIiJ1PM2tzYUglyRLk1IIkgskj5LSYfZ5awc",
-	"NH6s1smxfml6+ahbXUPy6zTUASK5GwgKs9xb0Sq4g6xW2VIK+xJ3G6n42xAQUe0CVPCz5sw2MDUAsL7B",
-	"/LarltqgZFW9nzyHQ8iyLXgfyW5oOx8u2YNiR7o1Ix9ychSkwVeIxPXQcEGfqftLs+D5oHOtNIhLXK6v",
-	"BZfrqxOu75haIU8f6OCPC/MZo5h2Td+YMagA/30gYgYQ52LIFXjt8BMakx5nMVi53VjPJiIV7yrj/5NO",
-	"ypO+JB3avYVb57z/ap20Emvf4UOHdGrk4uGsNaNNxvzwuMJ6oglmVkQyaxRuxegbjyL6YKPvG4s/lFHM",
-	"FyIOy8z25ozAIDnvYwKjJHn84MZuJjUX5pnaMxECY+nCXQKSsAmTCptJAsPMZkLPgAWSl7LEhBRCLY5D",
-	"vC4MSGhalUNSGVGp7N+ypUJL6GHCChUbnOhMtdRncQ/kM5sf48yjUYNQpVgSMWbyStkPJjSLe9AkApwx",
-	"/ZlROZ4yATQDOhoxmhobviPUYBsmtsvItbKXtB1r+14JvHVSYm7kT5Qbc88rk2Sltb2VrBqKgVe+vbkF",
-	"23uxmN79y/37JPq8izJrWfURgjxgR5+TdiY8ABISYVqkFehQbMWISmkiUQsh3kv2axdhtuHhjztGdH7c",
-	"MeEIK7BbSkt3/Qee6UsIH2Mkeu7jIyxm1WMZQeN7PhDsHmuVQXFYORvnh8tTP7aMUDsdrrR2mP3l63rD",
-	"a7EnHLv5UbW+kjZ+oyUyNBkzdWj6IxbFvbkkWucqZvoX9M2tFwILP04T06pwErHhSCgA0YL72KC1UUdu",
-	"QhUaSwFvx9OC8++w6kW4G2ScGHw60w+fRHoIRLKu0HoOhwvjaBU8MouvdxFogUoyELHrC4MHNmGhch8R",
-	"JdArswoX9aYlTcViOG9mpspYf4ocOqb7BFYNE71afecUfIL4fWbfitT/kFoogKzW7WArPh4uWV75bElL",
-	"t7KDvzXfEOWF5xx+fjKVXXqF365X+DU5efoAgZC20adMKlgzYUURYSd3Lqxu2abzN2NVTGgcM1UTvZ45",
-	"bwuRCGbm+EoS/C3B3876hxYWlKcGcJUmUYCcjt2Y8iEzUP9axYDiPT45dj1/o1Qo0RXx0/hav8E8znEJ",
-	"nkCgfxkvzZvl9l0072Glf1b6Z1v0zxZLpCeshHxPb8HU9Z+fi55lo2wacWham/kIkMnECCjxREpklyay",
-	"qo1qEJOQz0iUIBQ7RmjsHnLHUrjLr0cgBdkntP61YNT+zsnxwa9HJ4GF9udqwBOLIWocFZTDpCtGUwAy",
-	"s1S/nntUgQ94FJDIwLdF1kViiUqngN7vXBlXu2OwBnGk+v5V0tEbSs8r+walfp1cMSP3cWmwMlzkl6hJ",
-	"JgMBxS5aY8D9h1AXBLPAZA9iEkcp7Wl3wOfZponDSMwmVydngoSnxjMNm2bfmBIZqoeUinF/UPQaX6GL",
-	"uO261CId9WQ+x5ZA3rypLHME9A6FFxJkuICwP8oSpRfiILz81iHYpPOaZk44OdWzXqZnkp2ArRWz7sKP",
-	"F4cLT/TXMh/GGY/0/+41Gi6YIz3eV8DsrEDkZWoDa+xOr3M1IDSODc3LgCf95sekRs4TFwsbsVS7B/HU",
-	"Zlns/QNEzwTJnaHTmnCHJRBtZqCbeD9JYtZTJBIGvNNqQoNGj6wPHhfNQWOfhEeX7eOT65vTk/cn1zZ2",
-	"aeAB8abhXCkuDrauJzOTUcqUkN0bplGzQv3YFVSBuUCgKbp0YL0Jk4Qn3XgcsagK3Z4wYhZZ54mqXCw2",
-	"IqF5zImp7VTpmGXDBthSpKdYM//Vz1h+RMLmJloUZYOXnLBcuC2PVGB/fhLJf/E/wsNFK7qgVjePcACX",
-	"ekV5WunOxrhHQO0BWya3tUxoV6SRIUzyRhbWSWsmMmkykSQEdiSupscUkNJ7ylbYZvvQlA/q5eMKxhhK",
-	"lkTA0mRei2UkYrQ7yG/+zOxD6iYrTnIxcGBhqvicTvD1dPcv/7IjEbHPYfWQQMsM1IHDY3cjFnN9IdMz",
-	"/Qf42GjY6H1iCU4gUgujb5tBesshDSuLCXvj2EMvjFwjRz4WPgpkOMlZSCQdY44BF9EB4EPxkNtmPF9N",
-	"H9h9DOley8Uy4QZaAhmOJAldML07rf3CpuFWbDEY0lbLH7NZ/MKm260EArHxhcqBUGTljVrtx20SC87S",
-	"JzWosJjqgS83srKfuF98bdWaT2cz7j8MQtjXwDkU4TMtkxJwtayCtwZBTibJTJdkFRv1WTUOrDEALM77",
-	"45TJR8Ed3vIQZ5GKc8bKtwRWnNsjf7yEArcHcFEct99fnF+3z45+vzk5u7m4PH932b66yh2NljOGjU3I",
-	"CzQfJKqhlSEdJwmQs5i9iVo46zp7lLPw2GOa46AoXpcw8OzCgISt08t26/j3m5Orqw/tbwvSe/HOsQu0",
-	"E+zk1+eBbFD7j7fVf2n/fnPZ/nDVPp4nJZvfRo6hDOsGbCWAdjQeh1dl06cu263Z1L7Z7ei93T+eZ1AH",
-	"LFEX1FEiC3ZsUKeb5WxRxT9S/CalAMS8MBH7QULgoNhdBI/X8eBG+q+L47dfbV/bVtCv+kz9ZF/Cxg7f",
-	"k3WymRGWzWzfQjPb84fPf8cU6WSnxsnQ7KOHQeav1Z9mHua1qNVJGIu+CJHnKWIAZQCp1Iuzd9oavfr1",
-	"HcQ4DYfG/pvvyS/8p0MSTlhHcsXMLzsMwlUdKeKxYmSg1Kgiq+TD5ekh4FWtSSQVaolFlYCgXMbcoSai",
-	"imS6nuS0cFiKDUcxVcw8B6Wevse0aQOLDKN0+oLw0PwXg8WKq1j/O8UipZgjhYCjDNlveOM71DfBu49T",
-	"doKdemsu3N7+D3rh6uQiZfpNen152jn25m1D+of5yd4yNiIKZzxgUzJhqcN4AOUwThSPScpcq+CTKQTT",
-	"2Zdt5a1E58ztP8DDnrxT7x7qpIygPXNc2a+vmW4zDTNrtJsrl/bX0WjIk2U4jb7Qejy0Rv+upmqRYCue",
-	"981MIjYgtJsKKb0sbICVL1lO8dCEGGMt30lC01RM0MyOSFcMO1ofVGgco5gfiBjhX+bLJY/8aX8ByMhz",
-	"CxWZUxqwINzMfhEYJHx5EuUgIXsiHVKlZfuYA6n0PAjkJs+37uOiIWRZx22MYkgj5sXhrMGwaDD2++0M",
-	"hhsWPuMsJmJCKq7js0mg4xNrgtEvhKKy6qKx4l121o3xeLv0Cn75Fnb+BqNHg8NSCUZ0Siofro+gL1Wv",
-	"WXpoTlgwk6/UFhZUJIjxwo2I175NxbB44UHx33/hlwyd0TTmjzH4a/Gwoc8hvxYYvMl42GFpkA9uYJ+Q",
-	"X20DMLEVKDUHcRZTqQz8VXYRMrSuCSZLWoC3JhV57VnFTUOPoAdO+oJJ0pkSlfJ+SoeEJxH7FJDJgHcH",
-	"2uJNIcfNPgFemfYGgNodZ01SJsexkgBmoVI9MAj8wA2x7mbfdGoZpnjoQLNRkPDfYeBA3cIhU7SuhKJx",
-	"GJCeiGMxMX3RcE9rZD8YIPf1fQBy/WO49Tpz72FlnXkJlrtG2bhnQ72SOQnk2ZU5g+ceVeNzFp2J7/qf",
-	"71pfdnGN3gdp+nkxb1wnLb+m2RU0e0ZiJBDdkHRi0b0FGU/B3TZl0aTDumJoQiZGaXi/v18JTW62dlaF",
-	"sVX8ylvdexTVPEm5jDfEd2bUX6huxhvJMv/8xABiClsuHRYUy7iCQVBqSqTQKgxJAeNdoEY1KzoLBlmW",
-	"33yt5Tf5ulowlIYiUYOnqq25//PLwplvsHBmprIhX0XAPCQCU5SNxdqUQGFvTl/aGi4IE2D7qY24V8zO",
-	"Yp+4VDzpGwM86xeqBhb3aPNimEeqXXgZc509ozOFO8Hiip+ZA2yHM28pnSdzt0XXzc4oZ+UsCH2kvJay",
-	"HktZ0i30Z79uATJ3qBYVGZWFRGUhUVlI5BUSdXP+zGIfciYl4Uskl9e8Rx1RoftV5HCu5jhAHzHHZpAU",
-	"uIlZx4ZHVuDRCcBez/EHGGDvm870BicTkgpoGH8RHLIS4C4lqgpK6JaN1KHfzZto34VOpUN7fQSvdTmY",
-	"/8Mc1jUh/edXH1LXxau/0UrbVSwbZ0vAhQdh+z+KqLs/xv/8iV2M9P9N4vgXJJKLChwfKs6eEab/mtGx",
-	"shiyRPZ/1sj+68rVLaQhACwgEpNE+2qLi1oQE1KJCU0Rq8X+hHTG3VumSOUNNGIPeTJWrDoHyPJoEg3x",
-	"Kz2IGkwcI44YEm6BUUqorTVwcAIZQigJ25etq8KCPzuvxzf6lom9UdTLSz1z3XsWcXqNkYjZ6+dDFIUh",
-	"It90vDh+O2MFHuFzasdcjoTkNryyTLCYn/i/KIP6XxEOy94ac2/DGXuu5qoVTVpOXRy//SIiNStWXobZ",
-	"XEtZAtgMvVQMsSjGICpkkV0/UhtRRQ+hXlqaWhlTzhexQzKWkP116WKPAAXdxVw94WOK5iVZ32wdnlai",
-	"PokhWQq9Enxqe3XPRjg8jt/tNU9sO8i4Eqt+BQ66L6Y2BzjfguW5HBL8UeTaCwf4LuVnie79rXM+ARz4",
-	"I8nq++KAF8ZIi4W0lp+LRXQb+8jzMLVzbecAX2ZRu7Vz+YQ25yKhrOf1+Kbm/qOJSljZY8Rnmy4Tlv8c",
-	"szGLQJUZOLdpmcIpzc8nkmewTR9HnBkQv+2Ks/WZDPIZm+fKYrBOMmemOe8JiAxKZoJSypbZnFXMBEsk",
-	"zJZjkfdhKPDuU7ITvEx2gvyGuz8zwVoGNkKWF+udR7K2S7aBUhd8s2wDvse8DtPASlv8cfgGFtvi2Jyz",
-	"FBBDn6ex1OZyrDchSOrUbmfXmmBzX10asySiKXYBYSt7CWO3GYydWfXni2JnBljWbZUgds9B+loplXUf",
-	"+iLWHKZ7gNdpCTnLybA0PMFs5JUqG/fLh1HRzkX4UFKxzCyJULzLMpIHbQSyqJqPaGw3FOFHNnkRVNDC",
-	"yRqhDa1pM2352Irmk6llXP155mH5yCBARbfyRvY4N9wQ5CYXPEaYm7VQObYRt8mPZeuRm9zjythNifax",
-	"RigGIYAiXyQ5Zl791WOWgKGQlyyJap1xfLus6qsrUsMeZRM7ZqSih7Ce8927voSEUIz5QIsR5JKq1snl",
-	"LMeUFp3YVjQvUvGXPDKqBvXGiicHSA6vTWR5y0cjFh0auAmt8T4k2swOIeoSiSJ4J5zlhGKDl1Y5XJJ/",
-	"Q55ryxnBn8bxLb7y7VRbXPnP2AgrZH9bY5DjWK3OL5YBjpJv/UUUWJiEZFJoJRYL9iU5SS2ib7aQmEQs",
-	"zoUG/tmDjXF8wFIzHIfwBYA65xD+cLAW2w+i9+vB8T0Uum7vPtB1sHBPYMjqx5QGbGnArmPA2rPspBt+",
-	"cA+71RMcSxKFB40DpLkMM6jY0MDPJyJrRJjhhUUKUiKnUrFhhkL7EAm3PP0E67AlWw7ufQSP2ciS23vc",
-	"ESyz3eACYoL5S2Bylp1Qd13ZvVWafc/W7MNz6Oy+BaJwxtJDTPD757p8EZQz7Hb/MsHEz7su7LjLPo20",
-	"0fBogPDuzousPHwgzL/lkVdtZu+1cSIXVA0KTLkQSYyloqmykHuxQRqn5MP129oPpDNVll55SNNbB4U8",
-	"0sOWA8YUGaWin9KhJJX2py6Lq0BYQpTAEgYOkQS42aFLlXEVAMX0IhuwMwOhHbEeHcdqp9mjsWTO7usI",
-	"ETOa7Hxew5bTZuhuV96tbMF1F67Re3t09WsAaDWpmEBrdEZ47BNTZ4QnNIpY1CQhjwLwD87okAUxNf8A",
-	"XyUwW7qlgu4s3Ln/yRnCaM9SRYdkFI8NpKyIx0Pkzh4yRSOqKOzDihSpYlG1nout4BNCgjPsmAoaO6G8",
-	"L5YHmmsaPu0wICxGfhebkXDI8PoohA79B9jF4doQQlfhIWHDkZq6DaL3BjlicSxxewLZKgSh/h4GJPyb",
-	"/p+a/p//DgOiaEff/ugSAlyjlPX4JwucE74KiRQY/tLGi7dv2R2NxxC4UgM2rJMrlTI6BAhVQJXT5w/2",
-	"sAnjUUU7VMKrBSRw0qGqO0CWgL2g0WjoXSADjO5xJYmYJPD7ACqG9BS0dZXSRKIQ04PuiiRh+NdkoE8f",
-	"5MhjqMmyberyUJ8ipEX334mJ6gH+nZ6vNum4Ih3WpwnG/+gMqBCkVKKx3s75Bv8hnTp4QSD24QmhiIiP",
-	"0yxbysvCyy8dHMITme1+KsnR1a+etZApynv4TnmNPGMRrIBVO2j86BHXeicZY/kDKglNpgVAXxmVdIYJ",
-	"pn+YbMWtwuFbt2pLIGfXWSIhl7nNEhW2wBHx58pYSFl897QQZ/dwM+6PaDbjZpRYZuuGuftM3V9SPSP8",
-	"spVxnrICrkQue87IZcvF5QMD1OPHCKasMHuQD/CBZs+WQtBIB/qFiEc2Fk2ldVaGkJ83g+h9jLtlfKH3",
-	"jiFzP3z8hHFjVx1w/6jxFtuEV9QSZM6iV04wwwEYaDv2404rouRU3DH91j/uIAviCyUDbAL3uMOCiyJs",
-	"GUwZlu/pO3QY6UH7YkWk5l+dqWPf1tdV7SpSRYba2jd0li+ZZ9Bu4e3Xa9gnlSUbpQ29lX7xrKSNenL5",
-	"4Qb1qqjl0/FZL9ZED+KW3qIyelpC4pIat6TGLalxS8X1YhXXolrse+uuhV02C9TXGnS6wNckfY5UyDg5",
-	"VtRRykY0ZbKal749kRoxtNdoeF5Ivi9GTpPuIBWJGMt4ahLsJiQOOX+vVkKMVVcMsTjyu++86D5HmNPJ",
-	"gCG7Eob0DeMeldibE8ATCe+57KD+CrOH9e++I239NHQOnNtQARp4bxReiH6u4Scw9Z/22pNIAiWTJYmv",
-	"6j94Qtgn2lXxFKpJRI+EOIQwIKFpDQpJZSUrYZOEjnTQVJlyVFdhD2rzQ1KxIFwE2MLQi5FK6EeY1iUz",
-	"UuiAolH20w7riZQRKuV4qFdKjrtdJmUTZwh61nT9puNEzy2Y8TRH1FBGG9SCFCo83P1xF+U4R+2rt+9U",
-	"KzU9e1Tt+ofAW2pzItwkPOUI+qESppUeVMDwBAuEzA1TZii3xB1L4eo6Ac65iCMujEjIaJyOtKXgsMQ7",
-	"tHvbT8Ej/FN0SCW8OL+6JqvP0O6foiPDqlXgXUP+4K2XWVmubIWYv+EPGvszq6IPUC8ViSLjJGZSkpBq",
-	"1XxBU21XwvbShxAMzOwguc3PJZFDGsdOz4/wh97B4cMhizhsXwqT1TuWpn3ET0/HCR5kpKfA9W91u2yk",
-	"Clj7tguI3hnHt+/mIdG3Zf0+EWP2T96snghzOP/IVd1uF6nQZ59FTWMQZuV464ozYKzLxBKcDXe+9fZE",
-	"lTAMYKsZFksUvAWSoqTXLgPxT0KXvIjI1SdNbX05GuPW47AKr8kh/M3wp5aUvSVlb0nZW0jZu4575zmx",
-	"2s4AB0uv4lp9xdti2ljPcF+OLmQcdj1ObSfPQR73eMLlwGBKEJ5043HEIlJBFOQBl0qkAMh5y0aq2vTM",
-	"G22Ym1Iz5CTSXgNk5MJ37WtSr9dheLt//Sk6J9Hn0PkLXNXJBwnehBJ6AJGx4THwmYFgwtmMhR6mdgQF",
-	"kdqV1S5gSpPHtNrBAV03ju3ZoVwkP+s38HLAl/Xgfxad7ccjzYPKWGQZi9xyLNKJtqUy/AHhSCeVg40w",
-	"mE38EXGAJwMR2xYA0w/mRWsql/yOpYH9RrL0jnfZK+kajap1DPR5YUU9O5p0mQuSpIAzRATeQ8vTrhgO",
-	"AbIZvFyv2wgge1Dm2shaZwogxRDegRTNEDJRzEZ98Cro+4a4FGg1CdXCaZ9JV3MB3Q3wuAnvsjppeZJ9",
-	"hD45iTiLIAZEb1mitTHtU55YWGjaEWNF1ETY6I3DPmKfTPypTkJM+ui7mA4vG+IzwSDTOQeKbCY+KlGd",
-	"wJCWBEah96Lqh+6aLsKYTDEWi9GwYK4VC4cxEeM4wpXS49DPy+E6LXu4udC21h9Cj6QPKq2fEBDJ9RYw",
-	"rRRjyTI+wCoEEUEr67nrFTbBTRvUgwhvhn9YJ+/13NSAJvBT+HpJjA9jHMZCxluacKjXxzJJuV6WYFUg",
-	"UOVfH5wcbJ1xo6Umw4lhcm3BQO5wPtJSJ61EP09LZRaRUQy8+mbfpqynrf06qWjzyI8+rhstDW0MtqlP",
-	"Bt7VW6bAgN2ORKpmkgFZfNlOyosu16tkPkJM5cyiwMm1v8ZrWCwZHtQho4lZNJoY/zlm9I4RKYb+BsVH",
-	"Fq7dVmOheCjnDKjnVIlr7JalMc39x37axrBdJebDk5lYDwyH+KdLGxAZeHaMb2Gv0WjoHeZW9AD+lEzJ",
-	"ltpp6u32fW1vv9bYu240mvD//7sT7GghttP88fvG57nIyqzq2X/TmMED7IwVOWg4OeKkfaYMUG+OUoHi",
-	"c0Cl9pcbh9i/nrKETbSlsUeOWZcBL60eZ7VOzuiQkZ62rWb0rWSK+MIf4FxhfPNy/pHiPat0shgrQ6q7",
-	"RC2iPJ/XW4lQoLsOc4lZMAiwZtOovvqsjoTFRISFPiQHZ8NMeYH8DQWXcmflj687Sm87hGfC8nqLIqAC",
-	"l9ZdkK4dH6EzoboLw+KHfrRkJHgCXbaEq0cK1T/acOb2uG2QLhXbijNh98kfX1eTxhU4mtT3go2/rjfd",
-	"JuHYDtpQj0V1ca8YrA1yLo3FfnNNvQ8MtvaZehxXYXVY9Gf99p5Vq/AankHZLFw2Cz/nZuH7yPbthWln",
-	"hXnK+lyq1FkbpdjeDIvh0l+/F47L4M/liinFk35JVFRK3pcqeX3RRqTZz18FZsODhc6WosZFAgThHJ4a",
-	"x+GhoqyMEpewDs8b1mET6VaI8eDf4OZxAR8M7bHc/QvYZa/FLUs+L25R0ublb6+P5liTtUF5ymiasJRk",
-	"0pQguS10N9RNuvIvr66KkhCbRWknZheeNWpeUKjFcXh8cqzXV9/SRuqgK5JUIh41b9n0kLAokrSWRr1u",
-	"bb+xv68ldzvaf/Nm78cr3k+oGqdsv7HfqFp44F7K5IBInvRjVhtL7fkP9FCTPgtdylZysGzDSOgzHroJ",
-	"kOIxk8+ho+Of4dvPjd6EJ9G8xmciuiA8xlubnHmujfmpRT71GKZzvNC5p1aOqaJE79y+3q1VTAsA3zNG",
-	"8+GF10kr/yCk9RMM8wUw1SmpTMCBcAMOzGgD80hIl9iVhv6rg0YDu3sZvWPe83AAeu0OycFeg4Tnb9+2",
-	"L2/enZ+1Q+h8tbzaGUcUtAYD9i54BxfjTsy7zeyWryRRettaEm4r6WA+daLFLLZHNbXj4ncnB+R1AxGG",
-	"oW4D/mnga2kUpUzKed2uzwVu67bZ/Bur9XN30rYHz2TG9qWwmdzj8QGLsl22sB6rRObPiql7Yfkt6k6Z",
-	"R0Y+g/BLuwNWOxKJSkW8EttXX2yvLdPO99D0e2s8451Ivpye1mqZpXeLaT61rCepEIpUwr/0HzfjNP4c",
-	"VpuWhd/x4On/QIus5BEj4S4d8d27vTAgFAtlPlyeWgpszFP3+R1LUMJz2RV3LNWbdZzGO82d3Z28xTCr",
-	"VitFR0L5vaG4/au+NfFJsUQ7MBIcnmc7b21+cP2+0NiZt0Ce98jB0pK7fxmCmZPo8259wuK4dpuISbIr",
-	"9Fur5VRRDSe0NHQn6ZBlePdYJGWHBtyLacxZasvnYiFu6+Q6bxHgyJwyxOE1CYfve/rX3noVzSPMqVlT",
-	"noc3l3VydH551QRAaJHyPk8K420tf95XMO33ZlKt0YglEdivm2nNlh0gEkJsFVBp8fAXaTL7zmYUUQv6",
-	"ua0mqrXiWExq57Bwq6Q5/tT8En5ofleqqBcS93opWudc7/e82Uxw4JkoquRFz4tVOKvE9oglPKp1RQK1",
-	"TqtzLcsENrhSwCNzPmLJyTE5Qr4MN77p85XgOOKj3DqUEruU2KXEfhYSG+VJTkx9ayLaibSaiXo+rl2N",
-	"9cRy3OvxT4Qao7X6LGV1FnCFDq4XZWovGnsptUup/XVK7YNfj04KJMi3YGlns16cYWqZ/Icf3l+U77hl",
-	"UxMdFqJHfv7tWv9Lz6USqumoSVBVHNx1eQ0u+dufExUGpB0dX7UgR3S1/+b7gIS3PAoJJSadpL/R//xz",
-	"cqunDmUAJPxzchsSPF4BCek4CuHROM1AX5GIpMvCDNwM/iYsiaCuvNokYRyNbu664WwOx4ET5DM2OK1A",
-	"P1rd3HVvtGDVw/z1qPbz+VWb/PzblWmIk+NO6CWAUElRkGuYGgm8Adn0FqZjss49JfpMDfRcAICUQJE9",
-	"vm90EBHdTnT+ZF0lmyTkCTSB3sATQlI5aOxVg+zjbII3JswfBiQcJ6DF/W9zVkzo3QHmDyB9UpgUAb5p",
-	"4PfT0//56vxMu6qcxsb2hxbH4Vgq0mFESxHaVYfmx/47zBJqo5TfUYWbaUgV3OwQVgl+lUxJ2E25yl4+",
-	"drAmgjB7HLX6Hyda8CohIn8RcE8E+hazq3ETsYQjCGFiXkZfJKx6CG3N0PPp8iP6DUXS9u1swwhZliYr",
-	"ToKhvs7096NYGY+fCcsG+IVyYf4AlmfDFqaztmTdlFmyjUwjkIL3qL2B380X4LyMyj1U+7iLMGVty1xe",
-	"rsVlVfJXZFlFPKpbsbTQCY5EdzzUqj7U5s2EdZofx43G6+5ASAX/Yk1zb/OFewB+G5KUSRFDPYcgFUqA",
-	"0tRAgOibePgJJPz/X7fCqjNF9H1eScRwAlXLJRnSiGXJfHMRqEP7b4uJ4TErBxbS4pZNJelqvx6LeroG",
-	"BVakAA2SEKxMSVnMqGSWOJgmZDzqpzRiAenrVecqQ+IwMCYWMlakDuHDVIho5ZwQY8O4UWZYCgd1AnIS",
-	"bYcev2MOEqQS5sRtk4zA5Q/IkH6q0T77++tGI3QFSrmK/SahwJQC9Ne0p7TZRlKB1RBVkjIKTM6osvVA",
-	"zKj952P1j+T9RCLSrxdmsNSueGvoDTA3LwhALIlWFMUm0Eo45tGx2XzzZsL8RrW9F9m+4ZFDxB9pa8EB",
-	"4rstujOr0/1m0p5Ih1TtNHfGYx7t3Aca/wGV/RGP/raZyXB8cuyWa4GtcHxy7M7zC7AWyn6DbfcbfOWB",
-	"mszXfiXdxpegYFfpV6xoRI2HGmwM8XLrCPuSUEuVxeYECrPc2cMi1AnrbCFO88XmvMjK+HNyK1ebGZnU",
-	"BhUNzWI///YLuWIKgaexqFQLeM8trv85UaGFNJ0SiHDEvJPSdFoq1UKl+vPkVn572vTPyW1NMrWhRv35",
-	"t1+u2EJlanZnqUdLPVrq0afTo+bYfQOKE8LAS3IepiEl7JqAMalgbwoZSxaQN1bfVE3vCAarMRYueoT6",
-	"wQ0TQ912ovoLdl/g7jmDJX3GmW0Y4LKQbwsTMmWst0yDf6tp8HyK9CuKx4JonG9pWOgzYf4vC9Bmghua",
-	"xT6k3LCPNXNZ545QA1/I51Kpxj0x7VO1LP8ApJykn1KD6FvUEAmXVBLhgzDDh9X65n17h+SgcWDSqchW",
-	"4bSzaUL8KpVVrjQL3uND9VWweW/h1rOaOLGVKU3zpktlV7b/lZpxo3SlMJLja9GNiDC1+1fMpVquFSXv",
-	"Jywi4U9cYXAJaapPufQEKwBaGVI8lQs/au1jeu71sySpIHgui7BIa+/QxACBr1mMWCIxFwjA9TyOZTUg",
-	"nTGPVVbUJZXQv+9wQylphlgJZyAIbNQxPyLDZHPLpnXS8sdX8ZH0UWsG+tUwBNYHPHgIJ+Z4UFOmeIoX",
-	"kA6N+qxKJOY0pR6hTc3C/QA7INPlHlF1xnJj2acNgvAasVUCuyELkurfjVLxiTNJbhkbad9UjKbzkVuq",
-	"yFBYN9UAkwGFGoRoAanABx9DRkRvwczU9AQMen4+JyvS/OQwN/socddsEz7X6Ov8KPRa6P1nKNpx+y8Y",
-	"RowzWzyCIf3Eh+PhTnN/7+A/D354/f3BfwL3OH6454bEE8X6lk9+exHhu+4GIJXLJMkiI8accYOMB1uu",
-	"jBSXkeIyUvxkkeIZTU4q7hwTPMhEn+RvIQWrsAZvIT5TSiNmwIPmPP5cUHmvkY8qY9WVqxgnFf8CZDG3",
-	"t5NgIBXFnN+KdFhjiX6atokgxHCjtcHfx2nS5Ez1miDzZRPwEZpwQU1f0MwP+Ebf4uO40dj/vuCLv9fr",
-	"9bB6CCrb+OA5jAy0KjLtAuYqNOJmzOMimmLOtnL59oh8/58HPwZEMoSiIK/r+/CeDup79dfVJlRkGwpY",
-	"IEX6cHlqMKgykFVcNnude3huGcKAhAXz0R+rT+6fY8nSmxGHWvhchOImYoryWALpc1fg/XAFbnjk/SFZ",
-	"N2XK+4BKqQ1HrK+f/QyH5tLkdzQeA+m0rULHJgNb0m6L+R2NF+wtwy8BrQS2RB6OAUsiMh5pey0WfXlI",
-	"MP6Di+e9oYpKaReMVKB1tDCz4VgNb6QYp109QKC37yfaAl+jP2GcyPFoJFLFopv8K5idivcRXBiSCsVp",
-	"GbMyQMJVIM2G4FYwF8kCqCI01bNi/uZcVAwuw03kd4BQaWNl3kOqX30SBwNVT9U48Kk2mUxq2n6ujdPY",
-	"iKn1bUcY7BdqIjDPXt4/4MvvMtD2UjoIytTSVgJoKM9saolUCgyil9paOQT+qsU0ym14tLYiZmJieSrl",
-	"Iqx18HRrPLEgyGAiHfowyFlA5TUJWxcnQKp9dn590zo9Pf/NkIvPcxC/N2PeVNZvTim8zawHzqKkCP7S",
-	"yMRXuDvPk3j6nDl/88HfoTsCRUJnBbS5OY81fR6NueGJgl2e3HGsLl3Oru5dRxLGwYLVZsNIadPUmqCJ",
-	"b+h+MZFx4s3pZYuNbCal6ChFx1qiY8SSCBiJc4dgXcFBoyFPFsmNRfTfbcOG7ZeBxDy5DQzZ83+SiE6B",
-	"OpoqMqS3DBNNBgGaGvlmogV6IKHp/kM6GuNaAhLPZABQA9rXBVZKfRV6i46qbwB9A2DEVBLh5XVoN2bV",
-	"pokQJO53XCKdN4twgFzlbgWdg9qsQmmHrYBWLP1Iwvb71snpzcnZzYerdlgnLUxPkf1GTmRqC828Gbzb",
-	"mwZ8Bp2MVK9PAB6w62U82P+RhJet6zZyRLaPw+qTyVBsnsxkz852GuyzBxzBA9dzjfe28PxlrBFw1Rwr",
-	"cSlmn0rMfvNkELgBIR8ex4z2x2yJPJ9hgUDJWue4h3c2lvgLLEWgFUM9EDPF5jXCCaQ6kttM+uw1SHhy",
-	"9uvJdev65PzMlP/ZoLoWW08m3dBWzUm3e5Lr5OTSwfwqXBrygVJ0fCHR8fI5rnALQRmPv2HXPP7Zb+rG",
-	"Q3uYCFh17I/hczTX8DevJFhikDHgqT3HkNxBaClzkCWyrVvYBky7wYhdLTJP0U7zDbdeyhihfcoxc6cv",
-	"SRSk1UyZDywIiUUfi4rwNjyCe0LuFAxNMUkA2CnRNmVHP3oo7lhEKmDhOQLnahMLoXraANU/kQM+emL/",
-	"Fpcew0nblFywAKXkeimSq7GG5DoSSS/mXfVsRZ3ec84d3NjIMYd25z5ubRG33zuIwDvv1KZt9R3rJITz",
-	"D5WHGHiHioDOlNBMRFSQ9mnX+HS7+JNq1lwBH7yS+r9wW1e5CDcDZ3RCp3NSqE5OxYQhKA3+DjDeckLX",
-	"CVr9LJSkcom8hWdpf1zLLWAqBNg/NsH7x7R7K59MxCFP2UNF3OP7qziiL8N1iM9e5qdeu9cfZAXE9g2W",
-	"gvzFCPL7ubsby/+vxz8+QsYjmgk/EPobqw8RsxsUwPe0kkVn925/1xVHZebywqTKQEgtfc9HLCE/0UiL",
-	"/v16g7TsLbwCfeLu66eATcQS46khj0zgNGVdPoJSGhM7RcN5QOXAVmWBcWxvaXUQTSIxJJLGqqnvpgW9",
-	"moKSC+WA7r/5/v8LSU/EsZiwSCs7gG9jn8jVP1q1/Tff26QxPq2iUj6ECiZ9fVrrUsmiKjYI6EeEdRLC",
-	"1EI7SliCo5hKqecWkJAPqf4ayu7oLYvIxdk7UrHJ8F2Eg9n9yy8rOhIR+7wL962Pkr7Wlq3EdRa6GTu9",
-	"tN9oZDC6IV4nw4BMBrw78PoTugPWvT2E+kWjmGXmobjKLHxV+J2y5V5ZBMREuPFn2pkYM6yrAuKJyL5Y",
-	"VyUQFBYASBL6iiRGkLAwIEoQmkz1ECtH55dXJPwurB4SrogBuFNiQlM0Pfqx6NCYpK4+a9OOBr1nccu6",
-	"3fpI7sgypRlvCohWNMxFRVD2glJZPkpb3+O/QhNPW/9Nzp1S6G+CM2rO51f9rl9YwZevBjetmGc8Bf23",
-	"qi1goap9/IqubU0nMzVgJ69hZnh6NTMolpoRTXhuQLx7BQS0MbKbwB1eSQK8Ax8uT6oB6aYcINADotfR",
-	"+biuB+IiFT0ew+OwhRHOnzmNUvE4tqoyIFLgiHJGigNGg6wBVxZTFkZkHU1Qs2rAhpLFd0xWX7x2zd7d",
-	"81av3jgXSGV80119Salhv61S3i8h2XMH58WJ9oIOjKUi3rS7WSGL7SS2mASje9SYPrJJQv3okFQ62uMD",
-	"OE183pn+OCAslmy2/5wOWTUg4TiNc7+bsI5eGXCYWEIkU8bDM66bd2ks+sK/rk7OhHEVucQece2eYnOJ",
-	"+5kediJMC7nrDNE+nZ2dhfjGyeX6tl+68Me3Oi/4t9YC/mTqwsxsgarA3VhqiVJLbFtL5OXmy9IUwD/U",
-	"ne6ylMpxigd2QYFmSiWTBguDKsWSiM3CntiwIJcuwV4BGiSMm7mfyVf2ewZljVUUmybVZS8CpwRGxkIS",
-	"Cf1w2h0EhCNGyhyeiLHeEW1F2++kwoYjNXUUC6npFE1YQR1kQiA4m+W9wNn3slAwN0xshWbZmkOaaBU1",
-	"L4Jh1BcslVurfGzjG/tCLYHm6adcqmUJJdg0ZQnAU2WO3oq0w6OIJWXV49TuPkLJCM4h6UzRVPQkdMvK",
-	"mp1gVYrHiqU6HO1V6R33DQgMeFZeZuz8AfkeOZWKDWuKDUcxVWxx/8wlo1ENc/r2WiIHfDTykzGGQkZb",
-	"xYqMaJ8nVLGoKOm+WsS5xzRTRqMFXTJXMPxrN/ptNiGbh6wSOWUzy5eRNs+0lQUPWHZovMOfbdtV/W8F",
-	"pzl/PMxpXn2M8xQVYpJkI8s3ux3OjRwKGvWhw7xp+K59TebkR7jFw+4f86XIY+daTGnBecdIJYQMZRUy",
-	"J4n7sEdjqT91D3ZwYADO4fuk+hc7vgNqHM6OEDGjyVoAX5t35M0BmV0xmnYHTVtXxbwXg3lbPWCiRR3l",
-	"iUQjWLFPKiBdKlmNJ1JrFz2ZeLposv/emUE6O2VJX2/tvUYDQM7c3/fhvbDv70qkarsth/ZJZcNhKaPX",
-	"6VTeunBe1HX4AEE5SbliCxvf7PC35PzZ22PT20Y+4N6jD2JpRaG5xlaJzriCpwZYbdU5c9eVEMml+/hk",
-	"RYGwZQl18mmxeJrxFe0P6mbXFzqL3AbmV4gwEDSzBubKNpp8vTcRiZZveYsSS854DK1B7I4hcK2PBTyW",
-	"0GZNKhEDO0x/hvVnaJY1CdpxhCdSMRpVH2p9LhKqOEtPqG6pZwWbj8qA1ReSON9gxwruuAcJGTwcjyNk",
-	"gmK3tRVLARiWcs4thSPvIS1kmJQ5xkObKUjZKGWSJdhSSCSwWFILbwxZ5hz2tuJDFjhERuqLp1cSa3Kn",
-	"gfsJV9VDEp70amciYTUAdA5taa7L6r5uHLiELwUszi05zX2mHiSytktl+Oi23qxXV4JAbxsE+pmK5ecn",
-	"Zd8xtZaIfbibWdQFqG2xIgNsW9YSNr893Frant+KDXBfCs70HrKsNAGfqwlY9rpt3CM9imn3YSYnSpht",
-	"+bW70RjP9hLW0iMxAiszR7oy6+DyRAm/PmVr7qkd7yN7qE8bqzsSo2kZp/v6ReYzdILt+XmYH2zvsjW5",
-	"NEqZtggXS6VLlugtlMsPeuUZdDiKGTa8gDN7cfwWBQ/8cfaOVPbeNEg04lWsWQtbgBcYklHKevq+WBK9",
-	"O0q0Q33H0nyp8SjqhXVyPuRKscg+rcdZHEmi6C0jEevRcaxk0+vubUWUnIo7pnUCwulgKPDjzhXeoK3/",
-	"/LhDlACEQWAP8WKEyOpEjtqX17Xff//991pD/99ekCvBfiUtewBkSSsLqsOhDFAU0Y3JakBi0RcB6YpY",
-	"jFNHf0aVSDkzbKPhv35p//5HCJQijHYHJPzrL1e3M2SK6qWv/9L+/fPnbSXKzRZ5zsb3BQ7Rs743s7ZH",
-	"US//UHPdexZxeo1p6dnrC/LVO24vr7xbduX8fQqLv1M4hywiI9pnTXfO9BFbebDK4O9Xbfl/TYZ8gti3",
-	"Vi1ts7TJ4iR0RcSWtxGZNpuUyXGskN0pR9oC7AdNEgKubxhYwIQoJBUfP6GlQmjcGVEJmA8idagHIalk",
-	"KAh400tGpUiQFmju4yMRsfAwHzw2/JZQSqUfm5HbhOabm870Bj8NDRdOdo0cAN2jIbu0fUbAkU24IomY",
-	"HJpot1WznSmqPpHE04AkTCtvW5BaJ8cp7RkOhkToRRsn0f9j79qb28aR/FdB+a5qpBpKUWTHeyvX1JXP",
-	"TjL2ZiaeyEnmZje3hEjIQgQRWgK0rJ3Kd79CN0CCellOrIzjwV9xKBIkXt39Qz9+ln/H8hstBhHZokwU",
-	"4upPcpmMhzJPyYAqtt8ljfjMjsWrGELrn5qBfo1/d+KIjObTEcuUIzRqtsl7mY8VTJevdknDYwNvA1eW",
-	"/3sMmVoRcnC75KmcIW9ptFh1BH0FPp/PbfQ9EVEjSB4obajaSjLS/aj6rRpt5N+wLgccwozEOl4kDDLd",
-	"1QssR+jKXMHXSZ5TqPqMbg7M2QLLrfZNrskyaZlmVMw1T1REikwAR86IkfitYnnr+IplGmqXUJLkdCaw",
-	"LDWUPS2yYZELlt8p9Qu3qccqeVf7491CHZRto+ZeUVBS29Ansak2dxcQHLZLp4Xflzcgju5y5BdYi3Zo",
-	"jER770CJbX7K3LO4YB595lup32H5zkEyeNvZqXh/ca/S0VX9orXa+qBzYPWzJ9Lb5D3o1v++ZrlBQz/s",
-	"x5FNewUiWj8bbb/dqRPE2RJLVoY6AVwrktEmJ7enu1Y8lTJlRoYqxTQZFMmYadI49GV4RGYjCeqUqrEt",
-	"1rBGWpqfjmvMdxC4azkEZlQRzO2wOXQ8LwkVayWon7857q8sOnjFtD8rMEgXAFruQQYvG1r+TNjJKse/",
-	"R+JuTBoW8DfhOioeWy+sNidHJN6PvXtun+qaWQD5zc0yMa/ITLcguy8l/PJXTZJRkY0jA6ZnxkiJ5ZRl",
-	"sDyrRuJ1MdG2Z7XIaNutvV432mNZMdnr/b0b7X9Ywf18u3rZIQpF8wdLnpRGij+oVZEhN28BfN5L3ajN",
-	"D2BW4sMQ8v8DE48rpXHx88vm3UW8ug4i/o8U8f3rP5WIj/9RdDr7SSnDVa+6D35icSXtzvuvfzYPnZwe",
-	"Xx7/sSJeXV99fzMRW4p5d3cQ9UHU70LU99/dTdT74tsewK89gavHSMLhd3kgbgufKaIyOlUjqcHnQjNC",
-	"tabJaMIyDQdVKaFDzbDaIbp4Vkn1VM4yIWlayu1nnthu1k9vYr8PztFvn7f65x6VxIZjoUasjSjzulEJ",
-	"sO9U2XrtpKjpKzwqhNV7ivWqohZkwEY8S8EGLstfUHLNssJ8+3veesGb6Jcqxw11kJxlbXKma4dK5S3r",
-	"D5RIw54ZKcJukEaxaXX7huOwkh7Wlti1o+HPJhVKEgUV4WN/4bkbWBq3SWVaLBzzPSD9fFJ9/AV4oe5d",
-	"S79ZGOSS478+zEf+jLqA5FtGeI221GuTRLv/9TlpoV8QQ3w/nsCVCtU/qr84ffENMIqfYN9bp1xNpeLb",
-	"hMvYR/wnPkUhbnrncdOP3dI4qW+eO9kZdZt/WzuDyHxRDVi7YhFhxGUBt8pLYQEDzQibDFiaspTEp1RT",
-	"09kr08GLXMphTBoxS1NFW3k6TFrdTrcbN5cL7l0nMShTW3ddETkcCp5ZjidLjFwq09Oz07KoFmnEq4om",
-	"Pkl5agHQUUkeymvl2131+QHXxINNfchqiZ1jMKu/2ua8CK609fVValHRuSIzV792YaCrIVaUpxjRYL/H",
-	"Rs40FhNlcnbFMgaGVc5aBvyBo7JG8mGFtyWX4cphxPIm6/8cs3lVv95WdNAjlvUIJYJqe0cubYoPVO7K",
-	"pMvrIVyv9ncaFemGs6KAXjh88Iv8mn6CJVuNI/o8wbP8NtNcxGYgiZLNujPV+U2daVVz4Akpx8WUNJY8",
-	"rote1mabgA5AE21obkFjUZFGXFMlPesUj8iE3rToFfthv9Mxqwk8gZgfBZ2DhCk7+vCRYE4YgzIZMTo1",
-	"Jp15vxx6a6Man5RNwaKQWUQGbChzBu5LM408u+pBqUmXWzVi6IOGVTuHKhayELByqrXiKAzcksG6nGAd",
-	"uppqC/NTFkq3XnxXML1ynecM4UWjevOEzpHBccBKlt7IvZSlTSjmnDOYVlpjXvBTuWw3d3z4dEd38+eB",
-	"jBXO54dgU9OBYF/ZtfwFxul18hlFRb3urTFMrVD09OTDN02DRRksyi+zKPuLq540Fgy7iBiLjZQmW3Nd",
-	"IdTNNudMbzQ5gcDd+wpj/C0eU0elSjCap7Qop8aGjAj0EMuRvjtpnb/uP+8BL/JkShNNzt/3SWPBnPz+",
-	"40zHTStVpxga6Aw+71PO+69/9mjTprnULNEsJbhASUzFVY88T0/7x3FEYj2f9ohtPCJxoufmvzZqa8xT",
-	"pCwaFkLUzZMJ0yOZEp6Shj2Jt7r19OwUj9//Ay+jyfE3Nv+pEJobk8WezjedWucKdTlYIfBKq8KM/bZo",
-	"rZ6//xvps7U28sfZWFkjGYpy5+yKKw1GWiIon6CxR81MuNi/F7mcxMsWm7kPjDJzjet5sLKClfXntbLO",
-	"Z/rhG1rfW7HNbiBlZK+3x+bno8HLhL/m5y9+e/7m8pf+mTqb/Nxh/bPDs+y3j2d8xmlXjM8+Sv7bSzF+",
-	"naXifz9OBXv5Qicvb4T5Pf1RzMzv6eSnnGZp5yzrtNn8fPrbiWnj3Xzwcfo0fS/Grz8e37y+POPDX9pJ",
-	"V2SDyYtO+uu5qB2TTqk2Wm6vt/d/fz9u/UZb/+60/vrP1ofv//GP9i0X/nPpyDLau2nZBlt1FVVTJD2i",
-	"RzljgBYPD4pckCnNDV5lZtxt7HEq9Vq2k7qeq7UdjM5gdAajsxM5G46cv7+8g8WJirIl5JXcaG6aG0qN",
-	"42sWq2kXMwCMNnAZABDOYzRz/91LOKUspujZaR45rpS2af9tLkrDq2bp2QyKqeRG0Y5YztDpVhoF9iOQ",
-	"3iRjwGjSf/cSjBxkLMFjVRI730TfjnTrQgqezGM8xxtCIo4i2PuKOktOmdkWpj8pz1mixZzkRQaneSM0",
-	"AirLjGZkJIv8yFla5ppvTTwki4E0qFqdTWCL8gqejRWUMpoTrj/bWfyAPKFIUvHKLPgHaE7cTxBm9DUi",
-	"fcyW/Ya8kQs7fkuPpHvKPhS0edDmX6zNz9xJgkAhtKWqtsmNGxMZFp2RZbRTmVhvZPty7BNpAMA3ly5O",
-	"X0BWn7KxMBjKB2rQBjGhTsCsLFQ2jVhe9ZCkrLkpHmbdAUbQlQ9TV16U+bSPVFEuKTazRXDTlCvAC0oK",
-	"WDNop8eund44leEt/LvEzfwrX6udfnmD8nQVxrNy9O2bVzXat3rjcbNnlFhkwaQNp0Uexh/U9VVcB2Ik",
-	"pfOgWrZULbfpgl/y+1EDqyI5LZPmyrSHPZTcNvXB/k9dX+19+Aoxnt8IHLMbK+inoJ++vezu27TCXZQP",
-	"IJTbEZIRnUomxoDOmJ5BwQ+DeVaUwTAwjWdjH+Ks/dJmj1DytNvp3Bzud7DGktMB9SBEAGEAuUqnqKs1",
-	"YwR+zl1ZcKj2ol1a1XcK0Vi0/I1QUgU8uaX3MyJywXONFcPa5MVibRPzoCtaIviYBaD2jQG1vln3JzRP",
-	"/0RQDaJgTL9hP0e1jRc0YdCEj98rWC7+zSpyxgYjKcfruRhrJKk9v5TwCLiqyUQqTbodoopB+Zxqk589",
-	"msbPqyLpPm09f7TgSr93HdhhiST7jr7Xw0CwGsj77kDeZ9dyfZN4O7NcxR/uzJi8sE028PjZ9TvAiuA/",
-	"Xl5e9AnLUnCdE1sDPDGmiCO6GvMsRQPQGR7gF8DgNqJYkjMdIYmnzBJWkty8ffOKTAqlyYAROlBSgNFW",
-	"KEbikdZTFUdg7Bi7qFCu3K3MoYrhTBp9bd4JV80LR0bCNCj+O8u51gzzpmzOdcV8E3ef7nf+0jk82N+P",
-	"oRZi5+YvQyy1G0cY8TcsFCQAP0eKfpuB7ApCkJwpKa6ZsVXLLkytGSeknA5oMo4IsFSbPhlrsSVkQgUG",
-	"ESZCFilxRXQd1TSJnx7+td19dtC2/8aEZ4koUggonBRC84QqHZEiU1OWgGYr7WEJmVRwnYrWtMinxljM",
-	"MXZSDsnZxfUB3Hx2cX1IGua/rQkFymu4Ur4JYkbtAKCgPeh0zCibyYyB4afIRWyTgEYsGWMcw4jlDPAC",
-	"1rPHyYE0MXORwTiWebxUk0RmGUu0JSWyOMMNNE10QYWYk5RTIVgKcRQU5xr8SJgb5U8DTm5WNlFNI0Zq",
-	"wsBTbUCSJkPKBS5ZG36BcR6ZxoDbaS5v5uYSPI7VITFqw8+zMpYcSyFSxJjzVAgbVUznRM24TkbAVJKZ",
-	"+aJDRlIGigCy4xTT2rwWOkNNSwpXfWw3UrnoEAdsp09JY4GqbsDmMkttxhbuRCjLORsplvwzLjtBBnOL",
-	"ERU7PDDrZb9rFk8qJxjxekQUw1DXUuHGpsGyTKOBvnZ6uS1c6ae88Z1pdyyybyXjjihCbet/KEMovjxd",
-	"YWRs5CHAp45IjLMfVxVXK4Ec+AkeOY/on5ihpbRmjI4Ae2W9QbVAhmBlz0bi0TvaXD6WupV2FOkMbYkp",
-	"b787iaoqfYpZFuqoVGcTmTOn00zPdyd/8esr+RvYRENB+QdNDupvpbuKgk30oHeHX6v47U5suhMkrCHd",
-	"iCX5PKrsfMjTnxM8o54bY6tNjqHuQGxsc6hxbixzjNqSGTIRwRl77L0uNkJgIGg2JnhGShLBKOC3IxJn",
-	"hRAxEYxeYyH2IsNULDy0LlmLjd0TW3sXqUrxz7Qlh8O63DLWsAEEPRInZiqTwjTxgnJR5EzFJGe6yDOw",
-	"5juYy5ZyRQeCpcc6NlfNJ5GGb2aKnNF0DvY8S3FU8O9me4lYufxGrokcDnsgQqcMo80XbFcUqDh+2GBk",
-	"60LZ+l4AI9zreUaGgl+NtEs/G/KMqxEDgQzzgkiZlyLboBKJo6q5MH8YYW1Hjti6TzuQ1gjOvlha78zE",
-	"/kPJDO9oW4fDu8Bu8o2w72O1mC/TfZt4Cr/UDH5Sid/NKeve93+nPKEdGSlbehKiyhdhFGNpJgPgdaRc",
-	"MgMFMKNzPNU0AthrHtVDzNPY5afHv7b6eFLXOrUtxqQBesp2psXTuEmuqShYRDjI7oQKQpNcKjwVtZpD",
-	"fQVfx2k1pLshzL4ADoHt7uvzf291b/3b532Z693yWiy88KLkRQiyPgCP+/Ps0PWia1f+nWUhqxn6e1b7",
-	"fX4pWAEGvBMzbXN/XElP6/upmfR1rw9pdDvdJlSMc2cPeHiucw5ZH2Os7+CajMp4IycXsWwrROGshAhl",
-	"E4CDam/SciP40FKShulCjkfdpUvL1p3AJ22KpkMqzZ65N2fWQLdfCRZ64lwcRBUQ4FEVZ7OH/0uDtTuz",
-	"3szU/R7BdHclYTdZ1Jeef2Fh9UXkX2Z9hgOgIIc/9ySYwW41ywotwLsawObJ+7N/K/Y/yC+3e3V5P4yK",
-	"Cc2W4xCVDfsjimtGcin1qqSHuBkRWWjFU0biJ3TKn1w/BfFR5GKv50Jf9z59qL4IA2CfJHI6f7Af97sN",
-	"uX04w7fFQtzwmVzVPci1T7GvbXrvxUsgtu0KXjoup2o0kDRH7/WU5S0EPUN+ZRRpu0qcOHYV0FcU5O6b",
-	"NZwafYT1PYEoAtWOIg2ruYCGsem3iCpMreHhmDI5FYzMRpLkLGH8mi0mkbh2XDH4VV+G70Yfvp7JltJs",
-	"Ch7nFrJBuDYKPUIYZl2VSwPFr7imwsUu+0Uxmi64guc+72LVON62otEf5czvE7QDpcvLw1wvqtpv0Na+",
-	"WNHkmVKFMU7MNEwgPKAslU916cZ17RRiDK2vb2uBEtp72Ct4vKpvP8lMjwSQ26dck0LRK//VJ3B51YMn",
-	"dcJQtClL2s6qhefm/yueB+5s5c0JlkXD5egCKvyO4AO3fElJ0Oo9WDG+Lj+Lwdo1gRKtyIOyLdVCKVes",
-	"YoyQwK2ZSV3e67dR6qbl5187I1DZ8wsbSETTVDlz3ezZfEgTRmzQEL7BH6cqadxIFD/WE0mRoOgcS9dD",
-	"h9cZEo7OqBBMY5E6F1W/kMDdg8rEVfy9HINtnYH1ntrNaNvRo1wWVyM4s5FDe1oDv8jhkOUqQt5285Z3",
-	"J2A5sxtbGFnmUCz77PTg3clZm/QBiigSX7zuX9oK2WUhl0tgYl00cOM2Oc7mpHtz42hKaTLO5Ewws+nh",
-	"R3S1Av86BhR5IUY9QjMbkwUllSPoNwYRkQZWsnPRN01YQfYt5tt4Rp52iH0GY5hsuFSJFDAODcKH/Cgo",
-	"LwAKfuOISCyP8ELYVZscO8+Jf0SGYA1Dt56WyRTPXAIH8L66soFmN3ahWI2yJCegVDXNtVsAzllicVbj",
-	"WQX2uIFlmopmm8QHTzvkpcx8P80ygBoOnbQ7IkqSVJpxsl3wW6UklzO7PKgQvrOcM3W0yfMDwWJX/Jpl",
-	"pJgCXrMxgLYbcmgWqhsupJ1wJQDJQKZzWyLQBebB9Wp4U9JIuYL0obTAFceU8+jb+opmbpSmkylm1UiD",
-	"BIGe36hu+EhjFhcaYtPYzAwJMKHYT2z7J5V992BcflFf0yw1H+Aki62qqWrnmFH1v/J7/IuqargBGg36",
-	"UI/zOyIpSwRUfJAwg1SUBZGs7s9VFatpa8rTjDCaC87ykqcLlhJXVXV58PRB7lATxsabgjmsUYgXdO+A",
-	"kDyMVWQcDg6WELTlHzuxom4JRK/QRRD4WjKL4BhWUrWagucWbNQdWdHd4DM0Ajkun1YYMdXyOlo+d8bj",
-	"F9Uj6xfeFr1w79jYEZuF29srCp7urcyurX/524zfEMUSmaUqwnBLWyy1XF9t8oZ9NCILztUVhrbokZF0",
-	"ZMhmpSiSYpvJuHRreWM//BKHndZf71a4sN4nt7p5ZjYDn1CBak6tGo5YjWj32eEPMfmejNgN+fGn45NW",
-	"/8fj7rNDswdskdpyP2IR2jZezekM5I/jjRuzuU84sHD+iOGAWwxYKUC2HTDbBTNutDX88Pvhwae7jF41",
-	"BH5w6uEBMX/nrYQqZoaG3j6YS3IuIusEVa9OM8TTqBIoxmxY4flZO3SVDN37oq1xp8+vr7k1316u/ds/",
-	"Xnvb5I/fFncaivj6aVQpOxvRvHojVVNV20lLg7Bpn0WLG22/ay0AXcZcf6fcd6CNVMZfpyyRKVhuGKK9",
-	"rJoFH+QUjBM8bKgxjdiIbqocZQlE9t46ucrb0isn9/ppVNVt/f7Jh98P9j/9cKdNDHOwGF2uXO+qMHNK",
-	"9rstM1z+DDkiyvuPMvF1PKrlbUJMfv11GfIcV2AgbeNBZHnSGNdgU7zynNE8gbchzczt4MpYeou0QA0A",
-	"NATJa62XB9qLj1ycUpYyPGwZMZH6iMzGLk2AxjSTGWsGnBRwUsBJASdtgZPwCDHApACTAkwKMCnApACT",
-	"Akx6ZDAJVfzOURLCn9tAkmXpuR0lLSIk+2DPDO4KsFT5dZ/8Xv59ln56gs/FACIGc2Mc8ByDw5SjnY9P",
-	"n796fvm81iBU9qKZ4w7FO7EtZY1PJPksX2ZprnJGlcywBlUMgCgOeCzgsYDHAh7bBo+9sfIxALIAyAIg",
-	"C4AsALIAyAIge1yAzOr4nSMyC5nWQzKfz+KLYgO9hkJcYMBXAV8FfPXw8JUXLR6iAwPKCigroKyAsgLK",
-	"Cijr0aGsZU2/Q6y1AkRth7hSOcuQ/Ho96Aq4JuCagGsCrtkS15xWIiVAmwBtArQJ0CZAmwBtArR5jNCm",
-	"UvZfCd1UgGU7gHNbQlQANwHcBHATwM2W4CakKgVgE4BNADYB2ARgE4DNIwY2O09YWgYp2wGaW5OXAqIJ",
-	"iCYgmoBotkQ0IdknQJoAaQKkCZAmQJoAaR4zpNl9ys8KnLIdqFG2nwHRBEQTEE1ANF+EaPoIPgKcCXAm",
-	"wJkAZwKcCXAmwJnHB2eMmv9KWMas1e2AzDVns+CcCVAmQJkAZe4ByrxDcRLATAAzAcwEMBPATAAzAcw8",
-	"RjCDiv4rwRkEKesBzUc5aJvPFUxvwjLHZFCIMfkoB2TIM65GLCWNGFFGTOKyBax7HaN1HJOZsWu5AQCF",
-	"SAEUXEkis2bk1L8yP2Va9chUCmEQiVGyob5awE4BOwXstBk7ncvBSSm5AmwKsCnApgCbAmwKsCnApkcD",
-	"m3wdv0PEVENB68GSnY+2ZiqEsAXsErBLwC6fiV3saFwaQRKgS4AuAboE6BKgS4AuAbo8GujiqfgdIhcf",
-	"kqwDLp8+/X8AAAD//w==",
+	"7L1bbxvJty/2VQqcDVjKv0mT1MUWhT/2oXXxcEaWNJJsz81RF7uLZFnNLk5VURTH20Ee8pDHAAkQBDhA",
+	"kIc8nPcAQYA85XyTANlBvkVQq6q6qy8km7qM5/bHxh6L3V3XVavW9bc+1QI2nrCYxFLUOp9qI4JDwuGf",
+	"3SAgQhywWHIWdaOIzc44HdJYPQuJCDidSMriWqd2cHZx2UG3hNMBDbD6EeFYzAgXaIznqE8QJzhEA87G",
+	"CMdzxKAdtCHoeBIR5L8+uvIRJ79MiZBiH8UMTTgZRHQ4kogKFBMSknCzUfNqIhiRMVYjIPF0XOv8VPsv",
+	"ah+8mpxPSK1TE5LTeFj7/NmrHeBgRMzYiwP+ms1QxOKhh3Acov4czUZs7CE5ImbgdtyBaibM9lzSGYsl",
+	"ieUhFRMmqO4j36WPpcTBaExi6aONkM3iiOFQbCLGkU/jiMbE99CMyhHCaEAjgmI8JhV7viTBlFM5P2cR",
+	"DebFzt+PsITZTfCQwNxU5x1Ex3hIhN4YOaICCSqJh6gUiM1ipIeFhJxHBFZKt6kWbITFyEMxkyMaD+3O",
+	"MjkiHI2YkPvID8kATyNZFzxAz2IWk2f+qtkcXeFhcfDvCBeKpNgApsDJhBNBYgmE1kGCxCGiEvVxcINo",
+	"jPzeoH7KYlJ/g2Uw8vUW4xhN42CE4yEJEYtJQp9bzW1YdDaVCKM+C+erBtkLyXjC1KpfkEmE5yQs2WzJ",
+	"p8RHsxGJ9bpSAWMXknESWhpjAzUugnlECbf0r0kAXsZjgvyku2Be/5bM/fJToPorPwgnTJ/I4iC7YciJ",
+	"EOm6CjblAekgjCZYjixVECQIv1UDZEyiDf85ntDnt63njUbD3/SQZPp8CxbdqqkNMY2FJra3FyemZTMz",
+	"LNRuSSSZmoX6mXK1fGr07qwGjI+xrHVqU07rnAwIJ3FAamXTu8CSnNAxlfD/ipO8MFwFYcXASKgoRI1p",
+	"RuOQzezcx0xIFLBYSI5pTEIUqdaQVMcGTyYRzfOAMY3pWC19MxkUjSUZEp4d1QUZYxqrwS4eWUQGUg8L",
+	"SzOu+3YmSMkSXJKAxaFA01jSyJ28OkZSoA31U38a3BDgtoNpFOlt3NxHipOj7faeh0ShlZjcyWRvabLC",
+	"Xkq88XTcJxxhgfwLIvm83h1Iwv31Zqc+hO8Wz0wyNMOKBZAB44reJJ/TeLhfPhK7XHVYL1/NEc6oPpXL",
+	"KXPFYN9hPlfX5kSe4Hg4xUNSwhv0C3X7ht9JOPMzgSLzKxowtZwCUbmcIX32ahPM8ZhI59pe1v/VSF/H",
+	"hDvdCU+tTZ+zmVBcEXiqHJHxfnprSHxDNBcbUC4kcFEqkZgQfCPQhiAE+YrZRESxBax2DPn/qjr4J+y4",
+	"EhyMeFHzaupyUzwouxZZwsB3JyQeylGt02o2m2WnvxsEbBrLXniO1WtlU6VCTNUVhfWrzwSiYTIcxefS",
+	"wWDbWkXmNKVhKU/qCkG4GkIvLB8Tti8sHY3TygPHIyWJQ0IuGZflA2I81PcRSEDmdYE2zB2O/HrACZYk",
+	"7Ep/MxnvL1PC5+mAhWreHdm/cDKodWpfPU9FzOf6qXieGZMa5CscDkmyclWHat/PjFVt+SMOtWRkyYAr",
+	"jrOv3n3S9UxHA2ObRjffsH7F0X1k/acdmzMaEFrVSoKmUHX9gvSLJx1pfmQglI4xjQ5JRG8Jn1ccr7r1",
+	"IxTqj+jTjrk4Phj1LVGc7JhGpTfnWRzNnYMOw6YCEfXVfiIQU+llX8KRvvpTZgpfiEUTIXoUtfX4lRm7",
+	"5eklvDFt9yF8EfqpuqMwzyfdx2Q0WstYMHX60Fk7CsW3pERXbClxqr2zgyacxhL3I4KCEeY4UAKGh0TA",
+	"JiRU7ziE4CFOxkSJWCRE7W00YlMuGqirlLUIz3M6jdKyEgVMwkrTIY1xZBUjeD3VfJSkpjWtDgLFaj/R",
+	"NTNNbbfbCwWNnBq1SNBo7+x4SshLBA8lXUlJuGrzv/zp55/v2s36zz/fvTj68I9/KSyvV7urm9fr2UVN",
+	"17J7edDrOSuKNsQEB0QtqP9fKclpwDgidxgsIxi9fds71Ns2UEot6LQlqlyMfKU8+4iTgFCliGlZuJPV",
+	"fNV9KVfovuXL5+rUixZvp9UuI7hvWH8hNX+EZw8j6LPBgPArdkPiBedYPX+mhNqAE6V83pDY09otVeoX",
+	"jW/EAhmMpU0v1QrSNdjdLgxRUYXuW3/52audl0rmrXofCxJqcVtrLIs4yyQvLBu+BBQ7xndaSVFisxKc",
+	"E62lVaq1qNEoCbx8+XKKiQeCPxskwj7a8EPie4hxhBEnQ8rUSVbbhsQ0GIHOFZJ698rf3NfUKKaTCeOS",
+	"hOgWR1MloiM6jBknYQO9T66eVPMwKgYIUkrXHCsihCHkVSkPkUgQLTJwEpJYUhypwcNQ0cZRPIyoGGm1",
+	"FtpmAxQz5+WFvFzNfxHhb+2U0aVa1kv6a8lG9yQZCzQhHMawbI/h+9J9bjezG71yl6/IeBJVF7mkef1J",
+	"77zMmECBdmzIBywkpdbA1MocsJCgjQALUqexILGgkt6SzQWnWb29zjlefA8063vd+o+4/mt9vWsAZ43k",
+	"akAdFBGpr9aQDhVDwnGIRvPJiMRaK4e7A8yWOcKGFXuPo4hI4IEVdxaY2pNua35MME7SHzF2s6Yg/duI",
+	"0GVjA8sKJ2LCYkHAsPIKh8Zmp/4KtOVd/RMshHpLn38U2tRqbnD4J+eM608UQdfedU96h92r3tnp9dHF",
+	"xdlFzauNiRBwJRjrTGJTi5lUTJKGYFCXmEbCRxEVUqAZ2PQZGtC7BqxwRTETRgOzK7MLrdsz8mF6DTU3",
+	"v4P8/OTA9OM4lVLrW2KwLRut+eJ5zrzrWjvrGdtqpUbSL3INGbtpxUbU25/hWoe519XcRa3zU3FnP2gX",
+	"zSCiwQOJ5uDs9Pikd3BVQizabK8EHIklQSEjevfAHgt63SPSR4XO8iRhh/6XIoVkvxQJHHEl1z2MAI4u",
+	"updHh4XtH7EoYZdUOJcDGmEw4VKOQiwxIjAGpP2ANHE3PRppPHQgHRDGBzQiAmFO0FCJmRssjubw4LsL",
+	"fdlz2DfhodmIBiMUEazt/+qyyNytSnraLNCiXsW/FCUawlF0eMx4n4ahVpTuT4q908u3x8e9g97R6dX1",
+	"5cHZ+VGBLLvnPXRD5ijCgZHcwW4APm3wwZl9sbKY/2h0uHbPaMMvTkgp4ozrz+kwJmGdxkhbOJ4JxFkE",
+	"WkufaKZHEJsQjo1F37+r28br6k3fq975xdnJkb/ZQO9HhGs9hsZC4ijSRG2+E4bU1THSTlwlH/kXR9+9",
+	"7V0cXb87uugd944Or4/edHsn4I1Bgghwos9GTBD7VXLP29bmjnXAh6+vT8+ukgbBV0aUiKTd/v2phOAN",
+	"9BxP5ej5WE21cBCVOBuxIZvKwmksWXcPlSyIVzqYv9IhLj1yhYWqebXiOsHJf81i8rBDf3Z8fHRx/frs",
+	"NH/YqdAaBbj3gwhTReo44gSH832ExY0mYyGmhINxC6OYzBCLyaOd+RnoG8VheIjcTdQ5g8OsrhHnWlLv",
+	"cXLLbpRqxe2bBRpN5/2XIjhnuxX99GKlzeLooRfH1dHFafckQ0HdGE1jcjchgVJyQcVroFMTWERhjwiO",
+	"SLifiSWhIaKwkwOlG1Jp4zoiNnwccfcJhlVkf3o5/mKczNCAIqtTJo/ZNH6gaKy43fHZ29OsdHzKtP3R",
+	"6ix2K4zL4lGIZFUf+R1PRvqX2vJ0f8yev2EhyBtFA9DbxFUhaBxoCch4NiByrBjf10ExS3wXhejVugkB",
+	"rUP8aj0NYF02p4WBrzautO4Eli5rKBOE6sQ3LvsG3snswx+dIj57tbPuVI7Wsp9VO5jQLpzOLkitCxg5",
+	"vIaAKhHrfySBRBs+jcG8dW1YtxIy7U9DjmP4wfFV6B+v5XxC3FdTgcJtaBrfxGwWu08DFg/ocKq1BLeF",
+	"CWds4P4QsziAPoptX4ckpiQETwoa42jAuJK2/CRyybccCCI4XR+rIPyWguWGxLckUirRRtFatwn6BsFh",
+	"7jQ9iOz/fKT8NlYKD+P010pmnXWJuYyME/IA/6UJGsTAqbRLUwklhu48NBVZqfbv3Szupld7//59XS26",
+	"OmQBlmXBmq8I5oRr3vHPn2uZTfi5tiKi3XoBj1KBJaETSe7k85EcR1kCMW+8ISHFV7q59E2vLPpzudhK",
+	"o6mJAvj66s2JieQcYYkEngskmBZfAzwVYNGI2FBdvkm8RirXeihWmj8SIzaLGzUzswUC3BNN7pRl7YrC",
+	"2BrBCxhyPJAC0TiIpiEJN5dMGmwSxg2mpXN2M52Az/pPK5eZDbti7A2O5zb4/LfZtyvG0BjH8yTHZ+He",
+	"jExijg3p9hCOBAOxLx9B/mfcJRPuXk/i3Zd+nEbGm+2dRwyHV4ydYD58oLnnvPvDyVn38Prq7Oz6pHvx",
+	"umjihdArchcQEppTBDkTGy30hr4CQ883l2enHtpO/sZJUIGHWk34mXG00/SazSbibCbMWweX7xAdK7Fr",
+	"89FMRNVGu1862mdgN8JS50BNJyHMgDM2hhehNbXiQichDbniiDq3ar/yRPOqYmED/lIqY5H8PsDhAPZx",
+	"RceETR/oUL04+u7t0eXV9VXvzdHZ26uFTnggHCHZZEJChDmnt2D51pkmVCc1qUlGRJL9JCFO/TrjVEoS",
+	"N9ClyaZI2oTsmkd32q8zUrShtOa5JAkF6ySvZ0Knakq9xJupycuZ0X6SH5KbUZ6Gc2v8l6LgPH0p+r3U",
+	"TpizOJo/jHi7573rb49+ADt/9+Tk7H3BM0xF6pOCBFqBsOPKMu4gCMizHjO1w0pveCTCfMAI0IZfMkPH",
+	"J/e3J+6RPXFly/23K670YJefvTV8cctF8HWvse7V0fVJ703vKs8C8jL3vs6R1Lxe500WxerHOPn36bhw",
+	"czjT+lvaL0j7ZfeNSwiKzNa0US1124Gd8NpQfkFUUqxbMWZrhRpTIWg89NCMA8aCMUKpd4zD9dFkn/W7",
+	"3rekZubga8UTwok0VgDI5nHyacbGBpqqf352aTktJwNOxMhHQ3pLhOPbLjr7Mov4F/P5ZQnoQ7r71lfD",
+	"prG8nI7HmINohMMQcDRwdM7VjS6pammAI0G82sT56VONhhXSRGxc8Kfig0mE41U0eK7e0QHBNnb8J52J",
+	"Bc2aRlL8Be1kUK13J9RkWa0xpSS+OTMzpXbWlWBeNj3zyav7rV7xYGkJSwkpRvfV8v4Nme+jeBpFiBn3",
+	"3Byi9TgZs1ttZy7fiZ/S4Hj1OXAouyWF3ikHOc3iZ5B5MgadDV/MtSjfl7IN0cdadEuiz0/VvGyfwFq0",
+	"ydN8kplccTPKZliRNiMs5FtRYcOXrWKRsDkZ0LviNI8hfb/VdpPQTLj9DZnrBDROAjaMqYBgh7I1V+eX",
+	"TQwNSTIWq47QpXpdfWcawpzj+dIzZTpIJuI558Ldx8z6uSdh8Xk8gHccb+TSE+NcjcGUcxLLcyzEjPEQ",
+	"kko4J4FEI8YFQX1I+5in4+vFh3guap29ZpKacHDxBol5HKRT7PykM1pFRynfNa+WJN12lMpNYJ9zLCI/",
+	"kAIxA2hSSs5W7dAamJLAxgwUGxyjHTSm8VSq+2vIMmQ+se17GTiG9st8dkyBPHLzLyQgj6k0VjB10OBe",
+	"LZy2JL9pa3dneX5TegySoSvajUg9ojHJjd4kSy0b/ZrEbSiJhAmVj2nc01+2ciTv1aYx/WVKzGOTEShn",
+	"7BgHkvHyrKdLeleH9CDt7EigeXDqvVJrOZmoZctlKn34tPt5nSQlHfR6Z9ORSrsBN5DIJqv6rfbW9s6u",
+	"XzjU2fO8+FSeUCGPjHN65aHMrc9US2nWtw3LkDkwIZa48n6aW3sVt4I2S+cj1DHD/YhcsKhkO7vacIFj",
+	"hMOxOop4DgJkA/lsFhPuK1lW/RAjiIDvzxFGkuNYDAhHG1YA1WLTc/0JpEJZPKhbSmaQv6vjLhVLUR2V",
+	"QESl8CBPL6QALELmdf1L2asmw7/K9Ql4NKeLrsE17uCFbYyJxJaAypcomwhdglaTp9hjTkhdZ8nCG2iC",
+	"KRdoA0uNRtVubnpoKiBnnMZOOiYWyP/0yd4QDTu0xrdHP3z+7Bu26Q6t3Uy2bq5mKFakOn4uIWjt9Fhj",
+	"s8vu9RS1Id0xZ+G9hBqS5c5e+ekgSs+cWZF73+2GOmsfmSD/wfzeYHzojLxTa7b22oMd3Ky/CFqk/iLc",
+	"wvW9fpvUtwc7eLf/IngZ7rUyE+zUvmHiP/8nd6Kd2pv//H9GERxLl7IUI8LxHGCRxgTWMHvkFp+fDITB",
+	"9mOep8e5T93T9TgtVjmSq3v6s53U3LGreOKWHacnv5CroEStcfOaL3rgVj1mfLzmtTagEVkW8xCI21p+",
+	"sgeX7zz09uq4/hJtvDp7Y5HwNj3kez7y932wUeE+EmSCueJhHtL2E8QBh09PbB9ZkjJOYxyHrte4gTQe",
+	"A5cgMASY8zngqfoGBrSuBuqjjSyOm2/H7XvId01/t3HYGIs6uQtIBEPMPGWBJLIuJCd47KduQqWXqzXa",
+	"1BFoZplQSAIaAoxcHFoAUxDqjWPj4PJditPSbCKB5+BVhFfUW6v1etiZZXtuUTW+oNyY0GtectQMa6Wd",
+	"CQ/JG/VeKb2bNpYtQZpWb2AianX3Bq2K/NaBLSRR6CEsAhKHYFM1JAAPLMBf3feQalW/s4/UsoFFqM/B",
+	"YNqfI5+mYalAPiFVGjNlsYcEgwggYXQ/TiYES9WRuKETJR+rZW+gw5LUf1fcdeeYmbDD6uolgkY9z/+K",
+	"UvFbEDqqihM5vgCx7CJdNYEMdu0+8u114HtaSTdPPI2ZFJjPZiOlKIzxpIF8w819FOBYnSkdKg/rUC7F",
+	"NMZTouSMjDSjlVN37K1HlDP+lh3+yLJDka9MQyqPYrm2VR4H5aDDgEQ9wwKFLCYAb+L/PG02twKbQgN/",
+	"kYb+8Zbwvv7BRxsZW4ODCNgwnh11vWmzdYPGt1TqOHmCgxHCahokdAMS1BJBSqAeKbgk7+rwYl3/5Jea",
+	"PcFI86hG9mdCMbwbMgc0UGNed8NyaEDUSEk0eCT7eknHqb2dSrUkSkS5IRNp+Hxi6B9C3mbJuugf8p19",
+	"G7NZrGGe9LUQUSFNAMZdndxJEgvaj0hdcXJ/X9skDfY6DkMTikxjdNvSELM/115zNlMnSX0hfq7Zm6V7",
+	"3kPDKQ1BMFE3gMaaukkHoIjN/NAoNYflhqMWdSq08UTbg7yamAtJxtqB5d7P0Ji3wvWA1zCVVLRa0En5",
+	"BgcRJYDPaOJLGuhsTKV0DcIRM3mM2MR7p4E4pRtsD+iad+B7I+HZM48kMySejMScQH0kY4Y0x02S6ooy",
+	"mV6chSS4XIxMt+pDenjMJjmHR6TOyLztTowYlzbHL4Eo1Zcx6kkzETt8oWQgGmpYJ6ZkADVFjUWnfosZ",
+	"4iSgE7NhE8IFIKgBuy/bCEWT3aFx5S/Zev+tILwOb/oP3v8yew5WC6b5oWcZvkMn6Rp+WHqz/A7E9vSW",
+	"+80FdxOjAbfSJcRgvlkpnWjcshyc/PEBernd2kbYbdFi91v5oaPvQ5ONT0VS6qHsKy+5hSac1NNoEu2D",
+	"gHy44sKnaXLiOkmey+zEgnObLrixWecKAZQdhey4TIoejlk8H7OpuNahG9lhmDb6jEUEQ0onRHZckzic",
+	"MBrL1d3mj4K1sOfaKdttQGn+LYIBqCScVgONPrAv54XXTw93bEMMfJFNHWKJ0duLXgYeWwfMa6vC+elr",
+	"JZpcvnutvSBK9zRqUqzuEHWZmAcYDUlMwKgC729gxJkgUibJ2HqDFEOccKr40QGLGPfTJCfo3spAghhs",
+	"M82dMw3ACzrUlMpND4Ucq6MzxDRGWOtr8Io5NX2OQSt2FLXiCgFW+YG6SUqumhTeXL+XOv5gzF4KYBGT",
+	"NPUJtIMlhQqWxAwIieVUuJVFFF+/1bCJEki+TFmWeCjWO+NrOxS8GmTeUTm3DuWiP/inZI4JqS6JL3DX",
+	"2jkzlmrNrHL9JkuU3bp1HBVZPPl19Spr36x2AIFMKr6biYx5mkAXi8xffdMT0Wi1C96+CF/dmrI3FwSL",
+	"cj10bqVSc4Y8xS9mjIcikU+hChOTySnbYNwyISU3CRannGizsXSB8iMqd/OXjQoLhOHGXTSsBjq6JXye",
+	"FkMApHZkzqthriOlaQNmtt9Av3utrLCCC9QzTU/XNL7WMatK5FQCNAkJOD04nqr/wrzhxEdEkvC6P79O",
+	"bm0NR5fs0c09o7BSxpkv+wX80/eQbwJKfbQxwULav0VX+roImDVjoA1Lb/250fsT/CK9mWZrN39/O5mg",
+	"hlbWsJP7xSxPLdkHWNfbEkDg4s3gvPSWRwtwrKf9iAZFkEAP+Z8EleR6yqPPz+Hx/PmnfL/a5raeYKjm",
+	"Yhmw53Jul62VTLFwxxQC3lJKLU6+hPstYD+rL6cv6vzL3ZOVXYDZ7768dpmfx2+sYS4qrJM4iBwaq1xu",
+	"5/frIEqK/7j+IWeK6XTLBFmtEWn0OCjIsaZ4Vpmu3T6UOpTEaFwZI5YdOjCQhgG0Kxe+6ZgIicclpsCL",
+	"4wO0tbW1B/mcaR0TNMKTCYlz8drVo3nSgbq9eyuOZGHK6y1tP0PHi0pr6QsyFYXMwi02nLtqs353HfFU",
+	"o96WD+Wwd6hdeBqdMGCTOaQqQna4LoFYaA9AKSrK6xPOJAsWA7hk0djP7dv5zSysazqKZH5OZ+4yLd5q",
+	"xwCxxhbHiiOCOFCIp2suE76mPCox27i+yub2y8UNfF40jS9//a156/UUb7tH6Fsqm0AweoUgt7YahCBx",
+	"eKR9xdDm58XaatY8sJK2x/jOhk8bf+5a0dTOwJyrzsw7bwHMrbA75uUL/bQ3hNNFhQtC32p/6PshP+E1",
+	"DSPZm2ElhT2hIWV9K8dCs1vZflZQifIkneHuC1SSSmrIws37nYjZX0a6vmd0UB5TBokRhpQcKtQ/J2Tf",
+	"PsiEBOkDn436cS3+zi1aO9dBRQnePgpYbMspF4JVXuNbgjCSOLpJC6lcTgi+0f4NMPL+VBPmlw95k6y6",
+	"TouJSo/ki8jc5svFgQVeB8epEBoHhJdEXLZ3dtG39BUKScBCXcQYSxTg2IRZQqRIIlVuYHBRjHEIFaRg",
+	"GVAwmsY3EAEJfWh8ByiaTSIyBvRSgXxxO/Q39x2nBRgUcV9tUyMrtWxt7+20dzP5PODDg/k935jEw38T",
+	"t8Off/7H3Tja3O9jQXa3vZ90YaJmfe8fzz/845+fml7byf4pNawtqlUUOm4a7PpkYABKY9N9dpDvjGsS",
+	"D+1YGo2Gjit1HovboRqv+8p66VvtCgFeBX9ElWiu1WFjiVDSblYSQwoeCyefrbxi12oPxsLoEsOJwDD0",
+	"pIKJ20cFySSx5v2BRZPClP9CsglPPCjLvBuLfRp/9BCwL+NjWCocLjtSX1I6zBqmeWp8Xm1yfljguq6v",
+	"/aeJWjcO6nqO1ztmSir1H5ewBydUyIO0LOB6YmjXpoS/3zpAScNIt4xU09ohpfd+s4N8EoOMpB5Boqo/",
+	"9ZNYCX2tT3kECHMTNY54uGn36fWPvXP179ZWy2u+aKO+Eqs2WiB6bXqIxiG5Q00N8aWkMjUyILtYqndt",
+	"MxBkDvB1+wCopR+OCY5F6hT14fY95mwMg4SaluoqMW0oLgRlTYV2pBqP0AYDojK1QvSUc7L2f4Cclzup",
+	"tnAk5UR0nj+fzWaN2VaD8eHzWDxPQWrF81uwlKS/XE414cNxTtZRceyvt0Wva/53Xf+1++a7o263e3jA",
+	"zt+d97+bDVi35H+9g63uD/3Ld9+K7nfdblcHNnaScTkjaThJAM81axLPK1h6ms/1QX/e+kqtWXLwz6d8",
+	"woSiy3T5UvZVQqE2rPVpBpfmOndqIQ07M9LvLOigYzroVOlAK6Vs4IRi1Tq1drO9W29u1VvbV61mp9nu",
+	"tFo/QhDIfCKZmFIJVcrDUOA6DwdBvd1st21L6cIlnPcNkSMW2hfeqauq1qn9unX8/XcfSfB+Ovhhe3c+",
+	"3MH98N2P4vtfTkZ3oymZXrIfh6eX3Qv67aubveDX0SU5vzomo/OXwdb560F/F7fbw5vB22+/vToPDw8+",
+	"fj188fbFSdDG6S4pWaanBE5O5fwcppll9WZgj7ukX/26++ZmcvX1xct3p+LV3Q/d7vuvp7L9muAw3Pt4",
+	"OZu+evfy7oJ149l7Ed7eyK9Trf4nU/8V9yPicLxVHNGqqoobLNq9guaanvNSy2V5RGLe+FB68NcQHTM8",
+	"4pOrCk5TTe96zTK0UzRgOkVR3XQJyy6LOy+fZY4D/NlEPoehfXDiygMWA6cu422VggFM6Hl29bzMHpcJ",
+	"SNX2JI2aLfMUaQa2TLcr4QXO3KtH9jkH7V5QAcmx8zKLlgjTaftlp8tOtlTQLO5btdSmvMCUqS0OljlF",
+	"j0pmSEJFHZFCEb8Oa1VSCpbIF0n/PSXx+ABeP4vVM47jkI2TTJwZtqGfm67gkmsl5XT+PohDWVEoK748",
+	"oXywt72z+yIh8LxU+mT3fm45a51adiBrSypJKsBypLllvLEoklf/zswiw+03mv/2U6u+90ED+jS9nc+b",
+	"6xUeD0lAxzgyMjbEETeRZEoUb75o/c3UF5LBQzh7fk8XUEcpszLB4+ta8bTOecICHC1I/ovgGdpgMShD",
+	"vn7X3wTQS7CxSXxDRMKDqEjg99QOsqlELDbRqKANZpRaEoO6DpYR9TMYCIAvg2YbAVhizat9VGLor6P6",
+	"1zgWNU+19WGZTR8SkBXXt5nA+ZTfFZ9ekEk0v2JrJDWXehaAQ52W5lX2dE4N1EdBLHYuCbHvFoVzUi1V",
+	"u40S6/biAURsyB7m2fgL+xjc9I8ce/1K8dVu/RjXB1m4tLUmE7CITbmFyUf+VxcXr1+/euV3kP+VNpEI",
+	"eodG5A5bbqwx1nI4al+1jtvd7W09ZohadWIZMvuuQ1qVwIQDmWCJG0FBE6unA1/FiIQ2R+VsQmIEVjeB",
+	"2o0mMpR7ztmARuSZQD6cDB9t6CLbYAKTOA4xDxPg8839lIZzBcYEiUPCk+HApwLROGOyX//wAaSaZDzh",
+	"dHnGZg6YGkH6KoT1g7Gw49iOwBNnXpp3UAtMfZmKH/rplBPPQa7OfNT2G+hoPJFzJzFJ3YuCyAY6SPPT",
+	"BbohZJLUkjbj0inVM8KJze2BfKRpLGnk4qomjsIGMNIqSJt2iDmfVVFUn5G+oHLBNZGIsuYtvXz+lEe+",
+	"tZC5hDTR1CMAMV+ThZejC8gzNESx4duYa38zpRDPlH3MU2iCto9jm7v49uKkJCJ7nZivYhKfQQexy2LY",
+	"bY5x5O+i3AXj5a7gLN1mD/Sye//Lxp5Z4aN6+Jn5QsOlrDnoi0x4g82ag8QXwD+BclHMJDAzbhASwKCv",
+	"hJOIYF5Qc3ICQ60b42guaYAjdMkCSuQ8c0bz29ipOQgTIgcH54oBJQ3nKaZT+6p1vH30Yi9HDJ2fPtko",
+	"i9dcKZFfs8lEh1pQGenwDTbkeDwm6GCEKa99/uAc2kSfyqG7/EUFworQMH9kObFicMTf4uPf4uOfUXxE",
+	"J2QgEZvKjsvzn0qifD9iIK8J91A+E8i9F9JjImcslTQbqJveV2Cvg/FCS2MPRfSG6OI9CKIGzFUG6w4J",
+	"AuEcbSjeC8IlfG8LV5K7SUQDKqP5ZgNdAgvpzx3RcqqEJNVQAiSlkbUVK8GJ+DlHG/AJgNk476rnaVo8",
+	"SMoa0E8xK1cMtiAiILwq5g/OWzTh5JaSmVCrAvUB1Lc0ziyZlXYBZD6NggODVMxmiMVPK+g+apLANLo5",
+	"xjTSyBJPl8WdFGRZKrOZwUw5sSVTFgW212yTH5ZMKmlnTbgKE3OysqQLxIN8dmrJrIpTCXTYiX1/0dhf",
+	"G5r6ImkQJvBvaRZEDgtDy2cdwxDsu5YLa/nLilnYhpqmBwptbDeb+kCmgP6tZnMzc4yeOuECiu+WJVvk",
+	"bhxOJkqt1bV6oXS/En+o9NQ/gYHDv2akP2LsxrHtOngt5ckdGhOnBN3FcLeyhLFk7ZOVfiYSdlghZezz",
+	"ShIUMLb1AGgThlIt7D3lQYugdKo35mhEZa2JGzqZrDm2S/PNysofeqRpJ55diQ+VVvnL6svFTa+uOU+j",
+	"m29Y/zdA31dcd4HpTFvFWs2mLRkuKt/CZvzmzilwkjwNrQVEnhyF5XA2AxqDhPr00CWrxzLhTBFUlVed",
+	"47TiRYm5fDAwhVXIf5kSfdL4NI7127YsbOmpc1z9TGpf5rLhLkf+T4JGdVvuenlLeEBCvVmgnXRhMkSw",
+	"5Jh9cTahjvq6vOE+ctiaIubTiW0ZsbOiDPcN6/8OEsrsbv3WKWW633vIrysF0Shis3PMbUjCcmHtfYLP",
+	"aWHBkWRafVNKeDyFCnGQVAYynEARGcgOgsYQJ4OpMCbdj6yv1crtZhv5BxdHh70rXavSt/WpcWwq2cKR",
+	"FvtITcD8gZR8CP0Kg36UdIithspJwLgp7c6hIrVAmnfonrO9lguWTyqnP0Acbz6qRP5HFKi/Yf2HJQh8",
+	"ZP0/S3pAaT6AI2g/rSXijgq5pLRoclWY9zIKxVJ7hG24jCO6rTztLZh2dArszamMCyaBg6OLq7oOH242",
+	"m9vt0t24j2y+hlT8+8HpK08FeyzAvoeC6f2NcveEKHcVrQg6mK54baykwPvgg5ZkvpU6PCLGbqYTqDu5",
+	"ccBZcDNgPARH0VbbQwEWpE5joXZB0luy2VjV2VserY8aDNJwgd0sT7RL1agM73SWNossVwE9ripWXBnO",
+	"XHXIU4cinhhca0FPS/OUXSntDw60tWz6axqY0pYWYW25Vui/cbZW4WxlF/RhIFvONh+yWRwxHP4mRyrX",
+	"WeVTFSbf/QkOVtki/FZS6UPk2GKpomQiTyWqPkBeWD+PPX/Aym7XBTdocsOW3L6ZVVpBGl/UurhM16pC",
+	"139wav5r0eWKvXwUJ3i1crft+9THzSMHZvWDWqXE7M8PtWXcV+fOVbK/JZzT0Jg6rdHLlY0sDNCKu6pU",
+	"4VpimssBjcM6+qbEUB8HNzCekEQUDJbgXC+3e66lmuWrKbm6RykVr6DUp0VSLGVvVSSWPzaeojPtL+9H",
+	"WRFU8KS+FKfvJ4bGWtBTZYL7g8NkLZv+n16cWB8ia7lhtMT+8lDoqD+u/H0fSCl3RiSWv8GZT7qpfOAF",
+	"ieWf4LRnJ/7HPOpKNDo0gtITCI9/hlOYX6NVVPEgb60bL/6nAXWrXIOiSAi/e9fW+mV/dHiCQXNZWP2n",
+	"sBTHNJJlduBuRuHShKzL+Kn3TVLBGn0v35Z3lMx+E0nS6ajyvXIL3/wJbpb85P+2Sj3onvBqmjKqy4+/",
+	"zc2SjKqUHNg0fvrQ7jXCWRcTrmH1ulL40wdzLzZInWaKa9+QubnRzCf3sEJVjBq5IfMF0eVqRDdk3kAX",
+	"RE55DAVLA+KZgUEBVdidNKMyoOJaCRvXGZS7T1tt7/M6uEd+0o6fwbzDEkUEC4m22igi6kvhJdmUfl2n",
+	"hF5DCmWEhXwr7hkwsbDQ6oSTAb0rLtexDsRvo2CEOQ7UwKxUdEPmOtOTk4ANYyrUdU1lqX9TBGxCRGUT",
+	"zaV6fXWKhlM81XSQTCQbDeBGGzjrp0lk5en5sl6UzDle9/i/14lLl9N+pnjBOvdWYAsgFaJxIVcUOKwW",
+	"+oxtl4RK0gGR1um23NQbsFiQYKq6MDl+JdKlTieCENfxRAoNjcLZzEMMjqvN2HV6eybsaJTQveHbBC5J",
+	"ACPYFCbe3EfYGbXpAAkCMb7GaM1Qs4G6ErWahV4QFUjMqAxGioMMBqsLHd+Ds1augR1SgfuRbXxB7LRJ",
+	"a06HXZgTGww6RoVpNW3MctnacwvAIBQHIBT2IhYzWEt/u9VEr1lM/AY6TcvEarQGTVM6UFqXm0BBRJV4",
+	"lwwLwJUHJlZav28iuf17XBiaSCuzn5JTo4Xrsoy2irIUCTgp2ZhLOowhzByed5A/GwkSXOcBrBXP3Wpb",
+	"NMb+XBKx9PJC/vf1S73V9UubiQ240zdkbmPQIbsbAE2QHug+sgelLtKPkgTsrbbpOXs16hFnQBQ+bW99",
+	"/uda96KdtnspZhL1zTpsaIr4h+8h/7leJf+ffgbY2w7znmF70/tGz00hCM2QWr6cd1JWtozjZc7uoji2",
+	"hIbWY/e/h8ur7BZa5yYzeCQa2OENkThcqn+VuSPPJiTuHW6/O+ihVqPpgJxY/KaxabaDfPWuKf9j37qO",
+	"wsn1bWAIruyFjzN5fRtcfxQs9r0k2AuFNOwokZdx+OfH2Y2HJpzdEgNsgNHHmUSAEYs2jsLDy66Hji7b",
+	"O7ubxRXHUzlinP4K2sq14uSEi0dCg74OWDygwymHxsW1mE4mjEsdv1/YE+c7EocTRmNZpXvnsxQdeNVH",
+	"IRWTCM/LQH/TAeUnFiuWuNbYJLsh8Rpf5JXRwtTKV6nami8/B2eDAeHrggTHyDkCDvlD2J9niXHAiRgh",
+	"A+czFQRNOKlbuiMh1H0vEuaiKV3TXJ3FdQiyOoUMOTa3e27R1tuj4tCTppfvx8qglvUYEtfNoQ0f2IJo",
+	"fJxJcwuzmGhesW8wVtQ+If0eoOARzCNKuAE0UPc9J1gxIrZZqNC2cOJmdOUs0CJaw3p/nEHVCTL/pkm+",
+	"79Iz+s1t8PrdFL//rhmOTycn37+a99t742/bk63woCd642Px47y327t5d3NxfPqqFzcbZP7NKHz/nfqW",
+	"hV9fzIJf2e1J+zQK4otfT8bvtn9435r1X7+d9re+iU/a0a/B1rsoiN/ckoNv9hpBO4o1FkplgiwlQ0th",
+	"y7DKCwSQLkOR7JZSi5goGWB9m4yF5cocqXs1UaJjMY70BicZlIYcgfCUkH+IJUYJIrulwwHjyLn7EEbv",
+	"DurfnF0eISUP4ECib95fNpacxdLDtVTvd5di0cmk8ljtOll3jSI6piVi+oFJ8JwoSYHFcqTR5bT2Mo3h",
+	"KwNGVtD/SmqoqfmMMY1N5lrlb5RmulS9i8mdRAGOiBKa9UjRxturg03UJ0Mai6pmc682rQAZkNsXvXbm",
+	"U3eKztAX79cj7dQpgP7dZ0smhFMW5jPsILmu1VIDd3QeDXu+/bmu/9H+vB74ud6YBFjthx9++KH+5o2f",
+	"A04zXWvgtAjHK6OSIm1UydDWY62OS3xPRkFmC8x0vYdS1JfWfYCqKys6h73DQxZMx1W8eEvgcU1lHBSa",
+	"tmyG+FHY3tlp7YEB3oV1BKuBKbkFvH6DE6kGq6QNkdjKwCEN4G2zka7dOrdf3RAyEQhcKXOlhHuIRaGS",
+	"YCxim0D+m2kk6Q2Z+8h1uSita8RCgRwRUx0BP1eJyF+75FVIw+e3rZqXPt6iITxU2re6wJ6PzZDUex+8",
+	"QvEjtVVftMjQB1Oe6pGrR5WVU/oJ6g5IzqLoKQpW0S9fsclCT35L5kCKfQwFOO7Rjjm3lqBrnz88TaWm",
+	"Aj2uo0ctkHPL9v6esqRDLiUdLei/bA8ywKVqP35q1fe69a+/qZ+e13/E9Ztx/df1ykmpRgoVpXZe9mUA",
+	"MJaWEerBKH64WSspwJFs8DoFN5xlKZ3t2rJuvvpQyQ4WSaX0dsFi1GeYhxYfWqxvQUhBRwdauDYOGKTv",
+	"baWAvr06QCGeC4dha2BpXRKzZ1CrtpsZf33yO+AFQ66hBs50mEXyivrWJkGJWmdvx6sNnDpqrWa9vVPz",
+	"alC8XNQ6222vJlnytFVvb+XW8QJwHJqN3e3Wi+wTUetsvXypYwLUv1vNzx/yJyE7sbzABUp0Wqk7gRs1",
+	"4Ux64Sr4jUrWqqCjlKCartuNWfky9cdsA2Bvx4jGkiFsc1wz3XhIjjibDsFpQLl9BwxNAm0QCn5Dm1u6",
+	"WclplieCpXPHcagrsK5a9w7yiwvro38g391Uf/UIHXIsQNDYR9Ztfn54rNFlDf9x6W11TwNTyKzMSx/i",
+	"ue3EHEhQ/Qo6X6l/ypyWgn9qpMP54huRslS1wPqngE2oRctV/WaEuwkektUzkiUI4Cf4gdMpHu9CmtQg",
+	"Z+goJxFTMwJWQTcK3lATrQGgwoKhAeZo45vLs1OL5cA4zB4pxuGhgONZpIif3BnHs+dWvPIQZ9M41H7z",
+	"bVsZS+yjplPJw6nMkV0BNu1HBnU9Kd5esuIaHiu/NiU77kxDoA3/OZ7Q57et51q8f/4pYCH5DFj8YTpF",
+	"gSQbQjzA6v02vPRTiT00OSMFMlIDyY1gVU+5i3SgK/RJVitjKKUc1svydjv05LC45z6/rCUkmLDXatfz",
+	"F1VeS6SF6npssXDj2pIGGfcJxAWXGR3RxvutA/TuIPdQnbOk3C3yc9Vu/U2NAqZbyFiFE1+7VZkT3DQw",
+	"+cEH6vwHOGYxDXAEeiroyheHxwf1VqPpIYKDERphAKaHR5dfd+vtnV0d5eCrJxvQ1AF0vYn+7d/g9Q3b",
+	"6aaf0cKNlLpvrPtQg1dXt/41GxygBdvEX1808xdLBDf3OlvNTrP5d4ngJy0RXBpUWd1+ltmZVC8pblG5",
+	"z8IpnGg/LW5e+admN7Oa2cPVsnKdrEz3Kt3kitpsLrDk52mzuRUYJ/9h7xD+Jl/pn4samn7sdxAGQ1mm",
+	"9sQzAdgu9sA2VicjG6XQ2cgkumORLpfZu8x+lPHaIzcN5h4R6eOJtrsvv7LhGuxa4lkWPV4WfFUxlL30",
+	"0/XD5SrGY0VYyATGdmm+u3xCZLLM9qXR8yItzV0Sp1BaC2g9dK9eIty4u2qkI5GULk7C5BNScRcuWR13",
+	"n1YS6RcVa7LHpbJEk/nsyyew52bxG6ewZ2n2QXl1QLxOoO6fGBG17KSXYaALjZS3BPQcWnoHutA90FQg",
+	"zKnWqf2y9aNohltfvzi5ad292+uftsfnO/zq5eyH7aC7S1436bdt9mZbvN2dFUUZ00hZagU8KlXjIhrf",
+	"oA2zf19pZe6fRo3LFQwb0zipkbbyjoWxlBIqx2LKnxqhNRUuDc7AcuuZyejT4a1UIKIHiTaMro+FegpB",
+	"vBUsY5zNxJGG0ixm0LEZRPcKMGUINXldnmyG1TCgwiGUPTL4nPcawlJs9eLSZEa8ZM++7CVh6Kb69aA/",
+	"0CW6n3jg1S4IO4MVzoVVM7oHf9HySKf2kQnyH5YWgiQWRqhiwbSFKZ0LS5dWK1NQ5GGAapvuBToC/7kp",
+	"RGIsd5CrqxmbZDoHmdxNSAC1w9Sl4ZlcCKHvICqQGOGyna1UTAum8oqFxT1cXDgr/eaJK2YFafzO6oAI",
+	"G5YFmS0S06jEFnjOiboHEYuR/6570jvsXvXOTq+PLi7OLny0geNQPdK16nQdDsW5OKSXjEg0EZsdE6XA",
+	"0IDeVS4dA7M6hFGViVUPAhvPVKjITvfr6RjHdU5wiPsRgZp6ONb+APQGz1EwwvGQ7KOQQWL7BHNBGuW4",
+	"L5Yulq1o7/Ty7fFx76B3dHp1fXlwdn7ka9MY5NAlSZoRDm7EfvGLi7MT+4E2gnMWER0ZMsZzNUgqG+h3",
+	"D3a9Ag9Ap3F01KYkSR2dGdcqfFKAwj5Pf7CvJEUM7SvpD/aVDKqErTyY/918nfnNNqCt0/YV81cyRmu4",
+	"tc9NZo/ojHGsyNCr4WlIpX0Mac88KSasHodjGte8GpvFBg2W3uJgbr//cI96eCnbKDqapCJ+D41xMKIx",
+	"cY4DcGMIPEem/rAWToQEvppJfBIS+WYA/pciwhGOw4i4VKgGryQ+KgX6+urq3ABCVCbGPA+sebXeKfx4",
+	"3T3vXX979IPzy8HF0eHR6VWve3JZ82pX78+uj7sHV2cX1xdH373tXRwd1ryaW3wEPs1zhJpXMy1fn55d",
+	"XXdPTs7ew5fqr+Ozt6fq32+Orr4+O8y90D25OOoe/nDdu7x8Cz/0Do/enJ9dHZ0e/HDdO70+vzh7fXF0",
+	"qcZ2cHZ6fNI7UCPoXl0dnR4eHV1/3b28Pji6uOod9w66V0eX+Wevuoev4dfz7g8nZ93D66uzs+uT7sVr",
+	"NWQ1w6PLq+ur3pujs7dXuc7VZC6O3l7CqC66V0d6/nqQp1dHF6fdEzPD3pvzk6M3R6f64dnx8dHF9euz",
+	"06P8WileWPNqR2+6vRM1ubeX+pV3vSu9Xeajq7Nvj5I/9Nuqm3dHF73jHvRxdNHVA7u8PHN3Sv95/DZ9",
+	"eNI7/dZ94/DsTbd3en1xdHB2oTdD788He97MhbZm1T+lbS8oxB9PphJhiUxtFb/PwnlD19j1kP/LlPB5",
+	"Q6nXl/RXon6ZYDlq0FD9c0RwSHijF5LxhEkSB/P6t2SungxoRBqczX568cG0lQshqaXdlOrFC6/X96kk",
+	"oANsJ4QpqXSl1UyvwQqOdg/QFYeZvzNQnId4LhZF62aq1brQCRnlrLU0evcp846JQUQhj2+kTYrELxO3",
+	"TCl58/7q8S7EQFhWSSiNfkrqByndGeeLFlcCnF87K3UJ8EE2zTTdC2c1chUZFpFfst7rVFIA+k+cxId4",
+	"vqa+dRanGLVJUNkAEp1MKNmKSLL2gkiyVi6SDCJF0iCwVjvjvu+0XqQlFVuqTRsQs1cImNhtJUEM2y8f",
+	"Kx4M5OcQzy10gl2TRLL0bLnz0Lrmn4lcnBIC+tRVvZ8upCwZ6YZJMjNJ6LrCWAKtUD7esnCr9UZdIUIt",
+	"UwKtLFzNTqFCYFdp7NAVTGu+RjzSbxcgRhdtZTHQyS7DgjC4STQVa0fCPSiOrELw0BqxS9kIpScKTFrT",
+	"QGrogz5Z1NGSEKMCq/4dGSwLt8j9TZeqKY07cA/z5ULR7MVWs2AqnDEIdQbawNGNyNy/7lVz1dzrNG3A",
+	"jRVqamHmku7UXhEegcKtBZTaa4YOWDwgnMQBQaq12qPA0i8RP5MYwq3dHeOIqSJd5kTFrDun6T2u7LiW",
+	"UFhm3o1wPJwqvuDeE1mIfM08QNcQDXRCBhKxqSkjmQbB9zkG9yPyjftTd+p7iESCIJ/EfiMvliZzNDn2",
+	"EY1JiQdstfRasaGlrrSHQe0bAdQVOZ3mFp7NL+vb0TA+azGT34HDfxH40NM6+lWvD3Twa7vpnwUy11B8",
+	"vYTy6+kfpU579fQtaFJVb6WcN1c7bJ2iHh01ITamUpIQsYluxywnFSiICOZapPr7fvvL3m8L7jSrAYCa",
+	"EbMZYjHaML9B1u8NIROdviM23QsQK40UwZmAE/f3hfiwC/FO+/buxxP8T599JJmuSq4Zw531FcoRiZH/",
+	"ySgsuB8R4wLUqstnB9ZNl/szwa14qr6UjrqZco/CSStvvAwNu9i0uhTelQ9OQ7zpYfkIJxha2u9LUrQs",
+	"iJBP4O3azXYTrpVi9DDKBU0DTtxEB9kiPzswZ2WCEY4iEg8JdB2yMaY2PGbAuGNAXob8ku5xRdyX4om2",
+	"iEADsDgW1xJtQKY9EpJMNpObdVJY0xyyy4YgAYtD/VlRRKm+u5meAsz5XDGBXG8JJFpKc2jDTztJDRT+",
+	"ZsnSegvGU/Xo5O4Iu7MLChGqnS59BN6NdbDIcjxCf+85A0i6+1CRnIrBBetTlDbWuRj1wMmNsRHhiBMc",
+	"znXxrhK8r0pQ4xWN/OuXlKheq7iM5/bGeEgOWCzXd9zgiA7jrDQckFhqpHEjPEYEsPyT3zkdjspDQum4",
+	"1F11fvpaneDLd691uN7bi56nLt0xExK1d3bRt/QVCknAQmMwSy+4re29nfZuBqgGIA2hp+cbk3j4b+J2",
+	"+PPP/7gbR5v7GlHTywB3/uOfn5reumg2dpiKqWLkjB/6VcK67qqDfGc4k3hoh9BoNDTCtfNY3A7VMN1X",
+	"3EyRpBb5OOuZW56JkX/bpYoJ4/KCfNS6xLoZa4izmUFHMeUn6Fhj+TWQr4sD+R3kv+ldXvZOX18f945O",
+	"DiGSCZHxRM41UsopHhMPRVj/Sy0ISGubHvKtcx98x76HfHB7n52+9oHdJ8+vjr6/Uu2i2LRgYS1NJIw6",
+	"0Io34xTPG06+7whNPtJnFnEymAoiSq4GkpYALNxVbPZMmMjugESREhkN0JGHgil4YqkUesao3Ww6yOL7",
+	"yFdinZ+ixUMLVOhVaizNuKjssc6hLJU7ntd0L1M1SaYWNg7RSNEC+JshFKpr1l5NIxgxEq5ahsbyml6W",
+	"9DPE5ASAAI1A0IEmEeeRIo9SXsTZrCQLm8YE6bxhq3GrxdLYg9qTryalaAa1Mobw9kpDuOrQSzzsNvIz",
+	"qae1zOVuj6oADrweAw/D1ZhUahgfIZKzsoEmzz1KTDXihk4mZY6ZI62R2SuXxY7zStGpQXR0NgBtsDia",
+	"GzFZtXs4nURax1s7LVqvSDo8Z/Kr1v6LGvIyRFDZnteLb2kqxq7F4CfaJoVo0oR2KjoacAP1pNB5DlTY",
+	"DdOcUG2YNh/rBAlqbVRixGaxjl3zUMw4EpJxEqL+VJps4lK41bXLcywMtl5eyeNRwzk4W23XeCsIv1Dv",
+	"lQp9CZ9gYPtwyzosT0FLN74bBGSylk/Imqs4Dgj6mk0mOhoSCzFjPFQyIOOcBBKNGBcE9UFKAtggk2vz",
+	"cfv7X9q334+a0S/f7sSt6dZs7/Tl4MX4R74rf+i3g3dhk3yNt8XJzXdFa5Y1bxRvtZjM0Jgo7vxMwH2f",
+	"8UQvtIK0KlhB0sk525r8mG2u/TLbXHMRuHKFhKH0cD0TuYQheEQeLWEoMeYms1pONtqjeJ9MiKGim0wq",
+	"hD0JNtT28VIjqp2xrgC0gH5ESk9a5pAtX5UvewWkzPweF8CX9+q44/+NXTs6tuBVJgF4bV0Y5JVFkUNX",
+	"fEpSMb5oWCCRRbAIhwRtxAzpLBI0FSTcLC8Ws2ZqHjR9n3rqT1ONKqmxWPla5SSgE2rMFMsr9NoXTVle",
+	"t1xvmcYyR1SaPEBIzPOUtKK4oEhwjZWcqfRYm7C4Yeu9xAxpMR0aGNJbEm8u18x4WQHhSqPCQmmqLCSL",
+	"hmWTs5KAOm2DsAimmrpGWCAfsoX8P0BiSmEFFyQFaHq6pvE1sen40wnhgmiBfsDxVP0X5g1+IsjyvO7P",
+	"U/B7YhIx1yjmvBzrIOef0EVPfA/5pqSljzYmWEj7t+hKfxPsF6Z7H204CbJUChINwMChVGW9mWZrN39/",
+	"O7l+0dGkKEx5tdFqRRSdl97yBUaZkkhC8JR7yP8kqCTXUx59TgC28v1+zpZcqlwQxzLgXPHFlK2V1l9M",
+	"QCecArWuoO/W385PvoT7LWA/Xu4Cq3pL/n5i5krv8HuHzX3z/ttL8iDc6RsyF5phf/P+W3RJJNq4OD5A",
+	"L3ZaLwz0FoRr2NfUDy6ajkHQ8m8gvkOKMpxoREO0AeZKeAtYvZ+6mKBQRr7OheoPwsZxNKx1alBiB9TF",
+	"W/gLXIg1r3bzu8AovpHzWqd29u25xjwHNQ64R61Ti775kQ+6H29efR8OPpL+m6+P3vb2poKG3fNRNxKC",
+	"ypPvL7bOfrjr98owifU63A/sF5YuRWeya1gChnCbfc+ubrE05wKAYFiAtAW9EmXI8u5beo0Kb92t9iSp",
+	"7vSw1et6WB5MV3eyNlwvrHLp+WL9A6boSD5doeZCH0trNH9k/UZgX/+jlmcun/J6S7tOSWSDy7LSgpxG",
+	"4S9/7yPrVy3GnNqPV0TgF8Bl0l1eCiwjmdSVYdYwH+vxu3WWk+tbN+fEuqcm5sIg0g09SaKf8gbYJKzJ",
+	"LWMJ2c5Qf1KLFOIZkuQO6lRCfFxpbC9cIbm8LfEMDegdCfXnHlI0KzY9A2FsoqYs7KJN1g7d+Ab4cL+Y",
+	"JQBFLnXeiQ5ODEaMCWKiqyCk8V/V3P7peyZqR5so6ydmwvb3bDzFM4F0pFgD+b+O6l/jWAA85CUdTyIN",
+	"U3swojERpIGuyJ1EWKnWHKkVD9FGjMdEeGkuG4x+M7VLS45joZ6EbmQkGM5AehqA/gBimhLEJhAeGUHl",
+	"jppX+4hrXs2MqpTWTtiQxg+AF8EhzpnUVtpjH9PK9hD7aLmiz5QaW64Yn8VJqLoksVuczX4HKrLIBwO0",
+	"M/2+LDvxM3aMA7kwJZ/e1aEGtU5gT0CeneAjxhGeTHIFQXVNnN21ogh0ObM7U/O6vBtwloic+7bV3tre",
+	"2fUXWjGX2ndP2JBVDQVZIvpGbMj08vjnb6/QcxsH6XtooONzjaMoIFG0rxTFkdIyrTVDf08FEkSWVH18",
+	"1KCTfPyE6rpi+MSiBZzKexxkTqDU4JVxkXB5/XLQCprkRbjV38XbgybZC9rhTv8lfkF2B62wGRQPcLaN",
+	"bFzuzu56XoFMW2UzfUNsoNNabkPgueb0Wjfhb+zQWwMR85IO4168tMKY9jhBlIrFK6axMc/Rgb497lGh",
+	"eWFS9npOQ4enHYGHw1UzElPyMteicQsZD2Ohtdw6rfI7aqr5om4SQ7iVLQH6/S/vHrHj/o1dI7pbnaqx",
+	"FkPTLj0Do1PkVQ/3yy30x52yOCD3LSt5DaVyV6vK9sWyAZx1p3K0Am2trAZqN0bwKWo3mgbnRzeqTUe7",
+	"L7b30E6jvY9yxVJfNrYarUbbmJWscG0KiohnyFbbFQaDDdEYUenpuLxMHfxny8g1QWZzUUhoDDbea6gM",
+	"q8Rf87d1K9u/Jwa12v6dXz2HlaturkvhNhbqyQtB39Kt6MLUS5Es9KK7C54EjRfXxUSd2xh0KPfPphLy",
+	"qyA+EPXJgHFi0fVhE9AGRmMcqUuAhGiC5QjsciwmZwOwxi07Bw45ffYqILZpc1dJydryyU9IjOBFgbYa",
+	"zdJq3j7asOUF3rCQRIpAPfTN5dlp/eRw0zqdJOFjJbaFZEDjxGWB5IwhU7VJNJCO3zfqKRTgB68BRHDp",
+	"dDbVpZx/jcXI7yBfjHB7Z/dfUoz/EbmztQSyuLkbktPxmIQeitiM8HqABQk3MyDrvsCR9BvIBxp8G0sa",
+	"gZJoAvadOMtUjzW29oZrWdWAtfCpmiGJJZ/bk5RIwamdHTwxeupaXND+GQlgpGYOYkKCREneNwiJsKsQ",
+	"y6JVAMhF0o8yCv/a5QAdg+7z27ZTFnAy5VGDjsUwYn0c6QKBExI8Z/3nt1uT5nPTcn2r0WxsNT4KBtJh",
+	"fmXgUlOqp212gQH5uTEgP69iQH6uTSnPW1/tbe/svkhsKydUSJfGn6bTTHe9OCR3tU4tO5C0KkS69alk",
+	"+YpKzb0uk2aOFN1kUXMvU6hzHIwouSVJ/cv0T226dNFIQPCiknCKdZAU5xh8aZ1ad4a5qaWTgKcooium",
+	"G6KNpCbG1mbDisq1KY87Ski2Vv52vd1utxdXN1yazmgE3q4zNx0zoKY/oIpB//SppiP97CXpsgR1B2iO",
+	"sENevtx+ufcyxO2Xze0XrZ1W2CQ7u4OXYbDb3mu/eLG129wKm+Euxv1+GO62catFBi/arbC1s90OX9bS",
+	"hs16AhvphiEnAvAlMCiXe4OXu2HzZevly+3gRbi7s4fbA4JxM9jZwWGztZPucM80d2Zunw+l87U7/GHR",
+	"+rbqrVartaR6ZFII/inKYZrds+ATOEKXLKBEzp3dO+dsQLXwNeXuicsB3C6jhKSO+N8VWb5cRRa7oe9K",
+	"ss5q5SLEB68Gl+exU2Iwv2ePUwB0TOOefrdd1HnKbpxlgtHa3LcgSdKyairJ2dX1U9wEMsbzRfcQDU05",
+	"lYXxUHCss2tHFyVxJCVcPORbStLDGDEhdU8JCekHxuLSs+MozaxI8rDKxlGtamvqi4TssjVKhpbJ8IsB",
+	"6kxn1evATnm0ehZL6pnCUNYaY8LnlpcXK7CMe03POZlVDWepJHxP8L18RVabWmaDqtIxJcak4oErOdCl",
+	"2pxlSKJ6mOZShUcp2klTumSh0mi8tLZhf47UcaLxsAOyPuBtJFDmcqHkXSy0zSYk1lBWWuSGf1cQV5Xo",
+	"3X5uvqxwFWzbCtPVGk6x96o0vpNkDa5uP1sp8cW37Td7331/cbX97scdPZ3GBIye2iN6FhcwNBIRIBP5",
+	"WS4cpoLhVn872Brs4q1+a9AMdgYvSau/N2iRrWAvfIHb/W2yO3iJm0Er3CI7gxd4r98KtsId8mKwh1v9",
+	"rSAV/XYGraCN90iz/yLcDrbIS7w7aPXbwVa4TXYGu830bGhraXoiU/LMXv3OKVZURUI4TosvS8tGVxJT",
+	"ebRv+c2hr/QIC4HeXpysjmVL4s0W46inkc3JYbJ6c8XIB2/BRUdFEhL1rPJ4F6QSXyUB1joT14AAUOEM",
+	"u49vdMzkxvnp681KnSXk++iBzCm/y4Q05y9Zl9qWBkSuaQzN92NI9p7escX3hr0y8tGQmoZzU3AWfPkV",
+	"kZL5w+8I58gkl8QDWP8iXd0cJ11SF+xQid5UgCCuvca3BGGAIlqP4695lRhuvzgX/fzr0/aP85f/cHTT",
+	"iiNZxxKT6qaXE4JvQLaQeAhGaGF+SQnC2fwnYrDuHq5xpqqJ0Q5RlNm+C1Sfs5YvYHvPBHKe7GuuTSGx",
+	"EooqewgjoD+lp6dBPeDJV7IPJNHjOLS6x0b+mJjzLRCLyWajivP1QfwbomsTtIWNFGlhQd+JhlVstqdn",
+	"ZCwbVe+ZxZoJEOY6onue1zoEvIYE7nLSUkBsavSxhHodSR0GvZyn9pIlfBg/zS33Y/BUGwqlf8tFQ63B",
+	"He/Hk5bYy2o9u8BLjWVPwaOW4FLYmJxnAvk6HeLIVCwAbLKs70uQOCQcYW0b7aCF514rROvHYKzNBrKx",
+	"RhlG0FjvpOYNFslpKERZ8wpLOSN9QSUpX0ZIbV93DauYKJZzgClkgiyuC1YmZd4HlMt86xmXXn+urhMc",
+	"qStE6WzG02XDR4v+ZavYJZuhNbxi4mOq8xUMcpXdhR4y7kKNup16DL0yj2E2oE938vPP//JTs76H64MP",
+	"n3a314ruS4fp9rW77YwDBq6j/yCKGUclUUgXOA7Z2MtqXprQGlWsc9Wq5RqSMttjxuLswiqa0vlJ9zTY",
+	"AJwMTtIu3Vm+vTixlhhP63LbrSZ6zWLygGvkSS0nxVxU15RrszRBI9UGEicDDk7DE90T1dhxWSZt6Us3",
+	"FU7xCitikvdXRlucuuh7SegmjkMRYKDVCeOSY1oe83k2iwkXIzq54jgWgwryjIsYO+UcQJBXwl1oV78F",
+	"bt3CWwNLHv0dXN8LWmG9Pdgi23invxu8CEuAW/NdlV0+UI3smUA2rtdz65VmLpL7x2OnM1kXAjT50ivM",
+	"pmxnkyi19XSqiRETivC1biKILcGUAb5tlcPeut8leSD5YkQQ+MkGgKIsEA44EwLhKNJ5DWsCD020XJ4M",
+	"0vZbvkwTwu1ULPl3lbJ+cnR1dXRRSvV24Q/WQli9F+XHZOa8hQGZJfMOEhJPdHzqSpJ/BPrNjOcxEFzy",
+	"sYC5UWd7LN9B/fCY8SGTj5j48QXKytq5XBBB7jOVSSVS8R6nVPeXQvLhanFyED7w2yMi+CxN7TiPcMk4",
+	"B5yQDmq1nYA3pUqNWSxH+2jCWQe1vGazuY/6U0FjUFxaTf3LNI7omEoSdiBnQ/3bzY1STWsRv+bV7NdK",
+	"G7GflXKp7/j98k++u9BJOWV1ad5enHhI/DLFnACERoS5Nh4liIpYCeECTSdIMrTdROPxb5138gt/QNZJ",
+	"dbWtKm8oJnpaQM5Soc9idK6O1E3bcb5appxeOLlg6+Zp8/y3+RpMOvI0IPs62X7G+I2AHzIlkovyEL4z",
+	"kSmtphun4nCI8nTo7IBWTveL5klkF75yusSFThz6K6RAXZAhFZLwe8zVBOKcLjEeLk7ttCbHEKMTdksi",
+	"HJB7JXxmBlEQbwEwV3NTdSnbao+QLMz4EMdUAHvdfDyYvQdkoC6GBZyK3z0g4KpUzcSS5+7YYorksC+X",
+	"REoaD9flmQGe4KDUtqarrybXt5FaEjWq2VyjgkgQMXFPeDGyOI8tg0q8RlUSNiHxfQaT37ckJ8426EzU",
+	"S1d2OZxv2R5+4YughKjWuA+KX1fMJltS8UeYljJFf1bV+kkoe0vXQrUkmEYdNa/aW52dvc7O3o81h9K0",
+	"BSuhrdolIWjOpojGKCnik9CQaa1Zb7auoAhQeUjs3+fsweesnNzgLibhZWDOSz4DWagHimy65z10Q+ZA",
+	"MDoGHYzIGXwHXa+LE5yAeogOpNw4IF7J8/QH+0qCpmFfSX+wr7hIHB3rc8//br7O/GYb0IZd+4r5Kxmj",
+	"rSFpn89If8TYjeiMcawtTngaUmkfTzi9xcHcPi3TXC4qoRf+7mEFV0DRPS6aoPaB3EsmNm4CEMfGVIgJ",
+	"ieQ+4iSBkeHOLhSGXSIgW8u9c253ms2FCPvp9lqt1875XktVquQWTvGCw/tHJ6q/PDtRW0twdD8TTzdG",
+	"ZNxnQpCwHjF2o7ZNEBx1IGqJ61ilkIpA+wIx4nTsIV+SO+kjzKHcEmTrQrlFrPY3ilgw+s//CXGmBAod",
+	"24ShfhjCOrU3ILFcYTZqoEOOZ7F6cksCyTjk9woPgbwSWpI6PzxWjW41myic0Ke2LwUsYjzb2levmi8P",
+	"20elNfLUOj4TUB0l6qAhi8Ahbb7d1yspRjhkM13Rgw5HkepbH8MQ5k9jeEVnF2pboOMz/+qnZn2vWz/W",
+	"7vI1K+qo2Uy5rZuC/K8uLl6/fvXK7yD/K+3qF/QOjcgdDklAxzgynvMcNs5XreN2d3sbCudw2u8nNbPN",
+	"EpWS3dc4HuokZv0JkoB9NYWIGGnWrhyg2Tpmc1I5gaz7AE+oBHOrJk2ZboOm0MzQP33S90pDaYKfP/v7",
+	"mrp03TAAkFRkRu6g6AISIw5lxKHqikRyxAlBv0wxl+pla5Kmpj6LEoCm0pyaGJEoohNBBeqTOYvDxsLq",
+	"g0vMmWoiDzBoXpI4fDWNbiAk6T7eEQthV6VkZgsS8aP521gAUyr1szu8sldatV7TUAcRSIUv1hNzK8Bm",
+	"rIsrgWhca6OV/e0POXujV5vG9JcpMY/NTNYB9HMXwjkZZWgVlzd0kiuoadDMwYBBQiS0/jmYRtG87ISU",
+	"oR0uqAyZo4h71Lr5ZUoqQRBWBBYs1rHLovpVnMQX1ezLFrWyYn9JhKAs7sUDtq6JaX14J+NhLbfwCT0S",
+	"HTeT4HIINMYhSVS6siiyajj1k/Jeg4jqnBQT0ZfmwNjx9MkQx8uh4CMs5Fth1yJv8AiYzdwHpCkaTyW5",
+	"B5bUVBDeHS5cvmQi/ltBeB3e9O8xm9KqhGbfvEwRaWfWsL7uEJeQ2glduyTsI2MwuTR/b2hp0wj4FdZG",
+	"HobpXJU7nb95f4U2AIx401xArR1DNWIfYniVnOB3p3LEOP3VlJ19RTAnHOkEYXAlL0sOzhSGyBXuUo/m",
+	"DribWnhosHoOWN5/k0N+nOBfpsQzk9tqQjluzyBAoqkg9vo1zSBO5JTHAum4AhMYuFwmcVc4Nx539is3",
+	"9gszdpfEqlMmlA5muqDrmtXAOFTAGDEAwRO5QtiulNBA3QRm9ZmA16Fcsa3fZsfgoxZiHLU1yqUp9saF",
+	"rl9vCvXadzPt6NyQDWBguhwHwn0GuVIRjYmOloVUFhqjvlJ1tCxPZRI0LKlUBJWI+NZ5tLIKVjIKnffe",
+	"UazRq0FzkN7FhhyPxwQdjDDlVYtbnXMKOWGOypFMVs8ooyoc8gZyh+VXdHu1V7u98tMrvY0DHMckVNuk",
+	"9cJ0sBCmv7Sea6v90q3nijawRt6dYHWN6G8HajunEu02m+gOSkVO6B2JhGoVx7rQqkCTiMRyvq92FQCe",
+	"9BLqL3eaaDxGMxqSTVCXxlMhTZdWvzelWiUSeC50Iw10Oo0i1UvicGAc8qY6JZuiMYqFxHGoBGPDe9z1",
+	"frH9Yq/5qMVpS0ul/C6q1OoDsJqwYyj5miHn3KHx902J2JJ9WIPQK1SuX8whp5zc04SVJxLN81R3PtpQ",
+	"vGgTeJAPC+YnjMnTv8IaQzlbe8iS5iyPoyYXGxjfvm3abXOMdR3rjAFBg5PBkIAHAma4xDc6g6XPpGRj",
+	"1GqrY2OtB2ymOLnDvgHNTG+g5p9gW9CJelGEAjYmSJ0+vX0b7ibjAkdHImKOSQI+MZPRMMHSSbyBBEZA",
+	"kGMxAdDuiAyk6kwNMcJz1S3U7k4YjZyxdOxlJb1L7Gdt+F/BfnagjVNmXXJXjFqDDTCVEb6Z3i2/c+PY",
+	"gOX0/5rAsShaDucTMlAXjY0TsTPW+w8mdv+K3ElzWhqqXVORxBqKdLuCcDoAdzkWggbqwLJQLY5X0x0u",
+	"rxj+16r5baWEiqEsC25xI+ZlJ/IG8xuRu81wXppbKIahjUR8o0RAQZocAPhmx4GKMBFFI+gAy7QdD0zv",
+	"OYnOy5NXwp6AkWkapEJDTcI42SzeR+B2mlHIxcs/BeM1VJxVfMK11t0QMnHXASZky7Fph5dmTtNY0sgI",
+	"GZwkOdMOibe89ofStAJ7J953Gws2V7telcu/L77mJjgglSNxy0EjkmFBWw8xBgt2wOIBHd4jKTElWg2Z",
+	"iw5YHJMA0HFvaUi4vvi0CUTRMyemeDmVpK6rFOvNFQRHGpeBE6E1hULF4pJrBBrulRf30Q8voVNTbCon",
+	"LkQzJX1KPrUiZjLAGzKRnhmUlx9Nub3rHmY3w/8vKoA1XwpmIcdJPGA8KKuCqVHTudLhLRAqnE91/jVT",
+	"gHQmOHSKZ8KdLkecTYcjq+arZ3UWQ+U8CI/Tv9A4QWXabraQf3l5dn1x9N3b3sXRob+ggOYyQABLIM+E",
+	"Tc+DMHJyhwMZzcHhIgW4G3XJCQtSY9BaqyTxKvoPKSeBfMvpAtscjqI+Dm6QZIq9QLipxQaxI+xkitYZ",
+	"0CU8laPnQrDntgW/ynimEJi1BonkbX429iGh+yKVZ2edpTGHdrIWw3RgSznElzW6JHyqusHFfrI+vnrK",
+	"WRzotPx6q53aCviWrA84G9fliNQt1eRWPkFqd4+v6bUA6hKxIY0bS9OOXMa3Vm5LfgJFq7heV8cgpEhT",
+	"80AlWwAb9PWYtURlx+KjAHLfbMUjXVk+5amGg6pDLBnCsWZNdsE290HfVNeBI1MwEBUsOLNpM6fp76ya",
+	"tFeD++YsjuaJ0+7hrPcR+B3agC3f1LekxZzmBIcL2d+G/7wxI1FUh9AYSD2mYT0AKp/qMFB/00KkC3xr",
+	"ndAWPB0nI1ErrdRcqG6LwxL+tSKEqQJzWsB8FpzVQzbGNH56b1eY9JPdpxM2IxwFWBCd767UWjCQ0Ugt",
+	"Y8hkYxUCmHYqlZPA1fdXUEKJg8sJQEHEyN42ekwdFwU9rLst/7OiB8EiKz48DtQsU+kEM/2sqkqSbO36",
+	"Ve3tVtWWcsNFG9o1y2rMJhG9IchpKB96sbOV4SNbGS13I1ViPzj/rn/41PR2W5+dp5v/+vPPjc1/mF8+",
+	"fGp7u1uff/658a9rqrzLhl5bsFlLl/9LX9/mfK9zfetPfgeeyXT09/ZLCnZ0p2/ItQQRHXn6y1b0rh02",
+	"x1uD7fkvzW+CNv9+L+iWCAal4cJX+v4EBpBJ5LSy4jOBBhwPzRXzlRDM8Bv1smE36yfSZhN58mXmlO7B",
+	"dM5uTvcA8QCROwrAsLqo1WzEwJSBEygGtKE1EhKi7eaeVklOeqffpnpJwsWp1MVbKHeAHGwiYtYS0KxQ",
+	"MM/5YrtZpdBdZtVWprurjxZQkJVXSvCBWES0dcyUzDI2n8zCaj4tzKVDuZHwjIbnGg4TcdVc62X2wSvj",
+	"ZlzbyZ5D3nuoEl1SyaYsTqNyYbI5m66EDrVzP9FvL4PAYlk8laWApM6rOUiN5dWnLGDFZ6+mK42WEAmf",
+	"6uI6+tzjEOwvhcKk5ar8gzXXhYh5SVF6M+4MRoe7dMnOrKO62m16hYObIQSCrnmPHNMo0pbK2UidMDU4",
+	"1CcjalzZnM2EktpYxHhSUdU4koTkRAajNMRI18DX75hr3/eQ38dxKIwXqc94SLjfQGdcLVecCQHOhUAb",
+	"wR4HIzcCGnyxiBPBoqmG3TYx0ZvFOxB6LgmhlZxOdKCx8X7giMXDZA7PBCLhkAgvDU2GYTfQK/DHRrRk",
+	"jcB7o31F2vwLxYvInURsAJfR2NNGb6kdwjFKfC/AyrRaBHFoZJwJ8VxHWyjxO2nHzO/bY0QM2rRlz5JN",
+	"al5NOw7VydCB64vj1dlgIEjW59TMk/ohFRLHgVN5VfXqqZ0Y0yiiYyK5Uu4xgiQPAUSC+kTQkCAM/n6k",
+	"CGozk1K3lUmnSy+/eGrr7QnD4XK2TBpKi2kHzRoEoPx4dNxIEE0FvSVvnH6yI8j1mg+N1UDIMJIyNpLG",
+	"CL8sQovqI1v1wnil33ZzCH7HdLcAInJpkEkbvUlDTPIy44u93XZz60/tP0ymdl/O5A69F9/YQ2Da9dJo",
+	"Gy0NRwRJGst9E0vAtZXJEoO6bEwgx+/cKy7kvEy49W0iEfE7JkmIxEOOb0loE4tEgucN6UTpghn25awS",
+	"OE2d2xoJEkw5lXO4iqb645BOIjbG+oLt4/gmZrYKnOG/yZhWO970tErx2heLKwlLWSv6ZcDBhZsmvOgV",
+	"eIHG4xRlWvG6BvJDNu1HxEc4DBUZAUuncUw4hFjsI5/xGEv7QsC4esQSoUQyROU+cjYHUQFam90b4Nls",
+	"gBStcp2qNcO3UL9RzgiJdc7PNFJixLYa4SSaCiRnNCDInynu78OdYrAnYVIkNCOpGFLyR7jaHbJPokFA",
+	"a3PDOOwPetdAMo515uEySvRqsI6ZxluNdp5wTnSolLpvi3drco3uuNd4o112pS6k5wMWTcfrc8TEP17l",
+	"YrXu9BUSBVWER6KBkp+dWKsMCkB7OWZh/oBrXcUO98PSdUimFFI1tjGF6AdtI5hM1K51PiU1AUrnC7Gh",
+	"tiFPV1Rf8Kpbb96r/cIXvZeignk6tWxh3HOaXOpEqy58PR/N59lohUUfZOIibILfom1P4p4cK9jcQP7A",
+	"DnyuWgE229bydzPLv+rldGFXvVlYq5UfZNZq1dsuJaxs2dllKHWbUC+o3VXzBXO3uNXqfZv2CndId9tT",
+	"N02i5ftgErRIsx7ytXkAfpZ8mo8ST201SseEfQ5YZP+RnLU+ixKYkQGLpbapbLUTCjvIZhJ2ITVc6ULp",
+	"5QBvJryl1f78wauNCChcne2mWtOyntPe2ttJb58+JWDejcE0ik4h57RaV1sLuyqPmLex8ToiPr0hkrOb",
+	"9PNSN5y0Z978xdHRtnOTTivp194zfiNGLJOxmDPgdLIQwoltq9bdLgPPskbCXJJk0TaVMwCuAZjyUFPf",
+	"6tCyKjby39Q+WBaJnSzEsqvrizqPEktzZW9LbtPWxEJiM2v8mo5jMDph1GrX9d9oyGnYQOdOfHcH+ZlD",
+	"bVEYP3/2vewjC8pYfJJyAv1EpzLHhV9CLHO/RAYwxv7qHMGGls7Knugwy64se5YkYtmH2ex4+Mn1Cjem",
+	"PLK/W1yNxphIrPan8e3RD5BSj+O5iUfb0Lkk0xgAlEL1mb/pBJg10zBWa5iGIEGlWECgKjXWSMOvAKIk",
+	"JAAd4DcQ7B8AmGAaQlB8YtKSbILGmA9pjEIIYLVqEjiXWjtKEdHPhZfkK6nL5RnSjE/odJYBlakiMyJj",
+	"tNHdTi+uDmq9bKLxeB91t5EFS++g9u4L+FHDSGdf32nsuc+cj7b3Gko/2mygrhqJ1u0VHSqmDPmxBlk1",
+	"zfJpIBBTRCb1ZuP89LVn7R4Gw+OWktkrdqfadiL3/eR68O0KQ16ZIBPMlbyKNnz0f/3vSG24/j/0b/o/",
+	"//d//d/bf/wPCAJRjHXQyYbQ5tyAjYlwEhacrAI9OCo9JFgZlauuc6fBWIdnJIpA01KK6C1UzkviOOz3",
+	"JdAgQUBieVBugLlyaPCZQPpdowc20PsR4RDW5Fi3Ic7GBjKaqGjQGjfUxe45eRE6wtRD/cQ74aVWHrDN",
+	"e8ags+nlgsST3Ax/wukY8zkM34eobW1a12Hbbg0qKEElmF5/FjtnS38FngQnq1DP8fetPfczjp1KBtj0",
+	"CyUCsADn1W/IRc2hlLBZOQdewFG1M2cxUwXuZNahg3wS+6jVRqfsVvtu2832rqc4mg+HOf/7gMPrMfzM",
+	"if2ZCPg5JOoJ1Y/C5OkkgqcRFZJNcIjt7x+xD//8f/6P/63V+vf/+N+22v/+P/6vaENj9bhB+0A2OojP",
+	"TAWQqeHfcw9N4z4ZcCokUTSOY4HUOqHwGbwARw9yiVGAw2lAQxx6qE9+lYSPacxmzEP/73/zv/z7f/yf",
+	"/7//6b/bbKBD7afmBL29+v/Ze9vdNnJ0DfBWCB8sIvWUZdlxGtMyBue4/dHj7iT2WE769Jk0XJSKktgu",
+	"FTUkZUWnEWB3/+yd7A3sz/25e25kr2TB9yVZLKn0ZUuOkwgYTMdSqYpkke/3+zwn0IhcI188PhXuKwDt",
+	"Mn6MMkcr3Yl2/qBgjqIPs2RFitvO12JUzFC8mgthMoXCa54514ACKu8N234rzfjhJTjuDle0+2znEu30",
+	"2WKD2DN5lM7d3mPuEkhmdP/DnPkmCmJIqriKgrDd8Sj38Ts8TcnISA6uwjxE4MSrIq5Q6MsKcuIZOkFI",
+	"TdG7BsDpO//zvw3vqPrvEPq8sfM///f/83/9z//+//4fO5+mqYDzJ6+C6n6/etOOqz5frqLFWSoruJgz",
+	"AZsf9vuyWK4z52dPfZmnlWMhTtRcSMZ2za0IXkEGlEtFKj7BWK9GZKhoK2UIy2VLVwB+Y7YDYmO84YgP",
+	"6sXIoZoIIHx/WPTey9ZFrp0dYCEad4EtYD2I2yHFwDru+GmJfNe8jIFRaysnUFfXnjYxUYQBO5irQPMI",
+	"2KSr8Hf4fBP1CfaJEU5ynlxvCjnRWrwbVkuVlIUa98JlQnLAS0IR7zkiVLUZuBrgO2JbCEsTYmlWduMI",
+	"WG/xmiNiXgcYZy0JBC2tMXL6W8tK0T4jWHOKBqFAOidrWEo2MNaWkETd8YGxuszrrBGL/0bifDZxmI8N",
+	"51iYsA1w7U70Yk4XMWKL0MP0YQE7263hURE4O+/359KrxwlN6IKe9iHb6PY2ur2Nbm84up1n/lasYl4r",
+	"niye4Wms1JIK6ZIyB0St/7owL8yNXlPNs4j8JBm7g6eejKXRrG0o1mmQ2NwiJqfsD/p+SJo0UxGJAesi",
+	"/9D8FZHYIl/E5DJNSFPTLKEyITc3pELJ/g+6t2te0lCOSUuIO+JH4CqBqhGJETIjNqMS5jkw6pgY6Uqa",
+	"8Ie5WRs74FlC8ILIKsrXogXdxTcjcURaTGmMU5IOG5GEq0FKx2QkZKIgztvuUUnb2gYWtVuUlLbvFLbL",
+	"a6dRM0ahZZ71WwyCHHAlBGt60EZNKrgWR+SkxzOmWER+pgNq/gWL+ouQjEIR78nPv8CvVUTaPaFYRgZm",
+	"BOyjrh4hlJe5Amp2uSKUqHGme0zzNn5ZEfdMKi2H7bsqQDpnIv8VjIorP8y1oZTkSiiscjkIDKwfvg/q",
+	"OQ5LKlC5pilvL3f+ykGHjRzBsHUBN1gN2z3rlZQmemrktXkjZCTpgFBNoDxCuXJxDPO/ULY2p8IzV2or",
+	"ZILN+z5NAh8BDpZZZC0E4m8dkfjDhywGzG3tgPqMIMeW01Yq2ncAUAyFcwm5NwKuTdN0bPYDwHn74pii",
+	"3lkg9idhKmDZlgXOmLg4ENfGpFxoo6EqDeyqrqSZvrV3G8qswZnuNAZU0r5qCDrUvQZcsmsuaQwk26UW",
+	"xJElt9COY6T/9KeNneYg/Zhe/sj+6x//+K31W/P7Xz82WxclbVnhCEpaREpvvojrLbjnnLVSA5Ep9iAc",
+	"zFvPvjgLp/KWh18XSF3vWHY7uQkQC3PxNig8vnCzwpNLZ+1ar045BAgeQsSKr/bwh4P6yx9KmHWXJgAr",
+	"78Vr8o+7oC2xEc9nJs37Z5k5fdoohsFgIvNi9PmqmhwRdhzRefljEAByQnPvH7w8fPV9HGADr5UzdiHB",
+	"68weOP9+z7K1vN6v8qUt21DoF7PJ9HCwoowQemCG9U6WkDfH9svG3l4MQAdo61gW0WWgUtQMfIofqWIv",
+	"D8jN5c2VhZZYjDlr7xWFQ168HJ+34KX4ZpbOcLxTTF5J0eHpA0S+GC6utj3Gy5rDfp+izHtEHBMufG+B",
+	"BErhjCx6EdIMgj2LeFBg3sLJsOjg0AaHEZi+McMLDLUpz+4iCCZl91zbVGTQSAxMwdUaMatnwdKg+Zgl",
+	"DkmjcDsAKcu0FMmwDRXpw0xjbx7O5FF46DPbSOUSUCVmAg6rRBclZSlmSVmXpnt71nmeuo0diWdL3Jl8",
+	"jwv25Wc9V+H5WOlQlTdeH9tm6xcK+q8jW0KRpmLEEgTL1j1Xq2Rsc7udAPOsQWLssrbVK1EOq0NTJRAn",
+	"BntQWALOdUyTPs/s10j6oxzSV0QcWZAvWwKuIJKKbkRiAP6KScXVpQiAInXVHlW8JWABdwA2zFyuenzw",
+	"5WfdJzvZox1YRaMOzCQhVPa+gHDyAPaLHLVl1czg0t3rfdplVtkuUp4zZYh1eec+aNJoL4Y8gbFqNQTE",
+	"yY5vO4hgSmWHLqF6ZULqAnr+iiwOrnhn+TStBNa5NQDt+EeHCPjh/cvWJwebWmGBUtEV8/ZQ2cLM3EzD",
+	"lW5UHpo194j8sMrmaXS3egA0ZX4iLXo9Aln3VQFj6WclsphULgcsIz8CGRt5WasHwMg2pnZKNSUXxr+F",
+	"XsGBFKJj5PFgkFqxsXffji26dHD7kY4tGhrA+FBF3p/s/nzZPKvWyHE2NlK4TTPS7rH2HdouotNBnOgu",
+	"5ZlCIwff9QtFTi9OPRRYSQdcYVrLCIrCSBf/YNKvKD5v8na/PypZXoJw4n77QiEFUgAqB0YhQGq1kQup",
+	"HPj/gbDkcoKTc74AlV8Hg2cp2v3GqTyVpnqonv9yZUIjT8rydoi52ov4JBfwMO/QwVhKy091GcO6hWdw",
+	"JzxugfmDmrVkV8/YutODKzsj0ybUZzX0Syy6pe39X2maMm2kvaRtZ5mtMAMoCkdXYCCFFm2REkpGcFfY",
+	"k2rA6J2LyYN6eH9i9t0Lhd3S+FT/Y+VlfgmEi79oRVPg8uL08P3JRXnBO6I5m++NPsKe8LtyuME2HcwA",
+	"18U5EWZBzxZHfSbeD9468iMtbaEPf5Avxey3emmmszozKq6C6IDflB8xbINXBdWE77lB2inlfahRE1mb",
+	"RaQ1Jow7yFMYJ4bvLM9SjVxoBeusSJtKOUaQdkRPhQg4qaCyM5/HPEGwdwEfIfkC2A9gTphHQ20NsFKh",
+	"XWHx1nSoScsQgZIuO1bKfCKyixlQlnAVoe4yXB6WkAr8A3qnjHPpvq8W3/2MyEeBA3IGXnOhkmX6meEF",
+	"Sz7ULNWDjPgHgZXlWwc24kxg6uAABrsNd2GABWv7sj7t4Rrs/Qn/hczPp7i6TJx1WZcp+AkmN8vHbQxU",
+	"XbC+IVrWQkQKgaB7xC76fO6+ZfkDc4FZHooOwLuDa4tr9e98eP+3/bgBQcEuc91RNl4Nx3TAxCC11CO5",
+	"YKaK/Ny8fAtX4MFXy6x62naV16VjNm8fA/+vGQXgjZN8PVGOWSCs1YVs5MVkSQGjGDkShuAVeQPGymPB",
+	"k8P7Nt+JzKv6fd4rxBWZkSGwyMV+YrvwPhp7e/+ef3YLn90OJf9brVaLG0TAytAsPCCjwoLAL2rLAdJN",
+	"7J3S4xnOYvLFFf31XJT4MxIs9iKQ3EA9fVbDKVSTK1pM8KPP31tRmMETt1cEz35cJS4K9K+mDDc8J7tl",
+	"NI+5eMIlvJorpLw1bc8cogv++vJkUh6SSgxiK66ayQRCY79WJ5XYirIiZ9KknCsdJMbaV0PECHGtixRX",
+	"1292LI+0mgi51r7biXb+EK2a2aXgOZvxQOjN8wVA1D/kC9jL5ZgqQcsuhpwnei+8qjsyEhXRNQklrZRm",
+	"d64fo50yKh0JR3lzR5k6cBNc9hzjGjeHLT/AM3MHt9yfVqfqHpapor/f3Fw1IUsNoJkAme+sZQwpuSwj",
+	"U/NR8g/qh38tpP/hDf17Y29vlerLjNAWgHcyGBTi+KKviHx27r3H0EcPf8JfI/A7IWCYKU3TFNOVkI4y",
+	"niVAnTGiqewyrapTwg2DsfYtlUo3fCOnLOX3bAka04kMs9asP9AlwZ1j+w1SSitBOlTmeIKvauQ4I/bX",
+	"mG1VeQVGX4AtzN0aRZjKCviVkVVBaTEY5AldrkmHZ1z1jAeBFEQa2XM4SzD46nqnFUkZVcx5f8j4C7no",
+	"gfFwJvAuX0ULCNAfAnFsmR3eqHJx6MFZU6q0XyktxF2EC6VQLVjnDxm8gfKG+o/v2ECTAZXaMwwDGgPM",
+	"bWo+//QTCo83hP9Ksvjj6bF1gMEewPmg6JVUKMlEtnvw8SPBUFZEqEcnN/82ayOGGj/uDJV5S3gqI+Kr",
+	"bs12h2FUj4gZl9WO1FHlz/c4YOff2PTXEpLpzF/v3ZVprR7/524Tt+CuOzcxhhGX8k/NqtnjUUYK/avb",
+	"5oXVhZPAkgdwmWfs41KPM9f5x3FFkiFrkH17NiLiebEj8rLu/g3JkQPSE0Op7ItBnphw09lb4il1lLBZ",
+	"G8VaYhfQPLHDM5o+YIbSVkT+KJJx+RtDTPR9IMr1MPltZp78Qtlj4SIp4bJDegeKoyutsWa2kMTYYJnQ",
+	"5N3N+e5fSYsBT+e7v5yfn5+6TQpyBlAwpuDoDw6XmUtzRtD8BpdXD9VKEwmHxTVJeAIzyAXCHCEwK34f",
+	"D1AExZbSj2bh9vFA/ub8V2I4rSxhCZptk68eyFfJcEAqMcqRuNqwG4pDy3HHeO/upeSaIDAkoIZ+xBGd",
+	"W3Q6YFQbXZlhBDajKQoSF3STDDRDwVC0U4KMhx2w2Y8wpMUpckwGeBES5SF8rygnj//k+ZzaARPb28nk",
+	"ggZZ6IgWlfzndUYnDI7lHdLiD5+BUzo5k6d2TIvPf5xzag8j/2r6ROe4eKDkf+FZiXo/diBDdxzAUgoC",
+	"pk/HpN0TQrEGFoLhVa2hJrGt1KpppnRMKo4SbVpIYSyOqjssXihIn2nkmZ1CDL2mMO8XfgS1UJPXJWKU",
+	"pYImU1+4/KSt+pn62z+16J8Wb2I9dP8j9/eiJb/KUbQna+6s3zR7xcH/YRTghy1YmFl81SDxd3H4Nioa",
+	"WLUxQZxSMEmEqEYkLrjgiPyN4y/eAA4ENfZsn6djs//cySAU2UWRVdcYqG3JNMOf8YzEXvQXNuh3E8v3",
+	"nV+47xYumTNdv7BCgwV582e8z8NzvOy2z99ZGNh4MIVOecU0+vDIHII7MichCc/MDCZbAaEC84hzytOh",
+	"LIkb7ZyDmePMLIUw61KMIiKMgKZpOvW0FyrQHKQyIQZ51k6HCUuqR4QGo/Y+jeUFcXStdYCs268vNO3K",
+	"PdjHeuTLlm0m2IaUzPWmfIzCDXtqTqLTcSbuft16z6VrL/OohbP1c+s6Ptyvk59ExmLrWSHXP4Y/cE/l",
+	"RJ9GaFneZjcsjlwtGIXC6xsENmj8AE9sTeHAMlNqydzhyqxG84se51r6heDaTBKksqNX2ESrkB+Vrdgz",
+	"sOYLcm9Vi3769c83y+BIUG8yiA5aApGj3S+cMmh6ho5po+cmDUA4GSUmSvXLr5H/wm3JaL7ZNGf3hKmb",
+	"bLwEVPyUV7AITb3Mpv30e/SAPUsqeiRwP1hHjEsiRlkj15fjFyo0LEGsoxlK4R7VGjkD49XulHabDYIu",
+	"J67yj5TmaVpa8lWyls8HJLBUxjwUL9De7IYpffYw1LdlZaJ/xKn5zWQs2h3Tgr1Z5g0YraU07Q9KiL3P",
+	"T8jLly9/gEA6snvBhuvRwYBlC4PFs3RbGMDKnx4tv6ancyHlSte1z5SyAZ3pvtHgxV8sYwVM1tEWfx/5",
+	"h82Zy2Ogo04sZbqPlygykEzZ2rwSbCibyezzLLz3/rIeQmx+HxNpZL+xKQDGw9p3u8a4KyhEJBi0prcC",
+	"u3MoGebgyn2HbXJ5m1z2yeXpcl3HttU0r8FWnAIoxPHQ8RRNqEVj8NyxManEba5ujZa7rdVqmBigRDGl",
+	"YBioRGyd7M+/3kCoDF42bFAEnvAjMrPa8QVqx/DjGwd2MTWEoGyk8Byfg/b9Ofg5y5KB4JkmFUybuDlU",
+	"G8a29DgfarKY2GVmO5CLCErZFszjE5RBdoQjTaJtHQBM7tAB/4+QOtyjmplhqeFgIKSeBuG8MHMK62kV",
+	"qVydnmOLE0AT0BTrgD1ejQPeBPMEzyO6kykzywDdTtBKMEYOzw/Zh+zf/o2ciMxcy0WmPmS75EeqfFt3",
+	"g4Tlm3TA9+7345otuYTospkKmtxt2mfpCVXsiHhFpIhXe+9uTuwO/6/4CKCpFYl/++2333bfvNk9PY2P",
+	"CIf30OFMKvLu3cWpqpnhWPvEjIR8ALX2YadBarUa+RQfkQHt8sy4YGDxIxh//AHC8OYy85MB7bIPO5H9",
+	"V5P/t/1LC03TDzvkU0wq/xoaoww4cmLcVvsRCShz9mu1/Xo9criB5KB+RDI2gs3CpdJVGOqZlEK6kULm",
+	"x40BWLzhqVad4R+WMeHDzr+bv5watH86+m37p9mnXJtrySfyKa6R2NwUTEyljSY5yhkYzIfxP82D4SVN",
+	"PJl8+j2ukV/R4Ynv92MossWX6KL7fXHPEnPEJTNvOIkgcJ6xkTkYqug6Vagi8fXZP96dNW9uby7enF2+",
+	"u4nJiKpqg/RolqQs9JGgoLeF1fVGONsEaY285ndsxBXgK6FymA4v25AK7urQ0DZfIlM/mupBRLlBeDcz",
+	"1jWa4GQshiQRkFE1I6qRM9ru2WSjzcniXkIIqATg/LGsH9sC0Kc01+/C1zG8fKu4SEsknCkimZG5ftbW",
+	"tKgc1uskfn/8+uL0+Obi8u3t2fX15XVcxQkpYQaGexE1CZxkY1aAsFcOAp4lgdiCHBD+CBCVmEvs+9+R",
+	"RDDsmEpYOzWvOWT6sAF643XHcJsaMs+b5fTM8+QKdWUwlkrYlRR5Hg+F/ww7Os3cUET72nlVdW/FjxkW",
+	"fBy+Guyg6FEJxzu7U0BcTEZC3pkRgzTRkrbvEKPY38ejfg11/1aJoWwzzCB0Wu2UJ06A2TeF4YI+1xii",
+	"3Sdv+I9RTs1gr9KCHAKvauVw/yWJr45/e315fHp7c3l5+/r4+qezGMKmLZGMnU4XA3NvycHkyBf8ryVn",
+	"BUJ+kmt8Sz38QQJdJSQEDIBhg+vYMPLcXmkT76Ri1HFbZAlBhR+ZTUSRWLNA7gL7FRDTeDYYarN/3IKM",
+	"kbGkxbBe4ohIOiLT1RQR8HlkjKihlKJr1okB9CapxB92PnwYJn+t1z/sxJ7+AwgxKJdgNrz7S71er0PU",
+	"NHM7vWxLepv8yGPe2XZTLSA0nWomWVIjTXtYUL+gCdcgAWxmTCqgqCICiKUq8mwk5iPaVRFxYNU2ilS1",
+	"VU7AvyJFmiMCKlLRtIV6lWeMtCSjdyoPn+P+xx7iLIF92ZV00MvZWxR595eD+sFf4Xv45w/4oxb3GVea",
+	"Qhxf8sQfIIEg2/CD41oN/nvm7/H99/jR9z9E9rPzs/NzS95ZvqiYR0NGoBzwkCuoRcMR/SF4xuyA6yf+",
+	"YfVThMXoiz+4n3mNvBZZ1wIWkkpgzsDygvZRwcnCfWkkN2z0YDFhgx67nWGbQTxjO1F0rKwYLrGyY4S7",
+	"Dxh7bVBFmROKgRfYy14q9qk2AiNkPwLRApl2o1FJ7E4FisbS51pZGdk9itU+3WFKga5DoqFsZzaguhdI",
+	"6z6Vdywx88F+s9icZddWYYxQZ9pWLe4jXNUIcxcvFEmF3ceSty0IiQQ4Q8naQjomJeN5YMLBFhu6AZsj",
+	"inVx5G1RC5mL8R4ssT10KEKcyLdOJXSHEOMiOD5gYzsSKYzAEEMN6ImxMyMbJN6DiaZC3A0HAA5gG/j3",
+	"0Erd+9Po10+2g78AAWQeW3U8RQqVBOoIq8/RLkUARaEdCbHu7absnqWAUnrPpIoJy7QcH6Huser/7zdv",
+	"XtsyVsD3ArMOLTw4MfYyYw4Y1RBfA01Hn+td+P84Cj+6Nm5ABpVXMLfwG2VetSNwgFrbtsiM0OYZqLy+",
+	"cVcGg5Sz5IgcHvxA4uvjm7Pb1xdvLm7OTuNgBEzL8e6x0QSAadnnNvuIDlFr2L5jRgKbUWNOyRv4+/W6",
+	"c3zM1rLVtW5Qo55IIeh9BBgOuzwjlXjPuFB7qejyzMwV/5Ssy5V5fpW8rMOTfBHi0QQaFLxvZS5zzzsi",
+	"LnCtyCv/qbc6Cj+H92KrkFvj0H8Dtugx2GzAdNNGzB8HUeWMVjupe5aBHs0LcoEWyy5poU3TLqPowIZC",
+	"Mq/YvOdRj7dRUEztzhcA4lNoKBVZ1Q08R5cwzwyhMvBdkUqwOtWwniIA3fJXqyhYPyeO8dTgyLlCiAsA",
+	"Q5dKG0kY6xgfz1EK6gmIh6mR+udac5XCSrxQ0GeqXZlMTviFj7boXIX54s/cTL/PZxr5jlqq7pSnLyvO",
+	"uZuKllGPDkS1uKNtJTm5ObkiA8akr4ZyOL3DTMshZIf8LzIS/+fuuZAjakSc+Vecly2am6DYbYusw7tD",
+	"yOXbWwyk+DiukWZPDFObNnb2qrEoJalcs4TDTMgwA5A046tFwZEzgouZlZFi2O158Ch0NDmI9S5LAvGT",
+	"2/WwHXjenm4ubw15qqFiP78OAl1Qah/iX+GlXu+9qu+T+O3lze3Fm6vXZ2/O3oKIQTMH3SGqiStvtFWk",
+	"cB8YWiFdZk6VN+ucuIR4kfPs3DEbQcbvbqX0Hamgy4hxjsARgsGGB1FFJC6DVIiN/TpUoFdjKVLzgYtz",
+	"xaotBkwZwQaCv4ZuNjqc8IHz080lOJKroRwIhbcNuOpiJDeLPTRYkGNSaPlAn4OduE9B1sjNZGbRVhGH",
+	"wBd4Bj2l48wcJPkVDHcv5gAAgRl3U2NiynFAwuK6oNBxjnhpbJssPrZhM/i7QRBK1tpDcNK9/ZNHKr3w",
+	"oQ+JI8K+ij/uuvXetW/G1gnn2zt31/EKsy1QMgfPNV6zwvUyguMYPnTCyv82sAJfkvjibfPd+fnFycXZ",
+	"25vb5snl1VlsfYyJnTA1VNhU1ggBd4BRpQGjDvvkETTObn83eSigo6k5VjVyLcBPeSCgXQVt+/i7hmQ0",
+	"if3kEhLTjKZjzdsKv6oGsHcV0K0YV1EN8EjNJvdxxfyjnKjEfxSGKhtdlpm3M/2FvxxDl/bvao6tZ8fg",
+	"wPQaCLMHwxgmXOOgI6BdvKftcf69x+HLQSZRIjiqxupCGL6jmTB8VaTfxPfUYqkYWXM6nbdlri9fz9ox",
+	"oTuWbw63LxFPwjVgFXc2mCBGPggHe3hEzPZAcVsERMQIXl/c20f1CcsQqIJLNx1ls0z34s5u1js2tsEY",
+	"W+ti0eyNl0btVvKzzwS0PyE6qDsH8Kp2sbM7PAZgbBcPr4172PIKD5lIKvFPZzdkD++Uiq7ZI/YieD8W",
+	"o8UtCHbf28fbme2KLB03CGbcjI+lymNpXvwYs+jO+wH2jR5fXdz+cvbbrVGNx69fX/56dhpbN67PlYKC",
+	"65EU5j8WWghXHeor4HbGAAFJmN933+wUiAPe2vsDP6+/QyHPAf6uEjbqeXXZhHUBm7sjmerFub9qP7E/",
+	"7PJ75kDnjdSzsv09k2a2POt+yN7aeJMLBYOr56O/bZsd7TNqLjfbM2EDydqwK/KXyJX3YfPv3cqjnsKZ",
+	"UxKf2gtga/QYTTDHkvI2s0DpeSJgp7HzGj+/Zp3dKykGkjNN5ThPooQffgoYaXK34EKpoZmibQMzGgEx",
+	"lRRmWu73gSdlwDKA0tl5WduvWTKPHmTI9oCrDh1GKFAp6fJxji6pBBkTs2en/N7ajusf3kN6/73aiKXp",
+	"LmjrPUDD91j0sEq7+Og9lNJq708rrS6STwBtXwbTfH1+Qv56uH+Yh7Ws62DjsBR9Y2MwFJ5F8FnWsM7X",
+	"0P7M2tZ2AI0gZVNIFJWMFA0L9OeAtjSw22rk5PK62UDlLHmXQ+GU310XyU7DzLJggTRhnG8cJ555Wy7+",
+	"O7OGKL/EwShfJFdU96AeyFm28MYP6nWXzHNlJwHS4B8Wgg5z2QsRm+cMG1KH07vJE+ftRDt4QmBUmCfd",
+	"PcGI5O6xsQp2L2HBZg3C/noPf2p/CT+0v/sU7UyELxbdyl+OVxdu4IMdS98k/8XEjRTTK9zEXA2LeYhv",
+	"ruxn/g3v/UiToM7gsH64+CdvhT53nMWHBz8s/sGNEG9oNrbPARiAV8uM7cK2vxXS9TuNf/4ePVAENVwk",
+	"0bfwpaAWpgRT5KJ2765fOxgtdMew4Q8Tz6ot7lFi50Is2lEWj7yxc2n2e6lQ8dt6J9rRtAtIC2fo24lM",
+	"Yffic53hlJieQs9BmbeSkEacuglQDDeq1PiLEMLJH0vUsNPhH6HaQwZ1g4UaCKO2qs9SgOc6GYobvgjp",
+	"PXPMW9G9Fd1fm+guBb2zkuMLF95WkO0h5nzjz52BUCUi+Q29g3wrxtRslAZiLeZ3R1gTgmw5+JFFFIAQ",
+	"lw1hoOyFb1+onOSCuwg5gptUCk7gyfXZ6dnbm4vj100begaXsgpCN5dBEFgFLO1dnvl4hHFzj8JY12L/",
+	"dUo8u5jHpYt47GBdLlPaITWsRZ76+9/YB+LZz0uAbTHnhEA/LAFXsDeQWDsdCNutVNxf4n0Ftc0eOcZy",
+	"M5XsyqASG89zuK9hr9ZQ7C21C6BSbpYKLcieZWIslalYStVnfaaGGVwdHrpqrRDvb0zHZ6Ly0/rV7j1o",
+	"Vcqr3IzAn1iSnah0p/wOW/Dl4l3bRPl1maXjhynz+l8X/8CeixuEL8KfLWEDnIisk3JsMzjcX2IyV3Sc",
+	"CprcCPGayi77bMZGsaD7n78XVbwTmnlke4Y+N28/jOLuNBzfUM3/9FbnIhhq3gvpj52GJXgx34QRWSvj",
+	"Q62slEABnzJd0jRxDRFJ5bBf73nCZMMF/EEhApCVDYJy6U+9cspWZFDLYEtdejSByD/kEMOAqvvdXkfI",
+	"rtBGKpwKc6agyHbsGaYwFOsHYL5KeXbnm7y5JGoIRXjKWS1u3B5/B00Mn3tBUtkn0/e41E0okWvybnaZ",
+	"7SyjdPFNfOUKd3/x6XuX5XShO08m756fPMH9YEstsUQIGqqXFClKiZpNN5QKEMcUVSpAovKoyk0e33ih",
+	"bHSFnCA+nT+FUaEy1RIZksP6IRrfmeXxVUyT4eDJDmWX6fkncn1xjaYSJ1DO4ttGZ1hjbsW2R3575OHI",
+	"N3s2+V089H6jzDn9Kx7vwbDkeDeZLsQwZ59xUilGoRFKPhUjtBSufjk5q9bIta1bLOl0QptAKbHXpmna",
+	"ou272MEWOGRM8u76YlLDo//vMEWAWrDw/Qvl4xTjvHTLhnIVhVw9NIo4AMA2zTKhqzXyZsLioZq4LLkd",
+	"KLQSxp4/y1W4Qc2JM15IAiYNqTjLJzfC9vArhd0MCMTo6j6xFkAFxStQ12Bboq5FyuIauRlKcy5JzLKO",
+	"kG2WQLWOKzrIvTFfe4CdanLsbtqy1ThgOtYItOfCDZ2dNMywpBJKZu16+EZAkSbhMjsbrIFlNFw5Kw2t",
+	"QnxvXCKapq9vDatzAGY2ZyqNXMnx0wVmBsNpnbD+sIxXB9hLvVxQ5om1UZPeb0M95aGep9BcD/O1vx7X",
+	"uQm24KNM3byAeHVrd8JddpJ6ZnKxaAbbq6NcCQhJMvF0/mbKlW4qYb3pDVu2+JTXXOlZVq1dj61Ruw7R",
+	"8PzOqnn1k/Zp4rfeuszT0gzScZIYi8HaWCOHb4kIE95yc9X+RUM2tyAvPNA+gG+7U9twpfwBQvwLReL7",
+	"AtteW8gELFVKbv7zxrV/WSvVDoxmCdYazzYC9/7Ef3yy7Vgx4iKpu6C7WEhSCfhWEzcZopTYdY9Kkhjq",
+	"Z+3fXgS1xj4M5n6WS5YfSHxy+fb89cXJTXzkS2EP6u49QouRC0k+lRSjSeLFy+YsMbw/cpssZ4ntr//x",
+	"8yyx4yTZWmJfmiX2DWc9jhMo8i7TB6sZcPibW0CXWJsJ5+XssikQvLwBoctcteSF+GVKJg+KDBUUYqeS",
+	"0cSnLQBYwfwOa8GrT52HCITqRCnYLNsNECSpE0TcfDmgupcXhiehlM6FZ5iiDtGdXr2chib7fZsS2cZH",
+	"H5gSWae8eXCKZJHEsZbd7Hqo10LcKeP25nLnhQqsSqBPzqVMDkaAaGtMVqGVHChzS4xUhCHCNEwDjb7T",
+	"yzfHF29vr89OLq9PQXicX757exqTyunbZt6QQsdE0zvs5uYpI1qQlnk+yxoEeowgwgcAQNUaeT/H5Owz",
+	"msE9GhNW55PJQHwJX4wMrD+tsene3VbAfhYBi2bjw2vJZpznQj3ZWxE6qoE7uRvKjL/9f//r/wl8HB1g",
+	"M6aaBKh6RyQUD22aLS0e1la3Zodv4RTynvvKmGksSJsUPd4TzqXrVBnaLHkYhZLqG6pBm72f3HJgAdrz",
+	"MwzeI/TiOg0Dt4EeaBm4TvC9hKpeS1CZzA4nC01TZbklyIBJLgCOJKFj1SiAMCCSOKkUoCuhD7tIWq+O",
+	"SCJpx9ZwmyODv0SGQddA7o4TNrHCFQA+BlwxObZDDuY0zBIBfETm0mpE7jkbefq1KZSWCPE6CgAq9tqr",
+	"0/OoiCZBKgCT5vBrEN2ry/ARFhRl6ilmEg13z5J14g5lxKxolEOI5MKBatshDqFAZOcklXpQqTJi0jYA",
+	"Jei5fffdFdyv9t135BRQHiQDBE7zukgl7kjRt5gWWsTIU0KBLrAldC/HMqvh9zbHi0CjIqFjUnl3c1I9",
+	"IvZGWpCDH/DeNo1tfgbwfQiihWAmdtfYHiRgvHtZh59F9rY5lNhxsMf62ONEM/Ly++/t9TAu9zAYRYQQ",
+	"fzgzZDeEe8IyweV2K7l2gRzuaxqRcQotzcwRtcsRoaRP046QfZYQRFAuhVPUQtTs6gfDcShEjlOqYaGn",
+	"JCP/zaRQ9v2dS6Z6GVPKvMKT6W1DHQx0voW47XMO2uPdKxgT1RMjs5PMHqqR92bHRpNYKfkRADRKOBiT",
+	"D+qzvoAWfkQs1Cyz+fsDCz6oSMUzmEzyv5pDUhiQhTyxvzwibUlHKYQnEF3vjgyzzlDiR1ZK2MFglQWm",
+	"0xQBVkcoA0goT8f2IqksrWqucyOLwWIe4BikgoLzSiYA8hDgu7keOzQ8HHgOZtMWHnKE9hkgznnUtzye",
+	"fy/SYZ+V+REokK1R4H0HKC5AfIVJmI7yjmh3zamX3wt8h3Mo6XAnGHZvFB53y9/WKDvPBUD0nYP6wfe7",
+	"+/Xdg1fO9QDIuNz3MG9jJzSsCuj2ZUDwU84nXW6sgUgqG+P+7sHLGWPUYqURbtIX8q/Qv9R5TtHlL9vo",
+	"+9NE38+FbPEkYdkzDTf5fUMA0DrMb/qdVJ7eRKygoumIMDPmx0X5s/P7hMWIGEF7f8J/5zU5n4I8dnLa",
+	"QaujEHZwdk40izTxkNoNvA4AY4z8NkfcXu9sJRBQHm/OS2yHfwfSFHWqLR9LYpdVXWicOj2LSKF07BER",
+	"YeQvVA62foT2X5klOYVHhpiMkBO2c3G3Cy1DkfnH1shb40t6lPOKS4QaS8gsDmeqWiPHRcfyhfJazhkm",
+	"h1u7cGsXbu3Cb8MuBCaVXPqvCq9whjIdwRWirQn5pZiQxdd+SscFWrCtFflsrMivIMt5xeSuk5i5nNmg",
+	"5Tngu3dsPLve9TJLx5ZDFXl/sLIgiUA52K7xKmAbooowghXBUnnOaq6HMnP9ATUSG1vknQIW8wIIuiXc",
+	"cTDVBRvtSUtqjwf8F7Mqm8Qvg0dsRclzLQd7ptW39ija/V0QDu6jRbJhharbt4ju688XnjjXFW4NYfAs",
+	"PCo9+gUWzOXKNvhY1jU9Eue0rYUEtOgqyoMjRFoGjqLAoo9bIhnXJu9jPJXpm0/f20OwKyNLHc2E5N2e",
+	"xiYw7zdU0UQNJ+Tnkks0rkgOsIyu3OFL8u769a6iHVZgMTl49T2RNEtEn7S4BhsceVWAHw/Kh5t/P941",
+	"l/Wo6h2ReCBZh38EUQh0hGAJ7h8Ed8WBuPwmIuRwRYAKzcjVlnHV0THI2MiM+MnEJfavoTTbUO0u3hwL",
+	"d70seNpOqhPLTg0jmSew7YVHJL5jY4Qf6IlRhoDy4A1uBfq20+qz6A/cmsFxn6k8JhFKYNfXLGp1aVIc",
+	"20jnZsWtpbn3J0/mluQ6kTsX1dn3phohViO/emx83x88zADXXxmpSFNk98zaDKgb/V8W5B+CXQ76HWOE",
+	"aOUSboH9NU9Ty3dkPusICdV7guzX80CMTy0D0jeVjEiGPa8u4pk+KfgYTsKL5tWiFRfJznKFuqe4VEcO",
+	"47zw4lwIbCv0PpPQ+/JdYtxfDxdb9ig/VGy5fMRMD/ltQFj6wNijJ4KYEXsEl9QP5IFxx3OeaiZLIo/o",
+	"4nuSW4v35MxL1woREXN3IOFpU8V2eaZYprjxRszPMeQueR/M6koAkmDkJx0MGJUEMItRHoc8unrEgVPK",
+	"iN9qbUZAEGl/S2OC7qtCze1haRhzwVJdUdDeS13X5P/NSlazyahs9xqWDbtAH4xdi2Y+pIJGPsTdqdJQ",
+	"cfxh5zih5LW4Zyltsw87wOGC7wDojzmwK3AFDH9RyVuokWNX0/QycB4coZ0ZF+kKBvxeWvKupH3Cs4R9",
+	"dIxbqiekdkyDCI9BhorVCE6KSKYgLwVl4tIMzNJMtMZWHfq0RAOi93bqljc25711aRksOTW+If6rNbac",
+	"UiNYpqpbRWp8uHYP69OOLBOk0j5LGf8rxq0EFfF9pmkN0rZxRDoiTcXIOkcw3FAple20f+3MKOTer9eB",
+	"Pt39/fIhW8yd4ybQU28UId8+CTf1Nra0LXaYH1kKFIzXr/6zhwScC2oNyofLo0weHyy2ZQ+O2yYTpRUN",
+	"j9WySI40M5Rhr9tUMMPe/gHhjP21D2JuN7IT3tbvm7DhX9sS4UWH01+3xVV/vomwbz42Aq3MucEyWwRO",
+	"+hj222WDI3PFJMgll5hzn+6ByJvpfazf2YDnrc3b2CiJhBnpNnu2tXCWiH0iDMrGTZzi0eX9gbHyZ7YB",
+	"n4h02Lfli8CW7pxrrAhzxPYTvnYlBufxLe2zmPyN4F+3mfsTC4ng2+qRo6G3D+oKwjMt0EVKqKZxjVxm",
+	"Beo/I0Y6lKdDCW4b1PD1gKTu77AZCU05VUw1SAyVffCgvbgj0LVD4m0/wIjEaigzew3t83T81l9lPF97",
+	"Ebi5xxgxiPdi8xdeA1/UyI8pze6Ayx5Xi3czISHoSFu+fM3x3BOeAccFJW2WppZKgqgBbTNVg5VRFmja",
+	"krhZpljrKhpLM8Zmsl1zVxhIn+qGu2FPpAmyQgb0/ppI1gHk6wolLY44llxkFL13KdKIvPvL+dn5eURq",
+	"tVqVSIZA1kimbtEzfaD75uw/byDb6b+CssxMZLusP9BjGInKI9coKSJCSUsCSeG/hkIzUAStsWaWl9EV",
+	"9b27Od/9K+nTO2ZLLlP8/KT5vpAejc03NSlG/3z7e2zZj1oiwXxof5hqPqBS75n12YXtlFMmwj1tQhVL",
+	"OuFmwMdoMbpPUAns3owHwGeYV3UqOjaPV8KsANwppNSGUVLsJKMZ4X3oOKNkJORdS4g7M2l8RItnVI6J",
+	"GRq2ivaA6pcMFW2lwaJNP3oEzzOPPMLuvP06ecN/NPd4VY/q9bp5MSr/5f7LTXklKETmKOTSaBlq4bkt",
+	"6j5+NhzyZJmqv1+hyFRCq2DmooMW8ERked01xK2oTLk5F1mwGxRRd3wwCPrqJ4Ztvj4doj0AU81Ha6ua",
+	"3TTsYFtCpIxmrgJwlrtWslWhqTpri8TqcDPC4Fc3eP/v9r5boY/ZvaQLeGXnQvafOk+NT76GON3WMtp6",
+	"Zl++Z4Y7OoiiQ+b3pPl+dR8NJelGnLRFSe0N6AWb3c091s3md7cp3C9EYDwSWOT45ubs7enZ2e3fj5u3",
+	"J2fXNxfnFyfHN2fTVFU+u4O06oXeL2N2AhO9Sy2B5QnVwExSZbbTmuBBHjeKSViQmbOPo4kvfzw+/ens",
+	"2+Kpmrc1StbmuQKG5AUFDw/3LVlUsJQmmUe4YtufqJQcOAKUBrK1+OyGdmOXFpFsIJlimXa0wJk2/pHS",
+	"VA+t4+cQfNA948bnVkNzIBQ4tf7MvFBY0z+O/E+4rh6R+KKz+1ZkbPcN1W3HjM/zTsiX9cO8ZRRcxA2V",
+	"QnSZfpTKW5ygveiYicI8nyY/u4qdbt77oqMM13xt2ZaXSyrCNyJB6J5tq9KGxehPTC8nQx+fNR7qJ7Go",
+	"h0DS8XiLenNJY6QR+Uw18A+RV1s3YRtXeJ7iC4/S46xAFBibiifsgY8yO3t0Zr5WCBunRMC7ZCVQRLiU",
+	"xtlRvJWOI8IzrG8Pcz2WqAlSIjZPEv8TfaPf48h+7So5Y/ziLx+G9frLthvsRQJ/s//g2T1NeRI7wDae",
+	"s5uT+M9PceSCwXlZYAa9ZFib1xaDMang7xbiiCCiG4SgHbKc+VkA3ACDEMUZRI4UXXQ6TKoX4DMyqSLS",
+	"GqZ35A/RUi8IOD2qemThBlKd35/D3fUYGreMaaxco8ARGbFWT4g7x7fOoRNuqFvio611xZwetoLxhPUH",
+	"QodYImCmQ22o7rE+YoS4VlvzS2qGZz9SdjwYgu/wlKkaOaPtXjBUxK0oIuN5amfMNeU4f9eMKpFh55x9",
+	"y3GjCLjnxhnbe+RsaJiPkqzNB9zMKIOUHvKSdc0SjhG6ASbH0QfpsdRTZ+BLAHBju2/NfHFTQN5gCuUP",
+	"6My4VuQf10g/l6dh6iQ+uz5unp3GNcDx4AEQoutDhs7iHkKy44Y055ukomtPgkXDUSKrkeOcXD4KPZ6D",
+	"ej2EwpnydjICQJEv1DK2yUDye9oeN/o0o90y0wTeyZpjfWtESJBUDeVcw+DMRn221sHW23iIuob9U6wp",
+	"n1B3peo7Wsi+7XQ5Sr0FiK8lmrx4dJ0ih4ekojuzbuvXngM4SiDXHJEs6CMJUbqgCgI1pJcvLHGzDsM7",
+	"CVGiz1CyVSjqNC9GjPQxGgTaUN29bRhHWfwuC7ZqnmhpGyMLpzvEXgXsgIMO8HuO4SZ15JGJrDQNDAwv",
+	"umF8NXKG0Fqut6DF/MiFdOquRq4ZTbx2seIycrBcRPS5JjEfWECtoWLyuMsyPSNYZN7Ea9FdWWauoRUE",
+	"Gmv8sDvYvIELMysBbvflkg0I+0sk7UsHYZk4hYRW8dljERJqCB5RM1B4PPapS6bEULaD4Zi7zBqFuxoS",
+	"8jPW5dUjlwXHBUNxj1s0nIl1WedLolBAYTuqYHl4f+Z45mM57ZqfrvyaLLLUwmfPw2ia9eSNBlTNWTci",
+	"ZrxtedkWhC6ik6FJ0fZ/EINhmWtvblioBx3q3h64anuQpknmuPTo0CINuGsJNxrOArUDRh9ofNtrrooO",
+	"bsMz+r0yurMnhpJUDg9+IPH18c3Z7euLNxc3Z6dAQ503aOaI6LaWq5wt8Mna1nGR3gfO55lt8JyQHAcl",
+	"NJHWQGnk8QG0eMDKGdHx1gP5XJ3oq/LkPUeq4jImAjiTEB8IPZCh7plzYnufFroh5ozXwtveKqMOV0dy",
+	"mhA4i4iomgMgkafTU3qhiIZC4kqRwX+w9294079hGBAuwghgHBGIAJKDQxA9GPISWZtV8TyaWb7w5Hrm",
+	"YDrZUyPH5tskcpByxgQaZncZYOfAOAoxnpvLX87e3v50+fZsJvFTLjTWn4+BeyPxyErJmJLyqm+Dh+kB",
+	"gumBCYr648qf8o01Ue/EFZ70EVWwU522jKCm3O5aiPHZKnVkEIFqjAbQ+xq3GtW4yNja6p8Kg5o7mAI8",
+	"MMv0VPHTxKH6Vsqaglf++5eW4ypjQsotHytol9VLufIIwjt7GPNZqEIg8gOCWnQQYsnd4oU9OdOKBK5h",
+	"JYqk4dMHLxRpDbUWGRkABjTXAA0NN1RtmmVGJSgzBNeoVEUSbujHxGFhtGMym9Wn8o4lXgNFObhhroxc",
+	"vkRIr5dKlNHF2/cXNwhnDoenYF2Dtd6DOisw5FtjkolR0cY+e3N88fr24u3tu2aZPsM3cOEXdENKLX8A",
+	"WtFPzpGN1syNWeC5LB1vMHplW24xr+bf3VaNltj3D9eHzebl7fXZP95dXJ+dTmtET0vPu5kKuZGLXGwN",
+	"z53s28Pw6CfBMWFyfUrRjYtlHQGRxsnxlA3BT4JqEv90dkNQFiol9pSmUsdTCjNcnG9KZRZ2xe+PZk9/",
+	"+PYMJWfJ9rRv1gU2cjF85Hckz5RmdH316JO7avrZU9toSvx/K9uo8PZ+X4f5PqGKp7dEbpYERnOg5gP7",
+	"eZNW+8QwXF5t1lCmtsykyfEt7ZrJd/xlG+1oaxUt5kcEktDWrf0heMaSndyiT0WXZ3OQCHqsfWcLXyys",
+	"NqlQ2RXZAU/AnnXBGAdIVyBk0bzPsJdgBP0J7h5VMLqzKOenARvY7Gw9ErtKs4HLNBORRVMo3hVKbi5v",
+	"rrDIh+fnBDk7RZaOI3J9fkK+P3j5V6Kw4Z68qh0AdF4sWVvcMzm297I2wFCxak6QzrixPBqIMnvz6+Xt",
+	"+fHJzeV1rtaPpiblWQ3uGU2VmRqCyE5OCOLONdI0tkMAoo61Qe02WD0YYfv515uInCWnzeOI7Hv08aqt",
+	"+5KsI5nquYsthxPCyJrzQlJzYBrkZR2KI/oDrYCCx98I/mqnUJxl1RL8+GrYSnm7QTIR1omVwE/C3tmM",
+	"0/Ha3PszFTQv7XBs04Zr9iocysXJ9dnp2dubi+PXxfbCX+HAoagR0p+8yJ5Ef9TM7bCuLv/M2f55O5K5",
+	"ai2ae7VhLRyTHbkrxuhYwQBXQthghvtCKqXuSbXMSphc5jgqF3PRN+zNlO/GklXaidbn+XyxBksTHafZ",
+	"NsrM/BYGaW55VrRLxHBOdPHMxRZ9htlDQXoFemRUPehIEOWx5/sQmS0eptr9HsqMA32qing30LlYvJln",
+	"J8HiOBtlJCxLlEXEyW9tR2Wum3iK7eQMMdHJJdgN9teeIB0sJKXpOAhqPRn3Eb6Njal6MdSPzZc1cVHE",
+	"UB+F+yJf/NkLvlXiW+aNz1M4YEQmHqxHFQhYAYp3enBlQJ/NrEr+CnvONyInu0y/eUAbxlN1lr9TTF5J",
+	"0eHptrn8m2guf/7kdSfI2QbWzQLT8YFizXljeyhE5sW6UMhMV1m+UIFPB30LdtTGkLQ81l3KsxKbcYqT",
+	"DiJe4BdWa+QM+jdEaO8VzD0GdMyWI4whSYPI0LqECwKyN5CthUCd7aF4Oso3eJ6b6oasRXd7fFuPtRpP",
+	"7BJtTcCtCfh55B9swMK5faw16O5za8//zjqEZ0fIrtBLVaiDYBIdC94bEwpVORGZKvMxhqKeUy66j4Xq",
+	"rlg0skQ52D3MIHaesVGQmIivLpsu/uVHDk9xILXWiOWKHNQPfIheSCiGg/iBTc/maVnLlU81yQRg3KaM",
+	"ygxYe/AqH5w7crU8XRicr7gH69b2pNvqe9e7XYy+IyeSuiOvwC5WhVr96rTAxZfyRAL3HB62ksCdW4jP",
+	"OzMXfFujv9FS2C82JerT7v7Iw+EG+bJ6MWNRQixRC58/zBXBN4oGFyJlKBK7T+LItujOMu5c8SGagPkD",
+	"FFFaDAC5mmfdyEFnjAGzYLHFt86qeRjUE8kYOBCPtengJkfTpWWhrtiKkm1V/baqfltV/whtBHPcjOEu",
+	"/fKhprI5o9kq6rLjCTTbInPRCfszF2qFXWmEv1ELtK3TMXykhu02YxhnsMTHFveBUEUkA6JHABFyqStm",
+	"5jKRftOC2AIUBOLOxOiIcE0SwZQF2TFnEUPEbWZrg3ehNJhq4ix3SwYdmyOszBnGahahfdF+IX+G+lek",
+	"Cc5Ei4Eq6kwbjEZKfxukwVK6wvBXKnuxI7Cu7IY04jU+ZFsB841WwNiI2xS4drHoiytn1hVMPVdbDJqz",
+	"Ake4sOtHPZH6vV9dm3LcxNhmla44wvdvsR7F7Y1vsszECsa8bnJO1iDUoF2uNJNzov+2MSyotbLcNR3J",
+	"GBmkNMthkcQoYzaG47pDagS4xIxjOKIy8VkEo+Kkr8aEMs1FRZhVR0YF9SpGeVqeZ8cYFZA41ybQGPKK",
+	"Wh9A0fSOZTVy7AP6llUVRjccAP3OiCPLmOh0SGtsntPh3SEqvRWVo13oTalFvP1n4kddWi8e4xaKcKdY",
+	"2ja0lMppU7eK8/BxivPt5c3t+eW7t8VutOaMPQ5HG9o+lKZpivt8HXpwpQdOKjc/h29KreVv7vEdYyvg",
+	"iHzBGhBlYKCqHuF5Ou5sR1Sb60xXgDi3KmgqUZ7ye5bXLlZcFmS/XsemD/wTfcDUmoGAbXhEYuu4xtCD",
+	"jeag8euoMg7d0xU7cqWbbu6bd7Jec6fHtq7VtkpmDhH/WAzzquBVTvwDc7/uUQtJzKAW29dUl8gEd6cG",
+	"GM9ziqEls2ypCUaRzMSg4OUsA2bVydobNL7FUD+ZcGBZkgd+NsSsdpYlW/vw85WkfAWgyFBbsNA/Xmgb",
+	"uOgoMxvyMWUkSom9Nk3TFm3fzTUnBlLc8wRSociUjFZAS4oRNIgyybBHE9mY21zdKiVi0hbijucCiPYZ",
+	"6aRiFBXSMEY8sD7eETpHKz43ePXLyZmDfJFVW4DiY84Xp67JEtkbIkCHZFCTkmFpipE2VA8l84LLz+WF",
+	"MsJG2SjYGNs3jVOuCgUQ8DuOJLmpsvd5p5i8yDoiAuGVO/d+nQBFH/iIJzHTJCSrmGM7CIejhq0/WDuA",
+	"56C2NBshEHxnS4hXIzoeDY4lJBFGIgRNN0W4DyPmsZRDSJ8V9x1tftUtdy8xm4lUKBkwFPMFjCD40k1c",
+	"MgtUXa2RCx3sksrL+kHVTHWqykgpYWuMzDv3QELU3AXQaHEvYMnR93WiWFtAZr5lTrhbPdhSuMuiYsrC",
+	"7W/2EbPvMdFDCcugRX4KzUvpc6XM9IQkHSEZ72b+jhQN4QBPCLfvxAuwDNk+QAV1VpmYfC8RNmbnAJ6O",
+	"5gIsaoxdCTm5K0Dz0jTvkHnpev/O3zVLlWGHZ1z1mtCEaBzfy2w5FmqlqZ4J2nxQr5cCE5fdCHz/2fdZ",
+	"/kYYTVjDiOBGt6Fgmw0HXV8CgLnJNGmNy3FnEFiHKycePR4z7qpgmVBMzkWmXgTI/LKsmusGD0fgA0X5",
+	"6S6eL0f4LWm3zzI9Yd68toQji6wJf93X1mrwIJPo5TownOBwz8bIsZD8rpqmHMiJrA2lqVm8r/MGYJvb",
+	"cHqjROJNdEkjSUCuJStIsTJblFaNCDYiF8LtcLygw7JwvgLxHBWh3AKF3KOY787x47BibUrOzkCNymXt",
+	"twUahdvw92cRYTsHvTaxx1cvMAytgtmJpxuwFqYFpugsacugpZEXYhhXOsrNULd5EXAQyJBBEKdi9EJN",
+	"m9CVCYEOvS9dRoz5Dg14WEgNIbtJKYCHkH3kCiouwAj1ZdJ5lWIB49C8/dcXb3/JIQYaRDlAZWt1JcyW",
+	"bjjdwmVQY0kqYFCHIAtVVEPWEg2NOi0cWHqpRYzWXr+0gDK32UJmqcVWktsCoZ10gobLhK30nFT/+nN3",
+	"TSXO3Gl4rvUsza8dLzIy22r3BHfJdBI8ZVQGQqHhRQW4Xfe40fI1n9w5zxU35sblw6NcCgnp4aOgHW+N",
+	"SDDhMwpyiYx6PMUqUp51H4PLssVhKcNh+X1rFm/N4q/VLP5MUKpTBtpiPFUfB3QbzsrDwLIrMeqCHmuM",
+	"qTpbbeJQaUG4XlPRIlc58mA4zhnPBQpWWwVWulGLluy3tl2L2+TLLu93pipkEgv7wAYd14HYwjMwzosu",
+	"I4jZmVmSYy92M3rPuxT5mjvcFeQ7Wd8ah9mFF2pKNWD+dSp+bhwmL7Ud2aJLqyGoi6OYrMAhxkD11S8n",
+	"ZxGJIbJrbBZIi8TViCimtUvd/l3rATDKWV8zdz7BOW35SYDKgfMWqJmOkGS/7uomaySWzIzrb/u2W6Cg",
+	"b4xHbHRzTtkLeQ5EaRhBIiFMDbl2A+jyK7Qn2M67XExkIocxrZHjgvos0cAzHcWIUIXtEYFGRoAcz4Ip",
+	"GYUKskyMSEXLsZ1ASjWTJf3AsHPmh+NLcH1CdY0rVZDf5jFePezQhP6H/asmZHcGAyALOHZyD6+UFNBd",
+	"GsbbXx0uHW/HPVBwSmxWaafRoali/k4tIVJGsxVD2+7NbOPVy/qQgfPozntEmrTPmlyzv72mHyNyRXXv",
+	"b3t0wPfu973ci0jTiOI810cU1+CemUPKEnA/SU/rgToiFKjWXf7RxbJQ+mzIRd16FVuvYhts3wBuqHn/",
+	"j46165HY7QBC+F7CFW2lcyLubxlLJjDNLRqHLS0zq9Xw+N5Qguq1+CJ8JyHdN2anzWjPKIEEx75hBxza",
+	"lkx708PhlcO4sEou4apNZfKE4E52VW8cEPuGGjz8/U/xeY8FA7gpQ1/vdLbVdV8W4NNXXd0/v5jvZihL",
+	"JIbodB7rg+qRuEWReWsP96Nq/AIJzLL5AvjYSdaJdtCJzNqkqDUC9WhpgerubOSfBMwGsDaYJsMBSk2R",
+	"dbjsu0ZwPRw4UybUA0d+QBp65oya2sWm1VAqR0T1xChDQOGnK0Z+UpF8lq0sketr7PzLSTu2Lelb2f41",
+	"y/ZsjaIdZcS6JDuIydmC/Zph7SsC7wBFj7VlK46OB/hoVES+Jwnvcq2qaCIvIcafTKzCJItSdUNCzT+k",
+	"aR65lWpbgvqNiJkfWZeXnC48zOsTNe5+DxE0LZp02exW04ljj/fAaE9+1MF6U20xYCTG+zWM7JjR4vkj",
+	"PnHVLq4rCtpkqeua/L/x2snCLirbvQa2dECJHgzFwptmWPMGgA8KQ2KafdQRaVPFdnmmzCvR/J6l49qM",
+	"8Pu/5pZ79Xnm/y6Nsy+YGSxcU0i9WbB6eAyu9lYcfj5xeC5kiycJy55za6wRSffuHAUSzZ7xRV2w/isQ",
+	"HvDLQH5AnHSGI2uNi4N6PcImKkbUgLWRwQIIMOhY5ayCMe/TLouj/NRbrGDSZZkRUAyRzCqKMRLD6Gv4",
+	"k2qZ9bO0GBxJbhMjE4jt0PQPz9mQ8wj3/kwuIzx7nlF1soVi+YyyZIv9DtuPUJQEM8TWhM0Fl3qwjjK5",
+	"hi2qC+QaCASbP8GPFnb5H1uBBSUKEE4DulN4XGI8Ncn64h7bTyeunLpQQ029pdgu8qdxRZikChDCNUkZ",
+	"vWfK1sDjQGPSGmqiNE9T79yF38NEYrgnoA0oxaSZgnJYzP4THAvyKldipChquE/iiEhGla33ITFkMOMI",
+	"xDOK1Zq7koxYqyfEHWG03TuCp14OWEbwNZKDWp0koj3sA8RXjruM88bUpdMWPTGCdl5762pk50HaNCOZ",
+	"IKnIukySFnPLWTms/1CtkVPz0szyUb+6+A6o11CHcCvHpGSXeyNaBXeQ0yobAkm4xt1GKuE2BH5ftwDY",
+	"rJ00JraBRZmA9Y2mt111qw0+jzb48mEX4BCyfAs+RLLj2VmDZI9mlQ8W5UNBjoI0+Aq53h4bLugy/XBp",
+	"Fj0f/reFBvGW+e1rYX776oTrT0wvkKePdPCHpfmMQUrbFqjFGlRGcgFIMRD2iz7X4LXDT2hKOpylYOW2",
+	"UzObhFSCq6z/T1qSZ11FWrSNnagF7x+riq19hw/t07GVi0eT1owxGYvDQzSYTIwwsyKySaNwI0bfcJDQ",
+	"Rxt931j8YRvF/ELE4Tazvaq4tpLzISYwSpL1Bzf2cqk5M890NhEhsJYu3CUiGRsxpRH7IPJV0BB6tq0j",
+	"oZQlNqQQG3Ec43VxRGJb1RyTyoAq7f5WxzoG9zX2YYWKC060xkbqs7QD8plNj3Hi0bYvRWuWJYzZvFL+",
+	"gxHN4x40SwCiwXxmVU6gTKDbhA4G0BUOyqAldG8TJrbPyB3nL2kz1vaDEnjLpMT8yJ8oN+aft02Sba3t",
+	"jWTVUAy8CO3NDdjes8X03p/+3xfJpz2UWfOqj5BGBDGjvbSz4QGQkEgEpJxAh2IrRrSkmUIthIgX+a99",
+	"hNmFhz/sWNH5YceGI5zAPtZGups/8ExfQ/gYI9FTH59gMSt0WwK1QjEQ7B/rlEF5WDkf57vr12FsGcmc",
+	"Wlwb7TD5y5e1ekDi4JDZULW+UC5+YyQydl/pI9sfMSvuDRAaxsOx/Qvm5s4LgYUfysy2KlwkrD8QGmja",
+	"4D4uaG3VkZ9QhaZKwNsJtOD0O6wGEe46GWaWAdEyLmQJ9Gsi+o8bLozjuOSReXy9jVQeVAFgkmtfhQc2",
+	"YKEKH7m2Wa9wUW+2HaMIFMMFM7NVxubTtkiY54KFVcNEr1HfBQVvO6jsvkXgx4m2qiiodTvciI+HS1ZU",
+	"PhvS0sf5wd+Yb4jyInAOPz2Zyt56hd+uV/g1OXnmAIGQdtGnXCo4M2FBEWGrcC6cbtmk8zdhVYxomjK9",
+	"Kzode95mglNPzPGFIvhbgr+d9A8DsDqk9KWZhTYh7ZTyPkuwDsioGFC8pxenvudvIIUWbZE+ja/1K8zj",
+	"EpfgCQT65/HSgllu3kULHrb1z7b+2Qb9s9kS6QkrId8Anj0tPL8QPctH2bDi0LY28wFw34kByxRgB6g2",
+	"zRRg0YCYhHwGYqlDxwhN/UPuGYKYvz8BKeiANo1gNP7Oxenh+5MLhyZlAUEtS611VFAOk7YYjIEqz2OO",
+	"5u5RBT7gSUQSSxCYOBeJZVqOI6JE7sr42h3LZokjNfevFgHl8RuU+jXSdLhYuDRYGS6KS9Qgo56AYheP",
+	"4tqHuiCYBSZ7EMImkbRj3AHv46CmcFim+eRq5K0gsQMpiRt239gSGZp4BApdqv6MItl0XWqZjnoyn2ND",
+	"NILBVOY5AmaHwguJcuZJ2B/bEqUvxEH48luHYJNOa5op4eRVz3KZnlF+AjZWzLoHP54dLrwwX6tiGGc4",
+	"MP+/X6/7YI6aJDmpQORl7AJr7N6sczUiNE2NwLMFhY0P2S65zHwsbMCkcQ/SscuyuPtHyM8KkjvnP3YQ",
+	"a1SD9mrkoEh4P0VS1tEkEZYe1mnCjI2MO2apPmwZF1fksH5A4pPrs9OLm9vXF28ublzs0qLi4E3jqVJc",
+	"HGzNTGYioxRAidu9YRs1KzSMXUEVmA8E2qJLD6qdMUV41k6HCUuq0O0JI2aJc56oLsRiExLbx1zY2k4t",
+	"hywfNhDjdqEGecn8l22/sOs2NdGyKBu85IwVwm1FpAL384tE/ZP/Hh/NWtEZtbpFhAO4NCjKM0p3MsY9",
+	"AMYk2DKFrWVDu0ImaI3FwcjiGjmeiEzaTCSJgQyH6/EpBS7+jnYVtvk+tOWDZvm4hjHGimXJWZ/y1L4W",
+	"hFxWUBZd3Py52UctHDuKk0IMHGDnKyEGPnw93vszvOxEJOxTXD0i0DIDdeDw2L2EpdxcyMxM/w4+Nho2",
+	"Zp/AJWapupRnMPozO8hgOTB+7MPeOPY4CCPvkhORObAIu/4II5iHROQQcwy4iPA2zHaC4iG/zXixmj5y",
+	"+xjSvXaoesQttMRxu80GWpHYB9Pb491f2DjeiC0GQ9po+WM+i1/YeLOVQCA2PlM5EIqsolFr/LhVYsF5",
+	"+mQXKizGZuDzjaz8J/4XW/Kch9qMB48DAQw1cAEF8K2RSRm4Wk7BO4OgIJNUrkvyio3apBoHXDwARuTd",
+	"oWRqLWCBGx7iJEBfwVj5lhD6Cnvk9y+hwO0RvA2nZ2+uLm/O3p78dnvx9vbq+vKn67Nmkbvh2BvD1ibk",
+	"JZoPEtXQyiCHmXk5nuAOtXDedbaWs7DuMU0RQZSvSxwFdmFE4uPX12fHp7/dXjSb7741ToiZO8ct0E60",
+	"U1yfRwKSH6xvq/9y9tvt9Vk5FOz0NjJSFODRLBq3rQQwjsbaQPBXeuq83ZpP7ZvdjsHb/f15BnXAEvVB",
+	"HS3yYMcKdbp5zhZV/JriN5ICB+zMROw74EnNyt1F8Hit1wmNsxm5Oj3/avvaNoJ+1WX6R/cSVnb4nqyT",
+	"zY5w28z2LTSzTUJyPc/utFZ+arwMzT+aLINZDSJrqf40+7CgRa1G4lR0RUz6Q6VJwgDKAFKpV29/MtZo",
+	"8/1PEOPUpC+UJgevvie/8B+PSDxiLcU1s79sIRV4S4l0qBmA8FdUlby7fn0EeFUKL8NYNCBXwX+lSCGS",
+	"RdtGOtRIjCzpAoJypOKeqkeiipj3geR0cFia9Qcp1cw+hxJ3j3HDBRYZRunMBfGR/S8GizXXqfm3xCKl",
+	"lGcsnO7+QT0Y35G5iedxv8BOvSUXbv/gr2bhauRKMvMmg7484xwH83Yh/aPiZO8YGxCNM+6xMRkh1TlE",
+	"S0E5DDPNUyKZbxV8MoVgO/vyrbyR6Jy9/Tt42JN36j1AnWwjaM8cV/bra6ZbTcNMGu32yrn9dTTp82we",
+	"TmMotNaH1hje1VYtEmzFC76ZSMRGhLalUCrIwkZY+ZLnFI9siDE18p1kVEoxQjM7IW3Rbxl9UKFpimK+",
+	"J9KkWl4ueRJO+zNARl46qMiC0oAF4Xb2s8Ag4cuLZKeUfWk45OabEhDIVZ7v3MdZQ8izjpsYRZ8mLIjD",
+	"OYNh1mDc95sZjGOxsc4iEHf5js8GgY5PrAlGvxCKyqqzxop32Vk2xhPs0ib88hx2/gqjR4ND2EkkdEwq",
+	"725OoC8VSMeO7AmLJvKVxsKCigQxnLkR8dpzKfrlCw+K/+ELP2fojMqUr2PwN+JxQ59Cfi0xeLNhv8Vk",
+	"VAxuYJ9QWG0DMLEVpGE34iylSlv4q/wiCIUsCyZLjgFvTWnyMrCKG5YewQycdAVTwCwoeVfSPuFZwj5G",
+	"ZNTj7Z6xeCXkuNlHz2E3VKxGcNZEMjVMtQIwCy3NwCDwAzfEupsDx9N+ZGshbYAdoDP/FUce1C3uM01r",
+	"WmiaxhHpiDQVI9sXDfd0RvajAXJfPgQgNzyGG68zDx62rTPfguUuUTYe2FAvVEECBXZlweB5QNX4lEVn",
+	"47vh53vOl51do/dO2X5ezBvXyHFY0+wLmgMjERg1gT4zFe07kPEU3G1bFk1arC36NmRilUbw+4eV0BRm",
+	"62ZVGlvFr4LVfUBRzZOUywRD/MmO+jPVzQQjmeefX1hATOHKpeOSYhlfMAhKTQsJrcKQFHBckqBR7YpO",
+	"gkFuy2++1vKbYl0tGEp9keneU9XWPPz528KZb7BwZqKyoVhFwAIkAluUjcXalEBhb0FfuhouCBNg+6mL",
+	"uFfszmIfudI861oDPO8XqkYO92j1Ypg11S58GXOdPKMThTvR7IqfObzTk17x1G3RdXMzKlg5M0Ifku9K",
+	"1mGSZe1Sf/brFiBTh2pWkdG2kGhbSLQtJAoKidoFf2a2DzmRkgglks9rPqCOqNT9KnM4F3McoI9YYDPI",
+	"StzEvGMjICsI6ARgrxf4Ayyw921rfIuTiUkFNEy4CB5ZCXCXMl0FJXTHBvoo7ObNjO9Cx8qjva7Ba50P",
+	"5v84h3VJSP/p1YfUdfnqr7TSbhW3jbNbwIVHYfuvRdQ9HON/+sTORvr/JnH8SxLJZQWOjxVnzwjTf8no",
+	"2LYYcovs/6yR/ZeVqxtIQwBYQCJGmfHVZhe1ICakFiMqEavF/YS0hu07pknlFTRi93k21Kw6BciyNomG",
+	"+JUBRA0mjhFHDAm3wCgl1NUaeDiBHCGUxGfXx83Sgj83r/UbffPE3iDpFKWeve4NSzi9wUjE5PXTIYrS",
+	"EFFoOl6dnk9YgSf4nN1TrgZCcRdemSdY7E/CX2yD+l8RDsv+EnM/gzP2XM1VJ5qMnLo6Pf8sIjUvVp6H",
+	"2bwrWQbYDB0p+lgUYxEV8shuGKlNqKZHUC+tbK2MLedL2BEZKsj++nRxQICC7mKhnnCdonlO1jdfh6eV",
+	"qE9iSG6F3hZ8anN1z1Y4rMfvDponNh1kXIhVvwAHPRRTqwOcb8DynA8Jvha59oUDfG/l5xbd+1vnfAI4",
+	"8DXJ6ofigJfGSMuFtJGfs0X0GfaRF2Fqp9rOAb7MoXYb5/IJbc5ZQtnMa/2m5sHaRCWs7Cnis43nCct/",
+	"DNmQJaDKLJzbeJvC2ZqfTyTPYJuuR5xZEL/NirPlmQyKGZvnymKwTDJnojnvCYgMtswEWym7zeYsYiaY",
+	"I2E2HIt8CENBcJ8tO8GXyU5Q3HAPZyZYysBGyPJyvbMma3vLNrDVBd8s20DoMS/DNLDQFl8P38BsWxyb",
+	"c+YCYpjzNFTGXE7NJgRJLd129q0JLvfVpinLEiqxCwhb2bcwdqvB2NlVf74odnaA27qtLYjdc5C+Tkrl",
+	"3YehiLWH6QHgdUZCTnIyzA1PMBd5pdrF/YphVLRzET6UVBwzSyY0b7Oc5MEYgSypFiMamw1FhJFNXgYV",
+	"NHOyVmhDa9pEWz62ooVkajlXf5F5WK0ZBKjsVsHI1nPDFUFuCsFjhLlZCpVjE3Gb4lg2HrkpPG4bu9mi",
+	"fSwRikEIoCQUSZ6Z13y1zhIwFPKKZclua5jezav6agtp2aNcYseOVHQQ1nO6ezeUkBCKsR8YMYJcUtUa",
+	"uZ7kmDKiE9uKpkUq/pInVtWg3ljw5AjJ4Y2JrO74YMCSIws3YTTeu8yY2TFEXRJRBu+EsxxRbPAyKocr",
+	"8i/Ic204I/jjML3DV76Zaotm+IyVsEIONjUGNUz14vziNsCx5Vv/IgosbEIyK7USywX7nJykEdG3G0hM",
+	"IhbnTAP/7aONcXzAXDMch/AZgDqnEP5wsA7bD6L3y8HxPRa6bv8h0HWwcE9gyJrHbA3YrQG7jAHrzrKX",
+	"bvjBA+zWQHDMSRQe1g+R5jLOoWJjCz+fibwRYYIXFilIiRorzfo5Cu1jJNz89BOsw4ZsObj3CTxmJUtu",
+	"f70jmGe7wQXEBvPnwOTMO6H+um331tbse7ZmH55Db/fNEIUTlh5igj881xWKoIJht/enDSZ+2vNhxz32",
+	"cWCMhrUBwvs7z7Ly8IEw/+OAvGo1e+8MJ3JFda/ElIuRxFhpKrWD3Est0jgl727Od/9KWmPt6JX7VN55",
+	"KOSBGbbqMabJQIqupH1FKmcf2yytAmEJ0QJLGDhEEuBmRz5VxnUEFNOzbMDWBIR2wjp0mOqdRoeminm7",
+	"ryVEymi282kJW86YoXttdb+wBddfuETv7UnzfQRoNVKMoDU6JzwOialzwhOaJCxpkJgnEfgHb2mfRSm1",
+	"/wBfJbJb+lhH7Um48/CTtwijPUkVHZNBOrSQsiId9pE7u880TaimsA8rSkjNkmqtEFvBJ8QEZ9iyFTRu",
+	"QkVfrAg017B82nFEWIr8Li4j4ZHhzVGIPfoPsIvDtTGEruIjwvoDPfYbxOwNcsLSVOH2BLJVCEL9LY5I",
+	"/Bfzf7vm//4jjoimLXP7k2sIcA0k6/CPDjgnfhETJTD8ZYyXYN+ye5oOIXCle6xfI00tGe0DhCqgypnz",
+	"B3vYhvGopi2q4NUCEjhpUd3uIUvAflSv180uUBFG97hWRIwy+H0EFUNmCsa6kjRTKMTMoNsiyxj+NeqZ",
+	"0wc58hRqslybujoypwhp0cN3YqN6gH9n5mtMOq5Ji3VphvE/OgEqBCmVZGi2c7HBv0/HHl4QiH14Rigi",
+	"4uM0ty3l28LLzx0cwhOZ736qyEnzfWAt5IryAb5TUSNPWAQLYNUO6z8ExLXBScZYfo8qQrNxCdBXTiWd",
+	"Y4KZH2Ybcatw+M6t2hDI2U2eSChkbvNEhStwRPy5bSxkW3z3tBBnD3AzHo5oNuFmbLHMlg1zd5l+uKR6",
+	"RvhlC+M82wq4LXLZc0Yumy8uHxmgHq4jmLLA7EE+wEeaPRsKQSMd6GciHllZNG2ts20I+XkziD7EuJvH",
+	"F/rgGDIPw8dPGDf21QEPjxpvsE14QS1B7iwG5QQTHICRsWM/7BwnlLwW98y89Q87yIL4hZIBNoB73GPB",
+	"JQm2DEqG5XvmDi1GOtC+WBHS/qs19uzb5rqqW0WqSd9Y+5bO8kvmGXRbePP1Gu5J25KNrQ29kX7xvKSN",
+	"BnL58Qb1oqjl0/FZz9ZEj+KW3qAyelpC4i017pYad0uNu1VcX6zimlWL/WDdNbPLZob6WoJOF/iaVMiR",
+	"Chknz4o6kGxAJVPVovTtCGnF0H69Hnghxb4YNc7aPSkyMVTp2CbYbUgccv5BrYQY6rboY3Hkd98F0X2O",
+	"MKejHkN2JQzpW8Y9qrA3J4InEt7x2UHzFWYPa999R87M09A58G5DBWjgg1EEIfqphp/I1n+6ay8SBZRM",
+	"jiS+av7gGWEfaVunY6gmER0S4xDiiMS2NSgmlYWshA0Se9JBW2XKUV3FHajNj0nFgXARYAtDL0ZpYR5h",
+	"W5fsSKEDiib5T1usIyQjVKlh36yUGrbbTKkGzhD0rO36lcPMzC2a8DQH1FJGW9QCCRUe/v64iwqco+7V",
+	"u3dqlJqZPap280PgLXU5EW4TnmoA/VAZM0oPKmB4hgVC9oaSWcotcc8kXF0jwDmXcMSFERkZDOXAWAoe",
+	"S7xF23ddCR7hH6JFKvHVZfOGLD5De3+IloqrToG3LflDsF52Zbl2FWLhhj+sH0ysijlAHSkyTYZZypQi",
+	"MTWq+YpKY1fC9jKHEAzM/CD5zc8VUX2apl7PD/CHwcHh/T5LOGxfCpM1O5bKLuKny2GGBxnpKXD9j9tt",
+	"NtAlrH2bBURvDdO7n6Yh0Tdl/T4RY/aPwayeCHO4+MhF3W5XUpizz5KGNQjzcrxlxRkw1uViCc6GP99m",
+	"e6JK6Eew1SyLJQreEkmxpdfeBuKfhC55FpFrSJp6/PlojI/Xwyq8JIfwN8OfuqXs3VL2bil7Syl7l3Hv",
+	"AifW2BngYJlVXKqveFNMG8sZ7vPRhazDbsZp7OQpyOMOz7jqWUwJwrN2OkxYQiqIgtzjSgsJgJx3bKCr",
+	"jcC8MYa5LTVDTiLjNUBGLv7p7IbUajUY3t6ff4jWRfIp9v4C1zXyToE3oYUZQGJteAx85iCYcDZTYYZp",
+	"HEFBlHFljQsoabZOqx0c0GXj2IEdykX2s3kDXw74shn8z6K1+XikfdA2FrmNRW44FulF21wZ/ohwpJfK",
+	"0UoYzDb+iDjAo55IXQuA7QcLojWVa37PZOS+UUze8zZ7oXyjUbWGgb4grGhmR7M280ESCThDROA9jDxt",
+	"i34fIJvByw26jQCyB2Wui6y1xgBSDOEdSNH0IRPFXNQHr4K+b4hLgVZTUC0su0z5mgvoboDHjXib1chx",
+	"INkH6JOThLMEYkD0jmVGG9Mu5ZmDhaYtMdREj4SL3njsI/bRxp9qJMakj7mL7fByIT4bDLKdc6DIJuKj",
+	"CtUJDGlOYBR6L6ph6K7hI4zZGGOxGA2LplqxcBgjMUwTXCkzDvO8Aq7TvIfbC11r/RH0SIag0uYJEVHc",
+	"bAHbSjFULOcDrEIQEbSymbtZYRvcdEE9iPDm+Ic18sbMTfdoBj+Fr+fE+DDGYS1kvKUNhwZ9LCPJzbJE",
+	"iwKBuvj64ORg64wfLbUZTgyTGwsGcofTkZYaOc7M84xUZgkZpMCrb/etZB1j7ddIxZhHYfRx2Whp7GKw",
+	"DXMy8K7BMkUW7HYgpJ5IBuTxZTepILpcq5LpCDFVE4sCJ9f9Gq9hqWJ4UPuMZnbRaGb955TRe0aU6Icb",
+	"FB9ZunYbjYXioZwyoJ5TJa61W+bGNA/W/bSVYbu2mA9PZmI9MhwSni5jQOTg2Sm+hf16vW52mF/RQ/hT",
+	"Ma2O9U7DbLfvd/cPduv7N/V6A/73XzvRjhFiO40fvq9/moqsTKqeg1f1CTzA1lCTw7qXI17a58oA9eZA",
+	"ChSfPaqMv1w/wv51yTI2MpbGPjllbQa8tGac1Rp5S/uMdIxtNaFvFdMkFP4A5wrjm5bza4r3LNLJYqgt",
+	"qe4ctYjyfFpvZUKD7joqJGbBIMCaTav6apM6EhYTERa6kBycDDMVBfI3FFwqnJXfv+4ovesQngjLmy2K",
+	"gApcOXdB+XZ8hM6E6i4Mix+F0ZKB4Bl02RKu1xSqX9twpva4a5DeKrYFZ8Ltk9+/riaNJjiaNPSCrb9u",
+	"Nt0q4dgW2lDrorp4UAzWBTnnxmK/uabeRwZbu0yvx1VYHBb92by9Z9UqvIRnsG0W3jYLP+dm4YfI9s2F",
+	"aSeFuWRdrrT01sZWbK+GxXAdrt8XjssQzqXJtOZZd0tUtJW8X6rkDUUbUXY/fxWYDY8WOhuKGpcJEIRz",
+	"eGoch8eKsm2UeAvr8LxhHVaRbqUYD+ENbtcL+GBpj9Xen8AueyPuWPZpdouSMS9/fXkyxZpsDMrXjMqM",
+	"SZJLU4LkttDdULPpyj+DuipKYmwWpa2UXQXWqH1BsRHH8enFqVlfc0sXqYOuSFJJeNK4Y+MjwpJE0V2Z",
+	"dNq7B/WDAyO5z5KDV6/2f2jybkb1ULKD+kG96uCBO5KpHlE866Zsd6iM598zQ826LPYpW8XBso0TYc54",
+	"7CdAysdMPsWejn+Cb78wehueRPMan4nogvCYYG0K5rkx5scO+TRgmC7wQheeWjmlmhKzc7tmt1YxLQB8",
+	"zxjNhxdeI8fFByGtn2CYL4CpjkllBA6EH3BkRxvZR0K6xK009F8d1uvY3cvoPQuehwMwa3dEDvfrJL48",
+	"Pz+7vv3p8u1ZDJ2vjlc754iC1mDA3gXv4GrYSnm7kd/yhSLabFtHwu0kHcynRoyYxfaohnFcwu7kiLys",
+	"I8Iw1G3APy18LU0SyZSa1u3mXOC2PrObf2W1fulP2ubgmezYPhc2k388PmBWtssV1mOVyPRZsXUvrLhF",
+	"/SkLyMgnEH5pu8d2T0SmpUgXYvuai92127TzAzT9/hLP+Elkn09PG7XM5P1smk8j64kUQpNK/Kf543Yo",
+	"009xteFY+D0PnvkPtMgqnjAS79EB37vfjyNCsVDm3fVrR4GNeeouv2cZSniu2uKeSbNZhzLdaezs7RQt",
+	"hkm1Wik7EjrsDcXtXw2tiY+aZcaBUeDwPNt5G/ODm/eFxs60BfK8Rw6Wltr70xLMXCSf9mojlqa7d5kY",
+	"ZXvCvLXdgiraxQnNDd0p2mc53j0WSbmhAfeiTDmTrnwuFeKuRm6KFgGOzCtDHF6DcPi+Y34drFfZPOKC",
+	"mrXleXhzVSMnl9fNBgBCC8m7PCuNtx2H827CtN/YSR0PBixLwH5dTWseuwEiIcRGAZVmD3+WJnPvbEIR",
+	"HUM/t9NEu8dpKka7l7Bwi6Q5/tT+En5of7dVUV9I3OtL0TqXZr8XzWaCA89FUaUoer5YhbNIbA9YxpPd",
+	"tsig1mlxrmWewAZXCnhkLgcsuzglJ8iX4cc3fr4SHEd8UliHrcTeSuytxH4WEhvlSUFMfWsi2ou0XRv1",
+	"XK9djfXEatjp8I+EWqO1+ixldR5whQ6uL8rUnjX2rdTeSu2vU2ofvj+5KJEg34Klnc96dobp2OY/wvD+",
+	"rHzHHRvb6LAQHfLzrzfmX2YulViPBw2CquLwvs134ZK//DHScUTOktPmMeSImgevvo9IfMeTmFBi00nm",
+	"G/PPP0Z3ZupQBkDiP0Z3McHjFZGYDpMYHo3TjMwVmcjaLM7BzeBvwrIE6sqrDRKnyeD2vh1P5nA8OEEx",
+	"Y4PTisyj9e19+9YIVjPM9ye7P182z8jPvzZtQ5watuIgAYRKioJcw9RIFAzIpbcwHZN37mnRZbpn5gIA",
+	"pASK7PF9o4OI6Hai9Qdra9UgMc+gCfQWnhCTymF9vxrlH+cTvLVh/jgi8TADLR5+W7Bi4uAOMH8A6VPC",
+	"pgjwTQO/n5n+z83Lt8ZV5TS1tj+0OPaHSpMWI0aK0LY+sj8O32GeUBtIfk81bqY+1XCzI1gl+FU2JnFb",
+	"cp2/fOxgzQRh7jga9T/MjODVQiThIuCeiMwtJlfjNmEZRxDCzL6MrshY9QjamqHn0+dHzBtKlOvb2YQR",
+	"Mi9NVp4EQ32d6++1WBnrz4TlA/xMubBwAPOzYTPTWRuybrZZspVMI5CCD6i9gd9NF+B8GZV7qPZxF2HK",
+	"2pW5fLkWl1PJX5FllfCk5sTSTCc4Ee1h36j62Jg3I9ZqfBjW6y/bPaE0/Is17L3tF/4B+G1MJFMihXoO",
+	"QSqUAKWphQAxNwnwE0j8v7w8jqveFDH3eaEQwwlULVekTxOWJ/PtRaAO3b8dJkbArBw5SIs7Nlakbfx6",
+	"LOppWxRYIQEaJCNYmSJZyqhijjiYZmQ46EqasIh0zapznSNxWBgTBxkrpEf4sBUiRjlnxNowfpQ5lsJh",
+	"jYCcRNuhw++ZhwSpxAVx2yADcPkj0qcfd2mX/e1lvR77AqVCxX6DUGBKAfpr2tHGbCNSYDVElUhGgckZ",
+	"VbYZiB11+Hys/lG8mylE+g3CDI7aFW8NvQH25iUBiDnRirLYBFoJpzw5tZtv2kyY3qiu9yLfNzzxiPgD",
+	"Yy14QHy/RXcmdXrYTNoRsk/1TmNnOOTJzkOg8R9R2Z/w5C+rmQynF6d+uWbYCqcXp/48fwHWwrbfYNP9",
+	"Bl95oCb3tV8ov/EVKNhF+hUrGlHjoQYbQrzcOcKhJDRSZbY5gcKscPawCHXEWhuI03y2Oc+yMv4Y3anF",
+	"ZkYutUFFQ7PYz7/+QppMI/A0FpUaAR+4xbU/Rjp2kKZjAhGOlLckleOtUi1Vqj+P7tS3p03/GN3tKqZX",
+	"1Kg///pLk81UpnZ3bvXoVo9u9ejT6VF77L4BxQlh4Dk5D9uQErdtwJhUsDeFDBWLyCunb6q2dwSD1RgL",
+	"Fx1Cw+CGjaFuOlH9GbsvcPe8hSV9xpltGOC8kO8xJmS2sd5tGvxbTYMXU6RfUTwWRON0S8NMnwnzf3mA",
+	"Nhfc0Cz2TnLLPtYoZJ1bQvdCIV9IpVr3xLZP7eb5ByDlJF1JLaJvWUMkXFLJRAjCDB9Wa6v37R2Rw/qh",
+	"TaciW4XXzrYJ8atUVoXSLHiPj9VX0eq9hRvPauLEFqY07ZveKrtt+99WM66UrhRWcnwtuhERpvb+TLnS",
+	"87Wi4t2MJST+kWsMLiFN9WuuAsEKgFaWFE8Xwo9G+9iee/MsRSoInssSLNLaP/r/2Xv35rZtbl/4q2D8",
+	"7plIbylZviTdladzxtt2UudJY9dy08vTnBAiIQsxRfAhQMvanXz3M1gLIEHdLMVW4rjoP40pEgRAYK31",
+	"w7r8zBkg8DWLjKUSfYFQuJ4niWwGpF/wRFVBXVIJ/XyfG0pJ08VGOFWCwJ461ntkmGyu2aRNDt3+NdxK",
+	"+qg1A/1pGBbWh3rwcJxY40HNmeI53kD6NL5iTSLRpyl1D61rFtqD2gGVLneIqiuWG8s+bSoIr3C2SmA1",
+	"VIek+rksF7ecSXLNWKaxqcgmsye3VJGRsDDVFCYDCjU4ooVKBW7xMWREdCbMDE0PwFTPr/tkRV4fHPpm",
+	"H+TctVqEj/X0dbYXei70+jMU7bj8F3QjwZEt7sGI3vJRMdrq7u7sf7//33sv9r8H7nG8uFN2iaeKXVk+",
+	"+c2dCN9EaxSpXCZJFhkxZo+byniw5PxJsT8p9ifFX+ykeEqTk0a5jwluZKJ38j/BBaswBm9hfaacxswU",
+	"D5pB/LVD5Z1O/VQZo67KiHHScG9AFnPbnAQDad6Z80uRj1os1W/TNhEcMXzQ2uDHIk+7nKlBF2S+7EJ9",
+	"hC7c0NI3dOsd/qCb+KvodHZfzPnhx3a7HTYPQGUbDF6rkYFWRaVdwFyFRNyKeVzEE/TZNi5eHpEX3+//",
+	"EBDJsBQF2Wvvwnfab++095pdiMg2FLBAivTrxRtTg6oqsorTZu8rX16bhjAg4Zzx6MvqtvxnIVn+IeMQ",
+	"C187ofgQM0V5IoH0ORLYHs7ABx47f0gW5Uw5F6iU2nDE+Prpa9i10k1+Q5MCSKdtFDomGdiQdhvMX9J4",
+	"wdoy/BKQSmBD5GEbsDQmRabttURcyQOC5z84ec4XaqicRmCkAq2jLTMbFmr0QYoij3QHgd7+KtUW+Ar5",
+	"CUUqiywTuWLxh/onmB6KcwluDEmD4rCMWRkg4SqQZsPhVjBzkgWlitBUr4L5uzOnYnAbLiI3A4RKe1bm",
+	"vKT55J04eFD1pRIHblvj8bil7edWkSdGTK1uO0Jnv1ISgXn38vwBV377g7ZvJYPAu5Y2coCG8sy6lkhj",
+	"jkH0raZWjoC/ajGN8gm8WlsRU2didSrlebXWAem2eGqLIIOJdOCWQa4OVPZIeHh+CqTab88uPxy+eXP2",
+	"myEXn+Ug/tn0eV1Zvz6l8Ca9HjgKTxH8tSsT93B1nqXJ5DFz/tYPf0flFpgndO4obW72Y0vvR2NuOKJg",
+	"m6c3HKNLl7OrO/eRlHGwYLXZkCltmloTNHUN3a8mMk6dMX3bYqMaiRcdXnSsJDoylsbASFzbBKsKDhqP",
+	"eLpIbiyi/z4xbNhuGEjC0+vAkD1/T2I6AepoqsiIXjN0NJkK0NTIN3NaoDsSmuw/pKMx0BIq8YyHUGpA",
+	"Y11gpdR3IVosqfqGkDcARkwjFY5fh0YJa3bNCUFaPscl0nmzGDvIVa0pyBzUZhVKO0wFtGLpBxKe/Hx4",
+	"+ubD6dsPv/ZOwjY5RPcU2e3URKa20MyXwdaed+AaZDJSPT8BIOAyl3F/9wcSXhxeniBH5Mlx2PxiMhST",
+	"JyvZs7WZBPvqBUfwwtWg8c4G3r+MNQLummEl9mL2S4nZfzwZBC5A8IcnCaNXBVsiz6dYIFCytjmu4a21",
+	"Jf4CSxFoxVAPJEyxWY1wCq6O9LqSPjsdEp6+fXd6eXh5evbWhP/ZQ3Uttr6YdENbtSbdPpNcpyaX9mdn",
+	"4cKQD3jR8ZVEx7fPcYVLCMJ43AW74vavnmkbhHY/EXDXtj+G62iu4TPPJFhi4DHgud3H4NzB0lJmI0tk",
+	"W7dlG9DtBj0uY5F5jnaaa7gNcsYIvaIcPXf6llSBW82E+cCEkERcYVARNsNjaBN8p2BoinEKhZ1SbVP2",
+	"9atH4obFpAEWXkng3OxiINRAG6D6ETnk2RfGtzj1eJy0SckFE+Al17ciuTorSK4jkQ4SHqlHK+r0mivh",
+	"4NpGjtm0W58Da+dx+72CE/gSnVq3rW6xTULY/xB5iAfvEBHQnxBaiYgG0j5tG0y3jY80q+QKuPBM6v9D",
+	"s2XkIjQGYHRMJzNSqE3eiDHDojT4HNR4qwndUtDqd6EklUvkLbxL43Ett4CpEMr+sTG2n9DoWn4xEYc8",
+	"ZfcVcQ+PV7FHX4frEN+9DKdelp8/qAKI7Rf0gvybEeSfB3fXlv9PBx8fIeMRrYQfCP211YdI2AcUwJ9p",
+	"JYv+9s3udhkcVZnLC50qQyG19D3LWEr+h8Za9O+2O+TQNuEE6JOyXdcFbE4s8Tw15LE5OM1ZxDMIpTFn",
+	"p2g4D6kc2qgsMI5tk1YH0TQWIyJporq6NS3o1QSUXCiHdPf5i/8KyUAkiRizWCs7KN/Gbknvp8PW7vMX",
+	"1mmMb2uonI8ggknfn7ciKlncxAQB/YqwTUIYWmh7CVNwlFAp9dgCEvIR1T9D2B29ZjE5f/uKNKwzfBvL",
+	"wWz/7YYVHYmYfdqGdttZeqW15WFaZhaWIy710m6nU5XRDfE+GQZkPOTR0MlPiIYsuj6A+EWjmGWFUMrI",
+	"LPxU+Juy4V7VCYg54cbHNJgoGMZVAfFEbD9sGSUQzA0AkCR0FUmCRcLCgChBaDrRXWwcnV30SPj/h80D",
+	"whUxBe6UGNMcTY+rRPRpQvIyPmvdjAa9ZnHJlqv1geDIMqWZrFsQbV43FwVB2Ru8snyQtL6H/4TmPG31",
+	"LzmzSyG/Cfao2Z9P+lt/YwFfrhpcN2Ke8Rz0311pAQtV7cNHdG1qOJWpASt5BTPD0auVQbHUjOjCewPi",
+	"tBUQ0MbIbgItPJMEeAd+vThtBiTKOZRAD4iexxLjljkQ57kY8ARehymMsP/MbpSKJ4lVlQGRAntUM1LK",
+	"wmjgNeDK1pSFHlmgCWpWDdlIsuSGyeY3r12rb/e41avTzwVSGb90pG/xGvafFcr7NSR7beN8c6J9TgbG",
+	"UhFv0t2skMV0EhtMgqd71Jg+sktC/eqQNPoa8UE5TXzfW305ICyRbDr/nI5YMyBhkSe158asr2cGABNL",
+	"iWTKIDwD3ZxbE3El3Pva5K0wUJFLzBHX8BSTS8rHdLdTYVLIy8wQjens6GyJbxxcLW/7Wxf++FVnBf/G",
+	"UsC/mLowI1ugKnA1ei3htcSmtURdbn5bmgL4h6LJNsupLHLcsAsCNHMqmTS1MKhSLI3ZdNkTeyzIZelg",
+	"bwANEp6blY/JZ/Z3BmGNTRSbxtVlbwJQAj1jIYmFfjmNhgHhWCNlpp6Isd6x2oq230mDjTI1KSkWcpMp",
+	"mrI5cZApgcPZyu8FYN/xQsHY0LEVmmnrjmiqVdSsCIZen7Ncbizy8QS/2FdKCTRvf8OlWuZQgkXjQwC+",
+	"lOfopcj7PI5Z6qMeJ3b1EUoy2IekP0FT0ZHQh1bWbAV3uXisWGrD1r7LvVP+AgID3lWXGVvvwd8jJ1Kx",
+	"UUuxUZZQxRbnz1wwGrfQp2/vJXLIs8x1xhgKGW0VK5LRK55SxeJ5Tve7RVz5mm7OaLwgS6YH3b8se7/J",
+	"JGTzkrtEjk9m+TrS5pGmsuAGqzaNs/mrZXtX/tuc3VzfHmY3372N6xQVYpxWPasnux3M9BwCGvWmQ79p",
+	"+OrkkszIj3CDm93d5ksrj51pMaUF5w0jjRA8lE3wnKTlxQFNpL5avrgsBwbFOVxMqp/YcgGoAZx9IRJG",
+	"05UKfK2fkTdTyKzHaB4NuzauijkfBv22usNEizrKU4lGsGK3KiARlazFU6m1ix5MMlk02P9sTVU6e8PS",
+	"K720dzodKHJW/v05vBf2+/VErjabcmjf5BMOvYxeJVN548J5UdbhPQTlOOeKLUx8s93fEPizzWPS21oY",
+	"cOfBO7E0otDcY6NEp6DgG1NY7a59Vt7nSyR7+PjFggJhyRJayqfF4mkKK9oH2mbVzwWL3B7M3yHCQNBM",
+	"G5h3ptHU472JSLV8q1uUGHLGE0gNYjcMC9e6tYALCWnWpBEzsMP0NYw/Q7OsS9COIzyVitG4eV/rc5FQ",
+	"xVE6QnVDOSuYfOQPrL6SxPkHZqzgiruXkMHN8TBCJpgPWw8TKaCGpZyBpbDlnUoLVU3KGuOh9RTkLMuZ",
+	"ZCmmFBIJLJbUljcGL3Ot9rbiIxaUFRmpK56eSYzJnQTlI1w1D0h4Omi9FSlrQUHn0Ibmll7dvc5+6fCl",
+	"UItzQ6D5iql7iazNUhk+uK03jep8EehNF4F+pGL58UnZV0ytJGLvDzPnZQFqW2yeAbYpawmT3+5vLW0O",
+	"t2IC3NcqZ/oZssybgI/VBPS5bmvnSGcJje5ncqKE2RSu3Y4L3NtLWEuPRAZWZo10ZRrg8lQJNz5lY/DU",
+	"9veBEeqXPas7EtnEn9M9fZH5CEGw3T/3w8G2lY3JpSxn2iJcLJUuWKqXUM0/6IRn0FGWMEx4ATB7fvwS",
+	"BQ/88fYVaew875A4402MWQsPoV5gSLKcDXS7GBK9naUaUN+wvB5qnMWDsE3ORlwpFtu3DThLYkkUvWYk",
+	"ZgNaJEp2nezew5iSN+KGaZ2A5XTwKPCvrR42cKL//GuLKAEVBoE9xDkjRFYncnRycdn6448//mh19H87",
+	"QS0E+5m07AHgJW0siA6HMEAxj25MNgOSiCsRkEgkoshL+jOqRM6ZYRsN//2vkz/eh0Apwmg0JOHff5dx",
+	"OyOmqJ769r9O/vj0aVOOcrNEHrPxfY5ddKzv9aztLB7UX2ru+5nFnF6iW3r6/jn+6q1yLd/ZWnXnbDtz",
+	"g79z2IcsJhm9Yt1yn+ktdufG8oe/T9ryf0qGfIq1b61a2mRok62TEImYLU8jMmk2OZNFopDdqUbaAuwH",
+	"XRJCXd8wsAUT4pA03PoJhyqExJ2MSqj5IPKy6kFIGlUVBGz0glEpUqQFmrl8JGIWHtQPjw2/JYRS6ddW",
+	"5Dah+eVDf/IBr4aGC6e6Rw6B7tGQXdo8I+DIJlyRVIwPzGm3VbP9Cao+kSaTgKRMK28bkNomxzkdGA6G",
+	"VOhJK9LY8O8YfqPpICJTlIlCXP1RLqLrgchj0qeS7e2SRnhq5uJNCKH1O3qiz/DfnTAgw0k2ZKm0hEbN",
+	"NvlN5NcSPperdknDYQNvA1eW+3sImVoBcnDb5KmcIW9pMF11BH0FLp/PXfQ9AZFDSB4obajaStLS/aD6",
+	"rZpt5N8wLgecwpSEKpwmDNLDVVMsR+jKnMPXSU4oVH1GNwfmbIHlVuuTbbJMWqYpTSaKRzIgRZoAR86Q",
+	"kfBXyfLW4RVLFdQuoSTK6TjBstRQ9rRIB0WesHyt1C/cpg6r5Lr2x7upOiirRs29oaCkVqFPYpnSdxcQ",
+	"HLZJp4U7lgsQR+sc+XnWog0aI8HWO1Biy5/S90wvmCef+Vbqd1i+E5AMzna2Kt5d3PN0dFW/aKG23u/s",
+	"G/3siPQ2+Q106/+5YblGQz/uhYFJewUiWjcbba/dqRPEmRJLRoZaAVwrktEmR3enu1Y8lSJmWoZKyRTp",
+	"F9E1U6TxwpXhARkPBahTKq9NsYYF0lL/dFhjvoPAXcMhMKaSYG6HyaHjeUmoWCtBfXJx2JtbdPCKKfer",
+	"wCSdA2h5ABk8a2i5X8J8rHL+uyTcDUnDAP4mXEfFY+qF1b7JAQn3Queeuz91zSyA/OZmmZhXpHpYkN0X",
+	"E375uyLRsEivAw2mx9pICUXGUlieVSPhophoM7JaZLQZ1lZ3N9hiaTHa6v57N9h7P4f7+W71skEUiuYP",
+	"ljwpjRR3UqsiQ/a7efD5IHWjlj+AWYmPQ8j/D3x4XCmN87evmuuLeHnjRfzXFPG9m3+UiA//KjqdvaiU",
+	"4bJb3Qc/sbCSdq97Z2/1Q0fHh5eHX1fEy5ur725HyYpi3t7tRb0X9ZsQ9b1364l6V3ybA/iFJ3D1GEk4",
+	"/C4PxE3hM0lkSjM5FAp8LjQlVCkaDUcsVXBQFRM6UAyrHaKLZ55Uj8U4TQSNS7n93BHbzfrpTeiOwTr6",
+	"zfNG/zygklhyLNQIlRZlzjAqAfZMlq3XToqarsKjSWL0nmTdqqgF6bMhT2OwgcvyF5TcsLTQff+Nt17y",
+	"JvqlynlDHSTGaZucqtqhUnnL4gMl0jBnRpKwW6RRbBrdvuQ4rKSHNSV2zWy4X5MmUhAJFeFDd+HZG1gc",
+	"tkllWkwd8z0i/XxUdf4cvFAPrqUvpia55PivT/OB+0VtQPIdM7xAW6qFSaK7//05aaH3iCF+GE/gXIXq",
+	"HtWfH7/8BhjFj3DsrWMuMyH5KuEy5hH3iU+Bj5veeNz0U7c0juqbZy07o27zr2pnEJFPqwFjV0wjjLAs",
+	"4FZ5KQxgoClhoz6LYxaT8Jgqqgd7pQd4ngsxCEkjZHEsaSuPB1Frt7O7GzZnC+7dRCEoU1N3XRIxGCQ8",
+	"NRxPhhi5VKbHp8dlUS3SCOcVTdyOeWwA0EFJHspr5dtt9fk+V8SBTT3IagmtYzCtv9rkvCRcKuPrq9Si",
+	"pBNJxrZ+7dREV1MsKY8xosH0x0TONKYTZXJ2xVIGhlXOWhr8gaOyRvJhhLchl+HSYsTyJuP/vGaTqn69",
+	"qeighiztEkoSqswduTApPlC5KxU2r4dwNd/fqVWknc6KAnrq8MEt8qvHCZZsNY/o8wTP8q+p4kmoJ5JI",
+	"0aw7U63f1JpWNQdeIsR1kZHGjMd12svabBPQAWiiDfQtaCxK0ghrqqRrnOIBGdHbFr1iP+51Ono1gScQ",
+	"86NgcJAwZWYfOgnmhDYooyGjmTbp9PvFwFkb1fzELAOLQqQB6bOByBm4L/Vn5OlVF0pN2tyqIUMfNKza",
+	"CVSxEEUCK6daK5bCwC4ZrMsJ1qGtqTb1fcpC6caLbwumV67znCG8aFRvHtEJMjj2WcnSG9iXsrgJxZxz",
+	"Bp+V1pgX3FQuM8wNHz6t6W7+PJAxx/n8GGxq2k/YF3Yt38M4vYk+o6ioM7wFhqkRio6efPymqbcovUV5",
+	"P4uyN73qSWPKsAuItthIabI1FxVCXW5zjtVSkxMI3J1eaONv+pg6KFWC1jylRZlpGzIgMEIsR/ruqPX6",
+	"rHfSBV7kUUYjRV7/1iONKXPyu49jFTaNVM0wNNAafE5XXvfO3jq0aVkuFIsUiwkuUBLS5KpLTuLj3mEY",
+	"kFBNsi4xjQckjNRE/2mitq55jJRFgyJJ6ubJiKmhiAmPScOcxBvdenx6jMfv/x9eRpPjX2zyc5Eork0W",
+	"czrftGqdS9TlYIXAK40K0/bbtLX6+rd/kR5baCN/HF9LYyRDUe6cXXGpwEiLEspHaOxR/SVs7N/LXIzC",
+	"WYtN3wdGmb7G1cRbWd7K+udaWa/H6vEbWt8Zsc1uIWVkq7vFJq+H/VcRP+OvX/55cnH5S+9Uno7edljv",
+	"9MVp+ufHUz7mdDe5Pv0o+J+vkuuzNE7++Jgl7NVLFb26TfTv8U/JWP8ej37OaRp3TtNOm01eZ38e6Tbe",
+	"Tfofs534t+T67OPh7dnlKR/80o52k7Q/etmJf3+d1I5JM6q0ltvqbv3ffx+2/qSt/+20fvjQev/dX3+1",
+	"77jwXzNHlsHWbcs02KqrqJoi6RI1zBkDtPhiv8gTktFc41Wm593EHsdCLWQ7qeu5Wtve6PRGpzc6O4G1",
+	"4cjr3y7XsDhRUbYScSWWmpv6hlLjuJrFaNrpDACtDWwGAITzaM3ce/cKTimLDD07zQPLldLW7f+aJ6Xh",
+	"VbP0TAZFJrhWtEOWM3S6lUaB6QTSm6QMGE16716BkYOMJXisSkLrm+iZmW6di4RHkxDP8QaQiCMJjr6i",
+	"zhIZ09tCjyfmOYtUMiF5kcJp3hCNgMoyoykZiiI/sJaWvuZaE4/JYiANKudnE5iivAlPryWUMpoQrj7b",
+	"WfyIPKFIUvFGL/hHaE48TBBm8CUiffSW/Ya8kVM7fkWPpH3KPOS1udfm99bmp/YkIUEhtKKqNsmNSxMZ",
+	"pp2RZbRTmVivZfts7BNpAMDXl86PX0JWnzSxMBjKB2rQBDGhTsCsLFQ2jVBcdZGkrLksHmbRAYbXlY9T",
+	"V56X+bRPVFHOKDa9RXDTlCvACUryWNNrp6eunS6synAW/jpxM//JF2qnXy5Qns7DeEaO/nrxpkb7Vm88",
+	"bHa1EgsMmDThtMjD+KO8uQrrQIzEdOJVy4qq5S5d8Ev+MGpgXiSnYdKcm/awhZLbpD6Yv+TN1db7LxDj",
+	"+Y3AMbOxvH7y+unby+6+Syuso3wAodyNkLTolCLSBnTK1BgKfmjMM6cMhoZpPL12Ic7Cnja7hJKd3U7n",
+	"9sVeB2ssWR1QD0IEEAaQq3SK2lozWuDn3JYFh2ovyqZVPZOIxoLZPkJJFfDklt7PgIgpzzVWDGuTl9O1",
+	"TfSDtmhJwq+ZB2rfGFDr6XV/RPP4HwTVIApGjxv2c1DbeF4Tek349L2C5eJfriLHrD8U4noxF2ONJLXr",
+	"lhIeAlc1GQmpyG6HyKJfPifb5K1D0/h5VSRt1xbzRydcqt/sADZYIsm8o+eM0BOsevK+Ncj7zFqubxJn",
+	"Z5ar+P3ajMlT22QJj59Zv32sCP7T5eV5j7A0Btc5MTXAI22KWKKra57GaABawwP8AhjcRiSLcqYCJPEU",
+	"acRKkptfL96QUSEV6TNC+1IkYLQVkpFwqFQmwwCMHW0XFdKWuxU5VDEcC62v9Tvhqn7hUEuYBsX/j3Ou",
+	"FMO8KZNzXTHfhLs7e53vOy/29/ZCqIXYuf1+gKV2wwAj/gaFhATgE6ToNxnItiAEyZkUyQ3Ttmo5hMyY",
+	"cYkQWZ9G1wEBlmo9Jm0tthIR0QSDCKNEFDGxRXQt1TQJd1780N59vt82/w8JT6OkiCGgcFQkikdUqoAU",
+	"qcxYBJqttIcFZFLBdZq0siLPtLGYY+ykGJDT85t9uPn0/OYFaeg/WyMKlNdwpXwTxIyaCUBBu9/p6FnW",
+	"HzMEhp8iT0KTBDRk0TXGMQxZzgAvYD17/DiQJqYvMpjHMo+XKhKJNGWRMqREBmfYiaaRKmiSTEjMaZKw",
+	"GOIoKH5r8CNhbpT7GfDjpmUT1WfESE2YeKo0SFJkQHmCS9aEX2CcR6ow4DbLxe1EX4LHsTokRm24eVba",
+	"kmMxRIpoc54miYkqphMix1xFQ2AqSfX3ogNGYgaKALLjJFNKvxYGQ3VLEld9aDZSuegQB6ymT0ljiqqu",
+	"zyYijU3GFu5EKMs5HkoWfQjLQZD+xGBEyV7s6/Wyt6sXTyxGGPF6QCTDUNdS4Ya6wbJMo4a+5vNyU7jS",
+	"TXnjG9PuWGTfSMYNUYSa1r8qQyi+PJ5jZCzlIcCnDkiIXz+sKq5WAtnzEzxxHtF/MENLac1oHQH2ymKD",
+	"aooMwciepcSja9pcLpa6k3YU6QxNiSlnv1uJKit9ilkW8qBUZyORM6vT9Mg3J3+x95X89WyivqD8oyYH",
+	"dbfSuqJgGT3o+vBrHr/dkUl3goQ1pBsxJJ8HlZ0PefoTgmfUE21stckh1B0ItW0ONc61ZY5RWyJFJiI4",
+	"Yw+d14VaCPQTml4TPCMlUcIo4LcDEqZFkoQkYfQGC7EXKaZi4aF1yVqs7Z7Q2LtIVYr/jFtiMKjLLW0N",
+	"a0DQJWGkP2VU6CZeUp4UOZMhyZkq8hSs+Q7mssVc0n7C4kMV6qu6S6ThmplJzmg8AXuexTgr+O9me4ZY",
+	"uewjV0QMBl0QoRnDaPMp2xUFKs4fNhiYulCmvhfACPt6npJBwq+GyqafDXjK5ZCBQIbvgkiZlyJboxKB",
+	"s6p4ov+hhbWZOWLqPm1AWiM4u7e03piJ/VXJDNe0rf3hnWc3+UbY97FazP103zKewvuawduV+F2esu70",
+	"/5l0hHagpWzpSQgqX4RWjKWZDIDXknKJFBTAmE7wVFMLYKd5VA8hj0Obnx7+3urhSV3r2LQYkgboKTOY",
+	"Fo/DJrmhScECwkF2RzQhNMqFxFNRoznkF/B1HFdTuhnC7HPgEFjtvh7/35Xurfd90hO52iyvxdQLz0te",
+	"BC/rPfB4OM8OXSy6NuXfmRWyiqG/Z77f55eCFWDAWzHT1veHlfQ0vp+aSV/3+pDGbme3CRXj7NkDHp6r",
+	"nEPWxzXWd7BNBmW8kZWLWLYVonDmQoSyCcBBtTcpsRR8KCFIQw8hx6Pu0qVl6k7gkyZF0yKVZlffmzNj",
+	"oJtegoUeWRcHkQUEeFTF2czh/8xkbc6s11/qYY9gdjclYZdZ1JeOf2Fq9QXkP3p9+gMgL4c/9ySYwW7V",
+	"ywotwHUNYP3kw9m/Ffsf5JebvTq7H4bFiKazcYjShP0RyRUjuRBqXtJD2AyIKJTkMSPhNs349s0OiI8i",
+	"T7a6NvR169P7qkcYALsdiWzyaDv3twm5fTzTt8JCXNJNLuse5FpXzGubznvxEohts4JnjsupHPYFzdF7",
+	"nbG8haBnwK+0Im1XiROHtgL6nILcPb2GY62PsL4nEEWg2pGkYTQX0DA23RZRhckFPBwZE1nCyHgoSM4i",
+	"xm/YdBKJbccWg5/XM3w3+vDVWLSkYhl4nFvIBmHbKNQQYZhxVc5MFL/iiiY2dtktitG0wRU8d3kXq8bx",
+	"tjmN/iTG7pigHShdXh7mOlHVboOm9sWcJk+lLLRxoj/DCMIDylL5VJVuXNtOkVxD64vbmqKEdh52Ch7P",
+	"G9vPIlXDBMjtY65IIemV++ojuDzvwaM6YSjalCVtZ9XCif57zvPAnS2db4Jl0XA52oAKdyD4wB09KQla",
+	"nQcrxtfZZzFYuyZQgjl5UKalWijlnFWMERK4NVOhynvdNkrdNPv8mTUCpTm/MIFENI6lNdf1ns0HNGLE",
+	"BA3hG9x5qpLGtURxYz2RFAmKzrF4MXQ4S5FwdEyThCksUmej6qcSuLtQmbiKvxfXYFunYL3HZjOadtQw",
+	"F8XVEM5sxMCc1sAvYjBguQyQt12/5d0RWM7s1hRGFjkUyz493n93dNomPYAikoTnZ71LUyG7LORyCUys",
+	"0wZu2CaH6YTs3t5amlIaXadinDC96eFHdLUC/zoGFDkhRl1CUxOTBSWVAxg3BhGRBlays9E3TVhB5i26",
+	"bzwlOx1insEYJhMuVSIFjEOD8CE3CsoJgILfOCISwyM8FXbVJofWc+IekSFYw9CtnTKZ4rlN4ADeV1s2",
+	"UO/GXShWIw3JCShVRXNlF4B1lhic1XhegT2uYZmiSbNNwv2dDnklUtdPMwugBgMr7Q6IFCQWep7MENxW",
+	"KcnF2CwPmiSus5wzebDM8wPBYlf8hqWkyACvmRhAMwwx0AvVThfSTtgSgKQv4okpEWgD8+B6Nb0xacRc",
+	"QvpQXOCKY9J69E19Rf1tpKKjDLNqhEaCQM+vVTd0UpvFhYLYNDbWUwJMKKaLbfeksmcfDMse9RRNY90B",
+	"K1lMVU1ZO8cMqr/K/rgXZdVwAzQajKEe53dAYhYlUPFBwBekSVkQyej+XFaxmqamPE0Jo3nCWV7ydMFS",
+	"4rKqLg+ePsgdasLcOJ9gAmsU4gXtOyAkD2MVGYeDgxkEbfjHjoyomwHRc3QRBL6WzCI4h5VUrT7BiQEb",
+	"dUdWsB58hkYgx+XTHCOmWl4Hs+fOePwiu2TxwlthFPYdSwdisnC7W0XB46252bX1nv+a8lsiWSTSWAYY",
+	"bmmKpZbrq00u2EctsuBcXWJoixpqSUcGbFyKIpGs8jEu7VpeOg63xGGn9cN6hQvrY7Krm6d6M/ARTVDN",
+	"yXnTEcoh3X3+4seQfEeG7Jb89PPhUav30+Hu8xd6D5giteV+xCK0bbya0zHIH8sbd80mLuHA1PkjhgOu",
+	"MGGlAFl1wswQ9LzR1uD93y/2P60ze9UUuMGpL/aJ/nfeiqhkemro3ZM5I+cCskhQdes0QzwOKoGizYY5",
+	"np+FU1fJ0K17bY21ul9fcwv6Xq79uzuvnG3y9bfFWlMR3uwElbIzEc3zN1L1qWo7aWYSlu2zYHqj7e0a",
+	"C0CVMdfPpO0H2khl/HXMIhGD5YYh2rOqOeH9nIJxgocNNaYRE9FNpaUsgcjeOz+udLb03I97sxNUdVu/",
+	"237/9/7epx/X2sTwDaajy6UdXRVmTsnebktPl/uFLBHlw0eZuDoe1fIqISa//z4LeQ4rMBC38SCyPGkM",
+	"a7ApnHvOqJ/A25Bm5m5wpS29aVqgBgAaguS1xssD7YUHNk4pjRketgxZEruIzMQujYDGNBUpa3qc5HGS",
+	"x0keJ62Ak/AI0cMkD5M8TPIwycMkD5M8THpiMAlV/MZREsKfu0CSYem5GyVNIyTzYFdP7hywVPl1t/8u",
+	"/30af9rG50IAEf2JNg54jsFh0tLOh8cnb04uT2oNQmUvmlruULwT25LG+ESSz/JlhuYqZ1SKFGtQhQCI",
+	"Qo/HPB7zeMzjsVXw2IWRjx6QeUDmAZkHZB6QeUDmAdnTAmRGx28ckRnItBiSuXwW94oNdBrycYEeX3l8",
+	"5fHV48NXTrS4jw70KMujLI+yPMryKMujrCeHsmY1/Qax1hwQtRriisU4RfLrxaDL4xqPazyu8bhmRVxz",
+	"XIkUD208tPHQxkMbD208tPHQ5ilCm0rZfyF0UwGW1QDOXQlRHtx4cOPBjQc3K4Ibn6rkgY0HNh7YeGDj",
+	"gY0HNk8Y2Gw8YWkWpKwGaO5MXvKIxiMaj2g8olkR0fhkHw9pPKTxkMZDGg9pPKR5ypBm8yk/c3DKaqBG",
+	"mnF6ROMRjUc0HtHcC9H0EHx4OOPhjIczHs54OOPhjIczTw/OaDX/hbCMXqurAZkbzsbeOeOhjIcyHso8",
+	"AJR5h+LEgxkPZjyY8WDGgxkPZjyYeYpgBhX9F4IzCFIWA5qPot/W3U2YWoZlDkm/SK7JR9EnA55yOWQx",
+	"aYSIMkISli1g3esQreOQjLVdyzUAKJIYQMGVICJtBlb9S/1TqmSXZCJJNCLRStbXV/PYyWMnj52WY6fX",
+	"on9USi4Pmzxs8rDJwyYPmzxs8rDpycAmV8dvEDHVUNBisGS+R1sx6UPYPHbx2MVjl8/ELmY2LrUg8dDF",
+	"QxcPXTx08dDFQxcPXZ4MdHFU/AaRiwtJFgGXT5/+XwAAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

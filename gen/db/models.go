@@ -360,6 +360,7 @@ type Session struct {
 	Ip              *string
 	UserAgent       *string
 	LastUsedAt      *time.Time
+	Method          string
 }
 
 type SigningKey struct {
@@ -367,6 +368,52 @@ type SigningKey struct {
 	PrivateKey []byte
 	CreatedAt  time.Time
 	RetiredAt  *time.Time
+}
+
+type SsoConfig struct {
+	AccountID          uuid.UUID
+	Issuer             string
+	ClientID           string
+	ClientSecretSealed []byte
+	DefaultRole        string
+	Enforced           bool
+	CreatedAt          time.Time
+	UpdatedAt          time.Time
+}
+
+type SsoDomain struct {
+	AccountID  uuid.UUID
+	Domain     string
+	Token      string
+	VerifiedAt *time.Time
+	CreatedAt  time.Time
+}
+
+type SsoFlow struct {
+	StateHash     []byte
+	AccountID     uuid.UUID
+	Nonce         string
+	CodeVerifier  string
+	Reauth        bool
+	ExpiresAt     time.Time
+	CalledBackAt  *time.Time
+	UserID        *uuid.UUID
+	Issuer        *string
+	Subject       *string
+	Email         *string
+	Name          *string
+	CodeHash      []byte
+	CodeExpiresAt *time.Time
+	UsedAt        *time.Time
+	CreatedAt     time.Time
+}
+
+type SsoLink struct {
+	Issuer    string
+	Subject   string
+	AccountID uuid.UUID
+	UserID    uuid.UUID
+	CreatedAt time.Time
 }
 
 type StatusList struct {

@@ -94,9 +94,9 @@ func (q *Queries) CreateRefreshToken(ctx context.Context, arg CreateRefreshToken
 }
 
 const CreateSession = `-- name: CreateSession :one
-INSERT INTO sessions (id, account_id, user_id, authenticated_at, expires_at, ip, user_agent, last_used_at, created_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8::timestamptz, $8::timestamptz)
-RETURNING id, account_id, user_id, authenticated_at, expires_at, revoked_at, revoked_reason, created_at, ip, user_agent, last_used_at
+INSERT INTO sessions (id, account_id, user_id, authenticated_at, expires_at, ip, user_agent, method, last_used_at, created_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::timestamptz, $9::timestamptz)
+RETURNING id, account_id, user_id, authenticated_at, expires_at, revoked_at, revoked_reason, created_at, ip, user_agent, last_used_at, method
 `
 
 type CreateSessionParams struct {
@@ -107,6 +107,7 @@ type CreateSessionParams struct {
 	ExpiresAt       time.Time
 	Ip              *string
 	UserAgent       *string
+	Method          string
 	Now             time.Time
 }
 
@@ -119,6 +120,7 @@ func (q *Queries) CreateSession(ctx context.Context, arg CreateSessionParams) (S
 		arg.ExpiresAt,
 		arg.Ip,
 		arg.UserAgent,
+		arg.Method,
 		arg.Now,
 	)
 	var i Session
@@ -134,6 +136,7 @@ func (q *Queries) CreateSession(ctx context.Context, arg CreateSessionParams) (S
 		&i.Ip,
 		&i.UserAgent,
 		&i.LastUsedAt,
+		&i.Method,
 	)
 	return i, err
 }

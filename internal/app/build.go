@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/google/uuid"
 	"log/slog"
+	"net"
 	"path/filepath"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 	"github.com/riverqueue/river/rivertype"
 	"go.opentelemetry.io/otel/trace"
@@ -34,9 +35,11 @@ import (
 	"github.com/certhub/credentiald/internal/links"
 	"github.com/certhub/credentiald/internal/members"
 	"github.com/certhub/credentiald/internal/metrics"
+	"github.com/certhub/credentiald/internal/outbound"
 	"github.com/certhub/credentiald/internal/privacy"
 	"github.com/certhub/credentiald/internal/ratelimit"
 	"github.com/certhub/credentiald/internal/secretbox"
+	"github.com/certhub/credentiald/internal/sso"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/store/changefeed"
 	"github.com/certhub/credentiald/internal/svgrecheck"
@@ -65,7 +68,9 @@ type Service struct {
 	Wallet      *wallet.Service
 	Idempotency *idempotency.Service
 	// Members runs the account's members, their roles and invitations.
-	Members    *members.Service
+	Members *members.Service
+	// SSO runs single sign-on: the accounts' providers and domains, and the sign-in.
+	SSO        *sso.Service
 	Logger     *slog.Logger
 	Email      *email.Worker
 	Webhooks   *webhooks.Service
@@ -143,7 +148,10 @@ type Overrides struct {
 	StrictMiddlewares []api.StrictMiddlewareFunc
 	// WebhookPolicy replaces the policy made from the configuration (tests trust their own
 	// receiver's CA and allow it on loopback); WebhookTimeout the 10 s of an attempt.
-	WebhookPolicy  *webhooks.Policy
+	WebhookPolicy *webhooks.Policy
+	// Resolver looks up the single sign-on domains' TXT records (tests answer from their own
+	// DNS server); net.DefaultResolver when nil.
+	Resolver       *net.Resolver
 	WebhookTimeout time.Duration
 	// TracerProvider traces the service (nil: no tracing). Serve sets it when the configuration
 	// names an OTLP endpoint, having opened the store with its pgx tracer (StoreOptions).
@@ -202,6 +210,19 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 		return nil, err
 	}
 	svc.Members = members.New(st, svc.Auth, site, o.Now)
+	ssoPolicy := outbound.Policy{AllowInsecure: cfg.AllowLoopbackOutbound}
+	if ssoPolicy.AllowInsecure {
+		logger.WarnContext(ctx, "ALLOW_LOOPBACK_OUTBOUND is on: single sign-on providers may be called over http and at loopback and "+
+			"private addresses. This is unsafe (a tenant can reach the service's own network): use it for local development only")
+	}
+	ssoOpts := []sso.Option{}
+	if o.Now != nil {
+		ssoOpts = append(ssoOpts, sso.WithClock(o.Now))
+	}
+	if o.Resolver != nil {
+		ssoOpts = append(ssoOpts, sso.WithResolver(o.Resolver))
+	}
+	svc.SSO = sso.New(st, svc.Auth, svc.Secrets, ssoPolicy, site, ssoOpts...)
 
 	if cfg.MetricsAddr != "" {
 		svc.Metrics = metrics.New()
@@ -296,7 +317,7 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 	})
 	svc.Handler, err = httpapi.New(httpapi.Options{
 		Logger: logger, Readiness: st, Auth: svc.Auth, Accounts: svc.Accounts, Events: svc.Events, Attendees: svc.Attendees, Templates: svc.Templates, Certificates: svc.Certificates, Bulk: svc.Bulk, Verification: svc.Verification, Badges: svc.Badges, Webhooks: svc.Webhooks, Credentials: svc.Credentials, Wallet: svc.Wallet, Analytics: analytics.New(st, o.Now), Idempotency: svc.Idempotency,
-		Members: svc.Members, AuditLog: auditlog.New(st), AuditWriter: st,
+		Members: svc.Members, SSO: svc.SSO, AuditLog: auditlog.New(st), AuditWriter: st,
 		Privacy: privacy.New(st, revokers{svc.Certificates, svc.Badges}, o.Now),
 		Limiter: limiter, TrustedProxies: cfg.TrustedProxies, SignupEnabled: cfg.SignupEnabled, RequireVerifiedEmail: cfg.RequireVerifiedEmail,
 		Links:             links.New(site),

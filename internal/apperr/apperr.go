@@ -49,6 +49,11 @@ const (
 	EmailNotVerified Code = "EMAIL_NOT_VERIFIED"
 	// Erased: a file of a credential whose holder was erased at their request.
 	Erased Code = "ERASED"
+	// Single sign-on (issue 51).
+	SSORequired          Code = "SSO_REQUIRED"
+	SSORefused           Code = "SSO_REFUSED"
+	SSOLinkRequired      Code = "SSO_LINK_REQUIRED"
+	DomainRecordNotFound Code = "DOMAIN_RECORD_NOT_FOUND"
 )
 
 // Detail names one input at fault, as `error.details[]` does.

@@ -57,7 +57,11 @@ func HashPassword(ctx context.Context, password string) (string, error) {
 var errMalformedHash = errors.New("malformed password hash")
 
 // VerifyPassword reports whether password matches the PHC string hash.
+// A user without a password (made by single sign-on) has the empty hash: nothing matches it.
 func VerifyPassword(ctx context.Context, password, hash string) (bool, error) {
+	if hash == "" {
+		return false, nil
+	}
 	parts := strings.Split(hash, "$")
 	if len(parts) != 6 || parts[1] != "argon2id" {
 		return false, errMalformedHash

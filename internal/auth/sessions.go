@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/audit"
 	"github.com/certhub/credentiald/internal/domain"
@@ -71,6 +73,9 @@ type LoginParams struct {
 	TwoFactorCode, RecoveryCode string
 }
 
+// ErrSSORequired refuses a password where the account signs its members in by single sign-on.
+var ErrSSORequired = apperr.New(apperr.SSORequired, "This account signs in through single sign-on: sign in with your address there (GET /api/v1/auth/sso/start?email=...).")
+
 var errWrongCredentials = apperr.New(apperr.InvalidCredentials, "The email, password or code is wrong.")
 
 // Login checks email and password (and the second step when the user has it on) and starts a
@@ -84,40 +89,88 @@ func (s *Service) Login(ctx context.Context, p LoginParams) (Tokens, error) {
 	} else if err != nil {
 		return Tokens{}, err
 	}
-	ok, err := VerifyPassword(ctx, p.Password, creds.PasswordHash)
-	if err != nil {
+	if err := s.checkPassword(ctx, creds, p); err != nil {
 		return Tokens{}, err
 	}
-	if !ok {
-		return Tokens{}, errWrongCredentials
-	}
-	if creds.TOTPEnabled {
-		switch {
-		case p.TwoFactorCode != "":
-			if ok, err := s.acceptTOTP(ctx, creds, p.TwoFactorCode); err != nil {
-				return Tokens{}, err
-			} else if !ok {
-				return Tokens{}, errWrongCredentials
-			}
-		case p.RecoveryCode != "":
-			if ok, err := s.store.UseRecoveryCode(ctx, creds.User.ID, hashRecoveryCode(p.RecoveryCode), s.now()); err != nil {
-				return Tokens{}, err
-			} else if !ok {
-				return Tokens{}, errWrongCredentials
-			}
-		default:
-			return Tokens{}, apperr.New(apperr.TwoFactorRequired, "This account uses two-step sign-in: send twoFactorCode or recoveryCode.")
+	// Asked only of who knows the password: the answer tells nobody else who has an account.
+	if creds.User.Role != RoleOwner {
+		if enforced, err := s.store.SSOEnforced(ctx, creds.User.AccountID); err != nil {
+			return Tokens{}, err
+		} else if enforced {
+			return Tokens{}, ErrSSORequired
 		}
 	}
 	return s.StartSession(ctx, creds.User)
 }
 
-// StartSession begins a session for a user who has just proven who they are.
+// ConfirmPassword checks the password (and the second step when the user has it on) of a user
+// of an account, as a sign-in would, without starting a session: single sign-on links a
+// provider's subject to a password user only this way.
+func (s *Service) ConfirmPassword(ctx context.Context, accountID, userID uuid.UUID, p LoginParams) error {
+	creds, err := s.store.FindCredentials(ctx, accountID, userID)
+	if err != nil {
+		return err
+	}
+	return s.checkPassword(ctx, creds, p)
+}
+
+// checkPassword checks the password and the second step of a user's credentials.
+func (s *Service) checkPassword(ctx context.Context, creds store.Credentials, p LoginParams) error {
+	hash := creds.PasswordHash
+	if hash == "" {
+		// A member made by single sign-on has no password: nothing matches, in the time a
+		// wrong password takes, so that timing does not tell who signs in that way.
+		hash = s.dummyHash
+	}
+	ok, err := VerifyPassword(ctx, p.Password, hash)
+	if creds.PasswordHash == "" {
+		ok = false
+	}
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return errWrongCredentials
+	}
+	if !creds.TOTPEnabled {
+		return nil
+	}
+	switch {
+	case p.TwoFactorCode != "":
+		if ok, err := s.acceptTOTP(ctx, creds, p.TwoFactorCode); err != nil {
+			return err
+		} else if !ok {
+			return errWrongCredentials
+		}
+	case p.RecoveryCode != "":
+		if ok, err := s.store.UseRecoveryCode(ctx, creds.User.ID, hashRecoveryCode(p.RecoveryCode), s.now()); err != nil {
+			return err
+		} else if !ok {
+			return errWrongCredentials
+		}
+	default:
+		return apperr.New(apperr.TwoFactorRequired, "This account uses two-step sign-in: send twoFactorCode or recoveryCode.")
+	}
+	return nil
+}
+
+// StartSession begins a session for a user who has just proven who they are with a password
+// (or a link of theirs).
 func (s *Service) StartSession(ctx context.Context, u domain.User) (Tokens, error) {
+	return s.startSession(ctx, u, store.SessionByPassword)
+}
+
+// StartSSOSession begins a session for a user the account's provider vouched for: it survives
+// the provider's enforcement being turned on.
+func (s *Service) StartSSOSession(ctx context.Context, u domain.User) (Tokens, error) {
+	return s.startSession(ctx, u, store.SessionBySSO)
+}
+
+func (s *Service) startSession(ctx context.Context, u domain.User, method string) (Tokens, error) {
 	refresh, grant := s.newRefreshToken()
 	now := s.now()
 	sess, err := store.InTx(ctx, s.store, func(tx *store.Tx) (store.Session, error) {
-		sess, err := tx.CreateSession(ctx, u.AccountID, u.ID, ClientFrom(ctx), now, grant.ExpiresAt, now)
+		sess, err := tx.CreateSession(ctx, u.AccountID, u.ID, ClientFrom(ctx), method, now, grant.ExpiresAt, now)
 		if err != nil {
 			return sess, err
 		}

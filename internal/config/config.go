@@ -51,6 +51,10 @@ type Config struct {
 	TrustedProxies []netip.Prefix
 	// WebhookAllowInsecureTargets allows http and loopback webhook targets: for development only.
 	WebhookAllowInsecureTargets bool
+	// AllowLoopbackOutbound allows http and loopback and private addresses for the calls to
+	// single sign-on providers (ALLOW_LOOPBACK_OUTBOUND, default false): unsafe, for development
+	// and tests only.
+	AllowLoopbackOutbound bool
 	// SecretsKey seals the secrets kept at rest (AES-256, 32 bytes); nil: unset, which only the
 	// private cluster's development mode allows (a key is made once under DataDir).
 	SecretsKey []byte
@@ -126,6 +130,9 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		return c, err
 	}
 	if c.WebhookAllowInsecureTargets, err = parseBool(getenv, "WEBHOOK_ALLOW_INSECURE_TARGETS", false); err != nil {
+		return c, err
+	}
+	if c.AllowLoopbackOutbound, err = parseBool(getenv, "ALLOW_LOOPBACK_OUTBOUND", false); err != nil {
 		return c, err
 	}
 	c.LookupCacheSize = 20_000

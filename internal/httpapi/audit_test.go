@@ -67,7 +67,8 @@ type auditRow struct {
 func TestEveryAuditedOperationWritesOneEntryInTheTransactionOfItsChange(t *testing.T) {
 	t.Parallel()
 	audited := auditedOperations(t)
-	tm := newTeam(t)
+	dns := testkit.DNSServer(t)
+	tm := newTeam(t, ssoOptions(dns)...)
 	env, owner := tm.env, tm.owner
 	var ownerID uuid.UUID
 	var me struct{ Data struct{ ID uuid.UUID } }
@@ -195,6 +196,20 @@ func TestEveryAuditedOperationWritesOneEntryInTheTransactionOfItsChange(t *testi
 	call(o, ownerID, "enableTwoFactor", "POST", "/api/v1/auth/two-factor/enable", map[string]any{"code": totp(t, setup.Data.Secret, time.Now())}, "")
 	call(o, ownerID, "disableTwoFactor", "POST", "/api/v1/auth/two-factor/disable", map[string]any{"currentPassword": testkit.Password,
 		"code": totp(t, setup.Data.Secret, time.Now().Add(30*time.Second))}, "") // the next step's code: the one above works once
+
+	// Single sign-on: set up, a domain verified by its TXT record, a sign-in through the
+	// provider (the new member's own act), taken down.
+	w := ssoWorldOf(t, tm, dns)
+	call(o, ownerID, "putSingleSignOn", "PUT", "/api/v1/account/sso", map[string]any{"issuer": w.provider.Issuer,
+		"clientId": w.provider.ClientID, "clientSecret": w.provider.ClientSecret, "defaultRole": "viewer", "enforced": false}, owner.ID.String())
+	dom := call(o, ownerID, "addSsoDomain", "POST", "/api/v1/account/sso/domains", map[string]any{"domain": w.acmeDomain}, w.acmeDomain)
+	dns.Publish(w.acmeDomain, dom["verificationRecord"].(string))
+	call(o, ownerID, "verifySsoDomain", "POST", "/api/v1/account/sso/domains/"+w.acmeDomain+"/verify", nil, w.acmeDomain)
+	call(env.Client, uuid.Nil, "exchangeSingleSignOnCode", "", "", func() *contract.Response {
+		return w.signIn(t, "ada@"+w.acmeDomain, "ada", nil)
+	}, "")
+	call(o, ownerID, "deleteSsoDomain", "DELETE", "/api/v1/account/sso/domains/"+w.acmeDomain, nil, w.acmeDomain)
+	call(o, ownerID, "deleteSingleSignOn", "DELETE", "/api/v1/account/sso", nil, owner.ID.String())
 
 	// Members: the invitation accepted is the new member's own act.
 	call(o, ownerID, "createInvitation", "POST", "/api/v1/members/invitations", map[string]any{"email": "kept@example.org", "role": "issuer"}, "")

@@ -188,6 +188,13 @@ func wantRefusal(t *testing.T, res *contract.Response, status int, code string) 
 	}
 }
 
+// unauthorizedOnlyInState names the public operations whose 401 needs a state of an account
+// that the example body cannot reach, each with the test that shows it.
+var unauthorizedOnlyInState = map[string]string{
+	"acceptInvitation":         "401 SSO_REQUIRED only into an account that enforces single sign-on: TestSingleSignOnEnforced",
+	"exchangeSingleSignOnCode": "401 only for a wrong password while linking a live code: TestSingleSignOnThroughARealProvider",
+}
+
 func TestEveryOperationDocumenting401RefusesMissingAndMalformedCredentials(t *testing.T) {
 	t.Parallel()
 	env := testkit.NewServer(t, trustLoopback())
@@ -206,6 +213,9 @@ func TestEveryOperationDocumenting401RefusesMissingAndMalformedCredentials(t *te
 			return
 		}
 		if op.public() {
+			if why, ok := unauthorizedOnlyInState[op.OperationID]; ok {
+				t.Skip(why)
+			}
 			// The credential is in the body (a password, a refresh token), and the
 			// document's example names none of this fresh database's.
 			res := clientFor(t, env, "").Do(op.request(t, env, op.Path))

@@ -73,7 +73,8 @@ func TestEveryOperationOfTheContractIsServed(t *testing.T) {
 	// after validation.
 	refusedByMeaning := map[string]bool{"logout": true, "createApiKey": true, "enableTwoFactor": true, "disableTwoFactor": true,
 		"changePassword":  true, // not this session's password
-		"postIssuerToken": true} // a pre-authorized code that no offer issued: invalid_grant
+		"postIssuerToken": true, // a pre-authorized code that no offer issued: invalid_grant
+		"putSingleSignOn": true} // a provider whose discovery document cannot be read here
 	doc := spec.MustLoad()
 	count := 0
 	for path, item := range doc.Paths.Map() {
@@ -91,8 +92,8 @@ func TestEveryOperationOfTheContractIsServed(t *testing.T) {
 			})
 		}
 	}
-	if count != 122 {
-		t.Fatalf("the document has %d operations, want 122 (66 of the specification, 56 extensions)", count)
+	if count != 132 {
+		t.Fatalf("the document has %d operations, want 132 (66 of the specification, 66 extensions)", count)
 	}
 }
 
@@ -115,7 +116,11 @@ func sampleRequest(t *testing.T, env *testkit.Env, method, path string, op *open
 			}
 			path = strings.ReplaceAll(path, "{"+p.Value.Name+"}", value)
 		case "query":
-			if p.Value.Required {
+			switch {
+			case !p.Value.Required:
+			case p.Value.Example != nil:
+				query = append(query, p.Value.Name+"="+url.QueryEscape(fmt.Sprint(p.Value.Example)))
+			default:
 				query = append(query, p.Value.Name+"="+uuid.NewString())
 			}
 		}

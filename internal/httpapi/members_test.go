@@ -227,6 +227,8 @@ func TestEveryOperationsRequiredRoleFollowsTheRolesTable(t *testing.T) {
 		"listMembers": "viewer", "updateMember": "admin", "deleteMember": "admin", "createInvitation": "admin",
 		"listInvitations": "admin", "revokeInvitation": "admin", "transferOwnership": "owner",
 		"listSessions": "viewer", "endSession": "viewer", "changePassword": "viewer", "resendVerificationEmail": "viewer",
+		"getSingleSignOn": "admin", "putSingleSignOn": "admin", "deleteSingleSignOn": "admin", "listSsoDomains": "admin",
+		"addSsoDomain": "admin", "verifySsoDomain": "admin", "deleteSsoDomain": "admin",
 	}
 	tm := newTeam(t, testkit.WithConfig(func(c *config.Config) {
 		c.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}

@@ -35,6 +35,7 @@ import (
 	"github.com/certhub/credentiald/internal/ratelimit"
 	"github.com/certhub/credentiald/internal/site"
 	"github.com/certhub/credentiald/internal/spec"
+	"github.com/certhub/credentiald/internal/sso"
 	"github.com/certhub/credentiald/internal/templates"
 	"github.com/certhub/credentiald/internal/verification"
 	"github.com/certhub/credentiald/internal/wallet"
@@ -70,7 +71,9 @@ type Options struct {
 	Analytics *analytics.Service
 	// Members runs the account's members and invitations; AuditLog reads the audit log, and
 	// AuditWriter writes the entries no transaction wrote (store.Store).
-	Members  *members.Service
+	Members *members.Service
+	// SSO runs single sign-on.
+	SSO      *sso.Service
 	AuditLog *auditlog.Service
 	// Privacy erases people at their request.
 	Privacy     *privacy.Service
@@ -112,6 +115,7 @@ type Server struct {
 	webhooks      *webhooks.Service
 	analytics     *analytics.Service
 	members       *members.Service
+	sso           *sso.Service
 	auditLog      *auditlog.Service
 	privacy       *privacy.Service
 	signupEnabled bool
@@ -126,8 +130,8 @@ func New(opts Options) (*echo.Echo, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opts.Auth == nil || opts.Accounts == nil || opts.Events == nil || opts.Attendees == nil || opts.Templates == nil || opts.Certificates == nil || opts.Bulk == nil || opts.Verification == nil || opts.Badges == nil || opts.Webhooks == nil || opts.Credentials == nil || opts.Wallet == nil || opts.Analytics == nil || opts.Members == nil || opts.AuditLog == nil || opts.Privacy == nil || opts.AuditWriter == nil || opts.Idempotency == nil || opts.Limiter == nil || opts.Readiness == nil {
-		return nil, errors.New("httpapi: Auth, Accounts, Events, Attendees, Templates, Certificates, Bulk, Verification, Badges, Webhooks, Credentials, Wallet, Analytics, Members, AuditLog, Privacy, AuditWriter, Idempotency, Limiter and Readiness are required")
+	if opts.Auth == nil || opts.Accounts == nil || opts.Events == nil || opts.Attendees == nil || opts.Templates == nil || opts.Certificates == nil || opts.Bulk == nil || opts.Verification == nil || opts.Badges == nil || opts.Webhooks == nil || opts.Credentials == nil || opts.Wallet == nil || opts.Analytics == nil || opts.Members == nil || opts.SSO == nil || opts.AuditLog == nil || opts.Privacy == nil || opts.AuditWriter == nil || opts.Idempotency == nil || opts.Limiter == nil || opts.Readiness == nil {
+		return nil, errors.New("httpapi: Auth, Accounts, Events, Attendees, Templates, Certificates, Bulk, Verification, Badges, Webhooks, Credentials, Wallet, Analytics, Members, SSO, AuditLog, Privacy, AuditWriter, Idempotency, Limiter and Readiness are required")
 	}
 	ops, err := httpmw.IndexOperations(doc)
 	if err != nil {
@@ -197,7 +201,7 @@ func New(opts Options) (*echo.Echo, error) {
 		return c.JSON(http.StatusOK, map[string]string{"status": "ready"})
 	})
 
-	srv := &Server{logger: logger, auth: opts.Auth, accounts: opts.Accounts, events: opts.Events, attendees: opts.Attendees, templates: opts.Templates, certificates: opts.Certificates, bulk: opts.Bulk, verification: opts.Verification, badges: opts.Badges, webhooks: opts.Webhooks, credentials: opts.Credentials, analytics: opts.Analytics, wallet: opts.Wallet, members: opts.Members, auditLog: opts.AuditLog, privacy: opts.Privacy, signupEnabled: opts.SignupEnabled}
+	srv := &Server{logger: logger, auth: opts.Auth, accounts: opts.Accounts, events: opts.Events, attendees: opts.Attendees, templates: opts.Templates, certificates: opts.Certificates, bulk: opts.Bulk, verification: opts.Verification, badges: opts.Badges, webhooks: opts.Webhooks, credentials: opts.Credentials, analytics: opts.Analytics, wallet: opts.Wallet, members: opts.Members, sso: opts.SSO, auditLog: opts.AuditLog, privacy: opts.Privacy, signupEnabled: opts.SignupEnabled}
 	srv.links = opts.Links
 	fields, err := httpmw.FieldLocationsOf(doc)
 	if err != nil {

@@ -36,6 +36,10 @@ var statuses = map[apperr.Code]int{
 	apperr.InvitationGone:        http.StatusGone,
 	apperr.TokenGone:             http.StatusGone,
 	apperr.EmailNotVerified:      http.StatusForbidden,
+	apperr.SSORequired:           http.StatusUnauthorized,
+	apperr.SSORefused:            http.StatusForbidden,
+	apperr.SSOLinkRequired:       http.StatusConflict,
+	apperr.DomainRecordNotFound:  http.StatusConflict,
 	apperr.Erased:                http.StatusGone,
 }
 

@@ -163,7 +163,10 @@ func limitsFor(method, route string) []ratelimit.Limit {
 	case routeKey(http.MethodPost, apiPrefix+"/auth/login"), routeKey(http.MethodPost, apiPrefix+"/auth/register"),
 		// Each tries a secret: an invitation's, a reset link's, a verification link's token.
 		routeKey(http.MethodPost, apiPrefix+"/auth/invitations/accept"), routeKey(http.MethodPost, apiPrefix+"/auth/password/reset"),
-		routeKey(http.MethodPost, apiPrefix+"/auth/email/verify"):
+		routeKey(http.MethodPost, apiPrefix+"/auth/email/verify"),
+		// Single sign-on: a start writes a flow and may call the provider; an exchange tries a
+		// code, and a password while linking.
+		routeKey(http.MethodGet, apiPrefix+"/auth/sso/start"), routeKey(http.MethodPost, apiPrefix+"/auth/sso/exchange"):
 		limits = append(limits, ratelimit.SignIn)
 	case routeKey(http.MethodPost, apiPrefix+"/auth/password/forgot"):
 		limits = append(limits, ratelimit.SignIn, ratelimit.PasswordLinks)

@@ -264,6 +264,13 @@ func (s *Service) Accept(ctx context.Context, token, name, password string) (aut
 		if !inv.Pending(now) {
 			return domain.User{}, errInvitationGone
 		}
+		// An account that signs in by single sign-on takes its invited members through it:
+		// their first sign-in there gives them the invitation's role.
+		if enforced, err := tx.SSOEnforced(ctx, inv.AccountID); err != nil {
+			return domain.User{}, err
+		} else if enforced {
+			return domain.User{}, auth.ErrSSORequired
+		}
 		u, err := tx.CreateMember(ctx, store.NewUser{AccountID: inv.AccountID, Email: inv.Email, Name: name,
 			PasswordHash: pwHash, Role: inv.Role}, now)
 		if err != nil {

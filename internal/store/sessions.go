@@ -31,11 +31,19 @@ type RefreshGrant struct {
 	ExpiresAt time.Time
 }
 
-// CreateSession starts a session for a user, created at now. Run it in a transaction with the
-// session's first refresh token (CreateRefreshToken).
-func (d queries) CreateSession(ctx context.Context, accountID, userID uuid.UUID, client domain.Client, authenticatedAt, expiresAt, now time.Time) (Session, error) {
+// How a session began (its method).
+const (
+	SessionByPassword = "password"
+	SessionBySSO      = "sso"
+)
+
+// CreateSession starts a session for a user, created at now, begun by method
+// (SessionByPassword or SessionBySSO). Run it in a transaction with the session's first
+// refresh token (CreateRefreshToken).
+func (d queries) CreateSession(ctx context.Context, accountID, userID uuid.UUID, client domain.Client, method string, authenticatedAt, expiresAt, now time.Time) (Session, error) {
 	row, err := d.q.CreateSession(ctx, db.CreateSessionParams{ID: newID(), AccountID: accountID, UserID: userID,
-		AuthenticatedAt: authenticatedAt, ExpiresAt: expiresAt, Ip: stringOrNil(client.IP), UserAgent: stringOrNil(client.UserAgent), Now: now})
+		AuthenticatedAt: authenticatedAt, ExpiresAt: expiresAt, Ip: stringOrNil(client.IP), UserAgent: stringOrNil(client.UserAgent),
+		Method: method, Now: now})
 	if err != nil {
 		return Session{}, mapError(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -74,6 +75,10 @@ func WithLogOutput(w io.Writer, level slog.Level) Option {
 func WithWebhookPolicy(p webhooks.Policy, timeout time.Duration) Option {
 	return func(s *settings) { s.ov.WebhookPolicy, s.ov.WebhookTimeout = &p, timeout }
 }
+
+// WithResolver makes the service look up DNS records (single sign-on domains' TXT records)
+// with r.
+func WithResolver(r *net.Resolver) Option { return func(s *settings) { s.ov.Resolver = r } }
 
 // WithReadTimeout sets the server's read timeout (app.DefaultReadTimeout otherwise), for
 // tests of a request body that stops arriving.
