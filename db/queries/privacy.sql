@@ -82,3 +82,15 @@ UPDATE bulk_jobs j SET errors = (
     SELECT coalesce(jsonb_agg(CASE WHEN e->>'attendeeId' = @attendee_key::text THEN jsonb_set(e, '{message}', '"[erased]"') ELSE e END), '[]'::jsonb)
     FROM jsonb_array_elements(j.errors) e)
 WHERE j.account_id = @account_id AND position(@attendee_key::text IN j.errors::text) > 0;
+
+-- name: AssertionsOfAttendee :many
+SELECT * FROM badge_assertions WHERE account_id = @account_id AND attendee_id = @attendee_id
+ORDER BY issued_at DESC, id DESC;
+
+-- EmailsOfAttendee are the emails of an attendee's certificates and badge assertions.
+-- name: EmailsOfAttendee :many
+SELECT d.* FROM email_deliveries d
+WHERE d.account_id = @account_id
+  AND (d.certificate_id IN (SELECT c.id FROM certificates c WHERE c.account_id = @account_id AND c.attendee_id = @attendee_id)
+    OR d.badge_assertion_id IN (SELECT b.id FROM badge_assertions b WHERE b.account_id = @account_id AND b.attendee_id = @attendee_id))
+ORDER BY d.created_at DESC, d.id DESC;

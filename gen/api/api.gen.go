@@ -1857,6 +1857,21 @@ type AttendeeEnvelope struct {
 	Data Attendee `json:"data"`
 }
 
+// AttendeeExport What the account holds about one attendee, each part as the API shows it elsewhere: the attendee, the certificates and badge assertions issued to them, the emails of those credentials, and the wallet offers made of them.
+type AttendeeExport struct {
+	Assertions      []BadgeAssertion `json:"assertions"`
+	Attendee        Attendee         `json:"attendee"`
+	Certificates    []Certificate    `json:"certificates"`
+	EmailDeliveries []EmailDelivery  `json:"emailDeliveries"`
+	WalletOffers    []WalletOffer    `json:"walletOffers"`
+}
+
+// AttendeeExportEnvelope Success envelope.
+type AttendeeExportEnvelope struct {
+	// Data What the account holds about one attendee, each part as the API shows it elsewhere: the attendee, the certificates and badge assertions issued to them, the emails of those credentials, and the wallet offers made of them.
+	Data AttendeeExport `json:"data"`
+}
+
 // AttendeeImportForm defines model for AttendeeImportForm.
 type AttendeeImportForm struct {
 	// File CSV, UTF-8 (BOM allowed), `,` `;` or tab separated, header row required; at most 10 MiB and 50,000 rows. The part may carry any `Content-Type` (browsers send `text/csv`, `application/vnd.ms-excel` or `application/octet-stream` for the same file): the content decides, and a file that is not CSV answers 400 saying what it is.
@@ -3470,6 +3485,38 @@ type RegistrationSettingsUpdate struct {
 // RequestedScope A scope an API key is created with.
 type RequestedScope string
 
+// Retention How long the account keeps what it no longer needs, in days. A periodic job (hourly) purges past them: email bodies (the deliveries stay, with their subject and status), the payloads of final webhook deliveries and of dispatched events, and audit log entries.
+type Retention struct {
+	// AuditLogDays Audit log entries. Default 400.
+	AuditLogDays int `json:"auditLogDays"`
+
+	// EmailBodiesDays The bodies of sent or failed emails, and their files in the outbox folder. Default 90.
+	EmailBodiesDays int `json:"emailBodiesDays"`
+
+	// PendingAuditLogDays A lowering of `auditLogDays` that waits: it takes effect at `pendingFrom`.
+	PendingAuditLogDays *int       `json:"pendingAuditLogDays"`
+	PendingFrom         *time.Time `json:"pendingFrom"`
+
+	// UpdatedAt Null while the account keeps the defaults.
+	UpdatedAt *time.Time `json:"updatedAt"`
+
+	// WebhookPayloadsDays The payloads and answers of final webhook deliveries, and the payloads of dispatched events. Default 30.
+	WebhookPayloadsDays int `json:"webhookPayloadsDays"`
+}
+
+// RetentionEnvelope Success envelope.
+type RetentionEnvelope struct {
+	// Data How long the account keeps what it no longer needs, in days. A periodic job (hourly) purges past them: email bodies (the deliveries stay, with their subject and status), the payloads of final webhook deliveries and of dispatched events, and audit log entries.
+	Data Retention `json:"data"`
+}
+
+// RetentionUpdate defines model for RetentionUpdate.
+type RetentionUpdate struct {
+	AuditLogDays        int `json:"auditLogDays"`
+	EmailBodiesDays     int `json:"emailBodiesDays"`
+	WebhookPayloadsDays int `json:"webhookPayloadsDays"`
+}
+
 // RevocationReasonCode Known values are listed in `x-extensible-enum`; more may be added within v1 (see "Growing enums" in the API guide): treat an unknown value as unknown.
 type RevocationReasonCode = string
 
@@ -5037,6 +5084,9 @@ type OnWebhookTestParams struct {
 // TransferOwnershipJSONRequestBody defines body for TransferOwnership for application/json ContentType.
 type TransferOwnershipJSONRequestBody = OwnershipTransfer
 
+// UpdateRetentionJSONRequestBody defines body for UpdateRetention for application/json ContentType.
+type UpdateRetentionJSONRequestBody = RetentionUpdate
+
 // PutSingleSignOnJSONRequestBody defines body for PutSingleSignOn for application/json ContentType.
 type PutSingleSignOnJSONRequestBody = SsoConfigUpdate
 
@@ -6088,6 +6138,12 @@ type ServerInterface interface {
 	// TransferOwnership Transfer ownership
 	// (POST /account/owner)
 	TransferOwnership(ctx echo.Context) error
+	// GetRetention Show the retention
+	// (GET /account/retention)
+	GetRetention(ctx echo.Context) error
+	// UpdateRetention Change the retention
+	// (PUT /account/retention)
+	UpdateRetention(ctx echo.Context) error
 	// DeleteSingleSignOn Remove single sign-on
 	// (DELETE /account/sso)
 	DeleteSingleSignOn(ctx echo.Context) error
@@ -6148,6 +6204,9 @@ type ServerInterface interface {
 	// EraseAttendee Erase an attendee at their request
 	// (POST /attendees/{id}/erase)
 	EraseAttendee(ctx echo.Context, id Id) error
+	// ExportAttendeeData Export what is held about an attendee
+	// (GET /attendees/{id}/export)
+	ExportAttendeeData(ctx echo.Context, id Id) error
 	// GetAuditLog Read the audit log
 	// (GET /audit-log)
 	GetAuditLog(ctx echo.Context, params GetAuditLogParams) error
@@ -6508,6 +6567,24 @@ func (w *ServerInterfaceWrapper) TransferOwnership(ctx echo.Context) error {
 	return err
 }
 
+// GetRetention converts echo context to params.
+func (w *ServerInterfaceWrapper) GetRetention(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetRetention(ctx)
+	return err
+}
+
+// UpdateRetention converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateRetention(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateRetention(ctx)
+	return err
+}
+
 // DeleteSingleSignOn converts echo context to params.
 func (w *ServerInterfaceWrapper) DeleteSingleSignOn(ctx echo.Context) error {
 	var err error
@@ -6862,6 +6939,22 @@ func (w *ServerInterfaceWrapper) EraseAttendee(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.EraseAttendee(ctx, id)
+	return err
+}
+
+// ExportAttendeeData converts echo context to params.
+func (w *ServerInterfaceWrapper) ExportAttendeeData(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id Id
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ExportAttendeeData(ctx, id)
 	return err
 }
 
@@ -9415,6 +9508,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/.well-known/oauth-authorization-server/issuers/:accountId", wrapper.GetAuthorizationServerMetadata, options.OperationMiddlewares["getAuthorizationServerMetadata"]...)
 	router.GET(options.BaseURL+"/.well-known/openid-credential-issuer/issuers/:accountId", wrapper.GetCredentialIssuerMetadata, options.OperationMiddlewares["getCredentialIssuerMetadata"]...)
 	router.POST(options.BaseURL+"/account/owner", wrapper.TransferOwnership, options.OperationMiddlewares["transferOwnership"]...)
+	router.GET(options.BaseURL+"/account/retention", wrapper.GetRetention, options.OperationMiddlewares["getRetention"]...)
+	router.PUT(options.BaseURL+"/account/retention", wrapper.UpdateRetention, options.OperationMiddlewares["updateRetention"]...)
 	router.DELETE(options.BaseURL+"/account/sso", wrapper.DeleteSingleSignOn, options.OperationMiddlewares["deleteSingleSignOn"]...)
 	router.GET(options.BaseURL+"/account/sso", wrapper.GetSingleSignOn, options.OperationMiddlewares["getSingleSignOn"]...)
 	router.PUT(options.BaseURL+"/account/sso", wrapper.PutSingleSignOn, options.OperationMiddlewares["putSingleSignOn"]...)
@@ -9435,6 +9530,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/attendees/:id", wrapper.GetAttendee, options.OperationMiddlewares["getAttendee"]...)
 	router.PUT(options.BaseURL+"/attendees/:id", wrapper.UpdateAttendee, options.OperationMiddlewares["updateAttendee"]...)
 	router.POST(options.BaseURL+"/attendees/:id/erase", wrapper.EraseAttendee, options.OperationMiddlewares["eraseAttendee"]...)
+	router.GET(options.BaseURL+"/attendees/:id/export", wrapper.ExportAttendeeData, options.OperationMiddlewares["exportAttendeeData"]...)
 	router.GET(options.BaseURL+"/audit-log", wrapper.GetAuditLog, options.OperationMiddlewares["getAuditLog"]...)
 	router.POST(options.BaseURL+"/auth/email/resend", wrapper.ResendVerificationEmail, options.OperationMiddlewares["resendVerificationEmail"]...)
 	router.POST(options.BaseURL+"/auth/email/verify", wrapper.VerifyEmail, options.OperationMiddlewares["verifyEmail"]...)
@@ -11838,6 +11934,340 @@ func (response TransferOwnership429JSONResponse) VisitTransferOwnershipResponse(
 type TransferOwnership500JSONResponse struct{ InternalJSONResponse }
 
 func (response TransferOwnership500JSONResponse) VisitTransferOwnershipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRetentionRequestObject struct {
+}
+
+type GetRetentionResponseObject interface {
+	VisitGetRetentionResponse(w http.ResponseWriter) error
+}
+
+type GetRetention200ResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+type GetRetention200JSONResponse struct {
+	Body    RetentionEnvelope
+	Headers GetRetention200ResponseHeaders
+}
+
+func (response GetRetention200JSONResponse) VisitGetRetentionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRetention401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetRetention401JSONResponse) VisitGetRetentionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRetention403JSONResponse struct{ SessionOnlyJSONResponse }
+
+func (response GetRetention403JSONResponse) VisitGetRetentionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRetention429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetRetention429JSONResponse) VisitGetRetentionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRetention500JSONResponse struct{ InternalJSONResponse }
+
+func (response GetRetention500JSONResponse) VisitGetRetentionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRetentionRequestObject struct {
+	Body *UpdateRetentionJSONRequestBody
+}
+
+type UpdateRetentionResponseObject interface {
+	VisitUpdateRetentionResponse(w http.ResponseWriter) error
+}
+
+type UpdateRetention200ResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+type UpdateRetention200JSONResponse struct {
+	Body    RetentionEnvelope
+	Headers UpdateRetention200ResponseHeaders
+}
+
+func (response UpdateRetention200JSONResponse) VisitUpdateRetentionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRetention400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateRetention400JSONResponse) VisitUpdateRetentionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRetention401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateRetention401JSONResponse) VisitUpdateRetentionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRetention403JSONResponse struct{ SessionOnlyJSONResponse }
+
+func (response UpdateRetention403JSONResponse) VisitUpdateRetentionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRetention408JSONResponse struct{ RequestTimeoutJSONResponse }
+
+func (response UpdateRetention408JSONResponse) VisitUpdateRetentionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(408)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRetention413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateRetention413JSONResponse) VisitUpdateRetentionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRetention429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response UpdateRetention429JSONResponse) VisitUpdateRetentionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRetention500JSONResponse struct{ InternalJSONResponse }
+
+func (response UpdateRetention500JSONResponse) VisitUpdateRetentionResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -15481,6 +15911,185 @@ func (response EraseAttendee429JSONResponse) VisitEraseAttendeeResponse(w http.R
 type EraseAttendee500JSONResponse struct{ InternalJSONResponse }
 
 func (response EraseAttendee500JSONResponse) VisitEraseAttendeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExportAttendeeDataRequestObject struct {
+	Id Id `json:"id"`
+}
+
+type ExportAttendeeDataResponseObject interface {
+	VisitExportAttendeeDataResponse(w http.ResponseWriter) error
+}
+
+type ExportAttendeeData200ResponseHeaders struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+}
+
+type ExportAttendeeData200JSONResponse struct {
+	Body    AttendeeExportEnvelope
+	Headers ExportAttendeeData200ResponseHeaders
+}
+
+func (response ExportAttendeeData200JSONResponse) VisitExportAttendeeDataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExportAttendeeData400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ExportAttendeeData400JSONResponse) VisitExportAttendeeDataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExportAttendeeData401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ExportAttendeeData401JSONResponse) VisitExportAttendeeDataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExportAttendeeData403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ExportAttendeeData403JSONResponse) VisitExportAttendeeDataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExportAttendeeData404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ExportAttendeeData404JSONResponse) VisitExportAttendeeDataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExportAttendeeData429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ExportAttendeeData429JSONResponse) VisitExportAttendeeDataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExportAttendeeData500JSONResponse struct{ InternalJSONResponse }
+
+func (response ExportAttendeeData500JSONResponse) VisitExportAttendeeDataResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -35545,6 +36154,12 @@ type StrictServerInterface interface {
 	// TransferOwnership Transfer ownership
 	// (POST /account/owner)
 	TransferOwnership(ctx context.Context, request TransferOwnershipRequestObject) (TransferOwnershipResponseObject, error)
+	// GetRetention Show the retention
+	// (GET /account/retention)
+	GetRetention(ctx context.Context, request GetRetentionRequestObject) (GetRetentionResponseObject, error)
+	// UpdateRetention Change the retention
+	// (PUT /account/retention)
+	UpdateRetention(ctx context.Context, request UpdateRetentionRequestObject) (UpdateRetentionResponseObject, error)
 	// DeleteSingleSignOn Remove single sign-on
 	// (DELETE /account/sso)
 	DeleteSingleSignOn(ctx context.Context, request DeleteSingleSignOnRequestObject) (DeleteSingleSignOnResponseObject, error)
@@ -35605,6 +36220,9 @@ type StrictServerInterface interface {
 	// EraseAttendee Erase an attendee at their request
 	// (POST /attendees/{id}/erase)
 	EraseAttendee(ctx context.Context, request EraseAttendeeRequestObject) (EraseAttendeeResponseObject, error)
+	// ExportAttendeeData Export what is held about an attendee
+	// (GET /attendees/{id}/export)
+	ExportAttendeeData(ctx context.Context, request ExportAttendeeDataRequestObject) (ExportAttendeeDataResponseObject, error)
 	// GetAuditLog Read the audit log
 	// (GET /audit-log)
 	GetAuditLog(ctx context.Context, request GetAuditLogRequestObject) (GetAuditLogResponseObject, error)
@@ -36021,6 +36639,75 @@ func (sh *strictHandler) TransferOwnership(ctx echo.Context) error {
 		return err
 	} else if validResponse, ok := response.(TransferOwnershipResponseObject); ok {
 		return validResponse.VisitTransferOwnershipResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetRetention operation middleware
+func (sh *strictHandler) GetRetention(ctx echo.Context) error {
+	var request GetRetentionRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetRetention(ctx.Request().Context(), request.(GetRetentionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetRetention")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetRetentionResponseObject); ok {
+		return validResponse.VisitGetRetentionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateRetention operation middleware
+func (sh *strictHandler) UpdateRetention(ctx echo.Context) error {
+	var request UpdateRetentionRequestObject
+
+	var body UpdateRetentionJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateRetention(ctx.Request().Context(), request.(UpdateRetentionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateRetention")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateRetentionResponseObject); ok {
+		return validResponse.VisitUpdateRetentionResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -36628,6 +37315,31 @@ func (sh *strictHandler) EraseAttendee(ctx echo.Context, id Id) error {
 		return err
 	} else if validResponse, ok := response.(EraseAttendeeResponseObject); ok {
 		return validResponse.VisitEraseAttendeeResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ExportAttendeeData operation middleware
+func (sh *strictHandler) ExportAttendeeData(ctx echo.Context, id Id) error {
+	var request ExportAttendeeDataRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ExportAttendeeData(ctx.Request().Context(), request.(ExportAttendeeDataRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ExportAttendeeData")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ExportAttendeeDataResponseObject); ok {
+		return validResponse.VisitExportAttendeeDataResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -40056,989 +40768,1009 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id Id) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L1bbxvJty/2VQqcDVjKv0mT1MUWhT/2oXXxcEaWNJJsz81RF7uLZFnNLk5VURTH20Ee8pDHAAkQBDhA",
-	"kIc8nPcAQYA85XyTANlBvkVQq6q6qy8km7qM5/bHxh6L3V3XVavW9bc+1QI2nrCYxFLUOp9qI4JDwuGf",
-	"3SAgQhywWHIWdaOIzc44HdJYPQuJCDidSMriWqd2cHZx2UG3hNMBDbD6EeFYzAgXaIznqE8QJzhEA87G",
-	"CMdzxKAdtCHoeBIR5L8+uvIRJ79MiZBiH8UMTTgZRHQ4kogKFBMSknCzUfNqIhiRMVYjIPF0XOv8VPsv",
-	"ah+8mpxPSK1TE5LTeFj7/NmrHeBgRMzYiwP+ms1QxOKhh3Acov4czUZs7CE5ImbgdtyBaibM9lzSGYsl",
-	"ieUhFRMmqO4j36WPpcTBaExi6aONkM3iiOFQbCLGkU/jiMbE99CMyhHCaEAjgmI8JhV7viTBlFM5P2cR",
-	"DebFzt+PsITZTfCQwNxU5x1Ex3hIhN4YOaICCSqJh6gUiM1ipIeFhJxHBFZKt6kWbITFyEMxkyMaD+3O",
-	"MjkiHI2YkPvID8kATyNZFzxAz2IWk2f+qtkcXeFhcfDvCBeKpNgApsDJhBNBYgmE1kGCxCGiEvVxcINo",
-	"jPzeoH7KYlJ/g2Uw8vUW4xhN42CE4yEJEYtJQp9bzW1YdDaVCKM+C+erBtkLyXjC1KpfkEmE5yQs2WzJ",
-	"p8RHsxGJ9bpSAWMXknESWhpjAzUugnlECbf0r0kAXsZjgvyku2Be/5bM/fJToPorPwgnTJ/I4iC7YciJ",
-	"EOm6CjblAekgjCZYjixVECQIv1UDZEyiDf85ntDnt63njUbD3/SQZPp8CxbdqqkNMY2FJra3FyemZTMz",
-	"LNRuSSSZmoX6mXK1fGr07qwGjI+xrHVqU07rnAwIJ3FAamXTu8CSnNAxlfD/ipO8MFwFYcXASKgoRI1p",
-	"RuOQzezcx0xIFLBYSI5pTEIUqdaQVMcGTyYRzfOAMY3pWC19MxkUjSUZEp4d1QUZYxqrwS4eWUQGUg8L",
-	"SzOu+3YmSMkSXJKAxaFA01jSyJ28OkZSoA31U38a3BDgtoNpFOlt3NxHipOj7faeh0ShlZjcyWRvabLC",
-	"Xkq88XTcJxxhgfwLIvm83h1Iwv31Zqc+hO8Wz0wyNMOKBZAB44reJJ/TeLhfPhK7XHVYL1/NEc6oPpXL",
-	"KXPFYN9hPlfX5kSe4Hg4xUNSwhv0C3X7ht9JOPMzgSLzKxowtZwCUbmcIX32ahPM8ZhI59pe1v/VSF/H",
-	"hDvdCU+tTZ+zmVBcEXiqHJHxfnprSHxDNBcbUC4kcFEqkZgQfCPQhiAE+YrZRESxBax2DPn/qjr4J+y4",
-	"EhyMeFHzaupyUzwouxZZwsB3JyQeylGt02o2m2WnvxsEbBrLXniO1WtlU6VCTNUVhfWrzwSiYTIcxefS",
-	"wWDbWkXmNKVhKU/qCkG4GkIvLB8Tti8sHY3TygPHIyWJQ0IuGZflA2I81PcRSEDmdYE2zB2O/HrACZYk",
-	"7Ep/MxnvL1PC5+mAhWreHdm/cDKodWpfPU9FzOf6qXieGZMa5CscDkmyclWHat/PjFVt+SMOtWRkyYAr",
-	"jrOv3n3S9UxHA2ObRjffsH7F0X1k/acdmzMaEFrVSoKmUHX9gvSLJx1pfmQglI4xjQ5JRG8Jn1ccr7r1",
-	"IxTqj+jTjrk4Phj1LVGc7JhGpTfnWRzNnYMOw6YCEfXVfiIQU+llX8KRvvpTZgpfiEUTIXoUtfX4lRm7",
-	"5eklvDFt9yF8EfqpuqMwzyfdx2Q0WstYMHX60Fk7CsW3pERXbClxqr2zgyacxhL3I4KCEeY4UAKGh0TA",
-	"JiRU7ziE4CFOxkSJWCRE7W00YlMuGqirlLUIz3M6jdKyEgVMwkrTIY1xZBUjeD3VfJSkpjWtDgLFaj/R",
-	"NTNNbbfbCwWNnBq1SNBo7+x4SshLBA8lXUlJuGrzv/zp55/v2s36zz/fvTj68I9/KSyvV7urm9fr2UVN",
-	"17J7edDrOSuKNsQEB0QtqP9fKclpwDgidxgsIxi9fds71Ns2UEot6LQlqlyMfKU8+4iTgFCliGlZuJPV",
-	"fNV9KVfovuXL5+rUixZvp9UuI7hvWH8hNX+EZw8j6LPBgPArdkPiBedYPX+mhNqAE6V83pDY09otVeoX",
-	"jW/EAhmMpU0v1QrSNdjdLgxRUYXuW3/52audl0rmrXofCxJqcVtrLIs4yyQvLBu+BBQ7xndaSVFisxKc",
-	"E62lVaq1qNEoCbx8+XKKiQeCPxskwj7a8EPie4hxhBEnQ8rUSVbbhsQ0GIHOFZJ698rf3NfUKKaTCeOS",
-	"hOgWR1MloiM6jBknYQO9T66eVPMwKgYIUkrXHCsihCHkVSkPkUgQLTJwEpJYUhypwcNQ0cZRPIyoGGm1",
-	"FtpmAxQz5+WFvFzNfxHhb+2U0aVa1kv6a8lG9yQZCzQhHMawbI/h+9J9bjezG71yl6/IeBJVF7mkef1J",
-	"77zMmECBdmzIBywkpdbA1MocsJCgjQALUqexILGgkt6SzQWnWb29zjlefA8063vd+o+4/mt9vWsAZ43k",
-	"akAdFBGpr9aQDhVDwnGIRvPJiMRaK4e7A8yWOcKGFXuPo4hI4IEVdxaY2pNua35MME7SHzF2s6Yg/duI",
-	"0GVjA8sKJ2LCYkHAsPIKh8Zmp/4KtOVd/RMshHpLn38U2tRqbnD4J+eM608UQdfedU96h92r3tnp9dHF",
-	"xdlFzauNiRBwJRjrTGJTi5lUTJKGYFCXmEbCRxEVUqAZ2PQZGtC7BqxwRTETRgOzK7MLrdsz8mF6DTU3",
-	"v4P8/OTA9OM4lVLrW2KwLRut+eJ5zrzrWjvrGdtqpUbSL3INGbtpxUbU25/hWoe519XcRa3zU3FnP2gX",
-	"zSCiwQOJ5uDs9Pikd3BVQizabK8EHIklQSEjevfAHgt63SPSR4XO8iRhh/6XIoVkvxQJHHEl1z2MAI4u",
-	"updHh4XtH7EoYZdUOJcDGmEw4VKOQiwxIjAGpP2ANHE3PRppPHQgHRDGBzQiAmFO0FCJmRssjubw4LsL",
-	"fdlz2DfhodmIBiMUEazt/+qyyNytSnraLNCiXsW/FCUawlF0eMx4n4ahVpTuT4q908u3x8e9g97R6dX1",
-	"5cHZ+VGBLLvnPXRD5ijCgZHcwW4APm3wwZl9sbKY/2h0uHbPaMMvTkgp4ozrz+kwJmGdxkhbOJ4JxFkE",
-	"WkufaKZHEJsQjo1F37+r28br6k3fq975xdnJkb/ZQO9HhGs9hsZC4ijSRG2+E4bU1THSTlwlH/kXR9+9",
-	"7V0cXb87uugd944Or4/edHsn4I1Bgghwos9GTBD7VXLP29bmjnXAh6+vT8+ukgbBV0aUiKTd/v2phOAN",
-	"9BxP5ej5WE21cBCVOBuxIZvKwmksWXcPlSyIVzqYv9IhLj1yhYWqebXiOsHJf81i8rBDf3Z8fHRx/frs",
-	"NH/YqdAaBbj3gwhTReo44gSH832ExY0mYyGmhINxC6OYzBCLyaOd+RnoG8VheIjcTdQ5g8OsrhHnWlLv",
-	"cXLLbpRqxe2bBRpN5/2XIjhnuxX99GKlzeLooRfH1dHFafckQ0HdGE1jcjchgVJyQcVroFMTWERhjwiO",
-	"SLifiSWhIaKwkwOlG1Jp4zoiNnwccfcJhlVkf3o5/mKczNCAIqtTJo/ZNH6gaKy43fHZ29OsdHzKtP3R",
-	"6ix2K4zL4lGIZFUf+R1PRvqX2vJ0f8yev2EhyBtFA9DbxFUhaBxoCch4NiByrBjf10ExS3wXhejVugkB",
-	"rUP8aj0NYF02p4WBrzautO4Eli5rKBOE6sQ3LvsG3snswx+dIj57tbPuVI7Wsp9VO5jQLpzOLkitCxg5",
-	"vIaAKhHrfySBRBs+jcG8dW1YtxIy7U9DjmP4wfFV6B+v5XxC3FdTgcJtaBrfxGwWu08DFg/ocKq1BLeF",
-	"CWds4P4QsziAPoptX4ckpiQETwoa42jAuJK2/CRyybccCCI4XR+rIPyWguWGxLckUirRRtFatwn6BsFh",
-	"7jQ9iOz/fKT8NlYKD+P010pmnXWJuYyME/IA/6UJGsTAqbRLUwklhu48NBVZqfbv3Szupld7//59XS26",
-	"OmQBlmXBmq8I5oRr3vHPn2uZTfi5tiKi3XoBj1KBJaETSe7k85EcR1kCMW+8ISHFV7q59E2vLPpzudhK",
-	"o6mJAvj66s2JieQcYYkEngskmBZfAzwVYNGI2FBdvkm8RirXeihWmj8SIzaLGzUzswUC3BNN7pRl7YrC",
-	"2BrBCxhyPJAC0TiIpiEJN5dMGmwSxg2mpXN2M52Az/pPK5eZDbti7A2O5zb4/LfZtyvG0BjH8yTHZ+He",
-	"jExijg3p9hCOBAOxLx9B/mfcJRPuXk/i3Zd+nEbGm+2dRwyHV4ydYD58oLnnvPvDyVn38Prq7Oz6pHvx",
-	"umjihdArchcQEppTBDkTGy30hr4CQ883l2enHtpO/sZJUIGHWk34mXG00/SazSbibCbMWweX7xAdK7Fr",
-	"89FMRNVGu1862mdgN8JS50BNJyHMgDM2hhehNbXiQichDbniiDq3ar/yRPOqYmED/lIqY5H8PsDhAPZx",
-	"RceETR/oUL04+u7t0eXV9VXvzdHZ26uFTnggHCHZZEJChDmnt2D51pkmVCc1qUlGRJL9JCFO/TrjVEoS",
-	"N9ClyaZI2oTsmkd32q8zUrShtOa5JAkF6ySvZ0Knakq9xJupycuZ0X6SH5KbUZ6Gc2v8l6LgPH0p+r3U",
-	"TpizOJo/jHi7573rb49+ADt/9+Tk7H3BM0xF6pOCBFqBsOPKMu4gCMizHjO1w0pveCTCfMAI0IZfMkPH",
-	"J/e3J+6RPXFly/23K670YJefvTV8cctF8HWvse7V0fVJ703vKs8C8jL3vs6R1Lxe500WxerHOPn36bhw",
-	"czjT+lvaL0j7ZfeNSwiKzNa0US1124Gd8NpQfkFUUqxbMWZrhRpTIWg89NCMA8aCMUKpd4zD9dFkn/W7",
-	"3rekZubga8UTwok0VgDI5nHyacbGBpqqf352aTktJwNOxMhHQ3pLhOPbLjr7Mov4F/P5ZQnoQ7r71lfD",
-	"prG8nI7HmINohMMQcDRwdM7VjS6pammAI0G82sT56VONhhXSRGxc8Kfig0mE41U0eK7e0QHBNnb8J52J",
-	"Bc2aRlL8Be1kUK13J9RkWa0xpSS+OTMzpXbWlWBeNj3zyav7rV7xYGkJSwkpRvfV8v4Nme+jeBpFiBn3",
-	"3Byi9TgZs1ttZy7fiZ/S4Hj1OXAouyWF3ikHOc3iZ5B5MgadDV/MtSjfl7IN0cdadEuiz0/VvGyfwFq0",
-	"ydN8kplccTPKZliRNiMs5FtRYcOXrWKRsDkZ0LviNI8hfb/VdpPQTLj9DZnrBDROAjaMqYBgh7I1V+eX",
-	"TQwNSTIWq47QpXpdfWcawpzj+dIzZTpIJuI558Ldx8z6uSdh8Xk8gHccb+TSE+NcjcGUcxLLcyzEjPEQ",
-	"kko4J4FEI8YFQX1I+5in4+vFh3guap29ZpKacHDxBol5HKRT7PykM1pFRynfNa+WJN12lMpNYJ9zLCI/",
-	"kAIxA2hSSs5W7dAamJLAxgwUGxyjHTSm8VSq+2vIMmQ+se17GTiG9st8dkyBPHLzLyQgj6k0VjB10OBe",
-	"LZy2JL9pa3dneX5TegySoSvajUg9ojHJjd4kSy0b/ZrEbSiJhAmVj2nc01+2ciTv1aYx/WVKzGOTEShn",
-	"7BgHkvHyrKdLeleH9CDt7EigeXDqvVJrOZmoZctlKn34tPt5nSQlHfR6Z9ORSrsBN5DIJqv6rfbW9s6u",
-	"XzjU2fO8+FSeUCGPjHN65aHMrc9US2nWtw3LkDkwIZa48n6aW3sVt4I2S+cj1DHD/YhcsKhkO7vacIFj",
-	"hMOxOop4DgJkA/lsFhPuK1lW/RAjiIDvzxFGkuNYDAhHG1YA1WLTc/0JpEJZPKhbSmaQv6vjLhVLUR2V",
-	"QESl8CBPL6QALELmdf1L2asmw7/K9Ql4NKeLrsE17uCFbYyJxJaAypcomwhdglaTp9hjTkhdZ8nCG2iC",
-	"KRdoA0uNRtVubnpoKiBnnMZOOiYWyP/0yd4QDTu0xrdHP3z+7Bu26Q6t3Uy2bq5mKFakOn4uIWjt9Fhj",
-	"s8vu9RS1Id0xZ+G9hBqS5c5e+ekgSs+cWZF73+2GOmsfmSD/wfzeYHzojLxTa7b22oMd3Ky/CFqk/iLc",
-	"wvW9fpvUtwc7eLf/IngZ7rUyE+zUvmHiP/8nd6Kd2pv//H9GERxLl7IUI8LxHGCRxgTWMHvkFp+fDITB",
-	"9mOep8e5T93T9TgtVjmSq3v6s53U3LGreOKWHacnv5CroEStcfOaL3rgVj1mfLzmtTagEVkW8xCI21p+",
-	"sgeX7zz09uq4/hJtvDp7Y5HwNj3kez7y932wUeE+EmSCueJhHtL2E8QBh09PbB9ZkjJOYxyHrte4gTQe",
-	"A5cgMASY8zngqfoGBrSuBuqjjSyOm2/H7XvId01/t3HYGIs6uQtIBEPMPGWBJLIuJCd47KduQqWXqzXa",
-	"1BFoZplQSAIaAoxcHFoAUxDqjWPj4PJditPSbCKB5+BVhFfUW6v1etiZZXtuUTW+oNyY0GtectQMa6Wd",
-	"CQ/JG/VeKb2bNpYtQZpWb2AianX3Bq2K/NaBLSRR6CEsAhKHYFM1JAAPLMBf3feQalW/s4/UsoFFqM/B",
-	"YNqfI5+mYalAPiFVGjNlsYcEgwggYXQ/TiYES9WRuKETJR+rZW+gw5LUf1fcdeeYmbDD6uolgkY9z/+K",
-	"UvFbEDqqihM5vgCx7CJdNYEMdu0+8u114HtaSTdPPI2ZFJjPZiOlKIzxpIF8w819FOBYnSkdKg/rUC7F",
-	"NMZTouSMjDSjlVN37K1HlDP+lh3+yLJDka9MQyqPYrm2VR4H5aDDgEQ9wwKFLCYAb+L/PG02twKbQgN/",
-	"kYb+8Zbwvv7BRxsZW4ODCNgwnh11vWmzdYPGt1TqOHmCgxHCahokdAMS1BJBSqAeKbgk7+rwYl3/5Jea",
-	"PcFI86hG9mdCMbwbMgc0UGNed8NyaEDUSEk0eCT7eknHqb2dSrUkSkS5IRNp+Hxi6B9C3mbJuugf8p19",
-	"G7NZrGGe9LUQUSFNAMZdndxJEgvaj0hdcXJ/X9skDfY6DkMTikxjdNvSELM/115zNlMnSX0hfq7Zm6V7",
-	"3kPDKQ1BMFE3gMaaukkHoIjN/NAoNYflhqMWdSq08UTbg7yamAtJxtqB5d7P0Ji3wvWA1zCVVLRa0En5",
-	"BgcRJYDPaOJLGuhsTKV0DcIRM3mM2MR7p4E4pRtsD+iad+B7I+HZM48kMySejMScQH0kY4Y0x02S6ooy",
-	"mV6chSS4XIxMt+pDenjMJjmHR6TOyLztTowYlzbHL4Eo1Zcx6kkzETt8oWQgGmpYJ6ZkADVFjUWnfosZ",
-	"4iSgE7NhE8IFIKgBuy/bCEWT3aFx5S/Zev+tILwOb/oP3v8yew5WC6b5oWcZvkMn6Rp+WHqz/A7E9vSW",
-	"+80FdxOjAbfSJcRgvlkpnWjcshyc/PEBernd2kbYbdFi91v5oaPvQ5ONT0VS6qHsKy+5hSac1NNoEu2D",
-	"gHy44sKnaXLiOkmey+zEgnObLrixWecKAZQdhey4TIoejlk8H7OpuNahG9lhmDb6jEUEQ0onRHZckzic",
-	"MBrL1d3mj4K1sOfaKdttQGn+LYIBqCScVgONPrAv54XXTw93bEMMfJFNHWKJ0duLXgYeWwfMa6vC+elr",
-	"JZpcvnutvSBK9zRqUqzuEHWZmAcYDUlMwKgC729gxJkgUibJ2HqDFEOccKr40QGLGPfTJCfo3spAghhs",
-	"M82dMw3ACzrUlMpND4Ucq6MzxDRGWOtr8Io5NX2OQSt2FLXiCgFW+YG6SUqumhTeXL+XOv5gzF4KYBGT",
-	"NPUJtIMlhQqWxAwIieVUuJVFFF+/1bCJEki+TFmWeCjWO+NrOxS8GmTeUTm3DuWiP/inZI4JqS6JL3DX",
-	"2jkzlmrNrHL9JkuU3bp1HBVZPPl19Spr36x2AIFMKr6biYx5mkAXi8xffdMT0Wi1C96+CF/dmrI3FwSL",
-	"cj10bqVSc4Y8xS9mjIcikU+hChOTySnbYNwyISU3CRannGizsXSB8iMqd/OXjQoLhOHGXTSsBjq6JXye",
-	"FkMApHZkzqthriOlaQNmtt9Av3utrLCCC9QzTU/XNL7WMatK5FQCNAkJOD04nqr/wrzhxEdEkvC6P79O",
-	"bm0NR5fs0c09o7BSxpkv+wX80/eQbwJKfbQxwULav0VX+roImDVjoA1Lb/250fsT/CK9mWZrN39/O5mg",
-	"hlbWsJP7xSxPLdkHWNfbEkDg4s3gvPSWRwtwrKf9iAZFkEAP+Z8EleR6yqPPz+Hx/PmnfL/a5raeYKjm",
-	"Yhmw53Jul62VTLFwxxQC3lJKLU6+hPstYD+rL6cv6vzL3ZOVXYDZ7768dpmfx2+sYS4qrJM4iBwaq1xu",
-	"5/frIEqK/7j+IWeK6XTLBFmtEWn0OCjIsaZ4Vpmu3T6UOpTEaFwZI5YdOjCQhgG0Kxe+6ZgIicclpsCL",
-	"4wO0tbW1B/mcaR0TNMKTCYlz8drVo3nSgbq9eyuOZGHK6y1tP0PHi0pr6QsyFYXMwi02nLtqs353HfFU",
-	"o96WD+Wwd6hdeBqdMGCTOaQqQna4LoFYaA9AKSrK6xPOJAsWA7hk0djP7dv5zSysazqKZH5OZ+4yLd5q",
-	"xwCxxhbHiiOCOFCIp2suE76mPCox27i+yub2y8UNfF40jS9//a156/UUb7tH6Fsqm0AweoUgt7YahCBx",
-	"eKR9xdDm58XaatY8sJK2x/jOhk8bf+5a0dTOwJyrzsw7bwHMrbA75uUL/bQ3hNNFhQtC32p/6PshP+E1",
-	"DSPZm2ElhT2hIWV9K8dCs1vZflZQifIkneHuC1SSSmrIws37nYjZX0a6vmd0UB5TBokRhpQcKtQ/J2Tf",
-	"PsiEBOkDn436cS3+zi1aO9dBRQnePgpYbMspF4JVXuNbgjCSOLpJC6lcTgi+0f4NMPL+VBPmlw95k6y6",
-	"TouJSo/ki8jc5svFgQVeB8epEBoHhJdEXLZ3dtG39BUKScBCXcQYSxTg2IRZQqRIIlVuYHBRjHEIFaRg",
-	"GVAwmsY3EAEJfWh8ByiaTSIyBvRSgXxxO/Q39x2nBRgUcV9tUyMrtWxt7+20dzP5PODDg/k935jEw38T",
-	"t8Off/7H3Tja3O9jQXa3vZ90YaJmfe8fzz/845+fml7byf4pNawtqlUUOm4a7PpkYABKY9N9dpDvjGsS",
-	"D+1YGo2Gjit1HovboRqv+8p66VvtCgFeBX9ElWiu1WFjiVDSblYSQwoeCyefrbxi12oPxsLoEsOJwDD0",
-	"pIKJ20cFySSx5v2BRZPClP9CsglPPCjLvBuLfRp/9BCwL+NjWCocLjtSX1I6zBqmeWp8Xm1yfljguq6v",
-	"/aeJWjcO6nqO1ztmSir1H5ewBydUyIO0LOB6YmjXpoS/3zpAScNIt4xU09ohpfd+s4N8EoOMpB5Boqo/",
-	"9ZNYCX2tT3kECHMTNY54uGn36fWPvXP179ZWy2u+aKO+Eqs2WiB6bXqIxiG5Q00N8aWkMjUyILtYqndt",
-	"MxBkDvB1+wCopR+OCY5F6hT14fY95mwMg4SaluoqMW0oLgRlTYV2pBqP0AYDojK1QvSUc7L2f4Cclzup",
-	"tnAk5UR0nj+fzWaN2VaD8eHzWDxPQWrF81uwlKS/XE414cNxTtZRceyvt0Wva/53Xf+1++a7o263e3jA",
-	"zt+d97+bDVi35H+9g63uD/3Ld9+K7nfdblcHNnaScTkjaThJAM81axLPK1h6ms/1QX/e+kqtWXLwz6d8",
-	"woSiy3T5UvZVQqE2rPVpBpfmOndqIQ07M9LvLOigYzroVOlAK6Vs4IRi1Tq1drO9W29u1VvbV61mp9nu",
-	"tFo/QhDIfCKZmFIJVcrDUOA6DwdBvd1st21L6cIlnPcNkSMW2hfeqauq1qn9unX8/XcfSfB+Ovhhe3c+",
-	"3MH98N2P4vtfTkZ3oymZXrIfh6eX3Qv67aubveDX0SU5vzomo/OXwdb560F/F7fbw5vB22+/vToPDw8+",
-	"fj188fbFSdDG6S4pWaanBE5O5fwcppll9WZgj7ukX/26++ZmcvX1xct3p+LV3Q/d7vuvp7L9muAw3Pt4",
-	"OZu+evfy7oJ149l7Ed7eyK9Trf4nU/8V9yPicLxVHNGqqoobLNq9guaanvNSy2V5RGLe+FB68NcQHTM8",
-	"4pOrCk5TTe96zTK0UzRgOkVR3XQJyy6LOy+fZY4D/NlEPoehfXDiygMWA6cu422VggFM6Hl29bzMHpcJ",
-	"SNX2JI2aLfMUaQa2TLcr4QXO3KtH9jkH7V5QAcmx8zKLlgjTaftlp8tOtlTQLO5btdSmvMCUqS0OljlF",
-	"j0pmSEJFHZFCEb8Oa1VSCpbIF0n/PSXx+ABeP4vVM47jkI2TTJwZtqGfm67gkmsl5XT+PohDWVEoK748",
-	"oXywt72z+yIh8LxU+mT3fm45a51adiBrSypJKsBypLllvLEoklf/zswiw+03mv/2U6u+90ED+jS9nc+b",
-	"6xUeD0lAxzgyMjbEETeRZEoUb75o/c3UF5LBQzh7fk8XUEcpszLB4+ta8bTOecICHC1I/ovgGdpgMShD",
-	"vn7X3wTQS7CxSXxDRMKDqEjg99QOsqlELDbRqKANZpRaEoO6DpYR9TMYCIAvg2YbAVhizat9VGLor6P6",
-	"1zgWNU+19WGZTR8SkBXXt5nA+ZTfFZ9ekEk0v2JrJDWXehaAQ52W5lX2dE4N1EdBLHYuCbHvFoVzUi1V",
-	"u40S6/biAURsyB7m2fgL+xjc9I8ce/1K8dVu/RjXB1m4tLUmE7CITbmFyUf+VxcXr1+/euV3kP+VNpEI",
-	"eodG5A5bbqwx1nI4al+1jtvd7W09ZohadWIZMvuuQ1qVwIQDmWCJG0FBE6unA1/FiIQ2R+VsQmIEVjeB",
-	"2o0mMpR7ztmARuSZQD6cDB9t6CLbYAKTOA4xDxPg8839lIZzBcYEiUPCk+HApwLROGOyX//wAaSaZDzh",
-	"dHnGZg6YGkH6KoT1g7Gw49iOwBNnXpp3UAtMfZmKH/rplBPPQa7OfNT2G+hoPJFzJzFJ3YuCyAY6SPPT",
-	"BbohZJLUkjbj0inVM8KJze2BfKRpLGnk4qomjsIGMNIqSJt2iDmfVVFUn5G+oHLBNZGIsuYtvXz+lEe+",
-	"tZC5hDTR1CMAMV+ThZejC8gzNESx4duYa38zpRDPlH3MU2iCto9jm7v49uKkJCJ7nZivYhKfQQexy2LY",
-	"bY5x5O+i3AXj5a7gLN1mD/Sye//Lxp5Z4aN6+Jn5QsOlrDnoi0x4g82ag8QXwD+BclHMJDAzbhASwKCv",
-	"hJOIYF5Qc3ICQ60b42guaYAjdMkCSuQ8c0bz29ipOQgTIgcH54oBJQ3nKaZT+6p1vH30Yi9HDJ2fPtko",
-	"i9dcKZFfs8lEh1pQGenwDTbkeDwm6GCEKa99/uAc2kSfyqG7/EUFworQMH9kObFicMTf4uPf4uOfUXxE",
-	"J2QgEZvKjsvzn0qifD9iIK8J91A+E8i9F9JjImcslTQbqJveV2Cvg/FCS2MPRfSG6OI9CKIGzFUG6w4J",
-	"AuEcbSjeC8IlfG8LV5K7SUQDKqP5ZgNdAgvpzx3RcqqEJNVQAiSlkbUVK8GJ+DlHG/AJgNk476rnaVo8",
-	"SMoa0E8xK1cMtiAiILwq5g/OWzTh5JaSmVCrAvUB1Lc0ziyZlXYBZD6NggODVMxmiMVPK+g+apLANLo5",
-	"xjTSyBJPl8WdFGRZKrOZwUw5sSVTFgW212yTH5ZMKmlnTbgKE3OysqQLxIN8dmrJrIpTCXTYiX1/0dhf",
-	"G5r6ImkQJvBvaRZEDgtDy2cdwxDsu5YLa/nLilnYhpqmBwptbDeb+kCmgP6tZnMzc4yeOuECiu+WJVvk",
-	"bhxOJkqt1bV6oXS/En+o9NQ/gYHDv2akP2LsxrHtOngt5ckdGhOnBN3FcLeyhLFk7ZOVfiYSdlghZezz",
-	"ShIUMLb1AGgThlIt7D3lQYugdKo35mhEZa2JGzqZrDm2S/PNysofeqRpJ55diQ+VVvnL6svFTa+uOU+j",
-	"m29Y/zdA31dcd4HpTFvFWs2mLRkuKt/CZvzmzilwkjwNrQVEnhyF5XA2AxqDhPr00CWrxzLhTBFUlVed",
-	"47TiRYm5fDAwhVXIf5kSfdL4NI7127YsbOmpc1z9TGpf5rLhLkf+T4JGdVvuenlLeEBCvVmgnXRhMkSw",
-	"5Jh9cTahjvq6vOE+ctiaIubTiW0ZsbOiDPcN6/8OEsrsbv3WKWW633vIrysF0Shis3PMbUjCcmHtfYLP",
-	"aWHBkWRafVNKeDyFCnGQVAYynEARGcgOgsYQJ4OpMCbdj6yv1crtZhv5BxdHh70rXavSt/WpcWwq2cKR",
-	"FvtITcD8gZR8CP0Kg36UdIithspJwLgp7c6hIrVAmnfonrO9lguWTyqnP0Acbz6qRP5HFKi/Yf2HJQh8",
-	"ZP0/S3pAaT6AI2g/rSXijgq5pLRoclWY9zIKxVJ7hG24jCO6rTztLZh2dArszamMCyaBg6OLq7oOH242",
-	"m9vt0t24j2y+hlT8+8HpK08FeyzAvoeC6f2NcveEKHcVrQg6mK54baykwPvgg5ZkvpU6PCLGbqYTqDu5",
-	"ccBZcDNgPARH0VbbQwEWpE5joXZB0luy2VjV2VserY8aDNJwgd0sT7RL1agM73SWNossVwE9ripWXBnO",
-	"XHXIU4cinhhca0FPS/OUXSntDw60tWz6axqY0pYWYW25Vui/cbZW4WxlF/RhIFvONh+yWRwxHP4mRyrX",
-	"WeVTFSbf/QkOVtki/FZS6UPk2GKpomQiTyWqPkBeWD+PPX/Aym7XBTdocsOW3L6ZVVpBGl/UurhM16pC",
-	"139wav5r0eWKvXwUJ3i1crft+9THzSMHZvWDWqXE7M8PtWXcV+fOVbK/JZzT0Jg6rdHLlY0sDNCKu6pU",
-	"4VpimssBjcM6+qbEUB8HNzCekEQUDJbgXC+3e66lmuWrKbm6RykVr6DUp0VSLGVvVSSWPzaeojPtL+9H",
-	"WRFU8KS+FKfvJ4bGWtBTZYL7g8NkLZv+n16cWB8ia7lhtMT+8lDoqD+u/H0fSCl3RiSWv8GZT7qpfOAF",
-	"ieWf4LRnJ/7HPOpKNDo0gtITCI9/hlOYX6NVVPEgb60bL/6nAXWrXIOiSAi/e9fW+mV/dHiCQXNZWP2n",
-	"sBTHNJJlduBuRuHShKzL+Kn3TVLBGn0v35Z3lMx+E0nS6ajyvXIL3/wJbpb85P+2Sj3onvBqmjKqy4+/",
-	"zc2SjKqUHNg0fvrQ7jXCWRcTrmH1ulL40wdzLzZInWaKa9+QubnRzCf3sEJVjBq5IfMF0eVqRDdk3kAX",
-	"RE55DAVLA+KZgUEBVdidNKMyoOJaCRvXGZS7T1tt7/M6uEd+0o6fwbzDEkUEC4m22igi6kvhJdmUfl2n",
-	"hF5DCmWEhXwr7hkwsbDQ6oSTAb0rLtexDsRvo2CEOQ7UwKxUdEPmOtOTk4ANYyrUdU1lqX9TBGxCRGUT",
-	"zaV6fXWKhlM81XSQTCQbDeBGGzjrp0lk5en5sl6UzDle9/i/14lLl9N+pnjBOvdWYAsgFaJxIVcUOKwW",
-	"+oxtl4RK0gGR1um23NQbsFiQYKq6MDl+JdKlTieCENfxRAoNjcLZzEMMjqvN2HV6eybsaJTQveHbBC5J",
-	"ACPYFCbe3EfYGbXpAAkCMb7GaM1Qs4G6ErWahV4QFUjMqAxGioMMBqsLHd+Ds1augR1SgfuRbXxB7LRJ",
-	"a06HXZgTGww6RoVpNW3MctnacwvAIBQHIBT2IhYzWEt/u9VEr1lM/AY6TcvEarQGTVM6UFqXm0BBRJV4",
-	"lwwLwJUHJlZav28iuf17XBiaSCuzn5JTo4Xrsoy2irIUCTgp2ZhLOowhzByed5A/GwkSXOcBrBXP3Wpb",
-	"NMb+XBKx9PJC/vf1S73V9UubiQ240zdkbmPQIbsbAE2QHug+sgelLtKPkgTsrbbpOXs16hFnQBQ+bW99",
-	"/uda96KdtnspZhL1zTpsaIr4h+8h/7leJf+ffgbY2w7znmF70/tGz00hCM2QWr6cd1JWtozjZc7uoji2",
-	"hIbWY/e/h8ur7BZa5yYzeCQa2OENkThcqn+VuSPPJiTuHW6/O+ihVqPpgJxY/KaxabaDfPWuKf9j37qO",
-	"wsn1bWAIruyFjzN5fRtcfxQs9r0k2AuFNOwokZdx+OfH2Y2HJpzdEgNsgNHHmUSAEYs2jsLDy66Hji7b",
-	"O7ubxRXHUzlinP4K2sq14uSEi0dCg74OWDygwymHxsW1mE4mjEsdv1/YE+c7EocTRmNZpXvnsxQdeNVH",
-	"IRWTCM/LQH/TAeUnFiuWuNbYJLsh8Rpf5JXRwtTKV6nami8/B2eDAeHrggTHyDkCDvlD2J9niXHAiRgh",
-	"A+czFQRNOKlbuiMh1H0vEuaiKV3TXJ3FdQiyOoUMOTa3e27R1tuj4tCTppfvx8qglvUYEtfNoQ0f2IJo",
-	"fJxJcwuzmGhesW8wVtQ+If0eoOARzCNKuAE0UPc9J1gxIrZZqNC2cOJmdOUs0CJaw3p/nEHVCTL/pkm+",
-	"79Iz+s1t8PrdFL//rhmOTycn37+a99t742/bk63woCd642Px47y327t5d3NxfPqqFzcbZP7NKHz/nfqW",
-	"hV9fzIJf2e1J+zQK4otfT8bvtn9435r1X7+d9re+iU/a0a/B1rsoiN/ckoNv9hpBO4o1FkplgiwlQ0th",
-	"y7DKCwSQLkOR7JZSi5goGWB9m4yF5cocqXs1UaJjMY70BicZlIYcgfCUkH+IJUYJIrulwwHjyLn7EEbv",
-	"DurfnF0eISUP4ECib95fNpacxdLDtVTvd5di0cmk8ljtOll3jSI6piVi+oFJ8JwoSYHFcqTR5bT2Mo3h",
-	"KwNGVtD/SmqoqfmMMY1N5lrlb5RmulS9i8mdRAGOiBKa9UjRxturg03UJ0Mai6pmc682rQAZkNsXvXbm",
-	"U3eKztAX79cj7dQpgP7dZ0smhFMW5jPsILmu1VIDd3QeDXu+/bmu/9H+vB74ud6YBFjthx9++KH+5o2f",
-	"A04zXWvgtAjHK6OSIm1UydDWY62OS3xPRkFmC8x0vYdS1JfWfYCqKys6h73DQxZMx1W8eEvgcU1lHBSa",
-	"tmyG+FHY3tlp7YEB3oV1BKuBKbkFvH6DE6kGq6QNkdjKwCEN4G2zka7dOrdf3RAyEQhcKXOlhHuIRaGS",
-	"YCxim0D+m2kk6Q2Z+8h1uSita8RCgRwRUx0BP1eJyF+75FVIw+e3rZqXPt6iITxU2re6wJ6PzZDUex+8",
-	"QvEjtVVftMjQB1Oe6pGrR5WVU/oJ6g5IzqLoKQpW0S9fsclCT35L5kCKfQwFOO7Rjjm3lqBrnz88TaWm",
-	"Aj2uo0ctkHPL9v6esqRDLiUdLei/bA8ywKVqP35q1fe69a+/qZ+e13/E9Ztx/df1ykmpRgoVpXZe9mUA",
-	"MJaWEerBKH64WSspwJFs8DoFN5xlKZ3t2rJuvvpQyQ4WSaX0dsFi1GeYhxYfWqxvQUhBRwdauDYOGKTv",
-	"baWAvr06QCGeC4dha2BpXRKzZ1CrtpsZf33yO+AFQ66hBs50mEXyivrWJkGJWmdvx6sNnDpqrWa9vVPz",
-	"alC8XNQ6222vJlnytFVvb+XW8QJwHJqN3e3Wi+wTUetsvXypYwLUv1vNzx/yJyE7sbzABUp0Wqk7gRs1",
-	"4Ux64Sr4jUrWqqCjlKCartuNWfky9cdsA2Bvx4jGkiFsc1wz3XhIjjibDsFpQLl9BwxNAm0QCn5Dm1u6",
-	"WclplieCpXPHcagrsK5a9w7yiwvro38g391Uf/UIHXIsQNDYR9Ztfn54rNFlDf9x6W11TwNTyKzMSx/i",
-	"ue3EHEhQ/Qo6X6l/ypyWgn9qpMP54huRslS1wPqngE2oRctV/WaEuwkektUzkiUI4Cf4gdMpHu9CmtQg",
-	"Z+goJxFTMwJWQTcK3lATrQGgwoKhAeZo45vLs1OL5cA4zB4pxuGhgONZpIif3BnHs+dWvPIQZ9M41H7z",
-	"bVsZS+yjplPJw6nMkV0BNu1HBnU9Kd5esuIaHiu/NiU77kxDoA3/OZ7Q57et51q8f/4pYCH5DFj8YTpF",
-	"gSQbQjzA6v02vPRTiT00OSMFMlIDyY1gVU+5i3SgK/RJVitjKKUc1svydjv05LC45z6/rCUkmLDXatfz",
-	"F1VeS6SF6npssXDj2pIGGfcJxAWXGR3RxvutA/TuIPdQnbOk3C3yc9Vu/U2NAqZbyFiFE1+7VZkT3DQw",
-	"+cEH6vwHOGYxDXAEeiroyheHxwf1VqPpIYKDERphAKaHR5dfd+vtnV0d5eCrJxvQ1AF0vYn+7d/g9Q3b",
-	"6aaf0cKNlLpvrPtQg1dXt/41GxygBdvEX1808xdLBDf3OlvNTrP5d4ngJy0RXBpUWd1+ltmZVC8pblG5",
-	"z8IpnGg/LW5e+admN7Oa2cPVsnKdrEz3Kt3kitpsLrDk52mzuRUYJ/9h7xD+Jl/pn4samn7sdxAGQ1mm",
-	"9sQzAdgu9sA2VicjG6XQ2cgkumORLpfZu8x+lPHaIzcN5h4R6eOJtrsvv7LhGuxa4lkWPV4WfFUxlL30",
-	"0/XD5SrGY0VYyATGdmm+u3xCZLLM9qXR8yItzV0Sp1BaC2g9dK9eIty4u2qkI5GULk7C5BNScRcuWR13",
-	"n1YS6RcVa7LHpbJEk/nsyyew52bxG6ewZ2n2QXl1QLxOoO6fGBG17KSXYaALjZS3BPQcWnoHutA90FQg",
-	"zKnWqf2y9aNohltfvzi5ad292+uftsfnO/zq5eyH7aC7S1436bdt9mZbvN2dFUUZ00hZagU8KlXjIhrf",
-	"oA2zf19pZe6fRo3LFQwb0zipkbbyjoWxlBIqx2LKnxqhNRUuDc7AcuuZyejT4a1UIKIHiTaMro+FegpB",
-	"vBUsY5zNxJGG0ixm0LEZRPcKMGUINXldnmyG1TCgwiGUPTL4nPcawlJs9eLSZEa8ZM++7CVh6Kb69aA/",
-	"0CW6n3jg1S4IO4MVzoVVM7oHf9HySKf2kQnyH5YWgiQWRqhiwbSFKZ0LS5dWK1NQ5GGAapvuBToC/7kp",
-	"RGIsd5CrqxmbZDoHmdxNSAC1w9Sl4ZlcCKHvICqQGOGyna1UTAum8oqFxT1cXDgr/eaJK2YFafzO6oAI",
-	"G5YFmS0S06jEFnjOiboHEYuR/6570jvsXvXOTq+PLi7OLny0geNQPdK16nQdDsW5OKSXjEg0EZsdE6XA",
-	"0IDeVS4dA7M6hFGViVUPAhvPVKjITvfr6RjHdU5wiPsRgZp6ONb+APQGz1EwwvGQ7KOQQWL7BHNBGuW4",
-	"L5Yulq1o7/Ty7fFx76B3dHp1fXlwdn7ka9MY5NAlSZoRDm7EfvGLi7MT+4E2gnMWER0ZMsZzNUgqG+h3",
-	"D3a9Ag9Ap3F01KYkSR2dGdcqfFKAwj5Pf7CvJEUM7SvpD/aVDKqErTyY/918nfnNNqCt0/YV81cyRmu4",
-	"tc9NZo/ojHGsyNCr4WlIpX0Mac88KSasHodjGte8GpvFBg2W3uJgbr//cI96eCnbKDqapCJ+D41xMKIx",
-	"cY4DcGMIPEem/rAWToQEvppJfBIS+WYA/pciwhGOw4i4VKgGryQ+KgX6+urq3ABCVCbGPA+sebXeKfx4",
-	"3T3vXX979IPzy8HF0eHR6VWve3JZ82pX78+uj7sHV2cX1xdH373tXRwd1ryaW3wEPs1zhJpXMy1fn55d",
-	"XXdPTs7ew5fqr+Ozt6fq32+Orr4+O8y90D25OOoe/nDdu7x8Cz/0Do/enJ9dHZ0e/HDdO70+vzh7fXF0",
-	"qcZ2cHZ6fNI7UCPoXl0dnR4eHV1/3b28Pji6uOod9w66V0eX+Wevuoev4dfz7g8nZ93D66uzs+uT7sVr",
-	"NWQ1w6PLq+ur3pujs7dXuc7VZC6O3l7CqC66V0d6/nqQp1dHF6fdEzPD3pvzk6M3R6f64dnx8dHF9euz",
-	"06P8WileWPNqR2+6vRM1ubeX+pV3vSu9Xeajq7Nvj5I/9Nuqm3dHF73jHvRxdNHVA7u8PHN3Sv95/DZ9",
-	"eNI7/dZ94/DsTbd3en1xdHB2oTdD788He97MhbZm1T+lbS8oxB9PphJhiUxtFb/PwnlD19j1kP/LlPB5",
-	"Q6nXl/RXon6ZYDlq0FD9c0RwSHijF5LxhEkSB/P6t2SungxoRBqczX568cG0lQshqaXdlOrFC6/X96kk",
-	"oANsJ4QpqXSl1UyvwQqOdg/QFYeZvzNQnId4LhZF62aq1brQCRnlrLU0evcp846JQUQhj2+kTYrELxO3",
-	"TCl58/7q8S7EQFhWSSiNfkrqByndGeeLFlcCnF87K3UJ8EE2zTTdC2c1chUZFpFfst7rVFIA+k+cxId4",
-	"vqa+dRanGLVJUNkAEp1MKNmKSLL2gkiyVi6SDCJF0iCwVjvjvu+0XqQlFVuqTRsQs1cImNhtJUEM2y8f",
-	"Kx4M5OcQzy10gl2TRLL0bLnz0Lrmn4lcnBIC+tRVvZ8upCwZ6YZJMjNJ6LrCWAKtUD7esnCr9UZdIUIt",
-	"UwKtLFzNTqFCYFdp7NAVTGu+RjzSbxcgRhdtZTHQyS7DgjC4STQVa0fCPSiOrELw0BqxS9kIpScKTFrT",
-	"QGrogz5Z1NGSEKMCq/4dGSwLt8j9TZeqKY07cA/z5ULR7MVWs2AqnDEIdQbawNGNyNy/7lVz1dzrNG3A",
-	"jRVqamHmku7UXhEegcKtBZTaa4YOWDwgnMQBQaq12qPA0i8RP5MYwq3dHeOIqSJd5kTFrDun6T2u7LiW",
-	"UFhm3o1wPJwqvuDeE1mIfM08QNcQDXRCBhKxqSkjmQbB9zkG9yPyjftTd+p7iESCIJ/EfiMvliZzNDn2",
-	"EY1JiQdstfRasaGlrrSHQe0bAdQVOZ3mFp7NL+vb0TA+azGT34HDfxH40NM6+lWvD3Twa7vpnwUy11B8",
-	"vYTy6+kfpU579fQtaFJVb6WcN1c7bJ2iHh01ITamUpIQsYluxywnFSiICOZapPr7fvvL3m8L7jSrAYCa",
-	"EbMZYjHaML9B1u8NIROdviM23QsQK40UwZmAE/f3hfiwC/FO+/buxxP8T599JJmuSq4Zw531FcoRiZH/",
-	"ySgsuB8R4wLUqstnB9ZNl/szwa14qr6UjrqZco/CSStvvAwNu9i0uhTelQ9OQ7zpYfkIJxha2u9LUrQs",
-	"iJBP4O3azXYTrpVi9DDKBU0DTtxEB9kiPzswZ2WCEY4iEg8JdB2yMaY2PGbAuGNAXob8ku5xRdyX4om2",
-	"iEADsDgW1xJtQKY9EpJMNpObdVJY0xyyy4YgAYtD/VlRRKm+u5meAsz5XDGBXG8JJFpKc2jDTztJDRT+",
-	"ZsnSegvGU/Xo5O4Iu7MLChGqnS59BN6NdbDIcjxCf+85A0i6+1CRnIrBBetTlDbWuRj1wMmNsRHhiBMc",
-	"znXxrhK8r0pQ4xWN/OuXlKheq7iM5/bGeEgOWCzXd9zgiA7jrDQckFhqpHEjPEYEsPyT3zkdjspDQum4",
-	"1F11fvpaneDLd691uN7bi56nLt0xExK1d3bRt/QVCknAQmMwSy+4re29nfZuBqgGIA2hp+cbk3j4b+J2",
-	"+PPP/7gbR5v7GlHTywB3/uOfn5reumg2dpiKqWLkjB/6VcK67qqDfGc4k3hoh9BoNDTCtfNY3A7VMN1X",
-	"3EyRpBb5OOuZW56JkX/bpYoJ4/KCfNS6xLoZa4izmUFHMeUn6Fhj+TWQr4sD+R3kv+ldXvZOX18f945O",
-	"DiGSCZHxRM41UsopHhMPRVj/Sy0ISGubHvKtcx98x76HfHB7n52+9oHdJ8+vjr6/Uu2i2LRgYS1NJIw6",
-	"0Io34xTPG06+7whNPtJnFnEymAoiSq4GkpYALNxVbPZMmMjugESREhkN0JGHgil4YqkUesao3Ww6yOL7",
-	"yFdinZ+ixUMLVOhVaizNuKjssc6hLJU7ntd0L1M1SaYWNg7RSNEC+JshFKpr1l5NIxgxEq5ahsbyml6W",
-	"9DPE5ASAAI1A0IEmEeeRIo9SXsTZrCQLm8YE6bxhq3GrxdLYg9qTryalaAa1Mobw9kpDuOrQSzzsNvIz",
-	"qae1zOVuj6oADrweAw/D1ZhUahgfIZKzsoEmzz1KTDXihk4mZY6ZI62R2SuXxY7zStGpQXR0NgBtsDia",
-	"GzFZtXs4nURax1s7LVqvSDo8Z/Kr1v6LGvIyRFDZnteLb2kqxq7F4CfaJoVo0oR2KjoacAP1pNB5DlTY",
-	"DdOcUG2YNh/rBAlqbVRixGaxjl3zUMw4EpJxEqL+VJps4lK41bXLcywMtl5eyeNRwzk4W23XeCsIv1Dv",
-	"lQp9CZ9gYPtwyzosT0FLN74bBGSylk/Imqs4Dgj6mk0mOhoSCzFjPFQyIOOcBBKNGBcE9UFKAtggk2vz",
-	"cfv7X9q334+a0S/f7sSt6dZs7/Tl4MX4R74rf+i3g3dhk3yNt8XJzXdFa5Y1bxRvtZjM0Jgo7vxMwH2f",
-	"8UQvtIK0KlhB0sk525r8mG2u/TLbXHMRuHKFhKH0cD0TuYQheEQeLWEoMeYms1pONtqjeJ9MiKGim0wq",
-	"hD0JNtT28VIjqp2xrgC0gH5ESk9a5pAtX5UvewWkzPweF8CX9+q44/+NXTs6tuBVJgF4bV0Y5JVFkUNX",
-	"fEpSMb5oWCCRRbAIhwRtxAzpLBI0FSTcLC8Ws2ZqHjR9n3rqT1ONKqmxWPla5SSgE2rMFMsr9NoXTVle",
-	"t1xvmcYyR1SaPEBIzPOUtKK4oEhwjZWcqfRYm7C4Yeu9xAxpMR0aGNJbEm8u18x4WQHhSqPCQmmqLCSL",
-	"hmWTs5KAOm2DsAimmrpGWCAfsoX8P0BiSmEFFyQFaHq6pvE1sen40wnhgmiBfsDxVP0X5g1+IsjyvO7P",
-	"U/B7YhIx1yjmvBzrIOef0EVPfA/5pqSljzYmWEj7t+hKfxPsF6Z7H204CbJUChINwMChVGW9mWZrN39/",
-	"O7l+0dGkKEx5tdFqRRSdl97yBUaZkkhC8JR7yP8kqCTXUx59TgC28v1+zpZcqlwQxzLgXPHFlK2V1l9M",
-	"QCecArWuoO/W385PvoT7LWA/Xu4Cq3pL/n5i5krv8HuHzX3z/ttL8iDc6RsyF5phf/P+W3RJJNq4OD5A",
-	"L3ZaLwz0FoRr2NfUDy6ajkHQ8m8gvkOKMpxoREO0AeZKeAtYvZ+6mKBQRr7OheoPwsZxNKx1alBiB9TF",
-	"W/gLXIg1r3bzu8AovpHzWqd29u25xjwHNQ64R61Ti775kQ+6H29efR8OPpL+m6+P3vb2poKG3fNRNxKC",
-	"ypPvL7bOfrjr98owifU63A/sF5YuRWeya1gChnCbfc+ubrE05wKAYFiAtAW9EmXI8u5beo0Kb92t9iSp",
-	"7vSw1et6WB5MV3eyNlwvrHLp+WL9A6boSD5doeZCH0trNH9k/UZgX/+jlmcun/J6S7tOSWSDy7LSgpxG",
-	"4S9/7yPrVy3GnNqPV0TgF8Bl0l1eCiwjmdSVYdYwH+vxu3WWk+tbN+fEuqcm5sIg0g09SaKf8gbYJKzJ",
-	"LWMJ2c5Qf1KLFOIZkuQO6lRCfFxpbC9cIbm8LfEMDegdCfXnHlI0KzY9A2FsoqYs7KJN1g7d+Ab4cL+Y",
-	"JQBFLnXeiQ5ODEaMCWKiqyCk8V/V3P7peyZqR5so6ydmwvb3bDzFM4F0pFgD+b+O6l/jWAA85CUdTyIN",
-	"U3swojERpIGuyJ1EWKnWHKkVD9FGjMdEeGkuG4x+M7VLS45joZ6EbmQkGM5AehqA/gBimhLEJhAeGUHl",
-	"jppX+4hrXs2MqpTWTtiQxg+AF8EhzpnUVtpjH9PK9hD7aLmiz5QaW64Yn8VJqLoksVuczX4HKrLIBwO0",
-	"M/2+LDvxM3aMA7kwJZ/e1aEGtU5gT0CeneAjxhGeTHIFQXVNnN21ogh0ObM7U/O6vBtwloic+7bV3tre",
-	"2fUXWjGX2ndP2JBVDQVZIvpGbMj08vjnb6/QcxsH6XtooONzjaMoIFG0rxTFkdIyrTVDf08FEkSWVH18",
-	"1KCTfPyE6rpi+MSiBZzKexxkTqDU4JVxkXB5/XLQCprkRbjV38XbgybZC9rhTv8lfkF2B62wGRQPcLaN",
-	"bFzuzu56XoFMW2UzfUNsoNNabkPgueb0Wjfhb+zQWwMR85IO4168tMKY9jhBlIrFK6axMc/Rgb497lGh",
-	"eWFS9npOQ4enHYGHw1UzElPyMteicQsZD2Ohtdw6rfI7aqr5om4SQ7iVLQH6/S/vHrHj/o1dI7pbnaqx",
-	"FkPTLj0Do1PkVQ/3yy30x52yOCD3LSt5DaVyV6vK9sWyAZx1p3K0Am2trAZqN0bwKWo3mgbnRzeqTUe7",
-	"L7b30E6jvY9yxVJfNrYarUbbmJWscG0KiohnyFbbFQaDDdEYUenpuLxMHfxny8g1QWZzUUhoDDbea6gM",
-	"q8Rf87d1K9u/Jwa12v6dXz2HlaturkvhNhbqyQtB39Kt6MLUS5Es9KK7C54EjRfXxUSd2xh0KPfPphLy",
-	"qyA+EPXJgHFi0fVhE9AGRmMcqUuAhGiC5QjsciwmZwOwxi07Bw45ffYqILZpc1dJydryyU9IjOBFgbYa",
-	"zdJq3j7asOUF3rCQRIpAPfTN5dlp/eRw0zqdJOFjJbaFZEDjxGWB5IwhU7VJNJCO3zfqKRTgB68BRHDp",
-	"dDbVpZx/jcXI7yBfjHB7Z/dfUoz/EbmztQSyuLkbktPxmIQeitiM8HqABQk3MyDrvsCR9BvIBxp8G0sa",
-	"gZJoAvadOMtUjzW29oZrWdWAtfCpmiGJJZ/bk5RIwamdHTwxeupaXND+GQlgpGYOYkKCREneNwiJsKsQ",
-	"y6JVAMhF0o8yCv/a5QAdg+7z27ZTFnAy5VGDjsUwYn0c6QKBExI8Z/3nt1uT5nPTcn2r0WxsNT4KBtJh",
-	"fmXgUlOqp212gQH5uTEgP69iQH6uTSnPW1/tbe/svkhsKydUSJfGn6bTTHe9OCR3tU4tO5C0KkS69alk",
-	"+YpKzb0uk2aOFN1kUXMvU6hzHIwouSVJ/cv0T226dNFIQPCiknCKdZAU5xh8aZ1ad4a5qaWTgKcooium",
-	"G6KNpCbG1mbDisq1KY87Ski2Vv52vd1utxdXN1yazmgE3q4zNx0zoKY/oIpB//SppiP97CXpsgR1B2iO",
-	"sENevtx+ufcyxO2Xze0XrZ1W2CQ7u4OXYbDb3mu/eLG129wKm+Euxv1+GO62catFBi/arbC1s90OX9bS",
-	"hs16AhvphiEnAvAlMCiXe4OXu2HzZevly+3gRbi7s4fbA4JxM9jZwWGztZPucM80d2Zunw+l87U7/GHR",
-	"+rbqrVartaR6ZFII/inKYZrds+ATOEKXLKBEzp3dO+dsQLXwNeXuicsB3C6jhKSO+N8VWb5cRRa7oe9K",
-	"ss5q5SLEB68Gl+exU2Iwv2ePUwB0TOOefrdd1HnKbpxlgtHa3LcgSdKyairJ2dX1U9wEMsbzRfcQDU05",
-	"lYXxUHCss2tHFyVxJCVcPORbStLDGDEhdU8JCekHxuLSs+MozaxI8rDKxlGtamvqi4TssjVKhpbJ8IsB",
-	"6kxn1evATnm0ehZL6pnCUNYaY8LnlpcXK7CMe03POZlVDWepJHxP8L18RVabWmaDqtIxJcak4oErOdCl",
-	"2pxlSKJ6mOZShUcp2klTumSh0mi8tLZhf47UcaLxsAOyPuBtJFDmcqHkXSy0zSYk1lBWWuSGf1cQV5Xo",
-	"3X5uvqxwFWzbCtPVGk6x96o0vpNkDa5uP1sp8cW37Td7331/cbX97scdPZ3GBIye2iN6FhcwNBIRIBP5",
-	"WS4cpoLhVn872Brs4q1+a9AMdgYvSau/N2iRrWAvfIHb/W2yO3iJm0Er3CI7gxd4r98KtsId8mKwh1v9",
-	"rSAV/XYGraCN90iz/yLcDrbIS7w7aPXbwVa4TXYGu830bGhraXoiU/LMXv3OKVZURUI4TosvS8tGVxJT",
-	"ebRv+c2hr/QIC4HeXpysjmVL4s0W46inkc3JYbJ6c8XIB2/BRUdFEhL1rPJ4F6QSXyUB1joT14AAUOEM",
-	"u49vdMzkxvnp681KnSXk++iBzCm/y4Q05y9Zl9qWBkSuaQzN92NI9p7escX3hr0y8tGQmoZzU3AWfPkV",
-	"kZL5w+8I58gkl8QDWP8iXd0cJ11SF+xQid5UgCCuvca3BGGAIlqP4695lRhuvzgX/fzr0/aP85f/cHTT",
-	"iiNZxxKT6qaXE4JvQLaQeAhGaGF+SQnC2fwnYrDuHq5xpqqJ0Q5RlNm+C1Sfs5YvYHvPBHKe7GuuTSGx",
-	"EooqewgjoD+lp6dBPeDJV7IPJNHjOLS6x0b+mJjzLRCLyWajivP1QfwbomsTtIWNFGlhQd+JhlVstqdn",
-	"ZCwbVe+ZxZoJEOY6onue1zoEvIYE7nLSUkBsavSxhHodSR0GvZyn9pIlfBg/zS33Y/BUGwqlf8tFQ63B",
-	"He/Hk5bYy2o9u8BLjWVPwaOW4FLYmJxnAvk6HeLIVCwAbLKs70uQOCQcYW0b7aCF514rROvHYKzNBrKx",
-	"RhlG0FjvpOYNFslpKERZ8wpLOSN9QSUpX0ZIbV93DauYKJZzgClkgiyuC1YmZd4HlMt86xmXXn+urhMc",
-	"qStE6WzG02XDR4v+ZavYJZuhNbxi4mOq8xUMcpXdhR4y7kKNup16DL0yj2E2oE938vPP//JTs76H64MP",
-	"n3a314ruS4fp9rW77YwDBq6j/yCKGUclUUgXOA7Z2MtqXprQGlWsc9Wq5RqSMttjxuLswiqa0vlJ9zTY",
-	"AJwMTtIu3Vm+vTixlhhP63LbrSZ6zWLygGvkSS0nxVxU15RrszRBI9UGEicDDk7DE90T1dhxWSZt6Us3",
-	"FU7xCitikvdXRlucuuh7SegmjkMRYKDVCeOSY1oe83k2iwkXIzq54jgWgwryjIsYO+UcQJBXwl1oV78F",
-	"bt3CWwNLHv0dXN8LWmG9Pdgi23invxu8CEuAW/NdlV0+UI3smUA2rtdz65VmLpL7x2OnM1kXAjT50ivM",
-	"pmxnkyi19XSqiRETivC1biKILcGUAb5tlcPeut8leSD5YkQQ+MkGgKIsEA44EwLhKNJ5DWsCD020XJ4M",
-	"0vZbvkwTwu1ULPl3lbJ+cnR1dXRRSvV24Q/WQli9F+XHZOa8hQGZJfMOEhJPdHzqSpJ/BPrNjOcxEFzy",
-	"sYC5UWd7LN9B/fCY8SGTj5j48QXKytq5XBBB7jOVSSVS8R6nVPeXQvLhanFyED7w2yMi+CxN7TiPcMk4",
-	"B5yQDmq1nYA3pUqNWSxH+2jCWQe1vGazuY/6U0FjUFxaTf3LNI7omEoSdiBnQ/3bzY1STWsRv+bV7NdK",
-	"G7GflXKp7/j98k++u9BJOWV1ad5enHhI/DLFnACERoS5Nh4liIpYCeECTSdIMrTdROPxb5138gt/QNZJ",
-	"dbWtKm8oJnpaQM5Soc9idK6O1E3bcb5appxeOLlg6+Zp8/y3+RpMOvI0IPs62X7G+I2AHzIlkovyEL4z",
-	"kSmtphun4nCI8nTo7IBWTveL5klkF75yusSFThz6K6RAXZAhFZLwe8zVBOKcLjEeLk7ttCbHEKMTdksi",
-	"HJB7JXxmBlEQbwEwV3NTdSnbao+QLMz4EMdUAHvdfDyYvQdkoC6GBZyK3z0g4KpUzcSS5+7YYorksC+X",
-	"REoaD9flmQGe4KDUtqarrybXt5FaEjWq2VyjgkgQMXFPeDGyOI8tg0q8RlUSNiHxfQaT37ckJ8426EzU",
-	"S1d2OZxv2R5+4YughKjWuA+KX1fMJltS8UeYljJFf1bV+kkoe0vXQrUkmEYdNa/aW52dvc7O3o81h9K0",
-	"BSuhrdolIWjOpojGKCnik9CQaa1Zb7auoAhQeUjs3+fsweesnNzgLibhZWDOSz4DWagHimy65z10Q+ZA",
-	"MDoGHYzIGXwHXa+LE5yAeogOpNw4IF7J8/QH+0qCpmFfSX+wr7hIHB3rc8//br7O/GYb0IZd+4r5Kxmj",
-	"rSFpn89If8TYjeiMcawtTngaUmkfTzi9xcHcPi3TXC4qoRf+7mEFV0DRPS6aoPaB3EsmNm4CEMfGVIgJ",
-	"ieQ+4iSBkeHOLhSGXSIgW8u9c253ms2FCPvp9lqt1875XktVquQWTvGCw/tHJ6q/PDtRW0twdD8TTzdG",
-	"ZNxnQpCwHjF2o7ZNEBx1IGqJ61ilkIpA+wIx4nTsIV+SO+kjzKHcEmTrQrlFrPY3ilgw+s//CXGmBAod",
-	"24ShfhjCOrU3ILFcYTZqoEOOZ7F6cksCyTjk9woPgbwSWpI6PzxWjW41myic0Ke2LwUsYjzb2levmi8P",
-	"20elNfLUOj4TUB0l6qAhi8Ahbb7d1yspRjhkM13Rgw5HkepbH8MQ5k9jeEVnF2pboOMz/+qnZn2vWz/W",
-	"7vI1K+qo2Uy5rZuC/K8uLl6/fvXK7yD/K+3qF/QOjcgdDklAxzgynvMcNs5XreN2d3sbCudw2u8nNbPN",
-	"EpWS3dc4HuokZv0JkoB9NYWIGGnWrhyg2Tpmc1I5gaz7AE+oBHOrJk2ZboOm0MzQP33S90pDaYKfP/v7",
-	"mrp03TAAkFRkRu6g6AISIw5lxKHqikRyxAlBv0wxl+pla5Kmpj6LEoCm0pyaGJEoohNBBeqTOYvDxsLq",
-	"g0vMmWoiDzBoXpI4fDWNbiAk6T7eEQthV6VkZgsS8aP521gAUyr1szu8sldatV7TUAcRSIUv1hNzK8Bm",
-	"rIsrgWhca6OV/e0POXujV5vG9JcpMY/NTNYB9HMXwjkZZWgVlzd0kiuoadDMwYBBQiS0/jmYRtG87ISU",
-	"oR0uqAyZo4h71Lr5ZUoqQRBWBBYs1rHLovpVnMQX1ezLFrWyYn9JhKAs7sUDtq6JaX14J+NhLbfwCT0S",
-	"HTeT4HIINMYhSVS6siiyajj1k/Jeg4jqnBQT0ZfmwNjx9MkQx8uh4CMs5Fth1yJv8AiYzdwHpCkaTyW5",
-	"B5bUVBDeHS5cvmQi/ltBeB3e9O8xm9KqhGbfvEwRaWfWsL7uEJeQ2glduyTsI2MwuTR/b2hp0wj4FdZG",
-	"HobpXJU7nb95f4U2AIx401xArR1DNWIfYniVnOB3p3LEOP3VlJ19RTAnHOkEYXAlL0sOzhSGyBXuUo/m",
-	"DribWnhosHoOWN5/k0N+nOBfpsQzk9tqQjluzyBAoqkg9vo1zSBO5JTHAum4AhMYuFwmcVc4Nx539is3",
-	"9gszdpfEqlMmlA5muqDrmtXAOFTAGDEAwRO5QtiulNBA3QRm9ZmA16Fcsa3fZsfgoxZiHLU1yqUp9saF",
-	"rl9vCvXadzPt6NyQDWBguhwHwn0GuVIRjYmOloVUFhqjvlJ1tCxPZRI0LKlUBJWI+NZ5tLIKVjIKnffe",
-	"UazRq0FzkN7FhhyPxwQdjDDlVYtbnXMKOWGOypFMVs8ooyoc8gZyh+VXdHu1V7u98tMrvY0DHMckVNuk",
-	"9cJ0sBCmv7Sea6v90q3nijawRt6dYHWN6G8HajunEu02m+gOSkVO6B2JhGoVx7rQqkCTiMRyvq92FQCe",
-	"9BLqL3eaaDxGMxqSTVCXxlMhTZdWvzelWiUSeC50Iw10Oo0i1UvicGAc8qY6JZuiMYqFxHGoBGPDe9z1",
-	"frH9Yq/5qMVpS0ul/C6q1OoDsJqwYyj5miHn3KHx902J2JJ9WIPQK1SuX8whp5zc04SVJxLN81R3PtpQ",
-	"vGgTeJAPC+YnjMnTv8IaQzlbe8iS5iyPoyYXGxjfvm3abXOMdR3rjAFBg5PBkIAHAma4xDc6g6XPpGRj",
-	"1GqrY2OtB2ymOLnDvgHNTG+g5p9gW9CJelGEAjYmSJ0+vX0b7ibjAkdHImKOSQI+MZPRMMHSSbyBBEZA",
-	"kGMxAdDuiAyk6kwNMcJz1S3U7k4YjZyxdOxlJb1L7Gdt+F/BfnagjVNmXXJXjFqDDTCVEb6Z3i2/c+PY",
-	"gOX0/5rAsShaDucTMlAXjY0TsTPW+w8mdv+K3ElzWhqqXVORxBqKdLuCcDoAdzkWggbqwLJQLY5X0x0u",
-	"rxj+16r5baWEiqEsC25xI+ZlJ/IG8xuRu81wXppbKIahjUR8o0RAQZocAPhmx4GKMBFFI+gAy7QdD0zv",
-	"OYnOy5NXwp6AkWkapEJDTcI42SzeR+B2mlHIxcs/BeM1VJxVfMK11t0QMnHXASZky7Fph5dmTtNY0sgI",
-	"GZwkOdMOibe89ofStAJ7J953Gws2V7telcu/L77mJjgglSNxy0EjkmFBWw8xBgt2wOIBHd4jKTElWg2Z",
-	"iw5YHJMA0HFvaUi4vvi0CUTRMyemeDmVpK6rFOvNFQRHGpeBE6E1hULF4pJrBBrulRf30Q8voVNTbCon",
-	"LkQzJX1KPrUiZjLAGzKRnhmUlx9Nub3rHmY3w/8vKoA1XwpmIcdJPGA8KKuCqVHTudLhLRAqnE91/jVT",
-	"gHQmOHSKZ8KdLkecTYcjq+arZ3UWQ+U8CI/Tv9A4QWXabraQf3l5dn1x9N3b3sXRob+ggOYyQABLIM+E",
-	"Tc+DMHJyhwMZzcHhIgW4G3XJCQtSY9BaqyTxKvoPKSeBfMvpAtscjqI+Dm6QZIq9QLipxQaxI+xkitYZ",
-	"0CU8laPnQrDntgW/ynimEJi1BonkbX429iGh+yKVZ2edpTGHdrIWw3RgSznElzW6JHyqusHFfrI+vnrK",
-	"WRzotPx6q53aCviWrA84G9fliNQt1eRWPkFqd4+v6bUA6hKxIY0bS9OOXMa3Vm5LfgJFq7heV8cgpEhT",
-	"80AlWwAb9PWYtURlx+KjAHLfbMUjXVk+5amGg6pDLBnCsWZNdsE290HfVNeBI1MwEBUsOLNpM6fp76ya",
-	"tFeD++YsjuaJ0+7hrPcR+B3agC3f1LekxZzmBIcL2d+G/7wxI1FUh9AYSD2mYT0AKp/qMFB/00KkC3xr",
-	"ndAWPB0nI1ErrdRcqG6LwxL+tSKEqQJzWsB8FpzVQzbGNH56b1eY9JPdpxM2IxwFWBCd767UWjCQ0Ugt",
-	"Y8hkYxUCmHYqlZPA1fdXUEKJg8sJQEHEyN42ekwdFwU9rLst/7OiB8EiKz48DtQsU+kEM/2sqkqSbO36",
-	"Ve3tVtWWcsNFG9o1y2rMJhG9IchpKB96sbOV4SNbGS13I1ViPzj/rn/41PR2W5+dp5v/+vPPjc1/mF8+",
-	"fGp7u1uff/658a9rqrzLhl5bsFlLl/9LX9/mfK9zfetPfgeeyXT09/ZLCnZ0p2/ItQQRHXn6y1b0rh02",
-	"x1uD7fkvzW+CNv9+L+iWCAal4cJX+v4EBpBJ5LSy4jOBBhwPzRXzlRDM8Bv1smE36yfSZhN58mXmlO7B",
-	"dM5uTvcA8QCROwrAsLqo1WzEwJSBEygGtKE1EhKi7eaeVklOeqffpnpJwsWp1MVbKHeAHGwiYtYS0KxQ",
-	"MM/5YrtZpdBdZtVWprurjxZQkJVXSvCBWES0dcyUzDI2n8zCaj4tzKVDuZHwjIbnGg4TcdVc62X2wSvj",
-	"ZlzbyZ5D3nuoEl1SyaYsTqNyYbI5m66EDrVzP9FvL4PAYlk8laWApM6rOUiN5dWnLGDFZ6+mK42WEAmf",
-	"6uI6+tzjEOwvhcKk5ar8gzXXhYh5SVF6M+4MRoe7dMnOrKO62m16hYObIQSCrnmPHNMo0pbK2UidMDU4",
-	"1CcjalzZnM2EktpYxHhSUdU4koTkRAajNMRI18DX75hr3/eQ38dxKIwXqc94SLjfQGdcLVecCQHOhUAb",
-	"wR4HIzcCGnyxiBPBoqmG3TYx0ZvFOxB6LgmhlZxOdKCx8X7giMXDZA7PBCLhkAgvDU2GYTfQK/DHRrRk",
-	"jcB7o31F2vwLxYvInURsAJfR2NNGb6kdwjFKfC/AyrRaBHFoZJwJ8VxHWyjxO2nHzO/bY0QM2rRlz5JN",
-	"al5NOw7VydCB64vj1dlgIEjW59TMk/ohFRLHgVN5VfXqqZ0Y0yiiYyK5Uu4xgiQPAUSC+kTQkCAM/n6k",
-	"CGozk1K3lUmnSy+/eGrr7QnD4XK2TBpKi2kHzRoEoPx4dNxIEE0FvSVvnH6yI8j1mg+N1UDIMJIyNpLG",
-	"CL8sQovqI1v1wnil33ZzCH7HdLcAInJpkEkbvUlDTPIy44u93XZz60/tP0ymdl/O5A69F9/YQ2Da9dJo",
-	"Gy0NRwRJGst9E0vAtZXJEoO6bEwgx+/cKy7kvEy49W0iEfE7JkmIxEOOb0loE4tEgucN6UTpghn25awS",
-	"OE2d2xoJEkw5lXO4iqb645BOIjbG+oLt4/gmZrYKnOG/yZhWO970tErx2heLKwlLWSv6ZcDBhZsmvOgV",
-	"eIHG4xRlWvG6BvJDNu1HxEc4DBUZAUuncUw4hFjsI5/xGEv7QsC4esQSoUQyROU+cjYHUQFam90b4Nls",
-	"gBStcp2qNcO3UL9RzgiJdc7PNFJixLYa4SSaCiRnNCDInynu78OdYrAnYVIkNCOpGFLyR7jaHbJPokFA",
-	"a3PDOOwPetdAMo515uEySvRqsI6ZxluNdp5wTnSolLpvi3drco3uuNd4o112pS6k5wMWTcfrc8TEP17l",
-	"YrXu9BUSBVWER6KBkp+dWKsMCkB7OWZh/oBrXcUO98PSdUimFFI1tjGF6AdtI5hM1K51PiU1AUrnC7Gh",
-	"tiFPV1Rf8Kpbb96r/cIXvZeignk6tWxh3HOaXOpEqy58PR/N59lohUUfZOIibILfom1P4p4cK9jcQP7A",
-	"DnyuWgE229bydzPLv+rldGFXvVlYq5UfZNZq1dsuJaxs2dllKHWbUC+o3VXzBXO3uNXqfZv2CndId9tT",
-	"N02i5ftgErRIsx7ytXkAfpZ8mo8ST201SseEfQ5YZP+RnLU+ixKYkQGLpbapbLUTCjvIZhJ2ITVc6ULp",
-	"5QBvJryl1f78wauNCChcne2mWtOyntPe2ttJb58+JWDejcE0ik4h57RaV1sLuyqPmLex8ToiPr0hkrOb",
-	"9PNSN5y0Z978xdHRtnOTTivp194zfiNGLJOxmDPgdLIQwoltq9bdLgPPskbCXJJk0TaVMwCuAZjyUFPf",
-	"6tCyKjby39Q+WBaJnSzEsqvrizqPEktzZW9LbtPWxEJiM2v8mo5jMDph1GrX9d9oyGnYQOdOfHcH+ZlD",
-	"bVEYP3/2vewjC8pYfJJyAv1EpzLHhV9CLHO/RAYwxv7qHMGGls7Knugwy64se5YkYtmH2ex4+Mn1Cjem",
-	"PLK/W1yNxphIrPan8e3RD5BSj+O5iUfb0Lkk0xgAlEL1mb/pBJg10zBWa5iGIEGlWECgKjXWSMOvAKIk",
-	"JAAd4DcQ7B8AmGAaQlB8YtKSbILGmA9pjEIIYLVqEjiXWjtKEdHPhZfkK6nL5RnSjE/odJYBlakiMyJj",
-	"tNHdTi+uDmq9bKLxeB91t5EFS++g9u4L+FHDSGdf32nsuc+cj7b3Gko/2mygrhqJ1u0VHSqmDPmxBlk1",
-	"zfJpIBBTRCb1ZuP89LVn7R4Gw+OWktkrdqfadiL3/eR68O0KQ16ZIBPMlbyKNnz0f/3vSG24/j/0b/o/",
-	"//d//d/bf/wPCAJRjHXQyYbQ5tyAjYlwEhacrAI9OCo9JFgZlauuc6fBWIdnJIpA01KK6C1UzkviOOz3",
-	"JdAgQUBieVBugLlyaPCZQPpdowc20PsR4RDW5Fi3Ic7GBjKaqGjQGjfUxe45eRE6wtRD/cQ74aVWHrDN",
-	"e8ags+nlgsST3Ax/wukY8zkM34eobW1a12Hbbg0qKEElmF5/FjtnS38FngQnq1DP8fetPfczjp1KBtj0",
-	"CyUCsADn1W/IRc2hlLBZOQdewFG1M2cxUwXuZNahg3wS+6jVRqfsVvtu2832rqc4mg+HOf/7gMPrMfzM",
-	"if2ZCPg5JOoJ1Y/C5OkkgqcRFZJNcIjt7x+xD//8f/6P/63V+vf/+N+22v/+P/6vaENj9bhB+0A2OojP",
-	"TAWQqeHfcw9N4z4ZcCokUTSOY4HUOqHwGbwARw9yiVGAw2lAQxx6qE9+lYSPacxmzEP/73/zv/z7f/yf",
-	"/7//6b/bbKBD7afmBL29+v/Ze9vdNnJ0DfBWCB8sIvWUZdlxGtMyBue4/dHj7iT2WE769Jk0XJSKktgu",
-	"FTUkZUWnEWB3/+yd7A3sz/25e25kr2TB9yVZLKn0ZUuOkwgYTMdSqYpkke/3+zwn0IhcI188PhXuKwDt",
-	"Mn6MMkcr3Yl2/qBgjqIPs2RFitvO12JUzFC8mgthMoXCa54514ACKu8N234rzfjhJTjuDle0+2znEu30",
-	"2WKD2DN5lM7d3mPuEkhmdP/DnPkmCmJIqriKgrDd8Sj38Ts8TcnISA6uwjxE4MSrIq5Q6MsKcuIZOkFI",
-	"TdG7BsDpO//zvw3vqPrvEPq8sfM///f/83/9z//+//4fO5+mqYDzJ6+C6n6/etOOqz5frqLFWSoruJgz",
-	"AZsf9vuyWK4z52dPfZmnlWMhTtRcSMZ2za0IXkEGlEtFKj7BWK9GZKhoK2UIy2VLVwB+Y7YDYmO84YgP",
-	"6sXIoZoIIHx/WPTey9ZFrp0dYCEad4EtYD2I2yHFwDru+GmJfNe8jIFRaysnUFfXnjYxUYQBO5irQPMI",
-	"2KSr8Hf4fBP1CfaJEU5ynlxvCjnRWrwbVkuVlIUa98JlQnLAS0IR7zkiVLUZuBrgO2JbCEsTYmlWduMI",
-	"WG/xmiNiXgcYZy0JBC2tMXL6W8tK0T4jWHOKBqFAOidrWEo2MNaWkETd8YGxuszrrBGL/0bifDZxmI8N",
-	"51iYsA1w7U70Yk4XMWKL0MP0YQE7263hURE4O+/359KrxwlN6IKe9iHb6PY2ur2Nbm84up1n/lasYl4r",
-	"niye4Wms1JIK6ZIyB0St/7owL8yNXlPNs4j8JBm7g6eejKXRrG0o1mmQ2NwiJqfsD/p+SJo0UxGJAesi",
-	"/9D8FZHYIl/E5DJNSFPTLKEyITc3pELJ/g+6t2te0lCOSUuIO+JH4CqBqhGJETIjNqMS5jkw6pgY6Uqa",
-	"8Ie5WRs74FlC8ILIKsrXogXdxTcjcURaTGmMU5IOG5GEq0FKx2QkZKIgztvuUUnb2gYWtVuUlLbvFLbL",
-	"a6dRM0ahZZ71WwyCHHAlBGt60EZNKrgWR+SkxzOmWER+pgNq/gWL+ouQjEIR78nPv8CvVUTaPaFYRgZm",
-	"BOyjrh4hlJe5Amp2uSKUqHGme0zzNn5ZEfdMKi2H7bsqQDpnIv8VjIorP8y1oZTkSiiscjkIDKwfvg/q",
-	"OQ5LKlC5pilvL3f+ykGHjRzBsHUBN1gN2z3rlZQmemrktXkjZCTpgFBNoDxCuXJxDPO/ULY2p8IzV2or",
-	"ZILN+z5NAh8BDpZZZC0E4m8dkfjDhywGzG3tgPqMIMeW01Yq2ncAUAyFcwm5NwKuTdN0bPYDwHn74pii",
-	"3lkg9idhKmDZlgXOmLg4ENfGpFxoo6EqDeyqrqSZvrV3G8qswZnuNAZU0r5qCDrUvQZcsmsuaQwk26UW",
-	"xJElt9COY6T/9KeNneYg/Zhe/sj+6x//+K31W/P7Xz82WxclbVnhCEpaREpvvojrLbjnnLVSA5Ep9iAc",
-	"zFvPvjgLp/KWh18XSF3vWHY7uQkQC3PxNig8vnCzwpNLZ+1ar045BAgeQsSKr/bwh4P6yx9KmHWXJgAr",
-	"78Vr8o+7oC2xEc9nJs37Z5k5fdoohsFgIvNi9PmqmhwRdhzRefljEAByQnPvH7w8fPV9HGADr5UzdiHB",
-	"68weOP9+z7K1vN6v8qUt21DoF7PJ9HCwoowQemCG9U6WkDfH9svG3l4MQAdo61gW0WWgUtQMfIofqWIv",
-	"D8jN5c2VhZZYjDlr7xWFQ168HJ+34KX4ZpbOcLxTTF5J0eHpA0S+GC6utj3Gy5rDfp+izHtEHBMufG+B",
-	"BErhjCx6EdIMgj2LeFBg3sLJsOjg0AaHEZi+McMLDLUpz+4iCCZl91zbVGTQSAxMwdUaMatnwdKg+Zgl",
-	"DkmjcDsAKcu0FMmwDRXpw0xjbx7O5FF46DPbSOUSUCVmAg6rRBclZSlmSVmXpnt71nmeuo0diWdL3Jl8",
-	"jwv25Wc9V+H5WOlQlTdeH9tm6xcK+q8jW0KRpmLEEgTL1j1Xq2Rsc7udAPOsQWLssrbVK1EOq0NTJRAn",
-	"BntQWALOdUyTPs/s10j6oxzSV0QcWZAvWwKuIJKKbkRiAP6KScXVpQiAInXVHlW8JWABdwA2zFyuenzw",
-	"5WfdJzvZox1YRaMOzCQhVPa+gHDyAPaLHLVl1czg0t3rfdplVtkuUp4zZYh1eec+aNJoL4Y8gbFqNQTE",
-	"yY5vO4hgSmWHLqF6ZULqAnr+iiwOrnhn+TStBNa5NQDt+EeHCPjh/cvWJwebWmGBUtEV8/ZQ2cLM3EzD",
-	"lW5UHpo194j8sMrmaXS3egA0ZX4iLXo9Aln3VQFj6WclsphULgcsIz8CGRt5WasHwMg2pnZKNSUXxr+F",
-	"XsGBFKJj5PFgkFqxsXffji26dHD7kY4tGhrA+FBF3p/s/nzZPKvWyHE2NlK4TTPS7rH2HdouotNBnOgu",
-	"5ZlCIwff9QtFTi9OPRRYSQdcYVrLCIrCSBf/YNKvKD5v8na/PypZXoJw4n77QiEFUgAqB0YhQGq1kQup",
-	"HPj/gbDkcoKTc74AlV8Hg2cp2v3GqTyVpnqonv9yZUIjT8rydoi52ov4JBfwMO/QwVhKy091GcO6hWdw",
-	"JzxugfmDmrVkV8/YutODKzsj0ybUZzX0Syy6pe39X2maMm2kvaRtZ5mtMAMoCkdXYCCFFm2REkpGcFfY",
-	"k2rA6J2LyYN6eH9i9t0Lhd3S+FT/Y+VlfgmEi79oRVPg8uL08P3JRXnBO6I5m++NPsKe8LtyuME2HcwA",
-	"18U5EWZBzxZHfSbeD9468iMtbaEPf5Avxey3emmmszozKq6C6IDflB8xbINXBdWE77lB2inlfahRE1mb",
-	"RaQ1Jow7yFMYJ4bvLM9SjVxoBeusSJtKOUaQdkRPhQg4qaCyM5/HPEGwdwEfIfkC2A9gTphHQ20NsFKh",
-	"XWHx1nSoScsQgZIuO1bKfCKyixlQlnAVoe4yXB6WkAr8A3qnjHPpvq8W3/2MyEeBA3IGXnOhkmX6meEF",
-	"Sz7ULNWDjPgHgZXlWwc24kxg6uAABrsNd2GABWv7sj7t4Rrs/Qn/hczPp7i6TJx1WZcp+AkmN8vHbQxU",
-	"XbC+IVrWQkQKgaB7xC76fO6+ZfkDc4FZHooOwLuDa4tr9e98eP+3/bgBQcEuc91RNl4Nx3TAxCC11CO5",
-	"YKaK/Ny8fAtX4MFXy6x62naV16VjNm8fA/+vGQXgjZN8PVGOWSCs1YVs5MVkSQGjGDkShuAVeQPGymPB",
-	"k8P7Nt+JzKv6fd4rxBWZkSGwyMV+YrvwPhp7e/+ef3YLn90OJf9brVaLG0TAytAsPCCjwoLAL2rLAdJN",
-	"7J3S4xnOYvLFFf31XJT4MxIs9iKQ3EA9fVbDKVSTK1pM8KPP31tRmMETt1cEz35cJS4K9K+mDDc8J7tl",
-	"NI+5eMIlvJorpLw1bc8cogv++vJkUh6SSgxiK66ayQRCY79WJ5XYirIiZ9KknCsdJMbaV0PECHGtixRX",
-	"1292LI+0mgi51r7biXb+EK2a2aXgOZvxQOjN8wVA1D/kC9jL5ZgqQcsuhpwnei+8qjsyEhXRNQklrZRm",
-	"d64fo50yKh0JR3lzR5k6cBNc9hzjGjeHLT/AM3MHt9yfVqfqHpapor/f3Fw1IUsNoJkAme+sZQwpuSwj",
-	"U/NR8g/qh38tpP/hDf17Y29vlerLjNAWgHcyGBTi+KKviHx27r3H0EcPf8JfI/A7IWCYKU3TFNOVkI4y",
-	"niVAnTGiqewyrapTwg2DsfYtlUo3fCOnLOX3bAka04kMs9asP9AlwZ1j+w1SSitBOlTmeIKvauQ4I/bX",
-	"mG1VeQVGX4AtzN0aRZjKCviVkVVBaTEY5AldrkmHZ1z1jAeBFEQa2XM4SzD46nqnFUkZVcx5f8j4C7no",
-	"gfFwJvAuX0ULCNAfAnFsmR3eqHJx6MFZU6q0XyktxF2EC6VQLVjnDxm8gfKG+o/v2ECTAZXaMwwDGgPM",
-	"bWo+//QTCo83hP9Ksvjj6bF1gMEewPmg6JVUKMlEtnvw8SPBUFZEqEcnN/82ayOGGj/uDJV5S3gqI+Kr",
-	"bs12h2FUj4gZl9WO1FHlz/c4YOff2PTXEpLpzF/v3ZVprR7/524Tt+CuOzcxhhGX8k/NqtnjUUYK/avb",
-	"5oXVhZPAkgdwmWfs41KPM9f5x3FFkiFrkH17NiLiebEj8rLu/g3JkQPSE0Op7ItBnphw09lb4il1lLBZ",
-	"G8VaYhfQPLHDM5o+YIbSVkT+KJJx+RtDTPR9IMr1MPltZp78Qtlj4SIp4bJDegeKoyutsWa2kMTYYJnQ",
-	"5N3N+e5fSYsBT+e7v5yfn5+6TQpyBlAwpuDoDw6XmUtzRtD8BpdXD9VKEwmHxTVJeAIzyAXCHCEwK34f",
-	"D1AExZbSj2bh9vFA/ub8V2I4rSxhCZptk68eyFfJcEAqMcqRuNqwG4pDy3HHeO/upeSaIDAkoIZ+xBGd",
-	"W3Q6YFQbXZlhBDajKQoSF3STDDRDwVC0U4KMhx2w2Y8wpMUpckwGeBES5SF8rygnj//k+ZzaARPb28nk",
-	"ggZZ6IgWlfzndUYnDI7lHdLiD5+BUzo5k6d2TIvPf5xzag8j/2r6ROe4eKDkf+FZiXo/diBDdxzAUgoC",
-	"pk/HpN0TQrEGFoLhVa2hJrGt1KpppnRMKo4SbVpIYSyOqjssXihIn2nkmZ1CDL2mMO8XfgS1UJPXJWKU",
-	"pYImU1+4/KSt+pn62z+16J8Wb2I9dP8j9/eiJb/KUbQna+6s3zR7xcH/YRTghy1YmFl81SDxd3H4Nioa",
-	"WLUxQZxSMEmEqEYkLrjgiPyN4y/eAA4ENfZsn6djs//cySAU2UWRVdcYqG3JNMOf8YzEXvQXNuh3E8v3",
-	"nV+47xYumTNdv7BCgwV582e8z8NzvOy2z99ZGNh4MIVOecU0+vDIHII7MichCc/MDCZbAaEC84hzytOh",
-	"LIkb7ZyDmePMLIUw61KMIiKMgKZpOvW0FyrQHKQyIQZ51k6HCUuqR4QGo/Y+jeUFcXStdYCs268vNO3K",
-	"PdjHeuTLlm0m2IaUzPWmfIzCDXtqTqLTcSbuft16z6VrL/OohbP1c+s6Ptyvk59ExmLrWSHXP4Y/cE/l",
-	"RJ9GaFneZjcsjlwtGIXC6xsENmj8AE9sTeHAMlNqydzhyqxG84se51r6heDaTBKksqNX2ESrkB+Vrdgz",
-	"sOYLcm9Vi3769c83y+BIUG8yiA5aApGj3S+cMmh6ho5po+cmDUA4GSUmSvXLr5H/wm3JaL7ZNGf3hKmb",
-	"bLwEVPyUV7AITb3Mpv30e/SAPUsqeiRwP1hHjEsiRlkj15fjFyo0LEGsoxlK4R7VGjkD49XulHabDYIu",
-	"J67yj5TmaVpa8lWyls8HJLBUxjwUL9De7IYpffYw1LdlZaJ/xKn5zWQs2h3Tgr1Z5g0YraU07Q9KiL3P",
-	"T8jLly9/gEA6snvBhuvRwYBlC4PFs3RbGMDKnx4tv6ancyHlSte1z5SyAZ3pvtHgxV8sYwVM1tEWfx/5",
-	"h82Zy2Ogo04sZbqPlygykEzZ2rwSbCibyezzLLz3/rIeQmx+HxNpZL+xKQDGw9p3u8a4KyhEJBi0prcC",
-	"u3MoGebgyn2HbXJ5m1z2yeXpcl3HttU0r8FWnAIoxPHQ8RRNqEVj8NyxManEba5ujZa7rdVqmBigRDGl",
-	"YBioRGyd7M+/3kCoDF42bFAEnvAjMrPa8QVqx/DjGwd2MTWEoGyk8Byfg/b9Ofg5y5KB4JkmFUybuDlU",
-	"G8a29DgfarKY2GVmO5CLCErZFszjE5RBdoQjTaJtHQBM7tAB/4+QOtyjmplhqeFgIKSeBuG8MHMK62kV",
-	"qVydnmOLE0AT0BTrgD1ejQPeBPMEzyO6kykzywDdTtBKMEYOzw/Zh+zf/o2ciMxcy0WmPmS75EeqfFt3",
-	"g4Tlm3TA9+7345otuYTospkKmtxt2mfpCVXsiHhFpIhXe+9uTuwO/6/4CKCpFYl/++2333bfvNk9PY2P",
-	"CIf30OFMKvLu3cWpqpnhWPvEjIR8ALX2YadBarUa+RQfkQHt8sy4YGDxIxh//AHC8OYy85MB7bIPO5H9",
-	"V5P/t/1LC03TDzvkU0wq/xoaoww4cmLcVvsRCShz9mu1/Xo9criB5KB+RDI2gs3CpdJVGOqZlEK6kULm",
-	"x40BWLzhqVad4R+WMeHDzr+bv5watH86+m37p9mnXJtrySfyKa6R2NwUTEyljSY5yhkYzIfxP82D4SVN",
-	"PJl8+j2ukV/R4Ynv92MossWX6KL7fXHPEnPEJTNvOIkgcJ6xkTkYqug6Vagi8fXZP96dNW9uby7enF2+",
-	"u4nJiKpqg/RolqQs9JGgoLeF1fVGONsEaY285ndsxBXgK6FymA4v25AK7urQ0DZfIlM/mupBRLlBeDcz",
-	"1jWa4GQshiQRkFE1I6qRM9ru2WSjzcniXkIIqATg/LGsH9sC0Kc01+/C1zG8fKu4SEsknCkimZG5ftbW",
-	"tKgc1uskfn/8+uL0+Obi8u3t2fX15XVcxQkpYQaGexE1CZxkY1aAsFcOAp4lgdiCHBD+CBCVmEvs+9+R",
-	"RDDsmEpYOzWvOWT6sAF643XHcJsaMs+b5fTM8+QKdWUwlkrYlRR5Hg+F/ww7Os3cUET72nlVdW/FjxkW",
-	"fBy+Guyg6FEJxzu7U0BcTEZC3pkRgzTRkrbvEKPY38ejfg11/1aJoWwzzCB0Wu2UJ06A2TeF4YI+1xii",
-	"3Sdv+I9RTs1gr9KCHAKvauVw/yWJr45/e315fHp7c3l5+/r4+qezGMKmLZGMnU4XA3NvycHkyBf8ryVn",
-	"BUJ+kmt8Sz38QQJdJSQEDIBhg+vYMPLcXmkT76Ri1HFbZAlBhR+ZTUSRWLNA7gL7FRDTeDYYarN/3IKM",
-	"kbGkxbBe4ohIOiLT1RQR8HlkjKihlKJr1okB9CapxB92PnwYJn+t1z/sxJ7+AwgxKJdgNrz7S71er0PU",
-	"NHM7vWxLepv8yGPe2XZTLSA0nWomWVIjTXtYUL+gCdcgAWxmTCqgqCICiKUq8mwk5iPaVRFxYNU2ilS1",
-	"VU7AvyJFmiMCKlLRtIV6lWeMtCSjdyoPn+P+xx7iLIF92ZV00MvZWxR595eD+sFf4Xv45w/4oxb3GVea",
-	"Qhxf8sQfIIEg2/CD41oN/nvm7/H99/jR9z9E9rPzs/NzS95ZvqiYR0NGoBzwkCuoRcMR/SF4xuyA6yf+",
-	"YfVThMXoiz+4n3mNvBZZ1wIWkkpgzsDygvZRwcnCfWkkN2z0YDFhgx67nWGbQTxjO1F0rKwYLrGyY4S7",
-	"Dxh7bVBFmROKgRfYy14q9qk2AiNkPwLRApl2o1FJ7E4FisbS51pZGdk9itU+3WFKga5DoqFsZzaguhdI",
-	"6z6Vdywx88F+s9icZddWYYxQZ9pWLe4jXNUIcxcvFEmF3ceSty0IiQQ4Q8naQjomJeN5YMLBFhu6AZsj",
-	"inVx5G1RC5mL8R4ssT10KEKcyLdOJXSHEOMiOD5gYzsSKYzAEEMN6ImxMyMbJN6DiaZC3A0HAA5gG/j3",
-	"0Erd+9Po10+2g78AAWQeW3U8RQqVBOoIq8/RLkUARaEdCbHu7absnqWAUnrPpIoJy7QcH6Huser/7zdv",
-	"XtsyVsD3ArMOLTw4MfYyYw4Y1RBfA01Hn+td+P84Cj+6Nm5ABpVXMLfwG2VetSNwgFrbtsiM0OYZqLy+",
-	"cVcGg5Sz5IgcHvxA4uvjm7Pb1xdvLm7OTuNgBEzL8e6x0QSAadnnNvuIDlFr2L5jRgKbUWNOyRv4+/W6",
-	"c3zM1rLVtW5Qo55IIeh9BBgOuzwjlXjPuFB7qejyzMwV/5Ssy5V5fpW8rMOTfBHi0QQaFLxvZS5zzzsi",
-	"LnCtyCv/qbc6Cj+H92KrkFvj0H8Dtugx2GzAdNNGzB8HUeWMVjupe5aBHs0LcoEWyy5poU3TLqPowIZC",
-	"Mq/YvOdRj7dRUEztzhcA4lNoKBVZ1Q08R5cwzwyhMvBdkUqwOtWwniIA3fJXqyhYPyeO8dTgyLlCiAsA",
-	"Q5dKG0kY6xgfz1EK6gmIh6mR+udac5XCSrxQ0GeqXZlMTviFj7boXIX54s/cTL/PZxr5jlqq7pSnLyvO",
-	"uZuKllGPDkS1uKNtJTm5ObkiA8akr4ZyOL3DTMshZIf8LzIS/+fuuZAjakSc+Vecly2am6DYbYusw7tD",
-	"yOXbWwyk+DiukWZPDFObNnb2qrEoJalcs4TDTMgwA5A046tFwZEzgouZlZFi2O158Ch0NDmI9S5LAvGT",
-	"2/WwHXjenm4ubw15qqFiP78OAl1Qah/iX+GlXu+9qu+T+O3lze3Fm6vXZ2/O3oKIQTMH3SGqiStvtFWk",
-	"cB8YWiFdZk6VN+ucuIR4kfPs3DEbQcbvbqX0Hamgy4hxjsARgsGGB1FFJC6DVIiN/TpUoFdjKVLzgYtz",
-	"xaotBkwZwQaCv4ZuNjqc8IHz080lOJKroRwIhbcNuOpiJDeLPTRYkGNSaPlAn4OduE9B1sjNZGbRVhGH",
-	"wBd4Bj2l48wcJPkVDHcv5gAAgRl3U2NiynFAwuK6oNBxjnhpbJssPrZhM/i7QRBK1tpDcNK9/ZNHKr3w",
-	"oQ+JI8K+ij/uuvXetW/G1gnn2zt31/EKsy1QMgfPNV6zwvUyguMYPnTCyv82sAJfkvjibfPd+fnFycXZ",
-	"25vb5snl1VlsfYyJnTA1VNhU1ggBd4BRpQGjDvvkETTObn83eSigo6k5VjVyLcBPeSCgXQVt+/i7hmQ0",
-	"if3kEhLTjKZjzdsKv6oGsHcV0K0YV1EN8EjNJvdxxfyjnKjEfxSGKhtdlpm3M/2FvxxDl/bvao6tZ8fg",
-	"wPQaCLMHwxgmXOOgI6BdvKftcf69x+HLQSZRIjiqxupCGL6jmTB8VaTfxPfUYqkYWXM6nbdlri9fz9ox",
-	"oTuWbw63LxFPwjVgFXc2mCBGPggHe3hEzPZAcVsERMQIXl/c20f1CcsQqIJLNx1ls0z34s5u1js2tsEY",
-	"W+ti0eyNl0btVvKzzwS0PyE6qDsH8Kp2sbM7PAZgbBcPr4172PIKD5lIKvFPZzdkD++Uiq7ZI/YieD8W",
-	"o8UtCHbf28fbme2KLB03CGbcjI+lymNpXvwYs+jO+wH2jR5fXdz+cvbbrVGNx69fX/56dhpbN67PlYKC",
-	"65EU5j8WWghXHeor4HbGAAFJmN933+wUiAPe2vsDP6+/QyHPAf6uEjbqeXXZhHUBm7sjmerFub9qP7E/",
-	"7PJ75kDnjdSzsv09k2a2POt+yN7aeJMLBYOr56O/bZsd7TNqLjfbM2EDydqwK/KXyJX3YfPv3cqjnsKZ",
-	"UxKf2gtga/QYTTDHkvI2s0DpeSJgp7HzGj+/Zp3dKykGkjNN5ThPooQffgoYaXK34EKpoZmibQMzGgEx",
-	"lRRmWu73gSdlwDKA0tl5WduvWTKPHmTI9oCrDh1GKFAp6fJxji6pBBkTs2en/N7ajusf3kN6/73aiKXp",
-	"LmjrPUDD91j0sEq7+Og9lNJq708rrS6STwBtXwbTfH1+Qv56uH+Yh7Ws62DjsBR9Y2MwFJ5F8FnWsM7X",
-	"0P7M2tZ2AI0gZVNIFJWMFA0L9OeAtjSw22rk5PK62UDlLHmXQ+GU310XyU7DzLJggTRhnG8cJ555Wy7+",
-	"O7OGKL/EwShfJFdU96AeyFm28MYP6nWXzHNlJwHS4B8Wgg5z2QsRm+cMG1KH07vJE+ftRDt4QmBUmCfd",
-	"PcGI5O6xsQp2L2HBZg3C/noPf2p/CT+0v/sU7UyELxbdyl+OVxdu4IMdS98k/8XEjRTTK9zEXA2LeYhv",
-	"ruxn/g3v/UiToM7gsH64+CdvhT53nMWHBz8s/sGNEG9oNrbPARiAV8uM7cK2vxXS9TuNf/4ePVAENVwk",
-	"0bfwpaAWpgRT5KJ2765fOxgtdMew4Q8Tz6ot7lFi50Is2lEWj7yxc2n2e6lQ8dt6J9rRtAtIC2fo24lM",
-	"Yffic53hlJieQs9BmbeSkEacuglQDDeq1PiLEMLJH0vUsNPhH6HaQwZ1g4UaCKO2qs9SgOc6GYobvgjp",
-	"PXPMW9G9Fd1fm+guBb2zkuMLF95WkO0h5nzjz52BUCUi+Q29g3wrxtRslAZiLeZ3R1gTgmw5+JFFFIAQ",
-	"lw1hoOyFb1+onOSCuwg5gptUCk7gyfXZ6dnbm4vj100begaXsgpCN5dBEFgFLO1dnvl4hHFzj8JY12L/",
-	"dUo8u5jHpYt47GBdLlPaITWsRZ76+9/YB+LZz0uAbTHnhEA/LAFXsDeQWDsdCNutVNxf4n0Ftc0eOcZy",
-	"M5XsyqASG89zuK9hr9ZQ7C21C6BSbpYKLcieZWIslalYStVnfaaGGVwdHrpqrRDvb0zHZ6Ly0/rV7j1o",
-	"Vcqr3IzAn1iSnah0p/wOW/Dl4l3bRPl1maXjhynz+l8X/8CeixuEL8KfLWEDnIisk3JsMzjcX2IyV3Sc",
-	"CprcCPGayi77bMZGsaD7n78XVbwTmnlke4Y+N28/jOLuNBzfUM3/9FbnIhhq3gvpj52GJXgx34QRWSvj",
-	"Q62slEABnzJd0jRxDRFJ5bBf73nCZMMF/EEhApCVDYJy6U+9cspWZFDLYEtdejSByD/kEMOAqvvdXkfI",
-	"rtBGKpwKc6agyHbsGaYwFOsHYL5KeXbnm7y5JGoIRXjKWS1u3B5/B00Mn3tBUtkn0/e41E0okWvybnaZ",
-	"7SyjdPFNfOUKd3/x6XuX5XShO08m756fPMH9YEstsUQIGqqXFClKiZpNN5QKEMcUVSpAovKoyk0e33ih",
-	"bHSFnCA+nT+FUaEy1RIZksP6IRrfmeXxVUyT4eDJDmWX6fkncn1xjaYSJ1DO4ttGZ1hjbsW2R3575OHI",
-	"N3s2+V089H6jzDn9Kx7vwbDkeDeZLsQwZ59xUilGoRFKPhUjtBSufjk5q9bIta1bLOl0QptAKbHXpmna",
-	"ou272MEWOGRM8u76YlLDo//vMEWAWrDw/Qvl4xTjvHTLhnIVhVw9NIo4AMA2zTKhqzXyZsLioZq4LLkd",
-	"KLQSxp4/y1W4Qc2JM15IAiYNqTjLJzfC9vArhd0MCMTo6j6xFkAFxStQ12Bboq5FyuIauRlKcy5JzLKO",
-	"kG2WQLWOKzrIvTFfe4CdanLsbtqy1ThgOtYItOfCDZ2dNMywpBJKZu16+EZAkSbhMjsbrIFlNFw5Kw2t",
-	"QnxvXCKapq9vDatzAGY2ZyqNXMnx0wVmBsNpnbD+sIxXB9hLvVxQ5om1UZPeb0M95aGep9BcD/O1vx7X",
-	"uQm24KNM3byAeHVrd8JddpJ6ZnKxaAbbq6NcCQhJMvF0/mbKlW4qYb3pDVu2+JTXXOlZVq1dj61Ruw7R",
-	"8PzOqnn1k/Zp4rfeuszT0gzScZIYi8HaWCOHb4kIE95yc9X+RUM2tyAvPNA+gG+7U9twpfwBQvwLReL7",
-	"AtteW8gELFVKbv7zxrV/WSvVDoxmCdYazzYC9/7Ef3yy7Vgx4iKpu6C7WEhSCfhWEzcZopTYdY9Kkhjq",
-	"Z+3fXgS1xj4M5n6WS5YfSHxy+fb89cXJTXzkS2EP6u49QouRC0k+lRSjSeLFy+YsMbw/cpssZ4ntr//x",
-	"8yyx4yTZWmJfmiX2DWc9jhMo8i7TB6sZcPibW0CXWJsJ5+XssikQvLwBoctcteSF+GVKJg+KDBUUYqeS",
-	"0cSnLQBYwfwOa8GrT52HCITqRCnYLNsNECSpE0TcfDmgupcXhiehlM6FZ5iiDtGdXr2chib7fZsS2cZH",
-	"H5gSWae8eXCKZJHEsZbd7Hqo10LcKeP25nLnhQqsSqBPzqVMDkaAaGtMVqGVHChzS4xUhCHCNEwDjb7T",
-	"yzfHF29vr89OLq9PQXicX757exqTyunbZt6QQsdE0zvs5uYpI1qQlnk+yxoEeowgwgcAQNUaeT/H5Owz",
-	"msE9GhNW55PJQHwJX4wMrD+tsene3VbAfhYBi2bjw2vJZpznQj3ZWxE6qoE7uRvKjL/9f//r/wl8HB1g",
-	"M6aaBKh6RyQUD22aLS0e1la3Zodv4RTynvvKmGksSJsUPd4TzqXrVBnaLHkYhZLqG6pBm72f3HJgAdrz",
-	"MwzeI/TiOg0Dt4EeaBm4TvC9hKpeS1CZzA4nC01TZbklyIBJLgCOJKFj1SiAMCCSOKkUoCuhD7tIWq+O",
-	"SCJpx9ZwmyODv0SGQddA7o4TNrHCFQA+BlwxObZDDuY0zBIBfETm0mpE7jkbefq1KZSWCPE6CgAq9tqr",
-	"0/OoiCZBKgCT5vBrEN2ry/ARFhRl6ilmEg13z5J14g5lxKxolEOI5MKBatshDqFAZOcklXpQqTJi0jYA",
-	"Jei5fffdFdyv9t135BRQHiQDBE7zukgl7kjRt5gWWsTIU0KBLrAldC/HMqvh9zbHi0CjIqFjUnl3c1I9",
-	"IvZGWpCDH/DeNo1tfgbwfQiihWAmdtfYHiRgvHtZh59F9rY5lNhxsMf62ONEM/Ly++/t9TAu9zAYRYQQ",
-	"fzgzZDeEe8IyweV2K7l2gRzuaxqRcQotzcwRtcsRoaRP046QfZYQRFAuhVPUQtTs6gfDcShEjlOqYaGn",
-	"JCP/zaRQ9v2dS6Z6GVPKvMKT6W1DHQx0voW47XMO2uPdKxgT1RMjs5PMHqqR92bHRpNYKfkRADRKOBiT",
-	"D+qzvoAWfkQs1Cyz+fsDCz6oSMUzmEzyv5pDUhiQhTyxvzwibUlHKYQnEF3vjgyzzlDiR1ZK2MFglQWm",
-	"0xQBVkcoA0goT8f2IqksrWqucyOLwWIe4BikgoLzSiYA8hDgu7keOzQ8HHgOZtMWHnKE9hkgznnUtzye",
-	"fy/SYZ+V+REokK1R4H0HKC5AfIVJmI7yjmh3zamX3wt8h3Mo6XAnGHZvFB53y9/WKDvPBUD0nYP6wfe7",
-	"+/Xdg1fO9QDIuNz3MG9jJzSsCuj2ZUDwU84nXW6sgUgqG+P+7sHLGWPUYqURbtIX8q/Qv9R5TtHlL9vo",
-	"+9NE38+FbPEkYdkzDTf5fUMA0DrMb/qdVJ7eRKygoumIMDPmx0X5s/P7hMWIGEF7f8J/5zU5n4I8dnLa",
-	"QaujEHZwdk40izTxkNoNvA4AY4z8NkfcXu9sJRBQHm/OS2yHfwfSFHWqLR9LYpdVXWicOj2LSKF07BER",
-	"YeQvVA62foT2X5klOYVHhpiMkBO2c3G3Cy1DkfnH1shb40t6lPOKS4QaS8gsDmeqWiPHRcfyhfJazhkm",
-	"h1u7cGsXbu3Cb8MuBCaVXPqvCq9whjIdwRWirQn5pZiQxdd+SscFWrCtFflsrMivIMt5xeSuk5i5nNmg",
-	"5Tngu3dsPLve9TJLx5ZDFXl/sLIgiUA52K7xKmAbooowghXBUnnOaq6HMnP9ATUSG1vknQIW8wIIuiXc",
-	"cTDVBRvtSUtqjwf8F7Mqm8Qvg0dsRclzLQd7ptW39ija/V0QDu6jRbJhharbt4ju688XnjjXFW4NYfAs",
-	"PCo9+gUWzOXKNvhY1jU9Eue0rYUEtOgqyoMjRFoGjqLAoo9bIhnXJu9jPJXpm0/f20OwKyNLHc2E5N2e",
-	"xiYw7zdU0UQNJ+Tnkks0rkgOsIyu3OFL8u769a6iHVZgMTl49T2RNEtEn7S4BhsceVWAHw/Kh5t/P941",
-	"l/Wo6h2ReCBZh38EUQh0hGAJ7h8Ed8WBuPwmIuRwRYAKzcjVlnHV0THI2MiM+MnEJfavoTTbUO0u3hwL",
-	"d70seNpOqhPLTg0jmSew7YVHJL5jY4Qf6IlRhoDy4A1uBfq20+qz6A/cmsFxn6k8JhFKYNfXLGp1aVIc",
-	"20jnZsWtpbn3J0/mluQ6kTsX1dn3phohViO/emx83x88zADXXxmpSFNk98zaDKgb/V8W5B+CXQ76HWOE",
-	"aOUSboH9NU9Ty3dkPusICdV7guzX80CMTy0D0jeVjEiGPa8u4pk+KfgYTsKL5tWiFRfJznKFuqe4VEcO",
-	"47zw4lwIbCv0PpPQ+/JdYtxfDxdb9ig/VGy5fMRMD/ltQFj6wNijJ4KYEXsEl9QP5IFxx3OeaiZLIo/o",
-	"4nuSW4v35MxL1woREXN3IOFpU8V2eaZYprjxRszPMeQueR/M6koAkmDkJx0MGJUEMItRHoc8unrEgVPK",
-	"iN9qbUZAEGl/S2OC7qtCze1haRhzwVJdUdDeS13X5P/NSlazyahs9xqWDbtAH4xdi2Y+pIJGPsTdqdJQ",
-	"cfxh5zih5LW4Zyltsw87wOGC7wDojzmwK3AFDH9RyVuokWNX0/QycB4coZ0ZF+kKBvxeWvKupH3Cs4R9",
-	"dIxbqiekdkyDCI9BhorVCE6KSKYgLwVl4tIMzNJMtMZWHfq0RAOi93bqljc25711aRksOTW+If6rNbac",
-	"UiNYpqpbRWp8uHYP69OOLBOk0j5LGf8rxq0EFfF9pmkN0rZxRDoiTcXIOkcw3FAple20f+3MKOTer9eB",
-	"Pt39/fIhW8yd4ybQU28UId8+CTf1Nra0LXaYH1kKFIzXr/6zhwScC2oNyofLo0weHyy2ZQ+O2yYTpRUN",
-	"j9WySI40M5Rhr9tUMMPe/gHhjP21D2JuN7IT3tbvm7DhX9sS4UWH01+3xVV/vomwbz42Aq3MucEyWwRO",
-	"+hj222WDI3PFJMgll5hzn+6ByJvpfazf2YDnrc3b2CiJhBnpNnu2tXCWiH0iDMrGTZzi0eX9gbHyZ7YB",
-	"n4h02Lfli8CW7pxrrAhzxPYTvnYlBufxLe2zmPyN4F+3mfsTC4ng2+qRo6G3D+oKwjMt0EVKqKZxjVxm",
-	"Beo/I0Y6lKdDCW4b1PD1gKTu77AZCU05VUw1SAyVffCgvbgj0LVD4m0/wIjEaigzew3t83T81l9lPF97",
-	"Ebi5xxgxiPdi8xdeA1/UyI8pze6Ayx5Xi3czISHoSFu+fM3x3BOeAccFJW2WppZKgqgBbTNVg5VRFmja",
-	"krhZpljrKhpLM8Zmsl1zVxhIn+qGu2FPpAmyQgb0/ppI1gHk6wolLY44llxkFL13KdKIvPvL+dn5eURq",
-	"tVqVSIZA1kimbtEzfaD75uw/byDb6b+CssxMZLusP9BjGInKI9coKSJCSUsCSeG/hkIzUAStsWaWl9EV",
-	"9b27Od/9K+nTO2ZLLlP8/KT5vpAejc03NSlG/3z7e2zZj1oiwXxof5hqPqBS75n12YXtlFMmwj1tQhVL",
-	"OuFmwMdoMbpPUAns3owHwGeYV3UqOjaPV8KsANwppNSGUVLsJKMZ4X3oOKNkJORdS4g7M2l8RItnVI6J",
-	"GRq2ivaA6pcMFW2lwaJNP3oEzzOPPMLuvP06ecN/NPd4VY/q9bp5MSr/5f7LTXklKETmKOTSaBlq4bkt",
-	"6j5+NhzyZJmqv1+hyFRCq2DmooMW8ERked01xK2oTLk5F1mwGxRRd3wwCPrqJ4Ztvj4doj0AU81Ha6ua",
-	"3TTsYFtCpIxmrgJwlrtWslWhqTpri8TqcDPC4Fc3eP/v9r5boY/ZvaQLeGXnQvafOk+NT76GON3WMtp6",
-	"Zl++Z4Y7OoiiQ+b3pPl+dR8NJelGnLRFSe0N6AWb3c091s3md7cp3C9EYDwSWOT45ubs7enZ2e3fj5u3",
-	"J2fXNxfnFyfHN2fTVFU+u4O06oXeL2N2AhO9Sy2B5QnVwExSZbbTmuBBHjeKSViQmbOPo4kvfzw+/ens",
-	"2+Kpmrc1StbmuQKG5AUFDw/3LVlUsJQmmUe4YtufqJQcOAKUBrK1+OyGdmOXFpFsIJlimXa0wJk2/pHS",
-	"VA+t4+cQfNA948bnVkNzIBQ4tf7MvFBY0z+O/E+4rh6R+KKz+1ZkbPcN1W3HjM/zTsiX9cO8ZRRcxA2V",
-	"QnSZfpTKW5ygveiYicI8nyY/u4qdbt77oqMM13xt2ZaXSyrCNyJB6J5tq9KGxehPTC8nQx+fNR7qJ7Go",
-	"h0DS8XiLenNJY6QR+Uw18A+RV1s3YRtXeJ7iC4/S46xAFBibiifsgY8yO3t0Zr5WCBunRMC7ZCVQRLiU",
-	"xtlRvJWOI8IzrG8Pcz2WqAlSIjZPEv8TfaPf48h+7So5Y/ziLx+G9frLthvsRQJ/s//g2T1NeRI7wDae",
-	"s5uT+M9PceSCwXlZYAa9ZFib1xaDMang7xbiiCCiG4SgHbKc+VkA3ACDEMUZRI4UXXQ6TKoX4DMyqSLS",
-	"GqZ35A/RUi8IOD2qemThBlKd35/D3fUYGreMaaxco8ARGbFWT4g7x7fOoRNuqFvio611xZwetoLxhPUH",
-	"QodYImCmQ22o7rE+YoS4VlvzS2qGZz9SdjwYgu/wlKkaOaPtXjBUxK0oIuN5amfMNeU4f9eMKpFh55x9",
-	"y3GjCLjnxhnbe+RsaJiPkqzNB9zMKIOUHvKSdc0SjhG6ASbH0QfpsdRTZ+BLAHBju2/NfHFTQN5gCuUP",
-	"6My4VuQf10g/l6dh6iQ+uz5unp3GNcDx4AEQoutDhs7iHkKy44Y055ukomtPgkXDUSKrkeOcXD4KPZ6D",
-	"ej2EwpnydjICQJEv1DK2yUDye9oeN/o0o90y0wTeyZpjfWtESJBUDeVcw+DMRn221sHW23iIuob9U6wp",
-	"n1B3peo7Wsi+7XQ5Sr0FiK8lmrx4dJ0ih4ekojuzbuvXngM4SiDXHJEs6CMJUbqgCgI1pJcvLHGzDsM7",
-	"CVGiz1CyVSjqNC9GjPQxGgTaUN29bRhHWfwuC7ZqnmhpGyMLpzvEXgXsgIMO8HuO4SZ15JGJrDQNDAwv",
-	"umF8NXKG0Fqut6DF/MiFdOquRq4ZTbx2seIycrBcRPS5JjEfWECtoWLyuMsyPSNYZN7Ea9FdWWauoRUE",
-	"Gmv8sDvYvIELMysBbvflkg0I+0sk7UsHYZk4hYRW8dljERJqCB5RM1B4PPapS6bEULaD4Zi7zBqFuxoS",
-	"8jPW5dUjlwXHBUNxj1s0nIl1WedLolBAYTuqYHl4f+Z45mM57ZqfrvyaLLLUwmfPw2ia9eSNBlTNWTci",
-	"ZrxtedkWhC6ik6FJ0fZ/EINhmWtvblioBx3q3h64anuQpknmuPTo0CINuGsJNxrOArUDRh9ofNtrrooO",
-	"bsMz+r0yurMnhpJUDg9+IPH18c3Z7euLNxc3Z6dAQ503aOaI6LaWq5wt8Mna1nGR3gfO55lt8JyQHAcl",
-	"NJHWQGnk8QG0eMDKGdHx1gP5XJ3oq/LkPUeq4jImAjiTEB8IPZCh7plzYnufFroh5ozXwtveKqMOV0dy",
-	"mhA4i4iomgMgkafTU3qhiIZC4kqRwX+w9294079hGBAuwghgHBGIAJKDQxA9GPISWZtV8TyaWb7w5Hrm",
-	"YDrZUyPH5tskcpByxgQaZncZYOfAOAoxnpvLX87e3v50+fZsJvFTLjTWn4+BeyPxyErJmJLyqm+Dh+kB",
-	"gumBCYr648qf8o01Ue/EFZ70EVWwU522jKCm3O5aiPHZKnVkEIFqjAbQ+xq3GtW4yNja6p8Kg5o7mAI8",
-	"MMv0VPHTxKH6Vsqaglf++5eW4ypjQsotHytol9VLufIIwjt7GPNZqEIg8gOCWnQQYsnd4oU9OdOKBK5h",
-	"JYqk4dMHLxRpDbUWGRkABjTXAA0NN1RtmmVGJSgzBNeoVEUSbujHxGFhtGMym9Wn8o4lXgNFObhhroxc",
-	"vkRIr5dKlNHF2/cXNwhnDoenYF2Dtd6DOisw5FtjkolR0cY+e3N88fr24u3tu2aZPsM3cOEXdENKLX8A",
-	"WtFPzpGN1syNWeC5LB1vMHplW24xr+bf3VaNltj3D9eHzebl7fXZP95dXJ+dTmtET0vPu5kKuZGLXGwN",
-	"z53s28Pw6CfBMWFyfUrRjYtlHQGRxsnxlA3BT4JqEv90dkNQFiol9pSmUsdTCjNcnG9KZRZ2xe+PZk9/",
-	"+PYMJWfJ9rRv1gU2cjF85Hckz5RmdH316JO7avrZU9toSvx/K9uo8PZ+X4f5PqGKp7dEbpYERnOg5gP7",
-	"eZNW+8QwXF5t1lCmtsykyfEt7ZrJd/xlG+1oaxUt5kcEktDWrf0heMaSndyiT0WXZ3OQCHqsfWcLXyys",
-	"NqlQ2RXZAU/AnnXBGAdIVyBk0bzPsJdgBP0J7h5VMLqzKOenARvY7Gw9ErtKs4HLNBORRVMo3hVKbi5v",
-	"rrDIh+fnBDk7RZaOI3J9fkK+P3j5V6Kw4Z68qh0AdF4sWVvcMzm297I2wFCxak6QzrixPBqIMnvz6+Xt",
-	"+fHJzeV1rtaPpiblWQ3uGU2VmRqCyE5OCOLONdI0tkMAoo61Qe02WD0YYfv515uInCWnzeOI7Hv08aqt",
-	"+5KsI5nquYsthxPCyJrzQlJzYBrkZR2KI/oDrYCCx98I/mqnUJxl1RL8+GrYSnm7QTIR1omVwE/C3tmM",
-	"0/Ha3PszFTQv7XBs04Zr9iocysXJ9dnp2dubi+PXxfbCX+HAoagR0p+8yJ5Ef9TM7bCuLv/M2f55O5K5",
-	"ai2ae7VhLRyTHbkrxuhYwQBXQthghvtCKqXuSbXMSphc5jgqF3PRN+zNlO/GklXaidbn+XyxBksTHafZ",
-	"NsrM/BYGaW55VrRLxHBOdPHMxRZ9htlDQXoFemRUPehIEOWx5/sQmS0eptr9HsqMA32qing30LlYvJln",
-	"J8HiOBtlJCxLlEXEyW9tR2Wum3iK7eQMMdHJJdgN9teeIB0sJKXpOAhqPRn3Eb6Njal6MdSPzZc1cVHE",
-	"UB+F+yJf/NkLvlXiW+aNz1M4YEQmHqxHFQhYAYp3enBlQJ/NrEr+CnvONyInu0y/eUAbxlN1lr9TTF5J",
-	"0eHptrn8m2guf/7kdSfI2QbWzQLT8YFizXljeyhE5sW6UMhMV1m+UIFPB30LdtTGkLQ81l3KsxKbcYqT",
-	"DiJe4BdWa+QM+jdEaO8VzD0GdMyWI4whSYPI0LqECwKyN5CthUCd7aF4Oso3eJ6b6oasRXd7fFuPtRpP",
-	"7BJtTcCtCfh55B9swMK5faw16O5za8//zjqEZ0fIrtBLVaiDYBIdC94bEwpVORGZKvMxhqKeUy66j4Xq",
-	"rlg0skQ52D3MIHaesVGQmIivLpsu/uVHDk9xILXWiOWKHNQPfIheSCiGg/iBTc/maVnLlU81yQRg3KaM",
-	"ygxYe/AqH5w7crU8XRicr7gH69b2pNvqe9e7XYy+IyeSuiOvwC5WhVr96rTAxZfyRAL3HB62ksCdW4jP",
-	"OzMXfFujv9FS2C82JerT7v7Iw+EG+bJ6MWNRQixRC58/zBXBN4oGFyJlKBK7T+LItujOMu5c8SGagPkD",
-	"FFFaDAC5mmfdyEFnjAGzYLHFt86qeRjUE8kYOBCPtengJkfTpWWhrtiKkm1V/baqfltV/whtBHPcjOEu",
-	"/fKhprI5o9kq6rLjCTTbInPRCfszF2qFXWmEv1ELtK3TMXykhu02YxhnsMTHFveBUEUkA6JHABFyqStm",
-	"5jKRftOC2AIUBOLOxOiIcE0SwZQF2TFnEUPEbWZrg3ehNJhq4ix3SwYdmyOszBnGahahfdF+IX+G+lek",
-	"Cc5Ei4Eq6kwbjEZKfxukwVK6wvBXKnuxI7Cu7IY04jU+ZFsB841WwNiI2xS4drHoiytn1hVMPVdbDJqz",
-	"Ake4sOtHPZH6vV9dm3LcxNhmla44wvdvsR7F7Y1vsszECsa8bnJO1iDUoF2uNJNzov+2MSyotbLcNR3J",
-	"GBmkNMthkcQoYzaG47pDagS4xIxjOKIy8VkEo+Kkr8aEMs1FRZhVR0YF9SpGeVqeZ8cYFZA41ybQGPKK",
-	"Wh9A0fSOZTVy7AP6llUVRjccAP3OiCPLmOh0SGtsntPh3SEqvRWVo13oTalFvP1n4kddWi8e4xaKcKdY",
-	"2ja0lMppU7eK8/BxivPt5c3t+eW7t8VutOaMPQ5HG9o+lKZpivt8HXpwpQdOKjc/h29KreVv7vEdYyvg",
-	"iHzBGhBlYKCqHuF5Ou5sR1Sb60xXgDi3KmgqUZ7ye5bXLlZcFmS/XsemD/wTfcDUmoGAbXhEYuu4xtCD",
-	"jeag8euoMg7d0xU7cqWbbu6bd7Jec6fHtq7VtkpmDhH/WAzzquBVTvwDc7/uUQtJzKAW29dUl8gEd6cG",
-	"GM9ziqEls2ypCUaRzMSg4OUsA2bVydobNL7FUD+ZcGBZkgd+NsSsdpYlW/vw85WkfAWgyFBbsNA/Xmgb",
-	"uOgoMxvyMWUkSom9Nk3TFm3fzTUnBlLc8wRSociUjFZAS4oRNIgyybBHE9mY21zdKiVi0hbijucCiPYZ",
-	"6aRiFBXSMEY8sD7eETpHKz43ePXLyZmDfJFVW4DiY84Xp67JEtkbIkCHZFCTkmFpipE2VA8l84LLz+WF",
-	"MsJG2SjYGNs3jVOuCgUQ8DuOJLmpsvd5p5i8yDoiAuGVO/d+nQBFH/iIJzHTJCSrmGM7CIejhq0/WDuA",
-	"56C2NBshEHxnS4hXIzoeDY4lJBFGIgRNN0W4DyPmsZRDSJ8V9x1tftUtdy8xm4lUKBkwFPMFjCD40k1c",
-	"MgtUXa2RCx3sksrL+kHVTHWqykgpYWuMzDv3QELU3AXQaHEvYMnR93WiWFtAZr5lTrhbPdhSuMuiYsrC",
-	"7W/2EbPvMdFDCcugRX4KzUvpc6XM9IQkHSEZ72b+jhQN4QBPCLfvxAuwDNk+QAV1VpmYfC8RNmbnAJ6O",
-	"5gIsaoxdCTm5K0Dz0jTvkHnpev/O3zVLlWGHZ1z1mtCEaBzfy2w5FmqlqZ4J2nxQr5cCE5fdCHz/2fdZ",
-	"/kYYTVjDiOBGt6Fgmw0HXV8CgLnJNGmNy3FnEFiHKycePR4z7qpgmVBMzkWmXgTI/LKsmusGD0fgA0X5",
-	"6S6eL0f4LWm3zzI9Yd68toQji6wJf93X1mrwIJPo5TownOBwz8bIsZD8rpqmHMiJrA2lqVm8r/MGYJvb",
-	"cHqjROJNdEkjSUCuJStIsTJblFaNCDYiF8LtcLygw7JwvgLxHBWh3AKF3KOY787x47BibUrOzkCNymXt",
-	"twUahdvw92cRYTsHvTaxx1cvMAytgtmJpxuwFqYFpugsacugpZEXYhhXOsrNULd5EXAQyJBBEKdi9EJN",
-	"m9CVCYEOvS9dRoz5Dg14WEgNIbtJKYCHkH3kCiouwAj1ZdJ5lWIB49C8/dcXb3/JIQYaRDlAZWt1JcyW",
-	"bjjdwmVQY0kqYFCHIAtVVEPWEg2NOi0cWHqpRYzWXr+0gDK32UJmqcVWktsCoZ10gobLhK30nFT/+nN3",
-	"TSXO3Gl4rvUsza8dLzIy22r3BHfJdBI8ZVQGQqHhRQW4Xfe40fI1n9w5zxU35sblw6NcCgnp4aOgHW+N",
-	"SDDhMwpyiYx6PMUqUp51H4PLssVhKcNh+X1rFm/N4q/VLP5MUKpTBtpiPFUfB3QbzsrDwLIrMeqCHmuM",
-	"qTpbbeJQaUG4XlPRIlc58mA4zhnPBQpWWwVWulGLluy3tl2L2+TLLu93pipkEgv7wAYd14HYwjMwzosu",
-	"I4jZmVmSYy92M3rPuxT5mjvcFeQ7Wd8ah9mFF2pKNWD+dSp+bhwmL7Ud2aJLqyGoi6OYrMAhxkD11S8n",
-	"ZxGJIbJrbBZIi8TViCimtUvd/l3rATDKWV8zdz7BOW35SYDKgfMWqJmOkGS/7uomaySWzIzrb/u2W6Cg",
-	"b4xHbHRzTtkLeQ5EaRhBIiFMDbl2A+jyK7Qn2M67XExkIocxrZHjgvos0cAzHcWIUIXtEYFGRoAcz4Ip",
-	"GYUKskyMSEXLsZ1ASjWTJf3AsHPmh+NLcH1CdY0rVZDf5jFePezQhP6H/asmZHcGAyALOHZyD6+UFNBd",
-	"GsbbXx0uHW/HPVBwSmxWaafRoali/k4tIVJGsxVD2+7NbOPVy/qQgfPozntEmrTPmlyzv72mHyNyRXXv",
-	"b3t0wPfu973ci0jTiOI810cU1+CemUPKEnA/SU/rgToiFKjWXf7RxbJQ+mzIRd16FVuvYhts3wBuqHn/",
-	"j46165HY7QBC+F7CFW2lcyLubxlLJjDNLRqHLS0zq9Xw+N5Qguq1+CJ8JyHdN2anzWjPKIEEx75hBxza",
-	"lkx708PhlcO4sEou4apNZfKE4E52VW8cEPuGGjz8/U/xeY8FA7gpQ1/vdLbVdV8W4NNXXd0/v5jvZihL",
-	"JIbodB7rg+qRuEWReWsP96Nq/AIJzLL5AvjYSdaJdtCJzNqkqDUC9WhpgerubOSfBMwGsDaYJsMBSk2R",
-	"dbjsu0ZwPRw4UybUA0d+QBp65oya2sWm1VAqR0T1xChDQOGnK0Z+UpF8lq0sketr7PzLSTu2Lelb2f41",
-	"y/ZsjaIdZcS6JDuIydmC/Zph7SsC7wBFj7VlK46OB/hoVES+Jwnvcq2qaCIvIcafTKzCJItSdUNCzT+k",
-	"aR65lWpbgvqNiJkfWZeXnC48zOsTNe5+DxE0LZp02exW04ljj/fAaE9+1MF6U20xYCTG+zWM7JjR4vkj",
-	"PnHVLq4rCtpkqeua/L/x2snCLirbvQa2dECJHgzFwptmWPMGgA8KQ2KafdQRaVPFdnmmzCvR/J6l49qM",
-	"8Pu/5pZ79Xnm/y6Nsy+YGSxcU0i9WbB6eAyu9lYcfj5xeC5kiycJy55za6wRSffuHAUSzZ7xRV2w/isQ",
-	"HvDLQH5AnHSGI2uNi4N6PcImKkbUgLWRwQIIMOhY5ayCMe/TLouj/NRbrGDSZZkRUAyRzCqKMRLD6Gv4",
-	"k2qZ9bO0GBxJbhMjE4jt0PQPz9mQ8wj3/kwuIzx7nlF1soVi+YyyZIv9DtuPUJQEM8TWhM0Fl3qwjjK5",
-	"hi2qC+QaCASbP8GPFnb5H1uBBSUKEE4DulN4XGI8Ncn64h7bTyeunLpQQ029pdgu8qdxRZikChDCNUkZ",
-	"vWfK1sDjQGPSGmqiNE9T79yF38NEYrgnoA0oxaSZgnJYzP4THAvyKldipChquE/iiEhGla33ITFkMOMI",
-	"xDOK1Zq7koxYqyfEHWG03TuCp14OWEbwNZKDWp0koj3sA8RXjruM88bUpdMWPTGCdl5762pk50HaNCOZ",
-	"IKnIukySFnPLWTms/1CtkVPz0szyUb+6+A6o11CHcCvHpGSXeyNaBXeQ0yobAkm4xt1GKuE2BH5ftwDY",
-	"rJ00JraBRZmA9Y2mt111qw0+jzb48mEX4BCyfAs+RLLj2VmDZI9mlQ8W5UNBjoI0+Aq53h4bLugy/XBp",
-	"Fj0f/reFBvGW+e1rYX776oTrT0wvkKePdPCHpfmMQUrbFqjFGlRGcgFIMRD2iz7X4LXDT2hKOpylYOW2",
-	"UzObhFSCq6z/T1qSZ11FWrSNnagF7x+riq19hw/t07GVi0eT1owxGYvDQzSYTIwwsyKySaNwI0bfcJDQ",
-	"Rxt931j8YRvF/ELE4Tazvaq4tpLzISYwSpL1Bzf2cqk5M890NhEhsJYu3CUiGRsxpRH7IPJV0BB6tq0j",
-	"oZQlNqQQG3Ec43VxRGJb1RyTyoAq7f5WxzoG9zX2YYWKC060xkbqs7QD8plNj3Hi0bYvRWuWJYzZvFL+",
-	"gxHN4x40SwCiwXxmVU6gTKDbhA4G0BUOyqAldG8TJrbPyB3nL2kz1vaDEnjLpMT8yJ8oN+aft02Sba3t",
-	"jWTVUAy8CO3NDdjes8X03p/+3xfJpz2UWfOqj5BGBDGjvbSz4QGQkEgEpJxAh2IrRrSkmUIthIgX+a99",
-	"hNmFhz/sWNH5YceGI5zAPtZGups/8ExfQ/gYI9FTH59gMSt0WwK1QjEQ7B/rlEF5WDkf57vr12FsGcmc",
-	"Wlwb7TD5y5e1ekDi4JDZULW+UC5+YyQydl/pI9sfMSvuDRAaxsOx/Qvm5s4LgYUfysy2KlwkrD8QGmja",
-	"4D4uaG3VkZ9QhaZKwNsJtOD0O6wGEe46GWaWAdEyLmQJ9Gsi+o8bLozjuOSReXy9jVQeVAFgkmtfhQc2",
-	"YKEKH7m2Wa9wUW+2HaMIFMMFM7NVxubTtkiY54KFVcNEr1HfBQVvO6jsvkXgx4m2qiiodTvciI+HS1ZU",
-	"PhvS0sf5wd+Yb4jyInAOPz2Zyt56hd+uV/g1OXnmAIGQdtGnXCo4M2FBEWGrcC6cbtmk8zdhVYxomjK9",
-	"Kzode95mglNPzPGFIvhbgr+d9A8DsDqk9KWZhTYh7ZTyPkuwDsioGFC8pxenvudvIIUWbZE+ja/1K8zj",
-	"EpfgCQT65/HSgllu3kULHrb1z7b+2Qb9s9kS6QkrId8Anj0tPL8QPctH2bDi0LY28wFw34kByxRgB6g2",
-	"zRRg0YCYhHwGYqlDxwhN/UPuGYKYvz8BKeiANo1gNP7Oxenh+5MLhyZlAUEtS611VFAOk7YYjIEqz2OO",
-	"5u5RBT7gSUQSSxCYOBeJZVqOI6JE7sr42h3LZokjNfevFgHl8RuU+jXSdLhYuDRYGS6KS9Qgo56AYheP",
-	"4tqHuiCYBSZ7EMImkbRj3AHv46CmcFim+eRq5K0gsQMpiRt239gSGZp4BApdqv6MItl0XWqZjnoyn2ND",
-	"NILBVOY5AmaHwguJcuZJ2B/bEqUvxEH48luHYJNOa5op4eRVz3KZnlF+AjZWzLoHP54dLrwwX6tiGGc4",
-	"MP+/X6/7YI6aJDmpQORl7AJr7N6sczUiNE2NwLMFhY0P2S65zHwsbMCkcQ/SscuyuPtHyM8KkjvnP3YQ",
-	"a1SD9mrkoEh4P0VS1tEkEZYe1mnCjI2MO2apPmwZF1fksH5A4pPrs9OLm9vXF28ublzs0qLi4E3jqVJc",
-	"HGzNTGYioxRAidu9YRs1KzSMXUEVmA8E2qJLD6qdMUV41k6HCUuq0O0JI2aJc56oLsRiExLbx1zY2k4t",
-	"hywfNhDjdqEGecn8l22/sOs2NdGyKBu85IwVwm1FpAL384tE/ZP/Hh/NWtEZtbpFhAO4NCjKM0p3MsY9",
-	"AMYk2DKFrWVDu0ImaI3FwcjiGjmeiEzaTCSJgQyH6/EpBS7+jnYVtvk+tOWDZvm4hjHGimXJWZ/y1L4W",
-	"hFxWUBZd3Py52UctHDuKk0IMHGDnKyEGPnw93vszvOxEJOxTXD0i0DIDdeDw2L2EpdxcyMxM/w4+Nho2",
-	"Zp/AJWapupRnMPozO8hgOTB+7MPeOPY4CCPvkhORObAIu/4II5iHROQQcwy4iPA2zHaC4iG/zXixmj5y",
-	"+xjSvXaoesQttMRxu80GWpHYB9Pb491f2DjeiC0GQ9po+WM+i1/YeLOVQCA2PlM5EIqsolFr/LhVYsF5",
-	"+mQXKizGZuDzjaz8J/4XW/Kch9qMB48DAQw1cAEF8K2RSRm4Wk7BO4OgIJNUrkvyio3apBoHXDwARuTd",
-	"oWRqLWCBGx7iJEBfwVj5lhD6Cnvk9y+hwO0RvA2nZ2+uLm/O3p78dnvx9vbq+vKn67Nmkbvh2BvD1ibk",
-	"JZoPEtXQyiCHmXk5nuAOtXDedbaWs7DuMU0RQZSvSxwFdmFE4uPX12fHp7/dXjSb7741ToiZO8ct0E60",
-	"U1yfRwKSH6xvq/9y9tvt9Vk5FOz0NjJSFODRLBq3rQQwjsbaQPBXeuq83ZpP7ZvdjsHb/f15BnXAEvVB",
-	"HS3yYMcKdbp5zhZV/JriN5ICB+zMROw74EnNyt1F8Hit1wmNsxm5Oj3/avvaNoJ+1WX6R/cSVnb4nqyT",
-	"zY5w28z2LTSzTUJyPc/utFZ+arwMzT+aLINZDSJrqf40+7CgRa1G4lR0RUz6Q6VJwgDKAFKpV29/MtZo",
-	"8/1PEOPUpC+UJgevvie/8B+PSDxiLcU1s79sIRV4S4l0qBmA8FdUlby7fn0EeFUKL8NYNCBXwX+lSCGS",
-	"RdtGOtRIjCzpAoJypOKeqkeiipj3geR0cFia9Qcp1cw+hxJ3j3HDBRYZRunMBfGR/S8GizXXqfm3xCKl",
-	"lGcsnO7+QT0Y35G5iedxv8BOvSUXbv/gr2bhauRKMvMmg7484xwH83Yh/aPiZO8YGxCNM+6xMRkh1TlE",
-	"S0E5DDPNUyKZbxV8MoVgO/vyrbyR6Jy9/Tt42JN36j1AnWwjaM8cV/bra6ZbTcNMGu32yrn9dTTp82we",
-	"TmMotNaH1hje1VYtEmzFC76ZSMRGhLalUCrIwkZY+ZLnFI9siDE18p1kVEoxQjM7IW3Rbxl9UKFpimK+",
-	"J9KkWl4ueRJO+zNARl46qMiC0oAF4Xb2s8Ag4cuLZKeUfWk45OabEhDIVZ7v3MdZQ8izjpsYRZ8mLIjD",
-	"OYNh1mDc95sZjGOxsc4iEHf5js8GgY5PrAlGvxCKyqqzxop32Vk2xhPs0ib88hx2/gqjR4ND2EkkdEwq",
-	"725OoC8VSMeO7AmLJvKVxsKCigQxnLkR8dpzKfrlCw+K/+ELP2fojMqUr2PwN+JxQ59Cfi0xeLNhv8Vk",
-	"VAxuYJ9QWG0DMLEVpGE34iylSlv4q/wiCIUsCyZLjgFvTWnyMrCKG5YewQycdAVTwCwoeVfSPuFZwj5G",
-	"ZNTj7Z6xeCXkuNlHz2E3VKxGcNZEMjVMtQIwCy3NwCDwAzfEupsDx9N+ZGshbYAdoDP/FUce1C3uM01r",
-	"WmiaxhHpiDQVI9sXDfd0RvajAXJfPgQgNzyGG68zDx62rTPfguUuUTYe2FAvVEECBXZlweB5QNX4lEVn",
-	"47vh53vOl51do/dO2X5ezBvXyHFY0+wLmgMjERg1gT4zFe07kPEU3G1bFk1arC36NmRilUbw+4eV0BRm",
-	"62ZVGlvFr4LVfUBRzZOUywRD/MmO+jPVzQQjmeefX1hATOHKpeOSYhlfMAhKTQsJrcKQFHBckqBR7YpO",
-	"gkFuy2++1vKbYl0tGEp9keneU9XWPPz528KZb7BwZqKyoVhFwAIkAluUjcXalEBhb0FfuhouCBNg+6mL",
-	"uFfszmIfudI861oDPO8XqkYO92j1Ypg11S58GXOdPKMThTvR7IqfObzTk17x1G3RdXMzKlg5M0Ifku9K",
-	"1mGSZe1Sf/brFiBTh2pWkdG2kGhbSLQtJAoKidoFf2a2DzmRkgglks9rPqCOqNT9KnM4F3McoI9YYDPI",
-	"StzEvGMjICsI6ARgrxf4Ayyw921rfIuTiUkFNEy4CB5ZCXCXMl0FJXTHBvoo7ObNjO9Cx8qjva7Ba50P",
-	"5v84h3VJSP/p1YfUdfnqr7TSbhW3jbNbwIVHYfuvRdQ9HON/+sTORvr/JnH8SxLJZQWOjxVnzwjTf8no",
-	"2LYYcovs/6yR/ZeVqxtIQwBYQCJGmfHVZhe1ICakFiMqEavF/YS0hu07pknlFTRi93k21Kw6BciyNomG",
-	"+JUBRA0mjhFHDAm3wCgl1NUaeDiBHCGUxGfXx83Sgj83r/UbffPE3iDpFKWeve4NSzi9wUjE5PXTIYrS",
-	"EFFoOl6dnk9YgSf4nN1TrgZCcRdemSdY7E/CX2yD+l8RDsv+EnM/gzP2XM1VJ5qMnLo6Pf8sIjUvVp6H",
-	"2bwrWQbYDB0p+lgUYxEV8shuGKlNqKZHUC+tbK2MLedL2BEZKsj++nRxQICC7mKhnnCdonlO1jdfh6eV",
-	"qE9iSG6F3hZ8anN1z1Y4rMfvDponNh1kXIhVvwAHPRRTqwOcb8DynA8Jvha59oUDfG/l5xbd+1vnfAI4",
-	"8DXJ6ofigJfGSMuFtJGfs0X0GfaRF2Fqp9rOAb7MoXYb5/IJbc5ZQtnMa/2m5sHaRCWs7Cnis43nCct/",
-	"DNmQJaDKLJzbeJvC2ZqfTyTPYJuuR5xZEL/NirPlmQyKGZvnymKwTDJnojnvCYgMtswEWym7zeYsYiaY",
-	"I2E2HIt8CENBcJ8tO8GXyU5Q3HAPZyZYysBGyPJyvbMma3vLNrDVBd8s20DoMS/DNLDQFl8P38BsWxyb",
-	"c+YCYpjzNFTGXE7NJgRJLd129q0JLvfVpinLEiqxCwhb2bcwdqvB2NlVf74odnaA27qtLYjdc5C+Tkrl",
-	"3YehiLWH6QHgdUZCTnIyzA1PMBd5pdrF/YphVLRzET6UVBwzSyY0b7Oc5MEYgSypFiMamw1FhJFNXgYV",
-	"NHOyVmhDa9pEWz62ooVkajlXf5F5WK0ZBKjsVsHI1nPDFUFuCsFjhLlZCpVjE3Gb4lg2HrkpPG4bu9mi",
-	"fSwRikEIoCQUSZ6Z13y1zhIwFPKKZclua5jezav6agtp2aNcYseOVHQQ1nO6ezeUkBCKsR8YMYJcUtUa",
-	"uZ7kmDKiE9uKpkUq/pInVtWg3ljw5AjJ4Y2JrO74YMCSIws3YTTeu8yY2TFEXRJRBu+EsxxRbPAyKocr",
-	"8i/Ic204I/jjML3DV76Zaotm+IyVsEIONjUGNUz14vziNsCx5Vv/IgosbEIyK7USywX7nJykEdG3G0hM",
-	"IhbnTAP/7aONcXzAXDMch/AZgDqnEP5wsA7bD6L3y8HxPRa6bv8h0HWwcE9gyJrHbA3YrQG7jAHrzrKX",
-	"bvjBA+zWQHDMSRQe1g+R5jLOoWJjCz+fibwRYYIXFilIiRorzfo5Cu1jJNz89BOsw4ZsObj3CTxmJUtu",
-	"f70jmGe7wQXEBvPnwOTMO6H+um331tbse7ZmH55Db/fNEIUTlh5igj881xWKoIJht/enDSZ+2vNhxz32",
-	"cWCMhrUBwvs7z7Ly8IEw/+OAvGo1e+8MJ3JFda/ElIuRxFhpKrWD3Est0jgl727Od/9KWmPt6JX7VN55",
-	"KOSBGbbqMabJQIqupH1FKmcf2yytAmEJ0QJLGDhEEuBmRz5VxnUEFNOzbMDWBIR2wjp0mOqdRoeminm7",
-	"ryVEymi282kJW86YoXttdb+wBddfuETv7UnzfQRoNVKMoDU6JzwOialzwhOaJCxpkJgnEfgHb2mfRSm1",
-	"/wBfJbJb+lhH7Um48/CTtwijPUkVHZNBOrSQsiId9pE7u880TaimsA8rSkjNkmqtEFvBJ8QEZ9iyFTRu",
-	"QkVfrAg017B82nFEWIr8Li4j4ZHhzVGIPfoPsIvDtTGEruIjwvoDPfYbxOwNcsLSVOH2BLJVCEL9LY5I",
-	"/Bfzf7vm//4jjoimLXP7k2sIcA0k6/CPDjgnfhETJTD8ZYyXYN+ye5oOIXCle6xfI00tGe0DhCqgypnz",
-	"B3vYhvGopi2q4NUCEjhpUd3uIUvAflSv180uUBFG97hWRIwy+H0EFUNmCsa6kjRTKMTMoNsiyxj+NeqZ",
-	"0wc58hRqslybujoypwhp0cN3YqN6gH9n5mtMOq5Ji3VphvE/OgEqBCmVZGi2c7HBv0/HHl4QiH14Rigi",
-	"4uM0ty3l28LLzx0cwhOZ736qyEnzfWAt5IryAb5TUSNPWAQLYNUO6z8ExLXBScZYfo8qQrNxCdBXTiWd",
-	"Y4KZH2Ybcatw+M6t2hDI2U2eSChkbvNEhStwRPy5bSxkW3z3tBBnD3AzHo5oNuFmbLHMlg1zd5l+uKR6",
-	"RvhlC+M82wq4LXLZc0Yumy8uHxmgHq4jmLLA7EE+wEeaPRsKQSMd6GciHllZNG2ts20I+XkziD7EuJvH",
-	"F/rgGDIPw8dPGDf21QEPjxpvsE14QS1B7iwG5QQTHICRsWM/7BwnlLwW98y89Q87yIL4hZIBNoB73GPB",
-	"JQm2DEqG5XvmDi1GOtC+WBHS/qs19uzb5rqqW0WqSd9Y+5bO8kvmGXRbePP1Gu5J25KNrQ29kX7xvKSN",
-	"BnL58Qb1oqjl0/FZz9ZEj+KW3qAyelpC4i017pYad0uNu1VcX6zimlWL/WDdNbPLZob6WoJOF/iaVMiR",
-	"Chknz4o6kGxAJVPVovTtCGnF0H69Hnghxb4YNc7aPSkyMVTp2CbYbUgccv5BrYQY6rboY3Hkd98F0X2O",
-	"MKejHkN2JQzpW8Y9qrA3J4InEt7x2UHzFWYPa999R87M09A58G5DBWjgg1EEIfqphp/I1n+6ay8SBZRM",
-	"jiS+av7gGWEfaVunY6gmER0S4xDiiMS2NSgmlYWshA0Se9JBW2XKUV3FHajNj0nFgXARYAtDL0ZpYR5h",
-	"W5fsSKEDiib5T1usIyQjVKlh36yUGrbbTKkGzhD0rO36lcPMzC2a8DQH1FJGW9QCCRUe/v64iwqco+7V",
-	"u3dqlJqZPap280PgLXU5EW4TnmoA/VAZM0oPKmB4hgVC9oaSWcotcc8kXF0jwDmXcMSFERkZDOXAWAoe",
-	"S7xF23ddCR7hH6JFKvHVZfOGLD5De3+IloqrToG3LflDsF52Zbl2FWLhhj+sH0ysijlAHSkyTYZZypQi",
-	"MTWq+YpKY1fC9jKHEAzM/CD5zc8VUX2apl7PD/CHwcHh/T5LOGxfCpM1O5bKLuKny2GGBxnpKXD9j9tt",
-	"NtAlrH2bBURvDdO7n6Yh0Tdl/T4RY/aPwayeCHO4+MhF3W5XUpizz5KGNQjzcrxlxRkw1uViCc6GP99m",
-	"e6JK6Eew1SyLJQreEkmxpdfeBuKfhC55FpFrSJp6/PlojI/Xwyq8JIfwN8OfuqXs3VL2bil7Syl7l3Hv",
-	"AifW2BngYJlVXKqveFNMG8sZ7vPRhazDbsZp7OQpyOMOz7jqWUwJwrN2OkxYQiqIgtzjSgsJgJx3bKCr",
-	"jcC8MYa5LTVDTiLjNUBGLv7p7IbUajUY3t6ff4jWRfIp9v4C1zXyToE3oYUZQGJteAx85iCYcDZTYYZp",
-	"HEFBlHFljQsoabZOqx0c0GXj2IEdykX2s3kDXw74shn8z6K1+XikfdA2FrmNRW44FulF21wZ/ohwpJfK",
-	"0UoYzDb+iDjAo55IXQuA7QcLojWVa37PZOS+UUze8zZ7oXyjUbWGgb4grGhmR7M280ESCThDROA9jDxt",
-	"i34fIJvByw26jQCyB2Wui6y1xgBSDOEdSNH0IRPFXNQHr4K+b4hLgVZTUC0su0z5mgvoboDHjXib1chx",
-	"INkH6JOThLMEYkD0jmVGG9Mu5ZmDhaYtMdREj4SL3njsI/bRxp9qJMakj7mL7fByIT4bDLKdc6DIJuKj",
-	"CtUJDGlOYBR6L6ph6K7hI4zZGGOxGA2LplqxcBgjMUwTXCkzDvO8Aq7TvIfbC11r/RH0SIag0uYJEVHc",
-	"bAHbSjFULOcDrEIQEbSymbtZYRvcdEE9iPDm+Ic18sbMTfdoBj+Fr+fE+DDGYS1kvKUNhwZ9LCPJzbJE",
-	"iwKBuvj64ORg64wfLbUZTgyTGwsGcofTkZYaOc7M84xUZgkZpMCrb/etZB1j7ddIxZhHYfRx2Whp7GKw",
-	"DXMy8K7BMkUW7HYgpJ5IBuTxZTepILpcq5LpCDFVE4sCJ9f9Gq9hqWJ4UPuMZnbRaGb955TRe0aU6Icb",
-	"FB9ZunYbjYXioZwyoJ5TJa61W+bGNA/W/bSVYbu2mA9PZmI9MhwSni5jQOTg2Sm+hf16vW52mF/RQ/hT",
-	"Ma2O9U7DbLfvd/cPduv7N/V6A/73XzvRjhFiO40fvq9/moqsTKqeg1f1CTzA1lCTw7qXI17a58oA9eZA",
-	"ChSfPaqMv1w/wv51yTI2MpbGPjllbQa8tGac1Rp5S/uMdIxtNaFvFdMkFP4A5wrjm5bza4r3LNLJYqgt",
-	"qe4ctYjyfFpvZUKD7joqJGbBIMCaTav6apM6EhYTERa6kBycDDMVBfI3FFwqnJXfv+4ovesQngjLmy2K",
-	"gApcOXdB+XZ8hM6E6i4Mix+F0ZKB4Bl02RKu1xSqX9twpva4a5DeKrYFZ8Ltk9+/riaNJjiaNPSCrb9u",
-	"Nt0q4dgW2lDrorp4UAzWBTnnxmK/uabeRwZbu0yvx1VYHBb92by9Z9UqvIRnsG0W3jYLP+dm4YfI9s2F",
-	"aSeFuWRdrrT01sZWbK+GxXAdrt8XjssQzqXJtOZZd0tUtJW8X6rkDUUbUXY/fxWYDY8WOhuKGpcJEIRz",
-	"eGoch8eKsm2UeAvr8LxhHVaRbqUYD+ENbtcL+GBpj9Xen8AueyPuWPZpdouSMS9/fXkyxZpsDMrXjMqM",
-	"SZJLU4LkttDdULPpyj+DuipKYmwWpa2UXQXWqH1BsRHH8enFqVlfc0sXqYOuSFJJeNK4Y+MjwpJE0V2Z",
-	"dNq7B/WDAyO5z5KDV6/2f2jybkb1ULKD+kG96uCBO5KpHlE866Zsd6iM598zQ826LPYpW8XBso0TYc54",
-	"7CdAysdMPsWejn+Cb78wehueRPMan4nogvCYYG0K5rkx5scO+TRgmC7wQheeWjmlmhKzc7tmt1YxLQB8",
-	"zxjNhxdeI8fFByGtn2CYL4CpjkllBA6EH3BkRxvZR0K6xK009F8d1uvY3cvoPQuehwMwa3dEDvfrJL48",
-	"Pz+7vv3p8u1ZDJ2vjlc754iC1mDA3gXv4GrYSnm7kd/yhSLabFtHwu0kHcynRoyYxfaohnFcwu7kiLys",
-	"I8Iw1G3APy18LU0SyZSa1u3mXOC2PrObf2W1fulP2ubgmezYPhc2k388PmBWtssV1mOVyPRZsXUvrLhF",
-	"/SkLyMgnEH5pu8d2T0SmpUgXYvuai92127TzAzT9/hLP+Elkn09PG7XM5P1smk8j64kUQpNK/Kf543Yo",
-	"009xteFY+D0PnvkPtMgqnjAS79EB37vfjyNCsVDm3fVrR4GNeeouv2cZSniu2uKeSbNZhzLdaezs7RQt",
-	"hkm1Wik7EjrsDcXtXw2tiY+aZcaBUeDwPNt5G/ODm/eFxs60BfK8Rw6Wltr70xLMXCSf9mojlqa7d5kY",
-	"ZXvCvLXdgiraxQnNDd0p2mc53j0WSbmhAfeiTDmTrnwuFeKuRm6KFgGOzCtDHF6DcPi+Y34drFfZPOKC",
-	"mrXleXhzVSMnl9fNBgBCC8m7PCuNtx2H827CtN/YSR0PBixLwH5dTWseuwEiIcRGAZVmD3+WJnPvbEIR",
-	"HUM/t9NEu8dpKka7l7Bwi6Q5/tT+En5of7dVUV9I3OtL0TqXZr8XzWaCA89FUaUoer5YhbNIbA9YxpPd",
-	"tsig1mlxrmWewAZXCnhkLgcsuzglJ8iX4cc3fr4SHEd8UliHrcTeSuytxH4WEhvlSUFMfWsi2ou0XRv1",
-	"XK9djfXEatjp8I+EWqO1+ixldR5whQ6uL8rUnjX2rdTeSu2vU2ofvj+5KJEg34Klnc96dobp2OY/wvD+",
-	"rHzHHRvb6LAQHfLzrzfmX2YulViPBw2CquLwvs134ZK//DHScUTOktPmMeSImgevvo9IfMeTmFBi00nm",
-	"G/PPP0Z3ZupQBkDiP0Z3McHjFZGYDpMYHo3TjMwVmcjaLM7BzeBvwrIE6sqrDRKnyeD2vh1P5nA8OEEx",
-	"Y4PTisyj9e19+9YIVjPM9ye7P182z8jPvzZtQ5watuIgAYRKioJcw9RIFAzIpbcwHZN37mnRZbpn5gIA",
-	"pASK7PF9o4OI6Hai9Qdra9UgMc+gCfQWnhCTymF9vxrlH+cTvLVh/jgi8TADLR5+W7Bi4uAOMH8A6VPC",
-	"pgjwTQO/n5n+z83Lt8ZV5TS1tj+0OPaHSpMWI0aK0LY+sj8O32GeUBtIfk81bqY+1XCzI1gl+FU2JnFb",
-	"cp2/fOxgzQRh7jga9T/MjODVQiThIuCeiMwtJlfjNmEZRxDCzL6MrshY9QjamqHn0+dHzBtKlOvb2YQR",
-	"Mi9NVp4EQ32d6++1WBnrz4TlA/xMubBwAPOzYTPTWRuybrZZspVMI5CCD6i9gd9NF+B8GZV7qPZxF2HK",
-	"2pW5fLkWl1PJX5FllfCk5sTSTCc4Ee1h36j62Jg3I9ZqfBjW6y/bPaE0/Is17L3tF/4B+G1MJFMihXoO",
-	"QSqUAKWphQAxNwnwE0j8v7w8jqveFDH3eaEQwwlULVekTxOWJ/PtRaAO3b8dJkbArBw5SIs7Nlakbfx6",
-	"LOppWxRYIQEaJCNYmSJZyqhijjiYZmQ46EqasIh0zapznSNxWBgTBxkrpEf4sBUiRjlnxNowfpQ5lsJh",
-	"jYCcRNuhw++ZhwSpxAVx2yADcPkj0qcfd2mX/e1lvR77AqVCxX6DUGBKAfpr2tHGbCNSYDVElUhGgckZ",
-	"VbYZiB11+Hys/lG8mylE+g3CDI7aFW8NvQH25iUBiDnRirLYBFoJpzw5tZtv2kyY3qiu9yLfNzzxiPgD",
-	"Yy14QHy/RXcmdXrYTNoRsk/1TmNnOOTJzkOg8R9R2Z/w5C+rmQynF6d+uWbYCqcXp/48fwHWwrbfYNP9",
-	"Bl95oCb3tV8ov/EVKNhF+hUrGlHjoQYbQrzcOcKhJDRSZbY5gcKscPawCHXEWhuI03y2Oc+yMv4Y3anF",
-	"ZkYutUFFQ7PYz7/+QppMI/A0FpUaAR+4xbU/Rjp2kKZjAhGOlLckleOtUi1Vqj+P7tS3p03/GN3tKqZX",
-	"1Kg///pLk81UpnZ3bvXoVo9u9ejT6VF77L4BxQlh4Dk5D9uQErdtwJhUsDeFDBWLyCunb6q2dwSD1RgL",
-	"Fx1Cw+CGjaFuOlH9GbsvcPe8hSV9xpltGOC8kO8xJmS2sd5tGvxbTYMXU6RfUTwWRON0S8NMnwnzf3mA",
-	"Nhfc0Cz2TnLLPtYoZJ1bQvdCIV9IpVr3xLZP7eb5ByDlJF1JLaJvWUMkXFLJRAjCDB9Wa6v37R2Rw/qh",
-	"TaciW4XXzrYJ8atUVoXSLHiPj9VX0eq9hRvPauLEFqY07ZveKrtt+99WM66UrhRWcnwtuhERpvb+TLnS",
-	"87Wi4t2MJST+kWsMLiFN9WuuAsEKgFaWFE8Xwo9G+9iee/MsRSoInssSLNLaP/r/2Xv35rZtbl/4q2D8",
-	"7plIbylZviTdladzxtt2UudJY9dy08vTnBAiIQsxRfAhQMvanXz3M1gLIEHdLMVW4rjoP40pEgRAYK31",
-	"w7r8zBkg8DWLjKUSfYFQuJ4niWwGpF/wRFVBXVIJ/XyfG0pJ08VGOFWCwJ461ntkmGyu2aRNDt3+NdxK",
-	"+qg1A/1pGBbWh3rwcJxY40HNmeI53kD6NL5iTSLRpyl1D61rFtqD2gGVLneIqiuWG8s+bSoIr3C2SmA1",
-	"VIek+rksF7ecSXLNWKaxqcgmsye3VJGRsDDVFCYDCjU4ooVKBW7xMWREdCbMDE0PwFTPr/tkRV4fHPpm",
-	"H+TctVqEj/X0dbYXei70+jMU7bj8F3QjwZEt7sGI3vJRMdrq7u7sf7//33sv9r8H7nG8uFN2iaeKXVk+",
-	"+c2dCN9EaxSpXCZJFhkxZo+byniw5PxJsT8p9ifFX+ykeEqTk0a5jwluZKJ38j/BBaswBm9hfaacxswU",
-	"D5pB/LVD5Z1O/VQZo67KiHHScG9AFnPbnAQDad6Z80uRj1os1W/TNhEcMXzQ2uDHIk+7nKlBF2S+7EJ9",
-	"hC7c0NI3dOsd/qCb+KvodHZfzPnhx3a7HTYPQGUbDF6rkYFWRaVdwFyFRNyKeVzEE/TZNi5eHpEX3+//",
-	"EBDJsBQF2Wvvwnfab++095pdiMg2FLBAivTrxRtTg6oqsorTZu8rX16bhjAg4Zzx6MvqtvxnIVn+IeMQ",
-	"C187ofgQM0V5IoH0ORLYHs7ABx47f0gW5Uw5F6iU2nDE+Prpa9i10k1+Q5MCSKdtFDomGdiQdhvMX9J4",
-	"wdoy/BKQSmBD5GEbsDQmRabttURcyQOC5z84ec4XaqicRmCkAq2jLTMbFmr0QYoij3QHgd7+KtUW+Ar5",
-	"CUUqiywTuWLxh/onmB6KcwluDEmD4rCMWRkg4SqQZsPhVjBzkgWlitBUr4L5uzOnYnAbLiI3A4RKe1bm",
-	"vKT55J04eFD1pRIHblvj8bil7edWkSdGTK1uO0Jnv1ISgXn38vwBV377g7ZvJYPAu5Y2coCG8sy6lkhj",
-	"jkH0raZWjoC/ajGN8gm8WlsRU2didSrlebXWAem2eGqLIIOJdOCWQa4OVPZIeHh+CqTab88uPxy+eXP2",
-	"myEXn+Ug/tn0eV1Zvz6l8Ca9HjgKTxH8tSsT93B1nqXJ5DFz/tYPf0flFpgndO4obW72Y0vvR2NuOKJg",
-	"m6c3HKNLl7OrO/eRlHGwYLXZkCltmloTNHUN3a8mMk6dMX3bYqMaiRcdXnSsJDoylsbASFzbBKsKDhqP",
-	"eLpIbiyi/z4xbNhuGEjC0+vAkD1/T2I6AepoqsiIXjN0NJkK0NTIN3NaoDsSmuw/pKMx0BIq8YyHUGpA",
-	"Y11gpdR3IVosqfqGkDcARkwjFY5fh0YJa3bNCUFaPscl0nmzGDvIVa0pyBzUZhVKO0wFtGLpBxKe/Hx4",
-	"+ubD6dsPv/ZOwjY5RPcU2e3URKa20MyXwdaed+AaZDJSPT8BIOAyl3F/9wcSXhxeniBH5Mlx2PxiMhST",
-	"JyvZs7WZBPvqBUfwwtWg8c4G3r+MNQLummEl9mL2S4nZfzwZBC5A8IcnCaNXBVsiz6dYIFCytjmu4a21",
-	"Jf4CSxFoxVAPJEyxWY1wCq6O9LqSPjsdEp6+fXd6eXh5evbWhP/ZQ3Uttr6YdENbtSbdPpNcpyaX9mdn",
-	"4cKQD3jR8ZVEx7fPcYVLCMJ43AW74vavnmkbhHY/EXDXtj+G62iu4TPPJFhi4DHgud3H4NzB0lJmI0tk",
-	"W7dlG9DtBj0uY5F5jnaaa7gNcsYIvaIcPXf6llSBW82E+cCEkERcYVARNsNjaBN8p2BoinEKhZ1SbVP2",
-	"9atH4obFpAEWXkng3OxiINRAG6D6ETnk2RfGtzj1eJy0SckFE+Al17ciuTorSK4jkQ4SHqlHK+r0mivh",
-	"4NpGjtm0W58Da+dx+72CE/gSnVq3rW6xTULY/xB5iAfvEBHQnxBaiYgG0j5tG0y3jY80q+QKuPBM6v9D",
-	"s2XkIjQGYHRMJzNSqE3eiDHDojT4HNR4qwndUtDqd6EklUvkLbxL43Ett4CpEMr+sTG2n9DoWn4xEYc8",
-	"ZfcVcQ+PV7FHX4frEN+9DKdelp8/qAKI7Rf0gvybEeSfB3fXlv9PBx8fIeMRrYQfCP211YdI2AcUwJ9p",
-	"JYv+9s3udhkcVZnLC50qQyG19D3LWEr+h8Za9O+2O+TQNuEE6JOyXdcFbE4s8Tw15LE5OM1ZxDMIpTFn",
-	"p2g4D6kc2qgsMI5tk1YH0TQWIyJporq6NS3o1QSUXCiHdPf5i/8KyUAkiRizWCs7KN/Gbknvp8PW7vMX",
-	"1mmMb2uonI8ggknfn7ciKlncxAQB/YqwTUIYWmh7CVNwlFAp9dgCEvIR1T9D2B29ZjE5f/uKNKwzfBvL",
-	"wWz/7YYVHYmYfdqGdttZeqW15WFaZhaWIy710m6nU5XRDfE+GQZkPOTR0MlPiIYsuj6A+EWjmGWFUMrI",
-	"LPxU+Juy4V7VCYg54cbHNJgoGMZVAfFEbD9sGSUQzA0AkCR0FUmCRcLCgChBaDrRXWwcnV30SPj/h80D",
-	"whUxBe6UGNMcTY+rRPRpQvIyPmvdjAa9ZnHJlqv1geDIMqWZrFsQbV43FwVB2Ru8snyQtL6H/4TmPG31",
-	"LzmzSyG/Cfao2Z9P+lt/YwFfrhpcN2Ke8Rz0311pAQtV7cNHdG1qOJWpASt5BTPD0auVQbHUjOjCewPi",
-	"tBUQ0MbIbgItPJMEeAd+vThtBiTKOZRAD4iexxLjljkQ57kY8ARehymMsP/MbpSKJ4lVlQGRAntUM1LK",
-	"wmjgNeDK1pSFHlmgCWpWDdlIsuSGyeY3r12rb/e41avTzwVSGb90pG/xGvafFcr7NSR7beN8c6J9TgbG",
-	"UhFv0t2skMV0EhtMgqd71Jg+sktC/eqQNPoa8UE5TXzfW305ICyRbDr/nI5YMyBhkSe158asr2cGABNL",
-	"iWTKIDwD3ZxbE3El3Pva5K0wUJFLzBHX8BSTS8rHdLdTYVLIy8wQjens6GyJbxxcLW/7Wxf++FVnBf/G",
-	"UsC/mLowI1ugKnA1ei3htcSmtURdbn5bmgL4h6LJNsupLHLcsAsCNHMqmTS1MKhSLI3ZdNkTeyzIZelg",
-	"bwANEp6blY/JZ/Z3BmGNTRSbxtVlbwJQAj1jIYmFfjmNhgHhWCNlpp6Isd6x2oq230mDjTI1KSkWcpMp",
-	"mrI5cZApgcPZyu8FYN/xQsHY0LEVmmnrjmiqVdSsCIZen7Ncbizy8QS/2FdKCTRvf8OlWuZQgkXjQwC+",
-	"lOfopcj7PI5Z6qMeJ3b1EUoy2IekP0FT0ZHQh1bWbAV3uXisWGrD1r7LvVP+AgID3lWXGVvvwd8jJ1Kx",
-	"UUuxUZZQxRbnz1wwGrfQp2/vJXLIs8x1xhgKGW0VK5LRK55SxeJ5Tve7RVz5mm7OaLwgS6YH3b8se7/J",
-	"JGTzkrtEjk9m+TrS5pGmsuAGqzaNs/mrZXtX/tuc3VzfHmY3372N6xQVYpxWPasnux3M9BwCGvWmQ79p",
-	"+OrkkszIj3CDm93d5ksrj51pMaUF5w0jjRA8lE3wnKTlxQFNpL5avrgsBwbFOVxMqp/YcgGoAZx9IRJG",
-	"05UKfK2fkTdTyKzHaB4NuzauijkfBv22usNEizrKU4lGsGK3KiARlazFU6m1ix5MMlk02P9sTVU6e8PS",
-	"K720dzodKHJW/v05vBf2+/VErjabcmjf5BMOvYxeJVN548J5UdbhPQTlOOeKLUx8s93fEPizzWPS21oY",
-	"cOfBO7E0otDcY6NEp6DgG1NY7a59Vt7nSyR7+PjFggJhyRJayqfF4mkKK9oH2mbVzwWL3B7M3yHCQNBM",
-	"G5h3ptHU472JSLV8q1uUGHLGE0gNYjcMC9e6tYALCWnWpBEzsMP0NYw/Q7OsS9COIzyVitG4eV/rc5FQ",
-	"xVE6QnVDOSuYfOQPrL6SxPkHZqzgiruXkMHN8TBCJpgPWw8TKaCGpZyBpbDlnUoLVU3KGuOh9RTkLMuZ",
-	"ZCmmFBIJLJbUljcGL3Ot9rbiIxaUFRmpK56eSYzJnQTlI1w1D0h4Omi9FSlrQUHn0Ibmll7dvc5+6fCl",
-	"UItzQ6D5iql7iazNUhk+uK03jep8EehNF4F+pGL58UnZV0ytJGLvDzPnZQFqW2yeAbYpawmT3+5vLW0O",
-	"t2IC3NcqZ/oZssybgI/VBPS5bmvnSGcJje5ncqKE2RSu3Y4L3NtLWEuPRAZWZo10ZRrg8lQJNz5lY/DU",
-	"9veBEeqXPas7EtnEn9M9fZH5CEGw3T/3w8G2lY3JpSxn2iJcLJUuWKqXUM0/6IRn0FGWMEx4ATB7fvwS",
-	"BQ/88fYVaew875A4402MWQsPoV5gSLKcDXS7GBK9naUaUN+wvB5qnMWDsE3ORlwpFtu3DThLYkkUvWYk",
-	"ZgNaJEp2nezew5iSN+KGaZ2A5XTwKPCvrR42cKL//GuLKAEVBoE9xDkjRFYncnRycdn6448//mh19H87",
-	"QS0E+5m07AHgJW0siA6HMEAxj25MNgOSiCsRkEgkoshL+jOqRM6ZYRsN//2vkz/eh0Apwmg0JOHff5dx",
-	"OyOmqJ769r9O/vj0aVOOcrNEHrPxfY5ddKzv9aztLB7UX2ru+5nFnF6iW3r6/jn+6q1yLd/ZWnXnbDtz",
-	"g79z2IcsJhm9Yt1yn+ktdufG8oe/T9ryf0qGfIq1b61a2mRok62TEImYLU8jMmk2OZNFopDdqUbaAuwH",
-	"XRJCXd8wsAUT4pA03PoJhyqExJ2MSqj5IPKy6kFIGlUVBGz0glEpUqQFmrl8JGIWHtQPjw2/JYRS6ddW",
-	"5Dah+eVDf/IBr4aGC6e6Rw6B7tGQXdo8I+DIJlyRVIwPzGm3VbP9Cao+kSaTgKRMK28bkNomxzkdGA6G",
-	"VOhJK9LY8O8YfqPpICJTlIlCXP1RLqLrgchj0qeS7e2SRnhq5uJNCKH1O3qiz/DfnTAgw0k2ZKm0hEbN",
-	"NvlN5NcSPperdknDYQNvA1eW+3sImVoBcnDb5KmcIW9pMF11BH0FLp/PXfQ9AZFDSB4obajaStLS/aD6",
-	"rZpt5N8wLgecwpSEKpwmDNLDVVMsR+jKnMPXSU4oVH1GNwfmbIHlVuuTbbJMWqYpTSaKRzIgRZoAR86Q",
-	"kfBXyfLW4RVLFdQuoSTK6TjBstRQ9rRIB0WesHyt1C/cpg6r5Lr2x7upOiirRs29oaCkVqFPYpnSdxcQ",
-	"HLZJp4U7lgsQR+sc+XnWog0aI8HWO1Biy5/S90wvmCef+Vbqd1i+E5AMzna2Kt5d3PN0dFW/aKG23u/s",
-	"G/3siPQ2+Q106/+5YblGQz/uhYFJewUiWjcbba/dqRPEmRJLRoZaAVwrktEmR3enu1Y8lSJmWoZKyRTp",
-	"F9E1U6TxwpXhARkPBahTKq9NsYYF0lL/dFhjvoPAXcMhMKaSYG6HyaHjeUmoWCtBfXJx2JtbdPCKKfer",
-	"wCSdA2h5ABk8a2i5X8J8rHL+uyTcDUnDAP4mXEfFY+qF1b7JAQn3Queeuz91zSyA/OZmmZhXpHpYkN0X",
-	"E375uyLRsEivAw2mx9pICUXGUlieVSPhophoM7JaZLQZ1lZ3N9hiaTHa6v57N9h7P4f7+W71skEUiuYP",
-	"ljwpjRR3UqsiQ/a7efD5IHWjlj+AWYmPQ8j/D3x4XCmN87evmuuLeHnjRfzXFPG9m3+UiA//KjqdvaiU",
-	"4bJb3Qc/sbCSdq97Z2/1Q0fHh5eHX1fEy5ur725HyYpi3t7tRb0X9ZsQ9b1364l6V3ybA/iFJ3D1GEk4",
-	"/C4PxE3hM0lkSjM5FAp8LjQlVCkaDUcsVXBQFRM6UAyrHaKLZ55Uj8U4TQSNS7n93BHbzfrpTeiOwTr6",
-	"zfNG/zygklhyLNQIlRZlzjAqAfZMlq3XToqarsKjSWL0nmTdqqgF6bMhT2OwgcvyF5TcsLTQff+Nt17y",
-	"JvqlynlDHSTGaZucqtqhUnnL4gMl0jBnRpKwW6RRbBrdvuQ4rKSHNSV2zWy4X5MmUhAJFeFDd+HZG1gc",
-	"tkllWkwd8z0i/XxUdf4cvFAPrqUvpia55PivT/OB+0VtQPIdM7xAW6qFSaK7//05aaH3iCF+GE/gXIXq",
-	"HtWfH7/8BhjFj3DsrWMuMyH5KuEy5hH3iU+Bj5veeNz0U7c0juqbZy07o27zr2pnEJFPqwFjV0wjjLAs",
-	"4FZ5KQxgoClhoz6LYxaT8Jgqqgd7pQd4ngsxCEkjZHEsaSuPB1Frt7O7GzZnC+7dRCEoU1N3XRIxGCQ8",
-	"NRxPhhi5VKbHp8dlUS3SCOcVTdyOeWwA0EFJHspr5dtt9fk+V8SBTT3IagmtYzCtv9rkvCRcKuPrq9Si",
-	"pBNJxrZ+7dREV1MsKY8xosH0x0TONKYTZXJ2xVIGhlXOWhr8gaOyRvJhhLchl+HSYsTyJuP/vGaTqn69",
-	"qeighiztEkoSqswduTApPlC5KxU2r4dwNd/fqVWknc6KAnrq8MEt8qvHCZZsNY/o8wTP8q+p4kmoJ5JI",
-	"0aw7U63f1JpWNQdeIsR1kZHGjMd12svabBPQAWiiDfQtaCxK0ghrqqRrnOIBGdHbFr1iP+51Ono1gScQ",
-	"86NgcJAwZWYfOgnmhDYooyGjmTbp9PvFwFkb1fzELAOLQqQB6bOByBm4L/Vn5OlVF0pN2tyqIUMfNKza",
-	"CVSxEEUCK6daK5bCwC4ZrMsJ1qGtqTb1fcpC6caLbwumV67znCG8aFRvHtEJMjj2WcnSG9iXsrgJxZxz",
-	"Bp+V1pgX3FQuM8wNHz6t6W7+PJAxx/n8GGxq2k/YF3Yt38M4vYk+o6ioM7wFhqkRio6efPymqbcovUV5",
-	"P4uyN73qSWPKsAuItthIabI1FxVCXW5zjtVSkxMI3J1eaONv+pg6KFWC1jylRZlpGzIgMEIsR/ruqPX6",
-	"rHfSBV7kUUYjRV7/1iONKXPyu49jFTaNVM0wNNAafE5XXvfO3jq0aVkuFIsUiwkuUBLS5KpLTuLj3mEY",
-	"kFBNsi4xjQckjNRE/2mitq55jJRFgyJJ6ubJiKmhiAmPScOcxBvdenx6jMfv/x9eRpPjX2zyc5Eork0W",
-	"czrftGqdS9TlYIXAK40K0/bbtLX6+rd/kR5baCN/HF9LYyRDUe6cXXGpwEiLEspHaOxR/SVs7N/LXIzC",
-	"WYtN3wdGmb7G1cRbWd7K+udaWa/H6vEbWt8Zsc1uIWVkq7vFJq+H/VcRP+OvX/55cnH5S+9Uno7edljv",
-	"9MVp+ufHUz7mdDe5Pv0o+J+vkuuzNE7++Jgl7NVLFb26TfTv8U/JWP8ej37OaRp3TtNOm01eZ38e6Tbe",
-	"Tfofs534t+T67OPh7dnlKR/80o52k7Q/etmJf3+d1I5JM6q0ltvqbv3ffx+2/qSt/+20fvjQev/dX3+1",
-	"77jwXzNHlsHWbcs02KqrqJoi6RI1zBkDtPhiv8gTktFc41Wm593EHsdCLWQ7qeu5Wtve6PRGpzc6O4G1",
-	"4cjr3y7XsDhRUbYScSWWmpv6hlLjuJrFaNrpDACtDWwGAITzaM3ce/cKTimLDD07zQPLldLW7f+aJ6Xh",
-	"VbP0TAZFJrhWtEOWM3S6lUaB6QTSm6QMGE16716BkYOMJXisSkLrm+iZmW6di4RHkxDP8QaQiCMJjr6i",
-	"zhIZ09tCjyfmOYtUMiF5kcJp3hCNgMoyoykZiiI/sJaWvuZaE4/JYiANKudnE5iivAlPryWUMpoQrj7b",
-	"WfyIPKFIUvFGL/hHaE48TBBm8CUiffSW/Ya8kVM7fkWPpH3KPOS1udfm99bmp/YkIUEhtKKqNsmNSxMZ",
-	"pp2RZbRTmVivZfts7BNpAMDXl86PX0JWnzSxMBjKB2rQBDGhTsCsLFQ2jVBcdZGkrLksHmbRAYbXlY9T",
-	"V56X+bRPVFHOKDa9RXDTlCvACUryWNNrp6eunS6synAW/jpxM//JF2qnXy5Qns7DeEaO/nrxpkb7Vm88",
-	"bHa1EgsMmDThtMjD+KO8uQrrQIzEdOJVy4qq5S5d8Ev+MGpgXiSnYdKcm/awhZLbpD6Yv+TN1db7LxDj",
-	"+Y3AMbOxvH7y+unby+6+Syuso3wAodyNkLTolCLSBnTK1BgKfmjMM6cMhoZpPL12Ic7Cnja7hJKd3U7n",
-	"9sVeB2ssWR1QD0IEEAaQq3SK2lozWuDn3JYFh2ovyqZVPZOIxoLZPkJJFfDklt7PgIgpzzVWDGuTl9O1",
-	"TfSDtmhJwq+ZB2rfGFDr6XV/RPP4HwTVIApGjxv2c1DbeF4Tek349L2C5eJfriLHrD8U4noxF2ONJLXr",
-	"lhIeAlc1GQmpyG6HyKJfPifb5K1D0/h5VSRt1xbzRydcqt/sADZYIsm8o+eM0BOsevK+Ncj7zFqubxJn",
-	"Z5ar+P3ajMlT22QJj59Zv32sCP7T5eV5j7A0Btc5MTXAI22KWKKra57GaABawwP8AhjcRiSLcqYCJPEU",
-	"acRKkptfL96QUSEV6TNC+1IkYLQVkpFwqFQmwwCMHW0XFdKWuxU5VDEcC62v9Tvhqn7hUEuYBsX/j3Ou",
-	"FMO8KZNzXTHfhLs7e53vOy/29/ZCqIXYuf1+gKV2wwAj/gaFhATgE6ToNxnItiAEyZkUyQ3Ttmo5hMyY",
-	"cYkQWZ9G1wEBlmo9Jm0tthIR0QSDCKNEFDGxRXQt1TQJd1780N59vt82/w8JT6OkiCGgcFQkikdUqoAU",
-	"qcxYBJqttIcFZFLBdZq0siLPtLGYY+ykGJDT85t9uPn0/OYFaeg/WyMKlNdwpXwTxIyaCUBBu9/p6FnW",
-	"HzMEhp8iT0KTBDRk0TXGMQxZzgAvYD17/DiQJqYvMpjHMo+XKhKJNGWRMqREBmfYiaaRKmiSTEjMaZKw",
-	"GOIoKH5r8CNhbpT7GfDjpmUT1WfESE2YeKo0SFJkQHmCS9aEX2CcR6ow4DbLxe1EX4LHsTokRm24eVba",
-	"kmMxRIpoc54miYkqphMix1xFQ2AqSfX3ogNGYgaKALLjJFNKvxYGQ3VLEld9aDZSuegQB6ymT0ljiqqu",
-	"zyYijU3GFu5EKMs5HkoWfQjLQZD+xGBEyV7s6/Wyt6sXTyxGGPF6QCTDUNdS4Ya6wbJMo4a+5vNyU7jS",
-	"TXnjG9PuWGTfSMYNUYSa1r8qQyi+PJ5jZCzlIcCnDkiIXz+sKq5WAtnzEzxxHtF/MENLac1oHQH2ymKD",
-	"aooMwciepcSja9pcLpa6k3YU6QxNiSlnv1uJKit9ilkW8qBUZyORM6vT9Mg3J3+x95X89WyivqD8oyYH",
-	"dbfSuqJgGT3o+vBrHr/dkUl3goQ1pBsxJJ8HlZ0PefoTgmfUE21stckh1B0ItW0ONc61ZY5RWyJFJiI4",
-	"Yw+d14VaCPQTml4TPCMlUcIo4LcDEqZFkoQkYfQGC7EXKaZi4aF1yVqs7Z7Q2LtIVYr/jFtiMKjLLW0N",
-	"a0DQJWGkP2VU6CZeUp4UOZMhyZkq8hSs+Q7mssVc0n7C4kMV6qu6S6ThmplJzmg8AXuexTgr+O9me4ZY",
-	"uewjV0QMBl0QoRnDaPMp2xUFKs4fNhiYulCmvhfACPt6npJBwq+GyqafDXjK5ZCBQIbvgkiZlyJboxKB",
-	"s6p4ov+hhbWZOWLqPm1AWiM4u7e03piJ/VXJDNe0rf3hnWc3+UbY97FazP103zKewvuawduV+F2esu70",
-	"/5l0hHagpWzpSQgqX4RWjKWZDIDXknKJFBTAmE7wVFMLYKd5VA8hj0Obnx7+3urhSV3r2LQYkgboKTOY",
-	"Fo/DJrmhScECwkF2RzQhNMqFxFNRoznkF/B1HFdTuhnC7HPgEFjtvh7/35Xurfd90hO52iyvxdQLz0te",
-	"BC/rPfB4OM8OXSy6NuXfmRWyiqG/Z77f55eCFWDAWzHT1veHlfQ0vp+aSV/3+pDGbme3CRXj7NkDHp6r",
-	"nEPWxzXWd7BNBmW8kZWLWLYVonDmQoSyCcBBtTcpsRR8KCFIQw8hx6Pu0qVl6k7gkyZF0yKVZlffmzNj",
-	"oJtegoUeWRcHkQUEeFTF2czh/8xkbc6s11/qYY9gdjclYZdZ1JeOf2Fq9QXkP3p9+gMgL4c/9ySYwW7V",
-	"ywotwHUNYP3kw9m/Ffsf5JebvTq7H4bFiKazcYjShP0RyRUjuRBqXtJD2AyIKJTkMSPhNs349s0OiI8i",
-	"T7a6NvR169P7qkcYALsdiWzyaDv3twm5fTzTt8JCXNJNLuse5FpXzGubznvxEohts4JnjsupHPYFzdF7",
-	"nbG8haBnwK+0Im1XiROHtgL6nILcPb2GY62PsL4nEEWg2pGkYTQX0DA23RZRhckFPBwZE1nCyHgoSM4i",
-	"xm/YdBKJbccWg5/XM3w3+vDVWLSkYhl4nFvIBmHbKNQQYZhxVc5MFL/iiiY2dtktitG0wRU8d3kXq8bx",
-	"tjmN/iTG7pigHShdXh7mOlHVboOm9sWcJk+lLLRxoj/DCMIDylL5VJVuXNtOkVxD64vbmqKEdh52Ch7P",
-	"G9vPIlXDBMjtY65IIemV++ojuDzvwaM6YSjalCVtZ9XCif57zvPAnS2db4Jl0XA52oAKdyD4wB09KQla",
-	"nQcrxtfZZzFYuyZQgjl5UKalWijlnFWMERK4NVOhynvdNkrdNPv8mTUCpTm/MIFENI6lNdf1ns0HNGLE",
-	"BA3hG9x5qpLGtURxYz2RFAmKzrF4MXQ4S5FwdEyThCksUmej6qcSuLtQmbiKvxfXYFunYL3HZjOadtQw",
-	"F8XVEM5sxMCc1sAvYjBguQyQt12/5d0RWM7s1hRGFjkUyz493n93dNomPYAikoTnZ71LUyG7LORyCUys",
-	"0wZu2CaH6YTs3t5amlIaXadinDC96eFHdLUC/zoGFDkhRl1CUxOTBSWVAxg3BhGRBlays9E3TVhB5i26",
-	"bzwlOx1insEYJhMuVSIFjEOD8CE3CsoJgILfOCISwyM8FXbVJofWc+IekSFYw9CtnTKZ4rlN4ADeV1s2",
-	"UO/GXShWIw3JCShVRXNlF4B1lhic1XhegT2uYZmiSbNNwv2dDnklUtdPMwugBgMr7Q6IFCQWep7MENxW",
-	"KcnF2CwPmiSus5wzebDM8wPBYlf8hqWkyACvmRhAMwwx0AvVThfSTtgSgKQv4okpEWgD8+B6Nb0xacRc",
-	"QvpQXOCKY9J69E19Rf1tpKKjDLNqhEaCQM+vVTd0UpvFhYLYNDbWUwJMKKaLbfeksmcfDMse9RRNY90B",
-	"K1lMVU1ZO8cMqr/K/rgXZdVwAzQajKEe53dAYhYlUPFBwBekSVkQyej+XFaxmqamPE0Jo3nCWV7ydMFS",
-	"4rKqLg+ePsgdasLcOJ9gAmsU4gXtOyAkD2MVGYeDgxkEbfjHjoyomwHRc3QRBL6WzCI4h5VUrT7BiQEb",
-	"dUdWsB58hkYgx+XTHCOmWl4Hs+fOePwiu2TxwlthFPYdSwdisnC7W0XB46252bX1nv+a8lsiWSTSWAYY",
-	"bmmKpZbrq00u2EctsuBcXWJoixpqSUcGbFyKIpGs8jEu7VpeOg63xGGn9cN6hQvrY7Krm6d6M/ARTVDN",
-	"yXnTEcoh3X3+4seQfEeG7Jb89PPhUav30+Hu8xd6D5giteV+xCK0bbya0zHIH8sbd80mLuHA1PkjhgOu",
-	"MGGlAFl1wswQ9LzR1uD93y/2P60ze9UUuMGpL/aJ/nfeiqhkemro3ZM5I+cCskhQdes0QzwOKoGizYY5",
-	"np+FU1fJ0K17bY21ul9fcwv6Xq79uzuvnG3y9bfFWlMR3uwElbIzEc3zN1L1qWo7aWYSlu2zYHqj7e0a",
-	"C0CVMdfPpO0H2khl/HXMIhGD5YYh2rOqOeH9nIJxgocNNaYRE9FNpaUsgcjeOz+udLb03I97sxNUdVu/",
-	"237/9/7epx/X2sTwDaajy6UdXRVmTsnebktPl/uFLBHlw0eZuDoe1fIqISa//z4LeQ4rMBC38SCyPGkM",
-	"a7ApnHvOqJ/A25Bm5m5wpS29aVqgBgAaguS1xssD7YUHNk4pjRketgxZEruIzMQujYDGNBUpa3qc5HGS",
-	"x0keJ62Ak/AI0cMkD5M8TPIwycMkD5M8THpiMAlV/MZREsKfu0CSYem5GyVNIyTzYFdP7hywVPl1t/8u",
-	"/30af9rG50IAEf2JNg54jsFh0tLOh8cnb04uT2oNQmUvmlruULwT25LG+ESSz/JlhuYqZ1SKFGtQhQCI",
-	"Qo/HPB7zeMzjsVXw2IWRjx6QeUDmAZkHZB6QeUDmAdnTAmRGx28ckRnItBiSuXwW94oNdBrycYEeX3l8",
-	"5fHV48NXTrS4jw70KMujLI+yPMryKMujrCeHsmY1/Qax1hwQtRriisU4RfLrxaDL4xqPazyu8bhmRVxz",
-	"XIkUD208tPHQxkMbD208tPHQ5ilCm0rZfyF0UwGW1QDOXQlRHtx4cOPBjQc3K4Ibn6rkgY0HNh7YeGDj",
-	"gY0HNk8Y2Gw8YWkWpKwGaO5MXvKIxiMaj2g8olkR0fhkHw9pPKTxkMZDGg9pPKR5ypBm8yk/c3DKaqBG",
-	"mnF6ROMRjUc0HtHcC9H0EHx4OOPhjIczHs54OOPhjIczTw/OaDX/hbCMXqurAZkbzsbeOeOhjIcyHso8",
-	"AJR5h+LEgxkPZjyY8WDGgxkPZjyYeYpgBhX9F4IzCFIWA5qPot/W3U2YWoZlDkm/SK7JR9EnA55yOWQx",
-	"aYSIMkISli1g3esQreOQjLVdyzUAKJIYQMGVICJtBlb9S/1TqmSXZCJJNCLRStbXV/PYyWMnj52WY6fX",
-	"on9USi4Pmzxs8rDJwyYPmzxs8rDpycAmV8dvEDHVUNBisGS+R1sx6UPYPHbx2MVjl8/ELmY2LrUg8dDF",
-	"QxcPXTx08dDFQxcPXZ4MdHFU/AaRiwtJFgGXT5/+XwAAAP//",
+	"7P3pctu4tj8M3wpKfapiv5tSJHlILNeu81c8pNVxbLftJLuHvCZEQhJiilADkGV1Tp77+d/D8+3c2FNY",
+	"AEhwkER56KSnD3vHIolxYWGNv/W5FrDxhMUklqLW+VwbERwSDv/sBgER4oDFkrOoG0VsdsbpkMbqWUhE",
+	"wOlEUhbXOrWDs4vLDrolnA5ogNWPCMdiRrhAYzxHfYI4wSEacDZGOJ4jBu2gDUHHk4gg//XRlY84+W1K",
+	"hBT7KGZowskgosORRFSgmJCQhJuNmlcTwYiMsRoBiafjWueX2v+v9tGryfmE1Do1ITmNh7UvX7zaAQ5G",
+	"xIy9OODv2QxFLB56CMch6s/RbMTGHpIjYgZuxx2oZsJszyWdsViSWB5SMWGC6j7yXfpYShyMxiSWPtoI",
+	"2SyOGA7FJmIc+TSOaEx8D82oHCGMBjQiKMZjUrHnSxJMOZXzcxbRYF7s/MMIS5jdBA8JzE113kF0jIdE",
+	"6I2RIyqQoJJ4iEqB2CxGelhIyHlEYKV0m2rBRliMPBQzOaLx0O4skyPC0YgJuY/8kAzwNJJ1wQP0LGYx",
+	"eeavms3RFR4WB/+ecKFIig1gCpxMOBEklkBoHSRIHCIqUR8HN4jGyO8N6qcsJvW3WAYjX28xjtE0DkY4",
+	"HpIQsZgk9LnV3IZFZ1OJMOqzcL5qkL2QjCdMrfoFmUR4TsKSzZZ8Snw0G5FYrysVMHYhGSehpTE2UOMi",
+	"mEeUcEv/mgTgZTwmyE+6C+b1N2Tul58C1V/5QThh+kQWB9kNQ06ESNdVsCkPSAdhNMFyZKmCIEH4rRog",
+	"YxJt+M/xhD6/bT1vNBr+pock0+dbsOhWTW2IaSw0sb27ODEtm5lhoXZLIsnULNTPlKvlU6N3ZzVgfIxl",
+	"rVObclrnZEA4iQNSK5veBZbkhI6phP8pTvLCcBWEFQMjoaIQNaYZjUM2s3MfMyFRwGIhOaYxCVGkWkNS",
+	"HRs8mUQ0zwPGNKZjtfTNZFA0lmRIeHZUF2SMaawGu3hkERlIPSwszbju25kgJUtwSQIWhwJNY0kjd/Lq",
+	"GEmBNtRP/WlwQ4DbDqZRpLdxcx8pTo6223seEoVWYnInk72lyQp7KfHG03GfcIQF8i+I5PN6dyAJ99eb",
+	"nfoQvls8M8nQDCsWQAaMK3qTfE7j4X75SOxy1WG9fDVHOKP6VC6nzBWDfY/5XF2bE3mC4+EUD0kJb9Av",
+	"1O0bfifhzM8EisyvaMDUcgpE5XKG9MWrTTDHYyKda3tZ/1cjfR0T7nQnPLU2fc5mQnFF4KlyRMb76a0h",
+	"8Q3RXGxAuZDARalEYkLwjUAbghDkK2YTEcUWsNox5P+36uDfsONKcDDiRc2rqctN8aDsWmQJA9+dkHgo",
+	"R7VOq9lslp3+bhCwaSx74TlWr5VNlQoxVVcU1q8+E4iGyXAUn0sHg21rFZnTlIalPKkrBOFqCL2wfEzY",
+	"vrB0NE4rDxyPlCQOCblkXJYPiPFQ30cgAZnXBdowdzjy6wEnWJKwK/3NZLy/TQmfpwMWqnl3ZP/FyaDW",
+	"qX33PBUxn+un4nlmTGqQr3A4JMnKVR2qfT8zVrXljzjUkpElA644zr5690nXMx0NjG0a3fzA+hVH94n1",
+	"n3ZszmhAaFUrCZpC1fUL0i+edKT5kYFQOsY0OiQRvSV8XnG86taPUKg/ok875uL4YNS3RHGyYxqV3pxn",
+	"cTR3DjoMmwpE1Ff7iUBMpZd9CUf66k+ZKXwhFk2E6FHU1uNXZuyWp5fwxrTdh/BF6KfqjsI8n3Qfk9Fo",
+	"LWPB1OlDZ+0oFG9Iia7YUuJUe2cHTTiNJe5HBAUjzHGgBAwPiYBNSKjecQjBQ5yMiRKxSIja22jEplw0",
+	"UFcpaxGe53QapWUlCpiElaZDGuPIKkbweqr5KElNa1odBIrVfqJrZprabrcXCho5NWqRoNHe2fGUkJcI",
+	"Hkq6kpJw1eb//5dff71rN+u//nr34ujjv/6rsLxe7a5uXq9nFzVdy+7lQa/nrCjaEBMcELWg/v+jJKcB",
+	"44jcYbCMYPTuXe9Qb9tAKbWg05aocjHylfLsI04CQpUipmXhTlbzVfelXKH7li+fq1MvWrydVruM4H5g",
+	"/YXU/AmePYygzwYDwq/YDYkXnGP1/JkSagNOlPJ5Q2JPa7dUqV80vhELZDCWNr1UK0jXYHe7MERFFbpv",
+	"/eUXr3ZeKpm36n0sSKjFba2xLOIsk7ywbPgSUOwY32klRYnNSnBOtJZWqdaiRqMk8PLlyykmHgj+bJAI",
+	"+2jDD4nvIcYRRpwMKVMnWW0bEtNgBDpXSOrdK39zX1OjmE4mjEsSolscTZWIjugwZpyEDfQhuXpSzcOo",
+	"GCBIKV1zrIgQhpBXpTxEIkG0yMBJSGJJcaQGD0NFG0fxMKJipNVaaJsNUMyclxfycjX/RYS/tVNGl2pZ",
+	"L+nvJRvdk2Qs0IRwGMOyPYbvS/e53cxu9MpdviLjSVRd5JLm9Se98zJjAgXasSEfsJCUWgNTK3PAQoI2",
+	"AixIncaCxIJKeks2F5xm9fY653jxPdCs73XrP+P67/X1rgGcNZKrAXVQRKS+WkM6VAwJxyEazScjEmut",
+	"HO4OMFvmCBtW7AOOIiKBB1bcWWBqT7qt+THBOEl/xNjNmoL0HyNCl40NLCuciAmLBQHDyiscGpud+ivQ",
+	"lnf1T7AQ6i19/kloU6u5weGfnDOuP1EEXXvfPekddq96Z6fXRxcXZxc1rzYmQsCVYKwziU0tZlIxSRqC",
+	"QV1iGgkfRVRIgWZg02doQO8asMIVxUwYDcyuzC60bs/Ih+k11Nz8DvLzkwPTj+NUSq1vicG2bLTmi+c5",
+	"865r7axnbKuVGkm/yDVk7KYVG1Fvf4FrHeZeV3MXtc4vxZ39qF00g4gGDySag7PT45PewVUJsWizvRJw",
+	"JJYEhYzo3QN7LOh1j0gfFTrLk4Qd+t+KFJL9UiRwxJVc9zACOLroXh4dFrZ/xKKEXVLhXA5ohMGESzkK",
+	"scSIwBiQ9gPSxN30aKTx0IF0QBgf0IgIhDlBQyVmbrA4msODHy/0Zc9h34SHZiMajFBEsLb/q8sic7cq",
+	"6WmzQIt6Ff9WlGgIR9HhMeN9GoZaUbo/KfZOL98dH/cOekenV9eXB2fnRwWy7J730A2ZowgHRnIHuwH4",
+	"tMEHZ/bFymL+o9Hh2j2jDb84IaWIM64/p8OYhHUaI23heCYQZxFoLX2imR5BbEI4NhZ9/65uG6+rN32v",
+	"eucXZydH/mYDfRgRrvUYGguJo0gTtflOGFJXx0g7cZV85F8c/fiud3F0/f7oonfcOzq8Pnrb7Z2ANwYJ",
+	"IsCJPhsxQexXyT1vW5s71gEfvr4+PbtKGgRfGVEiknb796cSgjfQczyVo+djNdXCQVTibMSGbCoLp7Fk",
+	"3T1UsiBe6WD+Toe49MgVFqrm1YrrBCf/NYvJww792fHx0cX167PT/GGnQmsU4N4PIkwVqeOIExzO9xEW",
+	"N5qMhZgSDsYtjGIyQywmj3bmZ6BvFIfhIXI3UecMDrO6RpxrSb3HyS27UaoVt28WaDSd99+K4JztVvTT",
+	"i5U2i6OHXhxXRxen3ZMMBXVjNI3J3YQESskFFa+BTk1gEYU9Ijgi4X4mloSGiMJODpRuSKWN64jY8HHE",
+	"3ScYVpH96eX4m3EyQwOKrE6ZPGbT+IGiseJ2x2fvTrPS8SnT9kers9itMC6LRyGSVX3kdzwZ6d9qy9P9",
+	"MXv+loUgbxQNQO8SV4WgcaAlIOPZgMixYnxfB8Us8V0UolfrJgS0DvGr9TSAddmcFga+2rjSuhNYuqyh",
+	"TBCqE9+47Bt4J7MPf3aK+OLVzrpTOVrLflbtYEK7cDq7ILUuYOTwGgKqRKz/iQQSbfg0BvPWtWHdSsi0",
+	"Pw05juEHx1ehf7yW8wlxX00FCrehaXwTs1nsPg1YPKDDqdYS3BYmnLGB+0PM4gD6KLZ9HZKYkhA8KWiM",
+	"owHjStryk8gl33IgiOB0fayC8FsKlhsS35JIqUQbRWvdJugbBIe50/Qgsv/rkfK7WCk8jNPfK5l11iXm",
+	"MjJOyAP8lyZoEAOn0i5NJZQYuvPQVGSl2n92s7ibXu3Dhw91tejqkAVYlgVrviKYE655x79/rWU24dfa",
+	"ioh26wU8SgWWhE4kuZPPR3IcZQnEvPGWhBRf6ebSN72y6M/lYiuNpiYK4PurtycmknOEJRJ4LpBgWnwN",
+	"8FSARSNiQ3X5JvEaqVzroVhp/kiM2Cxu1MzMFghwTzS5U5a1KwpjawQvYMjxQApE4yCahiTcXDJpsEkY",
+	"N5iWztnNdAI+67+sXGY27Iqxtzie2+DzP2bfrhhDYxzPkxyfhXszMok5NqTbQzgSDMS+fAT5X3GXTLh7",
+	"PYl3X/pxGhlvtnceMRxeMXaC+fCB5p7z7k8nZ93D66uzs+uT7sXrookXQq/IXUBIaE4R5ExstNBb+goM",
+	"PT9cnp16aDv5GydBBR5qNeFnxtFO02s2m4izmTBvHVy+R3SsxK7NRzMRVRvtfulon4HdCEudAzWdhDAD",
+	"ztgYXoTW1IoLnYQ05Ioj6tyq/coTzauKhQ34W6mMRfL7CIcD2McVHRM2faBD9eLox3dHl1fXV723R2fv",
+	"rhY64YFwhGSTCQkR5pzeguVbZ5pQndSkJhkRSfaThDj164xTKUncQJcmmyJpE7JrHt1pv85I0YbSmueS",
+	"JBSsk7yeCZ2qKfUSb6YmL2dG+0l+SG5GeRrOrfHfioLz9KXo91I7Yc7iaP4w4u2e967fHP0Edv7uycnZ",
+	"h4JnmIrUJwUJtAJhx5Vl3EEQkGc9ZmqHld7wSIT5gBGgDb9kho5P7h9P3CN74sqW+x9XXOnBLj97a/ji",
+	"lovg615j3auj65Pe295VngXkZe59nSOpeb3OmyyK1Y9x8u/TceHmcKb1j7RfkPbL7huXEBSZrWmjWuq2",
+	"AzvhtaH8gqikWLdizNYKNaZC0HjooRkHjAVjhFLvGIfro8k+63e9b0nNzMHXiieEE2msAJDN4+TTjI0N",
+	"NFX//OzSclpOBpyIkY+G9JYIx7dddPZlFvFv5vPLEtDHdPetr4ZNY3k5HY8xB9EIhyHgaODonKsbXVLV",
+	"0gBHgni1ifPT5xoNK6SJ2Ljgz8UHkwjHq2jwXL2jA4Jt7PgvOhMLmjWNpPgL2smgWu9OqMmyWmNKSXxz",
+	"ZmZK7awrwbxseuaTV/dbveLB0hKWElKM7qvl/Rsy30fxNIoQM+65OUTrcTJmt9rOXL4Tv6TB8epz4FB2",
+	"Swq9Uw5ymsXPIPNkDDobvphrUb4vZRuij7XolkSfn6p52T6BtWiTp/kkM7niZpTNsCJtRljId6LChi9b",
+	"xSJhczKgd8VpHkP6fqvtJqGZcPsbMtcJaJwEbBhTAcEOZWuuzi+bGBqSZCxWHaFL9br6zjSEOcfzpWfK",
+	"dJBMxHPOhbuPmfVzT8Li83gA7zjeyKUnxrkagynnJJbnWIgZ4yEklXBOAolGjAuC+pD2MU/H14sP8VzU",
+	"OnvNJDXh4OItEvM4SKfY+UVntIqOUr5rXi1Juu0olZvAPudYRH4gBWIG0KSUnK3aoTUwJYGNGSg2OEY7",
+	"aEzjqVT315BlyHxi2/cycAztl/nsmAJ55OZfSEAeU2msYOqgwb1aOG1JftPW7s7y/Kb0GCRDV7QbkXpE",
+	"Y5IbvUmWWjb6NYnbUBIJEyof07inv2zlSN6rTWP625SYxyYjUM7YMQ4k4+VZT5f0rg7pQdrZkUDz4NR7",
+	"pdZyMlHLlstU+vh598s6SUo66PXOpiOVdgNuIJFNVvVb7a3tnV2/cKiz53nxqTyhQh4Z5/TKQ5lbn6mW",
+	"0qxvG5Yhc2BCLHHl/TS39ipuBW2WzkeoY4b7EblgUcl2drXhAscIh2N1FPEcBMgG8tksJtxXsqz6IUYQ",
+	"Ad+fI4wkx7EYEI42rACqxabn+hNIhbJ4ULeUzCB/V8ddKpaiOiqBiErhQZ5eSAFYhMzr+peyV02Gf5Xr",
+	"E/BoThddg2vcwQvbGBOJLQGVL1E2EboErSZPsceckLrOkoU30ARTLtAGlhqNqt3c9NBUQM44jZ10TCyQ",
+	"//mzvSEadmiNN0c/ffniG7bpDq3dTLZurmYoVqQ6fikhaO30WGOzy+71FLUh3TFn4b2EGpLlzl756SBK",
+	"z5xZkXvf7YY6a5+YIP/H/N5gfOiMvFNrtvbagx3crL8IWqT+ItzC9b1+m9S3Bzt4t/8ieBnutTIT7NR+",
+	"YOJ//6870U7t7f/+v1EEx9KlLMWIcDwHWKQxgTXMHrnF5ycDYbD9mOfpce5T93Q9TotVjuTqnv5qJzV3",
+	"7CqeuGXH6ckv5CooUWvcvHbYdxOTYbzGoBOYTHOzQlKbQLjPphrvzO6lhwgORmiCuURYi0jd854WihCV",
+	"gEIwGxFOOhlELa8IZgT4ozgcZrCsNICVSWszuKSwU0ZRY8JNAxfabCVziRACjXFIjGY3Lq5/2l9lsSiL",
+	"hFUUj1LFpfrGejV3PSoPxUFqKhsHcUCR6BrNZsCUyhqepant1Vt18uFXypTJCuYWxnM3rDjB3MhWH41v",
+	"4lybU7r26e5B0MQx4+M1hdYBjciyiKZA3NbyUz64fO+hd1fH9Zdo49XZW4tzuekh3/ORv++DBRr3kSAT",
+	"zJWE4iFtHUUcUDb1xPaRvTBMSIg6tE5MSANptBUuQR0IMOdzQEv2DchvXQ3URxtZlEbfjtv3kO8a9m/j",
+	"sDEWdXIXkAiGmHnKAklkXUhO8NhPgwDwmEAO7qZmXGaZUEgCGhLDaAw8Majsxm15cPk+RWFqNpHAc4gZ",
+	"gFfUW6utdrAzy/bcYuZ8Ra3QYVp5vqAu95VWZDwkb9V7pfRu2li2BClohgGBqdVd+bgqrmMHtpBEoYew",
+	"CEgcgsfEkAA8sPCddd9DqlX9zj5Sywb23j4Hd0h/jnyaBp0D+YSUk0CNwUOCQXyfMJYdTiYES9WRuKET",
+	"pf2qZW+gwxJgD1eZdeeYmbAjyNRL1Ih6Xrop6rzvQKWoqizk+AJkqoh01QQyyNT7yLfCnu9pE5x54mlE",
+	"tMB8NhuxiKAxnjSQb2Q1HwU4VmdKJ8LAOpTrKI3xlCgtIqOraNOTO/bWI2oR/2gGf2bNoMhXpiGVR7Fc",
+	"2+eGg3JIcRCgZ1igkMUEwIv8X6fN5lZgE+TgL9LQP94S3tc/+GgjY0l0JJ+G8duq6007pRo0vqVSZ8GA",
+	"GI7VNEjohhupJYKEXz1SCDi4q8OLdf2TX+rUABPso7rQngnF8G7IHLB+jfPMDbqjAVEjJdHgkbxnJR2n",
+	"3jQq1ZIoEeWGTKTh84kbbwhZ2SXron/Id/YmZrNYg7jpayGiQprwqrs6uZMkFrQfkbri5P6+9jiYygo4",
+	"DE2iAY3RbUsDSP9ae83ZTJ0k9YX4tWZvFqVdDac0BMFE3QAaSe4mHYAiNvNDo9TYnRuOWtSp0KZRbe31",
+	"amIuJBlr97R7P0Nj3grHIl7DEFrRJkkn5RscRJQA+qqJHmugszGV0nX3RMxkKWOTzZGG2ZVusD2g99GY",
+	"aXrmkWSGxJORmBOoj2TMkOa4ScpsUSbTi7OQBJeLkelWfUwPj9kk5/CINNQgb5kXI6a0emMBsADE+jJG",
+	"PWkmYocvlAxEQw3aBtYCNUWNNKl+ixniJKATs2ETwgXgIwK7L9sIRZPdoQnUWbL1/jtBeB3e9B+8/2XW",
+	"WqwWTPNDzzJ8h07SNfy49Gb5BsT29Jb7wwV3E4EFt9IlRFi/XSmdaFTCXLGI4wP0cru1jbDboq3MYeWH",
+	"jr4PDdYGFUkhl7KvvOQWmnBST2PFtIcRsl2LC58mwYrrJDU2sxMLzm264MYjlSvzUXYUsuMyCbg4ZvF8",
+	"zKbiWgdmZYdh2ugzFhGsLVRKUbkmcThhNJaru80fBes/y7VTtttgHvsjQn2oJJxWg4Q/sC/nhdfPDw9b",
+	"gQyXIps6xBKjdxe9DPi9TofRVoXz09dKNLl8/1r7OJXuadSkWN0h6jIxDzAakpiAUQXe38CIM0GkTKAW",
+	"9AYphjjhVPGjAxYx7qcpjNC9lYEEMciFMrGZJg3ACzqQnMpND4Ucq6MzxDS2Rl54xZyaPsegFTuKWnGF",
+	"wJB7oG6SkqumYPBN3PowZi+Fp4lJmtgI2sGSMiRLIoKExHIq3LpBiq/falBUCSRfpixLPBTrnfG13YVe",
+	"DfJqqZzbcJFitMcvyRwTUl0SPeSutXNmLNWaWeX6TZYou3XruCFzNvI19Spr36x2AIFMKr6biXt7mjA2",
+	"W3ej+qYnotHqABv7Inx1a4paXRAsyvXQuZVKzRnyFL+YMR6KRD6FGmtMJqdsg3HLhJTcJFiccqLNxtIF",
+	"yo+oPIinbFRYIAw37qJhNdDRLeHz1D0EdRiQOa+GuY6Upg2I+H4DffNaWWEFF6hnmp6uaXytI9KVyKkE",
+	"aBIScGlyPFX/D/OGEx8RScLr/vw6ubU12GSyRzf3jLFMGWe+qB/wT99DvgkX99HGBAtp/xZd6esSf9aM",
+	"gTYsvfXnRu9P0Mn0Zpqt3fz2djLBBK6sYSf3i1meWrIPsK63JXDfxZvBeekdjxag1E/7EQ2KEKAe8j8L",
+	"Ksn1lEdfnsPj+fPP+X61zW09wVDNxTJgz+XcLlsrmWLhjimEs6aUWpx8CfdbwH5WX05f1QWY9yVXdQFm",
+	"v/v62uVqn/iTapiLymYlDiKHxioX0/p2HURJaS/XP+RMMZ1umSCrNSKNDQnldtYUzyrTtduHUoeSCKwr",
+	"Y8SyQwcG0jBwleXCNx0TIfG4xBR4cXyAtra29iBbO61ShEZ4MiFxLhujeqxeOlC3d2/FkSxMeb2l7Wfo",
+	"eFHhvFykjMX5XGw4d9Vm/e464qnGtC4fymHv0A25CdhkDonIgP2gC5wW2oO4nIry+oQzyYLF8EzZ2JJz",
+	"+3Z+Mwvrmo4imZ/TmbtMi7faMUCsscWx4oggDhSiZZvLhK8pj0rMNq6vsrn9cnEDXxZN4+tff2veej3F",
+	"2+4R2JrKJpBqUiGEta0GIUgcHmlfMbT5ZbG2mjUPrKTtMb6zyRHGn7tWroQzMOeqM/POWwAXhFepMS9f",
+	"6Ke9IZwuKlwQ+lb7U98P+QmvaRjJ3gwrKewJDSnrWzkWmt3K9rOCSpQn6Qx3X6CSVFJDFm7eNyJmfx3p",
+	"+p7RQXnEKCRGGBLuqFD/nJB9+yATEqQPfDbqx7X4O7do7VwHFSXVNFDAYlssvRCs8hrfEoSRxNFNWibp",
+	"ckLwjfZvgJH3l5owv3zMm2TVdVpMQ3wkX0TmNl8uDizwOjhOhdA4ILwk4rK9s4ve0FcoJAELdYlyLFGA",
+	"YxNmCZEiiVS5gcFFYcOnYRlQMJrGNxABCX1o9BYoiU8iMgZsYoF8cTv0N/cdpwUYFHFfbVMjK7Vsbe/t",
+	"tHcz2Xrgw4P5Pd+YxMP/EbfDX3/919042tzvY0F2t71fdNmxZn3vX88//uvfn5te28ntKzWsLapEFjpu",
+	"Guz6ZGAASmPTfXaQ74xrEg/tWBqNho4rdR6L26Ear/vKesmZ7QoBXgV/RJVortVhY4lQ0m5WEkMKHgsn",
+	"W7W8Ht9qD8bC6BLDicAw9KSCidtHBckkseb9iUWTwpT/RrIJTzwoy7wbi30af/YQsK/jY1gqHC47Ul9T",
+	"OswapnlqfF5tcn5Y4Lqunv+XiVo3Dup6jtc7Zkoq9R+XsAcnVMiDtOjnemJo1wI+fNg6QEnDSLeMVNPa",
+	"IaX3frODfBKDjKQeQRq6P/WTWAl9rU95BPiREzWOeLhp9+n1z71z9e/WVstrvmijvhKrNlogem16iMYh",
+	"uUNNDeCnpDI1MiC7WKp3bTMQZA7glPsAl6cfjgmOReoU9eH2PeZsDIOEirXqKjFtKC4ERYuFdqQaj9AG",
+	"A6IylYD0lHOy9v+BnJc7qbZwJOVEdJ4/n81mjdlWg/Hh81g8dzLvnt+CpST95XKqCR+Oc7KOimN/vy16",
+	"XfPfdf337tsfj7rd7uEBO39/3v9xNmDdkv96B1vdn/qX79+I7o/dblcHNnaScTkjaThJAM81axLPK1h6",
+	"ms/1QX/e+k6tWXLwz6d8woSiy3T5UvZVQqE2rPVpBpciGXRqIQ07M9LvLOigYzroVOlAK6Vs4IRi1Tq1",
+	"drO9W29u1VvbV61mp9nutFo/QxDIfCKZmFKp1oCEocB1Hg6CervZbtuW0oVLOO9bIkcstC+8V1dVrVP7",
+	"fev4Pz9+IsGH6eCn7d35cAf3w/c/i//8djK6G03J9JL9PDy97F7QN69u9oLfR5fk/OqYjM5fBlvnrwf9",
+	"XdxuD28G7968uToPDw8+fT988e7FSdDG6S4pWaanBE5O5fwcppll9WZgj7uk3/2++/ZmcvX9xcv3p+LV",
+	"3U/d7ofvp7L9muAw3Pt0OZu+ev/y7oJ149kHEd7eyO9Trf4XU90Z9yPicLxVHNGqqoobLNq9guaanvNS",
+	"y2V5RGLe+FB68NcQHTM84rOrCk5TTe96zSLTUzRgOkVR3XQJyy6LOy+fZY4D/NVEPoehfXTiygMWA6cu",
+	"422VggFM6Hl29bzMHpcJSNX2JI2aLfMUaQa2TLcr4QXO3KtH9jkH7V5AIMmx8zKLlgjTaftlp8tOtlTQ",
+	"LO5btdSmvMCUdvtMILDMKXpUMkMSKuqIFIr4dVirklKwRL5I+u8piceH0hSzWD3jOA7ZOMnEmWEb+rnp",
+	"Ci65VlJO5++DOJQVhbLiyxPKB3vbO7svEgLPS6VPdu/nlrPWqWUHsrakkqQCLMeRXMYbiyJ59e/MLDLc",
+	"fqP5P7+06nsfNVxX09v5srkOx8eQoD3GkZGxIY64iSRTonjzResfpr6QDB7C2fN7uoA6SpmVCR5f14qn",
+	"dc4TFuBoQfJfBM/QBotBGfL1u/4mQNqCjU3iGyISHkRFAq6pdtAgnehoVNAGM0otiUFdB8uI+hkMBMCX",
+	"QbONAAq15tU+KTH091H9exyLmqfa+rjMpg8JyIrr20zgfMrvik8vyCSaX7E1kppLPQvAoU5L8yp7OqcG",
+	"qh8hFrvwK/sZyJg01VK12yixbi8eQMSG7GGejb+xj8FN/8ix1+8UX+3Wj3F9kAVDXGsyAYvYlNsiGMj/",
+	"7uLi9etXr/wO8r/TJhJB79CI3GHLjTWCYg4l8bvWcbu7va3HDFGrTixDZt91SKsSmHAgk0oBRlDQxOrp",
+	"wFcxIqHNUTmbkBiB1U2gdqOJDOWeczagEXkmkA8nw0cbuoQ+mMAkjkPMw6SsweZ+SsO58oGCxCHhyXDg",
+	"U4FonDHZr3/4ADBRMp5wujxjMwdMjSB9FcL6wVjYcWxH4IkzL807qAWmvkw9H/10yg0kk8alz3zU9hvo",
+	"aDyRcycxSd2LgsgGOnAhnG4ImSSV4s24dEr1jHBic3sgH2kaSxq5qMmJo7ABjLQKjq4dYs5nVQJVRPqC",
+	"ygXXRCLKmrf08vlTHvnWQuYS0kRTj4B6GJosvBxdQJ6hIYoN38Zc+5sphXimqGueQpNaGji2uYvvLk5K",
+	"IrLXifkqJvEZdBC7LIbd5hhH/i7KXTBe7grO0m32QC+7979u7JkVPqqHn5kvNFzKmoO+yIQ32Kw5SHwB",
+	"/BMoBsdMAjPjBiEBDPpKOIkI5gU1Jycw1LoxjuaSBjhClyygRM4zZzS/jZ0MtlYO7NEVA0oazlNMp/Zd",
+	"63j76MVejhg6v3y2URavuVIiv2eTiQ61oDLS4RtsyPF4TNDBCFNe+/LRObSJPpVDd/mbCoQVoWH+zHJi",
+	"xeCIf8THf8THv6L4iE7IQCI2lR2X5z+VRPlhxEBeE+6hfCYy4JzpMZEzlkqaDdRN7yuw18F4hQHrjOgN",
+	"0aW5EEQNmKsM1h0SBMI52lC8F4RL+N6WpSV3k4gGVEbzzQa6BBbSnzui5VQJSaqhBEhK4+YrVoIT8XOO",
+	"NuATALNx3lXP07R4kJQ1oJ9iVq4YbEFEQHhVzB+ct2jCyS0lM6FWBap/qG9pnMUzNdIulJBIo+DAIBWz",
+	"GWLx0wq6j5okMI1ujjGNNLLE02VxJ+WWlspsZjBTTmxBpEWB7TXb5Mclk0raWROuwsScrCzYBPEgX5xK",
+	"UaviVAIddmLfXzT214amvkoahAn8W5oFkcPC0PJZxzAE+67lwlr+smIWtqGm6YFCG9vNpj6QabmOVrO5",
+	"mTlGT51wAaW1y5ItcjcOJxOl1upK3B0U63LdVHrqn8DA4V8z0h8xduPYdh28lvLkDo2JU4LuYrhbWcJY",
+	"svbJSj8TCTuskDL2ZSUJChjbegC0CUOpFvae8qBFUDrhY2Emixs6maw5tkvzzcq6PnqkaSeeXYmPlVb5",
+	"6+rLxU2vrjlPo5sfWP8PqK2huO4C05m2irWaTTTQrF9UvoXN+M2dU+AkBdztdcoMJEdhOZzNgMYgoT49",
+	"dMnqsUw4UwRV5VXnOK14UWIuHwxMYRXy36ZEnzQ+jWP9ti36XHrqHFc/k9qXuWy4y+t6JEGjui13vbwl",
+	"PCCh3izQTrowGSJYcsy+OptQR31d3nAfOWxNEfPpxLaM2FlRhvuB9b+BhDK7W390Spnu9x7y60pBNIrY",
+	"7BxzG5KwXFj7kOBzWlhwJJlW35QSHk+h/iMklYEMJ1BEBrKDoDHEyWAqjEn3E+trtXK72Ub+wcXRYe9K",
+	"V6L1bfV5HJs61XCkxT5SEzB/ICUfQr/CoB8lHWKroXISMB4KU3JeQNENzTt0z9leywXLJ5XTHyCONx9V",
+	"Iv8zCtQ/sP7DEgQ+sf5fJT2gNB/AEbSf1hJxR4VcUjg4uSrMexmFYqk9wjZcxhHdVp72Fkw7OgX25tS9",
+	"BpPAwdHFVV2HDzebze126W7cRzZfQyr+dnD6ylPBHguw76Fgev+g3D0hyl1FK4IOpiteGysp8D74oCWZ",
+	"b6UOj4ixm+kEqspuHHAW3AwYD8FRtNX2UIAFqdNYqF2Q9JZsNlZ19o5H66MGh7UydrM80S5VozK801na",
+	"LLJcBfS4qlhxZThz1SFPHYp4YnCtBT0tzVN2pbQ/OdDWsumvaWBKW1qEteVaof/B2VqFs5Vd0IeBbDnb",
+	"fMhmccRw+IccqVxnlU9VmHz3FzhYZYvwR0mlD5Fji6WKkok8laj6AHlh/Tz2/AEru10X3KDJDVty+2ZW",
+	"aQVpfFXr4jJdqwpd/8mp+e9Flyv28lGc4NWKWbfvU/06jxyY1Q9qlRKzvzzUlnFfnTt7eM9uCec0NKZO",
+	"a/RyZSMLA7TiripVuJaY5nJA47COvikx1MfBDYwnNJVqtXO93O65lmqWr6bk6h6lVLyCUp8WSbGUvVWR",
+	"WP7ceIrOtL++H2VFUMGT+lKcvp8YGmtBT5UJ7k8Ok7Vs+n95cWJ9iKzlhtES+8tDoaP+vPL3fSCl3BmR",
+	"WP4BZz7ppvKBFySWf4HTnp34n/OouyX9n0B4/CucwvwaraKKB3lr3XjxvwyoW+UaFEVC+OZdW+uX/dHh",
+	"CQbNZWH1n8JSHNNIltmBuxmFSxOyLuOn3jdJBWv0vXxb3lMy+0MkSaejyvfKLXzzF7hZ8pP/xyr1oHvC",
+	"q2nKqC4//jE3SzKqUnJg0/jpQ7vXCGddTLiG1etK4U8fzL3YIHWaKa59Q+bmRjOf3MMKVTFq5IbMF0SX",
+	"qxHdkHkDXRA55TEULA2IZwYGBVRhd9KMyoCKayVsXGdQ7j5vtb0v6+Ae+Uk7fgbzDksUESwk2mqjiKgv",
+	"hZdkU/p1nRJ6DSmUERbynbhnwMTCQqsTTgb0rrhcxzoQv42CEeY4UAOzUtENmetMT04CNoypUNc1laX+",
+	"TRGwCRGVTTSX6vXVKRpO8VTTQTKRbDSAG23grJ8mkZWn5+t6UTLneN3j/0EnLl1O+5niBevcW4EtgFSI",
+	"xoVcUeCwWugztl0SKkkHRFqn23JTb8BiQYKp6sLk+JVIlzqdCEJcxxMpNDQKZzMPMTiuNmPX6e2ZsKNR",
+	"QveGbxO4JAGMYFOYeHMfYWfUpgMkCMT4GqM1Q80G6krUahZ6QVQgMaMyGCkOMhisLnR8D85auQZ2SAXu",
+	"R7bxBbHTJq05HXZhTmww6BgVptW0Mctla88tAINQHIBQ2ItYzGAt/e1WE71mMfEb6DQtE6vRGjRN6UBp",
+	"XW4CBRFV4l0yLABXHphYaf2+ieT273FhaCKtzH5KTo0Wrssy2irKUiTgpGRjLukwhjBzeN5B/mwkSHCd",
+	"B7BWPHerbdEY+3NJxNLLC/n/qV/qra5f2kxswJ2+IXMbgw7Z3QBogvRA95E9KHWRfpQkYG+1Tc/Zq1GP",
+	"OAOi8Hl768u/17oX7bTdSzGTqG/WYUNTxL98D/nP9Sr5//YzwN52mPcM25veN3puCkFohtTy5byTsrJl",
+	"HC9zdhfFsSU0tB67/xYur7JbaJ2bzOCRaGCHt0TicKn+VeaOPJuQuHe4/f6gh1qNpgNyYvGbxqbZDvLV",
+	"u6b8j33rOgon17eBIbiyFz7N5PVtcP1JsNj3kmAvFNKwo0RexuGfn2Y3HppwdksMsAFGn2YSAUYs2jgK",
+	"Dy+7Hjq6bO/sbhZXHE/liHH6O2gr14qTEy4eCQ36OmDxgA6nHBoX12I6mTAudfx+YU+c70gcThiNZZXu",
+	"nc9SdOBVH4VUTCI8LwP9TQeUn1isWOJaY5PshsRrfJFXRgtTK1+lamu+/BycDQaErwsSHCPnCDjkD2F/",
+	"niXGASdihAycz1QQNOGkbumOhFD3vUiYi6Z0TXN1FtchyOoUMuTY3O65RVtvj4pDT5pevh8rg1rWY0hc",
+	"N4c2fGALovFpJs0tzGKiecW+wVhR+4T0e4CCRzCPKOEG0EDd95xgxYjYZqFC28KJm9GVs0CLaA3r/WkG",
+	"VSfI/Icm+U+XntEfboPX76f4w4/NcHw6OfnPq3m/vTd+055shQc90Rsfi5/nvd3ezfubi+PTV7242SDz",
+	"H0bhhx/Vtyz8/mIW/M5uT9qnURBf/H4yfr/904fWrP/63bS/9UN80o5+D7beR0H89pYc/LDXCNpRrLFQ",
+	"KhNkKRlaCluGVV4ggHQZimS3lFrERMkA69tkLCxX5kjdq4kSHYtxpDc4yaA05AiEp4T8QywxShDZLR0O",
+	"GEfO3Ycwen9Q/+Hs8ggpeQAHEv3w4bKx5CyWHq6ler+7FItOJpXHatfJumsU0TEtEdMPTILnREkKLJYj",
+	"jS6ntZdpDF8ZMLKC/ldSQ03NZ4xpbDLXKn+jNNOl6l1M7iQKcESU0KxHijbeXR1soj4Z0lhUNZt7tWkF",
+	"yIDcvui1M5+6U3SGvni/HmmnTgH07z5bMiGcsjCfYQfJda2WGrij82jY8+0vdf2P9pf1wM/1xiTAaj/9",
+	"9NNP9bdv/RxwmulaA6dFOF4ZlRRpo0qGth5rdVziezIKMltgpus9lKK+tu4DVF1Z0TnsHR6yYDqu4sVb",
+	"Ao9rKuOg0LRlM8SPwvbOTmsPDPAurCNYDUzJLeD1G5xINVglbYjEVgYOaQBvm4107da5/eqGkIlA4EqZ",
+	"KyXcQywKlQRjEdsE8t9OI0lvyNxHrstFaV0jFgrkiJjqCPi5SkT+2iWvQho+v23VvPTxFg3hodK+1QX2",
+	"fGyGpN776BWKH6mt+qpFhj6a8lSPXD2qrJzSL1B3QHIWRU9RsIp+/YpNFnryDZkDKfYxFOC4Rzvm3FqC",
+	"rn35+DSVmgr0uI4etUDOLdv7e8qSDrmUdLSg/7I9yACXqv34pVXf69a//6F+el7/GddvxvXf1ysnpRop",
+	"VJTaedmXAcBYWkaoB6P44WatpABHssHrFNxwlqV0tmvLuvnqQyU7WCSV0tsFi1GfYR5afGixvgUhBR0d",
+	"aOHaOGCQvreVAvru6gCFeC4chq2BpXVJzJ5BrdpuZvz1ye+AFwy5hho402EWySvqW5sEJWqdvR2vNnDq",
+	"qLWa9fZOzatB8XJR62y3vZpkydNWvb2VW8cLwHFoNna3Wy+yT0Sts/XypY4JUP9uNb98zJ+E7MTyAhco",
+	"0Wml7gRu1IQz6YWr4DcqWauCjlKCarpuN2bly9Qfsw2AvR0jGkuGsM1xzXTjITnibDoEpwHl9h0wNAm0",
+	"QSj4DW1u6WYlp1meCJbOHcehrsC6at07yC8urI/+hXx3U/3VI3TIsQBBYx9Zt/n54bFGlzX8x6W31T0N",
+	"TCGzMi99iOe2E3MgQfUr6Hyl/ilzWgr+qZEO54tvRMpS1QLrnwI2oRYtV/WbEe4meEhWz0iWIICf4AdO",
+	"p3i8C2lSg5yho5xETM0IWAXdKHhDTbQGgAoLhgaYo40fLs9OLZYD4zB7pBiHhwKOZ5EifnJnHM+eW/HK",
+	"Q5xN41D7zbdtZSyxj5pOJQ+nMkd2Bdi0HxnU9aR4e8mKa3is/NqU7LgzDYE2/Od4Qp/ftp5r8f7554CF",
+	"5Atg8YfpFAWSbAjxAKv32/DSzyX20OSMFMhIDSQ3glU95S7Sga7QJ1mtjKGUclgvy9vt0JPD4p77/LKW",
+	"kGDCXqtdz19VeS2RFqrrscXCjWtLGmTcJxAXXGZ0RBsftg7Q+4PcQ3XOknK3yM9Vu/U3NQqYbiFjFU58",
+	"7VZlTnDTwOQHH6jzH+CYxTTAEeipoCtfHB4f1FuNpocIDkZohAGYHh5dft+tt3d2dZSDr55sQFMH0PUm",
+	"+p//gdc3bKebfkYLN1LqvrHuQw1eXd3692xwgBZsE3990cxfLBHc3OtsNTvN5j8lgp+0RHBpUGV1+1lm",
+	"Z1K9pLhF5T4Lp3Ci/bS4eeWfmt3MamYPV8vKdbIy3at0kytqs7nAkl+nzeZWYJz8h71D+Jt8p38uamj6",
+	"sd9BGAxlmdoTzwRgu9gD21idjGyUQmcjk+iORbpcZu8y+1HGa4/cNJh7RKSPJ9ruvvzKhmuwa4lnWfR4",
+	"WfBVxVD20k/XD5erGI8VYSETGNul+e7yCZHJMtuXRs+LtDR3SZxCaS2g9dC9eolw4+6qkY5EUro4CZNP",
+	"SMVduGR13H1aSaRfVazJHpfKEk3ms6+fwJ6bxR+cwp6l2Qfl1QHxOoG6f2FE1LKTXoaBLjRS3hLQc2jp",
+	"PehC90BTgTCnWqf229bPohluff/i5KZ1936vf9oen+/wq5ezn7aD7i553aRv2uzttni3OyuKMqaRstQK",
+	"eFSqxkU0vkEbZv++08rcv40alysYNqZxUiNt5R0LYyklVI7FlD81QmsqXBqcgeXWM5PRp8NbqUBEDxJt",
+	"GF0fC/UUgngrWMY4m4kjDaVZzKBjM4juFWDKEGryujzZDKthQIVDKHtk8DnvNYSl2OrFpcmMeMmefd1L",
+	"wtBN9etBf6BLdD/xwKtdEHYGK5wLq2Z0D/6i5ZFO7RMT5P8sLQRJLIxQxYJpC1M6F5YurVamoMjDANU2",
+	"3Qt0BP5zU4jEWO4gV1czNsl0DjK5m5AAaoepS8MzuRBC30FUIDHCZTtbqZgWTOUVC4t7uLhwVvrNE1fM",
+	"CtL4ndUBETYsCzJbJKZRiS3wnBN1DyIWI/9996R32L3qnZ1eH11cnF34aAPHoXqka9XpOhyKc3FILxmR",
+	"aCI2OyZKgaEBvatcOgZmdQijKhOrHgQ2nqlQkZ3u99Mxjuuc4BD3IwI19XCs/QHoLZ6jYITjIdlHIYPE",
+	"9gnmgjTKcV8sXSxb0d7p5bvj495B7+j06vry4Oz8yNemMcihS5I0IxzciP3iFxdnJ/YDbQTnLCI6MmSM",
+	"52qQVDbQNw92vQIPQKdxdNSmJEkdnRnXKnxSgMI+T3+wryRFDO0r6Q/2lQyqhK08mP/dfJ35zTagrdP2",
+	"FfNXMkZruLXPTWaP6IxxrMjQq+FpSKV9DGnPPCkmrB6HYxrXvBqbxQYNlt7iYG6//3iPengp2yg6mqQi",
+	"fg+NcTCiMXGOA3BjCDxHpv6wFk6EBL6aSXwSEvlmAP7XIsIRjsOIuFSoBq8kPioF+v7q6twAQlQmxjwP",
+	"rHm13in8eN09712/OfrJ+eXg4ujw6PSq1z25rHm1qw9n18fdg6uzi+uLox/f9S6ODmtezS0+Ap/mOULN",
+	"q5mWr0/Prq67JydnH+BL9dfx2btT9e+3R1ffnx3mXuieXBx1D3+67l1evoMfeodHb8/Pro5OD3667p1e",
+	"n1+cvb44ulRjOzg7PT7pHagRdK+ujk4Pj46uv+9eXh8cXVz1jnsH3aujy/yzV93D1/Drefenk7Pu4fXV",
+	"2dn1SffitRqymuHR5dX1Ve/t0dm7q1znajIXR+8uYVQX3asjPX89yNOro4vT7omZYe/t+cnR26NT/fDs",
+	"+Pjo4vr12elRfq0UL6x5taO33d6Jmty7S/3K+96V3i7z0dXZm6PkD/226ub90UXvuAd9HF109cAuL8/c",
+	"ndJ/Hr9LH570Tt+4bxyeve32Tq8vjg7OLvRm6P35aM+budDWrPqntO0FhfjjyVQiLJGpreL3WThv6Bq7",
+	"HvJ/mxI+byj1+pL+TtQvEyxHDRqqf44IDglv9EIynjBJ4mBef0Pm6smARqTB2eyXFx9NW7kQklraTale",
+	"vPB6/ZBKAjrAdkKYkkpXWs30GqzgaPcAXXGY+XsDxXmI52JRtG6mWq0LnZBRzlpLo3efMu+YGEQU8vhG",
+	"2qRI/DJxy5SSN++vHu9CDIRllYTS6KekfpDSnXG+aHElwPm1s1KXAB9k00zTvXBWI1eRYRH5Jeu9TiUF",
+	"oP/ESXyI52vqW2dxilGbBJUNINHJhJKtiCRrL4gka+UiySBSJA0Ca7Uz7vtO60VaUrGl2rQBMXuFgInd",
+	"VhLEsP3yseLBQH4O8dxCJ9g1SSRLz5Y7D61r/pnIxSkhoE9d1fvpQsqSkW6YJDOThK4rjCXQCuXjLQu3",
+	"Wm/UFSLUMiXQysLV7BQqBHaVxg5dwbTma8Qj/XEBYnTRVhYDnewyLAiDm0RTsXYk3IPiyCoED60Ru5SN",
+	"UHqiwKQ1DaSGPuiTRR0tCTEqsOpvyGBZuEXub7pUTWncgXuYLxeKZi+2mgVT4YxBqDPQBo5uROb+da+a",
+	"q+Zep2kDbqxQUwszl3Sn9orwCBRuLaDUXjN0wOIB4SQOCFKt1R4Fln6J+JnEEG7t7hhHTBXpMicqZt05",
+	"Te9xZce1hMIy826E4+FU8QX3nshC5GvmAbqGaKATMpCITU0ZyTQIvs8xuB+Rb9yfulPfQyQSBPkk9ht5",
+	"sTSZo8mxj2hMSjxgq6XXig0tdaU9DGrfCKCuyOk0t/Bsfl3fjobxWYuZfAMO/0XgQ0/r6Fe9PtDBr+2m",
+	"fxXIXEPx9RLKr6d/lDrt1dN3oElVvZVy3lztsHWKenTUhNiYSklCxCa6HbOcVKAgIphrkeqf++1ve78t",
+	"uNOsBgBqRsxmiMVow/wGWb83hEx0+o7YdC9ArDRSBGcCTtw/F+LDLsQ77du7H0/wP3/xkWS6KrlmDHfW",
+	"VyhHJEb+Z6Ow4H5EjAtQqy5fHFg3Xe7PBLfiqfpSOupmyj0KJ6288TI07GLT6lJ4Xz44DfGmh+UjnGBo",
+	"ab8vSdGyIEI+gbdrN9tNuFaK0cMoFzQNOHETHWSL/OzAnJUJRjiKSDwk0HXIxpja8JgB444BeRnyS7rH",
+	"FXFfiifaIgINwOJYXEu0AZn2SEgy2Uxu1klhTXPILhuCBCwO9WdFEaX67mZ6CjDnc8UEcr0lkGgpzaEN",
+	"P+0kNVD4myVL6y0YT9Wjk7sj7M4uKESodrr0EXg31sEiy/EI/b3nDCDp7mNFcioGF6xPUdpY52LUAyc3",
+	"xkaEI05wONfFu0rwvipBjVc08q9fUqJ6reIyntsb4yE5YLFc33GDIzqMs9JwQGKpkcaN8BgRwPJPfud0",
+	"OCoPCaXjUnfV+elrdYIv37/W4XrvLnqeunTHTEjU3tlFb+grFJKAhcZgll5wW9t7O+3dDFANQBpCT883",
+	"JvHwf8Tt8Ndf/3U3jjb3NaKmlwHu/Ne/Pze9ddFs7DAVU8XIGT/0q4R13VUH+c5wJvHQDqHRaGiEa+ex",
+	"uB2qYbqvuJkiSS3ycdYztzwTI/+2SxUTxuUF+aR1iXUz1hBnM4OOYspP0LHG8msgXxcH8jvIf9u7vOyd",
+	"vr4+7h2dHEIkEyLjiZxrpJRTPCYeirD+l1oQkNY2PeRb5z74jn0P+eD2Pjt97QO7T55fHf3nSrWLYtOC",
+	"hbU0kTDqQCvejFM8bzj5viM0+UifWcTJYCqIKLkaSFoCsHBXsdkzYSK7AxJFSmQ0QEceCqbgiaVS6Bmj",
+	"drPpIIvvI1+JdX6KFg8tUKFXqbE046KyxzqHslTueF7TvUzVJJla2DhEI0UL4G+GUKiuWXs1jWDESLhq",
+	"GRrLa3pZ0s8QkxMAAjQCQQeaRJxHijxKeRFns5IsbBoTpPOGrcatFktjD2pPvpqUohnUyhjC2ysN4apD",
+	"L/Gw28jPpJ7WMpe7PaoCOPB6DDwMV2NSqWF8gkjOygaaPPcoMdWIGzqZlDlmjrRGZq9cFjvOK0WnBtHR",
+	"2QC0weJobsRk1e7hdBJpHW/ttGi9IunwnMmvWvuvasjLEEFle14vvqWpGLsWg59omxSiSRPaqehowA3U",
+	"k0LnOVBhN0xzQrVh2nysEySotVGJEZvFOnbNQzHjSEjGSYj6U2myiUvhVtcuz7Ew2Hp5JY9HDefgbLVd",
+	"450g/EK9Vyr0JXyCge3DLeuwPAUt3fhuEJDJWj4ha67iOCDoezaZ6GhILMSM8VDJgIxzEkg0YlwQ1Acp",
+	"CWCDTK7Np+3//Na+/c+oGf32ZiduTbdme6cvBy/GP/Nd+VO/HbwPm+R7vC1Obn4sWrOseaN4q8VkhsZE",
+	"cednAu77jCd6oRWkVcEKkk7O2dbkx2xz7ZfZ5pqLwJUrJAylh+uZyCUMwSPyaAlDiTE3mdVystEexftk",
+	"QgwV3WRSIexJsKG2j5caUe2MdQWgBfQjUnrSMods+ap83SsgZeb3uAC+vlfHHf8f7NrRsQWvMgnAa+vC",
+	"IK8sihy64lOSivFFwwKJLIJFOCRoI2ZIZ5GgqSDhZnmxmDVT86Dp+9RTf5pqVEmNxcrXKicBnVBjplhe",
+	"ode+aMryuuV6yzSWOaLS5AFCYp6npBXFBUWCa6zkTKXH2oTFDVvvJWZIi+nQwJDeknhzuWbGywoIVxoV",
+	"FkpTZSFZNCybnJUE1GkbhEUw1dQ1wgL5kC3k/wkSUworuCApQNPTNY2viU3Hn04IF0QL9AOOp+r/Yd7g",
+	"J4Isz+v+PAW/JyYRc41izsuxDnL+CV30xPeQb0pa+mhjgoW0f4uu9DfBfmG699GGkyBLpSDRAAwcSlXW",
+	"m2m2dvPb28n1i44mRWHKq41WK6LovPSOLzDKlEQSgqfcQ/5nQSW5nvLoSwKwle/3S7bkUuWCOJYB54ov",
+	"pmyttP5iAjrhFKh1BX23/nZ+8iXcbwH78XIXWNVb8tuJmSu9w+8dNvfDhzeX5EG40zdkLjTD/uHDG3RJ",
+	"JNq4OD5AL3ZaLwz0FoRr2NfUDy6ajkHQ8m8gvkOKMpxoREO0AeZKeAtYvZ+6mKBQRr7OheoPwsZxNKx1",
+	"alBiB9TFW/gLXIg1r3bzTWAU38h5rVM7e3OuMc9BjQPuUevUoh9+5oPup5tX/wkHn0j/7fdH73p7U0HD",
+	"7vmoGwlB5cl/LrbOfrrr98owifU63A/sF5YuRWeya1gChnCbfc+ubrE05wKAYFiAtAW9EmXI8u5beo0K",
+	"b92t9iSp7vSw1et6WB5MV3eyNlwvrHLp+WL9A6boSD5doeZCH0trNH9i/UZgX/+zlmcun/J6S7tOSWSD",
+	"y7LSgpxG4S9/7xPrVy3GnNqPV0TgF8Bl0l1eCiwjmdSVYdYwH+vxu3WWk+tbN+fEuqcm5sIg0g09SaKf",
+	"8gbYJKzJLWMJ2c5Qf1KLFOIZkuQO6lRCfFxpbC9cIbm8LfEMDegdCfXnHlI0KzY9A2FsoqYs7KJN1g7d",
+	"+Ab4cL+YJQBFLnXeiQ5ODEaMCWKiqyCk8b/V3P7teyZqR5so6ydmwvb3bDzFM4F0pFgD+b+P6t/jWAA8",
+	"5CUdTyINU3swojERpIGuyJ1EWKnWHKkVD9FGjMdEeGkuG4x+M7VLS45joZ6EbmQkGM5AehqA/gBimhLE",
+	"JhAeGUHljppX+4RrXs2MqpTWTtiQxg+AF8EhzpnUVtpjH9PK9hD7aLmiz5QaW64Yn8VJqLoksVuczX4H",
+	"KrLIBwO0M/2+LDvxM3aMA7kwJZ/e1aEGtU5gT0CeneAjxhGeTHIFQXVNnN21ogh0ObM7U/O6vBtwloic",
+	"+7bV3tre2fUXWjGX2ndP2JBVDQVZIvpGbMj08vjn767QcxsH6XtooONzjaMoIFG0rxTFkdIyrTVDf08F",
+	"EkSWVH181KCTfPyE6rpi+MSiBZzKexxkTqDU4JVxkXB5/XLQCprkRbjV38XbgybZC9rhTv8lfkF2B62w",
+	"GRQPcLaNbFzuzu56XoFMW2UzfUtsoNNabkPgueb0WjfhH+zQWwMR85IO4168tMKY9jhBlIrFK6axMc/R",
+	"gb497lGheWFS9npOQ4enHYGHw1UzElPyMteicQsZD2Ohtdw6rfI7aqr5qm4SQ7iVLQH6/a/vHrHj/oNd",
+	"I7pbnaqxFkPTLj0Do1PkVQ/3yy30x52yOCD3LSt5DaVyV6vK9sWyAZx1p3K0Am2trAZqN0bwKWo3mgbn",
+	"RzeqTUe7L7b30E6jvY9yxVJfNrYarUbbmJWscG0KiohnyFbbFQaDDdEYUenpuLxMHfxny8g1QWZzUUho",
+	"DDbea6gMq8Rf87d1K9u/Jwa12v6dXz2HlaturkvhNhbqyQtB39Kt6MLUS5Es9KK7C54EjRfXxUSd2xh0",
+	"KPfPphLyqyA+EPXJgHFi0fVhE9AGRmMcqUuAhGiC5QjsciwmZwOwxi07Bw45ffEqILZpc1dJydryyU9I",
+	"jOBFgbYazdJq3j7asOUF3rKQRIpAPfTD5dlp/eRw0zqdJOFjJbaFZEDjxGWB5IwhU7VJNJCO3zfqKRTg",
+	"B68BRHDpdDbVpZx/j8XI7yBfjHB7Z/e/Uoz/EbmztQSyuLkbktPxmIQeitiM8HqABQk3MyDrvsCR9BvI",
+	"Bxp8F0sagZJoAvadOMtUjzW29oZrWdWAtfCpmiGJJZ/bk5RIwamdHTwxeupaXND+GQlgpGYOYkKCREne",
+	"NwiJsKsQy6JVAMhF0o8yCv/a5QAdg+7z27ZTFnAy5VGDjsUwYn0c6QKBExI8Z/3nt1uT5nPTcn2r0Wxs",
+	"NT4JBtJhfmXgUlOqp212gQH5uTEgP69iQH6uTSnPW9/tbe/svkhsKydUSJfGn6bTTHe9OCR3tU4tO5C0",
+	"KkS69alk+YpKzb0uk2aOFN1kUXMvU6hzHIwouSVJ/cv0T226dNFIQPCiknCKdZAU5xh8aZ1ad4a5qaWT",
+	"gKcooiumG6KNpCbG1mbDisq1KY87Ski2Vv52vd1utxdXN1yazmgE3q4zNx0zoKY/oIpB//K5piP97CXp",
+	"sgR1B2iOsENevtx+ufcyxO2Xze0XrZ1W2CQ7u4OXYbDb3mu/eLG129wKm+Euxv1+GO62catFBi/arbC1",
+	"s90OX9bShs16AhvphiEnAvAlMCiXe4OXu2HzZevly+3gRbi7s4fbA4JxM9jZwWGztZPucM80d2Zun4+l",
+	"87U7/HHR+rbqrVartaR6ZFII/inKYZrds+ATOEKXLKBEzp3dO+dsQLXwNeXuicsB3C6jhKSO+D8VWb5e",
+	"RRa7oe9Lss5q5SLER68Gl+exU2Iwv2ePUwB0TOOefrdd1HnKbpxlgtHa3LcgSdKyairJ2dX1U9wEMsbz",
+	"RfcQDU05lYXxUHCss2tHFyVxJCVcPORbStLDGDEhdU8JCekHxuLSs+MozaxI8rDKxlGtamvqi4TssjVK",
+	"hpbJ8IsB6kxn1evATnm0ehZL6pnCUNYaY8LnlpcXK7CMe03POZlVDWepJHxP8L18RVabWmaDqtIxJcak",
+	"4oErOdCl2pxlSKJ6mOZShUcp2klTumSh0mi8tLZhf47UcaLxsAOyPuBtJFDmcqHkXSy0zSYk1lBWWuSG",
+	"f1cQV5Xo3X5uvqxwFWzbCtPVGk6x96o0vpNkDa5uP1sp8cWb9tu9H/9zcbX9/ucdPZ3GBIye2iN6Fhcw",
+	"NBIRIBP5WS4cpoLhVn872Brs4q1+a9AMdgYvSau/N2iRrWAvfIHb/W2yO3iJm0Er3CI7gxd4r98KtsId",
+	"8mKwh1v9rSAV/XYGraCN90iz/yLcDrbIS7w7aPXbwVa4TXYGu830bGhraXoiU/LMXv3OKVZURUI4Tosv",
+	"S8tGVxJTebRv+c2hr/QIC4HeXZysjmVL4s0W46inkc3JYbJ6c8XIB2/BRUdFEhL1rPJ4F6QSXyUB1joT",
+	"14AAUOEMu49vdMzkxvnp681KnSXk++iBzCm/y4Q05y9Zl9qWBkSuaQzN92NI9p7escX3hr0y8tGQmoZz",
+	"U3AWfPkVkZL5w+8I58gkl8QDWP8iXd0cJ11SF+xQid5UgCCuvca3BGGAIlqP4695lRhuvzgX/fz70/bP",
+	"85f/cnTTiiNZxxKT6qaXE4JvQLaQeAhGaGF+SQnC2fwnYrDuHq5xpqqJ0Q5RlNm+C1Sfs5YvYHvPBHKe",
+	"7GuuTSGxEooqewgjoD+lp6dBPeDJV7IPJNHjOLS6x0b+mJjzLRCLyWajivP1QfwbomsTtIWNFGlhQd+J",
+	"hlVstqdnZCwbVe+ZxZoJEOY6onue1zoEvIYE7nLSUkBsavSxhHodSR0GvZyn9pIlfBg/zS33Y/BUGwql",
+	"f8tFQ63BHe/Hk5bYy2o9u8BLjWVPwaOW4FLYmJxnAvk6HeLIVCwAbLKs70uQOCQcYW0b7aCF514rROvH",
+	"YKzNBrKxRhlG0FjvpOYNFslpKERZ8wpLOSN9QSUpX0ZIbV93DauYKJZzgClkgiyuC1YmZd4HlMt86xmX",
+	"Xn+urhMcqStE6WzG02XDR4v+ZavYJZuhNbxi4mOq8xUMcpXdhR4y7kKNup16DL0yj2E2oE938uuv//VL",
+	"s76H64OPn3e314ruS4fp9rW77YwDBq6j/yCKGUclUUgXOA7Z2MtqXprQGlWsc9Wq5RqSMttjxuLswiqa",
+	"0vlJ9zTYAJwMTtIu3Vm+uzixlhhP63LbrSZ6zWLygGvkSS0nxVxU15RrszRBI9UGEicDDk7DE90T1dhx",
+	"WSZt6Us3FU7xCitikvdXRlucuuh7SegmjkMRYKDVCeOSY1oe83k2iwkXIzq54jgWgwryjIsYO+UcQJBX",
+	"wl1oV78Fbt3CWwNLHv0dXN8LWmG9Pdgi23invxu8CEuAW/NdlV0+UI3smUA2rtdz65VmLpL7x2OnM1kX",
+	"AjT50ivMpmxnkyi19XSqiRETivC1biKILcGUAb5tlcPeut8leSD5YkQQ+MkGgKIsEA44EwLhKNJ5DWsC",
+	"D020XJ4M0vZbvkwTwu1ULPl3lbJ+cnR1dXRRSvV24Q/WQli9F+XHZOa8hQGZJfMOEhJPdHzqSpJ/BPrN",
+	"jOcxEFzysYC5UWd7LN9B/fCY8SGTj5j48RXKytq5XBBB7jOVSSVS8R6nVPfXQvLhanFyED7w2yMi+CxN",
+	"7TiPcMk4B5yQDmq1nYA3pUqNWSxH+2jCWQe1vGazuY/6U0FjUFxaTf3LNI7omEoSdiBnQ/3bzY1STWsR",
+	"v+bV7NdKG7GflXKpH/n98k9+vNBJOWV1ad5dnHhI/DbFnACERoS5Nh4liIpYCeECTSdIMrTdROPxH513",
+	"8ht/QNZJdbWtKm8oJnpaQM5Soc9idK6O1E3bcb5appxeOLlg6+Zp8/y3+RpMOvI0IPs62X7G+I2AHzIl",
+	"kovyEL4zkSmtphun4nCI8nTo7IBWTver5klkF75yusSFThz6O6RAXZAhFZLwe8zVBOKcLjEeLk7ttCbH",
+	"EKMTdksiHJB7JXxmBlEQbwEwV3NTdSnbao+QLMz4EMdUAHvdfDyYvQdkoC6GBZyKbx4QcFWqZmLJc3ds",
+	"MUVy2JdLIiWNh+vyzABPcFBqW9PVV5Pr20gtiRrVbK5RQSSImLgnvBhZnMeWQSVeoyoJm5D4PoPJ71uS",
+	"E2cbdCbqpSu7HM63bA+/8kVQQlRr3AfFrytmky2p+CNMS5miP6tq/SSUvaVroVoSTKOOmlftrc7OXmdn",
+	"7+eaQ2nagpXQVu2SEDRnU0RjlBTxSWjItNasN1tXUASoPCT2n3P24HNWTm5wF5PwMjDnJZ+BLNQDRTbd",
+	"8x66IXMgGB2DDkbkDL6DrtfFCU5APUQHUm4cEK/kefqDfSVB07CvpD/YV1wkjo71ued/N19nfrMNaMOu",
+	"fcX8lYzR1pC0z2ekP2LsRnTGONYWJzwNqbSPJ5ze4mBun5ZpLhdEqWfrG/K/ZzMUMVMHxUoTN4RMBJoB",
+	"ZLzUqf/xkHAUExIKQGEM8Vw0UBdNCKcspAH6xPpoY8SmPJpvosmUDwkYPyFeZtwxuWB9FlKLbBKSiCp9",
+	"kAgkJJ57Se0XypHQ8afgA9JJPBrjBE3wPClCO6AxjpBZObc5KMAzQCEVEyyDEQlNgTcPnsDCoogNIT+M",
+	"kpLCIfDKCRuWlzvvFhpISrVtN5sZvrC1u+Myhb1SJBxYmlewMuUdgjNTrxwbQCQIYhxpdBqD+eJZxxrl",
+	"gL2e4HqzqeyzOzSAQjbpQPeWjrPcTquRxbvL10a7ymg8VEP13YX0beEJKkVHkZXEN0QgMhjATkvkmx6O",
+	"ORv71ZaxlLk6zdyDv2aKnhdvAIOGUTwsmqRhdcU9gAUMGZ8b+l5MCMkJAFo2Ac9LTkNCGZmzUzgbKWls",
+	"rUsaZWKyQ87lc/Oyh6ycvLJ7uarGe8IBv7JYZvnwGrKY+WT9dP4sp4LqiAV2on4sJa/W9pdVnO/BnGwt",
+	"FrPgEPzBtFi+RVWwgb950N4VQK+Pi9WrIwzuZXEyTngwdoypEBMSyX3ESQLSxp1dKAy7xPxk/eKOVLzT",
+	"bC6sX5Nur7Up2znfa6lKTcgFGlsgGv/ZiepvL6yrrSU4up8DpRsjMu4zIUhYjxi7UdsmCI46EBPMdSRw",
+	"SEWgxWeMOB17yJfkTvoIcyhmCFgYUMwYq/2NIhaM/vf/Is6Uuq4jhzFU50RYA2cESrBd7pRpoEOOZ7F6",
+	"cksCyTigZwgPgTUgtCR1fnisGt1qNlE4oU/tvQlYxHi2te9eNV8eto9KK9CqdXwmoPZY1EFDFkG4l/l2",
+	"X6+kGOGQzXS9LDocRapvfQxDmD+N4RUtmmtPmxOR9t0vzfpet36sg9HWrFenZjPltioZ8r+7uHj9+tUr",
+	"v4P873QgnaB3aETucEgCOsaRiUvLIc991zpud7e3oSwdp/0+i0Vmicq1QhwPNUSI/gRJQJacQrypNGtX",
+	"Xv7Ahj3lhCsCmDYBnlAJzkxNmjLdBk2hmaF//qzvlUaMx+TLF39fU5euygnwzIrMyB2UNEJixGl8I3RN",
+	"M6V3ckLQb1PMpRGRweFLTfUzKqC+mT41MSJRRCeCCtQncxaHjYW1fZc4C9VEHuAuvCRx+Goa3UDA731i",
+	"DyxAbJWC1C2AuYnm72IBTKk0is3hlb2wRB8xKkNH6RB8XlKt062vnvHdrYR5c3151rJmf8h587zaNKa/",
+	"TYl5bGayDlyuuxDOySjDgrq8oZNcuWpTKwRkTRIiodWIwTSK5mUnpAxLeEHd5RxF3KOS3G9TUgngtyJs",
+	"b7FKbBYzt+IkvqqCVraolVW1SyIEZXEvHrB1HTjrgyea+KVyO4DQI9FRqQnqlUBjHJLEYFoWo12tCsyk",
+	"vNcgojrj08TLpxmmdjx9MsTx8kIrERbynSi3sVyQgFlcHMBxpPFUknsYVKaC8O5w4fIlE/HfCcLr8KZ/",
+	"j9mU1vw1++aiLmZmDevrDnEJqZ3QtQuuPzLCoUvz9y7cYBoBr/3auP4wnavykK4fPlyhDYD63zQXUGvH",
+	"UI3YhwwZJSf43akcMU5/N0XdXxHMCUcafgMCtZZBb2TKLuXKYqpHcwc6VS08NFg9wzofHZHDVZ7g36bE",
+	"M5PbaoLp3TP4ymgqiL1+TTOIEznlsUA6as+E3S+XSdwVzo3Hnf3Kjf3KjN0lseqUCYX5mS6XvmatTQ71",
+	"pUYMIGaFaxXOgbk3UDcBMX8m4HUsp5zY6qh2DD5qIcZRW2NIm1KqXIDB35bBt+9m2tGZlxvAwHSxK4T7",
+	"DDKRIxoT7T2BRFEao75SdbQsT2ViH5ZUKoJKRHwbmrGyxmQyCo0q01Gs0atBc5A8zYYcj8cEHYww5VVL",
+	"R55zChnXjsqRTFbPKKMqHPIGcoflVwwqaa8OKslPr/Q2DnAck1Btk9YL08FCEtzSaumt9ku3WjrawBrX",
+	"foLVNaK/HajtnEq022yiOyjEPKF3JBKqVRzrMuYCTSISy/m+2lWAT9RLqL/caaLxGM1oSDZBXRpPhTRd",
+	"Wv3eFEKXSOC50I00EHg9GE/d+YxDVnKnZFN0BQAhcRwqwdjwHne9X2y/2Gs+aun30kJk30QNeH0AVhN2",
+	"DAXVM+ScOzT+vinAXrIPaxD68ktgIYjSpd3je5qw8kSieZ7qzkcbihdtAg/yYcH8hDFpz5UPawzF4u0h",
+	"S5qzPI4apBNgfPu2abfNMZ5DUfmMAUFDf8KQgAdCRQ6Jb7R7r8+kZGPUaqtjY60HbKY4ucO+AStUb6Dm",
+	"n2Bb0GnwUYQCNgYfrNm+DXeTcYGjIxExxyQBn5jJpG5Hm9YK8ACAz8piAiUxIjKQqjM1xAjPVbdqpiJh",
+	"NHLG0rGX+L3L7Gdt+K9gPzvQximzLrkrRq3BBpjKCN9M75Zv3Dg2YDn9vyZwLIqWw/mEDNRFY6Mw7Yz1",
+	"/oOJ3b8id9KcloZq19T7soYi3a4gnA4gGA0LQQN1YFmoFser6Q5LjZxJ9rVbRGN7b6e9+6hstcom/JHc",
+	"1EoJFQNFF9ziRszLTuQt5jcid5vhvDS3UAxDG4n4RomAcm+58hqbHQeIyQQNjKADLNN2PDC95yQ6L09e",
+	"CXsCRqZpkAoN5AzjZLN4H4HbaUYh0z3/FIzXUM9d8QnXWpcGMjgTssVOtcNLM6dpLGlkhAxOEkQSh8Rb",
+	"XvtjadKevRPvu40Fm6tdr4qG1yVYgZcTHJDKeS7lkEzJsKCthxiDBTtg8YAO75HynxKtBqRHByyOSQDY",
+	"87cU4oBSE4iiZ05gK8HhVVdXSsdsriA40qhHnAitKei6S0A/aTJr7hqBhnvlpfP0w0vo1JRyzIkL0UxJ",
+	"n5JPrYiZDPCGTKRnBuXlR1Nu77qH2c3w/4sKpRAuBbMFPUg8YDwoqzGta5JwpcNbmHE4n+r8myCtWaxm",
+	"QYfgT4I7XY44mw5HVs1Xz+oshrq0EHyuf6FxEgK03Wwh//Ly7Pri6Md3vYujQ39BeeplcDuWQJ4Jm/wO",
+	"SVrkDgcymoPDRQpwN+qCThYCzmChV4HIUPQfUk4C+Y7TBbY5HEV9HNwgyRR7gWQOi7xlR9jJlIQ1kIZ4",
+	"KkfPhWDPbQt+lfFkIr7ugbSZxD4kdF+k8uysszTm0E7WYrg83CnhEF/X6JLwqeoGF/vJ+uFOKWdxgEnz",
+	"6612aivgW7I+4GxclyNSt1STW/mkDop7fE2vBci0iA1p3Fia1OsyvrUyR/MTKFrF9bo6BiFFmpoHKtkC",
+	"2KCvx6wlKjsWHwWQWW7rCUqm2kl5quGg6hBLhnCsWZNdsM190DfVdeDIFAxEBVv6wLSZ0/R3Vk3aq8F9",
+	"cxZH88Rp93DW+wj8Dm3Alm/qW9JWdOAEhwvZ34b/vDEjUVSH0BgA9qBhPQAqn+okC3/TFiAR+NY6oW1p",
+	"EpyMRK20UnOhdjwOS/jXihCmCsxpAfNZcFYP2RjT+Om9XWHST3afTtiMcBRgQXSIuFJrwUBGI7WMIZON",
+	"Vfia2qlUTgJX/7mCAoUcXE4AuSVG9rbRY+q4NUbCutvyvyt6ECxu8cOzLMwylU4w08+qml/J1h7Aa+uw",
+	"YbtVtaXccNGGds2yGrNJRG8IchrKh17sbGX4yFZGy91IldiPzr/rHz83vd3WF+fp5n//+mtj81/ml4+f",
+	"297u1pdff23895oq77Kh1xZs1tLl/9rXtznf61zf+pNvwDOZjv7efknBju70DbmWIKIjT3/bit63w+Z4",
+	"a7A9/635Q9Dm/9kLuiWCQWm48JW+P4EBZGASrKz4TKABx0NzxXwnBDP8Rr1s2M36MBXZNNl8EVelezCN",
+	"iJHTPUA8QOSOAuy6Lhk5GzEwZeAE6AhtaI2EhGi7uadVkpPe6ZtUL0m4OJW6NBrlDkySTfPPWgKaFcrR",
+	"Ol9sN6uUkc2s2kowGfXRAgqy8koJ+h6LiLaOmYKUxuaTWVjNp4W5dCCDh5uylXWtX1uzQiKummu9zD54",
+	"ZdyMazvZc7i2D1WiS+rElcVpVC77OWfTlcDcdu4n+u1lAJMsi1a2FO7beTUHWLW8tqOFg/ri1XQd7xIi",
+	"4VNduk6fexyC/aVQ9rtclX+w5roQj9ZQQzLuDAKWu3TJzqyjutpteoWDmyEEgq55jxzTKNKWytlInTA1",
+	"ONQnI2pc2ZzNhJLaWMR4Uq/cOJKE5ERnPpkQownYWfU75tr3PeT3cRwK40XqMx4S7jfQGVfLFWdCgHMh",
+	"0Eawx8HIjYAGXyziRLBoqotamJjozeIdCD2XhNBKTic60Nh4P3CSuKnm8EwgEg6J8NLQZBh2A70Cf2xE",
+	"S9YIvDfaV6TNv1AakNxJxAZwGY09bfSW2iEco8T3AqxMq0UQh0bGmRDPdbSFEr+Tdsx82x4jYmo5WPYs",
+	"2aTm1bTjUJ0MHbi+OF6dDQaCZH1OzTypH1IhcRw4dc1Vr5CDO6ZRRMdEcqXcYwRJHgKIBPWJoCFBGPz9",
+	"SBHUZjarL5Osnl5+8dRWsxWGw+VsmTSUFjEWmjX4evnx6LiRIJoKekveOv1kR5DrNR8aq8sMwEjK2Ega",
+	"I/yyCNytj2zVC+OVftvNIfiG6W4BAPPSIJM2epuGmORlxhd7u+3m1l/af5hM7b6cyR16L76xh8C066XR",
+	"NloajgiSNJb7JpaAayuTJQZ12ZhAjm/cKy7kvEy49W0iEfE7JkmIxEOOb0loE4tEUi0D0onSBTPsy1kl",
+	"cJo6tzUSJJhyKudwFU31xyGdRGyM9QXbx/FNzGyNVcN/kzGtdrzpaZVWQ1ksriQsZa3olwEHF26a8KJX",
+	"4AUaj9MaDorXNZAfsmk/Ij7CYajICFg6jWPCIcRiH/mMx1jaFwLG1SOWCCWSISr3kbM5iArQ2uze9A04",
+	"gqJVrlO1ZvgWqiPLGSGxzvmZRkqM2FYjnERTgeSMBgT5M8X9fbhTDFwDTIqEZiQVQ0r+DFe7Q/ZJNAho",
+	"bW4Yh/1B7xpIxrHOPFxGiV4N1jHTeKvRzhPOiQ6VUvdt8W5NrtEd9xpvtMuu1IX0fMCi6Xh9jpj4x6tc",
+	"rNadvkKioIrwSDRQ8rMTa5XB2GmvlfottK5ih/tx6TokUwqpGtuYQvSDthFMJmrXOp+Tijul84XYUNuQ",
+	"V4vYkC169YQNWfrmb3zReynmpqdTyxbGPafJpU606sLX89F8no1WWPRBJi7CJvgt2vYk7smxgs0NoB7s",
+	"wJeq9dWzbS1/N7P8q15OF3bVm4W1WvlBZq1Wve1SwsqWnV2GQvIJ9YLaXTVfMHeLW63eT7BL1B3S3fbU",
+	"TZNo+T6YBC2Ou4d8bR6AnyWf5qPEU1uN0jFhnwMW2X8kZ63PogTEa8BiqW0qW+2Ewg6ymYRdSA1XulB6",
+	"OcCbCW9ptb989GojAgpXZ7up1rSs57S39nbS2+fPSamMxmAaRaeQc1qtq62FXZVHzNvYeB0Rn94QydlN",
+	"+nmpG07aM2/+5uho27lJf0xLPH9g/EaMWCZjMWfA6WQB+hPbVq27XQZNaY2EuSTJom0qZwBcA47soaa+",
+	"1aFlVWzkf6h9sCwSO1mIZVfXV3UeJZbmyt6W3KatiTTIZtb4NR3HYHTCqNWu67/RkNOwgc6d+O4O8jOH",
+	"2mIcf/nie9lHFvK4+CTlBPqJTmWOC7+EWOZ+iQxgjP3VOYINLZ2VPdFhll1Z9ixJxLIPs9nx8JPrFW5M",
+	"eWR/t7gajTGRWO1P483RT5BSj+O5iUfb0Lkk0xjgCUP1mb/pBJg10zBWa5iGIEGlWECgKjXWSMOvAKIk",
+	"JAAd4DcQ7B8AmGAaQlB8YtKSbILGmA9pjEIIYLVqEjiXWjtKEdHPHTwrdbk8Q5rxCZ3OMqAyVWRGZIw2",
+	"utvpxfX/sfe2vY3kaLvYXyF8PrQ0W5Zlt7szI2PxPBq/zHqm2/ba7plnzvbARakoieNSUUtSVmsnDZwE",
+	"AZKPARIgCHCAIB+SP5AAQZBvSc4fOUCeIP8i4H2TLJZUerEtud3dAhY7balURbLI+/2+rgbZ/bZO+v0D",
+	"0twnjoqkQfZe/yfwIZI0FC9/Vfsu/C740f53NeMfVWukaUaCvr3Zh0YoQ3+sxS3Pu3xqBMwUVWi9qVyc",
+	"/RC5uIfF8LjjbPS9+GDuHVTux149xG6Foa9MsQGVxl4llZj8n/8bMS8c/0f+U/zPf/x3/437x39LoBDF",
+	"RgeDbggM57ZFn6mgYSHoKsDBcR0RJcp2uXn0xGmw0eERS1PwtIwjege8tL6Ow/2+BBqk3WaZPiwPwFwH",
+	"e/CFInit9QNr5Jcek1DWFES3oc7GFTLaqmjwGitGsUdBXwRWmEak5bMTUR7lgdh8ZAM6FpQwr7f1vRnx",
+	"QPI+lWMYfmyh7oyfj2XbIcMjEDwqgesvsuBsWYA82u6FXYU4x+ftPbcKiZ2lArD5L4wJINp00v2GXtRp",
+	"7MpSCTxDomIyZ7ZQBelk16FBYpbFZHePnIk7zN3u1fdeR0aixXCYJz/vSLg8g48lcx8zBR8nzHzD8avE",
+	"fztI4duUKy0GNKHu899pDP/8f/73/3V391///X+1u/ev/93/RCqI1RMW7cO2wSI+OxXgfYB/jyMyzFqs",
+	"I7nSzOxxmili1okkL+ACOHrQS0zaNBm2eUKTiLTYPzSTfZ6JkYjI//tf/I//+u//h//vv/+vqzVyhHlq",
+	"yci760OLAfrZ41PhvgLQLuPHAOxguhVt/U7BHEUfZsmKFLedL8WomKF4NRfCZArj3jxzrgHF1fpRNO41",
+	"44eX4Lg7XNDus51LtNVniw1iz5NVOnd7j7lLIJnR/Q9z5q9QEENSxVUUhO2OB7mP3+GAZEqhAjjIQwRO",
+	"vCriCoW+rCCHnv8ahNQUeXpAS7L1H/6z4S1V/wiJRRpb/+H/+L/+l//wn//f/+XWx2mi/fzJ9+FMubt/",
+	"046rPl+uosVZKvdwMWfSITzs92WxXGfOz576Mk8rx0KcqLmQjG2bWxG8ggwol4pUfIKxXo3IUNFWyhCW",
+	"y5auAPzGbAfExnjDEe/Vi5FDNRFAeL1f9N7L1kWunHtnIddFgYtnNXwWIYHPKu74cYl817yMgVFr906g",
+	"3l972sREEQZsb64CzSNgk67CX+DzddQn2CdGOMl5cv1KyInW4u2wWqqkLNS4Fy4TkgNeEopsChGhqo3Q",
+	"yOA7YlsISxNiScy24wg45fGaA6K5Nc5aEujPWmMS8yR2lpWifUaw5hQNQoFkidawlGxgrC0hibrlA2N1",
+	"mdeZQ0bH+WziMB8bzrEwYRvg2p7oxZwuYsQWoYfpwwIzhVvDgyItRd7vz2UBvrtACoRBT/uQTXR7E93e",
+	"RLfXHN3OM3/3rGJeKZ4snuFprNSSCumSMgfkhPmyMC/Mjd5QzbOI/CAZu4WnHo6l0axtKNZpkNjcIiZH",
+	"7Hf685Bc0UxFJAasi/xD81dEYot8EZPzNCFXmmYJlQm5viYVSna/071t85KGckxaQtwSPwJXCVSNSIyQ",
+	"GbEZlTDPgVHHxEhXcgV/mJu1sQOeJQQviKyifCNa0F18PRIHpMWUxjgl6bARcCSkdExGQiYK4rztHpW0",
+	"rW1gUbtFSWn7VmG7vHYaNWMUWuZZv8UgyAFXQrCmB23UpIJrcUAOezxjikXkRzqg5l+wqD8JySgU8R7+",
+	"+BP8WkWk3ROKZWRgRsA+6OoBQnmZK6BmlytCiRpnusc0b+OXFXHHpNJy2L6tAqRzJvJfwai48sNcGUpJ",
+	"roTCKpe9wMD67nVQz7FfUoHKNU15e7nzVw46bOQIhq0LuMFq2O5Zr6Q00VMjb8wbISNJB4RqAuURypWL",
+	"Y5j/hbK1ORWeuVJbIRNs3vdpEvgIcLDMImshEH/rgMTv32cxYG5rB9RnBDm2nLZS0b4FgGIonEvInRFw",
+	"bZqmY7MfAM7bF8cU9c4CsT8JUwHLtixwxsTFgbg2JuVCGw1VaWBXdSXN9I2921BmDc50pzGgkvZVQ9Ch",
+	"7jXgkm1zSWMg2Ta1II4suYF2HCP9pz9tbF0N0g/p+ffs3/71r7+2fr16/cuHq9ZpSVtWOIKSFpHSmy9i",
+	"Ug3uOWet1EBkij0IB/PGcxvPwqm84eHXBcr0W5bdTG4CxMJcvA0Kjy/crPDk0lm71qsjDgGCh9Cc46vd",
+	"/26v/vK7Et76pek1y3vxrviHbdCW2IjnM5Pm/bPMnD5tFMNgMJF5Mfr8vpocEXY+WO1c/hgEgJzQ3Lt7",
+	"L/dfvY4DbOCVMrIvpE+f2QPn3+9xtpLX+0W+tGUbCv1iXjE9HNxTRgg9MMN6J9OSmm37ZWNnJwagA7R1",
+	"LEf3MlApagY+xfdUsZd75Pr8+sJCSyzGnLX3isIhL16OT1vwUnwzS2c43ikmL6To8PQBIl8MF1fbNvGy",
+	"q2G/T1HmPSKOCRf+bIEESuGMLHoRkviCPYt4UGDewsmw6ODQBocRmL4xwwv87ynPbiMIJmV3XNtUZNBI",
+	"DDz81Roxq2fB0qD5mCUOSaNwOwApy7QUybANFenDTGNvHs7kUXjoM9tI5RJQJWYCDqtEFyVlKWZJWZem",
+	"e3vWeZ66jR2J5yLemnyPC/blJz1X4fm416Eqb7xu2mbrFwr6ryNbQpGmYoR8d3Kse65WydjmdjsB5lmD",
+	"xNhlbatXohxWh6ZKIE4M9qCwBJzrmCZ9ntmvkfRHOaSvyDHyKV+25PknIxID8FdMKq4uRQAUqav2qOIt",
+	"AQu4A7Bh5nLV44PPP+s+2ckebcEqGnVgJgmhsp8LCCcPYL/IUVvumxlcunu9T7vMKttFynOmDLEu79wH",
+	"TRrtxZAnMFbdDwFxsuPbDiKYUtmhS6hm9+3uLaDn35PFwRXvLJ+mlcA6twKgHf/oEAE/vH/Z+uRgU/dY",
+	"oFR0xbw9VLYwMzfT8F43Kg/NmntEflhl8zS6Wz0AmjI/kRa9HoGs+6qAsfSjEllMKucDlpHvgYyNvKzV",
+	"A2BkG1M7opqSU+PfQq/gQArRMfJ4MEit2Ni5a8cWXTq4/UjHFg0NYHyoIj8fbv94fnVcrZFmNjZSuE0z",
+	"0u6x9i3aLqLTQZzoLuUZkhpbxLAXihydHnkosJIOuMK0lhEUhZEu/sGkX1F83uTtfntUsrwE4cT99oWy",
+	"JM85qBwYhQCp1UYupHLg/wfCkssJTs75AlR+GQyepWj3a6fyRA7u579cmdDIk7K8HWKu9iI+yQU8zDt0",
+	"MJbS8lNdxrBu4RncCo9bYP6gZi3Z1TO27vTgys7ItAn1SQ39EotuaXv/F5qmTBtpL2n7AUT3UBSOrsBA",
+	"Ci3aIiWUjOCusCfVgNFbF5MH9fDzodl3LxR2S+NT/Y+Vl/klEC7+onuaAuenR/s/H56WF7wjmrP53ugj",
+	"7Am/LYcbbNPBDHBdnBNhFvRscdRn4v3grSM/0tIW+vAH+VLMfqvnZjr3Z0bFVRAd8JvyI4Zt8KqgmvA9",
+	"N0g7pbwPNWoia7OItMaEcQd5CuPE8J3lWaqRU61gnRVpUynHCNKO6KkQAScVVHbm85gnCPYu4CMkXwD7",
+	"AcwJ82iorQFWKrQrLN6aDjVpGSJQ0mVNpcwnIjudAWUJVxHqLsPlYQmpwD+gd8o4l+77avHdz4h8FDgg",
+	"Z+A1FypZpp8ZXrDkQ81SPciIfxBYWb51YCPOBKYODmCw23AXBliwti/r4w6uwc4f8F/I/HyMq8vEWZd1",
+	"mYKfYHKzfNzGQNUF6xuiZS1EpBAIukfsos/n7luWPzAXmOWh6AC8O7i2uFb/xId3f96NGxAU7DLXHWXj",
+	"1XBMB0wMUks9kgtmqsiPV+dncAUefLXMqqdtV3ldOmbz9jHw/4ZRAN44zNcT5ZgFwrq/kI28mCwpYBQj",
+	"R8IQvCJvwFh5LHiyf9fmW5F5Vb/Ne4W4IjMyBBa52E9sG95HY2fnn/LPbuCzm6Hkf67VanGDCFgZmoUH",
+	"ZFRYEPhFbTlAuom9U3o8w1lMvriiv56LEn9GgsVeBJIbqKdPajiFavKeFhP86NP3VhRm8MTtFcGzH1eJ",
+	"iwL9iynDDc/JdhnNYy6ecAkv5gopb03bM4fogr+8PJyUh6QSg9iKq2YygdDYrdVJJbairMiZNCnnSgeJ",
+	"sfb7IWKEuNZFiqvLt1uWR1pNhFxr32xFW7+LVs3sUvCczXgg9Ob5AiDqH/IF7ORyTJWgZRdDzhO9F17V",
+	"HRiJiuiahJJWSrNb14/RThmVjoSjvLmjTB24CS57jnGNr4YtP8Bjcwe33B/vT9U9LFNFf7m+vriCLDWA",
+	"ZgJkvrOWMaTksoxMzUfJ36vvf1tI/8Mb+qfGzs59qi8zQlsA3slgUIjji74i8tm59x5DHz38CX+NwO+E",
+	"gGGmNE1TTFdCOsp4lgB1xoimssu0qk4JNwzG2rdUKt3wjRyxlN+xJWhMJzLMWrP+QJcEd5r2G6SUVoJ0",
+	"qMzxBF/VSDMj9teYbVV5BUZfgC3M3RpFmMoK+JWRVUFpMRjkCV2uSYdnXPWMB4EURBrZczhLMPjqeqcV",
+	"SRlVzHl/yPgLueiB8XAm8C5fRQsI0B8CcWyZHd6qcnHowVlTqrRfKS3EbYQLpVAtWOcPGbyB8ob6j2/Z",
+	"QJMBldozDAMaA8xtaj5/8xMKjzeE/0qy+OPpsXWAwR7A+aDolVQoyUS2vffhA8FQVkSoRyc3/zZrI4Ya",
+	"P+4MlXlLeCoj4qtuzXaHYVQPiBmX1Y7UUeXP9zhg51/b9NcSkunYX+/dlWmtHv/L9hVuwW13bmIMIy7l",
+	"n5pVs8ejjBT6F7fNC6sLJ4ElD+Ayz9iHpR5nrvOP44okQ9Ygu/ZsRMTzYkfkZd39G5Ije6QnhlLZF4M8",
+	"MeGms7fEU+ooYbM2irXELqB5YodnNH3ADKWtiPxeJOPyN4aY6LtAlOth8tvMPPmFssfCRVLCZYf0DhRH",
+	"V1pjzWwhibHBMqHJu+uT7W9JiwFP57s/nZycHLlNCnIGUDCm4Oj39peZy9WMoPk1Lq8eqntNJBwW1yTh",
+	"CcwgFwhzhMCs+H08QBEUW0o/moXbxwP5m/NfieG0soQlaLZNvnogXyXDAanEKEfiasNuKA4txx3jvbuX",
+	"kmuCwJCAGvoRR3Ru0emAUW10ZYYR2IymKEhc0E0y0AwFQ9FOCTIedsBmP8KQFqfIMRngRUiUh/C9opw8",
+	"/pPnc2oHTGxvJ5MLGmShI1pU8p/WGZ0wOJZ3SIs/fAZO6eRMntoxLT7/cc6pPYz8i+kTnePigZL/iWcl",
+	"6r3pQIZuOYClFARMn45JuyeEYg0sBMOrWkNNYlupVdNM6ZhUHCXatJDCWBxVt1i8UJA+08gzW4UYek1h",
+	"3i/8CGqhJq9LxChLBU2mvnD5SVv1M/W3f2rRPy3exHro/kfu70VLfpGjaE/W3Fm/afaKg//DKMAPW7Aw",
+	"s/iqQeJv4vBtVDSwamOCOKVgkghRjUhccMER+RvHX7wBHAhq7Nk+T8dm/7mTQSiyiyKrrjFQ25Jphj/j",
+	"GYm96C9s0G8mlu8bv3DfLFwyZ7p+ZoUGC/Lmz3ifh+d42W2fv7MwsPFgCp3yimn04ZE5BHdkTkISnpkZ",
+	"TLYCQgXmESeUp0NZEjfaOgEzx5lZCmHWpRhFRBgBTdN06mkvVKA5SGVCDPKsnQ4TllQPCA1G7X0aywvi",
+	"6FrrAFm3W19o2pV7sI/1yJct20ywDSmZ6035GIUb9tScRKfjTNzduvWeS9de5lELZ+vn1nW8v1snP4iM",
+	"xdazQq5/DH/gnsqJPo3QsrzNblgcuVowCoXXNwhs0PgBntiKwoFlptSSucN7sxrNL3qca+kXgmszSZDK",
+	"jl5hE92H/KhsxZ6BNV+Qe/e16Kdf/3yzDI4E9SaD6KAlEDna/cIpg6Zn6Jg2em7SAISTUWKiVD//GvnP",
+	"3JaM5ptNc3ZPmLrJxktAxU95BYvQ1Mts2o+/RQ/Ys6SiRwL3g3XEuCRilDVyfTl+oULDEsQ6mqEU7lGt",
+	"kWMwXu1OabfZIOhy4ir/SGmepqUlXyVr+XxAAktlzEPxAu3NrpnSxw9DfVtWJvpHHJnfTMai3TEt2Jtl",
+	"3oDRWkrT/qCE2PvkkLx8+fI7CKQjuxdsuB4dDFi2MFg8S7eFAaz86dHya3o0F1KudF37TCkb0JnuGw1e",
+	"/OkyVsBkHW3x95F/2Jy5PAY66tBSpvt4iSIDyZStzSvBhrKZzD7PwnvvLushxOb3MZFG9hubAmA8rH23",
+	"bYy7gkJEgkFreiuwO4eSYQ6u3HfYJJc3yWWfXJ4u13VsW1fmNdiKUwCFaA4dT9GEWjQGzy0bk0rc5urG",
+	"aLmbWq2GiQFKFFMKhoFKxNbJ/vjLNYTK4GXDBkXgCT8iM6stX6DWhB9fO7CLqSEEZSOF5/gctO/Pwc9Z",
+	"lgwEzzSpYNrEzaHaMLalx/lQk8XELjPbgVxEUMq2YB4foQyyIxxpEm3rAGByiw74P4fU4R7VzAxLDQcD",
+	"IfU0COepmVNYT6tI5eLoBFucAJqAplgH7PFqHPAmmCd4HtGdTJlZBuh2glaCMXJ4vs/eZ//m35BDkZlr",
+	"ucjU+2ybfE+Vb+tukLB8kw74zt1uXLMllxBdNlNBk7tN+yw9pIodEK+IFPFq7931od3h/zY+AGhqReJf",
+	"f/311+23b7ePjuIDwuE9dDiTirx7d3qkamY41j4xIyHvQa2932qQWq1GPsYHZEC7PDMuGFj8CMYfv4cw",
+	"vLnM/GRAu+z9VmT/dcX/Yf/SQtP0/Rb5GJPK34fGKAOOnBi31W5EAsqc3Vptt16PHG4g2asfkIyNYLNw",
+	"qXQVhnospZBupJD5cWMAFm94qlVn+IdlTHi/9U/mL6cG7Z+Oftv+afYp1+Za8pF8jGskNjcFE1Npo0kO",
+	"cgYG82H8N/NgeEkTTyYff4tr5Bd0eOK73RiKbPEluuh+X9yxxBxxycwbTiIInGdsZA6GKrpOFapIfHn8",
+	"13fHV9c316dvj8/fXcdkRFW1QXo0S1IW+khQ0NvC6nojnG2CtEbe8Fs24grwlVA5TIeXbUgFd3VoaJsv",
+	"kakfTfUgotwgvJsZ6xpNcDIWQ5IIyKiaEdXIMW33bLLR5mRxLyEEVAJw/ljWj20B6FOa67fh6xhevlVc",
+	"pCUSzhSRzMhcP2trWlT263US/9x8c3rUvD49P7s5vrw8v4yrOCElzMBwL6ImgZNszAoQ9spBwLMkEFuQ",
+	"A8IfAaISc4l9/zuSCIYdUwlrp+Y1h0wfNkBvvO4YblND5nmznJ55nlygrgzGUgm7kiLP46Hwn2FHp5kb",
+	"imhfO6+q7q34McOCj8NXgx0UPSrheGe3CoiLyUjIWzNikCZa0vYtYhT7+3jUr6Hu3ygxlG2GGYROq53y",
+	"xAkw+6YwXNDnGkO0u+Qt/z7KqRnsVVqQfeBVrezvviTxRfPXN+fNo5vr8/ObN83LH45jCJu2RDJ2Ol0M",
+	"zL0lB5MjX/BvS84KhPwk1/iWeviDBLpKSAgYAMMG17Fh5Lm90ibeScWo47bIEoIKPzKbiCKxZoHcBfYr",
+	"IKbxbDDUZv+4BRkjY0mLYb3EAZF0RKarKSLg88gYUUMpRdesEwPoTVKJ32+9fz9Mvq3X32/Fnv4DCDEo",
+	"l2A2vPtTvV6vQ9Q0czu9bEt6m/zAY97ZdlMtIDSdaiZZUiNX9rCgfkETrkEC2MyYVEBRRQQQS1Xk2UjM",
+	"R7SrIuLAqm0UqWqrnIB/RYo0RwRUpKJpC/UqzxhpSUZvVR4+x/2PPcRZAvuyK+mgl7O3KPLuT3v1vW/h",
+	"e/jnd/ijFvcZV5pCHF/yxB8ggSDb8INmrQb/Pfb3eP0aP3r9XWQ/Ozk+ObHkneWLink0ZATKAQ+5glo0",
+	"HNHvgmfMDrh+6B9WP0JYjL74nfuZ18gbkXUtYCGpBOYMLC9oHxWcLNyXRnLDRg8WEzZo0+0M2wziGduJ",
+	"omNlxXCJlR0j3H3A2GuDKsqcUAy8wF72UrFPtREYIfsRiBbItBuNSmJ3KlA0lj7XysrI7lGs9ukOUwp0",
+	"HRINZTuzAdW9QFr3qbxliZkP9pvF5iy7tgpjhDrTtmpxH+GqRpi7eKFIKuw+lrxtQUgkwBlK1hbSMSkZ",
+	"zwMTDrbY0A3YHFGsiyNnRS1kLsZ7sMT20KEIcSLfOpXQHUKMi+D4gI3tSKQwAkMMNaAnxs6MbJB4Byaa",
+	"CnE7HAA4gG3g30ErdecPo18/2g7+AgSQeWzV8RQpVBKoI6w+R7sUARSFdiTEuredsjuWAkrpHZMqJizT",
+	"cnyAuseq/79cv31jy1gB3wvMOrTw4MTYy4w5YFRDfAk0HX2ut+H/4yj86NK4ARlUXsHcwm+UedWOwAFq",
+	"bdsiM0KbZ6Dy+sZdGQxSzpIDsr/3HYkvm9fHN29O355eHx/FwQiYluPtptEEgGnZ5zb7iA5Ra9i+ZUYC",
+	"m1FjTskb+Lv1unN8zNay1bVuUKOeSCHofQAYDts8I5V4x7hQO6no8szMFf+UrMuVeX6VvKzDk3wR4sEE",
+	"GhS8b2Uuc887IC5wrcgr/6m3Ogo/h/diq5Bb49B/A7boMdhswHTTRswfB1HljFY7qTuWgR7NC3KBFssu",
+	"aaFN0y6j6MCGQjKv2LznUY+3UVBM7c4XAOJTaCgVWdUNPEeXMM8MoTLwXZFKsDrVsJ4iAN3yV6soWD8n",
+	"jvHU4Mi5QogLAEOXShtJGOsYH89RCuoJiIepkfrnWnOVwkq8UNBnql2ZTE74hY+26FyF+eLP3Exf5zON",
+	"fEctVbfK05cV59xNRcuoRweiWtzRtpKcXB9ekAFj0ldDOZzeYablELJD/hcZif9l+0TIETUizvwrzssW",
+	"zU1Q7LZF1uHdIeTy7S0GUnwY18hVTwxTmzZ29qqxKCWpXLKEw0zIMAOQNOOrRcGRM4KLmZWRYtjtefAo",
+	"dDQ5iPUuSwLxk9v1sB143p5uLm8NeaqhYj+/DgJdUGof4l/hpV7vvarvkvjs/Prm9O3Fm+O3x2cgYtDM",
+	"QXeIauLKG20VKdwHhlZIl5lT5c06Jy4hXuQ8O3fMRpDxu71X+o5U0GXEOEfgCMFgw4OoIhKXQSrExn4d",
+	"KtCrsRSp+cDFuWLVFgOmjGADwV9DNxsdTvjA+enmEhzJxVAOhMLbBlx1MZKbxR4aLMgxKbR8oM/BTtyn",
+	"IGvkejKzaKuIQ+ALPIOe0nFmDpL8Aoa7F3MAgMCMu6kxMeU4IGFxXVComSNeGtsmi5s2bAZ/NwhCyVp7",
+	"CE66t3/ySKUXPvQhcUTYV/GHbbfe2/bN2DrhfHvn7jpeYbYFSubgucZrVrheRnA04UMnrPxvAyvwJYlP",
+	"z67enZycHp4en13fXB2eXxzH1seY2AlTQ4VNZY0QcAcYVRow6rBPHkHj7PZ3k4cCOpqaY1UjlwL8lAcC",
+	"2lXQto+/aUhGk9hPLiExzWg61ryt8KtqAHtXAd2KcRXVAI/UbHIfV8w/yolK/EdhqLLRZZl5O9Nf+Msx",
+	"dGn/rubYenYMDkyvgTB7MIxhwjUOOgLaxTvaHuffexy+HGQSJYKjaqwuhOE7mAnDV0X6TXxPLZaKkTWn",
+	"03lb5vL8zawdE7pj+eZw+xLxJFwDVnFngwli5INwsIcHxGwPFLdFQESM4PXFnX1Un7AMgSq4dNNRNst0",
+	"J27tZr1lYxuMsbUuFs3eeGnUbiU/+0xA+xOig7pzAK9qGzu7w2MAxnbx8Nq4hy2v8JCJpBL/cHxNdvBO",
+	"qeiaPWIvgvdjMVrcgmD3vX28ndm2yNJxg2DGzfhYqjyW5sWPMYtuvR9g32jz4vTmp+Nfb4xqbL55c/7L",
+	"8VFs3bg+VwoKrkdSmP9YaCFcdaivgNsZAwQkYX7fXbNTIA54Y+8P/Lz+DoU8B/i7Stio58X5FawL2Nwd",
+	"yVQvzv1V+4n9YZffMQc6b6Sele0/M2lmy7Pu++zMxptcKBhcPR/9bdvsaJ9Rc7nZngkbSNaGXZG/RK68",
+	"D5t/71Ye9RTOnJL4yF4AW6PHaII5lpS3mQVKzxMBW42tN/j5JetsX0gxkJxpKsd5EiX88GPASJO7BadK",
+	"Dc0UbRuY0QiIqaQw03K3CzwpA5YBlM7Wy9puzZJ59CBDtgNcdegwQoFKSZePc3RJJciYmD075ffWtlz/",
+	"8A7S++/URixNt0Fb7wAavseih1XaxkfvoJRWO39YaXWafARo+zKY5suTQ/Lt/u5+HtayroONw1L0jY3B",
+	"UHgWwWdZwzpfQ/sza1vbATSClE0hUVQyUjQs0J8D2tLAbquRw/PLqwYqZ8m7HAqn/O46TbYaZpYFC+QK",
+	"xvnWceKZt+XivzNriPJLHIzyaXJBdQ/qgZxlC298r153yTxXdhIgDf5uIegwl70QsXnOsCF1OL2bPHHe",
+	"VrSFJwRGhXnS7UOMSG43jVWwfQ4LNmsQ9tc7+FP7S/ih/d3HaGsifLHoVv5yvLpwAx/sWPom+S8mbqSY",
+	"vsdNzNWwmPv45sp+5t/wzvc0CeoM9uv7i39yJvSJ4yze3/tu8Q+uhXhLs7F9DsAAvFpmbKe2/a2Qrt9q",
+	"/O236IEiqOEiib6FLwW1MCWYIhe1e3f5xsFooTuGDX+YeFZtcYcSOxdi0ZayeOSNrXOz30uFit/WW9GW",
+	"pl1AWjhG305kCrsXn+sMp8T0FHoOyrx7CWnEqZsAxXCjSo2/CCGc/LFEDTsd/gGqPWRQN1iogTBqq/os",
+	"BXiuk6G44bOQ3jPHvBHdG9H9pYnuUtA7Kzk+c+FtBdkOYs43/tgaCFUikt/SW8i3YkzNRmkg1mJ+d4A1",
+	"IciWgx9ZRAEIcdkQBspe+PaFykkuuIuQI7hJpeAEHl4eHx2fXZ8231zZ0DO4lFUQurkMgsAqYGlv88zH",
+	"I4ybexDGuhb7r1Pi2cU8zl3EYwvrcpnSDqlhJfLU3//aPhDPfl4CbIs5JwT6fgm4gr2BxNrpQNhupOLu",
+	"Eu8rqG32yDGWm6lkVwaV2Hiew30Ne7WGYm+pXQCVcrNUaEH2LBNjqUzFUqo+6zM1zODq8NBVa4V4f2M6",
+	"PhOVn9Yvdu9Bq1Je5WYE/sSSbEWlO+U32IIvF+/aK5Rf51k6fpgyr3+7+Af2XFwjfBH+bAkb4FBknZRj",
+	"m8H+7hKTuaDjVNDkWog3VHbZJzM2igXdf/utqOKd0Mwj2zP0uXn7YRR3q+H4hmr+pzc6F8FQ815If2w1",
+	"LMGL+SaMyFoZH2plyTRWIM/0lQowW/ZnUA7ouAiwTi9PtQ3wfdjiKWMpuNDyk+nULtOXfmJr9FH8Q3wL",
+	"2AzJ6pf5y1aYu4tPz7ssp/vceqi8en7H+6rnElPBvpt1vCdPq6NlKj2t0dZgWHIsr4wN3lvd2bQJz12i",
+	"BXn5+hVCs2MYJE8NUW1TZt/VqzVyDt08zuKGJCqkw2zC8I3oHtGxio3BXZ6fs5k4lxsEqsSMwGr4Shef",
+	"YNPgILBOh7W1g463yCUVh7HVDJ8bEffxiRR94+9gAyCUOfO2rWXXggyzRADAwpgoprVLDjpvw+b1je9Q",
+	"I00iKVesOBqqAanNtZhaAFZeklvD2k0EMbC9IzD5J5OMQ9uxFwrH1fsa/v7YILicp/EpxTLJkOx548tM",
+	"+jJPIM0faEx+ObYhtsIurT4mrMPctkDBU24RztUxoUWolEBtkzJd0kZ7CTlq5dgA7njCZMOVgIDQAmhT",
+	"mxbn0vuByoVfRAbVrbb4uUcTqAWBqrIwxe5+t9MRsiu08ROPhDkV0HY19pyjKMb9AMxXKc9uvYDlkqgh",
+	"tGUoF8dy4/aIjBh08tU4XBlF8GQyGZf6Cpomrng3Oy+xWfdnvYlkY1GuRAZ9DuHs+VIE94NtvsGi8fuI",
+	"EaVEzRagbD3ASC31Ha9zs/SFsvk2coiIxf4URoVeJUttTfbr+xiOzYx0wBNJhoOndCHnn8jVmStXShxC",
+	"gfMic8Wt2ObIb4580essHnq/UZ7CB9XLnHFSKdYlILlQKkZoKVz8dHhcrZFL28lS0vuONoFSYqdN07RF",
+	"27exA7JyWOnk3eXppIbHjJBDmQOy6cL3L5TPXI3zYn6b3FcUqjehddhBQrdplgldrZG3ExYP1cTVTdqB",
+	"ArhE7BlVXc8DVCE744UkYNKQirN8ciNsB79S2N+K0NyuEwirQ1VQzgyVrrZJ/lKkLK6R66HMwL1mWUfI",
+	"NkugftuVoebxeV+NitgFcuxu2rL12eihErBS4YbOThpm2GQDTVR2PTw0hEiTcJmdDdbAOANXzkpDqxDf",
+	"G5eIr+47nsJ6bSAeyLnrI9eE9nSpusFwWies3nn26uDTOM9LaaMrerdJ/m0c5k+m98AWfJSpm7eUPdpd",
+	"dpJ6ZgqlaAbbq6NcCQhJMvF0/mbKlb5SwnrTa7Zs8SlvuNKzrFq7Hhuj9svMjJhXP2mfJn7rrco8La0p",
+	"aiaJsRisjTVyiOeIOeYtN9f/WTRkcwvy1FMvAR2LO7UN19wZcAa9UCS+K/Avt4VMwFKl5Ppfrh0ggLVS",
+	"7cBolmD32WwjcOcP/MdH26AfI1Kmug3wZoQklYCBP/EJIaXEtntUksTQUWX/9iKoNfZhMPezXLJ8R+LD",
+	"87OTN6eH1/GBb47aq7v3CE3nLkn9VFKMJokXL+uzxPD+yHa3nCW2u/rHz7PEmkmyscQ+N0vsK66DaSbQ",
+	"9lemD+5nwOFvbgBvbGUmnJezy6ZA8PIG5tK9aslbM8uUTB4UGSpozUslo4lPWwDUlvkddgdWnzoPEQjV",
+	"ieaAWbYbYIpTJ4i4+XJAdS9vFUxCKZ0Lz7BoMcT7fPVyGqz2t01KZBMffWBKZJXy5sEpkkUSx1p2syvk",
+	"3whxq4zbm8udFyqwKqFaJ5cyOTwV4u8yWYUKGyOpyoxUBKbENEwDjb6j87fN07Oby+PD88sjEB4n5+/O",
+	"jmJSOTq7yluU6RjKYQDfh6dQYdMyz2dZg0DXOUT4oFSnWiM/zzE5+4xmcI/GhNX5ZDIQX8JnIwPrT2ts",
+	"une3EbCfRMCi2fjw7oIZ57nQYXAmQkc1cCe3Q5nx5//47/5nYGjrmMEZlzDAWT4goXho02xp8bCyTgY7",
+	"fAuwlaMwVcZMY4vCpOjxnnAuXacaE2bJwyiUVF9RV8Ls/eSWA1sSnp9h8DOCca/SMHAb6IGWgcMG2kmo",
+	"6rUElcnscLLQNFWWbYwMmOQCAOoSOlaNAiwXcsuQSgHMHJB5aNJlAB8nAZPlgCSSdmxXnzky+EvknHaQ",
+	"Qu44IawJXAFwtFCDm6N95fCeUFhLM7y0GpE7zkaekHcKty9CBLcCpJ699uLoJCrii5EKAOc6REPEe+0y",
+	"fIQtHp56iplEw92zZJ24w50zKxrloHK5cPAF0BAKRL52UqkHlSojJm1LeIKe2zffXMD9at98Q44A90sy",
+	"wGTHAuu4I0XfopxpESNzHQUC6ZbQvRzdtobf2xwvQs+LhI5J5d31YfWA2BtpQfa+w3vbNLb5GQA6I6wq",
+	"wtvZXWO70oED2dZUR/a2ObhsM9hjfex6pxl5+fq1vR7G5R4Go4gQ9BlnhnzXcE9YJrjcbiXXQJoDwE5j",
+	"dE/h55o5onY5IJT0adoRss8SgpwapQDbWoiaXf1gOA6X0rGMNiwYqWTkH0wKZd/fiWSqlzGlzCs8nN42",
+	"1BGD5FuIW+SbADDJvYIxUT0xymvGfzY7NppEz8uPAOCTw8GYfFCf9QWAOiGGtWaZzd/vWThqRSqe067A",
+	"tqfFwBySwoAsCJ795QFpSzpKITyBeMu3ZJh1hhI/slLCDgarLDCdpgjwfEMZQEJ5OrYXSWWJ9nOdG1lU",
+	"PvMAxykatCBWMgEg2EDowvXY4SPjwHN4w7bwIHS0zwCD2OMA5/H8O5EO+6zMj0CBbI0C7ztAcQEibk0C",
+	"t5Vj5Lhrjrz8XuA7nEBJhzvBsHuj8LhbRt9G2XkuUORs7dX3Xm/v1rf3XjnXA0CEc9/DvI2t0LAq8B2V",
+	"UQNNOZ90ubEGIqlsjLvbey9njFGLe41wnb6Qf4X+pc5zis5/2kTfnyb6fiJkiycJy55puMnvGwIUJ2F+",
+	"0++k8vQmokcWTUcEHjQ/Lsqfrd8mLEZEjdz5A/47D/bmCOSxk9OObAeFsAM4dqJZpIknWWngdQAhaOS3",
+	"OeL2emcrgYDyCMReYjtEZJCmqFNt+VgSu6zqQuPU6VnEjqdjj5ENI3+hcvqdA7T/yizJKYRaROmGnLCd",
+	"i7tdaBmKzD+2Rs6ML+l5byouEWosIbM4nKlqjTSLjuUL5bWcM0z2N3bhxi7c2IVfh10I3Hq59L8v4NYx",
+	"ynSE24o2JuTnYkIWX/sRHReIYjdW5LOxIr+ALOcFk9tOYuZyZo2W54Bv37Lx7HpXAAZAHlZkgsTKgiQC",
+	"5WBxhKqAdo0qwghWbLP3TFOS6aHMXH9AjcTGFnmnWNLUcYEWx7bRO+KSgo32pCW1zQH/yazKOhFt4REb",
+	"UfJcy8GeafWtPYp2fxeEg/tokWy4R9XtGfI9+POFJ851hVtDGDwLz1OEfoEF3LiwDT6Wh1ePxAltayGB",
+	"P6SK8uAAuTeAtTKw6OOWSMa1yfsYT2X65tP39qQ8yshSRzwmebensQnM+w1VNFHDCfm55BKNK5JTbqAr",
+	"t/+SvLt8s61ohxV47fZevSaSZonokxbXYIMj0x4wJkP58NVfmtvmsh5VvQMSDyTr8A8gCoGgGizB3b3g",
+	"rjgQl99EjBauPPwIbRlXHR2DjI3MiJ9MXGL/GkqzNdXu4s2xcNfLgqftpMKHJziSeQLbXnhA4ls2RviB",
+	"nhhlSDEE3uBGoG86rT4NNAlszeC4z1Qek5h1sOtrlsekNCmObaRzs+LW0tz5gydzS3KdyJ3L8+F7U40Q",
+	"q5FfPFuS7w8eZsD0pIxUpCnyvWdtBmTe/i9L+wTBLkcGhDFCtHIJt1RPmqepZcA0n3WEhOo9QXbreSDG",
+	"p5aB+4VKRiTDnlcX8UyfFI4WJ+FF8/2iFafJ1nKFuke4VAeO9abw4lwIbCP0PpHQ+/xdYtxfDxdb9ig/",
+	"VGy5fMRMD/ksoLB/YOzRU4PNiD2CS+oH8sC44wlPNZMlkUd08d3tHd6TMy9dK0REzN2BlrFNFdvmmWKZ",
+	"4sYbMT/HkLvkfTCrKwFIgpGfdDBgVBJgsUB5jIkuW9wz4sAyasRvtTYjIAiDKY8Juq8KNbf7pWHMBUt1",
+	"QUF7L3XdFf8HK1nNK0Zlu9dAax/i0/nKQobKzIdU0MiHuDtVGiqO3281E0reiDuW0jZ7vwWsfvgOjA0L",
+	"3XnwXjT7oKOSt1AjTVfT9DJwHhzFsRkX6QoGjK9a8q6kfcKzhH1wHKyqJ6R23NMIj0GGitUITopIpiAv",
+	"BWXi0gzMEo+1xlYd+rREA6L3dupYTI1o02b6iUvLYMmp8Q3xX62xZRkdwTJV3SpS48O1e1ifdmC5wZX2",
+	"Wcr473HkcTDjPtO0BmnbOCIdkaZiZJ0jGG6olMp22t+3ZhRy79br0VafZ+7vlw/ZYu4cXwmp18yZZJ+E",
+	"m3oTW9oUO8yPLAUKxutX/9lDAs4FtQblw+VRJo8PFtuyB8d2mInSiobHalmky5wZyrDXrSuYYW//gHDG",
+	"7soHMbcb2Qlv6/dN2PBvbInwosPpr9sw7TzfRNhXHxuBVubcYJktAid9DPvtssGRuWIS5JJLzLlPd0Dk",
+	"zfQ+Vu9swPNW5m2slVbMjHSTPdtYOEvEPhEGZe0mTvHo8v7AWPkz24APRTrs2/LFPtXtnnOusSKMmWOl",
+	"hZzwtSsxOI9ntM9i8meCf91k7k8sJIJvqza3Rtr2QV1BeKYFukgJ1TSukfOsQAZtxEiH8nQowW2DGr4e",
+	"0Bb/BTYjoSmniqkGiaGyDx60E3cEunYI/e8HGJFYDWVmr6F9no7P/FXG87UXgZvbxIhBvBObv/Aa+KJG",
+	"vk9pdktSntkSOd7NhISgI2358jVGWpLRW0V4BqxnlLRZmlpyMaIGtM1UDVZGWaBpS+sL9QrKuYrG0oyx",
+	"mWzb3BUG0qe64W7YE2mCPOHeySZcE8k6gHxdoaTFEceSi4yi9y5FGpF3fzo5PjmJSK1WqxLJEMjauKzS",
+	"oWf6QPf18b9cQ7bTfwVlmZnItll/oMcwEpVHrlFSRISSlgTa6r8PhWagCFpjzSxTtyvqe3d9sv0t6dNb",
+	"ZksuU/z88OrnQno0Nt/UpBj97ey32PJhtkSC+dD+MNV8QKXeMeuzDdspJ9GGe9qEKpZ0ws2AodtidB+i",
+	"Eti+Hg+A4Tqv6lR0bB6vhFkBuJPL5/pRUuwkoxnhfeg4o2Qk5G1LiFszaXxEi2dUjokZGraK9ih4FUNF",
+	"W2mwaNOPHsHzzCMPsDtvt07e8u/NPV7Vo3q9bl6Myn+5+3JdXgkKkTkKuTRahlp4bou6j58NhzxZpurv",
+	"FygyldAqmLnooAU8EVledw1xKypTbs5FFuwGRdQtHwyCvvqJYZuvj4ZoD8BU89HaqmY3DTvYlhApo5mr",
+	"AJzlrpVsVWiqztoisTrcjDD41TXe/5udb+7Rx+xe0im8shMh+0+dp8YnX0KcbmMZbTyzz98zwx0dRNEh",
+	"83t49fP9fTSUpGtx0hYltdegF2x2N/dY15vf3aRwPxOB8Uhgkeb19fHZ0fHxzV+aVzeHx5fXpyenh83r",
+	"42nyUp/dMfbwRO+XMTtp0gW+MkgtgeUJ1cBMUmW204rgQR43iklYkJmzj6OJL79vHv1w/HUxl87bGiVr",
+	"81wBQ/KCgoeH+5YsKlhKk8wjXLHtT1RKDhwBSgP9bnx8TbuxS4tINpBMsUwjNAaUvFbMtVQPrePnEHzQ",
+	"PePG51ZDcyAUOLX+zLxQWNM/jvxPuK4ekPi0s30mMrb9lup2L3Z4/d7/eVnfz1tGwUVcUylEl+lHqbzF",
+	"CdrTjpkozPNp8rP3sdPNe190lOGaLy3b8nJJRfhWJAjds2lVWrMY/YHp5WTo47PGQ/0kFjUSaj7eol5f",
+	"0vidpfz8JDXwD5FXGzdhE1d4nuILj9LjrEAUGOuKJ+yAjzI7e3RsvlYIG6dEwLtkJVBEuJTG2VG8lY4j",
+	"wjOsbw9zPZaoCVIiNk8S/w19o9/iyH7tKjlj/OJP74f1+su2G+xpAn+zf+bZHU15EjvANi7zDEv8x8c4",
+	"8hzKviwwg14yrM1ri8EYSKq5XIwjgohuEIJ2yHLmZwFwgyWELswgIiOapkwT0ekwqV6Az8ikikhrmN6S",
+	"30VLvSDg9KjqgYUbSHV+fw5312No3DKmsXKNAgeeljthKb9jEqi6xVC3xAdb64o5PWwF4wnrD4QOsUTA",
+	"TIfaUN1jfcQIca22SJ/9u2jZj5QdD4bgOzxlqkaOabsXDBVxK4rIeIDsd+swXOIc5++SUSUy7Jyzbzlu",
+	"FAH33Dhje4+cDQ3zUZK1+YCbGWWQ0kNesq5ZwjFCN8DkOPogPZZ66gx8CQBubPctUGvDpoC8wRTKH9CZ",
+	"ca3IXy+Rfi5Pw9RJfHzZvDo+imuA48EDIETXhwydxT2EZJ8g9caTYNFwlMhqpKk8s1kUejx79XoIhTPl",
+	"7Vjy8xdqGdtkIPkdbY8bfZrRbplpAu9kxbG+FSIkSKqGcq5hcGyjPhvrYONtPERdw/4p1pRPqLtS9R0t",
+	"Qn31uhyl3gLE1xJNXjy6MxT5B1cHUhrpaVqR4jR5LgqNBlOM2YkaTdooaNDI6c5cX5apS4+6BfqwP608",
+	"hSqCqFZaIuFGwTlMlxyFtaBBZ/wah4uEku4WFnjJ/DYX+ogmPSHcoUKF2gdVIySZtAShRniqnhgpI4pZ",
+	"qtioxyQLBLqycaukRpqZjfL65cLolpDa3gOS/AyFF0lZR69djH8Ic/lHVNNnJ8u9lwdDXURjjBPaiPWN",
+	"WH+gWMfjOLLVPWgWAprBIscsugfP3NJiG3RDKrozRfUvPYdLl8CgI5IF7X8huCIUr6Fw9vKEJblgz6Py",
+	"CVGiz1B+VSi6Il5sGGljDH9AD3D3ttF3ZWEXrXQ2T7Rsu5FFQR9iixk2LgNwxx3HLIE68IBy1ggO/EJv",
+	"ccP4oAYLgSYcma/ohDTIMBdk9B0qRKbwkD7cgi6aL16onJBOkdh8VDN3vOHZDT4gjlwLGEB5kFiNlWb9",
+	"OAoBAuEZZlquDg+ud2MZDwpQG8ZTI5XYfa16dO/V6wZ6sLuvSY99IAnvcq3QiY2rNXKM+I+uAa7F/HsS",
+	"0jeGh/QszYvTA9RuXZEj8eW4dJIZsWzWtRLDFnsjukd0rOIqrNrA6OmkRi4ZTbxTZdVL5NAoiehzTWI+",
+	"sDiSZhGaXZbpGTkS+5h7q5cVdEBCP6kfdgd7FnFjzar7subYkn13u0vUqpUOwhJQCwkIKbPHIiSUzj2i",
+	"VK7weBRokikxlO1gOOYus0bhroY6tBnr8uqRy4LjgqG4xy0azsS6rPIlUagbtI3EsDy8P3M88yEMt81P",
+	"7/2aLKDiwmfPgyac9eS1WmzmrBuhNd50em76IBaxqNGkGPJ6EHFvWUTb3LDQBjHUvR1wMnegOiGZE8lG",
+	"VxQCrh4JBdU89IIDNC2YERZiRRXjug1PZPvK6M6eGEpS2d/7jsSXzevjmzenb0+vj4/i6kFoteREILaE",
+	"uZwk98nQWnCRfg5irscW12BCcuyVRBCsgdfIPXu0GMFKHNHxxkP7VAAs96WHfY4M/WUEPHAmISweumdD",
+	"3TPnxLb8Loy+gQsQ3vZGGXV4fwDDCYGziH/xasAyADacmtILRTT0z1TiPxTX7GYo0487dDDY+Td40z+j",
+	"7wAXWZ8hIpD4Inv7IHow0yOyNqs2vMPywnPKmoPpZI9xrYaKJZFDUjUm0DC7zQAyDsZRSG1cn/90fHbz",
+	"w/nZ8Uy+w1xorL4MAe6NfFv3qkEoqSr+OugHHyCYHpiXrz+u6jffWBNlvlzhSR9RBTvVacsIXFe7ayEm",
+	"apuzkDgLihAbwGrfEU6Ni4ytrOy3MKi5gymg4rNMT9X8Thyqr6WaN3jlv31upR1lBIC55WMF7bJ6KVce",
+	"QXhsB2NmC1UIRM5AUGNMLL/FC3typhUJXMNKFEnDZ81fKNIaai0yMgDqA66BEQFuqNo0y4xKUGYIrj+3",
+	"CloHYQhwWBjtmCzi6FN5yxKvgaIc0zdXRq5MQEivl0qU0enZz6fXyOIBh+dgXkywNSaZGBVt7OO3zdM3",
+	"N6dnN++uyvQZvoFTv6BrUmr5A9CKfmosFmsxXpsFnktO9RajVxZpAstJ/LvbqNES+/7h+vDq6vzm8viv",
+	"704vj4+mNaKLYpvlVxjixmhwkYK0Af9waNlIGgNHPwmOCZOrU4puXCzrCIg0To6nbAh+ElST+Ifja4Ky",
+	"UCmxozSVOp5SmOHifFUqs7ArfnuEufbYJq1QcpZsT/tmXWAjF8MHfkfyTGlGV9eGNbmrpp89tY2mxP/X",
+	"so0Kb++3VZjvE6p4ekvkZklgNAdqPrCf12m1TwzD5SVnDWVqy0yaHF/Trpl8x5+30Y62VtFifkQgCW3d",
+	"2u+CZyzZyi36VHR5NgeAp8fat7be07JJkAqVXZHt8QTsWReMcTisBR4yzfsM08wjaMtz96iC0Z1FeTIY",
+	"bGCzs/VIbCvNBnkqPYumyCsqlFyfX19gbSvPzwlSVYssHUfk8uSQvN57+S1RiDNDXtX2ADE2lqwt7pgc",
+	"23tZG2CoWLVGfrE9eowby6OB4OrXv5zfnDQPr88vc7V+MDUpT+Zzx2iqzNQQO31yQhB3rpErYzsE3CFY",
+	"S9Vug9WDEbYff7mOyHFydNWMyK4n3ajacmfJOpKpnrvYUhciero5LyQ1B6ZBXtahUKQ/0AqY5/yN4K92",
+	"CjXJVi3Bjy+GrZS3GyQTYdVaCeoy7J31OB1vzL0/UR/P0g7HJm24Yq/CgTsdXh4fHZ9dnzbfFLvqf4ED",
+	"h6JGSH/yInsS/VEzt8M6xPwzZ/vnXbjmqpVo7vsNa+GY7MhdMUbHCga4EsIGM9wXUil1T6plVsLkMsdR",
+	"uZiLvmJvpnw3lqzSVrQ6z+ezNViu0HGabaPMzG9hkOaGZ0W7RAznRBePXWzRZ5g9ArJXoAdG1YOOBFEe",
+	"e5orkdmeGard76EKLdCnqgjzBg37xZt5Ui4sLrRRRsKyRFkguPzWdlTmuomnWACDkAqEnIPdYH/turfQ",
+	"QlKajoOg1pNR/uHbWJuqF0P92HzZFS6KGOqDcF/kiz97wTdKfEM49WkKB4zIxIP1qAIBK0DxTg+uDOiz",
+	"mVXdXyDUylrkZJfptw/oPnwqQJV3iskLKTo83WCqfBWYKs+fs/UQqUrBullgOj5QrDlvbAeFyLxYFwqZ",
+	"6SrLFyrw6aDvw47aGJIA8oyFXiU24xQVK0S8wC+s1sgx9L+I0N4rmHvGmDxw1JgMuYlEhtal6yRxHKcg",
+	"WwuBOtfo92RMp/A8N9U1WYvu9vi2Hms1Htol2piAGxPw08g/2ICFc/tYa9Dd58ae/61VCM+OkF2hl6pQ",
+	"B8EkOhazPiYUqnIiMlXmYwxFPadcdBcL1V2xaGT54RA0g0HsPGOjIDERX5xfufiXHzk8xWGzWyOWK7JX",
+	"3/MheiGhGC5sk8vTslBXhOAjAqDdU0ZlBmR1eJUPzh24Wp4uDM5X3IN1a7vJbfW9gywpRt+RClDdkldg",
+	"F6tCrX51WuDiS3kigXsCD7uXwJ1biM87Mxd8U6O/1lLYzzYl6tPu/sjD4Qb5cv9ixqKEWKIWPn+YK4Jv",
+	"FA0uBIhSJHafxA5/YpZx54oP0QTMH6CI0mIAhA0863pwiTFA9Sy2+FZZNQ+DeiIZAwfisTYd3ORgurQs",
+	"1BUbUbKpqt9U1W+q6h+hjWCO6zHcpV8+1FQ2ZzRbRZ13PG90W2QuOmF/5kKtsCuN8DdqgbZ1OoaP1LDd",
+	"ZgzjDJbv3+JmEKqIZMBvDNh5LnXFzFwm0m9aEFuAgvwTmRgdEK5JIpiy2HLmLGKIuM1sbfC2Q79wlvuA",
+	"b9+ysYrNEVbmDGM1i9C+aL+QP0P9K9IEZ6LFQBV1pg1GA/KRtkEaLKUrDP9eZS92BNaVXZNGvMSHbCpg",
+	"vtIKGBtxm+KUKBZ9ceXMuoKp52qLQXNW4AgXdv2oJ1K/96srU47rGNus0hW7Pl9lPYrbG19lmYkVjHnd",
+	"5JysQahBu1xpJudE/21jWFBrZSnbOpIxMkhplsNKiVHGbAzHdYfUCFBoGsdwRGXiswhGxUlfjQllmouK",
+	"MKuOgxHqVYzyNPLEqC5LlJjTKqraBBpDXlHrAyia3rKsRpo+oG/JxGF0wwGwzo04kmuKToe0xuY5Hd4d",
+	"otK7p3K0C70utYi3/0S04EvrxSZuoQh3imUrRUupnC18ozj3H6c4z86vb07O350Vu9GuZuxxONrQ9qE0",
+	"TVPc56vQg/d64KRy83P4qtRa/uYe3zF2DxyRz1gDogwMVNUjPE97B8/PnutMV4A4typoKlGe8juW1y5W",
+	"XBZkt17Hpg/8E33A1JqBgA15QGLruMbQg43moPHrqDIO3dMVO3Klr9zc1+9kveFOj21cq02VTHmW2OwR",
+	"MhbDvCr4Pif+gblf96iF3J1Qi+1rqktkgrtTA4znOcXQklmS8ASjSGZiUPBynHkg07D2Bo1vMdRPJhxY",
+	"luSBnzURih5nycY+/HQlKV8AaDTUFiz0jxfaBi46ysyGfEwZiVJip03TtEXbt3PNiYEUdzyBVGjCJdD/",
+	"mzPfkmIEDaKAZf+Ly+jFba5ulBIxaQtxy3MBRPuMdFIxigppGCMeWB/vCJ2jFZ8bvPjp8NhBvsiqLUDx",
+	"MefTI9dkiaRFEaBDMqhJybA0xUgbqoeSecHl5/JCGWGjbBRsjO2bxilXhQII+B1HbvhU2fu8U0yeZh0R",
+	"IWKzd+79OgF5DNDwT2KmIb+AJzUIh6OGrd9ZO4DnoCoHoT7IO1tCvBrR8WhwLCGJMBIhaLopwn0YMY+l",
+	"HEL6rLjvaPOrbinridlMpELJgKGYL2AEwZdu4pJZoO9qjZzqYJdUXtb3qmaqU1VGSglbY2TeuQcSouYu",
+	"gEaLewFLjl7XiWJtAZn5ljnhbvVgS+Eui4opC7e/2QfMvsdEDyUsA7A0uDNEmqTPlTLTE5J0hGS8m/k7",
+	"UjSEAzwh3L4TLyDDOgEfoII6q0xMvpcIG7NzAE/H7gQWNcauhJzcFaB5aZp3yLx0vX8n765KlWGHZ1z1",
+	"rqAJ0Ti+5yVKsQwgWGmqZ4I279XrpcDEZTcC33/2fZa/EUYTVjAiuNFNKNhmw0HXlwBgvmKatMbluDMI",
+	"rMOVE48ejxl3VbBMKCbnIlMvAmR+WVbNdY2HI/CBovx0F88Xd8FU2u2zbJIR443l2VpkTfjrvrRWgweZ",
+	"RC9XgeEEh3s2Ro4F+XfVNOVATmRlKE1Xxfs6bwC2uQ2nN0ok3kSXNJIE5FqygpQ0s0Vp1YhgI3Ih3A7H",
+	"y3Ez5OcrEM9REcotUMg9ivnuHD8OK9am5OwM1Khc1n5doFG4DX97FhG2E9BrE3v8/gWGoVUwO/F0DdbC",
+	"tMAUnSVtGbQ08kIM40pHuRnqNi8CDorUFm6Yzf5CTZvQlQmBDr0vXUaM+Q4NeFhIDSG7SSmAh5B94Aoq",
+	"LsAI9WXSeZViAePQvP03p2c/5RADDaIcoLK1uhJmSzecbuEyqLEkFTCoQ5CFKqoha4mGRp0WDiy91CK2",
+	"BGClBZS5zRYSKi62ktwWCO2kQzRcJmyl56T6V5+7u1Li2J2G51rPcvWl40VGZlttH+IumU6Cp4zKQCg0",
+	"vKgAt+sON1q+5pM757nixly7fHiUSyEhPXwUtOOtEAkmfEZBLpFRj6dYRcqz7mNwWTY4LGU4LL9tzOKN",
+	"WfylmsWfCEp1ykBbjKfq44Buw1l5GFh2JUZd0GONMVVnq00cKi0I1ysqWuQqRx4MxznjucA8bqvASjdq",
+	"0ZL92rZrcZt83uX9zlSFTGJhH9ig4yoQW3gGxnnRZQQxO5sL2YvdjN7xLjy0QTrcFeQ7We9oIvFovlBT",
+	"qgHzr1Pxc+MweantyBZdWg1BXRxFZwUOMQaqL346PI5IDJFdY7NAWiSuRkQxrV3q9i9aD4BRzvqaufMJ",
+	"zmnLTwJUDpy3QM10hCS7dVc3WSOxZGZcf9613QIFfWM8YqObc6Z6yHMgSgNwIhdSQ67dALr8Cu0JjtbZ",
+	"i4lM5DCmwKEcqM8SDTzTUYwIVdgeEWhkBMjxvJqSUaggy8SIVLQc2wmkVDNZ0g8MO2d+OL4E1ydU17hS",
+	"BfltHuPVwxZN6D/bv2pCdmcwALKAYyf38EpJAd2lYbz91f7S8XbcAwWnxGaVthodmirm79QSImU0u2do",
+	"272ZTbx6WR8ycB7deY/IFe2zK67Zn9/QDxG5oLr35x064Dt3u17uReTKiOI810cU1+CemUPKEnA/SU/r",
+	"gTpwvLU2/+hiWSh91uSibryKjVexCbavATfUvP9Hx9r1SGx3ACF8J+GKttI5EfczxpIJTHOLxmFLy8xq",
+	"NTy+N5Sgei2+CN9JSPeN2Wkz2jNKIMGxb9gBh7Yl0970cHjlMC6skku4alOZPCG4k13VawfEvqYGD3//",
+	"I3zeY8EArsvQ1zudTXXd5wX49EVX988v5rseyhKJITqdx/qgeiRuUGTe2MP9qBq/QAKzbL4AbjrJOtEO",
+	"OpFZmxS1RqAeLC1Q3Z2N/JOA2QDWBtNkOECpKbIOl33XCK6HA2fKhHrgwA9IQ8+cUVPb2LQaSuWIqJ4Y",
+	"ZQgo/HTFyE8qko+ze0vk+go7/3LSjk1L+ka2f8myPVuhaEcZsSrJDmJytmC/ZFj7isA7QNFjbdmKo+MB",
+	"PhoVkdck4V2uVRVN5CXE+JOJVZhkUaquSaj5h1yZR26k2oagfi1i5nvW5SWnCw/z6kSNu99DBE2LJl02",
+	"u9V04tjjPTDakx91sN5UWwwYifF+DSM7ZrR4fo9PvG8X1wUFbbLUdVf8H3jtZGEXle1eA1s6oEQPhmLh",
+	"TTOseQPAB4UhMc0+6Ii0qWLbPFPmlWh+x9JxbUb4/e9zy736PPN/l8bZF8wMFu5KSL1esHp4DK72Rhx+",
+	"OnF4ImSLJwnLnnNrrBFJd+4cBRLNnvFFXbD+KxAe8MtAfkCcdIYja42LvXo9wiYqRtSAtZHBAggw6Fjl",
+	"rIIx79Mui6P81FusYNJlmRFQDJHMKooxEsPoa/iTapn1s7QYHEluEyMTiO3Q9A/PWZPzCPf+RC4jPHue",
+	"UXW4gWL5hLJkg/0O249QlAQzxNaEzQWXerCOMrmGLaoL5BoIBJs/wY8Wdvk3rcCCEgUIpwHdKTwuMZ6a",
+	"ZH1xh+2nE1dOXaihpt5SbBf507giTFIFCOGapIzeMWVr4HGgMWkNNVGap6l37sLvYSIx3BPQBpRi0kxB",
+	"OSxm/wmOBXmVKzFSFDXcJ3FEJKPK1vuQGDKYcQTiGcVqzV1JRqzVE+KWMNruHcBTzwcsI/gayV6tThLR",
+	"HvYB4ivHXcZ5Y+rSaYueGEE7r711NbLzIG2akUyQVGRdJkmLueWs7Ne/q9bIkXlpZvmoX118B9RrqH24",
+	"lWNSssu9Fq2CO8hplTWBJFzibiOVcBsCv69bAGzWThoT28CiTMD6RtPbrrrRBp9GG3z+sAtwCFm+BR8i",
+	"2fHsrECyR7PKB4vyoSBHQRp8gVxvjw0XdJl+uDSLng//20KDeMP89qUwv31xwvUHphfI00c6+MPSfMYg",
+	"pW0L1GINKiO5AKQYCPtFn2vw2uEnNCUdzlKwctupmU1CKsFV1v8nLcmzriIt2sZO1IL3j1XF1r7Dh/bp",
+	"2MrFg0lrxpiMxeEhGkwmRphZEdmkUbgWo284SOijjb6vLP6wiWJ+JuJwk9m+r7i2kvMhJjBKktUHN3Zy",
+	"qTkzz3Q8ESGwli7cJSIZGzGlEfsg8lXQEHq2rSOhlCU2pBAbcRzjdXFEYlvVHJPKgCrt/lZNHYP7Gvuw",
+	"QsUFJ1pjI/VZ2gH5zKbHOPFo25eiNcsSxmxeKf/BiOZxD5olANFgPrMqJ1Am0G1CBwPoCgdl0BK6tw4T",
+	"22fkmvlLWo+1/aAE3jIpMT/yJ8qN+edtkmQba3stWTUUAy9Ce3MNtvdsMb3zh//3afJxB2XWvOojpBFB",
+	"zGgv7Wx4ACQkEgEpJ9Ch2IoRLWmmUAsh4kX+ax9hduHh91tWdL7fsuEIJ7Cb2kh38wee6UsIH2Mkeurj",
+	"QyxmhW5LoFYoBoL9Y50yKA8r5+N8d/kmjC0jmVOLa6MdJn/5slYPSBwcMhuq1hfKxW+MRMbuK31g+yNm",
+	"xb0BQsN4OLZ/wdzceSGw8EOZ2VaF04T1B0IDTRvcxwWtrTryE6rQVAl4O4EWnH6H1SDCXSfDzDIgWsaF",
+	"LIF+TUT/ccOFcTRLHpnH19tI5UEVACa59lV4YAMWqvCRa5v1Chf1ZtsxikAxXDAzW2VsPm2LhHkuWFg1",
+	"TPQa9V1Q8LaDyu5bBH6caKuKglq3/bX4eLhkReWzJi3dzA/+2nxDlBeBc/jxyVT2xiv8er3CL8nJMwcI",
+	"hLSLPuVSwZkJC4oIW4Vz4XTLOp2/CatiRNOU6W3R6djzNhOcemKOLxTB3xL87aR/GIDVIaUvzSy0CWmn",
+	"lPdZgnVARsWA4j06PfI9fwMptGiL9Gl8rV9gHue4BE8g0D+NlxbMcv0uWvCwjX+28c/W6J/NlkhPWAn5",
+	"FvDsaeH5hehZPsqGFYe2tZkPgPtODFimADtAtWmmAIsGxCTkMxBLHTpGaOofcscQxPznQ5CCDmjTCEbj",
+	"75we7f98eOrQpCwgqGWptY4KymHSFoMxUOV5zNHcParABzyJSGIJAhPnIrFMy3FElMhdGV+7Y9kscaTm",
+	"/tUioDx+g1K/Rq4cLhYuDVaGi+ISNcioJ6DYxaO49qEuCGaByR6EsEkk7Rh3wPs4qCkclmk+uRo5EyR2",
+	"ICVxw+4bWyJDE49AoUvVn1Ek665LLdNRT+ZzrIlGMJjKPEfA7FB4IVHOPAn7Y1Oi9Jk4CJ9/6xBs0mlN",
+	"MyWcvOpZLtMzyk/A2opZd+DHs8OFp+ZrVQzjDAfm/3frdR/MUZMkJxWIvIxdYI3dmXWuRoSmqRF4tqCw",
+	"8T7bJueZj4UNmDTuQTp2WRZ3/wj5WUFy5/zHDmKNatBejRwUCe+nSMo6miTC0sM6TZixkXHHLNWHLePi",
+	"iuzX90h8eHl8dHp98+b07em1i11aVBy8aTxViouDrZnJTGSUAihxuzdso2aFhrErqALzgUBbdOlBtTOm",
+	"CM/a6TBhSRW6PWHELHHOE9WFWGxCYvuYU1vbqeWQ5cMGYtwu1CAvmf+y7Rd23aYmWhZlg5ecsUK4rYhU",
+	"4H5+mqi/8d/ig1krOqNWt4hwAJcGRXlG6U7GuAfAmARbprC1bGhXyAStsTgYWVwjzYnIpM1EkhjIcLge",
+	"H1Hg4u9oV2Gb70NbPmiWj2sYY6xYlhz3KU/ta0HIZQVl0cXNn5t91MKxozgpxMABdr4SYuDD1+OdP8LL",
+	"DkXCPsbVAwItM1AHDo/dSVjKzYXMzPQv4GOjYWP2CVxilqpLeQajP7aDDJYD48c+7I1jj4Mw8jY5FJkD",
+	"i7DrjzCCeUhEDjHHgIsIb8NsJyge8tuMF6vpI7ePId1rh6pH3EJLNNttNtCKxD6Y3h5v/8TG8VpsMRjS",
+	"Wssf81n8xMbrrQQCsfGJyoFQZBWNWuPH3ScWnKdPtqHCYmwGPt/Iyn/if7Ehz3mozbj3OBDAUAMXUADP",
+	"jEzKwNVyCt4ZBAWZpHJdklds1CbVOODiATAi7w4lUysBC1zzECcB+grGyteE0FfYI799DgVuj+BtODp+",
+	"e3F+fXx2+OvN6dnNxeX5D5fHV0XuhqY3hq1NyEs0HySqoZVBDjPzcjzBHWrhvOtsJWdh1WOaIoIoX5c4",
+	"CuzCiMTNN5fHzaNfb06vrt59bZwQM3eOW6CtaKu4Po8EJN9b3Vb/6fjXm8vjcijY6W1kpCjAo1k0blsJ",
+	"YByNlYHg3+up83ZrPrWvdjsGb/e35xnUAUvUB3W0yIMd96jTzXO2qOJXFL+RFDhgZyZi3wFPalbuLoLH",
+	"a71OaJzNyMXRyRfb17YW9Ksu09+7l3Bvh+/JOtnsCDfNbF9DM9skJNfz7E5r5afGy9D8o8kymPtBZC3V",
+	"n2YfFrSo1Uiciq6ISX+oNEkYQBlAKvXi7AdjjV79/APEODXpC6XJ3qvX5Cf+/QGJR6yluGb2ly2kAm8p",
+	"kQ41AxD+iqqSd5dvDgCvSuFlGIsG5Cr4rxQpRLJo20iHGomRJV1AUI5U3FP1SFQR8z6QnA4OS7P+IKWa",
+	"2edQ4u4xbrjAIsMonbkgPrD/xWCx5jo1/5ZYpJTyjIXT3d2rB+M7MDfxPO6n2Km35MLt7n1rFq5GLiQz",
+	"bzLoyzPOcTBvF9I/KE72lrEB0TjjHhuTEVKdQ7QUlMMw0zwlkvlWwSdTCLazL9/Ka4nO2du/g4c9eafe",
+	"A9TJJoL2zHFlv7xmuvtpmEmj3V45t7+OJn2ezcNpDIXW6tAaw7vaqkWCrXjBNxOJ2IjQthRKBVnYCCtf",
+	"8pzigQ0xpka+k4xKKUZoZiekLfotow8qNE1RzPdEmlTLyyUPw2l/AsjIcwcVWVAasCDczn4WGCR8eZps",
+	"lbIvDYfcfFMCAnmf5zv3cdYQ8qzjOkbRpwkL4nDOYJg1GPf9egbjWGysswjEXb7js0Gg4xNrgtEvhKKy",
+	"6qyx4l22lo3xBLv0Cn55Ajv/HqNHg0PYSSR0TCrvrg+hLxVIxw7sCYsm8pXGwoKKBDGcuRHx2hMp+uUL",
+	"D4r/4Qs/Z+iMypSvYvDX4nFDn0J+LTF4s2G/xWRUDG5gn1BYbQMwsRWkYTfiLKVKW/ir/CIIhSwLJkua",
+	"gLemNHkZWMUNS49gBk66gilgFpS8K2mf8CxhHyIy6vF2z1i8EnLc7IPnsBsqViM4ayKZGqZaAZiFlmZg",
+	"EPiBG2LdzZ7jaT+wtZA2wA7QmX+PIw/qFveZpjUtNE3jiHREmoqR7YuGezoj+9EAuS8fApAbHsO115kH",
+	"D9vUmW/AcpcoGw9sqBeqIIECu7Jg8DyganzKorPx3fDzHefLzq7Re6dsPy/mjWukGdY0+4LmwEgERk2g",
+	"z0xF+xZkPAV325ZFkxZri74NmVilEfz+YSU0hdm6WZXGVvGrYHUfUFTzJOUywRB/sKP+RHUzwUjm+een",
+	"FhBTuHLpuKRYxhcMglLTQkKrMCQFHJckaFS7opNgkJvymy+1/KZYVwuGUl9kuvdUtTUPf/6mcOYrLJyZ",
+	"qGwoVhGwAInAFmVjsTYlUNhb0JeuhgvCBNh+6iLuFbuz2AeuNM+61gDP+4WqkcM9un8xzIpqFz6PuU6e",
+	"0YnCnWh2xc8c3ulJr3jqtui6uRkVrJwZoQ/JtyXrMMmydqk/+2ULkKlDNavIaFNItCkk2hQSBYVE7YI/",
+	"M9uHnEhJhBLJ5zUfUEdU6n6VOZyLOQ7QRyywGWQlbmLesRGQFQR0ArDXC/wBFtj7pjW+wcnEpAIaJlwE",
+	"j6wEuEuZroISumUDfRB282bGd6Fj5dFeV+C1zgfzf5zDuiSk//TqQ+q6fPXvtdJuFTeNsxvAhUdh+69E",
+	"1D0c43/6xM5G+v8qcfxLEsllBY6PFWfPCNN/yejYphhyg+z/rJH9l5Wra0hDAFhAIkaZ8dVmF7UgJqQW",
+	"IyoRq8X9hLSG7VumSeUVNGL3eTbUrDoFyLIyiYb4lQFEDSaOEUcMCbfAKCXU1Rp4OIEcIZTEx5fNq9KC",
+	"Pzev1Rt988TeIOkUpZ697i1LOL3GSMTk9dMhitIQUWg6XhydTFiBh/ic7SOuBkJxF16ZJ1jsT8JfbIL6",
+	"XxAOy+4Scz+GM/ZczVUnmoycujg6+SQiNS9WnofZvC1ZBtgMHSn6WBRjERXyyG4YqU2opgdQL61srYwt",
+	"50vYARkqyP76dHFAgILuYqGecJWieU7WN1+Hp5WoT2JIboTeBnxqfXXPVjisxu8OmifWHWRciFW/AAc9",
+	"FFP3Bzhfg+U5HxJ8JXLtMwf43sjPDbr31875BHDgK5LVD8UBL42RlgtpIz9ni+hj7CMvwtROtZ0DfJlD",
+	"7TbO5RPanLOEspnX6k3NvZWJSljZI8RnG88Tln8dsiFLQJVZOLfxJoWzMT+fSJ7BNl2NOLMgfusVZ8sz",
+	"GRQzNs+VxWCZZM5Ec94TEBlsmAk2UnaTzVnETDBHwqw5FvkQhoLgPht2gs+TnaC44R7OTLCUgY2Q5eV6",
+	"Z0XW9oZtYKMLvlq2gdBjXoZpYKEtvhq+gdm2ODbnzAXEMOdpqIy5nJpNCJJauu3sWxNc7qtNU5YlVGIX",
+	"ELayb2Ds7gdjZ1f9+aLY2QFu6rY2IHbPQfo6KZV3H4Yi1h6mB4DXGQk5yckwNzzBXOSVahf3K4ZR0c5F",
+	"+FBSccwsmdC8zXKSB2MEsqRajGisNxQRRjZ5GVTQzMlaoQ2taRNt+diKFpKp5Vz9ReZhtWIQoLJbBSNb",
+	"zQ3vCXJTCB4jzM1SqBzriNsUx7L2yE3hcZvYzQbtY4lQDEIAJaFI8sy85qtVloChkFcsS7Zbw/R2XtVX",
+	"W0jLHuUSO3akooOwntPdu6GEhFCM/cCIEeSSqtbI5STHlBGd2FY0LVLxlzyxqgb1xoInR0gOb0xkdcsH",
+	"A5YcWLgJo/HeZcbMjiHqkogyeCec5Yhig5dROVyRv0Oea80Zwe+H6S2+8vVUW1yFz7gXVsjeusaghqle",
+	"nF/cBDg2fOufRYGFTUhmpVZiuWCfk5M0IvpmDYlJxOKcaeCfPdoYxwfMNcNxCJ8AqHMK4Q8H67D9IHq/",
+	"HBzfY6Hrdh8CXQcL9wSGrHnMxoDdGLDLGLDuLHvphh88wG4NBMecROF+fR9pLuMcKja28POZyBsRJnhh",
+	"kYKUqLHSrJ+j0D5Gws1PP8E6rMmWg3sfwmPuZcntrnYE82w3uIDYYP4cmJx5J9Rft+ne2ph9z9bsw3Po",
+	"7b4ZonDC0kNM8IfnukIRVDDsdv6wwcSPOz7suMM+DIzRsDJAeH/nWVYePhDm3wzIq+5n7x3jRC6o7pWY",
+	"cjGSGCtNpXaQe6lFGqfk3fXJ9rekNdaOXrlP5a2HQh6YYaseY5oMpOhK2lekcvyhzdIqEJYQLbCEgUMk",
+	"AW524FNlXEdAMT3LBmxNQGgnrEOHqd5qdGiqmLf7WkKkjGZbH5ew5YwZutNWdwtbcP2FS/TeHl79HAFa",
+	"jRQjaI3OCY9DYuqc8IQmCUsaJOZJBP7BGe2zKKX2H+CrRHZLN3XUnoQ7Dz85QxjtSaromAzSoYWUFemw",
+	"j9zZfaZpQjWFfVhRQmqWVGuF2Ao+ISY4w5atoHETKvpiRaC5huXTjiPCUuR3cRkJjwxvjkLs0X+AXRyu",
+	"jSF0FR8Q1h/osd8gZm+QQ5amCrcnkK1CEOrPcUTiP5n/2zb/989xRDRtmdsfXkKAayBZh39wwDnxi5go",
+	"geEvY7wE+5bd0XQIgSvdY/0audKS0T5AqAKqnDl/sIdtGI9q2qIKXi0ggZMW1e0esgTsRvV63ewCFWF0",
+	"j2tFxCiD30dQMWSmYKwrSTOFQswMui2yjOFfo545fZAjT6Emy7WpqwNzipAWPXwnNqoH+Hdmvsak45q0",
+	"WJdmGP+jE6BCkFJJhmY7Fxv8+3Ts4QWB2IdnhCIiPk5z01K+Kbz81MEhPJH57qeKHF79HFgLuaJ8gO9U",
+	"1MgTFsECWLX9+ncBcW1wkjGW36OK0GxcAvSVU0nnmGDmh9la3CocvnOr1gRydp0nEgqZ2zxR4QocEX9u",
+	"EwvZFN89LcTZA9yMhyOaTbgZGyyzZcPcXaYfLqmeEX7ZwjjPpgJug1z2nJHL5ovLRwaoh6sIpiwwe5AP",
+	"8JFmz5pC0EgH+omIR+4tmjbW2SaE/LwZRB9i3M3jC31wDJmH4eMnjBv76oCHR43X2Ca8oJYgdxaDcoIJ",
+	"DsDI2LHvt5oJJW/EHTNv/f0WsiB+pmSADeAe91hwSYItg5Jh+Z65Q4uRDrQvVoS0/2qNPfu2ua7qVpFq",
+	"0jfWvqWz/Jx5Bt0WXn+9hnvSpmRjY0OvpV88L2mjgVx+vEG9KGr5dHzWszXRo7il16iMnpaQeEONu6HG",
+	"3VDjbhTXZ6u4ZtViP1h3zeyymaG+lqDTBb4mFXKkQsbJs6IOJBtQyVS1KH07QloxtFuvB15IsS9GjbN2",
+	"T4pMDFU6tgl2GxKHnH9QKyGGui36WBz5zTdBdJ8jzOmox5BdCUP6lnGPKuzNieCJhHd8dtB8hdnD2jff",
+	"kGPzNHQOvNtQARr4YBRBiH6q4Sey9Z/u2tNEASWTI4mvmj94RtgH2tbpGKpJRIfEOIQ4IrFtDYpJZSEr",
+	"YYPEnnTQVplyVFdxB2rzY1JxIFwE2MLQi1FamEfY1iU7UuiAokn+0xbrCMkIVWrYNyulhu02U6qBMwQ9",
+	"a7t+5TAzc4smPM0BtZTRFrVAQoWHvz/uogLnqHv17p0apWZmj6rd/BB4S11OhNuEpxpAP1TGjNKDChie",
+	"YYGQvaFklnJL3DEJV9cIcM4lHHFhREYGQzkwloLHEm/R9m1Xgkf4u2iRSnxxfnVNFp+hnd9FS8VVp8Db",
+	"lvwhWC+7sly7CrFww+/X9yZWxRygjhSZJsMsZUqRmBrVfEGlsSthe5lDCAZmfpD85ueKqD5NU6/nB/jD",
+	"4ODwfp8lHLYvhcmaHUtlF/HT5TDDg4z0FLj+zXabDXQJa996AdFbw/T2h2lI9HVZv0/EmP19MKsnwhwu",
+	"PnJRt9uFFObss6RhDcK8HG9ZcQaMdblYgrPhz7fZnqgS+hFsNctiiYK3RFJs6LU3gfgnoUueReQakqY2",
+	"Px2NcXM1rMJLcgh/NfypG8reDWXvhrK3lLJ3GfcucGKNnQEOllnFpfqK18W0sZzhPh9dyDrsZpzGTp6C",
+	"PO7wjKuexZQgPGunw4QlpIIoyD2utJAAyHnLBrraCMwbY5jbUjPkJDJeA2Tk4h+Or0mtVoPh7fzxu2id",
+	"Jh9j7y9wXSPvFHgTWpgBJNaGx8BnDoIJZzMVZpjGERREGVfWuICSZqu02sEBXTaOHdihXGQ/mjfw+YAv",
+	"m8H/KFrrj0faB21ikZtY5JpjkV60zZXhjwhHeqkc3QuD2cYfEQd41BOpawGw/WBBtKZyye+YjNw3isk7",
+	"3mYvlG80qtYw0BeEFc3saNZmPkgiAWeICLyHkadt0e8DZDN4uUG3EUD2oMx1kbXWGECKIbwDKZo+ZKKY",
+	"i/rgVdD3DXEp0GoKqoVllylfcwHdDfC4EW+zGmkGkn2APjlJOEsgBkRvWWa0Me1SnjlYaNoSQ030SLjo",
+	"jcc+Yh9s/KlGYkz6mLvYDi8X4rPBINs5B4psIj6qUJ3AkOYERqH3ohqG7ho+wpiNMRaL0bBoqhULhzES",
+	"wzTBlTLjMM8r4DrNe7i90LXWH0CPZAgqbZ4QEcXNFrCtFEPFcj7AKgQRQSubuZsVtsFNF9SDCG+Of1gj",
+	"b83cdI9m8FP4ek6MD2Mc1kLGW9pwaNDHMpLcLEu0KBCoi68PTg62zvjRUpvhxDC5sWAgdzgdaamRZmae",
+	"Z6QyS8ggBV59u28l6xhrv0YqxjwKo4/LRktjF4NtmJOBdw2WKbJgtwMh9UQyII8vu0kF0eValUxHiKma",
+	"WBQ4ue7XeA1LFcOD2mc0s4tGM+s/p4zeMaJEP9yg+MjStVtrLBQP5ZQB9Zwqca3dMjemubfqp90btmuD",
+	"+fBkJtYjwyHh6TIGRA6eneJb2K3X62aH+RXdhz8V06qptxpmu73e3t3bru9e1+sN+N+/3Yq2jBDbanz3",
+	"uv5xKrIyqXr2XtUn8ABbQ032616OeGmfKwPUmwMpUHz2qDL+cv0A+9cly9jIWBq75Ii1GfDSmnFWa+SM",
+	"9hnpGNtqQt8qpkko/AHOFcY3LedXFO9ZpJPFUFtS3TlqEeX5tN7KhAbddVBIzIJBgDWbVvXVJnUkLCYi",
+	"LHQhOTgZZioK5K8ouFQ4K7992VF61yE8EZY3WxQBFbhy7oLy7fgInQnVXRgWPwijJQPBM+iyJVyvKFS/",
+	"suFM7XHXIL1RbAvOhNsnv31ZTRpX4GjS0Au2/rrZdPcJx7bQhloV1cWDYrAuyDk3FvvVNfU+MtjaZXo1",
+	"rsLisOiP5u09q1bhJTyDTbPwpln4OTcLP0S2ry9MOynMJetypaW3NjZi+35YDJfh+n3muAzhXK6Y1jzr",
+	"boiKNpL3c5W8oWgjyu7nLwKz4dFCZ01R4zIBgnAOT43j8FhRtokSb2Adnjesw32kWynGQ3iDm9UCPlja",
+	"Y7XzB7DLXotbln2c3aJkzMtfXh5OsSYbg/INozJjkuTSlCC5LXQ31Gy68o+groqSGJtFaStlF4E1al9Q",
+	"bMRxfHR6ZNbX3NJF6qArklQSnjRu2fiAsCRRdFsmnfb2Xn1vz0ju42Tv1avd7654N6N6KNlefa9edfDA",
+	"HclUjyiedVO2PVTG8++ZoWZdFvuUreJg2caJMGc89hMg5WMmH2NPxz/Bt18YvQ1PonmNz0R0QXhMsDYF",
+	"89wY82OHfBowTBd4oQtPrRxRTYnZuV2zW6uYFgC+Z4zmwwuvkWbxQUjrJxjmC2CqY1IZgQPhBxzZ0Ub2",
+	"kZAucSsN/Vf79Tp29zJ6x4Ln4QDM2h2Q/d06ic9PTo4vb344PzuOofPV8WrnHFHQGgzYu+AdXAxbKW83",
+	"8lu+UESbbetIuJ2kg/nUiBGz2B7VMI5L2J0ckZd1RBiGug34p4WvpUkimVLTut2cC9zWx3bz31utn/uT",
+	"tj54Jju2T4XN5B+PD5iV7XKF9VglMn1WbN0LK25Rf8oCMvIJhF/a7rHtQ5FpKdKF2L7mYnftJu38AE2/",
+	"u8QzfhDZp9PTRi0zeTeb5tPIeiKF0KQS/2H+uBnK9GNcbTgWfs+DZ/4DLbKKJ4zEO3TAd+5244hQLJR5",
+	"d/nGUWBjnrrL71iGEp6rtrhj0mzWoUy3Gls7W0WLYVKtVsqOhA57Q3H7V0Nr4oNmmXFgFDg8z3bexvzg",
+	"5n2hsTNtgTzvkYOlpXb+sAQzp8nHndqIpen2bSZG2Y4wb227oIq2cUJzQ3eK9lmOd49FUm5owL0oU86k",
+	"K59LhbitkeuiRYAj88oQh9cgHL7vmF8H61U2j7igZm15Ht5c1cjh+eVVAwChheRdnpXG25rhvK9g2m/t",
+	"pJqDAcsSsF/vpzWbboBICLFWQKXZw5+lydw7m1BETejndppou5mmYrR9Dgu3SJrjT+0v4Yf2dxsV9ZnE",
+	"vT4XrXNu9nvRbCY48FwUVYqi57NVOIvE9oBlPNluiwxqnRbnWuYJbHClgEfmfMCy0yNyiHwZfnzj5yvB",
+	"ccSHhXXYSOyNxN5I7GchsVGeFMTU1yaivUjbtlHP1drVWE+shp0O/0CoNVqrz1JW5wFX6OD6rEztWWPf",
+	"SO2N1P4ypfb+z4enJRLka7C081nPzjA1bf4jDO/PynfcsrGNDgvRIT/+cm3+ZeZSifV40CCoKvbv2nwb",
+	"LvnT7yMdR+Q4ObpqQo7oau/V64jEtzyJCSU2nWS+Mf/8fXRrpv7/s/ftzW3b2r5fBeN77kS6pRT5kfRU",
+	"ns4dH9tJnaZJduQmu/u0N4BISEJMEdoEaFmnk+9+B2sBJKiXrdhKHAf9pzFF4o211m89wQ2A0I/TC0rw",
+	"ekWEsiKh0DVOMzJvZDKLOa2Sm8HfhGcJ+JU3u4SmyeTDZUznbThlcoK6xQanFZmu9YfL+IMhrGaY745b",
+	"L173TsmL9z0bEKeKPvUMQMikGNA1NI1E3oCceQvNMVXknpZDrkdmLpCAlICTPe43AkTMbif7H3msVZdQ",
+	"kUEQ6AfogZLGQWe3GVWPqwl+sGp+GhFaZMDF/V9rUgz1WoD5Q5I+Ja2JAHca6vuZ6b/ovX5loKpgqZX9",
+	"IcRxXChN+pwYKsJifWg/9vewMqhNcnHJNB6mMdPQ2CGsEnyVzQiNc6GrzccI1kwS7q6jYf9FZgivljLx",
+	"FwHPRGSamF+NDwnPBCYhzOxmDGXGm4cQ1gwxn6V9xOxQolzczjaEkHVmsuVGMOTXFf++Eynj7i1h1QC/",
+	"ki3MH8B6a9hKc9aWpJtgJdtINAIq+Bm+N/DdogPOt+G5h2wfTxGarJ2by7crcTmW/IAkq0QkbUeWVoLg",
+	"RMbF2LB6asSbKe93/yw6nf14JJWGf/Gubdv+UHaAv1KScyVT8OeQpMEIlDS1KUBMI17+BEL/9/4RbZai",
+	"iGnnkcIcTsBqhSJjlvDKmG9fAnbo/u1yYniVlSOX0uKCzxSJDa5Hp57YZoGVOaQGyQh6puQ85UxxVziY",
+	"ZaSYDHOW8IgMzaoLXWXisGlMXMpYmZcZPqyHiGHOGbEyTDnKKpfCQZsAnUTZYSAueZkSpEFr5LZLJgD5",
+	"IzJmVy025D/vdzq0dFCqeex3CYNKKVD+mg20EdtILtEboklyzqCSM7JsMxA7ar9/9P5RYpgpzPTrqRlc",
+	"aVdsGmIDbONLFBBrtBXLdBMoJZyI5MQevkUxYfGgutiL6tyIpMyIPzHSQpkQvzyiO/M83Q8mHch8zPRO",
+	"d6coRLLzOanxb+HZn4jkh81EhpOzk3K5VsgKJ2cn5X3+BqSFEG+w7XiDB66oqbD2I1UefAUM9jr+ih6N",
+	"yPGQgxWgL3dA2KeEhqqsFieQmNXuHjqhTnl/C3qarzbnVVLGx+mFul7MqKg2sGgIFnvx/lfS4xoTT6NT",
+	"qSHwHixuf5xq6lKazghoOFLRz1k+C0x1KVN9Mb1Q3x83/Ti9aCmuN+SoL97/2uMrmak9nYGPBj4a+OiX",
+	"46P22n0HjBPUwGtsHjYghcZWYUwaGJtCCsUj8sTxm6aNHUFlNerC5YAwX7lhdajbNlR/xegLPD2vYEnv",
+	"sWUbBrhO5XuEBpmg6w1m8O/VDF43kT4gfSyQxsWQhpWYCe1/lYK2ItwQLPZ7Lmz1sW7N6tyXeuQT+Zop",
+	"1cITGz7VquwPUJSTDHNmM/ouC4iEVxqZ9JMww8Nme/O4vUNy0Dmw5lSsVlFyZxuE+CCZVc01C/bxtvwq",
+	"2jy2cOtWTZzYtSZNu9OB2YXwv8AZNzJXSks5HgpvxAxTj/9OhdLruaISw4wnhP6X0KhcwjLVL4XyCCsk",
+	"tLJF8XRN/Wi4j425N30p0sDkuTxBJ63dQ6sDhHrNcsIzhbZASFwv0lQ1I9IvRKorpy6lpfm+L2xJSTvE",
+	"Bp1LQeC0jvUR2Uo2F3zWJkf++Bp+Jn3kmpHZGo6J9SEfPKgTa3VQc65Fji+QPkuGvEkU2jSVGaEzzUJ7",
+	"kDug4uVeoeqqyo2rPm0zCN9At0rgNFRKUvPdJJdXgitywfnEYFM5mS1qbpkmY+lgqk1MBiXUQEULmQr8",
+	"5GNYEdFbMDs1MwGbPb9uk5V5fXJom70TvWt1CO+r9nVxFGYtzPmzJdrx+K8YRoozWz2CMbsS42K8093b",
+	"Pfjx4D/3nx78CLXH8eFuOSSRaT509eS3pxG+jDdIUrmOkqwSYuwdt5nx4MgFTXHQFAdN8RfTFM9xctIo",
+	"7zHBi0zMTf4eTLAaffBW5mfKWcJt8qAFxF9TKu926lpl9LoqPcZJw38Bq5i75hQISMt0zs9kPm7xzPRm",
+	"ZCJQMXww3ODnIs+6gutBF2i+6kJ+hC680DIvdOsD/mCa+LPodPaeLvnh53a7TZuHwLItBq/lyECpouIu",
+	"IK5CIG5VeVwmM7TZNt4+OyZPfzz4KSKKYyoKst/eg306aO+295td8Mi2JWChKNLvb1/aHFRVklVcNvde",
+	"2XltGWhE6JL5mMf6qvxnoXj+YSLAF76mofiQcM1EqqDocyyxPVyBDyLx/lA8zrn2HjCljOCI/vXzz3Bo",
+	"pZn8kqUFFJ12XugYZOBc2p0zf1nGC86WrS8BoQTORR6uAc8SUkyMvJbKoTokqP/BxfN2qKFzFoOQCmUd",
+	"XZpZWujxByWLPDYDhPL2w8xI4DeITygyVUwmMtc8+VDfgvmpeI/gRUoaDKdlxcoIC65C0WxQbkULmixI",
+	"VYSieuXM313QisFreIj8CBCmnK7M66T54I04qKj6UoEDV63pdNoy8nOryFNLpm4uO8Jgv1IQge17ffyA",
+	"T7+Dou1biSAIpqWtKNCQnjnTEmksEYi+1dDKMdSvWl1G+RS6NlLEnE6sXkp5Wa51QLotkbkkyCAiHfpp",
+	"kCuFyj6hR2/OoKj2q9fnH45evnz93hYXX6xB/Jsd86a0fvOSwtu0euAsQongr52ZuIen83WWzu5zzd+6",
+	"8ndcXoFlROea1Ob2PrbMfbTihkcKHovsUqB36frq6t57JOMCJFgjNky0EU2dCJr5gu5XIxln3py+bbJR",
+	"zSSQjkA6bkQ6JjxLoCJx7RLclHCwZCyyVXRjVfnvU1sN23cDSUV2Edlizz+ShM2gdDTTZMwuOBqabAZo",
+	"Zumb1RaYgVAb/YflaCy0hEw80xGkGjBYF6pSmrcQLZal+kYQNwBCTCOTnl2HxSlvdq2GICu/EwrLefME",
+	"Byh0rSmIHDRiFVI7DAV0ZOknQk9/Ozp7+eHs1Yffe6e0TY7QPEX2OjWSaSQ0uzPY2pMOPINIRmbWJwIE",
+	"XMYyHuz9ROjbo/NTrBF5ekKbX4yGYvBkRXt2thNgX3VwDB3eDBrvbqH/dVUj4K2FqsSBzH4pMvvdF4PA",
+	"Awj28DTlbFjwNfR8rgoEUta2wDO8szHFXyEpQlkx5AMp13yRI5yBqSO7qKjPbofQs1fvzs6Pzs9ev7Lu",
+	"f06pbsjWF6NuKKvWqNtnFtep0aWDxVV4a4sPBNLxlUjHt1/jCo8QuPH4B/aG17/6pm0R2u1IwHXX/gSe",
+	"o7iG3zxSIImBxUDk7h6DcQdTS9mLrLDaukvbgGY3GHHpiyxylNN8wW2Qc07YkAm03JlXMg1mNevmAwtC",
+	"UjlEpyJsRiTQJthOQdCU0wwSO2VGpuybrsfykiekARJeWcC52UVHqIERQM0naiQmXxjf4tKjOmmblAsW",
+	"IFCub4VydW5AuY5lNkhFrO8tqTNnroSDGws59tLufA6sXVbb7zlo4Et06sy2psU2oXD/wfMQFe/gEdCf",
+	"EVaRiAaWfXpsMd1j/KRZBVfAg0fK/B+aLT0XoTEAo1M2W6BCbfJSTjkmpcHvIMdbjeiWhNb0hZRUraG3",
+	"0JfB44ZuQaVCSPvHp9h+yuIL9cVIHNYpuy2Ju3u8iiP6OrUOse91OPW83P6ociB2OxgI+TdDyD8P7m5M",
+	"/x8OPj7GikesIn5A9DdmHzLlH5AAf6aULPuPL/cel85Rlbi80qgykspQ39cTnpH/Yokh/XvtDjlyTXgO",
+	"+qRs1zcBW40l6lOpSKziNOexmIArjdWdouA8YmrkvLJAOHZNOh7EskSOiWKp7prWDKHXM2ByVI3Y3pOn",
+	"/0HJQKapnPLEMDtI38avSO+Xo9bek6fOaIy9NXQuxuDBZN7PWzFTPGligIDpgrYJhalRN0pYguOUKWXm",
+	"FhEqxsz8DG537IIn5M2r56ThjOGPMR3M4799t6JjmfBPj6Hd9iQbGm55lJWRheWMS7601+lUaXQpvqdo",
+	"RKYjEY+8+IR4xOOLQ/BftIxZVQil9MzCrcLftHP3qjQgVsONnxkwUXD0q4LCE4nb2NJLIFrqAKAI9RlJ",
+	"iknCaES0JCybmSE2jl+/7RH6f2jzkAhNbII7LacsR9FjmMo+S0le+mdtGtFgziwe2fK03hEcWcc0000T",
+	"oi0b5ionKPdCYJZ3EtZ391to9Wk338mFWwrxTXBH7f180Hv9jTl8+WxwU495LnLgf9eFBaxktXfv0bWt",
+	"6VSiBpzkG4gZHl+tBIq1YkQX+o2I11ZEgBtjdRNo4ZEiUHfg97dnzYjEuYAU6BEx61hi3DIG4k0uByKF",
+	"7jCEEe6fvY1KizR1rDIiSuKIakJKmRgNrAZCu5yyMCIHNIHN6hEfK55ectX85rlrtXf3m71641xBlXGn",
+	"Y/NK4LDflyvv16DstYvzzZH2JREYa0m8DXdzRBbDSZwzCWr3mBV9VJdQ0zUljb5BfJBOE/t7ZR5HhKeK",
+	"z8efszFvRoQWeVr7bsr7ZmUAMPGMKK4twrPQzXs1lUPpv9cmr6SFikJhjLiBpxhcUn5mhp1JG0JeRoYY",
+	"TOdm51J84+RqcdvfOvHHXV0k/FsLAf9i7MLObAWrwNMYuETgEtvmEnW6+W1xCqg/FM8e85ypIscLu8JB",
+	"M2eKK5sLg2nNs4TPpz1xakGhSgN7A8ogod6s/Ew9cr9zcGtsItm0pi73EoASGBmnJJGmcxaPIiIwR8pC",
+	"PhErvWO2FSO/kwYfT/SsLLGQ20jRjC/xg8wIKGcruxeAfc8KBXNDwxa1y9Yds8ywqEUSDKN+w3O1Nc/H",
+	"U9yxrxQSaHt/KZReZ1CCQxNcAL6U5eiZzPsiSXgWvB5n7vQRRiZwD0l/hqKiR6GPHK3Zia4z8Tiy1Iar",
+	"fZ15p/wFCAb0VacZO3+BvUfNlObjlubjSco0Xx0/85azpIU2ffcuUSMxmfjGGFtCxkjFmkzYUGRM82SZ",
+	"0f16Eld20805S1ZEyfRg+Ofl6LcZhGw7uY7khGCWr0Nt7mkoC16w6tJ4l786ttfFvy25zfXrYW/z9de4",
+	"XqJCTrNqZPVgt8OFkYNDo7l0aDelz0/PyQL9oFu87P41X5t57LUhU4ZwXnLSoGChbILlJCsfDliqzNOy",
+	"4zIdGCTn8DGp+WLHB6AWcPalTDnLbpTga/OIvIVEZj3O8njUdX5V3NsYtNuaARND6pjIFArBml/piMRM",
+	"8ZbIlOEuZjLpbNVk/70zl+nsJc+G5mjvdjqQ5Kz8+3PqXrj968lcbzfk0PUUAg4Djb5JpPLWifOqqMNb",
+	"EMppLjRfGfjmhr8l8Oeax6C3jTDg7p0PYq1HoX3HeYnOQcGXNrHadfesfC+kSA7w8Ys5BcKRJaykT6vJ",
+	"0xxWdB+07alfChaFU8xfQ8KA0MwLmNeG0dT9vYnMDH2rS5TociZSCA3ilxwT1/q5gAsFYdakkXCQw8wz",
+	"9D9DsaxLUI4jIlOas6R5W+lzFVHFWXpEdUsxKxh8FBRWX4nifIcRK3jibkVk8HLcDZGJlsPWo1RJyGGp",
+	"FmApXHkv00KVk7JW8dBZCnI+ybniGYYUEgVVLJlLbwxW5lrubS3GPCozMjKfPD1S6JM7i8pPhG4eEno2",
+	"aL2SGW9BQmfqXHNLq+5+56A0+DLIxbkl0Dzk+lYka7ulDO9c1ptHdSEJ9LaTQN9Tsnz/qOxzrm9EYm8P",
+	"M5dFARpZbJkAti1pCYPfbi8tbQ+3YgDc10pn+hm0LIiA91UEDLFuG8dIT1IW307kRAqzLVz7OCnwbq+p",
+	"WnosJyBl1oquzANckWnp+6dsDZ668d4xQv2yurpjOZkFPd3DJ5n3EAS7+3M7HOxa2RpdmuTcSISrqdJb",
+	"npkjVLMPeu4ZbDxJOQa8AJh9c/IMCQ/88eo5aew+6ZBkIpros0aPIF8gJZOcD0y76BL9eJIZQH3J87qr",
+	"8SQZ0DZ5PRZa88T1NhA8TRTR7IKThA9YkWrV9aJ7jxJGXspLbngCptNBVeCfOz1s4NT8+ecO0RIyDEL1",
+	"EE9HiFWdyPHp2/PWH3/88UerY/7bjWou2I+Uqx4AVtLGCu9wcAOUy8qNqWZEUjmUEYllKou8LH/GtMwF",
+	"t9VG6X//evrHXxRKinAWjwj9++/Sb2fMNTNL3/719I9Pn7ZlKLdH5D4L329wiJ70vZm0PUkG9U7te7/x",
+	"RLBzNEvPv7/EXr1TnuVrW6veXGxnqfN3DveQJ2TChrxb3jNzxa69WEH5+6Al/4ckyGeY+9axpW26Nrk8",
+	"CbFM+PowIhtmk3NVpBqrO9WKtkD1gy6hkNeXRi5hQkJJw8+fcKQpBO5MmIKcDzIvsx5Q0qiyIGCjbzlT",
+	"MsOyQAuPj2XC6WFdeWzrW4Irlem2Km5D7S8f+rMP+JTaWjjVO2oE5R5tsUsXZwQ1sonQJJPTQ6vtdmy2",
+	"P0PWJ7N0FpGMG+btHFLb5CRnA1uDIZNm0YossfV3bH2jeScim5SJgV/9cS7ji4HME9Jniu/vkQY9s2vx",
+	"koJr/a5Z6Nf47w6NyGg2GfFMuYJGzTZ5L/MLBdvls13S8KqBt6FWlv87hUitCGtwu+CpnGPd0mg+6wja",
+	"Cvx6PteV74mIGkHwQClD1U6Soe6H1W/VamP9DWtywCXMCNV0vmCQma6eq3KEpswl9TrJKYOsz2jmwJgt",
+	"kNxqY3JNlkHLLGPpTItYRaTIUqiRM+KE/q543joa8kxD7hJG4pxNU0xLDWlPi2xQ5CnPNwr9wmvqVZXc",
+	"VP54N5cH5aZecy8ZMKmblE/iE23eLsA5bJtGC38ub4EcbaLyC1WLtiiMRDvvgImt/8q8M39gHnzkW8nf",
+	"4fjOgDJ419mxeP9wL+PRVf6ildz6oHNg+bNH0tvkPfDW/3vJc4OGft6nkQ17hUK0fjTafrtTLxBnUyxZ",
+	"GuoIcC1JRpscXx/uWtWplAk3NFQprkm/iC+4Jo2nPg2PyHQkgZ0ydWGTNaygluano1rlO3DctTUEpkwR",
+	"jO2wMXQiLwsq1lJQn7496i1NOjjk2t8VWKQ3AFrugAYvClr+TtjNKte/S+geJQ0L+JvwHBmPzRdW25ND",
+	"Qvep9871W10TCyC+uVkG5hWZmRZE9yVEnP9Tk3hUZBeRAdNTI6RQOeEZHM+qEbrKJ9rOrOYZbae1092L",
+	"dnhWjHe6/70X7f+1pPbz9exliygUxR9MeVIKKf6iVkmG3L4F8HkneaPWf4BRifeDyP8XbDyelMabV8+b",
+	"m5N4dRlI/Nck8b3L74rE0z+LTmc/Lmm46lbvwU+cVtTuRe/1K/PR8cnR+dHXJfHqcvjD1Ti9IZl3bwdS",
+	"H0j9Nkh9791mpN4n31YBv1IDV/eRBOV3qRC3ic8UURmbqJHUYHNhGWFas3g05pkGRVVC2EBzzHaIJp5l",
+	"VD2R0yyVLCnp9hOPbDfr2hvqz8EZ+u33lv/cIZNYoxZqUG1ImTeNioA9UmXrNU1R02d4LE0t31O8WyW1",
+	"IH0+ElkCMnCZ/oKRS54VZuzvReuZaKJdqlw35EFymrXJma4plcpXViuUSMPqjBThV1hGsWl5+xp1WFke",
+	"1qbYtavh7yZLlSQKMsJT/+C5F3hC26QSLebUfPeIPx9Xg38DVqg759Jv5xa5rPFfX+ZDf0edQ/I1K7yC",
+	"W+qVQaJ7//k5YaG38CG+G0vgUobqq+rfnDz7BiqKH+PcWydCTaQSN3GXsZ/4X3yKgt/01v2mH7qkcVy/",
+	"PBvJGXWZ/6ZyBpH5PBuwcsU8wqBlArfKSmEBA8sIH/d5kvCE0BOmmZns0EzwTS7lgJIG5UmiWCtPBnFr",
+	"r7O3R5uLCfcuYwrM1OZdV0QOBqnIbI0nWxi5ZKYnZydlUi3SoMuSJj5ORGIB0GFZPFTU0re77PN9oYkH",
+	"m3oQ1UKdYTCrd21jXlKhtLX1VWxRsZkiU5e/dm6hqyVWTCTo0WDHYz1nGvOBMjkf8oyDYJXzlgF/YKis",
+	"FfmwxNsWlxHKYcTyJWv/vOCzKn+9zeigRzzrEkZSpu0bubQhPpC5K5MurocIvdzeaVikW86qBPSc8sFP",
+	"8mvmCZJstY5o8wTL8u+ZFik1C0mUbNaNqc5u6kSrmgEvlfKimJDGgsV13srabBPgASiiDcwrKCwq0qA1",
+	"VtK1RvGIjNlViw35z/udjjlNYAnE+CiYHARM2dWHQYI4YQTKeMTZxIh0pn858M5GtT4Jn4BEIbOI9PlA",
+	"5hzMl2YbRTbsQqpJF1s14miDhlM7gywWskjh5FRnxZUwcEcG83KCdOhyqs3tT5ko3VrxXcL0ynSec4QX",
+	"jarnMZthBcc+L6v0Rq5TnjQhmXPOYVtZrfKCH8plp7ll5dOG5ubPAxlLjM/3QaZm/ZR/YdPyLYTTy/gz",
+	"kop601shmFqi6PHJ+y+aBokySJS3kyh786eeNOYEu4gYiY2UIltzVSLU9TLnVK8VOaGAuzcKI/zNq6mj",
+	"kiUYzlNKlBMjQ0YEZojpSN8dt1687p12oS7yeMJiTV6875HGnDj5w8eppk1LVSfoGugEPm8oL3qvX3ll",
+	"0ya51DzWPCF4QAll6bBLTpOT3hGNCNWzSZfYxiNCYz0zf1qvrQuRYMmiQZGmdfFkzPVIJkQkpGE18Za3",
+	"npydoPr9f+FjFDl+5bPfilQLI7JY7XzTsXWhkJeDFAJdWhZm5Ld5afXF+19Jj6+UkT9OL5QVkiEpd86H",
+	"QmkQ0uKUiTEKe8zshPP9e5bLMV2U2Mx7IJSZZ0LPgpQVpKzvV8p6MdX3X9D6wZJtfgUhIzvdHT57Meo/",
+	"j8Vr8eLZv07fnv+jd6bOxq86vHf29Cz718czMRVsL704+yjFv56nF6+zJP3j4yTlz5/p+PlVan5Pfkmn",
+	"5vdk/FvOsqRzlnXafPZi8q9j08a7Wf/jZDd5n168/nh09fr8TAz+0Y730qw/ftZJ/vkiralJJ0wbLrfT",
+	"3fl//33U+hdr/U+n9dOH1l8//Pln+5oH/7Ggsox2rlq2wVadRdUYSZfoUc45oMWnB0WekgnLDV7lZt2t",
+	"73Ei9cpqJ3U+V2s7CJ1B6AxCZydyMhx58f58A4kTGWUrlUO5Vtw0L5Qcx+csltPORwAYbuAiAMCdx3Dm",
+	"3rvnoKUsJmjZaR66Wilt0/7veVoKXjVJz0ZQTKQwjHbEc45Gt1IosIPA8iYZh4omvXfPQcjBiiWoViXU",
+	"2SZ6dqVbb2Qq4hlFPd4AAnEUwdlXpbPkhJtrYeaTiJzHOp2RvMhAmzdCIaCSzFhGRrLID52kZZ750sR9",
+	"khhIg6nl0QQ2KW8qsgsFqYxmROjPNhbfI0soFql4aQ78PRQn7sYJM/oSnj7myn5D1si5G39Di6T7yn4U",
+	"uHng5rfm5mdOk5AiEbohq7bBjWsDGeaNkaW3UxlYb2j7ou8TaQDAN4/enDyDqD5lfWHQlQ/YoHViQp6A",
+	"UVnIbBpUDrtYpKy5zh9mlQIj8Mr7ySvflPG0D5RRLjA2c0Xw0pQnwHNKClgzcKeHzp3eOpbhHfxN/Gb+",
+	"na/kTv94i/R0GcazdPT3ty9rZd/qjdNm1zCxyIJJ606LdRh/VpdDWgdiJGGzwFpuyFqu4wX/yO+GDSzz",
+	"5LSVNJeGPewg5bahD/YvdTnc+esL+Hh+I3DMXqzAnwJ/+vaiu6/jCpswH0Ao1yMkQzqVjI0AnXE9hYQf",
+	"BvMsSYNhYJrILnyIs3KkzS5hZHev07l6ut/BHEuOB9SdEAGEAeQqjaIu14wh+LlwacEh24t2YVWPFKKx",
+	"aHGMkFIFLLml9TMics5yjRnD2uTZfG4T86FLWpKKCx6A2jcG1Hrm3B+zPPmOoBp4wZh5w32OahcvcMLA",
+	"CR++VbA8/OtZ5JT3R1JerK7FWCuS2vVTCY+gVjUZS6XJXoeool9+p9rklVem8fOySLqhra4fnQql37sJ",
+	"bDFFku2j580wFFgNxfs2KN5nz3L9kng3szzFf21cMXnumqyp42fPbx8zgv9yfv6mR3iWgOmc2BzgsRFF",
+	"XKGrC5ElKAA6wQPsAujcRhSPc64jLOIps5iXRW5+f/uSjAulSZ8T1lcyBaGtUJzQkdYTRSMQdoxcVCiX",
+	"7lbmkMVwKg2/Nn3CU9PhyFCYBsP/T3OhNce4KRtzXVW+oXu7+50fO08P9vcp5ELsXP04wFS7NEKPv0Gh",
+	"IAD4FEv02whklxCC5FzJ9JIbWbWcwsSKcamUkz6LLyICVarNnIy02EplzFJ0IoxTWSTEJdF1paYJ3X36",
+	"U3vvyUHb/p8SkcVpkYBD4bhItYiZ0hEpMjXhMXC2Uh6WEEkFz1namhT5xAiLOfpOygE5e3N5AC+fvbl8",
+	"Shrmz9aYQclreFL2BD6jdgGQ0B50OmaVzWZSqPBT5Cm1QUAjHl+gH8OI5xzwAuazx82BMDHzkMM6lnG8",
+	"TJNYZhmPtS1KZHGGW2gW64Kl6YwkgqUpT8CPguFegx0JY6P8bcDNzcomqm1ET01YeKYNSNJkwESKR9a6",
+	"X6CfR6bR4XaSy6uZeQSfY3ZI9Nrw46yMJMcT8BQx4jxLU+tVzGZETYWOR1CpJDP7xQacJBwYAUTHKa61",
+	"6RYmw0xLCk89tRepPHSIA27GT0ljrlRdn89kltiILbyJkJZzOlI8/kDLSZD+zGJExZ8emPOyv2cOTyLH",
+	"6PF6SBRHV9eS4VLTYJmm0UBfu73CJq70Q97E1rg7Jtm3lHFLJUJt61+1Qih2niwRMtbWIcCvDgnF3adV",
+	"xtWKIIf6BA+8juh3XKGllGYMjwB5ZbVANVcMwdKetYVHN5S5fCx1bdlRLGdoU0x5991RVFXxU4yyUIcl",
+	"OxvLnDueZma+PfqLo6/ob6gmGhLK3+vioP5V2pQUrCsPujn8Wlbf7tiGO0HAGpYbsUU+Dys5H+L0ZwR1",
+	"1DMjbLXJEeQdoEY2hxznRjJHry2ZYSUi0LFTrztqiEA/ZdkFQR0piVPOAL8dEpoVaUpJytklJmIvMgzF",
+	"QqV1WbXYyD3UyrtYqhT/mbTkYFCnW0YaNoCgS2hstjIuTBPPmEiLnCtKcq6LPANpvoOxbIlQrJ/y5EhT",
+	"89QMiTR8MTPNOUtmIM/zBFcF/91sLxRWLscoNJGDQRdI6ISjt/mc7IoEFdcPG4xsXiib3wtghOteZGSQ",
+	"iuFIu/CzgciEGnEgyLAviJRFSbINKpG4qlqk5h+GWNuVIzbv0xaoNYKzW1PrrYnYX7WY4YaydVDeheom",
+	"30j1fcwWczvet65O4W3F4McV+V0fsu6N/5HyiHZkqGxpSYgqW4RhjKWYDIDXFeWSGTCAKZuhVtMQYK95",
+	"ZA9UJNTFp9N/tnqoqWud2BYpaQCfspNpiYQ2ySVLCx4RAbQ7ZilhcS4VakUt51BfwNZxUi3pdgpmv4Ea",
+	"Ajd7ryf+50bv1sc+68lcb7euxVyHb8q6CIHWB+Bxd5Ydtpp0bcu+s0hkNUd7z3K7zz8KXoAA78hM27xP",
+	"K+ppbT81kb5u9SGNvc5eEzLGOd0DKs91LiDq4wLzO7gmo9LfyNFFTNsKXjhLIULZBOCgWk9argUfWkrS",
+	"MFPIUdVdmrRs3gn80oZoOqTS7Jp3c24FdDtKkNBjZ+IgqgAHjyo5m1X+LyzW9sR6s1N3q4LZ2xaFXSdR",
+	"n3v2hbnTF5F/m/MZFECBDn+uJpjDbTXHCiXATQVg8+Xdyb9V9T+IL7d3dfE+jIoxyxb9EJV1+yNKaE5y",
+	"KfWyoAfajIgstBIJJ/Qxm4jHl7tAPoo83ek619edT39VI0IH2MexnMzu7eD+ti6392f5bnAQ1wxTqLoF",
+	"uTYU223T6xcfAdm2J3hBXc7UqC9ZjtbrCc9bCHoGYmgYabsKnDhyGdCXJOTumTOcGH6E+T2hUASyHUUa",
+	"lnNBGcam3yKyMLWiDseEy0nKyXQkSc5jLi75fBCJa8clg182Muwbbfh6KltK8wlYnFtYDcK1UegRwjBr",
+	"qlxYKDEUmqXOd9lPitF0zhUi9+suVo3ja0sa/UVO/TlBO5C6vFTmel7VfoM298WSJs+UKoxwYrZhDO4B",
+	"Zap8pkszrmunSC+g9dVtzZWE9j72Eh4vm9tvMtOjFIrbJ0KTQrGh3/UxPF724XG9YCjKlGXZzqqFU/P3",
+	"ku+hdrby9gTTouFxdA4V/kTwg2tGUhZo9T6sKr4ufovO2jWCEi2Jg7It1Vwpl5xi9JDAq5lJXb7rt1Hy",
+	"psXvXzshUFn9hXUkYkminLhu7mw+YDEn1mkIe/DXqQoaNxTF9/XEokiQdI4nq6HD6wwLjk5ZmnKNSeqc",
+	"V/1cAHcXMhNX/vfyAmTrDKT3xF5G244e5bIYjkBnIwdWWwO/yMGA5yrCuu2ml3fHIDnzK5sYWeaQLPvs",
+	"5ODd8Vmb9ACKKELfvO6d2wzZZSKXc6jEOi/g0jY5ymZk7+rKlSll8UUmpyk3lx5+RFMr1F9HhyLPxahL",
+	"WGZ9siClcgTzRici0sBMds77pgknyPZixiYystsh9hv0YbLuUiVSQD80cB/yvaA8Byj4TSAisXWE59yu",
+	"2uTIWU58FRmCNXTd2i2DKZ64AA6o++rSBprbuAfJapQtcgJMVbNcuwPgjCUWZzWeVGBPGFimWdpsE3qw",
+	"2yHPZebbaRYB1GDgqN0hUZIk0qyTnYLfKiO5nNrjwdLUN5YLrg7XWX7AWWwoLnlGigngNesDaKchB+ag",
+	"uuXCshMuBSDpy2RmUwQ6xzx4Xi1vQhqJUBA+lBR44rhyFn2bX9HsjdJsPMGoGmmQIJTnN6wbBmnE4kKD",
+	"bxqfmiWBSih2iG1fU9lzH9JyRD3NssQMwFEWm1VT1fSYUfVXOR7/oaoabgBHgznU/fwOScLjFDI+SNhB",
+	"lpYJkSzvz1Xlq2lzyrOMcJangudlnS44SkJV2eXB0gexQ01YG28LZnBGwV/Q9QEueeiryAUoDhYQtK0/",
+	"dmxJ3QKIXsKLwPG1rCyCa1hR1WoLTi3YqBuyos3gMzQCMS6flggx1fE6XNQ7o/pFdcnqg3eDWbg+1k7E",
+	"RuF2d4pCJDtLo2vrI/89E1dE8VhmiYrQ3dImSy3PV5u85R8NyQK9ukLXFj0ylI4M+LQkRTK9yWacu7O8",
+	"dh5+isNO66fNEhfW5+ROt8jMZRBjliKbU8uWg6oR23vy9GdKfiAjfkV++e3ouNX75WjvyVNzB2yS2vI+",
+	"YhLaNj7N2RToj6sbd8FnfsGBOf0jugPeYMFKAnLTBbNTMOvGWoO//n568GmT1auWwHdOfXpAzL/zVswU",
+	"N0vDrl/MBToXkVWEqlsvMySSqCIoRmxYYvlZuXQVDd251dXYaPj1M7di7OXZv37w2rsmX/9abLQU9HI3",
+	"qpid9WhefpGqrardpIVFWHfPovmLtr9nJQBd+lw/Um4cKCOV/tcJj2UCkhu6aC+y5lT0cwbCCSobapVG",
+	"rEc3U65kCXj2Xru5yrvSSzf3cjeq8rb+8Pivvw/2P/280SWGPZj3LldudpWbOSP7ey2zXP4OuUKUd+9l",
+	"4vN4ZMs3cTH55z8XIc9RBQaSNioiS00jrcEmulTPaL7A17DMzPXgykh682WBGgBoCBavtVYeaI8eOj+l",
+	"LOGobBnxNPERmfVdGkMZ00xmvBlwUsBJAScFnHQDnIQqxACTAkwKMCnApACTAkwKMOmBwSRk8VtHSQh/",
+	"rgNJtkrP9ShpHiHZD7tmcZeApcqu+/jv8t9nyafH+B0FENGfGeFA5OgcplzZeXpy+vL0/LTWIGT2Ypmr",
+	"HYpvYlvKCp9Y5LPszJa5yjlTMsMcVBQAEQ14LOCxgMcCHrsJHntr6WMAZAGQBUAWAFkAZAGQBUD2sACZ",
+	"5fFbR2QWMq2GZH49i1v5BnoNBb/AgK8Cvgr46v7hK89bPHgHBpQVUFZAWQFlBZQVUNaDQ1mLnH6LWGsJ",
+	"iLoZ4krkNMPi16tBV8A1AdcEXBNwzQ1xzUlFUgK0CdAmQJsAbQK0CdAmQJuHCG0qZv+F0E0FWG4GcK4L",
+	"iArgJoCbAG4CuLkhuAmhSgHYBGATgE0ANgHYBGDzgIHN1gOWFkHKzQDNtcFLAdEERBMQTUA0N0Q0Idgn",
+	"QJoAaQKkCZAmQJoAaR4ypNl+yM8SnHIzUKPsPAOiCYgmIJqAaG6FaHoIPgKcCXAmwJkAZwKcCXAmwJmH",
+	"B2cMm/9CWMac1ZsBmUvBp8E4E6BMgDIBytwBlHmH5CSAmQBmApgJYCaAmQBmAph5iGAGGf0XgjMIUlYD",
+	"mo+y3zbDTbleh2WOSL9IL8hH2ScDkQk14glpUEQZlNCyBcx7TVE6pmRq5FphAECRJgAKhpLIrBk59q/M",
+	"T5lWXTKRaWoQiWGyIb9awE4BOwXstB47vZD945JyBdgUYFOATQE2BdgUYFOATQ8GNvk8fouIqYaCVoMl",
+	"ux9tzVVwYQvYJWCXgF0+E7vY1Tg3hCRAlwBdAnQJ0CVAlwBdAnR5MNDFY/FbRC4+JFkFXD59+v8BAAD/",
+	"/w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -537,7 +537,7 @@ func (q *Queries) ListCertificates(ctx context.Context, arg ListCertificatesPara
 }
 
 const ListOutboxEvents = `-- name: ListOutboxEvents :many
-SELECT id, account_id, event_type, payload, occurred_at, dispatched_at FROM outbox_events WHERE account_id = $1 ORDER BY occurred_at, id
+SELECT id, account_id, event_type, payload, occurred_at, dispatched_at, purged_at FROM outbox_events WHERE account_id = $1 ORDER BY occurred_at, id
 `
 
 func (q *Queries) ListOutboxEvents(ctx context.Context, accountID uuid.UUID) ([]OutboxEvent, error) {
@@ -556,6 +556,7 @@ func (q *Queries) ListOutboxEvents(ctx context.Context, accountID uuid.UUID) ([]
 			&i.Payload,
 			&i.OccurredAt,
 			&i.DispatchedAt,
+			&i.PurgedAt,
 		); err != nil {
 			return nil, err
 		}

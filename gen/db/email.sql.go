@@ -47,7 +47,7 @@ INSERT INTO email_deliveries (id, account_id, kind, certificate_id, badge_assert
 VALUES ($1, $2, $3, $4, $5,
         $6, $7, $8, $9, $10, $11,
         $12, $13::timestamptz, $13::timestamptz, $13::timestamptz)
-RETURNING id, account_id, kind, certificate_id, badge_assertion_id, to_address, subject, body_text, status, attempts, last_error, next_attempt_at, sent_at, created_at, to_name, from_name, reply_to, updated_at, locale
+RETURNING id, account_id, kind, certificate_id, badge_assertion_id, to_address, subject, body_text, status, attempts, last_error, next_attempt_at, sent_at, created_at, to_name, from_name, reply_to, updated_at, locale, purged_at
 `
 
 type EnqueueEmailParams struct {
@@ -103,6 +103,7 @@ func (q *Queries) EnqueueEmail(ctx context.Context, arg EnqueueEmailParams) (Ema
 		&i.ReplyTo,
 		&i.UpdatedAt,
 		&i.Locale,
+		&i.PurgedAt,
 	)
 	return i, err
 }
@@ -146,7 +147,7 @@ func (q *Queries) GetCertificateByID(ctx context.Context, id uuid.UUID) (Certifi
 }
 
 const GetEmailDelivery = `-- name: GetEmailDelivery :one
-SELECT id, account_id, kind, certificate_id, badge_assertion_id, to_address, subject, body_text, status, attempts, last_error, next_attempt_at, sent_at, created_at, to_name, from_name, reply_to, updated_at, locale FROM email_deliveries WHERE account_id = $1 AND id = $2
+SELECT id, account_id, kind, certificate_id, badge_assertion_id, to_address, subject, body_text, status, attempts, last_error, next_attempt_at, sent_at, created_at, to_name, from_name, reply_to, updated_at, locale, purged_at FROM email_deliveries WHERE account_id = $1 AND id = $2
 `
 
 type GetEmailDeliveryParams struct {
@@ -177,12 +178,13 @@ func (q *Queries) GetEmailDelivery(ctx context.Context, arg GetEmailDeliveryPara
 		&i.ReplyTo,
 		&i.UpdatedAt,
 		&i.Locale,
+		&i.PurgedAt,
 	)
 	return i, err
 }
 
 const GetEmailDeliveryByID = `-- name: GetEmailDeliveryByID :one
-SELECT id, account_id, kind, certificate_id, badge_assertion_id, to_address, subject, body_text, status, attempts, last_error, next_attempt_at, sent_at, created_at, to_name, from_name, reply_to, updated_at, locale FROM email_deliveries WHERE id = $1
+SELECT id, account_id, kind, certificate_id, badge_assertion_id, to_address, subject, body_text, status, attempts, last_error, next_attempt_at, sent_at, created_at, to_name, from_name, reply_to, updated_at, locale, purged_at FROM email_deliveries WHERE id = $1
 `
 
 func (q *Queries) GetEmailDeliveryByID(ctx context.Context, id uuid.UUID) (EmailDelivery, error) {
@@ -208,12 +210,13 @@ func (q *Queries) GetEmailDeliveryByID(ctx context.Context, id uuid.UUID) (Email
 		&i.ReplyTo,
 		&i.UpdatedAt,
 		&i.Locale,
+		&i.PurgedAt,
 	)
 	return i, err
 }
 
 const ListCredentialEmails = `-- name: ListCredentialEmails :many
-SELECT d.id, d.account_id, d.kind, d.certificate_id, d.badge_assertion_id, d.to_address, d.subject, d.body_text, d.status, d.attempts, d.last_error, d.next_attempt_at, d.sent_at, d.created_at, d.to_name, d.from_name, d.reply_to, d.updated_at, d.locale FROM email_deliveries d LEFT JOIN certificates c ON c.id = d.certificate_id
+SELECT d.id, d.account_id, d.kind, d.certificate_id, d.badge_assertion_id, d.to_address, d.subject, d.body_text, d.status, d.attempts, d.last_error, d.next_attempt_at, d.sent_at, d.created_at, d.to_name, d.from_name, d.reply_to, d.updated_at, d.locale, d.purged_at FROM email_deliveries d LEFT JOIN certificates c ON c.id = d.certificate_id
 LEFT JOIN badge_assertions b ON b.id = d.badge_assertion_id LEFT JOIN attendees ba ON ba.id = b.attendee_id
 WHERE d.account_id = $1 AND d.kind IN ('certificate', 'badge')
   AND ($2::uuid IS NULL OR coalesce(c.event_id, ba.event_id) = $2)
@@ -270,6 +273,7 @@ func (q *Queries) ListCredentialEmails(ctx context.Context, arg ListCredentialEm
 			&i.ReplyTo,
 			&i.UpdatedAt,
 			&i.Locale,
+			&i.PurgedAt,
 		); err != nil {
 			return nil, err
 		}
@@ -307,7 +311,7 @@ const MarkEmailSent = `-- name: MarkEmailSent :one
 UPDATE email_deliveries SET status = 'sent', attempts = $1, sent_at = $2::timestamptz, last_error = NULL,
     updated_at = $2::timestamptz
 WHERE id = $3 AND status = 'queued'
-RETURNING id, account_id, kind, certificate_id, badge_assertion_id, to_address, subject, body_text, status, attempts, last_error, next_attempt_at, sent_at, created_at, to_name, from_name, reply_to, updated_at, locale
+RETURNING id, account_id, kind, certificate_id, badge_assertion_id, to_address, subject, body_text, status, attempts, last_error, next_attempt_at, sent_at, created_at, to_name, from_name, reply_to, updated_at, locale, purged_at
 `
 
 type MarkEmailSentParams struct {
@@ -341,6 +345,7 @@ func (q *Queries) MarkEmailSent(ctx context.Context, arg MarkEmailSentParams) (E
 		&i.ReplyTo,
 		&i.UpdatedAt,
 		&i.Locale,
+		&i.PurgedAt,
 	)
 	return i, err
 }

@@ -253,6 +253,7 @@ type EmailDelivery struct {
 	ReplyTo          *string
 	UpdatedAt        time.Time
 	Locale           string
+	PurgedAt         *time.Time
 }
 
 type Event struct {
@@ -324,6 +325,7 @@ type OutboxEvent struct {
 	Payload      []byte
 	OccurredAt   time.Time
 	DispatchedAt *time.Time
+	PurgedAt     *time.Time
 }
 
 type Plan struct {
@@ -346,6 +348,16 @@ type RefreshToken struct {
 	ExpiresAt time.Time
 	RotatedAt *time.Time
 	CreatedAt time.Time
+}
+
+type RetentionSetting struct {
+	AccountID           uuid.UUID
+	EmailBodiesDays     int32
+	WebhookPayloadsDays int32
+	AuditLogDays        int32
+	PendingAuditLogDays *int32
+	PendingFrom         *time.Time
+	UpdatedAt           time.Time
 }
 
 type Session struct {
@@ -528,6 +540,7 @@ type WebhookDelivery struct {
 	DurationMs     *int32
 	CreatedAt      time.Time
 	LeasedUntil    *time.Time
+	PurgedAt       *time.Time
 }
 
 type WebhookSubscription struct {

@@ -12,6 +12,55 @@ import (
 	"github.com/google/uuid"
 )
 
+const AssertionsOfAttendee = `-- name: AssertionsOfAttendee :many
+SELECT id, account_id, badge_id, attendee_id, verification_code, recipient_first_name, recipient_last_name, recipient_email, status, issued_at, expires_at, revoked_at, revocation_reason, first_verified_at, created_at, recipient_salt, revocation_reason_code, locale FROM badge_assertions WHERE account_id = $1 AND attendee_id = $2
+ORDER BY issued_at DESC, id DESC
+`
+
+type AssertionsOfAttendeeParams struct {
+	AccountID  uuid.UUID
+	AttendeeID uuid.UUID
+}
+
+func (q *Queries) AssertionsOfAttendee(ctx context.Context, arg AssertionsOfAttendeeParams) ([]BadgeAssertion, error) {
+	rows, err := q.db.Query(ctx, AssertionsOfAttendee, arg.AccountID, arg.AttendeeID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []BadgeAssertion
+	for rows.Next() {
+		var i BadgeAssertion
+		if err := rows.Scan(
+			&i.ID,
+			&i.AccountID,
+			&i.BadgeID,
+			&i.AttendeeID,
+			&i.VerificationCode,
+			&i.RecipientFirstName,
+			&i.RecipientLastName,
+			&i.RecipientEmail,
+			&i.Status,
+			&i.IssuedAt,
+			&i.ExpiresAt,
+			&i.RevokedAt,
+			&i.RevocationReason,
+			&i.FirstVerifiedAt,
+			&i.CreatedAt,
+			&i.RecipientSalt,
+			&i.RevocationReasonCode,
+			&i.Locale,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const AttendeesOfEmail = `-- name: AttendeesOfEmail :many
 SELECT id FROM attendees WHERE account_id = $1 AND email_normalized = lower(btrim($2::text)) ORDER BY id
 `
@@ -99,6 +148,61 @@ func (q *Queries) DeleteWebhookDeliveriesAbout(ctx context.Context, arg DeleteWe
 		return 0, err
 	}
 	return result.RowsAffected(), nil
+}
+
+const EmailsOfAttendee = `-- name: EmailsOfAttendee :many
+SELECT d.id, d.account_id, d.kind, d.certificate_id, d.badge_assertion_id, d.to_address, d.subject, d.body_text, d.status, d.attempts, d.last_error, d.next_attempt_at, d.sent_at, d.created_at, d.to_name, d.from_name, d.reply_to, d.updated_at, d.locale, d.purged_at FROM email_deliveries d
+WHERE d.account_id = $1
+  AND (d.certificate_id IN (SELECT c.id FROM certificates c WHERE c.account_id = $1 AND c.attendee_id = $2)
+    OR d.badge_assertion_id IN (SELECT b.id FROM badge_assertions b WHERE b.account_id = $1 AND b.attendee_id = $2))
+ORDER BY d.created_at DESC, d.id DESC
+`
+
+type EmailsOfAttendeeParams struct {
+	AccountID  uuid.UUID
+	AttendeeID uuid.UUID
+}
+
+// EmailsOfAttendee are the emails of an attendee's certificates and badge assertions.
+func (q *Queries) EmailsOfAttendee(ctx context.Context, arg EmailsOfAttendeeParams) ([]EmailDelivery, error) {
+	rows, err := q.db.Query(ctx, EmailsOfAttendee, arg.AccountID, arg.AttendeeID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []EmailDelivery
+	for rows.Next() {
+		var i EmailDelivery
+		if err := rows.Scan(
+			&i.ID,
+			&i.AccountID,
+			&i.Kind,
+			&i.CertificateID,
+			&i.BadgeAssertionID,
+			&i.ToAddress,
+			&i.Subject,
+			&i.BodyText,
+			&i.Status,
+			&i.Attempts,
+			&i.LastError,
+			&i.NextAttemptAt,
+			&i.SentAt,
+			&i.CreatedAt,
+			&i.ToName,
+			&i.FromName,
+			&i.ReplyTo,
+			&i.UpdatedAt,
+			&i.Locale,
+			&i.PurgedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const EraseAssertions = `-- name: EraseAssertions :many

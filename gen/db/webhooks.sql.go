@@ -194,7 +194,7 @@ func (q *Queries) InsertFannedOutDeliveries(ctx context.Context, arg InsertFanne
 const InsertWebhookDelivery = `-- name: InsertWebhookDelivery :one
 INSERT INTO webhook_deliveries (id, account_id, subscription_id, outbox_event_id, event_type, payload, next_attempt_at, created_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7::timestamptz, $7::timestamptz)
-RETURNING id, account_id, subscription_id, outbox_event_id, event_type, payload, status, attempts, last_attempt_at, next_attempt_at, response_status, response_body, error, duration_ms, created_at, leased_until
+RETURNING id, account_id, subscription_id, outbox_event_id, event_type, payload, status, attempts, last_attempt_at, next_attempt_at, response_status, response_body, error, duration_ms, created_at, leased_until, purged_at
 `
 
 type InsertWebhookDeliveryParams struct {
@@ -235,6 +235,7 @@ func (q *Queries) InsertWebhookDelivery(ctx context.Context, arg InsertWebhookDe
 		&i.DurationMs,
 		&i.CreatedAt,
 		&i.LeasedUntil,
+		&i.PurgedAt,
 	)
 	return i, err
 }
@@ -283,7 +284,7 @@ func (q *Queries) InsertWebhookSubscription(ctx context.Context, arg InsertWebho
 }
 
 const ListWebhookDeliveries = `-- name: ListWebhookDeliveries :many
-SELECT id, account_id, subscription_id, outbox_event_id, event_type, payload, status, attempts, last_attempt_at, next_attempt_at, response_status, response_body, error, duration_ms, created_at, leased_until FROM webhook_deliveries WHERE account_id = $1 AND subscription_id = $2
+SELECT id, account_id, subscription_id, outbox_event_id, event_type, payload, status, attempts, last_attempt_at, next_attempt_at, response_status, response_body, error, duration_ms, created_at, leased_until, purged_at FROM webhook_deliveries WHERE account_id = $1 AND subscription_id = $2
 ORDER BY created_at DESC, id DESC
 LIMIT $4 OFFSET $3
 `
@@ -326,6 +327,7 @@ func (q *Queries) ListWebhookDeliveries(ctx context.Context, arg ListWebhookDeli
 			&i.DurationMs,
 			&i.CreatedAt,
 			&i.LeasedUntil,
+			&i.PurgedAt,
 		); err != nil {
 			return nil, err
 		}
@@ -422,7 +424,7 @@ func (q *Queries) LockAccountWebhooks(ctx context.Context, accountID uuid.UUID) 
 }
 
 const LockOutboxEvents = `-- name: LockOutboxEvents :many
-SELECT id, account_id, event_type, payload, occurred_at, dispatched_at FROM outbox_events WHERE id = ANY ($1::uuid[]) AND dispatched_at IS NULL
+SELECT id, account_id, event_type, payload, occurred_at, dispatched_at, purged_at FROM outbox_events WHERE id = ANY ($1::uuid[]) AND dispatched_at IS NULL
 ORDER BY occurred_at, id
 FOR UPDATE
 `
@@ -445,6 +447,7 @@ func (q *Queries) LockOutboxEvents(ctx context.Context, ids []uuid.UUID) ([]Outb
 			&i.Payload,
 			&i.OccurredAt,
 			&i.DispatchedAt,
+			&i.PurgedAt,
 		); err != nil {
 			return nil, err
 		}
@@ -612,9 +615,9 @@ WITH prev AS (
     SET attempts = $2::integer, last_attempt_at = $3::timestamptz, leased_until = $4::timestamptz
     FROM prev
     WHERE d.id = prev.id
-    RETURNING d.id, d.account_id, d.subscription_id, d.outbox_event_id, d.event_type, d.payload, d.status, d.attempts, d.last_attempt_at, d.next_attempt_at, d.response_status, d.response_body, d.error, d.duration_ms, d.created_at, d.leased_until
+    RETURNING d.id, d.account_id, d.subscription_id, d.outbox_event_id, d.event_type, d.payload, d.status, d.attempts, d.last_attempt_at, d.next_attempt_at, d.response_status, d.response_body, d.error, d.duration_ms, d.created_at, d.leased_until, d.purged_at
 )
-SELECT c.id, c.account_id, c.subscription_id, c.outbox_event_id, c.event_type, c.payload, c.status, c.attempts, c.last_attempt_at, c.next_attempt_at, c.response_status, c.response_body, c.error, c.duration_ms, c.created_at, c.leased_until, prev.previous_attempts, prev.previous_in_flight, s.url, s.secret_sealed,
+SELECT c.id, c.account_id, c.subscription_id, c.outbox_event_id, c.event_type, c.payload, c.status, c.attempts, c.last_attempt_at, c.next_attempt_at, c.response_status, c.response_body, c.error, c.duration_ms, c.created_at, c.leased_until, c.purged_at, prev.previous_attempts, prev.previous_in_flight, s.url, s.secret_sealed,
        coalesce(e.occurred_at, c.created_at)::timestamptz AS queued_at
 FROM started c
 JOIN prev ON prev.id = c.id
@@ -646,6 +649,7 @@ type StartWebhookAttemptRow struct {
 	DurationMs       *int32
 	CreatedAt        time.Time
 	LeasedUntil      *time.Time
+	PurgedAt         *time.Time
 	PreviousAttempts int32
 	PreviousInFlight bool
 	Url              string
@@ -686,6 +690,7 @@ func (q *Queries) StartWebhookAttempt(ctx context.Context, arg StartWebhookAttem
 		&i.DurationMs,
 		&i.CreatedAt,
 		&i.LeasedUntil,
+		&i.PurgedAt,
 		&i.PreviousAttempts,
 		&i.PreviousInFlight,
 		&i.Url,

@@ -38,6 +38,7 @@ import (
 	"github.com/certhub/credentiald/internal/outbound"
 	"github.com/certhub/credentiald/internal/privacy"
 	"github.com/certhub/credentiald/internal/ratelimit"
+	"github.com/certhub/credentiald/internal/retention"
 	"github.com/certhub/credentiald/internal/secretbox"
 	"github.com/certhub/credentiald/internal/sso"
 	"github.com/certhub/credentiald/internal/store"
@@ -70,7 +71,9 @@ type Service struct {
 	// Members runs the account's members, their roles and invitations.
 	Members *members.Service
 	// SSO runs single sign-on: the accounts' providers and domains, and the sign-in.
-	SSO        *sso.Service
+	SSO *sso.Service
+	// Retention keeps the accounts' retention and purges past it.
+	Retention  *retention.Service
 	Logger     *slog.Logger
 	Email      *email.Worker
 	Webhooks   *webhooks.Service
@@ -279,10 +282,11 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 		Timeout: o.WebhookTimeout, Now: o.Now, Observer: svc.Metrics.WebhookObserver(),
 		Tracer: tracing.Tracer(o.TracerProvider)}
 	svc.SVGRecheck = svgrecheck.New(st, o.Now, logger)
+	svc.Retention = retention.New(st, site, o.Now)
 	svc.Credentials = credentials.New(st, svc.Secrets, site, o.Now)
 	svc.Jobs, err = jobqueue.New(st, jobqueue.Workers{Bulk: svc.Bulk, Email: svc.Email, Webhooks: svc.Dispatcher,
 		Idempotency: svc.Idempotency, SVGRecheck: svc.SVGRecheck, Credentials: svc.Credentials,
-		ErasedFiles: privacy.FilesWorker(outbox)}, logger, 0, jobPlugins(o.TracerProvider)...)
+		ErasedFiles: privacy.FilesWorker(outbox), Retention: svc.Retention, PasswordResets: svc.Auth.PasswordResetWorker()}, logger, 0, jobPlugins(o.TracerProvider)...)
 	if err != nil {
 		svc.Close()
 		return nil, fmt.Errorf("building the job queue: %w", err)
@@ -317,8 +321,9 @@ func Build(ctx context.Context, cfg config.Config, st *store.Store, logger *slog
 	})
 	svc.Handler, err = httpapi.New(httpapi.Options{
 		Logger: logger, Readiness: st, Auth: svc.Auth, Accounts: svc.Accounts, Events: svc.Events, Attendees: svc.Attendees, Templates: svc.Templates, Certificates: svc.Certificates, Bulk: svc.Bulk, Verification: svc.Verification, Badges: svc.Badges, Webhooks: svc.Webhooks, Credentials: svc.Credentials, Wallet: svc.Wallet, Analytics: analytics.New(st, o.Now), Idempotency: svc.Idempotency,
-		Members: svc.Members, SSO: svc.SSO, AuditLog: auditlog.New(st), AuditWriter: st,
-		Privacy: privacy.New(st, revokers{svc.Certificates, svc.Badges}, o.Now),
+		Members: svc.Members, SSO: svc.SSO, Retention: svc.Retention, AuditLog: auditlog.New(st), AuditWriter: st,
+		Privacy: privacy.New(st, revokers{svc.Certificates, svc.Badges}, privacy.Sources{Attendees: svc.Attendees,
+			Certificates: svc.Certificates, Badges: svc.Badges, Wallet: svc.Wallet}, o.Now),
 		Limiter: limiter, TrustedProxies: cfg.TrustedProxies, SignupEnabled: cfg.SignupEnabled, RequireVerifiedEmail: cfg.RequireVerifiedEmail,
 		Links:             links.New(site),
 		StrictMiddlewares: withOperatorContact(o.StrictMiddlewares, cfg.OperatorContact), Metrics: svc.Metrics.Requests(), Tracer: tracing.Tracer(o.TracerProvider),

@@ -3,17 +3,20 @@ package auth
 import (
 	"context"
 	"errors"
+	"fmt"
 	"regexp"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
+	"github.com/riverqueue/river"
 
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/audit"
 	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/email"
+	"github.com/certhub/credentiald/internal/jobs"
 	"github.com/certhub/credentiald/internal/locale"
 	"github.com/certhub/credentiald/internal/store"
 )
@@ -33,18 +36,47 @@ const (
 
 var errLinkGone = apperr.New(apperr.TokenGone, "This link was used already, has expired, or is not one we sent: ask for a new one.")
 
-// ForgotPassword emails the user of address a link that resets their password, unless they
-// got LinksPerHour of them in the last hour. It answers the same whether or not the address
-// has a user, so that nobody learns who has an account.
+// ForgotPassword queues a job that emails the user of address a link that resets their
+// password, unless they got LinksPerHour of them in the last hour. The request does the same
+// work whether or not the address has a user (it seals the address and queues the job), so
+// that neither its answer nor its timing tells anybody who has an account.
 func (s *Service) ForgotPassword(ctx context.Context, address string) error {
 	address = strings.ToLower(strings.TrimSpace(address))
-	creds, err := s.store.FindCredentialsByEmail(ctx, address)
+	sealed, err := s.secrets.Seal([]byte(address), []byte(resetAssociated))
+	if err != nil {
+		return err
+	}
+	_, err = store.InTx(ctx, s.store, func(tx *store.Tx) (struct{}, error) {
+		return struct{}{}, tx.InsertJob(ctx, jobs.PasswordReset{AddressSealed: sealed})
+	})
+	return err
+}
+
+// resetAssociated binds a sealed address to the password reset job.
+const resetAssociated = "password-reset-address"
+
+// PasswordResetWorker is the River worker of jobs.PasswordReset: it emails the link when the
+// address has a user, and does nothing otherwise.
+func (s *Service) PasswordResetWorker() river.Worker[jobs.PasswordReset] { return &resetWorker{s: s} }
+
+type resetWorker struct {
+	river.WorkerDefaults[jobs.PasswordReset]
+	s *Service
+}
+
+func (w *resetWorker) Work(ctx context.Context, job *river.Job[jobs.PasswordReset]) error {
+	plain, err := w.s.secrets.Open(job.Args.AddressSealed, []byte(resetAssociated))
+	if err != nil {
+		// Sealed under a key no longer held: nothing can be done with it.
+		return river.JobCancel(fmt.Errorf("opening the address of a password reset: %w", err))
+	}
+	creds, err := w.s.store.FindCredentialsByEmail(ctx, string(plain))
 	if errors.Is(err, store.ErrNotFound) {
 		return nil
 	} else if err != nil {
 		return err
 	}
-	return s.sendLink(ctx, creds.User, store.TokenPasswordReset, ResetTTL, false)
+	return w.s.sendLink(ctx, creds.User, store.TokenPasswordReset, ResetTTL, false)
 }
 
 // sendLink records a token of purpose for u and queues the email that carries its link; with

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"errors"
 	"strings"
 	"time"
@@ -90,6 +91,9 @@ func (s *Service) Login(ctx context.Context, p LoginParams) (Tokens, error) {
 		return Tokens{}, err
 	}
 	if err := s.checkPassword(ctx, creds, p); err != nil {
+		if errors.Is(err, errWrongCredentials) {
+			s.recordFailure(ctx, creds.User, p.Email, "wrong password or code")
+		}
 		return Tokens{}, err
 	}
 	// Asked only of who knows the password: the answer tells nobody else who has an account.
@@ -97,10 +101,25 @@ func (s *Service) Login(ctx context.Context, p LoginParams) (Tokens, error) {
 		if enforced, err := s.store.SSOEnforced(ctx, creds.User.AccountID); err != nil {
 			return Tokens{}, err
 		} else if enforced {
+			s.recordFailure(ctx, creds.User, p.Email, "password refused: the account signs in by single sign-on")
 			return Tokens{}, ErrSSORequired
 		}
 	}
 	return s.StartSession(ctx, creds.User)
+}
+
+// recordFailure writes a failed sign-in of a user into their account's audit log, on its own
+// (a failure changes nothing for a transaction to carry it): who tried is not known, so the
+// actor is the service; the entry names the user and holds a hash of the address typed, never
+// the address. A failure for an address that has no user belongs to no account and is not
+// recorded (the sign-in limit bounds it). The entry failing to be written fails nothing.
+func (s *Service) recordFailure(ctx context.Context, u domain.User, address, why string) {
+	sum := sha256.Sum256([]byte(strings.ToLower(strings.TrimSpace(address))))
+	c := ClientFrom(ctx)
+	e := audit.Entry{AccountID: u.AccountID, At: s.now(), Action: "user.sign_in_failed",
+		Actor: audit.Actor{Type: audit.ActorSystem, Name: "sign-in"}, Resource: audit.Resource{Type: "user", ID: u.ID.String()},
+		IP: c.IP, UserAgent: c.UserAgent, Summary: why + "; address sha256:" + hex.EncodeToString(sum[:8])}
+	_ = s.store.InsertAuditEntry(context.WithoutCancel(ctx), e)
 }
 
 // ConfirmPassword checks the password (and the second step when the user has it on) of a user

@@ -271,3 +271,26 @@ func (s *Service) composeEmail(a domain.BadgeAssertion, b domain.Badge, iss issu
 	}
 	return m
 }
+
+// AssertionsOfAttendee returns every assertion issued to an attendee of the account, newest
+// first (a person's export).
+func (s *Service) AssertionsOfAttendee(ctx context.Context, accountID, attendeeID uuid.UUID) ([]Assertion, error) {
+	list, err := s.store.AssertionsOfAttendee(ctx, accountID, attendeeID)
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
+	byID := map[uuid.UUID]domain.Badge{}
+	out := make([]Assertion, len(list))
+	for i, a := range list {
+		b, ok := byID[a.BadgeID]
+		if !ok {
+			if b, err = s.store.FindBadge(ctx, accountID, a.BadgeID); err != nil {
+				return nil, err
+			}
+			byID[a.BadgeID] = b
+		}
+		out[i] = s.assertionView(a, b, now)
+	}
+	return out, nil
+}

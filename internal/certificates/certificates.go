@@ -171,3 +171,9 @@ var ErrErased = apperr.New(apperr.Erased, "The holder of this credential had the
 func noSuchCertificate(err error) error {
 	return apperr.When(err, store.ErrNotFound, apperr.NoSuch("certificate"))
 }
+
+// DeliveriesOfAttendee returns the emails of an attendee's certificates and badge assertions,
+// newest first (a person's export).
+func (s *Service) DeliveriesOfAttendee(ctx context.Context, accountID, attendeeID uuid.UUID) ([]domain.EmailDelivery, error) {
+	return s.store.EmailsOfAttendee(ctx, accountID, attendeeID)
+}

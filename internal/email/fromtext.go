@@ -31,7 +31,8 @@ func CatalogTable(kind string) string { return catalogIDs[kind] }
 
 // catalogIDs are the catalog tables of the account's own emails about its members.
 var catalogIDs = map[string]string{"invitation": "invitation", "invitation_existing": "invitationExisting",
-	"password_reset": "passwordReset", "password_changed": "passwordChanged", "email_verification": "emailVerification"}
+	"password_reset": "passwordReset", "password_changed": "passwordChanged", "email_verification": "emailVerification",
+	"retention_changed": "retentionChanged"}
 
 // headingOf is the heading and button label of a message in its language.
 func headingOf(d domain.EmailDelivery) ([2]string, bool) {
@@ -39,7 +40,7 @@ func headingOf(d domain.EmailDelivery) ([2]string, bool) {
 	switch d.Kind {
 	case "certificate", "badge":
 		return [2]string{locale.Text(lang, "email."+d.Kind+".heading", nil), locale.Text(lang, "email."+d.Kind+".button", nil)}, true
-	case "invitation", "invitation_existing", "password_reset", "password_changed", "email_verification":
+	case "invitation", "invitation_existing", "password_reset", "password_changed", "email_verification", "retention_changed":
 		id := catalogIDs[d.Kind]
 		return [2]string{locale.Text(lang, "email."+id+".heading", nil), locale.Text(lang, "email."+id+".button", nil)}, true
 	}

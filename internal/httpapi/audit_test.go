@@ -186,6 +186,8 @@ func TestEveryAuditedOperationWritesOneEntryInTheTransactionOfItsChange(t *testi
 	call(o, ownerID, "testWebhook", "POST", "/api/v1/webhooks/"+id(hook)+"/test", nil, id(hook))
 	call(o, ownerID, "deleteWebhook", "DELETE", "/api/v1/webhooks/"+id(hook), nil, id(hook))
 	call(o, ownerID, "updateBranding", "PUT", "/api/v1/branding", map[string]any{"issuerName": "Analytical Society"}, "")
+	call(o, ownerID, "updateRetention", "PUT", "/api/v1/account/retention", map[string]any{"emailBodiesDays": 30,
+		"webhookPayloadsDays": 14, "auditLogDays": 400}, owner.ID.String())
 
 	key := call(o, ownerID, "createApiKey", "POST", "/api/v1/api-keys", map[string]any{"name": "CRM", "scopes": []string{"events:read"}}, "")
 	call(o, ownerID, "deleteApiKey", "DELETE", "/api/v1/api-keys/"+id(key), nil, id(key))
@@ -318,4 +320,39 @@ func requireResource(t *testing.T, env *testkit.Env, action, id string) {
 	testkit.QueryRow(t, env, `SELECT resource_id FROM audit_log WHERE action = $1 ORDER BY at DESC, id DESC LIMIT 1`, []any{action}, &got)
 	require.NotNil(t, got, "%s names no resource", action)
 	require.Equal(t, id, *got, "%s's resource", action)
+}
+
+// A failed sign-in of an address that has a user is in that account's audit log, written by
+// the service, naming the user and holding the address only as a hash; a failure for an
+// unknown address is in no account's log.
+func TestAFailedSignInIsAuditedWithTheAddressHashed(t *testing.T) {
+	t.Parallel()
+	env := testkit.NewServer(t)
+	acct := testkit.SignUp(t, env)
+	var me struct{ Data struct{ ID string } }
+	acct.Client.Get("/api/v1/auth/me").JSON(t, &me)
+	wantError(t, env.Client.Post("/api/v1/auth/login", map[string]any{"email": acct.Email, "password": "not the password"}),
+		401, 401, "INVALID_CREDENTIALS")
+	wantError(t, env.Client.Post("/api/v1/auth/login", map[string]any{"email": "nobody-here@example.org", "password": "whatever it is"}),
+		401, 401, "INVALID_CREDENTIALS")
+	res := acct.Client.Get("/api/v1/audit-log?action=user.sign_in_failed")
+	require.Equal(t, http.StatusOK, res.StatusCode, "%s", res.Body)
+	var log struct {
+		Data []struct {
+			Actor    struct{ Type string }
+			Resource struct{ Type, ID string }
+			Summary  string
+		}
+	}
+	res.JSON(t, &log)
+	require.Len(t, log.Data, 1)
+	e := log.Data[0]
+	require.Equal(t, "system", e.Actor.Type)
+	require.Equal(t, "user", e.Resource.Type)
+	require.Equal(t, me.Data.ID, e.Resource.ID)
+	require.Contains(t, e.Summary, "address sha256:")
+	require.NotContains(t, string(res.Body), acct.Email)
+	var total int
+	testkit.QueryRow(t, env, `SELECT count(*) FROM audit_log WHERE action = 'user.sign_in_failed'`, nil, &total)
+	require.Equal(t, 1, total, "the unknown address is in no account's log")
 }

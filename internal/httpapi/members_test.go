@@ -229,6 +229,7 @@ func TestEveryOperationsRequiredRoleFollowsTheRolesTable(t *testing.T) {
 		"listSessions": "viewer", "endSession": "viewer", "changePassword": "viewer", "resendVerificationEmail": "viewer",
 		"getSingleSignOn": "admin", "putSingleSignOn": "admin", "deleteSingleSignOn": "admin", "listSsoDomains": "admin",
 		"addSsoDomain": "admin", "verifySsoDomain": "admin", "deleteSsoDomain": "admin",
+		"getRetention": "admin", "updateRetention": "admin",
 	}
 	tm := newTeam(t, testkit.WithConfig(func(c *config.Config) {
 		c.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}

@@ -30,3 +30,14 @@ func (s *Server) ErasePerson(ctx context.Context, req api.ErasePersonRequestObje
 func erasure(r privacy.Result) api.Erasure {
 	return api.Erasure{AttendeeId: r.AttendeeID, CredentialsRevoked: r.CredentialsRevoked, RowsErased: r.RowsErased}
 }
+
+func (s *Server) ExportAttendeeData(ctx context.Context, req api.ExportAttendeeDataRequestObject) (api.ExportAttendeeDataResponseObject, error) {
+	x, err := s.privacy.Export(ctx, principal(ctx).AccountID, req.Id)
+	if err != nil {
+		return nil, err
+	}
+	return api.ExportAttendeeData200JSONResponse{Body: api.AttendeeExportEnvelope{Data: api.AttendeeExport{
+		Attendee: attendee(x.Attendee), Certificates: convertAll(x.Certificates, s.certificate),
+		Assertions: convertAll(x.Assertions, badgeAssertion), EmailDeliveries: convertAll(x.EmailDeliveries, emailDelivery),
+		WalletOffers: convertAll(x.WalletOffers, walletOffer)}}}, nil
+}

@@ -33,6 +33,7 @@ import (
 	"github.com/certhub/credentiald/internal/metrics"
 	"github.com/certhub/credentiald/internal/privacy"
 	"github.com/certhub/credentiald/internal/ratelimit"
+	"github.com/certhub/credentiald/internal/retention"
 	"github.com/certhub/credentiald/internal/site"
 	"github.com/certhub/credentiald/internal/spec"
 	"github.com/certhub/credentiald/internal/sso"
@@ -69,13 +70,16 @@ type Options struct {
 	// Wallet runs wallet delivery: offers, the VC API exchange, OpenID4VCI.
 	Wallet    *wallet.Service
 	Analytics *analytics.Service
-	// Members runs the account's members and invitations; AuditLog reads the audit log, and
-	// AuditWriter writes the entries no transaction wrote (store.Store).
+	// Members runs the account's members and invitations.
 	Members *members.Service
 	// SSO runs single sign-on.
-	SSO      *sso.Service
+	SSO *sso.Service
+	// Retention keeps the accounts' retention.
+	Retention *retention.Service
+	// AuditLog reads the audit log, and AuditWriter writes the entries no transaction wrote
+	// (store.Store).
 	AuditLog *auditlog.Service
-	// Privacy erases people at their request.
+	// Privacy erases people at their request, and exports what is held about them.
 	Privacy     *privacy.Service
 	AuditWriter httpmw.AuditWriter
 	// Idempotency remembers the answers of requests sent with an Idempotency-Key.
@@ -116,6 +120,7 @@ type Server struct {
 	analytics     *analytics.Service
 	members       *members.Service
 	sso           *sso.Service
+	retention     *retention.Service
 	auditLog      *auditlog.Service
 	privacy       *privacy.Service
 	signupEnabled bool
@@ -130,8 +135,8 @@ func New(opts Options) (*echo.Echo, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opts.Auth == nil || opts.Accounts == nil || opts.Events == nil || opts.Attendees == nil || opts.Templates == nil || opts.Certificates == nil || opts.Bulk == nil || opts.Verification == nil || opts.Badges == nil || opts.Webhooks == nil || opts.Credentials == nil || opts.Wallet == nil || opts.Analytics == nil || opts.Members == nil || opts.SSO == nil || opts.AuditLog == nil || opts.Privacy == nil || opts.AuditWriter == nil || opts.Idempotency == nil || opts.Limiter == nil || opts.Readiness == nil {
-		return nil, errors.New("httpapi: Auth, Accounts, Events, Attendees, Templates, Certificates, Bulk, Verification, Badges, Webhooks, Credentials, Wallet, Analytics, Members, SSO, AuditLog, Privacy, AuditWriter, Idempotency, Limiter and Readiness are required")
+	if opts.Auth == nil || opts.Accounts == nil || opts.Events == nil || opts.Attendees == nil || opts.Templates == nil || opts.Certificates == nil || opts.Bulk == nil || opts.Verification == nil || opts.Badges == nil || opts.Webhooks == nil || opts.Credentials == nil || opts.Wallet == nil || opts.Analytics == nil || opts.Members == nil || opts.SSO == nil || opts.Retention == nil || opts.AuditLog == nil || opts.Privacy == nil || opts.AuditWriter == nil || opts.Idempotency == nil || opts.Limiter == nil || opts.Readiness == nil {
+		return nil, errors.New("httpapi: Auth, Accounts, Events, Attendees, Templates, Certificates, Bulk, Verification, Badges, Webhooks, Credentials, Wallet, Analytics, Members, SSO, Retention, AuditLog, Privacy, AuditWriter, Idempotency, Limiter and Readiness are required")
 	}
 	ops, err := httpmw.IndexOperations(doc)
 	if err != nil {
@@ -201,7 +206,7 @@ func New(opts Options) (*echo.Echo, error) {
 		return c.JSON(http.StatusOK, map[string]string{"status": "ready"})
 	})
 
-	srv := &Server{logger: logger, auth: opts.Auth, accounts: opts.Accounts, events: opts.Events, attendees: opts.Attendees, templates: opts.Templates, certificates: opts.Certificates, bulk: opts.Bulk, verification: opts.Verification, badges: opts.Badges, webhooks: opts.Webhooks, credentials: opts.Credentials, analytics: opts.Analytics, wallet: opts.Wallet, members: opts.Members, sso: opts.SSO, auditLog: opts.AuditLog, privacy: opts.Privacy, signupEnabled: opts.SignupEnabled}
+	srv := &Server{logger: logger, auth: opts.Auth, accounts: opts.Accounts, events: opts.Events, attendees: opts.Attendees, templates: opts.Templates, certificates: opts.Certificates, bulk: opts.Bulk, verification: opts.Verification, badges: opts.Badges, webhooks: opts.Webhooks, credentials: opts.Credentials, analytics: opts.Analytics, wallet: opts.Wallet, members: opts.Members, sso: opts.SSO, retention: opts.Retention, auditLog: opts.AuditLog, privacy: opts.Privacy, signupEnabled: opts.SignupEnabled}
 	srv.links = opts.Links
 	fields, err := httpmw.FieldLocationsOf(doc)
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/certhub/credentiald/internal/email"
 	"github.com/certhub/credentiald/internal/idempotency"
 	"github.com/certhub/credentiald/internal/jobs"
+	"github.com/certhub/credentiald/internal/retention"
 	"github.com/certhub/credentiald/internal/store"
 	"github.com/certhub/credentiald/internal/svgrecheck"
 	"github.com/certhub/credentiald/internal/webhooks"
@@ -34,8 +35,13 @@ type Workers struct {
 	SVGRecheck *svgrecheck.Service
 	// Credentials gives keyless accounts their issuer key, periodically.
 	Credentials *credentials.Service
-	// ErasedFiles deletes the email files of erased people (privacy.FilesWorker).
+	// ErasedFiles deletes the email files of erased people, and of emails purged past their
+	// retention (privacy.FilesWorker).
 	ErasedFiles river.Worker[jobs.EraseEmailFiles]
+	// Retention purges what is past each account's retention, periodically.
+	Retention *retention.Service
+	// PasswordResets emails the links of password reset requests (auth.Service).
+	PasswordResets river.Worker[jobs.PasswordReset]
 }
 
 // DefaultRescueAfter is when the job of a process that died mid-run is taken up again, unless
@@ -65,6 +71,10 @@ func New(st *store.Store, w Workers, logger *slog.Logger, rescueAfter time.Durat
 		river.AddWorker[jobs.SendEmail](workers, w.Email)
 		queues[jobs.QueueEmail] = river.QueueConfig{MaxWorkers: 4}
 	}
+	if w.PasswordResets != nil {
+		river.AddWorker(workers, w.PasswordResets)
+		queues[jobs.QueueEmail] = river.QueueConfig{MaxWorkers: 4}
+	}
 	if w.Webhooks != nil {
 		river.AddWorker(workers, w.Webhooks.FanOutWorker())
 		river.AddWorker(workers, w.Webhooks.DeliveryWorker())
@@ -89,6 +99,11 @@ func New(st *store.Store, w Workers, logger *slog.Logger, rescueAfter time.Durat
 	if w.ErasedFiles != nil {
 		river.AddWorker(workers, w.ErasedFiles)
 		queues[jobs.QueueMaintenance] = river.QueueConfig{MaxWorkers: 1}
+	}
+	if w.Retention != nil {
+		river.AddWorker(workers, w.Retention.PurgeWorker(logger))
+		queues[jobs.QueueMaintenance] = river.QueueConfig{MaxWorkers: 1}
+		periodic = append(periodic, w.Retention.PurgeJob())
 	}
 	if w.SVGRecheck != nil {
 		river.AddWorker(workers, w.SVGRecheck.Worker())

@@ -93,6 +93,34 @@ func (PurgeIdempotencyKeys) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{Queue: QueueMaintenance, MaxAttempts: 1}
 }
 
+// PasswordReset is a request for a password reset link: its worker finds the user of the
+// address and emails them (package auth). The request only queues it, the same whether or not
+// the address has a user, so that its timing tells nobody who has an account; the address is
+// sealed with SECRETS_KEY, never kept plain in the job.
+type PasswordReset struct {
+	AddressSealed []byte `json:"addressSealed"`
+}
+
+// Kind is the job's kind in River.
+func (PasswordReset) Kind() string { return "auth_password_reset" }
+
+// InsertOpts puts the job in the email queue.
+func (PasswordReset) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: QueueEmail, MaxAttempts: 5}
+}
+
+// PurgeRetention purges what is past each account's retention; a periodic job (package
+// retention).
+type PurgeRetention struct{}
+
+// Kind is the job's kind in River.
+func (PurgeRetention) Kind() string { return "retention_purge" }
+
+// InsertOpts: a failed purge is not retried; the next pass purges what it left.
+func (PurgeRetention) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: QueueMaintenance, MaxAttempts: 1}
+}
+
 // EraseEmailFiles deletes the files an erasure's emails left in the outbox folder (queued in
 // the erasure's transaction: see package privacy).
 type EraseEmailFiles struct {

@@ -29,15 +29,17 @@ type Revokers interface {
 type Service struct {
 	store    *store.Store
 	revokers Revokers
+	sources  Sources
 	now      func() time.Time
 }
 
-// New returns the service; now is its clock (nil: the system's).
-func New(st *store.Store, r Revokers, now func() time.Time) *Service {
+// New returns the service: r revokes an erased person's credentials, src gathers a person's
+// export; now is its clock (nil: the system's).
+func New(st *store.Store, r Revokers, src Sources, now func() time.Time) *Service {
 	if now == nil {
 		now = time.Now
 	}
-	return &Service{store: st, revokers: r, now: now}
+	return &Service{store: st, revokers: r, sources: src, now: now}
 }
 
 // Result is what an erasure did: zeros when the attendee was erased already.

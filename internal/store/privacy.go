@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/gen/db"
+	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/store/changefeed"
 )
 
@@ -137,4 +138,23 @@ func (t *Tx) ErasePerson(ctx context.Context, accountID uuid.UUID, a AttendeeToE
 	}
 	out.Rows = 1 + len(certs) + len(assertions) + len(deliveries) + int(hooks+events+answers)
 	return out, nil
+}
+
+// AssertionsOfAttendee returns every badge assertion issued to an attendee, newest first.
+func (d queries) AssertionsOfAttendee(ctx context.Context, accountID, attendeeID uuid.UUID) ([]domain.BadgeAssertion, error) {
+	rows, err := d.q.AssertionsOfAttendee(ctx, db.AssertionsOfAttendeeParams{AccountID: accountID, AttendeeID: attendeeID})
+	if err != nil {
+		return nil, mapError(err)
+	}
+	return convert(rows, badgeAssertionFrom), nil
+}
+
+// EmailsOfAttendee returns the emails of an attendee's certificates and badge assertions,
+// newest first.
+func (d queries) EmailsOfAttendee(ctx context.Context, accountID, attendeeID uuid.UUID) ([]domain.EmailDelivery, error) {
+	rows, err := d.q.EmailsOfAttendee(ctx, db.EmailsOfAttendeeParams{AccountID: accountID, AttendeeID: attendeeID})
+	if err != nil {
+		return nil, mapError(err)
+	}
+	return convert(rows, emailDeliveryFrom), nil
 }

@@ -81,16 +81,19 @@ func ServiceJobs(t testing.TB, env *Env) *Jobs {
 	t.Helper()
 	j := NewJobs(t, env.Config.DatabaseURL, env.Service.Now)
 	AddJobWorker(j, river.Worker[jobs.SendEmail](env.Service.Email))
+	AddJobWorker(j, env.Service.Auth.PasswordResetWorker())
 	AddJobWorker(j, env.Service.Dispatcher.FanOutWorker())
 	AddJobWorker(j, env.Service.Dispatcher.DeliveryWorker())
 	return j
 }
 
-// RunEmail works env's due email jobs once, as the email worker's RunOnce did, and returns how
-// many it worked.
+// RunEmail works env's due password reset requests (which queue emails), then its due email
+// jobs once, as the email worker's RunOnce did, and returns how many emails it worked.
 func RunEmail(t testing.TB, env *Env) (int, error) {
 	t.Helper()
-	return len(ServiceJobs(t, env).WorkDue(jobs.SendEmail{}.Kind())), nil
+	j := ServiceJobs(t, env)
+	j.WorkDue(jobs.PasswordReset{}.Kind())
+	return len(j.WorkDue(jobs.SendEmail{}.Kind())), nil
 }
 
 // RunWebhooks fans env's due outbox events out, then works the due deliveries once, as the
