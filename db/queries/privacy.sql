@@ -43,8 +43,12 @@ RETURNING id, badge_id, verification_code, status;
 -- is set (an erasure by address, which erases every attendee of it), those sent to their
 -- address, and answers the messages (whose files the erasure job deletes).
 -- name: EraseEmailDeliveries :many
+-- A message still queued is not sent: it fails, saying why.
 UPDATE email_deliveries SET to_address = @erased_email, to_name = '[erased]', subject = '[erased]', body_text = '[erased]',
-    last_error = CASE WHEN last_error IS NULL THEN NULL ELSE '[erased]' END, updated_at = @now::timestamptz
+    status = CASE WHEN status = 'queued' THEN 'failed' ELSE status END,
+    last_error = CASE WHEN status = 'queued' THEN 'not sent: its recipient was erased at their request'
+                      WHEN last_error IS NULL THEN NULL ELSE '[erased]' END,
+    updated_at = @now::timestamptz
 WHERE account_id = @account_id
   AND (certificate_id = ANY(@certificate_ids::uuid[]) OR badge_assertion_id = ANY(@assertion_ids::uuid[])
        OR (@email::text <> '' AND lower(btrim(to_address)) = lower(btrim(@email::text))))

@@ -385,7 +385,10 @@ func (q *Queries) EraseCertificates(ctx context.Context, arg EraseCertificatesPa
 
 const EraseEmailDeliveries = `-- name: EraseEmailDeliveries :many
 UPDATE email_deliveries SET to_address = $1, to_name = '[erased]', subject = '[erased]', body_text = '[erased]',
-    last_error = CASE WHEN last_error IS NULL THEN NULL ELSE '[erased]' END, updated_at = $2::timestamptz
+    status = CASE WHEN status = 'queued' THEN 'failed' ELSE status END,
+    last_error = CASE WHEN status = 'queued' THEN 'not sent: its recipient was erased at their request'
+                      WHEN last_error IS NULL THEN NULL ELSE '[erased]' END,
+    updated_at = $2::timestamptz
 WHERE account_id = $3
   AND (certificate_id = ANY($4::uuid[]) OR badge_assertion_id = ANY($5::uuid[])
        OR ($6::text <> '' AND lower(btrim(to_address)) = lower(btrim($6::text))))
@@ -409,6 +412,7 @@ type EraseEmailDeliveriesRow struct {
 // EraseEmailDeliveries replaces the person in the emails of their credentials and, when @email
 // is set (an erasure by address, which erases every attendee of it), those sent to their
 // address, and answers the messages (whose files the erasure job deletes).
+// A message still queued is not sent: it fails, saying why.
 func (q *Queries) EraseEmailDeliveries(ctx context.Context, arg EraseEmailDeliveriesParams) ([]EraseEmailDeliveriesRow, error) {
 	rows, err := q.db.Query(ctx, EraseEmailDeliveries,
 		arg.ErasedEmail,

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -301,4 +302,36 @@ func (n *newlineStripper) Read(p []byte) (int, error) {
 		}
 	}
 	return j, err
+}
+
+// An email whose sending began before an erasure, with the person's data read then, may write
+// its outbox file after the erasure's first files job ran: a second files job, due when any
+// such attempt has ended, deletes it.
+func TestAnEmailFileWrittenDuringAnErasureIsDeletedLater(t *testing.T) {
+	t.Parallel()
+	clock := &testkit.Clock{}
+	env := testkit.NewServer(t, testkit.WithClock(clock.Now))
+	acct := testkit.SignUp(t, env)
+	tmpl := acct.Template(t, env)
+	event := acct.Event(t, env, "Race Days")
+	person := acct.Attendee(t, event, "Rhea", "Racer", "rhea.racer@example.org")
+	res := acct.Client.Post("/api/v1/certificates/generate", map[string]any{"templateId": tmpl, "eventId": event,
+		"attendeeId": person, "sendEmail": true})
+	require.Equal(t, 200, res.StatusCode, "%s", res.Body)
+	var delivery string
+	testkit.QueryRow(t, env, `SELECT id::text FROM email_deliveries WHERE to_address = 'rhea.racer@example.org'`, nil, &delivery)
+	require.Equal(t, 200, acct.Client.Post("/api/v1/attendees/"+person.String()+"/erase", nil).StatusCode)
+
+	outbox := filepath.Join(env.Config.DataDir, "outbox")
+	jobsRun := testkit.ServiceJobs(t, env)
+	testkit.AddJobWorker(jobsRun, privacy.FilesWorker(outbox))
+	require.Len(t, jobsRun.WorkDue(jobs.EraseEmailFiles{}.Kind()), 1, "the files job at once")
+	// The attempt that had read the message before the erasure writes its file now.
+	require.NoError(t, os.MkdirAll(outbox, 0o755))
+	late := filepath.Join(outbox, "20261207T000000Z-"+delivery+".eml")
+	require.NoError(t, os.WriteFile(late, []byte("To: Rhea Racer <rhea.racer@example.org>\r\n\r\nHello Rhea"), 0o600))
+	require.Empty(t, jobsRun.WorkDue(jobs.EraseEmailFiles{}.Kind()), "the second is not due yet")
+	clock.Advance(5 * time.Minute)
+	require.Len(t, jobsRun.WorkDue(jobs.EraseEmailFiles{}.Kind()), 1, "the second files job, once sending attempts have ended")
+	require.NoFileExists(t, late)
 }

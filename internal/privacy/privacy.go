@@ -58,7 +58,7 @@ func (s *Service) EraseAttendee(ctx context.Context, accountID, id uuid.UUID) (R
 		if err != nil {
 			return r, err
 		}
-		return r, queueFiles(ctx, tx, d)
+		return r, queueFiles(ctx, tx, d, now)
 	})
 	return r, apperr.When(err, store.ErrNotFound, apperr.NoSuch("attendee"))
 }
@@ -86,7 +86,7 @@ func (s *Service) ErasePerson(ctx context.Context, accountID uuid.UUID, email st
 			out = append(out, r)
 		}
 		audit.Describe(ctx, "attendee", "", summary(out))
-		return out, queueFiles(ctx, tx, deliveries)
+		return out, queueFiles(ctx, tx, deliveries, now)
 	})
 }
 
@@ -135,9 +135,15 @@ func (s *Service) erase(ctx context.Context, tx *store.Tx, accountID, id uuid.UU
 	return r, e.Deliveries, nil
 }
 
-// queueFiles queues, in the erasure's transaction, the job that deletes the files of the
-// erased emails: it runs once the erasure has committed, and never without it.
-func queueFiles(ctx context.Context, tx *store.Tx, deliveries []store.ErasedDelivery) error {
+// sendingLasts bounds how long an email's attempt that began before an erasure may still write
+// its file: the email worker's attempt timeout (3 minutes), and a minute more.
+const sendingLasts = 4 * time.Minute
+
+// queueFiles queues, in the erasure's transaction, the jobs that delete the files of the
+// erased emails: one that runs once the erasure has committed (never without it), and one
+// sendingLasts later, for the file of an email whose sending had begun, with the person's
+// data read before the erasure, and ends after it.
+func queueFiles(ctx context.Context, tx *store.Tx, deliveries []store.ErasedDelivery, now time.Time) error {
 	if len(deliveries) == 0 {
 		return nil
 	}
@@ -145,5 +151,8 @@ func queueFiles(ctx context.Context, tx *store.Tx, deliveries []store.ErasedDeli
 	for i, d := range deliveries {
 		ids[i] = d.ID
 	}
-	return tx.InsertJob(ctx, jobs.EraseEmailFiles{DeliveryIDs: ids})
+	if err := tx.InsertJob(ctx, jobs.EraseEmailFiles{DeliveryIDs: ids}); err != nil {
+		return err
+	}
+	return tx.InsertJobAt(ctx, jobs.EraseEmailFiles{DeliveryIDs: ids}, now.Add(sendingLasts))
 }

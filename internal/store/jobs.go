@@ -1,6 +1,8 @@
 package store
 
 import (
+	"time"
+
 	"context"
 
 	"github.com/jackc/pgx/v5"
@@ -43,6 +45,12 @@ func newJobInserter(s *Store, plugins []rivertype.Plugin) (*river.Client[pgx.Tx]
 // InsertJob queues a job in the transaction; its options are its arguments' (InsertOpts).
 func (t *Tx) InsertJob(ctx context.Context, args river.JobArgs) error {
 	_, err := t.jobs.InsertTx(ctx, t.tx, args, nil)
+	return mapError(err)
+}
+
+// InsertJobAt queues a job in the transaction, to run at at (or later).
+func (t *Tx) InsertJobAt(ctx context.Context, args river.JobArgs, at time.Time) error {
+	_, err := t.jobs.InsertTx(ctx, t.tx, args, &river.InsertOpts{ScheduledAt: at})
 	return mapError(err)
 }
 

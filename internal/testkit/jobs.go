@@ -123,6 +123,14 @@ func NotSent(job *rivertype.JobRow) bool {
 	return json.Unmarshal(job.Output(), &out) == nil && out.Reason != ""
 }
 
+// scheduledLater reports whether a job was inserted to run later than its insertion (a job
+// whose work must wait, such as an erasure's second files job): such a job is due by the
+// clock, where one never attempted is due at once (the database's clock that stamped it may
+// be ahead of a test's clock).
+func scheduledLater(job *rivertype.JobRow) bool {
+	return job.ScheduledAt.Sub(job.CreatedAt) > time.Second
+}
+
 // due lists the jobs of kind due now, oldest first.
 func (j *Jobs) due(ctx context.Context, kind string) []int64 {
 	j.t.Helper()
@@ -143,7 +151,7 @@ func (j *Jobs) due(ctx context.Context, kind string) []int64 {
 			if job.AttemptedAt != nil && !job.AttemptedAt.After(now.Add(-rescueAfter)) {
 				ids = append(ids, job.ID)
 			}
-		} else if job.Attempt == 0 || !job.ScheduledAt.After(now) {
+		} else if (job.Attempt == 0 && !scheduledLater(job)) || !job.ScheduledAt.After(now) {
 			ids = append(ids, job.ID)
 		}
 	}
