@@ -33,10 +33,13 @@ if [ ${#missing[@]} -gt 0 ]; then
   exit 1
 fi
 
-# The verifiers' packages: installed from the lock file when missing or out of date.
-lock=test/vc-verify/package-lock.json
-stamp=test/vc-verify/node_modules/.package-lock.json
-if [ ! -f "$stamp" ] || [ "$lock" -nt "$stamp" ]; then
-  echo "installing the independent verifiers' npm packages (test/vc-verify, npm ci)" >&2
-  (cd test/vc-verify && npm ci --no-audit --no-fund --loglevel=error) >&2
-fi
+# The npm packages of the tests (the independent verifiers; axe-core, which the browser tests
+# run in the pages): installed from their lock files when missing or out of date.
+for dir in test/vc-verify test/a11y; do
+  lock=$dir/package-lock.json
+  stamp=$dir/node_modules/.package-lock.json
+  if [ ! -f "$stamp" ] || [ "$lock" -nt "$stamp" ]; then
+    echo "installing the npm packages of $dir (npm ci)" >&2
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error) >&2
+  fi
+done

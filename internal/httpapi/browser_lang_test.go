@@ -47,7 +47,7 @@ func TestTheVerificationPageInGermanAndJapaneseInABrowser(t *testing.T) {
 		{"ja", "?lang=ja", "この証明書は有効です", "有効"},
 	} {
 		t.Run(tc.lang, func(t *testing.T) {
-			seen, problems, shot := loadInBrowser(t, browserCtx, env.URL+"/verify/"+cert.Data.VerificationCode+tc.query, 390, 844, true)
+			seen, problems, shot := loadInBrowser(t, browserCtx, env.URL+"/verify/"+cert.Data.VerificationCode+tc.query, 390, 844, true, axeSource(t))
 			if len(problems) > 0 {
 				t.Errorf("the browser reported:\n  %s", strings.Join(problems, "\n  "))
 			}

@@ -41,6 +41,8 @@ type seenPage struct {
 	ShareLinks    []string `json:"shareLinks"`
 	Overflow      bool     `json:"overflow"`
 	Violations    []string `json:"violations"`
+	// Accessibility are axe-core's violations (WCAG 2.1 A and AA), one line each.
+	Accessibility []string `json:"-"`
 }
 
 const readPage = `(() => {
@@ -89,6 +91,13 @@ func TestVerificationPageInABrowser(t *testing.T) {
 	revoked := s.issue(t, "Grace", "Hopper", nil)
 	acct.Client.Post("/api/v1/certificates/"+revoked.Data.ID+"/revoke", map[string]any{
 		"reason": "The certificate named the wrong workshop; a corrected one was issued.", "reasonCode": "superseded"})
+	erased := s.issue(t, "Erika", "Mustermann", nil)
+	var erasedCert struct{ Data struct{ AttendeeID string } }
+	acct.Client.Get("/api/v1/certificates/"+erased.Data.ID).JSON(t, &erasedCert)
+	if res := acct.Client.Post("/api/v1/attendees/"+erasedCert.Data.AttendeeID+"/erase", nil); res.StatusCode != 200 {
+		t.Fatalf("erase: %d %s", res.StatusCode, res.Body)
+	}
+	axe := axeSource(t)
 
 	browserCtx := startBrowser(t, chrome)
 
@@ -105,6 +114,8 @@ func TestVerificationPageInABrowser(t *testing.T) {
 		{"valid", valid, seenPage{Status: "This certificate is valid", Badge: "Valid", Recipient: "Łukasz Żółć"}},
 		{"revoked", revoked, seenPage{Status: "This certificate has been revoked", Badge: "Revoked", Recipient: "Grace Hopper",
 			Reason: "Reason: Superseded by a newer credential"}},
+		{"erased", erased, seenPage{Status: "This certificate has been revoked", Badge: "Revoked",
+			Recipient: "(name withheld at the holder's request)", Reason: "Reason: Erased at the holder's request"}},
 	}
 	if dir := os.Getenv("SCREENSHOT_DIR"); dir != "" { // the other pages, to look at
 		for name, path := range map[string]string{"home": "/", "not-found": "/verify/7K2M9QXRT4VZ1", "home-error": "/?code=%3F%3F"} {
@@ -123,7 +134,7 @@ func TestVerificationPageInABrowser(t *testing.T) {
 		for _, vp := range viewports {
 			t.Run(tc.name+"/"+vp.name, func(t *testing.T) {
 				code := tc.cert.Data.VerificationCode
-				seen, problems, shot := loadInBrowser(t, browserCtx, env.URL+"/verify/"+code, vp.width, vp.height, vp.mobile)
+				seen, problems, shot := loadInBrowser(t, browserCtx, env.URL+"/verify/"+code, vp.width, vp.height, vp.mobile, axe)
 				if len(problems) > 0 {
 					t.Errorf("the browser reported:\n  %s", strings.Join(problems, "\n  "))
 				}
@@ -133,7 +144,9 @@ func TestVerificationPageInABrowser(t *testing.T) {
 				assert.Equal(t, "Go Conference 2026", seen.Name, "seen.Name")
 				assert.Equal(t, "Gophers e.V.", seen.Issuer, "seen.Issuer")
 				assert.True(t, strings.HasPrefix(seen.Reason, tc.want.Reason), "%q should start with %q", seen.Reason, tc.want.Reason)
-				assert.True(t, seen.PreviewLoaded, "images not loaded: seen.PreviewLoaded")
+				if tc.name != "erased" { // an erased holder's page shows no preview
+					assert.True(t, seen.PreviewLoaded, "images not loaded: seen.PreviewLoaded")
+				}
 				assert.True(t, seen.LogoLoaded, "images not loaded: seen.LogoLoaded")
 				if seen.Overflow {
 					t.Errorf("the page is wider than the %s's screen", vp.name)
@@ -141,7 +154,10 @@ func TestVerificationPageInABrowser(t *testing.T) {
 				if len(seen.Violations) > 0 {
 					t.Errorf("CSP violations: %v", seen.Violations)
 				}
-				if tc.name == "revoked" {
+				if len(seen.Accessibility) > 0 {
+					t.Errorf("axe-core reports:\n  %s", strings.Join(seen.Accessibility, "\n  "))
+				}
+				if tc.name != "valid" {
 					assert.Empty(t, seen.ShareLinks, "a revoked certificate offers sharing: seen.ShareLinks")
 					assert.False(t, seen.CopyButton, "a revoked certificate offers sharing: seen.CopyButton")
 				} else {
@@ -166,9 +182,24 @@ func TestVerificationPageInABrowser(t *testing.T) {
 	}
 }
 
+// runAxe runs axe-core's WCAG 2.1 A and AA rules on the page and answers one line per
+// violation: the rule, what it asks, and the elements at fault.
+const runAxe = `axe.run(document, {runOnly: {type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]}}).then((r) =>
+  r.violations.map((v) => v.id + ": " + v.help + " — " + v.nodes.map((n) => n.target.join(" ")).join(", ")))`
+
+// axeSource is Deque's axe-core (test/a11y, installed from its lock file by test/prereqs.sh).
+func axeSource(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(coverage.ModuleRoot(), "test", "a11y")
+	testkit.Node(t, dir, "axe-core")
+	src, err := os.ReadFile(filepath.Join(dir, "node_modules", "axe-core", "axe.min.js"))
+	require.NoError(t, err)
+	return string(src)
+}
+
 // loadInBrowser opens url in a new tab at the given size and returns what the page shows,
 // what the browser complained about, and a full-page screenshot.
-func loadInBrowser(t *testing.T, browserCtx context.Context, pageURL string, width, height int64, mobile bool) (seenPage, []string, []byte) {
+func loadInBrowser(t *testing.T, browserCtx context.Context, pageURL string, width, height int64, mobile bool, axe string) (seenPage, []string, []byte) {
 	t.Helper()
 	var mu sync.Mutex
 	var problems []string
@@ -222,6 +253,14 @@ func loadInBrowser(t *testing.T, browserCtx context.Context, pageURL string, wid
 	var seen seenPage
 	if err == nil {
 		seen, err = chromedp.Run(ctx, chromedp.Evaluate[seenPage](readPage))
+	}
+	if err == nil && axe != "" {
+		// axe-core is evaluated by the browser's tools, as an extension would run it: the
+		// page's Content-Security-Policy allows no script of another origin, and needs not to.
+		_, err = chromedp.Run(ctx, chromedp.EvaluateAsDevTools[bool](axe+";true"))
+		if err == nil {
+			seen.Accessibility, err = chromedp.Run(ctx, chromedp.Evaluate[[]string](runAxe, chromedp.EvalAwaitPromise))
+		}
 	}
 	var shot []byte
 	if err == nil {

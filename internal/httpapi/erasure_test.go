@@ -157,6 +157,9 @@ func TestAnErasedPersonIsNowhereAndTheirCredentialsSaySo(t *testing.T) {
 	}
 	res = acct.Client.Get("/api/v1/certificates/" + cert.Data.ID + "/download")
 	wantError(t, res, http.StatusGone, res.StatusCode, "ERASED")
+	// The issuer's logo is the organisation's, not the holder's: not gone (this account has none).
+	res = env.Client.Get("/api/v1/verify/" + cert.Data.VerificationCode + "/issuer-logo")
+	wantError(t, res, http.StatusNotFound, res.StatusCode, "NOT_FOUND")
 
 	// The audit log shows the erasure, and nothing of the person.
 	res = acct.Client.Get("/api/v1/audit-log?action=attendee.erased")

@@ -238,7 +238,7 @@ func TestBadgePageInABrowser(t *testing.T) {
 		file          string
 	}{{"phone", 390, 844, true, "verify-badge-phone.png"}, {"desktop", 1280, 900, false, "verify-badge.png"}} {
 		t.Run(vp.name, func(t *testing.T) {
-			seen, problems, shot := loadInBrowser(t, browserCtx, b.env.URL+"/verify/"+code, vp.width, vp.height, vp.mobile)
+			seen, problems, shot := loadInBrowser(t, browserCtx, b.env.URL+"/verify/"+code, vp.width, vp.height, vp.mobile, axeSource(t))
 			if len(problems) > 0 {
 				t.Errorf("the browser reported:\n  %s", strings.Join(problems, "\n  "))
 			}

@@ -443,11 +443,11 @@ func (s *Site) newVerificationView(p verification.Page, l lang) verificationView
 	if c.Erased {
 		// The holder had their data erased at their request: the page keeps the credential's
 		// verification and says the name is withheld; its files are gone (410), so it offers
-		// none, and shows no picture of them.
+		// none, and shows no picture of them. The issuer's logo is the organisation's: it stays.
 		v.Recipient = l.T("page.nameWithheld")
 		v.Title = fmt.Sprintf("%s: %s", v.StatusLabel, c.Name)
 		v.ShareTitle = v.StatusLabel + ": " + c.Name
-		v.PreviewURL, v.ImageURL, v.LogoURL, v.Downloads = "", "", "", nil
+		v.PreviewURL, v.ImageURL, v.Downloads = "", "", nil
 		v.CredentialJSONURL, v.CredentialJWTURL = "", ""
 	}
 	return v

@@ -229,8 +229,9 @@ func (s *Service) render(ctx context.Context, c Credential, format string) ([]by
 }
 
 // IssuerLogo answers the logo of the credential's issuer, decoded from its data URI.
+// The logo is the organisation's, never the holder's: an erased holder's page keeps it.
 func (s *Service) IssuerLogo(ctx context.Context, code, ifNoneMatch string) (Asset, error) {
-	c, err := s.findFile(ctx, code)
+	c, err := s.find(ctx, code)
 	if err != nil {
 		return Asset{}, err
 	}
