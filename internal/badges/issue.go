@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/audit"
 	"github.com/certhub/credentiald/internal/credentials"
 	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/issuance"
@@ -110,6 +111,8 @@ func (s *Service) Issue(ctx context.Context, p IssueParams) ([]Issued, error) {
 		for i, id := range p.AttendeeIDs {
 			out[i] = Issued{Assertion: s.assertionView(byAttendee[id], b, now), AlreadyIssued: !isNew[id]}
 		}
+		// The entry names the badge (its path's) and counts, by id only: no recipient's data.
+		audit.Describe(ctx, "badge", b.ID.String(), fmt.Sprintf("%d assertions issued, %d already held", len(fresh), len(out)-len(fresh)))
 		return result{issued: out, fresh: len(fresh)}, nil
 	})
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/audit"
 	"github.com/certhub/credentiald/internal/changecache"
 	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/events"
@@ -44,6 +45,10 @@ func New(s *store.Store, siteURL string, now func() time.Time) *Service {
 	}
 	svc := &Service{store: s, links: links.New(siteURL), now: now, drawCode: issuance.DrawVerificationCode}
 	svc.group = &store.Group[uuid.UUID, GenerateParams, domain.Certificate]{Store: s, Do: svc.Issue, DoAll: svc.IssueAll,
+		// The audit entry of an issuance names the certificate it answered.
+		Resource: func(_ GenerateParams, c domain.Certificate) audit.Resource {
+			return audit.Resource{Type: "certificate", ID: c.ID.String()}
+		},
 		// Two transactions of an account at once: the next one locks its attendees, reads
 		// their sources and makes their snapshots while the one before holds the hot rows
 		// through its writes and commit.

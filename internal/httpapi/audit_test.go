@@ -151,6 +151,7 @@ func TestEveryAuditedOperationWritesOneEntryInTheTransactionOfItsChange(t *testi
 
 	cert := call(o, ownerID, "generateCertificate", "POST", "/api/v1/certificates/generate", map[string]any{"templateId": id(tmpl),
 		"eventId": id(ev), "attendeeId": id(at), "sendEmail": false}, "")
+	requireResource(t, env, "certificate.generated", id(cert))
 	call(o, ownerID, "regenerateCertificate", "POST", "/api/v1/certificates/"+id(cert)+"/regenerate", nil, id(cert))
 	call(o, ownerID, "sendCertificate", "POST", "/api/v1/certificates/"+id(cert)+"/send", nil, id(cert))
 	call(o, ownerID, "createCertificateWalletOffer", "POST", "/api/v1/certificates/"+id(cert)+"/wallet-offers", nil, "")

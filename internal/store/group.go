@@ -66,6 +66,9 @@ type Group[K comparable, P, R any] struct {
 	// Observe, when set, is told the size of every transaction once it has ended, and whether
 	// DoAll answered its calls.
 	Observe func(calls int, together bool)
+	// Resource, when set, names what a call that succeeded made, for its audit entry (the
+	// calls' work runs without their own audit entries, one transaction serving many).
+	Resource func(p P, r R) audit.Resource
 
 	mu     sync.Mutex
 	queues map[K]*groupQueue[P, R]
@@ -287,6 +290,11 @@ func (g *Group[K, P, R]) runTxOnce(ctx context.Context, live []*groupCall[P, R])
 				continue
 			}
 			p := audit.From(c.ctx)
+			if g.Resource != nil {
+				if r := g.Resource(c.p, c.r); r.Type != "" {
+					audit.Describe(c.ctx, r.Type, r.ID, "")
+				}
+			}
 			if e, ok := p.Take(time.Now()); ok {
 				audited = append(audited, p)
 				if err := tx.InsertAuditEntry(ctx, e); err != nil {
