@@ -15,6 +15,12 @@ DELETE FROM sso_configs WHERE account_id = @account_id;
 -- name: SSOEnforced :one
 SELECT EXISTS (SELECT 1 FROM sso_configs WHERE account_id = @account_id AND enforced)::boolean;
 
+-- SSOEnforcedShared reads whether the account enforces single sign-on, holding its provider's
+-- row (FOR SHARE) until the transaction ends: a password session begun in that transaction is
+-- either seen by a concurrent switch to enforced, which then ends it, or sees the switch.
+-- name: SSOEnforcedShared :many
+SELECT enforced FROM sso_configs WHERE account_id = @account_id FOR SHARE;
+
 -- EndPasswordSessions ends the password sessions of every member of the account but the owner.
 -- name: EndPasswordSessions :execrows
 UPDATE sessions s SET revoked_at = @now::timestamptz, revoked_reason = @reason

@@ -425,6 +425,33 @@ func (q *Queries) SSOEnforced(ctx context.Context, accountID uuid.UUID) (bool, e
 	return column_1, err
 }
 
+const SSOEnforcedShared = `-- name: SSOEnforcedShared :many
+SELECT enforced FROM sso_configs WHERE account_id = $1 FOR SHARE
+`
+
+// SSOEnforcedShared reads whether the account enforces single sign-on, holding its provider's
+// row (FOR SHARE) until the transaction ends: a password session begun in that transaction is
+// either seen by a concurrent switch to enforced, which then ends it, or sees the switch.
+func (q *Queries) SSOEnforcedShared(ctx context.Context, accountID uuid.UUID) ([]bool, error) {
+	rows, err := q.db.Query(ctx, SSOEnforcedShared, accountID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []bool
+	for rows.Next() {
+		var enforced bool
+		if err := rows.Scan(&enforced); err != nil {
+			return nil, err
+		}
+		items = append(items, enforced)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const SSOFlowCalledBack = `-- name: SSOFlowCalledBack :exec
 UPDATE sso_flows SET user_id = $1, issuer = $2, subject = $3, email = $4,
     name = $5, code_hash = $6, code_expires_at = $7

@@ -96,16 +96,13 @@ func (s *Service) Login(ctx context.Context, p LoginParams) (Tokens, error) {
 		}
 		return Tokens{}, err
 	}
-	// Asked only of who knows the password: the answer tells nobody else who has an account.
-	if creds.User.Role != RoleOwner {
-		if enforced, err := s.store.SSOEnforced(ctx, creds.User.AccountID); err != nil {
-			return Tokens{}, err
-		} else if enforced {
-			s.recordFailure(ctx, creds.User, p.Email, "password refused: the account signs in by single sign-on")
-			return Tokens{}, ErrSSORequired
-		}
+	// Asked only of who knows the password (the answer tells nobody else who has an account),
+	// in the transaction that begins the session (see startSession).
+	t, err := s.StartSession(ctx, creds.User)
+	if errors.Is(err, ErrSSORequired) {
+		s.recordFailure(ctx, creds.User, p.Email, "password refused: the account signs in by single sign-on")
 	}
-	return s.StartSession(ctx, creds.User)
+	return t, err
 }
 
 // recordFailure writes a failed sign-in of a user into their account's audit log, on its own
@@ -189,6 +186,16 @@ func (s *Service) startSession(ctx context.Context, u domain.User, method string
 	refresh, grant := s.newRefreshToken()
 	now := s.now()
 	sess, err := store.InTx(ctx, s.store, func(tx *store.Tx) (store.Session, error) {
+		// A password session of a member other than the owner is refused where the account
+		// signs in by single sign-on; the provider's row is held until the commit, so that a
+		// switch to enforced either sees this session (and ends it) or is seen here.
+		if method == store.SessionByPassword && u.Role != RoleOwner {
+			if enforced, err := tx.SSOEnforcedShared(ctx, u.AccountID); err != nil {
+				return store.Session{}, err
+			} else if enforced {
+				return store.Session{}, ErrSSORequired
+			}
+		}
 		sess, err := tx.CreateSession(ctx, u.AccountID, u.ID, ClientFrom(ctx), method, now, grant.ExpiresAt, now)
 		if err != nil {
 			return sess, err

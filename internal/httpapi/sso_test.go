@@ -474,3 +474,30 @@ func TestSingleSignOnEnforced(t *testing.T) {
 	_, role = meOf(t, ada)
 	require.Equal(t, "viewer", role)
 }
+
+// Enforcement switched on while a member signs in with their password leaves no password
+// session of theirs alive: each sign-in either sees the switch (401 SSO_REQUIRED) or is seen by
+// it (its session ended), however they interleave.
+func TestEnforcingSingleSignOnRacesNoPasswordSessionThrough(t *testing.T) {
+	t.Parallel()
+	w := newSSOWorld(t)
+	w.configure(t, false)
+	member := w.join(t, "issuer")
+	for round := range 3 {
+		w.configure(t, false)
+		outcomes := testkit.Race(9, func(i int) int {
+			if i == 0 {
+				res := w.owner.Client.Put("/api/v1/account/sso", map[string]any{"issuer": w.provider.Issuer, "clientId": w.provider.ClientID,
+					"clientSecret": w.provider.ClientSecret, "defaultRole": "viewer", "enforced": true})
+				return res.StatusCode * 1000
+			}
+			req := w.env.Client.Request(http.MethodPost, "/api/v1/auth/login", map[string]any{"email": member.Email, "password": testkit.Password})
+			return w.fromBrowser(browserAddr(), req).StatusCode
+		})
+		require.Equal(t, 1, outcomes[200*1000], "round %d: the switch: %v", round, outcomes)
+		var live int
+		testkit.QueryRow(t, w.env, `SELECT count(*) FROM sessions WHERE user_id = $1 AND method = 'password' AND revoked_at IS NULL`,
+			[]any{member.ID}, &live)
+		require.Zero(t, live, "round %d: password sessions alive after enforcement (%v)", round, outcomes)
+	}
+}

@@ -286,3 +286,10 @@ func (d queries) DeleteSSOLinksOfOtherIssuers(ctx context.Context, accountID uui
 	n, err := d.q.DeleteSSOLinksOfOtherIssuers(ctx, db.DeleteSSOLinksOfOtherIssuersParams{AccountID: accountID, Issuer: issuer})
 	return int(n), mapError(err)
 }
+
+// SSOEnforcedShared reports whether the account enforces single sign-on, holding its
+// provider's row until the transaction ends (see the query).
+func (d queries) SSOEnforcedShared(ctx context.Context, accountID uuid.UUID) (bool, error) {
+	rows, err := d.q.SSOEnforcedShared(ctx, accountID)
+	return len(rows) == 1 && rows[0], mapError(err)
+}
