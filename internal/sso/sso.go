@@ -453,9 +453,15 @@ func (s *Service) identify(ctx context.Context, c store.SSOConfig, flow store.SS
 		GivenName     string `json:"given_name"`
 		FamilyName    string `json:"family_name"`
 		AuthTime      int64  `json:"auth_time"`
+		AuthorizedFor string `json:"azp"`
 	}
 	if err := idt.Claims(&claims); err != nil {
 		return store.SSOIdentity{}, refused("The provider's ID token holds claims this service cannot read.")
+	}
+	// OpenID Connect Core 3.1.3.7: a token for several audiences names the party it was issued
+	// to (azp), which must be this client; an azp that is there must be this client.
+	if (len(idt.Audience) > 1 || claims.AuthorizedFor != "") && claims.AuthorizedFor != c.ClientID {
+		return store.SSOIdentity{}, refused("The provider's ID token was issued to another party (azp).")
 	}
 	// Asked to sign the person in again (max_age=0), the provider must say when it did
 	// (OpenID Connect Core 3.1.2.1: auth_time is then required).
