@@ -2,20 +2,12 @@ package httpapi
 
 import (
 	"context"
-	"time"
 
 	"github.com/certhub/credentiald/gen/api"
 	"github.com/certhub/credentiald/internal/domain"
 )
 
 func retentionOf(r domain.Retention) api.Retention {
-	utc := func(t *time.Time) *time.Time {
-		if t == nil {
-			return nil
-		}
-		u := t.UTC()
-		return &u
-	}
 	return api.Retention{EmailBodiesDays: r.EmailBodiesDays, WebhookPayloadsDays: r.WebhookPayloadsDays, AuditLogDays: r.AuditLogDays,
 		PendingAuditLogDays: r.PendingAuditLogDays, PendingFrom: utc(r.PendingFrom), UpdatedAt: utc(r.UpdatedAt)}
 }

@@ -14,12 +14,8 @@ func (s *Server) ssoConfig(c domain.SSOConfig) api.SsoConfig {
 }
 
 func ssoDomain(d domain.SSODomain) api.SsoDomain {
-	out := api.SsoDomain{Domain: d.Domain, VerificationRecord: d.VerificationRecord(), CreatedAt: d.CreatedAt.UTC()}
-	if d.VerifiedAt != nil {
-		t := d.VerifiedAt.UTC()
-		out.VerifiedAt = &t
-	}
-	return out
+	return api.SsoDomain{Domain: d.Domain, VerificationRecord: d.VerificationRecord(), VerifiedAt: utc(d.VerifiedAt),
+		CreatedAt: d.CreatedAt.UTC()}
 }
 
 func (s *Server) GetSingleSignOn(ctx context.Context, _ api.GetSingleSignOnRequestObject) (api.GetSingleSignOnResponseObject, error) {

@@ -29,7 +29,7 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
+	"unicode"
 
 	"github.com/coreos/go-oidc/v3/oidc"
 	"github.com/google/uuid"
@@ -269,15 +269,19 @@ func (s *Service) discover(ctx context.Context, issuer string, fresh bool) (*oid
 	return p, nil
 }
 
-// shorten cuts a provider's text to n bytes at a rune boundary.
+// shorten cuts a provider's text (an error, a name) to at most n characters, an ellipsis
+// included, and turns control characters into spaces: it goes into answers, names and logs.
 func shorten(v string, n int) string {
-	if len(v) <= n {
-		return v
+	r := []rune(strings.Map(func(c rune) rune {
+		if unicode.IsControl(c) {
+			return ' '
+		}
+		return c
+	}, v))
+	if len(r) <= n {
+		return string(r)
 	}
-	for n > 0 && !utf8.RuneStart(v[n]) {
-		n--
-	}
-	return v[:n] + "…"
+	return string(r[:n-1]) + "…"
 }
 
 // oauthConfig is the OAuth 2.0 client of the account at its provider.
@@ -489,25 +493,19 @@ func (s *Service) identify(ctx context.Context, c store.SSOConfig, flow store.SS
 	if !truthy(claims.EmailVerified) {
 		return store.SSOIdentity{}, refused("The provider has not verified this address (email_verified is not true).")
 	}
-	name := strings.TrimSpace(claims.Name)
+	name := strings.TrimSpace(shorten(claims.Name, 100))
 	if name == "" {
-		name = strings.TrimSpace(claims.GivenName + " " + claims.FamilyName)
+		name = strings.TrimSpace(shorten(claims.GivenName+" "+claims.FamilyName, 100))
 	}
 	if name == "" {
 		name, _, _ = strings.Cut(address, "@")
 	}
+	if name = strings.TrimSpace(shorten(name, 100)); name == "" {
+		name = shorten(address, 100) // a name is required; the address is what the provider vouched for
+	}
 	// Links are keyed on the issuer the account configured (go-oidc accepts a token whose iss
 	// differs in form for some providers), so that one provider's subjects stay one set.
-	return store.SSOIdentity{Issuer: c.Issuer, Subject: idt.Subject, Email: address, Name: shortenRunes(name, 100)}, nil
-}
-
-// shortenRunes cuts a name to at most n characters, an ellipsis included.
-func shortenRunes(v string, n int) string {
-	r := []rune(v)
-	if len(r) <= n {
-		return v
-	}
-	return string(r[:n-1]) + "…"
+	return store.SSOIdentity{Issuer: c.Issuer, Subject: idt.Subject, Email: address, Name: shorten(name, 100)}, nil
 }
 
 // truthy reads email_verified, which some providers send as a string.
