@@ -92,9 +92,22 @@ UPDATE attendees u SET
 WHERE u.account_id = @account_id AND u.id = @id
 RETURNING *;
 
--- LockAttendee holds an attendee while it is deleted, so no certificate or badge is issued meanwhile.
+-- LockAttendee holds an attendee while it is changed or deleted, so no certificate or badge is
+-- issued meanwhile, and tells whether it was erased.
 -- name: LockAttendee :one
-SELECT id FROM attendees WHERE account_id = @account_id AND id = @id FOR UPDATE;
+SELECT id, erased_at FROM attendees WHERE account_id = @account_id AND id = @id FOR UPDATE;
+
+-- UnlinkErasedAttendee lets an erased attendee's credentials go of them (migration 00044),
+-- before the attendee is deleted: the credentials stay, revoked (all of an erased person's
+-- are); their drafts keep their link, and go with them.
+-- name: UnlinkErasedAttendee :exec
+WITH certs AS (
+    UPDATE certificates c SET attendee_link = NULL
+    FROM attendees a WHERE a.account_id = @account_id AND a.id = @id AND a.erased_at IS NOT NULL AND c.attendee_link = a.id
+      AND c.status <> 'draft'
+)
+UPDATE badge_assertions b SET attendee_link = NULL
+FROM attendees a WHERE a.account_id = @account_id AND a.id = @id AND a.erased_at IS NOT NULL AND b.attendee_link = a.id;
 
 -- name: AttendeeHoldings :one
 SELECT

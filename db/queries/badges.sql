@@ -73,7 +73,7 @@ RETURNING *;
 -- BadgeRecipients reads the attendees of the account among ids, with their event and its
 -- locale (which their assertions speak).
 -- name: BadgeRecipients :many
-SELECT a.id, a.event_id, a.first_name, a.last_name, a.email, e.locale AS event_locale
+SELECT a.id, a.event_id, a.first_name, a.last_name, a.email, a.erased_at, e.locale AS event_locale
 FROM attendees a JOIN events e ON e.id = a.event_id
 WHERE a.account_id = @account_id AND a.id = ANY (@ids::uuid[]);
 
@@ -95,9 +95,9 @@ RETURNING code;
 -- badge already (an active assertion: a revoked one holds nothing) is left as they are, and
 -- missing from the answer.
 -- name: InsertBadgeAssertions :many
-INSERT INTO badge_assertions (id, account_id, badge_id, attendee_id, verification_code, recipient_first_name,
+INSERT INTO badge_assertions (id, account_id, badge_id, attendee_id, attendee_link, verification_code, recipient_first_name,
                               recipient_last_name, recipient_email, recipient_salt, locale, issued_at, expires_at, created_at)
-SELECT unnest(@ids::uuid[]), @account_id, @badge_id, unnest(@attendee_ids::uuid[]), unnest(@codes::text[]),
+SELECT unnest(@ids::uuid[]), @account_id, @badge_id, unnest(@attendee_ids::uuid[]), unnest(@attendee_ids::uuid[]), unnest(@codes::text[]),
        unnest(@first_names::text[]), unnest(@last_names::text[]), unnest(@emails::text[]), unnest(@salts::text[]),
        unnest(@locales::text[]), @issued_at::timestamptz, sqlc.narg(expires_at)::timestamptz, @issued_at::timestamptz
 ON CONFLICT (badge_id, attendee_id) WHERE status = 'active' DO NOTHING
@@ -116,9 +116,9 @@ SELECT sqlc.embed(a), sqlc.embed(b) FROM badge_assertions a JOIN badges b ON b.i
 WHERE a.id = @id;
 
 -- GetBadgeAssertionByCode reads an assertion with its badge and its attendee's event (what
--- public verification counts it under) in one round trip.
+-- public verification counts it under; none once an erased attendee was deleted) in one round trip.
 -- name: GetBadgeAssertionByCode :one
 SELECT sqlc.embed(a), sqlc.embed(b), t.event_id FROM badge_assertions a JOIN badges b ON b.id = a.badge_id
-JOIN attendees t ON t.id = a.attendee_id
+LEFT JOIN attendees t ON t.id = a.attendee_link
 WHERE a.verification_code = upper(@code::text);
 

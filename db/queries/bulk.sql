@@ -71,20 +71,20 @@ UPDATE bulk_jobs SET status = @status, finished_at = @now::timestamptz WHERE id 
 RETURNING *;
 
 -- AttendeesWithoutValidCertificate lists an event's attendees who hold no valid certificate of
--- the template, oldest first.
+-- the template, oldest first; not those erased at their request, to whom nothing is issued.
 -- name: AttendeesWithoutValidCertificate :many
 SELECT a.id FROM attendees a
-WHERE a.account_id = @account_id AND a.event_id = @event_id AND NOT EXISTS (
+WHERE a.account_id = @account_id AND a.event_id = @event_id AND a.erased_at IS NULL AND NOT EXISTS (
     SELECT 1 FROM certificates c
     WHERE c.attendee_id = a.id AND c.event_id = a.event_id AND c.template_id = @template_id AND c.status = 'issued'
       AND (c.expires_at IS NULL OR c.expires_at > @now::timestamptz))
 ORDER BY a.created_at, a.id;
 
 -- CountAttendeesToIssue counts, of the attendees named, those of the event who hold no valid
--- certificate of the template: the ones an issuance would charge a credit for.
+-- certificate of the template and were not erased: the ones an issuance would charge a credit for.
 -- name: CountAttendeesToIssue :one
 SELECT count(*) FROM attendees a
-WHERE a.account_id = @account_id AND a.event_id = @event_id AND a.id = ANY (@ids::uuid[]) AND NOT EXISTS (
+WHERE a.account_id = @account_id AND a.event_id = @event_id AND a.id = ANY (@ids::uuid[]) AND a.erased_at IS NULL AND NOT EXISTS (
     SELECT 1 FROM certificates c
     WHERE c.attendee_id = a.id AND c.event_id = a.event_id AND c.template_id = @template_id AND c.status = 'issued'
       AND (c.expires_at IS NULL OR c.expires_at > @now::timestamptz));

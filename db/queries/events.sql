@@ -46,8 +46,22 @@ RETURNING *;
 -- name: LockEvent :one
 SELECT id FROM events WHERE account_id = @account_id AND id = @id FOR UPDATE;
 
+-- CountIssuedCertificatesOfEvent counts the certificates other than drafts that the event's
+-- attendees hold, but for erased people's: those no longer hold the event.
 -- name: CountIssuedCertificatesOfEvent :one
-SELECT count(*) FROM certificates WHERE account_id = @account_id AND event_id = @event_id AND status <> 'draft';
+SELECT count(*) FROM certificates c JOIN attendees a ON a.id = c.attendee_link
+WHERE c.account_id = @account_id AND c.event_id = @event_id AND c.status <> 'draft' AND a.erased_at IS NULL;
+
+-- UnlinkErasedOfEvent lets the credentials of the event's erased attendees go of them (migration
+-- 00044), before the event and its attendees are deleted: the credentials stay, revoked (all
+-- of an erased person's are); their drafts keep their link, and go with the event.
+-- name: UnlinkErasedOfEvent :exec
+WITH erased AS (
+    SELECT e.id FROM attendees e WHERE e.account_id = @account_id AND e.event_id = @event_id AND e.erased_at IS NOT NULL
+), certs AS (
+    UPDATE certificates c SET attendee_link = NULL WHERE c.attendee_link IN (SELECT id FROM erased) AND c.status <> 'draft'
+)
+UPDATE badge_assertions b SET attendee_link = NULL WHERE b.attendee_link IN (SELECT id FROM erased);
 
 -- name: DeleteDraftCertificatesOfEvent :many
 DELETE FROM certificates WHERE account_id = @account_id AND event_id = @event_id AND status = 'draft'

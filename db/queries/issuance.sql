@@ -71,9 +71,9 @@ WITH counter AS (
             greatest(g.number_digits, length((counter.before + g.ord)::text)), '0') AS certificate_number
     FROM counter, given g
 )
-INSERT INTO certificates (id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code,
+INSERT INTO certificates (id, account_id, event_id, attendee_id, attendee_link, template_id, certificate_number, verification_code,
     status, recipient_first_name, recipient_last_name, recipient_email, snapshot, issued_at, expires_at, created_at, updated_at)
-SELECT id, @account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status,
+SELECT id, @account_id, event_id, attendee_id, attendee_id, template_id, certificate_number, verification_code, status,
     recipient_first_name, recipient_last_name, recipient_email, snapshot, issued_at, expires_at, @now::timestamptz, @now::timestamptz
 FROM numbered
 RETURNING *;

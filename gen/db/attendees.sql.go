@@ -509,7 +509,7 @@ func (q *Queries) ListAttendees(ctx context.Context, arg ListAttendeesParams) ([
 }
 
 const LockAttendee = `-- name: LockAttendee :one
-SELECT id FROM attendees WHERE account_id = $1 AND id = $2 FOR UPDATE
+SELECT id, erased_at FROM attendees WHERE account_id = $1 AND id = $2 FOR UPDATE
 `
 
 type LockAttendeeParams struct {
@@ -517,12 +517,18 @@ type LockAttendeeParams struct {
 	ID        uuid.UUID
 }
 
-// LockAttendee holds an attendee while it is deleted, so no certificate or badge is issued meanwhile.
-func (q *Queries) LockAttendee(ctx context.Context, arg LockAttendeeParams) (uuid.UUID, error) {
+type LockAttendeeRow struct {
+	ID       uuid.UUID
+	ErasedAt *time.Time
+}
+
+// LockAttendee holds an attendee while it is changed or deleted, so no certificate or badge is
+// issued meanwhile, and tells whether it was erased.
+func (q *Queries) LockAttendee(ctx context.Context, arg LockAttendeeParams) (LockAttendeeRow, error) {
 	row := q.db.QueryRow(ctx, LockAttendee, arg.AccountID, arg.ID)
-	var id uuid.UUID
-	err := row.Scan(&id)
-	return id, err
+	var i LockAttendeeRow
+	err := row.Scan(&i.ID, &i.ErasedAt)
+	return i, err
 }
 
 const LockAttendeeSearchIndexer = `-- name: LockAttendeeSearchIndexer :one
@@ -619,6 +625,29 @@ func (q *Queries) SearchAttendees(ctx context.Context, arg SearchAttendeesParams
 		return nil, err
 	}
 	return items, nil
+}
+
+const UnlinkErasedAttendee = `-- name: UnlinkErasedAttendee :exec
+WITH certs AS (
+    UPDATE certificates c SET attendee_link = NULL
+    FROM attendees a WHERE a.account_id = $1 AND a.id = $2 AND a.erased_at IS NOT NULL AND c.attendee_link = a.id
+      AND c.status <> 'draft'
+)
+UPDATE badge_assertions b SET attendee_link = NULL
+FROM attendees a WHERE a.account_id = $1 AND a.id = $2 AND a.erased_at IS NOT NULL AND b.attendee_link = a.id
+`
+
+type UnlinkErasedAttendeeParams struct {
+	AccountID uuid.UUID
+	ID        uuid.UUID
+}
+
+// UnlinkErasedAttendee lets an erased attendee's credentials go of them (migration 00044),
+// before the attendee is deleted: the credentials stay, revoked (all of an erased person's
+// are); their drafts keep their link, and go with them.
+func (q *Queries) UnlinkErasedAttendee(ctx context.Context, arg UnlinkErasedAttendeeParams) error {
+	_, err := q.db.Exec(ctx, UnlinkErasedAttendee, arg.AccountID, arg.ID)
+	return err
 }
 
 const UpdateAttendee = `-- name: UpdateAttendee :one

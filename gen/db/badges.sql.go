@@ -24,7 +24,7 @@ func (q *Queries) AccountHasBadges(ctx context.Context, accountID uuid.UUID) (bo
 }
 
 const BadgeRecipients = `-- name: BadgeRecipients :many
-SELECT a.id, a.event_id, a.first_name, a.last_name, a.email, e.locale AS event_locale
+SELECT a.id, a.event_id, a.first_name, a.last_name, a.email, a.erased_at, e.locale AS event_locale
 FROM attendees a JOIN events e ON e.id = a.event_id
 WHERE a.account_id = $1 AND a.id = ANY ($2::uuid[])
 `
@@ -40,6 +40,7 @@ type BadgeRecipientsRow struct {
 	FirstName   string
 	LastName    string
 	Email       string
+	ErasedAt    *time.Time
 	EventLocale string
 }
 
@@ -60,6 +61,7 @@ func (q *Queries) BadgeRecipients(ctx context.Context, arg BadgeRecipientsParams
 			&i.FirstName,
 			&i.LastName,
 			&i.Email,
+			&i.ErasedAt,
 			&i.EventLocale,
 		); err != nil {
 			return nil, err
@@ -115,7 +117,7 @@ func (q *Queries) DeleteBadge(ctx context.Context, id uuid.UUID) error {
 }
 
 const FindBadgeAssertionsOf = `-- name: FindBadgeAssertionsOf :many
-SELECT id, account_id, badge_id, attendee_id, verification_code, recipient_first_name, recipient_last_name, recipient_email, status, issued_at, expires_at, revoked_at, revocation_reason, first_verified_at, created_at, recipient_salt, revocation_reason_code, locale FROM badge_assertions
+SELECT id, account_id, badge_id, attendee_id, verification_code, recipient_first_name, recipient_last_name, recipient_email, status, issued_at, expires_at, revoked_at, revocation_reason, first_verified_at, created_at, recipient_salt, revocation_reason_code, locale, attendee_link FROM badge_assertions
 WHERE badge_id = $1 AND attendee_id = ANY ($2::uuid[]) AND status = 'active'
 `
 
@@ -154,6 +156,7 @@ func (q *Queries) FindBadgeAssertionsOf(ctx context.Context, arg FindBadgeAssert
 			&i.RecipientSalt,
 			&i.RevocationReasonCode,
 			&i.Locale,
+			&i.AttendeeLink,
 		); err != nil {
 			return nil, err
 		}
@@ -203,19 +206,19 @@ func (q *Queries) GetBadge(ctx context.Context, arg GetBadgeParams) (GetBadgeRow
 }
 
 const GetBadgeAssertionByCode = `-- name: GetBadgeAssertionByCode :one
-SELECT a.id, a.account_id, a.badge_id, a.attendee_id, a.verification_code, a.recipient_first_name, a.recipient_last_name, a.recipient_email, a.status, a.issued_at, a.expires_at, a.revoked_at, a.revocation_reason, a.first_verified_at, a.created_at, a.recipient_salt, a.revocation_reason_code, a.locale, b.id, b.account_id, b.name, b.description, b.criteria_narrative, b.criteria_url, b.image, b.tags, b.validity_days, b.status, b.retired_at, b.created_at, b.updated_at, t.event_id FROM badge_assertions a JOIN badges b ON b.id = a.badge_id
-JOIN attendees t ON t.id = a.attendee_id
+SELECT a.id, a.account_id, a.badge_id, a.attendee_id, a.verification_code, a.recipient_first_name, a.recipient_last_name, a.recipient_email, a.status, a.issued_at, a.expires_at, a.revoked_at, a.revocation_reason, a.first_verified_at, a.created_at, a.recipient_salt, a.revocation_reason_code, a.locale, a.attendee_link, b.id, b.account_id, b.name, b.description, b.criteria_narrative, b.criteria_url, b.image, b.tags, b.validity_days, b.status, b.retired_at, b.created_at, b.updated_at, t.event_id FROM badge_assertions a JOIN badges b ON b.id = a.badge_id
+LEFT JOIN attendees t ON t.id = a.attendee_link
 WHERE a.verification_code = upper($1::text)
 `
 
 type GetBadgeAssertionByCodeRow struct {
 	BadgeAssertion BadgeAssertion
 	Badge          Badge
-	EventID        uuid.UUID
+	EventID        *uuid.UUID
 }
 
 // GetBadgeAssertionByCode reads an assertion with its badge and its attendee's event (what
-// public verification counts it under) in one round trip.
+// public verification counts it under; none once an erased attendee was deleted) in one round trip.
 func (q *Queries) GetBadgeAssertionByCode(ctx context.Context, code string) (GetBadgeAssertionByCodeRow, error) {
 	row := q.db.QueryRow(ctx, GetBadgeAssertionByCode, code)
 	var i GetBadgeAssertionByCodeRow
@@ -238,6 +241,7 @@ func (q *Queries) GetBadgeAssertionByCode(ctx context.Context, code string) (Get
 		&i.BadgeAssertion.RecipientSalt,
 		&i.BadgeAssertion.RevocationReasonCode,
 		&i.BadgeAssertion.Locale,
+		&i.BadgeAssertion.AttendeeLink,
 		&i.Badge.ID,
 		&i.Badge.AccountID,
 		&i.Badge.Name,
@@ -257,7 +261,7 @@ func (q *Queries) GetBadgeAssertionByCode(ctx context.Context, code string) (Get
 }
 
 const GetBadgeAssertionByID = `-- name: GetBadgeAssertionByID :one
-SELECT a.id, a.account_id, a.badge_id, a.attendee_id, a.verification_code, a.recipient_first_name, a.recipient_last_name, a.recipient_email, a.status, a.issued_at, a.expires_at, a.revoked_at, a.revocation_reason, a.first_verified_at, a.created_at, a.recipient_salt, a.revocation_reason_code, a.locale, b.id, b.account_id, b.name, b.description, b.criteria_narrative, b.criteria_url, b.image, b.tags, b.validity_days, b.status, b.retired_at, b.created_at, b.updated_at FROM badge_assertions a JOIN badges b ON b.id = a.badge_id
+SELECT a.id, a.account_id, a.badge_id, a.attendee_id, a.verification_code, a.recipient_first_name, a.recipient_last_name, a.recipient_email, a.status, a.issued_at, a.expires_at, a.revoked_at, a.revocation_reason, a.first_verified_at, a.created_at, a.recipient_salt, a.revocation_reason_code, a.locale, a.attendee_link, b.id, b.account_id, b.name, b.description, b.criteria_narrative, b.criteria_url, b.image, b.tags, b.validity_days, b.status, b.retired_at, b.created_at, b.updated_at FROM badge_assertions a JOIN badges b ON b.id = a.badge_id
 WHERE a.id = $1
 `
 
@@ -288,6 +292,7 @@ func (q *Queries) GetBadgeAssertionByID(ctx context.Context, id uuid.UUID) (GetB
 		&i.BadgeAssertion.RecipientSalt,
 		&i.BadgeAssertion.RevocationReasonCode,
 		&i.BadgeAssertion.Locale,
+		&i.BadgeAssertion.AttendeeLink,
 		&i.Badge.ID,
 		&i.Badge.AccountID,
 		&i.Badge.Name,
@@ -385,13 +390,13 @@ func (q *Queries) InsertBadge(ctx context.Context, arg InsertBadgeParams) (Badge
 }
 
 const InsertBadgeAssertions = `-- name: InsertBadgeAssertions :many
-INSERT INTO badge_assertions (id, account_id, badge_id, attendee_id, verification_code, recipient_first_name,
+INSERT INTO badge_assertions (id, account_id, badge_id, attendee_id, attendee_link, verification_code, recipient_first_name,
                               recipient_last_name, recipient_email, recipient_salt, locale, issued_at, expires_at, created_at)
-SELECT unnest($1::uuid[]), $2, $3, unnest($4::uuid[]), unnest($5::text[]),
+SELECT unnest($1::uuid[]), $2, $3, unnest($4::uuid[]), unnest($4::uuid[]), unnest($5::text[]),
        unnest($6::text[]), unnest($7::text[]), unnest($8::text[]), unnest($9::text[]),
        unnest($10::text[]), $11::timestamptz, $12::timestamptz, $11::timestamptz
 ON CONFLICT (badge_id, attendee_id) WHERE status = 'active' DO NOTHING
-RETURNING id, account_id, badge_id, attendee_id, verification_code, recipient_first_name, recipient_last_name, recipient_email, status, issued_at, expires_at, revoked_at, revocation_reason, first_verified_at, created_at, recipient_salt, revocation_reason_code, locale
+RETURNING id, account_id, badge_id, attendee_id, verification_code, recipient_first_name, recipient_last_name, recipient_email, status, issued_at, expires_at, revoked_at, revocation_reason, first_verified_at, created_at, recipient_salt, revocation_reason_code, locale, attendee_link
 `
 
 type InsertBadgeAssertionsParams struct {
@@ -453,6 +458,7 @@ func (q *Queries) InsertBadgeAssertions(ctx context.Context, arg InsertBadgeAsse
 			&i.RecipientSalt,
 			&i.RevocationReasonCode,
 			&i.Locale,
+			&i.AttendeeLink,
 		); err != nil {
 			return nil, err
 		}
@@ -526,7 +532,7 @@ func (q *Queries) ListActiveBadges(ctx context.Context, arg ListActiveBadgesPara
 }
 
 const ListBadgeAssertions = `-- name: ListBadgeAssertions :many
-SELECT id, account_id, badge_id, attendee_id, verification_code, recipient_first_name, recipient_last_name, recipient_email, status, issued_at, expires_at, revoked_at, revocation_reason, first_verified_at, created_at, recipient_salt, revocation_reason_code, locale FROM badge_assertions WHERE account_id = $1 AND badge_id = $2
+SELECT id, account_id, badge_id, attendee_id, verification_code, recipient_first_name, recipient_last_name, recipient_email, status, issued_at, expires_at, revoked_at, revocation_reason, first_verified_at, created_at, recipient_salt, revocation_reason_code, locale, attendee_link FROM badge_assertions WHERE account_id = $1 AND badge_id = $2
 ORDER BY issued_at DESC, id DESC
 LIMIT $4 OFFSET $3
 `
@@ -571,6 +577,7 @@ func (q *Queries) ListBadgeAssertions(ctx context.Context, arg ListBadgeAssertio
 			&i.RecipientSalt,
 			&i.RevocationReasonCode,
 			&i.Locale,
+			&i.AttendeeLink,
 		); err != nil {
 			return nil, err
 		}
@@ -623,7 +630,7 @@ func (q *Queries) LockBadge(ctx context.Context, arg LockBadgeParams) (LockBadge
 }
 
 const LockBadgeAssertion = `-- name: LockBadgeAssertion :one
-SELECT id, account_id, badge_id, attendee_id, verification_code, recipient_first_name, recipient_last_name, recipient_email, status, issued_at, expires_at, revoked_at, revocation_reason, first_verified_at, created_at, recipient_salt, revocation_reason_code, locale FROM badge_assertions
+SELECT id, account_id, badge_id, attendee_id, verification_code, recipient_first_name, recipient_last_name, recipient_email, status, issued_at, expires_at, revoked_at, revocation_reason, first_verified_at, created_at, recipient_salt, revocation_reason_code, locale, attendee_link FROM badge_assertions
 WHERE account_id = $1 AND badge_id = $2 AND id = $3
 FOR UPDATE
 `
@@ -657,6 +664,7 @@ func (q *Queries) LockBadgeAssertion(ctx context.Context, arg LockBadgeAssertion
 		&i.RecipientSalt,
 		&i.RevocationReasonCode,
 		&i.Locale,
+		&i.AttendeeLink,
 	)
 	return i, err
 }
@@ -732,7 +740,7 @@ const RevokeAssertionsOfBadge = `-- name: RevokeAssertionsOfBadge :many
 UPDATE badge_assertions SET status = 'revoked', revoked_at = $1::timestamptz, revocation_reason = $2,
     revocation_reason_code = $3
 WHERE badge_id = $4 AND status = 'active'
-RETURNING id, account_id, badge_id, attendee_id, verification_code, recipient_first_name, recipient_last_name, recipient_email, status, issued_at, expires_at, revoked_at, revocation_reason, first_verified_at, created_at, recipient_salt, revocation_reason_code, locale
+RETURNING id, account_id, badge_id, attendee_id, verification_code, recipient_first_name, recipient_last_name, recipient_email, status, issued_at, expires_at, revoked_at, revocation_reason, first_verified_at, created_at, recipient_salt, revocation_reason_code, locale, attendee_link
 `
 
 type RevokeAssertionsOfBadgeParams struct {
@@ -776,6 +784,7 @@ func (q *Queries) RevokeAssertionsOfBadge(ctx context.Context, arg RevokeAsserti
 			&i.RecipientSalt,
 			&i.RevocationReasonCode,
 			&i.Locale,
+			&i.AttendeeLink,
 		); err != nil {
 			return nil, err
 		}
@@ -791,7 +800,7 @@ const RevokeBadgeAssertion = `-- name: RevokeBadgeAssertion :one
 UPDATE badge_assertions SET status = 'revoked', revoked_at = $1::timestamptz,
     revocation_reason = $2, revocation_reason_code = $3
 WHERE id = $4 AND status = 'active'
-RETURNING id, account_id, badge_id, attendee_id, verification_code, recipient_first_name, recipient_last_name, recipient_email, status, issued_at, expires_at, revoked_at, revocation_reason, first_verified_at, created_at, recipient_salt, revocation_reason_code, locale
+RETURNING id, account_id, badge_id, attendee_id, verification_code, recipient_first_name, recipient_last_name, recipient_email, status, issued_at, expires_at, revoked_at, revocation_reason, first_verified_at, created_at, recipient_salt, revocation_reason_code, locale, attendee_link
 `
 
 type RevokeBadgeAssertionParams struct {
@@ -829,6 +838,7 @@ func (q *Queries) RevokeBadgeAssertion(ctx context.Context, arg RevokeBadgeAsser
 		&i.RecipientSalt,
 		&i.RevocationReasonCode,
 		&i.Locale,
+		&i.AttendeeLink,
 	)
 	return i, err
 }

@@ -25,7 +25,7 @@ func (q *Queries) ActiveBulkJob(ctx context.Context, eventID uuid.UUID) (uuid.UU
 
 const AttendeesWithoutValidCertificate = `-- name: AttendeesWithoutValidCertificate :many
 SELECT a.id FROM attendees a
-WHERE a.account_id = $1 AND a.event_id = $2 AND NOT EXISTS (
+WHERE a.account_id = $1 AND a.event_id = $2 AND a.erased_at IS NULL AND NOT EXISTS (
     SELECT 1 FROM certificates c
     WHERE c.attendee_id = a.id AND c.event_id = a.event_id AND c.template_id = $3 AND c.status = 'issued'
       AND (c.expires_at IS NULL OR c.expires_at > $4::timestamptz))
@@ -40,7 +40,7 @@ type AttendeesWithoutValidCertificateParams struct {
 }
 
 // AttendeesWithoutValidCertificate lists an event's attendees who hold no valid certificate of
-// the template, oldest first.
+// the template, oldest first; not those erased at their request, to whom nothing is issued.
 func (q *Queries) AttendeesWithoutValidCertificate(ctx context.Context, arg AttendeesWithoutValidCertificateParams) ([]uuid.UUID, error) {
 	rows, err := q.db.Query(ctx, AttendeesWithoutValidCertificate,
 		arg.AccountID,
@@ -68,7 +68,7 @@ func (q *Queries) AttendeesWithoutValidCertificate(ctx context.Context, arg Atte
 
 const CountAttendeesToIssue = `-- name: CountAttendeesToIssue :one
 SELECT count(*) FROM attendees a
-WHERE a.account_id = $1 AND a.event_id = $2 AND a.id = ANY ($3::uuid[]) AND NOT EXISTS (
+WHERE a.account_id = $1 AND a.event_id = $2 AND a.id = ANY ($3::uuid[]) AND a.erased_at IS NULL AND NOT EXISTS (
     SELECT 1 FROM certificates c
     WHERE c.attendee_id = a.id AND c.event_id = a.event_id AND c.template_id = $4 AND c.status = 'issued'
       AND (c.expires_at IS NULL OR c.expires_at > $5::timestamptz))
@@ -83,7 +83,7 @@ type CountAttendeesToIssueParams struct {
 }
 
 // CountAttendeesToIssue counts, of the attendees named, those of the event who hold no valid
-// certificate of the template: the ones an issuance would charge a credit for.
+// certificate of the template and were not erased: the ones an issuance would charge a credit for.
 func (q *Queries) CountAttendeesToIssue(ctx context.Context, arg CountAttendeesToIssueParams) (int64, error) {
 	row := q.db.QueryRow(ctx, CountAttendeesToIssue,
 		arg.AccountID,

@@ -158,7 +158,7 @@ func (q *Queries) CreditFigures(ctx context.Context, arg CreditFiguresParams) (C
 }
 
 const CurrentCertificatesFor = `-- name: CurrentCertificatesFor :many
-SELECT cur.id, cur.account_id, cur.event_id, cur.attendee_id, cur.template_id, cur.certificate_number, cur.verification_code, cur.status, cur.recipient_first_name, cur.recipient_last_name, cur.recipient_email, cur.snapshot, cur.recipient_token_hash, cur.issued_at, cur.expires_at, cur.revoked_at, cur.revocation_reason, cur.revocation_reason_code, cur.first_viewed_at, cur.first_verified_at, cur.created_at, cur.updated_at, cur.snapshot_event_name, cur.snapshot_event_date, cur.snapshot_event_location, cur.snapshot_event_locale FROM certificates cur
+SELECT cur.id, cur.account_id, cur.event_id, cur.attendee_id, cur.template_id, cur.certificate_number, cur.verification_code, cur.status, cur.recipient_first_name, cur.recipient_last_name, cur.recipient_email, cur.snapshot, cur.recipient_token_hash, cur.issued_at, cur.expires_at, cur.revoked_at, cur.revocation_reason, cur.revocation_reason_code, cur.first_viewed_at, cur.first_verified_at, cur.created_at, cur.updated_at, cur.snapshot_event_name, cur.snapshot_event_date, cur.snapshot_event_location, cur.snapshot_event_locale, cur.attendee_link FROM certificates cur
 WHERE cur.attendee_id = $1 AND cur.event_id = $2 AND cur.template_id = $3
   AND cur.status IN ('issued', 'draft')
   AND EXISTS (SELECT 1 FROM attendees a WHERE a.id = $1 AND a.account_id = $4)
@@ -221,6 +221,7 @@ func (q *Queries) CurrentCertificatesFor(ctx context.Context, arg CurrentCertifi
 			&i.SnapshotEventDate,
 			&i.SnapshotEventLocation,
 			&i.SnapshotEventLocale,
+			&i.AttendeeLink,
 		); err != nil {
 			return nil, err
 		}
@@ -257,7 +258,7 @@ func (q *Queries) DeleteDraftCertificate(ctx context.Context, id uuid.UUID) ([]s
 }
 
 const GetCertificate = `-- name: GetCertificate :one
-SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location, snapshot_event_locale FROM certificates WHERE account_id = $1 AND id = $2
+SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location, snapshot_event_locale, attendee_link FROM certificates WHERE account_id = $1 AND id = $2
 `
 
 type GetCertificateParams struct {
@@ -295,6 +296,7 @@ func (q *Queries) GetCertificate(ctx context.Context, arg GetCertificateParams) 
 		&i.SnapshotEventDate,
 		&i.SnapshotEventLocation,
 		&i.SnapshotEventLocale,
+		&i.AttendeeLink,
 	)
 	return i, err
 }
@@ -647,7 +649,7 @@ func (q *Queries) LockAttendees(ctx context.Context, arg LockAttendeesParams) er
 }
 
 const LockCertificate = `-- name: LockCertificate :one
-SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location, snapshot_event_locale FROM certificates WHERE account_id = $1 AND id = $2 FOR UPDATE
+SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location, snapshot_event_locale, attendee_link FROM certificates WHERE account_id = $1 AND id = $2 FOR UPDATE
 `
 
 type LockCertificateParams struct {
@@ -685,6 +687,7 @@ func (q *Queries) LockCertificate(ctx context.Context, arg LockCertificateParams
 		&i.SnapshotEventDate,
 		&i.SnapshotEventLocation,
 		&i.SnapshotEventLocale,
+		&i.AttendeeLink,
 	)
 	return i, err
 }
@@ -816,7 +819,7 @@ const ReplaceSnapshot = `-- name: ReplaceSnapshot :one
 UPDATE certificates SET snapshot = $1, recipient_first_name = $2,
     recipient_last_name = $3, recipient_email = $4, updated_at = $5::timestamptz
 WHERE id = $6
-RETURNING id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location, snapshot_event_locale
+RETURNING id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location, snapshot_event_locale, attendee_link
 `
 
 type ReplaceSnapshotParams struct {
@@ -865,6 +868,7 @@ func (q *Queries) ReplaceSnapshot(ctx context.Context, arg ReplaceSnapshotParams
 		&i.SnapshotEventDate,
 		&i.SnapshotEventLocation,
 		&i.SnapshotEventLocale,
+		&i.AttendeeLink,
 	)
 	return i, err
 }
@@ -913,7 +917,7 @@ const RevokeCertificate = `-- name: RevokeCertificate :one
 UPDATE certificates SET status = 'revoked', revoked_at = $1, revocation_reason = $2,
     revocation_reason_code = $3, updated_at = $4::timestamptz
 WHERE id = $5 AND status IN ('issued', 'expired')
-RETURNING id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location, snapshot_event_locale
+RETURNING id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location, snapshot_event_locale, attendee_link
 `
 
 type RevokeCertificateParams struct {
@@ -960,6 +964,7 @@ func (q *Queries) RevokeCertificate(ctx context.Context, arg RevokeCertificatePa
 		&i.SnapshotEventDate,
 		&i.SnapshotEventLocation,
 		&i.SnapshotEventLocale,
+		&i.AttendeeLink,
 	)
 	return i, err
 }

@@ -109,7 +109,7 @@ func (q *Queries) EnqueueEmail(ctx context.Context, arg EnqueueEmailParams) (Ema
 }
 
 const GetCertificateByID = `-- name: GetCertificateByID :one
-SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location, snapshot_event_locale FROM certificates WHERE id = $1
+SELECT id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location, snapshot_event_locale, attendee_link FROM certificates WHERE id = $1
 `
 
 func (q *Queries) GetCertificateByID(ctx context.Context, id uuid.UUID) (Certificate, error) {
@@ -142,6 +142,7 @@ func (q *Queries) GetCertificateByID(ctx context.Context, id uuid.UUID) (Certifi
 		&i.SnapshotEventDate,
 		&i.SnapshotEventLocation,
 		&i.SnapshotEventLocale,
+		&i.AttendeeLink,
 	)
 	return i, err
 }
@@ -376,7 +377,7 @@ func (q *Queries) RetryEmailLater(ctx context.Context, arg RetryEmailLaterParams
 }
 
 const SendableCertificates = `-- name: SendableCertificates :many
-SELECT c.id, c.account_id, c.event_id, c.attendee_id, c.template_id, c.certificate_number, c.verification_code, c.status, c.recipient_first_name, c.recipient_last_name, c.recipient_email, c.snapshot, c.recipient_token_hash, c.issued_at, c.expires_at, c.revoked_at, c.revocation_reason, c.revocation_reason_code, c.first_viewed_at, c.first_verified_at, c.created_at, c.updated_at, c.snapshot_event_name, c.snapshot_event_date, c.snapshot_event_location, c.snapshot_event_locale, EXISTS (
+SELECT c.id, c.account_id, c.event_id, c.attendee_id, c.template_id, c.certificate_number, c.verification_code, c.status, c.recipient_first_name, c.recipient_last_name, c.recipient_email, c.snapshot, c.recipient_token_hash, c.issued_at, c.expires_at, c.revoked_at, c.revocation_reason, c.revocation_reason_code, c.first_viewed_at, c.first_verified_at, c.created_at, c.updated_at, c.snapshot_event_name, c.snapshot_event_date, c.snapshot_event_location, c.snapshot_event_locale, c.attendee_link, EXISTS (
     SELECT 1 FROM email_deliveries d WHERE d.certificate_id = c.id AND d.status IN ('sent', 'queued')
 ) AS emailed
 FROM certificates c
@@ -421,6 +422,7 @@ type SendableCertificatesRow struct {
 	SnapshotEventDate     *string
 	SnapshotEventLocation *string
 	SnapshotEventLocale   *string
+	AttendeeLink          *uuid.UUID
 	Emailed               bool
 }
 
@@ -467,6 +469,7 @@ func (q *Queries) SendableCertificates(ctx context.Context, arg SendableCertific
 			&i.SnapshotEventDate,
 			&i.SnapshotEventLocation,
 			&i.SnapshotEventLocale,
+			&i.AttendeeLink,
 			&i.Emailed,
 		); err != nil {
 			return nil, err

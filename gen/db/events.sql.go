@@ -30,7 +30,8 @@ func (q *Queries) CountEvents(ctx context.Context, arg CountEventsParams) (int64
 }
 
 const CountIssuedCertificatesOfEvent = `-- name: CountIssuedCertificatesOfEvent :one
-SELECT count(*) FROM certificates WHERE account_id = $1 AND event_id = $2 AND status <> 'draft'
+SELECT count(*) FROM certificates c JOIN attendees a ON a.id = c.attendee_link
+WHERE c.account_id = $1 AND c.event_id = $2 AND c.status <> 'draft' AND a.erased_at IS NULL
 `
 
 type CountIssuedCertificatesOfEventParams struct {
@@ -38,6 +39,8 @@ type CountIssuedCertificatesOfEventParams struct {
 	EventID   uuid.UUID
 }
 
+// CountIssuedCertificatesOfEvent counts the certificates other than drafts that the event's
+// attendees hold, but for erased people's: those no longer hold the event.
 func (q *Queries) CountIssuedCertificatesOfEvent(ctx context.Context, arg CountIssuedCertificatesOfEventParams) (int64, error) {
 	row := q.db.QueryRow(ctx, CountIssuedCertificatesOfEvent, arg.AccountID, arg.EventID)
 	var count int64
@@ -277,6 +280,28 @@ func (q *Queries) TemplateUsable(ctx context.Context, arg TemplateUsableParams) 
 	var exists bool
 	err := row.Scan(&exists)
 	return exists, err
+}
+
+const UnlinkErasedOfEvent = `-- name: UnlinkErasedOfEvent :exec
+WITH erased AS (
+    SELECT e.id FROM attendees e WHERE e.account_id = $1 AND e.event_id = $2 AND e.erased_at IS NOT NULL
+), certs AS (
+    UPDATE certificates c SET attendee_link = NULL WHERE c.attendee_link IN (SELECT id FROM erased) AND c.status <> 'draft'
+)
+UPDATE badge_assertions b SET attendee_link = NULL WHERE b.attendee_link IN (SELECT id FROM erased)
+`
+
+type UnlinkErasedOfEventParams struct {
+	AccountID uuid.UUID
+	EventID   uuid.UUID
+}
+
+// UnlinkErasedOfEvent lets the credentials of the event's erased attendees go of them (migration
+// 00044), before the event and its attendees are deleted: the credentials stay, revoked (all
+// of an erased person's are); their drafts keep their link, and go with the event.
+func (q *Queries) UnlinkErasedOfEvent(ctx context.Context, arg UnlinkErasedOfEventParams) error {
+	_, err := q.db.Exec(ctx, UnlinkErasedOfEvent, arg.AccountID, arg.EventID)
+	return err
 }
 
 const UpdateEvent = `-- name: UpdateEvent :one

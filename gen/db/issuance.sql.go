@@ -140,12 +140,12 @@ WITH counter AS (
             greatest(g.number_digits, length((counter.before + g.ord)::text)), '0') AS certificate_number
     FROM counter, given g
 )
-INSERT INTO certificates (id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code,
+INSERT INTO certificates (id, account_id, event_id, attendee_id, attendee_link, template_id, certificate_number, verification_code,
     status, recipient_first_name, recipient_last_name, recipient_email, snapshot, issued_at, expires_at, created_at, updated_at)
-SELECT id, $1, event_id, attendee_id, template_id, certificate_number, verification_code, status,
+SELECT id, $1, event_id, attendee_id, attendee_id, template_id, certificate_number, verification_code, status,
     recipient_first_name, recipient_last_name, recipient_email, snapshot, issued_at, expires_at, $2::timestamptz, $2::timestamptz
 FROM numbered
-RETURNING id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location, snapshot_event_locale
+RETURNING id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location, snapshot_event_locale, attendee_link
 `
 
 type IssuanceInsertCertificatesParams struct {
@@ -230,6 +230,7 @@ func (q *Queries) IssuanceInsertCertificates(ctx context.Context, arg IssuanceIn
 			&i.SnapshotEventDate,
 			&i.SnapshotEventLocation,
 			&i.SnapshotEventLocale,
+			&i.AttendeeLink,
 		); err != nil {
 			return nil, err
 		}
@@ -341,7 +342,7 @@ UPDATE certificates SET status = 'issued', recipient_first_name = $1,
     recipient_last_name = $2, recipient_email = $3, snapshot = $4,
     issued_at = $5, expires_at = $6, updated_at = $7::timestamptz
 WHERE id = $8 AND status = 'draft'
-RETURNING id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location, snapshot_event_locale
+RETURNING id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, recipient_token_hash, issued_at, expires_at, revoked_at, revocation_reason, revocation_reason_code, first_viewed_at, first_verified_at, created_at, updated_at, snapshot_event_name, snapshot_event_date, snapshot_event_location, snapshot_event_locale, attendee_link
 `
 
 type IssuanceIssueDraftParams struct {
@@ -396,6 +397,7 @@ func (q *Queries) IssuanceIssueDraft(ctx context.Context, arg IssuanceIssueDraft
 		&i.SnapshotEventDate,
 		&i.SnapshotEventLocation,
 		&i.SnapshotEventLocale,
+		&i.AttendeeLink,
 	)
 	return i, err
 }

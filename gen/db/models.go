@@ -139,6 +139,7 @@ type BadgeAssertion struct {
 	RecipientSalt        *string
 	RevocationReasonCode *string
 	Locale               string
+	AttendeeLink         *uuid.UUID
 }
 
 type Branding struct {
@@ -213,6 +214,7 @@ type Certificate struct {
 	SnapshotEventDate     *string
 	SnapshotEventLocation *string
 	SnapshotEventLocale   *string
+	AttendeeLink          *uuid.UUID
 }
 
 type CertificateCounter struct {

@@ -13,7 +13,7 @@ import (
 )
 
 const AssertionsOfAttendee = `-- name: AssertionsOfAttendee :many
-SELECT id, account_id, badge_id, attendee_id, verification_code, recipient_first_name, recipient_last_name, recipient_email, status, issued_at, expires_at, revoked_at, revocation_reason, first_verified_at, created_at, recipient_salt, revocation_reason_code, locale FROM badge_assertions WHERE account_id = $1 AND attendee_id = $2
+SELECT id, account_id, badge_id, attendee_id, verification_code, recipient_first_name, recipient_last_name, recipient_email, status, issued_at, expires_at, revoked_at, revocation_reason, first_verified_at, created_at, recipient_salt, revocation_reason_code, locale, attendee_link FROM badge_assertions WHERE account_id = $1 AND attendee_id = $2
 ORDER BY issued_at DESC, id DESC
 `
 
@@ -50,6 +50,7 @@ func (q *Queries) AssertionsOfAttendee(ctx context.Context, arg AssertionsOfAtte
 			&i.RecipientSalt,
 			&i.RevocationReasonCode,
 			&i.Locale,
+			&i.AttendeeLink,
 		); err != nil {
 			return nil, err
 		}

@@ -115,18 +115,39 @@ func (s *Service) Update(ctx context.Context, accountID, id uuid.UUID, c domain.
 		return domain.Attendee{}, invalid(details)
 	}
 	a, err := store.InTx(ctx, s.store, func(tx *store.Tx) (domain.Attendee, error) {
+		locked, err := tx.LockAttendee(ctx, accountID, id)
+		if err != nil {
+			return domain.Attendee{}, err
+		}
+		if locked.Erased {
+			return domain.Attendee{}, Erased()
+		}
 		return tx.UpdateAttendee(ctx, accountID, id, c, s.now())
 	})
 	return a, noSuchAttendee(err)
 }
 
+// Erased refuses to change, or issue to, a person erased at their request (a new error each
+// time: callers add details to it).
+func Erased() *apperr.Error {
+	return apperr.New(apperr.Conflict, "The attendee was erased at their request: nothing more is issued to them or changed of them. Add them again if they return.")
+}
+
 // Delete removes an attendee and their draft certificates. One who holds an issued
-// certificate or a badge stays: 409, and nothing is removed. The attendee is locked, so that
+// certificate or a badge stays: 409, and nothing is removed; but for a person erased at their
+// request, whose credentials stay, revoked, when they go. The attendee is locked, so that
 // nothing is issued to them meanwhile.
 func (s *Service) Delete(ctx context.Context, accountID, id uuid.UUID) error {
 	_, err := store.InTx(ctx, s.store, func(tx *store.Tx) (struct{}, error) {
-		if err := tx.LockAttendee(ctx, accountID, id); err != nil {
+		locked, err := tx.LockAttendee(ctx, accountID, id)
+		if err != nil {
 			return struct{}{}, noSuchAttendee(err)
+		}
+		if locked.Erased {
+			if err := tx.ReleaseErasedAttendee(ctx, accountID, id); err != nil {
+				return struct{}{}, err
+			}
+			return struct{}{}, tx.DeleteAttendee(ctx, accountID, id)
 		}
 		held, err := tx.AttendeeHoldings(ctx, accountID, id)
 		if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/attendees"
 	"github.com/certhub/credentiald/internal/audit"
 	"github.com/certhub/credentiald/internal/credentials"
 	"github.com/certhub/credentiald/internal/domain"
@@ -152,6 +153,11 @@ func recipientsOf(ctx context.Context, tx *store.Tx, accountID uuid.UUID, ids []
 			if !have[id] {
 				return nil, apperr.NoSuch("attendee").At(fmt.Sprintf("attendeeIds[%d]", i), "names no attendee of this account")
 			}
+		}
+	}
+	for _, r := range found {
+		if r.Erased {
+			return nil, attendees.Erased().At(fmt.Sprintf("attendeeIds[%d]", slices.Index(ids, r.AttendeeID)), "names an attendee erased at their request")
 		}
 	}
 	slices.SortFunc(found, func(a, b store.BadgeRecipient) int { return bytes.Compare(a.AttendeeID[:], b.AttendeeID[:]) })

@@ -12,10 +12,12 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/require"
 
 	"github.com/certhub/credentiald/internal/apperr"
 	"github.com/certhub/credentiald/internal/certificates"
 	"github.com/certhub/credentiald/internal/domain"
+	"github.com/certhub/credentiald/internal/events"
 	"github.com/certhub/credentiald/internal/httperr"
 	"github.com/certhub/credentiald/internal/issuance"
 	"github.com/certhub/credentiald/internal/store"
@@ -881,4 +883,34 @@ func TestGenerateRoundTripsAndCodes(t *testing.T) {
 			t.Errorf("%s: %d round trips, want %d", c.name, least, c.trips)
 		}
 	}
+}
+
+// An event deleted while a certificate is issued to one of its attendees: the issuance holds
+// the attendee, so the deletion (which counted no certificate yet) waits for it, and the
+// attendee's key then refuses the deletion: 409, the event, its attendee and the certificate
+// stay. Since migration 00044 the certificate holds its event through its attendee alone.
+func TestAnEventDeletedWhileACertificateIsIssuedStays(t *testing.T) {
+	t.Parallel()
+	s := newIssuing(t)
+	ctx := t.Context()
+	p := s.params(s.attendee(t, "Ada"))
+	probe := connect(t, s.dbURL)
+	evs := events.New(s.st, s.clock.Now)
+	deleted := make(chan error, 1)
+	_, err := store.InTx(ctx, s.st, func(tx *store.Tx) (struct{}, error) {
+		if _, err := s.svc.Issue(ctx, tx, p); err != nil {
+			return struct{}{}, err
+		}
+		go func() { deleted <- evs.Delete(ctx, s.account, s.event) }()
+		return struct{}{}, waitForALockWait(ctx, probe, deleted)
+	})
+	require.NoError(t, err)
+	err = <-deleted
+	var refused *apperr.Error
+	require.ErrorAs(t, err, &refused, "the deletion: %v", err)
+	require.Equal(t, apperr.Conflict, refused.Code)
+	require.Contains(t, refused.Message, "meanwhile")
+	_, err = evs.Get(ctx, s.account, s.event)
+	require.NoError(t, err, "the event stays")
+	require.Equal(t, 1, s.used(t), "the certificate stays")
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/certhub/credentiald/internal/apperr"
+	"github.com/certhub/credentiald/internal/attendees"
 	"github.com/certhub/credentiald/internal/domain"
 	"github.com/certhub/credentiald/internal/issuance"
 	"github.com/certhub/credentiald/internal/links"
@@ -152,11 +153,14 @@ func deref(c *domain.Certificate) domain.Certificate {
 
 // plan decides, from what was read for p, what issuing it writes: the item for
 // issuance.Issue; or an answer that writes nothing (the attendee's draft, asked for again); or
-// a refusal (the attendee not on the event, ALREADY_ISSUED).
+// a refusal (the attendee not on the event or erased at their request, ALREADY_ISSUED).
 func (s *Service) plan(p GenerateParams, got store.IssuanceReading, now time.Time) (issuance.Certificate, *domain.Certificate, error) {
 	src, cur := got.Source, got.Current
 	if err := onEvent(src.AttendeeOnEvent, p.EventID); err != nil {
 		return issuance.Certificate{}, nil, err
+	}
+	if src.Attendee.ErasedAt != nil {
+		return issuance.Certificate{}, nil, attendees.Erased().At("attendeeId", "names an attendee erased at their request")
 	}
 	if cur.Issued != nil {
 		return issuance.Certificate{}, nil, alreadyIssued(*cur.Issued)

@@ -17,6 +17,9 @@ type Attendee struct {
 	Metadata  map[string]string
 	CreatedAt time.Time
 	UpdatedAt time.Time
+	// ErasedAt is when the person was erased at their request (their data replaced; nothing is
+	// issued to them or changed of them after it), or nil.
+	ErasedAt *time.Time
 }
 
 // AttendeeFields are what creating an attendee sets.

@@ -116,7 +116,8 @@ func (s *Service) defaultLocale(ctx context.Context, st interface {
 
 // Delete removes an event with its attendees and draft certificates. An event with any issued
 // certificate (valid, expired or revoked) is kept: 409, and nothing is removed; so is one whose
-// attendees were issued badges.
+// attendees were issued badges. A person erased at their request holds neither: their
+// credentials stay, revoked, when their event goes.
 func (s *Service) Delete(ctx context.Context, accountID, id uuid.UUID) error {
 	_, err := store.InTx(ctx, s.store, func(tx *store.Tx) (struct{}, error) {
 		if err := tx.LockEvent(ctx, accountID, id); err != nil {
@@ -130,7 +131,15 @@ func (s *Service) Delete(ctx context.Context, accountID, id uuid.UUID) error {
 			return struct{}{}, apperr.New(apperr.Conflict, "The event has %s; issued certificates are never erased, so the event stays.",
 				apperr.Count(n, "issued certificate", "issued certificates"))
 		}
-		return struct{}{}, apperr.When(tx.DeleteEvent(ctx, accountID, id), store.Conflict(store.BadgeAssertionAttendee),
+		if err := tx.ReleaseErasedOfEvent(ctx, accountID, id); err != nil {
+			return struct{}{}, err
+		}
+		err = tx.DeleteEvent(ctx, accountID, id)
+		// The count above and an issuance that began before the event was locked: the attendee's
+		// key refuses the deletion, and the event stays.
+		err = apperr.When(err, store.Conflict(store.CertificateAttendee),
+			apperr.New(apperr.Conflict, "A certificate was issued to an attendee of this event meanwhile; issued certificates are never erased, so the event stays."))
+		return struct{}{}, apperr.When(err, store.Conflict(store.BadgeAssertionAttendee),
 			apperr.New(apperr.Conflict, "Attendees of this event were issued badges; issued badges are never erased."))
 	})
 	return err

@@ -141,7 +141,7 @@ func attendee(a domain.Attendee) api.Attendee {
 		m = map[string]string{}
 	}
 	return api.Attendee{Id: a.ID, EventId: a.EventID, FirstName: a.FirstName, LastName: a.LastName, Email: openapi_types.Email(a.Email),
-		Metadata: m, CreatedAt: a.CreatedAt.UTC(), UpdatedAt: a.UpdatedAt.UTC()}
+		Metadata: m, CreatedAt: a.CreatedAt.UTC(), UpdatedAt: a.UpdatedAt.UTC(), ErasedAt: utc(a.ErasedAt)}
 }
 
 func convertAll[T, U any](in []T, f func(T) U) []U {

@@ -155,9 +155,9 @@ func TestAttendeeWithIssuedCredentialsIsKept(t *testing.T) {
 	// API); the badge is issued through it.
 	certificate := func(attendee, status, code string) {
 		testkit.SQL(t, env, `INSERT INTO verification_codes (code, kind) VALUES ($1, 'certificate')`, code)
-		testkit.SQL(t, env, `INSERT INTO certificates (account_id, event_id, attendee_id, template_id, certificate_number,
+		testkit.SQL(t, env, `INSERT INTO certificates (account_id, event_id, attendee_id, attendee_link, template_id, certificate_number,
 			verification_code, status, recipient_first_name, recipient_last_name, recipient_email, snapshot, issued_at)
-			SELECT e.account_id, e.id, $2, e.template_id, $3, $3, $4, 'A', 'B', 'x@example.org', '{}',
+			SELECT e.account_id, e.id, $2, $2, e.template_id, $3, $3, $4, 'A', 'B', 'x@example.org', '{}',
 			       CASE WHEN $4 = 'draft' THEN NULL ELSE now() END
 			FROM events e WHERE e.id = $1`, event, attendee, code, status)
 	}

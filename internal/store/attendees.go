@@ -73,9 +73,22 @@ func (d queries) UpdateAttendee(ctx context.Context, accountID, id uuid.UUID, c 
 
 // LockAttendee holds an attendee of the account until the transaction ends, so that nothing
 // is issued to them meanwhile.
-func (d queries) LockAttendee(ctx context.Context, accountID, id uuid.UUID) error {
-	_, err := d.q.LockAttendee(ctx, db.LockAttendeeParams{AccountID: accountID, ID: id})
-	return mapError(err)
+func (d queries) LockAttendee(ctx context.Context, accountID, id uuid.UUID) (LockedAttendee, error) {
+	r, err := d.q.LockAttendee(ctx, db.LockAttendeeParams{AccountID: accountID, ID: id})
+	return LockedAttendee{Erased: r.ErasedAt != nil}, mapError(err)
+}
+
+// LockedAttendee is what LockAttendee tells of the attendee it holds.
+type LockedAttendee struct {
+	// Erased: the person was erased at their request.
+	Erased bool
+}
+
+// ReleaseErasedAttendee lets the credentials of an erased attendee go of them (migration 00044),
+// so that the attendee can be deleted while the credentials stay, revoked; an attendee not
+// erased keeps theirs.
+func (d queries) ReleaseErasedAttendee(ctx context.Context, accountID, id uuid.UUID) error {
+	return mapError(d.q.UnlinkErasedAttendee(ctx, db.UnlinkErasedAttendeeParams{AccountID: accountID, ID: id}))
 }
 
 // Holdings counts what an attendee was issued: certificates (drafts aside) and badges.
@@ -189,7 +202,7 @@ func (d queries) ExportAttendees(ctx context.Context, eventID uuid.UUID, until t
 
 func attendeeFrom(r db.Attendee) domain.Attendee {
 	return domain.Attendee{ID: r.ID, AccountID: r.AccountID, EventID: r.EventID, FirstName: r.FirstName, LastName: r.LastName,
-		Email: r.Email, Metadata: metadataMap(r.Metadata), CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+		Email: r.Email, Metadata: metadataMap(r.Metadata), CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, ErasedAt: r.ErasedAt}
 }
 
 // noMetadata is the column's value for an attendee without metadata: an import's rows need

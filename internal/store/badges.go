@@ -30,7 +30,8 @@ type BadgeIssuance struct {
 type AssertionOfBadge struct {
 	Assertion domain.BadgeAssertion
 	Badge     domain.Badge
-	// EventID is the event of the assertion's attendee (read by FindBadgeAssertionByCode only).
+	// EventID is the event of the assertion's attendee (read by FindBadgeAssertionByCode only):
+	// uuid.Nil once an erased attendee was deleted (migration 00044).
 	EventID uuid.UUID
 }
 
@@ -41,6 +42,8 @@ type BadgeRecipient struct {
 	Recipient  domain.Recipient
 	// EventLocale is the locale of the attendee's event, which the assertion speaks.
 	EventLocale string
+	// Erased says the attendee was erased at their request: nothing is issued to them.
+	Erased bool
 }
 
 // InsertBadge stores a new active badge, created at now.
@@ -172,7 +175,7 @@ func (d queries) BadgeRecipients(ctx context.Context, accountID uuid.UUID, ids [
 	}
 	return convert(rows, func(r db.BadgeRecipientsRow) BadgeRecipient {
 		return BadgeRecipient{AttendeeID: r.ID, EventID: r.EventID, Recipient: domain.Recipient{FirstName: r.FirstName, LastName: r.LastName, Email: r.Email},
-			EventLocale: r.EventLocale}
+			EventLocale: r.EventLocale, Erased: r.ErasedAt != nil}
 	}), nil
 }
 
@@ -255,7 +258,11 @@ func (d queries) FindBadgeAssertionByCode(ctx context.Context, code string) (Ass
 	if err != nil {
 		return AssertionOfBadge{}, mapError(err)
 	}
-	return AssertionOfBadge{Assertion: badgeAssertionFrom(r.BadgeAssertion), Badge: badgeFrom(r.Badge, 0), EventID: r.EventID}, nil
+	out := AssertionOfBadge{Assertion: badgeAssertionFrom(r.BadgeAssertion), Badge: badgeFrom(r.Badge, 0)}
+	if r.EventID != nil {
+		out.EventID = *r.EventID
+	}
+	return out, nil
 }
 
 func tagsOf(tags []string) []string {

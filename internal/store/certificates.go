@@ -88,7 +88,7 @@ func (d queries) LockAttendeeForIssue(ctx context.Context, accountID, attendeeID
 	}
 	return AttendeeOnEvent{
 		Attendee: domain.Attendee{ID: a.ID, AccountID: a.AccountID, EventID: a.EventID, FirstName: a.FirstName, LastName: a.LastName,
-			Email: a.Email, Metadata: metadataMap(a.Metadata), CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt},
+			Email: a.Email, Metadata: metadataMap(a.Metadata), CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt, ErasedAt: a.ErasedAt},
 		Event: domain.Event{ID: a.EventID, AccountID: a.AccountID, Name: a.EventName, EventDate: a.EventDate, Location: a.EventLocation,
 			Description: a.EventDescription,
 			TemplateID:  a.EventTemplateID, CertificateValidityDays: intPtr(a.CertificateValidityDays)},
@@ -116,7 +116,7 @@ func issueSourceFrom(a db.LockIssueSourcesRow) (IssueSource, error) {
 	src := IssueSource{
 		AttendeeOnEvent: AttendeeOnEvent{
 			Attendee: domain.Attendee{ID: a.ID, AccountID: a.AccountID, EventID: a.EventID, FirstName: a.FirstName, LastName: a.LastName,
-				Email: a.Email, Metadata: metadataMap(a.Metadata), CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt},
+				Email: a.Email, Metadata: metadataMap(a.Metadata), CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt, ErasedAt: a.ErasedAt},
 			Event: domain.Event{ID: a.EventID, AccountID: a.AccountID, Name: a.EventName, EventDate: a.EventDate, Location: a.EventLocation,
 				Description: a.EventDescription, Locale: a.EventLocale,
 				TemplateID: a.EventTemplateID, CertificateValidityDays: intPtr(a.CertificateValidityDays)},

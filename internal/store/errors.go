@@ -45,8 +45,13 @@ const (
 	UniqueUserEmail = "users_email_key"
 	// AccountPlanExists: an account's plan is one of the plans.
 	AccountPlanExists = "accounts_plan_fkey"
-	// BadgeAssertionAttendee: an attendee who was issued a badge cannot be deleted.
-	BadgeAssertionAttendee = "badge_assertions_account_id_attendee_id_fkey"
+	// BadgeAssertionAttendee: an attendee who holds a badge assertion cannot be deleted (but for
+	// an erased one, whose assertions were released first); nor can one be issued to an
+	// attendee deleted meanwhile.
+	BadgeAssertionAttendee = "badge_assertions_attendee_link_fkey"
+	// CertificateAttendee: an attendee who holds a certificate cannot be deleted (but for an
+	// erased one, whose certificates were released first).
+	CertificateAttendee = "certificates_attendee_link_fkey"
 )
 
 // PostgreSQL's codes of the constraint violations that become a ConflictError.

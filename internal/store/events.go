@@ -90,10 +90,18 @@ func (d queries) LockEvent(ctx context.Context, accountID, id uuid.UUID) error {
 	return mapError(err)
 }
 
-// CountIssuedCertificatesOfEvent counts an event's certificates other than drafts.
+// CountIssuedCertificatesOfEvent counts an event's certificates other than drafts, but for those
+// of attendees erased at their request.
 func (d queries) CountIssuedCertificatesOfEvent(ctx context.Context, accountID, eventID uuid.UUID) (int, error) {
 	n, err := d.q.CountIssuedCertificatesOfEvent(ctx, db.CountIssuedCertificatesOfEventParams{AccountID: accountID, EventID: eventID})
 	return int(n), mapError(err)
+}
+
+// ReleaseErasedOfEvent lets the credentials of an event's erased attendees go of them
+// (migration 00044), so that the event and its attendees can be deleted while those
+// credentials stay, revoked.
+func (d queries) ReleaseErasedOfEvent(ctx context.Context, accountID, eventID uuid.UUID) error {
+	return mapError(d.q.UnlinkErasedOfEvent(ctx, db.UnlinkErasedOfEventParams{AccountID: accountID, EventID: eventID}))
 }
 
 // DeleteEvent removes an event with its draft certificates (its attendees go with it). Run it

@@ -144,9 +144,9 @@ func seedAccount(b testing.TB, st *store.Store, conn *pgx.Conn, name string, n i
 			FROM attendees WHERE account_id = $1),
 		codes AS (INSERT INTO verification_codes (code, kind)
 			SELECT $2 || lpad(i::text, 9, '0'), 'certificate' FROM a RETURNING code)
-		INSERT INTO certificates (account_id, event_id, attendee_id, template_id, certificate_number, verification_code, status,
+		INSERT INTO certificates (account_id, event_id, attendee_id, attendee_link, template_id, certificate_number, verification_code, status,
 			recipient_first_name, recipient_last_name, recipient_email, snapshot, issued_at, revoked_at, created_at, updated_at)
-		SELECT $1, a.event_id, a.id, $3, 'B-' || lpad(a.i::text, 6, '0'), $2 || lpad(a.i::text, 9, '0'),
+		SELECT $1, a.event_id, a.id, a.id, $3, 'B-' || lpad(a.i::text, 6, '0'), $2 || lpad(a.i::text, 9, '0'),
 		       CASE WHEN a.i % 50 = 0 THEN 'draft' WHEN a.i % 100 = 1 THEN 'revoked' ELSE 'issued' END,
 		       a.first_name, a.last_name, a.email, '{}',
 		       CASE WHEN a.i % 50 = 0 THEN NULL ELSE a.created_at END,

@@ -109,9 +109,9 @@ func insertCertificate(t *testing.T, s seeded, code string) uuid.UUID {
 	s.exec(t, `INSERT INTO attendees (id, account_id, event_id, first_name, last_name, email) VALUES ($1, $2, $3, 'Ada', 'Lovelace', 'ada@example.org')`,
 		attendee, s.account, s.event)
 	s.exec(t, `INSERT INTO verification_codes (code, kind) VALUES ($1, 'certificate')`, code)
-	s.exec(t, `INSERT INTO certificates (id, account_id, event_id, attendee_id, template_id, certificate_number, verification_code,
+	s.exec(t, `INSERT INTO certificates (id, account_id, event_id, attendee_id, attendee_link, template_id, certificate_number, verification_code,
 		status, recipient_first_name, recipient_last_name, recipient_email, snapshot, issued_at)
-		VALUES ($1, $2, $3, $4, $5, 'CERT-1', $6, 'issued', 'Ada', 'Lovelace', 'ada@example.org', '{"event":{"name":"Congress"}}', now())`,
+		VALUES ($1, $2, $3, $4, $4, $5, 'CERT-1', $6, 'issued', 'Ada', 'Lovelace', 'ada@example.org', '{"event":{"name":"Congress"}}', now())`,
 		id, s.account, s.event, attendee, s.template, code)
 	return id
 }
@@ -249,7 +249,7 @@ var errRollback error = rollbackError{}
 func TestChangeNoticesWatchEveryColumnALookupShows(t *testing.T) {
 	t.Parallel()
 	s := seed(t)
-	notShown := []string{"id", "snapshot", "first_viewed_at", "first_verified_at"}
+	notShown := []string{"id", "snapshot", "first_viewed_at", "first_verified_at", "attendee_link"}
 	var def string
 	if err := s.conn.QueryRow(t.Context(), `SELECT pg_get_triggerdef(oid) FROM pg_trigger WHERE tgname = 'certificates_changed'`).Scan(&def); err != nil {
 		t.Fatal(err)
