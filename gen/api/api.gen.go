@@ -1720,6 +1720,96 @@ func (e WebhookTestEventEventType) Valid() bool {
 	}
 }
 
+// Defines values for CredentialdSession.
+const (
+	CredentialdSessionCookie CredentialdSession = "cookie"
+)
+
+// Valid indicates whether the value is a known member of the CredentialdSession enum.
+func (e CredentialdSession) Valid() bool {
+	switch e {
+	case CredentialdSessionCookie:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AcceptInvitationParamsCredentialdSession.
+const (
+	AcceptInvitationParamsCredentialdSessionCookie AcceptInvitationParamsCredentialdSession = "cookie"
+)
+
+// Valid indicates whether the value is a known member of the AcceptInvitationParamsCredentialdSession enum.
+func (e AcceptInvitationParamsCredentialdSession) Valid() bool {
+	switch e {
+	case AcceptInvitationParamsCredentialdSessionCookie:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for LoginParamsCredentialdSession.
+const (
+	LoginParamsCredentialdSessionCookie LoginParamsCredentialdSession = "cookie"
+)
+
+// Valid indicates whether the value is a known member of the LoginParamsCredentialdSession enum.
+func (e LoginParamsCredentialdSession) Valid() bool {
+	switch e {
+	case LoginParamsCredentialdSessionCookie:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RefreshSessionParamsCredentialdSession.
+const (
+	RefreshSessionParamsCredentialdSessionCookie RefreshSessionParamsCredentialdSession = "cookie"
+)
+
+// Valid indicates whether the value is a known member of the RefreshSessionParamsCredentialdSession enum.
+func (e RefreshSessionParamsCredentialdSession) Valid() bool {
+	switch e {
+	case RefreshSessionParamsCredentialdSessionCookie:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RegisterParamsCredentialdSession.
+const (
+	RegisterParamsCredentialdSessionCookie RegisterParamsCredentialdSession = "cookie"
+)
+
+// Valid indicates whether the value is a known member of the RegisterParamsCredentialdSession enum.
+func (e RegisterParamsCredentialdSession) Valid() bool {
+	switch e {
+	case RegisterParamsCredentialdSessionCookie:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ExchangeSingleSignOnCodeParamsCredentialdSession.
+const (
+	ExchangeSingleSignOnCodeParamsCredentialdSessionCookie ExchangeSingleSignOnCodeParamsCredentialdSession = "cookie"
+)
+
+// Valid indicates whether the value is a known member of the ExchangeSingleSignOnCodeParamsCredentialdSession enum.
+func (e ExchangeSingleSignOnCodeParamsCredentialdSession) Valid() bool {
+	switch e {
+	case ExchangeSingleSignOnCodeParamsCredentialdSessionCookie:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for GetVerificationBadgePngParamsVersion.
 const (
 	GetVerificationBadgePngParamsVersionN2 GetVerificationBadgePngParamsVersion = 2
@@ -3166,7 +3256,8 @@ type LogoContentType string
 
 // LogoutRequest defines model for LogoutRequest.
 type LogoutRequest struct {
-	RefreshToken string `json:"refreshToken"`
+	// RefreshToken The refresh token; leave it out to use the `cis_refresh` cookie (`Credentiald-Session: cookie`).
+	RefreshToken *string `json:"refreshToken,omitempty"`
 }
 
 // Member A user of the account.
@@ -3446,7 +3537,8 @@ type RecoveryCodesEnvelope struct {
 
 // RefreshRequest defines model for RefreshRequest.
 type RefreshRequest struct {
-	RefreshToken string `json:"refreshToken"`
+	// RefreshToken The refresh token; leave it out to use the `cis_refresh` cookie (`Credentiald-Session: cookie`).
+	RefreshToken *string `json:"refreshToken,omitempty"`
 }
 
 // RegisterRequest defines model for RegisterRequest.
@@ -3608,8 +3700,8 @@ type SessionTokens struct {
 	// ExpiresAt Expiry of the access token.
 	ExpiresAt time.Time `json:"expiresAt"`
 
-	// RefreshToken Opaque, valid 30 days, single use: every refresh returns a new one.
-	RefreshToken string `json:"refreshToken"`
+	// RefreshToken Opaque, valid 30 days, single use: every refresh returns a new one. Left out when the request asked for `Credentiald-Session: cookie`: the token is then in the `cis_refresh` cookie, out of reach of script.
+	RefreshToken *string `json:"refreshToken,omitempty"`
 }
 
 // SessionTokensEnvelope Success envelope.
@@ -4255,6 +4347,9 @@ type AccountIdPath = openapi_types.UUID
 // AssertionId defines model for AssertionId.
 type AssertionId = openapi_types.UUID
 
+// CredentialdSession defines model for CredentialdSession.
+type CredentialdSession string
+
 // EventIdFilter defines model for EventIdFilter.
 type EventIdFilter = openapi_types.UUID
 
@@ -4284,6 +4379,9 @@ type PageLang = string
 
 // PageSize defines model for PageSize.
 type PageSize = int
+
+// RefreshCookie defines model for RefreshCookie.
+type RefreshCookie = string
 
 // VerificationCode defines model for VerificationCode.
 type VerificationCode = string
@@ -4416,11 +4514,56 @@ type GetAuditLogParams struct {
 	To *time.Time `form:"to,omitempty" json:"to,omitempty"`
 }
 
+// AcceptInvitationParams defines parameters for AcceptInvitation.
+type AcceptInvitationParams struct {
+	// CredentialdSession `cookie`: the answer keeps the refresh token out of reach of script: it sets it as the cookie `cis_refresh` (HttpOnly; SameSite=Strict; Path=/api/v1/auth; Secure unless the site is plain http on a loopback address; 30 days) and leaves `refreshToken` out of the body. The application (`{site_url}/app/`) signs in this way, and keeps its access token in memory only. Without the header the refresh token comes in the body, as before.
+	CredentialdSession *AcceptInvitationParamsCredentialdSession `json:"Credentiald-Session,omitempty"`
+}
+
+// AcceptInvitationParamsCredentialdSession defines parameters for AcceptInvitation.
+type AcceptInvitationParamsCredentialdSession string
+
+// LoginParams defines parameters for Login.
+type LoginParams struct {
+	// CredentialdSession `cookie`: the answer keeps the refresh token out of reach of script: it sets it as the cookie `cis_refresh` (HttpOnly; SameSite=Strict; Path=/api/v1/auth; Secure unless the site is plain http on a loopback address; 30 days) and leaves `refreshToken` out of the body. The application (`{site_url}/app/`) signs in this way, and keeps its access token in memory only. Without the header the refresh token comes in the body, as before.
+	CredentialdSession *LoginParamsCredentialdSession `json:"Credentiald-Session,omitempty"`
+}
+
+// LoginParamsCredentialdSession defines parameters for Login.
+type LoginParamsCredentialdSession string
+
+// LogoutParams defines parameters for Logout.
+type LogoutParams struct {
+	// CisRefresh The refresh token set by an answer to a request with `Credentiald-Session: cookie`; read when the body has no `refreshToken`.
+	CisRefresh *RefreshCookie `form:"cis_refresh,omitempty" json:"cis_refresh,omitempty"`
+}
+
 // GetMeParams defines parameters for GetMe.
 type GetMeParams struct {
 	// IfNoneMatch An `ETag` received before: an unchanged asset answers 304 without a body.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
+
+// RefreshSessionParams defines parameters for RefreshSession.
+type RefreshSessionParams struct {
+	// CredentialdSession `cookie`: the answer keeps the refresh token out of reach of script: it sets it as the cookie `cis_refresh` (HttpOnly; SameSite=Strict; Path=/api/v1/auth; Secure unless the site is plain http on a loopback address; 30 days) and leaves `refreshToken` out of the body. The application (`{site_url}/app/`) signs in this way, and keeps its access token in memory only. Without the header the refresh token comes in the body, as before.
+	CredentialdSession *RefreshSessionParamsCredentialdSession `json:"Credentiald-Session,omitempty"`
+
+	// CisRefresh The refresh token set by an answer to a request with `Credentiald-Session: cookie`; read when the body has no `refreshToken`.
+	CisRefresh *RefreshCookie `form:"cis_refresh,omitempty" json:"cis_refresh,omitempty"`
+}
+
+// RefreshSessionParamsCredentialdSession defines parameters for RefreshSession.
+type RefreshSessionParamsCredentialdSession string
+
+// RegisterParams defines parameters for Register.
+type RegisterParams struct {
+	// CredentialdSession `cookie`: the answer keeps the refresh token out of reach of script: it sets it as the cookie `cis_refresh` (HttpOnly; SameSite=Strict; Path=/api/v1/auth; Secure unless the site is plain http on a loopback address; 30 days) and leaves `refreshToken` out of the body. The application (`{site_url}/app/`) signs in this way, and keeps its access token in memory only. Without the header the refresh token comes in the body, as before.
+	CredentialdSession *RegisterParamsCredentialdSession `json:"Credentiald-Session,omitempty"`
+}
+
+// RegisterParamsCredentialdSession defines parameters for Register.
+type RegisterParamsCredentialdSession string
 
 // FinishSingleSignOnParams defines parameters for FinishSingleSignOn.
 type FinishSingleSignOnParams struct {
@@ -4435,9 +4578,15 @@ type FinishSingleSignOnParams struct {
 
 // ExchangeSingleSignOnCodeParams defines parameters for ExchangeSingleSignOnCode.
 type ExchangeSingleSignOnCodeParams struct {
+	// CredentialdSession `cookie`: the answer keeps the refresh token out of reach of script: it sets it as the cookie `cis_refresh` (HttpOnly; SameSite=Strict; Path=/api/v1/auth; Secure unless the site is plain http on a loopback address; 30 days) and leaves `refreshToken` out of the body. The application (`{site_url}/app/`) signs in this way, and keeps its access token in memory only. Without the header the refresh token comes in the body, as before.
+	CredentialdSession *ExchangeSingleSignOnCodeParamsCredentialdSession `json:"Credentiald-Session,omitempty"`
+
 	// CisSso Set by `GET /auth/sso/start` in this browser.
 	CisSso *string `form:"cis_sso,omitempty" json:"cis_sso,omitempty"`
 }
+
+// ExchangeSingleSignOnCodeParamsCredentialdSession defines parameters for ExchangeSingleSignOnCode.
+type ExchangeSingleSignOnCodeParamsCredentialdSession string
 
 // StartSingleSignOnParams defines parameters for StartSingleSignOn.
 type StartSingleSignOnParams struct {
@@ -6221,13 +6370,13 @@ type ServerInterface interface {
 	VerifyEmail(ctx echo.Context) error
 	// AcceptInvitation Accept an invitation
 	// (POST /auth/invitations/accept)
-	AcceptInvitation(ctx echo.Context) error
+	AcceptInvitation(ctx echo.Context, params AcceptInvitationParams) error
 	// Login Sign in
 	// (POST /auth/login)
-	Login(ctx echo.Context) error
+	Login(ctx echo.Context, params LoginParams) error
 	// Logout Sign out
 	// (POST /auth/logout)
-	Logout(ctx echo.Context) error
+	Logout(ctx echo.Context, params LogoutParams) error
 	// GetMe Current user
 	// (GET /auth/me)
 	GetMe(ctx echo.Context, params GetMeParams) error
@@ -6242,10 +6391,10 @@ type ServerInterface interface {
 	ResetPassword(ctx echo.Context) error
 	// RefreshSession Refresh a session
 	// (POST /auth/refresh)
-	RefreshSession(ctx echo.Context) error
+	RefreshSession(ctx echo.Context, params RefreshSessionParams) error
 	// Register Register an account
 	// (POST /auth/register)
-	Register(ctx echo.Context) error
+	Register(ctx echo.Context, params RegisterParams) error
 	// ListSessions List your sessions
 	// (GET /auth/sessions)
 	ListSessions(ctx echo.Context) error
@@ -7050,8 +7199,28 @@ func (w *ServerInterfaceWrapper) VerifyEmail(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) AcceptInvitation(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params AcceptInvitationParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Credentiald-Session" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Credentiald-Session")]; found {
+		var CredentialdSession AcceptInvitationParamsCredentialdSession
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Credentiald-Session, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Credentiald-Session", valueList[0], &CredentialdSession, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Credentiald-Session: %s", err))
+		}
+
+		params.CredentialdSession = &CredentialdSession
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.AcceptInvitation(ctx)
+	err = w.Handler.AcceptInvitation(ctx, params)
 	return err
 }
 
@@ -7059,8 +7228,28 @@ func (w *ServerInterfaceWrapper) AcceptInvitation(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) Login(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params LoginParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Credentiald-Session" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Credentiald-Session")]; found {
+		var CredentialdSession LoginParamsCredentialdSession
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Credentiald-Session, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Credentiald-Session", valueList[0], &CredentialdSession, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Credentiald-Session: %s", err))
+		}
+
+		params.CredentialdSession = &CredentialdSession
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.Login(ctx)
+	err = w.Handler.Login(ctx, params)
 	return err
 }
 
@@ -7068,8 +7257,22 @@ func (w *ServerInterfaceWrapper) Login(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) Logout(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params LogoutParams
+
+	if cookie, err := ctx.Cookie("cis_refresh"); err == nil {
+
+		var value RefreshCookie
+		err = runtime.BindStyledParameterWithOptions("simple", "cis_refresh", cookie.Value, &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationCookie, Explode: true, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cis_refresh: %s", err))
+		}
+		params.CisRefresh = &value
+
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.Logout(ctx)
+	err = w.Handler.Logout(ctx, params)
 	return err
 }
 
@@ -7133,8 +7336,39 @@ func (w *ServerInterfaceWrapper) ResetPassword(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) RefreshSession(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RefreshSessionParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Credentiald-Session" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Credentiald-Session")]; found {
+		var CredentialdSession RefreshSessionParamsCredentialdSession
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Credentiald-Session, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Credentiald-Session", valueList[0], &CredentialdSession, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Credentiald-Session: %s", err))
+		}
+
+		params.CredentialdSession = &CredentialdSession
+	}
+
+	if cookie, err := ctx.Cookie("cis_refresh"); err == nil {
+
+		var value RefreshCookie
+		err = runtime.BindStyledParameterWithOptions("simple", "cis_refresh", cookie.Value, &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationCookie, Explode: true, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cis_refresh: %s", err))
+		}
+		params.CisRefresh = &value
+
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.RefreshSession(ctx)
+	err = w.Handler.RefreshSession(ctx, params)
 	return err
 }
 
@@ -7142,8 +7376,28 @@ func (w *ServerInterfaceWrapper) RefreshSession(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) Register(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RegisterParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Credentiald-Session" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Credentiald-Session")]; found {
+		var CredentialdSession RegisterParamsCredentialdSession
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Credentiald-Session, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Credentiald-Session", valueList[0], &CredentialdSession, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Credentiald-Session: %s", err))
+		}
+
+		params.CredentialdSession = &CredentialdSession
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.Register(ctx)
+	err = w.Handler.Register(ctx, params)
 	return err
 }
 
@@ -7228,6 +7482,23 @@ func (w *ServerInterfaceWrapper) ExchangeSingleSignOnCode(ctx echo.Context) erro
 
 	// Parameter object where we will unmarshal all parameters from the context
 	var params ExchangeSingleSignOnCodeParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Credentiald-Session" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Credentiald-Session")]; found {
+		var CredentialdSession ExchangeSingleSignOnCodeParamsCredentialdSession
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Credentiald-Session, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Credentiald-Session", valueList[0], &CredentialdSession, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Credentiald-Session: %s", err))
+		}
+
+		params.CredentialdSession = &CredentialdSession
+	}
 
 	if cookie, err := ctx.Cookie("cis_sso"); err == nil {
 
@@ -16643,7 +16914,8 @@ func (response VerifyEmail500JSONResponse) VisitVerifyEmailResponse(w http.Respo
 }
 
 type AcceptInvitationRequestObject struct {
-	Body *AcceptInvitationJSONRequestBody
+	Params AcceptInvitationParams
+	Body   *AcceptInvitationJSONRequestBody
 }
 
 type AcceptInvitationResponseObject interface {
@@ -16654,6 +16926,7 @@ type AcceptInvitation201ResponseHeaders struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	SetCookie          *string
 }
 
 type AcceptInvitation201JSONResponse struct {
@@ -16676,6 +16949,9 @@ func (response AcceptInvitation201JSONResponse) VisitAcceptInvitationResponse(w 
 	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	if response.Headers.SetCookie != nil {
+		w.Header().Set("Set-Cookie", fmt.Sprint(*response.Headers.SetCookie))
 	}
 	w.WriteHeader(201)
 	_, err := buf.WriteTo(w)
@@ -16895,7 +17171,8 @@ func (response AcceptInvitation500JSONResponse) VisitAcceptInvitationResponse(w 
 }
 
 type LoginRequestObject struct {
-	Body *LoginJSONRequestBody
+	Params LoginParams
+	Body   *LoginJSONRequestBody
 }
 
 type LoginResponseObject interface {
@@ -16906,6 +17183,7 @@ type Login200ResponseHeaders struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	SetCookie          *string
 }
 
 type Login200JSONResponse struct {
@@ -16928,6 +17206,9 @@ func (response Login200JSONResponse) VisitLoginResponse(w http.ResponseWriter) e
 	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	if response.Headers.SetCookie != nil {
+		w.Header().Set("Set-Cookie", fmt.Sprint(*response.Headers.SetCookie))
 	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
@@ -17083,7 +17364,8 @@ func (response Login500JSONResponse) VisitLoginResponse(w http.ResponseWriter) e
 }
 
 type LogoutRequestObject struct {
-	Body *LogoutJSONRequestBody
+	Params LogoutParams
+	Body   *LogoutJSONRequestBody
 }
 
 type LogoutResponseObject interface {
@@ -17094,6 +17376,7 @@ type Logout204ResponseHeaders struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	SetCookie          *string
 }
 
 type Logout204Response struct {
@@ -17109,6 +17392,9 @@ func (response Logout204Response) VisitLogoutResponse(w http.ResponseWriter) err
 	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	if response.Headers.SetCookie != nil {
+		w.Header().Set("Set-Cookie", fmt.Sprint(*response.Headers.SetCookie))
 	}
 	w.WriteHeader(204)
 	return nil
@@ -17984,7 +18270,8 @@ func (response ResetPassword500JSONResponse) VisitResetPasswordResponse(w http.R
 }
 
 type RefreshSessionRequestObject struct {
-	Body *RefreshSessionJSONRequestBody
+	Params RefreshSessionParams
+	Body   *RefreshSessionJSONRequestBody
 }
 
 type RefreshSessionResponseObject interface {
@@ -17995,6 +18282,7 @@ type RefreshSession200ResponseHeaders struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	SetCookie          *string
 }
 
 type RefreshSession200JSONResponse struct {
@@ -18017,6 +18305,9 @@ func (response RefreshSession200JSONResponse) VisitRefreshSessionResponse(w http
 	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	if response.Headers.SetCookie != nil {
+		w.Header().Set("Set-Cookie", fmt.Sprint(*response.Headers.SetCookie))
 	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
@@ -18172,7 +18463,8 @@ func (response RefreshSession500JSONResponse) VisitRefreshSessionResponse(w http
 }
 
 type RegisterRequestObject struct {
-	Body *RegisterJSONRequestBody
+	Params RegisterParams
+	Body   *RegisterJSONRequestBody
 }
 
 type RegisterResponseObject interface {
@@ -18183,6 +18475,7 @@ type Register201ResponseHeaders struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
+	SetCookie          *string
 }
 
 type Register201JSONResponse struct {
@@ -18205,6 +18498,9 @@ func (response Register201JSONResponse) VisitRegisterResponse(w http.ResponseWri
 	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	if response.Headers.SetCookie != nil {
+		w.Header().Set("Set-Cookie", fmt.Sprint(*response.Headers.SetCookie))
 	}
 	w.WriteHeader(201)
 	_, err := buf.WriteTo(w)
@@ -37444,8 +37740,10 @@ func (sh *strictHandler) VerifyEmail(ctx echo.Context) error {
 }
 
 // AcceptInvitation operation middleware
-func (sh *strictHandler) AcceptInvitation(ctx echo.Context) error {
+func (sh *strictHandler) AcceptInvitation(ctx echo.Context, params AcceptInvitationParams) error {
 	var request AcceptInvitationRequestObject
+
+	request.Params = params
 
 	var body AcceptInvitationJSONRequestBody
 	var err error
@@ -37490,8 +37788,10 @@ func (sh *strictHandler) AcceptInvitation(ctx echo.Context) error {
 }
 
 // Login operation middleware
-func (sh *strictHandler) Login(ctx echo.Context) error {
+func (sh *strictHandler) Login(ctx echo.Context, params LoginParams) error {
 	var request LoginRequestObject
+
+	request.Params = params
 
 	var body LoginJSONRequestBody
 	var err error
@@ -37536,8 +37836,10 @@ func (sh *strictHandler) Login(ctx echo.Context) error {
 }
 
 // Logout operation middleware
-func (sh *strictHandler) Logout(ctx echo.Context) error {
+func (sh *strictHandler) Logout(ctx echo.Context, params LogoutParams) error {
 	var request LogoutRequestObject
+
+	request.Params = params
 
 	var body LogoutJSONRequestBody
 	var err error
@@ -37558,9 +37860,12 @@ func (sh *strictHandler) Logout(ctx echo.Context) error {
 		err = ctx.Bind(&body)
 	}
 	if err != nil {
-		return err
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
 	}
-	request.Body = &body
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.Logout(ctx.Request().Context(), request.(LogoutRequestObject))
@@ -37745,8 +38050,10 @@ func (sh *strictHandler) ResetPassword(ctx echo.Context) error {
 }
 
 // RefreshSession operation middleware
-func (sh *strictHandler) RefreshSession(ctx echo.Context) error {
+func (sh *strictHandler) RefreshSession(ctx echo.Context, params RefreshSessionParams) error {
 	var request RefreshSessionRequestObject
+
+	request.Params = params
 
 	var body RefreshSessionJSONRequestBody
 	var err error
@@ -37767,9 +38074,12 @@ func (sh *strictHandler) RefreshSession(ctx echo.Context) error {
 		err = ctx.Bind(&body)
 	}
 	if err != nil {
-		return err
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
 	}
-	request.Body = &body
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.RefreshSession(ctx.Request().Context(), request.(RefreshSessionRequestObject))
@@ -37791,8 +38101,10 @@ func (sh *strictHandler) RefreshSession(ctx echo.Context) error {
 }
 
 // Register operation middleware
-func (sh *strictHandler) Register(ctx echo.Context) error {
+func (sh *strictHandler) Register(ctx echo.Context, params RegisterParams) error {
 	var request RegisterRequestObject
+
+	request.Params = params
 
 	var body RegisterJSONRequestBody
 	var err error
@@ -40771,1016 +41083,1027 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id Id) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P3pctu4tj8M3wpKfapiv5tSJHlILNeucxQPaXU7tttDsnvIa0IkJCGmCDUAWVbn5Lmf/z083/439hQW",
-	"ABIcJFEeOj3tD7tjkcS4sLDG3/pcC9h4wmISS1HrfK6NCA4Jh392g4AIccBiyVnUjSI2O+N0SGP1LCQi",
-	"4HQiKYtrndrB2cVlB90RTgc0wOpHhGMxI1ygMZ6jPkGc4BANOBsjHM8Rg3bQhqDjSUSQ//boykec/Dol",
-	"Qop9FDM04WQQ0eFIIipQTEhIws1GzauJYETGWI2AxNNxrfNz7f9X++jV5HxCap2akJzGw9qXL17tAAcj",
-	"YsZeHPC3bIYiFg89hOMQ9edoNmJjD8kRMQO34w5UM2G255LOWCxJLA+pmDBBdR/5Ln0sJQ5GYxJLH22E",
-	"bBZHDIdiEzGOfBpHNCa+h2ZUjhBGAxoRFOMxqdjzJQmmnMr5OYtoMC92/mGEJcxugocE5qY67yA6xkMi",
-	"9MbIERVIUEk8RKVAbBYjPSwk5DwisFK6TbVgIyxGHoqZHNF4aHeWyRHhaMSE3Ed+SAZ4Gsm64AF6EbOY",
-	"vPBXzeboCg+Lg39PuFAkxQYwBU4mnAgSSyC0DhIkDhGVqI+DW0Rj5PcG9VMWk/o7LIORr7cYx2gaByMc",
-	"D0mIWEwS+txqbsOis6lEGPVZOF81yF5IxhOmVv2CTCI8J2HJZks+JT6ajUis15UKGLuQjJPQ0hgbqHER",
-	"zCNKuKV/TQLwMh4T5CfdBfP692Tul58C1V/5QThh+kQWB9kNQ06ESNdVsCkPSAdhNMFyZKmCIEH4nRog",
-	"YxJt+C/xhL68a71sNBr+pock0+dbsOhOTW2IaSw0sV1fnJiWzcywULslkWRqFupnytXyqdG7sxowPsay",
-	"1qlNOa1zMiCcxAGplU3vAktyQsdUwv8VJ3lhuArCioGRUFGIGtOMxiGb2bmPmZAoYLGQHNOYhChSrSGp",
-	"jg2eTCKa5wFjGtOxWvpmMigaSzIkPDuqCzLGNFaDXTyyiAykHhaWZlwP7UyQkiW4JAGLQ4GmsaSRO3l1",
-	"jKRAG+qn/jS4JcBtB9Mo0tu4uY8UJ0fb7T0PiUIrMbmXyd7SZIW9lHjj6bhPOMIC+RdE8nm9O5CE++vN",
-	"Tn0I3y2emWRohhULIAPGFb1JPqfxcL98JHa56rBevpojnFF9KpdT5orBvsd8rq7NiTzB8XCKh6SEN+gX",
-	"6vYNv5Nw5hcCReZXNGBqOQWicjlD+uLVJpjjMZHOtb2s/6uRvo4Jd7oTnlqbPmczobgi8FQ5IuP99NaQ",
-	"+JZoLjagXEjgolQiMSH4VqANQQjyFbOJiGILWO0Y8v9bdfBv2HElOBjxoubV1OWmeFB2LbKEge9PSDyU",
-	"o1qn1Ww2y05/NwjYNJa98Byr18qmSoWYqisK61dfCETDZDiKz6WDwba1isxpSsNSntQVgnA1hF5YPiZs",
-	"X1g6GqeVR45HShKHhFwyLssHxHio7yOQgMzrAm2YOxz59YATLEnYlf5mMt5fp4TP0wEL1bw7sv/iZFDr",
-	"1L55mYqYL/VT8TIzJjXINzgckmTlqg7Vvp8Zq9ryJxxqyciSAVccZ1+9+6zrmY4GxjaNbr9j/Yqj+8T6",
-	"zzs2ZzQgtKqVBE2h6voF6RfPOtL8yEAoHWMaHZKI3hE+rzhedetHKNQf0ecdc3F8MOo7ojjZMY1Kb86z",
-	"OJo7Bx2GTQUi6qv9RCCm0su+hCN99afMFL4QiyZC9Chq6/ErM3bL00t4Y9ruY/gi9FN1R2Gez7qPyWi0",
-	"lrFg6vSxs3YUiu9Jia7YUuJUe2cHTTiNJe5HBAUjzHGgBAwPiYBNSKjecQjBQ5yMiRKxSIja22jEplw0",
-	"UFcpaxGe53QapWUlCpiElaZDGuPIKkbweqr5KElNa1odBIrVfqJrZprabrcXCho5NWqRoNHe2fGUkJcI",
-	"Hkq6kpJw1eb//+dffrlvN+u//HL/6ujjv/6rsLxe7b5uXq9nFzVdy+7lQa/nrCjaEBMcELWg/v+jJKcB",
-	"44jcY7CMYHR93TvU2zZQSi3otCWqXIx8pTz7iJOAUKWIaVm4k9V81X0pV+i+5cvn6tSLFm+n1S4juO9Y",
-	"fyE1f4JnjyPos8GA8Ct2S+IF51g9f6GE2oATpXzektjT2i1V6heNb8UCGYylTS/VCtI12N0uDFFRhe5b",
-	"f/nFq52XSuateh8LEmpxW2ssizjLJC8sG74EFDvG91pJUWKzEpwTraVVqrWo0SgJvHz5coqJB4I/GyTC",
-	"PtrwQ+J7iHGEESdDytRJVtuGxDQYgc4Vknr3yt/c19QoppMJ45KE6A5HUyWiIzqMGSdhA31Irp5U8zAq",
-	"BghSStccKyKEIeRVKQ+RSBAtMnASklhSHKnBw1DRxlE8jKgYabUW2mYDFDPn5YW8XM1/EeFv7ZTRpVrW",
-	"S/pbyUb3JBkLNCEcxrBsj+H70n1uN7MbvXKXr8h4ElUXuaR5/VnvvMyYQIF2bMgHLCSl1sDUyhywkKCN",
-	"AAtSp7EgsaCS3pHNBadZvb3OOV58DzTre936T7j+W329awBnjeRqQB0UEamv1pAOFUPCcYhG88mIxFor",
-	"h7sDzJY5woYV+4CjiEjggRV3Fpjas25rfkwwTtIfMXa7piD9+4jQZWMDywonYsJiQcCw8gaHxman/gq0",
-	"5V39EyyEektffhLa1GpucPgn54zrTxRB1953T3qH3ave2enN0cXF2UXNq42JEHAlGOtMYlOLmVRMkoZg",
-	"UJeYRsJHERVSoBnY9Bka0PsGrHBFMRNGA7Mrswut2zPyYXoNNTe/g/z85MD04ziVUutbYrAtG6354mXO",
-	"vOtaO+sZ22qlRtIvcg0Zu2nFRtTbX+Bah7nX1dxFrfNzcWc/ahfNIKLBI4nm4Oz0+KR3cFVCLNpsrwQc",
-	"iSVBISN698AeC3rdE9JHhc7yJGGH/rcihWS/FAkccSXXPY4Aji66l0eHhe0fsShhl1Q4lwMaYTDhUo5C",
-	"LDEiMAak/YA0cTc9GWk8diAdEMYHNCICYU7QUImZGyyO5vDghwt92XPYN+Gh2YgGIxQRrO3/6rLI3K1K",
-	"etos0KJexb8VJRrCUXR4zHifhqFWlB5Oir3Ty+vj495B7+j06uby4Oz8qECW3fMeuiVzFOHASO5gNwCf",
-	"NvjgzL5YWcx/Mjpcu2e04RcnpBRxxvXndBiTsE5jpC0cLwTiLAKtpU800yOITQjHxqLv39dt43X1pu9V",
-	"7/zi7OTI32ygDyPCtR5DYyFxFGmiNt8JQ+rqGGknrpKP/IujH657F0c3748uese9o8Obo3fd3gl4Y5Ag",
-	"ApzosxETxH6V3PO2tbljHfDh65vTs6ukQfCVESUiabd/fyoheAO9xFM5ejlWUy0cRCXORmzIprJwGkvW",
-	"3UMlC+KVDubvdIhLj1xhoWperbhOcPLfspg87tCfHR8fXdy8PTvNH3YqtEYB7v0gwlSROo44weF8H2Fx",
-	"q8lYiCnhYNzCKCYzxGLyZGd+BvpGcRgeIvcTdc7gMKtrxLmW1Huc3LFbpVpx+2aBRtN5/60IztluRT+9",
-	"WGmzOHrsxXF1dHHaPclQUDdG05jcT0iglFxQ8Rro1AQWUdgjgiMS7mdiSWiIKOzkQOmGVNq4jogNn0bc",
-	"fYZhFdmfXo6/GSczNKDI6pTJYzaNHykaK253fHZ9mpWOT5m2P1qdxW6FcVk8CZGs6iO/48lI/1Zbnu6P",
-	"2fN3LAR5o2gAuk5cFYLGgZaAjGcDIseK8X0dFLPEd1GIXq2bENA6xK/W0wDWZXNaGPhq40rrTmDpsoYy",
-	"QahOfOOyb+CdzD782Snii1c7607laC37WbWDCe3C6eyC1LqAkcNrCKgSsf4nEki04dMYzFs3hnUrIdP+",
-	"NOQ4hh8cX4X+8UbOJ8R9NRUo3Iam8W3MZrH7NGDxgA6nWktwW5hwxgbuDzGLA+ij2PZNSGJKQvCkoDGO",
-	"BowractPIpd8y4EggtP1sQrC7yhYbkh8RyKlEm0UrXWboG8QHOZO06PI/q9HytexUngYp79VMuusS8xl",
-	"ZJyQB/gvTdAgBk6lXZpKKDF056GpyEq1/+xmcTe92ocPH+pq0dUhC7AsC9Z8QzAnXPOOf/9Sy2zCL7UV",
-	"Ee3WC3iUCiwJnUhyL1+O5DjKEoh54x0JKb7SzaVvemXRn8vFVhpNTRTAt1fvTkwk5whLJPBcIMG0+Brg",
-	"qQCLRsSG6vJN4jVSudZDsdL8kRixWdyomZktEOCeaXKnLGtXFMbWCF7AkOOBFIjGQTQNSbi5ZNJgkzBu",
-	"MC2ds9vpBHzWf1m5zGzYFWPvcDy3wee/z75dMYbGOJ4nOT4L92ZkEnNsSLeHcCQYiH35CPK/4i6ZcPd6",
-	"Eu++9OM0Mt5s7zxiOLxi7ATz4SPNPefdH0/Ouoc3V2dnNyfdi7dFEy+EXpH7gJDQnCLImdhooXf0DRh6",
-	"vrs8O/XQdvI3ToIKPNRqws+Mo52m12w2EWczYd46uHyP6FiJXZtPZiKqNtr90tG+ALsRljoHajoJYQac",
-	"sTG8CK2pFRc6CWnIFUfUuVX7lSeaVxULG/C3UhmL5PcRDgewjys6Jmz6SIfqxdEP10eXVzdXvXdHZ9dX",
-	"C53wQDhCssmEhAhzTu/A8q0zTahOalKTjIgk+0lCnPp1xqmUJG6gS5NNkbQJ2TVP7rRfZ6RoQ2nNc0kS",
-	"CtZJXi+ETtWUeok3U5OXM6P9JD8kN6M8DefW+G9FwXn6UvR7qZ0wZ3E0fxzxds97N98f/Qh2/u7JydmH",
-	"gmeYitQnBQm0AmHHlWXcQRCQZz1maoeV3vBEhPmIEaANv2SGjk/uH0/cE3viypb7H1dc6cEuP3tr+OKW",
-	"i+DrXmPdq6Obk9673lWeBeRl7n2dI6l5vc6bLIrVT3HyH9Jx4eZwpvWPtF+Q9svuG5cQFJmtaaNa6rYD",
-	"O+GNofyCqKRYt2LM1go1pkLQeOihGQeMBWOEUu8Yh+uTyT7rd71vSc3MwdeKJ4QTaawAkM3j5NOMjQ00",
-	"Vf/87NJyWk4GnIiRj4b0jgjHt1109mUW8W/m88sS0Md0962vhk1jeTkdjzEH0QiHIeBo4OicqxtdUtXS",
-	"AEeCeLWJ89PnGg0rpInYuODPxQeTCMeraPBcvaMDgm3s+M86EwuaNY2k+AvayaBa706oybJaY0pJfHNm",
-	"ZkrtrCvBvGx65pM3D1u94sHSEpYSUozuq+X9WzLfR/E0ihAz7rk5ROtxMmZ32s5cvhM/p8Hx6nPgUHZL",
-	"Cr1TDnKaxc8g82QMOhu+mGtRvi9lG6KPteiWRJ+fqnnZPoG1aJOn+SQzueJmlM2wIm1GWMhrUWHDl61i",
-	"kbA5GdD74jSPIX2/1XaT0Ey4/S2Z6wQ0TgI2jKmAYIeyNVfnl00MDUkyFquO0KV6XX1nGsKc4/nSM2U6",
-	"SCbiOefC3cfM+rknYfF5PIB3HG/k0hPjXI3BlHMSy3MsxIzxEJJKOCeBRCPGBUF9SPuYp+PrxYd4Lmqd",
-	"vWaSmnBw8Q6JeRykU+z8rDNaRUcp3zWvliTddpTKTWCfcywiP5ACMQNoUkrOVu3QGpiSwMYMFBscox00",
-	"pvFUqvtryDJkPrHtexk4hvbrfHZMgTxy8y8kII+pNFYwddDgXi2ctiS/aWt3Z3l+U3oMkqEr2o1IPaIx",
-	"yY3eJEstG/2axG0oiYQJlY9p3NNftnIk79WmMf11SsxjkxEoZ+wYB5Lx8qynS3pfh/Qg7exIoHlw6r1S",
-	"azmZqGXLZSp9/Lz7ZZ0kJR30em/TkUq7ATeQyCar+q321vbOrl841NnzvPhUnlAhj4xzeuWhzK3PVEtp",
-	"1rcNy5A5MCGWuPJ+mlt7FbeCNkvnI9Qxw/2IXLCoZDu72nCBY4TDsTqKeA4CZAP5bBYT7itZVv0QI4iA",
-	"788RRpLjWAwIRxtWANVi00v9CaRCWTyoO0pmkL+r4y4VS1EdlUBEpfAgzy+kACxC5nX9S9mrkCVQdkt/",
-	"sBxtQrhgMRiNFuQUpCtl+enLzzT88hJe9zc75m1Fn8bu6f+sm/rogyqgn1sbja+f/euXabO5FdAQ/kv+",
-	"x/iE/dT6C5wVUL/ENMmVHyslJIEgG+ifNrabe06GzKbWQGJCIbsdRJ9Y27xoosE4PlCBbgmZmMdwhWjW",
-	"0CdqGCGJiISQViUs+AhS5mdUkAdIMhZxoYo4A/hAp4vEkjVkooVtjInE9kCXk2w2Mb0EPSjPQY45IXWd",
-	"tQxvoAmmXKANLDU6WLu56aGpgBx+GjvpsVgg//NnS2ENO7TG90c/fvnim2vMHVq7mRyluZqhWJF6+qWE",
-	"wWgn1BqHr0zOSlE00h1zFt5LTmey3FkRLB2Ec15L2aFZnAeLXYZx1D4xQf7H/N5gfOhMolNrtvbagx3c",
-	"rL8KWqT+KtzC9b1+m9S3Bzt4t/8qeB3utTJz7dS+Y+L//h93zp3au//7/0YRcEyXyNQdgeM5IFaNCSxn",
-	"lhsuZm0ZdIkydIAHH62nEXXcg/Y0LVY5nat7+qsd2twJrHj4lh2nZ5eVqgB4rSEU2WHfT0zy9xqDThBM",
-	"jdAD+YYC4T6baig6u5ceIjgYoQnmEmEtvXbPe1peRVQCQMRsRDjpZMDOvCLOFEDD4nCYgRnLXuleivZk",
-	"dGgm3Ax94VkxIpOjItAYh8QKAcX1T/urLLFmQcqKkmuqU1bfWK/mrkfloTggWmXjIA5eFV2j2QzOVVnD",
-	"sxR1oHqrDlTBSnE/WcHcwnjuhhUnmBvZ6qPxhzjX5pSufbp7EM9yzPh4TX1iQCOyLNgsEHe1/JQPLt97",
-	"6PrquP4abbw5e2chSDc95Hs+8vd9cA7gPhJkgrkSVjykDdeIAwCqntg+sheGidZRh9YJ12kgDYTDJWhq",
-	"AeZ8DkDWvsFfrquB+mgjC6Dp23H7HvJdn8tdHDbGok7uAxLBEDNPWSCJrAvJCR77aXwGHhNIj9ZqCzLL",
-	"hEIS0JAYRmOQo8GaYjzKB5fvU4CsZhMJPIdwDnhFvbXaoAo7s2zPLZzRV1TYHaaV5wvqcl9p4MdD8k69",
-	"V0rvpo1lS5DimRh8nlrdFZWrQm52YAtJFHoIi4DEITizDAnAA4usWvc9pFrV7+wjtWxgiu9z8FT158in",
-	"aT4AkE9IOQnUGDwkGIReCmN042RCsFQdiVs6QThGatkb6LAEc8W1M7hzzEzYEWTqJRpFPS/dFM0R16Bd",
-	"VFUWcnwB1GyRrppABjR8H/lW2PM9bR01TzwNVheYz2YjFhE0xpMG8o2s5qMAx+pMaS0e1qFcR2mMp0Rp",
-	"ERldRVsF3bG3nlCL+Ecz+DNrBkW+Mg2pPIrl2u5QHJSjvYMAPcMChSwmgCvlazuWzV3U1qyG/vGO8L7+",
-	"wUcbGSOvI/k0jEFKXW/aX9ig8R2VOkEJxHCspkFCNxIMjG2AcwUjhViQ+zq8WNc/+aX+JrCOP6l384VQ",
-	"DO+WzAGG2fg13XhIGhA1UhINnsixWdJx6uikUi2JElFuyUQaPp94WIeQMF+yLvqHfGffx2wWa3w9fS1E",
-	"VEgT+XZfJ/eSxIL2I1JXnNzf1yZLU/QCh6HJAaExumtpbO9fam85m6mTpL4Qv9TszaK0q+GUhiCYqBtA",
-	"g/zdpgNQxGZ+aJT6IXLDUYs6FdpqrQ3xXk3MhSRjHTng3s/QmLfC54vXsFFXNE/SSfkGBxElAIxrjMYN",
-	"dDamUrqeuIiZBHJsEm3SCMjSDbYH9CEaM03PPJLMkHgyEnMC9ZGMGdIcN8lmLspkenEWkuByMTLdqo/p",
-	"4TGb5BwekUaB5J0mYsSUVm8sABYbWl/GqCcTQ74evlAyEA01nh5YC9QUNQgoWNkZ4iSgE7Nh2p2AI0Ap",
-	"Kt0IRZPdoYmhWrL1/rUgvA5v+o/e/zLDLVYLpvmhZxm+QyfpGn5cerP8AcT29Jb73QV3ExwHt9IlBL+/",
-	"WymdaMDIXB2P4wP0eru1jbDboi2aYuWHjr4PDQwKFUmNnbKvvOQWmnBST8P4tPMXEpGLC5/mJ4ubJGs5",
-	"sxMLzm264MZZmKvAUnYUsuMyudE4ZvF8zKbiRsfMZYdh2ugzFhGsLVRKUbkhcThhNJaru80fBevazLVT",
-	"tttgHvs9orCoJJxWQ+s/sC/nhdfPj48oguSjIps6xBKj64tepi6BzlTSVoXz07dKNLl8/1a7n5XuadSk",
-	"WN0h6jIxDzAakpiAUQXe38CIM0GkTFAw9AYphjjhVPGjAxYx7qfZpdC9lYEEMaCSMrGZJg3ACzrGn8pN",
-	"D4Ucq6MzxDS2Rl54xZyaPsegFTuKWnGFwJB7oG6SkqumYPBNIi5gzF6KHBSTNOcUtIMlFWKWBGsJieVU",
-	"uCWdFF+/03i1Eki+TFmWeCjWO+Nrew69Gri3qZzbSJ5iIM7PyRwTUl0S2OWutXNmLNWaWeX6TZYou3WL",
-	"PJILmUBqI19Tr7L2zWoHEMik4ruZkMTniTC0JVGqb3oiGq2OfbIvwld3pt7YBcGiXA+dW6nUnCFP8YsZ",
-	"46FI5FMof8dkcso2GLdMSMlNNuwDONFmY+kC5UdUHl9VNiosEIYbd9GwGujojvB56h6CEhnInFfDXEdK",
-	"04bIC7+B/vBaWWEFF6hnmp5uaHyjkwWUyKkEaBIScGlyPFX/hXnDiYdIlJv+/Ca5tXXEQLJHtw8Mf00Z",
-	"Z77eIvBP30O+ieT30cYEC2n/Fl3p6+qL1oyBNiy99edG70+A4/Rmmq3d/OPtZALXXFnDTu4Xszy1ZB9g",
-	"Xe9KkNiLN4Pz0jWPFhQQmPYjGhTRWT3kfxZUkpspj768hMfzl5/z/Wqb23qCoZqLZcCey7ldtlYyxcId",
-	"U4g0Tim1OPkS7reA/ay+nL6qCzDvS67qAsx+9/W1y9U+8WfVMBdVNEscRA6NVa5z9sd1ECVV11z/kDPF",
-	"dLplgqzWiDRsJ1RCWlM8q0zXbh9KHUoisK6MEcsOHRhIwyCJlgvfdEyExOMSU+DF8QHa2trag0T6tIAU",
-	"GuHJhMS5RJnqYXvpQN3evRVHsjDl9Za2n6HjRTUNc5EyFoJ1seHcVZv1u+uIpxpuvHwoh71DN+QmYJM5",
-	"5IgDLIeuPVtoD+JyKsrrE84kCxYjZ2VjS87t2/nNLKxrOopkfk5n7jIt3mrHALHGFseKI4I4UAicbS4T",
-	"vqY8KjHbuL7K5vbrxQ18WTSNr3/9rXnr9RRve0BgayqbQBZQhRDWthqEIHF4pH3F0OaXxdpq1jywkrbH",
-	"+N7mrRh/7lppLM7AnKvOzDtvAVwQXqXGvHyhn/eGcLqocEHoW+1PfT/kJ7ymYSR7M6yksGc0pKxv5Vho",
-	"divbzwoqUZ6kM9x9gUpSSQ1ZuHl/EDH760jXD4wOyoN5ITHCkAtJhfrnhOzbB5mQIH3gs1E/rsXfuUVr",
-	"5zqoKElKQgGLbR37QrDKW3xHEEYSR7dpBavLCcG32r8BRt6fa8L88jFvklXXaTFD9Il8EZnbfLk4sMDr",
-	"4DgVQuOA8JKIy/bOLvqevkEhCVioq8djiQIcmzBLiBRJpMoNDC4KGz4Ny4CC0TS+hQhI6EMD63DGJCIR",
-	"GQNstEC+uBv6m/uO0wIMirivtqmRlVq2tvd22ruZRErw4cH8Xm5M4uH/irvhL7/8634cbe73sSC7297P",
-	"uiJcs773r5cf//Xvz02v7aRdlhrWFhWJCx03DXZ9MjAApbHpPjvId8Y1iYd2LI1GQ8eVOo/F3VCN131l",
-	"vbzZdoUAr4I/oko01+qwsUQoaTcriSEFj4WTSFxeKnG1B2NhdInhRGAYelbBxO2jgmSSWPP+xKJJYcp/",
-	"I9mEJx6UZd6NxT6NP3sI2NfxMSwVDpcdqa8pHWYN0zw1Pq82OT8ucB0G/deJWjcO6nqO1ztmSir1H5ew",
-	"BydUyIO0Hut6YmjXYnF82DpAScNIt4xU09ohpfd+s4N8EoOMpB4BQoA/TdLUjUQw5RFAe07UOOLhpt2n",
-	"tz/1ztW/W1str/mqjfpKrNpogei16SEah+QeNTW2opLK1MiA7GKp3rXNQJA54IbuA5KhfjgmOBapU9SH",
-	"2/eYszEMEooJq6vEtKG4ENSTFtqRajxCGwyIyhRp0lPOydr/Azkv91Jt4UjKiei8fDmbzRqzrQbjw5ex",
-	"eOlk3r28A0tJ+svlVBM+HOdkHRXH/nZb9Lrmfzf137rvfjjqdruHB+z8/Xn/h9mAdUv+1zvY6v7Yv3z/",
-	"vej+0O12dWBjJxmXM5KGkwTwUrMm8bKCpaf5Uh/0l61v1JolB/98yidMKLpMly9lXyUUasNan2dwKchE",
-	"pxbSsDMj/c6CDjqmg06VDrRSygZOKFatU2s327v15la9tX3Vanaa7U6r9RMEgcwnkokplWoNSBgKXOfh",
-	"IKi3m+22bSlduITzviNyxEL7wnt1VdU6td+2jv/zwycSfJgOftzenQ93cD98/5P4z68no/vRlEwv2U/D",
-	"08vuBf3+ze1e8NvokpxfHZPR+etg6/ztoL+L2+3h7eD6+++vzsPDg0/fDl9dvzoJ2jjdJSXL9JTAyamc",
-	"n8M0s6zeDOxpl/Sb33bf3U6uvr14/f5UvLn/sdv98O1Utt8SHIZ7ny5n0zfvX99fsG48+yDCu1v5barV",
-	"/2wKb+N+RByOt4ojWlVVcYNFu1fQXNNzXmq5LI9IzBsfSg/+GqJjhkd8dlXBaarp3axZ/3uKBkynKKqb",
-	"LmHZZXHn5bPMcYC/msjnMLSPTlx5wGLg1GW8rVIwgAk9z66el9njMgGp2p6kUbNlniLNwJbpdiW8wJl7",
-	"9cg+56A9CBMkOXZeZtESYTptv+x02cmWCprFfauW2pQXmNJuXwgEljlFj0pmSEJFHZFCEb8Oa1VSCpbI",
-	"F0n/PSXx+FA1ZBarZxzHIRsnmTgzbEM/N13BJddKyun8fRCHsqJQVnx5Rvlgb3tn91VC4Hmp9Nnu/dxy",
-	"1jq17EDWllSSVIDlEJ/LeGNRJK/+nZlFhttvNP/351Z976NGUmt6O1821+H4GBK0xzgyMjbEETeRZEoU",
-	"b75q/cPUF5LBYzh7fk8XUEcpszLB4+ta8bTOecICHC1I/ovgGdpgMShDvn7X3wS0YbCxSXxLRMKDqEhw",
-	"T9UOGqQTHY0K2mBGqSUxqOtgGVE/g4EA+DJothGg1Na82iclhv42qn+LY1HzVFsflwJ/jTGNFNe3mcD5",
-	"lN8Vn16QSTS/YmskNZd6FoBDnZbmVfZ0Tg0UpkIsduFX9jOQMWmqpWq3UWLdXjyAiA3Z4zwbf2Mfg5v+",
-	"kWOv3yi+2q0f4/ogi1O51mQCFrEpt/VJkP/NxcXbt2/e+B3kf6NNJILeoxG5x5Yba3DLHIDlN63jdnd7",
-	"W48ZoladWIbMvuuQViUw4UAmAIFGUNDE6unAVzEioc1ROZuQGIHVTaB2o4kM5Z5zNqAReSGQDyfDRxsA",
-	"R65NYBLHIeZhUnFicz+l4VxlR0HikKR4hfCpQDTOmOzXP3yAZSkZTzhdnrGZA6ZGkL4KYf1gLOw4tiPw",
-	"xJmX5h3UAlNfptSSfjrlBpJJlwzIfNT2G+hoPJFzJzFJ3YuCyAY6cCGcLDqiOy6dUj0jnNjcHshHmsaS",
-	"Ri6gdeIobAAjrQJxbIeY81mVQBWRvqBywTWRiLLmLb18/pRHvrWQuYQ00dQjoFSJJgsvRxeQZ2iIYsO3",
-	"Mdf+Zkohnqm3m6fQpMwJjm3u4vXFSUlE9joxX8UkPoMOYpfFsNsc48jfRbkLxstdwVm6zR7oZff+1409",
-	"s8JH9fAz84WGS1lz0BeZ8AabNQeJL4B/AnX6mElgZtwgJIBBXwknEcG8oObkBIZaN8bRXNIAR+iSBZTI",
-	"eeaM5rexk8HWyoE9umJAScN5iunUvmkdbx+92ssRQ+fnzzbK4i1XSuS3bDLRoRZURjp8gw05Ho8JOhhh",
-	"ymtfPjqHNtGncuguf1OBsCI0zJ9ZTqwYHPGP+PiP+PhXFB/RCRlIxKay4/L855IoP4wYyGvCPZQvRAac",
-	"Mz0mcsZSSbOBuul9BfY6GK8wYJ0RvSW6aprGwjZXGaw7JAiEc7SheC8Il/C9rRhM7icRDaiM5psNdAks",
-	"pD93RMupEpJUQwmQlC5poFgJTsTPOdqATwDMxnlXPU/T4kFS1oB+ilm5YrAFEdH44iwm4LxFE07uKJkJ",
-	"tSpQmEV9S+MsnqmRdqG6RxoFBwapmM0Qi59X0H3SJIFpdHuMaaSRJZ4vizuphLVUZjODmXJia1UtCmyv",
-	"2SY/LplU0s6acBUm5mRlLS2IB/niFPFaFacS6LAT+/6isb81NPVV0iBM4N/SLIgcFoaWzzqGIdh3LRfW",
-	"8pcVs7ANNU0PFNrYbjb1gUwrqbSazc3MMXruhAuoel6WbJG7cTiZKLVWF0nvoFhXUqfSU/8EBg7/mpH+",
-	"iLFbx7br4LWUJ3doTJwSdBfD3coSxpK1T1b6hUjYYYWUsS8rSVDA2NYDoE0YSrWw95QHLYLSCZ8KM1nc",
-	"0slkzbFdmm9WllzSI0078exKfKy0yl9XXy5uenXNeRrdfsf6v0PZE8V1F5jOtFWs1WyigWb9ovItbMZv",
-	"7pwCJyngbq9TZiA5CsvhbAY0Bgn1+aFLVo9lwpkiqCqvOsdpxYsSc/loYAqrkP86Jfqk8Wkc67dtPe7S",
-	"U+e4+pnUvsxlw11e4iMJGtVtuevlLeEBCfVmgXbShckQwZJj9tXZhDrq6/KGh8hha4qYzye2ZcTOijLc",
-	"d6z/B0gos7v1e6eU6X4fIL+uFESjiM3OMbchCcuFtaTCVQILjiTT6ptSwuMplOaEpDKQ4QSKyEB2EDSG",
-	"OBlMhTHpfmJ9rVZuN9vIP7g4Ouxd6SLBPuqTgRJbcWxKiMORFvtITcD8gZR8CP0Kg36UdIithspJwHio",
-	"u+NEQNENzTt0z9leywXLZ5XTHyGON59UIv8zCtTfsf7jEgQ+sf5fJT2gNB/AEbSf1xJxT4VcUtM5uSrM",
-	"exmFYqk9wjZcxhHdVp73Fkw7OgX25pQkB5PAwdHFVV2HDzebze126W48RDZfQyr+4+D0laeCPRVg32PB",
-	"9P5BuXtGlLuKVgQdTFe8NlZS4EPwQUsy30odHhFjt9MJFPzdOOAsuB0wHoKjaKvtoQALUqexULsg6R3Z",
-	"bKzq7JpH66MGh7UydrM80S5VozK801naLLJcBfS4qlhxZThz1SFPHYp4ZnCtBT0tzVN2pbQ/OdDWsumv",
-	"aWBKW1qEteVaof/B2VqFs5Vd0MeBbDnbfMhmccRw+LscqVxnlU9VmHz3FzhYZYvwe0mlj5Fji6WKkok8",
-	"l6j6CHlh/Tz2/AEru10X3KDJDVty+2ZWaQVpfFXr4jJdqwpd/8mp+e9Flyv28kmc4NWKWbcfUv06jxyY",
-	"1Q9qlRKzvzzWlvFQnTt7eM/uCOc0NKZOa/RyZSMLA/SAevfLTHM5oHFYR9+UGOrj4BbGE5pKtdq5Xm73",
-	"XEs1y1dTcnWPUipeQanPi6RYyt6qSCx/bjxFZ9pf34+yIqjgWX0pTt/PDI21oKfKBPcnh8laNv2/vDix",
-	"PkTWcsNoif3lsdBRf175+yGQUu6MSCx/hzOfdFP5wAsSy7/Aac9O/M951N2S/s8gPP4VTmF+jVZRxaO8",
-	"tW68+F8G1K1yDYoiIfzhXVvrl/3R4QkGzWVh9Z/CUhzTSJbZgbsZhUsTsi7jp943SQVr9L18W95TMvtd",
-	"JEmno8r3yh188xe4WfKT/8cq9ah7wqtpyqguP/4+N0syqlJyYNP4+UO71whnXUy4htXrSuHPH8y92CB1",
-	"mimufUvm5kYznzzAClUxauSWzBdEl6sR3ZJ5A10QOeUxFCwNiGcGBgVUYXfSjMqAihslbNxkUO4+b7W9",
-	"L+vgHvlJO34G8w5LFBEsJNpqo4ioL4WXZFP6dZ0SegMplBEW8lo8MGBiYaHVCScDel9crmMdiN9GwQhz",
-	"HKiBWanolsx1picnARvGVKjrmspS/6YI2ISIyiaaS/X66hQNp3iq6SCZSDYawI02cNZPk8jK0/N1vSiZ",
-	"c7zu8f+gE5cup/1M8YJ17q3AFkAqRONCrihwWC30GdsuCZWkAyKt0225qTdgsSDBVHVhcvxKpEudTgQh",
-	"ruOJFBoahbOZhxgcV5ux6/T2QtjRKKF7w7cJXJIARrApTLy5j7AzatMBEgRifI3RmqFmA3UlajULvSAq",
-	"kJhRGYwUBxkMVhc6fgBnrVwDO6QC9yPb+ILYaZPWnA67MCc2GHSMCtNq2pjlsrXnFoBBKA5AKOxFLGaw",
-	"lv52q4nespj4DXSalonVaA2apnSgtC43gYKIKvEuGRaAKw9MrLR+30Ry+w+4MDSRVmY/JadGC9dlGW0V",
-	"ZSkScFKyMZd0GEOYOTzvIH82EiS4yQNYK5671bZojP25JGLp5YX8/9Qv9VbXL20mNuBO35K5jUGH7G4A",
-	"NEF6oPvIHpS6SD9KErC32qbn7NWoR5wBUfi8vfXl32vdi3ba7qWYSdQ367ChKeJfvof8l3qV/H/7GWBv",
-	"O8wHhu1NHxo9N4UgNENq+XLeSVnZMo6XObuL4tgSGlqP3f8RLq+yW2idm8zgkWhgh3dE4nCp/lXmjjyb",
-	"kLh3uP3+oIdajaYDcmLxm8am2Q7y1bum/I996yYKJzd3gSG4shc+zeTNXXDzSbDY95JgLxTSsKNEXsbh",
-	"n59mtx6acHZHDLABRp9mEgFGLNo4Cg8vux46umzv7G4WVxxP5Yhx+htoKzeKkxMunggN+iZg8YAOpxwa",
-	"FzdiOpkwLnX8fmFPnO9IHE4YjWWV7p3PUnTgVR+FVEwiPC8D/U0HlJ9YrFjiWmOT7JbEa3yRV0YLUytf",
-	"pWprvvwcnA0GhK8LEhwj5wg45A9hf54lxgEnYoQMnM9UEDThpG7pjoRQ971ImIumdENzdRbXIcjqFDLk",
-	"2NzuuUVbb4+KQ0+aXr4fK4Na1mNIXDeHNnxgC6LxaSbNLcxionnFvsFYUfuE9HuAgkcwjyjhBtBA3fec",
-	"YMWI2GahQtvCiZvRlbNAi2gN6/1pBlUnyPy7JvlPl57R7+6Ct++n+MMPzXB8Ojn5z5t5v703/r492QoP",
-	"eqI3PhY/zXu7vdv3txfHp296cbNB5t+Nwg8/qG9Z+O3FLPiN3Z20T6MgvvjtZPx++8cPrVn/7fW0v/Vd",
-	"fNKOfgu23kdB/O6OHHy31wjaUayxUCoTZCkZWgpbhlVeIIB0GYpkt5RaxETJAOvbZCwsV+ZIPaiJEh2L",
-	"caQ3OMmgNOQIhKeE/EMsMUoQ2S0dDhhHzt2HMHp/UP/u7PIIKXkABxJ99+GyseQslh6upXq/uxSLTiaV",
-	"x2rXybprFNExLRHTD0yC50RJCiyWI40up7WXaQxfGTCygv5XUkNNzWeMaWwy1yp/ozTTpepdTO4lCnBE",
-	"lNCsR4o2rq8ONlGfDGksqprNvdq0AmRAbl/02plP3Sk6Q1+8X0+0U6cA+veQLZkQTlmYz7CD5LpWSw3c",
-	"0Xk07Pn2l7r+R/vLeuDnemMSYLUff/zxx/q7d34OOM10rYHTIhyvjEqKtFElQ1tPtTou8T0bBZktMNP1",
-	"HktRX1v3AaqurOgc9g4PWTAdV/HiLYHHNZVxUGjashniR2F7Z6e1BwZ4F9YRrAam5Bbw+g1OpBqskjZE",
-	"YisDhzSAt81Gunbr3H51S8hEIHClzJUS7iEWhUqCsYhtAvnvppGkt2TuI9florSuEQsFckRMdQT8XCUi",
-	"f+2SVyENX961al76eIuG8FBp3+oCezk2Q1LvffQKxY/UVn3VIkMfTXmqJ64eVVZO6WeoOyA5i6LnKFhF",
-	"v37FJgs9+T2ZAyn2MRTgeEA75txagq59+fg8lZoK9LiOHrVAzi3b+wfKkg65lHS0oP+yPcgAl6r9+LlV",
-	"3+vWv/2ufnpe/wnXb8f139YrJ6UaKVSU2nndlwHAWFpGqAej+OFmraQAR7LB6xTccJaldLZry7r56kMl",
-	"O1gkldLbBYtRn2EeWnxosb4FIQUdHWjh2jhgkL63lQJ6fXWAQjwXDsPWwNK6JGbPoFZtNzP++uR3wAuG",
-	"XEMNnOkwi+QV9a1NghK1zt6OVxs4ddRazXp7p+bVoHi5qHW2215NsuRpq97eyq3jBeA4NBu7261X2Sei",
-	"1tl6/VrHBKh/t5pfPuZPQnZieYELlOi0UncCN2rCmfTCVfAblaxVQUcpQTVdtxuz8mXqj9kGwN6OEY0l",
-	"Q9jmuGa68ZAccTYdgtOAcvsOGJoE2iAU/IY2t3SzktMsTwRL547jUFdgXbXuHeQXF9ZH/0K+u6n+6hE6",
-	"5FiAoLGPrNv8/PBYo8sa/uPS2+qeBqaQWZmXPsRz24k5kKD6FXS+Uv+UOS0F/9RIh/PFtyJlqWqB9U8B",
-	"m1CLlqv6zQh3Ezwkq2ckSxDAT/Ajp1M83oU0qUHO0FFOIqZmBKyCbhS8oSZaA0CFBUMDzNHGd5dnpxbL",
-	"gXGYPVKMw0MBx7NIET+5N45nz6145SHOpnGo/ebbtjKW2EdNp5KHU5kjuwJs2o8M6npSvL1kxTU8Vn5t",
-	"SnbcmYZAG/5LPKEv71ovtXj/8nPAQvIFsPjDdIoCSTaEeIDV+2146ecSe2hyRgpkpAaSG8GqnnIX6UBX",
-	"6JOsVsZQSjmsl+XtdujJYXHPfX5ZS0gwYa/VruevqryWSAvV9dhi4ca1JQ0y7hOICy4zOqKND1sH6P1B",
-	"7qE6Z0m5W+Tnqt36mxoFTLeQsQonvnarMie4aWDygw/U+Q9wzGIa4Aj0VNCVLw6PD+qtRtNDBAcjNMIA",
-	"TA+PLr/t1ts7uzrKwVdPNqCpA+h6E/3v/8LrG7bTTT+jhRspdd9Y96EGr65u/Vs2OEALtom/vmjmL5YI",
-	"bu51tpqdZvOfEsHPWiK4NKiyuv0sszOpXlLconKfhVM40X5a3LzyT81uZjWzx6tl5TpZme5VuskVtdlc",
-	"YMkv02ZzKzBO/sPeIfxNvtE/FzU0/djvIAyGskztiRcCsF3sgW2sTkY2SqGzkUl0xyJdLrN3mf0o47VH",
-	"bhrMAyLSxxNtd19+ZcM12LXEsyx6vCz4qmIoe+mn64fLVYzHirCQCYzt0nx3+YzIZJntS6PnRVqauyRO",
-	"obQW0HroXr1EuHF31UhHIildnITJJ6TiLlyyOu4+rSTSryrWZI9LZYkm89nXT2DPzeJ3TmHP0uyj8uqA",
-	"eJ1A3b8wImrZSS/DQBcaKW8J6Dm09B50oQegqUCYU61T+3XrJ9EMt759dXLbun+/1z9tj893+NXr2Y/b",
-	"QXeXvG3S79vs3ba43p0VRRnTSFlqBTwqVeMiGt+iDbN/32hl7t9GjcsVDBvTOKmRtvKOhbGUEirHYsqf",
-	"G6E1FS4NzsBy65nJ6NPhrVQgogeJNoyuj4V6CkG8FSxjnM3EkYbSLGbQsRlE9wowZQg1eV2ebIbVMKDC",
-	"IZQ9MvicDxrCUmz14tJkRrxkz77uJWHopvr1oD/QJbqfeeDVLgg7gxXOhVUzegB/0fJIp/aJCfI/SwtB",
-	"EgsjVLFg2sKUzoWlS6uVKSjyMEC1TfcCHYH/3BQiMZY7yNXVjE0ynYNM7ickgNph6tLwTC6E0HcQFUiM",
-	"cNnOViqmBVN5w8LiHi4unJV+88wVs4I0fmd1QIQNy4LMFolpVGILPOdE3YOIxch/3z3pHXavemenN0cX",
-	"F2cXPtrAcage6Vp1ug6H4lwc0ktGJJqIzY6JUmBoQO8rl46BWR3CqMrEqkeBjWcqVGSn++10jOM6JzjE",
-	"/YhATT0ca38AeofnKBjheEj2UcggsX2CuSCNctwXSxfLVrR3enl9fNw76B2dXt1cHpydH/naNAY5dEmS",
-	"ZoSDW7Ff/OLi7MR+oI3gnEVER4aM8VwNksoG+sODXa/AA9BpHB21KUlSR2fGtQqfFKCwz9Mf7CtJEUP7",
-	"SvqDfSWDKmErD+Z/N19nfrMNaOu0fcX8lYzRGm7tc5PZIzpjHCsy9Gp4GlJpH0PaM0+KCavH4ZjGNa/G",
-	"ZrFBg6V3OJjb7z8+oB5eyjaKjiapiN9DYxyMaEyc4wDcGALPkak/rIUTIYGvZhKfhES+GYD/tYhwhOMw",
-	"Ii4VqsEriY9Kgb69ujo3gBCViTHPA2terXcKP950z3s33x/96PxycHF0eHR61eueXNa82tWHs5vj7sHV",
-	"2cXNxdEP172Lo8OaV3OLj8CneY5Q82qm5ZvTs6ub7snJ2Qf4Uv11fHZ9qv797ujq27PD3Avdk4uj7uGP",
-	"N73Ly2v4oXd49O787Oro9ODHm97pzfnF2duLo0s1toOz0+OT3oEaQffq6uj08Ojo5tvu5c3B0cVV77h3",
-	"0L06usw/e9M9fAu/nnd/PDnrHt5cnZ3dnHQv3qohqxkeXV7dXPXeHZ1dX+U6V5O5OLq+hFFddK+O9Pz1",
-	"IE+vji5Ouydmhr135ydH745O9cOz4+Oji5u3Z6dH+bVSvLDm1Y7edXsnanLXl/qV970rvV3mo6uz74+S",
-	"P/Tbqpv3Rxe94x70cXTR1QO7vDxzd0r/eXydPjzpnX7vvnF49q7bO725ODo4u9Cboffnoz1v5kJbs+qf",
-	"0rYXFOKPJ1OJsESmtorfZ+G8oWvsesj/dUr4vKHU60v6G1G/TLAcNWio/jkiOCS80QvJeMIkiYN5/Xsy",
-	"V08GNCINzmY/v/po2sqFkNTSbkr14oXX64dUEtABthPClFS60mqm12AFR3sA6IrDzN8bKM5DPBeLonUz",
-	"1Wpd6ISMctZaGr37nHnHxCCikKc30iZF4peJW6aUvHl/9XgXYiAsqySURj8l9YOU7ozzRYsrAc6vnZW6",
-	"BPggm2aa7oWzGrmKDIvIL1nvdSopAP0nTuJDPF9T3zqLU4zaJKhsAIlOJpRsRSRZe0EkWSsXSQaRImkQ",
-	"WKudcd93Wq/Skoot1aYNiNkrBEzstpIghu3XTxUPBvJziOcWOsGuSSJZerbceWhd8y9ELk4JAX3qqt7P",
-	"F1KWjHTDJJmZJHRdYSyBVigfb1m41XqjrhChlimBVhauZqdQIbCrNHboCqY1XyMe6fcLEKOLtrIY6GSX",
-	"YUEY3CSairUj4R4VR1YheGiN2KVshNIzBSataSA19EGfLepoSYhRgVX/gQyWhVvk4aZL1ZTGHXiA+XKh",
-	"aPZqq1kwFc4YhDoDbeDoVmTuX/equWrudZo24MYKNbUwc0l3am8Ij0Dh1gJK7S1DByweEE7igCDVWu1J",
-	"YOmXiJ9JDOHW7o5xxFSRLnOiYtad0/SeVnZcSygsM+9GOB5OFV9w74ksRL5mHqBriAY6IQOJ2NSUkUyD",
-	"4Pscg/sR+cb9qTv1PUQiQZBPYr+RF0uTOZoc+4jGpMQDtlp6rdjQUlfa46D2jQDqipxOcwvP5tf17WgY",
-	"n7WYyR/A4b8IfOh5Hf2q10c6+LXd9K8CmWsovl5C+fX0j1KnvXp6DZpU1Vsp583VDlunqEdHTYiNqZQk",
-	"RGyi2zHLSQUKIoK5Fqn+ud/+tvfbgjvNagCgZsRshliMNsxvkPV7S8hEp++ITfcCxEojRXAm4MT9cyE+",
-	"7kK81769h/EE//MXH0mmq5JrxnBvfYVyRGLkfzYKC+5HxLgAteryxYF10+X+THArnqovpaNuptyjcNLK",
-	"Gy9Dwy42rS6F9+WD0xBvelg+wgmGlvb7khQtCyLkE3i7drPdhGulGD2MckHTgBM30UG2yM8OzFmZYISj",
-	"iMRDAl2HbIypDY8ZMO4YkJchv6R7XBH3pXiiLSLQACyOxbVEG5Bpj4Qkk83kZp0U1jSH7LIhSMDiUH9W",
-	"FFGq726mpwBzPldMINdbAomW0hza8NNOUgOFv1mytN6C8VQ9Ork7wu7sgkKEaqdLH4F3Yx0sshyP0N97",
-	"zgCS7j5WJKdicMH6FKWNdS5GPXByY2xEOOIEh3NdvKsE76sS1HhFI//6JSWq1you47m9MR6SAxbL9R03",
-	"OKLDOCsNBySWGmncCI8RASz/5HdOh6PykFA6LnVXnZ++VSf48v1bHa53fdHz1KU7ZkKi9s4u+p6+QSEJ",
-	"WGgMZukFt7W9t9PezQDVAKQh9PRyYxIP/1fcDX/55V/342hzXyNqehngzn/9+3PTWxfNxg5TMVWMnPFD",
-	"v0pY1111kO8MZxIP7RAajYZGuHYei7uhGqb7ipspktQiH2c9c8szMfJvu1QxYVxekE9al1g3Yw1xNjPo",
-	"KKb8BB1rLL8G8nVxIL+D/He9y8ve6dub497RySFEMiEynsi5Rko5xWPioQjrf6kFAWlt00O+de6D79j3",
-	"kA9u77PTtz6w++T51dF/rlS7KDYtWFhLEwmjDrTizTjF84aT7ztCk4/0mUWcDKaCiJKrgaQlAAt3FZu9",
-	"ECayOyBRpERGA3TkoWAKnlgqhZ4xajebDrL4PvKVWOenaPHQAhV6lRpLMy4qe6xzKEvljuc13ctUTZKp",
-	"hY1DNFK0AP5mCIXqmrVX0whGjISrlqGxvKaXJf0MMTkBIEAjEHSgScR5pMijlBdxNivJwqYxQTpv2Grc",
-	"arE09qD25KtJKZpBrYwhvL3SEK469BIPu438TOppLXO526MqgAOvx8DDcDUmlRrGJ4jkrGygyXOPElON",
-	"uKWTSZlj5khrZPbKZbHjvFJ0ahAdnQ1AGyyO5kZMVu0eTieR1vHWTovWK5IOz5n8qrX/qoa8DBFUtuf1",
-	"4juairFrMfiJtkkhmjShnYqOBtxAPSl0ngMVdsM0J1Qbps3HOkGCWhuVGLFZrGPXPBQzjoRknISoP5Um",
-	"m7gUbnXt8hwLg62XV/J40nAOzlbbNa4F4RfqvVKhL+ETDGwfblmH5Slo6cZ3g4BM1vIJWXMVxwFB37LJ",
-	"REdDYiFmjIdKBmSck0CiEeOCoD5ISQAbZHJtPm3/59f23X9GzejX73fi1nRrtnf6evBq/BPflT/228H7",
-	"sEm+xdvi5PaHojXLmjeKt1pMZmhMFHd+IeC+z3iiF1pBWhWsIOnknG1Nfsw2136dba65CFy5QsJQerhe",
-	"iFzCEDwiT5YwlBhzk1ktJxvtUXxIJsRQ0U0mFcKeBBtq+3SpEdXOWFcAWkA/IqUnLXPIlq/K170CUmb+",
-	"gAvg63t13PH/zq4dHVvwJpMAvLYuDPLKosihKz4lqRhfNCyQyCJYhEOCNmKGdBYJmgoSbpYXi1kzNQ+a",
-	"fkg99eepRpXUWKx8rXIS0Ak1ZorlFXrti6Ysr1uut0xjmSMqTR4gJOZ5SlpRXFAkuMZKzlR6rE1Y3LD1",
-	"XmKGtJgODQzpHYk3l2tmvKyAcKVRYaE0VRaSRcOyyVlJQJ22QVgEU01dIyyQD9lC/p8gMaWwgguSAjQ9",
-	"3dD4hth0/OmEcEG0QD/geKr+C/MGPxFked705yn4PTGJmGsUc16OdZDzT+iiJ76HfFPS0kcbEyyk/Vt0",
-	"pb8J9gvTvY82nARZKgWJBmDgUKqy3kyztZt/vJ1cv+hoUhSmvNpotSKKzkvXfIFRpiSSEDzlHvI/CyrJ",
-	"zZRHXxKArXy/X7IllyoXxLEMOFd8MWVrpfUXE9AJp0CtK+i79bfzky/hfgvYj5e7wKrekn+cmLnSO/zB",
-	"YXPfffj+kjwKd/qWzIVm2N99+B5dEok2Lo4P0Kud1isDvQXhGvY19YOLpmMQtPxbiO+QogwnGtEQbYC5",
-	"Et4CVu+nLiYolJGvc6H6g7BxHA1rnRqU2AF18Q7+Ahdizavd/iEwim/lvNapnX1/rjHPQY0D7lHr1KLv",
-	"fuKD7qfbN/8JB59I/923R9e9vamgYfd81I2EoPLkPxdbZz/e93tlmMR6HR4G9gtLl6Iz2TUsAUO4y75n",
-	"V7dYmnMBQDAsQNqCXokyZHn3Lb1GhbfuV3uSVHd62Op1PSwPpqs7WRuuF1a59Hyx/gFTdCSfr1BzoY+l",
-	"NZo/sX4jsK//Wcszl095vaVdpySywWVZaUFOo/CXv/eJ9asWY07txysi8AvgMukuLwWWkUzqyjBrmI/1",
-	"+N06y8n1rZtzYt1TE3NhEOmGniTRT3kDbBLW5JaxhGxnqD+pRQrxAklyD3UqIT6uNLYXrpBc3pZ4gQb0",
-	"noT6cw8pmhWbnoEwNlFTFnbRJmuHbnwDfLhfzBKAIpc670QHJwYjxgQx0VUQ0vjfam7/9j0TtaNNlPUT",
-	"M2H7ezae4oVAOlKsgfzfRvVvcSwAHvKSjieRhqk9GNGYCNJAV+ReIqxUa47UiodoI8ZjIrw0lw1Gv5na",
-	"pSXHsVBPQjcyEgxnID0NQH8AMU0JYhMIj4ygckfNq33CNa9mRlVKaydsSONHwIvgEOdMaivtsU9pZXuM",
-	"fbRc0WdKjS1XjM/iJFRdktgtzma/AxVZ5IMB2pl+X5ed+Bk7xoFcmJJP7+tQg1onsCcgz07wEeMITya5",
-	"gqC6Js7uWlEEupzZval5Xd4NOEtEzn3bam9t7+z6C62YS+27J2zIqoaCLBF9IzZkenn88+sr9NLGQfoe",
-	"Guj4XOMoCkgU7StFcaS0TGvN0N9TgQSRJVUfnzToJB8/obquGD6xaAGn8gEHmRMoNXhlXCRc3rwetIIm",
-	"eRVu9Xfx9qBJ9oJ2uNN/jV+R3UErbAbFA5xtIxuXu7O7nlcg01bZTN8RG+i0ltsQeK45vdZN+Ds79NZA",
-	"xLykw7gXL60wpj1OEKVi8YppbMxzdKBvjwdUaF6YlL2e09DhaUfg4XDVjMSUvMy1aNxCxsNYaC23Tqv8",
-	"jppqvqqbxBBuZUuAfv/ru0fsuH9n14juVqdqrMXQtEvPwOgUedXj/XIL/XGnLA7IQ8tK3kCp3NWqsn2x",
-	"bABn3akcrUBbK6uB2o0RfIrajabB+dGNatPR7qvtPbTTaO+jXLHU142tRqvRNmYlK1ybgiLiBbLVdoXB",
-	"YEM0RlR6Oi4vUwf/xTJyTZDZXBQSGoON9wYqwyrx1/xt3cr274lBrbZ/51fPYeWqm5tSuI2FevJC0Ld0",
-	"K7ow9VIkC73o7oInQePFdTFR5zYGHcr9s6mE/CqID0R9MmCcWHR92AS0gdEYR+oSICGaYDkCuxyLydkA",
-	"rHHLzoFDTl+8Coht2txVUrK2fPITEiN4UaCtRrO0mrePNmx5gXcsJJEiUA99d3l2Wj853LROJ0n4WIlt",
-	"IRnQOHFZIDljyFRtEg2k4/eNegoF+MFrABFcOp1NdSnn32Ix8jvIFyPc3tn9rxTjf0TubS2BLG7uhuR0",
-	"PCahhyI2I7weYEHCzQzIui9wJP0G8oEGr2NJI1ASTcC+E2eZ6rHG1t5wLasasBY+VTMkseRze5ISKTi1",
-	"s4MnRk9diwvaPyMBjNTMQUxIkCjJ+wYhEXYVYlm0CgC5SPpRRuFfuxygY9B9edd2ygJOpjxq0LEYRqyP",
-	"I10gcEKCl6z/8m5r0nxpWq5vNZqNrcYnwUA6zK8MXGpK9bTNLjAgvzQG5JdVDMgvtSnlZeubve2d3VeJ",
-	"beWECunS+PN0mumuF4fkvtapZQeSVoVItz6VLN9QqbnXZdLMkaKbLGruZQp1joMRJXckqX+Z/qlNly4a",
-	"CQheVBJOsQ6S4hyDL61T684wN7V0EvAURXTFdEO0kdTE2NpsWFG5NuVxRwnJ1srfrrfb7fbi6oZL0xmN",
-	"wNt15qZjBtT0B1Qx6J8/13Skn70kXZag7gDNEXbI69fbr/deh7j9urn9qrXTCptkZ3fwOgx223vtV6+2",
-	"dptbYTPcxbjfD8PdNm61yOBVuxW2drbb4eta2rBZT2Aj3TDkRAC+BAblcm/wejdsvm69fr0dvAp3d/Zw",
-	"e0AwbgY7OzhstnbSHe6Z5s7M7fOxdL52hz8uWt9WvdVqtZZUj0wKwT9HOUyzexZ8AkfokgWUyLmze+ec",
-	"DagWvqbcPXE5gNtllJDUEf+nIsvXq8hiN/R9SdZZrVyE+OjV4PI8dkoM5vfsaQqAjmnc0++2izpP2Y2z",
-	"TDBam/sWJElaVk0lObu6foqbQMZ4vugeoqEpp7IwHgqOdXbt6KIkjqSEi4d8S0l6GCMmpO4pISH9wFhc",
-	"enYcpZkVSR5W2TiqVW1NfZGQXbZGydAyGX4xQJ3prHod2CmPVs9iST1TGMpaY0z43PLyYgWW8aDpOSez",
-	"quEslYQfCL6Xr8hqU8tsUFU6psSYVDxwJQe6VJuzDElUD9NcqvAoRTtpSpcsVBqNl9Y27M+ROk40HnZA",
-	"1ge8jQTKXC6UvIuFttmExBrKSovc8O8K4qoSvdsvzZcVroJtW2G6WsMp9l6VxneSrMHV7WcrJb76vv1u",
-	"74f/XFxtv/9pR0+nMQGjp/aInsUFDI1EBMhEfpYLh6lguNXfDrYGu3ir3xo0g53Ba9Lq7w1aZCvYC1/h",
-	"dn+b7A5e42bQCrfIzuAV3uu3gq1wh7wa7OFWfytIRb+dQSto4z3S7L8Kt4Mt8hrvDlr9drAVbpOdwW4z",
-	"PRvaWpqeyJQ8s1e/c4oVVZEQjtPiy9Ky0ZXEVB7tW35z6Cs9wkKg64uT1bFsSbzZYhz1NLI5OUxWb64Y",
-	"+eAtuOioSEKiXlQe74JU4qskwFpn4hoQACqcYffxrY6Z3Dg/fbtZqbOEfJ88kDnld5mQ5vwl61Lb0oDI",
-	"NY2h+X4MyT7QO7b43rBXRj4aUtNwbgrOgi+/IlIyf/wd4RyZ5JJ4BOtfpKub46RL6oIdKtGbChDEtbf4",
-	"jiAMUETrcfw1rxLD7Rfnop9/e9r+af76X45uWnEk61hiUt30ckLwLcgWEg/BCC3MLylBOJv/TAzW3cM1",
-	"zlQ1MdohijLbd4Hqc9byBWzvhUDOk33NtSkkVkJRZQ9hBPSn9PQ0qAc8+Ur2gSR6HIdW99jIHxNzvgVi",
-	"MdlsVHG+Pop/Q3RtgrawkSItLOg70bCKzfb0jIxlo+o9s1gzAcJcR3TP81qHgNeQwF1OWgqITY0+llCv",
-	"I6nDoJfz1F6yhI/jp7nlfgqeakOh9G+5aKg1uOPDeNISe1mtZxd4qbHsOXjUElwKG5PzQiBfp0McmYoF",
-	"gE2W9X0JEoeEI6xtox208NxrhWj9GIy12UA21ijDCBrrndS8wSI5DYUoa15hKWekL6gk5csIqe3rrmEV",
-	"E8VyDjCFTJDFdcHKpMyHgHKZbz3j0uvP1XWCI3WFKJ3NeLps+GjRv2wVu2QztIZXTHxMdb6CQa6yu9BD",
-	"xl2oUbdTj6FX5jHMBvTpTn755b9+btb3cH3w8fPu9lrRfekw3b52t51xwMB19B9EMeOoJArpAschG3tZ",
-	"zUsTWqOKda5atVxDUmZ7zFicXVhFUzo/6YEGG4CTwUnapTvL64sTa4nxtC633Wqitywmj7hGntVyUsxF",
-	"dU25NksTNFJtIHEy4OA0PNM9UY0dl2XSlr50W+EUr7AiJnl/ZbTFqYu+l4Ru4jgUAQZanTAuOablMZ9n",
-	"s5hwMaKTK45jMaggz7iIsVPOAQR5JdyFdvVb4NYtvDWw5NHfwfW9oBXW24Mtso13+rvBq7AEuDXfVdnl",
-	"A9XIXghk43o9t15p5iJ5eDx2OpN1IUCTL73CbMp2NolSW0+nmhgxoQhf6yaC2BJMGeDbVjnsrftdkgeS",
-	"L0YEgZ9sACjKAuGAMyEQjiKd17Am8NBEy+XJIG2/5cs0IdxOxZJ/VynrJ0dXV0cXpVRvF/5gLYTVB1F+",
-	"TGbOWxiQWTLvICHxRMenriT5J6DfzHieAsElHwuYG3W2x/Id1A+PGR8y+YSJH1+hrKydywUR5CFTmVQi",
-	"Fe9pSnV/LSQfrhYnB+EDvz0hgs/S1I7zCJeMc8AJ6aBW2wl4U6rUmMVytI8mnHVQy2s2m/uoPxU0BsWl",
-	"1dS/TOOIjqkkYQdyNtS/3dwo1bQW8WtezX6ttBH7WSmX+oE/LP/khwudlFNWl+b64sRD4tcp5gQgNCLM",
-	"tfEoQVTESggXaDpBkqHtJhqPf++8k1/5I7JOqqttVXlDMdHTAnKWCn0Wo3N1pG7ajvPVMuX0wskFWzdP",
-	"m+e/zddg0pGnAdnXyfYzxm8F/JApkVyUh/C9iUxpNd04FYdDlKdDZwe0crpfNU8iu/CV0yUudOLQ3yEF",
-	"6oIMqZCEP2CuJhDndInxcHFqpzU5hhidsDsS4YA8KOEzM4iCeAuAuZqbqkvZVnuEZGHGhzimAtjr5tPB",
-	"7D0iA3UxLOBU/OEBAVelaiaWPHfHFlMkh325JFLSeLguzwzwBAeltjVdfTW5vo3UkqhRzeYaFUSCiIkH",
-	"wouRxXlsGVTiNaqSsAmJHzKY/L4lOXG2QWeiXrqyy+F8y/bwK18EJUS1xn1Q/LpiNtmSij/CtJQp+rOq",
-	"1k9C2Vu6FqolwTTqqHnV3urs7HV29n6qOZSmLVgJbdUuCUFzNkU0RkkRn4SGTGvNerN1BUWAykNi/zln",
-	"jz5n5eQGdzEJLwNzXvIZyEI9UGTTPe+hWzIHgtEx6GBEzuA76HpdnOAE1EN0IOXGAfFKnqc/2FcSNA37",
-	"SvqDfcVF4uhYn3v+d/N15jfbgDbs2lfMX8kYbQ1J+3xG+iPGbkVnjGNtccLTkEr7eMLpHQ7m9mmZ5nJB",
-	"lHq2viH/WzZDETN1UKw0cUvIRKAZQMZLnfofDwlHMSGhABTGEM9FA3XRhHDKQhqgT6yPNkZsyqP5JppM",
-	"+ZCA8RPiZcYdkwvWZyG1yCYhiajSB4lAQuK5l9R+oRwJHX8KPiCdxKMxTtAEz5MitAMa4wiZlXObgwI8",
-	"AxRSMcEyGJHQFHjz4AksLIrYEPLDKCkpHAKvnLBhebnzbqGBpFTbdrOZ4QtbuzsuU9grRcKBpXkDK1Pe",
-	"ITgz9cqxAUSCIMaRRqcxmC+edaxRDtjrCa43m8o+u0cDKGSTDnRv6TjL7bQaWby7fG20q4zGQzVU311I",
-	"3xaeoFJ0FFlJfEsEIoMB7LREvunhmLOxX20ZS5mr08wD+Gum6HnxBjBoGMXDokkaVlc8AFjAkPG5oe/F",
-	"hJCcAKBlE/C85DQklJE5O4WzkZLG1rqkUSYmO+RcPjcve8jKySu7l6tqvCcc8CuLZZYPryGLmU/WT+fP",
-	"ciqojlhgJ+rHUvJqbX9ZxfkezcnWYjELDsHvTIvlW1QFG/gPD9q7Auj1abF6dYTBgyxOxgkPxo4xFWJC",
-	"IrmPOElA2rizC4Vhl5ifrF/ckYp3ms2F9WvS7bU2ZTvnBy1VqQm5QGMLROM/O1H97YV1tbUERw9zoHRj",
-	"RMZ9JgQJ6xFjt2rbBMFRB2KCuY4EDqkItPiMEadjD/mS3EsfYQ7FDAELA4oZY7W/UcSC0f/9P4gzpa7r",
-	"yGEM1TkR1sAZgRJslztlGuiQ41msntyRQDIO6BnCQ2ANCC1JnR8eq0a3mk0UTuhze28CFjGebe2bN83X",
-	"h+2j0gq0ah1fCKg9FnXQkEUQ7mW+3dcrKUY4ZDNdL4sOR5HqWx/DEOZPY3hFi+ba0+ZEpH3zc7O+160f",
-	"62C0NevVqdlMua1KhvxvLi7evn3zxu8g/xsdSCfoPRqRexySgI5xZOLScshz37SO293tbShLx2m/z2KR",
-	"WaJyrRDHQw0Roj9BEpAlpxBvKs3alZc/sGFPOeGKAKZNgCdUgjNTk6ZMt0FTaGbonz/re6UR4zH58sXf",
-	"19Slq3ICPLMiM3IPJY2QGHEa3wpd00zpnZwQ9OsUc2lEZHD4UlP9jAqob6ZPTYxIFNGJoAL1yZzFYWNh",
-	"bd8lzkI1kUe4Cy9JHL6ZRrcQ8PuQ2AMLEFulIHULYG6i+XUsgCmVRrE5vLIXlugjRmXoKB2Cz0uqdbr1",
-	"1TO+u5Uwb64vz1rW7A85b55Xm8b01ykxj81M1oHLdRfCORllWFCXt3SSK1dtaoWArElCJLQaMZhG0bzs",
-	"hJRhCS+ou5yjiAdUkvt1SioB/FaE7S1Wic1i5lacxFdV0MoWtbKqdkmEoCzuxQO2rgNnffBEE79UbgcQ",
-	"eiQ6KjVBvRJojEOSGEzLYrSrVYGZlPcaRFRnfJp4+TTD1I6nT4Y4Xl5oJcJCXotyG8sFCZjFxQEcRxpP",
-	"JXmAQWUqCO8OFy5fMhH/WhBehzf9B8ymtOav2TcXdTEza1hfd4hLSO2Erl1w/YkRDl2af3DhBtMIeO3X",
-	"xvWH6VyVh3R99+EKbQDU/6a5gFo7hmrEPmTIKDnB707liHH6mynq/oZgTjjS8BsQqLUMeiNTdilXFlM9",
-	"mjvQqWrhocHqGdb56IgcrvIE/zolnpncVhNM757BV0ZTQez1a5pBnMgpjwXSUXsm7H65TOKucG487uxX",
-	"buxXZuwuiVWnTCjMz3S59DVrbXKoLzViADErXKtwDsy9gboJiPkLAa9jOeXEVke1Y/BRCzGO2hpD2pRS",
-	"5QIM/rYMvn03047OvNwABqaLXSHcZ5CJHNGYaO8JJIrSGPWVqqNleSoT+7CkUhFUIuLb0IyVNSaTUWhU",
-	"mY5ijV4NmoPkaTbkeDwm6GCEKa9aOvKcU8i4dlSOZLJ6RhlV4ZA3kDssv2JQSXt1UEl+eqW3cYDjmIRq",
-	"m7RemA4WkuCWVktvtV+71dLRBta49hOsrhH97UBt51Si3WYT3UMh5gm9J5FQreJYlzEXaBKRWM731a4C",
-	"fKJeQv3lThONx2hGQ7IJ6tJ4KqTp0ur3phC6RALPhW6kgcDrwXjqzmccspI7JZuiKwAIieNQCcaG97jr",
-	"/Wr71V7zSUu/lxYi+0PUgNcHYDVhx1BQPUPOuUPj75sC7CX7sAahL78EFoIoXdo9fqAJK08kmuep7ny0",
-	"oXjRJvAgHxbMTxiT9lz5sMZQLN4esqQ5y+OoQToBxrdvm3bbHOM5FJXPGBA09CcMCXggVOSQ+Fa79/pM",
-	"SjZGrbY6NtZ6wGaKkzvsG7BC9QZq/gm2BZ0GH0UoYGPwwZrt23A3GRc4OhIRc0wS8ImZTOp2tGmtAA8A",
-	"+KwsJlASIyIDqTpTQ4zwXHWrZioSRiNnLB17id+7zH7Whv8V7GcH2jhl1iV3xag12ABTGeGb6d3yBzeO",
-	"DVhO/68JHIui5XA+IQN10dgoTDtjvf9gYvevyL00p6Wh2jX1vqyhSLcrCKcDCEbDQtBAHVgWqsXxarrD",
-	"UiNnkn3tFtHY3ttp7z4pW62yCb8nN7VSQsVA0QW3uBHzshN5h/mtyN1mOC/NLRTD0EYivlEioNxbrrzG",
-	"ZscBYjJBAyPoAMu0HQ9M7zmJzsuTV8KegJFpGqRCAznDONks3kfgdppRyHTPPwXjNdRzV3zCtdalgQzO",
-	"hGyxU+3w0sxpGksaGSGDkwSRxCHxltf+WJq0Z+/Eh25jweZq16ui4XUJVuDlBAekcp5LOSRTMixo6zHG",
-	"YMEOWDygwwek/KdEqwHp0QGLYxIA9vwdhTig1ASi6JkT2EpweNXVldIxmysIjjTqESdCawq67hLQT5rM",
-	"mrtGoOFeeek8/fASOjWlHHPiQjRT0qfkUytiJgO8JRPpmUF5+dGU27seYHYz/P+iQimES8FsQQ8SDxgP",
-	"ympM65okXOnwFmYczqc6/yZIaxarWdAh+JPgTpcjzqbDkVXz1bM6i6EuLQSf619onIQAbTdbyL+8PLu5",
-	"OPrhundxdOgvKE+9DG7HEsgLYZPfIUmL3ONARnNwuEgB7kZd0MlCwBks9CoQGYr+Q8pJIK85XWCbw1HU",
-	"x8EtkkyxF0jmsMhbdoSdTElYA2mIp3L0Ugj20rbgVxlPJuLrAUibSexDQvdFKs/OOktjDu1kLYbLw50S",
-	"DvF1jS4Jn6pucLGfrB/ulHIWB5g0v95qp7YCviXrA87GdTkidUs1uZVP6qC4x9f0WoBMi9iQxo2lSb0u",
-	"41srczQ/gaJVXK+rYxBSpKl5oJItgA36esxaorJj8VEAmeW2nqBkqp2UpxoOqg6xZAjHmjXZBdvcB31T",
-	"XQeOTMFAVLClD0ybOU1/Z9WkvRrcN2dxNE+cdo9nvU/A79AGbPmmviVtRQdOcLiQ/W34LxszEkV1CI0B",
-	"YA8a1gOg8qlOsvA3bQESge+sE9qWJsHJSNRKKzUXasfjsIR/rQhhqsCcFjCfBWf1kI0xjZ/f2xUm/WT3",
-	"6YTNCEcBFkSHiCu1FgxkNFLLGDLZWIWvqZ1K5SRw9Z8rKFDIweUEkFtiZG8bPaaOW2MkrLst/7uiB8Hi",
-	"Fj8+y8IsU+kEM/2sqvmVbO0BvLYOG7ZbVVvKDRdtaNcsqzGbRPSWIKehfOjFzlaGj2xltNyNVIn96Py7",
-	"/vFz09ttfXGebv73L780Nv9lfvn4ue3tbn355ZfGf6+p8i4bem3BZi1d/q99fZvzvc71rT/5A3gm09E/",
-	"2C8p2NG9viHXEkR05OmvW9H7dtgcbw225782vwva/D97QbdEMCgNF77S9ycwgAxMgpUVXwg04Hhorphv",
-	"hGCG36iXDbtZH6YimyabL+KqdA+mETFyugeIB4jcU4Bd1yUjZyMGpgycAB2hDa2RkBBtN/e0SnLSO/0+",
-	"1UsSLk6lLo1GuQOTZNP8s5aAZoVytM4X280qZWQzq7YSTEZ9tICCrLxSgr7HIqKtY6YgpbH5ZBZW82lh",
-	"Lh3I4OGmbGVd69fWrJCIq+ZaL7MPXhk349pO9hyu7WOV6JI6cWVxGpXLfs7ZdCUwt537iX57GcAky6KV",
-	"LYX7dl7NAVYtr+1o4aC+eDVdx7uESPhUl67T5x6HYH8plP0uV+UfrbkuxKM11JCMO4OA5S5dsjPrqK52",
-	"m97g4HYIgaBr3iPHNIq0pXI2UidMDQ71yYgaVzZnM6GkNhYxntQrN44kITnRmU8mxGgCdlb9jrn2fQ/5",
-	"fRyHwniR+oyHhPsNdMbVcsWZEOBcCLQR7HEwciOgwReLOBEsmuqiFiYmerN4B0LPJSG0ktOJDjQ23g+c",
-	"JG6qObwQiIRDIrw0NBmG3UBvwB8b0ZI1Au+N9hVp8y+UBiT3ErEBXEZjTxu9pXYIxyjxvQAr02oRxKGR",
-	"cSbEcx1tocTvpB0zf2yPETG1HCx7lmxS82racahOhg5cXxyvzgYDQbI+p2ae1A+pkDgOnLrmqlfIwR3T",
-	"KKJjIrlS7jGCJA8BRIL6RNCQIAz+fqQIajOb1ZdJVk8vv3hqq9kKw+FytkwaSosYC80afL38eHTcSBBN",
-	"Bb0j75x+siPI9ZoPjdVlBmAkZWwkjRF+XQTu1ke26oXxRr/t5hD8geluAQDz0iCTNnqXhpjkZcZXe7vt",
-	"5tZf2n+YTO2hnMkdei++tYfAtOul0TZaGo4IkjSW+yaWgGsrkyUGddmYQI4/uFdcyHmZcOvbRCLid0yS",
-	"EImHHN+R0CYWiaRaBqQTpQtm2JezSuA0dW5rJEgw5VTO4Sqa6o9DOonYGOsLto/j25jZGquG/yZjWu14",
-	"09MqrYayWFxJWMpa0S8DDi7cNOFFr8ArNB6nNRwUr2sgP2TTfkR8hMNQkRGwdBrHhEOIxT7yGY+xtC8E",
-	"jKtHLBFKJENU7iNncxAVoLXZvekbcARFq1ynas3wHVRHljNCYp3zM42UGLGtRjiJpgLJGQ0I8meK+/tw",
-	"pxi4BpgUCc1IKoaU/Bmudofsk2gQ0NrcMA77g941kIxjnXm4jBK9GqxjpvFWo50nnBMdKqXu2+Ldmlyj",
-	"O+413miXXakL6fmARdPx+hwx8Y9XuVitO32FREEV4ZFooORnJ9Yqg7HTXiv1W2hdxQ7349J1SKYUUjW2",
-	"MYXoB20jmEzUrnU+JxV3SucLsaG2Ia8WsSFb9OoJG7L0zV/5ovdSzE1Pp5YtjHtOk0udaNWFr+ej+Twb",
-	"rbDog0xchE3wW7TtSdyTYwWbG0A92IEvVeurZ9ta/m5m+Ve9nC7sqjcLa7Xyg8xarXrbpYSVLTu7DIXk",
-	"E+oFtbtqvmDuFrdavZ9gl6g7pLvtqZsm0fJ9MAlaHHcP+do8AD9LPs1Hiae2GqVjwj4HLLL/SM5an0UJ",
-	"iNeAxVLbVLbaCYUdZDMJu5AarnSh9HKANxPe0mp/+ejVRgQUrs52U61pWc9pb+3tpLfPn5NSGY3BNIpO",
-	"Iee0WldbC7sqj5i3sfE6Ij69IZKzm/TzWjectGfe/NXR0bZzk/6Ylnj+wPitGLFMxmLOgNPJAvQntq1a",
-	"d7sMmtIaCXNJkkXbVM4AuAYc2WNNfatDy6rYyH9X+2BZJHayEMuurq/qPEoszZW9LblNWxNpkM2s8Ws6",
-	"jsHohFGrXdd/oyGnYQOdO/HdHeRnDrXFOP7yxfeyjyzkcfFJygn0E53KHBd+CbHM/RIZwBj7q3MEG1o6",
-	"K3uiwyy7/x97b7vbSI7uj90K4fPB0mxZlt3uzoyExTkev8x6p9v22u6ZM2d74KJUlMRxqaglKau1kwb+",
-	"CQIkHwMkQBDgDwT5kNxAAgRBviU5N3KAnCB3EfB5SBZLKr3YltxvAhY7balURbLI5/35/XTZd74Ry31Z",
-	"7I6Hj8KscG0oU/e5w9Wo9Zmm5v3Ufjz5BVrqaTa29WgV7CUZZgBPmJifxdWgwKyel7G6wDQUCRrHAgpV",
-	"uY1GWnkFECUJA+iAuEbg/QGACeUJFMX7kJYWA9KnssszkkABq3OTILm099I4Ivh9gGdllMs2QcGnsJ2l",
-	"w3XuyPRYn1QOD3LF1SB739ZJv98khwfEUZE0yP6r/wQ+RJKG4uUva9+F3wU/OviuZvyjao0cmpGgb2/2",
-	"oRHK0B9rccvzLp8aATNFFVpvKpfnP0Qu7mExPO45G30v3pt7B5X7sVcPsVth6CtTbEClsVdJJSb/5/9G",
-	"zAvH/5H/FP/zb//hv3H/+G8JFKLY6GDQDYHh3LboMxU0LARdBTg4riOiRNkuN4+eOA02OjxiaQqelnFE",
-	"74GX1tdxuN+XQIO02yzTR+UBmJtgD24rgtdaP7BGfu4xCWVNQXQb6mxcIaOtigavsWIUexT0RWCFaURa",
-	"PjsR5VEeiM1HNqBjQQnzelvfmxEPJO9TOYbhxxbqzvj5WLYdMjwCwaMSuP4iC86WBcij7V7YVYhz/LS9",
-	"51YhsbNUADb/hTEBRJtOut/QizqNXVkqgWdIVEzmzBaqIJ3sOjRIzLKY7O2Tc3GPudv9+v6ryEi0GA7z",
-	"5OcdCZdn8LFk7mOm4OOEmW84fpX4bwcpfJtypcWAJtR9/huN4Z//z//+v+7t/ft//K/29v/9v/ufSAWx",
-	"esKifdg2WMRnpwK8D/DvcUSGWYt1JFeamT1OM0XMOpFkGy6Aowe9xKRNk2GbJzSJSIv9XTPZ55kYiYj8",
-	"v//F//jv//F/+P/++/+6WiPHmKeWjLy9ObIYoJ89PhXuKwDtMn4MwA6mW9HWbxTMUfRhlqxIcdv5SoyK",
-	"GYqXcyFMpjDuzTPnGlBcrR9F40EzfnwJjrvDJe1+snOJtvpssUHsebJK527vMXcJJDO6/3HO/DUKYkiq",
-	"uIqCsN2xmfv4HQ5IphQqgIM8RODEqyKuUOjLCnLk+a9BSE2Rpwe0JFv/+p8N76j6e0gs0tj61//j//pf",
-	"/vU//7//y60P00T7+ZMfwply//CmHVd9vlxFi7NUHuBizqRDeNzvy2K5zpyfPfVlnlaOhThRcyEZ2zG3",
-	"IngFGVAuFan4BGO9GpGhoq2UISyXLV0B+I3ZDoiN8YYj3q8XI4dqIoDw6qDovZeti1w5985CrosCF89q",
-	"+CxCAp9V3PHDEvmueRkDo9YenEB9uPa0iYkiDNj+XAWaR8AmXYU/wefrqE+wT4xwkvPk+rWQE63FO2G1",
-	"VElZqHEvXCYkB7wkFNkUIkJVG6GRwXfEthCWJsSSmO3EEXDK4zVNork1zloS6M9aYxLzJHaWlaJ9RrDm",
-	"FA1CgWSJ1rCUbGCsLSGJuuMDY3WZ15lDRsf5bOIwHxvOsTBhG+DamejFnC5ixBahx+nDAjOFW8NmkZYi",
-	"7/fnsgDfXSAFwqCnfcgmur2Jbm+i22uObueZvwdWMa8UTxbP8DRWakmFdEmZA3LCfFmYF+ZGr6nmWUR+",
-	"kIzdwVOPxtJo1jYU6zRIbG4Rk2P2G/1pSK5ppiISA9ZF/qH5KyKxRb6IyUWakGtNs4TKhNzckAole9/p",
-	"3o55SUM5Ji0h7ogfgasEqkYkRsiM2IxKmOfAqGNipCu5hj/MzdrYAc8SghdEVlG+Fi3oLr4ZiSZpMaUx",
-	"Tkk6bAQcCSkdk5GQiYI4b7tHJW1rG1jUblFS2r5T2C6vnUbNGIWWedZvMQhywJUQrOlBGzWp4Fo0yVGP",
-	"Z0yxiPyZDqj5Fyzqj0IyCkW8R3/+EX6tItLuCcUyMjAjYO91tYlQXuYKqNnlilCixpnuMc3b+GVF3DOp",
-	"tBy276oA6ZyJ/FcwKq78MFeGUpIrobDKZT8wsL57FdRzHJRUoHJNU95e7vyVgw4bOYJh6wJusBq2e9Yr",
-	"KU301Mhr80bISNIBoZpAeYRy5eIY5t9WtjanwjNXaitkgs37Pk0CHwEOlllkLQTibzVJ/O5dFgPmtnZA",
-	"fUaQY8tpKxXtOwAohsK5hNwbAdemaTo2+wHgvH1xTFHvLBD7kzAVsGzLAmdMXByIa2NSLrTRUJUGdlVX",
-	"0kzf2rsNZdbgTHcaAyppXzUEHepeAy7ZMZc0BpLtUAviyJJbaMcx0n/608bW9SB9n158z/7lL3/5pfXL",
-	"9auf31+3zkrassIRlLSIlN58EZNqcM85a6UGIlPsUTiYt57beBZO5S0Pvy5Qpt+x7HZyEyAW5uJtUHh8",
-	"4WaFJ5fO2rVeHXMIEDyG5hxf7cF3+/UX35Xw1i9Nr1nei3fN3++AtsRGPJ+ZNO+fZeb0aaMYBoOJzIvR",
-	"5w/V5Iiw895q5/LHIADkhObe239x8PJVHGADr5SRfSF9+sweOP9+T7KVvN4v8qUt21DoF/Oa6eHggTJC",
-	"6IEZ1luZltRs2y8bu7sxAB2grWM5upeBSlEz8Cm+p4q92Cc3FzeXFlpiMeasvVcUDnnxcnzcgpfim1k6",
-	"w/FWMXkpRYenjxD5Yri42vYQL7se9vsUZd4T4phw4U8WSKAUzsiiFyGJL9iziAcF5i2cDIsODm1wGIHp",
-	"GzO8wP+e8uwugmBSds+1TUUGjcTAw1+tEbN6FiwNmo9Z4pA0CrcDkLJMS5EM21CRPsw09ubhTJ6Ehz6z",
-	"jVQuAVViJuCwSnRRUpZilpR1abq3Z53nqdvYkXgu4q3J97hgX37UcxWejwcdqvLG60PbbL2toP86siUU",
-	"aSpGyHcnx7rnapWMbW63E2CeNUiMXda2eiXKYXVoqgTixGAPCkvAuY5p0ueZ/RpJf5RD+oocI5/yZUue",
-	"fzIiMQB/xaTi6lIEQJG6ao8q3hKwgDsAG2YuVz0++Pyz7pOd7NEWrKJRB2aSECr7qYBw8gj2ixy15aGZ",
-	"waW71/u0y6yyXaQ8Z8oQ6/LOfdCk0V4MeQJj1cMQECc7vu0ggimVHbqEavbQ7t4Cev4DWRxc8c7yaVoJ",
-	"rHMrANrxjw4R8MP7l61PDjb1gAVKRVfM20NlCzNzMw0fdKPy0Ky5R+SHVTZPo7vVI6Ap8xNp0esRyLqv",
-	"ChhLf1Yii0nlYsAy8j2QsZEXtXoAjGxjasdUU3Jm/FvoFRxIITpGHg8GqRUbu/ft2KJLB7cf6diioQGM",
-	"D1Xkp6OdP19cn1Rr5DAbGyncphlp91j7Dm0X0ekgTnSX8gxJjS1i2LYix2fHHgqspAOuMK1lBEVhpIt/",
-	"MOlXFJ83ebtfn5QsL0E4cb/dVpbkOQeVA6MQILXayIVUDvz/SFhyOcHJOV+Ayi+DwbMU7X7tVJ7Iwf3p",
-	"L1cmNPKkLG+HmKu9iE9yAQ/zDh2MpbT8VJcxrFt4BrfC4xaYP6hZS3b1jK07PbiyMzJtQn1UQ7/Eolva",
-	"3v+ZpinTRtpL2n4E0T0UhaMrMJBCi7ZICSUjuCvsSTVg9M7F5EE9/HRk9t22wm5pfKr/sfIyvwTCxV/0",
-	"QFPg4uz44Kejs/KCd0RzNt8bfYQ94XflcINtOpgBrotzIsyCni2O+ky8H7x15Eda2kIf/iBfitlv9cJM",
-	"5+HMqLgKogN+U37EsA1eFVQTvucGaaeU96FGTWRtFpHWmDDuIE9hnBi+szxLNXKmFayzIm0q5RhB2hE9",
-	"FSLgpILKznwe8wTB3gV8hOQLYD+AOWEeDbU1wEqFdoXFW9OhJi1DBEq67FAp84nIzmZAWcJVhLrLcHlY",
-	"QirwD+idMs6l+75afPczIh8FDsgZeM2FSpbpZ4YXLPlQs1SPMuIfBVaWbx3YiDOBqYMDGOw23IUBFqzt",
-	"y/qwi2uw+zv8FzI/H+LqMnHWZV2m4CeY3CwftzFQdcH6hmhZCxEpBILuEbvo87n7luUPzAVmeSg6AO8O",
-	"ri2u1T/y4f0f9+IGBAW7zHVH2Xg1HNMBE4PUUo/kgpkq8ufri3O4Ag++WmbV07arvC4ds3n7GPh/zSgA",
-	"bxzl64lyzAJhPVzIRl5MlhQwipEjYQhekTdgrDwWPDm4b/OtyLyqX+e9QlyRGRkCi1zsJ7YD76Oxu/uP",
-	"+We38NntUPI/1mq1uEEErAzNwgMyKiwI/KK2HCDdxN4pPZ7hLCZfXNFfz0WJPyPBYi8CyQ3U00c1nEI1",
-	"+UCLCX708XsrCjN45vaK4NlPq8RFgf7FlOGG52SnjOYxF0+4hJdzhZS3pu2ZQ3TBn18cTcpDUolBbMVV",
-	"M5lAaOzV6qQSW1FW5EyalHOlg8RY+8MQMUJc6yLF1dWbLcsjrSZCrrVvtqKt30SrZnYpeM5mPBB683wB",
-	"EPUP+QJ2czmmStCyiyHnid4Lr+qaRqIiuiahpJXS7M71Y7RTRqUj4Shv7ihTB26Cy55jXOPrYcsP8MTc",
-	"wS33h4dTdQ/LVNGfbm4uryFLDaCZAJnvrGUMKbksI1PzUfL36wffFtL/8Ib+sbG7+5Dqy4zQFoB3MhgU",
-	"4viir4h8du69x9BHD3/CXyPwOyFgmClN0xTTlZCOMp4lQJ0xoqnsMq2qU8INg7H2LZVKN3wjxyzl92wJ",
-	"GtOJDLPWrD/QJcGdQ/sNUkorQTpU5niCL2vkMCP215htVXkFRl+ALczdGkWYygr4lZFVQWkxGOQJXa5J",
-	"h2dc9YwHgRREGtlzOEsw+Op6pxVJGVXMeX/I+Au56IHxcCbwLl9GCwjQHwNxbJkd3qhycejBWVOqtF8p",
-	"LcRdhAulUC1Y5w8ZvIHyhvqP79hAkwGV2jMMAxoDzG1qPn/1EwqPN4T/SrL44+mxdYDBHsD5oOiVVCjJ",
-	"RLaz//49wVBWRKhHJzf/Nmsjhho/7gyVeUt4KiPiq27NdodhVJvEjMtqR+qo8ud7HLDzb2z6awnJdOKv",
-	"9+7KtFaP/3nnGrfgjjs3MYYRl/JPzarZ41FGCv2z2+aF1YWTwJJHcJln7P1SjzPX+cdxRZIha5A9ezYi",
-	"4nmxI/Ki7v4NyZF90hNDqeyLQZ6YcNPZW+IpdZSwWRvFWmIX0DyxwzOaPmKG0lZEfi+ScfkbQ0z0PSDK",
-	"9TD5bWaevK3ssXCRlHDZIb0DxdGV1lgzW0hibLBMaPL25nTnW9JiwNP59g+np6fHbpOCnAEUjCk4+v2D",
-	"ZeZyPSNofoPLq4fqQRMJh8U1SXgCM8gFwhwhMCt+Hw9QBMWW0o9m4fbxQP7m/FdiOK0sYQmabZOvHshX",
-	"yXBAKjHKkbjasBuKQ8txx3jv7qXkmiAwJKCGfsQRnVt0OmBUG12ZYQQ2oykKEhd0kww0Q8FQtFOCjIcd",
-	"sNmPMKTFKXJMBngREuUhfK8oJ4//5Pmc2gET29vJ5IIGWeiIFpX8x3VGJwyO5R3S4g8/Aad0cibP7ZgW",
-	"n/8059QeRv7F9InOcfFAyf/IsxL1fuhAhu44gKUUBEyfjkm7J4RiDSwEw6taQ01iW6lV00zpmFQcJdq0",
-	"kMJYHFV3WLxQkD7TyDNbhRh6TWHeL/wIaqEmr0vEKEsFTaa+cPlJW/Uz9bd/atE/Ld7Eeuj+R+7vRUt+",
-	"maNoT9bcWb9p9oqD/8MowA9bsDCz+KpB4m/i8G1UNLBqY4I4pWCSCFGNSFxwwRH5G8dfvAEcCGrs2T5P",
-	"x2b/uZNBKLKLIquuMVDbkmmGP+MZib3oL2zQbyaW7xu/cN8sXDJnun5mhQYL8uaf8D4Pz/Gy2z5/Z2Fg",
-	"49EUOuUV0+jDI3MI7sichCQ8MzOYbAWECswjTilPh7IkbrR1CmaOM7MUwqxLMYqIMAKapunU07ZVoDlI",
-	"ZUIM8qydDhOWVJuEBqP2Po3lBXF0rXWArNurLzTtyj3Yp3rky5ZtJtiGlMz1pnyMwg17ak6i03Em7l7d",
-	"es+lay/zqIWz9XPrOj7Yq5MfRMZi61kh1z+GP3BP5USfRmhZ3mY3LI5cLRiFwusbBDZo/AhPbEXhwDJT",
-	"asnc4YNZjeYXPc619AvBtZkkSGVHr7CJHkJ+VLZin4A1X5B7D7Xop1//fLMMjgT1JoPooCUQOdr9wimD",
-	"pmfomDZ6btIAhJNRYqJUP/8a+c/clozmm01zdk+YusnGS0DFT3kFi9DUy2zaD79Gj9izpKJHAveDdcS4",
-	"JGKUNXJ9Od5WoWEJYh3NUAr3qNbICRivdqe022wQdDlxlX+kNE/T0pKvkrX8dEACS2XMY/EC7c1umNIn",
-	"j0N9W1Ym+kccm99MxqLdMS3Ym2XegNFaStP+oITY+/SIvHjx4jsIpCO7F2y4Hh0MWLYwWDxLt4UBrPzp",
-	"0fJrejwXUq50XftMKRvQme4bDV782TJWwGQdbfH3kX/YnLk8BTrqyFKm+3iJIgPJlK3NK8GGspnMPs/C",
-	"e+8t6yHE5vcxkUb2G5sCYDysfbdjjLuCQkSCQWt6K7A7h5JhDq7cd9gklzfJZZ9cni7XdWxb1+Y12IpT",
-	"AIU4HDqeogm1aAyeOzYmlbjN1a3Rcre1Wg0TA5QophQMA5WIrZP98883ECqDlw0bFIEn/IjMrLZ8gdoh",
-	"/PjGgV1MDSEoGyk8x+egfX8Ofs6yZCB4pkkF0yZuDtWGsS09zoeaLCZ2mdkO5CKCUrYF8/gAZZAd4UiT",
-	"aFsHAJNbdMD/KaQO96hmZlhqOBgIqadBOM/MnMJ6WkUql8en2OIE0AQ0xTpgj1fjgDfBPMHziO5kyswy",
-	"QLcTtBKMkcPzXfYu+4d/IEciM9dykal32Q75nirf1t0gYfkmHfDd+724ZksuIbpspoImd5v2WXpEFWsS",
-	"r4gU8Wrv7c2R3eH/EjcBmlqR+Jdffvll582bnePjuEk4vIcOZ1KRt2/PjlXNDMfaJ2Yk5B2otXdbDVKr",
-	"1ciHuEkGtMsz44KBxY9g/PE7CMOby8xPBrTL3m1F9l/X/O/2Ly00Td9tkQ8xqfxtaIwy4MiJcVvtRSSg",
-	"zNmr1fbq9cjhBpL9epNkbASbhUulqzDUEymFdCOFzI8bA7B4w1OtOsM/LGPCu61/NH85NWj/dPTb9k+z",
-	"T7k215IP5ENcI7G5KZiYShtN0swZGMyH8V/Ng+ElTTyZfPg1rpGf0eGJ7/diKLLFl+ii+31xzxJzxCUz",
-	"bziJIHCesZE5GKroOlWoIvHVyV/enlzf3N6cvTm5eHsTkxFV1Qbp0SxJWegjQUFvC6vrjXC2CdIaec3v",
-	"2IgrwFdC5TAdXrYhFdzVoaFtvkSmfjTVg4hyg/BuZqxrNMHJWAxJIiCjakZUIye03bPJRpuTxb2EEFAJ",
-	"wPljWT+2BaBPaa7fga9jePlWcZGWSDhTRDIjc/2srWlROajXSfzT4euz48Obs4vz25Orq4uruIoTUsIM",
-	"DPciahI4ycasAGGvHAQ8SwKxBTkg/BEgKjGX2Pe/I4lg2DGVsHZqXnPI9GED9MbrjuE2NWSeN8vpmefJ",
-	"JerKYCyVsCsp8jweCv8ZdnSauaGI9rXzqureih8zLPg4fDXYQdGjEo53dqeAuJiMhLwzIwZpoiVt3yFG",
-	"sb+PR/0a6v6tEkPZZphB6LTaKU+cALNvCsMFfa4xRLtH3vDvo5yawV6lBTkAXtXKwd4LEl8e/vL64vD4",
-	"9ubi4vb14dUPJzGETVsiGTudLgbm3pKDyZEv+LclZwVCfpJrfEs9/EECXSUkBAyAYYPr2DDy3F5pE++k",
-	"YtRxW2QJQYUfmU1EkVizQO4C+xUQ03g2GGqzf9yCjJGxpMWwXqJJJB2R6WqKCPg8MkbUUErRNevEAHqT",
-	"VOJ3W+/eDZNv6/V3W7Gn/wBCDMolmA1v/1Cv1+sQNc3cTi/bkt4mb3rMO9tuqgWEplPNJEtq5NoeFtQv",
-	"aMI1SACbGZMKKKqIAGKpijwbifmIdlVEHFi1jSJVbZUT8K9IkeaIgIpUNG2hXuUZIy3J6J3Kw+e4/7GH",
-	"OEtgX3YlHfRy9hZF3v5hv77/LXwP//wOf9TiPuNKU4jjS574AyQQZBt+cFirwX9P/D1evcKPXn0X2c9O",
-	"T05PLXln+aJiHg0ZgXLAQ66gFg1H9JvgGbMDrh/5h9WPERajL37jfuY18lpkXQtYSCqBOQPLC9pHBScL",
-	"96WR3LDRg8WEDXrodoZtBvGM7UTRsbJiuMTKjhHuPmDstUEVZU4oBl5gL3up2KfaCIyQ/QhEC2TajUYl",
-	"sTsVKBpLn2tlZWT3KFb7dIcpBboOiYayndmA6l4grftU3rHEzAf7zWJzll1bhTFCnWlbtbiPcFUjzF1s",
-	"K5IKu48lb1sQEglwhpK1hXRMSsbzwISDLTZ0AzZHFOviyHlRC5mL8R4ssT10KEKcyLdOJXSHEOMiOD5g",
-	"YzsSKYzAEEMN6ImxMyMbJN6FiaZC3A0HAA5gG/h30Urd/d3o1w+2g78AAWQeW3U8RQqVBOoIq8/RLkUA",
-	"RaEdCbHu7aTsnqWAUnrPpIoJy7QcN1H3WPX/p5s3r20ZK+B7gVmHFh6cGHuZMQeMaoivgKajz/UO/H8c",
-	"hR9dGTcgg8ormFv4jTKv2hE4QK1tW2RGaPMMVF7fuCuDQcpZ0iQH+9+R+Orw5uT29dmbs5uT4zgYAdNy",
-	"vHNoNAFgWva5zT6iQ9Qatu+YkcBm1JhT8gb+Xr3uHB+ztWx1rRvUqCdSCHo3AcNhh2ekEu8aF2o3FV2e",
-	"mbnin5J1uTLPr5IXdXiSL0JsTqBBwftW5jL3vCZxgWtFXvpPvdVR+Dm8F1uF3BqH/huwRY/BZgOmmzZi",
-	"/jiIKme02kndswz0aF6QC7RYdkkLbZp2GUUHNhSSecXmPY96vI2CYmp3bgOIT6GhVGRVN/AcXcI8M4TK",
-	"wHdFKsHqVMN6igB0y1+tomD9nDjGU4Mj5wohLgAMXSptJGGsY3w8RymoJyAepkbqn2vNVQorsa2gz1S7",
-	"Mpmc8AsfbdG5CvPFn7mZvspnGvmOWqrulKcvK865m4qWUY8ORLW4o20lObk5uiQDxqSvhnI4vcNMyyFk",
-	"h/wvMhL/886pkCNqRJz5V5yXLZqboNhti6zDu0PI5dtbDKR4P66R654YpjZt7OxVY1FKUrliCYeZkGEG",
-	"IGnGV4uCI2cEFzMrI8Ww2/PgUehochDrXZYE4ie362E78Lw93VzeGvJUQ8V+fh0EuqDUPsS/wku93ntZ",
-	"3yPx+cXN7dmby9cnb07OQcSgmYPuENXElTfaKlK4DwytkC4zp8qbdU5cQrzIeXbumI0g43f3oPQdqaDL",
-	"iHGOwBGCwYYHUUUkLoNUiI39OlSgV2MpUvOBi3PFqi0GTBnBBoK/hm42OpzwgfPTzSU4ksuhHAiFtw24",
-	"6mIkN4s9NFiQY1Jo+UCfg524T0HWyM1kZtFWEYfAF3gGPaXjzBwk+RkMdy/mAACBGXdTY2LKcUDC4rqg",
-	"0GGOeGlsmyw+tGEz+LtBEErW2kNw0r39k0cqvfChj4kjwr6K3++49d6xb8bWCefbO3fX8QqzLVAyB881",
-	"XrPC9TKC4xA+dMLK/zawAl+Q+Oz8+u3p6dnR2cn5ze310cXlSWx9jImdMDVU2FTWCAF3gFGlAaMO++QR",
-	"NM5ufzd5KKCjqTlWNXIlwE95JKBdBW37+JuGZDSJ/eQSEtOMpmPN2wq/qgawdxXQrRhXUQ3wSM0m93HF",
-	"/KOcqMR/FIYqG12Wmbcz/YW/HEOX9u9qjq1nx+DA9BoIswfDGCZc46AjoF28p+1x/r3H4ctBJlEiOKrG",
-	"6kIYvuZMGL4q0m/ie2qxVIysOZ3O2zJXF69n7ZjQHcs3h9uXiCfhGrCKOxtMECMfhIM9bBKzPVDcFgER",
-	"MYLXF/f2UX3CMgSq4NJNR9ks0724s5v1jo1tMMbWulg0e+OlUbuV/OwzAe1PiA7qzgG8qh3s7A6PARjb",
-	"xcNr4x62vMJDJpJK/MPJDdnFO6Wia/aIvQjej8VocQuC3ff28XZmOyJLxw2CGTfjY6nyWJoXP8YsuvN+",
-	"gH2jh5dntz+e/HJrVOPh69cXP58cx9aN63OloOB6JIX5j4UWwlWH+gq4nTFAQBLm990zOwXigLf2/sDP",
-	"6+9QyHOAv6uEjXpeXlzDuoDN3ZFM9eLcX7Wf2B92+T1zoPNG6lnZ/hOTZrY8677Lzm28yYWCwdXz0d+2",
-	"zY72GTWXm+2ZsIFkbdgV+Uvkyvuw+fdu5VFP4cwpiY/tBbA1eowmmGNJeZtZoPQ8EbDV2HqNn1+xzs6l",
-	"FAPJmaZynCdRwg8/BIw0uVtwptTQTNG2gRmNgJhKCjMt93vAkzJgGUDpbL2o7dUsmUcPMmS7wFWHDiMU",
-	"qJR0+ThHl1SCjInZs1N+b23L9Q/vIr3/bm3E0nQHtPUuoOF7LHpYpR189C5KabX7u5VWZ8kHgLYvg2m+",
-	"Oj0i3x7sHeRhLes62DgsRd/YGAyFZxF8ljWs8zW0P7O2tR1AI0jZFBJFJSNFwwL9OaAtDey2Gjm6uLpu",
-	"oHKWvMuhcMrvrrNkq2FmWbBArmGcbxwnnnlbLv47s4Yov8TBKJ8ll1T3oB7IWbbwxvfrdZfMc2UnAdLg",
-	"bxaCDnPZCxGb5wwbUofTu8kT521FW3hCYFSYJ905wojkzqGxCnYuYMFmDcL+ehd/an8JP7S/+xBtTYQv",
-	"Ft3KX45XF27ggx1L3yT/xcSNFNMPuIm5GhbzAN9c2c/8G979niZBncFB/WDxT86FPnWcxQf73y3+wY0Q",
-	"b2g2ts8BGICXy4ztzLa/FdL1W42//ho9UgQ1XCTRt/CloBamBFPkonZvr147GC10x7DhDxPPqi3uUWLn",
-	"QizaUhaPvLF1YfZ7qVDx23or2tK0C0gLJ+jbiUxh9+KnOsMpMT2FnoMy70FCGnHqJkAx3KhS4y9CCCd/",
-	"LFHDToe/h2oPGdQNFmogjNqqfpICPNfJUNzwWUjvmWPeiO6N6P7SRHcp6J2VHJ+58LaCbBcx5xu/bw2E",
-	"KhHJb+gd5FsxpmajNBBrMb9rYk0IsuXgRxZRAEJcNoSBshe+3VY5yQV3EXIEN6kUnMCjq5Pjk/Obs8PX",
-	"1zb0DC5lFYRuLoMgsApY2js88/EI4+Y2w1jXYv91Sjy7mMeFi3hsYV0uU9ohNaxEnvr739gH4tnPS4Bt",
-	"MeeEQD8oAVewN5BYOx0I241U3FvifQW1zR45xnIzlezKoBIbz3O4r2Gv1lDsLbULoFJulgotyJ5lYiyV",
-	"qVhK1Wd9poYZXB0eumqtEO9vTMdnovLT+sXuPWhVyqvcjMCfWJKtqHSn/Apb8MXiXXuN8usiS8ePU+b1",
-	"bxf/wJ6LG4Qvwp8tYQMciayTcmwzONhbYjKXdJwKmtwI8ZrKLvtoxkaxoPuvvxZVvBOaeWR7hj43bz+M",
-	"4m41HN9Qzf/0VuciGGreC+mPrYYleDHfhBFZK+NDrSyZxgrkmb5SAWbL/gzKAR0XAdbp5am2Ab4PWzxl",
-	"LAUXWn42ndpl+spPbI0+in+IbwGbIVn9Mn/ZCnNv8el5m+V0n1uPlVef3vG+7rnEVLDvZh3vydPqaJlK",
-	"T2u0NRiWHMtrY4P3Vnc2bcJzj2hBXrx6idDsGAbJU0NU25TZd/VqjVxAN4+zuCGJCukwmzB8LbrHdKxi",
-	"Y3CX5+dsJs7lBoEqMSOwGr7SxSfYNDgIrNNhbe2g4y1yScVhbB2Gz42I+/hUir7xd7ABEMqcedvWsmtB",
-	"hlkiAGBhTBTT2iUHnbdh8/rGd6iRQyIpV6w4GqoBqc21mFoAVl6SW8PaTQQxsL0jMPlnk4xD27EXCsfV",
-	"+xr+/tgguJyn8THFMsmQ7Hnjy0z6Ms8gzR9pTH45tiG2wi6tPiasw9y2QMFTbhHO1TGhRaiUQG2TMl3S",
-	"RnsFOWrl2ADuecJkw5WAgNACaFObFufS+4HKhV9EBtWttvi5RxOoBYGqsjDF7n632xGyK7TxE4+FORXQ",
-	"djX2nKMoxv0AzFcpz+68gOWSqCG0ZSgXx3Lj9oiMGHTy1ThcGUXwbDIZl/oamiaueTe7KLFZD2a9iWRj",
-	"Ua5EBn0O4ez5UgT3g22+waLxh4gRpUTNFqBsPcJILfUdb3KzdFvZfBs5QsRifwqjQq+SpbYmB/UDDMdm",
-	"RjrgiSTDwXO6kPNP5OrMlWsljqDAeZG54lZsc+Q3R77odRYPvd8oz+GD6mXOOKkU6xKQXCgVI7QULn88",
-	"OqnWyJXtZCnpfUebQCmx26Zp2qLtu9gBWTmsdPL26mxSw2NGyKHMAdl04ftt5TNX47yY3yb3FYXqTWgd",
-	"dpDQbZplQldr5M2ExUM1cXWTdqAALhF7RlXX8wBVyM54IQmYNKTiLJ/cCNvFrxT2tyI0t+sEwupQFZQz",
-	"Q6WrbZK/EimLa+RmKDNwr1nWEbLNEqjfdmWoeXzeV6MidoEcu5u2bH02eqgErFS4obOThhk22UATlV0P",
-	"Dw0h0iRcZmeDNTDOwJWz0tAqxPfGJeKr+46nsF4biAdy7vrINaE9X6puMJzWCat3nr06+DjO81La6Jre",
-	"b5J/G4f5o+k9sAWfZOrmLWVPdpedpJ6ZQimawfbqKFcCQpJMPJ+/mXKlr5Ww3vSaLVt8ymuu9Cyr1q7H",
-	"xqj9MjMj5tVP2qeJ33qrMk9La4oOk8RYDNbGGjnEc8Qc85ab6/8sGrK5BXnmqZeAjsWd2oZr7gw4g7YV",
-	"ie8L/MttIROwVCm5+ecbBwhgrVQ7MJol2H022wjc/R3/8cE26MeIlKnuArwZIUklYOBPfEJIKbHjHpUk",
-	"MXRU2b+9CGqNfRjM/SyXLN+R+Oji/PT12dFN3PTNUft19x6h6dwlqZ9LitEk8eJlfZYY3h/Z7pazxPZW",
-	"//h5lthhkmwssc/NEvuK62AOE2j7K9MHDzPg8De3gDe2MhPOy9llUyB4eQNz6V615K2ZZUomD4oMFbTm",
-	"pZLRxKctAGrL/A67A6vPnYcIhOpEc8As2w0wxakTRNx8OaC6l7cKJqGUzoVnWLQY4n2+fDENVvvrJiWy",
-	"iY8+MiWySnnz6BTJIoljLbvZFfKvhbhTxu3N5c62CqxKqNbJpUwOT4X4u0xWocLGSKoyIxWBKTEN00Cj",
-	"7/jizeHZ+e3VydHF1TEIj9OLt+fHMakcn1/nLcp0DOUwgO/DU6iwaZnns6xBoOscInxQqlOtkZ/mmJx9",
-	"RjO4R2PC6nw2GYgv4bORgfXnNTbdu9sI2I8iYNFsfHx3wYzzXOgwOBehoxq4kzuhzPjjv/2H/xkY2jpm",
-	"cMYlDHCWmyQUD22aLS0eVtbJYIdvAbZyFKbKmGlsUZgUPd4TzqXrVGPCLHkYhZLqK+pKmL2f3HJgS8Kn",
-	"Zxj8hGDcqzQM3AZ6pGXgsIF2E6p6LUFlMjucLDRNlWUbIwMmuQCAuoSOVaMAy4XcMqRSADMHZB6adBnA",
-	"x0nAZGmSRNKO7eozRwZ/iZzTDlLIHSeENYErAI4WanBztK8c3hMKa2mGl1Yjcs/ZyBPyTuH2RYjgVoDU",
-	"s9deHp9GRXwxUgHgXIdoiHivXYaPsMXDU08xk2i4e5asE3e4c2ZFoxxULhcOvgAaQoHI104q9aBSZcSk",
-	"bQlP0HP75ptLuF/tm2/IMeB+SQaY7FhgHXek6FuUMy1iZK6jQCDdErqXo9vW8Hub40XoeZHQMam8vTmq",
-	"Nom9kRZk/zu8t01jm58BoDPCqiK8nd01tisdOJBtTXVkb5uDyx4Ge6yPXe80Iy9evbLXw7jcw2AUEYI+",
-	"48yQ7xruCcsEl9ut5BpIcwDYaYzuKfxcM0fULk1CSZ+mHSH7LCHIqVEKsK2FqNnVD4bjcCkdy2jDgpFK",
-	"Rv7OpFD2/Z1KpnoZU8q8wqPpbUMdMUi+hbhFvgkAk9wrGBPVE6O8Zvwns2OjSfS8/AgAPjkcjMkH9Vlf",
-	"AKgTYlhrltn8/b6Fo1ak4jntCmx7WgzMISkMyILg2V82SVvSUQrhCcRbviPDrDOU+JGVEnYwWGWB6TRF",
-	"gOcbygASytOxvUgqS7Sf69zIovKZBzhO0aAFsZIJAMEGQheuxw4fGQeewxu2hQeho30GGMQeBziP59+L",
-	"dNhnZX4ECmRrFHjfAYoLEHFrEritHCPHXXPs5fcC3+EUSjrcCYbdG4XH3TL6NsrOc4EiZ2u/vv9qZ6++",
-	"s//SuR4AIpz7HuZtbIWGVYHvqIwaaMr5pMuNNRBJZWPc29l/MWOMWjxohOv0hfwr9C91nlN08eMm+v48",
-	"0fdTIVs8SVj2iYab/L4hQHES5jf9TipPbyJ6ZNF0ROBB8+Oi/Nn6dcJiRNTI3d/hv/Ngb45BHjs57ch2",
-	"UAg7gGMnmkWaeJKVBl4HEIJGfpsjbq93thIIKI9A7CW2Q0QGaYo61ZaPJbHLqi40Tp2eRex4OvYY2TDy",
-	"bZXT7zTR/iuzJKcQahGlG3LCdi7udqFlKDL/2Bo5N76k572puESosYTM4nCmqjVyWHQst5XXcs4wOdjY",
-	"hRu7cGMXfh12IXDr5dL/oYBbJyjTEW4r2piQn4sJWXztx3RcIIrdWJGfjBX5BWQ5L5nccRIzlzNrtDwH",
-	"fOeOjWfXuwIwAPKwIhMkVhYkESgHiyNUBbRrVBFGsGKbvWeakkwPZeb6A2okNrbIW8WSQx0XaHFsG70j",
-	"LinYaM9aUns44D+aVVknoi08YiNKPtVysE+0+tYeRbu/C8LBfbRINjyg6vYc+R78+cIT57rCrSEMnoXn",
-	"KUK/wAJuXNoGH8vDq0filLa1kMAfUkV50ETuDWCtDCz6uCWScW3yPsZTmb759L09KY8ystQRj0ne7Wls",
-	"AvN+QxVN1HBCfi65ROOK5JQb6ModvCBvr17vKNphBV67/ZeviKRZIvqkxTXY4Mi0B4zJUD58/afDHXNZ",
-	"j6pek8QDyTr8PYhCIKgGS3BvP7grDsTlNxGjhSsPP0JbxlVHxyBjIzPiZxOX2L+G0mxNtbt4cyzc9bLg",
-	"eTup8OEJjmSewLYXNkl8x8YIP9ATowwphsAb3Aj0TafVx4Emga0ZHPeZymMSsw52fc3ymJQmxbGNdG5W",
-	"3Fqau7/zZG5JrhO5c3k+fG+qEWI18rNnS/L9wcMMmJ6UkYo0Rb73rM2AzNv/ZWmfINjlyIAwRohWLuGW",
-	"6knzNLUMmOazjpBQvSfIXj0PxPjUMnC/UMmIZNjz6iKe6bPC0eIkvGh+WLTiLNlarlD3GJeq6VhvCi/O",
-	"hcA2Qu8jCb3P3yXG/fV4sWWP8mPFlstHzPSQzwMK+0fGHj012IzYI7ikfiCPjDue8lQzWRJ5RBff3d7h",
-	"PTnz0rVCRMTcHWgZ21SxHZ4pliluvBHzcwy5S94Hs7oSgCQY+UkHA0YlARYLlMeY6LLFPSMOLKNG/FZr",
-	"MwKCMJjymKD7qlBze1AaxlywVJcUtPdS113zv7OS1bxmVLZ7DbT2IT6dryxkqMx8SAWNfIi7U6Wh4vjd",
-	"1mFCyWtxz1LaZu+2gNUP34GxYaE7D96LZu91VPIWauTQ1TS9CJwHR3FsxkW6ggHjq5a8K2mf8Cxh7x0H",
-	"q+oJqR33NMJjkKFiNYKTIpIpyEtBmbg0A7PEY62xVYc+LdGA6L2dOhZTI9q0mX7i0jJYcmp8Q/xXa2xZ",
-	"RkewTFW3itT4cO0e1qc1LTe40j5LGf8tjjwOZtxnmtYgbRtHpCPSVIyscwTDDZVS2U7729aMQu69ej3a",
-	"6vPM/f3iMVvMneNrIfWaOZPsk3BTb2JLm2KH+ZGlQMF4/eo/e0zAuaDWoHy4PMrk8cFiW/bg2A4zUVrR",
-	"8FQti3SZM0MZ9rp1BTPs7R8Rzthb+SDmdiM74W39vgkb/rUtEV50OP11G6adTzcR9tXHRqCVOTdYZovA",
-	"SR/DfrtscGSumAS55BJz7tNdEHkzvY/VOxvwvJV5G2ulFTMj3WTPNhbOErFPhEFZu4lTPLq8PzBW/sw2",
-	"4CORDvu2fLFPdbvnnGusCGPmWGkhJ3ztSgzO4znts5j8keBft5n7EwuJ4Nuqza2Rtn1QVxCeaYEuUkI1",
-	"jWvkIiuQQRsx0qE8HUpw26CGrwe0xX+CzUhoyqliqkFiqOyDB+3GHYGuHUL/+wFGJFZDmdlraJ+n43N/",
-	"lfF87UXg5h5ixCDejc1feA18USPfpzS7IynPbIkc72ZCQtCRtnz5GiMtyeidIjwD1jNK2ixNLbkYUQPa",
-	"ZqoGK6Ms0LSl9YV6BeVcRWNpxthMtmPuCgPpU91wN+yJNEGecO9kE66JZB1Avq5Q0uKIY8lFRtF7lyKN",
-	"yNs/nJ6cnkakVqtViWQIZG1cVunQM32g++bkn28g2+m/grLMTGQ7rD/QYxiJyiPXKCkiQklLAm3134ZC",
-	"M1AErbFmlqnbFfW9vTnd+Zb06R2zJZcpfn50/VMhPRqbb2pSjP56/mts+TBbIsF8aH+Yaj6gUu+a9dmB",
-	"7ZSTaMM9bUIVSzrhZsDQbTG6j1AJ7NyMB8BwnVd1Kjo2j1fCrADcyeVz/SgpdpLRjPA+dJxRMhLyriXE",
-	"nZk0PqLFMyrHxAwNW0V7FLyKoaKtNFi06UeP4HnmkU3szturkzf8e3OPl/WoXq+bF6PyX+69WJdXgkJk",
-	"jkIujZahFp7bou7jZ8MhT5ap+vsZikwltApmLjpoAU9EltddQ9yKypSbc5EFu0ERdccHg6CvfmLY5uvj",
-	"IdoDMNV8tLaq2U3DDrYlRMpo5ioAZ7lrJVsVmqqztkisDjcjDH51g/f/ZvebB/Qxu5d0Bq/sVMj+c+ep",
-	"8clXEKfbWEYbz+zz98xwRwdRdMj8Hl3/9HAfDSXpWpy0RUntwyAYDvjHIoW6f9dfEDTOgLKwjTNKQwPJ",
-	"Qf27yNlhxKLWVCMAdQaiJTJgUomMMEkVS3IAZisQg54HX71pm6p5TgAZtsoA9UbljrGB68pwo99WhCfV",
-	"dek6m7HOvfD15qw3aenPRAg+ESzl8Obm5Pz45OT2T4fXt0cnVzdnp2dHhzcn04Ss/pDiAS30sxlT2pxK",
-	"5dJlYE1DhTMevJVBnjxpFJB89ZLA3sjhOEwztM5cmzia+PL7w+MfTr4urtZ5G6dkbT5ViJS8hOLxAc4l",
-	"yyiW0p3zKGZswxeVkgMrgtJAOByf3NBu7BJBkg0kUyzTCAYCRb4Vcy3VQ+vqOswidEh5n0VEDc1xUeDG",
-	"+xO1rbCLYRz5n3BdbZL4rLNzLjK284bqdi92DAXe43tRP8ibZMEpXlPxR5fpJynExSnps46ZKMzzeTLS",
-	"D/FMzHtfdJThmi8tv/RiSTX5RiQIVrRpzlqzGP2B6eVk6NPz5GUUPaEPMcPSd0U7LWaFWbIM+uIqLHck",
-	"I3265b6+hPtbS5f6UfoHHiP5Nu7IlxWT+YqRwvHsPc0ARQmzruDNLkjU2am6E/O1ykMtk5I3IlxK44Up",
-	"3krHEeEZNhOEiTXLigX5J5uUiv+KkvzXOLJfu7LZGL/4w7thvf6i7QZ7lsDf7J94dk9TnsRBIMens+Lf",
-	"P8SRJ6z2NZgZNO5hIWRbDMbACM7lYtAWhM+DeL+D8TM/C+JFln27MIOIjGiaMk1Ep8Ok2gZnlkkVkdYw",
-	"vSO/iZbaJuBvqWrTYjukOr8/h7vrMXTJGatcuehV03OgJyzl90wCL7oY6pZ4bwuLMYGKfXc8Yf2B0CFw",
-	"C3gIUIire6w/HRmjZnj2I2XHg/mODk8hxQdApx0xlK5XEGtTIxuQs1EFW/KrkLscCHJbrDvMgAfOXYML",
-	"17dNJn8bMsAvxFQXejZcQ0pWRXl2alytkRPa7gXrZSOJBfASH93D7GKO7HjFqBIZ9krarRY3ihCLbrFi",
-	"e4+c/w4zkJK1+YCbAWaQxEUmuq55j2ME64AV5uiD9VjqyVJwJwCctT08QKYOOxMyRVO4jhDr5FqRv1wh",
-	"4aAr9sWTv61IKroCOe6F7NKMK5jEtsJG9fCp1SBrVyfxydXh9clxXAPYFx7gZrq2dWhE7yGC/wQHPJ5l",
-	"C56kRFYjh8oT4UWhu7hfr4fISVNWmOXK31bLmGMDye9pe9zo04x2y6wxeKErDqOuEFBDUjWUc22hExtQ",
-	"2xhEG1ftMQYH7J9iC8KEwi41QKJFIMHeGkGRuQAguMQWKR7dGabIe1c2VBomO7QixdkiuRw1qkQxZidq",
-	"bIFGwQaInPYPsk0lCt+DtKFimlb/RqeFeqbSEgk3KtpBAOWgvQUbYMavcbjIP+puYXNW5re57Ebw8QnN",
-	"AAVN1D6oGiEnqeWTNcJT9cRIGVHMUsVGPSZZINCV85Nr5HAqao6hQSG1vQfUhDAUXiRlHb12Mf4+LP04",
-	"ppp+crLcO7Yw1EWs1zihjVjfiPVHinU8jiNbDIY2JYBfLHItowfQEi4ttkE3pKI7U1T/3HMwhgkMOiJZ",
-	"0C0aYnFCrSMKZy9PWJIL9jylkRAl+gzlV4WiM+XFhpE2xnUBsAl3b5u6UBal00pn80RLzhxZ0PwhdiRi",
-	"nzvgvNxzTLGopscftEZw4Nl6cx3GByV7iEviuJ9FJ2TNhrkgAfRQIZCJR4DiFqPTfLGtcv5CRWLzUc3c",
-	"8ZZnt/iAOHIdg4D8QmI1Vpr14yjEk4RnmGm5sk243o1lPCggsxhfk1Ri97Xq0f2Xrxrog++9Ij32niS8",
-	"y7VCNzw2XhjChU6HXs27cDgCIZvP4eVZE7VbV+TAjTmMoWRGLJt1rcSwxV6L7jEdq7gKqzYwejqpkStG",
-	"E++RWfUSOfBSIvpck5gPLOyoWYTDLsv0jASTfcyD1csKGmah/dgPu4MtrrixZpUJWnNsyTbNvSVKG0sH",
-	"YfnKhQRAndljERIqLZ9QWVl4PAo0yZQYynYwHHOXWaNwV0PZ4ox1efnEZcFxwVDc4xYNZ2JdVvmSKJSZ",
-	"2r5zWB7enzme+YiXO+anD35NFn9z4bPnIVnOevJaLTZz1o3QGm8agzdtM4tI92hSDHk9iue5LCZvbljo",
-	"mhnq3i44mbtQ2pHMicWjKwohYw+cg2oeoAMAyRjMCIvIo4qR6YbnPX5pdGdPDCWpHOx/R+Krw5uT29dn",
-	"b85uTo7jajO0WnLeGFvxXs6p/GzgPrhIPwUB2xMLgzEhOfZLIgjWwGvknj1ajGAljuh446F9LLyeh+YI",
-	"Pz2Zcc3K+JrgTEJYPHTPhrpnzontEF8YfQMXILztrTLq8OF4lxMCZxFd5/WAZYCDOTWlbUU0tFtV4t8V",
-	"1+x2KNMPu3Qw2P0HvOkf0XeAi6zPEBFI3ZH9AxA9mKsSWZtVG95h2fYUxOZgOtljXKuhYknkgHeNCTTM",
-	"7jJAGIRxFFIbNxc/npzf/nBxfjKTHjMXGquvvIB7Iz3bg8ouSgq2vw62ykcIpke2h9SfVlCdb6yJCmqu",
-	"8KSPqIKd6rRlBK6r3bUQE7UJTuRZgzxng1B1Z/OnRo2LjK2sorowqLmDKZAosExPFUxPHKqvpRQ6eOW/",
-	"fm7FKWV8kbnlYwXtsnopVx5BeGwXY2YLVQhEzkBQY0wsv8W2PTnTigSuYSWKpOFT7tuKtIZai4wMgCmD",
-	"ayDQgBuqNs0yoxKUGYJrI6qC1kHUChwWRjsmy1D6VN6xxGugKIeAzpWRqzEQ0uulEmV0dv7T2Q2SvsDh",
-	"ac6LCbbGJBOjoo198ubw7PXt2fnt2+syfYZv4Mwv6JqUWv4AtKKfG7rHWow3ZoHncpm9weiVBSbBghj/",
-	"7jZqtMS+f7w+vL6+uL06+cvbs6uT42mN6KLYZvkVhrgxGlxkrG3APxy4OnIMwdFPgmPC5OqUohsXyzoC",
-	"Io2T4ykbgp8E1ST+4eSGoCxUSuwqTaWOpxRmuDhflcos7Ipfn1w5+vjtGUrOku1p36wLbORiuOl3JM+U",
-	"ZnR1HW6Tu2r62VPbaEr8fy3bqPD2fl2F+T6hiqe3RG6WBEZzoOYD+3mdVvvEMFxectZQprbMpMnxNe2a",
-	"yXf8eRvtaGsVLeYnBJLQ1q39JnjGkq3cok9Fl2dz8Jp6rH1n6z0t+QipUNkV2T5PwJ51wRgH21ugrdO8",
-	"zzDNPIKeRnePKhjdWZQng8EGNjtbj8SO0myQp9KzaIrrpELJzcXNJRbG8vycILO5yNJxRK5Oj8ir/Rff",
-	"EoWwRORlbR8AhmPJ2uKeybG9l7UBhopVa+Rn2+DIuLE8GojFf/Pzxe3p4dHNxVWu1ptTk/LcT/eMpspM",
-	"DaH2JycEcecauTa2Q0A1g7VU7TZYPRhh+/PPNxE5SY6vDyOy5zlaqrZgW7KOZKrnLrZMl4hUYM4LSc2B",
-	"aZAXdSgU6Q+0AqJCfyP4q51CQbNVS/Djy2Er5e0GyURYtVYC0g17Zz1Ox2tz74/UurS0w7FJG67Yq3BY",
-	"YEdXJ8cn5zdnh6+LgAU/w4FDUSOkP3mRPYn+qJnbYR1i/pmz/fMWZnPVSjT3w4a1cEx25K4Yo2MFA1wJ",
-	"YYMZ7guplLon1TIrYXKZ46hczEVfsTdTvhtLVmkrWp3n89kaLNfoOM22UWbmtzBIc8uzol0ihnOiiycu",
-	"tugzzB4w2yvQplH1oCNBlMeeFU1ktuGGavd7qEIL9KkqogIC2kHxZp7DDYsLHVgRyxJlcQPzW9tRmesm",
-	"nmLRH0LmGHIBdoP9tes/QwsJYIryoNazMUTi21ibqhdD/dR82TUuihjqZrgv8sWfveAbJb7hJ/s4hQNG",
-	"ZOLBelKBgBWgeKdHVwb02cyq7i8Qp2YtcrLL9JtHdB8+FxrNW8XkpRQdnm4Aab4KQJpPn+L3CJltwbpZ",
-	"YDo+Uqw5b2wXhci8WBcKmekqy20V+HTQ92FHbQxJwATHQq8Sm3GKuRciXuAXVmvkBPpfRGjvFcw9Y0w2",
-	"HZMqQyorkaF16TpJHCUuyNZCoM41+j0bMS48z011Tdaiuz2+radajUd2iTYm4MYE/DjyDzZg4dw+1Rp0",
-	"97m1539rFcKzI2RX6KUq1EEwiY6lOIgJhaqciEyV+RhDUc8pF93DQnVXLBpZbBFE3GAQO8/YKEhMxJcX",
-	"1y7+5UcOT3FQ/taI5Yrs1/d9iF5ID5nh0rN5WhbqihA+RQATQMqozBSCGlMVBOearpanC4PzFfdg3dpu",
-	"clt970BXitF3ZI5Ud+Ql2MWqUKtfnRa4+FKeSeCewsMeJHDnFuLzzswF39Tor7UU9rNNifq0uz/ycLhB",
-	"vjy8mLEoIZaohc8f5orgG0WDCyGuFIndJ7HDn5hl3LniQzQB8wcoorQYAL8Hz7oeXAIhzRdbfKusmodB",
-	"PZOMgQPxVJsObtKcLi0LdcVGlGyq6jdV9Zuq+idoI5jjegx36ZcPNZXNGc1WURcdTzPeFpmLTtifuVAr",
-	"7Eoj/I1aoG2djuEjNWy3GcM4A0NFZHEzCFVEMqDDBuA9l7piZi4T6TctiC1AQbqSTIyahGsPw08kM2cR",
-	"Q8RtZmuDdxz6hbPcB3znjo1VbI6wMmcYq1mE9kX7hfwZ6l+RJjgTLQaqqDNtMBqQj7QN0mApXWH4Dyp7",
-	"sSOwruyaNOIVPmRTAfOVVsDYiNsUXUex6IsrZ9YVTD1XWwyaswJHuLDrRz2R+r1fXZlyXMfYZpWu2PX5",
-	"KutR3N74KstMrGDM6ybnZA1CDdrlSjM5J/pvG8OCWivL8NeRjJFBSrMcVkqMMmZjOK47pEaAcdU4hiMq",
-	"E59FMCpO+mpMKNNcVIRZdZSdUK9ilKeRJ0Z1WV7NnIVT1SbQGPKKWh9A0fSOZTVy6AP6lnseRjccAEnh",
-	"iCMXq+h0SGtsntPh3SEqvQcqR7vQ61KLePuPxCK/tF48xC0U4U6x5LZoKZWTy28U58HTFOf5xc3t6cXb",
-	"82I32vWMPQ5HG9o+lKZpivt8FXrwQQ+cVG5+Dl+VWsvf3K8broGlNCDKwEBVPcHztHfwdP65znQFiHOr",
-	"gqYS5Sm/Z3ntYsVlQfbqdWz6wD/RB0ytGQjYkE0SW8c1hh5sNAeNX0eVceier9iRK33t5r5+J+s1d3ps",
-	"41ptqmTKs8Rmj5CxGOZVwQ858Y/M/bpHLaR6hVpsX1NdIhPcnRpgPM8phpbMcsonGEUyE4OCl5PMA5mG",
-	"tTdofIuhfjbhwLIkD/ysiav1JEs29uHHK0n5AkCjobZgoX+80DZw0VFmNuRTykiUErttmqYt2r6ba04M",
-	"pLjnCaRCEy5Z2zaTtqQYQYMoYNn/7DJ6cZurW6VETNpC3PFcANE+I51UjKJCGsaIB9bHO0LnaMXnBi9/",
-	"PDpxkC+yagtQfMz57Ng1WSL5SgTokAxqUjIsTTHShuqhZF5w+blsKyNslI2CjbF90zjlqlAAAb/jgPHK",
-	"UmXv81YxeZZ1RISIzd659+sEzDNcl2CmIb+AJzUIh6OGrd9YO4DnoCoHoW7mnS0hXo3oeDQ4lpBEGIkQ",
-	"NN0U4T6MmMdSDiF9Vtx3tPlVT1iHDlNNzGYiFUoGljWogBEEX7qJS2aBvqs1cqaDXVJ5Ud+vmqlOVRkp",
-	"JWyNkXnnHkiImrsAGi3uBSw5elUnirUFZOZb5oS71YMthbssKqYs3P5m7zH7HhM9lLAMwNLgzhA5JH2u",
-	"lJmekKQjJOPdzN+RoiEc4Anh9p14ARnWCfgAFdRZZWLyvUTYmJ0DeDp+KrCoMXYl5OSuAM1L07xD5oXr",
-	"/Tt9e12qDDs846p3DU2IxvG9KFGKZQDBSlM9E7R5v14vBSYuuxH4/rPvs/yNMJqwghHBjW5DwTYbDrq+",
-	"BADzNdOkNS7HnUFgHa6cePR4zLirgmVCMTkXmXoRIPOLsmquGzwcgQ8U5ae7eL64C6bSbp9lk4wYry1J",
-	"1yJrwl/3pbUaPMokerEKDCc43LMxcizIv6umKQdyIitDabou3td5A7DNbTi9USLxJrqkkSQg15IVpKSZ",
-	"LUqrRgQbkYscdOZ4OW6G/HwF4jkqQrkFCrlHMd+d48dhxdqUnJ2BGpXL2q8LNAq34a+fRITtFPTaxB5/",
-	"eIFhaBXMTjzdgLUwLTBFZ0lbBi2NvBDDuNJRboa6zYuAgyK1hRtms2+raRO6MiHQofely4gx36EBDwup",
-	"IWQ3KQXwELL3XEHFBRihvkw6r1IsYByat//67PzHHGKgAeyRodWVMFu64XQLl0GNJamAQR2CLFRRDVlL",
-	"NDTqtHBg6aUWsSUAKy2gzG22hBVDB/OtJLcFQjvpCA2XCVvpU1L9q8/dXStx4k7Dp1rPcv2l40VGZlvt",
-	"HOEumU6Cp4zKQCg0vKgAt+seN1q+5pM751PFjblx+fAol0JCevgoaMdbIRJM+IyCXCKjHk+xipRn3afg",
-	"smxwWMpwWH7dmMUbs/hLNYs/EpTqlIG2GE/VxwHdhrPyMLDsSoy6oMcaY6rOVps4VFoQrldUtMhVjjwY",
-	"jnPGc4G13FaBlW7UoiX7tW3X4jb5vMv7nakKmcTCPrBBx1UgtvAMjPOiywhidjYXshe7Gb3nXXhog3S4",
-	"K8h3st7RROLR3FZTqgHzr1Pxc+MweantyBZdWg1BXRxFZwUOMQaqL388OolIDJFdY7NAWiSuRkQxrV3q",
-	"9k9aD4BRzvqaufMJzmnLTwJUDpy3QM10hCR7dVc3WSOxZGZcf9yz3QIFfWM8YqObc6Z6yHMgSgNwIhdS",
-	"Q67dALr8Cu0JjtbZi4lM5DCmwKEcqM8SDTzTUYwIVdgeEWhkBMjxvJqSUaggy8SIVLQc2wmkVDNZ0g8M",
-	"O2d+OL4E1ydU17hSBfltHuPVwxZN6D/Zv2pCdmcwALKAYyf38EpJAd2lYbz95cHS8XbcAwWnxGaVthod",
-	"mirm79QSImU0e2Bo272ZTbx6WR8ycB7deY/INe2za67ZH1/T9xG5pLr3x1064Lv3e17uReTaiOI810cU",
-	"1+CemUPKEnA/SU/rgWo63lqbf3SxLJQ+a3JRN17FxqvYBNvXgBtq3v+TY+16JHY6gBC+m3BFW+mciPs5",
-	"Y8kEprlF47ClZWa1Gh7fG0pQvRZfhO8kpPvG7LQZ7RklkODYN+yAQ9uSaW96OLxyGBdWySVctalMnhHc",
-	"ya7qjQNiX1ODh7//MT7vqWAAN2Xo653Oprru8wJ8+qKr++cX890MZYnEEJ3OU31QPRK3KDJv7eF+Uo1f",
-	"IIFZNl8AHzrJOtEOOpFZmxS1RqA2lxao7s5G/knAbABrg2kyHKDUFFmHy75rBNfDgTNlQj3Q9APS0DNn",
-	"1NQONq2GUjkiqidGGQIKP18x8rOK5JPswRK5vsLOv5y0Y9OSvpHtX7Jsz1Yo2lFGrEqyg5icLdivGNa+",
-	"IvAOUPRYW7bi6HiAj0ZF5BVJeJdrVUUTeQkx/mxiFSZZlKprEmr+IdfmkRuptiGoX4uY+Z51ecnpwsO8",
-	"OlHj7vcYQdOiSZfNbjWdOPZ4D4z25EcdrDfVFgNGYrxfw8iOGS2e3+MTH9rFdUlBmyx13TX/O147WdhF",
-	"ZbvXwJYOKNGDoVh40wxr3gDwQWFITLP3OiJtqtgOz5R5JZrfs3RcmxF+/9vccq8+z/zfpXH2BTODhbsW",
-	"Uq8XrB4eg6u9EYcfTxyeCtniScKyT7k11oike3eOAolmz/iiLlj/FQgP+GUgPyBOOsORtcbFfr0eYRMV",
-	"I2rA2shgAQQYdKxyVsGY92mXxVF+6i1WMOmyzAgohkhmFcUYiWH0NfxJtcz6WVoMjiS3iZEJxHZo+ofn",
-	"rMl5hHt/JJcRnj3PqDraQLF8RFmywX6H7UcoSoIZYmvC5oJLPVhHmVzDFtUFcg0Egs2f4EcLu/wPrcCC",
-	"EgUIpwHdKTwuMZ6aZH1xj+2nE1dOXaihpt5SbBf507giTFIFCOGapIzeM2Vr4HGgMWkNNVGap6l37sLv",
-	"YSIx3BPQBpRi0kxBOSxm/wmOBXmVKzFSFDXcJ3FEJKPK1vuQGDKYcQTiGcVqzV1JRqzVE+KOMNruNeGp",
-	"FwOWEXyNZL9WJ4loD/sA8ZXjLuO8MXXptEVPjKCd1966Gtl5kDbNSCZIKrIuk6TF3HJWDurfVWvk2Lw0",
-	"s3zUry6+A+o11AHcyjEp2eVei1bBHeS0yppAEq5wt5FKuA2B39ctADZrJ42JbWBRJmB9o+ltV91og4+j",
-	"DT5/2AU4hCzfgo+R7Hh2ViDZo1nlg0X5UJCjIA2+QK63p4YLukw/XppFnw7/20KDeMP89qUwv31xwvUH",
-	"phfI0yc6+MPSfMYgpW0L1GINKiO5AKQYCPtFn2vw2uEnNCUdzlKwctupmU1CKsFV1v8nLcmzriIt2sZO",
-	"1IL3j1XF1r7Dh/bp2MrF5qQ1Y0zG4vAQDSYTI8ysiGzSKFyL0TccJPTJRt9XFn/YRDE/E3G4yWw/VFxb",
-	"yfkYExglyeqDG7u51JyZZzqZiBBYSxfuEpGMjZjSiH0Q+SpoCD3b1pFQyhIbUoiNOI7xujgisa1qjkll",
-	"QJV2f6tDHYP7GvuwQsUFJ1pjI/VZ2gH5zKbHOPFo25eiNcsSxmxeKf/BiOZxD5olANFgPrMqJ1Am0G1C",
-	"BwPoCgdl0BK6tw4T22fkDvOXtB5r+1EJvGVSYn7kz5Qb88/bJMk21vZasmooBrZDe3MNtvdsMb37u//3",
-	"WfJhF2XWvOojpBFBzGgv7Wx4ACQkEgEpJ9Ch2IoRLWmmUAsh4kX+ax9hduHhd1tWdL7bsuEIJ7APtZHu",
-	"5g8801cQPsZI9NTHR1jMCt2WQK1QDAT7xzplUB5Wzsf59up1GFtGMqcW10Y7TP7yRa0ekDg4ZDZUrdvK",
-	"xW+MRMbuK920/RGz4t4AoWE8HNu/YG7uvBBY+KHMbKvCWcL6A6GBpg3u44LWVh35CVVoqgS8nUALTr/D",
-	"ahDhrpNhZhkQLeNClkC/JqL/uOHCOA5LHpnH19tI5UEVACa59lV4YAMWqvCRa5v1Chf1ZtsxikAxXDAz",
-	"W2VsPm2LhHkuWFg1TPQa9V1Q8LaDyu5bBH6caKuKglq3g7X4eLhkReWzJi19mB/8tfmGKC8C5/DDs6ns",
-	"jVf49XqFX5KTZw4QCGkXfcqlgjMTFhQRtgrnwumWdTp/E1bFiKYp0zui07HnbSY49cQctxXB3xL87aR/",
-	"GIDVIaUvzSy0CWmnlPdZgnVARsWA4j0+O/Y9fwMptGiL9Hl8rZ9hHhe4BM8g0D+OlxbMcv0uWvCwjX+2",
-	"8c/W6J/NlkjPWAn5BvDsaeH5hehZPsqGFYe2tZkPgPtODFimADtAtWmmAIsGxCTkMxBLHTpGaOofcs8Q",
-	"xPynI5CCDmjTCEbj75wdH/x0dObQpCwgqGWptY4KymHSFoMxUOV5zNHcParABzyJSGIJAhPnIrFMy3FE",
-	"lMhdGV+7Y9kscaTm/tUioDx+g1K/Rq4dLhYuDVaGi+ISNcioJ6DYxaO49qEuCGaByR6EsEkk7Rh3wPs4",
-	"qCkclmk+uRo5FyR2ICVxw+4bWyJDE49AoUvVn1Ek665LLdNRz+ZzrIlGMJjKPEfA7FB4IVHOPAn7Y1Oi",
-	"9Jk4CJ9/6xBs0mlNMyWcvOpZLtMzyk/A2opZd+HHs8OFZ+ZrVQzjDAfm//fqdR/MUZMkJxWIvIxdYI3d",
-	"m3WuRoSmqRF4tqCw8S7bIReZj4UNmDTuQTp2WRZ3/wj5WUFy5/zHDmKNatBejRwUCe+nSMo6miTC0sM6",
-	"TZixkXHHLNWHLePiihzU90l8dHVyfHZz+/rszdmNi11aVBy8aTxViouDrZnJTGSUAihxuzdso2aFhrEr",
-	"qALzgUBbdOlBtTOmCM/a6TBhSRW6PWHELHHOE9WFWGxCYvuYM1vbqeWQ5cMGYtwu1CAvmf+y7Rd23aYm",
-	"WhZlg5ecsUK4rYhU4H5+lqi/8l/j5qwVnVGrW0Q4gEuDojyjdCdj3ANgTIItU9haNrQrZILWWByMLK6R",
-	"w4nIpM1EkhjIcLgeH1Pg4u9oV2Gb70NbPmiWj2sYY6xYlpz0KU/ta0HIZQVl0cXNn5t91MKxozgpxMAB",
-	"dr4SYuDD1+Pd38PLjkTCPsTVJoGWGagDh8fuJizl5kJmZvon8LHRsDH7BC4xS9WlPIPRn9hBBsuB8WMf",
-	"9saxx0EYeYccicyBRdj1RxjBPCQih5hjwEWEt2G2ExQP+W3Gi9X0kdvHkO61Q9UjbqElDtttNtCKxD6Y",
-	"3h7v/MjG8VpsMRjSWssf81n8yMbrrQQCsfGRyoFQZBWNWuPHPSQWnKdPdqDCYmwGPt/Iyn/if7Ehz3ms",
-	"zbj/NBDAUAMXUADPjUzKwNVyCt4ZBAWZpHJdklds1CbVOODiATAi7w4lUysBC1zzECcB+grGyteE0FfY",
-	"I79+DgVuT+BtOD55c3lxc3J+9Mvt2fnt5dXFD1cn10XuhkNvDFubkJdoPkhUQyuDHGbm5XiCO9TCedfZ",
-	"Ss7CisfktLO3BzLaNzYwdU1Jxg/ATIJ97jR1RPlKxlFgSUYkPnx9dXJ4/Mvt2fX126+NRWLmXnMLtBVt",
-	"FdfniRDm+6s7HD+e/HJ7dVIOHju98czGAUA1i99taweMa7Iy2PwHPXXebs2n9tVux+Dt/vpphoHAdvVh",
-	"IC3y8MgDKnvzLC8aBSuK+EgKrLEzU7dvgVk1K3cwwUe2fiq02mbk8vj0i+2EWwteVpfp791LeLCL+Gy9",
-	"b3aEm/a3r6H9bRLE69PsZ2vlp8bL0PyjycKZh4FqLdXRZh8WNLXVSJyKrohJf6g0SRiAH0Dy9fL8B2Om",
-	"Xv/0A0RFNekLpcn+y1fkR/59k8Qj1lJcM/vLFpKHt5RIh5oBbH9FVcnbq9dNsG4VXobRa8C6gv9KkULs",
-	"i7aNdKiRGHnVBYTxSMU9VY9EFVHyA8npALQ06w9Sqpl9DiXuHuOGC0UyjOuZC+Km/S+GlzXXqfm3xLKm",
-	"lGcsnO7efj0YX9PcxDO/n2Fv35ILt7f/rVm4GrmUzLzJoJPPuNPBvF0SoFmc7B1jA6Jxxj02JiMkR4f4",
-	"KiiHYaZ5SiTzzYXPphBsL2C+ldcSz7O3fwsPe/bevkeok03M7RNHov3y2u8epmEmjXZ75dyOPJr0eTYP",
-	"2TEUWqvDdwzvauscCTbvBd9MpG4jQttSKBXkbSOslcmzkE0blEyNfCcZlVKM0MxOSFv0W0YfVGiaopjv",
-	"iTSplhdYHoXT/gggkxcOXLKgNGBBuJ39LPhI+PIs2SrlaxoOufmmBDbyIc937uOsIeR5ynWMok8TFkTu",
-	"nMEwazDu+/UMxvHeWGcRqL58j2iDQI8oxv7QL4QytOqsseJdtpaN8QS79Bp+eQo7/wGjR4ND2EkkdEwq",
-	"b2+OoJMVaMqa9oRFExlOY2FBDYMYztyIeO2pFP3yhQfF//iFnzN0RmXKVzH4G/G0oU9hxZYYvNmw32Iy",
-	"KgY3sLMorM8BYNkKErcbcZZSpS1gVn4RhEKWhZ8lh4DQpjR5EVjFDUuoYAZOuoIp4CKUvCtpn/AsYe8j",
-	"Murxds9YvBKy4uy9Z70bKlYjOGsimRqmWgH8hZZmYBD4gRtipc6+Y3Zv2upJG5IHsM2/xZGHgYv7TNOa",
-	"FpqmcUQ6Ik3FyHZSwz2dkf1kSN0Xj4HUDY/h2ivTg4dtKtM38LpLFJoHNtS2KkigwK4sGDyPqDOfsuhs",
-	"fDf8fNf5srOr+t4q2wGMmeYaOQyroH0JdGAkAgcnEG6mon0HMp6Cu20LqUmLtUXfhkys0gh+/7iim8Js",
-	"3axKY6v4VbC6jyjDeZYCm2CIP9hRf6RKm2Ak8/zzMwuhKVyBdVxSXuNLDEGpaSGhuRiSAo59EjSqXdFJ",
-	"+MhNwc6XWrBTrMQFQ6kvMt17rmqcxz9/U2rzFZbaTFQ2FKsIWIBdYMu4sbybEigFLuhLV/UFYQJsWHUR",
-	"94rdWew9V5pnXWuA5x1G1cghJT28fGZFtQufxVx9qVBexD67GIhUwhqfqVpzW1zdr04d/IlqoGi5MqI5",
-	"VNiTbvfUI9A3dEtWMKNmxFYk35GswyTL2qUO85ctoaZO7RJVTJuipU3R0qZoKShaahd8p9n+6kT6IxRO",
-	"Pof6iJqlUlevzLldzMCA/miBayErcUnzfpKASiEgO4C9XmA3sLDjt63xLU4mJhXQZuEieNwnQIXKdBUU",
-	"3h0b6GbYa5wZP4mOlceiXYGHPJ9q4GnO8ZKEA9OrD2ny8tV/0Eq7Vdy09W7gIJ7EPLASUfd4BoLpEzub",
-	"h+CrZBkoSVqXFVM+VZx9QowDS0biNoWXG96BT5p3YFm5uoaUB0AZJGKUGV9tdgENIlZqMaISkWTcT0hr",
-	"2L5jmlReQpt4n2dDzapTcDErk2iIrhkA6GCSGlHO5oYxAvxSEp9cHV6XFhe6ea3e6Jsn9gZJpyj17HVv",
-	"WMLpDQYlJq+fjlaUhqNC0/Hy+HTCCjzC5+wcczUQirtIyzzBYn8S/mKTQPiCUGL2lpj7CZyxT9VcdaLJ",
-	"yKnL49OPIlLzwuh5iNI7kmWAHNGRoo8FOBbvIY8ih1HhhGrahNpsZetybOlgwppkqCDT7FPTAT0LuouF",
-	"2sVViuY5GeZ8HZ5Xoj6LIbkRehtorPXVWFvhsBq/O2jUWHeQcSGS/gKU9lBMPRx+fQ2W53zA8pXItc8c",
-	"fnwjPzfY4187IxWAla9IVj8Wpbw0RloupI38nC2iT7BnvQiiO9XiDuBqDlPcOJfPaHPOEspmXqs3NfdX",
-	"JiphZY8RPW48T1j+ZciGLAFVZsHmxpsUzsb8fCZ5Btt0NeLMQgyuV5wtz7NQzNh8qhwLyyRzJhoBn4Fm",
-	"YcObsJGym2zOIt6EORJmzbHIx/AnBPfZcCd8ntwJxQ33eN6EpQxsBFQv1zsrsrY3XAgbXfDVciGEHvMy",
-	"PAgLbfHVsCHMtsWxEWgu+IY5T0NlzOXUbEKQ1NJtZ98G4XJfbZqyLKESO46wbX4DmfcwyDy76p8uYp4d",
-	"4KZuawOY9ylIXyel8k7HUMTaw/QIoDwjIScZI+aGJ5iLvFLt4n7FMCrauQhVSiqONyYTmrdZTkFhjECW",
-	"VIsRjfWGIsLIJi+DJZo5WSu0oQ1uAgIA295Cqrew8SzkRVYrBhwqu1UwstXc8IGAOoXgMULqLIUAso64",
-	"TXEsa4/cFB63id1skEWWCMUg3FASiiTPG2y+WmUJGAp5xbJkpzVM7+ZVfbWFtNxWLrFjRyo6CCE63Skc",
-	"SkgIxdgPEMpfZExVa+RqkgHLiE5sK5oWqfhLnlhVg3pjwZMjpK43JrK644MBS5oW2sJovLeZMbNjiLok",
-	"ogxKCmc5otjgZVQOV+RvkOdac0bw+2F6h698PdUW1+EzHoRLsr+uMahhqhfnFzcBjg0b/GdRYGETklmp",
-	"lVgu2OfkJI2Ivl1DYhJxP2ca+OdPNsbxAXPNcBzCRwAFnUITxME6HEGI3i8H/fdUmLy9x8DkwcI9gyFr",
-	"HrMxYDcG7DIGrDvLXrrhB4+wWwPBMSdReFA/QBLOOIeljS3UfSbyRoQJ1lokSCVqrDTr54i3T5Fw89NP",
-	"sA5rsuXg3kfwmAdZcnurHcE82w0uIDaYPwcxZ94J9ddturc2Zt8na/bhOfR23wxROGHpIf7443NdoQgq",
-	"GHa7v9tg4oddH3bcZe8HxmhYGfi8v/MsKw8fCPM/DIiyHmbvneBELqnulZhyMVIsK02ldvB+qUU1p+Tt",
-	"zenOt6Q11o78uU/lnYddHphhqx5jmgyk6EraV6Ry8r7N0iqQoxAtsISBQyQBbtb0qTKuIyDAnmUDtibg",
-	"uhPWocNUbzU6NFXM230tIVJGs60PS9hyxgzdbav7hS24/sIlem+Prn+KAK1GihG0Rud0zCFtdk6uQpOE",
-	"JQ0S8yQC/+Cc9lmUUvsP8FUiu6UPddSehFYPPzlHyO5JIuuYDNKhha8V6bCPzN59pmlCNYV9WFFCapZU",
-	"a4XYCj4hJjjDlq2gcRMq+mJFULuGZfuOI8JS5JJxGQmPQm+OQuzRf4D7HK6NIXQVNwnrD/TYbxCzN8gR",
-	"S1OF2xOoYCEI9cc4IvEfzP/tmP/7pzgimrbM7Y+uIMA1kKzD3zvgnHg7Jkpg+MsYL8G+Zfc0HULgSvdY",
-	"v0autWS0D3CtADBnzh/sYRvGo5q2qIJXC6jjpEV1u4eMBHtRvV43u0BFGN3jWhExyuD3EVQMmSkY60rS",
-	"TKEQM4Nuiyxj+NeoZ04f5MhTqMlybeqqaU4RkraH78RG9QAKz8zXmHRckxbr0gzjf3QCVAhSKsnQbOdi",
-	"g3+fjj2UIZAI8YxQRN/HaW5ayjeFlx87OIQnMt/9VJGj658CayFXlI/wnYoaecIiWACrdlD/LkC3DE4y",
-	"xvJ7VBGajcuAvioTtL0ORxSyoNVmCMVpIcPMfbMaOTRyXYlsJhRGJkgqsm5Yr+jENUK5WZQmXwDfj1xZ",
-	"O9zFtvZ4wwYk8ZhUQJlZ5rA8nesK4gN9wRObhQAVNTavqwzTLMYJxNW1eJI4SedJrgnX7SbPnRSS1Xlu",
-	"xtV0IuTeJvyzqTd8XlS3R3hWjwdxm/CsNvBty0b2u0w/XlJ9QpBtC0Nbm6K/DVjbpwzWNl9cPjEmP1xF",
-	"/GiB2YN0i080e9YUdUe21Y/E6/Jg0bSxzjZR80+boPUxxt08OtZHh815GDF/xlC5L4h4fKB8jZ3RC8on",
-	"cmcxqKCYoFiMjB37buswoeS1uGfmrb/bQpLJz5RrsVEIekBUHGkksWLR3KHFSAc6NitC2n+1xp7c3FxX",
-	"datINekba9+yhX7ONI5uC6+/RMU9aVOlsrGh19Iin1fx0UAuP92gXhSofT668Nma6EnU3WtURs/L97xh",
-	"Ht4wD2+YhzeK67NVXLPKzx+tu2Y2Fs1QX0uwFQNFlQopaCHj5ElnB5INqGSqWpS+HSGtGNqr1wMvpNgK",
-	"pMZZuydFJoYqHduaAhsShzKHIN0nhrot+lgP+s03QXSfI7LrqMeQUApD+pbQkCpsR4rgiYR3fMbTfIUJ",
-	"09o335AT8zR0DrzbUAGW/WAUQYh+qscpsiWv7tqzRAELlePgrwLbYUbYe9rW6RgKaESHxDiEOCKx7YaK",
-	"SWUh6WODxJ7T0RbWclRXcQfaEWJScWlXAgRp6MUoLcwjbLeWHSk0fdEk/2mLdYRkhCo17JuVUsN2mynV",
-	"wBmCnrWNznKYmblFE57mgFpGbgvUIKGoxd8fd1GB0tW9evdOjVIzs0fVbn4ItLAuJ8JtwlMNoAUsY0bp",
-	"QdEPz7Amyt5QMssyJu6ZhKtrBGj2Eo5QOCIjg6EcGEvBw6e3aPuuK8Ej/E20SCW+vLi+IYvP0O5voqXi",
-	"qlPgbct3EayXXVmuXVFcuOEP6vsTq2IOUEeKTJNhljKlSEyNar6k0tiVsL3MIQQDMz9IfvNzRVSfpqnX",
-	"8wP8YXBweL/PEg7bl8JkzY6lsouQ8XKY4UFGRg5c/8N2mw10CVHhejHgW8P07odpFPh1Wb/PREj+fTCr",
-	"Z4JZLj5yUYPfpRTm7LOkYQ3CvAJxWXEGJH25WIKz4c+32Z6oEvoRbDVL3ImCt0RSbNjLN4H4Z2Gjnk1j",
-	"m/PEHn48luhHPnoeY2zIpvy1UsaGb3rDUrxhKd6wFHuW4mXcu8CJNXYGOFhmFZdqpV4Xuchyhvt8QCXr",
-	"sJtxGjt5CuW5wzOuehZGg/CsnQ4TlkA1K5ekx5UWEjBI79hAVxuBeWMMc1tqhjRMxmuAjFz8w8kNqdVq",
-	"MLzd338TrbPkQ+z9Ba5r5K0Cb0ILM4DE2vAY+MxxP+FspsIM0ziCgijjyhoXUNJslVY7OKDLxrEDO5SL",
-	"7M/mDXw+eNNm8H8WrfXHI+2DNrHITSxyzbFIL9rmyvAnhCO9VI4eBDtt448IfTzqidR1PdgWuCBaU7ni",
-	"90xG7hvF5D1vs23le6uqNQz0hV0ESg1p1mY+SCIBWokIvIeRp23R7wNKNXi5QYMVoBShzHWRtdYYcJkh",
-	"vAMpmj5kopiL+uBV0OoOcSnQagqqhWWXKV9zAQ0d8LgRb7MaOQwk+wB9cpJwlkAMiN6xzGhj2qU8c0jY",
-	"tCWGmuiRcNEbD/fE3tv4U43EmPQxd7FNbS7EZ4NBtlkQFNlEfFShOoEhzQmMQj9JNQzdNXyEMRtjLBaj",
-	"YdFU9xkOYySGaYIrZcZhnleAspr3cHuhQxNoQltoiKNtnhARxc0WsK0UQ8VyCsQqBBFBK5u5mxW2wU0X",
-	"1IMIbw75WCNvzNx0j2bwU/h6TowPYxzWQsZb2nBo0JszktwsS7QoEKiLrw9ODnYL+dFSm+HEMLmxYCB3",
-	"OB1pqZHDzDzPSGWWkEFKM/Mg3LeSdYy1XyMVYx6F0cdlo6Wxi8FCvxDeNVimyOL7DoTUE8mAPL7sJhVE",
-	"l2tVMh0hpmpiUeDkul/jNSxVDA9qn9HMLhrNrP+cMnrPiBL9cIPiI0vXbq2xUDyUUwbUp1SJa+2WuTHN",
-	"/VU/7cFIZRuYi2czsZ4YDglPlzEgcrzwFN/CXr1eNzvMr+gB/KmYVod6q2G226udvf2d+t5Nvd6A//3L",
-	"VrRlhNhW47tX9Q9TkZVJ1bP/sj4BgdgaanJQ93LES/tcGaDeHEiB4rNHlfGX601s2ZcsYyNjaeyRY9Zm",
-	"QMVrxlmtkXPaZ6RjbKsJfauYJqHwBwRbGN+0nF9RvGeRThZDbXmE56hFlOfTeisTGnRXs5CYBYMAazat",
-	"6qtN6khYTASV6EJycDLMVBTIX1FwqXBWfv2yo/SuKXoiLG+2KGJIcOXcBeURCBAtFKq7MCzeDKMlA8Ez",
-	"6LIlXK8oVL+y4UztcdcTvlFsC86E2ye/fllNGtfgaNLQC7b+utl0DwnHttCGWhW7x6NisC7IOTcW+9U1",
-	"9T4x2NplejWuwuKw6J/N2/ukWoWX8Aw2zcKbZuFPuVn4MbJ9fWHaSWEuWZcrLb21sRHbD8NiuArX7zPH",
-	"ZQjncs205ll3w820kbyfq+QNRRtRdj9/EZgNTxY6a4oalwkQhHN4bhyHp4qyTZR4A+vwacM6PES6lWI8",
-	"hDe4XS3gg2V6Vru/A6Hujbhj2YfZLUrGvPz5xdEUUbQxKF8zKjMmSS5NCfL5QndDzaYrfw/qqiiJsVmU",
-	"tlJ2GVij9gXFRhzHx2fHZn3NLV2kDroiSSXhSeOOjZuEJYmiOzLptHf26/v7RnKfJPsvX+59d827GdVD",
-	"yfbr+/WqQ0TuSKZ6RPGsm7KdoTKef88MNeuy2KdsFQfLNk6EOeOxnwApHzP5EHsARqi4ZxJJqQktjN6G",
-	"J9G8xmciuiA8JlibgnlujPmxA3sNSLULVNiFp1aOqabE7Nyu2a1VTAsAxTVG8+GFA/xk+CBkMhQM8wUW",
-	"8LEyAgfCDziyo43sIyFd4lYa+q8O6nXs7mX0ngXPwwGYtWuSg706iS9OT0+ubn+4OD+JofPVUYnntFjC",
-	"Y1iCd3A5bKW83chvua2INtvW8Y47SQfzqREjZrE9qmEcl7A7OSIv6giqDHUb8E+L2EuTRDKlpnW7ORe4",
-	"rU/s5n+wWr/wJ2198Ex2bB8Lm8k/Hh8wK9vlCuuxSmT6rNi6F1bcov6UBfzrE6DGtN1jO0ci01KkC+GM",
-	"zcXu2k3a+RGafm+JZ/wgso+np41aZvJ+NrOpkfVECqFJJf7d/HE7lOmHuNqwBN459Z/5D7TIKp4wEu/S",
-	"Ad+934sjC9tL3l69dqzfmKfu8nuWoYTnqi3umTSbdSjTrcbW7lbRYphUq5WyI/H/s/ftzW3cyp5fBaW9",
-	"WyY3Q4p62LmhKrWlK8mOHMfyMRX75NxkBXAGJGEOBzwDjCjelL/7FrqBefApWqItycg/kYczeKO7f/3U",
-	"5dhQPP71sjRxo3liAIwCwPNg523ED2H2C4WdeQnkYY8cJC21+7etqXMefd5tTngcN4aJnCS70uxao8KK",
-	"Gjihlao7xUa8SPGPTlJuaFBuMo0FT537XCzlsEkuqxIBjixnhji8NhHwe898XVqvRfOgFTZr3fNs5ugm",
-	"Obl432lDDmyZir5IFurbjsvz7sC0f7OTOh6PeRKB/LoZ1zx2A8QaGFtNqLR8+Ms4mduzGUZ0DPHcjhM1",
-	"juNYThoXsHDrqDl+ar+ED+13nkU9Er3XY+E6F+a8V8VmggMvSFGtSnoeLcNZR7bHPBFRI5QJ+Dqtt7Ws",
-	"ItgApaB0zsWYJ+en5ARLhOTjmz5cCo4jPqmsg6fYnmJ7iv0gKDbSkwqZ+t5IdE7SGlbreb9yNfoTq6zX",
-	"EzeEWaG1/iBpdaFwhQiuRyVqLxu7p9qeaj9Nqn344eR8AQX5HiTtYtbLLUzH1v5RVu8vs3cM+dRqh6Xs",
-	"kdcfL81fZi41qqfjNkFWcXgdiga88sOniaYBOYtOO8dgI+rsP38REDoUESWMWHOS+cX8+WkyNFMHNwBC",
-	"P02GlOD1CghlWUSha5xmYN5IZBJyWiQ3g38TnkTgV15vExpH46vrkM7acPLkBFWLDU4rMF3rq+vwyhBW",
-	"M8wPJ43XF50z8vpjxwbEqaxLSwYgZFIM6BqaRoLSgJx5C80xReSeln2uB2YukICUgJM97jcCRMxuJ7uf",
-	"eKhVm1CRQBDoFfRASe2wtVcPisfFBK+smp8GhGYJcPHyrxUphpZagPlDkj4lrYkAdxpKGprpv+5cvDVQ",
-	"VbDYyv4Q4jjKlCZdTgwVYaE+sh+X97AwqI1Tcc00HqYR09DYEawSfJVMCQ1ToYvNxwjWRBLurqNh/1li",
-	"CK+WMiovAp6JwDQxuxpXEU8EJiFM7Gb0ZcLrRxDWDDGfuX3E7FCkXNzONoSQVWayxUYw5NcF/74XKeP+",
-	"LWHFAL+RLaw8gNXWsKXmrC1JN95KtpFoBFTwC3xv4Lt5B5zH4bmHbB9PEZqsnZvL45W4HEt+QpJVJKKm",
-	"I0tLQXAkw2xkWD014s2Ed9t/Zq3WQTiQSsNfvG3btj/kHeCvlKRcyRj8OSSpMQJVXG0KENNIKX8Cof/7",
-	"4JjWc1HEtPNMYQ4nYLVCkRGLeGHMty8BO3R/u5wYpWLSgUtpMeRTRUKD69GpJ7RZYGUKqUESgp4pKY85",
-	"U9zVSmYJycb9lEU8IH2z6kIXmThsGhOXMlameYYP6yFimHNCrAyTj7LIpXDYJEAnUXboiWuepwSp0Qq5",
-	"bZMxQP6AjNhNg/X5zwetFs0dlCoe+23CoFIKVPxmPW3ENpJK9Iaok5QzKF6NLNsMxI663D96/yjRTxRm",
-	"+i2Xg7XVbLFpiA2wjS9QQKzQVizSTaCUcCqiU3v45sWE+YPqYi+KcyOiPCP+2EgLeUL8/IjuzPL0cjBp",
-	"T6YjpnfaO1kmop0vSY1/B8/+SEQ/bCYynJ6f5su1RFY4PT/N7/MjkBZ8vMG24w2euKKmwNrPVH7wFTDY",
-	"dfwVPRqR4yEHy0Bf7oBwmRIaqrJcnEBiVrl76IQ64d0t6Gm+2ZyXSRmfJkO1XswoqDawaAgWe/3xV9Lh",
-	"GhNPo1OpIfAlWNz8NNHUpTSdEtBwxKKbsnTqmepCpvp6MlTfHzf9NBk2FNcbctTXH3/t8KXM1J5Oz0c9",
-	"H/V89OvxUXvtvgPGCWrgFTYPG5BCQ6swJjWMTSGZ4gF57vhN3caOoLIadeGyR1hZuWF1qNs2VH/D6As8",
-	"PW9hSR+wZRsGuErle4wGGa/r9Wbw79UMXjWRPiF9LJDG+ZCGpZgJ7X+FgrYg3BAs9nsqbPWxdsXq3JV6",
-	"UCbyFVOqhSc2fKpR2B+gKCfpp8xm9F0UEAmv1BJZTsIMD+vNzeP2jshh69CaU7FaRc6dbRDik2RWFdcs",
-	"2Me78qtg89jCrVs1cWJrTZp2pz2z8+F/njNuZK6UlnI8Fd6IGaZ2/46F0qu5ohL9hEeE/pfQqFzCMtVv",
-	"hCoRVkhoZYvi6Yr60XAfG3Nv+lKkhslzeYROWntHVgcI9ZrlmCcKbYGQuF7EsaoHpJuJWBdOXUpL831X",
-	"2JKSdog1OpOCwGkdqyOylWyGfNokx+Xx1cqZ9JFrBmZrOCbWh3zwoE6s1EFNuRYpvkC6LOrzOlFo01Rm",
-	"hM40C+1B7oCCl5cKVRdVblz1aZtB+Ba6VQKnoVCSmu/GqbwRXJEh52ODTeV4Oq+5ZZqMpIOpNjEZlFAD",
-	"FS1kKignH8OKiKUFs1MzE7DZ86s2WZlWJ4e22XvRuxaH8KFqX+dHYdbCnD9boh2P/5JhxDiz5SMYsRsx",
-	"ykY77f29wx8P//PgxeGPUHscH+7lQxKJ5n1XT357GuHrcIMklasoyTIhxt5xmxkPjpzXFHtNsdcUfzVN",
-	"8QwnJ7X8HhO8yMTc5O/BBKvRB29pfqaURdwmD5pD/BWl8l6rqlVGr6vcY5zUyi9gFXPXnAIBaZHO+aVM",
-	"Rw2emN6MTAQqhivDDX7O0qQtuO61gearNuRHaMMLDfNCuzrgK9PEn1mrtf9iwQ8/N5tNWj8Clm0xeCVH",
-	"BkoVBXcBcRUCcYvK4zKaos229v7lCXnx4+FPAVEcU1GQg+Y+7NNhc695UG+DR7YtAQtFkX5//8bmoCqS",
-	"rOKyuffyzivLQANCF8zHPNY3+Z+Z4unVWIAvfEVDcRVxzUSsoOhzKLE9XIErEZX+oXiYcl16wJQygiP6",
-	"188+w6HlZvJrFmdQdNp5oWOQgXNpd878eRkvOFu2vgSEEjgXebgGPIlINjbyWiz76oig/gcXr7RDNZ2y",
-	"EIRUKOvo0szSTI+ulMzS0AwQytv3EyOB3yI+IUtUNh7LVPPoqroFs1MpPYIXKakxnJYVKwMsuApFs0G5",
-	"FcxpsiBVEYrqhTN/e04rBq/hISpHgDDldGWlTupP3oiDiqqvFThw05hMJg0jPzeyNLZk6vayIwz2GwUR",
-	"2L5Xxw+U6bdXtD2WCAJvWtqKAg3pmTMtkdoCgeixhlaOoH7V8jLKZ9C1kSJmdGLVUsqLcq0D0m2IxCVB",
-	"BhHpqJwGuVCoHBB6/O4cimq/vbi8On7z5uKjLS4+X4P4NzvmTWn95iWFt2n1wFn4EsHfOjNxB0/nRRJP",
-	"H3LN36ryd5RfgUVEZ01qc3sfG+Y+WnGjRAp2RXIt0Lt0dXX10nsk4QIkWCM2jLURTZ0ImpQF3W9GMs5L",
-	"c3rcZKOYiScdnnTcinSMeRJBReLKJbgt4WDRSCTL6May8t9nthp22Q0kFskwsMWefyQRm0LpaKbJiA05",
-	"GppsBmhm6ZvVFpiBUBv9h+VoLLSETDyTAaQaMFgXqlKatxAt5qX6BhA3AEJMLZEluw4LY15vWw1Bkn8n",
-	"FJbz5hEOUOhKUxA5aMQqpHYYCujI0k+Env12fP7m6vzt1e+dM9okx2ieIvutCsk0EprdGWzteQueQSQj",
-	"M+sTAALOYxkP938i9P3x5RnWiDw7pfWvRkMxeLKgPTvbCbAvOjiBDm8Hjfe20P+qqhHw1lxVYk9mvxaZ",
-	"/e6LQeABBHt4HHPWz/gKej5TBQIpa1PgGd7ZmOIvkRShrBjygZhrPs8RzsHUkQwL6rPXIvT87Yfzy+PL",
-	"84u31v3PKdUN2fpq1A1l1Qp1+8LiOhW6dDi/Cu9t8QFPOr4R6Xj8Na7wCIEbT/nA3vL6F980LUK7GwlY",
-	"d+1P4TmKa/jNMwWSGFgMROruMRh3MLWUvcgKq627tA1odoMR577IIkU5rSy49VLOCeszgZY780qiwaxm",
-	"3XxgQUgs++hUhM2ICNoE2ykImnKSQGKnxMiUXdP1SF7ziNRAwssLONfb6AjVMwKo+UQNxPgr41tcelQn",
-	"bZNywQJ4yvVYKFfrFpTrRCa9WIT6wZI6c+ZyOLixkGMv7c6XwNpFtf1egQY+R6fObGtabBIK9x88D1Hx",
-	"Dh4B3SlhBYmoYdmnXYvpdvGTehFcAQ+eKfN/aDb3XITGAIxO2HSOCjXJGznhmJQGv4McbxWimxNa0xdS",
-	"UrWC3kJfBo8bugWVCiHtH59g+zELh+qrkTisU3ZXEnf/eBVH9G1qHWLfq3DqZb79QeFA7HbQE/JHQ8i/",
-	"DO5uTP+fDj4+wYpHrCB+QPQ3Zh8y5ldIgL9QSpbd3ev93dw5qhCXlxpVBlIZ6nsx5gn5LxYZ0r/fbJFj",
-	"10TJQZ/k7ZZNwFZjifpUKiKrOE15KMbgSmN1pyg4D5gaOK8sEI5dk44HsSSSI6JYrNumNUPo9RSYHFUD",
-	"tv/8xX9Q0pNxLCc8MswO0rfxG9L55bix//yFMxpjbzWdihF4MJn300bIFI/qGCBguqBNQmFq1I0SluAk",
-	"ZkqZuQWEihEzP4PbHRvyiLx7+4rUnDF8F9PB7P5ddis6kRH/vAvtNsdJ33DL4ySPLMxnnPOl/VarSKNL",
-	"8T1FAzIZiHBQik8IBzwcHoH/omXMqkAouWcWbhX+pp27V6EBsRpu/MyAiYyjXxUUnojcxuZeAsFCBwBF",
-	"aJmRxJgkjAZES8KSqRli7eTifYfQ/0PrR0RoYhPcaTlhKYoe/Vh2WUzS3D9r04gGc2bxyOan9Z7gyCqm",
-	"GW+aEG3RMJc5QbkXPLO8l7C++99Cq0+7/U7O3VKIb4I7au/nk97rR+bwVWaDm3rMc5EC/1sXFrCU1d6/",
-	"R9e2plOIGnCSbyFmlPhqIVCsFCPa0G9ASm0FBLgxVjeBFp4pAnUHfn9/Xg9ImApIgR4Qs445xs1jIN6l",
-	"sidi6A5DGOH+2duotIhjxyoDoiSOqCKk5InRwGogtMspCyNyQBPYrB7wkeLxNVf1R89di7172Oy1NM4l",
-	"VBl3OjSveA77fbnyfgvKXrk4j460L4jAWEnibbibI7IYTuKcSVC7x6zoo9qEmq4pqXUN4oN0mtjfW/M4",
-	"IDxWfDb+nI14PSA0S+PKdxPeNSsDgIknRHFtEZ6FbqVXY9mX5fea5K20UFEojBE38BSDS/LPzLATaUPI",
-	"88gQg+nc7FyKb5xcJW77sRN/3NV5wr+1EPCvxi7szJawCjyNnkt4LrFtLlGlm4+LU0D9oXC6y1OmshQv",
-	"7BIHzZQprmwuDKY1TyI+m/bEqQWFyg3sNSiDhHqz/DP1zP3Owa2xjmTTmrrcSwBKYGSckkiazlk4CIjA",
-	"HClz+USs9I7ZVoz8Tmp8NNbTvMRCaiNFE77ADzIhoJwt7F4A9ktWKJgbGraoXbb2iCWGRc2TYBj1O56q",
-	"rXk+nuGOfaOQQNv7G6H0KoMSHBrvAvC1LEcvZdoVUcQT7/U4daePMDKGe0i6UxQVSxT62NGanWCdiceR",
-	"pSZc7XXmnfwXIBjQV5Vm7PwF9h41VZqPGpqPxjHTfHn8zHvOogba9N27RA3EeFw2xtgSMkYq1mTM+iJh",
-	"mkeLjO7rSVzeTTvlLFoSJdOB4V/mo99mELLtZB3J8cEs34baPNBQFrxgxaUpXf7i2K6Lf1twm6vXw97m",
-	"9de4WqJCTpJiZNVgt6O5kYNDo7l0aDelr84uyRz9oFu87OVrvjLz2IUhU4ZwXnNSo2ChrIPlJMkf9lis",
-	"zNO84zwdGCTnKGNS88VOGYBawNmVMuYsuVWCr80j8uYSmXU4S8NB2/lV8dLGoN3WDJgYUsdEolAI1vxG",
-	"ByRkijdEogx3MZOJp8sm+++dmUxnb3jSN0d7r9WCJGf5v7+k7oXbv45M9XZDDl1PPuDQ0+jbRCpvnTgv",
-	"izq8A6GcpELzpYFvbvhbAn+ueQx62wgD7t37IFZ6FNp3nJfoDBR8YxOrrbtn+Xs+RbKHj1/NKRCOLGE5",
-	"fVpOnmawovugaU/9QrAonGJ+DQkDQjMrYK4No6n6exOZGPpWlSjR5UzEEBrErzkmri3nAs4UhFmTWsRB",
-	"DjPP0P8MxbI2QTmOiERpzqL6XaXPZUQVZ1kiqluKWcHgI6+w+kYU5zuMWMETdycig5fjfohMsBi2HsdK",
-	"Qg5LNQdL4cqXMi0UOSkrFQ+dpSDl45QrnmBIIVFQxZK59MZgZa7k3tZixIM8IyMrk6dnCn1yp0H+idD1",
-	"I0LPe423MuENSOhMnWtubtU9aB3mBl8GuTi3BJr7XN+JZG23lOG9y3qzqM4ngd52EugHSpYfHpV9xfWt",
-	"SOzdYeaiKEAjiy0SwLYlLWHw292lpe3hVgyA+1bpTL+AlnkR8KGKgD7WbeMY6XHMwruJnEhhtoVrd6MM",
-	"7/aKqqUncgxSZqXoyizAFYmWZf+UrcFTN957RqhfV1d3IsdTr6d7+iTzAYJgd3/uhoNdK1ujS+OUG4lw",
-	"OVV6zxNzhCr2wZJ7BhuNY44BLwBm352+RMID/3j7itT2nrdINBZ19Fmjx5AvkJJxynumXXSJ3h0nBlBf",
-	"87TqajyOerRJLkZCax653nqCx5Eimg05iXiPZbFW7VJ073HEyBt5zQ1PwHQ6qAr8c6eDDZyZf/65Q7SE",
-	"DINQPaSkI8SqTuTk7P1l448//vij0TL/7QUVF+xnylUPACtpbYl3OLgBykXlxlQ9ILHsy4CEMpZZmpc/",
-	"Y1qmgttqo/S/fz374y8KJUU4CweE/v137rcz4pqZpW/+evbH58/bMpTbI/KQhe93OMSS9L2ZtD2OetVO",
-	"7Xu/8UiwSzRLz76/wF69k5/lta0Vb863s9D5O4V7yCMyZn3ezu+ZuWJrL5ZX/j5pyf8pCfIJ5r51bGmb",
-	"rk0uT0IoI746jMiG2aRcZbHG6k6Voi1Q/aBNKOT1pYFLmBBRUivnTzjWFAJ3xkxBzgeZ5lkPKKkVWRCw",
-	"0fecKZlgWaC5xycy4vSoqjy29S3Blcp0WxS3ofaXq+70Cp9SWwuneEcNoNyjLXbp4oygRjYRmiRycmS1",
-	"3Y7NdqfI+mQSTwOScMO8nUNqk5ymrGdrMCTSLFqWRLb+jq1vNOtEZJMyMfCrP0llOOzJNCJdpvjBPqnR",
-	"c7sWbyi41u+Zhb7Av1s0IIPpeMAT5Qoa1Zvko0yHCrarzHZJrVQNvAm1ssq/U4jUCrAGtwueSjnWLQ1m",
-	"s46graBcz2dd+Z6AqAEED+QyVOUkGep+VPxWrDbW37AmB1zChFBNZwsGmenqmSpHaMpcUK+TnDHI+oxm",
-	"DozZAsmtMibXZB60zBIWT7UIVUCyJIYaOQNO6O+Kp43jPk805C5hJEzZJMa01JD2NEt6WRrzdKPQL7ym",
-	"paqSm8ofH2byoNzWa+4NAyZ1m/JJfKzN2xk4h23TaFGey3sgR5uo/HzVoi0KI8HOB2Biq78y78wemCcf",
-	"+Zbzdzi+U6AMpevsWHz5cC/i0UX+oqXc+rB1aPlziaQ3yUfgrf/3mqcGDf18QAMb9gqFaMvRaAfNVrVA",
-	"nE2xZGmoI8CVJBlNcrI+3LWoUykjbmioUlyTbhYOuSa1F2UaHpDJQAI7ZWpokzUsoZbmp+NK5Ttw3LU1",
-	"BCZMEYztsDF0Is0LKlZSUJ+9P+4sTDrY57q8K7BI7wC03AMNnhe0yjthNytf/zah+5TULOCvw3NkPDZf",
-	"WGVPjgg9oKV31m91RSyA+OZ6HpiXJWZaEN0XEXH5T03CQZYMAwOmJ0ZIoXLMEzieRSN0mU+0nVnFM9pO",
-	"a6e9H+zwJBvttP97Pzj4a0Ht5/XsZYsoFMUfTHmSCynlRS2SDLl98+DzXvJGrf4AoxIfBpH/L9h4PCm1",
-	"d29f1Tcn8erak/hvSeI7198Viad/Zq3WQZjTcNUu3oOfOC2o3evOxVvz0cnp8eXxtyXx6rr/w80oviWZ",
-	"d297Uu9J/TZIfefDZqS+TL6tAn6pBq7qIwnK71whbhOfKaISNlYDqcHmwhLCtGbhYMQTDYqqiLCe5pjt",
-	"EE08i6h6JCdJLFmU0+3nJbJdr2pvaHkOztBvv7f85x6ZxAq1UI1qQ8pK0ygI2DOVt17RFNXLDI/FseV7",
-	"ireLpBakywciiUAGztNfMHLNk8yM/aNovBR1tEvl64Y8SE6SJjnXFaVS/spyhRKpWZ2RIvwGyyjWLW9f",
-	"oQ7Ly8PaFLt2Ncq7yWIliYKM8LR88NwLPKJNUogWM2q+B8SfT4rBvwMr1L1z6fczi5zX+K8u81F5R51D",
-	"8poVXsIt9dIg0f3//JKw0Dv4EN+PJXAhQy2r6t+dvnwEFcVPcO6NU6HGUonbuMvYT8pffA683/TW/aaf",
-	"uqRxUr08G8kZVZn/tnIGkeksG7ByxSzCoHkCt8JKYQEDSwgfdXkU8YjQU6aZmWzfTPBdKmWPkhrlUaRY",
-	"I416YWO/tb9P6/MJ965DCszU5l1XRPZ6sUhsjSdbGDlnpqfnp3lSLVKji5Im7kYisgDoKC8eKirp2132",
-	"+a7QpASbOhDVQp1hMKl2bWNeYqG0tfUVbFGxqSITl792ZqGLJVZMROjRYMdjPWdqs4EyKe/zhINglfKG",
-	"AX9gqKwU+bDE2xaXEcphxPwla/8c8mmRv95mdNADnrQJIzHT9o1U2hAfyNyVSBfXQ4RebO80LNItZ1EC",
-	"ekb5UE7ya+YJkmyxjmjzBMvy74kWMTULSZSsV42pzm7qRKuKAS+WcpiNSW3O4jprZa03CfAAFNF65hUU",
-	"FhWp0QoraVujeEBG7KbB+vzng1bLnCawBGJ8FEwOAqbs6sMgQZwwAmU44GxsRDrTv+yVzkaxPhEfg0Qh",
-	"k4B0eU+mHMyXZhtF0m9DqkkXWzXgaIOGUzuFLBYyi+HkFGfFlTBwRwbzcoJ06HKqzexPnijdWvFdwvTC",
-	"dJ5yhBe1oucRm2IFxy7Pq/QGrlMe1SGZc8phW1ml8kI5lMtOc8vKpw3NzV8GMhYYnx+CTM26Mf/KpuU7",
-	"CKfX4RckFS1Nb4lgaoliiU8+fNHUS5ReorybRNmZPfWkNiPYBcRIbCQX2erLEqGuljkneqXICQXcS6Mw",
-	"wt+smjrIWYLhPLlEOTYyZEBghpiO9MNJ4/VF56wNdZFHYxZq8vpjh9RmxMkfPk00rVuqOkbXQCfwlYby",
-	"unPxtlQ2bZxKzUPNI4IHlFAW99vkLDrtHNOAUD0dt4ltPCA01FPzT+u1NRQRlizqZXFcFU9GXA9kRERE",
-	"alYTb3nr6fkpqt//Fz5GkeNXPv0ti7UwIovVztcdWxcKeTlIIdClZWFGfpuVVl9//JV0+FIZ+dNkqKyQ",
-	"DEm5U94XSoOQFsZMjFDYY2YnnO/fy1SO6LzEZt4Docw8E3rqpSwvZX2/UtbriX74gtYPlmzzGwgZ2Wnv",
-	"8OnrQfdVKC7E65f/Ont/+Y/OuTofvW3xzvmL8+Rfn87FRLD9eHj+SYp/vYqHF0kU//FpHPNXL3X46iY2",
-	"v0e/xBPzezT6LWVJ1DpPWk0+fT3+14lp48O0+2m8F32Mhxefjm8uLs9F7x/NcD9OuqOXreifr+OKmnTM",
-	"tOFyO+2d//ffx41/scb/tBo/XTX++uHPP5trHvzHnMoy2Llp2AYbVRZVYSRtogcp54AWXxxmaUzGLDV4",
-	"lZt1t77HkdRLq51U+VylbS90eqHTC52twMlw5PXHyw0kTmSUjVj25Upx07yQc5wyZ7GcdjYCwHADFwEA",
-	"7jyGM3c+vAItZTZGy079yNVKaZr2f0/jXPCqSHo2gmIshWG0A55yNLrlQoEdBJY3SThUNOl8eAVCDlYs",
-	"QbUqoc420bEr3XgnYxFOKerxehCIowjOviidJcfcXAszn0ikPNTxlKRZAtq8AQoBhWTGEjKQWXrkJC3z",
-	"rCxNPCSJgdSYWhxNYJPyxiIZKkhlNCVCf7Gx+CvKEy4LE5xYC05k2meJUAzLs4JkqjSb5qfDOoatHcJa",
-	"MytWwHhjbtMDlFXux8Mz+BpuRGb3HpGpc4ac3NLc6b6yH3lR4QGKCt+c9587vUOMVOWWjN2GQq4Me5g1",
-	"Xea+UXkYvuEE855SpAbqAPPo3elLiAFU1nMGHf+AaVqXJ+QgGMOFrKlGZb+NJc3qq7xnlqk7PGf9Npx1",
-	"HfN7l0ffPlHON8epzBXBS5OfgJILk0emnt08dWT63rGM0sHfxMvm3+lS7vSP90hPFyFCS0d/f/+mUiSu",
-	"2jittw0TCyz0tM63WLXxZ3Xdp1XYRiI29azllqxlHS/4R3o/bGCR36etu7kwSGIHKbcNlLD/Utf9nb++",
-	"gkfoI8FX9mJ5/uT50+ODQ+u4wibMBxDKeoRkSKeSoRGgE64nkB7EYJ4FSTMMTBPJsAxxlo603iaM7O23",
-	"WjcvDlqYkcnxgKrLIoAwgFy5CdVlpjEEPxUuiTjkhtEuCOuZQjQWzI8RErCA3Te3lQZEzti5Mb9Yk7yc",
-	"zYRiPnQpTmIx5B6oPTKg1jHn/oSl0XcE1cBnxswb7nNQuXieE3pO+PRtiPnhX80iJ7w7kHK4vHJjpaRq",
-	"u5x4eACVrclIKk32W0Rl3fw71SRvS0UdvyznpBva8mrTsVD6o5vAFhMq2T46pRn6cqy+1N8Gpf7sWa5e",
-	"ktLNzE/xXxvXV565Jiuq/tnz28X84b9cXr7rEJ5EYGgnNmN4aEQRVxZrKJIIBUAneIBdAF3hiOJhynWA",
-	"JT9lEvLcGPv7+zdklClNupywrpIxCG2Z4oQOtB4rGoCwY+SiTLnkuDKFnIcTafi16ROemg4HhsLUGP5/",
-	"kgqtOUZZ2Qjtok4O3d87aP3YenF4cEAhc2Lr5sceJualAfoH9jIF4cJnWNDfxiu79BEk5UrG19zIqvkU",
-	"xlaMi6Ucd1k4DAjUtDZzMtJiI5Yhi9HlMIxlFhGXctcVpiZ078VPzf3nh037f0pEEsZZBO6HoyzWImRK",
-	"ByRL1JiHwNlyeVhC3BU8Z3FjnKVjIyym6Gkpe+T83fUhvHz+7voFqZl/NkYMCmTDk7wn8DC1C4CE9rDV",
-	"MqtsNpNCPaAsjakNGRrwcIheDwOecsALmP0eNweCysxDDuuYR/0yTUKZJDzUtoSRxRluoVmoMxbHUxIJ",
-	"Fsc8Aq8LhnsNdiSMpCpvA25ukjdRbCP6dcLCM21AkiY9JmI8stZZA71CEo3uueNU3kzNI/gcc0mij0c5",
-	"KstIcjwCvxIjzrM4tj7IbErUROhwAHVNErNfrMdJxIERQCyd4lqbbmEyzLSk8NRTe5HyQ4c44Hb8lNRm",
-	"Ctt1+VQmkY3vwpsISTwnA8XDK5pPgnSnFiMq/uLQnJeDfXN4IjlC/9gjojg6xuYMl5oG86SOBvra7RU2",
-	"zWU5QE5sjbtjSn5LGbdUUNS2/k3riWLn0QIhY2XVAvzqiFDcfVrkZy0Isq9m8MSrjn7H9VxyacbwCJBX",
-	"lgtUM6UTLO1ZWaZ0Q5mrjKXWFinF4oc2IVXpvjuKqgp+ijEZ6ihnZyOZcsfTzMy3R39x9AX99bVHffr5",
-	"B11KtHyVNiUFq4qJbg6/FlXDO7HBURDehsVJbEnQo0LOh6j+KUEd9dQIW01yDFkKqJHNISO6kczRa0sm",
-	"WLcIdOy01B01RKAbs2RIUEdKwpgzwG9HhCZZHFMSc3aNaduzBAO3UGmd1zg2cg+18i4WNsU/o4bs9ap0",
-	"y0jDBhC0CQ3NVoaZaeIlE3GWckVJynWWJiDNtzDyLRKKdWMeHWtqnpohkVpZzIxTzqIpyPM8wlXBv+vN",
-	"uTLM+RiFJrLXawMJHXP0TZ+RXZGg4vphg4HNImWzgQGMcN2LhPRi0R9oF6zWE4lQAw4EGfYFkbLISbZB",
-	"JRJXVYvY/GGItV05YrNEbYFaIzi7M7Xemoj9TUsfbihbe+Wdr4XySGr1Y26Zu/G+VVUN7yoG7xbkd3WA",
-	"e2n8z1SJaAeGyuaWhKCwRRjGmIvJAHhdCS+ZAAOYsClqNQ0BLjWP7IGKiLqAEfrPRgc1dY1T2yIlNeBT",
-	"djINEdE6uWZxxgMigHaHLCYsTKVCrajlHOor2DpOiyXdTnntd1Bx4HbvdcT/3Ord6tinHZnq7VbBmOnw",
-	"XV5FwdN6Dzzuz7LDlpOubdl35oms5mjvWWz3+UfGMxDgHZlpmvdpQT2t7aci0letPqS239qvQ345p3tA",
-	"5blOBUR9DDEbhGsyyP2NHF3EJK/ghbMQIuRNAA6q9KTlSvChpSQ1M4UUVd25SctmqcAvbUCnQyr1tnk3",
-	"5VZAt6MECT10Jg6iMnDwKFK5WeX/3GJtT6w3O3W/Kpj9bVHYVRL1Zcm+MHP6AvJvcz69AsjT4S/VBHO4",
-	"reZYoQS4qQBsvrw/+beoFQjxxvauzt+HQTZiybwforJuf0QJzUkqpV4U9EDrAZGZViLihO6ysdi93gPy",
-	"kaXxTtu5vu58/qsYETrA7oZyPH2wg/vbutw+nOW7xUFcMUyhqhbkylBst/VSv/gIyLY9wXPqcqYGXclS",
-	"tF6PedpA0NMTfcNIm0XgxLHLl74gfXfHnOHI8CPMBgplJZDtKFKznAuKNtbLLSILU0uqdoy5HMecTAaS",
-	"pDzk4prPBpG4dlzq+EUjw77Rhq8nsqE0H4PFuYG1I1wbmR4gDLOmyrmFEn2hWex8l8spNOrOuUKk5SqN",
-	"ReP42oJGf5GT8pygHUh0nitzS17V5QZtpowFTZ4rlRnhxGzDCNwD8sT6TOdmXNdOFg+h9eVtzRSQLn1c",
-	"So+8aG6/yUQPYiiFHwlNMsX65a5P4PGiD0+q5UVRpsyLfBYtnJl/L/geKm2r0p5gEjU8js6hojwR/GDN",
-	"SPJyrqUPi/qw89+is3aFoAQL4qBsSxVXygWnGD0k8GomUufvltvIedP89xdOCFRWf2EdiVgUKSeumzub",
-	"9ljIiXUawh7K61QEjRuKUvb1xBJKkKKOR8uhw0WC5UknLI65xpR2zqt+JoC7DXmMC/97OQTZOgHpPbKX",
-	"0bajB6nM+gPQ2cie1dbAL7LX46kKsMq76eXDCUjO/MamUZYppNY+Pz38cHLeJB2AIorQdxedS5tPO0/7",
-	"cgl1W2cFXNokx8mU7N/cuKKmLBwmchJzc+nhRzS1QrV2dCgquRi1CUusTxYkYA5g3uhERGqY985539Th",
-	"BNlezNhEQvZaxH6DPkzWXSpHCuiHBu5DZS+okgMU/CYQkdiqwzNuV01y7CwnZRUZgjV03drLgymeuwAO",
-	"qBLrkgya27gPqW2ULYkCTFWzVLsD4IwlFmfVnhdgTxhYpllcbxJ6uNcir2RSttPMA6hez1G7I6IkiaRZ",
-	"JzuFcquMpHJijweL47KxXHB1tMryA85ifXHNE5KNAa9ZH0A7DdkzB9UtFxapcAkDSVdGU5tQ0DnmwfNi",
-	"eSNSi4SC8KEowxPHlbPo22yMZm+UZqMxRtVIgwShmL9h3TBIIxZnGnzT+MQsCdRNsUNsljWVHfchzUfU",
-	"0SyJzAAcZbE5OFVFjxkU/8rHU36oioZrwNFgDlU/vyMS8TCGjA8SdpDFefoky/tTVfhq2gz0LCGcpbHg",
-	"aV7VC46SUEUuerD0QexQHdamtAVTOKPgL+j6AJc89FXkAhQHcwjaVis7saRuDkQv4EXg+JrXIcE1LKhq",
-	"sQVnFmxUDVnBZvAZGoEYl88LhJjieB3N651R/aLaZPnBu8UsXB8rJ2KjcNs7WSainYXRtdWR/56IG6J4",
-	"KJNIBehuaVOr5uerSd7zT4ZkgV5doWuLHhhKR3p8kpMiGd9mMy7dWV45j3JCxFbjp83SHFbn5E63SMxl",
-	"ECMWI5tTi5aDqgHbf/7iZ0p+IAN+Q3757fik0fnleP/5C3MHbErb/D5iytomPk3ZBOiPqzI35NNyeYIZ",
-	"/SO6A95iwXICctsFs1Mw68Yavb/+fnH4eZPVK5ag7Jz64pCYv9NGyBQ3S8PWL+YcnQvIMkLVrhYlElFQ",
-	"EBQjNiyw/CxduoKG7tzpamw0/OqZWzL2/OyvH7wuXZNvfy02Wgp6vRcUzM56NC++SMVWVW7S3CKsumfB",
-	"7EU72LcSgM59rp8pNw6UkXL/64iHMgLJDV2051lzLLopA+EElQ2VuiTWo5spV+AEPHvXbq4qXemFm3u9",
-	"FxRZXn/Y/evvw4PPP290iWEPZr3LlZtd4WbOyMF+wyxXeYdc2cr79zIp83hky7dxMfnnP+chz3EBBqIm",
-	"KiJzTSOtwCa6UM9ovsDXsCjNenBlJL3ZIkI1ADQES91aKw+0R4+cn1IScVS2DHgclRGZ9V0aQdHTRCa8",
-	"7nGSx0keJ3mcdAuchCpED5M8TPIwycMkD5M8TPIw6YnBJGTxW0dJCH/WgSRb02c9SppFSPbDtlncBWCp",
-	"sOvu/p3/fR593sXvKICI7tQIByJF5zDlitTT07M3Z5dnlQYhsxdLXKVRfBPbUlb4xJKgeWe2KFbKmZIJ",
-	"5qCiAIiox2Mej3k85vHYbfDYe0sfPSDzgMwDMg/IPCDzgMwDsqcFyCyP3zois5BpOSQr17O4k29gqSHv",
-	"F+jxlcdXHl89PHxV8hb33oEeZXmU5VGWR1keZXmU9eRQ1jyn3yLWWgCiboe4IjlJsFT2ctDlcY3HNR7X",
-	"eFxzS1xzWpAUD208tPHQxkMbD208tPHQ5ilCm4LZfyV0UwCW2wGcdQFRHtx4cOPBjQc3twQ3PlTJAxsP",
-	"bDyw8cDGAxsPbJ4wsNl6wNI8SLkdoFkbvOQRjUc0HtF4RHNLROODfTyk8ZDGQxoPaTyk8ZDmKUOa7Yf8",
-	"LMAptwM1ys7TIxqPaDyi8YjmToimg+DDwxkPZzyc8XDGwxkPZzyceXpwxrD5r4RlzFm9HZC5FnzijTMe",
-	"yngo46HMPUCZD0hOPJjxYMaDGQ9mPJjxYMaDmacIZpDRfyU4gyBlOaD5JLtNM9yY61VY5ph0s3hIPsku",
-	"6YlEqAGPSI0iyqCE5i1g3muK0jElEyPXCgMAsjgCUNCXRCb1wLF/ZX5KtGqTsYxjg0gMk/X51Tx28tjJ",
-	"Y6fV2Om17J7klMvDJg+bPGzysMnDJg+bPGx6MrCpzOO3iJgqKGg5WLL70dRceRc2j108dvHY5Quxi12N",
-	"S0NIPHTx0MVDFw9dPHTx0MVDlycDXUosfovIpQxJlgGXz5//fwAAAP//",
+	"7L3pctu4tj/6Kij1qYp9m5IleUgsV9c5iodEiWO7PSQ95ZoQCUmIKYINQJbV2bnv83+H++282L+wAHCW",
+	"RHnopIf9YXcskhgXFtb4W59rHhtHLCShFLXO59qIYJ9w+GfX84gQ+yyUnAXdIGDTU06HNFTPfCI8TiNJ",
+	"WVjr1PZPzy866JZwOqAeVj8iHIop4QKN8Qz1CeIE+2jA2RjhcIYYtIPWBB1HAUHuq8NLF3Hy+4QIKfZQ",
+	"yFDEySCgw5FEVKCQEJ/4642aUxPeiIyxGgEJJ+Na59fa/1P76NTkLCK1Tk1ITsNh7csXp7aPvRExYy8O",
+	"+DWbooCFQwfh0Ef9GZqO2NhBckTMwO24PdWMn+25pDMWShLKAyoiJqjuI9+li6XE3mhMQumiNZ9Nw4Bh",
+	"X6wjxpFLw4CGxHXQlMoRwmhAA4JCPCYVe74g3oRTOTtjAfVmxc4/jLCE2UV4SGBuqvMOomM8JEJvjBxR",
+	"gQSVxEFUCsSmIdLDQkLOAgIrpdtUCzbCYuSgkMkRDYd2Z5kcEY5GTMg95PpkgCeBrAvuoWchC8kzd9ls",
+	"Di/xsDj494QLRVJsAFPgJOJEkFACoXWQIKGPqER97N0gGiK3N6ifsJDU32HpjVy9xThEk9Ab4XBIfMRC",
+	"EtPnZnMLFp1NJMKoz/zZskH2fDKOmFr1cxIFeEb8ks2WfEJcNB2RUK8rFTB2IRknvqUxNlDjIpgHlHBL",
+	"/5oE4GU8JsiNu/Nm9bdk5pafAtVf+UE4ZvpEFgfZ9X1OhEjWVbAJ90gHYRRhObJUQZAg/FYNkDGJ1twN",
+	"HNGN29ZGo9Fw1x0kmT7fggW3ampDTEOhie3q/Ni0bGaGhdotiSRTs1A/U66WT40+PasB42Msa53ahNM6",
+	"JwPCSeiRWtn0zrEkx3RMJfxfcZLnhqsgrBgY8RWFqDFNaeizqZ37mAmJPBYKyTENiY8C1RqS6tjgKApo",
+	"ngeMaUjHaumb8aBoKMmQ8OyozskY01ANdv7IAjKQelhYmnHdtzNBSpbggngs9AWahJIG6cmrYyQFWlM/",
+	"9SfeDQFuO5gEgd7G9T2kODnaau86SBRaCcmdjPeWxivsJMQbTsZ9whEWyD0nks/q3YEk3F1tdupD+G7+",
+	"zCRDU6xYABkwruhN8hkNh3vlI7HLVYf1ctUc4YzqU7mYMpcM9j3mM3VtRvIYh8MJHpIS3qBfqNs33E7M",
+	"mZ8JFJhf0YCp5RSIysUM6YtTizDHYyJT1/ai/i9H+jomPNWdcNTa9DmbCsUVgafKERnvJbeGxDdEc7EB",
+	"5UICF6USiYjgG4HWBCHIVcwmIIotYLVjyP1v1cEPsONKcDDiRc2pqctN8aDsWmQJA98dk3AoR7VOq9ls",
+	"lp3+ruexSSh7/hlWr5VNlQoxUVcU1q8+E4j68XAUn0sGg21rFZnThPqlPKkrBOFqCD2/fEzYvrBwNKlW",
+	"HjgeKUnoE3LBuCwfEOO+vo9AAjKvC7Rm7nDk1j1OsCR+V7rr8Xh/nxA+SwYsVPPpkf0XJ4Nap/bdRiJi",
+	"buinYiMzJjXIl9gfknjlqg7Vvp8Zq9ryRxxqycjiAVccZ1+9+6TrmYwGxjYJbt6wfsXRfWL9px1bajQg",
+	"tKqVBE2h6vp5yRdPOtL8yGC0nPgklBQH/gURoly49xi7oZaVG/HuhpBIGAFowIkYIcluSIiUqMkGigd7",
+	"I/UP3VAHmKm6j6lUvBimDa0i16Pi2rThorXXUkanYTDbQxd4TC6oJD9cSE49uYcUG/zBCmh4Ikd7CFQD",
+	"giZhoGQ9uBCpVGwRRQGmIRpJGelrPmAsAiEaa8FwD202kY9nYh1E6IDgWyKQawZyqebi2skAkSvhGQF/",
+	"UyKTUQTX3M+qw+sJD75s4CjacNeRoMNQaJGHCjTFMy2k6wVTygcG1dOsFw3RmIwZnyEWBrMG+mDEddWn",
+	"vk9KFtljYyKssKdGpi84EBDm3kapra7bvS6TtvW+lMvbh2NMgwMS0FvCZxXJWwmJAfL1R/RpSbw4Phj1",
+	"LVEX3xENSgUtRW6pewGGTQUi6qu9WH+i0sm+hAMtKSZ3L3wh5k2E6FHUVrvezNitCFBylSbtPuQahX6q",
+	"7ijM80n3MR6NVkrnTJ0+dNYp/fMtKTEttJT03d7eRhGnocT9gCBvhDn2lDzqIOGxiPjqnRQhOIiTMVES",
+	"OfFRewuN2ISLBuoq3T7As5wKrE5vrK9LWGk6pCEOLKOF1xNFWQn2WjHvINDD92LTRKaprXZ7LifIad3z",
+	"5NL29rajdIJYTlXCuJSEqzb/319/++2u3az/9tvd88OP3/9XYXmd2l3dvF7PLmqylt2L/V4vtaJoTUTY",
+	"I2pB3f9PCdoDxhG5w2BIw+jqqnegt21wwkICJpASzT9E7uElHrqIE49QpbdrztjJGkqUeCWXmErKly9t",
+	"gpm3eNutdhnBvWH9udT8CZ49jKBPBwPC4faac47V82dKB/I4kfo6cbQxRF1NAQ1vxByRnSVNL1QikzXY",
+	"2SoMUVGF7lt/+cWpnZUqcq16Hwvia+1MK7jzOEuU160MXwKKHeM7rdMqLUvpWbGS2ypVctVolMJWvnw5",
+	"PdYBPZENYt0Qrbk+cR3EOMKIkyFl6iSrbUNi4o1ARfdJvXvpru9pahSTKGJcEh/d4mACogsdhowTP5EF",
+	"aMq8aTRSuPiJkGisiBCGkNe8HUQCQbSoFV/9avAwVLR2GA4DKkZaPIK22QCFLPXyXF6u5j+P8De3y+hS",
+	"LesF/aNko3uSjAWKCIcxLNpj+L50n9vN7EYv3eVzLU7ta1FnjhUhLXEpVtFX3NWyZclgh1NWTbdEwOoY",
+	"Kdfd004CYzM1bH+EhVrwrNAZr4CRw+IlSMnJ8zn2Tp5jF7fikoyjoLp2Is3rT3rfZ8YEtqaUu2Wf+aTU",
+	"cJ44ZDzmE7TmYUHqNBQkFFTSW7I+h5Opt1fhYfPvwGZ9t1v/Bdf/qK92BeKsP0kNqIMCIrVY4dMh6Amh",
+	"j0azaERCbcCCexMs/LlDDSv2AQcBkcD/K+4sMPQn3db8mGCcpD9i7GZFJeLPUR/KxgZGSE5ExEJBwAb5",
+	"EvvGvK3+8rSTSv0zpRlufBJalTbSC/yTc8b1J4qga++7x72D7mXv9OT68Pz89Lzm1MZECLgODQuKzc8h",
+	"k+qCoD74niSmgXBRQIUUaAruL4YG9K4BK1xRxIbRwOzKmN+qPSMXptdQc3M7yM1PDvhayv+aGKpj30bZ",
+	"aM0XGzlPSNoxUM+4ISo1knyRa8i4GCo2ot7+AiINzL2u5i6UCl3Y2Y/amzkIqPdAotk/PTk67u1flhCL",
+	"9nAp4U5iSZDPiN49cF2ATvuI9FGhszxJ2KH/o0gh3i9FAodcybQPI4DD8+7F4UFh+0csiNklFanLAY0w",
+	"eDsoRz6WGBEYA9Iucxp7Zh+NNB46kA4oIgMaEIEwJ2ioROw1FgYzePDjub7sOeybcNB0RL0RCgjWrjJ1",
+	"WWTuViU5rhdoUa/iP4oSDeEoOjxivE99XyuJ9yfF3snF1dFRb793eHJ5fbF/enZYIMvuWQ/dkBkKsGe0",
+	"FrCZQPgHuKvNvlhZzH00Oly5Z7TmFifkroMypy3Lw5D4dW2w7YMWzVkAGlufaKZHEIsIx8b55d7VbeN1",
+	"9abrVO/8/PT40F1voA8jwrUOR0MhcRBoojbfCUPq6hhps7aSj9zzwx+veueH1+8Pz3tHvcOD68N33d4x",
+	"OC6R0IoJmo6YIPar+J63rc1SlhEXvr4+Ob2MGwS3MlEiko6Q6U8kxDkhMMtvjNVUCwcRzOxsyCaycBpL",
+	"1t1BJQvilA7mn3SIS49cYaFqTq24TnDyX7GQPOzQnx4dHZ5fvzo9yR92KrRGAZEwXoCpInUcKL13toew",
+	"uNFkLMSEcDDsYRSSKWIhebQzPwV9ozgMB5G7SJ0zOMzqGkldS+o9Tm7ZjVKtuH2zQKPJvP9RBJfabkU/",
+	"vVBpszh46MVxeXh+0j3OUFA3RJOQ3EXEU0ouqHgNdGJi8CjsEcEB8fcyYVfURxR2cqB0QyqtVyxgw8cR",
+	"d59gWEX2p5fjH8bJDA0osjph8ohNwgeKxorbHZ1enWSl4xOmba9WZ7FbYdw1j0Iky/rI73g80n/Ulif7",
+	"Y/b8HfNB3igagK5iN42goaclIOPVgSDLYihsB4Us9tsUAr3rJlq6DqHe9STWe9Gc5saI2xDseioGe1FD",
+	"mXjtVCjwom/gncw+/NUp4otTO+1O5Ggl+1m1gwntwunsgtQ6h5HDawioErH+J+JJtObSEMxb14Z1KyHT",
+	"/jTkOIQfUn4a/eO1nEUk/WoiUKQbmoQ3IZuG6aceCwd0ONFaQrqFiDM2SP8QstCDPoptX/skpMQHLxIa",
+	"42DAuJK23DjIz7UcCIKd0/5lQfgtBcsNCW9JoFSitaK1bh30DYL93Gl6ENn//Uj5KlQKD+P0j0pmnVWJ",
+	"uYyMY/IAx5QNysqEFAlk6M5BE5GVav/dzeJuOrUPHz7U1aKrQ+ZhWRbX/JJgTrjmHT/8Vstswm+1Jckf",
+	"1gN6mAgsMZ1Icic3RnIcZAnEvPGO+BRf6uaSN52yQOnFYisNJiYC4vXlu2MT9DzCEgk8E0gwLb56eCLA",
+	"ohGwobp841iVRK51UKg0fyRGbBo2amZmcwS4J5rcCcvaFYWxNYIX0Od4IAWioRdMfOKvL5g02CSMG0xL",
+	"5+xmEoG//m8rl5kNu2TsHQ5nNk/jz9m3S8bQGIezOB1u7t6MTA6bzX5wEA4EA7Evn2zxd9wlkxlSj1ND",
+	"Fn6cJJGY7Z0FDPuXjB1jPnyguees+/Pxaffg+vL09Pq4e/6qaOKFUAZy5xHim1ME6UVrLfSOvgRDz5uL",
+	"0xMHbcV/4ziowEGtJvzMONpuOs1mE3E2Feat/Yv3iI6V2LX+aCaiaqPdKx3tM7AbYanTBSeRDzPgjI3h",
+	"RWhNrbjQ+XpDrjiiTkPcqzzRvKpY2IB/lMpYJL+PcDiAfVzSMWGTBzpUzw9/vDq8uLy+7L07PL26nOuE",
+	"B8IRkkUR8RHmnN6C5VsnZVGd/6cmGRBJ9uLcUfXrlFMpSdhAFybxKG4TEtEe3Wm/ykjRmtKaZ5LEFKzz",
+	"IZ8JHbAk9RKvJyav1Iz24lSq3IzyNJxb438UBefpS9GviQ47DYPZw4i3e9a7fnv4M9j5u8fHpx8KnmEq",
+	"Ep8U5JoLhFOuLOMOgmBE6zFTO6z0hkcizAeMAK25JTNM+eT+9cQ9sieubLn/dcWVHuzys7eCL26xCL7q",
+	"Nda9PLw+7r3rXeZZQF7m3tPpxJrX6xTjolj9GCf/Ph0Xbo7UtP6V9gvSftl9kyYERWYr2qgWuu3ATnht",
+	"KL8gKinWrRiztUKNqRA0HDpoygGOxBih1DvG4fposs/qXe9ZUjNzcLXiCeFEOmMPZPMw/jRjYwNN1T07",
+	"vbCcNs5gHNJbIlK+7aKzL7OI/zCfX5aAPia7b301bBLKi8l4jDmIRtj3AXIGB2dc3eiSqpYGOBDEqUWp",
+	"nz7XqF8hRcbGBX8uPogCHC6jwTP1jg4ItrHjv+osNGjWNJKkTmong2q9G1GTYbbClOL45szMlNpZV4J5",
+	"2fTMJy/vt3rFg6UlLCWkGN1Xy/s3ZLaHwkkQIGbcczOI1uNkzG61nbl8J35NguPV58Ch7JYUeqcc5LQ4",
+	"bWIWj0EDRxSTG8r3pWxD9LEW3ZLo8xM1rzhVQ7EWbfI0n2QmV9yMshlWpM0AC3klKmz4olUsEjYnA3pX",
+	"nOYRIF202ukEPBNuf0NmOvmOE48NQyog2KFszdX5ZZGhIUnGYtkRulCvq+9MQ5hzPFt4pkwH8USc1LlI",
+	"72Nm/dInYf553Id3Ut7IhScmdTV6E85JKM+wEFPGfUgq4Zx4Eo0YFwT1Ie1jloyvFx7gmah1dptJQvb5",
+	"OyRmoZdMsfOrzuYVHaV815xanHDcUSo3gX3OsYj8QArEDPhiCTlbtUNrYJB/zkCxwSHaRmMaTqS6v4Ys",
+	"Q+aRbd/JIJe0XyzJNyrMv5B8PabSWMHUQYN7tXDa4tyuzZ3txbldyTGIh65oNyD1gIYkN3qTKLZo9CsS",
+	"t6Ek4sdUPqZhT3/ZypG8U5uE9PcJMY9NNqScsiPsScbLs54u6F0d0oO0syNGscKJ90qtZRSpZctlKn38",
+	"vPNllSQlHfR6Z9ORSrsBN5DIJuq6rfbm1vaOWzjU2fM8/1QeUyEPjXN66aHMrc9ES2nWtw3LkDkwPpa4",
+	"8n6aW3sZt4I2S+cj1DHD/YCcs6BkO7vacIFDhP2xOop4BgJkA7lsGhLuKllW/RACPASkICLJcSgGhKM1",
+	"K4BqsWlDfwKpUBbM4ZaSKeQu67hLxVJURyXoDgmSztMLKQAJkXld/1L2KmQJlN3SHyxHiwgXLASj0Zyc",
+	"gmSlLD/d+Ez9LxvwurveMW8r+jR2T/dX3dRHF1QB/dzaaFz97PvfJs3mpkd9+C/5H+MTdhPrL3BWAMgT",
+	"kxgnYKyUkBitb6B/Wttq7qYyZNa1BhISCpn9IPqE2uZFYw0m5QMVAC9iHsMVollDn6hh+CQgEkJalbDg",
+	"IoALmFJB7iHJWLSJKuIMQGmdzBNLVpCJ5rYxJhLbA11Ostmk/BKgrTwHOeKE1HXGNryBIky5QGtYaiC9",
+	"dnPdQRMB+AU0TKXHYoHcz58thTXs0BpvD3/+8sU111h6aO1mfJRmaoZiSerplxIGo51QKxy+MjkrQRBJ",
+	"diy18E58OuPlzopgySBS57WUHZrFubfYZRhH7RMT5H/M7w3Gh6lJdGrN1m57sI2b9edei9Sf+5u4vttv",
+	"k/rWYBvv9J97L/zdVmaundobJv73/6Tn3Km9+9//PwiAY6aJTN0ROJwBuNuYwHJmueF81pbJ0y5DRrj3",
+	"0XocUSd90B6nxSqnc3lPf7dDmzuBFQ/fouP05LJSFay7FYQiO+y7yCR/rzDoGOzXCD2QbygQ7gNWV5gA",
+	"/DkIIMgizGPEse5ZT8uriEoAx5iOCCedDC6gU4RkAxRl7A8ziHzZK91JkK6MDs1EOkNfOFaMyOSoCDTG",
+	"PrFCQHH9k/4qS6xZPL+i5JrolNU31qml16PyUFJ4c2XjICmsLrpCsxmMr7KGpwnqQPVWU1AFS8X9eAVz",
+	"C+OkN6w4wdzIlh+Nb+Jcm1O68unuQTzLEePjFfWJAQ3IomAzT9zW8lPev3jvoKvLo/oLtPby9J1F6113",
+	"kOu4yN1zwTmA+0iQCHMlrDgWXY8DVrCe2B6yF4aJ1lGHNhWuowEAgaUoTc3DnM8A8901UOV1NVAXrWWx",
+	"Zl07btdBbtrnchv6jbGokzuPBDDEzFPmSSLrQnKCx24Sn4HHBNKjtdqCzDIhn3jUJ4bRGJB1sKYYj/L+",
+	"xfsEHKzZRALPIJwDXlFvLTeows4s2nML5fQVFfYU08rzBXW5LzXw4yF5p94rpXfTxqIlSPBMDDZRrZ4W",
+	"laui03ZgC0ngOwgLj4Q+OLMMCcADC0Jcdx2kWtXv7CG1bGCK73PwVPVnyKVJPgCQj0858dQYHCQYhF4K",
+	"Y3TjJCJYqo7EDY0QDpFa9gY6KMFcSdsZ0nPMTDglyNRLNIp6XropmiOuQLuoqizk+AKo2SJZNYEMvv4e",
+	"cq2w5zraOmqeOBqozzOfTUcsIGiMowZyjazmIg+H6kxpLR7WoVxHaYwnRGkRGV1FWwXTY289ohbxr2bw",
+	"V9YMinxl4lN5GMqV3aHYKy+MAAL0FAvks5AArpSr7Vg2d1Fbsxr6x1vC+/oHF61ljLwpyadhDFLqetP+",
+	"wgYNb6nUCUoghmM1DeKnI8HA2KbxcOEHGiL3rg4v1vVPbqm/Cazjj+rdfCYUw7shM0AsN37NdDwk9Yga",
+	"KQkGj+TYLOk4cXRSqZZEiSg3JJKGz8ce1iEkzJesi/4h39nbkE1DjS2or4WACmki3+7q5E6SUNB+QOqK",
+	"k7t72mRp6sNg3zc5IDREty0Ng/9b7RVnU3WS1Bfit5q9WZR2NZxQHwQTdQNogMObZACK2MwPjVI/RG44",
+	"alEnQluttSHeqYmZkGSsIwfS9zM05izx+eIVbNQVzZM0Kt9gL6AEQIGN0biBTsdUyrQnLmAmgRybRJsk",
+	"ArJ0g+0BvY/GTJMzjyQzJB6PxJxAfSRDhjTHjbOZizKZXpy5JLhYjEy26mNyeMwmpQ6PSKJA8k4TMWJK",
+	"qzcWAAujri9j1JOxIV8PXygZiPoaTw+sBWqKGgAVrOwMceLRyGyYdifgAFCKSjdC0WR3aGKoFmy9eyUI",
+	"r8Ob7oP3v8xwi9WCaX7oWIafopNkDT8uvFm+AbE9ueX+dMHdBMfBrXQBwe/vlkonGjAyV/LmaB+92Gpt",
+	"IZxu0dYXsvJDR9+HBgaFirgcVdlXTnwLRZzUkzA+7fyFROTiwif5yeI6zlrO7MScc5ssuHEW5ooVlR2F",
+	"7LhMbjQOWTgbs4m41jFz2WGYNvqMBQRrC5VSVK5J6EeMhnJ5t/mjYF2buXbKdhvMY39GFBaVhNNqhS32",
+	"7ct54fXzwyOKIPmoyKYOsMTo6ryXKeGhM5W0VeHs5JUSTS7ev9LuZ6V7GjUpVHeIukzMA4yGJCRgVIH3",
+	"1zDiTBApYxQMvUGKIUacKn60zwLG3SS7FLq3MpAgBlRSxjbTuAF4Qcf4U7nuIJ9jdXSGmIbWyAuvmFPT",
+	"5xi04pSiVlwhMOTuq5uk5KopGHzjiAsYs5MgB4UkyTkF7WBBMaUFwVpCYjkR6XoMiq/farxaCSRfpixL",
+	"PBSrnfGVPYdODdzbVM5sJE8xEOfXeI4xqS4I7EqvderMWKo1s8r1Gy9RduvmeSTnMoHERr6iXmXtm9UO",
+	"IJBJxXczIYlPE2FoqwdV3/RYNFoe+2RfhK9uTWm+c4JFuR46s1KpOUOO4hdTxn0Ry6dQKZLJ+JStMW6Z",
+	"kJKbbNgHcKL1xsIFyo+oPL6qbFRYIAw37rxhNdDhLeGzxD0E5UGQOa+GuY6Upg2RF24DffNaWWEF56hn",
+	"mp6uaXitkwWUyKkEaOITcGlyPFH/hXnDiYdIlOv+7Dq+tXXEQLxHN/cMf00YZ740KfBP10GuieR30VqE",
+	"hbR/i650daFSa8ZAa5be+jOj98fAcXozzdauf3s7GcM1V9aw4/vFLE8t3gdY19sSJPbizZB66YoHc4on",
+	"TPoB9YrorA5KV1GCx7ONz/l+tc1tNcFQzcUyYCfNudNsrWSKhTumEGmcUGpx8iXcbw77WX45fVUXYN6X",
+	"XNUFmP3u62uXy33iT6phziv+FzuIUjRWuSTgt+sgigsUpv1DqSkm0y0TZLVGpGE7oQrUiuJZZbpO96HU",
+	"oTgC69IYsezQgYE0DJJoufBNx0RIPC4xBZ4f7aPNzc1dSKRPimehEY4iEuYSZaqH7SUDTffuLDmShSmv",
+	"trT9DB3PK/+Zi5SxEKzzDedptVm/u4p4quHGy4dy0DtIh9x4LJpBjjjAcugyzYX2IC6norwecSaZNx85",
+	"Kxtbcmbfzm9mYV2TUcTzS3WWXqb5W50yQKywxaHiiCAOFAJnm4uErwkPSsw2aV9lc+vF/Aa+zJvG17/+",
+	"Vrz1eoq33SOwNZFNIAuoQghrWw1CkNA/1L5iaPPLfG01ax5YSttjfGfzVow/d6U0ltTAUledmXfeAjgn",
+	"vEqNefFCP+0NkeqiwgWhb7W/9P2Qn/CKhpHszbCUwp7QkLK6lWOu2a1sPyuoRHmSznD3OSpJJTVk7uZ9",
+	"I2L215Gu7xkdlAfzQmKEIReSCvXPiOzZB5mQIH3gs1E/aYt/6hatnemgojgpCXksHBBOQo8Ug1Ve4VuC",
+	"MJI4uEkqWF1EBN9o/wYYeX+tCfPLx7xJVl2nxQzRR/JFZG7zxeLAHK9DyqngGweEE0dctrd30Fv6EvnE",
+	"Yz7xHR286OHQhFlCpEgsVa5hcFHY8GlYBuSNJuENREBCHxpYhzMmEQnIGGCjBXLF7dBd30s5LcCgiPtq",
+	"mxpZqWVza3e7vZNJpAQfHsxvYy0Kh/8Rt8Pffvv+bhys7/WxIDtbzq+6Ilyzvvv9xsfvf/jcdNqptMtS",
+	"w9q8InF+yk2D0z4ZGIDS2HSfHeSmxhWFQzuWRqOh40pTj8XtUI03/cpqebPtCgFeBX9ElWiu5WFjsVDS",
+	"blYSQwoei1QicXmZyOUejLnRJYYTgWHoSQWTdB8VJJPYmvcXFk0KU/4HySY89qAs8m7M92n81UPAvo6P",
+	"YaFwuOhIfU3pMGuY5onxebnJ+WGB6zDov0/UunFQ13O8PmWmpFL/cQF7cEyFTMr/riiGdi0Wx4fNfRQ3",
+	"jHTLSDWtHVJ679c7yCUhyEjqESAEuJM4Td1IBBMeALRnpMYRDtftPr36pXem/t3abDnN523UV2LVWgtE",
+	"r3UH0dAnd6ipsRWVVKZGBmQXSvWubQaCzAE3dA+QDPXDMcGhSJyiLty+R5yNYZBQTFhdJaYNxYWglrbQ",
+	"jlTjEVpjQFSmSJOeck7W/h/IebmTagtHUkais7ExnU4b080G48ONUGykMu82bsFSkvxyMdGED8c5XkfF",
+	"sV9viV7X/O+6/kf33Y+H3W73YJ+dvT/r/zgdsG7J/3r7m92f+xfv34ruj91uVwc2duJxpUbSSCUBbGjW",
+	"JDYqWHqaG/qgb7S+U2sWH/yzCY+YUHSZLF/Cvkoo1Ia1Ps3gEpCJTs2nfmdK+p05HXRMB50qHWillA1S",
+	"oVi1Tq3dbO/Um5v11tZlq9lptjut1i8QBDKLJBMTKtUaEN8XuM79gVdvN9tt21KycDHnfUfkiPn2hffq",
+	"qqp1an9sHv304yfifZgMft7amQ23cd9//4v46ffj0d1oQiYX7JfhyUX3nL59ebPr/TG6IGeXR2R09sLb",
+	"PHs16O/gdnt4M7h6+/byzD/Y//R6+Pzq+bHXxskuKVmmpwROTuXsDKaZZfVmYI+7pN/9sfPuJrp8ff7i",
+	"/Yl4efdzt/vh9US2XxHs+7ufLqaTl+9f3J2zbjj9IPzbG/k60ep/NYW3cT8gKY63jCNaVVVxg3m7V9Bc",
+	"k3Nearksj0jMGx9KD/4KomOGR3xOq4KTRNO7XrH+9wQNmE5RVDddzLLL4s7LZ5njAH83kS/F0D6m4so9",
+	"FgKnLuNtlYIBTOh5dvWczB6XCUjV9iSJmi3zFGkGtki3K+EFqblXj+xLHbR7YYLEx87JLFosTCftl50u",
+	"O9lSQbO4b9VSm/ICU9LtM4HAMqfoUckMcahoSqRQxK/DWpWUgiVyRdx/T0k8LlQNmYbqGcehz8ZxJs4U",
+	"29DP9bTgkmsl4XTuHohDWVEoK748oXywu7W98zwm8LxU+mT3fm45a51adiArSypxKsBiiM9FvLEoklf/",
+	"zswiw+3Xmv/5tVXf/aiR1JrO9pf1VTg+hgTtMQ6MjA1xxE0kmRLFm89b/zL1uWTwEM6e39M51FHKrEzw",
+	"+KpWPK1zHjMPB3OS/wJ4htZYCMqQq9911wFtGGxsEt8QEfMgKmLcU7WDBulER6OCNphRakkI6jpYRtTP",
+	"YCAAvgyabQAotTWn9kmJoX+M6q9xKGqOauvjQuCvMaaB4vo2Ezif8rvk03MSBbNLtkJSc6lnATjUSWle",
+	"ZU/n1EBhKsTCNPzKXgYyJkm1VO02Sqzb8wcQsCF7mGfjH+xjSKd/5Njrd4qvdutHuD7I4lSuNBmPBWzC",
+	"bX0S5H53fv7q1cuXbge532kTiaB3aETusOXGGtwyB2D5Xeuo3d3a0mOGqNVULENm33VIqxKYsCdjgEAj",
+	"KGhidXTgqxgR3+aonEYkRGB1E6jdaCJDuWecDWhAngnkwslw0RrAkWsTmMShj7kfV5xY30toOFfZUZDQ",
+	"JwleIXwqEA0zJvvVDx9gWUrGY06XZ2zmgKkRJK9CWD8YCzsp2xF44sxLsw5qgakvU2pJP51wA8mkSwZk",
+	"Pmq7DXQ4juQslZik7kVBZAPtpyGcLDpielw6pXpKOLG5PZCPNAklDdKA1rGjsAGMtArEsR1izmdVAlVE",
+	"+oLKOddELMqat/TyuRMeuNZCliakSFOPgFIlmiycHF1AnqEhijXXxly76wmFOKbebp5C4zInOLS5i1fn",
+	"xyUR2avEfBWT+Aw6iF0Ww25zjCN/F+UuGCd3BWfpNnugF937Xzf2zAof1cPPzBcaLmXFQZ9nwhts1hwk",
+	"vgD+CdTpYyaBmXGDkAAGfSWcBATzgpqTExhq3RAHM0k9HKAL5lEiZ5kzmt/GTgZbKwf2mBYDShrOU0yn",
+	"9l3raOvw+W6OGDq/frZRFq+4UiJfsyjSoRZUBjp8gw05Ho8J2h9hymtfPqYObaxP5dBd/qECYUVomL+y",
+	"nFgxOOJf8fFf8fHvKD6iYzKQiE1kJ83zn0qi/DBiIK+J9KF8JjLgnMkxkVOWSJoN1E3uK7DXwXiFAesM",
+	"6A3RVdM0Fra5ymDdIUHAn6E1xXtBuITvbcVgchcF1KMymK030AWwkP4sJVpOlJCkGoqBpHRJA8VKcCx+",
+	"ztAafAJgNql31fMkLR4kZQ3op5hVWgy2ICIaX5yFBJy3KOLklpKpUKsChVnUtzTM4pkaaReqeyRRcGCQ",
+	"CtkUsfBpBd1HTRKYBDdHmAYaWeLpsrjjSlgLZTYzmAkntlbVvMD2mm3y44JJxe2sCFdhYk6W1tKCeJAv",
+	"qSJey+JUPB12Yt+fN/ZXhqa+ShqECfxbmAWRw8LQ8lnHMAT7ruXCWv6yYha2oabJgUJrW82mPpBJJZVW",
+	"s7meOUZPnXABVc/Lki1yNw4nkVJrdZH0Dgp1JXUqHfVPYODwrynpjxi7Sdl2U3gt5ckdGhOnBN3FcLey",
+	"hLF47eOVfiZidlghZezLUhIUMLbVAGhjhlIt7D3hQfOgdPzHwkwWNzSKVhzbhflmacklPdKkE8euxMdK",
+	"q/x19eXiplfXnCfBzRvW/xPKniiuO8d0pq1irWYTDTTrF5VvYTN+c+cUOEkBd3uVMgPxUVgMZzOgIUio",
+	"Tw9dsnwsEWeKoKq8mjpOS16UmMsHA1NYhfz3CdEnjU/CUL9t63GXnrqUq59J7ctcNNzFJT7ioFHdVnq9",
+	"nAU8IKbeLNBOsjAZIlhwzL46m1BHfVXecB85bEUR8+nEtozYWVGGe8P630BCmd2tPzulTPd7D/l1qSAa",
+	"BGx6hrkNSVgsrMUVrmJYcCSZVt+UEh5OoDQnJJWBDCdQQAayg6AxxMlgIoxJ9xPra7Vyq9lG7v754UHv",
+	"UhcJdlGfDJTYikNTQhyOtNhDagLmD6TkQ+hXGPSjuENsNVROPMZ93R0nAopuaN6he872Wi5YPqmc/gBx",
+	"vPmoEvlfUaB+w/oPSxD4xPp/l/SA0nyAlKD9tJaIOyrkgprO8VVh3ssoFAvtEbbhMo6YbuVpb8GkoxNg",
+	"b6mS5GAS2D88v6zr8OFms7nVLt2N+8jmK0jF3w5OX3kq2GMB9j0UTO9flLsnRLmraEXQwXTFa2MpBd4H",
+	"H7Qk863U4REwdjOJoODv2j5n3s2AcR8cRZttB3lYkDoNhdoFSW/JemNZZ1c8WB012K+VsZvFiXaJGpXh",
+	"namlzSLLVUCPq4oVV4YzVx3yNEURTwyuNaenhXnKaSntLw60tWj6KxqYkpbmYW2lrdD/4mwtw9nKLujD",
+	"QLZS23zApmHAsP+nHKlcZ5VPlR9/9zc4WGWL8GdJpQ+RY4uliuKJPJWo+gB5YfU89vwBK7td59yg8Q1b",
+	"cvtmVmkJaXxV6+IiXasKXf/FqfmfRZdL9vJRnODVilm371P9Oo8cmNUPapUSs7881JZxX507e3hPbwnn",
+	"1DemTmv0SstGFgboHvXuF5nmckDjsI6uKTHUx94NjMc3lWq1c73c7rmSapavppTWPUqpeAmlPi2SYil7",
+	"qyKx/LXxFFPT/vp+lCVBBU/qS0n1/cTQWHN6qkxwf3GYrEXT/9uLE6tDZC02jJbYXx4KHfXXlb/vAymV",
+	"nhEJ5Z9w5uNuKh94QUL5Nzjt2Yn/NY96uqT/EwiPf4dTmF+jZVTxIG9tOl78bwPqVrkGRZEQvnnX1upl",
+	"f3R4gkFzmVv9p7AURzSQZXbgbkbh0oSsy/ip901SwQp9L96W95RM/xRJMtVR5XvlFr75G9ws+cn/a5V6",
+	"0D3h1DRlVJcf/5ybJR5VKTmwSfj0od0rhLPOJ1zD6nWl8KcP5p5vkDrJFNe+ITNzo5lP7mGFqhg1ckNm",
+	"c6LL1YhuyKyBzomc8BAKlnrEMQODAqqwO0lGpUfFtRI2rjMod583286XVXCP3LgdN4N5hyUKCBYSbbZR",
+	"QNSXwomzKd26Tgm9hhTKAAt5Je4ZMDG30GrEyYDeFZfrSAfit5E3whx7amBWKrohM53pyYnHhiEV6rqm",
+	"stS/KTwWEVHZRHOhXl+eopEqnmo6iCeSjQZIRxuk1k+TyNLT83W9KJlzvOrx/6ATly4m/UzxglXuLc8W",
+	"QCpE40KuKHBYLfQZ2y7xlaQDIm2q23JTr8dCQbyJ6sLk+JVIlzqdCEJcx5EUGhqFs6mDGBxXm7Gb6u2Z",
+	"sKNRQveaaxO4JAGMYFOYeH0P4dSoTQdIEIjxNUZrhpoN1JWo1Sz0gqhAYkqlN1IcZDBYXuj4Hpy1cg1s",
+	"nwrcD2zjc2KnTVpzMuzCnNhg0DEqTKtpY5bL1p5bAAahOAChsBehmMJaulutJnrFQuI20ElSJlajNWia",
+	"0oHSutwE8gKqxLt4WACuPDCx0vp9E8nt3uPC0ERamf2UnBotXJdltFWUpYjHScnGXNBhCGHm8LyD3OlI",
+	"EO86D2CteO5m26Ix9meSiIWXF3J/ql/ora5f2ExswJ2+ITMbgw7Z3QBogvRA95A9KHWRfBQnYG+2Tc/Z",
+	"q1GPOAOi8Hlr88sPK92LdtrpSzGTqG/WYU1TxPeug9wNvUruD24G2NsO855he5P7Rs9NIAjNkFq+nHdc",
+	"VraM42XO7rw4tpiGVmP338LlVXYLrXKTGTwSDezwjkjsL9S/ytyRpxEJewdb7/d7qNVopkBOLH7T2DTb",
+	"Qa5615T/sW9dB350fesZgit74dNUXt96158EC10nDvZCPvU7SuRlHP75aXrjoIizW2KADTD6NJUIMGLR",
+	"2qF/cNF10OFFe3tnvbjieCJHjNM/QFu5VpyccPFIaNDXHgsHdDjh0Li4FpMoYlzq+P3CnqS+I6EfMRrK",
+	"Kt2nPkvQgZd95FMRBXhWBvqbDCg/sVCxxJXGJtkNCVf4Iq+MFqZWvkrV1nzxOTgdDAhfFSQ4RKkjkCJ/",
+	"CPtzLDEOOBEjZOB8JoKgiJO6pTviQ933ImHOm9I1zdVZXIUgq1PIkGNzu+cWbbU9Kg49bnrxfiwNalmN",
+	"IXHdHFpzgS2IxqepNLcwC4nmFXsGY0XtE9LvAQoewTyghBtAA3Xfc4IVI2LrhQptcyduRlfOAi2iNaz3",
+	"pylUnSCzN03yU5ee0je33qv3E/zhx6Y/PomOf3o567d3x2/b0aa/3xO98ZH4Zdbb6d28vzk/OnnZC5sN",
+	"Mnsz8j/8qL5l/uvzqfcHuz1unwReeP7H8fj91s8fWtP+q6tJf/NNeNwO/vA23wde+O6W7L/ZbXjtINRY",
+	"KJUJspQMLYUtwiovEECyDEWyW0gtIlIywOo2GQvLlTlS92qiRMdiHOkNjjMoDTkC4Skh/wBLjGJEdkuH",
+	"A8ZR6u5DGL3fr785vThESh7AnkRvPlw0FpzF0sO1UO9PL8W8k0nlkdp1suoaBXRMS8T0fZPgGSlJgYVy",
+	"pNHltPYyCeErA0ZW0P9Kaqip+YwxDU3mWuVvlGa6UL0LyZ1EHg6IEpr1SNHa1eX+OuqTIQ1FVbO5U5tU",
+	"gAzI7YteO/Npeoqpoc/fr0faqRMA/bvPlkSEU+bnM+wgua7VUgNP6Twa9nzrS13/o/1lNfBzvTExsNrP",
+	"P//8c/3dOzcHnGa61sBpAQ6XRiUF2qiSoa3HWp008T0ZBZktMNN1HkpRX1v3AaqurOgc9A4OmDcZV/Hi",
+	"LYDHNZVxkG/ashnih357e7u1Cwb4NKwjWA1MyS3g9WucSDVYJW2I2FYGDmkAb5uOdO3Wmf3qhpBIIHCl",
+	"zJQS7iAW+EqCsYhtArnvJoGkN2TmorTLRWldI+YLlBIx1RFwc5WI3JVLXvnU37ht1Zzk8Sb14aHSvtUF",
+	"tjE2Q1LvfXQKxY/UVn3VIkMfTXmqR64eVVZO6VeoOyA5C4KnKFhFv37FJgs9+ZbMgBT7GApw3KMdc24t",
+	"Qde+fHyaSk0FelxFj5oj55bt/T1lyRS5lHQ0p/+yPcgAl6r9+LVV3+3WX7+pn5zVf8H1m3H9j9XKSalG",
+	"ChWltl/0pQcwlpYR6sEofrheKynAEW/wKgU3UstSOtuVZd189aGSHSySSuntgsWozzD3LT60WN2CkICO",
+	"DrRwbRwwSN/bSgG9utxHPp6JFMPWwNK6JGbPoFZtNTP++vh3wAuGXEMNnJliFvEr6lubBCVqnd1tpzZI",
+	"1VFrNevt7ZpTg+LlotbZajs1yeKnrXp7M7eO54Dj0GzsbLWeZ5+IWmfzxQsdE6D+3Wp++Zg/CdmJ5QUu",
+	"UKKTSt0x3KgJZ9ILV8FvVLJWBR2lBNV01W7MypepP2YbAHs7RDSUDGGb45rpxkFyxNlkCE4Dyu07YGgS",
+	"aI1Q8Bva3NL1Sk6zPBEsnDsOfV2Bddm6d5BbXFgXfY/c9Ka6y0eYIscCBI19ZN3mZwdHGl3W8J80vS3v",
+	"aWAKmZV56X08s52YAwmqX0HnK/VPmdNS8E+NdDhfeCMSlqoWWP/ksYhatFzVb0a4i/CQLJ+RLEEAP8YP",
+	"nE7xeBfSpAY5Q0c5iZiaEbAKulHwhppoDQAVFgwNMEdrby5OTyyWA+Mwe6QYh4M8jqeBIn5yZxzPTrri",
+	"lYM4m4S+9ptv2cpYYg81U5U8UpU5sivAJv3AoK7HxdtLVlzDY+XXpmTHU9MQaM3dwBHduG1taPF+47PH",
+	"fPIFsPj9ZIoCSTaEeIDl+2146ecSe2h8RgpkpAaSG8GynnIX6UBX6JOsVsZQSjmsk+XtdujxYUmf+/yy",
+	"lpBgzF6rXc9fVXktkRaq67HFwo0rSxpk3CcQF1xmdERrHzb30fv93EN1zuJyt8jNVbt11zUKmG4hYxWO",
+	"fe1WZY5x08DkBx+o8+/hkIXUwwHoqaArnx8c7ddbjaaDCPZGaIQBmB4eXbzu1tvbOzrKwVVP1qCpfeh6",
+	"Hf3nP/D6mu103c1o4UZK3TPWfajBq6tb/5ENDtCCbeyvL5r5iyWCm7udzWan2fy3RPCTlgguDaqsbj/L",
+	"7EyilxS3qNxnkSqcaD8tbl75p2Y3s5rZw9Wycp2sTPcq3eSK2mwusOS3SbO56Rkn/0HvAP4m3+mfixqa",
+	"fux2EAZDWab2xDMB2C72wDaWJyMbpTC1kXF0xzxdLrN3mf0o47WH6TSYe0SkjyNtd198ZcM12LXEsyh6",
+	"vCz4qmIoe+mnq4fLVYzHCrCQMYztwnx3+YTIZJntS6LnRVKauyROobQW0GroXr1YuEnvqpGORFy6OA6T",
+	"j0klvXDx6qT3aSmRflWxJntcKks0mc++fgJ7bhZ/cgp7lmYflFcHxJsK1P0bI6KWnfQyDHShkfIWgJ5D",
+	"S+9BF7oHmgqEOdU6td83fxFNf/P18+Ob1t373f5Je3y2zS9fTH/e8ro75FWTvm2zd1viamdaFGVMI2Wp",
+	"FfCoVI0LaHiD1sz+faeVuR+MGpcrGDamYVwjbekdC2MpJVSOxYQ/NUJrIlwanIHF1jOT0afDW6lARA8S",
+	"rRldHwv1FIJ4K1jGOJuKQw2lWcygY1OI7hVgyhBq8ro82RSrYUCFQyh7ZPA57zWEhdjqxaXJjHjBnn3d",
+	"S8LQTfXrQX+gS3Q/8cCrXRB2BkucC8tmdA/+ouWRTu0TE+R/FhaCJBZGqGLBtLkpnXNLl1YrU1DkYYBq",
+	"m+wFOgT/uSlEYix3kKurGZtkOgeZ3EXEg9ph6tJwTC6E0HcQFUiMcNnOViqmBVN5yfziHs4vnJV888QV",
+	"s7wkfmd5QIQNy4LMFolpUGILPONE3YOIhch93z3uHXQve6cn14fn56fnLlrDoa8e6Vp1ug6H4lwc0ktG",
+	"JIjEesdEKTA0oHeVS8fArA5gVGVi1YPAxjMVKrLTfT0Z47DOCfZxPyBQUw+H2h+A3uEZ8kY4HJI95DNI",
+	"bI8wF6RRjvti6WLRivZOLq6Ojnr7vcOTy+uL/dOzQ1ebxiCHLk7SDLB3I/aKX5yfHtsPtBGcs4DoyJAx",
+	"nqlBUtlA3zzY9RI8AJ3G0VGbEid1dKZcq/BxAQr7PPnBvhIXMbSvJD/YVzKoErbyYP5383XmN9uAtk7b",
+	"V8xf8Rit4dY+N5k9ojPGoSJDp4YnPpX2MaQ987iYsHrsj2lYc2psGho0WHqLvZn9/uM96uElbKPoaJKK",
+	"+B00xt6IhiR1HIAbQ+A5MvWHtXAiJPDVTOKTkMg1A3C/FhGOcOgHJE2FavBK4qNSoNeXl2cGEKIyMeZ5",
+	"YM2p9U7gx+vuWe/67eHPqV/2zw8PDk8ue93ji5pTu/xwen3U3b88Pb8+P/zxqnd+eFBzauniI/BpniPU",
+	"nJpp+frk9PK6e3x8+gG+VH8dnV6dqH+/O7x8fXqQe6F7fH7YPfj5undxcQU/9A4O352dXh6e7P983Tu5",
+	"Pjs/fXV+eKHGtn96cnTc21cj6F5eHp4cHB5ev+5eXO8fnl/2jnr73cvDi/yzl92DV/DrWffn49PuwfXl",
+	"6en1cff8lRqymuHhxeX1Ze/d4enVZa5zNZnzw6sLGNV59/JQz18P8uTy8Pyke2xm2Ht3dnz47vBEPzw9",
+	"Ojo8v351enKYXyvFC2tO7fBdt3esJnd1oV9537vU22U+ujx9exj/od9W3bw/PO8d9aCPw/OuHtjFxWl6",
+	"p/SfR1fJw+Peydv0Gwen77q9k+vzw/3Tc70Zen8+2vNmLrQVq/4pbXtOIf4wmkiEJTK1Vdw+82cNXWPX",
+	"Qe7vE8JnDaVeX9A/iPolwnLUoL7654hgn/BGzyfjiEkSerP6WzJTTwY0IA3Opr8+/2jayoWQ1JJuSvXi",
+	"udfrh0QS0AG2EWFKKl1qNdNrsISj3QN0JcXM3xsozgM8E/OidTPVatPQCRnlrLUwevcp846JQUQhj2+k",
+	"jYvELxK3TCl58/7y8c7FQFhUSSiJforrByndGeeLFlcCnF85K3UB8EE2zTTZi9Rq5CoyzCO/eL1XqaQA",
+	"9B87iQ/wbEV96zRMMGrjoLIBJDqZULIlkWTtOZFkrVwkGUSKJEFgrXbGfd9pPU9KKrZUmzYgZrcQMLHT",
+	"ioMYtl48VjwYyM8+nlnoBLsmsWTp2HLnvnXNPxO5OCUE9Kmrej9dSFk80jWTZGaS0HWFsRhaoXy8ZeFW",
+	"q426QoRapgRaWbianUKFwK7S2KFLmNZshXikPy9AjM7bymKgk12GOWFwUTARK0fCPSiOrELw0AqxS9kI",
+	"pScKTFrRQGrogz5Z1NGCEKMCq/6GDJaFW+T+pkvVlMYduIf5cq5o9nyzWTAVThmEOgNt4OBGZO7f9FVz",
+	"2dztNG3AjRVqan7mku7UXhIegMKtBZTaK4b2WTggnIQeQaq12qPA0i8QP+MYws2dbeOIqSJd5kTFrDun",
+	"6Tyu7LiSUFhm3g1wOJwovpC+J7IQ+Zp5gK4hGuiYDCRiE1NGMgmC73MM7kfkGven7tR1EAkEQS4J3UZe",
+	"LI3naHLsAxqSEg/Ycum1YkMLXWkPg9o3Amha5Ew1N/dsfl3fjobxWYmZfAMO/3ngQ0/r6Fe9PtDBr+2m",
+	"fxfIXEPx9RLKryd/lDrt1dMr0KSq3ko5b6522KaKenTUhNiYSkl8xCLdjllOKpAXEMy1SPXv/faPvd/m",
+	"3GlWAwA1I2RTxEK0Zn6DrN8bQiKdviPW0xcgVhopgjMBJ+7fC/FhF+Kd9u3djye4n7+4SDJdlVwzhjvr",
+	"K5QjEiL3s1FYcD8gxgWoVZcvKVg3Xe7PBLfiifpSptTNhHsUTlp542Vo2MWm1aXwvnxwGuJND8tFOMbQ",
+	"0n5fkqBlQYR8DG/XbrabcK0Uo4dRLmgacOIiHWSL3OzAUivjjXAQkHBIoGufjTG14TEDxlMG5EXIL8ke",
+	"V8R9KZ5oiwg0AItjcS3RGmTaIyFJtB7frFFhTXPILmuCeCz09WdFEaX67mZ68jDnM8UEcr3FkGgJzaE1",
+	"N+kkMVC46yVL68wZT9Wjk7sj7M7OKUSodrr0EXg3VsEiy/EI/b2TGkDc3ceK5FQMLlidorSxLo1RD5zc",
+	"GBsRDjjB/kwX7yrB+6oENV7RyL96SYnqtYrLeG5vjIdkn4VydccNDugwzErDHgmlRho3wmNAAMs//p3T",
+	"4ag8JJSOS91VZyev1Am+eP9Kh+tdnfccdemOmZCovb2D3tKXyCce843BLLngNrd2t9s7GaAagDSEnjbW",
+	"onD4H3E7/O237+/GwfqeRtR0MsCd3//wuemsimZjh6mYKkap8UO/SljXXXWQmxpOFA7tEBqNhka4Tj0W",
+	"t0M1zPQr6UyRuBb5OOuZW5yJkX87TRUR4/KcfNK6xKoZa4izqUFHMeUn6Fhj+TWQq4sDuR3kvutdXPRO",
+	"Xl0f9Q6PDyCSCZFxJGcaKeUEj4mDAqz/pRYEpLV1B7nWuQ++Y9dBLri9T09eucDu4+eXhz9dqnZRaFqw",
+	"sJYmEkYdaMWbcYLnDSffTQlNLtJnFnEymAgiSq4GkpQALNxVbPpMmMhujwSBEhkN0JGDvAl4YqkUesao",
+	"3WymkMX3kKvEOjdBi4cWqNCr1FiYcVHZY51DWSp3PK/oXqZqkkwtbOijkaIF8DdDKFTXrL2ahjdixF+2",
+	"DI3FNb0s6WeIKRUAAjQCQQeaRFKPFHmU8iLOpiVZ2DQkSOcNW41bLZbGHtSefDUpRTOolTGEt5cawlWH",
+	"Tuxht5GfcT2tRS53e1QFcODVGLjvL8ekUsP4BJGclQ00ee5RYqoRNzSKyhwzh1ojs1cuC1POK0WnBtEx",
+	"tQFojYXBzIjJqt2DSRRoHW/ltGi9IsnwUpNftvZf1ZCXIYLK9rxeeEsTMXYlBh9pmxSicRPaqZjSgBuo",
+	"J4XOc6DCbpjmhGrDtPlYJ0hQa6MSIzYNdeyag0LGkZCMEx/1J9JkE5fCra5cnmNusPXiSh6PGs7B2XK7",
+	"xpUg/Fy9Vyr0xXyCge0jXdZhcQpasvFdzyPRSj4ha67i2CPoNYsiHQ2JhZgy7isZkHFOPIlGjAuC+iAl",
+	"AWyQybX5tPXT7+3bn0bN4Pe322FrsjndPXkxeD7+he/In/tt773fJK/xlji++bFozbLmjeKtFpIpGhPF",
+	"nZ8JuO8znui5VpBWBStIMrnUtsY/Zptrv8g215wHrlwhYSg5XM9ELmEIHpFHSxiKjbnxrBaTjfYo3icT",
+	"YqjoJpMKYU+CDbV9vNSIamesKwAtoB+Q0pOWOWSLV+XrXgEJM7/HBfD1vTrp8f/Jrh0dW/AykwC8si4M",
+	"8sq8yKFLPiGJGF80LJDAIlj4Q4LWQoZ0FgmaCOKvlxeLWTE1D5q+Tz31p6lGFddYrHytcuLRiBozxeIK",
+	"vfZFU5Y3Xa63TGOZISpNHiAk5jlKWlFcUMS4xkrOVHqsTVhcs/VeQoa0mA4NDOktCdcXa2a8rIBwpVFh",
+	"oTRV5pN5w7LJWXFAnbZBWARTTV0jLJAL2ULuXyAxpbCCc5ICND1d0/Ca2HT8SUS4IFqgH3A8Uf+FeYOf",
+	"CLI8r/uzBPyemETMFYo5L8Y6yPkndNET10GuKWnporUIC2n/Fl3proP9wnTvorVUgiyVggQDMHAoVVlv",
+	"ptna9W9vJ1cvOhoXhSmvNlqtiGLqpSs+xyhTEkkInnIHuZ8FleR6woMvMcBWvt8v2ZJLlQviWAacK76Y",
+	"sLXS+osx6ESqQG1a0E/X385PvoT7zWE/Tu4Cq3pLfjsxc6V3+L3D5t58eHtBHoQ7fUNmQjPsNx/eogsi",
+	"0dr50T56vt16bqC3IFzDvqZ+SKPpGAQt9wbiO6Qow4lG1EdrYK6Et4DVu4mLCQpl5OtcqP4gbBwHw1qn",
+	"BiV2QF28hb/AhVhzajffBEbxjZzVOrXTt2ca8xzUOOAetU4tePMLH3Q/3bz8yR98Iv13rw+versTQf3u",
+	"2agbCEHl8U/nm6c/3/V7ZZjEeh3uB/YLS5egM9k1LAFDuM2+Z1e3WJpzDkAwLEDSgl6JMmT59Ft6jQpv",
+	"3S33JKnu9LDV63pYDkxXd7IyXC+scun5Yv19puhIPl2h5kIfC2s0f2L9hmdf/6uWZy6f8mpLu0pJZIPL",
+	"stSCnEThL37vE+tXLcac2I+XROAXwGWSXV4ILCOZ1JVhVjAf6/Gn6yzH17duLhXrnpiYC4NINvQ4jn7K",
+	"G2DjsKZ0GUvIdob6k1qkEM+QJHdQpxLi40pje+EKyeVtiWdoQO+Irz93kKJZse4YCGMTNWVhF22ytp+O",
+	"b4AP94pZAlDkUued6OBEb8SYICa6CkIa/1vN7QfXMVE72kRZPzYTtr9n4ymeCaQjxRrI/WNUf41DAfCQ",
+	"F3QcBRqmdn9EQyJIA12SO4mwUq05Uivuo7UQj4lwklw2GP16YpeWHIdCPfHTkZFgOAPpaQD6A4hpShCL",
+	"IDwygModNaf2CdecmhlVKa0dsyENHwAvgn2cM6kttcc+ppXtIfbRckWfKTW2XDE+DeNQdUnCdHE2+x2o",
+	"yCIfDNDO9Pui7MRP2RH25NyUfHpXhxrUOoE9BnlOBR8xjnAU5QqC6po4OytFEehyZnem5nV5N+AsETn3",
+	"bau9ubW94861Yi607x6zIasaCrJA9A3YkOnlcc+uLtGGjYN0HTTQ8bnGUeSRINhTiuJIaZnWmqG/pwIJ",
+	"IkuqPj5q0Ek+fkJ1XTF8Yt4CTuQ9DjInUGrw0rhIuLx+MWh5TfLc3+zv4K1Bk+x6bX+7/wI/JzuDlt/0",
+	"igc420ZpMIJ+QzsZ9lBA8C2AxDDtgJ9oNoygKrt510UeYzeUoDU3iUjz6xdECIha1E+LbojtneVuiMLy",
+	"vSM2emolXyQwcsMSrO/xT/YSrgCzeUGHYS9cWLZMu7Eg9MWCINPQ2PzoQF9J9yj7PDfTezVPZIpRHoLb",
+	"JK27xPbpRf5K42sybstCa7l1WubM1FTzVX0vhnArmxf0+1/f52LH/Sf7W3S3Ov9jJS6p/YQGm6fIAB/u",
+	"7Jvr5DthoUfuW6vyGurvLte/7YtlAzjtTuRoCYRbWWHVbojgU9RuNA14kG5U26N2nm/tou1Gew/lKrC+",
+	"aGw2Wo22sVVZid1UKRHPkC3hKwywG6IhotLRwX6Z4vrPFpFrDPeWhjahIRiOr6HcrJKpzd/WV23/jgwU",
+	"tv07v3opVq66uS7F8JirfM9Fkku2ogtTL4XH0IueXvA4Er24LiaU3Qa2K5GPs4mEpC0IOkR9MmCcWMh+",
+	"2AS0htEYB+oSID6KsBzBLcxCcjoAE9+ic5Aipy9OBRg4bUMrqYNbPvmIhAheFGiz0SwtEe6iNVuz4B3z",
+	"SaAI1EFvLk5P6scH69aTJQkfK1nQJwMaxn4QJKcMmVJQooG0bGN0XqjqD64ICAvTOXKqSzl7jcXI7SBX",
+	"jHB7e+e/ksIBI3JnCxRkwXjXJKfjMfEdFLAp4XUPC+KvZ5DbXYED6TaQCzR4FUoagOZpsgBSwZuJcmwM",
+	"+I20uVaj4MKnaoYklHxmT1IsWifGe3Dv6KlrcUE7fSQgnJo5iIh4sea9Z2AXYVchQEbrFZDgpB9lrAgr",
+	"1xhMWYk3btupWoPRhAcNOhbDgPVxoKsORsTbYP2N282ouWFarm82mo3NxifBIPg/vzJwqSl91jY7xyq9",
+	"YazSG1Ws0hvaPrPR+m53a3vneWywOaZCpmn8aTrNdNcLfXJX69SyA0lKTSRbn0iWL6nU3OsibuZQ0U0W",
+	"ivciwU/H3oiSWxIX1Uz+1PbQNMQJCF5UEk6xjrziHIODrlPrTjE3BXpiRBZFdMUcRrQWF9rYXG9YUbk2",
+	"4WFHCcnWddCut9vt9vySiQtzJI3A203NTQciqOkPqGLQv36u6fBBe0mmWYK6AzRH2CYvXmy92H3h4/aL",
+	"5tbz1nbLb5LtncEL39tp77afP9/caW76TX8H437f93fauNUig+ftlt/a3mr7L2pJw2Y9gY10fZ8TAaAV",
+	"GDTW3cGLHb/5ovXixZb33N/Z3sXtAcG46W1vY7/Z2k52uGeaOzW3z8fS+dod/jhvfVv1VqvVWlCSMq4u",
+	"/xQ1Ns3uWUQLHKAL5lEiZ6ndO+NsQLXwNeHpE5dDzV1ECXFx8n/LvHy9Mi92Q9+XpLLVykWIj04NLs+j",
+	"VN3C/J49TlXRMQ17+t12Uecpu3EWCUYrc9+CJEnLSrTEZ1cXZUlnpTGer+SHqG9qtMwNsoJjnV07Oi8z",
+	"JK4L4yDXUpIexogJqXuKSUg/MBaXnh1HabpGnNxVNo5qpWATByekrK1Qh7RMhp+Pemc6q15cdsKD5bNY",
+	"UCQVhrLSGGM+t7hmWYFl3Gt6qZNZ1XCWSML3RPTLl3m1+Wo2UisZU2xMKh64kgNdqs1ZhiSqx34uVHiU",
+	"oh03pesgKo3GSQom9mdIHScaDjsg6wOIR4yPLudK3sXq3SwiocbH0iI3/LuCuKpE7/aG+bLCVbBly1ZX",
+	"azgB9KvS+Haciri8/Wz5xedv2+92f/zp/HLr/S/bejqNCIye2s16GhaAOWIRIBNOWi4cJoLhZn/L2xzs",
+	"4M1+a9D0tgcvSKu/O2iRTW/Xf47b/S2yM3iBm17L3yTbg+d4t9/yNv1t8nywi1v9TS8R/bYHLa+Nd0mz",
+	"/9zf8jbJC7wzaPXb3qa/RbYHO83kbGhraXIiE/LMXv2pU6yoivhwnOZflpaNLiWm8hDi8ptDX+kBFgJd",
+	"nR8vD5CLg9jmg7Mn4dLxYbJ6c8VwCmfORUdFHGf1rPJ45+QnX8ZR2zq91yALUJEadh/f6EDMtbOTV+uV",
+	"OovJ99GjoxN+l4mTzl+yaWpbGGW5ojE0348h2Xu63ObfG/bKyIdYahrOTSG14IuviITMH35HpI5MfEk8",
+	"gPXP09XNcdJ1esEOFetNBVzj2it8SxAGfKPVOP6KV4nh9vMT3M9en7R/mb34PqWbVhzJKpaYRDe9iAi+",
+	"AdlC4iEYoYX5JSGI1OY/EYNN7+EKZ6qaGJ0iis9VvLE5a/kctvdMoNSTPc21KWRrQqVmB2EE9Kf09CRS",
+	"CMIDlOwDmfk49K3usZY/JuZ8C8RCst6o4nx9EP+GkN0YwmEtgW+Y03esYRWb7ekZGctG1XtmvmYChLmK",
+	"6J7ntSkCXkECT3PSUpRtavSxmHpTkjoMejFP7cVL+DB+mlvux+CpNr5K/5YLsVqBO96PJy2wl9V6doEX",
+	"GsuegkctALuwgT7PBHJ1jsWhKYMAgGdZ35cgoU84wto22kFzz71WiFaPwViZDWQDmDKMoLHaSc0bLOLT",
+	"UAjd5hWWckr6gkpSvoyQL7/qGlYxUSzmABNIL5lfbKxMyrwP0pf51jEuvf5MXSc4UFeI0tmMp8vGpBb9",
+	"y1axizdDa3jFbMpE5ysY5Cq7Cx1k3IUayjvxGDplHsNslKDu5Lff/uvXZn0X1wcfP+9srRQymAwz3dfO",
+	"VmocMHAdUgih0TgoiUI6x6HPxk5W89KE1qhinatWgteQlNkeM5bULiyjKZ30dE+DDWDU4DiXMz3Lq/Nj",
+	"a4lxtC631WqiVywkD7hGntRyUkxwTZtybeonaKTaQJJKq4PT8ET3RDV2XJaeW/rSTYVTvMSKGCcTltEW",
+	"p2lIvzgeFIe+8DDQasS45JiWB5KeTkPCxYhGlxyHYlBBnknD0E44B2TlpRga2tVv0WA38ebAkkd/G9d3",
+	"vZZfbw82yRbe7u94z/0SNNh8V2WXD5Q4eyaQDRZ20kVQMxfJ/YO8k5msiisaf+kUZlO2s3GU2mo6VWTE",
+	"hCImbjq7xNZ1yqDptsqxdNPfxckl+QpHEPjJBgDNLBD2OBMC4SDQyRIrohlFWi6PB2n7LV+miHA7FUv+",
+	"XaWsHx9eXh6el1K9Xfj9lWBb70X5IZmm3sIA95J5BwmJIx2fupTkH4F+M+N5DFiYfCxgbtTZHst3UD88",
+	"YnzI5CNmk3yFWrV2LudEkPtMJapEKs7j1P/+WvBAXC1ODhcIfntEWKCF+SJnAS4Z54AT0kGtdirgTalS",
+	"YxbK0R6KOOugltNsNvdQfyJoCIpLq6l/mYQBHVNJ/A4kgqh/pxOuVNNaxK85Nfu10kbsZ6Vc6kd+v6SW",
+	"H891pk9ZsZur82MHid8nmBPA5Qgw18ajGKYRKyFcoEmEJENbTTQe/9nJLL/zB6SyVFfbqvKGYvaoRfks",
+	"Ffos8OfySN2kndRXi5TT81SC2arJ3zz/bb6wk4489ciezuCfMn4j4IdM3eWiPITvTGRKq5mOU0lxiPIc",
+	"6+yAlk73q+ZJZBe+crrEuc5F+jev6p55VedkSIUk/B4LaKJ7ThZYJOcnoVo7po/RMbslAfbIvVJTM4Mo",
+	"yMwA7atZtLrpbV1KSGtmfIhDKoBnrz8eIOADcmXnAxhOxDcPXbgsqTQ2D6Z37ONciuSwLxdEShoOV2XE",
+	"Ho6wV2qw03ViY5nAHKFYN2s2V6h14gVM3BMIjcxPjsvgJ69QP4VFJLzPYPL7Fifa2QZTE3WSlV0MPFy2",
+	"h1/5dikhqhUumeLXFVPUFtQmEqalTHmiZVWJYsre1FVbLQkmoUzNy/ZmZ3u3s737Sy1FadosFtNW7YIQ",
+	"NGMTREMUlxuKaci01qw3W5dQrqg8zvbfc/bgc1ZObnAXE//CM+cln9Ys1ANFNt2zHrohMyAYHdgOlukM",
+	"EoWuLMYJjuFHRAfyeFJwY/Hz5Af7Soz7YV9JfrCvpDFDOtaRn//dfJ35zTagrcX2FfNXPEZb7dI+n5L+",
+	"iLEb0RnjUJux8MSn0j6OOL3F3sw+LVOHzonS+Vb3DrxmUxQwU7HFShM3hEQCTQHcXmqQgnBIOAoJ8QXg",
+	"Rfp4JhqoiyLCKfOphz6xPlobsQkPZusomvAhAYsqBOGMOybBrM98ajFYfBJQpWQSgYTEMyeuUkM5Ejqo",
+	"FRxLOjNIo7GgCM/icrkDGuIAmZVLNwelggbIpyLC0hsR35Sic+AJLCwK2BCSzigpKXECrxyzYXlh9m6h",
+	"gbio3FazmeELmzvbaaawW4rZA0vzElamvEPwkOqVYwMIL0GMI42jY9BpHOutoxxQ4mMEcjaRfXaHBlBy",
+	"Jxno7sJxlht/NQZ6d/HaaP8bDYdqqG56IV1bIoNK0VFkJfENEYgMBrDTErmmhyPOxm61ZSxlrqlm7sFf",
+	"M+XZizeAwe0oHhZN0rC64h5oBYaMzwx9zyeE+AQALZso6gWnIaaMzNkpnI2ENDZXJY0yMTlFzuVzc7KH",
+	"rJy8snu5rBp9zAG/slhm+fAKspj5ZHWMgCyngjqOBXaifiwlr9bWl2Wc78GcbCUWM+cQ/Mm0WL5FVVCM",
+	"v3l44SWQtI+LKqzDFu5lxjKefTB2jKkQEQnkHuIkhpPjqV0oDLvEpmWd7SmpeLvZnFtpJ9lea6i2c77X",
+	"Un2sZLeaIxr/1YnqHy+sq60lOLifV6YbIjLuMyGIXw8Yu1HbJggOOhBozHV4sU+Fp8VnjDgdO8iV5E66",
+	"CHMouwgAG1B2Gav9DQLmjf73/yDOlLquw5Ex1BFFWKNxeEqwXezpaaADjqehenJLPMk4QHIIB4E1wLck",
+	"dXZwpBrdbDaRH9Gndgl5LGA829p3L5svDtqHpbVy1To+E1AlLeigIQsghsx8u6dXUoywz6a6shcdjgLV",
+	"tz6GPsyfhvCKFs21+y4V5vbdr836brd+pCPcVqysp2Yz4bZ+GnK/Oz9/9erlS7eD3O90dJ6gd2hE7rBP",
+	"PDrGgQl2y2Hkfdc6ane3tqCAHqf9PgtFZonKtUIcDjXuiP4EScDAnEAQqzRrV16owcZS5YQrAkA5Ho6o",
+	"BA+pJk2ZbIOm0MzQP3/W90ojxGPy5Yu7p6lL1w8FIGlFZuQOii8hMeI0vBG6+prSOzkh6PcJ5tKIyOBF",
+	"pqZOGxVQiU2fmhCRIKCRoAL1yYyFfmNuFeIFHkg1kQf4IC9I6L+cBDcQRXyfgAYLZVuldHYLsHOC2VUo",
+	"gCmVhsaleGXPL9FHjMrQUToEn5XUFU1Xgs84BJdix6UdhNayZn/IuQid2iSkv0+IeWxmsgqwb3ohUiej",
+	"DGDq4oZGucLapqoJyJrER0KrEYNJEMzKTkgZ6vGcCtE5irhHzbvfJ6QSFHFFgOFiPdssum/FSXxVBa1s",
+	"USurasZj2QsHbFUHzuqIjCYoqtwOIPRIdKhrDKUl0Bj7JDaYlgV+V6tXE5X36gVUp5GaIPwkbdWOp0+G",
+	"OFxcEibAQl6JchvLOfGYBdsBcEgaTiS5h0FlIgjvDucuXzwR90oQXoc33XvMprQ6sdm3NJRjZtawvukh",
+	"LiC1Y7pyafhHhk1M0/y9S0yYRiCsYOUKBDCdOREJbz5cojUoSrBuLqDWtqEasQdpN0pOcLsTOWKc/mHK",
+	"z78kmBOONKYHBDIswvPIFIjKFfBUj2YpPFa18NBg9bTtxSEXpxH+fUIcM7nNJpjeHYMEjSaC2OvXxmVw",
+	"Iic8FEiHArKQNNAxGej4jJjALceIC9qjhZEZufKVAEluRPyyOA8HOmMDxCEqiA2QnlFjabhzeq/TC7+U",
+	"pr7ynZKm7uqHgg5DLJmuKb9iQVIORbhGDCBzRdognUO8b6BujPT+TMDrWE44sSVk7Rhc1EKMo7YG2jb1",
+	"ZrkAX4MgHgN9w7ybaUdnkq4BaemKYAj3GWRWBzQk2nEDia80RH2lZWk1gsrYNC2pVLQcaxc2KmRpIc54",
+	"FBolp6O4slOD5iAZnA05Ho8J2h9hyqvW1zzjFDLIU9pOPFk9o4yWcsAbKD0st2I8S3t5PEt+eqWCgIfD",
+	"kPhqm7RKmgwWkvoWlpRvtV+kS8qjNazB/yOsbjD97UBt50SinWYT3UG16ojekUCoVnGoa70LFAUklLM9",
+	"tasAB6mXUH+53UTjMZpSn6yDpjaeCGm6tKYFUy1eIoFnQjfSQOBwYTyJJGAcsqw7JZuieZKQOPSVTG5S",
+	"mNLr/Xzr+W7zUevjl1Zr+yYK5esDsJywQ6g6nyHn3KFx90yV+pJ9WIHQF3P9uaBQF3aP72k9yxOJ5nmq",
+	"OxetKV60DjzIhQVzY8aknWYurDFU1LeHLG7O8jhq7lRgfHu26XSbYzyDyvsZ24WGMoUhAQ+EsiUS32jP",
+	"Yp9Jycao1VbHxhou2FRx8hT7BuxTvYGaf4JZQ6f1BwHy2Bjcv2b71tKbjAscHYmApawh8ImZTOLxtGm6",
+	"AHcAeLMsJFA3JDAChhpigGeqWzVTETMaOWXJ2Etc7mWmuzb8r2C629d2MbMuuStGrcEaWOkIX0/ulm/c",
+	"LjdgOdNDTeBQFI2Ws4gM1EVjA0DtjPX+g3XfvSR30pyWhmrXFEWzNirdriCcDiAODgtBPXVgma8Wx6np",
+	"Dkvtq3E2ebrSyNbudnvnUdlqlU34M7mplRIqxqjOucWNmJedyDvMb0TuNsN5aW6uGIbWYvGNEgE18XI1",
+	"SNY7KWApE68wgg6wTNpxwOqfk+icPHnF7AkYmaZBKjQwNYyTTcM9BB6vKYUg8PxTsJtD0XvFJ9KGwiSG",
+	"IjUhWxFW+9o0c5qEkgZGyOAkRlhJkXjLaX8sTUK0d+J9t7Fg7rXrVdHmuwD78CLCHqmct1MOMRUPC9p6",
+	"iB1asH0WDujwHhAGCdFqgH20z8KQeIClf0shBCmxvih65gS2EnxtdXWldMzmCoIDjeLEQU8NfVOcCugn",
+	"Sc7NXSPQcK+8vqB+eAGdmnqXOXEhmCrpU/KJFTHjAd6QSDpmUE5+NOWmtntY/Az/P69Q2uFCMFughIQD",
+	"xr2yQty6xgqfECeGTYfzqc6/iQ+bhmoWdAj6PNzpcsTZZDiyFgb1rM5CKN4Lce/6FxrG0UdbzRZyLy5O",
+	"r88Pf7zqnR8euHNqeC+CD7IE8kzYZH5IOiN32JPBDHw9UoCnU1e9spB2Btu9CuSHon+fcuLJK07nmAVx",
+	"EPSxd4MkU+wF8kgskpgdYSdTN9dANOKJHG0IwTZsC26V8WSCze6BHBqHXcR0X6Ty7KyzNJainayxcnGk",
+	"Vcwhvq7RJeZT1Q0u9pPVI60SzpICWs2vt9qpTY9vyvqAs3FdjkjdUk1u5eO6Lunja3otQMAFbEjDxsIk",
+	"5TTjWykTNj+BokFer2vKIKRIU/NAJVsAG3T1mLVEZcfiIg8y5W3RRclUOwlPNRxUHWLJEA41a7ILtr4H",
+	"+iZkliUyBQNRwZZyMG3mNP3tZZN2anDfnIbBLPYXPpz1PgK/Q2uw5ev6lrQVKjjB/lz2t+ZuNKYkCOoQ",
+	"lQNAJdSve0DlE53f4a7bgioC31r/ty21guORqJVWai4U2Md+Cf9aEj1VgTnNYT5zzuoBG2MaPr2jzY/7",
+	"ye7TMZsSjjwsiI5OV2otGMhooJbRZ7KxDC9U+7PKSeDyp0uo4sjB2wUQYmJkbxs9pk66ZopfT7f8Q0Xn",
+	"hcVhfniCh1mm0glm+llWwyze2n14bRU2bLeqtpAbztvQrllWYzYJ6A1BqYYK6aebGT6ymdFy1xIl9mPq",
+	"3/WPn5vOTutL6un6f//2W2P9e/PLx89tZ2fzy2+/Nf57RZV30dBrczZr4fJ/7evbnO9Vrm/9yTfgFE1G",
+	"f2+XqGCHd/qGXEkQ0UGvv28G79t+c7w52Jr93nzjtflPu163RDAojVS+1PcnMIAM7IOVFZ8JNOB4aK6Y",
+	"74Rght+olw27WR12I5uhm690q3QPphE+croHiAeI3FGAkdclMKcjBqYMHAM3oTWtkRAfbTV3tUpy3Dt5",
+	"m+glMRenUpd6ozwF+2RhC7KWgGaFmr2pL7aaVWrtZlZtKTiO+mgOBVl5pSRNnwVEW8dMgU1j88ksrObT",
+	"wlw6kDzETRnOutavrVkhFlfNtV5mH7w0bsaV/fs5nN6HKtElde/KQkQqlzGdsclSoHE792P99iLATJZF",
+	"X1sIX556NQfAtbhWpYW3+uLUdLHzEiLhE12KT5977IP9pVAbvVyVf7DmOhdf11BDPO4Mold66eKdWUV1",
+	"tdv0Ens3Q4hBXfEeOaJBoC2V05E6YWpwqE9G1LiyOZsKJbWxgPG4qLtxJAnJiU66MtFNEdhZ9Tvm2ncd",
+	"5PZx6AvjReoz7hPuNtApV8sVZqKPc9HXRrDH3igdfA2+WMSJYMFEF+kw4djrxTsQei6J3pWcRjrG2Xg/",
+	"cJwzqubwTCDiD4lwkqhoGHYDvQR/bEBL1gi8N9pXpM2/UOqQ3EnEBnAZjR1t9JbaIRyi2PcCrEyrRRAC",
+	"R8aZ6NJVtIUSv5N2zHzbHiNialNY9ixZVHNq2nGoToaOmZ8fKs8GA0GyPqdmntQPqJA49FLF31WvkP47",
+	"pkFAx0RypdxjBPklAogE9YmgPkEY/P1IEdR6NqEwkyefXH7hxFbnFYbD5WyZ1JcWAReaNXiB+fHouBEv",
+	"mAh6S96l+smOINdrPipXl02AkZSxkSQ8+UURiFwf2aoXxkv9djp94RumuzmA0guDTNroXRJikpcZn+/u",
+	"tJubf2v/YTy1+3Km9NB74Y09BKZdJ4m20dJwQJCkodwzsQRcW5ksMajLxgRyfONecSFnZcKta3OYiNsx",
+	"+UkkHHJ8S3yb0yTi6h+QyZQsmGFfqVUCp2nqtkaCeBNO5Qyuoon+2KdRwMZYX7B9HN6EzNaMNfw3HtNy",
+	"x5ueVml1l/niSsxSVop+GXBw4Sa5NnoFnqPxOKlJoXhdA7k+m/QD4iLs+4qMgKXTMCQcQiz2kMt4iKV9",
+	"wWNcPWKxUCIZonIPpTYHUQFam92bvsFlULTKdZbYFN9CtWc5JSTU6UaTQIkRW2qEUTARSE6pR5A7Vdzf",
+	"hTvFIEXApIhvRlIxpOSvcLWnyD6OBgGtLR3GYX/QuwaScaiTHhdRolODdcw03mq084RzrEOl1H1bvFvj",
+	"a3Q7fY032mVX6lx63mfBZLw6R4z941Uu1v/L3tvutpGs62K3UtD5YXJ2i6Jk2ZmhsLA3R5JnaY1taUvy",
+	"zJ6zbKiL7CJZo2YXV1VRNNfEwEkQIPkZIAGCAAcI8iO5gQQIgvxLcm7kANlB7iKo962qrm42P/RBWbYJ",
+	"LKyxyGZ3VXXV+/0+j0unL7EouNl4LO0Z+zmotSrA++zdqutcoa/ihvth4Tr4KSXcjG3IofoBYwSjkXlr",
+	"rT88g1DlfKE21N0o2kpFX8y79LXoi/zKv8l51+UYohF2tc2te877WoNq1bmXl6v5IletMO8HhboI11s4",
+	"77X7uqcgCja1WH7wBj6tyhdfvNfiawvLv+zifGGXXTmzVkt/UFirZVeHO2HpnYO3DMT4fveC271qq2JJ",
+	"izuvPvawKUaHtPcjo2m8lx9DSNDh0kckxvAAfKzluFwlnsdqjI8J77krUvcPf9Y6IvX4YT2RaYypPN/z",
+	"O+yw2MTYhq504wvlygGu9LJld+/Th2hrwMDhau03zZpWPTl/2t6+f9off3jqj0ZvnKZvod11tUc9n/uo",
+	"6op5VxuPFfG5hvBn1z/ne7yxv5+98m+Bj7ZfmvSHnLL6VyGv1UAUmiVLAZxWkXDAx7a22vtVqJguSFjq",
+	"z5yNTZUCgLdAQrtvqG95adkqMfJHjQ9WVWL7hVikuj5r8shHmlfOtpRe2i1BDsXEBb/GwwyCTpTs7m3j",
+	"36QvedIgZ0F9d4vEhUPtMJs/fYqj4lcOwnn2m1wS4DfYRZ3NfJJQXfoktVg17tPgCDbQOqv6Bsss27rq",
+	"O9+I5b4sNubDR2FWuDGWqfvcQXo0hkxT834aPx//Bt38NJvaerQa9pKMM0BGTMzP4npQYNbMy1hdYBqK",
+	"BI1jAYWq3EYjrbwCdJSEAWpB3CDw/gA7hfIEiuJ9SEuLERlS2ecZSaCA1blJkFzafWEcEfw+gNIyyuUZ",
+	"QcGnsJ2lx3XuyAzYkNTa+7niapHd75tkODwg7X3iqFVaZO/lfwIfIulE8fIXjR/C74If7f/QMP5RvUHa",
+	"ZiTo25t9aIQytOZaHPa8y6dBwExRhdab2tnbnyIX97DwITecTX4UH829g8r92KuH2K0w9JUpNqLS2Kuk",
+	"FpP/838j5oXj/8h/iv/5j//uv3H/+G8JFKLY6GDQDYHh3K4YMhU0LARdBTg4riOiRNUuN48unQYbHZ6w",
+	"NAVPyziiN8Cz6+s43O8rUEm6XZbpw+oAzGWwB58pgtdaP7BBfh0wCWVNQXQb6mxcIaOtigavsWYUexT0",
+	"RWCFaUQ6PjsR5VEeiM1HNqBj8RDzelvfmxGPJB9SOYXhxxZlz/j5WLYdMlYCYaUSuP4iC86Wxeaj3UHY",
+	"VYhzfNrec6eQ2FkpAJv/wpgAokvL7jf0os7CZlZK4DkSFZM584UqSCe7Di0Ssywmu3vkrbjB3O1ec+9l",
+	"ZCRaDIe5/HlPwuUZfCyZ+5gp+Dhh5huOXyX+21EK36ZcaTGiCXWf/05j+Of/87//r7u7//rv/6vdvX/9",
+	"7/4nUkOYoLBoH7YNFvHZqQCPBfx7GpFx1mE9yZVmZo/TTBGzTiR5BhfA0YM2ZtKlybjLE5pEpMP+rpkc",
+	"8kxMRET+3//if/zXf/8//H///X9db5AjzFNLRt5dHlr40S8eGgv3FeCFGT8GEA/TrWjrdwrmKPowK1ak",
+	"uO18LibFDMWLhegpMwQL5pkLDSiu1g/gcasZ370Ex93hjPaf7FyirSFbbhB73q/Kudt7LFwCyYzuv5sz",
+	"f4GCGJIqrqIgbHc8yH38HgcQVQoVwEEeInDiVRHSKPRlBTn0fN4gpGbI4AOala3/8J+Nr6n6e0iU0tr6",
+	"D//H//W//If//P/+L7c+fZpxMvMn34YD5ub2TTuu+ny1ihZnqdzCxZzLxHC331fFcp05P3/qqzytGoax",
+	"VHMhGds2tyJ4BRlRLhWp+QRjsx6RsaKdlCEimC1dAeSP+Q6IjfGGI95rFiOHqhRAeLlf9N6r1kU+OJfQ",
+	"UpqNArfQw1BphIRED3HHTyvkuxZlDIxau3UC9fba0yYmighkewsVaB4BK7sKf4bP11GfYJ8Y4SQXyfUL",
+	"IUutxdthtVRFWahxL1wmJMfaJBSJHCJCVRdRmcF3xLYQlibEkrJtxxFw5OM1B0Rza5x1JMDHdKYk5kns",
+	"LCtFh4xgzSkahALJH61hKdnIWFtCEnXNR8bqMq8zR6uO89nEYT42nGNhwjbAtV3qxZwtYsQWobvpwwIp",
+	"hlvDgyIjRt7vz2UBObzAR4RBT/uQTXR7E93eRLfXHN3OM3+3rGJ+UChbPMOzMK0VFdIVZQ5IR/N1YV6Y",
+	"G72mmmcR+Ukydg1PPZxKo1m7UKzTIrG5RUyO2O/0lzG5oJmKSAxYF/mH5q+IxBb5IianaUIuNM0SKhNy",
+	"eUlqlOz+oAfb5iWN5ZR0hLgmfgSuEqgekRghM2IzKmGeA6OOiZGu5AL+MDfrYgc8SywGWmQV5WvRge7i",
+	"y4k4IB2mNMYpSY9NgJ4hpVMyETJREOftDqikXW0Di9otSkq71wrb5bXTqBmj0DLPhh0GQQ64EoI1A2ij",
+	"JjVciwNyOOAZUywif6Ejav4Fi/qzkIxCEe/hX36GX6uIdAdCsYyMzAjYR10/QCgvcwXU7HJFKFHTTA+Y",
+	"5l38siZumFRajrvXdUCTzkT+KxgVV36YD4ZSkiuhsMplLzCwfngZ1HPsV1Sgck1T3l3t/FXjHRs5gmHr",
+	"AmSxGncH1iupTPQ0yGvzRshE0hGhmkB5hHLl4hjmf6ZsbU6NZ67UVsgEm/d9mgQ+AhwsAOwTAvG3Dkj8",
+	"/n0WA9y3dhiBRpBjy2knFd1rwEaGwrmE3BgB16VpOjX7AZDEfXFMUe8sEftlmApYtlWBM0oXB+LamJRL",
+	"bTRUpYFd1Zc001f2bmOZtTjTvdaISjpULUHHetCCS7bNJa2RZNvU4key5AracYz0n/20tXUxSj+mpz+y",
+	"f/vP//xb57eLl79+vOicVLRlhSOoaBGpvPkyZtjgngvWSo1EptidIDivPFfzPIjMKx5+XaCAv2bZVXkT",
+	"IAzn8m1QeHzhZoUnV87atV4dcQgQ3IW2HV/t/g97zec/VPDwr8zsWd2Ld8E/boO2xEY8n5k0759l5vRp",
+	"oxhGo1Lmxejz22pyRNj5aLVz9WMQALKkuXf3nu+/eBkHsMQPyjC/lA5+bg+cf7/H2YO83q/ypa3aUOgX",
+	"84Lp8eiWMkLokRnWO5lW1GzbL1s7OzEAHaCtYznHV4FKUXPwKX6kij3fI5enl2cWWmI5yKy9VxQOefly",
+	"fN6Cl+KbWTnD8U4xeSZFj6d3EPlivLzato2XXYyHQ4oy7x5xTLjwFwskUAlnZNGLkD8Y7FnEgwLzFk6G",
+	"BSaHNjiMwAyNGV7gs095dh1BMCm74dqmIoNGYskU0/UGMatnwdKg+ZglDkmjcDsAKcu0FMm4CxXp40xj",
+	"bx7O5F5Q7HPbSOUKUCVmAg6rRBclZSVmSVWXpnt71nmeuY0diadB3iq/xyX78rOeq/B83OpQVTdet22z",
+	"9TMF/deRLaFIUzFBqj051QNXq2Rsc7udAPOsRWLssrbVK1EOq0NTJRAnBntQWALOdUyTIc/s18g3pBzS",
+	"V+TIAJUvW/LUlxGJAfgrJjVXlyIAitRVe9TxloAF3APYMHO5GvDRl591L3eyR1uwikYdmElCqOyXAsLJ",
+	"HYg3ctSW22YGV+5eH9I+s8p2mfKcK0Osy7vwQWWjvRjyBLKs2yEglju+7SCCKVUduoRqdtvu3gJw/y0J",
+	"JFzxzuppWgmEdw8AtOMfHSLgh/evWp8cbOoWC5SKvli0h6oWZu5mGt/qRtWhWXOPyA+rap5Gd6s7QFPm",
+	"J9Ki1yOQ9VAVMJb+okQWk9rpiGXkR+CBI88bzQAY2cbUjqim5MT4t9ArOJJC9Iw8Ho1SKzZ2brqxRZcO",
+	"bj/RsUVDAxgfqsgvh9t/Ob04rjdIO5saKdylGekOWPcabRfR6yFOdJ/yDPmULWLYM0WOTo48FFhFB1xh",
+	"WqsIisJIl/+g7FcUn1e+3Yd7JcsrEE7cb58pyy+dg8qBUQiQWl2kYaoG/r8jLLks0YEuFqDy6yAPrUS7",
+	"XzuLKNJ/P/3lyoRGipbV7RBztRfxSS7gYd6hg7GSlp/pMoZ1C8/gVnjcAvMHNWvFrp6zdWcHV3VGZk2o",
+	"z2roV1h0K9v7v9I0ZdpIe0m7d+DYh6JwdAVGUmjRFSmhZAJ3hT2pRoxeu5g8qIdfDs2+e6awWxqf6n+s",
+	"vMyvgHDxF93SFDg9Odr/5fCkuuAd0ZzN90YfYU/4dTXcYJeO5oDr4pwIs6Bny6M+pfeDt478SCtb6MMf",
+	"5Esx/62emuncnpQVV0H0wG/Kjxi2wauCasL33CLdlPIh1KiJrMsi0pkSxh3kKYwTw3eW4qlBTrSCdVak",
+	"S6WcIkg7oqciE1MNlZ35POYJgr0L+AjJF8B+AHPCPBpqa4AQC+0Ki7emQ01ahQiU9FlbKfOJyE7mQFnC",
+	"VYS6y3B5WEJq8A/onTLOpfu+Xnz3cyIfBfrJOXjNhUqW2WeGF6z4ULNUdzLi7wRWlm8d2IhzgamDAxjs",
+	"NtyFARas7cv6tINrsPMH/BcyP5/i+ipx1lVdpuAnmNysHrcxUHXB+oZoWQcRKQSC7hG76ItpA1elLswF",
+	"ZnUoOgDvDq4trtU/8vHNn3bjFgQF+8x1R9l4NRzTEROj1FKP5IKZKvKXi9O3cAUefLXKqqddV3ldOWbz",
+	"9jHw/5pRAN7IydoIyjELhHV7IRt5MVlRwCgmjoQheEXegLHyWPBk/6bLtyLzqj4seoW4InMyBBa52E9s",
+	"G95Ha2fnH/PPruCzq7Hkf2o0GnGLCFgZmoUHZFJYEPhFYzVAutLeqTye4SzKL67or+eixJ+RYLGXgeQG",
+	"6umzGk6hmrylxQQ/+vy9FYUZPHJ7RfDs+1XiokD/aspww3OyXUXzmIsnXMKzhULKW9P2zCG64K/PD8vy",
+	"kNRiEFtx3UwmEBq7jSapxVaUFTmTynKucpAYa78dIkaIa12kuDp/s2UprFUp5Nr4biva+l10GmaXguds",
+	"xgOhN88XAFH/kC9gJ5djqgItuxhyLvVeeFV3YCQqomsSSjopza5dP0Y3ZVQ6Eo7q5o4qdeAmuOo5xjW+",
+	"GHf8AI/NHdxyf7o9S/i4ShX9+fLy7AKy1ACaCZD5zlrGkJLLMjK1GCV/r7n/fSH9D2/oH1s7O7epvswI",
+	"7QB4J4NBIY4v+orIZ+feewx99PAn/DUBvxMChpnSNE0xXQnpKONZAtQZI5rKPtOqPiPcMBhr31KldMM3",
+	"csRSfsNWoDEtZZi1ZsORrgjutO03yGatBOlRmeMJvmiQdkbsrzHbqvIKjKEAW5i7NYowlRVQOyOrgtJi",
+	"NMoTulyTHs+4GhgPAimINLLncJZg8NX1TiuSMqqY8/6QbBhy0SPj4ZTwLl9ES7jX7wJxbJkd3qhqcejB",
+	"WVOqtF8pLcR1hAulUC0UqICB8ob6j6/ZSJMRldqTGwMaA8xtZj5/9RMKjzeE/yqy+NPZsfWAPB/A+aDo",
+	"ldQoyUS2vffxI8FQVkSoRyc3/zZrI8YaP+6NlXlLeCoj4qtuzXaHYdQPiBmX1Y7UsfQv9jhg51/a9NcK",
+	"kunYX+/dlVmtHv/L9gVuwW13bmIMI67kn5pVs8ejio/6V7fNC6sLJ4Eld6BRz9jHlR5nrvOP44okY9Yi",
+	"u/ZsRMRTckfkedP9G5Ije2QgxlLZF4M8MeGms7fEU+ooYbMuirXELqB5Yo9nNL3DDKWtiPxRJNPqN4aY",
+	"6LtAlOth8rvMPPmZssfCRVLCZYf0DhRH1zpTzWwhibHBMqHJu8tX29+TDgOeznf/8OrVqyO3SUHOAArG",
+	"DBz93v4qc7mYEzS/xOXVY3WriYTD4pokPIEZ5AJhgRCYF7+PRyiCYkvpR7Nw+3ggf3P+azGcVpawBM22",
+	"8qsH8lUyHpFajHIkrrfshuLQctwz3rt7KbkmCAwJqKGfcETnFr0eGNVGV2YYgc1oioLEBd0kA81QMBTt",
+	"lCDjYQds9iMMaXmKHJMBXoREeQjfK8ry8S+fz5kdUNreTiYXNMhSR7So5D+vM1oyOFZ3SIs/fAJOaXkm",
+	"j+2YFp9/P+fUHkb+1fSJLnDxQMn/zLMK9d52IEPXHMBSCgJmSKekOxBCsRYWguFVnbEmsa3UamimdExq",
+	"jhJtVkhhLI6qayxeKEifWeSZrUIMvaEw7xd+BLVQ5esSMclSQZOZL1x+0lb9zPztn1r0T4s3sR66/5H7",
+	"e9mSn+Uo2uWaO+s3zV9x8H8YBfhhCxZmFl+1SPxdHL6NmgZWbUwQpxRMEiHqEYkLLjgif+P4izeAA0GN",
+	"PTvk6dTsP3cyCEV2UWTVNQZqVzLN8Gc8I7EX/YUN+l1p+b7zC/fd0iVzpusXVmiwJG/+hPd5eI5X3fb5",
+	"OwsDG3em0KmumEYfHplDcEfmJCThmZnDZCsgVGAe8YrydCwr4kZbr8DMcWaWQph1KSYREUZA0zSdedoz",
+	"FWgOUiuJQZ5103HCkvoBocGovU9jeUEcXWsTIOt2m0tNu2oP9r4e+aplmwm2ISULvSkfo3DDnpmT6PWc",
+	"ibvbtN5z5drLPGrhbP3cuo73d5vkJ5Gx2HpWyPWP4Q/cUznRpxFalrfZDYsjVwtGofD6FoENGt/BE3ug",
+	"cGCVKbVi7vDWrEaLix4XWvqF4NpcEqSqo1fYRLchP6pasSdgzRfk3m0t+tnXv9gsgyNBvckgemgJRI52",
+	"v3DKoOkZOqaNnisbgHAyKkyU+pdfI/+F25LRYrNpwe4JUzfZdAWo+BmvYBmaepVN++lDdIc9S2p6InA/",
+	"WEeMSyImWSvXl9NnKjQsQayjGUrhHvUGOQbj1e6UbpeNgi4nrvKPlOZpWlnyVbGWTwcksFLG3BUv0N7s",
+	"kil9fDfUt1Vlon/EkflNORbtjmnB3qzyBozWUpoORxXE3q8OyfPnz3+AQDqye8GGG9DRiGVLg8XzdFsY",
+	"wMqfHq2+pkcLIeUq13XIlLIBndm+0eDFn6xiBZTraIu/j/zDFszlPtBRh5Yy3cdLFBlJpmxtXgU2lM1k",
+	"DnkW3nt3VQ8hNr+PiTSy39gUAONh7bttY9wVFCISDFrTW4HdOZYMc3DVvsMmubxJLvvk8my5rmPbujCv",
+	"wVacAihEe+x4ikpq0Rg812xKanGXqyuj5a4ajQYmBihRTCkYBioRWyf7l18vIVQGLxs2KAJP+BGZWW35",
+	"ArU2/PjSgV3MDCEoGyk8x+egfX8Ofs6yZCR4pkkN0yZuDvWWsS09zocqFxO7zGwPchFBKduSeXyCMsie",
+	"cKRJtKsDgMktOuL/FFKHe1QzMyw1Ho2E1LMgnCdmTmE9rSK1s6NX2OIE0AQ0xTpgj1fjgDfBPMHziO5k",
+	"yswyQLcTtBJMkcPzffY++zf/hhyKzFzLRabeZ9vkR6p8W3eLhOWbdMR3bnbjhi25hOiymQqa3F06ZOkh",
+	"VeyAeEWkiFd77y4P7Q7/t/EBQFMrEv/222+/bb95s310FB8QDu+hx5lU5N27kyPVMMOx9okZCXkPau39",
+	"Vos0Gg3yKT4gI9rnmXHBwOJHMP74PYThzWXmJyPaZ++3IvuvC/53+5cWmqbvt8inmNT+NjZGGXDkxLit",
+	"diMSUObsNhq7zWbkcAPJXvOAZGwCm4VLpesw1GMphXQjhcyPGwOweMNTrTrDPyxjwvutfzR/OTVo/3T0",
+	"2/ZPs0+5NteST+RT3CCxuSmYmEobTXKQMzCYD+O/mgfDSyo9mXz6EDfIr+jwxDe7MRTZ4kt00f2huGGJ",
+	"OeKSmTecRBA4z9jEHAxVdJ1qVJH4/Pif3x1fXF5dnrw5Pn13GZMJVfUWGdAsSVnoI0FBbwer641wtgnS",
+	"BnnNr9mEK8BXQuUwG162IRXc1aGhbb5Epn401YOIcovwfmasazTByVSMSSIgo2pG1CDHtDuwyUabk8W9",
+	"hBBQCcD5Y1k/tgWgT2mu34avY3j5VnGRjkg4U0QyI3P9rK1pUdtvNkn8S/v1yVH78uT07dXx+fnpeVzH",
+	"CSlhBoZ7ETUJnGRjVoCwVw4CniWB2IIcEP4IEJWYS+z735FEMOyYSlg3Na85ZPqwAXrjdcdwmwYyz5vl",
+	"9Mzz5Ax1ZTCWWtiVFHkeD4X/DDs6zdxQRPvaeVV3b8WPGRZ8Gr4a7KAYUAnHO7tWQFxMJkJemxGDNNGS",
+	"dq8Ro9jfx6N+jfXwSomx7DLMIPQ63ZQnToDZN4XhgiHXGKLdJW/4j1FOzWCv0oLsA69qbX/3OYnP2r+9",
+	"Pm0fXV2enl69bp//dBxD2LQjkqnT6WJk7i05mBz5gn9fcVYg5Ce5xrc0wB8k0FVCQsAAGDa4ji0jz+2V",
+	"NvFOakYdd0WWEFT4kdlEFIk1C+QusF8BMY1no7E2+8ctyBQZSzoM6yUOiKQTMltNEQGfR8aIGksp+mad",
+	"GEBvklr8fuv9+3HyfbP5fiv29B9AiEG5BLPh3T80m80mRE0zt9OrtqS3yQ885p1tN9UCQtOpZpIlDXJh",
+	"DwvqFzThWiSAzYxJDRRVRACxVEWejcR8RPsqIg6s2kaR6rbKCfhXpEhzREBFapp2UK/yjJGOZPRa5eFz",
+	"3P/YQ5wlsC/7ko4GOXuLIu/+Ya+59z18D//8AX/U4T7jSlOI40ue+AMkEGQbftBuNOC/x/4eL1/iRy9/",
+	"iOxnr45fvbLkndWLink0ZATKAQ+5glo0HNHvgmfMDrh56B/WPEJYjKH4nfuZN8hrkfUtYCGpBeYMLC9o",
+	"HxWcLNyXRnLDRg8WEzZo2+0M2wziGduJolNlxXCFlR0j3H3A2GuDKsqcUAy8wF72UnFItREYIfsRiBbI",
+	"tBuNSmJ3KlA0Vj7XysrI7lGs9umPUwp0HRINZTuzEdWDQFoPqbxmiZkP9pvF5iy7tgpjhDrTtm5xH+Gq",
+	"Vpi7eKZIKuw+lrxrQUgkwBlK1hXSMSkZzwMTDrbY0A3YHFGsiyNvi1rIXIz3YIntoUMR4kS+dSqhO4QY",
+	"F8HxARvbkUhhBIYYa0BPjJ0Z2SLxDkw0FeJ6PAJwANvAv4NW6s4fRr9+sh38BQgg89i64ylSqCRQR1h9",
+	"jnYpAigK7UiI9WA7ZTcsBZTSGyZVTFim5fQAdY9V/3++fPPalrECvheYdWjhwYmxlxlzwKiG+BxoOoZc",
+	"b8P/x1H40blxAzKovIK5hd8o86odgQPU2nZFZoQ2z0DlDY27MhqlnCUHZH/vBxKfty+Pr16fvDm5PD6K",
+	"gxEwLafbbaMJANNyyG32ER2izrh7zYwENqPGnJI38HebTef4mK1lq2vdoCYDkULQ+wAwHLZ5RmrxjnGh",
+	"dlLR55mZK/4pWZ8r8/w6ed6EJ/kixIMSGhS8b2Uuc887IC5wrcgL/6m3Ogo/h/diq5A709B/A7boKdhs",
+	"wHTTRcwfB1HljFY7qRuWgR7NC3KBFssuaaFN0y6j6MGGQjKv2LznyYB3UVDM7M5nAOJTaCgVWd0NPEeX",
+	"MM8MoTLwXZFasDr1sJ4iAN3yV6soWD8njvHU4Mi5QogLAEOXShtJGOsYH89RCuoSxMPMSP1zrblKYSWe",
+	"Kegz1a5MJif8wkdbdK7CfPFnbqYv85lGvqOWqmvl6cuKc+6nomPUowNRLe5oW0lOLg/PyIgx6auhHE7v",
+	"ONNyDNkh/4uMxP+y/UrICTUizvwrzssWzU1Q7HZF1uP9MeTy7S1GUnycNsjFQIxTmzZ29qqxKCWpnbOE",
+	"w0zIOAOQNOOrRcGRM4KLmZWRYtwfePAodDQ5iPU+SwLxk9v1sB143p5uLu+MeaqhYj+/DgJdUGof4l/h",
+	"pV7vvWjukvjt6eXVyZuz18dvjt+CiEEzB90hqokrb7RVpHAfGFohXWZOlTfrnLiEeJHz7Nwxm0DG7/pW",
+	"6TtSQ5cR4xyBIwSDDQ+iikhcBakQG/t1rECvxlKk5gMX54pVV4yYMoINBH8D3Wx0OOED56ebS3AkZ2M5",
+	"EgpvG3DVxUhuFntosCDHpNDygT4HO3GfgmyQy3Jm0VYRh8AXeAY9pePcHCT5FQx3L+YAAIEZd1NjYspx",
+	"QMLiuqBQO0e8NLZNFrdt2Az+bhGEkrX2EJx0b//kkUovfOhd4oiwr+KP2269t+2bsXXC+fbO3XW8wmwL",
+	"lMzBc43XrHC9jOBow4dOWPnfBlbgcxKfvL149+rVyeHJ8dvLq4vD07Pj2PoYpZ0wM1TYVNYIAXeAUaUB",
+	"ow775BE0zm5/N3kooKOpOVYNci7AT7kjoF0Nbfv4u5ZkNIn95BIS04ymU827Cr+qB7B3NdCtGFdRLfBI",
+	"zSb3ccX8o5yoxH8UhipbfZaZtzP7hb8cQ5f273qOrWfH4MD0WgizB8MYJ1zjoCOgXbyh3Wn+vcfhy0Em",
+	"USI4qsb6Uhi+g7kwfHWk38T31GGpmFhzOl20Zc5PX8/bMaE7lm8Oty8RT8I1YBV3NpggRj4IB3t4QMz2",
+	"QHFbBETECN5Q3NhHDQnLEKiCSzcdZbNMN+LabtZrNrXBGFvrYtHsjZdG7Vbys88EtD8hOqg7B/CqtrGz",
+	"OzwGYGwXD6+Ne9jyCg+ZSGrxT8eXZAfvlIq+2SP2Ing/FqPFLQh239vH25ltiyydtghm3IyPpapjaV78",
+	"GLPo2vsB9o22z06ufj7+7cqoxvbr16e/Hh/F1o0bcqWg4HoihfmPhRbCVYf6CridMUBAEub33TU7BeKA",
+	"V/b+wM/r71DIc4C/q4SNep6dXsC6gM3dk0wN4txftZ/YH/b5DXOg80bqWdn+C5Nmtjzrv8/e2niTCwWD",
+	"q+ejv12bHR0yai432zNhI8m6sCvyl8iV92Hz793Ko57CmVMSH9kLYGsMGE0wx5LyLrNA6XkiYKu19Ro/",
+	"P2e97TMpRpIzTeU0T6KEH34KGGlyt+BEqbGZom0DMxoBMZUUZlpudoEnZcQygNLZet7YbVgyjwFkyHaA",
+	"qw4dRihQqejycY4uqQUZE7NnZ/zexpbrH95Bev+dxoSl6TZo6x1Aw/dY9LBK2/joHZTSaucPK61Okk8A",
+	"bV8F03z+6pB8v7+7n4e1rOtg47AUfWNjMBSeRfBZ1rDO19D+zNrWdgCtIGVTSBRVjBQNC/TngLY0sNsa",
+	"5PD0/KKFylnyPofCKb+7TpKtlpllwQK5gHG+cZx45m25+O/cGqL8EgejfJKcUT2AeiBn2cIb32s2XTLP",
+	"lZ0ESIO/Wwg6zGUvRWxeMGxIHc7uJk+ctxVt4QmBUWGedPsQI5LbbWMVbJ/Cgs0bhP31Dv7U/hJ+aH/3",
+	"KdoqhS+W3cpfjlcXbuCDHSvfJP9F6UaK6VvcxFwNi7mPb67qZ/4N7/xIk6DOYL+5v/wnb4V+5TiL9/d+",
+	"WP6DSyHe0GxqnwMwAC9WGduJbX8rpOu3Wn/9EN1RBLVcJNG38KWgFmYEU+Sidu/OXzsYLXTHsOEPE8+q",
+	"K25QYudCLNpSFo+8tXVq9nulUPHbeiva0rQPSAvH6NuJTGH34lOd4YyYnkHPQZl3KyGNOHUlUAw3qtT4",
+	"ixDCyR9L1LjX4x+h2kMGdYOFGgijtupPUoDnOhmKG74I6T13zBvRvRHdX5vorgS9s5LjCxfeVpDtIOZ8",
+	"64+tkVAVIvkNvYZ8K8bUbJQGYi3mdwdYE4JsOfiRRRSAEJcNYaDshW+fqZzkgrsIOYKb1ApO4OH58dHx",
+	"28uT9usLG3oGl7IOQjeXQRBYBSztbZ75eIRxcw/CWNdy/3VGPLuYx6mLeGxhXS5T2iE1PIg89fe/tA/E",
+	"s5+XANtizpJA368AV7A3kFg7HQjbjVTcXeF9BbXNHjnGcjNV7MqgEhvPc7ivYa82UOyttAugUm6eCi3I",
+	"nlViLLWZWErdZ31mhhlcHR66eqMQ72/Nxmei6tP61e49aFXKq9yMwC8tyVZUuVM+wBZ8vnzXXqD8Os3S",
+	"6d2UefP75T+w5+IS4YvwZyvYAIci66Uc2wz2d1eYzBmdpoIml0K8prLPPpuxUSzo/uuHoop3QjOPbM/R",
+	"5+bth1HcrZbjG2r4n17pXARDzXsh/bHVsgQv5pswImtlfKiVJdNYgTzXVyrAbNmfQTmg4yLAOr081TbC",
+	"92GLp4yl4ELLj6ZT+0yf+4mt0UfxD/EtYHMkq1/mr1th7i4/Pe+ynO5z667y6ukd74uBS0wF+27e8S6f",
+	"VkfLVHlao63RuOJYXhgbfPBwZ9MmPHeJFuT5yxcIzY5hkDw1RLVNmf3QrDfIKXTzOIsbkqiQDrMJw9ei",
+	"f0SnKjYGd3V+zmbiXG4QqBIzAqvhK118gk2Dg8B6PdbVDjreIpfUHMZWO3xuRNzHr6QYGn8HGwChzJl3",
+	"bS27FmScJQIAFqZEMa1dctB5Gzavb3yHBmkTSblixdFQDUhtrsXUArDyitwa1m4iiIHtHYHJP5pkHNuO",
+	"vVA4Pryv4e+PDYKreRqfUyyTDMmeN75M2Zd5BGl+R2Py67ENsRV2ZfVRsg5z2wIFT7VFuFDHhBahUgK1",
+	"Tcp0RRvtOeSolWMDuOEJky1XAgJCC6BNbVqcS+8HKhd+ERlUt9ri5wFNoBYEqsrCFLv73U5PyL7Qxk88",
+	"EuZUQNvV1HOOohj3AzBfpTy79gKWS6LG0JahXBzLjdsjMmLQyVfjcGUUwaPJZFzqC2iauOD97LTCZt2f",
+	"9yaSjUX5IDLoSwhnL5YiuB9s8w0Wjd9GjCglGrYAZesORmql73iZm6XPlM23kUNELPanMCr0Kllqa7Lf",
+	"3MdwbGakA55IMh49pgu5+EQ+nLlyocQhFDgvM1fcim2O/ObIF73O4qH3G+UxfFC9yhkntWJdApILpWKC",
+	"lsLZz4fH9QY5t50sFb3vaBMoJXa6NE07tHsdOyArh5VO3p2flDU8ZoQcyhyQTRe+f6Z85mqaF/Pb5L6i",
+	"UL0JrcMOErpLs0zoeoO8KVk8VBNXN2kHCuASsWdUdT0PUIXsjBeSgElDas7yyY2wHfxKYX8rQnO7TiCs",
+	"DlVBOTNUutom+XORsrhBLscyA/eaZT0huyyB+m1XhprH5301KmIXyKm7acfWZ6OHSsBKhRs6O2mcYZMN",
+	"NFHZ9fDQECJNwmV2NlgL4wxcOSsNrUJ8b1wivrrveArrtYF4IOeuj1wT2uOl6kbjWZ3w8M6zVwefx3le",
+	"SRtd0JtN8m/jMH82vQe24L1M3byl7N7uspPUc1MoRTPYXh3lSkBIkonH8zdTrvSFEtabXrNli095zZWe",
+	"Z9Xa9dgYtV9nZsS8+rJ9mvit91DmaWVNUTtJjMVgbayJQzxHzDFvubn+z6Ihm1uQJ556CehY3KltuebO",
+	"gDPomSLxTYF/uStkApYqJZf/cukAAayVagdGswS7z+YbgTt/4D8+2Qb9GJEy1XWANyMkqQUM/IlPCCkl",
+	"tt2jkiSGjir7txdBnakPg7mf5ZLlBxIfnr599frk8DI+8M1Re033HqHp3CWpH0uK0STx4mV9lhjeH9nu",
+	"VrPEdh/+8YsssXaSbCyxL80S+4brYNoJtP1V6YPbGXD4myvAG3swE87L2VVTIHh5C3PpXrXkrZlVSiYP",
+	"iowVtOalktHEpy0Aasv8DrsD64+dhwiEaqk5YJ7tBpji1Akibr4cUT3IWwWTUErnwjMsWgzxPl88nwWr",
+	"/bBJiWzio3dMiTykvLlzimSZxLGW3fwK+ddCXCvj9uZy55kKrEqo1smlTA5Phfi7TNahwsZIqiojFYEp",
+	"MQ3TQqPv6PRN++Tt1fnx4en5EQiPV6fv3h7FpHb09iJvUaZTKIcBfB+eQoVNxzyfZS0CXecQ4YNSnXqD",
+	"/LLA5BwymsE9WiWr89FkIL6EL0YGNh/X2HTvbiNgP4uARbPx7t0Fc85zocPgrQgd1cCd3A5lxp/+47/7",
+	"n4GhrWcGZ1zCAGf5gITioUuzlcXDg3Uy2OFbgK0chak2ZRpbFMqix3vCuXSdaUyYJw+jUFJ9Q10J8/eT",
+	"Ww5sSXh6hsEvCMb9kIaB20B3tAwcNtBOQtWgI6hM5oeThaapsmxjZMQkFwBQl9CpahVguZBbhtQKYOaA",
+	"zEOTPgP4OAmYLAckkbRnu/rMkcFfIue0gxRyxwlhTeAKgKOFGtwc7SuH94TCWprhpfWI3HA28YS8M7h9",
+	"ESK4FSD17LVnR6+iIr4YqQFwrkM0RLzXPsNH2OLhmaeYSbTcPSvWiTvcObOiUQ4qlwsHXwANoUDkaye1",
+	"ZlCpMmHStoQn6Ll9990Z3K/x3XfkCHC/JANMdiywjntSDC3KmRYxMtdRIJDuCD3I0W0b+L3N8SL0vEjo",
+	"lNTeXR7WD4i9kRZk7we8t01jm58BoDPCqiK8nd01tisdOJBtTXVkb5uDy7aDPTbErneakecvX9rrYVzu",
+	"YTCKCEGfcWbIdw33hGWCy+1Wcg2kOQDsLEb3DH6umSNqlwNCyZCmPSGHLCHIqVEJsK2FaNjVD4bjcCkd",
+	"y2jLgpFKRv7OpFD2/b2STA0yppR5hYez24Y6YpB8C3GLfBMAJrlXMCVqICZ5zfgvZsdGZfS8/AgAPjkc",
+	"jPKDhmwoANQJMaw1y2z+fs/CUStS85x2BbY9LUbmkBQGZEHw7C8PSFfSSQrhCcRbvibjrDeW+JGVEnYw",
+	"WGWB6TRFgOcbygASytOpvUgqS7Sf69zIovKZBzhO0aAFsZYJAMEGQheupw4fGQeewxt2hQeho0MGGMQe",
+	"BziP59+IdDxkVX4ECmRrFHjfAYoLEHGrDNxWjZHjrjny8nuJ7/AKSjrcCYbdG4XH3TL6tqrOc4EiZ2uv",
+	"ufdye7e5vffCuR4AIpz7HuZtbIWGVYHvqIoaaMb5pKuNNRBJVWPc3d57PmeMWtxqhOv0hfwr9C91kVN0",
+	"+vMm+v440fdXQnZ4krDsiYab/L4hQHES5jf9TqpObyJ6ZNF0ROBB8+Oi/Nn6ULIYETVy5w/47yLYmyOQ",
+	"x05OO7IdFMIO4NiJZpEmnmSlhdcBhKCR3+aI2+udrQQCyiMQe4ntEJFBmqJOteVjSeyyqkuNU6dnETue",
+	"Tj1GNoz8mcrpdw7Q/quyJGcQahGlG3LCdi7udqFlKDL/2AZ5a3xJz3tTc4lQYwmZxeFM1RukXXQsnymv",
+	"5Zxhsr+xCzd24cYu/DbsQuDWy6X/bQG3jlGmI9xWtDEhvxQTsvjaj+i0QBS7sSKfjBX5FWQ5z5jcdhIz",
+	"lzNrtDxHfPuaTefXuwIwAPKwIhMkVhYkESgHiyNUB7RrVBFGsGKbvWeakkyPZeb6AxokNrbIO8WSto4L",
+	"tDi2jd4RlxRstEctqW2P+M9mVdaJaAuP2IiSp1oO9kSrb+1RtPu7IBzcR8tkwy2qbt8i34M/X3jiXFe4",
+	"NYTBs/A8RegXWMCNM9vgY3l49US8ol0tJPCH1FEeHCD3BrBWBhZ93BHJtFG+j/FUZm8+e29PyqOMLHXE",
+	"Y5L3BxqbwLzfUEcTNZyQn0su0bgiOeUGunL7z8m789fbivZYgddu78VLImmWiCHpcA02ODLtAWMylA9f",
+	"/Lm9bS4bUDU4IPFIsh7/CKIQCKrBEtzdC+6KA3H5TcRo4crDj9COcdXRMcjYxIz40cQl9q+hNFtT7S7e",
+	"HAt3vSx43E4qfHiCI1kksO2FByS+ZlOEHxiISYYUQ+ANbgT6ptPq80CTwNYMjvtc5VHGrINd37A8JpVJ",
+	"cWwjXZgVt5bmzh88WViS60TuQp4P35tqhFiD/OrZknx/8DgDpidlpCJNke896zIg8/Z/WdonCHY5MiCM",
+	"EaKVS7iletI8TS0DpvmsJyRU7wmy28wDMT61DNwvVDIiGfa8uohn+qhwtDgJL5pvF604SbZWK9Q9wqU6",
+	"cKw3hRfnQmAbofeZhN6X7xLj/rq72LJH+a5iy+Uj5nrIbwMK+zvGHj012JzYI7ikfiB3jDu+4qlmsiLy",
+	"iC6+u73De3LmpWuFiIi5O9Aydqli2zxTLFPceCPm5xhyl3wIZnUtAEkw8pOORoxKAiwWKI8x0WWLeyYc",
+	"WEaN+K035gQEYTDVMUH3VaHmdr8yjLlkqc4oaO+Vrrvgf2cVq3nBqOwOWmjtQ3w6X1nIUJn5kBoa+RB3",
+	"p0pDxfH7rXZCyWtxw1LaZe+3gNUP34GxYaE7D96LZh91VPEWGqTtapqeB86Dozg24yJ9wYDxVUvel3RI",
+	"eJawj46DVQ2E1I57GuExyFixBsFJEckU5KWgTFyagVnisc7UqkOflmhB9N5OHYupEW3aTD9xaRksOTW+",
+	"If6rM7UsoxNYprpbRWp8uO4A69MOLDe40j5LGf8tjjwOZjxkmjYgbRtHpCfSVEyscwTDDZVS1U7729ac",
+	"Qu7dZjPaGvLM/f38LlvMneMLIfWaOZPsk3BTb2JLm2KHxZGlQMF4/eo/u0vAuaDWoHy4Osrk8cFiW/bg",
+	"2A4zUVnRcF8ti3SZc0MZ9rp1BTPs7e8Qzth98EEs7EZ2wtv6fSUb/rUtEV52OP11G6adp5sI++ZjI9DK",
+	"nBss80Vg2cew364aHFkoJkEuucSc+3QHRN5c7+PhnQ143oN5G2ulFTMj3WTPNhbOCrFPhEFZu4lTPLp8",
+	"ODJW/tw24EORjoe2fHFIdXfgnGusCGPmWGkhS752LQbn8S0dspj8ieBfV5n7EwuJ4Nu6za2Rrn1QXxCe",
+	"aYEuUkI1jRvkNCuQQRsx0qM8HUtw26CGbwC0xX+GzUhoyqliqkViqOyDB+3EPYGuHUL/+wFGJFZjmdlr",
+	"6JCn07f+KuP52ovAzW1jxCDeic1feA180SA/pjS7JinPbIkc72dCQtCRdnz5GiMdyei1IjwD1jNKuixN",
+	"LbkYUSPaZaoBK6Ms0LSl9YV6BeVcRWNpxthMtm3uCgMZUt1yNxyINEGecO9kE66JZD1Avq5R0uGIY8lF",
+	"RtF7lyKNyLt/eHX86lVEGo1GnUiGQNbGZZUOPdMHui+P/+USsp3+KyjLzES2zYYjPYWRqDxyjZIiIpR0",
+	"JNBW/20sNANF0JlqZpm6XVHfu8tX29+TIb1mtuQyxc8PL34ppEdj801Dislf336ILR9mRySYDx2OU81H",
+	"VOodsz7bsJ1yEm24p02oYkkn3AwYui1G9yEqge3L6QgYrvOqTkWn5vFKmBWAO7l8rh8lxU4ymhE+hI4z",
+	"SiZCXneEuDaTxkd0eEbllJihYavogIJXMVa0kwaLNvvoCTzPPPIAu/N2m+QN/9Hc40Uzajab5sWo/Je7",
+	"z9fllaAQWaCQK6NlqIUXtqj7+Nl4zJNVqv5+hSJTCa2CmYsOWsATkeV11xC3ojLl5lxkwW5QRF3z0Sjo",
+	"qy8N23x9NEZ7AKaaj9ZWNbtp2MF2hEgZzVwF4Dx3rWKrQlN11hWJ1eFmhMGvLvH+3+18d4s+ZveSTuCV",
+	"vRJy+Nh5anzyOcTpNpbRxjP78j0z3NFBFB0yv4cXv9zeR0NJuhYnbVlSux0EwwH/WKRQ9+/6C4LGGVAW",
+	"tnFGaWgg2W/+EDk7jFjUmnoEoM5AtERGTCqRESapYkkOwGwFYtDz4Ks3bVM1zwkgw1YZoN6oXTM2cl0Z",
+	"bvTPFOFJfV26zmascy98vTnrTVr6CxGC9wRLaV9eHr89Oj6++nP74urw+Pzy5NXJYfvyeJaQ1R9SPKCF",
+	"fjZjSptTqVy6DKxpqHDGg/dgkCf3GgUkX70ksDdyOA6zDK1z1yaOSl/+2D766fjb4mpdtHEq1uapQqTk",
+	"JRR3D3CuWEaxku5cRDFjG76olBxYEZQGwuH4+JL2Y5cIkmwkmWKZRjAQKPKtmWupHltX12EWoUPKhywi",
+	"amyOiwI33p+oZwq7GKaR/wnX9QMSn/S234qMbb+hujuIHUOB9/ieN/fzJllwitdU/NFn+l4KcXlK+qRn",
+	"JgrzfJyM9G08E/Pelx1luOZryy89X1FNvhEJghVtmrPWLEZ/Yno1GXr/PHkVRU/oQ8yx9F3RTodZYZas",
+	"gr74EJY7kpHe33JfX8L9naVL/Sz9A3eRfBt35OuKyXzDSOF49u5ngKKEWVfwZgck6vxU3bH5WuWhlrLk",
+	"jQiX0nhhinfSaUR4hs0EYWLNsmJB/skmpeK/oiT/EEf2a1c2G+MX//B+3Gw+77rBniTwN/snnt3QlCdx",
+	"EMjx6az4j09x5AmrfQ1mBo17WAjZFaMpMIJzuRy0BeHzIN7vYPzMz4J4kWXfLswgIhOapkwT0esxqZ6B",
+	"M8ukikhnnF6T30VHPSPgb6n6gcV2SHV+fw5311PokjNWuXLRqwPPgZ6wlN8wCbzoYqw74qMtLMYEKvbd",
+	"8YQNR0KHwC3gIUAhrh6w4WxkjJrh2Y+UHQ/mO3o8hRQfAJ32xFi6XkGsTY1sQM5GFWzJr0LuciDI7bD+",
+	"OAMeOHcNLtzQNpn8bcwAvxBTXejZcA0pWRXl2alpvUGOaXcQrJeNJBbAS3x0D7OLObLjOaNKZNgrabda",
+	"3CpCLLrFiu09cv47zEBK1uUjbgaYQRIXmej65j1OEawDVpijDzZgqSdLwZ0AcNb28ACZOuxMyBTN4DpC",
+	"rJNrRf75HAkHXbEvnvxniqSiL5DjXsg+zbiCSTxT2KgePrUeZO2aJD4+b18cH8UNgH3hAW6ma1uHRvQB",
+	"IviXOODxLFvwJCWyBmkrT4QXhe7iXrMZIifNWGGWK/+ZWsUcG0l+Q7vT1pBmtF9ljcELfeAw6gMCakiq",
+	"xnKhLXRsA2obg2jjqt3F4ID9U2xBKCnsSgMkWgYS7K0RFJlLAIIrbJHi0Z1jinx0ZUOVYbK2FSnOFsnl",
+	"qFElijE7UWMLtAo2QOS0f5BtqlD4HqQNFdOs+jc6LdQztY5IuFHRDgIoB+0t2ABzfo3DRf5RdwubszK/",
+	"zWU3go+XNAMUNFH7oHqEnKSWT9YITzUQE2VEMUsVmwyYZIFAV85PbpD2TNQcQ4NCansPqAlhKLxIynp6",
+	"7WL8Y1j6cUQ1fXKy3Du2MNRlrNc4oY1Y34j1O4p1PI4TWwyGNiWAXyxzLaNb0BKuLLZBN6SiP1dU/zpw",
+	"MIYJDDoiWdAtGmJxQq0jCmcvT1iSC/Y8pZEQJYYM5VeNojPlxYaRNsZ1AbAJd2+bulAWpdNKZ/NES84c",
+	"WdD8MXYkYp874LzccEyxqAOPP2iN4MCz9eY6jA9K9hCXxHE/i17Img1zQQLosUIgE48AxS1Gp/nimcr5",
+	"CxWJzUcNc8crnl3hA+LIdQwC8guJ1VRpNoyjEE8SnmGm5co24Xo3lumogMxifE1Si93XakD3XrxsoQ++",
+	"+5IM2EeS8D7XCt3w2HhhCBc6G3o178LhCIRsPu2zkwPUbn2RAzfmMIaSGbFs1rUWwxZ7LfpHdKriOqza",
+	"yOjppEHOGU28R2bVS+TAS4kYck1iPrKwo2YR2n2W6TkJJvuYW6uXB2iYhfZjP+wetrjixppXJmjNsRXb",
+	"NHdXKG2sHITlKxcSAHXmj0VIqLS8R2Vl4fEo0CRTYiy7wXDMXeaNwl0NZYtz1uXFPZcFxwVDcY9bNpzS",
+	"ujzkS6JQZmr7zmF5+HDueBYjXm6bn976NVn8zaXPXoRkOe/Ja7XYzFk3Qmu6aQzetM0sI92jSTHkdSee",
+	"56qYvLlhoWtmrAc74GTuQGlHsiAWj64ohIw9cA6qeYAOACRjMCMsIo8qRqZbnvf4hdGdAzGWpLa/9wOJ",
+	"z9uXx1evT96cXB4fxfWD0GrJeWNsxXs1p/KjgfvgIv0SBGyPLQxGSXLsVUQQrIHXyj17tBjBSpzQ6cZD",
+	"+1x4PbfNET49mXHBqvia4ExCWDx0z8Z6YM6J7RBfGn0DFyC87ZUy6vD2eJclgbOMrvNixDLAwZyZ0jNF",
+	"NLRb1eI/FNfsaizTTzt0NNr5N3jTP6HvABdZnyEikLoje/sgejBXJbIuq7e8w/LMUxCbg+lkj3Gtxool",
+	"kQPeNSbQOLvOAGEQxlFIbVye/nz89uqn07fHc+kxc6Hx8JUXcG+kZ7tV2UVFwfa3wVZ5B8F0x/aQ5v0K",
+	"qvONVaqg5gpP+oQq2KlOW0bgutpdCzFRm+BEnjXIc7YIVdc2f2rUuMjYg1VUFwa1cDAFEgWW6ZmC6dKh",
+	"+lZKoYNX/uFLK06p4ovMLR8raFfVS7nyCMJjOxgzW6pCIHIGghpjYvktntmTM6tI4BpWoUhaPuX+TJHO",
+	"WGuRkREwZXANBBpwQ9WlWWZUgjJDcG1EddA6iFqBw8JoR7kMZUjlNUu8BopyCOhcGbkaAyG9XqpQRidv",
+	"fzm5RNIXODwHi2KCnSnJxKRoYx+/aZ+8vjp5e/Xuokqf4Rs48Qt661hWbrUn1ixbW01iPko0xR8b/8fO",
+	"79K8pYWEaG8wBGbRTbCqxm+Ar1T6RVsXTG8fCnHNKzr5LphlounCBQgLLllPMjWIsQDFGpwQyoXP8TjU",
+	"82CvC+t7WiISB7tv276eln0GbPb8xZaDRfdzau5uBFxcnF6dH//zu5Pz46NZM8CF7s12URjXxxB4kaa3",
+	"Bf9wiPJIrATyLglkA5MPZwm4cbGsJyC8Wh5P1RD8JKgm8U/HlwQVgFJiR2kqdTxjJYSL803ZCYVd8eHe",
+	"5bJ3356huqjYnvbNumhOrnsO/I7kmdKMPlxbX3lXzT57ZhvN6LxvZRsV3t6Hh/BZSvbH7JbIbbHAUwhs",
+	"m8BpWKerUhqGS8bOG8rMlinbWd/Srim/4y/bU0HbsOgm3CN6hgZ+43fBM5Zs5W5MKvo8WwBSNWDda1vk",
+	"ahlXSI3Kvsj2eAJGvItAOaziAlef5kOGufUJNHK6e9TB08ii3CgCw9/sbD0R20qzUV4/kEUzBC81Si5P",
+	"L8+wGpjn5wTp3EWWTiNy/uqQvNx7/j1RiMVEXjT2AFU5lqwrbpic2ntZG2CsWL1BfrVdnYwby6OFBASX",
+	"v55evWofXp6e52r9YGZSnvDqhtFUmakhv0B5QhBsb5ALYzsE/DpYQNbtgtWDYcW//HoZkePk6KIdkV1P",
+	"TFO3VeoF+5LULL0nwjOY80JSc2Ba5HkTqmOGI62AndHfCP7qplDFbdUS/Phs3El5t0UyEZbqVSCTw955",
+	"wp7WazPAz9T0tbKX9dUmXDeu1Mq2CaC+HZ4fHx2/vTxpvy5CU/wKUgblq5Be3ERW/Hj5Ym6HFaf5Z87h",
+	"yZvVzVUPYq7cblhLx2RH7spuelYawpUQIJrjs5FapU9WrzKNysscR9WyPfqGXbjq3VixSlvRw7l7X6yV",
+	"doHe4nzDbG4mEyNpVzwrGmNivCCOfOyiyL6WwEOje6vhwNg3IC1B9SD5HksVJjeKUhbFosOS0QECR8qo",
+	"VHXPnScy25ZF9TyprIrYkYCJURyIZ/rDElQHacWyRFl0yfzWdkbmutJT7AhDfiFyCoaW/bXrUkSTEsCs",
+	"8qjlo/GI4pu8rW10jnO1OnONZpEY68AuWikLe4GLKMb6gOiqlzX/BX2TBs4hnKHSiQssl9B471JHqc41",
+	"HNg7GDf1dVo3G4q+R6idMboEpca9amSsZsE73bk4ZsjmNjZ8hVBNa1ECfabf3KEB97EAmd4pJs+k6PF0",
+	"g8n0TWAyPX2W60MkdwbTbYlNfUex5tzUHRQiiyKfKGRmC42fqcDZhQiGHbWxkgEWH2sdKwziGfJqsAfA",
+	"Ya43yDG0gInQmC3YssZSPnBkwgzZ3ESGprNrpnKs0CBbC2Fb1+v6aNzQ8Dw31TVVGbrb49u6b6HhoV2i",
+	"TZ3hxgT8PPIPNmDh3N7XGnT3ubLnf+shhGdPyL7QKzVpgGASPcvyERMKhWkRmal0M4aiXlAxvYu9Gq5e",
+	"OrLwOgg6wyCTkrFJkKaKz04vXGDQjxye4tgsrBHLFdlr7vmEjZAeNcYl6/MkPZTWIYKQADIM4+VlCnG9",
+	"qQqilgeunK0Pg/NNJ2DdWkAF24DicIeKuRgkT1XX5AXYxarQrlKfFbj4Uh5J4L6Ch91K4C7sReG9uQu+",
+	"aVNZazX4F5sg90UY/sjD4Qb5cvt63qKEWKEdJH+Y6wNpFQ0uRHlTJHafxA6CZZ5x5+pv0QTMH6CI0mIE",
+	"FDc863t8FUT1X27xPWTjCAzqkWQMHIj72nRwk4PZQsNQV2xEyaaxZNNYsmksuYc2gjmux3CXfvlQU9nU",
+	"wXwVddrzTPtdkbnohP2ZC7XCrjTC36gF2tXpFD5S426XMYwzMFREFjqGUEUkA0Z4wJ50GQxm5lLKS2pB",
+	"bDkSZjUyMTkgXHsmCiKZOYsYIu4yWym+7QBgnOU+4tvXbKpic4SVOcNY2yS071sppFFQ/4o0wZloMVJF",
+	"nWmD0QD+pW2QBgsrC8NfVARlvrqczd+AooepasuSBxIA8q7+46rkK4w5C3OvyhXGWGnlYXFsoQzwHTJ6",
+	"AwFwIsaeIBvckRpVi9NEsJZ1YxPg0P3o7O2tb0NSkfWZhPULmO6au9g6hLmt/GcN8javmFuUBa6yKOBr",
+	"Vwv2EOVk0RNJtNqnLMy0birOHrXirHgGEeQQTlrxQPs8rZMmYYYWjvZXV35mo7ozrEjFheHKuQ4Fd8J1",
+	"M4B1VgM1UZCsk4FIvXytP5gBto6xzasbs+vzTRaDub3xTdZ4WSmeV2ovyEyFVlqfK83kggyT7b8NCh0t",
+	"kWpPMkZGKc1y9D4xyZiNE7p+tAYBYmtFtJhQmfhMlTGjpK//hsLwZWXfdceMDAVfxkAz8sSYR5a+OCc7",
+	"Vo0S6E0uK32QTtNrljVI21sN+3gRjG48Ai7YCUfKa9Hrkc7UPKfH+2O0C25Vhe4X+gkXop/bMd4qmPEZ",
+	"On7buA8j3G6WiBxNetsFvOn7/cKL1ffvZy28Pb28enX67m2x6fdizsEGeQbddUrTNMXD/RDK/1YPLGt0",
+	"P4dvSpfnb+7DhsdmJbWPMjvQz/cI6dg7NKwYDcI5rmx5YbndTAVKym9YXvFcc+nF3WYTe+vwTwyupNb2",
+	"BdzhAxLbiFAM+B4o14yLQ9U1z/qPVyLNlb5wc1+/W/yaO727wbvclJ9Vl1+YPUKmYpz3EtzmxN+xqMI9",
+	"aimNOHR/+E6MCpng7tQCj2FBC4UEzxllgg3/ZVBJdpx5kOywqA09DjHWjyYcWJbcNSC4Mg/4cZZsar0+",
+	"X63XV0BIAEU7S4MCS20Dl3ZgZkPepz5LKbHTpWnaod3rhebESIobnkCNQcIl61rvpiPFBPrwgSflV5cq",
+	"B29HKeFyFl4AQUw0FZOokN804oENnb+UMFLzSfeznw+PHZyYrNvKLp/MOTlyvexI7BUB8jCDYq8Ma76M",
+	"tKF6LIOsipvLM2WEjbKhvyl2yWvqonyussh12RSyM+8UkydZT0TIBuBdNr9OwGrGdQUeJ3LXeMKccDhq",
+	"3PmddQMUJKpygoODvB8uxEITPY80yhKSCCMRgja/IqqSEfNYIyWkLzfxPbR+1RPWo+NUE7OZSI2SkWWk",
+	"K+DPwZdu4pJZEol6g5zoYJfUnjf36maqM+V7SglbvGfeuQepo+YugHSOewFr+V42iWJdASUvHXPC3erB",
+	"lnJtiYVcoNvf7COWtcREjyUsAzAAuTNE2mTIlTLTE9I42Yz3M39HioZwgFWH27f0AjIswPFROShgzET5",
+	"vUSIf5GDQzvuQ7CoMWBnMwXBrgDNS9O8T+656zZ+9e6iUhn2eMbV4ALano3je1qhFKvA55Wmei4hwF6z",
+	"WQl6X3Uj8P3n32f1G2E04QFGBDe6CgXbfKqB5grg/hdMk860Gt4LE7BcOfHosf5xVwXLhGJyIevBMrD/",
+	"51Vlkpd4OAIfKMpPd/F8cRdBpv0hy8psS68tAeQya8Jf97X18NzJJHr+EFB5cLjnQ5FZAhlXplaNl0ce",
+	"DAzvonhf5w3ANrc5hFaFxCvhMiABTa4la0h3Nl+U1o0INiIX+U3N8XK8P/n5CsRzVIQJDRTygGIhSY5N",
+	"iqWgM3J2DjhfLmu/LWw+3IYfnkSE7RXotdIev33lbmgVzM+2XYK1MCswRW9FWwYtjbzCybjSUVDzYzcv",
+	"gtmK1FZEmc3+TM2a0LWSQIemsj4jxnyHzlbsUICQXVkK4CFkH7mCUiYwQn3/QV7+W8DPNW//9cnbn3NQ",
+	"kxYwE4dWV8JsTZTTLVwGxcukBgZ1COtSRzVkLdHQqNPCEXFUWsSWXLKyMjm32RJWDB0stpLcFgjtpEM0",
+	"XEq20hNR/dFTylBeKHHsztBTRcq6+LbBh0NACRAlNSdgwFm7YRJIaxJrGy5MLkZYZljKY1J7gEmcj2O9",
+	"uBLrQ826dAUJUS4RhfSIgdBz+4A4WOEzCjKSTAY8xVJxnvXvg0q1QaGqQqH6sDHRNyb612qifyb07Blj",
+	"cTmEto9Jug1n5WFgZVYYmAGQAsZ3nd1YOlRaEK4fqGqUqxxsNhznnOcaO9WV4VVu1KJV/a1t1+I2+bJ7",
+	"eJwBDFnNwj6wAdCHgGXiGTgKRfcVxOx8zn8vdjN6w/vw0Bbpcdd142S9o0PGo/lMzagGzAXPxPKN8+al",
+	"tiMVdik+RG5ytWs1OMQYND/7+fA4IjFEmY3NAimauA6mpXZp5D9rPQLm1LByDqxXcJQ7fhKgcuC8BWqm",
+	"JyTZbbrC1QaJJTPj+tOubQkq6BvjnRvdDB8yqQSoaQvFAtz/hTSV6ymCVt5CD5Jtr83FRCZy5OoGaRfU",
+	"Z4UGnuu0RoQq7IEKNDL29nj+aMkoVLNlYkJqWk7tBFKqmaxo+oedszg1UAHeFaprXKmC/DaP8ephiyb0",
+	"n+xfDSH7c5huWcAll/uNleS37tIw9v9if+XYP+6BglNiM1xbrR5NFfN36giRMprdMszu3swmdr6qZ+oP",
+	"dcuf94hc0CG74Jr96TX9GJEzqgd/2qEjvnOz6+VeRC6MKM7zjkRxDe6ZOaQsAaeWDLQeqQPHz25zoS6u",
+	"htJnTS7qxqvYeBWbwP8aUJPN+7933F9PxHYPSCF2Eq5oJ10Q/X/LWFKisbCQO7bMzaxWy1M6QDms1+LL",
+	"QNyEdN+YnTanP6aCBQLBARz0cVcy7U0PR1EB48KKvYSrLpXJIyK42VW9dNwba4L78Pc/wufdF/Hjsopw",
+	"o9fbVPp9WahuX3WnweLCwsuxrJAYote7rw+qJ+IKReaVPdz3qjcMJDDLFgvgtpOspX7cUpavLGqNQD1Y",
+	"WaC6Oxv5JwGYBawNpsl4hFJTZD0uhw7tQY9HzpQJ9cCBH5CGpkWjpraxaziUyhFRAzHJEOL88QqjH1Uk",
+	"H2e3lsjNB+yazHmavk1Ag41s/1Zke/aAoh1lxENJdhCT8wX7OcM6XETXAlY2a8vWHAMbUJCpiLwkCe9z",
+	"repoIq8gxh9NrMIki1J1TULNP+TCPHIj1Z6kVLuteHp6YuZH1ucVpwsP88OJGne/uwiaDk36bH7ba+nY",
+	"4z0w2pMfdbDeVFeMGInxfi0jO+a0m/6IT7xtR9kZBW2y0nUX/O94bbnIjMruoIXtJVAuCEOxGMYZ1t8B",
+	"4obCkJhmH3VEulSxbZ4p80o0v2HptDEn/P63haVnQ575v+9SiAYLdyGkXi8jBTwGV3sjDj+fOHwlZIcn",
+	"CcuecpuuEUk37hwFEs2e8WUduf4rEB7wy0B+QJx0jiNrjYu9ZjPChi5G1Ih1kaYGWG7oVOVEsjEf0j6L",
+	"o/zUW0Bw0meZEVAMAcZqijESw+gb+JN6lfWzshicSG4TIyVaBgAggOesyXmEe38mlxGevcioOvy6YWye",
+	"uCzZEDzA9iMUJcEcsVWyueBSDxxSJdewXXaJXAOBYPMn+NFSxIG2FVhQogDhNGC4hsclxlOTbChusBW2",
+	"dOXMhRrq+3mmNKNJkQGSK8IkVUADoB22Kdbj40Bj0hlrojRPU+/chd/DRGK4JyAfKMWkmYJygOv+ExwL",
+	"UunXYuQha7lP4ohIRpWt9yExZDDjCMQzitWGu5JMWGcgxDVhtDs4gKeejlhG8DWSvUaTJKI7HgLGWg6u",
+	"jvPG1KXTFgMxgdZie+t6ZOdBujQLgFg7zC1nbb/5Q71BjsxLM8tH/eriO6BeQ+0jWKtlMrLLvRatgjvI",
+	"aZU1ATac424jtXAbAqW7WwBsHE9apW1gES9gfaPZbVffaIPPow2+fAgIOIQs34J3kex4dh5AskfzygeL",
+	"8qEgRz2g9VdG6HjfcEGf6btLs+jpkDwuNYg39I5fC73jVydcf2J6iTy9p4M/rsxnjFLataAx1qAykgtQ",
+	"oltGmIgh1+C1w09oSnqcpWDlAiy+MUOCq6z/TzqSZ31FOrSLXbEF7x+riq19hw8d0qmViwdla8aYjMXh",
+	"ITJNJiaYWRFZ2Shci9E3HiX03kbfNxZ/2EQxvxBxuMls31ZcW8l5FxMYJcnDBzd2cqk5N890XIoQODYV",
+	"c5eIZGzClEYchshXQUPo2baOhFKW2JBCbMRxjNfFEYltVXNMaiOqtPtbtXUM7mvswwo1F5zoTI3UZ2kP",
+	"eWRmx1h6tO1L0ZplCWM2r5T/YELzuAfNEoCLMJ9ZlRMoE+g2oaMR9JqDMugIPViHie0zcu38Ja3H2r5T",
+	"Am+VlJgf+SPlxvzzNkmyjbW9lqwaioFnob25Btt7vpje+cP/+yT5tIMya1H1EfK4IH61l3Y2PAASEtm+",
+	"lBPoUGzFiJY0U6iFkDYs/7WPMLvw8PstKzrfb9lwhBPYbW2ku/kDz/Q5hI8xEj3z8SEWs0K3JXBbFAPB",
+	"/rFOGVSHlfNxvjt/HcaWkbGtw4EPrPzL541mwKLhUOJQtT5TLn5jJDJ2X+kD2x8xL+4NEBrGw7H9C+bm",
+	"zguBhR/LzLYqnCRsOBIauBjhPi5obdWRn1CNpkrA2wm04Ow7rAcR7iYZZ5bm1LJVZAn0a1ogEztcGEe7",
+	"4pF5fL2LXCpUAXiTa1+FB7ZgoQofubZZr3BRb3YdpQsUwwUzs1XG5tOuSJgnfIZVw0SvUd8FBW87qOy+",
+	"RRDKUltVFNS67a/Fx8MlKyqfNWnpdn7w10jEYqbzSIRsxVXbeIXfrlf4NTl55gCBkHbRp1wqODNhSRFh",
+	"p3AunG5Zp/NXsiomNE2Z3ha9nj1vc4GyS3N8pgj+luBvy/5hAJyHvN0AxyWyLiPdlPIhS7AOyKgYULxH",
+	"J0e+528khRZdkT6Or/UrzOMUl+ARBPrn8dKCWa7fRQsetvHPNv7ZGv2z+RLpESsh3wC2Pi08vxA9y0fZ",
+	"suLQtjbzEZAPihHLFGAHqC7NFGDRgJiEfAbiukPHCE39Q24YAqr/cghS0IF+GsFo/J2To/1fDk8cmpQF",
+	"J7VU1NZRQTlMumI0Ba5Cj3+au0c1+IAnEUksQ2PiXCSWaTmNiBK5K+NrdyydKI7U3L9eBLfHb1DqN8iF",
+	"w8XCpcHKcFFcohaZDAQUu3hE2SHUBcEsMNmDEDaJpD3jDngfBzWFw1XNJ9cgbwWJHUhJ3LL7xpbI0MQj",
+	"UOhK9WcUybrrUqt01KP5HGuiYAymssgRMDsUXkiUU3/C/tiUKH0hDsKX3zoEm3RW08wIJ696Vsv0TPIT",
+	"sLZi1h348fxw4Yn5WhXDOOOR+f/dZtMHc1SZcKUGkZepC6yxG7PO9YjQNDUCzxYUtt5n2+Q087GwEZPG",
+	"PUinLsvi7h8hQS5I7pyA2tODatBerRwUCe+nSMp6miTC8vM6TZixiXHHLO2ILePiiuw390h8eH58dHJ5",
+	"9frkzcmli11aVBy8aTxTiouDbZjJlDJKAay53Ru2UbNGw9gVVIH5QKAtuvQA3xlThGfddJywpA7dnjBi",
+	"ljjniepCLDYhsX3Mia3t1HLM8mEDM3EfapBXzH/Z9gu7bjMTrYqywUvOWCHcVkQqcD8/SdRf+Yf4YN6K",
+	"zqnVLSIcwKVBUZ5RuuUY9wjYm2DLFLaWDe0KmaA1FgcjixukXYpM2kwkiYGYh+vpEZ2qmNCedhW2+T60",
+	"5YNm+biGMcaKZcnxkPLUvhaEXFZQFl3c/LnZRy00PIqTQgwcIPBrIR4/fD3d+SO87FAk7FNcPyDQMgN1",
+	"4PDYnYSl3FzIzEz/DD42GjZmn8AlZqn6lGcw+mM7yGA5MH7sw9449jgII2+TQ5E5sAi7/ggjmIdE5Bhz",
+	"DLiI8DbMdoLiIb/NeLGaPnL7GNK9dqh6wi20RLvbZSOtSOyD6d3p9s9sGq/FFoMhrbX8MZ/Fz2y63kog",
+	"EBufqRwIRVbRqDV+3G1iwXn6ZBsqLKZm4IuNrPwn/hcbIp+72ox79wMBDDVwAQXwrZFJGbhaTsE7g6Ag",
+	"k1SuS/KKjUZZjQMuHgAj8v5YMvUgYIFrHmIZoK9grHxLCH2FPfLhSyhwuwdvw9Hxm7PTy+O3h79dnby9",
+	"Ojs//en8+KLI3dD2xrC1CXmF5oNENbQyyHFmXo4n20MtnHedPchZeOAxOe3s7YGMDo0NTF1TkvEDMJNg",
+	"nztLHVG9knEUWJIRiduvz4/bR79dnVxcvPvWWCTm7jW3QFvRVnF97glhvvdwh+Pn49+uzo+rwWNnN57Z",
+	"OACoZvG7be2AcU0eDDb/Vk9dtFvzqX2z2zF4ux+eZhgIbFcfBtIiD4/corI3z/KiUfBAER9JgcF2bur2",
+	"HbC8ZtUOJvjI1k+FVtuMnB29+mo74daCl9Vn+kf3Em7tIj5a75sd4ab97VtofyuDeD3NfrZOfmq8DM0/",
+	"KhfO3A5Ua6WONvuwoKmtQeJU9EVMhmOlScIA/ACSr2dvfzJm6sUvP0FUVJOhUJrsvXhJfuY/HpB4wjqK",
+	"a2Z/2UEi844S6VgzgO2vqTp5d/76AKxbhZdh9BqwruC/UqQQ+6JdIx0aJEaOdwFhPFJzT9UTUUeU/EBy",
+	"OgAtzYajlGpmn0OJu8e05UKRDON65oL4wP4Xw8ua69T8W2JZU8ozFk53d68ZjO/A3MSz0J9gb9+KC7e7",
+	"971ZuAY5k8y8yaCTz7jTwbxdEuCgONlrxkZE44wHbEomSNQO8VVQDuNM85RI5psLH00h2F7AfCuvJZ5n",
+	"b/8OHvbovX13UCebmNsTR6L9+trvbqdhyka7vXJhRx5NhjxbhOwYCq2Hw3cM72rrHAk27wXflFK3EaFd",
+	"KZQK8rYR1srkWcgDG5RMjXwnGZVSTNDMTkhXDDtGH9RomqKYH4g0qVcXWB6G0/4MIJOnDlyyoDRgQbid",
+	"/Tz4SPjyJNmq5Gsaj7n5pgI28jbPd+7jvCHkecp1jGJIExZE7pzBMG8w7vv1DMbx3lhnEai+fI9oi0CP",
+	"KMb+0C+EMrT6vLHiXbZWjfEEu/QCfvkKdv4tRo8Gh7CTSOiU1N5dHkInK9CUHdgTFpUynMbCghoGMZ67",
+	"EfHaV1IMqxceFP/dF37B0BmVKX+IwV+K+w19Biu2wuDNxsMOk1ExuIGdRWF9DgDL1pBE3oizlCptAbPy",
+	"iyAUsir8LGkDQpvS5HlgFbcsoYIZOOkLpoCLUPK+pEPCs4R9jMhkwLsDY/FKyIqzj571bqxYg+CsiWRq",
+	"nGoF8BdamoFB4AduiJU6e45l/sBWT9qQPIBt/i2OPAxcPGSaNrTQNI0j0hNpKia2kxru6Yzse0PqPr8T",
+	"t3twDNdemR48bFOZvoHXXaHQPLChnqmCBArsyoLBc4c68xmLzsZ3w893nC87v6rvnbIdwJhpbpB2WAXt",
+	"S6ADIxE4OIFwMxXda5DxFNxtW0hNOqwrhjZkYpVG8Pu7Fd0UZutmVRlbxa+C1b1DGc6jFNgEQ/zJjvoz",
+	"VdoEI1nkn59YCE3hCqzjivIaX2IISk0LCc3FkBRw7JOgUe2KluEjNwU7X2vBTrESFwylocj04LGqce7+",
+	"/E2pzTdYalOqbChWEbAAu8CWcWN5NyVQClzQl67qC8IE2LDqIu41u7PYR640z/rWAM87jOqRQ0q6ffnM",
+	"A9UufBFz9aVCeRH7/GIgUgtrfGZqzW1x9bA+c/BL1UDRamVEC6iwy273zCPQN3RLVjCj5sRWJN+WrMck",
+	"y7qVDvPXLaFmTu0KVUyboqVN0dKmaCkoWuoWfKf5/mop/REKJ59DvUPNUqWrV+XcLmdgQH+0wLWQVbik",
+	"eT9JQKUQkB3AXi+wG1jY8avO9AonE5MaaLNwETzuE6BCZboOCu+ajfRB2GucGT+JTpXHon0AD3kx1cD9",
+	"nOMVCQdmVx/S5NWrf6uVdqu4aevdwEHci3ngQUTd3RkIZk/sfB6Cb5JloCJpXVVMeV9x9oQYB1aMxG0K",
+	"Lze8A0+ad2BVubqGlAdAGSRikhlfbX4BDSJWajGhEpFk3E9IZ9y9ZprUXkCb+JBnY83qM3AxDybREF0z",
+	"ANDBJDWinC0MYwT4pSQ+Pm9fVBYXunk9vNG3SOyNkl5R6tnr3rCE00sMSpSvn41WVIajQtPx7OhVyQo8",
+	"xOdsH3E1Eoq7SMsiwWJ/Ev5ik0D4ilBidleY+zGcsadqrjrRZOTU2dGrzyJS88LoRYjS25JlgBzRk2KI",
+	"BTgW7yGPIodR4YRqegC12crW5djSwYQdkLGCTLNPTQf0LOguFmoXH1I0L8gw5+vwuBL1UQzJjdDbQGOt",
+	"r8baCoeH8buDRo11BxmXIukvQWkPxdTt4dfXYHkuBix/ELn2hcOPb+TnBnv8W2ekArDyB5LVd0Upr4yR",
+	"VgtpIz/ni+hj7FkvgujOtLgDuJrDFDfO5SPanPOEspnXw5uaew8mKmFljxA9brpIWP7zmI1ZAqrMgs1N",
+	"Nymcjfn5SPIMtunDiDMLMbhecbY6z0IxY/NUORZWSeaUGgEfgWZhw5uwkbKbbM4y3oQFEmbNsci78CcE",
+	"99lwJ3yZ3AnFDXd33oSVDGwEVK/WOw9kbW+4EDa64JvlQgg95lV4EJba4g/DhjDfFsdGoIXgG+Y8jZUx",
+	"l1OzCUFSS7edfRuEy311acqyhErsOMK2+Q1k3u0g8+yqP13EPDvATd3WBjDvKUhfJ6XyTsdQxNrDdAeg",
+	"PCMhy4wRC8MTzEVeqXZxv2IYFe1chColNccbkwnNuyynoDBGIEvqxYjGekMRYWSTV8ESzZ2sFdrQBleC",
+	"AMC2t5DqLWw8C3mR1QMDDlXdKhjZw9zwloA6heAxQuqshACyjrhNcSxrj9wUHreJ3WyQRVYIxSDcUBKK",
+	"JM8bbL56yBIwFPKKZcl2Z5xeL6r66gppua1cYseOVPQQQnS2UziUkBCKsR8glL/ImKo3yHmZAcuITmwr",
+	"mhWp+EueWFWDemPJkyOkrjcmsrrmoxFLDiy0hdF47zJjZscQdUlEFZQUznJCscHLqByuyN8gz7XmjOCP",
+	"4/QaX/l6qi0uwmfcCpdkb11jUONUL88vbgIcGzb4L6LAwiYks0orsVqwL8hJGhF9tYbEJOJ+zjXw397b",
+	"GMcHLDTDcQifARR0Bk0QB+twBCF6vxr0331h8nbvApMHC/cIhqx5zMaA3Riwqxiw7ix76YYf3MFuDQTH",
+	"gkThfnMfSTjjHJY2tlD3mcgbEUqstUiQStRUaTbMEW/vI+EWp59gHdZky8G9D+Ext7Lkdh92BItsN7iA",
+	"2GD+AsScRSfUX7fp3tqYfU/W7MNz6O2+OaKwZOkh/vjdc12hCCoYdjt/2GDipx0fdtxhH0fGaHgw8Hl/",
+	"53lWHj4Q5t8OiLJuZ+8d40TOqB5UmHIxUiwrTaV28H6pRTWn5N3lq+3vSWeqHfnzkMprD7s8MsNWA8Y0",
+	"GUnRl3SoSO34Y5eldSBHIVpgCQOHSALc7MCnyriOgAB7ng3YKcF1J6xHx6neavVoqpi3+zpCpIxmW59W",
+	"sOWMGbrTVTdLW3D9hSv03h5e/BIBWo0UE2iNzumYQ9rsnFyFJglLWiTmSQT+wVs6ZFFK7T/AV4nslm7r",
+	"qFuGVg8/eYuQ3WUi65iM0rGFrxXpeIjM3kOmaUI1hX1YU0JqltQbhdgKPiEmOMOOraBxEyr6YkVQu5Zl",
+	"+44jwlLkknEZCY9Cb45C7NF/gPscro0hdBUfEDYc6anfIGZvkEOWpgq3J1DBQhDqT3FE4n8w/7dt/u+f",
+	"4oho2jG3PzyHANdIsh7/6IBz4mcxUQLDX8Z4CfYtu6HpGAJXesCGDXKhJaNDgGsFgDlz/mAP2zAe1bRD",
+	"FbxaQB0nHaq7A2Qk2I2azabZBSrC6B7XiohJBr+PoGLITMFYV5JmCoWYGXRXZBnDvyYDc/ogR55CTZZr",
+	"U1cH5hQhaXv4TmxUD6DwzHyNScc16bA+zTD+R0ugQpBSScZmOxcb/Id06qEMgUSIZ4Qi+j5Oc9NSvim8",
+	"/NzBITyR+e6nihxe/BJYC7mivIPvVNTIJYtgCazafvOHAN0yOMkYyx9QRWg2rQL6qpVoex2OKGRB6wch",
+	"FKeFDDP3zRqkbeS6EtlcKIxMkFRk/bBe0YlrhHKzKE2+AH4YubJ2uItt7fGGDUjiKamBMrPMYXk61xXE",
+	"B/qCJzYLASpqal5XFaZZjBOI62vxJHGSzpNcE67bZZ47KSSr89yMq+lEyL1N+GdTb/i4qG538KzuDuJW",
+	"8qw28G2rRvb7TN9dUj0hyLaloa1N0d8GrO0pg7UtFpf3jMmPHyJ+tMTsQbrFe5o9a4q6I9vqZ+J1ubVo",
+	"2lhnm6j50yZovYtxt4iO9c5hcx5GzB8xVO4LIu4eKF9jZ/SS8oncWQwqKEoUi5GxY99vtRNKXosbZt76",
+	"+y0kmfxCuRZbhaAHRMWRRhIrFs0dOoz0oGOzJqT9V2fqyc3NdXW3ilSTobH2LVvol0zj6Lbw+ktU3JM2",
+	"VSobG3otLfJ5FR8N5PL9DeplgdrHowufr4nuRd29RmX0uHzPG+bhDfPwhnl4o7i+WMU1r/z8zrprbmPR",
+	"HPW1AlsxUFSpkIIWMk6edHYk2YhKpupF6dsT0oqh3WYz8EKKrUBqmnUHUmRirNKprSmwIXEocwjSfWKs",
+	"u2KI9aDffRdE9zkiu04GDAmlMKRvCQ2pwnakCJ5IeM9nPM1XmDBtfPcdOTZPQ+fAuw01YNkPRhGE6Gd6",
+	"nCJb8uquPUkUsFA5Dv46sB1mhH2kXZ1OoYBG9EiMQ4gjEttuqJjUlpI+tkjsOR1tYS1HdRX3oB0hJjWX",
+	"diVAkIZejNLCPMJ2a9mRQtMXTfKfdlhPSEaoUuOhWSk17naZUi2cIehZ2+gsx5mZW1TyNEfUMnJboAYJ",
+	"RS3+/riLCpSu7tW7d2qUmpk9qnbzQ6CFdTkRbhOeagQtYBkzSg+KfniGNVH2hpJZljFxwyRc3SBAs5dw",
+	"hMIRGRmN5chYCh4+vUO7130JHuHvokNq8dnpxSVZfoZ2fhcdFdedAu9avotgvezKcu2K4sINv9/cK62K",
+	"OUA9KTJNxlnKlCIxNar5jEpjV8L2MocQDMz8IPnNzxVRQ5qmXs+P8IfBweHDIUs4bF8KkzU7lso+QsbL",
+	"cYYHGRk5cP3b3S4b6QqiwvViwHfG6fVPsyjw67J+H4mQ/MdgVo8Es1x85LIGvzMpzNlnScsahHkF4qri",
+	"DEj6crEEZ8Ofb7M9USUMI9hqlrgTBW+FpNiwl28C8Y/CRj2fxjbniW1/PpboOz56EWNsyKb8rVLGhm96",
+	"w1K8YSnesBR7luJV3LvAiTV2BjhYZhVXaqVeF7nIaob7YkAl67CbcRo7eQblucczrgYWRoPwrJuOE5ZA",
+	"NSuXZMCVFhIwSK/ZSNdbgXljDHNbaoY0TMZrgIxc/NPxJWk0GjC8nT9+F52T5FPs/QWuG+SdAm9CCzOA",
+	"xNrwGPjMcT/hbKbCDNM4goIo48oaF1DS7CGtdnBAV41jB3YoF9lfzBv4cvCmzeD/Ijrrj0faB21ikZtY",
+	"5JpjkV60LZTh9whHeqkc3Qp22sYfEfp4MhCp63qwLXBBtKZ2zm+YjNw3iskb3mXPlO+tqjcw0Bd2ESg1",
+	"plmX+SCJBGglIvAeRp52xXAIKNXg5QYNVoBShDLXRdY6U8BlhvAOpGiGkIliLuqDV0GrO8SlQKspqBaW",
+	"faZ8zQU0dMDjJrzLGqQdSPYR+uQk4SyBGBC9ZpnRxrRPeeaQsGlHjDXRE+GiNx7uiX208acGiTHpY+5i",
+	"m9pciM8Gg2yzICiyUnxUoTqBIS0IjEI/ST0M3bV8hDGbYiwWo2HRTPcZDmMixmmCK2XGYZ5XgLJa9HB7",
+	"oUMTOIC20BBH2zwhIoqbLWBbKcaK5RSIdQgiglY2czcrbIObLqgHEd4c8rFB3pi56QHN4Kfw9YIYH8Y4",
+	"rIWMt7Th0KA3ZyK5WZZoWSBQF18fnBzsFvKjpTbDiWFyY8FA7nA20tIg7cw8z0hllpBRSjPzINy3kvWM",
+	"td8gNWMehdHHVaOlsYvBQr8Q3jVYpsji+46E1KVkQB5fdpMKosuNOpmNEFNVWhQ4ue7XeA1LFcODOmQ0",
+	"s4tGM+s/p4zeMKLEMNyg+MjKtVtrLBQP5YwB9ZQqca3dsjCmuffQT7s1UtkG5uLRTKx7hkPC02UMiBwv",
+	"PMW3sNtsNs0O8yu6D38qplVbb7XMdnu5vbu33dy9bDZb8L9/uxVtGSG21frhZfPTTGSlrHr2XjRLEIid",
+	"sSb7TS9HvLTPlQHqzZEUKD4HVBl/uXmALfuSZWxiLI1dcsS6DKh4zTjrDfKWDhnpGduqpG8V0yQU/oBg",
+	"C+OblfMPFO9ZppPFWFse4QVqEeX5rN7KhAbddVBIzIJBgDWbVvU1yjoSFhNBJfqQHCyHmYoC+RsKLhXO",
+	"yoevO0rvmqJLYXmzRRFDgivnLiiPQIBooVDdhWHxgzBaMhI8gy5bwvUDheofbDgze9z1hG8U25Iz4fbJ",
+	"h6+rSeMCHE0aesHWXzeb7jbh2A7aUA/F7nGnGKwLci6MxX5zTb33DLb2mX4YV2F5WPQv5u09qVbhFTyD",
+	"TbPwpln4KTcL30W2ry9MWxbmkvW50tJbGxuxfTsshvNw/b5wXIZwLhdMa571N9xMG8n7pUreULQRZffz",
+	"V4HZcG+hs6aocZUAQTiH/5+9L29u49b2/CoozZsyOWlS1GLnharUlJ4kO3Icy1eU7Zv7khHAbpCE2Wzw",
+	"NtCi+Fz+7lM4B+iFm0RbtBYj/0RudmPHOed31u+dx+FbSZnXEvu0Dg87rcM61G1hjodyA5d3m/DBVnpW",
+	"25+hoO6FHPLky/IQJSNeftw7misUbQTKN5ylCU9JQU0J1vOF6IamNVd+LvlVMUIxWJR1Y/6uJI3aDaKG",
+	"HNPj02OzvqZJp6mDqEhSi0TUHvLpAeFRpFgjjXphY7e1u2so90m0+/z5zi8d0U+YzlK+29pt1V1G5F7K",
+	"1YAokfRj3siUQf4DM9Skz2luslUCJFsaSXPHaT4BsnjM5AvNEzCCxz1PsSg1YZXRW/UkitfYJ2YXhG5K",
+	"a1MRz40wP3XJXktFtSulsCu91o6ZZsSc3L45rXU0C0CJa9Tmw4ZD+slyR1jJUHK0F9iEj7UJAIh8wIEd",
+	"bWC7BHOJW2mIv9pvtTC6l7MrXuoPB2DW7oDs77QIPXv58uT88tXZ2xMKka+ulHhRFkvmOSwBHbzLurEI",
+	"20WTzxTR5ti6uuOO0sF8msSQWQyPahvgUo5ODsheC5Mqg98G/Gkz9rIoSrlS87zd3As81if28K/N1s/y",
+	"m7a59Ex2bPeVmynvHjtYZu1yjvXoJTJ/V6zfC68e0fyWleqvzyQ1ZuGAN45kolMZ35jO2Lzs3vVm56/g",
+	"9Du36OOVTO6PTxu2zNOr5ZVNDa0nqZSa1Ohn84/LLI2/0HrbFvAuSv+Z/0GIrBIRJ3SbjcX21Q4NbNpe",
+	"8v78jav6jXbqvrjiCVJ4oUJ5xVNzWLM03mpvbW9VJYZZtlpbdCV0OTYUj3+9LE1ca54YAKMA8DzYeRvx",
+	"Q5j9QmFnXgJ52CMHSUttf7Y1dU6jL9vNCY/jxjCRk2Rbml1rVFhRAye0UnWn2IgXKf7RScoNDcpNprHg",
+	"qXOfi6UcNslFVSLAkeXMEIfXJgJ+75mvS+u1aB60wmate57NHN0kR2fnnTbkwJap6Itkob7tsDzvDkz7",
+	"Dzupw/GYJxHIr+txzUM3QKyBsdGESsuHv4yTuT2bYUSHEM/tOFHjMI7lpHEGC3cTNcdP7Zfwof3Os6hH",
+	"ovd6LFznzJz3qthMcOAFKapVSc+jZTg3ke0xT0TUCGUCvk4321pWEWyAUlA652zMk9NjcoQlQvLxTR8u",
+	"BccRH1XWwVNsT7E9xX4QFBvpSYVM/WgkOidpDav1vFu5Gv2JVdbriWvCrNBaf5C0ulC4QgTXoxK1l43d",
+	"U21PtZ8m1d7/cHS6gIL8CJJ2MevlFqZDa/8oq/eX2TuGfGq1w1L2yOuPF+YvM5ca1dNxmyCr2L8KRQNe",
+	"+enTRNOAnETHnUOwEXV2n78ICB2KiBJGrDnJ/GL+/DQZmqmDGwChnyZDSvB6BYSyLKLQNU4zMG8kMgk5",
+	"LZKbwb8JTyLwK6+3CY2j8eVVSGdtOHlygqrFBqcVmK715VV4aQirGeaHo8brs84Jef2xYwPiVNalJQMQ",
+	"MikGdA1NI0FpQM68heaYInJPyz7XAzMXSEBKwMke9xsBIma3k91PPNSqTahIIAj0EnqgpLbf2qkHxeNi",
+	"gpdWzU8DQrMEuHj514oUQ0stwPwhSZ+S1kSAOw0lDc30X3fO3hqoKlhsZX8IcRxlSpMuJ4aKsFAf2I/L",
+	"e1gY1MapuGIaD9OIaWjsAFYJvkqmhIap0MXmYwRrIgl319Gw/ywxhFdLGZUXAc9EYJqYXY3LiCcCkxAm",
+	"djP6MuH1AwhrhpjP3D5idihSLm5nE0LIKjPZYiMY8uuCf9+JlHH3lrBigPdkCysPYLU1bKk5a0PSjbeS",
+	"rSUaARX8Ct8b+G7eAedxeO4h28dThCZr5+byeCUux5KfkGQViajpyNJSEBzJMBsZVk+NeDPh3fZfWau1",
+	"Fw6k0vAXb9u27Q95B/grJSlXMgZ/DklqjEAVV5sCxDRSyp9A6P/eO6T1XBQx7TxTmMMJWK1QZMQiXhjz",
+	"7UvADt3fLidGqZh04FJaDPlUkdDgenTqCW0WWJlCapCEoGdKymPOFHe1kllCsnE/ZREPSN+sutBFJg6b",
+	"xsSljJVpnuHDeogY5pwQK8PkoyxyKew3CdBJlB164ornKUFqtEJu22QMkD8gI3bdYH3+616rRXMHpYrH",
+	"fpswqJQCFb9ZTxuxjaQSvSHqJOUMilcjyzYDsaMu94/eP0r0E4WZfsvlYG01W2waYgNs4wsUECu0FYt0",
+	"EyglHIvo2B6+eTFh/qC62Ivi3Igoz4g/NtJCnhA/P6Jbszy9HEzak+mI6a32VpaJaOtrUuN/g2d/JKKf",
+	"1hMZjk+P8+VaIiscnx7n9/kRSAs+3mDT8QZPXFFTYO1nKj/4ChjsTfwVPRqR4yEHy0Bf7oBwmRIaqrJc",
+	"nEBiVrl76IQ64d0N6Gnubc7LpIxPk6G6WcwoqDawaAgWe/3xd9LhGhNPo1OpIfAlWNz8NNHUpTSdEtBw",
+	"xKKbsnTqmepCpvp6MlQ/Hjf9NBk2FNdrctTXH3/v8KXM1J5Oz0c9H/V89PvxUXvtfgDGCWrgFTYPG5BC",
+	"Q6swJjWMTSGZ4gF57vhN3caOoLIadeGyR1hZuWF1qJs2VN9j9AWenrewpA/Ysg0DXKXyPUSDjNf1ejP4",
+	"j2oGr5pIn5A+FkjjfEjDUsyE9r9CQVsQbggWe58KW32sXbE6d6UelIl8xZRq4YkNn2oU9gcoykn6KbMZ",
+	"fRcFRMIrtUSWkzDDw3pz/bi9A7Lf2rfmVKxWkXNnG4T4JJlVxTUL9vFb+VWwfmzhxq2aOLEbTZp2pz2z",
+	"8+F/njOuZa6UlnI8Fd6IGaa2P8dC6dVcUYl+wiNC/0toVC5hmeo3QpUIKyS0skXxdEX9aLiPjbk3fSlS",
+	"w+S5PEInrZ0DqwOEes1yzBOFtkBIXC/iWNUD0s1ErAunLqWl+b4rbElJO8QanUlB4LSO1RHZSjZDPm2S",
+	"w/L4auVM+sg1A7M1HBPrQz54UCdW6qCmXIsUXyBdFvV5nSi0aSozQmeahfYgd0DBy0uFqosqN676tM0g",
+	"fAvdKoHTUChJzXfjVF4LrsiQ87HBpnI8ndfcMk1G0sFUm5gMSqiBihYyFZSTj2FFxNKC2amZCdjs+VWb",
+	"rEyrk0Pb7J3oXYtD+FC1r/OjMGthzp8t0Y7Hf8kwYpzZ8hGM2LUYZaOt9u7O/s/7/7n3Yv9nqD2OD3fy",
+	"IYlE876rJ785jfBVuEaSylWUZJkQY++4zYwHR85rir2m2GuKv5umeIaTk1p+jwleZGJu8o9ggtXog7c0",
+	"P1PKIm6TB80h/opSeadV1Sqj11XuMU5q5RewirlrToGAtEjn/FKmowZPTG9GJgIVw6XhBr9madIWXPfa",
+	"QPNVG/IjtOGFhnmhXR3wpWnir6zV2n2x4Idfm80mrR8Ay7YYvJIjA6WKgruAuAqBuEXlcRlN0WZbO395",
+	"RF78vP9LQBTHVBRkr7kL+7Tf3Gnu1dvgkW1LwEJRpPfnb2wOqiLJKi6bey/vvLIMNCB0wXzMY32d/5kp",
+	"nl6OBfjCVzQUlxHXTMQKij6HEtvDFbgUUekfiocp16UHTCkjOKJ//ewzHFpuJr9icQZFp50XOgYZOJd2",
+	"58yfl/GCs2XrS0AogXORh2vAk4hkYyOvxbKvDgjqf3DxSjtU0ykLQUiFso4uzSzN9OhSySwNzQChvH0/",
+	"MRL4LeITskRl47FMNY8uq1swO5XSI3iRkhrDaVmxMsCCq1A0G5RbwZwmC1IVoaheOPO357Ri8BoeonIE",
+	"CFNOV1bqpP7kjTioqPpegQPXjclk0jDycyNLY0umbi87wmDvKYjA9r06fqBMv72i7bFEEHjT0kYUaEjP",
+	"nGmJ1BYIRI81tHIE9auWl1E+ga6NFDGjE6uWUl6Uax2QbkMkLgkyiEgH5TTIhUJlj9DDd6dQVPvt2cXl",
+	"4Zs3Zx9tcfH5GsR/2DGvS+vXLym8SasHzsKXCL7vzMQdPJ1nSTx9yDV/q8rfUX4FFhGdG1Kb2/vYMPfR",
+	"ihslUrAtkiuB3qWrq6uX3iMJFyDBGrFhrI1o6kTQpCzo3hvJOC3N6XGTjWImnnR40nEr0jHmSQQViSuX",
+	"4LaEg0UjkSyjG8vKf5/YathlN5BYJMPAFnv+mURsCqWjmSYjNuRoaLIZoJmlb1ZbYAZCbfQflqOx0BIy",
+	"8UwGkGrAYF2oSmneQrSYl+obQNwACDG1RJbsOiyMeb1tNQRJ/p1QWM6bRzhAoStNQeSgEauQ2mEooCNL",
+	"vxB68sfh6ZvL07eX7zsntEkO0TxFdlsVkmkkNLsz2NrzFjyDSEZm1icABJzHMu7v/kLo+eHFCdaIPDmm",
+	"9e9GQzF4sqA9W5sJsC86OIIObweNdzbQ/6qqEfDWXFViT2a/F5n94YtB4AEEe3gcc9bP+Ap6PlMFAilr",
+	"U+AZ3lqb4i+RFKGsGPKBmGs+zxFOwdSRDAvqs9Mi9PTth9OLw4vTs7fW/c8p1Q3Z+m7UDWXVCnX7yuI6",
+	"Fbq0P78K57b4gCcd90Q6Hn+NKzxC4MZTPrC3vP7FN02L0L6NBNx07Y/hOYpr+M0zBZIYWAxE6u4xGHcw",
+	"tZS9yAqrrbu0DWh2gxHnvsgiRTmtLLj1Us4J6zOBljvzSqLBrGbdfGBBSCz76FSEzYgI2gTbKQiacpJA",
+	"YqfEyJRd0/VIXvGI1EDCyws419voCNUzAqj5RA3E+DvjW1x6VCdtknLBAnjK9VgoV+sWlOtIJr1YhPrB",
+	"kjpz5nI4uLaQYy/t1tfA2kW1/V6BBj5Hp85sa1psEgr3HzwPUfEOHgHdKWEFiahh2adti+m28ZN6EVwB",
+	"D54p839oNvdchMYAjE7YdI4KNckbOeGYlAa/gxxvFaKbE1rTF1JStYLeQl8Gjxu6BZUKIe0fn2D7MQuH",
+	"6ruROKxT9q0k7u7xKo7ofmodYt+rcOpFvv1B4UDsdtAT8kdDyL8O7q5N/58OPj7CikesIH5A9NdmHzLm",
+	"l0iAv1JKlt3tq93t3DmqEJeXGlUGUhnqezbmCfkvFhnSv9tskUPXRMlBn+Ttlk3AVmOJ+lQqIqs4TXko",
+	"xuBKY3WnKDgPmBo4rywQjl2TjgexJJIjolis26Y1Q+j1FJgcVQO2+/zFf1DSk3EsJzwyzA7St/Fr0vnt",
+	"sLH7/IUzGmNvNZ2KEXgwmffTRsgUj+oYIGC6oE1CYWrUjRKW4ChmSpm5BYSKETM/g9sdG/KIvHv7itSc",
+	"MXwb08Fsfy67FR3JiH/Zhnab46RvuOVhkkcW5jPO+dJuq1Wk0aX4nqIBmQxEOCjFJ4QDHg4PwH/RMmZV",
+	"IJTcMwu3Cn/Tzt2r0IBYDTd+ZsBExtGvCgpPRG5jcy+BYKEDgCK0zEhiTBJGA6IlYcnUDLF2dHbeIfT/",
+	"0PoBEZrYBHdaTliKokc/ll0WkzT3z1o3osGcWTyy+Wm9IziyimnG6yZEWzTMZU5Q7gXPLO8krO/ut9Dq",
+	"026/k3O3FOKb4I7a+/mk9/qROXyV2eC6HvNcpMD/bgoLWMpq796ja1PTKUQNOMm3EDNKfLUQKFaKEW3o",
+	"NyCltgIC3Birm0ALzxSBugPvz0/rAQlTASnQA2LWMce4eQzEu1T2RAzdYQgj3D97G5UWcexYZUCUxBFV",
+	"hJQ8MRpYDYR2OWVhRA5oApvVAz5SPL7iqv7ouWuxdw+bvZbGuYQq406H5hXPYX8sV977oOyVi/PoSPuC",
+	"CIyVJN6Guzkii+EkzpkEtXvMij6qTajpmpJa1yA+SKeJ/b01jwPCY8Vn48/ZiNcDQrM0rnw34V2zMgCY",
+	"eEIU1xbhWehWejWWfVl+r0neSgsVhcIYcQNPMbgk/8wMO5E2hDyPDDGYzs3OpfjGyVXith878cddnSf8",
+	"GwsB/27sws5sCavA0+i5hOcSm+YSVbr5uDgF1B8Kp9s8ZSpL8cIucdBMmeLK5sJgWvMk4rNpT5xaUKjc",
+	"wF6DMkioN8s/U8/c7xzcGutINq2py70EoARGximJpOmchYOACMyRMpdPxErvmG3FyO+kxkdjPc1LLKQ2",
+	"UjThC/wgEwLK2cLuBWC/ZIWCuaFhi9pla49YYljUPAmGUb/jqdqY5+MJ7tg9hQTa3t8IpVcZlODQeBeA",
+	"72U5einTroginnivx6k7fYSRMdxD0p2iqFii0IeO1mwFN5l4HFlqwtW+ybyT/wIEA/qq0oytv8Heo6ZK",
+	"81FD89E4Zpovj5855yxqoE3fvUvUQIzHZWOMLSFjpGJNxqwvEqZ5tMjofjOJy7tpp5xFS6JkOjD8i3z0",
+	"mwxCtp3cRHJ8MMv9UJsHGsqCF6y4NKXLXxzbm+LfFtzm6vWwt/nma1wtUSEnSTGyarDbwdzIwaHRXDq0",
+	"m9JXJxdkjn7QDV728jVfmXnszJApQzivOKlRsFDWwXKS5A97LFbmad5xng4MknOUMan5YqsMQC3g7EoZ",
+	"c5bcKsHX+hF5c4nMOpyl4aDt/Kp4aWPQbmsGTAypYyJRKARrfq0DEjLFGyJRhruYycTTZZP999ZMprM3",
+	"POmbo73TakGSs/zfX1P3wu1fR6Z6syGHricfcOhp9G0ilTdOnJdFHX4DoZykQvOlgW9u+BsCf655DHpb",
+	"CwPu3PkgVnoU2necl+gMFHxjE6vddM/y93yKZA8fv5tTIBxZwnL6tJw8zWBF90HTnvqFYFE4xfwNJAwI",
+	"zayAeWMYTdXfm8jE0LeqRIkuZyKG0CB+xTFxbTkXcKYgzJrUIg5ymHmG/mcolrUJynFEJEpzFtW/Vfpc",
+	"RlRxliWiuqGYFQw+8gqre6I4P2DECp64byIyeDnuhsgEi2HrYawk5LBUc7AUrnwp00KRk7JS8dBZClI+",
+	"TrniCYYUEgVVLJlLbwxW5krubS1GPMgzMrIyeXqm0Cd3GuSfCF0/IPS013grE96AhM7UuebmVt291n5u",
+	"8GWQi3NDoLnP9TeRrM2WMrxzWW8W1fkk0JtOAv1AyfLDo7KvuL4Vif12mLkoCtDIYosEsE1JSxj89u3S",
+	"0uZwKwbA3Vc606+gZV4EfKgioI91WztGehyz8NtETqQwm8K121GGd3tF1dIjOQYps1J0ZRbgikTLsn/K",
+	"xuCpG+8dI9Tvq6s7kuOp19M9fZL5AEGwuz/fhoNdKxujS+OUG4lwOVU654k5QhX7YMk9g43GMceAFwCz",
+	"745fIuGBf7x9RWo7z1skGos6+qzRQ8gXSMk45T3TLrpEb48TA6iveFp1NR5HPdokZyOhNY9cbz3B40gR",
+	"zYacRLzHslirdim69zBi5I284oYnYDodVAX+tdXBBk7MP//aIlpChkGoHlLSEWJVJ3J0cn7R+PPPP/9s",
+	"tMx/O0HFBfuZctUDwEpaW+IdDm6AclG5MVUPSCz7MiChjGWW5uXPmJap4LbaKP3v30/+/JtCSRHOwgGh",
+	"nz/nfjsjrplZ+ubvJ39++bIpQ7k9Ig9Z+H6HQyxJ3+tJ2+OoV+3UvvcHjwS7QLP07PsL7NVb+Vm+sbXi",
+	"zfl2Fjp/p3APeUTGrM/b+T0zV+zGi+WVv09a8n9KgnyCuW8dW9qka5PLkxDKiK8OI7JhNilXWayxulOl",
+	"aAtUP2gTCnl9aeASJkSU1Mr5Ew41hcCdMVOQ80GmedYDSmpFFgRs9JwzJRMsCzT3+EhGnB5Ulce2viW4",
+	"Uplui+I21P5y2Z1e4lNqa+EU76gBlHu0xS5dnBHUyCZCk0RODqy227HZ7hRZn0ziaUASbpi3c0htkuOU",
+	"9WwNhkSaRcuSyNbfsfWNZp2IbFImBn71R6kMhz2ZRqTLFN/bJTV6atfiDQXX+h2z0Gf4d4sGZDAdD3ii",
+	"XEGjepN8lOlQwXaV2S6plaqBN6FWVvl3CpFaAdbgdsFTKce6pcFs1hG0FZTr+dxUvicgagDBA7kMVTlJ",
+	"hrofFL8Vq431N6zJAZcwIVTT2YJBZrp6psoRmjIX1OskJwyyPqOZA2O2QHKrjMk1mQcts4TFUy1CFZAs",
+	"iaFGzoAT+l7xtHHY54mG3CWMhCmbxJiWGtKeZkkvS2OerhX6hde0VFVyXfnjw0welNt6zb1hwKRuUz6J",
+	"j7V5OwPnsE0aLcpzOQdytI7Kz1ct2qAwEmx9ACa2+ivzzuyBefKRbzl/h+M7BcpQus6OxZcP9yIeXeQv",
+	"Wsqt91v7lj+XSHqTfATe+n+veGrQ0K97NLBhr1CIthyNttdsVQvE2RRLloY6AlxJktEkRzeHuxZ1KmXE",
+	"DQ1VimvSzcIh16T2okzDAzIZSGCnTA1tsoYl1NL8dFipfAeOu7aGwIQpgrEdNoZOpHlBxUoK6pPzw87C",
+	"pIN9rsu7Aov0DkDLHdDgeUGrvBN2s/L1bxO6S0nNAv46PEfGY/OFVfbkgNA9Wnrn5q2uiAUQ31zPA/Oy",
+	"xEwLovsiIi7+qUk4yJJhYMD0xAgpVI55AsezaIQu84m2M6t4RttpbbV3gy2eZKOt9n/vBnt/L6j9fDN7",
+	"2SAKRfEHU57kQkp5UYskQ27fPPi8k7xRqz/AqMSHQeT/CzYeT0rt3dtX9fVJvLryJP4+SXzn6oci8fSv",
+	"rNXaC3MartrFe/ATpwW1e905e2s+Ojo+vDi8XxKvrvo/XY/iW5J597Yn9Z7Ub4LUdz6sR+rL5Nsq4Jdq",
+	"4Ko+kqD8zhXiNvGZIiphYzWQGmwuLCFMaxYORjzRoKiKCOtpjtkO0cSziKpHcpLEkkU53X5eItv1qvaG",
+	"lufgDP32e8t/7pBJrFAL1ag2pKw0jYKAPVN56xVNUb3M8FgcW76neLtIakG6fCCSCGTgPP0FI1c8yczY",
+	"P4rGS1FHu1S+bsiD5CRpklNdUSrlryxXKJGa1Rkpwq+xjGLd8vYV6rC8PKxNsWtXo7ybLFaSKMgIT8sH",
+	"z73AI9okhWgxo+Z7QPz5qBj8O7BC3TmXPp9Z5LzGf3WZD8o76hySb1jhJdxSLw0S3f3PrwkL/QYf4rux",
+	"BC5kqGVV/bvjl4+govgRzr1xLNRYKnEbdxn7SfmLL4H3m9643/RTlzSOqpdnLTmjKvPfVs4gMp1lA1au",
+	"mEUYNE/gVlgpLGBgCeGjLo8iHhF6zDQzk+2bCb5LpexRUqM8ihRrpFEvbOy2dndpfT7h3lVIgZnavOuK",
+	"yF4vFomt8WQLI+fM9Pj0OE+qRWp0UdLE7UhEFgAd5MVDRSV9u8s+3xWalGBTB6JaqDMMJtWubcxLLJS2",
+	"tr6CLSo2VWTi8tfOLHSxxIqJCD0a7His50xtNlAm5X2ecBCsUt4w4A8MlZUiH5Z42+IyQjmMmL9k7Z9D",
+	"Pi3y19uMDnrAkzZhJGbavpFKG+IDmbsS6eJ6iNCL7Z2GRbrlLEpAzygfykl+zTxBki3WEW2eYFl+n2gR",
+	"U7OQRMl61Zjq7KZOtKoY8GIph9mY1OYsrrNW1nqTAA9AEa1nXkFhUZEarbCStjWKB2TErhusz3/da7XM",
+	"aQJLIMZHweQgYMquPgwSxAkjUIYDzsZGpDP9y17pbBTrE/ExSBQyCUiX92TKwXxptlEk/TakmnSxVQOO",
+	"Nmg4tVPIYiGzGE5OcVZcCQN3ZDAvJ0iHLqfazP7kidKtFd8lTC9M5ylHeFEreh6xKVZw7PK8Sm/gOuVR",
+	"HZI5pxy2lVUqL5RDuew0N6x8WtPc/HUgY4Hx+SHI1Kwb8+9sWv4G4fQq/IqkoqXpLRFMLVEs8cmHL5p6",
+	"idJLlN8mUXZmTz2pzQh2ATESG8lFtvqyRKirZc6JXilyQgH30iiM8Derpg5ylmA4Ty5Rjo0MGRCYIaYj",
+	"/XDUeH3WOWlDXeTRmIWavP7YIbUZcfKnTxNN65aqjtE10Al8paG87py9LZVNG6dS81DziOABJZTF/TY5",
+	"iY47hzQgVE/HbWIbDwgN9dT803ptDUWEJYt6WRxXxZMR1wMZERGRmtXEW956fHqM6vf/hY9R5PidT//I",
+	"Yi2MyGK183XH1oVCXg5SCHRpWZiR32al1dcffycdvlRG/jQZKiskQ1LulPeF0iCkhTETIxT2mNkJ5/v3",
+	"MpUjOi+xmfdAKDPPhJ56KctLWT+ulPV6oh++oPWTJdv8GkJGttpbfPp60H0VijPx+uW/Ts4v/tE5Vaej",
+	"ty3eOX1xmvzr06mYCLYbD08/SfGvV/HwLIniPz+NY/7qpQ5fXcfm9+i3eGJ+j0Z/pCyJWqdJq8mnr8f/",
+	"OjJtfJh2P413oo/x8OzT4fXZxano/aMZ7sZJd/SyFf3zdVxRk46ZNlxuq731//77sPEv1vifVuOXy8bf",
+	"P/31V/OGB/8xp7IMtq4btsFGlUVVGEmb6EHKOaDFF/tZGpMxSw1e5Wbdre9xJPXSaidVPldp2wudXuj0",
+	"QmcrcDIcef3xYg2JExllI5Z9uVLcNC/kHKfMWSynnY0AMNzARQCAO4/hzJ0Pr0BLmY3RslM/cLVSmqb9",
+	"92mcC14VSc9GUIylMIx2wFOORrdcKLCDwPImCYeKJp0Pr0DIwYolqFYl1NkmOnalG+9kLMIpRT1eDwJx",
+	"FMHZF6Wz5Jiba2HmE4mUhzqekjRLQJs3QCGgkMxYQgYySw+cpGWelaWJhyQxkBpTi6MJbFLeWCRDBamM",
+	"pkTorzYWf0d5wmVhghNrwYlM+ywRimF5VpBMlWbT/HRYx7Abh3CjmRUrYLwxt+kByip34+EZfA83IrN7",
+	"j8jUOUNObmnudF/Zj7yo8ABFhXvn/adO7xAjVbklY7ehkCvDHmZNl7lvVB6GbzjBvKcUqYE6wDx6d/wS",
+	"YgCV9ZxBxz9gmtblCTkIxnAha6pR2W9jSbP6Ku+ZZeoOz1nvh7PexPze5dG3T5TzzXEqc0Xw0uQnoOTC",
+	"5JGpZzdPHZmeO5ZROvjreNn8O13Knf5xjvR0ESK0dPT9+ZtKkbhq47TeNkwssNDTOt9i1cZf1VWfVmEb",
+	"idjUs5ZbspabeME/0rthA4v8Pm3dzYVBEltIuW2ghP2Xuupv/f0dPEIfCb6yF8vzJ8+fHh8cuokrrMN8",
+	"AKHcjJAM6VQyNAJ0wvUE0oMYzLMgaYaBaSIZliHO0pHW24SRnd1W6/rFXgszMjkeUHVZBBAGkCs3obrM",
+	"NIbgp8IlEYfcMNoFYT1TiMaC+TFCAhaw++a20oDIGTs35hdrkpezmVDMhy7FSSyG3AO1RwbUOubcH7E0",
+	"+oGgGvjMmHnDfQ4qF89zQs8Jn74NMT/8q1nkhHcHUg6XV26slFRtlxMPD6CyNRlJpclui6ism3+nmuRt",
+	"qajj1+WcdENbXm06Fkp/dBPYYEIl20enNENfjtWX+luj1J89y9VLUrqZ+Sn+e+36yjPXZEXVP3t+u5g/",
+	"/LeLi3cdwpMIDO3EZgwPjSjiymINRRKhAOgED7ALoCscUTxMuQ6w5KdMQp4bY9+fvyGjTGnS5YR1lYxB",
+	"aMsUJ3Sg9VjRAIQdIxdlyiXHlSnkPJxIw69Nn/DUdDgwFKbG8P+TVGjNMcrKRmgXdXLo7s5e6+fWi/29",
+	"PQqZE1vXP/cwMS8N0D+wlykIFz7Bgv42XtmljyApVzK+4kZWzacwtmJcLOW4y8JhQKCmtZmTkRYbsQxZ",
+	"jC6HYSyziLiUu64wNaE7L35p7j7fb9r/UyKSMM4icD8cZbEWIVM6IFmixjwEzpbLwxLiruA5ixvjLB0b",
+	"YTFFT0vZI6fvrvbh5dN3Vy9IzfyzMWJQIBue5D2Bh6ldACS0+62WWWWzmRTqAWVpTG3I0ICHQ/R6GPCU",
+	"A17A7Pe4ORBUZh5yWMc86pdpEsok4aG2JYwsznALzUKdsTiekkiwOOYReF0w3GuwI2EkVXkbcHOTvIli",
+	"G9GvExaeaQOSNOkxEeORtc4a6BWSaHTPHafyemoeweeYSxJ9PMpRWUaS4xH4lRhxnsWx9UFmU6ImQocD",
+	"qGuSmP1iPU4iDowAYukU19p0C5NhpiWFp57ai5QfOsQBt+OnpDZT2K7LpzKJbHwX3kRI4jkZKB5e0nwS",
+	"pDu1GFHxF/vmvOztmsMTyRH6xx4QxdExNme41DSYJ3U00Ndur7BpLssBcmJj3B1T8lvKuKGCorb1e60n",
+	"ip1HC4SMlVUL8KsDQnH3aZGftSDIvprBE686+gPXc8mlGcMjQF5ZLlDNlE6wtGdlmdI1Za4ylrqxSCkW",
+	"P7QJqUr33VFUVfBTjMlQBzk7G8mUO55mZr45+oujL+ivrz3q088/6FKi5au0LilYVUx0ffi1qBrekQ2O",
+	"gvA2LE5iS4IeFHI+RPVPCeqop0bYapJDyFJAjWwOGdGNZI5eWzLBukWgY6el7qghAt2YJUOCOlISxpwB",
+	"fjsgNMnimJKYsytM254lGLiFSuu8xrGRe6iVd7GwKf4ZNWSvV6VbRho2gKBNaGi2MsxMEy+ZiLOUK0pS",
+	"rrM0AWm+hZFvkVCsG/PoUFPz1AyJ1MpiZpxyFk1BnucRrgr+XW/OlWHOxyg0kb1eG0jomKNv+ozsigQV",
+	"1w8bDGwWKZsNDGCE614kpBeL/kC7YLWeSIQacCDIsC+IlEVOsg0qkbiqWsTmD0Os7coRmyVqA9Qawdk3",
+	"U+uNidj3WvpwTdnaK+98LZRHUqsfc8t8G+9bVdXwW8Xg7YL8rg5wL43/mSoR7cBQ2dySEBS2CMMYczEZ",
+	"AK8r4SUTYAATNkWtpiHApeaRPVARURcwQv/Z6KCmrnFsW6SkBnzKTqYhIlonVyzOeEAE0O6QxYSFqVSo",
+	"FbWcQ30HW8dxsaSbKa/9DioO3O69jvifW71bHfu0I1O92SoYMx2+y6soeFrvgcfdWXbYctK1KfvOPJHV",
+	"HO09i+0+/8h4BgK8IzNN8z4tqKe1/VRE+qrVh9R2W7t1yC/ndA+oPNepgKiPIWaDcE0Gub+Ro4uY5BW8",
+	"cBZChLwJwEGVnrRcCT60lKRmppCiqjs3adksFfilDeh0SKXeNu+m3ArodpQgoYfOxEFUBg4eRSo3q/yf",
+	"W6zNifVmp+5WBbO7KQq7SqK+KNkXZk5fQP5tzqdXAHk6/LWaYA631RwrlADXFYDNl3cn/xa1AiHe2N7V",
+	"+fswyEYsmfdDVNbtjyihOUml1IuCHmg9IDLTSkSc0G02FttXO0A+sjTeajvX160vfxcjQgfY7VCOpw92",
+	"cJ+ty+3DWb5bHMQVwxSqakGuDMV2Wy/1i4+AbNsTPKcuZ2rQlSxF6/WYpw0EPT3RN4y0WQROHLp86QvS",
+	"d3fMGY4MP8JsoFBWAtmOIjXLuaBoY73cIrIwtaRqx5jLcczJZCBJykMurvhsEIlrx6WOXzQy7Btt+Hoi",
+	"G0rzMVicG1g7wrWR6QHCMGuqnFso0Reaxc53uZxCo+6cK0RartJYNI6vLWj0NzkpzwnagUTnuTK35FVd",
+	"btBmyljQ5KlSmRFOzDaMwD0gT6zPdG7Gde1k8RBaX97WTAHp0sel9MiL5vaHTPQghlL4kdAkU6xf7voI",
+	"Hi/68KhaXhRlyrzIZ9HCifn3gu+h0rYq7QkmUcPj6BwqyhPBD24YSV7OtfRhUR92/lt01q4QlGBBHJRt",
+	"qeJKueAUo4cEXs1E6vzdchs5b5r//swJgcrqL6wjEYsi5cR1c2fTHgs5sU5D2EN5nYqgcUNRyr6eWEIJ",
+	"UtTxaDl0OEuwPOmExTHXmNLOedXPBHC3IY9x4X8vhyBbJyC9R/Yy2nb0IJVZfwA6G9mz2hr4RfZ6PFUB",
+	"Vnk3vXw4AsmZX9s0yjKF1Nqnx/sfjk6bpANQRBH67qxzYfNp52lfLqBu66yAS5vkMJmS3etrV9SUhcNE",
+	"TmJuLj38iKZWqNaODkUlF6M2YYn1yYIEzAHMG52ISA3z3jnvmzqcINuLGZtIyE6L2G/Qh8m6S+VIAf3Q",
+	"wH2o7AVVcoCC3wQiElt1eMbtqkkOneWkrCJDsIauWzt5MMVzF8ABVWJdkkFzG3chtY2yJVGAqWqWancA",
+	"nLHE4qza8wLsCQPLNIvrTUL3d1rklUzKdpp5ANXrOWp3QJQkkTTrZKdQbpWRVE7s8WBxXDaWC64OVll+",
+	"wFmsL654QrIx4DXrA2inIXvmoLrlwiIVLmEg6cpoahMKOsc8eF4sb0RqkVAQPhRleOK4chZ9m43R7I3S",
+	"bDTGqBppkCAU8zesGwZpxOJMg28an5glgbopdojNsqay4z6k+Yg6miWRGYCjLDYHp6roMYPiX/l4yg9V",
+	"0XANOBrMoernd0AiHsaQ8UHCDrI4T59keX+qCl9Nm4GeJYSzNBY8zat6wVESqshFD5Y+iB2qw9qUtmAK",
+	"ZxT8BV0f4JKHvopcgOJgDkHbamVHltTNgegFvAgcX/M6JLiGBVUttuDEgo2qIStYDz5DIxDj8mWBEFMc",
+	"r4N5vTOqX1SbLD94t5iF62PlRGwUbnsry0S0tTC6tjry94m4JoqHMolUgO6WNrVqfr6a5Jx/MiQL9OoK",
+	"XVv0wFA60uOTnBTJ+DabceHO8sp5lBMithq/rJfmsDond7pFYi6DGLEY2ZxatBxUDdju8xe/UvITGfBr",
+	"8tsfh0eNzm+Hu89fmDtgU9rm9xFT1jbxacomQH9clbkhn5bLE8zoH9Ed8BYLlhOQ2y6YnYJZN9bo/f35",
+	"xf6XdVavWIKyc+qLfWL+ThshU9wsDbt5MefoXECWEap2tSiRiIKCoBixYYHlZ+nSFTR065uuxlrDr565",
+	"JWPPz/7Ng9ela3L/12KtpaBXO0HB7KxH8+KLVGxV5SbNLcKqexbMXrS9XSsB6Nzn+ply40AZKfe/jngo",
+	"I5Dc0EV7njXHopsyEE5Q2VCpS2I9uplyBU7As/fGzVWlK71wc692giLL60/bf3/e3/vy61qXGPZg1rtc",
+	"udkVbuaM7O02zHKVd8iVrbx7L5Myj0e2fBsXk3/+cx7yHBZgIGqiIjLXNNIKbKIL9YzmC3wNi9LcDK6M",
+	"pDdbRKgGgIZgqVtr5YH26IHzU0oijsqWAY+jMiKzvksjKHqayITXPU7yOMnjJI+TboGTUIXoYZKHSR4m",
+	"eZjkYZKHSR4mPTGYhCx+4ygJ4c9NIMnW9LkZJc0iJPth2yzuArBU2HW3P+d/n0ZftvE7CiCiOzXCgUjR",
+	"OUy5IvX0+OTNycVJpUHI7MUSV2kU38S2lBU+sSRo3pktipVypmSCOagoACLq8ZjHYx6PeTx2Gzx2bumj",
+	"B2QekHlA5gGZB2QekHlA9rQAmeXxG0dkFjIth2Tlehbf5BtYasj7BXp85fGVx1cPD1+VvMW9d6BHWR5l",
+	"eZTlUZZHWR5lPTmUNc/pN4i1FoCo2yGuSE4SLJW9HHR5XONxjcc1HtfcEtccFyTFQxsPbTy08dDGQxsP",
+	"bTy0eYrQpmD23wndFIDldgDnpoAoD248uPHgxoObW4IbH6rkgY0HNh7YeGDjgY0HNk8Y2Gw8YGkepNwO",
+	"0NwYvOQRjUc0HtF4RHNLROODfTyk8ZDGQxoPaTyk8ZDmKUOazYf8LMAptwM1ys7TIxqPaDyi8YjmmxBN",
+	"B8GHhzMezng44+GMhzMezng48/TgjGHz3wnLmLN6OyBzJfjEG2c8lPFQxkOZO4AyH5CceDDjwYwHMx7M",
+	"eDDjwYwHM08RzCCj/05wBkHKckDzSXabZrgx16uwzCHpZvGQfJJd0hOJUAMekRpFlEEJzVvAvNcUpWNK",
+	"JkauFQYAZHEEoKAviUzqgWP/yvyUaNUmYxnHBpEYJuvzq3ns5LGTx06rsdNr2T3KKZeHTR42edjkYZOH",
+	"TR42edj0ZGBTmcdvEDFVUNBysGT3o6m58i5sHrt47OKxy1diF7saF4aQeOjioYuHLh66eOjioYuHLk8G",
+	"upRY/AaRSxmSLAMuX778/wAAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

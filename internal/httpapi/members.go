@@ -78,7 +78,7 @@ func (s *Server) AcceptInvitation(ctx context.Context, req api.AcceptInvitationR
 	if err != nil {
 		return nil, err
 	}
-	return api.AcceptInvitation201JSONResponse{Body: api.SessionTokensEnvelope{Data: sessionTokens(tokens)}}, nil
+	return api.AcceptInvitation201JSONResponse{Body: api.SessionTokensEnvelope{Data: s.deliverTokens(ctx, tokens, wantsCookie(req.Params.CredentialdSession))}}, nil
 }
 
 func (s *Server) GetAuditLog(ctx context.Context, req api.GetAuditLogRequestObject) (api.GetAuditLogResponseObject, error) {

@@ -125,6 +125,7 @@ type Server struct {
 	privacy       *privacy.Service
 	signupEnabled bool
 	links         links.Site
+	cookies       sessionCookies
 }
 
 var _ api.StrictServerInterface = (*Server)(nil)
@@ -208,11 +209,12 @@ func New(opts Options) (*echo.Echo, error) {
 
 	srv := &Server{logger: logger, auth: opts.Auth, accounts: opts.Accounts, events: opts.Events, attendees: opts.Attendees, templates: opts.Templates, certificates: opts.Certificates, bulk: opts.Bulk, verification: opts.Verification, badges: opts.Badges, webhooks: opts.Webhooks, credentials: opts.Credentials, analytics: opts.Analytics, wallet: opts.Wallet, members: opts.Members, sso: opts.SSO, retention: opts.Retention, auditLog: opts.AuditLog, privacy: opts.Privacy, signupEnabled: opts.SignupEnabled}
 	srv.links = opts.Links
+	srv.cookies = newSessionCookies(opts.Links.Root())
 	fields, err := httpmw.FieldLocationsOf(doc)
 	if err != nil {
 		return nil, err
 	}
-	strict := append([]api.StrictMiddlewareFunc{fields.Middleware, walletTransport}, opts.StrictMiddlewares...)
+	strict := append([]api.StrictMiddlewareFunc{fields.Middleware, walletTransport, cookieTransport}, opts.StrictMiddlewares...)
 	api.RegisterHandlersWithBaseURL(mountedRouter{parts: ps, mounts: mounts(doc)}, api.NewStrictHandler(srv, strict), apiPrefix)
 	pages.Register(home, lookups, infrastructure)
 	pages.RegisterWallet(interactions)

@@ -31,7 +31,7 @@ func (s *Server) Register(ctx context.Context, req api.RegisterRequestObject) (a
 	if err != nil {
 		return nil, err
 	}
-	return api.Register201JSONResponse{Body: api.SessionTokensEnvelope{Data: sessionTokens(tokens)}}, nil
+	return api.Register201JSONResponse{Body: api.SessionTokensEnvelope{Data: s.deliverTokens(ctx, tokens, wantsCookie(req.Params.CredentialdSession))}}, nil
 }
 
 func (s *Server) Login(ctx context.Context, req api.LoginRequestObject) (api.LoginResponseObject, error) {
@@ -41,20 +41,48 @@ func (s *Server) Login(ctx context.Context, req api.LoginRequestObject) (api.Log
 	if err != nil {
 		return nil, err
 	}
-	return api.Login200JSONResponse{Body: api.SessionTokensEnvelope{Data: sessionTokens(tokens)}}, nil
+	return api.Login200JSONResponse{Body: api.SessionTokensEnvelope{Data: s.deliverTokens(ctx, tokens, wantsCookie(req.Params.CredentialdSession))}}, nil
 }
 
+// RefreshSession rotates the refresh token from the body or the cookie; one from the cookie
+// goes back there (and a cookie that no longer works is cleared), as it does when the request
+// asks for the cookie.
 func (s *Server) RefreshSession(ctx context.Context, req api.RefreshSessionRequestObject) (api.RefreshSessionResponseObject, error) {
-	tokens, err := s.auth.Refresh(ctx, req.Body.RefreshToken)
+	var body *string
+	if req.Body != nil {
+		body = req.Body.RefreshToken
+	}
+	token, fromCookie, err := presentedRefresh(body, req.Params.CisRefresh)
 	if err != nil {
 		return nil, err
 	}
-	return api.RefreshSession200JSONResponse{Body: api.SessionTokensEnvelope{Data: sessionTokens(tokens)}}, nil
+	tokens, err := s.auth.Refresh(ctx, token)
+	if err != nil {
+		if fromCookie {
+			setCookie(ctx, s.cookies.clear())
+		}
+		return nil, err
+	}
+	inCookie := fromCookie || wantsCookie(req.Params.CredentialdSession)
+	return api.RefreshSession200JSONResponse{Body: api.SessionTokensEnvelope{Data: s.deliverTokens(ctx, tokens, inCookie)}}, nil
 }
 
+// Logout ends the session of the access token, whose refresh token comes in the body or the
+// cookie; the cookie is cleared.
 func (s *Server) Logout(ctx context.Context, req api.LogoutRequestObject) (api.LogoutResponseObject, error) {
-	if err := s.auth.Logout(ctx, principal(ctx), req.Body.RefreshToken); err != nil {
+	var body *string
+	if req.Body != nil {
+		body = req.Body.RefreshToken
+	}
+	token, fromCookie, err := presentedRefresh(body, req.Params.CisRefresh)
+	if err != nil {
 		return nil, err
+	}
+	if err := s.auth.Logout(ctx, principal(ctx), token); err != nil {
+		return nil, err
+	}
+	if fromCookie {
+		setCookie(ctx, s.cookies.clear())
 	}
 	return api.Logout204Response{}, nil
 }
@@ -93,8 +121,4 @@ func (s *Server) DisableTwoFactor(ctx context.Context, req api.DisableTwoFactorR
 		return nil, err
 	}
 	return api.DisableTwoFactor204Response{}, nil
-}
-
-func sessionTokens(t auth.Tokens) api.SessionTokens {
-	return api.SessionTokens{AccessToken: t.AccessToken, RefreshToken: t.RefreshToken, ExpiresAt: t.ExpiresAt.UTC()}
 }

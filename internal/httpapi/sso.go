@@ -104,7 +104,7 @@ func (s *Server) ExchangeSingleSignOnCode(ctx context.Context, req api.ExchangeS
 	if err != nil {
 		return nil, err
 	}
-	clear := s.sso.ClearCookie().String()
-	return api.ExchangeSingleSignOnCode200JSONResponse{Body: api.SessionTokensEnvelope{Data: sessionTokens(tokens)},
-		Headers: api.ExchangeSingleSignOnCode200ResponseHeaders{SetCookie: &clear}}, nil
+	setCookie(ctx, s.sso.ClearCookie())
+	return api.ExchangeSingleSignOnCode200JSONResponse{Body: api.SessionTokensEnvelope{
+		Data: s.deliverTokens(ctx, tokens, wantsCookie(req.Params.CredentialdSession))}}, nil
 }

@@ -154,13 +154,29 @@ func (w *ssoWorld) code(t *testing.T, res *contract.Response) string {
 	return strings.TrimPrefix(loc, prefix)
 }
 
+// exchange sends the code as the application does (the refresh token asked for in a cookie);
+// a session it starts clears the flow's cookie and sets the refresh cookie, each in a
+// Set-Cookie of its own.
 func (w *ssoWorld) exchange(t *testing.T, cookie string, body map[string]any) *contract.Response {
 	t.Helper()
 	req := w.env.Client.Request(http.MethodPost, "/api/v1/auth/sso/exchange", body)
+	req.Header.Set("Credentiald-Session", "cookie")
 	if cookie != "" {
 		req.Header.Set("Cookie", "cis_sso="+cookie)
 	}
-	return w.fromBrowser(browserAddr(), req)
+	res := w.fromBrowser(browserAddr(), req)
+	if res.StatusCode == http.StatusOK {
+		set := map[string]*http.Cookie{}
+		for _, c := range res.Cookies() {
+			set[c.Name] = c
+		}
+		require.Contains(t, set, "cis_sso")
+		require.Negative(t, set["cis_sso"].MaxAge, "the flow's cookie is cleared")
+		require.Contains(t, set, "cis_refresh")
+		require.NotEmpty(t, set["cis_refresh"].Value)
+		require.NotContains(t, string(res.Body), "refreshToken")
+	}
+	return res
 }
 
 // signIn runs the whole flow for username at the provider, started with address, and returns
