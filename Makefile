@@ -11,9 +11,10 @@ CONTRACT_RELEASED = openapi/released/v1.json
 CONTRACT_BASE     ?= $(CONTRACT_RELEASED)
 CONTRACT_REVISION ?= openapi/v1.json
 CLIENT_TS   = test/client-ts
+APP         = web/app
 
 .DEFAULT_GOAL := help
-.PHONY: help run build test bench bench-http fuzz generate lint check contract-gate release-contract client-ts contract-coverage docs screenshots catalogs clean
+.PHONY: help run build test bench bench-http fuzz generate lint check contract-gate release-contract client-ts app contract-coverage docs screenshots catalogs clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -101,13 +102,19 @@ client-ts: $(CLIENT_TS)/node_modules/.package-lock.json ## Generate a TypeScript
 $(CLIENT_TS)/node_modules/.package-lock.json: $(CLIENT_TS)/package-lock.json
 	cd $(CLIENT_TS) && npm ci --no-audit --no-fund
 
-check: generate lint contract-gate client-ts catalogs ## Regenerate, lint, and fail if anything differs from what is committed
+app: $(APP)/node_modules/.package-lock.json ## Build the application (web/app: types from the document, tsc, vitest, vite) into internal/webapp/dist
+	cd $(APP) && npm run --silent check
+
+$(APP)/node_modules/.package-lock.json: $(APP)/package-lock.json
+	cd $(APP) && npm ci --no-audit --no-fund
+
+check: generate lint contract-gate client-ts app catalogs ## Regenerate, lint, and fail if anything differs from what is committed
 	@test -z "$$(gofmt -l cmd internal openapi db gen)" || { echo "gofmt needed:"; gofmt -l cmd internal openapi db gen; exit 1; }
 	@$(GO) mod tidy && $(GO) -C internal/tools/oasdiff mod tidy && $(GO) -C internal/tools/golangci-lint mod tidy && \
 		git diff --exit-code -- go.mod go.sum internal/tools/oasdiff/go.mod internal/tools/oasdiff/go.sum \
 			internal/tools/golangci-lint/go.mod internal/tools/golangci-lint/go.sum || { echo "go.mod/go.sum are not tidy"; exit 1; }
-	@git diff --exit-code --stat -- gen openapi db 'internal/site/*_templ.go' || { echo "generated code differs from what is committed: run make generate and commit"; exit 1; }
-	@test -z "$$(git ls-files --others --exclude-standard gen 'internal/site/*_templ.go')" || { echo "untracked generated files:"; git ls-files --others --exclude-standard gen 'internal/site/*_templ.go'; exit 1; }
+	@git diff --exit-code --stat -- gen openapi db 'internal/site/*_templ.go' internal/webapp/dist || { echo "generated code differs from what is committed: run make generate (and make app) and commit"; exit 1; }
+	@test -z "$$(git ls-files --others --exclude-standard gen 'internal/site/*_templ.go' internal/webapp/dist)" || { echo "untracked generated files:"; git ls-files --others --exclude-standard gen 'internal/site/*_templ.go' internal/webapp/dist; exit 1; }
 	@echo "check: ok"
 
 catalogs: ## Fail when a language's catalog (internal/locale/catalog) misses or adds an id, or drops a field, against English

@@ -40,6 +40,7 @@ import (
 	"github.com/certhub/credentiald/internal/templates"
 	"github.com/certhub/credentiald/internal/verification"
 	"github.com/certhub/credentiald/internal/wallet"
+	"github.com/certhub/credentiald/internal/webapp"
 	"github.com/certhub/credentiald/internal/webhooks"
 	"github.com/certhub/credentiald/openapi"
 )
@@ -196,6 +197,11 @@ func New(opts Options) (*echo.Echo, error) {
 		h.Set("Cache-Control", "public, max-age=300")
 		return c.Blob(http.StatusOK, "text/html; charset=utf-8", docs.Page)
 	})
+	app, err := webapp.Open()
+	if err != nil {
+		return nil, err
+	}
+	registerApp(infrastructure, app)
 	infrastructure.Add(http.MethodGet, "/healthz", func(c echo.Context) error {
 		return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
 	})
@@ -295,5 +301,11 @@ var infrastructureRoutes = map[string]string{
 	"GET /readyz":          "readyz",
 	"GET /favicon.svg":     "favicon_svg", // the site's icons (internal/site)
 	"GET /favicon.ico":     "favicon_ico",
-	"GET /assets/:file":    "site_assets", // the pages' style sheet
+	"GET /assets/:file":    "site_assets",  // the pages' style sheet
+	"GET /app":             "app_redirect", // the issuer's application (internal/webapp)
+	"GET /app/":            "app_page",
+	"GET /app/*":           "app_files",
+	"HEAD /app":            "app_redirect",
+	"HEAD /app/":           "app_page",
+	"HEAD /app/*":          "app_files",
 }

@@ -1,0 +1,38 @@
+import { catalog } from "./index";
+
+export const home = catalog(
+  {
+    title: "Home",
+    credits: "Credits this month",
+    creditsUsed: "{used} used",
+    creditsLeft: "{left} left of {limit}",
+    creditsUnlimited: "Unlimited plan",
+    creditsRenew: "Renews on {date}",
+    last30: "The last 30 days",
+    issued: "Issued",
+    views: "Views",
+    shares: "Shares",
+    downloads: "Downloads",
+    recentEvents: "Recent events",
+    noEvents: "No events yet.",
+    createFirst: "Create your first event",
+    allEvents: "All events",
+  },
+  {
+    title: "Start",
+    credits: "Guthaben in diesem Monat",
+    creditsUsed: "{used} verbraucht",
+    creditsLeft: "{left} von {limit} übrig",
+    creditsUnlimited: "Unbegrenzter Tarif",
+    creditsRenew: "Erneuert sich am {date}",
+    last30: "Die letzten 30 Tage",
+    issued: "Ausgestellt",
+    views: "Aufrufe",
+    shares: "Geteilt",
+    downloads: "Downloads",
+    recentEvents: "Neueste Veranstaltungen",
+    noEvents: "Noch keine Veranstaltungen.",
+    createFirst: "Erste Veranstaltung anlegen",
+    allEvents: "Alle Veranstaltungen",
+  },
+);
