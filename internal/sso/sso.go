@@ -462,9 +462,7 @@ func (s *Service) identify(ctx context.Context, c store.SSOConfig, flow store.SS
 	if err := idt.Claims(&claims); err != nil {
 		return store.SSOIdentity{}, refused("The provider's ID token holds claims this service cannot read.")
 	}
-	// OpenID Connect Core 3.1.3.7: a token for several audiences names the party it was issued
-	// to (azp), which must be this client; an azp that is there must be this client.
-	if (len(idt.Audience) > 1 || claims.AuthorizedFor != "") && claims.AuthorizedFor != c.ClientID {
+	if !issuedTo(idt.Audience, claims.AuthorizedFor, c.ClientID) {
 		return store.SSOIdentity{}, refused("The provider's ID token was issued to another party (azp).")
 	}
 	// Asked to sign the person in again (max_age=0), the provider must say when it did
@@ -829,4 +827,15 @@ func ResealSecrets(ctx context.Context, st *store.Store, box *secretbox.Box) (in
 		}
 	}
 	return n, nil
+}
+
+// issuedTo says whether an ID token of the audience aud and authorized party azp was issued
+// to client (OpenID Connect Core 3.1.3.7): a token for several audiences must name the party
+// it was issued to (azp), which must be client; an azp that is there must be client. go-oidc
+// has checked already that client is one of the audience.
+func issuedTo(aud []string, azp, client string) bool {
+	if len(aud) > 1 || azp != "" {
+		return azp == client
+	}
+	return true
 }
