@@ -12,6 +12,65 @@ import (
 	"github.com/google/uuid"
 )
 
+const AccountAnalyticsDays = `-- name: AccountAnalyticsDays :many
+SELECT day, coalesce(sum(issued) FILTER (WHERE credential_kind = 'certificate'), 0)::bigint AS certificates_issued,
+       coalesce(sum(issued) FILTER (WHERE credential_kind = 'badge_assertion'), 0)::bigint AS badges_issued,
+       sum(views)::bigint AS views, sum(shares)::bigint AS shares,
+       sum(downloads)::bigint AS downloads, sum(verifications)::bigint AS verifications, sum(claims)::bigint AS claims
+FROM analytics_daily
+WHERE account_id = $1 AND day BETWEEN $2::date AND $3::date
+GROUP BY day
+ORDER BY day
+`
+
+type AccountAnalyticsDaysParams struct {
+	AccountID uuid.UUID
+	FirstDay  time.Time
+	LastDay   time.Time
+}
+
+type AccountAnalyticsDaysRow struct {
+	Day                time.Time
+	CertificatesIssued int64
+	BadgesIssued       int64
+	Views              int64
+	Shares             int64
+	Downloads          int64
+	Verifications      int64
+	Claims             int64
+}
+
+// AccountAnalyticsDays sums the account's counters per day over a range, as EventAnalyticsDays
+// does for one event (the dashboard's days).
+func (q *Queries) AccountAnalyticsDays(ctx context.Context, arg AccountAnalyticsDaysParams) ([]AccountAnalyticsDaysRow, error) {
+	rows, err := q.db.Query(ctx, AccountAnalyticsDays, arg.AccountID, arg.FirstDay, arg.LastDay)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []AccountAnalyticsDaysRow
+	for rows.Next() {
+		var i AccountAnalyticsDaysRow
+		if err := rows.Scan(
+			&i.Day,
+			&i.CertificatesIssued,
+			&i.BadgesIssued,
+			&i.Views,
+			&i.Shares,
+			&i.Downloads,
+			&i.Verifications,
+			&i.Claims,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const AnalyticsTotals = `-- name: AnalyticsTotals :many
 SELECT credential_kind, sum(issued)::bigint AS issued, sum(issued_verified)::bigint AS issued_verified,
        sum(views)::bigint AS views, sum(shares)::bigint AS shares, sum(downloads)::bigint AS downloads,

@@ -12,4 +12,4 @@ var Page []byte
 
 // ContentSecurityPolicy allows the page's two inline scripts by their hashes and nothing from
 // another host. Styles are inline: Redoc inserts them at run time.
-const ContentSecurityPolicy = "default-src 'none'; script-src 'sha256-wXJx1VTATX2VC+YoizrCxmgNOyJ8sfbqmIxUsflJngU=' 'sha256-iiBfEM/S0HgsGmnpu5ViJzEQ66L6ZtGfenjipbItvnM='; style-src 'unsafe-inline'; img-src 'self' data:; font-src data:; worker-src blob:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+const ContentSecurityPolicy = "default-src 'none'; script-src 'sha256-wXJx1VTATX2VC+YoizrCxmgNOyJ8sfbqmIxUsflJngU=' 'sha256-SPB4sHEnQNniZ1WpeVuHVp2IulBYdUGSxif/pFXdmhk='; style-src 'unsafe-inline'; img-src 'self' data:; font-src data:; worker-src blob:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"

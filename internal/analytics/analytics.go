@@ -71,6 +71,8 @@ type Dashboard struct {
 	// VerificationRate is the share of the credentials issued in the period that have been
 	// verified at least once (by now), 0 when none were issued.
 	VerificationRate float64
+	// Days are the period's figures day by day, oldest first, days without activity included.
+	Days []Day
 }
 
 // CredentialsIssued counts certificates and badge assertions together.
@@ -116,7 +118,29 @@ func (s *Service) Dashboard(ctx context.Context, accountID uuid.UUID, from, to *
 	d := Dashboard{Period: p, CertificatesIssued: t.CertificatesIssued, BadgesIssued: t.BadgesIssued,
 		Views: t.Views, Shares: t.Shares, Downloads: t.Downloads, Verifications: t.Verifications, Claims: t.Claims}
 	d.VerificationRate = rate(t.IssuedVerified, d.CredentialsIssued())
+	rows, err := s.store.AccountAnalyticsDays(ctx, accountID, p.From, p.To)
+	if err != nil {
+		return Dashboard{}, err
+	}
+	d.Days = daysOf(p, rows)
 	return d, nil
+}
+
+// daysOf spreads rows (days with activity) over every day of p, oldest first.
+func daysOf(p Period, rows []store.EventDay) []Day {
+	out := make([]Day, p.Days())
+	for i := range out {
+		out[i].Date = p.From.AddDate(0, 0, i)
+	}
+	for _, r := range rows {
+		i := int(date(r.Day).Sub(p.From) / day)
+		if i < 0 || i >= len(out) {
+			continue // not asked for: the query reads only the period
+		}
+		out[i] = Day{Date: out[i].Date, CertificatesIssued: r.CertificatesIssued, BadgesIssued: r.BadgesIssued, Views: r.Views,
+			Shares: r.Shares, Downloads: r.Downloads, Verifications: r.Verifications, Claims: r.Claims}
+	}
+	return out
 }
 
 // rate is verified of issued, rounded to four decimals (0.1234 is 12.34 %), at most 1.
@@ -141,17 +165,5 @@ func (s *Service) Event(ctx context.Context, accountID, eventID uuid.UUID, from,
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Day, p.Days())
-	for i := range out {
-		out[i].Date = p.From.AddDate(0, 0, i)
-	}
-	for _, r := range rows {
-		i := int(date(r.Day).Sub(p.From) / day)
-		if i < 0 || i >= len(out) {
-			continue // not asked for: the query reads only the period
-		}
-		out[i] = Day{Date: out[i].Date, CertificatesIssued: r.CertificatesIssued, BadgesIssued: r.BadgesIssued, Views: r.Views,
-			Shares: r.Shares, Downloads: r.Downloads, Verifications: r.Verifications, Claims: r.Claims}
-	}
-	return out, nil
+	return daysOf(p, rows), nil
 }

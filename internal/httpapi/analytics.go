@@ -7,6 +7,7 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 
 	"github.com/certhub/credentiald/gen/api"
+	"github.com/certhub/credentiald/internal/analytics"
 )
 
 func (s *Server) GetAnalyticsDashboard(ctx context.Context, req api.GetAnalyticsDashboardRequestObject) (api.GetAnalyticsDashboardResponseObject, error) {
@@ -18,7 +19,18 @@ func (s *Server) GetAnalyticsDashboard(ctx context.Context, req api.GetAnalytics
 		From: openapi_types.Date{Time: d.From}, To: openapi_types.Date{Time: d.To},
 		CredentialsIssued: d.CredentialsIssued(), CertificatesIssued: d.CertificatesIssued, BadgesIssued: d.BadgesIssued,
 		Views: d.Views, Shares: d.Shares, Downloads: d.Downloads, Verifications: d.Verifications, Claims: d.Claims, VerificationRate: d.VerificationRate,
+		Days: analyticsDays(d.Days),
 	}}}, nil
+}
+
+func analyticsDays(days []analytics.Day) []api.EventAnalyticsDay {
+	out := make([]api.EventAnalyticsDay, len(days))
+	for i, d := range days {
+		out[i] = api.EventAnalyticsDay{Date: openapi_types.Date{Time: d.Date}, Issued: d.Issued(), CertificatesIssued: d.CertificatesIssued,
+			BadgesIssued: d.BadgesIssued, Views: d.Views,
+			Shares: d.Shares, Downloads: d.Downloads, Verifications: d.Verifications, Claims: d.Claims}
+	}
+	return out
 }
 
 func (s *Server) GetEventAnalytics(ctx context.Context, req api.GetEventAnalyticsRequestObject) (api.GetEventAnalyticsResponseObject, error) {
@@ -26,13 +38,7 @@ func (s *Server) GetEventAnalytics(ctx context.Context, req api.GetEventAnalytic
 	if err != nil {
 		return nil, err
 	}
-	out := make([]api.EventAnalyticsDay, len(days))
-	for i, d := range days {
-		out[i] = api.EventAnalyticsDay{Date: openapi_types.Date{Time: d.Date}, Issued: d.Issued(), CertificatesIssued: d.CertificatesIssued,
-			BadgesIssued: d.BadgesIssued, Views: d.Views,
-			Shares: d.Shares, Downloads: d.Downloads, Verifications: d.Verifications, Claims: d.Claims}
-	}
-	return api.GetEventAnalytics200JSONResponse{Body: api.EventAnalyticsDayListEnvelope{Data: out}}, nil
+	return api.GetEventAnalytics200JSONResponse{Body: api.EventAnalyticsDayListEnvelope{Data: analyticsDays(days)}}, nil
 }
 
 func dateOf(d *openapi_types.Date) *time.Time {

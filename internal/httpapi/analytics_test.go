@@ -20,6 +20,11 @@ type dashboardBody struct {
 		CredentialsIssued, CertificatesIssued, BadgesIssued int
 		Views, Shares, Downloads, Verifications             int
 		VerificationRate                                    float64
+		Days                                                []struct {
+			Date                     string
+			Issued                   int
+			Views, Shares, Downloads int
+		}
 	}
 }
 
@@ -106,6 +111,18 @@ func TestAnalyticsCountIssuesAndPublicActivity(t *testing.T) {
 	require.Equal(t, 1, got.Downloads, "dashboard: got.Downloads")
 	require.Equal(t, 2, got.Shares, "dashboard: got.Shares")
 	require.Equal(t, 0.2857, got.VerificationRate, "dashboard: got.VerificationRate")
+	// Day by day: every day of the period, oldest first, adding up to the totals.
+	require.Len(t, got.Days, 30, "dashboard: a day each")
+	require.Equal(t, got.From, got.Days[0].Date)
+	require.Equal(t, got.To, got.Days[29].Date)
+	var daily struct{ issued, views, shares, downloads int }
+	for _, d := range got.Days {
+		daily.issued += d.Issued
+		daily.views += d.Views
+		daily.shares += d.Shares
+		daily.downloads += d.Downloads
+	}
+	require.Equal(t, struct{ issued, views, shares, downloads int }{7, 1, 2, 1}, daily, "dashboard: the days add up to the totals")
 
 	// The Go Conference day by day: three days, oldest first, the days before with zeros.
 	from := to.AddDate(0, 0, -2).Format(time.DateOnly)

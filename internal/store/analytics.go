@@ -51,6 +51,19 @@ type EventDay struct {
 
 // EventAnalyticsDays returns the event's counters of the days first to last (dates, UTC) that
 // have any, oldest first.
+// AccountAnalyticsDays sums the account's counters per day from first to last (UTC dates);
+// days without any counter have no row.
+func (d queries) AccountAnalyticsDays(ctx context.Context, accountID uuid.UUID, first, last time.Time) ([]EventDay, error) {
+	rows, err := d.q.AccountAnalyticsDays(ctx, db.AccountAnalyticsDaysParams{AccountID: accountID, FirstDay: first, LastDay: last})
+	if err != nil {
+		return nil, mapError(err)
+	}
+	return convert(rows, func(r db.AccountAnalyticsDaysRow) EventDay {
+		return EventDay{Day: r.Day, CertificatesIssued: int(r.CertificatesIssued), BadgesIssued: int(r.BadgesIssued), Views: int(r.Views), Shares: int(r.Shares),
+			Downloads: int(r.Downloads), Verifications: int(r.Verifications), Claims: int(r.Claims)}
+	}), nil
+}
+
 func (d queries) EventAnalyticsDays(ctx context.Context, accountID, eventID uuid.UUID, first, last time.Time) ([]EventDay, error) {
 	rows, err := d.q.EventAnalyticsDays(ctx, db.EventAnalyticsDaysParams{AccountID: accountID, EventID: eventID, FirstDay: first, LastDay: last})
 	if err != nil {

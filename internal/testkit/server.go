@@ -45,6 +45,7 @@ type settings struct {
 	logLevel     slog.Level
 	readTimeout  time.Duration
 	noNotices    bool
+	checkAll     bool
 }
 
 // Option changes how NewServer builds the service.
@@ -137,8 +138,11 @@ func NewServer(t testing.TB, opts ...Option) *Env {
 		t.Cleanup(func() { stopWatching(); <-watched })
 	}
 	handler = svc.Handler
+	if s.checkAll {
+		handler = checked(t, svc.Handler)
+	}
 	// The server is the one the service runs in, with its timeouts.
-	srv.Config = app.HTTPServer(svc.Handler, logger, s.readTimeout)
+	srv.Config = app.HTTPServer(handler, logger, s.readTimeout)
 	srv.Start()
 	t.Cleanup(srv.Close)
 	return &Env{URL: srv.URL, Store: st, Client: contract.NewClient(t, srv.URL), Service: svc, Config: s.cfg, logs: logs}

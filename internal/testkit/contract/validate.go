@@ -190,3 +190,16 @@ func validateInfrastructure(req *http.Request, res *http.Response, body []byte) 
 	}
 	return nil
 }
+
+// Operation names the contract's operation that req calls, or fails when the contract
+// documents none (a path or method it does not have).
+func Operation(req *http.Request) (string, error) {
+	if err := load(); err != nil {
+		return "", err
+	}
+	route, _, err := router.FindRoute(req)
+	if err != nil {
+		return "", fmt.Errorf("%s %s is no operation of the contract: %w", req.Method, req.URL.Path, err)
+	}
+	return route.Operation.OperationID, nil
+}

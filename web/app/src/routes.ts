@@ -1,5 +1,6 @@
 // The account's pages beyond home: each part of the application lists its own (src/pages/*/index.ts).
 import type { ComponentType } from "preact";
+import { eventPageRoutes } from "./pages/event/index";
 import { eventRoutes } from "./pages/events/index";
 import { keyRoutes } from "./pages/keys/index";
 
@@ -8,4 +9,5 @@ export interface PageRoute {
   component: ComponentType;
 }
 
-export const routes: PageRoute[] = [...eventRoutes, ...keyRoutes];
+// The events' routes first: /app/events/new is theirs, before the event page's /app/events/:id.
+export const routes: PageRoute[] = [...eventRoutes, ...eventPageRoutes, ...keyRoutes];

@@ -17,6 +17,9 @@ export const home = catalog(
     noEvents: "No events yet.",
     createFirst: "Create your first event",
     allEvents: "All events",
+    issuedPerDay: "Credentials issued per day, the last 30 days",
+    showTable: "Show the figures as a table",
+    day: "Day",
   },
   {
     title: "Start",
@@ -34,5 +37,8 @@ export const home = catalog(
     noEvents: "Noch keine Veranstaltungen.",
     createFirst: "Erste Veranstaltung anlegen",
     allEvents: "Alle Veranstaltungen",
+    issuedPerDay: "Ausgestellte Nachweise pro Tag, die letzten 30 Tage",
+    showTable: "Die Zahlen als Tabelle zeigen",
+    day: "Tag",
   },
 );

@@ -201,7 +201,8 @@ export function Reset() {
   const [done, setDone] = useState(false);
   const [problem, setProblem] = useState<Problem | null>(null);
   const [busy, setBusy] = useState(false);
-  const token = linkToken("reset");
+  // The link's token, kept by the page: once used it is forgotten by the links module.
+  const [token] = useState(() => linkToken("reset"));
   const submit = async (e: Event) => {
     e.preventDefault();
     setBusy(true);
@@ -249,7 +250,8 @@ export function Invite() {
   const [password, setPassword] = useState("");
   const [problem, setProblem] = useState<Problem | null>(null);
   const [busy, setBusy] = useState(false);
-  const token = linkToken("invite");
+  // The link's token, kept by the page: once used it is forgotten by the links module.
+  const [token] = useState(() => linkToken("invite"));
   const submit = async (e: Event) => {
     e.preventDefault();
     setBusy(true);
@@ -330,7 +332,8 @@ export function SsoLanding() {
   const [needPassword, setNeedPassword] = useState(false);
   const [password, setPassword] = useState("");
   const [busy, setBusy] = useState(false);
-  const code = linkToken("sso");
+  // The link's code, kept by the page: once used it is forgotten by the links module.
+  const [code] = useState(() => linkToken("sso"));
 
   const exchange = async (withPassword?: string) => {
     setBusy(true);

@@ -2,6 +2,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, type Schemas } from "../api/client";
 import { problemOf, type Problem } from "../api/errors";
+import { DayChart } from "../components/DayChart";
 import { Loading, ProblemMessage } from "../components/ui";
 import { home } from "../i18n/home";
 import { fill, useFormat, useText } from "../i18n/index";
@@ -80,6 +81,15 @@ export function Home() {
           )}
         </section>
       </div>
+      {figures && (
+        <DayChart
+          title={t.issuedPerDay}
+          days={figures.days.map((d) => ({ date: d.date, value: d.issued }))}
+          tableLabel={t.showTable}
+          dateLabel={t.day}
+          valueLabel={t.issued}
+        />
+      )}
       <section aria-labelledby="events-h">
         <h2 id="events-h">{t.recentEvents}</h2>
         {events === null ? (

@@ -1,0 +1,185 @@
+// The event's certificates: by status, a page at a time; each links to its public verification
+// page, downloads as PDF (with the session's token, so through the API client), and an issued
+// one can be revoked after a confirmation that asks why.
+import { useEffect, useRef, useState } from "preact/hooks";
+import { api, type Schemas } from "../../api/client";
+import { problemOf, type Problem } from "../../api/errors";
+import { Loading, Pager, ProblemMessage } from "../../components/ui";
+import { event as texts } from "../../i18n/event";
+import { fill, useFormat, useText } from "../../i18n/index";
+import { ariaSort, nextSort, pages, pdfName, revocable, type CertificateSort } from "./logic";
+import { Select, SortHeader, StatusBadge } from "./parts";
+import { RevokeDialog } from "./RevokeDialog";
+
+type Certificate = Schemas["Certificate"];
+type StatusFilter = Schemas["CertificateStatusFilter"];
+
+const pageSize = 20;
+const filters: StatusFilter[] = ["valid", "draft", "expired", "revoked"];
+
+export function Certificates({ eventId, version, onChanged }: { eventId: string; version: number; onChanged: () => void }) {
+  const t = useText(texts);
+  const f = useFormat();
+  const [status, setStatus] = useState<StatusFilter | "">("");
+  const [sort, setSort] = useState<CertificateSort>("-createdAt");
+  const [page, setPage] = useState(1);
+  const [list, setList] = useState<Schemas["CertificatePage"] | null>(null);
+  const [loading, setLoading] = useState(true);
+  const [problem, setProblem] = useState<Problem | null>(null);
+  const [again, setAgain] = useState(0);
+  const [revoking, setRevoking] = useState<Certificate | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+  const [downloading, setDownloading] = useState<string | null>(null);
+  const [actionProblem, setActionProblem] = useState<Problem | null>(null);
+  const notice = useRef<HTMLDivElement>(null);
+
+  useEffect(() => setPage(1), [status, sort]);
+
+  useEffect(() => {
+    let live = true;
+    setLoading(true);
+    const query: { page: number; pageSize: number; sort: CertificateSort; status?: StatusFilter } = { page, pageSize, sort };
+    if (status) query.status = status;
+    api
+      .GET("/events/{id}/certificates", { params: { path: { id: eventId }, query } })
+      .then(({ data, error, response }) => {
+        if (!live) return;
+        if (data) {
+          setList(data);
+          setProblem(null);
+        } else setProblem(problemOf(error, response));
+      })
+      .catch(() => live && setProblem(problemOf(undefined)))
+      .finally(() => live && setLoading(false));
+    return () => {
+      live = false;
+    };
+  }, [eventId, status, sort, page, version, again]);
+
+  const download = async (c: Certificate) => {
+    setDownloading(c.id);
+    setActionProblem(null);
+    setDone(null);
+    const { data, error, response } = await api
+      .GET("/certificates/{id}/download", { params: { path: { id: c.id } }, parseAs: "blob" })
+      .catch(() => ({ data: undefined, error: undefined, response: undefined }));
+    setDownloading(null);
+    if (!data) {
+      setActionProblem(problemOf(error, response));
+      return;
+    }
+    const url = URL.createObjectURL(data);
+    const a = document.createElement("a");
+    a.href = url;
+    a.download = pdfName(c.certificateNumber);
+    document.body.append(a);
+    a.click();
+    a.remove();
+    // The browser has taken the file once the click is handled.
+    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  };
+
+  const revoked = (c: Certificate) => {
+    setRevoking(null);
+    setActionProblem(null);
+    setDone(fill(t.revokedOne, { number: c.certificateNumber }));
+    onChanged();
+    // The row's button is gone: the notice holds the focus instead.
+    setTimeout(() => notice.current?.focus(), 0);
+  };
+
+  const rows = list?.data ?? [];
+  return (
+    <section aria-labelledby="certificates-h">
+      <h2 id="certificates-h">{t.certificates}</h2>
+      <div class="toolbar">
+        <Select label={t.statusFilter} value={status} onValue={(v) => setStatus(v as StatusFilter | "")}>
+          <option value="">{t.statusAll}</option>
+          {filters.map((s) => (
+            <option key={s} value={s}>
+              {{ valid: t.statusValid, draft: t.statusDraft, expired: t.statusExpired, revoked: t.statusRevoked }[s]}
+            </option>
+          ))}
+        </Select>
+      </div>
+      <div aria-live="polite" ref={notice} tabIndex={-1} class="ev-notice">
+        {done && <p class="success">{done}</p>}
+      </div>
+      <ProblemMessage problem={actionProblem} />
+      <ProblemMessage problem={problem} />
+      {problem && (
+        <p>
+          <button type="button" onClick={() => setAgain((n) => n + 1)}>
+            {t.retry}
+          </button>
+        </p>
+      )}
+      {list === null ? (
+        !problem && <Loading />
+      ) : rows.length === 0 ? (
+        <p class="ev-empty">{status ? t.noCertificatesFiltered : t.noCertificates}</p>
+      ) : (
+        <>
+          <div class="table-wrap ev-wrap" tabIndex={0} role="region" aria-labelledby="certificates-h">
+            <table class="ev-table" aria-busy={loading || undefined}>
+              <thead>
+                <tr>
+                  <th scope="col">{t.number}</th>
+                  <th scope="col">{t.recipient}</th>
+                  <th scope="col">{t.status}</th>
+                  <SortHeader label={t.issuedAt} sort={ariaSort(sort, "issuedAt")} onSort={() => setSort(nextSort(sort, "issuedAt", true))} />
+                  <th scope="col">
+                    <span class="visually-hidden">{t.actions}</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {rows.map((c) => (
+                  <tr key={c.id}>
+                    <td class="ev-nowrap">
+                      <code>{c.certificateNumber}</code>
+                    </td>
+                    <td>
+                      {c.recipient.firstName} {c.recipient.lastName}
+                      <br />
+                      <span class="hint ev-email">{c.recipient.email}</span>
+                    </td>
+                    <td>
+                      <StatusBadge status={c.status} />
+                      {c.revokedAt && c.revocationReason && <span class="hint ev-detail">{c.revocationReason}</span>}
+                    </td>
+                    <td class="ev-nowrap">{c.issuedAt ? f.dateTime(c.issuedAt) : <span class="hint">{t.notIssued}</span>}</td>
+                    <td>
+                      <div class="actions">
+                        {c.issuedAt && (
+                          <a class="button ev-small" href={`/verify/${encodeURIComponent(c.verificationCode)}`}>
+                            {t.verify}
+                            <span class="visually-hidden"> {c.certificateNumber}</span>
+                          </a>
+                        )}
+                        {c.status !== "draft" && (
+                          <button type="button" class="ev-small" onClick={() => void download(c)} disabled={downloading !== null} aria-busy={downloading === c.id || undefined}>
+                            {downloading === c.id ? t.downloading : t.download}
+                            <span class="visually-hidden"> {c.certificateNumber}</span>
+                          </button>
+                        )}
+                        {revocable(c) && (
+                          <button type="button" class="danger ev-small" onClick={() => setRevoking(c)}>
+                            {t.revoke}
+                            <span class="visually-hidden"> {c.certificateNumber}</span>
+                          </button>
+                        )}
+                      </div>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <Pager page={page} pages={pages(list.meta)} onPage={setPage} />
+        </>
+      )}
+      {revoking && <RevokeDialog certificate={revoking} onClose={() => setRevoking(null)} onRevoked={revoked} />}
+    </section>
+  );
+}
