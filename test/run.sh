@@ -21,6 +21,10 @@ rm -f "$build_log"
 # run without the race detector, which multiplies costs up to twentyfold; under it they skip
 # themselves (testkit.RaceDetector).
 unraced='^(TestAVenueOfRecipientsBehindOneAddressOpensItsPages|TestPoisonPresentationsCostMillisecondsOfCPU)$'
+# The application's browser tests (internal/httpapi/app_*_browser_test.go) go at Chromium's
+# pace, not the server's concurrency, which the other tests race: they run in that run too, so
+# that the rest of internal/httpapi stays far from go test's timeout.
+app='^TestTheApplication'
 
 others=$($GO list ./... | grep -v '/internal/httpapi$')
 # shellcheck disable=SC2086 # a list of packages
@@ -28,11 +32,11 @@ $GO test -race -count=1 $others &
 a=$!
 $GO test -race -count=1 -run "$split" ./internal/httpapi &
 b=$!
-$GO test -race -count=1 -skip "$split" ./internal/httpapi &
+$GO test -race -count=1 -skip "$split|$app" ./internal/httpapi &
 c=$!
 # Alongside: the three runs above leave the cores idle a third of the time (waiting on
 # PostgreSQL and on each other's locks), which this run's build of its binary takes.
-$GO test -count=1 -run "$unraced" ./internal/httpapi &
+$GO test -count=1 -run "$unraced|$app" ./internal/httpapi &
 d=$!
 rc=0
 for p in $a $b $c $d; do

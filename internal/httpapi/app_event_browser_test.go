@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -56,14 +57,34 @@ func eventPageColumn(n int) string {
 	return fmt.Sprintf(`[...document.querySelectorAll("section[aria-labelledby=attendees-h] tbody tr")].map(r => r.cells[%d].textContent.trim())`, n-1)
 }
 
+// eventPagePreview is the script answering the CSV preview's table: its header's and rows' texts.
+const eventPagePreview = `[...document.querySelectorAll(".ev-preview tr")].map(r => [...r.cells].map(c => c.textContent.trim()))`
+
+// eventPageDownload waits for the file name in dir, saved by the browser, and answers its lines.
+func eventPageDownload(t *testing.T, dir, name string) []string {
+	t.Helper()
+	var text []byte
+	require.Eventually(t, func() bool {
+		var err error
+		text, err = os.ReadFile(filepath.Join(dir, name))
+		return err == nil && len(text) > 0
+	}, stepTimeout, 100*time.Millisecond, "%s was saved", name)
+	return strings.Split(strings.TrimRight(strings.ReplaceAll(string(text), "\r\n", "\n"), "\n"), "\n")
+}
+
 // An organiser opens the page of an event in the application, at a phone's width and a
 // desktop's: its attendees are listed (searched, ordered by a column whose header says so);
 // one added by hand with no address is refused next to the field, then added; a CSV file of
-// three rows adds two and names the refused one by its line; one attendee is issued a
-// certificate (with an Idempotency-Key); a background job issues to everyone else, followed
-// to its end; a PDF downloads; a certificate is revoked after a confirmation in a dialog with a reason, and its
-// status changes (the status filter finds it alone), and its holder, issued again with no credits left, is refused in words. Every state passes axe-core with no complaint of the browser, and the phone's
-// page never scrolls sideways (the tables scroll in their own box).
+// three rows is previewed in the browser (header, rows, count; nothing sent yet; another file
+// may be chosen), then adds two and names the refused one by its line, whose row downloads as
+// a CSV written in the browser; one attendee is issued a certificate (with an
+// Idempotency-Key); a background job issues to everyone else, followed to its end; the
+// attendees download as CSV; a PDF downloads; a certificate is emailed again (the delivery is
+// listed) and offered to a wallet in a dialog; a certificate is revoked after a confirmation
+// in a dialog with a reason, and its status changes (the status filter finds it alone), and
+// its holder, issued again with no credits left, is refused in words; one revoked elsewhere is
+// not emailed, in the service's words. Every state passes axe-core with no complaint of the
+// browser, and the phone's page never scrolls sideways (the tables scroll in their own box).
 func TestTheApplicationsEventPage(t *testing.T) {
 	env, browserCtx, axe := newAppServer(t)
 	// Bulk jobs run on the service's job queue, which a test server starts only when asked.
@@ -118,15 +139,47 @@ func TestTheApplicationsEventPage(t *testing.T) {
 			a.sees("alan@example.org")
 			require.Equal(t, 0, a.invalidFields(), "no field is refused after the attendee was added")
 
-			// A CSV file: two added, line 3 refused for its address.
+			// Files the page saves land here: the rejected rows, the export, a PDF.
+			downloads := t.TempDir()
+			_, err := chromedp.CallBrowser(a.tab, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
+				Behavior: browser.SetDownloadBehaviorBehaviorAllow, BrowserContextID: chromedp.FromContext(a.tab).BrowserContextID, DownloadPath: downloads})
+			require.NoError(t, err)
+
+			// A CSV file is read in the browser first: its header, first rows and count show, and
+			// nothing is sent until the import is confirmed.
 			a.do(chromedp.SetUploadFiles(chromedp.CSS(`input[type=file]`), []string{csvFile}))
-			a.press("Import")
+			a.sees("Check attendees.csv")
+			a.sees("3 rows to import.")
+			eventPageWait(a, `JSON.stringify(`+eventPagePreview+`) === '[["Line","firstName","lastName","email"],["2","Katherine","Johnson","katherine@example.org"],["3","Dorothy","Vaughan","not-an-email"],["4","Mary","Jackson","mary@example.org"]]'`)
+			var attendees int
+			testkit.QueryRow(t, env, `SELECT count(*) FROM attendees WHERE event_id = $1`, []any{event}, &attendees)
+			require.Equal(t, 3, attendees, "nothing is imported before the preview is confirmed")
+			require.True(t, value(a, chromedp.Evaluate[bool](wide)), "the page scrolls sideways")
+			a.accessible("import preview")
+			eventPageShot(a, "event-preview-"+size.name+".png")
+			// Another file may be chosen instead: the file input comes back, focused.
+			a.press("Choose another file")
+			eventPageWait(a, `document.activeElement?.type === "file"`)
+			a.do(chromedp.SetUploadFiles(chromedp.CSS(`input[type=file]`), []string{csvFile}))
+
+			// Imported: two added, line 3 refused for its address.
+			a.press("Import these 3 rows")
 			a.sees("2 added, 0 skipped, 1 rejected.")
 			a.sees("Line 3:")
 			a.sees("The email address is not valid.")
 			a.sees("katherine@example.org")
 			a.accessible("import done")
 			eventPageShot(a, "event-import-"+size.name+".png")
+			// The refused rows download as a CSV written in the browser.
+			link := value(a, chromedp.Evaluate[[]string](`(a => a ? [a.href, a.download] : [])([...document.querySelectorAll("a[download]")].find(a => a.textContent.trim() === "Download the rejected rows (CSV)"))`))
+			require.Len(t, link, 2, "a link downloads the rejected rows")
+			require.True(t, strings.HasPrefix(link[0], "blob:"), "the rejected rows' link is a blob: URL, not %q", link[0])
+			require.Equal(t, "attendees-rejected.csv", link[1])
+			a.press("Download the rejected rows (CSV)")
+			rejected := eventPageDownload(t, downloads, "attendees-rejected.csv")
+			require.Len(t, rejected, 2, "the header and the one refused row")
+			require.Equal(t, "\ufeffline,email,reason,message", rejected[0])
+			require.True(t, strings.HasPrefix(rejected[1], "3,not-an-email,INVALID_EMAIL,"), "the refused row: %q", rejected[1])
 
 			// One certificate, issued from Ada's row, with an Idempotency-Key.
 			a.press("Issue a certificate to Ada Lovelace")
@@ -146,16 +199,55 @@ func TestTheApplicationsEventPage(t *testing.T) {
 			a.accessible("job done")
 			eventPageShot(a, "event-issued-"+size.name+".png")
 
+			// The attendees download as CSV through the API (with the session's token), a byte
+			// order mark first for spreadsheets, under the event's name.
+			a.press("Download attendees (CSV)")
+			export := eventPageDownload(t, downloads, "GopherCon EU-attendees.csv")
+			require.Equal(t, "\ufeffid,firstName,lastName,email,createdAt,certificateStatus,certificateNumber,verificationCode", export[0])
+			require.Len(t, export, 6, "the header and the 5 attendees")
+			require.Contains(t, strings.Join(export, "\n"), ",Katherine,Johnson,katherine@example.org,")
+
 			// The PDF downloads through the API with the session's token, under its number's name.
-			downloads := t.TempDir()
-			_, err := chromedp.CallBrowser(a.tab, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
-				Behavior: browser.SetDownloadBehaviorBehaviorAllow, BrowserContextID: chromedp.FromContext(a.tab).BrowserContextID, DownloadPath: downloads})
-			require.NoError(t, err)
 			eventPageClick(a, `//section[@aria-labelledby="certificates-h"]//button[normalize-space(.)="PDF CERT-2026-000001"]`)
 			require.Eventually(t, func() bool {
 				pdf, err := os.ReadFile(filepath.Join(downloads, "CERT-2026-000001.pdf"))
 				return err == nil && bytes.HasPrefix(pdf, []byte("%PDF"))
 			}, stepTimeout, 100*time.Millisecond, "the PDF was saved")
+
+			// Emailed again: the page says to whom, and the delivery is listed.
+			var first string
+			testkit.QueryRow(t, env, `SELECT id FROM certificates WHERE account_id = $1 AND certificate_number = 'CERT-2026-000001'`, []any{acct.ID}, &first)
+			eventPageClick(a, `//section[@aria-labelledby="certificates-h"]//button[normalize-space(.)="Resend email CERT-2026-000001"]`)
+			a.sees("Sent to ada@example.org.")
+			var deliveries struct {
+				Data []struct{ To, Subject string }
+				Meta struct{ Total int }
+			}
+			acct.Client.Get("/api/v1/email/deliveries?certificateId="+first).JSON(t, &deliveries)
+			require.Equal(t, 1, deliveries.Meta.Total, "one email of the certificate")
+			require.Equal(t, "ada@example.org", deliveries.Data[0].To)
+			a.accessible("resent")
+
+			// A wallet offer, in a dialog: its link to copy or open, and the wallet links.
+			eventPageClick(a, `//section[@aria-labelledby="certificates-h"]//button[normalize-space(.)="Wallet offer CERT-2026-000001"]`)
+			a.sees("Wallet offer for Ada Lovelace")
+			eventPageWait(a, `document.querySelector("dialog[open] input[readonly]")?.value.startsWith(`+fmt.Sprintf("%q", env.URL+"/interactions/")+`)`)
+			eventPageWait(a, `[...document.querySelectorAll("dialog[open] a")].map(a => a.getAttribute("href").split(":")[0]).join() === "http,openid-credential-offer,https"`)
+			a.accessible("wallet offer")
+			a.shot("event-wallet-" + size.name + ".png")
+			// The link shown is the offer's (the email sent above made one of its own).
+			shown := value(a, chromedp.Evaluate[string](`document.querySelector("dialog[open] input[readonly]").value`))
+			var offers struct {
+				Data []struct{ InteractionURL string }
+			}
+			acct.Client.Get("/api/v1/certificates/"+first+"/wallet-offers").JSON(t, &offers)
+			var links []string
+			for _, o := range offers.Data {
+				links = append(links, o.InteractionURL)
+			}
+			require.Contains(t, links, shown, "the dialog shows an offer of the certificate")
+			a.press("Close")
+			eventPageWait(a, `!document.querySelector("dialog")`)
 
 			// A certificate revoked, after a confirmation that asks why.
 			eventPageClick(a, `(//section[@aria-labelledby="certificates-h"]//button[starts-with(normalize-space(.), "Revoke")])[1]`)
@@ -182,6 +274,17 @@ func TestTheApplicationsEventPage(t *testing.T) {
 			eventPageClick(a, `//section[@aria-labelledby="attendees-h"]//button[starts-with(normalize-space(.), "Issue a certificate to")]`)
 			a.sees("No credits left this month")
 			a.accessible("no credits left")
+
+			// Revoked meanwhile elsewhere, a certificate is not emailed: the page says so in the
+			// service's words and reads the list again.
+			value(a, chromedp.Evaluate[bool](`(s => (s.value = "", s.dispatchEvent(new Event("change", {bubbles: true})), true))(document.querySelector("section[aria-labelledby=certificates-h] select"))`))
+			eventPageWait(a, `document.querySelectorAll("section[aria-labelledby=certificates-h] tbody tr").length === 5`)
+			res := acct.Client.Post("/api/v1/certificates/"+first+"/revoke", map[string]string{"reasonCode": "other"})
+			require.Equal(t, 200, res.StatusCode, "%s", res.Body)
+			eventPageClick(a, `//section[@aria-labelledby="certificates-h"]//button[normalize-space(.)="Resend email CERT-2026-000001"]`)
+			a.sees("CERT-2026-000001: A revoked certificate is not sent.")
+			eventPageWait(a, `document.querySelectorAll("section[aria-labelledby=certificates-h] .ev-status-revoked").length === 2`)
+			a.accessible("resend refused")
 		})
 	}
 }

@@ -22,7 +22,7 @@ func TestTheApplicationOpensTheEmailsLinks(t *testing.T) {
 
 	t.Run("invitation", func(t *testing.T) {
 		token := tm.invite(t, tm.owner.Client, "grace@example.org", "issuer")
-		a := openApp(t, tm.env, browserCtx, axe, "/app/#invite="+token, 360, 740, true)
+		a := openApp(t, tm.env, browserCtx, axe, "/app/#invite="+token, 1280, 800, false)
 		a.on("Join your colleagues")
 		require.NotContains(t, value(a, chromedp.Evaluate[string](`location.href`)), token, "the token left the address")
 		a.accessible("invitation")
@@ -35,7 +35,7 @@ func TestTheApplicationOpensTheEmailsLinks(t *testing.T) {
 		a.on("Home")
 
 		// The link works once.
-		b := openApp(t, tm.env, browserCtx, axe, "/app/#invite="+token, 1280, 800, false)
+		b := openApp(t, tm.env, browserCtx, axe, "/app/#invite="+token, 360, 740, true)
 		b.on("Join your colleagues")
 		b.fill("Your name", "Someone Else")
 		b.fill("Password", "another horse battery")

@@ -16,6 +16,7 @@ export function Shell({ children, onLang }: { children: ComponentChildren; onLan
     { href: "/app/", label: t.navHome, current: path === "/app/" || path === "/app" },
     { href: "/app/events", label: t.navEvents, current: path.startsWith("/app/events") },
     { href: "/app/api-keys", label: t.navApiKeys, current: path.startsWith("/app/api-keys") },
+    { href: "/app/branding", label: t.navBranding, current: path.startsWith("/app/branding") },
   ];
   return (
     <>

@@ -1,5 +1,5 @@
 // The event's attendees: searched (debounced), ordered by a column, a page at a time, each with
-// their certificate's standing and an action that issues them one.
+// their certificate's standing and an action that issues them one; all of them as a CSV file.
 import type { ComponentChildren } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, type Schemas } from "../../api/client";
@@ -7,6 +7,7 @@ import { problemOf, type Problem } from "../../api/errors";
 import { Field, Loading, Pager, ProblemMessage } from "../../components/ui";
 import { event as texts } from "../../i18n/event";
 import { fill, useFormat, useText } from "../../i18n/index";
+import { ExportAttendees } from "./Export";
 import { ariaSort, idempotencyKey, nextSort, pages, searchText, statusByAttendee, type AttendeeSort } from "./logic";
 import { SortHeader, StatusBadge, useDebounced } from "./parts";
 
@@ -121,6 +122,7 @@ export function Attendees({ ev, version, sendEmail, onChanged, children }: Props
       <h2 id="attendees-h">{t.attendees}</h2>
       <div class="toolbar">
         <Field label={t.search} hint={t.searchHint} type="search" value={typed} onValue={setTyped} maxLength={100} />
+        <ExportAttendees ev={ev} />
       </div>
       <div aria-live="polite">
         {issued && <p class="success">{issued}</p>}

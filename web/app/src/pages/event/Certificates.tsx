@@ -1,15 +1,17 @@
 // The event's certificates: by status, a page at a time; each links to its public verification
-// page, downloads as PDF (with the session's token, so through the API client), and an issued
-// one can be revoked after a confirmation that asks why.
+// page, downloads as PDF (with the session's token, so through the API client); an issued one
+// can be emailed to its recipient again, and revoked after a confirmation that asks why; a
+// valid one can be offered to the recipient's wallet.
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, type Schemas } from "../../api/client";
 import { problemOf, type Problem } from "../../api/errors";
 import { Loading, Pager, ProblemMessage } from "../../components/ui";
 import { event as texts } from "../../i18n/event";
 import { fill, useFormat, useText } from "../../i18n/index";
-import { ariaSort, nextSort, pages, pdfName, revocable, type CertificateSort } from "./logic";
-import { Select, SortHeader, StatusBadge } from "./parts";
+import { ariaSort, nextSort, pages, pdfName, revocable, sendable, type CertificateSort } from "./logic";
+import { save, Select, SortHeader, StatusBadge } from "./parts";
 import { RevokeDialog } from "./RevokeDialog";
+import { WalletDialog } from "./WalletDialog";
 
 type Certificate = Schemas["Certificate"];
 type StatusFilter = Schemas["CertificateStatusFilter"];
@@ -30,6 +32,8 @@ export function Certificates({ eventId, version, onChanged }: { eventId: string;
   const [revoking, setRevoking] = useState<Certificate | null>(null);
   const [done, setDone] = useState<string | null>(null);
   const [downloading, setDownloading] = useState<string | null>(null);
+  const [sending, setSending] = useState<string | null>(null);
+  const [offering, setOffering] = useState<Certificate | null>(null);
   const [actionProblem, setActionProblem] = useState<Problem | null>(null);
   const notice = useRef<HTMLDivElement>(null);
 
@@ -68,15 +72,26 @@ export function Certificates({ eventId, version, onChanged }: { eventId: string;
       setActionProblem(problemOf(error, response));
       return;
     }
-    const url = URL.createObjectURL(data);
-    const a = document.createElement("a");
-    a.href = url;
-    a.download = pdfName(c.certificateNumber);
-    document.body.append(a);
-    a.click();
-    a.remove();
-    // The browser has taken the file once the click is handled.
-    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+    save(data, pdfName(c.certificateNumber));
+  };
+
+  // Emailed again: the service queues the delivery (202) and says to whom; a revoked or draft
+  // one it refuses (409), and the list, which did not know, is read again.
+  const resend = async (c: Certificate) => {
+    setSending(c.id);
+    setActionProblem(null);
+    setDone(null);
+    const { data, error, response } = await api
+      .POST("/certificates/{id}/send", { params: { path: { id: c.id } } })
+      .catch(() => ({ data: undefined, error: undefined, response: undefined }));
+    setSending(null);
+    if (data) {
+      setDone(fill(t.sentTo, { email: data.data.to }));
+      return;
+    }
+    const p = problemOf(error, response);
+    setActionProblem({ ...p, message: p.message && fill(t.actionFailed, { number: c.certificateNumber, message: p.message }) });
+    if (p.code === "CONFLICT") onChanged();
   };
 
   const revoked = (c: Certificate) => {
@@ -163,6 +178,18 @@ export function Certificates({ eventId, version, onChanged }: { eventId: string;
                             <span class="visually-hidden"> {c.certificateNumber}</span>
                           </button>
                         )}
+                        {sendable(c) && (
+                          <button type="button" class="ev-small" onClick={() => void resend(c)} disabled={sending !== null} aria-busy={sending === c.id || undefined}>
+                            {sending === c.id ? t.resending : t.resend}
+                            <span class="visually-hidden"> {c.certificateNumber}</span>
+                          </button>
+                        )}
+                        {c.status === "valid" && (
+                          <button type="button" class="ev-small" onClick={() => setOffering(c)}>
+                            {t.wallet}
+                            <span class="visually-hidden"> {c.certificateNumber}</span>
+                          </button>
+                        )}
                         {revocable(c) && (
                           <button type="button" class="danger ev-small" onClick={() => setRevoking(c)}>
                             {t.revoke}
@@ -179,6 +206,7 @@ export function Certificates({ eventId, version, onChanged }: { eventId: string;
           <Pager page={page} pages={pages(list.meta)} onPage={setPage} />
         </>
       )}
+      {offering && <WalletDialog certificate={offering} onClose={() => setOffering(null)} />}
       {revoking && <RevokeDialog certificate={revoking} onClose={() => setRevoking(null)} onRevoked={revoked} />}
     </section>
   );

@@ -1,5 +1,6 @@
 // Small pieces of the event page: a column header that orders a list, a certificate's status
-// in words, a checkbox and a select with their labels, a value that settles before it is used.
+// in words, a checkbox and a select with their labels, a value that settles before it is used,
+// a file saved from the browser.
 import type { ComponentChildren } from "preact";
 import { useEffect, useId, useState } from "preact/hooks";
 import { event as texts } from "../../i18n/event";
@@ -63,4 +64,17 @@ export function Select({ label, value, onValue, children }: { label: string; val
       </select>
     </div>
   );
+}
+
+/** save hands blob to the browser as a download named name (a link clicked, then let go). */
+export function save(blob: Blob, name: string) {
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  // The browser has taken the file once the click is handled.
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
