@@ -267,6 +267,29 @@ func TestTheApplicationSignsAnOrganiserUpAndIn(t *testing.T) {
 		})
 	}
 
+	t.Run("german", func(t *testing.T) {
+		acct := testkit.SignUp(t, env)
+		a := openApp(t, env, browserCtx, axe, "/app/", 1280, 800, false)
+		a.fill("Email address", acct.Email)
+		a.fill("Password", testkit.Password)
+		a.press("Sign in")
+		a.on("Home")
+		value(a, chromedp.Evaluate[bool](`(s => (s.value = "de", s.dispatchEvent(new Event("change", {bubbles: true})), true))(document.querySelector("header select"))`))
+		a.on("Start")
+		require.Equal(t, "de", value(a, chromedp.Evaluate[string](`document.documentElement.lang`)))
+		a.sees("Guthaben in diesem Monat")
+		a.accessible("home, German")
+		a.press("Veranstaltungen")
+		a.on("Veranstaltungen")
+		a.accessible("events, German")
+		a.press("API-Schlüssel")
+		a.on("API-Schlüssel")
+		a.accessible("API keys, German")
+		// The choice is kept for the next visit.
+		a.do(chromedp.Reload())
+		a.on("API-Schlüssel")
+	})
+
 	t.Run("two-step", func(t *testing.T) {
 		acct := testkit.SignUp(t, env)
 		var setup struct{ Data struct{ Secret string } }

@@ -285,6 +285,11 @@ func TestTheApplicationsEventPage(t *testing.T) {
 			a.sees("CERT-2026-000001: A revoked certificate is not sent.")
 			eventPageWait(a, `document.querySelectorAll("section[aria-labelledby=certificates-h] .ev-status-revoked").length === 2`)
 			a.accessible("resend refused")
+
+			// Searched by the recipient's name (the search index follows within seconds).
+			a.fill("Search certificates", "Hopper")
+			eventPageWait(a, `(r => r.length === 1 && r[0].textContent.includes("Grace Hopper"))(document.querySelectorAll("section[aria-labelledby=certificates-h] tbody tr"))`)
+			a.accessible("certificates searched")
 		})
 	}
 }

@@ -5,11 +5,11 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, type Schemas } from "../../api/client";
 import { problemOf, type Problem } from "../../api/errors";
-import { Loading, Pager, ProblemMessage } from "../../components/ui";
+import { Field, Loading, Pager, ProblemMessage } from "../../components/ui";
 import { event as texts } from "../../i18n/event";
 import { fill, useFormat, useText } from "../../i18n/index";
-import { ariaSort, nextSort, pages, pdfName, revocable, sendable, type CertificateSort } from "./logic";
-import { save, Select, SortHeader, StatusBadge } from "./parts";
+import { ariaSort, nextSort, pages, pdfName, revocable, searchText, sendable, type CertificateSort } from "./logic";
+import { save, Select, SortHeader, StatusBadge, useDebounced } from "./parts";
 import { RevokeDialog } from "./RevokeDialog";
 import { WalletDialog } from "./WalletDialog";
 
@@ -23,6 +23,8 @@ export function Certificates({ eventId, version, onChanged }: { eventId: string;
   const t = useText(texts);
   const f = useFormat();
   const [status, setStatus] = useState<StatusFilter | "">("");
+  const [search, setSearch] = useState("");
+  const q = searchText(useDebounced(search, 300));
   const [sort, setSort] = useState<CertificateSort>("-createdAt");
   const [page, setPage] = useState(1);
   const [list, setList] = useState<Schemas["CertificatePage"] | null>(null);
@@ -37,13 +39,14 @@ export function Certificates({ eventId, version, onChanged }: { eventId: string;
   const [actionProblem, setActionProblem] = useState<Problem | null>(null);
   const notice = useRef<HTMLDivElement>(null);
 
-  useEffect(() => setPage(1), [status, sort]);
+  useEffect(() => setPage(1), [status, sort, q]);
 
   useEffect(() => {
     let live = true;
     setLoading(true);
-    const query: { page: number; pageSize: number; sort: CertificateSort; status?: StatusFilter } = { page, pageSize, sort };
+    const query: { page: number; pageSize: number; sort: CertificateSort; status?: StatusFilter; q?: string } = { page, pageSize, sort };
     if (status) query.status = status;
+    if (q) query.q = q;
     api
       .GET("/events/{id}/certificates", { params: { path: { id: eventId }, query } })
       .then(({ data, error, response }) => {
@@ -58,7 +61,7 @@ export function Certificates({ eventId, version, onChanged }: { eventId: string;
     return () => {
       live = false;
     };
-  }, [eventId, status, sort, page, version, again]);
+  }, [eventId, status, sort, page, version, again, q]);
 
   const download = async (c: Certificate) => {
     setDownloading(c.id);
@@ -108,6 +111,7 @@ export function Certificates({ eventId, version, onChanged }: { eventId: string;
     <section aria-labelledby="certificates-h">
       <h2 id="certificates-h">{t.certificates}</h2>
       <div class="toolbar">
+        <Field label={t.certificateSearch} hint={t.certificateSearchHint} type="search" value={search} onValue={setSearch} />
         <Select label={t.statusFilter} value={status} onValue={(v) => setStatus(v as StatusFilter | "")}>
           <option value="">{t.statusAll}</option>
           {filters.map((s) => (
@@ -132,7 +136,7 @@ export function Certificates({ eventId, version, onChanged }: { eventId: string;
       {list === null ? (
         !problem && <Loading />
       ) : rows.length === 0 ? (
-        <p class="ev-empty">{status ? t.noCertificatesFiltered : t.noCertificates}</p>
+        <p class="ev-empty">{status || q ? t.noCertificatesFiltered : t.noCertificates}</p>
       ) : (
         <>
           <div class="table-wrap ev-wrap" tabIndex={0} role="region" aria-labelledby="certificates-h">
