@@ -1,10 +1,11 @@
 // A wallet offer of one certificate, made when the dialog opens (POST …/wallet-offers: a new
 // offer each time, claimable once for 30 days) and shown in a modal dialog (the browser's own:
 // focus kept inside, Escape closes): the offer's link to copy or open, and the wallet links.
-// The contract gives no QR image of an offer; the offer's page (its interactionUrl) shows one.
+// Its QR code, of the offer's link, is drawn here (components/QrCode.tsx), to scan from the screen.
 import { useEffect, useId, useRef, useState } from "preact/hooks";
 import { api, type Schemas } from "../../api/client";
 import { problemOf, type Problem } from "../../api/errors";
+import { QrCode } from "../../components/QrCode";
 import { Loading, ProblemMessage } from "../../components/ui";
 import { event as texts } from "../../i18n/event";
 import { fill, useFormat, useText } from "../../i18n/index";
@@ -58,6 +59,7 @@ export function WalletDialog({ certificate: c, onClose }: { certificate: Certifi
       {offer && (
         <>
           <p id={`${id}-text`}>{fill(t.walletIntro, { name, number: c.certificateNumber })}</p>
+          <QrCode class="ev-qr" text={offer.interactionUrl} label={t.walletQr} />
           <div class="field">
             <label for={`${id}-link`}>{t.walletLink}</label>
             <input id={`${id}-link`} type="url" readOnly value={offer.interactionUrl} onFocus={(e) => e.currentTarget.select()} aria-describedby={`${id}-expires`} />
