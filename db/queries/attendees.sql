@@ -99,15 +99,17 @@ SELECT id, erased_at FROM attendees WHERE account_id = @account_id AND id = @id 
 
 -- UnlinkErasedAttendee lets an erased attendee's credentials go of them (migration 00044),
 -- before the attendee is deleted: the credentials stay, revoked (all of an erased person's
--- are); their drafts keep their link, and go with them.
+-- are); only revoked ones are let go (a draft keeps its link and goes with them; anything else
+-- would keep the attendee, whose key then refuses the deletion).
 -- name: UnlinkErasedAttendee :exec
 WITH certs AS (
     UPDATE certificates c SET attendee_link = NULL
     FROM attendees a WHERE a.account_id = @account_id AND a.id = @id AND a.erased_at IS NOT NULL AND c.attendee_link = a.id
-      AND c.status <> 'draft'
+      AND c.status = 'revoked'
 )
 UPDATE badge_assertions b SET attendee_link = NULL
-FROM attendees a WHERE a.account_id = @account_id AND a.id = @id AND a.erased_at IS NOT NULL AND b.attendee_link = a.id;
+FROM attendees a WHERE a.account_id = @account_id AND a.id = @id AND a.erased_at IS NOT NULL AND b.attendee_link = a.id
+  AND b.status = 'revoked';
 
 -- name: AttendeeHoldings :one
 SELECT

@@ -71,11 +71,15 @@ WHERE id = @id AND status = 'active'
 RETURNING *;
 
 -- BadgeRecipients reads the attendees of the account among ids, with their event and its
--- locale (which their assertions speak).
+-- locale (which their assertions speak), held (FOR SHARE, in id order) until the issuance
+-- commits: an erasure, which holds its attendee FOR UPDATE, either waits and then revokes the
+-- new assertion, or goes first and the issuance reads the attendee erased.
 -- name: BadgeRecipients :many
 SELECT a.id, a.event_id, a.first_name, a.last_name, a.email, a.erased_at, e.locale AS event_locale
 FROM attendees a JOIN events e ON e.id = a.event_id
-WHERE a.account_id = @account_id AND a.id = ANY (@ids::uuid[]);
+WHERE a.account_id = @account_id AND a.id = ANY (@ids::uuid[])
+ORDER BY a.id
+FOR SHARE OF a;
 
 -- FindBadgeAssertionsOf returns the assertions that hold the badge (not revoked) of any of the
 -- attendees: at most one each.

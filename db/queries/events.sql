@@ -54,14 +54,15 @@ WHERE c.account_id = @account_id AND c.event_id = @event_id AND c.status <> 'dra
 
 -- UnlinkErasedOfEvent lets the credentials of the event's erased attendees go of them (migration
 -- 00044), before the event and its attendees are deleted: the credentials stay, revoked (all
--- of an erased person's are); their drafts keep their link, and go with the event.
+-- of an erased person's are); only revoked ones are let go (a draft keeps its link and goes with
+-- the event; anything else would keep the attendee, whose key then refuses the deletion).
 -- name: UnlinkErasedOfEvent :exec
 WITH erased AS (
     SELECT e.id FROM attendees e WHERE e.account_id = @account_id AND e.event_id = @event_id AND e.erased_at IS NOT NULL
 ), certs AS (
-    UPDATE certificates c SET attendee_link = NULL WHERE c.attendee_link IN (SELECT id FROM erased) AND c.status <> 'draft'
+    UPDATE certificates c SET attendee_link = NULL WHERE c.attendee_link IN (SELECT id FROM erased) AND c.status = 'revoked'
 )
-UPDATE badge_assertions b SET attendee_link = NULL WHERE b.attendee_link IN (SELECT id FROM erased);
+UPDATE badge_assertions b SET attendee_link = NULL WHERE b.attendee_link IN (SELECT id FROM erased) AND b.status = 'revoked';
 
 -- name: DeleteDraftCertificatesOfEvent :many
 DELETE FROM certificates WHERE account_id = @account_id AND event_id = @event_id AND status = 'draft'

@@ -631,10 +631,11 @@ const UnlinkErasedAttendee = `-- name: UnlinkErasedAttendee :exec
 WITH certs AS (
     UPDATE certificates c SET attendee_link = NULL
     FROM attendees a WHERE a.account_id = $1 AND a.id = $2 AND a.erased_at IS NOT NULL AND c.attendee_link = a.id
-      AND c.status <> 'draft'
+      AND c.status = 'revoked'
 )
 UPDATE badge_assertions b SET attendee_link = NULL
 FROM attendees a WHERE a.account_id = $1 AND a.id = $2 AND a.erased_at IS NOT NULL AND b.attendee_link = a.id
+  AND b.status = 'revoked'
 `
 
 type UnlinkErasedAttendeeParams struct {
@@ -644,7 +645,8 @@ type UnlinkErasedAttendeeParams struct {
 
 // UnlinkErasedAttendee lets an erased attendee's credentials go of them (migration 00044),
 // before the attendee is deleted: the credentials stay, revoked (all of an erased person's
-// are); their drafts keep their link, and go with them.
+// are); only revoked ones are let go (a draft keeps its link and goes with them; anything else
+// would keep the attendee, whose key then refuses the deletion).
 func (q *Queries) UnlinkErasedAttendee(ctx context.Context, arg UnlinkErasedAttendeeParams) error {
 	_, err := q.db.Exec(ctx, UnlinkErasedAttendee, arg.AccountID, arg.ID)
 	return err

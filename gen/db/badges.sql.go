@@ -27,6 +27,8 @@ const BadgeRecipients = `-- name: BadgeRecipients :many
 SELECT a.id, a.event_id, a.first_name, a.last_name, a.email, a.erased_at, e.locale AS event_locale
 FROM attendees a JOIN events e ON e.id = a.event_id
 WHERE a.account_id = $1 AND a.id = ANY ($2::uuid[])
+ORDER BY a.id
+FOR SHARE OF a
 `
 
 type BadgeRecipientsParams struct {
@@ -45,7 +47,9 @@ type BadgeRecipientsRow struct {
 }
 
 // BadgeRecipients reads the attendees of the account among ids, with their event and its
-// locale (which their assertions speak).
+// locale (which their assertions speak), held (FOR SHARE, in id order) until the issuance
+// commits: an erasure, which holds its attendee FOR UPDATE, either waits and then revokes the
+// new assertion, or goes first and the issuance reads the attendee erased.
 func (q *Queries) BadgeRecipients(ctx context.Context, arg BadgeRecipientsParams) ([]BadgeRecipientsRow, error) {
 	rows, err := q.db.Query(ctx, BadgeRecipients, arg.AccountID, arg.Ids)
 	if err != nil {

@@ -286,9 +286,9 @@ const UnlinkErasedOfEvent = `-- name: UnlinkErasedOfEvent :exec
 WITH erased AS (
     SELECT e.id FROM attendees e WHERE e.account_id = $1 AND e.event_id = $2 AND e.erased_at IS NOT NULL
 ), certs AS (
-    UPDATE certificates c SET attendee_link = NULL WHERE c.attendee_link IN (SELECT id FROM erased) AND c.status <> 'draft'
+    UPDATE certificates c SET attendee_link = NULL WHERE c.attendee_link IN (SELECT id FROM erased) AND c.status = 'revoked'
 )
-UPDATE badge_assertions b SET attendee_link = NULL WHERE b.attendee_link IN (SELECT id FROM erased)
+UPDATE badge_assertions b SET attendee_link = NULL WHERE b.attendee_link IN (SELECT id FROM erased) AND b.status = 'revoked'
 `
 
 type UnlinkErasedOfEventParams struct {
@@ -298,7 +298,8 @@ type UnlinkErasedOfEventParams struct {
 
 // UnlinkErasedOfEvent lets the credentials of the event's erased attendees go of them (migration
 // 00044), before the event and its attendees are deleted: the credentials stay, revoked (all
-// of an erased person's are); their drafts keep their link, and go with the event.
+// of an erased person's are); only revoked ones are let go (a draft keeps its link and goes with
+// the event; anything else would keep the attendee, whose key then refuses the deletion).
 func (q *Queries) UnlinkErasedOfEvent(ctx context.Context, arg UnlinkErasedOfEventParams) error {
 	_, err := q.db.Exec(ctx, UnlinkErasedOfEvent, arg.AccountID, arg.EventID)
 	return err

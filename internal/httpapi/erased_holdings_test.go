@@ -2,11 +2,15 @@ package httpapi_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/stretchr/testify/require"
 
 	"github.com/certhub/credentiald/internal/testkit"
+	"github.com/certhub/credentiald/internal/testkit/contract"
 )
 
 // A person erased at their request holds nothing: nothing more is issued to them or changed of
@@ -84,6 +88,14 @@ func TestAnErasedPersonNoLongerHoldsTheirEvent(t *testing.T) {
 
 	// Otto holds a certificate: the event stays.
 	_, ottoCode := issue(stays)
+	// The database holds it too: a credential that is not revoked cannot let go of its attendee.
+	conn, err := pgx.Connect(t.Context(), env.Config.DatabaseURL)
+	require.NoError(t, err)
+	defer func() { _ = conn.Close(t.Context()) }()
+	_, err = conn.Exec(t.Context(), `UPDATE certificates SET attendee_link = NULL WHERE verification_code = $1`, ottoCode)
+	var pgErr *pgconn.PgError
+	require.ErrorAs(t, err, &pgErr, "a valid certificate without its attendee")
+	require.Equal(t, "certificates_attendee_link_check", pgErr.ConstraintName)
 	res = acct.Client.Delete("/api/v1/events/" + event.String())
 	e = wantError(t, res, 409, res.StatusCode, "CONFLICT")
 	require.Contains(t, e.Error.Message, "1 issued certificate")
@@ -143,4 +155,53 @@ func TestAnErasedPersonNoLongerHoldsTheirEvent(t *testing.T) {
 	var list struct{ Data []struct{ ID string } }
 	res.JSON(t, &list)
 	require.Len(t, list.Data, 2)
+}
+
+// A badge issued while the person is being erased: the issuance holds its recipients (FOR
+// SHARE), so it waits for the erasure that holds the attendee, then reads them erased and
+// issues nothing; no active assertion is left with the person's old name.
+func TestABadgeIssuedDuringAnErasureWaitsAndIsRefused(t *testing.T) {
+	t.Parallel()
+	env := testkit.NewServer(t)
+	acct := testkit.SignUp(t, env)
+	event := acct.Event(t, env, "Erasure Race")
+	person := acct.Attendee(t, event, "Rosalind", "Franklin", "rosalind@example.org")
+	res := acct.Client.Post("/api/v1/badges", map[string]any{"name": "Crystallographer", "description": "Imaged DNA",
+		"criteria": map[string]any{"narrative": "Photo 51"}})
+	require.Equal(t, 200, res.StatusCode, "%s", res.Body)
+	var badge struct{ Data struct{ ID string } }
+	res.JSON(t, &badge)
+
+	// The erasure's hold on the attendee, taken by hand so that the issuance meets it.
+	ctx := t.Context()
+	conn, err := pgx.Connect(ctx, env.Config.DatabaseURL)
+	require.NoError(t, err)
+	defer func() { _ = conn.Close(ctx) }()
+	tx, err := conn.Begin(ctx)
+	require.NoError(t, err)
+	_, err = tx.Exec(ctx, `SELECT 1 FROM attendees WHERE id = $1 FOR UPDATE`, person)
+	require.NoError(t, err)
+
+	issued := make(chan *contract.Response, 1)
+	go func() {
+		issued <- acct.Client.Post("/api/v1/badges/"+badge.Data.ID+"/issue", map[string]any{"attendeeIds": []uuid.UUID{person}})
+	}()
+	// The issuance waits for the attendee.
+	probe, err := pgx.Connect(ctx, env.Config.DatabaseURL)
+	require.NoError(t, err)
+	defer func() { _ = probe.Close(ctx) }()
+	require.Eventually(t, func() bool {
+		var waiting int
+		_ = probe.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE NOT granted AND locktype = 'transactionid'`).Scan(&waiting)
+		return waiting > 0
+	}, 10*time.Second, 10*time.Millisecond, "the issuance waits for the erasure's hold")
+	_, err = tx.Exec(ctx, `UPDATE attendees SET first_name = '[erased]', last_name = '[erased]', erased_at = now() WHERE id = $1`, person)
+	require.NoError(t, err)
+	require.NoError(t, tx.Commit(ctx))
+
+	res = <-issued
+	wantError(t, res, 409, res.StatusCode, "CONFLICT")
+	var active int
+	testkit.QueryRow(t, env, `SELECT count(*) FROM badge_assertions WHERE attendee_id = $1 AND status = 'active'`, []any{person}, &active)
+	require.Zero(t, active, "no active assertion of the erased person")
 }

@@ -61,7 +61,12 @@ export function SessionProvider({ children }: { children: ComponentChildren }) {
 
   const signOut = async () => {
     signingOut.current = true;
-    await api.POST("/auth/logout", { body: {} });
+    // Logout needs a live access token: one that expired meanwhile (a laptop asleep) is
+    // refreshed once, so that the session ends at the service too, not only in this tab.
+    const first = await api.POST("/auth/logout", { body: {} }).catch(() => undefined);
+    if (first?.response.status === 401 && (await refresh())) {
+      await api.POST("/auth/logout", { body: {} }).catch(() => undefined);
+    }
     signedOut();
     signingOut.current = false;
   };
