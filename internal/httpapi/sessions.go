@@ -58,7 +58,9 @@ func (s *Server) RefreshSession(ctx context.Context, req api.RefreshSessionReque
 	}
 	tokens, err := s.auth.Refresh(ctx, token)
 	if err != nil {
-		if fromCookie {
+		// A refused token is dead: its cookie goes. A fault of the service's own (the
+		// database away) leaves the cookie, so that the next refresh can still work.
+		if fromCookie && apperr.CodeOf(err) == apperr.InvalidAPIKey {
 			setCookie(ctx, s.cookies.clear())
 		}
 		return nil, err

@@ -1,67 +1,12 @@
-// The branding form's fields beyond the shared input (components/ui.tsx Field): a select, a
-// colour (a picker and its hex text) and an image (the current one, a file to upload, checked
-// in the browser before anything is sent), each with its label, hint and error, written as
-// Field writes its own.
-import type { ComponentChildren } from "preact";
+// The branding form's own fields, framed as components/fields.tsx frames its select: a colour
+// (a picker and its hex text) and an image (the current one, a file to upload, checked in the
+// browser before anything is sent), each with its label, hint and error.
 import { useId, useState } from "preact/hooks";
 import { branding as texts } from "../../i18n/branding";
 import { fill, useText } from "../../i18n/index";
 import { checkFile, dataURIOf, pickerColour, typeOf } from "./model";
-
-interface Common {
-  label: string;
-  error?: string | undefined;
-  hint?: string | undefined;
-}
-
-function describedBy(id: string, hint?: string, error?: string) {
-  return [hint ? `${id}-hint` : "", error ? `${id}-error` : ""].filter(Boolean).join(" ") || undefined;
-}
-
-function Frame({ id, label, hint, error, children, extra }: Common & { id: string; children: ComponentChildren; extra?: string }) {
-  return (
-    <div class={[error ? "field invalid" : "field", extra ?? ""].join(" ").trim()}>
-      <label for={id}>{label}</label>
-      {hint && (
-        <p class="hint" id={`${id}-hint`}>
-          {hint}
-        </p>
-      )}
-      {children}
-      {error && (
-        <p class="error" id={`${id}-error`}>
-          {error}
-        </p>
-      )}
-    </div>
-  );
-}
-
-/** Select is a choice of options with its label, hint and error. */
-export function Select<V extends string>({ label, value, onValue, options, error, hint }: Common & {
-  value: V;
-  onValue: (v: V) => void;
-  options: readonly { value: V; label: string }[];
-}) {
-  const id = useId();
-  return (
-    <Frame id={id} label={label} hint={hint} error={error}>
-      <select
-        id={id}
-        value={value}
-        onChange={(e) => onValue(e.currentTarget.value as V)}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={describedBy(id, hint, error)}
-      >
-        {options.map((o) => (
-          <option key={o.value} value={o.value}>
-            {o.label}
-          </option>
-        ))}
-      </select>
-    </Frame>
-  );
-}
+import { describedBy, Frame, type Common } from "../../components/fields";
+export { Select } from "../../components/fields";
 
 /**
  * ColourField is a colour written #RRGGBB, with a colour picker after it that shows it and

@@ -8,7 +8,7 @@ import { problemOf, type Problem } from "../../api/errors";
 import { Busy, Field, Loading, ProblemMessage } from "../../components/ui";
 import { events as texts } from "../../i18n/events";
 import { fill, useText } from "../../i18n/index";
-import { Select, TextArea } from "./fields";
+import { Select, TextArea } from "../../components/fields";
 import { bodyOf, emptyValues, locales, validityOk, valuesOf, type EventValues, type Locale } from "./model";
 import { TemplateGallery } from "./TemplateGallery";
 import { useTitle } from "./title";

@@ -1,21 +1,22 @@
-// The form's fields beyond the shared input (components/ui.tsx Field): a text area and a
-// select, each with its label, a hint and the error the API gave for it, written the same way.
+// The forms' fields beyond the shared input (ui.tsx Field): a text area and a select, each with
+// its label, a hint and the error the API gave for it, written the same way; Frame and
+// describedBy for a part's own fields (branding's colour and image).
 import type { ComponentChildren } from "preact";
 import { useId } from "preact/hooks";
 
-interface Common {
+export interface Common {
   label: string;
   error?: string | undefined;
   hint?: string | undefined;
 }
 
-function describedBy(id: string, hint?: string, error?: string) {
+export function describedBy(id: string, hint?: string, error?: string) {
   return [hint ? `${id}-hint` : "", error ? `${id}-error` : ""].filter(Boolean).join(" ") || undefined;
 }
 
-function Frame({ id, label, hint, error, children }: Common & { id: string; children: ComponentChildren }) {
+export function Frame({ id, label, hint, error, children, extra }: Common & { id: string; children: ComponentChildren; extra?: string }) {
   return (
-    <div class={error ? "field invalid" : "field"}>
+    <div class={[error ? "field invalid" : "field", extra ?? ""].join(" ").trim()}>
       <label for={id}>{label}</label>
       {hint && (
         <p class="hint" id={`${id}-hint`}>
